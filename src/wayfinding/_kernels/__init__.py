@@ -1,0 +1,1 @@
+"""Compiled kernels: typed arrays in, arrays out; no knowledge of the Python layers above."""

@@ -1,0 +1,429 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Grid search kernels over a padded, flattened grid.
+
+A grid of H x W cells is stored with a one-cell blocked border, row-major, width ``Wp = W + 2``.
+Cell ``(x, y)`` has flat index ``(y + 1) * Wp + (x + 1)``.  ``moves[i]`` is a bit mask of the
+legal steps out of cell ``i`` (bit d for direction d: N, E, S, W, NE, SE, SW, NW), already
+folding in blocked cells and the diagonal rule, so the inner loops test one bit per step.
+A step of base length L (1 or sqrt 2) between cells u and v costs ``L * (cost[u] + cost[v]) / 2``.
+
+A search state costs 16 bytes per cell (g float64, parent int32, stamp uint32) plus the open
+list.  Stamps carry a generation counter, so no per-query reset of the node arrays is needed.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport INFINITY, fmax, fmin, sqrt
+from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdlib cimport free
+
+from ._heap cimport Heap, HeapItem, IntVec, heap_pop, heap_push, vec_push
+from ._workspace cimport Workspace
+
+cnp.import_array()
+
+cdef double SQRT2 = 1.4142135623730951
+# Relative tolerance under which two costs count as equal.  Floating sums of 1 and sqrt 2
+# depend on the order of the terms, so equal-cost routes differ in the last bits; without it
+# nearly every cell would be "improved" by an ulp and pushed twice.  Costs are unaffected
+# beyond this tolerance.
+cdef double TIE_EPS = 1e-12
+
+# Heuristic kinds (kept in step with wayfinding.grid.heuristics.HEURISTIC_CODES).
+cdef enum:
+    H_ZERO = 0
+    H_MANHATTAN = 1
+    H_OCTILE = 2
+    H_EUCLIDEAN = 3
+    H_CHEBYSHEV = 4
+
+
+cdef struct Counters:
+    long expanded
+    long generated
+    long updated
+    long max_open
+
+
+cdef inline double heuristic(int kind, int a, int b, int width) noexcept nogil:
+    return heuristic_xy(kind, a % width - b % width, a // width - b // width)
+
+
+cdef inline double heuristic_xy(int kind, int ddx, int ddy) noexcept nogil:
+    cdef double dx = abs(ddx)
+    cdef double dy = abs(ddy)
+    if kind == H_OCTILE:
+        return fmax(dx, dy) + (SQRT2 - 1.0) * fmin(dx, dy)
+    if kind == H_MANHATTAN:
+        return dx + dy
+    if kind == H_EUCLIDEAN:
+        return sqrt(dx * dx + dy * dy)
+    if kind == H_CHEBYSHEV:
+        return fmax(dx, dy)
+    return 0.0
+
+
+cdef int DX[8]
+cdef int DY[8]
+DX[:] = [0, 1, 0, -1, 1, 1, -1, -1]
+DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
+
+
+cdef inline void step_tables(int width, int* offset, double* length) noexcept nogil:
+    offset[0] = -width
+    offset[1] = 1
+    offset[2] = width
+    offset[3] = -1
+    offset[4] = -width + 1
+    offset[5] = width + 1
+    offset[6] = width - 1
+    offset[7] = -width - 1
+    cdef int d
+    for d in range(4):
+        length[d] = 1.0
+        length[d + 4] = SQRT2
+
+
+cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
+                    int width, int start, int goal, int hkind, double hscale, bint greedy,
+                    bint record, uint32_t open_stamp, Counters* c) noexcept nogil:
+    """A*-family search; returns 1 found, 0 not found, -1 out of memory."""
+    cdef uint32_t closed_stamp = open_stamp + 1
+    cdef double[::1] g = ws.g
+    cdef int32_t[::1] parent = ws.parent
+    cdef uint32_t[::1] stamp = ws.stamp
+    cdef Heap* heap = &ws.heap
+    cdef int offset[8]
+    cdef double length[8]
+    cdef int u, v, d, ux, uy
+    cdef int gx = goal % width, gy = goal // width
+    cdef uint8_t m
+    cdef double gu, cu, ng, hv
+    cdef HeapItem it
+    step_tables(width, offset, length)
+
+    cdef IntVec* ties = &ws.ties
+    cdef double f, fu = 0.0
+    cdef int status = 0
+    stamp[start] = open_stamp
+    g[start] = 0.0
+    parent[start] = -1
+    if heap_push(heap, hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0:
+        return -1
+    c.generated = 1
+    c.max_open = 1
+    while True:
+        # Successors whose f equals the current node's f are kept on a LIFO side list and
+        # expanded before the heap: they have the least f, and depth-first order among equal
+        # f matches the larger-g tie-breaking, without heap traffic.
+        if ties.size > 0:
+            ties.size -= 1
+            u = ties.data[ties.size]
+        elif heap.size > 0:
+            it = heap_pop(heap)
+            u = it.node
+            fu = it.f
+        else:
+            break
+        if stamp[u] == closed_stamp:
+            continue
+        stamp[u] = closed_stamp
+        c.expanded += 1
+        if record and vec_push(&ws.record, u) != 0:
+            return -1
+        if u == goal:
+            status = 1
+            break
+        gu = g[u]
+        cu = cost[u]
+        m = moves[u]
+        ux = u % width - gx
+        uy = u // width - gy
+        for d in range(8):
+            if not (m >> d) & 1:
+                continue
+            v = u + offset[d]
+            if stamp[v] == closed_stamp:
+                continue
+            ng = gu + length[d] * 0.5 * (cu + cost[v])
+            if stamp[v] == open_stamp:
+                if ng >= g[v] * (1.0 - TIE_EPS):
+                    continue
+                c.updated += 1
+            g[v] = ng
+            parent[v] = u
+            stamp[v] = open_stamp
+            hv = hscale * heuristic_xy(hkind, ux + DX[d], uy + DY[d]) \
+                if hkind != H_ZERO else 0.0
+            f = hv if greedy else ng + hv
+            if f - fu <= TIE_EPS * fu:
+                if vec_push(ties, v) != 0:
+                    return -1
+            elif heap_push(heap, f, ng, v) != 0:
+                return -1
+            c.generated += 1
+        if heap.size + ties.size > c.max_open:
+            c.max_open = heap.size + ties.size
+    # Leave the whole open list in the heap for ``Workspace.open_nodes``.
+    while ties.size > 0:
+        ties.size -= 1
+        if heap_push(heap, fu, g[ties.data[ties.size]], ties.data[ties.size]) != 0:
+            return -1
+    return status
+
+
+def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
+           int start, int goal, int hkind, double hscale, bint greedy, bint record):
+    """Run one best-first search. Returns (found, cost, expanded, generated, updated, max_open).
+
+    ``hscale`` multiplies the heuristic (minimum terrain cost times the weight); ``greedy``
+    orders the open list by h alone.  The path is read back with ``ws.path_to(goal)``.
+    """
+    cdef Counters c
+    c.expanded = 0
+    c.generated = 0
+    c.updated = 0
+    c.max_open = 0
+    cdef uint32_t open_stamp = ws.begin()
+    cdef int status
+    with nogil:
+        status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
+                            record, open_stamp, &c)
+    if status < 0:
+        raise MemoryError("open list could not grow")
+    return status == 1, (ws.g[goal] if status == 1 else INFINITY), c.expanded, c.generated, \
+        c.updated, c.max_open
+
+
+def bfs(Workspace ws, const uint8_t[::1] moves, int width, int start, int goal, bint record):
+    """Breadth-first search (fewest steps). Returns (found, expanded, generated, max_open)."""
+    cdef uint32_t open_stamp = ws.begin()
+    cdef uint32_t closed_stamp = open_stamp + 1
+    cdef int32_t[::1] parent = ws.parent
+    cdef uint32_t[::1] stamp = ws.stamp
+    cdef int offset[8]
+    cdef double length[8]
+    cdef IntVec queue
+    cdef Py_ssize_t head = 0
+    cdef int u, v, d, status = 0
+    cdef uint8_t m
+    cdef long expanded = 0, generated = 1, max_open = 1
+    queue.data = NULL
+    queue.size = 0
+    queue.capacity = 0
+    step_tables(width, offset, length)
+    with nogil:
+        stamp[start] = closed_stamp
+        parent[start] = -1
+        if vec_push(&queue, start) != 0:
+            status = -1
+        while status == 0 and head < queue.size:
+            u = queue.data[head]
+            head += 1
+            expanded += 1
+            if record and vec_push(&ws.record, u) != 0:
+                status = -1
+                break
+            if u == goal:
+                status = 1
+                break
+            m = moves[u]
+            for d in range(8):
+                if not (m >> d) & 1:
+                    continue
+                v = u + offset[d]
+                if stamp[v] == closed_stamp:
+                    continue
+                stamp[v] = closed_stamp
+                parent[v] = u
+                if vec_push(&queue, v) != 0:
+                    status = -1
+                    break
+                generated += 1
+            if queue.size - head > max_open:
+                max_open = queue.size - head
+    free(queue.data)
+    if status < 0:
+        raise MemoryError("queue could not grow")
+    return status == 1, expanded, generated, max_open
+
+
+cdef struct Side:
+    double* g
+    int32_t* parent
+    uint32_t* stamp
+    Heap* heap
+    uint32_t open_stamp
+    int target
+
+
+cdef inline void side_of(Workspace ws, uint32_t open_stamp, int target, Side* s):
+    s.g = &ws.g[0]
+    s.parent = &ws.parent[0]
+    s.stamp = &ws.stamp[0]
+    s.heap = &ws.heap
+    s.open_stamp = open_stamp
+    s.target = target
+
+
+cdef inline int settle_top(Side* s) noexcept nogil:
+    """Drop stale entries from the top of a side's heap; returns the new size."""
+    cdef Heap* heap = s.heap
+    while heap.size > 0 and s.stamp[heap.items[0].node] == s.open_stamp + 1:
+        heap_pop(heap)
+    return heap.size
+
+
+cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
+                              const uint8_t[::1] moves, int width, int start, int goal,
+                              int hkind, double hscale, Counters* c, int* meet) noexcept nogil:
+    """Bidirectional A* (front-to-end); stops once either frontier's least f reaches the best
+    meeting cost, which is optimal for consistent heuristics.  Returns 1, 0 or -1."""
+    cdef int offset[8]
+    cdef double length[8]
+    cdef double best = INFINITY, gu, cu, ng, hv
+    cdef int u, v, d
+    cdef uint8_t m
+    cdef Side* ws
+    cdef Side* other
+    cdef uint32_t closed_stamp
+    cdef HeapItem it
+    step_tables(width, offset, length)
+    meet[0] = -1
+    fw.stamp[start] = fw.open_stamp
+    fw.g[start] = 0.0
+    fw.parent[start] = -1
+    bw.stamp[goal] = bw.open_stamp
+    bw.g[goal] = 0.0
+    bw.parent[goal] = -1
+    if heap_push(fw.heap, hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0:
+        return -1
+    if heap_push(bw.heap, hscale * heuristic(hkind, goal, start, width), 0.0, goal) != 0:
+        return -1
+    c.generated = 2
+    while settle_top(fw) > 0 and settle_top(bw) > 0:
+        if fw.heap.items[0].f >= best or bw.heap.items[0].f >= best:
+            break
+        if fw.heap.size <= bw.heap.size:
+            ws, other = fw, bw
+        else:
+            ws, other = bw, fw
+        closed_stamp = ws.open_stamp + 1
+        it = heap_pop(ws.heap)
+        u = it.node
+        ws.stamp[u] = closed_stamp
+        c.expanded += 1
+        gu = ws.g[u]
+        cu = cost[u]
+        m = moves[u]
+        for d in range(8):
+            if not (m >> d) & 1:
+                continue
+            v = u + offset[d]
+            if ws.stamp[v] == closed_stamp:
+                continue
+            ng = gu + length[d] * 0.5 * (cu + cost[v])
+            if ws.stamp[v] == ws.open_stamp and ng >= ws.g[v] * (1.0 - TIE_EPS):
+                continue
+            ws.g[v] = ng
+            ws.parent[v] = u
+            ws.stamp[v] = ws.open_stamp
+            if (other.stamp[v] == other.open_stamp or other.stamp[v] == other.open_stamp + 1) \
+                    and ng + other.g[v] < best:
+                best = ng + other.g[v]
+                meet[0] = v
+            hv = hscale * heuristic(hkind, v, ws.target, width) if hkind != H_ZERO else 0.0
+            if heap_push(ws.heap, ng + hv, ng, v) != 0:
+                return -1
+            c.generated += 1
+        if fw.heap.size + bw.heap.size > c.max_open:
+            c.max_open = fw.heap.size + bw.heap.size
+    return 1 if meet[0] >= 0 else 0
+
+
+def bidirectional(Workspace fw, Workspace bw, const double[::1] cost,
+                  const uint8_t[::1] moves, int width, int start, int goal, int hkind,
+                  double hscale):
+    """Bidirectional A*. Returns (found, cost, meet, expanded, generated, max_open).
+
+    The path is ``fw.path_to(meet)`` followed by ``bw.path_to(meet)`` reversed, minus ``meet``.
+    """
+    cdef Counters c
+    c.expanded = 0
+    c.generated = 0
+    c.updated = 0
+    c.max_open = 0
+    cdef Side fs, bs
+    side_of(fw, fw.begin(), goal, &fs)
+    side_of(bw, bw.begin(), start, &bs)
+    cdef int meet = -1, status
+    with nogil:
+        status = bidirectional_search(&fs, &bs, cost, moves, width, start, goal, hkind, hscale,
+                                      &c, &meet)
+    if status < 0:
+        raise MemoryError("open list could not grow")
+    total = fw.g[meet] + bw.g[meet] if status == 1 else INFINITY
+    return status == 1, total, meet, c.expanded, c.generated, c.max_open
+
+
+def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
+          const long long[::1] sources, double limit, double[:, ::1] out):
+    """Multi-source Dijkstra: writes the cost to reach every cell within ``limit`` into
+    ``out`` (H x W, pre-filled with inf). Returns the number of settled cells."""
+    cdef uint32_t open_stamp = ws.begin()
+    cdef uint32_t closed_stamp = open_stamp + 1
+    cdef double[::1] g = ws.g
+    cdef int32_t[::1] parent = ws.parent
+    cdef uint32_t[::1] stamp = ws.stamp
+    cdef Heap* heap = &ws.heap
+    cdef int offset[8]
+    cdef double length[8]
+    cdef int u, v, d, s
+    cdef uint8_t m
+    cdef double gu, cu, ng
+    cdef long settled = 0
+    cdef int status = 0
+    cdef Py_ssize_t k
+    cdef HeapItem it
+    step_tables(width, offset, length)
+    with nogil:
+        for k in range(sources.shape[0]):
+            s = <int> sources[k]
+            if stamp[s] != open_stamp:
+                stamp[s] = open_stamp
+                g[s] = 0.0
+                parent[s] = -1
+                if heap_push(heap, 0.0, 0.0, s) != 0:
+                    status = -1
+        while status == 0 and heap.size > 0:
+            it = heap_pop(heap)
+            u = it.node
+            if stamp[u] == closed_stamp:
+                continue
+            if g[u] > limit:
+                break
+            stamp[u] = closed_stamp
+            settled += 1
+            out[u // width - 1, u % width - 1] = g[u]
+            gu = g[u]
+            cu = cost[u]
+            m = moves[u]
+            for d in range(8):
+                if not (m >> d) & 1:
+                    continue
+                v = u + offset[d]
+                if stamp[v] == closed_stamp:
+                    continue
+                ng = gu + length[d] * 0.5 * (cu + cost[v])
+                if stamp[v] == open_stamp and ng >= g[v] * (1.0 - TIE_EPS):
+                    continue
+                g[v] = ng
+                parent[v] = u
+                stamp[v] = open_stamp
+                if heap_push(heap, ng, ng, v) != 0:
+                    status = -1
+                    break
+    if status < 0:
+        raise MemoryError("open list could not grow")
+    return settled

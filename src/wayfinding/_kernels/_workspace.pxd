@@ -1,0 +1,16 @@
+from libc.stdint cimport int32_t, uint32_t
+
+from ._heap cimport Heap, IntVec
+
+
+cdef class Workspace:
+    cdef readonly Py_ssize_t size
+    cdef double[::1] g
+    cdef int32_t[::1] parent
+    cdef uint32_t[::1] stamp
+    cdef uint32_t generation
+    cdef Heap heap
+    cdef IntVec record
+    cdef IntVec ties
+
+    cdef uint32_t begin(self)

@@ -1,0 +1,40 @@
+"""Exceptions raised for bad input.  A normal "no path" outcome is never an exception."""
+
+from __future__ import annotations
+
+
+class WayfindingError(Exception):
+    """Base class of every error wayfinding raises on bad input."""
+
+
+class InvalidGridError(WayfindingError, ValueError):
+    """A grid's array, costs or options are unusable (shape, dtype, NaN, costs <= 0...)."""
+
+
+class InvalidQueryError(WayfindingError, ValueError):
+    """A query names a cell, node or option that cannot be searched (out of bounds, blocked,
+    NaN, wrong dtype or shape, unknown algorithm...)."""
+
+
+class FileFormatError(WayfindingError, ValueError):
+    """A file does not follow its format; the message names the file and the line."""
+
+    def __init__(self, reason: str, path: object = None, line: int | None = None):
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f", line {line}"
+            where += ": "
+        super().__init__(where + reason)
+        self.reason = reason
+        self.path = path
+        self.line = line
+
+
+class MapFormatError(FileFormatError):
+    """A Moving AI ``.map`` file (or ASCII map) is malformed."""
+
+
+class ScenarioFormatError(FileFormatError):
+    """A Moving AI ``.scen`` file is malformed or does not fit its map."""

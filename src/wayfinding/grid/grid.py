@@ -1,0 +1,450 @@
+"""The tile grid: immutable costs, a diagonal rule and a world transform."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator, Mapping
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _gridops
+from ..errors import InvalidGridError, InvalidQueryError
+from .rules import DIRECTIONS, SQRT2, Diagonal, move_masks
+from .terrain import ASCII_TERRAIN, make_terrain
+
+Cell = tuple[int, int]
+
+
+class Grid:
+    """A rectangular tile grid with per-cell costs.
+
+    ``costs`` is an ``(H, W)`` array indexed ``[y, x]``: bool (True = passable, cost 1) or
+    numbers (cost > 0, ``inf`` = blocked).  Cells are ``(x, y)`` with x the column.
+    A straight step costs 1 and a diagonal step sqrt(2), each times the mean of the two cells'
+    costs (symmetric; exactly 1 and sqrt(2) on uniform grids).  ``diagonal`` picks the diagonal
+    rule (:class:`Diagonal`).  ``origin`` is the world position of the grid's top-left corner and
+    ``cell_size`` the side of a cell in world units.
+
+    The grid is immutable: its arrays are read-only and derived data (components, clearance)
+    is computed once on demand.  Searches keep their scratch in separate objects.
+
+    >>> g = Grid.from_ascii('''
+    ... ...
+    ... .#.
+    ... ...''')
+    >>> g.shape, g.is_passable((1, 1)), g.diagonal.value
+    ((3, 3), False, 'no_corner_cutting')
+    """
+
+    def __init__(self, costs: Any, *, diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING,
+                 origin: tuple[float, float] = (0.0, 0.0), cell_size: float = 1.0,
+                 tiles: np.ndarray | None = None):
+        arr = np.asarray(costs)
+        if arr.ndim != 2:
+            raise InvalidGridError(f"grid costs must be a 2D array, got shape {arr.shape}")
+        if arr.shape[0] < 1 or arr.shape[1] < 1:
+            raise InvalidGridError(f"grid must have at least one cell, got shape {arr.shape}")
+        if (arr.shape[0] + 2) * (arr.shape[1] + 2) >= 2**31:
+            raise InvalidGridError(f"grid of shape {arr.shape} is too large (2**31 cells max)")
+        if arr.dtype == bool:
+            values = np.where(arr, 1.0, np.inf)
+        elif np.issubdtype(arr.dtype, np.number) and not np.iscomplexobj(arr):
+            values = arr.astype(np.float64)
+            if np.isnan(values).any():
+                y, x = np.argwhere(np.isnan(values))[0]
+                raise InvalidGridError(f"grid cost at (x={x}, y={y}) is NaN")
+            if (values <= 0).any():
+                y, x = np.argwhere(values <= 0)[0]
+                raise InvalidGridError(
+                    f"grid cost at (x={x}, y={y}) is {values[y, x]}; costs must be > 0 "
+                    "(inf = blocked)")
+        else:
+            raise InvalidGridError(
+                f"grid costs must be bool or numeric, got dtype {arr.dtype}")
+        self._diagonal = Diagonal.parse(diagonal)
+        ox, oy = (float(v) for v in origin)
+        size = float(cell_size)
+        if not (math.isfinite(ox) and math.isfinite(oy)):
+            raise InvalidGridError(f"origin {origin!r} must be finite")
+        if not (math.isfinite(size) and size > 0):
+            raise InvalidGridError(f"cell_size {cell_size!r} must be finite and > 0")
+        self._origin = (ox, oy)
+        self._cell_size = size
+        values = np.ascontiguousarray(values)
+        values.flags.writeable = False
+        self._costs = values
+        self._passable = np.isfinite(values)
+        self._passable.flags.writeable = False
+        if tiles is not None:
+            tiles = np.asarray(tiles, dtype=np.uint8)
+            if tiles.shape != values.shape:
+                raise InvalidGridError(
+                    f"tiles shape {tiles.shape} differs from costs shape {values.shape}")
+            tiles = tiles.copy()
+            tiles.flags.writeable = False
+        self._tiles = tiles
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_ascii(cls, text: str, *, terrain: Mapping[str, float] | None = None,
+                   **options: Any) -> Grid:
+        """Build a grid from a picture, one text row per grid row.
+
+        Blank leading/trailing lines and surrounding indentation common to all rows are
+        ignored.  Characters follow the Moving AI table (``.`` ``G`` ``S`` passable; ``@``
+        ``O`` ``T`` ``W`` blocked) plus ``#`` for walls; ``terrain`` adds or overrides entries,
+        e.g. ``{"~": 3.0}`` for cost-3 water.  ``options`` go to :class:`Grid`.
+        """
+        from .movingai import parse_rows
+
+        lines = [ln.rstrip() for ln in text.splitlines()]
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        indent = min((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), default=0)
+        rows = [ln[indent:] for ln in lines]
+        table = make_terrain(ASCII_TERRAIN, terrain)
+        return parse_rows(rows, table, source="<ascii>", first_line=1, **options)
+
+    @classmethod
+    def from_file(cls, path: Any, *, terrain: Mapping[str, float] | None = None,
+                  **options: Any) -> Grid:
+        """Read a Moving AI ``.map`` file (see :func:`wayfinding.grid.read_map`)."""
+        from .movingai import read_map
+
+        return read_map(path, terrain=terrain, **options)
+
+    def with_options(self, **options: Any) -> Grid:
+        """A copy with other ``diagonal``, ``origin`` or ``cell_size``."""
+        kw = {"diagonal": self._diagonal, "origin": self._origin,
+              "cell_size": self._cell_size, "tiles": self._tiles}
+        kw.update(options)
+        return Grid(self._costs, **kw)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def costs(self) -> np.ndarray:
+        """``(H, W)`` float64, read-only: per-cell cost, ``inf`` where blocked."""
+        return self._costs
+
+    @property
+    def passable(self) -> np.ndarray:
+        """``(H, W)`` bool, read-only: True where the cell can be entered."""
+        return self._passable
+
+    @property
+    def tiles(self) -> np.ndarray | None:
+        """``(H, W)`` uint8 character codes the grid was read from, if any."""
+        return self._tiles
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(height, width)``, the numpy order."""
+        return self._costs.shape  # type: ignore[return-value]
+
+    @property
+    def width(self) -> int:
+        return self._costs.shape[1]
+
+    @property
+    def height(self) -> int:
+        return self._costs.shape[0]
+
+    @property
+    def diagonal(self) -> Diagonal:
+        return self._diagonal
+
+    @property
+    def origin(self) -> tuple[float, float]:
+        return self._origin
+
+    @property
+    def cell_size(self) -> float:
+        return self._cell_size
+
+    @cached_property
+    def min_cost(self) -> float:
+        """Smallest passable cell cost (1.0 on an all-blocked grid); scales heuristics."""
+        finite = self._costs[self._passable]
+        return float(finite.min()) if finite.size else 1.0
+
+    @cached_property
+    def is_uniform(self) -> bool:
+        """True when every passable cell costs 1."""
+        return bool(np.all(self._costs[self._passable] == 1.0))
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """SHA-256 of the costs, shape and diagonal rule: identifies the map for indexes."""
+        h = hashlib.sha256()
+        h.update(f"{self.shape}|{self._diagonal.value}|".encode())
+        h.update(self._costs.tobytes())
+        return h.hexdigest()
+
+    @cached_property
+    def moves(self) -> np.ndarray:
+        """Padded, flattened legal-move bit masks (see :func:`~wayfinding.grid.rules.move_masks`)."""
+        m = move_masks(self._passable, self._diagonal)
+        m.flags.writeable = False
+        return m
+
+    @cached_property
+    def padded_costs(self) -> np.ndarray:
+        """Padded, flattened costs with an ``inf`` border, as the kernels read them."""
+        pad = np.full((self.height + 2, self.width + 2), np.inf)
+        pad[1:-1, 1:-1] = self._costs
+        out = pad.ravel()
+        out.flags.writeable = False
+        return out
+
+    def __repr__(self) -> str:
+        free = int(self._passable.sum())
+        return (f"Grid({self.width}x{self.height}, {free} passable, "
+                f"diagonal={self._diagonal.value!r})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Grid) and self.fingerprint == other.fingerprint \
+            and self._origin == other._origin and self._cell_size == other._cell_size
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
+
+    # ------------------------------------------------------------------ cells
+    def cell(self, value: Any, *, name: str = "cell", passable: bool = False) -> Cell:
+        """Validate ``value`` as an ``(x, y)`` cell inside the grid and return it as ints.
+
+        Raises :class:`InvalidQueryError` naming the value if it is not two integers, lies
+        outside the grid, or (with ``passable=True``) is blocked.
+        """
+        if type(value) is tuple and len(value) == 2 and type(value[0]) is int \
+                and type(value[1]) is int:
+            x, y = value
+        else:
+            x, y = _as_cell(value, name)
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise InvalidQueryError(
+                f"{name} {(x, y)} is outside the {self.width}x{self.height} grid")
+        if passable and not self._passable[y, x]:
+            raise InvalidQueryError(f"{name} {(x, y)} is a blocked cell")
+        return x, y
+
+    def index(self, cell: Cell) -> int:
+        """Flat index of a (validated) cell in the padded arrays."""
+        return (cell[1] + 1) * (self.width + 2) + cell[0] + 1
+
+    def cells_of(self, flat: np.ndarray) -> np.ndarray:
+        """``(n, 2)`` int64 ``(x, y)`` cells of padded flat indices."""
+        flat = np.asarray(flat, dtype=np.int64)
+        wp = self.width + 2
+        return np.stack([flat % wp - 1, flat // wp - 1], axis=1)
+
+    def in_bounds(self, cell: Cell) -> bool:
+        x, y = cell
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def is_passable(self, cell: Any) -> bool:
+        """Whether a cell lies in the grid and can be entered (False outside the grid)."""
+        x, y = _as_cell(cell, "cell")
+        return 0 <= x < self.width and 0 <= y < self.height and bool(self._passable[y, x])
+
+    def cost(self, cell: Any) -> float:
+        """The cost of entering a cell (``inf`` if blocked)."""
+        x, y = self.cell(cell)
+        return float(self._costs[y, x])
+
+    def step_cost(self, a: Cell, b: Cell) -> float:
+        """Cost of the single step a -> b under this grid's rule (``inf`` if illegal)."""
+        ax, ay = self.cell(a, name="a")
+        bx, by = self.cell(b, name="b")
+        dx, dy = bx - ax, by - ay
+        if (dx, dy) not in DIRECTIONS:
+            return math.inf
+        bit = DIRECTIONS.index((dx, dy))
+        if not (int(self.moves[self.index((ax, ay))]) >> bit) & 1:
+            return math.inf
+        base = SQRT2 if dx and dy else 1.0
+        return base * 0.5 * (float(self._costs[ay, ax]) + float(self._costs[by, bx]))
+
+    def neighbors(self, cell: Any) -> list[tuple[Cell, float]]:
+        """Legal steps out of ``cell``: a list of ``((x, y), cost)`` in the order N, E, S, W,
+        NE, SE, SW, NW (empty for a blocked cell)."""
+        x, y = self.cell(cell)
+        mask = int(self.moves[self.index((x, y))])
+        c0 = float(self._costs[y, x])
+        out = []
+        for bit, (dx, dy) in enumerate(DIRECTIONS):
+            if (mask >> bit) & 1:
+                base = SQRT2 if dx and dy else 1.0
+                out.append(((x + dx, y + dy),
+                            base * 0.5 * (c0 + float(self._costs[y + dy, x + dx]))))
+        return out
+
+    # Graph protocol (see wayfinding.graph.Graph): cells are nodes.
+    def successors(self, node: Cell) -> list[tuple[Cell, float]]:
+        """Graph protocol: same as :meth:`neighbors`."""
+        return self.neighbors(node)
+
+    def heuristic(self, node: Cell, goal: Cell) -> float:
+        """Graph protocol: the admissible default heuristic (octile, or Manhattan when
+        4-connected) times the minimum cell cost."""
+        dx, dy = abs(node[0] - goal[0]), abs(node[1] - goal[1])
+        if self._diagonal is Diagonal.NEVER:
+            return (dx + dy) * self.min_cost
+        return (max(dx, dy) + (SQRT2 - 1.0) * min(dx, dy)) * self.min_cost
+
+    def path_cost(self, path: Any) -> float:
+        """Sum of the step costs of a path of cells; ``inf`` if any step is illegal."""
+        p = np.asarray(path, dtype=np.int64).reshape(-1, 2)
+        if len(p) == 0:
+            return math.inf
+        for c in p:
+            if not self.is_passable(tuple(c)):
+                return math.inf
+        if len(p) == 1:
+            return 0.0
+        d = np.diff(p, axis=0)
+        wp = self.width + 2
+        flat = (p[:, 1] + 1) * wp + p[:, 0] + 1
+        table = {dxy: bit for bit, dxy in enumerate(DIRECTIONS)}
+        bits = np.array([table.get((int(a), int(b)), -1) for a, b in d])
+        if (bits < 0).any():
+            return math.inf
+        masks = self.moves[flat[:-1]].astype(np.int64)
+        if not np.all((masks >> bits) & 1):
+            return math.inf
+        base = np.where(np.all(d != 0, axis=1), SQRT2, 1.0)
+        c = self._costs[p[:, 1], p[:, 0]]
+        return float(np.sum(base * 0.5 * (c[:-1] + c[1:])))
+
+    # ------------------------------------------------------------------ world transform
+    def world_to_cell(self, point: Any) -> Cell:
+        """The cell containing a world point (floor of ``(p - origin) / cell_size``); may lie
+        outside the grid (check with :meth:`in_bounds`)."""
+        p = _as_point(point)
+        return (math.floor((p[0] - self._origin[0]) / self._cell_size),
+                math.floor((p[1] - self._origin[1]) / self._cell_size))
+
+    def cell_to_world(self, cell: Any) -> tuple[float, float]:
+        """World position of a cell's centre."""
+        x, y = _as_cell(cell, "cell")
+        return (self._origin[0] + (x + 0.5) * self._cell_size,
+                self._origin[1] + (y + 0.5) * self._cell_size)
+
+    # ------------------------------------------------------------------ derived maps
+    def line_of_sight(self, a: Any, b: Any) -> bool:
+        """Whether the straight segment between the centres of cells a and b crosses only
+        passable cells, treating exact corner crossings by the diagonal rule."""
+        ax, ay = self.cell(a, name="a")
+        bx, by = self.cell(b, name="b")
+        return _gridops.line_of_sight(self._passable_u8, ax, ay, bx, by, self._diagonal.code)
+
+    @cached_property
+    def _passable_u8(self) -> np.ndarray:
+        return np.ascontiguousarray(self._passable, dtype=np.uint8)
+
+    @cached_property
+    def components(self) -> np.ndarray:
+        """``(H, W)`` int32 island ids under the diagonal rule; -1 on blocked cells."""
+        out = np.full(self.shape, -1, dtype=np.int32)
+        n = _gridops.components(self.moves, self.width + 2, self.height, out)
+        _gridops.label_isolated(self._passable_u8, out, n)
+        out.flags.writeable = False
+        return out
+
+    def connected(self, a: Any, b: Any) -> bool:
+        """Whether a path exists between two cells (an O(1) look-up after the first call)."""
+        ax, ay = self.cell(a, name="a")
+        bx, by = self.cell(b, name="b")
+        c = self.components
+        return bool(c[ay, ax] >= 0 and c[ay, ax] == c[by, bx])
+
+    @cached_property
+    def clearance(self) -> np.ndarray:
+        """``(H, W)`` int32: side of the largest all-passable square whose top-left cell is this
+        cell (0 where blocked).  An agent of ``agent_size`` k occupies the k x k square below
+        and right of its cell, so it fits where ``clearance >= k``."""
+        out = np.zeros(self.shape, dtype=np.int32)
+        _gridops.square_clearance(self._passable_u8, out)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def obstacle_distance(self) -> np.ndarray:
+        """``(H, W)`` float64: Euclidean distance in cells from each cell centre to the nearest
+        blocked cell centre, the outside of the map counting as blocked (0 on blocked cells)."""
+        pad = np.zeros((self.height + 2, self.width + 2))
+        pad[1:-1, 1:-1] = np.where(self._passable, np.inf, 0.0)
+        _gridops.squared_distance_transform(pad)
+        out = np.sqrt(pad[1:-1, 1:-1])
+        out.flags.writeable = False
+        return out
+
+    def for_agent(self, agent_size: int) -> Grid:
+        """The grid seen by an agent covering ``agent_size`` x ``agent_size`` cells (its cell is
+        the square's top-left): cells where it does not fit are blocked.  Cached per size."""
+        if isinstance(agent_size, bool) or not isinstance(agent_size, (int, np.integer)) \
+                or agent_size < 1:
+            raise InvalidQueryError(f"agent_size {agent_size!r} must be an integer >= 1")
+        if agent_size == 1:
+            return self
+        cache = self.__dict__.setdefault("_agent_grids", {})
+        if agent_size not in cache:
+            costs = np.where(self.clearance >= agent_size, self._costs, np.inf)
+            cache[agent_size] = Grid(costs, diagonal=self._diagonal, origin=self._origin,
+                                     cell_size=self._cell_size)
+        return cache[agent_size]
+
+    def to_csr(self):
+        """This grid's move graph as a :class:`~wayfinding.graph.CSRGraph` whose node ids are
+        ``y * W + x`` and coordinates are cell ``(x, y)``."""
+        from ..graph.csr import CSRGraph
+
+        return CSRGraph.from_grid(self)
+
+    def to_ascii(self) -> str:
+        """The grid as text: tile characters if known, else ``.`` passable and ``@`` blocked."""
+        if self._tiles is not None:
+            rows = self._tiles
+        else:
+            rows = np.where(self._passable, ord("."), ord("@")).astype(np.uint8)
+        return "\n".join(bytes(r).decode("ascii") for r in rows)
+
+    def iter_cells(self) -> Iterator[Cell]:
+        """Every passable cell, row by row."""
+        ys, xs = np.nonzero(self._passable)
+        for x, y in zip(xs.tolist(), ys.tolist()):
+            yield (x, y)
+
+
+def _as_cell(value: Any, name: str) -> Cell:
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - any unconvertible value is a bad query
+        raise InvalidQueryError(f"{name} {value!r} is not an (x, y) pair") from None
+    if arr.shape != (2,):
+        raise InvalidQueryError(f"{name} {value!r} must be an (x, y) pair, got shape {arr.shape}")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise InvalidQueryError(f"{name} {value!r} must hold two integers")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise InvalidQueryError(f"{name} {value!r} contains NaN or infinity")
+        raise InvalidQueryError(f"{name} {value!r} must hold integers, got {arr.dtype}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidQueryError(f"{name} {value!r} must hold two integers")
+    return int(arr[0]), int(arr[1])
+
+
+def _as_point(value: Any) -> tuple[float, float]:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"point {value!r} is not an (x, y) pair of numbers") from None
+    if arr.shape != (2,):
+        raise InvalidQueryError(f"point {value!r} must be an (x, y) pair, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidQueryError(f"point {value!r} contains NaN or infinity")
+    return float(arr[0]), float(arr[1])

@@ -1,0 +1,220 @@
+"""Compiled grid searches: A*, weighted A*, greedy best-first, Dijkstra, BFS, bidirectional A*,
+and multi-source distance maps.
+
+A :class:`GridSearch` owns the per-query scratch (node arrays with generation stamps, the open
+list); the :class:`Grid` stays read-only, so one grid serves many searches and threads.
+Ties in f are broken toward larger g, then by push order: results are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _gridsearch
+from .._kernels._workspace import Workspace
+from ..errors import InvalidQueryError
+from ..results import PathResult, SearchStats, empty_path
+from .grid import Grid
+from .heuristics import heuristic_code
+
+#: Algorithm names accepted by :meth:`GridSearch.find_path` and the CLI.
+ALGORITHMS = {
+    "astar": "A* (optimal)",
+    "weighted_astar": "weighted A*: f = g + w*h, cost <= w x optimal (weight, default 2)",
+    "greedy": "greedy best-first: ordered by h alone (fast, not optimal)",
+    "dijkstra": "Dijkstra (optimal, no heuristic)",
+    "bfs": "breadth-first: fewest steps (optimal on uniform 4-connected grids)",
+    "bidirectional": "bidirectional A* (optimal)",
+}
+
+
+class GridSearch:
+    """Search scratch for one grid (or several of at most the same size).
+
+    Not thread-safe: use one per thread (:func:`find_paths` does).
+
+    >>> g = Grid.from_ascii('''
+    ... ....
+    ... .##.
+    ... ....''')
+    >>> r = GridSearch(g).find_path((0, 1), (3, 1))
+    >>> r.found, round(r.cost, 4), r.path.tolist()
+    (True, 4.8284, [[0, 1], [1, 0], [2, 0], [3, 1]])
+    """
+
+    def __init__(self, grid: Grid, *, workspace: Workspace | None = None):
+        if not isinstance(grid, Grid):
+            raise InvalidQueryError(f"GridSearch needs a Grid, got {type(grid).__name__}")
+        self.grid = grid
+        n = (grid.height + 2) * (grid.width + 2)
+        self._ws = workspace if workspace is not None and workspace.size >= n else Workspace(n)
+        self._back: Workspace | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of search state held (node arrays and open lists)."""
+        return self._ws.nbytes + (self._back.nbytes if self._back is not None else 0)
+
+    def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
+                  heuristic: str | None = None, weight: float | None = None,
+                  agent_size: int = 1, record: bool = False) -> PathResult:
+        """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
+
+        ``algo``: one of :data:`ALGORITHMS`.  ``heuristic``: ``"octile"`` (default, or
+        ``"manhattan"`` on 4-connected grids), ``"euclidean"``, ``"chebyshev"``, ``"zero"``.
+        ``weight`` (>= 1, default 2) only for ``weighted_astar``.  ``agent_size`` (cells,
+        >= 1): the agent covers that square below-right of its cell (see
+        :meth:`Grid.for_agent`).  ``record=True`` also returns the expansion order and the
+        final open list (not for ``bidirectional``).
+
+        Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; an unreachable
+        goal gives ``found=False`` without searching (island ids differ).
+        """
+        t0 = time.perf_counter()
+        grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
+        s = grid.cell(start, name="start", passable=True)
+        g = grid.cell(goal, name="goal", passable=True)
+        if algo not in ALGORITHMS:
+            raise InvalidQueryError(
+                f"unknown algorithm {algo!r}; expected one of: {', '.join(ALGORITHMS)}")
+        hkind = heuristic_code(heuristic, grid.diagonal)
+        scale = grid.min_cost
+        if algo == "weighted_astar":
+            w = 2.0 if weight is None else weight
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) \
+                    or w < 1:
+                raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 1")
+            scale *= float(w)
+        elif weight is not None:
+            raise InvalidQueryError(f"weight is only used by 'weighted_astar', not {algo!r}")
+        if record and algo == "bidirectional":
+            raise InvalidQueryError("record=True is not available for 'bidirectional'")
+        if s == g:
+            return PathResult(np.array([s], dtype=np.int64), 0.0, True,
+                              SearchStats(elapsed=time.perf_counter() - t0), algo,
+                              *((empty_path(), empty_path()) if record else (None, None)))
+        comp = grid.components
+        if comp[s[1], s[0]] != comp[g[1], g[0]]:
+            return PathResult(empty_path(), math.inf, False,
+                              SearchStats(elapsed=time.perf_counter() - t0), algo,
+                              *((empty_path(), empty_path()) if record else (None, None)))
+        a, b = grid.index(s), grid.index(g)
+        width = grid.width + 2
+        ws = self._ws
+        upd = 0
+        if algo == "bidirectional":
+            if self._back is None:
+                self._back = Workspace(ws.size)
+            found, cost, meet, exp, gen, mo = _gridsearch.bidirectional(
+                ws, self._back, grid.padded_costs, grid.moves, width, a, b, hkind, scale)
+            flat = np.concatenate([ws.path_to(meet), self._back.path_to(meet)[::-1][1:]]) \
+                if found else np.empty(0, dtype=np.int64)
+        elif algo == "bfs":
+            found, exp, gen, mo = _gridsearch.bfs(ws, grid.moves, width, a, b, record)
+            flat = ws.path_to(b) if found else np.empty(0, dtype=np.int64)
+            cost = grid.path_cost(grid.cells_of(flat)) if found else math.inf
+        else:
+            if algo == "dijkstra":
+                hkind = 0
+            found, cost, exp, gen, upd, mo = _gridsearch.search(
+                ws, grid.padded_costs, grid.moves, width, a, b, hkind, scale,
+                algo == "greedy", record)
+            flat = ws.path_to(b) if found else np.empty(0, dtype=np.int64)
+        stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
+                            elapsed=time.perf_counter() - t0)
+        path = grid.cells_of(flat)
+        if record:
+            return PathResult(path, cost, found, stats, algo, grid.cells_of(ws.recorded()),
+                              grid.cells_of(ws.open_nodes()))
+        return PathResult(path, cost, found, stats, algo)
+
+    def distance_map(self, sources: Any, *, limit: float = math.inf,
+                     agent_size: int = 1) -> np.ndarray:
+        """Cost of the cheapest path from the nearest of ``sources`` to every cell.
+
+        ``sources``: one ``(x, y)`` cell or a sequence of them (passable).  Cells costing more
+        than ``limit`` are left out.  Returns ``(H, W)`` float64 indexed ``[y, x]``, ``inf``
+        where unreachable or beyond the limit.
+        """
+        grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
+        cells = _cell_list(grid, sources, "source")
+        lim = float(limit)
+        if math.isnan(lim) or lim < 0:
+            raise InvalidQueryError(f"limit {limit!r} must be >= 0")
+        out = np.full(grid.shape, np.inf)
+        flat = np.array([grid.index(c) for c in cells], dtype=np.int64)
+        _gridsearch.flood(self._ws, grid.padded_costs, grid.moves, grid.width + 2, flat, lim,
+                          out)
+        return out
+
+
+def _cell_list(grid: Grid, cells: Any, name: str) -> list[tuple[int, int]]:
+    arr = np.asarray(cells) if not isinstance(cells, tuple) else None
+    if arr is not None and arr.ndim == 2:
+        items = [tuple(c) for c in arr]
+    elif isinstance(cells, (list, tuple)) and cells and not np.isscalar(cells[0]):
+        items = list(cells)
+    else:
+        items = [cells]
+    if not items:
+        raise InvalidQueryError(f"no {name} cells given")
+    return [grid.cell(c, name=name, passable=True) for c in items]
+
+
+_local = threading.local()
+
+
+def _searcher(grid: Grid) -> GridSearch:
+    """A per-thread GridSearch reusing this thread's workspace across grids."""
+    cached = getattr(_local, "search", None)
+    if cached is not None and cached.grid is grid:
+        return cached
+    ws = cached._ws if cached is not None else None
+    search = GridSearch(grid, workspace=ws)
+    _local.search = search
+    return search
+
+
+def find_path(grid: Grid, start: Any, goal: Any, **options: Any) -> PathResult:
+    """Find a path on a grid with this thread's reusable scratch; options as
+    :meth:`GridSearch.find_path`."""
+    return _searcher(grid).find_path(start, goal, **options)
+
+
+def distance_map(grid: Grid, sources: Any, **options: Any) -> np.ndarray:
+    """Multi-source distance map; options as :meth:`GridSearch.distance_map`."""
+    return _searcher(grid).distance_map(sources, **options)
+
+
+def find_paths(grid: Grid, starts: Sequence[Any], goals: Sequence[Any], *, threads: int = 1,
+               **options: Any) -> list[PathResult]:
+    """Solve ``starts[i] -> goals[i]`` for every i, on ``threads`` threads (the kernels
+    release the GIL).  Options as :meth:`GridSearch.find_path`; results in input order."""
+    starts, goals = list(starts), list(goals)
+    if len(starts) != len(goals):
+        raise InvalidQueryError(f"{len(starts)} starts but {len(goals)} goals")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InvalidQueryError(f"threads {threads!r} must be an integer >= 1")
+    pairs = list(zip(starts, goals))
+    if threads == 1 or len(pairs) < 2:
+        search = GridSearch(grid)
+        return [search.find_path(a, b, **options) for a, b in pairs]
+    chunks = [pairs[k::threads] for k in range(threads)]
+
+    def run(chunk):
+        search = GridSearch(grid)
+        return [search.find_path(a, b, **options) for a, b in chunk]
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(run, chunks))
+    out: list[PathResult] = [None] * len(pairs)  # type: ignore[list-item]
+    for k, part in enumerate(parts):
+        out[k::threads] = part
+    return out

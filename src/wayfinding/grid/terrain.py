@@ -1,0 +1,38 @@
+"""Terrain tables: which map characters are passable and what they cost."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ..errors import InvalidGridError
+
+#: The Moving AI benchmark rule: '.', 'G', 'S' passable at cost 1; '@', 'O', 'T', 'W' blocked.
+MOVINGAI_TERRAIN: Mapping[str, float] = {
+    ".": 1.0, "G": 1.0, "S": 1.0, "@": math.inf, "O": math.inf, "T": math.inf, "W": math.inf,
+}
+
+#: For ASCII pictures: the Moving AI characters plus '#' for walls.
+ASCII_TERRAIN: Mapping[str, float] = {**MOVINGAI_TERRAIN, "#": math.inf}
+
+
+def make_terrain(base: Mapping[str, float], overrides: Mapping[str, float] | None) -> dict:
+    """Merge ``overrides`` into ``base`` after checking every entry.
+
+    Keys are single printable, non-space characters; values are costs > 0 (``inf`` = blocked).
+    """
+    table = dict(base)
+    for char, cost in (overrides or {}).items():
+        if not isinstance(char, str) or len(char) != 1 or not char.isprintable() \
+                or char.isspace():
+            raise InvalidGridError(f"terrain key {char!r} must be one printable character")
+        try:
+            value = float(cost)
+        except (TypeError, ValueError):
+            raise InvalidGridError(f"terrain cost for {char!r} is {cost!r}, not a number") \
+                from None
+        if math.isnan(value) or value <= 0:
+            raise InvalidGridError(
+                f"terrain cost for {char!r} is {cost!r}; costs must be > 0 (inf = blocked)")
+        table[char] = value
+    return table
