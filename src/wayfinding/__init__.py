@@ -1,0 +1,27 @@
+"""wayfinding: navigation for games and virtual worlds.
+
+Floors (imports only go down): apps (``cli``, ``viz``) -> ``search`` -> worlds (``grid``,
+``graph``) -> base (``errors``, ``results``, compiled ``_kernels``).
+"""
+
+from .errors import (
+    FileFormatError,
+    InvalidGridError,
+    InvalidQueryError,
+    MapFormatError,
+    ScenarioFormatError,
+    WayfindingError,
+)
+from .graph import AdjacencyGraph, CSRGraph, Graph
+from .grid import Diagonal, Grid, GridSearch, distance_map, find_paths, read_map, read_scen
+from .results import PathResult, SearchStats
+from .search import find_path
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AdjacencyGraph", "CSRGraph", "Diagonal", "FileFormatError", "Graph", "Grid",
+    "GridSearch", "InvalidGridError", "InvalidQueryError", "MapFormatError", "PathResult",
+    "ScenarioFormatError", "SearchStats", "WayfindingError", "distance_map", "find_path",
+    "find_paths", "read_map", "read_scen",
+]

@@ -1,0 +1,197 @@
+"""Graphs in compressed sparse row form, searched by compiled A* and Dijkstra."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _csrsearch
+from .._scratch import thread_workspace
+from ..errors import InvalidGridError, InvalidQueryError
+from ..results import PathResult, SearchStats
+
+
+class CSRGraph:
+    """A directed graph of ``n`` integer nodes ``0..n-1`` in CSR arrays.
+
+    ``indptr``: ``(n + 1,)`` int64; node u's edges are ``indptr[u]:indptr[u + 1]``.
+    ``indices``: ``(m,)`` int32 edge targets.  ``weights``: ``(m,)`` float64 costs, finite and
+    >= 0.  ``coords``: optional ``(n, 2)`` or ``(n, 3)`` float64 node positions; with them, A*
+    uses the Euclidean distance scaled by the smallest cost per unit length over all edges,
+    which keeps it admissible and consistent for any weights.
+
+    >>> g = CSRGraph.from_edges(3, [0, 1], [1, 2], [2.0, 3.0])
+    >>> r = g.find_path(0, 2)
+    >>> r.path.tolist(), r.cost
+    ([0, 1, 2], 5.0)
+    """
+
+    def __init__(self, indptr: Any, indices: Any, weights: Any, *, coords: Any = None):
+        ip = np.ascontiguousarray(indptr, dtype=np.int64)
+        ix = np.asarray(indices)
+        w = np.asarray(weights)
+        if ip.ndim != 1 or len(ip) < 1 or ip[0] != 0 or np.any(np.diff(ip) < 0):
+            raise InvalidGridError("indptr must be a non-decreasing 1D array starting at 0")
+        n = len(ip) - 1
+        if n >= 2**31 - 1:
+            raise InvalidGridError(f"{n} nodes is too many (2**31 - 2 max)")
+        if ix.ndim != 1 or w.ndim != 1 or len(ix) != ip[-1] or len(w) != ip[-1]:
+            raise InvalidGridError(
+                f"indices {ix.shape} and weights {w.shape} must both have indptr[-1] = "
+                f"{int(ip[-1])} entries")
+        if len(ix) and not np.issubdtype(ix.dtype, np.integer):
+            raise InvalidGridError(f"indices must be integers, got {ix.dtype}")
+        if len(ix) and (ix.min() < 0 or ix.max() >= n):
+            raise InvalidGridError(f"edge target out of range 0..{n - 1}")
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        if len(w) and (not np.all(np.isfinite(w)) or w.min() < 0):
+            bad = int(np.flatnonzero(~np.isfinite(w) | (w < 0))[0])
+            raise InvalidGridError(
+                f"edge {bad} has weight {w[bad]}; weights must be finite and >= 0")
+        self.indptr = ip
+        self.indices = np.ascontiguousarray(ix, dtype=np.int32)
+        self.weights = w
+        self._coords = np.empty((0, 2), dtype=np.float64)
+        self._hscale = 0.0
+        if coords is not None:
+            xy = np.ascontiguousarray(coords, dtype=np.float64)
+            if xy.ndim != 2 or xy.shape[0] != n or xy.shape[1] not in (2, 3):
+                raise InvalidGridError(f"coords must have shape ({n}, 2) or ({n}, 3), "
+                                       f"got {xy.shape}")
+            if not np.all(np.isfinite(xy)):
+                raise InvalidGridError("coords contain NaN or infinity")
+            self._coords = xy
+            src = np.repeat(np.arange(n), np.diff(ip))
+            length = np.linalg.norm(xy[self.indices] - xy[src], axis=1)
+            ratio = self.weights[length > 0] / length[length > 0]
+            self._hscale = float(ratio.min()) if ratio.size else 0.0
+        for arr in (self.indptr, self.indices, self.weights, self._coords):
+            arr.flags.writeable = False
+
+    @classmethod
+    def from_edges(cls, n: int, sources: Any, targets: Any, weights: Any, *,
+                   directed: bool = True, coords: Any = None) -> CSRGraph:
+        """Build from parallel arrays of edges; ``directed=False`` adds each edge both ways.
+        Edges keep their input order within a node (stable sort)."""
+        s = np.asarray(sources, dtype=np.int64).ravel()
+        t = np.asarray(targets, dtype=np.int64).ravel()
+        w = np.asarray(weights, dtype=np.float64).ravel()
+        if not (len(s) == len(t) == len(w)):
+            raise InvalidGridError(
+                f"sources ({len(s)}), targets ({len(t)}) and weights ({len(w)}) differ in length")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise InvalidGridError(f"n {n!r} must be an integer >= 0")
+        if len(s) and (min(s.min(), t.min()) < 0 or max(s.max(), t.max()) >= n):
+            raise InvalidGridError(f"edge endpoint out of range 0..{n - 1}")
+        if not directed:
+            s, t, w = np.concatenate([s, t]), np.concatenate([t, s]), np.concatenate([w, w])
+        order = np.argsort(s, kind="stable")
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(s, minlength=n), out=indptr[1:])
+        return cls(indptr, t[order], w[order], coords=coords)
+
+    @classmethod
+    def from_grid(cls, grid: Any) -> CSRGraph:
+        """The move graph of a :class:`~wayfinding.grid.Grid`: node ``y * W + x``, edges the
+        legal steps with the grid's costs, coords the cells ``(x, y)``."""
+        from ..grid.rules import DIRECTIONS, SQRT2
+
+        h, w = grid.shape
+        wp = w + 2
+        masks = grid.moves.reshape(h + 2, wp)[1:-1, 1:-1].astype(np.int64)
+        ys, xs = np.mgrid[0:h, 0:w]
+        src, dst, cost = [], [], []
+        costs = grid.costs
+        for bit, (dx, dy) in enumerate(DIRECTIONS):
+            ok = (masks >> bit) & 1 == 1
+            x0, y0 = xs[ok], ys[ok]
+            base = SQRT2 if dx and dy else 1.0
+            src.append(y0 * w + x0)
+            dst.append((y0 + dy) * w + x0 + dx)
+            cost.append(base * 0.5 * (costs[y0, x0] + costs[y0 + dy, x0 + dx]))
+        coords = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
+        return cls.from_edges(h * w, np.concatenate(src), np.concatenate(dst),
+                              np.concatenate(cost), coords=coords)
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def num_edges(self) -> int:
+        return len(self.indices)
+
+    @property
+    def coords(self) -> np.ndarray | None:
+        return self._coords if len(self._coords) else None
+
+    def __repr__(self) -> str:
+        return f"CSRGraph({self.num_nodes} nodes, {self.num_edges} edges)"
+
+    def node(self, value: Any, name: str = "node") -> int:
+        """Validate a node id; raises :class:`InvalidQueryError` naming the value."""
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InvalidQueryError(f"{name} {value!r} must be an integer node id")
+        if not 0 <= value < self.num_nodes:
+            raise InvalidQueryError(f"{name} {value} is outside 0..{self.num_nodes - 1}")
+        return int(value)
+
+    # Graph protocol
+    def successors(self, node: int) -> list[tuple[int, float]]:
+        u = self.node(node)
+        lo, hi = self.indptr[u], self.indptr[u + 1]
+        return list(zip(self.indices[lo:hi].tolist(), self.weights[lo:hi].tolist()))
+
+    def heuristic(self, node: int, goal: int) -> float:
+        """Scaled Euclidean distance between node coordinates (0 without coords)."""
+        if not self._hscale:
+            return 0.0
+        return self._hscale * float(np.linalg.norm(self._coords[node] - self._coords[goal]))
+
+    def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
+                  record: bool = False) -> PathResult:
+        """Compiled A* (``"astar"``) or Dijkstra (``"dijkstra"``) from start to goal.
+        ``path`` is an ``(n,)`` int64 array of node ids."""
+        t0 = time.perf_counter()
+        s, g = self.node(start, "start"), self.node(goal, "goal")
+        if algo not in ("astar", "dijkstra"):
+            raise InvalidQueryError(f"unknown algorithm {algo!r} for CSRGraph; "
+                                    "expected 'astar' or 'dijkstra'")
+        ws = thread_workspace(self.num_nodes)
+        hscale = self._hscale if algo == "astar" else 0.0
+        found, cost, exp, gen, mo = _csrsearch.search(
+            ws, self.indptr, self.indices, self.weights, self._coords, s, g, hscale, record)
+        path = ws.path_to(g) if found else np.empty(0, dtype=np.int64)
+        stats = SearchStats(expanded=exp, generated=gen, max_open=mo,
+                            elapsed=time.perf_counter() - t0)
+        if record:
+            return PathResult(path, cost, found, stats, algo, ws.recorded(), ws.open_nodes())
+        return PathResult(path, cost, found, stats, algo)
+
+    def distances(self, source: Any) -> np.ndarray:
+        """Dijkstra costs from ``source`` to every node: ``(n,)`` float64, ``inf`` unreached."""
+        s = self.node(source, "source")
+        ws = thread_workspace(self.num_nodes)
+        _csrsearch.search(ws, self.indptr, self.indices, self.weights, self._coords, s, -1,
+                          0.0, False)
+        out = np.full(self.num_nodes, np.inf)
+        _csrsearch.distances(ws, out)
+        return out
+
+    def to_scipy(self):
+        """The graph as a ``scipy.sparse.csr_array`` (needs scipy); parallel edges are
+        reduced to their minimum."""
+        from scipy import sparse
+
+        n = self.num_nodes
+        src = np.repeat(np.arange(n), np.diff(self.indptr))
+        order = np.lexsort((self.weights, self.indices, src))
+        key = src[order] * n + self.indices[order]
+        first = np.ones(len(key), dtype=bool)
+        first[1:] = key[1:] != key[:-1]
+        keep = order[first]
+        return sparse.csr_array((self.weights[keep], (src[keep], self.indices[keep])),
+                                shape=(n, n))

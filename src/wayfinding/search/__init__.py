@@ -1,0 +1,58 @@
+"""Search over any world: one entry point that picks the compiled search where one exists.
+
+>>> from wayfinding import Grid, find_path
+>>> grid = Grid.from_ascii('''
+... ..#
+... ..#
+... ...''')
+>>> find_path(grid, (0, 0), (2, 2)).cost
+3.414213562373095
+>>> find_path(grid, (0, 0), (0, 0)).path.tolist()
+[[0, 0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..graph.csr import CSRGraph
+from ..grid.grid import Grid
+from ..grid.search import find_path as _grid_find_path
+from ..results import PathResult
+from .generic import TERMINATIONS, astar, dijkstra, reachable_costs
+from .queues import BinaryHeap, BucketQueue
+
+
+def find_path(world: Any, start: Any, goal: Any, *, algo: str = "astar",
+              heuristic: Any = None, **options: Any) -> PathResult:
+    """Find a path in a :class:`Grid`, a :class:`CSRGraph` or any graph with ``successors``.
+
+    Grids use the compiled searches (``algo``: see :data:`wayfinding.grid.ALGORITHMS`) unless
+    ``heuristic`` is a callable or a table, which runs the generic Python A*.  CSR graphs use
+    compiled A*/Dijkstra.  Other graphs use :func:`astar` / :func:`dijkstra`.
+    """
+    custom = heuristic is not None and not isinstance(heuristic, str)
+    if isinstance(world, Grid) and not custom:
+        return _grid_find_path(world, start, goal, algo=algo, heuristic=heuristic, **options)
+    if isinstance(world, Grid):
+        s = world.cell(start, name="start", passable=True)
+        g = world.cell(goal, name="goal", passable=True)
+        r = astar(world, s, g, heuristic=heuristic, **options)
+        path = np.array(r.path, dtype=np.int64).reshape(-1, 2)
+        return PathResult(path, r.cost, r.found, r.stats, "astar")
+    if isinstance(world, CSRGraph) and not custom:
+        return world.find_path(start, goal, algo=algo, **options)
+    if algo == "dijkstra":
+        return dijkstra(world, start, goal, **options)
+    if algo != "astar":
+        from ..errors import InvalidQueryError
+
+        raise InvalidQueryError(f"algorithm {algo!r} needs a Grid; generic graphs support "
+                                "'astar' and 'dijkstra'")
+    return astar(world, start, goal, heuristic=heuristic, **options)
+
+
+__all__ = ["TERMINATIONS", "BinaryHeap", "BucketQueue", "astar", "dijkstra", "find_path",
+           "reachable_costs"]

@@ -1,0 +1,50 @@
+"""Pictures of grids and searches: SVG (no extra dependencies) and PNG (Pillow, ``[viz]``).
+
+Both renderers draw the same layers from one palette (:data:`PALETTE`): blocked and free
+cells, terrain shading, a distance heat map, explored and frontier cells, the path through
+cell centres, and start/goal discs.  Cells are ``(x, y)``; arrays are indexed ``[y, x]``.
+
+>>> from wayfinding.grid import Grid, find_path
+>>> g = Grid.from_ascii('''
+... ...
+... .#.
+... ...''')
+>>> r = find_path(g, (0, 0), (2, 2), record=True)
+>>> render_svg(g, path=r, explored=r, start=(0, 0), goal=(2, 2)).count('class="path"')
+1
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .._io import atomic_write_bytes, atomic_write_text
+from ..errors import InvalidQueryError
+from ..grid import Grid
+from .raster import PALETTE, cell_colours, render_png
+from .svg import render_svg
+
+__all__ = ["PALETTE", "cell_colours", "render_png", "render_svg", "save"]
+
+_SUFFIXES = (".svg", ".png")
+
+
+def save(picture_path: str | os.PathLike, grid: Grid, **options: Any) -> Path:
+    """Render ``grid`` to ``picture_path`` and return it as a :class:`~pathlib.Path`.
+
+    The suffix picks the format: ``.svg`` (:func:`render_svg`) or ``.png``
+    (:func:`render_png`), case-insensitive; ``options`` go to that renderer.  The file is
+    written through a temporary file and a rename, so a failure leaves no partial file.
+    Raises :class:`~wayfinding.errors.InvalidQueryError` for another suffix.
+    """
+    target = Path(picture_path)
+    suffix = target.suffix.lower()
+    if suffix == ".svg":
+        return atomic_write_text(target, render_svg(grid, **options))
+    if suffix == ".png":
+        return atomic_write_bytes(target, render_png(grid, **options))
+    raise InvalidQueryError(
+        f"cannot tell the picture format of {str(target)!r} from its suffix "
+        f"{target.suffix or '(none)'!r}; use one of {', '.join(_SUFFIXES)}")

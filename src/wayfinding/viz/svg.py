@@ -1,0 +1,151 @@
+"""SVG output: cells as run-length merged rectangles, the path as a polyline.
+
+Needs nothing beyond numpy.  The SVG's user units are cells (``viewBox="0 0 W H"``, cell
+``(x, y)`` is the unit square at ``(x, y)``, y down); ``width``/``height`` give the size in
+pixels.  Cells of equal colour are merged along rows into runs, and runs with the same
+columns and colour in consecutive rows into one rectangle; the most common colour is a single
+background rectangle, and the rest are grouped by colour, so a 512 x 512 Moving AI map stays
+at a few hundred kilobytes to a few megabytes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from ..grid import Grid
+from .raster import (
+    MIN_RADIUS_PX,
+    MIN_STROKE_PX,
+    PALETTE,
+    TARGET_PX,
+    as_cells,
+    as_grid,
+    cell_colours,
+    optional_cell,
+)
+
+
+def _num(v: float) -> str:
+    """A short decimal for an SVG attribute (at most 3 decimals, no exponent)."""
+    text = f"{v:.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def cell_rects(colours: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rectangles of equal colour covering an ``(H, W, 3)`` uint8 picture.
+
+    Returns ``(x, y, w, h, rgb)`` int64 arrays, one entry per rectangle, in cells, ``rgb``
+    packed as ``0xRRGGBB``; sorted by colour, then row, then column.  Runs of equal colour in
+    a row are merged, then identical runs (same columns and colour) in consecutive rows.
+    """
+    height, width = colours.shape[:2]
+    c = colours.astype(np.int64)
+    flat = ((c[..., 0] << 16) | (c[..., 1] << 8) | c[..., 2]).ravel()
+    n = flat.size
+    first = np.ones(n, dtype=bool)
+    first[1:] = flat[1:] != flat[:-1]
+    first[::width] = True
+    idx = np.flatnonzero(first)
+    lengths = np.diff(np.append(idx, n))
+    ys, xs = np.divmod(idx, width)
+    col = flat[idx]
+    order = np.lexsort((ys, lengths, xs, col))
+    col, xs, lengths, ys = col[order], xs[order], lengths[order], ys[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (col[1:] != col[:-1]) | (xs[1:] != xs[:-1]) | (lengths[1:] != lengths[:-1]) \
+        | (ys[1:] != ys[:-1] + 1)
+    g = np.flatnonzero(new)
+    heights = np.diff(np.append(g, len(order)))
+    xs, ys, lengths, col = xs[g], ys[g], lengths[g], col[g]
+    tidy = np.lexsort((xs, ys, col))
+    return xs[tidy], ys[tidy], lengths[tidy], heights[tidy], col[tidy]
+
+
+def render_svg(grid: Grid, *, path: Any = None, explored: Any = None, frontier: Any = None,
+               distances: Any = None, start: Any = None, goal: Any = None,
+               cell_px: float | None = None, title: str | None = None) -> str:
+    """Draw a grid as an SVG document (a string).
+
+    ``path``, ``explored`` and ``frontier``: ``(n, 2)`` arrays of ``(x, y)`` cells, or a
+    :class:`~wayfinding.results.PathResult` (its ``path``, ``expanded_nodes``,
+    ``open_nodes``; the last two need ``record=True``).  ``distances``: an ``(H, W)`` map such
+    as :func:`~wayfinding.grid.distance_map` gives, drawn as a heat ramp (``inf`` = plain).
+    ``start``/``goal``: ``(x, y)`` cells drawn as discs.  Colours and layers as
+    :func:`~wayfinding.viz.raster.cell_colours`; the path is a ``<polyline class="path">``
+    through cell centres with one point per path cell (a one-cell path also gets a dot).
+    ``cell_px``: pixels per cell (> 0; default: the longer side about 800 px).  ``title``
+    becomes the ``<title>`` element.
+
+    Raises :class:`~wayfinding.errors.InvalidQueryError` for arrays of the wrong shape or
+    cells outside the grid.
+
+    >>> from wayfinding.grid import Grid
+    >>> svg = render_svg(Grid.from_ascii('''
+    ... .#
+    ... ..'''), path=[(0, 0), (0, 1), (1, 1)], cell_px=10)
+    >>> svg.startswith('<svg') and 'points="0.5,0.5 0.5,1.5 1.5,1.5"' in svg
+    True
+    """
+    grid = as_grid(grid)
+    if cell_px is None:
+        px = TARGET_PX / max(grid.width, grid.height)
+    elif isinstance(cell_px, bool) or not isinstance(cell_px, (int, float, np.number)) \
+            or not math.isfinite(cell_px) or cell_px <= 0:
+        raise InvalidQueryError(f"cell_px {cell_px!r} must be a finite number > 0")
+    else:
+        px = float(cell_px)
+    if title is not None and not isinstance(title, str):
+        raise InvalidQueryError(f"title {title!r} must be a string")
+    colours = cell_colours(grid, explored=explored, frontier=frontier, distances=distances)
+    route = None if path is None else as_cells(path, grid, "path")
+    a = optional_cell(start, grid, "start")
+    b = optional_cell(goal, grid, "goal")
+
+    w, h = grid.width, grid.height
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(w * px)}" '
+           f'height="{_num(h * px)}" viewBox="0 0 {w} {h}" shape-rendering="crispEdges">']
+    if title:
+        out.append(f"<title>{escape(title)}</title>")
+
+    xs, ys, ws, hs, col = cell_rects(colours)
+    uniq, start_at, inverse = np.unique(col, return_index=True, return_inverse=True)
+    area = np.bincount(inverse.ravel(), weights=(ws * hs).astype(np.float64))
+    bg = int(np.argmax(area))
+    out.append(f'<rect width="{w}" height="{h}" fill="#{int(uniq[bg]):06x}"/>')
+    bounds = np.append(start_at, len(col))
+    xs, ys, ws, hs = xs.tolist(), ys.tolist(), ws.tolist(), hs.tolist()
+    for k, value in enumerate(uniq.tolist()):
+        if k == bg:
+            continue
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        out.append(f'<g fill="#{value:06x}">')
+        out.extend(f'<rect x="{x}" y="{y}" width="{rw}" height="{rh}"/>'
+                   for x, y, rw, rh in zip(xs[lo:hi], ys[lo:hi], ws[lo:hi], hs[lo:hi],
+                                           strict=True))
+        out.append("</g>")
+
+    stroke = max(0.3, MIN_STROKE_PX / px)
+    radius = max(0.4, MIN_RADIUS_PX / px)
+    if route is not None and len(route):
+        pts = " ".join(f"{x}.5,{y}.5" for x, y in route.tolist())
+        out.append(f'<polyline class="path" points="{pts}" fill="none" '
+                   f'stroke="{PALETTE["path"]}" stroke-width="{_num(stroke)}" '
+                   'stroke-linejoin="round" stroke-linecap="round" '
+                   'shape-rendering="geometricPrecision"/>')
+        if len(route) == 1:
+            x, y = route[0].tolist()
+            out.append(f'<circle class="path-dot" cx="{x}.5" cy="{y}.5" r="{_num(stroke)}" '
+                       f'fill="{PALETTE["path"]}" shape-rendering="geometricPrecision"/>')
+    for cell, key in ((a, "start"), (b, "goal")):
+        if cell is not None:
+            out.append(f'<circle class="{key}" cx="{cell[0]}.5" cy="{cell[1]}.5" '
+                       f'r="{_num(radius)}" fill="{PALETTE[key]}" '
+                       f'stroke="{PALETTE["outline"]}" stroke-width="{_num(radius / 4)}" '
+                       'shape-rendering="geometricPrecision"/>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
