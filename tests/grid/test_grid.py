@@ -1,0 +1,282 @@
+"""The Grid: construction, cells, world transform, line of sight, components, clearance."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import ndimage
+
+from wayfinding import Diagonal, Grid, InvalidGridError, InvalidQueryError, MapFormatError
+
+ROOM = """
+.....
+.###.
+.....
+"""
+
+
+def test_from_bool_and_cost_arrays():
+    g = Grid(np.array([[True, False], [True, True]]))
+    assert g.costs.tolist() == [[1.0, math.inf], [1.0, 1.0]]
+    w = Grid(np.array([[1, 2], [np.inf, 4]]))
+    assert w.passable.tolist() == [[True, True], [False, True]]
+    assert w.min_cost == 1.0 and not w.is_uniform
+
+
+def test_arrays_are_read_only_and_copied():
+    src = np.ones((2, 2))
+    g = Grid(src)
+    src[0, 0] = np.inf
+    assert g.is_passable((0, 0))
+    with pytest.raises(ValueError):
+        g.costs[0, 0] = 5
+
+
+BAD_ARRAYS = {
+    "1d": (np.ones(3), "2D array"),
+    "empty": (np.ones((0, 3)), "at least one cell"),
+    "nan": (np.array([[1.0, np.nan]]), "(x=1, y=0) is NaN"),
+    "zero": (np.array([[1.0, 0.0]]), "costs must be > 0"),
+    "negative": (np.array([[-1.0]]), "costs must be > 0"),
+    "strings": (np.array([["a"]]), "bool or numeric"),
+    "complex": (np.array([[1j]]), "bool or numeric"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_ARRAYS, ids=str)
+def test_bad_arrays_are_refused(case):
+    arr, msg = BAD_ARRAYS[case]
+    with pytest.raises(InvalidGridError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        Grid(arr)
+
+
+@pytest.mark.parametrize("bad", [{"diagonal": "sometimes"}, {"cell_size": 0},
+                                 {"cell_size": math.nan}, {"origin": (0, math.inf)}])
+def test_bad_options_are_refused(bad):
+    with pytest.raises(InvalidGridError):
+        Grid(np.ones((2, 2)), **bad)
+
+
+def test_ascii_pictures():
+    g = Grid.from_ascii(ROOM)
+    assert g.shape == (3, 5)
+    assert not g.is_passable((1, 1)) and g.is_passable((0, 1))
+    assert g.to_ascii() == ".....\n.###.\n....."
+    water = Grid.from_ascii(".~.", terrain={"~": 3.0})
+    assert water.costs.tolist() == [[1.0, 3.0, 1.0]]
+    with pytest.raises(MapFormatError, match=r"unknown map character '\?'"):
+        Grid.from_ascii("..?")
+    with pytest.raises(MapFormatError, match="expected 3"):
+        Grid.from_ascii("...\n..")
+    with pytest.raises(InvalidGridError, match="costs must be > 0"):
+        Grid.from_ascii("..", terrain={".": -1})
+
+
+def test_diagonal_rules_parse():
+    assert Grid(np.ones((1, 1)), diagonal="ALWAYS").diagonal is Diagonal.ALWAYS
+    assert Grid(np.ones((1, 1)), diagonal=Diagonal.NEVER).diagonal is Diagonal.NEVER
+
+
+@pytest.mark.parametrize("rule,expected", [
+    ("never", [(1, 0)]),
+    ("no_corner_cutting", [(1, 0)]),
+    ("allow_one_blocked", [(1, 0), (1, 1)]),
+    ("always", [(1, 0), (1, 1)]),
+])
+def test_neighbors_follow_the_diagonal_rule(rule, expected):
+    g = Grid.from_ascii("..\n#.", diagonal=rule)
+    assert [c for c, _ in g.neighbors((0, 0))] == expected
+
+
+def test_step_costs_use_the_mean_of_both_cells():
+    g = Grid(np.array([[1.0, 3.0], [1.0, 1.0]]), diagonal="always")
+    steps = dict(g.neighbors((0, 0)))
+    assert steps[(1, 0)] == 2.0
+    assert steps[(1, 1)] == pytest.approx(math.sqrt(2))
+    assert g.step_cost((1, 0), (0, 0)) == g.step_cost((0, 0), (1, 0))
+    assert g.step_cost((0, 0), (0, 0)) == math.inf
+
+
+def test_t14_tile_quantization():
+    # seed001 T14: tile size 2; floor, not truncation, for negative coordinates.
+    g = Grid(np.ones((4, 4)), cell_size=2.0)
+    assert g.world_to_cell((3.9, 0.1)) == (1, 0)
+    assert g.world_to_cell((-0.1, 5.0)) == (-1, 2)
+    assert not g.in_bounds(g.world_to_cell((-0.1, 5.0)))
+    assert g.cell_to_world((1, 0)) == (3.0, 1.0)
+
+
+def test_world_transform_with_origin():
+    g = Grid(np.ones((3, 3)), origin=(10.0, -5.0), cell_size=0.5)
+    assert g.world_to_cell((10.0, -5.0)) == (0, 0)
+    assert g.world_to_cell((11.49, -3.51)) == (2, 2)
+    assert g.cell_to_world((2, 2)) == (11.25, -3.75)
+    with pytest.raises(InvalidQueryError, match="NaN"):
+        g.world_to_cell((math.nan, 0))
+
+
+def test_t14_blocked_tile_has_no_incoming_connections():
+    g = Grid.from_ascii("...\n.#.\n...", diagonal="always")
+    for cell in g.iter_cells():
+        assert (1, 1) not in [c for c, _ in g.neighbors(cell)]
+
+
+LOS_MAP = """
+.....
+..#..
+.....
+"""
+
+
+@pytest.mark.parametrize("a,b,rule,seen", [
+    ((0, 0), (4, 0), "no_corner_cutting", True),
+    ((0, 1), (4, 1), "no_corner_cutting", False),
+    ((0, 2), (4, 0), "no_corner_cutting", False),   # crosses the wall's cell
+    ((1, 0), (3, 2), "always", False),              # through the blocked centre
+    ((0, 0), (0, 0), "never", True),
+])
+def test_line_of_sight(a, b, rule, seen):
+    g = Grid.from_ascii(LOS_MAP, diagonal=rule)
+    assert g.line_of_sight(a, b) is seen
+    assert g.line_of_sight(b, a) is seen
+
+
+@pytest.mark.parametrize("rule,seen", [("never", False), ("no_corner_cutting", False),
+                                       ("allow_one_blocked", True), ("always", True)])
+def test_line_of_sight_through_a_corner_follows_the_rule(rule, seen):
+    g = Grid.from_ascii(".#\n..", diagonal=rule)
+    assert g.line_of_sight((0, 0), (1, 1)) is seen
+    both = Grid.from_ascii(".#\n#.", diagonal=rule)
+    assert both.line_of_sight((0, 0), (1, 1)) is (rule == "always")
+
+
+def sampled_sight(free, a, b, rule):
+    """Reference: sample the segment between cell centres densely; at exact corner
+    crossings apply the diagonal rule to the two side cells."""
+    (ax, ay), (bx, by) = a, b
+    n = 2 * max(1, abs(bx - ax)) * max(1, abs(by - ay)) * 40  # hits every corner crossing
+    for k in range(n + 1):
+        px = ax + 0.5 + (bx - ax) * k / n
+        py = ay + 0.5 + (by - ay) * k / n
+        if px == int(px) and py == int(py):
+            X, Y = int(px), int(py)
+            if (bx - ax) * (by - ay) > 0:
+                sides = [free[Y - 1, X], free[Y, X - 1]]
+            else:
+                sides = [free[Y - 1, X - 1], free[Y, X]]
+            if rule == "allow_one_blocked" and not any(sides):
+                return False
+            if rule in ("never", "no_corner_cutting") and not all(sides):
+                return False
+            continue
+        if px == int(px) or py == int(py):
+            continue  # on a cell edge: the cells on both sides are sampled next to it
+        if not free[math.floor(py), math.floor(px)]:
+            return False
+    return True
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["never", "no_corner_cutting",
+                                                   "allow_one_blocked", "always"]))
+def test_line_of_sight_agrees_with_dense_sampling(seed, rule):
+    rng = np.random.default_rng(seed)
+    free = rng.random((12, 12)) > 0.2
+    g = Grid(free, diagonal=rule)
+    cells = np.argwhere(free)
+    if len(cells) < 2:
+        return
+    (ay, ax), (by, bx) = cells[rng.choice(len(cells), 2, replace=False)]
+    a, b = (int(ax), int(ay)), (int(bx), int(by))
+    assert g.line_of_sight(a, b) is sampled_sight(free, a, b, rule)
+
+
+def test_components_and_connected():
+    g = Grid.from_ascii("..#..\n..#..\n#####\n.....")
+    comp = g.components
+    assert comp[0, 0] == comp[1, 1] != comp[0, 3]
+    assert comp[2, 0] == -1
+    assert g.connected((0, 0), (1, 1)) and not g.connected((0, 0), (4, 0))
+    assert len({int(v) for v in comp.ravel() if v >= 0}) == 3
+
+
+def test_isolated_cells_get_their_own_component():
+    g = Grid.from_ascii(".#\n#.")
+    assert not g.connected((0, 0), (1, 1))
+    assert g.with_options(diagonal="always").connected((0, 0), (1, 1))
+
+
+def test_square_clearance():
+    g = Grid.from_ascii("""
+    ....
+    ....
+    ..#.
+    """)
+    assert g.clearance.tolist() == [[2, 2, 2, 1], [2, 1, 1, 1], [1, 1, 0, 1]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_clearance_matches_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    free = rng.random((9, 11)) > 0.15
+    g = Grid(free)
+    h, w = free.shape
+    for y in range(h):
+        for x in range(w):
+            k = 0
+            while y + k < h and x + k < w and free[y:y + k + 1, x:x + k + 1].all():
+                k += 1
+            assert g.clearance[y, x] == k
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_obstacle_distance_matches_scipy(seed):
+    rng = np.random.default_rng(seed)
+    free = rng.random((13, 17)) > 0.1
+    pad = np.pad(free, 1, constant_values=False)
+    want = ndimage.distance_transform_edt(pad)[1:-1, 1:-1]
+    np.testing.assert_allclose(Grid(free).obstacle_distance, want, atol=1e-12)
+
+
+def test_agent_size_blocks_cells_where_it_does_not_fit():
+    g = Grid.from_ascii("""
+    ......
+    ......
+    ..#...
+    ......
+    """)
+    big = g.for_agent(2)
+    assert not big.is_passable((1, 1)) and big.is_passable((0, 0))
+    assert g.for_agent(2) is big and g.for_agent(1) is g
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(InvalidQueryError, match="agent_size"):
+            g.for_agent(bad)
+
+
+def test_path_cost_checks_every_step():
+    g = Grid.from_ascii("...\n.#.\n...")
+    assert g.path_cost([(0, 0), (1, 0), (2, 0)]) == 2.0
+    assert g.path_cost([(0, 0), (1, 1)]) == math.inf        # blocked cell
+    assert g.path_cost([(1, 0), (2, 1)]) == math.inf        # cuts the corner
+    assert g.path_cost([(0, 0), (2, 0)]) == math.inf        # not a step
+    assert g.path_cost([(0, 0)]) == 0.0
+
+
+def test_fingerprint_tracks_costs_and_rule():
+    a = Grid.from_ascii("..\n..")
+    assert a.fingerprint == Grid.from_ascii("..\n..").fingerprint
+    assert a.fingerprint != a.with_options(diagonal="never").fingerprint
+    assert a.fingerprint != Grid.from_ascii("..\n.#").fingerprint
+
+
+def test_to_csr_matches_neighbors():
+    g = Grid.from_ascii("..#\n...\n#..", diagonal="allow_one_blocked")
+    csr = g.to_csr()
+    for (x, y) in g.iter_cells():
+        got = sorted(csr.successors(y * g.width + x))
+        want = sorted((cy * g.width + cx, c) for (cx, cy), c in g.neighbors((x, y)))
+        assert got == want
