@@ -4,13 +4,12 @@ import math
 
 import numpy as np
 import pytest
+from grid_oracle import legal_steps, oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wayfinding as wf
 from wayfinding.grid import GridSearch
-
-from grid_oracle import legal_steps, oracle_costs
 
 RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 OPTIMAL = ["astar", "dijkstra", "bidirectional"]

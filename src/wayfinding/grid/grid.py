@@ -187,7 +187,7 @@ class Grid:
 
     @cached_property
     def moves(self) -> np.ndarray:
-        """Padded, flattened legal-move bit masks (see :func:`~wayfinding.grid.rules.move_masks`)."""
+        """Padded, flattened legal-move bit masks (see :func:`.rules.move_masks`)."""
         m = move_masks(self._passable, self._diagonal)
         m.flags.writeable = False
         return m
@@ -416,8 +416,7 @@ class Grid:
     def iter_cells(self) -> Iterator[Cell]:
         """Every passable cell, row by row."""
         ys, xs = np.nonzero(self._passable)
-        for x, y in zip(xs.tolist(), ys.tolist()):
-            yield (x, y)
+        yield from zip(xs.tolist(), ys.tolist())
 
 
 def _as_cell(value: Any, name: str) -> Cell:

@@ -46,7 +46,7 @@ class GridSearch:
     ... ....''')
     >>> r = GridSearch(g).find_path((0, 1), (3, 1))
     >>> r.found, round(r.cost, 4), r.path.tolist()
-    (True, 4.8284, [[0, 1], [1, 0], [2, 0], [3, 1]])
+    (True, 5.0, [[0, 1], [0, 0], [1, 0], [2, 0], [3, 0], [3, 1]])
     """
 
     def __init__(self, grid: Grid, *, workspace: Workspace | None = None):

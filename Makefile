@@ -1,0 +1,37 @@
+# Set-up is automatic: every target creates .venv (if absent) and installs what it needs.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+KERNELS := $(wildcard src/wayfinding/_kernels/*.pyx src/wayfinding/_kernels/*.pxd)
+
+.PHONY: demo test test-all bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml setup.py $(KERNELS) | $(PY)
+	$(PY) -m pip install --quiet -e '.[test,viz]'
+	touch $@
+
+$(VENV)/.bench: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[bench]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/wayfinding demo --out wayfinding-demo
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check src tests benchmarks
+
+test: lint
+	$(PY) -m pytest
+
+test-all: lint
+	$(PY) -m pytest -m "slow or not slow"
+
+bench: $(VENV)/.bench
+	$(PY) benchmarks/grid_astar.py --out BENCHMARKS.md
+
+clean:
+	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so

@@ -1,0 +1,192 @@
+"""The ``wayfinding`` command line: path, scen, render, demo.
+
+Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidQueryError, WayfindingError
+from .grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map
+from .scenarios import run_scenario
+
+
+def _cell(text: str) -> tuple[int, int]:
+    try:
+        x, y = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a cell 'X,Y' of two integers") \
+            from None
+    return x, y
+
+
+def _algo_help() -> str:
+    return "; ".join(f"{name}: {text}" for name, text in ALGORITHMS.items())
+
+
+def _add_search_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--algo", default="astar", choices=list(ALGORITHMS), metavar="NAME",
+                   help=f"search algorithm (default astar). {_algo_help()}")
+    p.add_argument("--heuristic", choices=list(HEURISTIC_CODES), default=None,
+                   help="heuristic (default octile; manhattan on 4-connected grids)")
+    p.add_argument("--weight", type=float, default=None,
+                   help="heuristic weight for weighted_astar (>= 1, default 2)")
+    p.add_argument("--agent-size", type=int, default=1,
+                   help="agent side in cells (default 1)")
+
+
+def _search_options(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"algo": args.algo, "heuristic": args.heuristic,
+                           "agent_size": args.agent_size}
+    if args.weight is not None:
+        out["weight"] = args.weight
+    return out
+
+
+def _load(args: argparse.Namespace):
+    return read_map(args.map, diagonal=args.diagonal)
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+    grid = _load(args)
+    r = GridSearch(grid).find_path(args.start, args.goal, record=bool(args.render),
+                                   **_search_options(args))
+    if args.render:
+        from .viz import save
+
+        save(args.render, grid, path=r, explored=r, frontier=r, start=args.start,
+             goal=args.goal)
+    if args.json:
+        print(json.dumps({
+            "found": r.found, "cost": r.cost if r.found else None, "algorithm": r.algorithm,
+            "path": r.path.tolist(), "expanded": r.stats.expanded,
+            "generated": r.stats.generated, "elapsed_us": r.stats.elapsed * 1e6,
+        }))
+    elif r.found:
+        print(f"cost {r.cost:.8f}, {len(r.path) - 1} steps, {r.stats.expanded} expanded, "
+              f"{r.stats.elapsed * 1e6:.0f} µs")
+        print(" ".join(f"{x},{y}" for x, y in r.path.tolist()))
+    else:
+        print(f"no path from {args.start} to {args.goal}")
+    if args.render:
+        print(f"picture: {args.render}", file=sys.stderr)
+    return 0
+
+
+def cmd_scen(args: argparse.Namespace) -> int:
+    report = run_scenario(args.scen, sample=args.sample, maps=args.maps or (),
+                          show_progress=not args.json and not args.quiet,
+                          **_search_options(args))
+    if args.json:
+        print(json.dumps(report.as_dict()))
+    else:
+        print(report.table())
+        for w in report.worst:
+            print(f"  mismatch at line {w['line']}: {w['start']} -> {w['goal']}: "
+                  f"optimal {w['optimal']}, found {w['found']}")
+    exact = args.algo in ("astar", "dijkstra", "bidirectional")
+    return 1 if report.mismatches and exact else 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from .viz import save
+
+    grid = _load(args)
+    options: dict[str, Any] = {}
+    if args.start is not None and args.goal is not None:
+        r = GridSearch(grid).find_path(args.start, args.goal, record=args.algo != "bidirectional",
+                                       **_search_options(args))
+        options.update(path=r, start=args.start, goal=args.goal)
+        if args.explored and r.expanded_nodes is not None:
+            options.update(explored=r, frontier=r)
+    elif (args.start is None) != (args.goal is None):
+        raise InvalidQueryError("give both --from and --to, or neither")
+    if args.distances_from is not None:
+        options["distances"] = GridSearch(grid).distance_map(args.distances_from)
+        options.setdefault("start", args.distances_from)
+    for out in args.output:
+        save(out, grid, **options)
+        print(out)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    page = run_demo(Path(args.out), show_progress=not args.quiet)
+    print(f"demo written to {page}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wayfinding", description="Pathfinding on grids: search, benchmark, render.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    diag = {"choices": [d.value for d in Diagonal], "default": "no_corner_cutting",
+            "help": "diagonal rule (default no_corner_cutting, the Moving AI rule)"}
+
+    p = sub.add_parser("path", help="find one path on a Moving AI .map")
+    p.add_argument("map", help="a Moving AI .map file")
+    p.add_argument("--from", dest="start", type=_cell, required=True, metavar="X,Y")
+    p.add_argument("--to", dest="goal", type=_cell, required=True, metavar="X,Y")
+    p.add_argument("--diagonal", **diag)
+    _add_search_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--render", metavar="OUT", help="also draw the search to OUT (.png/.svg)")
+    p.set_defaults(run=cmd_path)
+
+    s = sub.add_parser("scen", help="solve a Moving AI .scen file and check optimal lengths",
+                       description="Solve every problem of a .scen file (or a deterministic "
+                       f"sample) and check each length. Algorithms: {_algo_help()}.")
+    s.add_argument("scen", help="a Moving AI .scen file")
+    _add_search_options(s)
+    s.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="solve an evenly spread sample of N problems")
+    s.add_argument("--maps", action="append", metavar="DIR",
+                   help="extra folder to look for the map in (repeatable)")
+    s.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(run=cmd_scen, diagonal="no_corner_cutting")
+
+    r = sub.add_parser("render", help="draw a map, a path, explored cells or a distance map")
+    r.add_argument("map", help="a Moving AI .map file")
+    r.add_argument("-o", "--output", action="append", required=True, metavar="OUT",
+                   help="picture to write (.png or .svg; repeatable)")
+    r.add_argument("--from", dest="start", type=_cell, metavar="X,Y")
+    r.add_argument("--to", dest="goal", type=_cell, metavar="X,Y")
+    r.add_argument("--explored", action="store_true", help="show explored and open cells")
+    r.add_argument("--distances-from", type=_cell, metavar="X,Y",
+                   help="colour cells by their cost from this cell")
+    r.add_argument("--diagonal", **diag)
+    _add_search_options(r)
+    r.set_defaults(run=cmd_render)
+
+    d = sub.add_parser("demo", help="solve and draw the bundled Moving AI map; write a page")
+    d.add_argument("--out", default="wayfinding-demo", help="output folder")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
+    d.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except WayfindingError as exc:
+        print(f"wayfinding: error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(f"wayfinding: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["build_parser", "main"]

@@ -1,0 +1,106 @@
+"""The showcase behind ``wayfinding demo``: solve the bundled Moving AI scenario, draw the
+searches and write an HTML page that sums it up."""
+
+from __future__ import annotations
+
+import html
+import importlib.resources
+import platform
+import time
+from pathlib import Path
+
+from ._io import atomic_write_text
+from .grid import Diagonal, GridSearch, read_map, read_scen
+from .scenarios import ScenarioReport, run_scenario
+
+
+def bundled(name: str) -> Path:
+    """Path of a data file shipped in the package (``arena2.map``, ``den312d.map``...)."""
+    return Path(str(importlib.resources.files("wayfinding") / "data" / name))
+
+
+def _pictures(out: Path, stem: str, grid, **options) -> list[str]:
+    """Write an SVG (always) and a PNG (when Pillow is installed); return the file names."""
+    from .viz import save
+
+    names = [f"{stem}.svg"]
+    save(out / names[0], grid, **options)
+    try:
+        save(out / f"{stem}.png", grid, **options)
+        names.append(f"{stem}.png")
+    except ImportError:
+        pass
+    return names
+
+
+def run_demo(out: Path, *, show_progress: bool = True) -> Path:
+    """Write the demo into folder ``out`` and return the HTML page's path."""
+    out.mkdir(parents=True, exist_ok=True)
+    scen_path = bundled("arena2.map.scen")
+    scen = read_scen(scen_path)
+    reports: list[ScenarioReport] = []
+    for algo, sample in (("astar", None), ("bidirectional", None), ("dijkstra", 200)):
+        reports.append(run_scenario(scen_path, algo=algo, sample=sample,
+                                    show_progress=show_progress, scenario=scen))
+    grid = read_map(bundled("arena2.map"))
+    longest = max(scen.problems, key=lambda p: p.optimal)
+    search = GridSearch(grid)
+    figures = []
+    for algo in ("astar", "dijkstra"):
+        r = search.find_path(longest.start, longest.goal, algo=algo, record=True)
+        names = _pictures(out, f"arena2-{algo}", grid, path=r, explored=r, frontier=r,
+                          start=longest.start, goal=longest.goal,
+                          title=f"{algo}: cost {r.cost:.3f}, {r.stats.expanded} expanded")
+        figures.append((f"{algo} on arena2: cost {r.cost:.4f} (optimum {longest.optimal:.4f}), "
+                        f"{r.stats.expanded:,} cells expanded", names[-1]))
+    dist = search.distance_map(longest.start)
+    names = _pictures(out, "arena2-distances", grid, distances=dist, start=longest.start)
+    figures.append(("cost from the start to every cell (distance map)", names[-1]))
+
+    den = read_map(bundled("den312d.map"))
+    free = list(den.iter_cells())
+    a, b = free[0], free[-1]
+    rule_rows = []
+    for rule in Diagonal:
+        g = den.with_options(diagonal=rule)
+        r = GridSearch(g).find_path(a, b, record=True)
+        names = _pictures(out, f"den312d-{rule.value}", g, path=r, explored=r,
+                          start=a, goal=b)
+        rule_rows.append((rule.value, r.cost, r.stats.expanded, names[-1]))
+
+    page = out / "index.html"
+    atomic_write_text(page, _html(reports, figures, rule_rows, a, b))
+    return page
+
+
+def _html(reports, figures, rule_rows, a, b) -> str:
+    esc = html.escape
+    rows = "".join(
+        f"<tr><td>{esc(r.algorithm)}</td><td>{r.problems}</td><td>{r.mismatches}</td>"
+        f"<td>{r.median_us:,.0f}</td><td>{r.mean_us:,.0f}</td><td>{r.mean_expanded:,.0f}</td>"
+        "</tr>" for r in reports)
+    figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>{esc(cap)}"
+                   "</figcaption></figure>" for cap, src in figures)
+    rules = "".join(
+        f"<figure><img src='{esc(src)}' alt='{esc(name)}'><figcaption>{esc(name)}: cost "
+        f"{cost:.3f}, {exp:,} expanded</figcaption></figure>" for name, cost, exp, src in rule_rows)
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>wayfinding demo</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222 }}
+table {{ border-collapse: collapse }} td, th {{ border: 1px solid #ccc; padding: .3em .7em;
+text-align: right }} figure {{ display: inline-block; margin: .5em; max-width: 520px }}
+img {{ max-width: 100%; border: 1px solid #ddd; image-rendering: pixelated }}
+</style></head><body>
+<h1>wayfinding demo</h1>
+<p>Moving AI benchmark map <code>dao/arena2</code> (281×209) and its scenario file: every
+problem solved and each length checked against the published optimum
+(tolerance max(1e-3, 1e-5·length)). Machine: {esc(platform.processor() or platform.machine())},
+Python {esc(platform.python_version())}; {esc(when)}.</p>
+<table><tr><th>algorithm</th><th>problems</th><th>mismatches</th><th>median µs</th>
+<th>mean µs</th><th>mean expanded</th></tr>{rows}</table>
+<h2>The longest problem</h2>{figs}
+<h2>Diagonal rules on dao/den312d, {a} → {b}</h2>{rules}
+</body></html>
+"""

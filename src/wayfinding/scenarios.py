@@ -1,0 +1,88 @@
+"""Run Moving AI scenario files through a grid search and summarise the outcome."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .grid import GridSearch, Problem, Scenario, read_map, read_scen
+from .progress import progress
+
+
+@dataclass
+class ScenarioReport:
+    """What :func:`run_scenario` measured: counts, mismatches and per-query times (µs)."""
+
+    scenario: str
+    map: str
+    algorithm: str
+    problems: int
+    solved: int
+    mismatches: int
+    median_us: float
+    mean_us: float
+    p95_us: float
+    mean_expanded: float
+    worst: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def table(self) -> str:
+        """A small plain-text summary table."""
+        rows = [
+            ("scenario", self.scenario), ("map", self.map), ("algorithm", self.algorithm),
+            ("problems", f"{self.problems}"), ("solved", f"{self.solved}"),
+            ("mismatches", f"{self.mismatches}"),
+            ("median µs/query", f"{self.median_us:,.1f}"),
+            ("mean µs/query", f"{self.mean_us:,.1f}"),
+            ("p95 µs/query", f"{self.p95_us:,.1f}"),
+            ("mean expanded", f"{self.mean_expanded:,.1f}"),
+        ]
+        width = max(len(k) for k, _ in rows)
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def sample_problems(problems: list[Problem], n: int | None) -> list[Problem]:
+    """A deterministic, evenly spread sample of ``n`` problems (all when ``n`` is None)."""
+    if n is None or n >= len(problems):
+        return list(problems)
+    if n < 1:
+        return []
+    idx = np.linspace(0, len(problems) - 1, n).round().astype(int)
+    return [problems[i] for i in idx]
+
+
+def run_scenario(path: str | Path, *, algo: str = "astar", sample: int | None = None,
+                 maps: list[str | Path] | tuple = (), show_progress: bool = True,
+                 scenario: Scenario | None = None, **options: Any) -> ScenarioReport:
+    """Solve every problem of a ``.scen`` file (or an even sample of ``sample`` of them) and
+    compare each length with the file's optimum (tolerance max(1e-3, 1e-5 x length))."""
+    scen = scenario if scenario is not None else read_scen(path)
+    map_path = scen.find_map(search=maps)
+    grid = read_map(map_path)
+    scen.check_map(grid)
+    chosen = sample_problems(scen.problems, sample)
+    search = GridSearch(grid)
+    times, expanded, wrong = [], 0, []
+    solved = 0
+    for p in progress(chosen, len(chosen), label=Path(path).name, enabled=show_progress):
+        t0 = time.perf_counter()
+        r = search.find_path(p.start, p.goal, algo=algo, **options)
+        times.append(time.perf_counter() - t0)
+        expanded += r.stats.expanded
+        solved += r.found
+        if not (r.found and p.matches(r.cost)):
+            wrong.append({"line": p.line, "start": list(p.start), "goal": list(p.goal),
+                          "optimal": p.optimal, "found": r.cost if r.found else None})
+    us = np.array(times) * 1e6 if times else np.array([math.nan])
+    return ScenarioReport(
+        scenario=str(path), map=str(map_path), algorithm=algo, problems=len(chosen),
+        solved=solved, mismatches=len(wrong), median_us=float(np.median(us)),
+        mean_us=float(np.mean(us)), p95_us=float(np.percentile(us, 95)),
+        mean_expanded=expanded / max(len(chosen), 1), worst=wrong[:10])
