@@ -739,7 +739,7 @@ def targets(results: list[SetResult]) -> list[Target]:
         cands = [(res.speed_ratio(m.key), m) for m in METHODS[1:] if res.exact(m.key)]
         if not cands:
             continue
-        best, m = max(cands, key=lambda c: c[0])
+        best, m = min(cands, key=lambda c: c[0])  # smallest peer ÷ wayfinding = fastest
         vals.append(1.0 / best)
         per.append(f"{res.pset.name.split('/')[-1]} {1.0 / best:.2f} ({m.key})")
     g = geomean(vals)

@@ -9,7 +9,7 @@ cimport numpy as cnp
 from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t
 
-from ._heap cimport Heap, HeapItem, heap_pop, heap_push, vec_push
+from ._heap cimport Heap, HeapItem, heap_decrease, heap_pop, heap_push, vec_push
 from ._workspace cimport Workspace
 
 cnp.import_array()
@@ -35,6 +35,7 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
     cdef int32_t[::1] parent = ws.parent
     cdef uint32_t[::1] stamp = ws.stamp
     cdef Heap* heap = &ws.heap
+    cdef int32_t* pos = &ws.pos[0]
     cdef bint use_h = hscale > 0.0 and goal >= 0 and coords.shape[0] > 0
     cdef int u, v, status = 0
     cdef int64_t e
@@ -45,11 +46,11 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
         stamp[start] = open_stamp
         g[start] = 0.0
         parent[start] = -1
-        if heap_push(heap, hscale * euclid(coords, start, goal) if use_h else 0.0,
+        if heap_push(heap, pos, hscale * euclid(coords, start, goal) if use_h else 0.0,
                      0.0, start) != 0:
             status = -1
         while status == 0 and heap.size > 0:
-            it = heap_pop(heap)
+            it = heap_pop(heap, pos)
             u = it.node
             if stamp[u] == closed_stamp:
                 continue
@@ -69,11 +70,14 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
                 ng = gu + weights[e]
                 if stamp[v] == open_stamp and ng >= g[v]:
                     continue
+                hv = hscale * euclid(coords, v, goal) if use_h else 0.0
                 g[v] = ng
                 parent[v] = u
+                if stamp[v] == open_stamp:
+                    heap_decrease(heap, pos, v, ng + hv, ng)
+                    continue
                 stamp[v] = open_stamp
-                hv = hscale * euclid(coords, v, goal) if use_h else 0.0
-                if heap_push(heap, ng + hv, ng, v) != 0:
+                if heap_push(heap, pos, ng + hv, ng, v) != 0:
                     status = -1
                     break
                 generated += 1

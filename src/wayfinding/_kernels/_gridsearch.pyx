@@ -7,8 +7,8 @@ legal steps out of cell ``i`` (bit d for direction d: N, E, S, W, NE, SE, SW, NW
 folding in blocked cells and the diagonal rule, so the inner loops test one bit per step.
 A step of base length L (1 or sqrt 2) between cells u and v costs ``L * (cost[u] + cost[v]) / 2``.
 
-A search state costs 16 bytes per cell (g float64, parent int32, stamp uint32) plus the open
-list.  Stamps carry a generation counter, so no per-query reset of the node arrays is needed.
+A search state costs 20 bytes per cell (g float64, parent int32, heap slot int32, stamp
+uint32) plus the open list, an indexed binary heap with decrease-key.  Stamps carry a generation counter, so no per-query reset of the node arrays is needed.
 """
 
 import numpy as np
@@ -18,7 +18,7 @@ from libc.math cimport INFINITY, fmax, fmin, sqrt
 from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport free
 
-from ._heap cimport Heap, HeapItem, IntVec, heap_pop, heap_push, vec_push
+from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._workspace cimport Workspace
 
 cnp.import_array()
@@ -104,12 +104,13 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     step_tables(width, offset, length)
 
     cdef IntVec* ties = &ws.ties
+    cdef int32_t* pos = &ws.pos[0]
     cdef double f, fu = 0.0
     cdef int status = 0
     stamp[start] = open_stamp
     g[start] = 0.0
     parent[start] = -1
-    if heap_push(heap, hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0:
+    if heap_push(heap, pos, hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0:
         return -1
     c.generated = 1
     c.max_open = 1
@@ -121,7 +122,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
             ties.size -= 1
             u = ties.data[ties.size]
         elif heap.size > 0:
-            it = heap_pop(heap)
+            it = heap_pop(heap, pos)
             u = it.node
             fu = it.f
         else:
@@ -147,20 +148,26 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
             if stamp[v] == closed_stamp:
                 continue
             ng = gu + length[d] * 0.5 * (cu + cost[v])
-            if stamp[v] == open_stamp:
-                if ng >= g[v] * (1.0 - TIE_EPS):
-                    continue
-                c.updated += 1
-            g[v] = ng
-            parent[v] = u
-            stamp[v] = open_stamp
+            if stamp[v] == open_stamp and ng >= g[v] * (1.0 - TIE_EPS):
+                continue
             hv = hscale * heuristic_xy(hkind, ux + DX[d], uy + DY[d]) \
                 if hkind != H_ZERO else 0.0
             f = hv if greedy else ng + hv
+            if stamp[v] == open_stamp:
+                c.updated += 1
+                g[v] = ng
+                parent[v] = u
+                if pos[v] >= 0:  # else it waits on the tie list, where it stays least
+                    heap_decrease(heap, pos, v, f, ng)
+                continue
+            g[v] = ng
+            parent[v] = u
+            stamp[v] = open_stamp
             if f - fu <= TIE_EPS * fu:
+                pos[v] = -1
                 if vec_push(ties, v) != 0:
                     return -1
-            elif heap_push(heap, f, ng, v) != 0:
+            elif heap_push(heap, pos, f, ng, v) != 0:
                 return -1
             c.generated += 1
         if heap.size + ties.size > c.max_open:
@@ -168,7 +175,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     # Leave the whole open list in the heap for ``Workspace.open_nodes``.
     while ties.size > 0:
         ties.size -= 1
-        if heap_push(heap, fu, g[ties.data[ties.size]], ties.data[ties.size]) != 0:
+        if heap_push(heap, pos, fu, g[ties.data[ties.size]], ties.data[ties.size]) != 0:
             return -1
     return status
 
@@ -252,6 +259,7 @@ def bfs(Workspace ws, const uint8_t[::1] moves, int width, int start, int goal, 
 cdef struct Side:
     double* g
     int32_t* parent
+    int32_t* pos
     uint32_t* stamp
     Heap* heap
     uint32_t open_stamp
@@ -261,18 +269,11 @@ cdef struct Side:
 cdef inline void side_of(Workspace ws, uint32_t open_stamp, int target, Side* s):
     s.g = &ws.g[0]
     s.parent = &ws.parent[0]
+    s.pos = &ws.pos[0]
     s.stamp = &ws.stamp[0]
     s.heap = &ws.heap
     s.open_stamp = open_stamp
     s.target = target
-
-
-cdef inline int settle_top(Side* s) noexcept nogil:
-    """Drop stale entries from the top of a side's heap; returns the new size."""
-    cdef Heap* heap = s.heap
-    while heap.size > 0 and s.stamp[heap.items[0].node] == s.open_stamp + 1:
-        heap_pop(heap)
-    return heap.size
 
 
 cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
@@ -297,12 +298,14 @@ cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
     bw.stamp[goal] = bw.open_stamp
     bw.g[goal] = 0.0
     bw.parent[goal] = -1
-    if heap_push(fw.heap, hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0:
+    if heap_push(fw.heap, fw.pos, hscale * heuristic(hkind, start, goal, width), 0.0,
+                 start) != 0:
         return -1
-    if heap_push(bw.heap, hscale * heuristic(hkind, goal, start, width), 0.0, goal) != 0:
+    if heap_push(bw.heap, bw.pos, hscale * heuristic(hkind, goal, start, width), 0.0,
+                 goal) != 0:
         return -1
     c.generated = 2
-    while settle_top(fw) > 0 and settle_top(bw) > 0:
+    while fw.heap.size > 0 and bw.heap.size > 0:
         if fw.heap.items[0].f >= best or bw.heap.items[0].f >= best:
             break
         if fw.heap.size <= bw.heap.size:
@@ -310,7 +313,7 @@ cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
         else:
             ws, other = bw, fw
         closed_stamp = ws.open_stamp + 1
-        it = heap_pop(ws.heap)
+        it = heap_pop(ws.heap, ws.pos)
         u = it.node
         ws.stamp[u] = closed_stamp
         c.expanded += 1
@@ -326,15 +329,19 @@ cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
             ng = gu + length[d] * 0.5 * (cu + cost[v])
             if ws.stamp[v] == ws.open_stamp and ng >= ws.g[v] * (1.0 - TIE_EPS):
                 continue
+            hv = hscale * heuristic(hkind, v, ws.target, width) if hkind != H_ZERO else 0.0
             ws.g[v] = ng
             ws.parent[v] = u
-            ws.stamp[v] = ws.open_stamp
             if (other.stamp[v] == other.open_stamp or other.stamp[v] == other.open_stamp + 1) \
                     and ng + other.g[v] < best:
                 best = ng + other.g[v]
                 meet[0] = v
-            hv = hscale * heuristic(hkind, v, ws.target, width) if hkind != H_ZERO else 0.0
-            if heap_push(ws.heap, ng + hv, ng, v) != 0:
+            if ws.stamp[v] == ws.open_stamp:
+                c.updated += 1
+                heap_decrease(ws.heap, ws.pos, v, ng + hv, ng)
+                continue
+            ws.stamp[v] = ws.open_stamp
+            if heap_push(ws.heap, ws.pos, ng + hv, ng, v) != 0:
                 return -1
             c.generated += 1
         if fw.heap.size + bw.heap.size > c.max_open:
@@ -377,6 +384,7 @@ def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int wi
     cdef int32_t[::1] parent = ws.parent
     cdef uint32_t[::1] stamp = ws.stamp
     cdef Heap* heap = &ws.heap
+    cdef int32_t* pos = &ws.pos[0]
     cdef int offset[8]
     cdef double length[8]
     cdef int u, v, d, s
@@ -394,10 +402,10 @@ def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int wi
                 stamp[s] = open_stamp
                 g[s] = 0.0
                 parent[s] = -1
-                if heap_push(heap, 0.0, 0.0, s) != 0:
+                if heap_push(heap, pos, 0.0, 0.0, s) != 0:
                     status = -1
         while status == 0 and heap.size > 0:
-            it = heap_pop(heap)
+            it = heap_pop(heap, pos)
             u = it.node
             if stamp[u] == closed_stamp:
                 continue
@@ -416,12 +424,16 @@ def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int wi
                 if stamp[v] == closed_stamp:
                     continue
                 ng = gu + length[d] * 0.5 * (cu + cost[v])
-                if stamp[v] == open_stamp and ng >= g[v] * (1.0 - TIE_EPS):
+                if stamp[v] == open_stamp:
+                    if ng < g[v] * (1.0 - TIE_EPS):
+                        g[v] = ng
+                        parent[v] = u
+                        heap_decrease(heap, pos, v, ng, ng)
                     continue
                 g[v] = ng
                 parent[v] = u
                 stamp[v] = open_stamp
-                if heap_push(heap, ng, ng, v) != 0:
+                if heap_push(heap, pos, ng, ng, v) != 0:
                     status = -1
                     break
     if status < 0:

@@ -1,12 +1,14 @@
-# Binary min-heap of (f, g, node) items with lazy deletion, shared by the search kernels.
-# Order: smaller f first; on equal f, larger g first (deeper nodes, fewer re-expansions);
-# equal (f, g) pop in a deterministic order fixed by the push sequence.
+# Indexed binary min-heap of (f, g, node) items with decrease-key, shared by the search
+# kernels.  ``pos[node]`` holds the node's heap slot while it is on the heap.
+# Order: smaller f first; on equal f, larger g first (deeper nodes); equal (f, g) pop in a
+# deterministic order fixed by the sequence of operations.
+from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc, realloc
 
 
 cdef struct HeapItem:
     double f
-    float g         # only breaks ties; staleness is decided by the caller's node arrays
+    float g         # only breaks ties
     int node
 
 
@@ -38,9 +40,21 @@ cdef inline bint item_before(HeapItem a, HeapItem b) noexcept nogil:
     return a.g > b.g
 
 
-cdef inline int heap_push(Heap* h, double f, double g, int node) noexcept nogil:
-    """Push an item; returns -1 if memory ran out."""
-    cdef Py_ssize_t i, parent
+cdef inline void sift_up(Heap* h, int32_t* pos, Py_ssize_t i, HeapItem item) noexcept nogil:
+    cdef Py_ssize_t parent
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not item_before(item, h.items[parent]):
+            break
+        h.items[i] = h.items[parent]
+        pos[h.items[i].node] = <int32_t> i
+        i = parent
+    h.items[i] = item
+    pos[item.node] = <int32_t> i
+
+
+cdef inline int heap_push(Heap* h, int32_t* pos, double f, double g, int node) noexcept nogil:
+    """Push a node that is not on the heap; returns -1 if memory ran out."""
     cdef HeapItem item
     cdef HeapItem* grown
     if h.size == h.capacity:
@@ -50,21 +64,24 @@ cdef inline int heap_push(Heap* h, double f, double g, int node) noexcept nogil:
         h.items = grown
         h.capacity *= 2
     item.f = f
-    item.g = g
+    item.g = <float> g
     item.node = node
-    i = h.size
     h.size += 1
-    while i > 0:
-        parent = (i - 1) >> 1
-        if not item_before(item, h.items[parent]):
-            break
-        h.items[i] = h.items[parent]
-        i = parent
-    h.items[i] = item
+    sift_up(h, pos, h.size - 1, item)
     return 0
 
 
-cdef inline HeapItem heap_pop(Heap* h) noexcept nogil:
+cdef inline void heap_decrease(Heap* h, int32_t* pos, int node, double f,
+                               double g) noexcept nogil:
+    """Lower the key of a node that is on the heap."""
+    cdef HeapItem item
+    item.f = f
+    item.g = <float> g
+    item.node = node
+    sift_up(h, pos, pos[node], item)
+
+
+cdef inline HeapItem heap_pop(Heap* h, int32_t* pos) noexcept nogil:
     """Remove and return the first item; the heap must not be empty."""
     cdef HeapItem top = h.items[0]
     cdef HeapItem last
@@ -82,8 +99,11 @@ cdef inline HeapItem heap_pop(Heap* h) noexcept nogil:
             if not item_before(h.items[child], last):
                 break
             h.items[i] = h.items[child]
+            pos[h.items[i].node] = <int32_t> i
             i = child
         h.items[i] = last
+        pos[last.node] = <int32_t> i
+    pos[top.node] = -1
     return top
 
 

@@ -7,6 +7,7 @@ cdef class Workspace:
     cdef readonly Py_ssize_t size
     cdef double[::1] g
     cdef int32_t[::1] parent
+    cdef int32_t[::1] pos
     cdef uint32_t[::1] stamp
     cdef uint32_t generation
     cdef Heap heap

@@ -24,6 +24,7 @@ cdef class Workspace:
         self.size = size
         self.g = np.empty(size, dtype=np.float64)
         self.parent = np.empty(size, dtype=np.int32)
+        self.pos = np.empty(size, dtype=np.int32)
         self.stamp = np.zeros(size, dtype=np.uint32)
         self.generation = 0
         if heap_init(&self.heap, 1024) != 0:
@@ -37,7 +38,7 @@ cdef class Workspace:
     @property
     def nbytes(self):
         """Bytes held by the node arrays and the open list."""
-        return self.size * 16 + self.heap.capacity * sizeof(HeapItem)
+        return self.size * 20 + self.heap.capacity * sizeof(HeapItem)
 
     cdef uint32_t begin(self):
         """Start a query: a fresh generation (stamps 2*gen open, 2*gen+1 closed)."""
@@ -75,16 +76,14 @@ cdef class Workspace:
             if self.record.size else np.empty(0, dtype=np.int64)
 
     def open_nodes(self):
-        """Nodes still open after the last query, in heap order, without stale entries."""
+        """Nodes still open after the last query, in heap order."""
         cdef uint32_t open_stamp = 2 * self.generation
         cdef Py_ssize_t i
         cdef HeapItem it
         seen = []
-        seen_set = set()
         for i in range(self.heap.size):
             it = self.heap.items[i]
-            if self.stamp[it.node] == open_stamp and it.node not in seen_set:
-                seen_set.add(it.node)
+            if self.stamp[it.node] == open_stamp:
                 seen.append(it.node)
         return np.asarray(seen, dtype=np.int64)
 
