@@ -352,7 +352,7 @@ cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
 def bidirectional(Workspace fw, Workspace bw, const double[::1] cost,
                   const uint8_t[::1] moves, int width, int start, int goal, int hkind,
                   double hscale):
-    """Bidirectional A*. Returns (found, cost, meet, expanded, generated, max_open).
+    """Bidirectional A*. Returns (found, cost, meet, expanded, generated, updated, max_open).
 
     The path is ``fw.path_to(meet)`` followed by ``bw.path_to(meet)`` reversed, minus ``meet``.
     """
@@ -371,7 +371,7 @@ def bidirectional(Workspace fw, Workspace bw, const double[::1] cost,
     if status < 0:
         raise MemoryError("open list could not grow")
     total = fw.g[meet] + bw.g[meet] if status == 1 else INFINITY
-    return status == 1, total, meet, c.expanded, c.generated, c.max_open
+    return status == 1, total, meet, c.expanded, c.generated, c.updated, c.max_open
 
 
 def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,

@@ -67,6 +67,24 @@ cdef class Workspace:
             v = self.parent[v]
         return out
 
+    def path_cells(self, int node, int width):
+        """``(n, 2)`` int64 ``(x, y)`` cells from the query's start to ``node`` on a padded
+        grid of row width ``width`` (the border is removed)."""
+        cdef Py_ssize_t n = 0
+        cdef int v = node
+        while v != -1:
+            n += 1
+            v = self.parent[v]
+        out = np.empty((n, 2), dtype=np.int64)
+        cdef long long[:, ::1] o = out
+        v = node
+        while v != -1:
+            n -= 1
+            o[n, 0] = v % width - 1
+            o[n, 1] = v // width - 1
+            v = self.parent[v]
+        return out
+
     def g_of(self, int node):
         return self.g[node]
 

@@ -76,6 +76,7 @@ class Grid:
         values = np.ascontiguousarray(values)
         values.flags.writeable = False
         self._costs = values
+        self._h, self._w = values.shape
         self._passable = np.isfinite(values)
         self._passable.flags.writeable = False
         if tiles is not None:
@@ -148,11 +149,11 @@ class Grid:
 
     @property
     def width(self) -> int:
-        return self._costs.shape[1]
+        return self._w
 
     @property
     def height(self) -> int:
-        return self._costs.shape[0]
+        return self._h
 
     @property
     def diagonal(self) -> Diagonal:
@@ -225,16 +226,16 @@ class Grid:
             x, y = value
         else:
             x, y = _as_cell(value, name)
-        if not (0 <= x < self.width and 0 <= y < self.height):
+        if not (0 <= x < self._w and 0 <= y < self._h):
             raise InvalidQueryError(
-                f"{name} {(x, y)} is outside the {self.width}x{self.height} grid")
+                f"{name} {(x, y)} is outside the {self._w}x{self._h} grid")
         if passable and not self._passable[y, x]:
             raise InvalidQueryError(f"{name} {(x, y)} is a blocked cell")
         return x, y
 
     def index(self, cell: Cell) -> int:
         """Flat index of a (validated) cell in the padded arrays."""
-        return (cell[1] + 1) * (self.width + 2) + cell[0] + 1
+        return (cell[1] + 1) * (self._w + 2) + cell[0] + 1
 
     def cells_of(self, flat: np.ndarray) -> np.ndarray:
         """``(n, 2)`` int64 ``(x, y)`` cells of padded flat indices."""

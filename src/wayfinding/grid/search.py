@@ -105,31 +105,30 @@ class GridSearch:
             return PathResult(empty_path(), math.inf, False,
                               SearchStats(elapsed=time.perf_counter() - t0), algo,
                               *((empty_path(), empty_path()) if record else (None, None)))
-        a, b = grid.index(s), grid.index(g)
         width = grid.width + 2
+        a = (s[1] + 1) * width + s[0] + 1
+        b = (g[1] + 1) * width + g[0] + 1
         ws = self._ws
         upd = 0
         if algo == "bidirectional":
             if self._back is None:
                 self._back = Workspace(ws.size)
-            found, cost, meet, exp, gen, mo = _gridsearch.bidirectional(
+            found, cost, meet, exp, gen, upd, mo = _gridsearch.bidirectional(
                 ws, self._back, grid.padded_costs, grid.moves, width, a, b, hkind, scale)
-            flat = np.concatenate([ws.path_to(meet), self._back.path_to(meet)[::-1][1:]]) \
-                if found else np.empty(0, dtype=np.int64)
+            path = np.concatenate([ws.path_cells(meet, width),
+                                   self._back.path_cells(meet, width)[::-1][1:]]) \
+                if found else empty_path()
         elif algo == "bfs":
             found, exp, gen, mo = _gridsearch.bfs(ws, grid.moves, width, a, b, record)
-            flat = ws.path_to(b) if found else np.empty(0, dtype=np.int64)
-            cost = grid.path_cost(grid.cells_of(flat)) if found else math.inf
+            path = ws.path_cells(b, width) if found else empty_path()
+            cost = grid.path_cost(path) if found else math.inf
         else:
-            if algo == "dijkstra":
-                hkind = 0
             found, cost, exp, gen, upd, mo = _gridsearch.search(
-                ws, grid.padded_costs, grid.moves, width, a, b, hkind, scale,
-                algo == "greedy", record)
-            flat = ws.path_to(b) if found else np.empty(0, dtype=np.int64)
+                ws, grid.padded_costs, grid.moves, width, a, b,
+                0 if algo == "dijkstra" else hkind, scale, algo == "greedy", record)
+            path = ws.path_cells(b, width) if found else empty_path()
         stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                             elapsed=time.perf_counter() - t0)
-        path = grid.cells_of(flat)
         if record:
             return PathResult(path, cost, found, stats, algo, grid.cells_of(ws.recorded()),
                               grid.cells_of(ws.open_nodes()))
