@@ -57,9 +57,8 @@ def test_constructor_rejects_bad_arrays(indptr, indices, weights, coords, messag
     pytest.param(True, [], [], [], None, "n", id="bool_n"),
     pytest.param(2, [0], [1], [1.0], [[0.0, 0.0]], "coords", id="coords_too_few_rows"),
     pytest.param(2, [0], [1], [1.0], np.zeros((2, 4)), "coords", id="coords_bad_width"),
-    pytest.param(2, [0.5], [1], [1.0], None, "integer", id="float_source",
-                 marks=pytest.mark.xfail(strict=True, reason="library bug: from_edges "
-                                         "truncates non-integer node ids (0.5 -> 0)")),
+    pytest.param(2, [0.5], [1], [1.0], None, "integers", id="float_source"),
+    pytest.param(2, [0], [1.0], [1.0], None, "integers", id="float_target"),
 ])
 def test_from_edges_rejects_bad_edges(n, sources, targets, weights, coords, message):
     with pytest.raises(InvalidGridError, match=message):
@@ -288,3 +287,8 @@ def test_from_grid_structure(rule, cost):
     assert not blocked & set(csr.indices.tolist())
     assert all(csr.successors(b) == [] for b in blocked)
     assert csr.find_path(4, 7).cost == pytest.approx(cost, rel=1e-12)
+
+
+def test_float_indptr_is_refused():
+    with pytest.raises(InvalidGridError, match="indptr must be integers"):
+        CSRGraph([0, 1.7], [0], [1.0])

@@ -18,7 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wayfinding import AdjacencyGraph, CSRGraph, Grid, InvalidGridError, find_path
+from wayfinding import (
+    AdjacencyGraph,
+    CSRGraph,
+    Grid,
+    InvalidGridError,
+    InvalidQueryError,
+    find_path,
+)
 from wayfinding.search import astar, dijkstra, reachable_costs
 
 SQRT2 = math.sqrt(2.0)
@@ -634,3 +641,22 @@ def test_t32_parallel_connections_use_the_cheapest(edges, search):
     r = search(graph, "A", "B")
     assert r.path == ["A", "B"]
     assert r.cost == 2
+
+
+def test_dijkstra_accepts_an_explicit_none_heuristic():
+    g = AdjacencyGraph.from_edges([("a", "b", 1)])
+    assert dijkstra(g, "a", "b", heuristic=None).cost == 1.0
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True])
+def test_bad_max_expansions_is_refused(bad):
+    g = AdjacencyGraph.from_edges([("a", "b", 1)])
+    with pytest.raises(InvalidQueryError, match="max_expansions"):
+        astar(g, "a", "b", max_expansions=bad)
+
+
+@pytest.mark.parametrize("value", [float("nan"), -1.0])
+def test_bad_heuristic_values_are_refused(value):
+    g = AdjacencyGraph.from_edges([("a", "b", 1)])
+    with pytest.raises(InvalidQueryError, match="heuristic gave"):
+        astar(g, "a", "b", heuristic=lambda n, t: value)

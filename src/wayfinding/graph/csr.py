@@ -29,7 +29,7 @@ class CSRGraph:
     """
 
     def __init__(self, indptr: Any, indices: Any, weights: Any, *, coords: Any = None):
-        ip = np.ascontiguousarray(indptr, dtype=np.int64)
+        ip = _integers(indptr, "indptr")
         ix = np.asarray(indices)
         w = np.asarray(weights)
         if ip.ndim != 1 or len(ip) < 1 or ip[0] != 0 or np.any(np.diff(ip) < 0):
@@ -75,8 +75,8 @@ class CSRGraph:
                    directed: bool = True, coords: Any = None) -> CSRGraph:
         """Build from parallel arrays of edges; ``directed=False`` adds each edge both ways.
         Edges keep their input order within a node (stable sort)."""
-        s = np.asarray(sources, dtype=np.int64).ravel()
-        t = np.asarray(targets, dtype=np.int64).ravel()
+        s = _integers(sources, "sources").ravel()
+        t = _integers(targets, "targets").ravel()
         w = np.asarray(weights, dtype=np.float64).ravel()
         if not (len(s) == len(t) == len(w)):
             raise InvalidGridError(
@@ -194,3 +194,11 @@ class CSRGraph:
         keep = order[first]
         return sparse.csr_array((self.weights[keep], (src[keep], self.indices[keep])),
                                 shape=(n, n))
+
+
+def _integers(values: Any, name: str) -> np.ndarray:
+    """``values`` as int64, refusing anything that is not already integer-typed."""
+    arr = np.asarray(values)
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidGridError(f"{name} must be integers, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)

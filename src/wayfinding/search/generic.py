@@ -48,6 +48,9 @@ def astar(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
             or not math.isfinite(weight) or weight < 1:
         raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 1")
+    if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
+            max_expansions, int) or max_expansions < 0):
+        raise InvalidQueryError(f"max_expansions {max_expansions!r} must be an integer >= 0")
     is_goal, goals = _goal_test(goal)
     h = _heuristic(graph, heuristic, goals)
     if queue == "heap":
@@ -71,7 +74,11 @@ def astar(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
 
     def hval(node: Any) -> float:
         if node not in hcache:
-            hcache[node] = weight * h(node)
+            value = h(node)
+            if not value >= 0:
+                raise InvalidQueryError(
+                    f"heuristic gave {value!r} for node {node!r}; it must be a number >= 0")
+            hcache[node] = weight * value
         return hcache[node]
 
     open_list.push((hval(start), -0.0, counter), start)
@@ -147,7 +154,7 @@ def astar(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
 
 def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
     """Dijkstra's algorithm: :func:`astar` with a zero heuristic (same options)."""
-    if options.get("heuristic") is not None:
+    if options.pop("heuristic", None) is not None:
         raise InvalidQueryError("dijkstra takes no heuristic; use astar")
     r = astar(graph, start, goal, heuristic=_zero, **options)
     return PathResult(r.path, r.cost, r.found, r.stats, "dijkstra", r.expanded_nodes,
