@@ -39,8 +39,7 @@ def test_sample_covers_every_map_and_enough_problems():
 @pytest.mark.parametrize("algo", ["astar", "dijkstra"])
 @pytest.mark.parametrize("scen", SAMPLE, ids=lambda p: p.name)
 def test_sampled_problems_are_optimal(scen, algo):
-    # Dijkstra floods the whole map: every second problem keeps the default suite quick.
-    n, wrong = solve_all(scen, algo, every=1 if algo == "astar" else 2)
+    n, wrong = solve_all(scen, algo)
     assert n > 0
     assert wrong == []
 

@@ -1,0 +1,131 @@
+"""The command line, run in-process through ``wayfinding.cli.main``."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import TEST_DATA
+
+from wayfinding.cli import build_parser, main
+from wayfinding.grid import ALGORITHMS, read_scen
+
+MAP = TEST_DATA / "maps" / "dao" / "den312d.map"
+SCEN = TEST_DATA / "scenarios" / "dao" / "den312d.map.scen"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_path_text_and_json(capsys):
+    p = read_scen(SCEN)[-1]
+    start, goal = f"{p.start[0]},{p.start[1]}", f"{p.goal[0]},{p.goal[1]}"
+    code, out, _ = run(capsys, "path", MAP, "--from", start, "--to", goal)
+    assert code == 0 and out.startswith(f"cost {p.optimal:.4f}"[:9])
+    code, out, _ = run(capsys, "path", MAP, "--from", start, "--to", goal, "--json",
+                       "--algo", "bidirectional")
+    data = json.loads(out)
+    assert code == 0 and data["found"] and p.matches(data["cost"])
+    assert data["path"][0] == list(p.start) and data["path"][-1] == list(p.goal)
+
+
+def test_path_bad_cells_exit_2(capsys):
+    code, _, err = run(capsys, "path", MAP, "--from", "0,0", "--to", "5,5")
+    assert code == 2 and "start (0, 0) is a blocked cell" in err
+    code, _, err = run(capsys, "path", MAP, "--from", "999,0", "--to", "5,5")
+    assert code == 2 and "outside" in err
+
+
+def test_path_malformed_cell_argument(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["path", str(MAP), "--from", "1;2", "--to", "3,4"])
+    assert info.value.code == 2
+    assert "not a cell 'X,Y'" in capsys.readouterr().err
+
+
+def test_malformed_map_exit_2(capsys, tmp_path):
+    bad = tmp_path / "bad.map"
+    bad.write_text("type octile\nheight 2\nwidth 2\nmap\n..\n.\n")
+    code, _, err = run(capsys, "path", bad, "--from", "0,0", "--to", "1,0")
+    assert code == 2 and f"{bad}, line 6" in err
+
+
+@pytest.mark.parametrize("algo", ["astar", "dijkstra", "bidirectional"])
+def test_scen_json_summary(capsys, algo):
+    code, out, _ = run(capsys, "scen", SCEN, "--algo", algo, "--sample", "40", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["problems"] == 40 and data["mismatches"] == 0 and data["solved"] == 40
+    assert data["median_us"] > 0 and data["algorithm"] == algo
+
+
+def test_scen_table_and_sample_is_deterministic(capsys):
+    code, out, _ = run(capsys, "scen", SCEN, "--sample", "10", "--quiet")
+    assert code == 0 and "mismatches       0" in out and "problems         10" in out
+    a = json.loads(run(capsys, "scen", SCEN, "--sample", "7", "--json")[1])
+    b = json.loads(run(capsys, "scen", SCEN, "--sample", "7", "--json")[1])
+    assert a["mean_expanded"] == b["mean_expanded"]
+
+
+def test_scen_reports_mismatches_with_exit_1(capsys, tmp_path):
+    lines = SCEN.read_text().splitlines()
+    fields = lines[1].split("\t")
+    fields[-1] = str(float(fields[-1]) + 1.0)
+    scen = tmp_path / SCEN.name
+    scen.write_text("\n".join([lines[0], "\t".join(fields)]) + "\n")
+    (tmp_path / MAP.name).write_bytes(MAP.read_bytes())
+    code, out, _ = run(capsys, "scen", scen, "--quiet")
+    assert code == 1 and "mismatch at line 2" in out
+
+
+def test_scen_help_lists_the_algorithms(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["scen", "--help"])
+    text = capsys.readouterr().out
+    for name in ALGORITHMS:
+        assert name in text
+
+
+def test_scen_size_mismatch_exit_2(capsys, tmp_path):
+    scen = tmp_path / "x.map.scen"
+    scen.write_text("version 1\n0\tden312d.map\t10\t10\t1\t1\t2\t2\t1.4\n")
+    (tmp_path / MAP.name).write_bytes(MAP.read_bytes())
+    code, _, err = run(capsys, "scen", scen, "--quiet")
+    assert code == 2 and "10x10 map" in err and "line 2" in err
+
+
+def test_render_svg_and_png(capsys, tmp_path):
+    p = read_scen(SCEN)[-1]
+    svg, png = tmp_path / "a.svg", tmp_path / "a.png"
+    code, out, _ = run(capsys, "render", MAP, "--from", f"{p.start[0]},{p.start[1]}",
+                       "--to", f"{p.goal[0]},{p.goal[1]}", "--explored", "-o", svg, "-o", png)
+    assert code == 0
+    root = ET.parse(svg).getroot()
+    assert root.tag.endswith("svg")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, _ = run(capsys, "render", MAP, "--distances-from",
+                     f"{p.start[0]},{p.start[1]}", "-o", tmp_path / "d.svg")
+    assert code == 0 and (tmp_path / "d.svg").stat().st_size > 0
+
+
+def test_render_needs_both_ends(capsys, tmp_path):
+    code, _, err = run(capsys, "render", MAP, "--from", "1,1", "-o", tmp_path / "x.svg")
+    assert code == 2 and "both --from and --to" in err
+
+
+def test_render_unknown_suffix(capsys, tmp_path):
+    code, _, err = run(capsys, "render", MAP, "-o", tmp_path / "x.gif")
+    assert code == 2 and ".gif" in err
+    assert not (tmp_path / "x.gif").exists()
+
+
+def test_demo_writes_a_page(capsys, tmp_path):
+    code, out, _ = run(capsys, "demo", "--out", tmp_path / "demo", "--quiet")
+    page = tmp_path / "demo" / "index.html"
+    assert code == 0 and str(page) in out
+    text = page.read_text()
+    assert "mismatches" in text and "<img" in text
+    assert (tmp_path / "demo" / "arena2-astar.svg").exists()
+    assert (tmp_path / "demo" / "arena2-astar.png").exists()
