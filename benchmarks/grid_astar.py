@@ -862,7 +862,7 @@ def write_section(path: Path, body: str) -> None:
     else:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
                    len(lines))
-        lines[start:end] = section + ([""] if end < len(lines) else [])
+        lines[start:end] = section
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     tmp.replace(path)

@@ -1,21 +1,9 @@
-"""Shared fixtures: where the Moving AI data lives."""
+"""Shared fixtures."""
 
-import os
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-TEST_DATA = ROOT / "tests" / "data" / "movingai"
-
-
-def full_movingai() -> Path | None:
-    """The complete Moving AI set: $WAYFINDING_MOVINGAI or ../shared/data/movingai."""
-    env = os.environ.get("WAYFINDING_MOVINGAI")
-    for candidate in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "data" / "movingai"]:
-        if (candidate / "scenarios").is_dir():
-            return candidate
-    return None
+from movingai_data import TEST_DATA
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import TEST_DATA
+from movingai_data import TEST_DATA
 
 from wayfinding.cli import build_parser, main
 from wayfinding.grid import ALGORITHMS, read_scen

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from conftest import TEST_DATA, full_movingai
+from movingai_data import TEST_DATA, full_movingai
 
 from wayfinding.grid import GridSearch, read_map, read_scen
 

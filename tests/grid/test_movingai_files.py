@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from conftest import TEST_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from movingai_data import TEST_DATA
 
 from wayfinding import MapFormatError, ScenarioFormatError, WayfindingError
 from wayfinding.grid import (

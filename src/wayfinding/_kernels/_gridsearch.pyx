@@ -14,7 +14,7 @@ uint32) plus the open list, an indexed binary heap with decrease-key.  Stamps ca
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport INFINITY, fmax, fmin, sqrt
+from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport free
 
@@ -51,16 +51,19 @@ cdef inline double heuristic(int kind, int a, int b, int width) noexcept nogil:
 
 
 cdef inline double heuristic_xy(int kind, int ddx, int ddy) noexcept nogil:
-    cdef double dx = abs(ddx)
-    cdef double dy = abs(ddy)
+    # Plain comparisons rather than fmax/fmin, which compile to library calls.
+    cdef int ax = ddx if ddx >= 0 else -ddx
+    cdef int ay = ddy if ddy >= 0 else -ddy
+    cdef int hi = ax if ax > ay else ay
+    cdef int lo = ay if ax > ay else ax
     if kind == H_OCTILE:
-        return fmax(dx, dy) + (SQRT2 - 1.0) * fmin(dx, dy)
+        return hi + (SQRT2 - 1.0) * lo
     if kind == H_MANHATTAN:
-        return dx + dy
+        return ax + ay
     if kind == H_EUCLIDEAN:
-        return sqrt(dx * dx + dy * dy)
+        return sqrt(<double> ax * ax + <double> ay * ay)
     if kind == H_CHEBYSHEV:
-        return fmax(dx, dy)
+        return hi
     return 0.0
 
 
@@ -103,6 +106,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     cdef HeapItem it
     step_tables(width, offset, length)
 
+    cdef long expanded = 0, generated = 1, updated = 0, max_open = 1
     cdef IntVec* ties = &ws.ties
     cdef int32_t* pos = &ws.pos[0]
     cdef double f, fu = 0.0
@@ -112,8 +116,6 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     parent[start] = -1
     if heap_push(heap, pos, hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0:
         return -1
-    c.generated = 1
-    c.max_open = 1
     while True:
         # Successors whose f equals the current node's f are kept on a LIFO side list and
         # expanded before the heap: they have the least f, and depth-first order among equal
@@ -130,9 +132,10 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
         if stamp[u] == closed_stamp:
             continue
         stamp[u] = closed_stamp
-        c.expanded += 1
+        expanded += 1
         if record and vec_push(&ws.record, u) != 0:
-            return -1
+            status = -1
+            break
         if u == goal:
             status = 1
             break
@@ -154,7 +157,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
                 if hkind != H_ZERO else 0.0
             f = hv if greedy else ng + hv
             if stamp[v] == open_stamp:
-                c.updated += 1
+                updated += 1
                 g[v] = ng
                 parent[v] = u
                 if pos[v] >= 0:  # else it waits on the tie list, where it stays least
@@ -166,12 +169,22 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
             if f - fu <= TIE_EPS * fu:
                 pos[v] = -1
                 if vec_push(ties, v) != 0:
-                    return -1
+                    status = -1
+                    break
             elif heap_push(heap, pos, f, ng, v) != 0:
-                return -1
-            c.generated += 1
-        if heap.size + ties.size > c.max_open:
-            c.max_open = heap.size + ties.size
+                status = -1
+                break
+            generated += 1
+        if status < 0:
+            break
+        if heap.size + ties.size > max_open:
+            max_open = heap.size + ties.size
+    c.expanded = expanded
+    c.generated = generated
+    c.updated = updated
+    c.max_open = max_open
+    if status < 0:
+        return -1
     # Leave the whole open list in the heap for ``Workspace.open_nodes``.
     while ties.size > 0:
         ties.size -= 1

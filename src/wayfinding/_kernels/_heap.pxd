@@ -34,10 +34,9 @@ cdef inline void heap_free(Heap* h) noexcept nogil:
     h.capacity = 0
 
 
-cdef inline bint item_before(HeapItem a, HeapItem b) noexcept nogil:
-    if a.f != b.f:
-        return a.f < b.f
-    return a.g > b.g
+cdef inline int item_before(HeapItem a, HeapItem b) noexcept nogil:
+    # Bitwise, not short-circuit: compiles without branches (the heap's hot spot).
+    return (a.f < b.f) | ((a.f == b.f) & (a.g > b.g))
 
 
 cdef inline void sift_up(Heap* h, int32_t* pos, Py_ssize_t i, HeapItem item) noexcept nogil:
@@ -82,27 +81,27 @@ cdef inline void heap_decrease(Heap* h, int32_t* pos, int node, double f,
 
 
 cdef inline HeapItem heap_pop(Heap* h, int32_t* pos) noexcept nogil:
-    """Remove and return the first item; the heap must not be empty."""
+    """Remove and return the first item; the heap must not be empty.
+
+    Bottom-up: the hole left by the top walks down along the smaller children to a leaf
+    (one comparison per level), then the last item sifts up from there; the last item is
+    large, so that sift is short.
+    """
     cdef HeapItem top = h.items[0]
-    cdef HeapItem last
     cdef Py_ssize_t i = 0, child, n
     h.size -= 1
     n = h.size
     if n > 0:
-        last = h.items[n]
         while True:
             child = 2 * i + 1
             if child >= n:
                 break
-            if child + 1 < n and item_before(h.items[child + 1], h.items[child]):
-                child += 1
-            if not item_before(h.items[child], last):
-                break
+            if child + 1 < n:
+                child += item_before(h.items[child + 1], h.items[child])
             h.items[i] = h.items[child]
             pos[h.items[i].node] = <int32_t> i
             i = child
-        h.items[i] = last
-        pos[last.node] = <int32_t> i
+        sift_up(h, pos, i, h.items[n])
     pos[top.node] = -1
     return top
 
