@@ -7,6 +7,8 @@ cimport numpy as cnp
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, uint8_t
 
+from ._steps cimport step_offsets
+
 cnp.import_array()
 
 # Diagonal rules (kept in step with wayfinding.grid.rules.Diagonal codes).
@@ -75,14 +77,7 @@ def components(const uint8_t[::1] moves, int width, int height, int32_t[:, ::1] 
     Returns the number of components.  Moves are symmetric, so components are undirected."""
     cdef int inner_w = width - 2
     cdef int offset[8]
-    offset[0] = -width
-    offset[1] = 1
-    offset[2] = width
-    offset[3] = -1
-    offset[4] = -width + 1
-    offset[5] = width + 1
-    offset[6] = width - 1
-    offset[7] = -width - 1
+    step_offsets(width, offset)
     cdef int32_t[::1] stack = np.empty(moves.shape[0], dtype=np.int32)
     cdef int x, y, i, u, v, d, top, label = 0
     cdef uint8_t m

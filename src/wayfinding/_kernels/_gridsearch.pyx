@@ -19,11 +19,13 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport free
 
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
+from ._steps cimport step_tables
 from ._workspace cimport Workspace
 
 cnp.import_array()
 
 cdef double SQRT2 = 1.4142135623730951
+
 # Relative tolerance under which two costs count as equal.  Floating sums of 1 and sqrt 2
 # depend on the order of the terms, so equal-cost routes differ in the last bits; without it
 # nearly every cell would be "improved" by an ulp and pushed twice.  Costs are unaffected
@@ -72,20 +74,6 @@ cdef int DY[8]
 DX[:] = [0, 1, 0, -1, 1, 1, -1, -1]
 DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
-
-cdef inline void step_tables(int width, int* offset, double* length) noexcept nogil:
-    offset[0] = -width
-    offset[1] = 1
-    offset[2] = width
-    offset[3] = -1
-    offset[4] = -width + 1
-    offset[5] = width + 1
-    offset[6] = width - 1
-    offset[7] = -width - 1
-    cdef int d
-    for d in range(4):
-        length[d] = 1.0
-        length[d + 4] = SQRT2
 
 
 cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
