@@ -100,7 +100,10 @@ problem solved and each length checked against the published optimum
 Python {esc(platform.python_version())}; {esc(when)}.</p>
 <table><tr><th>algorithm</th><th>problems</th><th>mismatches</th><th>median µs</th>
 <th>mean µs</th><th>mean expanded</th></tr>{rows}</table>
-<h2>The longest problem</h2>{figs}
+<h2>The longest problem</h2>
+<p>Blue: cells expanded; orange: the open list when the search stopped; red: the path;
+green disc: start; purple disc: goal. Distance map: yellow near, through green and blue, to
+purple far.</p>{figs}
 <h2>Diagonal rules on dao/den312d, {a} → {b}</h2>{rules}
 </body></html>
 """
