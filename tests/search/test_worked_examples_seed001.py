@@ -660,3 +660,42 @@ def test_bad_heuristic_values_are_refused(value):
     g = AdjacencyGraph.from_edges([("a", "b", 1)])
     with pytest.raises(InvalidQueryError, match="heuristic gave"):
         astar(g, "a", "b", heuristic=lambda n, t: value)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5])
+def test_t27_interruptible_astar_matches_one_run(chunk):
+    from wayfinding.search import AStarSearch
+
+    g2 = AdjacencyGraph.from_edges([("S", "A", 6), ("S", "B", 15), ("A", "C", 6),
+                                    ("A", "D", 12), ("B", "D", 3), ("B", "G", 15),
+                                    ("D", "C", 9), ("D", "G", 6)])
+    h = {"S": 0, "A": 6, "B": 9, "C": 3, "D": 3, "G": 0}
+    whole = astar(g2, "S", "G", heuristic=h)
+    search = AStarSearch(g2, "S", "G", heuristic=h)
+    statuses = []
+    while search.status == "in_progress":
+        statuses.append(search.step(max_expansions=chunk))
+        assert len(statuses) < 50
+    assert statuses[-1] == "found" and set(statuses[:-1]) <= {"in_progress"}
+    r = search.result()
+    assert r.path == whole.path == ["S", "A", "D", "G"] and r.cost == whole.cost == 24
+    assert r.stats.expanded == whole.stats.expanded
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7))
+def test_t27_slices_equal_one_run_on_random_graphs(seed, chunk):
+    from wayfinding.search import AStarSearch
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    edges = [(int(a), int(b), float(rng.integers(0, 9)))
+             for a, b in rng.integers(0, n, size=(3 * n, 2))]
+    g = AdjacencyGraph.from_edges(edges)
+    whole = astar(g, 0, n - 1)
+    search = AStarSearch(g, 0, n - 1)
+    while search.step(max_expansions=chunk) == "in_progress":
+        pass
+    r = search.result()
+    assert (r.found, r.path, r.cost) == (whole.found, whole.path, whole.cost)
+    assert search.status == ("found" if whole.found else "failed")

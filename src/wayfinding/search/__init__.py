@@ -21,7 +21,7 @@ from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
 from ..grid.search import find_path as _grid_find_path
 from ..results import PathResult
-from .generic import TERMINATIONS, astar, dijkstra, reachable_costs
+from .generic import TERMINATIONS, AStarSearch, astar, dijkstra, reachable_costs
 from .queues import BinaryHeap, BucketQueue
 
 
@@ -54,5 +54,5 @@ def find_path(world: Any, start: Any, goal: Any, *, algo: str = "astar",
     return astar(world, start, goal, heuristic=heuristic, **options)
 
 
-__all__ = ["TERMINATIONS", "BinaryHeap", "BucketQueue", "astar", "dijkstra", "find_path",
-           "reachable_costs"]
+__all__ = ["TERMINATIONS", "AStarSearch", "BinaryHeap", "BucketQueue", "astar", "dijkstra",
+           "find_path", "reachable_costs"]

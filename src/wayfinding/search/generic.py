@@ -20,10 +20,170 @@ from .queues import BinaryHeap, BucketQueue
 TERMINATIONS = ("on_select", "on_visit", "exhaustive")
 
 
-def astar(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
-          weight: float = 1.0, termination: str = "on_select", reopen: bool = True,
-          queue: str = "heap", bucket_width: float = 1.0, record: bool = False,
-          max_expansions: int | None = None) -> PathResult:
+class AStarSearch:
+    """An A* search that can run in slices: ``step(max_expansions)`` until it is done.
+
+    Options as :func:`astar`.  ``status`` is ``"in_progress"`` until the search ends with
+    ``"found"`` or ``"failed"``; :meth:`result` gives the path so far (not found while in
+    progress).  Stepping in slices of any size gives the same result as one run.
+
+    >>> from wayfinding import AdjacencyGraph
+    >>> g = AdjacencyGraph.from_edges([("a", "b", 1), ("b", "c", 1)])
+    >>> s = AStarSearch(g, "a", "c")
+    >>> [s.step(max_expansions=1) for _ in range(3)]
+    ['in_progress', 'found', 'found']
+    >>> s.result().path
+    ['a', 'b', 'c']
+    """
+
+    def __init__(self, graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
+                 weight: float = 1.0, termination: str = "on_select", reopen: bool = True,
+                 queue: str = "heap", bucket_width: float = 1.0, record: bool = False):
+        if termination not in TERMINATIONS:
+            raise InvalidQueryError(f"unknown termination {termination!r}; expected one of "
+                                    f"{', '.join(TERMINATIONS)}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
+                or not math.isfinite(weight) or weight < 1:
+            raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 1")
+        self._is_goal, goals = _goal_test(goal)
+        self._h = _heuristic(graph, heuristic, goals)
+        if queue == "heap":
+            self._open: Any = BinaryHeap()
+        elif queue == "bucket":
+            self._open = BucketQueue(bucket_width)
+        else:
+            raise InvalidQueryError(f"unknown queue {queue!r}; expected 'heap' or 'bucket'")
+        _hashable(start, "start")
+        self._graph = graph
+        self._weight = float(weight)
+        self._termination = termination
+        self._reopen = reopen
+        self._record = record
+        self._g: dict[Any, float] = {start: 0.0}
+        self._parent: dict[Any, Any] = {start: None}
+        self._closed: set[Any] = set()
+        self._hcache: dict[Any, float] = {}
+        self._counter = 0
+        self._expanded = self._reopened = self._updated = 0
+        self._generated = 1
+        self._max_open = 1
+        self._order: list[Any] = []
+        self._best_goal: Any = None
+        self._best_cost = math.inf
+        self._elapsed = 0.0
+        self.status = "in_progress"
+        self._open.push((self._hval(start), -0.0, self._counter), start)
+        if self._is_goal(start):
+            self._best_goal, self._best_cost = start, 0.0
+            if termination != "exhaustive":
+                self._open = BinaryHeap()
+
+    def _hval(self, node: Any) -> float:
+        if node not in self._hcache:
+            value = self._h(node)
+            if not value >= 0:
+                raise InvalidQueryError(
+                    f"heuristic gave {value!r} for node {node!r}; it must be a number >= 0")
+            self._hcache[node] = self._weight * value
+        return self._hcache[node]
+
+    def step(self, max_expansions: int | None = None) -> str:
+        """Expand up to ``max_expansions`` more nodes (all that are needed when None) and
+        return the status."""
+        if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
+                max_expansions, int) or max_expansions < 0):
+            raise InvalidQueryError(
+                f"max_expansions {max_expansions!r} must be an integer >= 0")
+        if self.status != "in_progress":
+            return self.status
+        t0 = time.perf_counter()
+        try:
+            self._run(max_expansions)
+        finally:
+            self._elapsed += time.perf_counter() - t0
+        return self.status
+
+    def _finish(self) -> None:
+        self.status = "found" if self._best_goal is not None else "failed"
+
+    def _run(self, budget: int | None) -> None:
+        g, parent, closed, open_list = self._g, self._parent, self._closed, self._open
+        is_goal, exhaustive = self._is_goal, self._termination == "exhaustive"
+        done = 0
+        while len(open_list):
+            (f, neg_g, _), u = open_list.pop()
+            if u in closed or -neg_g > g[u]:
+                continue  # stale entry
+            gu = g[u]
+            if exhaustive and gu >= self._best_cost:
+                continue
+            if is_goal(u):
+                closed.add(u)
+                if gu < self._best_cost:
+                    self._best_goal, self._best_cost = u, gu
+                if not exhaustive:
+                    break
+                continue
+            if budget is not None and done >= budget:
+                open_list.push((f, neg_g, self._counter), u)
+                return
+            closed.add(u)
+            done += 1
+            self._expanded += 1
+            if self._record:
+                self._order.append(u)
+            for v, cost in self._graph.successors(u):
+                c = float(cost)
+                if not c >= 0 or math.isinf(c):
+                    raise InvalidQueryError(
+                        f"edge {u!r} -> {v!r} has cost {cost!r}; costs must be finite and >= 0")
+                ng = gu + c
+                if v in g and ng >= g[v]:
+                    continue
+                if v in closed:
+                    if not self._reopen:
+                        continue
+                    closed.discard(v)
+                    self._reopened += 1
+                elif v in g:
+                    self._updated += 1
+                g[v] = ng
+                parent[v] = u
+                self._counter += 1
+                open_list.push((ng + self._hval(v), -ng, self._counter), v)
+                self._generated += 1
+                if self._termination == "on_visit" and is_goal(v):
+                    self._best_goal, self._best_cost = v, ng
+                    self._max_open = max(self._max_open, len(open_list))
+                    self._finish()
+                    return
+            self._max_open = max(self._max_open, len(open_list))
+        self._finish()
+
+    def result(self, algorithm: str = "astar") -> PathResult:
+        """The outcome so far: the path to the best goal once the search has ended."""
+        found = self.status == "found"
+        path: list[Any] = []
+        if found:
+            n = self._best_goal
+            while n is not None:
+                path.append(n)
+                n = self._parent[n]
+            path.reverse()
+        stats = SearchStats(expanded=self._expanded, generated=self._generated,
+                            reopened=self._reopened, updated=self._updated,
+                            max_open=self._max_open, elapsed=self._elapsed)
+        cost = self._best_cost if found else math.inf
+        if self._record:
+            open_nodes = [n for n in dict.fromkeys(self._open.items())
+                          if n not in self._closed]
+            return PathResult(path, cost, found, stats, algorithm, list(self._order),
+                              open_nodes)
+        return PathResult(path, cost, found, stats, algorithm)
+
+
+def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = None,
+          **options: Any) -> PathResult:
     """A* from ``start`` to ``goal`` over ``graph.successors(node) -> [(node, cost)]``.
 
     ``goal``: a node; a ``set``/``frozenset`` of nodes (any of them); or a predicate
@@ -37,128 +197,25 @@ def astar(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
     cost, which is optimal even with an overestimating h when ``reopen`` is true.
     ``reopen``: put closed nodes back on the open list when a cheaper route reaches them.
     ``queue``: ``"heap"`` or ``"bucket"`` (buckets of ``bucket_width``; same order).
+    ``record``: keep the expansion order and the final open list.
     ``max_expansions``: stop early (``found=False``) after that many expansions.
 
-    The result's ``path`` is a list of nodes.
+    The result's ``path`` is a list of nodes.  :class:`AStarSearch` runs the same search
+    in slices.
     """
-    t0 = time.perf_counter()
-    if termination not in TERMINATIONS:
-        raise InvalidQueryError(f"unknown termination {termination!r}; expected one of "
-                                f"{', '.join(TERMINATIONS)}")
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
-            or not math.isfinite(weight) or weight < 1:
-        raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 1")
-    if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
-            max_expansions, int) or max_expansions < 0):
-        raise InvalidQueryError(f"max_expansions {max_expansions!r} must be an integer >= 0")
-    is_goal, goals = _goal_test(goal)
-    h = _heuristic(graph, heuristic, goals)
-    if queue == "heap":
-        open_list: Any = BinaryHeap()
-    elif queue == "bucket":
-        open_list = BucketQueue(bucket_width)
-    else:
-        raise InvalidQueryError(f"unknown queue {queue!r}; expected 'heap' or 'bucket'")
-    _hashable(start, "start")
-
-    g: dict[Any, float] = {start: 0.0}
-    parent: dict[Any, Any] = {start: None}
-    closed: set[Any] = set()
-    hcache: dict[Any, float] = {}
-    counter = 0
-    expanded = generated = reopened = updated = 0
-    max_open = 1
-    order: list[Any] = []
-    best_goal: Any = None
-    best_cost = math.inf
-
-    def hval(node: Any) -> float:
-        if node not in hcache:
-            value = h(node)
-            if not value >= 0:
-                raise InvalidQueryError(
-                    f"heuristic gave {value!r} for node {node!r}; it must be a number >= 0")
-            hcache[node] = weight * value
-        return hcache[node]
-
-    open_list.push((hval(start), -0.0, counter), start)
-    generated = 1
-    if is_goal(start):
-        best_goal, best_cost = start, 0.0
-        if termination != "exhaustive":
-            open_list = BinaryHeap()
-    while len(open_list):
-        (f, neg_g, _), u = open_list.pop()
-        if u in closed or -neg_g > g[u]:
-            continue  # stale entry
-        gu = g[u]
-        if termination == "exhaustive" and gu >= best_cost:
-            continue
-        closed.add(u)
-        if is_goal(u):
-            if gu < best_cost:
-                best_goal, best_cost = u, gu
-            if termination != "exhaustive":
-                break
-            continue
-        if max_expansions is not None and expanded >= max_expansions:
-            closed.discard(u)
-            open_list.push((f, neg_g, counter), u)
-            break
-        expanded += 1
-        if record:
-            order.append(u)
-        stop = False
-        for v, cost in graph.successors(u):
-            c = float(cost)
-            if not c >= 0 or math.isinf(c):
-                raise InvalidQueryError(
-                    f"edge {u!r} -> {v!r} has cost {cost!r}; costs must be finite and >= 0")
-            ng = gu + c
-            if v in g and ng >= g[v]:
-                continue
-            if v in closed:
-                if not reopen:
-                    continue
-                closed.discard(v)
-                reopened += 1
-            elif v in g:
-                updated += 1
-            g[v] = ng
-            parent[v] = u
-            counter += 1
-            open_list.push((ng + hval(v), -ng, counter), v)
-            generated += 1
-            if termination == "on_visit" and is_goal(v):
-                best_goal, best_cost = v, ng
-                stop = True
-                break
-        max_open = max(max_open, len(open_list))
-        if stop:
-            break
-    found = best_goal is not None
-    path: list[Any] = []
-    if found:
-        n = best_goal
-        while n is not None:
-            path.append(n)
-            n = parent[n]
-        path.reverse()
-    stats = SearchStats(expanded=expanded, generated=generated, reopened=reopened,
-                        updated=updated, max_open=max_open, elapsed=time.perf_counter() - t0)
-    if record:
-        open_nodes = [n for n in dict.fromkeys(open_list.items()) if n not in closed]
-        return PathResult(path, best_cost, found, stats, "astar", order, open_nodes)
-    return PathResult(path, best_cost, found, stats, "astar")
+    search = AStarSearch(graph, start, goal, **options)
+    search.step(max_expansions)
+    return search.result()
 
 
 def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
     """Dijkstra's algorithm: :func:`astar` with a zero heuristic (same options)."""
     if options.pop("heuristic", None) is not None:
         raise InvalidQueryError("dijkstra takes no heuristic; use astar")
-    r = astar(graph, start, goal, heuristic=_zero, **options)
-    return PathResult(r.path, r.cost, r.found, r.stats, "dijkstra", r.expanded_nodes,
-                      r.open_nodes)
+    max_expansions = options.pop("max_expansions", None)
+    search = AStarSearch(graph, start, goal, heuristic=_zero, **options)
+    search.step(max_expansions)
+    return search.result("dijkstra")
 
 
 def _zero(node: Any, goal: Any) -> float:
