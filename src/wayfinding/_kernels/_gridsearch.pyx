@@ -78,7 +78,8 @@ DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
 cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
                     int width, int start, int goal, int hkind, double hscale, bint greedy,
-                    bint record, uint32_t open_stamp, Counters* c) noexcept nogil:
+                    bint record, bint uniform, uint32_t open_stamp,
+                    Counters* c) noexcept nogil:
     """A*-family search; returns 1 found, 0 not found, -1 out of memory."""
     cdef uint32_t closed_stamp = open_stamp + 1
     cdef double[::1] g = ws.g
@@ -138,7 +139,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
             v = u + offset[d]
             if stamp[v] == closed_stamp:
                 continue
-            ng = gu + length[d] * 0.5 * (cu + cost[v])
+            ng = gu + (length[d] if uniform else length[d] * 0.5 * (cu + cost[v]))
             if stamp[v] == open_stamp and ng >= g[v] * (1.0 - TIE_EPS):
                 continue
             hv = hscale * heuristic_xy(hkind, ux + DX[d], uy + DY[d]) \
@@ -182,7 +183,8 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
 
 
 def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
-           int start, int goal, int hkind, double hscale, bint greedy, bint record):
+           int start, int goal, int hkind, double hscale, bint greedy, bint record,
+           bint uniform=False):
     """Run one best-first search. Returns (found, cost, expanded, generated, updated, max_open).
 
     ``hscale`` multiplies the heuristic (minimum terrain cost times the weight); ``greedy``
@@ -197,7 +199,7 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
     cdef int status
     with nogil:
         status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
-                            record, open_stamp, &c)
+                            record, uniform, open_stamp, &c)
     if status < 0:
         raise MemoryError("open list could not grow")
     return status == 1, (ws.g[goal] if status == 1 else INFINITY), c.expanded, c.generated, \

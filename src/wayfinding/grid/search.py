@@ -125,7 +125,8 @@ class GridSearch:
         else:
             found, cost, exp, gen, upd, mo = _gridsearch.search(
                 ws, grid.padded_costs, grid.moves, width, a, b,
-                0 if algo == "dijkstra" else hkind, scale, algo == "greedy", record)
+                0 if algo == "dijkstra" else hkind, scale, algo == "greedy", record,
+                grid.is_uniform)
             path = ws.path_cells(b, width) if found else empty_path()
         stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                             elapsed=time.perf_counter() - t0)
