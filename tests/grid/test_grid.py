@@ -264,6 +264,9 @@ def test_path_cost_checks_every_step():
     assert g.path_cost([(1, 0), (2, 1)]) == math.inf        # cuts the corner
     assert g.path_cost([(0, 0), (2, 0)]) == math.inf        # not a step
     assert g.path_cost([(0, 0)]) == 0.0
+    assert g.path_cost([(0, 0), (-1, 0)]) == math.inf      # leaves the grid
+    assert g.path_cost([(0, 0), (0, 0)]) == math.inf       # standing still is no step
+    assert g.path_cost([]) == math.inf
 
 
 def test_fingerprint_tracks_costs_and_rule():

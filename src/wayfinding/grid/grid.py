@@ -17,6 +17,11 @@ from .terrain import ASCII_TERRAIN, make_terrain
 
 Cell = tuple[int, int]
 
+#: Bit of the step (dx, dy) in the move masks, indexed [dy + 1, dx + 1]; -1 for no step.
+_STEP_BITS = np.full((3, 3), -1, dtype=np.int64)
+for _bit, (_dx, _dy) in enumerate(DIRECTIONS):
+    _STEP_BITS[_dy + 1, _dx + 1] = _bit
+
 
 class Grid:
     """A rectangular tile grid with per-cell costs.
@@ -302,23 +307,21 @@ class Grid:
         p = np.asarray(path, dtype=np.int64).reshape(-1, 2)
         if len(p) == 0:
             return math.inf
-        for c in p:
-            if not self.is_passable(tuple(c)):
-                return math.inf
-        if len(p) == 1:
-            return 0.0
-        d = np.diff(p, axis=0)
-        wp = self.width + 2
-        flat = (p[:, 1] + 1) * wp + p[:, 0] + 1
-        table = {dxy: bit for bit, dxy in enumerate(DIRECTIONS)}
-        bits = np.array([table.get((int(a), int(b)), -1) for a, b in d])
-        if (bits < 0).any():
+        x, y = p[:, 0], p[:, 1]
+        inside = (x >= 0) & (x < self._w) & (y >= 0) & (y < self._h)
+        if not inside.all() or not self._passable[y, x].all():
             return math.inf
-        masks = self.moves[flat[:-1]].astype(np.int64)
-        if not np.all((masks >> bits) & 1):
+        d = np.diff(p, axis=0)
+        if len(d) == 0:
+            return 0.0
+        if np.abs(d).max() > 1:
+            return math.inf
+        bit = _STEP_BITS[d[:, 1] + 1, d[:, 0] + 1]
+        masks = self.moves[(y[:-1] + 1) * (self._w + 2) + x[:-1] + 1].astype(np.int64)
+        if (bit < 0).any() or not np.all((masks >> bit) & 1):
             return math.inf
         base = np.where(np.all(d != 0, axis=1), SQRT2, 1.0)
-        c = self._costs[p[:, 1], p[:, 0]]
+        c = self._costs[y, x]
         return float(np.sum(base * 0.5 * (c[:-1] + c[1:])))
 
     # ------------------------------------------------------------------ world transform
