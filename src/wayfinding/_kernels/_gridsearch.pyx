@@ -188,7 +188,8 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
     """Run one best-first search. Returns (found, cost, expanded, generated, updated, max_open).
 
     ``hscale`` multiplies the heuristic (minimum terrain cost times the weight); ``greedy``
-    orders the open list by h alone.  The path is read back with ``ws.path_to(goal)``.
+    orders the open list by h alone; ``uniform`` (all cells cost 1) skips the cost look-ups.
+    The path is read back with ``ws.path_cells(goal, width)``.
     """
     cdef Counters c
     c.expanded = 0
@@ -357,7 +358,8 @@ def bidirectional(Workspace fw, Workspace bw, const double[::1] cost,
                   double hscale):
     """Bidirectional A*. Returns (found, cost, meet, expanded, generated, updated, max_open).
 
-    The path is ``fw.path_to(meet)`` followed by ``bw.path_to(meet)`` reversed, minus ``meet``.
+    The path is ``fw.path_cells(meet, width)`` followed by ``bw.path_cells(meet, width)``
+    reversed, without repeating ``meet``.
     """
     cdef Counters c
     c.expanded = 0

@@ -85,9 +85,6 @@ cdef class Workspace:
             v = self.parent[v]
         return out
 
-    def g_of(self, int node):
-        return self.g[node]
-
     def recorded(self):
         """Expansion order of the last recorded query (flat indices)."""
         return np.asarray(<int[:self.record.size]> self.record.data).astype(np.int64) \
