@@ -106,8 +106,7 @@ class GridSearch:
                               SearchStats(elapsed=time.perf_counter() - t0), algo,
                               *((empty_path(), empty_path()) if record else (None, None)))
         width = grid.width + 2
-        a = (s[1] + 1) * width + s[0] + 1
-        b = (g[1] + 1) * width + g[0] + 1
+        a, b = grid.index(s), grid.index(g)
         ws = self._ws
         upd = 0
         if algo == "bidirectional":

@@ -270,21 +270,10 @@ def _heuristic(graph: Any, heuristic: Any, goals: list[Any] | None) -> Callable[
 
 def reachable_costs(graph: Any, start: Any) -> dict[Any, float]:
     """Cost of the cheapest path from ``start`` to every reachable node (Dijkstra)."""
-    _hashable(start, "start")
-    costs: dict[Any, float] = {start: 0.0}
-    heap = BinaryHeap()
-    heap.push((0.0, 0), start)
-    counter = 0
-    done: set[Any] = set()
-    while len(heap):
-        (d, _), u = heap.pop()
-        if u in done:
-            continue
-        done.add(u)
-        for v, c in graph.successors(u):
-            nd = d + float(c)
-            if nd < costs.get(v, math.inf):
-                costs[v] = nd
-                counter += 1
-                heap.push((nd, counter), v)
-    return costs
+    search = AStarSearch(graph, start, _never, heuristic=_zero)
+    search.step()
+    return dict(search._g)
+
+
+def _never(node: Any) -> bool:
+    return False
