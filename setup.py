@@ -1,10 +1,12 @@
 """Build the compiled kernels (Cython 3) alongside the pure-Python package."""
 
+from pathlib import Path
+
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-KERNELS = ["_workspace", "_gridsearch", "_gridops", "_csrsearch"]
+KERNELS = sorted(p.stem for p in Path("src/wayfinding/_kernels").glob("*.pyx"))
 
 extensions = [
     Extension(

@@ -38,3 +38,11 @@ class MapFormatError(FileFormatError):
 
 class ScenarioFormatError(FileFormatError):
     """A Moving AI ``.scen`` file is malformed or does not fit its map."""
+
+
+class IndexFormatError(FileFormatError):
+    """A saved index file is unreadable, of another kind, or of an unsupported version."""
+
+
+class IndexMismatchError(WayfindingError, ValueError):
+    """A saved index was built for a different map than the one given."""
