@@ -2,17 +2,63 @@
 """A* and Dijkstra over a graph in compressed sparse row form.
 
 Node ``u``'s out-edges are ``indices[indptr[u]:indptr[u + 1]]`` with costs ``weights[...]``.
-The optional heuristic is the Euclidean distance between node coordinates times ``hscale``.
+The optional heuristic is the Euclidean distance between node coordinates times ``hscale``,
+raised to a differential (pivot) bound when pivot tables are given; optional goal-bounding
+boxes prune the edges whose box does not contain the goal.  ``goal_bounds`` builds those boxes.
 """
 
-cimport numpy as cnp
-from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int32_t, int64_t, uint32_t
+import numpy as np
 
-from ._heap cimport Heap, HeapItem, heap_decrease, heap_pop, heap_push, vec_push
+cimport numpy as cnp
+from libc.math cimport INFINITY, nextafterf, sqrt
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._workspace cimport Workspace
 
 cnp.import_array()
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+# Differential heuristic rounding margin: each bound d(x, p) - d(goal, p) is lowered by
+# DH_EPS * (d(x, p) + d(goal, p)), the order of the rounding error of the two table entries.
+cdef double DH_EPS = 1e-12
+
+# Goal-bounding build: an edge u -> v counts as tight (on a shortest path) when
+# g[u] + w <= g[v] * (1 + TIGHT_EPS); a looser test only makes boxes larger (still exact).
+cdef double TIGHT_EPS = 1e-12
+
+_NO_TABLE = np.empty((0, 1), dtype=np.float64)
+_NO_BOXES = np.empty((0, 4), dtype=np.float32)
+
+
+cdef struct Pivots:
+    const double* to_table      # (k, n) d(x, p), row-major
+    const double* from_table    # (k, n) d(p, x)
+    Py_ssize_t* to_row          # row offsets of the pivots the goal reaches (d(goal, p) < inf)
+    double* to_goal             # d(goal, p) * (1 + DH_EPS)
+    int to_count
+    Py_ssize_t* from_row        # row offsets of the pivots that reach the goal (d(p, goal) < inf)
+    double* from_goal           # d(p, goal) * (1 - DH_EPS)
+    int from_count
+
+
+cdef inline double pivot_bound(const Pivots* pv, int v) noexcept nogil:
+    """max over pivots of d(v, p) - d(goal, p) and d(p, goal) - d(p, v), each lowered by the
+    rounding margin; inf when some pivot proves that v cannot reach the goal."""
+    cdef double best = 0.0, t
+    cdef int i
+    for i in range(pv.to_count):
+        t = pv.to_table[pv.to_row[i] + v] * (1.0 - DH_EPS) - pv.to_goal[i]
+        if t > best:
+            best = t
+    for i in range(pv.from_count):
+        t = pv.from_goal[i] - pv.from_table[pv.from_row[i] + v] * (1.0 + DH_EPS)
+        if t > best:
+            best = t
+    return best
 
 
 cdef inline double euclid(const double[:, ::1] xy, int a, int b) noexcept nogil:
@@ -26,9 +72,64 @@ cdef inline double euclid(const double[:, ::1] xy, int a, int b) noexcept nogil:
 
 def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
            const double[::1] weights, const double[:, ::1] coords, int start, int goal,
-           double hscale, bint record):
+           double hscale, bint record, const double[:, ::1] to_pivot=_NO_TABLE,
+           const double[:, ::1] from_pivot=_NO_TABLE, const float[:, ::1] boxes=_NO_BOXES):
     """A* from ``start`` to ``goal`` (Dijkstra when ``hscale`` is 0 or ``goal`` is -1, which
-    floods everything).  Returns (found, cost, expanded, generated, max_open)."""
+    floods everything).  Returns (found, cost, expanded, generated, max_open).
+
+    ``to_pivot``/``from_pivot``: optional ``(k, n)`` distances d(x, p) and d(p, x) for k
+    pivots (the same array twice on a symmetric graph); h becomes the larger of the Euclidean
+    bound and the differential bound, and nodes it proves cut off from the goal are not pushed.
+    ``boxes``: optional ``(m, 4)`` float32 per-edge (xmin, xmax, ymin, ymax); an edge is only
+    followed when the goal's first two coordinates lie inside its box.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef Py_ssize_t k = to_pivot.shape[0], i
+    cdef bint use_box = boxes.shape[0] > 0 and goal >= 0
+    cdef double bx = 0.0, by = 0.0, d
+    if k > 0 and (to_pivot.shape[1] != n or from_pivot.shape[0] != k
+                  or from_pivot.shape[1] != n):
+        raise ValueError(f"pivot tables must both have shape ({k}, {n})")
+    if use_box:
+        if boxes.shape[0] != indices.shape[0] or coords.shape[0] != n:
+            raise ValueError(f"boxes need one row per edge ({indices.shape[0]}) and coords")
+        bx = coords[goal, 0]
+        by = coords[goal, 1]
+    cdef Pivots pv
+    pv.to_count = 0
+    pv.from_count = 0
+    pv.to_row = NULL
+    pv.from_row = NULL
+    pv.to_goal = NULL
+    pv.from_goal = NULL
+    pv.to_table = NULL
+    pv.from_table = NULL
+    if k > 0 and goal >= 0:
+        pv.to_table = &to_pivot[0, 0]
+        pv.from_table = &from_pivot[0, 0]
+        pv.to_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
+        pv.from_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
+        pv.to_goal = <double*> malloc(k * sizeof(double))
+        pv.from_goal = <double*> malloc(k * sizeof(double))
+        if pv.to_row == NULL or pv.from_row == NULL or pv.to_goal == NULL \
+                or pv.from_goal == NULL:
+            free(pv.to_row)
+            free(pv.from_row)
+            free(pv.to_goal)
+            free(pv.from_goal)
+            raise MemoryError("cannot allocate the pivot list")
+        for i in range(k):
+            d = to_pivot[i, goal]
+            if d < INFINITY:
+                pv.to_row[pv.to_count] = i * n
+                pv.to_goal[pv.to_count] = d * (1.0 + DH_EPS)
+                pv.to_count += 1
+            d = from_pivot[i, goal]
+            if d < INFINITY:
+                pv.from_row[pv.from_count] = i * n
+                pv.from_goal[pv.from_count] = d * (1.0 - DH_EPS)
+                pv.from_count += 1
+    cdef bint use_dh = pv.to_count + pv.from_count > 0
     cdef uint32_t open_stamp = ws.begin()
     cdef uint32_t closed_stamp = open_stamp + 1
     cdef double[::1] g = ws.g
@@ -39,15 +140,18 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
     cdef bint use_h = hscale > 0.0 and goal >= 0 and coords.shape[0] > 0
     cdef int u, v, status = 0
     cdef int64_t e
-    cdef double gu, ng, hv
+    cdef double gu, ng, hv, hd
     cdef long expanded = 0, generated = 1, max_open = 1
     cdef HeapItem it
     with nogil:
         stamp[start] = open_stamp
         g[start] = 0.0
         parent[start] = -1
-        if heap_push(heap, pos, hscale * euclid(coords, start, goal) if use_h else 0.0,
-                     0.0, start) != 0:
+        hv = hscale * euclid(coords, start, goal) if use_h else 0.0
+        if use_dh:
+            hd = pivot_bound(&pv, start)
+            hv = hd if hd > hv else hv
+        if heap_push(heap, pos, hv, 0.0, start) != 0:
             status = -1
         while status == 0 and heap.size > 0:
             it = heap_pop(heap, pos)
@@ -67,10 +171,18 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
                 v = indices[e]
                 if stamp[v] == closed_stamp:
                     continue
+                if use_box and not (boxes[e, 0] <= bx and bx <= boxes[e, 1]
+                                    and boxes[e, 2] <= by and by <= boxes[e, 3]):
+                    continue
                 ng = gu + weights[e]
                 if stamp[v] == open_stamp and ng >= g[v]:
                     continue
                 hv = hscale * euclid(coords, v, goal) if use_h else 0.0
+                if use_dh:
+                    hd = pivot_bound(&pv, v)
+                    if hd == INFINITY:
+                        continue
+                    hv = hd if hd > hv else hv
                 g[v] = ng
                 parent[v] = u
                 if stamp[v] == open_stamp:
@@ -83,6 +195,10 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
                 generated += 1
             if heap.size > max_open:
                 max_open = heap.size
+    free(pv.to_row)
+    free(pv.from_row)
+    free(pv.to_goal)
+    free(pv.from_goal)
     if status < 0:
         raise MemoryError("open list could not grow")
     return status == 1, (g[goal] if status == 1 else INFINITY), expanded, generated, max_open
@@ -97,4 +213,220 @@ def distances(Workspace ws, double[::1] out):
         for i in range(out.shape[0]):
             if ws.stamp[i] == closed_stamp:
                 out[i] = ws.g[i]
+    return None
+
+
+cdef inline int uf_find(int32_t* root, int x) noexcept nogil:
+    while root[x] != x:
+        root[x] = root[root[x]]
+        x = root[x]
+    return x
+
+
+def weak_components(const int64_t[::1] indptr, const int32_t[::1] indices, int32_t[::1] out):
+    """Label the weakly connected components (edges taken both ways) ``0, 1, ...`` in order
+    of their smallest node into ``out`` (n,); returns their number."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, u
+    cdef int64_t e
+    cdef int a, b, count = 0
+    cdef int32_t* root = &out[0] if n > 0 else NULL
+    if n == 0:
+        return 0
+    with nogil:
+        for u in range(n):
+            root[u] = <int32_t> u
+        for u in range(n):
+            for e in range(indptr[u], indptr[u + 1]):
+                a = uf_find(root, <int> u)
+                b = uf_find(root, indices[e])
+                if a < b:
+                    root[b] = a
+                elif b < a:
+                    root[a] = b
+        # Every root is its component's smallest node, so one ascending pass relabels.
+        for u in range(n):
+            a = uf_find(root, <int> u)
+            if a == u:
+                root[u] = -1 - count
+                count += 1
+            else:
+                root[u] = root[a]
+        for u in range(n):
+            root[u] = -1 - root[u]
+    return count
+
+
+cdef inline float round_down(double x) noexcept nogil:
+    cdef float f = <float> x
+    if f > x:
+        f = nextafterf(f, -INFINITY)
+    return f
+
+
+cdef inline float round_up(double x) noexcept nogil:
+    cdef float f = <float> x
+    if f < x:
+        f = nextafterf(f, INFINITY)
+    return f
+
+
+cdef int propagate(int u, int cur, int s, const int64_t[::1] indptr,
+                   const int32_t[::1] indices, const double[::1] weights, double* g,
+                   const uint32_t* stamp, uint32_t closed_stamp, const int32_t* rank,
+                   uint64_t[:, ::1] masks, IntVec* work) noexcept nogil:
+    """OR the first-edge set of ``u`` into its tight successors; successors already processed
+    (rank <= cur) whose set grew go on ``work``.  Returns -1 if memory ran out."""
+    cdef int64_t e
+    cdef int v
+    cdef Py_ssize_t w, words = masks.shape[1]
+    cdef uint64_t old, new
+    cdef bint grew
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        if v == s or v == u or stamp[v] != closed_stamp:
+            continue
+        if g[u] + weights[e] > g[v] * (1.0 + TIGHT_EPS):
+            continue
+        grew = False
+        for w in range(words):
+            old = masks[v, w]
+            new = old | masks[u, w]
+            if new != old:
+                masks[v, w] = new
+                grew = True
+        if grew and rank[v] <= cur and vec_push(work, v) != 0:
+            return -1
+    return 0
+
+
+def goal_bounds(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
+                const double[::1] weights, const double[:, ::1] coords, int first, int last,
+                uint64_t[:, ::1] masks, int32_t[::1] order, float[:, ::1] out):
+    """Goal-bounding boxes of the out-edges of nodes ``first..last-1``.
+
+    For each such node s: a Dijkstra flood from s, then the set of s's out-edges that begin
+    some shortest path to each reached node t (propagated over the tight edges in settling
+    order, bit j of ``masks[t]`` for s's j-th edge), then each edge's box grown over the first
+    two coordinates of its nodes.  Writes ``out[e] = (xmin, xmax, ymin, ymax)`` rounded
+    outward to float32, ``(inf, -inf, inf, -inf)`` for an edge that starts no shortest path.
+    ``masks``: (n, words) uint64 scratch with ``64 * words`` >= the largest out-degree;
+    ``order``: (n,) int32 scratch.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef Py_ssize_t words = masks.shape[1], w
+    cdef Py_ssize_t maxdeg = 64 * words
+    cdef double* g = &ws.g[0]
+    cdef int32_t* rank = &ws.parent[0]
+    cdef uint32_t* stamp = &ws.stamp[0]
+    cdef Heap* heap = &ws.heap
+    cdef int32_t* pos = &ws.pos[0]
+    cdef double* box = <double*> malloc(4 * maxdeg * sizeof(double))
+    cdef IntVec work
+    cdef uint32_t open_stamp, closed_stamp
+    cdef int s, u, v, t, j, cnt, idx, status = 0
+    cdef int64_t e, e0
+    cdef double ng, x, y
+    cdef uint64_t m
+    cdef HeapItem it
+    work.data = NULL
+    work.size = 0
+    work.capacity = 0
+    if box == NULL:
+        raise MemoryError("cannot allocate the box buffer")
+    for s in range(first, last):
+        if indptr[s + 1] - indptr[s] > maxdeg:
+            free(box)
+            raise ValueError(f"node {s} has more than {maxdeg} out-edges")
+    for s in range(first, last):
+        open_stamp = ws.begin()
+        closed_stamp = open_stamp + 1
+        with nogil:
+            # Flood.
+            stamp[s] = open_stamp
+            g[s] = 0.0
+            for w in range(words):
+                masks[s, w] = 0
+            cnt = 0
+            if heap_push(heap, pos, 0.0, 0.0, s) != 0:
+                status = -1
+            while status == 0 and heap.size > 0:
+                it = heap_pop(heap, pos)
+                u = it.node
+                if stamp[u] == closed_stamp:
+                    continue
+                stamp[u] = closed_stamp
+                rank[u] = cnt
+                order[cnt] = u
+                cnt += 1
+                for e in range(indptr[u], indptr[u + 1]):
+                    v = indices[e]
+                    if stamp[v] == closed_stamp:
+                        continue
+                    ng = g[u] + weights[e]
+                    if stamp[v] == open_stamp:
+                        if ng < g[v]:
+                            g[v] = ng
+                            heap_decrease(heap, pos, v, ng, ng)
+                        continue
+                    g[v] = ng
+                    stamp[v] = open_stamp
+                    for w in range(words):
+                        masks[v, w] = 0
+                    if heap_push(heap, pos, ng, ng, v) != 0:
+                        status = -1
+                        break
+            if status < 0:
+                break
+            # First-edge sets: seed s's tight edges, then propagate in settling order.
+            e0 = indptr[s]
+            for e in range(e0, indptr[s + 1]):
+                v = indices[e]
+                if v != s and weights[e] <= g[v] * (1.0 + TIGHT_EPS):
+                    j = <int> (e - e0)
+                    masks[v, j >> 6] |= (<uint64_t> 1) << (j & 63)
+            for idx in range(1, cnt):
+                if propagate(order[idx], idx, s, indptr, indices, weights, g, stamp,
+                             closed_stamp, rank, masks, &work) != 0:
+                    status = -1
+                while status == 0 and work.size > 0:
+                    work.size -= 1
+                    if propagate(work.data[work.size], idx, s, indptr, indices, weights, g,
+                                 stamp, closed_stamp, rank, masks, &work) != 0:
+                        status = -1
+                if status < 0:
+                    break
+            if status < 0:
+                break
+            # Boxes.
+            for j in range(<int> (indptr[s + 1] - e0)):
+                box[4 * j] = INFINITY
+                box[4 * j + 1] = -INFINITY
+                box[4 * j + 2] = INFINITY
+                box[4 * j + 3] = -INFINITY
+            for idx in range(1, cnt):
+                t = order[idx]
+                x = coords[t, 0]
+                y = coords[t, 1]
+                for w in range(words):
+                    m = masks[t, w]
+                    while m != 0:
+                        j = <int> (64 * w) + __builtin_ctzll(m)
+                        m &= m - 1
+                        if x < box[4 * j]:
+                            box[4 * j] = x
+                        if x > box[4 * j + 1]:
+                            box[4 * j + 1] = x
+                        if y < box[4 * j + 2]:
+                            box[4 * j + 2] = y
+                        if y > box[4 * j + 3]:
+                            box[4 * j + 3] = y
+            for j in range(<int> (indptr[s + 1] - e0)):
+                out[e0 + j, 0] = round_down(box[4 * j])
+                out[e0 + j, 1] = round_up(box[4 * j + 1])
+                out[e0 + j, 2] = round_down(box[4 * j + 2])
+                out[e0 + j, 3] = round_up(box[4 * j + 3])
+    free(box)
+    free(work.data)
+    if status < 0:
+        raise MemoryError("out of memory while building goal bounds")
     return None

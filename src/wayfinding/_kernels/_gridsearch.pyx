@@ -16,7 +16,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int32_t, uint8_t, uint32_t
-from libc.stdlib cimport free
+from libc.stdlib cimport free, malloc
 
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._steps cimport step_tables
@@ -31,6 +31,11 @@ cdef double SQRT2 = 1.4142135623730951
 # nearly every cell would be "improved" by an ulp and pushed twice.  Costs are unaffected
 # beyond this tolerance.
 cdef double TIE_EPS = 1e-12
+
+# Differential heuristic: |d(p, v) - d(p, goal)| is lowered by DH_EPS * (d(p, v) + d(p, goal)),
+# the order of the rounding error of the two table entries, so that rounding can neither make
+# it overestimate nor break consistency beyond the TIE_EPS tolerance.
+cdef double DH_EPS = 1e-12
 
 # Heuristic kinds (kept in step with wayfinding.grid.heuristics.HEURISTIC_CODES).
 cdef enum:
@@ -69,6 +74,30 @@ cdef inline double heuristic_xy(int kind, int ddx, int ddy) noexcept nogil:
     return 0.0
 
 
+cdef struct Pivots:
+    const double* table     # (k, Np) distances from each pivot, row-major
+    Py_ssize_t* row         # per usable pivot: offset of its row in ``table``
+    double* lo              # d(p, goal) * (1 - DH_EPS)
+    double* hi              # d(p, goal) * (1 + DH_EPS)
+    int count               # usable pivots (finite distance to the goal); 0 = none
+    double scale            # weight applied to the bound
+
+
+cdef inline double pivot_bound(const Pivots* pv, int v) noexcept nogil:
+    """Largest |d(p, v) - d(p, goal)| over the pivots, lowered by the rounding margin."""
+    cdef double best = 0.0, a, t
+    cdef int i
+    for i in range(pv.count):
+        a = pv.table[pv.row[i] + v]
+        t = a * (1.0 - DH_EPS) - pv.hi[i]
+        if t > best:
+            best = t
+        t = pv.lo[i] - a * (1.0 + DH_EPS)
+        if t > best:
+            best = t
+    return best * pv.scale
+
+
 cdef int DX[8]
 cdef int DY[8]
 DX[:] = [0, 1, 0, -1, 1, 1, -1, -1]
@@ -78,7 +107,7 @@ DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
 cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
                     int width, int start, int goal, int hkind, double hscale, bint greedy,
-                    bint record, bint uniform, uint32_t open_stamp,
+                    bint record, bint uniform, uint32_t open_stamp, const Pivots* pv,
                     Counters* c) noexcept nogil:
     """A*-family search; returns 1 found, 0 not found, -1 out of memory."""
     cdef uint32_t closed_stamp = open_stamp + 1
@@ -103,7 +132,11 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     stamp[start] = open_stamp
     g[start] = 0.0
     parent[start] = -1
-    if heap_push(heap, pos, hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0:
+    hv = hscale * heuristic(hkind, start, goal, width)
+    if pv.count > 0:
+        ng = pivot_bound(pv, start)
+        hv = ng if ng > hv else hv
+    if heap_push(heap, pos, hv, 0.0, start) != 0:
         return -1
     while True:
         # Successors whose f equals the current node's f are kept on a LIFO side list and
@@ -144,6 +177,9 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
                 continue
             hv = hscale * heuristic_xy(hkind, ux + DX[d], uy + DY[d]) \
                 if hkind != H_ZERO else 0.0
+            if pv.count > 0:
+                f = pivot_bound(pv, v)
+                hv = f if f > hv else hv
             f = hv if greedy else ng + hv
             if stamp[v] == open_stamp:
                 updated += 1
@@ -182,25 +218,62 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     return status
 
 
+_NO_PIVOTS = np.empty((0, 1), dtype=np.float64)
+
+
 def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
            int start, int goal, int hkind, double hscale, bint greedy, bint record,
-           bint uniform=False):
+           bint uniform=False, const double[:, ::1] pivots=_NO_PIVOTS, double pscale=1.0):
     """Run one best-first search. Returns (found, cost, expanded, generated, updated, max_open).
 
     ``hscale`` multiplies the heuristic (minimum terrain cost times the weight); ``greedy``
     orders the open list by h alone; ``uniform`` (all cells cost 1) skips the cost look-ups.
-    The path is read back with ``ws.path_cells(goal, width)``.
+    ``pivots``: optional ``(k, Np)`` float64 distances from k pivot cells to every padded cell
+    (inf where unreachable); h becomes the larger of the base heuristic and ``pscale`` times
+    the differential bound.  The path is read back with ``ws.path_cells(goal, width)``.
     """
     cdef Counters c
     c.expanded = 0
     c.generated = 0
     c.updated = 0
     c.max_open = 0
+    cdef Pivots pv
+    pv.count = 0
+    pv.scale = pscale
+    pv.table = NULL
+    pv.row = NULL
+    pv.lo = NULL
+    pv.hi = NULL
+    cdef Py_ssize_t k = pivots.shape[0]
+    cdef Py_ssize_t i
+    cdef double dg
+    if k > 0 and pivots.shape[1] != cost.shape[0]:
+        raise ValueError(f"pivot table has {pivots.shape[1]} columns for {cost.shape[0]} cells")
+    if k > 0:
+        pv.table = &pivots[0, 0]
+        pv.row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
+        pv.lo = <double*> malloc(k * sizeof(double))
+        pv.hi = <double*> malloc(k * sizeof(double))
+        if pv.row == NULL or pv.lo == NULL or pv.hi == NULL:
+            free(pv.row)
+            free(pv.lo)
+            free(pv.hi)
+            raise MemoryError("cannot allocate the pivot list")
+        for i in range(k):
+            dg = pivots[i, goal]
+            if dg < INFINITY:  # a pivot that does not reach the goal says nothing
+                pv.row[pv.count] = i * pivots.shape[1]
+                pv.lo[pv.count] = dg * (1.0 - DH_EPS)
+                pv.hi[pv.count] = dg * (1.0 + DH_EPS)
+                pv.count += 1
     cdef uint32_t open_stamp = ws.begin()
     cdef int status
     with nogil:
         status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
-                            record, uniform, open_stamp, &c)
+                            record, uniform, open_stamp, &pv, &c)
+    free(pv.row)
+    free(pv.lo)
+    free(pv.hi)
     if status < 0:
         raise MemoryError("open list could not grow")
     return status == 1, (ws.g[goal] if status == 1 else INFINITY), c.expanded, c.generated, \

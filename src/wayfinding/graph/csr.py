@@ -1,15 +1,22 @@
-"""Graphs in compressed sparse row form, searched by compiled A* and Dijkstra."""
+"""Graphs in compressed sparse row form, searched by compiled A* and Dijkstra, and the base of
+their preprocessed indexes (differential heuristics, goal bounds)."""
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import os
 import time
-from typing import Any
+from functools import cached_property
+from typing import Any, ClassVar
 
 import numpy as np
 
+from .._io import atomic_write_bytes
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
-from ..errors import InvalidGridError, InvalidQueryError
+from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 
 
@@ -130,6 +137,39 @@ class CSRGraph:
     def __repr__(self) -> str:
         return f"CSRGraph({self.num_nodes} nodes, {self.num_edges} edges)"
 
+    @cached_property
+    def fingerprint(self) -> str:
+        """SHA-256 of indptr, indices, weights and coords: identifies the graph for indexes."""
+        h = hashlib.sha256()
+        h.update(f"csr|{self.num_nodes}|{self.num_edges}|{self._coords.shape}|".encode())
+        for arr in (self.indptr, self.indices, self.weights, self._coords):
+            h.update(arr.tobytes())
+        return h.hexdigest()
+
+    @cached_property
+    def is_symmetric(self) -> bool:
+        """True when every edge u -> v has a reverse edge v -> u of the same cost (after
+        reducing parallel edges to the cheapest), i.e. the graph is undirected."""
+        src = np.repeat(np.arange(self.num_nodes, dtype=np.int64), np.diff(self.indptr))
+        fwd = _cheapest_edges(src, self.indices.astype(np.int64), self.weights)
+        bwd = _cheapest_edges(self.indices.astype(np.int64), src, self.weights)
+        return all(np.array_equal(a, b) for a, b in zip(fwd, bwd))
+
+    def reversed(self) -> CSRGraph:
+        """The graph with every edge turned around (same nodes, costs and coords)."""
+        src = np.repeat(np.arange(self.num_nodes, dtype=np.int64), np.diff(self.indptr))
+        return CSRGraph.from_edges(self.num_nodes, self.indices, src, self.weights,
+                                   coords=self.coords)
+
+    @cached_property
+    def weak_components(self) -> np.ndarray:
+        """``(n,)`` int32 component ids, edges taken both ways, numbered in order of each
+        component's smallest node."""
+        out = np.empty(self.num_nodes, dtype=np.int32)
+        _csrsearch.weak_components(self.indptr, self.indices, out)
+        out.flags.writeable = False
+        return out
+
     def node(self, value: Any, name: str = "node") -> int:
         """Validate a node id; raises :class:`InvalidQueryError` naming the value."""
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -150,25 +190,58 @@ class CSRGraph:
             return 0.0
         return self._hscale * float(np.linalg.norm(self._coords[node] - self._coords[goal]))
 
-    def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
-                  record: bool = False) -> PathResult:
+    def find_path(self, start: Any, goal: Any, *, algo: str = "astar", record: bool = False,
+                  differential: Any = None, bounds: Any = None) -> PathResult:
         """Compiled A* (``"astar"``) or Dijkstra (``"dijkstra"``) from start to goal.
-        ``path`` is an ``(n,)`` int64 array of node ids."""
+        ``path`` is an ``(n,)`` int64 array of node ids.
+
+        ``differential``: a :class:`~wayfinding.graph.differential.CSRDifferentialHeuristic`
+        of this graph (A* only): h becomes the larger of the Euclidean and the pivot bound.
+        ``bounds``: a :class:`~wayfinding.graph.goal_bounds.CSRGoalBounds` of this graph: an
+        edge is followed only when the goal lies in its box.  Both keep the search optimal;
+        the algorithm is reported with ``_dh`` / ``_gb`` appended.  An index built for
+        another graph raises :class:`IndexMismatchError`.
+        """
         t0 = time.perf_counter()
         s, g = self.node(start, "start"), self.node(goal, "goal")
         if algo not in ("astar", "dijkstra"):
             raise InvalidQueryError(f"unknown algorithm {algo!r} for CSRGraph; "
                                     "expected 'astar' or 'dijkstra'")
+        extra: dict[str, np.ndarray] = {}
+        name = algo
+        if differential is not None:
+            self._check_index(differential, "csr_differential", "differential")
+            if algo != "astar":
+                raise InvalidQueryError(
+                    f"a differential heuristic needs algo='astar', not {algo!r}")
+            extra["to_pivot"] = differential.to_pivot
+            extra["from_pivot"] = differential.from_pivot
+            name += "_dh"
+        if bounds is not None:
+            self._check_index(bounds, "csr_goal_bounds", "bounds")
+            extra["boxes"] = bounds.boxes
+            name += "_gb"
         ws = thread_workspace(self.num_nodes)
         hscale = self._hscale if algo == "astar" else 0.0
         found, cost, exp, gen, mo = _csrsearch.search(
-            ws, self.indptr, self.indices, self.weights, self._coords, s, g, hscale, record)
+            ws, self.indptr, self.indices, self.weights, self._coords, s, g, hscale, record,
+            **extra)
         path = ws.path_to(g) if found else np.empty(0, dtype=np.int64)
         stats = SearchStats(expanded=exp, generated=gen, max_open=mo,
                             elapsed=time.perf_counter() - t0)
         if record:
-            return PathResult(path, cost, found, stats, algo, ws.recorded(), ws.open_nodes())
-        return PathResult(path, cost, found, stats, algo)
+            return PathResult(path, cost, found, stats, name, ws.recorded(), ws.open_nodes())
+        return PathResult(path, cost, found, stats, name)
+
+    def _check_index(self, index: Any, kind: str, name: str) -> None:
+        if not isinstance(index, GraphIndex) or index.kind != kind:
+            raise InvalidQueryError(f"{name} must be a {kind} index, got "
+                                    f"{type(index).__name__}")
+        if index.graph is not self and index.graph.fingerprint != self.fingerprint:
+            raise IndexMismatchError(
+                f"the {kind} index was built for another graph ({index.graph!r}, fingerprint "
+                f"{index.graph.fingerprint[:12]}) than this one ({self!r}, fingerprint "
+                f"{self.fingerprint[:12]})")
 
     def distances(self, source: Any) -> np.ndarray:
         """Dijkstra costs from ``source`` to every node: ``(n,)`` float64, ``inf`` unreached."""
@@ -194,6 +267,108 @@ class CSRGraph:
         keep = order[first]
         return sparse.csr_array((self.weights[keep], (src[keep], self.indices[keep])),
                                 shape=(n, n))
+
+
+def _cheapest_edges(src: np.ndarray, dst: np.ndarray,
+                    w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Edges sorted by (src, dst), parallel edges reduced to the cheapest."""
+    order = np.lexsort((w, dst, src))
+    s, d, c = src[order], dst[order], w[order]
+    first = np.ones(len(s), dtype=bool)
+    first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+    return s[first], d[first], c[first]
+
+
+#: Every graph index kind by name, filled as the subclasses are defined.
+GRAPH_INDEX_KINDS: dict[str, type[GraphIndex]] = {}
+
+
+class GraphIndex:
+    """Base of the preprocessed :class:`CSRGraph` indexes.
+
+    Subclasses set ``kind`` and ``version`` and keep their data in ``arrays`` (name -> numpy
+    array) and JSON-serialisable build ``options``.  ``save`` writes a versioned ``.npz`` with
+    the graph's fingerprint (SHA-256 of indptr, indices, weights and coords); ``load`` refuses
+    a file of another kind or version (:class:`IndexFormatError`) or built for another graph
+    (:class:`IndexMismatchError`).
+    """
+
+    kind: ClassVar[str] = ""
+    version: ClassVar[int] = 1
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        if cls.kind:
+            GRAPH_INDEX_KINDS[cls.kind] = cls
+
+    def __init__(self, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        self.graph = graph
+        self.arrays = arrays
+        self.options = options
+        self.build_time = float(build_time)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the index's arrays."""
+        return int(sum(a.nbytes for a in self.arrays.values()))
+
+    def info(self) -> dict[str, Any]:
+        """Kind, version, graph size and fingerprint, options, memory and build time."""
+        return {"kind": self.kind, "version": self.version, "nodes": self.graph.num_nodes,
+                "edges": self.graph.num_edges, "fingerprint": self.graph.fingerprint,
+                "options": self.options, "nbytes": self.nbytes, "build_time": self.build_time}
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.graph.num_nodes} nodes, "
+                f"{self.nbytes / 1e6:.2f} MB, built in {self.build_time:.3g} s)")
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the index to ``path`` (``.npz``), atomically."""
+        from ..grid.index import _MAGIC
+
+        buf = io.BytesIO()
+        header = json.dumps({"format": _MAGIC, **self.info()})
+        np.savez(buf, __header__=np.array(header), **self.arrays)
+        atomic_write_bytes(path, buf.getvalue())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, graph: CSRGraph) -> GraphIndex:
+        """Read an index saved by :meth:`save` for ``graph``."""
+        from ..grid.index import _read
+
+        header, arrays = _read(path)
+        kind = header.get("kind")
+        if cls.kind and kind != cls.kind:
+            raise IndexFormatError(f"holds a {kind!r} index, not {cls.kind!r}", path)
+        target = GRAPH_INDEX_KINDS.get(kind)
+        if target is None:
+            raise IndexFormatError(f"unknown graph index kind {kind!r}", path)
+        if header.get("version") != target.version:
+            raise IndexFormatError(
+                f"{kind} index format version {header.get('version')} cannot be read "
+                f"(this version reads {target.version}); rebuild it", path)
+        if not isinstance(graph, CSRGraph):
+            raise IndexMismatchError(f"load needs the CSRGraph the index was built for, got "
+                                     f"{type(graph).__name__}")
+        if header.get("fingerprint") != graph.fingerprint:
+            raise IndexMismatchError(
+                f"{path}: the {kind} index was built for another graph ({header.get('nodes')} "
+                f"nodes, {header.get('edges')} edges, fingerprint "
+                f"{str(header.get('fingerprint'))[:12]}) than the one given "
+                f"({graph.num_nodes} nodes, {graph.num_edges} edges, fingerprint "
+                f"{graph.fingerprint[:12]}); rebuild it")
+        try:
+            return target._restore(graph, arrays, header.get("options", {}),
+                                   header.get("build_time", 0.0))
+        except IndexFormatError as exc:
+            raise IndexFormatError(exc.reason, path) from None
+
+    @classmethod
+    def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> GraphIndex:
+        """Rebuild the object from loaded arrays; subclasses check shapes and dtypes."""
+        return cls(graph, arrays, options, build_time)
 
 
 def _integers(values: Any, name: str) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._kernels import _gridsearch
 from .._kernels._workspace import Workspace
-from ..errors import InvalidQueryError
+from ..errors import IndexMismatchError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid
 from .heuristics import heuristic_code
@@ -64,7 +64,8 @@ class GridSearch:
 
     def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
                   heuristic: str | None = None, weight: float | None = None,
-                  agent_size: int = 1, record: bool = False) -> PathResult:
+                  agent_size: int = 1, record: bool = False,
+                  differential: Any = None) -> PathResult:
         """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
 
         ``algo``: one of :data:`ALGORITHMS`.  ``heuristic``: ``"octile"`` (default, or
@@ -72,7 +73,10 @@ class GridSearch:
         ``weight`` (>= 1, default 2) only for ``weighted_astar``.  ``agent_size`` (cells,
         >= 1): the agent covers that square below-right of its cell (see
         :meth:`Grid.for_agent`).  ``record=True`` also returns the expansion order and the
-        final open list (not for ``bidirectional``).
+        final open list (not for ``bidirectional``).  ``differential``: a
+        :class:`~wayfinding.grid.differential.DifferentialHeuristic` built for this grid (only
+        ``astar`` and ``weighted_astar``); h is then the larger of the base heuristic and the
+        pivot bound, and the algorithm is reported as ``astar_dh`` / ``weighted_astar_dh``.
 
         Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; an unreachable
         goal gives ``found=False`` without searching (island ids differ).
@@ -96,6 +100,9 @@ class GridSearch:
             raise InvalidQueryError(f"weight is only used by 'weighted_astar', not {algo!r}")
         if record and algo == "bidirectional":
             raise InvalidQueryError("record=True is not available for 'bidirectional'")
+        pivots = _pivot_table(differential, grid, algo, scale / grid.min_cost)
+        if differential is not None:
+            algo += "_dh"
         if s == g:
             return PathResult(np.array([s], dtype=np.int64), 0.0, True,
                               SearchStats(elapsed=time.perf_counter() - t0), algo,
@@ -125,7 +132,7 @@ class GridSearch:
             found, cost, exp, gen, upd, mo = _gridsearch.search(
                 ws, grid.padded_costs, grid.moves, width, a, b,
                 0 if algo == "dijkstra" else hkind, scale, algo == "greedy", record,
-                grid.is_uniform)
+                grid.is_uniform, *pivots)
             path = ws.path_cells(b, width) if found else empty_path()
         stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                             elapsed=time.perf_counter() - t0)
@@ -152,6 +159,23 @@ class GridSearch:
         _gridsearch.flood(self._ws, grid.padded_costs, grid.moves, grid.width + 2, flat, lim,
                           out)
         return out
+
+
+def _pivot_table(differential: Any, grid: Grid, algo: str, weight: float) -> tuple:
+    """Extra kernel arguments for a differential heuristic: () without one."""
+    if differential is None:
+        return ()
+    if getattr(differential, "kind", None) != "differential":
+        raise InvalidQueryError(f"differential must be a DifferentialHeuristic, got "
+                                f"{type(differential).__name__}")
+    if algo not in ("astar", "weighted_astar"):
+        raise InvalidQueryError(
+            f"a differential heuristic works with 'astar' and 'weighted_astar', not {algo!r}")
+    if differential.grid is not grid and differential.grid.fingerprint != grid.fingerprint:
+        raise IndexMismatchError(
+            f"the differential heuristic was built for another map ({differential.grid!r}) "
+            f"than the one searched ({grid!r})")
+    return differential.table, weight
 
 
 def _cell_list(grid: Grid, cells: Any, name: str) -> list[tuple[int, int]]:

@@ -1,0 +1,229 @@
+"""Differential heuristics ("Euclidean embeddings") for :class:`CSRGraph` A*.
+
+Dijkstra distances from k pivot nodes give, by the triangle inequality, lower bounds on the
+distance between any two nodes x and goal::
+
+    d(x, goal) >= d(x, p) - d(goal, p)        d(x, goal) >= d(p, goal) - d(p, x)
+
+A* takes the largest of these over the pivots and the Euclidean bound.  The bound is
+admissible and consistent on directed graphs too, so both tables (to and from each pivot) are
+kept; on a symmetric (undirected) graph they are equal and stored once.  A pivot that does not
+reach the goal (or that the goal does not reach) gives no bound; a pivot that proves a node
+cannot reach the goal lets the search drop that node.
+
+Pivots are placed by farthest-point selection (:func:`select_pivots`) or given by the user.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
+from ..results import PathResult
+from .csr import CSRGraph, GraphIndex
+
+#: Rounding margin of the bound, as in the compiled kernels: each difference is lowered by
+#: this times the sum of the two table entries.
+DH_EPS = 1e-12
+
+
+def select_pivots(count: int, labels: np.ndarray,
+                  flood: Callable[[int], np.ndarray]) -> list[int]:
+    """Farthest-point pivot selection over ``n`` nodes.
+
+    ``labels``: ``(n,)`` island ids (-1 for nodes that can never be pivots, e.g. blocked
+    cells).  ``flood(node)``: ``(n,)`` distances from that node (inf where unreached); it is
+    called at most twice per pivot, so callers may cache it to reuse the rows.
+
+    The first pivot is the node farthest from a fixed node (the lowest-numbered) of the largest
+    island.  Each next pivot is the node farthest from all pivots so far (largest minimum
+    distance), unless some island holds no pivot yet and its extent (the largest distance from
+    its fixed node) is larger than that minimum distance: then it goes to the farthest node of
+    that island (the one with the most uncovered nodes).  Single-node islands have extent 0,
+    so pivots are not spent on specks.  Selection stops early when every remaining candidate
+    is at distance 0 (the map has fewer useful places than ``count``).  Ties go to the lowest
+    node id, so the choice is deterministic.
+    """
+    usable = labels >= 0
+    mind = np.where(usable, np.inf, -np.inf)
+    pivots: list[int] = []
+    extents: dict[int, tuple[int, float]] = {}
+    while len(pivots) < count:
+        uncovered = usable & np.isposinf(mind)
+        island_pick = None
+        if uncovered.any():
+            counts = np.bincount(labels[uncovered])
+            island = int(np.argmax(counts))
+            members = uncovered & (labels == island)
+            fixed = int(np.argmax(members))
+            if fixed not in extents:
+                d = flood(fixed)
+                reach = np.where(members & np.isfinite(d), d, -1.0)
+                far = int(np.argmax(reach))
+                extents[fixed] = (far, float(reach[far]))
+            island_pick = extents[fixed]
+        covered = usable & np.isfinite(mind)
+        far_pick = None
+        if covered.any():
+            score = np.where(covered, mind, -1.0)
+            j = int(np.argmax(score))
+            far_pick = (j, float(score[j]))
+        if not pivots:
+            pick = island_pick
+        elif island_pick is not None and (far_pick is None or island_pick[1] > far_pick[1]):
+            pick = island_pick
+        else:
+            pick = far_pick
+        if pick is None or (pivots and pick[1] <= 0.0):
+            break
+        pivots.append(pick[0])
+        d = flood(pick[0])
+        mind = np.where(usable, np.minimum(mind, d), -np.inf)
+    return pivots
+
+
+def pivot_count(value: Any) -> int:
+    """Validate a requested number of pivots (an integer >= 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidQueryError(f"pivots {value!r} must be an integer >= 1 or a list of "
+                                "pivot locations")
+    return int(value)
+
+
+class CSRDifferentialHeuristic(GraphIndex):
+    """Pivot distance tables of a :class:`CSRGraph`, used by ``find_path(differential=)``.
+
+    ``arrays["pivots"]``: ``(k,)`` int64 pivot node ids.  ``arrays["from_pivot"]``:
+    ``(k, n)`` float64 d(p, x), inf where unreached.  ``arrays["to_pivot"]`` (directed graphs
+    only): ``(k, n)`` float64 d(x, p).  Memory ``8 k n`` bytes (twice that when directed).
+
+    >>> g = CSRGraph.from_edges(4, [0, 1, 2], [1, 2, 3], [1.0, 2.0, 3.0], directed=False)
+    >>> dh = CSRDifferentialHeuristic.build(g, pivots=[0])
+    >>> dh.heuristic(3, 1) == 6.0 * (1 - 1e-12) - 1.0 * (1 + 1e-12)
+    True
+    >>> r = g.find_path(0, 3, differential=dh)
+    >>> r.algorithm, r.cost, r.stats.expanded
+    ('astar_dh', 6.0, 4)
+    """
+
+    kind = "csr_differential"
+    version = 1
+
+    @classmethod
+    def build(cls, graph: CSRGraph, *,
+              pivots: int | Sequence[int] = 8) -> CSRDifferentialHeuristic:
+        """Build the tables: ``pivots`` is the number of pivots to place by farthest-point
+        selection (default 8; fewer on graphs with fewer useful places) or a sequence of
+        distinct node ids chosen by the user (e.g. entrances, bases, flag rooms).
+
+        Cost: one Dijkstra per pivot (two on a directed graph) plus a few for the selection.
+        """
+        if not isinstance(graph, CSRGraph):
+            raise InvalidGridError(f"a differential heuristic needs a CSRGraph, got "
+                                   f"{type(graph).__name__}")
+        t0 = time.perf_counter()
+        symmetric = graph.is_symmetric
+        back = None if symmetric else graph.reversed()
+        rows: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+        def tables(node: int) -> tuple[np.ndarray, np.ndarray]:
+            if node not in rows:
+                out = graph.distances(node)
+                rows[node] = (out, out if back is None else back.distances(node))
+            return rows[node]
+
+        if isinstance(pivots, (int, np.integer)) and not isinstance(pivots, bool):
+            count = pivot_count(pivots)
+            labels = np.asarray(graph.weak_components, dtype=np.int64)
+            chosen = select_pivots(count, labels,
+                                   lambda v: np.minimum(*tables(v)))
+            options: dict[str, Any] = {"pivots": count}
+        else:
+            chosen = _node_list(graph, pivots)
+            options = {"pivots": chosen}
+        n = graph.num_nodes
+        arrays = {"pivots": np.array(chosen, dtype=np.int64)}
+        frm = np.empty((len(chosen), n))
+        to = None if symmetric else np.empty((len(chosen), n))
+        for i, p in enumerate(chosen):
+            f, t = tables(p)
+            frm[i] = f
+            if to is not None:
+                to[i] = t
+        arrays["from_pivot"] = frm
+        if to is not None:
+            arrays["to_pivot"] = to
+        options["symmetric"] = bool(symmetric)
+        return cls(graph, arrays, options, time.perf_counter() - t0)
+
+    @classmethod
+    def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> CSRDifferentialHeuristic:
+        piv = arrays.get("pivots")
+        frm = arrays.get("from_pivot")
+        if piv is None or frm is None or piv.ndim != 1 or frm.dtype != np.float64 \
+                or frm.shape != (len(piv), graph.num_nodes):
+            raise IndexFormatError("differential tables are missing or have the wrong shape")
+        to = arrays.get("to_pivot")
+        if to is not None and (to.dtype != np.float64 or to.shape != frm.shape):
+            raise IndexFormatError("differential to_pivot table has the wrong shape")
+        if to is None and not graph.is_symmetric:
+            raise IndexFormatError("differential index of a directed graph lacks to_pivot")
+        arrays = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
+        return cls(graph, arrays, options, build_time)
+
+    @property
+    def pivots(self) -> np.ndarray:
+        """``(k,)`` int64 pivot node ids."""
+        return self.arrays["pivots"]
+
+    @property
+    def from_pivot(self) -> np.ndarray:
+        """``(k, n)`` float64 d(p, x)."""
+        return self.arrays["from_pivot"]
+
+    @property
+    def to_pivot(self) -> np.ndarray:
+        """``(k, n)`` float64 d(x, p) (the same array as ``from_pivot`` when symmetric)."""
+        return self.arrays.get("to_pivot", self.arrays["from_pivot"])
+
+    def heuristic(self, node: Any, goal: Any) -> float:
+        """The differential bound on d(node, goal) alone (without the Euclidean one), as the
+        search uses it: inf when a pivot proves the goal unreachable from ``node``."""
+        x, g = self.graph.node(node, "node"), self.graph.node(goal, "goal")
+        return float(self.heuristic_map(g)[x])
+
+    def heuristic_map(self, goal: Any) -> np.ndarray:
+        """``(n,)`` float64 bound on d(x, goal) for every node x (see :meth:`heuristic`)."""
+        g = self.graph.node(goal, "goal")
+        best = np.zeros(self.graph.num_nodes)
+        with np.errstate(invalid="ignore"):
+            for to, frm in zip(self.to_pivot, self.from_pivot):
+                if np.isfinite(to[g]):
+                    best = np.maximum(best, to * (1 - DH_EPS) - to[g] * (1 + DH_EPS))
+                if np.isfinite(frm[g]):
+                    best = np.maximum(best, frm[g] * (1 - DH_EPS) - frm * (1 + DH_EPS))
+        return best
+
+    def find_path(self, start: Any, goal: Any, *, record: bool = False,
+                  bounds: Any = None) -> PathResult:
+        """A* on the graph with this heuristic (``algorithm`` ``"astar_dh"``); ``bounds``
+        adds goal-bounding pruning."""
+        return self.graph.find_path(start, goal, record=record, differential=self,
+                                    bounds=bounds)
+
+
+def _node_list(graph: CSRGraph, values: Any) -> list[int]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise InvalidQueryError(f"pivots {values!r} must be an integer >= 1 or a sequence "
+                                "of node ids")
+    nodes = [graph.node(v, "pivot") for v in list(values)]
+    if not nodes:
+        raise InvalidQueryError("pivots is empty; give at least one node")
+    if len(set(nodes)) != len(nodes):
+        raise InvalidQueryError(f"pivots {nodes} repeat a node")
+    return nodes
