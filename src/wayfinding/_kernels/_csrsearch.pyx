@@ -243,9 +243,10 @@ def weak_components(const int64_t[::1] indptr, const int32_t[::1] indices, int32
                     root[b] = a
                 elif b < a:
                     root[a] = b
-        # Every root is its component's smallest node, so one ascending pass relabels.
+        # Links only point to smaller nodes, so in ascending order a node's link has already
+        # been replaced by its component's label (stored as -1 - label to tell it apart).
         for u in range(n):
-            a = uf_find(root, <int> u)
+            a = root[u]
             if a == u:
                 root[u] = -1 - count
                 count += 1

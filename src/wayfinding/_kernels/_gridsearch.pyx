@@ -75,8 +75,9 @@ cdef inline double heuristic_xy(int kind, int ddx, int ddy) noexcept nogil:
 
 
 cdef struct Pivots:
-    const double* table     # (k, Np) distances from each pivot, row-major
+    const double* table     # (k, Np) distances from each pivot (any strides)
     Py_ssize_t* row         # per usable pivot: offset of its row in ``table``
+    Py_ssize_t step         # elements between the entries of two consecutive cells
     double* lo              # d(p, goal) * (1 - DH_EPS)
     double* hi              # d(p, goal) * (1 + DH_EPS)
     int count               # usable pivots (finite distance to the goal); 0 = none
@@ -88,7 +89,7 @@ cdef inline double pivot_bound(const Pivots* pv, int v) noexcept nogil:
     cdef double best = 0.0, a, t
     cdef int i
     for i in range(pv.count):
-        a = pv.table[pv.row[i] + v]
+        a = pv.table[pv.row[i] + v * pv.step]
         t = a * (1.0 - DH_EPS) - pv.hi[i]
         if t > best:
             best = t
@@ -223,13 +224,14 @@ _NO_PIVOTS = np.empty((0, 1), dtype=np.float64)
 
 def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
            int start, int goal, int hkind, double hscale, bint greedy, bint record,
-           bint uniform=False, const double[:, ::1] pivots=_NO_PIVOTS, double pscale=1.0):
+           bint uniform=False, const double[:, :] pivots=_NO_PIVOTS, double pscale=1.0):
     """Run one best-first search. Returns (found, cost, expanded, generated, updated, max_open).
 
     ``hscale`` multiplies the heuristic (minimum terrain cost times the weight); ``greedy``
     orders the open list by h alone; ``uniform`` (all cells cost 1) skips the cost look-ups.
     ``pivots``: optional ``(k, Np)`` float64 distances from k pivot cells to every padded cell
-    (inf where unreachable); h becomes the larger of the base heuristic and ``pscale`` times
+    (inf where unreachable), in any memory order (a transposed ``(Np, k)`` C array keeps each
+    cell's k distances in one cache line); h becomes the larger of the base heuristic and ``pscale`` times
     the differential bound.  The path is read back with ``ws.path_cells(goal, width)``.
     """
     cdef Counters c
@@ -241,6 +243,7 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
     pv.count = 0
     pv.scale = pscale
     pv.table = NULL
+    pv.step = 1
     pv.row = NULL
     pv.lo = NULL
     pv.hi = NULL
@@ -251,6 +254,7 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
         raise ValueError(f"pivot table has {pivots.shape[1]} columns for {cost.shape[0]} cells")
     if k > 0:
         pv.table = &pivots[0, 0]
+        pv.step = pivots.strides[1] // sizeof(double)
         pv.row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
         pv.lo = <double*> malloc(k * sizeof(double))
         pv.hi = <double*> malloc(k * sizeof(double))
@@ -262,7 +266,7 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
         for i in range(k):
             dg = pivots[i, goal]
             if dg < INFINITY:  # a pivot that does not reach the goal says nothing
-                pv.row[pv.count] = i * pivots.shape[1]
+                pv.row[pv.count] = i * (pivots.strides[0] // sizeof(double))
                 pv.lo[pv.count] = dg * (1.0 - DH_EPS)
                 pv.hi[pv.count] = dg * (1.0 + DH_EPS)
                 pv.count += 1

@@ -74,7 +74,7 @@ def select_pivots(count: int, labels: np.ndarray,
             far_pick = (j, float(score[j]))
         if not pivots:
             pick = island_pick
-        elif island_pick is not None and (far_pick is None or island_pick[1] > far_pick[1]):
+        elif island_pick is not None and (far_pick is None or island_pick[1] >= far_pick[1]):
             pick = island_pick
         else:
             pick = far_pick
