@@ -117,8 +117,10 @@ class CSRDifferentialHeuristic(GraphIndex):
     def build(cls, graph: CSRGraph, *,
               pivots: int | Sequence[int] = 8) -> CSRDifferentialHeuristic:
         """Build the tables: ``pivots`` is the number of pivots to place by farthest-point
-        selection (default 8; fewer on graphs with fewer useful places) or a sequence of
-        distinct node ids chosen by the user (e.g. entrances, bases, flag rooms).
+        selection (default 8; fewer on graphs with fewer useful places; islands are the weakly
+        connected components, and on a directed graph the distance between a pivot and a node
+        is the nearer of d(p, x) and d(x, p)) or a sequence of distinct node ids chosen by the
+        user (e.g. entrances, bases, flag rooms).
 
         Cost: one Dijkstra per pivot (two on a directed graph) plus a few for the selection.
         """

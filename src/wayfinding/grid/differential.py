@@ -5,8 +5,10 @@ triangle inequality: ``d(x, goal) >= |d(p, x) - d(p, goal)|``.  A* uses the larg
 bounds and the grid's own heuristic (octile, or Manhattan when 4-connected, times the minimum
 cell cost).  Grid steps cost the same both ways, so the bound is admissible and consistent
 for every diagonal rule and any terrain costs.  Each difference is lowered by ``1e-12`` times
-the sum of the two distances (the order of their rounding error), so floating-point sums can
-break neither property beyond the search kernel's tie tolerance.
+the sum of the two distances, more than the worst rounding error of float sums of up to
+thousands of steps, so rounding does not lift the bound above the true one; what rounding
+can do to consistency stays inside the search kernel's relative tie tolerance (also
+``1e-12``).
 
 The bound is sharp along the pivots' shortest-path trees, so pivots on the rim of the map
 (farthest-point selection, the default) or at places agents often head for work best.  On
