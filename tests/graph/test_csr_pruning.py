@@ -459,3 +459,17 @@ def test_many_pivots_on_a_small_graph(small):
     assert 1 <= len(dh.pivots) <= 3
     assert len(set(dh.pivots.tolist())) == len(dh.pivots)
     assert small.find_path(0, 2, differential=dh).cost == 2.0
+
+
+def test_table_memory_order_does_not_change_results():
+    rng = np.random.default_rng(4)
+    n, m = 40, 160
+    g = CSRGraph.from_edges(n, rng.integers(0, n, m), rng.integers(0, n, m),
+                            rng.uniform(0, 5, m))
+    dh = CSRDifferentialHeuristic.build(g, pivots=4)
+    arrays = {k: np.ascontiguousarray(v) for k, v in dh.arrays.items()}
+    twin = CSRDifferentialHeuristic(g, arrays, dh.options, 0.0)
+    assert dh.from_pivot.flags.f_contiguous and twin.from_pivot.flags.c_contiguous
+    for s, t in [(0, 39), (5, 17), (20, 3)]:
+        r0, r1 = dh.find_path(s, t), twin.find_path(s, t)
+        assert r0.cost == r1.cost and r0.stats.expanded == r1.stats.expanded

@@ -452,3 +452,15 @@ def test_queries_validate_cells(arena2_dh):
         arena2_dh.find_path((-1, 0), (10, 10))
     with pytest.raises(InvalidQueryError):
         arena2_dh.heuristic_map((10**6, 0))
+
+
+def test_table_memory_order_does_not_change_results(arena2):
+    dh = DifferentialHeuristic.build(arena2, pivots=4)
+    twin = DifferentialHeuristic(arena2, {"pivots": dh.pivots,
+                                          "distances": np.ascontiguousarray(dh.table)},
+                                 dh.options, 0.0)
+    assert dh.table.flags.f_contiguous and twin.table.flags.c_contiguous
+    cells = free_cells(arena2)
+    for a, b in zip(cells[::997], cells[::-1][::997]):
+        r0, r1 = dh.find_path(a, b), twin.find_path(a, b)
+        assert r0.cost == r1.cost and r0.stats.expanded == r1.stats.expanded

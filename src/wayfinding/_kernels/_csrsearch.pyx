@@ -35,8 +35,10 @@ _NO_BOXES = np.empty((0, 4), dtype=np.float32)
 
 
 cdef struct Pivots:
-    const double* to_table      # (k, n) d(x, p), row-major
-    const double* from_table    # (k, n) d(p, x)
+    const double* to_table      # (k, n) d(x, p), any strides
+    const double* from_table    # (k, n) d(p, x), any strides
+    Py_ssize_t to_step          # elements between the entries of consecutive nodes
+    Py_ssize_t from_step
     Py_ssize_t* to_row          # row offsets of the pivots the goal reaches (d(goal, p) < inf)
     double* to_goal             # d(goal, p) * (1 + DH_EPS)
     int to_count
@@ -51,13 +53,12 @@ cdef inline double pivot_bound(const Pivots* pv, int v) noexcept nogil:
     cdef double best = 0.0, t
     cdef int i
     for i in range(pv.to_count):
-        t = pv.to_table[pv.to_row[i] + v] * (1.0 - DH_EPS) - pv.to_goal[i]
-        if t > best:
-            best = t
+        t = pv.to_table[pv.to_row[i] + v * pv.to_step] * (1.0 - DH_EPS) - pv.to_goal[i]
+        best = t if t > best else best
     for i in range(pv.from_count):
-        t = pv.from_goal[i] - pv.from_table[pv.from_row[i] + v] * (1.0 + DH_EPS)
-        if t > best:
-            best = t
+        t = pv.from_goal[i] - pv.from_table[pv.from_row[i] + v * pv.from_step] \
+            * (1.0 + DH_EPS)
+        best = t if t > best else best
     return best
 
 
@@ -72,13 +73,13 @@ cdef inline double euclid(const double[:, ::1] xy, int a, int b) noexcept nogil:
 
 def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
            const double[::1] weights, const double[:, ::1] coords, int start, int goal,
-           double hscale, bint record, const double[:, ::1] to_pivot=_NO_TABLE,
-           const double[:, ::1] from_pivot=_NO_TABLE, const float[:, ::1] boxes=_NO_BOXES):
+           double hscale, bint record, const double[:, :] to_pivot=_NO_TABLE,
+           const double[:, :] from_pivot=_NO_TABLE, const float[:, ::1] boxes=_NO_BOXES):
     """A* from ``start`` to ``goal`` (Dijkstra when ``hscale`` is 0 or ``goal`` is -1, which
     floods everything).  Returns (found, cost, expanded, generated, max_open).
 
     ``to_pivot``/``from_pivot``: optional ``(k, n)`` distances d(x, p) and d(p, x) for k
-    pivots (the same array twice on a symmetric graph); h becomes the larger of the Euclidean
+    pivots, in any memory order (the same array twice on a symmetric graph); h becomes the larger of the Euclidean
     bound and the differential bound, and nodes it proves cut off from the goal are not pushed.
     ``boxes``: optional ``(m, 4)`` float32 per-edge (xmin, xmax, ymin, ymax); an edge is only
     followed when the goal's first two coordinates lie inside its box.
@@ -104,9 +105,13 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
     pv.from_goal = NULL
     pv.to_table = NULL
     pv.from_table = NULL
+    pv.to_step = 1
+    pv.from_step = 1
     if k > 0 and goal >= 0:
         pv.to_table = &to_pivot[0, 0]
         pv.from_table = &from_pivot[0, 0]
+        pv.to_step = to_pivot.strides[1] // sizeof(double)
+        pv.from_step = from_pivot.strides[1] // sizeof(double)
         pv.to_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
         pv.from_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
         pv.to_goal = <double*> malloc(k * sizeof(double))
@@ -121,12 +126,12 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
         for i in range(k):
             d = to_pivot[i, goal]
             if d < INFINITY:
-                pv.to_row[pv.to_count] = i * n
+                pv.to_row[pv.to_count] = i * (to_pivot.strides[0] // sizeof(double))
                 pv.to_goal[pv.to_count] = d * (1.0 + DH_EPS)
                 pv.to_count += 1
             d = from_pivot[i, goal]
             if d < INFINITY:
-                pv.from_row[pv.from_count] = i * n
+                pv.from_row[pv.from_count] = i * (from_pivot.strides[0] // sizeof(double))
                 pv.from_goal[pv.from_count] = d * (1.0 - DH_EPS)
                 pv.from_count += 1
     cdef bint use_dh = pv.to_count + pv.from_count > 0

@@ -86,16 +86,15 @@ cdef struct Pivots:
 
 cdef inline double pivot_bound(const Pivots* pv, int v) noexcept nogil:
     """Largest |d(p, v) - d(p, goal)| over the pivots, lowered by the rounding margin."""
-    cdef double best = 0.0, a, t
+    cdef double best = 0.0, a, t, u
+    cdef const double* at = pv.table + v * pv.step
     cdef int i
     for i in range(pv.count):
-        a = pv.table[pv.row[i] + v * pv.step]
+        a = at[pv.row[i]]
         t = a * (1.0 - DH_EPS) - pv.hi[i]
-        if t > best:
-            best = t
-        t = pv.lo[i] - a * (1.0 + DH_EPS)
-        if t > best:
-            best = t
+        u = pv.lo[i] - a * (1.0 + DH_EPS)
+        t = u if u > t else t
+        best = t if t > best else best
     return best * pv.scale
 
 

@@ -99,7 +99,8 @@ class CSRDifferentialHeuristic(GraphIndex):
 
     ``arrays["pivots"]``: ``(k,)`` int64 pivot node ids.  ``arrays["from_pivot"]``:
     ``(k, n)`` float64 d(p, x), inf where unreached.  ``arrays["to_pivot"]`` (directed graphs
-    only): ``(k, n)`` float64 d(x, p).  Memory ``8 k n`` bytes (twice that when directed).
+    only): ``(k, n)`` float64 d(x, p).  Both are stored node-major (Fortran order).  Memory
+    ``8 k n`` bytes (twice that when directed).
 
     >>> g = CSRGraph.from_edges(4, [0, 1, 2], [1, 2, 3], [1.0, 2.0, 3.0], directed=False)
     >>> dh = CSRDifferentialHeuristic.build(g, pivots=[0])
@@ -149,16 +150,18 @@ class CSRDifferentialHeuristic(GraphIndex):
             options = {"pivots": chosen}
         n = graph.num_nodes
         arrays = {"pivots": np.array(chosen, dtype=np.int64)}
-        frm = np.empty((len(chosen), n))
-        to = None if symmetric else np.empty((len(chosen), n))
+        # Node-major memory (a node's k distances side by side): the search reads all k for
+        # each node it generates.
+        frm = np.empty((n, len(chosen)))
+        to = None if symmetric else np.empty((n, len(chosen)))
         for i, p in enumerate(chosen):
             f, t = tables(p)
-            frm[i] = f
+            frm[:, i] = f
             if to is not None:
-                to[i] = t
-        arrays["from_pivot"] = frm
+                to[:, i] = t
+        arrays["from_pivot"] = frm.T
         if to is not None:
-            arrays["to_pivot"] = to
+            arrays["to_pivot"] = to.T
         options["symmetric"] = bool(symmetric)
         return cls(graph, arrays, options, time.perf_counter() - t0)
 
@@ -175,7 +178,7 @@ class CSRDifferentialHeuristic(GraphIndex):
             raise IndexFormatError("differential to_pivot table has the wrong shape")
         if to is None and not graph.is_symmetric:
             raise IndexFormatError("differential index of a directed graph lacks to_pivot")
-        arrays = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
+        arrays = {k: np.asfortranarray(v) for k, v in arrays.items()}
         return cls(graph, arrays, options, build_time)
 
     @property
