@@ -23,7 +23,7 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
 # Differential heuristic rounding margin: each bound d(x, p) - d(goal, p) is lowered by
-# DH_EPS * (d(x, p) + d(goal, p)), the order of the rounding error of the two table entries.
+# DH_EPS * (d(x, p) + d(goal, p)), more than the rounding error of the two table entries.
 cdef double DH_EPS = 1e-12
 
 # Goal-bounding build: an edge u -> v counts as tight (on a shortest path) when
@@ -71,6 +71,112 @@ cdef inline double euclid(const double[:, ::1] xy, int a, int b) noexcept nogil:
     return sqrt(s)
 
 
+cdef struct Extras:
+    Pivots pv
+    bint use_dh             # some pivot gives a bound toward this goal
+    const float* boxes      # (m, 4) goal-bounding boxes, or NULL
+    double bx, by           # the goal's first two coordinates
+
+
+cdef struct NoExtras:
+    int unused
+
+
+# The search loop is compiled twice, plain and with pivots/boxes, so plain A* pays nothing
+# for them.
+ctypedef fused ExtraSource:
+    Extras
+    NoExtras
+
+
+cdef struct Counts:
+    long expanded
+    long generated
+    long max_open
+
+
+cdef int best_first(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
+                    const double[::1] weights, const double[:, ::1] coords, int start,
+                    int goal, double hscale, bint record, uint32_t open_stamp,
+                    const ExtraSource* ex, Counts* c) noexcept nogil:
+    """A* (Dijkstra without a heuristic); returns 1 found, 0 not found, -1 out of memory."""
+    cdef uint32_t closed_stamp = open_stamp + 1
+    cdef double* g = &ws.g[0]
+    cdef int32_t* parent = &ws.parent[0]
+    cdef uint32_t* stamp = &ws.stamp[0]
+    cdef Heap* heap = &ws.heap
+    cdef int32_t* pos = &ws.pos[0]
+    cdef bint use_h = hscale > 0.0 and goal >= 0 and coords.shape[0] > 0
+    cdef int u, v, status = 0
+    cdef int64_t e
+    cdef double gu, ng, hv, hd
+    cdef long expanded = 0, generated = 1, max_open = 1
+    cdef HeapItem it
+    cdef const float* box
+    stamp[start] = open_stamp
+    g[start] = 0.0
+    parent[start] = -1
+    hv = hscale * euclid(coords, start, goal) if use_h else 0.0
+    if ExtraSource is Extras:
+        if ex.use_dh:
+            hd = pivot_bound(&ex.pv, start)
+            hv = hd if hd > hv else hv
+    if heap_push(heap, pos, hv, 0.0, start) != 0:
+        return -1
+    while heap.size > 0:
+        it = heap_pop(heap, pos)
+        u = it.node
+        if stamp[u] == closed_stamp:
+            continue
+        stamp[u] = closed_stamp
+        expanded += 1
+        if record and vec_push(&ws.record, u) != 0:
+            status = -1
+            break
+        if u == goal:
+            status = 1
+            break
+        gu = g[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if stamp[v] == closed_stamp:
+                continue
+            if ExtraSource is Extras:
+                if ex.boxes != NULL:
+                    box = ex.boxes + 4 * e
+                    if not (box[0] <= ex.bx and ex.bx <= box[1]
+                            and box[2] <= ex.by and ex.by <= box[3]):
+                        continue
+            ng = gu + weights[e]
+            if stamp[v] == open_stamp and ng >= g[v]:
+                continue
+            hv = hscale * euclid(coords, v, goal) if use_h else 0.0
+            if ExtraSource is Extras:
+                if ex.use_dh:
+                    hd = pivot_bound(&ex.pv, v)
+                    if hd == INFINITY:
+                        continue
+                    hv = hd if hd > hv else hv
+            g[v] = ng
+            parent[v] = u
+            if stamp[v] == open_stamp:
+                heap_decrease(heap, pos, v, ng + hv, ng)
+                continue
+            stamp[v] = open_stamp
+            if heap_push(heap, pos, ng + hv, ng, v) != 0:
+                status = -1
+                break
+            generated += 1
+        if status < 0:
+            break
+        if heap.size > max_open:
+            max_open = heap.size
+    c.expanded = expanded
+    c.generated = generated
+    c.max_open = max_open
+    return status
+
+
 def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
            const double[::1] weights, const double[:, ::1] coords, int start, int goal,
            double hscale, bint record, const double[:, :] to_pivot=_NO_TABLE,
@@ -79,24 +185,30 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
     floods everything).  Returns (found, cost, expanded, generated, max_open).
 
     ``to_pivot``/``from_pivot``: optional ``(k, n)`` distances d(x, p) and d(p, x) for k
-    pivots, in any memory order (the same array twice on a symmetric graph); h becomes the larger of the Euclidean
-    bound and the differential bound, and nodes it proves cut off from the goal are not pushed.
+    pivots, in any memory order (the same array twice on a symmetric graph); h becomes the
+    larger of the Euclidean bound and the differential bound, and nodes it proves cut off
+    from the goal are not pushed.
     ``boxes``: optional ``(m, 4)`` float32 per-edge (xmin, xmax, ymin, ymax); an edge is only
     followed when the goal's first two coordinates lie inside its box.
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1
     cdef Py_ssize_t k = to_pivot.shape[0], i
-    cdef bint use_box = boxes.shape[0] > 0 and goal >= 0
-    cdef double bx = 0.0, by = 0.0, d
+    cdef double d
+    cdef Extras ex
+    cdef NoExtras plain
+    cdef Pivots* pv = &ex.pv
     if k > 0 and (to_pivot.shape[1] != n or from_pivot.shape[0] != k
                   or from_pivot.shape[1] != n):
         raise ValueError(f"pivot tables must both have shape ({k}, {n})")
-    if use_box:
+    ex.boxes = NULL
+    ex.bx = 0.0
+    ex.by = 0.0
+    if boxes.shape[0] > 0 and goal >= 0:
         if boxes.shape[0] != indices.shape[0] or coords.shape[0] != n:
             raise ValueError(f"boxes need one row per edge ({indices.shape[0]}) and coords")
-        bx = coords[goal, 0]
-        by = coords[goal, 1]
-    cdef Pivots pv
+        ex.boxes = &boxes[0, 0]
+        ex.bx = coords[goal, 0]
+        ex.by = coords[goal, 1]
     pv.to_count = 0
     pv.from_count = 0
     pv.to_row = NULL
@@ -134,79 +246,25 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
                 pv.from_row[pv.from_count] = i * (from_pivot.strides[0] // sizeof(double))
                 pv.from_goal[pv.from_count] = d * (1.0 - DH_EPS)
                 pv.from_count += 1
-    cdef bint use_dh = pv.to_count + pv.from_count > 0
+    ex.use_dh = pv.to_count + pv.from_count > 0
+    cdef Counts c
     cdef uint32_t open_stamp = ws.begin()
-    cdef uint32_t closed_stamp = open_stamp + 1
-    cdef double[::1] g = ws.g
-    cdef int32_t[::1] parent = ws.parent
-    cdef uint32_t[::1] stamp = ws.stamp
-    cdef Heap* heap = &ws.heap
-    cdef int32_t* pos = &ws.pos[0]
-    cdef bint use_h = hscale > 0.0 and goal >= 0 and coords.shape[0] > 0
-    cdef int u, v, status = 0
-    cdef int64_t e
-    cdef double gu, ng, hv, hd
-    cdef long expanded = 0, generated = 1, max_open = 1
-    cdef HeapItem it
+    cdef int status
     with nogil:
-        stamp[start] = open_stamp
-        g[start] = 0.0
-        parent[start] = -1
-        hv = hscale * euclid(coords, start, goal) if use_h else 0.0
-        if use_dh:
-            hd = pivot_bound(&pv, start)
-            hv = hd if hd > hv else hv
-        if heap_push(heap, pos, hv, 0.0, start) != 0:
-            status = -1
-        while status == 0 and heap.size > 0:
-            it = heap_pop(heap, pos)
-            u = it.node
-            if stamp[u] == closed_stamp:
-                continue
-            stamp[u] = closed_stamp
-            expanded += 1
-            if record and vec_push(&ws.record, u) != 0:
-                status = -1
-                break
-            if u == goal:
-                status = 1
-                break
-            gu = g[u]
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                if stamp[v] == closed_stamp:
-                    continue
-                if use_box and not (boxes[e, 0] <= bx and bx <= boxes[e, 1]
-                                    and boxes[e, 2] <= by and by <= boxes[e, 3]):
-                    continue
-                ng = gu + weights[e]
-                if stamp[v] == open_stamp and ng >= g[v]:
-                    continue
-                hv = hscale * euclid(coords, v, goal) if use_h else 0.0
-                if use_dh:
-                    hd = pivot_bound(&pv, v)
-                    if hd == INFINITY:
-                        continue
-                    hv = hd if hd > hv else hv
-                g[v] = ng
-                parent[v] = u
-                if stamp[v] == open_stamp:
-                    heap_decrease(heap, pos, v, ng + hv, ng)
-                    continue
-                stamp[v] = open_stamp
-                if heap_push(heap, pos, ng + hv, ng, v) != 0:
-                    status = -1
-                    break
-                generated += 1
-            if heap.size > max_open:
-                max_open = heap.size
+        if ex.use_dh or ex.boxes != NULL:
+            status = best_first(ws, indptr, indices, weights, coords, start, goal, hscale,
+                                record, open_stamp, &ex, &c)
+        else:
+            status = best_first(ws, indptr, indices, weights, coords, start, goal, hscale,
+                                record, open_stamp, &plain, &c)
     free(pv.to_row)
     free(pv.from_row)
     free(pv.to_goal)
     free(pv.from_goal)
     if status < 0:
         raise MemoryError("open list could not grow")
-    return status == 1, (g[goal] if status == 1 else INFINITY), expanded, generated, max_open
+    return status == 1, (ws.g[goal] if status == 1 else INFINITY), c.expanded, c.generated, \
+        c.max_open
 
 
 def distances(Workspace ws, double[::1] out):

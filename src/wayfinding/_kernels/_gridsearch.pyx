@@ -33,8 +33,9 @@ cdef double SQRT2 = 1.4142135623730951
 cdef double TIE_EPS = 1e-12
 
 # Differential heuristic: |d(p, v) - d(p, goal)| is lowered by DH_EPS * (d(p, v) + d(p, goal)),
-# the order of the rounding error of the two table entries, so that rounding can neither make
-# it overestimate nor break consistency beyond the TIE_EPS tolerance.
+# more than the rounding error of the two table entries (float sums of up to thousands of
+# steps), so rounding does not lift it above the true bound, and what rounding does to its
+# consistency stays within the TIE_EPS tolerance.
 cdef double DH_EPS = 1e-12
 
 # Heuristic kinds (kept in step with wayfinding.grid.heuristics.HEURISTIC_CODES).
@@ -84,6 +85,16 @@ cdef struct Pivots:
     double scale            # weight applied to the bound
 
 
+cdef struct NoPivots:
+    int count
+
+
+# best_first is compiled twice, with and without pivots, so plain A* pays nothing for them.
+ctypedef fused PivotSource:
+    Pivots
+    NoPivots
+
+
 cdef inline double pivot_bound(const Pivots* pv, int v) noexcept nogil:
     """Largest |d(p, v) - d(p, goal)| over the pivots, lowered by the rounding margin."""
     cdef double best = 0.0, a, t, u
@@ -107,7 +118,7 @@ DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
 cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
                     int width, int start, int goal, int hkind, double hscale, bint greedy,
-                    bint record, bint uniform, uint32_t open_stamp, const Pivots* pv,
+                    bint record, bint uniform, uint32_t open_stamp, const PivotSource* pv,
                     Counters* c) noexcept nogil:
     """A*-family search; returns 1 found, 0 not found, -1 out of memory."""
     cdef uint32_t closed_stamp = open_stamp + 1
@@ -133,7 +144,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     g[start] = 0.0
     parent[start] = -1
     hv = hscale * heuristic(hkind, start, goal, width)
-    if pv.count > 0:
+    if PivotSource is Pivots:
         ng = pivot_bound(pv, start)
         hv = ng if ng > hv else hv
     if heap_push(heap, pos, hv, 0.0, start) != 0:
@@ -177,7 +188,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
                 continue
             hv = hscale * heuristic_xy(hkind, ux + DX[d], uy + DY[d]) \
                 if hkind != H_ZERO else 0.0
-            if pv.count > 0:
+            if PivotSource is Pivots:
                 f = pivot_bound(pv, v)
                 hv = f if f > hv else hv
             f = hv if greedy else ng + hv
@@ -229,9 +240,9 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
     ``hscale`` multiplies the heuristic (minimum terrain cost times the weight); ``greedy``
     orders the open list by h alone; ``uniform`` (all cells cost 1) skips the cost look-ups.
     ``pivots``: optional ``(k, Np)`` float64 distances from k pivot cells to every padded cell
-    (inf where unreachable), in any memory order (a transposed ``(Np, k)`` C array keeps each
-    cell's k distances in one cache line); h becomes the larger of the base heuristic and ``pscale`` times
-    the differential bound.  The path is read back with ``ws.path_cells(goal, width)``.
+    (inf where unreachable), in any memory order (Fortran order keeps a cell's k distances in
+    one cache line); h becomes the larger of the base heuristic and ``pscale`` times the
+    differential bound.  The path is read back with ``ws.path_cells(goal, width)``.
     """
     cdef Counters c
     c.expanded = 0
@@ -271,9 +282,15 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
                 pv.count += 1
     cdef uint32_t open_stamp = ws.begin()
     cdef int status
+    cdef NoPivots none
+    none.count = 0
     with nogil:
-        status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
-                            record, uniform, open_stamp, &pv, &c)
+        if pv.count > 0:
+            status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
+                                record, uniform, open_stamp, &pv, &c)
+        else:
+            status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
+                                record, uniform, open_stamp, &none, &c)
     free(pv.row)
     free(pv.lo)
     free(pv.hi)
