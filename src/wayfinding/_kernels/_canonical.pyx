@@ -123,24 +123,31 @@ cdef int eheap_push(EntryHeap* h, double g, int cell, int arrival) noexcept nogi
 
 
 cdef Entry eheap_pop(EntryHeap* h) noexcept nogil:
+    """Remove and return the least entry (the heap must not be empty): the hole at the top
+    walks down along the smaller children to a leaf, then the last entry sifts up from it."""
     cdef Entry top = h.items[0]
     cdef Entry last
-    cdef Py_ssize_t i = 0, child, n
+    cdef Py_ssize_t i = 0, child, parent, n
     h.size -= 1
     n = h.size
-    if n > 0:
-        last = h.items[n]
-        while True:
-            child = 2 * i + 1
-            if child >= n:
-                break
-            if child + 1 < n and h.items[child + 1].g < h.items[child].g:
-                child += 1
-            if last.g <= h.items[child].g:
-                break
-            h.items[i] = h.items[child]
-            i = child
-        h.items[i] = last
+    if n == 0:
+        return top
+    last = h.items[n]
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n:
+            child += h.items[child + 1].g < h.items[child].g
+        h.items[i] = h.items[child]
+        i = child
+    while i > 0:
+        parent = (i - 1) >> 1
+        if h.items[parent].g <= last.g:
+            break
+        h.items[i] = h.items[parent]
+        i = parent
+    h.items[i] = last
     return top
 
 
@@ -329,6 +336,7 @@ def flood(Workspace ws, const uint8_t[::1] moves, int width, const long long[::1
     cdef int h = out.shape[0], w = out.shape[1]
     cdef int status
     cdef int x, y
+    cdef double gx
     if n != (h + 2) * (w + 2) or width != w + 2 or ws.size < n:
         raise ValueError("moves, width, out and workspace sizes disagree")
     canon_init(&c, g, stamp, label, &moves[0], width, limit)
@@ -342,8 +350,9 @@ def flood(Workspace ws, const uint8_t[::1] moves, int width, const long long[::1
             for y in range(h):
                 i = (y + 1) * width + 1
                 for x in range(w):
-                    if stamp[i + x] == label and g[i + x] <= limit:
-                        out[y, x] = g[i + x]
+                    # Branch-free: labelled and unlabelled cells are interleaved at random.
+                    gx = g[i + x]
+                    out[y, x] = gx if (stamp[i + x] == label) & (gx <= limit) else INFINITY
     if status < 0:
         free(jumps.data)
         raise MemoryError("open list could not grow")
@@ -429,25 +438,26 @@ cdef inline int tight_steps(const double* g, const double* cost, const uint8_t* 
     return bits
 
 
-cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, uint8_t* mask,
-                     const double* cost, const uint8_t* moves, int width, bint uniform,
-                     int source, IntVec* order, IntVec* stack) noexcept nogil:
-    """First-move masks of every cell in ``order`` (labelled ``label``): bit d of mask[v] is
-    set when some optimal path from the source to v starts with step d.  Finished cells get
-    ``stamp == label + 1``.  Returns 0 or -1 (out of memory)."""
+cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, const double* cost,
+                     const uint8_t* moves, int width, bint uniform, int source, IntVec* order,
+                     IntVec* stack) noexcept nogil:
+    """First-move masks of every cell in ``order`` (labelled ``label``): bit d of the mask of
+    v is set when some optimal path from the source to v starts with step d.  A finished
+    cell gets ``stamp = label + 1 + mask`` (one load then tells both).  Returns 0 or -1
+    (out of memory)."""
     cdef int offset[8]
     cdef double length[8]
     cdef uint32_t done = label + 1
+    cdef uint32_t t
     cdef Py_ssize_t k
     cdef int v, u, d, bits
     cdef Py_ssize_t base
-    cdef uint8_t m
+    cdef uint32_t m
     step_tables(width, offset, length)
     stamp[source] = done
-    mask[source] = 0
     for k in range(order.size):
         v = order.data[k]
-        if stamp[v] == done:
+        if stamp[v] - done < 256:
             continue
         # Iterative memoised depth-first walk over tight predecessors (they have smaller g,
         # so there are no cycles).
@@ -460,10 +470,11 @@ cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, uint8_t* 
                 d = __builtin_ctz(bits)
                 bits &= bits - 1
                 u = v + offset[d]       # the step u -> v is OPPOSITE[d]
+                t = stamp[u] - done
                 if u == source:
                     m |= 1 << OPPOSITE[d]
-                elif stamp[u] == done:
-                    m |= mask[u]
+                elif t < 256:
+                    m |= t
                 elif vec_push(stack, u) != 0:
                     return -1
             if stack.size > base:
@@ -473,13 +484,12 @@ cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, uint8_t* 
                 stack.data[stack.size - 1] = stack.data[base]
                 stack.data[base] = v
             else:
-                mask[v] = m
-                stamp[v] = done
+                stamp[v] = done + m
             v = -1
             while stack.size > 0:
                 stack.size -= 1
                 u = stack.data[stack.size]
-                if stamp[u] != done:
+                if stamp[u] - done >= 256:
                     v = u
                     break
             if v < 0:
@@ -487,10 +497,11 @@ cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, uint8_t* 
     return 0
 
 
-cdef void grow_boxes(const uint8_t* mask, const uint32_t* stamp, uint32_t done, int width,
-                     int height, int source, uint16_t* box) noexcept nogil:
-    """Write the 8 boxes (xmin, xmax, ymin, ymax; unpadded cells) of the source into
-    ``box`` (8 x 4) from the first-move masks of the cells stamped ``done``."""
+cdef void grow_boxes(const uint32_t* stamp, uint32_t done, int width, int height,
+                     uint16_t* box) noexcept nogil:
+    """Write the 8 boxes (xmin, xmax, ymin, ymax; unpadded cells) of a source into ``box``
+    (8 x 4) from the first-move masks of the cells stamped ``done + mask`` (the source's
+    own mask is empty)."""
     cdef int lo_x[8]
     cdef int hi_x[8]
     cdef int lo_y[8]
@@ -506,9 +517,9 @@ cdef void grow_boxes(const uint8_t* mask, const uint32_t* stamp, uint32_t done, 
         i = (y + 1) * width + 1
         row = 0
         for x in range(w):
-            if stamp[i + x] != done or i + x == source:
+            m = stamp[i + x] - done     # the mask, or >= 256 when the cell has none
+            if m >= 256:
                 continue
-            m = mask[i + x]
             row |= m
             while m:
                 d = __builtin_ctz(m)
@@ -547,7 +558,6 @@ def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
     cdef double* g = NULL
     cdef uint32_t* stamp = NULL
     cdef int32_t* pos = NULL
-    cdef uint8_t* mask = NULL
     cdef Heap heap
     cdef IntVec order, stack
     cdef Canon c
@@ -567,12 +577,10 @@ def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
     g = <double*> malloc(n * sizeof(double))
     stamp = <uint32_t*> malloc(n * sizeof(uint32_t))
     pos = <int32_t*> malloc(n * sizeof(int32_t))
-    mask = <uint8_t*> malloc(n)
-    if g == NULL or stamp == NULL or pos == NULL or mask == NULL or heap_init(&heap, 1024):
+    if g == NULL or stamp == NULL or pos == NULL or heap_init(&heap, 1024):
         free(g)
         free(stamp)
         free(pos)
-        free(mask)
         heap_free(&heap)
         raise MemoryError("cannot allocate goal-bound scratch")
     with nogil:
@@ -582,11 +590,12 @@ def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
         c.order = &order
         for k in range(ns):
             s = <int> sources[k]
-            # Stamps per source: open (plain Dijkstra), labelled, first move done.
-            if label >= <uint32_t> 0xFFFFFF00:
+            # Stamps per source: label - 1 open (plain Dijkstra), label labelled, label + 1 +
+            # mask first moves done.
+            if label >= <uint32_t> 0xFFFFF000:
                 memset(stamp, 0, n * sizeof(uint32_t))
                 label = 0
-            label += 3
+            label += 512
             order.size = 0
             if canonical:
                 c.label = label
@@ -599,16 +608,15 @@ def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
                                       width, s, &order)
                 work += order.size
             if status == 0:
-                status = first_moves(g, stamp, label, mask, &cost[0], &moves[0], width,
+                status = first_moves(g, stamp, label, &cost[0], &moves[0], width,
                                      uniform or canonical, s, &order, &stack)
             if status != 0:
                 break
-            grow_boxes(mask, stamp, label + 1, width, n // width - 2, s, &out[k, 0, 0])
+            grow_boxes(stamp, label + 1, width, n // width - 2, &out[k, 0, 0])
         free(c.heap.items)
     free(g)
     free(stamp)
     free(pos)
-    free(mask)
     heap_free(&heap)
     free(order.data)
     free(stack.data)
