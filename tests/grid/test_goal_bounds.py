@@ -120,11 +120,12 @@ def f_star_region(grid, a, b, cost, algo):
 
 
 def assert_pruned_search_is_optimal(grid, gb, pairs, algo="astar"):
-    """Same cost, a legal path, and no expansion outside the optimal f region; pruning
-    never adds expansions in total (a single query may expand a few more cells with
-    f = C*, where pruning changes which of the tied cells comes first)."""
+    """Same cost, a legal path, and no expansion outside the optimal f region.
+
+    (Not "expanded <= plain A*'s" per query: among cells tied at f = C* pruning can change
+    which come first, and a pruned search then and again expands a cell or two more.)
+    """
     search = GridSearch(grid)
-    total_plain = total_pruned = 0
     for a, b in pairs:
         plain = search.find_path(a, b, algo=algo)
         pruned = search.find_path(a, b, algo=algo, bounds=gb)
@@ -136,9 +137,6 @@ def assert_pruned_search_is_optimal(grid, gb, pairs, algo="astar"):
             continue
         assert pruned.cost == pytest.approx(plain.cost, rel=1e-9, abs=1e-9)
         assert pruned.stats.expanded <= f_star_region(grid, a, b, plain.cost, algo)
-        total_plain += plain.stats.expanded
-        total_pruned += pruned.stats.expanded
-    assert total_pruned <= total_plain
 
 
 def random_pairs(grid, seed, n=25):
