@@ -238,8 +238,9 @@ def test_resume_from_checkpoint(tmp_path, monkeypatch):
         GoalBounds.build(grid, workers=1, progress=False, checkpoint=junk)
 
 
-@pytest.mark.parametrize("name", ["arena", "den312d"])
-def test_movingai_problems_are_optimal(name):
+# Open arena: A* is already nearly direct; den312d's rooms make pruning pay.
+@pytest.mark.parametrize(("name", "ratio"), [("arena", 1.0), ("den312d", 0.5)])
+def test_movingai_problems_are_optimal(name, ratio):
     grid = read_map(TEST_DATA / "maps" / "dao" / f"{name}.map")
     scen = read_scen(TEST_DATA / "scenarios" / "dao" / f"{name}.map.scen")
     gb = GoalBounds.build(grid, workers=1, progress=False)
@@ -253,7 +254,7 @@ def test_movingai_problems_are_optimal(name):
         plain += search.find_path(p.start, p.goal).stats.expanded
         pruned += r.stats.expanded
     assert wrong == []
-    assert pruned <= plain
+    assert pruned <= ratio * plain
     assert gb.nbytes == (grid.height + 2) * (grid.width + 2) * 64
 
 
