@@ -215,6 +215,10 @@ def test_resume_from_checkpoint(tmp_path, monkeypatch):
     monkeypatch.setattr(gb_module, "_run_chunk", real)
     with np.load(path) as data:
         assert int(data["done"].sum()) == sum(calls) == 300
+    copy = tmp_path / "copy.ckpt"
+    copy.write_bytes(path.read_bytes())
+    in_parallel = GoalBounds.build(grid, workers=2, progress=False, checkpoint=copy, chunk=40)
+    assert np.array_equal(in_parallel.boxes, want.boxes)
     resumed_calls = []
 
     def counting(context, sources):

@@ -21,8 +21,9 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import replace
 from typing import Any
 
@@ -128,13 +129,14 @@ class GoalBounds(GridIndex):
             _write_checkpoint(checkpoint, grid, boxes, done, spent + time.perf_counter() - t0)
 
         try:
-            for srcs, rows in progress_bar(_solve(context, chunks, workers), len(chunks),
-                                           label="goal bounds (chunks)", enabled=show):
-                boxes[srcs] = rows
-                done[srcs] = True
-                if checkpoint is not None and time.perf_counter() - last_save >= every:
-                    save()
-                    last_save = time.perf_counter()
+            with closing(_solve(context, chunks, workers)) as results:
+                for srcs, rows in progress_bar(results, len(chunks),
+                                               label="goal bounds (chunks)", enabled=show):
+                    boxes[srcs] = rows
+                    done[srcs] = True
+                    if checkpoint is not None and time.perf_counter() - last_save >= every:
+                        save()
+                        last_save = time.perf_counter()
         except BaseException:
             if checkpoint is not None:
                 save()
@@ -199,8 +201,8 @@ def _worker_chunk(sources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve(context: tuple, chunks: list[np.ndarray],
-           workers: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Yield ``(sources, rows)`` per chunk, as they finish."""
+           workers: int) -> Generator[tuple[np.ndarray, np.ndarray], None, None]:
+    """Yield ``(sources, rows)`` per chunk, as they finish; closing it stops the workers."""
     workers = min(workers, len(chunks))
     if workers <= 1:
         for c in chunks:
