@@ -24,7 +24,6 @@ import zipfile
 from collections.abc import Generator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import closing
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -173,8 +172,9 @@ class GoalBounds(GridIndex):
         search = getattr(self._local, "search", None)
         if search is None:
             search = self._local.search = GridSearch(self.grid)
-        result = search.find_path(start, goal, record=record, bounds=self)
-        return replace(result, algorithm="astar_gb")
+        r = search.find_path(start, goal, record=record, bounds=self)
+        return PathResult(r.path, r.cost, r.found, r.stats, "astar_gb", r.expanded_nodes,
+                          r.open_nodes)
 
 
 # ---------------------------------------------------------------- build helpers
