@@ -317,3 +317,16 @@ def test_unreachable_and_trivial_queries():
     assert not r.found and math.isinf(r.cost) and r.path.shape == (0, 2)
     assert gb.find_path((1, 1), (1, 1)).path.tolist() == [[1, 1]]
     assert np.all(gb.boxes[grid.index((2, 0))] == [EMPTY, 0, EMPTY, 0])
+
+
+def test_record_shows_the_pruned_expansions():
+    grid = maze_like(14, 18)
+    gb = GoalBounds.build(grid, workers=1, progress=False)
+    free = np.argwhere(grid.components == grid.components[grid.passable].max())
+    a, b = tuple(int(v) for v in free[0][::-1]), tuple(int(v) for v in free[-1][::-1])
+    plain = GridSearch(grid).find_path(a, b, record=True)
+    r = gb.find_path(a, b, record=True)
+    assert r.found
+    assert r.algorithm == "astar_gb" and r.cost == pytest.approx(plain.cost)
+    assert len(r.expanded_nodes) == r.stats.expanded <= len(plain.expanded_nodes)
+    assert r.open_nodes.shape[1] == 2
