@@ -166,8 +166,8 @@ class GoalBounds(GridIndex):
     def find_path(self, start: Any, goal: Any, *, record: bool = False) -> PathResult:
         """A* pruned by the boxes (optimal): a :class:`PathResult` named ``"astar_gb"``.
 
-        Endpoints as :meth:`GridSearch.find_path`; not thread-safe per object beyond one
-        search scratch per thread (kept here).
+        Endpoints and outcomes as :meth:`GridSearch.find_path`.  Each calling thread gets
+        its own search scratch, so one index serves many threads.
         """
         search = getattr(self._local, "search", None)
         if search is None:
