@@ -15,7 +15,7 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
 
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
@@ -116,11 +116,25 @@ DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
 
 
+cdef inline uint8_t bounded_moves(const uint16_t* box, uint8_t m, int x, int y) noexcept nogil:
+    """The steps of ``m`` whose goal-bound box (8 x 4: xmin, xmax, ymin, ymax) holds the
+    unpadded goal cell (x, y)."""
+    cdef int d
+    cdef uint8_t keep = 0
+    for d in range(8):
+        if box[4 * d] <= x and x <= box[4 * d + 1] and box[4 * d + 2] <= y \
+                and y <= box[4 * d + 3]:
+            keep |= 1 << d
+    return m & keep
+
+
 cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
                     int width, int start, int goal, int hkind, double hscale, bint greedy,
                     bint record, bint uniform, uint32_t open_stamp, const PivotSource* pv,
-                    Counters* c) noexcept nogil:
-    """A*-family search; returns 1 found, 0 not found, -1 out of memory."""
+                    const uint16_t* bounds, Counters* c) noexcept nogil:
+    """A*-family search; returns 1 found, 0 not found, -1 out of memory.  ``bounds`` (or
+    NULL): goal-bound boxes, 32 values per padded cell; steps whose box misses the goal are
+    skipped."""
     cdef uint32_t closed_stamp = open_stamp + 1
     cdef double[::1] g = ws.g
     cdef int32_t[::1] parent = ws.parent
@@ -175,6 +189,8 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
         gu = g[u]
         cu = cost[u]
         m = moves[u]
+        if bounds != NULL:
+            m = bounded_moves(bounds + 32 * u, m, gx - 1, gy - 1)
         ux = u % width - gx
         uy = u // width - gy
         for d in range(8):
@@ -234,7 +250,8 @@ _NO_PIVOTS = np.empty((0, 1), dtype=np.float64)
 
 def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
            int start, int goal, int hkind, double hscale, bint greedy, bint record,
-           bint uniform=False, const double[:, :] pivots=_NO_PIVOTS, double pscale=1.0):
+           bint uniform=False, const double[:, :] pivots=_NO_PIVOTS, double pscale=1.0,
+           const uint16_t[:, :, ::1] bounds=None):
     """Run one best-first search. Returns (found, cost, expanded, generated, updated, max_open).
 
     ``hscale`` multiplies the heuristic (minimum terrain cost times the weight); ``greedy``
@@ -242,7 +259,10 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
     ``pivots``: optional ``(k, Np)`` float64 distances from k pivot cells to every padded cell
     (inf where unreachable), in any memory order (Fortran order keeps a cell's k distances in
     one cache line); h becomes the larger of the base heuristic and ``pscale`` times the
-    differential bound.  The path is read back with ``ws.path_cells(goal, width)``.
+    differential bound.
+    ``bounds`` (None, or padded cells x 8 x 4 uint16 goal-bound boxes) prunes every step
+    whose box does not hold the goal.
+    The path is read back with ``ws.path_cells(goal, width)``.
     """
     cdef Counters c
     c.expanded = 0
@@ -280,6 +300,11 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
                 pv.lo[pv.count] = dg * (1.0 - DH_EPS)
                 pv.hi[pv.count] = dg * (1.0 + DH_EPS)
                 pv.count += 1
+    cdef const uint16_t* box = NULL
+    if bounds is not None:
+        if bounds.shape[0] != moves.shape[0] or bounds.shape[1] != 8 or bounds.shape[2] != 4:
+            raise ValueError("bounds must have shape (padded cells, 8, 4)")
+        box = &bounds[0, 0, 0]
     cdef uint32_t open_stamp = ws.begin()
     cdef int status
     cdef NoPivots none
@@ -287,10 +312,10 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
     with nogil:
         if pv.count > 0:
             status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
-                                record, uniform, open_stamp, &pv, &c)
+                                record, uniform, open_stamp, &pv, box, &c)
         else:
             status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
-                                record, uniform, open_stamp, &none, &c)
+                                record, uniform, open_stamp, &none, box, &c)
     free(pv.row)
     free(pv.lo)
     free(pv.hi)

@@ -17,12 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import _gridsearch
+from .._kernels import _canonical, _gridsearch
 from .._kernels._workspace import Workspace
 from ..errors import IndexMismatchError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid
 from .heuristics import heuristic_code
+from .index import require_grid
+from .rules import Diagonal
 
 #: Algorithm names accepted by :meth:`GridSearch.find_path` and the CLI.
 ALGORITHMS = {
@@ -33,6 +35,12 @@ ALGORITHMS = {
     "bfs": "breadth-first: fewest steps (optimal on uniform 4-connected grids)",
     "bidirectional": "bidirectional A* (optimal)",
 }
+
+#: Algorithms that accept goal bounds (``bounds=`` in :meth:`GridSearch.find_path`).
+BOUNDED_ALGORITHMS = ("astar", "weighted_astar", "dijkstra")
+
+#: Distance-map methods of :meth:`GridSearch.distance_map`.
+DISTANCE_METHODS = ("auto", "canonical", "dijkstra")
 
 
 class GridSearch:
@@ -65,7 +73,7 @@ class GridSearch:
     def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
                   heuristic: str | None = None, weight: float | None = None,
                   agent_size: int = 1, record: bool = False,
-                  differential: Any = None) -> PathResult:
+                  differential: Any = None, bounds: Any = None) -> PathResult:
         """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
 
         ``algo``: one of :data:`ALGORITHMS`.  ``heuristic``: ``"octile"`` (default, or
@@ -77,6 +85,9 @@ class GridSearch:
         :class:`~wayfinding.grid.differential.DifferentialHeuristic` built for this grid (only
         ``astar`` and ``weighted_astar``); h is then the larger of the base heuristic and the
         pivot bound, and the algorithm is reported as ``astar_dh`` / ``weighted_astar_dh``.
+        ``bounds``: a :class:`~wayfinding.grid.goal_bounds.GoalBounds` built for this grid;
+        steps whose box does not hold the goal are skipped (``astar``, ``weighted_astar``,
+        ``dijkstra``).
 
         Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; an unreachable
         goal gives ``found=False`` without searching (island ids differ).
@@ -100,6 +111,7 @@ class GridSearch:
             raise InvalidQueryError(f"weight is only used by 'weighted_astar', not {algo!r}")
         if record and algo == "bidirectional":
             raise InvalidQueryError("record=True is not available for 'bidirectional'")
+        boxes = None if bounds is None else _bounds_boxes(bounds, grid, algo)
         pivots = _pivot_table(differential, grid, algo, scale / grid.min_cost)
         if differential is not None:
             algo += "_dh"
@@ -132,7 +144,7 @@ class GridSearch:
             found, cost, exp, gen, upd, mo = _gridsearch.search(
                 ws, grid.padded_costs, grid.moves, width, a, b,
                 0 if algo == "dijkstra" else hkind, scale, algo == "greedy", record,
-                grid.is_uniform, *pivots)
+                grid.is_uniform, *pivots, bounds=boxes)
             path = ws.path_cells(b, width) if found else empty_path()
         stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                             elapsed=time.perf_counter() - t0)
@@ -142,22 +154,35 @@ class GridSearch:
         return PathResult(path, cost, found, stats, algo)
 
     def distance_map(self, sources: Any, *, limit: float = math.inf,
-                     agent_size: int = 1) -> np.ndarray:
+                     agent_size: int = 1, method: str = "auto") -> np.ndarray:
         """Cost of the cheapest path from the nearest of ``sources`` to every cell.
 
         ``sources``: one ``(x, y)`` cell or a sequence of them (passable).  Cells costing more
         than ``limit`` are left out.  Returns ``(H, W)`` float64 indexed ``[y, x]``, ``inf``
-        where unreachable or beyond the limit.
+        where unreachable or beyond the limit.  ``method``: ``"dijkstra"``, ``"canonical"``
+        (canonical Dijkstra, same costs, faster; uniform no-corner-cutting grids only,
+        :class:`InvalidGridError` otherwise) or ``"auto"`` (canonical where supported).
         """
+        if method not in DISTANCE_METHODS:
+            raise InvalidQueryError(f"unknown distance-map method {method!r}; expected one "
+                                    f"of: {', '.join(DISTANCE_METHODS)}")
         grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
+        if method == "canonical":
+            require_grid(grid, "canonical Dijkstra")
+        elif method == "auto":
+            method = "canonical" if grid.is_uniform \
+                and grid.diagonal is Diagonal.NO_CORNER_CUTTING else "dijkstra"
         cells = _cell_list(grid, sources, "source")
         lim = float(limit)
         if math.isnan(lim) or lim < 0:
             raise InvalidQueryError(f"limit {limit!r} must be >= 0")
         out = np.full(grid.shape, np.inf)
         flat = np.array([grid.index(c) for c in cells], dtype=np.int64)
-        _gridsearch.flood(self._ws, grid.padded_costs, grid.moves, grid.width + 2, flat, lim,
-                          out)
+        if method == "canonical":
+            _canonical.flood(self._ws, grid.moves, grid.width + 2, flat, lim, out)
+        else:
+            _gridsearch.flood(self._ws, grid.padded_costs, grid.moves, grid.width + 2, flat,
+                              lim, out)
         return out
 
 
@@ -176,6 +201,22 @@ def _pivot_table(differential: Any, grid: Grid, algo: str, weight: float) -> tup
             f"the differential heuristic was built for another map ({differential.grid!r}) "
             f"than the one searched ({grid!r})")
     return differential.table, weight
+
+
+def _bounds_boxes(bounds: Any, grid: Grid, algo: str) -> np.ndarray:
+    """The box array of goal bounds checked against the grid searched."""
+    if algo not in BOUNDED_ALGORITHMS:
+        raise InvalidQueryError(f"goal bounds work with {', '.join(BOUNDED_ALGORITHMS)}, "
+                                f"not {algo!r}")
+    if getattr(bounds, "kind", None) != "goal_bounds":
+        raise InvalidQueryError(f"bounds must be a GoalBounds index, got "
+                                f"{type(bounds).__name__}")
+    if bounds.grid is not grid and bounds.grid.fingerprint != grid.fingerprint:
+        raise IndexMismatchError(
+            f"the goal bounds were built for another map (shape {bounds.grid.shape}, "
+            f"fingerprint {bounds.grid.fingerprint[:12]}) than the one searched (shape "
+            f"{grid.shape}, fingerprint {grid.fingerprint[:12]})")
+    return bounds.boxes
 
 
 def _cell_list(grid: Grid, cells: Any, name: str) -> list[tuple[int, int]]:

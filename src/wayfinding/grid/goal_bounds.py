@@ -1,0 +1,266 @@
+"""Goal bounding: per-step boxes of the goals each first move serves optimally.
+
+For every passable cell u and step direction d, ``boxes[u, d]`` is the axis-aligned box of
+every goal g for which the step u -> u + d begins *some* optimal path from u to g (the union
+over all optimal first moves, so pruning keeps every optimal path).  A search that skips the
+steps whose box misses the goal stays optimal and expands far fewer cells.
+
+The build floods once per passable cell (canonical Dijkstra on uniform ``no_corner_cutting``
+grids, plain Dijkstra with the grid's costs otherwise): O(cells^2) time, run in parallel
+over processes, with a progress bar and a resumable checkpoint.  Any static costs and any
+diagonal rule are supported.  Memory: 64 bytes per padded cell (8 boxes of 4 uint16).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import sys
+import threading
+import time
+import zipfile
+from collections.abc import Generator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing
+from typing import Any
+
+import numpy as np
+
+from .._io import atomic_write_bytes
+from .._kernels import _canonical
+from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
+from ..progress import progress as progress_bar
+from ..results import PathResult
+from .grid import Grid
+from .index import GridIndex
+from .rules import DIRECTIONS, Diagonal
+from .search import GridSearch
+
+#: Direction names in the box array's order (N, E, S, W, NE, SE, SW, NW).
+DIRECTION_NAMES = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
+
+#: Box value of an empty box: (xmin, xmax, ymin, ymax) = (EMPTY, 0, EMPTY, 0).
+EMPTY = 65535
+
+_CHECKPOINT_MAGIC = "wayfinding-goal-bounds-checkpoint"
+
+
+class GoalBounds(GridIndex):
+    """Goal-bound boxes of a grid, and A* pruned by them.
+
+    ``boxes``: C-contiguous uint16 ``((H + 2) * (W + 2), 8, 4)``, indexed [padded flat index
+    of u, direction d (N, E, S, W, NE, SE, SW, NW)], values ``(xmin, xmax, ymin, ymax)`` in
+    unpadded cell coordinates; an empty box (blocked cells, illegal or never-optimal steps)
+    is ``(65535, 0, 65535, 0)``.  Build with :meth:`build`; save and load as any
+    :class:`GridIndex`.
+
+    >>> g = Grid.from_ascii('''
+    ... ....
+    ... .##.
+    ... ....''')
+    >>> gb = GoalBounds.build(g, workers=1, progress=False)
+    >>> r = gb.find_path((0, 1), (3, 1))
+    >>> r.algorithm, round(r.cost, 4), r.path.tolist()
+    ('astar_gb', 5.0, [[0, 1], [0, 0], [1, 0], [2, 0], [3, 0], [3, 1]])
+    >>> gb.box((0, 1), "S"), gb.box((0, 1), "W")
+    ((0, 3, 1, 2), None)
+    """
+
+    kind = "goal_bounds"
+    version = 1
+
+    def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(grid, arrays, options, build_time)
+        self._local = threading.local()
+
+    @property
+    def boxes(self) -> np.ndarray:
+        """``(padded cells, 8, 4)`` uint16 boxes (see the class docstring)."""
+        return self.arrays["boxes"]
+
+    @classmethod
+    def build(cls, grid: Grid, *, workers: int | None = None, progress: bool | None = None,
+              checkpoint: str | os.PathLike | None = None, chunk: int = 256,
+              checkpoint_every: float = 5.0) -> GoalBounds:
+        """Flood from every passable cell and grow the boxes.
+
+        ``workers``: processes (default ``os.cpu_count()``; 1 runs in this process); the
+        result does not depend on it.  ``progress``: draw a progress bar on stderr (default:
+        when stderr is a terminal).  ``checkpoint``: a file where finished sources are saved
+        (atomically, at most every ``checkpoint_every`` seconds, on interruption and at the
+        end); a build given an existing checkpoint resumes from it, and refuses one made for
+        another map (:class:`IndexMismatchError`).  ``chunk`` (>= 1): sources per task.
+        Maps up to 65535 cells wide and high.
+        """
+        if not isinstance(grid, Grid):
+            raise InvalidGridError(f"goal bounds need a Grid, got {type(grid).__name__}")
+        if grid.width > EMPTY or grid.height > EMPTY:
+            raise InvalidGridError(f"goal bounds store uint16 coordinates: the grid is "
+                                   f"{grid.width}x{grid.height}, at most {EMPTY} per side")
+        workers = _positive_int((os.cpu_count() or 1) if workers is None else workers, "workers")
+        chunk = _positive_int(chunk, "chunk")
+        every = float(checkpoint_every)
+        if math.isnan(every) or every < 0:
+            raise InvalidQueryError(f"checkpoint_every {checkpoint_every!r} must be >= 0")
+        show = sys.stderr.isatty() if progress is None else bool(progress)
+
+        t0 = time.perf_counter()
+        canonical = grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING
+        wp = grid.width + 2
+        n = (grid.height + 2) * wp
+        sources = np.flatnonzero(np.isfinite(grid.padded_costs)).astype(np.int64)
+        if checkpoint is not None and os.path.exists(checkpoint):
+            boxes, done, spent = _read_checkpoint(checkpoint, grid)
+        else:
+            boxes = np.empty((n, 8, 4), dtype=np.uint16)
+            boxes[:, :, 0::2] = EMPTY
+            boxes[:, :, 1::2] = 0
+            done, spent = np.zeros(n, dtype=bool), 0.0
+        todo = sources[~done[sources]]
+        chunks = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
+        context = (grid.padded_costs, grid.moves, wp, canonical, grid.is_uniform)
+        last_save = time.perf_counter()
+
+        def save() -> None:
+            _write_checkpoint(checkpoint, grid, boxes, done, spent + time.perf_counter() - t0)
+
+        try:
+            with closing(_solve(context, chunks, workers)) as results:
+                for srcs, rows in progress_bar(results, len(chunks),
+                                               label="goal bounds (chunks)", enabled=show):
+                    boxes[srcs] = rows
+                    done[srcs] = True
+                    if checkpoint is not None and time.perf_counter() - last_save >= every:
+                        save()
+                        last_save = time.perf_counter()
+        except BaseException:
+            if checkpoint is not None:
+                save()
+            raise
+        if checkpoint is not None:
+            save()
+        options = {"flood": "canonical" if canonical else "dijkstra", "chunk": chunk}
+        return cls(grid, {"boxes": boxes}, options, spent + time.perf_counter() - t0)
+
+    @classmethod
+    def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> GoalBounds:
+        boxes = arrays.get("boxes")
+        shape = ((grid.height + 2) * (grid.width + 2), 8, 4)
+        if boxes is None or boxes.dtype != np.uint16 or boxes.shape != shape:
+            got = "none" if boxes is None else f"{boxes.dtype} {boxes.shape}"
+            raise IndexFormatError(f"goal-bound boxes must be uint16 {shape}, got {got}")
+        return cls(grid, {"boxes": np.ascontiguousarray(boxes)}, options, build_time)
+
+    def box(self, cell: Any, direction: int | str) -> tuple[int, int, int, int] | None:
+        """The box ``(xmin, xmax, ymin, ymax)`` of the step from ``cell`` in ``direction``
+        (0-7 or a name in :data:`DIRECTION_NAMES`), or None when it is empty."""
+        c = self.grid.cell(cell, name="cell")
+        d = _direction(direction)
+        b = tuple(int(v) for v in self.boxes[self.grid.index(c), d])
+        return None if b[0] > b[1] else b  # type: ignore[return-value]
+
+    def find_path(self, start: Any, goal: Any, *, record: bool = False) -> PathResult:
+        """A* pruned by the boxes (optimal): a :class:`PathResult` named ``"astar_gb"``.
+
+        Endpoints and outcomes as :meth:`GridSearch.find_path`.  Each calling thread gets
+        its own search scratch, so one index serves many threads.
+        """
+        search = getattr(self._local, "search", None)
+        if search is None:
+            search = self._local.search = GridSearch(self.grid)
+        r = search.find_path(start, goal, record=record, bounds=self)
+        return PathResult(r.path, r.cost, r.found, r.stats, "astar_gb", r.expanded_nodes,
+                          r.open_nodes)
+
+
+# ---------------------------------------------------------------- build helpers
+
+_WORKER_CONTEXT: tuple | None = None
+
+
+def _run_chunk(context: tuple, sources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes of one chunk of sources (padded flat indices): ``(sources, rows)``."""
+    cost, moves, width, canonical, uniform = context
+    rows = np.empty((len(sources), 8, 4), dtype=np.uint16)
+    _canonical.goal_bounds(cost, moves, width, sources, canonical, uniform, rows)
+    return sources, rows
+
+
+def _init_worker(*context: Any) -> None:
+    global _WORKER_CONTEXT
+    _WORKER_CONTEXT = context
+
+
+def _worker_chunk(sources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    assert _WORKER_CONTEXT is not None
+    return _run_chunk(_WORKER_CONTEXT, sources)
+
+
+def _solve(context: tuple, chunks: list[np.ndarray],
+           workers: int) -> Generator[tuple[np.ndarray, np.ndarray], None, None]:
+    """Yield ``(sources, rows)`` per chunk, as they finish; closing it stops the workers."""
+    workers = min(workers, len(chunks))
+    if workers <= 1:
+        for c in chunks:
+            yield _run_chunk(context, c)
+        return
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                               initargs=context)
+    try:
+        futures = [pool.submit(_worker_chunk, c) for c in chunks]
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _write_checkpoint(path: str | os.PathLike, grid: Grid, boxes: np.ndarray,
+                      done: np.ndarray, elapsed: float) -> None:
+    header = json.dumps({"format": _CHECKPOINT_MAGIC, "fingerprint": grid.fingerprint,
+                         "shape": list(grid.shape), "elapsed": elapsed})
+    buf = io.BytesIO()
+    np.savez(buf, __header__=np.array(header), boxes=boxes, done=done)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def _read_checkpoint(path: str | os.PathLike,
+                     grid: Grid) -> tuple[np.ndarray, np.ndarray, float]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["__header__"]))
+            boxes, done = data["boxes"], data["done"]
+    except (ValueError, OSError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise IndexFormatError(f"is not a goal-bound checkpoint ({exc})", path) from None
+    if not isinstance(header, dict) or header.get("format") != _CHECKPOINT_MAGIC:
+        raise IndexFormatError("is not a goal-bound checkpoint", path)
+    if header.get("fingerprint") != grid.fingerprint:
+        raise IndexMismatchError(
+            f"{path}: the goal-bound checkpoint belongs to another map (shape "
+            f"{tuple(header.get('shape', ()))}, fingerprint "
+            f"{str(header.get('fingerprint'))[:12]}) than the one given (shape {grid.shape}, "
+            f"fingerprint {grid.fingerprint[:12]}); delete it or use another path")
+    n = (grid.height + 2) * (grid.width + 2)
+    if boxes.dtype != np.uint16 or boxes.shape != (n, 8, 4) or done.dtype != bool \
+            or done.shape != (n,):
+        raise IndexFormatError("goal-bound checkpoint arrays have the wrong shape", path)
+    return np.ascontiguousarray(boxes), done.copy(), float(header.get("elapsed", 0.0))
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidQueryError(f"{name} {value!r} must be an integer >= 1")
+    return int(value)
+
+
+def _direction(value: int | str) -> int:
+    if isinstance(value, str) and value.upper() in DIRECTION_NAMES:
+        return DIRECTION_NAMES.index(value.upper())
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) \
+            and 0 <= value < len(DIRECTIONS):
+        return int(value)
+    raise InvalidQueryError(f"direction {value!r} must be 0-7 or one of "
+                            f"{', '.join(DIRECTION_NAMES)}")
