@@ -1,0 +1,285 @@
+"""Jump point search on uniform-cost grids: online JPS and the preprocessed JPS+ index.
+
+Both need a uniform-cost grid (steps cost 1 and sqrt 2) with the ``no_corner_cutting``
+diagonal rule; other grids raise :class:`InvalidGridError`.  Both are A* over jump points with
+the octile heuristic and return optimal costs; the result's path is the full cell path (every
+consecutive pair one legal step), expanded from the jump points.
+
+A cell ``n`` entered by a straight step in direction ``d`` is a jump point when, for a side
+``s`` perpendicular to ``d``, ``n + s`` is free and ``n - d + s`` is blocked (a wall beside the
+run ends there).  At a jump point the search continues in ``d``, in each such side ``s`` and in
+the diagonal between ``d`` and ``s``; after a diagonal step it continues in that diagonal and
+its two straight components; from the start in all 8 directions.  The goal is always a jump
+point.  Ties in f are broken toward larger g, so results are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _jps
+from .._kernels._workspace import Workspace
+from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
+from ..results import PathResult, SearchStats, empty_path
+from .grid import Grid
+from .index import GridIndex, require_grid
+
+#: Largest grid side JPS+ accepts (its distances are stored as int16).
+MAX_SIDE = 32000
+
+#: Most buckets a bucketed JPS+ query may allocate (8 bytes each).
+MAX_BUCKETS = 1 << 24
+
+_local = threading.local()
+
+
+def _thread_workspace(size: int) -> Workspace:
+    ws = getattr(_local, "workspace", None)
+    if ws is None or ws.size < size:
+        ws = Workspace(size)
+        _local.workspace = ws
+    return ws
+
+
+def _trivial(s: tuple[int, int], g: tuple[int, int], grid: Grid, algo: str, t0: float,
+             record: bool) -> PathResult | None:
+    """The result for start == goal or separate islands, else None."""
+    extra = (empty_path(), empty_path()) if record else (None, None)
+    if s == g:
+        return PathResult(np.array([s], dtype=np.int64), 0.0, True,
+                          SearchStats(elapsed=time.perf_counter() - t0), algo, *extra)
+    comp = grid.components
+    if comp[s[1], s[0]] != comp[g[1], g[0]]:
+        return PathResult(empty_path(), math.inf, False,
+                          SearchStats(elapsed=time.perf_counter() - t0), algo, *extra)
+    return None
+
+
+def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | None = None,
+                  record: bool = False) -> PathResult:
+    """Online jump point search (no preprocessing) from ``start`` to ``goal`` (``(x, y)``).
+
+    ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default: one per
+    thread, reused).  ``record=True`` also returns the expanded jump points in order and
+    the open list when the search stopped.  Blocked or out-of-grid endpoints raise
+    :class:`InvalidQueryError`; a goal on another island gives ``found=False`` without
+    searching.  Algorithm name ``"jps"``.
+
+    >>> g = Grid.from_ascii('''
+    ... .....
+    ... .....''')
+    >>> r = find_path_jps(g, (0, 1), (4, 0))
+    >>> r.found, round(r.cost, 6), len(r.path)
+    (True, 4.414214, 5)
+    """
+    t0 = time.perf_counter()
+    require_grid(grid, "JPS")
+    s = grid.cell(start, name="start", passable=True)
+    g = grid.cell(goal, name="goal", passable=True)
+    n = (grid.height + 2) * (grid.width + 2)
+    if workspace is None:
+        ws = _thread_workspace(n)
+    elif not isinstance(workspace, Workspace):
+        raise InvalidQueryError(f"workspace must be a Workspace, got {type(workspace).__name__}")
+    elif workspace.size < n:
+        raise InvalidQueryError(
+            f"workspace holds {workspace.size} nodes; this grid needs {n} ((H + 2) * (W + 2))")
+    else:
+        ws = workspace
+    done = _trivial(s, g, grid, "jps", t0, record)
+    if done is not None:
+        return done
+    width = grid.width + 2
+    b = grid.index(g)
+    found, cost, exp, gen, upd, mo = _jps.jps_search(ws, grid.moves, width, grid.index(s), b,
+                                                      record)
+    path = _jps.jump_path(ws, b, width) if found else empty_path()
+    stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
+                        elapsed=time.perf_counter() - t0)
+    if record:
+        return PathResult(path, cost, found, stats, "jps", grid.cells_of(ws.recorded()),
+                          grid.cells_of(ws.open_nodes()))
+    return PathResult(path, cost, found, stats, "jps")
+
+
+def primary_jump_points(grid: Grid) -> np.ndarray:
+    """``(H, W, 4)`` bool: ``[y, x, d]`` is True when cell (x, y) is a jump point for travel
+    in cardinal direction d (N, E, S, W), under the ``no_corner_cutting`` rule."""
+    require_grid(grid, "JPS")
+    flags = np.zeros((grid.height + 2) * (grid.width + 2), dtype=np.uint8)
+    _jps.primary_jump_points(grid.moves, grid.width + 2, flags)
+    inner = flags.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
+    return ((inner[:, :, None] >> np.arange(4, dtype=np.uint8)) & 1).astype(bool)
+
+
+class _Scratch:
+    """Per-thread query state of one JPS+ index."""
+
+    __slots__ = ("workspace", "buckets")
+
+    def __init__(self, size: int):
+        self.workspace = Workspace(size)
+        self.buckets: _jps.Buckets | None = None
+
+
+class JPSPlus(GridIndex):
+    """JPS+: jump point search with the jumps precomputed (Rabin and Silva).
+
+    ``arrays["dist"]`` is ``(Np, 8)`` int16 over the padded layout (``Np = (H + 2) * (W + 2)``,
+    cell (x, y) at row ``(y + 1) * (W + 2) + x + 1``; directions N, E, S, W, NE, SE, SW, NW):
+    ``> 0`` is the number of steps to the next jump point in that direction, ``<= 0`` minus
+    the number of free steps before a wall.  16 bytes per padded cell.  Queries use per-thread
+    scratch, so one index serves many threads.
+
+    >>> g = Grid.from_ascii('''
+    ... .....
+    ... .....''')
+    >>> jp = JPSPlus.build(g)
+    >>> r = jp.find_path((0, 1), (4, 0))
+    >>> r.found, round(r.cost, 6), r.path.tolist()
+    (True, 4.414214, [[0, 1], [1, 0], [2, 0], [3, 0], [4, 0]])
+    """
+
+    kind = "jps_plus"
+    version = 1
+
+    def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(grid, arrays, options, build_time)
+        self._n = (grid.height + 2) * (grid.width + 2)
+        self._width = grid.width + 2
+        self._dist = arrays["dist"]
+        self._moves = grid.moves
+        self._local = threading.local()
+        self._no_boxes = np.zeros((1, 8, 4), dtype=np.uint16)
+
+    @classmethod
+    def build(cls, grid: Grid) -> JPSPlus:
+        """Precompute the jump and wall distances of every cell (compiled, O(map))."""
+        require_grid(grid, "JPS+")
+        if max(grid.shape) > MAX_SIDE:
+            raise InvalidGridError(
+                f"JPS+ stores distances as int16 and accepts grid sides up to {MAX_SIDE}; "
+                f"this grid is {grid.width}x{grid.height}")
+        t0 = time.perf_counter()
+        dist = np.zeros(((grid.height + 2) * (grid.width + 2), 8), dtype=np.int16)
+        _jps.jump_distances(grid.moves, grid.width + 2, dist)
+        return cls(grid, {"dist": dist}, {}, time.perf_counter() - t0)
+
+    @classmethod
+    def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> JPSPlus:
+        require_grid(grid, "JPS+")
+        dist = arrays.get("dist")
+        n = (grid.height + 2) * (grid.width + 2)
+        if set(arrays) != {"dist"} or dist is None or dist.dtype != np.int16 \
+                or dist.shape != (n, 8):
+            got = {k: (v.dtype.str, v.shape) for k, v in arrays.items()}
+            raise IndexFormatError(
+                f"a jps_plus index needs one int16 array 'dist' of shape ({n}, 8); got {got}")
+        return cls(grid, {"dist": np.ascontiguousarray(dist)}, options, build_time)
+
+    @property
+    def distances(self) -> np.ndarray:
+        """``(H, W, 8)`` int16 view of the table, indexed ``[y, x, d]`` (for debug views)."""
+        h, w = self.grid.shape
+        return self._dist.reshape(h + 2, w + 2, 8)[1:-1, 1:-1]
+
+    def _scratch(self) -> _Scratch:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = _Scratch(self._n)
+        return scratch
+
+    def find_path(self, start: Any, goal: Any, *, buckets: bool = False,
+                  bucket_width: float = 0.1, bounds: Any = None,
+                  record: bool = False) -> PathResult:
+        """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
+
+        ``buckets=True`` orders the open list by buckets of width ``bucket_width`` (> 0, in
+        cost units) in f, last in first out inside a bucket, and re-opens closed nodes when a
+        cheaper g is found: the returned cost is then at most the optimal cost plus
+        ``bucket_width`` (a bounded-suboptimal search; the heap, the default, is exact).  The
+        buckets are allocated once per thread and reused: ``2 sqrt 2 max(H, W) /
+        bucket_width`` of them, 8 bytes each.
+
+        ``bounds``: goal-bounding data, an object whose ``.boxes`` is a C-contiguous
+        ``(Np, 8, 4)`` uint16 array (padded flat index, direction, then ``(xmin, xmax, ymin,
+        ymax)`` in unpadded cells; an empty box has ``xmin > xmax``) holding every goal for
+        which the step in that direction begins an optimal path.  A direction is explored at
+        a node only if the goal lies in its box.
+
+        ``record=True`` also returns the expanded jump points in order and the final open
+        list.  Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; a goal on
+        another island gives ``found=False`` without searching.  Algorithm name
+        ``"jps_plus"``, with ``"_gb"`` when bounded and ``"_buckets"`` when bucketed.
+        """
+        t0 = time.perf_counter()
+        grid = self.grid
+        s = grid.cell(start, name="start", passable=True)
+        g = grid.cell(goal, name="goal", passable=True)
+        algo = "jps_plus"
+        boxes = self._no_boxes
+        if bounds is not None:
+            boxes = self._check_boxes(bounds)
+            algo += "_gb"
+        scratch = self._scratch()
+        ring = None
+        width = 0.1
+        if buckets:
+            width = self._check_bucket_width(bucket_width)
+            ring = self._ring(scratch, width)
+            algo += "_buckets"
+        done = _trivial(s, g, grid, algo, t0, record)
+        if done is not None:
+            return done
+        ws = scratch.workspace
+        w = self._width
+        b = (g[1] + 1) * w + g[0] + 1
+        found, cost, exp, gen, upd, reo, mo = _jps.plus_search(
+            ws, self._dist, self._moves, w, (s[1] + 1) * w + s[0] + 1, b, record, ring, width,
+            boxes, bounds is not None)
+        path = _jps.jump_path(ws, b, w) if found else empty_path()
+        stats = SearchStats(expanded=exp, generated=gen, reopened=reo, updated=upd,
+                            max_open=mo, elapsed=time.perf_counter() - t0)
+        if record:
+            opened = ring.open_nodes(ws) if ring is not None else ws.open_nodes()
+            return PathResult(path, cost, found, stats, algo, grid.cells_of(ws.recorded()),
+                              grid.cells_of(opened))
+        return PathResult(path, cost, found, stats, algo)
+
+    def _check_boxes(self, bounds: Any) -> np.ndarray:
+        boxes = getattr(bounds, "boxes", None)
+        if not isinstance(boxes, np.ndarray) or boxes.dtype != np.uint16 \
+                or boxes.shape != (self._n, 8, 4) or not boxes.flags.c_contiguous:
+            got = (f"{boxes.dtype} array of shape {boxes.shape}"
+                   + ("" if boxes.flags.c_contiguous else ", not C-contiguous")) \
+                if isinstance(boxes, np.ndarray) else type(boxes).__name__
+            raise InvalidQueryError(
+                f"bounds.boxes must be a C-contiguous uint16 array of shape ({self._n}, 8, 4) "
+                f"(padded cells x directions x (xmin, xmax, ymin, ymax)); got {got}")
+        return boxes
+
+    def _check_bucket_width(self, bucket_width: Any) -> float:
+        if isinstance(bucket_width, bool) or not isinstance(bucket_width, (int, float)) \
+                or not math.isfinite(bucket_width) or bucket_width <= 0:
+            raise InvalidQueryError(f"bucket_width {bucket_width!r} must be a finite number > 0")
+        return float(bucket_width)
+
+    def _ring(self, scratch: _Scratch, width: float) -> _jps.Buckets:
+        # f of an open node stays within 2 x (longest jump) of the least f: the ring covers
+        # that span, so live buckets never collide.
+        need = int(2.0 * math.sqrt(2.0) * max(self.grid.shape) / width) + 4
+        if need > MAX_BUCKETS:
+            raise InvalidQueryError(
+                f"bucket_width {width!r} is too small for a {self.grid.width}x"
+                f"{self.grid.height} grid: it needs {need} buckets (at most {MAX_BUCKETS})")
+        ring = scratch.buckets
+        if ring is None or ring.slots < need:
+            ring = scratch.buckets = _jps.Buckets(need)
+        return ring
