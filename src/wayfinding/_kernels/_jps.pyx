@@ -10,7 +10,9 @@ Jump points.  A cell ``n`` entered by a straight step in direction ``d`` from ``
 a (primary) jump point for ``d`` when, for a side ``s`` perpendicular to ``d``, ``n + s`` is
 free and ``p + s`` is blocked.  With the move masks that reads
 ``moves[n] & ~moves[p] & sides(d) != 0`` (``p`` and ``n`` are free, so bit ``s`` of a mask
-says whether the side cell is free).
+says whether the side cell is free).  At a jump point entered by ``d`` the search continues in
+``d``, each forced side ``s`` and the diagonal between ``d`` and ``s``; after a diagonal step in
+that diagonal and its two components; from the start in all 8 directions.
 
 JPS+ distances (``dist``, int16, shape (Np, 8)): ``dist[u, d] > 0`` is the number of steps from
 ``u`` in direction ``d`` to the next jump point for that direction (for a diagonal: the first
@@ -18,20 +20,32 @@ cell from which a straight jump point lies in one of its two component direction
 ``dist[u, d] <= 0`` is minus the number of free steps before a wall.
 
 Searches are A* over jump points with the octile heuristic, which is consistent on this graph
-(every edge is a straight or diagonal run whose cost equals the octile distance of its ends).
-The open list is either the indexed binary heap of ``_heap.pxd`` (exact) or a ring of buckets
-of width ``w`` in f, LIFO inside a bucket, with closed nodes re-opened on a cheaper g (cost at
-most optimal + w).  Parents are jump points; a node's arrival direction is the sign of the
-coordinate difference to its parent.
+(every edge is a straight or diagonal run whose cost equals the octile distance of its ends),
+so closed nodes are final.  Online JPS keeps its state in a :class:`Workspace` (indexed heap
+with decrease-key).  JPS+ keeps one 32-byte record per node (g, parent, stamp, coordinates,
+arrival direction: one cache line per touched node) in a per-thread :class:`PlusScratch`,
+with a lazy-deletion heap or a ring of f-buckets (LIFO inside a bucket, closed nodes re-opened
+on a cheaper g: cost at most optimal + bucket width).
 """
 
 import numpy as np
 
 cimport numpy as cnp
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
 
-from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
+from ._heap cimport (
+    Heap,
+    HeapItem,
+    IntVec,
+    heap_decrease,
+    heap_free,
+    heap_init,
+    heap_pop,
+    heap_push,
+    item_before,
+    vec_push,
+)
 from ._steps cimport step_offsets
 from ._workspace cimport Workspace
 
@@ -52,7 +66,7 @@ DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 cdef int DIR_OF[9]
 DIR_OF[:] = [7, 0, 4, 3, -1, 1, 6, 2, 5]
 
-# Cardinal components of the diagonals NE, SE, SW, NW (vertical first).
+# Cardinal components of the diagonals NE, SE, SW, NW (vertical, horizontal).
 cdef int COMP_V[8]
 cdef int COMP_H[8]
 COMP_V[:] = [-1, -1, -1, -1, 0, 2, 2, 0]
@@ -77,6 +91,24 @@ AFTER_DIAGONAL[:] = [0, 0, 0, 0,
                      (1 << 6) | (1 << 2) | (1 << 3),
                      (1 << 7) | (1 << 0) | (1 << 3)]
 
+# Step lengths.
+cdef double LENGTH[8]
+LENGTH[:] = [1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2]
+
+# Index of the lowest set bit (x != 0).
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define WF_CTZ(x) __builtin_ctz(x)
+    #else
+    static int WF_CTZ(unsigned int x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
+    #endif
+    """
+    int CTZ "WF_CTZ" (unsigned int x) noexcept nogil
+
+# Arrival direction code of the start node (explores all 8 directions).
+cdef uint8_t FROM_START = 8
+
 
 cdef struct Counters:
     int64_t expanded
@@ -84,36 +116,6 @@ cdef struct Counters:
     int64_t updated
     int64_t reopened
     int64_t max_open
-
-
-cdef struct Ring:
-    # Bucketed open list: ``head[slot]`` starts a LIFO chain of pool entries (valid only when
-    # ``stamp[slot] == gen``); entry e is (node, next) at ``pool.data[2e]``, ``[2e + 1]``.
-    int32_t* head
-    uint32_t* stamp
-    int64_t mask
-    uint32_t gen
-    double inv_width
-    int64_t cursor
-    int64_t last
-    int64_t live
-    IntVec pool
-
-
-cdef struct Query:
-    double* g
-    int32_t* parent
-    int32_t* pos
-    uint32_t* stamp
-    Heap* heap
-    Ring* ring
-    uint32_t open_stamp
-    uint32_t closed_stamp
-    int goal
-    int gx
-    int gy
-    int width
-    Counters c
 
 
 cdef inline double octile(int ax, int ay) noexcept nogil:
@@ -124,15 +126,6 @@ cdef inline double octile(int ax, int ay) noexcept nogil:
     if ax > ay:
         return ax + SQRT2_M1 * ay
     return ay + SQRT2_M1 * ax
-
-
-cdef inline int arrival(int u, int p, int width) noexcept nogil:
-    """Direction of the run from parent p to u (both on one straight or diagonal line)."""
-    cdef int dx = u % width - p % width
-    cdef int dy = u // width - p // width
-    dx = (dx > 0) - (dx < 0)
-    dy = (dy > 0) - (dy < 0)
-    return DIR_OF[3 * (dy + 1) + dx + 1]
 
 
 cdef inline uint8_t after_straight(const uint8_t* moves, int u, int d, int back) noexcept nogil:
@@ -147,46 +140,30 @@ cdef inline uint8_t after_straight(const uint8_t* moves, int u, int d, int back)
     return dirs
 
 
-# ---------------------------------------------------------------- open lists
+# ---------------------------------------------------------------- online JPS (Workspace)
 
-cdef inline int ring_push(Ring* r, int32_t* pos, int node, double f) noexcept nogil:
-    cdef int64_t b = <int64_t> (f * r.inv_width)
-    cdef int64_t slot
-    cdef int e
-    if b < r.cursor:
-        b = r.cursor
-    if b > r.last:
-        r.last = b
-    slot = b & r.mask
-    if r.stamp[slot] != r.gen:
-        r.stamp[slot] = r.gen
-        r.head[slot] = -1
-    e = <int> (r.pool.size >> 1)
-    if vec_push(&r.pool, node) != 0 or vec_push(&r.pool, r.head[slot]) != 0:
-        return -1
-    r.head[slot] = e
-    pos[node] = e
-    r.live += 1
-    return 0
+cdef struct Query:
+    double* g
+    int32_t* parent
+    int32_t* pos
+    uint32_t* stamp
+    Heap* heap
+    uint32_t open_stamp
+    uint32_t closed_stamp
+    int goal
+    int gx
+    int gy
+    int width
+    Counters c
 
 
-cdef inline int ring_pop(Ring* r, int32_t* pos, uint32_t* stamp,
-                         uint32_t open_stamp) noexcept nogil:
-    """Next live node in f-bucket order (LIFO inside a bucket), or -1 when empty."""
-    cdef int64_t slot
-    cdef int e, node
-    while r.cursor <= r.last:
-        slot = r.cursor & r.mask
-        if r.stamp[slot] == r.gen and r.head[slot] >= 0:
-            e = r.head[slot]
-            r.head[slot] = r.pool.data[2 * e + 1]
-            r.live -= 1
-            node = r.pool.data[2 * e]
-            if pos[node] == e and stamp[node] == open_stamp:
-                return node
-        else:
-            r.cursor += 1
-    return -1
+cdef inline int arrival(int u, int p, int width) noexcept nogil:
+    """Direction of the run from parent p to u (both on one straight or diagonal line)."""
+    cdef int dx = u % width - p % width
+    cdef int dy = u // width - p // width
+    dx = (dx > 0) - (dx < 0)
+    dy = (dy > 0) - (dy < 0)
+    return DIR_OF[3 * (dy + 1) + dx + 1]
 
 
 cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcept nogil:
@@ -194,10 +171,8 @@ cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcep
     cdef uint32_t sv = q.stamp[v]
     cdef double f
     if sv == q.closed_stamp:
-        if q.ring == NULL or ng >= q.g[v] * (1.0 - TIE_EPS):
-            return 0
-        q.c.reopened += 1
-    elif sv == q.open_stamp:
+        return 0
+    if sv == q.open_stamp:
         if ng >= q.g[v] * (1.0 - TIE_EPS):
             return 0
         q.c.updated += 1
@@ -206,66 +181,12 @@ cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcep
     f = ng + octile(vx - q.gx, vy - q.gy)
     q.g[v] = ng
     q.parent[v] = u
-    if q.ring != NULL:
-        q.stamp[v] = q.open_stamp
-        return ring_push(q.ring, q.pos, v, f)
     if sv == q.open_stamp:
         heap_decrease(q.heap, q.pos, v, f, ng)
         return 0
     q.stamp[v] = q.open_stamp
     return heap_push(q.heap, q.pos, f, ng, v)
 
-
-cdef inline int pop_next(Query* q) noexcept nogil:
-    cdef HeapItem it
-    cdef int64_t size
-    if q.ring != NULL:
-        size = q.ring.live
-        if size > q.c.max_open:
-            q.c.max_open = size
-        return ring_pop(q.ring, q.pos, q.stamp, q.open_stamp)
-    if q.heap.size > q.c.max_open:
-        q.c.max_open = q.heap.size
-    if q.heap.size == 0:
-        return -1
-    it = heap_pop(q.heap, q.pos)
-    return it.node
-
-
-cdef void query_init(Query* q, Workspace ws, Ring* ring, int goal, int width) noexcept:
-    q.g = &ws.g[0]
-    q.parent = &ws.parent[0]
-    q.pos = &ws.pos[0]
-    q.stamp = &ws.stamp[0]
-    q.heap = &ws.heap
-    q.ring = ring
-    q.open_stamp = ws.begin()
-    q.closed_stamp = q.open_stamp + 1
-    q.goal = goal
-    q.gx = goal % width
-    q.gy = goal // width
-    q.width = width
-    q.c.expanded = 0
-    q.c.generated = 0
-    q.c.updated = 0
-    q.c.reopened = 0
-    q.c.max_open = 0
-
-
-cdef int start_query(Query* q, int start) noexcept nogil:
-    q.g[start] = 0.0
-    q.parent[start] = -1
-    q.c.generated = 1
-    q.stamp[start] = q.open_stamp
-    cdef double f = octile(start % q.width - q.gx, start // q.width - q.gy)
-    if q.ring != NULL:
-        # f never falls below the start's (consistent heuristic): begin at its bucket.
-        q.ring.cursor = <int64_t> (f * q.ring.inv_width)
-        return ring_push(q.ring, q.pos, start, f)
-    return heap_push(q.heap, q.pos, f, 0.0, start)
-
-
-# ---------------------------------------------------------------- online JPS
 
 cdef inline int jump_straight(const uint8_t* moves, int n, int d, int step, int goal,
                               int* steps) noexcept nogil:
@@ -311,12 +232,21 @@ cdef int jps_loop(Query* q, const uint8_t* moves, int start, bint record,
     cdef uint8_t dirs
     cdef double gu
     step_offsets(q.width, offset)
-    if start_query(q, start) != 0:
+    cdef HeapItem it
+    q.g[start] = 0.0
+    q.parent[start] = -1
+    q.stamp[start] = q.open_stamp
+    q.c.generated = 1
+    if heap_push(q.heap, q.pos, octile(start % q.width - q.gx, start // q.width - q.gy), 0.0,
+                 start) != 0:
         return -1
     while True:
-        u = pop_next(q)
-        if u < 0:
+        if q.heap.size > q.c.max_open:
+            q.c.max_open = q.heap.size
+        if q.heap.size == 0:
             return 0
+        it = heap_pop(q.heap, q.pos)
+        u = it.node
         q.stamp[u] = q.closed_stamp
         q.c.expanded += 1
         if record and vec_push(rec, u) != 0:
@@ -356,7 +286,22 @@ def jps_search(Workspace ws, const uint8_t[::1] moves, int width, int start, int
     """
     cdef Query q
     cdef int status
-    query_init(&q, ws, NULL, goal, width)
+    q.g = &ws.g[0]
+    q.parent = &ws.parent[0]
+    q.pos = &ws.pos[0]
+    q.stamp = &ws.stamp[0]
+    q.heap = &ws.heap
+    q.open_stamp = ws.begin()
+    q.closed_stamp = q.open_stamp + 1
+    q.goal = goal
+    q.gx = goal % width
+    q.gy = goal // width
+    q.width = width
+    q.c.expanded = 0
+    q.c.generated = 0
+    q.c.updated = 0
+    q.c.reopened = 0
+    q.c.max_open = 0
     with nogil:
         status = jps_loop(&q, &moves[0], start, record, &ws.record)
     if status < 0:
@@ -482,178 +427,535 @@ def jump_distances(const uint8_t[::1] moves, int width, int16_t[:, ::1] dist):
 
 # ---------------------------------------------------------------- JPS+ search
 
-cdef int plus_loop(Query* q, const int16_t* dist, const uint8_t* moves, int start,
+cdef struct PNode:
+    double g
+    int32_t parent
+    uint32_t stamp          # 2 * generation open, + 1 closed
+    int32_t entry           # latest bucket entry (bucketed open list)
+    uint16_t x              # padded coordinates
+    uint16_t y
+    uint8_t dir             # arrival direction; FROM_START for the start
+
+
+cdef struct Ring:
+    # Bucketed open list: ``head[slot]`` starts a LIFO chain of pool entries, valid only when
+    # ``stamp[slot] == gen``; entry e is (node, next) at ``pool.data[2e]``, ``[2e + 1]``.
+    int32_t* head
+    uint32_t* stamp
+    int64_t slots
+    int64_t mask
+    uint32_t gen
+    double inv_width
+    int64_t cursor
+    int64_t last
+    int64_t live
+    IntVec pool
+
+
+cdef struct PlusQuery:
+    PNode* nodes
+    Heap* heap
+    IntVec* ties            # heap mode: open nodes whose f equals the least f (LIFO)
+    double fmin             # heap mode: f of the last item taken from the heap
+    Ring* ring              # NULL: the heap
+    uint32_t open_stamp
+    uint32_t closed_stamp
+    int goal
+    int gx                  # padded goal coordinates
+    int gy
+    Counters c
+
+
+cdef inline int lazy_push(Heap* h, double f, double g, int node) noexcept nogil:
+    """Push onto a heap without position tracking (stale items are skipped when popped)."""
+    cdef HeapItem item
+    cdef HeapItem* grown
+    cdef Py_ssize_t i, parent
+    if h.size == h.capacity:
+        grown = <HeapItem*> realloc(h.items, 2 * h.capacity * sizeof(HeapItem))
+        if grown == NULL:
+            return -1
+        h.items = grown
+        h.capacity *= 2
+    item.f = f
+    item.g = <float> g
+    item.node = node
+    i = h.size
+    h.size += 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not item_before(item, h.items[parent]):
+            break
+        h.items[i] = h.items[parent]
+        i = parent
+    h.items[i] = item
+    return 0
+
+
+cdef inline int lazy_pop(Heap* h) noexcept nogil:
+    """Remove the first item (the heap must not be empty) and return its node."""
+    cdef int node = h.items[0].node
+    cdef Py_ssize_t i = 0, child, parent, n
+    cdef HeapItem last
+    h.size -= 1
+    n = h.size
+    if n > 0:
+        last = h.items[n]
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n:
+                child += item_before(h.items[child + 1], h.items[child])
+            h.items[i] = h.items[child]
+            i = child
+        while i > 0:
+            parent = (i - 1) >> 1
+            if not item_before(last, h.items[parent]):
+                break
+            h.items[i] = h.items[parent]
+            i = parent
+        h.items[i] = last
+    return node
+
+
+cdef inline int ring_push(Ring* r, PNode* nodes, int node, double f) noexcept nogil:
+    cdef int64_t b = <int64_t> (f * r.inv_width)
+    cdef int64_t slot
+    cdef int e
+    if b < r.cursor:
+        b = r.cursor
+    if b > r.last:
+        r.last = b
+    slot = b & r.mask
+    if r.stamp[slot] != r.gen:
+        r.stamp[slot] = r.gen
+        r.head[slot] = -1
+    e = <int> (r.pool.size >> 1)
+    if vec_push(&r.pool, node) != 0 or vec_push(&r.pool, r.head[slot]) != 0:
+        return -1
+    r.head[slot] = e
+    nodes[node].entry = e
+    r.live += 1
+    return 0
+
+
+cdef inline int ring_pop(Ring* r, PNode* nodes, uint32_t open_stamp) noexcept nogil:
+    """Next live node in f-bucket order (LIFO inside a bucket), or -1 when empty."""
+    cdef int64_t slot
+    cdef int e, node
+    while r.cursor <= r.last:
+        slot = r.cursor & r.mask
+        if r.stamp[slot] == r.gen and r.head[slot] >= 0:
+            e = r.head[slot]
+            r.head[slot] = r.pool.data[2 * e + 1]
+            r.live -= 1
+            node = r.pool.data[2 * e]
+            if nodes[node].entry == e and nodes[node].stamp == open_stamp:
+                return node
+        else:
+            r.cursor += 1
+    return -1
+
+
+cdef inline int plus_relax(PlusQuery* q, int u, int v, int vx, int vy, double ng,
+                           int d) noexcept nogil:
+    """A* relaxation of v reached from u by a run in direction d with cost ng."""
+    cdef PNode* nv = &q.nodes[v]
+    cdef uint32_t sv = nv.stamp
+    cdef double f
+    if sv == q.closed_stamp:
+        # Final with the heap; the bucketed list re-opens it when it gets cheaper.
+        if q.ring == NULL or ng >= nv.g * (1.0 - TIE_EPS):
+            return 0
+        q.c.reopened += 1
+    elif sv == q.open_stamp:
+        if ng >= nv.g * (1.0 - TIE_EPS):
+            return 0
+        q.c.updated += 1
+    else:
+        q.c.generated += 1
+        nv.x = <uint16_t> vx
+        nv.y = <uint16_t> vy
+    nv.g = ng
+    nv.parent = u
+    nv.dir = <uint8_t> d
+    nv.stamp = q.open_stamp
+    f = ng + octile(vx - q.gx, vy - q.gy)
+    if q.ring != NULL:
+        return ring_push(q.ring, q.nodes, v, f)
+    if f - q.fmin <= TIE_EPS * q.fmin:
+        # f never drops below the least f (consistent heuristic): a successor that keeps it
+        # is expanded next, from the LIFO side list, without heap traffic.
+        return vec_push(q.ties, v)
+    return lazy_push(q.heap, f, ng, v)
+
+
+cdef inline int plus_pop(PlusQuery* q) noexcept nogil:
+    cdef int u
+    if q.ring != NULL:
+        if q.ring.live > q.c.max_open:
+            q.c.max_open = q.ring.live
+        return ring_pop(q.ring, q.nodes, q.open_stamp)
+    if q.heap.size + q.ties.size > q.c.max_open:
+        q.c.max_open = q.heap.size + q.ties.size
+    while q.ties.size > 0:
+        q.ties.size -= 1
+        u = q.ties.data[q.ties.size]
+        if q.nodes[u].stamp == q.open_stamp:
+            return u
+    while q.heap.size > 0:
+        q.fmin = q.heap.items[0].f
+        u = lazy_pop(q.heap)
+        if q.nodes[u].stamp == q.open_stamp:
+            return u
+    return -1
+
+
+cdef int plus_loop(PlusQuery* q, const int16_t* dist, const uint8_t* moves, int width,
                    bint record, IntVec* rec, const uint16_t* boxes, bint bounded) noexcept nogil:
-    """JPS+; returns 1 found, 0 not found, -1 out of memory."""
+    """JPS+ from the node already pushed; returns 1 found, 0 not found, -1 out of memory.
+
+    Per expansion: the arrival direction gives the directions to explore; of those only the
+    ones with a jump point ahead (positive distance) and the one direction in which the goal
+    lies (aligned straight, or strictly inside a diagonal's quadrant) can yield a successor.
+    """
     cdef int offset[8]
-    cdef int u, v, p, d, k, ux, uy, rx, ry, ax, ay, dd, reach
-    cdef int gx = q.gx - 1, gy = q.gy - 1     # goal in unpadded coordinates (for boxes)
-    cdef uint8_t dirs
+    cdef int u, v, d, k, ux, uy, rx, ry, ax, ay, dd, gd
+    cdef int bx = q.gx - 1, by = q.gy - 1     # goal in unpadded coordinates (for boxes)
+    cdef unsigned int dirs, cand, positive, gbit
     cdef double gu
+    cdef PNode* nu
     cdef const int16_t* du
     cdef const uint16_t* box
-    step_offsets(q.width, offset)
-    if start_query(q, start) != 0:
-        return -1
+    step_offsets(width, offset)
     while True:
-        u = pop_next(q)
+        u = plus_pop(q)
         if u < 0:
             return 0
-        q.stamp[u] = q.closed_stamp
+        nu = &q.nodes[u]
+        nu.stamp = q.closed_stamp
         q.c.expanded += 1
         if record and vec_push(rec, u) != 0:
             return -1
         if u == q.goal:
             return 1
-        p = q.parent[u]
-        if p < 0:
+        d = nu.dir
+        if d == FROM_START:
             dirs = 0xFF
+        elif d < 4:
+            dirs = after_straight(moves, u, d, -offset[d])
         else:
-            d = arrival(u, p, q.width)
-            dirs = after_straight(moves, u, d, -offset[d]) if d < 4 else AFTER_DIAGONAL[d]
-        if bounded:
-            box = boxes + <Py_ssize_t> u * 32
-            for d in range(8):
-                if (dirs >> d) & 1 and not (box[4 * d] <= gx <= box[4 * d + 1]
-                                            and box[4 * d + 2] <= gy <= box[4 * d + 3]):
-                    dirs &= <uint8_t> ~(1 << d)
-        gu = q.g[u]
-        ux = u % q.width
-        uy = u // q.width
+            dirs = AFTER_DIAGONAL[d]
+        du = dist + <Py_ssize_t> u * 8
+        positive = 0
+        for d in range(8):
+            positive |= <unsigned int> (du[d] > 0) << d
+        gu = nu.g
+        ux = nu.x
+        uy = nu.y
         rx = q.gx - ux
         ry = q.gy - uy
         ax = rx if rx >= 0 else -rx
         ay = ry if ry >= 0 else -ry
-        du = dist + <Py_ssize_t> u * 8
-        for d in range(8):
-            if not (dirs >> d) & 1:
-                continue
-            dd = du[d]
-            reach = dd if dd >= 0 else -dd
-            if d < 4:
-                # The goal straight ahead, no farther than the next jump point or wall.
-                if (rx == 0 and ry * DY[d] > 0 and ay <= reach) \
-                        or (ry == 0 and rx * DX[d] > 0 and ax <= reach):
-                    v = q.goal
-                    k = ax + ay
-                elif dd > 0:
-                    k = dd
-                    v = u + k * offset[d]
-                else:
-                    continue
-                if relax(q, u, v, ux + k * DX[d], uy + k * DY[d], gu + k) != 0:
+        gd = DIR_OF[3 * ((ry > 0) - (ry < 0) + 1) + (rx > 0) - (rx < 0) + 1]
+        gbit = dirs & (1u << gd)
+        cand = dirs & (positive | gbit)
+        if bounded and cand:
+            box = boxes + <Py_ssize_t> u * 32
+            for d in range(8):
+                if (cand >> d) & 1 and not (box[4 * d] <= bx <= box[4 * d + 1]
+                                            and box[4 * d + 2] <= by <= box[4 * d + 3]):
+                    cand &= ~(1u << d)
+        if cand & gbit:
+            cand &= ~gbit
+            dd = du[gd]
+            # Straight: the goal itself when no farther than the next jump point or wall.
+            # Diagonal: a target jump point where the run meets the goal's row or column.
+            k = ax + ay if gd < 4 else (ax if ax < ay else ay)
+            if k > (dd if dd >= 0 else -dd):
+                k = dd          # beyond reach: the jump point, if any (positive dd)
+            if k > 0:
+                v = q.goal if k == ax + ay and gd < 4 else u + k * offset[gd]
+                if plus_relax(q, u, v, ux + k * DX[gd], uy + k * DY[gd], gu + k * LENGTH[gd],
+                              gd) != 0:
                     return -1
-            else:
-                # A target jump point where the diagonal meets the goal's row or column.
-                k = ax if ax < ay else ay
-                if rx * DX[d] > 0 and ry * DY[d] > 0 and k <= reach:
-                    v = u + k * offset[d]
-                elif dd > 0:
-                    k = dd
-                    v = u + k * offset[d]
-                else:
-                    continue
-                if relax(q, u, v, ux + k * DX[d], uy + k * DY[d], gu + k * SQRT2) != 0:
-                    return -1
+        while cand:
+            d = CTZ(cand)
+            cand &= cand - 1
+            k = du[d]
+            if plus_relax(q, u, u + k * offset[d], ux + k * DX[d], uy + k * DY[d],
+                          gu + k * LENGTH[d], d) != 0:
+                return -1
 
 
-cdef class Buckets:
-    """Reusable bucketed open list (per thread): a ring of LIFO buckets plus an entry pool.
+cdef class PlusScratch:
+    """Per-thread JPS+ query state over one table: a 32-byte node record per padded cell
+    (g, parent, generation stamp, bucket entry, coordinates, arrival direction), the heap,
+    the bucket ring (allocated on first bucketed query) and the record buffer.
 
-    Slots are valid only for the query generation that stamped them, so no query clears the
-    ring; the pool is emptied by resetting its size.
+    Stamps carry a query generation, so no query clears the node array or the ring.  Not
+    thread-safe: one per thread.
     """
+    cdef PNode* nodes
+    cdef readonly Py_ssize_t size
+    cdef readonly int width
+    cdef readonly int height
+    cdef uint32_t generation
+    cdef Heap heap
     cdef Ring ring
-    cdef readonly int64_t slots
+    cdef IntVec record
+    cdef IntVec ties
+    cdef bint bucketed
+    cdef readonly double path_cost
+    cdef const int16_t[:, ::1] dist
+    cdef const uint8_t[::1] moves
 
-    def __cinit__(self, int64_t slots):
-        cdef int64_t n = 4, i
-        while n < slots:
-            n <<= 1
-        self.slots = n
-        self.ring.head = <int32_t*> malloc(n * sizeof(int32_t))
-        self.ring.stamp = <uint32_t*> malloc(n * sizeof(uint32_t))
-        if self.ring.head == NULL or self.ring.stamp == NULL:
-            raise MemoryError(f"cannot allocate {n} buckets")
-        for i in range(n):
-            self.ring.stamp[i] = 0
-        self.ring.mask = n - 1
+    def __cinit__(self, const int16_t[:, ::1] dist, const uint8_t[::1] moves, int width):
+        self.size = moves.shape[0]
+        if width < 3 or self.size % width != 0 or self.size // width < 3:
+            raise ValueError(f"{self.size} padded cells do not form rows of width {width}")
+        if dist.shape[0] != self.size or dist.shape[1] != 8:
+            raise ValueError(f"dist has shape ({dist.shape[0]}, {dist.shape[1]}), "
+                             f"expected ({self.size}, 8)")
+        self.dist = dist
+        self.moves = moves
+        self.width = width
+        self.height = <int> (self.size // width)
+        self.nodes = <PNode*> malloc(self.size * sizeof(PNode))
+        if self.nodes == NULL or heap_init(&self.heap, 256) != 0:
+            raise MemoryError("cannot allocate the JPS+ node records")
+        cdef Py_ssize_t i
+        for i in range(self.size):
+            self.nodes[i].stamp = 0
+        self.generation = 0
+        self.ring.head = NULL
+        self.ring.stamp = NULL
+        self.ring.slots = 0
         self.ring.gen = 0
         self.ring.pool.data = NULL
         self.ring.pool.size = 0
         self.ring.pool.capacity = 0
+        self.record.data = NULL
+        self.record.size = 0
+        self.record.capacity = 0
+        self.ties.data = NULL
+        self.ties.size = 0
+        self.ties.capacity = 0
+        self.bucketed = False
 
     def __dealloc__(self):
+        free(self.nodes)
+        heap_free(&self.heap)
         free(self.ring.head)
         free(self.ring.stamp)
         free(self.ring.pool.data)
+        free(self.record.data)
+        free(self.ties.data)
 
     @property
     def nbytes(self):
-        """Bytes held by the ring and the entry pool."""
-        return self.slots * 8 + self.ring.pool.capacity * sizeof(int)
+        """Bytes held: node records, heap, bucket ring and pools."""
+        return (self.size * sizeof(PNode) + self.heap.capacity * sizeof(HeapItem)
+                + self.ring.slots * 8 + (self.ring.pool.capacity + self.record.capacity
+                                         + self.ties.capacity) * sizeof(int))
 
-    cdef Ring* begin(self, double width):
-        cdef int64_t i
-        if self.ring.gen >= 0xFFFFFFF0:
-            for i in range(self.slots):
-                self.ring.stamp[i] = 0
-            self.ring.gen = 0
-        self.ring.gen += 1
-        self.ring.inv_width = 1.0 / width
-        self.ring.cursor = 0
-        self.ring.last = -1
-        self.ring.live = 0
-        self.ring.pool.size = 0
-        return &self.ring
+    @property
+    def bucket_slots(self):
+        """Buckets in the ring (0 until a bucketed query)."""
+        return self.ring.slots
 
-    def open_nodes(self, Workspace ws):
-        """Nodes still open after the last bucketed query, bucket by bucket."""
-        cdef uint32_t open_stamp = 2 * ws.generation
+    cdef int _reserve_ring(self, int64_t need) except -1:
+        cdef int64_t n = 4, i
+        while n < need:
+            n <<= 1
+        if n <= self.ring.slots:
+            return 0
+        free(self.ring.head)
+        free(self.ring.stamp)
+        self.ring.head = <int32_t*> malloc(n * sizeof(int32_t))
+        self.ring.stamp = <uint32_t*> malloc(n * sizeof(uint32_t))
+        if self.ring.head == NULL or self.ring.stamp == NULL:
+            free(self.ring.head)
+            free(self.ring.stamp)
+            self.ring.head = NULL
+            self.ring.stamp = NULL
+            self.ring.slots = 0
+            raise MemoryError(f"cannot allocate {n} buckets")
+        for i in range(n):
+            self.ring.stamp[i] = 0
+        self.ring.slots = n
+        self.ring.mask = n - 1
+        self.ring.gen = 0
+        return 0
+
+    def search(self, int sx, int sy, int gx, int gy, bint record=False,
+               double bucket_width=0.0, object boxes=None):
+        """JPS+ from cell (sx, sy) to (gx, gy) (unpadded, both free and distinct).
+
+        ``bucket_width > 0`` selects the bucketed open list (f buckets of that width, LIFO
+        inside, closed nodes re-opened: cost <= optimal + width); else the exact heap.
+        ``boxes``: None or a C-contiguous (Np, 8, 4) uint16 goal-bounding array; direction
+        d is explored at node u only when the goal lies in ``boxes[u, d]``.
+        Returns (found, cost, expanded, generated, updated, reopened, max_open).
+        """
+        cdef const uint16_t[:, :, ::1] bv
+        cdef const uint16_t* bp = NULL
+        cdef int64_t need
+        cdef PlusQuery q
+        cdef int start, status, w = self.width
+        cdef Py_ssize_t i
+        cdef double f
+        if not (0 <= sx < w - 2 and 0 <= gx < w - 2 and 0 <= sy < self.height - 2
+                and 0 <= gy < self.height - 2):
+            raise ValueError(f"cells ({sx}, {sy}), ({gx}, {gy}) outside the grid")
+        if boxes is not None:
+            bv = boxes
+            if bv.shape[0] != self.size or bv.shape[1] != 8 or bv.shape[2] != 4:
+                raise ValueError(f"boxes must have shape ({self.size}, 8, 4)")
+            bp = &bv[0, 0, 0]
+        # Generation stamps: nothing is cleared unless the counter wraps.
+        if self.generation >= 0x7FFFFFF0:
+            for i in range(self.size):
+                self.nodes[i].stamp = 0
+            self.generation = 0
+        self.generation += 1
+        self.heap.size = 0
+        self.record.size = 0
+        self.ties.size = 0
+        q.nodes = self.nodes
+        q.heap = &self.heap
+        q.ties = &self.ties
+        q.ring = NULL
+        q.open_stamp = 2 * self.generation
+        q.closed_stamp = q.open_stamp + 1
+        q.gx = gx + 1
+        q.gy = gy + 1
+        q.goal = q.gy * w + q.gx
+        q.c.expanded = 0
+        q.c.generated = 1
+        q.c.updated = 0
+        q.c.reopened = 0
+        q.c.max_open = 0
+        start = (sy + 1) * w + sx + 1
+        self.nodes[start].g = 0.0
+        self.nodes[start].parent = -1
+        self.nodes[start].stamp = q.open_stamp
+        self.nodes[start].x = <uint16_t> (sx + 1)
+        self.nodes[start].y = <uint16_t> (sy + 1)
+        self.nodes[start].dir = FROM_START
+        f = octile(sx - gx, sy - gy)
+        q.fmin = f
+        self.bucketed = bucket_width > 0
+        if self.bucketed:
+            # An open node's f stays within twice the longest run (sqrt 2 * longest side)
+            # above the least f, so the ring never wraps onto a live bucket.
+            need = <int64_t> (2.0 * SQRT2 * max(w, self.height) / bucket_width) + 4
+            self._reserve_ring(need)
+            if self.ring.gen >= 0xFFFFFFF0:
+                for i in range(self.ring.slots):
+                    self.ring.stamp[i] = 0
+                self.ring.gen = 0
+            self.ring.gen += 1
+            self.ring.inv_width = 1.0 / bucket_width
+            self.ring.cursor = <int64_t> (f * self.ring.inv_width)
+            self.ring.last = -1
+            self.ring.live = 0
+            self.ring.pool.size = 0
+            q.ring = &self.ring
+            status = ring_push(q.ring, q.nodes, start, f)
+        else:
+            status = lazy_push(q.heap, f, 0.0, start)
+        if status == 0:
+            with nogil:
+                status = plus_loop(&q, &self.dist[0, 0], &self.moves[0], w, record,
+                                   &self.record, bp, bp != NULL)
+        if status < 0:
+            raise MemoryError("open list could not grow")
+        return (status == 1, self.nodes[q.goal].g if status == 1 else float("inf"),
+                q.c.expanded, q.c.generated, q.c.updated, q.c.reopened, q.c.max_open)
+
+    def path(self, int gx, int gy):
+        """``(n, 2)`` int64 ``(x, y)`` cells from the last query's start to the reached goal
+        (gx, gy), each run between consecutive jump points filled in cell by cell; sets
+        ``path_cost`` to the path's exact cost (straight steps + sqrt 2 x diagonal steps)."""
+        cdef int goal = (gy + 1) * self.width + gx + 1
+        cdef Py_ssize_t n = 1, i
+        cdef int v = goal, p, k, sx, sy, steps, x, y
+        cdef int64_t straight = 0, diagonal = 0
+        cdef uint32_t open_stamp = 2 * self.generation
+        if not (0 <= gx < self.width - 2 and 0 <= gy < self.height - 2) \
+                or self.nodes[goal].stamp - open_stamp > 1:
+            raise ValueError(f"cell ({gx}, {gy}) was not reached by the last query")
+        while self.nodes[v].parent >= 0:
+            p = self.nodes[v].parent
+            x = self.nodes[v].x - self.nodes[p].x
+            y = self.nodes[v].y - self.nodes[p].y
+            n += max(abs(x), abs(y))
+            v = p
+        out = np.empty((n, 2), dtype=np.int64)
+        cdef int64_t[:, ::1] o = out
+        v = goal
+        i = n - 1
+        o[i, 0] = gx
+        o[i, 1] = gy
+        while self.nodes[v].parent >= 0:
+            p = self.nodes[v].parent
+            x = self.nodes[v].x
+            y = self.nodes[v].y
+            sx = (self.nodes[p].x > x) - (self.nodes[p].x < x)
+            sy = (self.nodes[p].y > y) - (self.nodes[p].y < y)
+            steps = max(abs(self.nodes[p].x - x), abs(self.nodes[p].y - y))
+            if sx != 0 and sy != 0:
+                diagonal += steps
+            else:
+                straight += steps
+            for k in range(1, steps + 1):
+                i -= 1
+                o[i, 0] = x + k * sx - 1
+                o[i, 1] = y + k * sy - 1
+            v = p
+        self.path_cost = straight + diagonal * SQRT2
+        return out
+
+    def recorded(self):
+        """Expansion order of the last recorded query (padded flat indices)."""
+        return np.asarray(<int[:self.record.size]> self.record.data).astype(np.int64) \
+            if self.record.size else np.empty(0, dtype=np.int64)
+
+    def open_nodes(self):
+        """Nodes still open after the last query (padded flat indices, each once)."""
+        cdef uint32_t open_stamp = 2 * self.generation
         cdef int64_t b, slot
+        cdef Py_ssize_t i
         cdef int e, node
         seen = []
-        for b in range(self.ring.cursor, self.ring.last + 1):
-            slot = b & self.ring.mask
-            if self.ring.stamp[slot] != self.ring.gen:
-                continue
-            e = self.ring.head[slot]
-            while e >= 0:
-                node = self.ring.pool.data[2 * e]
-                if ws.pos[node] == e and ws.stamp[node] == open_stamp:
+        if self.bucketed:
+            for b in range(self.ring.cursor, self.ring.last + 1):
+                slot = b & self.ring.mask
+                if self.ring.stamp[slot] != self.ring.gen:
+                    continue
+                e = self.ring.head[slot]
+                while e >= 0:
+                    node = self.ring.pool.data[2 * e]
+                    if self.nodes[node].entry == e and self.nodes[node].stamp == open_stamp:
+                        seen.append(node)
+                    e = self.ring.pool.data[2 * e + 1]
+        else:
+            for i in range(self.ties.size):
+                node = self.ties.data[i]
+                if self.nodes[node].stamp == open_stamp and node not in seen:
                     seen.append(node)
-                e = self.ring.pool.data[2 * e + 1]
+            for i in range(self.heap.size):
+                node = self.heap.items[i].node
+                if self.nodes[node].stamp == open_stamp and node not in seen:
+                    seen.append(node)
         return np.asarray(seen, dtype=np.int64)
 
 
-def plus_search(Workspace ws, const int16_t[:, ::1] dist, const uint8_t[::1] moves, int width,
-                int start, int goal, bint record, Buckets buckets,
-                double bucket_width, const uint16_t[:, :, ::1] boxes, bint bounded):
-    """JPS+ from ``start`` to ``goal`` (padded flat indices) over the table ``dist``.
-
-    ``buckets`` (or None for the heap) selects the bucketed open list (width ``bucket_width`` in f; the ring must
-    cover ``2 * sqrt 2 * max(H, W) / bucket_width + 3`` buckets).  ``boxes`` ((Np, 8, 4)
-    uint16, with ``bounded``) prunes directions whose goal box misses the goal.
-    Returns (found, cost, expanded, generated, updated, reopened, max_open).
-    """
-    cdef Query q
-    cdef int status
-    cdef Ring* ring = NULL
-    if buckets is not None:
-        ring = buckets.begin(bucket_width)
-    query_init(&q, ws, ring, goal, width)
-    with nogil:
-        status = plus_loop(&q, &dist[0, 0], &moves[0], start, record, &ws.record,
-                           &boxes[0, 0, 0], bounded)
-    if status < 0:
-        raise MemoryError("open list could not grow")
-    return (status == 1, ws.g[goal] if status == 1 else float("inf"), q.c.expanded,
-            q.c.generated, q.c.updated, q.c.reopened, q.c.max_open)
-
-
 def jump_path(Workspace ws, int goal, int width):
-    """``(n, 2)`` int64 ``(x, y)`` cells from the query's start to ``goal``, every run between
-    consecutive jump points of the parent chain filled in cell by cell."""
+    """``(n, 2)`` int64 ``(x, y)`` cells from the workspace query's start to ``goal``, every
+    run between consecutive jump points of the parent chain filled in cell by cell."""
     cdef int32_t* parent = &ws.parent[0]
     cdef Py_ssize_t n = 1, i
     cdef int v = goal, p, x, y, px, py, k, sx, sy, steps

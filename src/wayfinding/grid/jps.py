@@ -117,16 +117,6 @@ def primary_jump_points(grid: Grid) -> np.ndarray:
     return ((inner[:, :, None] >> np.arange(4, dtype=np.uint8)) & 1).astype(bool)
 
 
-class _Scratch:
-    """Per-thread query state of one JPS+ index."""
-
-    __slots__ = ("workspace", "buckets")
-
-    def __init__(self, size: int):
-        self.workspace = Workspace(size)
-        self.buckets: _jps.Buckets | None = None
-
-
 class JPSPlus(GridIndex):
     """JPS+: jump point search with the jumps precomputed (Rabin and Silva).
 
@@ -152,11 +142,7 @@ class JPSPlus(GridIndex):
                  build_time: float):
         super().__init__(grid, arrays, options, build_time)
         self._n = (grid.height + 2) * (grid.width + 2)
-        self._width = grid.width + 2
-        self._dist = arrays["dist"]
-        self._moves = grid.moves
         self._local = threading.local()
-        self._no_boxes = np.zeros((1, 8, 4), dtype=np.uint16)
 
     @classmethod
     def build(cls, grid: Grid) -> JPSPlus:
@@ -188,12 +174,15 @@ class JPSPlus(GridIndex):
     def distances(self) -> np.ndarray:
         """``(H, W, 8)`` int16 view of the table, indexed ``[y, x, d]`` (for debug views)."""
         h, w = self.grid.shape
-        return self._dist.reshape(h + 2, w + 2, 8)[1:-1, 1:-1]
+        return self.arrays["dist"].reshape(h + 2, w + 2, 8)[1:-1, 1:-1]
 
-    def _scratch(self) -> _Scratch:
+    def scratch(self) -> _jps.PlusScratch:
+        """This thread's query state (created on first use; ``nbytes`` tells its size)."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
-            scratch = self._local.scratch = _Scratch(self._n)
+            scratch = self._local.scratch = _jps.PlusScratch(self.arrays["dist"],
+                                                             self.grid.moves,
+                                                             self.grid.width + 2)
         return scratch
 
     def find_path(self, start: Any, goal: Any, *, buckets: bool = False,
@@ -224,33 +213,31 @@ class JPSPlus(GridIndex):
         s = grid.cell(start, name="start", passable=True)
         g = grid.cell(goal, name="goal", passable=True)
         algo = "jps_plus"
-        boxes = self._no_boxes
+        boxes = None
         if bounds is not None:
             boxes = self._check_boxes(bounds)
             algo += "_gb"
-        scratch = self._scratch()
-        ring = None
-        width = 0.1
+        width = 0.0
         if buckets:
             width = self._check_bucket_width(bucket_width)
-            ring = self._ring(scratch, width)
             algo += "_buckets"
         done = _trivial(s, g, grid, algo, t0, record)
         if done is not None:
             return done
-        ws = scratch.workspace
-        w = self._width
-        b = (g[1] + 1) * w + g[0] + 1
-        found, cost, exp, gen, upd, reo, mo = _jps.plus_search(
-            ws, self._dist, self._moves, w, (s[1] + 1) * w + s[0] + 1, b, record, ring, width,
-            boxes, bounds is not None)
-        path = _jps.jump_path(ws, b, w) if found else empty_path()
+        scratch = self.scratch()
+        found, cost, exp, gen, upd, reo, mo = scratch.search(s[0], s[1], g[0], g[1], record,
+                                                             width, boxes)
+        if found:
+            path = scratch.path(g[0], g[1])
+            cost = scratch.path_cost
+        else:
+            path = empty_path()
         stats = SearchStats(expanded=exp, generated=gen, reopened=reo, updated=upd,
                             max_open=mo, elapsed=time.perf_counter() - t0)
         if record:
-            opened = ring.open_nodes(ws) if ring is not None else ws.open_nodes()
-            return PathResult(path, cost, found, stats, algo, grid.cells_of(ws.recorded()),
-                              grid.cells_of(opened))
+            return PathResult(path, cost, found, stats, algo,
+                              grid.cells_of(scratch.recorded()),
+                              grid.cells_of(scratch.open_nodes()))
         return PathResult(path, cost, found, stats, algo)
 
     def _check_boxes(self, bounds: Any) -> np.ndarray:
@@ -269,17 +256,10 @@ class JPSPlus(GridIndex):
         if isinstance(bucket_width, bool) or not isinstance(bucket_width, (int, float)) \
                 or not math.isfinite(bucket_width) or bucket_width <= 0:
             raise InvalidQueryError(f"bucket_width {bucket_width!r} must be a finite number > 0")
-        return float(bucket_width)
-
-    def _ring(self, scratch: _Scratch, width: float) -> _jps.Buckets:
-        # f of an open node stays within 2 x (longest jump) of the least f: the ring covers
-        # that span, so live buckets never collide.
-        need = int(2.0 * math.sqrt(2.0) * max(self.grid.shape) / width) + 4
+        need = 2.0 * math.sqrt(2.0) * (max(self.grid.shape) + 2) / bucket_width + 4
         if need > MAX_BUCKETS:
             raise InvalidQueryError(
-                f"bucket_width {width!r} is too small for a {self.grid.width}x"
-                f"{self.grid.height} grid: it needs {need} buckets (at most {MAX_BUCKETS})")
-        ring = scratch.buckets
-        if ring is None or ring.slots < need:
-            ring = scratch.buckets = _jps.Buckets(need)
-        return ring
+                f"bucket_width {bucket_width!r} is too small for a {self.grid.width}x"
+                f"{self.grid.height} grid: it needs {int(need)} buckets (at most "
+                f"{MAX_BUCKETS})")
+        return float(bucket_width)
