@@ -107,7 +107,8 @@ cdef extern from *:
     int CTZ "WF_CTZ" (unsigned int x) noexcept nogil
 
 # Arrival direction code of the start node (explores all 8 directions).
-cdef uint8_t FROM_START = 8
+cdef enum:
+    FROM_START = 8
 
 
 cdef struct Counters:
@@ -128,16 +129,27 @@ cdef inline double octile(int ax, int ay) noexcept nogil:
     return ay + SQRT2_M1 * ax
 
 
-cdef inline uint8_t after_straight(const uint8_t* moves, int u, int d, int back) noexcept nogil:
-    """Directions explored at a jump point entered by cardinal d: d, then each forced side s
-    and the diagonal between d and s."""
-    cdef uint8_t forced = moves[u] & ~moves[u + back] & SIDES[d]
-    cdef uint8_t dirs = <uint8_t> (1 << d)
-    cdef int s
-    for s in range(4):
-        if (forced >> s) & 1:
-            dirs |= <uint8_t> ((1 << s) | (1 << DIAG_OF[4 * d + s]))
-    return dirs
+# Directions explored at a jump point entered by cardinal d, indexed 256 * d + moves[u]: d,
+# then each forced side s and the diagonal between d and s.  Side s is forced when u + s is
+# free and p + s is blocked (p = u - d); p and u being free, p + s is free exactly when the
+# diagonal step from u to p + s is legal, so u's own move mask decides.
+cdef uint8_t AFTER_STRAIGHT[1024]
+
+
+cdef void fill_after_straight() noexcept:
+    cdef int d, m, s, back
+    cdef uint8_t dirs
+    for d in range(4):
+        back = (d + 2) % 4
+        for m in range(256):
+            dirs = <uint8_t> (1 << d)
+            for s in range(4):
+                if (SIDES[d] >> s) & 1 and (m >> s) & 1 and not (m >> DIAG_OF[4 * back + s]) & 1:
+                    dirs |= <uint8_t> ((1 << s) | (1 << DIAG_OF[4 * d + s]))
+            AFTER_STRAIGHT[256 * d + m] = dirs
+
+
+fill_after_straight()
 
 
 # ---------------------------------------------------------------- online JPS (Workspace)
@@ -258,7 +270,7 @@ cdef int jps_loop(Query* q, const uint8_t* moves, int start, bint record,
             dirs = 0xFF
         else:
             d = arrival(u, p, q.width)
-            dirs = after_straight(moves, u, d, -offset[d]) if d < 4 else AFTER_DIAGONAL[d]
+            dirs = AFTER_STRAIGHT[256 * d + moves[u]] if d < 4 else AFTER_DIAGONAL[d]
         dirs &= moves[u]
         gu = q.g[u]
         ux = u % q.width
@@ -428,18 +440,27 @@ def jump_distances(const uint8_t[::1] moves, int width, int16_t[:, ::1] dist):
 # ---------------------------------------------------------------- JPS+ search
 
 cdef struct PNode:
+    # One 32-byte record per padded cell: the search state next to the cell's move mask and
+    # distances, so a touched node costs one cache line.
     double g
-    int32_t parent
-    uint32_t stamp          # 2 * generation open, + 1 closed
-    int32_t entry           # latest bucket entry (bucketed open list)
-    uint16_t x              # padded coordinates
-    uint16_t y
-    uint8_t dir             # arrival direction; FROM_START for the start
+    uint32_t stamp          # (generation << 5) | (arrival direction << 1) | closed
+    uint16_t back           # steps back to the parent along the arrival direction
+    uint8_t moves
+    uint8_t spare
+    int16_t dist[8]
+
+
+cdef struct Entry:
+    # A bucket entry: the node, the next entry of its bucket, and g when pushed (an entry
+    # is stale once the node's g has changed or it was closed).
+    int32_t node
+    int32_t next
+    double g
 
 
 cdef struct Ring:
-    # Bucketed open list: ``head[slot]`` starts a LIFO chain of pool entries, valid only when
-    # ``stamp[slot] == gen``; entry e is (node, next) at ``pool.data[2e]``, ``[2e + 1]``.
+    # Bucketed open list: ``head[slot]`` starts a LIFO chain of entries, valid only when
+    # ``stamp[slot] == gen``; the ring covers the span of live f values (no wrap-around).
     int32_t* head
     uint32_t* stamp
     int64_t slots
@@ -449,7 +470,9 @@ cdef struct Ring:
     int64_t cursor
     int64_t last
     int64_t live
-    IntVec pool
+    Entry* pool
+    int64_t size
+    int64_t capacity
 
 
 cdef struct PlusQuery:
@@ -458,12 +481,16 @@ cdef struct PlusQuery:
     IntVec* ties            # heap mode: open nodes whose f equals the least f (LIFO)
     double fmin             # heap mode: f of the last item taken from the heap
     Ring* ring              # NULL: the heap
-    uint32_t open_stamp
-    uint32_t closed_stamp
+    uint32_t base           # generation << 5: stamps of this query are base | dir << 1 | closed
     int goal
     int gx                  # padded goal coordinates
     int gy
+    int width
     Counters c
+
+
+cdef inline bint is_open(uint32_t stamp, uint32_t base) noexcept nogil:
+    return (stamp & ~<uint32_t> 31) == base and not (stamp & 1)
 
 
 cdef inline int lazy_push(Heap* h, double f, double g, int node) noexcept nogil:
@@ -519,10 +546,17 @@ cdef inline int lazy_pop(Heap* h) noexcept nogil:
     return node
 
 
-cdef inline int ring_push(Ring* r, PNode* nodes, int node, double f) noexcept nogil:
+cdef inline int ring_push(Ring* r, int node, double f, double g) noexcept nogil:
     cdef int64_t b = <int64_t> (f * r.inv_width)
-    cdef int64_t slot
-    cdef int e
+    cdef int64_t slot, cap
+    cdef Entry* grown
+    if r.size == r.capacity:
+        cap = 256 if r.capacity < 256 else 2 * r.capacity
+        grown = <Entry*> realloc(r.pool, cap * sizeof(Entry))
+        if grown == NULL:
+            return -1
+        r.pool = grown
+        r.capacity = cap
     if b < r.cursor:
         b = r.cursor
     if b > r.last:
@@ -531,16 +565,16 @@ cdef inline int ring_push(Ring* r, PNode* nodes, int node, double f) noexcept no
     if r.stamp[slot] != r.gen:
         r.stamp[slot] = r.gen
         r.head[slot] = -1
-    e = <int> (r.pool.size >> 1)
-    if vec_push(&r.pool, node) != 0 or vec_push(&r.pool, r.head[slot]) != 0:
-        return -1
-    r.head[slot] = e
-    nodes[node].entry = e
+    r.pool[r.size].node = node
+    r.pool[r.size].next = r.head[slot]
+    r.pool[r.size].g = g
+    r.head[slot] = <int32_t> r.size
+    r.size += 1
     r.live += 1
     return 0
 
 
-cdef inline int ring_pop(Ring* r, PNode* nodes, uint32_t open_stamp) noexcept nogil:
+cdef inline int ring_pop(Ring* r, PNode* nodes, uint32_t base) noexcept nogil:
     """Next live node in f-bucket order (LIFO inside a bucket), or -1 when empty."""
     cdef int64_t slot
     cdef int e, node
@@ -548,42 +582,41 @@ cdef inline int ring_pop(Ring* r, PNode* nodes, uint32_t open_stamp) noexcept no
         slot = r.cursor & r.mask
         if r.stamp[slot] == r.gen and r.head[slot] >= 0:
             e = r.head[slot]
-            r.head[slot] = r.pool.data[2 * e + 1]
+            r.head[slot] = r.pool[e].next
             r.live -= 1
-            node = r.pool.data[2 * e]
-            if nodes[node].entry == e and nodes[node].stamp == open_stamp:
+            node = r.pool[e].node
+            if is_open(nodes[node].stamp, base) and nodes[node].g == r.pool[e].g:
                 return node
         else:
             r.cursor += 1
     return -1
 
 
-cdef inline int plus_relax(PlusQuery* q, int u, int v, int vx, int vy, double ng,
-                           int d) noexcept nogil:
-    """A* relaxation of v reached from u by a run in direction d with cost ng."""
+cdef inline int plus_relax(PlusQuery* q, int v, int vx, int vy, int k, int d,
+                           double ng) noexcept nogil:
+    """A* relaxation of v at (vx, vy), k steps from its would-be parent in direction d, with
+    cost ng."""
     cdef PNode* nv = &q.nodes[v]
     cdef uint32_t sv = nv.stamp
     cdef double f
-    if sv == q.closed_stamp:
-        # Final with the heap; the bucketed list re-opens it when it gets cheaper.
-        if q.ring == NULL or ng >= nv.g * (1.0 - TIE_EPS):
-            return 0
-        q.c.reopened += 1
-    elif sv == q.open_stamp:
+    if (sv & ~<uint32_t> 31) == q.base:
         if ng >= nv.g * (1.0 - TIE_EPS):
             return 0
-        q.c.updated += 1
+        if sv & 1:
+            # Final with the heap; the bucketed list re-opens it when it gets cheaper.
+            if q.ring == NULL:
+                return 0
+            q.c.reopened += 1
+        else:
+            q.c.updated += 1
     else:
         q.c.generated += 1
-        nv.x = <uint16_t> vx
-        nv.y = <uint16_t> vy
     nv.g = ng
-    nv.parent = u
-    nv.dir = <uint8_t> d
-    nv.stamp = q.open_stamp
+    nv.back = <uint16_t> k
+    nv.stamp = q.base | <uint32_t> (d << 1)
     f = ng + octile(vx - q.gx, vy - q.gy)
     if q.ring != NULL:
-        return ring_push(q.ring, q.nodes, v, f)
+        return ring_push(q.ring, v, f, ng)
     if f - q.fmin <= TIE_EPS * q.fmin:
         # f never drops below the least f (consistent heuristic): a successor that keeps it
         # is expanded next, from the LIFO side list, without heap traffic.
@@ -596,24 +629,24 @@ cdef inline int plus_pop(PlusQuery* q) noexcept nogil:
     if q.ring != NULL:
         if q.ring.live > q.c.max_open:
             q.c.max_open = q.ring.live
-        return ring_pop(q.ring, q.nodes, q.open_stamp)
+        return ring_pop(q.ring, q.nodes, q.base)
     if q.heap.size + q.ties.size > q.c.max_open:
         q.c.max_open = q.heap.size + q.ties.size
     while q.ties.size > 0:
         q.ties.size -= 1
         u = q.ties.data[q.ties.size]
-        if q.nodes[u].stamp == q.open_stamp:
+        if is_open(q.nodes[u].stamp, q.base):
             return u
     while q.heap.size > 0:
         q.fmin = q.heap.items[0].f
         u = lazy_pop(q.heap)
-        if q.nodes[u].stamp == q.open_stamp:
+        if is_open(q.nodes[u].stamp, q.base):
             return u
     return -1
 
 
-cdef int plus_loop(PlusQuery* q, const int16_t* dist, const uint8_t* moves, int width,
-                   bint record, IntVec* rec, const uint16_t* boxes, bint bounded) noexcept nogil:
+cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes,
+                   bint bounded) noexcept nogil:
     """JPS+ from the node already pushed; returns 1 found, 0 not found, -1 out of memory.
 
     Per expansion: the arrival direction gives the directions to explore; of those only the
@@ -621,12 +654,11 @@ cdef int plus_loop(PlusQuery* q, const int16_t* dist, const uint8_t* moves, int 
     lies (aligned straight, or strictly inside a diagonal's quadrant) can yield a successor.
     """
     cdef int offset[8]
-    cdef int u, v, d, k, ux, uy, rx, ry, ax, ay, dd, gd
+    cdef int u, d, k, ux, uy, rx, ry, ax, ay, dd, gd, width = q.width
     cdef int bx = q.gx - 1, by = q.gy - 1     # goal in unpadded coordinates (for boxes)
     cdef unsigned int dirs, cand, positive, gbit
     cdef double gu
     cdef PNode* nu
-    cdef const int16_t* du
     cdef const uint16_t* box
     step_offsets(width, offset)
     while True:
@@ -634,26 +666,25 @@ cdef int plus_loop(PlusQuery* q, const int16_t* dist, const uint8_t* moves, int 
         if u < 0:
             return 0
         nu = &q.nodes[u]
-        nu.stamp = q.closed_stamp
+        nu.stamp |= 1
         q.c.expanded += 1
         if record and vec_push(rec, u) != 0:
             return -1
         if u == q.goal:
             return 1
-        d = nu.dir
+        d = (nu.stamp >> 1) & 15
         if d == FROM_START:
             dirs = 0xFF
         elif d < 4:
-            dirs = after_straight(moves, u, d, -offset[d])
+            dirs = AFTER_STRAIGHT[256 * d + nu.moves]
         else:
             dirs = AFTER_DIAGONAL[d]
-        du = dist + <Py_ssize_t> u * 8
         positive = 0
         for d in range(8):
-            positive |= <unsigned int> (du[d] > 0) << d
+            positive |= <unsigned int> (nu.dist[d] > 0) << d
         gu = nu.g
-        ux = nu.x
-        uy = nu.y
+        ux = u % width
+        uy = u // width
         rx = q.gx - ux
         ry = q.gy - uy
         ax = rx if rx >= 0 else -rx
@@ -669,73 +700,57 @@ cdef int plus_loop(PlusQuery* q, const int16_t* dist, const uint8_t* moves, int 
                     cand &= ~(1u << d)
         if cand & gbit:
             cand &= ~gbit
-            dd = du[gd]
+            dd = nu.dist[gd]
             # Straight: the goal itself when no farther than the next jump point or wall.
             # Diagonal: a target jump point where the run meets the goal's row or column.
             k = ax + ay if gd < 4 else (ax if ax < ay else ay)
             if k > (dd if dd >= 0 else -dd):
                 k = dd          # beyond reach: the jump point, if any (positive dd)
-            if k > 0:
-                v = q.goal if k == ax + ay and gd < 4 else u + k * offset[gd]
-                if plus_relax(q, u, v, ux + k * DX[gd], uy + k * DY[gd], gu + k * LENGTH[gd],
-                              gd) != 0:
-                    return -1
+            if k > 0 and plus_relax(q, u + k * offset[gd], ux + k * DX[gd], uy + k * DY[gd], k,
+                                    gd, gu + k * LENGTH[gd]) != 0:
+                return -1
         while cand:
             d = CTZ(cand)
             cand &= cand - 1
-            k = du[d]
-            if plus_relax(q, u, u + k * offset[d], ux + k * DX[d], uy + k * DY[d],
-                          gu + k * LENGTH[d], d) != 0:
+            k = nu.dist[d]
+            if plus_relax(q, u + k * offset[d], ux + k * DX[d], uy + k * DY[d], k, d,
+                          gu + k * LENGTH[d]) != 0:
                 return -1
 
 
 cdef class PlusScratch:
-    """Per-thread JPS+ query state over one table: a 32-byte node record per padded cell
-    (g, parent, generation stamp, bucket entry, coordinates, arrival direction), the heap,
-    the bucket ring (allocated on first bucketed query) and the record buffer.
+    """Per-thread JPS+ query state over one table: a 32-byte record per padded cell (g,
+    stamp with the arrival direction, steps back to the parent, and copies of the cell's move
+    mask and eight distances), the heap, the bucket ring (allocated on the first bucketed
+    query) and the record buffer.
 
-    Stamps carry a query generation, so no query clears the node array or the ring.  Not
+    Stamps carry a query generation, so no query clears the records or the ring.  Not
     thread-safe: one per thread.
     """
     cdef PNode* nodes
     cdef readonly Py_ssize_t size
     cdef readonly int width
     cdef readonly int height
+    cdef readonly double path_cost
     cdef uint32_t generation
     cdef Heap heap
     cdef Ring ring
     cdef IntVec record
     cdef IntVec ties
     cdef bint bucketed
-    cdef readonly double path_cost
-    cdef const int16_t[:, ::1] dist
-    cdef const uint8_t[::1] moves
 
     def __cinit__(self, const int16_t[:, ::1] dist, const uint8_t[::1] moves, int width):
-        self.size = moves.shape[0]
-        if width < 3 or self.size % width != 0 or self.size // width < 3:
-            raise ValueError(f"{self.size} padded cells do not form rows of width {width}")
-        if dist.shape[0] != self.size or dist.shape[1] != 8:
-            raise ValueError(f"dist has shape ({dist.shape[0]}, {dist.shape[1]}), "
-                             f"expected ({self.size}, 8)")
-        self.dist = dist
-        self.moves = moves
-        self.width = width
-        self.height = <int> (self.size // width)
-        self.nodes = <PNode*> malloc(self.size * sizeof(PNode))
-        if self.nodes == NULL or heap_init(&self.heap, 256) != 0:
-            raise MemoryError("cannot allocate the JPS+ node records")
         cdef Py_ssize_t i
-        for i in range(self.size):
-            self.nodes[i].stamp = 0
-        self.generation = 0
+        cdef int d
+        self.nodes = NULL
+        self.heap.items = NULL
         self.ring.head = NULL
         self.ring.stamp = NULL
         self.ring.slots = 0
         self.ring.gen = 0
-        self.ring.pool.data = NULL
-        self.ring.pool.size = 0
-        self.ring.pool.capacity = 0
+        self.ring.pool = NULL
+        self.ring.size = 0
+        self.ring.capacity = 0
         self.record.data = NULL
         self.record.size = 0
         self.record.capacity = 0
@@ -743,22 +758,41 @@ cdef class PlusScratch:
         self.ties.size = 0
         self.ties.capacity = 0
         self.bucketed = False
+        self.generation = 0
+        self.size = moves.shape[0]
+        if width < 3 or self.size % width != 0 or self.size // width < 3:
+            raise ValueError(f"{self.size} padded cells do not form rows of width {width}")
+        if dist.shape[0] != self.size or dist.shape[1] != 8:
+            raise ValueError(f"dist has shape ({dist.shape[0]}, {dist.shape[1]}), "
+                             f"expected ({self.size}, 8)")
+        self.width = width
+        self.height = <int> (self.size // width)
+        self.nodes = <PNode*> malloc(self.size * sizeof(PNode))
+        if self.nodes == NULL or heap_init(&self.heap, 256) != 0:
+            raise MemoryError("cannot allocate the JPS+ node records")
+        with nogil:
+            for i in range(self.size):
+                self.nodes[i].stamp = 0
+                self.nodes[i].moves = moves[i]
+                self.nodes[i].spare = 0
+                for d in range(8):
+                    self.nodes[i].dist[d] = dist[i, d]
 
     def __dealloc__(self):
         free(self.nodes)
         heap_free(&self.heap)
         free(self.ring.head)
         free(self.ring.stamp)
-        free(self.ring.pool.data)
+        free(self.ring.pool)
         free(self.record.data)
         free(self.ties.data)
 
     @property
     def nbytes(self):
-        """Bytes held: node records, heap, bucket ring and pools."""
+        """Bytes held: node records, heap, bucket ring and lists."""
         return (self.size * sizeof(PNode) + self.heap.capacity * sizeof(HeapItem)
-                + self.ring.slots * 8 + (self.ring.pool.capacity + self.record.capacity
-                                         + self.ties.capacity) * sizeof(int))
+                + self.ring.slots * 8 + self.ring.capacity * sizeof(Entry)
+                + (self.record.capacity + self.ties.capacity) * sizeof(int))
 
     @property
     def bucket_slots(self):
@@ -797,7 +831,7 @@ cdef class PlusScratch:
         inside, closed nodes re-opened: cost <= optimal + width); else the exact heap.
         ``boxes``: None or a C-contiguous (Np, 8, 4) uint16 goal-bounding array; direction
         d is explored at node u only when the goal lies in ``boxes[u, d]``.
-        Returns (found, cost, expanded, generated, updated, reopened, max_open).
+        Returns (found, g of the goal, expanded, generated, updated, reopened, max_open).
         """
         cdef const uint16_t[:, :, ::1] bv
         cdef const uint16_t* bp = NULL
@@ -815,7 +849,7 @@ cdef class PlusScratch:
                 raise ValueError(f"boxes must have shape ({self.size}, 8, 4)")
             bp = &bv[0, 0, 0]
         # Generation stamps: nothing is cleared unless the counter wraps.
-        if self.generation >= 0x7FFFFFF0:
+        if self.generation >= (1u << 26):
             for i in range(self.size):
                 self.nodes[i].stamp = 0
             self.generation = 0
@@ -827,8 +861,8 @@ cdef class PlusScratch:
         q.heap = &self.heap
         q.ties = &self.ties
         q.ring = NULL
-        q.open_stamp = 2 * self.generation
-        q.closed_stamp = q.open_stamp + 1
+        q.base = self.generation << 5
+        q.width = w
         q.gx = gx + 1
         q.gy = gy + 1
         q.goal = q.gy * w + q.gx
@@ -839,11 +873,8 @@ cdef class PlusScratch:
         q.c.max_open = 0
         start = (sy + 1) * w + sx + 1
         self.nodes[start].g = 0.0
-        self.nodes[start].parent = -1
-        self.nodes[start].stamp = q.open_stamp
-        self.nodes[start].x = <uint16_t> (sx + 1)
-        self.nodes[start].y = <uint16_t> (sy + 1)
-        self.nodes[start].dir = FROM_START
+        self.nodes[start].back = 0
+        self.nodes[start].stamp = q.base | (FROM_START << 1)
         f = octile(sx - gx, sy - gy)
         q.fmin = f
         self.bucketed = bucket_width > 0
@@ -861,15 +892,14 @@ cdef class PlusScratch:
             self.ring.cursor = <int64_t> (f * self.ring.inv_width)
             self.ring.last = -1
             self.ring.live = 0
-            self.ring.pool.size = 0
+            self.ring.size = 0
             q.ring = &self.ring
-            status = ring_push(q.ring, q.nodes, start, f)
+            status = ring_push(q.ring, start, f, 0.0)
         else:
             status = lazy_push(q.heap, f, 0.0, start)
         if status == 0:
             with nogil:
-                status = plus_loop(&q, &self.dist[0, 0], &self.moves[0], w, record,
-                                   &self.record, bp, bp != NULL)
+                status = plus_loop(&q, record, &self.record, bp, bp != NULL)
         if status < 0:
             raise MemoryError("open list could not grow")
         return (status == 1, self.nodes[q.goal].g if status == 1 else float("inf"),
@@ -879,42 +909,40 @@ cdef class PlusScratch:
         """``(n, 2)`` int64 ``(x, y)`` cells from the last query's start to the reached goal
         (gx, gy), each run between consecutive jump points filled in cell by cell; sets
         ``path_cost`` to the path's exact cost (straight steps + sqrt 2 x diagonal steps)."""
-        cdef int goal = (gy + 1) * self.width + gx + 1
+        cdef int w = self.width
+        cdef int goal = (gy + 1) * w + gx + 1
         cdef Py_ssize_t n = 1, i
-        cdef int v = goal, p, k, sx, sy, steps, x, y
+        cdef int v = goal, d, k, steps, x, y
         cdef int64_t straight = 0, diagonal = 0
-        cdef uint32_t open_stamp = 2 * self.generation
-        if not (0 <= gx < self.width - 2 and 0 <= gy < self.height - 2) \
-                or self.nodes[goal].stamp - open_stamp > 1:
+        cdef int offset[8]
+        step_offsets(w, offset)
+        if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) \
+                or (self.nodes[goal].stamp >> 5) != self.generation:
             raise ValueError(f"cell ({gx}, {gy}) was not reached by the last query")
-        while self.nodes[v].parent >= 0:
-            p = self.nodes[v].parent
-            x = self.nodes[v].x - self.nodes[p].x
-            y = self.nodes[v].y - self.nodes[p].y
-            n += max(abs(x), abs(y))
-            v = p
+        while self.nodes[v].back > 0:
+            d = (self.nodes[v].stamp >> 1) & 15
+            n += self.nodes[v].back
+            v -= self.nodes[v].back * offset[d]
         out = np.empty((n, 2), dtype=np.int64)
         cdef int64_t[:, ::1] o = out
-        v = goal
         i = n - 1
         o[i, 0] = gx
         o[i, 1] = gy
-        while self.nodes[v].parent >= 0:
-            p = self.nodes[v].parent
-            x = self.nodes[v].x
-            y = self.nodes[v].y
-            sx = (self.nodes[p].x > x) - (self.nodes[p].x < x)
-            sy = (self.nodes[p].y > y) - (self.nodes[p].y < y)
-            steps = max(abs(self.nodes[p].x - x), abs(self.nodes[p].y - y))
-            if sx != 0 and sy != 0:
-                diagonal += steps
-            else:
+        v = goal
+        while self.nodes[v].back > 0:
+            d = (self.nodes[v].stamp >> 1) & 15
+            steps = self.nodes[v].back
+            if d < 4:
                 straight += steps
+            else:
+                diagonal += steps
+            x = v % w - 1
+            y = v // w - 1
             for k in range(1, steps + 1):
                 i -= 1
-                o[i, 0] = x + k * sx - 1
-                o[i, 1] = y + k * sy - 1
-            v = p
+                o[i, 0] = x - k * DX[d]
+                o[i, 1] = y - k * DY[d]
+            v -= steps * offset[d]
         self.path_cost = straight + diagonal * SQRT2
         return out
 
@@ -925,7 +953,7 @@ cdef class PlusScratch:
 
     def open_nodes(self):
         """Nodes still open after the last query (padded flat indices, each once)."""
-        cdef uint32_t open_stamp = 2 * self.generation
+        cdef uint32_t base = self.generation << 5
         cdef int64_t b, slot
         cdef Py_ssize_t i
         cdef int e, node
@@ -937,18 +965,19 @@ cdef class PlusScratch:
                     continue
                 e = self.ring.head[slot]
                 while e >= 0:
-                    node = self.ring.pool.data[2 * e]
-                    if self.nodes[node].entry == e and self.nodes[node].stamp == open_stamp:
+                    node = self.ring.pool[e].node
+                    if is_open(self.nodes[node].stamp, base) \
+                            and self.nodes[node].g == self.ring.pool[e].g:
                         seen.append(node)
-                    e = self.ring.pool.data[2 * e + 1]
+                    e = self.ring.pool[e].next
         else:
             for i in range(self.ties.size):
                 node = self.ties.data[i]
-                if self.nodes[node].stamp == open_stamp and node not in seen:
+                if is_open(self.nodes[node].stamp, base) and node not in seen:
                     seen.append(node)
             for i in range(self.heap.size):
                 node = self.heap.items[i].node
-                if self.nodes[node].stamp == open_stamp and node not in seen:
+                if is_open(self.nodes[node].stamp, base) and node not in seen:
                     seen.append(node)
         return np.asarray(seen, dtype=np.int64)
 
