@@ -738,8 +738,10 @@ cdef class PlusScratch:
     cdef IntVec record
     cdef IntVec ties
     cdef bint bucketed
+    cdef const int32_t[:, ::1] islands
 
-    def __cinit__(self, const int16_t[:, ::1] dist, const uint8_t[::1] moves, int width):
+    def __cinit__(self, const int16_t[:, ::1] dist, const uint8_t[::1] moves,
+                  const int32_t[:, ::1] islands, int width):
         cdef Py_ssize_t i
         cdef int d
         self.nodes = NULL
@@ -765,6 +767,10 @@ cdef class PlusScratch:
         if dist.shape[0] != self.size or dist.shape[1] != 8:
             raise ValueError(f"dist has shape ({dist.shape[0]}, {dist.shape[1]}), "
                              f"expected ({self.size}, 8)")
+        if islands.shape[0] != self.size // width - 2 or islands.shape[1] != width - 2:
+            raise ValueError(f"islands has shape ({islands.shape[0]}, {islands.shape[1]}), "
+                             f"expected ({self.size // width - 2}, {width - 2})")
+        self.islands = islands
         self.width = width
         self.height = <int> (self.size // width)
         self.nodes = <PNode*> malloc(self.size * sizeof(PNode))
@@ -825,13 +831,17 @@ cdef class PlusScratch:
 
     def search(self, int sx, int sy, int gx, int gy, bint record=False,
                double bucket_width=0.0, object boxes=None):
-        """JPS+ from cell (sx, sy) to (gx, gy) (unpadded, both free and distinct).
+        """JPS+ from cell (sx, sy) to (gx, gy) (unpadded).
 
         ``bucket_width > 0`` selects the bucketed open list (f buckets of that width, LIFO
         inside, closed nodes re-opened: cost <= optimal + width); else the exact heap.
         ``boxes``: None or a C-contiguous (Np, 8, 4) uint16 goal-bounding array; direction
         d is explored at node u only when the goal lies in ``boxes[u, d]``.
-        Returns (found, g of the goal, expanded, generated, updated, reopened, max_open).
+
+        Returns (status, g of the goal, expanded, generated, updated, reopened, max_open);
+        status 1 found, 0 not found (nothing is searched when the island ids of ``islands``
+        differ), -1 the start and -2 the goal is outside the grid or blocked (island id < 0).
+        start == goal is found at cost 0 without searching.
         """
         cdef const uint16_t[:, :, ::1] bv
         cdef const uint16_t* bp = NULL
@@ -840,9 +850,12 @@ cdef class PlusScratch:
         cdef int start, status, w = self.width
         cdef Py_ssize_t i
         cdef double f
-        if not (0 <= sx < w - 2 and 0 <= gx < w - 2 and 0 <= sy < self.height - 2
-                and 0 <= gy < self.height - 2):
-            raise ValueError(f"cells ({sx}, {sy}), ({gx}, {gy}) outside the grid")
+        if not (0 <= sx < w - 2 and 0 <= sy < self.height - 2) or self.islands[sy, sx] < 0:
+            return -1, float("inf"), 0, 0, 0, 0, 0
+        if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) or self.islands[gy, gx] < 0:
+            return -2, float("inf"), 0, 0, 0, 0, 0
+        if self.islands[sy, sx] != self.islands[gy, gx]:
+            return 0, float("inf"), 0, 0, 0, 0, 0
         if boxes is not None:
             bv = boxes
             if bv.shape[0] != self.size or bv.shape[1] != 8 or bv.shape[2] != 4:
@@ -877,6 +890,10 @@ cdef class PlusScratch:
         self.nodes[start].stamp = q.base | (FROM_START << 1)
         f = octile(sx - gx, sy - gy)
         q.fmin = f
+        if start == q.goal:
+            self.nodes[start].stamp |= 1
+            self.bucketed = False
+            return 1, 0.0, 0, 0, 0, 0, 0
         self.bucketed = bucket_width > 0
         if self.bucketed:
             # An open node's f stays within twice the longest run (sqrt 2 * longest side)
@@ -902,7 +919,7 @@ cdef class PlusScratch:
                 status = plus_loop(&q, record, &self.record, bp, bp != NULL)
         if status < 0:
             raise MemoryError("open list could not grow")
-        return (status == 1, self.nodes[q.goal].g if status == 1 else float("inf"),
+        return (status, self.nodes[q.goal].g if status == 1 else float("inf"),
                 q.c.expanded, q.c.generated, q.c.updated, q.c.reopened, q.c.max_open)
 
     def path(self, int gx, int gy):

@@ -36,6 +36,7 @@ MAX_SIDE = 32000
 MAX_BUCKETS = 1 << 24
 
 _local = threading.local()
+_clock = time.perf_counter
 
 
 def _thread_workspace(size: int) -> Workspace:
@@ -180,9 +181,8 @@ class JPSPlus(GridIndex):
         """This thread's query state (created on first use; ``nbytes`` tells its size)."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
-            scratch = self._local.scratch = _jps.PlusScratch(self.arrays["dist"],
-                                                             self.grid.moves,
-                                                             self.grid.width + 2)
+            scratch = self._local.scratch = _jps.PlusScratch(
+                self.arrays["dist"], self.grid.moves, self.grid.components, self.grid.width + 2)
         return scratch
 
     def find_path(self, start: Any, goal: Any, *, buckets: bool = False,
@@ -208,37 +208,47 @@ class JPSPlus(GridIndex):
         another island gives ``found=False`` without searching.  Algorithm name
         ``"jps_plus"``, with ``"_gb"`` when bounded and ``"_buckets"`` when bucketed.
         """
-        t0 = time.perf_counter()
-        grid = self.grid
-        s = grid.cell(start, name="start", passable=True)
-        g = grid.cell(goal, name="goal", passable=True)
+        t0 = _clock()
+        # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked
+        # cells and islands; anything else is normalised (and validated) first.
+        if not (type(start) is tuple and len(start) == 2 and type(start[0]) is int
+                and type(start[1]) is int):
+            start = self.grid.cell(start, name="start", passable=True)
+        if not (type(goal) is tuple and len(goal) == 2 and type(goal[0]) is int
+                and type(goal[1]) is int):
+            goal = self.grid.cell(goal, name="goal", passable=True)
         algo = "jps_plus"
         boxes = None
         if bounds is not None:
             boxes = self._check_boxes(bounds)
-            algo += "_gb"
+            algo = "jps_plus_gb"
         width = 0.0
         if buckets:
             width = self._check_bucket_width(bucket_width)
             algo += "_buckets"
-        done = _trivial(s, g, grid, algo, t0, record)
-        if done is not None:
-            return done
-        scratch = self.scratch()
-        found, cost, exp, gen, upd, reo, mo = scratch.search(s[0], s[1], g[0], g[1], record,
-                                                             width, boxes)
-        if found:
-            path = scratch.path(g[0], g[1])
+        scratch = getattr(self._local, "scratch", None) or self.scratch()
+        gx, gy = goal
+        try:
+            status, cost, exp, gen, upd, reo, mo = scratch.search(start[0], start[1], gx, gy,
+                                                                  record, width, boxes)
+        except OverflowError:  # a coordinate beyond any C integer
+            status = -1 if self.grid.cell(goal, name="goal") else -2
+        if status == 1:
+            path = scratch.path(gx, gy)
             cost = scratch.path_cost
-        else:
+        elif status == 0:
             path = empty_path()
-        stats = SearchStats(expanded=exp, generated=gen, reopened=reo, updated=upd,
-                            max_open=mo, elapsed=time.perf_counter() - t0)
+        else:  # raises: out of the grid or blocked
+            self.grid.cell(start if status == -1 else goal,
+                           name="start" if status == -1 else "goal", passable=True)
+            raise AssertionError("unreachable")
+        stats = SearchStats(exp, gen, reo, upd, mo, _clock() - t0)
         if record:
-            return PathResult(path, cost, found, stats, algo,
+            grid = self.grid
+            return PathResult(path, cost, status == 1, stats, algo,
                               grid.cells_of(scratch.recorded()),
                               grid.cells_of(scratch.open_nodes()))
-        return PathResult(path, cost, found, stats, algo)
+        return PathResult(path, cost, status == 1, stats, algo)
 
     def _check_boxes(self, bounds: Any) -> np.ndarray:
         boxes = getattr(bounds, "boxes", None)
