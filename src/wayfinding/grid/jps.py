@@ -38,6 +38,10 @@ MAX_BUCKETS = 1 << 24
 _local = threading.local()
 _clock = time.perf_counter
 
+#: Algorithm names of JPS+ results by (goal bounds given, bucketed).
+_PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
+               (True, False): "jps_plus_gb", (True, True): "jps_plus_gb_buckets"}
+
 
 def _thread_workspace(size: int) -> Workspace:
     ws = getattr(_local, "workspace", None)
@@ -124,8 +128,13 @@ class JPSPlus(GridIndex):
     ``arrays["dist"]`` is ``(Np, 8)`` int16 over the padded layout (``Np = (H + 2) * (W + 2)``,
     cell (x, y) at row ``(y + 1) * (W + 2) + x + 1``; directions N, E, S, W, NE, SE, SW, NW):
     ``> 0`` is the number of steps to the next jump point in that direction, ``<= 0`` minus
-    the number of free steps before a wall.  16 bytes per padded cell.  Queries use per-thread
-    scratch, so one index serves many threads.
+    the number of free steps before a wall: 16 bytes per padded cell (``nbytes``).  Grid
+    sides up to :data:`MAX_SIDE`.
+
+    Queries run in per-thread scratch (:meth:`scratch`, made on a thread's first query: a
+    32-byte record per padded cell holding the search state next to a copy of the cell's
+    move mask and distances, so each touched node costs one cache line), so one index serves
+    many threads; the compiled search releases the GIL.  Queries do no O(map) work.
 
     >>> g = Grid.from_ascii('''
     ... .....
@@ -144,6 +153,8 @@ class JPSPlus(GridIndex):
         super().__init__(grid, arrays, options, build_time)
         self._n = (grid.height + 2) * (grid.width + 2)
         self._local = threading.local()
+        # Narrowest bucket width whose ring stays within MAX_BUCKETS.
+        self._min_width = 2.0 * math.sqrt(2.0) * (max(grid.shape) + 2) / (MAX_BUCKETS - 4)
 
     @classmethod
     def build(cls, grid: Grid) -> JPSPlus:
@@ -190,12 +201,14 @@ class JPSPlus(GridIndex):
                   record: bool = False) -> PathResult:
         """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
 
-        ``buckets=True`` orders the open list by buckets of width ``bucket_width`` (> 0, in
-        cost units) in f, last in first out inside a bucket, and re-opens closed nodes when a
-        cheaper g is found: the returned cost is then at most the optimal cost plus
-        ``bucket_width`` (a bounded-suboptimal search; the heap, the default, is exact).  The
-        buckets are allocated once per thread and reused: ``2 sqrt 2 max(H, W) /
-        bucket_width`` of them, 8 bytes each.
+        ``buckets=True`` orders the open list by buckets of width ``bucket_width`` (cost
+        units, > 0) in f, last in first out inside a bucket, and re-opens closed nodes when a
+        cheaper g is found.  It may expand a node whose f exceeds the least f by up to one
+        bucket, so the returned cost is at most **the optimal cost + bucket_width** (a
+        bounded-suboptimal search; the heap, the default, is exact).  The ring of buckets is
+        allocated on a thread's first bucketed query and reused: the next power of two above
+        ``2 sqrt 2 (max(H, W) + 2) / bucket_width`` buckets, 8 bytes each (at most
+        :data:`MAX_BUCKETS`, which bounds how narrow the buckets may be).
 
         ``bounds``: goal-bounding data, an object whose ``.boxes`` is a C-contiguous
         ``(Np, 8, 4)`` uint16 array (padded flat index, direction, then ``(xmin, xmax, ymin,
@@ -217,22 +230,22 @@ class JPSPlus(GridIndex):
         if not (type(goal) is tuple and len(goal) == 2 and type(goal[0]) is int
                 and type(goal[1]) is int):
             goal = self.grid.cell(goal, name="goal", passable=True)
-        algo = "jps_plus"
-        boxes = None
-        if bounds is not None:
-            boxes = self._check_boxes(bounds)
-            algo = "jps_plus_gb"
+        boxes = None if bounds is None else self._check_boxes(bounds)
         width = 0.0
         if buckets:
-            width = self._check_bucket_width(bucket_width)
-            algo += "_buckets"
+            width = bucket_width if type(bucket_width) is float \
+                and self._min_width <= bucket_width < math.inf \
+                else self._check_bucket_width(bucket_width)
         scratch = getattr(self._local, "scratch", None) or self.scratch()
         gx, gy = goal
         try:
             status, cost, exp, gen, upd, reo, mo = scratch.search(start[0], start[1], gx, gy,
                                                                   record, width, boxes)
-        except OverflowError:  # a coordinate beyond any C integer
-            status = -1 if self.grid.cell(goal, name="goal") else -2
+        except OverflowError:  # a coordinate beyond any C integer: raises
+            self.grid.cell(start, name="start")
+            self.grid.cell(goal, name="goal")
+            raise
+        algo = _PLUS_NAMES[boxes is not None, width > 0.0]
         if status == 1:
             path = scratch.path(gx, gy)
             cost = scratch.path_cost
@@ -266,10 +279,9 @@ class JPSPlus(GridIndex):
         if isinstance(bucket_width, bool) or not isinstance(bucket_width, (int, float)) \
                 or not math.isfinite(bucket_width) or bucket_width <= 0:
             raise InvalidQueryError(f"bucket_width {bucket_width!r} must be a finite number > 0")
-        need = 2.0 * math.sqrt(2.0) * (max(self.grid.shape) + 2) / bucket_width + 4
-        if need > MAX_BUCKETS:
+        if bucket_width < self._min_width:
             raise InvalidQueryError(
                 f"bucket_width {bucket_width!r} is too small for a {self.grid.width}x"
-                f"{self.grid.height} grid: it needs {int(need)} buckets (at most "
-                f"{MAX_BUCKETS})")
+                f"{self.grid.height} grid: the ring would exceed {MAX_BUCKETS} buckets "
+                f"(use >= {self._min_width:.3g})")
         return float(bucket_width)
