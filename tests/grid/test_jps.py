@@ -520,6 +520,34 @@ def test_scratch_reports_memory():
     assert sc.bucket_slots >= 4
 
 
+def test_path_costs_match_single_queries():
+    rng = np.random.default_rng(13)
+    grid = wf.Grid(rng.random((40, 50)) >= 0.3)
+    jp = JPSPlus.build(grid)
+    free = np.argwhere(grid.passable)[:, ::-1]
+    starts = free[rng.integers(len(free), size=300)]
+    goals = free[rng.integers(len(free), size=300)]
+    for opts in ({}, {"buckets": True, "bucket_width": 0.5}):
+        got = jp.path_costs(starts, goals, **opts)
+        want = [jp.find_path(tuple(map(int, a)), tuple(map(int, b)), **opts).cost
+                for a, b in zip(starts, goals)]
+        assert got.shape == (300,) and got.dtype == np.float64
+        assert np.array_equal(got, np.array(want))
+    assert jp.path_costs(np.empty((0, 2), int), np.empty((0, 2), int)).shape == (0,)
+
+
+@pytest.mark.parametrize("starts, goals, match", [
+    ([[0, 0], [2, 2]], [[4, 4], [4, 4]], "starts\\[1\\]"),
+    ([[0, 0], [0, 0]], [[4, 4], [9, 4]], "goals\\[1\\]"),
+    ([[0, 0]], [[4, 4], [4, 4]], "1 starts but 2 goals"),
+    ([0, 0], [4, 4], "shape"),
+    ([[0.0, 0.0]], [[4, 4]], "integers"),
+])
+def test_path_costs_bad_input(starts, goals, match):
+    with pytest.raises(InvalidQueryError, match=match):
+        JPSPlus.build(PILLAR).path_costs(starts, goals)
+
+
 # ---------------------------------------------------------------- unsupported grids
 
 @pytest.mark.parametrize("rule", ["never", "allow_one_blocked", "always"])

@@ -829,6 +829,98 @@ cdef class PlusScratch:
         self.ring.gen = 0
         return 0
 
+    cdef int _query(self, int sx, int sy, int gx, int gy, bint record, double bucket_width,
+                    const uint16_t* boxes, Counters* c) except -9:
+        """One query; returns 1 found, 0 not found, -1 bad start, -2 bad goal."""
+        cdef int64_t need
+        cdef PlusQuery q
+        cdef int start, status, w = self.width
+        cdef Py_ssize_t i
+        cdef double f
+        c.expanded = 0
+        c.generated = 0
+        c.updated = 0
+        c.reopened = 0
+        c.max_open = 0
+        if not (0 <= sx < w - 2 and 0 <= sy < self.height - 2) or self.islands[sy, sx] < 0:
+            return -1
+        if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) or self.islands[gy, gx] < 0:
+            return -2
+        if self.islands[sy, sx] != self.islands[gy, gx]:
+            return 0
+        # Generation stamps: nothing is cleared unless the counter wraps.
+        if self.generation >= (1u << 26):
+            for i in range(self.size):
+                self.nodes[i].stamp = 0
+            self.generation = 0
+        self.generation += 1
+        self.heap.size = 0
+        self.record.size = 0
+        self.ties.size = 0
+        self.bucketed = False
+        q.nodes = self.nodes
+        q.heap = &self.heap
+        q.ties = &self.ties
+        q.ring = NULL
+        q.base = self.generation << 5
+        q.width = w
+        q.gx = gx + 1
+        q.gy = gy + 1
+        q.goal = q.gy * w + q.gx
+        q.c = c[0]
+        start = (sy + 1) * w + sx + 1
+        self.nodes[start].g = 0.0
+        self.nodes[start].back = 0
+        self.nodes[start].stamp = q.base | (FROM_START << 1)
+        if start == q.goal:
+            self.nodes[start].stamp |= 1
+            return 1
+        q.c.generated = 1
+        f = octile(sx - gx, sy - gy)
+        q.fmin = f
+        if bucket_width > 0:
+            # An open node's f stays within twice the longest run (sqrt 2 * longest side)
+            # above the least f, so the ring never wraps onto a live bucket.
+            need = <int64_t> (2.0 * SQRT2 * max(w, self.height) / bucket_width) + 4
+            self._reserve_ring(need)
+            if self.ring.gen >= 0xFFFFFFF0:
+                for i in range(self.ring.slots):
+                    self.ring.stamp[i] = 0
+                self.ring.gen = 0
+            self.ring.gen += 1
+            self.ring.inv_width = 1.0 / bucket_width
+            self.ring.cursor = <int64_t> (f * self.ring.inv_width)
+            self.ring.last = -1
+            self.ring.live = 0
+            self.ring.size = 0
+            self.bucketed = True
+            q.ring = &self.ring
+            status = ring_push(q.ring, start, f, 0.0)
+        else:
+            status = lazy_push(q.heap, f, 0.0, start)
+        if status == 0:
+            with nogil:
+                status = plus_loop(&q, record, &self.record, boxes, boxes != NULL)
+        c[0] = q.c
+        if status < 0:
+            raise MemoryError("open list could not grow")
+        return status
+
+    cdef double _chain_cost(self, int goal) noexcept:
+        """Exact cost of the parent chain ending at a reached node."""
+        cdef int64_t straight = 0, diagonal = 0
+        cdef int v = goal, d
+        cdef int offset[8]
+        step_offsets(self.width, offset)
+        while self.nodes[v].back > 0:
+            d = (self.nodes[v].stamp >> 1) & 15
+            if d < 4:
+                straight += self.nodes[v].back
+            else:
+                diagonal += self.nodes[v].back
+            v -= self.nodes[v].back * offset[d]
+        return straight + diagonal * SQRT2
+
     def search(self, int sx, int sy, int gx, int gy, bint record=False,
                double bucket_width=0.0, object boxes=None):
         """JPS+ from cell (sx, sy) to (gx, gy) (unpadded).
@@ -845,82 +937,42 @@ cdef class PlusScratch:
         """
         cdef const uint16_t[:, :, ::1] bv
         cdef const uint16_t* bp = NULL
-        cdef int64_t need
-        cdef PlusQuery q
-        cdef int start, status, w = self.width
-        cdef Py_ssize_t i
-        cdef double f
-        if not (0 <= sx < w - 2 and 0 <= sy < self.height - 2) or self.islands[sy, sx] < 0:
-            return -1, float("inf"), 0, 0, 0, 0, 0
-        if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) or self.islands[gy, gx] < 0:
-            return -2, float("inf"), 0, 0, 0, 0, 0
-        if self.islands[sy, sx] != self.islands[gy, gx]:
-            return 0, float("inf"), 0, 0, 0, 0, 0
+        cdef Counters c
+        cdef int status
         if boxes is not None:
             bv = boxes
             if bv.shape[0] != self.size or bv.shape[1] != 8 or bv.shape[2] != 4:
                 raise ValueError(f"boxes must have shape ({self.size}, 8, 4)")
             bp = &bv[0, 0, 0]
-        # Generation stamps: nothing is cleared unless the counter wraps.
-        if self.generation >= (1u << 26):
-            for i in range(self.size):
-                self.nodes[i].stamp = 0
-            self.generation = 0
-        self.generation += 1
-        self.heap.size = 0
-        self.record.size = 0
-        self.ties.size = 0
-        q.nodes = self.nodes
-        q.heap = &self.heap
-        q.ties = &self.ties
-        q.ring = NULL
-        q.base = self.generation << 5
-        q.width = w
-        q.gx = gx + 1
-        q.gy = gy + 1
-        q.goal = q.gy * w + q.gx
-        q.c.expanded = 0
-        q.c.generated = 1
-        q.c.updated = 0
-        q.c.reopened = 0
-        q.c.max_open = 0
-        start = (sy + 1) * w + sx + 1
-        self.nodes[start].g = 0.0
-        self.nodes[start].back = 0
-        self.nodes[start].stamp = q.base | (FROM_START << 1)
-        f = octile(sx - gx, sy - gy)
-        q.fmin = f
-        if start == q.goal:
-            self.nodes[start].stamp |= 1
-            self.bucketed = False
-            return 1, 0.0, 0, 0, 0, 0, 0
-        self.bucketed = bucket_width > 0
-        if self.bucketed:
-            # An open node's f stays within twice the longest run (sqrt 2 * longest side)
-            # above the least f, so the ring never wraps onto a live bucket.
-            need = <int64_t> (2.0 * SQRT2 * max(w, self.height) / bucket_width) + 4
-            self._reserve_ring(need)
-            if self.ring.gen >= 0xFFFFFFF0:
-                for i in range(self.ring.slots):
-                    self.ring.stamp[i] = 0
-                self.ring.gen = 0
-            self.ring.gen += 1
-            self.ring.inv_width = 1.0 / bucket_width
-            self.ring.cursor = <int64_t> (f * self.ring.inv_width)
-            self.ring.last = -1
-            self.ring.live = 0
-            self.ring.size = 0
-            q.ring = &self.ring
-            status = ring_push(q.ring, start, f, 0.0)
-        else:
-            status = lazy_push(q.heap, f, 0.0, start)
-        if status == 0:
-            with nogil:
-                status = plus_loop(&q, record, &self.record, bp, bp != NULL)
-        if status < 0:
-            raise MemoryError("open list could not grow")
-        return (status, self.nodes[q.goal].g if status == 1 else float("inf"),
-                q.c.expanded, q.c.generated, q.c.updated, q.c.reopened, q.c.max_open)
+        status = self._query(sx, sy, gx, gy, record, bucket_width, bp, &c)
+        return (status, self.nodes[(gy + 1) * self.width + gx + 1].g if status == 1
+                else float("inf"), c.expanded, c.generated, c.updated, c.reopened, c.max_open)
+
+    def costs(self, const int32_t[:, ::1] queries, double[::1] out, double bucket_width=0.0,
+              object boxes=None):
+        """Cost of each query row (sx, sy, gx, gy) into ``out`` (inf when unreachable), the
+        cost of the path a single query would return.  Returns the index of the first row
+        with a blocked or out-of-grid endpoint, or -1 when every row was answered."""
+        cdef const uint16_t[:, :, ::1] bv
+        cdef const uint16_t* bp = NULL
+        cdef Counters c
+        cdef Py_ssize_t i
+        cdef int status
+        if queries.shape[1] != 4 or out.shape[0] != queries.shape[0]:
+            raise ValueError("queries must be (n, 4) and out (n,)")
+        if boxes is not None:
+            bv = boxes
+            if bv.shape[0] != self.size or bv.shape[1] != 8 or bv.shape[2] != 4:
+                raise ValueError(f"boxes must have shape ({self.size}, 8, 4)")
+            bp = &bv[0, 0, 0]
+        for i in range(queries.shape[0]):
+            status = self._query(queries[i, 0], queries[i, 1], queries[i, 2], queries[i, 3],
+                                 False, bucket_width, bp, &c)
+            if status < 0:
+                return i
+            out[i] = self._chain_cost((queries[i, 3] + 1) * self.width + queries[i, 2] + 1) \
+                if status == 1 else float("inf")
+        return -1
 
     def path(self, int gx, int gy):
         """``(n, 2)`` int64 ``(x, y)`` cells from the last query's start to the reached goal

@@ -263,6 +263,47 @@ class JPSPlus(GridIndex):
                               grid.cells_of(scratch.open_nodes()))
         return PathResult(path, cost, status == 1, stats, algo)
 
+    def path_costs(self, starts: Any, goals: Any, *, buckets: bool = False,
+                   bucket_width: float = 0.1, bounds: Any = None) -> np.ndarray:
+        """Costs of many queries ``starts[i] -> goals[i]`` in one compiled loop.
+
+        ``starts``, ``goals``: ``(n, 2)`` integer ``(x, y)`` cells.  Returns ``(n,)`` float64,
+        each the cost :meth:`find_path` would return with the same options (``inf`` when
+        unreachable), without building paths or result objects.  Blocked or out-of-grid
+        cells raise :class:`InvalidQueryError` naming the first bad row.
+        """
+        a = self._cell_array(starts, "starts")
+        b = self._cell_array(goals, "goals")
+        if len(a) != len(b):
+            raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        boxes = None if bounds is None else self._check_boxes(bounds)
+        width = self._check_bucket_width(bucket_width) if buckets else 0.0
+        out = np.empty(len(a))
+        if len(a):
+            queries = np.ascontiguousarray(np.concatenate([a, b], axis=1), dtype=np.int32)
+            bad = self.scratch().costs(queries, out, width, boxes)
+            if bad >= 0:
+                self.grid.cell(tuple(int(v) for v in a[bad]), name=f"starts[{bad}]",
+                               passable=True)
+                self.grid.cell(tuple(int(v) for v in b[bad]), name=f"goals[{bad}]",
+                               passable=True)
+                raise AssertionError("unreachable")
+        return out
+
+    def _cell_array(self, cells: Any, name: str) -> np.ndarray:
+        arr = np.asarray(cells)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise InvalidQueryError(f"{name} must be an (n, 2) array of (x, y) cells, got "
+                                    f"shape {arr.shape}")
+        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+            raise InvalidQueryError(f"{name} must hold integers, got dtype {arr.dtype}")
+        h, w = self.grid.shape
+        outside = (arr[:, 0] < 0) | (arr[:, 0] >= w) | (arr[:, 1] < 0) | (arr[:, 1] >= h)
+        if outside.any():
+            k = int(np.argmax(outside))
+            self.grid.cell(tuple(int(v) for v in arr[k]), name=f"{name}[{k}]")
+        return arr.astype(np.int64, copy=False)
+
     def _check_boxes(self, bounds: Any) -> np.ndarray:
         boxes = getattr(bounds, "boxes", None)
         if not isinstance(boxes, np.ndarray) or boxes.dtype != np.uint16 \
