@@ -120,13 +120,11 @@ cdef struct Counters:
 
 
 cdef inline double octile(int ax, int ay) noexcept nogil:
-    if ax < 0:
-        ax = -ax
-    if ay < 0:
-        ay = -ay
-    if ax > ay:
-        return ax + SQRT2_M1 * ay
-    return ay + SQRT2_M1 * ax
+    ax = ax if ax >= 0 else -ax
+    ay = ay if ay >= 0 else -ay
+    cdef int hi = ax if ax > ay else ay
+    cdef int lo = ay if ax > ay else ax
+    return hi + SQRT2_M1 * lo
 
 
 # Directions explored at a jump point entered by cardinal d, indexed 256 * d + moves[u]: d,
@@ -446,7 +444,7 @@ cdef struct PNode:
     uint32_t stamp          # (generation << 5) | (arrival direction << 1) | closed
     uint16_t back           # steps back to the parent along the arrival direction
     uint8_t moves
-    uint8_t spare
+    uint8_t jumps           # bit d set when dist[d] > 0 (a jump point ahead)
     int16_t dist[8]
 
 
@@ -679,9 +677,7 @@ cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes
             dirs = AFTER_STRAIGHT[256 * d + nu.moves]
         else:
             dirs = AFTER_DIAGONAL[d]
-        positive = 0
-        for d in range(8):
-            positive |= <unsigned int> (nu.dist[d] > 0) << d
+        positive = nu.jumps
         gu = nu.g
         ux = u % width
         uy = u // width
@@ -721,7 +717,7 @@ cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes
 cdef class PlusScratch:
     """Per-thread JPS+ query state over one table: a 32-byte record per padded cell (g,
     stamp with the arrival direction, steps back to the parent, and copies of the cell's move
-    mask and eight distances), the heap, the bucket ring (allocated on the first bucketed
+    mask, eight distances and which of them lead to a jump point), the heap, the bucket ring (allocated on the first bucketed
     query) and the record buffer.
 
     Stamps carry a query generation, so no query clears the records or the ring.  Not
@@ -780,9 +776,11 @@ cdef class PlusScratch:
             for i in range(self.size):
                 self.nodes[i].stamp = 0
                 self.nodes[i].moves = moves[i]
-                self.nodes[i].spare = 0
+                self.nodes[i].jumps = 0
                 for d in range(8):
                     self.nodes[i].dist[d] = dist[i, d]
+                    if dist[i, d] > 0:
+                        self.nodes[i].jumps |= <uint8_t> (1 << d)
 
     def __dealloc__(self):
         free(self.nodes)
