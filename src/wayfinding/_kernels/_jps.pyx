@@ -22,10 +22,12 @@ cell from which a straight jump point lies in one of its two component direction
 Searches are A* over jump points with the octile heuristic, which is consistent on this graph
 (every edge is a straight or diagonal run whose cost equals the octile distance of its ends),
 so closed nodes are final.  Online JPS keeps its state in a :class:`Workspace` (indexed heap
-with decrease-key).  JPS+ keeps one 32-byte record per node (g, parent, stamp, coordinates,
-arrival direction: one cache line per touched node) in a per-thread :class:`PlusScratch`,
-with a lazy-deletion heap or a ring of f-buckets (LIFO inside a bucket, closed nodes re-opened
-on a cheaper g: cost at most optimal + bucket width).
+with decrease-key) and scans the move masks.  JPS+ keeps one 32-byte record per padded cell
+in a per-thread :class:`PlusScratch`: g, a stamp holding the query generation and the arrival
+direction, the run length back to the parent, and copies of the cell's move mask and
+distances, so each touched node costs one cache line.  Its open list is a lazy-deletion heap
+with a LIFO side list for successors that keep the least f, or a ring of f-buckets (LIFO
+inside a bucket, closed nodes re-opened on a cheaper g: cost at most optimal + bucket width).
 """
 
 import numpy as np
@@ -119,9 +121,9 @@ cdef struct Counters:
     int64_t max_open
 
 
-cdef inline double octile(int ax, int ay) noexcept nogil:
-    ax = ax if ax >= 0 else -ax
-    ay = ay if ay >= 0 else -ay
+cdef inline double octile(int dx, int dy) noexcept nogil:
+    cdef int ax = dx if dx >= 0 else -dx
+    cdef int ay = dy if dy >= 0 else -dy
     cdef int hi = ax if ax > ay else ay
     cdef int lo = ay if ax > ay else ax
     return hi + SQRT2_M1 * lo
@@ -241,8 +243,8 @@ cdef int jps_loop(Query* q, const uint8_t* moves, int start, bint record,
     cdef int u, v, p, d, k, ux, uy
     cdef uint8_t dirs
     cdef double gu
-    step_offsets(q.width, offset)
     cdef HeapItem it
+    step_offsets(q.width, offset)
     q.g[start] = 0.0
     q.parent[start] = -1
     q.stamp[start] = q.open_stamp
