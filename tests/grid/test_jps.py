@@ -362,6 +362,24 @@ def test_bucket_bound_holds_for_any_width(case, width):
         assert ref.cost - 1e-9 <= r.cost <= ref.cost + width + 1e-9
 
 
+def test_wide_buckets_reopen_closed_nodes_and_keep_the_bound():
+    rng = np.random.default_rng(1)
+    grid = wf.Grid(rng.random((40, 40)) >= 0.3)
+    jp = JPSPlus.build(grid)
+    free = np.argwhere(grid.passable)
+    reopened = 0
+    for _ in range(60):
+        a, b = (tuple(int(v) for v in free[rng.integers(len(free))][::-1]) for _ in range(2))
+        exact = jp.find_path(a, b)
+        r = jp.find_path(a, b, buckets=True, bucket_width=5.0)
+        assert r.found == exact.found
+        if r.found:
+            assert_legal(grid, r, a, b)
+            assert exact.cost - 1e-9 <= r.cost <= exact.cost + 5.0 + 1e-9
+        reopened += r.stats.reopened
+    assert reopened > 0
+
+
 def test_reversed_queries_cost_the_same():
     rng = np.random.default_rng(7)
     grid = wf.Grid(rng.random((30, 30)) >= 0.3)

@@ -980,9 +980,12 @@ cdef class PlusScratch:
         ``path_cost`` to the path's exact cost (straight steps + sqrt 2 x diagonal steps)."""
         cdef int w = self.width
         cdef int goal = (gy + 1) * w + gx + 1
-        cdef Py_ssize_t n = 1, i
-        cdef int v = goal, d, k, steps, x, y
+        cdef Py_ssize_t i = 0
+        cdef cnp.npy_intp dims[2]
+        cdef int v = goal, d, k, steps
+        cdef int64_t x = gx, y = gy
         cdef int64_t straight = 0, diagonal = 0
+        cdef int64_t* o
         cdef int offset[8]
         step_offsets(w, offset)
         if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) \
@@ -990,27 +993,34 @@ cdef class PlusScratch:
             raise ValueError(f"cell ({gx}, {gy}) was not reached by the last query")
         while self.nodes[v].back > 0:
             d = (self.nodes[v].stamp >> 1) & 15
-            n += self.nodes[v].back
-            v -= self.nodes[v].back * offset[d]
-        out = np.empty((n, 2), dtype=np.int64)
-        cdef int64_t[:, ::1] o = out
-        i = n - 1
-        o[i, 0] = gx
-        o[i, 1] = gy
-        v = goal
-        while self.nodes[v].back > 0:
-            d = (self.nodes[v].stamp >> 1) & 15
-            steps = self.nodes[v].back
             if d < 4:
-                straight += steps
+                straight += self.nodes[v].back
             else:
-                diagonal += steps
-            x = v % w - 1
-            y = v // w - 1
-            for k in range(1, steps + 1):
-                i -= 1
-                o[i, 0] = x - k * DX[d]
-                o[i, 1] = y - k * DY[d]
+                diagonal += self.nodes[v].back
+            v -= self.nodes[v].back * offset[d]
+        dims[0] = straight + diagonal + 1
+        dims[1] = 2
+        out = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
+        o = <int64_t*> cnp.PyArray_DATA(out)
+        # Walk back from the goal, writing cells from the end of the array.
+        i = 2 * dims[0]
+        v = goal
+        while True:
+            i -= 2
+            o[i] = x
+            o[i + 1] = y
+            steps = self.nodes[v].back
+            if steps == 0:
+                break
+            d = (self.nodes[v].stamp >> 1) & 15
+            for k in range(steps - 1):
+                x -= DX[d]
+                y -= DY[d]
+                i -= 2
+                o[i] = x
+                o[i + 1] = y
+            x -= DX[d]
+            y -= DY[d]
             v -= steps * offset[d]
         self.path_cost = straight + diagonal * SQRT2
         return out
