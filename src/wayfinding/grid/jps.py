@@ -1,0 +1,328 @@
+"""Jump point search on uniform-cost grids: online JPS and the preprocessed JPS+ index.
+
+Both need a uniform-cost grid (steps cost 1 and sqrt 2) with the ``no_corner_cutting``
+diagonal rule; other grids raise :class:`InvalidGridError`.  Both are A* over jump points with
+the octile heuristic and return optimal costs; the result's path is the full cell path (every
+consecutive pair one legal step), expanded from the jump points.
+
+A cell ``n`` entered by a straight step in direction ``d`` is a jump point when, for a side
+``s`` perpendicular to ``d``, ``n + s`` is free and ``n - d + s`` is blocked (a wall beside the
+run ends there).  At a jump point the search continues in ``d``, in each such side ``s`` and in
+the diagonal between ``d`` and ``s``; after a diagonal step it continues in that diagonal and
+its two straight components; from the start in all 8 directions.  The goal is always a jump
+point.  Ties in f are broken toward larger g, so results are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _jps
+from .._kernels._workspace import Workspace
+from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
+from ..results import PathResult, SearchStats, empty_path
+from .grid import Grid
+from .index import GridIndex, require_grid
+
+#: Largest grid side JPS+ accepts (its distances are stored as int16).
+MAX_SIDE = 32000
+
+#: Most buckets a bucketed JPS+ query may allocate (8 bytes each).
+MAX_BUCKETS = 1 << 24
+
+_local = threading.local()
+_clock = time.perf_counter
+
+#: Algorithm names of JPS+ results by (goal bounds given, bucketed).
+_PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
+               (True, False): "jps_plus_gb", (True, True): "jps_plus_gb_buckets"}
+
+
+def _thread_workspace(size: int) -> Workspace:
+    ws = getattr(_local, "workspace", None)
+    if ws is None or ws.size < size:
+        ws = Workspace(size)
+        _local.workspace = ws
+    return ws
+
+
+def _trivial(s: tuple[int, int], g: tuple[int, int], grid: Grid, algo: str, t0: float,
+             record: bool) -> PathResult | None:
+    """The result for start == goal or separate islands, else None."""
+    extra = (empty_path(), empty_path()) if record else (None, None)
+    if s == g:
+        return PathResult(np.array([s], dtype=np.int64), 0.0, True,
+                          SearchStats(elapsed=time.perf_counter() - t0), algo, *extra)
+    comp = grid.components
+    if comp[s[1], s[0]] != comp[g[1], g[0]]:
+        return PathResult(empty_path(), math.inf, False,
+                          SearchStats(elapsed=time.perf_counter() - t0), algo, *extra)
+    return None
+
+
+def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | None = None,
+                  record: bool = False) -> PathResult:
+    """Online jump point search (no preprocessing) from ``start`` to ``goal`` (``(x, y)``).
+
+    ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default: one per
+    thread, reused).  ``record=True`` also returns the expanded jump points in order and
+    the open list when the search stopped.  Blocked or out-of-grid endpoints raise
+    :class:`InvalidQueryError`; a goal on another island gives ``found=False`` without
+    searching.  Algorithm name ``"jps"``.
+
+    >>> g = Grid.from_ascii('''
+    ... .....
+    ... .....''')
+    >>> r = find_path_jps(g, (0, 1), (4, 0))
+    >>> r.found, round(r.cost, 6), len(r.path)
+    (True, 4.414214, 5)
+    """
+    t0 = time.perf_counter()
+    require_grid(grid, "JPS")
+    s = grid.cell(start, name="start", passable=True)
+    g = grid.cell(goal, name="goal", passable=True)
+    n = (grid.height + 2) * (grid.width + 2)
+    if workspace is None:
+        ws = _thread_workspace(n)
+    elif not isinstance(workspace, Workspace):
+        raise InvalidQueryError(f"workspace must be a Workspace, got {type(workspace).__name__}")
+    elif workspace.size < n:
+        raise InvalidQueryError(
+            f"workspace holds {workspace.size} nodes; this grid needs {n} ((H + 2) * (W + 2))")
+    else:
+        ws = workspace
+    done = _trivial(s, g, grid, "jps", t0, record)
+    if done is not None:
+        return done
+    width = grid.width + 2
+    b = grid.index(g)
+    found, cost, exp, gen, upd, mo = _jps.jps_search(ws, grid.moves, width, grid.index(s), b,
+                                                      record)
+    path = _jps.jump_path(ws, b, width) if found else empty_path()
+    stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
+                        elapsed=time.perf_counter() - t0)
+    if record:
+        return PathResult(path, cost, found, stats, "jps", grid.cells_of(ws.recorded()),
+                          grid.cells_of(ws.open_nodes()))
+    return PathResult(path, cost, found, stats, "jps")
+
+
+def primary_jump_points(grid: Grid) -> np.ndarray:
+    """``(H, W, 4)`` bool: ``[y, x, d]`` is True when cell (x, y) is a jump point for travel
+    in cardinal direction d (N, E, S, W), under the ``no_corner_cutting`` rule."""
+    require_grid(grid, "JPS")
+    flags = np.zeros((grid.height + 2) * (grid.width + 2), dtype=np.uint8)
+    _jps.primary_jump_points(grid.moves, grid.width + 2, flags)
+    inner = flags.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
+    return ((inner[:, :, None] >> np.arange(4, dtype=np.uint8)) & 1).astype(bool)
+
+
+class JPSPlus(GridIndex):
+    """JPS+: jump point search with the jumps precomputed (Rabin and Silva).
+
+    ``arrays["dist"]`` is ``(Np, 8)`` int16 over the padded layout (``Np = (H + 2) * (W + 2)``,
+    cell (x, y) at row ``(y + 1) * (W + 2) + x + 1``; directions N, E, S, W, NE, SE, SW, NW):
+    ``> 0`` is the number of steps to the next jump point in that direction, ``<= 0`` minus
+    the number of free steps before a wall: 16 bytes per padded cell (``nbytes``).  Grid
+    sides up to :data:`MAX_SIDE`.
+
+    Queries run in per-thread scratch (:meth:`scratch`, made on a thread's first query: a
+    32-byte record per padded cell holding the search state next to a copy of the cell's
+    move mask and distances, so each touched node costs one cache line), so one index serves
+    many threads; the compiled search releases the GIL.  Queries do no O(map) work.
+
+    >>> g = Grid.from_ascii('''
+    ... .....
+    ... .....''')
+    >>> jp = JPSPlus.build(g)
+    >>> r = jp.find_path((0, 1), (4, 0))
+    >>> r.found, round(r.cost, 6), r.path.tolist()
+    (True, 4.414214, [[0, 1], [1, 0], [2, 0], [3, 0], [4, 0]])
+    """
+
+    kind = "jps_plus"
+    version = 1
+
+    def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(grid, arrays, options, build_time)
+        self._n = (grid.height + 2) * (grid.width + 2)
+        self._local = threading.local()
+        # Narrowest bucket width whose ring stays within MAX_BUCKETS.
+        self._min_width = 2.0 * math.sqrt(2.0) * (max(grid.shape) + 2) / (MAX_BUCKETS - 4)
+
+    @classmethod
+    def build(cls, grid: Grid) -> JPSPlus:
+        """Precompute the jump and wall distances of every cell (compiled, O(map))."""
+        require_grid(grid, "JPS+")
+        if max(grid.shape) > MAX_SIDE:
+            raise InvalidGridError(
+                f"JPS+ stores distances as int16 and accepts grid sides up to {MAX_SIDE}; "
+                f"this grid is {grid.width}x{grid.height}")
+        t0 = time.perf_counter()
+        dist = np.zeros(((grid.height + 2) * (grid.width + 2), 8), dtype=np.int16)
+        _jps.jump_distances(grid.moves, grid.width + 2, dist)
+        return cls(grid, {"dist": dist}, {}, time.perf_counter() - t0)
+
+    @classmethod
+    def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> JPSPlus:
+        require_grid(grid, "JPS+")
+        dist = arrays.get("dist")
+        n = (grid.height + 2) * (grid.width + 2)
+        if set(arrays) != {"dist"} or dist is None or dist.dtype != np.int16 \
+                or dist.shape != (n, 8):
+            got = {k: (v.dtype.str, v.shape) for k, v in arrays.items()}
+            raise IndexFormatError(
+                f"a jps_plus index needs one int16 array 'dist' of shape ({n}, 8); got {got}")
+        return cls(grid, {"dist": np.ascontiguousarray(dist)}, options, build_time)
+
+    @property
+    def distances(self) -> np.ndarray:
+        """``(H, W, 8)`` int16 view of the table, indexed ``[y, x, d]`` (for debug views)."""
+        h, w = self.grid.shape
+        return self.arrays["dist"].reshape(h + 2, w + 2, 8)[1:-1, 1:-1]
+
+    def scratch(self) -> _jps.PlusScratch:
+        """This thread's query state (created on first use; ``nbytes`` tells its size)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = _jps.PlusScratch(
+                self.arrays["dist"], self.grid.moves, self.grid.components, self.grid.width + 2)
+        return scratch
+
+    def find_path(self, start: Any, goal: Any, *, buckets: bool = False,
+                  bucket_width: float = 0.1, bounds: Any = None,
+                  record: bool = False) -> PathResult:
+        """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
+
+        ``buckets=True`` orders the open list by buckets of width ``bucket_width`` (cost
+        units, > 0) in f, last in first out inside a bucket, and re-opens closed nodes when a
+        cheaper g is found.  It may expand a node whose f exceeds the least f by up to one
+        bucket, so the returned cost is at most **the optimal cost + bucket_width** (a
+        bounded-suboptimal search; the heap, the default, is exact).  The ring of buckets is
+        allocated on a thread's first bucketed query and reused: the next power of two above
+        ``2 sqrt 2 (max(H, W) + 2) / bucket_width`` buckets, 8 bytes each (at most
+        :data:`MAX_BUCKETS`, which bounds how narrow the buckets may be).
+
+        ``bounds``: goal-bounding data, an object whose ``.boxes`` is a C-contiguous
+        ``(Np, 8, 4)`` uint16 array (padded flat index, direction, then ``(xmin, xmax, ymin,
+        ymax)`` in unpadded cells; an empty box has ``xmin > xmax``) holding every goal for
+        which the step in that direction begins an optimal path.  A direction is explored at
+        a node only if the goal lies in its box.
+
+        ``record=True`` also returns the expanded jump points in order and the final open
+        list.  Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; a goal on
+        another island gives ``found=False`` without searching.  Algorithm name
+        ``"jps_plus"``, with ``"_gb"`` when bounded and ``"_buckets"`` when bucketed.
+        """
+        t0 = _clock()
+        # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked
+        # cells and islands; anything else is normalised (and validated) first.
+        if not (type(start) is tuple and len(start) == 2 and type(start[0]) is int
+                and type(start[1]) is int):
+            start = self.grid.cell(start, name="start", passable=True)
+        if not (type(goal) is tuple and len(goal) == 2 and type(goal[0]) is int
+                and type(goal[1]) is int):
+            goal = self.grid.cell(goal, name="goal", passable=True)
+        boxes = None if bounds is None else self._check_boxes(bounds)
+        width = 0.0
+        if buckets:
+            width = bucket_width if type(bucket_width) is float \
+                and self._min_width <= bucket_width < math.inf \
+                else self._check_bucket_width(bucket_width)
+        scratch = getattr(self._local, "scratch", None) or self.scratch()
+        gx, gy = goal
+        try:
+            status, cost, exp, gen, upd, reo, mo = scratch.search(start[0], start[1], gx, gy,
+                                                                  record, width, boxes)
+        except OverflowError:  # a coordinate beyond any C integer: raises
+            self.grid.cell(start, name="start")
+            self.grid.cell(goal, name="goal")
+            raise
+        algo = _PLUS_NAMES[boxes is not None, width > 0.0]
+        if status == 1:
+            path = scratch.path(gx, gy)
+            cost = scratch.path_cost
+        elif status == 0:
+            path = empty_path()
+        else:  # raises: out of the grid or blocked
+            self.grid.cell(start if status == -1 else goal,
+                           name="start" if status == -1 else "goal", passable=True)
+            raise AssertionError("unreachable")
+        stats = SearchStats(exp, gen, reo, upd, mo, _clock() - t0)
+        if record:
+            grid = self.grid
+            return PathResult(path, cost, status == 1, stats, algo,
+                              grid.cells_of(scratch.recorded()),
+                              grid.cells_of(scratch.open_nodes()))
+        return PathResult(path, cost, status == 1, stats, algo)
+
+    def path_costs(self, starts: Any, goals: Any, *, buckets: bool = False,
+                   bucket_width: float = 0.1, bounds: Any = None) -> np.ndarray:
+        """Costs of many queries ``starts[i] -> goals[i]`` in one compiled loop.
+
+        ``starts``, ``goals``: ``(n, 2)`` integer ``(x, y)`` cells.  Returns ``(n,)`` float64,
+        each the cost :meth:`find_path` would return with the same options (``inf`` when
+        unreachable), without building paths or result objects.  Blocked or out-of-grid
+        cells raise :class:`InvalidQueryError` naming the first bad row.
+        """
+        a = self._cell_array(starts, "starts")
+        b = self._cell_array(goals, "goals")
+        if len(a) != len(b):
+            raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        boxes = None if bounds is None else self._check_boxes(bounds)
+        width = self._check_bucket_width(bucket_width) if buckets else 0.0
+        out = np.empty(len(a))
+        if len(a):
+            queries = np.ascontiguousarray(np.concatenate([a, b], axis=1), dtype=np.int32)
+            bad = self.scratch().costs(queries, out, width, boxes)
+            if bad >= 0:
+                self.grid.cell(tuple(int(v) for v in a[bad]), name=f"starts[{bad}]",
+                               passable=True)
+                self.grid.cell(tuple(int(v) for v in b[bad]), name=f"goals[{bad}]",
+                               passable=True)
+                raise AssertionError("unreachable")
+        return out
+
+    def _cell_array(self, cells: Any, name: str) -> np.ndarray:
+        arr = np.asarray(cells)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise InvalidQueryError(f"{name} must be an (n, 2) array of (x, y) cells, got "
+                                    f"shape {arr.shape}")
+        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+            raise InvalidQueryError(f"{name} must hold integers, got dtype {arr.dtype}")
+        h, w = self.grid.shape
+        outside = (arr[:, 0] < 0) | (arr[:, 0] >= w) | (arr[:, 1] < 0) | (arr[:, 1] >= h)
+        if outside.any():
+            k = int(np.argmax(outside))
+            self.grid.cell(tuple(int(v) for v in arr[k]), name=f"{name}[{k}]")
+        return arr.astype(np.int64, copy=False)
+
+    def _check_boxes(self, bounds: Any) -> np.ndarray:
+        boxes = getattr(bounds, "boxes", None)
+        if not isinstance(boxes, np.ndarray) or boxes.dtype != np.uint16 \
+                or boxes.shape != (self._n, 8, 4) or not boxes.flags.c_contiguous:
+            got = (f"{boxes.dtype} array of shape {boxes.shape}"
+                   + ("" if boxes.flags.c_contiguous else ", not C-contiguous")) \
+                if isinstance(boxes, np.ndarray) else type(boxes).__name__
+            raise InvalidQueryError(
+                f"bounds.boxes must be a C-contiguous uint16 array of shape ({self._n}, 8, 4) "
+                f"(padded cells x directions x (xmin, xmax, ymin, ymax)); got {got}")
+        return boxes
+
+    def _check_bucket_width(self, bucket_width: Any) -> float:
+        if isinstance(bucket_width, bool) or not isinstance(bucket_width, (int, float)) \
+                or not math.isfinite(bucket_width) or bucket_width <= 0:
+            raise InvalidQueryError(f"bucket_width {bucket_width!r} must be a finite number > 0")
+        if bucket_width < self._min_width:
+            raise InvalidQueryError(
+                f"bucket_width {bucket_width!r} is too small for a {self.grid.width}x"
+                f"{self.grid.height} grid: the ring would exceed {MAX_BUCKETS} buckets "
+                f"(use >= {self._min_width:.3g})")
+        return float(bucket_width)
