@@ -1,0 +1,240 @@
+"""Subgoal graphs (Uras & Koenig): simple (SSG), two-level (TSG) and N-level.
+
+Subgoals are the free cells at convex obstacle corners: a free cell with a blocked diagonal
+neighbour whose two shared cardinal neighbours are free.  Two cells are *h-reachable* when
+their octile distance is their true distance, and *direct-h-reachable* when moreover the
+parallelogram of their octile paths holds no obstacle and no other subgoal (then every
+order of the diagonal and straight steps is a legal shortest path).
+
+* The SSG joins every pair of direct-h-reachable subgoals by an edge of their octile
+  length.
+* ``levels=2`` contracts it into a TSG: a subgoal becomes *local* when every pair of its
+  neighbours keeps its distance through the remaining *global* subgoals, possibly through a
+  new edge between h-reachable neighbours.  Queries search the global subgoals plus the
+  local ones next to the start and goal.
+* ``levels=N`` repeats the partition on the global subgoals (N-level graph); queries add the
+  subgoals reachable upward (to higher levels) from the start and goal.
+
+A query first tries the straight octile path (all diagonal steps, then all straight ones,
+or the reverse); otherwise it connects start and goal to their direct-h-reachable
+subgoals, runs A* with the octile heuristic over the graph and follows each edge on the
+grid.  Costs are optimal; uniform grids with the ``no_corner_cutting`` rule only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._kernels import _subgoal
+from ..errors import IndexFormatError, InvalidQueryError
+from ..results import PathResult, SearchStats, empty_path
+from .grid import Grid
+from .index import GridIndex, require_grid
+
+#: Array names, dtypes and dimensions of a saved subgoal graph.
+_ARRAYS = {"subgoals": (np.int32, 2), "level": (np.int8, 1), "indptr": (np.int64, 1),
+           "core_end": (np.int64, 1), "targets": (np.int32, 1), "costs": (np.float64, 1),
+           "subgoal_id": (np.int32, 1), "clearance": (np.uint16, 2)}
+
+
+class SubgoalGraph(GridIndex):
+    """A subgoal graph of a uniform, ``no_corner_cutting`` grid.
+
+    Build with :meth:`build`.  ``arrays``:
+
+    * ``subgoals`` ``(n, 2)`` int32 ``(x, y)`` cells, row-major; node ``i`` is ``subgoals[i]``;
+    * ``level`` ``(n,)`` int8: 1 for every node of an SSG; after contraction 1 = local,
+      higher = more global, the top level being the core graph;
+    * ``indptr`` ``(n + 1,)`` int64, ``targets`` int32, ``costs`` float64: the undirected
+      edges in CSR form (each stored both ways), weighing the octile distance; each row
+      lists its top-level targets first, up to ``core_end[i]`` ``(n,)`` int64;
+    * ``subgoal_id`` ``(Hp * Wp,)`` int32: node id of each padded cell (-1 if none);
+    * ``clearance`` ``(Hp * Wp, 4)`` uint16: steps from each padded cell in the directions
+      N, E, S, W before an obstacle or a subgoal (saturated at 65535).
+
+    ``find_path`` is not thread-safe per thread pair: each thread gets its own scratch.
+
+    >>> g = Grid.from_ascii('''
+    ... ......
+    ... ..##..
+    ... ..##..
+    ... ......''')
+    >>> sg = SubgoalGraph.build(g)
+    >>> sg.subgoals.tolist()
+    [[1, 0], [4, 0], [1, 3], [4, 3]]
+    >>> r = sg.find_path((0, 1), (5, 2))
+    >>> r.found, round(r.cost, 4), r.algorithm
+    (True, 6.8284, 'subgoal')
+    """
+
+    kind: ClassVar[str] = "subgoal"
+    version: ClassVar[int] = 1
+
+    def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(grid, arrays, options, build_time)
+        self._local = threading.local()
+        levels = arrays["level"]
+        self._top = int(levels.max()) if len(levels) else 1
+        self._xy = np.ascontiguousarray(arrays["subgoals"], dtype=np.int32)
+        wp = grid.width + 2
+        self._cells = np.ascontiguousarray(
+            (self._xy[:, 1] + 1) * wp + self._xy[:, 0] + 1, dtype=np.int32)
+        self._components = grid.components
+        #: Counts from the build (subgoals, edges, per-pass local nodes); empty after load.
+        self.build_info: dict[str, Any] = {}
+        n = int(options.get("levels", 1))
+        self.algorithm = "subgoal" if n == 1 else f"subgoal{n}"
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def build(cls, grid: Grid, *, levels: int = 1) -> SubgoalGraph:
+        """Build the subgoal graph of ``grid``.
+
+        ``levels``: 1 (default) the simple subgoal graph; 2 the two-level graph (slower to
+        build, faster queries); N >= 3 repeats the partition N - 1 times (stops early when a
+        pass makes no subgoal local).  Raises :class:`InvalidGridError` for grids that are not
+        uniform with the ``no_corner_cutting`` rule.
+        """
+        require_grid(grid, "a subgoal graph")
+        if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) \
+                or not 1 <= levels <= 100:
+            raise InvalidQueryError(f"levels {levels!r} must be an integer from 1 to 100")
+        t0 = time.perf_counter()
+        wp = grid.width + 2
+        free = np.zeros((grid.height + 2, wp), dtype=np.uint8)
+        free[1:-1, 1:-1] = grid.passable
+        sid, cells = _subgoal.find_subgoals(free.ravel(), wp)
+        clearance = _subgoal.clearances(grid.moves, sid, wp)
+        level, indptr, core_end, targets, costs, info = _subgoal.build_graph(
+            grid.moves, clearance, sid, wp, cells, int(levels))
+        xy = np.stack([cells % wp - 1, cells // wp - 1], axis=1).astype(np.int32)
+        arrays = {"subgoals": xy, "level": level, "indptr": indptr, "core_end": core_end,
+                  "targets": targets, "costs": costs, "subgoal_id": sid,
+                  "clearance": clearance}
+        out = cls(grid, arrays, {"levels": int(levels)}, time.perf_counter() - t0)
+        out.build_info = info
+        return out
+
+    @classmethod
+    def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> SubgoalGraph:
+        npad = (grid.height + 2) * (grid.width + 2)
+        for name, (dtype, ndim) in _ARRAYS.items():
+            a = arrays.get(name)
+            if a is None or a.dtype != dtype or a.ndim != ndim:
+                raise IndexFormatError(f"subgoal graph array {name!r} is missing or has the "
+                                       f"wrong type")
+        n = len(arrays["subgoals"])
+        e = len(arrays["targets"])
+        if arrays["subgoals"].shape != (n, 2) or arrays["level"].shape != (n,) \
+                or arrays["indptr"].shape != (n + 1,) or arrays["core_end"].shape != (n,) \
+                or arrays["costs"].shape != (e,) or arrays["subgoal_id"].shape != (npad,) \
+                or arrays["clearance"].shape != (npad, 4) or int(arrays["indptr"][-1]) != e:
+            raise IndexFormatError("subgoal graph arrays have inconsistent shapes")
+        levels = options.get("levels")
+        if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
+            raise IndexFormatError(f"subgoal graph option levels={levels!r} is invalid")
+        arrays = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
+        return cls(grid, arrays, options, build_time)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def levels(self) -> int:
+        """The ``levels`` the graph was built with."""
+        return int(self.options["levels"])
+
+    @property
+    def subgoals(self) -> np.ndarray:
+        """``(n, 2)`` int32 ``(x, y)`` cells of the subgoals (node order)."""
+        return self.arrays["subgoals"]
+
+    @property
+    def subgoal_levels(self) -> np.ndarray:
+        """``(n,)`` int8 level of each subgoal (the highest is the core graph)."""
+        return self.arrays["level"]
+
+    @property
+    def top_level(self) -> int:
+        """Level of the core graph's subgoals (1 for an SSG)."""
+        return self._top
+
+    @property
+    def num_subgoals(self) -> int:
+        return len(self.arrays["subgoals"])
+
+    @property
+    def num_edges(self) -> int:
+        """Undirected edges."""
+        return len(self.arrays["targets"]) // 2
+
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """``((m, 2) int64 node pairs with u < v, (m,) float64 costs)``: every edge once."""
+        indptr, targets = self.arrays["indptr"], self.arrays["targets"]
+        src = np.repeat(np.arange(self.num_subgoals, dtype=np.int64), np.diff(indptr))
+        keep = src < targets
+        pairs = np.stack([src[keep], targets[keep].astype(np.int64)], axis=1)
+        return pairs, self.arrays["costs"][keep]
+
+    def direct_h_reachable(self, cell: Any) -> np.ndarray:
+        """``(k, 2)`` int64 cells of the subgoals direct-h-reachable from a passable cell."""
+        c = self.grid.cell(cell, passable=True)
+        ids, _ = _subgoal.reachable_from(self.grid.moves, self.arrays["clearance"],
+                                         self.arrays["subgoal_id"], self.grid.width + 2,
+                                         self.grid.index(c))
+        return self.arrays["subgoals"][ids].astype(np.int64).reshape(-1, 2)
+
+    # ------------------------------------------------------------------ queries
+    def _query(self) -> _subgoal.SubgoalQuery:
+        q = getattr(self._local, "query", None)
+        if q is None:
+            a = self.arrays
+            q = _subgoal.SubgoalQuery(
+                self.grid.moves, a["clearance"], a["subgoal_id"], self.grid.width + 2,
+                self._cells, self._xy, a["level"], a["indptr"], a["core_end"], a["targets"],
+                a["costs"], self._top, self._components)
+            self._local.query = q
+        return q
+
+    def find_path(self, start: Any, goal: Any, *, record: bool = False) -> PathResult:
+        """Optimal path between two ``(x, y)`` cells.
+
+        ``stats.expanded`` / ``generated`` count graph nodes (start and goal included); both
+        are 0 when the straight octile path answered.  ``record=True`` also returns the
+        cells of the expanded graph nodes (in order) and of those left open.  Blocked or
+        out-of-grid endpoints raise :class:`InvalidQueryError`; endpoints on different
+        islands give ``found=False`` without searching.
+        """
+        t0 = time.perf_counter()
+        if not (type(start) is tuple and type(goal) is tuple and len(start) == 2
+                and len(goal) == 2 and type(start[0]) is int and type(start[1]) is int
+                and type(goal[0]) is int and type(goal[1]) is int):
+            start = self.grid.cell(start, name="start")
+            goal = self.grid.cell(goal, name="goal")
+        q = self._query()
+        status, cost, exp, gen, upd, mo, path = q.query(start[0], start[1], goal[0], goal[1],
+                                                        record)
+        if status < 0:
+            self.grid.cell(start, name="start", passable=True)
+            self.grid.cell(goal, name="goal", passable=True)
+            name, cell = ("start", start) if status == -1 else ("goal", goal)
+            raise InvalidQueryError(f"{name} {cell} is not a passable cell of the grid")
+        stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
+                            elapsed=time.perf_counter() - t0)
+        if record:
+            grid = self.grid
+            return PathResult(path, cost, status > 0, stats, self.algorithm,
+                              grid.cells_of(q.recorded()), grid.cells_of(q.open_cells()))
+        return PathResult(path, cost, status > 0, stats, self.algorithm)
+
+    def find_waypoints(self, start: Any, goal: Any) -> np.ndarray:
+        """``(k, 2)`` int64 cells of the high-level path: start, the subgoals passed, goal
+        (empty if unreachable; just the start when start == goal)."""
+        r = self.find_path(start, goal)
+        if not r.found:
+            return empty_path()
+        return self._query().waypoints()
