@@ -322,15 +322,24 @@ def h_reachable(const uint8_t[::1] moves, int width, int a, int b):
 
 
 cdef class _Builder:
-    """Adjacency lists under construction and the witness-search scratch."""
+    """Adjacency lists under construction and the witness-search scratch.
+
+    ``adj`` holds every edge.  During pass k, ``live[v]`` (for a node v still global)
+    holds its edges to nodes still global: entries to nodes made local are dropped lazily
+    when met, so witness searches stop paying for the growing number of local nodes.
+    """
     cdef GridCtx g
     cdef const int32_t* cells
     cdef int n
     cdef vector[vector[Edge]] adj
+    cdef vector[vector[Edge]] live
     cdef vector[int32_t] level
     cdef vector[double] dist
     cdef vector[uint32_t] stamp
     cdef vector[uint32_t] tmark
+    cdef vector[uint32_t] feed
+    cdef vector[int32_t] tidx
+    cdef vector[double] direct
     cdef vector[int32_t] pos
     cdef vector[uint8_t] scratch
     cdef Heap heap
@@ -358,19 +367,62 @@ cdef class _Builder:
             self.gen = 0
         self.gen += 2
 
-    cdef int witness(self, int p, int s, int k, double limit, int remaining) noexcept nogil:
-        """Dijkstra from p through nodes still global in pass k (not s), up to ``limit``,
-        until the ``remaining`` marked targets are settled.  Returns -1 if out of memory."""
+    cdef double target_limit(self, int i, uint32_t closed_s) noexcept nogil:
+        """The largest c(p, s) + c(s, q) over the targets q = nb[j > i] (p = nb[i]) neither
+        settled nor already joined to p by a short enough edge, widened by the tolerance;
+        -1 when there is none.  Local targets count until settled."""
+        cdef double best = -1.0, via
+        cdef int j
+        for j in range(i + 1, <int> self.nb.size()):
+            via = (self.nbw[i] + self.nbw[j]) * (1.0 + WITNESS_EPS)
+            if self.stamp[self.nb[j]] != closed_s and self.direct[j] > via and via > best:
+                best = via
+        return best
+
+    cdef inline int reach(self, int v, double nd, uint32_t open_s) noexcept nogil:
+        """Relax node v to distance nd in a witness search; -1 if out of memory."""
+        cdef int32_t* pos = self.pos.data()
+        if self.stamp[v] == open_s:
+            if nd < self.dist[v]:
+                self.dist[v] = nd
+                heap_decrease(&self.heap, pos, v, nd, nd)
+            return 0
+        self.stamp[v] = open_s
+        self.dist[v] = nd
+        return heap_push(&self.heap, pos, nd, nd, v)
+
+    cdef int witness(self, int i, int s, int k) noexcept nogil:
+        """Dijkstra from p = nb[i] through the nodes still global in pass k other than s,
+        towards the targets q = nb[j > i] (marked in ``tmark``).
+
+        It stops once every target is settled or the next distance exceeds c(p, s) + c(s, q)
+        for every target q still open.  Local targets are reached from the global nodes
+        next to them, flagged in ``feed`` beforehand.  Returns -1 if out of memory.
+        """
         cdef uint32_t open_s, closed_s
-        cdef int u, v
-        cdef double nd, du
-        cdef Py_ssize_t e
+        cdef int u, v, j, q, p = self.nb[i]
+        cdef double nd, du, limit
+        cdef Py_ssize_t e, m
         cdef HeapItem it
         cdef vector[Edge]* row
         cdef int32_t* pos = self.pos.data()
         self.next_generation()
         open_s = self.gen
         closed_s = open_s + 1
+        # Targets joined to p by an edge: that edge may already be the witness.
+        self.direct.assign(self.nb.size(), 1e300)
+        for e in range(<Py_ssize_t> self.adj[p].size()):
+            v = self.adj[p][e].to
+            if self.tmark[v] == self.tgen:
+                self.direct[self.tidx[v]] = self.adj[p][e].w
+        limit = self.target_limit(i, closed_s)
+        if limit < 0.0:
+            return 0
+        for j in range(i + 1, <int> self.nb.size()):
+            q = self.nb[j]
+            if self.level[q] <= k:
+                for e in range(<Py_ssize_t> self.adj[q].size()):
+                    self.feed[self.adj[q][e].to] = self.tgen
         self.witness_searches += 1
         self.heap.size = 0
         self.dist[p] = 0.0
@@ -380,38 +432,53 @@ cdef class _Builder:
         while self.heap.size > 0:
             it = heap_pop(&self.heap, pos)
             u = it.node
+            if it.f > limit:
+                break
             self.stamp[u] = closed_s
             self.settled += 1
             if self.tmark[u] == self.tgen:
-                remaining -= 1
-                if remaining == 0:
+                limit = self.target_limit(i, closed_s)
+                if limit < 0.0:
                     break
             if u != p and (u == s or self.level[u] <= k):
                 continue
             du = self.dist[u]
-            row = &self.adj[u]
-            for e in range(<Py_ssize_t> row.size()):
+            if u == p or self.feed[u] == self.tgen:
+                # Every edge: the local targets are among them.
+                row = &self.adj[u]
+                for e in range(<Py_ssize_t> row.size()):
+                    v = row[0][e].to
+                    if v == s or self.stamp[v] == closed_s or (
+                            self.level[v] <= k and self.tmark[v] != self.tgen):
+                        continue
+                    nd = du + row[0][e].w
+                    if nd <= limit and self.reach(v, nd, open_s) != 0:
+                        return -1
+                continue
+            row = &self.live[u]
+            e = 0
+            m = <Py_ssize_t> row.size()
+            while e < m:
                 v = row[0][e].to
-                if self.level[v] < k or self.stamp[v] == closed_s:
+                if self.level[v] <= k:  # made local: drop it from the live edges
+                    m -= 1
+                    row[0][e] = row[0][m]
+                    row.pop_back()
                     continue
                 nd = du + row[0][e].w
-                if nd > limit:
+                e += 1
+                if v == s or self.stamp[v] == closed_s or nd > limit:
                     continue
-                if self.stamp[v] == open_s:
-                    if nd < self.dist[v]:
-                        self.dist[v] = nd
-                        heap_decrease(&self.heap, pos, v, nd, nd)
-                    continue
-                self.stamp[v] = open_s
-                self.dist[v] = nd
-                if heap_push(&self.heap, pos, nd, nd, v) != 0:
+                if self.reach(v, nd, open_s) != 0:
                     return -1
         return 0
 
-    cdef double found(self, int v) noexcept nogil:
-        if self.stamp[v] == self.gen or self.stamp[v] == self.gen + 1:
-            return self.dist[v]
-        return 1e300
+    cdef double found(self, int q) noexcept nogil:
+        """Length of the witness path to target q after :meth:`witness` (huge if none)."""
+        cdef double d = self.direct[self.tidx[q]]
+        if (self.stamp[q] == self.gen or self.stamp[q] == self.gen + 1) and self.dist[q] < d:
+            return self.dist[q]
+        return d
 
     cdef int try_local(self, int s, int k, long* added) noexcept nogil:
         """Make s (of level k + 1 for now) local at level k if every pair (p, q) of its
@@ -420,7 +487,7 @@ cdef class _Builder:
         is added).  Returns 1 if s became local, 0 if not, -1 if out of memory."""
         cdef int p, q, i, j, v
         cdef Py_ssize_t e
-        cdef double maxw, via
+        cdef double via, w
         cdef Edge edge
         cdef vector[int]* nb = &self.nb
         cdef vector[double]* nbw = &self.nbw
@@ -436,13 +503,10 @@ cdef class _Builder:
         for i in range(<int> nb.size() - 1):
             p = nb[0][i]
             self.tgen += 1
-            maxw = 0.0
             for j in range(i + 1, <int> nb.size()):
                 self.tmark[nb[0][j]] = self.tgen
-                if nbw[0][j] > maxw:
-                    maxw = nbw[0][j]
-            if self.witness(p, s, k, (nbw[0][i] + maxw) * (1.0 + WITNESS_EPS),
-                            <int> nb.size() - 1 - i) != 0:
+                self.tidx[nb[0][j]] = j
+            if self.witness(i, s, k) != 0:
                 return -1
             for j in range(i + 1, <int> nb.size()):
                 q = nb[0][j]
@@ -457,11 +521,17 @@ cdef class _Builder:
                 self.pendw.push_back(octile_cells(&self.g, self.cells[p], self.cells[q]))
         self.level[s] = k
         for e in range(<Py_ssize_t> self.pendw.size()):
+            p = self.pend[2 * e]
+            q = self.pend[2 * e + 1]
             edge.w = self.pendw[e]
-            edge.to = self.pend[2 * e + 1]
-            self.adj[self.pend[2 * e]].push_back(edge)
-            edge.to = self.pend[2 * e]
-            self.adj[self.pend[2 * e + 1]].push_back(edge)
+            edge.to = q
+            self.adj[p].push_back(edge)
+            if self.level[p] > k and self.level[q] > k:
+                self.live[p].push_back(edge)
+            edge.to = p
+            self.adj[q].push_back(edge)
+            if self.level[p] > k and self.level[q] > k:
+                self.live[q].push_back(edge)
             added[0] += 1
         return 1
 
@@ -471,17 +541,25 @@ cdef class _Builder:
         makes none local leaves every level as it was."""
         cdef vector[int] cand
         cdef int v, r
-        cdef Py_ssize_t ci
+        cdef Py_ssize_t ci, e
         cdef long local = 0
         for v in range(self.n):
             if self.level[v] == k:
                 self.level[v] = k + 1
                 cand.push_back(v)
+        self.live.clear()
+        self.live.resize(self.n)
+        for ci in range(<Py_ssize_t> cand.size()):
+            v = cand[ci]
+            for e in range(<Py_ssize_t> self.adj[v].size()):
+                if self.level[self.adj[v][e].to] > k:
+                    self.live[v].push_back(self.adj[v][e])
         for ci in range(<Py_ssize_t> cand.size()):
             r = self.try_local(cand[ci], k, added)
             if r < 0:
                 return -1
             local += r
+        self.live.clear()
         if local == 0:
             for ci in range(<Py_ssize_t> cand.size()):
                 self.level[cand[ci]] = k
@@ -515,6 +593,8 @@ def build_graph(const uint8_t[::1] moves, const uint16_t[:, ::1] clear,
     b.dist.assign(n, 0.0)
     b.stamp.assign(n, 0)
     b.tmark.assign(n, 0)
+    b.feed.assign(n, 0)
+    b.tidx.assign(n, 0)
     b.pos.assign(n, -1)
     b.gen = 0
     b.tgen = 0

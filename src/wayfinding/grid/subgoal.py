@@ -38,7 +38,8 @@ from .index import GridIndex, require_grid
 #: Array names, dtypes and dimensions of a saved subgoal graph.
 _ARRAYS = {"subgoals": (np.int32, 2), "level": (np.int8, 1), "indptr": (np.int64, 1),
            "core_end": (np.int64, 1), "targets": (np.int32, 1), "costs": (np.float64, 1),
-           "subgoal_id": (np.int32, 1), "clearance": (np.uint16, 2)}
+           "subgoal_id": (np.int32, 1), "clearance": (np.uint16, 2),
+           "top_level": (np.int32, 1)}
 
 
 class SubgoalGraph(GridIndex):
@@ -48,7 +49,8 @@ class SubgoalGraph(GridIndex):
 
     * ``subgoals`` ``(n, 2)`` int32 ``(x, y)`` cells, row-major; node ``i`` is ``subgoals[i]``;
     * ``level`` ``(n,)`` int8: 1 for every node of an SSG; after contraction 1 = local,
-      higher = more global, the top level being the core graph;
+      higher = more global; ``top_level`` ``(1,)`` int32 is the level of the core graph
+      (it may hold no node when every subgoal could be made local);
     * ``indptr`` ``(n + 1,)`` int64, ``targets`` int32, ``costs`` float64: the undirected
       edges in CSR form (each stored both ways), weighing the octile distance; each row
       lists its top-level targets first, up to ``core_end[i]`` ``(n,)`` int64;
@@ -56,7 +58,7 @@ class SubgoalGraph(GridIndex):
     * ``clearance`` ``(Hp * Wp, 4)`` uint16: steps from each padded cell in the directions
       N, E, S, W before an obstacle or a subgoal (saturated at 65535).
 
-    ``find_path`` is not thread-safe per thread pair: each thread gets its own scratch.
+    Queries may run on several threads at once: each thread gets its own scratch.
 
     >>> g = Grid.from_ascii('''
     ... ......
@@ -78,8 +80,7 @@ class SubgoalGraph(GridIndex):
                  build_time: float):
         super().__init__(grid, arrays, options, build_time)
         self._local = threading.local()
-        levels = arrays["level"]
-        self._top = int(levels.max()) if len(levels) else 1
+        self._top = int(arrays["top_level"][0])
         self._xy = np.ascontiguousarray(arrays["subgoals"], dtype=np.int32)
         wp = grid.width + 2
         self._cells = np.ascontiguousarray(
@@ -115,7 +116,8 @@ class SubgoalGraph(GridIndex):
         xy = np.stack([cells % wp - 1, cells // wp - 1], axis=1).astype(np.int32)
         arrays = {"subgoals": xy, "level": level, "indptr": indptr, "core_end": core_end,
                   "targets": targets, "costs": costs, "subgoal_id": sid,
-                  "clearance": clearance}
+                  "clearance": clearance,
+                  "top_level": np.array([info["top_level"]], dtype=np.int32)}
         out = cls(grid, arrays, {"levels": int(levels)}, time.perf_counter() - t0)
         out.build_info = info
         return out
@@ -134,8 +136,11 @@ class SubgoalGraph(GridIndex):
         if arrays["subgoals"].shape != (n, 2) or arrays["level"].shape != (n,) \
                 or arrays["indptr"].shape != (n + 1,) or arrays["core_end"].shape != (n,) \
                 or arrays["costs"].shape != (e,) or arrays["subgoal_id"].shape != (npad,) \
-                or arrays["clearance"].shape != (npad, 4) or int(arrays["indptr"][-1]) != e:
+                or arrays["clearance"].shape != (npad, 4) or int(arrays["indptr"][-1]) != e \
+                or arrays["top_level"].shape != (1,):
             raise IndexFormatError("subgoal graph arrays have inconsistent shapes")
+        if n and not 1 <= int(arrays["level"].max()) <= int(arrays["top_level"][0]):
+            raise IndexFormatError("subgoal graph levels exceed its top level")
         levels = options.get("levels")
         if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
             raise IndexFormatError(f"subgoal graph option levels={levels!r} is invalid")
