@@ -129,3 +129,49 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert "mismatches" in text and "<img" in text
     assert (tmp_path / "demo" / "arena2-astar.svg").exists()
     assert (tmp_path / "demo" / "arena2-astar.png").exists()
+
+
+@pytest.mark.parametrize("algo", ["jps", "jps_plus", "jps_plus_buckets", "astar_gb",
+                                  "jps_plus_gb", "subgoal", "subgoal2", "astar_dh"])
+def test_fast_methods_in_path_and_scen(capsys, algo):
+    p = read_scen(SCEN)[-1]
+    start, goal = f"{p.start[0]},{p.start[1]}", f"{p.goal[0]},{p.goal[1]}"
+    code, out, _ = run(capsys, "path", MAP, "--from", start, "--to", goal, "--json",
+                       "--algo", algo)
+    data = json.loads(out)
+    assert code == 0 and data["algorithm"] == algo and data["found"]
+    assert data["cost"] <= p.optimal + (0.1 if algo == "jps_plus_buckets" else 1e-3)
+    code, out, _ = run(capsys, "scen", SCEN, "--algo", algo, "--json", "--quiet")
+    data = json.loads(out)
+    assert code == 0 and data["solved"] == data["problems"] > 0
+    assert data["index_bytes"] > 0 or algo == "jps"
+    if algo != "jps_plus_buckets":
+        assert data["mismatches"] == 0
+
+
+def test_index_build_info_and_reuse(capsys, tmp_path):
+    out_file = tmp_path / "den.subgoal2.npz"
+    code, out, _ = run(capsys, "index", "build", MAP, "subgoal2", "-o", out_file)
+    assert code == 0 and out_file.exists() and "subgoal2 index" in out
+    code, out, _ = run(capsys, "index", "info", out_file)
+    assert code == 0 and "subgoal" in out and "levels" in out
+    code, out, _ = run(capsys, "index", "info", out_file, "--json")
+    assert json.loads(out)["kind"] == "subgoal"
+    code, out, _ = run(capsys, "scen", SCEN, "--algo", "subgoal2", "--index", out_file,
+                       "--json", "--quiet")
+    data = json.loads(out)
+    assert code == 0 and data["mismatches"] == 0 and data["preprocess_s"] == 0.0
+
+
+def test_index_for_another_map_or_bad_file_exit_2(capsys, tmp_path):
+    other = TEST_DATA / "maps" / "dao" / "arena.map"
+    saved = tmp_path / "arena.jps.npz"
+    assert run(capsys, "index", "build", other, "jps_plus", "-o", saved)[0] == 0
+    code, _, err = run(capsys, "scen", SCEN, "--algo", "jps_plus", "--index", saved)
+    assert code == 2 and "another map" in err
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not an index")
+    code, _, err = run(capsys, "index", "info", junk)
+    assert code == 2 and "not a wayfinding index" in err
+    code, _, err = run(capsys, "index", "build", MAP, "jps_plus", "-o", saved, "--pivots", "3")
+    assert code == 2 and "--pivots only applies" in err

@@ -6,6 +6,8 @@ Floors (imports only go down): apps (``cli``, ``viz``) -> ``search`` -> worlds (
 
 from .errors import (
     FileFormatError,
+    IndexFormatError,
+    IndexMismatchError,
     InvalidGridError,
     InvalidQueryError,
     MapFormatError,
@@ -21,7 +23,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdjacencyGraph", "CSRGraph", "Diagonal", "FileFormatError", "Graph", "Grid",
-    "GridSearch", "InvalidGridError", "InvalidQueryError", "MapFormatError", "PathResult",
+    "GridSearch", "IndexFormatError", "IndexMismatchError", "InvalidGridError",
+    "InvalidQueryError", "MapFormatError", "PathResult",
     "ScenarioFormatError", "SearchStats", "WayfindingError", "distance_map", "find_path",
     "find_paths", "read_map", "read_scen",
 ]

@@ -1,4 +1,4 @@
-"""The ``wayfinding`` command line: path, scen, render, demo.
+"""The ``wayfinding`` command line: path, scen, index, render, demo.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input.
 """
@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidQueryError, WayfindingError
-from .grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map
+from .grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
+from .grid.index import load_index, read_index_info
+from .grid.methods import EXACT, INDEX_SPECS, METHODS, PREPROCESSED, make_solver
 from .scenarios import run_scenario
 
 
@@ -25,13 +27,18 @@ def _cell(text: str) -> tuple[int, int]:
     return x, y
 
 
-def _algo_help() -> str:
-    return "; ".join(f"{name}: {text}" for name, text in ALGORITHMS.items())
+def _algo_help(methods: dict[str, str]) -> str:
+    return "; ".join(f"{name}: {text}" for name, text in methods.items())
 
 
-def _add_search_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--algo", default="astar", choices=list(ALGORITHMS), metavar="NAME",
-                   help=f"search algorithm (default astar). {_algo_help()}")
+def _add_search_options(p: argparse.ArgumentParser, *, index: bool = True) -> None:
+    methods = METHODS if index else ALGORITHMS
+    p.add_argument("--algo", default="astar", choices=list(methods), metavar="NAME",
+                   help=f"search algorithm (default astar). {_algo_help(methods)}")
+    if index:
+        p.add_argument("--index", action="append", default=[], metavar="FILE",
+                       help="a saved index (wayfinding index build) for the preprocessed "
+                       "methods; what is not given is built (repeatable)")
     p.add_argument("--heuristic", choices=list(HEURISTIC_CODES), default=None,
                    help="heuristic (default octile; manhattan on 4-connected grids)")
     p.add_argument("--weight", type=float, default=None,
@@ -52,15 +59,23 @@ def _load(args: argparse.Namespace):
     return read_map(args.map, diagonal=args.diagonal)
 
 
+def _solver(args: argparse.Namespace, grid, **extra: Any):
+    options = _search_options(args)
+    algo = options.pop("algo")
+    indexes = [load_index(path, grid) for path in args.index]
+    return make_solver(grid, algo, indexes=indexes, **options, **extra)
+
+
 def cmd_path(args: argparse.Namespace) -> int:
     grid = _load(args)
-    r = GridSearch(grid).find_path(args.start, args.goal, record=bool(args.render),
-                                   **_search_options(args))
+    record = bool(args.render) and args.algo not in ("bidirectional", *PREPROCESSED)
+    solve = _solver(args, grid, **({"record": True} if record else {}))
+    r = solve(args.start, args.goal)
     if args.render:
         from .viz import save
 
-        save(args.render, grid, path=r, explored=r, frontier=r, start=args.start,
-             goal=args.goal)
+        shown = {"explored": r, "frontier": r} if record else {}
+        save(args.render, grid, path=r, start=args.start, goal=args.goal, **shown)
     if args.json:
         print(json.dumps({
             "found": r.found, "cost": r.cost if r.found else None, "algorithm": r.algorithm,
@@ -79,9 +94,14 @@ def cmd_path(args: argparse.Namespace) -> int:
 
 
 def cmd_scen(args: argparse.Namespace) -> int:
+    scen = read_scen(args.scen)
+    indexes = []
+    if args.index:
+        grid = read_map(scen.find_map(search=args.maps or ()))
+        indexes = [load_index(path, grid) for path in args.index]
     report = run_scenario(args.scen, sample=args.sample, maps=args.maps or (),
-                          show_progress=not args.json and not args.quiet,
-                          **_search_options(args))
+                          show_progress=not args.json and not args.quiet, scenario=scen,
+                          indexes=indexes, **_search_options(args))
     if args.json:
         print(json.dumps(report.as_dict()))
     else:
@@ -89,8 +109,44 @@ def cmd_scen(args: argparse.Namespace) -> int:
         for w in report.worst:
             print(f"  mismatch at line {w['line']}: {w['start']} -> {w['goal']}: "
                   f"optimal {w['optimal']}, found {w['found']}")
-    exact = args.algo in ("astar", "dijkstra", "bidirectional")
-    return 1 if report.mismatches and exact else 0
+    return 1 if report.mismatches and args.algo in EXACT else 0
+
+
+def cmd_index_build(args: argparse.Namespace) -> int:
+    grid = _load(args)
+    spec = INDEX_SPECS[args.kind]
+    extra: dict[str, Any] = {}
+    if spec.name == "goal_bounds":
+        extra = {"workers": args.workers, "checkpoint": args.checkpoint,
+                 "progress": not args.quiet}
+    elif args.workers is not None or args.checkpoint is not None:
+        raise InvalidQueryError("--workers and --checkpoint only apply to goal_bounds")
+    if spec.name == "differential":
+        extra["pivots"] = args.pivots
+    elif args.pivots is not None:
+        raise InvalidQueryError("--pivots only applies to differential")
+    index = spec.build(grid, **{k: v for k, v in extra.items() if v is not None})
+    index.save(args.output)
+    print(f"{spec.name} index of {args.map}: {index.nbytes / 1e6:,.2f} MB, built in "
+          f"{index.build_time:,.2f} s -> {args.output}")
+    return 0
+
+
+def cmd_index_info(args: argparse.Namespace) -> int:
+    info = read_index_info(args.file)
+    if args.json:
+        print(json.dumps(info))
+        return 0
+    shape = info.get("shape") or ["?", "?"]
+    rows = [("kind", info.get("kind")), ("format version", info.get("version")),
+            ("map", f"{shape[1]} x {shape[0]}, diagonal {info.get('diagonal')}"),
+            ("map fingerprint", info.get("fingerprint")),
+            ("options", json.dumps(info.get("options", {}))),
+            ("memory", f"{info.get('nbytes', 0) / 1e6:,.2f} MB"),
+            ("build time", f"{info.get('build_time', 0.0):,.2f} s")]
+    width = max(len(k) for k, _ in rows)
+    print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
+    return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -142,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("scen", help="solve a Moving AI .scen file and check optimal lengths",
                        description="Solve every problem of a .scen file (or a deterministic "
-                       f"sample) and check each length. Algorithms: {_algo_help()}.")
+                       f"sample) and check each length. Algorithms: {_algo_help(METHODS)}.")
     s.add_argument("scen", help="a Moving AI .scen file")
     _add_search_options(s)
     s.add_argument("--sample", type=int, default=None, metavar="N",
@@ -152,6 +208,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(run=cmd_scen, diagonal="no_corner_cutting")
+
+    ix = sub.add_parser("index", help="build a preprocessed index, or describe a saved one")
+    ixsub = ix.add_subparsers(dest="index_command", required=True)
+    b = ixsub.add_parser("build", help="build an index for a .map and save it (.npz)")
+    b.add_argument("map", help="a Moving AI .map file")
+    b.add_argument("kind", choices=list(INDEX_SPECS), help="what to build")
+    b.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save it")
+    b.add_argument("--diagonal", **diag)
+    b.add_argument("--workers", type=int, default=None,
+                   help="goal_bounds: worker processes (default: all cores)")
+    b.add_argument("--checkpoint", default=None, metavar="FILE",
+                   help="goal_bounds: save progress here and resume from it")
+    b.add_argument("--pivots", type=int, default=None,
+                   help="differential: number of pivots (default 8)")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.set_defaults(run=cmd_index_build)
+    i = ixsub.add_parser("info", help="describe a saved index")
+    i.add_argument("file", help="a saved index (.npz)")
+    i.add_argument("--json", action="store_true", help="print one JSON object")
+    i.set_defaults(run=cmd_index_info)
 
     r = sub.add_parser("render", help="draw a map, a path, explored cells or a distance map")
     r.add_argument("map", help="a Moving AI .map file")
@@ -163,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--distances-from", type=_cell, metavar="X,Y",
                    help="colour cells by their cost from this cell")
     r.add_argument("--diagonal", **diag)
-    _add_search_options(r)
+    _add_search_options(r, index=False)
     r.set_defaults(run=cmd_render)
 
     d = sub.add_parser("demo", help="solve and draw the bundled Moving AI map; write a page")

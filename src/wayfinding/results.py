@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SearchStats:
     """Counters of one search.
 
@@ -27,7 +27,7 @@ class SearchStats:
     elapsed: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PathResult:
     """Outcome of a path query.
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .grid import GridSearch, Problem, Scenario, read_map, read_scen
+from .grid import Problem, Scenario, read_map, read_scen
+from .grid.index import GridIndex
+from .grid.methods import make_solver
 from .progress import progress
 
 
@@ -28,6 +31,8 @@ class ScenarioReport:
     mean_us: float
     p95_us: float
     mean_expanded: float
+    preprocess_s: float = 0.0
+    index_bytes: int = 0
     worst: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -44,6 +49,9 @@ class ScenarioReport:
             ("p95 µs/query", f"{self.p95_us:,.1f}"),
             ("mean expanded", f"{self.mean_expanded:,.1f}"),
         ]
+        if self.index_bytes:
+            rows += [("preprocessing s", f"{self.preprocess_s:,.2f}"),
+                     ("index MB", f"{self.index_bytes / 1e6:,.2f}")]
         width = max(len(k) for k, _ in rows)
         return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
@@ -60,20 +68,26 @@ def sample_problems(problems: list[Problem], n: int | None) -> list[Problem]:
 
 def run_scenario(path: str | Path, *, algo: str = "astar", sample: int | None = None,
                  maps: list[str | Path] | tuple = (), show_progress: bool = True,
-                 scenario: Scenario | None = None, **options: Any) -> ScenarioReport:
-    """Solve every problem of a ``.scen`` file (or an even sample of ``sample`` of them) and
-    compare each length with the file's optimum (tolerance max(1e-3, 1e-5 x length))."""
+                 scenario: Scenario | None = None, indexes: Iterable[GridIndex] = (),
+                 **options: Any) -> ScenarioReport:
+    """Solve every problem of a ``.scen`` file (or an even sample of ``sample`` of them) with
+    method ``algo`` (any name of :data:`~wayfinding.grid.methods.METHODS`) and compare each
+    length with the file's optimum (tolerance max(1e-3, 1e-5 x length)).
+
+    Preprocessed methods use the matching ``indexes`` given, or build what they need; the
+    report then gives the preprocessing time and the indexes' memory.
+    """
     scen = scenario if scenario is not None else read_scen(path)
     map_path = scen.find_map(search=maps)
     grid = read_map(map_path)
     scen.check_map(grid)
     chosen = sample_problems(scen.problems, sample)
-    search = GridSearch(grid)
+    solve = make_solver(grid, algo, indexes=indexes, progress=show_progress, **options)
     times, expanded, wrong = [], 0, []
     solved = 0
     for p in progress(chosen, len(chosen), label=Path(path).name, enabled=show_progress):
         t0 = time.perf_counter()
-        r = search.find_path(p.start, p.goal, algo=algo, **options)
+        r = solve(p.start, p.goal)
         times.append(time.perf_counter() - t0)
         expanded += r.stats.expanded
         solved += r.found
@@ -85,4 +99,6 @@ def run_scenario(path: str | Path, *, algo: str = "astar", sample: int | None = 
         scenario=str(path), map=str(map_path), algorithm=algo, problems=len(chosen),
         solved=solved, mismatches=len(wrong), median_us=float(np.median(us)),
         mean_us=float(np.mean(us)), p95_us=float(np.percentile(us, 95)),
-        mean_expanded=expanded / max(len(chosen), 1), worst=wrong[:10])
+        mean_expanded=expanded / max(len(chosen), 1),
+        preprocess_s=sum(ix.build_time for ix in solve.built),
+        index_bytes=sum(ix.nbytes for ix in solve.indexes), worst=wrong[:10])

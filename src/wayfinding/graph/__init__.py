@@ -1,6 +1,9 @@
-"""Generic graphs: the :class:`Graph` protocol, adjacency lists and compiled CSR graphs."""
+"""Generic graphs: the :class:`Graph` protocol, adjacency lists and compiled CSR graphs, with
+their differential heuristics and goal bounds."""
 
 from .csr import CSRGraph
+from .differential import CSRDifferentialHeuristic
+from .goal_bounds import CSRGoalBounds
 from .protocol import AdjacencyGraph, Graph
 
-__all__ = ["AdjacencyGraph", "CSRGraph", "Graph"]
+__all__ = ["AdjacencyGraph", "CSRDifferentialHeuristic", "CSRGoalBounds", "CSRGraph", "Graph"]

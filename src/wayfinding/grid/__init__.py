@@ -1,7 +1,14 @@
-"""Tile grids: the :class:`Grid`, Moving AI files, and the compiled grid searches."""
+"""Tile grids: the :class:`Grid`, Moving AI files, the compiled grid searches and the
+preprocessed indexes (JPS+, goal bounds, subgoal graphs, differential heuristics)."""
 
+from .canonical import canonical_distance_map
+from .differential import DifferentialHeuristic
+from .goal_bounds import GoalBounds
 from .grid import Grid
 from .heuristics import HEURISTIC_CODES
+from .index import INDEX_KINDS, GridIndex, load_index, read_index_info
+from .jps import JPSPlus, find_path_jps, primary_jump_points
+from .methods import METHODS, make_solver
 from .movingai import (
     Problem,
     Scenario,
@@ -14,10 +21,14 @@ from .movingai import (
 )
 from .rules import Diagonal
 from .search import ALGORITHMS, GridSearch, distance_map, find_path, find_paths
+from .subgoal import SubgoalGraph
 from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
 __all__ = [
-    "ALGORITHMS", "ASCII_TERRAIN", "Diagonal", "Grid", "GridSearch", "HEURISTIC_CODES",
-    "MOVINGAI_TERRAIN", "Problem", "Scenario", "distance_map", "find_path", "find_paths",
-    "format_map", "format_scen", "read_map", "read_scen", "write_map", "write_scen",
+    "ALGORITHMS", "ASCII_TERRAIN", "Diagonal", "DifferentialHeuristic", "GoalBounds", "Grid",
+    "GridIndex", "GridSearch", "HEURISTIC_CODES", "INDEX_KINDS", "JPSPlus", "METHODS",
+    "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph", "canonical_distance_map",
+    "distance_map", "find_path", "find_path_jps", "find_paths", "format_map", "format_scen",
+    "load_index", "make_solver", "primary_jump_points", "read_index_info", "read_map",
+    "read_scen", "write_map", "write_scen",
 ]

@@ -24,6 +24,7 @@ from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid
 from .heuristics import heuristic_code
 from .index import require_grid
+from .jps import find_path_jps
 from .rules import Diagonal
 
 #: Algorithm names accepted by :meth:`GridSearch.find_path` and the CLI.
@@ -34,6 +35,7 @@ ALGORITHMS = {
     "dijkstra": "Dijkstra (optimal, no heuristic)",
     "bfs": "breadth-first: fewest steps (optimal on uniform 4-connected grids)",
     "bidirectional": "bidirectional A* (optimal)",
+    "jps": "jump point search: A* over jump points (optimal; uniform no_corner_cutting grids)",
 }
 
 #: Algorithms that accept goal bounds (``bounds=`` in :meth:`GridSearch.find_path`).
@@ -99,6 +101,12 @@ class GridSearch:
         if algo not in ALGORITHMS:
             raise InvalidQueryError(
                 f"unknown algorithm {algo!r}; expected one of: {', '.join(ALGORITHMS)}")
+        if algo == "jps":
+            if heuristic not in (None, "octile") or weight is not None \
+                    or differential is not None or bounds is not None:
+                raise InvalidQueryError("jps uses the octile heuristic and takes no weight, "
+                                        "differential or bounds")
+            return find_path_jps(grid, s, g, workspace=self._ws, record=record)
         hkind = heuristic_code(heuristic, grid.diagonal)
         scale = grid.min_cost
         if algo == "weighted_astar":

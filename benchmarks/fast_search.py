@@ -1,0 +1,283 @@
+"""Fast optimal grid search against our own A*, on Moving AI scenarios, in one process.
+
+Run from the repository root::
+
+    python benchmarks/fast_search.py [--data DIR] [--out BENCHMARKS.md] [--quick]
+                                     [--sets dao,mazes,...] [--gb-max-cells N]
+
+Per map: every method of ``wayfinding.grid.methods`` answers every problem of the map's
+scenario file; only the query call is timed (``time.perf_counter``), after one warm-up query.
+Preprocessing is timed once per map (``index.build_time``) with its memory (``index.nbytes``).
+Every cost is checked against the file's optimum.  Goal bounds need one flood per cell, so
+they are built only on maps with at most ``--gb-max-cells`` passable cells.  A last table
+compares canonical Dijkstra distance maps with plain Dijkstra ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import os
+import platform
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from wayfinding.grid import Grid, GridSearch, read_map, read_scen
+from wayfinding.grid.index import GridIndex
+from wayfinding.grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
+
+REPO = Path(__file__).resolve().parent.parent
+DATA_DIRS = (REPO.parent / "shared" / "data" / "movingai", REPO / "tests" / "data" / "movingai")
+SECTION = "## Fast optimal grid search"
+SETS = {
+    "dao": ("dao/arena2", "dao/brc202d"),
+    "mazes": ("mazes/maze512-1-0",),
+    "random": ("random/random512-25-0",),
+    "rooms": ("rooms/8room_000",),
+    "cities": ("cities/Berlin_0_256",),
+}
+METHODS = ("astar", "jps", "jps_plus", "jps_plus_buckets", "astar_gb", "jps_plus_gb",
+           "subgoal", "subgoal2", "astar_dh")
+TARGETS = {"jps_plus": 100.0, "jps_plus_gb": 500.0, "subgoal2": 50.0}
+REFERENCE_MEAN_US = {"dao/arena2": 14.0, "dao/brc202d": 80.0}
+
+
+@dataclass
+class MapRun:
+    name: str
+    grid: Grid
+    problems: int
+    times: dict[str, np.ndarray] = field(default_factory=dict)
+    wrong: dict[str, int] = field(default_factory=dict)
+    worst_excess: dict[str, float] = field(default_factory=dict)
+    expanded: dict[str, float] = field(default_factory=dict)
+    indexes: dict[str, GridIndex] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def find_data_dir(given: str | None) -> Path:
+    for path in ([Path(given)] if given else list(DATA_DIRS)):
+        if (path / "scenarios").is_dir():
+            return path
+    sys.exit("no Moving AI data found; pass --data DIR")
+
+
+def run_map(data: Path, name: str, limit: int | None, gb_max_cells: int) -> MapRun:
+    scen = read_scen(data / "scenarios" / f"{name}.map.scen")
+    grid = read_map(scen.find_map(search=[data / "maps" / name.split("/")[0]]))
+    scen.check_map(grid)
+    problems = scen.problems[:limit] if limit else scen.problems
+    run = MapRun(name, grid, len(problems))
+    cells = int(grid.passable.sum())
+    for kind, spec in INDEX_SPECS.items():
+        if kind == "goal_bounds" and cells > gb_max_cells:
+            run.skipped[kind] = f"{cells:,} cells > --gb-max-cells {gb_max_cells:,}"
+            continue
+        print(f"  {name}: building {kind}", file=sys.stderr, flush=True)
+        extra = {"progress": sys.stderr.isatty()} if kind == "goal_bounds" else {}
+        run.indexes[kind] = spec.build(grid, **extra)
+    for algo in METHODS:
+        needs = PREPROCESSED[algo].needs if algo in PREPROCESSED else ()
+        missing = [s.name for s in needs if s.name not in run.indexes]
+        if missing:
+            run.skipped[algo] = "no " + ", ".join(missing) + " index"
+            continue
+        solve = make_solver(grid, algo, indexes=[run.indexes[s.name] for s in needs])
+        solve(problems[0].start, problems[0].goal)  # warm-up
+        times = np.empty(len(problems))
+        wrong, excess, expanded = 0, 0.0, 0
+        for i, p in enumerate(problems):
+            t0 = time.perf_counter()
+            r = solve(p.start, p.goal)
+            times[i] = time.perf_counter() - t0
+            expanded += r.stats.expanded
+            if not (r.found and p.matches(r.cost)):
+                wrong += 1
+                excess = max(excess, r.cost - p.optimal)
+        run.times[algo], run.wrong[algo] = times, wrong
+        run.worst_excess[algo], run.expanded[algo] = excess, expanded / len(problems)
+        print(f"  {name}: {algo:17s} median {np.median(times) * 1e6:9.1f} µs  mean "
+              f"{np.mean(times) * 1e6:9.1f} µs  wrong {wrong}", file=sys.stderr, flush=True)
+    return run
+
+
+def fmt_us(seconds: float) -> str:
+    v = seconds * 1e6
+    return f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def fmt_x(x: float) -> str:
+    return "–" if not math.isfinite(x) else (f"{x:.2f}×" if x < 10 else f"{x:,.0f}×")
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(out + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def index_for(algo: str, run: MapRun) -> list[GridIndex]:
+    needs = PREPROCESSED[algo].needs if algo in PREPROCESSED else ()
+    return [run.indexes[s.name] for s in needs]
+
+
+def map_table(run: MapRun) -> str:
+    base = run.times["astar"]
+    rows = []
+    for algo in METHODS:
+        if algo in run.skipped:
+            rows.append([algo] + ["–"] * 7 + [run.skipped[algo]])
+            continue
+        t = run.times[algo]
+        ix = index_for(algo, run)
+        wrong = run.wrong[algo]
+        note = f"{wrong:,} not optimal (worst +{run.worst_excess[algo]:.3f})" if wrong else ""
+        rows.append([
+            algo, fmt_us(float(np.median(t))), fmt_us(float(np.mean(t))),
+            fmt_x(float(np.median(base) / np.median(t))),
+            fmt_x(float(np.mean(base) / np.mean(t))), f"{run.expanded[algo]:,.0f}",
+            f"{sum(i.build_time for i in ix):,.2f}" if ix else "–",
+            f"{sum(i.nbytes for i in ix) / 2**20:,.1f}" if ix else "–",
+            f"{run.problems - wrong:,}/{run.problems:,}" + (f" — {note}" if note else ""),
+        ])
+    h, w = run.grid.shape
+    head = (f"### {run.name} ({w}×{h}, {int(run.grid.passable.sum()):,} passable cells, "
+            f"{run.problems:,} problems)\n\n")
+    return head + table(["method", "median µs", "mean µs", "speed-up (medians)",
+                         "speed-up (means)", "mean expanded", "preprocessing s",
+                         "index MiB", "optimal"], rows)
+
+
+def canonical_rows(data: Path, names: list[str], sources: int) -> list[list[str]]:
+    rows = []
+    for name in names:
+        grid = read_map(next((data / "maps").glob(f"*/{name.split('/')[1]}.map")))
+        search = GridSearch(grid)
+        free = np.argwhere(grid.passable)
+        picks = free[np.linspace(0, len(free) - 1, sources).astype(int)]
+        plain, canon = [], []
+        for y, x in picks:
+            for method, out in (("dijkstra", plain), ("canonical", canon)):
+                t0 = time.perf_counter()
+                d = search.distance_map((int(x), int(y)), method=method)
+                out.append(time.perf_counter() - t0)
+                if method == "dijkstra":
+                    ref = d
+            fin = np.isfinite(ref)
+            if not (np.array_equal(fin, np.isfinite(d))
+                    and np.allclose(d[fin], ref[fin], rtol=0, atol=1e-9)):
+                sys.exit(f"{name}: canonical distances differ from Dijkstra's from {x},{y}")
+        rows.append([name, f"{sources}", f"{np.median(plain) * 1e3:,.2f}",
+                     f"{np.median(canon) * 1e3:,.2f}",
+                     fmt_x(float(np.median(plain) / np.median(canon)))])
+    return rows
+
+
+def targets_table(runs: list[MapRun], canon: list[list[str]]) -> str:
+    rows = []
+    for algo, goal in TARGETS.items():
+        for run in runs:
+            if not run.name.startswith("dao/"):
+                continue
+            if algo not in run.times:
+                rows.append([f"{algo} speed-up over A* (means), {run.name}", f"≥ {goal:g}×",
+                             "not run: " + run.skipped.get(algo, "?"), "not met"])
+                continue
+            x = float(np.mean(run.times["astar"]) / np.mean(run.times[algo]))
+            rows.append([f"{algo} speed-up over A* (means), {run.name}", f"≥ {goal:g}×",
+                         fmt_x(x), "met" if x >= goal else "not met"])
+    for run in runs:
+        ref = REFERENCE_MEAN_US.get(run.name)
+        if ref is not None and "jps_plus" in run.times:
+            v = float(np.mean(run.times["jps_plus"])) * 1e6
+            rows.append([f"JPS+ mean µs over the whole {run.name} scenario", f"≤ {ref:g}",
+                         f"{v:.1f}", "met" if v <= ref else "not met"])
+    for name, _, _, _, x in canon:
+        if name.startswith(("dao/", "random/")):
+            val = float(x.rstrip("×").replace(",", ""))
+            rows.append([f"canonical Dijkstra speed-up over Dijkstra, {name}", "≥ 2×", x,
+                         "met" if val >= 2 else "not met"])
+    return table(["target", "goal", "measured", "status"], rows)
+
+
+def write_section(path: Path, body: str) -> None:
+    """Write or replace the section under SECTION, keeping the rest of the file."""
+    lines = (path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n").splitlines()
+    section = [SECTION, "", *body.rstrip().splitlines(), ""]
+    starts = [i for i, ln in enumerate(lines) if ln.strip() == SECTION]
+    if starts:
+        end = next((i for i in range(starts[0] + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+        lines[starts[0]:end] = section
+    else:
+        lines += ["", *section]
+    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+
+
+def machine_line() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import wayfinding
+
+    return (f"{cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}; "
+            f"Python {platform.python_version()}; numpy {np.__version__}; "
+            f"wayfinding {wayfinding.__version__}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", help="Moving AI folder (maps/, scenarios/)")
+    ap.add_argument("--out", help=f"Markdown file whose '{SECTION}' section is replaced")
+    ap.add_argument("--quick", action="store_true", help="first 100 problems per map")
+    ap.add_argument("--sets", default=",".join(SETS), help="comma-separated map sets")
+    ap.add_argument("--gb-max-cells", type=int, default=60_000,
+                    help="build goal bounds only on maps with at most this many passable cells")
+    ap.add_argument("--sources", type=int, default=9,
+                    help="sources per map for the distance-map comparison")
+    args = ap.parse_args(argv)
+    data = find_data_dir(args.data)
+    t0 = time.perf_counter()
+    names = [n for s in args.sets.split(",") for n in SETS[s.strip()]]
+    runs = [run_map(data, n, 100 if args.quick else None, args.gb_max_cells) for n in names]
+    canon_maps = [n for n in names if n.startswith(("dao/", "random/", "rooms/"))]
+    canon = canonical_rows(data, canon_maps, args.sources)
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    cmd = "python benchmarks/fast_search.py " + " ".join(shlex.quote(a) for a in
+                                                          (argv or sys.argv[1:]))
+    parts = [
+        f"Date: {when}  \nMachine: {machine_line()}  \nCommand: `{cmd.strip()}` (data: "
+        f"`{data}`; {(time.perf_counter() - t0) / 60:.1f} min)",
+        "Every method answers every problem of the map's scenario file in one process; only "
+        "the query call is timed, after one warm-up query.  Speed-ups divide our compiled A*'s "
+        "time (`GridSearch`, octile, the same kernel as in the section above) by the method's, "
+        "as ratios of medians and of means over the same problems.  Preprocessing and index "
+        "memory are the indexes' `build_time` and `nbytes`; goal bounds are built on 2 worker "
+        "processes.  Every cost is checked against the file's optimum (max(1e-3, 1e-5 × "
+        "length)); `jps_plus_buckets` is approximate by design (cost ≤ optimum + 0.1).",
+        "### Targets", targets_table(runs, canon),
+        *(map_table(r) for r in runs),
+        "### Canonical Dijkstra against Dijkstra (full distance maps)",
+        "Median ms per map over evenly spread sources; both maps are checked equal.",
+        table(["map", "sources", "Dijkstra ms", "canonical ms", "speed-up"], canon),
+    ]
+    body = "\n\n".join(parts)
+    print(body)
+    if args.out:
+        write_section(Path(args.out), body)
+        print(f"wrote section '{SECTION}' in {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Every grid path method by name, with the preprocessed indexes it needs.
+
+The CLI's ``--algo`` names, the scenario runner and the benchmarks all go through
+:func:`make_solver`, which builds (or takes already built or loaded) indexes and returns a
+``solve(start, goal) -> PathResult`` function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import IndexMismatchError, InvalidQueryError
+from .differential import DifferentialHeuristic
+from .goal_bounds import GoalBounds
+from .grid import Grid
+from .index import GridIndex
+from .jps import JPSPlus
+from .search import ALGORITHMS, GridSearch
+from .subgoal import SubgoalGraph
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """One preprocessed index a method needs: its class and build options."""
+
+    cls: type[GridIndex]
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def name(self) -> str:
+        levels = dict(self.options).get("levels", 1)
+        return "subgoal2" if self.cls is SubgoalGraph and levels == 2 else self.cls.kind
+
+    def matches(self, index: GridIndex) -> bool:
+        return isinstance(index, self.cls) and all(
+            index.options.get(k) == v for k, v in self.options)
+
+    def build(self, grid: Grid, **extra: Any) -> GridIndex:
+        return self.cls.build(grid, **dict(self.options), **extra)
+
+
+JPS_PLUS = IndexSpec(JPSPlus)
+GOAL_BOUNDS = IndexSpec(GoalBounds)
+SUBGOAL = IndexSpec(SubgoalGraph, (("levels", 1),))
+SUBGOAL2 = IndexSpec(SubgoalGraph, (("levels", 2),))
+DIFFERENTIAL = IndexSpec(DifferentialHeuristic)
+
+#: Index kinds ``wayfinding index build`` knows, by name.
+INDEX_SPECS = {s.name: s for s in (JPS_PLUS, GOAL_BOUNDS, SUBGOAL, SUBGOAL2, DIFFERENTIAL)}
+
+
+@dataclass(frozen=True)
+class Method:
+    """A path method: what it is, the indexes it needs, and how it answers a query."""
+
+    description: str
+    needs: tuple[IndexSpec, ...]
+    run: Callable[..., Any]
+
+
+#: The preprocessed methods; the online ones are :data:`ALGORITHMS` of ``GridSearch``.
+PREPROCESSED: dict[str, Method] = {
+    "jps_plus": Method("JPS+: precomputed jump distances (optimal)", (JPS_PLUS,),
+                       lambda ix, a, b: ix[0].find_path(a, b)),
+    "jps_plus_buckets": Method(
+        "JPS+ with a bucketed open list (cost <= optimal + 0.1)", (JPS_PLUS,),
+        lambda ix, a, b: ix[0].find_path(a, b, buckets=True)),
+    "astar_gb": Method("A* pruned by goal bounds (optimal)", (GOAL_BOUNDS,),
+                       lambda ix, a, b: ix[0].find_path(a, b)),
+    "jps_plus_gb": Method("JPS+ pruned by goal bounds (optimal)", (JPS_PLUS, GOAL_BOUNDS),
+                          lambda ix, a, b: ix[0].find_path(a, b, bounds=ix[1])),
+    "subgoal": Method("simple subgoal graph (optimal)", (SUBGOAL,),
+                      lambda ix, a, b: ix[0].find_path(a, b)),
+    "subgoal2": Method("two-level subgoal graph (optimal)", (SUBGOAL2,),
+                       lambda ix, a, b: ix[0].find_path(a, b)),
+    "astar_dh": Method("A* with a differential heuristic, 8 pivots (optimal)",
+                       (DIFFERENTIAL,), lambda ix, a, b: ix[0].find_path(a, b)),
+}
+
+#: Every method name with a one-line description, online ones first.
+METHODS = {**ALGORITHMS, **{k: m.description for k, m in PREPROCESSED.items()}}
+
+#: The methods that always return optimal costs (BFS only on uniform 4-connected grids).
+EXACT = frozenset({"astar", "dijkstra", "bidirectional", "jps", *PREPROCESSED}
+                  - {"jps_plus_buckets"})
+
+
+@dataclass
+class Solver:
+    """Answers ``solver(start, goal) -> PathResult`` with one method; ``indexes`` are the
+    indexes it uses, ``built`` those it had to build."""
+
+    algo: str
+    run: Callable[[Any, Any], Any]
+    indexes: list[GridIndex] = field(default_factory=list)
+    built: list[GridIndex] = field(default_factory=list)
+
+    def __call__(self, start: Any, goal: Any):
+        return self.run(start, goal)
+
+
+def make_solver(grid: Grid, algo: str, *, indexes: Iterable[GridIndex] = (),
+                progress: bool | None = None, **options: Any) -> Solver:
+    """A :class:`Solver` for method ``algo`` (a name of :data:`METHODS`) on ``grid``.
+
+    ``indexes``: already built or loaded indexes to use; any other index the method needs is
+    built here (goal bounds show ``progress``).  ``options`` go to
+    :meth:`GridSearch.find_path` for the online methods; the preprocessed ones take none.
+    """
+    if algo in ALGORITHMS:
+        search = GridSearch(grid)
+        return Solver(algo, lambda a, b: search.find_path(a, b, algo=algo, **options))
+    method = PREPROCESSED.get(algo)
+    if method is None:
+        raise InvalidQueryError(
+            f"unknown algorithm {algo!r}; expected one of: {', '.join(METHODS)}")
+    used = [k for k, v in options.items() if v is not None and (k, v) != ("agent_size", 1)]
+    if used:
+        raise InvalidQueryError(f"{algo} takes no search options (got {', '.join(used)})")
+    given = list(indexes)
+    solver = Solver(algo, lambda a, b: method.run(solver.indexes, a, b))
+    for spec in method.needs:
+        found = next((ix for ix in given if spec.matches(ix)), None)
+        if found is not None and found.grid.fingerprint != grid.fingerprint:
+            raise IndexMismatchError(f"the {spec.name} index given was built for another map")
+        if found is None:
+            found = spec.build(grid, **({"progress": progress} if spec.cls is GoalBounds
+                                        else {}))
+            solver.built.append(found)
+        solver.indexes.append(found)
+    return solver

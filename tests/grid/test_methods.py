@@ -1,0 +1,179 @@
+"""Every fast method through the shared entry point: optimal on random grids and on the Moving
+AI problems, indexes reused, saved and refused for other maps."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from grid_oracle import oracle_costs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from movingai_data import TEST_DATA, full_movingai
+from test_search_oracle import assert_legal
+
+import wayfinding as wf
+from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
+from wayfinding.grid import read_map, read_scen
+from wayfinding.grid.index import GridIndex, load_index, read_index_info
+from wayfinding.grid.methods import EXACT, INDEX_SPECS, METHODS, PREPROCESSED, make_solver
+
+FAST = ["jps", *PREPROCESSED]
+
+
+@st.composite
+def uniform_grids(draw):
+    h, w = draw(st.integers(1, 24)), draw(st.integers(1, 24))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
+    costs = np.where(rng.random((h, w)) < density, np.inf, 1.0)
+    costs[0, 0] = 1.0
+    free = np.argwhere(np.isfinite(costs))
+    a = free[draw(st.integers(0, len(free) - 1))]
+    b = free[draw(st.integers(0, len(free) - 1))]
+    return costs, (int(a[1]), int(a[0])), (int(b[1]), int(b[0]))
+
+
+def test_method_names():
+    assert set(FAST) <= set(METHODS)
+    assert {"jps", "jps_plus", "jps_plus_buckets", "astar_gb", "jps_plus_gb", "subgoal",
+            "subgoal2", "astar_dh"} <= set(METHODS)
+    assert "jps_plus_buckets" not in EXACT and "astar_gb" in EXACT
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=uniform_grids())
+def test_every_method_matches_the_oracle(case):
+    costs, start, goal = case
+    grid = wf.Grid(costs)
+    want = oracle_costs(costs, "no_corner_cutting", start)[goal[1], goal[0]]
+    for algo in FAST:
+        r = make_solver(grid, algo, progress=False)(start, goal)
+        if math.isinf(want):
+            assert not r.found and len(r.path) == 0, algo
+            continue
+        assert r.found, algo
+        slack = 0.1 if algo == "jps_plus_buckets" else 0.0
+        assert want - 1e-9 <= r.cost <= want + slack + 1e-9, algo
+        assert_legal(grid, r, start, goal)
+
+
+def test_indexes_given_are_used_and_others_refused():
+    grid = wf.Grid.from_ascii("....\n.##.\n....")
+    jp = INDEX_SPECS["jps_plus"].build(grid)
+    solver = make_solver(grid, "jps_plus", indexes=[jp])
+    assert solver.indexes == [jp] and solver.built == []
+    other = INDEX_SPECS["jps_plus"].build(wf.Grid.from_ascii("....\n.#..\n...."))
+    with pytest.raises(IndexMismatchError):
+        make_solver(grid, "jps_plus", indexes=[other])
+    with pytest.raises(InvalidQueryError, match="unknown algorithm"):
+        make_solver(grid, "teleport")
+    with pytest.raises(InvalidQueryError, match="takes no search options"):
+        make_solver(grid, "subgoal", heuristic="manhattan")
+
+
+@pytest.mark.parametrize("kind", list(INDEX_SPECS))
+def test_every_index_saves_and_refuses_another_map(kind, tmp_path):
+    grid = wf.Grid.from_ascii("......\n.##...\n...#..\n......")
+    index = INDEX_SPECS[kind].build(grid)
+    path = tmp_path / f"{kind}.npz"
+    index.save(path)
+    info = read_index_info(path)
+    assert info["fingerprint"] == grid.fingerprint and info["nbytes"] == index.nbytes
+    back = load_index(path, grid)
+    assert type(back) is type(index) and back.options == index.options
+    for name, arr in index.arrays.items():
+        np.testing.assert_array_equal(back.arrays[name], arr)
+    assert back.find_path((0, 0), (5, 3)).cost == index.find_path((0, 0), (5, 3)).cost
+    changed = wf.Grid.from_ascii("......\n.##...\n......\n......")
+    with pytest.raises(IndexMismatchError, match="another map"):
+        load_index(path, changed)
+
+
+@pytest.mark.parametrize("kind", list(INDEX_SPECS))
+def test_unsupported_grids_are_refused(kind):
+    weighted = wf.Grid.from_ascii("..~..", terrain={"~": 3.0})
+    four = wf.Grid.from_ascii(".....", diagonal="never")
+    spec = INDEX_SPECS[kind]
+    for grid in (weighted, four):
+        try:
+            index = spec.build(grid)
+        except InvalidGridError as exc:
+            assert "support" in str(exc) or "uniform" in str(exc)
+            continue
+        # Methods that accept the grid must still be exact on it.
+        want = wf.GridSearch(grid).find_path((0, 0), (4, 0)).cost
+        assert math.isclose(index.find_path((0, 0), (4, 0)).cost, want)
+
+
+def scenario_files(root: Path | None) -> list[Path]:
+    return sorted((root / "scenarios").glob("*/*.map.scen")) if root else []
+
+
+# Goal bounds need one flood per cell: the default suite builds them on the small dao maps.
+SMALL = {"arena.map.scen", "den312d.map.scen", "ost003d.map.scen", "lak303d.map.scen"}
+
+
+_BUILT: dict[tuple[str, str], GridIndex] = {}
+
+
+def built_indexes(map_path: Path, grid: wf.Grid, algo: str) -> list[GridIndex]:
+    """The indexes ``algo`` needs on this map, built once per test session."""
+    out = []
+    for spec in PREPROCESSED[algo].needs if algo in PREPROCESSED else ():
+        key = (str(map_path), spec.name)
+        if key not in _BUILT:
+            extra = {"progress": False} if spec.name == "goal_bounds" else {}
+            _BUILT[key] = spec.build(grid, **extra)
+        out.append(_BUILT[key])
+    return out
+
+
+def check_scenario(path: Path, algo: str) -> list:
+    scen = read_scen(path)
+    map_path = scen.find_map()
+    grid = read_map(map_path)
+    solve = make_solver(grid, algo, indexes=built_indexes(map_path, grid, algo))
+    wrong = []
+    for p in scen.problems:
+        r = solve(p.start, p.goal)
+        tol = max(1e-3, 1e-5 * p.optimal)  # the files' rounding, as Problem.matches
+        ok = r.found and (p.matches(r.cost) if algo in EXACT
+                          else p.optimal - tol <= r.cost <= p.optimal + 0.1 + tol)
+        if not ok:
+            wrong.append((p.line, p.start, p.goal, p.optimal, r.cost))
+    return wrong
+
+
+SAMPLE = scenario_files(TEST_DATA)
+
+
+@pytest.mark.parametrize("scen", SAMPLE, ids=lambda p: p.name)
+@pytest.mark.parametrize("algo", [a for a in FAST if "gb" not in a])
+def test_sampled_problems(scen, algo):
+    assert check_scenario(scen, algo) == []
+
+
+@pytest.mark.parametrize("scen", [p for p in SAMPLE if p.name in SMALL], ids=lambda p: p.name)
+@pytest.mark.parametrize("algo", ["astar_gb", "jps_plus_gb"])
+def test_sampled_problems_goal_bounds(scen, algo):
+    assert check_scenario(scen, algo) == []
+
+
+FULL = scenario_files(full_movingai())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FULL, reason="full Moving AI data not found (../shared/data/movingai)")
+@pytest.mark.parametrize("scen", FULL, ids=lambda p: p.name)
+@pytest.mark.parametrize("algo", FAST)
+def test_every_problem(scen, algo):
+    assert check_scenario(scen, algo) == []
+
+
+def test_goal_bounds_of_another_map_are_refused_by_jps_plus():
+    grid = wf.Grid.from_ascii("....\n.##.\n....")
+    other = wf.Grid.from_ascii("....\n.#..\n....")
+    bounds = INDEX_SPECS["goal_bounds"].build(other, progress=False)
+    with pytest.raises(IndexMismatchError):
+        INDEX_SPECS["jps_plus"].build(grid).find_path((0, 0), (3, 2), bounds=bounds)
