@@ -327,7 +327,7 @@ def test_subgoals_clearances_and_reachability_match_the_definitions(case):
     assert sg.num_edges == len(pairs)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=grids(), data=st.data())
 def test_paths_are_legal_and_optimal_on_random_grids(case, data):
     grid, rng = case
@@ -347,6 +347,35 @@ def test_paths_are_legal_and_optimal_on_random_grids(case, data):
             assert_path(grid, r, start, goal, want.cost)
             back = sg.find_path(goal, start)
             assert math.isclose(back.cost, r.cost, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=grids())
+def test_graph_layout(levels, case):
+    """Edges are stored both ways with equal octile costs, each row lists its top-level
+    targets first (up to ``core_end``), and levels run from 1 to the top level."""
+    grid, _ = case
+    sg = SubgoalGraph.build(grid, levels=levels)
+    a = sg.arrays
+    n = sg.num_subgoals
+    level = a["level"]
+    top = sg.top_level
+    assert 1 <= top <= levels
+    assert n == 0 or (level.min() >= 1 and level.max() <= top)
+    cells = [tuple(c) for c in sg.subgoals.tolist()]
+    seen = {}
+    for u in range(n):
+        lo, mid, hi = a["indptr"][u], a["core_end"][u], a["indptr"][u + 1]
+        assert lo <= mid <= hi
+        assert np.all(level[a["targets"][lo:mid]] == top)
+        assert np.all(level[a["targets"][mid:hi]] < top)
+        for v, c in zip(a["targets"][lo:hi].tolist(), a["costs"][lo:hi]):
+            assert v != u
+            assert c == octile(cells[u], cells[v])
+            seen[(u, v)] = c
+    assert all(seen[(v, u)] == c for (u, v), c in seen.items())
+    assert len(seen) == 2 * sg.num_edges
 
 
 def graph_matrix(sg: SubgoalGraph, keep: np.ndarray | None = None) -> csr_array:
@@ -379,7 +408,7 @@ def upward(sg: SubgoalGraph, node: int) -> set:
 
 
 @pytest.mark.parametrize("levels", [2, 3])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=grids())
 def test_two_level_property(levels, case):
     """The core (top level) plus two subgoals and the nodes upward from them (just the two
@@ -418,7 +447,7 @@ def scenario(request):
     return scen, grid
 
 
-@pytest.mark.parametrize("levels", [1, 2])
+@pytest.mark.parametrize("levels", [1, 2, 3])
 def test_movingai_sample_problems_are_optimal(scenario, levels):
     scen, grid = scenario
     sg = SubgoalGraph.build(grid, levels=levels)

@@ -678,7 +678,8 @@ cdef struct Search:
     int32_t* pos
     uint32_t* stamp
     Heap* heap
-    vector[int]* ties
+    int* ties              # LIFO of open nodes whose f equals the expanded node's
+    Py_ssize_t nties
     uint32_t open_s
     uint32_t closed_s
     const int32_t* xy
@@ -686,7 +687,9 @@ cdef struct Search:
     int gy
     int n
     int u
+    int goal
     double fu
+    double bound           # cost of the best goal path generated so far
     long generated
     long updated
 
@@ -696,16 +699,22 @@ cdef inline int relax(Search* a, int v, double ng) noexcept nogil:
 
     A new node whose f equals the expanded node's goes on the LIFO tie list instead of the
     heap: it is among the least, and depth-first order among equal f matches the
-    larger-g tie-breaking (as in the grid A*)."""
+    larger-g tie-breaking (as in the grid A*).  Nodes whose f exceeds the cost of a goal
+    path already generated are left out: they would never be expanded.
+    """
     cdef double h, f
     if a.stamp[v] == a.closed_s:
         return 0
     if a.stamp[v] == a.open_s and ng >= a.g[v] * (1.0 - TIE_EPS):
         return 0
     h = octile_xy(a.xy[2 * v] - a.gx, a.xy[2 * v + 1] - a.gy) if v < a.n else 0.0
+    f = ng + h
+    if f > a.bound:
+        return 0
+    if v == a.goal:
+        a.bound = ng * (1.0 + TIE_EPS)
     a.g[v] = ng
     a.parent[v] = a.u
-    f = ng + h
     if a.stamp[v] == a.open_s:
         a.updated += 1
         if a.pos[v] >= 0:  # else it waits on the tie list, where it stays least
@@ -715,7 +724,8 @@ cdef inline int relax(Search* a, int v, double ng) noexcept nogil:
     a.generated += 1
     if f - a.fu <= TIE_EPS * a.fu:
         a.pos[v] = -1
-        a.ties.push_back(v)
+        a.ties[a.nties] = v
+        a.nties += 1
         return 0
     return heap_push(a.heap, a.pos, f, ng, v)
 
@@ -766,6 +776,7 @@ cdef class SubgoalQuery:
     cdef int diagonal
     cdef bint searched
     cdef int start_node
+    cdef Py_ssize_t nties
     cdef const int32_t* comp
     cdef int height
 
@@ -796,6 +807,7 @@ cdef class SubgoalQuery:
         self.gcost.assign(self.n + 2, 0.0)
         self.xstamp.assign(self.n + 2, 0)
         self.xhead.assign(self.n + 2, -1)
+        self.ties.assign(self.n + 2, 0)
 
     @property
     def nbytes(self):
@@ -894,8 +906,9 @@ cdef class SubgoalQuery:
         cdef Py_ssize_t i
         cdef HeapItem it
         cdef int top = self.top
-        cdef vector[int]* ties = a.ties
-        ties.clear()
+        a.nties = 0
+        a.bound = INF
+        a.goal = G
         a.stamp[S] = a.open_s
         a.g[S] = 0.0
         a.parent[S] = -1
@@ -904,9 +917,9 @@ cdef class SubgoalQuery:
         if heap_push(a.heap, a.pos, a.fu, 0.0, S) != 0:
             return -1
         while True:
-            if ties.size() > 0:
-                u = ties.back()
-                ties.pop_back()
+            if a.nties > 0:
+                a.nties -= 1
+                u = a.ties[a.nties]
             elif a.heap.size > 0:
                 it = heap_pop(a.heap, a.pos)
                 u = it.node
@@ -947,8 +960,8 @@ cdef class SubgoalQuery:
             if u < n and self.gmark[u] == q and G == n + 1:
                 if relax(a, n + 1, gu + self.gcost[u]) != 0:
                     return -1
-            if a.heap.size + <long> ties.size() > max_open[0]:
-                max_open[0] = a.heap.size + ties.size()
+            if a.heap.size + a.nties > max_open[0]:
+                max_open[0] = a.heap.size + a.nties
 
     cdef inline int cell_of(self, int node) noexcept nogil:
         if node < self.n:
@@ -1050,7 +1063,7 @@ cdef class SubgoalQuery:
         a.pos = &self.ws.pos[0]
         a.stamp = &self.ws.stamp[0]
         a.heap = &self.ws.heap
-        a.ties = &self.ties
+        a.ties = self.ties.data()
         a.xy = self.xy
         a.gx = tx
         a.gy = ty
@@ -1061,6 +1074,7 @@ cdef class SubgoalQuery:
             self.assemble(s, t, q, &S, &G)
             self.start_node = S
             status = self.astar(&a, S, G, q, record, &expanded, &max_open)
+            self.nties = a.nties
             if status == 1:
                 status = self.refine(G)
         if status == -1:
@@ -1109,6 +1123,6 @@ cdef class SubgoalQuery:
             return np.empty(0, dtype=np.int64)
         cdef uint32_t open_s = self.ws.stamp[self.start_node] & ~(<uint32_t> 1)
         nodes = list(self.ws.open_nodes())
-        nodes += [self.ties[i] for i in range(self.ties.size())
+        nodes += [self.ties[i] for i in range(self.nties)
                   if self.ws.stamp[self.ties[i]] == open_s]
         return np.array([self.cell_of(v) for v in nodes], dtype=np.int64)
