@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import TEST_DATA, full_movingai
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
@@ -126,7 +126,10 @@ def test_book_example_b1_is_a_subgoal():
 
 
 def test_no_subgoals_on_open_or_fully_blocked_maps():
-    assert SubgoalGraph.build(Grid(np.ones((6, 7), dtype=bool))).num_subgoals == 0
+    g = Grid(np.ones((6, 7), dtype=bool))
+    sg = SubgoalGraph.build(g, levels=2)
+    assert sg.num_subgoals == 0 and sg.top_level == 1
+    assert_path(g, sg.find_path((6, 0), (0, 5)), (6, 0), (0, 5), 1 + 5 * SQRT2)
     sg = SubgoalGraph.build(Grid(np.zeros((3, 3), dtype=bool)))
     assert sg.num_subgoals == 0 and sg.num_edges == 0
 
@@ -461,6 +464,22 @@ def test_movingai_sample_problems_are_optimal(scenario, levels):
     assert wrong == []
 
 
+FULL = full_movingai()
+FULL_SCENARIOS = sorted((FULL / "scenarios").glob("*/*.map.scen")) if FULL else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scen_path", FULL_SCENARIOS, ids=lambda p: p.name)
+def test_every_movingai_problem_is_optimal(scen_path):
+    scen = read_scen(scen_path)
+    grid = read_map(scen.find_map())
+    for levels in (1, 2, 3):
+        sg = SubgoalGraph.build(grid, levels=levels)
+        wrong = [p.line for p in scen.problems
+                 if not p.matches(sg.find_path(p.start, p.goal).cost)]
+        assert wrong == [], levels
+
+
 def test_dao_arena2_two_level_graph_is_smaller():
     grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
     ssg = SubgoalGraph.build(grid)
@@ -511,11 +530,19 @@ def test_load_refuses_another_map_and_broken_files(tmp_path):
     np.savez(broken, **arrays)
     with pytest.raises(IndexFormatError):
         SubgoalGraph.load(broken, grid)
-    arrays = {k: v for k, v in np.load(path).items()}
-    arrays["clearance"] = arrays["clearance"][:-1]
-    np.savez(broken, **arrays)
-    with pytest.raises(IndexFormatError, match="shapes"):
-        SubgoalGraph.load(broken, grid)
+    with np.load(path) as data:
+        good = dict(data)
+    edits = {
+        "shapes": lambda a: a.update(clearance=a["clearance"][:-1]),
+        "subgoals": lambda a: a["clearance"].__setitem__((9, 1), 7),
+        "inconsistent": lambda a: a["targets"].__setitem__(0, 99),
+    }
+    for message, edit in edits.items():
+        arrays = {k: v.copy() for k, v in good.items()}
+        edit(arrays)
+        np.savez(broken, **arrays)
+        with pytest.raises(IndexFormatError, match=message):
+            SubgoalGraph.load(broken, grid)
 
 
 def test_threads_have_their_own_scratch():
