@@ -14,9 +14,10 @@ W, NE, SE, SW, NW.  Steps cost 1 and sqrt 2 (uniform grids, no corner cutting).
   walking.
 * Graph nodes are subgoal ids 0..n-1 (row-major order); every edge joins two cells whose
   octile distance is their true distance, and weighs that distance.  ``level[v]`` is 1 for
-  every node of a simple subgoal graph; contraction lowers the nodes it makes local (see
-  :func:`build_graph`).  CSR rows list the targets of the top level first, up to
-  ``core_end[v]``.
+  every node of a simple subgoal graph; each contraction pass k keeps the nodes it makes
+  local at level k and raises the others (see :func:`build_graph`); the top level is the
+  core graph searched by every query.  CSR rows list the targets of the top level first,
+  up to ``core_end[v]``.
 
 An octile cost is always computed as ``straight + diagonal * sqrt(2)`` from integer step
 counts, so equal distances compare equal bit for bit.
@@ -53,7 +54,6 @@ cdef struct GridCtx:
     const uint8_t* moves
     const uint16_t* clear     # npad x 4, cardinal clearances
     const int32_t* sid        # subgoal id per padded cell, -1 elsewhere
-    Py_ssize_t npad
     int width
     int off[8]
 
@@ -244,7 +244,6 @@ cdef GridCtx make_ctx(const uint8_t[::1] moves, const uint16_t[:, ::1] clear,
     g.moves = &moves[0]
     g.clear = &clear[0, 0]
     g.sid = &sid[0]
-    g.npad = sid.shape[0]
     g.width = width
     step_offsets(width, g.off)
     return g
@@ -309,16 +308,6 @@ def reachable_from(const uint8_t[::1] moves, const uint16_t[:, ::1] clear,
     direct_h_reachable(&g, cell, &ids, &costs)
     return (np.array([ids[k] for k in range(ids.size())], dtype=np.int64),
             np.array([costs[k] for k in range(costs.size())], dtype=np.float64))
-
-
-def h_reachable(const uint8_t[::1] moves, int width, int a, int b):
-    """Whether padded cells a and b are joined by a path of octile length."""
-    cdef GridCtx g
-    cdef vector[uint8_t] scratch
-    g.moves = &moves[0]
-    g.width = width
-    step_offsets(width, g.off)
-    return octile_path(&g, a, b, NULL, &scratch)
 
 
 cdef class _Builder:
@@ -487,7 +476,7 @@ cdef class _Builder:
         is added).  Returns 1 if s became local, 0 if not, -1 if out of memory."""
         cdef int p, q, i, j, v
         cdef Py_ssize_t e
-        cdef double via, w
+        cdef double via
         cdef Edge edge
         cdef vector[int]* nb = &self.nb
         cdef vector[double]* nbw = &self.nbw
