@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import TEST_DATA, full_movingai
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
@@ -126,7 +126,10 @@ def test_book_example_b1_is_a_subgoal():
 
 
 def test_no_subgoals_on_open_or_fully_blocked_maps():
-    assert SubgoalGraph.build(Grid(np.ones((6, 7), dtype=bool))).num_subgoals == 0
+    g = Grid(np.ones((6, 7), dtype=bool))
+    sg = SubgoalGraph.build(g, levels=2)
+    assert sg.num_subgoals == 0 and sg.top_level == 1
+    assert_path(g, sg.find_path((6, 0), (0, 5)), (6, 0), (0, 5), 1 + 5 * SQRT2)
     sg = SubgoalGraph.build(Grid(np.zeros((3, 3), dtype=bool)))
     assert sg.num_subgoals == 0 and sg.num_edges == 0
 
@@ -327,7 +330,7 @@ def test_subgoals_clearances_and_reachability_match_the_definitions(case):
     assert sg.num_edges == len(pairs)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=grids(), data=st.data())
 def test_paths_are_legal_and_optimal_on_random_grids(case, data):
     grid, rng = case
@@ -347,6 +350,35 @@ def test_paths_are_legal_and_optimal_on_random_grids(case, data):
             assert_path(grid, r, start, goal, want.cost)
             back = sg.find_path(goal, start)
             assert math.isclose(back.cost, r.cost, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=grids())
+def test_graph_layout(levels, case):
+    """Edges are stored both ways with equal octile costs, each row lists its top-level
+    targets first (up to ``core_end``), and levels run from 1 to the top level."""
+    grid, _ = case
+    sg = SubgoalGraph.build(grid, levels=levels)
+    a = sg.arrays
+    n = sg.num_subgoals
+    level = a["level"]
+    top = sg.top_level
+    assert 1 <= top <= levels
+    assert n == 0 or (level.min() >= 1 and level.max() <= top)
+    cells = [tuple(c) for c in sg.subgoals.tolist()]
+    seen = {}
+    for u in range(n):
+        lo, mid, hi = a["indptr"][u], a["core_end"][u], a["indptr"][u + 1]
+        assert lo <= mid <= hi
+        assert np.all(level[a["targets"][lo:mid]] == top)
+        assert np.all(level[a["targets"][mid:hi]] < top)
+        for v, c in zip(a["targets"][lo:hi].tolist(), a["costs"][lo:hi]):
+            assert v != u
+            assert c == octile(cells[u], cells[v])
+            seen[(u, v)] = c
+    assert all(seen[(v, u)] == c for (u, v), c in seen.items())
+    assert len(seen) == 2 * sg.num_edges
 
 
 def graph_matrix(sg: SubgoalGraph, keep: np.ndarray | None = None) -> csr_array:
@@ -379,7 +411,7 @@ def upward(sg: SubgoalGraph, node: int) -> set:
 
 
 @pytest.mark.parametrize("levels", [2, 3])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=grids())
 def test_two_level_property(levels, case):
     """The core (top level) plus two subgoals and the nodes upward from them (just the two
@@ -418,7 +450,7 @@ def scenario(request):
     return scen, grid
 
 
-@pytest.mark.parametrize("levels", [1, 2])
+@pytest.mark.parametrize("levels", [1, 2, 3])
 def test_movingai_sample_problems_are_optimal(scenario, levels):
     scen, grid = scenario
     sg = SubgoalGraph.build(grid, levels=levels)
@@ -430,6 +462,22 @@ def test_movingai_sample_problems_are_optimal(scenario, levels):
                 and tuple(r.path[0]) == p.start and tuple(r.path[-1]) == p.goal):
             wrong.append((p.line, p.start, p.goal, p.optimal, r.cost))
     assert wrong == []
+
+
+FULL = full_movingai()
+FULL_SCENARIOS = sorted((FULL / "scenarios").glob("*/*.map.scen")) if FULL else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scen_path", FULL_SCENARIOS, ids=lambda p: p.name)
+def test_every_movingai_problem_is_optimal(scen_path):
+    scen = read_scen(scen_path)
+    grid = read_map(scen.find_map())
+    for levels in (1, 2, 3):
+        sg = SubgoalGraph.build(grid, levels=levels)
+        wrong = [p.line for p in scen.problems
+                 if not p.matches(sg.find_path(p.start, p.goal).cost)]
+        assert wrong == [], levels
 
 
 def test_dao_arena2_two_level_graph_is_smaller():
@@ -482,11 +530,19 @@ def test_load_refuses_another_map_and_broken_files(tmp_path):
     np.savez(broken, **arrays)
     with pytest.raises(IndexFormatError):
         SubgoalGraph.load(broken, grid)
-    arrays = {k: v for k, v in np.load(path).items()}
-    arrays["clearance"] = arrays["clearance"][:-1]
-    np.savez(broken, **arrays)
-    with pytest.raises(IndexFormatError, match="shapes"):
-        SubgoalGraph.load(broken, grid)
+    with np.load(path) as data:
+        good = dict(data)
+    edits = {
+        "shapes": lambda a: a.update(clearance=a["clearance"][:-1]),
+        "subgoals": lambda a: a["clearance"].__setitem__((9, 1), 7),
+        "inconsistent": lambda a: a["targets"].__setitem__(0, 99),
+    }
+    for message, edit in edits.items():
+        arrays = {k: v.copy() for k, v in good.items()}
+        edit(arrays)
+        np.savez(broken, **arrays)
+        with pytest.raises(IndexFormatError, match=message):
+            SubgoalGraph.load(broken, grid)
 
 
 def test_threads_have_their_own_scratch():

@@ -14,9 +14,10 @@ W, NE, SE, SW, NW.  Steps cost 1 and sqrt 2 (uniform grids, no corner cutting).
   walking.
 * Graph nodes are subgoal ids 0..n-1 (row-major order); every edge joins two cells whose
   octile distance is their true distance, and weighs that distance.  ``level[v]`` is 1 for
-  every node of a simple subgoal graph; contraction lowers the nodes it makes local (see
-  :func:`build_graph`).  CSR rows list the targets of the top level first, up to
-  ``core_end[v]``.
+  every node of a simple subgoal graph; each contraction pass k keeps the nodes it makes
+  local at level k and raises the others (see :func:`build_graph`); the top level is the
+  core graph searched by every query.  CSR rows list the targets of the top level first,
+  up to ``core_end[v]``.
 
 An octile cost is always computed as ``straight + diagonal * sqrt(2)`` from integer step
 counts, so equal distances compare equal bit for bit.
@@ -53,7 +54,6 @@ cdef struct GridCtx:
     const uint8_t* moves
     const uint16_t* clear     # npad x 4, cardinal clearances
     const int32_t* sid        # subgoal id per padded cell, -1 elsewhere
-    Py_ssize_t npad
     int width
     int off[8]
 
@@ -244,7 +244,6 @@ cdef GridCtx make_ctx(const uint8_t[::1] moves, const uint16_t[:, ::1] clear,
     g.moves = &moves[0]
     g.clear = &clear[0, 0]
     g.sid = &sid[0]
-    g.npad = sid.shape[0]
     g.width = width
     step_offsets(width, g.off)
     return g
@@ -309,16 +308,6 @@ def reachable_from(const uint8_t[::1] moves, const uint16_t[:, ::1] clear,
     direct_h_reachable(&g, cell, &ids, &costs)
     return (np.array([ids[k] for k in range(ids.size())], dtype=np.int64),
             np.array([costs[k] for k in range(costs.size())], dtype=np.float64))
-
-
-def h_reachable(const uint8_t[::1] moves, int width, int a, int b):
-    """Whether padded cells a and b are joined by a path of octile length."""
-    cdef GridCtx g
-    cdef vector[uint8_t] scratch
-    g.moves = &moves[0]
-    g.width = width
-    step_offsets(width, g.off)
-    return octile_path(&g, a, b, NULL, &scratch)
 
 
 cdef class _Builder:
@@ -487,7 +476,7 @@ cdef class _Builder:
         is added).  Returns 1 if s became local, 0 if not, -1 if out of memory."""
         cdef int p, q, i, j, v
         cdef Py_ssize_t e
-        cdef double via, w
+        cdef double via
         cdef Edge edge
         cdef vector[int]* nb = &self.nb
         cdef vector[double]* nbw = &self.nbw
@@ -678,7 +667,8 @@ cdef struct Search:
     int32_t* pos
     uint32_t* stamp
     Heap* heap
-    vector[int]* ties
+    int* ties              # LIFO of open nodes whose f equals the expanded node's
+    Py_ssize_t nties
     uint32_t open_s
     uint32_t closed_s
     const int32_t* xy
@@ -686,7 +676,9 @@ cdef struct Search:
     int gy
     int n
     int u
+    int goal
     double fu
+    double bound           # cost of the best goal path generated so far
     long generated
     long updated
 
@@ -696,16 +688,22 @@ cdef inline int relax(Search* a, int v, double ng) noexcept nogil:
 
     A new node whose f equals the expanded node's goes on the LIFO tie list instead of the
     heap: it is among the least, and depth-first order among equal f matches the
-    larger-g tie-breaking (as in the grid A*)."""
+    larger-g tie-breaking (as in the grid A*).  Nodes whose f exceeds the cost of a goal
+    path already generated are left out: they would never be expanded.
+    """
     cdef double h, f
     if a.stamp[v] == a.closed_s:
         return 0
     if a.stamp[v] == a.open_s and ng >= a.g[v] * (1.0 - TIE_EPS):
         return 0
     h = octile_xy(a.xy[2 * v] - a.gx, a.xy[2 * v + 1] - a.gy) if v < a.n else 0.0
+    f = ng + h
+    if f > a.bound:
+        return 0
+    if v == a.goal:
+        a.bound = ng * (1.0 + TIE_EPS)
     a.g[v] = ng
     a.parent[v] = a.u
-    f = ng + h
     if a.stamp[v] == a.open_s:
         a.updated += 1
         if a.pos[v] >= 0:  # else it waits on the tie list, where it stays least
@@ -715,7 +713,8 @@ cdef inline int relax(Search* a, int v, double ng) noexcept nogil:
     a.generated += 1
     if f - a.fu <= TIE_EPS * a.fu:
         a.pos[v] = -1
-        a.ties.push_back(v)
+        a.ties[a.nties] = v
+        a.nties += 1
         return 0
     return heap_push(a.heap, a.pos, f, ng, v)
 
@@ -766,6 +765,7 @@ cdef class SubgoalQuery:
     cdef int diagonal
     cdef bint searched
     cdef int start_node
+    cdef Py_ssize_t nties
     cdef const int32_t* comp
     cdef int height
 
@@ -796,6 +796,7 @@ cdef class SubgoalQuery:
         self.gcost.assign(self.n + 2, 0.0)
         self.xstamp.assign(self.n + 2, 0)
         self.xhead.assign(self.n + 2, -1)
+        self.ties.assign(self.n + 2, 0)
 
     @property
     def nbytes(self):
@@ -894,8 +895,9 @@ cdef class SubgoalQuery:
         cdef Py_ssize_t i
         cdef HeapItem it
         cdef int top = self.top
-        cdef vector[int]* ties = a.ties
-        ties.clear()
+        a.nties = 0
+        a.bound = INF
+        a.goal = G
         a.stamp[S] = a.open_s
         a.g[S] = 0.0
         a.parent[S] = -1
@@ -904,9 +906,9 @@ cdef class SubgoalQuery:
         if heap_push(a.heap, a.pos, a.fu, 0.0, S) != 0:
             return -1
         while True:
-            if ties.size() > 0:
-                u = ties.back()
-                ties.pop_back()
+            if a.nties > 0:
+                a.nties -= 1
+                u = a.ties[a.nties]
             elif a.heap.size > 0:
                 it = heap_pop(a.heap, a.pos)
                 u = it.node
@@ -947,8 +949,8 @@ cdef class SubgoalQuery:
             if u < n and self.gmark[u] == q and G == n + 1:
                 if relax(a, n + 1, gu + self.gcost[u]) != 0:
                     return -1
-            if a.heap.size + <long> ties.size() > max_open[0]:
-                max_open[0] = a.heap.size + ties.size()
+            if a.heap.size + a.nties > max_open[0]:
+                max_open[0] = a.heap.size + a.nties
 
     cdef inline int cell_of(self, int node) noexcept nogil:
         if node < self.n:
@@ -1050,7 +1052,7 @@ cdef class SubgoalQuery:
         a.pos = &self.ws.pos[0]
         a.stamp = &self.ws.stamp[0]
         a.heap = &self.ws.heap
-        a.ties = &self.ties
+        a.ties = self.ties.data()
         a.xy = self.xy
         a.gx = tx
         a.gy = ty
@@ -1061,6 +1063,7 @@ cdef class SubgoalQuery:
             self.assemble(s, t, q, &S, &G)
             self.start_node = S
             status = self.astar(&a, S, G, q, record, &expanded, &max_open)
+            self.nties = a.nties
             if status == 1:
                 status = self.refine(G)
         if status == -1:
@@ -1109,6 +1112,6 @@ cdef class SubgoalQuery:
             return np.empty(0, dtype=np.int64)
         cdef uint32_t open_s = self.ws.stamp[self.start_node] & ~(<uint32_t> 1)
         nodes = list(self.ws.open_nodes())
-        nodes += [self.ties[i] for i in range(self.ties.size())
+        nodes += [self.ties[i] for i in range(self.nties)
                   if self.ws.stamp[self.ties[i]] == open_s]
         return np.array([self.cell_of(v) for v in nodes], dtype=np.int64)

@@ -107,14 +107,11 @@ class SubgoalGraph(GridIndex):
             raise InvalidQueryError(f"levels {levels!r} must be an integer from 1 to 100")
         t0 = time.perf_counter()
         wp = grid.width + 2
-        free = np.zeros((grid.height + 2, wp), dtype=np.uint8)
-        free[1:-1, 1:-1] = grid.passable
-        sid, cells = _subgoal.find_subgoals(free.ravel(), wp)
-        clearance = _subgoal.clearances(grid.moves, sid, wp)
+        sid, cells, clearance = _cell_arrays(grid)
         level, indptr, core_end, targets, costs, info = _subgoal.build_graph(
             grid.moves, clearance, sid, wp, cells, int(levels))
-        xy = np.stack([cells % wp - 1, cells // wp - 1], axis=1).astype(np.int32)
-        arrays = {"subgoals": xy, "level": level, "indptr": indptr, "core_end": core_end,
+        arrays = {"subgoals": _xy(cells, wp), "level": level, "indptr": indptr,
+                  "core_end": core_end,
                   "targets": targets, "costs": costs, "subgoal_id": sid,
                   "clearance": clearance,
                   "top_level": np.array([info["top_level"]], dtype=np.int32)}
@@ -139,11 +136,23 @@ class SubgoalGraph(GridIndex):
                 or arrays["clearance"].shape != (npad, 4) or int(arrays["indptr"][-1]) != e \
                 or arrays["top_level"].shape != (1,):
             raise IndexFormatError("subgoal graph arrays have inconsistent shapes")
-        if n and not 1 <= int(arrays["level"].max()) <= int(arrays["top_level"][0]):
-            raise IndexFormatError("subgoal graph levels exceed its top level")
         levels = options.get("levels")
-        if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
+        if isinstance(levels, bool) or not isinstance(levels, int) or not 1 <= levels <= 100:
             raise IndexFormatError(f"subgoal graph option levels={levels!r} is invalid")
+        # The per-cell arrays follow from the grid: recompute and compare them, and check
+        # that the graph arrays stay in range, so the kernels never read outside them.
+        sid, cells, clearance = _cell_arrays(grid)
+        if not (np.array_equal(arrays["subgoal_id"], sid)
+                and np.array_equal(arrays["clearance"], clearance)
+                and np.array_equal(arrays["subgoals"], _xy(cells, grid.width + 2))):
+            raise IndexFormatError("subgoal graph does not match the map's subgoals")
+        top = int(arrays["top_level"][0])
+        indptr, core, level = arrays["indptr"], arrays["core_end"], arrays["level"]
+        if not (1 <= top <= levels and indptr[0] == 0 and np.all(np.diff(indptr) >= 0)
+                and np.all(indptr[:-1] <= core) and np.all(core <= indptr[1:])
+                and np.all((level >= 1) & (level <= top))
+                and np.all((arrays["targets"] >= 0) & (arrays["targets"] < n))):
+            raise IndexFormatError("subgoal graph arrays are inconsistent")
         arrays = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
         return cls(grid, arrays, options, build_time)
 
@@ -243,3 +252,16 @@ class SubgoalGraph(GridIndex):
         if not r.found:
             return empty_path()
         return self._query().waypoints()
+
+
+def _cell_arrays(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Subgoal id per padded cell, padded cells of the subgoals, and cardinal clearances."""
+    wp = grid.width + 2
+    free = np.zeros((grid.height + 2, wp), dtype=np.uint8)
+    free[1:-1, 1:-1] = grid.passable
+    sid, cells = _subgoal.find_subgoals(free.ravel(), wp)
+    return sid, cells, _subgoal.clearances(grid.moves, sid, wp)
+
+
+def _xy(cells: np.ndarray, wp: int) -> np.ndarray:
+    return np.stack([cells % wp - 1, cells // wp - 1], axis=1).astype(np.int32).reshape(-1, 2)
