@@ -4,19 +4,16 @@ their preprocessed indexes (differential heuristics, goal bounds)."""
 from __future__ import annotations
 
 import hashlib
-import io
-import json
-import os
 import time
 from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._io import atomic_write_bytes
+from .._index import Index
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
-from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
+from ..errors import IndexMismatchError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 
 
@@ -283,92 +280,23 @@ def _cheapest_edges(src: np.ndarray, dst: np.ndarray,
 GRAPH_INDEX_KINDS: dict[str, type[GraphIndex]] = {}
 
 
-class GraphIndex:
-    """Base of the preprocessed :class:`CSRGraph` indexes.
+class GraphIndex(Index):
+    """Base of the preprocessed :class:`CSRGraph` indexes: arrays and options saved to a
+    versioned ``.npz`` with the graph's fingerprint (SHA-256 of indptr, indices, weights and
+    coords), refused for another graph."""
 
-    Subclasses set ``kind`` and ``version`` and keep their data in ``arrays`` (name -> numpy
-    array) and JSON-serialisable build ``options``.  ``save`` writes a versioned ``.npz`` with
-    the graph's fingerprint (SHA-256 of indptr, indices, weights and coords); ``load`` refuses
-    a file of another kind or version (:class:`IndexFormatError`) or built for another graph
-    (:class:`IndexMismatchError`).
-    """
-
-    kind: ClassVar[str] = ""
-    version: ClassVar[int] = 1
-
-    def __init_subclass__(cls, **kwargs: Any):
-        super().__init_subclass__(**kwargs)
-        if cls.kind:
-            GRAPH_INDEX_KINDS[cls.kind] = cls
-
-    def __init__(self, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
-                 build_time: float):
-        self.graph = graph
-        self.arrays = arrays
-        self.options = options
-        self.build_time = float(build_time)
+    kinds: ClassVar[dict[str, type[Index]]] = GRAPH_INDEX_KINDS
+    world_type = CSRGraph
+    world_name = "graph"
 
     @property
-    def nbytes(self) -> int:
-        """Bytes held by the index's arrays."""
-        return int(sum(a.nbytes for a in self.arrays.values()))
+    def graph(self) -> CSRGraph:
+        """The graph the index was built for."""
+        return self.world
 
-    def info(self) -> dict[str, Any]:
-        """Kind, version, graph size and fingerprint, options, memory and build time."""
-        return {"kind": self.kind, "version": self.version, "nodes": self.graph.num_nodes,
-                "edges": self.graph.num_edges, "fingerprint": self.graph.fingerprint,
-                "options": self.options, "nbytes": self.nbytes, "build_time": self.build_time}
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.graph.num_nodes} nodes, "
-                f"{self.nbytes / 1e6:.2f} MB, built in {self.build_time:.3g} s)")
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the index to ``path`` (``.npz``), atomically."""
-        from ..grid.index import _MAGIC
-
-        buf = io.BytesIO()
-        header = json.dumps({"format": _MAGIC, **self.info()})
-        np.savez(buf, __header__=np.array(header), **self.arrays)
-        atomic_write_bytes(path, buf.getvalue())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, graph: CSRGraph) -> GraphIndex:
-        """Read an index saved by :meth:`save` for ``graph``."""
-        from ..grid.index import _read
-
-        header, arrays = _read(path)
-        kind = header.get("kind")
-        if cls.kind and kind != cls.kind:
-            raise IndexFormatError(f"holds a {kind!r} index, not {cls.kind!r}", path)
-        target = GRAPH_INDEX_KINDS.get(kind)
-        if target is None:
-            raise IndexFormatError(f"unknown graph index kind {kind!r}", path)
-        if header.get("version") != target.version:
-            raise IndexFormatError(
-                f"{kind} index format version {header.get('version')} cannot be read "
-                f"(this version reads {target.version}); rebuild it", path)
-        if not isinstance(graph, CSRGraph):
-            raise IndexMismatchError(f"load needs the CSRGraph the index was built for, got "
-                                     f"{type(graph).__name__}")
-        if header.get("fingerprint") != graph.fingerprint:
-            raise IndexMismatchError(
-                f"{path}: the {kind} index was built for another graph ({header.get('nodes')} "
-                f"nodes, {header.get('edges')} edges, fingerprint "
-                f"{str(header.get('fingerprint'))[:12]}) than the one given "
-                f"({graph.num_nodes} nodes, {graph.num_edges} edges, fingerprint "
-                f"{graph.fingerprint[:12]}); rebuild it")
-        try:
-            return target._restore(graph, arrays, header.get("options", {}),
-                                   header.get("build_time", 0.0))
-        except IndexFormatError as exc:
-            raise IndexFormatError(exc.reason, path) from None
-
-    @classmethod
-    def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
-                 build_time: float) -> GraphIndex:
-        """Rebuild the object from loaded arrays; subclasses check shapes and dtypes."""
-        return cls(graph, arrays, options, build_time)
+    @staticmethod
+    def describe_world(world: CSRGraph) -> dict[str, Any]:
+        return {"nodes": world.num_nodes, "edges": world.num_edges}
 
 
 def _integers(values: Any, name: str) -> np.ndarray:
