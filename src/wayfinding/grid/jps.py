@@ -24,6 +24,7 @@ import numpy as np
 
 from .._kernels import _jps
 from .._kernels._workspace import Workspace
+from .._scratch import thread_workspace
 from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid
@@ -35,20 +36,11 @@ MAX_SIDE = 32000
 #: Most buckets a bucketed JPS+ query may allocate (8 bytes each).
 MAX_BUCKETS = 1 << 24
 
-_local = threading.local()
 _clock = time.perf_counter
 
 #: Algorithm names of JPS+ results by (goal bounds given, bucketed).
 _PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
                (True, False): "jps_plus_gb", (True, True): "jps_plus_gb_buckets"}
-
-
-def _thread_workspace(size: int) -> Workspace:
-    ws = getattr(_local, "workspace", None)
-    if ws is None or ws.size < size:
-        ws = Workspace(size)
-        _local.workspace = ws
-    return ws
 
 
 def _trivial(s: tuple[int, int], g: tuple[int, int], grid: Grid, algo: str, t0: float,
@@ -88,7 +80,7 @@ def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | N
     g = grid.cell(goal, name="goal", passable=True)
     n = (grid.height + 2) * (grid.width + 2)
     if workspace is None:
-        ws = _thread_workspace(n)
+        ws = thread_workspace(n)
     elif not isinstance(workspace, Workspace):
         raise InvalidQueryError(f"workspace must be a Workspace, got {type(workspace).__name__}")
     elif workspace.size < n:
