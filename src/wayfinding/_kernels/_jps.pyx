@@ -45,7 +45,8 @@ from ._heap cimport (
     heap_init,
     heap_pop,
     heap_push,
-    item_before,
+    lazy_pop,
+    lazy_push,
     vec_push,
 )
 from ._steps cimport step_offsets
@@ -491,59 +492,6 @@ cdef struct PlusQuery:
 
 cdef inline bint is_open(uint32_t stamp, uint32_t base) noexcept nogil:
     return (stamp & ~<uint32_t> 31) == base and not (stamp & 1)
-
-
-cdef inline int lazy_push(Heap* h, double f, double g, int node) noexcept nogil:
-    """Push onto a heap without position tracking (stale items are skipped when popped)."""
-    cdef HeapItem item
-    cdef HeapItem* grown
-    cdef Py_ssize_t i, parent
-    if h.size == h.capacity:
-        grown = <HeapItem*> realloc(h.items, 2 * h.capacity * sizeof(HeapItem))
-        if grown == NULL:
-            return -1
-        h.items = grown
-        h.capacity *= 2
-    item.f = f
-    item.g = <float> g
-    item.node = node
-    i = h.size
-    h.size += 1
-    while i > 0:
-        parent = (i - 1) >> 1
-        if not item_before(item, h.items[parent]):
-            break
-        h.items[i] = h.items[parent]
-        i = parent
-    h.items[i] = item
-    return 0
-
-
-cdef inline int lazy_pop(Heap* h) noexcept nogil:
-    """Remove the first item (the heap must not be empty) and return its node."""
-    cdef int node = h.items[0].node
-    cdef Py_ssize_t i = 0, child, parent, n
-    cdef HeapItem last
-    h.size -= 1
-    n = h.size
-    if n > 0:
-        last = h.items[n]
-        while True:
-            child = 2 * i + 1
-            if child >= n:
-                break
-            if child + 1 < n:
-                child += item_before(h.items[child + 1], h.items[child])
-            h.items[i] = h.items[child]
-            i = child
-        while i > 0:
-            parent = (i - 1) >> 1
-            if not item_before(last, h.items[parent]):
-                break
-            h.items[i] = h.items[parent]
-            i = parent
-        h.items[i] = last
-    return node
 
 
 cdef inline int ring_push(Ring* r, int node, double f, double g) noexcept nogil:
