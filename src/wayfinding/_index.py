@@ -12,6 +12,7 @@ import io
 import json
 import os
 import zipfile
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,7 +23,7 @@ from .errors import IndexFormatError, IndexMismatchError
 MAGIC = "wayfinding-index"
 
 
-class Index:
+class Index(ABC):
     """Base of the preprocessed indexes.
 
     A family (grid or graph indexes) sets ``kinds`` (its registry), ``world_type`` and
@@ -49,9 +50,9 @@ class Index:
         self.build_time = float(build_time)
 
     @staticmethod
+    @abstractmethod
     def describe_world(world: Any) -> dict[str, Any]:
         """Size fields of the header (``shape``, ``nodes``...) for ``world``."""
-        raise NotImplementedError
 
     @property
     def nbytes(self) -> int:

@@ -46,13 +46,6 @@ class GridIndex(Index):
         return (f"{type(self).__name__}({w}x{h}, {self.nbytes / 1e6:.2f} MB, "
                 f"built in {self.build_time:.3g} s)")
 
-    @classmethod
-    def build(cls, grid: Grid, **options: Any) -> GridIndex:
-        raise NotImplementedError
-
-    def find_path(self, start: Any, goal: Any, **options: Any):
-        raise NotImplementedError
-
 
 def read_index_info(path: str | os.PathLike) -> dict[str, Any]:
     """The header of a saved index (kind, version, world size, fingerprint, options, memory,
