@@ -4,12 +4,16 @@ Run from the repository root::
 
     python benchmarks/fast_search.py [--data DIR] [--out BENCHMARKS.md] [--quick]
                                      [--sets dao,mazes,...] [--gb-max-cells N]
+                                     [--index-dir DIR]
 
 Per map: every method of ``wayfinding.grid.methods`` answers every problem of the map's
 scenario file; only the query call is timed (``time.perf_counter``), after one warm-up query.
 Preprocessing is timed once per map (``index.build_time``) with its memory (``index.nbytes``).
 Every cost is checked against the file's optimum.  Goal bounds need one flood per cell, so
-they are built only on maps with at most ``--gb-max-cells`` passable cells.  A last table
+they are built only on maps with at most ``--gb-max-cells`` passable cells.  With
+``--index-dir``, indexes are read from ``DIR/<map>.<kind>.npz`` when such a file exists for the
+map (``wayfinding index build`` writes them, resumably) and saved there after a build; the
+preprocessing column then shows the time recorded when the index was built.  A last table
 compares canonical Dijkstra distance maps with plain Dijkstra ones.
 """
 
@@ -68,20 +72,36 @@ def find_data_dir(given: str | None) -> Path:
     sys.exit("no Moving AI data found; pass --data DIR")
 
 
-def run_map(data: Path, name: str, limit: int | None, gb_max_cells: int) -> MapRun:
+def get_index(kind: str, grid: Grid, name: str, index_dir: Path | None) -> GridIndex:
+    """Build the index, or read it from ``index_dir`` when a file for this map is there."""
+    spec = INDEX_SPECS[kind]
+    path = index_dir / f"{name.split('/')[-1]}.{kind}.npz" if index_dir else None
+    if path is not None and path.exists():
+        index = spec.cls.load(path, grid)
+        if spec.matches(index):
+            print(f"  {name}: loaded {kind} from {path}", file=sys.stderr, flush=True)
+            return index
+    print(f"  {name}: building {kind}", file=sys.stderr, flush=True)
+    extra = {"progress": sys.stderr.isatty()} if kind == "goal_bounds" else {}
+    index = spec.build(grid, **extra)
+    if path is not None:
+        index.save(path)
+    return index
+
+
+def run_map(data: Path, name: str, limit: int | None, gb_max_cells: int,
+            index_dir: Path | None = None) -> MapRun:
     scen = read_scen(data / "scenarios" / f"{name}.map.scen")
     grid = read_map(scen.find_map(search=[data / "maps" / name.split("/")[0]]))
     scen.check_map(grid)
     problems = scen.problems[:limit] if limit else scen.problems
     run = MapRun(name, grid, len(problems))
     cells = int(grid.passable.sum())
-    for kind, spec in INDEX_SPECS.items():
+    for kind in INDEX_SPECS:
         if kind == "goal_bounds" and cells > gb_max_cells:
             run.skipped[kind] = f"{cells:,} cells > --gb-max-cells {gb_max_cells:,}"
             continue
-        print(f"  {name}: building {kind}", file=sys.stderr, flush=True)
-        extra = {"progress": sys.stderr.isatty()} if kind == "goal_bounds" else {}
-        run.indexes[kind] = spec.build(grid, **extra)
+        run.indexes[kind] = get_index(kind, grid, name, index_dir)
     for algo in METHODS:
         needs = PREPROCESSED[algo].needs if algo in PREPROCESSED else ()
         missing = [s.name for s in needs if s.name not in run.indexes]
@@ -243,13 +263,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated map sets")
     ap.add_argument("--gb-max-cells", type=int, default=60_000,
                     help="build goal bounds only on maps with at most this many passable cells")
+    ap.add_argument("--index-dir", type=Path,
+                    help="read prebuilt indexes from, and save new ones to, this folder")
     ap.add_argument("--sources", type=int, default=9,
                     help="sources per map for the distance-map comparison")
     args = ap.parse_args(argv)
     data = find_data_dir(args.data)
     t0 = time.perf_counter()
     names = [n for s in args.sets.split(",") for n in SETS[s.strip()]]
-    runs = [run_map(data, n, 100 if args.quick else None, args.gb_max_cells) for n in names]
+    if args.index_dir:
+        args.index_dir.mkdir(parents=True, exist_ok=True)
+    runs = [run_map(data, n, 100 if args.quick else None, args.gb_max_cells, args.index_dir)
+            for n in names]
     canon_maps = [n for n in names if n.startswith(("dao/", "random/", "rooms/"))]
     canon = canonical_rows(data, canon_maps, args.sources)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
