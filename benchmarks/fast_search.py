@@ -13,7 +13,8 @@ Every cost is checked against the file's optimum.  Goal bounds need one flood pe
 they are built only on maps with at most ``--gb-max-cells`` passable cells.  With
 ``--index-dir``, indexes are read from ``DIR/<map>.<kind>.npz`` when such a file exists for the
 map (``wayfinding index build`` writes them, resumably) and saved there after a build; the
-preprocessing column then shows the time recorded when the index was built.  A last table
+preprocessing column then shows the time recorded when the index was built, and prebuilt goal
+bounds are used whatever ``--gb-max-cells`` says.  A last table
 compares canonical Dijkstra distance maps with plain Dijkstra ones.
 """
 
@@ -72,10 +73,19 @@ def find_data_dir(given: str | None) -> Path:
     sys.exit("no Moving AI data found; pass --data DIR")
 
 
+def index_file(kind: str, name: str, index_dir: Path | None) -> Path | None:
+    return index_dir / f"{name.split('/')[-1]}.{kind}.npz" if index_dir else None
+
+
+def has_file(kind: str, name: str, index_dir: Path | None) -> bool:
+    path = index_file(kind, name, index_dir)
+    return path is not None and path.exists()
+
+
 def get_index(kind: str, grid: Grid, name: str, index_dir: Path | None) -> GridIndex:
     """Build the index, or read it from ``index_dir`` when a file for this map is there."""
     spec = INDEX_SPECS[kind]
-    path = index_dir / f"{name.split('/')[-1]}.{kind}.npz" if index_dir else None
+    path = index_file(kind, name, index_dir)
     if path is not None and path.exists():
         index = spec.cls.load(path, grid)
         if spec.matches(index):
@@ -98,7 +108,7 @@ def run_map(data: Path, name: str, limit: int | None, gb_max_cells: int,
     run = MapRun(name, grid, len(problems))
     cells = int(grid.passable.sum())
     for kind in INDEX_SPECS:
-        if kind == "goal_bounds" and cells > gb_max_cells:
+        if kind == "goal_bounds" and cells > gb_max_cells and not has_file(kind, name, index_dir):
             run.skipped[kind] = f"{cells:,} cells > --gb-max-cells {gb_max_cells:,}"
             continue
         run.indexes[kind] = get_index(kind, grid, name, index_dir)
