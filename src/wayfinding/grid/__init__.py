@@ -6,6 +6,7 @@ from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
 from .grid import Grid
 from .heuristics import HEURISTIC_CODES
+from .hpa import HPAStar, smooth_path
 from .index import INDEX_KINDS, GridIndex, load_index, read_index_info
 from .jps import JPSPlus, find_path_jps, primary_jump_points
 from .methods import METHODS, make_solver
@@ -26,9 +27,9 @@ from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
 __all__ = [
     "ALGORITHMS", "ASCII_TERRAIN", "Diagonal", "DifferentialHeuristic", "GoalBounds", "Grid",
-    "GridIndex", "GridSearch", "HEURISTIC_CODES", "INDEX_KINDS", "JPSPlus", "METHODS",
+    "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "INDEX_KINDS", "JPSPlus", "METHODS",
     "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph", "canonical_distance_map",
     "distance_map", "find_path", "find_path_jps", "find_paths", "format_map", "format_scen",
     "load_index", "make_solver", "primary_jump_points", "read_index_info", "read_map",
-    "read_scen", "write_map", "write_scen",
+    "read_scen", "smooth_path", "write_map", "write_scen",
 ]

@@ -15,6 +15,7 @@ from ..errors import IndexMismatchError, InvalidQueryError
 from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
 from .grid import Grid
+from .hpa import HPAStar
 from .index import GridIndex
 from .jps import JPSPlus
 from .search import ALGORITHMS, GridSearch
@@ -31,7 +32,7 @@ class IndexSpec:
     @property
     def name(self) -> str:
         levels = dict(self.options).get("levels", 1)
-        return "subgoal2" if self.cls is SubgoalGraph and levels == 2 else self.cls.kind
+        return f"{self.cls.kind}2" if levels == 2 else self.cls.kind
 
     def matches(self, index: GridIndex) -> bool:
         return isinstance(index, self.cls) and all(
@@ -46,9 +47,12 @@ GOAL_BOUNDS = IndexSpec(GoalBounds)
 SUBGOAL = IndexSpec(SubgoalGraph, (("levels", 1),))
 SUBGOAL2 = IndexSpec(SubgoalGraph, (("levels", 2),))
 DIFFERENTIAL = IndexSpec(DifferentialHeuristic)
+HPA = IndexSpec(HPAStar, (("levels", 1),))
+HPA2 = IndexSpec(HPAStar, (("levels", 2),))
 
 #: Index kinds ``wayfinding index build`` knows, by name.
-INDEX_SPECS = {s.name: s for s in (JPS_PLUS, GOAL_BOUNDS, SUBGOAL, SUBGOAL2, DIFFERENTIAL)}
+INDEX_SPECS = {s.name: s for s in (JPS_PLUS, GOAL_BOUNDS, SUBGOAL, SUBGOAL2, DIFFERENTIAL,
+                                   HPA, HPA2)}
 
 
 @dataclass(frozen=True)
@@ -77,14 +81,24 @@ PREPROCESSED: dict[str, Method] = {
                        lambda ix, a, b: ix[0].find_path(a, b)),
     "astar_dh": Method("A* with a differential heuristic, 8 pivots (optimal)",
                        (DIFFERENTIAL,), lambda ix, a, b: ix[0].find_path(a, b)),
+    "hpa": Method("HPA*, 10x10 clusters (near-optimal)", (HPA,),
+                  lambda ix, a, b: ix[0].find_path(a, b)),
+    "hpa_smooth": Method("HPA*, 10x10 clusters, line-of-sight smoothing (near-optimal)",
+                         (HPA,), lambda ix, a, b: ix[0].find_path(a, b, smooth=True)),
+    "hpa2": Method("HPA*, two levels (10x10, 30x30 clusters; near-optimal)", (HPA2,),
+                   lambda ix, a, b: ix[0].find_path(a, b)),
+    "hpa2_smooth": Method("HPA*, two levels, line-of-sight smoothing (near-optimal)", (HPA2,),
+                          lambda ix, a, b: ix[0].find_path(a, b, smooth=True)),
 }
 
 #: Every method name with a one-line description, online ones first.
 METHODS = {**ALGORITHMS, **{k: m.description for k, m in PREPROCESSED.items()}}
 
+#: The preprocessed methods whose costs may exceed the optimum.
+APPROXIMATE = frozenset({"jps_plus_buckets", "hpa", "hpa_smooth", "hpa2", "hpa2_smooth"})
+
 #: The methods that always return optimal costs (BFS only on uniform 4-connected grids).
-EXACT = frozenset({"astar", "dijkstra", "bidirectional", "jps", *PREPROCESSED}
-                  - {"jps_plus_buckets"})
+EXACT = frozenset({"astar", "dijkstra", "bidirectional", "jps", *PREPROCESSED} - APPROXIMATE)
 
 
 @dataclass

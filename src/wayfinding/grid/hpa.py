@@ -1,0 +1,686 @@
+"""HPA*: hierarchical path-finding on grids with an abstract graph of cluster entrances
+(Botea, Müller and Schaeffer, "Near optimal hierarchical path-finding", 2004).
+
+The map is cut into square *clusters* of ``cluster_size`` cells.  Along every border between
+two clusters, an *entrance* is a maximal run of cell pairs, one cell on each side, both
+passable.  A run of at most :data:`SHORT_ENTRANCE` pairs gets one transition pair in its
+middle (the lower-indexed of the two middle pairs when the run is even); a longer run gets two,
+one at each end.  The cells of the transition pairs are the abstract nodes.  The level-1
+abstract graph has an *inter-edge* across the border for each pair (the cost of that straight
+step) and an *intra-edge* between every two nodes of one cluster that are connected inside it,
+with the exact cost of the cheapest path that stays inside the cluster.
+
+With ``levels > 1``, a level-k cluster groups ``group x group`` level-(k-1) clusters.  Its
+nodes are the transition cells on level-k borders; its intra-edges cost the shortest path
+between them in the level-(k-1) graph restricted to the cluster.
+
+A query connects the start and the goal to the nodes of their top-level cluster (one compiled
+distance map each, on the cluster's sub-grid, cells outside the cluster excluded), adds the
+direct in-cluster path when both lie in one cluster, runs the compiled A* on the top-level
+graph with these temporary edges (in a per-thread scratch copy: the stored graph is never
+changed), and refines each abstract edge: an inter-edge is its single step, an intra-edge is
+the compiled A* inside its cluster.  The cost returned is that of the final cell path, at
+least the optimum and usually within a few percent of it.
+
+Supported grids: the ``never`` and ``no_corner_cutting`` diagonal rules, uniform or weighted
+terrain.  Under these rules every move across a cluster border can be replaced by straight
+crossings, so the abstract graph keeps the map's connectivity: a path is found exactly when one
+exists.  The ``allow_one_blocked`` and ``always`` rules allow diagonal squeezes across a border
+with no straight crossing nearby and raise :class:`InvalidGridError`.
+
+Determinism: nodes are numbered by flat cell index ``y * W + x``; edges are sorted by (source,
+target); the compiled searches break ties in f toward larger g.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _canonical, _csrsearch, _gridsearch
+from .._kernels._workspace import Workspace
+from .._scratch import thread_workspace
+from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
+from ..graph.csr import CSRGraph
+from ..progress import progress as progress_bar
+from ..results import PathResult, SearchStats, empty_path
+from .grid import Grid
+from .heuristics import heuristic_code
+from .index import GridIndex, require_grid
+from .rules import DIRECTIONS, Diagonal
+
+#: Entrances of at most this many cell pairs get one transition pair (in the middle); longer
+#: ones get two (at the ends), as in Botea et al.
+SHORT_ENTRANCE = 6
+
+#: Diagonal rules HPA* supports.
+RULES = (Diagonal.NEVER, Diagonal.NO_CORNER_CUTTING)
+
+_clock = time.perf_counter
+
+
+def _positive_int(value: Any, name: str, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise InvalidQueryError(f"{name} {value!r} must be an integer >= {least}")
+    return int(value)
+
+
+class _Layout:
+    """Cluster geometry of one map: cluster sides per level and cluster ids of cells."""
+
+    def __init__(self, shape: tuple[int, int], cluster_size: int, levels: int, group: int):
+        self.h, self.w = shape
+        self.levels = levels
+        self.sides = [cluster_size * group ** k for k in range(levels)]
+        self.cols = [-(-self.w // s) for s in self.sides]
+
+    def side(self, level: int) -> int:
+        return self.sides[level - 1]
+
+    def cluster(self, flat: np.ndarray | int, level: int) -> np.ndarray:
+        """Level-``level`` cluster ids (row-major) of flat cells ``y * W + x``."""
+        s = self.sides[level - 1]
+        y, x = np.divmod(flat, self.w)
+        return (y // s) * self.cols[level - 1] + x // s
+
+    def region(self, cluster: int, level: int) -> tuple[int, int, int, int]:
+        """``(x0, y0, x1, y1)`` of a cluster, ends excluded."""
+        s = self.sides[level - 1]
+        cy, cx = divmod(int(cluster), self.cols[level - 1])
+        return cx * s, cy * s, min((cx + 1) * s, self.w), min((cy + 1) * s, self.h)
+
+    def border_level(self, coord: np.ndarray) -> np.ndarray:
+        """Highest level whose cluster borders lie at ``coord`` (a multiple of the level-1
+        side)."""
+        out = np.ones(coord.shape, dtype=np.int8)
+        for k in range(2, self.levels + 1):
+            out[coord % self.sides[k - 1] == 0] = k
+        return out
+
+
+def _runs(ok: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Maximal runs of True along axis 1 of ``ok`` (one row per border), cut every ``side``
+    cells: (row, first, last) arrays, in row-major order."""
+    n = ok.shape[1]
+    pos = np.arange(n)
+    prev = np.zeros_like(ok)
+    prev[:, 1:] = ok[:, :-1]
+    nxt = np.zeros_like(ok)
+    nxt[:, :-1] = ok[:, 1:]
+    begin = ok & (~prev | (pos % side == 0))
+    end = ok & (~nxt | ((pos + 1) % side == 0))
+    rows, first = np.nonzero(begin)
+    _, last = np.nonzero(end)
+    return rows, first, last
+
+
+def _transitions(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Positions of the transition pairs of runs ``first..last`` (inclusive), per run in
+    order: the middle of a short run, both ends of a long one."""
+    length = last - first + 1
+    short = length <= SHORT_ENTRANCE
+    one = np.where(short, first + (length - 1) // 2, first)
+    two = last[~short]
+    idx = np.concatenate([np.arange(len(first)), np.flatnonzero(~short)])
+    pos = np.concatenate([one, two])
+    return pos[np.lexsort((pos, idx))]
+
+
+def transition_pairs(passable: np.ndarray, layout: _Layout
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every transition pair of the map: flat cells ``a`` (left/upper side) and ``b``
+    (right/lower side) and the level of the border between them; sorted by (a, b)."""
+    h, w = passable.shape
+    s = layout.side(1)
+    a_all, b_all, lv_all = [], [], []
+    xs = np.arange(s, w, s)
+    if len(xs):  # vertical borders: pairs (x - 1, y) | (x, y)
+        ok = (passable[:, xs - 1] & passable[:, xs]).T
+        rows, first, last = _runs(ok, s)
+        pos = _transitions(first, last)
+        x = xs[np.repeat(rows, np.where(last - first + 1 <= SHORT_ENTRANCE, 1, 2))]
+        a_all.append(pos * w + x - 1)
+        b_all.append(pos * w + x)
+        lv_all.append(layout.border_level(x))
+    ys = np.arange(s, h, s)
+    if len(ys):  # horizontal borders: pairs (x, y - 1) / (x, y)
+        ok = passable[ys - 1, :] & passable[ys, :]
+        rows, first, last = _runs(ok, s)
+        pos = _transitions(first, last)
+        y = ys[np.repeat(rows, np.where(last - first + 1 <= SHORT_ENTRANCE, 1, 2))]
+        a_all.append((y - 1) * w + pos)
+        b_all.append(y * w + pos)
+        lv_all.append(layout.border_level(y))
+    if not a_all:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, np.empty(0, dtype=np.int8)
+    a = np.concatenate(a_all).astype(np.int64)
+    b = np.concatenate(b_all).astype(np.int64)
+    lv = np.concatenate(lv_all).astype(np.int8)
+    order = np.lexsort((b, a))
+    return a[order], b[order], lv[order]
+
+
+def _csr(n: int, src: np.ndarray, dst: np.ndarray, w: np.ndarray
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR arrays of edges sorted by (source, target)."""
+    order = np.lexsort((dst, src))
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    return indptr, dst[order].astype(np.int32), w[order].astype(np.float64)
+
+
+def _groups(keys: np.ndarray) -> dict[int, np.ndarray]:
+    """Positions of each distinct key, in increasing order of position."""
+    order = np.argsort(keys, kind="stable")
+    k = keys[order]
+    cuts = np.r_[0, np.flatnonzero(np.diff(k)) + 1, len(k)]
+    return {int(k[lo]): order[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)
+            if hi > lo}
+
+
+def _pairwise(dist_rows: list[np.ndarray], ids: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both-way edges from ``dist_rows[i][j]`` (cost from node ``i`` to ``j > i``), dropping
+    unreachable pairs."""
+    src, dst, cost = [], [], []
+    for i, row in enumerate(dist_rows):
+        j = np.flatnonzero(np.isfinite(row[i + 1:])) + i + 1
+        src.append(np.full(len(j), ids[i]))
+        dst.append(ids[j])
+        cost.append(row[j])
+    if not src:
+        return (np.empty(0, np.int64),) * 2 + (np.empty(0),)
+    s, d, c = np.concatenate(src), np.concatenate(dst), np.concatenate(cost)
+    return np.concatenate([s, d]), np.concatenate([d, s]), np.concatenate([c, c])
+
+
+class _Region:
+    """One cluster as a stand-alone padded grid for the compiled kernels: its cells' costs
+    and legal-move masks with every step that leaves the cluster removed (the cells outside
+    count as blocked).  ``nodes``: ids of the abstract nodes of the cluster's level inside."""
+
+    def __init__(self, grid: Grid, region: tuple[int, int, int, int], nodes: np.ndarray):
+        x0, y0, x1, y1 = region
+        self.x0, self.y0, self.w, self.h = x0, y0, x1 - x0, y1 - y0
+        self.width = self.w + 2
+        full = grid.moves.reshape(grid.height + 2, grid.width + 2)
+        moves = np.zeros((self.h + 2, self.width), dtype=np.uint8)
+        inner = moves[1:-1, 1:-1]
+        inner[:] = full[y0 + 1:y1 + 1, x0 + 1:x1 + 1]
+        for bit, (dx, dy) in enumerate(DIRECTIONS):
+            drop = np.uint8(~(1 << bit) & 0xFF)
+            if dx < 0:
+                inner[:, 0] &= drop
+            if dx > 0:
+                inner[:, -1] &= drop
+            if dy < 0:
+                inner[0, :] &= drop
+            if dy > 0:
+                inner[-1, :] &= drop
+        self.moves = moves.ravel()
+        costs = np.full((self.h + 2, self.width), np.inf)
+        costs[1:-1, 1:-1] = grid.costs[y0:y1, x0:x1]
+        self.costs = costs.ravel()
+        self.canonical = grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING
+        self.uniform = grid.is_uniform
+        self.hkind = heuristic_code(None, grid.diagonal)
+        self.scale = grid.min_cost
+        self.nodes = nodes
+
+    def flat(self, x: Any, y: Any) -> Any:
+        """Padded flat index of map cells ``(x, y)`` inside the region."""
+        return (y - self.y0 + 1) * self.width + x - self.x0 + 1
+
+    def flood(self, x: int, y: int) -> np.ndarray:
+        """``(h, w)`` costs of the cheapest in-cluster paths from map cell ``(x, y)``."""
+        out = np.full((self.h, self.w), np.inf)
+        src = np.array([self.flat(x, y)], dtype=np.int64)
+        ws = thread_workspace(len(self.moves))
+        if self.canonical:
+            _canonical.flood(ws, self.moves, self.width, src, math.inf, out)
+        else:
+            _gridsearch.flood(ws, self.costs, self.moves, self.width, src, math.inf, out)
+        return out
+
+    def at(self, dist: np.ndarray, flat: np.ndarray, map_width: int) -> np.ndarray:
+        """Values of a :meth:`flood` result at map flat cells ``flat`` inside the region."""
+        y, x = np.divmod(flat, map_width)
+        return dist[y - self.y0, x - self.x0]
+
+    def path(self, a: tuple[int, int], b: tuple[int, int]) -> tuple[np.ndarray, int, int]:
+        """Compiled A* inside the cluster from map cell ``a`` to ``b`` (connected inside it):
+        the ``(n, 2)`` map cells and the expanded and generated counts."""
+        ws = thread_workspace(len(self.moves))
+        target = self.flat(b[0], b[1])
+        found, _, exp, gen, _, _ = _gridsearch.search(
+            ws, self.costs, self.moves, self.width, self.flat(a[0], a[1]), target,
+            self.hkind, self.scale, False, False, self.uniform)
+        if not found:
+            raise RuntimeError(f"no in-cluster path from {a} to {b}")
+        return ws.path_cells(target, self.width) + (self.x0, self.y0), exp, gen
+
+
+def _build_arrays(grid: Grid, layout: _Layout, *, show: bool = False,
+                  old: dict[str, np.ndarray] | None = None,
+                  changed: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The index arrays; with ``old`` (arrays of the same layout on the map before an edit)
+    and ``changed`` (flat cells that differ), clusters untouched by the edit keep their old
+    intra-edges."""
+    w = grid.width
+    costs = grid.costs.ravel()
+    a, b, blevel = transition_pairs(grid.passable, layout)
+    nodes = np.unique(np.concatenate([a, b]))
+    n = len(nodes)
+    level = np.zeros(n, dtype=np.int8)
+    np.maximum.at(level, np.searchsorted(nodes, a), blevel)
+    np.maximum.at(level, np.searchsorted(nodes, b), blevel)
+    ia, ib = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
+    step = 0.5 * (costs[a] + costs[b])
+    arrays: dict[str, np.ndarray] = {"nodes": nodes, "node_level": level}
+    dirty_below: set[int] = set()
+    for k in range(1, layout.levels + 1):
+        members = np.flatnonzero(level >= k)
+        clusters = _groups(layout.cluster(nodes[members], k)) if len(members) else {}
+        reuse: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        dirty: set[int] = set()
+        if old is not None:
+            onodes = old["nodes"]
+            omembers = np.flatnonzero(old["node_level"] >= k)
+            oclusters = _groups(layout.cluster(onodes[omembers], k)) if len(omembers) else {}
+            touched = set(np.unique(layout.cluster(changed, k)).tolist()) if changed is not None \
+                else set()
+            if k > 1:
+                for c in dirty_below:
+                    x0, y0, _, _ = layout.region(c, k - 1)
+                    touched.add(int(layout.cluster(np.int64(y0 * w + x0), k)))
+            indptr, indices, weights = (old[f"{name}{k}"] for name in
+                                        ("indptr", "indices", "weights"))
+            osrc = onodes[np.repeat(np.arange(len(onodes)), np.diff(indptr))]
+            odst = onodes[indices]
+            ocl = layout.cluster(osrc, k)
+            intra = ocl == layout.cluster(odst, k)
+            by_cluster = _groups(ocl[intra]) if intra.any() else {}
+            isrc, idst, iw = osrc[intra], odst[intra], weights[intra]
+            for c in set(clusters) | set(oclusters):
+                same = c in clusters and c in oclusters and np.array_equal(
+                    nodes[members[clusters[c]]], onodes[omembers[oclusters[c]]])
+                if c in touched or not same:
+                    dirty.add(c)
+                elif c in by_cluster:
+                    sel = by_cluster[c]
+                    reuse[c] = (np.searchsorted(nodes, isrc[sel]),
+                                np.searchsorted(nodes, idst[sel]), iw[sel])
+        on_k = blevel >= k
+        src = [ia[on_k], ib[on_k]]
+        dst = [ib[on_k], ia[on_k]]
+        wgt = [step[on_k], step[on_k]]
+        if k > 1:
+            below = (arrays[f"indptr{k - 1}"], arrays[f"indices{k - 1}"],
+                     arrays[f"weights{k - 1}"])
+            bsrc = np.repeat(np.arange(n), np.diff(below[0]))
+            bcl = layout.cluster(nodes[bsrc], k)
+            inside = bcl == layout.cluster(nodes[below[1]], k)
+            below_groups = _groups(bcl[inside]) if inside.any() else {}
+            bs, bd, bw = bsrc[inside], below[1][inside].astype(np.int64), below[2][inside]
+        items = sorted(clusters.items())
+        for c, pos in progress_bar(items, len(items), label=f"HPA* level {k}", enabled=show):
+            ids = members[pos]
+            if len(ids) < 2:
+                continue
+            if c in reuse:
+                s_, d_, w_ = reuse[c]
+            elif k == 1:
+                reg = _Region(grid, layout.region(c, 1), ids)
+                y, x = np.divmod(nodes[ids], w)
+                rows = [reg.at(reg.flood(int(x[i]), int(y[i])), nodes[ids], w)
+                        for i in range(len(ids) - 1)]
+                s_, d_, w_ = _pairwise(rows, ids)
+            else:
+                sel = below_groups.get(c, np.empty(0, dtype=np.int64))
+                local = np.unique(np.concatenate([bs[sel], bd[sel], ids]))
+                sub = CSRGraph.from_edges(len(local), np.searchsorted(local, bs[sel]),
+                                          np.searchsorted(local, bd[sel]), bw[sel])
+                at = np.searchsorted(local, ids)
+                rows = [sub.distances(int(at[i]))[at] for i in range(len(ids) - 1)]
+                s_, d_, w_ = _pairwise(rows, ids)
+            src.append(s_)
+            dst.append(d_)
+            wgt.append(w_)
+        indptr, indices, weights = _csr(n, np.concatenate(src).astype(np.int64),
+                                        np.concatenate(dst).astype(np.int64),
+                                        np.concatenate(wgt))
+        arrays[f"indptr{k}"] = indptr
+        arrays[f"indices{k}"] = indices
+        arrays[f"weights{k}"] = weights
+        dirty_below = dirty
+    return arrays
+
+
+class _Scratch:
+    """Per-thread query state: the top-level graph with reserved slots for the temporary
+    start and goal edges, and the abstract search's workspace."""
+
+    def __init__(self, index: HPAStar):
+        arrays, layout, top = index.arrays, index.layout, index.levels
+        nodes = arrays["nodes"]
+        n = len(nodes)
+        indptr = arrays[f"indptr{top}"]
+        deg = np.diff(indptr)
+        on_top = arrays["node_level"] >= top
+        ids = np.flatnonzero(on_top)
+        per_cluster = _groups(layout.cluster(nodes[ids], top)) if len(ids) else {}
+        widest = max((len(v) for v in per_cluster.values()), default=0)
+        # rows: every node's edges plus one reserved slot (top-level nodes only), then the
+        # start row (one slot per node of a cluster, plus the direct edge), then the goal row
+        extra = np.zeros(n + 2, dtype=np.int64)
+        extra[:n] = deg + on_top
+        extra[n] = widest + 1
+        self.indptr = np.zeros(n + 3, dtype=np.int64)
+        np.cumsum(extra, out=self.indptr[1:])
+        self.home = np.repeat(np.arange(n + 2, dtype=np.int32), extra)
+        self.indices = self.home.copy()
+        self.weights = np.zeros(len(self.indices))
+        rows = np.repeat(np.arange(n), deg)
+        at = self.indptr[rows] + np.arange(len(rows)) - indptr[rows]
+        self.indices[at] = arrays[f"indices{top}"]
+        self.weights[at] = arrays[f"weights{top}"]
+        self.slot = self.indptr[1:n + 1] - 1  # the reserved slot of each top-level node
+        y, x = np.divmod(nodes, layout.w)
+        self.coords = np.zeros((n + 2, 2))
+        self.coords[:n, 0] = x
+        self.coords[:n, 1] = y
+        self.ws = Workspace(n + 2)
+
+
+class HPAStar(GridIndex):
+    """HPA*: near-optimal hierarchical search over cluster entrances (see the module doc).
+
+    ``arrays``: ``nodes`` ``(n,)`` int64 flat cells ``y * W + x`` of the abstract nodes,
+    ascending; ``node_level`` ``(n,)`` int8, the highest level each node belongs to; per level
+    k = 1..levels, the CSR graph over all ``n`` nodes ``indptr{k}`` ``(n + 1,)`` int64,
+    ``indices{k}`` int32, ``weights{k}`` float64 (rows of nodes below level k are empty).
+
+    Queries keep their scratch per thread, so one index serves several threads.
+
+    >>> g = Grid.from_ascii('''
+    ... ........
+    ... ...#....
+    ... ...#....
+    ... ........''')
+    >>> hpa = HPAStar.build(g, cluster_size=4)
+    >>> hpa.num_nodes, hpa.levels
+    (4, 1)
+    >>> r = hpa.find_path((0, 2), (7, 2))
+    >>> r.found, round(r.cost, 4), len(r.path), r.algorithm
+    (True, 7.8284, 8, 'hpa')
+    >>> hpa.find_path((0, 2), (0, 2)).cost
+    0.0
+    """
+
+    kind = "hpa"
+    version = 1
+
+    def __init__(self, world: Any, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(world, arrays, options, build_time)
+        self.layout = _Layout(world.shape, options["cluster_size"], options["levels"],
+                              options["group"])
+        self._local = threading.local()
+        self._regions: dict[int, _Region] = {}
+
+    def _region(self, cluster: int) -> _Region:
+        """The top-level cluster ``cluster`` as a padded grid (made once, then shared)."""
+        reg = self._regions.get(cluster)
+        if reg is None:
+            lay, top = self.layout, self.levels
+            bounds = lay.region(cluster, top)
+            x0, y0, x1, y1 = bounds
+            nodes = self.arrays["nodes"]
+            lo, hi = np.searchsorted(nodes, [y0 * lay.w, y1 * lay.w])
+            sel = np.arange(lo, hi)
+            x = nodes[sel] % lay.w
+            sel = sel[(x >= x0) & (x < x1) & (self.arrays["node_level"][sel] >= top)]
+            reg = self._regions[cluster] = _Region(self.grid, bounds, sel)
+        return reg
+
+    @property
+    def levels(self) -> int:
+        return int(self.options["levels"])
+
+    @property
+    def num_nodes(self) -> int:
+        """Abstract nodes (transition cells) at level 1."""
+        return len(self.arrays["nodes"])
+
+    @classmethod
+    def build(cls, grid: Grid, *, cluster_size: int = 10, levels: int = 1, group: int = 3,
+              progress: bool | None = None) -> HPAStar:
+        """Build the abstract graph of ``grid``.
+
+        ``cluster_size`` (cells, >= 2, default 10): side of the level-1 clusters.  Smaller
+        clusters make more transition nodes and a larger abstract graph; larger ones make the
+        start and goal insertion (a distance map over a cluster) and the refinement searches
+        dearer; 10 is the size Botea et al. found best on 512 x 512 game maps.
+        ``levels`` (>= 1): levels of the hierarchy.  ``group`` (>= 2, default 3): a level-k
+        cluster is ``group x group`` level-(k-1) clusters.  ``progress``: show a progress bar.
+        Time: one distance map per node of each level-1 cluster, on the cluster (about
+        ``nodes x cluster_size**2``), plus Dijkstra runs on the abstract graph per level.
+        """
+        t0 = _clock()
+        require_grid(grid, "HPA*", uniform=False, diagonals=RULES)
+        s = _positive_int(cluster_size, "cluster_size", 2)
+        lv = _positive_int(levels, "levels", 1)
+        gr = _positive_int(group, "group", 2)
+        layout = _Layout(grid.shape, s, lv, gr)
+        arrays = _build_arrays(grid, layout, show=bool(progress))
+        return cls(grid, arrays, {"cluster_size": s, "levels": lv, "group": gr},
+                   _clock() - t0)
+
+    def rebuilt(self, grid: Grid, changed: Any = None) -> HPAStar:
+        """The index of ``grid``, an edited copy of this index's map (same shape and rule),
+        recomputing only the clusters the edit touches; equal to a fresh :meth:`build`.
+
+        ``changed``: ``(m, 2)`` ``(x, y)`` cells that were edited; by default the cells whose
+        cost differs.  Raises :class:`InvalidQueryError` when ``changed`` misses a cell that
+        differs.
+        """
+        t0 = _clock()
+        require_grid(grid, "HPA*", uniform=False, diagonals=RULES)
+        if grid.shape != self.grid.shape or grid.diagonal is not self.grid.diagonal:
+            raise InvalidGridError(
+                f"rebuilt needs a map of the same shape and rule ({self.grid.shape}, "
+                f"{self.grid.diagonal.value}), got {grid.shape}, {grid.diagonal.value}")
+        diff = np.flatnonzero(grid.costs.ravel() != self.grid.costs.ravel())
+        if changed is not None:
+            cells = np.asarray(changed, dtype=np.int64).reshape(-1, 2)
+            if len(cells) and (cells.min() < 0 or np.any(cells[:, 0] >= grid.width)
+                               or np.any(cells[:, 1] >= grid.height)):
+                raise InvalidQueryError("changed cells must lie inside the "
+                                        f"{grid.width}x{grid.height} grid")
+            given = cells[:, 1] * grid.width + cells[:, 0]
+            missing = np.setdiff1d(diff, given)
+            if len(missing):
+                y, x = divmod(int(missing[0]), grid.width)
+                raise InvalidQueryError(
+                    f"cell {(x, y)} differs between the maps but is not in changed")
+            diff = np.union1d(diff, given)
+        arrays = _build_arrays(grid, self.layout, old=self.arrays, changed=diff)
+        return type(self)(grid, arrays, dict(self.options), _clock() - t0)
+
+    @classmethod
+    def _restore(cls, world: Any, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> HPAStar:
+        need = {"nodes", "node_level"} | {f"{p}{k}" for k in
+                                          range(1, int(options.get("levels", 0)) + 1)
+                                          for p in ("indptr", "indices", "weights")}
+        if not {"cluster_size", "levels", "group"} <= set(options) or not need <= set(arrays):
+            raise IndexFormatError("hpa index lacks options or arrays")
+        return cls(world, arrays, options, build_time)
+
+    def _scratch(self) -> _Scratch:
+        sc = getattr(self._local, "scratch", None)
+        if sc is None:
+            sc = _Scratch(self)
+            self._local.scratch = sc
+        return sc
+
+    def find_path(self, start: Any, goal: Any, *, smooth: bool = False) -> PathResult:
+        """A path from ``start`` to ``goal`` (``(x, y)`` cells): legal, its ``cost`` the exact
+        sum of its steps, at least the optimum.  ``smooth=True`` then shortcuts it along
+        lines of sight (:func:`smooth_path`); never longer.  Algorithm ``"hpa"`` /
+        ``"hpa_smooth"``; ``stats.expanded`` counts abstract and refinement expansions.
+
+        Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; a goal on another
+        island gives ``found=False`` without searching.
+        """
+        t0 = _clock()
+        grid = self.grid
+        s = grid.cell(start, name="start", passable=True)
+        g = grid.cell(goal, name="goal", passable=True)
+        name = "hpa_smooth" if smooth else "hpa"
+        if s == g:
+            return PathResult(np.array([s], dtype=np.int64), 0.0, True,
+                              SearchStats(elapsed=_clock() - t0), name)
+        comp = grid.components
+        if comp[s[1], s[0]] != comp[g[1], g[0]]:
+            return PathResult(empty_path(), math.inf, False,
+                              SearchStats(elapsed=_clock() - t0), name)
+        sc = self._scratch()
+        top = self.levels
+        lay = self.layout
+        nodes = self.arrays["nodes"]
+        n = len(nodes)
+        S, G = n, n + 1
+        cs = int(lay.cluster(s[1] * lay.w + s[0], top))
+        cg = int(lay.cluster(g[1] * lay.w + g[0], top))
+        reg = self._region(cs)
+        dist = reg.flood(*s)
+        ids, out_s = reg.nodes, reg.at(dist, nodes[reg.nodes], lay.w)
+        direct = float(dist[g[1] - reg.y0, g[0] - reg.x0]) if cs == cg else math.inf
+        reg = self._region(cg)
+        gids, into_g = reg.nodes, reg.at(reg.flood(*g), nodes[reg.nodes], lay.w)
+        keep = np.isfinite(out_s)
+        ids, out_s = ids[keep], out_s[keep]
+        keep = np.isfinite(into_g)
+        gids, into_g = gids[keep], into_g[keep]
+        row = sc.indptr[S]
+        m = len(ids)
+        sc.indices[row:row + m] = ids
+        sc.weights[row:row + m] = out_s
+        if math.isfinite(direct):
+            sc.indices[row + m] = G
+            sc.weights[row + m] = direct
+        slots = sc.slot[gids]
+        sc.indices[slots] = G
+        sc.weights[slots] = into_g
+        sc.coords[S] = s
+        sc.coords[G] = g
+        try:
+            found, _, exp, gen, mo = _csrsearch.search(
+                sc.ws, sc.indptr, sc.indices, sc.weights, sc.coords, S, G, grid.min_cost,
+                False)
+            abstract = sc.ws.path_to(G) if found else None
+        finally:
+            sc.indices[row:row + m + 1] = S
+            sc.indices[slots] = sc.home[slots]
+        if abstract is None:  # cannot happen on the supported rules (see the module doc)
+            return PathResult(empty_path(), math.inf, False,
+                              SearchStats(expanded=exp, generated=gen, max_open=mo,
+                                          elapsed=_clock() - t0), name)
+        flat = nodes[abstract[1:-1]]
+        flat = np.concatenate([[s[1] * lay.w + s[0]], flat, [g[1] * lay.w + g[0]]])
+        ys, xs = np.divmod(flat, lay.w)
+        cl = lay.cluster(flat, top).tolist()
+        xs, ys = xs.tolist(), ys.tolist()
+        pieces = [np.array([s], dtype=np.int64)]
+        for i in range(len(flat) - 1):
+            b = (xs[i + 1], ys[i + 1])
+            if cl[i] != cl[i + 1]:  # an inter-edge: one step across the border
+                pieces.append(np.array([b], dtype=np.int64))
+                continue
+            cells, e, gn = self._region(cl[i]).path((xs[i], ys[i]), b)
+            exp += e
+            gen += gn
+            pieces.append(cells[1:])
+        path = np.concatenate(pieces)
+        if smooth:
+            path = smooth_path(grid, path)
+        return PathResult(path, grid.path_cost(path), True,
+                          SearchStats(expanded=exp, generated=gen, max_open=mo,
+                                      elapsed=_clock() - t0), name)
+
+
+def _line_cells(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cells of the straight walk from ``a`` to ``b``: ``max(|dx|, |dy|)`` steps, each one
+    along the major axis, the minor coordinate rounded (halves rounded up)."""
+    d = b - a
+    n = int(np.abs(d).max())
+    t = np.arange(n + 1)
+    return a + (2 * t[:, None] * d + n) // (2 * n)
+
+
+#: Move bit of each step ``(dx, dy)``, at ``[dy + 1, dx + 1]``.
+_BIT = np.zeros((3, 3), dtype=np.uint8)
+for _b, (_dx, _dy) in enumerate(DIRECTIONS):
+    _BIT[_dy + 1, _dx + 1] = _b
+
+
+def _walk_cost(grid: Grid, walk: np.ndarray, octile: float) -> float:
+    """Cost of a straight walk from :func:`_line_cells` (``octile`` its octile length), or
+    ``inf`` when one of its steps is illegal."""
+    d = walk[1:] - walk[:-1]
+    flat = (walk[:-1, 1] + 1) * (grid.width + 2) + walk[:-1, 0] + 1
+    if not np.all((grid.moves[flat] >> _BIT[d[:, 1] + 1, d[:, 0] + 1]) & 1):
+        return math.inf
+    if grid.is_uniform:
+        return octile
+    c = grid.costs[walk[:, 1], walk[:, 0]]
+    base = np.where((d[:, 0] != 0) & (d[:, 1] != 0), math.sqrt(2.0), 1.0)
+    return float(np.sum(base * 0.5 * (c[:-1] + c[1:])))
+
+
+def smooth_path(grid: Grid, path: np.ndarray) -> np.ndarray:
+    """Shortcut a legal cell path along lines of sight.
+
+    The candidates are the path's turning points (cells where the step direction changes) and
+    its last cell.  From each anchor, the farthest candidate in :meth:`Grid.line_of_sight`
+    (scanning forward until the first blocked one) is joined by a straight walk when that walk
+    is legal and cheaper than the part it replaces; otherwise the path is kept up to the next
+    candidate, which becomes the anchor.  The result is legal, joins the same ends and never
+    costs more.  ``(n, 2)`` int64 ``(x, y)`` in and out; ``O(turns x run)`` sight tests.
+    """
+    p = np.asarray(path, dtype=np.int64)
+    if len(p) < 3:
+        return p
+    steps = np.diff(p, axis=0)
+    c = grid.costs[p[:, 1], p[:, 0]]
+    base = np.where(np.all(steps != 0, axis=1), math.sqrt(2.0), 1.0)
+    cum = np.concatenate([[0.0], np.cumsum(base * 0.5 * (c[:-1] + c[1:]))])
+    turn = np.flatnonzero(np.any(steps[1:] != steps[:-1], axis=1)) + 1
+    cand = np.concatenate([[0], turn, [len(p) - 1]]).tolist()
+    pts = [tuple(v) for v in p[cand].tolist()]
+    floor = grid.min_cost
+    out = [p[:1]]
+    k, last = 0, len(cand) - 1
+    while k < last:
+        j = k + 1
+        while j < last and grid.line_of_sight(pts[k], pts[j + 1]):
+            j += 1
+        i0, i1 = cand[k], cand[j]
+        if j > k + 1:  # between consecutive candidates the path is already straight
+            dx, dy = abs(pts[j][0] - pts[k][0]), abs(pts[j][1] - pts[k][1])
+            octile = max(dx, dy) + (math.sqrt(2.0) - 1.0) * min(dx, dy)
+            if octile * floor < cum[i1] - cum[i0] - 1e-9:
+                walk = _line_cells(p[i0], p[i1])
+                if _walk_cost(grid, walk, octile) < cum[i1] - cum[i0] - 1e-9:
+                    out.append(walk[1:])
+                    k = j
+                    continue
+        out.append(p[i0 + 1:cand[k + 1] + 1])
+        k += 1
+    return np.concatenate(out)

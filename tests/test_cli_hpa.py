@@ -1,0 +1,55 @@
+"""The HPA* methods through the command line: path, scen (with failures and length ratios
+instead of mismatches) and saved indexes."""
+
+import json
+
+import pytest
+from movingai_data import TEST_DATA
+
+from wayfinding.cli import main
+from wayfinding.grid import read_map, read_scen
+
+SCEN = TEST_DATA / "scenarios" / "dao" / "arena2.map.scen"
+MAP = TEST_DATA / "maps" / "dao" / "arena2.map"
+
+
+@pytest.mark.parametrize("algo", ["hpa", "hpa_smooth", "hpa2"])
+def test_path(algo, capsys):
+    grid = read_map(MAP)
+    p = read_scen(SCEN).problems[60]
+    code = main(["path", str(MAP), "--from", f"{p.start[0]},{p.start[1]}",
+                 "--to", f"{p.goal[0]},{p.goal[1]}", "--algo", algo, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["found"]
+    assert data["algorithm"] == ("hpa_smooth" if "smooth" in algo else "hpa")
+    assert data["cost"] >= p.optimal - 1e-3
+    assert data["cost"] == pytest.approx(grid.path_cost(data["path"]))
+    assert data["path"][0] == list(p.start) and data["path"][-1] == list(p.goal)
+
+
+def test_scen_reports_length_ratios(capsys):
+    code = main(["scen", str(SCEN), "--algo", "hpa", "--sample", "30", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "failures           0" in out and "mismatches" not in out
+    ratios = {k: float(v) for k, v in (line.rsplit(None, 1) for line in out.splitlines()
+                                       if "length ratio" in line)}
+    assert 1.0 <= ratios["mean length ratio"] <= ratios["max length ratio"]
+
+
+def test_scen_json_and_saved_index(capsys, tmp_path):
+    index = tmp_path / "arena2-hpa.npz"
+    assert main(["index", "build", str(MAP), "hpa", "-o", str(index)]) == 0
+    capsys.readouterr()
+    code = main(["scen", str(SCEN), "--algo", "hpa", "--index", str(index), "--sample", "20",
+                 "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["exact"] is False and data["mismatches"] == 0
+    assert data["solved"] == 20 and data["preprocess_s"] == 0.0 and data["index_bytes"] > 0
+    assert 1.0 <= data["mean_ratio"] <= data["max_ratio"]
+
+
+def test_scen_exact_method_keeps_mismatch_report(capsys):
+    code = main(["scen", str(SCEN), "--algo", "astar", "--sample", "5", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0 and "mismatches       0" in out and "length ratio" not in out
