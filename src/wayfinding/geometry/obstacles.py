@@ -74,9 +74,9 @@ class Obstacles:
         nxt[self._start[1:] - 1] = self._start[:-1]
         self._a, self._b = a, a[nxt]
         self._owner = np.repeat(np.arange(len(polys)), sizes)
-        lo, hi = np.minimum(self._a, self._b), np.maximum(self._a, self._b)
-        self._elo, self._ehi = lo, hi
-        for arr in (self._a, self._b, self._owner, self._elo, self._ehi):
+        self._plo = np.array([p.min(axis=0) for p in polys]).reshape(-1, 2)
+        self._phi = np.array([p.max(axis=0) for p in polys]).reshape(-1, 2)
+        for arr in (self._a, self._b, self._owner, self._plo, self._phi):
             arr.flags.writeable = False
 
     @classmethod
@@ -141,16 +141,23 @@ class Obstacles:
         out = np.ones(m, dtype=bool)
         if not m or not len(self._a):
             return out
-        step = max(1, _CHUNK_PAIRS // max(1, self.num_edges))
+        step = max(1, _CHUNK_PAIRS // max(1, len(self._polygons)))
         for lo in range(0, m, step):
             out[lo:lo + step] = self._chunk_clear(p[lo:lo + step], q[lo:lo + step], r)
         return out
 
     def _chunk_clear(self, p: np.ndarray, q: np.ndarray, r: float) -> np.ndarray:
-        slo, shi = np.minimum(p, q) - r, np.maximum(p, q) + r
-        near = np.all((slo[:, None, :] <= self._ehi[None] + TOLERANCE)
-                      & (shi[:, None, :] >= self._elo[None] - TOLERANCE), axis=2)
-        si, ei = np.nonzero(near)
+        # broad phase: segment boxes grown by r against polygon boxes, then their edges
+        slo, shi = np.minimum(p, q) - r - TOLERANCE, np.maximum(p, q) + r + TOLERANCE
+        plo, phi = self._plo, self._phi
+        near = (slo[:, 0, None] <= phi[None, :, 0]) & (shi[:, 0, None] >= plo[None, :, 0])
+        near &= (slo[:, 1, None] <= phi[None, :, 1])
+        near &= (shi[:, 1, None] >= plo[None, :, 1])
+        sp, pp = np.nonzero(near)
+        sizes = self._start[pp + 1] - self._start[pp]
+        si = np.repeat(sp, sizes)
+        ei = np.repeat(self._start[pp] - np.cumsum(sizes) + sizes, sizes) + np.arange(
+            int(sizes.sum()))
         clear = np.ones(len(p), dtype=bool)
         if len(si):
             # cheap test first: a proper crossing blocks for every radius

@@ -6,6 +6,7 @@ from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
 from .grid import Grid
 from .heuristics import HEURISTIC_CODES
+from .hex import HexGrid, hex_distance
 from .index import INDEX_KINDS, GridIndex, load_index, read_index_info
 from .jps import JPSPlus, find_path_jps, primary_jump_points
 from .methods import METHODS, make_solver
@@ -32,3 +33,4 @@ __all__ = [
     "load_index", "make_solver", "primary_jump_points", "read_index_info", "read_map",
     "read_scen", "write_map", "write_scen",
 ]
+__all__ += ["HexGrid", "hex_distance"]
