@@ -34,39 +34,40 @@ class PointIndex:
         size = max(size, float(span.max()) / 1000, 1e-12)
         self._lo, self._size = lo, size
         self._shape = np.floor(span / size).astype(np.int64) + 1
-        bx, by = self._bucket(pts)
-        key = by * self._shape[0] + bx
+        b = np.clip(np.floor((pts - lo) / size).astype(np.int64), 0, self._shape - 1)
+        key = b[:, 1] * self._shape[0] + b[:, 0]
         self._order = np.argsort(key, kind="stable")
         self._start = np.zeros(int(self._shape.prod()) + 1, dtype=np.int64)
         np.cumsum(np.bincount(key, minlength=int(self._shape.prod())), out=self._start[1:])
 
-    def _bucket(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        b = np.floor((p - self._lo) / self._size).astype(np.int64)
-        b = np.clip(b, 0, self._shape - 1)
-        return b[:, 0], b[:, 1]
-
     def nearest(self, queries: Any) -> np.ndarray:
-        """``(m,)`` int64: index of the nearest point to each query (``(m, 2)`` or ``(2,)``)."""
+        """``(m,)`` int64: index of the nearest point to each query (``(m, 2)`` or ``(2,)``).
+
+        A query outside the points' box starts at the first ring that reaches the buckets."""
         q = as_points(queries, "queries")
         m = len(q)
         best = np.full(m, -1, dtype=np.int64)
         best_d2 = np.full(m, np.inf)
-        bx, by = self._bucket(q)
         nx, ny = (int(v) for v in self._shape)
+        b = np.floor((q - self._lo) / self._size)
+        b = np.clip(b, -4 * (nx + ny), 4 * (nx + ny)).astype(np.int64)
+        bx, by = b[:, 0], b[:, 1]
+        first = np.maximum.reduce([np.zeros(m, dtype=np.int64), -bx, bx - (nx - 1), -by,
+                                   by - (ny - 1)])
         reach = np.maximum.reduce([bx, nx - 1 - bx, by, ny - 1 - by])
         pending = np.arange(m)
-        ring = 0
+        step = 0
         while len(pending):
-            offsets = _ring_offsets(ring)
-            qb = pending.repeat(len(offsets))
-            ox = bx[qb] + np.tile(offsets[:, 0], len(pending))
-            oy = by[qb] + np.tile(offsets[:, 1], len(pending))
+            ring = first[pending] + step
+            qb, ox, oy = _ring_cells(pending, ring)
+            ox += bx[qb]
+            oy += by[qb]
             ok = (ox >= 0) & (ox < nx) & (oy >= 0) & (oy < ny)
             qb, key = qb[ok], (oy * nx + ox)[ok]
             counts = self._start[key + 1] - self._start[key]
             owner = qb.repeat(counts)
-            first = np.repeat(self._start[key] - np.cumsum(counts) + counts, counts)
-            cand = self._order[first + np.arange(len(owner))]
+            start = np.repeat(self._start[key] - np.cumsum(counts) + counts, counts)
+            cand = self._order[start + np.arange(len(owner))]
             diff = self._points[cand] - q[owner]
             d2 = diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1]
             if len(owner):
@@ -90,7 +91,7 @@ class PointIndex:
             margin = np.maximum(side.min(axis=0), 0.0)
             done = (reach[p] <= ring) | (best_d2[p] < margin * margin)
             pending = p[~done]
-            ring += 1
+            step += 1
         return best
 
     @property
@@ -98,14 +99,16 @@ class PointIndex:
         return self._points
 
 
-def _ring_offsets(ring: int) -> np.ndarray:
-    """``(k, 2)`` bucket offsets at Chebyshev distance exactly ``ring``."""
-    if ring == 0:
-        return np.zeros((1, 2), dtype=np.int64)
-    r = np.arange(-ring, ring + 1)
-    top = np.stack([r, np.full_like(r, -ring)], axis=1)
-    bottom = np.stack([r, np.full_like(r, ring)], axis=1)
-    inner = np.arange(-ring + 1, ring)
-    left = np.stack([np.full_like(inner, -ring), inner], axis=1)
-    right = np.stack([np.full_like(inner, ring), inner], axis=1)
-    return np.concatenate([top, bottom, left, right])
+def _ring_cells(owners: np.ndarray, rings: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Bucket offsets at Chebyshev distance exactly ``rings[i]`` for each owner:
+    ``(owner, dx, dy)`` int64 arrays, ``8·r`` cells per owner (1 when r = 0)."""
+    sizes = np.where(rings == 0, 1, 8 * rings)
+    owner = np.repeat(owners, sizes)
+    r = np.repeat(rings, sizes)
+    t = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    side, pos = np.divmod(t, np.maximum(2 * r, 1))
+    dx = np.select([side == 0, side == 1, side == 2], [pos - r, r, r - pos], -r)
+    dy = np.select([side == 0, side == 1, side == 2], [-r, pos - r, r], r - pos)
+    zero = r == 0
+    dx[zero], dy[zero] = 0, 0
+    return owner, dx, dy
