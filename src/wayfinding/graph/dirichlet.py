@@ -29,14 +29,15 @@ class DirichletDomains(PositionedGraph):
 
     Adjacency (``adjacency``):
 
-    * ``"exact"`` (unweighted only; needs shapely, the ``[geometry]`` extra): two domains are
-      linked when their Voronoi cells share a boundary of positive length (> 1e-9 × the
-      seeds' extent), the Delaunay edges minus the zero-length contacts of co-circular seeds.
+    * ``"exact"`` (unweighted only; needs shapely, the ``[geometry]`` extra, for the Delaunay
+      triangulation): two domains are linked when their Voronoi cells share a boundary of
+      positive length (> 1e-9 × the seeds' extent): the Delaunay edges minus the
+      zero-length contacts of co-circular seeds.
     * ``"raster"``: the label of each sample point of a lattice over ``bounds`` with step
       ``resolution`` (world units; default the longer side / 512) is computed, and domains
       whose labels meet between two horizontally or vertically adjacent samples are linked.
-      It finds every border at least ``resolution`` long inside the bounds; borders shorter
-      than that, or outside the bounds, may be missed.
+      Borders shorter than about ``resolution``, or outside the bounds, may be missed, and
+      two domains less than one step apart across such a short border may be linked.
     * ``"auto"`` (default): ``"exact"`` without weights, ``"raster"`` with them.
 
     With ``obstacles``, seeds must be clear for the ``radius`` and links whose straight
@@ -87,7 +88,7 @@ class DirichletDomains(PositionedGraph):
         self._resolution = float(resolution)
         self._adjacency = adjacency
         if adjacency == "exact":
-            pairs = _voronoi_pairs(pts)
+            pairs = _bordering_pairs(pts)
         else:
             pairs = _raster_pairs(_raster(pts, w, self._bounds, self._resolution)[0])
         if check_links and len(obs) and len(pairs):
@@ -171,8 +172,11 @@ def _default_bounds(pts: np.ndarray, obs: Obstacles) -> tuple[float, float, floa
     return (float(lo[0] - pad), float(lo[1] - pad), float(hi[0] + pad), float(hi[1] + pad))
 
 
-def _voronoi_pairs(pts: np.ndarray) -> np.ndarray:
-    """Pairs of seeds whose Voronoi cells share a boundary of positive length (shapely)."""
+def _bordering_pairs(pts: np.ndarray) -> np.ndarray:
+    """Pairs of seeds whose Voronoi cells share a boundary of positive length: the Delaunay
+    edges (shapely) on the convex hull (their shared boundary is an unbounded ray) and the
+    inner ones whose two triangles have circumcentres more than 1e-9 × the seeds' extent
+    apart (co-circular seeds give a zero-length border, whichever diagonal is chosen)."""
     try:
         import shapely
     except ImportError:
@@ -180,23 +184,45 @@ def _voronoi_pairs(pts: np.ndarray) -> np.ndarray:
                           "extra (pip install 'wayfinding[geometry]') or use "
                           "adjacency='raster'") from None
     n = len(pts)
-    if n < 2:
-        return np.empty((0, 2), dtype=np.int64)
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    extent = max(float((hi - lo).max()), 1.0)
-    box = shapely.box(lo[0] - 10 * extent, lo[1] - 10 * extent, hi[0] + 10 * extent,
-                      hi[1] + 10 * extent)
-    cells = np.asarray(shapely.get_parts(shapely.voronoi_polygons(
-        shapely.multipoints(pts), extend_to=box, ordered=True)))
-    if len(cells) != n:
-        raise InvalidQueryError(f"Voronoi construction gave {len(cells)} cells for {n} "
-                                "seeds (collinear or nearly coincident seeds?); use "
-                                "adjacency='raster'")
-    tree = shapely.STRtree(cells)
-    i, j = tree.query(cells, predicate="intersects")
-    keep = i < j
-    i, j = i[keep], j[keep]
-    shared = shapely.length(shapely.intersection(shapely.boundary(cells[i]),
-                                                 shapely.boundary(cells[j])))
-    ok = shared > 1e-9 * extent
-    return np.stack([i[ok], j[ok]], axis=1).astype(np.int64)
+    extent = max(float((pts.max(axis=0) - pts.min(axis=0)).max()), 1e-300)
+    coords = shapely.get_coordinates(shapely.delaunay_triangles(shapely.multipoints(pts)))
+    if not len(coords):
+        # all seeds on one line: each borders the next along it
+        if n < 2:
+            return np.empty((0, 2), dtype=np.int64)
+        direction = pts[np.argmax(np.hypot(*(pts - pts[0]).T))] - pts[0]
+        order = np.argsort((pts - pts[0]) @ direction, kind="stable")
+        return np.sort(np.stack([order[:-1], order[1:]], axis=1), axis=1)
+    corners = coords.reshape(-1, 4, 2)[:, :3].reshape(-1, 2)
+    _, inverse = np.unique(np.concatenate([pts, corners]), axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    seed_of = np.empty(n, dtype=np.int64)
+    seed_of[inverse[:n]] = np.arange(n)
+    tri = seed_of[inverse[n:]].reshape(-1, 3)
+    a, b, c = pts[tri[:, 0]], pts[tri[:, 1]], pts[tri[:, 2]]
+    centres = _circumcentres(a, b, c)
+    edges = np.sort(np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]]), axis=1)
+    owner = np.tile(np.arange(len(tri)), 3)
+    order = np.lexsort((edges[:, 1], edges[:, 0]))
+    edges, owner = edges[order], owner[order]
+    first = np.ones(len(edges), dtype=bool)
+    first[1:] = np.any(edges[1:] != edges[:-1], axis=1)
+    start = np.flatnonzero(first)
+    count = np.diff(np.append(start, len(edges)))
+    pairs = edges[start]
+    keep = count == 1  # hull edges
+    inner = np.flatnonzero(count == 2)
+    gap = np.hypot(*(centres[owner[start[inner]]] - centres[owner[start[inner] + 1]]).T)
+    keep[inner] = gap > 1e-9 * extent
+    return pairs[keep]
+
+
+def _circumcentres(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``(t, 2)`` circumcentres of triangles ``a, b, c`` (relative to a, for precision)."""
+    bx, by = (b - a).T
+    cx, cy = (c - a).T
+    d = 2.0 * (bx * cy - by * cx)
+    b2, c2 = bx * bx + by * by, cx * cx + cy * cy
+    ux = (cy * b2 - by * c2) / d
+    uy = (bx * c2 - cx * b2) / d
+    return a + np.stack([ux, uy], axis=1)
