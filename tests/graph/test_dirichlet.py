@@ -129,7 +129,7 @@ def test_links_through_walls_are_dropped_and_paths_are_legal():
     ({"seeds": [(0, 0), (1, 1)], "adjacency": "delaunay"}, "unknown adjacency"),
     ({"seeds": [(0, 0), (1, 1)], "adjacency": "raster", "resolution": -1}, "resolution"),
     ({"seeds": np.empty((0, 2))}, "at least one"),
-    ({"seeds": [(0, 0), (5, 5)], "obstacles": Obstacles([[(4, 4), (6, 4), (6, 6)]])},
+    ({"seeds": [(0, 0), (5.5, 4.5)], "obstacles": Obstacles([[(4, 4), (6, 4), (6, 6)]])},
      "seed 1"),
 ])
 def test_bad_inputs(kwargs, text):
