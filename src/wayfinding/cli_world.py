@@ -41,6 +41,9 @@ def add_world_parser(sub: Any) -> None:
                    help="waypoints/dirichlet: lattice step of the points (default 2)")
     w.add_argument("--max-link", type=float, default=None,
                    help="longest link (default: 1.5 x spacing for waypoints, else none)")
+    w.add_argument("--adjacency", choices=("auto", "exact", "raster"), default="auto",
+                   help="dirichlet: how bordering domains are found (exact needs the "
+                   "[geometry] extra; default auto = exact)")
     w.add_argument("--samples", type=int, default=500, help="roadmap: samples (default 500)")
     w.add_argument("--k", type=int, default=8, help="roadmap: neighbours (default 8)")
     w.add_argument("--seed", type=int, default=0, help="roadmap: random seed (default 0)")
@@ -80,7 +83,8 @@ def build_world(args: argparse.Namespace):
     if args.kind == "waypoints":
         return WaypointGraph.connect(points, obstacles, radius=r,
                                      max_link=args.max_link or 1.5 * args.spacing)
-    return DirichletDomains(points, obstacles=obstacles, radius=r, bounds=bounds)
+    return DirichletDomains(points, obstacles=obstacles, radius=r, bounds=bounds,
+                            adjacency=args.adjacency)
 
 
 def cmd_world(args: argparse.Namespace) -> int:

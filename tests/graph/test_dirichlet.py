@@ -87,7 +87,7 @@ def test_raster_adjacency_is_within_the_exact_one():
     seeds = rng.uniform(0, 30, (40, 2))
     exact = set(map(tuple, DirichletDomains(seeds).edges.tolist()))
     raster = DirichletDomains(seeds, adjacency="raster", bounds=(0, 0, 30, 30),
-                              resolution=0.05)
+                              resolution=0.1)
     got = set(map(tuple, raster.edges.tolist()))
     # a raster-only link joins domains less than one step apart (across a short border)
     import shapely
@@ -96,15 +96,15 @@ def test_raster_adjacency_is_within_the_exact_one():
                                                        extend_to=shapely.box(-30, -30, 60, 60),
                                                        ordered=True))
     for a, b in got - exact:
-        assert cells[a].distance(cells[b]) <= 0.05 * np.sqrt(2)
+        assert cells[a].distance(cells[b]) <= 0.1 * np.sqrt(2)
     # every border at least a few steps long inside the bounds is found
     box = shapely.box(0, 0, 30, 30)
     for a, b in exact:
         border = cells[a].boundary.intersection(cells[b].boundary).intersection(box)
-        if border.length > 0.2:
+        if border.length > 0.4:
             assert (a, b) in got
     equal_weights = DirichletDomains(seeds, weights=np.full(40, 2.0), bounds=(0, 0, 30, 30),
-                                     resolution=0.05)
+                                     resolution=0.1)
     assert set(map(tuple, equal_weights.edges.tolist())) == got
 
 

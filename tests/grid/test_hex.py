@@ -121,7 +121,8 @@ def test_ascii_picture():
 
 
 @pytest.mark.parametrize("text, reason", [
-    ("", "empty"), (". .\n. . .", "3 tiles where the first row has 2"), (". x", "unknown hex tile 'x'"),
+    ("", "empty"), (". .\n. . .", "3 tiles where the first row has 2"),
+    (". x", "unknown hex tile 'x'"),
     (". .\n\n. .", "blank line"),
 ])
 def test_bad_pictures(text, reason):
