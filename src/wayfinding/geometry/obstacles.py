@@ -30,7 +30,7 @@ from ..errors import InvalidGridError, InvalidQueryError
 TOLERANCE = 1e-9
 
 #: Rough cap on the number of (segment, edge) pairs examined at once (memory bound).
-_CHUNK_PAIRS = 2_000_000
+_CHUNK_PAIRS = 1_000_000
 
 
 class Obstacles:
@@ -141,7 +141,7 @@ class Obstacles:
         out = np.ones(m, dtype=bool)
         if not m or not len(self._a):
             return out
-        step = max(1, _CHUNK_PAIRS // max(1, len(self._polygons)))
+        step = max(1, _CHUNK_PAIRS // max(1, self.num_edges))
         for lo in range(0, m, step):
             out[lo:lo + step] = self._chunk_clear(p[lo:lo + step], q[lo:lo + step], r)
         return out
@@ -223,25 +223,30 @@ class Obstacles:
         return out
 
     def _contains_chunk(self, p: np.ndarray) -> np.ndarray:
-        a, b = self._a[None], self._b[None]
-        x, y = p[:, 0, None], p[:, 1, None]
-        straddle = (a[..., 1] > y) != (b[..., 1] > y)
+        # candidate (point, polygon) pairs from the polygons' boxes, then their edges
+        inbox = (p[:, 0, None] >= self._plo[None, :, 0]) & (p[:, 0, None] <= self._phi[None, :, 0])
+        inbox &= (p[:, 1, None] >= self._plo[None, :, 1])
+        inbox &= (p[:, 1, None] <= self._phi[None, :, 1])
+        pi, pp = np.nonzero(inbox)
+        inside = np.zeros(len(p), dtype=bool)
+        if not len(pi):
+            return inside
+        sizes = self._start[pp + 1] - self._start[pp]
+        pair = np.repeat(np.arange(len(pi)), sizes)
+        ei = np.repeat(self._start[pp] - np.cumsum(sizes) + sizes, sizes) + np.arange(
+            int(sizes.sum()))
+        pts = p[pi[pair]]
+        a, b = self._a[ei], self._b[ei]
+        y = pts[:, 1]
+        straddle = (a[:, 1] > y) != (b[:, 1] > y)
         with np.errstate(divide="ignore", invalid="ignore"):
-            xcross = a[..., 0] + (y - a[..., 1]) * (b[..., 0] - a[..., 0]) / (
-                b[..., 1] - a[..., 1])
-        hits = straddle & (x < xcross)
-        n_poly = len(self._polygons)
-        counts = np.zeros((len(p), n_poly), dtype=np.int64)
-        rows = np.nonzero(hits)
-        np.add.at(counts, (rows[0], self._owner[rows[1]]), 1)
-        inside = np.any(counts % 2 == 1, axis=1)
-        if np.any(inside):
-            idx = np.flatnonzero(inside)
-            d = _point_segment_distance(
-                np.repeat(p[idx], len(self._a), axis=0),
-                np.tile(self._a, (len(idx), 1)), np.tile(self._b, (len(idx), 1)))
-            near = (d.reshape(len(idx), -1) <= TOLERANCE).any(axis=1)
-            inside[idx[near]] = False
+            xcross = a[:, 0] + (y - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
+        hits = np.bincount(pair[straddle & (pts[:, 0] < xcross)], minlength=len(pi))
+        odd = hits % 2 == 1
+        # strictly inside: no edge of that polygon within the tolerance
+        near = np.bincount(pair, weights=_point_segment_distance(pts, a, b) <= TOLERANCE,
+                           minlength=len(pi)) > 0
+        inside[pi[odd & ~near]] = True
         return inside
 
 
