@@ -143,3 +143,16 @@ def test_path_around_a_square_is_exact():
     assert r.cost == pytest.approx(2 + 2 * np.sqrt(2), abs=1e-6)
     assert r.cost == pytest.approx(oracle_length(polys, (-1, 1), (3, 1)), abs=1e-6)
     assert len(r.path) == 4
+
+
+def test_quantize_join_walks_to_visible_nodes():
+    obs = Obstacles([[(0, 0), (2, 0), (2, 2), (0, 2)]])
+    g = VisibilityGraph.build(obs, radius=0.1)
+    r = g.find_path((-1, 1), (3, 1), join="quantize")
+    assert r.found and obs.segments_clear(r.path[:-1], r.path[1:], 0.1).all()
+    assert r.cost >= g.find_path((-1, 1), (3, 1)).cost - 1e-12
+    empty = VisibilityGraph.build(Obstacles([[(0, 0), (1, 0), (0, 1)]]), bounds=(5, 5, 6, 6))
+    direct = empty.find_path((2, 2), (3, 3))
+    assert empty.num_nodes == 0 and direct.path.tolist() == [[2, 2], [3, 3]]
+    with pytest.raises(InvalidQueryError, match="no nodes"):
+        empty.find_path((2, 2), (3, 3), join="quantize")

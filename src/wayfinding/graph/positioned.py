@@ -205,7 +205,7 @@ class PositionedGraph:
         ends = []
         for pt in (s, g):
             node = int(self.quantize(pt)[0])
-            if not self.links_clear(pt, self._positions[node:node + 1])[0]:
+            if node < 0 or not self.links_clear(pt, self._positions[node:node + 1])[0]:
                 node = int(self.quantize_visible(pt)[0])
             ends.append(node)
         if min(ends) < 0:
