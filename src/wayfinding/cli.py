@@ -1,4 +1,4 @@
-"""The ``wayfinding`` command line: path, scen, index, render, demo.
+"""The ``wayfinding`` command line: path, scen, index, render, demo, world.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input.
 """
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .cli_world import add_world_parser
 from .errors import InvalidQueryError, WayfindingError
 from .grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
 from .grid.index import load_index, read_index_info
@@ -247,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="wayfinding-demo", help="output folder")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(run=cmd_demo)
+    add_world_parser(sub)
     return parser
 
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from ._io import atomic_write_text
+from .demo_worlds import world_section
 from .grid import Diagonal, GridSearch, read_map, read_scen
 from .grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
 from .scenarios import ScenarioReport, run_scenario
@@ -77,7 +78,8 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     fast_rows, fast_figures = _fast_methods(out, grid, scen, longest, show_progress)
 
     page = out / "index.html"
-    atomic_write_text(page, _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures))
+    text = _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures)
+    atomic_write_text(page, text.replace("</body>", world_section(out) + "</body>"))
     return page
 
 

@@ -1,11 +1,13 @@
 """Tile grids: the :class:`Grid`, Moving AI files, the compiled grid searches and the
-preprocessed indexes (JPS+, goal bounds, subgoal graphs, differential heuristics)."""
+preprocessed indexes (JPS+, goal bounds, subgoal graphs, differential heuristics, HPA*), and
+hex grids."""
 
 from .canonical import canonical_distance_map
 from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
 from .grid import Grid
 from .heuristics import HEURISTIC_CODES
+from .hex import HexGrid, hex_distance
 from .hpa import HPAStar, smooth_path
 from .index import INDEX_KINDS, GridIndex, load_index, read_index_info
 from .jps import JPSPlus, find_path_jps, primary_jump_points
@@ -27,9 +29,11 @@ from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
 __all__ = [
     "ALGORITHMS", "ASCII_TERRAIN", "Diagonal", "DifferentialHeuristic", "GoalBounds", "Grid",
-    "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "INDEX_KINDS", "JPSPlus", "METHODS",
+    "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid", "INDEX_KINDS", "JPSPlus",
+    "METHODS",
     "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph", "canonical_distance_map",
     "distance_map", "find_path", "find_path_jps", "find_paths", "format_map", "format_scen",
+    "hex_distance",
     "load_index", "make_solver", "primary_jump_points", "read_index_info", "read_map",
     "read_scen", "smooth_path", "write_map", "write_scen",
 ]

@@ -23,10 +23,12 @@ from typing import Any
 from .._io import atomic_write_bytes, atomic_write_text
 from ..errors import InvalidQueryError
 from ..grid import Grid
+from .graphs import render_world_svg, save_world
 from .raster import PALETTE, cell_colours, render_png
 from .svg import render_svg
 
 __all__ = ["PALETTE", "cell_colours", "render_png", "render_svg", "save"]
+__all__ += ["render_world_svg", "save_world"]
 
 _SUFFIXES = (".svg", ".png")
 

@@ -1,0 +1,209 @@
+"""SVG pictures of the non-grid worlds: waypoint graphs, Dirichlet domains, points of
+visibility, roadmaps and hex grids, with obstacles and a path.  No dependency beyond numpy.
+
+The SVG's user units are world units (y down, as in every wayfinding world); the picture is
+about 800 px on its longer side.  Layers, bottom to top: Dirichlet domains (a label raster
+in pastel colours), obstacles (dark polygons), hexes, links (thin grey), nodes (dots), the
+path (red polyline through its world points), start and goal discs.
+
+>>> from wayfinding.graph import WaypointGraph
+>>> svg = render_world_svg(WaypointGraph.connect([(0, 0), (4, 0)]), path=[(0, 0), (4, 0)])
+>>> svg.count('class="path"'), svg.count('class="node"')
+(1, 2)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from .._io import atomic_write_text
+from ..errors import InvalidQueryError
+from ..geometry.obstacles import as_points
+from ..graph.dirichlet import DirichletDomains
+from ..graph.positioned import PositionedGraph
+from ..grid.hex import HexGrid
+from ..results import PathResult
+from .raster import PALETTE, TARGET_PX
+from .svg import _num, cell_rects
+
+#: Colours of the world layers (the grid palette supplies path, start, goal, blocked).
+WORLD_PALETTE = {"edge": "#9aa0a6", "node": "#1f5fa8", "hex_free": "#f4f3ee",
+                 "hex_line": "#c9c6bb"}
+
+
+def render_world_svg(world: Any, *, path: Any = None, start: Any = None, goal: Any = None,
+                     title: str | None = None, nodes: bool = True,
+                     edges: bool = True) -> str:
+    """Draw a :class:`~wayfinding.graph.positioned.PositionedGraph` (any of the graph
+    representations) or a :class:`~wayfinding.grid.hex.HexGrid` as an SVG document.
+
+    ``path``: a :class:`PathResult` or an ``(k, 2)`` array: world points for graphs,
+    ``(q, r)`` cells for a hex grid.  ``start``/``goal``: a world point (graph) or a cell
+    (hex grid).  ``nodes``/``edges``: draw the nodes and links of a graph.
+    """
+    if title is not None and not isinstance(title, str):
+        raise InvalidQueryError(f"title {title!r} must be a string")
+    if isinstance(path, PathResult):
+        path = path.path
+    if isinstance(world, HexGrid):
+        body, box = _hex_layers(world, path, start, goal)
+    elif isinstance(world, PositionedGraph):
+        body, box = _graph_layers(world, path, start, goal, nodes, edges)
+    else:
+        raise InvalidQueryError(f"cannot draw a {type(world).__name__}; expected a graph "
+                                "representation or a HexGrid")
+    x0, y0, x1, y1 = box
+    span = max(x1 - x0, y1 - y0, 1e-9)
+    px = TARGET_PX / span
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num((x1 - x0) * px)}" '
+           f'height="{_num((y1 - y0) * px)}" viewBox="{_num(x0)} {_num(y0)} '
+           f'{_num(x1 - x0)} {_num(y1 - y0)}">']
+    if title:
+        out.append(f"<title>{escape(title)}</title>")
+    out.append(f'<rect x="{_num(x0)}" y="{_num(y0)}" width="{_num(x1 - x0)}" '
+               f'height="{_num(y1 - y0)}" fill="{PALETTE["free"]}"/>')
+    unit = 1.0 / px
+    out.extend(layer(unit) if callable(layer) else layer for layer in body)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def save_world(picture_path: str | os.PathLike, world: Any, **options: Any) -> Path:
+    """Write :func:`render_world_svg` to an ``.svg`` file (atomically) and return its path;
+    another suffix raises :class:`InvalidQueryError`."""
+    target = Path(picture_path)
+    if target.suffix.lower() != ".svg":
+        raise InvalidQueryError(f"graph worlds are drawn as SVG only; {str(target)!r} does "
+                                "not end in .svg")
+    return atomic_write_text(target, render_world_svg(world, **options))
+
+
+def _pts(values: np.ndarray) -> str:
+    return " ".join(f"{_num(x)},{_num(y)}" for x, y in values.tolist())
+
+
+def _polygon_path(polys: Any) -> str:
+    return " ".join("M" + " L".join(f"{_num(x)},{_num(y)}" for x, y in p.tolist()) + " Z"
+                    for p in polys)
+
+
+def _graph_layers(world: PositionedGraph, path: Any, start: Any, goal: Any, nodes: bool,
+                  edges: bool):
+    pos = world.positions
+    boxes = [np.array(world.obstacles.bounds)] if len(world.obstacles) else []
+    if len(pos):
+        boxes.append(np.concatenate([pos.min(axis=0), pos.max(axis=0)]))
+    if isinstance(world, DirichletDomains):
+        boxes.append(np.array(world.bounds))
+    route = None if path is None or not len(path) else as_points(path, "path")
+    extra = [as_points(p, n) for p, n in ((start, "start"), (goal, "goal")) if p is not None]
+    for pts in ([route] if route is not None else []) + extra:
+        boxes.append(np.concatenate([pts.min(axis=0), pts.max(axis=0)]))
+    b = np.stack(boxes) if boxes else np.array([[0.0, 0.0, 1.0, 1.0]])
+    x0, y0 = b[:, 0].min(), b[:, 1].min()
+    x1, y1 = b[:, 2].max(), b[:, 3].max()
+    pad = 0.02 * max(x1 - x0, y1 - y0, 1.0)
+    box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+
+    body: list[Any] = []
+    if isinstance(world, DirichletDomains):
+        body.append(_domains(world))
+    if len(world.obstacles):
+        body.append(f'<path class="obstacles" fill="{PALETTE["blocked"]}" '
+                    f'd="{_polygon_path(world.obstacles.polygons)}"/>')
+    if edges and world.num_edges:
+        e = world.edges
+        d = " ".join(f"M{_num(a[0])},{_num(a[1])} L{_num(c[0])},{_num(c[1])}"
+                     for a, c in zip(pos[e[:, 0]].tolist(), pos[e[:, 1]].tolist(),
+                                     strict=True))
+        body.append(lambda u: f'<path class="edges" fill="none" stroke='
+                              f'"{WORLD_PALETTE["edge"]}" stroke-width="{_num(0.8 * u)}" '
+                              f'd="{d}"/>')
+    if nodes and len(pos):
+        body.append(lambda u: f'<g fill="{WORLD_PALETTE["node"]}">' + "".join(
+            f'<circle class="node" cx="{_num(x)}" cy="{_num(y)}" r="{_num(2.0 * u)}"/>'
+            for x, y in pos.tolist()) + "</g>")
+    body.extend(_path_and_ends(route, extra, start, goal))
+    return body, box
+
+
+def _domains(world: DirichletDomains) -> str:
+    labels, xs, ys = world.label_raster()
+    n = world.num_nodes
+    hue = (np.arange(n) * 0.61803398875) % 1.0
+    # pastel colours from the golden-ratio hue sequence
+    rgb = np.stack([0.5 + 0.5 * np.cos(2 * np.pi * (hue + k / 3)) for k in range(3)], axis=1)
+    colours = (150 + 90 * rgb).astype(np.uint8)[labels]
+    rx, ry, rw, rh, col = cell_rects(colours)
+    step = world.resolution
+    x0, y0 = xs[0] - step / 2, ys[0] - step / 2
+    parts = [f'<g class="domains" transform="translate({_num(x0)},{_num(y0)}) '
+             f'scale({step!r})" shape-rendering="crispEdges">']
+    parts.extend(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="#{c:06x}"/>'
+                 for x, y, w, h, c in zip(rx.tolist(), ry.tolist(), rw.tolist(), rh.tolist(),
+                                          col.tolist(), strict=True))
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def _path_and_ends(route: np.ndarray | None, extra: list, start: Any, goal: Any) -> list:
+    out: list[Any] = []
+    if route is not None:
+        out.append(lambda u: f'<polyline class="path" points="{_pts(route)}" fill="none" '
+                             f'stroke="{PALETTE["path"]}" stroke-width="{_num(2.5 * u)}" '
+                             'stroke-linejoin="round" stroke-linecap="round"/>')
+    names = [k for k, p in (("start", start), ("goal", goal)) if p is not None]
+    for key, pt in zip(names, extra, strict=True):
+        x, y = pt[0].tolist()
+        out.append(lambda u, key=key, x=x, y=y: f'<circle class="{key}" cx="{_num(x)}" '
+                   f'cy="{_num(y)}" r="{_num(5 * u)}" fill="{PALETTE[key]}" stroke="'
+                   f'{PALETTE["outline"]}" stroke-width="{_num(1.2 * u)}"/>')
+    return out
+
+
+def _hex_layers(world: HexGrid, path: Any, start: Any, goal: Any):
+    h, w = world.shape
+    rr, qq = np.mgrid[0:h, 0:w]
+    cells = np.stack([qq.ravel(), rr.ravel()], axis=1)
+    centres = world.localize(cells)
+    angle0 = np.pi / 6 if world.layout == "pointy" else 0.0
+    angles = angle0 + np.arange(6) * np.pi / 3
+    corner = world.size * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    hexes = centres[:, None, :] + corner[None]
+    lo, hi = hexes.reshape(-1, 2).min(axis=0), hexes.reshape(-1, 2).max(axis=0)
+    pad = 0.02 * float((hi - lo).max())
+    box = (lo[0] - pad, lo[1] - pad, hi[0] + pad, hi[1] + pad)
+    costs = world.costs.ravel()
+    finite = np.isfinite(costs)
+    top = costs[finite].max() if finite.any() else 1.0
+    body: list[Any] = []
+    groups: dict[str, list[int]] = {}
+    for i in range(len(cells)):
+        if not finite[i]:
+            colour = PALETTE["blocked"]
+        elif costs[i] <= world.min_cost or top <= world.min_cost:
+            colour = WORLD_PALETTE["hex_free"]
+        else:
+            shade = 0.25 + 0.75 * (costs[i] - world.min_cost) / (top - world.min_cost)
+            base = np.array([0xf4, 0xf3, 0xee])
+            terrain = np.array([0x8c, 0x6a, 0x3f])
+            c = (base + shade * (terrain - base)).astype(int)
+            colour = f"#{c[0]:02x}{c[1]:02x}{c[2]:02x}"
+        groups.setdefault(colour, []).append(i)
+    for colour, members in groups.items():
+        body.append(lambda u, colour=colour, members=members:
+                    f'<path class="hexes" fill="{colour}" stroke="{WORLD_PALETTE["hex_line"]}" '
+                    f'stroke-width="{_num(0.8 * u)}" d="{_polygon_path(hexes[members])}"/>')
+    route = None
+    if path is not None and len(path):
+        route = world.localize(path)
+    extra = [world.localize(world.cell(p, name=n)) for p, n in ((start, "start"),
+                                                                  (goal, "goal"))
+             if p is not None]
+    body.extend(_path_and_ends(route, extra, start, goal))
+    return body, box
