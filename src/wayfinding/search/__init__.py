@@ -22,6 +22,14 @@ from ..grid.grid import Grid
 from ..grid.search import find_path as _grid_find_path
 from ..results import PathResult
 from .generic import TERMINATIONS, AStarSearch, astar, dijkstra, reachable_costs
+from .hierarchical import (
+    HierarchicalResult,
+    hierarchical_path,
+    hierarchical_path_exclusions,
+    hierarchical_step,
+)
+from .hierarchy import LINK_COSTS, HierarchicalGraph, LevelGraph, cell_grouping
+from .lowmem import LowMemoryResult, ida_star, memory_bounded_astar
 from .queues import BinaryHeap, BucketQueue
 
 
@@ -56,3 +64,7 @@ def find_path(world: Any, start: Any, goal: Any, *, algo: str = "astar",
 
 __all__ = ["TERMINATIONS", "AStarSearch", "BinaryHeap", "BucketQueue", "astar", "dijkstra",
            "find_path", "reachable_costs"]
+__all__ += ["LINK_COSTS", "HierarchicalGraph", "HierarchicalResult", "LevelGraph",
+            "LowMemoryResult", "cell_grouping", "hierarchical_path",
+            "hierarchical_path_exclusions", "hierarchical_step", "ida_star",
+            "memory_bounded_astar"]
