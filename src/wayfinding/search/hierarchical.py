@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import _csrsearch
+from .._scratch import thread_workspace
 from ..graph.csr import CSRGraph
 from ..results import PathResult, SearchStats
 from .generic import astar
@@ -204,15 +206,14 @@ def hierarchical_path_exclusions(h: HierarchicalGraph, start: Any,
     cost = float(r.cost)
     for level in range(top - 1, -1, -1):
         nodes = h._group_members(level + 1, allowed)
-        sub = _induced(h._csr[level], nodes)
-        r = sub.find_path(int(np.searchsorted(nodes, sa[level])),
-                          int(np.searchsorted(nodes, ga[level])))
-        _count(stats, r)
-        if not r.found:
+        found, cost, allowed, exp, gen, mo = _corridor_search(h._csr[level], nodes,
+                                                               sa[level], ga[level])
+        stats.expanded += exp
+        stats.generated += gen
+        stats.max_open = max(stats.max_open, mo)
+        if not found:
             return _failed(h, stats, plans, t0)
-        allowed = nodes[r.path]
         plans.append((level, _nodes(h, level, allowed)))
-        cost = float(r.cost)
     stats.elapsed = time.perf_counter() - t0
     return HierarchicalResult(_level0_path(h, allowed.tolist()), cost, True, stats,
                               "hierarchical_exclusions", plans=plans, rounds=1,
@@ -232,18 +233,31 @@ def _failed(h: HierarchicalGraph, stats: SearchStats, plans: list, t0: float,
                               "hierarchical_exclusions", plans=plans, rounds=1)
 
 
-def _induced(csr: CSRGraph, nodes: np.ndarray) -> CSRGraph:
-    """The subgraph of ``csr`` on the sorted node array ``nodes``, renumbered 0.. in that
-    order (positions kept)."""
+def _corridor_search(csr: CSRGraph, nodes: np.ndarray, start: int, goal: int
+                     ) -> tuple[bool, float, np.ndarray, int, int, int]:
+    """Compiled A* from ``start`` to ``goal`` (indices into ``csr``) over the subgraph on
+    the sorted node array ``nodes``: ``(found, cost, path in csr indices, expanded,
+    generated, max_open)``.
+
+    The subgraph is gathered in time proportional to the nodes' edges; its heuristic scale
+    is the whole level's, which stays admissible on a subset of the edges.
+    """
     starts, ends = csr.indptr[nodes], csr.indptr[nodes + 1]
     counts = ends - starts
     total = int(counts.sum())
-    shift = np.repeat(starts - (np.cumsum(counts) - counts), counts)
-    edges = shift + np.arange(total, dtype=np.int64)
+    edges = np.repeat(starts - (np.cumsum(counts) - counts), counts) + \
+        np.arange(total, dtype=np.int64)
     src = np.repeat(np.arange(len(nodes), dtype=np.int64), counts)
-    tgt = csr.indices[edges].astype(np.int64)
+    tgt = csr.indices[edges]
     pos = np.minimum(np.searchsorted(nodes, tgt), len(nodes) - 1)
     keep = nodes[pos] == tgt
-    coords = None if csr.coords is None else csr.coords[nodes]
-    return CSRGraph.from_edges(len(nodes), src[keep], pos[keep], csr.weights[edges][keep],
-                               coords=coords)
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src[keep], minlength=len(nodes)), out=indptr[1:])
+    coords = csr.coords[nodes] if csr.coords is not None else np.empty((0, 2))
+    s, g = int(np.searchsorted(nodes, start)), int(np.searchsorted(nodes, goal))
+    ws = thread_workspace(len(nodes))
+    found, cost, exp, gen, mo = _csrsearch.search(
+        ws, indptr, pos[keep].astype(np.int32), np.ascontiguousarray(csr.weights[edges][keep]),
+        np.ascontiguousarray(coords), s, g, csr._hscale, False)
+    path = nodes[ws.path_to(g)] if found else np.empty(0, dtype=np.int64)
+    return bool(found), float(cost), path, int(exp), int(gen), int(mo)

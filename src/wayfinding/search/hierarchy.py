@@ -153,8 +153,9 @@ class HierarchicalGraph(GraphIndex):
         any hashables (integers to be saved).  For a graph that is not a CSRGraph, the
         first grouping must be a mapping whose keys are all the nodes (its key order
         numbers them); every node reached by an edge must be one of them.
-        ``link_cost``: one of :data:`LINK_COSTS`.  ``positions``: node positions
-        ``{node: (x, y[, z])}`` or an ``(n, d)`` array (default: a CSRGraph's coords).
+        ``link_cost``: one of :data:`LINK_COSTS`.  ``positions``: node positions of a graph
+        that is not a CSRGraph, ``{node: (x, y[, z])}`` or an ``(n, d)`` array in the
+        first grouping's key order (a CSRGraph's own coords are used).
         ``representatives``: optional, per level above 0, ``{group: member}`` overriding
         the automatic choice.
 
@@ -332,8 +333,11 @@ class HierarchicalGraph(GraphIndex):
     def _group_members(self, level: int, groups: np.ndarray) -> np.ndarray:
         """Sorted level-(level-1) indices of the given groups of ``level``."""
         ptr, mem = self._mptr[level], self._members[level]
-        parts = [mem[ptr[g]:ptr[g + 1]] for g in np.asarray(groups).tolist()]
-        return np.sort(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
+        groups = np.asarray(groups, dtype=np.int64)
+        counts = ptr[groups + 1] - ptr[groups]
+        at = np.repeat(ptr[groups] - (np.cumsum(counts) - counts), counts) + \
+            np.arange(int(counts.sum()), dtype=np.int64)
+        return np.sort(mem[at])
 
 
 def cell_grouping(cell_size: float, *, connected: bool = True) -> Callable[[CSRGraph], Any]:
@@ -341,7 +345,8 @@ def cell_grouping(cell_size: float, *, connected: bool = True) -> Callable[[CSRG
     of side ``cell_size`` (in position units) of a coarse grid form a group.
 
     With ``connected=True`` a cell's nodes are further split into the parts connected by
-    edges inside the cell (either direction), so no group straddles a wall.  Groups are
+    edges inside the cell (either direction), so no group straddles a wall; nodes without
+    any edge (e.g. blocked cells of a grid graph) share one group per cell.  Groups are
     numbered 0.. in order of their lowest node.  Needs node positions; O(m) numpy work plus
     one compiled component pass.
     """
@@ -353,14 +358,21 @@ def cell_grouping(cell_size: float, *, connected: bool = True) -> Callable[[CSRG
         if level.coords is None:
             raise InvalidQueryError("cell_grouping needs node positions")
         cells = np.floor(level.coords / cell_size).astype(np.int64)
-        _, cell = np.unique(cells, axis=0, return_inverse=True)
+        if not len(cells):
+            return np.empty(0, dtype=np.int64)
+        cells -= cells.min(axis=0)
+        _, cell = np.unique(np.ravel_multi_index(cells.T, cells.max(axis=0) + 1),
+                            return_inverse=True)
         cell = cell.reshape(-1)
         if connected:
-            src = np.repeat(np.arange(level.num_nodes), np.diff(level.indptr))
+            n = level.num_nodes
+            src = np.repeat(np.arange(n), np.diff(level.indptr))
             keep = cell[src] == cell[level.indices]
-            inner = CSRGraph.from_edges(level.num_nodes, src[keep], level.indices[keep],
+            inner = CSRGraph.from_edges(n, src[keep], level.indices[keep],
                                         np.zeros(int(keep.sum())))
-            cell = inner.weak_components.astype(np.int64)
+            isolated = (np.diff(level.indptr) == 0) & \
+                (np.bincount(level.indices, minlength=n) == 0)
+            cell = np.where(isolated, n + cell, inner.weak_components.astype(np.int64))
         _, first, inverse = np.unique(cell, return_index=True, return_inverse=True)
         rank = np.empty(len(first), dtype=np.int64)
         rank[np.argsort(first, kind="stable")] = np.arange(len(first))
@@ -381,10 +393,10 @@ def _find(lookup: dict[Any, int], key: Any, what: str) -> int:
 def _base_csr(graph: Any, grouping: Any, positions: Any) -> tuple[CSRGraph, list[Any] | None]:
     """The base graph as a CSRGraph over indices, and its node labels (None: identity)."""
     if isinstance(graph, CSRGraph):
-        if positions is None:
-            return graph, None
-        return CSRGraph(graph.indptr, graph.indices, graph.weights,
-                        coords=_positions(positions, list(range(graph.num_nodes)))), None
+        if positions is not None:
+            raise InvalidQueryError("a CSRGraph's positions are its coords; positions= is "
+                                    "for other graphs")
+        return graph, None
     if not hasattr(graph, "successors"):
         raise InvalidQueryError(f"{type(graph).__name__} is not a graph (no successors)")
     if not isinstance(grouping, Mapping):
@@ -491,27 +503,34 @@ def _links(low: CSRGraph, parent: np.ndarray, n_groups: int,
     pair_lo = np.searchsorted(out_key, pair_keys, side="left")
     pair_hi = np.searchsorted(out_key, pair_keys, side="right")
     costs = minimum.copy()
-    for p in range(len(pair_keys)):
-        x, y = int(gs[p]), int(gd[p])
+    group_lo = np.searchsorted(gs, np.arange(n_groups), side="left")
+    group_hi = np.searchsorted(gs, np.arange(n_groups), side="right")
+    for x in np.flatnonzero(group_hi > group_lo).tolist():
+        p_lo, p_hi = int(group_lo[x]), int(group_hi[x])
         entries_all = in_v[inptr[x]:inptr[x + 1]]
-        entries = np.unique(entries_all[in_from[inptr[x]:inptr[x + 1]] != y])
-        if not len(entries):
+        from_all = in_from[inptr[x]:inptr[x + 1]]
+        if not len(entries_all):
             continue
         mem = members[mptr[x]:mptr[x + 1]]
-        m = len(mem)
-        eu = np.searchsorted(mem, iu[iptr[x]:iptr[x + 1]])
-        ev = np.searchsorted(mem, iv[iptr[x]:iptr[x + 1]])
-        exits = np.searchsorted(mem, out_u[pair_lo[p]:pair_hi[p]])
-        # reversed in-group edges plus a source m -> each exit costing its link: distances
-        # from m are the entry values of every member
-        flood = CSRGraph.from_edges(m + 1, np.concatenate([ev, np.full(len(exits), m)]),
-                                    np.concatenate([eu, exits]),
-                                    np.concatenate([iw[iptr[x]:iptr[x + 1]],
-                                                    out_w[pair_lo[p]:pair_hi[p]]]))
-        values = flood.distances(m)[np.searchsorted(mem, entries)]
-        values = values[np.isfinite(values)]
-        if len(values):
-            costs[p] = values.max() if method == "maximin" else values.mean()
+        m, k = len(mem), p_hi - p_lo
+        # reversed in-group edges plus, per target group y, a source m + j -> each exit
+        # toward y costing its link: distances from m + j are the entry values toward y
+        e_lo, e_hi = int(pair_lo[p_lo]), int(pair_hi[p_hi - 1])
+        exits = np.searchsorted(mem, out_u[e_lo:e_hi])
+        sources = m + np.repeat(np.arange(k), pair_hi[p_lo:p_hi] - pair_lo[p_lo:p_hi])
+        flood = CSRGraph.from_edges(
+            m + k, np.concatenate([np.searchsorted(mem, iv[iptr[x]:iptr[x + 1]]), sources]),
+            np.concatenate([np.searchsorted(mem, iu[iptr[x]:iptr[x + 1]]), exits]),
+            np.concatenate([iw[iptr[x]:iptr[x + 1]], out_w[e_lo:e_hi]]))
+        for j in range(k):
+            y = gd[p_lo + j]
+            entries = np.unique(entries_all[from_all != y])
+            if not len(entries):
+                continue
+            values = flood.distances(m + j)[np.searchsorted(mem, entries)]
+            values = values[np.isfinite(values)]
+            if len(values):
+                costs[p_lo + j] = values.max() if method == "maximin" else values.mean()
     return gs, gd, costs
 
 
