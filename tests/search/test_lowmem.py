@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from wayfinding import AdjacencyGraph, InvalidQueryError
 from wayfinding.search import astar
-from wayfinding.search.lowmem import ida_star, memory_bounded_astar
+from wayfinding.search.lowmem import ida_star, memory_bounded_astar, sma_star
 
 G2_EDGES = [("S", "A", 6), ("S", "B", 15), ("A", "C", 6), ("A", "D", 12), ("B", "D", 3),
             ("B", "G", 15), ("D", "C", 9), ("D", "G", 6)]
@@ -207,3 +207,51 @@ def test_bad_inputs(g2, search):
     neg._adj["a"].append(("b", -2.0))  # bypass the graph's own check
     with pytest.raises(InvalidQueryError, match="cost"):
         search(neg, "a", "b")
+
+
+# ---------------------------------------------------------------------------- SMA*
+
+def _fewest_nodes_on_an_optimal_path(nxg, s, t):
+    return min(len(p) for p in nx.all_shortest_paths(nxg, s, t, weight="weight"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(weighted_graphs(), st.data())
+def test_sma_star_is_optimal_when_an_optimal_path_fits(graph, data):
+    n, edges = graph
+    adj, nxg = _graphs(n, edges)
+    s = data.draw(st.integers(0, n - 1))
+    t = data.draw(st.integers(0, n - 1))
+    cap = data.draw(st.integers(2, n + 1))
+    r = sma_star(adj, s, t, max_nodes=cap, max_expansions=200_000)
+    assert r.status != "out_of_budget"
+    assert r.stats.max_open <= cap
+    try:
+        best = nx.dijkstra_path_length(nxg, s, t)
+    except nx.NetworkXNoPath:
+        assert r.status == "failed"
+        return
+    if r.found:
+        assert r.path[0] == s and r.path[-1] == t and len(r.path) <= cap
+        assert _path_cost(adj, r.path) == pytest.approx(r.cost)
+        assert r.cost >= best - 1e-9
+    if _fewest_nodes_on_an_optimal_path(nxg, s, t) <= cap:
+        assert r.found and r.cost == pytest.approx(best)
+
+
+@pytest.mark.parametrize(("cap", "path", "cost"), [
+    (2, [], math.inf),  # no S-G edge: the shortest path has 3 nodes
+    (3, ["S", "B", "G"], 30),  # the only path that fits
+    (4, ["S", "A", "D", "G"], 24),
+    (6, ["S", "A", "D", "G"], 24),
+])
+def test_sma_star_on_g2(g2, cap, path, cost):
+    r = sma_star(g2, "S", "G", max_nodes=cap, heuristic=H)
+    assert (r.path, r.cost) == (path, cost)
+    assert r.stats.max_open <= cap
+
+
+@pytest.mark.parametrize("cap", [1, 0, 2.5, True])
+def test_sma_star_rejects_bad_memory(g2, cap):
+    with pytest.raises(InvalidQueryError, match="max_nodes"):
+        sma_star(g2, "S", "G", max_nodes=cap)

@@ -286,3 +286,188 @@ def memory_bounded_astar(graph: Any, start: Any, goal: Any, *, max_open: int,
 
 def _sort_key(entry: tuple[float, float, int, Any]) -> tuple[float, float, int]:
     return entry[:3]
+
+
+class _TreeNode:
+    """A node of SMA*'s in-memory search tree (one path from the start to ``state``)."""
+
+    __slots__ = ("state", "g", "f", "own_f", "depth", "parent", "slot", "succ", "known",
+                 "children")
+
+    def __init__(self, state: Any, g: float, f: float, depth: int, parent: Any, slot: int):
+        self.state = state
+        self.g = g
+        self.f = f
+        self.own_f = f
+        self.depth = depth
+        self.parent = parent
+        self.slot = slot  # index in the parent's successor list
+        self.succ: list[tuple[Any, float]] | None = None  # generated on first selection
+        self.known: list[float | None] = []  # f of each successor: None until generated
+        self.children: dict[int, _TreeNode] = {}  # successors held in memory, by index
+
+
+def sma_star(graph: Any, start: Any, goal: Any, *, max_nodes: int, heuristic: Any = None,
+             max_expansions: int | None = None) -> LowMemoryResult:
+    """Russell's simplified memory-bounded A* (SMA*): a best-first tree search that holds
+    at most ``max_nodes`` search nodes and forgets the worst ones.
+
+    The search tree grows one successor at a time from the leaf of lowest f (deepest first
+    on ties); a successor's f is ``max(parent's f, g + h)``.  When memory is full, the
+    shallowest leaf of highest f is dropped and its f is kept by its parent, whose f is
+    backed up to the smallest f of its successors once all were generated; a forgotten
+    subtree is regenerated when its parent is again the best choice.  A node at depth
+    ``max_nodes - 1`` that is not a goal cannot be extended in memory and gets f = inf.
+    Nodes already on the path to a node are not generated again below it (no cycles).
+
+    With an admissible heuristic it is **complete and optimal whenever some optimal path
+    has at most** ``max_nodes`` **nodes** (both ends included); with less memory it
+    returns the best path that fits, or ``status="failed"`` when none does.  Unlike
+    :func:`memory_bounded_astar` it does not lose a path that fits in memory.  Each step
+    scans the nodes in
+    memory (O(max_nodes)), and forgotten parts are searched again: slow, for small
+    memory budgets.  ``max_expansions`` bounds the successor generations.
+
+    >>> from wayfinding import AdjacencyGraph
+    >>> g = AdjacencyGraph.from_edges([("S", "A", 1), ("S", "B", 2), ("A", "X", 1),
+    ...                                ("B", "G", 1)])
+    >>> r = sma_star(g, "S", "G", max_nodes=3)
+    >>> r.path, r.cost
+    (['S', 'B', 'G'], 3.0)
+    """
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 2:
+        raise InvalidQueryError(f"max_nodes {max_nodes!r} must be an integer >= 2")
+    budget = _budget(max_expansions, "max_expansions")
+    _hashable(start, "start")
+    is_goal, goals = _goal_test(goal)
+    h = _checked_h(_heuristic(graph, heuristic, goals))
+    t0 = time.perf_counter()
+    root = _TreeNode(start, 0.0, h(start), 0, None, -1)
+    memory: list[_TreeNode] = [root]
+    expanded = generated = dropped = 0
+    generated = 1
+    peak = 1
+    status = "failed"
+    best: _TreeNode | None = None
+    while True:
+        n = _best_candidate(memory, is_goal)
+        if n is None or math.isinf(n.f):
+            break
+        if is_goal(n.state):
+            status, best = "found", n
+            break
+        if budget is not None and expanded >= budget:
+            status = "out_of_budget"
+            break
+        expanded += 1
+        if n.succ is None:
+            on_path = set()
+            a: _TreeNode | None = n
+            while a is not None:
+                on_path.add(a.state)
+                a = a.parent
+            n.succ = [(v, _cost(n.state, v, c)) for v, c in graph.successors(n.state)
+                      if v not in on_path]
+            n.known = [None] * len(n.succ)
+        i = _next_slot(n)
+        if i is not None:
+            v, c = n.succ[i]
+            g = n.g + c
+            f = max(n.f, g + h(v), n.known[i] or 0.0)
+            generated += 1
+            if n.depth + 1 >= max_nodes - 1 and not is_goal(v):
+                n.known[i] = math.inf  # cannot be extended within memory
+            else:
+                if len(memory) >= max_nodes:
+                    victim = _worst_leaf(memory, n)
+                    memory.remove(victim)
+                    parent = victim.parent
+                    del parent.children[victim.slot]
+                    parent.known[victim.slot] = victim.f
+                    dropped += 1
+                child = _TreeNode(v, g, f, n.depth + 1, n, i)
+                n.children[i] = child
+                n.known[i] = f
+                memory.append(child)
+                peak = max(peak, len(memory))
+        _back_up(n)
+    path: list[Any] = []
+    cost = math.inf
+    if best is not None:
+        cost = best.g
+        a = best
+        while a is not None:
+            path.append(a.state)
+            a = a.parent
+        path.reverse()
+    stats = SearchStats(expanded=expanded, generated=generated, max_open=peak,
+                        elapsed=time.perf_counter() - t0)
+    return LowMemoryResult(path, cost, best is not None, stats, "sma_star", status=status,
+                           dropped=dropped)
+
+
+def _successor_f(node: _TreeNode, i: int) -> float | None:
+    child = node.children.get(i)
+    return child.f if child is not None else node.known[i]
+
+
+def _next_slot(node: _TreeNode) -> int | None:
+    """The successor to generate: the first never generated, else the forgotten one of
+    lowest f (None when every successor is in memory or hopeless)."""
+    best, best_f = None, math.inf
+    for i, known in enumerate(node.known):
+        if i in node.children:
+            continue
+        if known is None:
+            return i
+        if known < best_f:
+            best, best_f = i, known
+    return best
+
+
+def _expandable(node: _TreeNode) -> bool:
+    if node.succ is None:
+        return True
+    return any(i not in node.children and (k is None or not math.isinf(k))
+               for i, k in enumerate(node.known))
+
+
+def _best_candidate(memory: list[_TreeNode], is_goal: Any) -> _TreeNode | None:
+    """The node of lowest f, deepest on ties (then the oldest), among the goals and the
+    nodes with a successor still to generate."""
+    best = None
+    for node in memory:
+        if not (is_goal(node.state) or _expandable(node)):
+            continue
+        if best is None or node.f < best.f or (node.f == best.f and node.depth > best.depth):
+            best = node
+    return best
+
+
+def _worst_leaf(memory: list[_TreeNode], keep: _TreeNode) -> _TreeNode:
+    """The leaf of highest f, shallowest on ties (then the newest), other than the root
+    and ``keep``."""
+    worst = None
+    for node in memory:
+        if node.children or node.parent is None or node is keep:
+            continue
+        if worst is None or node.f > worst.f or (node.f == worst.f and
+                                                  node.depth <= worst.depth):
+            worst = node
+    if worst is None:  # pragma: no cover - excluded by the depth limit
+        raise AssertionError("SMA*: no leaf to forget")
+    return worst
+
+
+def _back_up(node: _TreeNode | None) -> None:
+    """Once all successors of a node were generated, its f is the smallest of theirs
+    (never below its own); changes propagate to the ancestors."""
+    while node is not None and node.succ is not None:
+        values = [_successor_f(node, i) for i in range(len(node.succ))]
+        if any(v is None for v in values):
+            return
+        new = max(node.own_f, min(values, default=math.inf))
+        if new == node.f:
+            return
+        node.f = new
+        node = node.parent
