@@ -1,4 +1,5 @@
-"""Low-memory searches over any :class:`~wayfinding.graph.Graph`: IDA* and a memory-bounded A*.
+"""Low-memory searches over any :class:`~wayfinding.graph.Graph`: IDA*, the simple
+memory-bounded A* (open list capped, lossy) and Russell's SMA* (bounded search tree).
 
 Both take the goal forms and heuristics of :func:`~wayfinding.search.astar` (a node, a set of
 nodes, or a predicate; a callable ``h(node, goal)``, a table, or the graph's own heuristic)
@@ -83,7 +84,7 @@ def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
     several ways are all walked: exponential in the worst case, so keep it for small or
     tree-like graphs.  The walk is iterative (an explicit stack), so deep graphs do not hit
     Python's recursion limit.  ``max_expansions`` bounds the total expansions over all
-    iterations (``status="out_of_budget"``).
+    iterations (``status="out_of_budget"``).  ``stats.max_open`` is the longest path held.
 
     >>> from wayfinding import AdjacencyGraph
     >>> g = AdjacencyGraph.from_edges([("S", "A", 6), ("S", "B", 15), ("A", "D", 12),
@@ -327,6 +328,7 @@ def sma_star(graph: Any, start: Any, goal: Any, *, max_nodes: int, heuristic: An
     scans the nodes in
     memory (O(max_nodes)), and forgotten parts are searched again: slow, for small
     memory budgets.  ``max_expansions`` bounds the successor generations.
+    ``stats.max_open`` is the largest number of nodes held.
 
     >>> from wayfinding import AdjacencyGraph
     >>> g = AdjacencyGraph.from_edges([("S", "A", 1), ("S", "B", 2), ("A", "X", 1),
