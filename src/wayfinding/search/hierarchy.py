@@ -93,7 +93,8 @@ class HierarchicalGraph(GraphIndex):
     nodes.  Nodes are given and returned in the base graph's own form at level 0 (ints for
     a :class:`CSRGraph`, any hashable for other graphs) and as the grouping's labels above.
     A hierarchy over a :class:`CSRGraph` with integer group labels saves and loads like any
-    graph index (fingerprint of the base graph checked).
+    graph index (fingerprint of the base graph checked).  ``graph`` is level 0 as a
+    CSRGraph over indices (the base itself when it is one); ``base`` the graph as given.
 
     >>> from wayfinding import AdjacencyGraph
     >>> g = AdjacencyGraph.from_edges([(i, i + 1, 1) for i in range(5)], directed=False)
@@ -202,10 +203,10 @@ class HierarchicalGraph(GraphIndex):
                 lookup_up = {x: i for i, x in enumerate(group_labels)}
                 for group, member in reps[k - 1].items():
                     gi = _find(lookup_up, group, f"group of level {k}")
-                    mi = member if lookup_low is None else \
-                        _find(lookup_low, member, f"node of level {k - 1}")
                     if lookup_low is None:
                         mi = low.node(member, f"representative of {group!r}")
+                    else:
+                        mi = _find(lookup_low, member, f"node of level {k - 1}")
                     if parent[mi] != gi:
                         raise InvalidQueryError(f"representative {member!r} of group "
                                                 f"{group!r} is not one of its members")

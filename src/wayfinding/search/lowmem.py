@@ -1,10 +1,10 @@
 """Low-memory searches over any :class:`~wayfinding.graph.Graph`: IDA*, the simple
 memory-bounded A* (open list capped, lossy) and Russell's SMA* (bounded search tree).
 
-Both take the goal forms and heuristics of :func:`~wayfinding.search.astar` (a node, a set of
-nodes, or a predicate; a callable ``h(node, goal)``, a table, or the graph's own heuristic)
-and return a :class:`LowMemoryResult`.  They trade time for memory: use them only where the
-open and closed lists of A* do not fit.
+All three take the goal forms and heuristics of :func:`~wayfinding.search.astar` (a node, a
+set of nodes, or a predicate; a callable ``h(node, goal)``, a table, or the graph's own
+heuristic) and return a :class:`LowMemoryResult`.  They trade time for memory: use them only
+where the open and closed lists of A* do not fit.
 """
 
 from __future__ import annotations
