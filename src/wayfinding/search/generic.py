@@ -111,7 +111,7 @@ class AStarSearch:
         is_goal, exhaustive = self._is_goal, self._termination == "exhaustive"
         done = 0
         while len(open_list):
-            (f, neg_g, _), u = open_list.pop()
+            (f, neg_g, order), u = open_list.pop()
             if u in closed or -neg_g > g[u]:
                 continue  # stale entry
             gu = g[u]
@@ -125,7 +125,7 @@ class AStarSearch:
                     break
                 continue
             if budget is not None and done >= budget:
-                open_list.push((f, neg_g, self._counter), u)
+                open_list.push((f, neg_g, order), u)  # same key: same order
                 return
             closed.add(u)
             done += 1
