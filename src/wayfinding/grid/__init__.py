@@ -29,11 +29,10 @@ from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
 __all__ = [
     "ALGORITHMS", "ASCII_TERRAIN", "Diagonal", "DifferentialHeuristic", "GoalBounds", "Grid",
-    "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid", "INDEX_KINDS", "JPSPlus",
-    "METHODS",
-    "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph", "canonical_distance_map",
-    "distance_map", "find_path", "find_path_jps", "find_paths", "format_map", "format_scen",
-    "hex_distance",
-    "load_index", "make_solver", "primary_jump_points", "read_index_info", "read_map",
-    "read_scen", "smooth_path", "write_map", "write_scen",
+    "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid", "INDEX_KINDS",
+    "JPSPlus", "METHODS", "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph",
+    "canonical_distance_map", "distance_map", "find_path", "find_path_jps", "find_paths",
+    "format_map", "format_scen", "hex_distance", "load_index", "make_solver",
+    "primary_jump_points", "read_index_info", "read_map", "read_scen", "smooth_path",
+    "write_map", "write_scen",
 ]

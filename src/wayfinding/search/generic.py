@@ -111,7 +111,7 @@ class AStarSearch:
         is_goal, exhaustive = self._is_goal, self._termination == "exhaustive"
         done = 0
         while len(open_list):
-            (f, neg_g, _), u = open_list.pop()
+            (f, neg_g, order), u = open_list.pop()
             if u in closed or -neg_g > g[u]:
                 continue  # stale entry
             gu = g[u]
@@ -125,7 +125,7 @@ class AStarSearch:
                     break
                 continue
             if budget is not None and done >= budget:
-                open_list.push((f, neg_g, self._counter), u)
+                open_list.push((f, neg_g, order), u)  # same key: same order
                 return
             closed.add(u)
             done += 1
@@ -189,7 +189,9 @@ def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = Non
     ``goal``: a node; a ``set``/``frozenset`` of nodes (any of them); or a predicate
     ``goal(node) -> bool``.  ``heuristic``: ``None`` (the graph's ``heuristic(node, goal)``
     if it has one, else 0), a callable ``h(node, goal)``, or a mapping ``{node: h}``; with a
-    goal set the minimum over the goals is used.  ``weight`` (>= 1) multiplies h.
+    goal set the minimum over the goals is used (admissible when h is admissible for each
+    goal); with a predicate a callable is called as ``h(node, None)`` and the graph's own
+    heuristic is not used (h = 0 unless one is given).  ``weight`` (>= 1) multiplies h.
 
     ``termination``: ``"on_select"`` stops when a goal is taken off the open list (optimal
     with an admissible h); ``"on_visit"`` stops as soon as a goal is generated (faster, may
