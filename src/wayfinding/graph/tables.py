@@ -138,7 +138,7 @@ class CSRPathTable(GraphIndex):
         dist = np.empty((n, n))
         for s in range(n):
             dist[s] = graph.distances(s)
-        nxt = first_moves(graph, dist.T.copy()).T
+        nxt = first_moves(graph, dist)
         nxt[np.arange(n), np.arange(n)] = np.arange(n)
         arrays = {"dist": dist, "next": np.ascontiguousarray(nxt, dtype=next_dtype(n))}
         return cls(graph, arrays, {"max_nodes": int(max_nodes)}, time.perf_counter() - t0)
