@@ -331,6 +331,8 @@ class CSRExitTables(GraphIndex):
                     rt = a["tile"][centre[route]].astype(np.int64)
                     rtx, rty = rt % tw, rt // tw
                 if sub < 0 or x == sub:
+                    if k + 1 < len(route) and centre[route[k + 1]] == x:
+                        k += 1          # starting on the first centre of the route
                     xt = int(a["tile"][x])
                     near = (np.abs(rtx - xt % tw) <= 2) & (np.abs(rty - xt // tw) <= 2)
                     near[:k + 1] = False
