@@ -33,6 +33,7 @@ test-all: lint
 bench: $(VENV)/.bench
 	$(PY) benchmarks/grid_astar.py --out BENCHMARKS.md
 	$(PY) benchmarks/fast_search.py --out BENCHMARKS.md
+	$(PY) benchmarks/tables.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so
