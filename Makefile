@@ -34,6 +34,7 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/grid_astar.py --out BENCHMARKS.md
 	$(PY) benchmarks/fast_search.py --out BENCHMARKS.md
 	$(PY) benchmarks/hierarchical.py --out BENCHMARKS.md
+	$(PY) benchmarks/tables.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so

@@ -3,7 +3,8 @@
 
 Node ``u``'s out-edges are ``indices[indptr[u]:indptr[u + 1]]`` with costs ``weights[...]``.
 The optional heuristic is the Euclidean distance between node coordinates times ``hscale``,
-raised to a differential (pivot) bound when pivot tables are given; optional goal-bounding
+raised to a differential (pivot) bound when pivot tables are given, or to a zone-table (cluster)
+bound when a node-to-zone map and a zone-to-zone table are given; optional goal-bounding
 boxes prune the edges whose box does not contain the goal.  ``goal_bounds`` builds those boxes.
 """
 
@@ -32,6 +33,7 @@ cdef double TIGHT_EPS = 1e-12
 
 _NO_TABLE = np.empty((0, 1), dtype=np.float64)
 _NO_BOXES = np.empty((0, 4), dtype=np.float32)
+_NO_ZONES = np.empty(0, dtype=np.int32)
 
 
 cdef struct Pivots:
@@ -76,6 +78,9 @@ cdef struct Extras:
     bint use_dh             # some pivot gives a bound toward this goal
     const float* boxes      # (m, 4) goal-bounding boxes, or NULL
     double bx, by           # the goal's first two coordinates
+    const int32_t* zone     # (n,) zone of each node, or NULL
+    const double* zcol      # zone table column of the goal's zone: zcol[zone * zstep]
+    Py_ssize_t zstep
 
 
 cdef struct NoExtras:
@@ -140,7 +145,13 @@ cdef int best_first(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] 
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
             if stamp[v] == closed_stamp:
-                continue
+                # The zone bound is admissible but not consistent: a closed node is
+                # reopened when a cheaper way to it turns up.
+                if ExtraSource is Extras:
+                    if ex.zone == NULL or gu + weights[e] >= g[v]:
+                        continue
+                else:
+                    continue
             if ExtraSource is Extras:
                 if ex.boxes != NULL:
                     box = ex.boxes + 4 * e
@@ -154,6 +165,11 @@ cdef int best_first(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] 
             if ExtraSource is Extras:
                 if ex.use_dh:
                     hd = pivot_bound(&ex.pv, v)
+                    if hd == INFINITY:
+                        continue
+                    hv = hd if hd > hv else hv
+                if ex.zone != NULL:
+                    hd = ex.zcol[ex.zone[v] * ex.zstep]
                     if hd == INFINITY:
                         continue
                     hv = hd if hd > hv else hv
@@ -180,7 +196,8 @@ cdef int best_first(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] 
 def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
            const double[::1] weights, const double[:, ::1] coords, int start, int goal,
            double hscale, bint record, const double[:, :] to_pivot=_NO_TABLE,
-           const double[:, :] from_pivot=_NO_TABLE, const float[:, ::1] boxes=_NO_BOXES):
+           const double[:, :] from_pivot=_NO_TABLE, const float[:, ::1] boxes=_NO_BOXES,
+           const int32_t[::1] zone=_NO_ZONES, const double[:, :] zone_table=_NO_TABLE):
     """A* from ``start`` to ``goal`` (Dijkstra when ``hscale`` is 0 or ``goal`` is -1, which
     floods everything).  Returns (found, cost, expanded, generated, max_open).
 
@@ -190,6 +207,10 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
     from the goal are not pushed.
     ``boxes``: optional ``(m, 4)`` float32 per-edge (xmin, xmax, ymin, ymax); an edge is only
     followed when the goal's first two coordinates lie inside its box.
+    ``zone``/``zone_table``: optional ``(n,)`` zone ids in ``0..z-1`` and ``(z, z)`` lower
+    bounds between zones (inf: no path); h becomes at least ``zone_table[zone[v],
+    zone[goal]]``, nodes whose zone cannot reach the goal's are not pushed, and closed nodes
+    are reopened (the bound need not be consistent).
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1
     cdef Py_ssize_t k = to_pivot.shape[0], i
@@ -247,11 +268,22 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
                 pv.from_goal[pv.from_count] = d * (1.0 - DH_EPS)
                 pv.from_count += 1
     ex.use_dh = pv.to_count + pv.from_count > 0
+    ex.zone = NULL
+    ex.zcol = NULL
+    ex.zstep = 1
+    if zone.shape[0] > 0 and goal >= 0:
+        if zone.shape[0] != n or zone_table.shape[0] != zone_table.shape[1]:
+            raise ValueError(f"zone needs {n} entries and zone_table a square shape")
+        if not 0 <= zone[goal] < zone_table.shape[1]:
+            raise ValueError("the goal's zone is outside the zone table")
+        ex.zone = &zone[0]
+        ex.zcol = &zone_table[0, zone[goal]]
+        ex.zstep = zone_table.strides[0] // sizeof(double)
     cdef Counts c
     cdef uint32_t open_stamp = ws.begin()
     cdef int status
     with nogil:
-        if ex.use_dh or ex.boxes != NULL:
+        if ex.use_dh or ex.boxes != NULL or ex.zone != NULL:
             status = best_first(ws, indptr, indices, weights, coords, start, goal, hscale,
                                 record, open_stamp, &ex, &c)
         else:

@@ -188,15 +188,19 @@ class CSRGraph:
         return self._hscale * float(np.linalg.norm(self._coords[node] - self._coords[goal]))
 
     def find_path(self, start: Any, goal: Any, *, algo: str = "astar", record: bool = False,
-                  differential: Any = None, bounds: Any = None) -> PathResult:
+                  differential: Any = None, bounds: Any = None,
+                  zones: Any = None) -> PathResult:
         """Compiled A* (``"astar"``) or Dijkstra (``"dijkstra"``) from start to goal.
         ``path`` is an ``(n,)`` int64 array of node ids.
 
         ``differential``: a :class:`~wayfinding.graph.differential.CSRDifferentialHeuristic`
         of this graph (A* only): h becomes the larger of the Euclidean and the pivot bound.
         ``bounds``: a :class:`~wayfinding.graph.goal_bounds.CSRGoalBounds` of this graph: an
-        edge is followed only when the goal lies in its box.  Both keep the search optimal;
-        the algorithm is reported with ``_dh`` / ``_gb`` appended.  An index built for
+        edge is followed only when the goal lies in its box.  ``zones``: a
+        :class:`~wayfinding.graph.zone_tables.CSRZoneTable` of this graph (A* only): h is
+        raised to the cluster bound, and closed nodes are reopened since that bound is not
+        consistent.  All keep the search optimal; the algorithm is reported with ``_dh`` /
+        ``_gb`` / ``_zones`` appended.  An index built for
         another graph raises :class:`IndexMismatchError`.
         """
         t0 = time.perf_counter()
@@ -214,6 +218,13 @@ class CSRGraph:
             extra["to_pivot"] = differential.to_pivot
             extra["from_pivot"] = differential.from_pivot
             name += "_dh"
+        if zones is not None:
+            self._check_index(zones, "csr_zones", "zones")
+            if algo != "astar":
+                raise InvalidQueryError(f"a zone heuristic needs algo='astar', not {algo!r}")
+            extra["zone"] = zones.zone
+            extra["zone_table"] = zones.zone_dist
+            name += "_zones"
         if bounds is not None:
             self._check_index(bounds, "csr_goal_bounds", "bounds")
             extra["boxes"] = bounds.boxes

@@ -1,0 +1,133 @@
+"""Precomputed routes (table look-ups) against compiled CSR A*, in one process.
+
+Run from the repository root::
+
+    python benchmarks/tables.py [--data DIR] [--out BENCHMARKS.md] [--queries N]
+                                [--seed S] [--tile T] [--zone Z]
+
+Cases, each on the graph of a Moving AI map's passable cells (8-connected, no corner
+cutting): (a) the flat all-pairs table (``CSRPathTable``) on ``dao/arena`` (2,054 nodes);
+(b) A* with the cluster heuristic (``CSRZoneTable``) and (c) the tiled exit tables
+(``CSRExitTables``) on ``dao/arena2`` (24,311 nodes).  Per case: build time, memory against
+the flat tables of the same graph, median and mean µs per query of the table answer and of
+compiled ``CSRGraph.find_path`` A* on the same random reproducible pairs (only the query
+call is timed), and the length ratio to the A* optimum (mean, max).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fast_search import find_data_dir, machine_line  # noqa: E402
+
+from wayfinding.graph import CSRExitTables, CSRGraph, CSRPathTable, CSRZoneTable  # noqa: E402
+from wayfinding.graph.tables import table_bytes  # noqa: E402
+from wayfinding.grid import read_map  # noqa: E402
+
+SECTION = "## Precomputed routes"
+
+
+def passable_graph(path: Path) -> CSRGraph:
+    """The move graph of a map restricted to the nodes that have an edge."""
+    full = CSRGraph.from_grid(read_map(path))
+    src = np.repeat(np.arange(full.num_nodes), np.diff(full.indptr))
+    live = np.flatnonzero(np.diff(full.indptr) + np.bincount(full.indices,
+                                                              minlength=full.num_nodes))
+    local = np.full(full.num_nodes, -1)
+    local[live] = np.arange(len(live))
+    return CSRGraph.from_edges(len(live), local[src], local[full.indices], full.weights,
+                               coords=full.coords[live])
+
+
+def timed(fn, pairs):
+    out, times = [], []
+    fn(*pairs[0])
+    for a, b in pairs:
+        t0 = time.perf_counter()
+        r = fn(a, b)
+        times.append(time.perf_counter() - t0)
+        out.append(r)
+    return out, np.array(times) * 1e6
+
+
+def run_case(label, graph, index, query, pairs):
+    mine, t_mine = timed(query, pairs)
+    ref, t_ref = timed(graph.find_path, pairs)
+    ratios = [m.cost / r.cost for m, r in zip(mine, ref) if r.found and r.cost > 0]
+    assert all(m.found == r.found for m, r in zip(mine, ref)), label
+    nbytes = index.nbytes
+    flat = table_bytes(graph.num_nodes)
+    return (f"| {label} | {graph.num_nodes} | {index.build_time:.2f} | {nbytes / 1e6:.2f} | "
+            f"{flat / 1e6:.1f} | {nbytes / flat:.4f} | {np.median(t_mine):.1f} | "
+            f"{np.mean(t_mine):.1f} | {np.median(t_ref):.1f} | {np.mean(t_ref):.1f} | "
+            f"{np.median(t_ref) / np.median(t_mine):.2f} | {np.mean(ratios):.4f} | "
+            f"{max(ratios):.4f} |")
+
+
+def write_section(path: Path, body: str) -> None:
+    """Write or replace the section under SECTION, keeping the rest of the file."""
+    lines = (path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n").splitlines()
+    section = [SECTION, "", *body.rstrip().splitlines(), ""]
+    starts = [i for i, ln in enumerate(lines) if ln.strip() == SECTION]
+    if starts:
+        end = next((i for i in range(starts[0] + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+        lines[starts[0]:end] = section
+    else:
+        lines += ["", *section]
+    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", help="Moving AI folder (maps/, scenarios/)")
+    ap.add_argument("--out", help="write the section into this Markdown file")
+    ap.add_argument("--queries", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tile", type=float, default=16.0, help="exit-table tile side (cells)")
+    ap.add_argument("--zone", type=float, default=16.0, help="zone side (cells)")
+    args = ap.parse_args(argv)
+    data = find_data_dir(args.data)
+    rng = np.random.default_rng(args.seed)
+    rows = []
+    small = passable_graph(data / "maps" / "dao" / "arena.map")
+    pairs = [tuple(map(int, p)) for p in rng.integers(0, small.num_nodes, (args.queries, 2))]
+    flat = CSRPathTable.build(small)
+    rows.append(run_case("(a) flat table, dao/arena", small, flat, flat.path, pairs))
+    big = passable_graph(data / "maps" / "dao" / "arena2.map")
+    pairs = [tuple(map(int, p)) for p in rng.integers(0, big.num_nodes, (args.queries, 2))]
+    zones = CSRZoneTable.build(big, zone_size=args.zone)
+    rows.append(run_case(f"(b) cluster-heuristic A*, dao/arena2, zones {args.zone:g}", big,
+                         zones, zones.find_path, pairs))
+    exits = CSRExitTables.build(big, tile_size=args.tile)
+    rows.append(run_case(f"(c) exit tables, dao/arena2, tiles {args.tile:g}", big, exits,
+                         exits.route, pairs))
+    sizes = exits.table_sizes()
+    head = ("| case | nodes | build s | MB | flat MB | / flat | table µs median | mean | "
+            "A* µs median | mean | A* / table (median) | length ratio mean | max |\n"
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+            "---: | ---: |")
+    body = "\n".join([
+        f"{datetime.date.today().isoformat()} on {machine_line()}.",
+        f"Command: `python benchmarks/tables.py {shlex.join(argv or sys.argv[1:])}`; "
+        f"{args.queries} random reproducible pairs (seed {args.seed}) per map; a busy "
+        "shared machine, so read the ratios, not the absolute times.",
+        "", head, *rows, "",
+        f"Exit tables on dao/arena2: {exits.num_components} components; bytes by part: "
+        + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + "."])
+    print(body)
+    if args.out:
+        write_section(Path(args.out), body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Tiled exit tables: every route valid and terminating, "no route" exactly when
+unreachable, one-way edges respected, length ratio to Dijkstra measured."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
+from wayfinding.graph.csr import CSRGraph, GraphIndex
+from wayfinding.graph.exit_tables import CSRExitTables
+from wayfinding.graph.tables import table_bytes
+from wayfinding.grid import Grid, read_map
+
+scipy_csgraph = pytest.importorskip("scipy.sparse.csgraph")
+DATA = Path(__file__).resolve().parent.parent / "data" / "movingai" / "maps"
+
+
+def geometric_graph(seed, n=60, directed=True, one_way=0.3):
+    rng = np.random.default_rng(seed)
+    xy = rng.random((n, 2)) * 12
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2)
+    s, t = np.nonzero((d < 2.5) & (d > 0))
+    keep = s < t
+    s, t = s[keep], t[keep]
+    back = rng.random(len(s)) >= one_way if directed else np.ones(len(s), bool)
+    src = np.concatenate([s, t[back]])
+    dst = np.concatenate([t, s[back]])
+    return CSRGraph.from_edges(n, src, dst, d[src, dst] + 0.01, coords=xy)
+
+
+def check_all_pairs(g, et):
+    ref = scipy_csgraph.shortest_path(g.to_scipy(), method="D")
+    worst = 1.0
+    for a in range(g.num_nodes):
+        for b in range(g.num_nodes):
+            r = et.route(a, b)
+            assert r.found == bool(np.isfinite(ref[a, b])), (a, b)
+            if not r.found:
+                continue
+            assert r.path[0] == a and r.path[-1] == b
+            total = 0.0
+            for u, v in zip(r.path[:-1], r.path[1:]):
+                lo, hi = g.indptr[u], g.indptr[u + 1]
+                hit = np.flatnonzero(g.indices[lo:hi] == v)
+                assert len(hit), (u, v)
+                total += g.weights[lo + hit].min()
+            assert r.cost == pytest.approx(total) and r.cost >= ref[a, b] * (1 - 1e-12)
+            if ref[a, b] > 0:
+                worst = max(worst, r.cost / ref[a, b])
+    return worst
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), tile=st.floats(1.0, 5.0), directed=st.booleans())
+def test_routes_valid_and_reach_iff_reachable(seed, tile, directed):
+    g = geometric_graph(seed, n=40, directed=directed)
+    et = CSRExitTables.build(g, tile_size=tile)
+    check_all_pairs(g, et)
+
+
+def test_near_goals_are_exact():
+    # Inside the goal tile's 3 x 3 block on an open grid, routes are optimal.
+    grid = Grid(np.ones((12, 12), dtype=bool))
+    g = CSRGraph.from_grid(grid)
+    et = CSRExitTables.build(g, tile_size=4.0)
+    ref = scipy_csgraph.shortest_path(g.to_scipy(), method="D")
+    for a in range(0, 144, 7):
+        for b in range(144):
+            if np.abs(g.coords[a] // 4 - g.coords[b] // 4).max() <= 1:
+                assert et.route(a, b).cost == pytest.approx(ref[a, b])
+
+
+def test_one_way_cliff():
+    # 4.9: a falling (one-way) edge is used downward only; from the bottom the route
+    # takes the long way round.
+    xy = np.array([[0, 0], [1, 0], [2, 0], [2, 1], [2, 2], [1, 2], [0, 2], [0, 1]], float)
+    ring = list(range(8))
+    src = ring[:-1] + ring[1:]
+    dst = ring[1:] + ring[:-1]
+    src.append(0)
+    dst.append(7)   # the cliff edge 0 -> 7 (down); no 7 -> 0 edge except the ring
+    g = CSRGraph.from_edges(8, src, dst, [1.0] * 14 + [0.5], coords=xy)
+    et = CSRExitTables.build(g, tile_size=1.0)
+    assert et.route(0, 7).path.tolist() == [0, 7]
+    up = et.route(7, 0).path.tolist()
+    assert up == [7, 6, 5, 4, 3, 2, 1, 0]
+    check_all_pairs(g, et)
+
+
+def test_components_are_strongly_connected_sets():
+    # 4.9: N1 -> N2 -> N3 -> N1 is one component; N4 reached only by N3 -> N4 is alone.
+    xy = np.array([[0.1, 0.1], [0.2, 0.1], [0.3, 0.1], [0.4, 0.1]])
+    g = CSRGraph.from_edges(4, [0, 1, 2, 2], [1, 2, 0, 3], [1.0] * 4, coords=xy)
+    et = CSRExitTables.build(g, tile_size=1.0)
+    comp = et.arrays["comp"]
+    assert comp[0] == comp[1] == comp[2] != comp[3]
+    assert et.num_components == 2
+    assert not et.route(3, 0).found and et.route(0, 3).path.tolist() == [0, 1, 2, 3]
+
+
+def test_arena_routes_and_sizes(tmp_path):
+    grid = read_map(DATA / "dao" / "arena.map")
+    g = CSRGraph.from_grid(grid)
+    et = CSRExitTables.build(g, tile_size=8.0)
+    sizes = et.table_sizes()
+    assert sizes["total"] == et.nbytes < sizes["flat"] == table_bytes(g.num_nodes)
+    rng = np.random.default_rng(7)
+    live = np.flatnonzero(np.diff(g.indptr))
+    ratios = []
+    for a, b in rng.choice(live, size=(150, 2)):
+        r, opt = et.route(int(a), int(b)), g.find_path(int(a), int(b))
+        assert r.found == opt.found
+        if r.found and opt.cost > 0:
+            ratios.append(r.cost / opt.cost)
+    assert min(ratios) >= 1 - 1e-12 and max(ratios) < 1.5
+    et.save(tmp_path / "e.npz")
+    back = GraphIndex.load(tmp_path / "e.npz", g)
+    assert back.route(int(live[0]), int(live[-1])).path.tolist() == \
+        et.route(int(live[0]), int(live[-1])).path.tolist()
+    with pytest.raises(IndexMismatchError):
+        CSRExitTables.load(tmp_path / "e.npz", geometric_graph(1))
+
+
+def test_bad_inputs():
+    g = geometric_graph(0)
+    with pytest.raises(InvalidQueryError, match="tile_size"):
+        CSRExitTables.build(g, tile_size=0)
+    with pytest.raises(InvalidQueryError, match="coords"):
+        CSRExitTables.build(CSRGraph.from_edges(2, [0], [1], [1.0]), tile_size=1.0)
+    with pytest.raises(InvalidGridError, match="positive"):
+        CSRExitTables.build(CSRGraph.from_edges(2, [0], [1], [0.0], coords=[[0, 0], [1, 0]]),
+                            tile_size=1.0)
+    with pytest.raises(InvalidQueryError, match="max_centres"):
+        CSRExitTables.build(g, tile_size=1.0, max_centres=2)
+    et = CSRExitTables.build(g, tile_size=3.0)
+    with pytest.raises(InvalidQueryError, match="outside"):
+        et.route(0, 1000)
