@@ -21,24 +21,18 @@ compares canonical Dijkstra distance maps with plain Dijkstra ones.
 from __future__ import annotations
 
 import argparse
-import datetime
-import math
-import os
-import platform
-import shlex
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from _report import find_data_dir, fmt_us, fmt_x, run_header, table, write_section
 
 from wayfinding.grid import Grid, GridSearch, read_map, read_scen
 from wayfinding.grid.index import GridIndex
 from wayfinding.grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
 
-REPO = Path(__file__).resolve().parent.parent
-DATA_DIRS = (REPO.parent / "shared" / "data" / "movingai", REPO / "tests" / "data" / "movingai")
 SECTION = "## Fast optimal grid search"
 SETS = {
     "dao": ("dao/arena2", "dao/brc202d"),
@@ -64,13 +58,6 @@ class MapRun:
     expanded: dict[str, float] = field(default_factory=dict)
     indexes: dict[str, GridIndex] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
-
-
-def find_data_dir(given: str | None) -> Path:
-    for path in ([Path(given)] if given else list(DATA_DIRS)):
-        if (path / "scenarios").is_dir():
-            return path
-    sys.exit("no Moving AI data found; pass --data DIR")
 
 
 def index_file(kind: str, name: str, index_dir: Path | None) -> Path | None:
@@ -135,20 +122,6 @@ def run_map(data: Path, name: str, limit: int | None, gb_max_cells: int,
         print(f"  {name}: {algo:17s} median {np.median(times) * 1e6:9.1f} µs  mean "
               f"{np.mean(times) * 1e6:9.1f} µs  wrong {wrong}", file=sys.stderr, flush=True)
     return run
-
-
-def fmt_us(seconds: float) -> str:
-    v = seconds * 1e6
-    return f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
-
-
-def fmt_x(x: float) -> str:
-    return "–" if not math.isfinite(x) else (f"{x:.2f}×" if x < 10 else f"{x:,.0f}×")
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(out + ["| " + " | ".join(r) + " |" for r in rows])
 
 
 def index_for(algo: str, run: MapRun) -> list[GridIndex]:
@@ -235,36 +208,6 @@ def targets_table(runs: list[MapRun], canon: list[list[str]]) -> str:
     return table(["target", "goal", "measured", "status"], rows)
 
 
-def write_section(path: Path, body: str) -> None:
-    """Write or replace the section under SECTION, keeping the rest of the file."""
-    lines = (path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n").splitlines()
-    section = [SECTION, "", *body.rstrip().splitlines(), ""]
-    starts = [i for i, ln in enumerate(lines) if ln.strip() == SECTION]
-    if starts:
-        end = next((i for i in range(starts[0] + 1, len(lines)) if lines[i].startswith("## ")),
-                   len(lines))
-        lines[starts[0]:end] = section
-    else:
-        lines += ["", *section]
-    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
-
-
-def machine_line() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import wayfinding
-
-    return (f"{cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}; numpy {np.__version__}; "
-            f"wayfinding {wayfinding.__version__}")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", help="Moving AI folder (maps/, scenarios/)")
@@ -287,12 +230,8 @@ def main(argv: list[str] | None = None) -> int:
             for n in names]
     canon_maps = [n for n in names if n.startswith(("dao/", "random/", "rooms/"))]
     canon = canonical_rows(data, canon_maps, args.sources)
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cmd = "python benchmarks/fast_search.py " + " ".join(shlex.quote(a) for a in
-                                                          (argv or sys.argv[1:]))
     parts = [
-        f"Date: {when}  \nMachine: {machine_line()}  \nCommand: `{cmd.strip()}` (data: "
-        f"`{data}`; {(time.perf_counter() - t0) / 60:.1f} min)",
+        run_header("fast_search.py", argv, data, time.perf_counter() - t0),
         "Every method answers every problem of the map's scenario file in one process; only "
         "the query call is timed, after one warm-up query.  Speed-ups divide our compiled A*'s "
         "time (`GridSearch`, octile, the same kernel as in the section above) by the method's, "
@@ -309,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     body = "\n\n".join(parts)
     print(body)
     if args.out:
-        write_section(Path(args.out), body)
+        write_section(args.out, SECTION, body)
         print(f"wrote section '{SECTION}' in {args.out}", file=sys.stderr)
     return 0
 

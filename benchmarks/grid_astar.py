@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import datetime
 import gc
 import heapq
 import importlib
 import importlib.metadata
 import math
 import os
-import platform
-import shlex
 import sys
 import time
 import tracemalloc
@@ -37,11 +34,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _report import find_data_dir, fmt_us, fmt_x, run_header, table, write_section
 
 from wayfinding.grid import Grid, GridSearch, read_map, read_scen
 
-REPO = Path(__file__).resolve().parent.parent
-DATA_DIRS = (REPO.parent / "shared" / "data" / "movingai", REPO / "tests" / "data" / "movingai")
 SCENARIOS = ("dao/arena2", "dao/brc202d", "dao/den312d", "random/random512-25-0",
              "mazes/maze512-1-0")
 SHORT_MAP = "dao/arena2"
@@ -78,19 +74,6 @@ class ProblemSet:
 
     def __len__(self) -> int:
         return len(self.starts)
-
-
-def find_data_dir(given: str | None) -> Path:
-    if given:
-        path = Path(given)
-        if not path.is_dir():
-            sys.exit(f"data directory {path} does not exist")
-        return path
-    for path in DATA_DIRS:
-        if path.is_dir():
-            return path
-    sys.exit("no Moving AI data found (looked in: "
-             + ", ".join(str(p) for p in DATA_DIRS) + "); pass --data DIR")
 
 
 def find_scen(data: Path, name: str) -> Path | None:
@@ -555,25 +538,8 @@ def measure_memory(method: Method, pset: ProblemSet, i: int) -> Memory:
 
 
 # ---------------------------------------------------------------------------- report
-def us(seconds: float) -> str:
-    v = seconds * 1e6
-    if not math.isfinite(v):
-        return "–"
-    return f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
-
-
 def mb(n: float | None) -> str:
     return "–" if n is None else f"{n / 2**20:,.1f}"
-
-
-def ratio(x: float) -> str:
-    return "–" if not math.isfinite(x) else (f"{x:.2f}×" if x < 10 else f"{x:,.0f}×")
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
 
 
 def geomean(values: list[float]) -> float:
@@ -640,9 +606,9 @@ def set_table(res: SetResult) -> str:
         n = len(run.index)
         n_text = f"{n:,}" if n == len(res.pset) else f"{n:,} (sample)"
         rows.append([
-            method.label, n_text, us(float(np.median(run.times))),
-            us(float(np.percentile(run.times, 95))), us(float(np.mean(run.times))),
-            "1 (ref.)" if method.key == "wayfinding" else ratio(res.speed_ratio(method.key)),
+            method.label, n_text, fmt_us(float(np.median(run.times))),
+            fmt_us(float(np.percentile(run.times, 95))), fmt_us(float(np.mean(run.times))),
+            "1 (ref.)" if method.key == "wayfinding" else fmt_x(res.speed_ratio(method.key)),
             f"{int(run.matches().sum()):,}/{n:,}", mismatch_text(run),
             f"{int((run.cuts > 0).sum()):,}", method.rule,
         ])
@@ -676,7 +642,7 @@ def wayfinding_table(results: list[SetResult]) -> str:
         cells = (res.pset.grid.height + 2) * (res.pset.grid.width + 2)
         total = float(run.times.sum())
         rows.append([res.pset.name, f"{len(run.index):,}", f"{run.expanded:,}",
-                     f"{total * 1e6 / max(run.expanded, 1):.3f}", us(float(np.mean(run.times))),
+                     f"{total * 1e6 / max(run.expanded, 1):.3f}", fmt_us(float(np.mean(run.times))),
                      f"{run.nbytes / 2**20:.2f}", f"{run.nbytes / cells:.1f}"])
     return table(["set", "problems", "nodes expanded", "µs / expansion", "mean µs",
                   "search state MB (`search.nbytes`)", "bytes / padded cell"], rows)
@@ -700,7 +666,7 @@ def overview_table(results: list[SetResult]) -> str:
         for res in results:
             x = res.speed_ratio(method.key)
             mark = "" if not math.isfinite(x) or res.exact(method.key) else " ≠"
-            row.append(ratio(x) + mark)
+            row.append(fmt_x(x) + mark)
         rows.append(row)
     return table(["peer"] + [r.pset.name for r in results], rows)
 
@@ -790,33 +756,14 @@ def targets_table(items: list[Target]) -> str:
                  [[t.what, t.target, t.measured, word[t.met]] for t in items])
 
 
-def machine_line() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    dists = sorted({m.dist for m in METHODS[1:]})
-    peers = ", ".join(f"{d} {version(d)}" for d in dists)
-    return (f"{cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}; numpy {np.__version__}; "
-            f"wayfinding {version('wayfinding')}; peers: {peers}; psutil {version('psutil')}")
-
-
 def report(results: list[SetResult], mem_text: str, args: argparse.Namespace, data: Path,
            elapsed: float) -> str:
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    script = os.path.relpath(Path(__file__).resolve(), Path.cwd())
-    command = "python " + shlex.join([script, *sys.argv[1:]])
+    dists = sorted({m.dist for m in METHODS[1:]})
+    peers = ", ".join(f"{d} {version(d)}" for d in dists)
     sampled = "; ".join(f"{m.label} on {m.sample}" for m in METHODS if m.sample)
     parts = [
-        f"Date: {now}  ",
-        f"Machine: {machine_line()}  ",
-        f"Command: `{command}` (data: `{data}`; {elapsed / 60:.1f} min)",
+        run_header("grid_astar.py", None, data, elapsed,
+                   extra=f"peers: {peers}; psutil {version('psutil')}"),
         "",
         "Every method answers the same queries in one process.  Only the per-query call "
         "is timed (`time.perf_counter`), after one warm-up query per map; building a "
@@ -846,26 +793,6 @@ def report(results: list[SetResult], mem_text: str, args: argparse.Namespace, da
               "### Set-up per map, ms (excluded from the query times)", "",
               setup_table(results), "", mem_text, ""]
     return "\n".join(parts)
-
-
-def write_section(path: Path, body: str) -> None:
-    """Write or replace the section under SECTION, keeping the rest of the file."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    lines = text.splitlines()
-    section = [SECTION, "", *body.rstrip().splitlines(), ""]
-    try:
-        start = next(i for i, ln in enumerate(lines) if ln.strip() == SECTION)
-    except StopIteration:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        lines += ["", *section]
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
-                   len(lines))
-        lines[start:end] = section
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 # ---------------------------------------------------------------------------- main
@@ -911,7 +838,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             run = res.runs[method.key] = run_method(method, ps, index)
             state = f"error {run.error}" if run.error else (
-                f"median {us(float(np.median(run.times)))} µs, "
+                f"median {fmt_us(float(np.median(run.times)))} µs, "
                 f"{int(run.matches().sum())}/{len(index)} optimal")
             print(f"{ps.name:24s} {method.key:12s} {len(index):6d} problems  "
                   f"{time.perf_counter() - t0:7.1f} s  {state}", file=sys.stderr, flush=True)
@@ -941,7 +868,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(results, mem_text, args, data, time.perf_counter() - began)
     print(text)
     if args.out:
-        write_section(args.out, text)
+        write_section(args.out, SECTION, text)
         print(f"wrote section '{SECTION}' in {args.out}", file=sys.stderr)
     return 0
 

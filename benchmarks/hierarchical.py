@@ -16,14 +16,12 @@ file's optimum.
 from __future__ import annotations
 
 import argparse
-import datetime
-import shlex
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from fast_search import find_data_dir, fmt_us, fmt_x, machine_line, table
+from _report import find_data_dir, fmt_us, fmt_x, run_header, table, write_section
 
 from wayfinding.grid import GridSearch, read_map, read_scen
 from wayfinding.grid.hpa import HPAStar
@@ -98,20 +96,6 @@ def run_map(data: Path, name: str, limit: int | None, cluster_size: int) -> str:
                          "mean length ratio", "max length ratio", "valid"], rows)
 
 
-def write_section(path: Path, body: str) -> None:
-    """Write or replace the section under SECTION, keeping the rest of the file."""
-    lines = (path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n").splitlines()
-    section = [SECTION, "", *body.rstrip().splitlines(), ""]
-    starts = [i for i, ln in enumerate(lines) if ln.strip() == SECTION]
-    if starts:
-        end = next((i for i in range(starts[0] + 1, len(lines)) if lines[i].startswith("## ")),
-                   len(lines))
-        lines[starts[0]:end] = section
-    else:
-        lines += ["", *section]
-    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", help="Moving AI folder (maps/, scenarios/)")
@@ -124,12 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     tables = [run_map(data, n.strip(), 100 if args.quick else None, args.cluster_size)
               for n in args.maps.split(",")]
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cmd = "python benchmarks/hierarchical.py " + " ".join(shlex.quote(a) for a in
-                                                          (argv or sys.argv[1:]))
     parts = [
-        f"Date: {when}  \nMachine: {machine_line()}  \nCommand: `{cmd.strip()}` (data: "
-        f"`{data}`; {(time.perf_counter() - t0) / 60:.1f} min)",
+        run_header("hierarchical.py", argv, data, time.perf_counter() - t0),
         "Every method answers every problem of the map's scenario file in one process; only "
         "the query call is timed, after one warm-up query (HPA* makes each top-level "
         "cluster's padded arrays on its first query there, so the means include that).  "
@@ -147,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     body = "\n\n".join(parts)
     print(body)
     if args.out:
-        write_section(Path(args.out), body)
+        write_section(args.out, SECTION, body)
         print(f"wrote section '{SECTION}' in {args.out}", file=sys.stderr)
     return 0
 

@@ -17,20 +17,16 @@ call is timed), and the length ratio to the A* optimum (mean, max).
 from __future__ import annotations
 
 import argparse
-import datetime
-import shlex
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _report import find_data_dir, run_header, write_section
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fast_search import find_data_dir, machine_line  # noqa: E402
-
-from wayfinding.graph import CSRExitTables, CSRGraph, CSRPathTable, CSRZoneTable  # noqa: E402
-from wayfinding.graph.tables import table_bytes  # noqa: E402
-from wayfinding.grid import read_map  # noqa: E402
+from wayfinding.graph import CSRExitTables, CSRGraph, CSRPathTable, CSRZoneTable
+from wayfinding.graph.tables import table_bytes
+from wayfinding.grid import read_map
 
 SECTION = "## Precomputed routes"
 
@@ -72,20 +68,6 @@ def run_case(label, graph, index, query, pairs):
             f"{max(ratios):.4f} |")
 
 
-def write_section(path: Path, body: str) -> None:
-    """Write or replace the section under SECTION, keeping the rest of the file."""
-    lines = (path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n").splitlines()
-    section = [SECTION, "", *body.rstrip().splitlines(), ""]
-    starts = [i for i, ln in enumerate(lines) if ln.strip() == SECTION]
-    if starts:
-        end = next((i for i in range(starts[0] + 1, len(lines)) if lines[i].startswith("## ")),
-                   len(lines))
-        lines[starts[0]:end] = section
-    else:
-        lines += ["", *section]
-    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", help="Moving AI folder (maps/, scenarios/)")
@@ -96,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--zone", type=float, default=16.0, help="zone side (cells)")
     args = ap.parse_args(argv)
     data = find_data_dir(args.data)
+    t0 = time.perf_counter()
     rng = np.random.default_rng(args.seed)
     rows = []
     small = passable_graph(data / "maps" / "dao" / "arena.map")
@@ -116,16 +99,15 @@ def main(argv: list[str] | None = None) -> int:
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
             "---: | ---: |")
     body = "\n".join([
-        f"{datetime.date.today().isoformat()} on {machine_line()}.",
-        f"Command: `python benchmarks/tables.py {shlex.join(argv or sys.argv[1:])}`; "
-        f"{args.queries} random reproducible pairs (seed {args.seed}) per map; a busy "
-        "shared machine, so read the ratios, not the absolute times.",
+        run_header("tables.py", argv, data, time.perf_counter() - t0), "",
+        f"{args.queries} random reproducible pairs (seed {args.seed}) per map; table answers "
+        "and A* run on the same pairs in one process.",
         "", head, *rows, "",
         f"Exit tables on dao/arena2: {exits.num_components} components; bytes by part: "
         + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + "."])
     print(body)
     if args.out:
-        write_section(Path(args.out), body)
+        write_section(args.out, SECTION, body)
     return 0
 
 
