@@ -14,3 +14,11 @@ def full_movingai() -> Path | None:
         if (candidate / "scenarios").is_dir():
             return candidate
     return None
+
+
+def prebuilt_index(map_path: Path, kind: str) -> Path | None:
+    """``$WAYFINDING_INDEX_DIR/<map>.<kind>.npz`` when it exists: an index built beforehand
+    (``wayfinding index build``), for the exhaustive run on maps where building takes hours."""
+    folder = os.environ.get("WAYFINDING_INDEX_DIR")
+    path = Path(folder) / f"{map_path.stem}.{kind}.npz" if folder else None
+    return path if path is not None and path.is_file() else None
