@@ -3,15 +3,16 @@
 Run from the repository root::
 
     python benchmarks/tables.py [--data DIR] [--out BENCHMARKS.md] [--queries N]
-                                [--seed S] [--tile T] [--zone Z]
+                                [--seed S] [--tile T] [--zone Z] [--levels 2,3,4]
 
 Cases, each on the graph of a Moving AI map's passable cells (8-connected, no corner
 cutting): (a) the flat all-pairs table (``CSRPathTable``) on ``dao/arena`` (2,054 nodes);
 (b) A* with the cluster heuristic (``CSRZoneTable``) and (c) the tiled exit tables
-(``CSRExitTables``) on ``dao/arena2`` (24,311 nodes).  Per case: build time, memory against
-the flat tables of the same graph, median and mean µs per query of the table answer and of
-compiled ``CSRGraph.find_path`` A* on the same random reproducible pairs (only the query
-call is timed), and the length ratio to the A* optimum (mean, max).
+(``CSRExitTables``, with 2, 3 and 4 levels) on ``dao/arena2`` (24,311 nodes).  Per case:
+build time, memory against the flat tables of the same graph, median and mean µs per query
+of the table answer and of compiled ``CSRGraph.find_path`` A* on the same random
+reproducible pairs (only the query call is timed), and the length ratio to the A* optimum
+(mean, max); then the exit tables' sizes by part and number of levels.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="write the section into this Markdown file")
     ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--tile", type=float, default=16.0, help="exit-table tile side (cells)")
+    ap.add_argument("--tile", type=float, default=8.0, help="exit-table tile side (cells)")
+    ap.add_argument("--levels", default="2,3,4", help="exit-table level counts to compare")
     ap.add_argument("--zone", type=float, default=16.0, help="zone side (cells)")
     args = ap.parse_args(argv)
     data = find_data_dir(args.data)
@@ -90,10 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     zones = CSRZoneTable.build(big, zone_size=args.zone)
     rows.append(run_case(f"(b) cluster-heuristic A*, dao/arena2, zones {args.zone:g}", big,
                          zones, zones.find_path, pairs))
-    exits = CSRExitTables.build(big, tile_size=args.tile)
-    rows.append(run_case(f"(c) exit tables, dao/arena2, tiles {args.tile:g}", big, exits,
-                         exits.route, pairs))
-    sizes = exits.table_sizes()
+    size_rows = []
+    for levels in (int(v) for v in args.levels.split(",")):
+        exits = CSRExitTables.build(big, tile_size=args.tile, levels=levels)
+        rows.append(run_case(f"(c) exit tables, dao/arena2, tiles {args.tile:g}, {levels} "
+                             "levels", big, exits, exits.route, pairs))
+        sizes = exits.table_sizes()
+        comps = [len(exits.arrays[k]) for k in exits.arrays if k.endswith("centre")]
+        size_rows.append(f"| {levels} | {' / '.join(f'{c:,}' for c in comps)} | "
+                         + " | ".join(f"{sizes[k] / 1e6:.2f}" for k in
+                                      ("near", "centre", "top", "other", "total")) + " |")
     head = ("| case | nodes | build s | MB | flat MB | / flat | table µs median | mean | "
             "A* µs median | mean | A* / table (median) | length ratio mean | max |\n"
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
@@ -103,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.queries} random reproducible pairs (seed {args.seed}) per map; table answers "
         "and A* run on the same pairs in one process.",
         "", head, *rows, "",
-        f"Exit tables on dao/arena2: {exits.num_components} components; bytes by part: "
-        + ", ".join(f"{k} {v:,}" for k, v in sizes.items()) + "."])
+        f"Exit-table sizes on dao/arena2 (tiles {args.tile:g}) by number of levels, MB; the "
+        f"flat tables of the same graph take {table_bytes(big.num_nodes) / 1e6:,.0f} MB.",
+        "",
+        "| levels | components per tiled level | near | centre | top | other | total |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: |", *size_rows])
     print(body)
     if args.out:
         write_section(args.out, SECTION, body)

@@ -53,11 +53,31 @@ def check_all_pairs(g, et):
     return worst
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), tile=st.floats(1.0, 5.0), directed=st.booleans())
-def test_routes_valid_and_reach_iff_reachable(seed, tile, directed):
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), tile=st.floats(0.8, 5.0), directed=st.booleans(),
+       levels=st.integers(2, 4))
+def test_routes_valid_and_reach_iff_reachable(seed, tile, directed, levels):
     g = geometric_graph(seed, n=40, directed=directed)
-    et = CSRExitTables.build(g, tile_size=tile)
+    et = CSRExitTables.build(g, tile_size=tile, levels=levels)
+    assert et.levels == levels
+    check_all_pairs(g, et)
+
+
+def test_upper_levels_halve_the_tiles():
+    g = geometric_graph(3, n=120, directed=True)
+    et = CSRExitTables.build(g, tile_size=1.0, levels=4)
+    tiles = et.options["tiles"]
+    assert len(tiles) == 3
+    # Each upper node is a component below; every component of one level sits inside one
+    # tile of the level above (2 x 2 tiles below).
+    comp0, comp1 = et.arrays["comp"], et.arrays["l1_comp"]
+    live = comp0 >= 0
+    tile0 = et.arrays["tile"][live]
+    tw0 = tiles[0][0]
+    up = et.arrays["l1_tile"][comp0[live]]
+    tw1 = tiles[1][0]
+    assert np.all(up % tw1 == (tile0 % tw0) // 2) and np.all(up // tw1 == (tile0 // tw0) // 2)
+    assert len(et.arrays["l1_centre"]) == len(np.unique(comp1[comp1 >= 0]))
     check_all_pairs(g, et)
 
 
@@ -124,6 +144,30 @@ def test_arena_routes_and_sizes(tmp_path):
         CSRExitTables.load(tmp_path / "e.npz", geometric_graph(1))
 
 
+def test_more_levels_shrink_the_top_table(tmp_path):
+    # 4.8: the tables shrink from 2 to 3 levels and barely change from 3 to 4.
+    g = CSRGraph.from_grid(read_map(DATA / "dao" / "arena.map"))
+    sizes = {lv: CSRExitTables.build(g, tile_size=4.0, levels=lv).table_sizes()
+             for lv in (2, 3, 4)}
+    assert sizes[3]["top"] < sizes[2]["top"] / 10 and sizes[4]["top"] < sizes[3]["top"]
+    assert sizes[3]["total"] < 0.9 * sizes[2]["total"]
+    assert abs(sizes[4]["total"] - sizes[3]["total"]) < 0.05 * sizes[3]["total"]
+    et = CSRExitTables.build(g, tile_size=4.0, levels=3)
+    et.save(tmp_path / "e3.npz")
+    back = GraphIndex.load(tmp_path / "e3.npz", g)
+    assert back.levels == 3
+    live = np.flatnonzero(np.diff(g.indptr))
+    rng = np.random.default_rng(3)
+    ref = scipy_csgraph.shortest_path(g.to_scipy(), method="D", indices=live[:40])
+    for i, a in enumerate(live[:40]):
+        for b in rng.choice(live, 30):
+            r = back.route(int(a), int(b))
+            assert r.found == bool(np.isfinite(ref[i, b]))
+            assert r.path.tolist() == et.route(int(a), int(b)).path.tolist()
+            if r.found:
+                assert r.cost >= ref[i, b] * (1 - 1e-12)
+
+
 def test_bad_inputs():
     g = geometric_graph(0)
     with pytest.raises(InvalidQueryError, match="tile_size"):
@@ -135,6 +179,9 @@ def test_bad_inputs():
                             tile_size=1.0)
     with pytest.raises(InvalidQueryError, match="max_centres"):
         CSRExitTables.build(g, tile_size=1.0, max_centres=2)
+    for bad in (1, 2.0, True, "3"):
+        with pytest.raises(InvalidQueryError, match="levels"):
+            CSRExitTables.build(g, tile_size=1.0, levels=bad)
     et = CSRExitTables.build(g, tile_size=3.0)
     with pytest.raises(InvalidQueryError, match="outside"):
         et.route(0, 1000)

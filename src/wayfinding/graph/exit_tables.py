@@ -5,9 +5,11 @@ look-ups with no search (the server-side scheme of tiled hierarchical next-move 
 of side ``tile_size`` by their first two coordinates.  Within a tile, a *component* is a
 strongly connected set of nodes using only in-tile edges (one-way edges respected), and its
 *centre* is the member nearest to the component's barycentre (ties: lowest id).  Centres are
-the nodes of the upper level; two components are linked when they lie in neighbouring tiles
-(3 × 3) or an edge joins them, at the exact graph distance between their centres.  The top
-level is one flat table over all centres (:class:`~wayfinding.graph.tables.CSRPathTable`).
+the nodes of the level above; two components are linked when they lie in neighbouring tiles
+(3 × 3) or an edge joins them, at the exact graph distance between their centres.  That
+upper graph is tiled in turn with tiles twice as wide (2 × 2 tiles below, same origin), for
+``levels - 1`` tiled levels; the top level is one flat table over the last level's
+components (:class:`~wayfinding.graph.tables.CSRPathTable`).
 A table entry is an *exit*: the position of the out-edge to take among the node's edges
 (``uint8``, or ``uint16`` for degrees >= 255; the largest value means "no entry").
 
@@ -17,17 +19,20 @@ A table entry is an *exit*: the position of the out-edge to take among the node'
   tile (5 × 5 without corners) and its upper-level predecessors, closed under "next move"
   (so every node on a covered route is covered too), first moves of the exact shortest paths.
 
-**Query** (:meth:`CSRExitTables.route`): while the current node x lies in the goal tile's
-3 × 3 block and reaches the goal inside it, take the near-table exit; otherwise read the top
-table's route of components from x's to the goal's, commit to the farthest centre on it that
-x's centre table covers, and take centre-table exits until that centre (or the goal's block)
-is reached.
+**Query** (:meth:`CSRExitTables.route`, a compiled walk per level): while the current node x
+lies in the goal tile's 3 × 3 block and reaches the goal inside it, take the near-table exit;
+otherwise ask the level above for its route from x's component to the goal's (recursively;
+the top table is read by next hops), commit to the farthest centre on it that x's centre
+table covers, and take centre-table exits until that centre (or the goal's block) is reached.
+The level above is asked once per query, only when the near table does not cover the start.
 
 **Consistency.**  The loops of independently built local tables cannot occur: one near table
 per goal tile means one shortest-path tree per goal; centre legs follow exact distances with
 positive weights; and committing to a subgoal whose index along the upper route only grows
-replaces the removal of doubling-back entries.  Every reachable goal is reached, and "no
-entry" at the top level holds exactly when the goal is unreachable.  Routes are valid but
+replaces the removal of doubling-back entries.  Any route of linked components serves (every
+centre table covers the centres linked to it), so the same holds with upper levels that are
+exit tables themselves.  Every reachable goal is reached, and "no entry" at the top level
+holds exactly when the goal is unreachable.  Routes are valid but
 not always optimal: each near leg is optimal inside its 9 tiles and each centre leg is
 optimal, so the cost is at most the upper route's cost plus the goal-block leg; the ratio to
 the optimum is measured, not bounded.
@@ -40,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 from .csr import CSRGraph, GraphIndex
@@ -47,6 +53,12 @@ from .tables import CSRPathTable, check_positive, first_moves, next_dtype, table
 
 #: Default limit on the number of components (the top table is C × C).
 MAX_CENTRES = 8192
+
+#: The arrays of one tiled level, in the order the compiled walk takes them.
+_LEVEL_ARRAYS = ("tile", "comp", "centre", "goal_pos", "tnode_ptr", "blk_ptr", "blk_nodes",
+                 "near_ptr", "near", "leg_ptr", "leg_nodes", "leg_slot")
+
+_NO_ROUTE = np.empty(0, dtype=np.int64)
 
 #: Tile offsets of the 21-tile neighbourhood (5 × 5 without its corners).
 _RING = [(dx, dy) for dy in range(-2, 3) for dx in range(-2, 3) if abs(dx) + abs(dy) < 4]
@@ -66,8 +78,148 @@ def _subgraph(graph: CSRGraph, src: np.ndarray, nodes: np.ndarray) -> tuple[CSRG
     return sub, keep
 
 
+def _key(level: int, name: str) -> str:
+    """Array name of level ``level`` (level 0 unprefixed)."""
+    return name if level == 0 else f"l{level}_{name}"
+
+
+def _cat(parts: list[np.ndarray], dt: Any) -> np.ndarray:
+    return np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)
+
+
+def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
+                 ) -> tuple[dict[str, np.ndarray], CSRGraph, tuple[int, int]]:
+    """One level's tables over ``graph`` with tiles of side ``tile_size`` from ``origin``:
+    its arrays, the upper graph (one node per component, at its centre's position) and
+    the number of tiles across and down."""
+    n = graph.num_nodes
+    xy = graph.coords[:, :2]
+    cell = np.floor((xy - origin) / tile_size).astype(np.int64)
+    tw, th = int(cell[:, 0].max()) + 1, int(cell[:, 1].max()) + 1
+    tile = (cell[:, 1] * tw + cell[:, 0]).astype(np.int32)
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
+    degree = np.diff(graph.indptr) + np.bincount(graph.indices, minlength=n)
+    live = degree > 0
+    order = np.lexsort((np.arange(n), tile))
+    order = order[live[order]]
+    ntiles = tw * th
+    tnode_ptr = np.zeros(ntiles + 1, dtype=np.int64)
+    np.cumsum(np.bincount(tile[order], minlength=ntiles), out=tnode_ptr[1:])
+    goal_pos = np.full(n, -1, dtype=np.int32)
+    goal_pos[order] = np.arange(len(order)) - tnode_ptr[tile[order]]
+    max_deg = int(np.diff(graph.indptr).max()) if n else 0
+    slot_t = np.uint8 if max_deg < 255 else np.uint16
+    none = np.iinfo(slot_t).max
+
+    def tile_nodes(t: int) -> np.ndarray:
+        return order[tnode_ptr[t]:tnode_ptr[t + 1]]
+
+    def block(t: int, ring: list[tuple[int, int]]) -> np.ndarray:
+        x0, y0 = t % tw, t // tw
+        parts = [tile_nodes((y0 + dy) * tw + x0 + dx) for dx, dy in ring
+                 if 0 <= x0 + dx < tw and 0 <= y0 + dy < th]
+        return np.sort(np.concatenate(parts)) if parts else np.empty(0, np.int64)
+
+    # Components: strongly connected sets of in-tile edges; centre nearest the barycentre.
+    comp = np.full(n, -1, dtype=np.int32)
+    centres: list[int] = []
+    near3 = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+    for t in np.flatnonzero(np.diff(tnode_ptr)):
+        nodes = tile_nodes(int(t))
+        sub, _ = _subgraph(graph, src, np.sort(nodes))
+        nodes = np.sort(nodes)
+        reach = np.isfinite(np.array([sub.distances(i) for i in range(len(nodes))]))
+        label = np.argmax(reach & reach.T, axis=1)
+        for lab in np.unique(label):
+            members = nodes[label == lab]
+            bary = xy[members].mean(axis=0)
+            d2 = ((xy[members] - bary) ** 2).sum(axis=1)
+            comp[members] = len(centres)
+            centres.append(int(members[np.argmin(d2)]))
+    centre = np.array(centres, dtype=np.int32)
+    ncomp = len(centre)
+
+    # Near tables: per goal tile, shortest paths inside its 3 × 3 block.
+    blk_ptr = np.zeros(ntiles + 1, dtype=np.int64)
+    near_ptr = np.zeros(ntiles + 1, dtype=np.int64)
+    blk_parts: list[np.ndarray] = []
+    near_parts: list[np.ndarray] = []
+    for t in range(ntiles):
+        goals = tile_nodes(t)
+        nodes = block(t, near3) if len(goals) else np.empty(0, np.int64)
+        if len(goals):
+            sub, emap = _subgraph(graph, src, nodes)
+            back = sub.reversed()
+            gl = np.searchsorted(nodes, goals)
+            dist = np.stack([back.distances(int(i)) for i in gl], axis=1)
+            local = first_moves(sub, dist, slots=True)
+            # Local out-edge position -> position among the node's original edges.
+            mv = np.full(local.shape, none, dtype=np.int64)
+            ok = local >= 0
+            rows = np.nonzero(ok)[0]
+            orig = emap[sub.indptr[rows] + local[ok]]
+            mv[ok] = orig - graph.indptr[nodes[rows]]
+            blk_parts.append(nodes.astype(np.int32))
+            near_parts.append(mv.astype(slot_t).ravel())
+        blk_ptr[t + 1] = blk_ptr[t] + len(nodes)
+        near_ptr[t + 1] = near_ptr[t] + len(nodes) * len(goals)
+
+    # Upper links and centre tables (exact distances to each centre).
+    back_graph = graph.reversed()
+    to_centre = np.empty((ncomp, n))
+    for c in range(ncomp):
+        to_centre[c] = back_graph.distances(int(centre[c]))
+    ctile = tile[centre].astype(np.int64)
+    cx, cy = ctile % tw, ctile // tw
+    adjacent = (np.abs(cx[:, None] - cx[None, :]) <= 1) & (np.abs(cy[:, None] - cy[None, :])
+                                                             <= 1)
+    dcc = to_centre[:, centre].T          # dcc[a, b] = d(centre a, centre b)
+    link = adjacent & np.isfinite(dcc)
+    ce = live[src] & (comp[src] != comp[graph.indices])
+    link[comp[src[ce]], comp[graph.indices[ce]]] = True
+    np.fill_diagonal(link, False)
+    ua, ub = np.nonzero(link)
+    upper = CSRGraph.from_edges(ncomp, ua, ub, dcc[ua, ub], coords=xy[centre])
+    leg_ptr = np.zeros(ncomp + 1, dtype=np.int64)
+    leg_nodes: list[np.ndarray] = []
+    leg_slots: list[np.ndarray] = []
+    for c in range(ncomp):
+        dc = to_centre[c]
+        slot = first_moves(graph, dc[:, None], slots=True)[:, 0]
+        nxt = np.full(n, -1, dtype=np.int64)
+        has = slot >= 0
+        nxt[has] = graph.indices[graph.indptr[:-1][has] + slot[has]]
+        seed = block(int(ctile[c]), _RING)
+        cover = np.zeros(n, dtype=bool)
+        cover[seed] = True
+        cover[centre[ua[ub == c]]] = True
+        cover &= np.isfinite(dc)
+        frontier = cover.copy()
+        while frontier.any():
+            step = nxt[frontier]
+            step = step[step >= 0]
+            fresh = np.zeros(n, dtype=bool)
+            fresh[step] = True
+            frontier = fresh & ~cover
+            cover |= fresh
+        members = np.flatnonzero(cover)
+        s = slot[members]
+        leg_nodes.append(members.astype(np.int32))
+        leg_slots.append(np.where(s >= 0, s, none).astype(slot_t))
+        leg_ptr[c + 1] = leg_ptr[c] + len(members)
+
+    arrays = {
+        "tile": tile, "comp": comp, "centre": centre, "goal_pos": goal_pos,
+        "tnode_ptr": tnode_ptr, "blk_ptr": blk_ptr, "blk_nodes": _cat(blk_parts, np.int32),
+        "near_ptr": near_ptr, "near": _cat(near_parts, slot_t),
+        "leg_ptr": leg_ptr, "leg_nodes": _cat(leg_nodes, np.int32),
+        "leg_slot": _cat(leg_slots, slot_t),
+    }
+    return arrays, upper, (tw, th)
+
+
 class CSRExitTables(GraphIndex):
-    """Tiled two-level exit tables of a :class:`CSRGraph` with coords (see the module).
+    """Tiled multi-level exit tables of a :class:`CSRGraph` with coords (see the module).
 
     >>> import numpy as np
     >>> xy = np.array([[x, 0.0] for x in range(6)])
@@ -79,194 +231,121 @@ class CSRExitTables(GraphIndex):
     """
 
     kind = "csr_exit_tables"
-    version = 1
+    version = 2
+
+    def __init__(self, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(graph, arrays, options, build_time)
+        graphs = [(graph.indptr, graph.indices, graph.weights)] + [
+            (arrays[f"u{lv}_indptr"], arrays[f"u{lv}_indices"], arrays[f"u{lv}_weights"])
+            for lv in range(1, self.levels - 1)]
+        self._walkers = [
+            _tables.ExitLevel(*csr, *(arrays[_key(lv, k)] for k in _LEVEL_ARRAYS),
+                              options["tiles"][lv][0])
+            for lv, csr in enumerate(graphs)]
+        self._limits = [4 * (len(csr[0]) - 1) + 4 for csr in graphs]
+        self._top = _tables.NextTable(arrays["top_next"])
 
     @classmethod
-    def build(cls, graph: CSRGraph, *, tile_size: float,
+    def build(cls, graph: CSRGraph, *, tile_size: float, levels: int = 2,
               max_centres: int = MAX_CENTRES) -> CSRExitTables:
-        """Build the tables with tiles of side ``tile_size`` (coordinate units).  Nodes with
-        no edge at all are left out (they reach only themselves).  More than
-        ``max_centres`` components is refused (raise it or use larger tiles).
+        """Build ``levels - 1`` levels of tiled tables and a flat top table.
 
-        Cost: one Dijkstra per node on its tile and one per node on its 3 × 3 block, one
-        full reverse Dijkstra and one O(m) first-move pass per centre, and the top table.
+        Level 0 has tiles of side ``tile_size`` (coordinate units, from the least
+        coordinates); each level above has one node per component of the level below, at
+        its centre's position, and tiles twice as wide (2 × 2 tiles below).  The top table
+        is the flat all-pairs table over the components of the last tiled level, refused
+        when they are more than ``max_centres`` (use larger tiles, more levels or raise it).
+        Nodes with no edge at all are left out (they reach only themselves).
+
+        Cost per level: one Dijkstra per node on its tile and one per node on its 3 × 3
+        block, one full reverse Dijkstra and one O(m) first-move pass per centre.
         """
         if not isinstance(graph, CSRGraph):
             raise InvalidGridError(f"exit tables need a CSRGraph, got {type(graph).__name__}")
         if graph.coords is None:
             raise InvalidQueryError("exit tables need a graph with coords (node positions)")
         if not (isinstance(tile_size, (int, float, np.integer, np.floating))
-                and np.isfinite(tile_size) and tile_size > 0):
+                and not isinstance(tile_size, bool) and np.isfinite(tile_size)
+                and tile_size > 0):
             raise InvalidQueryError(f"tile_size {tile_size!r} must be a positive finite number")
+        if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 2:
+            raise InvalidQueryError(f"levels {levels!r} must be an integer >= 2 (tiled levels "
+                                    "and the top table)")
         check_positive(graph, "exit tables")
         t0 = time.perf_counter()
-        n = graph.num_nodes
-        xy = graph.coords[:, :2]
-        cell = np.floor((xy - xy.min(axis=0)) / tile_size).astype(np.int64)
-        tw, th = int(cell[:, 0].max()) + 1, int(cell[:, 1].max()) + 1
-        tile = (cell[:, 1] * tw + cell[:, 0]).astype(np.int32)
-        src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
-        degree = np.diff(graph.indptr) + np.bincount(graph.indices, minlength=n)
-        live = degree > 0
-        order = np.lexsort((np.arange(n), tile))
-        order = order[live[order]]
-        ntiles = tw * th
-        tnode_ptr = np.zeros(ntiles + 1, dtype=np.int64)
-        np.cumsum(np.bincount(tile[order], minlength=ntiles), out=tnode_ptr[1:])
-        goal_pos = np.full(n, -1, dtype=np.int32)
-        goal_pos[order] = np.arange(len(order)) - tnode_ptr[tile[order]]
-        max_deg = int(np.diff(graph.indptr).max()) if n else 0
-        slot_t = np.uint8 if max_deg < 255 else np.uint16
-        none = np.iinfo(slot_t).max
-
-        def tile_nodes(t: int) -> np.ndarray:
-            return order[tnode_ptr[t]:tnode_ptr[t + 1]]
-
-        def block(t: int, ring: list[tuple[int, int]]) -> np.ndarray:
-            x0, y0 = t % tw, t // tw
-            parts = [tile_nodes((y0 + dy) * tw + x0 + dx) for dx, dy in ring
-                     if 0 <= x0 + dx < tw and 0 <= y0 + dy < th]
-            return np.sort(np.concatenate(parts)) if parts else np.empty(0, np.int64)
-
-        # Components: strongly connected sets of in-tile edges; centre nearest the barycentre.
-        comp = np.full(n, -1, dtype=np.int32)
-        centres: list[int] = []
-        near3 = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
-        for t in np.flatnonzero(np.diff(tnode_ptr)):
-            nodes = tile_nodes(int(t))
-            sub, _ = _subgraph(graph, src, np.sort(nodes))
-            nodes = np.sort(nodes)
-            reach = np.isfinite(np.array([sub.distances(i) for i in range(len(nodes))]))
-            label = np.argmax(reach & reach.T, axis=1)
-            for lab in np.unique(label):
-                members = nodes[label == lab]
-                bary = xy[members].mean(axis=0)
-                d2 = ((xy[members] - bary) ** 2).sum(axis=1)
-                comp[members] = len(centres)
-                centres.append(int(members[np.argmin(d2)]))
-        centre = np.array(centres, dtype=np.int32)
-        ncomp = len(centre)
-        if ncomp > max_centres:
+        origin = graph.coords[:, :2].min(axis=0) if graph.num_nodes else np.zeros(2)
+        arrays: dict[str, np.ndarray] = {}
+        tiles = []
+        g, size = graph, float(tile_size)
+        for lv in range(levels - 1):
+            if lv:
+                arrays.update({f"u{lv}_indptr": g.indptr, f"u{lv}_indices": g.indices,
+                               f"u{lv}_weights": g.weights, f"u{lv}_coords": g.coords})
+            level, g, shape = _build_level(g, origin, size)
+            arrays.update({_key(lv, k): v for k, v in level.items()})
+            tiles.append(list(shape))
+            size *= 2
+        if g.num_nodes > max_centres:
             raise InvalidQueryError(
-                f"{ncomp} components is more than max_centres={max_centres}; use larger "
-                f"tiles or raise max_centres (the top table is C × C)")
-
-        # Near tables: per goal tile, shortest paths inside its 3 × 3 block.
-        blk_ptr = np.zeros(ntiles + 1, dtype=np.int64)
-        near_ptr = np.zeros(ntiles + 1, dtype=np.int64)
-        blk_parts: list[np.ndarray] = []
-        near_parts: list[np.ndarray] = []
-        for t in range(ntiles):
-            goals = tile_nodes(t)
-            nodes = block(t, near3) if len(goals) else np.empty(0, np.int64)
-            if len(goals):
-                sub, emap = _subgraph(graph, src, nodes)
-                back = sub.reversed()
-                gl = np.searchsorted(nodes, goals)
-                dist = np.stack([back.distances(int(i)) for i in gl], axis=1)
-                local = first_moves(sub, dist, slots=True)
-                # Local out-edge position -> position among the node's original edges.
-                mv = np.full(local.shape, none, dtype=np.int64)
-                ok = local >= 0
-                rows = np.nonzero(ok)[0]
-                orig = emap[sub.indptr[rows] + local[ok]]
-                mv[ok] = orig - graph.indptr[nodes[rows]]
-                blk_parts.append(nodes.astype(np.int32))
-                near_parts.append(mv.astype(slot_t).ravel())
-            blk_ptr[t + 1] = blk_ptr[t] + len(nodes)
-            near_ptr[t + 1] = near_ptr[t] + len(nodes) * len(goals)
-
-        # Upper links and centre tables (exact distances to each centre).
-        back_graph = graph.reversed()
-        to_centre = np.empty((ncomp, n))
-        for c in range(ncomp):
-            to_centre[c] = back_graph.distances(int(centre[c]))
-        ctile = tile[centre].astype(np.int64)
-        cx, cy = ctile % tw, ctile // tw
-        adjacent = (np.abs(cx[:, None] - cx[None, :]) <= 1) & (np.abs(cy[:, None] - cy[None, :])
-                                                                 <= 1)
-        dcc = to_centre[:, centre].T          # dcc[a, b] = d(centre a, centre b)
-        link = adjacent & np.isfinite(dcc)
-        ce = live[src] & (comp[src] != comp[graph.indices])
-        link[comp[src[ce]], comp[graph.indices[ce]]] = True
-        np.fill_diagonal(link, False)
-        ua, ub = np.nonzero(link)
-        upper = CSRGraph.from_edges(ncomp, ua, ub, dcc[ua, ub])
-        top = CSRPathTable.build(upper, max_nodes=max(max_centres, 1))
-        leg_ptr = np.zeros(ncomp + 1, dtype=np.int64)
-        leg_nodes: list[np.ndarray] = []
-        leg_slots: list[np.ndarray] = []
-        for c in range(ncomp):
-            dc = to_centre[c]
-            slot = first_moves(graph, dc[:, None], slots=True)[:, 0]
-            nxt = np.full(n, -1, dtype=np.int64)
-            has = slot >= 0
-            nxt[has] = graph.indices[graph.indptr[:-1][has] + slot[has]]
-            seed = block(int(ctile[c]), _RING)
-            cover = np.zeros(n, dtype=bool)
-            cover[seed] = True
-            cover[centre[ua[ub == c]]] = True
-            cover &= np.isfinite(dc)
-            frontier = cover.copy()
-            while frontier.any():
-                step = nxt[frontier]
-                step = step[step >= 0]
-                fresh = np.zeros(n, dtype=bool)
-                fresh[step] = True
-                frontier = fresh & ~cover
-                cover |= fresh
-            members = np.flatnonzero(cover)
-            s = slot[members]
-            leg_nodes.append(members.astype(np.int32))
-            leg_slots.append(np.where(s >= 0, s, none).astype(slot_t))
-            leg_ptr[c + 1] = leg_ptr[c] + len(members)
-
-        def cat(parts: list[np.ndarray], dt: Any) -> np.ndarray:
-            return np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)
-
-        arrays = {
-            "tile": tile, "comp": comp, "centre": centre, "goal_pos": goal_pos,
-            "tnode_ptr": tnode_ptr, "blk_ptr": blk_ptr, "blk_nodes": cat(blk_parts, np.int32),
-            "near_ptr": near_ptr, "near": cat(near_parts, slot_t),
-            "leg_ptr": leg_ptr, "leg_nodes": cat(leg_nodes, np.int32),
-            "leg_slot": cat(leg_slots, slot_t),
-            "top_dist": top.dist, "top_next": top.next,
-        }
-        options = {"tile_size": float(tile_size), "tiles": [tw, th],
+                f"{g.num_nodes} components at the top is more than max_centres={max_centres};"
+                " use larger tiles, more levels or raise max_centres (the top table is C × C)")
+        top = CSRPathTable.build(g, max_nodes=max(max_centres, 1))
+        arrays.update({"top_dist": top.dist, "top_next": top.next})
+        options = {"tile_size": float(tile_size), "levels": int(levels), "tiles": tiles,
                    "max_centres": int(max_centres)}
         return cls(graph, arrays, options, time.perf_counter() - t0)
 
     @classmethod
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRExitTables:
-        need = ("tile", "comp", "centre", "goal_pos", "tnode_ptr", "blk_ptr", "blk_nodes",
-                "near_ptr", "near", "leg_ptr", "leg_nodes", "leg_slot", "top_dist", "top_next")
-        n = graph.num_nodes
-        if any(k not in arrays for k in need) or arrays["tile"].shape != (n,) \
-                or arrays["comp"].shape != (n,) \
-                or arrays["top_dist"].shape != (len(arrays["centre"]),) * 2 \
-                or arrays["top_next"].dtype != next_dtype(len(arrays["centre"])):
-            raise IndexFormatError("exit tables are missing or have the wrong shape")
+        levels = options.get("levels")
+        if not isinstance(levels, int) or levels < 2:
+            raise IndexFormatError(f"exit tables with levels {levels!r}")
+        need = [_key(lv, k) for lv in range(levels - 1) for k in _LEVEL_ARRAYS]
+        need += [f"u{lv}_{k}" for lv in range(1, levels - 1)
+                 for k in ("indptr", "indices", "weights", "coords")]
+        if any(k not in arrays for k in need + ["top_dist", "top_next"]) \
+                or arrays["tile"].shape != (graph.num_nodes,):
+            raise IndexFormatError("exit tables are missing arrays or have the wrong shape")
+        last = len(arrays[_key(levels - 2, "centre")])
+        if arrays["top_dist"].shape != (last, last) \
+                or arrays["top_next"].dtype != next_dtype(last):
+            raise IndexFormatError("the top table does not match the last level")
         return cls(graph, arrays, options, build_time)
 
     @property
+    def levels(self) -> int:
+        """Number of levels: the tiled ones and the top table."""
+        return int(self.options["levels"])
+
+    @property
     def num_components(self) -> int:
-        """Number of components (upper-level nodes)."""
+        """Number of components of level 0 (nodes of level 1)."""
         return len(self.arrays["centre"])
 
     def table_sizes(self) -> dict[str, int]:
-        """Bytes of each part (``near``, ``centre``, ``top``, ``other``), their ``total``
-        and the ``flat`` all-pairs tables of the same graph (float64 distances + next hops,
-        :func:`~wayfinding.graph.tables.table_bytes`)."""
+        """Bytes of each part (``near``, ``centre``, ``top``, ``other``: the rest, such as
+        the upper levels' graphs), their ``total`` and the ``flat`` all-pairs tables of the
+        same graph (float64 distances + next hops, :func:`~wayfinding.graph.tables.
+        table_bytes`)."""
         a = self.arrays
-        near = sum(a[k].nbytes for k in ("blk_ptr", "blk_nodes", "near_ptr", "near"))
-        legs = sum(a[k].nbytes for k in ("leg_ptr", "leg_nodes", "leg_slot"))
+        levels = range(self.levels - 1)
+        near = sum(a[_key(lv, k)].nbytes for lv in levels
+                   for k in ("blk_ptr", "blk_nodes", "near_ptr", "near"))
+        legs = sum(a[_key(lv, k)].nbytes for lv in levels
+                   for k in ("leg_ptr", "leg_nodes", "leg_slot"))
         top = a["top_dist"].nbytes + a["top_next"].nbytes
         total = self.nbytes
         return {"near": near, "centre": legs, "top": top, "other": total - near - legs - top,
                 "total": total, "flat": table_bytes(self.graph.num_nodes)}
 
-    def _near_slot(self, x: int, g: int) -> int:
+    def next_edge(self, node: Any, goal: Any) -> int:
+        """Position of the out-edge to take from ``node`` toward ``goal`` when the near
+        table covers the pair; -1 otherwise (or at the goal)."""
+        x, g = self.graph.node(node, "node"), self.graph.node(goal, "goal")
+        if x == g:
+            return -1
         a = self.arrays
         t = a["tile"][g]
         lo, hi = a["blk_ptr"][t], a["blk_ptr"][t + 1]
@@ -277,81 +356,46 @@ class CSRExitTables(GraphIndex):
         s = int(a["near"][a["near_ptr"][t] + i * ng + a["goal_pos"][g]])
         return -1 if s == np.iinfo(a["near"].dtype).max else s
 
-    def _leg_slot(self, c: int, x: int) -> int:
-        a = self.arrays
-        lo, hi = a["leg_ptr"][c], a["leg_ptr"][c + 1]
-        i = int(np.searchsorted(a["leg_nodes"][lo:hi], x))
-        if i >= hi - lo or a["leg_nodes"][lo + i] != x:
-            return -2
-        s = int(a["leg_slot"][lo + i])
-        return -1 if s == np.iinfo(a["leg_slot"].dtype).max else s
-
-    def next_edge(self, node: Any, goal: Any) -> int:
-        """Position of the out-edge to take from ``node`` toward ``goal`` when the near
-        table covers the pair; -1 otherwise (or at the goal)."""
-        x, g = self.graph.node(node, "node"), self.graph.node(goal, "goal")
-        return self._near_slot(x, g) if x != g else -1
-
     def route(self, start: Any, goal: Any) -> PathResult:
         """The route from ``start`` to ``goal`` by table look-ups (no search): ``path``
         ``(k,)`` int64 node ids, ``cost`` the sum of its edge weights, ``stats.expanded`` the
         number of steps; ``found`` False exactly when the goal is unreachable."""
         t0 = time.perf_counter()
-        graph = self.graph
-        s, g = graph.node(start, "start"), graph.node(goal, "goal")
-        a = self.arrays
-        comp, centre = a["comp"], a["centre"]
-        fail = PathResult(np.empty(0, dtype=np.int64), float("inf"), False, SearchStats(),
-                          "exit_tables")
+        s, g = self.graph.node(start, "start"), self.graph.node(goal, "goal")
+        walked = self._walk(0, s, g)
+        elapsed = time.perf_counter() - t0
+        if walked is None:
+            return PathResult(np.empty(0, dtype=np.int64), float("inf"), False,
+                              SearchStats(elapsed=elapsed), "exit_tables")
+        path, cost = walked
+        return PathResult(path, cost, True, SearchStats(expanded=len(path) - 1,
+                                                        elapsed=elapsed), "exit_tables")
+
+    def _walk(self, lv: int, s: int, g: int) -> tuple[np.ndarray, float] | None:
+        """Level ``lv``'s route from node ``s`` to node ``g`` and its cost (None when
+        unreachable); the route of components it needs comes from the level above."""
         if s == g:
-            return PathResult(np.array([s], dtype=np.int64), 0.0, True,
-                              SearchStats(elapsed=time.perf_counter() - t0), "exit_tables")
+            return np.array([s], dtype=np.int64), 0.0
+        a = self.arrays
+        comp = a[_key(lv, "comp")]
         cs, cg = int(comp[s]), int(comp[g])
-        if cs < 0 or cg < 0 or not np.isfinite(a["top_dist"][cs, cg]):
-            fail.stats.elapsed = time.perf_counter() - t0
-            return fail
-        indptr, indices, weights = graph.indptr, graph.indices, graph.weights
-        tw = self.options["tiles"][0]
-        path = [s]
-        cost = 0.0
-        x = s
-        route: np.ndarray | None = None
-        rtx = rty = None
-        k, sub = -1, -1
-        limit = 4 * graph.num_nodes + 4
-        while x != g:
-            slot = self._near_slot(x, g)
-            if slot < 0:
-                if route is None:
-                    steps = [cs]
-                    nxt = a["top_next"]
-                    while steps[-1] != cg:
-                        steps.append(int(nxt[steps[-1], cg]))
-                    route = np.array(steps, dtype=np.int64)
-                    rt = a["tile"][centre[route]].astype(np.int64)
-                    rtx, rty = rt % tw, rt // tw
-                if sub < 0 or x == sub:
-                    if k + 1 < len(route) and centre[route[k + 1]] == x:
-                        k += 1          # starting on the first centre of the route
-                    xt = int(a["tile"][x])
-                    near = (np.abs(rtx - xt % tw) <= 2) & (np.abs(rty - xt // tw) <= 2)
-                    near[:k + 1] = False
-                    if k + 1 < len(route):
-                        near[k + 1] = True      # always covered from route[k]'s centre
-                    for j in np.flatnonzero(near)[::-1]:
-                        if self._leg_slot(int(route[j]), x) >= 0:
-                            k, sub = int(j), int(centre[route[j]])
-                            break
-                    else:
-                        raise RuntimeError(f"exit tables give no move from {x} toward {g}")
-                slot = self._leg_slot(int(comp[sub]), x)
-                if slot < 0:
-                    raise RuntimeError(f"exit tables give no move from {x} toward {sub}")
-            e = indptr[x] + slot
-            x = int(indices[e])
-            cost += float(weights[e])
-            path.append(x)
-            if len(path) > limit:
-                raise RuntimeError(f"exit-table route from {s} to {g} does not end")
-        stats = SearchStats(expanded=len(path) - 1, elapsed=time.perf_counter() - t0)
-        return PathResult(np.array(path, dtype=np.int64), cost, True, stats, "exit_tables")
+        if cs < 0 or cg < 0:
+            return None
+        walker, limit = self._walkers[lv], self._limits[lv]
+        status, path, cost, x = walker.walk(_NO_ROUTE, s, g, limit)
+        if status == -3:
+            if lv + 2 < self.levels:
+                upper = self._walk(lv + 1, cs, cg)
+                if upper is None:
+                    return None
+                route = upper[0]
+            else:
+                if not np.isfinite(a["top_dist"][cs, cg]):
+                    return None
+                route = self._top.walk(cs, cg)
+            status, path, cost, x = walker.walk(route, s, g, limit)
+        if status == -4:
+            raise RuntimeError(f"exit tables give no move from {x} toward {g} (level {lv})")
+        if status == -5:
+            raise RuntimeError(f"exit-table route from {s} to {g} does not end (level {lv})")
+        return path, cost

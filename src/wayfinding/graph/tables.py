@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError
 from ..results import PathResult, SearchStats
 from .csr import CSRGraph, GraphIndex
@@ -122,6 +123,11 @@ class CSRPathTable(GraphIndex):
     version = 1
     algorithm: ClassVar[str] = "table"
 
+    def __init__(self, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(graph, arrays, options, build_time)
+        self._walker = _tables.NextTable(arrays["next"])
+
     @classmethod
     def build(cls, graph: CSRGraph, *, max_nodes: int = MAX_TABLE_NODES) -> CSRPathTable:
         """Build the tables; graphs with more than ``max_nodes`` nodes are refused
@@ -172,17 +178,13 @@ class CSRPathTable(GraphIndex):
         return int(self.next[self.graph.node(a, "start"), self.graph.node(b, "goal")])
 
     def path(self, start: Any, goal: Any) -> PathResult:
-        """The optimal path by repeated look-ups (no search); ``path`` is ``(k,)`` int64
+        """The optimal path by repeated look-ups (no search, compiled); ``path`` is ``(k,)`` int64
         node ids, ``cost`` the table distance, ``stats.expanded`` the number of look-ups."""
         t0 = time.perf_counter()
         s, g = self.graph.node(start, "start"), self.graph.node(goal, "goal")
         if not np.isfinite(self.dist[s, g]):
             return PathResult(np.empty(0, dtype=np.int64), float("inf"), False,
                               SearchStats(elapsed=time.perf_counter() - t0), self.algorithm)
-        col = self.next[:, g]
-        out = [s]
-        while out[-1] != g:
-            out.append(int(col[out[-1]]))
-        stats = SearchStats(expanded=len(out) - 1, elapsed=time.perf_counter() - t0)
-        return PathResult(np.array(out, dtype=np.int64), float(self.dist[s, g]), True, stats,
-                          self.algorithm)
+        path = self._walker.walk(s, g)
+        stats = SearchStats(expanded=len(path) - 1, elapsed=time.perf_counter() - t0)
+        return PathResult(path, float(self.dist[s, g]), True, stats, self.algorithm)
