@@ -1,11 +1,12 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Whole-grid and geometric kernels: line of sight, connected components, clearance."""
+"""Whole-grid and geometric kernels: line of sight, connected components, clearance, path
+costs."""
 
 import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport INFINITY
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from ._steps cimport step_offsets
 
@@ -188,3 +189,54 @@ def squared_distance_transform(double[:, ::1] grid):
             for x in range(w):
                 grid[y, x] = d[x]
     return None
+
+
+cdef double SQRT2 = 1.4142135623730951
+
+# Step bit of (dx, dy) at [dy + 1][dx + 1] (N, E, S, W, NE, SE, SW, NW), -1 for no step.
+cdef int STEP_BIT[3][3]
+STEP_BIT[0][:] = [7, 0, 4]
+STEP_BIT[1][:] = [3, -1, 1]
+STEP_BIT[2][:] = [6, 2, 5]
+
+
+def path_cost(const uint8_t[::1] moves, const double[:, ::1] costs,
+              const int64_t[:, ::1] path):
+    """Sum of the step costs of ``(n, 2)`` cells ``(x, y)`` (steps summed in order: straight
+    1, diagonal sqrt 2, times the mean of the two cells' costs); inf when a cell is outside
+    or blocked or a step is not a legal move; inf for an empty path."""
+    cdef double total
+    with nogil:
+        total = _path_cost(moves, costs, path)
+    return total
+
+
+cdef double _path_cost(const uint8_t[::1] moves, const double[:, ::1] costs,
+                       const int64_t[:, ::1] path) noexcept nogil:
+    cdef Py_ssize_t n = path.shape[0], i, h = costs.shape[0], w = costs.shape[1]
+    cdef int64_t x, y, px = 0, py = 0, dx, dy
+    cdef int bit
+    cdef double total = 0.0, c, pc = 0.0
+    if n == 0:
+        return INFINITY
+    for i in range(n):
+        x = path[i, 0]
+        y = path[i, 1]
+        if x < 0 or x >= w or y < 0 or y >= h:
+            return INFINITY
+        c = costs[y, x]
+        if c == INFINITY:
+            return INFINITY
+        if i:
+            dx = x - px
+            dy = y - py
+            if dx < -1 or dx > 1 or dy < -1 or dy > 1:
+                return INFINITY
+            bit = STEP_BIT[dy + 1][dx + 1]
+            if bit < 0 or not (moves[(py + 1) * (w + 2) + px + 1] >> bit) & 1:
+                return INFINITY
+            total += (SQRT2 if dx != 0 and dy != 0 else 1.0) * 0.5 * (pc + c)
+        px = x
+        py = y
+        pc = c
+    return total

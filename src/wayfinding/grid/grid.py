@@ -17,11 +17,6 @@ from .terrain import ASCII_TERRAIN, make_terrain
 
 Cell = tuple[int, int]
 
-#: Bit of the step (dx, dy) in the move masks, indexed [dy + 1, dx + 1]; -1 for no step.
-_STEP_BITS = np.full((3, 3), -1, dtype=np.int64)
-for _bit, (_dx, _dy) in enumerate(DIRECTIONS):
-    _STEP_BITS[_dy + 1, _dx + 1] = _bit
-
 
 class Grid:
     """A rectangular tile grid with per-cell costs.
@@ -304,25 +299,8 @@ class Grid:
 
     def path_cost(self, path: Any) -> float:
         """Sum of the step costs of a path of cells; ``inf`` if any step is illegal."""
-        p = np.asarray(path, dtype=np.int64).reshape(-1, 2)
-        if len(p) == 0:
-            return math.inf
-        x, y = p[:, 0], p[:, 1]
-        inside = (x >= 0) & (x < self._w) & (y >= 0) & (y < self._h)
-        if not inside.all() or not self._passable[y, x].all():
-            return math.inf
-        d = np.diff(p, axis=0)
-        if len(d) == 0:
-            return 0.0
-        if np.abs(d).max() > 1:
-            return math.inf
-        bit = _STEP_BITS[d[:, 1] + 1, d[:, 0] + 1]
-        masks = self.moves[(y[:-1] + 1) * (self._w + 2) + x[:-1] + 1].astype(np.int64)
-        if (bit < 0).any() or not np.all((masks >> bit) & 1):
-            return math.inf
-        base = np.where(np.all(d != 0, axis=1), SQRT2, 1.0)
-        c = self._costs[y, x]
-        return float(np.sum(base * 0.5 * (c[:-1] + c[1:])))
+        p = np.ascontiguousarray(np.asarray(path, dtype=np.int64).reshape(-1, 2))
+        return _gridops.path_cost(self.moves, self._costs, p)
 
     # ------------------------------------------------------------------ world transform
     def world_to_cell(self, point: Any) -> Cell:

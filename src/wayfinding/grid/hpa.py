@@ -19,7 +19,9 @@ distance map each, on the cluster's sub-grid, cells outside the cluster excluded
 direct in-cluster path when both lie in one cluster, runs the compiled A* on the top-level
 graph with these temporary edges (in a per-thread scratch copy: the stored graph is never
 changed), and refines each abstract edge: an inter-edge is its single step, an intra-edge is
-the compiled A* inside its cluster.  The cost returned is that of the final cell path, at
+the compiled A* inside its cluster.  The cells of each abstract edge are kept once refined
+(in memory, at most one array per top-level edge), so later queries read them instead of
+searching again.  The cost returned is that of the final cell path, at
 least the optimum and usually within a few percent of it.
 
 Supported grids: the ``never`` and ``no_corner_cutting`` diagonal rules, uniform or weighted
@@ -432,6 +434,7 @@ class HPAStar(GridIndex):
                               options["group"])
         self._local = threading.local()
         self._regions: dict[int, _Region] = {}
+        self._legs: dict[tuple[int, int], np.ndarray] = {}
 
     def _region(self, cluster: int) -> _Region:
         """The top-level cluster ``cluster`` as a padded grid (made once, then shared)."""
@@ -533,7 +536,8 @@ class HPAStar(GridIndex):
         """A path from ``start`` to ``goal`` (``(x, y)`` cells): legal, its ``cost`` the exact
         sum of its steps, at least the optimum.  ``smooth=True`` then shortcuts it along
         lines of sight (:func:`smooth_path`); never longer.  Algorithm ``"hpa"`` /
-        ``"hpa_smooth"``; ``stats.expanded`` counts abstract and refinement expansions.
+        ``"hpa_smooth"``; ``stats.expanded`` counts the abstract search's expansions and those
+        of the refinements not already kept from earlier queries.
 
         Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; a goal on another
         island gives ``found=False`` without searching.
@@ -598,15 +602,23 @@ class HPAStar(GridIndex):
         cl = lay.cluster(flat, top).tolist()
         xs, ys = xs.tolist(), ys.tolist()
         pieces = [np.array([s], dtype=np.int64)]
+        legs, last = self._legs, len(flat) - 2
+        fl = flat.tolist()
         for i in range(len(flat) - 1):
-            b = (xs[i + 1], ys[i + 1])
-            if cl[i] != cl[i + 1]:  # an inter-edge: one step across the border
-                pieces.append(np.array([b], dtype=np.int64))
-                continue
-            cells, e, gn = self._region(cl[i]).path((xs[i], ys[i]), b)
-            exp += e
-            gen += gn
-            pieces.append(cells[1:])
+            key = (fl[i], fl[i + 1])
+            cells = legs.get(key)
+            if cells is None:
+                b = (xs[i + 1], ys[i + 1])
+                if cl[i] != cl[i + 1]:  # an inter-edge: one step across the border
+                    cells = np.array([b], dtype=np.int64)
+                else:
+                    cells, e, gn = self._region(cl[i]).path((xs[i], ys[i]), b)
+                    cells = cells[1:]
+                    exp += e
+                    gen += gn
+                if 0 < i < last:  # an abstract edge (not a start or goal leg): keep it
+                    legs[key] = cells
+            pieces.append(cells)
         path = np.concatenate(pieces)
         if smooth:
             path = smooth_path(grid, path)
