@@ -284,6 +284,25 @@ def test_queries_on_threads_agree():
     assert all(x == expected for x in got)
 
 
+def test_refined_edges_are_kept_and_reused():
+    g = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    scen = read_scen(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen")
+    p = scen.problems[-1]
+    hpa = HPAStar.build(g, levels=2)
+    first = hpa.find_path(p.start, p.goal)
+    kept = len(hpa._legs)
+    again = hpa.find_path(p.start, p.goal)
+    assert kept > 0 and len(hpa._legs) == kept
+    assert again.path.tolist() == first.path.tolist() and again.cost == first.cost
+    assert again.stats.expanded < first.stats.expanded
+    # A fresh index (nothing kept) answers every problem with the same path.
+    fresh = HPAStar.build(g, levels=2)
+    for q in scen.problems[::7]:
+        assert hpa.find_path(q.start, q.goal).path.tolist() == \
+            HPAStar.build(g, levels=2).find_path(q.start, q.goal).path.tolist()
+    assert fresh._legs == {}
+
+
 # --------------------------------------------------------------------------- Moving AI
 def suboptimality(scen_path: Path, maps: Path, levels: int):
     scen = read_scen(scen_path)
