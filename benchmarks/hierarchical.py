@@ -82,6 +82,7 @@ def run_map(data: Path, name: str, limit: int | None, cluster_size: int) -> str:
             fmt_x(float(np.mean(base) / np.mean(t))), f"{exp:,.0f}",
             f"{ix.build_time:,.2f}" if ix else "–",
             f"{ix.nbytes / 2**20:,.2f}" if ix else "–",
+            f"{ix.kept_nbytes / 2**20:,.2f}" if ix else "–",
             f"{ratio.mean():.4f}", f"{ratio.max():.4f}",
             f"{len(problems) - bad:,}/{len(problems):,}",
         ])
@@ -93,6 +94,7 @@ def run_map(data: Path, name: str, limit: int | None, cluster_size: int) -> str:
             f"{len(problems):,} problems; {nodes})\n\n")
     return head + table(["method", "median µs", "mean µs", "speed-up (medians)",
                          "speed-up (means)", "mean expanded", "preprocessing s", "index MiB",
+                         "kept edges MiB",
                          "mean length ratio", "max length ratio", "valid"], rows)
 
 
@@ -118,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         "our compiled A*'s time (`GridSearch`, octile) by the method's, as ratios of medians "
         "and of means.  Mean expanded counts the abstract search's and the refinement "
         "searches' expansions (not the two insertion distance maps).  Preprocessing and index "
-        "memory are the index's `build_time` and `nbytes`.  Length ratios divide the cost "
+        "memory are the index's `build_time` and `nbytes`; kept edges are the refined abstract "
+        "edges the index keeps for later queries (`kept_nbytes`, after the run; the "
+        "two methods of a level count share one index).  Length ratios divide the cost "
         "found by the file's optimum (problems of length 0 left out); a path is valid when it "
         "joins the right cells by legal steps, its cost is the sum of its steps and not below "
         "the optimum.",

@@ -290,9 +290,9 @@ def test_refined_edges_are_kept_and_reused():
     p = scen.problems[-1]
     hpa = HPAStar.build(g, levels=2)
     first = hpa.find_path(p.start, p.goal)
-    kept = len(hpa._legs)
+    kept, nbytes = len(hpa._legs), hpa.kept_nbytes
     again = hpa.find_path(p.start, p.goal)
-    assert kept > 0 and len(hpa._legs) == kept
+    assert kept > 0 and len(hpa._legs) == kept and nbytes == hpa.kept_nbytes > 0
     assert again.path.tolist() == first.path.tolist() and again.cost == first.cost
     assert again.stats.expanded < first.stats.expanded
     # A fresh index (nothing kept) answers every problem with the same path.

@@ -456,6 +456,12 @@ class HPAStar(GridIndex):
         return int(self.options["levels"])
 
     @property
+    def kept_nbytes(self) -> int:
+        """Bytes of the refined abstract edges kept by the queries so far (not in
+        ``nbytes``, which counts the index's arrays)."""
+        return sum(cells.nbytes for cells in list(self._legs.values()))
+
+    @property
     def num_nodes(self) -> int:
         """Abstract nodes (transition cells) at level 1."""
         return len(self.arrays["nodes"])
