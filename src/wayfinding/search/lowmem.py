@@ -59,14 +59,26 @@ def _cost(u: Any, v: Any, cost: Any) -> float:
     return c
 
 
-def _checked_h(h: Any) -> Any:
+def _setup(graph: Any, start: Any, goal: Any, heuristic: Any, max_expansions: Any
+           ) -> tuple[int | None, Any, Any]:
+    """The checked expansion budget, the goal test and the heuristic (checked >= 0 and
+    computed once per node)."""
+    budget = _budget(max_expansions, "max_expansions")
+    _hashable(start, "start")
+    is_goal, goals = _goal_test(goal)
+    h = _heuristic(graph, heuristic, goals)
+    cache: dict[Any, float] = {}
+
     def value(node: Any) -> float:
-        x = h(node)
-        if not x >= 0:
-            raise InvalidQueryError(
-                f"heuristic gave {x!r} for node {node!r}; it must be a number >= 0")
+        x = cache.get(node)
+        if x is None:
+            x = h(node)
+            if not x >= 0:
+                raise InvalidQueryError(
+                    f"heuristic gave {x!r} for node {node!r}; it must be a number >= 0")
+            cache[node] = x
         return x
-    return value
+    return budget, is_goal, value
 
 
 def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
@@ -93,17 +105,8 @@ def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
     >>> r.path, r.cost, r.cutoffs
     (['S', 'A', 'D', 'G'], 24.0, [0.0, 6.0, 15.0, 18.0, 24.0])
     """
-    budget = _budget(max_expansions, "max_expansions")
-    _hashable(start, "start")
-    is_goal, goals = _goal_test(goal)
-    h = _checked_h(_heuristic(graph, heuristic, goals))
+    budget, is_goal, hval = _setup(graph, start, goal, heuristic, max_expansions)
     t0 = time.perf_counter()
-    hcache: dict[Any, float] = {}
-
-    def hval(n: Any) -> float:
-        if n not in hcache:
-            hcache[n] = h(n)
-        return hcache[n]
 
     cutoffs: list[float] = []
     expanded = generated = max_depth = 0
@@ -198,17 +201,8 @@ def memory_bounded_astar(graph: Any, start: Any, goal: Any, *, max_open: int,
     """
     if isinstance(max_open, bool) or not isinstance(max_open, int) or max_open < 1:
         raise InvalidQueryError(f"max_open {max_open!r} must be an integer >= 1")
-    budget = _budget(max_expansions, "max_expansions")
-    _hashable(start, "start")
-    is_goal, goals = _goal_test(goal)
-    h = _checked_h(_heuristic(graph, heuristic, goals))
+    budget, is_goal, hval = _setup(graph, start, goal, heuristic, max_expansions)
     t0 = time.perf_counter()
-    hcache: dict[Any, float] = {}
-
-    def hval(n: Any) -> float:
-        if n not in hcache:
-            hcache[n] = h(n)
-        return hcache[n]
 
     # ``open_keys`` is sorted on the negated key, so the best entry is last and the worst
     # first; ``open_key[node]`` finds a node's entry to replace it.
@@ -339,10 +333,7 @@ def sma_star(graph: Any, start: Any, goal: Any, *, max_nodes: int, heuristic: An
     """
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 2:
         raise InvalidQueryError(f"max_nodes {max_nodes!r} must be an integer >= 2")
-    budget = _budget(max_expansions, "max_expansions")
-    _hashable(start, "start")
-    is_goal, goals = _goal_test(goal)
-    h = _checked_h(_heuristic(graph, heuristic, goals))
+    budget, is_goal, h = _setup(graph, start, goal, heuristic, max_expansions)
     t0 = time.perf_counter()
     root = _TreeNode(start, 0.0, h(start), 0, None, -1)
     memory: list[_TreeNode] = [root]
