@@ -4,7 +4,9 @@
 # taken once, when the walker is made.
 cimport numpy as cnp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free
+
+from ._heap cimport IntVec, vec_push
 
 import numpy as np
 
@@ -19,40 +21,16 @@ cdef enum:  # status codes of ExitLevel.walk
     NO_MEMORY = -6
 
 
-cdef class Path:
-    """A growable int64 buffer of node ids."""
-    cdef int64_t* data
-    cdef Py_ssize_t size, cap
-
-    def __cinit__(self):
-        self.cap = 64
-        self.size = 0
-        self.data = <int64_t*> malloc(self.cap * sizeof(int64_t))
-        if self.data == NULL:
-            raise MemoryError()
-
-    def __dealloc__(self):
-        free(self.data)
-
-    cdef inline int push(self, int64_t x) noexcept nogil:
-        cdef int64_t* grown
-        if self.size == self.cap:
-            grown = <int64_t*> realloc(self.data, 2 * self.cap * sizeof(int64_t))
-            if grown == NULL:
-                return -1
-            self.data = grown
-            self.cap *= 2
-        self.data[self.size] = x
-        self.size += 1
-        return 0
-
-    cdef object array(self):
-        out = np.empty(self.size, dtype=np.int64)
-        cdef int64_t[::1] o = out
-        cdef Py_ssize_t i
-        for i in range(self.size):
-            o[i] = self.data[i]
-        return out
+cdef object take(IntVec* v):
+    """The vector's values as an int64 array; frees the vector."""
+    out = np.empty(v.size, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(v.size):
+        o[i] = v.data[i]
+    free(v.data)
+    v.data = NULL
+    return out
 
 
 cdef class NextTable:
@@ -84,18 +62,19 @@ cdef class NextTable:
         reachable); int64 array."""
         if not (0 <= s < self.n and 0 <= g < self.n):
             raise IndexError(f"nodes {s}, {g} outside 0..{self.n - 1}")
-        cdef Path path = Path()
+        cdef IntVec path = IntVec(NULL, 0, 0)
         cdef int64_t x = s
-        cdef int err = path.push(s)
+        cdef int err = vec_push(&path, <int> s)
         with nogil:
             while x != g and path.size <= self.n and x >= 0 and err == 0:
                 x = self.at(x * self.n + g)
-                err = path.push(x)
+                err = vec_push(&path, <int> x)
+        out = take(&path)
         if err:
             raise MemoryError()
         if x != g:
             raise RuntimeError(f"the next-hop table does not lead from {s} to {g}")
-        return path.array()
+        return out
 
 
 cdef inline int64_t find_sorted(const int32_t[::1] a, int64_t lo, int64_t hi,
@@ -171,12 +150,13 @@ cdef class ExitLevel:
         from s's to g's).  Returns (status, path, cost, x): status 1 found, -3 when
         ``route`` is needed but empty, -4 when no table gives a move from x, -5 when the walk
         exceeds ``limit`` steps."""
-        cdef Path path = Path()
+        cdef IntVec path = IntVec(NULL, 0, 0)
         cdef Py_ssize_t nroute = route.shape[0], at = -1, pick, j
         cdef int64_t x = s, sub = -1, e, xt, xx, xy, gx, gy, rt
         cdef int slot, status = FOUND
         cdef double cost = 0.0
-        path.push(s)
+        if vec_push(&path, <int> s) != 0:
+            raise MemoryError()
         gx = self.tile[g] % self.tw
         gy = self.tile[g] // self.tw
         with nogil:
@@ -216,12 +196,13 @@ cdef class ExitLevel:
                 e = self.indptr[x] + slot
                 x = self.indices[e]
                 cost += self.weights[e]
-                if path.push(x) != 0:
+                if vec_push(&path, <int> x) != 0:
                     status = NO_MEMORY
                     break
                 if path.size > limit:
                     status = NO_END
                     break
+        out = take(&path)
         if status == NO_MEMORY:
             raise MemoryError()
-        return status, path.array(), cost, x
+        return status, out, cost, x
