@@ -168,6 +168,19 @@ def test_more_levels_shrink_the_top_table(tmp_path):
                 assert r.cost >= ref[i, b] * (1 - 1e-12)
 
 
+@pytest.mark.parametrize("levels", [2, 3, 4])
+def test_tiny_graphs(levels, tmp_path):
+    # Upper levels may be left with one component or none at all.
+    for n, src, dst in ((0, [], []), (1, [], []), (2, [0], [1]), (3, [0, 1, 2], [1, 0, 0])):
+        xy = np.arange(2.0 * n).reshape(n, 2)
+        g = CSRGraph.from_edges(n, src, dst, [1.0] * len(src), coords=xy)
+        et = CSRExitTables.build(g, tile_size=100.0, levels=levels)
+        et.save(tmp_path / "t.npz")
+        back = GraphIndex.load(tmp_path / "t.npz", g)
+        if n:
+            check_all_pairs(g, back)
+
+
 def test_bad_inputs():
     g = geometric_graph(0)
     with pytest.raises(InvalidQueryError, match="tile_size"):

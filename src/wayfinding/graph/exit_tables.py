@@ -93,9 +93,9 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
     its arrays, the upper graph (one node per component, at its centre's position) and
     the number of tiles across and down."""
     n = graph.num_nodes
-    xy = graph.coords[:, :2]
+    xy = graph.coords[:, :2] if n else np.zeros((0, 2))
     cell = np.floor((xy - origin) / tile_size).astype(np.int64)
-    tw, th = int(cell[:, 0].max()) + 1, int(cell[:, 1].max()) + 1
+    tw, th = (int(cell[:, 0].max()) + 1, int(cell[:, 1].max()) + 1) if n else (1, 1)
     tile = (cell[:, 1] * tw + cell[:, 0]).astype(np.int32)
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
     degree = np.diff(graph.indptr) + np.bincount(graph.indices, minlength=n)
@@ -263,7 +263,7 @@ class CSRExitTables(GraphIndex):
         """
         if not isinstance(graph, CSRGraph):
             raise InvalidGridError(f"exit tables need a CSRGraph, got {type(graph).__name__}")
-        if graph.coords is None:
+        if graph.num_nodes and graph.coords is None:
             raise InvalidQueryError("exit tables need a graph with coords (node positions)")
         if not (isinstance(tile_size, (int, float, np.integer, np.floating))
                 and not isinstance(tile_size, bool) and np.isfinite(tile_size)
@@ -281,7 +281,8 @@ class CSRExitTables(GraphIndex):
         for lv in range(levels - 1):
             if lv:
                 arrays.update({f"u{lv}_indptr": g.indptr, f"u{lv}_indices": g.indices,
-                               f"u{lv}_weights": g.weights, f"u{lv}_coords": g.coords})
+                               f"u{lv}_weights": g.weights,
+                               f"u{lv}_coords": g.coords if g.num_nodes else np.zeros((0, 2))})
             level, g, shape = _build_level(g, origin, size)
             arrays.update({_key(lv, k): v for k, v in level.items()})
             tiles.append(list(shape))
