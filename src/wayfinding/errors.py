@@ -11,6 +11,11 @@ class InvalidGridError(WayfindingError, ValueError):
     """A grid's array, costs or options are unusable (shape, dtype, NaN, costs <= 0...)."""
 
 
+class InvalidGeometryError(WayfindingError, ValueError):
+    """Malformed geometry: non-finite or out-of-range coordinates, self-intersecting or
+    wrongly oriented polygons, holes outside their outline."""
+
+
 class InvalidQueryError(WayfindingError, ValueError):
     """A query names a cell, node or option that cannot be searched (out of bounds, blocked,
     NaN, wrong dtype or shape, unknown algorithm...)."""
