@@ -1,0 +1,213 @@
+"""Building a navigation mesh: walkable area in, convex polygons with adjacency out.
+
+Pipeline: the walkable area (an outline with holes, or several) is read from arrays, shapely,
+WKT or GeoJSON, or traced from a :class:`~wayfinding.grid.Grid`'s passable cells; validated
+(GEOS through shapely: self-intersections and holes outside their outline are refused, the
+place named); eroded by the agent radius (every boundary moves inward by ``radius``: round
+joins around obstacle corners, approximated by chords); triangulated by GEOS's constrained
+Delaunay triangulation (input vertices only, every boundary edge kept); then merged into
+convex polygons of at most ``max_verts`` vertices by Hertel–Mehlhorn: interior edges are
+removed, longest first, whenever the merged polygon stays convex (collinear corners allowed)
+and small enough.  Convexity is decided with the exact :func:`~wayfinding.geometry.orient2d`.
+
+Needs the ``[geometry]`` extra (shapely >= 2.1) to build; a built mesh needs only numpy.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidGeometryError
+from ..geometry.predicates import check_coordinates, orient2d
+
+
+def _shapely() -> Any:
+    try:
+        import shapely
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ImportError("building a navigation mesh needs shapely: "
+                          "pip install 'wayfinding[geometry]'") from exc
+    if not hasattr(shapely, "constrained_delaunay_triangles"):  # pragma: no cover
+        raise ImportError(f"building a navigation mesh needs shapely >= 2.1 (found "
+                          f"{shapely.__version__}): pip install -U 'wayfinding[geometry]'")
+    return shapely
+
+
+def _ring(values: Any, name: str) -> np.ndarray:
+    arr = check_coordinates(values, name)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidGeometryError(f"{name} must be an (n, 2) array of points, got shape "
+                                   f"{arr.shape}")
+    if len(arr) > 1 and np.array_equal(arr[0], arr[-1]):
+        arr = arr[:-1]
+    if len(np.unique(arr, axis=0)) < 3:
+        raise InvalidGeometryError(f"{name} needs at least 3 distinct points, got {len(arr)}")
+    return arr
+
+
+def walkable_area(area: Any = None, *, outline: Any = None, holes: Any = ()) -> Any:
+    """The walkable area as a valid shapely (Multi)Polygon.
+
+    ``area``: a shapely Polygon or MultiPolygon, a WKT string, a GeoJSON mapping or string
+    (Polygon, MultiPolygon, Feature or FeatureCollection of those), or a
+    :class:`~wayfinding.grid.Grid` (the union of its passable cells, cell (x, y) covering
+    ``[x, x + 1] × [y, y + 1]`` in grid units, scaled by ``cell_size`` from ``origin``).  Or
+    ``outline=`` an ``(n, 2)`` ring and ``holes=`` a list of rings (either orientation).
+    Invalid input raises :class:`InvalidGeometryError` with GEOS's reason and location.
+    """
+    shapely = _shapely()
+    from shapely.geometry import MultiPolygon, Polygon, shape
+
+    from ..grid import Grid
+
+    if (area is None) == (outline is None):
+        raise InvalidGeometryError("give either an area or an outline (with holes)")
+    if outline is not None:
+        shell = _ring(outline, "outline")
+        rings = [_ring(h, f"holes[{i}]") for i, h in enumerate(holes)]
+        geom = Polygon(shell, rings)
+    elif isinstance(area, Grid):
+        geom = _grid_area(area)
+    elif isinstance(area, str):
+        text = area.strip()
+        if text.startswith("{"):
+            geom = _geojson(json.loads(text), shape)
+        else:
+            try:
+                geom = shapely.from_wkt(text)
+            except Exception as exc:  # GEOS reports its own parse errors
+                raise InvalidGeometryError(f"cannot read WKT: {exc}") from None
+    elif isinstance(area, dict):
+        geom = _geojson(area, shape)
+    elif isinstance(area, (Polygon, MultiPolygon)):
+        geom = area
+    else:
+        raise InvalidGeometryError(
+            f"cannot read a walkable area from {type(area).__name__}; give a shapely polygon, "
+            "WKT, GeoJSON, a Grid, or outline= and holes=")
+    if not isinstance(geom, (Polygon, MultiPolygon)):
+        raise InvalidGeometryError(f"the walkable area must be a Polygon or MultiPolygon, "
+                                   f"got {geom.geom_type}")
+    if geom.is_empty:
+        raise InvalidGeometryError("the walkable area is empty")
+    check_coordinates(shapely.get_coordinates(geom), "the area's coordinates")
+    if not geom.is_valid:
+        raise InvalidGeometryError(f"invalid walkable area: {shapely.is_valid_reason(geom)}")
+    return geom
+
+
+def _geojson(obj: Any, shape: Any) -> Any:
+    from shapely.ops import unary_union
+
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if kind == "FeatureCollection":
+        parts = [_geojson(f, shape) for f in obj.get("features", [])]
+        if not parts:
+            raise InvalidGeometryError("the GeoJSON FeatureCollection has no features")
+        return unary_union(parts)
+    if kind == "Feature":
+        return _geojson(obj.get("geometry") or {}, shape)
+    if kind not in ("Polygon", "MultiPolygon"):
+        raise InvalidGeometryError(f"GeoJSON type {kind!r} is not a Polygon, MultiPolygon, "
+                                   "Feature or FeatureCollection")
+    try:
+        return shape(obj)
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise InvalidGeometryError(f"malformed GeoJSON {kind}: {exc}") from None
+
+
+def _grid_area(grid: Any) -> Any:
+    """The union of a grid's passable cells: one box per horizontal run, then GEOS's union."""
+    shapely = _shapely()
+    from ..geometry.obstacles import blocked_rectangles
+
+    rects = blocked_rectangles(grid.passable)   # passable runs as (x0, y0, x1, y1) boxes
+    if not len(rects):
+        raise InvalidGeometryError("the grid has no passable cell")
+    size = grid.cell_size
+    ox, oy = grid.origin
+    boxes = shapely.box(ox + rects[:, 0] * size, oy + rects[:, 1] * size,
+                        ox + rects[:, 2] * size, oy + rects[:, 3] * size)
+    return shapely.union_all(boxes).normalize()
+
+
+def eroded(area: Any, radius: float, quad_segs: int = 4) -> Any:
+    """The points of ``area`` at least ``radius`` from its boundary (round joins with
+    ``quad_segs`` chords per quarter circle); empty parts dropped."""
+    shapely = _shapely()
+    from shapely.geometry import MultiPolygon, Polygon
+
+    if radius == 0:
+        return area
+    out = shapely.make_valid(area.buffer(-radius, quad_segs=quad_segs))
+    polys = [g for g in getattr(out, "geoms", [out]) if isinstance(g, Polygon) and
+             not g.is_empty]
+    if not polys:
+        raise InvalidGeometryError(f"nothing is left of the walkable area for an agent of "
+                                   f"radius {radius}")
+    return polys[0] if len(polys) == 1 else MultiPolygon(polys)
+
+
+def triangulate(area: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Constrained Delaunay triangles of a valid (Multi)Polygon: ``(V, 2)`` vertices and
+    ``(T, 3)`` int32 counter-clockwise triangles (degenerate ones dropped)."""
+    shapely = _shapely()
+    tris = shapely.get_parts(shapely.constrained_delaunay_triangles(area))
+    if not len(tris):
+        raise InvalidGeometryError("the walkable area has no area to triangulate")
+    # Each triangle is a closed ring of 4 points.
+    corners = shapely.get_coordinates(shapely.get_exterior_ring(tris)).reshape(-1, 4, 2)[:, :3]
+    verts, inverse = np.unique(corners.reshape(-1, 2), axis=0, return_inverse=True)
+    tri = inverse.reshape(-1, 3).astype(np.int32)
+    a, b, c = (verts[tri[:, k]] for k in range(3))
+    turn = orient2d(a, b, c)
+    tri[turn < 0] = tri[turn < 0][:, ::-1]
+    return verts, np.ascontiguousarray(tri[turn != 0])
+
+
+def merge_convex(verts: np.ndarray, tris: np.ndarray, max_verts: int) -> list[list[int]]:
+    """Hertel–Mehlhorn: merge counter-clockwise triangles across their shared edges, longest
+    edge first, while the merged polygon stays convex and has at most ``max_verts``
+    vertices.  Returns the polygons as counter-clockwise vertex lists."""
+    polys: list[list[int] | None] = [list(map(int, t)) for t in tris]
+    owner: dict[tuple[int, int], int] = {}
+    for p, t in enumerate(polys):
+        for k in range(3):
+            owner[(t[k], t[(k + 1) % 3])] = p
+    # Interior edges (u < v, seen from both sides), longest first; ties by vertex ids.
+    edges = [(u, v) for (u, v) in owner if u < v and (v, u) in owner]
+    length = [float(np.hypot(*(verts[u] - verts[v]))) for u, v in edges]
+    order = sorted(range(len(edges)), key=lambda i: (-length[i], edges[i]))
+    for i in order:
+        u, v = edges[i]
+        pa, pb = owner.get((u, v)), owner.get((v, u))
+        if pa is None or pb is None or pa == pb:
+            continue
+        a, b = polys[pa], polys[pb]
+        if len(a) + len(b) - 2 > max_verts:
+            continue
+        merged = _joined(a, b, u, v)
+        if not _convex(verts, merged):
+            continue
+        polys[pa], polys[pb] = merged, None
+        del owner[(u, v)], owner[(v, u)]
+        for k in range(len(merged)):
+            owner[(merged[k], merged[(k + 1) % len(merged)])] = pa
+    return [p for p in polys if p is not None]
+
+
+def _joined(a: list[int], b: list[int], u: int, v: int) -> list[int]:
+    """``a`` (holding edge u -> v) and ``b`` (holding v -> u) joined across that edge."""
+    i = a.index(v)
+    ring_a = a[i:] + a[:i]            # starts at v, ends at u
+    j = b.index(u)
+    ring_b = b[j:] + b[:j]            # starts at u, ends at v
+    return ring_a + ring_b[1:-1]
+
+
+def _convex(verts: np.ndarray, poly: list[int]) -> bool:
+    p = verts[poly]
+    return bool((orient2d(np.roll(p, 1, axis=0), p, np.roll(p, -1, axis=0)) >= 0).all())

@@ -1,0 +1,164 @@
+"""Navigation-mesh building: the polygons cover the walkable area exactly (areas and union
+agree with shapely), are convex, counter-clockwise and capped in size; adjacency is
+symmetric; every input form gives the same mesh; bad input gets a clear error."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shapely.geometry import MultiPolygon, Polygon, box, mapping
+
+from wayfinding.errors import InvalidGeometryError
+from wayfinding.geometry import orient2d
+from wayfinding.grid import Grid, read_map
+from wayfinding.navmesh import NavMesh, walkable_area
+from wayfinding.navmesh.build import merge_convex, triangulate
+
+MAPS = Path(__file__).resolve().parent.parent / "data" / "movingai" / "maps"
+
+
+def check_mesh(mesh, area, max_verts=6):
+    geoms = [Polygon(mesh.polygon(i)) for i in range(mesh.num_polygons)]
+    areas = mesh.polygon_areas()
+    assert (areas > 0).all()
+    assert areas.sum() == pytest.approx(area.area, rel=1e-9, abs=1e-9)
+    union = shapely.union_all(geoms)
+    assert union.symmetric_difference(area).area <= 1e-9 * max(area.area, 1.0)
+    for i in range(mesh.num_polygons):
+        k = mesh.sizes[i]
+        assert 3 <= k <= max_verts
+        assert (mesh.polygons[i, k:] == -1).all() and (mesh.neighbours[i, k:] == -1).all()
+        p = mesh.polygon(i)
+        assert (orient2d(np.roll(p, 1, axis=0), p, np.roll(p, -1, axis=0)) >= 0).all()
+        for e in range(k):
+            j = mesh.neighbours[i, e]
+            if j < 0:
+                continue
+            u, v = mesh.polygons[i, e], mesh.polygons[i, (e + 1) % k]
+            kj = mesh.sizes[j]
+            back = [f for f in range(kj) if mesh.polygons[j, f] == v
+                    and mesh.polygons[j, (f + 1) % kj] == u]
+            assert len(back) == 1 and mesh.neighbours[j, back[0]] == i
+
+
+def test_square_with_a_hole():
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+                         holes=[[(4, 4), (6, 4), (6, 6), (4, 6)]])
+    check_mesh(mesh, box(0, 0, 10, 10).difference(box(4, 4, 6, 6)))
+    # A square ring needs 4 convex pieces at least; Hertel-Mehlhorn finds 4.
+    assert mesh.num_polygons == 4
+    assert (mesh.neighbours >= 0).sum() == 8
+
+
+@st.composite
+def worlds(draw):
+    """A box with random rectangular and triangular holes (overlapping, touching the border
+    or each other, sliver-thin), plus collinear and repeated outline vertices."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    size = draw(st.sampled_from([10.0, 1e4, 1e7]))
+    holes = []
+    for _ in range(draw(st.integers(0, 12))):
+        x, y = rng.random(2) * size
+        w, h = rng.random(2) * size / 5 + size * 1e-6
+        if rng.random() < 0.3:
+            holes.append(Polygon([(x, y), (x + w, y), (x, y + h)]))
+        else:
+            holes.append(box(x, y, x + w, y + h))
+    outline = Polygon([(0, 0), (size / 2, 0), (size / 2, 0), (size, 0), (size, size),
+                       (0, size), (0, size / 3)])
+    area = outline.difference(shapely.union_all(holes)) if holes else outline
+    return area
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(area=worlds(), max_verts=st.sampled_from([3, 4, 6, 8]))
+def test_random_worlds_are_covered_exactly(area, max_verts):
+    area = shapely.make_valid(area)
+    polys = [g for g in getattr(area, "geoms", [area]) if isinstance(g, Polygon)
+             and g.area > 0]
+    if not polys:
+        return
+    area = MultiPolygon(polys) if len(polys) > 1 else polys[0]
+    mesh = NavMesh.build(area, max_verts=max_verts)
+    check_mesh(mesh, area, max_verts)
+
+
+def test_merging_reduces_the_triangles():
+    grid = read_map(MAPS / "dao" / "arena.map")
+    area = walkable_area(grid)
+    verts, tris = triangulate(area)
+    polys = merge_convex(verts, tris, 6)
+    assert len(polys) < 0.6 * len(tris)
+    mesh = NavMesh.build(grid)
+    assert mesh.polygon_areas().sum() == pytest.approx(grid.passable.sum())
+    check_mesh(mesh, area)
+
+
+def test_grid_area_follows_origin_and_cell_size():
+    grid = Grid.from_ascii("..#\n...\n#..", origin=(10.0, -5.0), cell_size=2.0)
+    area = walkable_area(grid)
+    assert area.area == pytest.approx(7 * 4.0)
+    assert area.bounds == (10.0, -5.0, 16.0, 1.0)
+
+
+def test_radius_erodes_every_boundary():
+    area = box(0, 0, 10, 10).difference(box(4, 4, 6, 6))
+    mesh = NavMesh.build(area, radius=0.5)
+    want = area.buffer(-0.5, quad_segs=4)
+    check_mesh(mesh, want)
+    verts = mesh.vertices
+    assert verts.min() == pytest.approx(0.5) and verts.max() == pytest.approx(9.5)
+    # No vertex is closer than the radius to the hole.
+    assert shapely.distance(shapely.points(verts), box(4, 4, 6, 6)).min() >= 0.5 - 1e-9
+    with pytest.raises(InvalidGeometryError, match="nothing is left"):
+        NavMesh.build(area, radius=6)
+
+
+def test_every_input_form_gives_the_same_mesh():
+    area = box(0, 0, 8, 6).difference(box(2, 2, 3, 5))
+    ref = NavMesh.build(area)
+    forms = [area.wkt, mapping(area), json.dumps(mapping(area)),
+             {"type": "Feature", "geometry": mapping(area), "properties": {}},
+             {"type": "FeatureCollection",
+              "features": [{"type": "Feature", "geometry": mapping(area)}]}]
+    for form in forms:
+        mesh = NavMesh.build(form)
+        assert np.array_equal(mesh.vertices, ref.vertices)
+        assert np.array_equal(mesh.polygons, ref.polygons)
+    rings = NavMesh.build(outline=[(0, 0), (0, 6), (8, 6), (8, 0)],     # clockwise outline
+                          holes=[[(2, 2), (3, 2), (3, 5), (2, 5), (2, 2)]])  # closed ring
+    assert rings.polygon_areas().sum() == pytest.approx(area.area)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"outline": [(0, 0), (2, 2), (2, 0), (0, 2)]}, "Self-intersection"),
+    ({"outline": [(0, 0), (4, 0), (4, 4), (0, 4)], "holes": [[(5, 5), (6, 5), (6, 6)]]},
+     "Hole lies outside shell"),
+    ({"outline": [(0, 0), (1, 0), (float("nan"), 1)]}, "finite"),
+    ({"outline": [(0, 0), (1e40, 0), (0, 1)]}, "magnitude"),
+    ({"outline": [(0, 0), (1, 0), (1, 0)]}, "3 distinct"),
+    ({"outline": [0, 1, 2]}, "shape"),
+    ({"area": "POLYGON ((0 0, 1 0"}, "WKT"),
+    ({"area": "LINESTRING (0 0, 1 1)"}, "Polygon or MultiPolygon"),
+    ({"area": {"type": "Point", "coordinates": [0, 0]}}, "GeoJSON type"),
+    ({"area": 42}, "cannot read"),
+    ({}, "either"),
+    ({"area": Grid.from_ascii("##\n##")}, "no passable"),
+])
+def test_bad_input(kwargs, match):
+    with pytest.raises(InvalidGeometryError, match=match):
+        NavMesh.build(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"max_verts": 2}, "max_verts"), ({"max_verts": 4.0}, "max_verts"),
+    ({"radius": -1}, "radius"), ({"radius": float("inf")}, "radius"),
+    ({"quad_segs": 0}, "quad_segs"),
+])
+def test_bad_options(kwargs, match):
+    with pytest.raises(InvalidGeometryError, match=match):
+        NavMesh.build(box(0, 0, 1, 1), **kwargs)
