@@ -1,7 +1,9 @@
 """Navigation meshes: convex polygons over a walkable area, built from polygons (with holes)
-or from a grid, for agents of a given radius."""
+or from a grid, for agents of a given radius, with Detour-like queries."""
 
 from .build import walkable_area
-from .mesh import MAX_VERTS, NavMesh
+from .mesh import MAX_VERTS, NavMesh, OffMeshLink
+from .query import END, OFFMESH, START, NavPath, QueryFilter
 
-__all__ = ["MAX_VERTS", "NavMesh", "walkable_area"]
+__all__ = ["END", "MAX_VERTS", "OFFMESH", "START", "NavMesh", "NavPath", "OffMeshLink",
+           "QueryFilter", "walkable_area"]

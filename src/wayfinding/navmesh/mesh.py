@@ -1,17 +1,46 @@
-"""The navigation mesh: convex polygons over the walkable area, with their adjacency."""
+"""The navigation mesh: convex polygons over the walkable area, with their adjacency, area
+types and flags, off-mesh links, and Detour-like queries."""
 
 from __future__ import annotations
 
+import math
+import threading
 import time
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidGeometryError
+from .._kernels import _navmesh
+from ..errors import InvalidGeometryError, InvalidQueryError
+from ..geometry.predicates import check_coordinates
+from ..results import SearchStats
 from . import build as _build
+from .query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter, funnel_path
 
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
+
+
+@dataclass(frozen=True)
+class OffMeshLink:
+    """A connection the mesh's surface does not show: a jump, a drop, a ladder, a door.
+
+    ``start``/``end``: world points, snapped to the nearest polygon within ``snap`` world
+    units at build time.  One-way unless ``bidirectional``.  ``cost``: what crossing it
+    costs (default: the distance between the ends).  ``area``/``flags``: filtered like a
+    polygon's; ``kind`` and ``user_id`` are kept for the game.
+    """
+
+    start: Any
+    end: Any
+    bidirectional: bool = False
+    cost: float | None = None
+    area: int = 0
+    flags: int = 1
+    kind: str = "jump"
+    user_id: int = 0
 
 
 class NavMesh:
@@ -23,42 +52,69 @@ class NavMesh:
     - ``polygons``: ``(P, max_verts)`` int32 vertex ids, counter-clockwise (y up), padded
       with -1; ``sizes``: ``(P,)`` vertex counts;
     - ``neighbours``: ``(P, max_verts)`` int32: the polygon across edge k (from vertex k to
-      vertex k + 1), -1 for a wall or padding.
+      vertex k + 1), -1 for a wall or padding;
+    - ``areas``: ``(P,)`` uint8 area type ids; ``flags``: ``(P,)`` uint16 ability flags;
+    - ``links``: the :class:`OffMeshLink` list, with ``link_points`` ``(L, 4)`` (snapped
+      start and end) and ``link_polygons`` ``(L, 2)``.
 
-    Build with :meth:`build`.
+    Build with :meth:`build`; query with :meth:`locate`, :meth:`nearest` and
+    :meth:`find_path`.  Queries keep per-thread scratch, so one mesh serves many threads.
 
     >>> mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
     ...                      holes=[[(4, 4), (6, 4), (6, 6), (4, 6)]])
     >>> mesh.num_polygons, round(float(mesh.polygon_areas().sum()), 6)
     (4, 96.0)
+    >>> r = mesh.find_path((1, 5), (9, 5))
+    >>> r.path.round(6).tolist(), round(r.cost, 6)
+    ([[1.0, 5.0], [4.0, 6.0], [6.0, 6.0], [9.0, 5.0]], 8.324555)
     """
 
-    def __init__(self, vertices: np.ndarray, polygons: np.ndarray, sizes: np.ndarray,
+    def __init__(self, vertices: np.ndarray, polygons: np.ndarray, sizes: np.ndarray, *,
+                 areas: Any = None, flags: Any = None, links: tuple[OffMeshLink, ...] = (),
+                 link_points: Any = None, link_polygons: Any = None,
                  build_time: float = 0.0):
         self.vertices = _frozen(np.asarray(vertices, dtype=np.float64))
         self.polygons = _frozen(np.asarray(polygons, dtype=np.int32))
         self.sizes = _frozen(np.asarray(sizes, dtype=np.int32))
+        p = len(self.sizes)
         self.neighbours = _frozen(_adjacency(self.polygons, self.sizes))
+        self.areas = _frozen(np.zeros(p, np.uint8) if areas is None
+                             else np.asarray(areas, dtype=np.uint8))
+        self.flags = _frozen(np.ones(p, np.uint16) if flags is None
+                             else np.asarray(flags, dtype=np.uint16))
+        self.links = tuple(links)
+        self.link_points = _frozen(np.zeros((0, 4)) if link_points is None
+                                   else np.asarray(link_points, dtype=np.float64))
+        self.link_polygons = _frozen(np.zeros((0, 2), np.int32) if link_polygons is None
+                                     else np.asarray(link_polygons, dtype=np.int32))
         self.build_time = float(build_time)
+        self._local = threading.local()
+        self._filters: dict[Any, tuple[np.ndarray, ...]] = {}
 
+    # ------------------------------------------------------------------ building
     @classmethod
     def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
-              radius: float = 0.0, max_verts: int = MAX_VERTS,
-              quad_segs: int = 4) -> NavMesh:
+              radius: float = 0.0, max_verts: int = MAX_VERTS, quad_segs: int = 4,
+              links: Any = (), snap: float = 1.0) -> NavMesh:
         """Build the mesh of a walkable area for an agent of ``radius`` (world units).
 
         ``area``/``outline``/``holes``: see :func:`~wayfinding.navmesh.build.walkable_area`
         (shapely, WKT, GeoJSON, a Grid, or rings).  Every boundary is moved inward by
         ``radius`` (round joins, ``quad_segs`` chords per quarter circle).  Polygons have at
-        most ``max_verts`` (>= 3) vertices.  Needs the ``[geometry]`` extra.
+        most ``max_verts`` (>= 3) vertices.  ``links``: :class:`OffMeshLink` objects whose
+        ends must lie within ``snap`` of the mesh.  Needs the ``[geometry]`` extra.
         """
         if isinstance(max_verts, bool) or not isinstance(max_verts, int) or max_verts < 3:
             raise InvalidGeometryError(f"max_verts {max_verts!r} must be an integer >= 3")
-        if isinstance(radius, bool) or not isinstance(radius, (int, float)) \
-                or not np.isfinite(radius) or radius < 0:
-            raise InvalidGeometryError(f"radius {radius!r} must be a finite number >= 0")
+        _check_length(radius, "radius")
+        _check_length(snap, "snap")
         if isinstance(quad_segs, bool) or not isinstance(quad_segs, int) or quad_segs < 1:
             raise InvalidGeometryError(f"quad_segs {quad_segs!r} must be an integer >= 1")
+        links = tuple(links)
+        for i, link in enumerate(links):
+            if not isinstance(link, OffMeshLink):
+                raise InvalidGeometryError(f"links[{i}] must be an OffMeshLink, got "
+                                           f"{type(link).__name__}")
         t0 = time.perf_counter()
         geom = _build.walkable_area(area, outline=outline, holes=holes)
         geom = _build.eroded(geom, float(radius), quad_segs)
@@ -68,8 +124,42 @@ class NavMesh:
         sizes = np.array([len(p) for p in polys], dtype=np.int32)
         for i, p in enumerate(polys):
             table[i, :len(p)] = p
-        return cls(verts, table, sizes, time.perf_counter() - t0)
+        mesh = cls(verts, table, sizes)
+        if links:
+            pts, owners = mesh._snap_links(links, float(snap))
+            mesh = cls(verts, table, sizes, links=links, link_points=pts,
+                       link_polygons=owners)
+        mesh.build_time = time.perf_counter() - t0
+        return mesh
 
+    def _snap_links(self, links: tuple[OffMeshLink, ...], snap: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        ends = []
+        for i, link in enumerate(links):
+            for name in ("start", "end"):
+                p = check_coordinates(getattr(link, name), f"links[{i}].{name}")
+                if p.shape != (2,):
+                    raise InvalidGeometryError(f"links[{i}].{name} must be an (x, y) point")
+                ends.append(p)
+            if link.cost is not None and not (isinstance(link.cost, (int, float))
+                                              and math.isfinite(link.cost) and link.cost >= 0):
+                raise InvalidGeometryError(f"links[{i}].cost {link.cost!r} must be a finite "
+                                           "number >= 0")
+            if not (isinstance(link.area, int) and 0 <= link.area <= 255
+                    and isinstance(link.flags, int) and 0 <= link.flags <= 0xFFFF):
+                raise InvalidGeometryError(f"links[{i}]: area must be 0..255 and flags a "
+                                           "16-bit mask")
+        pts = np.array(ends)
+        owners, snapped = self._nearest(pts, np.ones(self.num_polygons, np.uint8))
+        far = np.hypot(*(snapped - pts).T) > snap
+        if far.any():
+            k = int(np.argmax(far))
+            raise InvalidGeometryError(
+                f"links[{k // 2}].{('start', 'end')[k % 2]} {tuple(pts[k])} is farther than "
+                f"snap={snap} from the mesh")
+        return snapped.reshape(-1, 4), owners.reshape(-1, 2)
+
+    # ------------------------------------------------------------------ properties
     @property
     def num_polygons(self) -> int:
         return len(self.sizes)
@@ -97,7 +187,229 @@ class NavMesh:
 
     def __repr__(self) -> str:
         return (f"NavMesh({self.num_polygons} polygons, {len(self.vertices)} vertices, "
-                f"max_verts {self.max_verts})")
+                f"max_verts {self.max_verts}, {len(self.links)} links)")
+
+    # ------------------------------------------------------------------ spatial index
+    @cached_property
+    def _buckets(self) -> tuple[Any, ...]:
+        """Uniform buckets over the polygons' bounding boxes: (cell_ptr, cell_polys, ox, oy,
+        cell, nx, ny)."""
+        idx = np.where(self.polygons >= 0, self.polygons, self.polygons[:, :1])
+        pts = self.vertices[idx]
+        lo, hi = pts.min(axis=1), pts.max(axis=1)
+        origin = lo.min(axis=0) if len(lo) else np.zeros(2)
+        span = (hi.max(axis=0) - origin) if len(hi) else np.ones(2)
+        mean = np.sqrt(np.mean(np.prod(np.maximum(hi - lo, 1e-12), axis=1))) if len(lo) else 1.0
+        cell = max(float(mean) * 2.0, float(span.max()) / 1024, 1e-9)
+        nx, ny = (np.floor(span / cell).astype(np.int64) + 1).tolist()
+        c0 = np.floor((lo - origin) / cell).astype(np.int64)
+        c1 = np.minimum(np.floor((hi - origin) / cell).astype(np.int64), [nx - 1, ny - 1])
+        counts = (c1[:, 0] - c0[:, 0] + 1) * (c1[:, 1] - c0[:, 1] + 1)
+        owner = np.repeat(np.arange(len(lo)), counts)
+        local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        w = (c1[:, 0] - c0[:, 0] + 1)[owner]
+        gx = c0[owner, 0] + local % w
+        gy = c0[owner, 1] + local // w
+        key = gy * nx + gx
+        order = np.lexsort((owner, key))
+        ptr = np.zeros(nx * ny + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key, minlength=nx * ny), out=ptr[1:])
+        return (ptr, owner[order].astype(np.int32), float(origin[0]), float(origin[1]),
+                cell, int(nx), int(ny))
+
+    def _points(self, points: Any, name: str) -> tuple[np.ndarray, bool]:
+        arr = np.asarray(points, dtype=np.float64) if not isinstance(points, str) else None
+        if arr is None or arr.ndim not in (1, 2) or arr.shape[-1] != 2:
+            raise InvalidQueryError(f"{name} must be an (x, y) point or an (n, 2) array")
+        if not np.isfinite(arr).all():
+            raise InvalidQueryError(f"{name} must be finite, got {points!r}")
+        return np.ascontiguousarray(np.atleast_2d(arr)), arr.ndim == 1
+
+    def locate(self, points: Any) -> Any:
+        """The polygon containing each point (boundary included; lowest id when several),
+        -1 off the mesh: an int for one point, an ``(n,)`` int32 array for ``(n, 2)``."""
+        pts, single = self._points(points, "points")
+        out = np.empty(len(pts), dtype=np.int32)
+        _navmesh.locate(self.vertices, self.polygons, self.sizes, *self._buckets, pts, out)
+        return int(out[0]) if single else out
+
+    def nearest(self, points: Any, *, filter: QueryFilter = DEFAULT_FILTER) -> Any:
+        """The usable polygon nearest each point and the nearest point on it: ``(polygon,
+        (x, y))`` for one point, ``((n,), (n, 2))`` arrays for many; polygon -1 when no
+        polygon is usable."""
+        pts, single = self._points(points, "points")
+        allowed = self._filter(filter)[0]
+        poly, snapped = self._nearest(pts, allowed)
+        if single:
+            return int(poly[0]), (float(snapped[0, 0]), float(snapped[0, 1]))
+        return poly, snapped
+
+    def _nearest(self, pts: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = np.empty(len(pts), dtype=np.int32)
+        snapped = np.empty((len(pts), 2))
+        _navmesh.nearest(self.vertices, self.polygons, self.sizes, *self._buckets, allowed,
+                         np.ascontiguousarray(pts), out, snapped)
+        return out, snapped
+
+    # ------------------------------------------------------------------ search
+    def _filter(self, f: QueryFilter) -> tuple[np.ndarray, ...]:
+        """(allowed polygons, polygon costs, usable directed links) for a filter, cached."""
+        if not isinstance(f, QueryFilter):
+            raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
+        key = (f.include, f.exclude, tuple(sorted(f.costs.items())))
+        got = self._filters.get(key)
+        if got is None:
+            costs = f.area_costs()
+            def usable(flags: np.ndarray, areas: np.ndarray) -> np.ndarray:
+                return (((flags & f.include) != 0) & ((flags & f.exclude) == 0)
+                        & np.isfinite(costs[areas]))
+            allowed = usable(self.flags, self.areas).astype(np.uint8)
+            link = self._directed_links
+            lf = np.array([x.flags for x in self.links], dtype=np.uint16)
+            la = np.array([x.area for x in self.links], dtype=np.uint8)
+            link_ok = usable(lf, la)[link[4]].astype(np.uint8)
+            got = self._filters[key] = (allowed, costs[self.areas], link_ok)
+        return got
+
+    @cached_property
+    def _directed_links(self) -> tuple[np.ndarray, ...]:
+        """Off-mesh links by source polygon: (ptr, target polygon, (from, to) points, cost,
+        link id)."""
+        src, dst, pts, cost, ref = [], [], [], [], []
+        for i, link in enumerate(self.links):
+            a, b = self.link_points[i, :2], self.link_points[i, 2:]
+            pa, pb = self.link_polygons[i]
+            c = float(np.hypot(*(b - a))) if link.cost is None else float(link.cost)
+            ends = [(pa, pb, a, b)] + ([(pb, pa, b, a)] if link.bidirectional else [])
+            for s, t, p, q in ends:
+                src.append(s)
+                dst.append(t)
+                pts.append(np.concatenate([p, q]))
+                cost.append(c)
+                ref.append(i)
+        order = np.argsort(np.array(src, dtype=np.int64), kind="stable")
+        ptr = np.zeros(self.num_polygons + 1, dtype=np.int64)
+        np.cumsum(np.bincount(np.array(src, dtype=np.int64), minlength=self.num_polygons),
+                  out=ptr[1:])
+        return (ptr, np.array(dst, dtype=np.int32)[order],
+                np.array(pts, dtype=np.float64).reshape(-1, 4)[order],
+                np.array(cost, dtype=np.float64)[order], np.array(ref, dtype=np.int32)[order])
+
+    def _scratch(self) -> Any:
+        s = getattr(self._local, "scratch", None)
+        if s is None:
+            s = self._local.scratch = _navmesh.PolyScratch(self.num_polygons)
+        return s
+
+    def _endpoint(self, point: Any, name: str, allowed: np.ndarray) -> tuple[int, np.ndarray,
+                                                                              bool]:
+        pts, single = self._points(point, name)
+        if not single:
+            raise InvalidQueryError(f"{name} must be one (x, y) point")
+        poly = self.locate(pts)[0]
+        if poly >= 0 and allowed[poly]:
+            return int(poly), pts[0], False
+        poly, snapped = self._nearest(pts, allowed)
+        return int(poly[0]), snapped[0], True
+
+    def find_path(self, start: Any, goal: Any, *, filter: QueryFilter = DEFAULT_FILTER
+                  ) -> NavPath:
+        """The straight path from ``start`` to ``goal`` (world points): A* over the usable
+        polygons (each polygon's position is the midpoint of the edge it was entered by; an
+        off-mesh link enters at its end), then the funnel through the corridor's portals.
+
+        A point off the mesh, or on an unusable polygon, is moved to the nearest usable
+        polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False``.
+        """
+        t0 = time.perf_counter()
+        allowed, cost, link_ok = self._filter(filter)
+        ps, s, snap_s = self._endpoint(start, "start", allowed)
+        pg, g, snap_g = self._endpoint(goal, "goal", allowed)
+        res = NavPath(np.empty((0, 2)), math.inf, False, SearchStats(), "navmesh",
+                      start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g,
+                      flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
+                      corridor=np.empty(0, np.int32), links=np.empty(0, np.int32))
+        if ps < 0 or pg < 0:
+            res.stats.elapsed = time.perf_counter() - t0
+            return res
+        ptr, dst, lpts, lcost, lref = self._directed_links
+        scratch = self._scratch()
+        h_scale = 0.999 * float(cost[allowed.astype(bool)].min())
+        found, exp, gen = scratch.search(
+            self.vertices, self.polygons, self.sizes, self.neighbours, allowed, cost, ptr,
+            dst, lpts, lcost, link_ok, ps, s[0], s[1], pg, g[0], g[1], h_scale)
+        res.stats.expanded, res.stats.generated = exp, gen
+        if found:
+            corridor, via, _ = scratch.corridor(pg)
+            self._straighten(res, corridor, via, lpts, lcost, lref)
+        res.stats.elapsed = time.perf_counter() - t0
+        return res
+
+    def _straighten(self, res: NavPath, corridor: np.ndarray, via: np.ndarray,
+                    lpts: np.ndarray, lcost: np.ndarray, lref: np.ndarray) -> None:
+        """Funnel each stretch of the corridor between off-mesh links; fill ``res``."""
+        corners, flags, owners, used = [], [], [], []
+        cost = 0.0
+        start = res.start
+        first = 0
+        for i in range(1, len(corridor) + 1):
+            if i < len(corridor) and via[i] < 0:
+                continue
+            # Stretch corridor[first:i] from `start` to the link's start (or the goal).
+            end = res.goal if i == len(corridor) else lpts[via[i], :2]
+            left, right, polys = [start], [start], [corridor[first]]
+            for j in range(first, i - 1):
+                u, v = self._portal(int(corridor[j]), int(corridor[j + 1]))
+                left.append(v)
+                right.append(u)
+                polys.append(corridor[j + 1])
+            left.append(end)
+            right.append(end)
+            polys.append(corridor[i - 1])
+            pts, index = funnel_path(np.array(left), np.array(right))
+            f = np.zeros(len(pts), np.uint8)
+            if i < len(corridor):
+                f[-1] |= OFFMESH
+            if corners:
+                pts, f, index = pts[1:], f[1:], index[1:]   # the link's end is already there
+            corners.append(pts)
+            flags.append(f)
+            owners.append(np.array(polys)[index])
+            if i < len(corridor):
+                link = int(via[i])
+                used.append(int(lref[link]))
+                cost += float(lcost[link])
+                land = lpts[link, 2:]
+                corners.append(land[None, :])
+                flags.append(np.zeros(1, np.uint8))
+                owners.append(np.array([corridor[i]]))
+                start, first = land, i
+        path = np.concatenate(corners)
+        flags = np.concatenate(flags)
+        flags[0] |= START
+        flags[-1] |= END
+        seg = np.hypot(*np.diff(path, axis=0).T)
+        walk = ~((flags[:-1] & OFFMESH) != 0)          # link jumps are counted at their cost
+        res.path = path
+        res.flags = flags
+        res.corner_polygons = np.concatenate(owners).astype(np.int32)
+        res.corridor = corridor
+        res.links = np.array(used, dtype=np.int32)
+        res.cost = float(seg[walk].sum()) + cost
+        res.found = True
+
+    def _portal(self, p: int, q: int) -> tuple[np.ndarray, np.ndarray]:
+        """The edge of polygon p shared with q as (right, left) seen walking from p to q."""
+        k = int(np.flatnonzero(self.neighbours[p, :self.sizes[p]] == q)[0])
+        u = self.polygons[p, k]
+        v = self.polygons[p, (k + 1) % self.sizes[p]]
+        return self.vertices[u], self.vertices[v]
+
+
+def _check_length(value: Any, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value < 0:
+        raise InvalidGeometryError(f"{name} {value!r} must be a finite number >= 0")
 
 
 def _frozen(arr: np.ndarray) -> np.ndarray:
@@ -111,7 +423,7 @@ def _adjacency(polygons: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     p, m = polygons.shape
     k = np.arange(m)
     valid = k[None, :] < sizes[:, None]
-    nxt_k = (k[None, :] + 1) % sizes[:, None]
+    nxt_k = (k[None, :] + 1) % np.maximum(sizes[:, None], 1)
     u = polygons
     v = np.take_along_axis(polygons, nxt_k, axis=1)
     out = np.full((p, m), -1, dtype=np.int32)
@@ -123,8 +435,7 @@ def _adjacency(polygons: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     key = a * n + b
     rev = b * n + a
     order = np.argsort(key)
-    pos = np.searchsorted(key[order], rev)
-    pos = np.minimum(pos, len(key) - 1)
+    pos = np.minimum(np.searchsorted(key[order], rev), len(key) - 1)
     hit = key[order][pos] == rev
     out[pi[hit], ki[hit]] = pi[order[pos[hit]]]
     return out

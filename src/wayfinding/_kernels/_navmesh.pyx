@@ -1,0 +1,388 @@
+# Navigation-mesh kernels: point location in convex polygons, nearest point on the mesh, A*
+# over polygons (node position = midpoint of the entry edge, or an off-mesh link's end) and
+# the funnel (string pulling) over a corridor's portals.  Orientation tests are exact.
+cimport numpy as cnp
+from libc.math cimport INFINITY, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+from ._heap cimport Heap, heap_decrease, heap_free, heap_init, heap_pop, heap_push, HeapItem
+from ._predicates cimport orient2d
+
+cnp.import_array()
+
+
+# ------------------------------------------------------------------------------ location
+cdef inline bint inside(const double[:, ::1] verts, const int32_t[:, ::1] polys,
+                        const int32_t[::1] sizes, int p, double x, double y) noexcept nogil:
+    """Point in the closed convex polygon p (counter-clockwise)."""
+    cdef int k, n = sizes[p]
+    cdef int32_t a, b
+    for k in range(n):
+        a = polys[p, k]
+        b = polys[p, (k + 1) % n]
+        if orient2d(verts[a, 0], verts[a, 1], verts[b, 0], verts[b, 1], x, y) < 0:
+            return False
+    return True
+
+
+cdef inline double closest_on(const double[:, ::1] verts, const int32_t[:, ::1] polys,
+                              const int32_t[::1] sizes, int p, double x, double y,
+                              double* cx, double* cy) noexcept nogil:
+    """Squared distance from (x, y) to polygon p and the closest point."""
+    cdef int k, n = sizes[p]
+    cdef int32_t a, b
+    cdef double ax, ay, dx, dy, t, qx, qy, d, best = INFINITY
+    if inside(verts, polys, sizes, p, x, y):
+        cx[0] = x
+        cy[0] = y
+        return 0.0
+    for k in range(n):
+        a = polys[p, k]
+        b = polys[p, (k + 1) % n]
+        ax = verts[a, 0]
+        ay = verts[a, 1]
+        dx = verts[b, 0] - ax
+        dy = verts[b, 1] - ay
+        t = ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy)
+        if t < 0.0:
+            t = 0.0
+        elif t > 1.0:
+            t = 1.0
+        qx = ax + t * dx
+        qy = ay + t * dy
+        d = (qx - x) * (qx - x) + (qy - y) * (qy - y)
+        if d < best:
+            best = d
+            cx[0] = qx
+            cy[0] = qy
+    return best
+
+
+def locate(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
+           const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double ox, double oy,
+           double cell, int nx, int ny, const double[:, ::1] points, int32_t[::1] out):
+    """out[i] = lowest id of a polygon containing points[i] (boundary included), or -1."""
+    cdef Py_ssize_t i
+    cdef int64_t c, j
+    cdef int ix, iy, p, best
+    cdef double x, y
+    with nogil:
+        for i in range(points.shape[0]):
+            x = points[i, 0]
+            y = points[i, 1]
+            out[i] = -1
+            ix = <int> ((x - ox) / cell)
+            iy = <int> ((y - oy) / cell)
+            if x < ox or y < oy or ix >= nx or iy >= ny:
+                continue
+            c = iy * nx + ix
+            best = -1
+            for j in range(cell_ptr[c], cell_ptr[c + 1]):
+                p = cell_polys[j]
+                if (best < 0 or p < best) and inside(verts, polys, sizes, p, x, y):
+                    best = p
+            out[i] = best
+
+
+cdef inline int bucket_of(double v, double origin, double cell, int n) noexcept nogil:
+    cdef double f = (v - origin) / cell
+    if f < 0.0:
+        return -1
+    if f >= n:
+        return n
+    return <int> f
+
+
+def nearest(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
+            const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double ox, double oy,
+            double cell, int nx, int ny, const uint8_t[::1] allowed,
+            const double[:, ::1] points, int32_t[::1] out, double[:, ::1] snapped):
+    """The allowed polygon nearest each point (ties: lowest id) and the nearest point on it,
+    searching the buckets ring by ring around the point's bucket."""
+    cdef Py_ssize_t i
+    cdef int64_t c, j
+    cdef int ix, iy, r, gx, gy, p, best, rmax = nx if nx > ny else ny
+    cdef double x, y, d, bestd, cx = 0.0, cy = 0.0, bx = 0.0, by = 0.0, reach
+    with nogil:
+        for i in range(points.shape[0]):
+            x = points[i, 0]
+            y = points[i, 1]
+            # Buckets of points off the grid are clamped to the ring just outside it:
+            # distances to the grid's buckets only grow from there.
+            ix = bucket_of(x, ox, cell, nx)
+            iy = bucket_of(y, oy, cell, ny)
+            best = -1
+            bestd = INFINITY
+            r = 0
+            while r <= rmax + 2:
+                # Every point of a bucket outside rings 0..r is farther than r cells away
+                # (minus the query's offset inside its own bucket).
+                reach = (r - 1) * cell if r > 0 else 0.0
+                if best >= 0 and bestd <= reach * reach:
+                    break
+                for gy in range(iy - r, iy + r + 1):
+                    if gy < 0 or gy >= ny:
+                        continue
+                    for gx in range(ix - r, ix + r + 1):
+                        if gx < 0 or gx >= nx:
+                            continue
+                        if r > 0 and gy != iy - r and gy != iy + r and gx != ix - r \
+                                and gx != ix + r:
+                            continue
+                        c = gy * nx + gx
+                        for j in range(cell_ptr[c], cell_ptr[c + 1]):
+                            p = cell_polys[j]
+                            if not allowed[p]:
+                                continue
+                            d = closest_on(verts, polys, sizes, p, x, y, &cx, &cy)
+                            if d < bestd or (d == bestd and p < best):
+                                bestd = d
+                                best = p
+                                bx = cx
+                                by = cy
+                r += 1
+            out[i] = best
+            snapped[i, 0] = bx
+            snapped[i, 1] = by
+
+
+# ------------------------------------------------------------------------------ search
+cdef class PolyScratch:
+    """Per-thread A* state over the polygons of one mesh (generation stamps: O(1) reset)."""
+    cdef double* g
+    cdef double* px
+    cdef double* py
+    cdef int32_t* parent
+    cdef int32_t* via
+    cdef int32_t* pos
+    cdef uint32_t* stamp
+    cdef uint8_t* closed
+    cdef uint32_t label
+    cdef Heap heap
+    cdef int n
+
+    def __cinit__(self, int n):
+        self.n = n
+        self.g = <double*> malloc(max(n, 1) * sizeof(double))
+        self.px = <double*> malloc(max(n, 1) * sizeof(double))
+        self.py = <double*> malloc(max(n, 1) * sizeof(double))
+        self.parent = <int32_t*> malloc(max(n, 1) * sizeof(int32_t))
+        self.via = <int32_t*> malloc(max(n, 1) * sizeof(int32_t))
+        self.pos = <int32_t*> malloc(max(n, 1) * sizeof(int32_t))
+        self.stamp = <uint32_t*> malloc(max(n, 1) * sizeof(uint32_t))
+        self.closed = <uint8_t*> malloc(max(n, 1) * sizeof(uint8_t))
+        if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.px == NULL \
+                or self.py == NULL or self.parent == NULL or self.via == NULL \
+                or self.pos == NULL or self.stamp == NULL or self.closed == NULL:
+            raise MemoryError()
+        for i in range(n):
+            self.stamp[i] = 0
+        self.label = 0
+
+    def __dealloc__(self):
+        free(self.g)
+        free(self.px)
+        free(self.py)
+        free(self.parent)
+        free(self.via)
+        free(self.pos)
+        free(self.stamp)
+        free(self.closed)
+        heap_free(&self.heap)
+
+    cdef inline void touch(self, int p) noexcept nogil:
+        if self.stamp[p] != self.label:
+            self.stamp[p] = self.label
+            self.g[p] = INFINITY
+            self.closed[p] = 0
+            self.pos[p] = -1
+
+    def search(self, const double[:, ::1] verts, const int32_t[:, ::1] polys,
+               const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
+               const uint8_t[::1] allowed, const double[::1] cost,
+               const int64_t[::1] link_ptr, const int32_t[::1] link_to,
+               const double[:, ::1] link_pts, const double[::1] link_cost,
+               const uint8_t[::1] link_ok,
+               int start, double sx, double sy, int goal, double gx, double gy,
+               double h_scale):
+        """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the allowed
+        polygons: moving inside polygon p costs the distance times cost[p]; crossing a usable
+        (link_ok) off-mesh link l costs link_cost[l].  Returns (found, expanded,
+        generated)."""
+        cdef int p, q, k, n, e
+        cdef int32_t a, b
+        cdef int64_t l
+        cdef double nx, ny, step, ng, h
+        cdef int expanded = 0, generated = 1, found = 0
+        cdef HeapItem it
+        self.label += 1
+        if self.label == 0:
+            for k in range(self.n):
+                self.stamp[k] = 0
+            self.label = 1
+        self.heap.size = 0
+        with nogil:
+            self.touch(start)
+            self.g[start] = 0.0
+            self.px[start] = sx
+            self.py[start] = sy
+            self.parent[start] = -1
+            self.via[start] = -1
+            h = h_scale * sqrt((sx - gx) * (sx - gx) + (sy - gy) * (sy - gy))
+            if heap_push(&self.heap, self.pos, h, 0.0, start) != 0:
+                found = -1
+            while self.heap.size > 0 and found == 0:
+                it = heap_pop(&self.heap, self.pos)
+                p = it.node
+                self.closed[p] = 1
+                expanded += 1
+                if p == goal:
+                    found = 1
+                    break
+                n = sizes[p]
+                for e in range(n + link_ptr[p + 1] - link_ptr[p]):
+                    if e < n:
+                        q = neigh[p, e]
+                        if q < 0 or not allowed[q]:
+                            continue
+                        a = polys[p, e]
+                        b = polys[p, (e + 1) % n]
+                        nx = 0.5 * (verts[a, 0] + verts[b, 0])
+                        ny = 0.5 * (verts[a, 1] + verts[b, 1])
+                        step = cost[p] * sqrt((nx - self.px[p]) * (nx - self.px[p])
+                                              + (ny - self.py[p]) * (ny - self.py[p]))
+                    else:
+                        l = link_ptr[p] + e - n
+                        q = link_to[l]
+                        if not allowed[q] or not link_ok[l]:
+                            continue
+                        nx = link_pts[l, 2]
+                        ny = link_pts[l, 3]
+                        step = cost[p] * sqrt((link_pts[l, 0] - self.px[p])
+                                              * (link_pts[l, 0] - self.px[p])
+                                              + (link_pts[l, 1] - self.py[p])
+                                              * (link_pts[l, 1] - self.py[p])) + link_cost[l]
+                    self.touch(q)
+                    if self.closed[q]:
+                        continue
+                    ng = self.g[p] + step
+                    if q == goal:
+                        ng += cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
+                        h = 0.0
+                    else:
+                        h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
+                    if ng >= self.g[q]:
+                        continue
+                    self.g[q] = ng
+                    self.px[q] = nx
+                    self.py[q] = ny
+                    self.parent[q] = p
+                    self.via[q] = -1 if e < n else <int32_t> (link_ptr[p] + e - n)
+                    if self.pos[q] >= 0:
+                        heap_decrease(&self.heap, self.pos, q, ng + h, ng)
+                    else:
+                        generated += 1
+                        if heap_push(&self.heap, self.pos, ng + h, ng, q) != 0:
+                            found = -1
+                            break
+        if found < 0:
+            raise MemoryError()
+        return bool(found), expanded, generated
+
+    def corridor(self, int goal):
+        """Polygons from the start to ``goal`` and, per polygon, the link entry that led
+        into it (-1 for an edge or the start); the goal's cost."""
+        cdef int p = goal, k = 0
+        while p >= 0:
+            k += 1
+            p = self.parent[p]
+        polys = np.empty(k, dtype=np.int32)
+        links = np.empty(k, dtype=np.int32)
+        cdef int32_t[::1] pv = polys
+        cdef int32_t[::1] lv = links
+        p = goal
+        while p >= 0:
+            k -= 1
+            pv[k] = p
+            lv[k] = self.via[p]
+            p = self.parent[p]
+        return polys, links, self.g[goal]
+
+
+# ------------------------------------------------------------------------------ funnel
+def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1] out,
+           int32_t[::1] index):
+    """String pulling through portals: ``left[i]``/``right[i]`` are the ends of portal i as
+    seen walking through the corridor (portal 0 is the start point twice, the last the goal
+    twice).  Writes the corners (start, bends, goal) into ``out`` and, per corner, the
+    portal it came from; returns their number."""
+    cdef Py_ssize_t n = left.shape[0], i = 1, apex_i = 0, left_i = 0, right_i = 0, k = 0
+    cdef double ax = left[0, 0], ay = left[0, 1]
+    cdef double lx = left[0, 0], ly = left[0, 1], rx = right[0, 0], ry = right[0, 1]
+    cdef double nlx, nly, nrx, nry
+    out[0, 0] = ax
+    out[0, 1] = ay
+    index[0] = 0
+    k = 1
+    while i < n:
+        nlx = left[i, 0]
+        nly = left[i, 1]
+        nrx = right[i, 0]
+        nry = right[i, 1]
+        # Right side: tighten when the new right end is on or left of apex -> right.
+        if orient2d(ax, ay, rx, ry, nrx, nry) >= 0:
+            if (ax == rx and ay == ry) or orient2d(ax, ay, lx, ly, nrx, nry) < 0:
+                rx = nrx
+                ry = nry
+                right_i = i
+            else:
+                # The right end crosses the left side: the left end is a corner.
+                ax = lx
+                ay = ly
+                apex_i = left_i
+                if out[k - 1, 0] != ax or out[k - 1, 1] != ay:
+                    out[k, 0] = ax
+                    out[k, 1] = ay
+                    index[k] = <int32_t> apex_i
+                    k += 1
+                lx = ax
+                ly = ay
+                rx = ax
+                ry = ay
+                left_i = apex_i
+                right_i = apex_i
+                i = apex_i + 1
+                continue
+        # Left side, mirrored.
+        if orient2d(ax, ay, lx, ly, nlx, nly) <= 0:
+            if (ax == lx and ay == ly) or orient2d(ax, ay, rx, ry, nlx, nly) > 0:
+                lx = nlx
+                ly = nly
+                left_i = i
+            else:
+                ax = rx
+                ay = ry
+                apex_i = right_i
+                if out[k - 1, 0] != ax or out[k - 1, 1] != ay:
+                    out[k, 0] = ax
+                    out[k, 1] = ay
+                    index[k] = <int32_t> apex_i
+                    k += 1
+                lx = ax
+                ly = ay
+                rx = ax
+                ry = ay
+                left_i = apex_i
+                right_i = apex_i
+                i = apex_i + 1
+                continue
+        i += 1
+    if out[k - 1, 0] != left[n - 1, 0] or out[k - 1, 1] != left[n - 1, 1]:
+        out[k, 0] = left[n - 1, 0]
+        out[k, 1] = left[n - 1, 1]
+        index[k] = <int32_t> (n - 1)
+        k += 1
+    return k

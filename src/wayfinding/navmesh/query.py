@@ -1,0 +1,87 @@
+"""Queries on a :class:`~wayfinding.navmesh.NavMesh` (after Detour's ``dtNavMeshQuery``): the
+query filter, point location, nearest point on the mesh, A* over polygons and the funnel."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _navmesh
+from ..errors import InvalidQueryError
+from ..results import PathResult
+
+#: Corner flags of a straight path (as Detour's): its first point, its last point, and the
+#: start of an off-mesh link (the next point is the link's end).
+START, END, OFFMESH = 1, 2, 4
+
+
+@dataclass(frozen=True)
+class QueryFilter:
+    """Which polygons a query may use and what moving through them costs.
+
+    A polygon is usable when ``flags & include`` is nonzero and ``flags & exclude`` is zero
+    and its area's cost is finite.  ``costs`` maps area ids (0–255) to cost multipliers
+    (> 0; ``inf`` forbids the area); areas not named cost 1.
+    """
+
+    include: int = 0xFFFF
+    exclude: int = 0
+    costs: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("include", "exclude"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 0xFFFF:
+                raise InvalidQueryError(f"{name} {v!r} must be a 16-bit flag mask")
+        for area, cost in self.costs.items():
+            if isinstance(area, bool) or not isinstance(area, int) or not 0 <= area <= 255:
+                raise InvalidQueryError(f"area id {area!r} must be an integer 0..255")
+            if not isinstance(cost, (int, float)) or math.isnan(cost) or cost <= 0:
+                raise InvalidQueryError(f"cost {cost!r} of area {area} must be > 0 (inf "
+                                        "forbids the area)")
+
+    def area_costs(self) -> np.ndarray:
+        """``(256,)`` float64 cost multiplier per area id."""
+        out = np.ones(256)
+        for area, cost in self.costs.items():
+            out[area] = cost
+        return out
+
+
+DEFAULT_FILTER = QueryFilter()
+
+
+@dataclass(slots=True, repr=False)
+class NavPath(PathResult):
+    """A navigation-mesh path: ``path`` is the straight path, ``(n, 2)`` float64 corners
+    from start to goal; ``cost`` its length, with each off-mesh link counted at its cost.
+
+    ``flags``: per corner, :data:`START`, :data:`END`, :data:`OFFMESH` bits;
+    ``corner_polygons``: the polygon each corner lies on; ``corridor``: the polygons walked
+    through, in order; ``links``: the off-mesh links taken; ``start``/``goal``: the points
+    used, on the mesh; ``snapped_start``/``snapped_goal``: whether the point given was off
+    the mesh (or on an unusable polygon) and was moved to the nearest usable polygon.
+    """
+
+    flags: Any = None
+    corner_polygons: Any = None
+    corridor: Any = None
+    links: Any = None
+    start: Any = None
+    goal: Any = None
+    snapped_start: bool = False
+    snapped_goal: bool = False
+
+
+def funnel_path(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """String pulling through portals (see :func:`_navmesh.funnel`): the corners and, per
+    corner, the index of the portal it came from."""
+    n = len(left)
+    out = np.empty((n + 1, 2))
+    index = np.empty(n + 1, dtype=np.int32)
+    k = _navmesh.funnel(np.ascontiguousarray(left, dtype=np.float64),
+                        np.ascontiguousarray(right, dtype=np.float64), out, index)
+    return out[:k], index[:k]
