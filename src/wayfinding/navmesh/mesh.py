@@ -159,6 +159,24 @@ class NavMesh:
                 f"snap={snap} from the mesh")
         return snapped.reshape(-1, 4), owners.reshape(-1, 2)
 
+    def with_areas(self, areas: Any = None, flags: Any = None) -> NavMesh:
+        """A copy with new per-polygon area ids (``(P,)`` 0..255) and/or ability flags
+        (``(P,)`` 16-bit masks); arrays not given are kept.  The mesh itself is unchanged."""
+        new = []
+        for name, values, top in (("areas", areas, 255), ("flags", flags, 0xFFFF)):
+            if values is None:
+                new.append(getattr(self, name))
+                continue
+            arr = np.asarray(values)
+            if arr.shape != (self.num_polygons,) or not np.issubdtype(arr.dtype, np.integer) \
+                    or arr.dtype == bool or (arr < 0).any() or (arr > top).any():
+                raise InvalidQueryError(f"{name} must be ({self.num_polygons},) integers "
+                                        f"0..{top}")
+            new.append(arr)
+        return NavMesh(self.vertices, self.polygons, self.sizes, areas=new[0], flags=new[1],
+                       links=self.links, link_points=self.link_points,
+                       link_polygons=self.link_polygons, build_time=self.build_time)
+
     # ------------------------------------------------------------------ properties
     @property
     def num_polygons(self) -> int:
