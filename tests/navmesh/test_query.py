@@ -171,3 +171,17 @@ def test_bad_queries(bad):
         mesh.find_path(bad, (1, 1))
     with pytest.raises(InvalidQueryError):
         mesh.find_path((1, 1), (2, 2), filter="none")
+
+
+def test_exact_lengths_agree_with_extremitypathfinder():
+    epf = pytest.importorskip("extremitypathfinder")
+    for seed in range(4):
+        area = shapely.geometry.polygon.orient(random_world(seed, n_holes=15), 1.0)
+        env = epf.PolygonEnvironment()
+        env.store(list(area.exterior.coords)[:-1],
+                  [list(h.coords)[:-1] for h in area.interiors], validate=False)
+        vm = VisibilityMap(area)
+        pts = sample_points(area, np.random.default_rng(seed), 30)
+        for a, b in zip(pts[:15], pts[15:], strict=True):
+            _, length = env.find_shortest_path(tuple(a), tuple(b))
+            assert vm.shortest_path(a, b).cost == pytest.approx(length, abs=1e-9)
