@@ -45,6 +45,10 @@ class ScenarioFormatError(FileFormatError):
     """A Moving AI ``.scen`` file is malformed or does not fit its map."""
 
 
+class NavMeshFormatError(FileFormatError):
+    """A saved navigation-mesh file is unreadable, malformed or of an unsupported version."""
+
+
 class IndexFormatError(FileFormatError):
     """A saved index file is unreadable, of another kind, or of an unsupported version."""
 

@@ -185,3 +185,39 @@ def test_exact_lengths_agree_with_extremitypathfinder():
         for a, b in zip(pts[:15], pts[15:], strict=True):
             _, length = env.find_shortest_path(tuple(a), tuple(b))
             assert vm.shortest_path(a, b).cost == pytest.approx(length, abs=1e-9)
+
+
+def test_save_and_load(tmp_path):
+    area = MultiPolygon([box(0, 0, 10, 10), box(20, 0, 30, 10)])
+    links = [OffMeshLink((9.5, 8), (20.5, 8), kind="drop", user_id=7),
+             OffMeshLink((9.5, 2), (20.5, 2), bidirectional=True, cost=1.0, flags=4)]
+    mesh = NavMesh.build(area, links=links)
+    mesh = mesh.with_areas(areas=np.arange(mesh.num_polygons) % 3)
+    mesh.save(tmp_path / "m.npz")
+    back = NavMesh.load(tmp_path / "m.npz")
+    for name in ("vertices", "polygons", "sizes", "neighbours", "areas", "flags",
+                 "link_points", "link_polygons"):
+        assert np.array_equal(getattr(back, name), getattr(mesh, name)), name
+    assert [(x.kind, x.user_id, x.cost, x.bidirectional) for x in back.links] == \
+        [("drop", 7, None, False), ("jump", 0, 1.0, True)]
+    a = mesh.find_path((1, 2), (29, 8))
+    b = back.find_path((1, 2), (29, 8))
+    assert a.path.tolist() == b.path.tolist() and a.links.tolist() == b.links.tolist()
+
+
+def test_load_refuses_bad_files(tmp_path):
+    from wayfinding.errors import NavMeshFormatError
+
+    with pytest.raises(NavMeshFormatError, match="not found"):
+        NavMesh.load(tmp_path / "none.npz")
+    (tmp_path / "x.npz").write_text("hello")
+    with pytest.raises(NavMeshFormatError, match="not a saved"):
+        NavMesh.load(tmp_path / "x.npz")
+    mesh = NavMesh.build(box(0, 0, 4, 4))
+    mesh.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as data:
+        arrays = dict(data)
+    arrays["polygons"] = arrays["polygons"] + 100
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(NavMeshFormatError, match="malformed"):
+        NavMesh.load(tmp_path / "bad.npz")

@@ -3,9 +3,13 @@ types and flags, off-mesh links, and Detour-like queries."""
 
 from __future__ import annotations
 
+import io
+import json
 import math
+import os
 import threading
 import time
+import zipfile
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -13,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _navmesh
-from ..errors import InvalidGeometryError, InvalidQueryError
+from .._io import atomic_write_bytes
+from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from ..geometry.predicates import check_coordinates
 from ..results import SearchStats
 from . import build as _build
@@ -21,6 +26,9 @@ from .query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter, fu
 
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
+
+#: Format name and version of saved meshes.
+FORMAT, VERSION = "wayfinding-navmesh", 1
 
 
 @dataclass(frozen=True)
@@ -176,6 +184,57 @@ class NavMesh:
         return NavMesh(self.vertices, self.polygons, self.sizes, areas=new[0], flags=new[1],
                        links=self.links, link_points=self.link_points,
                        link_polygons=self.link_polygons, build_time=self.build_time)
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the mesh to ``path`` (``.npz`` with a JSON header), atomically."""
+        links = self.links
+        header = {"format": FORMAT, "version": VERSION, "build_time": self.build_time,
+                  "links": [{"bidirectional": bool(x.bidirectional), "cost": x.cost,
+                             "area": int(x.area), "flags": int(x.flags), "kind": str(x.kind),
+                             "user_id": int(x.user_id)} for x in links]}
+        buf = io.BytesIO()
+        np.savez(buf, __header__=np.array(json.dumps(header)), vertices=self.vertices,
+                 polygons=self.polygons, sizes=self.sizes, areas=self.areas, flags=self.flags,
+                 link_points=self.link_points, link_polygons=self.link_polygons)
+        atomic_write_bytes(path, buf.getvalue())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> NavMesh:
+        """Read a mesh written by :meth:`save`; a malformed file raises
+        :class:`NavMeshFormatError` naming it."""
+        if not os.path.isfile(path):
+            raise NavMeshFormatError("file not found", path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+            header = json.loads(str(arrays.pop("__header__")))
+        except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            raise NavMeshFormatError(f"not a saved navigation mesh ({exc})", path) from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise NavMeshFormatError("not a saved navigation mesh", path)
+        if header.get("version") != VERSION:
+            raise NavMeshFormatError(f"navigation-mesh format version {header.get('version')} "
+                                     f"cannot be read (this version reads {VERSION})", path)
+        try:
+            v, p, n = arrays["vertices"], arrays["polygons"], arrays["sizes"]
+            count = len(n)
+            ok = (v.ndim == 2 and v.shape[1] == 2 and np.isfinite(v).all()
+                  and p.ndim == 2 and p.shape[0] == count and p.shape[1] >= 3
+                  and ((n >= 3) & (n <= p.shape[1])).all()
+                  and p.min(initial=0) >= -1 and p.max(initial=0) < len(v)
+                  and arrays["areas"].shape == (count,) and arrays["flags"].shape == (count,)
+                  and len(header["links"]) == len(arrays["link_points"])
+                  == len(arrays["link_polygons"]))
+            links = tuple(OffMeshLink(tuple(pt[:2]), tuple(pt[2:]), **spec) for pt, spec in
+                          zip(arrays["link_points"].tolist(), header["links"], strict=True))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise NavMeshFormatError(f"malformed navigation mesh ({exc})", path) from None
+        if not ok:
+            raise NavMeshFormatError("malformed navigation mesh (array shapes or ids)", path)
+        return cls(v, p, n, areas=arrays["areas"], flags=arrays["flags"], links=links,
+                   link_points=arrays["link_points"], link_polygons=arrays["link_polygons"],
+                   build_time=float(header.get("build_time", 0.0)))
 
     # ------------------------------------------------------------------ properties
     @property
