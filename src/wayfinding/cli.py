@@ -1,4 +1,4 @@
-"""The ``wayfinding`` command line: path, scen, index, render, demo, world.
+"""The ``wayfinding`` command line: path, scen, index, render, demo, world, navmesh.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input.
 """
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .cli_navmesh import add_navmesh_parser
 from .cli_world import add_world_parser
 from .errors import InvalidQueryError, WayfindingError
 from .grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
@@ -249,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(run=cmd_demo)
     add_world_parser(sub)
+    add_navmesh_parser(sub)
     return parser
 
 

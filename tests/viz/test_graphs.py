@@ -59,3 +59,21 @@ def test_bad_requests(tmp_path):
     with pytest.raises(InvalidQueryError, match="outside"):
         render_world_svg(HexGrid(np.ones((2, 2))), start=(5, 5))
     assert not (tmp_path / "x.png").exists()
+
+
+def test_navmesh_picture(tmp_path):
+    from shapely.geometry import MultiPolygon, box
+
+    from wayfinding.navmesh import NavMesh, OffMeshLink
+    from wayfinding.viz.graphs import WORLD_PALETTE
+
+    area = MultiPolygon([box(0, 0, 10, 10).difference(box(3, 3, 6, 7)), box(14, 0, 24, 10)])
+    mesh = NavMesh.build(area, links=[OffMeshLink((9.5, 8), (14.5, 8))])
+    r = mesh.find_path((1, 5), (22, 2))
+    svg = render_world_svg(mesh, path=r, start=r.start, goal=r.goal)
+    assert svg.count('class="polygon"') == mesh.num_polygons
+    assert svg.count('class="link"') == 1 and svg.count('class="path"') == 1
+    assert svg.count(WORLD_PALETTE["corridor"]) == len(r.corridor)
+    assert 'class="portals"' in svg and 'class="walls"' in svg
+    save_world(tmp_path / "m.svg", mesh)
+    assert (tmp_path / "m.svg").read_text().startswith("<svg")

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import _navmesh
 from .._io import atomic_write_bytes
+from .._kernels import _navmesh
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from ..geometry.predicates import check_coordinates
 from ..results import SearchStats

@@ -1,10 +1,13 @@
 """SVG pictures of the non-grid worlds: waypoint graphs, Dirichlet domains, points of
-visibility, roadmaps and hex grids, with obstacles and a path.  No dependency beyond numpy.
+visibility, roadmaps, hex grids and navigation meshes, with obstacles and a path.  No
+dependency beyond numpy.
 
 The SVG's user units are world units (y down, as in every wayfinding world); the picture is
 about 800 px on its longer side.  Layers, bottom to top: Dirichlet domains (a label raster
-in pastel colours), obstacles (dark polygons), hexes, links (thin grey), nodes (dots), the
-path (red polyline through its world points), start and goal discs.
+in pastel colours), obstacles (dark polygons), hexes, navigation-mesh polygons (filled by
+area type, the path's corridor highlighted) with their portals (dashed) and off-mesh links
+(arrows), links (thin grey), nodes (dots), the path (red polyline through its world points),
+start and goal discs.
 
 >>> from wayfinding.graph import WaypointGraph
 >>> svg = render_world_svg(WaypointGraph.connect([(0, 0), (4, 0)]), path=[(0, 0), (4, 0)])
@@ -27,36 +30,47 @@ from ..geometry.obstacles import as_points
 from ..graph.dirichlet import DirichletDomains
 from ..graph.positioned import PositionedGraph
 from ..grid.hex import HexGrid
+from ..navmesh import NavMesh
 from ..results import PathResult
 from .raster import PALETTE, TARGET_PX
 from .svg import _num, cell_rects
 
 #: Colours of the world layers (the grid palette supplies path, start, goal, blocked).
 WORLD_PALETTE = {"edge": "#9aa0a6", "node": "#1f5fa8", "hex_free": "#f4f3ee",
-                 "hex_line": "#c9c6bb"}
+                 "hex_line": "#c9c6bb", "mesh_line": "#7d8a96", "portal": "#b8c4ce",
+                 "corridor": "#ffe8a3", "link": "#8e44ad"}
+
+#: Fill colours of navigation-mesh area types (area id modulo their number).
+AREA_COLOURS = ("#e8eef3", "#d6ecd2", "#cfe0f5", "#f6dccf", "#eadcf2", "#f3efc9")
 
 
 def render_world_svg(world: Any, *, path: Any = None, start: Any = None, goal: Any = None,
                      title: str | None = None, nodes: bool = True,
-                     edges: bool = True) -> str:
+                     edges: bool = True, corridor: Any = None) -> str:
     """Draw a :class:`~wayfinding.graph.positioned.PositionedGraph` (any of the graph
-    representations) or a :class:`~wayfinding.grid.hex.HexGrid` as an SVG document.
+    representations), a :class:`~wayfinding.grid.hex.HexGrid` or a
+    :class:`~wayfinding.navmesh.NavMesh` as an SVG document.
 
-    ``path``: a :class:`PathResult` or an ``(k, 2)`` array: world points for graphs,
-    ``(q, r)`` cells for a hex grid.  ``start``/``goal``: a world point (graph) or a cell
-    (hex grid).  ``nodes``/``edges``: draw the nodes and links of a graph.
+    ``path``: a :class:`PathResult` or an ``(k, 2)`` array: world points for graphs and
+    meshes, ``(q, r)`` cells for a hex grid.  ``start``/``goal``: a world point (graph, mesh)
+    or a cell (hex grid).  ``nodes``/``edges``: draw the nodes and links of a graph.
+    ``corridor``: polygon ids of a mesh to highlight (default: a mesh path's corridor).
     """
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
+    if corridor is None and getattr(path, "corridor", None) is not None:
+        corridor = path.corridor
     if isinstance(path, PathResult):
         path = path.path
     if isinstance(world, HexGrid):
         body, box = _hex_layers(world, path, start, goal)
+    elif isinstance(world, NavMesh):
+        body, box = _mesh_layers(world, path, start, goal, corridor)
     elif isinstance(world, PositionedGraph):
         body, box = _graph_layers(world, path, start, goal, nodes, edges)
     else:
         raise InvalidQueryError(f"cannot draw a {type(world).__name__}; expected a graph "
-                                "representation or a HexGrid")
+                                "representation, a HexGrid or a NavMesh")
     x0, y0, x1, y1 = box
     span = max(x1 - x0, y1 - y0, 1e-9)
     px = TARGET_PX / span
@@ -149,6 +163,59 @@ def _domains(world: DirichletDomains) -> str:
                                           col.tolist(), strict=True))
     parts.append("</g>")
     return "".join(parts)
+
+
+def _mesh_layers(mesh: NavMesh, path: Any, start: Any, goal: Any, corridor: Any):
+    route = None if path is None or not len(path) else as_points(path, "path")
+    extra = [as_points(p, n) for p, n in ((start, "start"), (goal, "goal")) if p is not None]
+    pts = [mesh.vertices, mesh.link_points.reshape(-1, 2)] + \
+        ([route] if route is not None else []) + extra
+    allp = np.concatenate([p for p in pts if len(p)]) if any(len(p) for p in pts) \
+        else np.zeros((1, 2))
+    x0, y0 = allp.min(axis=0)
+    x1, y1 = allp.max(axis=0)
+    pad = 0.03 * max(x1 - x0, y1 - y0, 1.0)
+    box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+    hot = set() if corridor is None else {int(c) for c in np.asarray(corridor).ravel()}
+    polys = []
+    for i in range(mesh.num_polygons):
+        fill = WORLD_PALETTE["corridor"] if i in hot else \
+            AREA_COLOURS[int(mesh.areas[i]) % len(AREA_COLOURS)]
+        polys.append(f'<polygon class="polygon" points="{_pts(mesh.polygon(i))}" '
+                     f'fill="{fill}"/>')
+    body: list[Any] = [f'<rect x="{_num(box[0])}" y="{_num(box[1])}" width="'
+                       f'{_num(box[2] - box[0])}" height="{_num(box[3] - box[1])}" fill="'
+                       f'{PALETTE["blocked"]}"/>', "".join(polys)]
+    # Walls (no neighbour) solid, portals (shared edges, drawn once) dashed.
+    k = np.arange(mesh.max_verts)
+    valid = k[None, :] < mesh.sizes[:, None]
+    nxt = np.take_along_axis(mesh.polygons, (k[None, :] + 1) % mesh.sizes[:, None], axis=1)
+    pi, ki = np.nonzero(valid)
+    a, b = mesh.vertices[mesh.polygons[pi, ki]], mesh.vertices[nxt[pi, ki]]
+    other = mesh.neighbours[pi, ki]
+    portal = (other >= 0) & (other > pi)
+    wall = other < 0
+
+    def segs(mask: np.ndarray) -> str:
+        return " ".join(f"M{_num(p[0])},{_num(p[1])} L{_num(q[0])},{_num(q[1])}"
+                        for p, q in zip(a[mask].tolist(), b[mask].tolist(), strict=True))
+
+    wall_d, portal_d = segs(wall), segs(portal)
+    body.append(lambda u: f'<path class="portals" fill="none" stroke="'
+                          f'{WORLD_PALETTE["portal"]}" stroke-width="{_num(0.8 * u)}" '
+                          f'stroke-dasharray="{_num(3 * u)} {_num(2 * u)}" d="{portal_d}"/>')
+    body.append(lambda u: f'<path class="walls" fill="none" stroke="'
+                          f'{WORLD_PALETTE["mesh_line"]}" stroke-width="{_num(1.2 * u)}" '
+                          f'd="{wall_d}"/>')
+    for i in range(len(mesh.links)):
+        (sx, sy, ex, ey) = mesh.link_points[i].tolist()
+        body.append(lambda u, sx=sx, sy=sy, ex=ex, ey=ey: (
+            f'<line class="link" x1="{_num(sx)}" y1="{_num(sy)}" x2="{_num(ex)}" '
+            f'y2="{_num(ey)}" stroke="{WORLD_PALETTE["link"]}" stroke-width="{_num(1.5 * u)}"'
+            f' stroke-dasharray="{_num(4 * u)} {_num(2 * u)}"/><circle cx="{_num(ex)}" '
+            f'cy="{_num(ey)}" r="{_num(3 * u)}" fill="{WORLD_PALETTE["link"]}"/>'))
+    body.extend(_path_and_ends(route, extra, start, goal))
+    return body, box
 
 
 def _path_and_ends(route: np.ndarray | None, extra: list, start: Any, goal: Any) -> list:
