@@ -22,6 +22,7 @@ from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from ..geometry.predicates import check_coordinates
 from ..results import SearchStats
 from . import build as _build
+from . import surface as _surface
 from .query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter, funnel_path
 
 #: Default cap on the vertices of one polygon (as Recast's default).
@@ -422,6 +423,82 @@ class NavMesh:
         res.stats.elapsed = time.perf_counter() - t0
         return res
 
+    # ------------------------------------------------------------------ surface queries
+    def _on_mesh(self, point: Any, name: str, f: QueryFilter) -> tuple[int, np.ndarray,
+                                                                          np.ndarray]:
+        allowed = self._filter(f)[0]
+        pts, single = self._points(point, name)
+        poly = self.locate(pts)[0] if single else -1
+        if not single or poly < 0 or not allowed[poly]:
+            raise InvalidQueryError(f"{name} {point!r} must be one point on a usable polygon "
+                                    "of the mesh (see nearest())")
+        return int(poly), pts[0], allowed
+
+    def raycast(self, start: Any, end: Any, *, filter: QueryFilter = DEFAULT_FILTER
+                ) -> _surface.RayHit:
+        """Walk the segment from ``start`` (on the mesh) toward ``end`` across polygons until
+        a wall: the fraction walked (``inf`` when ``end`` is reached), the hit point, the
+        wall's normal and the polygons crossed."""
+        poly, s, allowed = self._on_mesh(start, "start", filter)
+        e, _ = self._points(end, "end")
+        return _surface.raycast(self, poly, s, e[0], allowed)
+
+    def move_along_surface(self, start: Any, target: Any, *,
+                           filter: QueryFilter = DEFAULT_FILTER) -> tuple[tuple[float, float],
+                                                                           np.ndarray]:
+        """Slide from ``start`` toward ``target`` along the walls, for small moves (one
+        frame): the polygons searched are those reached through portals within half the
+        move's length of its midpoint (as Detour's ``moveAlongSurface``); the result is the
+        target when one of them holds it, else the nearest point on their walls.  Returns
+        that point and the polygons searched."""
+        poly, s, allowed = self._on_mesh(start, "start", filter)
+        t, _ = self._points(target, "target")
+        p, visited = _surface.move_along_surface(self, poly, s, t[0], allowed)
+        return (float(p[0]), float(p[1])), visited
+
+    def distance_to_wall(self, centre: Any, radius: float, *,
+                         filter: QueryFilter = DEFAULT_FILTER) -> _surface.WallDistance:
+        """The nearest wall within ``radius`` of ``centre`` (on the mesh), searching the
+        polygons connected to it."""
+        _check_query_radius(radius)
+        poly, c, allowed = self._on_mesh(centre, "centre", filter)
+        return _surface.distance_to_wall(self, poly, c, float(radius), allowed)
+
+    def polygons_in_circle(self, centre: Any, radius: float, *,
+                           filter: QueryFilter = DEFAULT_FILTER
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The polygons reached from ``centre``'s polygon through portals within ``radius``
+        of it: ids, parents (-1 for the first) and path costs, in order of cost."""
+        _check_query_radius(radius)
+        poly, c, allowed = self._on_mesh(centre, "centre", filter)
+        return _surface.polygons_in_circle(self, poly, c, float(radius), allowed)
+
+    def random_point(self, rng: Any = None, *, centre: Any = None, radius: float | None = None,
+                     filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float]]:
+        """A random point of the usable mesh, uniform by area: ``(polygon, (x, y))``.  With
+        ``centre`` and ``radius``: uniform over the part of the disc reachable from the
+        centre's polygon (rejection sampling, at most 1000 tries).  ``rng``: a numpy
+        Generator or a seed."""
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        if centre is None:
+            allowed = self._filter(filter)[0]
+            polys = np.flatnonzero(allowed)
+            if not len(polys):
+                raise InvalidQueryError("no polygon is usable under this filter")
+            p, pt = _surface.random_point_in(self, polys, gen)
+            return p, (float(pt[0]), float(pt[1]))
+        if radius is None:
+            raise InvalidQueryError("give a radius with the centre")
+        _check_query_radius(radius)
+        polys, _, _ = self.polygons_in_circle(centre, radius, filter=filter)
+        c = self._points(centre, "centre")[0][0]
+        for _ in range(1000):
+            p, pt = _surface.random_point_in(self, polys, gen)
+            if math.hypot(*(pt - c)) <= radius:
+                return p, (float(pt[0]), float(pt[1]))
+        raise InvalidQueryError(f"no random point found within radius {radius} of "
+                                f"{tuple(c)} in 1000 tries")
+
     def _straighten(self, res: NavPath, corridor: np.ndarray, via: np.ndarray,
                     lpts: np.ndarray, lcost: np.ndarray, lref: np.ndarray) -> None:
         """Funnel each stretch of the corridor between off-mesh links; fill ``res``."""
@@ -481,6 +558,12 @@ class NavMesh:
         u = self.polygons[p, k]
         v = self.polygons[p, (k + 1) % self.sizes[p]]
         return self.vertices[u], self.vertices[v]
+
+
+def _check_query_radius(radius: Any) -> None:
+    if isinstance(radius, bool) or not isinstance(radius, (int, float)) \
+            or not math.isfinite(radius) or radius < 0:
+        raise InvalidQueryError(f"radius {radius!r} must be a finite number >= 0")
 
 
 def _check_length(value: Any, name: str) -> None:
