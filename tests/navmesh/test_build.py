@@ -3,6 +3,7 @@ agree with shapely), are convex, counter-clockwise and capped in size; adjacency
 symmetric; every input form gives the same mesh; bad input gets a clear error."""
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,9 @@ from wayfinding.navmesh.build import merge_convex, triangulate
 MAPS = Path(__file__).resolve().parent.parent / "data" / "movingai" / "maps"
 
 
-def check_mesh(mesh, area, max_verts=6):
+def check_mesh(mesh, area, max_verts=6, convex_tol=0.0):
+    """Exact convexity unless ``convex_tol`` allows cross products down to -tol x scale²
+    (cut points are rounded)."""
     geoms = [Polygon(mesh.polygon(i)) for i in range(mesh.num_polygons)]
     areas = mesh.polygon_areas()
     assert (areas > 0).all()
@@ -33,7 +36,14 @@ def check_mesh(mesh, area, max_verts=6):
         assert 3 <= k <= max_verts
         assert (mesh.polygons[i, k:] == -1).all() and (mesh.neighbours[i, k:] == -1).all()
         p = mesh.polygon(i)
-        assert (orient2d(np.roll(p, 1, axis=0), p, np.roll(p, -1, axis=0)) >= 0).all()
+        if convex_tol:
+            a, c = np.roll(p, 1, axis=0), np.roll(p, -1, axis=0)
+            cross = (p[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (p[:, 1] - a[:, 1]) * (
+                c[:, 0] - a[:, 0])
+            scale = max(np.ptp(mesh.vertices, axis=0).max(), 1.0)
+            assert (cross >= -convex_tol * scale**2).all()
+        else:
+            assert (orient2d(np.roll(p, 1, axis=0), p, np.roll(p, -1, axis=0)) >= 0).all()
         for e in range(k):
             j = mesh.neighbours[i, e]
             if j < 0:
@@ -157,8 +167,39 @@ def test_bad_input(kwargs, match):
 @pytest.mark.parametrize("kwargs, match", [
     ({"max_verts": 2}, "max_verts"), ({"max_verts": 4.0}, "max_verts"),
     ({"radius": -1}, "radius"), ({"radius": float("inf")}, "radius"),
-    ({"quad_segs": 0}, "quad_segs"),
+    ({"quad_segs": 0}, "quad_segs"), ({"method": "voronoi"}, "method"),
+    ({"cell": 1.0}, "subtractive"), ({"method": "subtractive", "cell": 0}, "cell"),
+    ({"method": "subtractive", "cell": -1.0}, "cell"),
 ])
 def test_bad_options(kwargs, match):
     with pytest.raises(InvalidGeometryError, match=match):
         NavMesh.build(box(0, 0, 1, 1), **kwargs)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(area=worlds(), cell=st.sampled_from([None, 0.15, 0.4]))
+def test_subtractive_builder_covers_exactly(area, cell):
+    area = shapely.make_valid(area)
+    polys = [g for g in getattr(area, "geoms", [area]) if isinstance(g, Polygon)
+             and g.area > 0]
+    if not polys:
+        return
+    area = MultiPolygon(polys) if len(polys) > 1 else polys[0]
+    size = max(area.bounds[2] - area.bounds[0], area.bounds[3] - area.bounds[1])
+    mesh = NavMesh.build(area, method="subtractive",
+                         cell=None if cell is None else cell * size)
+    check_mesh(mesh, area, mesh.max_verts, convex_tol=1e-9)
+
+
+def test_subtractive_cuts_and_welds():
+    # One square hole in a square: the four sides' pieces, joined without T-junctions.
+    area = box(0, 0, 10, 10).difference(box(4, 4, 6, 6))
+    mesh = NavMesh.build(area, method="subtractive")
+    check_mesh(mesh, area, mesh.max_verts)
+    assert mesh.num_polygons == 4
+    assert (mesh.neighbours >= 0).sum() == 8            # every cut is a shared edge
+    gridded = NavMesh.build(area, method="subtractive", cell=2.5)
+    check_mesh(gridded, area, gridded.max_verts)
+    assert gridded.num_polygons == 12 + 4 * 2           # the 4 cells the hole cuts: 2 each
+    r = gridded.find_path((1, 5), (9, 5))
+    assert r.found and r.cost == pytest.approx(2 * math.hypot(3, 1) + 2)

@@ -22,6 +22,7 @@ from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from ..geometry.predicates import check_coordinates
 from ..results import SearchStats
 from . import build as _build
+from . import subtractive as _subtractive
 from . import surface as _surface
 from .query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter, funnel_path
 
@@ -104,14 +105,21 @@ class NavMesh:
     @classmethod
     def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
               radius: float = 0.0, max_verts: int = MAX_VERTS, quad_segs: int = 4,
-              links: Any = (), snap: float = 1.0) -> NavMesh:
+              links: Any = (), snap: float = 1.0, method: str = "delaunay",
+              cell: float | None = None) -> NavMesh:
         """Build the mesh of a walkable area for an agent of ``radius`` (world units).
 
         ``area``/``outline``/``holes``: see :func:`~wayfinding.navmesh.build.walkable_area`
         (shapely, WKT, GeoJSON, a Grid, or rings).  Every boundary is moved inward by
-        ``radius`` (round joins, ``quad_segs`` chords per quarter circle).  Polygons have at
-        most ``max_verts`` (>= 3) vertices.  ``links``: :class:`OffMeshLink` objects whose
-        ends must lie within ``snap`` of the mesh.  Needs the ``[geometry]`` extra.
+        ``radius`` (round joins, ``quad_segs`` chords per quarter circle).  ``links``:
+        :class:`OffMeshLink` objects whose ends must lie within ``snap`` of the mesh.
+
+        ``method``: ``"delaunay"`` (constrained Delaunay triangles merged into convex
+        polygons of at most ``max_verts`` (>= 3) vertices; see :mod:`.build`) or
+        ``"subtractive"`` (convex obstacles cut out of convex pieces of the outline, first
+        cut by a square grid of side ``cell`` when given; see :mod:`.subtractive`; polygons
+        keep every vertex their neighbours put on their edges, so ``max_verts`` does not
+        apply).  Needs the ``[geometry]`` extra.
         """
         if isinstance(max_verts, bool) or not isinstance(max_verts, int) or max_verts < 3:
             raise InvalidGeometryError(f"max_verts {max_verts!r} must be an integer >= 3")
@@ -119,6 +127,13 @@ class NavMesh:
         _check_length(snap, "snap")
         if isinstance(quad_segs, bool) or not isinstance(quad_segs, int) or quad_segs < 1:
             raise InvalidGeometryError(f"quad_segs {quad_segs!r} must be an integer >= 1")
+        if method not in ("delaunay", "subtractive"):
+            raise InvalidGeometryError(f"method {method!r} must be 'delaunay' or "
+                                       "'subtractive'")
+        if cell is not None:
+            _check_length(cell, "cell")
+            if method != "subtractive" or cell == 0:
+                raise InvalidGeometryError("cell > 0 goes with method='subtractive'")
         links = tuple(links)
         for i, link in enumerate(links):
             if not isinstance(link, OffMeshLink):
@@ -127,8 +142,14 @@ class NavMesh:
         t0 = time.perf_counter()
         geom = _build.walkable_area(area, outline=outline, holes=holes)
         geom = _build.eroded(geom, float(radius), quad_segs)
-        verts, tris = _build.triangulate(geom)
-        polys = _build.merge_convex(verts, tris, max_verts)
+        if method == "delaunay":
+            verts, tris = _build.triangulate(geom)
+            polys = _build.merge_convex(verts, tris, max_verts)
+        else:
+            x0, y0, x1, y1 = geom.bounds
+            pieces = _subtractive.subtractive_pieces(geom, cell)
+            verts, polys = _subtractive.weld(pieces, max(x1 - x0, y1 - y0, 1.0))
+            max_verts = max(len(p) for p in polys)
         table = np.full((len(polys), max_verts), -1, dtype=np.int32)
         sizes = np.array([len(p) for p in polys], dtype=np.int32)
         for i, p in enumerate(polys):

@@ -1,0 +1,172 @@
+"""The subtractive builder: start from convex pieces of the outline and cut each obstacle out
+of them, one convex obstacle at a time (hybrid vector-field pathfinding, section 3.1.2).
+
+Removing a convex obstacle O from a convex polygon P leaves the pieces
+
+    P ∩ H_1 ∩ … ∩ H_(i-1) ∩ ¬H_i     for each side i of O,
+
+where H_j is the inner half-plane of side j: the part of P beyond side i and within the
+lines extended from the sides before it.  Each piece is convex (an intersection of half-planes
+with P); they are disjoint and cover P minus O; a side whose outer half-plane misses P makes
+no piece, and a P inside O makes none at all.  Optionally the start pieces are first cut by a
+coarse square grid of side ``cell``, which bounds how long a polygon can be (the paper's cure
+for inaccurate traversal costs across long polygons).
+
+Pieces split along lines leave T-junctions: a vertex of one polygon in the middle of a
+neighbour's edge.  They are welded by inserting such vertices into the neighbour's edge
+(collinear corners keep it convex), so neighbours share whole edges.  Vertices closer than
+``1e-9`` times the world's size are merged first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import build as _build
+
+
+def _clip(poly: np.ndarray, a: np.ndarray, b: np.ndarray, keep_left: bool) -> np.ndarray:
+    """The part of convex ``poly`` on the left (or right) of the line a -> b, closed."""
+    d = b - a
+    side = d[0] * (poly[:, 1] - a[1]) - d[1] * (poly[:, 0] - a[0])
+    if not keep_left:
+        side = -side
+    out = []
+    n = len(poly)
+    for i in range(n):
+        p, q = poly[i], poly[(i + 1) % n]
+        sp, sq = side[i], side[(i + 1) % n]
+        if sp >= 0:
+            out.append(p)
+        if (sp > 0 > sq) or (sp < 0 < sq):
+            t = sp / (sp - sq)
+            out.append(p + t * (q - p))
+    return np.array(out) if out else np.empty((0, 2))
+
+
+def _area(poly: np.ndarray) -> float:
+    if len(poly) < 3:
+        return 0.0
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+
+
+def subtract(piece: np.ndarray, obstacle: np.ndarray, tiny: float) -> list[np.ndarray] | None:
+    """Convex ``piece`` minus convex ``obstacle`` (both counter-clockwise): the pieces left,
+    or None when they do not overlap (the piece is kept as it is)."""
+    rest = piece
+    out = []
+    n = len(obstacle)
+    for i in range(n):
+        a, b = obstacle[i], obstacle[(i + 1) % n]
+        beyond = _clip(rest, a, b, keep_left=False)      # outside side i
+        if _area(beyond) > tiny:
+            out.append(beyond)
+        rest = _clip(rest, a, b, keep_left=True)
+        if _area(rest) <= tiny:
+            return None                                  # no overlap: keep the piece
+    return out                                           # rest = piece ∩ obstacle, dropped
+
+
+def _convex_parts(geom: Any) -> list[np.ndarray]:
+    """Convex pieces of a polygon without holes (its constrained Delaunay triangles merged
+    by Hertel–Mehlhorn), counter-clockwise."""
+    verts, tris = _build.triangulate(geom)
+    return [verts[p] for p in _build.merge_convex(verts, tris, 1 << 30)]
+
+
+def subtractive_pieces(area: Any, cell: float | None = None) -> list[np.ndarray]:
+    """Convex pieces covering a valid walkable (Multi)Polygon, by subtraction."""
+    from shapely.geometry import Polygon
+
+    parts = list(getattr(area, "geoms", [area]))
+    pieces: list[np.ndarray] = []
+    obstacles: list[np.ndarray] = []
+    for part in parts:
+        pieces += _convex_parts(Polygon(part.exterior))
+        for hole in part.interiors:
+            obstacles += _convex_parts(Polygon(hole))
+    x0, y0, x1, y1 = area.bounds
+    tiny = 1e-12 * max(x1 - x0, y1 - y0, 1.0) ** 2
+    if cell is not None:
+        grid = []
+        for gx in np.arange(x0, x1, cell):
+            for gy in np.arange(y0, y1, cell):
+                grid.append(np.array([[gx, gy], [gx + cell, gy], [gx + cell, gy + cell],
+                                      [gx, gy + cell]]))
+        cut = []
+        for p in pieces:
+            for g in grid:
+                q = p
+                for k in range(4):
+                    q = _clip(q, g[k], g[(k + 1) % 4], keep_left=True)
+                    if len(q) < 3:
+                        break
+                if _area(q) > tiny:
+                    cut.append(q)
+        pieces = cut
+    for obs in obstacles:
+        lo, hi = obs.min(axis=0), obs.max(axis=0)
+        kept = []
+        for p in pieces:
+            if (p.max(axis=0) < lo).any() or (p.min(axis=0) > hi).any():
+                kept.append(p)
+                continue
+            rest = subtract(p, obs, tiny)
+            kept += [p] if rest is None else rest
+        pieces = kept
+    return pieces
+
+
+def weld(pieces: list[np.ndarray], scale: float) -> tuple[np.ndarray, list[list[int]]]:
+    """Shared vertex ids for the pieces (points within ``1e-9 * scale`` merged), with every
+    vertex lying inside a neighbour's edge inserted into that edge."""
+    tol = 1e-9 * scale
+    pts = np.concatenate(pieces)
+    keys = np.round(pts / tol).astype(np.int64)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    verts = pts[first]
+    polys: list[list[int]] = []
+    at = 0
+    for p in pieces:
+        ids = inverse[at:at + len(p)].ravel().tolist()
+        at += len(p)
+        ring = [v for i, v in enumerate(ids) if v != ids[i - 1]]
+        if len(ring) >= 3:
+            polys.append(ring)
+    # Insert T-junction vertices: for each edge, the vertices strictly inside it, looked up
+    # in buckets of about the median edge length along the edge.
+    lo = verts.min(axis=0)
+    lengths = [float(np.hypot(*(verts[r[k]] - verts[r[k - 1]]))) for r in polys
+               for k in range(len(r))]
+    cellsz = max(float(np.median(lengths)) if lengths else scale, tol)
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for i, (x, y) in enumerate(np.floor((verts - lo) / cellsz).astype(np.int64).tolist()):
+        buckets.setdefault((x, y), []).append(i)
+    out = []
+    for ring in polys:
+        new: list[int] = []
+        for k in range(len(ring)):
+            u, v = ring[k], ring[(k + 1) % len(ring)]
+            new.append(u)
+            a, b = verts[u], verts[v]
+            d = b - a
+            length2 = float(d @ d)
+            steps = int(np.sqrt(length2) / cellsz) + 2
+            along = a + np.linspace(0.0, 1.0, steps)[:, None] * d
+            cells = {(cx + dx, cy + dy)
+                     for cx, cy in np.floor((along - lo) / cellsz).astype(np.int64).tolist()
+                     for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
+            cand = [w for cell in cells for w in buckets.get(cell, ()) if w != u and w != v]
+            if not cand:
+                continue
+            c = verts[cand]
+            t = ((c - a) @ d) / length2
+            off = np.abs(d[0] * (c[:, 1] - a[1]) - d[1] * (c[:, 0] - a[0])) / np.sqrt(length2)
+            on = (t > 0) & (t < 1) & (off <= tol)
+            for _, w in sorted(zip(t[on].tolist(), np.asarray(cand)[on].tolist())):
+                new.append(int(w))
+        out.append(new)
+    return verts, out
