@@ -203,3 +203,30 @@ def test_subtractive_cuts_and_welds():
     assert gridded.num_polygons == 12 + 4 * 2           # the 4 cells the hole cuts: 2 each
     r = gridded.find_path((1, 5), (9, 5))
     assert r.found and r.cost == pytest.approx(2 * math.hypot(3, 1) + 2)
+
+
+@pytest.mark.parametrize("method", ["delaunay", "subtractive"])
+def test_regions_mark_area_types(method):
+    hall = box(0, 0, 20, 12).difference(box(9, 2, 11, 10))
+    water, mud = box(0, 10, 20, 12), Polygon([(12, 0), (20, 0), (20, 11), (12, 11)])
+    mesh = NavMesh.build(hall, method=method, regions=[(water, 3, 2), (mud.wkt, 5, 4)])
+    check_mesh(mesh, hall, mesh.max_verts, convex_tol=1e-9 if method == "subtractive" else 0)
+    for i in range(mesh.num_polygons):
+        g = Polygon(mesh.polygon(i))
+        inside_mud = mud.buffer(1e-9).covers(g)
+        inside_water = water.buffer(1e-9).covers(g) and not inside_mud
+        want = (5, 4) if inside_mud else (3, 2) if inside_water else (0, 1)
+        assert (mesh.areas[i], mesh.flags[i]) == want
+        assert inside_mud or inside_water or not g.intersection(water.union(mud)).area > 1e-9
+    assert mesh.polygon_areas()[mesh.areas == 5].sum() == pytest.approx(
+        hall.intersection(mud).area)
+    assert mesh.find_path((1, 11), (19, 11)).found        # across the region borders
+
+
+def test_bad_regions():
+    for regions, match in (([(box(0, 0, 1, 1), 300, 1)], "area id"),
+                           ([(box(0, 0, 1, 1), 1, -1)], "flags"),
+                           ([(box(0, 0, 1, 1), 1)], "shape, area_id, flags"),
+                           ([("POLYGON ((0 0, 2 2, 2 0, 0 2, 0 0))", 1, 1)], "Self-int")):
+        with pytest.raises(InvalidGeometryError, match=match):
+            NavMesh.build(box(0, 0, 4, 4), regions=regions)

@@ -211,3 +211,40 @@ def _joined(a: list[int], b: list[int], u: int, v: int) -> list[int]:
 def _convex(verts: np.ndarray, poly: list[int]) -> bool:
     p = verts[poly]
     return bool((orient2d(np.roll(p, 1, axis=0), p, np.roll(p, -1, axis=0)) >= 0).all())
+
+
+def split_regions(area: Any, regions: Any) -> list[tuple[Any, int, int]]:
+    """The walkable area cut by marked regions: ``(piece, area_id, flags)`` for each
+    non-empty polygonal piece, later regions over earlier ones, the rest area 0, flags 1."""
+    shapely = _shapely()
+    from shapely.geometry import MultiPolygon, Polygon
+
+    marks = []
+    for i, item in enumerate(regions):
+        try:
+            shape, area_id, flags = item
+        except (TypeError, ValueError):
+            raise InvalidGeometryError(f"regions[{i}] must be (shape, area_id, flags)") \
+                from None
+        if isinstance(area_id, bool) or not isinstance(area_id, (int, np.integer)) \
+                or not 0 <= area_id <= 255:
+            raise InvalidGeometryError(f"regions[{i}]: area id {area_id!r} must be 0..255")
+        if isinstance(flags, bool) or not isinstance(flags, (int, np.integer)) \
+                or not 0 <= flags <= 0xFFFF:
+            raise InvalidGeometryError(f"regions[{i}]: flags {flags!r} must be a 16-bit mask")
+        marks.append((walkable_area(shape), int(area_id), int(flags)))
+    out = []
+    rest = area
+    for shape, area_id, flags in reversed(marks):       # later regions win
+        piece = shapely.intersection(rest, shape)
+        rest = shapely.difference(rest, shape)
+        out.append((piece, area_id, flags))
+    out.append((rest, 0, 1))
+    result = []
+    for piece, area_id, flags in out:
+        polys = [g for g in shapely.get_parts(shapely.make_valid(piece))
+                 if isinstance(g, Polygon) and g.area > 0]
+        if polys:
+            result.append((polys[0] if len(polys) == 1 else MultiPolygon(polys), area_id,
+                           flags))
+    return result

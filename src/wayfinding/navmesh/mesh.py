@@ -106,7 +106,7 @@ class NavMesh:
     def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
               radius: float = 0.0, max_verts: int = MAX_VERTS, quad_segs: int = 4,
               links: Any = (), snap: float = 1.0, method: str = "delaunay",
-              cell: float | None = None) -> NavMesh:
+              cell: float | None = None, regions: Any = ()) -> NavMesh:
         """Build the mesh of a walkable area for an agent of ``radius`` (world units).
 
         ``area``/``outline``/``holes``: see :func:`~wayfinding.navmesh.build.walkable_area`
@@ -119,7 +119,13 @@ class NavMesh:
         ``"subtractive"`` (convex obstacles cut out of convex pieces of the outline, first
         cut by a square grid of side ``cell`` when given; see :mod:`.subtractive`; polygons
         keep every vertex their neighbours put on their edges, so ``max_verts`` does not
-        apply).  Needs the ``[geometry]`` extra.
+        apply).
+
+        ``regions``: ``(shape, area_id, flags)`` triples (a shapely polygon, WKT or GeoJSON;
+        0..255; a 16-bit mask) marking area types, later ones over earlier ones; the rest
+        of the mesh is area 0 with flags 1.  The mesh is cut along the regions' borders, so
+        each polygon lies wholly in one area (polygons may gain collinear corners where the
+        pieces meet, beyond ``max_verts``).  Needs the ``[geometry]`` extra.
         """
         if isinstance(max_verts, bool) or not isinstance(max_verts, int) or max_verts < 3:
             raise InvalidGeometryError(f"max_verts {max_verts!r} must be an integer >= 3")
@@ -142,23 +148,34 @@ class NavMesh:
         t0 = time.perf_counter()
         geom = _build.walkable_area(area, outline=outline, holes=holes)
         geom = _build.eroded(geom, float(radius), quad_segs)
-        if method == "delaunay":
-            verts, tris = _build.triangulate(geom)
-            polys = _build.merge_convex(verts, tris, max_verts)
-        else:
-            x0, y0, x1, y1 = geom.bounds
-            pieces = _subtractive.subtractive_pieces(geom, cell)
-            verts, polys = _subtractive.weld(pieces, max(x1 - x0, y1 - y0, 1.0))
-            max_verts = max(len(p) for p in polys)
+        x0, y0, x1, y1 = geom.bounds
+        tol = 0.0 if method == "delaunay" else 1e-9 * max(x1 - x0, y1 - y0, 1.0)
+        pieces, piece_area, piece_flags = [], [], []
+        parts = _build.split_regions(geom, regions)
+        for part, area_id, flag in parts:
+            if method == "delaunay":
+                verts, tris = _build.triangulate(part)
+                found = [verts[p] for p in _build.merge_convex(verts, tris, max_verts)]
+            else:
+                found = _subtractive.subtractive_pieces(part, cell)
+            pieces += found
+            piece_area += [area_id] * len(found)
+            piece_flags += [flag] * len(found)
+        # One Delaunay part has no T-junctions; cut pieces or several parts may have.
+        verts, polys, kept = _subtractive.weld(pieces, tol,
+                                               junctions=method != "delaunay" or len(parts) > 1)
+        max_verts = max(max(len(p) for p in polys), max_verts if method == "delaunay" else 3)
         table = np.full((len(polys), max_verts), -1, dtype=np.int32)
         sizes = np.array([len(p) for p in polys], dtype=np.int32)
         for i, p in enumerate(polys):
             table[i, :len(p)] = p
-        mesh = cls(verts, table, sizes)
+        areas = np.array(piece_area, dtype=np.uint8)[kept]
+        flags = np.array(piece_flags, dtype=np.uint16)[kept]
+        mesh = cls(verts, table, sizes, areas=areas, flags=flags)
         if links:
             pts, owners = mesh._snap_links(links, float(snap))
-            mesh = cls(verts, table, sizes, links=links, link_points=pts,
-                       link_polygons=owners)
+            mesh = cls(verts, table, sizes, areas=areas, flags=flags, links=links,
+                       link_points=pts, link_polygons=owners)
         mesh.build_time = time.perf_counter() - t0
         return mesh
 

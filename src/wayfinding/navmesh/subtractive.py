@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..geometry.predicates import orient2d
 from . import build as _build
 
 
@@ -120,28 +121,37 @@ def subtractive_pieces(area: Any, cell: float | None = None) -> list[np.ndarray]
     return pieces
 
 
-def weld(pieces: list[np.ndarray], scale: float) -> tuple[np.ndarray, list[list[int]]]:
-    """Shared vertex ids for the pieces (points within ``1e-9 * scale`` merged), with every
-    vertex lying inside a neighbour's edge inserted into that edge."""
-    tol = 1e-9 * scale
+def weld(pieces: list[np.ndarray], tol: float, junctions: bool = True
+         ) -> tuple[np.ndarray, list[list[int]], list[int]]:
+    """Shared vertex ids for the pieces, with every vertex lying inside a neighbour's edge
+    inserted into that edge.  ``tol`` > 0: points within ``tol`` are merged and "inside an
+    edge" means within ``tol`` of it; ``tol`` = 0: equal points only, and exactly on the edge
+    (:func:`~wayfinding.geometry.orient2d`).  ``junctions=False`` skips that insertion (for
+    pieces known to meet edge to edge).  Returns the vertices, the polygons and the indices
+    of the pieces kept (a piece left with fewer than 3 vertices is dropped)."""
     pts = np.concatenate(pieces)
-    keys = np.round(pts / tol).astype(np.int64)
+    keys = np.round(pts / tol).astype(np.int64) if tol > 0 else pts
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     verts = pts[first]
+    scale = float(np.ptp(verts, axis=0).max()) if len(verts) else 1.0
     polys: list[list[int]] = []
+    kept: list[int] = []
     at = 0
-    for p in pieces:
+    for i_piece, p in enumerate(pieces):
         ids = inverse[at:at + len(p)].ravel().tolist()
         at += len(p)
         ring = [v for i, v in enumerate(ids) if v != ids[i - 1]]
         if len(ring) >= 3:
             polys.append(ring)
+            kept.append(i_piece)
+    if len(pieces) == len(polys) == 1 or not junctions:
+        return verts, polys, kept
     # Insert T-junction vertices: for each edge, the vertices strictly inside it, looked up
     # in buckets of about the median edge length along the edge.
     lo = verts.min(axis=0)
     lengths = [float(np.hypot(*(verts[r[k]] - verts[r[k - 1]]))) for r in polys
                for k in range(len(r))]
-    cellsz = max(float(np.median(lengths)) if lengths else scale, tol)
+    cellsz = max(float(np.median(lengths)) if lengths else scale, tol, 1e-300)
     buckets: dict[tuple[int, int], list[int]] = {}
     for i, (x, y) in enumerate(np.floor((verts - lo) / cellsz).astype(np.int64).tolist()):
         buckets.setdefault((x, y), []).append(i)
@@ -164,9 +174,14 @@ def weld(pieces: list[np.ndarray], scale: float) -> tuple[np.ndarray, list[list[
                 continue
             c = verts[cand]
             t = ((c - a) @ d) / length2
-            off = np.abs(d[0] * (c[:, 1] - a[1]) - d[1] * (c[:, 0] - a[0])) / np.sqrt(length2)
-            on = (t > 0) & (t < 1) & (off <= tol)
+            if tol > 0:
+                off = np.abs(d[0] * (c[:, 1] - a[1]) - d[1] * (c[:, 0] - a[0]))
+                on = (t > 0) & (t < 1) & (off <= tol * np.sqrt(length2))
+            else:                       # exactly on the line, strictly between the ends
+                k = 0 if abs(d[0]) >= abs(d[1]) else 1
+                lo_k, hi_k = min(a[k], b[k]), max(a[k], b[k])
+                on = (orient2d(a, b, c) == 0) & (c[:, k] > lo_k) & (c[:, k] < hi_k)
             for _, w in sorted(zip(t[on].tolist(), np.asarray(cand)[on].tolist())):
                 new.append(int(w))
         out.append(new)
-    return verts, out
+    return verts, out, kept
