@@ -313,25 +313,23 @@ cdef class PolyScratch:
 
 
 # ------------------------------------------------------------------------------ funnel
-def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1] out,
-           int32_t[::1] index):
-    """String pulling through portals: ``left[i]``/``right[i]`` are the ends of portal i as
-    seen walking through the corridor (portal 0 is the start point twice, the last the goal
-    twice).  Writes the corners (start, bends, goal) into ``out`` and, per corner, the
-    portal it came from; returns their number."""
-    cdef Py_ssize_t n = left.shape[0], i = 1, apex_i = 0, left_i = 0, right_i = 0, k = 0
-    cdef double ax = left[0, 0], ay = left[0, 1]
-    cdef double lx = left[0, 0], ly = left[0, 1], rx = right[0, 0], ry = right[0, 1]
+cdef Py_ssize_t funnel_core(const double* left, const double* right, Py_ssize_t n,
+                            double* out, int32_t* index) noexcept nogil:
+    """String pulling through n portals (x, y interleaved; portal 0 is the start point
+    twice, the last the goal twice): writes the corners and the portal each came from;
+    returns their number (at most n)."""
+    cdef Py_ssize_t i = 1, apex_i = 0, left_i = 0, right_i = 0, k = 1
+    cdef double ax = left[0], ay = left[1]
+    cdef double lx = ax, ly = ay, rx = right[0], ry = right[1]
     cdef double nlx, nly, nrx, nry
-    out[0, 0] = ax
-    out[0, 1] = ay
+    out[0] = ax
+    out[1] = ay
     index[0] = 0
-    k = 1
     while i < n:
-        nlx = left[i, 0]
-        nly = left[i, 1]
-        nrx = right[i, 0]
-        nry = right[i, 1]
+        nlx = left[2 * i]
+        nly = left[2 * i + 1]
+        nrx = right[2 * i]
+        nry = right[2 * i + 1]
         # Right side: tighten when the new right end is on or left of apex -> right.
         if orient2d(ax, ay, rx, ry, nrx, nry) >= 0:
             if (ax == rx and ay == ry) or orient2d(ax, ay, lx, ly, nrx, nry) < 0:
@@ -343,16 +341,13 @@ def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1]
                 ax = lx
                 ay = ly
                 apex_i = left_i
-                if out[k - 1, 0] != ax or out[k - 1, 1] != ay:
-                    out[k, 0] = ax
-                    out[k, 1] = ay
+                if out[2 * k - 2] != ax or out[2 * k - 1] != ay:
+                    out[2 * k] = ax
+                    out[2 * k + 1] = ay
                     index[k] = <int32_t> apex_i
                     k += 1
-                lx = ax
-                ly = ay
                 rx = ax
                 ry = ay
-                left_i = apex_i
                 right_i = apex_i
                 i = apex_i + 1
                 continue
@@ -366,23 +361,116 @@ def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1]
                 ax = rx
                 ay = ry
                 apex_i = right_i
-                if out[k - 1, 0] != ax or out[k - 1, 1] != ay:
-                    out[k, 0] = ax
-                    out[k, 1] = ay
+                if out[2 * k - 2] != ax or out[2 * k - 1] != ay:
+                    out[2 * k] = ax
+                    out[2 * k + 1] = ay
                     index[k] = <int32_t> apex_i
                     k += 1
                 lx = ax
                 ly = ay
-                rx = ax
-                ry = ay
                 left_i = apex_i
-                right_i = apex_i
                 i = apex_i + 1
                 continue
         i += 1
-    if out[k - 1, 0] != left[n - 1, 0] or out[k - 1, 1] != left[n - 1, 1]:
-        out[k, 0] = left[n - 1, 0]
-        out[k, 1] = left[n - 1, 1]
+    if out[2 * k - 2] != left[2 * n - 2] or out[2 * k - 1] != left[2 * n - 1]:
+        out[2 * k] = left[2 * n - 2]
+        out[2 * k + 1] = left[2 * n - 1]
         index[k] = <int32_t> (n - 1)
         k += 1
+    return k
+
+
+def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1] out,
+           int32_t[::1] index):
+    """String pulling through portals: ``left[i]``/``right[i]`` are the ends of portal i as
+    seen walking through the corridor (portal 0 is the start point twice, the last the goal
+    twice).  Writes the corners (start, bends, goal) into ``out`` (n + 1 rows) and, per
+    corner, the portal it came from; returns their number."""
+    cdef Py_ssize_t n = left.shape[0]
+    if n < 1 or right.shape[0] != n or out.shape[0] < n + 1 or index.shape[0] < n + 1:
+        raise ValueError("funnel needs n >= 1 portals and room for n + 1 corners")
+    return funnel_core(&left[0, 0], &right[0, 0], n, &out[0, 0], &index[0])
+
+
+def straight_path(const double[:, ::1] verts, const int32_t[:, ::1] polys,
+                  const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
+                  const int32_t[::1] corridor, const int32_t[::1] via,
+                  const double[:, ::1] link_pts, double sx, double sy, double gx, double gy,
+                  double[:, ::1] out, uint8_t[::1] flags, int32_t[::1] owner):
+    """The straight path through a corridor (polygons, and per polygon the off-mesh link
+    that entered it or -1): the funnel over each stretch between links.  Writes corners,
+    their flags (4 at a link's start) and polygons; ``out`` needs 2 len(corridor) + 2 rows.
+    Returns the number of corners."""
+    cdef Py_ssize_t m = corridor.shape[0], first = 0, i, j, e, n, c, k = 0, got
+    cdef int p, q, size
+    cdef int32_t a, b
+    cdef double px = sx, py = sy, ex, ey
+    cdef double* left = <double*> malloc((2 * m + 4) * sizeof(double))
+    cdef double* right = <double*> malloc((2 * m + 4) * sizeof(double))
+    cdef double* bend = <double*> malloc((2 * m + 4) * sizeof(double))
+    cdef int32_t* index = <int32_t*> malloc((m + 2) * sizeof(int32_t))
+    if left == NULL or right == NULL or bend == NULL or index == NULL:
+        free(left)
+        free(right)
+        free(bend)
+        free(index)
+        raise MemoryError()
+    with nogil:
+        for i in range(1, m + 1):
+            if i < m and via[i] < 0:
+                continue
+            # Stretch corridor[first:i] from (px, py) to the link's start (or the goal).
+            if i == m:
+                ex = gx
+                ey = gy
+            else:
+                ex = link_pts[via[i], 0]
+                ey = link_pts[via[i], 1]
+            left[0] = px
+            left[1] = py
+            right[0] = px
+            right[1] = py
+            n = 1
+            for j in range(first, i - 1):
+                p = corridor[j]
+                q = corridor[j + 1]
+                size = sizes[p]
+                for e in range(size):
+                    if neigh[p, e] == q:
+                        break
+                a = polys[p, e]
+                b = polys[p, (e + 1) % size]
+                left[2 * n] = verts[b, 0]
+                left[2 * n + 1] = verts[b, 1]
+                right[2 * n] = verts[a, 0]
+                right[2 * n + 1] = verts[a, 1]
+                n += 1
+            left[2 * n] = ex
+            left[2 * n + 1] = ey
+            right[2 * n] = ex
+            right[2 * n + 1] = ey
+            n += 1
+            got = funnel_core(left, right, n, bend, index)
+            # After a link the stretch starts at the link's end, already written.
+            for c in range(0 if k == 0 else 1, got):
+                out[k, 0] = bend[2 * c]
+                out[k, 1] = bend[2 * c + 1]
+                flags[k] = 0
+                # A bend on portal t lies on both polygons; the one entered is given.
+                owner[k] = corridor[first + index[c] if index[c] < n - 1 else i - 1]
+                k += 1
+            if i < m:
+                flags[k - 1] = 4
+                px = link_pts[via[i], 2]
+                py = link_pts[via[i], 3]
+                out[k, 0] = px
+                out[k, 1] = py
+                flags[k] = 0
+                owner[k] = corridor[i]
+                k += 1
+                first = i
+    free(left)
+    free(right)
+    free(bend)
+    free(index)
     return k

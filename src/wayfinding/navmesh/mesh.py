@@ -24,7 +24,7 @@ from ..results import SearchStats
 from . import build as _build
 from . import subtractive as _subtractive
 from . import surface as _surface
-from .query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter, funnel_path
+from .query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
 
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
@@ -369,7 +369,8 @@ class NavMesh:
 
     # ------------------------------------------------------------------ search
     def _filter(self, f: QueryFilter) -> tuple[np.ndarray, ...]:
-        """(allowed polygons, polygon costs, usable directed links) for a filter, cached."""
+        """(allowed polygons, polygon costs, usable directed links, heuristic scale) for a
+        filter, cached."""
         if not isinstance(f, QueryFilter):
             raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
         key = (f.include, f.exclude, tuple(sorted(f.costs.items())))
@@ -384,7 +385,11 @@ class NavMesh:
             lf = np.array([x.flags for x in self.links], dtype=np.uint16)
             la = np.array([x.area for x in self.links], dtype=np.uint8)
             link_ok = usable(lf, la)[link[4]].astype(np.uint8)
-            got = self._filters[key] = (allowed, costs[self.areas], link_ok)
+            poly_cost = costs[self.areas]
+            usable_cost = poly_cost[allowed.astype(bool)]
+            # A* heuristic scale: the cheapest usable area's cost (slightly under: admissible).
+            h_scale = 0.999 * float(usable_cost.min()) if len(usable_cost) else 0.0
+            got = self._filters[key] = (allowed, poly_cost, link_ok, h_scale)
         return got
 
     @cached_property
@@ -422,7 +427,9 @@ class NavMesh:
         pts, single = self._points(point, name)
         if not single:
             raise InvalidQueryError(f"{name} must be one (x, y) point")
-        poly = self.locate(pts)[0]
+        out = np.empty(1, dtype=np.int32)
+        _navmesh.locate(self.vertices, self.polygons, self.sizes, *self._buckets, pts, out)
+        poly = out[0]
         if poly >= 0 and allowed[poly]:
             return int(poly), pts[0], False
         poly, snapped = self._nearest(pts, allowed)
@@ -438,7 +445,7 @@ class NavMesh:
         polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False``.
         """
         t0 = time.perf_counter()
-        allowed, cost, link_ok = self._filter(filter)
+        allowed, cost, link_ok, h_scale = self._filter(filter)
         ps, s, snap_s = self._endpoint(start, "start", allowed)
         pg, g, snap_g = self._endpoint(goal, "goal", allowed)
         res = NavPath(np.empty((0, 2)), math.inf, False, SearchStats(), "navmesh",
@@ -450,7 +457,6 @@ class NavMesh:
             return res
         ptr, dst, lpts, lcost, lref = self._directed_links
         scratch = self._scratch()
-        h_scale = 0.999 * float(cost[allowed.astype(bool)].min())
         found, exp, gen = scratch.search(
             self.vertices, self.polygons, self.sizes, self.neighbours, allowed, cost, ptr,
             dst, lpts, lcost, link_ok, ps, s[0], s[1], pg, g[0], g[1], h_scale)
@@ -539,63 +545,28 @@ class NavMesh:
 
     def _straighten(self, res: NavPath, corridor: np.ndarray, via: np.ndarray,
                     lpts: np.ndarray, lcost: np.ndarray, lref: np.ndarray) -> None:
-        """Funnel each stretch of the corridor between off-mesh links; fill ``res``."""
-        corners, flags, owners, used = [], [], [], []
-        cost = 0.0
-        start = res.start
-        first = 0
-        for i in range(1, len(corridor) + 1):
-            if i < len(corridor) and via[i] < 0:
-                continue
-            # Stretch corridor[first:i] from `start` to the link's start (or the goal).
-            end = res.goal if i == len(corridor) else lpts[via[i], :2]
-            left, right, polys = [start], [start], [corridor[first]]
-            for j in range(first, i - 1):
-                u, v = self._portal(int(corridor[j]), int(corridor[j + 1]))
-                left.append(v)
-                right.append(u)
-                polys.append(corridor[j + 1])
-            left.append(end)
-            right.append(end)
-            polys.append(corridor[i - 1])
-            pts, index = funnel_path(np.array(left), np.array(right))
-            f = np.zeros(len(pts), np.uint8)
-            if i < len(corridor):
-                f[-1] |= OFFMESH
-            if corners:
-                pts, f, index = pts[1:], f[1:], index[1:]   # the link's end is already there
-            corners.append(pts)
-            flags.append(f)
-            owners.append(np.array(polys)[index])
-            if i < len(corridor):
-                link = int(via[i])
-                used.append(int(lref[link]))
-                cost += float(lcost[link])
-                land = lpts[link, 2:]
-                corners.append(land[None, :])
-                flags.append(np.zeros(1, np.uint8))
-                owners.append(np.array([corridor[i]]))
-                start, first = land, i
-        path = np.concatenate(corners)
-        flags = np.concatenate(flags)
+        """Funnel each stretch of the corridor between off-mesh links (compiled); fill
+        ``res``."""
+        m = len(corridor)
+        out = np.empty((2 * m + 2, 2))
+        flags = np.empty(2 * m + 2, dtype=np.uint8)
+        owner = np.empty(2 * m + 2, dtype=np.int32)
+        k = _navmesh.straight_path(self.vertices, self.polygons, self.sizes, self.neighbours,
+                                   corridor, via, lpts, res.start[0], res.start[1],
+                                   res.goal[0], res.goal[1], out, flags, owner)
+        path, flags = out[:k], flags[:k]
         flags[0] |= START
         flags[-1] |= END
+        used = via[via >= 0]
         seg = np.hypot(*np.diff(path, axis=0).T)
-        walk = ~((flags[:-1] & OFFMESH) != 0)          # link jumps are counted at their cost
+        walk = (flags[:-1] & OFFMESH) == 0             # link jumps are counted at their cost
         res.path = path
         res.flags = flags
-        res.corner_polygons = np.concatenate(owners).astype(np.int32)
+        res.corner_polygons = owner[:k]
         res.corridor = corridor
-        res.links = np.array(used, dtype=np.int32)
-        res.cost = float(seg[walk].sum()) + cost
+        res.links = lref[used].astype(np.int32)
+        res.cost = float(seg[walk].sum() + lcost[used].sum())
         res.found = True
-
-    def _portal(self, p: int, q: int) -> tuple[np.ndarray, np.ndarray]:
-        """The edge of polygon p shared with q as (right, left) seen walking from p to q."""
-        k = int(np.flatnonzero(self.neighbours[p, :self.sizes[p]] == q)[0])
-        u = self.polygons[p, k]
-        v = self.polygons[p, (k + 1) % self.sizes[p]]
-        return self.vertices[u], self.vertices[v]
 
 
 def _check_query_radius(radius: Any) -> None:
