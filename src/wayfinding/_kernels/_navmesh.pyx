@@ -61,32 +61,6 @@ cdef inline double closest_on(const double[:, ::1] verts, const int32_t[:, ::1] 
     return best
 
 
-def locate(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
-           const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double ox, double oy,
-           double cell, int nx, int ny, const double[:, ::1] points, int32_t[::1] out):
-    """out[i] = lowest id of a polygon containing points[i] (boundary included), or -1."""
-    cdef Py_ssize_t i
-    cdef int64_t c, j
-    cdef int ix, iy, p, best
-    cdef double x, y
-    with nogil:
-        for i in range(points.shape[0]):
-            x = points[i, 0]
-            y = points[i, 1]
-            out[i] = -1
-            ix = <int> ((x - ox) / cell)
-            iy = <int> ((y - oy) / cell)
-            if x < ox or y < oy or ix >= nx or iy >= ny:
-                continue
-            c = iy * nx + ix
-            best = -1
-            for j in range(cell_ptr[c], cell_ptr[c + 1]):
-                p = cell_polys[j]
-                if (best < 0 or p < best) and inside(verts, polys, sizes, p, x, y):
-                    best = p
-            out[i] = best
-
-
 cdef inline int bucket_of(double v, double origin, double cell, int n) noexcept nogil:
     cdef double f = (v - origin) / cell
     if f < 0.0:
@@ -94,6 +68,34 @@ cdef inline int bucket_of(double v, double origin, double cell, int n) noexcept 
     if f >= n:
         return n
     return <int> f
+
+
+cdef inline int locate_point(const double[:, ::1] verts, const int32_t[:, ::1] polys,
+                             const int32_t[::1] sizes, const int64_t[::1] cell_ptr,
+                             const int32_t[::1] cell_polys, double ox, double oy,
+                             double cell, int nx, int ny, double x, double y) noexcept nogil:
+    """Lowest id of a polygon containing (x, y) (boundary included), or -1."""
+    cdef int ix = bucket_of(x, ox, cell, nx), iy = bucket_of(y, oy, cell, ny), p, best = -1
+    cdef int64_t c, j
+    if ix < 0 or iy < 0 or ix >= nx or iy >= ny:
+        return -1
+    c = iy * nx + ix
+    for j in range(cell_ptr[c], cell_ptr[c + 1]):
+        p = cell_polys[j]
+        if (best < 0 or p < best) and inside(verts, polys, sizes, p, x, y):
+            best = p
+    return best
+
+
+def locate(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
+           const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double ox, double oy,
+           double cell, int nx, int ny, const double[:, ::1] points, int32_t[::1] out):
+    """out[i] = lowest id of a polygon containing points[i] (boundary included), or -1."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(points.shape[0]):
+            out[i] = locate_point(verts, polys, sizes, cell_ptr, cell_polys, ox, oy, cell, nx,
+                                  ny, points[i, 0], points[i, 1])
 
 
 def nearest(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
@@ -150,8 +152,21 @@ def nearest(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32
 
 
 # ------------------------------------------------------------------------------ search
-cdef class PolyScratch:
-    """Per-thread A* state over the polygons of one mesh (generation stamps: O(1) reset)."""
+cdef class MeshQuery:
+    """Per-thread path queries on one mesh: views on its arrays (taken once) and the A*
+    state over its polygons (generation stamps: O(1) reset per query)."""
+    cdef const double[:, ::1] verts
+    cdef const int32_t[:, ::1] polys
+    cdef const int32_t[::1] sizes
+    cdef const int32_t[:, ::1] neigh
+    cdef const int64_t[::1] cell_ptr
+    cdef const int32_t[::1] cell_polys
+    cdef double ox, oy, cell
+    cdef int nx, ny
+    cdef const int64_t[::1] link_ptr
+    cdef const int32_t[::1] link_to
+    cdef const double[:, ::1] link_pts
+    cdef const double[::1] link_cost
     cdef double* g
     cdef double* px
     cdef double* py
@@ -164,8 +179,14 @@ cdef class PolyScratch:
     cdef Heap heap
     cdef int n
 
-    def __cinit__(self, int n):
-        self.n = n
+    def __init__(self, verts, polys, sizes, neigh, cell_ptr, cell_polys, double ox, double oy,
+                 double cell, int nx, int ny, link_ptr, link_to, link_pts, link_cost):
+        self.verts, self.polys, self.sizes, self.neigh = verts, polys, sizes, neigh
+        self.cell_ptr, self.cell_polys = cell_ptr, cell_polys
+        self.ox, self.oy, self.cell, self.nx, self.ny = ox, oy, cell, nx, ny
+        self.link_ptr, self.link_to = link_ptr, link_to
+        self.link_pts, self.link_cost = link_pts, link_cost
+        n = self.n = sizes.shape[0]
         self.g = <double*> malloc(max(n, 1) * sizeof(double))
         self.px = <double*> malloc(max(n, 1) * sizeof(double))
         self.py = <double*> malloc(max(n, 1) * sizeof(double))
@@ -193,6 +214,11 @@ cdef class PolyScratch:
         free(self.closed)
         heap_free(&self.heap)
 
+    def locate_one(self, double x, double y):
+        """The polygon holding (x, y), or -1."""
+        return locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                            self.ox, self.oy, self.cell, self.nx, self.ny, x, y)
+
     cdef inline void touch(self, int p) noexcept nogil:
         if self.stamp[p] != self.label:
             self.stamp[p] = self.label
@@ -200,23 +226,17 @@ cdef class PolyScratch:
             self.closed[p] = 0
             self.pos[p] = -1
 
-    def search(self, const double[:, ::1] verts, const int32_t[:, ::1] polys,
-               const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
-               const uint8_t[::1] allowed, const double[::1] cost,
-               const int64_t[::1] link_ptr, const int32_t[::1] link_to,
-               const double[:, ::1] link_pts, const double[::1] link_cost,
-               const uint8_t[::1] link_ok,
-               int start, double sx, double sy, int goal, double gx, double gy,
-               double h_scale):
+    cdef int search(self, const uint8_t[::1] allowed, const double[::1] cost,
+                    const uint8_t[::1] link_ok, int start, double sx, double sy, int goal,
+                    double gx, double gy, double h_scale, int* expanded,
+                    int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the allowed
         polygons: moving inside polygon p costs the distance times cost[p]; crossing a usable
-        (link_ok) off-mesh link l costs link_cost[l].  Returns (found, expanded,
-        generated)."""
-        cdef int p, q, k, n, e
+        (link_ok) off-mesh link l costs link_cost[l].  1 found, 0 not, -1 out of memory."""
+        cdef int p, q, k, n, e, found = 0
         cdef int32_t a, b
         cdef int64_t l
         cdef double nx, ny, step, ng, h
-        cdef int expanded = 0, generated = 1, found = 0
         cdef HeapItem it
         self.label += 1
         if self.label == 0:
@@ -224,92 +244,125 @@ cdef class PolyScratch:
                 self.stamp[k] = 0
             self.label = 1
         self.heap.size = 0
-        with nogil:
-            self.touch(start)
-            self.g[start] = 0.0
-            self.px[start] = sx
-            self.py[start] = sy
-            self.parent[start] = -1
-            self.via[start] = -1
-            h = h_scale * sqrt((sx - gx) * (sx - gx) + (sy - gy) * (sy - gy))
-            if heap_push(&self.heap, self.pos, h, 0.0, start) != 0:
-                found = -1
-            while self.heap.size > 0 and found == 0:
-                it = heap_pop(&self.heap, self.pos)
-                p = it.node
-                self.closed[p] = 1
-                expanded += 1
-                if p == goal:
-                    found = 1
-                    break
-                n = sizes[p]
-                for e in range(n + link_ptr[p + 1] - link_ptr[p]):
-                    if e < n:
-                        q = neigh[p, e]
-                        if q < 0 or not allowed[q]:
-                            continue
-                        a = polys[p, e]
-                        b = polys[p, (e + 1) % n]
-                        nx = 0.5 * (verts[a, 0] + verts[b, 0])
-                        ny = 0.5 * (verts[a, 1] + verts[b, 1])
-                        step = cost[p] * sqrt((nx - self.px[p]) * (nx - self.px[p])
-                                              + (ny - self.py[p]) * (ny - self.py[p]))
-                    else:
-                        l = link_ptr[p] + e - n
-                        q = link_to[l]
-                        if not allowed[q] or not link_ok[l]:
-                            continue
-                        nx = link_pts[l, 2]
-                        ny = link_pts[l, 3]
-                        step = cost[p] * sqrt((link_pts[l, 0] - self.px[p])
-                                              * (link_pts[l, 0] - self.px[p])
-                                              + (link_pts[l, 1] - self.py[p])
-                                              * (link_pts[l, 1] - self.py[p])) + link_cost[l]
-                    self.touch(q)
-                    if self.closed[q]:
+        expanded[0] = 0
+        generated[0] = 1
+        self.touch(start)
+        self.g[start] = 0.0
+        self.px[start] = sx
+        self.py[start] = sy
+        self.parent[start] = -1
+        self.via[start] = -1
+        h = h_scale * sqrt((sx - gx) * (sx - gx) + (sy - gy) * (sy - gy))
+        if heap_push(&self.heap, self.pos, h, 0.0, start) != 0:
+            return -1
+        while self.heap.size > 0:
+            it = heap_pop(&self.heap, self.pos)
+            p = it.node
+            self.closed[p] = 1
+            expanded[0] += 1
+            if p == goal:
+                return 1
+            n = self.sizes[p]
+            for e in range(n + self.link_ptr[p + 1] - self.link_ptr[p]):
+                if e < n:
+                    q = self.neigh[p, e]
+                    if q < 0 or not allowed[q]:
                         continue
-                    ng = self.g[p] + step
-                    if q == goal:
-                        ng += cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
-                        h = 0.0
-                    else:
-                        h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
-                    if ng >= self.g[q]:
+                    a = self.polys[p, e]
+                    b = self.polys[p, (e + 1) % n]
+                    nx = 0.5 * (self.verts[a, 0] + self.verts[b, 0])
+                    ny = 0.5 * (self.verts[a, 1] + self.verts[b, 1])
+                    step = cost[p] * sqrt((nx - self.px[p]) * (nx - self.px[p])
+                                          + (ny - self.py[p]) * (ny - self.py[p]))
+                else:
+                    l = self.link_ptr[p] + e - n
+                    q = self.link_to[l]
+                    if not allowed[q] or not link_ok[l]:
                         continue
-                    self.g[q] = ng
-                    self.px[q] = nx
-                    self.py[q] = ny
-                    self.parent[q] = p
-                    self.via[q] = -1 if e < n else <int32_t> (link_ptr[p] + e - n)
-                    if self.pos[q] >= 0:
-                        heap_decrease(&self.heap, self.pos, q, ng + h, ng)
-                    else:
-                        generated += 1
-                        if heap_push(&self.heap, self.pos, ng + h, ng, q) != 0:
-                            found = -1
-                            break
-        if found < 0:
-            raise MemoryError()
-        return bool(found), expanded, generated
+                    nx = self.link_pts[l, 2]
+                    ny = self.link_pts[l, 3]
+                    step = cost[p] * sqrt((self.link_pts[l, 0] - self.px[p])
+                                          * (self.link_pts[l, 0] - self.px[p])
+                                          + (self.link_pts[l, 1] - self.py[p])
+                                          * (self.link_pts[l, 1] - self.py[p])) \
+                        + self.link_cost[l]
+                self.touch(q)
+                if self.closed[q]:
+                    continue
+                ng = self.g[p] + step
+                if q == goal:
+                    ng += cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
+                    h = 0.0
+                else:
+                    h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
+                if ng >= self.g[q]:
+                    continue
+                self.g[q] = ng
+                self.px[q] = nx
+                self.py[q] = ny
+                self.parent[q] = p
+                self.via[q] = -1 if e < n else <int32_t> (self.link_ptr[p] + e - n)
+                if self.pos[q] >= 0:
+                    heap_decrease(&self.heap, self.pos, q, ng + h, ng)
+                else:
+                    generated[0] += 1
+                    if heap_push(&self.heap, self.pos, ng + h, ng, q) != 0:
+                        return -1
+        return 0
 
-    def corridor(self, int goal):
-        """Polygons from the start to ``goal`` and, per polygon, the link entry that led
-        into it (-1 for an edge or the start); the goal's cost."""
-        cdef int p = goal, k = 0
+    def find(self, const uint8_t[::1] allowed, const double[::1] cost,
+             const uint8_t[::1] link_ok, double h_scale, int start, double sx, double sy,
+             int goal, double gx, double gy):
+        """A* over the polygons, then the funnel through the corridor.  Returns (found,
+        expanded, generated, corridor, via, corners, flags, corner polygons, length), where
+        via[i] is the directed off-mesh link that entered corridor[i] (-1 for an edge), flags
+        mark each link's start (4) and length counts links at their cost."""
+        cdef int expanded = 0, generated = 0, status, p, k = 0
+        cdef Py_ssize_t m, i, got
+        with nogil:
+            status = self.search(allowed, cost, link_ok, start, sx, sy, goal, gx, gy, h_scale,
+                                 &expanded, &generated)
+        if status < 0:
+            raise MemoryError()
+        if status == 0:
+            return False, expanded, generated, None, None, None, None, None, INFINITY
+        p = goal
         while p >= 0:
             k += 1
             p = self.parent[p]
-        polys = np.empty(k, dtype=np.int32)
-        links = np.empty(k, dtype=np.int32)
-        cdef int32_t[::1] pv = polys
-        cdef int32_t[::1] lv = links
+        corridor = np.empty(k, dtype=np.int32)
+        via = np.empty(k, dtype=np.int32)
+        cdef int32_t[::1] cv = corridor
+        cdef int32_t[::1] vv = via
         p = goal
         while p >= 0:
             k -= 1
-            pv[k] = p
-            lv[k] = self.via[p]
+            cv[k] = p
+            vv[k] = self.via[p]
             p = self.parent[p]
-        return polys, links, self.g[goal]
+        m = len(corridor)
+        out = np.empty((2 * m + 2, 2))
+        flags = np.empty(2 * m + 2, dtype=np.uint8)
+        owner = np.empty(2 * m + 2, dtype=np.int32)
+        cdef double[:, ::1] ov = out
+        cdef uint8_t[::1] fv = flags
+        cdef int32_t[::1] wv = owner
+        cdef double length = 0.0
+        with nogil:
+            got = straight_core(self.verts, self.polys, self.sizes, self.neigh, cv, vv,
+                                self.link_pts, sx, sy, gx, gy, ov, fv, wv)
+            for i in range(1, got):
+                if fv[i - 1] & 4:
+                    continue
+                length += sqrt((ov[i, 0] - ov[i - 1, 0]) * (ov[i, 0] - ov[i - 1, 0])
+                               + (ov[i, 1] - ov[i - 1, 1]) * (ov[i, 1] - ov[i - 1, 1]))
+            for i in range(m):
+                if vv[i] >= 0:
+                    length += self.link_cost[vv[i]]
+        if got < 0:
+            raise MemoryError()
+        return (True, expanded, generated, corridor, via, out[:got], flags[:got],
+                owner[:got], length)
 
 
 # ------------------------------------------------------------------------------ funnel
@@ -392,15 +445,16 @@ def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1]
     return funnel_core(&left[0, 0], &right[0, 0], n, &out[0, 0], &index[0])
 
 
-def straight_path(const double[:, ::1] verts, const int32_t[:, ::1] polys,
-                  const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
-                  const int32_t[::1] corridor, const int32_t[::1] via,
-                  const double[:, ::1] link_pts, double sx, double sy, double gx, double gy,
-                  double[:, ::1] out, uint8_t[::1] flags, int32_t[::1] owner):
+cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] polys,
+                              const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
+                              const int32_t[::1] corridor, const int32_t[::1] via,
+                              const double[:, ::1] link_pts, double sx, double sy, double gx,
+                              double gy, double[:, ::1] out, uint8_t[::1] flags,
+                              int32_t[::1] owner) noexcept nogil:
     """The straight path through a corridor (polygons, and per polygon the off-mesh link
     that entered it or -1): the funnel over each stretch between links.  Writes corners,
     their flags (4 at a link's start) and polygons; ``out`` needs 2 len(corridor) + 2 rows.
-    Returns the number of corners."""
+    Returns the number of corners, -1 when out of memory."""
     cdef Py_ssize_t m = corridor.shape[0], first = 0, i, j, e, n, c, k = 0, got
     cdef int p, q, size
     cdef int32_t a, b
@@ -414,61 +468,60 @@ def straight_path(const double[:, ::1] verts, const int32_t[:, ::1] polys,
         free(right)
         free(bend)
         free(index)
-        raise MemoryError()
-    with nogil:
-        for i in range(1, m + 1):
-            if i < m and via[i] < 0:
-                continue
-            # Stretch corridor[first:i] from (px, py) to the link's start (or the goal).
-            if i == m:
-                ex = gx
-                ey = gy
-            else:
-                ex = link_pts[via[i], 0]
-                ey = link_pts[via[i], 1]
-            left[0] = px
-            left[1] = py
-            right[0] = px
-            right[1] = py
-            n = 1
-            for j in range(first, i - 1):
-                p = corridor[j]
-                q = corridor[j + 1]
-                size = sizes[p]
-                for e in range(size):
-                    if neigh[p, e] == q:
-                        break
-                a = polys[p, e]
-                b = polys[p, (e + 1) % size]
-                left[2 * n] = verts[b, 0]
-                left[2 * n + 1] = verts[b, 1]
-                right[2 * n] = verts[a, 0]
-                right[2 * n + 1] = verts[a, 1]
-                n += 1
-            left[2 * n] = ex
-            left[2 * n + 1] = ey
-            right[2 * n] = ex
-            right[2 * n + 1] = ey
+        return -1
+    for i in range(1, m + 1):
+        if i < m and via[i] < 0:
+            continue
+        # Stretch corridor[first:i] from (px, py) to the link's start (or the goal).
+        if i == m:
+            ex = gx
+            ey = gy
+        else:
+            ex = link_pts[via[i], 0]
+            ey = link_pts[via[i], 1]
+        left[0] = px
+        left[1] = py
+        right[0] = px
+        right[1] = py
+        n = 1
+        for j in range(first, i - 1):
+            p = corridor[j]
+            q = corridor[j + 1]
+            size = sizes[p]
+            for e in range(size):
+                if neigh[p, e] == q:
+                    break
+            a = polys[p, e]
+            b = polys[p, (e + 1) % size]
+            left[2 * n] = verts[b, 0]
+            left[2 * n + 1] = verts[b, 1]
+            right[2 * n] = verts[a, 0]
+            right[2 * n + 1] = verts[a, 1]
             n += 1
-            got = funnel_core(left, right, n, bend, index)
-            # After a link the stretch starts at the link's end, already written.
-            for c in range(0 if k == 0 else 1, got):
-                out[k, 0] = bend[2 * c]
-                out[k, 1] = bend[2 * c + 1]
-                flags[k] = 0
-                # A bend on portal t lies on both polygons; the one entered is given.
-                owner[k] = corridor[first + index[c] if index[c] < n - 1 else i - 1]
-                k += 1
-            if i < m:
-                flags[k - 1] = 4
-                px = link_pts[via[i], 2]
-                py = link_pts[via[i], 3]
-                out[k, 0] = px
-                out[k, 1] = py
-                flags[k] = 0
-                owner[k] = corridor[i]
-                k += 1
-                first = i
+        left[2 * n] = ex
+        left[2 * n + 1] = ey
+        right[2 * n] = ex
+        right[2 * n + 1] = ey
+        n += 1
+        got = funnel_core(left, right, n, bend, index)
+        # After a link the stretch starts at the link's end, already written.
+        for c in range(0 if k == 0 else 1, got):
+            out[k, 0] = bend[2 * c]
+            out[k, 1] = bend[2 * c + 1]
+            flags[k] = 0
+            # A bend on portal t lies on both polygons; the one entered is given.
+            owner[k] = corridor[first + index[c] if index[c] < n - 1 else i - 1]
+            k += 1
+        if i < m:
+            flags[k - 1] = 4
+            px = link_pts[via[i], 2]
+            py = link_pts[via[i], 3]
+            out[k, 0] = px
+            out[k, 1] = py
+            flags[k] = 0
+            owner[k] = corridor[i]
+            k += 1
+            first = i
     free(left)
     free(right)
     free(bend)

@@ -24,7 +24,7 @@ from ..results import SearchStats
 from . import build as _build
 from . import subtractive as _subtractive
 from . import surface as _surface
-from .query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
+from .query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
 
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
@@ -373,7 +373,7 @@ class NavMesh:
         filter, cached."""
         if not isinstance(f, QueryFilter):
             raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
-        key = (f.include, f.exclude, tuple(sorted(f.costs.items())))
+        key = f.key
         got = self._filters.get(key)
         if got is None:
             costs = f.area_costs()
@@ -416,56 +416,69 @@ class NavMesh:
                 np.array(pts, dtype=np.float64).reshape(-1, 4)[order],
                 np.array(cost, dtype=np.float64)[order], np.array(ref, dtype=np.int32)[order])
 
-    def _scratch(self) -> Any:
-        s = getattr(self._local, "scratch", None)
-        if s is None:
-            s = self._local.scratch = _navmesh.PolyScratch(self.num_polygons)
-        return s
+    def _query(self) -> Any:
+        """This thread's compiled query object (views on the mesh and A* state)."""
+        q = getattr(self._local, "query", None)
+        if q is None:
+            ptr, dst, lpts, lcost, _ = self._directed_links
+            q = self._local.query = _navmesh.MeshQuery(
+                self.vertices, self.polygons, self.sizes, self.neighbours, *self._buckets,
+                ptr, dst, lpts, lcost)
+        return q
 
-    def _endpoint(self, point: Any, name: str, allowed: np.ndarray) -> tuple[int, np.ndarray,
-                                                                              bool]:
-        pts, single = self._points(point, name)
-        if not single:
-            raise InvalidQueryError(f"{name} must be one (x, y) point")
-        out = np.empty(1, dtype=np.int32)
-        _navmesh.locate(self.vertices, self.polygons, self.sizes, *self._buckets, pts, out)
-        poly = out[0]
+    def _endpoint(self, point: Any, name: str, allowed: np.ndarray, query: Any
+                  ) -> tuple[int, np.ndarray, bool]:
+        """The usable polygon holding a query point, the point, and whether it was moved
+        there from off the mesh (or from an unusable polygon)."""
+        try:
+            x, y = point
+            x, y = float(x), float(y)
+        except (TypeError, ValueError):
+            raise InvalidQueryError(f"{name} must be one (x, y) point, got {point!r}") \
+                from None
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise InvalidQueryError(f"{name} must be finite, got {point!r}")
+        poly = query.locate_one(x, y)
         if poly >= 0 and allowed[poly]:
-            return int(poly), pts[0], False
-        poly, snapped = self._nearest(pts, allowed)
-        return int(poly[0]), snapped[0], True
+            return poly, np.array([x, y]), False
+        polys, snapped = self._nearest(np.array([[x, y]]), allowed)
+        return int(polys[0]), snapped[0], True
 
     def find_path(self, start: Any, goal: Any, *, filter: QueryFilter = DEFAULT_FILTER
                   ) -> NavPath:
         """The straight path from ``start`` to ``goal`` (world points): A* over the usable
         polygons (each polygon's position is the midpoint of the edge it was entered by; an
-        off-mesh link enters at its end), then the funnel through the corridor's portals.
+        off-mesh link enters at its end), then the funnel through the corridor's portals
+        (compiled, one call).
 
         A point off the mesh, or on an unusable polygon, is moved to the nearest usable
         polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False``.
         """
         t0 = time.perf_counter()
         allowed, cost, link_ok, h_scale = self._filter(filter)
-        ps, s, snap_s = self._endpoint(start, "start", allowed)
-        pg, g, snap_g = self._endpoint(goal, "goal", allowed)
-        res = NavPath(np.empty((0, 2)), math.inf, False, SearchStats(), "navmesh",
-                      start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g,
-                      flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
-                      corridor=np.empty(0, np.int32), links=np.empty(0, np.int32))
-        if ps < 0 or pg < 0:
-            res.stats.elapsed = time.perf_counter() - t0
-            return res
-        ptr, dst, lpts, lcost, lref = self._directed_links
-        scratch = self._scratch()
-        found, exp, gen = scratch.search(
-            self.vertices, self.polygons, self.sizes, self.neighbours, allowed, cost, ptr,
-            dst, lpts, lcost, link_ok, ps, s[0], s[1], pg, g[0], g[1], h_scale)
-        res.stats.expanded, res.stats.generated = exp, gen
-        if found:
-            corridor, via, _ = scratch.corridor(pg)
-            self._straighten(res, corridor, via, lpts, lcost, lref)
-        res.stats.elapsed = time.perf_counter() - t0
-        return res
+        query = self._query()
+        ps, s, snap_s = self._endpoint(start, "start", allowed, query)
+        pg, g, snap_g = self._endpoint(goal, "goal", allowed, query)
+        stats = SearchStats()
+        if ps >= 0 and pg >= 0:
+            (found, stats.expanded, stats.generated, corridor, via, path, flags, owner,
+             length) = query.find(allowed, cost, link_ok, h_scale, ps, s[0], s[1], pg, g[0],
+                                  g[1])
+        else:
+            found = False
+        if not found:
+            stats.elapsed = time.perf_counter() - t0
+            return NavPath(np.empty((0, 2)), math.inf, False, stats, "navmesh",
+                           flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
+                           corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
+                           start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
+        flags[0] |= START
+        flags[-1] |= END
+        links = self._directed_links[4][via[via >= 0]]
+        stats.elapsed = time.perf_counter() - t0
+        return NavPath(path, length, True, stats, "navmesh", flags=flags,
+                       corner_polygons=owner, corridor=corridor, links=links, start=s, goal=g,
+                       snapped_start=snap_s, snapped_goal=snap_g)
 
     # ------------------------------------------------------------------ surface queries
     def _on_mesh(self, point: Any, name: str, f: QueryFilter) -> tuple[int, np.ndarray,
@@ -542,31 +555,6 @@ class NavMesh:
                 return p, (float(pt[0]), float(pt[1]))
         raise InvalidQueryError(f"no random point found within radius {radius} of "
                                 f"{tuple(c)} in 1000 tries")
-
-    def _straighten(self, res: NavPath, corridor: np.ndarray, via: np.ndarray,
-                    lpts: np.ndarray, lcost: np.ndarray, lref: np.ndarray) -> None:
-        """Funnel each stretch of the corridor between off-mesh links (compiled); fill
-        ``res``."""
-        m = len(corridor)
-        out = np.empty((2 * m + 2, 2))
-        flags = np.empty(2 * m + 2, dtype=np.uint8)
-        owner = np.empty(2 * m + 2, dtype=np.int32)
-        k = _navmesh.straight_path(self.vertices, self.polygons, self.sizes, self.neighbours,
-                                   corridor, via, lpts, res.start[0], res.start[1],
-                                   res.goal[0], res.goal[1], out, flags, owner)
-        path, flags = out[:k], flags[:k]
-        flags[0] |= START
-        flags[-1] |= END
-        used = via[via >= 0]
-        seg = np.hypot(*np.diff(path, axis=0).T)
-        walk = (flags[:-1] & OFFMESH) == 0             # link jumps are counted at their cost
-        res.path = path
-        res.flags = flags
-        res.corner_polygons = owner[:k]
-        res.corridor = corridor
-        res.links = lref[used].astype(np.int32)
-        res.cost = float(seg[walk].sum() + lcost[used].sum())
-        res.found = True
 
 
 def _check_query_radius(radius: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,11 @@ class QueryFilter:
             if not isinstance(cost, (int, float)) or math.isnan(cost) or cost <= 0:
                 raise InvalidQueryError(f"cost {cost!r} of area {area} must be > 0 (inf "
                                         "forbids the area)")
+
+    @cached_property
+    def key(self) -> tuple[Any, ...]:
+        """What identifies the filter's effect (for caches; computed once)."""
+        return (self.include, self.exclude, tuple(sorted(self.costs.items())))
 
     def area_costs(self) -> np.ndarray:
         """``(256,)`` float64 cost multiplier per area id."""
