@@ -1,6 +1,7 @@
 # Navigation-mesh kernels: point location in convex polygons, nearest point on the mesh, A*
-# over polygons (node position = midpoint of the entry edge, or an off-mesh link's end) and
-# the funnel (string pulling) over a corridor's portals.  Orientation tests are exact.
+# over polygons (node position = where the line toward the goal crosses the entry edge, or
+# an off-mesh link's end) and the funnel (string pulling) over a corridor's portals.
+# Orientation tests are exact.
 cimport numpy as cnp
 from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
@@ -152,6 +153,23 @@ def nearest(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32
 
 
 # ------------------------------------------------------------------------------ search
+cdef inline void portal_point(double ax, double ay, double bx, double by, double px,
+                              double py, double gx, double gy, double* ox,
+                              double* oy) noexcept nogil:
+    """Where the search enters a polygon through portal a-b from (px, py): the portal's
+    crossing with the line toward the goal (g), kept a hundredth of the portal away from its
+    ends; the portal's midpoint when that line is parallel to it."""
+    cdef double dx = bx - ax, dy = by - ay, rx = gx - px, ry = gy - py
+    cdef double den = dx * ry - dy * rx, t = 0.5
+    if den != 0.0:
+        t = ((px - ax) * ry - (py - ay) * rx) / den
+        if t < 0.01:
+            t = 0.01
+        elif t > 0.99:
+            t = 0.99
+    ox[0] = ax + t * dx
+    oy[0] = ay + t * dy
+
 cdef class MeshQuery:
     """Per-thread path queries on one mesh: views on its arrays (taken once) and the A*
     state over its polygons (generation stamps: O(1) reset per query)."""
@@ -270,8 +288,8 @@ cdef class MeshQuery:
                         continue
                     a = self.polys[p, e]
                     b = self.polys[p, (e + 1) % n]
-                    nx = 0.5 * (self.verts[a, 0] + self.verts[b, 0])
-                    ny = 0.5 * (self.verts[a, 1] + self.verts[b, 1])
+                    portal_point(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0],
+                                 self.verts[b, 1], self.px[p], self.py[p], gx, gy, &nx, &ny)
                     step = cost[p] * sqrt((nx - self.px[p]) * (nx - self.px[p])
                                           + (ny - self.py[p]) * (ny - self.py[p]))
                 else:

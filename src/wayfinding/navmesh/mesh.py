@@ -447,9 +447,10 @@ class NavMesh:
     def find_path(self, start: Any, goal: Any, *, filter: QueryFilter = DEFAULT_FILTER
                   ) -> NavPath:
         """The straight path from ``start`` to ``goal`` (world points): A* over the usable
-        polygons (each polygon's position is the midpoint of the edge it was entered by; an
-        off-mesh link enters at its end), then the funnel through the corridor's portals
-        (compiled, one call).
+        polygons, then the funnel through the corridor's portals (compiled, one call).  A
+        polygon's position in the search is where the line from the previous position toward
+        the goal crosses the edge it was entered by (kept off the edge's ends; Detour takes
+        the edge's midpoint, which picks worse corridors); an off-mesh link enters at its end.
 
         A point off the mesh, or on an unusable polygon, is moved to the nearest usable
         polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False``.
