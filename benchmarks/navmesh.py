@@ -267,8 +267,9 @@ def main(argv: list[str] | None = None) -> int:
         "Every method answers the same random pairs of points of each world in one process; "
         "only the query call is timed, after one warm-up query.  Lengths are those of the "
         "returned polylines, divided by the exact shortest length (wayfinding's visibility "
-        "map; extremitypathfinder's deviation from it is given under each table).  jupedsim keeps a clearance at corners "
-        "and pynavmesh searches over polygon centres, so their paths are longer by design.",
+        "map; extremitypathfinder's deviation from it is given under each table).  "
+        "jupedsim keeps a clearance at corners and pynavmesh searches over polygon centres, "
+        "so their paths are longer by design.",
         *tables,
         "### Build time of a world with 1,000 obstacles",
         "A 205 × 205 box minus 1,000 random axis-aligned boxes (0.5–3.5 units, overlapping), "
