@@ -185,10 +185,15 @@ def run_world(name: str, area: Any, pairs: np.ndarray) -> tuple[str, dict[str, A
         if not available(module):
             results[label] = None
             continue
-        t0 = time.perf_counter()
-        query = make(area)
-        build = time.perf_counter() - t0
-        query(*pairs[0])
+        try:
+            t0 = time.perf_counter()
+            query = make(area)
+            build = time.perf_counter() - t0
+            query(*pairs[0])
+        except Exception as exc:  # a peer that cannot take this world is reported
+            results[label] = f"fails: {type(exc).__name__}: {exc}"
+            print(f"  {name}: {label:30s} {results[label]}", file=sys.stderr, flush=True)
+            continue
         times, lengths = [], []
         for a, b in pairs:
             t = time.perf_counter()
@@ -209,8 +214,8 @@ def run_world(name: str, area: Any, pairs: np.ndarray) -> tuple[str, dict[str, A
     rows = []
     for label, _, _ in METHODS:
         got = results[label]
-        if got is None:
-            rows.append([label, "not installed"] + ["–"] * 6)
+        if got is None or isinstance(got, str):
+            rows.append([label, "not installed" if got is None else got[:60]] + ["–"] * 6)
             continue
         build, times, ratio = got
         ok = np.isfinite(ratio)
