@@ -96,3 +96,11 @@ def write_section(path: str | os.PathLike, section: str, body: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     tmp.replace(path)
+
+
+def publish(body: str, out: str | os.PathLike | None, section: str) -> None:
+    """Print the section's text and, with ``out``, write it into that Markdown file."""
+    print(body)
+    if out:
+        write_section(out, section, body)
+        print(f"wrote section '{section}' in {out}", file=sys.stderr)

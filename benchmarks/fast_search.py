@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from _report import find_data_dir, fmt_us, fmt_x, run_header, table, write_section
+from _report import find_data_dir, fmt_us, fmt_x, publish, run_header, table
 
 from wayfinding.grid import Grid, GridSearch, read_map, read_scen
 from wayfinding.grid.index import GridIndex
@@ -246,10 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         table(["map", "sources", "Dijkstra ms", "canonical ms", "speed-up"], canon),
     ]
     body = "\n\n".join(parts)
-    print(body)
-    if args.out:
-        write_section(args.out, SECTION, body)
-        print(f"wrote section '{SECTION}' in {args.out}", file=sys.stderr)
+    publish(body, args.out, SECTION)
     return 0
 
 

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import find_data_dir, fmt_us, fmt_x, run_header, table, write_section
+from _report import find_data_dir, fmt_us, fmt_x, publish, run_header, table
 
 from wayfinding.grid import GridSearch, read_map, read_scen
 from wayfinding.grid.hpa import HPAStar
@@ -129,10 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         *tables,
     ]
     body = "\n\n".join(parts)
-    print(body)
-    if args.out:
-        write_section(args.out, SECTION, body)
-        print(f"wrote section '{SECTION}' in {args.out}", file=sys.stderr)
+    publish(body, args.out, SECTION)
     return 0
 
 

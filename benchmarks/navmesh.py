@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _report import find_data_dir, fmt_us, fmt_x, run_header, table, write_section
+from _report import find_data_dir, fmt_us, fmt_x, publish, run_header, table
 
 SECTION = "## Navigation meshes"
 
@@ -227,7 +227,7 @@ def run_world(name: str, area: Any, pairs: np.ndarray) -> tuple[str, dict[str, A
         note = f"extremitypathfinder's lengths ÷ the visibility map's: max deviation {dev:.1e}"
         if dev > 1e-9:
             note += (f"; {leaving(area, pairs)} of its {len(pairs)} paths leave the walkable "
-                     "area (checked with shapely), the others that differ are longer")
+                     "area (checked with shapely)")
     else:
         note = "extremitypathfinder not installed: exact lengths from the visibility map only"
     base = results["wayfinding navmesh"][1]
@@ -302,10 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         table(["erosion", "polygons", "vertices", "build s"], builds),
     ]
     body = "\n\n".join(parts)
-    print(body)
-    if args.out:
-        write_section(args.out, SECTION, body)
-        print(f"wrote section '{SECTION}' in {args.out}", file=sys.stderr)
+    publish(body, args.out, SECTION)
     return 0
 
 

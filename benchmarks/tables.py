@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import find_data_dir, run_header, write_section
+from _report import find_data_dir, publish, run_header
 
 from wayfinding.graph import CSRExitTables, CSRGraph, CSRPathTable, CSRZoneTable
 from wayfinding.graph.tables import table_bytes
@@ -116,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "| levels | components per tiled level | near | centre | top | other | total |",
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: |", *size_rows])
-    print(body)
-    if args.out:
-        write_section(args.out, SECTION, body)
+    publish(body, args.out, SECTION)
     return 0
 
 

@@ -84,15 +84,20 @@ def worlds(draw):
     return area
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(area=worlds(), max_verts=st.sampled_from([3, 4, 6, 8]))
-def test_random_worlds_are_covered_exactly(area, max_verts):
+def polygonal(area):
+    """The polygons of a valid version of ``area`` (None when nothing is left)."""
     area = shapely.make_valid(area)
     polys = [g for g in getattr(area, "geoms", [area]) if isinstance(g, Polygon)
              and g.area > 0]
-    if not polys:
+    return None if not polys else MultiPolygon(polys) if len(polys) > 1 else polys[0]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(area=worlds(), max_verts=st.sampled_from([3, 4, 6, 8]))
+def test_random_worlds_are_covered_exactly(area, max_verts):
+    area = polygonal(area)
+    if area is None:
         return
-    area = MultiPolygon(polys) if len(polys) > 1 else polys[0]
     mesh = NavMesh.build(area, max_verts=max_verts)
     check_mesh(mesh, area, max_verts)
 
@@ -179,12 +184,9 @@ def test_bad_options(kwargs, match):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(area=worlds(), cell=st.sampled_from([None, 0.15, 0.4]))
 def test_subtractive_builder_covers_exactly(area, cell):
-    area = shapely.make_valid(area)
-    polys = [g for g in getattr(area, "geoms", [area]) if isinstance(g, Polygon)
-             and g.area > 0]
-    if not polys:
+    area = polygonal(area)
+    if area is None:
         return
-    area = MultiPolygon(polys) if len(polys) > 1 else polys[0]
     size = max(area.bounds[2] - area.bounds[0], area.bounds[3] - area.bounds[1])
     mesh = NavMesh.build(area, method="subtractive",
                          cell=None if cell is None else cell * size)

@@ -134,31 +134,18 @@ cdef inline int mul(const double* e, int n, const double* f, int m, double* h,
     return k
 
 
-cdef inline int incircle_exact(double ax, double ay, double bx, double by, double cx,
-                               double cy, double dx, double dy) noexcept nogil:
-    cdef double adx[2]
-    cdef double ady[2]
-    cdef double bdx[2]
-    cdef double bdy[2]
-    cdef double cdx[2]
-    cdef double cdy[2]
+cdef inline int lifted_term(const double* adx, int nadx, const double* ady, int nady,
+                            const double* bdx, int nbdx, const double* bdy, int nbdy,
+                            const double* cdx, int ncdx, const double* cdy, int ncdy,
+                            double* total, int ntotal) noexcept nogil:
+    """total += (adx^2 + ady^2) * (bdx cdy - cdx bdy), exactly; returns total's length."""
     cdef double p[8]
     cdef double q[8]
     cdef double lift[16]
     cdef double cross[16]
     cdef double term[512]
-    cdef double total[1536]
     cdef double tmp[64]
-    cdef int nadx, nady, nbdx, nbdy, ncdx, ncdy, np_, nq, nl, nc, nt, ntotal = 1
-    cdef int j
-    nadx = grow(&ax, 1, -dx, adx)
-    nady = grow(&ay, 1, -dy, ady)
-    nbdx = grow(&bx, 1, -dx, bdx)
-    nbdy = grow(&by, 1, -dy, bdy)
-    ncdx = grow(&cx, 1, -dx, cdx)
-    ncdy = grow(&cy, 1, -dy, cdy)
-    total[0] = 0.0
-    # a: (adx^2 + ady^2) * (bdx cdy - cdx bdy)
+    cdef int np_, nq, nl, nc, nt, j
     np_ = mul(adx, nadx, adx, nadx, p, tmp)
     nq = mul(ady, nady, ady, nady, q, tmp)
     nl = add(p, np_, q, nq, lift)
@@ -170,30 +157,33 @@ cdef inline int incircle_exact(double ax, double ay, double bx, double by, doubl
     nt = mul(lift, nl, cross, nc, term, tmp)
     for j in range(nt):
         ntotal = grow(total, ntotal, term[j], total)
-    # b: (bdx^2 + bdy^2) * (cdx ady - adx cdy)
-    np_ = mul(bdx, nbdx, bdx, nbdx, p, tmp)
-    nq = mul(bdy, nbdy, bdy, nbdy, q, tmp)
-    nl = add(p, np_, q, nq, lift)
-    np_ = mul(cdx, ncdx, ady, nady, p, tmp)
-    nq = mul(adx, nadx, cdy, ncdy, q, tmp)
-    for j in range(nq):
-        q[j] = -q[j]
-    nc = add(p, np_, q, nq, cross)
-    nt = mul(lift, nl, cross, nc, term, tmp)
-    for j in range(nt):
-        ntotal = grow(total, ntotal, term[j], total)
-    # c: (cdx^2 + cdy^2) * (adx bdy - bdx ady)
-    np_ = mul(cdx, ncdx, cdx, ncdx, p, tmp)
-    nq = mul(cdy, ncdy, cdy, ncdy, q, tmp)
-    nl = add(p, np_, q, nq, lift)
-    np_ = mul(adx, nadx, bdy, nbdy, p, tmp)
-    nq = mul(bdx, nbdx, ady, nady, q, tmp)
-    for j in range(nq):
-        q[j] = -q[j]
-    nc = add(p, np_, q, nq, cross)
-    nt = mul(lift, nl, cross, nc, term, tmp)
-    for j in range(nt):
-        ntotal = grow(total, ntotal, term[j], total)
+    return ntotal
+
+
+cdef inline int incircle_exact(double ax, double ay, double bx, double by, double cx,
+                               double cy, double dx, double dy) noexcept nogil:
+    cdef double adx[2]
+    cdef double ady[2]
+    cdef double bdx[2]
+    cdef double bdy[2]
+    cdef double cdx[2]
+    cdef double cdy[2]
+    cdef double total[1536]
+    cdef int nadx, nady, nbdx, nbdy, ncdx, ncdy, ntotal = 1
+    nadx = grow(&ax, 1, -dx, adx)
+    nady = grow(&ay, 1, -dy, ady)
+    nbdx = grow(&bx, 1, -dx, bdx)
+    nbdy = grow(&by, 1, -dy, bdy)
+    ncdx = grow(&cx, 1, -dx, cdx)
+    ncdy = grow(&cy, 1, -dy, cdy)
+    total[0] = 0.0
+    # a-lift * (bdx cdy - cdx bdy) + b-lift * (cdx ady - adx cdy) + c-lift * (adx bdy - bdx ady)
+    ntotal = lifted_term(adx, nadx, ady, nady, bdx, nbdx, bdy, nbdy, cdx, ncdx, cdy, ncdy,
+                         total, ntotal)
+    ntotal = lifted_term(bdx, nbdx, bdy, nbdy, cdx, ncdx, cdy, ncdy, adx, nadx, ady, nady,
+                         total, ntotal)
+    ntotal = lifted_term(cdx, ncdx, cdy, ncdy, adx, nadx, ady, nady, bdx, nbdx, bdy, nbdy,
+                         total, ntotal)
     return sign_of(total, ntotal)
 
 
