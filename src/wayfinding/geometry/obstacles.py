@@ -185,7 +185,7 @@ class Obstacles:
         keep = np.isin(si, todo)
         s2 = np.searchsorted(todo, si[keep])
         v = self._a[ei[keep]]
-        d = _point_segment_distance(v, p[s2], q[s2])
+        d = closest_on_segments(v, p[s2], q[s2])[0]
         on = d <= TOLERANCE
         s2, v = s2[on], v[on]
         seg = q - p
@@ -244,7 +244,7 @@ class Obstacles:
         hits = np.bincount(pair[straddle & (pts[:, 0] < xcross)], minlength=len(pi))
         odd = hits % 2 == 1
         # strictly inside: no edge of that polygon within the tolerance
-        near = np.bincount(pair, weights=_point_segment_distance(pts, a, b) <= TOLERANCE,
+        near = np.bincount(pair, weights=closest_on_segments(pts, a, b)[0] <= TOLERANCE,
                            minlength=len(pi)) > 0
         inside[pi[odd & ~near]] = True
         return inside
@@ -314,14 +314,16 @@ def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
 
-def _point_segment_distance(v: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance from each point ``v[i]`` to segment ``a[i]``–``b[i]`` (a point when a == b)."""
+def closest_on_segments(v: np.ndarray, a: np.ndarray, b: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Distance from each point ``v[i]`` (or one point ``v``) to segment ``a[i]``–``b[i]``
+    (a point when a == b), and the closest points."""
     ab = b - a
     l2 = np.einsum("ij,ij->i", ab, ab)
     t = np.einsum("ij,ij->i", v - a, ab) / np.where(l2 > 0, l2, 1.0)
     t = np.clip(t, 0.0, 1.0)
     closest = a + t[:, None] * ab
-    return np.hypot(*(v - closest).T)
+    return np.hypot(*(v - closest).T), closest
 
 
 def _proper_crossing(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -341,8 +343,8 @@ def _proper_crossing(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray)
 def _segment_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distance between segments ``p[i]``–``q[i]`` and ``a[i]``–``b[i]``: 0 when they
     intersect, else the least of the four endpoint-to-segment distances."""
-    d = np.minimum.reduce([_point_segment_distance(p, a, b), _point_segment_distance(q, a, b),
-                           _point_segment_distance(a, p, q), _point_segment_distance(b, p, q)])
+    d = np.minimum.reduce([closest_on_segments(p, a, b)[0], closest_on_segments(q, a, b)[0],
+                           closest_on_segments(a, p, q)[0], closest_on_segments(b, p, q)[0]])
     pq, ab = q - p, b - a
     o1, o2 = _cross(pq, a - p), _cross(pq, b - p)
     o3, o4 = _cross(ab, p - a), _cross(ab, q - a)

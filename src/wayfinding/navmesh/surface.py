@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..geometry.obstacles import closest_on_segments
+
 
 @dataclass(frozen=True)
 class RayHit:
@@ -51,16 +53,6 @@ def _edges(mesh: Any, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ids = mesh.polygons[p, :n]
     pts = mesh.vertices[ids]
     return pts, np.roll(pts, -1, axis=0), mesh.neighbours[p, :n]
-
-
-def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray,
-                                                                              np.ndarray]:
-    """Distances from point p to segments a–b (arrays) and the closest points."""
-    d = b - a
-    len2 = np.einsum("ij,ij->i", d, d)
-    t = np.clip(np.einsum("ij,ij->i", p - a, d) / np.where(len2 > 0, len2, 1.0), 0.0, 1.0)
-    q = a + t[:, None] * d
-    return np.hypot(*(q - p).T), q
 
 
 def raycast(mesh: Any, start_poly: int, start: np.ndarray, end: np.ndarray,
@@ -120,12 +112,12 @@ def move_along_surface(mesh: Any, start_poly: int, start: np.ndarray, target: np
         usable = (across >= 0) & allowed[np.maximum(across, 0)].astype(bool)
         walls = ~usable
         if walls.any():
-            dist, q = _segment_distance(target, a[walls], b[walls])
+            dist, q = closest_on_segments(target, a[walls], b[walls])
             k = int(np.argmin(dist))
             if dist[k] < best_d:
                 best_d, best = float(dist[k]), q[k]
         if usable.any():
-            dmid, _ = _segment_distance(mid, a[usable], b[usable])
+            dmid, _ = closest_on_segments(mid, a[usable], b[usable])
             for nb, dd in zip(across[usable].tolist(), dmid.tolist(), strict=True):
                 if dd <= radius and nb not in seen:
                     seen.add(nb)
@@ -154,7 +146,7 @@ def polygons_in_circle(mesh: Any, start_poly: int, centre: np.ndarray, radius: f
         ok = (across >= 0) & allowed[np.maximum(across, 0)].astype(bool)
         if not ok.any():
             continue
-        dist, _ = _segment_distance(centre, a[ok], b[ok])
+        dist, _ = closest_on_segments(centre, a[ok], b[ok])
         mids = 0.5 * (a[ok] + b[ok])
         for nb, dd, m in zip(across[ok].tolist(), dist.tolist(), mids, strict=True):
             if dd > radius:
@@ -177,7 +169,7 @@ def distance_to_wall(mesh: Any, start_poly: int, centre: np.ndarray, radius: flo
         walls = ~((across >= 0) & allowed[np.maximum(across, 0)].astype(bool))
         if not walls.any():
             continue
-        dist, q = _segment_distance(centre, a[walls], b[walls])
+        dist, q = closest_on_segments(centre, a[walls], b[walls])
         k = int(np.argmin(dist))
         if dist[k] < best[0] and dist[k] <= radius:
             v = centre - q[k]
