@@ -1,9 +1,11 @@
 """Navigation meshes: convex polygons over a walkable area, built from polygons (with holes)
-or from a grid, for agents of a given radius, with Detour-like queries."""
+or from a grid, for agents of a given radius, with Detour-like queries; and local
+clearance triangulations, which serve agents of every radius."""
 
 from .build import walkable_area
+from .clearance import ClearanceMesh, ClearancePath
 from .mesh import MAX_VERTS, NavMesh, OffMeshLink
 from .query import END, OFFMESH, START, NavPath, QueryFilter
 
-__all__ = ["END", "MAX_VERTS", "OFFMESH", "START", "NavMesh", "NavPath", "OffMeshLink",
-           "QueryFilter", "walkable_area"]
+__all__ = ["END", "MAX_VERTS", "OFFMESH", "START", "ClearanceMesh", "ClearancePath", "NavMesh",
+           "NavPath", "OffMeshLink", "QueryFilter", "walkable_area"]

@@ -1,0 +1,497 @@
+"""Local clearance triangulations (after Kallmann 2014): one triangle mesh that finds
+paths for agents of every radius.
+
+Every corner of every triangle stores its *traversal clearance*, the width available to a
+path that enters the triangle by one edge at that corner and leaves by the other (see
+:mod:`wayfinding.navmesh.lct`).  The constrained Delaunay triangulation of the walkable area
+is refined until no gap between a vertex and a wall hides from the corners it crosses;
+then a search that crosses a corner only when ``2 r <= clearance`` (the convention here:
+an agent exactly as wide as a passage fits), from and to points at least ``r`` from every
+wall, finds the channels that hold a path of clearance ``r``.  The clearance-aware funnel
+pulls that path taut: tangent segments and arcs of radius ``r`` round the corners it
+turns.  The first and last triangles are no traversals: the corners and walls near the
+path's first and last legs are checked there.
+
+>>> mesh = ClearanceMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+...                            holes=[[(2, 2), (8, 2), (8, 8), (2, 8)]])
+>>> mesh.find_path((1, 1), (9, 9), radius=0.5).found
+True
+>>> mesh.find_path((1, 1), (9, 9), radius=1.01).found   # the 2-wide corridors are too narrow
+False
+"""
+
+from __future__ import annotations
+
+import heapq
+import io
+import json
+import math
+import os
+import time
+import zipfile
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._io import atomic_write_bytes
+from ..errors import InvalidQueryError, NavMeshFormatError
+from ..geometry.obstacles import check_radius
+from ..results import PathResult
+from .build import triangulate, walkable_area
+from .lct import Triangulation
+
+FORMAT, VERSION = "wayfinding-clearance-mesh", 1
+#: Angle (radians) between the points a path's arcs are drawn with, at most.
+ARC_STEP = math.radians(5)
+
+
+@dataclass(slots=True, repr=False)
+class ClearancePath(PathResult):
+    """A path of clearance ``radius``: ``path`` is an ``(n, 2)`` polyline from start to goal
+    (arcs drawn every :data:`ARC_STEP` at most), ``cost`` the exact length of the tangent
+    segments and arcs.
+
+    ``turns``: per arc, ``(x, y, side)`` (the corner it turns around; side +1 when the
+    path turns counter-clockwise around it, y up, -1 clockwise); ``channel``: the triangles
+    walked through; ``reason``: why no path was found (empty when one was).
+    """
+
+    radius: float = 0.0
+    turns: Any = None
+    channel: Any = None
+    reason: str = ""
+
+
+class ClearanceMesh:
+    """A local clearance triangulation of a walkable area (see the module)."""
+
+    def __init__(self, vertices: Any, triangles: Any, clearance: Any, *, steiner: int = 0,
+                 build_time: float = 0.0):
+        self.vertices = np.ascontiguousarray(vertices, dtype=np.float64)
+        self.triangles = np.ascontiguousarray(triangles, dtype=np.int32)
+        self.clearance = np.ascontiguousarray(clearance, dtype=np.float64)
+        self.neighbours = Triangulation(self.vertices, self.triangles).arrays()[2]
+        self.steiner = int(steiner)
+        self.build_time = float(build_time)
+        tri = self.triangles
+        wall_t, wall_k = np.nonzero(self.neighbours < 0)
+        self.walls = np.stack([tri[wall_t, wall_k], tri[wall_t, (wall_k + 1) % 3]], axis=1)
+
+    @classmethod
+    def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
+              refine: bool = True) -> ClearanceMesh:
+        """Triangulate a walkable area (anything :func:`walkable_area` takes), make the
+        triangulation constrained Delaunay with exact in-circle tests and, with ``refine``
+        (the default), split walls until no corner is disturbed."""
+        t0 = time.perf_counter()
+        verts, tris = triangulate(walkable_area(area, outline=outline, holes=holes))
+        mesh = Triangulation(verts, tris)
+        mesh.make_delaunay()
+        steiner = mesh.refine() if refine else 0
+        v, t, _ = mesh.arrays()
+        return cls(v, t, mesh.clearances(), steiner=steiner,
+                   build_time=time.perf_counter() - t0)
+
+    def __repr__(self) -> str:
+        return (f"ClearanceMesh({self.num_triangles} triangles, {len(self.vertices)} vertices, "
+                f"{self.steiner} Steiner)")
+
+    @property
+    def num_triangles(self) -> int:
+        return len(self.triangles)
+
+    def hidden_gaps(self) -> list[int]:
+        """The input vertices with a hidden gap (see :meth:`Triangulation.gap`); none
+        after refinement."""
+        mesh = Triangulation(self.vertices, self.triangles)
+        return [v for v in range(len(self.vertices) - self.steiner) if mesh.gap(v) is not None]
+
+    # ------------------------------------------------------------------ points
+    def locate(self, point: Any) -> int:
+        """The triangle holding ``point`` (on its boundary counts), or -1."""
+        p = _point(point, "point")
+        a, b, c = (self.vertices[self.triangles[:, k]] for k in range(3))
+        inside = ((_cross(a, b, p) >= 0) & (_cross(b, c, p) >= 0) & (_cross(c, a, p) >= 0))
+        hits = np.flatnonzero(inside)
+        return int(hits[0]) if len(hits) else -1
+
+    def wall_distance(self, point: Any) -> float:
+        """Distance from ``point`` to the nearest wall."""
+        p = _point(point, "point")
+        a, b = self.vertices[self.walls[:, 0]], self.vertices[self.walls[:, 1]]
+        d = b - a
+        s = np.clip(np.einsum("ij,ij->i", p - a, d) / np.einsum("ij,ij->i", d, d), 0, 1)
+        return float(np.hypot(*(a + s[:, None] * d - p).T).min(initial=math.inf))
+
+    # ------------------------------------------------------------------ paths
+    def find_path(self, start: Any, goal: Any, radius: float = 0.0) -> ClearancePath:
+        """The shortest path of clearance ``radius`` in the channel found by A* over the
+        triangles' edges (crossing a corner only when ``2 radius <= clearance``), pulled
+        taut by the clearance-aware funnel.  Points off the walkable area raise
+        :class:`InvalidQueryError`; an end closer than ``radius`` to a wall gives no path."""
+        r = check_radius(radius)
+        p, q = _point(start, "start"), _point(goal, "goal")
+        ts, tg = self.locate(p), self.locate(q)
+        for name, pt, t in (("start", p, ts), ("goal", q, tg)):
+            if t < 0:
+                raise InvalidQueryError(f"{name} {tuple(pt.tolist())} is not on the walkable "
+                                        "area")
+        for name, pt in (("start", p), ("goal", q)):
+            if self.wall_distance(pt) < r:
+                return self._none(r, f"the {name} is closer than {r} to a wall")
+        for channel, left, right in self._channels(ts, tg, p, q, r):
+            nodes = self._pull(p, q, channel, left, right, r)
+            if nodes is None:
+                continue
+            line, cost, turns = _trace(self.vertices, p, q, nodes, r)
+            return ClearancePath(path=line, cost=cost, found=True, algorithm="lct", radius=r,
+                                 turns=turns, channel=np.asarray(channel, dtype=np.int64))
+        return self._none(r, f"no channel is wide enough for radius {r}")
+
+    def _pull(self, p: np.ndarray, q: np.ndarray, channel: list[int], left: list[int],
+              right: list[int], r: float) -> list[tuple[int, int]] | None:
+        """The funnel's nodes, or None when the channel's ends are too narrow.  The first
+        and last triangles are no traversals: a corner near them that the first or last
+        leg passes closer than ``r`` joins the portals, on the side the leg passes it, and
+        the funnel runs again; a wall closer than ``r`` to those legs rejects the
+        channel."""
+        v = self.vertices
+        nodes = _unwrap(v, p, q, _funnel(v, p, q, left, right, r), r)
+        if r == 0:
+            return nodes
+        for _ in range(len(v)):
+            legs = _legs(v, p, q, nodes, r)
+            hit = None
+            for end, t in ((0, channel[0]), (-1, channel[-1])):
+                a, b = legs[end]
+                x, wall = self._near(t, a, b, r)
+                if x >= 0:
+                    hit = end, x, a, b
+                    break
+                if wall:
+                    return None
+            if hit is None:
+                return nodes
+            end, x, a, b = hit
+            on_left = (b[0] - a[0]) * (v[x, 1] - a[1]) - (b[1] - a[1]) * (v[x, 0] - a[0]) > 0
+            at = 0 if end == 0 else len(left)
+            if left:
+                pair = (x, right[end]) if on_left else (left[end], x)
+            else:
+                pair = (x, FREE) if on_left else (FREE, x)
+            left.insert(at, pair[0])
+            right.insert(at, pair[1])
+            nodes = _unwrap(v, p, q, _funnel(v, p, q, left, right, r), r)
+        return None
+
+    def _near(self, t: int, a: np.ndarray, b: np.ndarray, r: float) -> tuple[int, bool]:
+        """Walking from triangle ``t`` across free edges closer than ``r`` to segment ab:
+        the vertex nearest ab closer than ``r`` (-1 when none) and whether a wall is
+        closer than ``r``."""
+        tri, nb, v = self.triangles, self.neighbours, self.vertices
+        seen, stack = {t}, [t]
+        limit = r * (1 - 1e-9)
+        best, found, wall = limit, -1, False
+        while stack:
+            m = stack.pop()
+            for k in range(3):
+                x, y = int(tri[m, k]), int(tri[m, (k + 1) % 3])
+                d = _segment_distance(a, b, v[x])
+                if d < best:
+                    best, found = d, x
+                n = int(nb[m, k])
+                if n in seen or _segments_distance(a, b, v[x], v[y]) >= limit:
+                    continue
+                if n < 0:
+                    wall = True
+                else:
+                    seen.add(n)
+                    stack.append(n)
+        return found, wall
+
+    def _none(self, r: float, reason: str) -> ClearancePath:
+        return ClearancePath(path=np.empty((0, 2)), cost=math.inf, found=False,
+                             algorithm="lct", radius=r, turns=np.empty((0, 3)),
+                             channel=np.empty(0, dtype=np.int64), reason=reason)
+
+    def _channels(self, ts: int, tg: int, p: np.ndarray, q: np.ndarray, r: float):
+        """A* over (triangle, entry edge) states: yields (triangles, left ids, right ids)
+        of the portals crossed, each time it reaches the goal's triangle."""
+        tri, nb, cl, v = self.triangles, self.neighbours, self.clearance, self.vertices
+        if ts == tg:
+            yield [ts], [], []
+        mid = (v[tri] + v[np.roll(tri, -1, axis=1)]) / 2          # (T, 3, 2) edge midpoints
+        width = 2 * r
+        qx, qy = float(q[0]), float(q[1])
+        best: dict[tuple[int, int], float] = {}
+        parent: dict[tuple[int, int], tuple[int, int] | None] = {}
+        heap: list[tuple[float, float, int, int]] = []
+
+        def push(state: tuple[int, int], g: float, prev: tuple[int, int] | None) -> None:
+            if g < best.get(state, math.inf):
+                best[state], parent[state] = g, prev
+                t, k = state
+                mx, my = mid[t, k]
+                heapq.heappush(heap, (g + math.hypot(mx - qx, my - qy), g, t, k))
+
+        for j in range(3):
+            n = int(nb[ts, j])
+            if n >= 0 and np.hypot(*(v[tri[ts, j]] - v[tri[ts, (j + 1) % 3]])) >= width:
+                m = mid[ts, j]
+                push((n, _twin(tri, n, int(tri[ts, (j + 1) % 3]))),
+                     float(np.hypot(*(m - p))), None)
+        while heap:
+            _, g, t, k = heapq.heappop(heap)
+            if g > best[(t, k)]:
+                continue
+            if t == tg:
+                states = []
+                s: tuple[int, int] | None = (t, k)
+                while s is not None:
+                    states.append(s)
+                    s = parent[s]
+                states.reverse()
+                # Entering t by its edge k = (u, w) (counter-clockwise in t): u is on the
+                # left of the previous triangle's exit, w on the right.
+                yield ([ts] + [t for t, _ in states], [int(tri[t, k]) for t, k in states],
+                       [int(tri[t, (k + 1) % 3]) for t, k in states])
+            for j, corner in (((k + 1) % 3, (k + 1) % 3), ((k + 2) % 3, k)):
+                n = int(nb[t, j])
+                if n < 0 or cl[t, corner] < width:
+                    continue
+                step = float(np.hypot(*(mid[t, j] - mid[t, k])))
+                push((n, _twin(tri, n, int(tri[t, (j + 1) % 3]))), g + step, (t, k))
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the mesh to ``path`` (``.npz`` with a JSON header), atomically."""
+        header = {"format": FORMAT, "version": VERSION, "steiner": self.steiner,
+                  "build_time": self.build_time}
+        buf = io.BytesIO()
+        np.savez(buf, __header__=np.array(json.dumps(header)), vertices=self.vertices,
+                 triangles=self.triangles, clearance=self.clearance)
+        atomic_write_bytes(path, buf.getvalue())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> ClearanceMesh:
+        """Read a mesh written by :meth:`save`; a malformed file raises
+        :class:`NavMeshFormatError` naming it."""
+        if not os.path.isfile(path):
+            raise NavMeshFormatError("file not found", path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+            header = json.loads(str(arrays.pop("__header__")))
+        except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            raise NavMeshFormatError(f"not a saved clearance mesh ({exc})", path) from None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise NavMeshFormatError("not a saved clearance mesh", path)
+        if header.get("version") != VERSION:
+            raise NavMeshFormatError(f"clearance-mesh format version {header.get('version')} "
+                                     f"cannot be read (this version reads {VERSION})", path)
+        v, t, c = (arrays.get(k) for k in ("vertices", "triangles", "clearance"))
+        ok = (v is not None and t is not None and c is not None and v.ndim == 2
+              and v.shape[1] == 2 and np.isfinite(v).all() and t.ndim == 2 and t.shape[1] == 3
+              and c.shape == t.shape and t.min(initial=0) >= 0 and t.max(initial=0) < len(v)
+              and (c >= 0).all())
+        if not ok:
+            raise NavMeshFormatError("malformed clearance mesh (array shapes or ids)", path)
+        return cls(v, t, c, steiner=int(header.get("steiner", 0)),
+                   build_time=float(header.get("build_time", 0.0)))
+
+
+def _point(value: Any, name: str) -> np.ndarray:
+    try:
+        p = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"{name} must be an (x, y) point, got {value!r}") from None
+    if p.shape != (2,) or not np.isfinite(p).all():
+        raise InvalidQueryError(f"{name} must be a finite (x, y) point, got {value!r}")
+    return p
+
+
+def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return (b[:, 0] - a[:, 0]) * (p[1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (p[0] - a[:, 0])
+
+
+def _twin(tri: np.ndarray, n: int, u: int) -> int:
+    """Index in triangle ``n`` of its edge starting at vertex ``u``."""
+    return int(np.flatnonzero(tri[n] == u)[0])
+
+
+# ---------------------------------------------------------------------- the r-funnel
+# A funnel node is (vertex id, side): side +1 for a left portal end (the path turns
+# counter-clockwise around it), -1 for a right one; the start and goal are (-1, 0), (-2, 0).
+# A portal end FREE constrains nothing on its side.
+FREE = -3
+
+def _tangent(c0: np.ndarray, s0: int, r0: float, c1: np.ndarray, s1: int, r1: float
+             ) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """Direction ``(dx, dy)`` of the segment leaving circle 0 and touching circle 1 with
+    the path going round circle i counter-clockwise when s_i = +1, and its two ends."""
+    dx, dy = float(c1[0] - c0[0]), float(c1[1] - c0[1])
+    ll = dx * dx + dy * dy
+    k = s1 * r1 - s0 * r0
+    lam = math.sqrt(max(ll - k * k, 0.0))
+    ux, uy = (lam * dx + k * dy) / ll, (lam * dy - k * dx) / ll
+    a = np.array([c0[0] + s0 * r0 * uy, c0[1] - s0 * r0 * ux])
+    b = np.array([c1[0] + s1 * r1 * uy, c1[1] - s1 * r1 * ux])
+    return ux, uy, a, b
+
+
+def _funnel(verts: np.ndarray, p: np.ndarray, q: np.ndarray, left: list[int],
+            right: list[int], r: float) -> list[tuple[int, int]]:
+    """The simple stupid funnel with a circle of radius ``r`` on every portal end: the
+    nodes the taut path wraps, from start to goal."""
+    ends = [((-1, 0), (-1, 0))] + [((a, 1), (b, -1)) for a, b in zip(left, right,
+                                                                      strict=True)]
+    ends.append(((-2, 0), (-2, 0)))
+
+    def centre(node: tuple[int, int]) -> np.ndarray:
+        return p if node[0] == -1 else q if node[0] == -2 else verts[node[0]]
+
+    def direction(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float]:
+        ux, uy, _, _ = _tangent(centre(a), a[1], r if a[0] >= 0 else 0.0,
+                                centre(b), b[1], r if b[0] >= 0 else 0.0)
+        return ux, uy
+
+    def cross(u: tuple[float, float], w: tuple[float, float]) -> float:
+        return u[0] * w[1] - u[1] * w[0]
+
+    def clears(side: tuple[int, int], node: tuple[int, int]) -> bool:
+        # Tangent directions from a circle are no rays from one point: a node whose
+        # direction crosses a funnel side may still be reached past that side's circle
+        # (the segment ends short of it, or passes it on its own side and clear).
+        _, _, a, b = _tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
+                              centre(node), node[1], r if node[0] >= 0 else 0.0)
+        c = centre(side)
+        d = b - a
+        dd = float(d @ d)
+        if dd == 0:
+            return False
+        s = float((c - a) @ d) / dd
+        gap = float(np.hypot(*(a + min(max(s, 0.0), 1.0) * d - c)))
+        on_side = side[1] * (d[0] * (c[1] - a[1]) - d[1] * (c[0] - a[0])) > 0
+        return gap >= r * (1 - 1e-9) and (on_side or s >= 1)
+
+    out = [(-1, 0)]
+    apex = (-1, 0)
+    bound = {1: apex, -1: apex}           # the funnel's left (+1) and right (-1) ends
+    index = {1: 0, -1: 0}
+    i = 1
+    while i < len(ends):
+        moved = False
+        for side, new in ((-1, ends[i][1]), (1, ends[i][0])):
+            if new[0] in (apex[0], FREE):
+                continue
+            d_new = direction(apex, new)
+            own, other = bound[side], bound[-side]
+            # A side tightens when its new end turns towards the other side.
+            if own != apex and side * cross(direction(apex, own), d_new) > 0:
+                continue
+            d_other = direction(apex, other) if other != apex else d_new
+            turn = side * cross(d_other, d_new)
+            # Inside the funnel; or straight across it (the apex lies on the portal).
+            if other == apex or turn > 0 or (turn == 0 and d_other[0] * d_new[0]
+                                             + d_other[1] * d_new[1] < 0):
+                bound[side], index[side] = new, i
+                continue
+            # The new end crosses the other side: the path wraps the other side's circle
+            # first, or the new end's when it lies short of that circle.
+            nxt, at = (new, i) if clears(other, new) else (other, index[-side])
+            if nxt in out:
+                bound[side], index[side] = new, i
+                continue
+            out.append(nxt)
+            apex = nxt
+            bound = {1: apex, -1: apex}
+            index = {1: at, -1: at}
+            i, moved = at, True          # the apex's own portal: its other end counts
+            break
+        if not moved:
+            i += 1
+    if out[-1] != (-2, 0):
+        out.append((-2, 0))
+    return out
+
+
+def _segment_distance(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> float:
+    d = b - a
+    dd = float(d @ d)
+    s = min(max(float((x - a) @ d) / dd, 0.0), 1.0) if dd > 0 else 0.0
+    return float(np.hypot(*(a + s * d - x)))
+
+
+def _segments_distance(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray
+                       ) -> float:
+    """Distance between segments ab and cd."""
+    def side(p: np.ndarray, q: np.ndarray, x: np.ndarray) -> float:
+        return float((q[0] - p[0]) * (x[1] - p[1]) - (q[1] - p[1]) * (x[0] - p[0]))
+    if side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0:
+        return 0.0
+    return min(_segment_distance(a, b, c), _segment_distance(a, b, d),
+               _segment_distance(c, d, a), _segment_distance(c, d, b))
+
+
+def _legs(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[int, int]],
+          r: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The tangent segments between consecutive nodes."""
+    centres = [p if v == -1 else q if v == -2 else verts[v] for v, _ in nodes]
+    radii = [0.0 if v < 0 else r for v, _ in nodes]
+    return [_tangent(centres[i], nodes[i][1], radii[i], centres[i + 1], nodes[i + 1][1],
+                     radii[i + 1])[2:] for i in range(len(nodes) - 1)]
+
+
+def _sweep(verts: np.ndarray, node: tuple[int, int], arrive: np.ndarray,
+           leave: np.ndarray) -> float:
+    """Angle the path turns round ``node``'s circle from ``arrive`` to ``leave``."""
+    c, side = verts[node[0]], node[1]
+    t0 = math.atan2(arrive[1] - c[1], arrive[0] - c[0])
+    t1 = math.atan2(leave[1] - c[1], leave[0] - c[0])
+    return (side * (t1 - t0)) % (2 * math.pi)
+
+
+def _unwrap(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[int, int]],
+            r: float) -> list[tuple[int, int]]:
+    """Drop the corners the funnel made the path circle the wrong way round (more than a
+    half turn) when the path clears them without: near-touching circles make the
+    funnel's tangent directions meaningless."""
+    while True:
+        legs = _legs(verts, p, q, nodes, r)
+        for i in range(1, len(nodes) - 1):
+            if _sweep(verts, nodes[i], legs[i - 1][1], legs[i][0]) <= math.pi:
+                continue
+            a, b = _legs(verts, p, q, [nodes[i - 1], nodes[i + 1]], r)[0]
+            if _segment_distance(a, b, verts[nodes[i][0]]) >= r * (1 - 1e-9):
+                nodes = nodes[:i] + nodes[i + 1:]
+                break
+        else:
+            return nodes
+
+
+def _trace(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[int, int]],
+           r: float) -> tuple[np.ndarray, float, np.ndarray]:
+    """The polyline, exact length and turns of the path wrapping ``nodes``."""
+    legs = _legs(verts, p, q, nodes, r)
+    points = [p]
+    length = 0.0
+    turns = []
+    for i, (a, b) in enumerate(legs):
+        if i > 0:
+            c, side = verts[nodes[i][0]], nodes[i][1]
+            arrive = legs[i - 1][1]
+            sweep = _sweep(verts, nodes[i], arrive, a)
+            steps = int(math.ceil(sweep / ARC_STEP))
+            t0 = math.atan2(arrive[1] - c[1], arrive[0] - c[0])
+            angles = t0 + side * sweep * np.arange(1, steps) / max(steps, 1)
+            points.extend(np.column_stack([c[0] + r * np.cos(angles),
+                                           c[1] + r * np.sin(angles)]))
+            length += r * sweep
+            turns.append((float(c[0]), float(c[1]), float(side)))
+        points.extend([a, b])
+        length += math.hypot(b[0] - a[0], b[1] - a[1])
+    line = np.array(points, dtype=np.float64)
+    keep = np.ones(len(line), dtype=bool)
+    keep[1:] = np.any(np.abs(np.diff(line, axis=0)) > 0, axis=1)
+    return line[keep], length, np.array(turns, dtype=np.float64).reshape(-1, 3)

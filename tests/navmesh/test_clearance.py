@@ -1,0 +1,188 @@
+"""Local clearance triangulations: the traversal test against corridor widths, paths of
+clearance r against shapely's eroded area (sound: the path keeps r from every wall;
+complete: a path is found whenever the eroded area joins the two ends), the refinement
+the soundness needs, the clearance funnel's arcs, files and bad input."""
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from shapely.geometry import LineString, Point, Polygon, box
+from test_query import random_world
+
+from wayfinding.errors import InvalidQueryError, NavMeshFormatError
+from wayfinding.navmesh import ClearanceMesh
+from wayfinding.navmesh.exact import VisibilityMap
+
+RING = dict(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+            holes=[[(2, 2), (8, 2), (8, 8), (2, 8)]])
+
+
+def joined(area, r, p, q):
+    """Whether p and q lie in one part of the points at least r from the walls."""
+    eroded = area.buffer(-r, quad_segs=64)
+    return any(g.covers(Point(p)) and g.covers(Point(q))
+               for g in getattr(eroded, "geoms", [eroded]))
+
+
+def check_queries(area, mesh, seed, count):
+    """Random queries: every path found keeps its radius from the walls and stays inside;
+    every pair the eroded area joins gets a path.  Returns the number found."""
+    rng = np.random.default_rng(seed)
+    x0, y0, x1, y1 = area.bounds
+    found = 0
+    for _ in range(count):
+        while True:
+            p, q = (rng.random((2, 2)) * [x1 - x0, y1 - y0] + [x0, y0])
+            if area.contains(Point(p)) and area.contains(Point(q)):
+                break
+        room = min(area.boundary.distance(Point(p)), area.boundary.distance(Point(q)))
+        r = rng.random() * room * 0.999
+        res = mesh.find_path(p, q, radius=r)
+        if res.found:
+            found += 1
+            line = LineString(res.path)
+            # Arcs are drawn as chords, within r (1 - cos 2.5 deg) of the true arc.
+            assert area.boundary.distance(line) >= r * (1 - 1e-3) - 1e-9
+            assert area.buffer(1e-7).covers(line)
+            assert np.allclose(res.path[0], p) and np.allclose(res.path[-1], q)
+            assert res.cost >= math.dist(p, q) - 1e-9
+        else:
+            assert not joined(area, r * (1 + 1e-3), p, q), (seed, p, q, r)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_paths_keep_their_clearance_and_none_is_missed(seed):
+    area = random_world(seed, n_holes=30)
+    mesh = ClearanceMesh.build(area)
+    assert mesh.hidden_gaps() == []
+    assert check_queries(area, mesh, seed, 25) >= 15
+
+
+def test_refinement_is_needed():
+    # A block corner 1.88 from the outer wall, spanned by long triangles: the traversals
+    # the path makes never see that gap, so the unrefined mesh lets a radius of 0.96 pass.
+    area = random_world(3, n_holes=12)
+    p, q, r = (6.27972004, 17.83422141), (11.7032588, 9.4261933), 0.9624261274817438
+    assert not joined(area, r * (1 - 1e-3), p, q)
+    plain = ClearanceMesh.build(area, refine=False)
+    assert plain.hidden_gaps()
+    wrong = plain.find_path(p, q, radius=r)
+    assert wrong.found and area.boundary.distance(LineString(wrong.path)) < 0.96 * r
+    refined = ClearanceMesh.build(area)
+    assert refined.steiner > 0 and refined.hidden_gaps() == []
+    assert not refined.find_path(p, q, radius=r).found
+
+
+def test_steiner_vertices_stay_linear():
+    for seed in range(3):
+        mesh = ClearanceMesh.build(random_world(seed, n_holes=40))
+        assert mesh.steiner <= len(mesh.vertices) - mesh.steiner
+
+
+@pytest.mark.parametrize("width", [1.0, 0.37, 2.5])
+def test_corridor_admits_radius_iff_it_fits(width):
+    # Two 6 x 6 rooms joined by a 4-long corridor of the given width.
+    h = 3 + width / 2
+    room = box(0, 0, 6, 6).union(box(10, 0, 16, 6)).union(box(5, 3 - width / 2, 11, h))
+    mesh = ClearanceMesh.build(room)
+    p, q = (3, 3), (13, 3)
+    for r in (width / 2 * 0.999, width / 2):
+        res = mesh.find_path(p, q, radius=r)
+        assert res.found and res.cost == pytest.approx(10)
+    res = mesh.find_path(p, q, radius=width / 2 * 1.001)
+    assert not res.found and "wide enough" in res.reason
+
+
+def test_one_mesh_serves_every_radius():
+    area = random_world(5, n_holes=20)
+    mesh = ClearanceMesh.build(area)
+    p, q = (0.9, 0.9), (19.1, 19.1)
+    radii = np.linspace(0, 0.89, 25)
+    found = [mesh.find_path(p, q, radius=r).found for r in radii]
+    # Wider agents never get through where narrower ones cannot, and lengths grow.
+    assert found == sorted(found, reverse=True) and found[0]
+    costs = [mesh.find_path(p, q, radius=r).cost for r, f in zip(radii, found) if f]
+    assert all(b >= a - 1e-9 for a, b in zip(costs, costs[1:]))
+
+
+def test_funnel_wraps_corners_with_arcs():
+    mesh = ClearanceMesh.build(**RING)
+    p, q = np.array([1.0, 1.0]), np.array([9.0, 9.0])
+    for r in (0.0, 0.5, 0.99):
+        res = mesh.find_path(p, q, radius=r)
+        # Round the hole's corner (2, 8) (or its mirror (8, 2)): two tangents and an arc.
+        c = np.array([2.0, 8.0]) if res.turns[0, 1] == 8 else np.array([8.0, 2.0])
+        dp, dq = np.linalg.norm(p - c), np.linalg.norm(q - c)
+        opening = math.acos(np.dot(p - c, q - c) / (dp * dq))
+        arc = 2 * math.pi - opening - math.acos(r / dp) - math.acos(r / dq)
+        expected = math.sqrt(dp**2 - r**2) + math.sqrt(dq**2 - r**2) + r * arc
+        assert res.cost == pytest.approx(expected, rel=1e-12)
+        assert res.turns.shape == (1, 3) and res.turns[0, 2] in (1.0, -1.0)
+        pts = res.path[1:-1]
+        if r:
+            assert np.allclose(np.linalg.norm(pts - c, axis=1), r)
+
+
+def test_zero_radius_matches_the_exact_shortest_path_when_the_channel_holds_it():
+    area = Polygon(RING["outline"], RING["holes"])
+    mesh = ClearanceMesh.build(area)
+    exact = VisibilityMap(area)
+    rng = np.random.default_rng(4)
+    equal = 0
+    for _ in range(30):
+        p, q = rng.random((2, 2)) * 10
+        if not (area.contains(Point(p)) and area.contains(Point(q))):
+            continue
+        ours, best = mesh.find_path(p, q).cost, exact.shortest_path(p, q).cost
+        assert ours >= best - 1e-9
+        equal += ours == pytest.approx(best, rel=1e-9)
+    assert equal >= 10
+
+
+def test_same_triangle_and_ends_near_walls():
+    mesh = ClearanceMesh.build(**RING)
+    res = mesh.find_path((0.5, 0.5), (1.5, 0.6), radius=0.2)
+    assert res.found and len(res.channel) >= 1
+    res = mesh.find_path((0.1, 5), (1, 5), radius=0.2)
+    assert not res.found and "start" in res.reason
+
+
+def test_save_load_round_trip(tmp_path):
+    mesh = ClearanceMesh.build(random_world(2))
+    path = tmp_path / "m.npz"
+    mesh.save(path)
+    back = ClearanceMesh.load(path)
+    assert np.array_equal(back.triangles, mesh.triangles)
+    assert np.array_equal(back.clearance, mesh.clearance) and back.steiner == mesh.steiner
+    p, q = (0.5, 0.5), (19.5, 19.5)
+    assert back.find_path(p, q, 0.2).cost == mesh.find_path(p, q, 0.2).cost
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, vertices=np.zeros((2, 2)))
+    with pytest.raises(NavMeshFormatError, match="bad.npz"):
+        ClearanceMesh.load(bad)
+    with pytest.raises(NavMeshFormatError, match="not found"):
+        ClearanceMesh.load(tmp_path / "missing.npz")
+
+
+def test_bad_queries():
+    mesh = ClearanceMesh.build(**RING)
+    with pytest.raises(InvalidQueryError, match="not on the walkable area"):
+        mesh.find_path((5, 5), (1, 1))
+    with pytest.raises(InvalidQueryError, match="finite"):
+        mesh.find_path((np.nan, 1), (1, 1))
+    with pytest.raises(InvalidQueryError):
+        mesh.find_path((1, 1), (9, 9), radius=-1)
+    with pytest.raises(InvalidQueryError):
+        mesh.find_path((1, 1, 1), (9, 9))
+
+
+def test_large_coordinates_and_touching_holes():
+    s = 1e6
+    area = box(0, 0, 20 * s, 20 * s).difference(
+        shapely.union_all([box(5 * s, 5 * s, 10 * s, 10 * s), box(10 * s, 10 * s, 15 * s,
+                                                                   15 * s)]))
+    mesh = ClearanceMesh.build(area)
+    assert check_queries(area, mesh, 9, 15) >= 10
