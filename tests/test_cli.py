@@ -129,6 +129,8 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert "mismatches" in text and "<img" in text
     assert (tmp_path / "demo" / "arena2-astar.svg").exists()
     assert (tmp_path / "demo" / "arena2-astar.png").exists()
+    assert "Navigation meshes on dao/den312d" in text and "no path" not in text
+    assert 'class="swept"' in (tmp_path / "demo" / "clearance-1.0.svg").read_text()
 
 
 @pytest.mark.parametrize("algo", ["jps", "jps_plus", "jps_plus_buckets", "astar_gb",

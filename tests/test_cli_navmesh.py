@@ -8,7 +8,7 @@ import pytest
 from shapely.geometry import box, mapping
 
 from wayfinding.cli import main
-from wayfinding.navmesh import NavMesh
+from wayfinding.navmesh import ClearanceMesh, NavMesh
 
 MAPS = Path(__file__).resolve().parent / "data" / "movingai" / "maps"
 AREA = box(0, 0, 20, 12).difference(box(9, 2, 11, 10))
@@ -51,3 +51,32 @@ def test_bad_input(tmp_path, capsys):
     assert main(["navmesh", "path", str(mesh), "--from", "1,6", "--to", "19,6",
                  "--exact"]) == 2
     assert "--exact needs" in capsys.readouterr().err
+
+
+def test_clearance_mesh(tmp_path, capsys):
+    wkt = tmp_path / "hall.wkt"
+    wkt.write_text(AREA.wkt)
+    out = tmp_path / "hall.npz"
+    assert main(["navmesh", "build", str(wkt), "--clearance", "-o", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["triangles"] == ClearanceMesh.load(out).num_triangles
+    svg = tmp_path / "p.svg"
+    # One saved mesh answers for every radius: the 2-wide gaps pass 1.0 but not 1.05.
+    assert main(["navmesh", "path", str(out), "--from", "1,6", "--to", "19,6", "--radius",
+                 "1", "--json", "-o", str(svg)]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["found"] and r["radius"] == 1 and r["turns"] == 2
+    assert svg.read_text().count('class="swept"') == 1
+    assert main(["navmesh", "path", str(out), "--from", "1.1,6", "--to", "18.9,6",
+                 "--radius", "1.05"]) == 0
+    assert "not found (no channel is wide enough" in capsys.readouterr().out
+    assert main(["navmesh", "path", str(wkt), "--clearance", "--from", "1,6", "--to", "19,6",
+                 "--radius", "0.5", "--exact", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["cost"] == pytest.approx(r["exact"], rel=1e-3) and r["cost"] >= r["exact"]
+    assert main(["navmesh", "render", str(out), "-o", str(tmp_path / "r.svg")]) == 0
+    assert (tmp_path / "r.svg").read_text().count('class="triangle"') == info["triangles"]
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"nope")
+    assert main(["navmesh", "path", str(junk), "--from", "1,6", "--to", "19,6"]) == 2
+    assert "not a saved navigation mesh" in capsys.readouterr().err

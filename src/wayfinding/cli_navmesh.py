@@ -1,5 +1,6 @@
-"""``wayfinding navmesh build|path|render``: build a navigation mesh from a Moving AI map,
-a WKT or a GeoJSON file, save it, find straight paths on it and draw it."""
+"""``wayfinding navmesh build|path|render``: build a navigation mesh (or, with
+``--clearance``, a local clearance triangulation) from a Moving AI map, a WKT or a GeoJSON
+file, save it, find paths on it and draw it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli_world import _point
-from .errors import InvalidGeometryError, InvalidQueryError
+from .errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 
 INPUTS = ".map (Moving AI), .wkt, .geojson/.json, or a saved mesh .npz"
 
@@ -24,7 +25,11 @@ def add_navmesh_parser(sub: Any) -> None:
     def common(p: Any) -> None:
         p.add_argument("input", help=INPUTS)
         p.add_argument("--radius", type=float, default=0.0,
-                       help="agent radius in world units when building (default 0)")
+                       help="agent radius in world units (default 0): the mesh is built for "
+                            "it, or with --clearance the path is found for it")
+        p.add_argument("--clearance", action="store_true",
+                       help="build a local clearance triangulation: one mesh for agents of "
+                            "every radius")
         p.add_argument("--max-verts", type=int, default=6,
                        help="vertices per polygon at most (default 6)")
 
@@ -33,7 +38,7 @@ def add_navmesh_parser(sub: Any) -> None:
     b.add_argument("-o", "--output", required=True, metavar="OUT.npz")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.set_defaults(run=cmd_build)
-    p = nsub.add_parser("path", help="find the straight path between two world points")
+    p = nsub.add_parser("path", help="find the path between two world points")
     common(p)
     p.add_argument("--from", dest="start", type=_point, required=True, metavar="X,Y")
     p.add_argument("--to", dest="goal", type=_point, required=True, metavar="X,Y")
@@ -51,11 +56,10 @@ def add_navmesh_parser(sub: Any) -> None:
 def read_area(path: str) -> Any:
     """The walkable area (or a saved mesh) a file holds, by its suffix."""
     from .grid import read_map
-    from .navmesh import NavMesh
 
     suffix = Path(path).suffix.lower()
     if suffix == ".npz":
-        return NavMesh.load(path)
+        return _load_mesh_file(path)
     if suffix == ".map":
         return read_map(path)
     if suffix in (".wkt", ".geojson", ".json"):
@@ -66,17 +70,36 @@ def read_area(path: str) -> Any:
     raise InvalidQueryError(f"{path}: unknown input type {suffix!r}; give {INPUTS}")
 
 
+def _load_mesh_file(path: str) -> Any:
+    from .navmesh import ClearanceMesh, NavMesh
+
+    try:
+        return NavMesh.load(path)
+    except NavMeshFormatError as first:
+        try:
+            return ClearanceMesh.load(path)
+        except NavMeshFormatError:
+            raise first from None
+
+
 def load_mesh(args: argparse.Namespace) -> tuple[Any, Any]:
     """(mesh, the walkable area it came from or None for a saved mesh)."""
-    from .navmesh import NavMesh
+    from .navmesh import ClearanceMesh, NavMesh
 
     source = read_area(args.input)
-    if isinstance(source, NavMesh):
+    if isinstance(source, (NavMesh, ClearanceMesh)):
         return source, None
+    if args.clearance:
+        return ClearanceMesh.build(source), source
     return NavMesh.build(source, radius=args.radius, max_verts=args.max_verts), source
 
 
 def _summary(mesh: Any) -> dict[str, Any]:
+    from .navmesh import ClearanceMesh
+
+    if isinstance(mesh, ClearanceMesh):
+        return {"triangles": mesh.num_triangles, "vertices": len(mesh.vertices),
+                "steiner": mesh.steiner, "build_s": round(mesh.build_time, 4)}
     return {"polygons": mesh.num_polygons, "vertices": len(mesh.vertices),
             "links": len(mesh.links), "area": float(mesh.polygon_areas().sum()),
             "build_s": round(mesh.build_time, 4)}
@@ -88,6 +111,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     info = _summary(mesh) | {"output": args.output}
     if args.json:
         print(json.dumps(info))
+    elif "triangles" in info:
+        print(f"clearance mesh: {info['triangles']} triangles, {info['vertices']} vertices "
+              f"({info['steiner']} Steiner), built in {info['build_s']:.3f} s -> "
+              f"{args.output}")
     else:
         print(f"navmesh: {info['polygons']} polygons, {info['vertices']} vertices, area "
               f"{info['area']:.4g}, built in {info['build_s']:.3f} s -> {args.output}")
@@ -95,14 +122,24 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_path(args: argparse.Namespace) -> int:
+    from .navmesh import ClearanceMesh
+
     mesh, source = load_mesh(args)
+    clear = isinstance(mesh, ClearanceMesh)
     t0 = time.perf_counter()
-    r = mesh.find_path(args.start, args.goal)
+    r = mesh.find_path(args.start, args.goal, radius=args.radius) if clear else \
+        mesh.find_path(args.start, args.goal)
     elapsed = time.perf_counter() - t0
     info: dict[str, Any] = {"found": r.found, "cost": r.cost if r.found else None,
-                            "path": r.path.tolist(), "corridor": len(r.corridor),
-                            "snapped_start": r.snapped_start, "snapped_goal": r.snapped_goal,
-                            "query_ms": round(elapsed * 1e3, 3)}
+                            "path": r.path.tolist(), "query_ms": round(elapsed * 1e3, 3)}
+    if clear:
+        info |= {"radius": r.radius, "channel": len(r.channel), "turns": len(r.turns),
+                 "reason": r.reason}
+    else:
+        info |= {"corridor": len(r.corridor), "snapped_start": r.snapped_start,
+                 "snapped_goal": r.snapped_goal}
+    start = args.start if clear else r.start
+    goal = args.goal if clear else r.goal
     if args.exact:
         if source is None:
             raise InvalidQueryError("--exact needs the polygon input, not a saved mesh")
@@ -112,28 +149,30 @@ def cmd_path(args: argparse.Namespace) -> int:
         area = walkable_area(source)
         if args.radius:
             from .navmesh.build import eroded
-            area = eroded(area, args.radius)
-        exact = VisibilityMap(area).shortest_path(r.start, r.goal)
+            area = eroded(area, args.radius, quad_segs=16 if clear else 4)
+        exact = VisibilityMap(area).shortest_path(start, goal)
         info["exact"] = exact.cost if exact.found else None
     if args.output:
         from .viz.graphs import save_world
 
-        save_world(args.output, mesh, path=r, start=r.start, goal=r.goal,
+        save_world(args.output, mesh, path=r, start=start, goal=goal,
                    title=f"navmesh: {args.input}")
     if args.json:
         print(json.dumps(info))
         return 0
-    snaps = [n for n, s in (("start", r.snapped_start), ("goal", r.snapped_goal)) if s]
+    snaps = [n for n, s in (("start", info.get("snapped_start")),
+                            ("goal", info.get("snapped_goal"))) if s]
     if snaps:
         print(f"snapped to the mesh: {' and '.join(snaps)}")
     if r.found:
-        print(f"path: length {r.cost:.4f}, {len(r.path)} corners, {len(r.corridor)} polygons, "
+        where = f"{len(r.channel)} triangles" if clear else f"{len(r.corridor)} polygons"
+        print(f"path: length {r.cost:.4f}, {len(r.path)} points, {where}, "
               f"{elapsed * 1e3:.3f} ms")
-        if "exact" in info:
+        if info.get("exact"):
             print(f"exact shortest: {info['exact']:.4f} (excess "
-                  f"{(r.cost / info['exact'] - 1) * 100 if info['exact'] else 0:.3f}%)")
+                  f"{(r.cost / info['exact'] - 1) * 100:.3f}%)")
     else:
-        print("path: not found")
+        print(f"path: not found{' (' + r.reason + ')' if clear else ''}")
     if args.output:
         print(args.output)
     return 0

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from ._io import atomic_write_text
+from .demo_navmesh import navmesh_section
 from .demo_worlds import world_section
 from .grid import Diagonal, GridSearch, read_map, read_scen
 from .grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
@@ -79,7 +80,8 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
 
     page = out / "index.html"
     text = _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures)
-    atomic_write_text(page, text.replace("</body>", world_section(out) + "</body>"))
+    sections = world_section(out) + navmesh_section(out)
+    atomic_write_text(page, text.replace("</body>", sections + "</body>"))
     return page
 
 

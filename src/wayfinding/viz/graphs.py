@@ -1,5 +1,6 @@
 """SVG pictures of the non-grid worlds: waypoint graphs, Dirichlet domains, points of
-visibility, roadmaps, hex grids and navigation meshes, with obstacles and a path.  No
+visibility, roadmaps, hex grids, navigation meshes and clearance meshes, with obstacles
+and a path.  No
 dependency beyond numpy.
 
 The SVG's user units are world units (y down, as in every wayfinding world); the picture is
@@ -30,9 +31,9 @@ from ..geometry.obstacles import as_points
 from ..graph.dirichlet import DirichletDomains
 from ..graph.positioned import PositionedGraph
 from ..grid.hex import HexGrid
-from ..navmesh import NavMesh
+from ..navmesh import ClearanceMesh, NavMesh
 from ..results import PathResult
-from .raster import PALETTE, TARGET_PX
+from .raster import PALETTE, TARGET_PX, _ramp
 from .svg import _num, cell_rects
 
 #: Colours of the world layers (the grid palette supplies path, start, goal, blocked).
@@ -46,7 +47,7 @@ AREA_COLOURS = ("#e8eef3", "#d6ecd2", "#cfe0f5", "#f6dccf", "#eadcf2", "#f3efc9"
 
 def render_world_svg(world: Any, *, path: Any = None, start: Any = None, goal: Any = None,
                      title: str | None = None, nodes: bool = True,
-                     edges: bool = True, corridor: Any = None) -> str:
+                     edges: bool = True, corridor: Any = None, radius: float = 0.0) -> str:
     """Draw a :class:`~wayfinding.graph.positioned.PositionedGraph` (any of the graph
     representations), a :class:`~wayfinding.grid.hex.HexGrid` or a
     :class:`~wayfinding.navmesh.NavMesh` as an SVG document.
@@ -54,23 +55,31 @@ def render_world_svg(world: Any, *, path: Any = None, start: Any = None, goal: A
     ``path``: a :class:`PathResult` or an ``(k, 2)`` array: world points for graphs and
     meshes, ``(q, r)`` cells for a hex grid.  ``start``/``goal``: a world point (graph, mesh)
     or a cell (hex grid).  ``nodes``/``edges``: draw the nodes and links of a graph.
-    ``corridor``: polygon ids of a mesh to highlight (default: a mesh path's corridor).
+    ``corridor``: polygon ids of a mesh to highlight (default: a mesh path's corridor or a
+    clearance path's channel).  A :class:`~wayfinding.navmesh.ClearanceMesh` is drawn with
+    its triangles shaded by traversal clearance (darker: narrower) and the path as the band
+    an agent of radius ``radius`` (default: the path's) sweeps.
     """
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
     if corridor is None and getattr(path, "corridor", None) is not None:
         corridor = path.corridor
+    if corridor is None and getattr(path, "channel", None) is not None:
+        corridor = path.channel
+    radius = getattr(path, "radius", radius) or radius
     if isinstance(path, PathResult):
         path = path.path
     if isinstance(world, HexGrid):
         body, box = _hex_layers(world, path, start, goal)
     elif isinstance(world, NavMesh):
         body, box = _mesh_layers(world, path, start, goal, corridor)
+    elif isinstance(world, ClearanceMesh):
+        body, box = _clearance_layers(world, path, radius, start, goal, corridor)
     elif isinstance(world, PositionedGraph):
         body, box = _graph_layers(world, path, start, goal, nodes, edges)
     else:
         raise InvalidQueryError(f"cannot draw a {type(world).__name__}; expected a graph "
-                                "representation, a HexGrid or a NavMesh")
+                                "representation, a HexGrid, a NavMesh or a ClearanceMesh")
     x0, y0, x1, y1 = box
     span = max(x1 - x0, y1 - y0, 1e-9)
     px = TARGET_PX / span
@@ -214,6 +223,45 @@ def _mesh_layers(mesh: NavMesh, path: Any, start: Any, goal: Any, corridor: Any)
             f'y2="{_num(ey)}" stroke="{WORLD_PALETTE["link"]}" stroke-width="{_num(1.5 * u)}"'
             f' stroke-dasharray="{_num(4 * u)} {_num(2 * u)}"/><circle cx="{_num(ex)}" '
             f'cy="{_num(ey)}" r="{_num(3 * u)}" fill="{WORLD_PALETTE["link"]}"/>'))
+    body.extend(_path_and_ends(route, extra, start, goal))
+    return body, box
+
+
+def _clearance_layers(mesh: ClearanceMesh, path: Any, radius: float, start: Any, goal: Any,
+                      corridor: Any):
+    route = None if path is None or not len(path) else as_points(path, "path")
+    extra = [as_points(p, n) for p, n in ((start, "start"), (goal, "goal")) if p is not None]
+    allp = np.concatenate([mesh.vertices] + ([route] if route is not None else []) + extra)
+    x0, y0 = allp.min(axis=0)
+    x1, y1 = allp.max(axis=0)
+    pad = 0.03 * max(x1 - x0, y1 - y0, 1.0)
+    box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+    widest = mesh.clearance.max(axis=1)
+    shade = _ramp(np.sqrt(widest / max(float(widest.max(initial=0)), 1e-300)))
+    shade = 0.55 * shade + 0.45 * 255          # pale, so the path stands out
+    hot = set() if corridor is None else {int(c) for c in np.asarray(corridor).ravel()}
+    tris = mesh.vertices[mesh.triangles]
+    polys = []
+    for i in range(mesh.num_triangles):
+        red, green, blue = (int(c) for c in shade[i])
+        fill = WORLD_PALETTE["corridor"] if i in hot else f"#{red:02x}{green:02x}{blue:02x}"
+        polys.append(f'<polygon class="triangle" points="{_pts(tris[i])}" fill="{fill}"/>')
+    walls = " ".join(f"M{_num(a[0])},{_num(a[1])} L{_num(b[0])},{_num(b[1])}" for a, b in
+                     zip(mesh.vertices[mesh.walls[:, 0]].tolist(),
+                         mesh.vertices[mesh.walls[:, 1]].tolist(), strict=True))
+    body: list[Any] = [f'<rect x="{_num(box[0])}" y="{_num(box[1])}" width="'
+                       f'{_num(box[2] - box[0])}" height="{_num(box[3] - box[1])}" fill="'
+                       f'{PALETTE["blocked"]}"/>', "".join(polys),
+                       lambda u: f'<path class="edges" fill="none" stroke="'
+                                 f'{WORLD_PALETTE["portal"]}" stroke-width="{_num(0.6 * u)}" '
+                                 f'd="{_polygon_path(tris)}"/>',
+                       lambda u: f'<path class="walls" fill="none" stroke="'
+                                 f'{WORLD_PALETTE["mesh_line"]}" stroke-width="{_num(1.2 * u)}" '
+                                 f'd="{walls}"/>']
+    if route is not None and radius > 0:
+        body.append(f'<polyline class="swept" points="{_pts(route)}" fill="none" stroke="'
+                    f'{PALETTE["path"]}" stroke-opacity="0.25" stroke-width="{_num(2 * radius)}"'
+                    ' stroke-linejoin="round" stroke-linecap="round"/>')
     body.extend(_path_and_ends(route, extra, start, goal))
     return body, box
 
