@@ -10,7 +10,8 @@ holes, as in the peer survey), ``random300`` (a 200 × 200 box minus 300 random 
 boxes and triangles, overlapping; its largest connected part) and ``arena2`` (the passable
 cells of the Moving AI map dao/arena2 as polygons).  Queries: random pairs of points of the
 world, the same for every method.  Methods: wayfinding's navigation mesh (constrained
-Delaunay + Hertel–Mehlhorn, and the subtractive builder), jupedsim's routing engine,
+Delaunay + Hertel–Mehlhorn, and the subtractive builder), its clearance mesh (searched for
+radius 0), jupedsim's routing engine,
 pynavmesh's path finder (on wayfinding's polygons, as 3-D points on the XZ plane), and the
 exact shortest paths of extremitypathfinder and of wayfinding's visibility map (the
 reference; the two are checked equal).  Each query is timed alone (``time.perf_counter``)
@@ -114,6 +115,17 @@ def m_wayfinding(area: Any, method: str) -> Callable[[np.ndarray, np.ndarray], f
     return query
 
 
+def m_clearance(area: Any) -> Callable[[np.ndarray, np.ndarray], float]:
+    from wayfinding.navmesh import ClearanceMesh
+
+    mesh = ClearanceMesh.build(area)
+
+    def query(a: np.ndarray, b: np.ndarray) -> float:
+        r = mesh.find_path(a, b)
+        return r.cost if r.found else math.inf
+    return query
+
+
 def m_exact(area: Any) -> Callable[[np.ndarray, np.ndarray], float]:
     from wayfinding.navmesh.exact import VisibilityMap
 
@@ -177,6 +189,7 @@ def leaving(area: Any, pairs: np.ndarray) -> int:
 METHODS: list[tuple[str, str | None, Callable[[Any], Any]]] = [
     ("wayfinding navmesh", None, lambda area: m_wayfinding(area, "delaunay")),
     ("wayfinding subtractive", None, lambda area: m_wayfinding(area, "subtractive")),
+    ("wayfinding clearance mesh (r = 0)", None, m_clearance),
     ("jupedsim RoutingEngine", "jupedsim", m_jupedsim),
     ("pynavmesh PathFinder", "pathfinder", m_pynavmesh),
     ("extremitypathfinder (exact)", "extremitypathfinder", m_extremity),
@@ -275,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs = np.stack([pts[:n], pts[n:]], axis=1)
         text, _ = run_world(name, area, pairs)
         tables.append(text)
-    from wayfinding.navmesh import NavMesh
+    from wayfinding.navmesh import ClearanceMesh, NavMesh
 
     big = thousand_obstacles(np.random.default_rng(0))
     builds = []
@@ -285,8 +298,13 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             mesh = NavMesh.build(big, **kwargs)
             times.append(time.perf_counter() - t)
-        builds.append([label, f"{mesh.num_polygons:,}", f"{len(mesh.vertices):,}",
-                       f"{np.median(times):.3f}"])
+        builds.append([f"`NavMesh`, {label}", f"{mesh.num_polygons:,}",
+                       f"{len(mesh.vertices):,}", f"{np.median(times):.3f}"])
+    t = time.perf_counter()
+    lct = ClearanceMesh.build(big)
+    builds.append(["`ClearanceMesh` (every radius)", f"{lct.num_triangles:,} triangles",
+                   f"{len(lct.vertices):,} ({lct.steiner:,} Steiner)",
+                   f"{time.perf_counter() - t:.3f} (one run)"])
     parts = [
         run_header("navmesh.py", argv, data, time.perf_counter() - t0),
         "Every method answers the same random pairs of points of each world in one process; "
@@ -298,8 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         *tables,
         "### Build time of a world with 1,000 obstacles",
         "A 205 × 205 box minus 1,000 random axis-aligned boxes (0.5–3.5 units, overlapping), "
-        "`NavMesh.build` (constrained Delaunay + Hertel–Mehlhorn), median of 3.",
-        table(["erosion", "polygons", "vertices", "build s"], builds),
+        "`NavMesh.build` (constrained Delaunay + Hertel–Mehlhorn), median of 3; "
+        "`ClearanceMesh.build` (constrained Delaunay, clearances, refinement).",
+        table(["mesh", "cells", "vertices", "build s"], builds),
     ]
     body = "\n\n".join(parts)
     publish(body, args.out, SECTION)

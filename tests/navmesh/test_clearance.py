@@ -186,3 +186,13 @@ def test_large_coordinates_and_touching_holes():
                                                                    15 * s)]))
     mesh = ClearanceMesh.build(area)
     assert check_queries(area, mesh, 9, 15) >= 10
+
+
+def test_tiny_radius_behaves_like_zero():
+    # The path wraps corners at distance r; rounding must not make them "too near".
+    area = random_world(75, n_holes=12)
+    mesh = ClearanceMesh.build(area)
+    p, q = (18.50922052899541, 6.843616133951722), (15.346207427613773, 10.405333419451866)
+    for r in (1e-12, 1e-9, 6.0163348396704e-08):
+        res = mesh.find_path(p, q, radius=r)
+        assert res.found and res.cost == pytest.approx(mesh.find_path(p, q).cost, abs=1e-6)

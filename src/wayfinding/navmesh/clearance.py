@@ -77,6 +77,10 @@ class ClearanceMesh:
         tri = self.triangles
         wall_t, wall_k = np.nonzero(self.neighbours < 0)
         self.walls = np.stack([tri[wall_t, wall_k], tri[wall_t, (wall_k + 1) % 3]], axis=1)
+        self._scale = max(float(np.abs(self.vertices).max(initial=0.0)), 1.0)
+        self._lists = (self.triangles.tolist(), self.neighbours.tolist(),
+                       self.clearance.tolist(), self.vertices[:, 0].tolist(),
+                       self.vertices[:, 1].tolist())
 
     @classmethod
     def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
@@ -165,7 +169,7 @@ class ClearanceMesh:
             hit = None
             for end, t in ((0, channel[0]), (-1, channel[-1])):
                 a, b = legs[end]
-                x, wall = self._near(t, a, b, r)
+                x, wall = self._near(t, a, b, r, {nodes[end][0], nodes[end - 1][0]})
                 if x >= 0:
                     hit = end, x, a, b
                     break
@@ -185,20 +189,22 @@ class ClearanceMesh:
             nodes = _unwrap(v, p, q, _funnel(v, p, q, left, right, r), r)
         return None
 
-    def _near(self, t: int, a: np.ndarray, b: np.ndarray, r: float) -> tuple[int, bool]:
-        """Walking from triangle ``t`` across free edges closer than ``r`` to segment ab:
-        the vertex nearest ab closer than ``r`` (-1 when none) and whether a wall is
-        closer than ``r``."""
+    def _near(self, t: int, a: np.ndarray, b: np.ndarray, r: float, ends: set[int]
+              ) -> tuple[int, bool]:
+        """Walking from triangle ``t`` across free edges closer than ``r`` to segment ab
+        (whose ends touch the circles of vertices ``ends``): the vertex nearest ab closer
+        than ``r`` (-1 when none) and whether a wall is closer than ``r``, both up to
+        rounding."""
         tri, nb, v = self.triangles, self.neighbours, self.vertices
         seen, stack = {t}, [t]
-        limit = r * (1 - 1e-9)
+        limit = r * (1 - 1e-9) - 1e-12 * self._scale
         best, found, wall = limit, -1, False
         while stack:
             m = stack.pop()
             for k in range(3):
                 x, y = int(tri[m, k]), int(tri[m, (k + 1) % 3])
                 d = _segment_distance(a, b, v[x])
-                if d < best:
+                if d < best and x not in ends:
                     best, found = d, x
                 n = int(nb[m, k])
                 if n in seen or _segments_distance(a, b, v[x], v[y]) >= limit:
@@ -217,30 +223,43 @@ class ClearanceMesh:
 
     def _channels(self, ts: int, tg: int, p: np.ndarray, q: np.ndarray, r: float):
         """A* over (triangle, entry edge) states: yields (triangles, left ids, right ids)
-        of the portals crossed, each time it reaches the goal's triangle."""
-        tri, nb, cl, v = self.triangles, self.neighbours, self.clearance, self.vertices
+        of the portals crossed, each time it reaches the goal's triangle.  A state's point
+        is where the line from the previous point to the goal crosses the edge, kept ``r``
+        (and 1%) away from the edge's ends; g sums the distances between the points."""
+        tri, nb, cl, xs, ys = self._lists
         if ts == tg:
             yield [ts], [], []
-        mid = (v[tri] + v[np.roll(tri, -1, axis=1)]) / 2          # (T, 3, 2) edge midpoints
         width = 2 * r
         qx, qy = float(q[0]), float(q[1])
         best: dict[tuple[int, int], float] = {}
         parent: dict[tuple[int, int], tuple[int, int] | None] = {}
+        where: dict[tuple[int, int], tuple[float, float]] = {}
         heap: list[tuple[float, float, int, int]] = []
 
-        def push(state: tuple[int, int], g: float, prev: tuple[int, int] | None) -> None:
+        def push(t: int, j: int, cx: float, cy: float, g: float,
+                 prev: tuple[int, int] | None) -> None:
+            u, w = tri[t][j], tri[t][(j + 1) % 3]
+            ax, ay, bx, by = xs[u], ys[u], xs[w], ys[w]
+            ex, ey = bx - ax, by - ay
+            length = math.hypot(ex, ey)
+            if length < width:
+                return
+            dx, dy = qx - cx, qy - cy
+            den = ex * dy - ey * dx
+            at = ((cx - ax) * dy - (cy - ay) * dx) / den if den else 0.5
+            lo = min(max(r / length, 0.01), 0.5)
+            at = min(max(at, lo), 1 - lo)
+            px, py = ax + at * ex, ay + at * ey
+            g += math.hypot(px - cx, py - cy)
+            n = nb[t][j]
+            state = (n, tri[n].index(w))
             if g < best.get(state, math.inf):
-                best[state], parent[state] = g, prev
-                t, k = state
-                mx, my = mid[t, k]
-                heapq.heappush(heap, (g + math.hypot(mx - qx, my - qy), g, t, k))
+                best[state], parent[state], where[state] = g, prev, (px, py)
+                heapq.heappush(heap, (g + math.hypot(px - qx, py - qy), g, *state))
 
         for j in range(3):
-            n = int(nb[ts, j])
-            if n >= 0 and np.hypot(*(v[tri[ts, j]] - v[tri[ts, (j + 1) % 3]])) >= width:
-                m = mid[ts, j]
-                push((n, _twin(tri, n, int(tri[ts, (j + 1) % 3]))),
-                     float(np.hypot(*(m - p))), None)
+            if nb[ts][j] >= 0:
+                push(ts, j, float(p[0]), float(p[1]), 0.0, None)
         while heap:
             _, g, t, k = heapq.heappop(heap)
             if g > best[(t, k)]:
@@ -254,14 +273,12 @@ class ClearanceMesh:
                 states.reverse()
                 # Entering t by its edge k = (u, w) (counter-clockwise in t): u is on the
                 # left of the previous triangle's exit, w on the right.
-                yield ([ts] + [t for t, _ in states], [int(tri[t, k]) for t, k in states],
-                       [int(tri[t, (k + 1) % 3]) for t, k in states])
+                yield ([ts] + [t for t, _ in states], [tri[t][k] for t, k in states],
+                       [tri[t][(k + 1) % 3] for t, k in states])
+            cx, cy = where[(t, k)]
             for j, corner in (((k + 1) % 3, (k + 1) % 3), ((k + 2) % 3, k)):
-                n = int(nb[t, j])
-                if n < 0 or cl[t, corner] < width:
-                    continue
-                step = float(np.hypot(*(mid[t, j] - mid[t, k])))
-                push((n, _twin(tri, n, int(tri[t, (j + 1) % 3]))), g + step, (t, k))
+                if nb[t][j] >= 0 and cl[t][corner] >= width:
+                    push(t, j, cx, cy, g, (t, k))
 
     # ------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike) -> None:
@@ -313,11 +330,6 @@ def _point(value: Any, name: str) -> np.ndarray:
 
 def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
     return (b[:, 0] - a[:, 0]) * (p[1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (p[0] - a[:, 0])
-
-
-def _twin(tri: np.ndarray, n: int, u: int) -> int:
-    """Index in triangle ``n`` of its edge starting at vertex ``u``."""
-    return int(np.flatnonzero(tri[n] == u)[0])
 
 
 # ---------------------------------------------------------------------- the r-funnel
