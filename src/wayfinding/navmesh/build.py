@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels._predicates import orient_xy
 from ..errors import InvalidGeometryError
 from ..geometry.predicates import check_coordinates, orient2d
 
@@ -179,8 +180,10 @@ def merge_convex(verts: np.ndarray, tris: np.ndarray, max_verts: int) -> list[li
             owner[(t[k], t[(k + 1) % 3])] = p
     # Interior edges (u < v, seen from both sides), longest first; ties by vertex ids.
     edges = [(u, v) for (u, v) in owner if u < v and (v, u) in owner]
-    length = [float(np.hypot(*(verts[u] - verts[v]))) for u, v in edges]
-    order = sorted(range(len(edges)), key=lambda i: (-length[i], edges[i]))
+    ends = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    length = np.hypot(*(verts[ends[:, 0]] - verts[ends[:, 1]]).T)
+    order = np.lexsort((ends[:, 1], ends[:, 0], -length)).tolist()
+    xs, ys = verts[:, 0].tolist(), verts[:, 1].tolist()
     for i in order:
         u, v = edges[i]
         pa, pb = owner.get((u, v)), owner.get((v, u))
@@ -190,7 +193,7 @@ def merge_convex(verts: np.ndarray, tris: np.ndarray, max_verts: int) -> list[li
         if len(a) + len(b) - 2 > max_verts:
             continue
         merged = _joined(a, b, u, v)
-        if not _convex(verts, merged):
+        if not _convex_at_joins(xs, ys, merged, len(a) - 1):
             continue
         polys[pa], polys[pb] = merged, None
         del owner[(u, v)], owner[(v, u)]
@@ -208,9 +211,16 @@ def _joined(a: list[int], b: list[int], u: int, v: int) -> list[int]:
     return ring_a + ring_b[1:-1]
 
 
-def _convex(verts: np.ndarray, poly: list[int]) -> bool:
-    p = verts[poly]
-    return bool((orient2d(np.roll(p, 1, axis=0), p, np.roll(p, -1, axis=0)) >= 0).all())
+def _convex_at_joins(xs: list[float], ys: list[float], merged: list[int], at: int) -> bool:
+    """Whether the join of two convex polygons (:func:`_joined`, the second one's corners
+    from index ``at + 1``) turns left or goes straight at both ends of the shared edge (the
+    only corners the join changes), by the exact orientation test."""
+    n = len(merged)
+    for k in (0, at):
+        p, c, q = merged[k - 1], merged[k], merged[(k + 1) % n]
+        if orient_xy(xs[p], ys[p], xs[c], ys[c], xs[q], ys[q]) < 0:
+            return False
+    return True
 
 
 def split_regions(area: Any, regions: Any) -> list[tuple[Any, int, int]]:
