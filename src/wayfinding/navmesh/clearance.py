@@ -44,6 +44,7 @@ from .lct import Triangulation
 FORMAT, VERSION = "wayfinding-clearance-mesh", 1
 #: Angle (radians) between the points a path's arcs are drawn with, at most.
 ARC_STEP = math.radians(5)
+Pt = tuple[float, float]
 
 
 @dataclass(slots=True, repr=False)
@@ -81,6 +82,7 @@ class ClearanceMesh:
         self._lists = (self.triangles.tolist(), self.neighbours.tolist(),
                        self.clearance.tolist(), self.vertices[:, 0].tolist(),
                        self.vertices[:, 1].tolist())
+        self._pts: list[Pt] = list(zip(self._lists[3], self._lists[4], strict=True))
 
     @classmethod
     def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
@@ -109,7 +111,7 @@ class ClearanceMesh:
         """The input vertices with a hidden gap (see :meth:`Triangulation.gap`); none
         after refinement."""
         mesh = Triangulation(self.vertices, self.triangles)
-        return [v for v in range(len(self.vertices) - self.steiner) if mesh.gap(v) is not None]
+        return [v for v in range(len(self.vertices) - self.steiner) if mesh.gap(v)[0] is not None]
 
     # ------------------------------------------------------------------ points
     def locate(self, point: Any) -> int:
@@ -144,23 +146,24 @@ class ClearanceMesh:
         for name, pt in (("start", p), ("goal", q)):
             if self.wall_distance(pt) < r:
                 return self._none(r, f"the {name} is closer than {r} to a wall")
-        for channel, left, right in self._channels(ts, tg, p, q, r):
-            nodes = self._pull(p, q, channel, left, right, r)
+        pt, qt = (float(p[0]), float(p[1])), (float(q[0]), float(q[1]))
+        for channel, left, right in self._channels(ts, tg, pt, qt, r):
+            nodes = self._pull(pt, qt, channel, left, right, r)
             if nodes is None:
                 continue
-            line, cost, turns = _trace(self.vertices, p, q, nodes, r)
+            line, cost, turns = _trace(self._pts, pt, qt, nodes, r)
             return ClearancePath(path=line, cost=cost, found=True, algorithm="lct", radius=r,
                                  turns=turns, channel=np.asarray(channel, dtype=np.int64))
         return self._none(r, f"no channel is wide enough for radius {r}")
 
-    def _pull(self, p: np.ndarray, q: np.ndarray, channel: list[int], left: list[int],
+    def _pull(self, p: Pt, q: Pt, channel: list[int], left: list[int],
               right: list[int], r: float) -> list[tuple[int, int]] | None:
         """The funnel's nodes, or None when the channel's ends are too narrow.  The first
         and last triangles are no traversals: a corner near them that the first or last
         leg passes closer than ``r`` joins the portals, on the side the leg passes it, and
         the funnel runs again; a wall closer than ``r`` to those legs rejects the
         channel."""
-        v = self.vertices
+        v = self._pts
         nodes = _unwrap(v, p, q, _funnel(v, p, q, left, right, r), r)
         if r == 0:
             return nodes
@@ -178,7 +181,7 @@ class ClearanceMesh:
             if hit is None:
                 return nodes
             end, x, a, b = hit
-            on_left = (b[0] - a[0]) * (v[x, 1] - a[1]) - (b[1] - a[1]) * (v[x, 0] - a[0]) > 0
+            on_left = (b[0] - a[0]) * (v[x][1] - a[1]) - (b[1] - a[1]) * (v[x][0] - a[0]) > 0
             at = 0 if end == 0 else len(left)
             if left:
                 pair = (x, right[end]) if on_left else (left[end], x)
@@ -189,24 +192,24 @@ class ClearanceMesh:
             nodes = _unwrap(v, p, q, _funnel(v, p, q, left, right, r), r)
         return None
 
-    def _near(self, t: int, a: np.ndarray, b: np.ndarray, r: float, ends: set[int]
-              ) -> tuple[int, bool]:
+    def _near(self, t: int, a: Pt, b: Pt, r: float, ends: set[int]) -> tuple[int, bool]:
         """Walking from triangle ``t`` across free edges closer than ``r`` to segment ab
         (whose ends touch the circles of vertices ``ends``): the vertex nearest ab closer
         than ``r`` (-1 when none) and whether a wall is closer than ``r``, both up to
         rounding."""
-        tri, nb, v = self.triangles, self.neighbours, self.vertices
+        tri, nb, _, _, _ = self._lists
+        v = self._pts
         seen, stack = {t}, [t]
         limit = r * (1 - 1e-9) - 1e-12 * self._scale
         best, found, wall = limit, -1, False
         while stack:
             m = stack.pop()
             for k in range(3):
-                x, y = int(tri[m, k]), int(tri[m, (k + 1) % 3])
+                x, y = tri[m][k], tri[m][(k + 1) % 3]
                 d = _segment_distance(a, b, v[x])
                 if d < best and x not in ends:
                     best, found = d, x
-                n = int(nb[m, k])
+                n = nb[m][k]
                 if n in seen or _segments_distance(a, b, v[x], v[y]) >= limit:
                     continue
                 if n < 0:
@@ -221,7 +224,7 @@ class ClearanceMesh:
                              algorithm="lct", radius=r, turns=np.empty((0, 3)),
                              channel=np.empty(0, dtype=np.int64), reason=reason)
 
-    def _channels(self, ts: int, tg: int, p: np.ndarray, q: np.ndarray, r: float):
+    def _channels(self, ts: int, tg: int, p: Pt, q: Pt, r: float):
         """A* over (triangle, entry edge) states: yields (triangles, left ids, right ids)
         of the portals crossed, each time it reaches the goal's triangle.  A state's point
         is where the line from the previous point to the goal crosses the edge, kept ``r``
@@ -338,29 +341,29 @@ def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
 # A portal end FREE constrains nothing on its side.
 FREE = -3
 
-def _tangent(c0: np.ndarray, s0: int, r0: float, c1: np.ndarray, s1: int, r1: float
-             ) -> tuple[float, float, np.ndarray, np.ndarray]:
+
+def _tangent(c0: Pt, s0: int, r0: float, c1: Pt, s1: int, r1: float
+             ) -> tuple[float, float, Pt, Pt]:
     """Direction ``(dx, dy)`` of the segment leaving circle 0 and touching circle 1 with
     the path going round circle i counter-clockwise when s_i = +1, and its two ends."""
-    dx, dy = float(c1[0] - c0[0]), float(c1[1] - c0[1])
+    dx, dy = c1[0] - c0[0], c1[1] - c0[1]
     ll = dx * dx + dy * dy
     k = s1 * r1 - s0 * r0
     lam = math.sqrt(max(ll - k * k, 0.0))
     ux, uy = (lam * dx + k * dy) / ll, (lam * dy - k * dx) / ll
-    a = np.array([c0[0] + s0 * r0 * uy, c0[1] - s0 * r0 * ux])
-    b = np.array([c1[0] + s1 * r1 * uy, c1[1] - s1 * r1 * ux])
-    return ux, uy, a, b
+    return (ux, uy, (c0[0] + s0 * r0 * uy, c0[1] - s0 * r0 * ux),
+            (c1[0] + s1 * r1 * uy, c1[1] - s1 * r1 * ux))
 
 
-def _funnel(verts: np.ndarray, p: np.ndarray, q: np.ndarray, left: list[int],
-            right: list[int], r: float) -> list[tuple[int, int]]:
+def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r: float
+            ) -> list[tuple[int, int]]:
     """The simple stupid funnel with a circle of radius ``r`` on every portal end: the
     nodes the taut path wraps, from start to goal."""
     ends = [((-1, 0), (-1, 0))] + [((a, 1), (b, -1)) for a, b in zip(left, right,
                                                                       strict=True)]
     ends.append(((-2, 0), (-2, 0)))
 
-    def centre(node: tuple[int, int]) -> np.ndarray:
+    def centre(node: tuple[int, int]) -> Pt:
         return p if node[0] == -1 else q if node[0] == -2 else verts[node[0]]
 
     def direction(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float]:
@@ -378,14 +381,13 @@ def _funnel(verts: np.ndarray, p: np.ndarray, q: np.ndarray, left: list[int],
         _, _, a, b = _tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
                               centre(node), node[1], r if node[0] >= 0 else 0.0)
         c = centre(side)
-        d = b - a
-        dd = float(d @ d)
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        dd = dx * dx + dy * dy
         if dd == 0:
             return False
-        s = float((c - a) @ d) / dd
-        gap = float(np.hypot(*(a + min(max(s, 0.0), 1.0) * d - c)))
-        on_side = side[1] * (d[0] * (c[1] - a[1]) - d[1] * (c[0] - a[0])) > 0
-        return gap >= r * (1 - 1e-9) and (on_side or s >= 1)
+        s = ((c[0] - a[0]) * dx + (c[1] - a[1]) * dy) / dd
+        on_side = side[1] * (dx * (c[1] - a[1]) - dy * (c[0] - a[0])) > 0
+        return _segment_distance(a, b, c) >= r * (1 - 1e-9) and (on_side or s >= 1)
 
     out = [(-1, 0)]
     apex = (-1, 0)
@@ -428,26 +430,25 @@ def _funnel(verts: np.ndarray, p: np.ndarray, q: np.ndarray, left: list[int],
     return out
 
 
-def _segment_distance(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> float:
-    d = b - a
-    dd = float(d @ d)
-    s = min(max(float((x - a) @ d) / dd, 0.0), 1.0) if dd > 0 else 0.0
-    return float(np.hypot(*(a + s * d - x)))
+def _segment_distance(a: Pt, b: Pt, x: Pt) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    dd = dx * dx + dy * dy
+    s = min(max(((x[0] - a[0]) * dx + (x[1] - a[1]) * dy) / dd, 0.0), 1.0) if dd > 0 else 0.0
+    return math.hypot(a[0] + s * dx - x[0], a[1] + s * dy - x[1])
 
 
-def _segments_distance(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray
-                       ) -> float:
+def _segments_distance(a: Pt, b: Pt, c: Pt, d: Pt) -> float:
     """Distance between segments ab and cd."""
-    def side(p: np.ndarray, q: np.ndarray, x: np.ndarray) -> float:
-        return float((q[0] - p[0]) * (x[1] - p[1]) - (q[1] - p[1]) * (x[0] - p[0]))
+    def side(p: Pt, q: Pt, x: Pt) -> float:
+        return (q[0] - p[0]) * (x[1] - p[1]) - (q[1] - p[1]) * (x[0] - p[0])
     if side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0:
         return 0.0
     return min(_segment_distance(a, b, c), _segment_distance(a, b, d),
                _segment_distance(c, d, a), _segment_distance(c, d, b))
 
 
-def _legs(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[int, int]],
-          r: float) -> list[tuple[np.ndarray, np.ndarray]]:
+def _legs(verts: list[Pt], p: Pt, q: Pt, nodes: list[tuple[int, int]], r: float
+          ) -> list[tuple[Pt, Pt]]:
     """The tangent segments between consecutive nodes."""
     centres = [p if v == -1 else q if v == -2 else verts[v] for v, _ in nodes]
     radii = [0.0 if v < 0 else r for v, _ in nodes]
@@ -455,8 +456,7 @@ def _legs(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[int
                      radii[i + 1])[2:] for i in range(len(nodes) - 1)]
 
 
-def _sweep(verts: np.ndarray, node: tuple[int, int], arrive: np.ndarray,
-           leave: np.ndarray) -> float:
+def _sweep(verts: list[Pt], node: tuple[int, int], arrive: Pt, leave: Pt) -> float:
     """Angle the path turns round ``node``'s circle from ``arrive`` to ``leave``."""
     c, side = verts[node[0]], node[1]
     t0 = math.atan2(arrive[1] - c[1], arrive[0] - c[0])
@@ -464,8 +464,8 @@ def _sweep(verts: np.ndarray, node: tuple[int, int], arrive: np.ndarray,
     return (side * (t1 - t0)) % (2 * math.pi)
 
 
-def _unwrap(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[int, int]],
-            r: float) -> list[tuple[int, int]]:
+def _unwrap(verts: list[Pt], p: Pt, q: Pt, nodes: list[tuple[int, int]], r: float
+            ) -> list[tuple[int, int]]:
     """Drop the corners the funnel made the path circle the wrong way round (more than a
     half turn) when the path clears them without: near-touching circles make the
     funnel's tangent directions meaningless."""
@@ -482,8 +482,8 @@ def _unwrap(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[i
             return nodes
 
 
-def _trace(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[int, int]],
-           r: float) -> tuple[np.ndarray, float, np.ndarray]:
+def _trace(verts: list[Pt], p: Pt, q: Pt, nodes: list[tuple[int, int]], r: float
+           ) -> tuple[np.ndarray, float, np.ndarray]:
     """The polyline, exact length and turns of the path wrapping ``nodes``."""
     legs = _legs(verts, p, q, nodes, r)
     points = [p]
@@ -498,7 +498,7 @@ def _trace(verts: np.ndarray, p: np.ndarray, q: np.ndarray, nodes: list[tuple[in
             t0 = math.atan2(arrive[1] - c[1], arrive[0] - c[0])
             angles = t0 + side * sweep * np.arange(1, steps) / max(steps, 1)
             points.extend(np.column_stack([c[0] + r * np.cos(angles),
-                                           c[1] + r * np.sin(angles)]))
+                                           c[1] + r * np.sin(angles)]).tolist())
             length += r * sweep
             turns.append((float(c[0]), float(c[1]), float(side)))
         points.extend([a, b])

@@ -58,7 +58,9 @@ class Triangulation:
         for t, corners in enumerate(self.tri):
             for u in corners:
                 self.vtri[u] = t
-        self._cache: dict[tuple[int, int], float] = {}
+        self._cache: dict[tuple[int, int, int], float] = {}
+        self.changes = 0                         # flips and splits so far
+        self.changed: dict[int, int] = {}        # triangle -> the change that last hit it
 
     # ------------------------------------------------------------------ arrays
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,6 +68,11 @@ class Triangulation:
         return (np.column_stack([self.x, self.y]).astype(np.float64),
                 np.asarray(self.tri, dtype=np.int32).reshape(-1, 3),
                 np.asarray(self.nb, dtype=np.int32).reshape(-1, 3))
+
+    def _touch(self, *triangles: int) -> None:
+        for t in triangles:
+            self.changed[t] = self.changes
+        self.changes += 1
 
     def _index(self, t: int, u: int) -> int:
         return self.tri[t].index(u)
@@ -103,6 +110,7 @@ class Triangulation:
         own[(y, w)] = own[(w, x)] = own[(x, y)] = n
         self.vtri[x] = self.vtri[u] = self.vtri[y] = t
         self.vtri[w] = n
+        self._touch(t, n)
 
     def legalize(self, edges: list[tuple[int, int]]) -> None:
         """Flip the given directed edges, and those their flips expose, until every free
@@ -147,6 +155,7 @@ class Triangulation:
         self.vtri.append(t)
         self.vtri[u] = self.vtri[x] = t
         self.vtri[w] = t2
+        self._touch(t, t2)
         self.legalize([(x, u), (w, x)])
         return m
 
@@ -199,7 +208,11 @@ class Triangulation:
         return out
 
     def _cl(self, t: int, k: int) -> float:
-        key = (t, k)
+        # A corner's clearance depends on its three vertices only (the walls it sees are
+        # the same point sets however the free space is triangulated), so it is cached
+        # by them across flips and wall splits.
+        tri = self.tri[t]
+        key = (tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3])
         if key not in self._cache:
             self._cache[key] = self.corner(t, k)
         return self._cache[key]
@@ -232,11 +245,11 @@ class Triangulation:
             u, w = (u, z) if turn > 0 else (z, w)
         return crossed
 
-    def gap(self, v: int) -> tuple[int, int, float, float] | None:
+    def gap(self, v: int) -> tuple[tuple[int, int, float, float] | None, set[int]]:
         """A hidden gap at vertex ``v``: a wall whose foot from ``v`` lies inside it, in
         sight, nearer than the traversal clearance claimed by some corner (other than
         ``v``) of the triangles between them.  Returns ``(triangle, edge, foot x, foot y)``
-        of the nearest such wall, or None."""
+        of the nearest such wall (or None) and the triangles looked at."""
         tri, nb, xs, ys = self.tri, self.nb, self.x, self.y
         vx, vy = xs[v], ys[v]
         start = self.fan(v)
@@ -271,37 +284,42 @@ class Triangulation:
             crossed = self.walk(v, fx, fy, (tri[t][k], tri[t][(k + 1) % 3]))
             if crossed is None or len(crossed) < 2:
                 continue
+            seen.update(crossed)
             claimed = max(self._cl(m, j) for m in crossed for j in range(3)
                           if tri[m][j] != v)
             if d < claimed:
-                return t, k, fx, fy
-        return None
+                return (t, k, fx, fy), seen
+        return None, seen
 
     def refine(self) -> int:
         """Split walls at the feet of hidden gaps until none is left (only the input
-        vertices are tested, which bounds the work); returns the Steiner vertices added."""
+        vertices are tested, which bounds the work); returns the Steiner vertices added.
+        After the first sweep, a vertex is tested again only when a triangle it looked at
+        has changed since."""
         originals = len(self.x)
         limit = MAX_STEINER_RATIO * max(originals, 1)
         added = 0
-        pending = True
-        while pending:
-            pending = False
-            for v in range(originals):
-                hit = self.gap(v)
+        looked: dict[int, tuple[int, set[int]]] = {}
+        todo = list(range(originals))
+        while todo:
+            for v in todo:
+                hit, region = self.gap(v)
+                looked[v] = (self.changes, region)
                 if hit is None or self.split_wall(*hit) < 0:
                     continue
-                self._cache.clear()
                 added += 1
-                pending = True
                 if added > limit:
                     raise InvalidGeometryError(
                         f"clearance refinement did not converge after {added} Steiner "
                         "vertices")
+            changed = self.changed
+            todo = [v for v, (when, region) in looked.items()
+                    if any(changed.get(t, -1) >= when for t in region)]
         return added
 
     def clearances(self) -> np.ndarray:
         """``(T, 3)`` traversal clearance of every corner."""
-        return np.array([[self.corner(t, k) for k in range(3)]
+        return np.array([[self._cl(t, k) for k in range(3)]
                          for t in range(len(self.tri))], dtype=np.float64).reshape(-1, 3)
 
 
