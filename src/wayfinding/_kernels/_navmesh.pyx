@@ -389,60 +389,53 @@ cdef Py_ssize_t funnel_core(const double* left, const double* right, Py_ssize_t 
     """String pulling through n portals (x, y interleaved; portal 0 is the start point
     twice, the last the goal twice): writes the corners and the portal each came from;
     returns their number (at most n)."""
-    cdef Py_ssize_t i = 1, apex_i = 0, left_i = 0, right_i = 0, k = 1
-    cdef double ax = left[0], ay = left[1]
-    cdef double lx = ax, ly = ay, rx = right[0], ry = right[1]
-    cdef double nlx, nly, nrx, nry
+    cdef Py_ssize_t i = 1, apex_i = 0, k = 1, side, other
+    cdef double ax = left[0], ay = left[1], nx, ny, sign
+    cdef double ex[2]                  # the funnel's ends: 0 left, 1 right
+    cdef double ey[2]
+    cdef Py_ssize_t ei[2]
+    cdef const double* ends
+    cdef bint moved
+    ex[0] = ex[1] = ax
+    ey[0] = ey[1] = ay
+    ei[0] = ei[1] = 0
     out[0] = ax
     out[1] = ay
     index[0] = 0
     while i < n:
-        nlx = left[2 * i]
-        nly = left[2 * i + 1]
-        nrx = right[2 * i]
-        nry = right[2 * i + 1]
-        # Right side: tighten when the new right end is on or left of apex -> right.
-        if orient2d(ax, ay, rx, ry, nrx, nry) >= 0:
-            if (ax == rx and ay == ry) or orient2d(ax, ay, lx, ly, nrx, nry) < 0:
-                rx = nrx
-                ry = nry
-                right_i = i
-            else:
-                # The right end crosses the left side: the left end is a corner.
-                ax = lx
-                ay = ly
-                apex_i = left_i
-                if out[2 * k - 2] != ax or out[2 * k - 1] != ay:
-                    out[2 * k] = ax
-                    out[2 * k + 1] = ay
-                    index[k] = <int32_t> apex_i
-                    k += 1
-                rx = ax
-                ry = ay
-                right_i = apex_i
-                i = apex_i + 1
+        moved = False
+        for side in range(1, -1, -1):             # the right end first, then the left
+            other = 1 - side
+            sign = 1.0 if side == 1 else -1.0
+            ends = right if side == 1 else left
+            nx = ends[2 * i]
+            ny = ends[2 * i + 1]
+            # A side tightens when its new end turns towards the other side (or stays).
+            if sign * orient2d(ax, ay, ex[side], ey[side], nx, ny) < 0:
                 continue
-        # Left side, mirrored.
-        if orient2d(ax, ay, lx, ly, nlx, nly) <= 0:
-            if (ax == lx and ay == ly) or orient2d(ax, ay, rx, ry, nlx, nly) > 0:
-                lx = nlx
-                ly = nly
-                left_i = i
-            else:
-                ax = rx
-                ay = ry
-                apex_i = right_i
-                if out[2 * k - 2] != ax or out[2 * k - 1] != ay:
-                    out[2 * k] = ax
-                    out[2 * k + 1] = ay
-                    index[k] = <int32_t> apex_i
-                    k += 1
-                lx = ax
-                ly = ay
-                left_i = apex_i
-                i = apex_i + 1
+            if (ax == ex[side] and ay == ey[side]) \
+                    or sign * orient2d(ax, ay, ex[other], ey[other], nx, ny) < 0:
+                ex[side] = nx
+                ey[side] = ny
+                ei[side] = i
                 continue
-        i += 1
+            # The new end crosses the other side: that side's end is a corner.
+            ax = ex[other]
+            ay = ey[other]
+            apex_i = ei[other]
+            if out[2 * k - 2] != ax or out[2 * k - 1] != ay:
+                out[2 * k] = ax
+                out[2 * k + 1] = ay
+                index[k] = <int32_t> apex_i
+                k += 1
+            ex[0] = ex[1] = ax
+            ey[0] = ey[1] = ay
+            ei[0] = ei[1] = apex_i
+            i = apex_i + 1
+            moved = True
+            break
+        if not moved:
+            i += 1
     if out[2 * k - 2] != left[2 * n - 2] or out[2 * k - 1] != left[2 * n - 1]:
         out[2 * k] = left[2 * n - 2]
         out[2 * k + 1] = left[2 * n - 1]

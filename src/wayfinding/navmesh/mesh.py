@@ -19,6 +19,7 @@ import numpy as np
 from .._io import atomic_write_bytes
 from .._kernels import _navmesh
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
+from ..geometry.obstacles import check_radius
 from ..geometry.predicates import check_coordinates
 from ..results import SearchStats
 from . import build as _build
@@ -518,7 +519,7 @@ class NavMesh:
                          filter: QueryFilter = DEFAULT_FILTER) -> _surface.WallDistance:
         """The nearest wall within ``radius`` of ``centre`` (on the mesh), searching the
         polygons connected to it."""
-        _check_query_radius(radius)
+        check_radius(radius)
         poly, c, allowed = self._on_mesh(centre, "centre", filter)
         return _surface.distance_to_wall(self, poly, c, float(radius), allowed)
 
@@ -527,7 +528,7 @@ class NavMesh:
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The polygons reached from ``centre``'s polygon through portals within ``radius``
         of it: ids, parents (-1 for the first) and path costs, in order of cost."""
-        _check_query_radius(radius)
+        check_radius(radius)
         poly, c, allowed = self._on_mesh(centre, "centre", filter)
         return _surface.polygons_in_circle(self, poly, c, float(radius), allowed)
 
@@ -547,7 +548,7 @@ class NavMesh:
             return p, (float(pt[0]), float(pt[1]))
         if radius is None:
             raise InvalidQueryError("give a radius with the centre")
-        _check_query_radius(radius)
+        check_radius(radius)
         polys, _, _ = self.polygons_in_circle(centre, radius, filter=filter)
         c = self._points(centre, "centre")[0][0]
         for _ in range(1000):
@@ -556,12 +557,6 @@ class NavMesh:
                 return p, (float(pt[0]), float(pt[1]))
         raise InvalidQueryError(f"no random point found within radius {radius} of "
                                 f"{tuple(c)} in 1000 tries")
-
-
-def _check_query_radius(radius: Any) -> None:
-    if isinstance(radius, bool) or not isinstance(radius, (int, float)) \
-            or not math.isfinite(radius) or radius < 0:
-        raise InvalidQueryError(f"radius {radius!r} must be a finite number >= 0")
 
 
 def _check_length(value: Any, name: str) -> None:
