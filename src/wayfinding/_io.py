@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import tempfile
+import zipfile
 from pathlib import Path
+from typing import Any
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
@@ -48,3 +52,35 @@ def read_text(path: str | os.PathLike, error: type[Exception]) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise error(f"is not UTF-8 text (byte 0x{data[exc.start]:02x})", p, line) from None
+
+
+def write_npz(path: str | os.PathLike, header: dict[str, Any], **arrays: Any) -> None:
+    """Save ``arrays`` and a JSON ``header`` as one ``.npz`` file, atomically."""
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.savez(buf, __header__=np.array(json.dumps(header)), **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def read_npz(path: str | os.PathLike, fmt: str, version: int, what: str,
+             error: type[Exception]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The header and arrays of a file written by :func:`write_npz` with ``header["format"]
+    == fmt`` and ``header["version"] == version``; anything else raises ``error(reason,
+    path)`` naming ``what`` the file should have held."""
+    import numpy as np
+
+    if not os.path.isfile(path):
+        raise error("file not found", path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        header = json.loads(str(arrays.pop("__header__")))
+    except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        raise error(f"not a saved {what} ({exc})", path) from None
+    if not isinstance(header, dict) or header.get("format") != fmt:
+        raise error(f"not a saved {what}", path)
+    if header.get("version") != version:
+        raise error(f"{what} format version {header.get('version')} cannot be read (this "
+                    f"version reads {version})", path)
+    return header, arrays

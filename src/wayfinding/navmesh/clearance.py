@@ -23,18 +23,15 @@ False
 from __future__ import annotations
 
 import heapq
-import io
-import json
 import math
 import os
 import time
-import zipfile
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._io import atomic_write_bytes
+from .._io import read_npz, write_npz
 from ..errors import InvalidQueryError, NavMeshFormatError
 from ..geometry.obstacles import check_radius
 from ..results import PathResult
@@ -288,28 +285,14 @@ class ClearanceMesh:
         """Write the mesh to ``path`` (``.npz`` with a JSON header), atomically."""
         header = {"format": FORMAT, "version": VERSION, "steiner": self.steiner,
                   "build_time": self.build_time}
-        buf = io.BytesIO()
-        np.savez(buf, __header__=np.array(json.dumps(header)), vertices=self.vertices,
-                 triangles=self.triangles, clearance=self.clearance)
-        atomic_write_bytes(path, buf.getvalue())
+        write_npz(path, header, vertices=self.vertices, triangles=self.triangles,
+                  clearance=self.clearance)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> ClearanceMesh:
         """Read a mesh written by :meth:`save`; a malformed file raises
         :class:`NavMeshFormatError` naming it."""
-        if not os.path.isfile(path):
-            raise NavMeshFormatError("file not found", path)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-            header = json.loads(str(arrays.pop("__header__")))
-        except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-            raise NavMeshFormatError(f"not a saved clearance mesh ({exc})", path) from None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise NavMeshFormatError("not a saved clearance mesh", path)
-        if header.get("version") != VERSION:
-            raise NavMeshFormatError(f"clearance-mesh format version {header.get('version')} "
-                                     f"cannot be read (this version reads {VERSION})", path)
+        header, arrays = read_npz(path, FORMAT, VERSION, "clearance mesh", NavMeshFormatError)
         v, t, c = (arrays.get(k) for k in ("vertices", "triangles", "clearance"))
         ok = (v is not None and t is not None and c is not None and v.ndim == 2
               and v.shape[1] == 2 and np.isfinite(v).all() and t.ndim == 2 and t.shape[1] == 3

@@ -3,20 +3,17 @@ types and flags, off-mesh links, and Detour-like queries."""
 
 from __future__ import annotations
 
-import io
-import json
 import math
 import os
 import threading
 import time
-import zipfile
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from .._io import atomic_write_bytes
+from .._io import read_npz, write_npz
 from .._kernels import _navmesh
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from ..geometry.obstacles import check_radius
@@ -233,29 +230,16 @@ class NavMesh:
                   "links": [{"bidirectional": bool(x.bidirectional), "cost": x.cost,
                              "area": int(x.area), "flags": int(x.flags), "kind": str(x.kind),
                              "user_id": int(x.user_id)} for x in links]}
-        buf = io.BytesIO()
-        np.savez(buf, __header__=np.array(json.dumps(header)), vertices=self.vertices,
-                 polygons=self.polygons, sizes=self.sizes, areas=self.areas, flags=self.flags,
-                 link_points=self.link_points, link_polygons=self.link_polygons)
-        atomic_write_bytes(path, buf.getvalue())
+        write_npz(path, header, vertices=self.vertices, polygons=self.polygons,
+                  sizes=self.sizes, areas=self.areas, flags=self.flags,
+                  link_points=self.link_points, link_polygons=self.link_polygons)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> NavMesh:
         """Read a mesh written by :meth:`save`; a malformed file raises
         :class:`NavMeshFormatError` naming it."""
-        if not os.path.isfile(path):
-            raise NavMeshFormatError("file not found", path)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-            header = json.loads(str(arrays.pop("__header__")))
-        except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-            raise NavMeshFormatError(f"not a saved navigation mesh ({exc})", path) from None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise NavMeshFormatError("not a saved navigation mesh", path)
-        if header.get("version") != VERSION:
-            raise NavMeshFormatError(f"navigation-mesh format version {header.get('version')} "
-                                     f"cannot be read (this version reads {VERSION})", path)
+        header, arrays = read_npz(path, FORMAT, VERSION, "navigation mesh",
+                                  NavMeshFormatError)
         try:
             v, p, n = arrays["vertices"], arrays["polygons"], arrays["sizes"]
             count = len(n)
