@@ -3,6 +3,7 @@
 import json
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 from movingai_data import TEST_DATA
 
@@ -177,3 +178,20 @@ def test_index_for_another_map_or_bad_file_exit_2(capsys, tmp_path):
     assert code == 2 and "not a wayfinding index" in err
     code, _, err = run(capsys, "index", "build", MAP, "jps_plus", "-o", saved, "--pivots", "3")
     assert code == 2 and "--pivots only applies" in err
+
+
+@pytest.mark.parametrize("algo", ["theta", "lazy_theta", "any_angle", "astar_smoothed"])
+def test_any_angle_methods(capsys, tmp_path, algo):
+    arena = TEST_DATA / "maps" / "dao" / "arena2.map"
+    picture = tmp_path / "p.svg"
+    code, out, _ = run(capsys, "path", arena, "--from", "91,2", "--to", "92,106", "--algo", algo,
+                       "--json", "--render", picture)
+    r = json.loads(out)
+    assert code == 0 and r["found"] and r["algorithm"] == algo
+    path = np.array(r["path"])
+    assert path.dtype == np.float64 and np.allclose(path[[0, -1]], [[91.5, 2.5], [92.5, 106.5]])
+    assert r["cost"] == pytest.approx(np.hypot(*np.diff(path, axis=0).T).sum())
+    assert 'class="path"' in picture.read_text()
+    code, out, _ = run(capsys, "scen", TEST_DATA / "scenarios" / "dao" / "arena2.map.scen",
+                       "--algo", algo, "--sample", "20", "--quiet")
+    assert code == 0 and "failures           0" in out and "mean length ratio" in out

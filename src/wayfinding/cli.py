@@ -15,6 +15,7 @@ from .cli_navmesh import add_navmesh_parser
 from .cli_world import add_world_parser
 from .errors import InvalidQueryError, WayfindingError
 from .grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
+from .grid.anyangle import ANY_ANGLE
 from .grid.index import load_index, read_index_info
 from .grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, make_solver
 from .scenarios import run_scenario
@@ -70,7 +71,8 @@ def _solver(args: argparse.Namespace, grid, **extra: Any):
 
 def cmd_path(args: argparse.Namespace) -> int:
     grid = _load(args)
-    record = bool(args.render) and args.algo not in ("bidirectional", *PREPROCESSED)
+    record = bool(args.render) and args.algo not in ("bidirectional", *PREPROCESSED,
+                                                     *ANY_ANGLE)
     solve = _solver(args, grid, **({"record": True} if record else {}))
     r = solve(args.start, args.goal)
     if args.render:
@@ -87,7 +89,7 @@ def cmd_path(args: argparse.Namespace) -> int:
     elif r.found:
         print(f"cost {r.cost:.8f}, {len(r.path) - 1} steps, {r.stats.expanded} expanded, "
               f"{r.stats.elapsed * 1e6:.0f} µs")
-        print(" ".join(f"{x},{y}" for x, y in r.path.tolist()))
+        print(" ".join(f"{x:g},{y:g}" for x, y in r.path.tolist()))
     else:
         print(f"no path from {args.start} to {args.goal}")
     if args.render:

@@ -1,7 +1,8 @@
 """Tile grids: the :class:`Grid`, Moving AI files, the compiled grid searches and the
-preprocessed indexes (JPS+, goal bounds, subgoal graphs, differential heuristics, HPA*), and
-hex grids."""
+preprocessed indexes (JPS+, goal bounds, subgoal graphs, differential heuristics, HPA*),
+any-angle paths, and hex grids."""
 
+from .anyangle import ANY_ANGLE, AnyAngle
 from .canonical import canonical_distance_map
 from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
@@ -28,11 +29,11 @@ from .subgoal import SubgoalGraph
 from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
 __all__ = [
-    "ALGORITHMS", "ASCII_TERRAIN", "Diagonal", "DifferentialHeuristic", "GoalBounds", "Grid",
-    "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid", "INDEX_KINDS",
-    "JPSPlus", "METHODS", "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph",
-    "canonical_distance_map", "distance_map", "find_path", "find_path_jps", "find_paths",
-    "format_map", "format_scen", "hex_distance", "load_index", "make_solver",
-    "primary_jump_points", "read_index_info", "read_map", "read_scen", "smooth_path",
-    "write_map", "write_scen",
+    "ALGORITHMS", "ANY_ANGLE", "ASCII_TERRAIN", "AnyAngle", "Diagonal", "DifferentialHeuristic",
+    "GoalBounds", "Grid", "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid",
+    "INDEX_KINDS", "JPSPlus", "METHODS", "MOVINGAI_TERRAIN", "Problem", "Scenario",
+    "SubgoalGraph", "canonical_distance_map", "distance_map", "find_path", "find_path_jps",
+    "find_paths", "format_map", "format_scen", "hex_distance", "load_index", "make_solver",
+    "primary_jump_points", "read_index_info", "read_map", "read_scen", "smooth_path", "write_map",
+    "write_scen",
 ]

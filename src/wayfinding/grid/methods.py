@@ -2,7 +2,8 @@
 
 The CLI's ``--algo`` names, the scenario runner and the benchmarks all go through
 :func:`make_solver`, which builds (or takes already built or loaded) indexes and returns a
-``solve(start, goal) -> PathResult`` function.
+``solve(start, goal) -> PathResult`` function.  The any-angle methods
+(:mod:`~wayfinding.grid.anyangle`) return polylines in cell units instead of cells.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import IndexMismatchError, InvalidQueryError
+from .anyangle import ANY_ANGLE, AnyAngle
 from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
 from .grid import Grid
@@ -91,8 +93,8 @@ PREPROCESSED: dict[str, Method] = {
                           lambda ix, a, b: ix[0].find_path(a, b, smooth=True)),
 }
 
-#: Every method name with a one-line description, online ones first.
-METHODS = {**ALGORITHMS, **{k: m.description for k, m in PREPROCESSED.items()}}
+#: Every method name with a one-line description, online ones first, any-angle ones last.
+METHODS = {**ALGORITHMS, **{k: m.description for k, m in PREPROCESSED.items()}, **ANY_ANGLE}
 
 #: The preprocessed methods whose costs may exceed the optimum.
 APPROXIMATE = frozenset({"jps_plus_buckets", "hpa", "hpa_smooth", "hpa2", "hpa2_smooth"})
@@ -126,11 +128,16 @@ def make_solver(grid: Grid, algo: str, *, indexes: Iterable[GridIndex] = (),
     if algo in ALGORITHMS:
         search = GridSearch(grid)
         return Solver(algo, lambda a, b: search.find_path(a, b, algo=algo, **options))
+    used = [k for k, v in options.items() if v is not None and (k, v) != ("agent_size", 1)]
+    if algo in ANY_ANGLE:
+        if used:
+            raise InvalidQueryError(f"{algo} takes no search options (got {', '.join(used)})")
+        paths = AnyAngle(grid)
+        return Solver(algo, lambda a, b: paths.find_path(a, b, algo=algo))
     method = PREPROCESSED.get(algo)
     if method is None:
         raise InvalidQueryError(
             f"unknown algorithm {algo!r}; expected one of: {', '.join(METHODS)}")
-    used = [k for k, v in options.items() if v is not None and (k, v) != ("agent_size", 1)]
     if used:
         raise InvalidQueryError(f"{algo} takes no search options (got {', '.join(used)})")
     given = list(indexes)

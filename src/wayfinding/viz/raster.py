@@ -55,6 +55,25 @@ def rgb(colour: str) -> tuple[int, int, int]:
 
 
 # ---------------------------------------------------------------------- input checks
+def route_points(value: Any, grid: Grid) -> np.ndarray:
+    """A path as ``(n, 2)`` float positions in cell units: cells (integers) become their
+    centres; a polyline (floats, as any-angle paths give) is kept, and must lie on the
+    grid."""
+    arr = value.path if isinstance(value, PathResult) else value
+    try:
+        arr = np.asarray(arr)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"path {value!r} is not an array of points") from None
+    if arr.size and arr.ndim == 2 and arr.shape[1] == 2 and np.issubdtype(arr.dtype,
+                                                                          np.floating):
+        if not np.isfinite(arr).all() or (arr < 0).any() or (arr[:, 0] > grid.width).any() \
+                or (arr[:, 1] > grid.height).any():
+            raise InvalidQueryError("path points must lie on the grid (0 <= x <= width, "
+                                    "0 <= y <= height)")
+        return arr.astype(np.float64)
+    return as_cells(value, grid, "path") + 0.5
+
+
 def as_cells(value: Any, grid: Grid, name: str, attr: str = "path") -> np.ndarray:
     """Validate ``value`` as ``(n, 2)`` ``(x, y)`` cells inside ``grid``; a
     :class:`~wayfinding.results.PathResult` gives its ``attr`` (``path``, ``expanded_nodes``
@@ -200,7 +219,8 @@ def render_png(grid: Grid, *, path: Any = None, explored: Any = None, frontier: 
     800 px), so the image is ``(W * scale) x (H * scale)`` pixels and cell ``(x, y)`` covers
     pixels ``[x*scale, (x+1)*scale)`` across and ``[y*scale, (y+1)*scale)`` down.  Colours as
     :func:`cell_colours`; ``path`` (``(n, 2)`` ``(x, y)`` cells or a PathResult) is a line
-    through cell centres in ``PALETTE["path"]``; ``start`` and ``goal`` (``(x, y)`` cells)
+    through cell centres (or, for a float polyline in cell units, through its points) in
+    ``PALETTE["path"]``; ``start`` and ``goal`` (``(x, y)`` cells)
     are discs.  ``title`` is stored as the PNG ``Title`` text chunk.
 
     Raises :class:`~wayfinding.errors.InvalidQueryError` for arrays of the wrong shape or
@@ -217,7 +237,7 @@ def render_png(grid: Grid, *, path: Any = None, explored: Any = None, frontier: 
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
     cells = cell_colours(grid, explored=explored, frontier=frontier, distances=distances)
-    route = None if path is None else as_cells(path, grid, "path")
+    route = None if path is None else route_points(path, grid)
     a = optional_cell(start, grid, "start")
     b = optional_cell(goal, grid, "goal")
     Image, ImageDraw, PngImagePlugin = _pillow()
@@ -227,7 +247,7 @@ def render_png(grid: Grid, *, path: Any = None, explored: Any = None, frontier: 
     draw = ImageDraw.Draw(img)
     width = max(round(MIN_STROKE_PX), round(0.3 * s))
     if route is not None and len(route):
-        pts = [(float(x), float(y)) for x, y in ((route + 0.5) * s).tolist()]
+        pts = [(float(x), float(y)) for x, y in (route * s).tolist()]
         if len(pts) == 1:
             r = max(1.0, width / 2)
             cx, cy = pts[0]

@@ -23,10 +23,10 @@ from .raster import (
     MIN_STROKE_PX,
     PALETTE,
     TARGET_PX,
-    as_cells,
     as_grid,
     cell_colours,
     optional_cell,
+    route_points,
 )
 
 
@@ -102,7 +102,7 @@ def render_svg(grid: Grid, *, path: Any = None, explored: Any = None, frontier: 
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
     colours = cell_colours(grid, explored=explored, frontier=frontier, distances=distances)
-    route = None if path is None else as_cells(path, grid, "path")
+    route = None if path is None else route_points(path, grid)
     a = optional_cell(start, grid, "start")
     b = optional_cell(goal, grid, "goal")
 
@@ -132,14 +132,15 @@ def render_svg(grid: Grid, *, path: Any = None, explored: Any = None, frontier: 
     stroke = max(0.3, MIN_STROKE_PX / px)
     radius = max(0.4, MIN_RADIUS_PX / px)
     if route is not None and len(route):
-        pts = " ".join(f"{x}.5,{y}.5" for x, y in route.tolist())
+        pts = " ".join(f"{_num(x)},{_num(y)}" for x, y in route.tolist())
         out.append(f'<polyline class="path" points="{pts}" fill="none" '
                    f'stroke="{PALETTE["path"]}" stroke-width="{_num(stroke)}" '
                    'stroke-linejoin="round" stroke-linecap="round" '
                    'shape-rendering="geometricPrecision"/>')
         if len(route) == 1:
             x, y = route[0].tolist()
-            out.append(f'<circle class="path-dot" cx="{x}.5" cy="{y}.5" r="{_num(stroke)}" '
+            out.append(f'<circle class="path-dot" cx="{_num(x)}" cy="{_num(y)}" '
+                       f'r="{_num(stroke)}" '
                        f'fill="{PALETTE["path"]}" shape-rendering="geometricPrecision"/>')
     for cell, key in ((a, "start"), (b, "goal")):
         if cell is not None:

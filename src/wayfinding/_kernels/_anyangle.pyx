@@ -1,0 +1,396 @@
+# Any-angle search on the corner lattice of a grid: exact line of sight (integer
+# arithmetic on doubled coordinates), Theta* and Lazy Theta*, and the visibility test the
+# exact reference uses.
+#
+# Points are in doubled coordinates: corner (x, y) of the lattice is (2x, 2y), the centre of
+# cell (x, y) is (2x + 1, 2y + 1).  ``blocked`` is the grid padded with one blocked cell all
+# round, row-major with width ``pw = W + 2``: cell (x, y) is blocked[(y + 1) * pw + x + 1].
+#
+# A segment is clear when it crosses no blocked cell's interior, never runs along an edge
+# between two blocked cells, and never passes through a *pinch* corner (two blocked cells
+# touching diagonally, the other two free).
+cimport cython
+from libc.math cimport sqrt
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint32_t
+
+from ._heap cimport Heap, HeapItem, heap_decrease, heap_free, heap_init, heap_pop, heap_push
+
+import numpy as np
+
+
+cdef inline bint cell_blocked(const uint8_t* blocked, int pw, int x, int y) noexcept nogil:
+    return blocked[(y + 1) * pw + x + 1] != 0
+
+
+cdef inline bint pinch(const uint8_t* blocked, int pw, int x, int y) noexcept nogil:
+    """Corner (x, y) joins two blocked cells diagonally while the other two are free."""
+    cdef bint a = cell_blocked(blocked, pw, x - 1, y - 1), b = cell_blocked(blocked, pw, x, y - 1)
+    cdef bint c = cell_blocked(blocked, pw, x - 1, y), d = cell_blocked(blocked, pw, x, y)
+    return (a and d and not b and not c) or (b and c and not a and not d)
+
+
+cdef inline int sgn(int v) noexcept nogil:
+    return (v > 0) - (v < 0)
+
+
+@cython.cdivision(True)
+cdef bint clear(const uint8_t* blocked, int pw, int px, int py, int qx, int qy) noexcept nogil:
+    """Line of sight between two points in doubled coordinates (see the module)."""
+    cdef int dx = qx - px, dy = qy - py, sx = sgn(dx), sy = sgn(dy)
+    cdef int adx = dx if dx >= 0 else -dx, ady = dy if dy >= 0 else -dy
+    cdef int cx, cy, nx, ny, k, lo, hi, line
+    cdef long long tx, ty
+    if dx == 0 and dy == 0:
+        return True
+    if dx == 0 and px % 2 == 0:                  # along the vertical lattice line x = px / 2
+        line = px // 2
+        lo = py if py < qy else qy
+        hi = qy if py < qy else py
+        k = lo
+        while k < hi:                             # half units [k, k + 1) of the line
+            if (cell_blocked(blocked, pw, line - 1, k // 2)
+                    and cell_blocked(blocked, pw, line, k // 2)):
+                return False
+            if k > lo and k % 2 == 0 and pinch(blocked, pw, line, k // 2):
+                return False
+            k += 1
+        return True
+    if dy == 0 and py % 2 == 0:                  # along the horizontal line y = py / 2
+        line = py // 2
+        lo = px if px < qx else qx
+        hi = qx if px < qx else px
+        k = lo
+        while k < hi:
+            if (cell_blocked(blocked, pw, k // 2, line - 1)
+                    and cell_blocked(blocked, pw, k // 2, line)):
+                return False
+            if k > lo and k % 2 == 0 and pinch(blocked, pw, k // 2, line):
+                return False
+            k += 1
+        return True
+    # The cell the segment enters first (a point on a lattice line enters by the direction).
+    cx = px // 2 if px % 2 else (px // 2 if sx > 0 else px // 2 - 1)
+    cy = py // 2 if py % 2 else (py // 2 if sy > 0 else py // 2 - 1)
+    if dx == 0:
+        cx = px // 2
+    if dy == 0:
+        cy = py // 2
+    while True:
+        if cell_blocked(blocked, pw, cx, cy):
+            return False
+        # Distances (doubled) to the next vertical and horizontal lattice lines.
+        nx = (2 * (cx + 1) - px) if sx > 0 else (px - 2 * cx)
+        ny = (2 * (cy + 1) - py) if sy > 0 else (py - 2 * cy)
+        if (dx == 0 or nx >= adx) and (dy == 0 or ny >= ady):
+            return True                           # q lies in (or on the border of) this cell
+        # Compare the crossing parameters nx / adx and ny / ady exactly.
+        if dx == 0:
+            cy += sy
+            continue
+        if dy == 0:
+            cx += sx
+            continue
+        tx = <long long> nx * ady
+        ty = <long long> ny * adx
+        if tx < ty:
+            cx += sx
+        elif ty < tx:
+            cy += sy
+        else:                                     # through a lattice corner, not at q
+            if (cell_blocked(blocked, pw, cx + sx, cy)
+                    and cell_blocked(blocked, pw, cx, cy + sy)):
+                return False
+            cx += sx
+            cy += sy
+
+
+def line_of_sight(const uint8_t[::1] blocked, int pw, int px, int py, int qx, int qy):
+    """Whether the segment between two points (doubled coordinates) is clear."""
+    return clear(&blocked[0], pw, px, py, qx, qy)
+
+
+cdef int DX[8]
+cdef int DY[8]
+DX[:] = [1, 1, 0, -1, -1, -1, 0, 1]
+DY[:] = [0, 1, 1, 1, 0, -1, -1, -1]
+
+
+cdef class AnyAngleSearch:
+    """Theta* and Lazy Theta* over the corner lattice of one grid, with the cell centres of
+    the start and the goal as end nodes (ids V and V + 1, V = (W + 1)(H + 1) corners, corner
+    (x, y) = y (W + 1) + x).  Holds its own search arrays: one object per thread."""
+
+    cdef const uint8_t[::1] blocked
+    cdef readonly int w, h, pw, nv
+    cdef readonly uint8_t[::1] usable
+    cdef double[::1] g
+    cdef int32_t[::1] parent
+    cdef int32_t[::1] pos
+    cdef uint32_t[::1] seen
+    cdef uint32_t[::1] done
+    cdef uint32_t gen
+    cdef int cs[4]          # start cell, goal cell (x, y)
+    cdef readonly long long los_checks
+    cdef int32_t[::1] convex        # corners with exactly one blocked cell round them
+    cdef int8_t[::1] quad           # per corner: the blocked cell's quadrant, bits x and y
+
+    def __init__(self, const uint8_t[::1] blocked, int w, int h):
+        cdef int x, y, free
+        self.blocked = blocked
+        self.w, self.h, self.pw = w, h, w + 2
+        self.nv = (w + 1) * (h + 1)
+        self.usable = np.zeros(self.nv, dtype=np.uint8)
+        for y in range(h + 1):
+            for x in range(w + 1):
+                free = (4 - cell_blocked(&blocked[0], self.pw, x - 1, y - 1)
+                        - cell_blocked(&blocked[0], self.pw, x, y - 1)
+                        - cell_blocked(&blocked[0], self.pw, x - 1, y)
+                        - cell_blocked(&blocked[0], self.pw, x, y))
+                if free > 0 and not pinch(&blocked[0], self.pw, x, y):
+                    self.usable[y * (w + 1) + x] = 1
+        quad = np.full(self.nv, -1, dtype=np.int8)
+        for y in range(h + 1):
+            for x in range(w + 1):
+                if not self.usable[y * (w + 1) + x]:
+                    continue
+                bits = [cell_blocked(&blocked[0], self.pw, x - 1 + k % 2, y - 1 + k // 2)
+                        for k in range(4)]
+                if sum(bits) == 1:
+                    quad[y * (w + 1) + x] = bits.index(True)
+        self.quad = quad
+        self.convex = np.flatnonzero(quad >= 0).astype(np.int32)
+        self.g = np.zeros(self.nv + 2)
+        self.parent = np.zeros(self.nv + 2, dtype=np.int32)
+        self.pos = np.full(self.nv + 2, -1, dtype=np.int32)
+        self.seen = np.zeros(self.nv + 2, dtype=np.uint32)
+        self.done = np.zeros(self.nv + 2, dtype=np.uint32)
+        self.gen = 0
+        self.los_checks = 0
+
+    cdef inline void point(self, int v, int* x2, int* y2) noexcept nogil:
+        if v < self.nv:
+            x2[0] = 2 * (v % (self.w + 1))
+            y2[0] = 2 * (v // (self.w + 1))
+        elif v == self.nv:
+            x2[0] = 2 * self.cs[0] + 1
+            y2[0] = 2 * self.cs[1] + 1
+        else:
+            x2[0] = 2 * self.cs[2] + 1
+            y2[0] = 2 * self.cs[3] + 1
+
+    cdef inline double dist(self, int a, int b) noexcept nogil:
+        cdef int ax, ay, bx, by
+        self.point(a, &ax, &ay)
+        self.point(b, &bx, &by)
+        return 0.5 * sqrt(<double> ((bx - ax) * (bx - ax) + (by - ay) * (by - ay)))
+
+    cdef inline bint los(self, int a, int b) noexcept nogil:
+        cdef int ax, ay, bx, by
+        self.point(a, &ax, &ay)
+        self.point(b, &bx, &by)
+        self.los_checks += 1
+        return clear(&self.blocked[0], self.pw, ax, ay, bx, by)
+
+    cdef int neighbours(self, int v, int* out) noexcept nogil:
+        """The nodes one lattice step (or cell) from v that v sees; returns their number."""
+        cdef int n = 0, k, x, y, nx, ny, u
+        if v >= self.nv:                          # a cell centre: its cell's corners
+            x = self.cs[0] if v == self.nv else self.cs[2]
+            y = self.cs[1] if v == self.nv else self.cs[3]
+            for k in range(4):
+                u = (y + k // 2) * (self.w + 1) + x + k % 2
+                if self.usable[u]:
+                    out[n] = u
+                    n += 1
+            return n
+        x = v % (self.w + 1)
+        y = v // (self.w + 1)
+        for k in range(8):
+            nx = x + DX[k]
+            ny = y + DY[k]
+            if nx < 0 or ny < 0 or nx > self.w or ny > self.h:
+                continue
+            u = ny * (self.w + 1) + nx
+            if self.usable[u] and clear(&self.blocked[0], self.pw, 2 * x, 2 * y, 2 * nx,
+                                        2 * ny):
+                out[n] = u
+                n += 1
+        for k in range(2):                        # the start's and the goal's centres
+            if self.cs[2 * k] <= x <= self.cs[2 * k] + 1 \
+                    and self.cs[2 * k + 1] <= y <= self.cs[2 * k + 1] + 1:
+                out[n] = self.nv + k
+                n += 1
+        return n
+
+    def find(self, int sx, int sy, int gx, int gy, bint lazy):
+        """Search from the centre of cell (sx, sy) to that of (gx, gy).  Returns (found,
+        cost, node ids from start to goal, expanded)."""
+        cdef Heap heap
+        cdef HeapItem top
+        cdef int s = self.nv, goal = self.nv + 1, v, u, p, k, n, best_p
+        cdef int nbr[10]
+        cdef int nbr2[10]
+        cdef double cand, best_g
+        cdef Py_ssize_t expanded = 0
+        cdef bint found = False
+        self.cs[0], self.cs[1], self.cs[2], self.cs[3] = sx, sy, gx, gy
+        self.gen += 1
+        if heap_init(&heap, 256) != 0:
+            raise MemoryError()
+        try:
+            with nogil:
+                self.g[s] = 0.0
+                self.parent[s] = s
+                self.seen[s] = self.gen
+                heap_push(&heap, &self.pos[0], self.dist(s, goal), 0.0, s)
+                while heap.size > 0:
+                    top = heap_pop(&heap, &self.pos[0])
+                    v = top.node
+                    self.done[v] = self.gen
+                    expanded += 1
+                    if lazy and v != s and not self.los(self.parent[v], v):
+                        # Lazy Theta*: the assumed parent is not in sight; take the best
+                        # expanded neighbour instead.
+                        n = self.neighbours(v, nbr2)
+                        best_g = 1e300
+                        best_p = -1
+                        for k in range(n):
+                            u = nbr2[k]
+                            if self.done[u] == self.gen and u != v:
+                                cand = self.g[u] + self.dist(u, v)
+                                if cand < best_g:
+                                    best_g = cand
+                                    best_p = u
+                        self.g[v] = best_g
+                        self.parent[v] = best_p
+                    if v == goal:
+                        found = True
+                        break
+                    n = self.neighbours(v, nbr)
+                    for k in range(n):
+                        u = nbr[k]
+                        if self.done[u] == self.gen:
+                            continue
+                        if self.seen[u] != self.gen:
+                            self.seen[u] = self.gen
+                            self.g[u] = 1e300
+                            self.pos[u] = -1
+                        p = self.parent[v]
+                        if lazy or self.los(p, u):
+                            cand = self.g[p] + self.dist(p, u)
+                        else:
+                            p = v
+                            cand = self.g[v] + self.dist(v, u)
+                        if cand < self.g[u]:
+                            self.g[u] = cand
+                            self.parent[u] = p
+                            if self.pos[u] >= 0:
+                                heap_decrease(&heap, &self.pos[0], u, cand + self.dist(u, goal),
+                                              cand)
+                            else:
+                                heap_push(&heap, &self.pos[0], cand + self.dist(u, goal), cand,
+                                          u)
+                # Leave pos[] clean for the next search.
+                for k in range(heap.size):
+                    self.pos[heap.items[k].node] = -1
+        finally:
+            heap_free(&heap)
+        if not found:
+            return False, float("inf"), np.empty(0, dtype=np.int64), expanded
+        chain = [goal]
+        v = goal
+        while v != s:
+            v = self.parent[v]
+            chain.append(v)
+        chain.reverse()
+        return True, self.g[goal], np.array(chain, dtype=np.int64), expanded
+
+    def points(self, nodes):
+        """``(k, 2)`` float64 positions (cell units) of node ids."""
+        cdef int x2, y2
+        out = np.empty((len(nodes), 2))
+        for i, v in enumerate(nodes):
+            self.point(v, &x2, &y2)
+            out[i, 0] = 0.5 * x2
+            out[i, 1] = 0.5 * y2
+        return out
+
+    cdef inline bint taut(self, int c, int dx, int dy) noexcept nogil:
+        """Whether a path may bend at c along direction (dx, dy): at a convex corner, the
+        line must touch the blocked cell only at c."""
+        cdef int q, qx, qy
+        if c >= self.nv:
+            return True
+        q = self.quad[c]
+        qx = 1 if q % 2 else -1
+        qy = 1 if q // 2 else -1
+        return (dx * qx) * (dy * qy) <= 0
+
+    def exact(self, int sx, int sy, int gx, int gy):
+        """The shortest any-angle path from the centre of cell (sx, sy) to that of (gx, gy):
+        A* over the visibility graph of the convex corners (only lines tangent at both
+        ends).  Returns (found, cost, node ids, expanded)."""
+        cdef Heap heap
+        cdef HeapItem top
+        cdef int s = self.nv, goal = self.nv + 1, v, u, k, m = self.convex.shape[0]
+        cdef int vx, vy, ux, uy
+        cdef double cand
+        cdef Py_ssize_t expanded = 0
+        cdef bint found = False
+        self.cs[0], self.cs[1], self.cs[2], self.cs[3] = sx, sy, gx, gy
+        self.gen += 1
+        if heap_init(&heap, 256) != 0:
+            raise MemoryError()
+        try:
+            with nogil:
+                self.g[s] = 0.0
+                self.parent[s] = s
+                self.seen[s] = self.gen
+                heap_push(&heap, &self.pos[0], self.dist(s, goal), 0.0, s)
+                while heap.size > 0:
+                    top = heap_pop(&heap, &self.pos[0])
+                    v = top.node
+                    self.done[v] = self.gen
+                    expanded += 1
+                    if v == goal:
+                        found = True
+                        break
+                    self.point(v, &vx, &vy)
+                    for k in range(m + 1):
+                        u = self.convex[k] if k < m else goal
+                        if self.done[u] == self.gen:
+                            continue
+                        self.point(u, &ux, &uy)
+                        if not (self.taut(v, ux - vx, uy - vy) and self.taut(u, ux - vx, uy - vy)):
+                            continue
+                        if self.seen[u] == self.gen and self.g[v] + self.dist(v, u) >= self.g[u]:
+                            continue
+                        if not self.los(v, u):
+                            continue
+                        if self.seen[u] != self.gen:
+                            self.seen[u] = self.gen
+                            self.g[u] = 1e300
+                            self.pos[u] = -1
+                        cand = self.g[v] + self.dist(v, u)
+                        if cand < self.g[u]:
+                            self.g[u] = cand
+                            self.parent[u] = v
+                            if self.pos[u] >= 0:
+                                heap_decrease(&heap, &self.pos[0], u, cand + self.dist(u, goal),
+                                              cand)
+                            else:
+                                heap_push(&heap, &self.pos[0], cand + self.dist(u, goal), cand,
+                                          u)
+                for k in range(heap.size):
+                    self.pos[heap.items[k].node] = -1
+        finally:
+            heap_free(&heap)
+        if not found:
+            return False, float("inf"), np.empty(0, dtype=np.int64), expanded
+        chain = [goal]
+        v = goal
+        while v != s:
+            v = self.parent[v]
+            chain.append(v)
+        chain.reverse()
+        return True, self.g[goal], np.array(chain, dtype=np.int64), expanded

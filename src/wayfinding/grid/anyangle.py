@@ -1,0 +1,194 @@
+"""Any-angle paths on grids: Theta*, Lazy Theta*, the exact shortest any-angle path, and the
+smoothing of grid paths into any-angle ones.
+
+Paths are polylines in *cell units*: cell ``(x, y)`` is the unit square ``[x, x + 1] x
+[y, y + 1]``, so its centre is ``(x + 0.5, y + 0.5)`` and the lattice corners have integer
+coordinates.  A path runs from the centre of the start cell to the centre of the goal cell
+and bends only at corners.
+
+A segment is in *line of sight* when it crosses no blocked cell's interior, never runs
+along an edge between two blocked cells, and never passes through a *pinch* corner (two
+blocked cells touching diagonally while the other two are free): no path squeezes between
+diagonal corners, as with the ``no_corner_cutting`` rule.  Grazing a single blocked corner is
+allowed (paths hug obstacles).  The test is exact (integer arithmetic).
+
+Every ``no_corner_cutting`` grid path is a line-of-sight path, so the exact any-angle length
+is never above the 8-connected optimum.
+
+>>> from wayfinding.grid import Grid
+>>> aa = AnyAngle(Grid.from_ascii('''
+... .....
+... ..#..
+... .....'''))
+>>> r = aa.find_path((0, 1), (4, 1), algo="any_angle")
+>>> round(r.cost, 4), r.path.tolist()
+(4.1623, [[0.5, 1.5], [2.0, 1.0], [3.0, 1.0], [4.5, 1.5]])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _anyangle
+from ..errors import InvalidQueryError
+from ..results import PathResult, SearchStats
+from .grid import Grid
+from .rules import Diagonal
+
+#: The any-angle methods by name.
+ANY_ANGLE = {
+    "theta": "Theta*: any-angle A* whose nodes take any visible ancestor as parent",
+    "lazy_theta": "Lazy Theta*: Theta* checking line of sight once per expansion",
+    "any_angle": "the exact shortest any-angle path (visibility graph of convex corners)",
+    "astar_smoothed": "A*, then string pulling through its cells and line-of-sight "
+                      "shortcuts",
+}
+
+
+class AnyAngle:
+    """Any-angle searches on one grid (uniform costs, ``no_corner_cutting``).  Holds its
+    search arrays: use one object per thread."""
+
+    def __init__(self, grid: Grid):
+        if not isinstance(grid, Grid):
+            raise InvalidQueryError(f"any-angle search needs a Grid, got {type(grid).__name__}")
+        if grid.diagonal is not Diagonal.NO_CORNER_CUTTING:
+            raise InvalidQueryError(
+                f"any-angle paths follow the no_corner_cutting rule; this grid uses "
+                f"{grid.diagonal.value!r}")
+        if not grid.is_uniform:
+            raise InvalidQueryError("any-angle paths need uniform costs (every passable cell "
+                                    "costs the same)")
+        self.grid = grid
+        self._blocked = np.ascontiguousarray(
+            np.pad(~grid.passable, 1, constant_values=True), dtype=np.uint8).ravel()
+        self._search = _anyangle.AnyAngleSearch(self._blocked, grid.width, grid.height)
+
+    def line_of_sight(self, a: Any, b: Any) -> bool:
+        """Whether the segment between two points (cell units; corners and cell centres
+        are exact, other points are rounded to half units) is in line of sight."""
+        (ax, ay), (bx, by) = (_doubled(a, "a"), _doubled(b, "b"))
+        return bool(_anyangle.line_of_sight(self._blocked, self.grid.width + 2, ax, ay,
+                                            bx, by))
+
+    def is_legal(self, path: Any) -> bool:
+        """Whether every segment of a polyline (cell units) is in line of sight."""
+        p = np.asarray(path, dtype=np.float64)
+        return len(p) > 0 and all(self.line_of_sight(p[i], p[i + 1])
+                                  for i in range(len(p) - 1))
+
+    def find_path(self, start: Any, goal: Any, *, algo: str = "theta") -> PathResult:
+        """The any-angle path between the centres of cells ``start`` and ``goal`` by method
+        ``algo`` (a name of :data:`ANY_ANGLE`).  ``path``: ``(k, 2)`` float64 corners (cell
+        units), ``cost``: its length."""
+        if algo not in ANY_ANGLE:
+            raise InvalidQueryError(f"unknown any-angle method {algo!r}; expected one of: "
+                                    f"{', '.join(ANY_ANGLE)}")
+        grid = self.grid
+        (sx, sy), (gx, gy) = grid.cell(start, name="start"), grid.cell(goal, name="goal")
+        t0 = time.perf_counter()
+        stats = SearchStats()
+        for name, (x, y) in (("start", (sx, sy)), ("goal", (gx, gy))):
+            if not grid.passable[y, x]:
+                raise InvalidQueryError(f"{name} cell {(x, y)} is blocked")
+        if algo == "astar_smoothed":
+            from .search import GridSearch
+
+            r = GridSearch(grid).find_path((sx, sy), (gx, gy))
+            stats.expanded = r.stats.expanded
+            if not r.found:
+                return _none(algo, stats, t0)
+            path = self.shortcut(self.string_pull(r.path))
+        else:
+            if (sx, sy) == (gx, gy):
+                path = np.array([[sx + 0.5, sy + 0.5]])
+            else:
+                run = self._search.exact if algo == "any_angle" else \
+                    lambda *a: self._search.find(*a, algo == "lazy_theta")
+                found, _, nodes, stats.expanded = run(sx, sy, gx, gy)
+                if not found:
+                    return _none(algo, stats, t0)
+                path = self._search.points(nodes)
+        stats.elapsed = time.perf_counter() - t0
+        return PathResult(path, _length(path), True, stats, algo)
+
+    def shortcut(self, path: Any) -> np.ndarray:
+        """Line-of-sight shortcuts of a polyline or a cell path (cells become their
+        centres): from each kept point, jump to the farthest later point in sight, the
+        last point included.  Never longer, and legal when the input is."""
+        p = _points(path)
+        if len(p) < 3:
+            return p
+        out = [0]
+        i = 0
+        while i < len(p) - 1:
+            j = len(p) - 1
+            while j > i + 1 and not self.line_of_sight(p[i], p[j]):
+                j -= 1
+            out.append(j)
+            i = j
+        return p[out]
+
+    def string_pull(self, cells: Any) -> np.ndarray:
+        """The shortest polyline through a legal cell path's cells (the funnel through the
+        edges between consecutive cells; a diagonal step goes through the side cell
+        reached by its x step first, which ``no_corner_cutting`` keeps free).  Runs from
+        the first cell's centre to the last's; never longer than the path through the
+        centres."""
+        from ..navmesh.query import funnel_path
+
+        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        if len(c) < 2:
+            return _points(c)
+        steps = np.diff(c, axis=0)
+        if np.any(np.abs(steps).max(axis=1) != 1):
+            raise InvalidQueryError("string_pull needs a path of neighbouring cells")
+        walk = [c[0]]
+        for k, (dx, dy) in enumerate(steps.tolist()):
+            if dx and dy:
+                walk.append(c[k] + (dx, 0))
+            walk.append(c[k + 1])
+        w = np.array(walk)
+        if not self.grid.passable[w[:, 1], w[:, 0]].all():
+            raise InvalidQueryError("string_pull needs a legal path (a diagonal step's "
+                                    "side cells must be free)")
+        d = np.diff(w, axis=0)
+        centre = w[:-1] + 0.5
+        # The shared edge's ends: centre + d / 2 -/+ the normal / 2.
+        mid = centre + d / 2
+        normal = np.stack([-d[:, 1], d[:, 0]], axis=1) / 2      # left of the step (y up)
+        start, end = w[:1] + 0.5, w[-1:] + 0.5
+        left = np.concatenate([start, mid + normal, end])
+        right = np.concatenate([start, mid - normal, end])
+        corners, _ = funnel_path(left, right)
+        return corners
+
+
+def _doubled(point: Any, name: str) -> tuple[int, int]:
+    try:
+        x, y = (float(v) for v in point)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"{name} must be an (x, y) point, got {point!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise InvalidQueryError(f"{name} must be finite, got {point!r}")
+    return round(2 * x), round(2 * y)
+
+
+def _points(path: Any) -> np.ndarray:
+    p = np.asarray(path)
+    if p.ndim != 2 or p.shape[1] != 2:
+        raise InvalidQueryError(f"a path must be an (n, 2) array, got shape {p.shape}")
+    return p + 0.5 if np.issubdtype(p.dtype, np.integer) else p.astype(np.float64)
+
+
+def _length(path: np.ndarray) -> float:
+    return float(np.hypot(*np.diff(path, axis=0).T).sum()) if len(path) > 1 else 0.0
+
+
+def _none(algo: str, stats: SearchStats, t0: float) -> PathResult:
+    stats.elapsed = time.perf_counter() - t0
+    return PathResult(np.empty((0, 2)), math.inf, False, stats, algo)

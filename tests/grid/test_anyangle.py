@@ -1,0 +1,193 @@
+"""Any-angle paths: the line-of-sight test against shapely, Theta* and Lazy Theta* against
+the exact any-angle optimum, the exact optimum against the visibility map of the free
+polygon, the smoothing of grid paths, the scenario runner and bad input."""
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from movingai_data import TEST_DATA
+from shapely.geometry import LineString, Point, box
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid import AnyAngle, Grid, GridSearch
+from wayfinding.navmesh.exact import VisibilityMap
+from wayfinding.scenarios import run_scenario
+
+
+def random_grid(seed, w=14, h=11, density=0.3, pinches=True):
+    rng = np.random.default_rng(seed)
+    free = rng.random((h, w)) >= density
+    if not pinches:
+        # Block a free cell at every corner where blocked cells touch only diagonally.
+        while True:
+            b = np.pad(~free, 1, constant_values=True)
+            quads = np.stack([b[:-1, :-1], b[:-1, 1:], b[1:, :-1], b[1:, 1:]])
+            pinch = (quads[0] == quads[3]) & (quads[1] == quads[2]) & (quads[0] != quads[1])
+            ys, xs = np.nonzero(pinch)
+            if not len(ys):
+                break
+            y, x = ys[0], xs[0]
+            # The corner (x, y) lies between cells x - 1, x and rows y - 1, y.
+            for cx, cy in ((x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y)):
+                if 0 <= cx < w and 0 <= cy < h and free[cy, cx]:
+                    free[cy, cx] = False
+                    break
+    return Grid(free)
+
+
+def blocked_union(grid):
+    cells = [box(x, y, x + 1, y + 1) for y, x in np.argwhere(~grid.passable)]
+    w, h = grid.width, grid.height
+    frame = box(-1, -1, w + 1, h + 1).difference(box(0, 0, w, h))
+    return shapely.union_all(cells + [frame])
+
+
+def pinch_points(grid):
+    b = np.pad(~grid.passable, 1, constant_values=True)
+    out = []
+    for y in range(grid.height + 1):
+        for x in range(grid.width + 1):
+            q = b[y:y + 2, x:x + 2]
+            if q[0, 0] == q[1, 1] and q[0, 1] == q[1, 0] and q[0, 0] != q[0, 1]:
+                out.append((x, y))
+    return out
+
+
+def oracle_sight(blocked, pinches, a, b):
+    seg = LineString([a, b])
+    if shapely.relate_pattern(seg, blocked, "T********"):    # interiors meet
+        return False
+    return not any(seg.distance(Point(p)) < 1e-12 and Point(p).distance(Point(a)) > 1e-12
+                   and Point(p).distance(Point(b)) > 1e-12 for p in pinches)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_line_of_sight_matches_shapely(seed):
+    grid = random_grid(seed, density=0.35)
+    aa = AnyAngle(grid)
+    blocked, pinches = blocked_union(grid), pinch_points(grid)
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        # Corners and cell centres, half of the pairs on one row or column.
+        a = rng.integers(0, [2 * grid.width + 1, 2 * grid.height + 1]) / 2
+        b = rng.integers(0, [2 * grid.width + 1, 2 * grid.height + 1]) / 2
+        if rng.random() < 0.5:
+            k = rng.integers(2)
+            b[k] = a[k]
+        if np.array_equal(a, b):
+            continue
+        assert aa.line_of_sight(a, b) == oracle_sight(blocked, pinches, a, b), (a, b)
+
+
+def test_line_of_sight_cases():
+    aa = AnyAngle(Grid.from_ascii("""
+        ......
+        .##...
+        ...#..
+        ......"""))
+    assert not aa.line_of_sight((2, 1), (2, 2))      # between two blocked cells side by side
+    assert aa.line_of_sight((1, 1), (3, 1))          # along a wall's face
+    assert aa.line_of_sight((1, 2), (3, 2))          # along its other face
+    assert not aa.line_of_sight((1.5, 0.5), (1.5, 2.5))   # through a blocked cell
+    assert not aa.line_of_sight((3.5, 1.5), (2.5, 2.5))   # through the pinch at (3, 2)
+    assert not aa.line_of_sight((3, 1), (3, 3))      # along a line through the pinch
+    assert aa.line_of_sight((3.5, 1.5), (4.5, 2.5))  # grazes the single corner (4, 2)
+    assert aa.line_of_sight((0, 0), (6, 0)) and aa.line_of_sight((0, 0), (0, 4))
+    assert not aa.is_legal([(0.5, 0.5), (3.5, 1.5), (2.5, 2.5)])
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_exact_equals_the_visibility_map_and_bounds_the_others(seed):
+    grid = random_grid(seed, pinches=False)
+    aa = AnyAngle(grid)
+    free = shapely.union_all([box(x, y, x + 1, y + 1) for y, x in np.argwhere(grid.passable)])
+    cells = [tuple(c) for c in np.argwhere(grid.passable)[:, ::-1].tolist()]
+    rng = np.random.default_rng(seed)
+    search = GridSearch(grid)
+    for _ in range(8):
+        a, b = (cells[i] for i in rng.integers(len(cells), size=2))
+        grid_path = search.find_path(a, b)
+        exact = aa.find_path(a, b, algo="any_angle")
+        assert exact.found == grid_path.found
+        if not exact.found:
+            continue
+        parts = [g for g in getattr(free, "geoms", [free]) if g.covers(Point(np.add(a, .5)))]
+        ref = VisibilityMap(parts[0]).shortest_path(np.add(a, .5), np.add(b, .5))
+        assert exact.cost == pytest.approx(ref.cost, rel=1e-9, abs=1e-9)
+        assert exact.cost <= grid_path.cost + 1e-9
+        for algo in ("theta", "lazy_theta", "astar_smoothed"):
+            r = aa.find_path(a, b, algo=algo)
+            assert r.found and aa.is_legal(r.path)
+            assert r.cost >= exact.cost - 1e-9 and r.cost <= grid_path.cost + 1e-9
+            assert np.allclose(r.path[[0, -1]], np.add([a, b], 0.5))
+            assert r.cost == pytest.approx(np.hypot(*np.diff(r.path, axis=0).T).sum())
+
+
+def test_open_grid_and_one_block():
+    aa = AnyAngle(Grid(np.ones((9, 12), dtype=bool)))
+    for algo in ("theta", "lazy_theta", "any_angle"):
+        r = aa.find_path((0, 0), (11, 5), algo=algo)
+        assert len(r.path) == 2 and r.cost == pytest.approx(math.hypot(11, 5))
+    aa = AnyAngle(Grid.from_ascii("""
+        .....
+        ..#..
+        ....."""))
+    r = aa.find_path((0, 1), (4, 1), algo="any_angle")
+    assert r.path.tolist() == [[0.5, 1.5], [2, 1], [3, 1], [4.5, 1.5]]
+    assert aa.find_path((1, 1), (1, 1), algo="theta").cost == 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_smoothing_never_lengthens_and_stays_legal(seed):
+    grid = random_grid(seed, w=20, h=16, density=0.25)
+    aa = AnyAngle(grid)
+    cells = np.argwhere(grid.passable)[:, ::-1]
+    rng = np.random.default_rng(seed)
+    a, b = (tuple(cells[i]) for i in rng.integers(len(cells), size=2))
+    r = GridSearch(grid).find_path(a, b)
+    if not r.found:
+        return
+    pulled = aa.string_pull(r.path)
+    short = aa.shortcut(pulled)
+    direct = aa.shortcut(r.path)
+    for p in (pulled, short, direct):
+        assert aa.is_legal(p)
+        assert np.allclose(p[[0, -1]], r.path[[0, -1]] + 0.5)     # the last point is kept
+    length = [np.hypot(*np.diff(p, axis=0).T).sum() for p in (pulled, short, direct)]
+    assert length[0] <= r.cost + 1e-9 and length[1] <= length[0] + 1e-9
+    assert length[2] <= r.cost + 1e-9
+
+
+def test_theta_within_one_percent_of_exact_on_movingai():
+    report = {}
+    for algo in ("any_angle", "theta", "lazy_theta", "astar_smoothed"):
+        report[algo] = run_scenario(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen",
+                                    algo=algo, sample=60, show_progress=False)
+        assert report[algo].mismatches == 0 and report[algo].solved == 60
+    exact = report["any_angle"].mean_ratio
+    assert exact < 0.97                           # any-angle paths are shorter than octile
+    assert report["theta"].mean_ratio <= exact * 1.01
+    assert report["lazy_theta"].mean_ratio <= exact * 1.01
+
+
+def test_bad_input():
+    with pytest.raises(InvalidQueryError, match="no_corner_cutting"):
+        AnyAngle(Grid(np.ones((3, 3), bool), diagonal="never"))
+    with pytest.raises(InvalidQueryError, match="uniform"):
+        AnyAngle(Grid(np.array([[1.0, 2.0], [1.0, 1.0]])))
+    aa = AnyAngle(Grid.from_ascii("..#\n..."))
+    with pytest.raises(InvalidQueryError, match="blocked"):
+        aa.find_path((0, 0), (2, 0))
+    with pytest.raises(InvalidQueryError, match="unknown any-angle"):
+        aa.find_path((0, 0), (1, 1), algo="thetastar")
+    with pytest.raises(InvalidQueryError, match="neighbouring"):
+        aa.string_pull([(0, 0), (0, 2)])
+    with pytest.raises(InvalidQueryError, match="legal"):
+        AnyAngle(Grid.from_ascii(".#\n..")).string_pull([(0, 0), (1, 1)])
