@@ -1,0 +1,125 @@
+"""Turning-radius paths (the test vectors of the steering-circle notes, tangency, headings,
+the shortest of the four circle pairs) and formations (Column and Band slot rules)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.paths import Formation, turning_path
+from wayfinding.paths.turning import SIDES, _sweep, _tangent
+
+
+@pytest.mark.parametrize("case", [
+    # start, heading, goal, goal heading, sides, c1, c2, exit, enter, length
+    ((0, 0), (0, 1), (10, 0), (0, -1), "RR", (2, 0), (8, 0), (2, 2), (8, 2), 2 * math.pi + 6),
+    ((0, 0), (1, 0), (10, -5), (1, 0), "RL", (0, -2), (10, -3), (0.9746, -0.2536),
+     (9.0254, -4.7464), 11.2556),
+    ((0, 0), (1, 0), (10, 5), (1, 0), "LR", (0, 2), (10, 3), (0.9746, 0.2536),
+     (9.0254, 4.7464), 11.2556),
+])
+def test_vectors(case):
+    p, d, q, e, sides, c1, c2, ex, en, length = case
+    path = turning_path(p, d, q, e, radius=2)
+    assert path.sides == sides
+    assert np.allclose(path.centres, [c1, c2]) and np.allclose(path.exit, ex, atol=1e-4)
+    assert np.allclose(path.enter, en, atol=1e-4)
+    assert path.length == pytest.approx(length, abs=1e-4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-20, 20), min_size=6, max_size=6),
+       st.floats(0.3, 5))
+def test_tangent_headings_and_shortest(v, r):
+    p, q = np.array(v[:2]), np.array(v[2:4])
+    d = np.array([math.cos(v[4]), math.sin(v[4])])
+    e = np.array([math.cos(v[5]), math.sin(v[5])])
+    path = turning_path(p, d, q, e, radius=r)
+    c1, c2 = path.centres
+    seg = path.enter - path.exit
+    # Tangency (G1 continuity) at both joins, both circles of radius r through the poses.
+    assert np.isclose(np.linalg.norm(p - c1), r) and np.isclose(np.linalg.norm(q - c2), r)
+    assert np.isclose(np.linalg.norm(path.exit - c1), r)
+    assert np.isclose(np.linalg.norm(path.enter - c2), r)
+    if np.linalg.norm(seg) > 1e-9:
+        assert abs(np.dot(path.exit - c1, seg)) < 1e-7 * max(1, np.linalg.norm(seg))
+        assert abs(np.dot(path.enter - c2, seg)) < 1e-7 * max(1, np.linalg.norm(seg))
+    # The start heading is tangent to circle 1 in its turning sense; likewise at the goal.
+    for c, pt, h, s in ((c1, p, d, path.sides[0]), (c2, q, e, path.sides[1])):
+        rad = pt - c
+        assert np.isclose(np.cross(rad, h), SIDES[s] * r, atol=1e-9 * max(1, r))
+    # Shorter than or equal to every other circle pair.
+    for sides in ("LL", "LR", "RL", "RR"):
+        s1, s2 = SIDES[sides[0]], SIDES[sides[1]]
+        a = p + s1 * r * np.array([-d[1], d[0]])
+        b = q + s2 * r * np.array([-e[1], e[0]])
+        t = _tangent(a, s1, b, s2, r)
+        if t is not None:
+            other = r * (_sweep(a, p, t[0], s1) + _sweep(b, t[1], q, s2)) + \
+                np.linalg.norm(t[1] - t[0])
+            assert path.length <= other + 1e-9
+    pts = path.points(0.25)
+    assert np.allclose(pts[0], p) and np.allclose(pts[-1], q)
+    assert np.max(np.linalg.norm(np.diff(pts, axis=0), axis=1)) <= 0.25 + 1e-9
+    assert np.hypot(*np.diff(pts, axis=0).T).sum() <= path.length + 1e-9
+
+
+def test_turning_bad_input():
+    with pytest.raises(InvalidQueryError, match="radius"):
+        turning_path((0, 0), (1, 0), (5, 5), (1, 0), radius=0)
+    with pytest.raises(InvalidQueryError, match="zero"):
+        turning_path((0, 0), (0, 0), (5, 5), (1, 0), radius=1)
+    with pytest.raises(InvalidQueryError, match="finite"):
+        turning_path((0, np.nan), (1, 0), (5, 5), (1, 0), radius=1)
+    with pytest.raises(InvalidQueryError, match="step"):
+        turning_path((0, 0), (1, 0), (5, 5), (1, 0), radius=1).points(0)
+
+
+def corner_route():
+    return np.array([[10.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
+
+
+def test_column_slots_trail_their_predecessors():
+    f = Formation(rows=4, columns=3, spacing=1.5, style="column")
+    for slots in f.follow(corner_route(), step=0.4):
+        for k in range(1, 4):
+            assert np.allclose(np.linalg.norm(slots[k] - slots[k - 1], axis=1), 1.5)
+    assert np.allclose(f.slots[0].mean(axis=0), f.position)
+
+
+def test_band_rows_stay_straight_and_anchor_the_inner_unit():
+    f = Formation(rows=3, columns=4, spacing=1.0, style="band")
+    frames = f.follow(corner_route(), step=0.4)
+    for slots in frames:
+        for k in range(1, 3):
+            row = slots[k]
+            gaps = np.linalg.norm(np.diff(row, axis=0), axis=1)
+            assert np.allclose(gaps, 1.0)
+            steps = np.diff(row, axis=0)
+            assert np.allclose(np.cross(steps[:-1], steps[1:]), 0, atol=1e-9)   # collinear
+            # The anchor (an end unit: the inner one of the turn) trails its predecessor.
+            ends = [np.linalg.norm(row[c] - slots[k - 1][c]) for c in (0, -1)]
+            assert np.isclose(ends[0], 1.0) or np.isclose(ends[1], 1.0)
+    assert len(frames) > 40
+
+
+def test_formation_bad_input():
+    with pytest.raises(InvalidQueryError, match="rows"):
+        Formation(rows=0, columns=2, spacing=1)
+    with pytest.raises(InvalidQueryError, match="style"):
+        Formation(rows=1, columns=2, spacing=1, style="wedge")
+    with pytest.raises(InvalidQueryError, match="spacing"):
+        Formation(rows=1, columns=2, spacing=-1)
+
+
+@pytest.mark.parametrize("target,anchor", [((-3.0, 10.0), 0), ((-3.0, -10.0), -1)])
+def test_band_anchor_is_the_inner_unit(target, anchor):
+    # Heading +x, then a sharp left (up) or right (down) turn: column 0 is on the left.
+    f = Formation(rows=2, columns=3, spacing=1.0, style="band")
+    f.advance(target, step=0.5)
+    ahead, row = f.slots
+    assert np.isclose(np.linalg.norm(row[anchor] - ahead[anchor]), 1.0)
+    assert not np.isclose(np.linalg.norm(row[-1 - anchor] - ahead[-1 - anchor]), 1.0)
