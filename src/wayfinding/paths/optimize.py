@@ -1,0 +1,172 @@
+"""Smooth paths through a corridor of clearance disks by convex optimisation (after Langerak):
+minimise
+
+    E(v) = 1/2 || w * ds(v) ||^2  +  || d+(v) ||  +  [every v_i inside its disk]
+
+over the waypoints v (norms over all waypoints: the first is the squared 2-norm of the
+kinks, the second the 2-norm of the steps), with the Chambolle–Pock preconditioned
+primal–dual algorithm, every update a numpy expression over all waypoints.
+
+``ds(v)_i = (2 v_i - v_{i-1} - v_{i+1}) / h`` is the kink at waypoint i (the deviation from
+the line through its neighbours), ``d+(v)_i = (v_{i+1} - v_i) / h`` the step, ``h`` the mean
+distance between the disk centres.  Dummy waypoints before the start (``start - facing``)
+and after the goal (``goal + facing``) sit in zero-radius disks, like the start and the goal,
+so the path leaves and arrives along the facing directions.  Weights ``w`` trade smoothness
+(high) for length (low): with ``w = 0`` the result is the shortest path through the disks,
+its waypoints evenly spaced.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+
+
+@dataclass(frozen=True)
+class SmoothPath:
+    """``points``: ``(n, 2)`` waypoints from the start to the goal (dummies dropped);
+    ``energy``: E after each iteration (when asked for); ``history``: the waypoints after
+    each iteration (when asked for)."""
+
+    points: np.ndarray
+    energy: np.ndarray
+    history: np.ndarray | None
+
+    @property
+    def length(self) -> float:
+        return float(np.hypot(*np.diff(self.points, axis=0).T).sum())
+
+
+def bathtub_weights(n: int, start: float, end: float, middle: float) -> np.ndarray:
+    """Per-waypoint weights for ``n`` waypoints (dummies included): ``start`` and ``end`` at
+    the start and the goal, falling to ``middle`` by a fourth power, 0 on the dummies."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 4:
+        raise InvalidQueryError(f"n {n!r} must be an integer >= 4")
+    i = np.arange(1, n + 1, dtype=np.float64)
+    w = np.zeros(n)
+    span = max(n - 3, 1)
+    first = (i >= 2) & (i <= n / 2)
+    second = (i > n / 2) & (i <= n - 1)
+    w[first] = middle + (start - middle) * (-2 * (i[first] - 2) / span + 1) ** 4
+    w[second] = middle + (end - middle) * (2 * (i[second] - 2) / span - 1) ** 4
+    return w
+
+
+def step_forward(v: np.ndarray, h: float) -> np.ndarray:
+    """``d+``: ``(v_{i+1} - v_i) / h``, 0 at the last waypoint."""
+    out = np.zeros_like(v)
+    out[:-1] = (v[1:] - v[:-1]) / h
+    return out
+
+
+def step_backward(v: np.ndarray, h: float) -> np.ndarray:
+    """``d-``, the negative adjoint of ``d+``: ``v_1 / h``, ``(v_i - v_{i-1}) / h``,
+    ``-v_{n-1} / h``."""
+    out = np.empty_like(v)
+    out[0] = v[0] / h
+    out[1:-1] = (v[1:-1] - v[:-2]) / h
+    out[-1] = -v[-2] / h
+    return out
+
+
+def kink(v: np.ndarray, h: float) -> np.ndarray:
+    """``ds = d- - d+`` (symmetric): ``(2 v_i - v_{i-1} - v_{i+1}) / h`` inside."""
+    return step_backward(v, h) - step_forward(v, h)
+
+
+def project(v: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Each point moved to the nearest point of its disk."""
+    d = v - centres
+    norm = np.linalg.norm(d, axis=1)
+    scale = np.divide(radii, norm, out=np.ones_like(norm), where=norm > radii)
+    return centres + d * scale[:, None]
+
+
+def energy(v: np.ndarray, w: np.ndarray, h: float) -> float:
+    """E(v) without the constraint term."""
+    return 0.5 * float(np.sum((w[:, None] * kink(v, h)) ** 2)) + \
+        float(np.sqrt(np.sum(step_forward(v, h) ** 2)))
+
+
+def smooth_corridor(centres: Any, radii: Any, facing_start: Any, facing_goal: Any, *,
+                    weights: Any = (10.0, 10.0, 2.0), iterations: int = 100,
+                    alpha: float = 1.0, beta: float = 1.0, trace: bool = False
+                    ) -> SmoothPath:
+    """The smoothed path through disks ``centres`` (``(m, 2)``; the first is the start, the
+    last the goal, both kept fixed) of ``radii``, leaving along ``facing_start`` and
+    arriving along ``facing_goal`` (nonzero vectors; their length is the dummies' distance).
+    ``weights``: ``(start, end, middle)`` for :func:`bathtub_weights`, or one weight per
+    waypoint including the two dummies (``m + 2``).  ``alpha`` (0 < alpha < 2) and ``beta``
+    (> 0) set the step sizes.  ``trace`` keeps the energy and the waypoints per iteration."""
+    c = np.asarray(centres, dtype=np.float64)
+    r = np.asarray(radii, dtype=np.float64)
+    if c.ndim != 2 or c.shape[1] != 2 or len(c) < 2 or not np.isfinite(c).all():
+        raise InvalidQueryError("centres must be an (m, 2) array of finite points, m >= 2")
+    if r.shape != (len(c),) or not np.isfinite(r).all() or (r < 0).any():
+        raise InvalidQueryError("radii must be m finite numbers >= 0")
+    fs, fg = (np.asarray(f, dtype=np.float64) for f in (facing_start, facing_goal))
+    for name, f in (("facing_start", fs), ("facing_goal", fg)):
+        if f.shape != (2,) or not np.isfinite(f).all() or not np.any(f):
+            raise InvalidQueryError(f"{name} must be a nonzero (x, y) vector")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise InvalidQueryError(f"iterations {iterations!r} must be an integer >= 0")
+    if not (0 < alpha < 2) or not (beta > 0):
+        raise InvalidQueryError("alpha must lie in (0, 2) and beta be > 0")
+    centres_all = np.concatenate([c[:1] - fs, c, c[-1:] + fg])
+    n = len(centres_all)
+    radii_all = np.concatenate([[0.0], r, [0.0]])
+    radii_all[1] = radii_all[-2] = 0.0                 # the start and the goal stay put
+    w_in = np.asarray(weights, dtype=np.float64)
+    if w_in.shape == (3,):
+        w = bathtub_weights(n, *w_in.tolist())
+    elif w_in.shape == (n,):
+        w = w_in.copy()
+        w[0] = w[-1] = 0.0
+    else:
+        raise InvalidQueryError(f"weights must be (start, end, middle) or {n} numbers")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise InvalidQueryError("weights must be finite and >= 0")
+    steps = np.linalg.norm(np.diff(centres_all[1:-1], axis=0), axis=1)
+    h = float(steps.mean()) if len(steps) and steps.mean() > 0 else 1.0
+    # Diagonal preconditioning (Pock and Chambolle 2011).
+    wa = np.where(w > 0, w, 1.0) ** alpha
+    sigma = np.where(w > 0, h ** alpha / ((2 + 2 ** alpha) * beta * wa), 0.0)
+    mu = h ** alpha / (2 * beta)
+    wp = np.pad(w, 1)
+    tau = beta * h ** (2 - alpha) / (2 + wp[:-2] ** (2 - alpha) + (2 * wp[1:-1]) ** (2 - alpha)
+                                     + wp[2:] ** (2 - alpha))
+    v = centres_all.copy()
+    v_bar = v.copy()
+    p = np.zeros_like(v)
+    q = np.zeros_like(v)
+    energies, history = [], []
+    for _ in range(iterations):
+        p = (p + sigma[:, None] * (w[:, None] * kink(v_bar, h))) / (1 + sigma[:, None])
+        q = q + mu * step_forward(v_bar, h)
+        q[0] = q[-2] = q[-1] = 0.0                     # steps between fixed waypoints
+        q /= max(1.0, float(np.sqrt(np.sum(q ** 2))))
+        grad = kink(w[:, None] * p, h) - step_backward(q, h)
+        v_new = project(v - tau[:, None] * grad, centres_all, radii_all)
+        v_bar = 2 * v_new - v
+        v = v_new
+        if trace:
+            energies.append(energy(v, w, h))
+            history.append(v[1:-1].copy())
+    return SmoothPath(v[1:-1].copy(), np.array(energies),
+                      np.array(history) if trace else None)
+
+
+def grid_corridor(grid: Any, cells: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Clearance disks along a grid path: the cells' centres (cell units) and, as radii,
+    the distance from each centre to the nearest blocked cell (or the map's edge) less
+    half a diagonal, so every disk lies in free space."""
+    p = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+    if len(p) < 2:
+        raise InvalidQueryError("a corridor needs a path of 2 cells or more")
+    d = grid.obstacle_distance[p[:, 1], p[:, 0]]
+    return p + 0.5, np.maximum(d - math.sqrt(0.5), 0.0)
