@@ -38,6 +38,7 @@ from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats
 from .grid import Grid
 from .rules import Diagonal
+from .search import GridSearch
 
 #: The any-angle methods by name.
 ANY_ANGLE = {
@@ -67,6 +68,7 @@ class AnyAngle:
         self._blocked = np.ascontiguousarray(
             np.pad(~grid.passable, 1, constant_values=True), dtype=np.uint8).ravel()
         self._search = _anyangle.AnyAngleSearch(self._blocked, grid.width, grid.height)
+        self._grid_search = GridSearch(grid)
 
     def line_of_sight(self, a: Any, b: Any) -> bool:
         """Whether the segment between two points (cell units; corners and cell centres
@@ -96,9 +98,7 @@ class AnyAngle:
             if not grid.passable[y, x]:
                 raise InvalidQueryError(f"{name} cell {(x, y)} is blocked")
         if algo == "astar_smoothed":
-            from .search import GridSearch
-
-            r = GridSearch(grid).find_path((sx, sy), (gx, gy))
+            r = self._grid_search.find_path((sx, sy), (gx, gy))
             stats.expanded = r.stats.expanded
             if not r.found:
                 return _none(algo, stats, t0)
@@ -147,12 +147,9 @@ class AnyAngle:
         steps = np.diff(c, axis=0)
         if np.any(np.abs(steps).max(axis=1) != 1):
             raise InvalidQueryError("string_pull needs a path of neighbouring cells")
-        walk = [c[0]]
-        for k, (dx, dy) in enumerate(steps.tolist()):
-            if dx and dy:
-                walk.append(c[k] + (dx, 0))
-            walk.append(c[k + 1])
-        w = np.array(walk)
+        diagonal = np.flatnonzero(np.all(steps != 0, axis=1))
+        side = c[diagonal] + np.column_stack([steps[diagonal, 0], np.zeros_like(diagonal)])
+        w = np.insert(c, diagonal + 1, side, axis=0)
         if not self.grid.passable[w[:, 1], w[:, 0]].all():
             raise InvalidQueryError("string_pull needs a legal path (a diagonal step's "
                                     "side cells must be free)")
