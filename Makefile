@@ -35,6 +35,8 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/fast_search.py --out BENCHMARKS.md
 	$(PY) benchmarks/hierarchical.py --out BENCHMARKS.md
 	$(PY) benchmarks/tables.py --out BENCHMARKS.md
+	$(PY) benchmarks/navmesh.py --out BENCHMARKS.md
+	$(PY) benchmarks/anyangle.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so
