@@ -131,6 +131,8 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert (tmp_path / "demo" / "arena2-astar.svg").exists()
     assert (tmp_path / "demo" / "arena2-astar.png").exists()
     assert "Navigation meshes on dao/den312d" in text and "no path" not in text
+    assert "Any-angle paths on dao/arena2" in text
+    assert (tmp_path / "demo" / "arena2-anyangle-theta.svg").exists()
     assert 'class="swept"' in (tmp_path / "demo" / "clearance-1.0.svg").read_text()
 
 
