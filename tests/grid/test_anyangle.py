@@ -191,3 +191,20 @@ def test_bad_input():
         aa.string_pull([(0, 0), (0, 2)])
     with pytest.raises(InvalidQueryError, match="legal"):
         AnyAngle(Grid.from_ascii(".#\n..")).string_pull([(0, 0), (1, 1)])
+
+
+SCENARIOS = sorted((TEST_DATA / "scenarios").glob("*/*.scen"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scen", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_every_map_theta_near_exact(scen):
+    # Every path legal (the runner checks it), Theta* within 1% of the exact any-angle
+    # optimum on average, never above the 8-connected optimum (up to its rounding).
+    report = {a: run_scenario(scen, algo=a, sample=40, show_progress=False)
+              for a in ("any_angle", "theta", "lazy_theta", "astar_smoothed")}
+    for r in report.values():
+        assert r.mismatches == 0 and r.solved == r.problems
+        assert r.max_ratio <= 1 + 1e-5          # the files give optima to 8 digits
+    assert report["theta"].mean_ratio <= report["any_angle"].mean_ratio * 1.01
+    assert report["lazy_theta"].mean_ratio <= report["any_angle"].mean_ratio * 1.01
