@@ -1,0 +1,221 @@
+# Incremental search (Koenig and Likhachev's LPA* and D* Lite) on a graph with mutable edge
+# costs, in one kernel: a search from a root towards a target over "pull" edges (a node's
+# rhs is the best g of the nodes it pulls from plus the edge cost) that pushes changes along
+# the reverse "push" edges.  LPA*: root = start, pull = in-edges.  D* Lite: root = goal,
+# target = the agent's position, pull = out-edges, and a key modifier km when the agent
+# moves.  Edge costs live in one array indexed by edge id; inf means no edge.
+cimport cython
+from libc.math cimport INFINITY, sqrt
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free, malloc, realloc
+
+import numpy as np
+
+
+cdef struct Item:
+    double k1
+    double k2
+    int node
+
+
+cdef inline bint before(Item a, Item b) noexcept nogil:
+    return a.k1 < b.k1 or (a.k1 == b.k1 and a.k2 < b.k2)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef class IncrementalCore:
+    """LPA*-style state over ``n`` nodes: ``pull_ptr/pull_nbr/pull_edge`` (CSR of the
+    edges a node's rhs reads, with their edge ids) and ``push_*`` (the reverse), ``cost``
+    (mutable, per edge id), node ``coords`` and ``h_scale`` for the Euclidean heuristic
+    towards the target."""
+
+    cdef int n
+    cdef const int64_t[::1] pull_ptr
+    cdef const int32_t[::1] pull_nbr
+    cdef const int64_t[::1] pull_edge
+    cdef const int64_t[::1] push_ptr
+    cdef const int32_t[::1] push_nbr
+    cdef double[::1] cost
+    cdef const double[:, ::1] coords
+    cdef public double h_scale
+    cdef public double[::1] g
+    cdef public double[::1] rhs
+    cdef int32_t[::1] pos
+    cdef Item* heap
+    cdef Py_ssize_t size, capacity
+    cdef public int root, target
+    cdef public double km
+    cdef public long long expanded
+
+    def __cinit__(self):
+        self.heap = NULL
+
+    def __init__(self, int n, const int64_t[::1] pull_ptr, const int32_t[::1] pull_nbr,
+                 const int64_t[::1] pull_edge, const int64_t[::1] push_ptr,
+                 const int32_t[::1] push_nbr, double[::1] cost,
+                 const double[:, ::1] coords, double h_scale, int root, int target):
+        self.n = n
+        self.pull_ptr, self.pull_nbr, self.pull_edge = pull_ptr, pull_nbr, pull_edge
+        self.push_ptr, self.push_nbr = push_ptr, push_nbr
+        self.cost = cost
+        self.coords = coords
+        self.h_scale = h_scale
+        self.g = np.full(n, np.inf)
+        self.rhs = np.full(n, np.inf)
+        self.pos = np.full(n, -1, dtype=np.int32)
+        self.capacity = 64
+        self.heap = <Item*> malloc(self.capacity * sizeof(Item))
+        if self.heap == NULL:
+            raise MemoryError()
+        self.size = 0
+        self.root, self.target, self.km, self.expanded = root, target, 0.0, 0
+        self.rhs[root] = 0.0
+        self.push(root)
+
+    def __dealloc__(self):
+        free(self.heap)
+
+    # ------------------------------------------------------------------ the queue
+    cdef inline double h(self, int s) noexcept nogil:
+        cdef double dx = self.coords[s, 0] - self.coords[self.target, 0]
+        cdef double dy = self.coords[s, 1] - self.coords[self.target, 1]
+        return self.h_scale * sqrt(dx * dx + dy * dy)
+
+    cdef inline Item key(self, int s) noexcept nogil:
+        cdef Item it
+        cdef double m = self.g[s] if self.g[s] < self.rhs[s] else self.rhs[s]
+        it.k1 = m + self.h(s) + self.km
+        it.k2 = m
+        it.node = s
+        return it
+
+    cdef void place(self, Py_ssize_t i, Item it) noexcept nogil:
+        cdef Py_ssize_t parent, child
+        while i > 0:                              # up
+            parent = (i - 1) >> 1
+            if not before(it, self.heap[parent]):
+                break
+            self.heap[i] = self.heap[parent]
+            self.pos[self.heap[i].node] = <int32_t> i
+            i = parent
+        while True:                               # down
+            child = 2 * i + 1
+            if child >= self.size:
+                break
+            if child + 1 < self.size and before(self.heap[child + 1], self.heap[child]):
+                child += 1
+            if not before(self.heap[child], it):
+                break
+            self.heap[i] = self.heap[child]
+            self.pos[self.heap[i].node] = <int32_t> i
+            i = child
+        self.heap[i] = it
+        self.pos[it.node] = <int32_t> i
+
+    cdef int push(self, int s) except -1:
+        cdef Item* grown
+        if self.pos[s] >= 0:
+            self.place(self.pos[s], self.key(s))
+            return 0
+        if self.size == self.capacity:
+            grown = <Item*> realloc(self.heap, 2 * self.capacity * sizeof(Item))
+            if grown == NULL:
+                raise MemoryError()
+            self.heap = grown
+            self.capacity *= 2
+        self.size += 1
+        self.place(self.size - 1, self.key(s))
+        return 0
+
+    cdef void remove(self, int s) noexcept nogil:
+        cdef Py_ssize_t i = self.pos[s]
+        cdef Item last
+        if i < 0:
+            return
+        self.pos[s] = -1
+        self.size -= 1
+        if i < self.size:
+            last = self.heap[self.size]
+            self.place(i, last)
+
+    # ------------------------------------------------------------------ LPA* / D* Lite
+    cdef int update(self, int s) except -1:
+        cdef int64_t e
+        cdef double best = INFINITY, c
+        if s != self.root:
+            for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
+                c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
+                if c < best:
+                    best = c
+            self.rhs[s] = best
+        if self.g[s] != self.rhs[s]:
+            self.push(s)
+        else:
+            self.remove(s)
+        return 0
+
+    def edge_changed(self, int tail):
+        """Recompute the rhs of ``tail``, the node whose pull edge changed cost."""
+        self.update(tail)
+
+    def reset_keys(self):
+        """Recompute every queued key (after the target or km changed)."""
+        cdef Py_ssize_t i
+        for i in range(self.size):
+            self.heap[i] = self.key(self.heap[i].node)
+        for i in range(self.size // 2, -1, -1):
+            self.place(i, self.heap[i])
+
+    def compute(self):
+        """Expand until no queued key is below the target's and the target is not
+        underconsistent; returns the target's cost."""
+        cdef Item top, tk, fresh
+        cdef int u, v
+        cdef int64_t e
+        while self.size > 0:
+            top = self.heap[0]
+            tk = self.key(self.target)
+            if not (before(top, tk) or self.rhs[self.target] > self.g[self.target]):
+                break
+            u = top.node
+            fresh = self.key(u)
+            if before(top, fresh):                # stale key (km grew): re-key it
+                self.place(0, fresh)
+                continue
+            self.expanded += 1
+            if self.g[u] > self.rhs[u]:
+                self.g[u] = self.rhs[u]
+                self.remove(u)
+                for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
+                    self.update(self.push_nbr[e])
+            else:
+                self.g[u] = INFINITY
+                self.update(u)
+                for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
+                    self.update(self.push_nbr[e])
+        # The target may stay overconsistent (its key ties the top's): rhs is its cost.
+        return min(self.g[self.target], self.rhs[self.target])
+
+    def walk(self, int s, int limit):
+        """From ``s``, follow the pull edge minimising cost + g until the root: node ids
+        (empty when g(s) is infinite)."""
+        cdef list out = [s]
+        cdef int64_t e
+        cdef double best, c
+        cdef int nxt
+        if self.g[s] == INFINITY and self.rhs[s] == INFINITY:
+            return []
+        while s != self.root and len(out) <= limit:
+            best = INFINITY
+            nxt = -1
+            for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
+                c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
+                if c < best:
+                    best = c
+                    nxt = self.pull_nbr[e]
+            if nxt < 0:
+                return []
+            s = nxt
+            out.append(s)
+        return out if s == self.root else []

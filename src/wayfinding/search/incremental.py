@@ -1,0 +1,255 @@
+"""Incremental search: LPA* (Koenig, Likhachev and Furcy) and D* Lite (Koenig and Likhachev)
+on grids and ``CSRGraph``, compiled.  After edge costs change, ``replan()`` repairs the
+previous search instead of starting again; D* Lite also follows an agent that moves
+(``move_start``), searching backwards from the goal so that its work stays valid.
+
+On a grid the nodes are cells (``y * W + x``) and every pair of neighbouring cells has an
+edge whose cost follows the grid's diagonal rule and the current cell costs, so blocking
+or freeing a cell (``update_costs({(x, y): cost})``, ``inf`` blocks) changes only costs.
+On a ``CSRGraph`` the edges are the graph's (ids in its CSR order; ``update_costs`` takes
+``{(u, v): cost}`` or ``{edge_id: cost}``).
+
+>>> from wayfinding.grid import Grid
+>>> planner = DStarLite(Grid.from_ascii('''
+... .....
+... .....
+... .....'''), (0, 1), (4, 1))
+>>> planner.replan().cost
+4.0
+>>> planner.update_costs({(2, 1): float("inf")})          # a wall appears in the way
+>>> round(planner.replan().cost, 4)
+4.8284
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _incremental
+from ..errors import InvalidQueryError
+from ..results import PathResult, SearchStats
+
+
+class _GridEdges:
+    """Every step between neighbouring cells of a grid as an edge with a mutable cost."""
+
+    def __init__(self, grid: Any):
+        from ..grid.rules import DIRECTIONS, Diagonal
+
+        self.grid = grid
+        h, w = grid.shape
+        self.shape = (h, w)
+        self.costs = np.array(grid.costs, dtype=np.float64)
+        self.rule = grid.diagonal
+        self.dirs = [d for d in DIRECTIONS if self.rule is not Diagonal.NEVER or 0 in d]
+        ys, xs = np.mgrid[0:h, 0:w]
+        src, dst, dirs = [], [], []
+        for k, (dx, dy) in enumerate(self.dirs):
+            ok = (xs + dx >= 0) & (xs + dx < w) & (ys + dy >= 0) & (ys + dy < h)
+            src.append((ys * w + xs)[ok])
+            dst.append(((ys + dy) * w + xs + dx)[ok])
+            dirs.append(np.full(int(ok.sum()), k))
+        s, d, k = np.concatenate(src), np.concatenate(dst), np.concatenate(dirs)
+        order = np.lexsort((k, s))
+        self.src, self.dst, self.dir = s[order], d[order], k[order]
+        self.n = h * w
+        self.cost = np.empty(len(self.src))
+        self._refresh(np.arange(len(self.src)))
+        self.coords = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
+        self.h_scale = self.h_floor()
+        self.by_source = np.searchsorted(self.src, np.arange(self.n + 1))
+
+    def _refresh(self, edges: np.ndarray) -> None:
+        from ..grid.rules import SQRT2, Diagonal
+
+        h, w = self.shape
+        s, d = self.src[edges], self.dst[edges]
+        sx, sy, tx, ty = s % w, s // w, d % w, d // w
+        c = self.costs
+        cost = 0.5 * (c[sy, sx] + c[ty, tx])
+        diag = (sx != tx) & (sy != ty)
+        cost = np.where(diag, SQRT2 * cost, cost)
+        if self.rule is not Diagonal.ALWAYS:
+            side = np.isfinite(c[sy, tx]).astype(int) + np.isfinite(c[ty, sx]).astype(int)
+            need = 2 if self.rule is Diagonal.NO_CORNER_CUTTING else 1
+            cost = np.where(diag & (side < need), np.inf, cost)
+        self.cost[edges] = cost
+
+    def node(self, value: Any, name: str) -> int:
+        x, y = self.grid.cell(value, name=name)
+        return y * self.shape[1] + x
+
+    def h_floor(self) -> float:
+        """The largest admissible scale of the Euclidean heuristic: the cheapest cell."""
+        finite = self.costs[np.isfinite(self.costs)]
+        return float(finite.min()) if finite.size else 0.0
+
+    def changed(self, changes: Any) -> np.ndarray:
+        """Apply ``{(x, y): cost}``; return the ids of the edges whose cost may change."""
+        h, w = self.shape
+        touched = []
+        for cell, cost in dict(changes).items():
+            x, y = self.grid.cell(cell, name="changed cell")
+            value = float(cost)
+            if math.isnan(value) or value <= 0:
+                raise InvalidQueryError(f"cost {cost!r} of cell {(x, y)} must be > 0 "
+                                        "(inf blocks it)")
+            self.costs[y, x] = value
+            for yy in range(max(y - 1, 0), min(y + 2, h)):
+                for xx in range(max(x - 1, 0), min(x + 2, w)):
+                    u = yy * w + xx
+                    touched.append(np.arange(self.by_source[u], self.by_source[u + 1]))
+        edges = np.unique(np.concatenate(touched)) if touched else np.empty(0, np.int64)
+        self._refresh(edges)
+        return edges
+
+    def path(self, nodes: list[int]) -> np.ndarray:
+        w = self.shape[1]
+        ids = np.asarray(nodes, dtype=np.int64)
+        return np.stack([ids % w, ids // w], axis=1)
+
+
+class _GraphEdges:
+    """A ``CSRGraph``'s edges with mutable costs."""
+
+    def __init__(self, graph: Any):
+        self.graph = graph
+        self.n = graph.num_nodes
+        self.src = np.repeat(np.arange(self.n), np.diff(graph.indptr)).astype(np.int64)
+        self.dst = np.asarray(graph.indices, dtype=np.int64)
+        self.cost = np.array(graph.weights, dtype=np.float64)
+        coords = graph.coords
+        self.coords = np.zeros((self.n, 2)) if coords is None else \
+            np.ascontiguousarray(coords[:, :2], dtype=np.float64)
+        self.h_scale = float(getattr(graph, "_hscale", 0.0) or 0.0)
+        self.by_source = np.asarray(graph.indptr, dtype=np.int64)
+
+    def node(self, value: Any, name: str) -> int:
+        return self.graph.node(value, name)
+
+    def h_floor(self) -> float:
+        """The largest admissible scale of the Euclidean heuristic: the lowest ratio of an
+        edge's cost to its length (never above the graph's own scale)."""
+        if not self.h_scale:
+            return 0.0
+        length = np.hypot(*(self.coords[self.dst] - self.coords[self.src]).T)
+        ok = length > 0
+        ratio = self.cost[ok] / length[ok]
+        return float(min(self.h_scale, ratio.min(initial=self.h_scale)))
+
+    def changed(self, changes: Any) -> np.ndarray:
+        edges = []
+        for key, cost in dict(changes).items():
+            if isinstance(key, tuple):
+                u, v = (self.graph.node(k, "edge end") for k in key)
+                lo, hi = self.by_source[u], self.by_source[u + 1]
+                hits = lo + np.flatnonzero(self.dst[lo:hi] == v)
+                if not len(hits):
+                    raise InvalidQueryError(f"no edge {u} -> {v} in the graph")
+            else:
+                if isinstance(key, bool) or not isinstance(key, (int, np.integer)) \
+                        or not 0 <= key < len(self.cost):
+                    raise InvalidQueryError(f"edge id {key!r} is out of range")
+                hits = np.array([key])
+            value = float(cost)
+            if math.isnan(value) or value < 0:
+                raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 (inf removes it)")
+            self.cost[hits] = value
+            edges.append(hits)
+        return np.concatenate(edges) if edges else np.empty(0, np.int64)
+
+    def path(self, nodes: list[int]) -> np.ndarray:
+        return np.asarray(nodes, dtype=np.int64)
+
+
+def _edges(world: Any):
+    from ..graph.csr import CSRGraph
+    from ..grid.grid import Grid
+
+    if isinstance(world, Grid):
+        return _GridEdges(world)
+    if isinstance(world, CSRGraph):
+        return _GraphEdges(world)
+    raise InvalidQueryError(f"incremental search needs a Grid or a CSRGraph, got "
+                            f"{type(world).__name__}")
+
+
+def _csr(n: int, keys: np.ndarray, other: np.ndarray, ids: np.ndarray):
+    order = np.argsort(keys, kind="stable")
+    ptr = np.searchsorted(keys[order], np.arange(n + 1)).astype(np.int64)
+    return ptr, other[order].astype(np.int32), ids[order].astype(np.int64)
+
+
+class _Incremental:
+    backward = False
+
+    def __init__(self, world: Any, start: Any, goal: Any):
+        self._e = e = _edges(world)
+        self.start = e.node(start, "start")
+        self.goal = e.node(goal, "goal")
+        ids = np.arange(len(e.src), dtype=np.int64)
+        if self.backward:            # rhs reads out-edges; changes push to predecessors
+            pull = _csr(e.n, e.src, e.dst, ids)
+            push = _csr(e.n, e.dst, e.src, ids)
+            root, target = self.goal, self.start
+        else:
+            pull = _csr(e.n, e.dst, e.src, ids)
+            push = _csr(e.n, e.src, e.dst, ids)
+            root, target = self.start, self.goal
+        self._core = _incremental.IncrementalCore(
+            e.n, pull[0], pull[1], pull[2], push[0], push[1], e.cost, e.coords, e.h_scale,
+            root, target)
+        self._pull_owner = e.src if self.backward else e.dst
+
+    def update_costs(self, changes: Any) -> None:
+        """Change edge costs (see the module); the next :meth:`replan` repairs the search."""
+        edges = self._e.changed(changes)
+        floor = self._e.h_floor()
+        if floor < self._core.h_scale:            # keep the heuristic admissible
+            self._core.h_scale = floor
+            self._core.reset_keys()
+        for node in np.unique(self._pull_owner[edges]).tolist():
+            self._core.edge_changed(node)
+
+    def replan(self) -> PathResult:
+        """Repair the search and return the current shortest path (start to goal)."""
+        t0 = time.perf_counter()
+        before = self._core.expanded
+        cost = self._core.compute()
+        stats = SearchStats(expanded=int(self._core.expanded - before))
+        walk = self._core.walk(self._core.target, self._e.n) if math.isfinite(cost) else []
+        stats.elapsed = time.perf_counter() - t0
+        name = "dstar_lite" if self.backward else "lpa_star"
+        if not walk:
+            return PathResult(self._e.path([])[:0], math.inf, False, stats, name)
+        nodes = walk if self.backward else walk[::-1]
+        return PathResult(self._e.path(nodes), float(cost), True, stats, name)
+
+
+class LPAStar(_Incremental):
+    """Lifelong Planning A*: a forward search from ``start`` to ``goal`` that repairs itself
+    after :meth:`update_costs`."""
+
+
+class DStarLite(_Incremental):
+    """D* Lite: a backward search from ``goal`` that repairs itself after
+    :meth:`update_costs` and follows the agent (:meth:`move_start`)."""
+
+    backward = True
+
+    def move_start(self, start: Any) -> None:
+        """The agent is now at ``start`` (usually a step along the last path)."""
+        s = self._e.node(start, "start")
+        core = self._core
+        core.km += core_h(self._e, core.target, s)
+        core.target = s
+        self.start = s
+        core.reset_keys()
+
+
+def core_h(e: Any, a: int, b: int) -> float:
+    return e.h_scale * float(np.hypot(*(e.coords[a] - e.coords[b])))

@@ -1,0 +1,130 @@
+"""LPA* and D* Lite against a fresh search after every random change: on grids (cells
+blocked, freed, re-costed; the agent moving along its path) and on CSR graphs (edge costs
+raised, lowered, removed)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from movingai_data import TEST_DATA
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.graph import CSRGraph
+from wayfinding.grid import Grid, GridSearch, read_map
+from wayfinding.search.incremental import DStarLite, LPAStar
+
+
+def fresh_cost(costs, diagonal, a, b):
+    r = GridSearch(Grid(costs, diagonal=diagonal)).find_path(a, b)
+    return r.cost if r.found else math.inf
+
+
+def check_path(costs, diagonal, res, a, b):
+    assert tuple(res.path[0]) == tuple(a) and tuple(res.path[-1]) == tuple(b)
+    assert Grid(costs, diagonal=diagonal).path_cost(res.path) == pytest.approx(res.cost)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), diagonal=st.sampled_from(
+    ["no_corner_cutting", "never", "allow_one_blocked", "always"]),
+    weighted=st.booleans(), cls=st.sampled_from([DStarLite, LPAStar]))
+def test_grid_repairs_equal_a_fresh_search(seed, diagonal, weighted, cls):
+    rng = np.random.default_rng(seed)
+    h, w = 12, 15
+    costs = np.where(rng.random((h, w)) < 0.2, np.inf,
+                     rng.integers(1, 4, (h, w)) if weighted else 1.0).astype(float)
+    free = np.argwhere(np.isfinite(costs))[:, ::-1]
+    a, b = (tuple(free[i]) for i in rng.choice(len(free), 2, replace=False))
+    planner = cls(Grid(costs, diagonal=diagonal), a, b)
+    start = a
+    for step in range(8):
+        res = planner.replan()
+        expected = fresh_cost(costs, diagonal, start, b)
+        assert res.cost == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        assert res.found == math.isfinite(expected)
+        if res.found:
+            check_path(costs, diagonal, res, start, b)
+        # Change a few cells near the agent (never its own cell or the goal).
+        changes = {}
+        for _ in range(rng.integers(1, 4)):
+            x = int(np.clip(start[0] + rng.integers(-3, 4), 0, w - 1))
+            y = int(np.clip(start[1] + rng.integers(-3, 4), 0, h - 1))
+            if (x, y) in (start, b):
+                continue
+            changes[(x, y)] = float(rng.choice([np.inf, 1.0, 2.0, 3.0] if weighted
+                                                else [np.inf, 1.0]))
+        for (x, y), c in changes.items():
+            costs[y, x] = c
+        planner.update_costs(changes)
+        if cls is DStarLite and res.found and len(res.path) > 2 and step % 2:
+            nxt = tuple(res.path[1])
+            if np.isfinite(costs[nxt[1], nxt[0]]):
+                start = nxt
+                planner.move_start(start)
+
+
+def random_graph(rng, n=30, m=110):
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = src != dst
+    coords = rng.random((n, 2)) * 10
+    length = np.hypot(*(coords[dst] - coords[src]).T)
+    return CSRGraph.from_edges(n, src[keep], dst[keep], (length * (1 + rng.random(m)))[keep],
+                               coords=coords)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), cls=st.sampled_from([DStarLite, LPAStar]))
+def test_graph_repairs_equal_a_fresh_search(seed, cls):
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng)
+    a, b = (int(v) for v in rng.choice(g.num_nodes, 2, replace=False))
+    planner = cls(g, a, b)
+    weights = np.array(g.weights, dtype=float)
+    for _ in range(6):
+        res = planner.replan()
+        now = CSRGraph(g.indptr, g.indices, np.where(np.isfinite(weights), weights, 1e300),
+                       coords=g.coords)
+        ref = now.find_path(a, b, algo="dijkstra")
+        expected = ref.cost if ref.found and ref.cost < 1e299 else math.inf
+        assert res.cost == pytest.approx(expected, rel=1e-12)
+        if res.found:
+            assert res.path[0] == a and res.path[-1] == b
+        edges = rng.choice(len(weights), 5, replace=False)
+        change = {}
+        for e in edges.tolist():
+            # Cheaper than its length too: the planner must lower its heuristic's scale.
+            change[e] = float(rng.choice([np.inf, g.weights[e] * 0.3, g.weights[e] * 3]))
+            weights[e] = change[e]
+        planner.update_costs(change)
+
+
+def test_few_expansions_after_a_change_near_the_agent():
+    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    a, b = (91, 2), (92, 106)
+    planner = DStarLite(grid, a, b)
+    first = planner.replan()
+    costs = np.array(grid.costs)
+    blocked = tuple(first.path[3])            # a wall appears on the path, near the agent
+    costs[blocked[1], blocked[0]] = np.inf
+    planner.update_costs({blocked: np.inf})
+    again = planner.replan()
+    assert again.cost == pytest.approx(fresh_cost(costs, "no_corner_cutting", a, b))
+    assert again.stats.expanded * 5 < first.stats.expanded
+
+
+def test_bad_input():
+    grid = Grid(np.ones((4, 4)))
+    with pytest.raises(InvalidQueryError):
+        DStarLite(grid, (0, 0), (9, 9))
+    planner = LPAStar(grid, (0, 0), (3, 3))
+    with pytest.raises(InvalidQueryError, match="> 0"):
+        planner.update_costs({(1, 1): 0})
+    with pytest.raises(InvalidQueryError, match="Grid or a CSRGraph"):
+        LPAStar([[1]], 0, 0)
+    g = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0])
+    with pytest.raises(InvalidQueryError, match="no edge"):
+        LPAStar(g, 0, 2).update_costs({(0, 2): 1.0})
+    with pytest.raises(InvalidQueryError, match="out of range"):
+        LPAStar(g, 0, 2).update_costs({5: 1.0})
