@@ -245,11 +245,9 @@ class DStarLite(_Incremental):
         """The agent is now at ``start`` (usually a step along the last path)."""
         s = self._e.node(start, "start")
         core = self._core
-        core.km += core_h(self._e, core.target, s)
+        # Queued keys stay lower bounds (km grows by the heuristic's step): they are
+        # refreshed lazily when popped.
+        core.km += core.h_scale * float(np.hypot(*(self._e.coords[core.target]
+                                                  - self._e.coords[s])))
         core.target = s
         self.start = s
-        core.reset_keys()
-
-
-def core_h(e: Any, a: int, b: int) -> float:
-    return e.h_scale * float(np.hypot(*(e.coords[a] - e.coords[b])))
