@@ -60,7 +60,7 @@ class _GridEdges:
         self.cost = np.empty(len(self.src))
         self._refresh(np.arange(len(self.src)))
         self.coords = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
-        self.h_scale = self.h_floor()
+        self.h_scale = grid.min_cost if np.isfinite(self.costs).any() else 0.0
         self.by_source = np.searchsorted(self.src, np.arange(self.n + 1))
 
     def _refresh(self, edges: np.ndarray) -> None:
@@ -82,11 +82,6 @@ class _GridEdges:
     def node(self, value: Any, name: str) -> int:
         x, y = self.grid.cell(value, name=name)
         return y * self.shape[1] + x
-
-    def h_floor(self) -> float:
-        """The largest admissible scale of the Euclidean heuristic: the cheapest cell."""
-        finite = self.costs[np.isfinite(self.costs)]
-        return float(finite.min()) if finite.size else 0.0
 
     def changed(self, changes: Any) -> np.ndarray:
         """Apply ``{(x, y): cost}``; return the ids of the edges whose cost may change."""
@@ -130,16 +125,6 @@ class _GraphEdges:
 
     def node(self, value: Any, name: str) -> int:
         return self.graph.node(value, name)
-
-    def h_floor(self) -> float:
-        """The largest admissible scale of the Euclidean heuristic: the lowest ratio of an
-        edge's cost to its length (never above the graph's own scale)."""
-        if not self.h_scale:
-            return 0.0
-        length = np.hypot(*(self.coords[self.dst] - self.coords[self.src]).T)
-        ok = length > 0
-        ratio = self.cost[ok] / length[ok]
-        return float(min(self.h_scale, ratio.min(initial=self.h_scale)))
 
     def changed(self, changes: Any) -> np.ndarray:
         edges = []
@@ -207,9 +192,13 @@ class _Incremental:
 
     def update_costs(self, changes: Any) -> None:
         """Change edge costs (see the module); the next :meth:`replan` repairs the search."""
-        edges = self._e.changed(changes)
-        floor = self._e.h_floor()
-        if floor < self._core.h_scale:            # keep the heuristic admissible
+        e = self._e
+        edges = e.changed(changes)
+        # Keep the heuristic admissible: no edge may cost less per unit of length.
+        length = np.hypot(*(e.coords[e.dst[edges]] - e.coords[e.src[edges]]).T)
+        ok = (length > 0) & np.isfinite(e.cost[edges])
+        floor = float((e.cost[edges][ok] / length[ok]).min(initial=math.inf))
+        if floor < self._core.h_scale:
             self._core.h_scale = floor
             self._core.reset_keys()
         for node in np.unique(self._pull_owner[edges]).tolist():
