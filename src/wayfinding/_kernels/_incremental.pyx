@@ -5,7 +5,7 @@
 # target = the agent's position, pull = out-edges, and a key modifier km when the agent
 # moves.  Edge costs live in one array indexed by edge id; inf means no edge.
 cimport cython
-from libc.math cimport INFINITY, sqrt
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc, realloc
 
@@ -20,6 +20,13 @@ cdef struct Item:
 
 cdef inline bint before(Item a, Item b) noexcept nogil:
     return a.k1 < b.k1 or (a.k1 == b.k1 and a.k2 < b.k2)
+
+
+cdef inline bint not_after(Item a, Item b) noexcept nogil:
+    """a <= b up to rounding: keys are float sums, and a geometric tie that rounds the
+    wrong way must not end the search early."""
+    cdef double tol = 1e-9 * (1.0 + fabs(b.k1))
+    return a.k1 < b.k1 - tol or (fabs(a.k1 - b.k1) <= tol and a.k2 <= b.k2 + tol)
 
 
 @cython.boundscheck(False)
@@ -160,23 +167,25 @@ cdef class IncrementalCore:
         self.update(tail)
 
     def reset_keys(self):
-        """Recompute every queued key (after the target or km changed)."""
-        cdef Py_ssize_t i
-        for i in range(self.size):
-            self.heap[i] = self.key(self.heap[i].node)
-        for i in range(self.size // 2, -1, -1):
-            self.place(i, self.heap[i])
+        """Recompute every queued key (after the heuristic's scale fell): queue again."""
+        cdef Py_ssize_t i, n = self.size
+        nodes = [self.heap[i].node for i in range(n)]
+        for i in range(n):
+            self.pos[self.heap[i].node] = -1
+        self.size = 0
+        for s in nodes:
+            self.push(s)
 
     def compute(self):
-        """Expand until no queued key is below the target's and the target is not
-        underconsistent; returns the target's cost."""
+        """Expand until no queued key is below the target's and the target is
+        consistent; returns the target's cost."""
         cdef Item top, tk, fresh
         cdef int u, v
         cdef int64_t e
         while self.size > 0:
             top = self.heap[0]
             tk = self.key(self.target)
-            if not (before(top, tk) or self.rhs[self.target] > self.g[self.target]):
+            if not (not_after(top, tk) or self.rhs[self.target] != self.g[self.target]):
                 break
             u = top.node
             fresh = self.key(u)
@@ -194,8 +203,7 @@ cdef class IncrementalCore:
                 self.update(u)
                 for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
                     self.update(self.push_nbr[e])
-        # The target may stay overconsistent (its key ties the top's): rhs is its cost.
-        return min(self.g[self.target], self.rhs[self.target])
+        return self.g[self.target]
 
     def walk(self, int s, int limit):
         """From ``s``, follow the pull edge minimising cost + g until the root: node ids
@@ -219,3 +227,11 @@ cdef class IncrementalCore:
             s = nxt
             out.append(s)
         return out if s == self.root else []
+
+    def queued(self):
+        """The queued nodes and whether the queue is ordered (for checks)."""
+        cdef Py_ssize_t i
+        nodes = [self.heap[i].node for i in range(self.size)]
+        ordered = all(not before(self.heap[i], self.heap[(i - 1) >> 1])
+                      for i in range(1, self.size))
+        return nodes, ordered
