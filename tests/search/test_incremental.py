@@ -13,7 +13,7 @@ from movingai_data import TEST_DATA
 from wayfinding.errors import InvalidQueryError
 from wayfinding.graph import CSRGraph
 from wayfinding.grid import Grid, GridSearch, read_map
-from wayfinding.search.incremental import DStarLite, LPAStar
+from wayfinding.search.incremental import ADStar, ARAStar, DStarLite, LPAStar
 
 
 def fresh_cost(costs, diagonal, a, b):
@@ -128,3 +128,63 @@ def test_bad_input():
         LPAStar(g, 0, 2).update_costs({(0, 2): 1.0})
     with pytest.raises(InvalidQueryError, match="out of range"):
         LPAStar(g, 0, 2).update_costs({5: 1.0})
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), cls=st.sampled_from([ARAStar, ADStar]),
+       eps=st.sampled_from([1.0, 1.5, 3.0]))
+def test_anytime_rounds_stay_within_epsilon(seed, cls, eps):
+    rng = np.random.default_rng(seed)
+    h, w = 14, 18
+    costs = np.where(rng.random((h, w)) < 0.25, np.inf, rng.integers(1, 4, (h, w))).astype(float)
+    free = np.argwhere(np.isfinite(costs))[:, ::-1]
+    a, b = (tuple(free[i]) for i in rng.choice(len(free), 2, replace=False))
+    planner = cls(Grid(costs), a, b, epsilon=eps, step=0.5)
+    optimal = fresh_cost(costs, "no_corner_cutting", a, b)
+    seen = []
+    while True:
+        r = planner.plan(max_expansions=15)
+        assert r.stats.expanded <= 15
+        if r.found:
+            assert r.cost <= r.epsilon * optimal + 1e-9
+            check_path(costs, "no_corner_cutting", r, a, b)
+            seen.append(r.epsilon)
+        elif not math.isfinite(optimal) and planner.epsilon == 1.0:
+            break
+        if r.found and r.epsilon == 1.0:
+            assert r.cost == pytest.approx(optimal)
+            break
+        if not math.isfinite(optimal) and len(seen) == 0 and r.stats.expanded == 0:
+            break
+    assert seen == sorted(seen, reverse=True)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_ad_star_repairs_to_the_optimum(seed):
+    rng = np.random.default_rng(seed)
+    h, w = 12, 15
+    costs = np.where(rng.random((h, w)) < 0.2, np.inf, 1.0)
+    free = np.argwhere(np.isfinite(costs))[:, ::-1]
+    a, b = (tuple(free[i]) for i in rng.choice(len(free), 2, replace=False))
+    planner = ADStar(Grid(costs), a, b, epsilon=2.0)
+    for _ in range(5):
+        r = planner.plan()                        # no budget: down to epsilon 1
+        assert r.epsilon in (1.0, math.inf)
+        assert r.cost == pytest.approx(fresh_cost(costs, "no_corner_cutting", a, b))
+        changes = {}
+        for _ in range(3):
+            x, y = int(rng.integers(w)), int(rng.integers(h))
+            if (x, y) not in (a, b):
+                changes[(x, y)] = float(rng.choice([np.inf, 1.0]))
+        for (x, y), c in changes.items():
+            costs[y, x] = c
+        planner.update_costs(changes)
+
+
+def test_anytime_bad_input():
+    grid = Grid(np.ones((4, 4)))
+    with pytest.raises(InvalidQueryError, match="epsilon"):
+        ARAStar(grid, (0, 0), (3, 3), epsilon=0.5)
+    with pytest.raises(InvalidQueryError, match="step"):
+        ADStar(grid, (0, 0), (3, 3), step=0)

@@ -6,7 +6,7 @@
 # moves.  Edge costs live in one array indexed by edge id; inf means no edge.
 cimport cython
 from libc.math cimport INFINITY, fabs, sqrt
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
@@ -54,6 +54,12 @@ cdef class IncrementalCore:
     cdef public int root, target
     cdef public double km
     cdef public long long expanded
+    # Anytime mode (ARA*, AD*): overconsistent keys inflate the heuristic by eps; a node
+    # that turns inconsistent after its expansion in this round waits in INCONS.
+    cdef public double eps
+    cdef public bint anytime
+    cdef uint8_t[::1] closed
+    cdef uint8_t[::1] incons
 
     def __cinit__(self):
         self.heap = NULL
@@ -77,6 +83,9 @@ cdef class IncrementalCore:
             raise MemoryError()
         self.size = 0
         self.root, self.target, self.km, self.expanded = root, target, 0.0, 0
+        self.eps, self.anytime = 1.0, False
+        self.closed = np.zeros(n, dtype=np.uint8)
+        self.incons = np.zeros(n, dtype=np.uint8)
         self.rhs[root] = 0.0
         self.push(root)
 
@@ -91,9 +100,12 @@ cdef class IncrementalCore:
 
     cdef inline Item key(self, int s) noexcept nogil:
         cdef Item it
-        cdef double m = self.g[s] if self.g[s] < self.rhs[s] else self.rhs[s]
-        it.k1 = m + self.h(s) + self.km
-        it.k2 = m
+        if self.g[s] > self.rhs[s]:             # overconsistent: inflated heuristic
+            it.k1 = self.rhs[s] + self.eps * self.h(s) + self.km
+            it.k2 = self.rhs[s]
+        else:
+            it.k1 = self.g[s] + self.h(s) + self.km
+            it.k2 = self.g[s]
         it.node = s
         return it
 
@@ -157,9 +169,14 @@ cdef class IncrementalCore:
                     best = c
             self.rhs[s] = best
         if self.g[s] != self.rhs[s]:
-            self.push(s)
+            if self.anytime and self.closed[s]:
+                self.remove(s)
+                self.incons[s] = 1
+            else:
+                self.push(s)
         else:
             self.remove(s)
+            self.incons[s] = 0
         return 0
 
     def edge_changed(self, int tail):
@@ -176,13 +193,17 @@ cdef class IncrementalCore:
         for s in nodes:
             self.push(s)
 
-    def compute(self):
+    def compute(self, long long budget=-1):
         """Expand until no queued key is below the target's and the target is
-        consistent; returns the target's cost."""
+        consistent; returns the target's cost, or None when ``budget`` expansions (if >= 0)
+        ran out first."""
         cdef Item top, tk, fresh
         cdef int u, v
         cdef int64_t e
+        cdef long long start = self.expanded
         while self.size > 0:
+            if budget >= 0 and self.expanded - start >= budget:
+                return None                       # out of budget: not done
             top = self.heap[0]
             tk = self.key(self.target)
             if not (not_after(top, tk) or self.rhs[self.target] != self.g[self.target]):
@@ -196,6 +217,7 @@ cdef class IncrementalCore:
             if self.g[u] > self.rhs[u]:
                 self.g[u] = self.rhs[u]
                 self.remove(u)
+                self.closed[u] = 1
                 for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
                     self.update(self.push_nbr[e])
             else:
@@ -206,27 +228,30 @@ cdef class IncrementalCore:
         return self.g[self.target]
 
     def walk(self, int s, int limit):
-        """From ``s``, follow the pull edge minimising cost + g until the root: node ids
-        (empty when g(s) is infinite)."""
+        """From ``s``, follow the pull edge minimising cost + g until the root: (node ids,
+        the sum of the edges' costs); ([], inf) when the walk finds no way."""
         cdef list out = [s]
-        cdef int64_t e
-        cdef double best, c
+        cdef int64_t e, used
+        cdef double best, c, total = 0.0
         cdef int nxt
         if self.g[s] == INFINITY and self.rhs[s] == INFINITY:
-            return []
+            return [], INFINITY
         while s != self.root and len(out) <= limit:
             best = INFINITY
             nxt = -1
+            used = -1
             for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
                 c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
                 if c < best:
                     best = c
                     nxt = self.pull_nbr[e]
+                    used = self.pull_edge[e]
             if nxt < 0:
-                return []
+                return [], INFINITY
+            total += self.cost[used]
             s = nxt
             out.append(s)
-        return out if s == self.root else []
+        return (out, total) if s == self.root else ([], INFINITY)
 
     def queued(self):
         """The queued nodes and whether the queue is ordered (for checks)."""
@@ -235,3 +260,15 @@ cdef class IncrementalCore:
         ordered = all(not before(self.heap[i], self.heap[(i - 1) >> 1])
                       for i in range(1, self.size))
         return nodes, ordered
+
+    def next_round(self, double eps):
+        """Anytime: a new round at ``eps`` (INCONS back into the queue, CLOSED emptied,
+        every key recomputed)."""
+        cdef int s
+        self.eps = eps
+        for s in np.flatnonzero(np.asarray(self.incons)).tolist():
+            self.incons[s] = 0
+            if self.g[s] != self.rhs[s]:
+                self.push(s)
+        self.closed[:] = 0
+        self.reset_keys()

@@ -29,7 +29,7 @@ from .hierarchical import (
     hierarchical_step,
 )
 from .hierarchy import LINK_COSTS, HierarchicalGraph, LevelGraph, cell_grouping
-from .incremental import DStarLite, LPAStar
+from .incremental import ADStar, AnytimePath, ARAStar, DStarLite, LPAStar
 from .lowmem import LowMemoryResult, ida_star, memory_bounded_astar, sma_star
 from .queues import BinaryHeap, BucketQueue
 
@@ -95,4 +95,4 @@ __all__ += ["LINK_COSTS", "HierarchicalGraph", "HierarchicalResult", "LevelGraph
             "LowMemoryResult", "cell_grouping", "hierarchical_path",
             "hierarchical_path_exclusions", "hierarchical_step", "ida_star",
             "memory_bounded_astar", "sma_star"]
-__all__ += ["DStarLite", "LPAStar"]
+__all__ += ["ADStar", "ARAStar", "AnytimePath", "DStarLite", "LPAStar"]

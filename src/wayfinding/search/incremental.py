@@ -1,7 +1,10 @@
-"""Incremental search: LPA* (Koenig, Likhachev and Furcy) and D* Lite (Koenig and Likhachev)
-on grids and ``CSRGraph``, compiled.  After edge costs change, ``replan()`` repairs the
-previous search instead of starting again; D* Lite also follows an agent that moves
-(``move_start``), searching backwards from the goal so that its work stays valid.
+"""Incremental and anytime search on grids and ``CSRGraph``, compiled: LPA* (Koenig,
+Likhachev and Furcy) and D* Lite (Koenig and Likhachev) repair the previous search after edge
+costs change (``update_costs``, then ``replan``); D* Lite also follows an agent that moves
+(``move_start``), searching backwards from the goal so that its work stays valid.  ARA* and
+AD* (Likhachev et al.) answer first with an inflated heuristic (a path within ``epsilon``
+times the optimum) and improve it round by round within a budget per call (``plan``),
+reusing their work; AD* also repairs and follows the agent.
 
 On a grid the nodes are cells (``y * W + x``) and every pair of neighbouring cells has an
 edge whose cost follows the grid's diagonal rule and the current cell costs, so blocking
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -205,18 +209,129 @@ class _Incremental:
             self._core.edge_changed(node)
 
     def replan(self) -> PathResult:
-        """Repair the search and return the current shortest path (start to goal)."""
+        """Repair the search and return the current shortest path (start to goal); its
+        cost is the sum of its edges' costs."""
         t0 = time.perf_counter()
         before = self._core.expanded
-        cost = self._core.compute()
+        target_cost = self._core.compute()
         stats = SearchStats(expanded=int(self._core.expanded - before))
-        walk = self._core.walk(self._core.target, self._e.n) if math.isfinite(cost) else []
+        walk, cost = self._core.walk(self._core.target, self._e.n) \
+            if math.isfinite(target_cost) else ([], math.inf)
         stats.elapsed = time.perf_counter() - t0
         name = "dstar_lite" if self.backward else "lpa_star"
         if not walk:
             return PathResult(self._e.path([])[:0], math.inf, False, stats, name)
         nodes = walk if self.backward else walk[::-1]
         return PathResult(self._e.path(nodes), float(cost), True, stats, name)
+
+
+@dataclass(slots=True, repr=False)
+class AnytimePath(PathResult):
+    """A path of an anytime search: its cost is at most ``epsilon`` times the optimum
+    (``epsilon`` 1: optimal; ``inf`` when no path is known yet)."""
+
+    epsilon: float = math.inf
+
+
+class _Anytime(_Incremental):
+    """The anytime rounds shared by :class:`ARAStar` and :class:`ADStar`."""
+
+    def __init__(self, world: Any, start: Any, goal: Any, *, epsilon: float = 2.5,
+                 step: float = 0.5):
+        for name, v, low in (("epsilon", epsilon, 1.0), ("step", step, 0.0)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) \
+                    or not math.isfinite(v) or v < low or (name == "step" and v == 0):
+                raise InvalidQueryError(f"{name} {v!r} must be a finite number "
+                                        f"{'>= 1' if name == 'epsilon' else '> 0'}")
+        super().__init__(world, start, goal)
+        self._core.anytime = True
+        self._core.eps = float(epsilon)
+        self.epsilon0, self.step = float(epsilon), float(step)
+        self._done = False                 # the current round has finished
+        self._best = AnytimePath(self._e.path([])[:0], math.inf, False, SearchStats(),
+                                 self._name())
+
+    def _name(self) -> str:
+        return "ad_star" if self.backward else "ara_star"
+
+    def update_costs(self, changes: Any) -> None:
+        """Change edge costs; the repair runs as a new round at the current epsilon."""
+        super().update_costs(changes)
+        self._new_round()
+
+    def _new_round(self) -> None:
+        self._core.next_round(self._core.eps)
+        self._done = False
+
+    def plan(self, *, max_expansions: int | None = None,
+             max_seconds: float | None = None) -> AnytimePath:
+        """Work within the budget (expansions and/or seconds; none: until optimal): finish
+        the current round, publish its path, then lower epsilon by ``step`` (not below 1)
+        and start the next.  Returns the best path published so far."""
+        t0 = time.perf_counter()
+        core = self._core
+        start = core.expanded
+
+        def left() -> int:
+            used = core.expanded - start
+            if max_expansions is not None and used >= max_expansions:
+                return 0
+            if max_seconds is not None and time.perf_counter() - t0 >= max_seconds:
+                return 0
+            return -1 if max_expansions is None else max_expansions - used
+
+        while True:
+            if not self._done:
+                while True:
+                    budget = left()
+                    if budget == 0:
+                        return self._publish(t0, start)
+                    chunk = 4096 if max_seconds is not None else budget
+                    if budget > 0:
+                        chunk = min(chunk, budget)
+                    if core.compute(chunk) is not None:
+                        break
+                self._done = True
+                self._best = self._result(core.eps)
+            if core.eps <= 1.0 or left() == 0:
+                return self._publish(t0, start)
+            core.next_round(max(1.0, core.eps - self.step))
+            self._done = False
+
+    def _result(self, eps: float) -> AnytimePath:
+        r = super().replan()
+        return AnytimePath(r.path, r.cost, r.found, r.stats, self._name(),
+                           epsilon=eps if r.found else math.inf)
+
+    def _publish(self, t0: float, start: int) -> AnytimePath:
+        b = self._best
+        b.stats.expanded = int(self._core.expanded - start)
+        b.stats.elapsed = time.perf_counter() - t0
+        return b
+
+    @property
+    def epsilon(self) -> float:
+        """The inflation of the round under way."""
+        return float(self._core.eps)
+
+
+class ARAStar(_Anytime):
+    """Anytime Repairing A*: a forward search from ``start`` whose first path is within
+    ``epsilon`` times the optimum; each round lowers epsilon by ``step`` and reuses the
+    previous work, down to 1 (optimal)."""
+
+
+class ADStar(_Anytime):
+    """Anytime Dynamic A*: ARA*'s rounds on D* Lite's backward search, so edge cost changes
+    (:meth:`update_costs`) and agent moves (:meth:`move_start`) are repaired within the
+    current epsilon."""
+
+    backward = True
+
+    def move_start(self, start: Any) -> None:
+        """The agent is now at ``start``."""
+        DStarLite.move_start(self, start)   # type: ignore[arg-type]
+        self._new_round()
 
 
 class LPAStar(_Incremental):
