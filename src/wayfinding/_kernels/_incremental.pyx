@@ -179,9 +179,11 @@ cdef class IncrementalCore:
             self.incons[s] = 0
         return 0
 
-    def edge_changed(self, int tail):
-        """Recompute the rhs of ``tail``, the node whose pull edge changed cost."""
-        self.update(tail)
+    def nodes_changed(self, const int64_t[::1] nodes):
+        """Recompute the rhs of ``nodes``, whose pull edges changed cost."""
+        cdef Py_ssize_t i
+        for i in range(nodes.shape[0]):
+            self.update(<int> nodes[i])
 
     def reset_keys(self):
         """Recompute every queued key (after the heuristic's scale fell): queue again."""

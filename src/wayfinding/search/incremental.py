@@ -88,21 +88,29 @@ class _GridEdges:
         return y * self.shape[1] + x
 
     def changed(self, changes: Any) -> np.ndarray:
-        """Apply ``{(x, y): cost}``; return the ids of the edges whose cost may change."""
+        """Apply ``{(x, y): cost}``; return the ids of the edges whose cost may change: those
+        leaving the 3 x 3 block round each changed cell (its own edges, and the diagonal
+        steps it is a side cell of)."""
         h, w = self.shape
-        touched = []
-        for cell, cost in dict(changes).items():
-            x, y = self.grid.cell(cell, name="changed cell")
-            value = float(cost)
-            if math.isnan(value) or value <= 0:
-                raise InvalidQueryError(f"cost {cost!r} of cell {(x, y)} must be > 0 "
-                                        "(inf blocks it)")
-            self.costs[y, x] = value
-            for yy in range(max(y - 1, 0), min(y + 2, h)):
-                for xx in range(max(x - 1, 0), min(x + 2, w)):
-                    u = yy * w + xx
-                    touched.append(np.arange(self.by_source[u], self.by_source[u + 1]))
-        edges = np.unique(np.concatenate(touched)) if touched else np.empty(0, np.int64)
+        items = list(dict(changes).items())
+        if not items:
+            return np.empty(0, np.int64)
+        cells = np.array([self.grid.cell(c, name="changed cell") for c, _ in items])
+        values = np.array([float(v) for _, v in items])
+        bad = np.isnan(values) | (values <= 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InvalidQueryError(f"cost {items[i][1]!r} of cell {tuple(cells[i])} must "
+                                    "be > 0 (inf blocks it)")
+        self.costs[cells[:, 1], cells[:, 0]] = values
+        off = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+        block = (cells[:, None, :] + off[None]).reshape(-1, 2)
+        block = block[(block[:, 0] >= 0) & (block[:, 0] < w) & (block[:, 1] >= 0)
+                      & (block[:, 1] < h)]
+        nodes = np.unique(block[:, 1] * w + block[:, 0])
+        lo, hi = self.by_source[nodes], self.by_source[nodes + 1]
+        counts = hi - lo
+        edges = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
         self._refresh(edges)
         return edges
 
@@ -205,8 +213,7 @@ class _Incremental:
         if floor < self._core.h_scale:
             self._core.h_scale = floor
             self._core.reset_keys()
-        for node in np.unique(self._pull_owner[edges]).tolist():
-            self._core.edge_changed(node)
+        self._core.nodes_changed(np.unique(self._pull_owner[edges]))
 
     def replan(self) -> PathResult:
         """Repair the search and return the current shortest path (start to goal); its
