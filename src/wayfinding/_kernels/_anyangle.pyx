@@ -222,30 +222,64 @@ cdef class AnyAngleSearch:
                 n += 1
         return n
 
+    cdef int begin(self, Heap* heap, int sx, int sy, int gx, int gy) except -1:
+        """A new search from the centre of (sx, sy) to that of (gx, gy): the start queued."""
+        cdef int s = self.nv
+        self.cs[0], self.cs[1], self.cs[2], self.cs[3] = sx, sy, gx, gy
+        self.gen += 1
+        if heap_init(heap, 256) != 0:
+            raise MemoryError()
+        self.g[s] = 0.0
+        self.parent[s] = s
+        self.seen[s] = self.gen
+        heap_push(heap, &self.pos[0], self.dist(s, s + 1), 0.0, s)
+        return 0
+
+    cdef inline void meet(self, int u) noexcept nogil:
+        """First sight of u in this search: no cost yet, not queued."""
+        if self.seen[u] != self.gen:
+            self.seen[u] = self.gen
+            self.g[u] = 1e300
+            self.pos[u] = -1
+
+    cdef inline void offer(self, Heap* heap, int u, int p, double cand,
+                           int goal) noexcept nogil:
+        """u reached through parent p at cost cand: keep it if cheaper."""
+        if cand < self.g[u]:
+            self.g[u] = cand
+            self.parent[u] = p
+            if self.pos[u] >= 0:
+                heap_decrease(heap, &self.pos[0], u, cand + self.dist(u, goal), cand)
+            else:
+                heap_push(heap, &self.pos[0], cand + self.dist(u, goal), cand, u)
+
+    cdef object result(self, bint found, int s, int goal, Py_ssize_t expanded):
+        """(found, cost, node ids from s to goal, expanded)."""
+        cdef int v = goal
+        if not found:
+            return False, float("inf"), np.empty(0, dtype=np.int64), expanded
+        chain = [goal]
+        while v != s:
+            v = self.parent[v]
+            chain.append(v)
+        chain.reverse()
+        return True, self.g[goal], np.array(chain, dtype=np.int64), expanded
+
     def find(self, int sx, int sy, int gx, int gy, bint lazy):
         """Search from the centre of cell (sx, sy) to that of (gx, gy).  Returns (found,
         cost, node ids from start to goal, expanded)."""
         cdef Heap heap
-        cdef HeapItem top
         cdef int s = self.nv, goal = self.nv + 1, v, u, p, k, n, best_p
         cdef int nbr[10]
         cdef int nbr2[10]
         cdef double cand, best_g
         cdef Py_ssize_t expanded = 0
         cdef bint found = False
-        self.cs[0], self.cs[1], self.cs[2], self.cs[3] = sx, sy, gx, gy
-        self.gen += 1
-        if heap_init(&heap, 256) != 0:
-            raise MemoryError()
+        self.begin(&heap, sx, sy, gx, gy)
         try:
             with nogil:
-                self.g[s] = 0.0
-                self.parent[s] = s
-                self.seen[s] = self.gen
-                heap_push(&heap, &self.pos[0], self.dist(s, goal), 0.0, s)
                 while heap.size > 0:
-                    top = heap_pop(&heap, &self.pos[0])
-                    v = top.node
+                    v = heap_pop(&heap, &self.pos[0]).node
                     self.done[v] = self.gen
                     expanded += 1
                     if lazy and v != s and not self.los(self.parent[v], v):
@@ -271,39 +305,20 @@ cdef class AnyAngleSearch:
                         u = nbr[k]
                         if self.done[u] == self.gen:
                             continue
-                        if self.seen[u] != self.gen:
-                            self.seen[u] = self.gen
-                            self.g[u] = 1e300
-                            self.pos[u] = -1
+                        self.meet(u)
                         p = self.parent[v]
                         if lazy or self.los(p, u):
                             cand = self.g[p] + self.dist(p, u)
                         else:
                             p = v
                             cand = self.g[v] + self.dist(v, u)
-                        if cand < self.g[u]:
-                            self.g[u] = cand
-                            self.parent[u] = p
-                            if self.pos[u] >= 0:
-                                heap_decrease(&heap, &self.pos[0], u, cand + self.dist(u, goal),
-                                              cand)
-                            else:
-                                heap_push(&heap, &self.pos[0], cand + self.dist(u, goal), cand,
-                                          u)
+                        self.offer(&heap, u, p, cand, goal)
                 # Leave pos[] clean for the next search.
                 for k in range(heap.size):
                     self.pos[heap.items[k].node] = -1
         finally:
             heap_free(&heap)
-        if not found:
-            return False, float("inf"), np.empty(0, dtype=np.int64), expanded
-        chain = [goal]
-        v = goal
-        while v != s:
-            v = self.parent[v]
-            chain.append(v)
-        chain.reverse()
-        return True, self.g[goal], np.array(chain, dtype=np.int64), expanded
+        return self.result(found, s, goal, expanded)
 
     def points(self, nodes):
         """``(k, 2)`` float64 positions (cell units) of node ids."""
@@ -331,25 +346,15 @@ cdef class AnyAngleSearch:
         A* over the visibility graph of the convex corners (only lines tangent at both
         ends).  Returns (found, cost, node ids, expanded)."""
         cdef Heap heap
-        cdef HeapItem top
         cdef int s = self.nv, goal = self.nv + 1, v, u, k, m = self.convex.shape[0]
         cdef int vx, vy, ux, uy
-        cdef double cand
         cdef Py_ssize_t expanded = 0
         cdef bint found = False
-        self.cs[0], self.cs[1], self.cs[2], self.cs[3] = sx, sy, gx, gy
-        self.gen += 1
-        if heap_init(&heap, 256) != 0:
-            raise MemoryError()
+        self.begin(&heap, sx, sy, gx, gy)
         try:
             with nogil:
-                self.g[s] = 0.0
-                self.parent[s] = s
-                self.seen[s] = self.gen
-                heap_push(&heap, &self.pos[0], self.dist(s, goal), 0.0, s)
                 while heap.size > 0:
-                    top = heap_pop(&heap, &self.pos[0])
-                    v = top.node
+                    v = heap_pop(&heap, &self.pos[0]).node
                     self.done[v] = self.gen
                     expanded += 1
                     if v == goal:
@@ -367,30 +372,10 @@ cdef class AnyAngleSearch:
                             continue
                         if not self.los(v, u):
                             continue
-                        if self.seen[u] != self.gen:
-                            self.seen[u] = self.gen
-                            self.g[u] = 1e300
-                            self.pos[u] = -1
-                        cand = self.g[v] + self.dist(v, u)
-                        if cand < self.g[u]:
-                            self.g[u] = cand
-                            self.parent[u] = v
-                            if self.pos[u] >= 0:
-                                heap_decrease(&heap, &self.pos[0], u, cand + self.dist(u, goal),
-                                              cand)
-                            else:
-                                heap_push(&heap, &self.pos[0], cand + self.dist(u, goal), cand,
-                                          u)
+                        self.meet(u)
+                        self.offer(&heap, u, v, self.g[v] + self.dist(v, u), goal)
                 for k in range(heap.size):
                     self.pos[heap.items[k].node] = -1
         finally:
             heap_free(&heap)
-        if not found:
-            return False, float("inf"), np.empty(0, dtype=np.int64), expanded
-        chain = [goal]
-        v = goal
-        while v != s:
-            v = self.parent[v]
-            chain.append(v)
-        chain.reverse()
-        return True, self.g[goal], np.array(chain, dtype=np.int64), expanded
+        return self.result(found, s, goal, expanded)
