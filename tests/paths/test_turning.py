@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidQueryError
+from wayfinding.geometry.circles import circle_tangent
 from wayfinding.paths import Formation, turning_path
-from wayfinding.paths.turning import SIDES, _sweep, _tangent
+from wayfinding.paths.turning import SIDES, _sweep
 
 
 @pytest.mark.parametrize("case", [
@@ -56,10 +57,10 @@ def test_tangent_headings_and_shortest(v, r):
         s1, s2 = SIDES[sides[0]], SIDES[sides[1]]
         a = p + s1 * r * np.array([-d[1], d[0]])
         b = q + s2 * r * np.array([-e[1], e[0]])
-        t = _tangent(a, s1, b, s2, r)
+        t = circle_tangent(a, s1, r, b, s2, r)
         if t is not None:
-            other = r * (_sweep(a, p, t[0], s1) + _sweep(b, t[1], q, s2)) + \
-                np.linalg.norm(t[1] - t[0])
+            ta, tb = np.array(t[2]), np.array(t[3])
+            other = r * (_sweep(a, p, ta, s1) + _sweep(b, tb, q, s2)) + np.linalg.norm(tb - ta)
             assert path.length <= other + 1e-9
     pts = path.points(0.25)
     assert np.allclose(pts[0], p) and np.allclose(pts[-1], q)

@@ -1,8 +1,9 @@
 """Planar geometry shared by the world representations: exact orientation and in-circle
 predicates, polygonal obstacles and vectorised clearance tests for points and segments (for
-an agent of a given radius)."""
+an agent of a given radius), tangents between wrapped circles."""
 
+from .circles import circle_tangent
 from .obstacles import TOLERANCE, Obstacles
 from .predicates import incircle, orient2d
 
-__all__ = ["TOLERANCE", "Obstacles", "incircle", "orient2d"]
+__all__ = ["TOLERANCE", "Obstacles", "circle_tangent", "incircle", "orient2d"]

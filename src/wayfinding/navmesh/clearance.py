@@ -33,10 +33,11 @@ import numpy as np
 
 from .._io import read_npz, write_npz
 from ..errors import InvalidQueryError, NavMeshFormatError
+from ..geometry.circles import circle_tangent
 from ..geometry.obstacles import check_radius
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
-from .lct import Triangulation
+from .lct import Triangulation, segment_distance
 
 FORMAT, VERSION = "wayfinding-clearance-mesh", 1
 #: Angle (radians) between the points a path's arcs are drawn with, at most.
@@ -329,19 +330,6 @@ def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
 FREE = -3
 
 
-def _tangent(c0: Pt, s0: int, r0: float, c1: Pt, s1: int, r1: float
-             ) -> tuple[float, float, Pt, Pt]:
-    """Direction ``(dx, dy)`` of the segment leaving circle 0 and touching circle 1 with
-    the path going round circle i counter-clockwise when s_i = +1, and its two ends."""
-    dx, dy = c1[0] - c0[0], c1[1] - c0[1]
-    ll = dx * dx + dy * dy
-    k = s1 * r1 - s0 * r0
-    lam = math.sqrt(max(ll - k * k, 0.0))
-    ux, uy = (lam * dx + k * dy) / ll, (lam * dy - k * dx) / ll
-    return (ux, uy, (c0[0] + s0 * r0 * uy, c0[1] - s0 * r0 * ux),
-            (c1[0] + s1 * r1 * uy, c1[1] - s1 * r1 * ux))
-
-
 def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r: float
             ) -> list[tuple[int, int]]:
     """The simple stupid funnel with a circle of radius ``r`` on every portal end: the
@@ -354,8 +342,8 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
         return p if node[0] == -1 else q if node[0] == -2 else verts[node[0]]
 
     def direction(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float]:
-        ux, uy, _, _ = _tangent(centre(a), a[1], r if a[0] >= 0 else 0.0,
-                                centre(b), b[1], r if b[0] >= 0 else 0.0)
+        ux, uy, _, _ = circle_tangent(centre(a), a[1], r if a[0] >= 0 else 0.0,
+                                      centre(b), b[1], r if b[0] >= 0 else 0.0, clamp=True)
         return ux, uy
 
     def cross(u: tuple[float, float], w: tuple[float, float]) -> float:
@@ -365,8 +353,9 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
         # Tangent directions from a circle are no rays from one point: a node whose
         # direction crosses a funnel side may still be reached past that side's circle
         # (the segment ends short of it, or passes it on its own side and clear).
-        _, _, a, b = _tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
-                              centre(node), node[1], r if node[0] >= 0 else 0.0)
+        _, _, a, b = circle_tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
+                                    centre(node), node[1], r if node[0] >= 0 else 0.0,
+                                    clamp=True)
         c = centre(side)
         dx, dy = b[0] - a[0], b[1] - a[1]
         dd = dx * dx + dy * dy
@@ -418,10 +407,7 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
 
 
 def _segment_distance(a: Pt, b: Pt, x: Pt) -> float:
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    dd = dx * dx + dy * dy
-    s = min(max(((x[0] - a[0]) * dx + (x[1] - a[1]) * dy) / dd, 0.0), 1.0) if dd > 0 else 0.0
-    return math.hypot(a[0] + s * dx - x[0], a[1] + s * dy - x[1])
+    return segment_distance(x[0], x[1], a[0], a[1], b[0], b[1], 0.0, 1.0)
 
 
 def _segments_distance(a: Pt, b: Pt, c: Pt, d: Pt) -> float:
@@ -439,8 +425,8 @@ def _legs(verts: list[Pt], p: Pt, q: Pt, nodes: list[tuple[int, int]], r: float
     """The tangent segments between consecutive nodes."""
     centres = [p if v == -1 else q if v == -2 else verts[v] for v, _ in nodes]
     radii = [0.0 if v < 0 else r for v, _ in nodes]
-    return [_tangent(centres[i], nodes[i][1], radii[i], centres[i + 1], nodes[i + 1][1],
-                     radii[i + 1])[2:] for i in range(len(nodes) - 1)]
+    return [circle_tangent(centres[i], nodes[i][1], radii[i], centres[i + 1], nodes[i + 1][1],
+                           radii[i + 1], clamp=True)[2:] for i in range(len(nodes) - 1)]
 
 
 def _sweep(verts: list[Pt], node: tuple[int, int], arrive: Pt, leave: Pt) -> float:

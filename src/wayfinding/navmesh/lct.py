@@ -166,7 +166,7 @@ class Triangulation:
         b, c, a = tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]
         bx, by = xs[b], ys[b]
         if self.nb[t][(k + 1) % 3] < 0:
-            return _seg_dist(bx, by, xs[c], ys[c], xs[a], ys[a], 0.0, 1.0)
+            return segment_distance(bx, by, xs[c], ys[c], xs[a], ys[a], 0.0, 1.0)
         # The wedge: left of b->c and right of b->a.
         cx, cy, ax, ay = xs[c] - bx, ys[c] - by, xs[a] - bx, ys[a] - by
         best = min(math.hypot(ax, ay), math.hypot(cx, cy))
@@ -268,7 +268,7 @@ class Triangulation:
                     continue
                 n = nb[t][k]
                 if n >= 0:
-                    if n not in seen and _seg_dist(vx, vy, xs[p], ys[p], xs[q], ys[q], 0.0,
+                    if n not in seen and segment_distance(vx, vy, xs[p], ys[p], xs[q], ys[q], 0.0,
                                                    1.0) < reach:
                         seen.add(n)
                         stack.append(n)
@@ -323,7 +323,7 @@ class Triangulation:
                          for t in range(len(self.tri))], dtype=np.float64).reshape(-1, 3)
 
 
-def _seg_dist(px: float, py: float, ax: float, ay: float, bx: float, by: float,
+def segment_distance(px: float, py: float, ax: float, ay: float, bx: float, by: float,
               lo: float, hi: float) -> float:
     """Distance from p to the part ``lo <= s <= hi`` of the segment a + s (b - a)."""
     dx, dy = bx - ax, by - ay
@@ -351,4 +351,4 @@ def _wedge_dist(bx: float, by: float, cx: float, cy: float, ax: float, ay: float
             return math.inf
     if lo > hi:
         return math.inf
-    return _seg_dist(bx, by, px, py, qx, qy, lo, hi)
+    return segment_distance(bx, by, px, py, qx, qy, lo, hi)

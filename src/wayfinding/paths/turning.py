@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidQueryError
+from ..geometry.circles import circle_tangent
 
 #: Turning sides: +1 left (counter-clockwise), -1 right (clockwise).
 SIDES = {"L": 1, "R": -1}
@@ -72,10 +73,10 @@ def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
         s1, s2 = SIDES[sides[0]], SIDES[sides[1]]
         c1 = p + s1 * r * np.array([-d[1], d[0]])
         c2 = q + s2 * r * np.array([-e[1], e[0]])
-        tangent = _tangent(c1, s1, c2, s2, r)
+        tangent = circle_tangent(c1, s1, r, c2, s2, r)
         if tangent is None:
             continue
-        a, b = tangent
+        a, b = np.array(tangent[2]), np.array(tangent[3])
         arcs = (_sweep(c1, p, a, s1), _sweep(c2, b, q, s2))
         length = r * (arcs[0] + arcs[1]) + float(np.linalg.norm(b - a))
         if best is None or length < best.length - 1e-12:
@@ -83,20 +84,6 @@ def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
     if best is None:          # unreachable: a same-side pair always has a tangent
         raise InvalidQueryError("no arc-segment-arc path joins these poses")
     return best
-
-
-def _tangent(c1: np.ndarray, s1: int, c2: np.ndarray, s2: int, r: float):
-    """Where a segment leaves circle 1 and joins circle 2, the path turning s1 then s2
-    (+1 counter-clockwise); None when there is no such tangent."""
-    delta = c2 - c1
-    dd = float(delta @ delta)
-    k = (s2 - s1) * r
-    if dd == 0 or dd < k * k:
-        return None
-    lam = math.sqrt(dd - k * k)
-    u = np.array([lam * delta[0] + k * delta[1], lam * delta[1] - k * delta[0]]) / dd
-    # The centre lies on the turning side of the direction of travel u.
-    return (c1 - s1 * r * np.array([-u[1], u[0]]), c2 - s2 * r * np.array([-u[1], u[0]]))
 
 
 def _sweep(c: np.ndarray, a: np.ndarray, b: np.ndarray, side: int) -> float:
