@@ -294,6 +294,18 @@ def as_points(values: Any, name: str) -> np.ndarray:
     return arr
 
 
+def as_point(value: Any, name: str) -> np.ndarray:
+    """``value`` as one finite ``(x, y)`` float64 point; raises :class:`InvalidQueryError`
+    naming it otherwise."""
+    try:
+        p = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"{name} must be an (x, y) point, got {value!r}") from None
+    if p.shape != (2,) or not np.isfinite(p).all():
+        raise InvalidQueryError(f"{name} must be a finite (x, y) point, got {value!r}")
+    return p
+
+
 def check_radius(radius: Any) -> float:
     """A validated agent radius (finite, >= 0) as a float."""
     try:

@@ -34,7 +34,7 @@ import numpy as np
 from .._io import read_npz, write_npz
 from ..errors import InvalidQueryError, NavMeshFormatError
 from ..geometry.circles import circle_tangent
-from ..geometry.obstacles import check_radius
+from ..geometry.obstacles import as_point, check_radius
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
 from .lct import Triangulation, segment_distance
@@ -115,7 +115,7 @@ class ClearanceMesh:
     # ------------------------------------------------------------------ points
     def locate(self, point: Any) -> int:
         """The triangle holding ``point`` (on its boundary counts), or -1."""
-        p = _point(point, "point")
+        p = as_point(point, "point")
         a, b, c = (self.vertices[self.triangles[:, k]] for k in range(3))
         inside = ((_cross(a, b, p) >= 0) & (_cross(b, c, p) >= 0) & (_cross(c, a, p) >= 0))
         hits = np.flatnonzero(inside)
@@ -123,7 +123,7 @@ class ClearanceMesh:
 
     def wall_distance(self, point: Any) -> float:
         """Distance from ``point`` to the nearest wall."""
-        p = _point(point, "point")
+        p = as_point(point, "point")
         a, b = self.vertices[self.walls[:, 0]], self.vertices[self.walls[:, 1]]
         d = b - a
         s = np.clip(np.einsum("ij,ij->i", p - a, d) / np.einsum("ij,ij->i", d, d), 0, 1)
@@ -137,7 +137,7 @@ class ClearanceMesh:
         :class:`InvalidQueryError`; an end closer than ``radius`` to a wall gives no path."""
         t0 = time.perf_counter()
         r = check_radius(radius)
-        p, q = _point(start, "start"), _point(goal, "goal")
+        p, q = as_point(start, "start"), as_point(goal, "goal")
         ts, tg = self.locate(p), self.locate(q)
         for name, pt, t in (("start", p, ts), ("goal", q, tg)):
             if t < 0:
@@ -307,16 +307,6 @@ class ClearanceMesh:
             raise NavMeshFormatError("malformed clearance mesh (array shapes or ids)", path)
         return cls(v, t, c, steiner=int(header.get("steiner", 0)),
                    build_time=float(header.get("build_time", 0.0)))
-
-
-def _point(value: Any, name: str) -> np.ndarray:
-    try:
-        p = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"{name} must be an (x, y) point, got {value!r}") from None
-    if p.shape != (2,) or not np.isfinite(p).all():
-        raise InvalidQueryError(f"{name} must be a finite (x, y) point, got {value!r}")
-    return p
 
 
 def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:

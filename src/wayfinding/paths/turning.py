@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InvalidQueryError
 from ..geometry.circles import circle_tangent
+from ..geometry.obstacles import as_point
 
 #: Turning sides: +1 left (counter-clockwise), -1 right (clockwise).
 SIDES = {"L": 1, "R": -1}
@@ -62,7 +63,7 @@ def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
     facing ``goal_heading`` that never turns tighter than ``radius``: each of the four
     choices of turning side at both ends (LL, LR, RL, RR) is tried, a crossing tangent only
     when the circles are at least ``2 radius`` apart."""
-    p, q = _vec(start, "start"), _vec(goal, "goal")
+    p, q = as_point(start, "start"), as_point(goal, "goal")
     d, e = _unit(heading, "heading"), _unit(goal_heading, "goal_heading")
     if isinstance(radius, bool) or not isinstance(radius, (int, float)) \
             or not math.isfinite(radius) or radius <= 0:
@@ -101,18 +102,8 @@ def _arc(c: np.ndarray, a: np.ndarray, side: int, sweep: float, r: float,
     return c + r * np.column_stack([np.cos(t), np.sin(t)])
 
 
-def _vec(value: Any, name: str) -> np.ndarray:
-    try:
-        v = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"{name} must be an (x, y) pair, got {value!r}") from None
-    if v.shape != (2,) or not np.isfinite(v).all():
-        raise InvalidQueryError(f"{name} must be a finite (x, y) pair, got {value!r}")
-    return v
-
-
 def _unit(value: Any, name: str) -> np.ndarray:
-    v = _vec(value, name)
+    v = as_point(value, name)
     n = float(np.linalg.norm(v))
     if n == 0:
         raise InvalidQueryError(f"{name} must not be the zero vector")
