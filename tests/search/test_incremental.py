@@ -41,6 +41,10 @@ def test_grid_repairs_equal_a_fresh_search(seed, diagonal, weighted, cls):
     start = a
     for step in range(8):
         res = planner.replan()
+        # The queue holds exactly the inconsistent nodes, in key order.
+        queued, ordered = planner._core.queued()
+        g, rhs = np.asarray(planner._core.g), np.asarray(planner._core.rhs)
+        assert ordered and set(queued) == set(np.flatnonzero(g != rhs).tolist())
         expected = fresh_cost(costs, diagonal, start, b)
         assert res.cost == pytest.approx(expected, rel=1e-12, abs=1e-12)
         assert res.found == math.isfinite(expected)
