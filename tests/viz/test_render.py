@@ -284,7 +284,8 @@ BAD = [
     ({"distances": np.full((7, 10), np.nan)}, "NaN"),
     ({"path": np.zeros((4, 3), dtype=int)}, r"\(4, 3\)"),
     ({"path": np.zeros(4, dtype=int)}, r"\(4,\)"),
-    ({"path": [[0.5, 1.0]]}, "integer"),
+    ({"path": [[True, False]]}, "integer"),
+    ({"path": [[0.5, 1.0], [-0.5, 2.0]]}, "on the grid"),     # polylines: inside only
     ({"path": [(0, 0), (10, 0)]}, r"outside.*10x7"),
     ({"explored": np.zeros((2, 2, 2), dtype=int)}, r"\(2, 2, 2\)"),
     ({"frontier": [(-1, 0)]}, "outside"),
@@ -323,3 +324,10 @@ def test_bad_scale(grid, scale):
 def test_not_a_grid():
     with pytest.raises(InvalidQueryError, match="Grid"):
         render_svg(np.ones((3, 3), dtype=bool))
+
+
+def test_float_polylines_are_drawn_through_their_points(grid):
+    svg = render_svg(grid, path=np.array([[0.5, 1.0], [2.0, 1.5], [3.25, 4.0]]))
+    assert 'points="0.5,1 2,1.5 3.25,4"' in svg
+    png = render_png(grid, path=np.array([[0.5, 1.0], [2.0, 1.5]]))
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
