@@ -1,0 +1,106 @@
+"""Space-time A* with a reservation table and timed doors: steps against a breadth-first
+oracle, agents that never collide or swap, a door waited for or avoided as the steps say."""
+
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid import Grid
+from wayfinding.grid.rules import DIRECTIONS
+from wayfinding.search.spacetime import ReservationTable, door, space_time_astar
+
+
+def bfs_steps(grid, a, b):
+    w = grid.width + 2
+    dist = {a: 0}
+    todo = deque([a])
+    while todo:
+        x, y = todo.popleft()
+        bits = int(grid.moves[(y + 1) * w + x + 1])
+        for k, (dx, dy) in enumerate(DIRECTIONS):
+            n = (x + dx, y + dy)
+            if bits >> k & 1 and n not in dist:
+                dist[n] = dist[(x, y)] + 1
+                todo.append(n)
+    return dist.get(b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_alone_it_takes_the_fewest_steps(seed):
+    rng = np.random.default_rng(seed)
+    grid = Grid(rng.random((9, 11)) > 0.25)
+    free = np.argwhere(grid.passable)[:, ::-1]
+    a, b = (tuple(int(v) for v in free[i]) for i in rng.choice(len(free), 2, replace=False))
+    r = space_time_astar(grid, a, b)
+    steps = bfs_steps(grid, a, b)
+    assert r.found == (steps is not None)
+    if r.found:
+        assert r.cost == steps and len(r.path) == steps + 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_agents_never_share_a_cell_or_swap(seed):
+    rng = np.random.default_rng(seed)
+    grid = Grid(rng.random((10, 10)) > 0.15)
+    free = [tuple(int(v) for v in c) for c in np.argwhere(grid.passable)[:, ::-1]]
+    picks = rng.choice(len(free), 8, replace=False)
+    table = ReservationTable()
+    paths = []
+    for i in range(4):
+        a, b = free[picks[2 * i]], free[picks[2 * i + 1]]
+        if any(p[-1] == a or p[0] == a for p in paths):
+            continue
+        r = space_time_astar(grid, a, b, table)
+        if r.found:
+            table.reserve(r.path, agent=i)
+            paths.append([tuple(c) for c in r.path.tolist()])
+    horizon = max((len(p) for p in paths), default=0) + 2
+
+    def at(p, t):
+        return p[min(t, len(p) - 1)]
+    for t in range(horizon):
+        cells = [at(p, t) for p in paths]
+        assert len(set(cells)) == len(cells)
+        for i in range(len(paths)):
+            for j in range(i + 1, len(paths)):
+                assert not (at(paths[i], t) == at(paths[j], t + 1)
+                            and at(paths[j], t) == at(paths[i], t + 1))
+
+
+CORRIDOR = Grid.from_ascii("""
+    .........
+    .#######.
+    .........""")
+
+
+@pytest.mark.parametrize("opens,waits", [(5, True), (10, False)])
+def test_a_door_is_waited_for_or_avoided(opens, waits):
+    # The top row is 8 steps; the door at (4, 0) opens at step `opens`; the bottom way is 12.
+    closed = door([(opens, 10**9)], [(4, 0)])
+    r = space_time_astar(CORRIDOR, (0, 0), (8, 0), closed=closed)
+    used_door = any(tuple(c) == (4, 0) for c in r.path.tolist())
+    assert used_door == waits
+    assert r.cost == (opens + 4 if waits else 12)
+    for t, c in enumerate(r.path.tolist()):
+        assert not closed(tuple(c), t)
+
+
+def test_bad_input_and_no_path():
+    grid = Grid.from_ascii("..#\n...")
+    with pytest.raises(InvalidQueryError, match="blocked"):
+        space_time_astar(grid, (0, 0), (2, 0))
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        space_time_astar([[1]], (0, 0), (0, 0))
+    with pytest.raises(InvalidQueryError, match="horizon"):
+        space_time_astar(grid, (0, 0), (1, 1), horizon=-1)
+    with pytest.raises(InvalidQueryError, match="empty"):
+        ReservationTable().reserve([])
+    table = ReservationTable()
+    table.reserve([(2, 1)], agent=1)                 # someone parks on the goal
+    assert not space_time_astar(grid, (0, 0), (2, 1), table).found
