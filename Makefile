@@ -37,6 +37,7 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/tables.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh.py --out BENCHMARKS.md
 	$(PY) benchmarks/anyangle.py --out BENCHMARKS.md
+	$(PY) benchmarks/dynamic.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so
