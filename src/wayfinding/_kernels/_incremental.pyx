@@ -274,3 +274,18 @@ cdef class IncrementalCore:
                 self.push(s)
         self.closed[:] = 0
         self.reset_keys()
+
+    def restart(self, int root, int target):
+        """Forget the search and start a new one from ``root`` towards ``target``, reusing
+        the arrays (no allocation)."""
+        cdef Py_ssize_t i
+        for i in range(self.size):
+            self.pos[self.heap[i].node] = -1
+        self.size = 0
+        self.g[:] = INFINITY
+        self.rhs[:] = INFINITY
+        self.closed[:] = 0
+        self.incons[:] = 0
+        self.root, self.target, self.km = root, target, 0.0
+        self.rhs[root] = 0.0
+        self.push(root)

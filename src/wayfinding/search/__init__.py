@@ -32,6 +32,7 @@ from .hierarchy import LINK_COSTS, HierarchicalGraph, LevelGraph, cell_grouping
 from .incremental import ADStar, AnytimePath, ARAStar, DStarLite, LPAStar
 from .lowmem import LowMemoryResult, ida_star, memory_bounded_astar, sma_star
 from .queues import BinaryHeap, BucketQueue
+from .scheduler import PathRequest, PathScheduler
 from .spacetime import ReservationTable, door, space_time_astar
 
 
@@ -96,5 +97,5 @@ __all__ += ["LINK_COSTS", "HierarchicalGraph", "HierarchicalResult", "LevelGraph
             "LowMemoryResult", "cell_grouping", "hierarchical_path",
             "hierarchical_path_exclusions", "hierarchical_step", "ida_star",
             "memory_bounded_astar", "sma_star"]
-__all__ += ["ADStar", "ARAStar", "AnytimePath", "DStarLite", "LPAStar", "ReservationTable",
-            "door", "space_time_astar"]
+__all__ += ["ADStar", "ARAStar", "AnytimePath", "DStarLite", "LPAStar", "PathRequest",
+            "PathScheduler", "ReservationTable", "door", "space_time_astar"]

@@ -261,6 +261,17 @@ class _Anytime(_Incremental):
     def _name(self) -> str:
         return "ad_star" if self.backward else "ara_star"
 
+    def restart(self, start: Any, goal: Any) -> None:
+        """A new search on the same world (the arrays are reused), at ``epsilon0``."""
+        self.start = self._e.node(start, "start")
+        self.goal = self._e.node(goal, "goal")
+        root, target = (self.goal, self.start) if self.backward else (self.start, self.goal)
+        self._core.restart(root, target)
+        self._core.eps = self.epsilon0
+        self._done = False
+        self._best = AnytimePath(self._e.path([])[:0], math.inf, False, SearchStats(),
+                                 self._name())
+
     def update_costs(self, changes: Any) -> None:
         """Change edge costs; the repair runs as a new round at the current epsilon."""
         super().update_costs(changes)
@@ -320,6 +331,11 @@ class _Anytime(_Incremental):
     def epsilon(self) -> float:
         """The inflation of the round under way."""
         return float(self._core.eps)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the last round (epsilon 1) is done: the path is optimal (or none)."""
+        return self._done and self._core.eps <= 1.0
 
 
 class ARAStar(_Anytime):

@@ -1,0 +1,238 @@
+"""A path-request scheduler for a game loop: requests queue by priority in two lanes (short
+and long trips), and each ``update(budget)`` spends at most the frame's budget of node
+expansions (or microseconds) on them, sliced so no request runs past its share.  Searches
+run on a small pool of planners that are reused (their arrays are not reallocated per
+request); a request can be cancelled at any time; a thread can drive the updates.
+
+The searches are optimal (ARA* at epsilon 1: A*'s costs), on a grid or a ``CSRGraph``.
+
+>>> from wayfinding.grid import Grid
+>>> sched = PathScheduler(Grid.from_ascii('''
+... ......
+... .####.
+... ......'''))
+>>> req = sched.request((0, 0), (5, 2))
+>>> while not req.done:
+...     _ = sched.update(max_expansions=4)           # at most 4 expansions per frame
+>>> req.status, req.result.cost
+('found', 7.0)
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from .incremental import ARAStar
+
+#: Request states: waiting, being searched, and the three ends.
+QUEUED, RUNNING, FOUND, FAILED, CANCELLED = "queued", "running", "found", "failed", "cancelled"
+
+
+@dataclass(eq=False)
+class PathRequest:
+    """One request: ``status`` (see the constants), ``result`` (the PathResult once done),
+    ``lane`` (``"short"`` or ``"long"``), ``expanded`` (its expansions so far)."""
+
+    start: Any
+    goal: Any
+    priority: float
+    lane: str
+    callback: Callable[[PathRequest], None] | None = None
+    status: str = QUEUED
+    result: Any = None
+    expanded: int = 0
+    order: int = 0
+    planner: Any = field(default=None, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self.status in (FOUND, FAILED, CANCELLED)
+
+
+class PathScheduler:
+    """Prioritised path requests on one world (a ``Grid`` or a ``CSRGraph``).
+
+    ``short_distance``: requests whose start and goal are closer than this (straight line,
+    world units of the nodes' coordinates) go to the short lane (default: a tenth of the
+    world's extent); ``short_share``: the part of each frame's budget the short lane gets
+    when both lanes have work (the other lane gets the rest, so neither starves);
+    ``pool``: planners kept for reuse."""
+
+    def __init__(self, world: Any, *, short_distance: float | None = None,
+                 short_share: float = 0.5, pool: int = 2, slice_expansions: int = 64):
+        if not 0 < short_share < 1:
+            raise InvalidQueryError(f"short_share {short_share!r} must lie in (0, 1)")
+        for name, v in (("pool", pool), ("slice_expansions", slice_expansions)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InvalidQueryError(f"{name} {v!r} must be an integer >= 1")
+        self.world = world
+        self._free: list[ARAStar] = []
+        self._pool = pool
+        self._slice = slice_expansions
+        self._share = short_share
+        probe = self._planner(None, None)
+        coords = probe._e.coords
+        extent = float(np.ptp(coords, axis=0).max()) if len(coords) else 0.0
+        self._free.append(probe)
+        self.short_distance = extent / 10 if short_distance is None else float(short_distance)
+        self._lanes: dict[str, list[tuple[float, int, PathRequest]]] = {"short": [],
+                                                                          "long": []}
+        self._active: dict[str, PathRequest | None] = {"short": None, "long": None}
+        self._counter = itertools.count()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.stats = {"requests": 0, FOUND: 0, FAILED: 0, CANCELLED: 0, "expansions": 0,
+                      "frames": 0, "planners_made": 1}
+
+    # ------------------------------------------------------------------ requests
+    def request(self, start: Any, goal: Any, *, priority: float = 0.0,
+                callback: Callable[[PathRequest], None] | None = None) -> PathRequest:
+        """Queue a request (higher ``priority`` first, then first come); ``callback(req)``
+        runs when it ends."""
+        e = self._free[0]._e if self._free else self._planner(None, None)._e
+        s, g = e.node(start, "start"), e.node(goal, "goal")
+        near = float(np.hypot(*(e.coords[s] - e.coords[g]))) <= self.short_distance
+        req = PathRequest(start, goal, float(priority), "short" if near else "long", callback)
+        with self._lock:
+            req.order = next(self._counter)
+            heapq.heappush(self._lanes[req.lane], (-req.priority, req.order, req))
+            self.stats["requests"] += 1
+        return req
+
+    def cancel(self, req: PathRequest) -> None:
+        """Stop a request that has not ended (its planner goes back to the pool)."""
+        with self._lock:
+            if req.done:
+                return
+            if self._active[req.lane] is req:
+                self._active[req.lane] = None
+            self._finish(req, CANCELLED)
+
+    @property
+    def pending(self) -> int:
+        """Requests not ended yet."""
+        with self._lock:
+            queued = sum(1 for lane in self._lanes.values() for *_, r in lane if not r.done)
+            return queued + sum(r is not None for r in self._active.values())
+
+    # ------------------------------------------------------------------ frames
+    def update(self, *, max_expansions: int | None = None,
+               max_microseconds: float | None = None) -> list[PathRequest]:
+        """Spend at most this frame's budget (node expansions and/or microseconds; at least
+        one is needed) on the requests; returns those that ended in it.  The time budget is
+        checked between slices of ``slice_expansions`` expansions."""
+        if max_expansions is None and max_microseconds is None:
+            raise InvalidQueryError("update needs max_expansions or max_microseconds")
+        t0 = time.perf_counter()
+        deadline = None if max_microseconds is None else t0 + max_microseconds * 1e-6
+        left = math.inf if max_expansions is None else int(max_expansions)
+        ended: list[PathRequest] = []
+        with self._lock:
+            self.stats["frames"] += 1
+            busy = [lane for lane in ("short", "long") if self._has_work(lane)]
+            for i, lane in enumerate(busy):
+                # The short lane's share first; the last lane busy gets what is left.
+                share = self._share if i + 1 < len(busy) else 1.0
+                quota = left * share if math.isfinite(left) else math.inf
+                left -= self._run_lane(lane, quota, deadline, ended)
+        return ended
+
+    def _has_work(self, lane: str) -> bool:
+        return self._active[lane] is not None or any(not r.done for *_, r in self._lanes[lane])
+
+    def _run_lane(self, lane: str, quota: float, deadline: float | None,
+                  ended: list[PathRequest]) -> int:
+        spent = 0
+        while spent < quota and (deadline is None or time.perf_counter() < deadline):
+            req = self._active[lane] or self._next(lane)
+            if req is None:
+                break
+            step = self._slice if not math.isfinite(quota) else \
+                int(min(self._slice, quota - spent))
+            if step < 1:
+                break
+            r = req.planner.plan(max_expansions=step)
+            used = r.stats.expanded
+            spent += used
+            req.expanded += used
+            self.stats["expansions"] += used
+            if req.planner.finished:
+                self._active[lane] = None
+                req.result = r
+                self._finish(req, FOUND if r.found else FAILED)
+                ended.append(req)
+        return spent
+
+    def _next(self, lane: str) -> PathRequest | None:
+        queue = self._lanes[lane]
+        while queue:
+            *_, req = heapq.heappop(queue)
+            if req.done:
+                continue
+            req.planner = self._take(req)
+            req.status = RUNNING
+            self._active[lane] = req
+            return req
+        return None
+
+    # ------------------------------------------------------------------ the pool
+    def _planner(self, start: Any, goal: Any) -> ARAStar:
+        return ARAStar(self.world, start if start is not None else _any_node(self.world),
+                       goal if goal is not None else _any_node(self.world), epsilon=1.0)
+
+    def _take(self, req: PathRequest) -> ARAStar:
+        if self._free:
+            planner = self._free.pop()
+            planner.restart(req.start, req.goal)
+            return planner
+        self.stats["planners_made"] += 1
+        return self._planner(req.start, req.goal)
+
+    def _finish(self, req: PathRequest, status: str) -> None:
+        req.status = status
+        self.stats[status] += 1
+        if req.planner is not None:
+            if len(self._free) < self._pool:
+                self._free.append(req.planner)
+            req.planner = None
+        if req.callback is not None:
+            req.callback(req)
+
+    # ------------------------------------------------------------------ threaded mode
+    def start(self, *, max_expansions: int | None = None,
+              max_microseconds: float | None = None, period: float = 0.01) -> None:
+        """Run ``update`` with this budget every ``period`` seconds on a thread."""
+        if self._thread is not None:
+            raise InvalidQueryError("the scheduler's thread is already running")
+        self._stop.clear()
+
+        def loop() -> None:
+            while not self._stop.is_set():
+                self.update(max_expansions=max_expansions, max_microseconds=max_microseconds)
+                self._stop.wait(period)
+        self._thread = threading.Thread(target=loop, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread started by :meth:`start` (after its current frame)."""
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+
+
+def _any_node(world: Any) -> Any:
+    from ..grid.grid import Grid
+
+    return (0, 0) if isinstance(world, Grid) else 0

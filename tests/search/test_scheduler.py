@@ -1,0 +1,104 @@
+"""The path-request scheduler: optimal results under tiny budgets, budgets never overrun,
+no lane starves, priorities, cancellation, pooled planners, the threaded mode."""
+
+import time
+
+import numpy as np
+import pytest
+from movingai_data import TEST_DATA
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid import Grid, GridSearch, read_map
+from wayfinding.search.scheduler import CANCELLED, FOUND, PathScheduler
+
+
+def random_pairs(grid, rng, k):
+    free = np.argwhere(grid.passable)[:, ::-1]
+    return [tuple(map(tuple, free[rng.choice(len(free), 2, replace=False)].tolist()))
+            for _ in range(k)]
+
+
+def test_results_are_optimal_and_budgets_kept():
+    grid = Grid(np.random.default_rng(3).random((30, 40)) > 0.25)
+    rng = np.random.default_rng(4)
+    sched = PathScheduler(grid, pool=3)
+    reqs = [sched.request(a, b, priority=float(rng.integers(3)))
+            for a, b in random_pairs(grid, rng, 25)]
+    frames = 0
+    while sched.pending:
+        before = sched.stats["expansions"]
+        sched.update(max_expansions=37)
+        assert sched.stats["expansions"] - before <= 37
+        frames += 1
+        assert frames < 100_000
+    search = GridSearch(grid)
+    for r in reqs:
+        ref = search.find_path(r.start, r.goal)
+        assert r.status == (FOUND if ref.found else "failed")
+        if ref.found:
+            assert r.result.cost == pytest.approx(ref.cost)
+            assert tuple(r.result.path[0]) == r.start and tuple(r.result.path[-1]) == r.goal
+    assert sched.stats["planners_made"] <= 3
+
+
+def test_no_lane_starves_and_priorities_hold():
+    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    sched = PathScheduler(grid, short_distance=20)
+    long = sched.request((91, 2), (92, 106))
+    assert long.lane == "long"
+    finished_short = 0
+    for _ in range(2000):
+        # A stream of short requests arrives every frame.
+        s = sched.request((91, 2), (95, 6), priority=5)
+        assert s.lane == "short"
+        done = sched.update(max_expansions=40)
+        finished_short += sum(r.lane == "short" for r in done)
+        if long.done:
+            break
+    assert long.status == FOUND and finished_short > 0
+    # In one lane, the higher priority is served first.
+    sched2 = PathScheduler(grid, short_distance=1e9)
+    low = sched2.request((91, 2), (92, 106), priority=0)
+    high = sched2.request((91, 2), (100, 60), priority=9)
+    order = []
+    while sched2.pending:
+        order += sched2.update(max_expansions=500)
+    assert order.index(high) < order.index(low)
+
+
+def test_cancel_and_threaded_mode():
+    grid = Grid(np.ones((40, 40)))
+    sched = PathScheduler(grid, pool=1)
+    a = sched.request((0, 0), (39, 39))
+    b = sched.request((0, 39), (39, 0))
+    sched.update(max_expansions=5)
+    sched.cancel(a)
+    sched.cancel(a)                                   # twice is harmless
+    assert a.status == CANCELLED and a.result is None
+    ends = []
+    c = sched.request((5, 5), (30, 2), callback=ends.append)
+    sched.start(max_expansions=50, period=0.001)
+    try:
+        for _ in range(2000):
+            if b.done and c.done:
+                break
+            time.sleep(0.005)
+    finally:
+        sched.stop()
+    assert b.status == FOUND and c.status == FOUND and ends == [c]
+    assert sched.stats[CANCELLED] == 1 and sched.stats["planners_made"] <= 2
+
+
+def test_time_budget_and_bad_input():
+    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    sched = PathScheduler(grid, slice_expansions=32)
+    sched.request((91, 2), (92, 106))
+    t = time.perf_counter()
+    sched.update(max_microseconds=2000)
+    assert time.perf_counter() - t < 0.05
+    with pytest.raises(InvalidQueryError, match="needs"):
+        sched.update()
+    with pytest.raises(InvalidQueryError, match="short_share"):
+        PathScheduler(grid, short_share=1.5)
+    with pytest.raises(InvalidQueryError):
+        sched.request((-1, 5), (92, 106))             # outside the map
