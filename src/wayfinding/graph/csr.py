@@ -181,6 +181,12 @@ class CSRGraph:
         lo, hi = self.indptr[u], self.indptr[u + 1]
         return list(zip(self.indices[lo:hi].tolist(), self.weights[lo:hi].tolist()))
 
+    @property
+    def heuristic_scale(self) -> float:
+        """The factor on Euclidean distance that :meth:`heuristic` uses (0 without
+        coordinates): the lowest ratio of an edge's weight to its length."""
+        return float(self._hscale)
+
     def heuristic(self, node: int, goal: int) -> float:
         """Scaled Euclidean distance between node coordinates (0 without coords)."""
         if not self._hscale:

@@ -132,7 +132,7 @@ class _GraphEdges:
         coords = graph.coords
         self.coords = np.zeros((self.n, 2)) if coords is None else \
             np.ascontiguousarray(coords[:, :2], dtype=np.float64)
-        self.h_scale = float(getattr(graph, "_hscale", 0.0) or 0.0)
+        self.h_scale = graph.heuristic_scale
         self.by_source = np.asarray(graph.indptr, dtype=np.int64)
 
     def node(self, value: Any, name: str) -> int:
@@ -202,6 +202,17 @@ class _Incremental:
             root, target)
         self._pull_owner = e.src if self.backward else e.dst
 
+    def _move_target(self, start: Any) -> None:
+        """A backward search's target (the agent) moved to ``start``.  Queued keys stay
+        lower bounds (km grows by the heuristic's step): they are refreshed lazily when
+        popped."""
+        s = self._e.node(start, "start")
+        core = self._core
+        core.km += core.h_scale * float(np.hypot(*(self._e.coords[core.target]
+                                                  - self._e.coords[s])))
+        core.target = s
+        self.start = s
+
     def update_costs(self, changes: Any) -> None:
         """Change edge costs (see the module); the next :meth:`replan` repairs the search."""
         e = self._e
@@ -255,11 +266,13 @@ class _Anytime(_Incremental):
         self._core.eps = float(epsilon)
         self.epsilon0, self.step = float(epsilon), float(step)
         self._done = False                 # the current round has finished
-        self._best = AnytimePath(self._e.path([])[:0], math.inf, False, SearchStats(),
-                                 self._name())
+        self._best = self._empty()
 
     def _name(self) -> str:
         return "ad_star" if self.backward else "ara_star"
+
+    def _empty(self) -> AnytimePath:
+        return AnytimePath(self._e.path([])[:0], math.inf, False, SearchStats(), self._name())
 
     def restart(self, start: Any, goal: Any) -> None:
         """A new search on the same world (the arrays are reused), at ``epsilon0``."""
@@ -269,8 +282,7 @@ class _Anytime(_Incremental):
         self._core.restart(root, target)
         self._core.eps = self.epsilon0
         self._done = False
-        self._best = AnytimePath(self._e.path([])[:0], math.inf, False, SearchStats(),
-                                 self._name())
+        self._best = self._empty()
 
     def update_costs(self, changes: Any) -> None:
         """Change edge costs; the repair runs as a new round at the current epsilon."""
@@ -353,7 +365,7 @@ class ADStar(_Anytime):
 
     def move_start(self, start: Any) -> None:
         """The agent is now at ``start``."""
-        DStarLite.move_start(self, start)   # type: ignore[arg-type]
+        self._move_target(start)
         self._new_round()
 
 
@@ -370,11 +382,4 @@ class DStarLite(_Incremental):
 
     def move_start(self, start: Any) -> None:
         """The agent is now at ``start`` (usually a step along the last path)."""
-        s = self._e.node(start, "start")
-        core = self._core
-        # Queued keys stay lower bounds (km grows by the heuristic's step): they are
-        # refreshed lazily when popped.
-        core.km += core.h_scale * float(np.hypot(*(self._e.coords[core.target]
-                                                  - self._e.coords[s])))
-        core.target = s
-        self.start = s
+        self._move_target(start)

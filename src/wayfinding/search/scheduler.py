@@ -84,6 +84,7 @@ class PathScheduler:
         coords = probe._e.coords
         extent = float(np.ptp(coords, axis=0).max()) if len(coords) else 0.0
         self._free.append(probe)
+        self._edges = probe._e              # the world's nodes, for checks and lanes
         self.short_distance = extent / 10 if short_distance is None else float(short_distance)
         self._lanes: dict[str, list[tuple[float, int, PathRequest]]] = {"short": [],
                                                                           "long": []}
@@ -100,7 +101,7 @@ class PathScheduler:
                 callback: Callable[[PathRequest], None] | None = None) -> PathRequest:
         """Queue a request (higher ``priority`` first, then first come); ``callback(req)``
         runs when it ends."""
-        e = self._free[0]._e if self._free else self._planner(None, None)._e
+        e = self._edges
         s, g = e.node(start, "start"), e.node(goal, "goal")
         near = float(np.hypot(*(e.coords[s] - e.coords[g]))) <= self.short_distance
         req = PathRequest(start, goal, float(priority), "short" if near else "long", callback)
