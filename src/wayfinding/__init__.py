@@ -4,6 +4,7 @@ Floors (imports only go down): apps (``cli``, ``viz``) -> ``search`` -> worlds (
 ``graph``) -> base (``errors``, ``results``, compiled ``_kernels``).
 """
 
+from ._kernels._workspace import Workspace
 from .errors import (
     FileFormatError,
     IndexFormatError,
@@ -17,7 +18,8 @@ from .errors import (
 from .graph import AdjacencyGraph, CSRGraph, Graph
 from .grid import Diagonal, Grid, GridSearch, distance_map, find_paths, read_map, read_scen
 from .results import PathResult, SearchStats
-from .search import find_path
+from .search import find_path, start_search
+from .sliced import SlicedSearch
 
 __version__ = "0.1.0"
 
@@ -25,6 +27,6 @@ __all__ = [
     "AdjacencyGraph", "CSRGraph", "Diagonal", "FileFormatError", "Graph", "Grid",
     "GridSearch", "IndexFormatError", "IndexMismatchError", "InvalidGridError",
     "InvalidQueryError", "MapFormatError", "PathResult",
-    "ScenarioFormatError", "SearchStats", "WayfindingError", "distance_map", "find_path",
-    "find_paths", "read_map", "read_scen",
+    "ScenarioFormatError", "SearchStats", "SlicedSearch", "WayfindingError", "Workspace",
+    "distance_map", "find_path", "find_paths", "read_map", "read_scen", "start_search",
 ]

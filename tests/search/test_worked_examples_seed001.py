@@ -673,10 +673,10 @@ def test_t27_interruptible_astar_matches_one_run(chunk):
     whole = astar(g2, "S", "G", heuristic=h)
     search = AStarSearch(g2, "S", "G", heuristic=h)
     statuses = []
-    while search.status == "in_progress":
+    while search.status == "running":
         statuses.append(search.step(max_expansions=chunk))
         assert len(statuses) < 50
-    assert statuses[-1] == "found" and set(statuses[:-1]) <= {"in_progress"}
+    assert statuses[-1] == "found" and set(statuses[:-1]) <= {"running"}
     r = search.result()
     assert r.path == whole.path == ["S", "A", "D", "G"] and r.cost == whole.cost == 24
     assert r.stats.expanded == whole.stats.expanded
@@ -694,7 +694,7 @@ def test_t27_slices_equal_one_run_on_random_graphs(seed, chunk):
     g = AdjacencyGraph.from_edges(edges)
     whole = astar(g, 0, n - 1)
     search = AStarSearch(g, 0, n - 1)
-    while search.step(max_expansions=chunk) == "in_progress":
+    while search.step(max_expansions=chunk) == "running":
         pass
     r = search.result()
     assert (r.found, r.path, r.cost) == (whole.found, whole.path, whole.cost)

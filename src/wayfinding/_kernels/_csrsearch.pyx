@@ -15,6 +15,7 @@ from libc.math cimport INFINITY, nextafterf, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
+from ._budget cimport FAILED, FOUND, RUNNING, Budget, make_budget, spent
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._workspace cimport Workspace
 
@@ -100,46 +101,53 @@ cdef struct Counts:
     long max_open
 
 
+cdef struct Loop:
+    # The state of a search between two slices (node arrays and open list: the workspace).
+    int goal
+    double hscale
+    bint record
+    bint use_h
+    uint32_t open_stamp
+    Counts c
+
+
 cdef int best_first(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
-                    const double[::1] weights, const double[:, ::1] coords, int start,
-                    int goal, double hscale, bint record, uint32_t open_stamp,
-                    const ExtraSource* ex, Counts* c) noexcept nogil:
-    """A* (Dijkstra without a heuristic); returns 1 found, 0 not found, -1 out of memory."""
-    cdef uint32_t closed_stamp = open_stamp + 1
+                    const double[::1] weights, const double[:, ::1] coords, Loop* s,
+                    const ExtraSource* ex, const Budget* budget) noexcept nogil:
+    """A* (Dijkstra without a heuristic), resumed where the last slice stopped; returns
+    FOUND, FAILED, RUNNING (the budget ran out) or -1 (out of memory)."""
+    cdef uint32_t open_stamp = s.open_stamp, closed_stamp = open_stamp + 1
     cdef double* g = &ws.g[0]
     cdef int32_t* parent = &ws.parent[0]
     cdef uint32_t* stamp = &ws.stamp[0]
     cdef Heap* heap = &ws.heap
     cdef int32_t* pos = &ws.pos[0]
-    cdef bint use_h = hscale > 0.0 and goal >= 0 and coords.shape[0] > 0
-    cdef int u, v, status = 0
+    cdef int goal = s.goal
+    cdef double hscale = s.hscale
+    cdef bint use_h = s.use_h, record = s.record
+    cdef int u, v, status = FAILED
     cdef int64_t e
     cdef double gu, ng, hv, hd
-    cdef long expanded = 0, generated = 1, max_open = 1
+    cdef long expanded = s.c.expanded, generated = s.c.generated, max_open = s.c.max_open
+    cdef long done = 0
     cdef HeapItem it
     cdef const float* box
-    stamp[start] = open_stamp
-    g[start] = 0.0
-    parent[start] = -1
-    hv = hscale * euclid(coords, start, goal) if use_h else 0.0
-    if ExtraSource is Extras:
-        if ex.use_dh:
-            hd = pivot_bound(&ex.pv, start)
-            hv = hd if hd > hv else hv
-    if heap_push(heap, pos, hv, 0.0, start) != 0:
-        return -1
     while heap.size > 0:
+        if spent(budget, done):
+            status = RUNNING
+            break
         it = heap_pop(heap, pos)
         u = it.node
         if stamp[u] == closed_stamp:
             continue
         stamp[u] = closed_stamp
         expanded += 1
+        done += 1
         if record and vec_push(&ws.record, u) != 0:
             status = -1
             break
         if u == goal:
-            status = 1
+            status = FOUND
             break
         gu = g[u]
         for e in range(indptr[u], indptr[u + 1]):
@@ -187,10 +195,174 @@ cdef int best_first(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] 
             break
         if heap.size > max_open:
             max_open = heap.size
-    c.expanded = expanded
-    c.generated = generated
-    c.max_open = max_open
+    s.c.expanded = expanded
+    s.c.generated = generated
+    s.c.max_open = max_open
     return status
+
+
+cdef class CSRRun:
+    """A* or Dijkstra over a CSR graph that runs in slices: :meth:`advance` until it is done.
+
+    Arguments as :func:`search`.  The search state lives in ``ws``: a query started on the
+    same workspace before this one is done makes it :attr:`stale`.
+    """
+    cdef Workspace ws
+    cdef const int64_t[::1] indptr
+    cdef const int32_t[::1] indices
+    cdef const double[::1] weights
+    cdef const double[:, ::1] coords
+    cdef const double[:, :] to_pivot, from_pivot, zone_table
+    cdef const float[:, ::1] boxes
+    cdef const int32_t[::1] zone
+    cdef Extras ex
+    cdef bint plain
+    cdef Loop s
+    cdef readonly int status
+
+    def __cinit__(self, Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
+                  const double[::1] weights, const double[:, ::1] coords, int start, int goal,
+                  double hscale, bint record, const double[:, :] to_pivot=_NO_TABLE,
+                  const double[:, :] from_pivot=_NO_TABLE, const float[:, ::1] boxes=_NO_BOXES,
+                  const int32_t[::1] zone=_NO_ZONES, const double[:, :] zone_table=_NO_TABLE):
+        cdef Py_ssize_t n = indptr.shape[0] - 1
+        cdef Py_ssize_t k = to_pivot.shape[0], i
+        cdef double d, hv, hd
+        cdef Extras* ex = &self.ex
+        cdef Pivots* pv = &ex.pv
+        pv.to_count = 0
+        pv.from_count = 0
+        pv.to_row = NULL
+        pv.from_row = NULL
+        pv.to_goal = NULL
+        pv.from_goal = NULL
+        pv.to_table = NULL
+        pv.from_table = NULL
+        pv.to_step = 1
+        pv.from_step = 1
+        if k > 0 and (to_pivot.shape[1] != n or from_pivot.shape[0] != k
+                      or from_pivot.shape[1] != n):
+            raise ValueError(f"pivot tables must both have shape ({k}, {n})")
+        ex.boxes = NULL
+        ex.bx = 0.0
+        ex.by = 0.0
+        if boxes.shape[0] > 0 and goal >= 0:
+            if boxes.shape[0] != indices.shape[0] or coords.shape[0] != n:
+                raise ValueError(
+                    f"boxes need one row per edge ({indices.shape[0]}) and coords")
+            ex.boxes = &boxes[0, 0]
+            ex.bx = coords[goal, 0]
+            ex.by = coords[goal, 1]
+        if k > 0 and goal >= 0:
+            pv.to_table = &to_pivot[0, 0]
+            pv.from_table = &from_pivot[0, 0]
+            pv.to_step = to_pivot.strides[1] // sizeof(double)
+            pv.from_step = from_pivot.strides[1] // sizeof(double)
+            pv.to_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
+            pv.from_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
+            pv.to_goal = <double*> malloc(k * sizeof(double))
+            pv.from_goal = <double*> malloc(k * sizeof(double))
+            if pv.to_row == NULL or pv.from_row == NULL or pv.to_goal == NULL \
+                    or pv.from_goal == NULL:
+                raise MemoryError("cannot allocate the pivot list")
+            for i in range(k):
+                d = to_pivot[i, goal]
+                if d < INFINITY:
+                    pv.to_row[pv.to_count] = i * (to_pivot.strides[0] // sizeof(double))
+                    pv.to_goal[pv.to_count] = d * (1.0 + DH_EPS)
+                    pv.to_count += 1
+                d = from_pivot[i, goal]
+                if d < INFINITY:
+                    pv.from_row[pv.from_count] = i * (from_pivot.strides[0] // sizeof(double))
+                    pv.from_goal[pv.from_count] = d * (1.0 - DH_EPS)
+                    pv.from_count += 1
+        ex.use_dh = pv.to_count + pv.from_count > 0
+        ex.zone = NULL
+        ex.zcol = NULL
+        ex.zstep = 1
+        if zone.shape[0] > 0 and goal >= 0:
+            if zone.shape[0] != n or zone_table.shape[0] != zone_table.shape[1]:
+                raise ValueError(f"zone needs {n} entries and zone_table a square shape")
+            if not 0 <= zone[goal] < zone_table.shape[1]:
+                raise ValueError("the goal's zone is outside the zone table")
+            ex.zone = &zone[0]
+            ex.zcol = &zone_table[0, zone[goal]]
+            ex.zstep = zone_table.strides[0] // sizeof(double)
+        self.plain = not (ex.use_dh or ex.boxes != NULL or ex.zone != NULL)
+        self.ws = ws
+        self.indptr = indptr
+        self.indices = indices
+        self.weights = weights
+        self.coords = coords
+        if not self.plain:  # keep the index arrays alive while the search runs
+            self.to_pivot = to_pivot
+            self.from_pivot = from_pivot
+            self.boxes = boxes
+            self.zone = zone
+            self.zone_table = zone_table
+        self.s.goal = goal
+        self.s.hscale = hscale
+        self.s.record = record
+        self.s.use_h = hscale > 0.0 and goal >= 0 and coords.shape[0] > 0
+        self.s.open_stamp = ws.begin()
+        self.s.c.expanded = 0
+        self.s.c.generated = 1
+        self.s.c.max_open = 1
+        hv = hscale * euclid(coords, start, goal) if self.s.use_h else 0.0
+        if ex.use_dh:
+            hd = pivot_bound(pv, start)
+            hv = hd if hd > hv else hv
+        ws.stamp[start] = self.s.open_stamp
+        ws.g[start] = 0.0
+        ws.parent[start] = -1
+        if heap_push(&ws.heap, &ws.pos[0], hv, 0.0, start) != 0:
+            raise MemoryError("open list could not grow")
+        self.status = RUNNING
+
+    def __dealloc__(self):
+        free(self.ex.pv.to_row)
+        free(self.ex.pv.from_row)
+        free(self.ex.pv.to_goal)
+        free(self.ex.pv.from_goal)
+
+    @property
+    def stale(self):
+        """Whether another query has since started on the workspace."""
+        return 2 * self.ws.generation != self.s.open_stamp
+
+    @property
+    def cost(self):
+        """Cost of the path found (inf unless found)."""
+        return self.ws.g[self.s.goal] if self.status == FOUND else INFINITY
+
+    @property
+    def counters(self):
+        """(expanded, generated, max_open) so far."""
+        return self.s.c.expanded, self.s.c.generated, self.s.c.max_open
+
+    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+        """Expand up to ``max_expansions`` more nodes (< 0: no limit) for at most
+        ``max_seconds``; returns the status: 2 running, 1 found, 0 failed."""
+        if self.status != RUNNING:
+            return self.status
+        if self.stale:
+            raise ValueError("another query has started on this workspace")
+        cdef Budget b = make_budget(max_expansions, max_seconds)
+        cdef Workspace ws = self.ws
+        cdef NoExtras none
+        cdef int status
+        with nogil:
+            if self.plain:
+                status = best_first(ws, self.indptr, self.indices, self.weights, self.coords,
+                                    &self.s, &none, &b)
+            else:
+                status = best_first(ws, self.indptr, self.indices, self.weights, self.coords,
+                                    &self.s, &self.ex, &b)
+        if status < 0:
+            self.status = FAILED
+            raise MemoryError("open list could not grow")
+        self.status = status
+        return status
 
 
 def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
@@ -210,93 +382,13 @@ def search(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indices,
     ``zone``/``zone_table``: optional ``(n,)`` zone ids in ``0..z-1`` and ``(z, z)`` lower
     bounds between zones (inf: no path); h becomes at least ``zone_table[zone[v],
     zone[goal]]``, nodes whose zone cannot reach the goal's are not pushed, and closed nodes
-    are reopened (the bound need not be consistent).
+    are reopened (the bound need not be consistent).  :class:`CSRRun` runs the same search
+    in slices.
     """
-    cdef Py_ssize_t n = indptr.shape[0] - 1
-    cdef Py_ssize_t k = to_pivot.shape[0], i
-    cdef double d
-    cdef Extras ex
-    cdef NoExtras plain
-    cdef Pivots* pv = &ex.pv
-    if k > 0 and (to_pivot.shape[1] != n or from_pivot.shape[0] != k
-                  or from_pivot.shape[1] != n):
-        raise ValueError(f"pivot tables must both have shape ({k}, {n})")
-    ex.boxes = NULL
-    ex.bx = 0.0
-    ex.by = 0.0
-    if boxes.shape[0] > 0 and goal >= 0:
-        if boxes.shape[0] != indices.shape[0] or coords.shape[0] != n:
-            raise ValueError(f"boxes need one row per edge ({indices.shape[0]}) and coords")
-        ex.boxes = &boxes[0, 0]
-        ex.bx = coords[goal, 0]
-        ex.by = coords[goal, 1]
-    pv.to_count = 0
-    pv.from_count = 0
-    pv.to_row = NULL
-    pv.from_row = NULL
-    pv.to_goal = NULL
-    pv.from_goal = NULL
-    pv.to_table = NULL
-    pv.from_table = NULL
-    pv.to_step = 1
-    pv.from_step = 1
-    if k > 0 and goal >= 0:
-        pv.to_table = &to_pivot[0, 0]
-        pv.from_table = &from_pivot[0, 0]
-        pv.to_step = to_pivot.strides[1] // sizeof(double)
-        pv.from_step = from_pivot.strides[1] // sizeof(double)
-        pv.to_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
-        pv.from_row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
-        pv.to_goal = <double*> malloc(k * sizeof(double))
-        pv.from_goal = <double*> malloc(k * sizeof(double))
-        if pv.to_row == NULL or pv.from_row == NULL or pv.to_goal == NULL \
-                or pv.from_goal == NULL:
-            free(pv.to_row)
-            free(pv.from_row)
-            free(pv.to_goal)
-            free(pv.from_goal)
-            raise MemoryError("cannot allocate the pivot list")
-        for i in range(k):
-            d = to_pivot[i, goal]
-            if d < INFINITY:
-                pv.to_row[pv.to_count] = i * (to_pivot.strides[0] // sizeof(double))
-                pv.to_goal[pv.to_count] = d * (1.0 + DH_EPS)
-                pv.to_count += 1
-            d = from_pivot[i, goal]
-            if d < INFINITY:
-                pv.from_row[pv.from_count] = i * (from_pivot.strides[0] // sizeof(double))
-                pv.from_goal[pv.from_count] = d * (1.0 - DH_EPS)
-                pv.from_count += 1
-    ex.use_dh = pv.to_count + pv.from_count > 0
-    ex.zone = NULL
-    ex.zcol = NULL
-    ex.zstep = 1
-    if zone.shape[0] > 0 and goal >= 0:
-        if zone.shape[0] != n or zone_table.shape[0] != zone_table.shape[1]:
-            raise ValueError(f"zone needs {n} entries and zone_table a square shape")
-        if not 0 <= zone[goal] < zone_table.shape[1]:
-            raise ValueError("the goal's zone is outside the zone table")
-        ex.zone = &zone[0]
-        ex.zcol = &zone_table[0, zone[goal]]
-        ex.zstep = zone_table.strides[0] // sizeof(double)
-    cdef Counts c
-    cdef uint32_t open_stamp = ws.begin()
-    cdef int status
-    with nogil:
-        if ex.use_dh or ex.boxes != NULL or ex.zone != NULL:
-            status = best_first(ws, indptr, indices, weights, coords, start, goal, hscale,
-                                record, open_stamp, &ex, &c)
-        else:
-            status = best_first(ws, indptr, indices, weights, coords, start, goal, hscale,
-                                record, open_stamp, &plain, &c)
-    free(pv.to_row)
-    free(pv.from_row)
-    free(pv.to_goal)
-    free(pv.from_goal)
-    if status < 0:
-        raise MemoryError("open list could not grow")
-    return status == 1, (ws.g[goal] if status == 1 else INFINITY), c.expanded, c.generated, \
-        c.max_open
+    run = CSRRun(ws, indptr, indices, weights, coords, start, goal, hscale, record, to_pivot,
+                 from_pivot, boxes, zone, zone_table)
+    found = run.advance() == FOUND
+    return (found, run.cost) + run.counters
 
 
 def distances(Workspace ws, double[::1] out):

@@ -18,6 +18,7 @@ from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
 
+from ._budget cimport FAILED, FOUND, RUNNING, Budget, make_budget, spent
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._steps cimport step_tables
 from ._workspace cimport Workspace
@@ -128,14 +129,46 @@ cdef inline uint8_t bounded_moves(const uint16_t* box, uint8_t m, int x, int y) 
     return m & keep
 
 
+cdef struct Loop:
+    # The state of a best-first search between two slices (the node arrays, open list and
+    # tie list live in the workspace).
+    int start
+    int goal
+    int hkind
+    double hscale
+    bint greedy
+    bint record
+    bint uniform
+    uint32_t open_stamp
+    double fu           # f of the node expanded last (the tie list holds nodes of that f)
+    Counters c
+
+
+cdef int best_first_begin(Workspace ws, int width, Loop* s,
+                          const PivotSource* pv) noexcept nogil:
+    """Put the start on the open list; returns -1 if memory ran out."""
+    cdef double hv = s.hscale * heuristic(s.hkind, s.start, s.goal, width), hd
+    if PivotSource is Pivots:
+        hd = pivot_bound(pv, s.start)
+        hv = hd if hd > hv else hv
+    ws.stamp[s.start] = s.open_stamp
+    ws.g[s.start] = 0.0
+    ws.parent[s.start] = -1
+    s.fu = 0.0
+    s.c.expanded = 0
+    s.c.generated = 1
+    s.c.updated = 0
+    s.c.max_open = 1
+    return heap_push(&ws.heap, &ws.pos[0], hv, 0.0, s.start)
+
+
 cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
-                    int width, int start, int goal, int hkind, double hscale, bint greedy,
-                    bint record, bint uniform, uint32_t open_stamp, const PivotSource* pv,
-                    const uint16_t* bounds, Counters* c) noexcept nogil:
-    """A*-family search; returns 1 found, 0 not found, -1 out of memory.  ``bounds`` (or
-    NULL): goal-bound boxes, 32 values per padded cell; steps whose box misses the goal are
-    skipped."""
-    cdef uint32_t closed_stamp = open_stamp + 1
+                    int width, Loop* s, const PivotSource* pv, const uint16_t* bounds,
+                    const Budget* budget) noexcept nogil:
+    """A*-family search, resumed where the last slice stopped; returns FOUND, FAILED,
+    RUNNING (the budget ran out) or -1 (out of memory).  ``bounds`` (or NULL): goal-bound
+    boxes, 32 values per padded cell; steps whose box misses the goal are skipped."""
+    cdef uint32_t open_stamp = s.open_stamp, closed_stamp = open_stamp + 1
     cdef double[::1] g = ws.g
     cdef int32_t[::1] parent = ws.parent
     cdef uint32_t[::1] stamp = ws.stamp
@@ -143,27 +176,25 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
     cdef int offset[8]
     cdef double length[8]
     cdef int u, v, d, ux, uy
+    cdef int goal = s.goal, hkind = s.hkind
     cdef int gx = goal % width, gy = goal // width
+    cdef double hscale = s.hscale
+    cdef bint greedy = s.greedy, record = s.record, uniform = s.uniform
     cdef uint8_t m
     cdef double gu, cu, ng, hv
     cdef HeapItem it
     step_tables(width, offset, length)
 
-    cdef long expanded = 0, generated = 1, updated = 0, max_open = 1
+    cdef long expanded = s.c.expanded, generated = s.c.generated, updated = s.c.updated
+    cdef long max_open = s.c.max_open, done = 0
     cdef IntVec* ties = &ws.ties
     cdef int32_t* pos = &ws.pos[0]
-    cdef double f, fu = 0.0
-    cdef int status = 0
-    stamp[start] = open_stamp
-    g[start] = 0.0
-    parent[start] = -1
-    hv = hscale * heuristic(hkind, start, goal, width)
-    if PivotSource is Pivots:
-        ng = pivot_bound(pv, start)
-        hv = ng if ng > hv else hv
-    if heap_push(heap, pos, hv, 0.0, start) != 0:
-        return -1
+    cdef double f, fu = s.fu
+    cdef int status = FAILED
     while True:
+        if spent(budget, done):
+            status = RUNNING
+            break
         # Successors whose f equals the current node's f are kept on a LIFO side list and
         # expanded before the heap: they have the least f, and depth-first order among equal
         # f matches the larger-g tie-breaking, without heap traffic.
@@ -180,11 +211,12 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
             continue
         stamp[u] = closed_stamp
         expanded += 1
+        done += 1
         if record and vec_push(&ws.record, u) != 0:
             status = -1
             break
         if u == goal:
-            status = 1
+            status = FOUND
             break
         gu = g[u]
         cu = cost[u]
@@ -231,12 +263,13 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
             break
         if heap.size + ties.size > max_open:
             max_open = heap.size + ties.size
-    c.expanded = expanded
-    c.generated = generated
-    c.updated = updated
-    c.max_open = max_open
-    if status < 0:
-        return -1
+    s.c.expanded = expanded
+    s.c.generated = generated
+    s.c.updated = updated
+    s.c.max_open = max_open
+    s.fu = fu
+    if status < 0 or status == RUNNING:
+        return status
     # Leave the whole open list in the heap for ``Workspace.open_nodes``.
     while ties.size > 0:
         ties.size -= 1
@@ -246,6 +279,123 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
 
 
 _NO_PIVOTS = np.empty((0, 1), dtype=np.float64)
+
+
+cdef class GridRun:
+    """A best-first grid search that runs in slices: :meth:`advance` until it is done.
+
+    Arguments as :func:`search`.  The search state lives in ``ws``: a query started on the
+    same workspace before this one is done makes it :attr:`stale`.
+    """
+    cdef Workspace ws
+    cdef const double[::1] cost
+    cdef const uint8_t[::1] moves
+    cdef const double[:, :] pivots
+    cdef const uint16_t[:, :, ::1] bounds
+    cdef int width
+    cdef Pivots pv
+    cdef Loop s
+    cdef readonly int status
+
+    def __cinit__(self, Workspace ws, const double[::1] cost, const uint8_t[::1] moves,
+                  int width, int start, int goal, int hkind, double hscale, bint greedy,
+                  bint record, bint uniform=False, const double[:, :] pivots=_NO_PIVOTS,
+                  double pscale=1.0, const uint16_t[:, :, ::1] bounds=None):
+        cdef Py_ssize_t k = pivots.shape[0], i
+        cdef double dg
+        self.pv.count = 0
+        self.pv.row = NULL
+        self.pv.lo = NULL
+        self.pv.hi = NULL
+        if k > 0 and pivots.shape[1] != cost.shape[0]:
+            raise ValueError(
+                f"pivot table has {pivots.shape[1]} columns for {cost.shape[0]} cells")
+        if bounds is not None and (bounds.shape[0] != moves.shape[0] or bounds.shape[1] != 8
+                                   or bounds.shape[2] != 4):
+            raise ValueError("bounds must have shape (padded cells, 8, 4)")
+        self.pv.scale = pscale
+        self.pv.table = &pivots[0, 0] if k > 0 else NULL
+        self.pv.step = pivots.strides[1] // sizeof(double)
+        if k > 0:
+            self.pv.row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
+            self.pv.lo = <double*> malloc(k * sizeof(double))
+            self.pv.hi = <double*> malloc(k * sizeof(double))
+            if self.pv.row == NULL or self.pv.lo == NULL or self.pv.hi == NULL:
+                raise MemoryError("cannot allocate the pivot list")
+            for i in range(k):
+                dg = pivots[i, goal]
+                if dg < INFINITY:  # a pivot that does not reach the goal says nothing
+                    self.pv.row[self.pv.count] = i * (pivots.strides[0] // sizeof(double))
+                    self.pv.lo[self.pv.count] = dg * (1.0 - DH_EPS)
+                    self.pv.hi[self.pv.count] = dg * (1.0 + DH_EPS)
+                    self.pv.count += 1
+        self.ws = ws
+        self.cost = cost
+        self.moves = moves
+        self.pivots = pivots
+        self.bounds = bounds
+        self.width = width
+        self.s.start = start
+        self.s.goal = goal
+        self.s.hkind = hkind
+        self.s.hscale = hscale
+        self.s.greedy = greedy
+        self.s.record = record
+        self.s.uniform = uniform
+        self.s.open_stamp = ws.begin()
+        cdef NoPivots none
+        none.count = 0
+        cdef int status = best_first_begin(ws, width, &self.s, &self.pv) if self.pv.count \
+            else best_first_begin(ws, width, &self.s, &none)
+        if status != 0:
+            raise MemoryError("open list could not grow")
+        self.status = RUNNING
+
+    def __dealloc__(self):
+        free(self.pv.row)
+        free(self.pv.lo)
+        free(self.pv.hi)
+
+    @property
+    def stale(self):
+        """Whether another query has since started on the workspace."""
+        return 2 * self.ws.generation != self.s.open_stamp
+
+    @property
+    def cost(self):
+        """Cost of the path found (inf unless found)."""
+        return self.ws.g[self.s.goal] if self.status == FOUND else INFINITY
+
+    @property
+    def counters(self):
+        """(expanded, generated, updated, max_open) so far."""
+        return self.s.c.expanded, self.s.c.generated, self.s.c.updated, self.s.c.max_open
+
+    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+        """Expand up to ``max_expansions`` more cells (< 0: no limit) for at most
+        ``max_seconds``; returns the status: 2 running, 1 found, 0 failed."""
+        if self.status != RUNNING:
+            return self.status
+        if self.stale:
+            raise ValueError("another query has started on this workspace")
+        cdef Budget b = make_budget(max_expansions, max_seconds)
+        cdef Workspace ws = self.ws
+        cdef const uint16_t* box = &self.bounds[0, 0, 0] if self.bounds is not None else NULL
+        cdef NoPivots none
+        cdef int status
+        none.count = 0
+        with nogil:
+            if self.pv.count > 0:
+                status = best_first(ws, self.cost, self.moves, self.width, &self.s, &self.pv,
+                                    box, &b)
+            else:
+                status = best_first(ws, self.cost, self.moves, self.width, &self.s, &none,
+                                    box, &b)
+        if status < 0:
+            self.status = FAILED
+            raise MemoryError("open list could not grow")
+        self.status = status
+        return status
 
 
 def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
@@ -262,120 +412,121 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
     differential bound.
     ``bounds`` (None, or padded cells x 8 x 4 uint16 goal-bound boxes) prunes every step
     whose box does not hold the goal.
-    The path is read back with ``ws.path_cells(goal, width)``.
+    The path is read back with ``ws.path_cells(goal, width)``.  :class:`GridRun` runs the
+    same search in slices.
     """
+    run = GridRun(ws, cost, moves, width, start, goal, hkind, hscale, greedy, record, uniform,
+                  pivots, pscale, bounds)
+    found = run.advance() == FOUND
+    return (found, run.cost) + run.counters
+
+
+cdef class BfsRun:
+    """Breadth-first search (fewest steps) in slices; the queue is kept between slices."""
+    cdef Workspace ws
+    cdef const uint8_t[::1] moves
+    cdef int width, goal
+    cdef bint record
+    cdef uint32_t closed_stamp
+    cdef IntVec queue
+    cdef Py_ssize_t head
     cdef Counters c
-    c.expanded = 0
-    c.generated = 0
-    c.updated = 0
-    c.max_open = 0
-    cdef Pivots pv
-    pv.count = 0
-    pv.scale = pscale
-    pv.table = NULL
-    pv.step = 1
-    pv.row = NULL
-    pv.lo = NULL
-    pv.hi = NULL
-    cdef Py_ssize_t k = pivots.shape[0]
-    cdef Py_ssize_t i
-    cdef double dg
-    if k > 0 and pivots.shape[1] != cost.shape[0]:
-        raise ValueError(f"pivot table has {pivots.shape[1]} columns for {cost.shape[0]} cells")
-    if k > 0:
-        pv.table = &pivots[0, 0]
-        pv.step = pivots.strides[1] // sizeof(double)
-        pv.row = <Py_ssize_t*> malloc(k * sizeof(Py_ssize_t))
-        pv.lo = <double*> malloc(k * sizeof(double))
-        pv.hi = <double*> malloc(k * sizeof(double))
-        if pv.row == NULL or pv.lo == NULL or pv.hi == NULL:
-            free(pv.row)
-            free(pv.lo)
-            free(pv.hi)
-            raise MemoryError("cannot allocate the pivot list")
-        for i in range(k):
-            dg = pivots[i, goal]
-            if dg < INFINITY:  # a pivot that does not reach the goal says nothing
-                pv.row[pv.count] = i * (pivots.strides[0] // sizeof(double))
-                pv.lo[pv.count] = dg * (1.0 - DH_EPS)
-                pv.hi[pv.count] = dg * (1.0 + DH_EPS)
-                pv.count += 1
-    cdef const uint16_t* box = NULL
-    if bounds is not None:
-        if bounds.shape[0] != moves.shape[0] or bounds.shape[1] != 8 or bounds.shape[2] != 4:
-            raise ValueError("bounds must have shape (padded cells, 8, 4)")
-        box = &bounds[0, 0, 0]
-    cdef uint32_t open_stamp = ws.begin()
-    cdef int status
-    cdef NoPivots none
-    none.count = 0
-    with nogil:
-        if pv.count > 0:
-            status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
-                                record, uniform, open_stamp, &pv, box, &c)
-        else:
-            status = best_first(ws, cost, moves, width, start, goal, hkind, hscale, greedy,
-                                record, uniform, open_stamp, &none, box, &c)
-    free(pv.row)
-    free(pv.lo)
-    free(pv.hi)
-    if status < 0:
-        raise MemoryError("open list could not grow")
-    return status == 1, (ws.g[goal] if status == 1 else INFINITY), c.expanded, c.generated, \
-        c.updated, c.max_open
+    cdef readonly int status
+
+    def __cinit__(self, Workspace ws, const uint8_t[::1] moves, int width, int start,
+                  int goal, bint record):
+        self.ws = ws
+        self.moves = moves
+        self.width = width
+        self.goal = goal
+        self.record = record
+        self.closed_stamp = ws.begin() + 1
+        self.head = 0
+        self.c.expanded = 0
+        self.c.generated = 1
+        self.c.updated = 0
+        self.c.max_open = 1
+        ws.stamp[start] = self.closed_stamp
+        ws.parent[start] = -1
+        if vec_push(&self.queue, start) != 0:
+            raise MemoryError("queue could not grow")
+        self.status = RUNNING
+
+    def __dealloc__(self):
+        free(self.queue.data)
+
+    @property
+    def stale(self):
+        """Whether another query has since started on the workspace."""
+        return 2 * self.ws.generation + 1 != self.closed_stamp
+
+    @property
+    def counters(self):
+        """(expanded, generated, updated, max_open) so far."""
+        return self.c.expanded, self.c.generated, self.c.updated, self.c.max_open
+
+    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+        """As :meth:`GridRun.advance`."""
+        if self.status != RUNNING:
+            return self.status
+        if self.stale:
+            raise ValueError("another query has started on this workspace")
+        cdef Budget b = make_budget(max_expansions, max_seconds)
+        cdef int32_t[::1] parent = self.ws.parent
+        cdef uint32_t[::1] stamp = self.ws.stamp
+        cdef IntVec* record = &self.ws.record
+        cdef IntVec* queue = &self.queue
+        cdef int offset[8]
+        cdef double length[8]
+        cdef int u, v, d, status = FAILED
+        cdef uint8_t m
+        cdef long done = 0
+        step_tables(self.width, offset, length)
+        with nogil:
+            while self.head < queue.size:
+                if spent(&b, done):
+                    status = RUNNING
+                    break
+                u = queue.data[self.head]
+                self.head += 1
+                self.c.expanded += 1
+                done += 1
+                if self.record and vec_push(record, u) != 0:
+                    status = -1
+                    break
+                if u == self.goal:
+                    status = FOUND
+                    break
+                m = self.moves[u]
+                for d in range(8):
+                    if not (m >> d) & 1:
+                        continue
+                    v = u + offset[d]
+                    if stamp[v] == self.closed_stamp:
+                        continue
+                    stamp[v] = self.closed_stamp
+                    parent[v] = u
+                    if vec_push(queue, v) != 0:
+                        status = -1
+                        break
+                    self.c.generated += 1
+                if status < 0:
+                    break
+                if queue.size - self.head > self.c.max_open:
+                    self.c.max_open = queue.size - self.head
+        if status < 0:
+            self.status = FAILED
+            raise MemoryError("queue could not grow")
+        self.status = status
+        return status
 
 
 def bfs(Workspace ws, const uint8_t[::1] moves, int width, int start, int goal, bint record):
     """Breadth-first search (fewest steps). Returns (found, expanded, generated, max_open)."""
-    cdef uint32_t open_stamp = ws.begin()
-    cdef uint32_t closed_stamp = open_stamp + 1
-    cdef int32_t[::1] parent = ws.parent
-    cdef uint32_t[::1] stamp = ws.stamp
-    cdef int offset[8]
-    cdef double length[8]
-    cdef IntVec queue
-    cdef Py_ssize_t head = 0
-    cdef int u, v, d, status = 0
-    cdef uint8_t m
-    cdef long expanded = 0, generated = 1, max_open = 1
-    queue.data = NULL
-    queue.size = 0
-    queue.capacity = 0
-    step_tables(width, offset, length)
-    with nogil:
-        stamp[start] = closed_stamp
-        parent[start] = -1
-        if vec_push(&queue, start) != 0:
-            status = -1
-        while status == 0 and head < queue.size:
-            u = queue.data[head]
-            head += 1
-            expanded += 1
-            if record and vec_push(&ws.record, u) != 0:
-                status = -1
-                break
-            if u == goal:
-                status = 1
-                break
-            m = moves[u]
-            for d in range(8):
-                if not (m >> d) & 1:
-                    continue
-                v = u + offset[d]
-                if stamp[v] == closed_stamp:
-                    continue
-                stamp[v] = closed_stamp
-                parent[v] = u
-                if vec_push(&queue, v) != 0:
-                    status = -1
-                    break
-                generated += 1
-            if queue.size - head > max_open:
-                max_open = queue.size - head
-    free(queue.data)
-    if status < 0:
-        raise MemoryError("queue could not grow")
-    return status == 1, expanded, generated, max_open
+    run = BfsRun(ws, moves, width, start, goal, record)
+    found = run.advance() == FOUND
+    exp, gen, _, mo = run.counters
+    return found, exp, gen, mo
 
 
 cdef struct Side:
@@ -399,37 +550,28 @@ cdef inline void side_of(Workspace ws, uint32_t open_stamp, int target, Side* s)
 
 
 cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
-                              const uint8_t[::1] moves, int width, int start, int goal,
-                              int hkind, double hscale, Counters* c, int* meet) noexcept nogil:
-    """Bidirectional A* (front-to-end); stops once either frontier's least f reaches the best
-    meeting cost, which is optimal for consistent heuristics.  Returns 1, 0 or -1."""
+                              const uint8_t[::1] moves, int width, int hkind, double hscale,
+                              Counters* c, double* best, int* meet,
+                              const Budget* budget) noexcept nogil:
+    """Bidirectional A* (front-to-end), resumed where the last slice stopped; stops once
+    either frontier's least f reaches the best meeting cost, which is optimal for consistent
+    heuristics.  Returns FOUND, FAILED, RUNNING or -1."""
     cdef int offset[8]
     cdef double length[8]
-    cdef double best = INFINITY, gu, cu, ng, hv
+    cdef double gu, cu, ng, hv
     cdef int u, v, d
+    cdef long done = 0
     cdef uint8_t m
     cdef Side* ws
     cdef Side* other
     cdef uint32_t closed_stamp
     cdef HeapItem it
     step_tables(width, offset, length)
-    meet[0] = -1
-    fw.stamp[start] = fw.open_stamp
-    fw.g[start] = 0.0
-    fw.parent[start] = -1
-    bw.stamp[goal] = bw.open_stamp
-    bw.g[goal] = 0.0
-    bw.parent[goal] = -1
-    if heap_push(fw.heap, fw.pos, hscale * heuristic(hkind, start, goal, width), 0.0,
-                 start) != 0:
-        return -1
-    if heap_push(bw.heap, bw.pos, hscale * heuristic(hkind, goal, start, width), 0.0,
-                 goal) != 0:
-        return -1
-    c.generated = 2
     while fw.heap.size > 0 and bw.heap.size > 0:
-        if fw.heap.items[0].f >= best or bw.heap.items[0].f >= best:
+        if fw.heap.items[0].f >= best[0] or bw.heap.items[0].f >= best[0]:
             break
+        if spent(budget, done):
+            return RUNNING
         if fw.heap.size <= bw.heap.size:
             ws, other = fw, bw
         else:
@@ -439,6 +581,7 @@ cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
         u = it.node
         ws.stamp[u] = closed_stamp
         c.expanded += 1
+        done += 1
         gu = ws.g[u]
         cu = cost[u]
         m = moves[u]
@@ -455,8 +598,8 @@ cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
             ws.g[v] = ng
             ws.parent[v] = u
             if (other.stamp[v] == other.open_stamp or other.stamp[v] == other.open_stamp + 1) \
-                    and ng + other.g[v] < best:
-                best = ng + other.g[v]
+                    and ng + other.g[v] < best[0]:
+                best[0] = ng + other.g[v]
                 meet[0] = v
             if ws.stamp[v] == ws.open_stamp:
                 c.updated += 1
@@ -468,7 +611,89 @@ cdef int bidirectional_search(Side* fw, Side* bw, const double[::1] cost,
             c.generated += 1
         if fw.heap.size + bw.heap.size > c.max_open:
             c.max_open = fw.heap.size + bw.heap.size
-    return 1 if meet[0] >= 0 else 0
+    return FOUND if meet[0] >= 0 else FAILED
+
+
+cdef class BidirectionalRun:
+    """Bidirectional A* in slices over two workspaces (forward and backward)."""
+    cdef Workspace fw_ws, bw_ws
+    cdef const double[::1] cost
+    cdef const uint8_t[::1] moves
+    cdef int width, hkind
+    cdef double hscale
+    cdef Side fw, bw
+    cdef Counters c
+    cdef double best
+    cdef readonly int meet
+    cdef readonly int status
+
+    def __cinit__(self, Workspace fw, Workspace bw, const double[::1] cost,
+                  const uint8_t[::1] moves, int width, int start, int goal, int hkind,
+                  double hscale):
+        self.fw_ws = fw
+        self.bw_ws = bw
+        self.cost = cost
+        self.moves = moves
+        self.width = width
+        self.hkind = hkind
+        self.hscale = hscale
+        side_of(fw, fw.begin(), goal, &self.fw)
+        side_of(bw, bw.begin(), start, &self.bw)
+        self.best = INFINITY
+        self.meet = -1
+        self.c.expanded = 0
+        self.c.generated = 2
+        self.c.updated = 0
+        self.c.max_open = 0
+        self.fw.stamp[start] = self.fw.open_stamp
+        self.fw.g[start] = 0.0
+        self.fw.parent[start] = -1
+        self.bw.stamp[goal] = self.bw.open_stamp
+        self.bw.g[goal] = 0.0
+        self.bw.parent[goal] = -1
+        if heap_push(self.fw.heap, self.fw.pos,
+                     hscale * heuristic(hkind, start, goal, width), 0.0, start) != 0 \
+                or heap_push(self.bw.heap, self.bw.pos,
+                             hscale * heuristic(hkind, goal, start, width), 0.0, goal) != 0:
+            raise MemoryError("open list could not grow")
+        self.status = RUNNING
+
+    @property
+    def stale(self):
+        """Whether another query has since started on either workspace."""
+        return 2 * self.fw_ws.generation != self.fw.open_stamp \
+            or 2 * self.bw_ws.generation != self.bw.open_stamp
+
+    @property
+    def counters(self):
+        """(expanded, generated, updated, max_open) so far."""
+        return self.c.expanded, self.c.generated, self.c.updated, self.c.max_open
+
+    @property
+    def cost(self):
+        """Cost of the path found (inf unless found)."""
+        return self.best if self.status == FOUND else INFINITY
+
+    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+        """As :meth:`GridRun.advance`."""
+        if self.status != RUNNING:
+            return self.status
+        if self.stale:
+            raise ValueError("another query has started on these workspaces")
+        cdef Budget b = make_budget(max_expansions, max_seconds)
+        cdef int status, meet = self.meet
+        cdef double best = self.best
+        with nogil:
+            status = bidirectional_search(&self.fw, &self.bw, self.cost, self.moves,
+                                          self.width, self.hkind, self.hscale, &self.c, &best,
+                                          &meet, &b)
+        self.best = best
+        self.meet = meet
+        if status < 0:
+            self.status = FAILED
+            raise MemoryError("open list could not grow")
+        self.status = status
+        return status
 
 
 def bidirectional(Workspace fw, Workspace bw, const double[::1] cost,
@@ -479,22 +704,9 @@ def bidirectional(Workspace fw, Workspace bw, const double[::1] cost,
     The path is ``fw.path_cells(meet, width)`` followed by ``bw.path_cells(meet, width)``
     reversed, without repeating ``meet``.
     """
-    cdef Counters c
-    c.expanded = 0
-    c.generated = 0
-    c.updated = 0
-    c.max_open = 0
-    cdef Side fs, bs
-    side_of(fw, fw.begin(), goal, &fs)
-    side_of(bw, bw.begin(), start, &bs)
-    cdef int meet = -1, status
-    with nogil:
-        status = bidirectional_search(&fs, &bs, cost, moves, width, start, goal, hkind, hscale,
-                                      &c, &meet)
-    if status < 0:
-        raise MemoryError("open list could not grow")
-    total = fw.g[meet] + bw.g[meet] if status == 1 else INFINITY
-    return status == 1, total, meet, c.expanded, c.generated, c.updated, c.max_open
+    run = BidirectionalRun(fw, bw, cost, moves, width, start, goal, hkind, hscale)
+    found = run.advance() == FOUND
+    return (found, run.cost, run.meet) + run.counters
 
 
 def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,

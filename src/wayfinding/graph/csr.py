@@ -12,9 +12,14 @@ import numpy as np
 
 from .._index import Index
 from .._kernels import _csrsearch
+from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from ..errors import IndexMismatchError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
+from ..sliced import SlicedSearch
+
+# Counters of the compiled run, in the order of its ``counters``.
+_COUNTERS = ("expanded", "generated", "max_open")
 
 
 class CSRGraph:
@@ -210,6 +215,42 @@ class CSRGraph:
         another graph raises :class:`IndexMismatchError`.
         """
         t0 = time.perf_counter()
+        ws = thread_workspace(self.num_nodes)
+        run, finish, _ = self._begin(start, goal, algo, record, differential, bounds, zones, ws)
+        found = run.advance() == 1
+        exp, gen, mo = run.counters
+        return finish(found, SearchStats(expanded=exp, generated=gen, max_open=mo,
+                                         elapsed=time.perf_counter() - t0))
+
+    def start(self, start: Any, goal: Any, *, algo: str = "astar", record: bool = False,
+              differential: Any = None, bounds: Any = None, zones: Any = None,
+              workspace: Any = None) -> SlicedSearch:
+        """Begin a search to run in slices (see :mod:`wayfinding.sliced`); options as
+        :meth:`find_path`, and the same result.  ``workspace``: scratch of at least
+        :attr:`num_nodes` nodes (a :class:`~wayfinding.Workspace`) to reuse; by default the
+        search gets its own.  A query started on that workspace before the search ends makes
+        it refuse to step on.
+
+        >>> g = CSRGraph.from_edges(3, [0, 1], [1, 2], [2.0, 3.0])
+        >>> search = g.start(0, 2)
+        >>> search.step(max_expansions=1), search.step()
+        ('running', 'found')
+        >>> search.result().path.tolist()
+        [0, 1, 2]
+        """
+        t0 = time.perf_counter()
+        if workspace is None:
+            workspace = Workspace(self.num_nodes)
+        elif not isinstance(workspace, Workspace) or workspace.size < self.num_nodes:
+            raise InvalidQueryError(f"workspace must be a Workspace of at least "
+                                    f"{self.num_nodes} nodes, got {workspace!r}")
+        run, finish, name = self._begin(start, goal, algo, record, differential, bounds, zones,
+                                        workspace)
+        return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0)
+
+    def _begin(self, start: Any, goal: Any, algo: str, record: bool, differential: Any,
+               bounds: Any, zones: Any, ws: Any) -> tuple:
+        """Check a query and set up its compiled search: ``(run, finish, name)``."""
         s, g = self.node(start, "start"), self.node(goal, "goal")
         if algo not in ("astar", "dijkstra"):
             raise InvalidQueryError(f"unknown algorithm {algo!r} for CSRGraph; "
@@ -235,17 +276,18 @@ class CSRGraph:
             self._check_index(bounds, "csr_goal_bounds", "bounds")
             extra["boxes"] = bounds.boxes
             name += "_gb"
-        ws = thread_workspace(self.num_nodes)
         hscale = self._hscale if algo == "astar" else 0.0
-        found, cost, exp, gen, mo = _csrsearch.search(
-            ws, self.indptr, self.indices, self.weights, self._coords, s, g, hscale, record,
-            **extra)
-        path = ws.path_to(g) if found else np.empty(0, dtype=np.int64)
-        stats = SearchStats(expanded=exp, generated=gen, max_open=mo,
-                            elapsed=time.perf_counter() - t0)
-        if record:
-            return PathResult(path, cost, found, stats, name, ws.recorded(), ws.open_nodes())
-        return PathResult(path, cost, found, stats, name)
+        run = _csrsearch.CSRRun(ws, self.indptr, self.indices, self.weights, self._coords, s,
+                                g, hscale, record, **extra)
+
+        def finish(found: bool, stats: SearchStats) -> PathResult:
+            path = ws.path_to(g) if found else np.empty(0, dtype=np.int64)
+            if record:
+                return PathResult(path, run.cost, found, stats, name, ws.recorded(),
+                                  ws.open_nodes())
+            return PathResult(path, run.cost, found, stats, name)
+
+        return run, finish, name
 
     def _check_index(self, index: Any, kind: str, name: str) -> None:
         if not isinstance(index, GraphIndex) or index.kind != kind:

@@ -21,6 +21,7 @@ from .._kernels import _canonical, _gridsearch
 from .._kernels._workspace import Workspace
 from ..errors import IndexMismatchError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
+from ..sliced import SlicedSearch
 from .grid import Grid
 from .heuristics import heuristic_code
 from .index import require_grid
@@ -37,6 +38,9 @@ ALGORITHMS = {
     "bidirectional": "bidirectional A* (optimal)",
     "jps": "jump point search: A* over jump points (optimal; uniform no_corner_cutting grids)",
 }
+
+# Counters of the compiled runs, in the order of their ``counters``.
+_COUNTERS = ("expanded", "generated", "updated", "max_open")
 
 #: Algorithms that accept goal bounds (``bounds=`` in :meth:`GridSearch.find_path`).
 BOUNDED_ALGORITHMS = ("astar", "weighted_astar", "dijkstra")
@@ -95,18 +99,65 @@ class GridSearch:
         goal gives ``found=False`` without searching (island ids differ).
         """
         t0 = time.perf_counter()
+        if algo == "jps":
+            grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
+            s = grid.cell(start, name="start", passable=True)
+            g = grid.cell(goal, name="goal", passable=True)
+            if heuristic not in (None, "octile") or weight is not None \
+                    or differential is not None or bounds is not None:
+                raise InvalidQueryError("jps uses the octile heuristic and takes no weight, "
+                                        "differential or bounds")
+            return find_path_jps(grid, s, g, workspace=self._ws, record=record)
+        begun = self._begin(start, goal, algo, heuristic, weight, agent_size, record,
+                            differential, bounds, t0)
+        if isinstance(begun, PathResult):
+            return begun
+        run, finish, _ = begun
+        found = run.advance() == 1
+        exp, gen, upd, mo = run.counters
+        return finish(found, SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
+                                         elapsed=time.perf_counter() - t0))
+
+    def start(self, start: Any, goal: Any, *, algo: str = "astar",
+              heuristic: str | None = None, weight: float | None = None,
+              agent_size: int = 1, record: bool = False,
+              differential: Any = None, bounds: Any = None) -> SlicedSearch:
+        """Begin a search to run in slices (see :mod:`wayfinding.sliced`); options as
+        :meth:`find_path`, every algorithm but ``jps``, and the same result.  While it runs
+        the search keeps this object's scratch: a query on this ``GridSearch`` before it ends
+        makes it refuse to step on.
+
+        >>> g = Grid.from_ascii('''
+        ... ....
+        ... .##.
+        ... ....''')
+        >>> search = GridSearch(g).start((0, 1), (3, 1))
+        >>> [search.step(max_expansions=4) for _ in range(3)]
+        ['running', 'running', 'found']
+        >>> search.result().cost
+        5.0
+        """
+        t0 = time.perf_counter()
+        if algo == "jps":
+            raise InvalidQueryError("jps does not run in slices; 'astar' gives the same cost")
+        begun = self._begin(start, goal, algo, heuristic, weight, agent_size, record,
+                            differential, bounds, t0)
+        if isinstance(begun, PathResult):
+            return SlicedSearch.done(begun)
+        run, finish, name = begun
+        return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0)
+
+    def _begin(self, start: Any, goal: Any, algo: str, heuristic: str | None,
+               weight: float | None, agent_size: int, record: bool, differential: Any,
+               bounds: Any, t0: float) -> PathResult | tuple:
+        """Check a query and set up its compiled search: ``(run, finish, name)``, or the
+        result when it is known without searching."""
         grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
         s = grid.cell(start, name="start", passable=True)
         g = grid.cell(goal, name="goal", passable=True)
         if algo not in ALGORITHMS:
             raise InvalidQueryError(
                 f"unknown algorithm {algo!r}; expected one of: {', '.join(ALGORITHMS)}")
-        if algo == "jps":
-            if heuristic not in (None, "octile") or weight is not None \
-                    or differential is not None or bounds is not None:
-                raise InvalidQueryError("jps uses the octile heuristic and takes no weight, "
-                                        "differential or bounds")
-            return find_path_jps(grid, s, g, workspace=self._ws, record=record)
         hkind = heuristic_code(heuristic, grid.diagonal)
         scale = grid.min_cost
         if algo == "weighted_astar":
@@ -121,45 +172,49 @@ class GridSearch:
             raise InvalidQueryError("record=True is not available for 'bidirectional'")
         boxes = None if bounds is None else _bounds_boxes(bounds, grid, algo)
         pivots = _pivot_table(differential, grid, algo, scale / grid.min_cost)
-        if differential is not None:
-            algo += "_dh"
-        if s == g:
-            return PathResult(np.array([s], dtype=np.int64), 0.0, True,
-                              SearchStats(elapsed=time.perf_counter() - t0), algo,
-                              *((empty_path(), empty_path()) if record else (None, None)))
-        comp = grid.components
-        if comp[s[1], s[0]] != comp[g[1], g[0]]:
-            return PathResult(empty_path(), math.inf, False,
-                              SearchStats(elapsed=time.perf_counter() - t0), algo,
+        name = algo + ("_dh" if differential is not None else "")
+        if s == g or grid.components[s[1], s[0]] != grid.components[g[1], g[0]]:
+            found = s == g
+            return PathResult(np.array([s], dtype=np.int64) if found else empty_path(),
+                              0.0 if found else math.inf, found,
+                              SearchStats(elapsed=time.perf_counter() - t0), name,
                               *((empty_path(), empty_path()) if record else (None, None)))
         width = grid.width + 2
         a, b = grid.index(s), grid.index(g)
         ws = self._ws
-        upd = 0
         if algo == "bidirectional":
             if self._back is None:
                 self._back = Workspace(ws.size)
-            found, cost, meet, exp, gen, upd, mo = _gridsearch.bidirectional(
-                ws, self._back, grid.padded_costs, grid.moves, width, a, b, hkind, scale)
-            path = np.concatenate([ws.path_cells(meet, width),
-                                   self._back.path_cells(meet, width)[::-1][1:]]) \
-                if found else empty_path()
+            back = self._back
+            run = _gridsearch.BidirectionalRun(ws, back, grid.padded_costs, grid.moves, width,
+                                               a, b, hkind, scale)
+
+            def path() -> np.ndarray:
+                return np.concatenate([ws.path_cells(run.meet, width),
+                                       back.path_cells(run.meet, width)[::-1][1:]])
         elif algo == "bfs":
-            found, exp, gen, mo = _gridsearch.bfs(ws, grid.moves, width, a, b, record)
-            path = ws.path_cells(b, width) if found else empty_path()
-            cost = grid.path_cost(path) if found else math.inf
+            run = _gridsearch.BfsRun(ws, grid.moves, width, a, b, record)
+
+            def path() -> np.ndarray:
+                return ws.path_cells(b, width)
         else:
-            found, cost, exp, gen, upd, mo = _gridsearch.search(
-                ws, grid.padded_costs, grid.moves, width, a, b,
-                0 if algo == "dijkstra" else hkind, scale, algo == "greedy", record,
-                grid.is_uniform, *pivots, bounds=boxes)
-            path = ws.path_cells(b, width) if found else empty_path()
-        stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
-                            elapsed=time.perf_counter() - t0)
-        if record:
-            return PathResult(path, cost, found, stats, algo, grid.cells_of(ws.recorded()),
-                              grid.cells_of(ws.open_nodes()))
-        return PathResult(path, cost, found, stats, algo)
+            run = _gridsearch.GridRun(ws, grid.padded_costs, grid.moves, width, a, b,
+                                      0 if algo == "dijkstra" else hkind, scale,
+                                      algo == "greedy", record, grid.is_uniform, *pivots,
+                                      bounds=boxes)
+
+            def path() -> np.ndarray:
+                return ws.path_cells(b, width)
+
+        def finish(found: bool, stats: SearchStats) -> PathResult:
+            cells = path() if found else empty_path()
+            cost = run.cost if algo != "bfs" else grid.path_cost(cells) if found else math.inf
+            if record:
+                return PathResult(cells, cost, found, stats, name,
+                                  grid.cells_of(ws.recorded()), grid.cells_of(ws.open_nodes()))
+            return PathResult(cells, cost, found, stats, name)
+
+        return run, finish, name
 
     def distance_map(self, sources: Any, *, limit: float = math.inf,
                      agent_size: int = 1, method: str = "auto") -> np.ndarray:

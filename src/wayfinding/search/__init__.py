@@ -17,11 +17,21 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
+from ..grid.search import GridSearch
 from ..grid.search import find_path as _grid_find_path
 from ..results import PathResult
-from .generic import TERMINATIONS, AStarSearch, astar, dijkstra, reachable_costs
+from ..sliced import SlicedSearch
+from .generic import (
+    TERMINATIONS,
+    AStarSearch,
+    astar,
+    dijkstra,
+    reachable_costs,
+    zero_heuristic,
+)
 from .hierarchical import (
     HierarchicalResult,
     hierarchical_path,
@@ -44,55 +54,87 @@ def find_path(world: Any, start: Any, goal: Any, *, algo: str = "astar",
     ``heuristic`` is a callable or a table, or ``goal`` is open: a set of cells (any of them;
     the grid's heuristic is the minimum over them, which stays admissible) or a predicate
     ``goal(cell) -> bool`` (heuristic 0 unless one is given, called as ``h(cell, None)``).
-    Those run the generic Python A* (``algo="astar"`` only; the compiled grid kernels take a
-    single goal cell), so they are much slower on big maps; the path is an ``(n, 2)`` array
-    ending at the goal reached.  CSR graphs use compiled A*/Dijkstra for one goal and the
-    generic search for open goals.  Other graphs use :func:`astar` / :func:`dijkstra`.
+    Those run the generic Python A* (``algo="astar"`` or ``"dijkstra"``; the compiled grid
+    kernels take a single goal cell), so they are much slower on big maps; the path is an
+    ``(n, 2)`` array ending at the goal reached.  CSR graphs use compiled A*/Dijkstra for one
+    goal and the generic search for open goals.  Other graphs use :func:`astar` /
+    :func:`dijkstra`.
     """
-    custom = heuristic is not None and not isinstance(heuristic, str)
-    open_goal = isinstance(goal, (set, frozenset)) or (
-        callable(goal) and not isinstance(goal, (tuple, list, np.ndarray)))
-    if isinstance(world, Grid) and not custom and not open_goal:
-        return _grid_find_path(world, start, goal, algo=algo, heuristic=heuristic, **options)
-    if isinstance(world, Grid):
-        s = world.cell(start, name="start", passable=True)
-        if isinstance(goal, (set, frozenset)):
-            g: Any = frozenset(world.cell(c, name="goal", passable=True) for c in goal)
-        elif open_goal:
-            g = goal
-        else:
-            g = world.cell(goal, name="goal", passable=True)
-        if open_goal and algo not in ("astar", "dijkstra"):
-            from ..errors import InvalidQueryError
-
-            raise InvalidQueryError(f"algorithm {algo!r} takes one goal cell; goal sets and "
-                                    "predicates use 'astar' or 'dijkstra'")
-        if algo == "dijkstra" and open_goal and not custom:
-            r = dijkstra(world, s, g, **options)
-        else:
-            r = astar(world, s, g, heuristic=heuristic, **options)
-        path = np.array(r.path, dtype=np.int64).reshape(-1, 2)
-        return PathResult(path, r.cost, r.found, r.stats, r.algorithm)
-    if isinstance(world, CSRGraph) and not custom and not open_goal:
+    if _compiled(world, heuristic, goal):
+        if isinstance(world, Grid):
+            return _grid_find_path(world, start, goal, algo=algo, heuristic=heuristic,
+                                   **options)
         return world.find_path(start, goal, algo=algo, **options)
-    if isinstance(world, CSRGraph) and open_goal and algo in ("astar", "dijkstra"):
-        world.node(start, "start")
-        r = dijkstra(world, start, goal, **options) if algo == "dijkstra" and not custom \
-            else astar(world, start, goal, heuristic=heuristic, **options)
-        r.path = np.asarray(r.path, dtype=np.int64)
-        return r
-    if algo == "dijkstra":
-        return dijkstra(world, start, goal, **options)
-    if algo != "astar":
-        from ..errors import InvalidQueryError
+    max_expansions = options.pop("max_expansions", None)
+    search = _generic(world, start, goal, algo, heuristic, options)
+    search.step(max_expansions)
+    return search.result()
 
+
+def start_search(world: Any, start: Any, goal: Any, *, algo: str = "astar",
+                 heuristic: Any = None, **options: Any) -> SlicedSearch | AStarSearch:
+    """Begin a search that runs in slices, for the same worlds and options as
+    :func:`find_path` (see :mod:`wayfinding.sliced`): ``search.step(max_expansions=...,
+    max_seconds=...)`` until it is no longer ``"running"``, then ``search.result()``, which
+    equals :func:`find_path`'s.  Compiled searches get their own scratch.
+
+    >>> from wayfinding import Grid
+    >>> search = start_search(Grid.from_ascii("...."), (0, 0), (3, 0))
+    >>> while search.step(max_expansions=1) == "running":
+    ...     pass
+    >>> search.status, search.result().cost
+    ('found', 3.0)
+    """
+    if _compiled(world, heuristic, goal):
+        if isinstance(world, Grid):
+            return GridSearch(world).start(start, goal, algo=algo, heuristic=heuristic,
+                                           **options)
+        return world.start(start, goal, algo=algo, **options)
+    return _generic(world, start, goal, algo, heuristic, options)
+
+
+def _compiled(world: Any, heuristic: Any, goal: Any) -> bool:
+    """Whether a query runs on a compiled search: one goal on a Grid or CSRGraph, and no
+    user heuristic."""
+    return isinstance(world, (Grid, CSRGraph)) and (
+        heuristic is None or isinstance(heuristic, str)) and not _open_goal(goal)
+
+
+def _open_goal(goal: Any) -> bool:
+    return isinstance(goal, (set, frozenset)) or (
+        callable(goal) and not isinstance(goal, (tuple, list, np.ndarray)))
+
+
+def _generic(world: Any, start: Any, goal: Any, algo: str, heuristic: Any,
+             options: dict[str, Any]) -> AStarSearch:
+    """The generic Python search for a query; grid cells and CSR nodes come back as
+    arrays."""
+    if algo not in ("astar", "dijkstra"):
+        if isinstance(world, Grid):
+            raise InvalidQueryError(
+                f"algorithm {algo!r} takes one goal cell; goal sets and predicates (and user "
+                "heuristics) use 'astar' or 'dijkstra'")
         raise InvalidQueryError(f"algorithm {algo!r} needs a Grid; generic graphs support "
                                 "'astar' and 'dijkstra'")
-    return astar(world, start, goal, heuristic=heuristic, **options)
+    if isinstance(world, Grid):
+        start = world.cell(start, name="start", passable=True)
+        if isinstance(goal, (set, frozenset)):
+            goal = frozenset(world.cell(c, name="goal", passable=True) for c in goal)
+        elif not _open_goal(goal):
+            goal = world.cell(goal, name="goal", passable=True)
+        options["path_dims"] = 2
+    elif isinstance(world, CSRGraph):
+        world.node(start, "start")
+        options["path_dims"] = 1
+    if algo == "dijkstra":
+        if heuristic is not None:
+            raise InvalidQueryError("dijkstra takes no heuristic; use astar")
+        heuristic = zero_heuristic
+    return AStarSearch(world, start, goal, heuristic=heuristic, **options)
 
 
 __all__ = ["TERMINATIONS", "AStarSearch", "BinaryHeap", "BucketQueue", "astar", "dijkstra",
-           "find_path", "reachable_costs"]
+           "find_path", "reachable_costs", "start_search"]
 __all__ += ["LINK_COSTS", "HierarchicalGraph", "HierarchicalResult", "LevelGraph",
             "LowMemoryResult", "cell_grouping", "hierarchical_path",
             "hierarchical_path_exclusions", "hierarchical_step", "ida_star",

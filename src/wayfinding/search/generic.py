@@ -13,38 +13,45 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats
+from ..sliced import FAILED, FOUND, RUNNING
 from .queues import BinaryHeap, BucketQueue
 
 TERMINATIONS = ("on_select", "on_visit", "exhaustive")
 
 
 class AStarSearch:
-    """An A* search that can run in slices: ``step(max_expansions)`` until it is done.
+    """An A* search that can run in slices: ``step(max_expansions, max_seconds)`` until it is
+    done (as :class:`~wayfinding.sliced.SlicedSearch`).
 
-    Options as :func:`astar`.  ``status`` is ``"in_progress"`` until the search ends with
-    ``"found"`` or ``"failed"``; :meth:`result` gives the path so far (not found while in
-    progress).  Stepping in slices of any size gives the same result as one run.
+    Options as :func:`astar`.  ``status`` is ``"running"`` until the search ends with
+    ``"found"`` or ``"failed"``; :meth:`result` gives the path so far (not found while it
+    runs).  Stepping in slices of any size gives the same result as one run.
 
     >>> from wayfinding import AdjacencyGraph
     >>> g = AdjacencyGraph.from_edges([("a", "b", 1), ("b", "c", 1)])
     >>> s = AStarSearch(g, "a", "c")
     >>> [s.step(max_expansions=1) for _ in range(3)]
-    ['in_progress', 'found', 'found']
+    ['running', 'found', 'found']
     >>> s.result().path
     ['a', 'b', 'c']
     """
 
     def __init__(self, graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
                  weight: float = 1.0, termination: str = "on_select", reopen: bool = True,
-                 queue: str = "heap", bucket_width: float = 1.0, record: bool = False):
+                 queue: str = "heap", bucket_width: float = 1.0, record: bool = False,
+                 path_dims: int | None = None):
         if termination not in TERMINATIONS:
             raise InvalidQueryError(f"unknown termination {termination!r}; expected one of "
                                     f"{', '.join(TERMINATIONS)}")
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
                 or not math.isfinite(weight) or weight < 1:
             raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 1")
+        if path_dims not in (None, 1, 2):
+            raise InvalidQueryError(f"path_dims {path_dims!r} must be None, 1 or 2")
         self._is_goal, goals = _goal_test(goal)
         self._h = _heuristic(graph, heuristic, goals)
         if queue == "heap":
@@ -59,6 +66,8 @@ class AStarSearch:
         self._termination = termination
         self._reopen = reopen
         self._record = record
+        self._path_dims = path_dims
+        self.algorithm = "dijkstra" if heuristic is zero_heuristic else "astar"
         self._g: dict[Any, float] = {start: 0.0}
         self._parent: dict[Any, Any] = {start: None}
         self._closed: set[Any] = set()
@@ -71,7 +80,7 @@ class AStarSearch:
         self._best_goal: Any = None
         self._best_cost = math.inf
         self._elapsed = 0.0
-        self.status = "in_progress"
+        self.status = RUNNING
         self._open.push((self._hval(start), -0.0, self._counter), start)
         if self._is_goal(start):
             self._best_goal, self._best_cost = start, 0.0
@@ -87,26 +96,30 @@ class AStarSearch:
             self._hcache[node] = self._weight * value
         return self._hcache[node]
 
-    def step(self, max_expansions: int | None = None) -> str:
-        """Expand up to ``max_expansions`` more nodes (all that are needed when None) and
-        return the status."""
+    def step(self, max_expansions: int | None = None,
+             max_seconds: float | None = None) -> str:
+        """Expand up to ``max_expansions`` more nodes for at most ``max_seconds`` (no limit
+        when None; a timed step makes at least one expansion) and return the status."""
         if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
                 max_expansions, int) or max_expansions < 0):
             raise InvalidQueryError(
-                f"max_expansions {max_expansions!r} must be an integer >= 0")
-        if self.status != "in_progress":
+                f"max_expansions {max_expansions!r} must be an integer >= 0 or None")
+        if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
+                max_seconds, (int, float)) or not max_seconds >= 0):
+            raise InvalidQueryError(f"max_seconds {max_seconds!r} must be a number >= 0 or None")
+        if self.status != RUNNING:
             return self.status
         t0 = time.perf_counter()
         try:
-            self._run(max_expansions)
+            self._run(max_expansions, math.inf if max_seconds is None else t0 + max_seconds)
         finally:
             self._elapsed += time.perf_counter() - t0
         return self.status
 
     def _finish(self) -> None:
-        self.status = "found" if self._best_goal is not None else "failed"
+        self.status = FOUND if self._best_goal is not None else FAILED
 
-    def _run(self, budget: int | None) -> None:
+    def _run(self, budget: int | None, deadline: float) -> None:
         g, parent, closed, open_list = self._g, self._parent, self._closed, self._open
         is_goal, exhaustive = self._is_goal, self._termination == "exhaustive"
         done = 0
@@ -124,7 +137,8 @@ class AStarSearch:
                 if not exhaustive:
                     break
                 continue
-            if budget is not None and done >= budget:
+            if (budget is not None and done >= budget) \
+                    or (done and deadline < math.inf and time.perf_counter() >= deadline):
                 open_list.push((f, neg_g, order), u)  # same key: same order
                 return
             closed.add(u)
@@ -160,9 +174,9 @@ class AStarSearch:
             self._max_open = max(self._max_open, len(open_list))
         self._finish()
 
-    def result(self, algorithm: str = "astar") -> PathResult:
+    def result(self) -> PathResult:
         """The outcome so far: the path to the best goal once the search has ended."""
-        found = self.status == "found"
+        found = self.status == FOUND
         path: list[Any] = []
         if found:
             n = self._best_goal
@@ -174,12 +188,15 @@ class AStarSearch:
                             reopened=self._reopened, updated=self._updated,
                             max_open=self._max_open, elapsed=self._elapsed)
         cost = self._best_cost if found else math.inf
+        if self._path_dims is not None:
+            path = np.array(path, dtype=np.int64).reshape(
+                (-1, self._path_dims) if self._path_dims > 1 else -1)
         if self._record:
             open_nodes = [n for n in dict.fromkeys(self._open.items())
                           if n not in self._closed]
-            return PathResult(path, cost, found, stats, algorithm, list(self._order),
+            return PathResult(path, cost, found, stats, self.algorithm, list(self._order),
                               open_nodes)
-        return PathResult(path, cost, found, stats, algorithm)
+        return PathResult(path, cost, found, stats, self.algorithm)
 
 
 def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = None,
@@ -200,10 +217,12 @@ def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = Non
     ``reopen``: put closed nodes back on the open list when a cheaper route reaches them.
     ``queue``: ``"heap"`` or ``"bucket"`` (buckets of ``bucket_width``; same order).
     ``record``: keep the expansion order and the final open list.
+    ``path_dims``: ``None`` (the path is a list of nodes), 1 or 2: an int64 array of shape
+    ``(n,)`` or ``(n, 2)`` (integer nodes or cells).
     ``max_expansions``: stop early (``found=False``) after that many expansions.
 
-    The result's ``path`` is a list of nodes.  :class:`AStarSearch` runs the same search
-    in slices.
+    The result's ``path`` is a list of nodes (unless ``path_dims``).  :class:`AStarSearch`
+    runs the same search in slices.
     """
     search = AStarSearch(graph, start, goal, **options)
     search.step(max_expansions)
@@ -215,12 +234,13 @@ def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
     if options.pop("heuristic", None) is not None:
         raise InvalidQueryError("dijkstra takes no heuristic; use astar")
     max_expansions = options.pop("max_expansions", None)
-    search = AStarSearch(graph, start, goal, heuristic=_zero, **options)
+    search = AStarSearch(graph, start, goal, heuristic=zero_heuristic, **options)
     search.step(max_expansions)
-    return search.result("dijkstra")
+    return search.result()
 
 
-def _zero(node: Any, goal: Any) -> float:
+def zero_heuristic(node: Any, goal: Any) -> float:
+    """h = 0: A* with it is Dijkstra's algorithm."""
     return 0.0
 
 
@@ -272,7 +292,7 @@ def _heuristic(graph: Any, heuristic: Any, goals: list[Any] | None) -> Callable[
 
 def reachable_costs(graph: Any, start: Any) -> dict[Any, float]:
     """Cost of the cheapest path from ``start`` to every reachable node (Dijkstra)."""
-    search = AStarSearch(graph, start, _never, heuristic=_zero)
+    search = AStarSearch(graph, start, _never, heuristic=zero_heuristic)
     search.step()
     return dict(search._g)
 

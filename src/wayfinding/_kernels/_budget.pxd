@@ -1,0 +1,36 @@
+# Work budgets of resumable searches: a number of expansions and a wall-clock deadline.
+from libc.math cimport INFINITY
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+# Outcomes of one slice of a resumable search (``advance``); -1 means out of memory.
+cdef enum:
+    FAILED = 0
+    FOUND = 1
+    RUNNING = 2
+
+
+cdef struct Budget:
+    long expansions     # expansions allowed in this slice; < 0: no limit
+    double deadline     # monotonic clock time to stop at; INFINITY: none
+
+
+cdef inline double monotonic() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+cdef inline Budget make_budget(long max_expansions, double max_seconds) noexcept nogil:
+    cdef Budget b
+    b.expansions = max_expansions
+    b.deadline = monotonic() + max_seconds if max_seconds < INFINITY else INFINITY
+    return b
+
+
+cdef inline bint spent(const Budget* b, long done) noexcept nogil:
+    """Whether a slice that has made ``done`` expansions must stop.  The clock is read every
+    16 expansions, and a timed slice always makes at least one."""
+    if b.expansions >= 0 and done >= b.expansions:
+        return True
+    return b.deadline < INFINITY and done > 0 and (done & 15) == 0 \
+        and monotonic() >= b.deadline
