@@ -24,6 +24,7 @@ from ..grid.search import GridSearch
 from ..grid.search import find_path as _grid_find_path
 from ..results import PathResult
 from ..sliced import SlicedSearch
+from .continuous import ContinuousPlanner, MovingObstacle, TimedPath
 from .generic import (
     TERMINATIONS,
     AStarSearch,
@@ -139,5 +140,6 @@ __all__ += ["LINK_COSTS", "HierarchicalGraph", "HierarchicalResult", "LevelGraph
             "LowMemoryResult", "cell_grouping", "hierarchical_path",
             "hierarchical_path_exclusions", "hierarchical_step", "ida_star",
             "memory_bounded_astar", "sma_star"]
-__all__ += ["ADStar", "ARAStar", "AnytimePath", "DStarLite", "LPAStar", "PathRequest",
-            "PathScheduler", "ReservationTable", "door", "space_time_astar"]
+__all__ += ["ADStar", "ARAStar", "AnytimePath", "ContinuousPlanner", "DStarLite", "LPAStar",
+            "MovingObstacle", "PathRequest", "PathScheduler", "ReservationTable", "TimedPath",
+            "door", "space_time_astar"]
