@@ -200,7 +200,6 @@ def sampled_oracle(grid, obstacles, radius, start, goal, dt=0.5, horizon=40.0):
         return True
 
     k_per_step = int(round(1 / dt))
-    best = {(start, 0): 0}
     heap = [(0, start)]
     seen = set()
     while heap:
