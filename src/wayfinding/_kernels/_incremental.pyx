@@ -7,9 +7,11 @@
 cimport cython
 from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 
 import numpy as np
+
+cdef double SQRT2 = 1.4142135623730951
 
 
 cdef struct Item:
@@ -230,30 +232,47 @@ cdef class IncrementalCore:
         return self.g[self.target]
 
     def walk(self, int s, int limit):
-        """From ``s``, follow the pull edge minimising cost + g until the root: (node ids,
-        the sum of the edges' costs); ([], inf) when the walk finds no way."""
-        cdef list out = [s]
+        """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
+        ids, the sum of the edges' costs); (empty, inf) when the walk finds no way."""
         cdef int64_t e, used
         cdef double best, c, total = 0.0
         cdef int nxt
+        cdef Py_ssize_t n = 1, cap = 64
+        cdef int64_t* out
+        cdef int64_t* grown
         if self.g[s] == INFINITY and self.rhs[s] == INFINITY:
-            return [], INFINITY
-        while s != self.root and len(out) <= limit:
-            best = INFINITY
-            nxt = -1
-            used = -1
-            for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
-                c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
-                if c < best:
-                    best = c
-                    nxt = self.pull_nbr[e]
-                    used = self.pull_edge[e]
-            if nxt < 0:
-                return [], INFINITY
-            total += self.cost[used]
-            s = nxt
-            out.append(s)
-        return (out, total) if s == self.root else ([], INFINITY)
+            return np.empty(0, dtype=np.int64), INFINITY
+        out = <int64_t*> malloc(cap * sizeof(int64_t))
+        if out == NULL:
+            raise MemoryError()
+        out[0] = s
+        try:
+            while s != self.root and n <= limit:
+                best = INFINITY
+                nxt = -1
+                used = -1
+                for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
+                    c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
+                    if c < best:
+                        best = c
+                        nxt = self.pull_nbr[e]
+                        used = self.pull_edge[e]
+                if nxt < 0:
+                    break
+                total += self.cost[used]
+                s = nxt
+                if n == cap:
+                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    out, cap = grown, 2 * cap
+                out[n] = s
+                n += 1
+            if s != self.root:
+                return np.empty(0, dtype=np.int64), INFINITY
+            return np.asarray(<int64_t[:n]> out).copy(), total
+        finally:
+            free(out)
 
     def queued(self):
         """The queued nodes and whether the queue is ordered (for checks)."""
@@ -289,3 +308,80 @@ cdef class IncrementalCore:
         self.root, self.target, self.km = root, target, 0.0
         self.rhs[root] = 0.0
         self.push(root)
+
+
+cdef int compare_ints(const void* a, const void* b) noexcept nogil:
+    cdef int x = (<const int*> a)[0], y = (<const int*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef Py_ssize_t sort_unique(int* values, Py_ssize_t n) noexcept nogil:
+    """Sort ``values`` in place and drop repeats; returns the new length."""
+    cdef Py_ssize_t i, m = 0
+    qsort(values, n, sizeof(int), compare_ints)
+    for i in range(n):
+        if m == 0 or values[i] != values[m - 1]:
+            values[m] = values[i]
+            m += 1
+    return m
+
+
+def grid_cells_changed(IncrementalCore core, double[:, ::1] cells_cost,
+                       const int64_t[:, ::1] cells, const double[::1] values,
+                       const int64_t[::1] by_source, const int64_t[::1] src,
+                       const int64_t[::1] dst, int need_sides, bint backward):
+    """Set the costs of grid ``cells`` (``(k, 2)`` x, y) to ``values``, recompute the cost of
+    every edge leaving the 3 x 3 block round each (a step costs its length times the mean of
+    its two cells; a diagonal step needs ``need_sides`` free side cells), and update the
+    nodes whose pull edges changed.  Edges are sorted by source (``by_source``: offsets).
+    Returns the lowest cost per unit length among the finite recomputed edges (inf if none).
+    """
+    cdef Py_ssize_t h = cells_cost.shape[0], w = cells_cost.shape[1], k = cells.shape[0]
+    cdef Py_ssize_t i, nb = 0, no = 0, m
+    cdef int x, y, dx, dy, node, sx, sy, tx, ty, sides
+    cdef int64_t e
+    cdef double c, floor = INFINITY, length
+    cdef int* block = <int*> malloc(9 * k * sizeof(int) + 1)
+    cdef int* owners = NULL
+    if block == NULL:
+        raise MemoryError()
+    try:
+        for i in range(k):
+            x, y = <int> cells[i, 0], <int> cells[i, 1]
+            cells_cost[y, x] = values[i]
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    if 0 <= x + dx < w and 0 <= y + dy < h:
+                        block[nb] = (y + dy) * w + x + dx
+                        nb += 1
+        nb = sort_unique(block, nb)
+        m = 0
+        for i in range(nb):
+            m += by_source[block[i] + 1] - by_source[block[i]]
+        owners = <int*> malloc(m * sizeof(int) + 1)
+        if owners == NULL:
+            raise MemoryError()
+        for i in range(nb):
+            for e in range(by_source[block[i]], by_source[block[i] + 1]):
+                sx, sy = <int> (src[e] % w), <int> (src[e] // w)
+                tx, ty = <int> (dst[e] % w), <int> (dst[e] // w)
+                c = 0.5 * (cells_cost[sy, sx] + cells_cost[ty, tx])
+                length = 1.0
+                if sx != tx and sy != ty:
+                    length = SQRT2
+                    sides = (cells_cost[sy, tx] < INFINITY) + (cells_cost[ty, sx] < INFINITY)
+                    if sides < need_sides:
+                        c = INFINITY
+                c *= length
+                core.cost[e] = c
+                if c < INFINITY and c / length < floor:
+                    floor = c / length
+                owners[no] = <int> (src[e] if backward else dst[e])
+                no += 1
+        no = sort_unique(owners, no)
+        for i in range(no):
+            core.update(owners[i])
+    finally:
+        free(block)
+        free(owners)
+    return floor

@@ -35,15 +35,17 @@ import numpy as np
 
 from .._kernels import _incremental
 from ..errors import InvalidQueryError
+from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
 from ..results import PathResult, SearchStats
+
+
+_NO_NODES = np.empty(0, dtype=np.int64)
 
 
 class _GridEdges:
     """Every step between neighbouring cells of a grid as an edge with a mutable cost."""
 
     def __init__(self, grid: Any):
-        from ..grid.rules import DIRECTIONS, Diagonal
-
         self.grid = grid
         h, w = grid.shape
         self.shape = (h, w)
@@ -68,8 +70,6 @@ class _GridEdges:
         self.by_source = np.searchsorted(self.src, np.arange(self.n + 1))
 
     def _refresh(self, edges: np.ndarray) -> None:
-        from ..grid.rules import SQRT2, Diagonal
-
         h, w = self.shape
         s, d = self.src[edges], self.dst[edges]
         sx, sy, tx, ty = s % w, s // w, d % w, d // w
@@ -87,37 +87,33 @@ class _GridEdges:
         x, y = self.grid.cell(value, name=name)
         return y * self.shape[1] + x
 
-    def changed(self, changes: Any) -> np.ndarray:
-        """Apply ``{(x, y): cost}``; return the ids of the edges whose cost may change: those
-        leaving the 3 x 3 block round each changed cell (its own edges, and the diagonal
-        steps it is a side cell of)."""
-        h, w = self.shape
-        items = list(dict(changes).items())
-        if not items:
-            return np.empty(0, np.int64)
-        cells = np.array([self.grid.cell(c, name="changed cell") for c, _ in items])
-        values = np.array([float(v) for _, v in items])
-        bad = np.isnan(values) | (values <= 0)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InvalidQueryError(f"cost {items[i][1]!r} of cell {tuple(cells[i])} must "
-                                    "be > 0 (inf blocks it)")
-        self.costs[cells[:, 1], cells[:, 0]] = values
-        off = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-        block = (cells[:, None, :] + off[None]).reshape(-1, 2)
-        block = block[(block[:, 0] >= 0) & (block[:, 0] < w) & (block[:, 1] >= 0)
-                      & (block[:, 1] < h)]
-        nodes = np.unique(block[:, 1] * w + block[:, 0])
-        lo, hi = self.by_source[nodes], self.by_source[nodes + 1]
-        counts = hi - lo
-        edges = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-        self._refresh(edges)
-        return edges
+    def distance(self, a: int, b: int) -> float:
+        """Straight-line distance between two nodes' positions."""
+        (ay, ax), (by, bx) = divmod(a, self.shape[1]), divmod(b, self.shape[1])
+        return math.hypot(ax - bx, ay - by)
 
-    def path(self, nodes: list[int]) -> np.ndarray:
+    def apply(self, changes: Any, core: Any, backward: bool) -> float:
+        """Apply ``{(x, y): cost}``: recompute the edges leaving the 3 x 3 block round each
+        changed cell (its own edges, and the diagonal steps it is a side cell of) and update
+        ``core``'s nodes they pull into.  Returns the lowest cost per unit length among
+        those edges."""
+        cells, values = [], []
+        for cell, cost in dict(changes).items():
+            cells.append(self.grid.cell(cell, name="changed cell"))
+            values.append(float(cost))
+            if not values[-1] > 0:  # NaN too
+                raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be > 0 "
+                                        "(inf blocks it)")
+        if not cells:
+            return math.inf
+        need = {Diagonal.NO_CORNER_CUTTING: 2, Diagonal.ALLOW_ONE_BLOCKED: 1}.get(self.rule, 0)
+        return _incremental.grid_cells_changed(
+            core, self.costs, np.array(cells, dtype=np.int64), np.array(values),
+            self.by_source, self.src, self.dst, need, backward)
+
+    def path(self, nodes: np.ndarray) -> np.ndarray:
         w = self.shape[1]
-        ids = np.asarray(nodes, dtype=np.int64)
-        return np.stack([ids % w, ids // w], axis=1)
+        return np.stack([nodes % w, nodes // w], axis=1)
 
 
 class _GraphEdges:
@@ -138,7 +134,13 @@ class _GraphEdges:
     def node(self, value: Any, name: str) -> int:
         return self.graph.node(value, name)
 
-    def changed(self, changes: Any) -> np.ndarray:
+    def distance(self, a: int, b: int) -> float:
+        """Straight-line distance between two nodes' positions."""
+        return math.hypot(*(self.coords[a] - self.coords[b]).tolist())
+
+    def apply(self, changes: Any, core: Any, backward: bool) -> float:
+        """Apply ``{(u, v): cost}`` or ``{edge_id: cost}`` and update ``core``'s nodes the
+        changed edges pull into.  Returns the lowest cost per unit length among them."""
         edges = []
         for key, cost in dict(changes).items():
             if isinstance(key, tuple):
@@ -155,12 +157,19 @@ class _GraphEdges:
             value = float(cost)
             if math.isnan(value) or value < 0:
                 raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 (inf removes it)")
+            edges.append((hits, value))
+        if not edges:
+            return math.inf
+        for hits, value in edges:  # checked first: bad input changes nothing
             self.cost[hits] = value
-            edges.append(hits)
-        return np.concatenate(edges) if edges else np.empty(0, np.int64)
+        ids = np.concatenate([hits for hits, _ in edges])
+        length = np.hypot(*(self.coords[self.dst[ids]] - self.coords[self.src[ids]]).T)
+        ok = (length > 0) & np.isfinite(self.cost[ids])
+        core.nodes_changed(np.unique((self.src if backward else self.dst)[ids]))
+        return float((self.cost[ids][ok] / length[ok]).min(initial=math.inf))
 
-    def path(self, nodes: list[int]) -> np.ndarray:
-        return np.asarray(nodes, dtype=np.int64)
+    def path(self, nodes: np.ndarray) -> np.ndarray:
+        return nodes
 
 
 def _edges(world: Any):
@@ -200,7 +209,6 @@ class _Incremental:
         self._core = _incremental.IncrementalCore(
             e.n, pull[0], pull[1], pull[2], push[0], push[1], e.cost, e.coords, e.h_scale,
             root, target)
-        self._pull_owner = e.src if self.backward else e.dst
 
     def _move_target(self, start: Any) -> None:
         """A backward search's target (the agent) moved to ``start``.  Queued keys stay
@@ -208,23 +216,17 @@ class _Incremental:
         popped."""
         s = self._e.node(start, "start")
         core = self._core
-        core.km += core.h_scale * float(np.hypot(*(self._e.coords[core.target]
-                                                  - self._e.coords[s])))
+        core.km += core.h_scale * self._e.distance(core.target, s)
         core.target = s
         self.start = s
 
     def update_costs(self, changes: Any) -> None:
         """Change edge costs (see the module); the next :meth:`replan` repairs the search."""
-        e = self._e
-        edges = e.changed(changes)
+        floor = self._e.apply(changes, self._core, self.backward)
         # Keep the heuristic admissible: no edge may cost less per unit of length.
-        length = np.hypot(*(e.coords[e.dst[edges]] - e.coords[e.src[edges]]).T)
-        ok = (length > 0) & np.isfinite(e.cost[edges])
-        floor = float((e.cost[edges][ok] / length[ok]).min(initial=math.inf))
         if floor < self._core.h_scale:
             self._core.h_scale = floor
             self._core.reset_keys()
-        self._core.nodes_changed(np.unique(self._pull_owner[edges]))
 
     def replan(self) -> PathResult:
         """Repair the search and return the current shortest path (start to goal); its
@@ -234,11 +236,11 @@ class _Incremental:
         target_cost = self._core.compute()
         stats = SearchStats(expanded=int(self._core.expanded - before))
         walk, cost = self._core.walk(self._core.target, self._e.n) \
-            if math.isfinite(target_cost) else ([], math.inf)
+            if math.isfinite(target_cost) else (_NO_NODES, math.inf)
         stats.elapsed = time.perf_counter() - t0
         name = "dstar_lite" if self.backward else "lpa_star"
-        if not walk:
-            return PathResult(self._e.path([])[:0], math.inf, False, stats, name)
+        if not len(walk):
+            return PathResult(self._e.path(_NO_NODES), math.inf, False, stats, name)
         nodes = walk if self.backward else walk[::-1]
         return PathResult(self._e.path(nodes), float(cost), True, stats, name)
 
@@ -272,7 +274,8 @@ class _Anytime(_Incremental):
         return "ad_star" if self.backward else "ara_star"
 
     def _empty(self) -> AnytimePath:
-        return AnytimePath(self._e.path([])[:0], math.inf, False, SearchStats(), self._name())
+        return AnytimePath(self._e.path(_NO_NODES), math.inf, False, SearchStats(),
+                           self._name())
 
     def restart(self, start: Any, goal: Any) -> None:
         """A new search on the same world (the arrays are reused), at ``epsilon0``."""
