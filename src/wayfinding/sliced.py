@@ -1,7 +1,7 @@
 """Time-sliced searches: a search that runs a few expansions at a time, e.g. within a frame.
 
 ``search = finder.start(a, b)`` (:meth:`GridSearch.start <wayfinding.grid.GridSearch.start>`,
-:meth:`CSRGraph.start <wayfinding.graph.CSRGraph.start>`, :func:`wayfinding.search.start`)
+:meth:`CSRGraph.start <wayfinding.graph.CSRGraph.start>`, :func:`wayfinding.start_search`)
 makes one; ``search.step(max_expansions=..., max_seconds=...)`` runs it on and returns its
 status, ``"running"`` until it ends ``"found"`` or ``"failed"``.  However it is sliced, the
 result equals the one-shot search's: same path, cost and counters (only ``elapsed``, the time
@@ -14,6 +14,8 @@ import math
 import time
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from .errors import InvalidQueryError
 from .results import PathResult, SearchStats
@@ -61,7 +63,7 @@ class SlicedSearch:
         limit when None; the clock is read every 16 expansions, and a timed step always
         makes at least one) and return the status."""
         if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
-                max_expansions, int) or max_expansions < 0):
+                max_expansions, (int, np.integer)) or max_expansions < 0):
             raise InvalidQueryError(
                 f"max_expansions {max_expansions!r} must be an integer >= 0 or None")
         if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
@@ -74,7 +76,7 @@ class SlicedSearch:
                 "another query has started on this search's scratch since it began; give "
                 "each search that is still running its own GridSearch or workspace")
         t0 = time.perf_counter()
-        code = self._run.advance(-1 if max_expansions is None else max_expansions,
+        code = self._run.advance(-1 if max_expansions is None else min(max_expansions, 2**62),
                                  math.inf if max_seconds is None else float(max_seconds))
         self._elapsed += time.perf_counter() - t0
         self.status = _CODES[code]

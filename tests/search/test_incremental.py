@@ -125,6 +125,9 @@ def test_bad_input():
     planner = LPAStar(grid, (0, 0), (3, 3))
     with pytest.raises(InvalidQueryError, match="> 0"):
         planner.update_costs({(1, 1): 0})
+    with pytest.raises(InvalidQueryError, match="> 0"):
+        planner.update_costs({(2, 2): math.inf, (1, 1): math.nan})
+    assert planner.replan().cost == pytest.approx(3 * math.sqrt(2))  # nothing changed
     with pytest.raises(InvalidQueryError, match="Grid or a CSRGraph"):
         LPAStar([[1]], 0, 0)
     g = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0])
@@ -132,6 +135,10 @@ def test_bad_input():
         LPAStar(g, 0, 2).update_costs({(0, 2): 1.0})
     with pytest.raises(InvalidQueryError, match="out of range"):
         LPAStar(g, 0, 2).update_costs({5: 1.0})
+    kept = DStarLite(g, 0, 2)
+    with pytest.raises(InvalidQueryError, match=">= 0"):
+        kept.update_costs({(0, 1): 7.0, 1: -1.0})
+    assert kept.replan().cost == 2.0  # the first, valid change was not applied either
 
 
 @settings(max_examples=25, deadline=None)

@@ -325,6 +325,8 @@ def test_bad_input():
         with pytest.raises(InvalidQueryError, match="max_seconds"):
             search.step(max_seconds=bad)
     assert search.status == "running"  # bad input changed nothing
+    assert search.step(max_expansions=np.int64(1)) == "running"
+    assert search.step(max_expansions=10**30) == "found"
     with pytest.raises(InvalidQueryError, match="jps"):
         GridSearch(grid).start((0, 0), (1, 0), algo="jps")
     with pytest.raises(InvalidQueryError, match="blocked"):

@@ -38,7 +38,6 @@ from ..errors import InvalidQueryError
 from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
 from ..results import PathResult, SearchStats
 
-
 _NO_NODES = np.empty(0, dtype=np.int64)
 
 
