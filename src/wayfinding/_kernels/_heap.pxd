@@ -80,6 +80,31 @@ cdef inline void heap_decrease(Heap* h, int32_t* pos, int node, double f,
     sift_up(h, pos, pos[node], item)
 
 
+cdef inline void heap_set(Heap* h, int32_t* pos, int node, double f, double g) noexcept nogil:
+    """Give a node that is on the heap a new key, lower or higher."""
+    cdef HeapItem item
+    cdef Py_ssize_t i = pos[node], child, n = h.size
+    item.f = f
+    item.g = <float> g
+    item.node = node
+    if i > 0 and item_before(item, h.items[(i - 1) >> 1]):
+        sift_up(h, pos, i, item)
+        return
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and item_before(h.items[child + 1], h.items[child]):
+            child += 1
+        if not item_before(h.items[child], item):
+            break
+        h.items[i] = h.items[child]
+        pos[h.items[i].node] = <int32_t> i
+        i = child
+    h.items[i] = item
+    pos[node] = <int32_t> i
+
+
 cdef inline HeapItem heap_pop(Heap* h, int32_t* pos) noexcept nogil:
     """Remove and return the first item; the heap must not be empty.
 

@@ -1,0 +1,166 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Fast marching (Sethian) for the Eikonal equation |grad T| = 1 / F on a 2D grid.
+
+Arrays are flattened with a border of two masked cells (so the two-cell stencils of the second
+order never leave the array), row width ``width``.  ``flag`` marks each cell far, narrow (on
+the heap), frozen (final) or masked (blocked, or the border).  A cell's time comes from its
+frozen 4-neighbours: per axis the smaller of the two, and with ``order`` 2 the one-sided
+second-order difference (3 T - 4 T1 + T2) / 2h when the cell beyond is frozen and not larger;
+then the upwind quadratic sum_axis c_axis (T - t_axis)^2 = h^2 / F^2 is solved for its larger
+root.  When it has no real root, the best one-axis solution is taken.  Cells of equal time
+are frozen together before their neighbours are updated, so the result does not depend on the
+order of ties.
+"""
+
+from libc.math cimport INFINITY, sqrt
+from libc.stdint cimport int32_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, heap_pop, heap_push, \
+    heap_set, vec_push
+
+cdef enum:
+    FAR = 0
+    NARROW = 1
+    FROZEN = 2
+    MASKED = 3
+
+cdef double NINE_FOURTHS = 9.0 / 4.0
+cdef double ONE_THIRD = 1.0 / 3.0
+
+
+cdef inline double solve(const double* T, const uint8_t* flag, int i, const int* axis,
+                         double inv_h2, double inv_f2, int order) noexcept nogil:
+    """The time of cell ``i`` from its frozen neighbours (inf when it has none)."""
+    cdef double coef[2]
+    cdef double t[2]
+    cdef double v1, v2, a = 0.0, b = 0.0, c = -inv_f2, det, best
+    cdef int d, side, n, n2
+    for d in range(2):
+        v1 = INFINITY
+        v2 = INFINITY
+        for side in range(-1, 2, 2):
+            n = i + side * axis[d]
+            if flag[n] == FROZEN and T[n] < v1:
+                v1 = T[n]
+                v2 = INFINITY
+                n2 = n + side * axis[d]
+                if order == 2 and flag[n2] == FROZEN and T[n2] <= v1:
+                    v2 = T[n2]
+        if v2 < INFINITY:
+            coef[d] = NINE_FOURTHS * inv_h2
+            t[d] = ONE_THIRD * (4.0 * v1 - v2)
+        elif v1 < INFINITY:
+            coef[d] = inv_h2
+            t[d] = v1
+        else:
+            coef[d] = 0.0
+            t[d] = 0.0
+        a += coef[d]
+        b -= 2.0 * coef[d] * t[d]
+        c += coef[d] * t[d] * t[d]
+    if a == 0.0:
+        return INFINITY
+    det = b * b - 4.0 * a * c
+    if det >= 0.0:
+        return (-b + sqrt(det)) / (2.0 * a)
+    best = INFINITY
+    for d in range(2):
+        if coef[d] > 0.0 and t[d] + sqrt(inv_f2 / coef[d]) < best:
+            best = t[d] + sqrt(inv_f2 / coef[d])
+    return best
+
+
+cdef inline int touch(double* T, uint8_t* flag, const double* inv_f2, Heap* heap,
+                      int32_t* pos, int n, const int* axis, double inv_h2,
+                      int order) noexcept nogil:
+    """Recompute a far or narrow cell and put it on the heap; -1 if memory ran out."""
+    cdef double d = solve(T, flag, n, axis, inv_h2, inv_f2[n], order)
+    if d == INFINITY:
+        return 0
+    T[n] = d
+    if flag[n] == NARROW:
+        heap_set(heap, pos, n, d, 0.0)
+        return 0
+    flag[n] = NARROW
+    return heap_push(heap, pos, d, 0.0, n)
+
+
+def march(const double[::1] inv_speed2, double[::1] T, uint8_t[::1] flag, int width,
+          double h, int order, double limit):
+    """Fast marching from the frozen cells.  ``inv_speed2``: 1 / F^2 per cell;
+    ``T``: times, final for frozen cells (the rest is overwritten: inf where not reached
+    within ``limit``); ``flag``: FAR, FROZEN or MASKED per cell (updated).  Returns the
+    number of cells frozen by the march."""
+    cdef Py_ssize_t size = T.shape[0], k
+    cdef int axis[2]
+    axis[0] = width
+    axis[1] = 1
+    cdef double inv_h2 = 1.0 / (h * h), value
+    cdef Heap heap
+    cdef IntVec batch
+    cdef int32_t* pos = <int32_t*> malloc(size * sizeof(int32_t))
+    cdef int u, n, d, side, status = 0
+    cdef long frozen = 0
+    cdef HeapItem it
+    batch.data = NULL
+    batch.size = 0
+    batch.capacity = 0
+    if pos == NULL or heap_init(&heap, 1024) != 0:
+        free(pos)
+        raise MemoryError("cannot allocate the narrow band")
+    with nogil:
+        # The narrow band: every far cell next to a frozen one.
+        for k in range(size):
+            if flag[k] != FROZEN:
+                continue
+            for d in range(2):
+                for side in range(-1, 2, 2):
+                    n = <int> k + side * axis[d]
+                    if flag[n] == FAR or flag[n] == NARROW:
+                        if touch(&T[0], &flag[0], &inv_speed2[0], &heap, pos, n, axis, inv_h2,
+                                 order) != 0:
+                            status = -1
+        while status == 0 and heap.size > 0:
+            it = heap_pop(&heap, pos)
+            value = it.f
+            if value > limit:
+                break
+            batch.size = 0
+            flag[it.node] = FROZEN
+            if vec_push(&batch, it.node) != 0:
+                status = -1
+                break
+            while heap.size > 0 and heap.items[0].f == value:
+                it = heap_pop(&heap, pos)
+                flag[it.node] = FROZEN
+                if vec_push(&batch, it.node) != 0:
+                    status = -1
+                    break
+            frozen += batch.size
+            for k in range(batch.size):
+                u = batch.data[k]
+                for d in range(2):
+                    for side in range(-1, 2, 2):
+                        n = u + side * axis[d]
+                        if flag[n] == FAR or flag[n] == NARROW:
+                            if touch(&T[0], &flag[0], &inv_speed2[0], &heap, pos, n, axis,
+                                     inv_h2, order) != 0:
+                                status = -1
+                        elif order == 2 and flag[n] == FROZEN \
+                                and flag[n + side * axis[d]] == NARROW:
+                            # The cell beyond a frozen neighbour uses u in its stencil.
+                            if touch(&T[0], &flag[0], &inv_speed2[0], &heap, pos,
+                                     n + side * axis[d], axis, inv_h2, order) != 0:
+                                status = -1
+        for k in range(size):
+            if flag[k] == NARROW:
+                flag[k] = FAR
+            if flag[k] == FAR:
+                T[k] = INFINITY
+    free(pos)
+    heap_free(&heap)
+    free(batch.data)
+    if status < 0:
+        raise MemoryError("the narrow band could not grow")
+    return frozen

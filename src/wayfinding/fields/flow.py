@@ -1,0 +1,230 @@
+"""Flow fields: which way to go from every cell, read off an integration field.
+
+Each cell stores one byte (:attr:`FlowField.codes`): the index (0-7, in the order of
+:data:`wayfinding.grid.rules.DIRECTIONS`) of the legal step to the neighbour with the lowest
+field value, when that value is below the cell's own; :data:`GOAL` where no neighbour is lower
+(the sources); :data:`NONE` on walls and unreachable cells.  Because every step goes strictly
+down, following the codes from any reachable cell ends at a goal: no dead ends, no loops.
+:attr:`FlowField.vectors` are continuous unit directions (the upwind gradient), and
+:meth:`FlowField.sample` interpolates them bilinearly at any position, for agents between
+cell centres.  Several sources make a multi-destination field; :meth:`FlowField.destinations`
+says which one each cell leads to.
+
+>>> from wayfinding.grid import Grid
+>>> grid = Grid.from_ascii('''
+... .....
+... .###.
+... .....''')
+>>> flow = FlowField.build(grid, [(3, 2)])
+>>> flow.descend((0, 0)).tolist()
+[[0, 0], [0, 1], [0, 2], [1, 2], [2, 2], [3, 2]]
+>>> flow.sample([(0.0, 0.5)]).round(3).tolist()      # between two cells, heading down
+[[0.0, 1.0]]
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from ..grid.grid import Grid
+from ..grid.rules import DIRECTIONS
+from .integration import dijkstra_field, eikonal_field
+
+#: Code of a cell with no lower neighbour (a goal).
+GOAL = 8
+#: Code of a wall or an unreachable cell.
+NONE = 255
+
+_STEPS = np.array(DIRECTIONS, dtype=np.int64)                  # (8, 2) dx, dy
+_UNIT = _STEPS / np.hypot(_STEPS[:, 0], _STEPS[:, 1])[:, None]
+
+
+class FlowField:
+    """The flow of ``field`` (``(H, W)``, e.g. from :func:`eikonal_field`) over ``grid``,
+    whose diagonal rule decides which steps are legal."""
+
+    def __init__(self, grid: Grid, field: Any):
+        if not isinstance(grid, Grid):
+            raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
+        values = np.asarray(field, dtype=np.float64)
+        if values.shape != grid.shape:
+            raise InvalidQueryError(f"field has shape {values.shape}, the grid {grid.shape}")
+        if np.isnan(values).any():
+            raise InvalidQueryError("field values must not be NaN")
+        self.grid = grid
+        self.field = np.where(grid.passable, values, np.inf)
+        self.codes = _codes(grid, self.field)
+
+    @classmethod
+    def build(cls, grid: Grid, goals: Any, *, method: str = "eikonal", order: int = 2,
+              limit: float = math.inf) -> FlowField:
+        """The flow towards the nearest of ``goals`` (``(x, y)`` cells): ``method``
+        ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``."""
+        if method == "eikonal":
+            return cls(grid, eikonal_field(grid, goals, order=order, limit=limit))
+        if method == "dijkstra":
+            return cls(grid, dijkstra_field(grid, goals, limit=limit))
+        raise InvalidQueryError(f"unknown method {method!r}; expected 'eikonal' or 'dijkstra'")
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the direction codes (one per cell)."""
+        return self.codes.nbytes
+
+    def step(self, cell: Any) -> tuple[int, int] | None:
+        """The next cell from ``cell``; None at a goal, a wall or an unreachable cell."""
+        x, y = self.grid.cell(cell)
+        code = int(self.codes[y, x])
+        if code >= GOAL:
+            return None
+        dx, dy = DIRECTIONS[code]
+        return x + dx, y + dy
+
+    def descend(self, cell: Any) -> np.ndarray:
+        """The cells from ``cell`` to the goal it flows to, as an ``(n, 2)`` array; empty
+        when ``cell`` is a wall or cannot reach a goal."""
+        x, y = self.grid.cell(cell)
+        if self.codes[y, x] == NONE:
+            return np.empty((0, 2), dtype=np.int64)
+        path = [(x, y)]
+        while self.codes[y, x] != GOAL:
+            dx, dy = DIRECTIONS[self.codes[y, x]]
+            x, y = x + dx, y + dy
+            path.append((x, y))
+        return np.array(path, dtype=np.int64)
+
+    def destinations(self) -> np.ndarray:
+        """``(H, W)`` int64: the flat index ``y * W + x`` of the goal each cell flows to
+        (-1 on walls and unreachable cells)."""
+        h, w = self.grid.shape
+        codes = self.codes.ravel()
+        here = np.arange(h * w)
+        moving = codes < GOAL
+        nxt = here.copy()
+        nxt[moving] = here[moving] + _STEPS[codes[moving], 1] * w + _STEPS[codes[moving], 0]
+        # Pointer jumping: after k rounds every cell points 2^k steps ahead.
+        while True:
+            jumped = nxt[nxt]
+            if np.array_equal(jumped, nxt):
+                break
+            nxt = jumped
+        return np.where(codes == NONE, -1, nxt).reshape(h, w)
+
+    @cached_property
+    def vectors(self) -> np.ndarray:
+        """``(H, W, 2)`` float64 unit directions of steepest descent (``dx, dy``): per axis
+        the one-sided difference towards the lower neighbour; the step of :attr:`codes`
+        where neither axis goes down; zero at goals and on walls."""
+        t = self.field
+        pad = np.pad(t, 1, constant_values=np.inf)
+        out = np.zeros(t.shape + (2,))
+        for axis, (lo, hi) in enumerate(((pad[1:-1, :-2], pad[1:-1, 2:]),
+                                         (pad[:-2, 1:-1], pad[2:, 1:-1]))):
+            best = np.minimum(lo, hi)
+            with np.errstate(invalid="ignore"):
+                drop = np.where(np.isfinite(t) & (best < t), t - best, 0.0)
+            out[..., axis] = np.where(hi < lo, drop, -drop)
+        length = np.hypot(out[..., 0], out[..., 1])
+        moving = self.codes < GOAL
+        flat = moving & (length == 0)
+        out[flat] = _UNIT[self.codes[flat]]
+        length[flat] = 1.0
+        out[moving] /= length[moving][:, None]
+        return out
+
+    def sample(self, points: Any) -> np.ndarray:
+        """Unit directions at ``points`` (``(k, 2)`` x, y; cell ``(x, y)``'s centre is at
+        ``(x, y)``), interpolated bilinearly from the four nearest cells that have a
+        direction; zero where none has."""
+        p = _points(points)
+        weights, cells = self._corners(p)
+        vec = self.vectors[cells[..., 1], cells[..., 0]]              # (k, 4, 2)
+        valid = (self.codes[cells[..., 1], cells[..., 0]] < GOAL) & (weights > 0)
+        mixed = (np.where(valid, weights, 0.0)[..., None] * vec).sum(axis=1)
+        length = np.hypot(mixed[:, 0], mixed[:, 1])
+        out = np.zeros_like(mixed)
+        ok = length > 1e-12
+        out[ok] = mixed[ok] / length[ok][:, None]
+        return out
+
+    def sample_field(self, points: Any) -> np.ndarray:
+        """Field values at ``points``, interpolated bilinearly from the four nearest
+        reachable cells (inf where none is)."""
+        p = _points(points)
+        weights, cells = self._corners(p)
+        vals = self.field[cells[..., 1], cells[..., 0]]
+        ok = np.isfinite(vals) & (weights > 0)
+        total = np.where(ok, weights, 0.0).sum(axis=1)
+        mixed = np.where(ok, weights * np.where(ok, vals, 0.0), 0.0).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, mixed / total, np.inf)
+
+    def trace(self, point: Any, *, step: float = 0.25,
+              max_steps: int | None = None) -> np.ndarray:
+        """Follow the sampled directions from ``point`` in steps of ``step`` cells until
+        the nearest cell is a goal, no direction is left or ``max_steps`` (default: cells /
+        step) are taken; ``(n, 2)`` points."""
+        if isinstance(step, bool) or not isinstance(step, (int, float)) \
+                or not math.isfinite(step) or step <= 0:
+            raise InvalidQueryError(f"step {step!r} must be a finite number > 0")
+        p = _points([point])[0]
+        h, w = self.grid.shape
+        limit = max_steps if max_steps is not None else int(h * w / step) + 1
+        out = [p.copy()]
+        for _ in range(limit):
+            x, y = int(round(p[0])), int(round(p[1]))
+            if 0 <= x < w and 0 <= y < h and self.codes[y, x] == GOAL:
+                break
+            d = self.sample(p[None])[0]
+            if not d.any():
+                break
+            p = p + step * d
+            out.append(p.copy())
+        return np.array(out)
+
+    def _corners(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bilinear weights ``(k, 4)`` and cells ``(k, 4, 2)`` around each point (clamped to
+        the grid)."""
+        h, w = self.grid.shape
+        base = np.floor(p)
+        f = p - base
+        x0, y0 = base[:, 0].astype(np.int64), base[:, 1].astype(np.int64)
+        xs = np.stack([x0, x0 + 1, x0, x0 + 1], axis=1)
+        ys = np.stack([y0, y0, y0 + 1, y0 + 1], axis=1)
+        weights = np.stack([(1 - f[:, 0]) * (1 - f[:, 1]), f[:, 0] * (1 - f[:, 1]),
+                            (1 - f[:, 0]) * f[:, 1], f[:, 0] * f[:, 1]], axis=1)
+        inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+        weights = np.where(inside, weights, 0.0)
+        cells = np.stack([np.clip(xs, 0, w - 1), np.clip(ys, 0, h - 1)], axis=-1)
+        return weights, cells
+
+
+def _codes(grid: Grid, t: np.ndarray) -> np.ndarray:
+    """The direction code of every cell (see the module)."""
+    h, w = grid.shape
+    moves = grid.moves.reshape(h + 2, w + 2)[1:-1, 1:-1]
+    pad = np.pad(t, 1, constant_values=np.inf)
+    best = np.full(t.shape, np.inf)
+    code = np.full(t.shape, GOAL, dtype=np.uint8)
+    for d, (dx, dy) in enumerate(DIRECTIONS):
+        nb = np.where((moves >> d) & 1 == 1, pad[1 + dy:1 + dy + h, 1 + dx:1 + dx + w], np.inf)
+        lower = nb < best
+        best = np.where(lower, nb, best)
+        code[lower] = d
+    code[~(best < t)] = GOAL
+    code[~np.isfinite(t)] = NONE
+    return code
+
+
+def _points(points: Any) -> np.ndarray:
+    p = np.asarray(points, dtype=np.float64)
+    if p.ndim == 1 and p.shape == (2,):
+        p = p[None]
+    if p.ndim != 2 or p.shape[1] != 2 or not np.isfinite(p).all():
+        raise InvalidQueryError("points must be finite (x, y) pairs")
+    return p
