@@ -38,6 +38,7 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/navmesh.py --out BENCHMARKS.md
 	$(PY) benchmarks/anyangle.py --out BENCHMARKS.md
 	$(PY) benchmarks/dynamic.py --out BENCHMARKS.md
+	$(PY) benchmarks/fields.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so

@@ -1,0 +1,143 @@
+"""Flow fields: on every Moving AI dev map, descent from every reachable cell goes strictly
+down by legal steps to the goal (no dead ends, no loops) for Dijkstra and fast-marching
+fields; several goals split the map between them; sampling, tracing, storage; bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from movingai_data import TEST_DATA
+
+from wayfinding import Grid, InvalidQueryError
+from wayfinding.fields import GOAL, NONE, FlowField, dijkstra_field, eikonal_field
+from wayfinding.grid import read_map, read_scen
+from wayfinding.grid.rules import DIRECTIONS
+
+MAPS = sorted(p.relative_to(TEST_DATA / "maps").with_suffix("").as_posix()
+              for p in (TEST_DATA / "maps").glob("*/*.map"))
+STEPS = np.array(DIRECTIONS)
+
+
+def check_descent(flow, goals):
+    """Every reachable cell steps, by a legal move, to a strictly lower cell, and ends at
+    one of ``goals``; walls and unreachable cells have no code; goals are the only sinks."""
+    grid, t, codes = flow.grid, flow.field, flow.codes
+    h, w = grid.shape
+    reach = np.isfinite(t)
+    assert ((codes == NONE) == ~reach).all()
+    sinks = {(int(x), int(y)) for y, x in np.argwhere(codes == GOAL)}
+    assert sinks == set(goals)
+    ys, xs = np.nonzero(codes < GOAL)
+    d = codes[ys, xs]
+    moves = grid.moves.reshape(h + 2, w + 2)[ys + 1, xs + 1]
+    assert ((moves >> d) & 1 == 1).all()                      # legal steps only
+    nx, ny = xs + STEPS[d, 0], ys + STEPS[d, 1]
+    assert (t[ny, nx] < t[ys, xs]).all()                      # strictly down: no loops
+    dest = flow.destinations()
+    goal_ids = {y * w + x for x, y in goals}
+    assert set(np.unique(dest[reach]).tolist()) <= goal_ids   # ...and ends at a goal
+    assert (dest[~reach] == -1).all()
+
+
+@pytest.mark.parametrize("name", MAPS)
+def test_descent_reaches_the_goal_on_every_dev_map(name):
+    grid = read_map(TEST_DATA / "maps" / f"{name}.map")
+    scen = read_scen(TEST_DATA / "scenarios" / f"{name}.map.scen")
+    goal = tuple(int(v) for v in scen.problems[len(scen.problems) // 2].goal)
+    for field in (dijkstra_field(grid, [goal]), eikonal_field(grid, [goal], order=1),
+                  eikonal_field(grid, [goal], order=2)):
+        check_descent(FlowField(grid, field), [goal])
+
+
+def test_several_goals_split_the_map_by_distance():
+    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    free = np.argwhere(grid.passable)
+    rng = np.random.default_rng(4)
+    goals = [(int(free[i][1]), int(free[i][0])) for i in rng.choice(len(free), 4, False)]
+    flow = FlowField.build(grid, goals, method="dijkstra")
+    check_descent(flow, goals)
+    dest = flow.destinations()
+    own = np.stack([dijkstra_field(grid, [g]) for g in goals])
+    np.testing.assert_allclose(flow.field, own.min(axis=0))       # the nearest goal's cost
+    reach = np.isfinite(flow.field)
+    index = {g[1] * grid.width + g[0]: k for k, g in enumerate(goals)}
+    reached = np.vectorize(lambda d: index.get(int(d), -1))(dest[reach])
+    ys, xs = np.nonzero(reach)
+    cost_there = own[reached, ys, xs]
+    # Each cell flows to its nearest goal, but for cells on the border between two goals'
+    # regions, which may slip to the other one (a few steps longer).
+    slipped = cost_there > flow.field[reach] + 1e-9
+    assert slipped.mean() < 0.01
+    assert (cost_there - flow.field[reach]).max() <= 3.0
+
+
+def test_codes_descend_and_store_one_byte_per_cell():
+    grid = Grid.from_ascii("""
+        ........
+        .######.
+        ........""")
+    flow = FlowField.build(grid, [(0, 2)])
+    assert flow.codes.dtype == np.uint8 and flow.nbytes == grid.width * grid.height
+    path = flow.descend((7, 0))
+    assert path[0].tolist() == [7, 0] and path[-1].tolist() == [0, 2]
+    assert flow.step((0, 2)) is None and flow.step((1, 1)) is None
+    assert flow.descend((1, 1)).shape == (0, 2)
+    assert flow.step((1, 0)) == (0, 0)
+
+
+def test_vectors_sampling_and_tracing():
+    grid = Grid(np.ones((21, 21), dtype=bool))
+    flow = FlowField.build(grid, [(10, 10)])
+    v = flow.vectors
+    # In the open the direction points at the goal (within the scheme's error).
+    ys, xs = np.mgrid[0:21, 0:21]
+    to_goal = np.stack([10 - xs, 10 - ys], axis=-1).astype(float)
+    norm = np.hypot(to_goal[..., 0], to_goal[..., 1])
+    far = norm > 4
+    cos = (v[far] * to_goal[far]).sum(axis=1) / norm[far]
+    assert cos.min() > 0.97
+    assert not v[10, 10].any()
+    # At a cell centre, sampling gives the cell's own direction.
+    np.testing.assert_allclose(flow.sample([(3.0, 17.0)])[0], v[17, 3])
+    # Between cells, a blend of the four around; unit length.
+    s = flow.sample([(3.5, 17.25), (0.0, 0.0)])
+    np.testing.assert_allclose(np.hypot(s[:, 0], s[:, 1]), 1.0)
+    assert flow.sample_field([(10.0, 10.0)])[0] == 0.0
+    mid = flow.sample_field([(2.5, 10.0)])[0]
+    assert flow.field[10, 2] > mid > flow.field[10, 3]
+    track = flow.trace((0.3, 19.6), step=0.25)
+    assert np.hypot(*(track[-1] - (10, 10))) <= 0.75
+    assert (np.diff(flow.sample_field(track)) < 1e-9).all()   # always downhill
+
+
+def test_walls_are_never_entered_when_tracing_around_them():
+    grid = Grid.from_ascii("""
+        ..........
+        ..........
+        ...####...
+        ...####...
+        ..........""")
+    flow = FlowField.build(grid, [(5, 4)])
+    track = flow.trace((5.0, 0.0), step=0.2)
+    cells = np.round(track).astype(int)
+    assert grid.passable[cells[:, 1], cells[:, 0]].all()
+    assert tuple(cells[-1]) == (5, 4)
+
+
+def test_bad_input():
+    grid = Grid.from_ascii("..#")
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        FlowField(np.ones((1, 3)), np.zeros((1, 3)))
+    with pytest.raises(InvalidQueryError, match="shape"):
+        FlowField(grid, np.zeros((2, 3)))
+    with pytest.raises(InvalidQueryError, match="NaN"):
+        FlowField(grid, np.array([[0.0, np.nan, 1.0]]))
+    with pytest.raises(InvalidQueryError, match="method"):
+        FlowField.build(grid, [(0, 0)], method="bfs")
+    flow = FlowField.build(grid, [(0, 0)])
+    with pytest.raises(InvalidQueryError, match="points"):
+        flow.sample([(0.0, np.nan)])
+    with pytest.raises(InvalidQueryError, match="step"):
+        flow.trace((1.0, 0.0), step=0)
+    with pytest.raises(InvalidQueryError, match="outside"):
+        flow.descend((5, 0))
