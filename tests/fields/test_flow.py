@@ -45,7 +45,8 @@ def test_descent_reaches_the_goal_on_every_dev_map(name):
     scen = read_scen(TEST_DATA / "scenarios" / f"{name}.map.scen")
     goal = tuple(int(v) for v in scen.problems[len(scen.problems) // 2].goal)
     for field in (dijkstra_field(grid, [goal]), eikonal_field(grid, [goal], order=1),
-                  eikonal_field(grid, [goal], order=2)):
+                  eikonal_field(grid, [goal], order=2),
+                  eikonal_field(grid, [goal], order=2, los=True)):
         check_descent(FlowField(grid, field), [goal])
 
 
@@ -108,6 +109,21 @@ def test_vectors_sampling_and_tracing():
     track = flow.trace((0.3, 19.6), step=0.25)
     assert np.hypot(*(track[-1] - (10, 10))) <= 0.75
     assert (np.diff(flow.sample_field(track)) < 1e-9).all()   # always downhill
+
+
+def test_cells_that_see_the_goal_point_straight_at_it():
+    grid = read_map(TEST_DATA / "maps" / "dao" / "den312d.map")
+    free = np.argwhere(grid.passable)
+    goal = (int(free[len(free) // 2][1]), int(free[len(free) // 2][0]))
+    flow = FlowField.build(grid, [goal], los=True)
+    check_descent(flow, [goal])
+    ys, xs = np.nonzero(flow.visible & (flow.codes < GOAL))
+    assert len(ys) > 100
+    to_goal = np.stack([goal[0] - xs, goal[1] - ys], axis=1)
+    to_goal = to_goal / np.hypot(to_goal[:, 0], to_goal[:, 1])[:, None]
+    np.testing.assert_allclose(flow.vectors[ys, xs], to_goal)
+    with pytest.raises(InvalidQueryError, match="eikonal"):
+        FlowField.build(grid, [goal], method="dijkstra", los=True)
 
 
 def test_walls_are_never_entered_when_tracing_around_them():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
 
 from wayfinding import CSRGraph, Grid, InvalidQueryError
-from wayfinding.fields import dijkstra_field, eikonal_field
+from wayfinding.fields import dijkstra_field, eikonal_field, line_of_sight_times, visible_cells
 
 skfmm = pytest.importorskip("skfmm")
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -175,3 +175,89 @@ def test_bad_input():
         dijkstra_field(np.ones((2, 2)), [(0, 0)])
     assert eikonal_field(grid, (0, 0)).tolist()[0][:2] == [0.0, 1.0]  # one cell as a pair
     assert math.isinf(eikonal_field(Grid.from_ascii(".#."), [(0, 0)])[0, 2])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=HEALTH)
+@given(data=st.data())
+def test_visible_cells_see_the_goal(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    h, w = data.draw(st.integers(1, 14)), data.draw(st.integers(1, 14))
+    costs = np.where(rng.random((h, w)) < 0.2, np.inf,
+                     rng.choice([1.0, 1.0, 1.0, 2.0], (h, w)))
+    grid = Grid(costs, diagonal=data.draw(st.sampled_from(["never", "no_corner_cutting",
+                                                           "allow_one_blocked", "always"])))
+    free = np.argwhere(grid.passable)
+    if not len(free):
+        return
+    gy, gx = free[rng.integers(len(free))]
+    seen = visible_cells(grid, (int(gx), int(gy)))
+    same = Grid(np.where(costs == costs[gy, gx], 1.0, np.inf), diagonal=grid.diagonal)
+    sees = np.array([[same.passable[y, x] and same.line_of_sight((int(gx), int(gy)), (x, y))
+                      for x in range(w)] for y in range(h)])
+    assert not (seen & ~sees).any()            # every marked cell sees the goal
+    # ...and every cell that sees it is marked when the region has no wall in it.
+    if np.isfinite(costs).all() and (costs == costs[gy, gx]).all():
+        np.testing.assert_array_equal(seen, sees)
+    times = line_of_sight_times(grid, (int(gx), int(gy)))
+    ys, xs = np.nonzero(seen)
+    np.testing.assert_allclose(times[ys, xs], np.hypot(xs - gx, ys - gy) * costs[gy, gx])
+    assert np.isnan(times[~seen]).all()
+
+
+def geodesic_around_box(src, points, box):
+    """Shortest Euclidean lengths from ``src`` to ``points`` around one open box
+    (xmin, xmax, ymin, ymax): Dijkstra over the source, the box's corners and the point."""
+    x0, x1, y0, y1 = box
+    corners = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)]
+
+    def clear(a, b):
+        # The segment misses the open box: sample it finely (the oracle needs no speed).
+        s = np.linspace(0, 1, 400)[:, None]
+        p = np.asarray(a) + s * (np.asarray(b) - np.asarray(a))
+        inside = (p[:, 0] > x0 + 1e-9) & (p[:, 0] < x1 - 1e-9) \
+            & (p[:, 1] > y0 + 1e-9) & (p[:, 1] < y1 - 1e-9)
+        return not inside.any()
+
+    out = []
+    for q in points:
+        nodes = [tuple(src)] + corners + [tuple(q)]
+        dist = [0.0] + [math.inf] * (len(nodes) - 1)
+        done = set()
+        while len(done) < len(nodes):
+            u = min((i for i in range(len(nodes)) if i not in done), key=dist.__getitem__)
+            done.add(u)
+            for v in range(len(nodes)):
+                if v not in done and clear(nodes[u], nodes[v]):
+                    dist[v] = min(dist[v], dist[u] + math.dist(nodes[u], nodes[v]))
+        out.append(dist[-1])
+    return np.array(out)
+
+
+def test_line_of_sight_pass_gives_exact_times_where_the_goal_is_seen():
+    grid = Grid.from_ascii("""
+        ..................
+        ..................
+        ......####........
+        ......####........
+        ..................
+        ..................""")
+    goal = (2, 1)
+    for order in (1, 2):
+        t = eikonal_field(grid, [goal], order=order, los=True, cell_size=0.5)
+        seen = visible_cells(grid, goal)
+        ys, xs = np.nonzero(seen)
+        np.testing.assert_allclose(t[ys, xs], 0.5 * np.hypot(xs - 2, ys - 1))
+        plain = eikonal_field(grid, [goal], order=order, cell_size=0.5)
+        hidden = grid.passable & ~seen
+        assert hidden.any() and np.isfinite(t[hidden]).all()
+        # Behind the block the march goes on from the seen region's edge, nearer to the
+        # true (geodesic) distance than a march from the goal cell alone.
+        ys, xs = np.nonzero(hidden)
+        true = 0.5 * geodesic_around_box(goal, np.stack([xs, ys], 1), (5.5, 9.5, 1.5, 3.5))
+        err_los = np.abs(t[ys, xs] - true) / true
+        err_plain = np.abs(plain[ys, xs] - true) / true
+        assert err_los.mean() < err_plain.mean() / 2 and err_los.max() <= err_plain.max()
+    with pytest.raises(InvalidQueryError, match="exactly one source"):
+        eikonal_field(grid, [(0, 0), (1, 0)], los=True)
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        eikonal_field(np.ones((3, 3)), [(0, 0)], los=True)

@@ -7,6 +7,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
 
 from ._steps cimport step_offsets
 
@@ -240,3 +241,38 @@ cdef double _path_cost(const uint8_t[::1] moves, const double[:, ::1] costs,
         py = y
         pc = c
     return total
+
+
+def visible_region(const uint8_t[:, ::1] open_cells, int gx, int gy, int rule,
+                   uint8_t[:, ::1] out):
+    """Mark in ``out`` every open cell whose centre the centre of ``(gx, gy)`` sees through
+    open cells only (:func:`line_of_sight`'s rule).  The region is star-shaped around the
+    goal, so a breadth-first walk over 4-neighbours from it finds all of it, testing one
+    line per cell reached.  Returns the number of cells marked."""
+    cdef Py_ssize_t h = open_cells.shape[0], w = open_cells.shape[1]
+    cdef int* queue = <int*> malloc(h * w * sizeof(int))
+    cdef Py_ssize_t head = 0, tail = 0
+    cdef int x, y, nx, ny, k
+    cdef int dxs[4]
+    cdef int dys[4]
+    dxs[:] = [1, -1, 0, 0]
+    dys[:] = [0, 0, 1, -1]
+    if queue == NULL:
+        raise MemoryError()
+    with nogil:
+        if open_cells[gy, gx]:
+            out[gy, gx] = 1
+            queue[tail] = gy * w + gx
+            tail += 1
+        while head < tail:
+            y, x = queue[head] // w, queue[head] % w
+            head += 1
+            for k in range(4):
+                nx, ny = x + dxs[k], y + dys[k]
+                if 0 <= nx < w and 0 <= ny < h and not out[ny, nx] and open_cells[ny, nx] \
+                        and _sight(open_cells, gx, gy, nx, ny, rule):
+                    out[ny, nx] = 1
+                    queue[tail] = ny * w + nx
+                    tail += 1
+    free(queue)
+    return tail

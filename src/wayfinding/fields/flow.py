@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
-from .integration import dijkstra_field, eikonal_field
+from .integration import dijkstra_field, eikonal_field, visible_cells
 
 #: Code of a cell with no lower neighbour (a goal).
 GOAL = 8
@@ -59,17 +59,29 @@ class FlowField:
         self.grid = grid
         self.field = np.where(grid.passable, values, np.inf)
         self.codes = _codes(grid, self.field)
+        #: Cells that see the goal (:meth:`build` with ``los=True``), else None.
+        self.visible: np.ndarray | None = None
+        self._goal: tuple[int, int] | None = None
 
     @classmethod
     def build(cls, grid: Grid, goals: Any, *, method: str = "eikonal", order: int = 2,
-              limit: float = math.inf) -> FlowField:
+              limit: float = math.inf, los: bool = False) -> FlowField:
         """The flow towards the nearest of ``goals`` (``(x, y)`` cells): ``method``
-        ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``."""
-        if method == "eikonal":
-            return cls(grid, eikonal_field(grid, goals, order=order, limit=limit))
+        ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``.  ``los``
+        (eikonal, one goal): the line-of-sight pass; cells that see the goal
+        (:attr:`visible`) point straight at it."""
         if method == "dijkstra":
+            if los:
+                raise InvalidQueryError("the line-of-sight pass goes with method='eikonal'")
             return cls(grid, dijkstra_field(grid, goals, limit=limit))
-        raise InvalidQueryError(f"unknown method {method!r}; expected 'eikonal' or 'dijkstra'")
+        if method != "eikonal":
+            raise InvalidQueryError(
+                f"unknown method {method!r}; expected 'eikonal' or 'dijkstra'")
+        flow = cls(grid, eikonal_field(grid, goals, order=order, limit=limit, los=los))
+        if los:
+            flow._goal = grid.cell(np.asarray(goals).reshape(-1, 2)[0].tolist(), name="goal")
+            flow.visible = visible_cells(grid, flow._goal) & np.isfinite(flow.field)
+        return flow
 
     @property
     def nbytes(self) -> int:
@@ -135,6 +147,10 @@ class FlowField:
         out[flat] = _UNIT[self.codes[flat]]
         length[flat] = 1.0
         out[moving] /= length[moving][:, None]
+        if self.visible is not None:  # straight at the goal
+            ys, xs = np.nonzero(self.visible & moving)
+            to_goal = np.stack([self._goal[0] - xs, self._goal[1] - ys], axis=1)
+            out[ys, xs] = to_goal / np.hypot(to_goal[:, 0], to_goal[:, 1])[:, None]
         return out
 
     def sample(self, points: Any) -> np.ndarray:

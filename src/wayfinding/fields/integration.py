@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import _fmm
+from .._kernels import _fmm, _gridops
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.search import GridSearch
@@ -43,7 +43,8 @@ def dijkstra_field(grid: Grid, sources: Any, *, limit: float = math.inf) -> np.n
 
 
 def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: int = 1,
-                  cell_size: float = 1.0, limit: float = math.inf) -> np.ndarray:
+                  cell_size: float = 1.0, limit: float = math.inf,
+                  los: bool = False) -> np.ndarray:
     """Fast-marching travel times from ``sources`` over ``world``.
 
     ``world``: a :class:`Grid` (a cell's cost is its slowness: time per unit length; blocked
@@ -53,7 +54,20 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     neighbouring field; those cells stay as given.  ``order``: 1 or 2 (one-sided second-order
     differences where the two cells behind are known).  ``cell_size``: the spacing ``h``.
     Cells costing more than ``limit`` are left ``inf``.
+
+    ``los`` (one source, on a :class:`Grid`): the line-of-sight pass of flow-field tiles.
+    Cells that see the source across cells of its own cost (:func:`visible_cells`) get the
+    exact time, straight-line distance times that cost, and the march starts from their
+    edge, so the field has no diamond-shaped artefacts near the goal.
     """
+    if los:
+        if not isinstance(world, Grid) or initial is not None:
+            raise InvalidQueryError("the line-of-sight pass needs a Grid and no initial times")
+        cells = _cells(sources, ~world.passable)
+        if len(cells) != 1:
+            raise InvalidQueryError("the line-of-sight pass needs exactly one source")
+        initial = line_of_sight_times(world, cells[0]) * float(cell_size)
+        sources = ()
     inv_speed2, walls = _slowness(world)
     h, w = walls.shape
     if order not in (1, 2) or isinstance(order, bool):
@@ -84,6 +98,27 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     out = times[inner].copy()
     out[out > lim] = np.inf
     return out
+
+
+def visible_cells(grid: Grid, goal: Any) -> np.ndarray:
+    """``(H, W)`` bool: the cells whose centres the centre of ``goal`` sees across cells of
+    the goal's own cost (the grid's line-of-sight rule), connected to the goal through such
+    cells."""
+    _require_grid(grid)
+    x, y = grid.cell(goal, name="goal", passable=True)
+    same = np.ascontiguousarray(grid.costs == grid.costs[y, x], dtype=np.uint8)
+    out = np.zeros(grid.shape, dtype=np.uint8)
+    _gridops.visible_region(same, x, y, grid.diagonal.code, out)
+    return out.astype(bool)
+
+
+def line_of_sight_times(grid: Grid, goal: Any) -> np.ndarray:
+    """The exact cost from ``goal`` to each of its :func:`visible_cells` (straight-line
+    distance in cells times the goal's cost), ``nan`` elsewhere."""
+    seen = visible_cells(grid, goal)
+    x, y = grid.cell(goal, name="goal", passable=True)
+    ys, xs = np.mgrid[0:grid.height, 0:grid.width]
+    return np.where(seen, np.hypot(xs - x, ys - y) * grid.costs[y, x], np.nan)
 
 
 def _require_grid(grid: Any) -> None:
