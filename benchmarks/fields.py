@@ -1,8 +1,9 @@
-"""Fields: fast marching against scikit-fmm on the same grids, in one process.
+"""Fields: fast marching against scikit-fmm on the same grids, and flow-field tiles' first
+route against a flow field over the whole map, in one process.
 
 Run from the repository root::
 
-    python benchmarks/fields.py [--out BENCHMARKS.md] [--repeats N]
+    python benchmarks/fields.py [--out BENCHMARKS.md] [--repeats N] [--problems M]
 
 Grids: open squares of side 256, 512, 1024 and 2048 with one source in a corner and a
 per-cell speed field (a smooth band pattern between 0.5 and 2), and the Moving AI maps
@@ -11,6 +12,12 @@ the scenario file's middle problem as the source).  Both compute travel times of
 2 (``wayfinding.fields.eikonal_field`` and ``skfmm.travel_time``; first-order results are
 checked equal to 1e-6).  Median of ``N`` runs each.  Target: wayfinding at least 1.5×
 faster.
+
+Flow-field tiles (sectors of 16 cells) on the large maps: for ``M`` problems spread over the
+scenario file, with an empty tile cache, the time to a first route an agent can follow (the
+portal A* and its start sector's tile) and to every tile of the route, against
+``FlowField.build`` over the whole map from the same goal (second-order fast marching and the
+direction codes); medians.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from _report import find_data_dir, fmt_x, publish, run_header, table
 SECTION = "## Fields"
 SIDES = (256, 512, 1024, 2048)
 MAPS = ("dao/brc202d", "mazes/maze512-1-0", "cities/Boston_0_512")
+TILE_MAPS = ("dao/brc202d", "dao/orz100d", "cities/Boston_0_512", "random/random512-25-0",
+             "mazes/maze512-8-0")
 
 
 def median_time(repeats: int, fn, *args, **kwargs) -> float:
@@ -80,24 +89,68 @@ def run(data: Path, repeats: int) -> list[list[str]]:
     return rows
 
 
+def tile_rows(data: Path, problems: int) -> list[list[str]]:
+    from wayfinding.fields import FlowField, FlowTiles
+    from wayfinding.grid import read_map, read_scen
+
+    rows = []
+    for name in TILE_MAPS:
+        grid = read_map(data / "maps" / f"{name}.map")
+        scen = [p for p in read_scen(data / "scenarios" / f"{name}.map.scen").problems
+                if p.optimal > 100]
+        scen = [scen[i] for i in np.linspace(0, len(scen) - 1, problems).astype(int)]
+        t0 = time.perf_counter()
+        tiles = FlowTiles(grid, sector=16)
+        build = time.perf_counter() - t0
+        first, whole_route, full, sectors = [], [], [], []
+        for p in scen:
+            tiles.clear_cache()
+            t0 = time.perf_counter()
+            route = tiles.route(p.start, p.goal)
+            route.tile(route.sectors[0])
+            first.append(time.perf_counter() - t0)
+            route.prepare()
+            whole_route.append(time.perf_counter() - t0)
+            sectors.append(len(route.sectors))
+            t0 = time.perf_counter()
+            FlowField.build(grid, [p.goal])
+            full.append(time.perf_counter() - t0)
+        f, g = float(np.median(first)), float(np.median(full))
+        rows.append([f"{name} ({grid.width}×{grid.height})", f"{build:.2f}",
+                     f"{np.median(sectors):.0f} of {tiles.columns * tiles.rows}",
+                     f"{f * 1e3:,.1f}", f"{np.median(whole_route) * 1e3:,.1f}",
+                     f"{g * 1e3:,.1f}", fmt_x(g / f)])
+        print(f"  tiles {name}: {rows[-1][1:]}", file=sys.stderr, flush=True)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", help="Moving AI folder (maps/, scenarios/)")
     ap.add_argument("--out", help="write the section into this Markdown file")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--problems", type=int, default=25)
     args = ap.parse_args(argv)
     data = find_data_dir(args.data)
     import skfmm
 
     t0 = time.perf_counter()
     rows = run(data, args.repeats)
+    tiles = tile_rows(data, args.problems)
     body = "\n\n".join([
         run_header("fields.py", argv, data, time.perf_counter() - t0,
                    f"scikit-fmm {skfmm.__version__}"),
         "Fast marching (travel times from one source, walls masked), median ms; "
         "target: wayfinding ≥ 1.5× faster than scikit-fmm.",
         table(["grid", "order 1: wayfinding ms", "scikit-fmm ms", "speed-up",
-               "order 2: wayfinding ms", "scikit-fmm ms", "speed-up"], rows)])
+               "order 2: wayfinding ms", "scikit-fmm ms", "speed-up"], rows),
+        f"Flow-field tiles (sectors of 16 cells), {args.problems} problems per map (optimum "
+        "over 100), medians, with an empty tile cache: the first route (portal A* and the "
+        "start sector's tile, enough to start moving), then every tile of the route, against "
+        "one flow field over the whole map.",
+        table(["map", "sectors and portals built s", "sectors crossed",
+               "first route ms", "all route tiles ms", "whole-map flow field ms",
+               "speed-up (first route)"], tiles)])
     publish(body, args.out, SECTION)
     return 0
 

@@ -1,0 +1,530 @@
+"""Flow-field tiles (Emerson): flow fields built only over the sectors a route crosses.
+
+The map is cut into square *sectors* of ``sector`` cells.  Along each border between two
+sectors, every maximal run of cell pairs passable on both sides is a *window*, with a *portal*
+on each side at its middle cell.  The *portal graph* links the two portals of a window (one
+step) and the portals of one sector to each other (the shortest path inside the sector).  A
+request searches that small graph with compiled A* from the start to the goal; then one
+*tile* per sector on the route is integrated when first needed: a fast-marching field over
+that sector alone, from its exit window (or the goal), and its flow.  A route that leaves a
+sector twice gets one tile from both exits, each starting at the route's cost from there, so
+every part of the sector flows on.  Tiles are cached by (movement type, sector, exit
+windows), so requests that leave a sector the same way share them.  Each movement type (a
+:class:`Grid` of the same shape: land, hover...) has its own costs, portals, islands and
+tiles.  :meth:`FlowTiles.edit` changes costs: the sectors touched are marked dirty, their
+portals and those of their neighbours are rebuilt, their tiles dropped, and routes through
+them report :attr:`TileRoute.valid` false.
+
+>>> import numpy as np
+>>> from wayfinding.grid import Grid
+>>> tiles = FlowTiles(Grid(np.ones((20, 30), dtype=bool)), sector=10)
+>>> route = tiles.route((1, 1), (28, 18))
+>>> route.sectors                                   # (column, row) of each sector crossed
+[(0, 0), (1, 0), (1, 1), (2, 1)]
+>>> route.descend((1, 1))[-1].tolist()
+[28, 18]
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from ..graph.csr import CSRGraph
+from ..grid.grid import Grid
+from ..grid.rules import DIRECTIONS, SQRT2
+from ..grid.search import GridSearch
+from .flow import GOAL, FlowField
+from .integration import eikonal_field
+
+Sector = tuple[int, int]
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Window:
+    """A passable stretch of the border between sectors ``a`` and ``b``: ``cells_a[i]``
+    (in ``a``) and ``cells_b[i]`` (in ``b``) are neighbours across it.  ``id`` is unique
+    within its :class:`FlowTiles`."""
+
+    id: int
+    a: Sector
+    b: Sector
+    cells_a: tuple[Cell, ...]
+    cells_b: tuple[Cell, ...]
+
+    def side(self, sector: Sector) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
+        """(cells in ``sector``, the cells across from them)."""
+        return (self.cells_a, self.cells_b) if sector == self.a else (self.cells_b, self.cells_a)
+
+    def portal(self, sector: Sector) -> Cell:
+        """The middle cell of the window on ``sector``'s side."""
+        cells = self.side(sector)[0]
+        return cells[len(cells) // 2]
+
+
+@dataclass
+class TileRoute:
+    """A route over the portal graph and the tiles that lead along it.
+
+    ``sectors``: the sectors crossed, start to goal; ``exits``: per sector, the windows it
+    is left by with the route's cost from each to the goal (none for the goal's sector; a
+    route may leave a sector twice); ``cost``: the portal-graph cost of the route (an upper
+    bound of the true cost).  Tiles are built when first needed (:meth:`tile`, or ahead of
+    time with :meth:`prepare`, a few per frame); ``tiles`` holds those built so far: sector
+    -> :class:`FlowField` over that sector (local coordinates; :meth:`direction` and
+    :meth:`descend` work in map coordinates).  After an edit through its sectors the route
+    is no longer :attr:`valid` and builds no more tiles.
+    """
+
+    found: bool
+    start: Cell
+    goal: Cell
+    movement: str = "default"
+    sectors: list[Sector] = field(default_factory=list)
+    exits: dict[Sector, list[tuple[Window, float]]] = field(default_factory=dict)
+    cost: float = math.inf
+    tiles: dict[Sector, FlowField] = field(default_factory=dict)
+    valid: bool = True
+    _owner: Any = None
+
+    def tile(self, sector: Sector) -> FlowField | None:
+        """The tile of ``sector`` (built now if needed); None off the route."""
+        if sector not in self.tiles:
+            if sector not in self.exits or not self.valid:
+                return None
+            self.tiles[sector] = self._owner._tile(self.movement, sector, self.exits[sector],
+                                                   self.goal)
+        return self.tiles[sector]
+
+    def prepare(self, max_tiles: int | None = None) -> int:
+        """Build up to ``max_tiles`` (all when None) of the tiles not built yet, in route
+        order; returns how many are still missing."""
+        missing = [s for s in self.sectors if s not in self.tiles]
+        for sector in missing[:max_tiles]:
+            self.tile(sector)
+        return sum(s not in self.tiles for s in self.sectors)
+
+    def step(self, cell: Any) -> Cell | None:
+        """The next cell from ``cell`` along the tiles (across a window at a tile's exit);
+        None at the goal or off the route."""
+        x, y = cell
+        if not self.found or (x, y) == self.goal:
+            return None
+        sector = self._owner._sector_of(x, y)
+        tile = self.tile(sector)
+        if tile is None:
+            return None
+        ox, oy = self._owner._origin(sector)
+        code = tile.codes[y - oy, x - ox]
+        if code < GOAL:
+            dx, dy = DIRECTIONS[code]
+            return x + dx, y + dy
+        if code != GOAL:
+            return None
+        for window, _ in self.exits[sector]:
+            here, across = window.side(sector)
+            if (x, y) in here:
+                return across[here.index((x, y))]
+        return None
+
+    def descend(self, cell: Any) -> np.ndarray:
+        """The cells from ``cell`` to the goal following the tiles (``(n, 2)``); it stops
+        early where the route has no tile."""
+        path = [tuple(int(v) for v in cell)]
+        limit = self._owner.shape[0] * self._owner.shape[1]
+        while len(path) <= limit:
+            nxt = self.step(path[-1])
+            if nxt is None:
+                break
+            path.append(nxt)
+        return np.array(path, dtype=np.int64)
+
+    def direction(self, points: Any) -> np.ndarray:
+        """Unit directions at map ``points`` (``(k, 2)`` x, y), sampled from the tile of the
+        sector each lies in; across the window at a tile's exit; zero off the route."""
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        out = np.zeros_like(p)
+        if not self.found:
+            return out
+        cells = np.round(p).astype(np.int64)
+        for k, (x, y) in enumerate(cells.tolist()):
+            sector = self._owner._sector_of(x, y) if self._owner._inside(x, y) else None
+            tile = self.tile(sector)
+            if tile is None:
+                continue
+            ox, oy = self._owner._origin(sector)
+            if tile.codes[y - oy, x - ox] == GOAL:
+                nxt = self.step((x, y))
+                if nxt is not None:
+                    d = np.subtract(nxt, (x, y))
+                    out[k] = d / np.hypot(*d)
+                continue
+            out[k] = tile.sample([(p[k, 0] - ox, p[k, 1] - oy)])[0]
+        return out
+
+
+class FlowTiles:
+    """Sectors, portals and a tile cache over one map with one or more movement types.
+
+    ``worlds``: a :class:`Grid`, or ``{movement type: Grid}`` of equal shapes.  ``sector``:
+    the side of a sector in cells.  ``order``: of the fast marching inside tiles.
+    ``cache_size``: tiles kept (least recently used first out).
+    """
+
+    def __init__(self, worlds: Grid | Mapping[str, Grid], *, sector: int = 10, order: int = 2,
+                 cache_size: int = 1024):
+        grids = {"default": worlds} if isinstance(worlds, Grid) else \
+            dict(worlds) if isinstance(worlds, Mapping) else {}
+        if not grids or not all(isinstance(g, Grid) for g in grids.values()):
+            raise InvalidQueryError("worlds must be a Grid or a mapping of names to Grids")
+        shapes = {g.shape for g in grids.values()}
+        if len(shapes) != 1:
+            raise InvalidQueryError(f"movement types need grids of one shape, got {shapes}")
+        for name, value in (("sector", sector), ("cache_size", cache_size)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidQueryError(f"{name} {value!r} must be an integer >= 1")
+        self.shape = shapes.pop()
+        self.sector = sector
+        self.order = order
+        self.cache_size = cache_size
+        self.columns = -(-self.shape[1] // sector)
+        self.rows = -(-self.shape[0] // sector)
+        self._costs = {name: np.array(g.costs) for name, g in grids.items()}
+        self._rules = {name: g.diagonal for name, g in grids.items()}
+        self._grids: dict[str, Grid] = dict(grids)
+        self._windows: dict[str, dict[Sector, list[Window]]] = {}
+        self._links: dict[str, dict[tuple, list[tuple[tuple, float]]]] = {}
+        self._sector_grids: dict[tuple[str, Sector], Grid] = {}
+        self._cache: OrderedDict[tuple, FlowField] = OrderedDict()
+        self._window_index: dict[int, Window] = {}
+        self._csr: dict[str, tuple] = {}
+        self._ids = itertools.count()
+        self._routes: list[TileRoute] = []
+        self.stats = {"tiles_built": 0, "cache_hits": 0, "portal_rebuilds": 0}
+        for name in grids:
+            self._build_portals(name, {(c, r) for c in range(self.columns)
+                                       for r in range(self.rows)})
+
+    # ------------------------------------------------------------------------ geometry
+
+    def _inside(self, x: int, y: int) -> bool:
+        return 0 <= x < self.shape[1] and 0 <= y < self.shape[0]
+
+    def _sector_of(self, x: int, y: int) -> Sector:
+        return x // self.sector, y // self.sector
+
+    def _origin(self, sector: Sector) -> Cell:
+        return sector[0] * self.sector, sector[1] * self.sector
+
+    def _slices(self, sector: Sector) -> tuple[slice, slice]:
+        x0, y0 = self._origin(sector)
+        return slice(y0, min(y0 + self.sector, self.shape[0])), \
+            slice(x0, min(x0 + self.sector, self.shape[1]))
+
+    def _sector_grid(self, movement: str, sector: Sector) -> Grid:
+        key = (movement, sector)
+        if key not in self._sector_grids:
+            self._sector_grids[key] = Grid(self._costs[movement][self._slices(sector)],
+                                           diagonal=self._rules[movement])
+        return self._sector_grids[key]
+
+    def _movement(self, movement: str) -> str:
+        if movement not in self._costs:
+            raise InvalidQueryError(f"unknown movement type {movement!r}; expected one of: "
+                                    f"{', '.join(self._costs)}")
+        return movement
+
+    # ------------------------------------------------------------------------- portals
+
+    def windows(self, movement: str = "default") -> list[Window]:
+        """Every window of the movement type's portal graph."""
+        seen: dict[int, Window] = {}
+        for ws in self._windows[self._movement(movement)].values():
+            for w in ws:
+                seen[w.id] = w
+        return list(seen.values())
+
+    def _border_windows(self, movement: str, a: Sector, b: Sector) -> list[Window]:
+        """The windows on the border between sector ``a`` and the sector ``b`` to its right
+        or below."""
+        free = np.isfinite(self._costs[movement])
+        pairs = []
+        if b[0] == a[0] + 1:     # vertical border: a's last column, b's first
+            xa, xb = b[0] * self.sector - 1, b[0] * self.sector
+            rows = range(a[1] * self.sector, min((a[1] + 1) * self.sector, self.shape[0]))
+            pairs = [((xa, y), (xb, y)) for y in rows]
+        else:                    # horizontal border: a's last row, b's first
+            ya, yb = b[1] * self.sector - 1, b[1] * self.sector
+            cols = range(a[0] * self.sector, min((a[0] + 1) * self.sector, self.shape[1]))
+            pairs = [((x, ya), (x, yb)) for x in cols]
+        out, run = [], []
+        for pair in pairs + [None]:
+            if pair is not None and free[pair[0][1], pair[0][0]] \
+                    and free[pair[1][1], pair[1][0]]:
+                run.append(pair)
+                continue
+            if run:
+                out.append(Window(next(self._ids), a, b, tuple(p[0] for p in run),
+                                  tuple(p[1] for p in run)))
+                run = []
+        return out
+
+    def _build_portals(self, movement: str, sectors: set[Sector]) -> None:
+        """(Re)build the windows on the borders of ``sectors`` and the links inside them and
+        their neighbours."""
+        windows = self._windows.setdefault(movement, {})
+        links = self._links.setdefault(movement, {})
+        touched = set(sectors)
+        for s in sectors:
+            for nb in ((s[0] + 1, s[1]), (s[0] - 1, s[1]), (s[0], s[1] + 1), (s[0], s[1] - 1)):
+                if 0 <= nb[0] < self.columns and 0 <= nb[1] < self.rows:
+                    touched.add(nb)
+        borders = set()
+        for s in sectors:
+            for nb in ((s[0] + 1, s[1]), (s[0], s[1] + 1)):
+                if nb[0] < self.columns and nb[1] < self.rows:
+                    borders.add((s, nb))
+            for nb in ((s[0] - 1, s[1]), (s[0], s[1] - 1)):
+                if nb[0] >= 0 and nb[1] >= 0:
+                    borders.add((nb, s))
+        for s in touched:
+            for w in windows.get(s, []):
+                if (w.a, w.b) in borders:
+                    links.pop((w.id, s), None)
+                    self._window_index.pop(w.id, None)
+            windows[s] = [w for w in windows.get(s, []) if (w.a, w.b) not in borders]
+        for a, b in sorted(borders):
+            for w in self._border_windows(movement, a, b):
+                windows[a].append(w)
+                windows[b].append(w)
+                self._window_index[w.id] = w
+        for s in touched:
+            self._link_sector(movement, s, windows[s], links)
+        self.stats["portal_rebuilds"] += 1
+
+    def _link_sector(self, movement: str, sector: Sector, ws: list[Window],
+                     links: dict[tuple, list[tuple[tuple, float]]]) -> None:
+        """Links out of the portals of ``sector``: to the other portals of the sector (the
+        shortest path inside it) and across each window."""
+        costs = self._costs[movement]
+        grid = self._sector_grid(movement, sector)
+        ox, oy = self._origin(sector)
+        for w in ws:
+            node = (w.id, sector)
+            px, py = w.portal(sector)
+            dist = _sector_distances(grid, (px - ox, py - oy))
+            out = []
+            other = w.b if sector == w.a else w.a
+            qx, qy = w.portal(other)
+            step = (1.0 if (px == qx or py == qy) else SQRT2) * 0.5 * (costs[py, px]
+                                                                       + costs[qy, qx])
+            out.append(((w.id, other), step))
+            for v in ws:
+                if v is w:
+                    continue
+                vx, vy = v.portal(sector)
+                d = dist[vy - oy, vx - ox]
+                if math.isfinite(d):
+                    out.append(((v.id, sector), float(d)))
+            links[node] = out
+
+    # ------------------------------------------------------------------------ requests
+
+    def islands(self, movement: str = "default") -> np.ndarray:
+        """``(H, W)`` island ids of the movement type (-1 on blocked cells)."""
+        return self._grid(self._movement(movement)).components
+
+    def _grid(self, movement: str) -> Grid:
+        if movement not in self._grids:
+            self._grids[movement] = Grid(self._costs[movement], diagonal=self._rules[movement])
+        return self._grids[movement]
+
+    def route(self, start: Any, goal: Any, *, movement: str = "default") -> TileRoute:
+        """A route from ``start`` to ``goal`` for the movement type (its tiles are built as
+        they are needed).  Cells on different islands give a route with ``found`` false at
+        once."""
+        movement = self._movement(movement)
+        grid = self._grid(movement)
+        s = grid.cell(start, name="start", passable=True)
+        g = grid.cell(goal, name="goal", passable=True)
+        route = TileRoute(False, s, g, movement, _owner=self)
+        comp = grid.components
+        if comp[s[1], s[0]] != comp[g[1], g[0]]:
+            return route
+        legs = self._portal_path(movement, s, g)
+        if legs is None:
+            return route
+        path, cost = legs
+        route.found, route.cost = True, cost
+        for sector, exit_, to_go in path:
+            if sector not in route.exits:
+                route.sectors.append(sector)
+                route.exits[sector] = []
+            if exit_ is not None:
+                route.exits[sector].append((exit_, to_go))
+        self._routes.append(route)
+        return route
+
+    def _portal_graph(self, movement: str) -> tuple:
+        """The movement type's portal graph in CSR arrays: (node keys, key -> index,
+        indptr, targets, weights, portal positions); rebuilt after edits."""
+        if movement not in self._csr:
+            links = self._links[movement]
+            keys = sorted(links)
+            index = {k: i for i, k in enumerate(keys)}
+            targets = [[index[t] for t, _ in links[k]] for k in keys]
+            weights = [[c for _, c in links[k]] for k in keys]
+            counts = np.array([len(t) for t in targets], dtype=np.int64)
+            indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+            np.cumsum(counts, out=indptr[1:])
+            flat = np.array([t for row in targets for t in row], dtype=np.int64)
+            cost = np.array([c for row in weights for c in row], dtype=np.float64)
+            xy = np.array([self._window_index[w].portal(sec) for w, sec in keys],
+                          dtype=np.float64).reshape(-1, 2)
+            self._csr[movement] = (keys, index, indptr, flat, cost, xy)
+        return self._csr[movement]
+
+    def _portal_path(self, movement: str, s: Cell, g: Cell
+                     ) -> tuple[list[tuple[Sector, Window | None, float]], float] | None:
+        """Compiled A* over the portal graph, with the start and the goal joined to their
+        sectors' portals by their costs inside those sectors; returns the legs (sector,
+        exit window, route cost from the exit to the goal) and the route's cost."""
+        keys, index, indptr, targets, weights, xy = self._portal_graph(movement)
+        n = len(keys)
+        start_node, goal_node = n, n + 1
+        ss, gs = self._sector_of(*s), self._sector_of(*g)
+        windows = self._windows[movement]
+
+        def joins(sector: Sector, cell: Cell) -> tuple[list[int], list[float]]:
+            """The portals of ``sector`` reachable from ``cell`` inside it, and the costs."""
+            dist = _sector_distances(self._sector_grid(movement, sector),
+                                     _local(cell, self._origin(sector)))
+            ox, oy = self._origin(sector)
+            nodes, costs = [], []
+            for w in windows[sector]:
+                px, py = w.portal(sector)
+                if math.isfinite(dist[py - oy, px - ox]):
+                    nodes.append(index[(w.id, sector)])
+                    costs.append(float(dist[py - oy, px - ox]))
+            if sector == gs and cell == s and math.isfinite(dist[g[1] - oy, g[0] - ox]):
+                nodes.append(goal_node)
+                costs.append(float(dist[g[1] - oy, g[0] - ox]))
+            return nodes, costs
+
+        first, first_cost = joins(ss, s)
+        last, last_cost = joins(gs, g)
+        # Portals -> goal: one more edge at the end of each of their rows.
+        order = np.argsort(last, kind="stable")
+        last_a = np.asarray(last, dtype=np.int64)[order]
+        at = indptr[last_a + 1]
+        all_targets = np.concatenate([np.insert(targets, at, goal_node), first])
+        all_costs = np.concatenate([np.insert(weights, at, np.asarray(last_cost)[order]),
+                                    first_cost])
+        ptr = np.empty(n + 3, dtype=np.int64)
+        ptr[:n + 1] = indptr + np.searchsorted(last_a, np.arange(n + 1))
+        ptr[n + 1] = ptr[n] + len(first)
+        ptr[n + 2] = ptr[n + 1]
+        graph = CSRGraph(ptr, all_targets, all_costs,
+                         coords=np.vstack([xy, [s, g]]).astype(np.float64))
+        result = graph.find_path(start_node, goal_node)
+        if not result.found:
+            return None
+        nodes = result.path.tolist()
+        # Cost from each node of the path to the goal, from the edges' costs.
+        to_go = [0.0] * len(nodes)
+        for k in range(len(nodes) - 2, -1, -1):
+            row = slice(ptr[nodes[k]], ptr[nodes[k] + 1])
+            step = all_costs[row][all_targets[row] == nodes[k + 1]].min()
+            to_go[k] = to_go[k + 1] + float(step)
+        # Consecutive portal nodes in different sectors are a window crossing: the first
+        # one's sector is left by that window.
+        legs: list[tuple[Sector, Window | None, float]] = []
+        for k in range(1, len(nodes) - 2):
+            a, b = keys[nodes[k]], keys[nodes[k + 1]]
+            if a[0] == b[0] and a[1] != b[1]:
+                legs.append((a[1], self._window_index[a[0]], to_go[k]))
+        legs.append((gs, None, 0.0))
+        return legs, float(result.cost)
+
+    def _tile(self, movement: str, sector: Sector, exits: list[tuple[Window, float]],
+              goal: Cell) -> FlowField:
+        """The flow of ``sector`` towards its exit windows, each starting at its route cost
+        to the goal, and towards the goal in the goal's sector (less the smallest start);
+        from the cache."""
+        ox, oy = self._origin(sector)
+        starts = [(w.side(sector)[0], c) for w, c in exits]
+        if sector == self._sector_of(*goal):
+            starts.append(((goal,), 0.0))
+        low = min(c for _, c in starts)
+        key = (movement, sector, tuple((cells, round(c - low, 9)) for cells, c in starts))
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            self.stats["cache_hits"] += 1
+            return self._cache[key]
+        grid = self._sector_grid(movement, sector)
+        initial = np.full(grid.shape, np.nan)
+        for cells, c in starts:
+            for x, y in cells:
+                initial[y - oy, x - ox] = np.fmin(initial[y - oy, x - ox], c - low)
+        tile = FlowField(grid, eikonal_field(grid, initial=initial, order=self.order))
+        self.stats["tiles_built"] += 1
+        self._cache[key] = tile
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return tile
+
+    def clear_cache(self) -> None:
+        """Drop every cached tile."""
+        self._cache.clear()
+
+    # --------------------------------------------------------------------------- edits
+
+    def edit(self, changes: Mapping[Any, float], *, movement: str | None = None) -> set[Sector]:
+        """Set cell costs (``{(x, y): cost}``, ``inf`` blocks) for one movement type, or
+        all when None.  Marks the sectors touched dirty: rebuilds their portals and their
+        neighbours', drops their tiles, and invalidates the routes through them.  Returns
+        the dirty sectors."""
+        names = list(self._costs) if movement is None else [self._movement(movement)]
+        cells = []
+        for cell, cost in dict(changes).items():
+            x, y = self._grid(names[0]).cell(cell, name="changed cell")
+            value = float(cost)
+            if not value > 0:
+                raise InvalidQueryError(f"cost {cost!r} of cell {(x, y)} must be > 0 "
+                                        "(inf blocks it)")
+            cells.append((x, y, value))
+        dirty = {self._sector_of(x, y) for x, y, _ in cells}
+        for name in names:
+            for x, y, value in cells:
+                self._costs[name][y, x] = value
+            self._grids.pop(name, None)
+            for s in dirty:
+                self._sector_grids.pop((name, s), None)
+            self._build_portals(name, dirty)
+            self._csr.pop(name, None)
+        for key in [k for k in self._cache if k[0] in names and k[1] in dirty]:
+            del self._cache[key]
+        for r in self._routes:
+            if r.valid and any(s in dirty for s in r.sectors):
+                r.valid = False
+        self._routes = [r for r in self._routes if r.valid]
+        return dirty
+
+
+def _local(cell: Cell, origin: Cell) -> Cell:
+    return cell[0] - origin[0], cell[1] - origin[1]
+
+
+def _sector_distances(grid: Grid, cell: Cell) -> np.ndarray:
+    """Costs from ``cell`` to every cell of a sector grid, inside the sector."""
+    if not grid.passable[cell[1], cell[0]]:
+        return np.full(grid.shape, np.inf)
+    return GridSearch(grid).distance_map([cell], method="dijkstra")

@@ -1,0 +1,158 @@
+"""Flow-field tiles: portal windows as the chapter's cases say, routes that lead every start
+to its goal on the dev maps while integrating only the sectors they cross, the tile cache,
+dirty-sector rebuilds after edits, islands, movement types, directions, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from movingai_data import TEST_DATA
+
+from wayfinding import Grid, InvalidQueryError
+from wayfinding.fields import FlowTiles
+from wayfinding.grid import read_map, read_scen
+
+MAPS = sorted(p.relative_to(TEST_DATA / "maps").with_suffix("").as_posix()
+              for p in (TEST_DATA / "maps").glob("*/*.map"))
+
+
+def two_sectors(border_walls=()):
+    """A 10 x 20 map: two 10-cell sectors side by side, walls on the left sector's side of
+    the border at the given rows."""
+    free = np.ones((10, 20), dtype=bool)
+    for y in border_walls:
+        free[y, 9] = False
+    return FlowTiles(Grid(free), sector=10)
+
+
+def test_windows_follow_the_border():
+    open_ = two_sectors().windows()
+    assert len(open_) == 1 and len(open_[0].cells_a) == 10          # one window, 2 portals
+    assert open_[0].portal((0, 0)) == (9, 5) and open_[0].portal((1, 0)) == (10, 5)
+    split = two_sectors([5]).windows()
+    assert sorted(len(w.cells_a) for w in split) == [4, 5]           # a wall at cell 5
+    assert two_sectors(range(10)).windows() == []                    # fully walled
+    assert not two_sectors(range(10)).route((0, 0), (19, 0)).found
+
+
+@pytest.mark.parametrize("name", MAPS)
+def test_routes_lead_to_the_goal_on_every_dev_map(name):
+    grid = read_map(TEST_DATA / "maps" / f"{name}.map")
+    problems = read_scen(TEST_DATA / "scenarios" / f"{name}.map.scen").problems
+    tiles = FlowTiles(grid, sector=16)
+    for p in problems[::max(1, len(problems) // 12)]:
+        built = tiles.stats["tiles_built"] + tiles.stats["cache_hits"]
+        route = tiles.route(p.start, p.goal)
+        assert route.found and not route.tiles      # tiles come when needed
+        path = route.descend(p.start)
+        # Only sectors on the route were integrated, one tile each.
+        assert set(route.tiles) <= set(route.sectors)
+        assert tiles.stats["tiles_built"] + tiles.stats["cache_hits"] - built \
+            == len(route.tiles)
+        assert route.prepare() == 0 and set(route.tiles) == set(route.sectors)
+        assert tuple(path[0]) == tuple(p.start) and tuple(path[-1]) == tuple(p.goal)
+        steps = np.abs(np.diff(path, axis=0))
+        assert (steps.max(axis=1) == 1).all() and grid.passable[path[:, 1], path[:, 0]].all()
+        cost = grid.path_cost(path)   # raises on an illegal step
+        assert cost >= p.optimal - 0.01       # (optimal lengths are rounded)
+        assert route.cost >= p.optimal - 0.01
+
+
+def test_tiles_are_shared_through_the_same_windows():
+    grid = Grid(np.ones((30, 60), dtype=bool))
+    tiles = FlowTiles(grid, sector=10)
+    first = tiles.route((1, 15), (58, 15))
+    assert first.prepare(max_tiles=2) == len(first.sectors) - 2   # two per frame...
+    assert first.prepare() == 0
+    built = tiles.stats["tiles_built"]
+    second = tiles.route((2, 14), (57, 16))     # another goal in the same sector
+    second.prepare()
+    assert tiles.stats["cache_hits"] >= len(second.sectors) - 2
+    assert tiles.stats["tiles_built"] - built < len(second.sectors)
+    assert first.tiles[(2, 1)] is second.tiles[(2, 1)]
+
+
+def test_a_wall_stamped_across_a_corridor_reroutes_and_lifting_it_restores():
+    text = """
+        ..............................
+        ..............................
+        ..............................
+        ###########################...
+        ..............................
+        .............................."""
+    grid = Grid.from_ascii(text)
+    tiles = FlowTiles(grid, sector=10)
+    before = [(w.a, w.b, w.cells_a) for w in tiles.windows()]
+    route = tiles.route((0, 0), (0, 5))
+    assert route.valid and tuple(route.descend((0, 0))[-1]) == (0, 5)
+    stale = tiles.route((0, 0), (0, 5))
+    wall = {(x, y): np.inf for x in (27, 28, 29) for y in (3,)}
+    dirty = tiles.edit(wall)
+    assert dirty == {(2, 0)}
+    assert not route.valid and not stale.valid
+    assert stale.tile((0, 0)) is None and stale.prepare() == len(stale.sectors)
+    assert not tiles.route((0, 0), (0, 5)).found          # the map is cut in two now
+    assert tiles.islands()[0, 0] != tiles.islands()[5, 0]
+    tiles.edit({(x, 3): 1.0 for x in (27, 28, 29)})
+    assert sorted(before) == sorted((w.a, w.b, w.cells_a) for w in tiles.windows())
+    again = tiles.route((0, 0), (0, 5))
+    assert tuple(again.descend((0, 0))[-1]) == (0, 5)
+    gap = {(x, 3): 1.0 for x in (12,)}                     # a new door: a shorter way
+    tiles.edit(gap)
+    assert tiles.route((0, 0), (0, 5)).cost < again.cost and not again.valid
+
+
+def test_movement_types_have_their_own_portals_and_routes():
+    land = Grid.from_ascii("""
+        ....................
+        ....................
+        ..........#.........
+        ....................
+        ....................""")
+    water = np.ones(land.shape)
+    water[:, 8:12] = np.inf        # a river across the map, fordable only by hovercraft
+    water[0, 8:12] = 1.0           # ...and by land at a bridge on the top row
+    tiles = FlowTiles({"land": Grid(water), "hover": land}, sector=5)
+    by_land = tiles.route((0, 4), (19, 4), movement="land")
+    by_hover = tiles.route((0, 4), (19, 4), movement="hover")
+    assert by_land.found and by_hover.found
+    land_path = by_land.descend((0, 4))
+    assert (land_path[:, 1] == 0).any() and tuple(land_path[-1]) == (19, 4)   # the bridge
+    assert by_hover.cost < by_land.cost
+    assert len(tiles.windows("land")) != len(tiles.windows("hover"))
+    tiles.edit({(9, 0): np.inf}, movement="land")          # the bridge falls
+    assert not tiles.route((0, 4), (19, 4), movement="land").found
+    assert tiles.route((0, 4), (19, 4), movement="hover").found
+
+
+def test_directions_point_along_the_route():
+    grid = Grid(np.ones((20, 40), dtype=bool))
+    tiles = FlowTiles(grid, sector=10)
+    route = tiles.route((1, 10), (38, 10))
+    d = route.direction([(1.0, 10.0), (9.0, 10.0), (20.4, 10.3), (5.0, 0.0)])
+    assert d[0, 0] > 0.9 and d[1, 0] > 0.9 and d[2, 0] > 0.9
+    np.testing.assert_allclose(np.hypot(d[:3, 0], d[:3, 1]), 1.0)
+    off = tiles.route((1, 1), (8, 1))                      # one sector only
+    assert not off.direction([(30.0, 15.0)]).any()
+
+
+def test_bad_input():
+    grid = Grid.from_ascii("..#..")
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        FlowTiles(np.ones((3, 3)))
+    with pytest.raises(InvalidQueryError, match="one shape"):
+        FlowTiles({"a": grid, "b": Grid(np.ones((2, 2)))})
+    with pytest.raises(InvalidQueryError, match="sector"):
+        FlowTiles(grid, sector=0)
+    tiles = FlowTiles(grid, sector=2)
+    with pytest.raises(InvalidQueryError, match="movement type"):
+        tiles.route((0, 0), (1, 0), movement="boat")
+    with pytest.raises(InvalidQueryError, match="blocked"):
+        tiles.route((0, 0), (2, 0))
+    with pytest.raises(InvalidQueryError, match="> 0"):
+        tiles.edit({(0, 0): 0})
+    with pytest.raises(InvalidQueryError, match="outside"):
+        tiles.edit({(9, 0): 1.0})
+    far = tiles.route((0, 0), (4, 0))
+    assert not far.found and far.descend((0, 0)).tolist() == [[0, 0]]
+    assert tiles.stats["tiles_built"] == 0
