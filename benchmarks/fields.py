@@ -18,6 +18,11 @@ scenario file, with an empty tile cache, the time to a first route an agent can 
 portal A* and its start sector's tile) and to every tile of the route, against
 ``FlowField.build`` over the whole map from the same goal (second-order fast marching and the
 direction codes); medians.
+
+Continuum crowd: the full update of one group's fields over grids of side 64, 128, 192 and
+256 (one unit per 20 cells, random velocities, a wall across a third of the grid), and the
+whole hybrid plan with the navigation-mesh path, against the cells per millisecond of seed
+003's Table 1; target 20,000 cells per ms.
 """
 
 from __future__ import annotations
@@ -89,6 +94,38 @@ def run(data: Path, repeats: int) -> list[list[str]]:
     return rows
 
 
+PAPER_CELLS_PER_MS = {64: 1024, 128: 910, 192: 996, 256: 1008}   # seed 003, Table 1
+
+
+def continuum_rows(repeats: int) -> list[list[str]]:
+    from wayfinding.fields.continuum import ContinuumField, HybridPlanner
+    from wayfinding.grid import Grid
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for side, paper in PAPER_CELLS_PER_MS.items():
+        free = np.ones((side, side), dtype=bool)
+        free[side // 3, side // 8: -side // 8] = False          # a wall to go round
+        grid = Grid(free)
+        n = side * side // 20
+        ys, xs = np.nonzero(free)
+        pick = rng.choice(len(xs), n, replace=False)
+        pos = np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.4, 0.4, (n, 2))
+        vel = rng.uniform(-1, 1, (n, 2))
+        goal = (side // 2, 2)
+        field = ContinuumField(grid)
+        t_field = median_time(repeats, field.update, pos, vel, [goal])
+        planner = HybridPlanner(grid, margin=side)
+        t_plan = median_time(repeats, planner.plan, pos, vel, goal)
+        cells = side * side
+        rows.append([f"{side}² ({n:,} units)", f"{t_field * 1e3:.2f}",
+                     f"{cells / (t_field * 1e3):,.0f}", f"{t_plan * 1e3:.2f}",
+                     f"{cells / (t_plan * 1e3):,.0f}", f"{paper:,}",
+                     fmt_x(cells / (t_field * 1e3) / paper)])
+        print(f"  continuum {side}: {rows[-1][1:]}", file=sys.stderr, flush=True)
+    return rows
+
+
 def tile_rows(data: Path, problems: int) -> list[list[str]]:
     from wayfinding.fields import FlowField, FlowTiles
     from wayfinding.grid import read_map, read_scen
@@ -137,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     rows = run(data, args.repeats)
     tiles = tile_rows(data, args.problems)
+    crowd = continuum_rows(args.repeats)
     body = "\n\n".join([
         run_header("fields.py", argv, data, time.perf_counter() - t0,
                    f"scikit-fmm {skfmm.__version__}"),
@@ -150,7 +188,14 @@ def main(argv: list[str] | None = None) -> int:
         "one flow field over the whole map.",
         table(["map", "sectors and portals built s", "sectors crossed",
                "first route ms", "all route tiles ms", "whole-map flow field ms",
-               "speed-up (first route)"], tiles)])
+               "speed-up (first route)"], tiles),
+        "Continuum crowd (hybrid vector field), one group of side²/20 units over the whole "
+        "grid (a wall across a third of it): the field update (density and velocity "
+        "splatting, anisotropic speed and cost, fast-marching potential, velocity field) and "
+        "the full hybrid plan (navigation-mesh path, destination point, field), medians; "
+        "against seed 003's Table 1.  Target: at least 20,000 cells per ms.",
+        table(["grid", "field update ms", "cells per ms", "hybrid plan ms", "cells per ms",
+               "paper cells per ms", "field ÷ paper"], crowd)])
     publish(body, args.out, SECTION)
     return 0
 

@@ -110,20 +110,16 @@ def speed_and_cost(const uint8_t[::1] walls, const double[::1] density,
                     co[d] = alpha + beta / s
 
 
-cdef inline double solve(const double* P, const uint8_t* flag, const double* c4, int i,
-                         int wp) noexcept nogil:
-    """The potential of cell i from its frozen neighbours (inf when none is usable);
-    ``c4``: its four step costs."""
-    cdef double px = INFINITY, cx = INFINITY, py = INFINITY, cy = INFINITY
+cdef struct Entry:
+    # A narrow cell's best entry per axis: neighbour potential and step cost.
+    double px, cx, py, cy
+
+
+cdef inline double solve(const Entry* e) noexcept nogil:
+    """The potential from the best entries: the anisotropic quadratic when both axes have
+    one and its root is upwind of both, else the cheaper single axis."""
     cdef double a, b, c, det, root, hi, ix2, iy2
-    if flag[i + 1] == FROZEN:
-        px, cx = P[i + 1], c4[0]
-    if flag[i - 1] == FROZEN and P[i - 1] + c4[1] < px + cx:
-        px, cx = P[i - 1], c4[1]
-    if flag[i + wp] == FROZEN:
-        py, cy = P[i + wp], c4[2]
-    if flag[i - wp] == FROZEN and P[i - wp] + c4[3] < py + cy:
-        py, cy = P[i - wp], c4[3]
+    cdef double px = e.px, cx = e.cx, py = e.py, cy = e.cy
     if px + cx == INFINITY:
         return py + cy
     if py + cy == INFINITY:
@@ -144,30 +140,34 @@ cdef inline double solve(const double* P, const uint8_t* flag, const double* c4,
 
 def potential(const double[:, ::1] cost, double[::1] P, uint8_t[::1] flag, int width):
     """Fast marching of the potential from the cells with ``flag`` FROZEN (their P given;
-    walls and the border are flagged WALL); P is inf where unreachable.  Returns the number
-    of cells frozen."""
+    walls and the border are flagged WALL); P is inf where unreachable.  Each narrow cell
+    keeps its best entry per axis, updated as its neighbours freeze, so a new value needs
+    no look at the other neighbours.  Returns the number of cells frozen."""
     cdef Py_ssize_t size = P.shape[0], k
     cdef int wp = width + 2, u, n, d
     cdef int nb[4]
     nb[:] = [1, -1, wp, -wp]
+    # Entering n from the neighbour at n + nb[d] uses n's cost that way: d itself.
     cdef Heap heap
     cdef HeapItem top
-    cdef double value
     cdef double* p = &P[0]
     cdef uint8_t* fl = &flag[0]
     cdef const double* c4 = &cost[0, 0]
     cdef int32_t* pos = <int32_t*> malloc(size * sizeof(int32_t))
+    cdef Entry* entry = <Entry*> malloc(size * sizeof(Entry))
     cdef long frozen = 0
     cdef int status = 0
-    if pos == NULL or heap_init(&heap, 4096) != 0:
+    if pos == NULL or entry == NULL or heap_init(&heap, 4096) != 0:
         free(pos)
+        free(entry)
         raise MemoryError("cannot allocate the narrow band")
     with nogil:
         for k in range(size):
             if fl[k] == FROZEN:
                 for d in range(4):
                     n = <int> k + nb[d]
-                    if fl[n] <= NARROW and relax(p, fl, c4, &heap, pos, n, wp) != 0:
+                    if fl[n] <= NARROW and enter(p, fl, c4, entry, &heap, pos, n, d ^ 1,
+                                                 p[k]) != 0:
                         status = -1
         while status == 0 and heap.size > 0:
             top = heap_pop(&heap, pos)
@@ -176,23 +176,51 @@ def potential(const double[:, ::1] cost, double[::1] P, uint8_t[::1] flag, int w
             frozen += 1
             for d in range(4):
                 n = u + nb[d]
-                if fl[n] <= NARROW and relax(p, fl, c4, &heap, pos, n, wp) != 0:
+                # From n, u lies the opposite way: d ^ 1 (0 <-> 1, 2 <-> 3).
+                if fl[n] <= NARROW and enter(p, fl, c4, entry, &heap, pos, n, d ^ 1,
+                                             p[u]) != 0:
                     status = -1
         for k in range(size):
             if fl[k] != FROZEN:
                 p[k] = INFINITY
     free(pos)
+    free(entry)
     heap_free(&heap)
     if status < 0:
         raise MemoryError("the narrow band could not grow")
     return frozen
 
 
-cdef inline int relax(double* p, uint8_t* fl, const double* c4, Heap* heap, int32_t* pos,
-                      int n, int wp) noexcept nogil:
-    """Recompute a far or narrow cell; put it on the heap or lower its key when it drops."""
-    cdef double value = solve(p, fl, c4 + 4 * n, n, wp)
+cdef inline int enter(double* p, uint8_t* fl, const double* c4, Entry* entry, Heap* heap,
+                      int32_t* pos, int n, int d, double pu) noexcept nogil:
+    """A neighbour of cell n, the way d from it, froze at potential pu: keep it as n's
+    entry on that axis if it is the cheaper one, and lower n's value if it drops."""
+    cdef Entry* e = &entry[n]
+    cdef double c = c4[4 * n + d], value
+    if c == INFINITY:
+        return 0
+    if fl[n] == FAR:
+        e.px = INFINITY
+        e.cx = INFINITY
+        e.py = INFINITY
+        e.cy = INFINITY
+        p[n] = INFINITY
+    if d < 2:
+        if not pu + c < e.px + e.cx:
+            return 0
+        e.px = pu
+        e.cx = c
+    else:
+        if not pu + c < e.py + e.cy:
+            return 0
+        e.py = pu
+        e.cy = c
+    value = solve(e)
     if not value < p[n]:
+        if fl[n] == FAR:
+            fl[n] = NARROW
+            p[n] = value
+            return heap_push(heap, pos, value, 0.0, n)
         return 0
     p[n] = value
     if fl[n] == NARROW:

@@ -207,3 +207,93 @@ def _goal_cells(grid: Grid, goals: Any) -> list[tuple[int, int]]:
     cells = [goals] if items.ndim == 1 and len(items) == 2 and all(
         np.isscalar(v) for v in items) else list(goals)
     return [grid.cell(c, name="goal", passable=True) for c in cells]
+
+
+@dataclass
+class HybridPlan:
+    """One group's plan: the long-range ``path`` (``(n, 2)`` points, cells' centres at their
+    (x, y)), the ``region`` ``(x0, y0, x1, y1)`` (cells, inclusive) the field covers, the
+    ``destination`` cell the field leads to, and the ``field`` over the region."""
+
+    path: np.ndarray
+    region: tuple[int, int, int, int]
+    destination: tuple[int, int]
+    field: ContinuumField
+
+    def targets(self, positions: Any, velocities: Any) -> np.ndarray:
+        """Each unit's target velocity (see :meth:`ContinuumField.targets`), in map
+        coordinates."""
+        p, v = _units(positions, velocities)
+        return self.field.targets(p - self.region[:2], v)
+
+
+class HybridPlanner:
+    """Hybrid vector-field pathfinding over ``grid``: a navigation mesh of the grid for the
+    long range (built once with the subtractive method; needs the ``[geometry]`` extra) and
+    a :class:`ContinuumField` over each group's region (its units' bounds grown by ``margin``
+    cells, on the grid's cells).
+    """
+
+    def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
+                 margin: int = 8):
+        from ..navmesh import NavMesh
+
+        if not isinstance(grid, Grid):
+            raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
+        if isinstance(margin, bool) or not isinstance(margin, int) or margin < 1:
+            raise InvalidQueryError(f"margin {margin!r} must be an integer >= 1")
+        self.grid = grid
+        self.params = params or ContinuumParams()
+        self.margin = margin
+        self.mesh = NavMesh.build(grid, method="subtractive")
+
+    def plan(self, positions: Any, velocities: Any, goal: Any) -> HybridPlan:
+        """The plan of a group (``(n, 2)`` positions and velocities, n >= 1) for ``goal``
+        (a cell): long-range path from the unit nearest the group's mean position, region,
+        destination point (where the path leaves the region, or the goal inside it) and the
+        field towards it."""
+        p, v = _units(positions, velocities)
+        if not len(p):
+            raise InvalidQueryError("a group needs at least one unit")
+        gx, gy = self.grid.cell(goal, name="goal", passable=True)
+        lead = p[np.argmin(np.hypot(*(p - p.mean(axis=0)).T))]
+        found = self.mesh.find_path(lead + 0.5, (gx + 0.5, gy + 0.5))
+        path = found.path - 0.5 if found.found else np.array([lead, (gx, gy)], dtype=float)
+        h, w = self.grid.shape
+        lo = np.floor(p.min(axis=0)).astype(int) - self.margin
+        hi = np.ceil(p.max(axis=0)).astype(int) + self.margin
+        x0, y0 = max(int(lo[0]), 0), max(int(lo[1]), 0)
+        x1, y1 = min(int(hi[0]), w - 1), min(int(hi[1]), h - 1)
+        region = (x0, y0, x1, y1)
+        sub = Grid(self.grid.costs[y0:y1 + 1, x0:x1 + 1], diagonal=self.grid.diagonal)
+        dest = _destination(path, region, sub, lead)
+        field = ContinuumField(sub, self.params)
+        field.update(p - (x0, y0), v, [(dest[0] - x0, dest[1] - y0)])
+        return HybridPlan(path, region, dest, field)
+
+
+def _destination(path: np.ndarray, region: tuple[int, int, int, int], sub: Grid,
+                 lead: np.ndarray) -> tuple[int, int]:
+    """Walk ``path`` in half-cell steps until it leaves ``region``; the destination is the
+    last point passed that lies on a cell the leading unit can reach inside the region (a
+    path hugging a corner may cut through cells the region cannot connect)."""
+    x0, y0, x1, y1 = region
+    comp = sub.components
+    lx, ly = np.clip(np.round(lead).astype(int) - (x0, y0), 0, (x1 - x0, y1 - y0))
+    home = comp[ly, lx]
+    if home < 0:  # the leader stands on a wall cell's edge: take its nearest free cell
+        ys, xs = np.nonzero(comp >= 0)
+        k = int(np.argmin(np.hypot(xs - lx, ys - ly)))
+        lx, ly, home = int(xs[k]), int(ys[k]), comp[ys[k], xs[k]]
+    best = (int(lx) + x0, int(ly) + y0)
+    for a, b in zip(path[:-1], path[1:]):
+        n = max(int(np.ceil(np.hypot(*(b - a)) * 2)), 1)
+        for t in np.linspace(0, 1, n + 1):
+            q = a + t * (b - a)
+            if not (x0 - 0.5 <= q[0] <= x1 + 0.5 and y0 - 0.5 <= q[1] <= y1 + 0.5):
+                return best
+            cx, cy = (int(np.clip(np.floor(v + 0.5), lo, hi)) for v, lo, hi in
+                      ((q[0], x0, x1), (q[1], y0, y1)))
+            if comp[cy - y0, cx - x0] == home:
+                best = (cx, cy)
+    return best

@@ -1,0 +1,180 @@
+"""Continuum crowds and the hybrid vector field: the paper's worked costs, splatting, the
+anisotropic speed and cost maps against their formulas, the potential against fast marching
+in free space and against a slower crowd, the velocity field, the hybrid plan's region and
+destination point, and the lane-formation, congestion and maze scenes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wayfinding import Grid, InvalidQueryError
+from wayfinding.fields import eikonal_field
+from wayfinding.fields.continuum import ContinuumField, ContinuumParams, HybridPlanner
+from wayfinding.fields.scenes import SCENES, scene, simulate
+
+DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1)])
+
+
+def test_the_papers_worked_costs():
+    p = ContinuumParams()
+    assert (p.alpha, p.beta) == (0.1, 0.9)
+    assert p.cost_at(1.0) == 1.0 and p.cost_at(0.2) == 4.6
+
+
+def test_splatting_density_and_velocity():
+    field = ContinuumField(Grid(np.ones((9, 9), dtype=bool)), ContinuumParams(radius=2.0))
+    field.update([(4.0, 4.0), (5.0, 4.0)], [(1.0, 0.0), (0.0, 1.0)], [(0, 0)])
+    d = field.density
+    assert d[4, 4] == pytest.approx(1.0 + 0.5) and d[4, 5] == pytest.approx(1.5)
+    assert d[4, 6] == pytest.approx(0.0 + 0.5) and d[4, 2] == 0.0
+    assert d[5, 4] == pytest.approx(0.5 + 1 - np.sqrt(2) / 2)
+    v = field.velocity
+    np.testing.assert_allclose(v[4, 4], [1 / 1.5, 0.5 / 1.5])      # density-weighted mean
+    np.testing.assert_allclose(v[4, 6], [0.0, 1.0])
+    assert not v[0, 0].any()
+
+
+def test_speed_and_cost_follow_their_formulas():
+    rng = np.random.default_rng(2)
+    free = rng.random((20, 24)) > 0.1
+    grid = Grid(free)
+    prm = ContinuumParams(offset=2)
+    field = ContinuumField(grid, prm)
+    ys, xs = np.nonzero(free)
+    pick = rng.choice(len(xs), 120)
+    field.update(np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.4, 0.4, (120, 2)),
+                 rng.uniform(-1, 1, (120, 2)), [(int(xs[0]), int(ys[0]))])
+    rho, vel = field.density, field.velocity
+    h, w = grid.shape
+    for y in range(h):
+        for x in range(w):
+            for k, (dx, dy) in enumerate(DIRS):
+                nx, ny = x + dx, y + dy
+                if not free[y, x] or not (0 <= nx < w and 0 <= ny < h) or not free[ny, nx]:
+                    assert field.cost[k, y, x] == np.inf
+                    continue
+                tx, ty = np.clip(x + 2 * dx, 0, w - 1), np.clip(y + 2 * dy, 0, h - 1)
+                mix = np.clip((rho[ty, tx] - prm.rho_min) / (prm.rho_max - prm.rho_min), 0, 1)
+                flow = np.clip(vel[ty, tx] @ (dx, dy), 0, 1)
+                speed = max(1 + mix * (flow - 1), prm.min_speed)
+                assert field.speed[k, y, x] == pytest.approx(speed)
+                assert field.cost[k, y, x] == pytest.approx(prm.alpha + prm.beta / speed)
+
+
+def test_the_potential_is_fast_marching_in_free_space():
+    grid = Grid.from_ascii("""
+        ..............
+        ..............
+        ....####......
+        ..............
+        ..............""")
+    field = ContinuumField(grid)
+    field.update([], [], [(13, 2)])
+    np.testing.assert_allclose(field.potential, eikonal_field(grid, [(13, 2)], order=1))
+    speed = np.hypot(field.vectors[..., 0], field.vectors[..., 1])
+    assert (speed <= 1 + 1e-12).all() and field.vectors[2, 1, 0] > 0.5   # towards the goal
+    # Away from walls and the crowd every velocity is a unit vector down the potential
+    # (beside a wall the part heading into it is dropped: no speed that way).
+    open_field = ContinuumField(Grid(np.ones((12, 15), dtype=bool)))
+    open_field.update([], [], [(13, 2)])
+    v, pot = open_field.vectors, open_field.potential
+    inner = np.zeros(pot.shape, dtype=bool)
+    inner[1:-1, 1:-1] = True
+    moving = inner & (pot > 0)
+    np.testing.assert_allclose(np.hypot(v[..., 0], v[..., 1])[moving], 1.0)
+    ahead = pot[2, 5] - pot[2, 6]
+    assert v[2, 5, 0] == pytest.approx(1.0) and ahead > 0
+
+
+def test_a_crowd_walking_against_you_costs_more_than_one_walking_with_you():
+    grid = Grid(np.ones((9, 30), dtype=bool))
+    ys, xs = np.mgrid[2:7, 10:20]
+    crowd = np.stack([xs.ravel(), ys.ravel()], 1).astype(float)
+    against = ContinuumField(grid)
+    against.update(crowd, np.tile([1.0, 0.0], (len(crowd), 1)), [(0, 4)])   # moving +x
+    along = ContinuumField(grid)
+    along.update(crowd, np.tile([-1.0, 0.0], (len(crowd), 1)), [(0, 4)])
+    free = ContinuumField(grid)
+    free.update([], [], [(0, 4)])
+    # Heading -x to the goal: the crowd moving +x slows that way, one moving -x does not.
+    assert against.cost[1, 4, 15] > 4.0 and along.cost[1, 4, 15] == pytest.approx(1.0)
+    assert against.potential[4, 29] > along.potential[4, 29] + 1   # round the crowd
+    assert (along.cost[1][:, 1:] == 1.0).all()    # the -x way is free with them (not into the edge)
+    assert along.potential[4, 29] < free.potential[4, 29] + 1
+    # Coming up behind the oncoming crowd the field steers round it, above or below.
+    assert against.vectors[3, 22, 1] < -0.5 and against.vectors[5, 22, 1] > 0.5
+    assert (against.vectors[[3, 5], 22, 0] < -0.5).all()
+
+
+def test_sampling_and_targets():
+    grid = Grid(np.ones((10, 10), dtype=bool))
+    field = ContinuumField(grid)
+    field.update([], [], [(9, 5)])
+    np.testing.assert_allclose(field.sample([(3.0, 5.0)])[0], field.vectors[5, 3])
+    mid = field.sample([(3.5, 5.0)])[0]
+    np.testing.assert_allclose(mid, (field.vectors[5, 3] + field.vectors[5, 4]) / 2)
+    # A unit heading up samples 0.75 s ahead.
+    np.testing.assert_allclose(field.targets([(3.0, 4.0)], [(0.0, 1.0)]),
+                               field.sample([(3.0, 4.75)]))
+
+
+def test_the_hybrid_plan_stops_its_field_at_the_region():
+    grid = Grid.from_ascii("\n".join(["." * 60] * 10 + ["#" * 55 + "....."]
+                                     + ["." * 60] * 10))
+    planner = HybridPlanner(grid, margin=5)
+    units = np.array([[3.0, 3.0], [4.0, 5.0], [6.0, 4.0]])
+    plan = planner.plan(units, np.zeros_like(units), (2, 18))
+    assert plan.region == (0, 0, 11, 10)
+    x0, y0, x1, y1 = plan.region
+    assert x0 <= plan.destination[0] <= x1 and y0 <= plan.destination[1] <= y1
+    # The long path goes round the wall's end at the right; the destination is where it
+    # leaves the region, heading right.
+    assert plan.path[:, 0].max() > 50 and plan.destination[0] == x1
+    assert (plan.targets(units, np.zeros_like(units))[:, 0] > 0).all()
+    near = planner.plan(np.array([[50.0, 8.0]]), np.zeros((1, 2)), (52, 9))
+    assert near.destination == (52, 9)   # the goal itself when it is in the region
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_the_papers_scenes(name):
+    units = {"lanes": 30, "congestion": 90, "maze": 20}[name]
+    run = simulate(scene(name, units=units), seconds=120.0)
+    assert run.completion == 1.0
+    assert run.closest > 0.2          # pushed apart, never on top of each other
+    if name == "congestion":
+        # Units spread over more than one gap as the nearest one jams.
+        used = []
+        for track in np.moveaxis(run.positions, 1, 0):
+            track = track[~np.isnan(track[:, 0])]
+            cross = np.flatnonzero((track[:-1, 0] >= 30) & (track[1:, 0] < 30))
+            used.append(int(track[cross[0], 1] // 13) if len(cross) else -1)
+        counts = np.bincount(np.array(used) + 1, minlength=4)[1:]
+        assert (counts > 5).sum() >= 2
+    if name == "lanes":
+        assert run.arrival_time(0.9) < 60.0
+
+
+def test_bad_input():
+    grid = Grid(np.ones((4, 4), dtype=bool))
+    for bad in ({"alpha": -1}, {"rho_max": 0.1}, {"offset": 0}, {"min_speed": 0},
+                {"radius": float("nan")}):
+        with pytest.raises(InvalidQueryError):
+            ContinuumParams(**bad)
+    field = ContinuumField(grid)
+    with pytest.raises(InvalidQueryError, match="velocities"):
+        field.update([(1.0, 1.0)], [], [(0, 0)])
+    with pytest.raises(InvalidQueryError, match="finite"):
+        field.update([(np.nan, 1.0)], [(0.0, 0.0)], [(0, 0)])
+    with pytest.raises(InvalidQueryError, match="goal"):
+        field.update([], [], [])
+    with pytest.raises(InvalidQueryError, match="outside"):
+        field.update([], [], [(9, 9)])
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        ContinuumField(np.ones((3, 3)))
+    with pytest.raises(InvalidQueryError, match="unknown scene"):
+        scene("parade")
+    with pytest.raises(InvalidQueryError, match="dt"):
+        simulate(scene("lanes", units=2), dt=0)
+    with pytest.raises(InvalidQueryError, match="at least one unit"):
+        HybridPlanner(grid).plan(np.empty((0, 2)), np.empty((0, 2)), (0, 0))
