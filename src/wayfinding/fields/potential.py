@@ -1,0 +1,248 @@
+"""Potential fields for hill-climbing agents.
+
+A potential says how desirable a place is (high: go there).  Each entity contributes a
+*potential function* of position: radial ones, :class:`Linear` (falling off linearly from
+its centre: leads to a target) and :class:`Ring` (rising then falling: keeps a ranged unit
+at a safe distance), or non-radial ones like a :class:`Cone` (a wedge ahead of the player,
+usually negative, to keep enemies out of view).  A layer combines its functions by ``"sum"``
+or ``"max"`` (the max does not invent a desirable spot where two rings overlap).  A
+:class:`PotentialField` adds a *static* layer, computed once, and a *dynamic* layer
+recomputed at most every ``period`` seconds; walls are never desirable.  Agents climb: each
+step to the legal neighbouring cell of highest potential, stopping at a local maximum.
+A :class:`PheromoneTrail` drops negative potential where agents have been, decaying over
+time, which pushes them on and out of some local maxima (not all: for mazes use an
+integration field, which has none).
+
+>>> import numpy as np
+>>> from wayfinding.grid import Grid
+>>> field = PotentialField(Grid(np.ones((10, 10), dtype=bool)))
+>>> field.set_static([Linear((7, 2), peak=10.0, radius=20.0)])
+>>> field.climb((0, 9), steps=20)[-1].tolist()
+[7, 2]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from ..grid.grid import Grid
+from ..grid.rules import DIRECTIONS
+
+COMBINE = ("sum", "max")
+
+
+class Potential:
+    """A potential function: ``values(xs, ys)`` for cell coordinates (a cell's centre at its
+    (x, y)) returns an array of the same shape."""
+
+    def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Radial(Potential):
+    """``profile(distance)`` around ``center`` (vectorised over a numpy array)."""
+
+    center: tuple[float, float]
+    profile: Callable[[np.ndarray], np.ndarray]
+
+    def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        return np.asarray(self.profile(np.hypot(xs - self.center[0], ys - self.center[1])),
+                          dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Linear(Potential):
+    """``peak`` at ``center``, falling linearly to 0 at ``radius`` (0 beyond)."""
+
+    center: tuple[float, float]
+    peak: float
+    radius: float
+
+    def __post_init__(self) -> None:
+        _check(self.radius, "radius", positive=True)
+        _check(self.peak, "peak")
+
+    def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        d = np.hypot(xs - self.center[0], ys - self.center[1])
+        return self.peak * np.clip(1.0 - d / self.radius, 0.0, None)
+
+
+@dataclass(frozen=True)
+class Ring(Potential):
+    """0 at ``center``, rising linearly to ``peak`` at distance ``best``, falling back to
+    0 at ``radius``: where a ranged unit wants to stand."""
+
+    center: tuple[float, float]
+    peak: float
+    best: float
+    radius: float
+
+    def __post_init__(self) -> None:
+        _check(self.peak, "peak")
+        _check(self.best, "best", positive=True)
+        _check(self.radius, "radius", positive=True)
+        if self.radius <= self.best:
+            raise InvalidQueryError(f"radius {self.radius} must exceed best {self.best}")
+
+    def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        d = np.hypot(xs - self.center[0], ys - self.center[1])
+        rise = d / self.best
+        fall = (self.radius - d) / (self.radius - self.best)
+        return self.peak * np.clip(np.minimum(rise, fall), 0.0, None)
+
+
+@dataclass(frozen=True)
+class Cone(Potential):
+    """``value`` inside the wedge from ``apex`` along ``direction`` (any length) within
+    ``half_angle`` radians, out to ``length``, fading linearly with distance."""
+
+    apex: tuple[float, float]
+    direction: tuple[float, float]
+    half_angle: float
+    length: float
+    value: float
+
+    def __post_init__(self) -> None:
+        _check(self.length, "length", positive=True)
+        _check(self.value, "value")
+        if not 0 < self.half_angle < math.pi:
+            raise InvalidQueryError(f"half_angle {self.half_angle!r} must be in (0, pi)")
+        if not np.hypot(*self.direction) > 0:
+            raise InvalidQueryError("direction must be a non-zero vector")
+
+    def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        dx, dy = xs - self.apex[0], ys - self.apex[1]
+        d = np.hypot(dx, dy)
+        ux, uy = np.asarray(self.direction, dtype=float) / np.hypot(*self.direction)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cos = np.where(d > 0, (dx * ux + dy * uy) / d, 1.0)
+        inside = (cos >= math.cos(self.half_angle)) & (d <= self.length)
+        return np.where(inside, self.value * (1.0 - d / self.length), 0.0)
+
+
+class PheromoneTrail:
+    """Negative potential dropped where agents stand: each :meth:`deposit` adds ``-amount``
+    at the agents' cells; each :meth:`decay` multiplies the trail by ``keep``."""
+
+    def __init__(self, shape: tuple[int, int], *, amount: float = 1.0, keep: float = 0.95):
+        _check(amount, "amount", positive=True)
+        if not 0 <= keep < 1:
+            raise InvalidQueryError(f"keep {keep!r} must be in [0, 1)")
+        self.amount, self.keep = float(amount), float(keep)
+        self.values = np.zeros(shape)
+
+    def deposit(self, cells: Any) -> None:
+        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        np.add.at(self.values, (c[:, 1], c[:, 0]), -self.amount)
+
+    def decay(self) -> None:
+        self.values *= self.keep
+
+
+class PotentialField:
+    """Static and dynamic potential layers over ``grid``; layers combine their functions
+    by ``combine`` (``"sum"`` or ``"max"``) and are added together with the trail."""
+
+    def __init__(self, grid: Grid, *, combine: str = "sum", period: float = 0.2,
+                 trail: PheromoneTrail | None = None):
+        if not isinstance(grid, Grid):
+            raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
+        if combine not in COMBINE:
+            raise InvalidQueryError(f"combine {combine!r} must be one of {COMBINE}")
+        _check(period, "period", positive=True)
+        self.grid = grid
+        self.combine = combine
+        self.period = float(period)
+        self.trail = trail
+        if trail is not None and trail.values.shape != grid.shape:
+            raise InvalidQueryError("the trail must have the grid's shape")
+        h, w = grid.shape
+        self._ys, self._xs = np.mgrid[0:h, 0:w].astype(np.float64)
+        self.static = np.zeros(grid.shape)
+        self.dynamic = np.zeros(grid.shape)
+        self._last_dynamic = -math.inf
+        self.dynamic_updates = 0
+
+    def layer(self, potentials: Iterable[Potential]) -> np.ndarray:
+        """The combination of ``potentials`` over the grid (zeros when there are none)."""
+        items = list(potentials)
+        for p in items:
+            if not isinstance(p, Potential):
+                raise InvalidQueryError(f"{p!r} is not a Potential")
+        if not items:
+            return np.zeros(self.grid.shape)
+        stack = [p.values(self._xs, self._ys) for p in items]
+        return np.sum(stack, axis=0) if self.combine == "sum" else np.max(stack, axis=0)
+
+    def set_static(self, potentials: Iterable[Potential]) -> None:
+        """Compute the static layer (once, at start-up)."""
+        self.static = self.layer(potentials)
+
+    def update_dynamic(self, time: float, potentials: Callable[[], Iterable[Potential]]
+                       ) -> bool:
+        """Recompute the dynamic layer from ``potentials()`` if ``period`` seconds have
+        passed since the last time; returns whether it did."""
+        if time - self._last_dynamic < self.period:
+            return False
+        self.dynamic = self.layer(potentials())
+        self._last_dynamic = float(time)
+        self.dynamic_updates += 1
+        return True
+
+    @property
+    def values(self) -> np.ndarray:
+        """The total potential: static + dynamic (+ trail); ``-inf`` on walls."""
+        total = self.static + self.dynamic
+        if self.trail is not None:
+            total = total + self.trail.values
+        return np.where(self.grid.passable, total, -np.inf)
+
+    def step(self, cells: Any, values: np.ndarray | None = None) -> np.ndarray:
+        """Each agent's next cell: its legal neighbour of highest potential if higher than
+        its own cell, else where it is (a local maximum).  ``(n, 2)`` in and out."""
+        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        v = self.values if values is None else values
+        h, w = self.grid.shape
+        moves = self.grid.moves.reshape(h + 2, w + 2)[c[:, 1] + 1, c[:, 0] + 1]
+        best = v[c[:, 1], c[:, 0]].copy()
+        out = c.copy()
+        for d, (dx, dy) in enumerate(DIRECTIONS):
+            legal = (moves >> d) & 1 == 1
+            nx, ny = np.clip(c[:, 0] + dx, 0, w - 1), np.clip(c[:, 1] + dy, 0, h - 1)
+            cand = np.where(legal, v[ny, nx], -np.inf)
+            better = cand > best
+            best = np.where(better, cand, best)
+            out[better] = np.stack([nx, ny], axis=1)[better]
+        return out
+
+    def climb(self, cell: Any, *, steps: int = 1000) -> np.ndarray:
+        """Hill-climb from ``cell`` (depositing on the trail, if any, and letting it decay
+        each step) until a local maximum or ``steps``; the ``(n, 2)`` cells visited."""
+        x, y = self.grid.cell(cell, name="cell", passable=True)
+        path = [(x, y)]
+        here = np.array([[x, y]])
+        for _ in range(steps):
+            if self.trail is not None:
+                self.trail.deposit(here)
+            nxt = self.step(here)
+            if self.trail is not None:
+                self.trail.decay()
+            if (nxt == here).all():
+                break
+            here = nxt
+            path.append((int(here[0, 0]), int(here[0, 1])))
+        return np.array(path, dtype=np.int64)
+
+
+def _check(value: Any, name: str, *, positive: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or (positive and value <= 0):
+        raise InvalidQueryError(f"{name} {value!r} must be a finite number"
+                                + (" > 0" if positive else ""))
