@@ -1,0 +1,132 @@
+"""Congestion maps (Pentheny): crowd density and flow that make paths through a crowd dearer
+the more they go against or across it.
+
+Each :meth:`CongestionMap.update` splats the agents over a (possibly coarser) map: density,
+and the velocity averaged over time (``smoothing``: the weight of the new frame).  A step
+whose ideal velocity is ``u`` pays the penalty ``(1 - p) * density`` where
+``p = u . v / |u|^2`` (``v``: the crowd's velocity there), and nothing when ``p >= 1`` (the
+crowd goes that way at least as fast): moving with a crowd is free, across it costs, against
+it costs most.  :meth:`CongestionMap.graph` folds the penalties into a :class:`CSRGraph`
+of the grid's moves (each step's cost times ``1 + weight * penalty`` at the cell it enters),
+for compiled A*, and :meth:`CongestionMap.field` into a cost-to-goal field for
+:class:`~wayfinding.fields.FlowField`.  Penalties are never negative, so distance
+heuristics stay admissible.
+
+>>> import numpy as np
+>>> from wayfinding.grid import Grid
+>>> grid = Grid(np.ones((5, 9), dtype=bool))
+>>> crowd = CongestionMap(grid, smoothing=1.0)
+>>> crowd.update([(4.0, 2.0)] * 4, [(-1.0, 0.0)] * 4)     # four agents walking left
+>>> float(crowd.penalty((1.0, 0.0), (4, 2))) > 0, float(crowd.penalty((-1.0, 0.0), (4, 2)))
+(True, 0.0)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from ..graph.csr import CSRGraph
+from ..grid.grid import Grid
+
+
+class CongestionMap:
+    """Density and average crowd velocity over ``grid``, in blocks of ``block`` x ``block``
+    cells.  ``radius``: an agent's splat (cells, linear falloff); ``smoothing`` in (0, 1]:
+    how much of each new frame enters the velocity average; ``speed``: the agents' desired
+    speed (cells per second), the length of an ideal step velocity."""
+
+    def __init__(self, grid: Grid, *, block: int = 1, radius: float = 1.5,
+                 smoothing: float = 0.3, speed: float = 1.0):
+        if not isinstance(grid, Grid):
+            raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
+        if isinstance(block, bool) or not isinstance(block, int) or block < 1:
+            raise InvalidQueryError(f"block {block!r} must be an integer >= 1")
+        for name, v in (("radius", radius), ("speed", speed)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) \
+                    or not math.isfinite(v) or v <= 0:
+                raise InvalidQueryError(f"{name} {v!r} must be a finite number > 0")
+        if not 0 < smoothing <= 1:
+            raise InvalidQueryError(f"smoothing {smoothing!r} must be in (0, 1]")
+        self.grid = grid
+        self.block = block
+        self.radius = float(radius)
+        self.smoothing = float(smoothing)
+        self.speed = float(speed)
+        h, w = grid.shape
+        self.shape = (-(-h // block), -(-w // block))
+        self.density = np.zeros(self.shape)
+        self.velocity = np.zeros(self.shape + (2,))
+
+    def update(self, positions: Any, velocities: Any) -> None:
+        """A new frame of agent ``positions`` and ``velocities`` (``(n, 2)``, cells)."""
+        p = np.asarray(positions, dtype=np.float64).reshape(-1, 2) / self.block
+        v = np.asarray(velocities, dtype=np.float64).reshape(-1, 2)
+        if p.shape != v.shape or not (np.isfinite(p).all() and np.isfinite(v).all()):
+            raise InvalidQueryError("positions and velocities must be finite (n, 2) arrays "
+                                    "of one length")
+        h, w = self.shape
+        r = self.radius / self.block
+        ys, xs = np.mgrid[0:h, 0:w]
+        density = np.zeros(self.shape)
+        flow = np.zeros(self.shape + (2,))
+        for (px, py), vel in zip(p, v):
+            x0, x1 = max(int(math.floor(px - r)), 0), min(int(math.ceil(px + r)), w - 1)
+            y0, y1 = max(int(math.floor(py - r)), 0), min(int(math.ceil(py + r)), h - 1)
+            if x0 > x1 or y0 > y1:
+                continue
+            wgt = np.clip(1 - np.hypot(xs[y0:y1 + 1, x0:x1 + 1] - px,
+                                       ys[y0:y1 + 1, x0:x1 + 1] - py) / r, 0, None)
+            density[y0:y1 + 1, x0:x1 + 1] += wgt
+            flow[y0:y1 + 1, x0:x1 + 1] += wgt[..., None] * vel
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frame = np.where(density[..., None] > 0, flow / density[..., None], 0.0)
+        self.density = density
+        self.velocity = (1 - self.smoothing) * self.velocity + self.smoothing * frame
+
+    def penalty(self, ideal: Any, cell: Any) -> float:
+        """The penalty for moving at velocity ``ideal`` through ``cell``."""
+        x, y = self.grid.cell(cell)
+        u = np.asarray(ideal, dtype=np.float64)
+        uu = float(u @ u)
+        if not uu > 0:
+            raise InvalidQueryError("the ideal velocity must be non-zero")
+        b = self.velocity[y // self.block, x // self.block]
+        p = float(u @ b) / uu
+        return 0.0 if p >= 1 else (1 - p) * float(self.density[y // self.block, x // self.block])
+
+    def graph(self, *, weight: float = 1.0) -> CSRGraph:
+        """The grid's move graph with each step's cost times ``1 + weight * penalty``,
+        the penalty taken at the cell entered for the step's direction at ``speed``."""
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
+                or not math.isfinite(weight) or weight < 0:
+            raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 0")
+        base = CSRGraph.from_grid(self.grid)
+        w = self.grid.width
+        src = np.repeat(np.arange(base.num_nodes), np.diff(base.indptr))
+        dst = base.indices.astype(np.int64)
+        step = np.stack([dst % w - src % w, dst // w - src // w], axis=1).astype(float)
+        ideal = step / np.hypot(step[:, 0], step[:, 1])[:, None] * self.speed
+        bx, by = (dst % w) // self.block, (dst // w) // self.block
+        crowd = self.velocity[by, bx]
+        p = (ideal * crowd).sum(axis=1) / (self.speed ** 2)
+        pen = np.where(p >= 1, 0.0, (1 - p) * self.density[by, bx])
+        return CSRGraph(base.indptr, base.indices, base.weights * (1 + weight * pen),
+                        coords=base.coords)
+
+    def field(self, goals: Any, *, weight: float = 1.0) -> np.ndarray:
+        """``(H, W)`` cost from every cell to the nearest of ``goals`` over :meth:`graph`
+        (a congestion-aware integration field for :class:`FlowField`)."""
+        g = self.graph(weight=weight).reversed()
+        w = self.grid.width
+        cells = [self.grid.cell(c, name="goal", passable=True) for c in
+                 (goals if len(goals) and not np.isscalar(goals[0]) else [goals])]
+        if not cells:
+            raise InvalidQueryError("give at least one goal")
+        out = np.full(self.grid.shape, np.inf)
+        for x, y in cells:
+            out = np.minimum(out, g.distances(y * w + x).reshape(self.grid.shape))
+        return out

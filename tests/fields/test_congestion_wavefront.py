@@ -1,0 +1,198 @@
+"""Congestion maps (penalty formula, rolling average, coarse blocks, the compiled graph and
+field, the two-openings scenario) and the wavefront planner (the stopping rules' worked
+example, equality with Dijkstra, repair after an obstacle moves, several agents)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
+
+from wayfinding import Grid, InvalidQueryError
+from wayfinding.fields import FlowField, dijkstra_field
+from wayfinding.fields.congestion import CongestionMap
+from wayfinding.fields.wavefront import Wavefront
+
+HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+
+# ----------------------------------------------------------------------------- congestion
+
+def test_the_penalty_formula_with_across_and_against():
+    grid = Grid(np.ones((5, 9), dtype=bool))
+    crowd = CongestionMap(grid, smoothing=1.0, speed=2.0)
+    crowd.update([(4.0, 2.0)] * 3, [(1.0, 0.0)] * 3)        # walking right at half speed
+    rho = crowd.density[2, 4]
+    assert rho == pytest.approx(3.0)
+    assert crowd.penalty((2.0, 0.0), (4, 2)) == pytest.approx((1 - 0.5) * rho)   # with
+    assert crowd.penalty((0.0, 2.0), (4, 2)) == pytest.approx(rho)               # across
+    assert crowd.penalty((-2.0, 0.0), (4, 2)) == pytest.approx(1.5 * rho)        # against
+    assert crowd.penalty((1.0, 0.0), (4, 2)) == 0.0          # no faster than the crowd
+    assert crowd.penalty((1.0, 0.0), (0, 0)) == 0.0          # no crowd there
+
+
+def test_rolling_average_and_blocks():
+    grid = Grid(np.ones((8, 8), dtype=bool))
+    crowd = CongestionMap(grid, smoothing=0.5, block=2, radius=1.0)
+    for _ in range(3):
+        crowd.update([(4.0, 4.0)], [(1.0, 0.0)])
+    assert crowd.shape == (4, 4)
+    assert crowd.velocity[2, 2, 0] == pytest.approx(1 - 0.5 ** 3)
+    assert crowd.density[2, 2] == pytest.approx(1.0)
+    assert crowd.penalty((0.0, 1.0), (5, 5)) == pytest.approx(1.0)   # the same block
+
+
+def test_graph_costs_and_exact_search():
+    rng = np.random.default_rng(3)
+    grid = Grid(np.where(rng.random((12, 16)) < 0.15, np.inf, 1.0))
+    crowd = CongestionMap(grid, smoothing=1.0)
+    free = np.argwhere(grid.passable)
+    agents = free[rng.choice(len(free), 20)][:, ::-1].astype(float)
+    crowd.update(agents, rng.uniform(-1, 1, (20, 2)))
+    g = crowd.graph(weight=2.0)
+    base = g.__class__.from_grid(grid)
+    w = grid.width
+    src = np.repeat(np.arange(g.num_nodes), np.diff(g.indptr))
+    for e in rng.choice(g.num_edges, 50):
+        u, v = int(src[e]), int(g.indices[e])
+        step = np.array([(v % w) - (u % w), (v // w) - (u // w)], float)
+        pen = crowd.penalty(step / np.hypot(*step), (v % w, v // w))
+        assert g.weights[e] == pytest.approx(base.weights[e] * (1 + 2.0 * pen))
+    start = int(np.flatnonzero(grid.passable.ravel())[0])
+    oracle = scipy_dijkstra(g.to_scipy(), indices=start)
+    for t in rng.choice(g.num_nodes, 30):
+        r = g.find_path(start, int(t))
+        if np.isfinite(oracle[t]):
+            assert r.cost == pytest.approx(oracle[t])
+        else:
+            assert not r.found
+
+
+def test_an_agent_takes_the_free_opening_past_a_queue():
+    grid = Grid.from_ascii("""
+        ....................
+        ....................
+        ##########..########
+        ....................
+        ....................
+        ##########..########
+        ....................
+        ....................""")
+    goal, start = (10, 0), (10, 7)
+    crowd = CongestionMap(grid, smoothing=1.0)
+    # A group queues, standing, at the lower opening.
+    queue = [(x + 0.0, y + 0.0) for x in range(8, 14) for y in (3, 4, 5, 6)]
+    crowd.update(queue, [(0.0, 0.0)] * len(queue))
+    plain = CongestionMap(grid).graph().find_path(start[1] * 20 + start[0],
+                                                  goal[1] * 20 + goal[0])
+    aware = crowd.graph(weight=1.0).find_path(start[1] * 20 + start[0], goal[1] * 20 + goal[0])
+    assert plain.cost < aware.cost
+    field = crowd.field([goal], weight=1.0)
+    np.testing.assert_allclose(field[start[1], start[0]], aware.cost)
+    flow = FlowField(grid, field)
+    path = flow.descend(start)
+    assert tuple(path[-1]) == goal
+    # With no crowd the field is the plain Dijkstra field.
+    np.testing.assert_allclose(CongestionMap(grid).field([goal]), dijkstra_field(grid, [goal]))
+
+
+# ------------------------------------------------------------------------------ wavefront
+
+def worked_grid():
+    costs = np.ones((3, 6))
+    costs[0, 1:5] = 10.0
+    return Grid(costs, diagonal="never")
+
+
+def test_stopping_rules_on_the_worked_example():
+    grid = worked_grid()
+    runs = {}
+    for stop in ("reach", "minimal", "converge"):
+        wf = Wavefront(grid, (0, 0), starts=[(5, 0)], stop=stop)
+        runs[stop] = (wf.run(), wf.cost((5, 0)), wf.path((5, 0)))
+    assert runs["reach"][1] == 41.0
+    assert runs["minimal"][1] == runs["converge"][1] == 7.0
+    assert runs["reach"][0] <= runs["minimal"][0] <= runs["converge"][0]
+    path = runs["minimal"][2]
+    assert tuple(path[0]) == (5, 0) and tuple(path[-1]) == (0, 0)
+    assert grid.path_cost(path) == pytest.approx(7.0)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=HEALTH)
+@given(data=st.data())
+def test_wavefront_equals_dijkstra(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    h, w = data.draw(st.integers(2, 14)), data.draw(st.integers(2, 14))
+    costs = np.where(rng.random((h, w)) < 0.2, np.inf, rng.choice([1.0, 2.0, 5.0], (h, w)))
+    grid = Grid(costs, diagonal=data.draw(st.sampled_from(["never", "no_corner_cutting"])))
+    free = np.argwhere(grid.passable)
+    if len(free) < 2:
+        return
+    gy, gx = free[0]
+    truth = dijkstra_field(grid, [(int(gx), int(gy))])
+    full = Wavefront(grid, (int(gx), int(gy)), stop="converge")
+    full.run()
+    np.testing.assert_allclose(full.g, truth)
+    sy, sx = free[-1]
+    least = Wavefront(grid, (int(gx), int(gy)), starts=[(int(sx), int(sy))])
+    least.run()
+    assert least.cost((int(sx), int(sy))) == pytest.approx(truth[sy, sx]) \
+        if np.isfinite(truth[sy, sx]) else True
+
+
+def test_repair_after_an_obstacle_moves_equals_a_fresh_plan():
+    rng = np.random.default_rng(8)
+    costs = np.where(rng.random((16, 16)) < 0.2, np.inf, 1.0)
+    costs[0, 0] = costs[15, 15] = 1.0
+    grid = Grid(costs)
+    wf = Wavefront(grid, (0, 0), stop="converge")
+    wf.run()
+    free = [(int(x), int(y)) for y, x in np.argwhere(grid.passable) if (x, y) != (0, 0)]
+    blocked = [(int(x), int(y)) for y, x in np.argwhere(~grid.passable)]
+    for k in range(6):
+        old, new = blocked[k], free[int(rng.integers(len(free)))]
+        wf.move_obstacle(old, new)
+        wf.run()
+        fresh_costs = wf.costs.copy()
+        np.testing.assert_allclose(wf.g, dijkstra_field(Grid(fresh_costs), [(0, 0)]))
+        free.remove(new)
+        free.append(old)
+        blocked[k] = new
+
+
+def test_several_agents_wait_for_the_farthest():
+    grid = Grid(np.ones((20, 30), dtype=bool))
+    far = Wavefront(grid, (0, 0), starts=[(29, 19)])
+    n_far = far.run()
+    many = Wavefront(grid, (0, 0), starts=[(29, 19), (3, 3), (10, 2), (5, 15)])
+    assert many.run() == n_far
+    truth = dijkstra_field(grid, [(0, 0)])
+    for s in many.starts:
+        assert many.cost(s) == pytest.approx(truth[s[1], s[0]])
+        assert grid.path_cost(many.path(s)) == pytest.approx(truth[s[1], s[0]])
+    near = Wavefront(grid, (0, 0), starts=[(3, 3)])
+    assert near.run() < n_far
+
+
+def test_bad_input():
+    grid = worked_grid()
+    with pytest.raises(InvalidQueryError, match="stop"):
+        Wavefront(grid, (0, 0), starts=[(5, 0)], stop="never")
+    with pytest.raises(InvalidQueryError, match="start"):
+        Wavefront(grid, (0, 0))
+    wf = Wavefront(grid, (0, 0), stop="converge")
+    with pytest.raises(InvalidQueryError, match="goal"):
+        wf.move_obstacle((1, 1), (0, 0))
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        CongestionMap(np.ones((2, 2)))
+    crowd = CongestionMap(grid)
+    with pytest.raises(InvalidQueryError, match="finite"):
+        crowd.update([(0.0, 0.0)], [])
+    with pytest.raises(InvalidQueryError, match="non-zero"):
+        crowd.penalty((0.0, 0.0), (0, 0))
+    with pytest.raises(InvalidQueryError, match="weight"):
+        crowd.graph(weight=-1)
+    with pytest.raises(InvalidQueryError, match="smoothing"):
+        CongestionMap(grid, smoothing=0)
