@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .cli_fields import add_fields_parser
 from .cli_navmesh import add_navmesh_parser
 from .cli_world import add_world_parser
 from .errors import InvalidQueryError, WayfindingError
@@ -253,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(run=cmd_demo)
     add_world_parser(sub)
     add_navmesh_parser(sub)
+    add_fields_parser(sub, _cell)
     return parser
 
 

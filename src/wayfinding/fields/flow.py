@@ -70,6 +70,10 @@ class FlowField:
         ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``.  ``los``
         (eikonal, one goal): the line-of-sight pass; cells that see the goal
         (:attr:`visible`) point straight at it."""
+        items = np.asarray(goals, dtype=object)
+        goals = [grid.cell(c, name="goal", passable=True) for c in
+                 ([goals] if items.ndim == 1 and len(items) == 2 and all(
+                     np.isscalar(v) for v in items) else list(goals))]
         if method == "dijkstra":
             if los:
                 raise InvalidQueryError("the line-of-sight pass goes with method='eikonal'")
@@ -79,7 +83,7 @@ class FlowField:
                 f"unknown method {method!r}; expected 'eikonal' or 'dijkstra'")
         flow = cls(grid, eikonal_field(grid, goals, order=order, limit=limit, los=los))
         if los:
-            flow._goal = grid.cell(np.asarray(goals).reshape(-1, 2)[0].tolist(), name="goal")
+            flow._goal = goals[0]
             flow.visible = visible_cells(grid, flow._goal) & np.isfinite(flow.field)
         return flow
 

@@ -1,0 +1,164 @@
+"""Pictures of fields: an integration field or potential as a heat map with the flow's
+arrows on top (SVG or PNG), and animated GIFs of agents moving over a map.
+
+>>> import numpy as np
+>>> from wayfinding.grid import Grid
+>>> from wayfinding.fields import FlowField
+>>> grid = Grid(np.ones((6, 8), dtype=bool))
+>>> flow = FlowField.build(grid, [(7, 3)])
+>>> svg = render_flow_svg(grid, flow.field, vectors=flow.vectors, every=2, goal=(7, 3))
+>>> svg.count('class="arrows"')
+1
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._io import atomic_write_bytes, atomic_write_text
+from ..errors import InvalidQueryError
+from ..grid.grid import Grid
+from .raster import PALETTE, _pillow, auto_scale, cell_colours, render_png, rgb
+from .svg import _num, render_svg
+
+#: Arrows across the longer side of the map when ``every`` is not given.
+ARROWS_ACROSS = 32
+
+
+def arrow_segments(vectors: Any, grid: Grid, every: int | None = None,
+                   passable_only: bool = True) -> np.ndarray:
+    """``(k, 3, 2, 2)`` line segments (shaft and two head strokes, from and to, in cell
+    units with cell ``(x, y)``'s centre at ``(x + 0.5, y + 0.5)``) of the non-zero vectors
+    on every ``every``-th cell."""
+    v = np.asarray(vectors, dtype=np.float64)
+    if v.shape != grid.shape + (2,) or not np.isfinite(v).all():
+        raise InvalidQueryError(f"vectors must be a finite {grid.shape + (2,)} array, got "
+                                f"shape {v.shape}")
+    step = every if every is not None else max(1, max(grid.shape) // ARROWS_ACROSS)
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
+        raise InvalidQueryError(f"every {every!r} must be an integer >= 1")
+    ys, xs = np.mgrid[step // 2:grid.height:step, step // 2:grid.width:step]
+    ys, xs = ys.ravel(), xs.ravel()
+    d = v[ys, xs]
+    length = np.hypot(d[:, 0], d[:, 1])
+    keep = length > 1e-9
+    if passable_only:
+        keep &= grid.passable[ys, xs]
+    ys, xs, d, length = ys[keep], xs[keep], d[keep], length[keep]
+    unit = d / length[:, None]
+    size = 0.8 * step * np.minimum(length, 1.0)[:, None]
+    centre = np.stack([xs + 0.5, ys + 0.5], axis=1)
+    tail, tip = centre - 0.5 * size * unit, centre + 0.5 * size * unit
+    side = np.stack([-unit[:, 1], unit[:, 0]], axis=1)
+    head = 0.3 * size
+    left = tip - head * unit + 0.6 * head * side
+    right = tip - head * unit - 0.6 * head * side
+    return np.stack([np.stack([tail, tip], 1), np.stack([left, tip], 1),
+                     np.stack([right, tip], 1)], axis=1)
+
+
+def render_flow_svg(grid: Grid, field: Any = None, *, vectors: Any = None,
+                    every: int | None = None, path: Any = None, start: Any = None,
+                    goal: Any = None, cell_px: float | None = None,
+                    title: str | None = None) -> str:
+    """An SVG of ``field`` (``(H, W)``: an integration field or potential, as a heat map)
+    with ``vectors`` (``(H, W, 2)``, e.g. :attr:`FlowField.vectors`) as arrows on every
+    ``every``-th cell (default: about :data:`ARROWS_ACROSS` across), and the path and
+    endpoints of :func:`~wayfinding.viz.render_svg`."""
+    svg = render_svg(grid, distances=_finite_field(field, grid), path=path, start=start,
+                     goal=goal, cell_px=cell_px, title=title)
+    if vectors is None:
+        return svg
+    segs = arrow_segments(vectors, grid, every)
+    stroke = 0.08 * (every or max(1, max(grid.shape) // ARROWS_ACROSS))
+    d = " ".join(f"M{_num(a)} {_num(b)}L{_num(c)} {_num(e)}"
+                 for a, b, c, e in segs.reshape(-1, 4).tolist())
+    group = (f'<path class="arrows" d="{d}" fill="none" stroke="{PALETTE["outline"]}" '
+             f'stroke-width="{_num(stroke)}" stroke-linecap="round" '
+             'shape-rendering="geometricPrecision"/>')
+    return svg.replace("</svg>", group + "</svg>")
+
+
+def render_flow_png(grid: Grid, field: Any = None, *, vectors: Any = None,
+                    every: int | None = None, path: Any = None, start: Any = None,
+                    goal: Any = None, scale: int | None = None,
+                    title: str | None = None) -> bytes:
+    """The PNG counterpart of :func:`render_flow_svg` (needs Pillow)."""
+    data = render_png(grid, distances=_finite_field(field, grid), path=path, start=start,
+                      goal=goal, scale=scale, title=title)
+    if vectors is None:
+        return data
+    Image, ImageDraw, _ = _pillow()
+    img = Image.open(io.BytesIO(data)).convert("RGB")
+    s = img.width / grid.width
+    draw = ImageDraw.Draw(img)
+    width = max(1, round(0.08 * s * (every or max(1, max(grid.shape) // ARROWS_ACROSS))))
+    for seg in arrow_segments(vectors, grid, every).reshape(-1, 2, 2) * s:
+        draw.line([tuple(seg[0]), tuple(seg[1])], fill=rgb(PALETTE["outline"]), width=width)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def save_flow(picture_path: str | os.PathLike, grid: Grid, field: Any = None,
+              **options: Any) -> Path:
+    """Write :func:`render_flow_svg` or :func:`render_flow_png` by the suffix (atomically)."""
+    target = Path(picture_path)
+    if target.suffix.lower() == ".svg":
+        return atomic_write_text(target, render_flow_svg(grid, field, **options))
+    if target.suffix.lower() == ".png":
+        return atomic_write_bytes(target, render_flow_png(grid, field, **options))
+    raise InvalidQueryError(f"cannot tell the picture format of {str(target)!r}; use .svg "
+                            "or .png")
+
+
+def animate(picture_path: str | os.PathLike, grid: Grid, frames: Any, *, groups: Any = None,
+            field: Any = None, radius: float = 0.35, scale: int | None = None,
+            fps: float = 10.0, every: int = 1) -> Path:
+    """An animated GIF of agents over ``grid``: ``frames`` is ``(T, n, 2)`` positions in
+    cells (a cell's centre at its (x, y); NaN: not there), every ``every``-th frame drawn,
+    ``groups`` (``(n,)`` ints) colour them, ``field`` is the background heat map.  Needs
+    Pillow."""
+    pos = np.asarray(frames, dtype=np.float64)
+    if pos.ndim != 3 or pos.shape[2] != 2 or not len(pos):
+        raise InvalidQueryError(f"frames must have shape (T, n, 2), got {pos.shape}")
+    if not math.isfinite(fps) or fps <= 0 or isinstance(every, bool) or every < 1:
+        raise InvalidQueryError("fps must be > 0 and every an integer >= 1")
+    target = Path(picture_path)
+    if target.suffix.lower() != ".gif":
+        raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
+    Image, ImageDraw, _ = _pillow()
+    s = scale if scale is not None else min(auto_scale(grid), 12)
+    base = cell_colours(grid, distances=_finite_field(field, grid))
+    base = np.ascontiguousarray(np.repeat(np.repeat(base, s, axis=0), s, axis=1))
+    kinds = np.zeros(pos.shape[1], dtype=int) if groups is None else np.asarray(groups)
+    colours = [rgb(c) for c in ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")]
+    r = max(1.0, radius * s)
+    images = []
+    for frame in pos[::every]:
+        img = Image.fromarray(base, "RGB")
+        draw = ImageDraw.Draw(img)
+        for (x, y), k in zip(frame.tolist(), kinds.tolist()):
+            if math.isfinite(x) and math.isfinite(y):
+                cx, cy = (x + 0.5) * s, (y + 0.5) * s
+                draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colours[k % len(colours)])
+        images.append(img.convert("P", palette=Image.ADAPTIVE))
+    buf = io.BytesIO()
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
+                   duration=max(20, round(1000 / fps)), loop=0)
+    return atomic_write_bytes(target, buf.getvalue())
+
+
+def _finite_field(field: Any, grid: Grid) -> np.ndarray | None:
+    if field is None:
+        return None
+    f = np.asarray(field, dtype=np.float64)
+    if f.shape != grid.shape:
+        raise InvalidQueryError(f"field has shape {f.shape}, the grid {grid.shape}")
+    return np.where(np.isfinite(f), f, np.inf)
