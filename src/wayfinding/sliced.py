@@ -27,6 +27,17 @@ RUNNING, FOUND, FAILED = "running", "found", "failed"
 _CODES = {0: FAILED, 1: FOUND, 2: RUNNING}
 
 
+def check_budget(max_expansions: Any, max_seconds: Any) -> None:
+    """Refuse a step budget that is not ``None`` or an integer >= 0 / a number >= 0."""
+    if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
+            max_expansions, (int, np.integer)) or max_expansions < 0):
+        raise InvalidQueryError(
+            f"max_expansions {max_expansions!r} must be an integer >= 0 or None")
+    if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
+            max_seconds, (int, float)) or not max_seconds >= 0):
+        raise InvalidQueryError(f"max_seconds {max_seconds!r} must be a number >= 0 or None")
+
+
 class SlicedSearch:
     """A search run in slices; see the module docstring.
 
@@ -62,13 +73,7 @@ class SlicedSearch:
         """Run on for at most ``max_expansions`` expansions and ``max_seconds`` seconds (no
         limit when None; the clock is read every 16 expansions, and a timed step always
         makes at least one) and return the status."""
-        if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
-                max_expansions, (int, np.integer)) or max_expansions < 0):
-            raise InvalidQueryError(
-                f"max_expansions {max_expansions!r} must be an integer >= 0 or None")
-        if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
-                max_seconds, (int, float)) or not max_seconds >= 0):
-            raise InvalidQueryError(f"max_seconds {max_seconds!r} must be a number >= 0 or None")
+        check_budget(max_expansions, max_seconds)
         if self.status != RUNNING:
             return self.status
         if self._run.stale:

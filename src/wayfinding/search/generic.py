@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats
-from ..sliced import FAILED, FOUND, RUNNING
+from ..sliced import FAILED, FOUND, RUNNING, check_budget
 from .queues import BinaryHeap, BucketQueue
 
 TERMINATIONS = ("on_select", "on_visit", "exhaustive")
@@ -100,13 +100,7 @@ class AStarSearch:
              max_seconds: float | None = None) -> str:
         """Expand up to ``max_expansions`` more nodes for at most ``max_seconds`` (no limit
         when None; a timed step makes at least one expansion) and return the status."""
-        if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
-                max_expansions, int) or max_expansions < 0):
-            raise InvalidQueryError(
-                f"max_expansions {max_expansions!r} must be an integer >= 0 or None")
-        if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
-                max_seconds, (int, float)) or not max_seconds >= 0):
-            raise InvalidQueryError(f"max_seconds {max_seconds!r} must be a number >= 0 or None")
+        check_budget(max_expansions, max_seconds)
         if self.status != RUNNING:
             return self.status
         t0 = time.perf_counter()
