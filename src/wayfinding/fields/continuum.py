@@ -285,15 +285,19 @@ def _destination(path: np.ndarray, region: tuple[int, int, int, int], sub: Grid,
         ys, xs = np.nonzero(comp >= 0)
         k = int(np.argmin(np.hypot(xs - lx, ys - ly)))
         lx, ly, home = int(xs[k]), int(ys[k]), comp[ys[k], xs[k]]
-    best = (int(lx) + x0, int(ly) + y0)
+    # The path in half-cell steps, up to its first point outside the region.
+    pts = [path[:1]]
     for a, b in zip(path[:-1], path[1:]):
         n = max(int(np.ceil(np.hypot(*(b - a)) * 2)), 1)
-        for t in np.linspace(0, 1, n + 1):
-            q = a + t * (b - a)
-            if not (x0 - 0.5 <= q[0] <= x1 + 0.5 and y0 - 0.5 <= q[1] <= y1 + 0.5):
-                return best
-            cx, cy = (int(np.clip(np.floor(v + 0.5), lo, hi)) for v, lo, hi in
-                      ((q[0], x0, x1), (q[1], y0, y1)))
-            if comp[cy - y0, cx - x0] == home:
-                best = (cx, cy)
-    return best
+        pts.append(a + np.linspace(0, 1, n + 1)[1:, None] * (b - a))
+    q = np.concatenate(pts)
+    inside = (q[:, 0] >= x0 - 0.5) & (q[:, 0] <= x1 + 0.5) & (q[:, 1] >= y0 - 0.5) \
+        & (q[:, 1] <= y1 + 0.5)
+    leave = int(np.argmin(inside)) if not inside.all() else len(q)
+    q = q[:leave]
+    cx = np.clip(np.floor(q[:, 0] + 0.5).astype(int), x0, x1)
+    cy = np.clip(np.floor(q[:, 1] + 0.5).astype(int), y0, y1)
+    ok = np.flatnonzero(comp[cy - y0, cx - x0] == home)
+    if not len(ok):
+        return int(lx) + x0, int(ly) + y0
+    return int(cx[ok[-1]]), int(cy[ok[-1]])
