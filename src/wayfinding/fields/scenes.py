@@ -16,7 +16,7 @@ where they overlap, and leave when they reach their goal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,7 +46,8 @@ class Scene:
 class SceneRun:
     """A simulation: ``positions`` per frame ``(frames, n, 2)`` (NaN once a unit has
     arrived), each unit's ``group`` and the frame it ``arrived`` (-1: not yet), the frame
-    time ``dt`` and the closest approach of two units (centre distance) seen."""
+    time ``dt``, the closest approach of two units (centre distance) seen and the number of
+    overlapping pairs pushed apart, summed over frames."""
 
     scene: Scene
     dt: float
@@ -55,7 +56,6 @@ class SceneRun:
     arrived: np.ndarray
     closest: float = math.inf
     overlaps: int = 0
-    extra: dict = field(default_factory=dict)
 
     @property
     def completion(self) -> float:
