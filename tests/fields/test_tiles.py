@@ -156,3 +156,18 @@ def test_bad_input():
     far = tiles.route((0, 0), (4, 0))
     assert not far.found and far.descend((0, 0)).tolist() == [[0, 0]]
     assert tiles.stats["tiles_built"] == 0
+
+
+def test_clear_sectors_share_one_cost_field():
+    grid = Grid(np.ones((20, 30), dtype=bool))
+    tiles = FlowTiles(grid, sector=10)
+    fields = {tiles.cost_field((c, r)) for c in range(3) for r in range(2)}
+    assert len({id(f) for f in fields}) == 1                 # all six are clear
+    tiles.edit({(15, 5): 4.0})                               # a swamp cell
+    swamp = tiles.cost_field((1, 0))
+    assert swamp.costs[5, 5] == 4.0 and swamp is not tiles.cost_field((0, 0))
+    assert tiles.cost_field((2, 1)) is tiles.cost_field((0, 0))
+    tiles.edit({(15, 5): 1.0})
+    assert tiles.cost_field((1, 0)) is tiles.cost_field((0, 0))
+    ragged = FlowTiles(Grid(np.ones((15, 15), dtype=bool)), sector=10)
+    assert ragged.cost_field((1, 1)).shape == (5, 5)         # edge sectors are smaller

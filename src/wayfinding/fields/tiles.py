@@ -229,11 +229,21 @@ class FlowTiles:
         return slice(y0, min(y0 + self.sector, self.shape[0])), \
             slice(x0, min(x0 + self.sector, self.shape[1]))
 
-    def _sector_grid(self, movement: str, sector: Sector) -> Grid:
-        key = (movement, sector)
+    def cost_field(self, sector: Sector, movement: str = "default") -> Grid:
+        """The cost field of ``sector`` for the movement type, as a :class:`Grid`.  Full
+        sectors that cost 1 everywhere share one clear field (a map that is mostly open
+        keeps few fields)."""
+        key = (self._movement(movement), sector)
         if key not in self._sector_grids:
-            self._sector_grids[key] = Grid(self._costs[movement][self._slices(sector)],
-                                           diagonal=self._rules[movement])
+            costs = self._costs[movement][self._slices(sector)]
+            rule = self._rules[movement]
+            if costs.shape == (self.sector, self.sector) and (costs == 1.0).all():
+                clear = ("clear", rule)
+                if clear not in self._sector_grids:
+                    self._sector_grids[clear] = Grid(np.ones(costs.shape), diagonal=rule)
+                self._sector_grids[key] = self._sector_grids[clear]
+            else:
+                self._sector_grids[key] = Grid(costs, diagonal=rule)
         return self._sector_grids[key]
 
     def _movement(self, movement: str) -> str:
@@ -315,7 +325,7 @@ class FlowTiles:
         """Links out of the portals of ``sector``: to the other portals of the sector (the
         shortest path inside it) and across each window."""
         costs = self._costs[movement]
-        grid = self._sector_grid(movement, sector)
+        grid = self.cost_field(sector, movement)
         ox, oy = self._origin(sector)
         for w in ws:
             node = (w.id, sector)
@@ -405,7 +415,7 @@ class FlowTiles:
 
         def joins(sector: Sector, cell: Cell) -> tuple[list[int], list[float]]:
             """The portals of ``sector`` reachable from ``cell`` inside it, and the costs."""
-            dist = _sector_distances(self._sector_grid(movement, sector),
+            dist = _sector_distances(self.cost_field(sector, movement),
                                      _local(cell, self._origin(sector)))
             ox, oy = self._origin(sector)
             nodes, costs = [], []
@@ -469,7 +479,7 @@ class FlowTiles:
             self._cache.move_to_end(key)
             self.stats["cache_hits"] += 1
             return self._cache[key]
-        grid = self._sector_grid(movement, sector)
+        grid = self.cost_field(sector, movement)
         initial = np.full(grid.shape, np.nan)
         for cells, c in starts:
             for x, y in cells:
