@@ -171,3 +171,13 @@ def test_clear_sectors_share_one_cost_field():
     assert tiles.cost_field((1, 0)) is tiles.cost_field((0, 0))
     ragged = FlowTiles(Grid(np.ones((15, 15), dtype=bool)), sector=10)
     assert ragged.cost_field((1, 1)).shape == (5, 5)         # edge sectors are smaller
+
+
+def test_one_sector_and_a_start_at_the_goal():
+    grid = Grid(np.ones((5, 5), dtype=bool))
+    whole = FlowTiles(grid, sector=10).route((0, 0), (4, 4))     # no portals at all
+    assert whole.sectors == [(0, 0)] and tuple(whole.descend((0, 0))[-1]) == (4, 4)
+    here = FlowTiles(grid, sector=2).route((3, 3), (3, 3))
+    assert here.found and here.cost == 0.0 and here.descend((3, 3)).tolist() == [[3, 3]]
+    single = FlowTiles(Grid(np.ones((1, 1), dtype=bool))).route((0, 0), (0, 0))
+    assert single.found and single.step((0, 0)) is None

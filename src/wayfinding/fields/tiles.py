@@ -413,8 +413,9 @@ class FlowTiles:
         ss, gs = self._sector_of(*s), self._sector_of(*g)
         windows = self._windows[movement]
 
-        def joins(sector: Sector, cell: Cell) -> tuple[list[int], list[float]]:
-            """The portals of ``sector`` reachable from ``cell`` inside it, and the costs."""
+        def joins(sector: Sector, cell: Cell, direct: bool) -> tuple[list[int], list[float]]:
+            """The portals of ``sector`` reachable from ``cell`` inside it, and the costs;
+            with ``direct``, the goal too when it is in that sector and reachable."""
             dist = _sector_distances(self.cost_field(sector, movement),
                                      _local(cell, self._origin(sector)))
             ox, oy = self._origin(sector)
@@ -424,13 +425,13 @@ class FlowTiles:
                 if math.isfinite(dist[py - oy, px - ox]):
                     nodes.append(index[(w.id, sector)])
                     costs.append(float(dist[py - oy, px - ox]))
-            if sector == gs and cell == s and math.isfinite(dist[g[1] - oy, g[0] - ox]):
+            if direct and sector == gs and math.isfinite(dist[g[1] - oy, g[0] - ox]):
                 nodes.append(goal_node)
                 costs.append(float(dist[g[1] - oy, g[0] - ox]))
             return nodes, costs
 
-        first, first_cost = joins(ss, s)
-        last, last_cost = joins(gs, g)
+        first, first_cost = joins(ss, s, True)
+        last, last_cost = joins(gs, g, False)
         # Portals -> goal: one more edge at the end of each of their rows.
         order = np.argsort(last, kind="stable")
         last_a = np.asarray(last, dtype=np.int64)[order]
