@@ -24,6 +24,7 @@ integration field, which has none).
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -37,12 +38,13 @@ from ..grid.rules import DIRECTIONS
 COMBINE = ("sum", "max")
 
 
-class Potential:
+class Potential(ABC):
     """A potential function: ``values(xs, ys)`` for cell coordinates (a cell's centre at its
     (x, y)) returns an array of the same shape."""
 
+    @abstractmethod
     def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """The potential at every point of ``xs``, ``ys``."""
 
 
 @dataclass(frozen=True)
