@@ -196,3 +196,26 @@ def test_tiny_radius_behaves_like_zero():
     for r in (1e-12, 1e-9, 6.0163348396704e-08):
         res = mesh.find_path(p, q, radius=r)
         assert res.found and res.cost == pytest.approx(mesh.find_path(p, q).cost, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_locate_matches_every_triangle_test(seed):
+    mesh = ClearanceMesh.build(random_world(seed))
+    rng = np.random.default_rng(seed)
+    tri = mesh.vertices[mesh.triangles]                       # (T, 3, 2)
+    lo, hi = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+    # Random points, the vertices and the edges' midpoints (on boundaries) and some outside.
+    pts = np.concatenate([rng.uniform(lo - 1, hi + 1, (300, 2)), mesh.vertices[:50],
+                          (tri[:40, 0] + tri[:40, 1]) / 2])
+
+    def brute(p):
+        a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+
+        def cross(u, v):
+            return (v[:, 0] - u[:, 0]) * (p[1] - u[:, 1]) - (v[:, 1] - u[:, 1]) * (p[0] - u[:, 0])
+
+        hits = np.flatnonzero((cross(a, b) >= 0) & (cross(b, c) >= 0) & (cross(c, a) >= 0))
+        return int(hits[0]) if len(hits) else -1
+
+    for p in pts:
+        assert mesh.locate(p) == brute(p)

@@ -27,17 +27,20 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from .._io import read_npz, write_npz
+from .._kernels import _navmesh
 from ..errors import InvalidQueryError, NavMeshFormatError
 from ..geometry.circles import circle_tangent
 from ..geometry.obstacles import as_point, check_radius
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
 from .lct import Triangulation, segment_distance
+from .mesh import bucket_index
 
 FORMAT, VERSION = "wayfinding-clearance-mesh", 1
 #: Angle (radians) between the points a path's arcs are drawn with, at most.
@@ -113,13 +116,19 @@ class ClearanceMesh:
         return [v for v in range(len(self.vertices) - self.steiner) if mesh.gap(v)[0] is not None]
 
     # ------------------------------------------------------------------ points
+    @cached_property
+    def _buckets(self) -> tuple[Any, ...]:
+        return bucket_index(self.vertices, self.triangles)
+
     def locate(self, point: Any) -> int:
-        """The triangle holding ``point`` (on its boundary counts), or -1."""
+        """The triangle holding ``point`` (on its boundary counts; the lowest id when
+        several do), or -1: a look in one bucket of a uniform grid over the triangles."""
         p = as_point(point, "point")
-        a, b, c = (self.vertices[self.triangles[:, k]] for k in range(3))
-        inside = ((_cross(a, b, p) >= 0) & (_cross(b, c, p) >= 0) & (_cross(c, a, p) >= 0))
-        hits = np.flatnonzero(inside)
-        return int(hits[0]) if len(hits) else -1
+        out = np.empty(1, dtype=np.int32)
+        _navmesh.locate(self.vertices, self.triangles, np.full(len(self.triangles), 3,
+                                                               dtype=np.int32),
+                        *self._buckets, np.ascontiguousarray(p.reshape(1, 2)), out)
+        return int(out[0])
 
     def wall_distance(self, point: Any) -> float:
         """Distance from ``point`` to the nearest wall."""
@@ -307,10 +316,6 @@ class ClearanceMesh:
             raise NavMeshFormatError("malformed clearance mesh (array shapes or ids)", path)
         return cls(v, t, c, steiner=int(header.get("steiner", 0)),
                    build_time=float(header.get("build_time", 0.0)))
-
-
-def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (b[:, 0] - a[:, 0]) * (p[1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (p[0] - a[:, 0])
 
 
 # ---------------------------------------------------------------------- the r-funnel

@@ -293,30 +293,7 @@ class NavMesh:
     # ------------------------------------------------------------------ spatial index
     @cached_property
     def _buckets(self) -> tuple[Any, ...]:
-        """Uniform buckets over the polygons' bounding boxes: (cell_ptr, cell_polys, ox, oy,
-        cell, nx, ny)."""
-        idx = np.where(self.polygons >= 0, self.polygons, self.polygons[:, :1])
-        pts = self.vertices[idx]
-        lo, hi = pts.min(axis=1), pts.max(axis=1)
-        origin = lo.min(axis=0) if len(lo) else np.zeros(2)
-        span = (hi.max(axis=0) - origin) if len(hi) else np.ones(2)
-        mean = np.sqrt(np.mean(np.prod(np.maximum(hi - lo, 1e-12), axis=1))) if len(lo) else 1.0
-        cell = max(float(mean) * 2.0, float(span.max()) / 1024, 1e-9)
-        nx, ny = (np.floor(span / cell).astype(np.int64) + 1).tolist()
-        c0 = np.floor((lo - origin) / cell).astype(np.int64)
-        c1 = np.minimum(np.floor((hi - origin) / cell).astype(np.int64), [nx - 1, ny - 1])
-        counts = (c1[:, 0] - c0[:, 0] + 1) * (c1[:, 1] - c0[:, 1] + 1)
-        owner = np.repeat(np.arange(len(lo)), counts)
-        local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        w = (c1[:, 0] - c0[:, 0] + 1)[owner]
-        gx = c0[owner, 0] + local % w
-        gy = c0[owner, 1] + local // w
-        key = gy * nx + gx
-        order = np.lexsort((owner, key))
-        ptr = np.zeros(nx * ny + 1, dtype=np.int64)
-        np.cumsum(np.bincount(key, minlength=nx * ny), out=ptr[1:])
-        return (ptr, owner[order].astype(np.int32), float(origin[0]), float(origin[1]),
-                cell, int(nx), int(ny))
+        return bucket_index(self.vertices, self.polygons)
 
     def _points(self, points: Any, name: str) -> tuple[np.ndarray, bool]:
         arr = np.asarray(points, dtype=np.float64) if not isinstance(points, str) else None
@@ -576,3 +553,30 @@ def _adjacency(polygons: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     hit = key[order][pos] == rev
     out[pi[hit], ki[hit]] = pi[order[pos[hit]]]
     return out
+
+
+def bucket_index(vertices: np.ndarray, polygons: np.ndarray) -> tuple[Any, ...]:
+    """Uniform buckets over the polygons' bounding boxes (rows of vertex ids, -1 padded),
+    for the compiled point queries: (cell_ptr, cell_polys, ox, oy, cell, nx, ny)."""
+    idx = np.where(polygons >= 0, polygons, polygons[:, :1])
+    pts = vertices[idx]
+    lo, hi = pts.min(axis=1), pts.max(axis=1)
+    origin = lo.min(axis=0) if len(lo) else np.zeros(2)
+    span = (hi.max(axis=0) - origin) if len(hi) else np.ones(2)
+    mean = np.sqrt(np.mean(np.prod(np.maximum(hi - lo, 1e-12), axis=1))) if len(lo) else 1.0
+    cell = max(float(mean) * 2.0, float(span.max()) / 1024, 1e-9)
+    nx, ny = (np.floor(span / cell).astype(np.int64) + 1).tolist()
+    c0 = np.floor((lo - origin) / cell).astype(np.int64)
+    c1 = np.minimum(np.floor((hi - origin) / cell).astype(np.int64), [nx - 1, ny - 1])
+    counts = (c1[:, 0] - c0[:, 0] + 1) * (c1[:, 1] - c0[:, 1] + 1)
+    owner = np.repeat(np.arange(len(lo)), counts)
+    local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    w = (c1[:, 0] - c0[:, 0] + 1)[owner]
+    gx = c0[owner, 0] + local % w
+    gy = c0[owner, 1] + local // w
+    key = gy * nx + gx
+    order = np.lexsort((owner, key))
+    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key, minlength=nx * ny), out=ptr[1:])
+    return (ptr, owner[order].astype(np.int32), float(origin[0]), float(origin[1]),
+            cell, int(nx), int(ny))
