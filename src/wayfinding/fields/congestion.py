@@ -28,9 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import _continuum
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
+from .continuum import _units
 
 
 class CongestionMap:
@@ -63,28 +65,16 @@ class CongestionMap:
 
     def update(self, positions: Any, velocities: Any) -> None:
         """A new frame of agent ``positions`` and ``velocities`` (``(n, 2)``, cells)."""
-        p = np.asarray(positions, dtype=np.float64).reshape(-1, 2) / self.block
-        v = np.asarray(velocities, dtype=np.float64).reshape(-1, 2)
-        if p.shape != v.shape or not (np.isfinite(p).all() and np.isfinite(v).all()):
-            raise InvalidQueryError("positions and velocities must be finite (n, 2) arrays "
-                                    "of one length")
+        p, v = _units(positions, velocities)
         h, w = self.shape
-        r = self.radius / self.block
-        ys, xs = np.mgrid[0:h, 0:w]
-        density = np.zeros(self.shape)
-        flow = np.zeros(self.shape + (2,))
-        for (px, py), vel in zip(p, v):
-            x0, x1 = max(int(math.floor(px - r)), 0), min(int(math.ceil(px + r)), w - 1)
-            y0, y1 = max(int(math.floor(py - r)), 0), min(int(math.ceil(py + r)), h - 1)
-            if x0 > x1 or y0 > y1:
-                continue
-            wgt = np.clip(1 - np.hypot(xs[y0:y1 + 1, x0:x1 + 1] - px,
-                                       ys[y0:y1 + 1, x0:x1 + 1] - py) / r, 0, None)
-            density[y0:y1 + 1, x0:x1 + 1] += wgt
-            flow[y0:y1 + 1, x0:x1 + 1] += wgt[..., None] * vel
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frame = np.where(density[..., None] > 0, flow / density[..., None], 0.0)
-        self.density = density
+        density, vx, vy = (np.zeros((h + 2) * (w + 2)) for _ in range(3))
+        _continuum.splat(p / self.block, v, self.radius / self.block, w, h, density, vx, vy)
+
+        def inner(flat: np.ndarray) -> np.ndarray:
+            return flat.reshape(h + 2, w + 2)[1:-1, 1:-1]
+
+        frame = np.stack([inner(vx), inner(vy)], axis=-1)
+        self.density = inner(density).copy()
         self.velocity = (1 - self.smoothing) * self.velocity + self.smoothing * frame
 
     def penalty(self, ideal: Any, cell: Any) -> float:
@@ -122,8 +112,7 @@ class CongestionMap:
         (a congestion-aware integration field for :class:`FlowField`)."""
         g = self.graph(weight=weight).reversed()
         w = self.grid.width
-        cells = [self.grid.cell(c, name="goal", passable=True) for c in
-                 (goals if len(goals) and not np.isscalar(goals[0]) else [goals])]
+        cells = self.grid.cells(goals, name="goal", passable=True)
         if not cells:
             raise InvalidQueryError("give at least one goal")
         out = np.full(self.grid.shape, np.inf)

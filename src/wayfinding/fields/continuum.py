@@ -40,6 +40,7 @@ import numpy as np
 from .._kernels import _continuum
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
+from .flow import bilinear
 
 _FROZEN, _WALL = 2, 3
 
@@ -161,27 +162,7 @@ class ContinuumField:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
         cells around each; walls and unreachable cells are left out (weights renormalised);
         zero where none is usable."""
-        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-        if not np.isfinite(p).all():
-            raise InvalidQueryError("points must be finite (x, y) pairs")
-        h, w = self.grid.shape
-        base = np.floor(p)
-        f = p - base
-        x0, y0 = base[:, 0].astype(np.int64), base[:, 1].astype(np.int64)
-        out = np.zeros_like(p)
-        total = np.zeros(len(p))
-        usable = np.isfinite(self.potential)
-        for dx, dy, wt in ((0, 0, (1 - f[:, 0]) * (1 - f[:, 1])), (1, 0, f[:, 0] * (1 - f[:, 1])),
-                           (0, 1, (1 - f[:, 0]) * f[:, 1]), (1, 1, f[:, 0] * f[:, 1])):
-            xs, ys = x0 + dx, y0 + dy
-            inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-            xs, ys = np.clip(xs, 0, w - 1), np.clip(ys, 0, h - 1)
-            ok = inside & usable[ys, xs] & (wt > 0)
-            out += np.where(ok, wt, 0.0)[:, None] * self.vectors[ys, xs]
-            total += np.where(ok, wt, 0.0)
-        good = total > 0
-        out[good] /= total[good][:, None]
-        return out
+        return bilinear(self.vectors, np.isfinite(self.potential), points)[0]
 
     def targets(self, positions: Any, velocities: Any) -> np.ndarray:
         """Each unit's target velocity (in units of its top speed): the field sampled at
@@ -193,20 +174,17 @@ class ContinuumField:
 def _units(positions: Any, velocities: Any) -> tuple[np.ndarray, np.ndarray]:
     p = np.ascontiguousarray(np.asarray(positions, dtype=np.float64).reshape(-1, 2))
     v = np.ascontiguousarray(np.asarray(velocities, dtype=np.float64).reshape(-1, 2))
-    if p.shape != v.shape:
-        raise InvalidQueryError(f"{len(p)} positions but {len(v)} velocities")
-    if not (np.isfinite(p).all() and np.isfinite(v).all()):
-        raise InvalidQueryError("unit positions and velocities must be finite")
+    if p.shape != v.shape or not (np.isfinite(p).all() and np.isfinite(v).all()):
+        raise InvalidQueryError(f"positions and velocities must be finite (n, 2) arrays of "
+                                f"one length, got {len(p)} positions and {len(v)} velocities")
     return p, v
 
 
 def _goal_cells(grid: Grid, goals: Any) -> list[tuple[int, int]]:
-    items = np.asarray(goals, dtype=object)
-    if items.size == 0:
+    cells = grid.cells(goals, name="goal", passable=True)
+    if not cells:
         raise InvalidQueryError("give at least one goal cell")
-    cells = [goals] if items.ndim == 1 and len(items) == 2 and all(
-        np.isscalar(v) for v in items) else list(goals)
-    return [grid.cell(c, name="goal", passable=True) for c in cells]
+    return cells
 
 
 @dataclass

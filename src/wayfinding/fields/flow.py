@@ -70,10 +70,7 @@ class FlowField:
         ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``.  ``los``
         (eikonal, one goal): the line-of-sight pass; cells that see the goal
         (:attr:`visible`) point straight at it."""
-        items = np.asarray(goals, dtype=object)
-        goals = [grid.cell(c, name="goal", passable=True) for c in
-                 ([goals] if items.ndim == 1 and len(items) == 2 and all(
-                     np.isscalar(v) for v in items) else list(goals))]
+        goals = grid.cells(goals, name="goal", passable=True)
         if method == "dijkstra":
             if los:
                 raise InvalidQueryError("the line-of-sight pass goes with method='eikonal'")
@@ -161,11 +158,7 @@ class FlowField:
         """Unit directions at ``points`` (``(k, 2)`` x, y; cell ``(x, y)``'s centre is at
         ``(x, y)``), interpolated bilinearly from the four nearest cells that have a
         direction; zero where none has."""
-        p = _points(points)
-        weights, cells = self._corners(p)
-        vec = self.vectors[cells[..., 1], cells[..., 0]]              # (k, 4, 2)
-        valid = (self.codes[cells[..., 1], cells[..., 0]] < GOAL) & (weights > 0)
-        mixed = (np.where(valid, weights, 0.0)[..., None] * vec).sum(axis=1)
+        mixed, _ = bilinear(self.vectors, self.codes < GOAL, points)
         length = np.hypot(mixed[:, 0], mixed[:, 1])
         out = np.zeros_like(mixed)
         ok = length > 1e-12
@@ -175,14 +168,8 @@ class FlowField:
     def sample_field(self, points: Any) -> np.ndarray:
         """Field values at ``points``, interpolated bilinearly from the four nearest
         reachable cells (inf where none is)."""
-        p = _points(points)
-        weights, cells = self._corners(p)
-        vals = self.field[cells[..., 1], cells[..., 0]]
-        ok = np.isfinite(vals) & (weights > 0)
-        total = np.where(ok, weights, 0.0).sum(axis=1)
-        mixed = np.where(ok, weights * np.where(ok, vals, 0.0), 0.0).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, mixed / total, np.inf)
+        mixed, total = bilinear(self.field, np.isfinite(self.field), points)
+        return np.where(total > 0, mixed, np.inf)
 
     def trace(self, point: Any, *, step: float = 0.25,
               max_steps: int | None = None) -> np.ndarray:
@@ -207,23 +194,6 @@ class FlowField:
             out.append(p.copy())
         return np.array(out)
 
-    def _corners(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Bilinear weights ``(k, 4)`` and cells ``(k, 4, 2)`` around each point (clamped to
-        the grid)."""
-        h, w = self.grid.shape
-        base = np.floor(p)
-        f = p - base
-        x0, y0 = base[:, 0].astype(np.int64), base[:, 1].astype(np.int64)
-        xs = np.stack([x0, x0 + 1, x0, x0 + 1], axis=1)
-        ys = np.stack([y0, y0, y0 + 1, y0 + 1], axis=1)
-        weights = np.stack([(1 - f[:, 0]) * (1 - f[:, 1]), f[:, 0] * (1 - f[:, 1]),
-                            (1 - f[:, 0]) * f[:, 1], f[:, 0] * f[:, 1]], axis=1)
-        inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-        weights = np.where(inside, weights, 0.0)
-        cells = np.stack([np.clip(xs, 0, w - 1), np.clip(ys, 0, h - 1)], axis=-1)
-        return weights, cells
-
-
 def _codes(grid: Grid, t: np.ndarray) -> np.ndarray:
     """The direction code of every cell (see the module)."""
     h, w = grid.shape
@@ -239,6 +209,34 @@ def _codes(grid: Grid, t: np.ndarray) -> np.ndarray:
     code[~(best < t)] = GOAL
     code[~np.isfinite(t)] = NONE
     return code
+
+
+def bilinear(values: np.ndarray, usable: np.ndarray, points: Any
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Interpolate ``values`` (``(H, W)`` or ``(H, W, k)``) bilinearly at ``points``
+    (``(n, 2)`` x, y; cell ``(x, y)``'s centre at ``(x, y)``) from the ``usable`` cells
+    among the four around each, their weights renormalised: ``(interpolated (0 where no
+    cell is usable), total usable weight)``."""
+    p = _points(points)
+    h, w = usable.shape
+    base = np.floor(p)
+    f = p - base
+    x0, y0 = base[:, 0].astype(np.int64), base[:, 1].astype(np.int64)
+    out = np.zeros((len(p),) + values.shape[2:])
+    total = np.zeros(len(p))
+    for dx, dy, wt in ((0, 0, (1 - f[:, 0]) * (1 - f[:, 1])), (1, 0, f[:, 0] * (1 - f[:, 1])),
+                       (0, 1, (1 - f[:, 0]) * f[:, 1]), (1, 1, f[:, 0] * f[:, 1])):
+        xs, ys = x0 + dx, y0 + dy
+        inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+        xs, ys = np.clip(xs, 0, w - 1), np.clip(ys, 0, h - 1)
+        weight = np.where(inside & usable[ys, xs] & (wt > 0), wt, 0.0)
+        here = values[ys, xs]
+        here = np.where(weight.reshape((-1,) + (1,) * (here.ndim - 1)) > 0, here, 0.0)
+        out += weight.reshape((-1,) + (1,) * (out.ndim - 1)) * here
+        total += weight
+    good = total > 0
+    out[good] /= total[good].reshape((-1,) + (1,) * (out.ndim - 1))
+    return out, total
 
 
 def _points(points: Any) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._kernels import _fmm, _gridops
 from ..errors import InvalidQueryError
-from ..grid.grid import Grid
+from ..grid.grid import Grid, cell_items
 from ..grid.search import GridSearch
 
 # Cell states of the fast-marching kernel.
@@ -146,14 +146,9 @@ def _slowness(world: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _cells(sources: Any, walls: np.ndarray) -> list[tuple[int, int]]:
     """Validated ``(x, y)`` source cells (a single cell or a sequence of them)."""
-    items = np.asarray(sources, dtype=object)
-    if items.size == 0:
-        return []
-    if items.ndim == 1 and len(items) == 2 and all(np.isscalar(v) for v in items):
-        items = [sources]
     cells = []
     h, w = walls.shape
-    for c in items:
+    for c in cell_items(sources):
         try:
             x, y = (int(v) for v in c)
             if (x, y) != tuple(c):

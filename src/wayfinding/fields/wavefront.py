@@ -50,8 +50,7 @@ class Wavefront:
         self.stop = stop
         self.goal = grid.cell(goal, name="goal", passable=True)
         self.costs = np.array(grid.costs, dtype=np.float64)
-        self.starts = [grid.cell(s, name="start", passable=True) for s in
-                       (starts if len(starts) == 0 or not np.isscalar(starts[0]) else [starts])]
+        self.starts = grid.cells(starts, name="start", passable=True)
         if stop != "converge" and not self.starts:
             raise InvalidQueryError(f"stop={stop!r} needs at least one start")
         self.g = np.full(grid.shape, np.inf)

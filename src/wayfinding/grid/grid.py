@@ -233,6 +233,11 @@ class Grid:
             raise InvalidQueryError(f"{name} {(x, y)} is a blocked cell")
         return x, y
 
+    def cells(self, values: Any, *, name: str = "cell", passable: bool = False) -> list[Cell]:
+        """Validate one ``(x, y)`` cell or a sequence (or ``(n, 2)`` array) of them, as
+        :meth:`cell`; an empty sequence gives an empty list."""
+        return [self.cell(c, name=name, passable=passable) for c in cell_items(values)]
+
     def index(self, cell: Cell) -> int:
         """Flat index of a (validated) cell in the padded arrays."""
         return (cell[1] + 1) * (self._w + 2) + cell[0] + 1
@@ -399,6 +404,17 @@ class Grid:
         """Every passable cell, row by row."""
         ys, xs = np.nonzero(self._passable)
         yield from zip(xs.tolist(), ys.tolist())
+
+
+def cell_items(values: Any) -> list[Any]:
+    """The items of one ``(x, y)`` cell or of a sequence (or ``(n, 2)`` array) of cells,
+    unvalidated: a pair of scalars is one cell."""
+    if isinstance(values, np.ndarray):
+        return [values] if values.ndim == 1 and values.size == 2 else list(values)
+    if isinstance(values, (list, tuple)) and len(values) == 2 \
+            and all(np.isscalar(v) for v in values):
+        return [values]
+    return list(values)
 
 
 def _as_cell(value: Any, name: str) -> Cell:

@@ -283,16 +283,10 @@ def _bounds_boxes(bounds: Any, grid: Grid, algo: str) -> np.ndarray:
 
 
 def _cell_list(grid: Grid, cells: Any, name: str) -> list[tuple[int, int]]:
-    arr = np.asarray(cells) if not isinstance(cells, tuple) else None
-    if arr is not None and arr.ndim == 2:
-        items = [tuple(c) for c in arr]
-    elif isinstance(cells, (list, tuple)) and cells and not np.isscalar(cells[0]):
-        items = list(cells)
-    else:
-        items = [cells]
-    if not items:
+    out = grid.cells(cells, name=name, passable=True)
+    if not out:
         raise InvalidQueryError(f"no {name} cells given")
-    return [grid.cell(c, name=name, passable=True) for c in items]
+    return out
 
 
 _local = threading.local()
