@@ -1,19 +1,19 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Continuum-crowd fields (Treuille et al.; the hybrid vector field of Moersch and Hamilton)
-on a grid flattened with a one-cell wall border, row width ``width``.
+on a grid flattened with a one-cell wall border, row width ``width + 2``.
 
-Directions are indexed 0: +x, 1: -x, 2: +y, 3: -y.  ``speed[i, d]`` is the flow speed in
-(0, 1] for leaving cell i in direction d, ``cost[i, d]`` the cost of the step to the
-neighbour that way (inf into a wall); a cell's four values are side by side in memory.  The potential solves the anisotropic Eikonal update
-((P - Px) / Cx)^2 + ((P - Py) / Cy)^2 = 1, where per axis the entry with the lower
-P_neighbour + cost is used, by fast marching from the goal cells.
+Directions are indexed 0: +x, 1: -x, 2: +y, 3: -y.  The flow speed for leaving a cell in
+direction d, in (0, 1], comes from the crowd's density and velocity ``offset`` cells that way;
+the step costs alpha + beta / speed (inf into a wall).  The potential solves the anisotropic
+Eikonal update ((P - Px) / Cx)^2 + ((P - Py) / Cy)^2 = 1, where per axis the entry with the
+lower P_neighbour + cost is used, by fast marching from the goal cells.  :func:`update` does a
+whole update in one pass over compact cells, computing each step cost when the march needs
+it; :func:`speed_and_cost` gives the full maps for inspection.
 """
 
-from libc.math cimport INFINITY, floor, sqrt
-from libc.stdint cimport int32_t, uint8_t
+from libc.math cimport INFINITY, floor, fmax, fmin, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
-
-from ._heap cimport Heap, HeapItem, heap_decrease, heap_free, heap_init, heap_pop, heap_push
 
 cdef enum:
     FAR = 0
@@ -22,239 +22,374 @@ cdef enum:
     WALL = 3
 
 
-cdef inline double clamp01(double v) noexcept nogil:
-    return 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
-
-
 def splat(const double[:, ::1] positions, const double[:, ::1] velocities, double radius,
           int width, int height, double[::1] density, double[::1] vx, double[::1] vy):
     """Add each unit's density 1 - distance / radius (clamped at 0) to the cells around it
     and its velocity times that weight to (vx, vy); then divide the sums by the density.
     Positions are in cells (cell (x, y)'s centre at (x, y)); arrays are padded flat."""
-    cdef Py_ssize_t j, n = positions.shape[0], i, size = density.shape[0]
+    with nogil:
+        splat_into(positions, velocities, radius, width, height, &density[0], &vx[0], &vy[0],
+                   1)
+
+
+cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] velocities,
+                     double radius, int width, int height, double* density, double* vx,
+                     double* vy, Py_ssize_t stride) noexcept nogil:
+    """:func:`splat` into arrays whose cell i sits at ``i * stride``."""
+    cdef Py_ssize_t j, n = positions.shape[0], i, size
     cdef int x, y, x0, x1, y0, y1
     cdef double px, py, w, dx, dy, inv_r = 1.0 / radius
     cdef int wp = width + 2
-    with nogil:
-        for j in range(n):
-            px = positions[j, 0]
-            py = positions[j, 1]
-            x0 = <int> floor(px - radius) + 1
-            x1 = <int> floor(px + radius)
-            y0 = <int> floor(py - radius) + 1
-            y1 = <int> floor(py + radius)
-            if x0 < 0:
-                x0 = 0
-            if y0 < 0:
-                y0 = 0
-            if x1 > width - 1:
-                x1 = width - 1
-            if y1 > height - 1:
-                y1 = height - 1
-            for y in range(y0, y1 + 1):
-                dy = y - py
-                for x in range(x0, x1 + 1):
-                    dx = x - px
-                    w = 1.0 - sqrt(dx * dx + dy * dy) * inv_r
-                    if w > 0.0:
-                        i = (y + 1) * wp + x + 1
-                        density[i] += w
-                        vx[i] += w * velocities[j, 0]
-                        vy[i] += w * velocities[j, 1]
-        for i in range(size):
-            if density[i] > 0.0:
-                vx[i] /= density[i]
-                vy[i] /= density[i]
+    size = <Py_ssize_t> wp * (height + 2)
+    for j in range(n):
+        px = positions[j, 0]
+        py = positions[j, 1]
+        x0 = <int> floor(px - radius) + 1
+        x1 = <int> floor(px + radius)
+        y0 = <int> floor(py - radius) + 1
+        y1 = <int> floor(py + radius)
+        if x0 < 0:
+            x0 = 0
+        if y0 < 0:
+            y0 = 0
+        if x1 > width - 1:
+            x1 = width - 1
+        if y1 > height - 1:
+            y1 = height - 1
+        for y in range(y0, y1 + 1):
+            dy = y - py
+            for x in range(x0, x1 + 1):
+                dx = x - px
+                w = 1.0 - sqrt(dx * dx + dy * dy) * inv_r
+                if w > 0.0:
+                    i = ((y + 1) * wp + x + 1) * stride
+                    density[i] += w
+                    vx[i] += w * velocities[j, 0]
+                    vy[i] += w * velocities[j, 1]
+    for i in range(size):
+        if density[i * stride] > 0.0:
+            vx[i * stride] /= density[i * stride]
+            vy[i * stride] /= density[i * stride]
 
 
-def speed_and_cost(const uint8_t[::1] walls, const double[::1] density,
-                   const double[::1] vx, const double[::1] vy, int width, int height,
-                   int offset, double rho_min, double rho_max, double alpha, double beta,
-                   double min_speed, double[:, ::1] speed, double[:, ::1] cost):
-    """The anisotropic speed and cost maps (``(cells, 4)``): for leaving a cell in
-    direction d, the density and velocity ``offset`` cells that way give the flow speed
-    1 + clamp((rho - rho_min) / (rho_max - rho_min)) * (clamp(v . n_d) - 1), at least
-    ``min_speed``, and the cost alpha + beta / speed; a step into a wall costs inf."""
-    cdef int wp = width + 2, x, y, d, j, k, tx, ty
-    cdef int step_x[4]
-    cdef int step_y[4]
-    step_x[:] = [1, -1, 0, 0]
-    step_y[:] = [0, 0, 1, -1]
-    cdef double s, flow, inv_span = 1.0 / (rho_max - rho_min)
-    cdef double* sp
-    cdef double* co
-    with nogil:
-        for y in range(height):
-            for x in range(width):
-                k = (y + 1) * wp + x + 1
-                sp = &speed[k, 0]
-                co = &cost[k, 0]
-                for d in range(4):
-                    if walls[k] or walls[k + step_y[d] * wp + step_x[d]]:
-                        sp[d] = 0.0
-                        co[d] = INFINITY
-                        continue
-                    tx = x + offset * step_x[d]
-                    ty = y + offset * step_y[d]
-                    tx = 0 if tx < 0 else (width - 1 if tx > width - 1 else tx)
-                    ty = 0 if ty < 0 else (height - 1 if ty > height - 1 else ty)
-                    j = (ty + 1) * wp + tx + 1
-                    if density[j] <= rho_min:
-                        s = 1.0
-                    else:
-                        flow = clamp01(vx[j] * step_x[d] + vy[j] * step_y[d])
-                        s = 1.0 + clamp01((density[j] - rho_min) * inv_span) * (flow - 1.0)
-                        if s < min_speed:
-                            s = min_speed
-                    sp[d] = s
-                    co[d] = alpha + beta / s
+cdef struct Cell:
+    # One cell's state, 64 bytes: the potential, its best entry per axis (neighbour potential
+    # and step cost, kept while the cell is narrow), and the crowd's density and velocity.
+    double p, px, cx, py, cy, rho, vx, vy
 
 
-cdef struct Entry:
-    # A narrow cell's best entry per axis: neighbour potential and step cost.
-    double px, cx, py, cy
+cdef struct Model:
+    double rho_min, inv_span, alpha, beta, min_speed
+    int offset, width, height
+    int nb[4]
 
 
-cdef inline double solve(const Entry* e) noexcept nogil:
-    """The potential from the best entries: the anisotropic quadratic when both axes have
-    one and its root is upwind of both, else the cheaper single axis."""
-    cdef double a, b, c, det, root, hi, ix2, iy2
-    cdef double px = e.px, cx = e.cx, py = e.py, cy = e.cy
+cdef Model make_model(int width, int height, int offset, double rho_min, double rho_max,
+                      double alpha, double beta, double min_speed) noexcept nogil:
+    cdef Model m
+    m.rho_min = rho_min
+    m.inv_span = 1.0 / (rho_max - rho_min)
+    m.alpha = alpha
+    m.beta = beta
+    m.min_speed = min_speed
+    m.offset = offset
+    m.width = width
+    m.height = height
+    m.nb[0] = 1
+    m.nb[1] = -1
+    m.nb[2] = width + 2
+    m.nb[3] = -(width + 2)
+    return m
+
+
+cdef inline int ahead(const Model* m, int n, int d) noexcept nogil:
+    """The cell ``offset`` cells from n the way d, clamped to the grid."""
+    cdef int wp = m.width + 2, x, y
+    if m.offset == 1:
+        return n + m.nb[d]  # callers only ask where that neighbour is not a wall
+    x = n % wp - 1 + m.offset * ((d == 0) - (d == 1))
+    y = n // wp - 1 + m.offset * ((d == 2) - (d == 3))
+    x = 0 if x < 0 else (m.width - 1 if x > m.width - 1 else x)
+    y = 0 if y < 0 else (m.height - 1 if y > m.height - 1 else y)
+    return (y + 1) * wp + x + 1
+
+
+cdef inline double flow_speed(const Model* m, const Cell* c, int d) noexcept nogil:
+    """The speed of leaving a cell the way d when cell c lies ``offset`` cells that way
+    (exactly 1 at density ``rho_min`` or below)."""
+    cdef double along = (c.vx if d < 2 else c.vy) * (1.0 - 2.0 * (d & 1))
+    cdef double mix = (c.rho - m.rho_min) * m.inv_span, s
+    mix = 0.0 if mix < 0.0 else (1.0 if mix > 1.0 else mix)
+    along = 0.0 if along < 0.0 else (1.0 if along > 1.0 else along)
+    s = 1.0 + mix * (along - 1.0)
+    return m.min_speed if s < m.min_speed else s
+
+
+cdef extern from *:
+    """
+    static inline int wf_lowest_bit(unsigned long long v) { return __builtin_ctzll(v); }
+    """
+    int lowest_bit "wf_lowest_bit"(unsigned long long v) noexcept nogil
+
+
+cdef struct Queue:
+    # Cells keyed by potential in buckets of width 1 / scale on a ring of ``ring`` buckets
+    # (wider than the largest step cost, so queued keys never wrap onto each other).  Each
+    # bucket is a doubly linked list through ``link`` (next, previous per cell), headed by
+    # a pseudo-cell ``size + bucket``; ``size + ring`` stands for "none", so links are
+    # written without branches.  ``bits`` marks the non-empty buckets.  Popping takes the
+    # lowest non-empty bucket at or after ``cur`` and scans it for its exact minimum: cells
+    # come out in the order of a heap's.
+    int32_t* link
+    uint64_t* bits
+    double scale
+    int64_t ring
+    int64_t cur
+    int32_t size
+    int32_t none
+    Py_ssize_t count
+
+
+cdef inline int32_t bucket(const Queue* q, double key) noexcept nogil:
+    return <int32_t> ((<int64_t> (key * q.scale)) & (q.ring - 1))
+
+
+cdef inline void mark(Queue* q, int32_t b) noexcept nogil:
+    cdef uint64_t bit = (<uint64_t> 1) << (b & 63)
+    q.bits[b >> 6] = (q.bits[b >> 6] & ~bit) | (bit * (q.link[2 * (q.size + b)] != q.none))
+
+
+cdef inline void q_insert(Queue* q, const Cell* cells, int32_t n) noexcept nogil:
+    cdef int32_t b = bucket(q, cells[n].p), head = q.size + b, first = q.link[2 * head]
+    q.link[2 * n] = first
+    q.link[2 * n + 1] = head
+    q.link[2 * first + 1] = n
+    q.link[2 * head] = n
+    q.bits[b >> 6] |= (<uint64_t> 1) << (b & 63)
+    q.count += 1
+
+
+cdef inline void q_remove(Queue* q, const Cell* cells, int32_t n) noexcept nogil:
+    cdef int32_t after = q.link[2 * n], before = q.link[2 * n + 1]
+    q.link[2 * before] = after
+    q.link[2 * after + 1] = before
+    mark(q, bucket(q, cells[n].p))
+    q.count -= 1
+
+
+cdef inline int32_t q_pop(Queue* q, const Cell* cells) noexcept nogil:
+    """Remove and return the cell of least potential (on ties the lowest index)."""
+    cdef int32_t n, best
+    cdef int64_t b = q.cur & (q.ring - 1), w = b >> 6
+    cdef uint64_t word = q.bits[w] & (~(<uint64_t> 0) << (b & 63))
+    while word == 0:
+        w = (w + 1) & ((q.ring >> 6) - 1)
+        word = q.bits[w]
+    n = <int32_t> (w * 64 + lowest_bit(word))
+    q.cur += (n - b) & (q.ring - 1)
+    best = q.link[2 * (q.size + n)]
+    n = q.link[2 * best]
+    while n != q.none:
+        if cells[n].p < cells[best].p or (cells[n].p == cells[best].p and n < best):
+            best = n
+        n = q.link[2 * n]
+    q_remove(q, cells, best)
+    return best
+
+
+cdef inline double solve(const Cell* e) noexcept nogil:
+    """The potential from the best entries: the root of the anisotropic quadratic when both
+    axes have one and it is upwind of both, else the cheaper single axis.  The root is
+    (cy^2 px + cx^2 py + cx cy sqrt(cx^2 + cy^2 - (px - py)^2)) / (cx^2 + cy^2)."""
+    cdef double px = e.px, cx = e.cx, py = e.py, cy = e.cy, cx2, cy2, det, root
     if px + cx == INFINITY:
         return py + cy
     if py + cy == INFINITY:
         return px + cx
-    ix2 = 1.0 / (cx * cx)
-    iy2 = 1.0 / (cy * cy)
-    a = ix2 + iy2
-    b = -2.0 * (px * ix2 + py * iy2)
-    c = px * px * ix2 + py * py * iy2 - 1.0
-    det = b * b - 4.0 * a * c
-    hi = px if px > py else py
+    cx2 = cx * cx
+    cy2 = cy * cy
+    det = cx2 + cy2 - (px - py) * (px - py)
     if det >= 0.0:
-        root = (-b + sqrt(det)) / (2.0 * a)
-        if root >= hi:
+        root = (cy2 * px + cx2 * py + cx * cy * sqrt(det)) / (cx2 + cy2)
+        if root >= px and root >= py:
             return root
     return px + cx if px + cx < py + cy else py + cy
 
 
-def potential(const double[:, ::1] cost, double[::1] P, uint8_t[::1] flag, int width):
-    """Fast marching of the potential from the cells with ``flag`` FROZEN (their P given;
-    walls and the border are flagged WALL); P is inf where unreachable.  Each narrow cell
-    keeps its best entry per axis, updated as its neighbours freeze, so a new value needs
-    no look at the other neighbours.  Returns the number of cells frozen."""
-    cdef Py_ssize_t size = P.shape[0], k
-    cdef int wp = width + 2, u, n, d
-    cdef int nb[4]
-    nb[:] = [1, -1, wp, -wp]
-    # Entering n from the neighbour at n + nb[d] uses n's cost that way: d itself.
-    cdef Heap heap
-    cdef HeapItem top
-    cdef double* p = &P[0]
-    cdef uint8_t* fl = &flag[0]
-    cdef const double* c4 = &cost[0, 0]
-    cdef int32_t* pos = <int32_t*> malloc(size * sizeof(int32_t))
-    cdef Entry* entry = <Entry*> malloc(size * sizeof(Entry))
-    cdef long frozen = 0
-    cdef int status = 0
-    if pos == NULL or entry == NULL or heap_init(&heap, 4096) != 0:
-        free(pos)
-        free(entry)
-        raise MemoryError("cannot allocate the narrow band")
-    with nogil:
-        for k in range(size):
-            if fl[k] == FROZEN:
-                for d in range(4):
-                    n = <int> k + nb[d]
-                    if fl[n] <= NARROW and enter(p, fl, c4, entry, &heap, pos, n, d ^ 1,
-                                                 p[k]) != 0:
-                        status = -1
-        while status == 0 and heap.size > 0:
-            top = heap_pop(&heap, pos)
-            u = top.node
-            fl[u] = FROZEN
-            frozen += 1
-            for d in range(4):
-                n = u + nb[d]
-                # From n, u lies the opposite way: d ^ 1 (0 <-> 1, 2 <-> 3).
-                if fl[n] <= NARROW and enter(p, fl, c4, entry, &heap, pos, n, d ^ 1,
-                                             p[u]) != 0:
-                    status = -1
-        for k in range(size):
-            if fl[k] != FROZEN:
-                p[k] = INFINITY
-    free(pos)
-    free(entry)
-    heap_free(&heap)
-    if status < 0:
-        raise MemoryError("the narrow band could not grow")
-    return frozen
-
-
-cdef inline int enter(double* p, uint8_t* fl, const double* c4, Entry* entry, Heap* heap,
-                      int32_t* pos, int n, int d, double pu) noexcept nogil:
-    """A neighbour of cell n, the way d from it, froze at potential pu: keep it as n's
-    entry on that axis if it is the cheaper one, and lower n's value if it drops."""
-    cdef Entry* e = &entry[n]
-    cdef double c = c4[4 * n + d], value
-    if c == INFINITY:
-        return 0
-    if fl[n] == FAR:
-        e.px = INFINITY
-        e.cx = INFINITY
-        e.py = INFINITY
-        e.cy = INFINITY
-        p[n] = INFINITY
+cdef inline void enter(Cell* cells, uint8_t* fl, Queue* q, const Model* m, int32_t n, int d,
+                       double pu) noexcept nogil:
+    """n's neighbour the way d froze at potential pu: keep it as n's entry on that axis if
+    it is the cheaper one, and lower n's potential if it drops."""
+    cdef Cell* e = &cells[n]
+    cdef double c = m.alpha + m.beta / flow_speed(m, &cells[ahead(m, n, d)], d), value
     if d < 2:
         if not pu + c < e.px + e.cx:
-            return 0
+            return
         e.px = pu
         e.cx = c
     else:
         if not pu + c < e.py + e.cy:
-            return 0
+            return
         e.py = pu
         e.cy = c
     value = solve(e)
-    if not value < p[n]:
-        if fl[n] == FAR:
-            fl[n] = NARROW
-            p[n] = value
-            return heap_push(heap, pos, value, 0.0, n)
-        return 0
-    p[n] = value
+    if not value < e.p:
+        return
     if fl[n] == NARROW:
-        heap_decrease(heap, pos, n, value, 0.0)
-        return 0
+        if bucket(q, value) != bucket(q, e.p):
+            q_remove(q, cells, n)
+            e.p = value
+            q_insert(q, cells, n)
+        else:
+            e.p = value
+        return
+    e.p = value
     fl[n] = NARROW
-    return heap_push(heap, pos, value, 0.0, n)
+    q_insert(q, cells, n)
 
 
-def vectors(const double[::1] P, const double[:, ::1] speed, int width, int height,
-            double[:, :, ::1] out):
-    """The velocity field: the unit negative gradient of P (central differences, one-sided
-    beside walls) times the flow speed in the direction it points along each axis."""
-    cdef int wp = width + 2, x, y, k
-    cdef double here, lo, hi, gx, gy, norm
+cdef inline double queue_scale(double alpha, double beta, double min_speed) noexcept nogil:
+    """Buckets a 512th of the cheapest step (alpha + beta) wide, wider if the ring of
+    buckets spanning the dearest step (alpha + beta / min_speed) would pass 2^18."""
+    cdef double scale = 512.0 / (alpha + beta), cmax = alpha + beta / min_speed
+    if cmax * scale > 250000.0:
+        scale = 250000.0 / cmax
+    return scale
+
+
+def ring_size(double alpha, double beta, double min_speed):
+    """The number of buckets of :func:`update`'s queue (its ``link`` needs cells + buckets +
+    1 rows, its ``bits`` buckets / 64 words)."""
+    cdef double span = (alpha + beta / min_speed) * queue_scale(alpha, beta, min_speed) + 4.0
+    cdef int64_t ring = 64
+    while ring < span:
+        ring *= 2
+    return ring
+
+
+def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64_t[::1] bits,
+           const uint8_t[::1] walls, const double[:, ::1] positions,
+           const double[:, ::1] velocities, const int32_t[::1] goals, int width, int height,
+           double radius, int offset, double rho_min, double rho_max, double alpha,
+           double beta, double min_speed, double[:, :, ::1] vectors):
+    """One continuum-crowd update over padded flat cells (``cells``: ``(n, 8)`` rows of
+    potential, best entries, density and velocity; ``flag``, ``link`` and ``bits``:
+    scratch sized by :func:`ring_size`): splat the units, march the potential from the
+    ``goals`` (flat indices) with each step's cost computed as it is needed, and write the
+    velocity field to ``vectors`` ``(H, W, 2)``.  Returns the number of cells reached."""
+    cdef Py_ssize_t size = cells.shape[0], k
+    cdef Cell* cs = <Cell*> &cells[0, 0]
+    cdef uint8_t* fl = &flag[0]
+    cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
+    cdef Queue q
+    cdef int32_t u, n
+    cdef int d
+    cdef long reached = 0
+    q.ring = ring_size(alpha, beta, min_speed)
+    if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
+            or bits.shape[0] != q.ring // 64:
+        raise ValueError("link and bits must be sized by ring_size")
+    q.scale = queue_scale(alpha, beta, min_speed)
+    q.cur = 0
+    q.count = 0
+    q.size = <int32_t> size
+    q.none = <int32_t> (size + q.ring)
+    q.link = &link[0, 0]
+    q.bits = &bits[0]
+    with nogil:
+        for k in range(q.ring):
+            q.link[2 * (size + k)] = q.none
+        for k in range(q.ring // 64):
+            q.bits[k] = 0
+        for k in range(size):
+            cs[k].p = INFINITY
+            cs[k].px = INFINITY
+            cs[k].cx = INFINITY
+            cs[k].py = INFINITY
+            cs[k].cy = INFINITY
+            cs[k].rho = 0.0
+            cs[k].vx = 0.0
+            cs[k].vy = 0.0
+            fl[k] = WALL if walls[k] else FAR
+        splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
+                   &cs[0].vy, 8)
+        for k in range(goals.shape[0]):
+            cs[goals[k]].p = 0.0
+            fl[goals[k]] = FROZEN
+        for k in range(goals.shape[0]):
+            u = goals[k]
+            reached += 1
+            for d in range(4):
+                n = u + m.nb[d]
+                # From n, u lies the opposite way: d ^ 1 (0 <-> 1, 2 <-> 3).
+                if fl[n] <= NARROW:
+                    enter(cs, fl, &q, &m, n, d ^ 1, 0.0)
+        while q.count > 0:
+            u = q_pop(&q, cs)
+            fl[u] = FROZEN
+            reached += 1
+            for d in range(4):
+                n = u + m.nb[d]
+                if fl[n] <= NARROW:
+                    enter(cs, fl, &q, &m, n, d ^ 1, cs[u].p)
+        field_vectors(cs, walls, &m, vectors)
+    return reached
+
+
+cdef void field_vectors(const Cell* cs, const uint8_t[::1] walls, const Model* m,
+                        double[:, :, ::1] out) noexcept nogil:
+    """The velocity field: the unit negative gradient of the potential (central differences,
+    one-sided beside walls) times the flow speed in the direction it points along each
+    axis (0 into a wall)."""
+    cdef int wp = m.width + 2, x, y, k, dx, dy
+    cdef double here, lo, hi, gx, gy, norm, sx, sy
+    for y in range(m.height):
+        for x in range(m.width):
+            k = (y + 1) * wp + x + 1
+            here = cs[k].p
+            if here == INFINITY:
+                out[y, x, 0] = 0.0
+                out[y, x, 1] = 0.0
+                continue
+            lo = cs[k - 1].p if cs[k - 1].p < INFINITY else here
+            hi = cs[k + 1].p if cs[k + 1].p < INFINITY else here
+            gx = lo - hi
+            lo = cs[k - wp].p if cs[k - wp].p < INFINITY else here
+            hi = cs[k + wp].p if cs[k + wp].p < INFINITY else here
+            gy = lo - hi
+            norm = sqrt(gx * gx + gy * gy)
+            if norm == 0.0:
+                out[y, x, 0] = 0.0
+                out[y, x, 1] = 0.0
+                continue
+            dx = 0 if gx > 0 else 1
+            dy = 2 if gy > 0 else 3
+            sx = 0.0 if walls[k + m.nb[dx]] else flow_speed(m, &cs[ahead(m, k, dx)], dx)
+            sy = 0.0 if walls[k + m.nb[dy]] else flow_speed(m, &cs[ahead(m, k, dy)], dy)
+            out[y, x, 0] = gx / norm * sx
+            out[y, x, 1] = gy / norm * sy
+
+
+def speed_and_cost(const double[:, ::1] cells, const uint8_t[::1] walls, int width,
+                   int height, int offset, double rho_min, double rho_max, double alpha,
+                   double beta, double min_speed, double[:, ::1] speed, double[:, ::1] cost):
+    """The anisotropic speed and cost maps (``(cells, 4)``) after :func:`update`: for
+    leaving a cell in direction d, the density and velocity ``offset`` cells that way give
+    the flow speed 1 + clamp((rho - rho_min) / (rho_max - rho_min)) * (clamp(v . n_d) - 1),
+    at least ``min_speed``, and the cost alpha + beta / speed; 0 and inf into a wall."""
+    cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
+    cdef const Cell* cs = <const Cell*> &cells[0, 0]
+    cdef int x, y, k, d
+    cdef double s
     with nogil:
         for y in range(height):
             for x in range(width):
-                k = (y + 1) * wp + x + 1
-                here = P[k]
-                if here == INFINITY:
-                    out[y, x, 0] = 0.0
-                    out[y, x, 1] = 0.0
-                    continue
-                lo = P[k - 1] if P[k - 1] < INFINITY else here
-                hi = P[k + 1] if P[k + 1] < INFINITY else here
-                gx = lo - hi
-                lo = P[k - wp] if P[k - wp] < INFINITY else here
-                hi = P[k + wp] if P[k + wp] < INFINITY else here
-                gy = lo - hi
-                norm = sqrt(gx * gx + gy * gy)
-                if norm == 0.0:
-                    out[y, x, 0] = 0.0
-                    out[y, x, 1] = 0.0
-                    continue
-                out[y, x, 0] = gx / norm * (speed[k, 0] if gx > 0 else speed[k, 1])
-                out[y, x, 1] = gy / norm * (speed[k, 2] if gy > 0 else speed[k, 3])
+                k = (y + 1) * (width + 2) + x + 1
+                for d in range(4):
+                    if walls[k] or walls[k + m.nb[d]]:
+                        speed[k, d] = 0.0
+                        cost[k, d] = INFINITY
+                        continue
+                    s = flow_speed(&m, &cs[ahead(&m, k, d)], d)
+                    speed[k, d] = s
+                    cost[k, d] = alpha + beta / s

@@ -42,8 +42,6 @@ from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from .flow import bilinear
 
-_FROZEN, _WALL = 2, 3
-
 
 @dataclass(frozen=True)
 class ContinuumParams:
@@ -99,15 +97,16 @@ class ContinuumField:
         walls = np.ones(self._shape, dtype=np.uint8)
         walls[1:-1, 1:-1] = ~grid.passable
         self._walls = walls.ravel()
-        self._wall_flags = self._walls * np.uint8(_WALL)
         n = walls.size
-        self._density = np.zeros(n)
-        self._vx = np.zeros(n)
-        self._vy = np.zeros(n)
-        self._speed = np.zeros((n, 4))
-        self._cost = np.zeros((n, 4))
-        self._potential = np.full(n, np.inf)
+        # Per padded cell: potential, best entries (4), density, velocity (x, y).
+        self._cells = np.zeros((n, 8))
+        self._cells[:, 0] = np.inf
         self._flag = np.zeros(n, dtype=np.uint8)
+        prm = self.params
+        ring = _continuum.ring_size(prm.alpha, prm.beta, prm.min_speed)
+        self._link = np.zeros((n + ring + 1, 2), dtype=np.int32)   # the march's queue
+        self._bits = np.zeros(ring // 64, dtype=np.uint64)
+        self._maps: tuple[np.ndarray, np.ndarray] | None = None
         self.vectors = np.zeros((h, w, 2))
 
     def _view(self, flat: np.ndarray) -> np.ndarray:
@@ -115,24 +114,40 @@ class ContinuumField:
 
     @property
     def density(self) -> np.ndarray:
-        return self._view(self._density)
+        return self._view(self._cells[:, 5])
 
     @property
     def velocity(self) -> np.ndarray:
         """``(H, W, 2)`` density-weighted mean velocity of the units over each cell."""
-        return np.stack([self._view(self._vx), self._view(self._vy)], axis=-1)
+        return np.stack([self._view(self._cells[:, 6]), self._view(self._cells[:, 7])],
+                        axis=-1)
 
     @property
     def speed(self) -> np.ndarray:
-        return np.moveaxis(self._speed.reshape(self._shape + (4,))[1:-1, 1:-1], -1, 0)
+        return self._speed_and_cost()[0]
 
     @property
     def cost(self) -> np.ndarray:
-        return np.moveaxis(self._cost.reshape(self._shape + (4,))[1:-1, 1:-1], -1, 0)
+        return self._speed_and_cost()[1]
 
     @property
     def potential(self) -> np.ndarray:
-        return self._view(self._potential)
+        return self._view(self._cells[:, 0])
+
+    def _speed_and_cost(self) -> tuple[np.ndarray, np.ndarray]:
+        """The full speed and cost maps, computed on first use after an update (the update
+        itself computes each step cost only where the march needs it)."""
+        if self._maps is None:
+            n = self._cells.shape[0]
+            speed, cost = np.zeros((n, 4)), np.zeros((n, 4))
+            h, w = self.grid.shape
+            prm = self.params
+            _continuum.speed_and_cost(self._cells, self._walls, w, h, prm.offset, prm.rho_min,
+                                      prm.rho_max, prm.alpha, prm.beta, prm.min_speed, speed,
+                                      cost)
+            self._maps = tuple(np.moveaxis(a.reshape(self._shape + (4,))[1:-1, 1:-1], -1, 0)
+                               for a in (speed, cost))
+        return self._maps
 
     def update(self, positions: Any, velocities: Any, goals: Any) -> None:
         """Recompute every field from the units' ``positions`` and ``velocities`` (``(n,
@@ -140,23 +155,13 @@ class ContinuumField:
         potential 0)."""
         p, v = _units(positions, velocities)
         h, w = self.grid.shape
-        goal_cells = _goal_cells(self.grid, goals)
+        goal_cells = np.array(_goal_cells(self.grid, goals), dtype=np.int32).reshape(-1, 2)
+        flat = ((goal_cells[:, 1] + 1) * (w + 2) + goal_cells[:, 0] + 1).astype(np.int32)
         prm = self.params
-        self._density.fill(0.0)
-        self._vx.fill(0.0)
-        self._vy.fill(0.0)
-        _continuum.splat(p, v, prm.radius, w, h, self._density, self._vx, self._vy)
-        _continuum.speed_and_cost(self._walls, self._density, self._vx, self._vy, w, h,
-                                  prm.offset, prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
-                                  prm.min_speed, self._speed, self._cost)
-        self._potential.fill(np.inf)
-        np.copyto(self._flag, self._wall_flags)
-        for x, y in goal_cells:
-            k = (y + 1) * (w + 2) + x + 1
-            self._potential[k] = 0.0
-            self._flag[k] = _FROZEN
-        _continuum.potential(self._cost, self._potential, self._flag, w)
-        _continuum.vectors(self._potential, self._speed, w, h, self.vectors)
+        self._maps = None
+        _continuum.update(self._cells, self._flag, self._link, self._bits, self._walls, p, v,
+                          flat, w, h, prm.radius, prm.offset, prm.rho_min, prm.rho_max,
+                          prm.alpha, prm.beta, prm.min_speed, self.vectors)
 
     def sample(self, points: Any) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
