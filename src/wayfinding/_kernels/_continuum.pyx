@@ -216,38 +216,6 @@ cdef inline double solve(const Cell* e) noexcept nogil:
     return px + cx if px + cx < py + cy else py + cy
 
 
-cdef inline void enter(Cell* cells, uint8_t* fl, Queue* q, const Model* m, int32_t n, int d,
-                       double pu) noexcept nogil:
-    """n's neighbour the way d froze at potential pu: keep it as n's entry on that axis if
-    it is the cheaper one, and lower n's potential if it drops."""
-    cdef Cell* e = &cells[n]
-    cdef double c = m.alpha + m.beta / flow_speed(m, &cells[ahead(m, n, d)], d), value
-    if d < 2:
-        if not pu + c < e.px + e.cx:
-            return
-        e.px = pu
-        e.cx = c
-    else:
-        if not pu + c < e.py + e.cy:
-            return
-        e.py = pu
-        e.cy = c
-    value = solve(e)
-    if not value < e.p:
-        return
-    if fl[n] == NARROW:
-        if bucket(q, value) != bucket(q, e.p):
-            q_remove(q, cells, n)
-            e.p = value
-            q_insert(q, cells, n)
-        else:
-            e.p = value
-        return
-    e.p = value
-    fl[n] = NARROW
-    q_insert(q, cells, n)
-
-
 cdef inline double queue_scale(double alpha, double beta, double min_speed) noexcept nogil:
     """Buckets a 512th of the cheapest step (alpha + beta) wide, wider if the ring of
     buckets spanning the dearest step (alpha + beta / min_speed) would pass 2^18."""
@@ -285,6 +253,8 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
     cdef int32_t u, n
     cdef int d
     cdef long reached = 0
+    cdef Cell* e
+    cdef double pu, c, value
     q.ring = ring_size(alpha, beta, min_speed)
     if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
             or bits.shape[0] != q.ring // 64:
@@ -314,24 +284,46 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
         splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
                    &cs[0].vy, 8)
         for k in range(goals.shape[0]):
-            cs[goals[k]].p = 0.0
-            fl[goals[k]] = FROZEN
-        for k in range(goals.shape[0]):
             u = goals[k]
-            reached += 1
-            for d in range(4):
-                n = u + m.nb[d]
-                # From n, u lies the opposite way: d ^ 1 (0 <-> 1, 2 <-> 3).
-                if fl[n] <= NARROW:
-                    enter(cs, fl, &q, &m, n, d ^ 1, 0.0)
+            if fl[u] == FAR:
+                cs[u].p = 0.0
+                fl[u] = NARROW
+                q_insert(&q, cs, u)
         while q.count > 0:
             u = q_pop(&q, cs)
             fl[u] = FROZEN
             reached += 1
+            pu = cs[u].p
             for d in range(4):
                 n = u + m.nb[d]
-                if fl[n] <= NARROW:
-                    enter(cs, fl, &q, &m, n, d ^ 1, cs[u].p)
+                if fl[n] > NARROW:
+                    continue
+                # u is n's neighbour the opposite way, d ^ 1 (0 <-> 1, 2 <-> 3): keep it as
+                # n's entry on that axis if it is the cheaper one, and lower n's potential
+                # if it drops.  (Written out here: the compiler would not inline it.)
+                e = &cs[n]
+                c = alpha + beta / flow_speed(&m, &cs[ahead(&m, n, d ^ 1)], d ^ 1)
+                if d < 2:
+                    if not pu + c < e.px + e.cx:
+                        continue
+                    e.px = pu
+                    e.cx = c
+                else:
+                    if not pu + c < e.py + e.cy:
+                        continue
+                    e.py = pu
+                    e.cy = c
+                value = solve(e)
+                if not value < e.p:
+                    continue
+                if fl[n] == NARROW:
+                    if bucket(&q, value) == bucket(&q, e.p):
+                        e.p = value
+                        continue
+                    q_remove(&q, cs, n)
+                fl[n] = NARROW
+                e.p = value
+                q_insert(&q, cs, n)
         field_vectors(cs, walls, &m, vectors)
     return reached
 
