@@ -7,13 +7,15 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 KERNELS = sorted(p.stem for p in Path("src/wayfinding/_kernels").glob("*.pyx"))
+OPENMP = {"_continuum"}  # kernels that run a second thread
 
 extensions = [
     Extension(
         f"wayfinding._kernels.{name}",
         [f"src/wayfinding/_kernels/{name}.pyx"],
         include_dirs=[np.get_include()],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3"] + (["-fopenmp"] if name in OPENMP else []),
+        extra_link_args=["-fopenmp"] if name in OPENMP else [],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in KERNELS

@@ -11,9 +11,12 @@ whole update in one pass over compact cells, computing each step cost when the m
 it; :func:`speed_and_cost` gives the full maps for inspection.
 """
 
-from libc.math cimport INFINITY, floor, fmax, fmin, sqrt
+from libc.math cimport INFINITY, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+cimport openmp
+from cython.parallel cimport parallel
 
 cdef enum:
     FAR = 0
@@ -128,8 +131,30 @@ cdef inline double flow_speed(const Model* m, const Cell* c, int d) noexcept nog
 cdef extern from *:
     """
     static inline int wf_lowest_bit(unsigned long long v) { return __builtin_ctzll(v); }
+    static inline void wf_publish(long *count, double *front, long c, double f) {
+        /* The count first: a reader that sees the front sees at least this count. */
+        __atomic_store_n(count, c, __ATOMIC_RELEASE);
+        __atomic_store(front, &f, __ATOMIC_RELEASE);
+    }
+    static inline long wf_load_count(long *count) {
+        return __atomic_load_n(count, __ATOMIC_ACQUIRE);
+    }
+    static inline double wf_load_front(double *front) {
+        double f;
+        __atomic_load(front, &f, __ATOMIC_ACQUIRE);
+        return f;
+    }
+    static inline void wf_pause(void) {
+    #if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+    #endif
+    }
     """
     int lowest_bit "wf_lowest_bit"(unsigned long long v) noexcept nogil
+    void publish "wf_publish"(long* count, double* front, long c, double f) noexcept nogil
+    long load_count "wf_load_count"(long* count) noexcept nogil
+    double load_front "wf_load_front"(double* front) noexcept nogil
+    void pause "wf_pause"() noexcept nogil
 
 
 cdef struct Queue:
@@ -235,30 +260,42 @@ def ring_size(double alpha, double beta, double min_speed):
     return ring
 
 
+cdef struct Progress:
+    # The march's progress, read by the thread that writes velocities behind it: the first
+    # ``count`` cells of ``order`` are frozen and every cell below potential ``front`` is.
+    int32_t* order
+    long count
+    double front
+    long written     # velocities written for order[:written] (by the trailing thread)
+
+
 def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64_t[::1] bits,
-           const uint8_t[::1] walls, const double[:, ::1] positions,
+           int32_t[::1] order, const uint8_t[::1] walls, const double[:, ::1] positions,
            const double[:, ::1] velocities, const int32_t[::1] goals, int width, int height,
            double radius, int offset, double rho_min, double rho_max, double alpha,
-           double beta, double min_speed, double[:, :, ::1] vectors):
+           double beta, double min_speed, double[:, :, ::1] vectors, int threads=2):
     """One continuum-crowd update over padded flat cells (``cells``: ``(n, 8)`` rows of
-    potential, best entries, density and velocity; ``flag``, ``link`` and ``bits``:
-    scratch sized by :func:`ring_size`): splat the units, march the potential from the
-    ``goals`` (flat indices) with each step's cost computed as it is needed, and write the
-    velocity field to ``vectors`` ``(H, W, 2)``.  Returns the number of cells reached."""
+    potential, best entries, density and velocity; ``flag`` and ``order`` of n, ``link``
+    and ``bits``: scratch sized by :func:`ring_size`): splat the units, march the potential
+    from the ``goals`` (flat indices) with each step's cost computed as it is needed, and
+    write the velocity field to ``vectors`` ``(H, W, 2)``.  With ``threads`` 2 a second
+    thread writes each cell's velocity once the march has passed it far enough for its
+    neighbours to be final.  Returns the number of cells reached."""
     cdef Py_ssize_t size = cells.shape[0], k
     cdef Cell* cs = <Cell*> &cells[0, 0]
     cdef uint8_t* fl = &flag[0]
     cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
     cdef Queue q
-    cdef int32_t u, n
-    cdef int d
-    cdef long reached = 0
-    cdef Cell* e
-    cdef double pu, c, value
+    cdef Progress prog
+    cdef int32_t u
+    # Beyond the dearest step (with a margin for rounding) every neighbour is final.
+    cdef double reach = (alpha + beta / min_speed) * (1.0 + 1e-9) + 1e-9
     q.ring = ring_size(alpha, beta, min_speed)
     if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
-            or bits.shape[0] != q.ring // 64:
-        raise ValueError("link and bits must be sized by ring_size")
+            or bits.shape[0] != q.ring // 64 or order.shape[0] != size:
+        raise ValueError("link, bits and order must be sized by ring_size and the cells")
+    if vectors.shape[0] != height or vectors.shape[1] != width or vectors.shape[2] != 2:
+        raise ValueError("vectors must be (height, width, 2)")
     q.scale = queue_scale(alpha, beta, min_speed)
     q.cur = 0
     q.count = 0
@@ -266,11 +303,17 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
     q.none = <int32_t> (size + q.ring)
     q.link = &link[0, 0]
     q.bits = &bits[0]
+    prog.order = &order[0]
+    prog.count = 0
+    prog.front = -INFINITY
+    prog.written = 0
+    if threads < 2 or openmp.omp_get_num_procs() < 2:
+        threads = 1
     with nogil:
         for k in range(q.ring):
             q.link[2 * (size + k)] = q.none
-        for k in range(q.ring // 64):
-            q.bits[k] = 0
+        memset(q.bits, 0, (q.ring // 64) * sizeof(uint64_t))
+        memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
         for k in range(size):
             cs[k].p = INFINITY
             cs[k].px = INFINITY
@@ -289,77 +332,113 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
                 cs[u].p = 0.0
                 fl[u] = NARROW
                 q_insert(&q, cs, u)
-        while q.count > 0:
-            u = q_pop(&q, cs)
-            fl[u] = FROZEN
-            reached += 1
-            pu = cs[u].p
-            for d in range(4):
-                n = u + m.nb[d]
-                if fl[n] > NARROW:
-                    continue
-                # u is n's neighbour the opposite way, d ^ 1 (0 <-> 1, 2 <-> 3): keep it as
-                # n's entry on that axis if it is the cheaper one, and lower n's potential
-                # if it drops.  (Written out here: the compiler would not inline it.)
-                e = &cs[n]
-                c = alpha + beta / flow_speed(&m, &cs[ahead(&m, n, d ^ 1)], d ^ 1)
-                if d < 2:
-                    if not pu + c < e.px + e.cx:
-                        continue
-                    e.px = pu
-                    e.cx = c
+        if threads == 1:
+            march(cs, fl, &q, &m, &prog)
+        else:
+            with parallel(num_threads=2):
+                if openmp.omp_get_thread_num() == 0:
+                    march(cs, fl, &q, &m, &prog)
                 else:
-                    if not pu + c < e.py + e.cy:
-                        continue
-                    e.py = pu
-                    e.cy = c
-                value = solve(e)
-                if not value < e.p:
+                    trail(cs, walls, &m, &prog, reach, vectors)
+        # Whatever the trailing thread did not get to (all of it with one thread).
+        for k in range(prog.written, prog.count):
+            cell_vector(cs, walls, &m, prog.order[k], vectors)
+    return prog.count
+
+
+cdef void march(Cell* cs, uint8_t* fl, Queue* q, const Model* m,
+                Progress* prog) noexcept nogil:
+    """Fast marching of the potential from the queued goals, publishing its progress every
+    64 cells frozen (and at the end, with front inf)."""
+    cdef int32_t u, n
+    cdef int d
+    cdef long count = 0
+    cdef Cell* e
+    cdef double pu, c, value
+    while q.count > 0:
+        u = q_pop(q, cs)
+        fl[u] = FROZEN
+        prog.order[count] = u
+        count += 1
+        pu = cs[u].p
+        if (count & 63) == 0:
+            publish(&prog.count, &prog.front, count, pu)
+        for d in range(4):
+            n = u + m.nb[d]
+            if fl[n] > NARROW:
+                continue
+            # u is n's neighbour the opposite way, d ^ 1 (0 <-> 1, 2 <-> 3): keep it as
+            # n's entry on that axis if it is the cheaper one, and lower n's potential if
+            # it drops.  (Written out here: the compiler would not inline it.)
+            e = &cs[n]
+            c = m.alpha + m.beta / flow_speed(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
+            if d < 2:
+                if not pu + c < e.px + e.cx:
                     continue
-                if fl[n] == NARROW:
-                    if bucket(&q, value) == bucket(&q, e.p):
-                        e.p = value
-                        continue
-                    q_remove(&q, cs, n)
-                fl[n] = NARROW
-                e.p = value
-                q_insert(&q, cs, n)
-        field_vectors(cs, walls, &m, vectors)
-    return reached
+                e.px = pu
+                e.cx = c
+            else:
+                if not pu + c < e.py + e.cy:
+                    continue
+                e.py = pu
+                e.cy = c
+            value = solve(e)
+            if not value < e.p:
+                continue
+            if fl[n] == NARROW:
+                if bucket(q, value) == bucket(q, e.p):
+                    e.p = value
+                    continue
+                q_remove(q, cs, n)
+            fl[n] = NARROW
+            e.p = value
+            q_insert(q, cs, n)
+    publish(&prog.count, &prog.front, count, INFINITY)
 
 
-cdef void field_vectors(const Cell* cs, const uint8_t[::1] walls, const Model* m,
-                        double[:, :, ::1] out) noexcept nogil:
-    """The velocity field: the unit negative gradient of the potential (central differences,
-    one-sided beside walls) times the flow speed in the direction it points along each
-    axis (0 into a wall)."""
-    cdef int wp = m.width + 2, x, y, k, dx, dy
-    cdef double here, lo, hi, gx, gy, norm, sx, sy
-    for y in range(m.height):
-        for x in range(m.width):
-            k = (y + 1) * wp + x + 1
-            here = cs[k].p
-            if here == INFINITY:
-                out[y, x, 0] = 0.0
-                out[y, x, 1] = 0.0
-                continue
-            lo = cs[k - 1].p if cs[k - 1].p < INFINITY else here
-            hi = cs[k + 1].p if cs[k + 1].p < INFINITY else here
-            gx = lo - hi
-            lo = cs[k - wp].p if cs[k - wp].p < INFINITY else here
-            hi = cs[k + wp].p if cs[k + wp].p < INFINITY else here
-            gy = lo - hi
-            norm = sqrt(gx * gx + gy * gy)
-            if norm == 0.0:
-                out[y, x, 0] = 0.0
-                out[y, x, 1] = 0.0
-                continue
-            dx = 0 if gx > 0 else 1
-            dy = 2 if gy > 0 else 3
-            sx = 0.0 if walls[k + m.nb[dx]] else flow_speed(m, &cs[ahead(m, k, dx)], dx)
-            sy = 0.0 if walls[k + m.nb[dy]] else flow_speed(m, &cs[ahead(m, k, dy)], dy)
-            out[y, x, 0] = gx / norm * sx
-            out[y, x, 1] = gy / norm * sy
+cdef void trail(const Cell* cs, const uint8_t[::1] walls, const Model* m, Progress* prog,
+                double reach, double[:, :, ::1] out) noexcept nogil:
+    """Write the velocities of the frozen cells, in the march's order, once the march has
+    frozen everything within ``reach`` (the dearest step) of them: their neighbours are
+    then final too."""
+    cdef long i = 0, count
+    cdef double front
+    while True:
+        front = load_front(&prog.front)
+        count = load_count(&prog.count)
+        if i < count and cs[prog.order[i]].p + reach < front:
+            while i < count and cs[prog.order[i]].p + reach < front:
+                cell_vector(cs, walls, m, prog.order[i], out)
+                i += 1
+            prog.written = i
+        elif front == INFINITY and i == count:
+            break
+        else:
+            pause()
+
+
+cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Model* m, int k,
+                             double[:, :, ::1] out) noexcept nogil:
+    """A reached cell's velocity: the unit negative gradient of the potential (central
+    differences, one-sided beside walls and unreached cells) times the flow speed in the
+    direction it points along each axis (0 into a wall)."""
+    cdef int wp = m.width + 2, x = k % wp - 1, y = k // wp - 1, dx, dy
+    cdef double here = cs[k].p, lo, hi, gx, gy, norm, sx, sy
+    lo = cs[k - 1].p if cs[k - 1].p < INFINITY else here
+    hi = cs[k + 1].p if cs[k + 1].p < INFINITY else here
+    gx = lo - hi
+    lo = cs[k - wp].p if cs[k - wp].p < INFINITY else here
+    hi = cs[k + wp].p if cs[k + wp].p < INFINITY else here
+    gy = lo - hi
+    norm = sqrt(gx * gx + gy * gy)
+    if norm == 0.0:
+        return
+    dx = 0 if gx > 0 else 1
+    dy = 2 if gy > 0 else 3
+    sx = 0.0 if walls[k + m.nb[dx]] else flow_speed(m, &cs[ahead(m, k, dx)], dx)
+    sy = 0.0 if walls[k + m.nb[dy]] else flow_speed(m, &cs[ahead(m, k, dy)], dy)
+    out[y, x, 0] = gx / norm * sx
+    out[y, x, 1] = gy / norm * sy
 
 
 def speed_and_cost(const double[:, ::1] cells, const uint8_t[::1] walls, int width,

@@ -106,6 +106,7 @@ class ContinuumField:
         ring = _continuum.ring_size(prm.alpha, prm.beta, prm.min_speed)
         self._link = np.zeros((n + ring + 1, 2), dtype=np.int32)   # the march's queue
         self._bits = np.zeros(ring // 64, dtype=np.uint64)
+        self._order = np.zeros(n, dtype=np.int32)
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
         self.vectors = np.zeros((h, w, 2))
 
@@ -159,9 +160,9 @@ class ContinuumField:
         flat = ((goal_cells[:, 1] + 1) * (w + 2) + goal_cells[:, 0] + 1).astype(np.int32)
         prm = self.params
         self._maps = None
-        _continuum.update(self._cells, self._flag, self._link, self._bits, self._walls, p, v,
-                          flat, w, h, prm.radius, prm.offset, prm.rho_min, prm.rho_max,
-                          prm.alpha, prm.beta, prm.min_speed, self.vectors)
+        _continuum.update(self._cells, self._flag, self._link, self._bits, self._order,
+                          self._walls, p, v, flat, w, h, prm.radius, prm.offset, prm.rho_min,
+                          prm.rho_max, prm.alpha, prm.beta, prm.min_speed, self.vectors)
 
     def sample(self, points: Any) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
