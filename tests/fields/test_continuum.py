@@ -5,10 +5,16 @@ destination point, and the lane-formation, congestion and maze scenes."""
 
 from __future__ import annotations
 
+import heapq
+from functools import partial
+
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from wayfinding import Grid, InvalidQueryError
+from wayfinding._kernels import _continuum
 from wayfinding.fields import eikonal_field
 from wayfinding.fields.continuum import ContinuumField, ContinuumParams, HybridPlanner
 from wayfinding.fields.scenes import SCENES, scene, simulate
@@ -105,6 +111,117 @@ def test_a_crowd_walking_against_you_costs_more_than_one_walking_with_you():
     # Coming up behind the oncoming crowd the field steers round it, above or below.
     assert against.vectors[3, 22, 1] < -0.5 and against.vectors[5, 22, 1] > 0.5
     assert (against.vectors[[3, 5], 22, 0] < -0.5).all()
+
+
+def reference_potential(cost: np.ndarray, goals) -> np.ndarray:
+    """A plain fast march (heapq, lazy deletion) of the continuum potential over ``cost``
+    ``(4, H, W)``: per axis the frozen neighbour with the lower P + C, the quadratic root
+    when it is upwind of both entries, else the cheaper single axis."""
+    _, h, w = cost.shape
+    pot = np.full((h, w), np.inf)
+    frozen = np.zeros((h, w), dtype=bool)
+    heap = [(0.0, y, x) for x, y in goals]
+    for _, y, x in heap:
+        pot[y, x] = 0.0
+
+    def value(x, y):
+        entry = []
+        for axis in ((0, 1), (2, 3)):
+            best = (np.inf, np.inf)
+            for k in axis:   # leaving (x, y) the way k reaches the neighbour that way
+                nx, ny = x + DIRS[k][0], y + DIRS[k][1]
+                if 0 <= nx < w and 0 <= ny < h and frozen[ny, nx] \
+                        and pot[ny, nx] + cost[k, y, x] < sum(best):
+                    best = (pot[ny, nx], cost[k, y, x])
+            entry.append(best)
+        (px, cx), (py, cy) = entry
+        single = min(px + cx, py + cy)
+        if px + cx < np.inf and py + cy < np.inf:
+            det = cx * cx + cy * cy - (px - py) ** 2
+            if det >= 0:
+                root = (cy * cy * px + cx * cx * py + cx * cy * np.sqrt(det)) / (cx * cx + cy * cy)
+                if root >= max(px, py):
+                    return root
+        return single
+
+    while heap:
+        p, y, x = heapq.heappop(heap)
+        if frozen[y, x] or p > pot[y, x]:
+            continue
+        frozen[y, x] = True
+        for dx, dy in DIRS:
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < w and 0 <= ny < h and not frozen[ny, nx] \
+                    and np.isfinite(cost[:, ny, nx]).any():   # not a wall
+                v = value(nx, ny)
+                if v < pot[ny, nx]:
+                    pot[ny, nx] = v
+                    heapq.heappush(heap, (v, ny, nx))
+    return pot
+
+
+def reference_vectors(pot: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """Unit negative central-difference gradients (one-sided beside unreached cells) times
+    the speed the way each component points."""
+    h, w = pot.shape
+    padded = np.pad(pot, 1, constant_values=np.inf)
+    out = np.zeros((h, w, 2))
+    for y in range(h):
+        for x in range(w):
+            here = pot[y, x]
+            if not np.isfinite(here):
+                continue
+            near = [padded[y + 1, x], padded[y + 1, x + 2], padded[y, x + 1], padded[y + 2, x + 1]]
+            lo_x, hi_x, lo_y, hi_y = (v if np.isfinite(v) else here for v in near)
+            g = np.array([lo_x - hi_x, lo_y - hi_y])
+            norm = np.hypot(*g)
+            if norm == 0:
+                continue
+            out[y, x, 0] = g[0] / norm * speed[0 if g[0] > 0 else 1, y, x]
+            out[y, x, 1] = g[1] / norm * speed[2 if g[1] > 0 else 3, y, x]
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.sampled_from([1, 2]))
+def test_the_march_and_velocities_equal_a_plain_reference(seed, goals, offset):
+    rng = np.random.default_rng(seed)
+    h, w = rng.integers(3, 30, 2)
+    free = rng.random((h, w)) > rng.uniform(0, 0.35)
+    ys, xs = np.nonzero(free)
+    assume(len(xs) > 0)
+    n = int(rng.integers(0, len(xs) + 1))
+    pick = rng.choice(len(xs), n)
+    positions = np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.5, 0.5, (n, 2))
+    velocities = rng.uniform(-1.5, 1.5, (n, 2))
+    targets = [(int(xs[i]), int(ys[i])) for i in rng.choice(len(xs), goals)]
+    field = ContinuumField(Grid(free), ContinuumParams(offset=offset, min_speed=0.1))
+    field.update(positions, velocities, targets)
+    pot = reference_potential(field.cost, targets)
+    np.testing.assert_array_equal(np.isfinite(field.potential), np.isfinite(pot))
+    finite = np.isfinite(pot)
+    np.testing.assert_allclose(field.potential[finite], pot[finite], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(field.vectors, reference_vectors(field.potential, field.speed),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_one_thread_and_two_give_the_same_fields(monkeypatch):
+    rng = np.random.default_rng(5)
+    free = rng.random((90, 110)) > 0.2
+    ys, xs = np.nonzero(free)
+    pick = rng.choice(len(xs), 600)
+    positions = np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.4, 0.4, (600, 2))
+    velocities = rng.uniform(-1, 1, (600, 2))
+    goal = [(int(xs[0]), int(ys[0]))]
+    one, two = ContinuumField(Grid(free)), ContinuumField(Grid(free))
+    for _ in range(5):     # the trailing thread's timing varies from run to run
+        two.update(positions, velocities, goal)
+        monkeypatch.setattr(_continuum, "update", partial(_continuum.update, threads=1))
+        one.update(positions, velocities, goal)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(one.potential, two.potential)
+        np.testing.assert_array_equal(one.vectors, two.vectors)
+    assert np.isfinite(two.potential).sum() > 0.5 * free.sum()
 
 
 def test_sampling_and_targets():
