@@ -85,11 +85,20 @@ class ContinuumParams:
 class ContinuumField:
     """A group's continuum-crowd fields over ``grid`` (cells; its walls stay walls).
     :meth:`update` recomputes them all; the arrays are ``(H, W)``-shaped views indexed
-    ``[y, x]`` (``speed`` and ``cost``: ``(4, H, W)``, directions +x, -x, +y, -y)."""
+    ``[y, x]`` (``speed`` and ``cost``: ``(4, H, W)``, directions +x, -x, +y, -y).
 
-    def __init__(self, grid: Grid, params: ContinuumParams | None = None):
+    ``threads``: 2 (default) lets a second thread write the velocity field behind the
+    march on machines with more than one core; 1 keeps the update on the calling thread
+    (e.g. when many fields are updated on threads of their own).  Results are identical.
+    """
+
+    def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
+                 threads: int = 2):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads not in (1, 2):
+            raise InvalidQueryError(f"threads {threads!r} must be 1 or 2")
+        self.threads = threads
         self.grid = grid
         self.params = params or ContinuumParams()
         h, w = grid.shape
@@ -162,7 +171,8 @@ class ContinuumField:
         self._maps = None
         _continuum.update(self._cells, self._flag, self._link, self._bits, self._order,
                           self._walls, p, v, flat, w, h, prm.radius, prm.offset, prm.rho_min,
-                          prm.rho_max, prm.alpha, prm.beta, prm.min_speed, self.vectors)
+                          prm.rho_max, prm.alpha, prm.beta, prm.min_speed, self.vectors,
+                          self.threads)
 
     def sample(self, points: Any) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
