@@ -39,11 +39,10 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
                      double radius, int width, int height, double* density, double* vx,
                      double* vy, Py_ssize_t stride) noexcept nogil:
     """:func:`splat` into arrays whose cell i sits at ``i * stride``."""
-    cdef Py_ssize_t j, n = positions.shape[0], i, size
+    cdef Py_ssize_t j, n = positions.shape[0], i
     cdef int x, y, x0, x1, y0, y1
     cdef double px, py, w, dx, dy, inv_r = 1.0 / radius
     cdef int wp = width + 2
-    size = <Py_ssize_t> wp * (height + 2)
     for j in range(n):
         px = positions[j, 0]
         py = positions[j, 1]
@@ -69,7 +68,7 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
                     density[i] += w
                     vx[i] += w * velocities[j, 0]
                     vy[i] += w * velocities[j, 1]
-    for i in range(size):
+    for i in range(wp, (height + 1) * wp):     # the grid's rows (the border has none)
         if density[i * stride] > 0.0:
             vx[i * stride] /= density[i * stride]
             vy[i * stride] /= density[i * stride]
@@ -242,9 +241,9 @@ cdef inline double solve(const Cell* e) noexcept nogil:
 
 
 cdef inline double queue_scale(double alpha, double beta, double min_speed) noexcept nogil:
-    """Buckets a 512th of the cheapest step (alpha + beta) wide, wider if the ring of
+    """Buckets a 1024th of the cheapest step (alpha + beta) wide, wider if the ring of
     buckets spanning the dearest step (alpha + beta / min_speed) would pass 2^18."""
-    cdef double scale = 512.0 / (alpha + beta), cmax = alpha + beta / min_speed
+    cdef double scale = 1024.0 / (alpha + beta), cmax = alpha + beta / min_speed
     if cmax * scale > 250000.0:
         scale = 250000.0 / cmax
     return scale
@@ -287,7 +286,6 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
     cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
     cdef Queue q
     cdef Progress prog
-    cdef int32_t u
     # Beyond the dearest step (with a margin for rounding) every neighbour is final.
     cdef double reach = (alpha + beta / min_speed) * (1.0 + 1e-9) + 1e-9
     q.ring = ring_size(alpha, beta, min_speed)
@@ -310,28 +308,9 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
     if threads < 2 or openmp.omp_get_num_procs() < 2:
         threads = 1
     with nogil:
-        for k in range(q.ring):
-            q.link[2 * (size + k)] = q.none
-        memset(q.bits, 0, (q.ring // 64) * sizeof(uint64_t))
         memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
-        for k in range(size):
-            cs[k].p = INFINITY
-            cs[k].px = INFINITY
-            cs[k].cx = INFINITY
-            cs[k].py = INFINITY
-            cs[k].cy = INFINITY
-            cs[k].rho = 0.0
-            cs[k].vx = 0.0
-            cs[k].vy = 0.0
-            fl[k] = WALL if walls[k] else FAR
-        splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
-                   &cs[0].vy, 8)
-        for k in range(goals.shape[0]):
-            u = goals[k]
-            if fl[u] == FAR:
-                cs[u].p = 0.0
-                fl[u] = NARROW
-                q_insert(&q, cs, u)
+        prepare(cs, fl, walls, &q, positions, velocities, radius, width, height)
+        start(cs, fl, &q, goals)
         if threads == 1:
             march(cs, fl, &q, &m, &prog)
         else:
@@ -344,6 +323,40 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
         for k in range(prog.written, prog.count):
             cell_vector(cs, walls, &m, prog.order[k], vectors)
     return prog.count
+
+
+cdef void prepare(Cell* cs, uint8_t* fl, const uint8_t[::1] walls, Queue* q,
+                  const double[:, ::1] positions, const double[:, ::1] velocities,
+                  double radius, int width, int height) noexcept nogil:
+    """Reset the cells and the queue, and splat the units."""
+    cdef Py_ssize_t k
+    for k in range(q.size):
+        cs[k].p = INFINITY
+        cs[k].px = INFINITY
+        cs[k].cx = INFINITY
+        cs[k].py = INFINITY
+        cs[k].cy = INFINITY
+        cs[k].rho = 0.0
+        cs[k].vx = 0.0
+        cs[k].vy = 0.0
+        fl[k] = WALL if walls[k] else FAR
+    splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
+               &cs[0].vy, 8)
+    for k in range(q.ring):
+        q.link[2 * (q.size + k)] = q.none
+    memset(q.bits, 0, (q.ring // 64) * sizeof(uint64_t))
+
+
+cdef void start(Cell* cs, uint8_t* fl, Queue* q, const int32_t[::1] goals) noexcept nogil:
+    """Queue the goal cells at potential 0."""
+    cdef Py_ssize_t k
+    cdef int32_t u
+    for k in range(goals.shape[0]):
+        u = goals[k]
+        if fl[u] == FAR:
+            cs[u].p = 0.0
+            fl[u] = NARROW
+            q_insert(q, cs, u)
 
 
 cdef void march(Cell* cs, uint8_t* fl, Queue* q, const Model* m,
