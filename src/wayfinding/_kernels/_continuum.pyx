@@ -18,13 +18,6 @@ from libc.string cimport memset
 cimport openmp
 from cython.parallel cimport parallel
 
-cdef enum:
-    FAR = 0
-    NARROW = 1
-    FROZEN = 2
-    WALL = 3
-
-
 def splat(const double[:, ::1] positions, const double[:, ::1] velocities, double radius,
           int width, int height, double[::1] density, double[::1] vx, double[::1] vy):
     """Add each unit's density 1 - distance / radius (clamped at 0) to the cells around it
@@ -76,8 +69,18 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
 
 cdef struct Cell:
     # One cell's state, 64 bytes: the potential, its best entry per axis (neighbour potential
-    # and step cost, kept while the cell is narrow), and the crowd's density and velocity.
+    # and step cost; inf while it has none), and the crowd's density and velocity.  A cell
+    # is far while its potential is inf, queued while it is finite and its entries are not
+    # closed; closed cells (frozen, and walls) have entries -inf + 0, which no neighbour
+    # can improve on.
     double p, px, cx, py, cy, rho, vx, vy
+
+
+cdef inline void close(Cell* c) noexcept nogil:
+    c.px = -INFINITY
+    c.cx = 0.0
+    c.py = -INFINITY
+    c.cy = 0.0
 
 
 cdef struct Model:
@@ -268,21 +271,20 @@ cdef struct Progress:
     long written     # velocities written for order[:written] (by the trailing thread)
 
 
-def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64_t[::1] bits,
+def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
            int32_t[::1] order, const uint8_t[::1] walls, const double[:, ::1] positions,
            const double[:, ::1] velocities, const int32_t[::1] goals, int width, int height,
            double radius, int offset, double rho_min, double rho_max, double alpha,
            double beta, double min_speed, double[:, :, ::1] vectors, int threads=2):
     """One continuum-crowd update over padded flat cells (``cells``: ``(n, 8)`` rows of
-    potential, best entries, density and velocity; ``flag`` and ``order`` of n, ``link``
-    and ``bits``: scratch sized by :func:`ring_size`): splat the units, march the potential
-    from the ``goals`` (flat indices) with each step's cost computed as it is needed, and
-    write the velocity field to ``vectors`` ``(H, W, 2)``.  With ``threads`` 2 a second
-    thread writes each cell's velocity once the march has passed it far enough for its
-    neighbours to be final.  Returns the number of cells reached."""
+    potential, best entries, density and velocity; ``order`` of n, ``link`` and ``bits``:
+    scratch sized by :func:`ring_size`): splat the units, march the potential from the
+    ``goals`` (flat indices) with each step's cost computed as it is needed, and write the
+    velocity field to ``vectors`` ``(H, W, 2)``.  With ``threads`` 2 a second thread
+    writes each cell's velocity once the march has passed it far enough for its neighbours
+    to be final.  Returns the number of cells reached."""
     cdef Py_ssize_t size = cells.shape[0], k
     cdef Cell* cs = <Cell*> &cells[0, 0]
-    cdef uint8_t* fl = &flag[0]
     cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
     cdef Queue q
     cdef Progress prog
@@ -309,14 +311,14 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
         threads = 1
     with nogil:
         memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
-        prepare(cs, fl, walls, &q, positions, velocities, radius, width, height)
-        start(cs, fl, &q, goals)
+        prepare(cs, walls, &q, positions, velocities, radius, width, height)
+        start(cs, &q, goals)
         if threads == 1:
-            march(cs, fl, &q, &m, &prog)
+            march(cs, &q, &m, &prog)
         else:
             with parallel(num_threads=2):
                 if openmp.omp_get_thread_num() == 0:
-                    march(cs, fl, &q, &m, &prog)
+                    march(cs, &q, &m, &prog)
                 else:
                     trail(cs, walls, &m, &prog, reach, vectors)
         # Whatever the trailing thread did not get to (all of it with one thread).
@@ -325,10 +327,10 @@ def update(double[:, ::1] cells, uint8_t[::1] flag, int32_t[:, ::1] link, uint64
     return prog.count
 
 
-cdef void prepare(Cell* cs, uint8_t* fl, const uint8_t[::1] walls, Queue* q,
+cdef void prepare(Cell* cs, const uint8_t[::1] walls, Queue* q,
                   const double[:, ::1] positions, const double[:, ::1] velocities,
                   double radius, int width, int height) noexcept nogil:
-    """Reset the cells and the queue, and splat the units."""
+    """Reset the cells (walls closed) and the queue, and splat the units."""
     cdef Py_ssize_t k
     for k in range(q.size):
         cs[k].p = INFINITY
@@ -339,7 +341,8 @@ cdef void prepare(Cell* cs, uint8_t* fl, const uint8_t[::1] walls, Queue* q,
         cs[k].rho = 0.0
         cs[k].vx = 0.0
         cs[k].vy = 0.0
-        fl[k] = WALL if walls[k] else FAR
+        if walls[k]:
+            close(&cs[k])
     splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
                &cs[0].vy, 8)
     for k in range(q.ring):
@@ -347,50 +350,53 @@ cdef void prepare(Cell* cs, uint8_t* fl, const uint8_t[::1] walls, Queue* q,
     memset(q.bits, 0, (q.ring // 64) * sizeof(uint64_t))
 
 
-cdef void start(Cell* cs, uint8_t* fl, Queue* q, const int32_t[::1] goals) noexcept nogil:
-    """Queue the goal cells at potential 0."""
+cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:
+    """Queue the goal cells (passable) at potential 0."""
     cdef Py_ssize_t k
     cdef int32_t u
     for k in range(goals.shape[0]):
         u = goals[k]
-        if fl[u] == FAR:
+        if cs[u].p == INFINITY:
             cs[u].p = 0.0
-            fl[u] = NARROW
             q_insert(q, cs, u)
 
 
-cdef void march(Cell* cs, uint8_t* fl, Queue* q, const Model* m,
-                Progress* prog) noexcept nogil:
+cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nogil:
     """Fast marching of the potential from the queued goals, publishing its progress every
     64 cells frozen (and at the end, with front inf)."""
     cdef int32_t u, n
     cdef int d
     cdef long count = 0
     cdef Cell* e
-    cdef double pu, c, value
+    cdef double pu, c, value, cheapest = m.alpha + m.beta
     while q.count > 0:
         u = q_pop(q, cs)
-        fl[u] = FROZEN
+        close(&cs[u])
         prog.order[count] = u
         count += 1
         pu = cs[u].p
         if (count & 63) == 0:
             publish(&prog.count, &prog.front, count, pu)
         for d in range(4):
-            n = u + m.nb[d]
-            if fl[n] > NARROW:
-                continue
             # u is n's neighbour the opposite way, d ^ 1 (0 <-> 1, 2 <-> 3): keep it as
             # n's entry on that axis if it is the cheaper one, and lower n's potential if
-            # it drops.  (Written out here: the compiler would not inline it.)
+            # it drops.  (Written out here: the compiler would not inline it.)  The step
+            # costs at least alpha + beta (speed 1), so that bound rules out most cells,
+            # closed ones always, before the step's cost is worked out.
+            n = u + m.nb[d]
             e = &cs[n]
-            c = m.alpha + m.beta / flow_speed(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
             if d < 2:
+                if not pu + cheapest < e.px + e.cx:
+                    continue
+                c = m.alpha + m.beta / flow_speed(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
                 if not pu + c < e.px + e.cx:
                     continue
                 e.px = pu
                 e.cx = c
             else:
+                if not pu + cheapest < e.py + e.cy:
+                    continue
+                c = m.alpha + m.beta / flow_speed(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
                 if not pu + c < e.py + e.cy:
                     continue
                 e.py = pu
@@ -398,12 +404,11 @@ cdef void march(Cell* cs, uint8_t* fl, Queue* q, const Model* m,
             value = solve(e)
             if not value < e.p:
                 continue
-            if fl[n] == NARROW:
+            if e.p < INFINITY:   # queued: move it to its new bucket
                 if bucket(q, value) == bucket(q, e.p):
                     e.p = value
                     continue
                 q_remove(q, cs, n)
-            fl[n] = NARROW
             e.p = value
             q_insert(q, cs, n)
     publish(&prog.count, &prog.front, count, INFINITY)

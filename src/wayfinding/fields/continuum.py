@@ -110,7 +110,6 @@ class ContinuumField:
         # Per padded cell: potential, best entries (4), density, velocity (x, y).
         self._cells = _cache_aligned(n, 8)
         self._cells[:, 0] = np.inf
-        self._flag = np.zeros(n, dtype=np.uint8)
         prm = self.params
         ring = _continuum.ring_size(prm.alpha, prm.beta, prm.min_speed)
         self._link = np.zeros((n + ring + 1, 2), dtype=np.int32)   # the march's queue
@@ -169,7 +168,7 @@ class ContinuumField:
         flat = ((goal_cells[:, 1] + 1) * (w + 2) + goal_cells[:, 0] + 1).astype(np.int32)
         prm = self.params
         self._maps = None
-        _continuum.update(self._cells, self._flag, self._link, self._bits, self._order,
+        _continuum.update(self._cells, self._link, self._bits, self._order,
                           self._walls, p, v, flat, w, h, prm.radius, prm.offset, prm.rho_min,
                           prm.rho_max, prm.alpha, prm.beta, prm.min_speed, self.vectors,
                           self.threads)
