@@ -77,10 +77,14 @@ cdef struct Cell:
 
 
 cdef inline void close(Cell* c) noexcept nogil:
-    c.px = -INFINITY
     c.cx = 0.0
     c.py = -INFINITY
     c.cy = 0.0
+    release_closed(&c.px)   # last: a thread that sees it closed sees its potential final
+
+
+cdef inline bint is_closed(const Cell* c) noexcept nogil:
+    return acquire(&c.px) == -INFINITY
 
 
 cdef struct Model:
@@ -133,18 +137,20 @@ cdef inline double flow_speed(const Model* m, const Cell* c, int d) noexcept nog
 cdef extern from *:
     """
     static inline int wf_lowest_bit(unsigned long long v) { return __builtin_ctzll(v); }
-    static inline void wf_publish(long *count, double *front, long c, double f) {
-        /* The count first: a reader that sees the front sees at least this count. */
-        __atomic_store_n(count, c, __ATOMIC_RELEASE);
-        __atomic_store(front, &f, __ATOMIC_RELEASE);
+    static inline void wf_publish(long *at, long value) {
+        __atomic_store_n(at, value, __ATOMIC_RELEASE);
     }
-    static inline long wf_load_count(long *count) {
-        return __atomic_load_n(count, __ATOMIC_ACQUIRE);
+    static inline long wf_load_count(long *at) {
+        return __atomic_load_n(at, __ATOMIC_ACQUIRE);
     }
-    static inline double wf_load_front(double *front) {
-        double f;
-        __atomic_load(front, &f, __ATOMIC_ACQUIRE);
-        return f;
+    static inline void wf_release_closed(double *at) {
+        double closed = -INFINITY;
+        __atomic_store(at, &closed, __ATOMIC_RELEASE);
+    }
+    static inline double wf_acquire(const double *at) {
+        double value;
+        __atomic_load(at, &value, __ATOMIC_ACQUIRE);
+        return value;
     }
     static inline void wf_pause(void) {
     #if defined(__x86_64__) || defined(__i386__)
@@ -153,9 +159,10 @@ cdef extern from *:
     }
     """
     int lowest_bit "wf_lowest_bit"(unsigned long long v) noexcept nogil
-    void publish "wf_publish"(long* count, double* front, long c, double f) noexcept nogil
-    long load_count "wf_load_count"(long* count) noexcept nogil
-    double load_front "wf_load_front"(double* front) noexcept nogil
+    void publish "wf_publish"(long* at, long value) noexcept nogil
+    long load_count "wf_load_count"(long* at) noexcept nogil
+    void release_closed "wf_release_closed"(double* at) noexcept nogil
+    double acquire "wf_acquire"(const double* at) noexcept nogil
     void pause "wf_pause"() noexcept nogil
 
 
@@ -264,11 +271,16 @@ def ring_size(double alpha, double beta, double min_speed):
 
 cdef struct Progress:
     # The march's progress, read by the thread that writes velocities behind it: the first
-    # ``count`` cells of ``order`` are frozen and every cell below potential ``front`` is.
-    int32_t* order
+    # ``count`` cells of ``order`` are frozen, and ``done`` once the march has ended.  The
+    # padding keeps what each thread writes on cache lines of its own (a line both threads
+    # touch would bounce between the cores on every step of the march).
+    char before[64]
     long count
-    double front
+    long done
+    char between[64]
+    int32_t* order
     long written     # velocities written for order[:written] (by the trailing thread)
+    char after[64]
 
 
 def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
@@ -281,15 +293,13 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     scratch sized by :func:`ring_size`): splat the units, march the potential from the
     ``goals`` (flat indices) with each step's cost computed as it is needed, and write the
     velocity field to ``vectors`` ``(H, W, 2)``.  With ``threads`` 2 a second thread
-    writes each cell's velocity once the march has passed it far enough for its neighbours
-    to be final.  Returns the number of cells reached."""
+    writes each cell's velocity as soon as its neighbours are frozen.  Returns the number of
+    cells reached."""
     cdef Py_ssize_t size = cells.shape[0], k
     cdef Cell* cs = <Cell*> &cells[0, 0]
     cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
     cdef Queue q
     cdef Progress prog
-    # Beyond the dearest step (with a margin for rounding) every neighbour is final.
-    cdef double reach = (alpha + beta / min_speed) * (1.0 + 1e-9) + 1e-9
     q.ring = ring_size(alpha, beta, min_speed)
     if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
             or bits.shape[0] != q.ring // 64 or order.shape[0] != size:
@@ -305,7 +315,7 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     q.bits = &bits[0]
     prog.order = &order[0]
     prog.count = 0
-    prog.front = -INFINITY
+    prog.done = 0
     prog.written = 0
     if threads < 2 or openmp.omp_get_num_procs() < 2:
         threads = 1
@@ -320,7 +330,7 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
                 if openmp.omp_get_thread_num() == 0:
                     march(cs, &q, &m, &prog)
                 else:
-                    trail(cs, walls, &m, &prog, reach, vectors)
+                    trail(cs, walls, &m, &prog, vectors)
         # Whatever the trailing thread did not get to (all of it with one thread).
         for k in range(prog.written, prog.count):
             cell_vector(cs, walls, &m, prog.order[k], vectors)
@@ -363,7 +373,7 @@ cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:
 
 cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nogil:
     """Fast marching of the potential from the queued goals, publishing its progress every
-    64 cells frozen (and at the end, with front inf)."""
+    64 cells frozen and when it ends."""
     cdef int32_t u, n
     cdef int d
     cdef long count = 0
@@ -376,7 +386,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
         count += 1
         pu = cs[u].p
         if (count & 63) == 0:
-            publish(&prog.count, &prog.front, count, pu)
+            publish(&prog.count, count)
         for d in range(4):
             # u is n's neighbour the opposite way, d ^ 1 (0 <-> 1, 2 <-> 3): keep it as
             # n's entry on that axis if it is the cheaper one, and lower n's potential if
@@ -411,28 +421,35 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
                 q_remove(q, cs, n)
             e.p = value
             q_insert(q, cs, n)
-    publish(&prog.count, &prog.front, count, INFINITY)
+    publish(&prog.count, count)
+    publish(&prog.done, 1)
 
 
 cdef void trail(const Cell* cs, const uint8_t[::1] walls, const Model* m, Progress* prog,
-                double reach, double[:, :, ::1] out) noexcept nogil:
-    """Write the velocities of the frozen cells, in the march's order, once the march has
-    frozen everything within ``reach`` (the dearest step) of them: their neighbours are
-    then final too."""
-    cdef long i = 0, count
-    cdef double front
+                double[:, :, ::1] out) noexcept nogil:
+    """Write the velocities of the frozen cells, in the march's order, each once its four
+    neighbours are closed (frozen, or walls): their potentials are then final.  (Every
+    passable neighbour of a frozen cell freezes in time.)  When the next cell is not ready
+    it waits for the march to publish more before looking again: the cells by the front
+    are the march's to write, and reading them from another core slows it down."""
+    cdef long i = 0, count, seen = 0
+    cdef int k, wp = m.width + 2
     while True:
-        front = load_front(&prog.front)
         count = load_count(&prog.count)
-        if i < count and cs[prog.order[i]].p + reach < front:
-            while i < count and cs[prog.order[i]].p + reach < front:
-                cell_vector(cs, walls, m, prog.order[i], out)
-                i += 1
-            prog.written = i
-        elif front == INFINITY and i == count:
-            break
-        else:
+        if count == seen and not load_count(&prog.done):
             pause()
+            continue
+        seen = count
+        while i < count:
+            k = prog.order[i]
+            if not (is_closed(&cs[k - 1]) and is_closed(&cs[k + 1])
+                    and is_closed(&cs[k - wp]) and is_closed(&cs[k + wp])):
+                break
+            cell_vector(cs, walls, m, k, out)
+            i += 1
+        prog.written = i
+        if load_count(&prog.done) and i == load_count(&prog.count):
+            break
 
 
 cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Model* m, int k,
