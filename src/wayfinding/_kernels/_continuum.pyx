@@ -143,6 +143,9 @@ cdef extern from *:
     static inline long wf_load_count(long *at) {
         return __atomic_load_n(at, __ATOMIC_ACQUIRE);
     }
+    static inline void wf_publish_front(double *at, double value) {
+        __atomic_store(at, &value, __ATOMIC_RELEASE);
+    }
     static inline void wf_release_closed(double *at) {
         double closed = -INFINITY;
         __atomic_store(at, &closed, __ATOMIC_RELEASE);
@@ -161,6 +164,7 @@ cdef extern from *:
     int lowest_bit "wf_lowest_bit"(unsigned long long v) noexcept nogil
     void publish "wf_publish"(long* at, long value) noexcept nogil
     long load_count "wf_load_count"(long* at) noexcept nogil
+    void publish_front "wf_publish_front"(double* at, double value) noexcept nogil
     void release_closed "wf_release_closed"(double* at) noexcept nogil
     double acquire "wf_acquire"(const double* at) noexcept nogil
     void pause "wf_pause"() noexcept nogil
@@ -271,12 +275,13 @@ def ring_size(double alpha, double beta, double min_speed):
 
 cdef struct Progress:
     # The march's progress, read by the thread that writes velocities behind it: the first
-    # ``count`` cells of ``order`` are frozen, and ``done`` once the march has ended.  The
-    # padding keeps what each thread writes on cache lines of its own (a line both threads
-    # touch would bounce between the cores on every step of the march).
+    # ``count`` cells of ``order`` are frozen, up to potential ``front``, and ``done`` once
+    # the march has ended.  The padding keeps what each thread writes on cache lines of its
+    # own (a line both threads touch would bounce between the cores on every step).
     char before[64]
     long count
     long done
+    double front     # the potential of the last cell published
     char between[64]
     int32_t* order
     long written     # velocities written for order[:written] (by the trailing thread)
@@ -316,18 +321,22 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     prog.order = &order[0]
     prog.count = 0
     prog.done = 0
+    prog.front = 0.0
     prog.written = 0
     if threads < 2 or openmp.omp_get_num_procs() < 2:
         threads = 1
     with nogil:
-        memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
         prepare(cs, walls, &q, positions, velocities, radius, width, height)
         start(cs, &q, goals)
         if threads == 1:
+            memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
             march(cs, &q, &m, &prog)
         else:
+            # The velocities are the second thread's: it clears and writes them.
             with parallel(num_threads=2):
                 if openmp.omp_get_thread_num() == 0:
+                    if openmp.omp_get_num_threads() == 1:
+                        memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
                     march(cs, &q, &m, &prog)
                 else:
                     trail(cs, walls, &m, &prog, vectors)
@@ -386,6 +395,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
         count += 1
         pu = cs[u].p
         if (count & 63) == 0:
+            publish_front(&prog.front, pu)
             publish(&prog.count, count)
         for d in range(4):
             # u is n's neighbour the opposite way, d ^ 1 (0 <-> 1, 2 <-> 3): keep it as
@@ -427,22 +437,28 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
 
 cdef void trail(const Cell* cs, const uint8_t[::1] walls, const Model* m, Progress* prog,
                 double[:, :, ::1] out) noexcept nogil:
-    """Write the velocities of the frozen cells, in the march's order, each once its four
-    neighbours are closed (frozen, or walls): their potentials are then final.  (Every
-    passable neighbour of a frozen cell freezes in time.)  When the next cell is not ready
-    it waits for the march to publish more before looking again: the cells by the front
-    are the march's to write, and reading them from another core slows it down."""
+    """Clear the velocities, then write those of the frozen cells in the march's order, each
+    once its four neighbours are closed (frozen, or walls): their potentials are then
+    final.  (Every passable neighbour of a frozen cell freezes in time.)  It keeps two
+    cheapest steps behind the front until the march ends, and when the next cell is not
+    ready waits for the march to publish more: cells by the front are the march's to write,
+    and reading them from another core slows it down."""
     cdef long i = 0, count, seen = 0
     cdef int k, wp = m.width + 2
+    cdef double behind
+    memset(&out[0, 0, 0], 0, out.shape[0] * out.shape[1] * 2 * sizeof(double))
     while True:
         count = load_count(&prog.count)
         if count == seen and not load_count(&prog.done):
             pause()
             continue
         seen = count
+        behind = acquire(&prog.front) - 2.0 * (m.alpha + m.beta)
+        if load_count(&prog.done):
+            behind = INFINITY
         while i < count:
             k = prog.order[i]
-            if not (is_closed(&cs[k - 1]) and is_closed(&cs[k + 1])
+            if not (cs[k].p < behind and is_closed(&cs[k - 1]) and is_closed(&cs[k + 1])
                     and is_closed(&cs[k - wp]) and is_closed(&cs[k + wp])):
                 break
             cell_vector(cs, walls, m, k, out)
