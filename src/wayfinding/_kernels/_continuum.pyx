@@ -137,6 +137,7 @@ cdef inline double flow_speed(const Model* m, const Cell* c, int d) noexcept nog
 cdef extern from *:
     """
     static inline int wf_lowest_bit(unsigned long long v) { return __builtin_ctzll(v); }
+    static inline void wf_prefetch(const void *at) { __builtin_prefetch(at, 1, 3); }
     static inline void wf_publish(long *at, long value) {
         __atomic_store_n(at, value, __ATOMIC_RELEASE);
     }
@@ -162,6 +163,7 @@ cdef extern from *:
     }
     """
     int lowest_bit "wf_lowest_bit"(unsigned long long v) noexcept nogil
+    void prefetch "wf_prefetch"(const void* at) noexcept nogil
     void publish "wf_publish"(long* at, long value) noexcept nogil
     long load_count "wf_load_count"(long* at) noexcept nogil
     void publish_front "wf_publish_front"(double* at, double value) noexcept nogil
@@ -429,6 +431,12 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
                     e.p = value
                     continue
                 q_remove(q, cs, n)
+            else:
+                # Newly reached: its neighbours are read when it freezes; fetch them now.
+                prefetch(&cs[n + m.nb[0]])
+                prefetch(&cs[n + m.nb[1]])
+                prefetch(&cs[n + m.nb[2]])
+                prefetch(&cs[n + m.nb[3]])
             e.p = value
             q_insert(q, cs, n)
     publish(&prog.count, count)
