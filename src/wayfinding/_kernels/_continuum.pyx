@@ -90,7 +90,8 @@ cdef inline bint is_closed(const Cell* c) noexcept nogil:
 cdef struct Model:
     double rho_min, inv_span, alpha, beta, min_speed
     int offset, width, height
-    int nb[4]
+    int nb[4]          # flat offsets of the directions +x, -x, +y, -y
+    double sign[4]     # their signs along their axis
 
 
 cdef Model make_model(int width, int height, int offset, double rho_min, double rho_max,
@@ -108,6 +109,10 @@ cdef Model make_model(int width, int height, int offset, double rho_min, double 
     m.nb[1] = -1
     m.nb[2] = width + 2
     m.nb[3] = -(width + 2)
+    m.sign[0] = 1.0
+    m.sign[1] = -1.0
+    m.sign[2] = 1.0
+    m.sign[3] = -1.0
     return m
 
 
@@ -126,12 +131,19 @@ cdef inline int ahead(const Model* m, int n, int d) noexcept nogil:
 cdef inline double flow_speed(const Model* m, const Cell* c, int d) noexcept nogil:
     """The speed of leaving a cell the way d when cell c lies ``offset`` cells that way
     (exactly 1 at density ``rho_min`` or below)."""
-    cdef double along = (c.vx if d < 2 else c.vy) * (1.0 - 2.0 * (d & 1))
-    cdef double mix = (c.rho - m.rho_min) * m.inv_span, s
+    cdef double along = (&c.vx)[d >> 1] * m.sign[d], mix = (c.rho - m.rho_min) * m.inv_span, s
     mix = 0.0 if mix < 0.0 else (1.0 if mix > 1.0 else mix)
     along = 0.0 if along < 0.0 else (1.0 if along > 1.0 else along)
     s = 1.0 + mix * (along - 1.0)
     return m.min_speed if s < m.min_speed else s
+
+
+cdef inline double step_cost(const Model* m, const Cell* c, int d) noexcept nogil:
+    """alpha + beta / speed for leaving a cell the way d (c as in :func:`flow_speed`); the
+    common case, speed 1, without a division (alpha + beta / 1 is alpha + beta)."""
+    if c.rho <= m.rho_min:
+        return m.alpha + m.beta
+    return m.alpha + m.beta / flow_speed(m, c, d)
 
 
 cdef extern from *:
@@ -209,31 +221,32 @@ cdef inline void q_insert(Queue* q, const Cell* cells, int32_t n) noexcept nogil
     q.count += 1
 
 
-cdef inline void q_remove(Queue* q, const Cell* cells, int32_t n) noexcept nogil:
+cdef inline void q_remove(Queue* q, int32_t n, int32_t b) noexcept nogil:
+    """Unlink cell n from its bucket b."""
     cdef int32_t after = q.link[2 * n], before = q.link[2 * n + 1]
     q.link[2 * before] = after
     q.link[2 * after + 1] = before
-    mark(q, bucket(q, cells[n].p))
+    mark(q, b)
     q.count -= 1
 
 
 cdef inline int32_t q_pop(Queue* q, const Cell* cells) noexcept nogil:
     """Remove and return the cell of least potential (on ties the lowest index)."""
-    cdef int32_t n, best
+    cdef int32_t n, best, found
     cdef int64_t b = q.cur & (q.ring - 1), w = b >> 6
     cdef uint64_t word = q.bits[w] & (~(<uint64_t> 0) << (b & 63))
     while word == 0:
         w = (w + 1) & ((q.ring >> 6) - 1)
         word = q.bits[w]
-    n = <int32_t> (w * 64 + lowest_bit(word))
-    q.cur += (n - b) & (q.ring - 1)
-    best = q.link[2 * (q.size + n)]
+    found = <int32_t> (w * 64 + lowest_bit(word))
+    q.cur += (found - b) & (q.ring - 1)
+    best = q.link[2 * (q.size + found)]
     n = q.link[2 * best]
     while n != q.none:
         if cells[n].p < cells[best].p or (cells[n].p == cells[best].p and n < best):
             best = n
         n = q.link[2 * n]
-    q_remove(q, cells, best)
+    q_remove(q, best, found)
     return best
 
 
@@ -390,6 +403,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
     cdef long count = 0
     cdef Cell* e
     cdef double pu, c, value, cheapest = m.alpha + m.beta
+    cdef int32_t b
     while q.count > 0:
         u = q_pop(q, cs)
         close(&cs[u])
@@ -410,7 +424,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
             if d < 2:
                 if not pu + cheapest < e.px + e.cx:
                     continue
-                c = m.alpha + m.beta / flow_speed(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
+                c = step_cost(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
                 if not pu + c < e.px + e.cx:
                     continue
                 e.px = pu
@@ -418,7 +432,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
             else:
                 if not pu + cheapest < e.py + e.cy:
                     continue
-                c = m.alpha + m.beta / flow_speed(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
+                c = step_cost(m, &cs[ahead(m, n, d ^ 1)], d ^ 1)
                 if not pu + c < e.py + e.cy:
                     continue
                 e.py = pu
@@ -427,10 +441,11 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
             if not value < e.p:
                 continue
             if e.p < INFINITY:   # queued: move it to its new bucket
-                if bucket(q, value) == bucket(q, e.p):
+                b = bucket(q, e.p)
+                if bucket(q, value) == b:
                     e.p = value
                     continue
-                q_remove(q, cs, n)
+                q_remove(q, n, b)
             else:
                 # Newly reached: its neighbours are read when it freezes; fetch them now.
                 prefetch(&cs[n + m.nb[0]])
