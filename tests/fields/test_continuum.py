@@ -220,6 +220,24 @@ def test_one_thread_and_two_give_the_same_fields():
     assert np.isfinite(two.potential).sum() > 0.5 * free.sum()
 
 
+def test_an_update_leaves_nothing_behind_for_the_next():
+    rng = np.random.default_rng(8)
+    free = rng.random((40, 50)) > 0.2
+    ys, xs = np.nonzero(free)
+    field = ContinuumField(Grid(free))
+    for _ in range(4):
+        pick = rng.choice(len(xs), 150)
+        positions = np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.4, 0.4, (150, 2))
+        velocities = rng.uniform(-1, 1, (150, 2))
+        goals = [(int(xs[i]), int(ys[i])) for i in rng.choice(len(xs), 2)]
+        field.update(positions, velocities, goals)
+        fresh = ContinuumField(Grid(free))
+        fresh.update(positions, velocities, goals)
+        np.testing.assert_array_equal(field.potential, fresh.potential)
+        np.testing.assert_array_equal(field.vectors, fresh.vectors)
+        np.testing.assert_array_equal(field.density, fresh.density)
+
+
 def test_sampling_and_targets():
     grid = Grid(np.ones((10, 10), dtype=bool))
     field = ContinuumField(grid)

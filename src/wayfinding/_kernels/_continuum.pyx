@@ -279,8 +279,9 @@ cdef inline double queue_scale(double alpha, double beta, double min_speed) noex
 
 
 def ring_size(double alpha, double beta, double min_speed):
-    """The number of buckets of :func:`update`'s queue (its ``link`` needs cells + buckets +
-    1 rows, its ``bits`` buckets / 64 words)."""
+    """The number of buckets of :func:`update`'s queue: its ``link`` needs cells + buckets +
+    1 rows, with ``link[cells + b, 0] = cells + buckets`` for every bucket b (empty), and
+    its ``bits`` buckets / 64 words of 0."""
     cdef double span = (alpha + beta / min_speed) * queue_scale(alpha, beta, min_speed) + 4.0
     cdef int64_t ring = 64
     while ring < span:
@@ -364,7 +365,8 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
 cdef void prepare(Cell* cs, const uint8_t[::1] walls, Queue* q,
                   const double[:, ::1] positions, const double[:, ::1] velocities,
                   double radius, int width, int height) noexcept nogil:
-    """Reset the cells (walls closed) and the queue, and splat the units."""
+    """Reset the cells (walls closed) and splat the units.  (The queue needs no reset: every
+    march leaves it empty.)"""
     cdef Py_ssize_t k
     for k in range(q.size):
         cs[k].p = INFINITY
@@ -379,9 +381,6 @@ cdef void prepare(Cell* cs, const uint8_t[::1] walls, Queue* q,
             close(&cs[k])
     splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
                &cs[0].vy, 8)
-    for k in range(q.ring):
-        q.link[2 * (q.size + k)] = q.none
-    memset(q.bits, 0, (q.ring // 64) * sizeof(uint64_t))
 
 
 cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:

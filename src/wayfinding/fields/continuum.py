@@ -112,7 +112,8 @@ class ContinuumField:
         self._cells[:, 0] = np.inf
         prm = self.params
         ring = _continuum.ring_size(prm.alpha, prm.beta, prm.min_speed)
-        self._link = np.zeros((n + ring + 1, 2), dtype=np.int32)   # the march's queue
+        self._link = np.zeros((n + ring + 1, 2), dtype=np.int32)   # the march's queue, empty
+        self._link[n:n + ring, 0] = n + ring
         self._bits = np.zeros(ring // 64, dtype=np.uint64)
         self._order = np.zeros(n, dtype=np.int32)
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
