@@ -25,13 +25,14 @@ def splat(const double[:, ::1] positions, const double[:, ::1] velocities, doubl
     Positions are in cells (cell (x, y)'s centre at (x, y)); arrays are padded flat."""
     with nogil:
         splat_into(positions, velocities, radius, width, height, &density[0], &vx[0], &vy[0],
-                   1)
+                   1, 0, height)
 
 
 cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] velocities,
                      double radius, int width, int height, double* density, double* vx,
-                     double* vy, Py_ssize_t stride) noexcept nogil:
-    """:func:`splat` into arrays whose cell i sits at ``i * stride``."""
+                     double* vy, Py_ssize_t stride, int row_lo, int row_hi) noexcept nogil:
+    """:func:`splat` into arrays whose cell i sits at ``i * stride``, on the grid's rows
+    ``row_lo`` to ``row_hi - 1`` only (units beside them spill in)."""
     cdef Py_ssize_t j, n = positions.shape[0], i
     cdef int x, y, x0, x1, y0, y1
     cdef double px, py, w, dx, dy, inv_r = 1.0 / radius
@@ -45,12 +46,12 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
         y1 = <int> floor(py + radius)
         if x0 < 0:
             x0 = 0
-        if y0 < 0:
-            y0 = 0
+        if y0 < row_lo:
+            y0 = row_lo
         if x1 > width - 1:
             x1 = width - 1
-        if y1 > height - 1:
-            y1 = height - 1
+        if y1 > row_hi - 1:
+            y1 = row_hi - 1
         for y in range(y0, y1 + 1):
             dy = y - py
             for x in range(x0, x1 + 1):
@@ -61,7 +62,7 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
                     density[i] += w
                     vx[i] += w * velocities[j, 0]
                     vy[i] += w * velocities[j, 1]
-    for i in range(wp, (height + 1) * wp):     # the grid's rows (the border has none)
+    for i in range((row_lo + 1) * wp, (row_hi + 1) * wp):   # padded rows of those rows
         if density[i * stride] > 0.0:
             vx[i * stride] /= density[i * stride]
             vy[i * stride] /= density[i * stride]
@@ -156,6 +157,7 @@ cdef extern from *:
     static inline long wf_load_count(long *at) {
         return __atomic_load_n(at, __ATOMIC_ACQUIRE);
     }
+    static inline void wf_add_one(long *at) { __atomic_add_fetch(at, 1, __ATOMIC_ACQ_REL); }
     static inline void wf_publish_front(double *at, double value) {
         __atomic_store(at, &value, __ATOMIC_RELEASE);
     }
@@ -179,6 +181,7 @@ cdef extern from *:
     void publish "wf_publish"(long* at, long value) noexcept nogil
     long load_count "wf_load_count"(long* at) noexcept nogil
     void publish_front "wf_publish_front"(double* at, double value) noexcept nogil
+    void add_one "wf_add_one"(long* at) noexcept nogil
     void release_closed "wf_release_closed"(double* at) noexcept nogil
     double acquire "wf_acquire"(const double* at) noexcept nogil
     void pause "wf_pause"() noexcept nogil
@@ -302,6 +305,8 @@ cdef struct Progress:
     int32_t* order
     long written     # velocities written for order[:written] (by the trailing thread)
     char after[64]
+    long ready       # threads done with their share of the set-up
+    char last[64]
 
 
 def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
@@ -321,6 +326,7 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
     cdef Queue q
     cdef Progress prog
+    cdef int team, me
     q.ring = ring_size(alpha, beta, min_speed)
     if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
             or bits.shape[0] != q.ring // 64 or order.shape[0] != size:
@@ -339,20 +345,29 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     prog.done = 0
     prog.front = 0.0
     prog.written = 0
+    prog.ready = 0
     if threads < 2 or openmp.omp_get_num_procs() < 2:
         threads = 1
     with nogil:
-        prepare(cs, walls, &q, positions, velocities, radius, width, height)
-        start(cs, &q, goals)
         if threads == 1:
+            prepare(cs, walls, positions, velocities, radius, width, height, 0, 1)
+            start(cs, &q, goals)
             memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
             march(cs, &q, &m, &prog)
         else:
-            # The velocities are the second thread's: it clears and writes them.
+            # Both threads set up a band of rows each; then the first marches and the
+            # second clears and writes the velocities behind it.
             with parallel(num_threads=2):
-                if openmp.omp_get_thread_num() == 0:
-                    if openmp.omp_get_num_threads() == 1:
+                team = openmp.omp_get_num_threads()
+                me = openmp.omp_get_thread_num()
+                prepare(cs, walls, positions, velocities, radius, width, height, me, team)
+                add_one(&prog.ready)
+                while load_count(&prog.ready) < team:
+                    pause()
+                if me == 0:
+                    if team == 1:
                         memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
+                    start(cs, &q, goals)
                     march(cs, &q, &m, &prog)
                 else:
                     trail(cs, walls, &m, &prog, vectors)
@@ -362,13 +377,20 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     return prog.count
 
 
-cdef void prepare(Cell* cs, const uint8_t[::1] walls, Queue* q,
+cdef void prepare(Cell* cs, const uint8_t[::1] walls,
                   const double[:, ::1] positions, const double[:, ::1] velocities,
-                  double radius, int width, int height) noexcept nogil:
-    """Reset the cells (walls closed) and splat the units.  (The queue needs no reset: every
-    march leaves it empty.)"""
-    cdef Py_ssize_t k
-    for k in range(q.size):
+                  double radius, int width, int height, int me, int team) noexcept nogil:
+    """Thread ``me`` of ``team``'s band of rows: reset the cells (walls closed) and splat
+    the units.  The first and the last band also take the border rows.  (The queue needs
+    no reset: every march leaves it empty.)"""
+    cdef Py_ssize_t k, wp = width + 2
+    cdef int lo = height * me // team, hi = height * (me + 1) // team
+    cdef Py_ssize_t first = (lo + 1) * wp, last = (hi + 1) * wp
+    if me == 0:
+        first = 0
+    if me == team - 1:
+        last = (height + 2) * wp
+    for k in range(first, last):
         cs[k].p = INFINITY
         cs[k].px = INFINITY
         cs[k].cx = INFINITY
@@ -380,7 +402,7 @@ cdef void prepare(Cell* cs, const uint8_t[::1] walls, Queue* q,
         if walls[k]:
             close(&cs[k])
     splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
-               &cs[0].vy, 8)
+               &cs[0].vy, 8, lo, hi)
 
 
 cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:
