@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidQueryError
@@ -31,9 +31,18 @@ def test_vectors(case):
     assert path.length == pytest.approx(length, abs=1e-4)
 
 
+def test_a_pose_to_itself_or_along_its_own_circle():
+    still = turning_path((0.0, 1.0), (math.cos(1.0), math.sin(1.0)), (0.0, 1.0),
+                         (math.cos(1.0), math.sin(1.0)), radius=0.375)
+    assert still.length == 0.0
+    quarter = turning_path((0, 0), (1, 0), (2, 2), (0, 1), radius=2)   # left on one circle
+    assert quarter.sides == "LL" and quarter.length == pytest.approx(math.pi)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(-20, 20), min_size=6, max_size=6),
        st.floats(0.3, 5))
+@example([0.0, 1.0, 0.0, 1.0, 1.0, 1.0], 0.375)   # a pose to itself
 def test_tangent_headings_and_shortest(v, r):
     p, q = np.array(v[:2]), np.array(v[2:4])
     d = np.array([math.cos(v[4]), math.sin(v[4])])

@@ -62,7 +62,9 @@ def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
     """The shortest arc–segment–arc path from ``start`` facing ``heading`` to ``goal``
     facing ``goal_heading`` that never turns tighter than ``radius``: each of the four
     choices of turning side at both ends (LL, LR, RL, RR) is tried, a crossing tangent only
-    when the circles are at least ``2 radius`` apart."""
+    when the circles are at least ``2 radius`` apart.  When both poses lie on one steering
+    circle turning the same way, that circle's arc between them is a candidate too (so a
+    pose to itself is the empty path)."""
     p, q = as_point(start, "start"), as_point(goal, "goal")
     d, e = _unit(heading, "heading"), _unit(goal_heading, "goal_heading")
     if isinstance(radius, bool) or not isinstance(radius, (int, float)) \
@@ -75,14 +77,17 @@ def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
         c1 = p + s1 * r * np.array([-d[1], d[0]])
         c2 = q + s2 * r * np.array([-e[1], e[0]])
         tangent = circle_tangent(c1, s1, r, c2, s2, r)
-        if tangent is None:
+        if tangent is not None:
+            a, b = np.array(tangent[2]), np.array(tangent[3])
+        elif s1 == s2 and np.array_equal(c1, c2):
+            a = b = q             # one circle through both poses: just the arc between
+        else:
             continue
-        a, b = np.array(tangent[2]), np.array(tangent[3])
         arcs = (_sweep(c1, p, a, s1), _sweep(c2, b, q, s2))
         length = r * (arcs[0] + arcs[1]) + float(np.linalg.norm(b - a))
         if best is None or length < best.length - 1e-12:
             best = TurningPath(p, q, r, sides, np.array([c1, c2]), a, b, arcs, length)
-    if best is None:          # unreachable: a same-side pair always has a tangent
+    if best is None:   # unreachable: a same-side pair has a tangent or shares its circle
         raise InvalidQueryError("no arc-segment-arc path joins these poses")
     return best
 
