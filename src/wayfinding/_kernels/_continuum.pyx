@@ -15,8 +15,6 @@ from libc.math cimport INFINITY, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
-cimport openmp
-from cython.parallel cimport parallel
 
 def splat(const double[:, ::1] positions, const double[:, ::1] velocities, double radius,
           int width, int height, double[::1] density, double[::1] vx, double[::1] vy):
@@ -139,6 +137,13 @@ cdef inline double flow_speed(const Model* m, const Cell* c, int d) noexcept nog
     return m.min_speed if s < m.min_speed else s
 
 
+cdef inline double speed_at(const Model* m, const Cell* c, int d) noexcept nogil:
+    """:func:`flow_speed`, with the common case (density at most ``rho_min``) first."""
+    if c.rho <= m.rho_min:
+        return 1.0
+    return flow_speed(m, c, d)
+
+
 cdef inline double step_cost(const Model* m, const Cell* c, int d) noexcept nogil:
     """alpha + beta / speed for leaving a cell the way d (c as in :func:`flow_speed`); the
     common case, speed 1, without a division (alpha + beta / 1 is alpha + beta)."""
@@ -157,7 +162,21 @@ cdef extern from *:
     static inline long wf_load_count(long *at) {
         return __atomic_load_n(at, __ATOMIC_ACQUIRE);
     }
-    static inline void wf_add_one(long *at) { __atomic_add_fetch(at, 1, __ATOMIC_ACQ_REL); }
+    static inline long wf_take(long *at) { return __atomic_fetch_add(at, 1, __ATOMIC_ACQ_REL); }
+    static inline unsigned long long wf_load_claim(unsigned long long *at) {
+        return __atomic_load_n(at, __ATOMIC_ACQUIRE);
+    }
+    static inline int wf_swap_claim(unsigned long long *at, unsigned long long expected,
+                                    unsigned long long value) {
+        return __atomic_compare_exchange_n(at, &expected, value, 0, __ATOMIC_SEQ_CST,
+                                           __ATOMIC_SEQ_CST);
+    }
+    static inline void wf_store_claim(unsigned long long *at, unsigned long long value) {
+        __atomic_store_n(at, value, __ATOMIC_SEQ_CST);
+    }
+    static inline void wf_store_flag(long *at, long value) {
+        __atomic_store_n(at, value, __ATOMIC_SEQ_CST);
+    }
     static inline void wf_publish_front(double *at, double value) {
         __atomic_store(at, &value, __ATOMIC_RELEASE);
     }
@@ -181,7 +200,11 @@ cdef extern from *:
     void publish "wf_publish"(long* at, long value) noexcept nogil
     long load_count "wf_load_count"(long* at) noexcept nogil
     void publish_front "wf_publish_front"(double* at, double value) noexcept nogil
-    void add_one "wf_add_one"(long* at) noexcept nogil
+    long take "wf_take"(long* at) noexcept nogil
+    uint64_t load_claim "wf_load_claim"(uint64_t* at) noexcept nogil
+    bint swap_claim "wf_swap_claim"(uint64_t* at, uint64_t expected, uint64_t value) noexcept nogil
+    void store_claim "wf_store_claim"(uint64_t* at, uint64_t value) noexcept nogil
+    void store_flag "wf_store_flag"(long* at, long value) noexcept nogil
     void release_closed "wf_release_closed"(double* at) noexcept nogil
     double acquire "wf_acquire"(const double* at) noexcept nogil
     void pause "wf_pause"() noexcept nogil
@@ -292,41 +315,70 @@ def ring_size(double alpha, double beta, double min_speed):
     return ring
 
 
-cdef struct Progress:
-    # The march's progress, read by the thread that writes velocities behind it: the first
-    # ``count`` cells of ``order`` are frozen, up to potential ``front``, and ``done`` once
-    # the march has ended.  The padding keeps what each thread writes on cache lines of its
-    # own (a line both threads touch would bounce between the cores on every step).
-    char before[64]
+cdef uint64_t OPEN = 0x7fffffff                   # claim: lo 0, hi open
+cdef uint64_t LOW = ((<uint64_t> 1) << 32) - 1    # the hi half of a claim
+cdef int BANDS = 8                                # bands of rows of the set-up
+
+
+cdef struct Shared:
+    # What an update shares with a helper thread (:func:`assist`), in a buffer the field
+    # keeps.  ``gate``: the update's epoch << 1, plus 1 while someone holds it (the update
+    # while it resets the rest, the helper while it works), so a helper that comes late
+    # for an epoch long over never touches a newer one.  The march publishes ``count``
+    # (the first cells of ``order`` are frozen, up to potential ``front``) and ``done``.
+    # ``claim`` holds the range of ``order`` whose velocities nobody has taken yet (lo in
+    # the high 32 bits, hi in the low ones, open until the march ends): the helper takes
+    # cells from its front, the update from its back once the march is over, so neither
+    # waits for the other.  The set-up is ``BANDS`` bands of rows, taken by whoever comes
+    # first.  ``closed``: the update has ended.  The padding keeps what each thread writes
+    # on cache lines of its own (a line both touch would bounce between the cores).
+    char pad0[64]
+    uint64_t gate
+    long closed
+    char pad1[64]
     long count
     long done
-    double front     # the potential of the last cell published
-    char between[64]
-    int32_t* order
-    long written     # velocities written for order[:written] (by the trailing thread)
-    char after[64]
-    long ready       # threads done with their share of the set-up
-    char last[64]
+    double front
+    char pad2[64]
+    uint64_t claim
+    char pad3[64]
+    long band
+    long bands_done
+    char pad4[64]
+
+
+def shared_words():
+    """The length of the ``uint64`` buffer :func:`update` and :func:`assist` share."""
+    return (sizeof(Shared) + 7) // 8
+
+
+cdef Shared* shared_of(uint64_t[::1] buf) except NULL:
+    if <size_t> buf.shape[0] * 8 < sizeof(Shared):
+        raise ValueError("the shared buffer must have shared_words() words")
+    return <Shared*> &buf[0]
 
 
 def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
-           int32_t[::1] order, const uint8_t[::1] walls, const double[:, ::1] positions,
-           const double[:, ::1] velocities, const int32_t[::1] goals, int width, int height,
-           double radius, int offset, double rho_min, double rho_max, double alpha,
-           double beta, double min_speed, double[:, :, ::1] vectors, int threads=2):
+           int32_t[::1] order, uint64_t[::1] shared, const uint8_t[::1] walls,
+           const double[:, ::1] positions, const double[:, ::1] velocities,
+           const int32_t[::1] goals, int width, int height, double radius, int offset,
+           double rho_min, double rho_max, double alpha, double beta, double min_speed,
+           double[:, :, ::1] vectors, long epoch):
     """One continuum-crowd update over padded flat cells (``cells``: ``(n, 8)`` rows of
     potential, best entries, density and velocity; ``order`` of n, ``link`` and ``bits``:
     scratch sized by :func:`ring_size`): splat the units, march the potential from the
     ``goals`` (flat indices) with each step's cost computed as it is needed, and write the
-    velocity field to ``vectors`` ``(H, W, 2)``.  With ``threads`` 2 a second thread
-    writes each cell's velocity as soon as its neighbours are frozen.  Returns the number of
-    cells reached."""
+    velocity field to ``vectors`` ``(H, W, 2)``.  A helper thread running :func:`assist`
+    with the same arrays and ``epoch`` (> 0, one more than the last) takes a share of the
+    set-up and writes velocities behind the march; the update never waits for it to come.
+    Returns the number of cells reached."""
     cdef Py_ssize_t size = cells.shape[0], k
     cdef Cell* cs = <Cell*> &cells[0, 0]
     cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
     cdef Queue q
-    cdef Progress prog
-    cdef int team, me
+    cdef Shared* sh = shared_of(shared)
+    cdef uint64_t gate
+    cdef long band
     q.ring = ring_size(alpha, beta, min_speed)
     if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
             or bits.shape[0] != q.ring // 64 or order.shape[0] != size:
@@ -340,55 +392,100 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     q.none = <int32_t> (size + q.ring)
     q.link = &link[0, 0]
     q.bits = &bits[0]
-    prog.order = &order[0]
-    prog.count = 0
-    prog.done = 0
-    prog.front = 0.0
-    prog.written = 0
-    prog.ready = 0
-    if threads < 2 or openmp.omp_get_num_procs() < 2:
-        threads = 1
     with nogil:
-        if threads == 1:
-            prepare(cs, walls, positions, velocities, radius, width, height, 0, 1)
-            start(cs, &q, goals)
-            memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
-            march(cs, &q, &m, &prog)
-        else:
-            # Both threads set up a band of rows each; then the first marches and the
-            # second clears and writes the velocities behind it.
-            with parallel(num_threads=2):
-                team = openmp.omp_get_num_threads()
-                me = openmp.omp_get_thread_num()
-                prepare(cs, walls, positions, velocities, radius, width, height, me, team)
-                add_one(&prog.ready)
-                while load_count(&prog.ready) < team:
-                    pause()
-                if me == 0:
-                    if team == 1:
-                        memset(&vectors[0, 0, 0], 0, width * height * 2 * sizeof(double))
-                    start(cs, &q, goals)
-                    march(cs, &q, &m, &prog)
-                else:
-                    trail(cs, walls, &m, &prog, vectors)
-        # Whatever the trailing thread did not get to (all of it with one thread).
-        for k in range(prog.written, prog.count):
-            cell_vector(cs, walls, &m, prog.order[k], vectors)
-    return prog.count
+        # Hold the gate at the new epoch (once a helper of an earlier one has let go).
+        while True:
+            gate = load_claim(&sh.gate)
+            if gate & 1:
+                pause()
+            elif swap_claim(&sh.gate, gate, ((<uint64_t> epoch) << 1) | 1):
+                break
+        sh.closed = 0
+        sh.count = 0
+        sh.done = 0
+        sh.front = 0.0
+        sh.claim = OPEN
+        sh.band = 0
+        sh.bands_done = 0
+        store_claim(&sh.gate, (<uint64_t> epoch) << 1)
+        band = take(&sh.band)
+        while band < BANDS:
+            prepare(cs, walls, positions, velocities, radius, vectors, band, BANDS)
+            take(&sh.bands_done)
+            band = take(&sh.band)
+        while load_count(&sh.bands_done) < BANDS:
+            pause()
+        start(cs, &q, goals)
+        march(cs, &q, &m, sh, &order[0])
+        if epoch:
+            finish(cs, walls, &m, sh, &order[0], vectors)
+        else:      # alone: row by row, the order memory is laid out in
+            for k in range(m.width + 3, size - m.width - 3):
+                if cs[k].p < INFINITY:
+                    cell_vector(cs, walls, &m, <int> k, vectors)
+        # Let a helper that came in leave before the arrays are handed back.
+        store_flag(&sh.closed, 1)
+        while load_claim(&sh.gate) & 1:
+            pause()
+    return sh.count
 
 
-cdef void prepare(Cell* cs, const uint8_t[::1] walls,
-                  const double[:, ::1] positions, const double[:, ::1] velocities,
-                  double radius, int width, int height, int me, int team) noexcept nogil:
-    """Thread ``me`` of ``team``'s band of rows: reset the cells (walls closed) and splat
-    the units.  The first and the last band also take the border rows.  (The queue needs
-    no reset: every march leaves it empty.)"""
+def assist(double[:, ::1] cells, const int32_t[::1] order, uint64_t[::1] shared,
+           const uint8_t[::1] walls, const double[:, ::1] positions,
+           const double[:, ::1] velocities, int width, int height, double radius, int offset,
+           double rho_min, double rho_max, double alpha, double beta, double min_speed,
+           double[:, :, ::1] vectors, long epoch):
+    """The helper's side of :func:`update` number ``epoch`` (same arrays): wait a little
+    for it to begin, take set-up bands while any are left, then write velocities behind
+    the march.  Returns at once if that update is over or another has begun."""
+    cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
+    cdef Shared* sh = shared_of(shared)
+    with nogil:
+        help_update(<Cell*> &cells[0, 0], &order[0], sh, walls, positions, velocities,
+                    radius, &m, vectors, epoch)
+
+
+cdef void help_update(Cell* cs, const int32_t* order, Shared* sh, const uint8_t[::1] walls,
+                      const double[:, ::1] positions, const double[:, ::1] velocities,
+                      double radius, const Model* m, double[:, :, ::1] vectors,
+                      long epoch) noexcept nogil:
+    cdef uint64_t gate
+    cdef long band, waited = 0
+    while True:
+        gate = load_claim(&sh.gate)
+        if <long> (gate >> 1) > epoch:
+            return
+        if <long> (gate >> 1) == epoch and not gate & 1 \
+                and swap_claim(&sh.gate, gate, gate | 1):
+            break
+        waited += 1
+        if waited > 1 << 20:     # the update never came (it failed on its input)
+            return
+        pause()
+    if not load_count(&sh.closed):
+        band = take(&sh.band)
+        while band < BANDS:
+            prepare(cs, walls, positions, velocities, radius, vectors, band, BANDS)
+            take(&sh.bands_done)
+            band = take(&sh.band)
+        trail(cs, walls, m, sh, order, vectors)
+    store_claim(&sh.gate, (<uint64_t> epoch) << 1)
+
+
+cdef void prepare(Cell* cs, const uint8_t[::1] walls, const double[:, ::1] positions,
+                  const double[:, ::1] velocities, double radius, double[:, :, ::1] vectors,
+                  int band, int bands) noexcept nogil:
+    """Set up band ``band`` of ``bands`` of the grid's rows: reset its cells (walls
+    closed), splat the units onto it and clear its velocities.  The first and the last
+    band also take the border rows.  (The queue needs no reset: every march leaves it
+    empty.)"""
+    cdef int width = vectors.shape[1], height = vectors.shape[0]
     cdef Py_ssize_t k, wp = width + 2
-    cdef int lo = height * me // team, hi = height * (me + 1) // team
+    cdef int lo = height * band // bands, hi = height * (band + 1) // bands
     cdef Py_ssize_t first = (lo + 1) * wp, last = (hi + 1) * wp
-    if me == 0:
+    if band == 0:
         first = 0
-    if me == team - 1:
+    if band == bands - 1:
         last = (height + 2) * wp
     for k in range(first, last):
         cs[k].p = INFINITY
@@ -403,6 +500,8 @@ cdef void prepare(Cell* cs, const uint8_t[::1] walls,
             close(&cs[k])
     splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
                &cs[0].vy, 8, lo, hi)
+    if hi > lo:
+        memset(&vectors[lo, 0, 0], 0, (hi - lo) * width * 2 * sizeof(double))
 
 
 cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:
@@ -416,7 +515,8 @@ cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:
             q_insert(q, cs, u)
 
 
-cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nogil:
+cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
+                int32_t* order) noexcept nogil:
     """Fast marching of the potential from the queued goals, publishing its progress every
     64 cells frozen and when it ends."""
     cdef int32_t u, n
@@ -428,7 +528,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
     while q.count > 0:
         u = q_pop(q, cs)
         close(&cs[u])
-        prog.order[count] = u
+        order[count] = u
         count += 1
         pu = cs[u].p
         if (count & 63) == 0:
@@ -479,37 +579,76 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Progress* prog) noexcept nog
     publish(&prog.done, 1)
 
 
-cdef void trail(const Cell* cs, const uint8_t[::1] walls, const Model* m, Progress* prog,
-                double[:, :, ::1] out) noexcept nogil:
-    """Clear the velocities, then write those of the frozen cells in the march's order, each
-    once its four neighbours are closed (frozen, or walls): their potentials are then
-    final.  (Every passable neighbour of a frozen cell freezes in time.)  It keeps two
-    cheapest steps behind the front until the march ends, and when the next cell is not
-    ready waits for the march to publish more: cells by the front are the march's to write,
-    and reading them from another core slows it down."""
-    cdef long i = 0, count, seen = 0
+cdef void trail(const Cell* cs, const uint8_t[::1] walls, const Model* m, Shared* prog,
+                const int32_t* order, double[:, :, ::1] out) noexcept nogil:
+    """Write the velocities of frozen cells from the front of the unclaimed range, in the
+    march's order, each once its four neighbours are closed (frozen, or walls): their
+    potentials are then final.  (Every passable neighbour of a frozen cell freezes in
+    time.)  Until the march ends it keeps two cheapest steps behind the front, and when the
+    next cell is not ready waits for the march to publish more: cells by the front are the
+    march's to write, and reading them from another core slows it down."""
+    cdef long count, seen = -1, j, end
+    cdef uint64_t word
+    cdef int64_t lo, hi
     cdef int k, wp = m.width + 2
     cdef double behind
-    memset(&out[0, 0, 0], 0, out.shape[0] * out.shape[1] * 2 * sizeof(double))
     while True:
         count = load_count(&prog.count)
         if count == seen and not load_count(&prog.done):
             pause()
             continue
         seen = count
-        behind = acquire(&prog.front) - 2.0 * (m.alpha + m.beta)
-        if load_count(&prog.done):
-            behind = INFINITY
-        while i < count:
-            k = prog.order[i]
-            if not (cs[k].p < behind and is_closed(&cs[k - 1]) and is_closed(&cs[k + 1])
-                    and is_closed(&cs[k - wp]) and is_closed(&cs[k + wp])):
+        behind = INFINITY if load_count(&prog.done) else \
+            acquire(&prog.front) - 2.0 * (m.alpha + m.beta)
+        while True:
+            word = load_claim(&prog.claim)
+            lo = <int64_t> (word >> 32)
+            hi = <int64_t> (word & LOW)
+            if lo >= hi:
+                return
+            end = lo + 64
+            if end > hi:
+                end = hi
+            if end > count:
+                end = count
+            j = lo
+            while j < end:
+                k = order[j]
+                if not (cs[k].p < behind and is_closed(&cs[k - 1]) and is_closed(&cs[k + 1])
+                        and is_closed(&cs[k - wp]) and is_closed(&cs[k + wp])):
+                    break
+                j += 1
+            if j == lo:     # nothing ready: wait for the march
+                pause()
                 break
-            cell_vector(cs, walls, m, k, out)
-            i += 1
-        prog.written = i
-        if load_count(&prog.done) and i == load_count(&prog.count):
+            if swap_claim(&prog.claim, word, ((<uint64_t> j) << 32) | <uint64_t> hi):
+                while lo < j:
+                    cell_vector(cs, walls, m, order[lo], out)
+                    lo += 1
+
+
+cdef void finish(const Cell* cs, const uint8_t[::1] walls, const Model* m, Shared* prog,
+                 const int32_t* order, double[:, :, ::1] out) noexcept nogil:
+    """After the march: close the unclaimed range at the number of cells frozen and write
+    velocities from its back, 64 cells at a time, until it meets the other thread."""
+    cdef uint64_t word
+    cdef int64_t lo, hi, first
+    while True:
+        word = load_claim(&prog.claim)
+        if swap_claim(&prog.claim, word, (word & ~LOW)
+                      | <uint64_t> prog.count):
             break
+    while True:
+        word = load_claim(&prog.claim)
+        lo = <int64_t> (word >> 32)
+        hi = <int64_t> (word & LOW)
+        if lo >= hi:
+            return
+        first = hi - 64 if hi - 64 > lo else lo
+        if swap_claim(&prog.claim, word, ((<uint64_t> lo) << 32) | <uint64_t> first):
+            while first < hi:
+                cell_vector(cs, walls, m, order[first], out)
+                first += 1
 
 
 cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Model* m, int k,
@@ -530,8 +669,8 @@ cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Mod
         return
     dx = 0 if gx > 0 else 1
     dy = 2 if gy > 0 else 3
-    sx = 0.0 if walls[k + m.nb[dx]] else flow_speed(m, &cs[ahead(m, k, dx)], dx)
-    sy = 0.0 if walls[k + m.nb[dy]] else flow_speed(m, &cs[ahead(m, k, dy)], dy)
+    sx = 0.0 if walls[k + m.nb[dx]] else speed_at(m, &cs[ahead(m, k, dx)], dx)
+    sy = 0.0 if walls[k + m.nb[dy]] else speed_at(m, &cs[ahead(m, k, dy)], dy)
     out[y, x, 0] = gx / norm * sx
     out[y, x, 1] = gy / norm * sy
 

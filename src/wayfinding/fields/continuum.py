@@ -32,6 +32,9 @@ long range: a path over a navigation mesh picks where the group's region ends (t
 from __future__ import annotations
 
 import math
+import os
+import queue
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,9 +90,10 @@ class ContinuumField:
     :meth:`update` recomputes them all; the arrays are ``(H, W)``-shaped views indexed
     ``[y, x]`` (``speed`` and ``cost``: ``(4, H, W)``, directions +x, -x, +y, -y).
 
-    ``threads``: 2 (default) lets a second thread write the velocity field behind the
-    march on machines with more than one core; 1 keeps the update on the calling thread
-    (e.g. when many fields are updated on threads of their own).  Results are identical.
+    ``threads``: 2 (default) lets a helper thread share the set-up and write the velocity
+    field behind the march on machines with more than one core (the update never waits for
+    it); 1 keeps the update on the calling thread (e.g. when many fields are updated on
+    threads of their own).  Results are identical.
     """
 
     def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
@@ -116,6 +120,8 @@ class ContinuumField:
         self._link[n:n + ring, 0] = n + ring
         self._bits = np.zeros(ring // 64, dtype=np.uint64)
         self._order = np.zeros(n, dtype=np.int32)
+        self._shared = np.zeros(_continuum.shared_words(), dtype=np.uint64)
+        self._epoch = 0
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
         self.vectors = np.zeros((h, w, 2))
 
@@ -169,10 +175,16 @@ class ContinuumField:
         flat = ((goal_cells[:, 1] + 1) * (w + 2) + goal_cells[:, 0] + 1).astype(np.int32)
         prm = self.params
         self._maps = None
-        _continuum.update(self._cells, self._link, self._bits, self._order,
-                          self._walls, p, v, flat, w, h, prm.radius, prm.offset, prm.rho_min,
-                          prm.rho_max, prm.alpha, prm.beta, prm.min_speed, self.vectors,
-                          self.threads)
+        common = (self._walls, p, v)
+        grid = (w, h, prm.radius, prm.offset, prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
+                prm.min_speed, self.vectors)
+        epoch = 0
+        if self.threads == 2 and _HELPER.available:
+            self._epoch += 1
+            epoch = self._epoch
+            _HELPER.post((self._cells, self._order, self._shared, *common, *grid, epoch))
+        _continuum.update(self._cells, self._link, self._bits, self._order, self._shared,
+                          *common, flat, *grid, epoch)
 
     def sample(self, points: Any) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
@@ -185,6 +197,36 @@ class ContinuumField:
         where it will be ``lookahead`` seconds ahead on its current course."""
         p, v = _units(positions, velocities)
         return self.sample(p + self.params.lookahead * v)
+
+
+class _Helper:
+    """One daemon thread that helps continuum updates (:func:`_continuum.assist`): an update
+    posts its arrays and goes on at once; the helper joins in when it wakes, or finds the
+    update over and skips it.  Nothing ever waits for it to come, so a busy or sleeping
+    second core costs nothing but its help.  (Restarted in a forked child.)"""
+
+    def __init__(self) -> None:
+        self.available = (os.cpu_count() or 1) > 1
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def post(self, job: tuple) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._jobs = queue.SimpleQueue()
+                self._thread = threading.Thread(target=self._run, args=(self._jobs,),
+                                                name="wayfinding-continuum", daemon=True)
+                self._thread.start()
+        self._jobs.put(job)
+
+    @staticmethod
+    def _run(jobs: queue.SimpleQueue) -> None:
+        while True:
+            _continuum.assist(*jobs.get())
+
+
+_HELPER = _Helper()
 
 
 def _cache_aligned(rows: int, cols: int) -> np.ndarray:
