@@ -23,14 +23,16 @@ def splat(const double[:, ::1] positions, const double[:, ::1] velocities, doubl
     Positions are in cells (cell (x, y)'s centre at (x, y)); arrays are padded flat."""
     with nogil:
         splat_into(positions, velocities, radius, width, height, &density[0], &vx[0], &vy[0],
-                   1, 0, height)
+                   1, 0, height, True)
 
 
 cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] velocities,
                      double radius, int width, int height, double* density, double* vx,
-                     double* vy, Py_ssize_t stride, int row_lo, int row_hi) noexcept nogil:
+                     double* vy, Py_ssize_t stride, int row_lo, int row_hi,
+                     bint normalize) noexcept nogil:
     """:func:`splat` into arrays whose cell i sits at ``i * stride``, on the grid's rows
-    ``row_lo`` to ``row_hi - 1`` only (units beside them spill in)."""
+    ``row_lo`` to ``row_hi - 1`` only (units beside them spill in); without ``normalize``
+    the velocities are left as weighted sums."""
     cdef Py_ssize_t j, n = positions.shape[0], i
     cdef int x, y, x0, x1, y0, y1
     cdef double px, py, w, dx, dy, inv_r = 1.0 / radius
@@ -60,6 +62,8 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
                     density[i] += w
                     vx[i] += w * velocities[j, 0]
                     vy[i] += w * velocities[j, 1]
+    if not normalize:
+        return
     for i in range((row_lo + 1) * wp, (row_hi + 1) * wp):   # padded rows of those rows
         if density[i * stride] > 0.0:
             vx[i * stride] /= density[i * stride]
@@ -68,7 +72,8 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
 
 cdef struct Cell:
     # One cell's state, 64 bytes: the potential, its best entry per axis (neighbour potential
-    # and step cost; inf while it has none), and the crowd's density and velocity.  A cell
+    # and step cost; inf while it has none), and the crowd's density and density-weighted
+    # velocity sum (divided by the density only where a speed needs it).  A cell
     # is far while its potential is inf, queued while it is finite and its entries are not
     # closed; closed cells (frozen, and walls) have entries -inf + 0, which no neighbour
     # can improve on.
@@ -128,20 +133,17 @@ cdef inline int ahead(const Model* m, int n, int d) noexcept nogil:
 
 
 cdef inline double flow_speed(const Model* m, const Cell* c, int d) noexcept nogil:
-    """The speed of leaving a cell the way d when cell c lies ``offset`` cells that way
-    (exactly 1 at density ``rho_min`` or below)."""
-    cdef double along = (&c.vx)[d >> 1] * m.sign[d], mix = (c.rho - m.rho_min) * m.inv_span, s
+    """The speed of leaving a cell the way d when cell c lies ``offset`` cells that way:
+    1 at density ``rho_min`` or below, else towards the crowd's mean velocity along d."""
+    cdef double along, mix, s
+    if c.rho <= m.rho_min:
+        return 1.0
+    along = (&c.vx)[d >> 1] * m.sign[d] / c.rho
+    mix = (c.rho - m.rho_min) * m.inv_span
     mix = 0.0 if mix < 0.0 else (1.0 if mix > 1.0 else mix)
     along = 0.0 if along < 0.0 else (1.0 if along > 1.0 else along)
     s = 1.0 + mix * (along - 1.0)
     return m.min_speed if s < m.min_speed else s
-
-
-cdef inline double speed_at(const Model* m, const Cell* c, int d) noexcept nogil:
-    """:func:`flow_speed`, with the common case (density at most ``rho_min``) first."""
-    if c.rho <= m.rho_min:
-        return 1.0
-    return flow_speed(m, c, d)
 
 
 cdef inline double step_cost(const Model* m, const Cell* c, int d) noexcept nogil:
@@ -499,7 +501,7 @@ cdef void prepare(Cell* cs, const uint8_t[::1] walls, const double[:, ::1] posit
         if walls[k]:
             close(&cs[k])
     splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
-               &cs[0].vy, 8, lo, hi)
+               &cs[0].vy, 8, lo, hi, False)
     if hi > lo:
         memset(&vectors[lo, 0, 0], 0, (hi - lo) * width * 2 * sizeof(double))
 
@@ -669,8 +671,8 @@ cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Mod
         return
     dx = 0 if gx > 0 else 1
     dy = 2 if gy > 0 else 3
-    sx = 0.0 if walls[k + m.nb[dx]] else speed_at(m, &cs[ahead(m, k, dx)], dx)
-    sy = 0.0 if walls[k + m.nb[dy]] else speed_at(m, &cs[ahead(m, k, dy)], dy)
+    sx = 0.0 if walls[k + m.nb[dx]] else flow_speed(m, &cs[ahead(m, k, dx)], dx)
+    sy = 0.0 if walls[k + m.nb[dy]] else flow_speed(m, &cs[ahead(m, k, dy)], dy)
     out[y, x, 0] = gx / norm * sx
     out[y, x, 1] = gy / norm * sy
 

@@ -135,8 +135,10 @@ class ContinuumField:
     @property
     def velocity(self) -> np.ndarray:
         """``(H, W, 2)`` density-weighted mean velocity of the units over each cell."""
-        return np.stack([self._view(self._cells[:, 6]), self._view(self._cells[:, 7])],
+        rho = self.density[..., None]
+        sums = np.stack([self._view(self._cells[:, 6]), self._view(self._cells[:, 7])],
                         axis=-1)
+        return np.divide(sums, rho, out=np.zeros_like(sums), where=rho > 0)
 
     @property
     def speed(self) -> np.ndarray:
