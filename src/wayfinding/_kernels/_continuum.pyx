@@ -375,6 +375,7 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     set-up and writes velocities behind the march; the update never waits for it to come.
     Returns the number of cells reached."""
     cdef Py_ssize_t size = cells.shape[0], k
+    cdef int x, y
     cdef Cell* cs = <Cell*> &cells[0, 0]
     cdef Model m = make_model(width, height, offset, rho_min, rho_max, alpha, beta, min_speed)
     cdef Queue q
@@ -422,9 +423,11 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
         if epoch:
             finish(cs, walls, &m, sh, &order[0], vectors)
         else:      # alone: row by row, the order memory is laid out in
-            for k in range(m.width + 3, size - m.width - 3):
-                if cs[k].p < INFINITY:
-                    cell_vector(cs, walls, &m, <int> k, vectors)
+            for y in range(height):
+                k = (y + 1) * (width + 2) + 1
+                for x in range(width):
+                    if cs[k + x].p < INFINITY:
+                        cell_vector(cs, walls, &m, <int> k + x, x, y, vectors)
         # Let a helper that came in leave before the arrays are handed back.
         store_flag(&sh.closed, 1)
         while load_claim(&sh.gate) & 1:
@@ -484,22 +487,22 @@ cdef void prepare(Cell* cs, const uint8_t[::1] walls, const double[:, ::1] posit
     cdef int width = vectors.shape[1], height = vectors.shape[0]
     cdef Py_ssize_t k, wp = width + 2
     cdef int lo = height * band // bands, hi = height * (band + 1) // bands
+    cdef double shut
     cdef Py_ssize_t first = (lo + 1) * wp, last = (hi + 1) * wp
     if band == 0:
         first = 0
     if band == bands - 1:
         last = (height + 2) * wp
-    for k in range(first, last):
+    for k in range(first, last):   # walls closed (plain stores: no thread reads them yet)
+        shut = -INFINITY if walls[k] else INFINITY
         cs[k].p = INFINITY
-        cs[k].px = INFINITY
-        cs[k].cx = INFINITY
-        cs[k].py = INFINITY
-        cs[k].cy = INFINITY
+        cs[k].px = shut
+        cs[k].cx = INFINITY if shut > 0 else 0.0
+        cs[k].py = shut
+        cs[k].cy = INFINITY if shut > 0 else 0.0
         cs[k].rho = 0.0
         cs[k].vx = 0.0
         cs[k].vy = 0.0
-        if walls[k]:
-            close(&cs[k])
     splat_into(positions, velocities, radius, width, height, &cs[0].rho, &cs[0].vx,
                &cs[0].vy, 8, lo, hi, False)
     if hi > lo:
@@ -625,7 +628,7 @@ cdef void trail(const Cell* cs, const uint8_t[::1] walls, const Model* m, Shared
                 break
             if swap_claim(&prog.claim, word, ((<uint64_t> j) << 32) | <uint64_t> hi):
                 while lo < j:
-                    cell_vector(cs, walls, m, order[lo], out)
+                    vector_of(cs, walls, m, order[lo], out)
                     lo += 1
 
 
@@ -649,16 +652,21 @@ cdef void finish(const Cell* cs, const uint8_t[::1] walls, const Model* m, Share
         first = hi - 64 if hi - 64 > lo else lo
         if swap_claim(&prog.claim, word, ((<uint64_t> lo) << 32) | <uint64_t> first):
             while first < hi:
-                cell_vector(cs, walls, m, order[first], out)
+                vector_of(cs, walls, m, order[first], out)
                 first += 1
 
 
+cdef inline void vector_of(const Cell* cs, const uint8_t[::1] walls, const Model* m, int k,
+                           double[:, :, ::1] out) noexcept nogil:
+    cell_vector(cs, walls, m, k, k % (m.width + 2) - 1, k // (m.width + 2) - 1, out)
+
+
 cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Model* m, int k,
-                             double[:, :, ::1] out) noexcept nogil:
-    """A reached cell's velocity: the unit negative gradient of the potential (central
-    differences, one-sided beside walls and unreached cells) times the flow speed in the
-    direction it points along each axis (0 into a wall)."""
-    cdef int wp = m.width + 2, x = k % wp - 1, y = k // wp - 1, dx, dy
+                             int x, int y, double[:, :, ::1] out) noexcept nogil:
+    """A reached cell's velocity (cell k is (x, y)): the unit negative gradient of the
+    potential (central differences, one-sided beside walls and unreached cells) times the
+    flow speed in the direction it points along each axis (0 into a wall)."""
+    cdef int wp = m.width + 2, dx, dy
     cdef double here = cs[k].p, lo, hi, gx, gy, norm, sx, sy
     lo = cs[k - 1].p if cs[k - 1].p < INFINITY else here
     hi = cs[k + 1].p if cs[k + 1].p < INFINITY else here
@@ -673,8 +681,9 @@ cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Mod
     dy = 2 if gy > 0 else 3
     sx = 0.0 if walls[k + m.nb[dx]] else flow_speed(m, &cs[ahead(m, k, dx)], dx)
     sy = 0.0 if walls[k + m.nb[dy]] else flow_speed(m, &cs[ahead(m, k, dy)], dy)
-    out[y, x, 0] = gx / norm * sx
-    out[y, x, 1] = gy / norm * sy
+    norm = 1.0 / norm
+    out[y, x, 0] = gx * norm * sx
+    out[y, x, 1] = gy * norm * sy
 
 
 def speed_and_cost(const double[:, ::1] cells, const uint8_t[::1] walls, int width,
