@@ -319,7 +319,7 @@ def ring_size(double alpha, double beta, double min_speed):
 
 cdef uint64_t OPEN = 0x7fffffff                   # claim: lo 0, hi open
 cdef uint64_t LOW = ((<uint64_t> 1) << 32) - 1    # the hi half of a claim
-cdef int BANDS = 8                                # bands of rows of the set-up
+cdef int BANDS = 8                # bands of rows of the set-up when a helper may come
 
 
 cdef struct Shared:
@@ -344,6 +344,7 @@ cdef struct Shared:
     char pad2[64]
     uint64_t claim
     char pad3[64]
+    long bands       # BANDS, or 1 with no helper
     long band
     long bands_done
     char pad4[64]
@@ -408,15 +409,16 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
         sh.done = 0
         sh.front = 0.0
         sh.claim = OPEN
+        sh.bands = BANDS if epoch else 1
         sh.band = 0
         sh.bands_done = 0
         store_claim(&sh.gate, (<uint64_t> epoch) << 1)
         band = take(&sh.band)
-        while band < BANDS:
-            prepare(cs, walls, positions, velocities, radius, vectors, band, BANDS)
+        while band < sh.bands:
+            prepare(cs, walls, positions, velocities, radius, vectors, band, sh.bands)
             take(&sh.bands_done)
             band = take(&sh.band)
-        while load_count(&sh.bands_done) < BANDS:
+        while load_count(&sh.bands_done) < sh.bands:
             pause()
         start(cs, &q, goals)
         march(cs, &q, &m, sh, &order[0])
@@ -469,8 +471,8 @@ cdef void help_update(Cell* cs, const int32_t* order, Shared* sh, const uint8_t[
         pause()
     if not load_count(&sh.closed):
         band = take(&sh.band)
-        while band < BANDS:
-            prepare(cs, walls, positions, velocities, radius, vectors, band, BANDS)
+        while band < sh.bands:
+            prepare(cs, walls, positions, velocities, radius, vectors, band, sh.bands)
             take(&sh.bands_done)
             band = take(&sh.band)
         trail(cs, walls, m, sh, order, vectors)
