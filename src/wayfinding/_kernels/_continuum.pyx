@@ -73,10 +73,10 @@ cdef void splat_into(const double[:, ::1] positions, const double[:, ::1] veloci
 cdef struct Cell:
     # One cell's state, 64 bytes: the potential, its best entry per axis (neighbour potential
     # and step cost; inf while it has none), and the crowd's density and density-weighted
-    # velocity sum (divided by the density only where a speed needs it).  A cell
-    # is far while its potential is inf, queued while it is finite and its entries are not
-    # closed; closed cells (frozen, and walls) have entries -inf + 0, which no neighbour
-    # can improve on.
+    # velocity sum (divided by the density only where a speed needs it).  A cell is far
+    # while its potential is inf, queued while it is finite and its entries are not closed;
+    # closed cells (frozen, and walls) have entries -inf + 0, which no neighbour can
+    # improve on.
     double p, px, cx, py, cy, rho, vx, vy
 
 
@@ -373,8 +373,8 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     ``goals`` (flat indices) with each step's cost computed as it is needed, and write the
     velocity field to ``vectors`` ``(H, W, 2)``.  A helper thread running :func:`assist`
     with the same arrays and ``epoch`` (> 0, one more than the last) takes a share of the
-    set-up and writes velocities behind the march; the update never waits for it to come.
-    Returns the number of cells reached."""
+    set-up and writes velocities behind the march; the update never waits for it to come,
+    only for a band of the set-up it has begun.  Returns the number of cells reached."""
     cdef Py_ssize_t size = cells.shape[0], k
     cdef int x, y
     cdef Cell* cs = <Cell*> &cells[0, 0]

@@ -92,10 +92,10 @@ class ContinuumField:
 
     ``threads``: 1 (default) keeps the update on the calling thread; 2 lets a helper thread
     share the set-up and write the velocity field behind the march on machines with more
-    than one core.  The update never waits for the helper, but it helps only when it is
-    awake and its core idle: updates run back to back (a simulation stepping as fast as it
-    can) gain about a third on large grids, while one update per frame with the core asleep
-    in between can lose.  Results are identical.
+    than one core.  The update never waits for the helper to come, but it helps only when
+    it is awake and its core idle: updates run back to back (a simulation stepping as fast
+    as it can) gain about a fifth on large grids, while one update per frame with the core
+    asleep in between can lose.  Results are identical.
     """
 
     def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
@@ -113,7 +113,7 @@ class ContinuumField:
         walls[1:-1, 1:-1] = ~grid.passable
         self._walls = walls.ravel()
         n = walls.size
-        # Per padded cell: potential, best entries (4), density, velocity (x, y).
+        # Per padded cell: potential, best entries (4), density, velocity sums (x, y).
         self._cells = _cache_aligned(n, 8)
         self._cells[:, 0] = np.inf
         prm = self.params
