@@ -94,7 +94,7 @@ class ContinuumField:
     share the set-up and write the velocity field behind the march on machines with more
     than one core.  The update never waits for the helper to come, but it helps only when
     it is awake and its core idle: updates run back to back (a simulation stepping as fast
-    as it can) gain about a fifth on large grids, while one update per frame with the core
+    as it can) gain about 15% from 128² cells up, while one update per frame with the core
     asleep in between can lose.  Results are identical.
     """
 
