@@ -1,0 +1,124 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Nearest neighbours among moving points (agents) through a uniform grid of buckets rebuilt
+for every query batch.
+
+For each point i: the up to ``k`` other points j with |p_j - p_i| < range_i (strictly), the
+nearest first; ties go to the lower index.  That is the k-nearest rule of RVO2's agent
+neighbour search (there the range shrinks to the farthest kept neighbour once k are held,
+which keeps the same set).
+"""
+
+from libc.math cimport floor, sqrt
+from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+
+def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
+            int32_t[:, ::1] out, double[:, ::1] dist2):
+    """Fill ``out[i, :count]`` with the neighbours of point i (nearest first, -1 after) and
+    ``dist2`` with their squared distances; return the counts (``int32``, one per point).
+    ``ranges``: per point, > 0.  ``out`` and ``dist2``: ``(n, k)``."""
+    cdef Py_ssize_t n = points.shape[0], i, j, c, cells, at
+    cdef double lo_x, lo_y, hi_x, hi_y, size = 0.0, r, r2, d2, dx, dy, x, y
+    cdef int gx, gy, cx, cy, cx0, cx1, cy0, cy1, a, b, held
+    cdef int32_t* start
+    cdef int32_t* members
+    cdef int32_t* cell_of
+    counts = np.zeros(n, dtype=np.int32)
+    cdef int32_t[::1] cnt = counts
+    if n == 0 or k <= 0:
+        return counts
+    lo_x = hi_x = points[0, 0]
+    lo_y = hi_y = points[0, 1]
+    for i in range(n):
+        lo_x = points[i, 0] if points[i, 0] < lo_x else lo_x
+        hi_x = points[i, 0] if points[i, 0] > hi_x else hi_x
+        lo_y = points[i, 1] if points[i, 1] < lo_y else lo_y
+        hi_y = points[i, 1] if points[i, 1] > hi_y else hi_y
+        size = ranges[i] if ranges[i] > size else size
+    # Buckets as wide as the longest range, fewer (wider) if there would be over 4n + 64.
+    while True:
+        gx = <int> floor((hi_x - lo_x) / size) + 1
+        gy = <int> floor((hi_y - lo_y) / size) + 1
+        if <double> gx * gy <= 4.0 * n + 64:
+            break
+        size *= 2.0
+    cells = <Py_ssize_t> gx * gy
+    start = <int32_t*> malloc((cells + 1) * sizeof(int32_t))
+    members = <int32_t*> malloc(n * sizeof(int32_t))
+    cell_of = <int32_t*> malloc(n * sizeof(int32_t))
+    if start == NULL or members == NULL or cell_of == NULL:
+        free(start)
+        free(members)
+        free(cell_of)
+        raise MemoryError("cannot allocate the neighbour buckets")
+    with nogil:
+        # Counting sort of the points by bucket (members of a bucket in index order).
+        for c in range(cells + 1):
+            start[c] = 0
+        for i in range(n):
+            cx = <int> floor((points[i, 0] - lo_x) / size)
+            cy = <int> floor((points[i, 1] - lo_y) / size)
+            cx = gx - 1 if cx > gx - 1 else cx
+            cy = gy - 1 if cy > gy - 1 else cy
+            cell_of[i] = cy * gx + cx
+            start[cell_of[i] + 1] += 1
+        for c in range(cells):
+            start[c + 1] += start[c]
+        for i in range(n):
+            members[start[cell_of[i]]] = <int32_t> i
+            start[cell_of[i]] += 1
+        for c in range(cells, 0, -1):
+            start[c] = start[c - 1]
+        start[0] = 0
+        for i in range(n):
+            x = points[i, 0]
+            y = points[i, 1]
+            r = ranges[i]
+            r2 = r * r
+            held = 0
+            cx0 = <int> floor((x - r - lo_x) / size)
+            cx1 = <int> floor((x + r - lo_x) / size)
+            cy0 = <int> floor((y - r - lo_y) / size)
+            cy1 = <int> floor((y + r - lo_y) / size)
+            cx0 = 0 if cx0 < 0 else cx0
+            cy0 = 0 if cy0 < 0 else cy0
+            cx1 = gx - 1 if cx1 > gx - 1 else cx1
+            cy1 = gy - 1 if cy1 > gy - 1 else cy1
+            for b in range(cy0, cy1 + 1):
+                for a in range(cx0, cx1 + 1):
+                    c = <Py_ssize_t> b * gx + a
+                    for at in range(start[c], start[c + 1]):
+                        j = members[at]
+                        if j == i:
+                            continue
+                        dx = points[j, 0] - x
+                        dy = points[j, 1] - y
+                        d2 = dx * dx + dy * dy
+                        if d2 < r2:
+                            held = keep(&out[i, 0], &dist2[i, 0], held, k, <int32_t> j, d2)
+            cnt[i] = held
+            for a in range(held, k):
+                out[i, a] = -1
+    free(start)
+    free(members)
+    free(cell_of)
+    return counts
+
+
+cdef inline int keep(int32_t* idx, double* d2s, int held, int k, int32_t j,
+                     double d2) noexcept nogil:
+    """Insert (j, d2) into the sorted list of ``held`` entries (at most k kept; ties by
+    index); return the new count."""
+    cdef int at = held if held < k else k - 1
+    if held == k and not (d2 < d2s[k - 1] or (d2 == d2s[k - 1] and j < idx[k - 1])):
+        return held
+    while at > 0 and (d2 < d2s[at - 1] or (d2 == d2s[at - 1] and j < idx[at - 1])):
+        idx[at] = idx[at - 1]
+        d2s[at] = d2s[at - 1]
+        at -= 1
+    idx[at] = j
+    d2s[at] = d2
+    return held + 1 if held < k else k

@@ -1,0 +1,224 @@
+"""Agents as structure-of-arrays, added and removed at any time, stepped at a fixed time step.
+
+A :class:`Crowd` keeps one row per live agent in numpy arrays (position, velocity, radius,
+maximum speed and acceleration, goal, group), packed: removing an agent moves the last row
+into its place.  Agents are named by ids that never change or come back.  :meth:`Crowd.step`
+is synchronous: every agent's new velocity is computed from the state at the start of the
+step, then all move, so the order of the agents never matters.
+
+>>> crowd = Crowd()
+>>> a = crowd.add((0.0, 0.0), goal=(3.0, 0.0), max_speed=1.0)
+>>> b = crowd.add((0.0, 2.0), goal=(0.0, 2.0))
+>>> for _ in range(40):
+...     crowd.step(0.1)
+>>> crowd.position_of(a).round(6).tolist(), crowd.position_of(b).tolist()
+([3.0, 0.0], [0.0, 2.0])
+>>> crowd.remove(b)
+>>> crowd.ids.tolist(), len(crowd)
+([0], 1)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _neighbours
+from ..errors import InvalidQueryError
+
+_FIELDS = (("position", 2), ("velocity", 2), ("goal", 2), ("radius", 0), ("max_speed", 0),
+           ("max_accel", 0), ("group", 0))
+
+
+class Crowd:
+    """Agents in the plane (world units and seconds).
+
+    ``neighbour_dist`` and ``max_neighbours``: the defaults of :meth:`neighbours` (the
+    nearest agents within that centre-to-centre distance, as RVO2 picks them).
+    """
+
+    def __init__(self, *, neighbour_dist: float = 15.0, max_neighbours: int = 10):
+        self.neighbour_dist = _positive(neighbour_dist, "neighbour_dist")
+        self.max_neighbours = _count(max_neighbours, "max_neighbours")
+        self._n = 0
+        self._next_id = 0
+        self._ids = np.zeros(16, dtype=np.int64)
+        self._slot: dict[int, int] = {}
+        self._data = {name: np.zeros((16, 2) if width else 16,
+                                     dtype=np.int64 if name == "group" else np.float64)
+                      for name, width in _FIELDS}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __repr__(self) -> str:
+        return f"Crowd({self._n} agents)"
+
+    @property
+    def ids(self) -> np.ndarray:
+        """The live agents' ids, in row order (the order of every array below)."""
+        return self._ids[:self._n]
+
+    def _view(self, name: str) -> np.ndarray:
+        return self._data[name][:self._n]
+
+    @property
+    def position(self) -> np.ndarray:
+        """``(n, 2)`` positions (a view: writing it moves the agents)."""
+        return self._view("position")
+
+    @property
+    def velocity(self) -> np.ndarray:
+        return self._view("velocity")
+
+    @property
+    def goal(self) -> np.ndarray:
+        return self._view("goal")
+
+    @property
+    def radius(self) -> np.ndarray:
+        return self._view("radius")
+
+    @property
+    def max_speed(self) -> np.ndarray:
+        return self._view("max_speed")
+
+    @property
+    def max_accel(self) -> np.ndarray:
+        return self._view("max_accel")
+
+    @property
+    def group(self) -> np.ndarray:
+        return self._view("group")
+
+    def row(self, agent: int) -> int:
+        """The row of agent ``agent`` in the arrays (rows change when agents are removed)."""
+        try:
+            return self._slot[agent]
+        except (KeyError, TypeError):
+            raise InvalidQueryError(f"no agent {agent!r} in this crowd") from None
+
+    def position_of(self, agent: int) -> np.ndarray:
+        return self.position[self.row(agent)].copy()
+
+    def add(self, position: Any, *, goal: Any = None, velocity: Any = (0.0, 0.0),
+            radius: float = 0.5, max_speed: float = 1.4, max_accel: float = math.inf,
+            group: int = 0) -> int:
+        """Add an agent (``goal`` defaults to where it stands) and return its id."""
+        p = _point(position, "position")
+        row = {"position": p, "goal": p if goal is None else _point(goal, "goal"),
+               "velocity": _point(velocity, "velocity"),
+               "radius": _positive(radius, "radius"),
+               "max_speed": _positive(max_speed, "max_speed", zero=True),
+               "max_accel": _positive(max_accel, "max_accel", infinite=True),
+               "group": _count(group, "group", zero=True)}
+        if self._n == len(self._ids):
+            self._grow()
+        i = self._n
+        for name, value in row.items():
+            self._data[name][i] = value
+        agent = self._next_id
+        self._ids[i] = agent
+        self._slot[agent] = i
+        self._next_id += 1
+        self._n += 1
+        return agent
+
+    def remove(self, agent: int) -> None:
+        """Remove an agent; the last row moves into its place."""
+        i, last = self.row(agent), self._n - 1
+        if i != last:
+            for array in self._data.values():
+                array[i] = array[last]
+            moved = int(self._ids[last])
+            self._ids[i] = moved
+            self._slot[moved] = i
+        del self._slot[agent]
+        self._n -= 1
+
+    def _grow(self) -> None:
+        size = 2 * len(self._ids)
+        self._ids = np.resize(self._ids, size)
+        for name, array in self._data.items():
+            grown = np.zeros((size,) + array.shape[1:], dtype=array.dtype)
+            grown[:self._n] = array[:self._n]
+            self._data[name] = grown
+
+    def neighbours(self, distance: Any = None, count: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Each agent's nearest other agents within ``distance`` (default ``neighbour_dist``;
+        a number or one per agent) centre to centre, at most ``count`` (default
+        ``max_neighbours``): ``(rows, counts)``, ``rows`` ``(n, count)`` in row numbers,
+        nearest first (ties to the lower row), -1 past ``counts``."""
+        k = self.max_neighbours if count is None else _count(count, "count")
+        d = self.neighbour_dist if distance is None else distance
+        ranges = np.broadcast_to(np.asarray(d, dtype=np.float64), (self._n,))
+        if not (np.isfinite(ranges).all() and (ranges > 0).all()):
+            raise InvalidQueryError(f"distance {distance!r} must be > 0 and finite")
+        rows = np.empty((self._n, k), dtype=np.int32)
+        counts = _neighbours.nearest(np.ascontiguousarray(self.position),
+                                     np.ascontiguousarray(ranges), k, rows,
+                                     np.empty((self._n, k)))
+        return rows, counts
+
+    def preferred_velocity(self, dt: float) -> np.ndarray:
+        """Straight at the goal at top speed, slowing to arrive exactly in one step."""
+        to_goal = self.goal - self.position
+        dist = np.hypot(to_goal[:, 0], to_goal[:, 1])
+        speed = np.minimum(self.max_speed, dist / dt)
+        scale = np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)
+        return to_goal * scale[:, None]
+
+    def step(self, dt: float, velocity: Any = None) -> None:
+        """Advance ``dt`` seconds: each agent turns its velocity towards ``velocity`` (``(n,
+        2)``, default :meth:`preferred_velocity`) as far as ``max_accel * dt`` allows, at most
+        ``max_speed``, then moves by the new velocity times ``dt``."""
+        dt = _positive(dt, "dt")
+        try:
+            want = self.preferred_velocity(dt) if velocity is None else \
+                np.array(velocity, dtype=np.float64)
+        except (TypeError, ValueError):
+            want = np.empty(0)
+        if want.shape != (self._n, 2) or not np.isfinite(want).all():
+            raise InvalidQueryError(f"velocity must be a finite ({self._n}, 2) array")
+        v = self.velocity
+        change = want - v
+        size = np.hypot(change[:, 0], change[:, 1])
+        limit = self.max_accel * dt
+        over = size > limit
+        change[over] *= (limit[over] / size[over])[:, None]
+        new = v + change
+        speed = np.hypot(new[:, 0], new[:, 1])
+        fast = speed > self.max_speed
+        new[fast] *= (self.max_speed[fast] / speed[fast])[:, None]
+        v[:] = new
+        self.position[:] += new * dt
+
+
+def _point(value: Any, name: str) -> np.ndarray:
+    try:
+        p = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        p = np.empty(0)
+    if p.shape != (2,) or not np.isfinite(p).all():
+        raise InvalidQueryError(f"{name} {value!r} must be a finite (x, y) pair")
+    return p
+
+
+def _positive(value: Any, name: str, *, zero: bool = False, infinite: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or math.isnan(value) or (math.isinf(value) and not infinite) \
+            or value < 0 or (value == 0 and not zero):
+        raise InvalidQueryError(f"{name} {value!r} must be a number > 0"
+                                + (" (or 0)" if zero else "") + (" (inf allowed)" if infinite
+                                                                 else ""))
+    return float(value)
+
+
+def _count(value: Any, name: str, *, zero: bool = False) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or value < (0 if zero else 1):
+        raise InvalidQueryError(f"{name} {value!r} must be an integer >= {0 if zero else 1}")
+    return int(value)

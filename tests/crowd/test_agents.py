@@ -1,0 +1,145 @@
+"""The crowd's structure-of-arrays store (adding and removing at any time against a plain
+dict model), the compiled nearest-neighbour query against brute force, and the synchronous
+fixed step (order independence, acceleration and speed limits, arriving)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding import InvalidQueryError
+from wayfinding.crowd import Crowd
+
+
+def brute_neighbours(points, ranges, k):
+    d2 = ((points[:, None] - points[None]) ** 2).sum(-1)
+    out = []
+    for i in range(len(points)):
+        order = np.lexsort((np.arange(len(points)), d2[i]))
+        out.append([int(j) for j in order if j != i and d2[i, j] < ranges[i] ** 2][:k])
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 120), st.integers(1, 12),
+       st.booleans())
+def test_neighbours_equal_brute_force(seed, n, k, lattice):
+    rng = np.random.default_rng(seed)
+    crowd = Crowd(max_neighbours=k)
+    # On a lattice many distances tie: the lower row must win.
+    pts = rng.integers(0, 6, (n, 2)).astype(float) if lattice else \
+        rng.uniform(-30, 30, (n, 2))
+    for p in pts:
+        crowd.add(p)
+    ranges = rng.uniform(0.5, 12, n)
+    rows, counts = crowd.neighbours(ranges)
+    expect = brute_neighbours(crowd.position, ranges, k)
+    for i in range(n):
+        assert rows[i, :counts[i]].tolist() == expect[i]
+        assert (rows[i, counts[i]:] == -1).all()
+
+
+def test_neighbours_of_far_apart_and_spread_out_agents():
+    crowd = Crowd(neighbour_dist=2.0, max_neighbours=3)
+    for p in [(0, 0), (1, 0), (1e6, 0), (1e6, 1.5), (-3e5, 7e5)]:
+        crowd.add(p)
+    rows, counts = crowd.neighbours()
+    assert counts.tolist() == [1, 1, 1, 1, 0]
+    assert rows[:, 0].tolist() == [1, 0, 3, 2, -1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 50)), max_size=80))
+def test_adding_and_removing_keep_every_agent_s_data(ops):
+    crowd, model = Crowd(), {}
+    for i, (add, pick) in enumerate(ops):
+        if add or not model:
+            agent = crowd.add((i, -i), goal=(2 * i, 0), radius=0.1 + i, group=i % 3)
+            assert agent not in model
+            model[agent] = i
+        else:
+            agent = sorted(model)[pick % len(model)]
+            crowd.remove(agent)
+            del model[agent]
+    assert sorted(crowd.ids.tolist()) == sorted(model) and len(crowd) == len(model)
+    for agent, i in model.items():
+        r = crowd.row(agent)
+        assert crowd.position[r].tolist() == [i, -i] and crowd.goal[r].tolist() == [2 * i, 0]
+        assert crowd.radius[r] == 0.1 + i and crowd.group[r] == i % 3
+
+
+def test_the_step_does_not_depend_on_the_agents_order():
+    rng = np.random.default_rng(3)
+    starts, goals = rng.uniform(-10, 10, (30, 2)), rng.uniform(-10, 10, (30, 2))
+    speeds, accels = rng.uniform(0.5, 2, 30), rng.uniform(0.5, 3, 30)
+    results = []
+    for order in (np.arange(30), rng.permutation(30)):
+        crowd = Crowd()
+        ids = {}
+        for i in order:
+            ids[i] = crowd.add(starts[i], goal=goals[i], max_speed=speeds[i],
+                               max_accel=accels[i])
+        for _ in range(50):
+            crowd.step(0.1)
+        results.append(np.array([crowd.position_of(ids[i]) for i in range(30)]))
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_the_step_limits_acceleration_and_speed_and_arrives():
+    crowd = Crowd()
+    a = crowd.add((0, 0), goal=(10, 0), max_speed=2.0, max_accel=1.0)
+    speeds = []
+    for _ in range(100):
+        crowd.step(0.25)
+        speeds.append(float(np.hypot(*crowd.velocity[crowd.row(a)])))
+    steps = np.diff([0.0] + speeds)
+    assert max(speeds) <= 2.0 + 1e-12 and steps.max() <= 0.25 * 1.0 + 1e-12
+    assert crowd.position_of(a) == pytest.approx([10, 0], abs=0.05)
+    assert speeds[-1] < 0.3                     # it settled at the goal
+    # Without an acceleration limit, arriving lands exactly on the goal and stops there.
+    b = crowd.add((0, 5), goal=(3, 9), max_speed=1.0)
+    for _ in range(60):
+        crowd.step(0.1)
+    assert crowd.position_of(b).tolist() == pytest.approx([3, 9], abs=1e-12)
+    assert not crowd.velocity[crowd.row(b)].any()
+
+
+def test_a_given_velocity_is_followed():
+    crowd = Crowd()
+    crowd.add((0, 0), max_speed=1.0)
+    crowd.step(0.5, velocity=[[3.0, 4.0]])           # clamped to max_speed
+    assert crowd.velocity[0].tolist() == pytest.approx([0.6, 0.8])
+    assert crowd.position[0].tolist() == pytest.approx([0.3, 0.4])
+
+
+def test_bad_input_is_refused_and_changes_nothing():
+    crowd = Crowd()
+    a = crowd.add((1, 1))
+    for kwargs in ({"position": (math.nan, 0)}, {"position": (1, 2, 3)},
+                   {"position": (0, 0), "radius": 0}, {"position": (0, 0), "max_speed": -1},
+                   {"position": (0, 0), "max_accel": math.nan},
+                   {"position": (0, 0), "group": 1.5}, {"position": (0, 0), "goal": "x"}):
+        with pytest.raises(InvalidQueryError):
+            crowd.add(**kwargs)
+    assert len(crowd) == 1 and crowd.ids.tolist() == [a]
+    for bad in (a + 1, "a", None):
+        with pytest.raises(InvalidQueryError, match="no agent"):
+            crowd.remove(bad)
+    for dt in (0, -1, math.inf, True):
+        with pytest.raises(InvalidQueryError, match="dt"):
+            crowd.step(dt)
+    with pytest.raises(InvalidQueryError, match="velocity"):
+        crowd.step(0.1, velocity=[[1.0, math.nan]])
+    with pytest.raises(InvalidQueryError, match="velocity"):
+        crowd.step(0.1, velocity=[[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(InvalidQueryError, match="distance"):
+        crowd.neighbours(distance=0)
+    with pytest.raises(InvalidQueryError, match="count"):
+        crowd.neighbours(count=0)
+    with pytest.raises(InvalidQueryError, match="max_neighbours"):
+        Crowd(max_neighbours=0)
+    assert crowd.position[0].tolist() == [1, 1] and not crowd.velocity.any()
