@@ -12,6 +12,7 @@ $(PY):
 
 $(VENV)/.installed: pyproject.toml setup.py $(KERNELS) | $(PY)
 	$(PY) -m pip install --quiet -e '.[test,viz]'
+	$(PY) -m pip install --quiet --no-deps pyrvo   # RVO2, the ORCA test oracle (its deps unused)
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.installed

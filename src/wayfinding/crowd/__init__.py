@@ -1,6 +1,7 @@
 """Crowds: agents as structure-of-arrays stepped at a fixed time step, with compiled
-nearest-neighbour queries."""
+nearest-neighbour queries, and ORCA between agents."""
 
 from .agents import Crowd
+from .orca import ORCA
 
-__all__ = ["Crowd"]
+__all__ = ["ORCA", "Crowd"]
