@@ -10,7 +10,7 @@ A half-plane is a line (point, unit direction); allowed velocities lie on its le
 det(direction, v - point) <= 0.
 """
 
-from libc.math cimport fabs, sqrt
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 
@@ -182,33 +182,278 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
     out.py = vy + 0.5 * cy
 
 
+cdef struct Walls:
+    # Obstacle vertices (RVO2's representation): polygons counter-clockwise (their inside on
+    # the left of each edge; clockwise ones keep agents inside), two-vertex ones segments.
+    # Edge v runs from vertex v to nxt[v]; ``unit`` its direction; ``convex`` per vertex.
+    const double* point
+    const double* unit
+    const int32_t* nxt
+    const int32_t* prv
+    const unsigned char* convex
+    int count
+
+
+cdef inline double left_of(double ax, double ay, double bx, double by, double cx,
+                           double cy) noexcept nogil:
+    return det(ax - cx, ay - cy, bx - ax, by - ay)
+
+
+cdef int near_edges(const Walls* w, double x, double y, double range2, int32_t* found,
+                    double* found_d2) noexcept nogil:
+    """The edges an agent at (x, y) faces (on their outer side) within sqrt(range2), nearest
+    first (ties to the lower vertex): the obstacle neighbours of RVO2."""
+    cdef int v, held = 0, at
+    cdef double ax, ay, bx, by, ex, ey, t, qx, qy, d2
+    for v in range(w.count):
+        ax = w.point[2 * v]
+        ay = w.point[2 * v + 1]
+        bx = w.point[2 * w.nxt[v]]
+        by = w.point[2 * w.nxt[v] + 1]
+        if not left_of(ax, ay, bx, by, x, y) < 0.0:
+            continue
+        ex = bx - ax
+        ey = by - ay
+        t = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey)
+        t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+        qx = ax + t * ex - x
+        qy = ay + t * ey - y
+        d2 = qx * qx + qy * qy
+        if not d2 < range2:
+            continue
+        at = held
+        while at > 0 and d2 < found_d2[at - 1]:
+            found[at] = found[at - 1]
+            found_d2[at] = found_d2[at - 1]
+            at -= 1
+        found[at] = v
+        found_d2[at] = d2
+        held += 1
+    return held
+
+
+cdef inline void set_line(Line* l, double px, double py, double dx, double dy) noexcept nogil:
+    l.px = px
+    l.py = py
+    l.dx = dx
+    l.dy = dy
+
+
+cdef int obstacle_lines(const Walls* w, const int32_t* edges, int count, double px,
+                        double py, double vx, double vy, double r, double inv_tau,
+                        Line* lines) noexcept nogil:
+    """The half-planes of an agent (p, v, r) against the obstacle edges it faces (nearest
+    first), each skipped when earlier ones already cover it; returns how many."""
+    cdef int e, j, n = 0, o1, o2
+    cdef double r1x, r1y, r2x, r2y, d1, d2, r2 = r * r, ox, oy, s, dlx, dly, dline
+    cdef double lx, ly, rx, ry, leg, norm, lcx, lcy, rcx, rcy, cvx, cvy, t, tl, tr
+    cdef double dcut, dleft, dright, ux, uy
+    cdef bint covered, left_foreign, right_foreign
+    for e in range(count):
+        o1 = edges[e]
+        o2 = w.nxt[o1]
+        r1x = w.point[2 * o1] - px
+        r1y = w.point[2 * o1 + 1] - py
+        r2x = w.point[2 * o2] - px
+        r2y = w.point[2 * o2 + 1] - py
+        # Already covered by an earlier half-plane (both ends of the edge's cut-off)?
+        covered = False
+        for j in range(n):
+            if det(inv_tau * r1x - lines[j].px, inv_tau * r1y - lines[j].py, lines[j].dx,
+                   lines[j].dy) - inv_tau * r >= -EPSILON \
+                    and det(inv_tau * r2x - lines[j].px, inv_tau * r2y - lines[j].py,
+                            lines[j].dx, lines[j].dy) - inv_tau * r >= -EPSILON:
+                covered = True
+                break
+        if covered:
+            continue
+        d1 = r1x * r1x + r1y * r1y
+        d2 = r2x * r2x + r2y * r2y
+        ox = w.point[2 * o2] - w.point[2 * o1]
+        oy = w.point[2 * o2 + 1] - w.point[2 * o1 + 1]
+        s = (-r1x * ox - r1y * oy) / (ox * ox + oy * oy)
+        dlx = -r1x - s * ox
+        dly = -r1y - s * oy
+        dline = dlx * dlx + dly * dly
+        # Already touching the edge: get off it at once.
+        if s < 0.0 and d1 <= r2:
+            if w.convex[o1]:
+                norm = sqrt(d1)
+                set_line(&lines[n], 0.0, 0.0, -r1y / norm, r1x / norm)
+                n += 1
+            continue
+        if s > 1.0 and d2 <= r2:
+            if w.convex[o2] and det(r2x, r2y, w.unit[2 * o2], w.unit[2 * o2 + 1]) >= 0.0:
+                norm = sqrt(d2)
+                set_line(&lines[n], 0.0, 0.0, -r2y / norm, r2x / norm)
+                n += 1
+            continue
+        if s >= 0.0 and s <= 1.0 and dline <= r2:
+            set_line(&lines[n], 0.0, 0.0, -w.unit[2 * o1], -w.unit[2 * o1 + 1])
+            n += 1
+            continue
+        # Clear of it: the legs of its velocity obstacle.
+        if s < 0.0 and dline <= r2:
+            if not w.convex[o1]:
+                continue            # seen edge-on past a concave vertex: nothing to add
+            o2 = o1                 # both legs from the first vertex
+            leg = sqrt(d1 - r2)
+            lx = (r1x * leg - r1y * r) / d1
+            ly = (r1x * r + r1y * leg) / d1
+            rx = (r1x * leg + r1y * r) / d1
+            ry = (-r1x * r + r1y * leg) / d1
+        elif s > 1.0 and dline <= r2:
+            if not w.convex[o2]:
+                continue
+            o1 = o2                 # both legs from the second vertex
+            leg = sqrt(d2 - r2)
+            lx = (r2x * leg - r2y * r) / d2
+            ly = (r2x * r + r2y * leg) / d2
+            rx = (r2x * leg + r2y * r) / d2
+            ry = (-r2x * r + r2y * leg) / d2
+        else:
+            if w.convex[o1]:
+                leg = sqrt(d1 - r2)
+                lx = (r1x * leg - r1y * r) / d1
+                ly = (r1x * r + r1y * leg) / d1
+            else:
+                lx = -w.unit[2 * o1]
+                ly = -w.unit[2 * o1 + 1]
+            if w.convex[o2]:
+                leg = sqrt(d2 - r2)
+                rx = (r2x * leg + r2y * r) / d2
+                ry = (-r2x * r + r2y * leg) / d2
+            else:
+                rx = w.unit[2 * o1]
+                ry = w.unit[2 * o1 + 1]
+        # A leg from a convex vertex may not point into the neighbouring edge: that edge's
+        # own line takes its place (and is left to that edge's half-plane).
+        left_foreign = False
+        right_foreign = False
+        if w.convex[o1] and det(lx, ly, -w.unit[2 * w.prv[o1]],
+                                -w.unit[2 * w.prv[o1] + 1]) >= 0.0:
+            lx = -w.unit[2 * w.prv[o1]]
+            ly = -w.unit[2 * w.prv[o1] + 1]
+            left_foreign = True
+        if w.convex[o2] and det(rx, ry, w.unit[2 * o2], w.unit[2 * o2 + 1]) <= 0.0:
+            rx = w.unit[2 * o2]
+            ry = w.unit[2 * o2 + 1]
+            right_foreign = True
+        lcx = inv_tau * (w.point[2 * o1] - px)
+        lcy = inv_tau * (w.point[2 * o1 + 1] - py)
+        rcx = inv_tau * (w.point[2 * o2] - px)
+        rcy = inv_tau * (w.point[2 * o2 + 1] - py)
+        cvx = rcx - lcx
+        cvy = rcy - lcy
+        t = 0.5 if o1 == o2 else ((vx - lcx) * cvx + (vy - lcy) * cvy) / (cvx * cvx + cvy * cvy)
+        tl = (vx - lcx) * lx + (vy - lcy) * ly
+        tr = (vx - rcx) * rx + (vy - rcy) * ry
+        if (t < 0.0 and tl < 0.0) or (o1 == o2 and tl < 0.0 and tr < 0.0):
+            ux = vx - lcx           # nearest the left cut-off circle
+            uy = vy - lcy
+            norm = sqrt(ux * ux + uy * uy)
+            ux /= norm
+            uy /= norm
+            set_line(&lines[n], lcx + r * inv_tau * ux, lcy + r * inv_tau * uy, uy, -ux)
+            n += 1
+            continue
+        if t > 1.0 and tr < 0.0:
+            ux = vx - rcx           # nearest the right cut-off circle
+            uy = vy - rcy
+            norm = sqrt(ux * ux + uy * uy)
+            ux /= norm
+            uy /= norm
+            set_line(&lines[n], rcx + r * inv_tau * ux, rcy + r * inv_tau * uy, uy, -ux)
+            n += 1
+            continue
+        # Else the nearest of the cut-off segment and the two legs.
+        dcut = INFINITY if (t < 0.0 or t > 1.0 or o1 == o2) else \
+            (vx - lcx - t * cvx) * (vx - lcx - t * cvx) + (vy - lcy - t * cvy) * (vy - lcy - t * cvy)
+        dleft = INFINITY if tl < 0.0 else \
+            (vx - lcx - tl * lx) * (vx - lcx - tl * lx) + (vy - lcy - tl * ly) * (vy - lcy - tl * ly)
+        dright = INFINITY if tr < 0.0 else \
+            (vx - rcx - tr * rx) * (vx - rcx - tr * rx) + (vy - rcy - tr * ry) * (vy - rcy - tr * ry)
+        if dcut <= dleft and dcut <= dright:
+            ux = -w.unit[2 * o1]
+            uy = -w.unit[2 * o1 + 1]
+            set_line(&lines[n], lcx + r * inv_tau * -uy, lcy + r * inv_tau * ux, ux, uy)
+            n += 1
+        elif dleft <= dright:
+            if left_foreign:
+                continue
+            set_line(&lines[n], lcx + r * inv_tau * -ly, lcy + r * inv_tau * lx, lx, ly)
+            n += 1
+        else:
+            if right_foreign:
+                continue
+            set_line(&lines[n], rcx + r * inv_tau * ry, rcy + r * inv_tau * -rx, -rx, -ry)
+            n += 1
+    return n
+
+
 def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                const double[:, ::1] preferred, const double[::1] radius,
                const double[::1] max_speed, const int32_t[:, ::1] neighbours,
                const int32_t[::1] counts, double time_horizon, double dt,
-               double[:, ::1] out):
+               double[:, ::1] out, const double[:, ::1] wall_point=None,
+               const double[:, ::1] wall_unit=None, const int32_t[::1] wall_next=None,
+               const int32_t[::1] wall_prev=None, const unsigned char[::1] wall_convex=None,
+               double time_horizon_obst=1.0):
     """ORCA's new velocity of every agent (``out``, ``(n, 2)``) from the state of the
-    step's start: one half-plane per neighbour (``neighbours[i, :counts[i]]``, rows, in
-    order), then the linear program (and its fallback)."""
+    step's start: one half-plane per obstacle edge it faces within ``time_horizon_obst *
+    max_speed + radius`` (nearest first, kept hard), then one per neighbour
+    (``neighbours[i, :counts[i]]``, rows, in order), then the linear program (and its
+    fallback).  The ``wall_*`` arrays describe the obstacle vertices (see ``Walls``)."""
     cdef Py_ssize_t n = position.shape[0], i
-    cdef int k = neighbours.shape[1], c, j, failed
-    cdef double inv_tau = 1.0 / time_horizon, inv_dt = 1.0 / dt, rx, ry
-    cdef Line* lines = <Line*> malloc((2 * k + 1) * sizeof(Line))
-    if lines == NULL:
+    cdef int k = neighbours.shape[1], c, j, failed, m = 0, hard
+    cdef double inv_tau = 1.0 / time_horizon, inv_dt = 1.0 / dt, rx, ry, reach
+    cdef double inv_obst = 1.0 / time_horizon_obst
+    cdef Walls w
+    cdef Line* lines
+    cdef int32_t* edges = NULL
+    cdef double* edge_d2 = NULL
+    if wall_point is not None:
+        m = wall_point.shape[0]
+    w.count = m
+    if m:
+        w.point = &wall_point[0, 0]
+        w.unit = &wall_unit[0, 0]
+        w.nxt = &wall_next[0]
+        w.prv = &wall_prev[0]
+        w.convex = &wall_convex[0]
+    lines = <Line*> malloc((2 * (k + m) + 1) * sizeof(Line))
+    edges = <int32_t*> malloc((m + 1) * sizeof(int32_t))
+    edge_d2 = <double*> malloc((m + 1) * sizeof(double))
+    if lines == NULL or edges == NULL or edge_d2 == NULL:
+        free(lines)
+        free(edges)
+        free(edge_d2)
         raise MemoryError("cannot allocate the ORCA lines")
     with nogil:
         for i in range(n):
+            hard = 0
+            if m:
+                reach = time_horizon_obst * max_speed[i] + radius[i]
+                c = near_edges(&w, position[i, 0], position[i, 1], reach * reach, edges,
+                               edge_d2)
+                hard = obstacle_lines(&w, edges, c, position[i, 0], position[i, 1],
+                                      velocity[i, 0], velocity[i, 1], radius[i], inv_obst,
+                                      lines)
             c = counts[i]
             for j in range(c):
                 agent_line(position[i, 0], position[i, 1], velocity[i, 0], velocity[i, 1],
                            radius[i], position[neighbours[i, j], 0],
                            position[neighbours[i, j], 1], velocity[neighbours[i, j], 0],
                            velocity[neighbours[i, j], 1], radius[neighbours[i, j]],
-                           inv_tau, inv_dt, &lines[j])
+                           inv_tau, inv_dt, &lines[hard + j])
+            c += hard
             failed = in_planes(lines, c, max_speed[i], preferred[i, 0], preferred[i, 1],
                                False, &rx, &ry)
             if failed < c:
-                least_violation(lines, c, 0, failed, max_speed[i], &lines[k], &rx, &ry)
+                least_violation(lines, c, hard, failed, max_speed[i], &lines[k + m], &rx,
+                                &ry)
             out[i, 0] = rx
             out[i, 1] = ry
     free(lines)
+    free(edges)
+    free(edge_d2)

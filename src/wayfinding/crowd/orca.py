@@ -1,9 +1,10 @@
-"""Optimal reciprocal collision avoidance between agents (ORCA; van den Berg, Guy, Lin and
-Manocha), with the semantics of RVO2: each agent takes half of the velocity change that
-keeps it clear of each of its nearest neighbours for ``time_horizon`` seconds (one time
-step for neighbours it already overlaps), then the velocity nearest its preferred one that
-the half-planes allow within its top speed, or, when they allow none, the one that
-violates the worst of them least.  The solver runs in ``_kernels/_orca.pyx``; agents come
+"""Optimal reciprocal collision avoidance (ORCA; van den Berg, Guy, Lin and Manocha), with
+the semantics of RVO2: each agent keeps clear of the obstacle edges it faces for
+``time_horizon_obst`` seconds (all of the change its own), and takes half of the velocity
+change that keeps it clear of each of its nearest neighbours for ``time_horizon`` seconds
+(one time step for neighbours it already overlaps); then it takes the velocity nearest its
+preferred one that the half-planes allow within its top speed, or, when they allow none,
+the one that violates the worst agent half-plane least while keeping the obstacle ones.  The solver runs in ``_kernels/_orca.pyx``; agents come
 from a :class:`~wayfinding.crowd.Crowd`.
 
 >>> from wayfinding.crowd import Crowd
@@ -32,18 +33,25 @@ from .agents import Crowd
 
 
 class ORCA:
-    """ORCA among a crowd's agents.  ``time_horizon`` (s): how long a chosen velocity must
-    stay clear of other agents; ``neighbour_dist`` and ``max_neighbours``: the neighbours
-    each agent considers (the nearest within that distance); ``None`` takes the crowd's."""
+    """ORCA among a crowd's agents and static obstacles.
 
-    def __init__(self, *, time_horizon: float = 10.0, neighbour_dist: float | None = None,
-                 max_neighbours: int | None = None):
-        if isinstance(time_horizon, bool) or not isinstance(time_horizon, (int, float)) \
-                or not math.isfinite(time_horizon) or time_horizon <= 0:
-            raise InvalidQueryError(f"time_horizon {time_horizon!r} must be a number > 0")
-        self.time_horizon = float(time_horizon)
+    ``time_horizon`` and ``time_horizon_obst`` (s): how long a chosen velocity must stay
+    clear of other agents and of obstacles; ``neighbour_dist`` and ``max_neighbours``: the
+    agents each agent considers (the nearest within that distance; ``None`` takes the
+    crowd's).  ``obstacles``: polygons as RVO2 takes them, each an ``(m, 2)`` array of
+    vertices, counter-clockwise for a solid obstacle (clockwise for one that keeps agents
+    inside), two vertices for a segment; every agent considers every edge it faces within
+    ``time_horizon_obst * max_speed + radius``.
+    """
+
+    def __init__(self, *, time_horizon: float = 10.0, time_horizon_obst: float = 10.0,
+                 neighbour_dist: float | None = None, max_neighbours: int | None = None,
+                 obstacles: Any = ()):
+        self.time_horizon = _horizon(time_horizon, "time_horizon")
+        self.time_horizon_obst = _horizon(time_horizon_obst, "time_horizon_obst")
         self.neighbour_dist = neighbour_dist
         self.max_neighbours = max_neighbours
+        self._walls = _walls(obstacles)
 
     def velocities(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
@@ -67,10 +75,50 @@ class ORCA:
                          np.ascontiguousarray(crowd.velocity), np.ascontiguousarray(pref),
                          np.ascontiguousarray(crowd.radius),
                          np.ascontiguousarray(crowd.max_speed), rows, counts,
-                         self.time_horizon, float(dt), out)
+                         self.time_horizon, float(dt), out, *self._walls,
+                         self.time_horizon_obst)
         return out
 
     def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
         """Advance the crowd by ``dt`` with ORCA's velocities (see :meth:`Crowd.step` for
         the agents' acceleration limits; RVO2 has none)."""
         crowd.step(dt, velocity=self.velocities(crowd, dt, preferred))
+
+
+def _horizon(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value <= 0:
+        raise InvalidQueryError(f"{name} {value!r} must be a number > 0")
+    return float(value)
+
+
+def _walls(obstacles: Any) -> tuple:
+    """The obstacle vertices as the kernel takes them: points, unit edge directions, next
+    and previous vertex, convexity (RVO2's rules: a segment's ends are convex; a polygon's
+    vertex is convex when the turn there is to the left or straight)."""
+    points, nxt, prv = [], [], []
+    for k, poly in enumerate(obstacles):
+        try:
+            v = np.asarray(poly, dtype=np.float64)
+        except (TypeError, ValueError):
+            v = np.empty(0)
+        if v.ndim != 2 or v.shape[1] != 2 or len(v) < 2 or not np.isfinite(v).all() \
+                or (np.hypot(*(np.roll(v, -1, axis=0) - v).T)[:len(v) - (len(v) == 2)]
+                    == 0).any():
+            raise InvalidQueryError(f"obstacle {k} must be an (m, 2) array of at least 2 "
+                                    "finite vertices, no two in a row equal")
+        start, m = sum(len(p) for p in points), len(v)
+        points.append(v)
+        nxt.append(start + (np.arange(m) + 1) % m)
+        prv.append(start + (np.arange(m) - 1) % m)
+    if not points:
+        return (None, None, None, None, None)
+    point = np.ascontiguousarray(np.concatenate(points))
+    nxt_a, prv_a = np.concatenate(nxt).astype(np.int32), np.concatenate(prv).astype(np.int32)
+    edge = point[nxt_a] - point
+    unit = np.ascontiguousarray(edge / np.hypot(edge[:, 0], edge[:, 1])[:, None])
+    before, after = point[prv_a], point[nxt_a]
+    turn = (before[:, 0] - after[:, 0]) * (point[:, 1] - before[:, 1]) \
+        - (before[:, 1] - after[:, 1]) * (point[:, 0] - before[:, 0])
+    convex = (turn >= 0) | (nxt_a == prv_a)             # left of (prev -> next), or a segment
+    return (point, unit, nxt_a, prv_a, convex.astype(np.uint8))
