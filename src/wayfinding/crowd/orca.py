@@ -4,8 +4,9 @@ the semantics of RVO2: each agent keeps clear of the obstacle edges it faces for
 change that keeps it clear of each of its nearest neighbours for ``time_horizon`` seconds
 (one time step for neighbours it already overlaps); then it takes the velocity nearest its
 preferred one that the half-planes allow within its top speed, or, when they allow none,
-the one that violates the worst agent half-plane least while keeping the obstacle ones.  The solver runs in ``_kernels/_orca.pyx``; agents come
-from a :class:`~wayfinding.crowd.Crowd`.
+the one that violates the worst agent half-plane least while keeping the obstacle ones.
+The solver runs in ``_kernels/_orca.pyx``; agents come from a
+:class:`~wayfinding.crowd.Crowd`.
 
 >>> from wayfinding.crowd import Crowd
 >>> crowd = Crowd()
