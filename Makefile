@@ -40,6 +40,7 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/anyangle.py --out BENCHMARKS.md
 	$(PY) benchmarks/dynamic.py --out BENCHMARKS.md
 	$(PY) benchmarks/fields.py --out BENCHMARKS.md
+	$(PY) benchmarks/crowd.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so
