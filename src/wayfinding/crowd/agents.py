@@ -106,13 +106,14 @@ class Crowd:
     def add(self, position: Any, *, goal: Any = None, velocity: Any = (0.0, 0.0),
             radius: float = 0.5, max_speed: float = 1.4, max_accel: float = math.inf,
             group: int = 0) -> int:
-        """Add an agent (``goal`` defaults to where it stands) and return its id."""
+        """Add an agent (``goal`` defaults to where it stands) and return its id.
+        ``max_accel`` 0 keeps its velocity as it is; ``inf`` (default) sets no limit."""
         p = _point(position, "position")
         row = {"position": p, "goal": p if goal is None else _point(goal, "goal"),
                "velocity": _point(velocity, "velocity"),
                "radius": _positive(radius, "radius"),
                "max_speed": _positive(max_speed, "max_speed", zero=True),
-               "max_accel": _positive(max_accel, "max_accel", infinite=True),
+               "max_accel": _positive(max_accel, "max_accel", zero=True, infinite=True),
                "group": _count(group, "group", zero=True)}
         if self._n == len(self._ids):
             self._grow()
