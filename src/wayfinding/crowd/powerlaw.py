@@ -1,0 +1,127 @@
+"""Anticipatory avoidance by the time-to-collision power law (Karamouzas, Skinner and Guy,
+"Universal power law governing pedestrian interactions", 2014).
+
+Two agents interact through the energy E(tau) = k tau^-m exp(-tau / tau0) of their
+time to collision tau (the first time their discs would touch, each going straight on);
+each is pushed down the gradient of E with respect to its position, so it reacts to a
+collision ahead long before it is near, and not at all to a neighbour it will not meet.
+A goal force (preferred - velocity) / relaxation pulls towards the preferred velocity.
+
+>>> from wayfinding.crowd import Crowd
+>>> crowd = Crowd()
+>>> a = crowd.add((-6.0, 0.0), goal=(6.0, 0.0), radius=0.3, max_speed=1.3)
+>>> b = crowd.add((6.0, 0.1), goal=(-6.0, 0.1), radius=0.3, max_speed=1.3)
+>>> law, closest = PowerLaw(), 12.0
+>>> for _ in range(1000):
+...     law.step(crowd, 0.02)
+...     closest = min(closest, float(np.hypot(*(crowd.position[0] - crowd.position[1]))))
+>>> closest > 0.6, bool(np.allclose(crowd.position_of(a), (6.0, 0.0), atol=0.05))
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from .agents import Crowd
+
+
+def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """The first tau > 0 with |w - v tau| = radius (w: the other agent's position relative
+    to this one, v: this one's velocity relative to the other); inf when they never touch
+    going straight on.  Arrays of shape ``(..., 2)`` and ``(...)``."""
+    a = (v * v).sum(-1)
+    b = (w * v).sum(-1)
+    c = (w * w).sum(-1) - radius * radius
+    disc = b * b - a * c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = (b - np.sqrt(np.maximum(disc, 0))) / a
+    return np.where((disc > 0) & (a > 1e-12) & (tau > 0), tau, np.inf)
+
+
+class PowerLaw:
+    """The power-law model's parameters (the paper's: k 1.5, m 2, tau0 3 s) with its
+    sample code's goal relaxation (0.5 s), largest force per neighbour (5) and sensing
+    distance (7); ``max_neighbours`` nearest within it (``None``: the crowd's)."""
+
+    def __init__(self, *, k: float = 1.5, m: float = 2.0, tau0: float = 3.0,
+                 relaxation: float = 0.5, max_force: float = 5.0, sensing: float = 7.0,
+                 max_neighbours: int | None = None):
+        for name, value in (("k", k), ("m", m), ("tau0", tau0), ("relaxation", relaxation),
+                            ("max_force", max_force), ("sensing", sensing)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value <= 0:
+                raise InvalidQueryError(f"{name} {value!r} must be a finite number > 0")
+        self.k, self.m, self.tau0 = float(k), float(m), float(tau0)
+        self.relaxation, self.max_force = float(relaxation), float(max_force)
+        self.sensing, self.max_neighbours = float(sensing), max_neighbours
+
+    def energy(self, tau: np.ndarray) -> np.ndarray:
+        """E(tau) = k tau^-m exp(-tau / tau0) (0 where tau is inf)."""
+        tau = np.asarray(tau, dtype=np.float64)
+        with np.errstate(divide="ignore", over="ignore"):
+            return np.where(np.isfinite(tau),
+                            self.k * tau ** -self.m * np.exp(-tau / self.tau0), 0.0)
+
+    def pair_forces(self, w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
+        """The force on an agent from a neighbour at relative position ``w`` with relative
+        velocity ``v`` (as :func:`time_to_collision`): minus the gradient of E with respect
+        to the agent's position, at most ``max_force`` long.  Overlapping pairs use a
+        radius just under their distance."""
+        dist = np.sqrt((w * w).sum(-1))
+        radius = np.minimum(radius, 0.99 * dist)
+        tau = time_to_collision(w, v, radius)
+        ok = np.isfinite(tau)
+        a = (v * v).sum(-1)
+        b = (w * v).sum(-1)
+        disc = b * b - a * ((w * w).sum(-1) - radius * radius)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t = np.where(ok, tau, 1.0)
+            scale = self.k * np.exp(-t / self.tau0) * t ** -self.m \
+                * (self.m / t + 1 / self.tau0) / np.where(ok, a, 1.0)
+            root = np.sqrt(np.where(ok, disc, 1.0))
+            grad = scale[..., None] * (v - (b[..., None] * v - a[..., None] * w)
+                                       / root[..., None])
+        force = np.where(ok[..., None], -grad, 0.0)
+        size = np.sqrt((force * force).sum(-1))
+        over = size > self.max_force
+        return np.where(over[..., None],
+                        force * (self.max_force / np.where(over, size, 1.0))[..., None], force)
+
+    def forces(self, crowd: Crowd, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
+        """Every agent's total force, ``(n, 2)``: the goal force towards ``preferred``
+        (default :meth:`Crowd.preferred_velocity` for ``dt``) plus the avoidance forces of
+        its neighbours within ``sensing``."""
+        if not isinstance(crowd, Crowd):
+            raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
+        n = len(crowd)
+        try:
+            pref = crowd.preferred_velocity(dt) if preferred is None else \
+                np.array(preferred, dtype=np.float64)
+        except (TypeError, ValueError):
+            pref = np.empty(0)
+        if pref.shape != (n, 2) or not np.isfinite(pref).all():
+            raise InvalidQueryError(f"preferred must be a finite ({n}, 2) array")
+        total = (pref - crowd.velocity) / self.relaxation
+        if n < 2:
+            return total
+        rows, counts = crowd.neighbours(self.sensing, self.max_neighbours)
+        ok = rows >= 0
+        j = np.where(ok, rows, 0)
+        w = crowd.position[j] - crowd.position[:, None, :]
+        v = crowd.velocity[:, None, :] - crowd.velocity[j]
+        radius = crowd.radius[:, None] + crowd.radius[j]
+        pair = self.pair_forces(w, v, radius)
+        return total + np.where(ok[..., None], pair, 0.0).sum(1)
+
+    def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
+        """One explicit Euler step of ``dt`` (the sample code's 0.02 s suits it): velocity
+        plus force times ``dt``, then :meth:`Crowd.step` (speed and acceleration limits)."""
+        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) \
+                or dt <= 0:
+            raise InvalidQueryError(f"dt {dt!r} must be a number > 0")
+        crowd.step(dt, crowd.velocity + self.forces(crowd, preferred, dt) * dt)

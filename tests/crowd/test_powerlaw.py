@@ -1,0 +1,112 @@
+"""The time-to-collision power law: time to collision against a sampled oracle, the force
+against a finite-difference gradient of the energy, anticipation (a head-on pair turns
+aside long before it is close; a pair that will not meet feels nothing), the force cap,
+and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding import InvalidQueryError
+from wayfinding.crowd import Crowd, PowerLaw, time_to_collision
+
+coord = st.floats(-8, 8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(coord, coord, coord, coord, st.floats(0.1, 1.0))
+def test_time_to_collision_against_sampling(wx, wy, vx, vy, radius):
+    w, v = np.array([wx, wy]), np.array([vx, vy])
+    tau = float(time_to_collision(w, v, np.array(radius)))
+    if np.hypot(wx, wy) <= radius * 1.001:
+        return                                          # touching already: not defined
+    ts = np.linspace(0, 40, 40001)
+    gap = np.hypot(*(w[:, None] - v[:, None] * ts)) - radius
+    if abs(gap.min()) < 1e-3:
+        return                                          # grazing: either answer is fair
+    hit = np.flatnonzero(gap <= 0)
+    if not len(hit):
+        assert tau == math.inf or tau > 39.99
+    else:
+        assert tau == pytest.approx(ts[hit[0]], abs=2e-3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(coord, coord, coord, coord, st.floats(0.2, 1.0))
+def test_the_force_is_minus_the_energy_gradient(wx, wy, vx, vy, radius):
+    law = PowerLaw(max_force=1e9)
+    w, v = np.array([wx, wy]), np.array([vx, vy])
+    tau = float(time_to_collision(w, v, np.array(radius)))
+    miss = abs(wx * vy - wy * vx) / max(np.hypot(vx, vy), 1e-12)   # closest approach
+    if not (0.05 < tau < 30) or np.hypot(wx, wy) < 1.5 * radius or miss > 0.9 * radius:
+        return          # near grazing, tau's gradient grows without bound: no fair check
+    h = 1e-6
+
+    def energy(x):                       # as a function of this agent's position x
+        return float(law.energy(time_to_collision(w - x, v, np.array(radius))))
+
+    grad = np.array([(energy(np.array([h, 0])) - energy(np.array([-h, 0]))) / (2 * h),
+                     (energy(np.array([0, h])) - energy(np.array([0, -h]))) / (2 * h)])
+    force = law.pair_forces(w, v, np.array(radius))
+    assert force == pytest.approx(-grad, rel=1e-4, abs=1e-6 * max(1.0, np.hypot(*grad)))
+
+
+def test_a_head_on_pair_turns_aside_early_and_a_parallel_pair_not_at_all():
+    crowd = Crowd()
+    crowd.add((-10, 0), velocity=(1.3, 0), radius=0.3)
+    crowd.add((10, 0.05), velocity=(-1.3, 0), radius=0.3)
+    crowd.add((-10, 5), velocity=(1.3, 0), radius=0.3)        # side by side with agent 0's
+    crowd.add((-10, 6), velocity=(1.3, 0), radius=0.3)        # course: never meet
+    law = PowerLaw(relaxation=1e9)                            # avoidance only
+    f = law.forces(crowd, preferred=crowd.velocity)
+    # 20 m apart, 7.7 s to contact, already beyond the sensing range: nothing yet...
+    assert not f[0].any()
+    crowd.position[0] = (-3.0, 0.0)
+    crowd.position[1] = (3.0, 0.05)
+    f = law.forces(crowd, preferred=crowd.velocity)
+    # ...6 m apart (about 2.1 s to contact): slowed and pushed aside, equal and opposite.
+    assert f[0, 0] < -0.05 and f[0, 1] < -1e-3 and f[1] == pytest.approx(-f[0])
+    assert np.abs(f[2:]).max() == 0.0
+
+
+def test_the_force_per_neighbour_is_capped():
+    law = PowerLaw(max_force=2.0)
+    w, v = np.array([[1.0, 0.01]]), np.array([[5.0, 0.0]])        # about to collide
+    assert np.hypot(*law.pair_forces(w, v, np.array([0.6]))[0]) == pytest.approx(2.0)
+
+
+def test_a_crossing_of_several_agents_stays_apart_and_arrives():
+    crowd = Crowd()
+    for i in range(6):
+        a = 2 * math.pi * i / 6 + 0.05 * i
+        crowd.add((5 * math.cos(a), 5 * math.sin(a)), goal=(-5 * math.cos(a), -5 * math.sin(a)),
+                  radius=0.3, max_speed=1.3)
+    law, closest = PowerLaw(), math.inf
+    for _ in range(1500):
+        law.step(crowd, 0.02)
+        d = np.hypot(*(crowd.position[:, None] - crowd.position[None]).T)
+        closest = min(closest, d[~np.eye(6, dtype=bool)].min())
+    assert closest > 0.6 * 0.8                      # radii 0.3: little or no overlap
+    assert np.allclose(crowd.position, crowd.goal, atol=0.1)
+
+
+def test_bad_input():
+    for name in ("k", "m", "tau0", "relaxation", "max_force", "sensing"):
+        for bad in (0, -1, math.inf, math.nan, True):
+            with pytest.raises(InvalidQueryError, match=name):
+                PowerLaw(**{name: bad})
+    crowd = Crowd()
+    crowd.add((0, 0))
+    law = PowerLaw()
+    with pytest.raises(InvalidQueryError, match="dt"):
+        law.step(crowd, 0)
+    with pytest.raises(InvalidQueryError, match="preferred"):
+        law.forces(crowd, [[math.nan, 0]])
+    with pytest.raises(InvalidQueryError, match="Crowd"):
+        law.forces([(0, 0)])
+    assert law.forces(crowd).shape == (1, 2)
