@@ -1,0 +1,86 @@
+"""The run metrics on runs made by hand (their values worked out), recording (arrivals,
+removal, time limit), and the scenario suite under ORCA: everyone arrives, overlaps stay
+shallow, replays repeat, bad input is refused."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding import InvalidQueryError
+from wayfinding.crowd import Crowd
+from wayfinding.crowd.metrics import E_S, E_W, Run, record
+from wayfinding.crowd.scenarios import SCENARIOS, scenario, simulate
+
+
+def hand_run():
+    """Agent 0 walks (0,0) -> (3,0) at 1 m/s, then stops; agent 1 walks down from (1,1)
+    to (1,-1) (overlapping agent 0 at t = 1 s) and arrives at 2 s; radii 0.3, dt 1."""
+    p = np.full((4, 2, 2), np.nan)
+    p[:, 0] = [(0, 0), (1, 0), (2, 0), (3, 0)]
+    p[:3, 1] = [(1, 1), (1, 0.2), (1, -1)]
+    return Run(p, 1.0, np.array([0.3, 0.3]), np.array([(3.0, 0.0), (1.0, -1.0)]),
+               np.array([3.0, 2.0]))
+
+
+def test_metrics_of_a_run_worked_by_hand():
+    run = hand_run()
+    assert run.completion == 1.0 and run.arrival_time(0.5) == 2.0
+    assert run.arrival_time(1.0) == 3.0
+    # Distances per step: (1,1)-(0,0): 1.41; (1,0.2)-(1,0): 0.2 -> overlap 0.4; then 1.41.
+    assert run.collisions() == 1 and run.max_penetration() == pytest.approx(0.4)
+    # Agent 1 went 0.8 + 1.2 = 2 for a straight 2: ratio 1; agent 0: 3 for 3.
+    assert run.path_ratio() == pytest.approx(1.0)
+    # Energy: agent 0 three steps at 1 m/s; agent 1 steps at 0.8 and 1.2 m/s.
+    e0 = 3 * (E_S + E_W * 1.0)
+    e1 = (E_S + E_W * 0.64) + (E_S + E_W * 1.44)
+    assert run.energy() == pytest.approx((e0 + e1) / 2)
+    # Jitter: agent 0 steady (0, 0); agent 1 from (0,-0.8) to (0,-1.2): 0.4.
+    assert run.jitter() == pytest.approx((0 + 0 + 0.4) / 3)
+    with pytest.raises(InvalidQueryError, match="share"):
+        run.arrival_time(0)
+
+
+def test_record_removes_arrivals_and_stops_at_the_limit():
+    crowd = Crowd()
+    near = crowd.add((0, 0), goal=(2, 0), max_speed=1.0, radius=0.5)
+    far = crowd.add((0, 5), goal=(50, 5), max_speed=1.0, radius=0.5)
+    run = record(crowd, lambda c, dt: c.step(dt), dt=0.5, seconds=10.0)
+    assert run.arrived[0] == 1.5 and run.arrived[1] == math.inf      # within 0.5 at 1.5 s
+    assert run.positions.shape == (21, 2, 2) and np.isnan(run.positions[4:, 0]).all()
+    assert crowd.ids.tolist() == [far] and near not in crowd.ids
+    assert run.completion == 0.5 and run.arrival_time(1.0) == math.inf
+    for bad in ({"dt": 0, "seconds": 1}, {"dt": 0.1, "seconds": math.nan}):
+        with pytest.raises(InvalidQueryError):
+            record(Crowd(), lambda c, dt: None, **bad)
+
+
+@pytest.mark.parametrize("name, options, deepest", [
+    ("crossing", {"angle": 90}, 0.0), ("crossing", {"angle": 135}, 0.0),
+    ("crossing", {"angle": 180}, 0.0), ("swap", {"n": 16}, 0.15),
+    ("bottleneck", {"n": 20}, 0.1), ("circle", {"n": 60, "size": 40}, 0.3 * 3.0),
+    ("blocks", {}, 0.3 * 4.0)])
+def test_every_scenario_completes_with_shallow_overlaps(name, options, deepest):
+    run = simulate(scenario(name, **options))
+    assert run.completion == 1.0
+    assert run.max_penetration() <= deepest + 1e-9
+    assert 1.0 <= run.path_ratio() < 1.5 and np.isfinite(run.energy())
+
+
+def test_replays_repeat_and_the_seed_matters():
+    runs = [simulate(scenario("swap", n=9), seed=s) for s in (3, 3, 4)]
+    np.testing.assert_array_equal(runs[0].positions, runs[1].positions)
+    assert runs[0].positions.shape != runs[2].positions.shape or \
+        not np.array_equal(runs[0].positions, runs[2].positions, equal_nan=True)
+
+
+def test_bad_scenarios():
+    with pytest.raises(InvalidQueryError, match="unknown scenario"):
+        scenario("parade")
+    with pytest.raises(InvalidQueryError, match="angle"):
+        scenario("crossing", angle=0)
+    with pytest.raises(InvalidQueryError, match="width"):
+        scenario("bottleneck", width=0)
+    assert sorted(SCENARIOS) == ["blocks", "bottleneck", "circle", "crossing", "swap"]
