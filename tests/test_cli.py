@@ -134,6 +134,7 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert "Any-angle paths on dao/arena2" in text
     assert (tmp_path / "demo" / "arena2-anyangle-theta.svg").exists()
     assert 'class="swept"' in (tmp_path / "demo" / "clearance-1.0.svg").read_text()
+    assert "<h2>Crowds</h2>" in text and (tmp_path / "demo" / "crowd-blocks.gif").exists()
 
 
 @pytest.mark.parametrize("algo", ["jps", "jps_plus", "jps_plus_buckets", "astar_gb",

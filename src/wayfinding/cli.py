@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .cli_crowd import add_crowd_parser
 from .cli_fields import add_fields_parser
 from .cli_navmesh import add_navmesh_parser
 from .cli_world import add_world_parser
@@ -255,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_world_parser(sub)
     add_navmesh_parser(sub)
     add_fields_parser(sub, _cell)
+    add_crowd_parser(sub)
     return parser
 
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from ._io import atomic_write_text
+from .demo_crowd import crowd_section
 from .demo_fields import fields_section
 from .demo_navmesh import navmesh_section
 from .demo_paths import anyangle_section
@@ -83,7 +84,7 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     page = out / "index.html"
     text = _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures)
     sections = anyangle_section(out) + world_section(out) + navmesh_section(out) \
-        + fields_section(out)
+        + fields_section(out) + crowd_section(out)
     atomic_write_text(page, text.replace("</body>", sections + "</body>"))
     return page
 

@@ -1,0 +1,67 @@
+"""Animated GIFs of crowd runs in world coordinates: agents as discs of their radius, over
+the scenario's polygon obstacles (y up).  Needs Pillow (the ``[viz]`` extra)."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._io import atomic_write_bytes
+from ..errors import InvalidQueryError
+from .raster import _pillow, rgb
+
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+
+def animate_run(picture_path: str | os.PathLike, run: Any, obstacles: Any = (), *,
+                groups: Any = None, size: int = 480, fps: float = 12.0,
+                frames: int = 150) -> Path:
+    """Write ``run`` (a :class:`~wayfinding.crowd.Run`) as a GIF at most ``size`` pixels
+    across, showing at most ``frames`` frames evenly spread over the run; ``groups``
+    (``(n,)`` ints) colour the agents (default: by the direction of their goal)."""
+    target = Path(picture_path)
+    if target.suffix.lower() != ".gif":
+        raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 32 \
+            or not (isinstance(fps, (int, float)) and math.isfinite(fps) and fps > 0) \
+            or isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+        raise InvalidQueryError("size must be an integer >= 32, fps > 0, frames >= 1")
+    pos = run.positions
+    polys = [np.asarray(p, dtype=float) for p in obstacles]
+    pts = np.concatenate([pos[np.isfinite(pos[..., 0])].reshape(-1, 2), run.goal,
+                          *polys]) if pos.size else run.goal
+    lo, hi = pts.min(axis=0) - run.radius.max() - 1, pts.max(axis=0) + run.radius.max() + 1
+    scale = (size - 1) / float(max(hi - lo))
+    width, height = (int(math.ceil((hi - lo)[0] * scale)) + 1,
+                     int(math.ceil((hi - lo)[1] * scale)) + 1)
+
+    def px(xy: np.ndarray) -> np.ndarray:
+        return np.stack([(xy[..., 0] - lo[0]) * scale, (hi[1] - xy[..., 1]) * scale], -1)
+
+    if groups is None:
+        heading = np.arctan2(*(run.goal - pos[0]).T[::-1])
+        groups = np.floor((heading + math.pi) / (2 * math.pi) * 6).astype(int) % 6
+    colours = [rgb(c) for c in COLOURS]
+    Image, ImageDraw, _ = _pillow()
+    base = Image.new("RGB", (width, height), (250, 250, 247))
+    draw = ImageDraw.Draw(base)
+    for poly in polys:
+        draw.polygon([tuple(p) for p in px(poly).tolist()], fill=(90, 90, 90))
+    images = []
+    for t in np.unique(np.linspace(0, len(pos) - 1, min(frames, len(pos))).round().astype(int)):
+        img = base.copy()
+        d = ImageDraw.Draw(img)
+        for (x, y), r, k in zip(px(pos[t]).tolist(), run.radius.tolist(), np.asarray(groups)):
+            if math.isfinite(x) and math.isfinite(y):
+                rr = max(1.0, r * scale)
+                d.ellipse((x - rr, y - rr, x + rr, y + rr), fill=colours[int(k) % len(colours)])
+        images.append(img.convert("P", palette=Image.ADAPTIVE))
+    buf = io.BytesIO()
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
+                   duration=max(20, round(1000 / fps)), loop=0)
+    return atomic_write_bytes(target, buf.getvalue())
