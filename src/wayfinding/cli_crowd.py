@@ -18,9 +18,12 @@ def add_crowd_parser(sub: Any) -> None:
     r = csub.add_parser("run", help="run a scenario, print its metrics")
     r.add_argument("scenario", choices=sorted(SCENARIOS))
     r.add_argument("--agents", type=int, default=None,
-                   help="agents (circle, bottleneck) or agents per side (swap)")
-    r.add_argument("--angle", type=float, default=None, help="crossing angle in degrees")
-    r.add_argument("--width", type=float, default=None, help="bottleneck doorway width")
+                   help="agents (circle, bottleneck, one_way) or per side or stream (swap, "
+                   "crossing_flows)")
+    r.add_argument("--angle", type=float, default=None,
+                   help="crossing angle in degrees (crossing, crossing_flows)")
+    r.add_argument("--width", type=float, default=None,
+                   help="doorway or corridor width (bottleneck, one_way)")
     r.add_argument("--seed", type=int, default=0, help="preferred-velocity noise seed")
     r.add_argument("--render", metavar="OUT.gif", help="write the run as an animated GIF")
     r.add_argument("--json", action="store_true", help="print one JSON object")
@@ -33,7 +36,9 @@ def cmd_run(args: Any) -> int:
 
     options = {"circle": {"n": args.agents}, "swap": {"n": args.agents},
                "bottleneck": {"n": args.agents, "width": args.width},
-               "crossing": {"angle": args.angle}}.get(args.scenario, {})
+               "crossing": {"angle": args.angle},
+               "crossing_flows": {"n": args.agents, "angle": args.angle},
+               "one_way": {"n": args.agents, "width": args.width}}.get(args.scenario, {})
     sc = scenario(args.scenario, **{k: v for k, v in options.items() if v is not None})
     agents = len(sc.crowd)
     t0 = time.perf_counter()

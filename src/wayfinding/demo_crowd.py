@@ -6,8 +6,9 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-RUNS = (("crossing", {"angle": 90}), ("swap", {"n": 16}), ("bottleneck", {"n": 30}),
-        ("circle", {"n": 60, "size": 40}), ("blocks", {}))
+RUNS = (("crossing", {"angle": 90}), ("swap", {"n": 16}), ("crossing_flows", {"n": 16}),
+        ("one_way", {"n": 24}), ("bottleneck", {"n": 30}), ("circle", {"n": 60, "size": 40}),
+        ("blocks", {}))
 
 
 def crowd_section(out: Path) -> str:

@@ -83,4 +83,9 @@ def test_bad_scenarios():
         scenario("crossing", angle=0)
     with pytest.raises(InvalidQueryError, match="width"):
         scenario("bottleneck", width=0)
-    assert sorted(SCENARIOS) == ["blocks", "bottleneck", "circle", "crossing", "swap"]
+    with pytest.raises(InvalidQueryError, match="width"):
+        scenario("one_way", width=0.5)
+    with pytest.raises(InvalidQueryError, match="angle"):
+        scenario("crossing_flows", angle=200)
+    assert sorted(SCENARIOS) == ["blocks", "bottleneck", "circle", "crossing",
+                                 "crossing_flows", "one_way", "swap"]

@@ -12,6 +12,8 @@ it (:mod:`~wayfinding.crowd.metrics`).
   corners, four square obstacles between; 1e-4 of noise on the preferred velocities, as in
   RVO2's example, breaks the symmetry).
 * ``bottleneck``: ``n`` agents behind a wall with a doorway ``width`` wide.
+* ``crossing_flows``: two streams crossing at ``angle`` degrees.
+* ``one_way``: a corridor of agents all walking the same way, faster ones behind.
 
 >>> run = simulate(scenario("crossing", angle=90))
 >>> run.completion, run.collisions()
@@ -108,9 +110,42 @@ def bottleneck(n: int = 40, width: float = 1.2) -> Scenario:
     return Scenario("bottleneck", crowd, 0.05, 200.0, obstacles, noise=1e-4)
 
 
+def crossing_flows(n: int = 20, angle: float = 90.0) -> Scenario:
+    """Two streams of ``n`` agents each (in files of two), crossing at ``angle`` degrees."""
+    if not 0 < angle <= 180:
+        raise InvalidQueryError(f"angle {angle!r} must be in (0, 180] degrees")
+    crowd = Crowd()
+    for a in (0.0, math.radians(angle)):
+        heading = np.array([math.cos(a), math.sin(a)])
+        side = np.array([-heading[1], heading[0]])
+        for k in range(n):
+            p = -(8 + 1.2 * (k // 2)) * heading + (k % 2 - 0.5) * 1.2 * side
+            crowd.add(p, goal=p + (16 + 1.2 * (n // 2)) * heading, radius=0.3, max_speed=1.3)
+    return Scenario(f"crossing flows {angle:g}°", crowd, 0.1, 120.0, noise=1e-4)
+
+
+def one_way(n: int = 30, width: float = 4.0, length: float = 20.0) -> Scenario:
+    """``n`` agents walking the same way down a corridor ``width`` wide between walls, the
+    slower ones ahead (top speeds 0.9 to 1.5)."""
+    if not width > 1:
+        raise InvalidQueryError(f"width {width!r} must be > 1")
+    crowd = Crowd()
+    rows = max(int(width / 0.9), 1)
+    speeds = np.linspace(1.5, 0.9, n)
+    for k in range(n):
+        row, col = k % rows, k // rows
+        y = (row - (rows - 1) / 2) * 0.8
+        crowd.add((-length / 2 + 0.9 * col, y), goal=(length / 2 + 5, y), radius=0.3,
+                  max_speed=float(speeds[k]))
+    half = width / 2
+    obstacles = [_box(-length, half, length + 10, half + 1),
+                 _box(-length, -half - 1, length + 10, -half)]
+    return Scenario("one-way flow", crowd, 0.1, 120.0, obstacles, noise=1e-4)
+
+
 SCENARIOS: dict[str, Callable[..., Scenario]] = {
     "circle": circle, "crossing": crossing, "swap": swap, "blocks": blocks,
-    "bottleneck": bottleneck}
+    "bottleneck": bottleneck, "crossing_flows": crossing_flows, "one_way": one_way}
 
 
 def scenario(name: str, **options: float) -> Scenario:
