@@ -134,6 +134,19 @@ cdef void least_violation(const Line* lines, int count, int hard, int first, dou
         worst = det(lines[i].dx, lines[i].dy, lines[i].px - rx[0], lines[i].py - ry[0])
 
 
+cdef inline void off_circle(double wx, double wy, double radius, Line* out, double* cx,
+                            double* cy) noexcept nogil:
+    """w runs from a circle's centre to the relative velocity: the line's direction along
+    the circle there, and in (cx, cy) the change that takes the velocity to its edge."""
+    cdef double wlen = sqrt(wx * wx + wy * wy)
+    wx /= wlen
+    wy /= wlen
+    out.dx = wy
+    out.dy = -wx
+    cx[0] = (radius - wlen) * wx
+    cy[0] = (radius - wlen) * wy
+
+
 cdef inline void agent_line(double px, double py, double vx, double vy, double r,
                             double qx, double qy, double ux, double uy, double s,
                             double inv_tau, double inv_dt, Line* out) noexcept nogil:
@@ -141,7 +154,7 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
     velocity change that avoids it for 1 / inv_tau seconds."""
     cdef double rel_x = qx - px, rel_y = qy - py, dv_x = vx - ux, dv_y = vy - uy
     cdef double dist2 = rel_x * rel_x + rel_y * rel_y, comb = r + s, comb2 = comb * comb
-    cdef double wx, wy, w2, wlen, along, leg, dot, cx, cy
+    cdef double wx, wy, w2, along, leg, dot, cx, cy
     if dist2 > comb2:
         # w: from the centre of the cut-off circle to the relative velocity.
         wx = dv_x - inv_tau * rel_x
@@ -149,13 +162,8 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
         w2 = wx * wx + wy * wy
         along = wx * rel_x + wy * rel_y
         if along < 0.0 and along * along > comb2 * w2:
-            wlen = sqrt(w2)          # nearest boundary point on the cut-off circle
-            wx /= wlen
-            wy /= wlen
-            out.dx = wy
-            out.dy = -wx
-            cx = (comb * inv_tau - wlen) * wx
-            cy = (comb * inv_tau - wlen) * wy
+            # Nearest boundary point on the cut-off circle.
+            off_circle(wx, wy, comb * inv_tau, out, &cx, &cy)
         else:
             leg = sqrt(dist2 - comb2)       # nearest boundary point on a leg
             if det(rel_x, rel_y, wx, wy) > 0.0:
@@ -169,15 +177,8 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
             cy = dot * out.dy - dv_y
     else:
         # Already overlapping: get apart within one time step.
-        wx = dv_x - inv_dt * rel_x
-        wy = dv_y - inv_dt * rel_y
-        wlen = sqrt(wx * wx + wy * wy)
-        wx /= wlen
-        wy /= wlen
-        out.dx = wy
-        out.dy = -wx
-        cx = (comb * inv_dt - wlen) * wx
-        cy = (comb * inv_dt - wlen) * wy
+        off_circle(dv_x - inv_dt * rel_x, dv_y - inv_dt * rel_y, comb * inv_dt, out, &cx,
+                   &cy)
     out.px = vx + 0.5 * cx
     out.py = vy + 0.5 * cy
 
@@ -237,6 +238,15 @@ cdef inline void set_line(Line* l, double px, double py, double dx, double dy) n
     l.py = py
     l.dx = dx
     l.dy = dy
+
+
+cdef inline void circle_line(Line* l, double cx, double cy, double vx, double vy,
+                             double radius) noexcept nogil:
+    """The half-plane tangent to the circle (centre, radius) nearest velocity v."""
+    cdef double ux = vx - cx, uy = vy - cy, norm = sqrt(ux * ux + uy * uy)
+    ux /= norm
+    uy /= norm
+    set_line(l, cx + radius * ux, cy + radius * uy, uy, -ux)
 
 
 cdef int obstacle_lines(const Walls* w, const int32_t* edges, int count, double px,
@@ -349,21 +359,11 @@ cdef int obstacle_lines(const Walls* w, const int32_t* edges, int count, double 
         tl = (vx - lcx) * lx + (vy - lcy) * ly
         tr = (vx - rcx) * rx + (vy - rcy) * ry
         if (t < 0.0 and tl < 0.0) or (o1 == o2 and tl < 0.0 and tr < 0.0):
-            ux = vx - lcx           # nearest the left cut-off circle
-            uy = vy - lcy
-            norm = sqrt(ux * ux + uy * uy)
-            ux /= norm
-            uy /= norm
-            set_line(&lines[n], lcx + r * inv_tau * ux, lcy + r * inv_tau * uy, uy, -ux)
+            circle_line(&lines[n], lcx, lcy, vx, vy, r * inv_tau)   # the left cut-off circle
             n += 1
             continue
         if t > 1.0 and tr < 0.0:
-            ux = vx - rcx           # nearest the right cut-off circle
-            uy = vy - rcy
-            norm = sqrt(ux * ux + uy * uy)
-            ux /= norm
-            uy /= norm
-            set_line(&lines[n], rcx + r * inv_tau * ux, rcy + r * inv_tau * uy, uy, -ux)
+            circle_line(&lines[n], rcx, rcy, vx, vy, r * inv_tau)   # the right one
             n += 1
             continue
         # Else the nearest of the cut-off segment and the two legs.

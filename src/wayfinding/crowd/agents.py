@@ -172,18 +172,25 @@ class Crowd:
         scale = np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)
         return to_goal * scale[:, None]
 
+    def velocities(self, value: Any, dt: float, name: str = "preferred") -> np.ndarray:
+        """``value`` as a finite ``(n, 2)`` array of velocities (a copy), or
+        :meth:`preferred_velocity` for ``dt`` when it is None."""
+        if value is None:
+            return self.preferred_velocity(_positive(dt, "dt"))
+        try:
+            v = np.array(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            v = np.empty(0)
+        if v.shape != (self._n, 2) or not np.isfinite(v).all():
+            raise InvalidQueryError(f"{name} must be a finite ({self._n}, 2) array")
+        return v
+
     def step(self, dt: float, velocity: Any = None) -> None:
         """Advance ``dt`` seconds: each agent turns its velocity towards ``velocity`` (``(n,
         2)``, default :meth:`preferred_velocity`) as far as ``max_accel * dt`` allows, at most
         ``max_speed``, then moves by the new velocity times ``dt``."""
         dt = _positive(dt, "dt")
-        try:
-            want = self.preferred_velocity(dt) if velocity is None else \
-                np.array(velocity, dtype=np.float64)
-        except (TypeError, ValueError):
-            want = np.empty(0)
-        if want.shape != (self._n, 2) or not np.isfinite(want).all():
-            raise InvalidQueryError(f"velocity must be a finite ({self._n}, 2) array")
+        want = self.velocities(velocity, dt, "velocity")
         v = self.velocity
         change = want - v
         size = np.hypot(change[:, 0], change[:, 1])

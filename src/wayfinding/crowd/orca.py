@@ -59,24 +59,16 @@ class ORCA:
         state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
-        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) \
-                or dt <= 0:
-            raise InvalidQueryError(f"dt {dt!r} must be a number > 0")
+        dt = _horizon(dt, "dt")
         n = len(crowd)
-        try:
-            pref = crowd.preferred_velocity(dt) if preferred is None else \
-                np.array(preferred, dtype=np.float64)
-        except (TypeError, ValueError):
-            pref = np.empty(0)
-        if pref.shape != (n, 2) or not np.isfinite(pref).all():
-            raise InvalidQueryError(f"preferred must be a finite ({n}, 2) array")
+        pref = crowd.velocities(preferred, dt)
         rows, counts = crowd.neighbours(self.neighbour_dist, self.max_neighbours)
         out = np.empty((n, 2))
         _orca.velocities(np.ascontiguousarray(crowd.position),
                          np.ascontiguousarray(crowd.velocity), np.ascontiguousarray(pref),
                          np.ascontiguousarray(crowd.radius),
                          np.ascontiguousarray(crowd.max_speed), rows, counts,
-                         self.time_horizon, float(dt), out, *self._walls,
+                         self.time_horizon, dt, out, *self._walls,
                          self.time_horizon_obst)
         return out
 

@@ -99,13 +99,7 @@ class PowerLaw:
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
         n = len(crowd)
-        try:
-            pref = crowd.preferred_velocity(dt) if preferred is None else \
-                np.array(preferred, dtype=np.float64)
-        except (TypeError, ValueError):
-            pref = np.empty(0)
-        if pref.shape != (n, 2) or not np.isfinite(pref).all():
-            raise InvalidQueryError(f"preferred must be a finite ({n}, 2) array")
+        pref = crowd.velocities(preferred, dt)
         total = (pref - crowd.velocity) / self.relaxation
         if n < 2:
             return total

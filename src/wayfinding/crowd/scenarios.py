@@ -62,12 +62,16 @@ def circle(n: int = 250, size: float = 200.0) -> Scenario:
     return Scenario("circle", crowd, 0.25, 5.0 * size, noise=1e-4)
 
 
-def crossing(angle: float = 90.0, distance: float = 8.0) -> Scenario:
+def _headings(angle: float) -> list[np.ndarray]:
+    """Unit vectors along x and at ``angle`` degrees (0 < angle <= 180) from it."""
     if not 0 < angle <= 180:
         raise InvalidQueryError(f"angle {angle!r} must be in (0, 180] degrees")
+    return [np.array([math.cos(a), math.sin(a)]) for a in (0.0, math.radians(angle))]
+
+
+def crossing(angle: float = 90.0, distance: float = 8.0) -> Scenario:
     crowd = Crowd()
-    for a in (0.0, math.radians(angle)):
-        heading = np.array([math.cos(a), math.sin(a)])
+    for heading in _headings(angle):
         crowd.add(-distance * heading, goal=distance * heading, radius=0.3, max_speed=1.3)
     return Scenario(f"crossing {angle:g}°", crowd, 0.1, 60.0, noise=1e-4)
 
@@ -112,11 +116,8 @@ def bottleneck(n: int = 40, width: float = 1.2) -> Scenario:
 
 def crossing_flows(n: int = 20, angle: float = 90.0) -> Scenario:
     """Two streams of ``n`` agents each (in files of two), crossing at ``angle`` degrees."""
-    if not 0 < angle <= 180:
-        raise InvalidQueryError(f"angle {angle!r} must be in (0, 180] degrees")
     crowd = Crowd()
-    for a in (0.0, math.radians(angle)):
-        heading = np.array([math.cos(a), math.sin(a)])
+    for heading in _headings(angle):
         side = np.array([-heading[1], heading[0]])
         for k in range(n):
             p = -(8 + 1.2 * (k // 2)) * heading + (k % 2 - 0.5) * 1.2 * side
