@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidGridError, InvalidQueryError
@@ -109,6 +109,7 @@ def test_segments_clear_matches_shapely(raw_polys, segments, radius):
 @settings(max_examples=40, deadline=None)
 @given(st.lists(convex, min_size=1, max_size=3), st.lists(point, min_size=1, max_size=30),
        st.sampled_from([0.0, 0.5, 1.5]))
+@example([[(0.0, 1.0), (0.0, 5e-324), (1.0, 0.0)]], [(0.0, 1.0)], 0.0)   # subnormal edge
 def test_points_clear_matches_shapely(raw_polys, points, radius):
     polys = [h for h in map(_hull, raw_polys) if h is not None]
     assume(polys)

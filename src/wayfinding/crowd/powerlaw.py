@@ -38,7 +38,7 @@ def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.nd
     b = (w * v).sum(-1)
     c = (w * w).sum(-1) - radius * radius
     disc = b * b - a * c
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tau = (b - np.sqrt(np.maximum(disc, 0))) / a
     return np.where((disc > 0) & (a > 1e-12) & (tau > 0), tau, np.inf)
 

@@ -108,7 +108,7 @@ def _lead(crowd: Crowd, t: np.ndarray, v: np.ndarray, max_lead: float) -> np.nda
     a = (v * v).sum(1) - s * s
     b = 2 * (d * v).sum(1)
     c = (d * d).sum(1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         disc = b * b - 4 * a * c
         root = np.sqrt(np.maximum(disc, 0))
         lin = np.where(b < 0, -c / b, np.inf)                # a == 0: b T + c = 0

@@ -239,7 +239,7 @@ class Obstacles:
         a, b = self._a[ei], self._b[ei]
         y = pts[:, 1]
         straddle = (a[:, 1] > y) != (b[:, 1] > y)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # masked below
             xcross = a[:, 0] + (y - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
         hits = np.bincount(pair[straddle & (pts[:, 0] < xcross)], minlength=len(pi))
         odd = hits % 2 == 1
