@@ -29,7 +29,7 @@ test: lint
 	$(PY) -m pytest
 
 test-all: lint
-	$(PY) -m pytest -m "slow or not slow"
+	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -m "slow or not slow"
 
 bench: $(VENV)/.bench
 	$(PY) benchmarks/grid_astar.py --out BENCHMARKS.md
