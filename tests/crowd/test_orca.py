@@ -12,6 +12,7 @@ import pytest
 
 from wayfinding import InvalidQueryError
 from wayfinding.crowd import ORCA, Crowd
+from wayfinding.grid import Grid
 
 pyrvo = pytest.importorskip("pyrvo")
 
@@ -152,3 +153,39 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="Crowd"):
         orca.velocities([(0, 0)], 0.1)
     assert orca.velocities(Crowd(), 0.1).shape == (0, 2)
+
+
+def test_grid_walls_and_edges_keep_agents_out_and_in():
+    # A wall at x = 10 with a doorway at 8 <= y < 12, on a 20 x 20 grid of unit cells.
+    rows = ["." * 20 for _ in range(20)]
+    rows = [r[:10] + ("." if 8 <= y < 12 else "#") + r[11:] for y, r in enumerate(rows)]
+    grid = Grid.from_ascii("\n".join(rows))
+    crowd = Crowd()
+    for k in range(6):
+        crowd.add((4.0, 7.5 + k), goal=(16.0, 10.0), radius=0.3, max_speed=1.2)
+    crowd.add((18.0, 18.0), goal=(30.0, 30.0), radius=0.3, max_speed=1.2)   # off the grid
+    orca = ORCA(time_horizon=3.0, time_horizon_obst=1.0, obstacles=grid)
+    blocked = ~grid.passable
+    for _ in range(600):
+        orca.step(crowd, 0.05)
+        x, y = crowd.position.T
+        cells = blocked[np.clip(y.astype(int), 0, 19), np.clip(x.astype(int), 0, 19)]
+        assert not cells.any()                          # no centre in a wall
+        assert (x > 0.25).all() and (x < 19.75).all() and (y > 0.25).all() \
+            and (y < 19.75).all()                       # nor across the grid's edge
+    assert np.hypot(*(crowd.position[:6] - (16.0, 10.0)).T).max() < 1.5   # through the door
+    assert crowd.position[6].tolist() == pytest.approx([19.7, 19.7], abs=0.05)
+
+
+def test_obstacles_objects_are_taken_too():
+    from wayfinding.geometry import Obstacles
+
+    crowd = Crowd()
+    crowd.add((0, 0), goal=(10, 0), radius=0.5, max_speed=1.0)
+    wall = Obstacles([[(4, -3), (5, -3), (5, 3), (4, 3)]])
+    orca = ORCA(time_horizon_obst=2.0, obstacles=wall)
+    for _ in range(400):
+        orca.step(crowd, 0.1)
+        assert crowd.position[0, 0] < 4 - 0.5 + 0.05 or abs(crowd.position[0, 1]) > 3
+    with pytest.raises(InvalidQueryError, match="obstacle 0"):
+        ORCA(obstacles=[[(0, 0)]])

@@ -30,6 +30,8 @@ import numpy as np
 
 from .._kernels import _orca
 from ..errors import InvalidQueryError
+from ..geometry import Obstacles
+from ..grid import Grid
 from .agents import Crowd
 
 
@@ -41,8 +43,10 @@ class ORCA:
     agents each agent considers (the nearest within that distance; ``None`` takes the
     crowd's).  ``obstacles``: polygons as RVO2 takes them, each an ``(m, 2)`` array of
     vertices, counter-clockwise for a solid obstacle (clockwise for one that keeps agents
-    inside), two vertices for a segment; every agent considers every edge it faces within
-    ``time_horizon_obst * max_speed + radius``.
+    inside), two vertices for a segment; or a :class:`~wayfinding.geometry.Obstacles`; or
+    a :class:`~wayfinding.grid.Grid`, whose blocked cells are obstacles and whose edge
+    keeps agents inside (world coordinates by its origin and cell size).  Every agent
+    considers every edge it faces within ``time_horizon_obst * max_speed + radius``.
     """
 
     def __init__(self, *, time_horizon: float = 10.0, time_horizon_obst: float = 10.0,
@@ -52,7 +56,7 @@ class ORCA:
         self.time_horizon_obst = _horizon(time_horizon_obst, "time_horizon_obst")
         self.neighbour_dist = neighbour_dist
         self.max_neighbours = max_neighbours
-        self._walls = _walls(obstacles)
+        self._walls = _walls(_polygons(obstacles))
 
     def velocities(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
@@ -83,6 +87,21 @@ def _horizon(value: Any, name: str) -> float:
             or not math.isfinite(value) or value <= 0:
         raise InvalidQueryError(f"{name} {value!r} must be a number > 0")
     return float(value)
+
+
+def _polygons(obstacles: Any) -> list:
+    """Polygons from a :class:`~wayfinding.grid.Grid` (its blocked cells, and its edge as a
+    clockwise polygon that keeps agents inside), an :class:`~wayfinding.geometry.Obstacles`
+    or a list of vertex arrays."""
+    if isinstance(obstacles, Grid):
+        (ox, oy), s = obstacles.origin, obstacles.cell_size
+        h, w = obstacles.shape
+        edge = np.array([(ox, oy), (ox, oy + h * s), (ox + w * s, oy + h * s),
+                         (ox + w * s, oy)])
+        return [*Obstacles.from_grid(obstacles).polygons, edge]
+    if isinstance(obstacles, Obstacles):
+        return list(obstacles.polygons)
+    return list(obstacles)
 
 
 def _walls(obstacles: Any) -> tuple:
