@@ -40,8 +40,8 @@ class Crowd:
     """
 
     def __init__(self, *, neighbour_dist: float = 15.0, max_neighbours: int = 10):
-        self.neighbour_dist = _positive(neighbour_dist, "neighbour_dist")
-        self.max_neighbours = _count(max_neighbours, "max_neighbours")
+        self.neighbour_dist = check_number(neighbour_dist, "neighbour_dist")
+        self.max_neighbours = check_count(max_neighbours, "max_neighbours")
         self._n = 0
         self._next_id = 0
         self._ids = np.zeros(16, dtype=np.int64)
@@ -111,10 +111,10 @@ class Crowd:
         p = _point(position, "position")
         row = {"position": p, "goal": p if goal is None else _point(goal, "goal"),
                "velocity": _point(velocity, "velocity"),
-               "radius": _positive(radius, "radius"),
-               "max_speed": _positive(max_speed, "max_speed", zero=True),
-               "max_accel": _positive(max_accel, "max_accel", zero=True, infinite=True),
-               "group": _count(group, "group", zero=True)}
+               "radius": check_number(radius, "radius"),
+               "max_speed": check_number(max_speed, "max_speed", zero=True),
+               "max_accel": check_number(max_accel, "max_accel", zero=True, infinite=True),
+               "group": check_count(group, "group", zero=True)}
         if self._n == len(self._ids):
             self._grow()
         i = self._n
@@ -153,7 +153,7 @@ class Crowd:
         a number or one per agent) centre to centre, at most ``count`` (default
         ``max_neighbours``): ``(rows, counts)``, ``rows`` ``(n, count)`` in row numbers,
         nearest first (ties to the lower row), -1 past ``counts``."""
-        k = self.max_neighbours if count is None else _count(count, "count")
+        k = self.max_neighbours if count is None else check_count(count, "count")
         d = self.neighbour_dist if distance is None else distance
         ranges = np.broadcast_to(np.asarray(d, dtype=np.float64), (self._n,))
         if not (np.isfinite(ranges).all() and (ranges > 0).all()):
@@ -176,7 +176,7 @@ class Crowd:
         """``value`` as a finite ``(n, 2)`` array of velocities (a copy), or
         :meth:`preferred_velocity` for ``dt`` when it is None."""
         if value is None:
-            return self.preferred_velocity(_positive(dt, "dt"))
+            return self.preferred_velocity(check_number(dt, "dt"))
         try:
             v = np.array(value, dtype=np.float64)
         except (TypeError, ValueError):
@@ -189,7 +189,7 @@ class Crowd:
         """Advance ``dt`` seconds: each agent turns its velocity towards ``velocity`` (``(n,
         2)``, default :meth:`preferred_velocity`) as far as ``max_accel * dt`` allows, at most
         ``max_speed``, then moves by the new velocity times ``dt``."""
-        dt = _positive(dt, "dt")
+        dt = check_number(dt, "dt")
         want = self.velocities(velocity, dt, "velocity")
         v = self.velocity
         change = want - v
@@ -215,7 +215,10 @@ def _point(value: Any, name: str) -> np.ndarray:
     return p
 
 
-def _positive(value: Any, name: str, *, zero: bool = False, infinite: bool = False) -> float:
+def check_number(value: Any, name: str, *, zero: bool = False, infinite: bool = False
+                 ) -> float:
+    """``value`` as a float > 0 (>= 0 with ``zero``; inf allowed with ``infinite``), else a
+    clear error naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or math.isnan(value) or (math.isinf(value) and not infinite) \
             or value < 0 or (value == 0 and not zero):
@@ -225,7 +228,8 @@ def _positive(value: Any, name: str, *, zero: bool = False, infinite: bool = Fal
     return float(value)
 
 
-def _count(value: Any, name: str, *, zero: bool = False) -> int:
+def check_count(value: Any, name: str, *, zero: bool = False) -> int:
+    """``value`` as an int >= 1 (>= 0 with ``zero``), else a clear error naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
             or value < (0 if zero else 1):
         raise InvalidQueryError(f"{name} {value!r} must be an integer >= {0 if zero else 1}")

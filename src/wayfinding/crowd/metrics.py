@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidQueryError
-from .agents import Crowd
+from .agents import Crowd, check_number
 
 #: Metabolic energy per unit mass of walking at speed v for one second: E_S + E_W v^2
 #: (J/kg/s; Whittle's constants, as used by Guy et al.'s PLEdestrians).
@@ -107,10 +107,7 @@ def record(crowd: Crowd, step: Callable[[Crowd, float], None], *, dt: float,
     radius) of its goal or ``seconds`` have passed, recording positions.  An agent counts
     as arrived at the first step it is that close, and is taken out of the crowd (so it no
     longer blocks the others); the crowd is left with the agents still walking."""
-    for name, value in (("dt", dt), ("seconds", seconds)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or value <= 0:
-            raise InvalidQueryError(f"{name} {value!r} must be a number > 0")
+    dt, seconds = check_number(dt, "dt"), check_number(seconds, "seconds")
     ids = crowd.ids.copy()
     column = {int(a): k for k, a in enumerate(ids)}
     n, steps = len(ids), max(int(round(seconds / dt)), 1)

@@ -23,7 +23,6 @@ The solver runs in ``_kernels/_orca.pyx``; agents come from a
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,7 @@ from .._kernels import _orca
 from ..errors import InvalidQueryError
 from ..geometry import Obstacles
 from ..grid import Grid
-from .agents import Crowd
+from .agents import Crowd, check_number
 
 
 class ORCA:
@@ -52,8 +51,8 @@ class ORCA:
     def __init__(self, *, time_horizon: float = 10.0, time_horizon_obst: float = 10.0,
                  neighbour_dist: float | None = None, max_neighbours: int | None = None,
                  obstacles: Any = ()):
-        self.time_horizon = _horizon(time_horizon, "time_horizon")
-        self.time_horizon_obst = _horizon(time_horizon_obst, "time_horizon_obst")
+        self.time_horizon = check_number(time_horizon, "time_horizon")
+        self.time_horizon_obst = check_number(time_horizon_obst, "time_horizon_obst")
         self.neighbour_dist = neighbour_dist
         self.max_neighbours = max_neighbours
         self._walls = _walls(_polygons(obstacles))
@@ -63,7 +62,7 @@ class ORCA:
         state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
-        dt = _horizon(dt, "dt")
+        dt = check_number(dt, "dt")
         n = len(crowd)
         pref = crowd.velocities(preferred, dt)
         rows, counts = crowd.neighbours(self.neighbour_dist, self.max_neighbours)
@@ -80,13 +79,6 @@ class ORCA:
         """Advance the crowd by ``dt`` with ORCA's velocities (see :meth:`Crowd.step` for
         the agents' acceleration limits; RVO2 has none)."""
         crowd.step(dt, velocity=self.velocities(crowd, dt, preferred))
-
-
-def _horizon(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value <= 0:
-        raise InvalidQueryError(f"{name} {value!r} must be a number > 0")
-    return float(value)
 
 
 def _polygons(obstacles: Any) -> list:

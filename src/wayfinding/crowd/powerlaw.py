@@ -21,13 +21,12 @@ A goal force (preferred - velocity) / relaxation pulls towards the preferred vel
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidQueryError
-from .agents import Crowd
+from .agents import Crowd, check_number
 
 
 def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -51,14 +50,11 @@ class PowerLaw:
     def __init__(self, *, k: float = 1.5, m: float = 2.0, tau0: float = 3.0,
                  relaxation: float = 0.5, max_force: float = 5.0, sensing: float = 7.0,
                  max_neighbours: int | None = None):
-        for name, value in (("k", k), ("m", m), ("tau0", tau0), ("relaxation", relaxation),
-                            ("max_force", max_force), ("sensing", sensing)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value <= 0:
-                raise InvalidQueryError(f"{name} {value!r} must be a finite number > 0")
-        self.k, self.m, self.tau0 = float(k), float(m), float(tau0)
-        self.relaxation, self.max_force = float(relaxation), float(max_force)
-        self.sensing, self.max_neighbours = float(sensing), max_neighbours
+        self.k, self.m = check_number(k, "k"), check_number(m, "m")
+        self.tau0, self.relaxation = check_number(tau0, "tau0"), \
+            check_number(relaxation, "relaxation")
+        self.max_force = check_number(max_force, "max_force")
+        self.sensing, self.max_neighbours = check_number(sensing, "sensing"), max_neighbours
 
     def energy(self, tau: np.ndarray) -> np.ndarray:
         """E(tau) = k tau^-m exp(-tau / tau0) (0 where tau is inf)."""
@@ -115,7 +111,5 @@ class PowerLaw:
     def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
         """One explicit Euler step of ``dt`` (the sample code's 0.02 s suits it): velocity
         plus force times ``dt``, then :meth:`Crowd.step` (speed and acceleration limits)."""
-        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) \
-                or dt <= 0:
-            raise InvalidQueryError(f"dt {dt!r} must be a number > 0")
+        dt = check_number(dt, "dt")
         crowd.step(dt, crowd.velocity + self.forces(crowd, preferred, dt) * dt)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidQueryError
-from .agents import Crowd
+from .agents import Crowd, check_number
 
 
 def _points(crowd: Crowd, value: Any, name: str) -> np.ndarray:
@@ -61,7 +61,7 @@ def arrive(crowd: Crowd, target: Any, slowing: float = 1.0) -> np.ndarray:
     """Towards ``target``, slowing down linearly within ``slowing`` of it so as to stop on
     it (and braking no harder than each agent's ``max_accel``: the speed never exceeds the
     one it can still shed over the distance left)."""
-    slowing = _positive(slowing, "slowing")
+    slowing = check_number(slowing, "slowing")
     t = _points(crowd, target, "target")
     to = t - crowd.position
     dist = np.hypot(to[:, 0], to[:, 1])
@@ -86,23 +86,21 @@ def evade(crowd: Crowd, threat: Any, threat_velocity: Any, max_lead: float = mat
     """Flee from where a threat moving at ``threat_velocity`` will be when it could reach
     the agent: ``T`` = the gap over the two speeds together, at most ``max_lead``."""
     t, v = _points(crowd, threat, "threat"), _points(crowd, threat_velocity, "threat_velocity")
-    _check_lead(max_lead)
+    max_lead = _check_lead(max_lead)
     gap = np.hypot(*(t - crowd.position).T)
     closing = crowd.max_speed + np.hypot(v[:, 0], v[:, 1])
     lead = np.divide(gap, closing, out=np.zeros_like(gap), where=closing > 0)
     return flee(crowd, t + v * np.minimum(lead, max_lead)[:, None])
 
 
-def _check_lead(max_lead: float) -> None:
-    if isinstance(max_lead, bool) or not isinstance(max_lead, (int, float)) \
-            or math.isnan(max_lead) or max_lead < 0:
-        raise InvalidQueryError(f"max_lead {max_lead!r} must be a number >= 0")
+def _check_lead(max_lead: float) -> float:
+    return check_number(max_lead, "max_lead", zero=True, infinite=True)
 
 
 def _lead(crowd: Crowd, t: np.ndarray, v: np.ndarray, max_lead: float) -> np.ndarray:
     """The smallest T >= 0 with |t + v T - p| = max_speed T (the interception time); the
     gap over the top speed when there is none; at most ``max_lead``."""
-    _check_lead(max_lead)
+    max_lead = _check_lead(max_lead)
     d = t - crowd.position
     s = crowd.max_speed
     a = (v * v).sum(1) - s * s
@@ -128,14 +126,14 @@ class Wander:
 
     def __init__(self, radius: float = 1.0, distance: float = 2.0, jitter: float = 2.0,
                  seed: int = 0):
-        self.radius = _positive(radius, "radius")
-        self.distance = _positive(distance, "distance", zero=True)
-        self.jitter = _positive(jitter, "jitter", zero=True)
+        self.radius = check_number(radius, "radius")
+        self.distance = check_number(distance, "distance", zero=True)
+        self.jitter = check_number(jitter, "jitter", zero=True)
         self._rng = np.random.default_rng(seed)
         self._angle: dict[int, float] = {}
 
     def __call__(self, crowd: Crowd, dt: float) -> np.ndarray:
-        dt = _positive(dt, "dt")
+        dt = check_number(dt, "dt")
         ids = crowd.ids.tolist()
         for agent in ids:
             self._angle.setdefault(agent, float(self._rng.uniform(0, 2 * math.pi)))
@@ -209,11 +207,3 @@ def by_priority(*steerings: np.ndarray, threshold: float = 1e-3) -> np.ndarray:
         out[take] = s[take]
         decided |= take
     return out
-
-
-def _positive(value: Any, name: str, *, zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
-        raise InvalidQueryError(f"{name} {value!r} must be a finite number "
-                                + (">= 0" if zero else "> 0"))
-    return float(value)
