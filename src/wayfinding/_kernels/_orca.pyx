@@ -134,6 +134,22 @@ cdef void least_violation(const Line* lines, int count, int hard, int first, dou
         worst = det(lines[i].dx, lines[i].dy, lines[i].px - rx[0], lines[i].py - ry[0])
 
 
+cdef inline void left_leg(double x, double y, double d2, double r, double* lx,
+                          double* ly) noexcept nogil:
+    """The unit direction of the left tangent from the origin to the circle of radius r at
+    (x, y), d2 = x^2 + y^2 > r^2 (the right one is the mirror image)."""
+    cdef double leg = sqrt(d2 - r * r)
+    lx[0] = (x * leg - y * r) / d2
+    ly[0] = (x * r + y * leg) / d2
+
+
+cdef inline void right_leg(double x, double y, double d2, double r, double* rx,
+                           double* ry) noexcept nogil:
+    cdef double leg = sqrt(d2 - r * r)
+    rx[0] = (x * leg + y * r) / d2
+    ry[0] = (-x * r + y * leg) / d2
+
+
 cdef inline void off_circle(double wx, double wy, double radius, Line* out, double* cx,
                             double* cy) noexcept nogil:
     """w runs from a circle's centre to the relative velocity: the line's direction along
@@ -154,7 +170,7 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
     velocity change that avoids it for 1 / inv_tau seconds."""
     cdef double rel_x = qx - px, rel_y = qy - py, dv_x = vx - ux, dv_y = vy - uy
     cdef double dist2 = rel_x * rel_x + rel_y * rel_y, comb = r + s, comb2 = comb * comb
-    cdef double wx, wy, w2, along, leg, dot, cx, cy
+    cdef double wx, wy, w2, along, dot, cx, cy
     if dist2 > comb2:
         # w: from the centre of the cut-off circle to the relative velocity.
         wx = dv_x - inv_tau * rel_x
@@ -165,13 +181,12 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
             # Nearest boundary point on the cut-off circle.
             off_circle(wx, wy, comb * inv_tau, out, &cx, &cy)
         else:
-            leg = sqrt(dist2 - comb2)       # nearest boundary point on a leg
-            if det(rel_x, rel_y, wx, wy) > 0.0:
-                out.dx = (rel_x * leg - rel_y * comb) / dist2
-                out.dy = (rel_x * comb + rel_y * leg) / dist2
+            if det(rel_x, rel_y, wx, wy) > 0.0:     # nearest boundary point on a leg
+                left_leg(rel_x, rel_y, dist2, comb, &out.dx, &out.dy)
             else:
-                out.dx = -(rel_x * leg + rel_y * comb) / dist2
-                out.dy = -(-rel_x * comb + rel_y * leg) / dist2
+                right_leg(rel_x, rel_y, dist2, comb, &out.dx, &out.dy)
+                out.dx = -out.dx
+                out.dy = -out.dy
             dot = dv_x * out.dx + dv_y * out.dy
             cx = dot * out.dx - dv_x
             cy = dot * out.dy - dv_y
@@ -256,7 +271,7 @@ cdef int obstacle_lines(const Walls* w, const int32_t* edges, int count, double 
     first), each skipped when earlier ones already cover it; returns how many."""
     cdef int e, j, n = 0, o1, o2
     cdef double r1x, r1y, r2x, r2y, d1, d2, r2 = r * r, ox, oy, s, dlx, dly, dline
-    cdef double lx, ly, rx, ry, leg, norm, lcx, lcy, rcx, rcy, cvx, cvy, t, tl, tr
+    cdef double lx, ly, rx, ry, norm, lcx, lcy, rcx, rcy, cvx, cvy, t, tl, tr
     cdef double dcut, dleft, dright, ux, uy
     cdef bint covered, left_foreign, right_foreign
     for e in range(count):
@@ -307,32 +322,22 @@ cdef int obstacle_lines(const Walls* w, const int32_t* edges, int count, double 
             if not w.convex[o1]:
                 continue            # seen edge-on past a concave vertex: nothing to add
             o2 = o1                 # both legs from the first vertex
-            leg = sqrt(d1 - r2)
-            lx = (r1x * leg - r1y * r) / d1
-            ly = (r1x * r + r1y * leg) / d1
-            rx = (r1x * leg + r1y * r) / d1
-            ry = (-r1x * r + r1y * leg) / d1
+            left_leg(r1x, r1y, d1, r, &lx, &ly)
+            right_leg(r1x, r1y, d1, r, &rx, &ry)
         elif s > 1.0 and dline <= r2:
             if not w.convex[o2]:
                 continue
             o1 = o2                 # both legs from the second vertex
-            leg = sqrt(d2 - r2)
-            lx = (r2x * leg - r2y * r) / d2
-            ly = (r2x * r + r2y * leg) / d2
-            rx = (r2x * leg + r2y * r) / d2
-            ry = (-r2x * r + r2y * leg) / d2
+            left_leg(r2x, r2y, d2, r, &lx, &ly)
+            right_leg(r2x, r2y, d2, r, &rx, &ry)
         else:
             if w.convex[o1]:
-                leg = sqrt(d1 - r2)
-                lx = (r1x * leg - r1y * r) / d1
-                ly = (r1x * r + r1y * leg) / d1
+                left_leg(r1x, r1y, d1, r, &lx, &ly)
             else:
                 lx = -w.unit[2 * o1]
                 ly = -w.unit[2 * o1 + 1]
             if w.convex[o2]:
-                leg = sqrt(d2 - r2)
-                rx = (r2x * leg + r2y * r) / d2
-                ry = (-r2x * r + r2y * leg) / d2
+                right_leg(r2x, r2y, d2, r, &rx, &ry)
             else:
                 rx = w.unit[2 * o1]
                 ry = w.unit[2 * o1 + 1]
