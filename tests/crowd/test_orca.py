@@ -189,3 +189,47 @@ def test_obstacles_objects_are_taken_too():
         assert crowd.position[0, 0] < 4 - 0.5 + 0.05 or abs(crowd.position[0, 1]) > 3
     with pytest.raises(InvalidQueryError, match="obstacle 0"):
         ORCA(obstacles=[[(0, 0)]])
+
+
+def test_navmesh_walls_keep_agents_on_the_mesh():
+    """A room with a pillar, agents walking straight across: their discs never over a wall
+    (the mesh is built without their radius); those whose way is clear arrive, those
+    heading into the pillar stop at it."""
+    from wayfinding.navmesh import NavMesh
+
+    mesh = NavMesh.build(outline=[(0, 0), (20, 0), (20, 10), (0, 10)],
+                         holes=[[(8, 3), (12, 3), (12, 7), (8, 7)]])
+    crowd = Crowd()
+    ys = [0.5, 1.5, 2.5, 4.0, 6.0, 7.5, 8.5, 9.5]
+    for y in ys:
+        crowd.add((2.0, y), goal=(30.0 if y == 9.5 else 18.0, y), radius=0.4, max_speed=1.5)
+    orca = ORCA(time_horizon=3.0, time_horizon_obst=1.0, obstacles=mesh)
+    for _ in range(500):
+        orca.step(crowd, 0.05)
+        x, y = crowd.position.T
+        assert (x >= 0.4 - 1e-3).all() and (x <= 19.6 + 1e-3).all() \
+            and (y >= 0.4 - 1e-3).all() and (y <= 9.6 + 1e-3).all()
+        pillar = np.hypot(np.maximum(np.maximum(8 - x, x - 12), 0),
+                          np.maximum(np.maximum(3 - y, y - 7), 0))
+        assert (pillar >= 0.4 - 1e-3).all()
+    x, y = crowd.position.T
+    assert np.hypot(*(crowd.position - crowd.goal)[[1, 2, 5, 6]].T).max() < 0.05
+    assert (x[[3, 4]] < 8).all() and crowd.position[7].tolist() == pytest.approx([19.6, 9.5],
+                                                                                abs=0.02)
+
+
+def test_edge_buckets_find_the_same_edges_as_one_bucket():
+    """The obstacle edges each agent considers, through the buckets, against one bucket
+    holding every edge (the plain scan): equal velocities among 300 random segments."""
+    rng = np.random.default_rng(7)
+    a = rng.uniform(-40, 40, (300, 2))
+    segments = [np.array([p, p + rng.uniform(-4, 4, 2)]) for p in a]
+    crowd = Crowd()
+    for p in rng.uniform(-40, 40, (200, 2)):
+        crowd.add(p, goal=p + rng.uniform(-10, 10, 2), radius=0.5, max_speed=2.0)
+    orca = ORCA(time_horizon_obst=3.0, obstacles=segments)
+    fast = orca.velocities(crowd, 0.25)
+    m = len(orca._walls[0])
+    orca._walls = (*orca._walls[:5], np.array([0, m], dtype=np.int32),
+                   np.arange(m, dtype=np.int32), (-1e9, -1e9, 1e10, 1, 1))
+    assert np.array_equal(fast, orca.velocities(crowd, 0.25))

@@ -232,3 +232,50 @@ def test_bad_regions():
                            ([("POLYGON ((0 0, 2 2, 2 0, 0 2, 0 0))", 1, 1)], "Self-int")):
         with pytest.raises(InvalidGeometryError, match=match):
             NavMesh.build(box(0, 0, 4, 4), regions=regions)
+
+
+def signed_area(loop):
+    x, y = loop.T
+    return 0.5 * float((x * np.roll(y, -1) - np.roll(x, -1) * y).sum())
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(area=worlds())
+def test_boundary_loops_are_the_walls_with_the_walkable_side_on_the_right(area):
+    """Every wall edge once, reversed, in closed loops: they enclose minus the walkable area
+    (clockwise outside, counter-clockwise round holes) and are as long as its boundary."""
+    area = polygonal(area)
+    if area is None:
+        return
+    mesh = NavMesh.build(area)
+    loops = mesh.boundary()
+    walls = {(int(mesh.polygons[p, (k + 1) % mesh.sizes[p]]), int(mesh.polygons[p, k]))
+             for p, k in zip(*np.nonzero((mesh.neighbours < 0)
+                                         & (np.arange(mesh.max_verts) < mesh.sizes[:, None])))}
+    index = {tuple(v): i for i, v in enumerate(mesh.vertices.tolist())}
+    edges = [(index[tuple(a)], index[tuple(b)]) for loop in loops
+             for a, b in zip(loop.tolist(), np.roll(loop, -1, axis=0).tolist())]
+    assert len(edges) == len(set(edges)) and set(edges) == walls
+    assert sum(signed_area(loop) for loop in loops) == pytest.approx(-area.area, rel=1e-9)
+    length = sum(float(np.hypot(*(np.roll(loop, -1, axis=0) - loop).T).sum()) for loop in loops)
+    assert length == pytest.approx(area.boundary.length, rel=1e-9)
+
+
+def test_boundary_of_a_room_with_a_pillar_and_of_a_pinch():
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+                         holes=[[(4, 4), (6, 4), (6, 6), (4, 6)]])
+    loops = sorted(mesh.boundary(), key=signed_area)
+    assert [signed_area(loop) for loop in loops] == [-100.0, 4.0]
+    for loop in loops:                        # just right of each edge's middle: walkable
+        a, b = loop, np.roll(loop, -1, axis=0)
+        mid, d = (a + b) / 2, b - a
+        right, left = mid + 0.01 * np.stack([d[:, 1], -d[:, 0]], 1), \
+            mid - 0.01 * np.stack([d[:, 1], -d[:, 0]], 1)
+        assert (mesh.locate(right) >= 0).all() and (mesh.locate(left) < 0).all()
+    # Two squares touching at (2, 2): two loops, each round its own square.
+    v = np.array([(0, 0), (2, 0), (2, 2), (0, 2), (4, 2), (4, 4), (2, 4)], float)
+    pinch = NavMesh(v, np.array([[0, 1, 2, 3], [2, 4, 5, 6]]), np.array([4, 4]))
+    loops = pinch.boundary()
+    assert [signed_area(loop) for loop in loops] == [-4.0, -4.0]
+    assert sorted(sorted(map(tuple, loop.tolist())) for loop in loops) == [
+        [(0, 0), (0, 2), (2, 0), (2, 2)], [(2, 2), (2, 4), (4, 2), (4, 4)]]

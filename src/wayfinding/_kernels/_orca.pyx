@@ -10,9 +10,9 @@ A half-plane is a line (point, unit direction); allowed velocities lie on its le
 det(direction, v - point) <= 0.
 """
 
-from libc.math cimport INFINITY, fabs, sqrt
+from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int32_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 cdef double EPSILON = 1e-5     # parallel lines, as RVO2
 
@@ -208,6 +208,13 @@ cdef struct Walls:
     const int32_t* prv
     const unsigned char* convex
     int count
+    # Uniform buckets over the edges' bounding boxes: the edges of cell (cx, cy) are
+    # cell_edges[cell_start[c]:cell_start[c + 1]], c = cy * nx + cx.
+    const int32_t* cell_start
+    const int32_t* cell_edges
+    double ox, oy, cell
+    int nx, ny
+    int32_t* seen             # per edge, the last agent (+1) that looked at it
 
 
 cdef inline double left_of(double ax, double ay, double bx, double by, double cx,
@@ -215,36 +222,52 @@ cdef inline double left_of(double ax, double ay, double bx, double by, double cx
     return det(ax - cx, ay - cy, bx - ax, by - ay)
 
 
-cdef int near_edges(const Walls* w, double x, double y, double range2, int32_t* found,
-                    double* found_d2) noexcept nogil:
+cdef int near_edges(const Walls* w, int agent, double x, double y, double range2,
+                    int32_t* found, double* found_d2) noexcept nogil:
     """The edges an agent at (x, y) faces (on their outer side) within sqrt(range2), nearest
-    first (ties to the lower vertex): the obstacle neighbours of RVO2."""
-    cdef int v, held = 0, at
-    cdef double ax, ay, bx, by, ex, ey, t, qx, qy, d2
-    for v in range(w.count):
-        ax = w.point[2 * v]
-        ay = w.point[2 * v + 1]
-        bx = w.point[2 * w.nxt[v]]
-        by = w.point[2 * w.nxt[v] + 1]
-        if not left_of(ax, ay, bx, by, x, y) < 0.0:
-            continue
-        ex = bx - ax
-        ey = by - ay
-        t = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey)
-        t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
-        qx = ax + t * ex - x
-        qy = ay + t * ey - y
-        d2 = qx * qx + qy * qy
-        if not d2 < range2:
-            continue
-        at = held
-        while at > 0 and d2 < found_d2[at - 1]:
-            found[at] = found[at - 1]
-            found_d2[at] = found_d2[at - 1]
-            at -= 1
-        found[at] = v
-        found_d2[at] = d2
-        held += 1
+    first (ties to the lower vertex): the obstacle neighbours of RVO2, from the buckets
+    that the square around the agent overlaps."""
+    cdef int v, held = 0, at, cx, cy, cx0, cx1, cy0, cy1, b
+    cdef double ax, ay, bx, by, ex, ey, t, qx, qy, d2, reach = sqrt(range2)
+    cx0 = <int> floor((x - reach - w.ox) / w.cell)
+    cx1 = <int> floor((x + reach - w.ox) / w.cell)
+    cy0 = <int> floor((y - reach - w.oy) / w.cell)
+    cy1 = <int> floor((y + reach - w.oy) / w.cell)
+    cx0 = 0 if cx0 < 0 else cx0
+    cy0 = 0 if cy0 < 0 else cy0
+    cx1 = w.nx - 1 if cx1 > w.nx - 1 else cx1
+    cy1 = w.ny - 1 if cy1 > w.ny - 1 else cy1
+    for cy in range(cy0, cy1 + 1):
+        for cx in range(cx0, cx1 + 1):
+            for b in range(w.cell_start[cy * w.nx + cx], w.cell_start[cy * w.nx + cx + 1]):
+                v = w.cell_edges[b]
+                if w.seen[v] == agent + 1:
+                    continue
+                w.seen[v] = agent + 1
+                ax = w.point[2 * v]
+                ay = w.point[2 * v + 1]
+                bx = w.point[2 * w.nxt[v]]
+                by = w.point[2 * w.nxt[v] + 1]
+                if not left_of(ax, ay, bx, by, x, y) < 0.0:
+                    continue
+                ex = bx - ax
+                ey = by - ay
+                t = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey)
+                t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+                qx = ax + t * ex - x
+                qy = ay + t * ey - y
+                d2 = qx * qx + qy * qy
+                if not d2 < range2:
+                    continue
+                at = held
+                while at > 0 and (d2 < found_d2[at - 1]
+                                  or (d2 == found_d2[at - 1] and v < found[at - 1])):
+                    found[at] = found[at - 1]
+                    found_d2[at] = found_d2[at - 1]
+                    at -= 1
+                found[at] = v
+                found_d2[at] = d2
+                held += 1
     return held
 
 
@@ -403,12 +426,14 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                double[:, ::1] out, const double[:, ::1] wall_point=None,
                const double[:, ::1] wall_unit=None, const int32_t[::1] wall_next=None,
                const int32_t[::1] wall_prev=None, const unsigned char[::1] wall_convex=None,
-               double time_horizon_obst=1.0):
+               const int32_t[::1] cell_start=None, const int32_t[::1] cell_edges=None,
+               tuple buckets=(0.0, 0.0, 1.0, 0, 0), double time_horizon_obst=1.0):
     """ORCA's new velocity of every agent (``out``, ``(n, 2)``) from the state of the
     step's start: one half-plane per obstacle edge it faces within ``time_horizon_obst *
     max_speed + radius`` (nearest first, kept hard), then one per neighbour
     (``neighbours[i, :counts[i]]``, rows, in order), then the linear program (and its
-    fallback).  The ``wall_*`` arrays describe the obstacle vertices (see ``Walls``)."""
+    fallback).  The ``wall_*`` arrays describe the obstacle vertices, ``cell_start``,
+    ``cell_edges`` and ``buckets`` = (ox, oy, cell, nx, ny) their buckets (see ``Walls``)."""
     cdef Py_ssize_t n = position.shape[0], i
     cdef int k = neighbours.shape[1], c, j, failed, m = 0, hard
     cdef double inv_tau = 1.0 / time_horizon, inv_dt = 1.0 / dt, rx, ry, reach
@@ -426,21 +451,26 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
         w.nxt = &wall_next[0]
         w.prv = &wall_prev[0]
         w.convex = &wall_convex[0]
+        w.cell_start = &cell_start[0]
+        w.cell_edges = &cell_edges[0]
+        w.ox, w.oy, w.cell, w.nx, w.ny = buckets
     lines = <Line*> malloc((2 * (k + m) + 1) * sizeof(Line))
     edges = <int32_t*> malloc((m + 1) * sizeof(int32_t))
     edge_d2 = <double*> malloc((m + 1) * sizeof(double))
-    if lines == NULL or edges == NULL or edge_d2 == NULL:
+    w.seen = <int32_t*> calloc(m + 1, sizeof(int32_t))
+    if lines == NULL or edges == NULL or edge_d2 == NULL or w.seen == NULL:
         free(lines)
         free(edges)
         free(edge_d2)
+        free(w.seen)
         raise MemoryError("cannot allocate the ORCA lines")
     with nogil:
         for i in range(n):
             hard = 0
             if m:
                 reach = time_horizon_obst * max_speed[i] + radius[i]
-                c = near_edges(&w, position[i, 0], position[i, 1], reach * reach, edges,
-                               edge_d2)
+                c = near_edges(&w, <int> i, position[i, 0], position[i, 1], reach * reach,
+                               edges, edge_d2)
                 hard = obstacle_lines(&w, edges, c, position[i, 0], position[i, 1],
                                       velocity[i, 0], velocity[i, 1], radius[i], inv_obst,
                                       lines)
@@ -462,3 +492,4 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
     free(lines)
     free(edges)
     free(edge_d2)
+    free(w.seen)

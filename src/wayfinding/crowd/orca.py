@@ -31,6 +31,7 @@ from .._kernels import _orca
 from ..errors import InvalidQueryError
 from ..geometry import Obstacles
 from ..grid import Grid
+from ..navmesh import NavMesh
 from .agents import Crowd, check_number
 
 
@@ -44,8 +45,11 @@ class ORCA:
     vertices, counter-clockwise for a solid obstacle (clockwise for one that keeps agents
     inside), two vertices for a segment; or a :class:`~wayfinding.geometry.Obstacles`; or
     a :class:`~wayfinding.grid.Grid`, whose blocked cells are obstacles and whose edge
-    keeps agents inside (world coordinates by its origin and cell size).  Every agent
-    considers every edge it faces within ``time_horizon_obst * max_speed + radius``.
+    keeps agents inside (world coordinates by its origin and cell size); or a
+    :class:`~wayfinding.navmesh.NavMesh`, whose walls keep agents on it (build it without
+    the agents' radius: ORCA keeps each agent's own radius clear of the walls).  Every agent
+    considers every edge it faces within ``time_horizon_obst * max_speed + radius``, found
+    through uniform buckets of the edges.
     """
 
     def __init__(self, *, time_horizon: float = 10.0, time_horizon_obst: float = 10.0,
@@ -83,8 +87,8 @@ class ORCA:
 
 def _polygons(obstacles: Any) -> list:
     """Polygons from a :class:`~wayfinding.grid.Grid` (its blocked cells, and its edge as a
-    clockwise polygon that keeps agents inside), an :class:`~wayfinding.geometry.Obstacles`
-    or a list of vertex arrays."""
+    clockwise polygon that keeps agents inside), a :class:`~wayfinding.navmesh.NavMesh`
+    (its walls), an :class:`~wayfinding.geometry.Obstacles` or a list of vertex arrays."""
     if isinstance(obstacles, Grid):
         (ox, oy), s = obstacles.origin, obstacles.cell_size
         h, w = obstacles.shape
@@ -93,6 +97,8 @@ def _polygons(obstacles: Any) -> list:
         return [*Obstacles.from_grid(obstacles).polygons, edge]
     if isinstance(obstacles, Obstacles):
         return list(obstacles.polygons)
+    if isinstance(obstacles, NavMesh):
+        return obstacles.boundary()
     return list(obstacles)
 
 
@@ -116,7 +122,7 @@ def _walls(obstacles: Any) -> tuple:
         nxt.append(start + (np.arange(m) + 1) % m)
         prv.append(start + (np.arange(m) - 1) % m)
     if not points:
-        return (None, None, None, None, None)
+        return (None,) * 8
     point = np.ascontiguousarray(np.concatenate(points))
     nxt_a, prv_a = np.concatenate(nxt).astype(np.int32), np.concatenate(prv).astype(np.int32)
     edge = point[nxt_a] - point
@@ -125,4 +131,23 @@ def _walls(obstacles: Any) -> tuple:
     turn = (before[:, 0] - after[:, 0]) * (point[:, 1] - before[:, 1]) \
         - (before[:, 1] - after[:, 1]) * (point[:, 0] - before[:, 0])
     convex = (turn >= 0) | (nxt_a == prv_a)             # left of (prev -> next), or a segment
-    return (point, unit, nxt_a, prv_a, convex.astype(np.uint8))
+    return (point, unit, nxt_a, prv_a, convex.astype(np.uint8), *_buckets(point, after))
+
+
+def _buckets(a: np.ndarray, b: np.ndarray) -> tuple:
+    """Uniform buckets of the edges ``a -> b`` by their bounding boxes, cells about an edge
+    long (at most 512 a side): ``(cell_start, cell_edges, (ox, oy, cell, nx, ny))``."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    origin, extent = lo.min(0), (hi.max(0) - lo.min(0)).max()
+    cell = max(float(np.hypot(*(b - a).T).mean()), extent / 512, 1e-9)
+    nx, ny = (np.floor((hi.max(0) - origin) / cell).astype(np.int64) + 1).tolist()
+    c0 = np.floor((lo - origin) / cell).astype(np.int64)
+    c1 = np.floor((hi - origin) / cell).astype(np.int64)
+    wide, tall = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
+    edge = np.repeat(np.arange(len(a)), wide * tall)
+    k = np.arange(len(edge)) - np.repeat(np.cumsum(wide * tall) - wide * tall, wide * tall)
+    cells = (c0[edge, 1] + k // wide[edge]) * nx + c0[edge, 0] + k % wide[edge]
+    order = np.argsort(cells, kind="stable")
+    start = np.searchsorted(cells[order], np.arange(nx * ny + 1)).astype(np.int32)
+    return start, edge[order].astype(np.int32), (float(origin[0]), float(origin[1]), cell,
+                                                nx, ny)

@@ -286,6 +286,39 @@ class NavMesh:
         pts = self.vertices[idx] * (self.polygons >= 0)[..., None]
         return pts.sum(axis=1) / self.sizes[:, None]
 
+    def boundary(self) -> list[np.ndarray]:
+        """The walls as closed loops of corners, ``(k, 2)`` each, with the walkable side on
+        the right of every edge: clockwise around the mesh's outside, counter-clockwise
+        around its holes (RVO2's obstacle orientation).  Where the walkable area touches
+        itself at a corner, each loop keeps to its own side (the first wall
+        counter-clockwise from where it came, sweeping through the walkable side)."""
+        p, m = self.polygons.shape
+        k = np.arange(m)
+        wall = (k[None, :] < self.sizes[:, None]) & (self.neighbours < 0)
+        pi, ki = np.nonzero(wall)
+        nxt = np.take_along_axis(self.polygons, (k[None, :] + 1) % self.sizes[:, None], 1)
+        start, end = nxt[pi, ki].tolist(), self.polygons[pi, ki].tolist()   # reversed edges
+        leaving: dict[int, list[int]] = {}
+        for e, a in enumerate(start):
+            leaving.setdefault(a, []).append(e)
+        v = self.vertices
+        used = [False] * len(start)
+        loops = []
+        for first in range(len(start)):
+            if used[first]:
+                continue
+            loop, e = [], first
+            while not used[e]:
+                used[e] = True
+                loop.append(start[e])
+                choices = [c for c in leaving[end[e]] if not used[c]]
+                if not choices:
+                    break
+                back = v[start[e]] - v[end[e]]
+                e = min(choices, key=lambda c: _ccw_angle(back, v[end[c]] - v[end[e]]))
+            loops.append(v[loop].copy())
+        return loops
+
     def __repr__(self) -> str:
         return (f"NavMesh({self.num_polygons} polygons, {len(self.vertices)} vertices, "
                 f"max_verts {self.max_verts}, {len(self.links)} links)")
@@ -518,6 +551,11 @@ class NavMesh:
                 return p, (float(pt[0]), float(pt[1]))
         raise InvalidQueryError(f"no random point found within radius {radius} of "
                                 f"{tuple(c)} in 1000 tries")
+
+
+def _ccw_angle(a: np.ndarray, b: np.ndarray) -> float:
+    """The counter-clockwise angle from direction ``a`` to ``b``, in [0, 2 pi)."""
+    return math.atan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1]) % (2 * math.pi)
 
 
 def _check_length(value: Any, name: str) -> None:
