@@ -2,8 +2,12 @@
 
 Each behaviour returns every agent's steering, ``(n, 2)``: the change of velocity it asks
 for (a desired velocity minus the current one), in world units per second.  Combine them
-with :func:`weighted_sum` or :func:`by_priority`, then hand ``velocity + steering`` to
-:meth:`Crowd.step`, which applies each agent's acceleration and speed limits.
+with :func:`weighted_sum`, :func:`truncated_sum` (prioritised, within a budget) or
+:func:`by_priority` (the first that has something to say), then hand ``velocity +
+steering`` to :meth:`Crowd.step`, which applies each agent's acceleration and speed limits.
+Obstacle and wall avoidance, path following and flow-field following cost ``n`` times the
+obstacles, walls or path corners; for many of those, ORCA's indexed obstacles or a
+:class:`~wayfinding.crowd.Navigator` scale better.
 
 >>> from wayfinding.crowd import Crowd
 >>> crowd = Crowd()
@@ -22,6 +26,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidQueryError
+from ..fields import FlowField
+from ..geometry import Obstacles
+from ..grid import Grid
+from ..navmesh import NavMesh
 from .agents import Crowd, check_number
 
 
@@ -186,11 +194,207 @@ def cohesion(crowd: Crowd, distance: float = 5.0, count: int = 10) -> np.ndarray
     return np.where((n > 0)[:, None], seek(crowd, centre), 0.0)
 
 
+def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, lookahead: float = 2.0,
+                    margin: float = 0.1) -> np.ndarray:
+    """Steer round the round obstacles (``centres`` ``(m, 2)``, ``radii`` ``(m,)``) that the
+    agent would come within ``margin`` of within ``lookahead`` seconds going straight on:
+    against the soonest, at top speed along the tangent from the agent to it (grown by
+    the agent's radius and the margin), on the side away from its centre (the left when
+    dead ahead); straight away from it when already that close.  Nothing ahead: no steer.
+    Cost ``n * m``."""
+    lookahead = check_number(lookahead, "lookahead")
+    margin = check_number(margin, "margin", zero=True)
+    c = _array(centres, (-1, 2), "centres")
+    r = _array(radii, (len(c),), "radii")
+    if (r < 0).any():
+        raise InvalidQueryError("radii must be >= 0")
+    n = len(crowd)
+    if not len(c):
+        return np.zeros((n, 2))
+    p, v = crowd.position, crowd.velocity
+    w = c[None] - p[:, None]                                       # (n, m, 2)
+    reach = r[None] + crowd.radius[:, None] + margin
+    a = (v * v).sum(1)[:, None]
+    b = (w * v[:, None]).sum(2)
+    gap2 = (w * w).sum(2) - reach * reach
+    disc = b * b - a * gap2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(gap2 <= 0, 0.0, (b - np.sqrt(np.maximum(disc, 0))) / a)
+    t = np.where((disc > 0) & (a > 0) & (b > 0) & (t <= lookahead), t, np.inf)
+    rows = np.arange(n)
+    k = np.argmin(t, 1)
+    hit = np.isfinite(t[rows, k])
+    to, big = w[rows, k], reach[rows, k]
+    d = np.hypot(to[:, 0], to[:, 1])
+    left_of = v[:, 0] * to[:, 1] - v[:, 1] * to[:, 0] > 0          # centre left of heading
+    turn = np.arcsin(np.clip(big / np.maximum(d, 1e-300), 0, 1)) * np.where(left_of, -1, 1)
+    cos, sin = np.cos(turn), np.sin(turn)
+    unit = to / np.maximum(d, 1e-300)[:, None]
+    tangent = np.stack([unit[:, 0] * cos - unit[:, 1] * sin,
+                        unit[:, 0] * sin + unit[:, 1] * cos], 1)
+    desired = np.where((d > big)[:, None], tangent, -unit) * crowd.max_speed[:, None]
+    return np.where(hit[:, None], desired - v, 0.0)
+
+
+def avoid_walls(crowd: Crowd, walls: Any, lookahead: float = 1.0,
+                spread: float = math.pi / 4) -> np.ndarray:
+    """Feelers against walls: three rays from each agent, ahead (``radius + lookahead *
+    speed`` long) and ``spread`` radians to either side (half as long).  For the feeler
+    that reaches deepest past a wall, steer along the wall's normal towards the agent's
+    side: cancel the velocity into the wall and add top speed times the share of the
+    feeler beyond it.  ``walls``: segments
+    ``(k, 2, 2)``, or the walls of an :class:`~wayfinding.geometry.Obstacles`, a
+    :class:`~wayfinding.navmesh.NavMesh` or a :class:`~wayfinding.grid.Grid`'s blocked
+    cells.  Cost ``n * k``."""
+    lookahead = check_number(lookahead, "lookahead")
+    spread = check_number(spread, "spread", zero=True)
+    a, b = wall_segments(walls)
+    p, v = crowd.position, crowd.velocity
+    speed = np.hypot(v[:, 0], v[:, 1])
+    heading = v / np.where(speed > 0, speed, 1)[:, None]
+    length = crowd.radius + lookahead * speed
+    best = np.zeros(len(p))
+    out = np.zeros((len(p), 2))
+    for turn, share in ((0.0, 1.0), (spread, 0.5), (-spread, 0.5)):
+        cos, sin = math.cos(turn), math.sin(turn)
+        ray = np.stack([heading[:, 0] * cos - heading[:, 1] * sin,
+                        heading[:, 0] * sin + heading[:, 1] * cos], 1) \
+            * (share * length)[:, None]                            # (n, 2)
+        e = b - a                                                  # (k, 2)
+        denom = ray[:, None, 0] * e[None, :, 1] - ray[:, None, 1] * e[None, :, 0]
+        d = a[None] - p[:, None]                                   # (n, k, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (d[..., 0] * e[None, :, 1] - d[..., 1] * e[None, :, 0]) / denom
+            u = (d[..., 0] * ray[:, None, 1] - d[..., 1] * ray[:, None, 0]) / denom
+        t = np.where((denom != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1), t, np.inf)
+        k = np.argmin(t, 1) if len(a) else np.zeros(len(p), dtype=np.int64)
+        near = t[np.arange(len(p)), k] if len(a) else np.full(len(p), np.inf)
+        depth = np.where(np.isfinite(near), 1 - near, 0.0)
+        normal = np.stack([-e[k, 1], e[k, 0]], 1) if len(a) else np.zeros((len(p), 2))
+        normal /= np.maximum(np.hypot(normal[:, 0], normal[:, 1]), 1e-300)[:, None]
+        towards = ((p - a[k] if len(a) else p) * normal).sum(1) < 0
+        normal[towards] *= -1
+        deeper = depth > best
+        into = np.maximum(-(v * normal).sum(1), 0)
+        out[deeper] = normal[deeper] * (crowd.max_speed * depth + into)[deeper, None]
+        best = np.maximum(best, depth)
+    return out
+
+
+def wall_segments(walls: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The ends ``(a, b)``, ``(k, 2)`` each, of the wall segments given as ``(k, 2, 2)`` or
+    as an :class:`~wayfinding.geometry.Obstacles`, a :class:`~wayfinding.navmesh.NavMesh`
+    (its walls) or a :class:`~wayfinding.grid.Grid` (its blocked cells)."""
+    if isinstance(walls, Grid):
+        walls = Obstacles.from_grid(walls)
+    if isinstance(walls, (Obstacles, NavMesh)):
+        loops = walls.polygons if isinstance(walls, Obstacles) else walls.boundary()
+        if not loops:
+            return np.zeros((0, 2)), np.zeros((0, 2))
+        a = np.concatenate(loops)
+        return a, np.concatenate([np.roll(loop, -1, axis=0) for loop in loops])
+    seg = _array(walls, (-1, 2, 2), "walls")
+    return seg[:, 0], seg[:, 1]
+
+
+def follow_path(crowd: Crowd, path: Any, ahead: float = 1.0, predict: float = 0.5,
+                slowing: float = 1.0) -> np.ndarray:
+    """Follow a polyline (``(m, 2)``, shared by all agents, or a list of one per agent):
+    project where the agent will be in ``predict`` seconds onto the path (its nearest
+    point), then seek the point ``ahead`` further along it; within ``ahead`` of the end,
+    arrive at the end (slowing within ``slowing`` of it).  An agent off the path heads
+    back onto it on the way."""
+    ahead = check_number(ahead, "ahead")
+    predict = check_number(predict, "predict", zero=True)
+    pts, counts = _paths(crowd, path)
+    n = len(pts)
+    rows = np.arange(n)
+    a, e = pts[:, :-1], pts[:, 1:] - pts[:, :-1]                   # (n, m - 1, 2)
+    seg = np.hypot(e[..., 0], e[..., 1])
+    start = np.concatenate([np.zeros((n, 1)), np.cumsum(seg, 1)], 1)     # (n, m)
+    q = crowd.position + crowd.velocity * predict
+    t = np.clip(((q[:, None] - a) * e).sum(2) / np.where(seg > 0, seg * seg, 1), 0, 1)
+    gap = ((a + t[..., None] * e - q[:, None]) ** 2).sum(2)
+    k = np.argmin(gap, 1)                                          # padding: never nearer
+    s = start[rows, k] + t[rows, k] * seg[rows, k] + ahead
+    end = s >= start[rows, counts - 1]
+    j = np.minimum((start[:, 1:] <= s[:, None]).sum(1), start.shape[1] - 2)
+    frac = np.divide(s - start[rows, j], seg[rows, j], out=np.zeros(n), where=seg[rows, j] > 0)
+    target = a[rows, j] + e[rows, j] * np.clip(frac, 0, 1)[:, None]
+    last = pts[rows, counts - 1]
+    return np.where(end[:, None], arrive(crowd, np.where(end[:, None], last, crowd.position),
+                                         slowing), seek(crowd, target))
+
+
+def _paths(crowd: Crowd, path: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Polylines as a ``(n, m, 2)`` array, each padded by repeating its last corner (at
+    least two corners), and their lengths in corners."""
+    n = len(crowd)
+    if isinstance(path, (list, tuple)) and len(path) == n and n and np.ndim(path[0]) == 2:
+        lines = [_array(p, (-1, 2), f"path {i}") for i, p in enumerate(path)]
+    else:
+        lines = [_array(path, (-1, 2), "path")]
+    if any(len(p) == 0 for p in lines):
+        raise InvalidQueryError("a path needs at least one corner")
+    m = max(2, max(len(p) for p in lines))
+    padded = np.stack([np.concatenate([p, np.repeat(p[-1:], m - len(p), 0)]) for p in lines])
+    counts = np.array([len(p) for p in lines], dtype=np.int64)
+    if len(lines) == 1:
+        return np.broadcast_to(padded, (n, m, 2)), np.full(n, counts[0])
+    return padded, counts
+
+
+def follow_flow(crowd: Crowd, flow: FlowField) -> np.ndarray:
+    """Top speed along a :class:`~wayfinding.fields.FlowField`, its directions interpolated
+    bilinearly at each agent's position (world coordinates, by the grid's origin and cell
+    size); where it gives none (walls, goal cells, off the grid): stop."""
+    if not isinstance(flow, FlowField):
+        raise InvalidQueryError(f"expected a FlowField, got {type(flow).__name__}")
+    g = flow.grid
+    cells = (crowd.position - np.asarray(g.origin)) / g.cell_size - 0.5
+    return flow.sample(cells) * crowd.max_speed[:, None] - crowd.velocity
+
+
+def _array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """``value`` as a finite float array of ``shape`` (-1: any length)."""
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = np.empty(0)
+    if arr.ndim != len(shape) or any(w not in (-1, s) for w, s in zip(shape, arr.shape)) \
+            or not np.isfinite(arr).all():
+        want = ", ".join("k" if w == -1 else str(w) for w in shape)
+        raise InvalidQueryError(f"{name} must be a finite ({want}) array")
+    return arr
+
+
 def weighted_sum(*terms: tuple[float, np.ndarray]) -> np.ndarray:
     """The sum of ``(weight, steering)`` pairs."""
     if not terms:
         raise InvalidQueryError("give at least one (weight, steering) pair")
     return sum(float(w) * np.asarray(s, dtype=np.float64) for w, s in terms)
+
+
+def truncated_sum(*terms: tuple[float, np.ndarray], limit: Any) -> np.ndarray:
+    """Prioritised summation: per agent, add the ``(weight, steering)`` pairs in order of
+    importance, each at most as long as what is left of ``limit`` (one size for all or
+    one per agent, e.g. ``max_accel * dt``) after the length of the total so far; the
+    first that is cut spends the budget, and the rest add nothing.  A high-priority
+    steering so takes the whole budget before a lower one has any."""
+    if not terms:
+        raise InvalidQueryError("give at least one (weight, steering) pair")
+    steer = [float(w) * np.asarray(t, dtype=np.float64) for w, t in terms]
+    n = len(steer[0])
+    cap = np.broadcast_to(np.asarray(limit, dtype=np.float64), (n,))
+    if not (cap >= 0).all():
+        raise InvalidQueryError(f"limit {limit!r} must be >= 0")
+    total = np.zeros((n, 2))
+    for t in steer:
+        left = cap - np.hypot(total[:, 0], total[:, 1])
+        size = np.hypot(t[:, 0], t[:, 1])
+        scale = np.divide(np.maximum(left, 0), size, out=np.ones(n), where=size > left)
+        total += t * scale[:, None]
+    return total
 
 
 def by_priority(*steerings: np.ndarray, threshold: float = 1e-3) -> np.ndarray:
