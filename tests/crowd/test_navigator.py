@@ -1,0 +1,197 @@
+"""The crowd manager: agents added with targets plan over a navigation mesh, a grid or a
+flow field, follow their corners, avoid each other and the walls, replan when pushed off
+their way or stuck, and report their states; bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from shapely.geometry import MultiPolygon, box
+
+from wayfinding import InvalidQueryError
+from wayfinding.crowd import ORCA, Crowd, PowerLaw
+from wayfinding.crowd.navigator import ARRIVED, IDLE, MOVING, NO_PATH, STUCK, Navigator
+from wayfinding.fields import FlowField
+from wayfinding.geometry.obstacles import closest_on_segments
+from wayfinding.grid import Grid
+from wayfinding.navmesh import NavMesh
+
+U_TURN = [(0, 0), (12, 0), (12, 4), (3, 4), (3, 6), (12, 6), (12, 10), (0, 10)]
+
+
+def wall_gap(points, mesh):
+    """Each point's distance to the nearest wall of ``mesh``."""
+    loops = mesh.boundary()
+    a = np.concatenate(loops)
+    b = np.concatenate([np.roll(loop, -1, axis=0) for loop in loops])
+    return np.array([closest_on_segments(p, a, b)[0].min() for p in points])
+
+
+def test_agents_cross_a_u_turn_both_ways_clear_of_the_walls():
+    walls = NavMesh.build(outline=U_TURN)
+    nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.4),
+                    avoidance=ORCA(time_horizon=2.0, time_horizon_obst=1.0, obstacles=walls))
+    ids = []
+    for k in range(6):                     # six each way, round the end of the inner wall
+        ids.append(nav.add((10.5 - 1.2 * k, 1.2 + 1.4 * (k % 2)), target=(10.5 - 1.2 * k, 8.6),
+                           radius=0.3, max_speed=1.4))
+        ids.append(nav.add((10.5 - 1.2 * k, 8.0 + 1.0 * (k % 2)), target=(10.0 - 1.2 * k, 1.5),
+                           radius=0.3, max_speed=1.4))
+    assert all(nav.state(a) == MOVING for a in ids)
+    for _ in range(700):
+        nav.update(0.05)
+        assert wall_gap(nav.crowd.position, walls).min() >= 0.3 - 1e-3
+    assert [nav.state(a) for a in ids] == [ARRIVED] * 12
+    assert np.hypot(*(nav.crowd.position - nav._target[:12]).T).max() <= 0.05
+
+
+def test_corners_are_taken_in_turn():
+    nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.4), avoidance=None)
+    a = nav.add((10.0, 2.0), target=(10.0, 8.0), max_speed=1.0)
+    nav.update(0.1)
+    corners = nav.path(a)
+    assert len(corners) >= 3 and corners[-1].tolist() == [10.0, 8.0]   # round the wall
+    near = np.full(len(corners), math.inf)
+    seen = [len(corners)]
+    for _ in range(300):
+        nav.update(0.1)
+        near = np.minimum(near, np.hypot(*(corners - nav.crowd.position[0]).T))
+        seen.append(len(nav.path(a)))
+    assert (near <= 0.5 + 1e-9).all()                       # passed by every corner
+    assert seen == sorted(seen, reverse=True) and seen[-1] == 1
+    assert nav.state(a) == ARRIVED and nav.crowd.position[0].tolist() == [10.0, 8.0]
+
+
+def test_an_agent_pushed_off_its_way_replans():
+    mesh = NavMesh.build(outline=U_TURN, radius=0.4)
+    nav = Navigator(mesh, avoidance=None)
+    a = nav.add((10.0, 2.0), target=(10.0, 8.0), max_speed=1.0)
+    for _ in range(20):
+        nav.update(0.1)
+    before = nav.path(a)
+    nav.crowd.position[0] = (1.0, 9.0)                       # carried past the inner wall
+    nav.update(0.1)
+    after = nav.path(a)
+    assert len(after) == 1 and len(before) > 1               # straight there now
+    for _ in range(150):
+        nav.update(0.1)
+    assert nav.state(a) == ARRIVED
+
+
+def test_a_blocked_agent_is_reported_stuck_and_goes_on_when_freed():
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 4), (0, 4)])
+    door = [np.array([(5, 0), (5.5, 0), (5.5, 4), (5, 4)], float)]   # not on the mesh
+    nav = Navigator(mesh, avoidance=ORCA(time_horizon_obst=1.0, obstacles=door),
+                    stuck_time=1.0, max_replans=2)
+    a = nav.add((1.0, 2.0), target=(9.0, 2.0), radius=0.3, max_speed=1.0)
+    states, x = [], []
+    for _ in range(300):
+        nav.update(0.05)
+        states.append(nav.state(a))
+        x.append(nav.crowd.position[0, 0])
+    assert states[0] == MOVING and states[-1] == STUCK and max(x) < 5 - 0.3 + 1e-6
+    # Stuck once it has moved less than stuck_distance in each of two stuck_time windows
+    # (two replans), not sooner.
+    first = states.index(STUCK)
+    assert x[first] - x[first - 20] < 0.25 and x[first - 20] - x[first - 40] < 0.25
+    assert first * 0.05 >= 2 * 1.0
+    nav.avoidance = ORCA(time_horizon_obst=1.0)              # the door opens
+    for _ in range(200):
+        nav.update(0.05)
+    assert nav.state(a) == ARRIVED
+
+
+def test_no_path_and_idle_agents_stay_put():
+    mesh = NavMesh.build(MultiPolygon([box(0, 0, 4, 4), box(6, 0, 9, 4)]))
+    nav = Navigator(mesh)
+    a = nav.add((1.0, 1.0), target=(8.0, 2.0))
+    b = nav.add((2.0, 3.0))
+    for _ in range(20):
+        nav.update(0.1)
+    assert (nav.state(a), nav.state(b)) == (NO_PATH, IDLE)
+    assert nav.crowd.position.tolist() == [[1.0, 1.0], [2.0, 3.0]]
+    nav.set_target(b, (3.0, 3.0))
+    for _ in range(30):
+        nav.update(0.1)
+    assert nav.state(b) == ARRIVED and nav.crowd.position[1].round(6).tolist() == [3.0, 3.0]
+
+
+def test_grid_paths_go_round_blocked_cells():
+    grid = Grid.from_ascii("""
+..........
+.########.
+..........
+.########.
+..........""", origin=(-5.0, 0.0), cell_size=2.0)
+    nav = Navigator(grid, avoidance=PowerLaw())
+    blocked = ~grid.passable
+    targets = [(13.0, 9.0), (-3.0, 9.0), (13.0, 1.0)]
+    ids = [nav.add(p, target=t, radius=0.3, max_speed=1.5)
+           for p, t in zip([(-4.0, 1.0), (14.0, 1.0), (-4.0, 9.0)], targets)]
+    for _ in range(1500):
+        nav.update(0.05)
+        cells = np.floor((nav.crowd.position - (-5.0, 0.0)) / 2.0).astype(int)
+        assert not blocked[cells[:, 1], cells[:, 0]].any()
+    assert [nav.state(a) for a in ids] == [ARRIVED] * 3
+    assert np.hypot(*(nav.crowd.position - targets).T).max() <= 0.05
+    off = nav.add((100.0, 1.0), target=(1.0, 1.0))           # off the grid: no path
+    nav.update(0.05)
+    assert nav.state(off) == NO_PATH
+
+
+def test_flow_fields_lead_everyone_to_their_goals():
+    grid = Grid.from_ascii("""
+........
+.######.
+........
+........""")
+    flow = FlowField.build(grid, [(7, 0), (0, 3)])
+    nav = Navigator(flow, avoidance=None)
+    ids = [nav.add(p, radius=0.2, max_speed=1.0) for p in [(3.5, 2.5), (6.5, 3.5), (0.5, 0.5)]]
+    for _ in range(300):
+        nav.update(0.05)
+    assert [nav.state(a) for a in ids] == [ARRIVED] * 3
+    cells = np.floor(nav.crowd.position).astype(int).tolist()
+    assert all(c in ([7, 0], [0, 3]) for c in cells)
+    with pytest.raises(InvalidQueryError, match="flow field"):
+        nav.set_target(ids[0], (1, 1))
+
+
+def test_removing_keeps_the_rows_in_step():
+    nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.4), avoidance=None)
+    a = nav.add((10.0, 2.0), target=(10.0, 8.0))
+    b = nav.add((1.0, 1.0), target=(1.0, 9.0))
+    c = nav.add((11.0, 9.0), target=(2.0, 9.0))
+    nav.update(0.1)
+    path_c = nav.path(c)
+    nav.remove(a)
+    assert len(nav) == 2 and np.array_equal(nav.path(c), path_c)
+    for _ in range(200):
+        nav.update(0.1)
+    assert (nav.state(b), nav.state(c)) == (ARRIVED, ARRIVED)
+    assert nav.crowd.position_of(c).round(6).tolist() == [2.0, 9.0]
+    assert "2 agents on a NavMesh" in repr(nav)
+
+
+def test_bad_input():
+    mesh = NavMesh.build(outline=U_TURN)
+    with pytest.raises(InvalidQueryError, match="NavMesh, a Grid or a FlowField"):
+        Navigator([(0, 0)])
+    with pytest.raises(InvalidQueryError, match="step"):
+        Navigator(mesh, avoidance=object())
+    with pytest.raises(InvalidQueryError, match="empty crowd"):
+        crowd = Crowd()
+        crowd.add((1, 1))
+        Navigator(mesh, crowd=crowd)
+    with pytest.raises(InvalidQueryError, match="corner_radius"):
+        Navigator(mesh, corner_radius=0)
+    nav = Navigator(mesh)
+    with pytest.raises(InvalidQueryError, match="target"):
+        nav.add((1, 1), target=(math.nan, 0))
+    assert len(nav) == 0
+    with pytest.raises(InvalidQueryError, match="no agent"):
+        nav.state(3)
+    with pytest.raises(InvalidQueryError, match="dt"):
+        nav.update(-1)
