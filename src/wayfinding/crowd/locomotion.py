@@ -1,0 +1,169 @@
+"""Restrictors and directors (Pentheny's unified view of locomotion).
+
+A *director* asks for a value: here a steering (``(n, 2)`` velocity change, as every
+function of :mod:`~wayfinding.crowd.steering` returns).  A *restrictor* forbids values:
+here a function ``(crowd, dt, candidates) -> forbidden`` over candidate velocities
+``(n, c, 2)``, returning a boolean ``(n, c)``.  :class:`Locomotion` combines directors by
+prioritised, weighted summation (:func:`~wayfinding.crowd.steering.truncated_sum`), then
+takes, per agent, the allowed candidate velocity nearest the directed one, the allowed set
+being what no restrictor forbids (the union of the restrictions).
+
+Restrictions cascade downwards: a restriction on positions forbids the velocities that
+lead there (:func:`stay_within`), one on velocities (:func:`velocity_obstacles`) acts
+directly.
+
+>>> from wayfinding.crowd import Crowd, seek
+>>> crowd = Crowd()
+>>> a = crowd.add((0.0, 0.0), max_speed=1.0)
+>>> fence = lambda crowd, dt, v: v[..., 0] > 0.5            # never faster than 0.5 east
+>>> loco = Locomotion([(1.0, lambda c, dt: seek(c, (10.0, 0.0)))], [fence])
+>>> loco.velocities(crowd, 0.1).round(6).tolist()
+[[0.5, 0.0]]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from ..geometry import Obstacles
+from ..grid import Grid
+from ..navmesh import NavMesh
+from .agents import Crowd, check_count, check_number
+from .steering import truncated_sum, weighted_sum
+
+Director = Callable[[Crowd, float], np.ndarray]
+Restrictor = Callable[[Crowd, float, np.ndarray], np.ndarray]
+
+
+class Locomotion:
+    """Directors ``[(weight, director), ...]`` in order of priority and restrictors.
+
+    ``limit``: the steering budget of the prioritised summation, in velocity change per
+    second (times ``dt`` per step; ``None``: a plain weighted sum).  Candidates: the
+    directed velocity (cut to the top speed), standing still, and ``speeds`` x
+    ``headings`` velocities evenly spread over the top-speed disc.  Where every candidate
+    is forbidden, the one forbidden by the fewest restrictors (then nearest) is taken.
+    """
+
+    def __init__(self, directors: Sequence[tuple[float, Director]],
+                 restrictors: Sequence[Restrictor] = (), *, limit: float | None = None,
+                 speeds: int = 4, headings: int = 32):
+        if not directors:
+            raise InvalidQueryError("give at least one (weight, director) pair")
+        for k, pair in enumerate(directors):
+            if not (isinstance(pair, tuple) and len(pair) == 2 and callable(pair[1])):
+                raise InvalidQueryError(f"director {k} must be a (weight, function) pair")
+        if not all(callable(r) for r in restrictors):
+            raise InvalidQueryError("restrictors must be functions (crowd, dt, candidates)")
+        self.directors = list(directors)
+        self.restrictors = list(restrictors)
+        self.limit = None if limit is None else check_number(limit, "limit", infinite=True)
+        self.speeds = check_count(speeds, "speeds")
+        self.headings = check_count(headings, "headings")
+        ring = np.arange(1, self.speeds + 1) / self.speeds
+        turn = 2 * math.pi * np.arange(self.headings) / self.headings
+        self._disc = (ring[:, None, None] * np.stack([np.cos(turn), np.sin(turn)], 1)
+                      ).reshape(-1, 2)                           # unit-speed samples
+
+    def directed(self, crowd: Crowd, dt: float) -> np.ndarray:
+        """The velocity the directors ask for, ``(n, 2)``."""
+        terms = [(w, d(crowd, dt)) for w, d in self.directors]
+        steer = weighted_sum(*terms) if self.limit is None \
+            else truncated_sum(*terms, limit=self.limit * dt)
+        return crowd.velocity + steer
+
+    def candidates(self, crowd: Crowd, directed: np.ndarray) -> np.ndarray:
+        """``(n, c, 2)``: the directed velocity (within the top speed), zero, the samples."""
+        speed = np.hypot(directed[:, 0], directed[:, 1])
+        top = crowd.max_speed
+        cut = directed * np.minimum(1, np.divide(top, speed, out=np.ones_like(speed),
+                                                 where=speed > 0))[:, None]
+        disc = self._disc[None] * top[:, None, None]
+        return np.concatenate([cut[:, None], np.zeros((len(top), 1, 2)), disc], 1)
+
+    def velocities(self, crowd: Crowd, dt: float) -> np.ndarray:
+        """Every agent's new velocity for a step of ``dt``: the allowed candidate nearest
+        the directed velocity."""
+        if not isinstance(crowd, Crowd):
+            raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
+        dt = check_number(dt, "dt")
+        want = self.directed(crowd, dt)
+        cand = self.candidates(crowd, want)
+        votes = np.zeros(cand.shape[:2])
+        for r in self.restrictors:
+            forbidden = np.asarray(r(crowd, dt, cand))
+            if forbidden.shape != cand.shape[:2]:
+                raise InvalidQueryError(f"a restrictor returned shape {forbidden.shape}, "
+                                        f"expected {cand.shape[:2]}")
+            votes += forbidden
+        gap = np.hypot(*(cand - want[:, None]).transpose(2, 0, 1))
+        best = np.argmin(np.where(votes == votes.min(1, keepdims=True), gap, np.inf), 1)
+        return cand[np.arange(len(cand)), best]
+
+    def step(self, crowd: Crowd, dt: float) -> None:
+        """Advance the crowd by ``dt`` at the chosen velocities (:meth:`Crowd.step`)."""
+        crowd.step(dt, self.velocities(crowd, dt))
+
+
+def stay_within(world: Any) -> Restrictor:
+    """A positional restriction cascaded to velocities: forbid every velocity that would
+    put an agent's centre off ``world`` after the step (off a
+    :class:`~wayfinding.navmesh.NavMesh`, on a blocked or outside cell of a
+    :class:`~wayfinding.grid.Grid`, inside an :class:`~wayfinding.geometry.Obstacles`).
+    Build the world for the agents' radius."""
+    if isinstance(world, NavMesh):
+        def off(p: np.ndarray) -> np.ndarray:
+            return np.asarray(world.locate(p)) < 0
+    elif isinstance(world, Grid):
+        def off(p: np.ndarray) -> np.ndarray:
+            c = np.floor((p - np.asarray(world.origin)) / world.cell_size).astype(np.int64)
+            h, w = world.shape
+            inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+            return ~inside | ~world.passable[np.clip(c[:, 1], 0, h - 1),
+                                             np.clip(c[:, 0], 0, w - 1)]
+    elif isinstance(world, Obstacles):
+        def off(p: np.ndarray) -> np.ndarray:
+            return world.contains(p)
+    else:
+        raise InvalidQueryError(f"world must be a NavMesh, a Grid or an Obstacles, got "
+                                f"{type(world).__name__}")
+
+    def restrict(crowd: Crowd, dt: float, candidates: np.ndarray) -> np.ndarray:
+        after = crowd.position[:, None] + candidates * dt
+        return off(after.reshape(-1, 2)).reshape(after.shape[:2])
+
+    return restrict
+
+
+def velocity_obstacles(time_horizon: float = 3.0, distance: float = 10.0, count: int = 10
+                       ) -> Restrictor:
+    """A velocity restriction: forbid every velocity that would bring an agent into
+    contact with one of its ``count`` nearest neighbours within ``distance`` in the next
+    ``time_horizon`` seconds, the neighbour keeping its velocity (velocity obstacles).
+    Velocities that move an overlapping pair apart stay allowed."""
+    time_horizon = check_number(time_horizon, "time_horizon")
+    distance = check_number(distance, "distance")
+    count = check_count(count, "count")
+
+    def restrict(crowd: Crowd, dt: float, candidates: np.ndarray) -> np.ndarray:
+        rows, _ = crowd.neighbours(distance, count)
+        ok = rows >= 0
+        j = np.where(ok, rows, 0)
+        w = crowd.position[j] - crowd.position[:, None]                 # (n, k, 2)
+        rel = candidates[:, :, None] - crowd.velocity[j][:, None]       # (n, c, k, 2)
+        reach = (crowd.radius[:, None] + crowd.radius[j])[:, None]      # (n, 1, k)
+        a = (rel * rel).sum(-1)
+        b = (rel * w[:, None]).sum(-1)
+        c = (w * w).sum(-1)[:, None] - reach * reach
+        disc = b * b - a * c
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (b - np.sqrt(np.maximum(disc, 0))) / a
+        hit = np.where(c <= 0, b > 0, (disc > 0) & (b > 0) & (t <= time_horizon))
+        return (hit & ok[:, None]).any(-1)
+
+    return restrict
