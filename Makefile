@@ -17,6 +17,7 @@ $(VENV)/.installed: pyproject.toml setup.py $(KERNELS) | $(PY)
 
 $(VENV)/.bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) -m pip install --quiet --no-deps jupedsim   # its declared deps pull a 1 GB viewer
 	touch $@
 
 demo: $(VENV)/.installed
@@ -41,6 +42,7 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/dynamic.py --out BENCHMARKS.md
 	$(PY) benchmarks/fields.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd.py --out BENCHMARKS.md
+	$(PY) benchmarks/crowd_models.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so
