@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
 from wayfinding.crowd import Crowd, seek, separation
-from wayfinding.crowd.locomotion import Locomotion, stay_within, velocity_obstacles
+from wayfinding.crowd.locomotion import Locomotion, stay_within
+from wayfinding.crowd.vo import VelocityObstacles
 from wayfinding.geometry import Obstacles
 from wayfinding.grid import Grid
 from wayfinding.navmesh import NavMesh
@@ -99,7 +100,7 @@ def test_velocity_obstacles_forbid_exactly_the_colliding_velocities(seed):
         return
     cand = rng.uniform(-2, 2, (1, 40, 2))
     cand = np.concatenate([cand, np.zeros((1, 40, 2))])
-    got = velocity_obstacles(2.0)(crowd, 0.1, cand)[0]
+    got = VelocityObstacles.vo(time_horizon=2.0).forbids(crowd, 0.1, cand)[0]
     want = [collides(p, v, q, crowd.velocity[1], 1.0, 2.0) for v in cand[0]]
     # Grazing velocities (touching within the sampling) may differ: skip those.
     for v, g, w in zip(cand[0], got, want):
@@ -112,6 +113,7 @@ def test_velocity_obstacles_forbid_exactly_the_colliding_velocities(seed):
 def test_a_small_crowd_kept_on_the_mesh_and_apart():
     mesh = NavMesh.build(outline=[(0, 0), (12, 0), (12, 6), (0, 6)], radius=0.3)
     closest = {}
+    vo = VelocityObstacles.vo(time_horizon=1.5, neighbour_dist=4.0)
     for avoid in (False, True):
         crowd = Crowd()
         for k in range(4):
@@ -121,7 +123,7 @@ def test_a_small_crowd_kept_on_the_mesh_and_apart():
                       max_speed=1.2)
         loco = Locomotion([(1.0, lambda c, dt: seek(c, c.goal)),
                            (0.3, lambda c, dt: separation(c, 1.0))],
-                          [stay_within(mesh)] + [velocity_obstacles(1.5, 4.0)] * avoid,
+                          [stay_within(mesh)] + [vo.forbids] * avoid,
                           speeds=5, headings=48)
         closest[avoid] = np.inf
         for _ in range(400):

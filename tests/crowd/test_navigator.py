@@ -195,3 +195,15 @@ def test_bad_input():
         nav.state(3)
     with pytest.raises(InvalidQueryError, match="dt"):
         nav.update(-1)
+
+
+def test_a_recorded_run_takes_arrived_agents_out_through_the_navigator():
+    from wayfinding.crowd import record
+
+    nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.4))
+    for k in range(4):
+        nav.add((10.0 - 1.5 * k, 1.5), target=(10.0 - 1.5 * k, 8.5), radius=0.3)
+    run = record(nav.crowd, lambda crowd, dt: nav.update(dt), dt=0.1, seconds=60,
+                 remove=nav.remove)
+    assert run.completion == 1.0 and len(nav) == 0
+    assert np.isfinite(run.arrived).all() and run.path_ratio() > 1.5   # round the wall

@@ -9,7 +9,8 @@ takes, per agent, the allowed candidate velocity nearest the directed one, the a
 being what no restrictor forbids (the union of the restrictions).
 
 Restrictions cascade downwards: a restriction on positions forbids the velocities that
-lead there (:func:`stay_within`), one on velocities (:func:`velocity_obstacles`) acts
+lead there (:func:`stay_within`), one on velocities (such as
+:meth:`VelocityObstacles.forbids <wayfinding.crowd.VelocityObstacles.forbids>`) acts
 directly.
 
 >>> from wayfinding.crowd import Crowd, seek
@@ -136,34 +137,5 @@ def stay_within(world: Any) -> Restrictor:
     def restrict(crowd: Crowd, dt: float, candidates: np.ndarray) -> np.ndarray:
         after = crowd.position[:, None] + candidates * dt
         return off(after.reshape(-1, 2)).reshape(after.shape[:2])
-
-    return restrict
-
-
-def velocity_obstacles(time_horizon: float = 3.0, distance: float = 10.0, count: int = 10
-                       ) -> Restrictor:
-    """A velocity restriction: forbid every velocity that would bring an agent into
-    contact with one of its ``count`` nearest neighbours within ``distance`` in the next
-    ``time_horizon`` seconds, the neighbour keeping its velocity (velocity obstacles).
-    Velocities that move an overlapping pair apart stay allowed."""
-    time_horizon = check_number(time_horizon, "time_horizon")
-    distance = check_number(distance, "distance")
-    count = check_count(count, "count")
-
-    def restrict(crowd: Crowd, dt: float, candidates: np.ndarray) -> np.ndarray:
-        rows, _ = crowd.neighbours(distance, count)
-        ok = rows >= 0
-        j = np.where(ok, rows, 0)
-        w = crowd.position[j] - crowd.position[:, None]                 # (n, k, 2)
-        rel = candidates[:, :, None] - crowd.velocity[j][:, None]       # (n, c, k, 2)
-        reach = (crowd.radius[:, None] + crowd.radius[j])[:, None]      # (n, 1, k)
-        a = (rel * rel).sum(-1)
-        b = (rel * w[:, None]).sum(-1)
-        c = (w * w).sum(-1)[:, None] - reach * reach
-        disc = b * b - a * c
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (b - np.sqrt(np.maximum(disc, 0))) / a
-        hit = np.where(c <= 0, b > 0, (disc > 0) & (b > 0) & (t <= time_horizon))
-        return (hit & ok[:, None]).any(-1)
 
     return restrict

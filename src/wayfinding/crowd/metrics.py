@@ -102,11 +102,14 @@ class Run:
 
 
 def record(crowd: Crowd, step: Callable[[Crowd, float], None], *, dt: float,
-           seconds: float, arrive_within: float | None = None) -> Run:
+           seconds: float, arrive_within: float | None = None,
+           remove: Callable[[int], None] | None = None) -> Run:
     """Run ``step(crowd, dt)`` until every agent is within ``arrive_within`` (default: its
     radius) of its goal or ``seconds`` have passed, recording positions.  An agent counts
-    as arrived at the first step it is that close, and is taken out of the crowd (so it no
-    longer blocks the others); the crowd is left with the agents still walking."""
+    as arrived at the first step it is that close, and is taken out of the crowd by
+    ``remove(id)`` (default :meth:`Crowd.remove`; a :class:`~wayfinding.crowd.Navigator`'s
+    own ``remove`` for its crowd), so it no longer blocks the others; the crowd is left
+    with the agents still walking."""
     dt, seconds = check_number(dt, "dt"), check_number(seconds, "seconds")
     ids = crowd.ids.copy()
     column = {int(a): k for k, a in enumerate(ids)}
@@ -124,7 +127,7 @@ def record(crowd: Crowd, step: Callable[[Crowd, float], None], *, dt: float,
         there = np.hypot(*(crowd.position - goal[cols]).T) <= near[cols]
         arrived[cols[there]] = t * dt
         for a in crowd.ids[there].tolist():
-            crowd.remove(a)
+            (crowd.remove if remove is None else remove)(a)
 
     check(0)
     t = 0

@@ -101,8 +101,11 @@ class Navigator:
 
     def add(self, position: Any, target: Any = None, **agent: Any) -> int:
         """Add an agent at ``position`` bound for ``target`` (none: it stays put; on a
-        flow field the field's goals) with the :meth:`Crowd.add` options; returns its id."""
+        flow field the field's goals) with the :meth:`Crowd.add` options (its ``goal`` in
+        the crowd is the target); returns its id."""
         t = None if target is None else _point(target, "target")
+        if t is not None:
+            agent.setdefault("goal", t)
         agent_id = self.crowd.add(position, **agent)
         i = len(self.crowd) - 1
         if i == len(self._count):
@@ -122,7 +125,7 @@ class Navigator:
         if isinstance(self.world, FlowField):
             raise InvalidQueryError("on a flow field the targets are the field's goals")
         i, t = self.crowd.row(agent), _point(target, "target")
-        self._target[i] = t
+        self._target[i] = self.crowd.goal[i] = t
         self._pending[i] = True
         self._replans[i] = 0
         self._state[i] = _STATES.index(MOVING)
