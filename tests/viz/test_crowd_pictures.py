@@ -44,3 +44,13 @@ def test_crowd_run_command(capsys, tmp_path):
     assert "100% of 8 agents arrived" in capsys.readouterr().out
     assert main(["crowd", "run", "crossing", "--angle", "0"]) == 2
     assert "angle" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("model", ["rvo", "vo", "powerlaw", "anticipatory"])
+def test_crowd_run_takes_every_avoidance_model(capsys, model):
+    assert main(["crowd", "run", "crossing", "--angle", "135", "--model", model,
+                 "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["model"] == model and info["completion"] == 1.0
+    assert main(["crowd", "run", "bottleneck", "--agents", "4", "--model", model]) == 2
+    assert "only ORCA takes" in capsys.readouterr().err

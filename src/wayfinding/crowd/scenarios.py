@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -156,9 +157,16 @@ def scenario(name: str, **options: float) -> Scenario:
     return SCENARIOS[name](**options)
 
 
-def simulate(sc: Scenario, model: ORCA | None = None, *, seed: int = 0) -> Run:
-    """Run a scenario under ORCA (default: ``ORCA(time_horizon=5, time_horizon_obst=2)``
-    with the scenario's obstacles) until everyone has arrived or time is up."""
+def simulate(sc: Scenario, model: Any = None, *, seed: int = 0) -> Run:
+    """Run a scenario until everyone has arrived or time is up, under ``model``: any
+    avoidance model with ``step(crowd, dt, preferred)`` (default: ``ORCA(time_horizon=5,
+    time_horizon_obst=2)`` with the scenario's obstacles).  Only ORCA takes obstacles: a
+    scenario with obstacles refuses the others."""
+    if model is not None and not callable(getattr(model, "step", None)):
+        raise InvalidQueryError("model must have a step(crowd, dt, preferred) method")
+    if sc.obstacles and model is not None and not isinstance(model, ORCA):
+        raise InvalidQueryError(f"{sc.name!r} has obstacles, which only ORCA takes; "
+                                f"{type(model).__name__} would walk through them")
     orca = model or ORCA(time_horizon=5.0, time_horizon_obst=2.0, obstacles=sc.obstacles)
     rng = np.random.default_rng(seed)
 
