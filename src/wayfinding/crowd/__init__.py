@@ -1,13 +1,15 @@
 """Crowds: agents as structure-of-arrays stepped at a fixed time step, with compiled
 nearest-neighbour queries; steering behaviours and their combinations (weighted, by
-priority, restrictors and directors); local avoidance (ORCA among agents and obstacles,
-velocity obstacles and RVO, the time-to-collision power law, anticipatory forces, very
-temporary obstacle avoidance, path-sweep avoidance for preplanned paths); a crowd manager
-that plans and follows paths over meshes, grids and flow fields; recorded runs with their
-metrics, and a scenario suite."""
+priority, restrictors and directors); context steering (:mod:`.context`); local
+avoidance (ORCA among agents and obstacles, velocity obstacles and RVO, the
+time-to-collision power law, anticipatory forces, very temporary obstacle avoidance,
+path-sweep avoidance for preplanned paths); a crowd manager that plans and follows paths
+over meshes, grids and flow fields; recorded runs with their metrics, and a scenario
+suite."""
 
 from .agents import Crowd
 from .anticipation import AnticipatoryForces
+from .context import ContextMap
 from .detour import Detour, detour
 from .locomotion import Locomotion, stay_within
 from .metrics import Run, record
@@ -37,8 +39,9 @@ from .sweep import Order, PathAvoidance
 from .vo import VelocityObstacles
 
 __all__ = [
-    "AnticipatoryForces", "Crowd", "Detour", "Locomotion", "Navigator", "ORCA", "Order",
-    "PathAvoidance", "PowerLaw", "Run", "SCENARIOS", "Scenario", "VelocityObstacles", "Wander",
+    "AnticipatoryForces", "ContextMap", "Crowd", "Detour", "Locomotion", "Navigator", "ORCA",
+    "Order", "PathAvoidance", "PowerLaw", "Run", "SCENARIOS", "Scenario", "VelocityObstacles",
+    "Wander",
     "alignment", "arrive", "avoid_obstacles", "avoid_walls", "by_priority", "cohesion",
     "detour", "evade", "flee", "follow_flow", "follow_path", "pursue", "record", "scenario",
     "seek", "separation", "simulate", "stay_within", "time_to_collision", "truncated_sum",
