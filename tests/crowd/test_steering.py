@@ -119,6 +119,24 @@ def test_wander_repeats_with_its_seed_and_keeps_to_the_speed_limit():
     assert np.ptp(paths[0][:, :, 1]) > 0.5          # it does wander off the start line
 
 
+def test_wander_keeps_each_agents_circle_angle_by_its_id():
+    """Agents removed and added between calls: the others' wandering goes on as if nothing
+    had happened (each keeps its own angle), and a newcomer gets a fresh one."""
+    def run(churn):
+        crowd = Crowd()
+        ids = [crowd.add((3.0 * i, 0.0), max_speed=1.5, max_accel=3.0) for i in range(4)]
+        wander, track = Wander(jitter=0.0, seed=2), []
+        for step in range(40):
+            if churn and step == 20:
+                crowd.remove(ids[1])                      # rows move: 3 takes row 1
+                crowd.add((50.0, 50.0), max_speed=1.5, max_accel=3.0)
+            crowd.step(DT, crowd.velocity + wander(crowd, DT))
+            track.append([crowd.position_of(a) for a in (ids[0], ids[2], ids[3])])
+        return np.array(track)
+
+    np.testing.assert_allclose(run(True), run(False), atol=1e-12)
+
+
 def test_separation_pushes_apart_and_leaves_loners_alone():
     crowd = Crowd()
     for p in [(0, 0), (0.5, 0), (0.2, 0.4), (40, 40)]:

@@ -138,16 +138,20 @@ class Wander:
         self.distance = check_number(distance, "distance", zero=True)
         self.jitter = check_number(jitter, "jitter", zero=True)
         self._rng = np.random.default_rng(seed)
-        self._angle: dict[int, float] = {}
+        self._ids = np.zeros(0, dtype=np.int64)            # sorted, with their angles
+        self._angles = np.zeros(0)
 
     def __call__(self, crowd: Crowd, dt: float) -> np.ndarray:
         dt = check_number(dt, "dt")
-        ids = crowd.ids.tolist()
-        for agent in ids:
-            self._angle.setdefault(agent, float(self._rng.uniform(0, 2 * math.pi)))
-        nudge = self._rng.uniform(-1, 1, len(ids)) * self.jitter * dt
-        angle = np.array([self._angle[a] for a in ids]) + nudge
-        self._angle = dict(zip(ids, angle.tolist()))
+        ids = crowd.ids
+        at = np.minimum(np.searchsorted(self._ids, ids), max(len(self._ids) - 1, 0))
+        known = (self._ids[at] == ids) if len(self._ids) else np.zeros(len(ids), bool)
+        angle = np.where(known, self._angles[at] if len(self._ids) else 0.0, 0.0)
+        fresh = ~known
+        angle[fresh] = self._rng.uniform(0, 2 * math.pi, int(fresh.sum()))
+        angle = angle + self._rng.uniform(-1, 1, len(ids)) * self.jitter * dt
+        order = np.argsort(ids)
+        self._ids, self._angles = ids[order].copy(), angle[order]
         v = crowd.velocity
         speed = np.hypot(v[:, 0], v[:, 1])
         heading = np.where(speed[:, None] > 0, v / np.maximum(speed, 1e-300)[:, None],
