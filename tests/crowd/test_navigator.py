@@ -207,3 +207,20 @@ def test_a_recorded_run_takes_arrived_agents_out_through_the_navigator():
                  remove=nav.remove)
     assert run.completion == 1.0 and len(nav) == 0
     assert np.isfinite(run.arrived).all() and run.path_ratio() > 1.5   # round the wall
+
+
+def test_an_agent_pushed_off_its_corridor_replans():
+    """A hall with an alcove: an agent pushed into the alcove, off the polygons of its
+    corridor but near its path, plans again from there."""
+    alcove = [(0, 0), (12, 0), (12, 4), (7, 4), (7, 8), (5, 8), (5, 4), (0, 4)]
+    mesh = NavMesh.build(outline=alcove, radius=0.4)
+    nav = Navigator(mesh, avoidance=None, replan_distance=100.0)   # only the corridor rule
+    a = nav.add((1.0, 2.0), target=(11.0, 2.0), max_speed=1.0)
+    nav.update(0.1)
+    assert len(nav.path(a)) == 1                                    # straight along the hall
+    nav.crowd.position[0] = (6.0, 7.0)
+    nav.update(0.1)
+    assert len(nav.path(a)) > 2                      # round the alcove's rounded corner first
+    for _ in range(200):
+        nav.update(0.1)
+    assert nav.state(a) == ARRIVED

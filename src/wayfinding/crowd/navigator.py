@@ -15,9 +15,10 @@ Following: an agent heads for its next corner at top speed and takes the one aft
 within ``corner_radius`` of it (or one step's travel); on the last stretch it slows to stop
 on the target, and has arrived within ``arrive_distance`` of it (pushed away after,
 it walks back).  It replans when it strays more than ``replan_distance`` from the stretch it
-is on (pushed off by others), and when it has been stuck (moved less than
-``stuck_distance`` over ``stuck_time`` seconds) short of its target; after ``max_replans``
-stuck replans in a row its state says :data:`STUCK` (it keeps trying).
+is on, or on a mesh onto a polygon off its corridor (pushed off by others), and when it
+has been stuck (moved less than ``stuck_distance`` over ``stuck_time`` seconds) short of its
+target; after ``max_replans`` stuck replans in a row its state says :data:`STUCK` (it
+keeps trying).
 
 All per-frame work is vectorised over the agents; only new targets and replans call the
 planner, agent by agent.
@@ -84,6 +85,7 @@ class Navigator:
         self.stuck_distance = check_number(stuck_distance, "stuck_distance")
         self.max_replans = check_count(max_replans, "max_replans")
         self._corners = np.zeros((16, 2, 2))        # per row: the path, last corner repeated
+        self._corridor = np.full((16, 1), -1, np.int32)   # its polygons on a mesh, -1 padded
         self._count = np.zeros(16, dtype=np.int64)  # corners in each path
         self._next = np.zeros(16, dtype=np.int64)   # the corner each agent heads for
         self._state = np.zeros(16, dtype=np.int8)   # index into _STATES
@@ -165,19 +167,21 @@ class Navigator:
 
     # ------------------------------------------------------------------ internals
     def _arrays(self) -> tuple[np.ndarray, ...]:
-        return (self._corners, self._count, self._next, self._state, self._target,
-                self._anchor, self._clock, self._replans, self._pending)
+        return (self._corners, self._corridor, self._count, self._next, self._state,
+                self._target, self._anchor, self._clock, self._replans, self._pending)
 
     def _grow(self) -> None:
         size = 2 * len(self._count)
-        (self._corners, self._count, self._next, self._state, self._target, self._anchor,
-         self._clock, self._replans, self._pending) = (
+        (self._corners, self._corridor, self._count, self._next, self._state, self._target,
+         self._anchor, self._clock, self._replans, self._pending) = (
             np.concatenate([a, np.zeros((size - len(a),) + a.shape[1:], a.dtype)])
             for a in self._arrays())
+        self._corridor[size // 2:] = -1
 
     def _plan(self, i: int) -> None:
         self._pending[i] = False
-        corners = self._route(self.crowd.position[i].copy(), self._target[i].copy())
+        corners, corridor = self._route(self.crowd.position[i].copy(),
+                                        self._target[i].copy())
         if corners is None:
             self._state[i] = _STATES.index(NO_PATH)
             corners = self.crowd.position[i][None].copy()
@@ -191,27 +195,35 @@ class Navigator:
             self._corners = grown
         self._corners[i, :k] = corners
         self._corners[i, k:] = corners[-1]
+        if len(corridor) > self._corridor.shape[1]:
+            self._corridor = np.pad(self._corridor, ((0, 0), (0, len(corridor)
+                                                             - self._corridor.shape[1])),
+                                    constant_values=-1)
+        self._corridor[i] = -1
+        self._corridor[i, :len(corridor)] = corridor
         self._count[i], self._next[i] = k, min(1, k - 1)
         self._anchor[i], self._clock[i] = self.crowd.position[i], 0.0
 
-    def _route(self, start: np.ndarray, target: np.ndarray) -> np.ndarray | None:
-        """The path's corners from ``start`` to ``target``, or None when there is none."""
-        world = self.world
+    def _route(self, start: np.ndarray, target: np.ndarray
+               ) -> tuple[np.ndarray | None, np.ndarray]:
+        """The path's corners from ``start`` to ``target`` (None when there is none) and,
+        on a mesh, its corridor of polygons."""
+        world, none = self.world, np.zeros(0, np.int32)
         if isinstance(world, NavMesh):
             r = world.find_path(start, target)
-            return r.path if r.found else None
+            return (r.path, r.corridor) if r.found else (None, none)
         (sx, sy), (gx, gy) = world.world_to_cell(start), world.world_to_cell(target)
         h, w = world.shape
         if not (0 <= sx < w and 0 <= sy < h and 0 <= gx < w and 0 <= gy < h) \
                 or not (world.passable[sy, sx] and world.passable[gy, gx]):
-            return None
+            return None, none
         r = find_path(world, (sx, sy), (gx, gy))
         if not r.found:
-            return None
+            return None, none
         cells = smooth_path(world, r.path).astype(np.float64)
         pts = np.asarray(world.origin) + (cells + 0.5) * world.cell_size
         pts[0], pts[-1] = start, target
-        return pts
+        return pts, none
 
     def _follow(self, dt: float) -> np.ndarray:
         """Preferred velocities along the paths (advancing past reached corners)."""
@@ -240,7 +252,7 @@ class Navigator:
 
     def _strayed(self) -> np.ndarray:
         """Moving agents further than ``replan_distance`` from the stretch between their
-        previous corner and their next."""
+        previous corner and their next, or, on a mesh, on a polygon off their corridor."""
         n = len(self.crowd)
         rows, nxt, p = np.arange(n), self._next[:n], self.crowd.position
         a, b = self._corners[rows, np.maximum(nxt - 1, 0)], self._corners[rows, nxt]
@@ -249,7 +261,11 @@ class Navigator:
         off = np.hypot(*(a + t[:, None] * e - p).T)
         state = self._state[:n]
         going = (state == _STATES.index(MOVING)) | (state == _STATES.index(STUCK))
-        return going & (off > self.replan_distance)
+        strayed = off > self.replan_distance
+        if isinstance(self.world, NavMesh) and n:
+            poly = np.asarray(self.world.locate(p))
+            strayed |= (poly >= 0) & ~(self._corridor[:n] == poly[:, None]).any(1)
+        return going & strayed
 
     def _flow(self) -> np.ndarray:
         """Preferred velocities along the flow field; agents on a goal cell have arrived."""
