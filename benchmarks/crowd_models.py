@@ -25,7 +25,9 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -98,10 +100,22 @@ def jupedsim(n: int, steps: int) -> list[float]:
     return timed(sim.iterate, steps)
 
 
-def social_force(n: int, steps: int) -> list[float]:
-    import pysocialforce as psf
-
+def import_social_force():
+    """PySocialForce, imported from a scratch directory: on import it opens a log file
+    in the working directory."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chdir(scratch)
+        try:
+            import pysocialforce
+        finally:
+            os.chdir(here)
     logging.disable(logging.CRITICAL)                       # it logs every step
+    return pysocialforce
+
+
+def social_force(n: int, steps: int) -> list[float]:
+    psf = import_social_force()
     length, start = room(n)
     state = np.concatenate([start, np.zeros((n, 2)),
                             np.stack([np.full(n, length - 0.5), start[:, 1]], 1)], 1)
@@ -117,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=50)
     args = ap.parse_args(argv)
     import jupedsim as jps
-    import pysocialforce as psf
+    psf = import_social_force()
 
     t0, rows = time.perf_counter(), []
     for n in sorted(set(SIZES) | set(SOCIAL_FORCE_SIZES)):
