@@ -164,6 +164,20 @@ class Crowd:
                                      np.empty((self._n, k)))
         return rows, counts
 
+    def pairs(self, distance: Any = None, count: int | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every agent with its :meth:`neighbours`, ``(n, count)`` slots each: ``(ok,
+        offset, closing, reach)``: whether the slot holds a neighbour, the neighbour's
+        position relative to the agent ``(n, count, 2)``, the agent's velocity relative to
+        the neighbour's ``(n, count, 2)`` and their summed radii ``(n, count)``.  Empty
+        slots hold the agent's pairing with row 0: mask them with ``ok``."""
+        rows, _ = self.neighbours(distance, count)
+        ok = rows >= 0
+        j = np.where(ok, rows, 0)
+        return (ok, self.position[j] - self.position[:, None, :],
+                self.velocity[:, None, :] - self.velocity[j],
+                self.radius[:, None] + self.radius[j])
+
     def preferred_velocity(self, dt: float) -> np.ndarray:
         """Straight at the goal at top speed, slowing to arrive exactly in one step."""
         to_goal = self.goal - self.position

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import InvalidQueryError
 from .agents import Crowd, check_count, check_number
-from .powerlaw import time_to_collision
+from .powerlaw import ForceModel, time_to_collision
 
 
 def collision_time(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -49,7 +49,7 @@ def collision_time(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarr
     return np.where(inside, 0.0, time_to_collision(w, v, radius))
 
 
-class AnticipatoryForces:
+class AnticipatoryForces(ForceModel):
     """The time-to-collision force model.
 
     ``k`` (1/s, default 2): goal-force gain; too low is sluggish, too high overwhelms
@@ -119,17 +119,5 @@ class AnticipatoryForces:
         total = self.k * (pref - crowd.velocity)
         if len(crowd) < 2:
             return total
-        rows, _ = crowd.neighbours(self.sensing_distance(crowd), self.max_neighbours)
-        ok = rows >= 0
-        j = np.where(ok, rows, 0)
-        w = crowd.position[j] - crowd.position[:, None, :]
-        v = crowd.velocity[:, None, :] - crowd.velocity[j]
-        radius = crowd.radius[:, None] + crowd.radius[j]
-        pair = self.pair_forces(w, v, radius)
-        return total + np.where(ok[..., None], pair, 0.0).sum(1)
-
-    def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
-        """One explicit Euler step of ``dt`` seconds (0.02 suits the model): velocity plus
-        force times ``dt``, then :meth:`Crowd.step` (speed and acceleration limits)."""
-        dt = check_number(dt, "dt")
-        crowd.step(dt, crowd.velocity + self.forces(crowd, preferred, dt) * dt)
+        ok, w, v, radius = crowd.pairs(self.sensing_distance(crowd), self.max_neighbours)
+        return total + np.where(ok[..., None], self.pair_forces(w, v, radius), 0.0).sum(1)

@@ -42,7 +42,22 @@ def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.nd
     return np.where((disc > 0) & (a > 1e-12) & (tau > 0), tau, np.inf)
 
 
-class PowerLaw:
+class ForceModel:
+    """A model that gives every agent a force (``forces(crowd, preferred, dt)``, velocity
+    change per second) and steps by explicit Euler."""
+
+    def forces(self, crowd: Crowd, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
+        raise NotImplementedError
+
+    def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
+        """One explicit Euler step of ``dt`` seconds (0.02 suits the force models):
+        velocity plus force times ``dt``, then :meth:`Crowd.step` (speed and acceleration
+        limits)."""
+        dt = check_number(dt, "dt")
+        crowd.step(dt, crowd.velocity + self.forces(crowd, preferred, dt) * dt)
+
+
+class PowerLaw(ForceModel):
     """The power-law model's parameters (the paper's: k 1.5, m 2, tau0 3 s) with its
     sample code's goal relaxation (0.5 s), largest force per neighbour (5) and sensing
     distance (7); ``max_neighbours`` nearest within it (``None``: the crowd's)."""
@@ -99,17 +114,5 @@ class PowerLaw:
         total = (pref - crowd.velocity) / self.relaxation
         if n < 2:
             return total
-        rows, counts = crowd.neighbours(self.sensing, self.max_neighbours)
-        ok = rows >= 0
-        j = np.where(ok, rows, 0)
-        w = crowd.position[j] - crowd.position[:, None, :]
-        v = crowd.velocity[:, None, :] - crowd.velocity[j]
-        radius = crowd.radius[:, None] + crowd.radius[j]
-        pair = self.pair_forces(w, v, radius)
-        return total + np.where(ok[..., None], pair, 0.0).sum(1)
-
-    def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
-        """One explicit Euler step of ``dt`` (the sample code's 0.02 s suits it): velocity
-        plus force times ``dt``, then :meth:`Crowd.step` (speed and acceleration limits)."""
-        dt = check_number(dt, "dt")
-        crowd.step(dt, crowd.velocity + self.forces(crowd, preferred, dt) * dt)
+        ok, w, v, radius = crowd.pairs(self.sensing, self.max_neighbours)
+        return total + np.where(ok[..., None], self.pair_forces(w, v, radius), 0.0).sum(1)

@@ -90,12 +90,7 @@ class VelocityObstacles:
 
     def _pairs(self, crowd: Crowd) -> tuple:
         """Per agent and neighbour slot: valid mask, p, v_i - v_j, R (``(n, k)``...)."""
-        rows, _ = crowd.neighbours(self.neighbour_dist, self.max_neighbours)
-        ok = rows >= 0
-        j = np.where(ok, rows, 0)
-        p = crowd.position[j] - crowd.position[:, None, :]
-        rel = crowd.velocity[:, None, :] - crowd.velocity[j]
-        return ok, p, rel, crowd.radius[:, None] + crowd.radius[j]
+        return crowd.pairs(self.neighbour_dist, self.max_neighbours)
 
     def candidates(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
         """Every agent's candidate velocities, ``(n, m, 2)`` with ``m = 3 + 3 k + rings *
