@@ -114,6 +114,7 @@ class Navigator:
             self._grow()
         p = self.crowd.position[i]
         self._corners[i] = p
+        self._corridor[i] = -1
         self._count[i], self._next[i], self._clock[i], self._replans[i] = 1, 0, 0.0, 0
         self._anchor[i] = p
         self._target[i] = p if t is None else t
