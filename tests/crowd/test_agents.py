@@ -143,3 +143,14 @@ def test_bad_input_is_refused_and_changes_nothing():
     with pytest.raises(InvalidQueryError, match="max_neighbours"):
         Crowd(max_neighbours=0)
     assert crowd.position[0].tolist() == [1, 1] and not crowd.velocity.any()
+
+
+def test_neighbours_of_agents_far_apart():
+    """Agents very far from the rest (or from each other) neither overflow the bucket grid
+    nor lose the neighbours of those near each other."""
+    crowd = Crowd()
+    for p in [(0.0, 0.0), (1.0, 0.0), (1e15, 0.0), (-1e15, 1e300), (1e15, 0.5)]:
+        crowd.add(p)
+    rows, counts = crowd.neighbours(2.0, 3)
+    assert counts.tolist() == [1, 1, 1, 0, 1]
+    assert rows[:, 0].tolist() == [1, 0, 4, -1, 2]

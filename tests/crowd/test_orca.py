@@ -227,8 +227,11 @@ def test_edge_buckets_find_the_same_edges_as_one_bucket():
     crowd = Crowd()
     for p in rng.uniform(-40, 40, (200, 2)):
         crowd.add(p, goal=p + rng.uniform(-10, 10, 2), radius=0.5, max_speed=2.0)
+    for far in ((1e15, 0.0), (-1e15, 3e14), (5.0, -1e300)):      # far off every bucket
+        crowd.add(far, goal=(0.0, 0.0), radius=0.5, max_speed=2.0)
     orca = ORCA(time_horizon_obst=3.0, obstacles=segments)
     fast = orca.velocities(crowd, 0.25)
+    assert np.isfinite(fast).all()
     m = len(orca._walls[0])
     orca._walls = (*orca._walls[:5], np.array([0, m], dtype=np.int32),
                    np.arange(m, dtype=np.int32), (-1e9, -1e9, 1e10, 1, 1))

@@ -12,6 +12,8 @@ from libc.math cimport floor, sqrt
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 
+from ._buckets cimport bucket
+
 import numpy as np
 
 
@@ -38,13 +40,13 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
         lo_y = points[i, 1] if points[i, 1] < lo_y else lo_y
         hi_y = points[i, 1] if points[i, 1] > hi_y else hi_y
         size = ranges[i] if ranges[i] > size else size
-    # Buckets as wide as the longest range, fewer (wider) if there would be over 4n + 64.
-    while True:
-        gx = <int> floor((hi_x - lo_x) / size) + 1
-        gy = <int> floor((hi_y - lo_y) / size) + 1
-        if <double> gx * gy <= 4.0 * n + 64:
-            break
+    # Buckets as wide as the longest range, fewer (wider) if there would be over 4n + 64
+    # (counted in floating point: points far apart never overflow the count).
+    while (floor((hi_x - lo_x) / size) + 1) * (floor((hi_y - lo_y) / size) + 1) \
+            > 4.0 * n + 64:
         size *= 2.0
+    gx = <int> floor((hi_x - lo_x) / size) + 1
+    gy = <int> floor((hi_y - lo_y) / size) + 1
     cells = <Py_ssize_t> gx * gy
     start = <int32_t*> malloc((cells + 1) * sizeof(int32_t))
     members = <int32_t*> malloc(n * sizeof(int32_t))
@@ -59,10 +61,10 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
         for c in range(cells + 1):
             start[c] = 0
         for i in range(n):
-            cx = <int> floor((points[i, 0] - lo_x) / size)
-            cy = <int> floor((points[i, 1] - lo_y) / size)
-            cx = gx - 1 if cx > gx - 1 else cx
-            cy = gy - 1 if cy > gy - 1 else cy
+            cx = bucket(points[i, 0] - lo_x, size, gx)
+            cy = bucket(points[i, 1] - lo_y, size, gy)
+            cx = gx - 1 if cx > gx - 1 else (0 if cx < 0 else cx)
+            cy = gy - 1 if cy > gy - 1 else (0 if cy < 0 else cy)
             cell_of[i] = cy * gx + cx
             start[cell_of[i] + 1] += 1
         for c in range(cells):
@@ -79,10 +81,10 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
             r = ranges[i]
             r2 = r * r
             held = 0
-            cx0 = <int> floor((x - r - lo_x) / size)
-            cx1 = <int> floor((x + r - lo_x) / size)
-            cy0 = <int> floor((y - r - lo_y) / size)
-            cy1 = <int> floor((y + r - lo_y) / size)
+            cx0 = bucket(x - r - lo_x, size, gx)
+            cx1 = bucket(x + r - lo_x, size, gx)
+            cy0 = bucket(y - r - lo_y, size, gy)
+            cy1 = bucket(y + r - lo_y, size, gy)
             cx0 = 0 if cx0 < 0 else cx0
             cy0 = 0 if cy0 < 0 else cy0
             cx1 = gx - 1 if cx1 > gx - 1 else cx1

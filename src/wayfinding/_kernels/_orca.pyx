@@ -10,9 +10,11 @@ A half-plane is a line (point, unit direction); allowed velocities lie on its le
 det(direction, v - point) <= 0.
 """
 
-from libc.math cimport INFINITY, fabs, floor, sqrt
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t
 from libc.stdlib cimport calloc, free, malloc
+
+from ._buckets cimport bucket
 
 cdef double EPSILON = 1e-5     # parallel lines, as RVO2
 
@@ -227,12 +229,12 @@ cdef int near_edges(const Walls* w, int agent, double x, double y, double range2
     """The edges an agent at (x, y) faces (on their outer side) within sqrt(range2), nearest
     first (ties to the lower vertex): the obstacle neighbours of RVO2, from the buckets
     that the square around the agent overlaps."""
-    cdef int v, held = 0, at, cx, cy, cx0, cx1, cy0, cy1, b
+    cdef int v, held = 0, at, cx, cy, b
     cdef double ax, ay, bx, by, ex, ey, t, qx, qy, d2, reach = sqrt(range2)
-    cx0 = <int> floor((x - reach - w.ox) / w.cell)
-    cx1 = <int> floor((x + reach - w.ox) / w.cell)
-    cy0 = <int> floor((y - reach - w.oy) / w.cell)
-    cy1 = <int> floor((y + reach - w.oy) / w.cell)
+    cdef int cx0 = bucket(x - reach - w.ox, w.cell, w.nx)
+    cdef int cx1 = bucket(x + reach - w.ox, w.cell, w.nx)
+    cdef int cy0 = bucket(y - reach - w.oy, w.cell, w.ny)
+    cdef int cy1 = bucket(y + reach - w.oy, w.cell, w.ny)
     cx0 = 0 if cx0 < 0 else cx0
     cy0 = 0 if cy0 < 0 else cy0
     cx1 = w.nx - 1 if cx1 > w.nx - 1 else cx1
