@@ -1,11 +1,15 @@
-"""Search results: the path, its cost, whether it was found, and statistics."""
+"""Search results: the path, its cost, whether it was found, and statistics; and the
+arrival statistics of recorded movement runs."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from .errors import InvalidQueryError
 
 
 @dataclass(slots=True)
@@ -59,3 +63,22 @@ class PathResult:
 def empty_path(dims: int = 2) -> np.ndarray:
     """An empty path array of the grid form."""
     return np.empty((0, dims), dtype=np.int64)
+
+
+class Arrivals:
+    """Arrival statistics of a recorded run whose ``arrived`` holds, per agent, the
+    seconds until it reached its goal (inf: never)."""
+
+    arrived: np.ndarray
+
+    @property
+    def completion(self) -> float:
+        """The share of agents that reached their goals."""
+        return float(np.isfinite(self.arrived).mean()) if len(self.arrived) else 1.0
+
+    def arrival_time(self, share: float) -> float:
+        """Seconds until ``share`` of the agents had arrived (inf if they never did)."""
+        if not 0 < share <= 1:
+            raise InvalidQueryError(f"share {share!r} must be in (0, 1]")
+        times = np.sort(self.arrived)
+        return float(times[max(math.ceil(share * len(times)) - 1, 0)])

@@ -224,3 +224,28 @@ def test_an_agent_pushed_off_its_corridor_replans():
     for _ in range(200):
         nav.update(0.1)
     assert nav.state(a) == ARRIVED
+
+
+def test_a_target_off_the_mesh_moves_onto_it():
+    nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.4), avoidance=None)
+    a = nav.add((1.0, 1.0), target=(50.0, 50.0))
+    for _ in range(300):
+        nav.update(0.1)
+    end = nav.crowd.position_of(a)
+    assert nav.state(a) == ARRIVED and end.round(6).tolist() == [11.6, 9.6]   # nearest point
+    assert nav.crowd.goal[0].tolist() == end.tolist()
+
+
+def test_a_flow_field_agent_pushed_off_its_goal_walks_back():
+    grid = Grid.from_ascii("........\n........")
+    nav = Navigator(FlowField.build(grid, [(7, 0)]), avoidance=None)
+    a = nav.add((6.5, 0.5), max_speed=1.0)
+    for _ in range(20):
+        nav.update(0.1)
+    assert nav.state(a) == ARRIVED
+    nav.crowd.position[0] = (2.5, 1.5)
+    nav.update(0.1)
+    assert nav.state(a) == MOVING
+    for _ in range(100):
+        nav.update(0.1)
+    assert nav.state(a) == ARRIVED and np.floor(nav.crowd.position[0]).tolist() == [7, 0]

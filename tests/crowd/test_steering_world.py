@@ -226,3 +226,10 @@ def test_bad_obstacles():
         avoid_obstacles(crowd, [[0, 1]], [-1.0])
     with pytest.raises(InvalidQueryError, match="lookahead"):
         avoid_walls(crowd, [[(0, 0), (1, 0)]], 0)
+
+
+def test_a_standing_agent_inside_the_margin_steps_away():
+    crowd = Crowd()
+    crowd.add((0.0, 0.0), max_speed=1.0, radius=0.3)
+    steer = avoid_obstacles(crowd, [[0.0, 1.35]], [1.0], 2.0)    # 0.05 inside the margin
+    assert steer[0].tolist() == pytest.approx([0.0, -1.0])

@@ -157,3 +157,11 @@ def test_bad_input():
         flow.trace((1.0, 0.0), step=0)
     with pytest.raises(InvalidQueryError, match="outside"):
         flow.descend((5, 0))
+
+
+def test_sample_world_uses_the_grids_origin_and_cell_size():
+    grid = Grid(np.ones((6, 6), dtype=bool), origin=(10.0, -4.0), cell_size=2.0)
+    flow = FlowField.build(grid, [(5, 2)])
+    cells = np.array([(0.0, 2.0), (1.5, 2.5), (3.2, 4.7)])
+    world = np.array([10.0, -4.0]) + (cells + 0.5) * 2.0
+    np.testing.assert_allclose(flow.sample_world(world), flow.sample(cells), atol=1e-12)

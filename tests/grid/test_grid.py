@@ -283,3 +283,13 @@ def test_to_csr_matches_neighbors():
         got = sorted(csr.successors(y * g.width + x))
         want = sorted((cy * g.width + cx, c) for (cx, cy), c in g.neighbors((x, y)))
         assert got == want
+
+
+def test_world_to_cells_matches_the_scalar_transform():
+    grid = Grid(np.ones((4, 5), dtype=bool), origin=(-2.0, 3.0), cell_size=0.5)
+    pts = np.array([(-2.0, 3.0), (0.49, 4.99), (-2.01, 3.2), (0.6, 3.1), (np.nan, 3.2)])
+    cells, inside = grid.world_to_cells(pts)
+    assert inside.tolist() == [True, True, False, False, False]
+    for p, c in zip(pts[:2], cells[:2]):
+        assert tuple(c) == grid.world_to_cell(p)
+    assert ((cells >= 0) & (cells < (5, 4))).all()             # clipped onto the grid

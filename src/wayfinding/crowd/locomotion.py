@@ -122,11 +122,8 @@ def stay_within(world: Any) -> Restrictor:
             return np.asarray(world.locate(p)) < 0
     elif isinstance(world, Grid):
         def off(p: np.ndarray) -> np.ndarray:
-            c = np.floor((p - np.asarray(world.origin)) / world.cell_size).astype(np.int64)
-            h, w = world.shape
-            inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
-            return ~inside | ~world.passable[np.clip(c[:, 1], 0, h - 1),
-                                             np.clip(c[:, 0], 0, w - 1)]
+            cells, inside = world.world_to_cells(p)
+            return ~inside | ~world.passable[cells[:, 1], cells[:, 0]]
     elif isinstance(world, Obstacles):
         def off(p: np.ndarray) -> np.ndarray:
             return world.contains(p)

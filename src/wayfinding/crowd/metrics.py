@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidQueryError
+from ..results import Arrivals
 from .agents import Crowd, check_number
 
 #: Metabolic energy per unit mass of walking at speed v for one second: E_S + E_W v^2
@@ -26,7 +26,7 @@ E_S, E_W = 2.23, 1.26
 
 
 @dataclass
-class Run:
+class Run(Arrivals):
     """A recorded run: ``positions`` ``(steps + 1, n, 2)`` (NaN once an agent has arrived
     and left), ``dt``, the agents' ``radius`` and ``goal``, and ``arrived`` (seconds, inf
     for agents that never got there)."""
@@ -36,18 +36,6 @@ class Run:
     radius: np.ndarray
     goal: np.ndarray
     arrived: np.ndarray
-
-    @property
-    def completion(self) -> float:
-        """The share of agents that reached their goals."""
-        return float(np.isfinite(self.arrived).mean()) if len(self.arrived) else 1.0
-
-    def arrival_time(self, share: float) -> float:
-        """Seconds until ``share`` of the agents had arrived (inf if they never did)."""
-        if not 0 < share <= 1:
-            raise InvalidQueryError(f"share {share!r} must be in (0, 1]")
-        times = np.sort(self.arrived)
-        return float(times[max(math.ceil(share * len(times)) - 1, 0)])
 
     def _gaps(self) -> np.ndarray:
         """Per step and pair (i < j): r_i + r_j - distance (NaN when either is gone)."""

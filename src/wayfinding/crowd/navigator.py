@@ -5,9 +5,11 @@ the preferred velocities to a local-avoidance model.  Worlds:
 
 * a :class:`~wayfinding.navmesh.NavMesh`: the straight path through the corridor of
   polygons (:meth:`NavMesh.find_path`); build it for the agents' radius, so that corners
-  keep them clear of the walls;
+  keep them clear of the walls.  A target off the mesh moves to the nearest point on it
+  (as the agent's target and its goal in the crowd);
 * a :class:`~wayfinding.grid.Grid`: the grid path through cell centres, shortcut along
-  lines of sight, in world coordinates (by the grid's origin and cell size);
+  lines of sight, in world coordinates (by the grid's origin and cell size); a target on a
+  blocked cell or off the grid has no path;
 * a :class:`~wayfinding.fields.FlowField`: no paths at all; every agent follows the field
   to its goals (the target is the field's).
 
@@ -186,8 +188,10 @@ class Navigator:
         if corners is None:
             self._state[i] = _STATES.index(NO_PATH)
             corners = self.crowd.position[i][None].copy()
-        elif _STATES[self._state[i]] != STUCK:
-            self._state[i] = _STATES.index(MOVING)
+        else:
+            self._target[i] = self.crowd.goal[i] = corners[-1]     # moved onto the mesh
+            if _STATES[self._state[i]] != STUCK:
+                self._state[i] = _STATES.index(MOVING)
         k = len(corners)
         if k > self._corners.shape[1]:
             grown = np.zeros((len(self._corners), k, 2))
@@ -222,9 +226,9 @@ class Navigator:
         if not r.found:
             return None, none
         cells = smooth_path(world, r.path).astype(np.float64)
-        pts = np.asarray(world.origin) + (cells + 0.5) * world.cell_size
-        pts[0], pts[-1] = start, target
-        return pts, none
+        centres = np.asarray(world.origin) + (cells + 0.5) * world.cell_size
+        # Start and target join their own cells' centres (within one free cell).
+        return np.concatenate([start[None], centres, target[None]]), none
 
     def _follow(self, dt: float) -> np.ndarray:
         """Preferred velocities along the paths (advancing past reached corners)."""
@@ -269,23 +273,17 @@ class Navigator:
         return going & strayed
 
     def _flow(self) -> np.ndarray:
-        """Preferred velocities along the flow field; agents on a goal cell have arrived."""
+        """Preferred velocities along the flow field; agents on a goal cell have arrived
+        (and walk on when pushed off it)."""
         flow: FlowField = self.world
-        g = flow.grid
         n = len(self.crowd)
-        cells = np.floor((self.crowd.position - np.asarray(g.origin)) / g.cell_size
-                         ).astype(np.int64)
-        h, w = g.shape
-        inside = (cells[:, 0] >= 0) & (cells[:, 0] < w) & (cells[:, 1] >= 0) \
-            & (cells[:, 1] < h)
-        code = np.where(inside, flow.codes[np.clip(cells[:, 1], 0, h - 1),
-                                           np.clip(cells[:, 0], 0, w - 1)], 0)
+        cells, inside = flow.grid.world_to_cells(self.crowd.position)
+        there = inside & (flow.codes[cells[:, 1], cells[:, 0]] == GOAL)
         state = self._state[:n]
-        state[(code == GOAL) & inside] = _STATES.index(ARRIVED)
-        moving = state != _STATES.index(ARRIVED)
-        centre = (self.crowd.position - np.asarray(g.origin)) / g.cell_size - 0.5
-        return np.where(moving[:, None],
-                        flow.sample(centre) * self.crowd.max_speed[:, None], 0.0)
+        state[:] = _STATES.index(ARRIVED)
+        state[~there] = _STATES.index(MOVING)                  # pushed off: back it goes
+        return np.where(there[:, None], 0.0,
+                        flow.sample_world(self.crowd.position) * self.crowd.max_speed[:, None])
 
     def _watch(self, dt: float) -> None:
         """The stuck clocks: an agent that has not moved ``stuck_distance`` from where its

@@ -136,14 +136,19 @@ def _walls(obstacles: Any) -> tuple:
 
 def _buckets(a: np.ndarray, b: np.ndarray) -> tuple:
     """Uniform buckets of the edges ``a -> b`` by their bounding boxes, cells about an edge
-    long (at most 512 a side): ``(cell_start, cell_edges, (ox, oy, cell, nx, ny))``."""
+    long (at most 512 a side), wider while the edges would fill over 16 cells each on
+    average (long diagonal edges): ``(cell_start, cell_edges, (ox, oy, cell, nx, ny))``."""
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     origin, extent = lo.min(0), (hi.max(0) - lo.min(0)).max()
     cell = max(float(np.hypot(*(b - a).T).mean()), extent / 512, 1e-9)
+    while True:
+        c0 = np.floor((lo - origin) / cell).astype(np.int64)
+        c1 = np.floor((hi - origin) / cell).astype(np.int64)
+        wide, tall = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
+        if (wide * tall).sum() <= 16 * len(a) or cell >= extent:
+            break
+        cell *= 2
     nx, ny = (np.floor((hi.max(0) - origin) / cell).astype(np.int64) + 1).tolist()
-    c0 = np.floor((lo - origin) / cell).astype(np.int64)
-    c1 = np.floor((hi - origin) / cell).astype(np.int64)
-    wide, tall = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
     edge = np.repeat(np.arange(len(a)), wide * tall)
     k = np.arange(len(edge)) - np.repeat(np.cumsum(wide * tall) - wide * tall, wide * tall)
     cells = (c0[edge, 1] + k // wide[edge]) * nx + c0[edge, 0] + k % wide[edge]

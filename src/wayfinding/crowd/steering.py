@@ -224,7 +224,8 @@ def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, lookahead: float = 2
     disc = b * b - a * gap2
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(gap2 <= 0, 0.0, (b - np.sqrt(np.maximum(disc, 0))) / a)
-    t = np.where((disc > 0) & (a > 0) & (b > 0) & (t <= lookahead), t, np.inf)
+    t = np.where((gap2 <= 0) | ((disc > 0) & (a > 0) & (b > 0) & (t <= lookahead)), t,
+                 np.inf)
     rows = np.arange(n)
     k = np.argmin(t, 1)
     hit = np.isfinite(t[rows, k])
@@ -354,9 +355,7 @@ def follow_flow(crowd: Crowd, flow: FlowField) -> np.ndarray:
     size); where it gives none (walls, goal cells, off the grid): stop."""
     if not isinstance(flow, FlowField):
         raise InvalidQueryError(f"expected a FlowField, got {type(flow).__name__}")
-    g = flow.grid
-    cells = (crowd.position - np.asarray(g.origin)) / g.cell_size - 0.5
-    return flow.sample(cells) * crowd.max_speed[:, None] - crowd.velocity
+    return flow.sample_world(crowd.position) * crowd.max_speed[:, None] - crowd.velocity
 
 
 def _array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
@@ -381,10 +380,11 @@ def weighted_sum(*terms: tuple[float, np.ndarray]) -> np.ndarray:
 
 def truncated_sum(*terms: tuple[float, np.ndarray], limit: Any) -> np.ndarray:
     """Prioritised summation: per agent, add the ``(weight, steering)`` pairs in order of
-    importance, each at most as long as what is left of ``limit`` (one size for all or
-    one per agent, e.g. ``max_accel * dt``) after the length of the total so far; the
-    first that is cut spends the budget, and the rest add nothing.  A high-priority
-    steering so takes the whole budget before a lower one has any."""
+    importance, each cut to at most what is left of ``limit`` (one size for all or one per
+    agent, e.g. ``max_accel * dt``) once the length of the total so far is taken off (a
+    running length, Reynolds' rule: a term that shortens the total leaves room for the
+    next).  The total is never longer than ``limit``, and a high-priority steering takes
+    the budget before a lower one has any."""
     if not terms:
         raise InvalidQueryError("give at least one (weight, steering) pair")
     steer = [float(w) * np.asarray(t, dtype=np.float64) for w, t in terms]

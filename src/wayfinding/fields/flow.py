@@ -165,6 +165,11 @@ class FlowField:
         out[ok] = mixed[ok] / length[ok][:, None]
         return out
 
+    def sample_world(self, points: Any) -> np.ndarray:
+        """:meth:`sample` at world points (by the grid's origin and cell size)."""
+        g = self.grid
+        return self.sample((_points(points) - np.asarray(g.origin)) / g.cell_size - 0.5)
+
     def sample_field(self, points: Any) -> np.ndarray:
         """Field values at ``points``, interpolated bilinearly from the four nearest
         reachable cells (inf where none is)."""

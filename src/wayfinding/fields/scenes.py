@@ -16,13 +16,13 @@ where they overlap, and leave when they reach their goal.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..crowd.metrics import Run
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
+from ..results import Arrivals
 from .continuum import ContinuumParams, HybridPlanner
 
 SCENES = ("lanes", "congestion", "maze")
@@ -44,17 +44,19 @@ class Scene:
 
 
 @dataclass
-class SceneRun(Run):
-    """A simulation, recorded as a crowd :class:`~wayfinding.crowd.Run` (``positions`` per
-    frame, NaN once a unit has arrived; ``arrived`` in seconds, inf for units that never
-    did; every unit's radius and goal), with the ``scene``, each unit's ``group``, the
-    closest approach of two units (centre distance) seen and the number of overlapping
-    pairs pushed apart, summed over frames."""
+class SceneRun(Arrivals):
+    """A simulation: ``positions`` per frame ``(frames, n, 2)`` (NaN once a unit has
+    arrived), each unit's ``group`` and the seconds until it ``arrived`` (inf: never), the
+    frame time ``dt``, the closest approach of two units (centre distance) seen and the
+    number of overlapping pairs pushed apart, summed over frames."""
 
-    scene: Scene = field(kw_only=True)
-    group: np.ndarray = field(kw_only=True)
-    closest: float = field(default=math.inf, kw_only=True)
-    overlaps: int = field(default=0, kw_only=True)
+    scene: Scene
+    dt: float
+    positions: np.ndarray
+    group: np.ndarray
+    arrived: np.ndarray
+    closest: float = math.inf
+    overlaps: int = 0
 
 
 def scene(name: str, *, units: int = 40, seed: int = 0) -> Scene:
@@ -144,9 +146,8 @@ def simulate(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1, max_speed: fl
         frames.append(np.where(active[:, None], pos, np.nan))
         if not active.any():
             break
-    return SceneRun(np.array(frames), dt, np.full(len(pos), float(radius)), goals,
-                    np.where(arrived >= 0, arrived * dt, np.inf), scene=sc, group=group,
-                    closest=closest, overlaps=overlaps)
+    return SceneRun(sc, dt, np.array(frames), group,
+                    np.where(arrived >= 0, arrived * dt, np.inf), closest, overlaps)
 
 
 def _move(grid: Grid, pos: np.ndarray, vel: np.ndarray, dt: float,

@@ -315,6 +315,18 @@ class Grid:
         return (math.floor((p[0] - self._origin[0]) / self._cell_size),
                 math.floor((p[1] - self._origin[1]) / self._cell_size))
 
+    def world_to_cells(self, points: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised :meth:`world_to_cell`: the cells ``(n, 2)`` int64 ``(x, y)`` of world
+        points ``(n, 2)`` and whether each is on the grid, ``(n,)`` bool (cells off the grid
+        are clipped to its edge)."""
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        f = np.floor((p - np.asarray(self._origin)) / self._cell_size)
+        h, w = self.shape
+        inside = (f[:, 0] >= 0) & (f[:, 0] < w) & (f[:, 1] >= 0) & (f[:, 1] < h)
+        cells = np.stack([np.clip(np.nan_to_num(f[:, 0], nan=-1), 0, w - 1),
+                          np.clip(np.nan_to_num(f[:, 1], nan=-1), 0, h - 1)], 1)
+        return cells.astype(np.int64), inside
+
     def cell_to_world(self, cell: Any) -> tuple[float, float]:
         """World position of a cell's centre."""
         x, y = _as_cell(cell, "cell")
