@@ -249,3 +249,22 @@ def test_a_flow_field_agent_pushed_off_its_goal_walks_back():
     for _ in range(100):
         nav.update(0.1)
     assert nav.state(a) == ARRIVED and np.floor(nav.crowd.position[0]).tolist() == [7, 0]
+
+
+def test_rows_stay_in_step_through_growth_and_many_removals():
+    mesh = NavMesh.build(outline=U_TURN, radius=0.4)
+    nav = Navigator(mesh, avoidance=None)
+    ids = [nav.add((1.0 + 0.5 * (k % 20), 1.0 + 0.4 * (k // 20)),
+                   target=(1.0 + 0.5 * (k % 20), 8.6)) for k in range(40)]   # past 16 and 32
+    nav.update(0.1)
+    paths = {a: nav.path(a) for a in ids}
+    for a in ids[::3] + ids[1::3]:
+        nav.remove(a)
+    late = nav.add((11.0, 9.0), target=(1.0, 9.0))
+    nav.update(0.1)
+    for a in ids[2::3]:
+        assert np.array_equal(nav.path(a)[-1], paths[a][-1])
+        assert nav.crowd.goal[nav.crowd.row(a)].tolist() == paths[a][-1].tolist()
+    for _ in range(400):
+        nav.update(0.1)
+    assert all(nav.state(a) == ARRIVED for a in ids[2::3] + [late])

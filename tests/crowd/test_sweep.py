@@ -273,6 +273,8 @@ def test_bad_settings(kwargs, word):
     ([(0, 0), (1, 0)], {"speed": 1.0, "radius": 0}, "radius"),
     ([(0, 0), (1, 0)], {"speed": 1.0, "stopping": -1}, "stopping"),
     ([[0, 0, 0]], {"speed": 0.0}, "path"),
+    ([(0, 0)], {"speed": 0.0, "speeds": (-1.0,)}, "speeds"),
+    ([(0, 0)], {"speed": 0.0, "speeds": (math.nan,)}, "speeds"),
 ])
 def test_bad_agents(path, kwargs, word):
     system = PathAvoidance()

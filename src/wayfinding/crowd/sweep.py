@@ -223,8 +223,8 @@ class PathAvoidance:
         gaits = np.unique(np.array([speed] if speeds is None else speeds, dtype=np.float64)
                           if not isinstance(speeds, str) else np.zeros(0))
         gaits = gaits[gaits > 0] if speed == 0 and speeds is None else gaits
-        if speed > 0 and (not len(gaits) or not np.isfinite(gaits).all()
-                          or (gaits <= 0).any()):
+        if (speed > 0 and not len(gaits)) or not np.isfinite(gaits).all() \
+                or (gaits <= 0).any():
             raise InvalidQueryError(f"speeds {speeds!r} must be numbers > 0")
         radius = check_number(radius, "radius")
         stopping = check_number(stopping, "stopping", zero=True)
