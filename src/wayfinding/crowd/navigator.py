@@ -58,8 +58,10 @@ class Navigator:
     :class:`~wayfinding.grid.Grid` or :class:`~wayfinding.fields.FlowField`), with
     ``avoidance`` among them: any model with ``step(crowd, dt, preferred)``, such as
     :class:`~wayfinding.crowd.ORCA` (the default, ``ORCA(time_horizon=3,
-    time_horizon_obst=1)``) or :class:`~wayfinding.crowd.PowerLaw`; ``None`` moves them
-    straight at their preferred velocities.  ``crowd``: the agents (default: a new
+    time_horizon_obst=1)``, which knows no walls: give it the walls, e.g.
+    ``ORCA(obstacles=NavMesh.build(outline, holes))`` without the radius, so that agents
+    pushed by others stay off them) or :class:`~wayfinding.crowd.PowerLaw`; ``None`` moves
+    them straight at their preferred velocities.  ``crowd``: the agents (default: a new
     :class:`Crowd`); add and remove them through the navigator.  Distances in world
     units, times in seconds."""
 
