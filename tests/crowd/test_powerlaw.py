@@ -110,3 +110,46 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="Crowd"):
         law.forces([(0, 0)])
     assert law.forces(crowd).shape == (1, 2)
+
+
+def reference_pair_force(law, w, v, r):
+    """The pair force written out in plain Python from the paper's formulas."""
+    dist = math.hypot(*w)
+    r = min(r, 0.99 * dist)
+    a, b = v @ v, w @ v
+    disc = b * b - a * (w @ w - r * r)
+    if not (disc > 0 and a > 1e-12):
+        return np.zeros(2)
+    tau = (b - math.sqrt(disc)) / a
+    if not tau > 0:
+        return np.zeros(2)
+    scale = law.k * math.exp(-tau / law.tau0) * tau ** -law.m \
+        * (law.m / tau + 1 / law.tau0) / a
+    force = -scale * (v - (b * v - a * w) / math.sqrt(disc))
+    size = math.hypot(*force)
+    return force * (law.max_force / size) if size > law.max_force else force
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([1.0, 2.0, 2.5]))
+def test_summed_forces_equal_a_plain_loop_over_neighbours(seed, m):
+    rng = np.random.default_rng(seed)
+    crowd = Crowd(max_neighbours=6)
+    for _ in range(25):
+        crowd.add(rng.uniform(-6, 6, 2), velocity=rng.uniform(-1.5, 1.5, 2),
+                  radius=float(rng.uniform(0.2, 0.6)))
+    law = PowerLaw(m=m, max_force=3.0)
+    pref = rng.uniform(-1, 1, (25, 2))
+    got = law.forces(crowd, preferred=pref)
+    rows, counts = crowd.neighbours(law.sensing, 6)
+    p, v, rad = crowd.position, crowd.velocity, crowd.radius
+    for i in range(25):
+        want = (pref[i] - v[i]) / law.relaxation
+        for j in rows[i, :counts[i]]:
+            want = want + reference_pair_force(law, p[j] - p[i], v[i] - v[j], rad[i] + rad[j])
+        assert got[i] == pytest.approx(want, rel=1e-9, abs=1e-12)
+    pairs = law.pair_forces(p[rows[:, 0]] - p, v - v[rows[:, 0]], rad + rad[rows[:, 0]])
+    for i in range(25):
+        assert pairs[i] == pytest.approx(reference_pair_force(
+            law, p[rows[i, 0]] - p[i], v[i] - v[rows[i, 0]], rad[i] + rad[rows[i, 0]]),
+            rel=1e-9, abs=1e-12)

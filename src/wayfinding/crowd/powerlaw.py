@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import _forces
 from ..errors import InvalidQueryError
 from .agents import Crowd, check_number
 
@@ -78,30 +79,21 @@ class PowerLaw(ForceModel):
             return np.where(np.isfinite(tau),
                             self.k * tau ** -self.m * np.exp(-tau / self.tau0), 0.0)
 
-    def pair_forces(self, w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    def pair_forces(self, w: Any, v: Any, radius: Any) -> np.ndarray:
         """The force on an agent from a neighbour at relative position ``w`` with relative
-        velocity ``v`` (as :func:`time_to_collision`): minus the gradient of E with respect
-        to the agent's position, at most ``max_force`` long.  Overlapping pairs use a
-        radius just under their distance."""
-        dist = np.sqrt((w * w).sum(-1))
-        radius = np.minimum(radius, 0.99 * dist)
-        tau = time_to_collision(w, v, radius)
-        ok = np.isfinite(tau)
-        a = (v * v).sum(-1)
-        b = (w * v).sum(-1)
-        disc = b * b - a * ((w * w).sum(-1) - radius * radius)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t = np.where(ok, tau, 1.0)
-            scale = self.k * np.exp(-t / self.tau0) * t ** -self.m \
-                * (self.m / t + 1 / self.tau0) / np.where(ok, a, 1.0)
-            root = np.sqrt(np.where(ok, disc, 1.0))
-            grad = scale[..., None] * (v - (b[..., None] * v - a[..., None] * w)
-                                       / root[..., None])
-        force = np.where(ok[..., None], -grad, 0.0)
-        size = np.sqrt((force * force).sum(-1))
-        over = size > self.max_force
-        return np.where(over[..., None],
-                        force * (self.max_force / np.where(over, size, 1.0))[..., None], force)
+        velocity ``v`` (as :func:`time_to_collision`; ``(..., 2)``, radius ``(...)``):
+        minus the gradient of E with respect to the agent's position, at most
+        ``max_force`` long.  Overlapping pairs use a radius just under their distance.
+        Compiled (``_kernels/_forces.pyx``)."""
+        w, v = np.asarray(w, dtype=np.float64), np.asarray(v, dtype=np.float64)
+        shape = np.broadcast_shapes(w.shape, v.shape, np.shape(radius) + (2,))
+        flat = [np.ascontiguousarray(np.broadcast_to(x, shape).reshape(-1, 2))
+                for x in (w, v)]
+        r = np.ascontiguousarray(np.broadcast_to(np.asarray(radius, dtype=np.float64),
+                                                 shape[:-1]).reshape(-1))
+        out = np.empty_like(flat[0])
+        _forces.pairs(flat[0], flat[1], r, self.k, self.m, self.tau0, self.max_force, out)
+        return out.reshape(shape)
 
     def forces(self, crowd: Crowd, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
         """Every agent's total force, ``(n, 2)``: the goal force towards ``preferred``
@@ -114,5 +106,9 @@ class PowerLaw(ForceModel):
         total = (pref - crowd.velocity) / self.relaxation
         if n < 2:
             return total
-        ok, w, v, radius = crowd.pairs(self.sensing, self.max_neighbours)
-        return total + np.where(ok[..., None], self.pair_forces(w, v, radius), 0.0).sum(1)
+        rows, counts = crowd.neighbours(self.sensing, self.max_neighbours)
+        _forces.neighbours(np.ascontiguousarray(crowd.position),
+                           np.ascontiguousarray(crowd.velocity),
+                           np.ascontiguousarray(crowd.radius), rows, counts, self.k, self.m,
+                           self.tau0, self.max_force, total)
+        return total

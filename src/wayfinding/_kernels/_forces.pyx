@@ -1,0 +1,76 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The time-to-collision power law's pair force (Karamouzas, Skinner and Guy 2014), for
+arrays of pairs and summed over each agent's neighbours.
+
+A pair: the neighbour at ``w`` relative to the agent, the agent's velocity ``v`` relative to
+the neighbour's, their summed radius ``r`` (cut to 0.99 of their distance when they
+overlap).  tau is the first time > 0 with |w - v tau| = r (none when the discs never touch,
+only graze, or move together); the force is minus the gradient of E(tau) = k tau^-m
+exp(-tau / tau0) with respect to the agent's position, at most ``max_force`` long.
+"""
+
+from libc.math cimport exp, pow, sqrt
+from libc.stdint cimport int32_t
+
+
+cdef struct Law:
+    double k, m, tau0, max_force
+
+
+cdef inline void pair_force(double wx, double wy, double vx, double vy, double r,
+                            const Law* law, double* fx, double* fy) noexcept nogil:
+    cdef double dist = sqrt(wx * wx + wy * wy), a, b, c, disc, root, tau, scale, size
+    fx[0] = 0.0
+    fy[0] = 0.0
+    if r > 0.99 * dist:
+        r = 0.99 * dist
+    a = vx * vx + vy * vy
+    b = wx * vx + wy * vy
+    c = wx * wx + wy * wy - r * r
+    disc = b * b - a * c
+    if not (disc > 0.0 and a > 1e-12):
+        return
+    root = sqrt(disc)
+    tau = (b - root) / a
+    if not tau > 0.0:
+        return
+    scale = law.k * exp(-tau / law.tau0) * pow(tau, -law.m) \
+        * (law.m / tau + 1.0 / law.tau0) / a
+    fx[0] = -scale * (vx - (b * vx - a * wx) / root)
+    fy[0] = -scale * (vy - (b * vy - a * wy) / root)
+    size = sqrt(fx[0] * fx[0] + fy[0] * fy[0])
+    if size > law.max_force:
+        fx[0] *= law.max_force / size
+        fy[0] *= law.max_force / size
+
+
+def pairs(const double[:, ::1] w, const double[:, ::1] v, const double[::1] r, double k,
+          double m, double tau0, double max_force, double[:, ::1] out):
+    """The force of every pair ``i`` (``w[i]``, ``v[i]``, ``r[i]``) into ``out[i]``."""
+    cdef Law law = Law(k, m, tau0, max_force)
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(w.shape[0]):
+            pair_force(w[i, 0], w[i, 1], v[i, 0], v[i, 1], r[i], &law, &out[i, 0],
+                       &out[i, 1])
+
+
+def neighbours(const double[:, ::1] position, const double[:, ::1] velocity,
+               const double[::1] radius, const int32_t[:, ::1] rows,
+               const int32_t[::1] counts, double k, double m, double tau0,
+               double max_force, double[:, ::1] out):
+    """Add to ``out[i]`` the forces on agent i of its neighbours ``rows[i, :counts[i]]``."""
+    cdef Law law = Law(k, m, tau0, max_force)
+    cdef Py_ssize_t i
+    cdef int s
+    cdef int32_t j
+    cdef double fx, fy
+    with nogil:
+        for i in range(position.shape[0]):
+            for s in range(counts[i]):
+                j = rows[i, s]
+                pair_force(position[j, 0] - position[i, 0], position[j, 1] - position[i, 1],
+                           velocity[i, 0] - velocity[j, 0], velocity[i, 1] - velocity[j, 1],
+                           radius[i] + radius[j], &law, &fx, &fy)
+                out[i, 0] += fx
+                out[i, 1] += fy
