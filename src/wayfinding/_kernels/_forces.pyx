@@ -1,24 +1,74 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The time-to-collision power law's pair force (Karamouzas, Skinner and Guy 2014), for
-arrays of pairs and summed over each agent's neighbours.
+"""Pair forces of the time-to-collision models, for arrays of pairs and summed over each
+agent's neighbours.
 
 A pair: the neighbour at ``w`` relative to the agent, the agent's velocity ``v`` relative to
-the neighbour's, their summed radius ``r`` (cut to 0.99 of their distance when they
-overlap).  tau is the first time > 0 with |w - v tau| = r (none when the discs never touch,
-only graze, or move together); the force is minus the gradient of E(tau) = k tau^-m
-exp(-tau / tau0) with respect to the agent's position, at most ``max_force`` long.
+the neighbour's, their summed radius ``r``.  tau is the first time > 0 with |w - v tau| = r
+(none when the discs never touch, only graze, or move together).
+
+* ``POWER_LAW`` (Karamouzas, Skinner and Guy 2014; parameters k, m, tau0, max_force): r is
+  cut to 0.99 of the distance of an overlapping pair; the force is minus the gradient of
+  E(tau) = k tau^-m exp(-tau / tau0) with respect to the agent's position, at most
+  ``max_force`` long.
+* ``ANTICIPATORY`` (Guy and Karamouzas's force model; parameters horizon, max_force):
+  tau is 0 for an overlapping pair; within the horizon the force points from the
+  neighbour's predicted centre to the agent's at tau (``v tau - w``; none when they
+  coincide), of size min((horizon - tau) / tau, max_force).
 """
 
 from libc.math cimport exp, pow, sqrt
 from libc.stdint cimport int32_t
 
 
+cpdef enum:
+    POWER_LAW = 0
+    ANTICIPATORY = 1
+
+
 cdef struct Law:
-    double k, m, tau0, max_force
+    int kind
+    double k, m, tau0, max_force        # the anticipatory model reads tau0 as its horizon
 
 
 cdef inline void pair_force(double wx, double wy, double vx, double vy, double r,
                             const Law* law, double* fx, double* fy) noexcept nogil:
+    if law.kind == ANTICIPATORY:
+        anticipatory(wx, wy, vx, vy, r, law, fx, fy)
+    else:
+        power_law(wx, wy, vx, vy, r, law, fx, fy)
+
+
+cdef inline void anticipatory(double wx, double wy, double vx, double vy, double r,
+                              const Law* law, double* fx, double* fy) noexcept nogil:
+    cdef double h = law.tau0, a, b, c, disc, tau, dx, dy, size, push
+    fx[0] = 0.0
+    fy[0] = 0.0
+    c = wx * wx + wy * wy - r * r
+    if c < 0.0:
+        tau = 0.0
+    else:
+        a = vx * vx + vy * vy
+        b = wx * vx + wy * vy
+        disc = b * b - a * c
+        if not (disc > 0.0 and a > 1e-12):
+            return
+        tau = (b - sqrt(disc)) / a
+        if not tau > 0.0:
+            return
+    if not tau <= h:
+        return
+    dx = vx * tau - wx
+    dy = vy * tau - wy
+    size = sqrt(dx * dx + dy * dy)
+    if not size > 0.0:
+        return
+    push = law.max_force if tau <= h / (law.max_force + 1.0) else (h - tau) / tau
+    fx[0] = dx * push / size
+    fy[0] = dy * push / size
+
+
+cdef inline void power_law(double wx, double wy, double vx, double vy, double r,
+                           const Law* law, double* fx, double* fy) noexcept nogil:
     cdef double dist = sqrt(wx * wx + wy * wy), a, b, c, disc, root, tau, scale, size
     fx[0] = 0.0
     fy[0] = 0.0
@@ -44,10 +94,11 @@ cdef inline void pair_force(double wx, double wy, double vx, double vy, double r
         fy[0] *= law.max_force / size
 
 
-def pairs(const double[:, ::1] w, const double[:, ::1] v, const double[::1] r, double k,
-          double m, double tau0, double max_force, double[:, ::1] out):
-    """The force of every pair ``i`` (``w[i]``, ``v[i]``, ``r[i]``) into ``out[i]``."""
-    cdef Law law = Law(k, m, tau0, max_force)
+def pairs(int kind, const double[:, ::1] w, const double[:, ::1] v, const double[::1] r,
+          double k, double m, double tau0, double max_force, double[:, ::1] out):
+    """The force (model ``kind``) of every pair ``i`` (``w[i]``, ``v[i]``, ``r[i]``) into
+    ``out[i]``."""
+    cdef Law law = Law(kind, k, m, tau0, max_force)
     cdef Py_ssize_t i
     with nogil:
         for i in range(w.shape[0]):
@@ -55,12 +106,13 @@ def pairs(const double[:, ::1] w, const double[:, ::1] v, const double[::1] r, d
                        &out[i, 1])
 
 
-def neighbours(const double[:, ::1] position, const double[:, ::1] velocity,
+def neighbours(int kind, const double[:, ::1] position, const double[:, ::1] velocity,
                const double[::1] radius, const int32_t[:, ::1] rows,
                const int32_t[::1] counts, double k, double m, double tau0,
                double max_force, double[:, ::1] out):
-    """Add to ``out[i]`` the forces on agent i of its neighbours ``rows[i, :counts[i]]``."""
-    cdef Law law = Law(k, m, tau0, max_force)
+    """Add to ``out[i]`` the forces (model ``kind``) on agent i of its neighbours
+    ``rows[i, :counts[i]]``."""
+    cdef Law law = Law(kind, k, m, tau0, max_force)
     cdef Py_ssize_t i
     cdef int s
     cdef int32_t j

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import _forces
 from ..errors import InvalidQueryError
 from .agents import Crowd, check_count, check_number
 from .powerlaw import ForceModel, time_to_collision
@@ -85,20 +86,22 @@ class AnticipatoryForces(ForceModel):
             free = (h - tau) / np.where(capped, 1.0, tau)
         return np.where(capped, self.max_force, np.where(tau < h, free, 0.0))
 
-    def pair_forces(self, w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    def pair_forces(self, w: Any, v: Any, radius: Any) -> np.ndarray:
         """The avoidance force on an agent from a neighbour at relative position ``w``
-        with relative velocity ``v`` (as :func:`collision_time`), ``(..., 2)``: 0 unless 0
-        <= tau <= t_H; then the magnitude along ``v tau - w`` (the neighbour's predicted
-        centre to the agent's, which is the current offset when overlapping), normalised
-        whenever it is nonzero (0 for coincident centres)."""
-        tau = collision_time(w, v, radius)
-        near = tau <= self.time_horizon                   # filter before predicting: no inf
-        t = np.where(near, tau, 0.0)
-        d = v * t[..., None] - w
-        size = np.sqrt((d * d).sum(-1))
-        scale = np.where(near & (size > 0), self.magnitude(t), 0.0) \
-            / np.where(size > 0, size, 1.0)
-        return d * scale[..., None]
+        with relative velocity ``v`` (as :func:`collision_time`; ``(..., 2)``, radius
+        ``(...)``): 0 unless 0 <= tau <= t_H; then :meth:`magnitude` along ``v tau - w``
+        (the neighbour's predicted centre to the agent's, which is the current offset when
+        overlapping), 0 for coincident centres.  Compiled (``_kernels/_forces.pyx``)."""
+        w, v = np.asarray(w, dtype=np.float64), np.asarray(v, dtype=np.float64)
+        shape = np.broadcast_shapes(w.shape, v.shape, np.shape(radius) + (2,))
+        flat = [np.ascontiguousarray(np.broadcast_to(x, shape).reshape(-1, 2))
+                for x in (w, v)]
+        r = np.ascontiguousarray(np.broadcast_to(np.asarray(radius, dtype=np.float64),
+                                                 shape[:-1]).reshape(-1))
+        out = np.empty_like(flat[0])
+        _forces.pairs(_forces.ANTICIPATORY, flat[0], flat[1], r, 0.0, 0.0,
+                      self.time_horizon, self.max_force, out)
+        return out.reshape(shape)
 
     def sensing_distance(self, crowd: Crowd) -> np.ndarray:
         """Each agent's neighbour search distance, ``(n,)`` (see the class)."""
@@ -119,5 +122,9 @@ class AnticipatoryForces(ForceModel):
         total = self.k * (pref - crowd.velocity)
         if len(crowd) < 2:
             return total
-        ok, w, v, radius = crowd.pairs(self.sensing_distance(crowd), self.max_neighbours)
-        return total + np.where(ok[..., None], self.pair_forces(w, v, radius), 0.0).sum(1)
+        rows, counts = crowd.neighbours(self.sensing_distance(crowd), self.max_neighbours)
+        _forces.neighbours(_forces.ANTICIPATORY, np.ascontiguousarray(crowd.position),
+                           np.ascontiguousarray(crowd.velocity),
+                           np.ascontiguousarray(crowd.radius), rows, counts, 0.0, 0.0,
+                           self.time_horizon, self.max_force, total)
+        return total

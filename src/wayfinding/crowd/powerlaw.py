@@ -92,7 +92,8 @@ class PowerLaw(ForceModel):
         r = np.ascontiguousarray(np.broadcast_to(np.asarray(radius, dtype=np.float64),
                                                  shape[:-1]).reshape(-1))
         out = np.empty_like(flat[0])
-        _forces.pairs(flat[0], flat[1], r, self.k, self.m, self.tau0, self.max_force, out)
+        _forces.pairs(_forces.POWER_LAW, flat[0], flat[1], r, self.k, self.m, self.tau0,
+                      self.max_force, out)
         return out.reshape(shape)
 
     def forces(self, crowd: Crowd, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
@@ -107,7 +108,7 @@ class PowerLaw(ForceModel):
         if n < 2:
             return total
         rows, counts = crowd.neighbours(self.sensing, self.max_neighbours)
-        _forces.neighbours(np.ascontiguousarray(crowd.position),
+        _forces.neighbours(_forces.POWER_LAW, np.ascontiguousarray(crowd.position),
                            np.ascontiguousarray(crowd.velocity),
                            np.ascontiguousarray(crowd.radius), rows, counts, self.k, self.m,
                            self.tau0, self.max_force, total)
