@@ -10,8 +10,8 @@ step 0.05 s; the first S steps, before anyone reaches the exit.  Models:
 
 * wayfinding, the cheapest: flow-field following (a field over the room in 1 m cells,
   built once, outside the timing) plus separation from the 6 nearest within 1 m;
-* wayfinding's time-to-collision power law and ORCA (10 nearest within 5 m, horizon 3 s),
-  heading straight for the exit;
+* wayfinding's time-to-collision power law, anticipatory forces and ORCA (10 nearest;
+  the power law and ORCA within 5 m, ORCA's horizon 3 s), heading straight for the exit;
 * JuPedSim's collision-free speed model (``CollisionFreeSpeedModel``, its defaults, the
   room as its geometry, one exit stage);
 * PySocialForce (its defaults, groups off), at the smaller sizes only: it is quadratic.
@@ -61,7 +61,7 @@ def timed(update, steps: int, warm: int = 2) -> list[float]:
 
 
 def ours(model: str, n: int, steps: int) -> list[float]:
-    from wayfinding.crowd import ORCA, Crowd, PowerLaw, follow_flow, separation
+    from wayfinding.crowd import ORCA, AnticipatoryForces, Crowd, PowerLaw, follow_flow, separation
     from wayfinding.fields import FlowField
     from wayfinding.grid import Grid
 
@@ -79,8 +79,9 @@ def ours(model: str, n: int, steps: int) -> list[float]:
             steer = follow_flow(crowd, flow) + separation(crowd, 1.0, 6)
             crowd.step(DT, crowd.velocity + steer)
         return timed(update, steps)
-    avoid = PowerLaw(max_neighbours=10, sensing=5.0) if model == "powerlaw" \
-        else ORCA(time_horizon=3.0, time_horizon_obst=3.0)
+    avoid = {"powerlaw": lambda: PowerLaw(max_neighbours=10, sensing=5.0),
+             "anticipatory": lambda: AnticipatoryForces(max_neighbours=10),
+             "orca": lambda: ORCA(time_horizon=3.0, time_horizon_obst=3.0)}[model]()
     return timed(lambda: avoid.step(crowd, DT), steps)
 
 
@@ -136,8 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     t0, rows = time.perf_counter(), []
     for n in sorted(set(SIZES) | set(SOCIAL_FORCE_SIZES)):
         cells = [f"{n:,}"]
-        runs = [ours("flow", n, args.steps), ours("powerlaw", n, args.steps),
-                ours("orca", n, args.steps), jupedsim(n, args.steps)]
+        runs = [ours(model, n, args.steps)
+                for model in ("flow", "powerlaw", "anticipatory", "orca")]
+        runs.append(jupedsim(n, args.steps))
         runs.append(social_force(n, max(args.steps // 10, 3))
                     if n in SOCIAL_FORCE_SIZES else None)
         cells += ["–" if r is None else f"{np.median(r) * 1e3:.2f}" for r in runs]
@@ -156,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         "step 0.05 s.  Flow + separation: wayfinding's cheapest model (a flow field built "
         "once, `follow_flow` + `separation`, `Crowd.step`).  Target: under 16 ms per step "
         "for 10,000 agents with it.",
-        table(["agents", "flow + separation", "power law", "ORCA", "JuPedSim CSM",
-               "PySocialForce"], rows)])
+        table(["agents", "flow + separation", "power law", "anticipatory forces", "ORCA",
+               "JuPedSim CSM", "PySocialForce"], rows)])
     publish(body, args.out, SECTION)
     return 0
 
