@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
@@ -90,6 +90,8 @@ agent = st.tuples(coord, coord, speed, speed, speed, speed, st.floats(0.2, 0.8))
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(agent, min_size=1, max_size=9), st.floats(0.5, 8.0))
+@example(agents=[(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5), (0.0, 9.73120150765505e-249, 0.0, 0.0,
+                                                     0.0, 0.0, 0.5)], th=1.0)   # tiny offset
 def test_forces_match_a_per_pair_reference(agents, th):
     crowd = Crowd()
     for x, y, vx, vy, _, _, r in agents:

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
@@ -183,6 +183,8 @@ def test_flow_field_following_walks_round_walls_to_the_goal():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 3), st.floats(-5, 5), st.floats(-5, 5)), min_size=1,
                 max_size=5), st.floats(0, 8))
+@example(terms=[(1.0, 4.75, 0.87890625), (0.0, 0.0, 0.0)], limit=1.0)   # budget spent, 0 next
+@example(terms=[(2.103515625, 3.5625, 3.0), (0.0, 0.0, 0.0)], limit=5.0)
 def test_truncated_sum_spends_the_budget_in_order(terms, limit):
     pairs = [(w, np.array([[x, y]])) for w, x, y in terms]
     got = truncated_sum(*pairs, limit=limit)[0]
@@ -192,7 +194,7 @@ def test_truncated_sum_spends_the_budget_in_order(terms, limit):
         s = w * s[0]
         size = math.hypot(*s)
         room = limit - math.hypot(*total)
-        if size <= room:
+        if size <= room or size == 0:
             total = total + s
         else:
             total = total + s * max(room, 0) / size

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
@@ -51,6 +51,9 @@ agent = st.tuples(coord, coord, speed, speed, speed, speed, st.floats(0.2, 0.6),
 
 
 @settings(max_examples=120, deadline=None)
+@example(agents=[(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 2.0)] * 3
+         + [(4.505405923430537e-161, 0.0, 0.0, 0.0, 0.0, 1.0, 0.5, 2.0)], weight=1.0,
+         horizon=2.0)                                      # subnormal squared distance
 @given(st.lists(agent, min_size=2, max_size=7), st.sampled_from([1.0, 0.5, 0.3]),
        st.sampled_from([2.0, 5.0]))
 def test_the_choice_is_free_and_nearest_whenever_a_candidate_is_free(agents, weight, horizon):

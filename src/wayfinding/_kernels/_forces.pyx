@@ -16,7 +16,7 @@ the neighbour's, their summed radius ``r``.  tau is the first time > 0 with |w -
   coincide), of size min((horizon - tau) / tau, max_force).
 """
 
-from libc.math cimport exp, pow, sqrt
+from libc.math cimport exp, hypot, pow, sqrt
 from libc.stdint cimport int32_t
 
 
@@ -59,7 +59,7 @@ cdef inline void anticipatory(double wx, double wy, double vx, double vy, double
         return
     dx = vx * tau - wx
     dy = vy * tau - wy
-    size = sqrt(dx * dx + dy * dy)
+    size = hypot(dx, dy)                # no underflow for tiny offsets
     if not size > 0.0:
         return
     push = law.max_force if tau <= h / (law.max_force + 1.0) else (h - tau) / tau
@@ -69,7 +69,7 @@ cdef inline void anticipatory(double wx, double wy, double vx, double vy, double
 
 cdef inline void power_law(double wx, double wy, double vx, double vy, double r,
                            const Law* law, double* fx, double* fy) noexcept nogil:
-    cdef double dist = sqrt(wx * wx + wy * wy), a, b, c, disc, root, tau, scale, size
+    cdef double dist = hypot(wx, wy), a, b, c, disc, root, tau, scale, size
     fx[0] = 0.0
     fy[0] = 0.0
     if r > 0.99 * dist:
@@ -88,7 +88,7 @@ cdef inline void power_law(double wx, double wy, double vx, double vy, double r,
         * (law.m / tau + 1.0 / law.tau0) / a
     fx[0] = -scale * (vx - (b * vx - a * wx) / root)
     fy[0] = -scale * (vy - (b * vy - a * wy) / root)
-    size = sqrt(fx[0] * fx[0] + fy[0] * fy[0])
+    size = hypot(fx[0], fy[0])
     if size > law.max_force:
         fx[0] *= law.max_force / size
         fy[0] *= law.max_force / size

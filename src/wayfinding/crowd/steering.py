@@ -396,7 +396,8 @@ def truncated_sum(*terms: tuple[float, np.ndarray], limit: Any) -> np.ndarray:
     for t in steer:
         left = cap - np.hypot(total[:, 0], total[:, 1])
         size = np.hypot(t[:, 0], t[:, 1])
-        scale = np.divide(np.maximum(left, 0), size, out=np.ones(n), where=size > left)
+        scale = np.divide(np.maximum(left, 0), size, out=np.ones(n),
+                          where=(size > left) & (size > 0))
         total += t * scale[:, None]
     return total
 

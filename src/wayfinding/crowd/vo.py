@@ -109,7 +109,8 @@ class VelocityObstacles:
         u_pref = rel + (preferred[:, None, :] - v[:, None, :]) / w
         dist2 = (p * p).sum(-1)
         inside = dist2 <= big_r * big_r
-        with np.errstate(invalid="ignore", divide="ignore"):
+        # Overlapping pairs at subnormal distances overflow here; their legs are masked.
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             leg = np.sqrt(np.maximum(dist2 - big_r * big_r, 0.0))
             px, py = p[..., 0], p[..., 1]
             left = np.stack([px * leg - py * big_r, px * big_r + py * leg], -1) / dist2[..., None]
