@@ -21,6 +21,7 @@ A goal force (preferred - velocity) / relaxation pulls towards the preferred vel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -44,11 +45,10 @@ def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.nd
 
 
 class ForceModel:
-    """A model that gives every agent a force (``forces(crowd, preferred, dt)``, velocity
-    change per second) and steps by explicit Euler."""
+    """The explicit Euler step shared by the force models, which define
+    ``forces(crowd, preferred, dt)`` (every agent's force, velocity change per second)."""
 
-    def forces(self, crowd: Crowd, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
-        raise NotImplementedError
+    forces: Callable[..., np.ndarray]
 
     def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
         """One explicit Euler step of ``dt`` seconds (0.02 suits the force models):
