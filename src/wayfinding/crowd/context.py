@@ -226,6 +226,23 @@ class ContextMap:
 # --------------------------------------------------------------------------- writers
 
 
+def _per_pair(value: Any, name: str, n: int, k: int, *, zero: bool) -> np.ndarray:
+    """``value`` (a number, ``(n,)`` per agent, or ``(k,)``/``(n, k)``) broadcast to
+    ``(n, k)``, checked > 0 (>= 0 with ``zero``)."""
+    v = _floats(value, name)
+    if v.shape == (n,):
+        v = v[:, None]
+    try:
+        v = np.broadcast_to(v, (n, k))
+    except ValueError:
+        raise InvalidQueryError(f"{name} must be a number or broadcast to {(n, k)}, not "
+                                f"shape {v.shape}") from None
+    if (v < 0).any() or (not zero and (v == 0).any()):
+        raise InvalidQueryError(f"{name} must be {'>=' if zero else '>'} 0 "
+                                f"(got {v.min()!r})")
+    return v
+
+
 def _splat(cmap: ContextMap, at: Any, value: Any, plateau: Any, reach: Any, valid: Any,
            track_width: Any, into: Any, snap: bool) -> np.ndarray:
     """Write ``value * clip(1 - (d - plateau) / reach, 0, 1)`` (``d`` the distance of each
@@ -238,17 +255,7 @@ def _splat(cmap: ContextMap, at: Any, value: Any, plateau: Any, reach: Any, vali
     n, k = a.shape
     parts = {}
     for name, v in (("value", value), ("plateau", plateau), ("reach", reach)):
-        v = _floats(v, name)
-        if v.ndim == 1 and v.shape == (n,):
-            v = v[:, None]
-        try:
-            v = np.broadcast_to(v, (n, k))
-        except ValueError:
-            raise InvalidQueryError(f"{name} must broadcast to at's shape {(n, k)}, not "
-                                    f"{v.shape}") from None
-        if (v < 0).any():
-            raise InvalidQueryError(f"{name} must be >= 0 (got {v.min()!r})")
-        parts[name] = v
+        parts[name] = _per_pair(v, name, n, k, zero=True)
     ok = _mask(valid, (n, k))
     if into is not None and not (isinstance(into, np.ndarray) and into.dtype == np.float64
                                  and into.flags.writeable):
@@ -350,16 +357,7 @@ def avoid(cmap: ContextMap, position: Any, obstacles: Any, *, clearance: Any,
     p = _positions(position)
     o = _points(obstacles, len(p), "obstacles")
     n, k = o.shape[:2]
-    c = _floats(clearance, "clearance")
-    if c.shape == (n,):
-        c = c[:, None]
-    try:
-        c = np.broadcast_to(c, (n, k))
-    except ValueError:
-        raise InvalidQueryError(f"clearance must be a number or broadcast to {(n, k)}, not "
-                                f"shape {c.shape}") from None
-    if (c <= 0).any():
-        raise InvalidQueryError(f"clearance must be > 0 (got {c.min()!r})")
+    c = _per_pair(clearance, "clearance", n, k, zero=False)
     limit = check_number(min_distance, "min_distance")
     skirt = check_number(skirt, "skirt", zero=True)
     ok = _mask(valid, (n, k))
