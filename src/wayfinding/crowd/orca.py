@@ -30,6 +30,7 @@ import numpy as np
 from .._kernels import _orca
 from ..errors import InvalidQueryError
 from ..geometry import Obstacles
+from ..geometry.buckets import box_buckets
 from ..grid import Grid
 from ..navmesh import NavMesh
 from .agents import Crowd, check_number
@@ -136,23 +137,9 @@ def _walls(obstacles: Any) -> tuple:
 
 def _buckets(a: np.ndarray, b: np.ndarray) -> tuple:
     """Uniform buckets of the edges ``a -> b`` by their bounding boxes, cells about an edge
-    long (at most 512 a side), wider while the edges would fill over 16 cells each on
-    average (long diagonal edges): ``(cell_start, cell_edges, (ox, oy, cell, nx, ny))``."""
+    long (at most 512 a side): ``(cell_start, cell_edges, (ox, oy, cell, nx, ny))``."""
     lo, hi = np.minimum(a, b), np.maximum(a, b)
-    origin, extent = lo.min(0), (hi.max(0) - lo.min(0)).max()
-    cell = max(float(np.hypot(*(b - a).T).mean()), extent / 512, 1e-9)
-    while True:
-        c0 = np.floor((lo - origin) / cell).astype(np.int64)
-        c1 = np.floor((hi - origin) / cell).astype(np.int64)
-        wide, tall = c1[:, 0] - c0[:, 0] + 1, c1[:, 1] - c0[:, 1] + 1
-        if (wide * tall).sum() <= 16 * len(a) or cell >= extent:
-            break
-        cell *= 2
-    nx, ny = (np.floor((hi.max(0) - origin) / cell).astype(np.int64) + 1).tolist()
-    edge = np.repeat(np.arange(len(a)), wide * tall)
-    k = np.arange(len(edge)) - np.repeat(np.cumsum(wide * tall) - wide * tall, wide * tall)
-    cells = (c0[edge, 1] + k // wide[edge]) * nx + c0[edge, 0] + k % wide[edge]
-    order = np.argsort(cells, kind="stable")
-    start = np.searchsorted(cells[order], np.arange(nx * ny + 1)).astype(np.int32)
-    return start, edge[order].astype(np.int32), (float(origin[0]), float(origin[1]), cell,
-                                                nx, ny)
+    extent = (hi.max(0) - lo.min(0)).max()
+    ptr, members, *grid = box_buckets(lo, hi, max(float(np.hypot(*(b - a).T).mean()),
+                                                  extent / 512))
+    return ptr.astype(np.int32), members, tuple(grid)

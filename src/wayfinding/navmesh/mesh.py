@@ -16,6 +16,7 @@ import numpy as np
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
+from ..geometry.buckets import box_buckets
 from ..geometry.obstacles import check_radius
 from ..geometry.predicates import check_coordinates
 from ..results import SearchStats
@@ -595,26 +596,11 @@ def _adjacency(polygons: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 def bucket_index(vertices: np.ndarray, polygons: np.ndarray) -> tuple[Any, ...]:
     """Uniform buckets over the polygons' bounding boxes (rows of vertex ids, -1 padded),
-    for the compiled point queries: (cell_ptr, cell_polys, ox, oy, cell, nx, ny)."""
+    about twice a typical polygon wide, for the compiled point queries: (cell_ptr,
+    cell_polys, ox, oy, cell, nx, ny)."""
     idx = np.where(polygons >= 0, polygons, polygons[:, :1])
     pts = vertices[idx]
     lo, hi = pts.min(axis=1), pts.max(axis=1)
-    origin = lo.min(axis=0) if len(lo) else np.zeros(2)
-    span = (hi.max(axis=0) - origin) if len(hi) else np.ones(2)
+    span = (hi.max(axis=0) - lo.min(axis=0)) if len(lo) else np.ones(2)
     mean = np.sqrt(np.mean(np.prod(np.maximum(hi - lo, 1e-12), axis=1))) if len(lo) else 1.0
-    cell = max(float(mean) * 2.0, float(span.max()) / 1024, 1e-9)
-    nx, ny = (np.floor(span / cell).astype(np.int64) + 1).tolist()
-    c0 = np.floor((lo - origin) / cell).astype(np.int64)
-    c1 = np.minimum(np.floor((hi - origin) / cell).astype(np.int64), [nx - 1, ny - 1])
-    counts = (c1[:, 0] - c0[:, 0] + 1) * (c1[:, 1] - c0[:, 1] + 1)
-    owner = np.repeat(np.arange(len(lo)), counts)
-    local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    w = (c1[:, 0] - c0[:, 0] + 1)[owner]
-    gx = c0[owner, 0] + local % w
-    gy = c0[owner, 1] + local // w
-    key = gy * nx + gx
-    order = np.lexsort((owner, key))
-    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
-    np.cumsum(np.bincount(key, minlength=nx * ny), out=ptr[1:])
-    return (ptr, owner[order].astype(np.int32), float(origin[0]), float(origin[1]),
-            cell, int(nx), int(ny))
+    return box_buckets(lo, hi, max(float(mean) * 2.0, float(span.max()) / 1024))
