@@ -31,6 +31,7 @@ from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
 from .agents import Crowd, check_number
+from .powerlaw import time_to_collision
 
 
 def _points(crowd: Crowd, value: Any, name: str) -> np.ndarray:
@@ -218,14 +219,9 @@ def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, lookahead: float = 2
     p, v = crowd.position, crowd.velocity
     w = c[None] - p[:, None]                                       # (n, m, 2)
     reach = r[None] + crowd.radius[:, None] + margin
-    a = (v * v).sum(1)[:, None]
-    b = (w * v[:, None]).sum(2)
-    gap2 = (w * w).sum(2) - reach * reach
-    disc = b * b - a * gap2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(gap2 <= 0, 0.0, (b - np.sqrt(np.maximum(disc, 0))) / a)
-    t = np.where((gap2 <= 0) | ((disc > 0) & (a > 0) & (b > 0) & (t <= lookahead)), t,
-                 np.inf)
+    t = np.where((w * w).sum(2) <= reach * reach, 0.0,
+                 time_to_collision(w, np.broadcast_to(v[:, None], w.shape), reach))
+    t = np.where(t <= lookahead, t, np.inf)
     rows = np.arange(n)
     k = np.argmin(t, 1)
     hit = np.isfinite(t[rows, k])
