@@ -1,0 +1,163 @@
+"""Checks of the scalar arguments at the public boundaries, the same rules everywhere.
+
+Each check returns the value converted (a float, an int, a float64 point) or raises the
+error class it is given (a :class:`~wayfinding.errors.WayfindingError` that is also a
+``ValueError``; :class:`~wayfinding.errors.InvalidQueryError` unless the caller says
+otherwise) naming the argument and quoting the value (cut to about 80 characters):
+
+* bools are not numbers: ``True`` is refused where a number is wanted;
+* numpy scalars (``np.int32(3)``, ``np.float64(0.5)``) count like Python's;
+* NaN is always refused, infinities unless a parameter allows them;
+* integers beyond the 64-bit range (``10**30``) are refused, also where a float is wanted:
+  no argument means such a value, and the kernels take 64-bit integers at most;
+* strings, None, lists and other objects are refused where a number is wanted.
+
+Builders that allocate from their sizes call :func:`allocation` first, which refuses a
+product of sizes beyond :data:`MAX_CELLS` before any array is made.
+
+>>> count("levels", 3), positive_float("radius", 0, allow_zero=True)
+(3, 0.0)
+>>> positive_float("radius", True)
+Traceback (most recent call last):
+...
+wayfinding.errors.InvalidQueryError: radius True must be a finite number > 0
+>>> try:
+...     count("levels", 10**30)
+... except ValueError as exc:
+...     print(exc)
+levels 1000000000000000000000000000000 must be an integer >= 1 of at most 64 bits
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidQueryError, brief
+
+#: The largest int64, the bound of every integer argument.
+INT64_MAX = 2**63 - 1
+#: The most cells, samples or polygon slots one build may allocate (each of them a few
+#: bytes to a few dozen): more is refused before anything is allocated.
+MAX_CELLS = 10**8
+
+_REALS = (int, float, np.integer, np.floating)
+_INTS = (int, np.integer)
+
+
+def _interval(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
+    if lo == -math.inf and hi == math.inf:
+        return ""
+    if hi == math.inf:
+        return f" {'>' if lo_open else '>='} {lo:g}"
+    if lo == -math.inf:
+        return f" {'<' if hi_open else '<='} {hi:g}"
+    return f" in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+
+
+def number(name: str, value: Any, *, min: float = -math.inf, max: float = math.inf,
+           min_open: bool = False, max_open: bool = False, infinite: bool = False,
+           error: type[Exception] = InvalidQueryError) -> float:
+    """``value`` as a float after checking that it is a real number (not a bool, not an
+    integer beyond int64), not NaN, finite unless ``infinite``, and within ``min``..``max``
+    (either end excluded when ``min_open``/``max_open``)."""
+    ok = isinstance(value, _REALS) and not isinstance(value, bool) \
+        and (not isinstance(value, int) or -INT64_MAX - 1 <= value <= INT64_MAX)
+    if ok:
+        v = float(value)
+        ok = not math.isnan(v) and (infinite or not math.isinf(v)) \
+            and (v > min if min_open else v >= min) and (v < max if max_open else v <= max)
+        if ok:
+            return v
+    raise error(f"{name} {brief(value)} must be a{'' if infinite else ' finite'} number"
+                f"{_interval(min, max, min_open, max_open)}"
+                + (" (inf allowed)" if infinite else ""))
+
+
+def positive_float(name: str, value: Any, *, allow_zero: bool = False,
+                   allow_inf: bool = False, max: float = math.inf,
+                   error: type[Exception] = InvalidQueryError) -> float:
+    """``value`` as a float > 0 (>= 0 with ``allow_zero``; inf with ``allow_inf``; at most
+    ``max``): see :func:`number`."""
+    return number(name, value, min=0.0, min_open=not allow_zero, max=max,
+                  infinite=allow_inf, error=error)
+
+
+def finite_float(name: str, value: Any, *,
+                 error: type[Exception] = InvalidQueryError) -> float:
+    """``value`` as a finite float of any sign: see :func:`number`."""
+    return number(name, value, error=error)
+
+
+def count(name: str, value: Any, *, min: int = 1, max: int = INT64_MAX,
+          error: type[Exception] = InvalidQueryError) -> int:
+    """``value`` as an int after checking that it is an integer (a Python or numpy one, not
+    a bool, not a float) in ``min``..``max`` (``max`` at most :data:`INT64_MAX`)."""
+    if isinstance(value, _INTS) and not isinstance(value, bool) and min <= value <= max:
+        return operator.index(value)
+    span = f">= {min}" if max >= INT64_MAX else f"in [{min}, {max}]"
+    if isinstance(value, int) and not isinstance(value, bool) and value > INT64_MAX:
+        span += " of at most 64 bits"
+    raise error(f"{name} {brief(value)} must be an integer {span}")
+
+
+def choice(name: str, value: Any, options: Iterable[Any], *,
+           error: type[Exception] = InvalidQueryError) -> Any:
+    """``value`` after checking that it is one of ``options`` (a bool never matches an
+    int option; an unhashable value is simply not one of them)."""
+    options = tuple(options)
+    if not isinstance(value, bool) or any(o is value for o in options):
+        try:
+            if value in options:
+                return value
+        except (TypeError, ValueError):     # unhashable or array-like values
+            pass
+    raise error(f"unknown {name} {brief(value)}; expected one of "
+                f"{', '.join(repr(o) for o in options)}")
+
+
+def reals(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
+          ) -> np.ndarray:
+    """``value`` as a float64 array after checking that it holds numbers: no bools,
+    strings, None or other objects (integers beyond the float range included).  Shapes and
+    finiteness are the caller's to check."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):     # ragged sequences
+        arr = np.empty(0, dtype=object)
+    if arr.dtype.kind in "iuf":
+        return arr.astype(np.float64, copy=False)
+    raise error(f"{name} {brief(value)} must be numbers"
+                + (" (not bools)" if arr.dtype.kind == "b" else ""))
+
+
+def finite_point(name: str, value: Any, dim: int = 2, *,
+                 error: type[Exception] = InvalidQueryError) -> np.ndarray:
+    """``value`` as a float64 array of shape ``(dim,)`` after checking that it holds
+    ``dim`` finite numbers (none of them a bool)."""
+    if isinstance(value, (tuple, list)) and any(isinstance(v, (bool, np.bool_))
+                                                for v in value):
+        arr = np.empty(0)
+    else:
+        try:
+            arr = reals(name, value, error=error)
+        except error:
+            arr = np.empty(0)
+    if arr.shape != (dim,) or not np.isfinite(arr).all():
+        axes = "(x, y)" if dim == 2 else "(x, y, z)" if dim == 3 else f"{dim}-d"
+        raise error(f"{name} {brief(value)} must be a finite {axes} point")
+    return arr
+
+
+def allocation(what: str, size: float, *, limit: int = MAX_CELLS,
+               error: type[Exception] = InvalidQueryError) -> None:
+    """Refuse a build that would allocate ``size`` cells, samples or slots for ``what``
+    when that is more than ``limit`` (:data:`MAX_CELLS` unless given), before it
+    allocates anything."""
+    if not size <= limit:       # NaN refused too
+        raise error(f"{what} would need {size:.3g} cells, more than the {limit:.0e} a build "
+                    "may allocate (wayfinding._arguments.MAX_CELLS)")
