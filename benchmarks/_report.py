@@ -14,11 +14,13 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-DATA_DIRS = (REPO.parent / "shared" / "data" / "movingai", REPO / "tests" / "data" / "movingai")
+DATA_DIRS = ([Path(os.environ["WAYFINDING_MOVINGAI"])] if "WAYFINDING_MOVINGAI" in os.environ
+             else []) + [REPO.parent / "shared" / "data" / "movingai"]
 
 
 def find_data_dir(given: str | None) -> Path:
-    """``given`` (it must hold ``scenarios/``), else the first of :data:`DATA_DIRS` that does."""
+    """``given`` (it must hold ``scenarios/``), else the first of :data:`DATA_DIRS` (
+    ``$WAYFINDING_MOVINGAI``, ``../shared/data/movingai``) that does."""
     if given:
         path = Path(given)
         if not (path / "scenarios").is_dir():

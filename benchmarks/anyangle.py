@@ -7,7 +7,7 @@ Run from the repository root::
     python benchmarks/anyangle.py [--out BENCHMARKS.md] [--problems N] [--peer-problems M]
 
 Maps: dao/arena2, dao/brc202d, rooms/8room_000 and rooms/32room_000 (from ``--data``,
-``../shared/data/movingai`` or the test copy).  Problems: ``N`` spread evenly over each
+``$WAYFINDING_MOVINGAI`` or ``../shared/data/movingai``).  Problems: ``N`` spread evenly over each
 scenario file.  Each query is timed alone (``time.perf_counter``).  Lengths: every path
 from the start cell's centre to the goal cell's, divided by the exact any-angle length and
 by the file's 8-connected optimum.  pathfinding3d runs on a one-voxel-deep copy of the map

@@ -799,7 +799,7 @@ def report(results: list[SetResult], mem_text: str, args: argparse.Namespace, da
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", help="Moving AI folder (maps/ and scenarios/); default: "
-                    "../shared/data/movingai from the repository, else tests/data/movingai")
+                    "$WAYFINDING_MOVINGAI, else ../shared/data/movingai beside the repository")
     ap.add_argument("--out", type=Path, help="Markdown file whose section "
                     f"'{SECTION}' is written or replaced")
     ap.add_argument("--quick", action="store_true",

@@ -4,20 +4,24 @@ instead of mismatches) and saved indexes."""
 import json
 
 import pytest
-from movingai_data import TEST_DATA
+from movingai_data import write_generated
 
 from wayfinding.cli import main
 from wayfinding.grid import read_map, read_scen
 
-SCEN = TEST_DATA / "scenarios" / "dao" / "arena2.map.scen"
-MAP = TEST_DATA / "maps" / "dao" / "arena2.map"
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A generated cave map and its scenario, written as Moving AI files."""
+    return write_generated("caves", tmp_path_factory.mktemp("caves"))
 
 
 @pytest.mark.parametrize("algo", ["hpa", "hpa_smooth", "hpa2"])
-def test_path(algo, capsys):
-    grid = read_map(MAP)
-    p = read_scen(SCEN).problems[60]
-    code = main(["path", str(MAP), "--from", f"{p.start[0]},{p.start[1]}",
+def test_path(algo, capsys, files):
+    map_file, scen_file = files
+    grid = read_map(map_file)
+    p = read_scen(scen_file).problems[-20]
+    code = main(["path", str(map_file), "--from", f"{p.start[0]},{p.start[1]}",
                  "--to", f"{p.goal[0]},{p.goal[1]}", "--algo", algo, "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["found"]
@@ -27,8 +31,9 @@ def test_path(algo, capsys):
     assert data["path"][0] == list(p.start) and data["path"][-1] == list(p.goal)
 
 
-def test_scen_reports_length_ratios(capsys):
-    code = main(["scen", str(SCEN), "--algo", "hpa", "--sample", "30", "--quiet"])
+def test_scen_reports_length_ratios(capsys, files):
+    map_file, scen_file = files
+    code = main(["scen", str(scen_file), "--algo", "hpa", "--sample", "30", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0
     assert "failures           0" in out and "mismatches" not in out
@@ -37,11 +42,12 @@ def test_scen_reports_length_ratios(capsys):
     assert 1.0 <= ratios["mean length ratio"] <= ratios["max length ratio"]
 
 
-def test_scen_json_and_saved_index(capsys, tmp_path):
-    index = tmp_path / "arena2-hpa.npz"
-    assert main(["index", "build", str(MAP), "hpa", "-o", str(index)]) == 0
+def test_scen_json_and_saved_index(capsys, tmp_path, files):
+    map_file, scen_file = files
+    index = tmp_path / "caves-hpa.npz"
+    assert main(["index", "build", str(map_file), "hpa", "-o", str(index)]) == 0
     capsys.readouterr()
-    code = main(["scen", str(SCEN), "--algo", "hpa", "--index", str(index), "--sample", "20",
+    code = main(["scen", str(scen_file), "--algo", "hpa", "--index", str(index), "--sample", "20",
                  "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["exact"] is False and data["mismatches"] == 0
@@ -49,7 +55,8 @@ def test_scen_json_and_saved_index(capsys, tmp_path):
     assert 1.0 <= data["mean_ratio"] <= data["max_ratio"]
 
 
-def test_scen_exact_method_keeps_mismatch_report(capsys):
-    code = main(["scen", str(SCEN), "--algo", "astar", "--sample", "5", "--quiet"])
+def test_scen_exact_method_keeps_mismatch_report(capsys, files):
+    map_file, scen_file = files
+    code = main(["scen", str(scen_file), "--algo", "astar", "--sample", "5", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and "mismatches       0" in out and "length ratio" not in out

@@ -1,10 +1,9 @@
-"""The showcase behind ``wayfinding demo``: solve the bundled Moving AI scenario, draw the
-searches and write an HTML page that sums it up."""
+"""The showcase behind ``wayfinding demo``: solve a scenario on a generated cave (checked
+against its optimal lengths), draw the searches and write an HTML page that sums it up."""
 
 from __future__ import annotations
 
 import html
-import importlib.resources
 import platform
 import time
 from pathlib import Path
@@ -12,22 +11,18 @@ from pathlib import Path
 from ._io import atomic_write_text
 from .demo_crowd import crowd_section
 from .demo_fields import fields_section
+from .demo_maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
 from .demo_navmesh import navmesh_section
 from .demo_paths import anyangle_section
 from .demo_worlds import world_section
-from .grid import Diagonal, GridSearch, read_map, read_scen
+from .grid import Diagonal, GridSearch, read_scen
 from .grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
 from .scenarios import ScenarioReport, run_scenario
 
-#: The methods compared side by side on the bundled map, and those drawn.
+#: The methods compared side by side on the cave, and those drawn.
 FAST = ("astar", "jps", "jps_plus", "jps_plus_buckets", "astar_gb", "jps_plus_gb", "subgoal",
         "subgoal2", "astar_dh")
 DRAWN = ("astar", "jps", "jps_plus", "jps_plus_gb", "astar_dh")
-
-
-def bundled(name: str) -> Path:
-    """Path of a data file shipped in the package (``arena2.map``, ``den312d.map``...)."""
-    return Path(str(importlib.resources.files("wayfinding") / "data" / name))
 
 
 def _pictures(out: Path, stem: str, grid, **options) -> list[str]:
@@ -47,39 +42,37 @@ def _pictures(out: Path, stem: str, grid, **options) -> list[str]:
 def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     """Write the demo into folder ``out`` and return the HTML page's path."""
     out.mkdir(parents=True, exist_ok=True)
-    scen_path = bundled("arena2.map.scen")
-    scen = read_scen(scen_path)
+    scen_path = write_cave(out)
+    scen, grid, far = read_scen(scen_path), cave(), longest()
     reports: list[ScenarioReport] = []
     for algo, sample in (("astar", None), ("bidirectional", None), ("dijkstra", 200)):
         reports.append(run_scenario(scen_path, algo=algo, sample=sample,
                                     show_progress=show_progress, scenario=scen))
-    grid = read_map(bundled("arena2.map"))
-    longest = max(scen.problems, key=lambda p: p.optimal)
     search = GridSearch(grid)
     figures = []
     for algo in ("astar", "dijkstra"):
-        r = search.find_path(longest.start, longest.goal, algo=algo, record=True)
-        names = _pictures(out, f"arena2-{algo}", grid, path=r, explored=r, frontier=r,
-                          start=longest.start, goal=longest.goal,
+        r = search.find_path(far.start, far.goal, algo=algo, record=True)
+        names = _pictures(out, f"cave-{algo}", grid, path=r, explored=r, frontier=r,
+                          start=far.start, goal=far.goal,
                           title=f"{algo}: cost {r.cost:.3f}, {r.stats.expanded} expanded")
-        figures.append((f"{algo} on arena2: cost {r.cost:.4f} (optimum {longest.optimal:.4f}), "
+        figures.append((f"{algo} in the cave: cost {r.cost:.4f} (optimum {far.optimal:.4f}), "
                         f"{r.stats.expanded:,} cells expanded", names[-1]))
-    dist = search.distance_map(longest.start)
-    names = _pictures(out, "arena2-distances", grid, distances=dist, start=longest.start)
+    dist = search.distance_map(far.start)
+    names = _pictures(out, "cave-distances", grid, distances=dist, start=far.start)
     figures.append(("cost from the start to every cell (distance map)", names[-1]))
 
-    den = read_map(bundled("den312d.map"))
-    free = list(den.iter_cells())
+    rooms = dungeon()
+    free = list(rooms.iter_cells())
     a, b = free[0], free[-1]
     rule_rows = []
     for rule in Diagonal:
-        g = den.with_options(diagonal=rule)
+        g = rooms.with_options(diagonal=rule)
         r = GridSearch(g).find_path(a, b, record=True)
-        names = _pictures(out, f"den312d-{rule.value}", g, path=r, explored=r,
+        names = _pictures(out, f"dungeon-{rule.value}", g, path=r, explored=r,
                           start=a, goal=b)
         rule_rows.append((rule.value, r.cost, r.stats.expanded, names[-1]))
 
-    fast_rows, fast_figures = _fast_methods(out, grid, scen, longest, show_progress)
+    fast_rows, fast_figures = _fast_methods(out, grid, scen_path, scen, far, show_progress)
 
     page = out / "index.html"
     text = _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures)
@@ -89,7 +82,7 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     return page
 
 
-def _fast_methods(out: Path, grid, scen, longest, show_progress: bool):
+def _fast_methods(out: Path, grid, scen_path: Path, scen, far, show_progress: bool):
     """Every fast method on the whole scenario, with its preprocessing, and pictures of the
     nodes each one expands on the longest problem."""
     indexes = {}
@@ -100,13 +93,13 @@ def _fast_methods(out: Path, grid, scen, longest, show_progress: bool):
     for algo in FAST:
         needs = PREPROCESSED[algo].needs if algo in PREPROCESSED else ()
         used = [indexes[s.name] for s in needs]
-        r = run_scenario("arena2.map.scen", algo=algo, scenario=scen, indexes=used,
+        r = run_scenario(scen_path, algo=algo, scenario=scen, indexes=used,
                          show_progress=False)
         rows.append((algo, r, sum(i.build_time for i in used), sum(i.nbytes for i in used)))
         if algo in DRAWN:
-            res = _recorded(grid, algo, used, longest)
-            names = _pictures(out, f"arena2-fast-{algo}", grid, path=res, explored=res,
-                              start=longest.start, goal=longest.goal,
+            res = _recorded(grid, algo, used, far)
+            names = _pictures(out, f"cave-fast-{algo}", grid, path=res, explored=res,
+                              start=far.start, goal=far.goal,
                               title=f"{algo}: {res.stats.expanded} expanded")
             figures.append((f"{algo}: cost {res.cost:.4f}, {res.stats.expanded:,} nodes "
                             "expanded", names[-1]))
@@ -150,9 +143,11 @@ text-align: right }} figure {{ display: inline-block; margin: .5em; max-width: 5
 img {{ max-width: 100%; border: 1px solid #ddd; image-rendering: pixelated }}
 </style></head><body>
 <h1>wayfinding demo</h1>
-<p>Moving AI benchmark map <code>dao/arena2</code> (281×209) and its scenario file: every
-problem solved and each length checked against the published optimum
-(tolerance max(1e-3, 1e-5·length)). Machine: {esc(platform.processor() or platform.machine())},
+<p>{CAVE_TEXT} and its scenario (<a href="cave.map">cave.map</a>,
+<a href="cave.map.scen">cave.map.scen</a>: Moving AI files, problems in buckets of length 4,
+optimal lengths from the library's Dijkstra): every problem solved and each length checked
+against the file's optimum (tolerance max(1e-3, 1e-5·length)).
+Machine: {esc(platform.processor() or platform.machine())},
 Python {esc(platform.python_version())}; {esc(when)}.</p>
 <table><tr><th>algorithm</th><th>problems</th><th>mismatches</th><th>median µs</th>
 <th>mean µs</th><th>mean expanded</th></tr>{rows}</table>
@@ -160,13 +155,13 @@ Python {esc(platform.python_version())}; {esc(when)}.</p>
 <p>Blue: cells expanded; orange: the open list when the search stopped; red: the path;
 green disc: start; purple disc: goal. Distance map: yellow near, through green and blue, to
 purple far.</p>{figs}
-<h2>Fast optimal search on dao/arena2</h2>
+<h2>Fast optimal search in the cave</h2>
 <p>Every problem of the scenario with each method; preprocessing is done once per map
 (jps_plus_buckets trades exactness for speed: cost ≤ optimum + 0.1). Pictures: the nodes each
 method expands (blue) on the longest problem — jump points, subgoals or cells.</p>
 <table><tr><th>method</th><th>problems</th><th>mismatches</th><th>median µs</th>
 <th>mean µs</th><th>mean expanded</th><th>preprocessing s</th><th>index MB</th></tr>
 {fast}</table>{fast_figs}
-<h2>Diagonal rules on dao/den312d, {a} → {b}</h2>{rules}
+<h2>Diagonal rules on {DUNGEON_TEXT}, {a} → {b}</h2>{rules}
 </body></html>
 """

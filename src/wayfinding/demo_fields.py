@@ -1,4 +1,4 @@
-"""The demo page's section on fields: the flow field of the bundled arena2 map towards a goal
+"""The demo page's section on fields: the flow field of the cave towards a goal
 (Dijkstra against fast marching with the line-of-sight pass), flow-field tiles, and the
 lane-formation scene of the hybrid vector field as an animation."""
 
@@ -8,30 +8,28 @@ import html
 import time
 from pathlib import Path
 
-GOAL = (180, 64)
-
 
 def fields_section(out: Path) -> str:
     """Draw the fields and run the lanes scene; return the HTML section."""
-    from .demo import bundled
+    from .demo_maps import cave, longest
     from .fields import FlowField, FlowTiles
     from .fields.scenes import scene, simulate
-    from .grid import read_map
     from .viz.fields import animate, save_flow
 
-    grid = read_map(bundled("arena2.map"))
+    grid, far = cave(), longest()
+    goal = far.goal
     figures, rows = [], []
     for name, options in (("dijkstra", {"method": "dijkstra"}),
                           ("eikonal", {"method": "eikonal", "order": 2, "los": True})):
         t0 = time.perf_counter()
-        flow = FlowField.build(grid, [GOAL], **options)
+        flow = FlowField.build(grid, [goal], **options)
         rows.append((name, (time.perf_counter() - t0) * 1e3))
-        target = out / f"arena2-flow-{name}.png"
-        save_flow(target, grid, flow.field, vectors=flow.vectors, goal=GOAL)
+        target = out / f"cave-flow-{name}.png"
+        save_flow(target, grid, flow.field, vectors=flow.vectors, goal=goal)
         figures.append((f"{name} field and its flow", target.name))
     tiles = FlowTiles(grid, sector=16)
     t0 = time.perf_counter()
-    route = tiles.route((1, 105), GOAL)
+    route = tiles.route(far.start, goal)
     route.tile(route.sectors[0])
     first = (time.perf_counter() - t0) * 1e3
     run = simulate(scene("lanes", units=20), seconds=60.0)
@@ -44,7 +42,7 @@ def fields_section(out: Path) -> str:
     figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>{esc(cap)}"
                    "</figcaption></figure>" for cap, src in figures)
     return f"""<h2>Fields</h2>
-<p>Integration fields towards {GOAL} on dao/arena2 and their flow (arrows; warm colours are
+<p>Integration fields towards {goal} in the cave and their flow (arrows; warm colours are
 near). Fast marching travels in any direction, and with the line-of-sight pass every cell
 that sees the goal heads straight at it. Flow-field tiles found a route across
 {len(route.sectors)} of {tiles.columns * tiles.rows} sectors and built its first tile in

@@ -1,4 +1,4 @@
-"""The demo page's section on navigation meshes: the bundled ``den312d`` map as a navigation
+"""The demo page's section on navigation meshes: the generated dungeon as a navigation
 mesh and as a clearance mesh, paths for agents of several radii against the exact shortest
 paths, drawn as SVG."""
 
@@ -19,14 +19,13 @@ def navmesh_section(out: Path) -> str:
     except ImportError:
         return ("<h2>Navigation meshes</h2><p>Install <code>wayfinding[geometry]</code> "
                 "(shapely) to see this section.</p>")
-    from .demo import bundled
-    from .grid import read_map
+    from .demo_maps import dungeon
     from .navmesh import ClearanceMesh, NavMesh, walkable_area
     from .navmesh.build import eroded
     from .navmesh.exact import VisibilityMap
     from .viz.graphs import save_world
 
-    grid = read_map(bundled("den312d.map"))
+    grid = dungeon()
     area = walkable_area(grid)
     start, goal = _ends(grid, area)
     # The exact lengths: round joins of 16 chords a quarter turn, within 0.05% of arcs.
@@ -69,7 +68,7 @@ def navmesh_section(out: Path) -> str:
         for name, size, b, t, p, e in rows)
     figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>{esc(cap)}"
                    "</figcaption></figure>" for cap, src in figures)
-    return f"""<h2>Navigation meshes on dao/den312d</h2>
+    return f"""<h2>Navigation meshes in the dungeon</h2>
 <p>The map's free cells as one walkable area, from {start} to {goal}. A navigation mesh
 is built for one agent radius (the area eroded by it); a clearance mesh (local clearance
 triangulation) is built once and answers for every radius: a channel is used only where

@@ -1,5 +1,5 @@
 """The demo page's section on any-angle paths: A*, its smoothing, Theta*, Lazy Theta* and the
-exact any-angle optimum on a sample of the bundled arena2 scenario, with pictures."""
+exact any-angle optimum on a sample of the cave's scenario, with pictures."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ DRAWN = ("astar", "astar_smoothed", "theta", "any_angle")
 
 
 def anyangle_section(out: Path, sample: int = 100) -> str:
-    """Solve ``sample`` problems of arena2 with each method, draw the longest; return the
+    """Solve ``sample`` problems of the cave with each method, draw the longest; return the
     HTML section."""
-    from .demo import _pictures, bundled
-    from .grid import AnyAngle, GridSearch, read_map, read_scen
+    from .demo import _pictures
+    from .demo_maps import cave, cave_scenario, longest
+    from .grid import AnyAngle, GridSearch
 
-    grid = read_map(bundled("arena2.map"))
-    problems = read_scen(bundled("arena2.map.scen")).problems
+    grid, far = cave(), longest()
+    problems = cave_scenario().problems
     picked = [problems[i] for i in np.linspace(0, len(problems) - 1, sample).astype(int)]
-    longest = max(problems, key=lambda p: p.optimal)
     paths, search = AnyAngle(grid), GridSearch(grid)
 
     def solve(algo, p):
@@ -43,9 +43,9 @@ def anyangle_section(out: Path, sample: int = 100) -> str:
                      float(np.mean(c[ok] / exact[ok])), float(np.median(times)) * 1e6))
     figures = []
     for algo in DRAWN:
-        r = solve(algo, longest)
-        names = _pictures(out, f"arena2-anyangle-{algo}", grid, path=r,
-                          start=longest.start, goal=longest.goal,
+        r = solve(algo, far)
+        names = _pictures(out, f"cave-anyangle-{algo}", grid, path=r,
+                          start=far.start, goal=far.goal,
                           title=f"{algo}: length {r.cost:.3f}")
         figures.append((f"{algo}: length {r.cost:.3f}", names[-1]))
     esc = html.escape
@@ -53,7 +53,7 @@ def anyangle_section(out: Path, sample: int = 100) -> str:
                     "</tr>" for a, o, e, t in rows)
     figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>{esc(cap)}"
                    "</figcaption></figure>" for cap, src in figures)
-    return f"""<h2>Any-angle paths on dao/arena2</h2>
+    return f"""<h2>Any-angle paths in the cave</h2>
 <p>{len(picked)} problems of the scenario, from the start cell's centre to the goal cell's;
 any-angle paths bend at cell corners and never squeeze between diagonal corners. Lengths
 are divided by the file's 8-connected optimum and by the exact any-angle optimum.</p>

@@ -1,5 +1,5 @@
 """The demo page's section on world representations: the five non-grid worlds built on the
-bundled ``den312d`` map (and a small hex picture), each with one path, drawn as SVG."""
+generated dungeon (and a small hex picture), each with one path, drawn as SVG."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ DEMO_HEX = """
 
 def world_section(out: Path) -> str:
     """Build and draw the five representations into ``out``; return the HTML section."""
-    from .demo import bundled
+    from .demo_maps import dungeon
     from .geometry import Obstacles
     from .graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph
     from .graph.waypoints import lattice_points
-    from .grid import HexGrid, read_map
+    from .grid import HexGrid
     from .viz.graphs import save_world
 
-    grid = read_map(bundled("den312d.map"))
+    grid = dungeon()
     obstacles = Obstacles.from_grid(grid)
     bounds = (0.0, 0.0, float(grid.width), float(grid.height))
     radius = 0.3
@@ -71,7 +71,7 @@ def world_section(out: Path) -> str:
                     f"<td>{esc(c)}</td></tr>" for n, a, b, t, c in rows)
     figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>{esc(cap)}"
                    "</figcaption></figure>" for cap, src in figures)
-    return f"""<h2>World representations on dao/den312d</h2>
+    return f"""<h2>World representations in the dungeon</h2>
 <p>Blocked cells merged into {len(obstacles)} rectangles; agent radius {radius}; path from
 {tuple(start.tolist())} to {tuple(goal.tolist())} (world units, cell (x, y) is the unit square
 at (x, y)). Waypoints and Dirichlet seeds: a lattice of step 2 (Dirichlet links from a

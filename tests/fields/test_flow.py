@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from movingai_data import TEST_DATA
+from movingai_data import all_names, generated_grid, load
 
 from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import GOAL, NONE, FlowField, dijkstra_field, eikonal_field
-from wayfinding.grid import read_map, read_scen
 from wayfinding.grid.rules import DIRECTIONS
 
-MAPS = sorted(p.relative_to(TEST_DATA / "maps").with_suffix("").as_posix()
-              for p in (TEST_DATA / "maps").glob("*/*.map"))
+MAPS = all_names()
 STEPS = np.array(DIRECTIONS)
 
 
@@ -41,8 +39,7 @@ def check_descent(flow, goals):
 
 @pytest.mark.parametrize("name", MAPS)
 def test_descent_reaches_the_goal_on_every_dev_map(name):
-    grid = read_map(TEST_DATA / "maps" / f"{name}.map")
-    scen = read_scen(TEST_DATA / "scenarios" / f"{name}.map.scen")
+    grid, scen = load(name)
     goal = tuple(int(v) for v in scen.problems[len(scen.problems) // 2].goal)
     for field in (dijkstra_field(grid, [goal]), eikonal_field(grid, [goal], order=1),
                   eikonal_field(grid, [goal], order=2),
@@ -51,7 +48,7 @@ def test_descent_reaches_the_goal_on_every_dev_map(name):
 
 
 def test_several_goals_split_the_map_by_distance():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    grid = generated_grid("caves")
     free = np.argwhere(grid.passable)
     rng = np.random.default_rng(4)
     goals = [(int(free[i][1]), int(free[i][0])) for i in rng.choice(len(free), 4, False)]
@@ -112,7 +109,7 @@ def test_vectors_sampling_and_tracing():
 
 
 def test_cells_that_see_the_goal_point_straight_at_it():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "den312d.map")
+    grid = generated_grid("rooms")
     free = np.argwhere(grid.passable)
     goal = (int(free[len(free) // 2][1]), int(free[len(free) // 2][0]))
     flow = FlowField.build(grid, [goal], los=True)

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from movingai_data import TEST_DATA
+from movingai_data import all_names, load
 
 from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import FlowTiles
-from wayfinding.grid import read_map, read_scen
 
-MAPS = sorted(p.relative_to(TEST_DATA / "maps").with_suffix("").as_posix()
-              for p in (TEST_DATA / "maps").glob("*/*.map"))
+MAPS = all_names()
 
 
 def two_sectors(border_walls=()):
@@ -37,8 +35,8 @@ def test_windows_follow_the_border():
 
 @pytest.mark.parametrize("name", MAPS)
 def test_routes_lead_to_the_goal_on_every_dev_map(name):
-    grid = read_map(TEST_DATA / "maps" / f"{name}.map")
-    problems = read_scen(TEST_DATA / "scenarios" / f"{name}.map.scen").problems
+    grid, scen = load(name)
+    problems = scen.problems
     tiles = FlowTiles(grid, sector=16)
     for p in problems[::max(1, len(problems) // 12)]:
         built = tiles.stats["tiles_built"] + tiles.stats["cache_hits"]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
+from movingai_data import generated_grid
 
 from wayfinding.errors import InvalidGridError, InvalidQueryError
 from wayfinding.geometry import Obstacles
@@ -159,10 +160,9 @@ def test_from_grid_uses_the_world_transform():
     assert obs.bounds == (12.0, -4.0, 16.0, 0.0)
 
 
-def test_from_moving_ai_map_is_compact(test_data):
-    from wayfinding.grid import read_map
-
-    g = read_map(test_data / "maps" / "dao" / "den312d.map")
+@pytest.mark.parametrize("kind", ["caves", "city"])
+def test_from_a_game_map_is_compact(kind):
+    g = generated_grid(kind)
     obs = Obstacles.from_grid(g)
     assert len(obs) < (~g.passable).sum() / 5
     rects = blocked_rectangles(~g.passable)

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
 
 from wayfinding.errors import (
@@ -23,7 +22,7 @@ from wayfinding.errors import (
 from wayfinding.graph import CSRGraph
 from wayfinding.graph.differential import CSRDifferentialHeuristic
 from wayfinding.graph.goal_bounds import CSRGoalBounds
-from wayfinding.grid import Grid, GridSearch, read_map, read_scen
+from wayfinding.grid import Grid, GridSearch, generate
 
 RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -275,8 +274,8 @@ def test_from_grid_with_both_matches_grid_search(grid, data):
 
 @pytest.fixture(scope="module")
 def arena():
-    scen = read_scen(TEST_DATA / "scenarios" / "dao" / "arena.map.scen")
-    grid = read_map(scen.find_map())
+    grid = generate.caves(56, 48, seed=3)
+    scen = generate.scenario(grid, per_bucket=6, seed=3)
     csr = CSRGraph.from_grid(grid)
     return scen, grid, csr, CSRGoalBounds.build(csr), CSRDifferentialHeuristic.build(csr)
 

@@ -9,7 +9,7 @@ import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import movingai_names, movingai_scen_path, write_generated
 from shapely.geometry import LineString, Point, box
 
 from wayfinding.errors import InvalidQueryError
@@ -165,11 +165,11 @@ def test_smoothing_never_lengthens_and_stays_legal(seed):
     assert length[2] <= r.cost + 1e-9
 
 
-def test_theta_within_one_percent_of_exact_on_movingai():
+def test_theta_within_one_percent_of_exact_in_caves(tmp_path):
+    _, scen = write_generated("caves", tmp_path)
     report = {}
     for algo in ("any_angle", "theta", "lazy_theta", "astar_smoothed"):
-        report[algo] = run_scenario(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen",
-                                    algo=algo, sample=60, show_progress=False)
+        report[algo] = run_scenario(scen, algo=algo, sample=60, show_progress=False)
         assert report[algo].mismatches == 0 and report[algo].solved == 60
     exact = report["any_angle"].mean_ratio
     assert exact < 0.97                           # any-angle paths are shorter than octile
@@ -193,12 +193,10 @@ def test_bad_input():
         AnyAngle(Grid.from_ascii(".#\n..")).string_pull([(0, 0), (1, 1)])
 
 
-SCENARIOS = sorted((TEST_DATA / "scenarios").glob("*/*.scen"))
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("scen", SCENARIOS, ids=[p.stem for p in SCENARIOS])
-def test_every_map_theta_near_exact(scen):
+@pytest.mark.parametrize("name", movingai_names())
+def test_every_map_theta_near_exact(name):
+    scen = movingai_scen_path(name)
     # Every path legal (the runner checks it), Theta* within 1% of the exact any-angle
     # optimum on average, never above the 8-connected optimum (up to its rounding).
     report = {a: run_scenario(scen, algo=a, sample=40, show_progress=False)

@@ -7,11 +7,11 @@ import pytest
 from grid_oracle import oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import generated_grid, load, movingai_names
 
 import wayfinding as wf
 from wayfinding.errors import InvalidGridError, InvalidQueryError
-from wayfinding.grid import GridSearch, distance_map, read_map
+from wayfinding.grid import GridSearch, distance_map
 from wayfinding.grid.canonical import canonical_distance_map, canonical_flood
 
 
@@ -72,10 +72,11 @@ def test_limit_is_honoured(case, limit):
     assert np.all(got[np.isfinite(got)] <= limit)
 
 
-@pytest.mark.parametrize("name", ["random/random512-25-0.map", "dao/arena2.map",
-                                  "mazes/maze512-1-0.map"])
-def test_equals_plain_dijkstra_on_movingai_maps(name):
-    grid = read_map(TEST_DATA / "maps" / name)
+@pytest.mark.parametrize("name", [
+    "gen/random25", "gen/caves", "gen/maze1", "gen/city",
+    *movingai_names("random/random512-25-0", "dao/arena2", "mazes/maze512-1-0")])
+def test_equals_plain_dijkstra_on_game_maps(name):
+    grid, _ = load(name)
     cells = np.argwhere(grid.passable)
     search = GridSearch(grid)
     for k in np.linspace(0, len(cells) - 1, 3).astype(int):
@@ -157,7 +158,7 @@ def test_auto_picks_canonical_only_where_it_applies():
 
 
 def test_agent_size_and_multiple_sources():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "den312d.map")
+    grid = generated_grid("rooms")
     cells = np.argwhere(grid.for_agent(2).passable)
     srcs = [(int(c[1]), int(c[0])) for c in cells[::700]]
     search = GridSearch(grid)

@@ -11,7 +11,7 @@ import pytest
 from grid_oracle import legal_steps, oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import GENERATED, generated_grid, load, movingai_names
 
 from wayfinding.errors import (
     IndexFormatError,
@@ -19,7 +19,7 @@ from wayfinding.errors import (
     InvalidGridError,
     InvalidQueryError,
 )
-from wayfinding.grid import Grid, GridSearch, distance_map, read_map, read_scen
+from wayfinding.grid import Grid, GridSearch, distance_map
 from wayfinding.grid.differential import DifferentialHeuristic
 from wayfinding.grid.index import load_index
 
@@ -51,13 +51,13 @@ def spiral(size: int, scale: int = 1) -> Grid:
 
 
 @pytest.fixture(scope="module")
-def arena2() -> Grid:
-    return read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+def cave() -> Grid:
+    return generated_grid("caves")
 
 
 @pytest.fixture(scope="module")
-def arena2_dh(arena2) -> DifferentialHeuristic:
-    return DifferentialHeuristic.build(arena2, pivots=8)
+def cave_dh(cave) -> DifferentialHeuristic:
+    return DifferentialHeuristic.build(cave, pivots=8)
 
 
 def free_cells(grid: Grid) -> list[tuple[int, int]]:
@@ -73,34 +73,34 @@ def test_spiral_is_one_corridor():
     assert np.nanmax(np.where(np.isfinite(d), d, np.nan)) > 100
 
 
-def test_bound_is_admissible_on_arena2(arena2, arena2_dh):
+def test_bound_is_admissible_on_a_cave(cave, cave_dh):
     rng = np.random.default_rng(7)
-    cells = free_cells(arena2)
+    cells = free_cells(cave)
     for k in rng.choice(len(cells), 12, replace=False):
         goal = cells[k]
-        truth = distance_map(arena2, goal)
-        h = arena2_dh.heuristic_map(goal)
+        truth = distance_map(cave, goal)
+        h = cave_dh.heuristic_map(goal)
         reach = np.isfinite(truth)
         # octile alone already exceeds Dijkstra's float sums by an ulp here and there
         assert np.all(h[reach] <= truth[reach] * (1 + 1e-12))
         # and sharper than octile somewhere
-        ys, xs = np.mgrid[0:arena2.height, 0:arena2.width]
+        ys, xs = np.mgrid[0:cave.height, 0:cave.width]
         dx, dy = np.abs(xs - goal[0]), np.abs(ys - goal[1])
         octile = np.maximum(dx, dy) + (math.sqrt(2) - 1) * np.minimum(dx, dy)
         assert np.any(h[reach] > octile[reach] + 1.0)
 
 
-def test_bound_is_exact_at_every_pivot(arena2, arena2_dh):
-    for i, (px, py) in enumerate(arena2_dh.pivots.tolist()):
-        truth = distance_map(arena2, (px, py))
-        np.testing.assert_array_equal(arena2_dh.distances(i), truth)
-        h = arena2_dh.heuristic_map((px, py))
+def test_bound_is_exact_at_every_pivot(cave, cave_dh):
+    for i, (px, py) in enumerate(cave_dh.pivots.tolist()):
+        truth = distance_map(cave, (px, py))
+        np.testing.assert_array_equal(cave_dh.distances(i), truth)
+        h = cave_dh.heuristic_map((px, py))
         reach = np.isfinite(truth)
         np.testing.assert_allclose(h[reach], truth[reach], rtol=1e-11)
         y, x = np.argwhere(reach)[len(np.argwhere(reach)) // 2]
-        assert arena2_dh.heuristic((int(x), int(y)), (px, py)) == \
+        assert cave_dh.heuristic((int(x), int(y)), (px, py)) == \
             pytest.approx(truth[y, x], rel=1e-11)
-        assert arena2_dh.heuristic((px, py), (int(x), int(y))) == \
+        assert cave_dh.heuristic((px, py), (int(x), int(y))) == \
             pytest.approx(truth[y, x], rel=1e-11)
 
 
@@ -194,20 +194,20 @@ def test_user_pivots_and_weighted_astar(rule, case, data):
         assert_legal(grid, w, start, goal)
 
 
-def test_pivot_goal_expands_only_optimal_cells(arena2, arena2_dh):
+def test_pivot_goal_expands_only_optimal_cells(cave, cave_dh):
     """With the goal at a pivot h is exact, so A* expands only cells on optimal paths: checks
     that the kernel's bound equals the Python one."""
-    goal = tuple(arena2_dh.pivots[0].tolist())
-    to_goal = distance_map(arena2, goal)
-    search = GridSearch(arena2)
+    goal = tuple(cave_dh.pivots[0].tolist())
+    to_goal = distance_map(cave, goal)
+    search = GridSearch(cave)
     rng = np.random.default_rng(11)
-    cells = free_cells(arena2)
+    cells = free_cells(cave)
     for k in rng.choice(len(cells), 10, replace=False):
         start = cells[k]
         if not math.isfinite(to_goal[start[1], start[0]]):
             continue
-        r = search.find_path(start, goal, differential=arena2_dh, record=True)
-        from_start = distance_map(arena2, start)
+        r = search.find_path(start, goal, differential=cave_dh, record=True)
+        from_start = distance_map(cave, start)
         ex = r.expanded_nodes
         through = from_start[ex[:, 1], ex[:, 0]] + to_goal[ex[:, 1], ex[:, 0]]
         np.testing.assert_allclose(through, r.cost, rtol=1e-9)
@@ -231,9 +231,9 @@ def test_spiral_expansions_fall():
     assert np.mean(with_dh) < 0.5 * np.mean(plain)
 
 
-def test_maze_expansions_fall_and_costs_agree():
-    scen = read_scen(TEST_DATA / "scenarios" / "mazes" / "maze512-1-0.map.scen")
-    grid = read_map(scen.find_map())
+@pytest.mark.parametrize("name", ["gen/maze1", *movingai_names("mazes/maze512-1-0")])
+def test_maze_expansions_fall_and_costs_agree(name):
+    grid, scen = load(name)
     dh = DifferentialHeuristic.build(grid, pivots=8)
     search = GridSearch(grid)
     plain, with_dh = [], []
@@ -246,13 +246,13 @@ def test_maze_expansions_fall_and_costs_agree():
     assert np.mean(with_dh) < 0.5 * np.mean(plain)
 
 
-MOVINGAI = ["dao/arena2", "mazes/maze512-1-0", "rooms/8room_000"]
+MAPS = ["gen/caves", "gen/maze1", "gen/rooms",
+        *movingai_names("dao/arena2", "mazes/maze512-1-0", "rooms/8room_000")]
 
 
-@pytest.mark.parametrize("name", MOVINGAI)
-def test_movingai_sample_is_optimal(name):
-    scen = read_scen(TEST_DATA / "scenarios" / f"{name}.map.scen")
-    grid = read_map(scen.find_map())
+@pytest.mark.parametrize("name", MAPS)
+def test_sample_is_optimal(name):
+    grid, scen = load(name)
     scen.check_map(grid)
     dh = DifferentialHeuristic.build(grid, pivots=8)
     wrong = []
@@ -283,21 +283,21 @@ def test_first_pivot_is_farthest_from_the_first_cell_of_the_largest_island():
     assert dh.pivots.tolist() == [[int(far[1]), int(far[0])]]
 
 
-def test_next_pivots_maximise_the_distance_to_the_chosen_ones(arena2, arena2_dh):
-    piv = [tuple(p) for p in arena2_dh.pivots.tolist()]
+def test_next_pivots_maximise_the_distance_to_the_chosen_ones(cave, cave_dh):
+    piv = [tuple(p) for p in cave_dh.pivots.tolist()]
     assert len(set(piv)) == 8
     for j in range(1, len(piv)):
-        mind = np.min([distance_map(arena2, p) for p in piv[:j]], axis=0)
+        mind = np.min([distance_map(cave, p) for p in piv[:j]], axis=0)
         finite = np.isfinite(mind)
         assert mind[piv[j][1], piv[j][0]] == mind[finite].max()
 
 
-def test_selection_is_deterministic(arena2, arena2_dh):
-    again = DifferentialHeuristic.build(arena2, pivots=8)
-    assert again.pivots.tolist() == arena2_dh.pivots.tolist()
-    np.testing.assert_array_equal(again.table, arena2_dh.table)
-    longer = DifferentialHeuristic.build(arena2, pivots=12)
-    assert longer.pivots[:8].tolist() == arena2_dh.pivots.tolist()
+def test_selection_is_deterministic(cave, cave_dh):
+    again = DifferentialHeuristic.build(cave, pivots=8)
+    assert again.pivots.tolist() == cave_dh.pivots.tolist()
+    np.testing.assert_array_equal(again.table, cave_dh.table)
+    longer = DifferentialHeuristic.build(cave, pivots=12)
+    assert longer.pivots[:8].tolist() == cave_dh.pivots.tolist()
 
 
 def test_islands_each_get_pivots_and_specks_do_not():
@@ -335,60 +335,60 @@ def test_blocked_map_has_no_pivots():
     assert dh.table.shape == (0, 16)
 
 
-def test_layout_and_memory(arena2, arena2_dh):
-    h, w = arena2.shape
-    assert arena2_dh.table.shape == (8, (h + 2) * (w + 2))
-    assert arena2_dh.table.dtype == np.float64
-    assert arena2_dh.nbytes >= 8 * 8 * (h + 2) * (w + 2)
-    x, y = arena2_dh.pivots[0].tolist()
-    assert arena2_dh.table[0, (y + 1) * (w + 2) + x + 1] == 0.0
-    border = arena2_dh.table[:, : w + 2]
+def test_layout_and_memory(cave, cave_dh):
+    h, w = cave.shape
+    assert cave_dh.table.shape == (8, (h + 2) * (w + 2))
+    assert cave_dh.table.dtype == np.float64
+    assert cave_dh.nbytes >= 8 * 8 * (h + 2) * (w + 2)
+    x, y = cave_dh.pivots[0].tolist()
+    assert cave_dh.table[0, (y + 1) * (w + 2) + x + 1] == 0.0
+    border = cave_dh.table[:, : w + 2]
     assert np.all(np.isinf(border))
-    info = arena2_dh.info()
+    info = cave_dh.info()
     assert info["kind"] == "differential" and info["options"] == {"pivots": 8}
 
 
-def test_start_equals_goal_and_record(arena2, arena2_dh):
-    cell = tuple(arena2_dh.pivots[1].tolist())
-    r = arena2_dh.find_path(cell, cell)
+def test_start_equals_goal_and_record(cave, cave_dh):
+    cell = tuple(cave_dh.pivots[1].tolist())
+    r = cave_dh.find_path(cell, cell)
     assert r.found and r.cost == 0.0 and r.path.tolist() == [list(cell)]
-    a, b = free_cells(arena2)[0], free_cells(arena2)[-1]
-    rec = arena2_dh.find_path(a, b, record=True)
+    a, b = free_cells(cave)[0], free_cells(cave)[-1]
+    rec = cave_dh.find_path(a, b, record=True)
     assert rec.expanded_nodes.shape == (rec.stats.expanded, 2)
     assert rec.algorithm == "astar_dh"
 
 
 # ---------------------------------------------------------------------------- save / load
 
-def test_save_load_round_trip(tmp_path, arena2, arena2_dh):
-    path = tmp_path / "arena2.dh.npz"
-    arena2_dh.save(path)
-    back = DifferentialHeuristic.load(path, arena2)
+def test_save_load_round_trip(tmp_path, cave, cave_dh):
+    path = tmp_path / "cave.dh.npz"
+    cave_dh.save(path)
+    back = DifferentialHeuristic.load(path, cave)
     assert isinstance(back, DifferentialHeuristic)
-    np.testing.assert_array_equal(back.table, arena2_dh.table)
-    assert back.pivots.tolist() == arena2_dh.pivots.tolist()
-    assert back.options == arena2_dh.options
-    assert isinstance(load_index(path, arena2), DifferentialHeuristic)
-    a, b = free_cells(arena2)[0], free_cells(arena2)[-1]
-    r0, r1 = arena2_dh.find_path(a, b), back.find_path(a, b)
+    np.testing.assert_array_equal(back.table, cave_dh.table)
+    assert back.pivots.tolist() == cave_dh.pivots.tolist()
+    assert back.options == cave_dh.options
+    assert isinstance(load_index(path, cave), DifferentialHeuristic)
+    a, b = free_cells(cave)[0], free_cells(cave)[-1]
+    r0, r1 = cave_dh.find_path(a, b), back.find_path(a, b)
     assert r0.cost == r1.cost and r0.stats.expanded == r1.stats.expanded
 
 
-def test_load_refuses_another_map(tmp_path, arena2_dh):
-    path = tmp_path / "arena2.dh.npz"
-    arena2_dh.save(path)
-    other = read_map(TEST_DATA / "maps" / "dao" / "arena.map")
+def test_load_refuses_another_map(tmp_path, cave_dh):
+    path = tmp_path / "cave.dh.npz"
+    cave_dh.save(path)
+    other = generated_grid("city")
     with pytest.raises(IndexMismatchError, match="another map"):
         DifferentialHeuristic.load(path, other)
 
 
-def test_load_refuses_a_damaged_table(tmp_path, arena2):
-    dh = DifferentialHeuristic.build(arena2, pivots=2)
+def test_load_refuses_a_damaged_table(tmp_path, cave):
+    dh = DifferentialHeuristic.build(cave, pivots=2)
     dh.arrays = {"pivots": dh.pivots, "distances": dh.table[:, :-1]}
     path = tmp_path / "bad.npz"
     dh.save(path)
     with pytest.raises(IndexFormatError, match="shape"):
-        DifferentialHeuristic.load(path, arena2)
+        DifferentialHeuristic.load(path, cave)
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -407,60 +407,61 @@ def test_build_rejects_a_non_grid():
 
 
 @pytest.mark.parametrize("algo", ["dijkstra", "greedy", "bfs", "bidirectional"])
-def test_other_algorithms_refuse_a_differential(arena2, arena2_dh, algo):
-    a, b = free_cells(arena2)[:2]
+def test_other_algorithms_refuse_a_differential(cave, cave_dh, algo):
+    a, b = free_cells(cave)[:2]
     with pytest.raises(InvalidQueryError, match="differential"):
-        GridSearch(arena2).find_path(a, b, algo=algo, differential=arena2_dh)
+        GridSearch(cave).find_path(a, b, algo=algo, differential=cave_dh)
 
 
-def test_differential_must_be_an_index(arena2):
-    a, b = free_cells(arena2)[:2]
+def test_differential_must_be_an_index(cave):
+    a, b = free_cells(cave)[:2]
     with pytest.raises(InvalidQueryError, match="DifferentialHeuristic"):
-        GridSearch(arena2).find_path(a, b, differential=np.zeros((1, 4)))
+        GridSearch(cave).find_path(a, b, differential=np.zeros((1, 4)))
 
 
-def test_differential_of_another_grid_is_refused(arena2_dh):
-    other = read_map(TEST_DATA / "maps" / "dao" / "arena.map")
+def test_differential_of_another_grid_is_refused(cave_dh):
+    other = generated_grid("city")
+    a, b = free_cells(other)[:2]
     with pytest.raises(IndexMismatchError):
-        GridSearch(other).find_path((5, 5), (6, 6), differential=arena2_dh)
+        GridSearch(other).find_path(a, b, differential=cave_dh)
 
 
-def test_differential_of_the_unit_agent_is_refused_for_a_larger_one(arena2, arena2_dh):
-    roomy = np.argwhere(arena2.clearance >= 2)
+def test_differential_of_the_unit_agent_is_refused_for_a_larger_one(cave, cave_dh):
+    roomy = np.argwhere(cave.clearance >= 2)
     (ay, ax), (by, bx) = roomy[0], roomy[-1]
     a, b = (int(ax), int(ay)), (int(bx), int(by))
     with pytest.raises(IndexMismatchError):
-        GridSearch(arena2).find_path(a, b, agent_size=2, differential=arena2_dh)
+        GridSearch(cave).find_path(a, b, agent_size=2, differential=cave_dh)
 
 
-def test_same_map_rebuilt_is_accepted(arena2_dh):
-    twin = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+def test_same_map_rebuilt_is_accepted(cave_dh):
+    twin = GENERATED["caves"]()
     a, b = free_cells(twin)[0], free_cells(twin)[-1]
-    r = GridSearch(twin).find_path(a, b, differential=arena2_dh)
+    r = GridSearch(twin).find_path(a, b, differential=cave_dh)
     assert r.found and r.algorithm == "astar_dh"
 
 
-def test_bad_pivot_index(arena2_dh):
+def test_bad_pivot_index(cave_dh):
     with pytest.raises(InvalidQueryError):
-        arena2_dh.distances(8)
+        cave_dh.distances(8)
     with pytest.raises(InvalidQueryError):
-        arena2_dh.distances(-1)
+        cave_dh.distances(-1)
 
 
-def test_queries_validate_cells(arena2_dh):
+def test_queries_validate_cells(cave_dh):
     with pytest.raises(InvalidQueryError):
-        arena2_dh.find_path((-1, 0), (10, 10))
+        cave_dh.find_path((-1, 0), (10, 10))
     with pytest.raises(InvalidQueryError):
-        arena2_dh.heuristic_map((10**6, 0))
+        cave_dh.heuristic_map((10**6, 0))
 
 
-def test_table_memory_order_does_not_change_results(arena2):
-    dh = DifferentialHeuristic.build(arena2, pivots=4)
-    twin = DifferentialHeuristic(arena2, {"pivots": dh.pivots,
+def test_table_memory_order_does_not_change_results(cave):
+    dh = DifferentialHeuristic.build(cave, pivots=4)
+    twin = DifferentialHeuristic(cave, {"pivots": dh.pivots,
                                           "distances": np.ascontiguousarray(dh.table)},
                                  dh.options, 0.0)
     assert dh.table.flags.f_contiguous and twin.table.flags.c_contiguous
-    cells = free_cells(arena2)
+    cells = free_cells(cave)
     for a, b in zip(cells[::997], cells[::-1][::997]):
         r0, r1 = dh.find_path(a, b), twin.find_path(a, b)
         assert r0.cost == r1.cost and r0.stats.expanded == r1.stats.expanded

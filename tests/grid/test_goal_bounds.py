@@ -8,7 +8,7 @@ import pytest
 from grid_oracle import legal_steps, oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import load, movingai_names
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
@@ -19,7 +19,7 @@ from wayfinding.errors import (
     InvalidGridError,
     InvalidQueryError,
 )
-from wayfinding.grid import GridSearch, read_map, read_scen
+from wayfinding.grid import GridSearch
 from wayfinding.grid import goal_bounds as gb_module
 from wayfinding.grid.goal_bounds import EMPTY, GoalBounds
 from wayfinding.grid.index import load_index
@@ -242,11 +242,14 @@ def test_resume_from_checkpoint(tmp_path, monkeypatch):
         GoalBounds.build(grid, workers=1, progress=False, checkpoint=junk)
 
 
-# Open arena: A* is already nearly direct; den312d's rooms make pruning pay.
-@pytest.mark.parametrize(("name", "ratio"), [("arena", 1.0), ("den312d", 0.5)])
-def test_movingai_problems_are_optimal(name, ratio):
-    grid = read_map(TEST_DATA / "maps" / "dao" / f"{name}.map")
-    scen = read_scen(TEST_DATA / "scenarios" / "dao" / f"{name}.map.scen")
+# Open arena: A* is already nearly direct; rooms make pruning pay.
+RATIOS = {"dao/arena": 1.0, "dao/den312d": 0.5}
+
+
+@pytest.mark.parametrize(("name", "ratio"), [
+    ("gen/rooms", 0.5), *((n, RATIOS.get(n, 1.0)) for n in movingai_names(*RATIOS))])
+def test_game_map_problems_are_optimal(name, ratio):
+    grid, scen = load(name)
     gb = GoalBounds.build(grid, workers=1, progress=False)
     search = GridSearch(grid)
     wrong = []

@@ -3,19 +3,18 @@ grid A*; suboptimality on the Moving AI samples; save/load, local rebuild and ba
 
 import math
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 from grid_oracle import oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA, full_movingai
+from movingai_data import generated_grid, generated_scen, load, movingai_names
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
 from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
-from wayfinding.grid import Grid, GridSearch, read_map, read_scen
+from wayfinding.grid import Grid, GridSearch
 from wayfinding.grid.hpa import SHORT_ENTRANCE, HPAStar, smooth_path
 from wayfinding.grid.index import load_index
 
@@ -266,9 +265,8 @@ def test_smoothing_straightens_a_staircase():
 
 
 def test_queries_on_threads_agree():
-    g = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    g, scen = generated_grid("caves"), generated_scen("caves")
     hpa = HPAStar.build(g)
-    scen = read_scen(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen")
     probs = scen.problems[::4]
     expected = [hpa.find_path(p.start, p.goal).path.tolist() for p in probs]
     got = [None] * 4
@@ -285,8 +283,7 @@ def test_queries_on_threads_agree():
 
 
 def test_refined_edges_are_kept_and_reused():
-    g = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
-    scen = read_scen(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen")
+    g, scen = generated_grid("caves"), generated_scen("caves")
     p = scen.problems[-1]
     hpa = HPAStar.build(g, levels=2)
     first = hpa.find_path(p.start, p.goal)
@@ -303,10 +300,9 @@ def test_refined_edges_are_kept_and_reused():
     assert fresh._legs == {}
 
 
-# --------------------------------------------------------------------------- Moving AI
-def suboptimality(scen_path: Path, maps: Path, levels: int):
-    scen = read_scen(scen_path)
-    g = read_map(scen.find_map(search=[maps]))
+# --------------------------------------------------------------------------- game maps
+def suboptimality(name: str, levels: int, sample: int | None = 125):
+    g, scen = load(name, sample)
     hpa = HPAStar.build(g, levels=levels)
     ratios, smooth = [], []
     for p in scen.problems:
@@ -322,38 +318,35 @@ def suboptimality(scen_path: Path, maps: Path, levels: int):
     return np.array(ratios), np.array(smooth)
 
 
-#: Measured (levels 1 and 2, cluster size 10) on every bundled sample: mean ratio at most
+#: Measured (levels 1 and 2, cluster size 10) on every Moving AI sample: mean ratio at most
 #: 1.073 (level 1, den312d) and 1.030 (level 2, maze512-8-0); the bound asserted is 1.10.
 MEAN_BOUND = 1.10
 
 
-@pytest.mark.parametrize("name", ["dao/arena2", "dao/den312d", "dao/brc202d",
-                                  "cities/Berlin_0_256"])
+@pytest.mark.parametrize("name", [
+    "gen/caves", "gen/rooms", "gen/city",
+    *movingai_names("dao/arena2", "dao/den312d", "dao/brc202d", "cities/Berlin_0_256")])
 @pytest.mark.parametrize("levels", [1, 2])
 def test_suboptimality_on_sample_scenarios(name, levels):
-    r, s = suboptimality(TEST_DATA / "scenarios" / f"{name}.map.scen", TEST_DATA / "maps",
-                         levels)
+    r, s = suboptimality(name, levels)
     assert r.mean() <= MEAN_BOUND
     assert s.mean() <= r.mean()
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", movingai_names())
 @pytest.mark.parametrize("levels", [1, 2])
-def test_suboptimality_on_every_sample_scenario(levels):
-    for path in sorted((TEST_DATA / "scenarios").rglob("*.scen")):
-        r, s = suboptimality(path, TEST_DATA / "maps", levels)
-        assert r.mean() <= MEAN_BOUND, path.name
-        assert s.mean() <= r.mean()
+def test_suboptimality_on_every_sample_scenario(name, levels):
+    r, s = suboptimality(name, levels)
+    assert r.mean() <= MEAN_BOUND
+    assert s.mean() <= r.mean()
 
 
 @pytest.mark.slow
-def test_full_scenario_files_when_present():
-    root = full_movingai()
-    if root is None:
-        pytest.skip("full Moving AI data not present")
-    for name in ("dao/arena2", "dao/brc202d"):
-        r, _ = suboptimality(root / "scenarios" / f"{name}.map.scen", root / "maps", 1)
-        assert r.mean() <= MEAN_BOUND
+@pytest.mark.parametrize("name", movingai_names("dao/arena2", "dao/brc202d"))
+def test_full_scenario_files(name):
+    r, _ = suboptimality(name, 1, sample=None)
+    assert r.mean() <= MEAN_BOUND
 
 
 # --------------------------------------------------------------------------- files, edits
@@ -413,10 +406,12 @@ def test_local_rebuild_finds_changed_cells_itself_and_checks_them():
 
 # --------------------------------------------------------------------------- bad inputs
 @pytest.mark.parametrize("kwargs, match", [
-    ({"cluster_size": 1}, "cluster_size 1 must be an integer >= 2"),
+    ({"cluster_size": 1}, r"cluster_size 1 must be an integer in \[2, 2147483648\]"),
     ({"cluster_size": 2.5}, "cluster_size"),
-    ({"levels": 0}, "levels 0 must be an integer >= 1"),
-    ({"group": 1}, "group 1 must be an integer >= 2"),
+    ({"levels": 0}, r"levels 0 must be an integer in \[1, 32\]"),
+    ({"levels": 10**30}, r"levels 10{30} must be an integer in \[1, 32\]"),
+    ({"levels": 30}, "the top clusters would be .* cells wide, more than any grid"),
+    ({"group": 1}, r"group 1 must be an integer in \[2, 2147483648\]"),
 ])
 def test_bad_build_options(kwargs, match):
     with pytest.raises(InvalidQueryError, match=match):

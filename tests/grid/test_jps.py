@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import generated_grid, generated_scen, load, movingai_names
 
 import wayfinding as wf
 from wayfinding._kernels import _jps
@@ -19,7 +19,7 @@ from wayfinding.errors import (
     InvalidGridError,
     InvalidQueryError,
 )
-from wayfinding.grid import GridSearch, read_map, read_scen
+from wayfinding.grid import GridSearch
 from wayfinding.grid.index import GridIndex, load_index
 from wayfinding.grid.jps import MAX_SIDE, JPSPlus, find_path_jps, primary_jump_points
 from wayfinding.grid.rules import DIRECTIONS
@@ -478,8 +478,7 @@ def test_record_returns_jump_points_and_open_list(buckets):
 
 
 def test_counters_are_consistent():
-    scen = read_scen(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen")
-    grid = read_map(scen.find_map())
+    grid, scen = generated_grid("caves"), generated_scen("caves")
     jp = JPSPlus.build(grid)
     p = max(scen.problems, key=lambda p: p.optimal)
     r = jp.find_path(p.start, p.goal)
@@ -638,15 +637,16 @@ def test_load_with_damaged_table_raises(tmp_path):
         JPSPlus.load(path, grid)
 
 
-# ---------------------------------------------------------------- Moving AI sample
+# ---------------------------------------------------------------- game maps
 
-SCENARIOS = ["dao/arena2", "mazes/maze512-1-0", "random/random512-25-0", "rooms/8room_000"]
+SCENARIOS = ["gen/caves", "gen/maze1", "gen/random25", "gen/rooms", "gen/city",
+             *movingai_names("dao/arena2", "mazes/maze512-1-0", "random/random512-25-0",
+                             "rooms/8room_000")]
 
 
 @pytest.fixture(scope="module", params=SCENARIOS)
 def scenario(request):
-    scen = read_scen(TEST_DATA / "scenarios" / f"{request.param}.map.scen")
-    grid = read_map(scen.find_map())
+    grid, scen = load(request.param)
     scen.check_map(grid)
     return scen, grid, JPSPlus.build(grid)
 

@@ -2,19 +2,18 @@
 AI problems, indexes reused, saved and refused for other maps."""
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from grid_oracle import oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA, full_movingai, prebuilt_index
+from movingai_data import all_names, load, movingai_map, movingai_names, prebuilt_index
 from test_search_oracle import assert_legal
 
 import wayfinding as wf
 from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
-from wayfinding.grid import read_map, read_scen
+from wayfinding.grid import read_map
 from wayfinding.grid.index import GridIndex, load_index, read_index_info
 from wayfinding.grid.methods import EXACT, INDEX_SPECS, METHODS, PREPROCESSED, make_solver
 
@@ -107,40 +106,35 @@ def test_unsupported_grids_are_refused(kind):
         assert math.isclose(index.find_path((0, 0), (4, 0)).cost, want)
 
 
-def scenario_files(root: Path | None) -> list[Path]:
-    return sorted((root / "scenarios").glob("*/*.map.scen")) if root else []
-
-
 # Goal bounds need one flood per cell: the default suite builds them on the small dao maps,
 # the exhaustive run on every map with at most GB_MAX_CELLS passable cells (a 512 x 512 map
 # takes about an hour on 2 cores) and on the larger ones whose goal bounds were built
 # beforehand into $WAYFINDING_INDEX_DIR.
-SMALL = {"arena.map.scen", "den312d.map.scen", "ost003d.map.scen", "lak303d.map.scen"}
+SMALL = ["gen/rooms", *movingai_names("dao/arena", "dao/den312d", "dao/ost003d", "dao/lak303d")]
 GB_MAX_CELLS = 60_000
 
 
 _BUILT: dict[tuple[str, str], GridIndex] = {}
 
 
-def built_indexes(map_path: Path, grid: wf.Grid, algo: str) -> list[GridIndex]:
+def built_indexes(name: str, grid: wf.Grid, algo: str) -> list[GridIndex]:
     """The indexes ``algo`` needs on this map: loaded from $WAYFINDING_INDEX_DIR when there
     (the map's fingerprint is checked), else built; once per test session."""
     out = []
     for spec in PREPROCESSED[algo].needs if algo in PREPROCESSED else ():
-        key = (str(map_path), spec.name)
+        key = (name, spec.name)
         if key not in _BUILT:
-            saved = prebuilt_index(map_path, spec.name)
+            saved = None if name.startswith("gen/") else prebuilt_index(movingai_map(name),
+                                                                        spec.name)
             extra = {"progress": False} if spec.name == "goal_bounds" else {}
             _BUILT[key] = load_index(saved, grid) if saved else spec.build(grid, **extra)
         out.append(_BUILT[key])
     return out
 
 
-def check_scenario(path: Path, algo: str) -> list:
-    scen = read_scen(path)
-    map_path = scen.find_map()
-    grid = read_map(map_path)
-    solve = make_solver(grid, algo, indexes=built_indexes(map_path, grid, algo))
+def check_scenario(name: str, algo: str, sample: int | None = 125) -> list:
+    grid, scen = load(name, sample)
+    solve = make_solver(grid, algo, indexes=built_indexes(name, grid, algo))
     wrong = []
     for p in scen.problems:
         r = solve(p.start, p.goal)
@@ -152,36 +146,29 @@ def check_scenario(path: Path, algo: str) -> list:
     return wrong
 
 
-SAMPLE = scenario_files(TEST_DATA)
-
-
-@pytest.mark.parametrize("scen", SAMPLE, ids=lambda p: p.name)
+@pytest.mark.parametrize("name", all_names())
 @pytest.mark.parametrize("algo", [a for a in FAST if "gb" not in a])
-def test_sampled_problems(scen, algo):
-    assert check_scenario(scen, algo) == []
+def test_sampled_problems(name, algo):
+    assert check_scenario(name, algo) == []
 
 
-@pytest.mark.parametrize("scen", [p for p in SAMPLE if p.name in SMALL], ids=lambda p: p.name)
+@pytest.mark.parametrize("name", SMALL)
 @pytest.mark.parametrize("algo", ["astar_gb", "jps_plus_gb"])
-def test_sampled_problems_goal_bounds(scen, algo):
-    assert check_scenario(scen, algo) == []
-
-
-FULL = scenario_files(full_movingai())
+def test_sampled_problems_goal_bounds(name, algo):
+    assert check_scenario(name, algo) == []
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not FULL, reason="full Moving AI data not found (../shared/data/movingai)")
-@pytest.mark.parametrize("scen", FULL, ids=lambda p: p.name)
+@pytest.mark.parametrize("name", movingai_names())
 @pytest.mark.parametrize("algo", FAST)
-def test_every_problem(scen, algo):
-    map_path = read_scen(scen).find_map()
+def test_every_problem(name, algo):
+    map_path = movingai_map(name)
     if "gb" in algo and not prebuilt_index(map_path, "goal_bounds"):
         cells = int(read_map(map_path).passable.sum())
         if cells > GB_MAX_CELLS:
             pytest.skip(f"goal bounds on {cells:,} cells (> {GB_MAX_CELLS:,}) take an hour; "
                         "build them into $WAYFINDING_INDEX_DIR beforehand")
-    assert check_scenario(scen, algo) == []
+    assert check_scenario(name, algo, sample=None) == []
 
 
 def test_goal_bounds_of_another_map_are_refused_by_jps_plus():

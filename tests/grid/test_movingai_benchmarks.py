@@ -1,22 +1,14 @@
-"""Moving AI optimal lengths: a spread sample by default, every problem under -m slow."""
-
-from pathlib import Path
+"""Optimal lengths of the Moving AI problems (read in place) and of the generated maps'
+scenarios: a spread sample by default, every Moving AI problem under -m slow."""
 
 import pytest
-from movingai_data import TEST_DATA, full_movingai
+from movingai_data import all_names, load, movingai_names
 
-from wayfinding.grid import GridSearch, read_map, read_scen
-
-
-def scenario_files(root: Path | None) -> list[Path]:
-    if root is None:
-        return []
-    return sorted((root / "scenarios").glob("*/*.map.scen"))
+from wayfinding.grid import GridSearch
 
 
-def solve_all(scen_path: Path, algo: str, every: int = 1) -> tuple[int, list]:
-    scen = read_scen(scen_path)
-    grid = read_map(scen.find_map())
+def solve_all(name: str, algo: str, every: int = 1, sample: int | None = 125) -> tuple[int, list]:
+    grid, scen = load(name, sample)
     scen.check_map(grid)
     search = GridSearch(grid)
     wrong = []
@@ -28,36 +20,27 @@ def solve_all(scen_path: Path, algo: str, every: int = 1) -> tuple[int, list]:
     return len(problems), wrong
 
 
-SAMPLE = scenario_files(TEST_DATA)
-
-
-def test_sample_covers_every_map_and_enough_problems():
-    assert len(SAMPLE) >= 17
-    assert sum(len(read_scen(p)) for p in SAMPLE) >= 2000
+NAMES = all_names()
 
 
 @pytest.mark.parametrize("algo", ["astar", "dijkstra"])
-@pytest.mark.parametrize("scen", SAMPLE, ids=lambda p: p.name)
-def test_sampled_problems_are_optimal(scen, algo):
-    n, wrong = solve_all(scen, algo)
+@pytest.mark.parametrize("name", NAMES)
+def test_sampled_problems_are_optimal(name, algo):
+    n, wrong = solve_all(name, algo)
     assert n > 0
     assert wrong == []
 
 
-@pytest.mark.parametrize("scen", SAMPLE[::4], ids=lambda p: p.name)
-def test_sampled_problems_bidirectional(scen):
-    n, wrong = solve_all(scen, "bidirectional", every=3)
+@pytest.mark.parametrize("name", NAMES[::4])
+def test_sampled_problems_bidirectional(name):
+    n, wrong = solve_all(name, "bidirectional", every=3)
     assert wrong == []
 
 
-FULL = scenario_files(full_movingai())
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not FULL, reason="full Moving AI data not found (../shared/data/movingai)")
 @pytest.mark.parametrize("algo", ["astar", "dijkstra"])
-@pytest.mark.parametrize("scen", FULL, ids=lambda p: p.name)
-def test_every_problem_is_optimal(scen, algo):
-    n, wrong = solve_all(scen, algo)
+@pytest.mark.parametrize("name", movingai_names())
+def test_every_problem_is_optimal(name, algo):
+    n, wrong = solve_all(name, algo, sample=None)
     assert n > 0
     assert wrong == []

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import movingai_map, movingai_names, movingai_scen_path
 
 from wayfinding import MapFormatError, ScenarioFormatError, WayfindingError
 from wayfinding.grid import (
@@ -20,8 +20,6 @@ from wayfinding.grid import (
     write_scen,
 )
 
-MAPS = sorted((TEST_DATA / "maps").glob("*/*.map"))
-SCENS = sorted((TEST_DATA / "scenarios").glob("*/*.scen"))
 GOOD = "type octile\nheight 2\nwidth 3\nmap\n.@.\nGTS\n"
 
 
@@ -31,8 +29,9 @@ def write(tmp_path, text, name="m.map"):
     return p
 
 
-@pytest.mark.parametrize("path", MAPS, ids=lambda p: p.name)
-def test_map_round_trip(path, tmp_path):
+@pytest.mark.parametrize("name", movingai_names())
+def test_map_round_trip(name, tmp_path):
+    path = movingai_map(name)
     grid = read_map(path)
     out = write_map(grid, tmp_path / path.name)
     again = read_map(out)
@@ -43,8 +42,9 @@ def test_map_round_trip(path, tmp_path):
     assert out.read_text().splitlines() == norm
 
 
-@pytest.mark.parametrize("path", SCENS, ids=lambda p: p.name)
-def test_scen_round_trip(path, tmp_path):
+@pytest.mark.parametrize("name", movingai_names())
+def test_scen_round_trip(name, tmp_path):
+    path = movingai_scen_path(name)
     scen = read_scen(path)
     out = write_scen(scen, tmp_path / path.name)
     assert read_scen(out).problems == scen.problems

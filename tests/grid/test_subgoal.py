@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA, full_movingai
+from movingai_data import generated_grid, generated_scen, load, movingai_names
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
@@ -17,7 +17,7 @@ from wayfinding.errors import (
     InvalidGridError,
     InvalidQueryError,
 )
-from wayfinding.grid import Grid, GridSearch, read_map, read_scen
+from wayfinding.grid import Grid, GridSearch
 from wayfinding.grid.index import load_index
 from wayfinding.grid.subgoal import SubgoalGraph
 
@@ -440,13 +440,14 @@ def test_two_level_property(levels, case):
 
 
 # --------------------------------------------------------------------------- Moving AI maps
-SCENARIOS = ["dao/arena2", "mazes/maze512-1-0", "random/random512-25-0", "rooms/8room_000"]
+SCENARIOS = ["gen/caves", "gen/maze1", "gen/random25", "gen/rooms",
+             *movingai_names("dao/arena2", "mazes/maze512-1-0", "random/random512-25-0",
+                             "rooms/8room_000")]
 
 
 @pytest.fixture(scope="module", params=SCENARIOS)
 def scenario(request):
-    scen = read_scen(TEST_DATA / "scenarios" / f"{request.param}.map.scen")
-    grid = read_map(scen.find_map())
+    grid, scen = load(request.param)
     return scen, grid
 
 
@@ -464,23 +465,18 @@ def test_movingai_sample_problems_are_optimal(scenario, levels):
     assert wrong == []
 
 
-FULL = full_movingai()
-FULL_SCENARIOS = sorted((FULL / "scenarios").glob("*/*.map.scen")) if FULL else []
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("scen_path", FULL_SCENARIOS, ids=lambda p: p.name)
-def test_every_movingai_problem_is_optimal_three_levels(scen_path):
+@pytest.mark.parametrize("name", movingai_names())
+def test_every_movingai_problem_is_optimal_three_levels(name):
     # Levels 1 and 2 run on every problem in test_methods.py (as "subgoal" and "subgoal2").
-    scen = read_scen(scen_path)
-    grid = read_map(scen.find_map())
+    grid, scen = load(name, sample=None)
     sg = SubgoalGraph.build(grid, levels=3)
     wrong = [p.line for p in scen.problems if not p.matches(sg.find_path(p.start, p.goal).cost)]
     assert wrong == []
 
 
-def test_dao_arena2_two_level_graph_is_smaller():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+def test_two_level_graph_of_a_cave_is_smaller():
+    grid = generated_grid("caves")
     ssg = SubgoalGraph.build(grid)
     tsg = SubgoalGraph.build(grid, levels=2)
     assert ssg.num_subgoals == tsg.num_subgoals > 0
@@ -491,10 +487,9 @@ def test_dao_arena2_two_level_graph_is_smaller():
 
 # --------------------------------------------------------------------------- persistence
 def test_save_load_round_trip(tmp_path):
-    grid = read_map(TEST_DATA / "maps" / "dao" / "den312d.map")
-    scen = read_scen(TEST_DATA / "scenarios" / "dao" / "den312d.map.scen")
+    grid, scen = generated_grid("rooms"), generated_scen("rooms")
     sg = SubgoalGraph.build(grid, levels=2)
-    path = tmp_path / "den.npz"
+    path = tmp_path / "rooms.npz"
     sg.save(path)
     for loaded in (SubgoalGraph.load(path, grid), load_index(path, grid)):
         assert isinstance(loaded, SubgoalGraph) and loaded.levels == 2
@@ -545,8 +540,7 @@ def test_load_refuses_another_map_and_broken_files(tmp_path):
 
 
 def test_threads_have_their_own_scratch():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "den312d.map")
-    scen = read_scen(TEST_DATA / "scenarios" / "dao" / "den312d.map.scen")
+    grid, scen = generated_grid("rooms"), generated_scen("rooms")
     sg = SubgoalGraph.build(grid, levels=2)
     want = [sg.find_path(p.start, p.goal).cost for p in scen.problems]
     got = {}

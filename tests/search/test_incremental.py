@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import generated_grid, generated_scen
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.graph import CSRGraph
-from wayfinding.grid import Grid, GridSearch, read_map
+from wayfinding.grid import Grid, GridSearch
 from wayfinding.search.incremental import ADStar, ARAStar, DStarLite, LPAStar
 
 
@@ -105,8 +105,9 @@ def test_graph_repairs_equal_a_fresh_search(seed, cls):
 
 
 def test_few_expansions_after_a_change_near_the_agent():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
-    a, b = (91, 2), (92, 106)
+    grid = generated_grid("caves")
+    far = max(generated_scen("caves"), key=lambda p: p.optimal)
+    a, b = far.start, far.goal
     planner = DStarLite(grid, a, b)
     first = planner.replan()
     costs = np.array(grid.costs)

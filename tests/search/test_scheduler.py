@@ -5,10 +5,10 @@ import time
 
 import numpy as np
 import pytest
-from movingai_data import TEST_DATA
+from movingai_data import generated_grid, generated_scen
 
 from wayfinding.errors import InvalidQueryError
-from wayfinding.grid import Grid, GridSearch, read_map
+from wayfinding.grid import Grid, GridSearch
 from wayfinding.search.scheduler import CANCELLED, FOUND, PathScheduler
 
 
@@ -41,10 +41,16 @@ def test_results_are_optimal_and_budgets_kept():
     assert sched.stats["planners_made"] <= 3
 
 
+def longest(kind: str) -> tuple:
+    """Start and goal of the longest problem of a generated map's scenario."""
+    p = max(generated_scen(kind), key=lambda p: p.optimal)
+    return p.start, p.goal
+
+
 def test_no_lane_starves_and_priorities_hold():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    grid = generated_grid("caves")
     sched = PathScheduler(grid, short_distance=20)
-    long = sched.request((91, 2), (92, 106))
+    long = sched.request(*longest("caves"))
     assert long.lane == "long"
     finished_short = 0
     for _ in range(2000):
@@ -90,9 +96,9 @@ def test_cancel_and_threaded_mode():
 
 
 def test_time_budget_and_bad_input():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    grid = generated_grid("caves")
     sched = PathScheduler(grid, slice_expansions=32)
-    sched.request((91, 2), (92, 106))
+    sched.request(*longest("caves"))
     t = time.perf_counter()
     sched.update(max_microseconds=2000)
     assert time.perf_counter() - t < 0.05

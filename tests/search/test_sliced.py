@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from movingai_data import TEST_DATA
+from movingai_data import generated_grid, generated_scen
 
 from wayfinding import (
     AdjacencyGraph,
@@ -28,7 +28,6 @@ from wayfinding import (
 from wayfinding.graph.differential import CSRDifferentialHeuristic
 from wayfinding.graph.goal_bounds import CSRGoalBounds
 from wayfinding.graph.zone_tables import CSRZoneTable
-from wayfinding.grid import read_map, read_scen
 from wayfinding.grid.differential import DifferentialHeuristic
 from wayfinding.grid.goal_bounds import GoalBounds
 from wayfinding.search import AStarSearch
@@ -110,8 +109,8 @@ def test_grid_slices_equal_one_shot(grid, data):
 
 @pytest.mark.parametrize("algo", GRID_ALGOS)
 def test_grid_slices_equal_one_shot_on_a_benchmark_map(algo):
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
-    problems = read_scen(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen")[::40]
+    grid = generated_grid("caves")
+    problems = generated_scen("caves")[::35]
     rng = np.random.default_rng(7)
     finder, slicer = GridSearch(grid), GridSearch(grid)
     for p in problems:
@@ -125,9 +124,9 @@ def test_grid_slices_equal_one_shot_on_a_benchmark_map(algo):
 
 
 def test_grid_slices_with_indexes_and_agent_size():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
+    grid = generated_grid("caves")
     dh = DifferentialHeuristic.build(grid, pivots=4)
-    problems = read_scen(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen")[::97]
+    problems = generated_scen("caves")[::90]
     rng = np.random.default_rng(3)
     for options in ({"differential": dh}, {"differential": dh, "algo": "weighted_astar"},
                     {"agent_size": 2, "record": True}):
@@ -213,8 +212,8 @@ def test_a_search_whose_scratch_was_taken_refuses_to_step():
 
 
 def test_two_searches_on_two_finders_interleave():
-    grid = read_map(TEST_DATA / "maps" / "dao" / "arena2.map")
-    problems = read_scen(TEST_DATA / "scenarios" / "dao" / "arena2.map.scen")[::150][:4]
+    grid = generated_grid("caves")
+    problems = generated_scen("caves")[::30][:4]
     searches = [GridSearch(grid).start(p.start, p.goal) for p in problems]
     while any(s.step(max_expansions=25) == "running" for s in searches):
         pass

@@ -9,11 +9,12 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from movingai_data import TEST_DATA
+from movingai_data import generated_grid
 
 from wayfinding import Grid, InvalidQueryError
 from wayfinding.cli import main
 from wayfinding.fields import FlowField
+from wayfinding.grid import write_map
 from wayfinding.viz.fields import (
     animate,
     arrow_segments,
@@ -84,8 +85,11 @@ def test_save_and_animate(tmp_path):
 
 def test_field_commands(capsys, tmp_path):
     out = tmp_path / "flow.svg"
-    assert main(["field", "flow", str(TEST_DATA / "maps" / "dao" / "arena2.map"),
-                 "--to", "180,64", "-o", str(out), "--json"]) == 0
+    grid = generated_grid("caves")
+    map_file = write_map(grid, tmp_path / "caves.map")
+    (wy, wx), (fy, fx) = np.argwhere(~grid.passable)[0], np.argwhere(grid.passable)[-1]
+    assert main(["field", "flow", str(map_file), "--to", f"{fx},{fy}", "-o", str(out),
+                 "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["reachable_cells"] > 1000 and out.exists()
     gif = tmp_path / "lanes.gif"
@@ -93,6 +97,5 @@ def test_field_commands(capsys, tmp_path):
                  "--render", str(gif), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["completion"] == 1.0 and Image.open(gif).n_frames > 10
-    assert main(["field", "flow", str(TEST_DATA / "maps" / "dao" / "arena2.map"),
-                 "--to", "0,0", "-o", str(out)]) == 2
+    assert main(["field", "flow", str(map_file), "--to", f"{wx},{wy}", "-o", str(out)]) == 2
     assert "blocked" in capsys.readouterr().err
