@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _arguments, _checks
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult
 from .csr import CSRGraph, GraphIndex
@@ -88,10 +89,7 @@ def select_pivots(count: int, labels: np.ndarray,
 
 def pivot_count(value: Any) -> int:
     """Validate a requested number of pivots (an integer >= 1)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidQueryError(f"pivots {value!r} must be an integer >= 1 or a list of "
-                                "pivot locations")
-    return int(value)
+    return _arguments.count("pivots", value)
 
 
 class CSRDifferentialHeuristic(GraphIndex):
@@ -166,20 +164,53 @@ class CSRDifferentialHeuristic(GraphIndex):
         return cls(graph, arrays, options, time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
+        given = _checks.option(options, "pivots")
+        if isinstance(given, list):
+            if not given or not all(isinstance(v, int) and not isinstance(v, bool)
+                                    and 0 <= v < graph.num_nodes for v in given):
+                raise IndexFormatError(f"option pivots {given!r} must be a count or a "
+                                       "non-empty list of node ids")
+            k = len(given)
+        else:
+            k = _checks.integer(given, "option pivots", 1, max(graph.num_nodes, 1))
+        symmetric = _checks.option(options, "symmetric")
+        if symmetric is not graph.is_symmetric:
+            raise IndexFormatError(f"option symmetric {symmetric!r} does not match the graph "
+                                   f"(symmetric: {graph.is_symmetric})")
+        out = {"pivots": 8 * k, "from_pivot": 8 * k * graph.num_nodes}
+        if not symmetric:
+            out["to_pivot"] = out["from_pivot"]
+        return out
+
+    @classmethod
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRDifferentialHeuristic:
-        piv = arrays.get("pivots")
-        frm = arrays.get("from_pivot")
-        if piv is None or frm is None or piv.ndim != 1 or frm.dtype != np.float64 \
-                or frm.shape != (len(piv), graph.num_nodes):
-            raise IndexFormatError("differential tables are missing or have the wrong shape")
-        to = arrays.get("to_pivot")
-        if to is not None and (to.dtype != np.float64 or to.shape != frm.shape):
-            raise IndexFormatError("differential to_pivot table has the wrong shape")
-        if to is None and not graph.is_symmetric:
-            raise IndexFormatError("differential index of a directed graph lacks to_pivot")
-        arrays = {k: np.asfortranarray(v) for k, v in arrays.items()}
-        return cls(graph, arrays, options, build_time)
+        n = graph.num_nodes
+        piv = _checks.array(arrays, "pivots", np.int64, (None,))
+        k = len(piv)
+        given = options["pivots"]
+        if isinstance(given, list):
+            _checks.equal(piv, np.array(given, dtype=np.int64), "pivots",
+                          "the pivots of the options")
+        elif not 1 <= k <= given:
+            raise IndexFormatError(f"array 'pivots' holds {k} pivots; the options ask for "
+                                   f"1 to {given}")
+        _checks.values_in(piv, "pivots", 0, n - 1)
+        if len(np.unique(piv)) != k:
+            raise IndexFormatError(f"array 'pivots' repeats a node: {piv.tolist()}")
+        src = np.repeat(np.arange(n), np.diff(graph.indptr))
+        out = {"pivots": piv}
+        # Distances from (to) a pivot grow by at most an edge's cost along (against) it:
+        # then the bound is admissible and consistent, whatever else the file holds.
+        for name, a, b in (("from_pivot", src, graph.indices), ("to_pivot", graph.indices, src)):
+            if name == "to_pivot" and options["symmetric"]:
+                continue
+            d = _checks.costs(_checks.array(arrays, name, np.float64, (k, n)), name, inf=True)
+            if np.any(d[np.arange(k), piv] != 0):
+                raise IndexFormatError(f"array {name!r} does not give 0 at each pivot")
+            out[name] = np.asfortranarray(_checks.triangle(d, name, a, b, graph.weights))
+        return cls(graph, out, options, build_time)
 
     @property
     def pivots(self) -> np.ndarray:

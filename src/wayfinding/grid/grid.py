@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import count, finite_point, positive_float
 from .._kernels import _gridops
-from ..errors import InvalidGridError, InvalidQueryError
+from ..errors import InvalidGridError, InvalidQueryError, brief
 from .rules import DIRECTIONS, SQRT2, Diagonal, move_masks
 from .terrain import ASCII_TERRAIN, make_terrain
 
@@ -65,14 +66,9 @@ class Grid:
             raise InvalidGridError(
                 f"grid costs must be bool or numeric, got dtype {arr.dtype}")
         self._diagonal = Diagonal.parse(diagonal)
-        ox, oy = (float(v) for v in origin)
-        size = float(cell_size)
-        if not (math.isfinite(ox) and math.isfinite(oy)):
-            raise InvalidGridError(f"origin {origin!r} must be finite")
-        if not (math.isfinite(size) and size > 0):
-            raise InvalidGridError(f"cell_size {cell_size!r} must be finite and > 0")
+        ox, oy = finite_point("origin", origin, error=InvalidGridError).tolist()
         self._origin = (ox, oy)
-        self._cell_size = size
+        self._cell_size = positive_float("cell_size", cell_size, error=InvalidGridError)
         values = np.ascontiguousarray(values)
         values.flags.writeable = False
         self._costs = values
@@ -94,14 +90,16 @@ class Grid:
                    **options: Any) -> Grid:
         """Build a grid from a picture, one text row per grid row.
 
-        Blank leading/trailing lines and surrounding indentation common to all rows are
-        ignored.  Characters follow the Moving AI table (``.`` ``G`` ``S`` passable; ``@``
-        ``O`` ``T`` ``W`` blocked) plus ``#`` for walls; ``terrain`` adds or overrides entries,
-        e.g. ``{"~": 3.0}`` for cost-3 water.  ``options`` go to :class:`Grid`.
+        Rows are separated by ``\\n`` (or ``\\r\\n``).  Blank leading/trailing lines and
+        surrounding indentation common to all rows are ignored; any other character in a row,
+        such as a form feed or ``\\u2028``, is reported at its line.  Characters follow the
+        Moving AI table (``.`` ``G`` ``S`` passable; ``@`` ``O`` ``T`` ``W`` blocked) plus
+        ``#`` for walls; ``terrain`` adds or overrides entries, e.g. ``{"~": 3.0}`` for cost-3
+        water (keys: single printable ASCII characters).  ``options`` go to :class:`Grid`.
         """
         from .movingai import parse_rows
 
-        lines = [ln.rstrip() for ln in text.splitlines()]
+        lines = [ln.rstrip(" \t\r") for ln in text.split("\n")]
         while lines and not lines[0].strip():
             lines.pop(0)
         while lines and not lines[-1].strip():
@@ -385,9 +383,7 @@ class Grid:
     def for_agent(self, agent_size: int) -> Grid:
         """The grid seen by an agent covering ``agent_size`` x ``agent_size`` cells (its cell is
         the square's top-left): cells where it does not fit are blocked.  Cached per size."""
-        if isinstance(agent_size, bool) or not isinstance(agent_size, (int, np.integer)) \
-                or agent_size < 1:
-            raise InvalidQueryError(f"agent_size {agent_size!r} must be an integer >= 1")
+        agent_size = count("agent_size", agent_size)
         if agent_size == 1:
             return self
         cache = self.__dict__.setdefault("_agent_grids", {})
@@ -430,6 +426,8 @@ def cell_items(values: Any) -> list[Any]:
 
 
 def _as_cell(value: Any, name: str) -> Cell:
+    if isinstance(value, (tuple, list)) and any(isinstance(v, (bool, np.bool_)) for v in value):
+        raise InvalidQueryError(f"{name} {brief(value)} must hold two integers, not bools")
     try:
         arr = np.asarray(value)
     except Exception:  # noqa: BLE001 - any unconvertible value is a bad query
@@ -448,12 +446,5 @@ def _as_cell(value: Any, name: str) -> Cell:
 
 
 def _as_point(value: Any) -> tuple[float, float]:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"point {value!r} is not an (x, y) pair of numbers") from None
-    if arr.shape != (2,):
-        raise InvalidQueryError(f"point {value!r} must be an (x, y) pair, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise InvalidQueryError(f"point {value!r} contains NaN or infinity")
-    return float(arr[0]), float(arr[1])
+    x, y = finite_point("point", value).tolist()
+    return x, y

@@ -43,7 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import _canonical, _csrsearch, _gridsearch
+from .. import _checks
+from .._arguments import count
+from .._kernels import _canonical, _csrsearch, _gridops, _gridsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
@@ -65,10 +67,8 @@ RULES = (Diagonal.NEVER, Diagonal.NO_CORNER_CUTTING)
 _clock = time.perf_counter
 
 
-def _positive_int(value: Any, name: str, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        raise InvalidQueryError(f"{name} {value!r} must be an integer >= {least}")
-    return int(value)
+#: The widest top-level cluster a hierarchy may have (cells): wider than any grid.
+MAX_SIDE = 2**31
 
 
 class _Layout:
@@ -201,6 +201,33 @@ def _pairwise(dist_rows: list[np.ndarray], ids: np.ndarray
     return np.concatenate([s, d]), np.concatenate([d, s]), np.concatenate([c, c])
 
 
+def _node_levels(nodes: np.ndarray, a: np.ndarray, b: np.ndarray,
+                 blevel: np.ndarray) -> np.ndarray:
+    """``(n,)`` int8: the highest border level of each node's transition pairs."""
+    level = np.zeros(len(nodes), dtype=np.int8)
+    np.maximum.at(level, np.searchsorted(nodes, a), blevel)
+    np.maximum.at(level, np.searchsorted(nodes, b), blevel)
+    return level
+
+
+def _cluster_components(grid: Grid, layout: _Layout, level: int) -> np.ndarray:
+    """``(H, W)`` int32 labels of the cells connected inside their level-``level`` cluster
+    (the steps across cluster borders removed); -1 on blocked and cut-off cells."""
+    h, w = grid.shape
+    wp = w + 2
+    moves = grid.moves.copy()
+    cluster = np.full((h + 2) * wp, -1, dtype=np.int64)
+    inner = np.arange(h * w, dtype=np.int64)
+    cluster[(inner // w + 1) * wp + inner % w + 1] = layout.cluster(inner, level)
+    for bit, (dx, dy) in enumerate(DIRECTIONS):
+        u = np.flatnonzero((moves >> bit) & 1)
+        cut = u[cluster[u] != cluster[u + dy * wp + dx]]
+        moves[cut] &= np.uint8(~(1 << bit) & 0xFF)
+    out = np.full((h, w), -1, dtype=np.int32)
+    _gridops.components(moves, wp, h, out)
+    return out
+
+
 class _Region:
     """One cluster as a stand-alone padded grid for the compiled kernels: its cells' costs
     and legal-move masks with every step that leaves the cluster removed (the cells outside
@@ -278,9 +305,7 @@ def _build_arrays(grid: Grid, layout: _Layout, *, show: bool = False,
     a, b, blevel = transition_pairs(grid.passable, layout)
     nodes = np.unique(np.concatenate([a, b]))
     n = len(nodes)
-    level = np.zeros(n, dtype=np.int8)
-    np.maximum.at(level, np.searchsorted(nodes, a), blevel)
-    np.maximum.at(level, np.searchsorted(nodes, b), blevel)
+    level = _node_levels(nodes, a, b, blevel)
     ia, ib = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
     step = 0.5 * (costs[a] + costs[b])
     arrays: dict[str, np.ndarray] = {"nodes": nodes, "node_level": level}
@@ -475,16 +500,21 @@ class HPAStar(GridIndex):
         clusters make more transition nodes and a larger abstract graph; larger ones make the
         start and goal insertion (a distance map over a cluster) and the refinement searches
         dearer; 10 is the size Botea et al. found best on 512 x 512 game maps.
-        ``levels`` (>= 1): levels of the hierarchy.  ``group`` (>= 2, default 3): a level-k
-        cluster is ``group x group`` level-(k-1) clusters.  ``progress``: show a progress bar.
+        ``levels`` (1 to 32): levels of the hierarchy.  ``group`` (>= 2, default 3): a level-k
+        cluster is ``group x group`` level-(k-1) clusters; the top ones may be at most
+        :data:`MAX_SIDE` cells wide.  ``progress``: show a progress bar.
         Time: one distance map per node of each level-1 cluster, on the cluster (about
         ``nodes x cluster_size**2``), plus Dijkstra runs on the abstract graph per level.
         """
         t0 = _clock()
         require_grid(grid, "HPA*", uniform=False, diagonals=RULES)
-        s = _positive_int(cluster_size, "cluster_size", 2)
-        lv = _positive_int(levels, "levels", 1)
-        gr = _positive_int(group, "group", 2)
+        s = count("cluster_size", cluster_size, min=2, max=MAX_SIDE)
+        lv = count("levels", levels, max=32)
+        gr = count("group", group, min=2, max=MAX_SIDE)
+        if s * gr ** (lv - 1) > MAX_SIDE:
+            raise InvalidQueryError(
+                f"levels {lv} with cluster_size {s} and group {gr}: the top clusters would be "
+                f"{s * gr ** (lv - 1):.3g} cells wide, more than any grid ({MAX_SIDE})")
         layout = _Layout(grid.shape, s, lv, gr)
         arrays = _build_arrays(grid, layout, show=bool(progress))
         return cls(grid, arrays, {"cluster_size": s, "levels": lv, "group": gr},
@@ -522,14 +552,72 @@ class HPAStar(GridIndex):
         return type(self)(grid, arrays, dict(self.options), _clock() - t0)
 
     @classmethod
+    def _layout(cls, grid: Grid, options: dict[str, Any]) -> _Layout:
+        """The layout the options give, after checking their types and ranges."""
+        s = _checks.integer(_checks.option(options, "cluster_size"), "option cluster_size", 2)
+        lv = _checks.integer(_checks.option(options, "levels"), "option levels", 1, 32)
+        gr = _checks.integer(_checks.option(options, "group"), "option group", 2)
+        if s * gr ** (lv - 1) > 2**31:
+            raise IndexFormatError(f"options cluster_size {s}, group {gr} and levels {lv} give "
+                                   "clusters wider than 2**31 cells")
+        return _Layout(grid.shape, s, lv, gr)
+
+    @classmethod
+    def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
+        layout = cls._layout(grid, options)
+        a, b, blevel = transition_pairs(grid.passable, layout)
+        nodes = np.unique(np.concatenate([a, b]))
+        n = len(nodes)
+        level = _node_levels(nodes, a, b, blevel)
+        out = {"nodes": 8 * n, "node_level": n}
+        for k in range(1, layout.levels + 1):
+            # Intra-edges join the nodes of one cluster pairwise; inter-edges cross borders.
+            per = np.bincount(layout.cluster(nodes[level >= k], k)) if n else np.zeros(1)
+            edges = int(np.sum(per * (per - 1))) + 2 * int(np.sum(blevel >= k))
+            out.update({f"indptr{k}": 8 * (n + 1), f"indices{k}": 4 * edges,
+                        f"weights{k}": 8 * edges})
+        return out
+
+    @classmethod
     def _restore(cls, world: Any, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> HPAStar:
-        need = {"nodes", "node_level"} | {f"{p}{k}" for k in
-                                          range(1, int(options.get("levels", 0)) + 1)
-                                          for p in ("indptr", "indices", "weights")}
-        if not {"cluster_size", "levels", "group"} <= set(options) or not need <= set(arrays):
-            raise IndexFormatError("hpa index lacks options or arrays")
-        return cls(world, arrays, options, build_time)
+        grid = require_grid(world, "HPA*", uniform=False, diagonals=RULES)
+        layout = cls._layout(grid, options)
+        a, b, blevel = transition_pairs(grid.passable, layout)
+        expect = np.unique(np.concatenate([a, b]))
+        n = len(expect)
+        nodes = _checks.array(arrays, "nodes", np.int64, (n,))
+        _checks.equal(nodes, expect, "nodes", "the transition cells of the map")
+        level = _checks.array(arrays, "node_level", np.int8, (n,))
+        _checks.equal(level, _node_levels(nodes, a, b, blevel), "node_level",
+                      "the levels of the map's transition cells")
+        out = {"nodes": nodes, "node_level": level}
+        w = grid.width
+        for k in range(1, layout.levels + 1):
+            indptr = _checks.array(arrays, f"indptr{k}", np.int64, (n + 1,))
+            indices = _checks.array(arrays, f"indices{k}", np.int32, (None,))
+            weights = _checks.array(arrays, f"weights{k}", np.float64, (len(indices),))
+            _checks.pointers(indptr, f"indptr{k}", len(indices))
+            _checks.values_in(indices, f"indices{k}", 0, n - 1)
+            _checks.costs(weights, f"weights{k}")
+            src = np.repeat(np.arange(n), np.diff(indptr))
+            # Edges join nodes of level k: inside one level-k cluster, cells connected
+            # inside it (the refinement searches there); across a border, neighbours.
+            fa, fb = nodes[src], nodes[indices]
+            same = layout.cluster(fa, k) == layout.cluster(fb, k)
+            label = _cluster_components(grid, layout, k).ravel()
+            ya, xa = np.divmod(fa, w)
+            yb, xb = np.divmod(fb, w)
+            ok = (level[src] >= k) & (level[indices] >= k) & np.where(
+                same, (label[fa] >= 0) & (label[fa] == label[fb]),
+                np.abs(xa - xb) + np.abs(ya - yb) == 1)
+            if not ok.all():
+                e = int(np.argmax(~ok))
+                raise IndexFormatError(
+                    f"level-{k} edge {e} joins cells ({xa[e]}, {ya[e]}) and ({xb[e]}, {yb[e]}),"
+                    f" not two level-{k} nodes connected inside one cluster or across a border")
+            out.update({f"indptr{k}": indptr, f"indices{k}": indices, f"weights{k}": weights})
+        return cls(grid, out, options, build_time)
 
     def _scratch(self) -> _Scratch:
         sc = getattr(self._local, "scratch", None)

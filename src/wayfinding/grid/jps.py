@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
+from .._arguments import positive_float
 from .._kernels import _jps
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
@@ -162,17 +164,22 @@ class JPSPlus(GridIndex):
         return cls(grid, {"dist": dist}, {}, time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
+        if options:
+            raise IndexFormatError(f"a jps_plus index has no options, got {options!r}")
+        return {"dist": 16 * (grid.height + 2) * (grid.width + 2)}
+
+    @classmethod
     def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> JPSPlus:
         require_grid(grid, "JPS+")
-        dist = arrays.get("dist")
         n = (grid.height + 2) * (grid.width + 2)
-        if set(arrays) != {"dist"} or dist is None or dist.dtype != np.int16 \
-                or dist.shape != (n, 8):
-            got = {k: (v.dtype.str, v.shape) for k, v in arrays.items()}
-            raise IndexFormatError(
-                f"a jps_plus index needs one int16 array 'dist' of shape ({n}, 8); got {got}")
-        return cls(grid, {"dist": np.ascontiguousarray(dist)}, options, build_time)
+        dist = _checks.array(arrays, "dist", np.int16, (n, 8))
+        # The table is a function of the map, rebuilt in a few milliseconds: a file whose
+        # distances differ (a jump out of the map, through a wall...) is refused.
+        _checks.equal(dist, cls.build(grid).arrays["dist"], "dist",
+                      "the jump distances of the map")
+        return cls(grid, {"dist": dist}, options, build_time)
 
     @property
     def distances(self) -> np.ndarray:
@@ -314,9 +321,7 @@ class JPSPlus(GridIndex):
         return boxes
 
     def _check_bucket_width(self, bucket_width: Any) -> float:
-        if isinstance(bucket_width, bool) or not isinstance(bucket_width, (int, float)) \
-                or not math.isfinite(bucket_width) or bucket_width <= 0:
-            raise InvalidQueryError(f"bucket_width {bucket_width!r} must be a finite number > 0")
+        bucket_width = positive_float("bucket_width", bucket_width)
         if bucket_width < self._min_width:
             raise InvalidQueryError(
                 f"bucket_width {bucket_width!r} is too small for a {self.grid.width}x"

@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import choice, count, number
 from .._kernels import _canonical, _gridsearch
 from .._kernels._workspace import Workspace
+from .._scratch import SingleThread, exclusive
 from ..errors import IndexMismatchError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from ..sliced import SlicedSearch
@@ -49,10 +51,13 @@ BOUNDED_ALGORITHMS = ("astar", "weighted_astar", "dijkstra")
 DISTANCE_METHODS = ("auto", "canonical", "dijkstra")
 
 
-class GridSearch:
+class GridSearch(SingleThread):
     """Search scratch for one grid (or several of at most the same size).
 
-    Not thread-safe: use one per thread (:func:`find_paths` does).
+    One thread at a time: a call while another thread's call (or a sliced search it
+    started) is under way raises :class:`~wayfinding.errors.ConcurrentUseError`.  Use one
+    per thread (:func:`find_paths` does).  A ``workspace`` given must not be shared with
+    another thread either.
 
     >>> g = Grid.from_ascii('''
     ... ....
@@ -76,6 +81,7 @@ class GridSearch:
         """Bytes of search state held (node arrays and open lists)."""
         return self._ws.nbytes + (self._back.nbytes if self._back is not None else 0)
 
+    @exclusive
     def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
                   heuristic: str | None = None, weight: float | None = None,
                   agent_size: int = 1, record: bool = False,
@@ -100,7 +106,8 @@ class GridSearch:
         """
         t0 = time.perf_counter()
         if algo == "jps":
-            grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
+            grid = self.grid if type(agent_size) is int and agent_size == 1 \
+                else self.grid.for_agent(agent_size)
             s = grid.cell(start, name="start", passable=True)
             g = grid.cell(goal, name="goal", passable=True)
             if heuristic not in (None, "octile") or weight is not None \
@@ -118,6 +125,7 @@ class GridSearch:
         return finish(found, SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                                          elapsed=time.perf_counter() - t0))
 
+    @exclusive
     def start(self, start: Any, goal: Any, *, algo: str = "astar",
               heuristic: str | None = None, weight: float | None = None,
               agent_size: int = 1, record: bool = False,
@@ -145,27 +153,24 @@ class GridSearch:
         if isinstance(begun, PathResult):
             return SlicedSearch.done(begun)
         run, finish, name = begun
-        return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0)
+        return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0,
+                            owner=self)
 
     def _begin(self, start: Any, goal: Any, algo: str, heuristic: str | None,
                weight: float | None, agent_size: int, record: bool, differential: Any,
                bounds: Any, t0: float) -> PathResult | tuple:
         """Check a query and set up its compiled search: ``(run, finish, name)``, or the
         result when it is known without searching."""
-        grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
+        grid = self.grid if type(agent_size) is int and agent_size == 1 \
+            else self.grid.for_agent(agent_size)
         s = grid.cell(start, name="start", passable=True)
         g = grid.cell(goal, name="goal", passable=True)
-        if algo not in ALGORITHMS:
-            raise InvalidQueryError(
-                f"unknown algorithm {algo!r}; expected one of: {', '.join(ALGORITHMS)}")
+        if type(algo) is not str or algo not in ALGORITHMS:
+            choice("algorithm", algo, ALGORITHMS)
         hkind = heuristic_code(heuristic, grid.diagonal)
         scale = grid.min_cost
         if algo == "weighted_astar":
-            w = 2.0 if weight is None else weight
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) \
-                    or w < 1:
-                raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 1")
-            scale *= float(w)
+            scale *= 2.0 if weight is None else number("weight", weight, min=1)
         elif weight is not None:
             raise InvalidQueryError(f"weight is only used by 'weighted_astar', not {algo!r}")
         if record and algo == "bidirectional":
@@ -216,6 +221,7 @@ class GridSearch:
 
         return run, finish, name
 
+    @exclusive
     def distance_map(self, sources: Any, *, limit: float = math.inf,
                      agent_size: int = 1, method: str = "auto") -> np.ndarray:
         """Cost of the cheapest path from the nearest of ``sources`` to every cell.
@@ -226,19 +232,16 @@ class GridSearch:
         (canonical Dijkstra, same costs, faster; uniform no-corner-cutting grids only,
         :class:`InvalidGridError` otherwise) or ``"auto"`` (canonical where supported).
         """
-        if method not in DISTANCE_METHODS:
-            raise InvalidQueryError(f"unknown distance-map method {method!r}; expected one "
-                                    f"of: {', '.join(DISTANCE_METHODS)}")
-        grid = self.grid.for_agent(agent_size) if agent_size != 1 else self.grid
+        choice("distance-map method", method, DISTANCE_METHODS)
+        lim = number("limit", limit, min=0, infinite=True)
+        grid = self.grid if type(agent_size) is int and agent_size == 1 \
+            else self.grid.for_agent(agent_size)
         if method == "canonical":
             require_grid(grid, "canonical Dijkstra")
         elif method == "auto":
             method = "canonical" if grid.is_uniform \
                 and grid.diagonal is Diagonal.NO_CORNER_CUTTING else "dijkstra"
         cells = _cell_list(grid, sources, "source")
-        lim = float(limit)
-        if math.isnan(lim) or lim < 0:
-            raise InvalidQueryError(f"limit {limit!r} must be >= 0")
         out = np.full(grid.shape, np.inf)
         flat = np.array([grid.index(c) for c in cells], dtype=np.int64)
         if method == "canonical":
@@ -321,9 +324,8 @@ def find_paths(grid: Grid, starts: Sequence[Any], goals: Sequence[Any], *, threa
     starts, goals = list(starts), list(goals)
     if len(starts) != len(goals):
         raise InvalidQueryError(f"{len(starts)} starts but {len(goals)} goals")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise InvalidQueryError(f"threads {threads!r} must be an integer >= 1")
     pairs = list(zip(starts, goals))
+    threads = min(count("threads", threads), max(len(pairs), 1))
     if threads == 1 or len(pairs) < 2:
         search = GridSearch(grid)
         return [search.find_path(a, b, **options) for a, b in pairs]

@@ -29,17 +29,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import _checks
+from .._arguments import count
 from .._kernels import _subgoal
 from ..errors import IndexFormatError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid
 from .index import GridIndex, require_grid
-
-#: Array names, dtypes and dimensions of a saved subgoal graph.
-_ARRAYS = {"subgoals": (np.int32, 2), "level": (np.int8, 1), "indptr": (np.int64, 1),
-           "core_end": (np.int64, 1), "targets": (np.int32, 1), "costs": (np.float64, 1),
-           "subgoal_id": (np.int32, 1), "clearance": (np.uint16, 2),
-           "top_level": (np.int32, 1)}
+from .rules import SQRT2
 
 
 class SubgoalGraph(GridIndex):
@@ -102,9 +99,7 @@ class SubgoalGraph(GridIndex):
         uniform with the ``no_corner_cutting`` rule.
         """
         require_grid(grid, "a subgoal graph")
-        if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) \
-                or not 1 <= levels <= 100:
-            raise InvalidQueryError(f"levels {levels!r} must be an integer from 1 to 100")
+        levels = count("levels", levels, max=100)
         t0 = time.perf_counter()
         wp = grid.width + 2
         sid, cells, clearance = _cell_arrays(grid)
@@ -120,41 +115,62 @@ class SubgoalGraph(GridIndex):
         return out
 
     @classmethod
+    def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
+        _checks.integer(_checks.option(options, "levels"), "option levels", 1, 100)
+        npad = (grid.height + 2) * (grid.width + 2)
+        n = len(_cell_arrays(grid)[1])
+        # Each edge is stored both ways; no graph has more than n (n - 1) entries, and none
+        # built from a map comes near 256 per padded cell.
+        edges = min(n * max(n - 1, 0), 256 * npad)
+        return {"subgoals": 8 * n, "level": n, "indptr": 8 * (n + 1), "core_end": 8 * n,
+                "targets": 4 * edges, "costs": 8 * edges, "subgoal_id": 4 * npad,
+                "clearance": 8 * npad, "top_level": 4}
+
+    @classmethod
     def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> SubgoalGraph:
+        require_grid(grid, "a subgoal graph")
+        levels = options["levels"]
         npad = (grid.height + 2) * (grid.width + 2)
-        for name, (dtype, ndim) in _ARRAYS.items():
-            a = arrays.get(name)
-            if a is None or a.dtype != dtype or a.ndim != ndim:
-                raise IndexFormatError(f"subgoal graph array {name!r} is missing or has the "
-                                       f"wrong type")
-        n = len(arrays["subgoals"])
-        e = len(arrays["targets"])
-        if arrays["subgoals"].shape != (n, 2) or arrays["level"].shape != (n,) \
-                or arrays["indptr"].shape != (n + 1,) or arrays["core_end"].shape != (n,) \
-                or arrays["costs"].shape != (e,) or arrays["subgoal_id"].shape != (npad,) \
-                or arrays["clearance"].shape != (npad, 4) or int(arrays["indptr"][-1]) != e \
-                or arrays["top_level"].shape != (1,):
-            raise IndexFormatError("subgoal graph arrays have inconsistent shapes")
-        levels = options.get("levels")
-        if isinstance(levels, bool) or not isinstance(levels, int) or not 1 <= levels <= 100:
-            raise IndexFormatError(f"subgoal graph option levels={levels!r} is invalid")
-        # The per-cell arrays follow from the grid: recompute and compare them, and check
-        # that the graph arrays stay in range, so the kernels never read outside them.
+        wp = grid.width + 2
+        # The per-cell arrays follow from the grid: recompute and compare them.
         sid, cells, clearance = _cell_arrays(grid)
-        if not (np.array_equal(arrays["subgoal_id"], sid)
-                and np.array_equal(arrays["clearance"], clearance)
-                and np.array_equal(arrays["subgoals"], _xy(cells, grid.width + 2))):
-            raise IndexFormatError("subgoal graph does not match the map's subgoals")
-        top = int(arrays["top_level"][0])
-        indptr, core, level = arrays["indptr"], arrays["core_end"], arrays["level"]
-        if not (1 <= top <= levels and indptr[0] == 0 and np.all(np.diff(indptr) >= 0)
-                and np.all(indptr[:-1] <= core) and np.all(core <= indptr[1:])
-                and np.all((level >= 1) & (level <= top))
-                and np.all((arrays["targets"] >= 0) & (arrays["targets"] < n))):
-            raise IndexFormatError("subgoal graph arrays are inconsistent")
-        arrays = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
-        return cls(grid, arrays, options, build_time)
+        n = len(cells)
+        a = {name: _checks.array(arrays, name, dtype, shape) for name, dtype, shape in (
+            ("subgoals", np.int32, (n, 2)), ("level", np.int8, (n,)),
+            ("indptr", np.int64, (n + 1,)), ("core_end", np.int64, (n,)),
+            ("targets", np.int32, (None,)), ("costs", np.float64, (None,)),
+            ("subgoal_id", np.int32, (npad,)), ("clearance", np.uint16, (npad, 4)),
+            ("top_level", np.int32, (1,)))}
+        _checks.equal(a["subgoal_id"], sid, "subgoal_id", "the map's subgoals")
+        _checks.equal(a["clearance"], clearance, "clearance", "the map's clearances")
+        _checks.equal(a["subgoals"], _xy(cells, wp), "subgoals", "the map's subgoals")
+        top = int(_checks.values_in(a["top_level"], "top_level", 1, levels)[0])
+        _checks.values_in(a["level"], "level", 1, top)
+        indptr, targets, costs = a["indptr"], a["targets"], a["costs"]
+        e = len(targets)
+        if len(costs) != e:
+            raise IndexFormatError(f"arrays 'targets' and 'costs' differ in length ({e} and "
+                                   f"{len(costs)})")
+        _checks.pointers(indptr, "indptr", e)
+        _checks.values_in(targets, "targets", 0, n - 1)
+        below = a["core_end"] < indptr[:-1]
+        if below.any() or np.any(a["core_end"] > indptr[1:]):
+            i = int(np.argmax(below | (a["core_end"] > indptr[1:])))
+            raise IndexFormatError(f"array 'core_end' holds core_end[{i}] = "
+                                   f"{int(a['core_end'][i])}, outside its row "
+                                   f"{int(indptr[i])}..{int(indptr[i + 1])}")
+        # Every edge weighs the octile distance between its ends, computed as the kernels
+        # do (straight steps + diagonal steps x sqrt 2).
+        src = np.repeat(np.arange(n), np.diff(indptr))
+        d = np.abs(a["subgoals"][src].astype(np.int64) - a["subgoals"][targets])
+        octile = np.abs(d[:, 0] - d[:, 1]) + np.minimum(d[:, 0], d[:, 1]) * SQRT2
+        wrong = costs != octile
+        if wrong.any():
+            i = int(np.argmax(wrong))
+            raise IndexFormatError(f"array 'costs' holds costs[{i}] = {costs[i]!r}, not the "
+                                   f"octile distance {octile[i]!r} between its ends")
+        return cls(grid, a, options, build_time)
 
     # ------------------------------------------------------------------ properties
     @property
