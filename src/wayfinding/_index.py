@@ -11,13 +11,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import zipfile
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ._io import atomic_write_bytes
+from ._checks import integer, number
+from ._io import NpzFile, atomic_write_bytes
 from .errors import IndexFormatError, IndexMismatchError
 
 MAGIC = "wayfinding-index"
@@ -81,40 +81,57 @@ class Index(ABC):
     def load(cls, path: str | os.PathLike, world: Any) -> Index:
         """Read an index saved by :meth:`save` for ``world``.
 
-        Raises :class:`IndexFormatError` for a file that is not an index of this kind and
-        version, and :class:`IndexMismatchError` when it was built for another world.
+        The file is untrusted: before any array is decompressed, its header's fields must
+        have their types, its options their ranges and its arrays the names and at most the
+        sizes the kind allows for ``world`` (:meth:`_members`); then every array is checked
+        (dtype, shape, values in range: :meth:`_restore`).  Raises :class:`IndexFormatError`
+        naming the file and what is wrong for a file that is not a sound index of this kind
+        and version, and :class:`IndexMismatchError` when it was built for another world.
         """
-        header, arrays = read_index_file(path)
-        kind = header.get("kind")
-        if cls.kind and kind != cls.kind:
-            raise IndexFormatError(f"holds a {kind!r} index, not {cls.kind!r}", path)
-        target = cls.kinds.get(kind)
-        if target is None:
-            raise IndexFormatError(f"unknown {cls.world_name} index kind {kind!r}", path)
-        if header.get("version") != target.version:
-            raise IndexFormatError(
-                f"{kind} index format version {header.get('version')} cannot be read "
-                f"(this version reads {target.version}); rebuild it", path)
-        if not isinstance(world, cls.world_type):
-            raise IndexMismatchError(f"load needs the {cls.world_type.__name__} the index was "
-                                     f"built for, got {type(world).__name__}")
-        if header.get("fingerprint") != world.fingerprint:
-            saved = {k: header.get(k) for k in cls.describe_world(world)}
-            raise IndexMismatchError(
-                f"{path}: the {kind} index was built for another {cls.world_name} "
-                f"({_text(saved)}, fingerprint {str(header.get('fingerprint'))[:12]}) than the "
-                f"one given ({_text(cls.describe_world(world))}, fingerprint "
-                f"{world.fingerprint[:12]}); rebuild it")
         try:
-            return target._restore(world, arrays, header.get("options", {}),
-                                   header.get("build_time", 0.0))
+            with NpzFile(path, IndexFormatError, "wayfinding index") as f:
+                header = _check_header(f.header())
+                kind = header["kind"]
+                if cls.kind and kind != cls.kind:
+                    raise IndexFormatError(f"holds a {kind!r} index, not {cls.kind!r}")
+                target = cls.kinds.get(kind)
+                if target is None:
+                    raise IndexFormatError(f"unknown {cls.world_name} index kind {kind!r}")
+                if header["version"] != target.version:
+                    raise IndexFormatError(
+                        f"{kind} index format version {header['version']} cannot be read "
+                        f"(this version reads {target.version}); rebuild it")
+                if not isinstance(world, cls.world_type):
+                    raise IndexMismatchError(
+                        f"load needs the {cls.world_type.__name__} the index was built for, "
+                        f"got {type(world).__name__}")
+                if header["fingerprint"] != world.fingerprint:
+                    saved = {k: header.get(k) for k in cls.describe_world(world)}
+                    raise IndexMismatchError(
+                        f"{path}: the {kind} index was built for another {cls.world_name} "
+                        f"({_text(saved)}, fingerprint {header['fingerprint'][:12]}) than "
+                        f"the one given ({_text(cls.describe_world(world))}, fingerprint "
+                        f"{world.fingerprint[:12]}); rebuild it")
+                options = header["options"]
+                arrays = f.arrays(target._members(world, options))
+            return target._restore(world, arrays, options, header["build_time"])
         except IndexFormatError as exc:
+            if exc.path is not None:
+                raise
             raise IndexFormatError(exc.reason, path) from None
+
+    @classmethod
+    @abstractmethod
+    def _members(cls, world: Any, options: dict[str, Any]) -> dict[str, int]:
+        """The arrays a saved index of this kind may hold for ``world`` and ``options``,
+        each with the most bytes it may take (checked before decompressing); raises
+        :class:`IndexFormatError` for options of the wrong type or range."""
 
     @classmethod
     def _restore(cls, world: Any, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> Index:
-        """Rebuild the object from loaded arrays; subclasses may check or derive more."""
+        """Rebuild the object from loaded arrays after checking every array the kernels
+        read (see :mod:`wayfinding._checks`); raises :class:`IndexFormatError`."""
         return cls(world, arrays, options, build_time)
 
 
@@ -122,24 +139,48 @@ def _text(fields: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in fields.items())
 
 
-def read_index_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The JSON header and the arrays of a saved index."""
-    if not os.path.exists(path):
-        raise IndexFormatError("file not found", path)
-    if os.path.isdir(path):
-        raise IndexFormatError("is a directory, not a file", path)
-    if not zipfile.is_zipfile(path):
-        raise IndexFormatError("is not a wayfinding index (not an .npz archive)", path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise IndexFormatError(f"is not a wayfinding index ({exc})", path) from None
-    raw = arrays.pop("__header__", None)
-    try:
-        header = json.loads(str(raw)) if raw is not None else None
-    except json.JSONDecodeError:
-        header = None
-    if not isinstance(header, dict) or header.get("format") != MAGIC:
-        raise IndexFormatError("is not a wayfinding index (no index header)", path)
-    return header, arrays
+#: Header fields of a saved index and their types (``shape``, ``diagonal``, ``nodes`` and
+#: ``edges`` describe the world and appear by family).
+_HEADER_FIELDS: dict[str, tuple[type, ...]] = {
+    "kind": (str,), "version": (int,), "fingerprint": (str,), "options": (dict,),
+    "nbytes": (int,), "build_time": (int, float)}
+_WORLD_FIELDS: dict[str, tuple[type, ...]] = {
+    "shape": (list,), "diagonal": (str,), "nodes": (int,), "edges": (int,)}
+
+
+def _check_header(header: dict[str, Any]) -> dict[str, Any]:
+    """``header`` after checking the magic and the type of every field (a bool is no
+    number); raises :class:`IndexFormatError`."""
+    if header.get("format") != MAGIC:
+        raise IndexFormatError("is not a wayfinding index (no index header)")
+    for name, types in (_HEADER_FIELDS | _WORLD_FIELDS).items():
+        if name not in header:
+            if name in _WORLD_FIELDS:
+                continue
+            raise IndexFormatError(f"the index header lacks {name!r}")
+        value = header[name]
+        if isinstance(value, bool) or not isinstance(value, types):
+            want = " or ".join(t.__name__ for t in types)
+            raise IndexFormatError(f"the index header's {name} must be {want}, got "
+                                   f"{value!r}")
+    number(header["build_time"], "the index header's build_time")
+    integer(header["nbytes"], "the index header's nbytes", 0)
+    if "shape" in header:
+        shape = header["shape"]
+        if len(shape) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
+                                      and v >= 1 for v in shape):
+            raise IndexFormatError(f"the index header's shape {shape!r} must be two "
+                                   "integers >= 1")
+    for name in ("nodes", "edges"):
+        if name in header:
+            integer(header[name], f"the index header's {name}", 0)
+    return header
+
+
+def read_index_header(path: str | os.PathLike) -> dict[str, Any]:
+    """The checked JSON header of a saved index, read without decompressing its arrays."""
+    with NpzFile(path, IndexFormatError, "wayfinding index") as f:
+        try:
+            return _check_header(f.header())
+        except IndexFormatError as exc:
+            raise IndexFormatError(exc.reason, path) from None

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import math
 import os
+import struct
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +19,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename,
     so a failure never leaves a half-written file."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:  # name the file asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -64,23 +73,169 @@ def write_npz(path: str | os.PathLike, header: dict[str, Any], **arrays: Any) ->
 
 
 def read_npz(path: str | os.PathLike, fmt: str, version: int, what: str,
-             error: type[Exception]) -> tuple[dict[str, Any], dict[str, Any]]:
+             error: type[Exception], members: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The header and arrays of a file written by :func:`write_npz` with ``header["format"]
     == fmt`` and ``header["version"] == version``; anything else raises ``error(reason,
-    path)`` naming ``what`` the file should have held."""
-    import numpy as np
+    path)`` naming ``what`` the file should have held.  ``members``: the array names the file
+    may hold (others are refused); the zip is read as :class:`NpzFile` reads it."""
+    with NpzFile(path, error, f"saved {what}") as f:
+        header = f.header()
+        if header.get("format") != fmt:
+            raise error(f"not a saved {what} (no {what} header)", path)
+        v = header.get("version")
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise error(f"{what} format version {v!r} must be an integer", path)
+        if v != version:
+            raise error(f"{what} format version {v} cannot be read (this version reads "
+                        f"{version})", path)
+        return header, f.arrays(None if members is None else dict.fromkeys(members))
 
-    if not os.path.isfile(path):
-        raise error("file not found", path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        header = json.loads(str(arrays.pop("__header__")))
-    except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-        raise error(f"not a saved {what} ({exc})", path) from None
-    if not isinstance(header, dict) or header.get("format") != fmt:
-        raise error(f"not a saved {what}", path)
-    if header.get("version") != version:
-        raise error(f"{what} format version {header.get('version')} cannot be read (this "
-                    f"version reads {version})", path)
-    return header, arrays
+
+#: Most bytes the JSON header of a saved file may take.
+MAX_HEADER_BYTES = 1 << 24
+
+#: Without a size limit per array, an array may take at most this many times the bytes it
+#: takes in the zip (plus 1 MB): files are written uncompressed, so only a crafted file can
+#: come near it.
+MAX_RATIO = 64
+
+_CAUGHT = (OSError, EOFError, ValueError, KeyError, TypeError, OverflowError, RuntimeError,
+           NotImplementedError, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error,
+           struct.error)
+
+
+class NpzFile:
+    """A saved ``.npz`` (a zip of ``.npy`` arrays and a JSON ``__header__``) read from an
+    untrusted file, member by member.
+
+    Opening checks the zip's directory: only ``.npy`` members, each once, stored or deflated,
+    not encrypted.  :meth:`header` reads the JSON header alone (no array is decompressed).
+    :meth:`arrays` first reads every member's ``.npy`` header (a few bytes) and checks the
+    dtype (plain numbers or booleans), the size the zip declares against the size the shape
+    and dtype give, and both against the caller's limit per member, before decompressing
+    anything; a zip bomb is refused from its directory.  Every failure raises
+    ``error(reason, path)``.  Use as a context manager.
+    """
+
+    def __init__(self, path: str | os.PathLike, error: type[Exception], what: str):
+        self.path, self.error, self.what = path, error, what
+        if not os.path.exists(path):
+            raise error("file not found", path)
+        if os.path.isdir(path):
+            raise error("is a directory, not a file", path)
+        try:
+            self._zip = zipfile.ZipFile(path)
+        except _CAUGHT as exc:
+            raise error(f"is not a {what} (not an .npz archive: {exc})", path) from None
+        try:
+            self._infos = self._directory()
+        except BaseException:
+            self._zip.close()
+            raise
+
+    def __enter__(self) -> NpzFile:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._zip.close()
+
+    def _fail(self, reason: str) -> Exception:
+        return self.error(reason, self.path)
+
+    def _directory(self) -> dict[str, zipfile.ZipInfo]:
+        infos: dict[str, zipfile.ZipInfo] = {}
+        for info in self._zip.infolist():
+            name = info.filename
+            if not name.endswith(".npy") or name.startswith("/") or "\\" in name:
+                raise self._fail(f"holds {name!r}, not an .npy array")
+            if name[:-4] in infos:
+                raise self._fail(f"holds {name!r} twice")
+            if info.flag_bits & 1:
+                raise self._fail(f"member {name!r} is encrypted")
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise self._fail(f"member {name!r} uses zip compression method "
+                                 f"{info.compress_type} (only stored or deflated are read)")
+            infos[name[:-4]] = info
+        return infos
+
+    @property
+    def names(self) -> list[str]:
+        """The arrays' names (without ``.npy``), the header included."""
+        return list(self._infos)
+
+    def _open(self, name: str) -> tuple[Any, Any, tuple[int, ...], bool, int]:
+        """The open member, its dtype, shape, Fortran order and data size in bytes."""
+        import numpy as np
+
+        info = self._infos[name]
+        fp = self._zip.open(info)
+        try:
+            major, minor = np.lib.format.read_magic(fp)
+            if (major, minor) == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+            elif (major, minor) == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+            else:
+                raise ValueError(f".npy format version {major}.{minor} is not read")
+            if dtype.hasobject or dtype.names is not None or dtype.subdtype is not None \
+                    or dtype.kind not in "biufU":
+                raise ValueError(f"dtype {dtype} is not a plain number type")
+            nbytes = math.prod(shape) * dtype.itemsize
+            if info.file_size != fp.tell() + nbytes:
+                raise ValueError(f"the zip declares {info.file_size} bytes but its .npy "
+                                 f"header gives {fp.tell() + nbytes}")
+        except _CAUGHT as exc:
+            fp.close()
+            raise self._fail(f"array {name!r} is unreadable ({exc})") from None
+        return fp, dtype, shape, fortran, nbytes
+
+    def _read(self, name: str) -> Any:
+        import numpy as np
+
+        fp, dtype, shape, fortran, nbytes = self._open(name)
+        with fp:
+            try:
+                buf = bytearray(nbytes)
+                if fp.readinto(buf) != nbytes or fp.read(1):
+                    raise ValueError("its data is truncated or too long")
+            except _CAUGHT as exc:
+                raise self._fail(f"array {name!r} is unreadable ({exc})") from None
+        return np.frombuffer(buf, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+    def header(self) -> dict[str, Any]:
+        """The JSON header (a dict), read alone."""
+        if "__header__" not in self._infos:
+            raise self._fail(f"is not a {self.what} (no header)")
+        if self._infos["__header__"].file_size > MAX_HEADER_BYTES:
+            raise self._fail(f"its header is larger than {MAX_HEADER_BYTES} bytes")
+        raw = self._read("__header__")
+        try:
+            if raw.dtype.kind != "U" or raw.shape != ():
+                raise ValueError(f"a {raw.dtype} array of shape {raw.shape}")
+            header = json.loads(str(raw))
+        except (ValueError, RecursionError) as exc:
+            raise self._fail(f"is not a {self.what} (unreadable header: {exc})") from None
+        if not isinstance(header, dict):
+            raise self._fail(f"is not a {self.what} (the header is not a JSON object)")
+        return header
+
+    def arrays(self, limits: dict[str, int | None] | None = None) -> dict[str, Any]:
+        """Every array but the header.  ``limits``: the names the file may hold, each with
+        the most bytes its data may take (None: :data:`MAX_RATIO` times its stored size);
+        None accepts any name.  Sizes are checked from the zip directory and the ``.npy``
+        headers before any data is decompressed."""
+        names = [k for k in self._infos if k != "__header__"]
+        for name in names:
+            if limits is not None and name not in limits:
+                known = ", ".join(sorted(limits)) or "none"
+                raise self._fail(f"holds an array {name!r} this {self.what} does not have "
+                                 f"(known: {known})")
+            limit = None if limits is None else limits[name]
+            fp, dtype, shape, _, nbytes = self._open(name)
+            fp.close()
+            if limit is None:
+                limit = MAX_RATIO * self._infos[name].compress_size + (1 << 20)
+            if nbytes > limit:
+                raise self._fail(f"array {name!r} ({dtype} of shape {shape}, {nbytes} bytes) "
+                                 f"is larger than this {self.what} allows ({limit} bytes)")
+        return {name: self._read(name) for name in names}

@@ -527,9 +527,10 @@ def test_load_refuses_another_map_and_broken_files(tmp_path):
     with np.load(path) as data:
         good = dict(data)
     edits = {
-        "shapes": lambda a: a.update(clearance=a["clearance"][:-1]),
-        "subgoals": lambda a: a["clearance"].__setitem__((9, 1), 7),
-        "inconsistent": lambda a: a["targets"].__setitem__(0, 99),
+        "'clearance' must be uint16 of shape": lambda a: a.update(
+            clearance=a["clearance"][:-1]),
+        "'clearance' does not match": lambda a: a["clearance"].__setitem__((9, 1), 7),
+        "'targets' holds targets": lambda a: a["targets"].__setitem__(0, 99),
     }
     for message, edit in edits.items():
         arrays = {k: v.copy() for k, v in good.items()}

@@ -45,11 +45,19 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
 from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 from .csr import CSRGraph, GraphIndex
-from .tables import CSRPathTable, check_positive, first_moves, next_dtype, table_bytes
+from .tables import (
+    CSRPathTable,
+    check_positive,
+    check_tables,
+    first_moves,
+    next_dtype,
+    table_bytes,
+)
 
 #: Default limit on the number of components (the top table is C × C).
 MAX_CENTRES = 8192
@@ -218,6 +226,98 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
     return arrays, upper, (tw, th)
 
 
+def _tile_shape(graph: CSRGraph, tile_size: float) -> tuple[int, int]:
+    """Tiles across and down of level 0 (as :func:`_build_level` counts them)."""
+    if not graph.num_nodes or graph.coords is None:
+        return 1, 1
+    xy = graph.coords[:, :2]
+    cell = np.floor((xy - xy.min(axis=0)) / tile_size)
+    return int(cell[:, 0].max()) + 1, int(cell[:, 1].max()) + 1
+
+
+def _upper_graph(arrays: dict[str, np.ndarray], lv: int, n: int,
+                 out: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checked CSR arrays of level ``lv``'s graph (``n`` nodes: the components of the
+    level below), added to ``out``."""
+    name = f"u{lv}_"
+    indptr = _checks.array(arrays, name + "indptr", np.int64, (n + 1,))
+    indices = _checks.array(arrays, name + "indices", np.int32, (None,))
+    _checks.pointers(indptr, name + "indptr", len(indices))
+    _checks.values_in(indices, name + "indices", 0, n - 1)
+    weights = _checks.costs(_checks.array(arrays, name + "weights", np.float64,
+                                          (len(indices),)), name + "weights")
+    coords = _checks.array(arrays, name + "coords", np.float64, (n, 2))
+    if not np.isfinite(coords).all():
+        raise IndexFormatError(f"array {name + 'coords'!r} holds NaN or infinity")
+    out.update({name + "indptr": indptr, name + "indices": indices,
+                name + "weights": weights, name + "coords": coords})
+    return indptr, indices, weights
+
+
+def _level_arrays(arrays: dict[str, np.ndarray], lv: int,
+                  csr: tuple[np.ndarray, np.ndarray, np.ndarray],
+                  tiles: list[int]) -> dict[str, np.ndarray]:
+    """The checked arrays of tiled level ``lv`` over the graph ``csr``: every id, offset and
+    exit the compiled walk reads stays inside the arrays it indexes."""
+    indptr = csr[0]
+    n = len(indptr) - 1
+    degree = np.diff(indptr)
+    ntiles = tiles[0] * tiles[1]
+
+    def get(name: str, dtype: Any, shape: tuple[int | None, ...]) -> np.ndarray:
+        return _checks.array(arrays, _key(lv, name), dtype, shape)
+
+    def key(name: str) -> str:
+        return _key(lv, name)
+
+    a = {name: get(name, np.int32, (n,)) for name in ("tile", "comp", "goal_pos")}
+    for name in ("tnode_ptr", "blk_ptr", "near_ptr"):
+        a[name] = get(name, np.int64, (ntiles + 1,))
+    a["centre"] = get("centre", np.int32, (None,))
+    a["blk_nodes"] = get("blk_nodes", np.int32, (None,))
+    a["leg_nodes"] = get("leg_nodes", np.int32, (None,))
+    c = len(a["centre"])
+    a["leg_ptr"] = get("leg_ptr", np.int64, (c + 1,))
+    a["near"] = near = arrays.get(key("near"))
+    a["leg_slot"] = arrays.get(key("leg_slot"))
+    slot_t = near.dtype if isinstance(near, np.ndarray) and near.dtype in (np.uint8, np.uint16) \
+        else np.dtype(np.uint8)
+    a["near"] = near = get("near", slot_t, (None,))
+    a["leg_slot"] = legs = get("leg_slot", slot_t, (len(a["leg_nodes"]),))
+    none = np.iinfo(slot_t).max
+    _checks.values_in(a["tile"], key("tile"), 0, ntiles - 1)
+    _checks.values_in(a["centre"], key("centre"), 0, n - 1)
+    comp = _checks.values_in(a["comp"], key("comp"), -1, c - 1)
+    if np.any(comp[a["centre"]] != np.arange(c)):
+        raise IndexFormatError(f"array {key('comp')!r} does not map each centre to its own "
+                               "component")
+    count = np.diff(_checks.pointers(a["tnode_ptr"], key("tnode_ptr"), int(a["tnode_ptr"][-1])))
+    if a["tnode_ptr"][-1] > n:
+        raise IndexFormatError(f"array {key('tnode_ptr')!r} counts more nodes than {n}")
+    live = comp >= 0
+    pos = a["goal_pos"][live]
+    if np.any(pos < 0) or np.any(pos >= count[a["tile"][live]]):
+        raise IndexFormatError(f"array {key('goal_pos')!r} holds a position outside its "
+                               "node's tile")
+    rows = np.diff(_checks.pointers(a["blk_ptr"], key("blk_ptr"), len(a["blk_nodes"])))
+    _checks.values_in(a["blk_nodes"], key("blk_nodes"), 0, n - 1)
+    if a["near_ptr"][0] != 0 or np.any(np.diff(a["near_ptr"]) != rows * count) \
+            or a["near_ptr"][-1] != len(near):
+        raise IndexFormatError(f"array {key('near_ptr')!r} does not give each tile a block "
+                               "of (block nodes x tile nodes) exits")
+    _checks.pointers(a["leg_ptr"], key("leg_ptr"), len(a["leg_nodes"]))
+    _checks.values_in(a["leg_nodes"], key("leg_nodes"), 0, n - 1)
+    # An exit is the position of an out-edge of its node, or "none".
+    owner = np.repeat(a["blk_nodes"], np.repeat(count, rows))
+    for name, exits, nodes in (("near", near, owner), ("leg_slot", legs, a["leg_nodes"])):
+        bad = (exits != none) & (exits >= degree[nodes])
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise IndexFormatError(f"array {key(name)!r} holds {key(name)}[{i}] = "
+                                   f"{int(exits[i])}, not an out-edge of node {int(nodes[i])}")
+    return {key(name): v for name, v in a.items()}
+
+
 class CSRExitTables(GraphIndex):
     """Tiled multi-level exit tables of a :class:`CSRGraph` with coords (see the module).
 
@@ -298,22 +398,57 @@ class CSRExitTables(GraphIndex):
         return cls(graph, arrays, options, time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
+        _checks.number(_checks.option(options, "tile_size"), "option tile_size", positive=True)
+        levels = _checks.integer(_checks.option(options, "levels"), "option levels", 2, 64)
+        _checks.integer(_checks.option(options, "max_centres"), "option max_centres", 1)
+        tiles = _checks.option(options, "tiles")
+        if not isinstance(tiles, list) or len(tiles) != levels - 1 or not all(
+                isinstance(t, list) and len(t) == 2 for t in tiles):
+            raise IndexFormatError(f"option tiles {tiles!r} must be {levels - 1} pairs "
+                                   "[across, down]")
+        # Tiles of each level cover the nodes' extent, in tiles twice as wide as below.
+        n = graph.num_nodes
+        tw, th = _tile_shape(graph, float(options["tile_size"]))
+        for lv, (across, down) in enumerate(tiles):
+            _checks.integer(across, f"option tiles[{lv}][0]", 1, (tw - 1) // 2**lv + 1)
+            _checks.integer(down, f"option tiles[{lv}][1]", 1, (th - 1) // 2**lv + 1)
+        # Every level has at most n nodes, each in at most 9 blocks and in each centre's
+        # table at most once.
+        out: dict[str, int] = {}
+        for lv in range(levels - 1):
+            ptr = 8 * (tiles[lv][0] * tiles[lv][1] + 1)
+            out.update({_key(lv, "tile"): 4 * n, _key(lv, "comp"): 4 * n,
+                        _key(lv, "centre"): 4 * n, _key(lv, "goal_pos"): 4 * n,
+                        _key(lv, "tnode_ptr"): ptr, _key(lv, "blk_ptr"): ptr,
+                        _key(lv, "near_ptr"): ptr, _key(lv, "blk_nodes"): 36 * n,
+                        _key(lv, "near"): 18 * n * n, _key(lv, "leg_ptr"): 8 * (n + 1),
+                        _key(lv, "leg_nodes"): 4 * n * n, _key(lv, "leg_slot"): 2 * n * n})
+            if lv:
+                out.update({f"u{lv}_indptr": 8 * (n + 1), f"u{lv}_indices": 4 * n * n,
+                            f"u{lv}_weights": 8 * n * n, f"u{lv}_coords": 16 * n})
+        c = min(n, options["max_centres"])
+        out.update({"top_dist": 8 * c * c, "top_next": 8 * c * c})
+        return out
+
+    @classmethod
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRExitTables:
-        levels = options.get("levels")
-        if not isinstance(levels, int) or levels < 2:
-            raise IndexFormatError(f"exit tables with levels {levels!r}")
-        need = [_key(lv, k) for lv in range(levels - 1) for k in _LEVEL_ARRAYS]
-        need += [f"u{lv}_{k}" for lv in range(1, levels - 1)
-                 for k in ("indptr", "indices", "weights", "coords")]
-        if any(k not in arrays for k in need + ["top_dist", "top_next"]) \
-                or arrays["tile"].shape != (graph.num_nodes,):
-            raise IndexFormatError("exit tables are missing arrays or have the wrong shape")
-        last = len(arrays[_key(levels - 2, "centre")])
-        if arrays["top_dist"].shape != (last, last) \
-                or arrays["top_next"].dtype != next_dtype(last):
-            raise IndexFormatError("the top table does not match the last level")
-        return cls(graph, arrays, options, build_time)
+        levels = options["levels"]
+        out: dict[str, np.ndarray] = {}
+        csr = (graph.indptr, graph.indices, graph.weights)
+        for lv in range(levels - 1):
+            if lv:
+                csr = _upper_graph(arrays, lv, len(out[_key(lv - 1, "centre")]), out)
+            out.update(_level_arrays(arrays, lv, csr, options["tiles"][lv]))
+        c = len(out[_key(levels - 2, "centre")])
+        dist = _checks.costs(_checks.array(arrays, "top_dist", np.float64, (c, c)), "top_dist",
+                             inf=True)
+        nxt = _checks.values_in(_checks.array(arrays, "top_next", next_dtype(c), (c, c)),
+                                "top_next", -1, c - 1)
+        check_tables(dist, nxt)
+        out.update({"top_dist": dist, "top_next": nxt})
+        return cls(graph, out, options, build_time)
 
     @property
     def levels(self) -> int:
@@ -395,8 +530,12 @@ class CSRExitTables(GraphIndex):
                     return None
                 route = self._top.walk(cs, cg)
             status, path, cost, x = walker.walk(route, s, g, limit)
+        # Neither happens with tables built here; a loaded file may still hold exits that
+        # stay in range but do not lead to the goal.
         if status == -4:
-            raise RuntimeError(f"exit tables give no move from {x} toward {g} (level {lv})")
+            raise IndexFormatError(f"the exit tables give no move from {x} toward {g} (level "
+                                   f"{lv}); rebuild them")
         if status == -5:
-            raise RuntimeError(f"exit-table route from {s} to {g} does not end (level {lv})")
+            raise IndexFormatError(f"the exit-table route from {s} to {g} does not end (level "
+                                   f"{lv}); rebuild them")
         return path, cost

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
@@ -84,15 +85,27 @@ class CSRGoalBounds(GraphIndex):
         return cls(graph, {"boxes": boxes}, {"axes": 2}, time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
+        _checks.choice(_checks.option(options, "axes"), "option axes", (2,))
+        return {"boxes": 16 * graph.num_edges}
+
+    @classmethod
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRGoalBounds:
-        boxes = arrays.get("boxes")
-        if boxes is None or boxes.dtype != np.float32 or boxes.shape != (graph.num_edges, 4):
-            raise IndexFormatError(f"goal-bounding boxes must be float32 of shape "
-                                   f"({graph.num_edges}, 4)")
         if graph.coords is None:
             raise IndexFormatError("goal bounds need a graph with coordinates")
-        return cls(graph, {"boxes": np.ascontiguousarray(boxes)}, options, build_time)
+        boxes = _checks.array(arrays, "boxes", np.float32, (graph.num_edges, 4))
+        inf = np.float32(np.inf)
+        empty = np.all(boxes == np.array([inf, -inf, inf, -inf], dtype=np.float32), axis=1)
+        inside = np.all(np.isfinite(boxes), axis=1) & (boxes[:, 0] <= boxes[:, 1]) \
+            & (boxes[:, 2] <= boxes[:, 3])
+        bad = ~(empty | inside)
+        if bad.any():
+            e = int(np.argmax(bad))
+            raise IndexFormatError(f"array 'boxes' holds boxes[{e}] = {boxes[e].tolist()}, "
+                                   "neither the empty box nor a finite box with its ends in "
+                                   "order")
+        return cls(graph, {"boxes": boxes}, options, build_time)
 
     @property
     def boxes(self) -> np.ndarray:

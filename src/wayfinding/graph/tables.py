@@ -22,10 +22,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .. import _checks
 from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError
 from ..results import PathResult, SearchStats
-from .csr import CSRGraph, GraphIndex
+from .csr import CSRGraph, GraphIndex, _cheapest_edges
 
 #: Default node limit of :meth:`CSRPathTable.build` (about 168 MB of tables at 4,096 nodes).
 MAX_TABLE_NODES = 4096
@@ -102,6 +103,47 @@ def check_positive(graph: CSRGraph, what: str) -> None:
                                f"{graph.weights[e]}")
 
 
+def check_tables(dist: np.ndarray, nxt: np.ndarray, graph: CSRGraph | None = None) -> None:
+    """Check loaded ``(n, n)`` all-pairs tables, raising :class:`IndexFormatError`: ``dist``
+    is 0 on the diagonal and ``next[a, a] == a``; ``next[a, b]`` is -1 exactly where
+    ``dist[a, b]`` is inf, and otherwise a node ``v`` with ``dist[v, b] < dist[a, b]``, so a
+    walk by next hops always ends at ``b``.  With ``graph``, moreover ``v`` is an
+    out-neighbour of ``a`` with ``dist[a, b] = w(a, v) + dist[v, b]`` and no edge leads to a
+    shorter distance, so the tables hold the shortest paths."""
+    n = len(dist)
+    ids = np.arange(n)
+    if np.any(np.diag(dist) != 0) or np.any(nxt[ids, ids] != ids):
+        raise IndexFormatError("the tables' diagonal must hold dist 0 and next[a, a] == a")
+    if graph is not None:
+        src = np.repeat(ids, np.diff(graph.indptr))
+        _checks.triangle(dist.T, "dist (transposed)", graph.indices, src, graph.weights)
+        s, t, w = _cheapest_edges(src, graph.indices.astype(np.int64), graph.weights)
+        key = np.append(s * n + t, n * n)       # sorted; the sentinel exceeds every pair
+        w = np.append(w, np.inf)
+    rows = max(1, _BLOCK // max(n, 1))
+    for r0 in range(0, n, rows):
+        a = np.arange(r0, min(n, r0 + rows))[:, None]
+        v = nxt[a[:, 0]].astype(np.int64)
+        dab = dist[a[:, 0]]
+        hop = a != ids[None, :]
+        if np.any((v < 0) != (hop & np.isinf(dab))):
+            raise IndexFormatError("array 'next' must be -1 exactly where dist is inf")
+        hop &= v >= 0
+        dvb = dist[np.where(hop, v, 0), ids[None, :]]
+        ok = dvb < dab
+        if graph is not None:
+            pair = a * n + v
+            at = np.searchsorted(key, pair)
+            with np.errstate(invalid="ignore"):
+                ok &= (key[at] == pair) & (np.abs(w[at] + dvb - dab) <= 1e-9 * dab)
+        ok |= ~hop
+        if not ok.all():
+            i, b = np.argwhere(~ok)[0]
+            raise IndexFormatError(
+                f"array 'next' holds next[{r0 + i}, {b}] = {int(v[i, b])}, not a step on a "
+                f"shortest path from {r0 + i} to {b} by the distances")
+
+
 class CSRPathTable(GraphIndex):
     """Flat all-pairs tables of a :class:`CSRGraph` (directed allowed).
 
@@ -150,14 +192,20 @@ class CSRPathTable(GraphIndex):
         return cls(graph, arrays, {"max_nodes": int(max_nodes)}, time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
+        n = graph.num_nodes
+        _checks.integer(_checks.option(options, "max_nodes"), "option max_nodes", max(n, 1))
+        return {"dist": 8 * n * n, "next": next_dtype(n).itemsize * n * n}
+
+    @classmethod
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRPathTable:
         n = graph.num_nodes
-        d, nx = arrays.get("dist"), arrays.get("next")
-        if d is None or nx is None or d.shape != (n, n) or nx.shape != (n, n) \
-                or d.dtype != np.float64 or nx.dtype != next_dtype(n):
-            raise IndexFormatError("path tables are missing or have the wrong shape or dtype")
-        return cls(graph, arrays, options, build_time)
+        d = _checks.costs(_checks.array(arrays, "dist", np.float64, (n, n)), "dist", inf=True)
+        nx = _checks.values_in(_checks.array(arrays, "next", next_dtype(n), (n, n)), "next",
+                               -1, n - 1)
+        check_tables(d, nx, graph)
+        return cls(graph, {"dist": d, "next": nx}, options, build_time)
 
     @property
     def dist(self) -> np.ndarray:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult
 from .csr import CSRGraph, GraphIndex
@@ -114,14 +115,39 @@ class CSRZoneTable(GraphIndex):
                    time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
+        if "zones" in options:
+            _checks.choice(options["zones"], "option zones", ("mapping",))
+        else:
+            _checks.number(_checks.option(options, "zone_size"), "option zone_size",
+                           positive=True)
+        n = graph.num_nodes
+        return {"zone": 4 * n, "zone_dist": 8 * n * n}
+
+    @classmethod
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRZoneTable:
-        z, t = arrays.get("zone"), arrays.get("zone_dist")
-        if z is None or t is None or z.shape != (graph.num_nodes,) or z.dtype != np.int32 \
-                or t.ndim != 2 or t.shape[0] != t.shape[1] or t.dtype != np.float64 \
-                or (len(z) and (z.min() < 0 or z.max() >= len(t))):
-            raise IndexFormatError("zone tables are missing or have the wrong shape or dtype")
-        return cls(graph, arrays, options, build_time)
+        n = graph.num_nodes
+        t = _checks.array(arrays, "zone_dist", np.float64, (None, None))
+        z = len(t)
+        if t.shape != (z, z) or z > n or (n and not z):
+            raise IndexFormatError(f"array 'zone_dist' must be square with 1 to {n} zones, "
+                                   f"got shape {t.shape}")
+        zone = _checks.values_in(_checks.array(arrays, "zone", np.int32, (n,)), "zone", 0,
+                                 z - 1)
+        _checks.costs(t, "zone_dist", inf=True)
+        if np.any(np.diag(t) != 0):
+            raise IndexFormatError("array 'zone_dist' is not 0 on its diagonal")
+        # A zone bound is never above the cost of an edge between the two zones.
+        src = np.repeat(np.arange(n), np.diff(graph.indptr))
+        over = t[zone[src], zone[graph.indices]] > graph.weights
+        if over.any():
+            e = int(np.argmax(over))
+            raise IndexFormatError(
+                f"array 'zone_dist' holds zone_dist[{zone[src[e]]}, {zone[graph.indices[e]]}]"
+                f" = {t[zone[src[e]], zone[graph.indices[e]]]!r}, more than the edge "
+                f"{src[e]} -> {graph.indices[e]} of cost {graph.weights[e]!r} between them")
+        return cls(graph, {"zone": zone, "zone_dist": t}, options, build_time)
 
     @property
     def zone(self) -> np.ndarray:

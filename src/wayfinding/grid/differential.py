@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
 from ..errors import IndexFormatError, InvalidQueryError
 from ..graph.differential import DH_EPS, pivot_count, select_pivots
 from ..results import PathResult
 from .grid import Grid
 from .index import GridIndex, require_grid
-from .rules import SQRT2, Diagonal
+from .rules import DIRECTIONS, SQRT2, Diagonal
 from .search import GridSearch, _searcher
 
 
@@ -104,13 +105,39 @@ class DifferentialHeuristic(GridIndex):
         return cls(grid, arrays, options, time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
+        k = _pivot_option(grid, _checks.option(options, "pivots"))
+        return {"pivots": 16 * k, "distances": 8 * k * (grid.height + 2) * (grid.width + 2)}
+
+    @classmethod
     def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> DifferentialHeuristic:
-        piv, dist = arrays.get("pivots"), arrays.get("distances")
-        n = (grid.height + 2) * (grid.width + 2)
-        if piv is None or dist is None or piv.ndim != 2 or piv.shape[1] != 2 \
-                or dist.dtype != np.float64 or dist.shape != (len(piv), n):
-            raise IndexFormatError(f"differential tables must be float64 of shape (k, {n})")
+        require_grid(grid, "a differential heuristic", uniform=False, diagonals=tuple(Diagonal))
+        h, w = grid.shape
+        n = (h + 2) * (w + 2)
+        piv = _checks.array(arrays, "pivots", np.int64, (None, 2))
+        k = len(piv)
+        given = options["pivots"]
+        if isinstance(given, list):
+            _checks.equal(piv, np.array(given, dtype=np.int64).reshape(-1, 2), "pivots",
+                          "the pivots of the options")
+        elif not 1 <= k <= given:
+            raise IndexFormatError(f"array 'pivots' holds {k} pivots; the options ask for "
+                                   f"1 to {given}")
+        _checks.values_in(piv[:, 0], "pivots[:, 0]", 0, w - 1)
+        _checks.values_in(piv[:, 1], "pivots[:, 1]", 0, h - 1)
+        flat = (piv[:, 1] + 1) * (w + 2) + piv[:, 0] + 1
+        if not np.all(np.isfinite(grid.padded_costs[flat])) or len(np.unique(flat)) != k:
+            raise IndexFormatError(f"array 'pivots' holds {piv.tolist()}: pivots must be "
+                                   "distinct passable cells")
+        dist = _checks.costs(_checks.array(arrays, "distances", np.float64, (k, n)),
+                             "distances", inf=True)
+        if np.any(dist[np.arange(k), flat] != 0):
+            raise IndexFormatError("array 'distances' does not give 0 at each pivot")
+        # Along every legal step, distances from a pivot differ by at most the step's cost:
+        # then the heuristic is admissible and consistent, whatever else the file holds.
+        src, dst, cost = _steps(grid)
+        _checks.triangle(dist, "distances", src, dst, cost)
         return cls(grid, {"pivots": piv, "distances": np.asfortranarray(dist)}, options,
                    build_time)
 
@@ -179,3 +206,30 @@ def _cell_list(grid: Grid, values: Any) -> list[tuple[int, int]]:
     if len(set(cells)) != len(cells):
         raise InvalidQueryError(f"pivots {cells} repeat a cell")
     return cells
+
+
+def _pivot_option(grid: Grid, value: Any) -> int:
+    """The most pivots a saved index may hold by its ``pivots`` option (a count >= 1 or a
+    list of ``[x, y]`` cells); raises :class:`IndexFormatError` for anything else."""
+    if isinstance(value, list):
+        if not value or not all(isinstance(c, list) and len(c) == 2 and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in c) for c in value):
+            raise IndexFormatError(f"option pivots {value!r} must be a count or a non-empty "
+                                   "list of [x, y] cells")
+        return len(value)
+    return _checks.integer(value, "option pivots", 1, grid.width * grid.height)
+
+
+def _steps(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every legal step of ``grid`` over the padded layout: sources, targets and costs (1 or
+    sqrt 2 times the mean of the two cells' costs)."""
+    wp = grid.width + 2
+    moves, costs = grid.moves, grid.padded_costs
+    src, dst, cost = [], [], []
+    for bit, (dx, dy) in enumerate(DIRECTIONS):
+        u = np.flatnonzero((moves >> bit) & 1)
+        v = u + dy * wp + dx
+        src.append(u)
+        dst.append(v)
+        cost.append((SQRT2 if dx and dy else 1.0) * 0.5 * (costs[u] + costs[v]))
+    return np.concatenate(src), np.concatenate(dst), np.concatenate(cost)

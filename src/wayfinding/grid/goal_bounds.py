@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
 from .._io import atomic_write_bytes
 from .._kernels import _canonical
 from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
@@ -146,14 +147,27 @@ class GoalBounds(GridIndex):
         return cls(grid, {"boxes": boxes}, options, spent + time.perf_counter() - t0)
 
     @classmethod
+    def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
+        _checks.choice(_checks.option(options, "flood"), "option flood", ("canonical", "dijkstra"))
+        _checks.integer(_checks.option(options, "chunk"), "option chunk", 1)
+        return {"boxes": 64 * (grid.height + 2) * (grid.width + 2)}
+
+    @classmethod
     def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> GoalBounds:
-        boxes = arrays.get("boxes")
-        shape = ((grid.height + 2) * (grid.width + 2), 8, 4)
-        if boxes is None or boxes.dtype != np.uint16 or boxes.shape != shape:
-            got = "none" if boxes is None else f"{boxes.dtype} {boxes.shape}"
-            raise IndexFormatError(f"goal-bound boxes must be uint16 {shape}, got {got}")
-        return cls(grid, {"boxes": np.ascontiguousarray(boxes)}, options, build_time)
+        boxes = _checks.array(arrays, "boxes", np.uint16,
+                              ((grid.height + 2) * (grid.width + 2), 8, 4))
+        # Each box is the empty box or lies inside the map with its ends in order.
+        empty = np.all(boxes == np.array([EMPTY, 0, EMPTY, 0], dtype=np.uint16), axis=2)
+        inside = (boxes[:, :, 0] <= boxes[:, :, 1]) & (boxes[:, :, 1] < grid.width) \
+            & (boxes[:, :, 2] <= boxes[:, :, 3]) & (boxes[:, :, 3] < grid.height)
+        bad = ~(empty | inside)
+        if bad.any():
+            u, d = np.argwhere(bad)[0]
+            raise IndexFormatError(
+                f"array 'boxes' holds boxes[{u}, {d}] = {boxes[u, d].tolist()}, neither the "
+                f"empty box nor a box inside the {grid.width}x{grid.height} map")
+        return cls(grid, {"boxes": boxes}, options, build_time)
 
     def box(self, cell: Any, direction: int | str) -> tuple[int, int, int, int] | None:
         """The box ``(xmin, xmax, ymin, ymax)`` of the step from ``cell`` in ``direction``

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-from .._index import Index, read_index_file
+from .._index import Index, read_index_header
 from ..errors import InvalidGridError
 from .grid import Grid
 from .rules import Diagonal
@@ -49,8 +49,9 @@ class GridIndex(Index):
 
 def read_index_info(path: str | os.PathLike) -> dict[str, Any]:
     """The header of a saved index (kind, version, world size, fingerprint, options, memory,
-    build time) without loading it for a grid."""
-    return read_index_file(path)[0]
+    build time), its fields' types checked, without loading it for a grid and without
+    decompressing its arrays."""
+    return read_index_header(path)
 
 
 def load_index(path: str | os.PathLike, grid: Grid) -> GridIndex:

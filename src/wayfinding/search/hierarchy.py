@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph, GraphIndex
 
@@ -227,24 +228,57 @@ class HierarchicalGraph(GraphIndex):
                    base=graph, labels=labels)
 
     @classmethod
+    def _members(cls, world: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
+        levels = _checks.integer(_checks.option(options, "levels"), "option levels", 2, 64)
+        _checks.choice(_checks.option(options, "link_cost"), "option link_cost", LINK_COSTS)
+        # No level has more groups than the level below has nodes, nor more links than the
+        # base graph has edges.
+        n, m = world.num_nodes, world.num_edges
+        out = {f"parent{k}": 8 * n for k in range(levels - 1)}
+        for k in range(1, levels):
+            out.update({f"indptr{k}": 8 * (n + 1), f"indices{k}": 4 * m, f"weights{k}": 8 * m,
+                        f"coords{k}": 24 * max(n, 1), f"rep{k}": 8 * n, f"labels{k}": 8 * n})
+        return out
+
+    @classmethod
     def _restore(cls, world: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> HierarchicalGraph:
-        top = options.get("levels", 0) - 1
-        need = [f"{a}{k}" for k in range(1, top + 1)
-                for a in ("indptr", "indices", "weights", "coords", "rep", "labels")]
-        need += [f"parent{k}" for k in range(top)]
-        missing = [name for name in need if name not in arrays]
-        if top < 1 or options.get("link_cost") not in LINK_COSTS or missing:
-            raise IndexFormatError(f"incomplete hierarchy (levels {top + 1}, missing "
-                                   f"{', '.join(missing) or 'nothing'})")
-        sizes = [world.num_nodes] + [len(arrays[f"indptr{k}"]) - 1 for k in range(1, top + 1)]
+        top = options["levels"] - 1
+        sizes = [world.num_nodes]
+        out: dict[str, np.ndarray] = {}
+        for k in range(1, top + 1):
+            labels = _checks.array(arrays, f"labels{k}", np.int64, (None,))
+            n = len(labels)
+            if n > sizes[-1] or (sizes[-1] and not n) or len(np.unique(labels)) != n:
+                raise IndexFormatError(f"array 'labels{k}' must hold 1 to {sizes[-1]} distinct "
+                                       f"group labels, got {n}")
+            sizes.append(n)
+            indptr = _checks.pointers(_checks.array(arrays, f"indptr{k}", np.int64, (n + 1,)),
+                                      f"indptr{k}", len(arrays.get(f"indices{k}", ())))
+            indices = _checks.values_in(_checks.array(arrays, f"indices{k}", np.int32, (None,)),
+                                        f"indices{k}", 0, n - 1)
+            weights = _checks.costs(_checks.array(arrays, f"weights{k}", np.float64,
+                                                  (len(indices),)), f"weights{k}")
+            coords = _checks.array(arrays, f"coords{k}", np.float64, (None, None))
+            if coords.shape != (0, 2) and (coords.shape[0] != n or coords.shape[1] not in (2, 3)
+                                           or not np.isfinite(coords).all()):
+                raise IndexFormatError(f"array 'coords{k}' must be empty or hold {n} finite "
+                                       f"positions, got shape {coords.shape}")
+            out.update({f"labels{k}": labels, f"indptr{k}": indptr, f"indices{k}": indices,
+                        f"weights{k}": weights, f"coords{k}": coords})
         for k in range(top):
-            p = arrays[f"parent{k}"]
-            if p.shape != (sizes[k],) or (p.size and not 0 <= p.min() <= p.max() < sizes[k + 1]):
-                raise IndexFormatError(f"parent{k} does not map {sizes[k]} nodes to "
-                                       f"{sizes[k + 1]} groups")
+            parent = _checks.values_in(_checks.array(arrays, f"parent{k}", np.int64,
+                                                     (sizes[k],)), f"parent{k}", 0,
+                                       sizes[k + 1] - 1)
+            rep = _checks.values_in(_checks.array(arrays, f"rep{k + 1}", np.int64,
+                                                  (sizes[k + 1],)), f"rep{k + 1}", 0,
+                                    sizes[k] - 1)
+            if np.any(parent[rep] != np.arange(sizes[k + 1])):
+                raise IndexFormatError(f"array 'rep{k + 1}' names a representative outside "
+                                       "its group")
+            out.update({f"parent{k}": parent, f"rep{k + 1}": rep})
         try:
-            return cls(world, arrays, options, build_time)
+            return cls(world, out, options, build_time)
         except (InvalidGridError, ValueError) as exc:
             raise IndexFormatError(f"inconsistent hierarchy arrays ({exc})") from None
 

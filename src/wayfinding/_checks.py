@@ -1,0 +1,143 @@
+"""Checks of the arrays and options of a saved index, made before any kernel sees them.
+
+A saved file is untrusted input: its map fingerprint says which map it claims to belong to,
+not that its values are sound.  Each index kind declares in ``_members`` the arrays it may
+hold (and the most bytes each may take, checked before anything is decompressed) and checks
+every array in ``_restore`` with these helpers: dtype and shape, values in range, CSR
+pointers, finite non-negative costs, options of the right type and range.  Each raises
+:class:`IndexFormatError` naming the array or option and what is wrong (``Index.load`` adds
+the file); all checks are vectorised.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import IndexFormatError
+
+
+def array(arrays: Mapping[str, np.ndarray], name: str, dtype: Any,
+          shape: Sequence[int | None]) -> np.ndarray:
+    """``arrays[name]``, C-contiguous, after checking that it exists and has exactly
+    ``dtype`` and ``shape`` (``None``: any length on that axis)."""
+    a = arrays.get(name)
+    want = np.dtype(dtype)
+    text = "(" + ", ".join("n" if s is None else str(s) for s in shape) + \
+        ("," if len(shape) == 1 else "") + ")"
+    if a is None:
+        raise IndexFormatError(f"array {name!r} ({want} {text}) is missing")
+    if not isinstance(a, np.ndarray) or a.dtype != want or a.ndim != len(shape) \
+            or any(s is not None and s != t for s, t in zip(shape, a.shape, strict=True)):
+        got = f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__
+        raise IndexFormatError(f"array {name!r} must be {want} of shape {text}, got {got}")
+    return np.ascontiguousarray(a)
+
+
+def _first_bad(a: np.ndarray, bad: np.ndarray) -> str:
+    i = np.unravel_index(int(np.argmax(bad)), bad.shape)
+    at = i[0] if len(i) == 1 else tuple(int(v) for v in i)
+    return f"[{at}] = {a[i]!r}"
+
+
+def values_in(a: np.ndarray, name: str, lo: float, hi: float) -> np.ndarray:
+    """Check ``lo <= a <= hi`` everywhere (NaN fails); returns ``a``."""
+    with np.errstate(invalid="ignore"):
+        bad = ~((a >= lo) & (a <= hi))
+    if bad.any():
+        raise IndexFormatError(f"array {name!r} holds {name}{_first_bad(a, bad)}, outside "
+                               f"{lo:g}..{hi:g}")
+    return a
+
+
+def costs(a: np.ndarray, name: str, *, inf: bool = False) -> np.ndarray:
+    """Check that ``a`` holds no NaN and no negative value, and no infinity unless ``inf``
+    (infinity then means "unreachable"); returns ``a``."""
+    bad = np.isnan(a) | (a < 0)
+    if not inf:
+        bad |= np.isinf(a)
+    if bad.any():
+        what = "non-negative" if inf else "finite and non-negative"
+        raise IndexFormatError(f"array {name!r} holds {name}{_first_bad(a, bad)}; costs must "
+                               f"be {what}")
+    return a
+
+
+def pointers(ptr: np.ndarray, name: str, total: int) -> np.ndarray:
+    """Check CSR offsets: ``ptr[0] == 0``, non-decreasing, ``ptr[-1] == total`` (the length
+    of the array they index); returns ``ptr``."""
+    if len(ptr) == 0 or ptr[0] != 0 or ptr[-1] != total:
+        first = int(ptr[0]) if len(ptr) else None
+        last = int(ptr[-1]) if len(ptr) else None
+        raise IndexFormatError(f"CSR offsets {name!r} must run from 0 to {total}, got "
+                               f"{first}..{last}")
+    down = np.diff(ptr) < 0
+    if down.any():
+        i = int(np.argmax(down))
+        raise IndexFormatError(f"CSR offsets {name!r} decrease at [{i + 1}] "
+                               f"({int(ptr[i])} then {int(ptr[i + 1])})")
+    return ptr
+
+
+def equal(a: np.ndarray, expected: np.ndarray, name: str, what: str) -> np.ndarray:
+    """Check that ``a`` equals ``expected`` (recomputed from the map); returns ``a``."""
+    if a.shape != expected.shape or not np.array_equal(a, expected):
+        raise IndexFormatError(f"array {name!r} does not match {what}")
+    return a
+
+
+def integer(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    """``value`` as an int after checking that it is one (not a bool) in ``lo..hi``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo \
+            or (hi is not None and value > hi):
+        span = f">= {lo}" if hi is None else f"from {lo} to {hi}"
+        raise IndexFormatError(f"{name} {value!r} must be an integer {span}")
+    return value
+
+
+def number(value: Any, name: str, *, positive: bool = False) -> float:
+    """``value`` as a float after checking that it is a finite number (not a bool), > 0
+    when ``positive`` and >= 0 otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise IndexFormatError(f"{name} {value!r} must be a finite number "
+                               f"{'> 0' if positive else '>= 0'}")
+    return float(value)
+
+
+def option(options: Mapping[str, Any], name: str) -> Any:
+    """``options[name]``, or an error naming the missing option."""
+    if name not in options:
+        raise IndexFormatError(f"option {name!r} is missing")
+    return options[name]
+
+
+def choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
+    """Check that ``value`` is one of ``choices``; returns it."""
+    if not isinstance(value, (str, int)) or isinstance(value, bool) or value not in choices:
+        raise IndexFormatError(f"{name} {value!r} must be one of "
+                               f"{', '.join(map(repr, choices))}")
+    return value
+
+
+def triangle(table: np.ndarray, name: str, src: np.ndarray, dst: np.ndarray,
+             weight: np.ndarray) -> np.ndarray:
+    """Check that each row ``d`` of the distance table ``table`` (``(k, n)``, one row per
+    pivot) obeys the triangle inequality along every edge ``src -> dst`` of cost ``weight``:
+    ``d[dst] <= d[src] + weight`` (up to a relative 1e-9 of rounding; inf is unreachable).
+    Distances that pass are a consistent heuristic's building blocks whatever else they
+    hold; returns ``table``."""
+    for k, row in enumerate(table):
+        with np.errstate(invalid="ignore"):
+            reach = row[src] + weight
+            bad = row[dst] > reach + 1e-9 * reach
+        if bad.any():
+            e = int(np.argmax(bad))
+            raise IndexFormatError(
+                f"array {name!r} breaks the triangle inequality: {name}[{k}, {int(dst[e])}] = "
+                f"{row[dst[e]]!r} exceeds {name}[{k}, {int(src[e])}] = {row[src[e]]!r} plus "
+                f"the edge's cost {weight[e]!r}")
+    return table
