@@ -125,6 +125,8 @@ def test_save_benchmark_and_command_line(tmp_path, capsys):
     (lambda: generate.maze(5, 5, corridor=9), "no corridor"),
     (lambda: generate.rooms(10, 10, room_size=(9, 3)), "room_size"),
     (lambda: generate.rooms(10, 10, room_size=(1, 2, 3)), "room_size"),
+    (lambda: generate.rooms(10, 10, room_size=None), "room_size"),
+    (lambda: generate.rooms(10, 10, rooms=10**30), "rooms"),
     (lambda: generate.city(50, 50, street=0), "street"),
     (lambda: generate.scenario(np.ones((3, 3))), "Grid"),
     (lambda: generate.scenario(generate.caves(8, 8), per_bucket=0), "per_bucket"),

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidGridError
+from .._arguments import count, number
+from ..errors import InvalidGridError, brief
 from .grid import Grid
 from .movingai import Problem, Scenario, write_map, write_scen
 from .rules import Diagonal
@@ -45,19 +46,11 @@ __all__ = ["BUCKET_WIDTH", "GOALS_PER_START", "caves", "city", "maze", "random_o
 
 # ------------------------------------------------------------------ argument checks
 def _int(name: str, value: Any, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or not lo <= value <= hi:
-        raise InvalidGridError(f"{name} {value!r:.80} must be an integer in [{lo}, {hi}]")
-    return int(value)
+    return count(name, value, min=lo, max=hi, error=InvalidGridError)
 
 
 def _float(name: str, value: Any, lo: float, hi: float, *, open_hi: bool = False) -> float:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-    v = float(value) if ok else math.nan
-    if not (lo <= v <= hi) or (open_hi and v == hi):
-        bound = ")" if open_hi else "]"
-        raise InvalidGridError(f"{name} {value!r:.80} must be a number in [{lo}, {hi}{bound}")
-    return v
+    return number(name, value, min=lo, max=hi, max_open=open_hi, error=InvalidGridError)
 
 
 def _size(width: Any, height: Any, least: int = 2) -> tuple[int, int]:
@@ -70,9 +63,12 @@ def _rng(seed: Any) -> np.random.Generator:
 
 def _span(name: str, value: Any, least: int) -> tuple[int, int]:
     """A ``(lo, hi)`` pair of integers, or one integer for both."""
-    pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
+    try:
+        pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
+    except TypeError:
+        pair = ()
     if len(pair) != 2:
-        raise InvalidGridError(f"{name} {value!r:.80} must be an integer or a (min, max) pair")
+        raise InvalidGridError(f"{name} {brief(value)} must be an integer or a (min, max) pair")
     lo = _int(f"{name} minimum", pair[0], least, MAX_SIDE)
     hi = _int(f"{name} maximum", pair[1], lo, MAX_SIDE)
     return lo, hi
@@ -246,7 +242,7 @@ def scenario(grid: Grid, *, per_bucket: int = 10, problems: int | None = None, s
     cap = math.inf if problems is None else _int("problems", problems, 1, 10_000_000)
     name = str(map_name)
     if not name or any(ch.isspace() for ch in name):
-        raise InvalidGridError(f"map_name {map_name!r:.80} must be a non-empty name without "
+        raise InvalidGridError(f"map_name {brief(map_name)} must be a non-empty name without "
                                "spaces")
     rng = _rng(seed)
     comp = grid.components
