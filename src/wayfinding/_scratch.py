@@ -1,12 +1,19 @@
-"""Per-thread search workspaces, grown on demand and reused across queries and worlds."""
+"""Per-thread search workspaces, grown on demand and reused across queries and worlds, and
+the guard of objects whose calls share one scratch (one thread at a time)."""
 
 from __future__ import annotations
 
+import functools
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ._kernels._workspace import Workspace
+from .errors import ConcurrentUseError
 
 _local = threading.local()
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def thread_workspace(size: int) -> Workspace:
@@ -16,3 +23,37 @@ def thread_workspace(size: int) -> Workspace:
         ws = Workspace(size)
         _local.ws = ws
     return ws
+
+
+class SingleThread:
+    """Base of objects whose calls share per-query scratch, so one thread at a time may use
+    them.  A method marked :func:`exclusive` holds the object's lock (``_busy``) while it
+    runs; a call from a second thread meanwhile raises :class:`ConcurrentUseError` at once
+    (it never waits, and changes nothing).  Calls on one thread may nest.  Objects that
+    share scratch share the lock (``_busy``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        obj = super().__new__(cls)
+        obj._busy = threading.RLock()
+        return obj
+
+
+def exclusive(method: F) -> F:
+    """Mark a method of a :class:`SingleThread` object as touching its scratch."""
+
+    @functools.wraps(method)
+    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        busy = self._busy
+        if not busy.acquire(False):
+            raise ConcurrentUseError(
+                f"{type(self).__name__} at {id(self):#x}: {method.__name__}() called while "
+                f"another thread is using it (or a search sharing its scratch); it holds "
+                f"per-query scratch, so use one {type(self).__name__} per thread")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            busy.release()
+
+    return guarded  # type: ignore[return-value]

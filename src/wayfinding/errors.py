@@ -55,3 +55,22 @@ class IndexFormatError(FileFormatError):
 
 class IndexMismatchError(WayfindingError, ValueError):
     """A saved index was built for a different map than the one given."""
+
+
+class ConcurrentUseError(WayfindingError, RuntimeError):
+    """An object that holds per-query scratch (a :class:`~wayfinding.grid.GridSearch`, an
+    any-angle search, a dynamic planner, a sliced search...) was called from a second thread
+    while a call was still running on another; it changes nothing.  Use one such object per
+    thread."""
+
+
+class CorruptScratchError(WayfindingError, RuntimeError):
+    """A search's scratch holds an impossible state, such as a parent chain that loops (a
+    workspace written by two threads at once, or edited by hand)."""
+
+
+def brief(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters with an
+    ellipsis, so that a huge bad value (a 1 MB line of garbage) never lands in a message."""
+    text = repr(value[:limit + 1] if isinstance(value, str) else value)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"

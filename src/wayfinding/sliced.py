@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._scratch import SingleThread, exclusive
 from .errors import InvalidQueryError
 from .results import PathResult, SearchStats
 
@@ -38,17 +39,24 @@ def check_budget(max_expansions: Any, max_seconds: Any) -> None:
         raise InvalidQueryError(f"max_seconds {max_seconds!r} must be a number >= 0 or None")
 
 
-class SlicedSearch:
+class SlicedSearch(SingleThread):
     """A search run in slices; see the module docstring.
 
     ``run`` is a compiled search state (``advance(max_expansions, max_seconds) -> code``,
     ``counters``, named by ``counters``, and ``stale``); ``finish(found, stats)`` builds the
-    result; ``setup`` is the time spent making ``run``.
+    result; ``setup`` is the time spent making ``run``; ``owner``: the object whose scratch
+    ``run`` works in (its calls and this search's steps exclude each other across threads).
     A search whose answer is known without searching is made with :meth:`done`.
+
+    One thread at a time: a step while another thread steps it (or uses its owner) raises
+    :class:`~wayfinding.errors.ConcurrentUseError`.
     """
 
     def __init__(self, run: Any, finish: Callable[[bool, SearchStats], PathResult],
-                 algorithm: str, counters: tuple[str, ...], setup: float = 0.0):
+                 algorithm: str, counters: tuple[str, ...], setup: float = 0.0, *,
+                 owner: SingleThread | None = None):
+        if owner is not None:
+            self._busy = owner._busy  # type: ignore[attr-defined]
         self._run = run
         self._finish = finish
         self._counters = counters
@@ -68,6 +76,7 @@ class SlicedSearch:
         search.status = FOUND if result.found else FAILED
         return search
 
+    @exclusive
     def step(self, max_expansions: int | None = None,
              max_seconds: float | None = None) -> str:
         """Run on for at most ``max_expansions`` expansions and ``max_seconds`` seconds (no
@@ -97,6 +106,7 @@ class SlicedSearch:
         return SearchStats(elapsed=self._elapsed,
                            **dict(zip(self._counters, self._run.counters)))
 
+    @exclusive
     def result(self) -> PathResult:
         """The result once the search has ended; while it runs, a not-found result with the
         counters so far."""

@@ -15,3 +15,4 @@ cdef class Workspace:
     cdef IntVec ties
 
     cdef uint32_t begin(self)
+    cdef Py_ssize_t chain_length(self, int node) except -1

@@ -7,6 +7,7 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, uint32_t
 from libc.stdlib cimport free
 
+from ..errors import CorruptScratchError
 from ._heap cimport HeapItem, heap_free, heap_init
 
 cnp.import_array()
@@ -51,13 +52,37 @@ cdef class Workspace:
         self.ties.size = 0
         return 2 * self.generation
 
-    def path_to(self, int node):
-        """Flat indices from the query's start to ``node`` (which must have been reached)."""
+    @property
+    def parents(self):
+        """The parent of each node in the last query (-1: none), as a writable view on the
+        scratch (meaningful only for nodes that query reached)."""
+        return np.asarray(self.parent)
+
+    cdef Py_ssize_t chain_length(self, int node) except -1:
+        """Nodes on the parent chain from ``node`` back to the start (-1 ends it); the
+        walk is bounded by :attr:`size`: a chain that loops or leaves the scratch raises
+        :class:`~wayfinding.errors.CorruptScratchError`."""
         cdef Py_ssize_t n = 0
         cdef int v = node
         while v != -1:
+            if v < 0 or v >= self.size:
+                raise CorruptScratchError(
+                    f"parent chain from node {node} reaches node {v}, outside this "
+                    f"workspace of {self.size} nodes (the scratch was overwritten, e.g. by "
+                    f"two threads at once)")
             n += 1
+            if n > self.size:
+                raise CorruptScratchError(
+                    f"parent chain from node {node} does not end within {self.size} nodes: "
+                    f"it runs in a loop (the scratch was overwritten, e.g. by two threads "
+                    f"at once)")
             v = self.parent[v]
+        return n
+
+    def path_to(self, int node):
+        """Flat indices from the query's start to ``node`` (which must have been reached)."""
+        cdef Py_ssize_t n = self.chain_length(node)
+        cdef int v
         out = np.empty(n, dtype=np.int64)
         cdef long long[::1] o = out
         v = node
@@ -70,11 +95,8 @@ cdef class Workspace:
     def path_cells(self, int node, int width):
         """``(n, 2)`` int64 ``(x, y)`` cells from the query's start to ``node`` on a padded
         grid of row width ``width`` (the border is removed)."""
-        cdef Py_ssize_t n = 0
-        cdef int v = node
-        while v != -1:
-            n += 1
-            v = self.parent[v]
+        cdef Py_ssize_t n = self.chain_length(node)
+        cdef int v
         out = np.empty((n, 2), dtype=np.int64)
         cdef long long[:, ::1] o = out
         v = node

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _continuum
+from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from .flow import bilinear
@@ -85,7 +86,7 @@ class ContinuumParams:
         return round(self.alpha + self.beta / max(speed, self.min_speed), 12)
 
 
-class ContinuumField:
+class ContinuumField(SingleThread):
     """A group's continuum-crowd fields over ``grid`` (cells; its walls stay walls).
     :meth:`update` recomputes them all; the arrays are ``(H, W)``-shaped views indexed
     ``[y, x]`` (``speed`` and ``cost``: ``(4, H, W)``, directions +x, -x, +y, -y).
@@ -96,6 +97,9 @@ class ContinuumField:
     it is awake and its core idle: updates run back to back (a simulation stepping as fast
     as it can) gain about 15% from 128² cells up, while one update per frame with the core
     asleep in between can lose.  Results are identical.
+
+    The field keeps its update's working arrays: one thread at a time may update it (an
+    update while another thread's runs raises :class:`~wayfinding.errors.ConcurrentUseError`).
     """
 
     def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
@@ -169,6 +173,7 @@ class ContinuumField:
                                for a in (speed, cost))
         return self._maps
 
+    @exclusive
     def update(self, positions: Any, velocities: Any, goals: Any) -> None:
         """Recompute every field from the units' ``positions`` and ``velocities`` (``(n,
         2)``, cells; a cell's centre is at its (x, y)) towards ``goals`` (``(x, y)`` cells,

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _anyangle
+from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats
 from .grid import Grid
@@ -50,9 +51,10 @@ ANY_ANGLE = {
 }
 
 
-class AnyAngle:
+class AnyAngle(SingleThread):
     """Any-angle searches on one grid (uniform costs, ``no_corner_cutting``).  Holds its
-    search arrays: use one object per thread."""
+    search arrays: use one object per thread (a search while another thread's runs raises
+    :class:`~wayfinding.errors.ConcurrentUseError`)."""
 
     def __init__(self, grid: Grid):
         if not isinstance(grid, Grid):
@@ -83,6 +85,7 @@ class AnyAngle:
         return len(p) > 0 and all(self.line_of_sight(p[i], p[i + 1])
                                   for i in range(len(p) - 1))
 
+    @exclusive
     def find_path(self, start: Any, goal: Any, *, algo: str = "theta") -> PathResult:
         """The any-angle path between the centres of cells ``start`` and ``goal`` by method
         ``algo`` (a name of :data:`ANY_ANGLE`).  ``path``: ``(k, 2)`` float64 corners (cell

@@ -6,6 +6,9 @@ AD* (Likhachev et al.) answer first with an inflated heuristic (a path within ``
 times the optimum) and improve it round by round within a budget per call (``plan``),
 reusing their work; AD* also repairs and follows the agent.
 
+A planner keeps its search between calls: one thread at a time (a call while another
+thread's runs raises :class:`~wayfinding.errors.ConcurrentUseError`).
+
 On a grid the nodes are cells (``y * W + x``) and every pair of neighbouring cells has an
 edge whose cost follows the grid's diagonal rule and the current cell costs, so blocking
 or freeing a cell (``update_costs({(x, y): cost})``, ``inf`` blocks) changes only costs.
@@ -34,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _incremental
+from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
 from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
 from ..results import PathResult, SearchStats
@@ -189,7 +193,7 @@ def _csr(n: int, keys: np.ndarray, other: np.ndarray, ids: np.ndarray):
     return ptr, other[order].astype(np.int32), ids[order].astype(np.int64)
 
 
-class _Incremental:
+class _Incremental(SingleThread):
     backward = False
 
     def __init__(self, world: Any, start: Any, goal: Any):
@@ -219,6 +223,7 @@ class _Incremental:
         core.target = s
         self.start = s
 
+    @exclusive
     def update_costs(self, changes: Any) -> None:
         """Change edge costs (see the module); the next :meth:`replan` repairs the search."""
         floor = self._e.apply(changes, self._core, self.backward)
@@ -227,6 +232,7 @@ class _Incremental:
             self._core.h_scale = floor
             self._core.reset_keys()
 
+    @exclusive
     def replan(self) -> PathResult:
         """Repair the search and return the current shortest path (start to goal); its
         cost is the sum of its edges' costs."""
@@ -276,6 +282,7 @@ class _Anytime(_Incremental):
         return AnytimePath(self._e.path(_NO_NODES), math.inf, False, SearchStats(),
                            self._name())
 
+    @exclusive
     def restart(self, start: Any, goal: Any) -> None:
         """A new search on the same world (the arrays are reused), at ``epsilon0``."""
         self.start = self._e.node(start, "start")
@@ -286,6 +293,7 @@ class _Anytime(_Incremental):
         self._done = False
         self._best = self._empty()
 
+    @exclusive
     def update_costs(self, changes: Any) -> None:
         """Change edge costs; the repair runs as a new round at the current epsilon."""
         super().update_costs(changes)
@@ -295,6 +303,7 @@ class _Anytime(_Incremental):
         self._core.next_round(self._core.eps)
         self._done = False
 
+    @exclusive
     def plan(self, *, max_expansions: int | None = None,
              max_seconds: float | None = None) -> AnytimePath:
         """Work within the budget (expansions and/or seconds; none: until optimal): finish
@@ -365,6 +374,7 @@ class ADStar(_Anytime):
 
     backward = True
 
+    @exclusive
     def move_start(self, start: Any) -> None:
         """The agent is now at ``start``."""
         self._move_target(start)
@@ -382,6 +392,7 @@ class DStarLite(_Incremental):
 
     backward = True
 
+    @exclusive
     def move_start(self, start: Any) -> None:
         """The agent is now at ``start`` (usually a step along the last path)."""
         self._move_target(start)

@@ -1,0 +1,226 @@
+"""Objects holding per-query scratch refuse a second thread while a call runs on another
+(ConcurrentUseError, nothing changed, the object still right afterwards), separate objects
+run side by side, and a workspace's parent-chain walk stops on a loop."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import wayfinding as wf
+from wayfinding.errors import ConcurrentUseError, CorruptScratchError, WayfindingError
+from wayfinding.fields.continuum import ContinuumField
+from wayfinding.grid import GridSearch
+from wayfinding.grid.anyangle import AnyAngle
+from wayfinding.search.incremental import ADStar, ARAStar
+
+SIDE = 120
+
+
+def _open_grid() -> wf.Grid:
+    """An open square with a wall across the middle, open at its far end."""
+    free = np.ones((SIDE, SIDE), dtype=bool)
+    free[SIDE // 2, : SIDE - 3] = False
+    return wf.Grid(free)
+
+
+GRID = _open_grid()
+START, GOAL = (0, 0), (0, SIDE - 1)
+UNITS = np.array([[10.5, 10.5], [50.5, 20.5], [90.5, 100.5]])
+
+
+def _path(r):
+    return r.found, round(r.cost, 9), np.asarray(r.path).tolist()
+
+
+def _sliced(search):
+    """Step a sliced search to its end and return its result."""
+    while search.step(max_expansions=500) == "running":
+        pass
+    return _path(search.result())
+
+
+def _planned(planner):
+    planner.restart(START, GOAL)
+    return _path(planner.plan())
+
+
+def _field(field):
+    field.update(UNITS, np.zeros_like(UNITS), [GOAL])
+    return field.potential.copy()
+
+
+# Each case: (make the object, one call on it, comparable answer of that call).
+CASES = {
+    "GridSearch": (lambda: GridSearch(GRID),
+                   lambda s: _path(s.find_path(START, GOAL))),
+    "GridSearch.distance_map": (lambda: GridSearch(GRID),
+                                lambda s: s.distance_map([START], method="dijkstra")),
+    "AnyAngle": (lambda: AnyAngle(GRID),
+                 lambda s: _path(s.find_path(START, GOAL, algo="theta"))),
+    "ARAStar": (lambda: ARAStar(GRID, START, GOAL), _planned),
+    "ADStar": (lambda: ADStar(GRID, START, GOAL), _planned),
+    "ContinuumField": (lambda: ContinuumField(GRID), _field),
+}
+
+
+def _same(a, b) -> bool:
+    return bool(np.array_equal(a, b)) if isinstance(a, np.ndarray) else a == b
+
+
+def _hammer(calls, *, rounds=None, seconds=5.0):
+    """Run ``calls[k]`` in a loop on thread k (``rounds`` times, or until one raises or
+    ``seconds`` pass); return ``(answers, errors)`` per thread.  No thread may hang."""
+    stop = threading.Event()
+    gate = threading.Barrier(len(calls))
+    answers = [[] for _ in calls]
+    errors = [None] * len(calls)
+
+    def loop(k):
+        gate.wait()
+        deadline = time.monotonic() + seconds
+        try:
+            while not stop.is_set() and time.monotonic() < deadline \
+                    and (rounds is None or len(answers[k]) < rounds):
+                answers[k].append(calls[k]())
+        except Exception as exc:
+            errors[k] = exc
+            stop.set()
+
+    threads = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=seconds + 20)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    return answers, errors
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_second_thread_at_once_is_refused(case):
+    make, call = CASES[case]
+    expected = call(make())
+    obj = make()
+    _, errors = _hammer([lambda: call(obj)] * 2)
+    refused = [e for e in errors if e is not None]
+    assert refused, "two threads used one object at once and neither was refused"
+    for e in refused:
+        assert isinstance(e, ConcurrentUseError) and isinstance(e, WayfindingError), e
+        assert type(obj).__name__ in str(e) and "per thread" in str(e)
+    assert _same(call(obj), expected)          # still answers right afterwards
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_call_while_another_thread_holds_it_changes_nothing(case):
+    make, call = CASES[case]
+    obj = make()
+    expected = call(obj)
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with obj._busy:                     # a call under way on another thread
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold, daemon=True)
+    t.start()
+    assert held.wait(10)
+    try:
+        with pytest.raises(ConcurrentUseError, match=type(obj).__name__):
+            call(obj)
+    finally:
+        release.set()
+        t.join(10)
+    assert _same(call(obj), expected)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_one_object_per_thread_runs_side_by_side(case):
+    make, call = CASES[case]
+    expected = call(make())
+    objs = [make(), make()]
+    answers, errors = _hammer([lambda o=o: call(o) for o in objs], rounds=3)
+    assert errors == [None, None]
+    assert all(_same(a, expected) for part in answers for a in part)
+    assert [len(part) for part in answers] == [3, 3]
+
+
+def test_sliced_search_is_refused_at_once():
+    make, call = CASES["GridSearch"]
+    expected = call(make())
+    search = GridSearch(GRID).start(START, GOAL)
+    _, errors = _hammer([lambda: search.step(max_expansions=50)] * 2)
+    assert any(isinstance(e, ConcurrentUseError) for e in errors), errors
+    assert all(e is None or isinstance(e, ConcurrentUseError) for e in errors), errors
+    assert "SlicedSearch" in str(next(e for e in errors if e is not None))
+    assert _sliced(search) == expected
+
+
+@pytest.mark.parametrize("caller", ["find_path", "step"])
+def test_sliced_search_shares_its_grid_search_guard(caller):
+    """A sliced search runs in its GridSearch's scratch: a step and a query on that
+    GridSearch exclude each other across threads."""
+    gs = GridSearch(GRID)
+    search = gs.start(START, GOAL)
+    other = {"find_path": lambda: gs.find_path(START, GOAL), "step": search.step}[caller]
+    held, release = threading.Event(), threading.Event()
+    holder = search if caller == "find_path" else gs
+
+    def hold():
+        with holder._busy:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold, daemon=True)
+    t.start()
+    assert held.wait(10)
+    try:
+        with pytest.raises(ConcurrentUseError):
+            other()
+    finally:
+        release.set()
+        t.join(10)
+    assert _sliced(search) == _path(GridSearch(GRID).find_path(START, GOAL))
+
+
+def test_find_paths_on_threads_still_works():
+    pairs = [(START, GOAL), ((5, 5), (100, 110)), ((SIDE - 1, 0), (0, SIDE - 1))] * 2
+    starts, goals = zip(*pairs)
+    one = wf.grid.find_paths(GRID, starts, goals)
+    two = wf.grid.find_paths(GRID, starts, goals, threads=2)
+    assert [_path(r) for r in two] == [_path(r) for r in one]
+
+
+# ---------------------------------------------------------------- parent-chain walks
+
+@pytest.mark.parametrize("walk", ["path_cells", "path_to"])
+@pytest.mark.parametrize("cycle", [[7], [7, 8], [7, 8, 9, 10]])
+def test_parent_chain_with_a_loop_raises(walk, cycle):
+    ws = wf.Workspace(16)
+    parents = ws.parents
+    parents[:] = -1
+    parents[3] = cycle[0]                      # 3 -> loop
+    for a, b in zip(cycle, cycle[1:] + cycle[:1]):
+        parents[a] = b
+    args = (3, 4) if walk == "path_cells" else (3,)
+    with pytest.raises(CorruptScratchError, match="loop"):
+        getattr(ws, walk)(*args)
+
+
+@pytest.mark.parametrize("walk", ["path_cells", "path_to"])
+def test_parent_chain_leaving_the_workspace_raises(walk):
+    ws = wf.Workspace(16)
+    ws.parents[:] = -1
+    ws.parents[3] = 99
+    args = (3, 4) if walk == "path_cells" else (3,)
+    with pytest.raises(CorruptScratchError, match="99"):
+        getattr(ws, walk)(*args)
+
+
+def test_parent_chain_walk_follows_a_good_chain():
+    ws = wf.Workspace(16)
+    ws.parents[:] = -1
+    ws.parents[[6, 10]] = [5, 6]             # 5 <- 6 <- 10, width 4 (padded)
+    assert ws.path_to(10).tolist() == [5, 6, 10]
+    assert ws.path_cells(10, 4).tolist() == [[0, 0], [1, 0], [1, 1]]
