@@ -7,8 +7,8 @@ import io
 import json
 import math
 import os
+import re
 import struct
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -17,25 +17,100 @@ from typing import Any
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename,
-    so a failure never leaves a half-written file."""
+    so a failure never leaves a half-written file.
+
+    The data is flushed to disk (``fsync``) before the rename, and the folder after it.  A
+    new file gets the mode ``0o666`` less the umask; an existing one keeps its mode.  The
+    temporary file is ``.<name>.<writer pid>.<8 hex digits>.tmp``: a save killed mid-write
+    leaves one behind, and the next save to the same file removes those whose writer process
+    is gone (POSIX; a live writer's are kept).
+    """
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+    _remove_stale_temporaries(target)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        fd, tmp = _create_temporary(target)
     except OSError as exc:  # name the file asked for, not the temporary one
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-        os.chmod(tmp, mode)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o777)
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    _sync_folder(target.parent)
     return target
+
+
+def _temporary_pattern(target: Path) -> re.Pattern[str]:
+    """Names of the temporary files of saves to ``target``; group 1 is the writer's pid."""
+    return re.compile(rf"\.{re.escape(target.name)}\.(\d+)\.[0-9a-f]{{8}}\.tmp")
+
+
+def _create_temporary(target: Path) -> tuple[int, str]:
+    """A new, empty temporary file for a save to ``target`` (created with mode 0o666, which
+    the umask reduces as for any new file), open for writing: ``(fd, path)``."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = str(target.parent / f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(target))
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Remove the temporary files that saves to ``target`` left behind when their writer
+    process died mid-write (POSIX, where a pid can be checked)."""
+    if os.name != "posix":
+        return
+    pattern = _temporary_pattern(target)
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        m = pattern.fullmatch(name)
+        if m is not None and not _process_alive(int(m.group(1))):
+            try:
+                os.unlink(target.parent / name)
+            except OSError:
+                pass
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (POSIX; one of another user counts as alive)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a rename in it) to disk, where the system allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
