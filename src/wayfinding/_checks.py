@@ -5,8 +5,9 @@ not that its values are sound.  Each index kind declares in ``_members`` the arr
 hold (and the most bytes each may take, checked before anything is decompressed) and checks
 every array in ``_restore`` with these helpers: dtype and shape, values in range, CSR
 pointers, finite non-negative costs, options of the right type and range.  Each raises
-:class:`IndexFormatError` naming the array or option and what is wrong (``Index.load`` adds
-the file); all checks are vectorised.
+:class:`FileFormatError` naming the array or option and what is wrong; the reader turns it
+into its own error with the file's name (``Index.load``: :class:`IndexFormatError`;
+``NavMesh.load``: :class:`NavMeshFormatError`).  All checks are vectorised.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import IndexFormatError
+from .errors import FileFormatError
 
 
 def array(arrays: Mapping[str, np.ndarray], name: str, dtype: Any,
@@ -29,11 +30,11 @@ def array(arrays: Mapping[str, np.ndarray], name: str, dtype: Any,
     text = "(" + ", ".join("n" if s is None else str(s) for s in shape) + \
         ("," if len(shape) == 1 else "") + ")"
     if a is None:
-        raise IndexFormatError(f"array {name!r} ({want} {text}) is missing")
+        raise FileFormatError(f"array {name!r} ({want} {text}) is missing")
     if not isinstance(a, np.ndarray) or a.dtype != want or a.ndim != len(shape) \
             or any(s is not None and s != t for s, t in zip(shape, a.shape, strict=True)):
         got = f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__
-        raise IndexFormatError(f"array {name!r} must be {want} of shape {text}, got {got}")
+        raise FileFormatError(f"array {name!r} must be {want} of shape {text}, got {got}")
     return np.ascontiguousarray(a)
 
 
@@ -48,7 +49,7 @@ def values_in(a: np.ndarray, name: str, lo: float, hi: float) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         bad = ~((a >= lo) & (a <= hi))
     if bad.any():
-        raise IndexFormatError(f"array {name!r} holds {name}{_first_bad(a, bad)}, outside "
+        raise FileFormatError(f"array {name!r} holds {name}{_first_bad(a, bad)}, outside "
                                f"{lo:g}..{hi:g}")
     return a
 
@@ -61,7 +62,7 @@ def costs(a: np.ndarray, name: str, *, inf: bool = False) -> np.ndarray:
         bad |= np.isinf(a)
     if bad.any():
         what = "non-negative" if inf else "finite and non-negative"
-        raise IndexFormatError(f"array {name!r} holds {name}{_first_bad(a, bad)}; costs must "
+        raise FileFormatError(f"array {name!r} holds {name}{_first_bad(a, bad)}; costs must "
                                f"be {what}")
     return a
 
@@ -72,12 +73,12 @@ def pointers(ptr: np.ndarray, name: str, total: int) -> np.ndarray:
     if len(ptr) == 0 or ptr[0] != 0 or ptr[-1] != total:
         first = int(ptr[0]) if len(ptr) else None
         last = int(ptr[-1]) if len(ptr) else None
-        raise IndexFormatError(f"CSR offsets {name!r} must run from 0 to {total}, got "
+        raise FileFormatError(f"CSR offsets {name!r} must run from 0 to {total}, got "
                                f"{first}..{last}")
     down = np.diff(ptr) < 0
     if down.any():
         i = int(np.argmax(down))
-        raise IndexFormatError(f"CSR offsets {name!r} decrease at [{i + 1}] "
+        raise FileFormatError(f"CSR offsets {name!r} decrease at [{i + 1}] "
                                f"({int(ptr[i])} then {int(ptr[i + 1])})")
     return ptr
 
@@ -85,7 +86,7 @@ def pointers(ptr: np.ndarray, name: str, total: int) -> np.ndarray:
 def equal(a: np.ndarray, expected: np.ndarray, name: str, what: str) -> np.ndarray:
     """Check that ``a`` equals ``expected`` (recomputed from the map); returns ``a``."""
     if a.shape != expected.shape or not np.array_equal(a, expected):
-        raise IndexFormatError(f"array {name!r} does not match {what}")
+        raise FileFormatError(f"array {name!r} does not match {what}")
     return a
 
 
@@ -94,7 +95,7 @@ def integer(value: Any, name: str, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < lo \
             or (hi is not None and value > hi):
         span = f">= {lo}" if hi is None else f"from {lo} to {hi}"
-        raise IndexFormatError(f"{name} {value!r} must be an integer {span}")
+        raise FileFormatError(f"{name} {value!r} must be an integer {span}")
     return value
 
 
@@ -103,7 +104,7 @@ def number(value: Any, name: str, *, positive: bool = False) -> float:
     when ``positive`` and >= 0 otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise IndexFormatError(f"{name} {value!r} must be a finite number "
+        raise FileFormatError(f"{name} {value!r} must be a finite number "
                                f"{'> 0' if positive else '>= 0'}")
     return float(value)
 
@@ -111,14 +112,14 @@ def number(value: Any, name: str, *, positive: bool = False) -> float:
 def option(options: Mapping[str, Any], name: str) -> Any:
     """``options[name]``, or an error naming the missing option."""
     if name not in options:
-        raise IndexFormatError(f"option {name!r} is missing")
+        raise FileFormatError(f"option {name!r} is missing")
     return options[name]
 
 
 def choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
     """Check that ``value`` is one of ``choices``; returns it."""
     if not isinstance(value, (str, int)) or isinstance(value, bool) or value not in choices:
-        raise IndexFormatError(f"{name} {value!r} must be one of "
+        raise FileFormatError(f"{name} {value!r} must be one of "
                                f"{', '.join(map(repr, choices))}")
     return value
 
@@ -136,7 +137,7 @@ def triangle(table: np.ndarray, name: str, src: np.ndarray, dst: np.ndarray,
             bad = row[dst] > reach + 1e-9 * reach
         if bad.any():
             e = int(np.argmax(bad))
-            raise IndexFormatError(
+            raise FileFormatError(
                 f"array {name!r} breaks the triangle inequality: {name}[{k}, {int(dst[e])}] = "
                 f"{row[dst[e]]!r} exceeds {name}[{k}, {int(src[e])}] = {row[src[e]]!r} plus "
                 f"the edge's cost {weight[e]!r}")

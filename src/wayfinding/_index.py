@@ -18,7 +18,7 @@ import numpy as np
 
 from ._checks import integer, number
 from ._io import NpzFile, atomic_write_bytes
-from .errors import IndexFormatError, IndexMismatchError
+from .errors import FileFormatError, IndexFormatError, IndexMismatchError
 
 MAGIC = "wayfinding-index"
 
@@ -115,8 +115,8 @@ class Index(ABC):
                 options = header["options"]
                 arrays = f.arrays(target._members(world, options))
             return target._restore(world, arrays, options, header["build_time"])
-        except IndexFormatError as exc:
-            if exc.path is not None:
+        except FileFormatError as exc:
+            if isinstance(exc, IndexFormatError) and exc.path is not None:
                 raise
             raise IndexFormatError(exc.reason, path) from None
 
@@ -182,5 +182,5 @@ def read_index_header(path: str | os.PathLike) -> dict[str, Any]:
     with NpzFile(path, IndexFormatError, "wayfinding index") as f:
         try:
             return _check_header(f.header())
-        except IndexFormatError as exc:
+        except FileFormatError as exc:
             raise IndexFormatError(exc.reason, path) from None

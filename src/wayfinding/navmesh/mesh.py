@@ -13,11 +13,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import _checks
+from .._arguments import allocation, choice, count, finite_points, positive_float, xy
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
-from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
+from ..errors import (
+    FileFormatError,
+    InvalidGeometryError,
+    InvalidQueryError,
+    NavMeshFormatError,
+    WayfindingError,
+)
 from ..geometry.buckets import box_buckets
-from ..geometry.obstacles import check_radius
 from ..geometry.predicates import check_coordinates
 from ..results import SearchStats
 from . import build as _build
@@ -30,6 +37,9 @@ MAX_VERTS = 6
 
 #: Format name and version of saved meshes.
 FORMAT, VERSION = "wayfinding-navmesh", 1
+
+#: The arrays of a saved mesh.
+_MEMBERS = ("vertices", "polygons", "sizes", "areas", "flags", "link_points", "link_polygons")
 
 
 @dataclass(frozen=True)
@@ -126,18 +136,14 @@ class NavMesh:
         each polygon lies wholly in one area (polygons may gain collinear corners where the
         pieces meet, beyond ``max_verts``).  Needs the ``[geometry]`` extra.
         """
-        if isinstance(max_verts, bool) or not isinstance(max_verts, int) or max_verts < 3:
-            raise InvalidGeometryError(f"max_verts {max_verts!r} must be an integer >= 3")
-        _check_length(radius, "radius")
-        _check_length(snap, "snap")
-        if isinstance(quad_segs, bool) or not isinstance(quad_segs, int) or quad_segs < 1:
-            raise InvalidGeometryError(f"quad_segs {quad_segs!r} must be an integer >= 1")
-        if method not in ("delaunay", "subtractive"):
-            raise InvalidGeometryError(f"method {method!r} must be 'delaunay' or "
-                                       "'subtractive'")
+        max_verts = count("max_verts", max_verts, min=3, error=InvalidGeometryError)
+        radius = positive_float("radius", radius, allow_zero=True, error=InvalidGeometryError)
+        snap = positive_float("snap", snap, allow_zero=True, error=InvalidGeometryError)
+        quad_segs = count("quad_segs", quad_segs, error=InvalidGeometryError)
+        choice("method", method, ("delaunay", "subtractive"), error=InvalidGeometryError)
         if cell is not None:
-            _check_length(cell, "cell")
-            if method != "subtractive" or cell == 0:
+            cell = positive_float("cell", cell, error=InvalidGeometryError)
+            if method != "subtractive":
                 raise InvalidGeometryError("cell > 0 goes with method='subtractive'")
         links = tuple(links)
         for i, link in enumerate(links):
@@ -146,7 +152,7 @@ class NavMesh:
                                            f"{type(link).__name__}")
         t0 = time.perf_counter()
         geom = _build.walkable_area(area, outline=outline, holes=holes)
-        geom = _build.eroded(geom, float(radius), quad_segs)
+        geom = _build.eroded(geom, radius, quad_segs)
         x0, y0, x1, y1 = geom.bounds
         tol = 0.0 if method == "delaunay" else 1e-9 * max(x1 - x0, y1 - y0, 1.0)
         pieces, piece_area, piece_flags = [], [], []
@@ -164,6 +170,8 @@ class NavMesh:
         verts, polys, kept = _subtractive.weld(pieces, tol,
                                                junctions=method != "delaunay" or len(parts) > 1)
         max_verts = max(max(len(p) for p in polys), max_verts if method == "delaunay" else 3)
+        allocation(f"a table of {len(polys)} polygons of max_verts {max_verts}",
+                   len(polys) * max_verts, error=InvalidGeometryError)
         table = np.full((len(polys), max_verts), -1, dtype=np.int32)
         sizes = np.array([len(p) for p in polys], dtype=np.int32)
         for i, p in enumerate(polys):
@@ -172,7 +180,7 @@ class NavMesh:
         flags = np.array(piece_flags, dtype=np.uint16)[kept]
         mesh = cls(verts, table, sizes, areas=areas, flags=flags)
         if links:
-            pts, owners = mesh._snap_links(links, float(snap))
+            pts, owners = mesh._snap_links(links, snap)
             mesh = cls(verts, table, sizes, areas=areas, flags=flags, links=links,
                        link_points=pts, link_polygons=owners)
         mesh.build_time = time.perf_counter() - t0
@@ -187,14 +195,12 @@ class NavMesh:
                 if p.shape != (2,):
                     raise InvalidGeometryError(f"links[{i}].{name} must be an (x, y) point")
                 ends.append(p)
-            if link.cost is not None and not (isinstance(link.cost, (int, float))
-                                              and math.isfinite(link.cost) and link.cost >= 0):
-                raise InvalidGeometryError(f"links[{i}].cost {link.cost!r} must be a finite "
-                                           "number >= 0")
-            if not (isinstance(link.area, int) and 0 <= link.area <= 255
-                    and isinstance(link.flags, int) and 0 <= link.flags <= 0xFFFF):
-                raise InvalidGeometryError(f"links[{i}]: area must be 0..255 and flags a "
-                                           "16-bit mask")
+            if link.cost is not None:
+                positive_float(f"links[{i}].cost", link.cost, allow_zero=True,
+                               error=InvalidGeometryError)
+            count(f"links[{i}].area", link.area, min=0, max=255, error=InvalidGeometryError)
+            count(f"links[{i}].flags", link.flags, min=0, max=0xFFFF,
+                  error=InvalidGeometryError)
         pts = np.array(ends)
         owners, snapped = self._nearest(pts, np.ones(self.num_polygons, np.uint8))
         far = np.hypot(*(snapped - pts).T) > snap
@@ -240,26 +246,40 @@ class NavMesh:
         """Read a mesh written by :meth:`save`; a malformed file raises
         :class:`NavMeshFormatError` naming it."""
         header, arrays = read_npz(path, FORMAT, VERSION, "navigation mesh",
-                                  NavMeshFormatError)
+                                  NavMeshFormatError, _MEMBERS)
         try:
-            v, p, n = arrays["vertices"], arrays["polygons"], arrays["sizes"]
+            v = _checks.array(arrays, "vertices", np.float64, (None, 2))
+            n = _checks.array(arrays, "sizes", np.int32, (None,))
             count = len(n)
-            ok = (v.ndim == 2 and v.shape[1] == 2 and np.isfinite(v).all()
-                  and p.ndim == 2 and p.shape[0] == count and p.shape[1] >= 3
-                  and ((n >= 3) & (n <= p.shape[1])).all()
-                  and p.min(initial=0) >= -1 and p.max(initial=0) < len(v)
-                  and arrays["areas"].shape == (count,) and arrays["flags"].shape == (count,)
-                  and len(header["links"]) == len(arrays["link_points"])
-                  == len(arrays["link_polygons"]))
-            links = tuple(OffMeshLink(tuple(pt[:2]), tuple(pt[2:]), **spec) for pt, spec in
-                          zip(arrays["link_points"].tolist(), header["links"], strict=True))
-        except (KeyError, TypeError, ValueError) as exc:
+            p = _checks.array(arrays, "polygons", np.int32, (count, None))
+            if not np.isfinite(v).all():
+                raise NavMeshFormatError("array 'vertices' holds NaN or infinity")
+            _checks.values_in(n, "sizes", 3, p.shape[1])
+            # Corners 0..size-1 of each polygon are vertex ids, the rest -1.
+            used = np.arange(p.shape[1])[None, :] < n[:, None]
+            _checks.values_in(p[used], "polygons (corners)", 0, len(v) - 1)
+            _checks.values_in(p[~used], "polygons (padding)", -1, -1)
+            areas = _checks.array(arrays, "areas", np.uint8, (count,))
+            flags = _checks.array(arrays, "flags", np.uint16, (count,))
+            points = _checks.array(arrays, "link_points", np.float64, (None, 4))
+            owners = _checks.array(arrays, "link_polygons", np.int32, (len(points), 2))
+            if not np.isfinite(points).all():
+                raise NavMeshFormatError("array 'link_points' holds NaN or infinity")
+            _checks.values_in(owners, "link_polygons", 0, count - 1)
+            specs = header.get("links")
+            if not isinstance(specs, list) or len(specs) != len(points) \
+                    or not all(isinstance(x, dict) for x in specs):
+                raise NavMeshFormatError(f"header links must be a list of {len(points)} link "
+                                       "descriptions")
+            links = tuple(OffMeshLink(tuple(pt[:2]), tuple(pt[2:]), **spec)
+                          for pt, spec in zip(points.tolist(), specs, strict=True))
+            build_time = _checks.number(header.get("build_time", 0.0), "build_time")
+        except FileFormatError as exc:
+            raise NavMeshFormatError(f"malformed navigation mesh: {exc.reason}", path) from None
+        except (TypeError, ValueError, WayfindingError) as exc:
             raise NavMeshFormatError(f"malformed navigation mesh ({exc})", path) from None
-        if not ok:
-            raise NavMeshFormatError("malformed navigation mesh (array shapes or ids)", path)
-        return cls(v, p, n, areas=arrays["areas"], flags=arrays["flags"], links=links,
-                   link_points=arrays["link_points"], link_polygons=arrays["link_polygons"],
-                   build_time=float(header.get("build_time", 0.0)))
+        return cls(v, p, n, areas=areas, flags=flags, links=links, link_points=points,
+                   link_polygons=owners, build_time=build_time)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -272,6 +292,7 @@ class NavMesh:
 
     def polygon(self, i: int) -> np.ndarray:
         """``(k, 2)`` corners of polygon ``i``, counter-clockwise."""
+        i = count("polygon", i, min=0, max=self.num_polygons - 1)
         return self.vertices[self.polygons[i, :self.sizes[i]]]
 
     def polygon_areas(self) -> np.ndarray:
@@ -330,12 +351,7 @@ class NavMesh:
         return bucket_index(self.vertices, self.polygons)
 
     def _points(self, points: Any, name: str) -> tuple[np.ndarray, bool]:
-        arr = np.asarray(points, dtype=np.float64) if not isinstance(points, str) else None
-        if arr is None or arr.ndim not in (1, 2) or arr.shape[-1] != 2:
-            raise InvalidQueryError(f"{name} must be an (x, y) point or an (n, 2) array")
-        if not np.isfinite(arr).all():
-            raise InvalidQueryError(f"{name} must be finite, got {points!r}")
-        return np.ascontiguousarray(np.atleast_2d(arr)), arr.ndim == 1
+        return finite_points(name, points)
 
     def locate(self, points: Any) -> Any:
         """The polygon containing each point (boundary included; lowest id when several),
@@ -426,14 +442,7 @@ class NavMesh:
                   ) -> tuple[int, np.ndarray, bool]:
         """The usable polygon holding a query point, the point, and whether it was moved
         there from off the mesh (or from an unusable polygon)."""
-        try:
-            x, y = point
-            x, y = float(x), float(y)
-        except (TypeError, ValueError):
-            raise InvalidQueryError(f"{name} must be one (x, y) point, got {point!r}") \
-                from None
-        if not (math.isfinite(x) and math.isfinite(y)):
-            raise InvalidQueryError(f"{name} must be finite, got {point!r}")
+        x, y = xy(name, point)
         poly = query.locate_one(x, y)
         if poly >= 0 and allowed[poly]:
             return poly, np.array([x, y]), False
@@ -514,18 +523,18 @@ class NavMesh:
                          filter: QueryFilter = DEFAULT_FILTER) -> _surface.WallDistance:
         """The nearest wall within ``radius`` of ``centre`` (on the mesh), searching the
         polygons connected to it."""
-        check_radius(radius)
+        radius = positive_float("radius", radius, allow_zero=True)
         poly, c, allowed = self._on_mesh(centre, "centre", filter)
-        return _surface.distance_to_wall(self, poly, c, float(radius), allowed)
+        return _surface.distance_to_wall(self, poly, c, radius, allowed)
 
     def polygons_in_circle(self, centre: Any, radius: float, *,
                            filter: QueryFilter = DEFAULT_FILTER
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The polygons reached from ``centre``'s polygon through portals within ``radius``
         of it: ids, parents (-1 for the first) and path costs, in order of cost."""
-        check_radius(radius)
+        radius = positive_float("radius", radius, allow_zero=True)
         poly, c, allowed = self._on_mesh(centre, "centre", filter)
-        return _surface.polygons_in_circle(self, poly, c, float(radius), allowed)
+        return _surface.polygons_in_circle(self, poly, c, radius, allowed)
 
     def random_point(self, rng: Any = None, *, centre: Any = None, radius: float | None = None,
                      filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float]]:
@@ -543,7 +552,7 @@ class NavMesh:
             return p, (float(pt[0]), float(pt[1]))
         if radius is None:
             raise InvalidQueryError("give a radius with the centre")
-        check_radius(radius)
+        radius = positive_float("radius", radius, allow_zero=True)
         polys, _, _ = self.polygons_in_circle(centre, radius, filter=filter)
         c = self._points(centre, "centre")[0][0]
         for _ in range(1000):
@@ -557,12 +566,6 @@ class NavMesh:
 def _ccw_angle(a: np.ndarray, b: np.ndarray) -> float:
     """The counter-clockwise angle from direction ``a`` to ``b``, in [0, 2 pi)."""
     return math.atan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1]) % (2 * math.pi)
-
-
-def _check_length(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value < 0:
-        raise InvalidGeometryError(f"{name} {value!r} must be a finite number >= 0")
 
 
 def _frozen(arr: np.ndarray) -> np.ndarray:
