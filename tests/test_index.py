@@ -284,3 +284,26 @@ def test_index_info_refuses_header_fields_of_the_wrong_type(saved, tmp_path, cap
     assert main(["index", "info", str(path)]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and field in err
+
+
+# ---------------------------------------------------------------- goal-bound checkpoints
+
+@pytest.mark.parametrize("fault", ["box beyond the map", "bomb", "done as ints"])
+def test_crafted_goal_bound_checkpoint_is_refused(saved, tmp_path, fault):
+    from wayfinding.grid import GoalBounds
+
+    grid = saved["goal_bounds"][0]
+    path = tmp_path / "gb.ckpt"
+    GoalBounds.build(grid, workers=1, progress=False, checkpoint=path)
+    header, arrays = read_members(path)
+    extra = []
+    if fault == "box beyond the map":
+        arrays["boxes"][:, 1] = [0, 500, 0, 1]
+    elif fault == "bomb":
+        del arrays["boxes"]
+        extra = [zip_bomb("boxes")]
+    else:
+        arrays["done"] = arrays["done"].astype(np.int64)
+    write_index(path, header, arrays, extra)
+    with pytest.raises(IndexFormatError, match="boxes|done"):
+        GoalBounds.build(grid, workers=1, progress=False, checkpoint=path)

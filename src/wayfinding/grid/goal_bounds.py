@@ -16,11 +16,11 @@ from __future__ import annotations
 import io
 import json
 import math
+import multiprocessing
 import os
 import sys
 import threading
 import time
-import zipfile
 from collections.abc import Generator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import closing
@@ -29,9 +29,15 @@ from typing import Any
 import numpy as np
 
 from .. import _checks
-from .._io import atomic_write_bytes
+from .._io import NpzFile, atomic_write_bytes
 from .._kernels import _canonical
-from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
+from ..errors import (
+    FileFormatError,
+    IndexFormatError,
+    IndexMismatchError,
+    InvalidGridError,
+    InvalidQueryError,
+)
 from ..progress import progress as progress_bar
 from ..results import PathResult
 from .grid import Grid
@@ -89,7 +95,7 @@ class GoalBounds(GridIndex):
         """Flood from every passable cell and grow the boxes.
 
         ``workers``: processes (default ``os.cpu_count()``; 1 runs in this process); the
-        result does not depend on it.  ``progress``: draw a progress bar on stderr (default:
+        result does not depend on it.  Workers end with the build, even one killed outright.  ``progress``: draw a progress bar on stderr (default:
         when stderr is a terminal).  ``checkpoint``: a file where finished sources are saved
         (atomically, at most every ``checkpoint_every`` seconds, on interruption and at the
         end); a build given an existing checkpoint resumes from it, and refuses one made for
@@ -155,18 +161,8 @@ class GoalBounds(GridIndex):
     @classmethod
     def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> GoalBounds:
-        boxes = _checks.array(arrays, "boxes", np.uint16,
-                              ((grid.height + 2) * (grid.width + 2), 8, 4))
-        # Each box is the empty box or lies inside the map with its ends in order.
-        empty = np.all(boxes == np.array([EMPTY, 0, EMPTY, 0], dtype=np.uint16), axis=2)
-        inside = (boxes[:, :, 0] <= boxes[:, :, 1]) & (boxes[:, :, 1] < grid.width) \
-            & (boxes[:, :, 2] <= boxes[:, :, 3]) & (boxes[:, :, 3] < grid.height)
-        bad = ~(empty | inside)
-        if bad.any():
-            u, d = np.argwhere(bad)[0]
-            raise IndexFormatError(
-                f"array 'boxes' holds boxes[{u}, {d}] = {boxes[u, d].tolist()}, neither the "
-                f"empty box nor a box inside the {grid.width}x{grid.height} map")
+        boxes = _check_boxes(_checks.array(arrays, "boxes", np.uint16,
+                                           ((grid.height + 2) * (grid.width + 2), 8, 4)), grid)
         return cls(grid, {"boxes": boxes}, options, build_time)
 
     def box(self, cell: Any, direction: int | str) -> tuple[int, int, int, int] | None:
@@ -204,9 +200,36 @@ def _run_chunk(context: tuple, sources: np.ndarray) -> tuple[np.ndarray, np.ndar
     return sources, rows
 
 
-def _init_worker(*context: Any) -> None:
+#: Seconds between a worker's checks that its build is still there.
+_WATCH_PERIOD = 0.2
+
+
+def _init_worker(owner: int, start_method: str, *context: Any) -> None:
     global _WORKER_CONTEXT
     _WORKER_CONTEXT = context
+    # A fork server, not the build, is the parent of a worker it started; it ends with
+    # the build.
+    _exit_with_parent(os.getppid() if start_method == "forkserver" else owner)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker process soon after ``parent`` goes away, even when it was killed
+    outright and no clean-up ran: a daemon thread watches for this process being handed to
+    another parent (POSIX), or waits on the parent's handle (Windows)."""
+    if os.name != "nt" and os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        if os.name == "nt":
+            origin = multiprocessing.parent_process()
+            if origin is not None:
+                origin.join()
+        else:
+            while os.getppid() == parent:
+                time.sleep(_WATCH_PERIOD)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="wayfinding-parent-watch", daemon=True).start()
 
 
 def _worker_chunk(sources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -222,8 +245,9 @@ def _solve(context: tuple, chunks: list[np.ndarray],
         for c in chunks:
             yield _run_chunk(context, c)
         return
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                               initargs=context)
+    mp = multiprocessing.get_context()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker,
+                               initargs=(os.getpid(), mp.get_start_method(), *context))
     try:
         futures = [pool.submit(_worker_chunk, c) for c in chunks]
         for fut in as_completed(futures):
@@ -241,27 +265,42 @@ def _write_checkpoint(path: str | os.PathLike, grid: Grid, boxes: np.ndarray,
     atomic_write_bytes(path, buf.getvalue())
 
 
+def _check_boxes(boxes: np.ndarray, grid: Grid) -> np.ndarray:
+    """Check that each box is the empty box or lies inside the map with its ends in order
+    (raises :class:`FileFormatError`); returns ``boxes``."""
+    empty = np.all(boxes == np.array([EMPTY, 0, EMPTY, 0], dtype=np.uint16), axis=2)
+    inside = (boxes[:, :, 0] <= boxes[:, :, 1]) & (boxes[:, :, 1] < grid.width) \
+        & (boxes[:, :, 2] <= boxes[:, :, 3]) & (boxes[:, :, 3] < grid.height)
+    bad = ~(empty | inside)
+    if bad.any():
+        u, d = np.argwhere(bad)[0]
+        raise FileFormatError(
+            f"array 'boxes' holds boxes[{u}, {d}] = {boxes[u, d].tolist()}, neither the "
+            f"empty box nor a box inside the {grid.width}x{grid.height} map")
+    return boxes
+
+
 def _read_checkpoint(path: str | os.PathLike,
                      grid: Grid) -> tuple[np.ndarray, np.ndarray, float]:
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            header = json.loads(str(data["__header__"]))
-            boxes, done = data["boxes"], data["done"]
-    except (ValueError, OSError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        raise IndexFormatError(f"is not a goal-bound checkpoint ({exc})", path) from None
-    if not isinstance(header, dict) or header.get("format") != _CHECKPOINT_MAGIC:
-        raise IndexFormatError("is not a goal-bound checkpoint", path)
-    if header.get("fingerprint") != grid.fingerprint:
-        raise IndexMismatchError(
-            f"{path}: the goal-bound checkpoint belongs to another map (shape "
-            f"{tuple(header.get('shape', ()))}, fingerprint "
-            f"{str(header.get('fingerprint'))[:12]}) than the one given (shape {grid.shape}, "
-            f"fingerprint {grid.fingerprint[:12]}); delete it or use another path")
     n = (grid.height + 2) * (grid.width + 2)
-    if boxes.dtype != np.uint16 or boxes.shape != (n, 8, 4) or done.dtype != bool \
-            or done.shape != (n,):
-        raise IndexFormatError("goal-bound checkpoint arrays have the wrong shape", path)
-    return np.ascontiguousarray(boxes), done.copy(), float(header.get("elapsed", 0.0))
+    with NpzFile(path, IndexFormatError, "goal-bound checkpoint") as f:
+        header = f.header()
+        if header.get("format") != _CHECKPOINT_MAGIC:
+            raise IndexFormatError("is not a goal-bound checkpoint", path)
+        if header.get("fingerprint") != grid.fingerprint:
+            raise IndexMismatchError(
+                f"{path}: the goal-bound checkpoint belongs to another map (shape "
+                f"{header.get('shape')}, fingerprint {str(header.get('fingerprint'))[:12]}) "
+                f"than the one given (shape {grid.shape}, fingerprint {grid.fingerprint[:12]});"
+                " delete it or use another path")
+        arrays = f.arrays({"boxes": 64 * n, "done": n})
+    try:
+        boxes = _check_boxes(_checks.array(arrays, "boxes", np.uint16, (n, 8, 4)), grid)
+        done = _checks.array(arrays, "done", np.bool_, (n,))
+        elapsed = _checks.number(header.get("elapsed", 0.0), "elapsed")
+    except FileFormatError as exc:
+        raise IndexFormatError(exc.reason, path) from None
+    return boxes.copy(), done.copy(), elapsed
 
 
 def _positive_int(value: Any, name: str) -> int:
