@@ -95,12 +95,13 @@ class GoalBounds(GridIndex):
         """Flood from every passable cell and grow the boxes.
 
         ``workers``: processes (default ``os.cpu_count()``; 1 runs in this process); the
-        result does not depend on it.  Workers end with the build, even one killed outright.  ``progress``: draw a progress bar on stderr (default:
-        when stderr is a terminal).  ``checkpoint``: a file where finished sources are saved
-        (atomically, at most every ``checkpoint_every`` seconds, on interruption and at the
-        end); a build given an existing checkpoint resumes from it, and refuses one made for
-        another map (:class:`IndexMismatchError`).  ``chunk`` (>= 1): sources per task.
-        Maps up to 65535 cells wide and high.
+        result does not depend on it; they end with the build, even one killed outright.
+        ``progress``: draw a progress bar on stderr (default: when stderr is a terminal).
+        ``checkpoint``: a file where finished sources are saved (atomically, at most every
+        ``checkpoint_every`` seconds, on interruption and at the end); a build given an
+        existing checkpoint resumes from it, and refuses one made for another map
+        (:class:`IndexMismatchError`).  ``chunk`` (>= 1): sources per task.  Maps up to
+        65535 cells wide and high.
         """
         if not isinstance(grid, Grid):
             raise InvalidGridError(f"goal bounds need a Grid, got {type(grid).__name__}")
