@@ -1,18 +1,25 @@
 """The ``wayfinding`` command line: path, scen, index, render, demo, world, navmesh.
 
-Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input.
+Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
+on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
+the output goes away (a closed pipe, as in ``wayfinding scen ... | head -1``; nothing more is
+written), as for a command stopped by SIGINT or SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from . import __version__
+from .cli_args import JSON_HELP, Parser, join_negative_pairs, positive_float, positive_int, to_json
 from .cli_crowd import add_crowd_parser
 from .cli_fields import add_fields_parser
+from .cli_generate import add_generate_parser
 from .cli_navmesh import add_navmesh_parser
 from .cli_world import add_world_parser
 from .errors import InvalidQueryError, WayfindingError
@@ -46,9 +53,9 @@ def _add_search_options(p: argparse.ArgumentParser, *, index: bool = True) -> No
                        "methods; what is not given is built (repeatable)")
     p.add_argument("--heuristic", choices=list(HEURISTIC_CODES), default=None,
                    help="heuristic (default octile; manhattan on 4-connected grids)")
-    p.add_argument("--weight", type=float, default=None,
+    p.add_argument("--weight", type=positive_float, default=None,
                    help="heuristic weight for weighted_astar (>= 1, default 2)")
-    p.add_argument("--agent-size", type=int, default=1,
+    p.add_argument("--agent-size", type=positive_int, default=1,
                    help="agent side in cells (default 1)")
 
 
@@ -64,14 +71,34 @@ def _load(args: argparse.Namespace):
     return read_map(args.map, diagonal=args.diagonal)
 
 
+def _check_index_method(args: argparse.Namespace) -> None:
+    """Refuse ``--index`` for a method that takes no index."""
+    if args.index and args.algo not in PREPROCESSED:
+        raise InvalidQueryError(f"--index {args.index[0]}: method {args.algo!r} takes no index "
+                                f"(only {', '.join(PREPROCESSED)} do)")
+
+
+def _indexes(args: argparse.Namespace, grid) -> list:
+    """The indexes ``--index`` names, loaded for ``grid``; each must be one the method uses."""
+    _check_index_method(args)
+    needs = PREPROCESSED[args.algo].needs if args.index else ()
+    indexes = [load_index(path, grid) for path in args.index]
+    for path, index in zip(args.index, indexes):
+        if not any(spec.matches(index) for spec in needs):
+            raise InvalidQueryError(
+                f"--index {path}: method {args.algo!r} does not use a {index.kind} index "
+                f"(it uses {', '.join(spec.name for spec in needs)})")
+    return indexes
+
+
 def _solver(args: argparse.Namespace, grid, **extra: Any):
     options = _search_options(args)
     algo = options.pop("algo")
-    indexes = [load_index(path, grid) for path in args.index]
-    return make_solver(grid, algo, indexes=indexes, **options, **extra)
+    return make_solver(grid, algo, indexes=_indexes(args, grid), **options, **extra)
 
 
 def cmd_path(args: argparse.Namespace) -> int:
+    _check_index_method(args)
     grid = _load(args)
     record = bool(args.render) and args.algo not in ("bidirectional", *PREPROCESSED,
                                                      *ANY_ANGLE)
@@ -83,7 +110,7 @@ def cmd_path(args: argparse.Namespace) -> int:
         shown = {"explored": r, "frontier": r} if record else {}
         save(args.render, grid, path=r, start=args.start, goal=args.goal, **shown)
     if args.json:
-        print(json.dumps({
+        print(to_json({
             "found": r.found, "cost": r.cost if r.found else None, "algorithm": r.algorithm,
             "path": r.path.tolist(), "expanded": r.stats.expanded,
             "generated": r.stats.generated, "elapsed_us": r.stats.elapsed * 1e6,
@@ -100,16 +127,16 @@ def cmd_path(args: argparse.Namespace) -> int:
 
 
 def cmd_scen(args: argparse.Namespace) -> int:
+    _check_index_method(args)
     scen = read_scen(args.scen)
     indexes = []
     if args.index:
-        grid = read_map(scen.find_map(search=args.maps or ()))
-        indexes = [load_index(path, grid) for path in args.index]
+        indexes = _indexes(args, read_map(scen.find_map(search=args.maps or ())))
     report = run_scenario(args.scen, sample=args.sample, maps=args.maps or (),
                           show_progress=not args.json and not args.quiet, scenario=scen,
                           indexes=indexes, **_search_options(args))
     if args.json:
-        print(json.dumps(report.as_dict()))
+        print(to_json(report.as_dict()))
     else:
         print(report.table())
         for w in report.worst:
@@ -187,9 +214,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="wayfinding", description="Pathfinding on grids: search, benchmark, render.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     diag = {"choices": [d.value for d in Diagonal], "default": "no_corner_cutting",
             "help": "diagonal rule (default no_corner_cutting, the Moving AI rule)"}
 
@@ -199,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", dest="goal", type=_cell, required=True, metavar="X,Y")
     p.add_argument("--diagonal", **diag)
     _add_search_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.add_argument("--render", metavar="OUT", help="also draw the search to OUT (.png/.svg)")
     p.set_defaults(run=cmd_path)
 
@@ -208,11 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
                        f"sample) and check each length. Algorithms: {_algo_help(METHODS)}.")
     s.add_argument("scen", help="a Moving AI .scen file")
     _add_search_options(s)
-    s.add_argument("--sample", type=int, default=None, metavar="N",
+    s.add_argument("--sample", type=positive_int, default=None, metavar="N",
                    help="solve an evenly spread sample of N problems")
     s.add_argument("--maps", action="append", metavar="DIR",
                    help="extra folder to look for the map in (repeatable)")
-    s.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(run=cmd_scen, diagonal="no_corner_cutting")
 
@@ -223,11 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("kind", choices=list(INDEX_SPECS), help="what to build")
     b.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save it")
     b.add_argument("--diagonal", **diag)
-    b.add_argument("--workers", type=int, default=None,
+    b.add_argument("--workers", type=positive_int, default=None,
                    help="goal_bounds: worker processes (default: all cores)")
     b.add_argument("--checkpoint", default=None, metavar="FILE",
                    help="goal_bounds: save progress here and resume from it")
-    b.add_argument("--pivots", type=int, default=None,
+    b.add_argument("--pivots", type=positive_int, default=None,
                    help="differential: number of pivots (default 8)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(run=cmd_index_build)
@@ -249,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_search_options(r, index=False)
     r.set_defaults(run=cmd_render)
 
-    d = sub.add_parser("demo", help="solve and draw the bundled Moving AI map; write a page")
+    d = sub.add_parser("demo", help="solve and draw generated maps; write a page")
     d.add_argument("--out", default="wayfinding-demo", help="output folder")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(run=cmd_demo)
@@ -257,18 +285,52 @@ def build_parser() -> argparse.ArgumentParser:
     add_navmesh_parser(sub)
     add_fields_parser(sub, _cell)
     add_crowd_parser(sub)
+    add_generate_parser(sub)
     return parser
 
 
+def _reason(exc: BaseException) -> str:
+    """One line for a failed command."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    elif isinstance(exc, MemoryError):
+        text = f"out of memory{f' ({exc})' if str(exc) else ''}"
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+def _interrupted(args: argparse.Namespace) -> str:
+    checkpoint = getattr(args, "checkpoint", None)
+    if checkpoint is not None and os.path.exists(checkpoint):
+        return (f"interrupted; the progress is saved in {checkpoint} (run the same command "
+                "to resume)")
+    return "interrupted"
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command line (default ``sys.argv[1:]``) and return its exit status."""
+    parser = build_parser()
+    args = parser.parse_args(join_negative_pairs(sys.argv[1:] if argv is None else argv))
+    if args.command is None:
+        parser.print_help()
+        return 0
     try:
-        return args.run(args)
-    except WayfindingError as exc:
-        print(f"wayfinding: error: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:
-        print(f"wayfinding: error: {exc}", file=sys.stderr)
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:
+        print(f"wayfinding: {_interrupted(args)}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader is gone: send what is left to /dev/null, so that the flush at exit
+        # does not fail too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+    except (WayfindingError, ImportError, OSError, MemoryError) as exc:
+        print(f"wayfinding: error: {_reason(exc)}", file=sys.stderr)
         return 2
 
 

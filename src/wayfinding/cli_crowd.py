@@ -3,9 +3,10 @@ model (ORCA by default), print its metrics and optionally write it as an animate
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
+
+from .cli_args import JSON_HELP, non_negative_int, positive_float, positive_int, to_json
 
 MODELS = ("orca", "rvo", "vo", "powerlaw", "anticipatory")
 
@@ -27,19 +28,19 @@ def add_crowd_parser(sub: Any) -> None:
     csub = c.add_subparsers(dest="crowd_command", required=True)
     r = csub.add_parser("run", help="run a scenario, print its metrics")
     r.add_argument("scenario", choices=sorted(SCENARIOS))
-    r.add_argument("--agents", type=int, default=None,
+    r.add_argument("--agents", type=positive_int, default=None,
                    help="agents (circle, bottleneck, one_way) or per side or stream (swap, "
                    "crossing_flows)")
-    r.add_argument("--angle", type=float, default=None,
+    r.add_argument("--angle", type=positive_float, default=None,
                    help="crossing angle in degrees (crossing, crossing_flows)")
-    r.add_argument("--width", type=float, default=None,
+    r.add_argument("--width", type=positive_float, default=None,
                    help="doorway or corridor width (bottleneck, one_way)")
     r.add_argument("--model", choices=sorted(MODELS), default="orca",
                    help="local avoidance (only orca takes the obstacles of blocks, "
                    "bottleneck and one_way)")
-    r.add_argument("--seed", type=int, default=0, help="preferred-velocity noise seed")
+    r.add_argument("--seed", type=non_negative_int, default=0, help="preferred-velocity noise seed")
     r.add_argument("--render", metavar="OUT.gif", help="write the run as an animated GIF")
-    r.add_argument("--json", action="store_true", help="print one JSON object")
+    r.add_argument("--json", action="store_true", help=JSON_HELP)
     r.set_defaults(run=cmd_run)
 
 
@@ -62,7 +63,7 @@ def cmd_run(args: Any) -> int:
     info = {"scenario": sc.name, "model": args.model, "agents": agents, **run.summary(),
             "seconds": round(elapsed, 2), "render": args.render}
     info = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in info.items()}
-    print(json.dumps(info) if args.json else
+    print(to_json(info) if args.json else
           f"{sc.name} ({args.model}): {run.completion:.0%} of {agents} agents arrived; half by "
           f"{info['t50']} s, 90% by {info['t90']} s; {info['collisions']} overlapping "
           f"pair-steps, deepest {info['max_penetration']}; path ratio {info['path_ratio']}"

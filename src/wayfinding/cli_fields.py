@@ -3,9 +3,10 @@ of the hybrid vector field's scenes and write it as an animated GIF."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
+
+from .cli_args import JSON_HELP, positive_float, positive_int, to_json
 
 SCENE_UNITS = {"lanes": 30, "congestion": 90, "maze": 20}
 
@@ -25,19 +26,20 @@ def add_fields_parser(sub: Any, cell: Any) -> None:
     p.add_argument("--order", type=int, choices=[1, 2], default=2,
                    help="fast-marching order (eikonal; default 2)")
     p.add_argument("--los", action="store_true", help="the line-of-sight pass (eikonal)")
-    p.add_argument("--every", type=int, default=None, metavar="N",
+    p.add_argument("--every", type=positive_int, default=None, metavar="N",
                    help="an arrow on every N-th cell (default: about 32 across)")
     p.add_argument("-o", "--output", action="append", required=True, metavar="OUT",
                    help="picture to write (.png or .svg; repeatable)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(run=cmd_flow)
     s = fsub.add_parser("scene", help="run a continuum-crowd scene")
     s.add_argument("scene", choices=SCENES)
-    s.add_argument("--units", type=int, default=None,
+    s.add_argument("--units", type=positive_int, default=None,
                    help="units per group (default: lanes 30, congestion 90, maze 20)")
-    s.add_argument("--seconds", type=float, default=120.0, help="time simulated (default 120)")
+    s.add_argument("--seconds", type=positive_float, default=120.0,
+                   help="time simulated (default 120)")
     s.add_argument("--render", metavar="OUT.gif", help="write the run as an animated GIF")
-    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(run=cmd_scene)
 
 
@@ -57,7 +59,7 @@ def cmd_flow(args: Any) -> int:
     reach = int((flow.codes < 255).sum())
     info = {"map": args.map, "goal": list(args.goal), "method": args.method,
             "reachable_cells": reach, "seconds": round(elapsed, 4), "outputs": args.output}
-    print(json.dumps(info) if args.json else
+    print(to_json(info) if args.json else
           f"{reach} cells flow to {args.goal} ({args.method}, {elapsed * 1e3:.1f} ms); "
           f"wrote {', '.join(args.output)}")
     return 0
@@ -77,7 +79,7 @@ def cmd_scene(args: Any) -> int:
             "completion": run.completion, "t50": run.arrival_time(0.5),
             "t90": run.arrival_time(0.9), "closest": round(run.closest, 3),
             "seconds": round(elapsed, 2), "render": args.render}
-    print(json.dumps(info) if args.json else
+    print(to_json(info) if args.json else
           f"{args.scene}: {run.completion:.0%} of {len(run.group)} units arrived; half by "
           f"{info['t50']:.1f} s, 90% by {info['t90']:.1f} s"
           + (f"; wrote {args.render}" if args.render else ""))

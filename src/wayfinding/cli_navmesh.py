@@ -5,11 +5,11 @@ file, save it, find paths on it and draw it."""
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from .cli_args import JSON_HELP, non_negative_float, positive_int, to_json
 from .cli_world import _point
 from .errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 
@@ -24,19 +24,19 @@ def add_navmesh_parser(sub: Any) -> None:
 
     def common(p: Any) -> None:
         p.add_argument("input", help=INPUTS)
-        p.add_argument("--radius", type=float, default=0.0,
+        p.add_argument("--radius", type=non_negative_float, default=0.0,
                        help="agent radius in world units (default 0): the mesh is built for "
                             "it, or with --clearance the path is found for it")
         p.add_argument("--clearance", action="store_true",
                        help="build a local clearance triangulation: one mesh for agents of "
                             "every radius")
-        p.add_argument("--max-verts", type=int, default=6,
+        p.add_argument("--max-verts", type=positive_int, default=6,
                        help="vertices per polygon at most (default 6)")
 
     b = nsub.add_parser("build", help="build a mesh and save it (.npz)")
     common(b)
     b.add_argument("-o", "--output", required=True, metavar="OUT.npz")
-    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.add_argument("--json", action="store_true", help=JSON_HELP)
     b.set_defaults(run=cmd_build)
     p = nsub.add_parser("path", help="find the path between two world points")
     common(p)
@@ -45,7 +45,7 @@ def add_navmesh_parser(sub: Any) -> None:
     p.add_argument("--exact", action="store_true",
                    help="also compute the exact shortest length (needs polygon input)")
     p.add_argument("-o", "--output", metavar="OUT.svg", help="draw the mesh and the path")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(run=cmd_path)
     r = nsub.add_parser("render", help="draw a mesh (SVG)")
     common(r)
@@ -110,7 +110,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     mesh.save(args.output)
     info = _summary(mesh) | {"output": args.output}
     if args.json:
-        print(json.dumps(info))
+        print(to_json(info))
     elif "triangles" in info:
         print(f"clearance mesh: {info['triangles']} triangles, {info['vertices']} vertices "
               f"({info['steiner']} Steiner), built in {info['build_s']:.3f} s -> "
@@ -158,7 +158,7 @@ def cmd_path(args: argparse.Namespace) -> int:
         save_world(args.output, mesh, path=r, start=start, goal=goal,
                    title=f"navmesh: {args.input}")
     if args.json:
-        print(json.dumps(info))
+        print(to_json(info))
         return 0
     snaps = [n for n, s in (("start", info.get("snapped_start")),
                             ("goal", info.get("snapped_goal"))) if s]

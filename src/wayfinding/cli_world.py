@@ -4,10 +4,17 @@ hex picture), optionally find a path between two world points, print a summary a
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
+from .cli_args import (
+    JSON_HELP,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    to_json,
+)
 from .errors import InvalidQueryError
 
 KINDS = ("waypoints", "dirichlet", "visibility", "roadmap", "hex")
@@ -35,23 +42,25 @@ def add_world_parser(sub: Any) -> None:
                    help="path start (world point)")
     w.add_argument("--to", dest="goal", type=_point, metavar="X,Y",
                    help="path goal (world point)")
-    w.add_argument("--radius", type=float, default=0.3,
+    w.add_argument("--radius", type=non_negative_float, default=0.3,
                    help="agent radius in world units (default 0.3)")
-    w.add_argument("--spacing", type=float, default=2.0,
+    w.add_argument("--spacing", type=positive_float, default=2.0,
                    help="waypoints/dirichlet: lattice step of the points (default 2)")
-    w.add_argument("--max-link", type=float, default=None,
+    w.add_argument("--max-link", type=positive_float, default=None,
                    help="longest link (default: 1.5 x spacing for waypoints, else none)")
     w.add_argument("--adjacency", choices=("auto", "exact", "raster"), default="auto",
                    help="dirichlet: how bordering domains are found (exact needs the "
                    "[geometry] extra; default auto = exact)")
-    w.add_argument("--samples", type=int, default=500, help="roadmap: samples (default 500)")
-    w.add_argument("--k", type=int, default=8, help="roadmap: neighbours (default 8)")
-    w.add_argument("--seed", type=int, default=0, help="roadmap: random seed (default 0)")
+    w.add_argument("--samples", type=positive_int, default=500,
+                   help="roadmap: samples (default 500)")
+    w.add_argument("--k", type=positive_int, default=8, help="roadmap: neighbours (default 8)")
+    w.add_argument("--seed", type=non_negative_int, default=0,
+                   help="roadmap: random seed (default 0)")
     w.add_argument("--layout", default="pointy", help="hex: pointy or flat (default pointy)")
-    w.add_argument("--size", type=float, default=1.0, help="hex: hex size (default 1)")
+    w.add_argument("--size", type=positive_float, default=1.0, help="hex: hex size (default 1)")
     w.add_argument("--algo", choices=("astar", "dijkstra"), default="astar")
     w.add_argument("-o", "--output", metavar="OUT.svg", help="draw the world (and path)")
-    w.add_argument("--json", action="store_true", help="print one JSON object")
+    w.add_argument("--json", action="store_true", help=JSON_HELP)
     w.set_defaults(run=cmd_world)
 
 
@@ -121,7 +130,7 @@ def cmd_world(args: argparse.Namespace) -> int:
                 else {"start": result.path[0], "goal": result.path[-1]} if result.found else {}
         save_world(args.output, world, path=result, title=f"{args.kind}: {args.map}", **ends)
     if args.json:
-        print(json.dumps(summary))
+        print(to_json(summary))
         return 0
     line = (f"{summary['kind']}: {summary['nodes']} nodes, {summary['edges']} edges, "
             f"built in {build:.3f} s")

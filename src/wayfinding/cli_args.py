@@ -1,0 +1,118 @@
+"""What every ``wayfinding`` command module shares: argument types that check numbers while
+the command line is parsed (a bad value is one line naming it and the reason, exit status
+2), negative coordinate pairs such as ``--from -1,2``, and strict JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+#: The largest integer an option takes (a count, a size or a seed): counts this large
+#: already exceed any memory, and it keeps huge values (10**30) away from numpy and the kernels.
+LARGEST_INT = 2**31 - 1
+
+#: Options whose value is a pair ``X,Y`` that may start with a minus sign.
+PAIR_OPTIONS = ("--from", "--to", "--distances-from")
+
+#: The help of every ``--json`` option.
+JSON_HELP = "print one JSON object (infinite and undefined numbers as null)"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: ``PROG: error: MESSAGE`` (exit 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _integer(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} must be an integer >= {least}")
+    if value > LARGEST_INT:
+        raise argparse.ArgumentTypeError(f"{value} is too large (at most {LARGEST_INT})")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer from 1 to :data:`LARGEST_INT`."""
+    return _integer(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    """An integer from 0 to :data:`LARGEST_INT`."""
+    return _integer(text, 0)
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text} must be a finite number")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0."""
+    value = _finite(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a number > 0")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0."""
+    value = _finite(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a number >= 0")
+    return value
+
+
+def join_negative_pairs(argv: Sequence[str]) -> list[str]:
+    """``--from -1,2`` as ``--from=-1,2``: argparse takes a value that starts with a minus
+    sign for an option unless it is a plain number, so a pair option and a following value
+    that starts with ``-`` and holds a comma are joined (up to a ``--``)."""
+    out: list[str] = []
+    args = list(argv)
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a == "--":
+            out.extend(args[k:])
+            break
+        if a in PAIR_OPTIONS and k + 1 < len(args) and args[k + 1].startswith("-") \
+                and "," in args[k + 1]:
+            out.append(f"{a}={args[k + 1]}")
+            k += 2
+            continue
+        out.append(a)
+        k += 1
+    return out
+
+
+def _nulled(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _nulled(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nulled(v) for v in value]
+    return value
+
+
+def to_json(value: Any) -> str:
+    """``value`` as strict JSON: infinite and NaN floats become null (JSON has neither)."""
+    return json.dumps(_nulled(value), allow_nan=False)
+
+
+__all__ = ["JSON_HELP", "LARGEST_INT", "PAIR_OPTIONS", "Parser", "join_negative_pairs",
+           "non_negative_float", "non_negative_int", "positive_float", "positive_int",
+           "to_json"]
