@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..errors import InvalidGridError
+from ..errors import InvalidGridError, brief
 
 #: The Moving AI benchmark rule: '.', 'G', 'S' passable at cost 1; '@', 'O', 'T', 'W' blocked.
 MOVINGAI_TERRAIN: Mapping[str, float] = {
@@ -19,20 +19,22 @@ ASCII_TERRAIN: Mapping[str, float] = {**MOVINGAI_TERRAIN, "#": math.inf}
 def make_terrain(base: Mapping[str, float], overrides: Mapping[str, float] | None) -> dict:
     """Merge ``overrides`` into ``base`` after checking every entry.
 
-    Keys are single printable, non-space characters; values are costs > 0 (``inf`` = blocked).
+    Keys are single printable, non-space ASCII characters (map rows are ASCII); values are
+    costs > 0 (``inf`` = blocked).
     """
     table = dict(base)
     for char, cost in (overrides or {}).items():
-        if not isinstance(char, str) or len(char) != 1 or not char.isprintable() \
-                or char.isspace():
-            raise InvalidGridError(f"terrain key {char!r} must be one printable character")
+        if not isinstance(char, str) or len(char) != 1 or not char.isascii() \
+                or not char.isprintable() or char.isspace():
+            raise InvalidGridError(
+                f"terrain key {brief(char)} must be one printable ASCII character (not a space)")
         try:
             value = float(cost)
-        except (TypeError, ValueError):
-            raise InvalidGridError(f"terrain cost for {char!r} is {cost!r}, not a number") \
-                from None
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidGridError(f"terrain cost for {char!r} is {brief(cost)}, not a "
+                                   f"number") from None
         if math.isnan(value) or value <= 0:
-            raise InvalidGridError(
-                f"terrain cost for {char!r} is {cost!r}; costs must be > 0 (inf = blocked)")
+            raise InvalidGridError(f"terrain cost for {char!r} is {brief(cost)}; costs must "
+                                   f"be > 0 (inf = blocked)")
         table[char] = value
     return table
