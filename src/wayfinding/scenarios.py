@@ -87,7 +87,8 @@ def run_scenario(path: str | Path, *, algo: str = "astar", sample: int | None = 
                  **options: Any) -> ScenarioReport:
     """Solve every problem of a ``.scen`` file (or an even sample of ``sample`` of them) with
     method ``algo`` (any name of :data:`~wayfinding.grid.methods.METHODS`) and compare each
-    length with the file's optimum (tolerance max(1e-3, 1e-5 x length)).
+    length with the file's optimum (within :attr:`Problem.tolerance`: the loosest of 1e-3,
+    1e-5 x the length and half a unit of the last digit the file printed).
 
     Preprocessed methods use the matching ``indexes`` given, or build what they need; the
     report then gives the preprocessing time and the indexes' memory.
@@ -140,6 +141,5 @@ def _valid(grid: Any, p: Problem, r: Any, paths: Any = None) -> bool:
     if len(path) == 0 or tuple(path[0]) != tuple(p.start) or tuple(path[-1]) != tuple(p.goal):
         return False
     steps = grid.path_cost(path)
-    tol = max(1e-3, 1e-5 * p.optimal)
     return math.isfinite(steps) and abs(steps - r.cost) <= 1e-6 * max(1.0, steps) \
-        and r.cost >= p.optimal - tol
+        and r.cost >= p.optimal - p.tolerance
