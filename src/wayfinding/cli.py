@@ -215,7 +215,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
-        prog="wayfinding", description="Pathfinding on grids: search, benchmark, render.")
+        prog="wayfinding", description="Pathfinding on grids: search, benchmark, render.",
+        epilog="Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad "
+        "input (one line on stderr), 130 when interrupted, 141 when the output pipe is closed.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     diag = {"choices": [d.value for d in Diagonal], "default": "no_corner_cutting",
