@@ -399,28 +399,26 @@ def _format_length(value: float) -> str:
     return text if float(text) == value else repr(value)
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def _unwritable(p: Problem) -> str | None:
     """Why ``p`` cannot be written as a line that :func:`read_scen` reads back, or None."""
     name = p.map
-    if not isinstance(name, str) or name.split() != [name] or _STRAY.search(name):
+    if not isinstance(name, str) or name.split() != [name]:
         return f"map name {brief(name)} must be text without spaces, tabs or line breaks"
     if not name.isascii():
         try:
             name.encode("utf-8")
         except UnicodeEncodeError:
             return f"map name {brief(name)} cannot be written as UTF-8"
-    for label, value in (("bucket", p.bucket), ("width", p.width), ("height", p.height)):
-        if not _is_int(value):
-            return f"{label} {brief(value)} is not an integer"
     for label, cell in (("start", p.start), ("goal", p.goal)):
-        if not isinstance(cell, (tuple, list, np.ndarray)) or len(cell) != 2 \
-                or not all(_is_int(v) for v in cell):
-            return f"{label} {brief(cell)} is not a cell of two integers"
-    if isinstance(p.optimal, bool) or not isinstance(p.optimal, (int, float, np.number)):
+        if not isinstance(cell, (tuple, list, np.ndarray)) or len(cell) != 2:
+            return f"{label} {brief(cell)} is not a cell (x, y)"
+    values = (p.bucket, p.width, p.height, *p.start, *p.goal)
+    if not {int}.issuperset(map(type, values)):  # else numpy integers, or not integers
+        for k, value in enumerate(values):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                return f"{_NUMBERS[k][1]} {brief(value)} is not an integer"
+    if type(p.optimal) is not float and (isinstance(p.optimal, bool) or
+                                         not isinstance(p.optimal, (int, np.number))):
         return f"optimal length {brief(p.optimal)} is not a number"
     return _fault(p.width, p.height, p.start, p.goal, p.optimal)
 
