@@ -44,9 +44,14 @@ INT64_MAX = 2**63 - 1
 #: The most cells, samples or polygon slots one build may allocate (each of them a few
 #: bytes to a few dozen): more is refused before anything is allocated.
 MAX_CELLS = 10**8
+#: The most pieces a build makes one by one in Python (cells of a cutting grid, polygons):
+#: more is refused before the first is made.
+MAX_PIECES = 10**6
 
 _REALS = (int, float, np.integer, np.floating)
 _INTS = (int, np.integer)
+_PLAIN = frozenset((float, int, np.float64))
+_BIG = 2.0**63     # NaN and infinities fail the comparisons against it
 
 
 def _interval(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
@@ -149,8 +154,49 @@ def finite_point(name: str, value: Any, dim: int = 2, *,
             arr = np.empty(0)
     if arr.shape != (dim,) or not np.isfinite(arr).all():
         axes = "(x, y)" if dim == 2 else "(x, y, z)" if dim == 3 else f"{dim}-d"
-        raise error(f"{name} {brief(value)} must be a finite {axes} point")
+        why = " (it holds NaN or infinity)" if arr.shape == (dim,) else ""
+        raise error(f"{name} {brief(value)} must be a finite {axes} point{why}")
     return arr
+
+
+def finite_points(name: str, value: Any, dim: int = 2, *,
+                  error: type[Exception] = InvalidQueryError) -> tuple[np.ndarray, bool]:
+    """One point or an ``(n, dim)`` array of them as a float64 ``(n, dim)`` array, and
+    whether one point was given, after checking that they are finite numbers (no bools,
+    strings or objects)."""
+    if isinstance(value, (tuple, list)) and any(
+            isinstance(v, (bool, np.bool_)) or isinstance(v, (tuple, list))
+            and any(isinstance(w, (bool, np.bool_)) for w in v) for v in value):
+        arr = np.empty(0)
+    else:
+        try:
+            arr = reals(name, value, error=error)
+        except error:
+            arr = np.empty(0)
+    if arr.ndim not in (1, 2) or arr.shape[-1] != dim:
+        axes = "(x, y)" if dim == 2 else "(x, y, z)" if dim == 3 else f"{dim}-d"
+        raise error(f"{name} {brief(value)} must be an {axes} point or an (n, {dim}) array "
+                    "of numbers")
+    if not np.isfinite(arr).all():
+        raise error(f"{name} {brief(value)} must be finite (it holds NaN or infinity)")
+    return np.ascontiguousarray(arr.reshape(-1, dim)), arr.ndim == 1
+
+
+def xy(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
+       ) -> tuple[float, float]:
+    """One finite ``(x, y)`` point as two floats: :func:`finite_point` with a fast path
+    for a tuple or list of two Python or numpy floats (or int64-sized ints), for per-query
+    use."""
+    if (type(value) is tuple or type(value) is list) and len(value) == 2:
+        x, y = value
+        if type(x) in _PLAIN and type(y) in _PLAIN and -_BIG < x < _BIG and -_BIG < y < _BIG:
+            return float(x), float(y)
+    elif type(value) is np.ndarray and value.shape == (2,) and value.dtype.char == "d":
+        x, y = value.tolist()
+        if -math.inf < x < math.inf and -math.inf < y < math.inf:
+            return x, y
+    x, y = finite_point(name, value, error=error).tolist()
+    return x, y
 
 
 def allocation(what: str, size: float, *, limit: int = MAX_CELLS,
@@ -159,5 +205,7 @@ def allocation(what: str, size: float, *, limit: int = MAX_CELLS,
     when that is more than ``limit`` (:data:`MAX_CELLS` unless given), before it
     allocates anything."""
     if not size <= limit:       # NaN refused too
+        which = "MAX_CELLS" if limit == MAX_CELLS else "MAX_PIECES" if limit == MAX_PIECES \
+            else f"{limit:g}"
         raise error(f"{what} would need {size:.3g} cells, more than the {limit:.0e} a build "
-                    "may allocate (wayfinding._arguments.MAX_CELLS)")
+                    f"may allocate (wayfinding._arguments.{which})")

@@ -4,7 +4,6 @@ symmetric; every input form gives the same mesh; bad input gets a clear error.""
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,11 +14,9 @@ from shapely.geometry import MultiPolygon, Polygon, box, mapping
 
 from wayfinding.errors import InvalidGeometryError
 from wayfinding.geometry import orient2d
-from wayfinding.grid import Grid, read_map
+from wayfinding.grid import Grid, generate
 from wayfinding.navmesh import NavMesh, walkable_area
 from wayfinding.navmesh.build import merge_convex, triangulate
-
-MAPS = Path(__file__).resolve().parent.parent / "data" / "movingai" / "maps"
 
 
 def check_mesh(mesh, area, max_verts=6, convex_tol=0.0):
@@ -103,7 +100,7 @@ def test_random_worlds_are_covered_exactly(area, max_verts):
 
 
 def test_merging_reduces_the_triangles():
-    grid = read_map(MAPS / "dao" / "arena.map")
+    grid = generate.caves(48, 48, fill=0.35, seed=2)
     area = walkable_area(grid)
     verts, tris = triangulate(area)
     polys = merge_convex(verts, tris, 6)
@@ -179,6 +176,54 @@ def test_bad_input(kwargs, match):
 def test_bad_options(kwargs, match):
     with pytest.raises(InvalidGeometryError, match=match):
         NavMesh.build(box(0, 0, 1, 1), **kwargs)
+
+
+SQUARE = {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]}
+
+
+def nested(depth, inner=None, wrap=lambda x: [x]):
+    out = [] if inner is None else inner
+    for _ in range(depth):
+        out = wrap(out)
+    return out
+
+
+@pytest.mark.parametrize("area", [
+    "[" * 10_000 + "]" * 10_000,
+    "{" + '"a":{' * 10_000 + "}" * 10_001,
+    {"type": "Polygon", "coordinates": nested(10_000)},
+    nested(10_000, SQUARE, lambda x: {"type": "Feature", "geometry": x}),
+    nested(10_000, SQUARE, lambda x: {"type": "FeatureCollection", "features": [x]}),
+    '{"type": 5}', {"type": 5}, '{"type": "Polygon", "coordinates": [[[0, 0], [1, 0]',
+    '{"type": "Polygon"', "{nonsense}", '{"type": "Polygon", "coordinates": 5}',
+    {"type": "Polygon", "coordinates": [[["a", "b"], [1, 0], [1, 1]]]},
+    {"type": "Polygon", "coordinates": [[[0, 0], [1, None], [1, 1]]]},
+    {"type": "Polygon", "coordinates": None},
+    {"type": "FeatureCollection", "features": 5},
+    {"type": "FeatureCollection", "features": [5]},
+    {"type": "Feature", "geometry": 5},
+    {"type": "MultiPolygon", "coordinates": [[[[0, 0]]]]},
+    "POLYGON " + "(" * 10_000 + "0 0, 1 0, 1 1, 0 0" + ")" * 10_000,
+    "POLYGON ((0 0, 1 0, banana))", "GARBAGE", "", "\x00\xff", "POLYGON EMPTY",
+    "POINT (nan nan)", "POLYGON ((0 0, 1e400 0, 1 1, 0 0))",
+    {"type": "Polygon", "coordinates": [[[0, 0], [1e400, 0], [1, 1], [0, 0]]]},
+    json.dumps({"type": "FeatureCollection", "features": [{"type": "Feature",
+                                                           "geometry": SQUARE}] * 2})[:-3],
+], ids=lambda a: a[:30] if isinstance(a, str) else None)
+def test_garbage_geometry_is_an_invalid_geometry_error(area):
+    with pytest.raises(InvalidGeometryError):
+        NavMesh.build(area)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"max_verts": 10**9}, "MAX_CELLS"),
+    ({"max_verts": 10**30}, "max_verts .* must be an integer >= 3"),
+    ({"method": "subtractive", "cell": 1e-6}, "MAX_PIECES"),
+    ({"radius": 0.1, "quad_segs": 10**8}, "MAX_CELLS"),
+])
+def test_absurd_sizes_are_refused_before_allocating(kwargs, match):
+    with pytest.raises(InvalidGeometryError, match=match):
+        NavMesh.build(box(0, 0, 10, 10), **kwargs)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

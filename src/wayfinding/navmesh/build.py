@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation
 from .._kernels._predicates import orient_xy
-from ..errors import InvalidGeometryError
+from ..errors import InvalidGeometryError, brief
 from ..geometry.predicates import check_coordinates, orient2d
 
 
@@ -75,14 +76,18 @@ def walkable_area(area: Any = None, *, outline: Any = None, holes: Any = ()) -> 
     elif isinstance(area, str):
         text = area.strip()
         if text.startswith("{"):
-            geom = _geojson(json.loads(text), shape)
+            try:
+                obj = json.loads(text)
+            except (ValueError, RecursionError) as exc:    # JSONDecodeError is a ValueError
+                raise InvalidGeometryError(f"cannot read GeoJSON: {str(exc)[:200]}") from None
+            geom = _nested_geojson(obj, shape)
         else:
             try:
                 geom = shapely.from_wkt(text)
             except Exception as exc:  # GEOS reports its own parse errors
                 raise InvalidGeometryError(f"cannot read WKT: {exc}") from None
     elif isinstance(area, dict):
-        geom = _geojson(area, shape)
+        geom = _nested_geojson(area, shape)
     elif isinstance(area, (Polygon, MultiPolygon)):
         geom = area
     else:
@@ -100,24 +105,41 @@ def walkable_area(area: Any = None, *, outline: Any = None, holes: Any = ()) -> 
     return geom
 
 
+def _nested_geojson(obj: Any, shape: Any) -> Any:
+    """:func:`_geojson`, refusing features nested deep enough to exhaust the stack."""
+    try:
+        return _geojson(obj, shape)
+    except RecursionError:
+        raise InvalidGeometryError("the GeoJSON is nested too deeply") from None
+
+
 def _geojson(obj: Any, shape: Any) -> Any:
+    """A GeoJSON mapping as a shapely geometry; every malformed input (wrong types, ragged
+    or non-numeric coordinates, nesting deep enough to exhaust the stack) raises
+    :class:`InvalidGeometryError`."""
+    from shapely.errors import ShapelyError
     from shapely.ops import unary_union
 
     kind = obj.get("type") if isinstance(obj, dict) else None
     if kind == "FeatureCollection":
-        parts = [_geojson(f, shape) for f in obj.get("features", [])]
+        features = obj.get("features")
+        if not isinstance(features, list):
+            raise InvalidGeometryError(f"the GeoJSON FeatureCollection's features must be a "
+                                       f"list, got {type(features).__name__}")
+        parts = [_geojson(f, shape) for f in features]
         if not parts:
             raise InvalidGeometryError("the GeoJSON FeatureCollection has no features")
         return unary_union(parts)
     if kind == "Feature":
         return _geojson(obj.get("geometry") or {}, shape)
     if kind not in ("Polygon", "MultiPolygon"):
-        raise InvalidGeometryError(f"GeoJSON type {kind!r} is not a Polygon, MultiPolygon, "
-                                   "Feature or FeatureCollection")
+        raise InvalidGeometryError(f"GeoJSON type {brief(kind)} is not a Polygon, "
+                                   "MultiPolygon, Feature or FeatureCollection")
     try:
         return shape(obj)
-    except (ValueError, TypeError, KeyError, IndexError) as exc:
-        raise InvalidGeometryError(f"malformed GeoJSON {kind}: {exc}") from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,
+            ShapelyError) as exc:
+        raise InvalidGeometryError(f"malformed GeoJSON {kind}: {str(exc)[:200]}") from None
 
 
 def _grid_area(grid: Any) -> Any:
@@ -143,6 +165,9 @@ def eroded(area: Any, radius: float, quad_segs: int = 4) -> Any:
 
     if radius == 0:
         return area
+    corners = int(shapely.get_num_coordinates(area))
+    allocation(f"round joins of {quad_segs} chords per quarter circle at {corners} corners",
+               4 * quad_segs * corners, error=InvalidGeometryError)
     out = shapely.make_valid(area.buffer(-radius, quad_segs=quad_segs))
     polys = [g for g in getattr(out, "geoms", [out]) if isinstance(g, Polygon) and
              not g.is_empty]

@@ -20,10 +20,13 @@ neighbour's edge.  They are welded by inserting such vertices into the neighbour
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from .._arguments import MAX_PIECES, allocation
+from ..errors import InvalidGeometryError
 from ..geometry.predicates import orient2d
 from . import build as _build
 
@@ -92,6 +95,9 @@ def subtractive_pieces(area: Any, cell: float | None = None) -> list[np.ndarray]
     x0, y0, x1, y1 = area.bounds
     tiny = 1e-12 * max(x1 - x0, y1 - y0, 1.0) ** 2
     if cell is not None:
+        allocation(f"a subtractive grid of cell {cell:g} over {x1 - x0:g} x {y1 - y0:g}",
+                   math.ceil((x1 - x0) / cell) * math.ceil((y1 - y0) / cell),
+                   limit=MAX_PIECES, error=InvalidGeometryError)
         grid = []
         for gx in np.arange(x0, x1, cell):
             for gy in np.arange(y0, y1, cell):
