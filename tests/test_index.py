@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -150,12 +151,19 @@ def test_truncated_file_is_refused(saved, tmp_path, cut):
     _refused(saved, "jps_plus", path)
 
 
-def test_member_that_is_not_npy_is_refused(saved, tmp_path):
+_BROKEN_NPY = b"\x93NUMPY\x01\x00\x1e\x00{'descr': '<i2', 'shape': (9,  \n"
+
+
+@pytest.mark.parametrize("name,data", [("notes.txt", b"hello"), ("dist.npy", _BROKEN_NPY),
+                                       ("dist.npy", b"\x93NUMPY\x07\x00"),
+                                       ("dist.npy", b"")])
+def test_member_that_is_no_readable_npy_is_refused(saved, tmp_path, name, data):
     header, arrays = read_members(saved["jps_plus"][2])
+    del arrays["dist"]
     members = [stored("__header__", np.array(json.dumps(header)))]
     members += [stored(k, v) for k, v in arrays.items()]
-    members.append(("notes.txt", b"hello", 5, 0, 0))
-    _refused(saved, "jps_plus", write_zip(tmp_path / "x.npz", members), "notes.txt")
+    members.append((name, data, len(data), zlib.crc32(data), 0))
+    _refused(saved, "jps_plus", write_zip(tmp_path / "x.npz", members), name.split(".")[0])
 
 
 # ---------------------------------------------------------------- values out of range

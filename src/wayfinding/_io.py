@@ -9,6 +9,7 @@ import math
 import os
 import re
 import struct
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -174,9 +175,10 @@ MAX_HEADER_BYTES = 1 << 24
 #: come near it.
 MAX_RATIO = 64
 
-_CAUGHT = (OSError, EOFError, ValueError, KeyError, TypeError, OverflowError, RuntimeError,
-           NotImplementedError, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error,
-           struct.error)
+#: What zipfile and numpy's .npy header parser raise on damaged input.
+_CAUGHT = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, OverflowError,
+           RuntimeError, NotImplementedError, SyntaxError, tokenize.TokenError,
+           zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, struct.error)
 
 
 class NpzFile:
@@ -243,8 +245,9 @@ class NpzFile:
         import numpy as np
 
         info = self._infos[name]
-        fp = self._zip.open(info)
+        fp = None
         try:
+            fp = self._zip.open(info)
             major, minor = np.lib.format.read_magic(fp)
             if (major, minor) == (1, 0):
                 shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
@@ -260,7 +263,8 @@ class NpzFile:
                 raise ValueError(f"the zip declares {info.file_size} bytes but its .npy "
                                  f"header gives {fp.tell() + nbytes}")
         except _CAUGHT as exc:
-            fp.close()
+            if fp is not None:
+                fp.close()
             raise self._fail(f"array {name!r} is unreadable ({exc})") from None
         return fp, dtype, shape, fortran, nbytes
 

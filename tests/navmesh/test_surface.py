@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import shapely
 from shapely.geometry import LineString, Point, Polygon, box
+from shapely.ops import nearest_points
 from test_query import random_world, sample_points
 
 from wayfinding.errors import InvalidQueryError
@@ -69,6 +70,28 @@ def test_move_along_surface(world):
     hall = NavMesh.build(box(0, 0, 20, 12).difference(box(9, 2, 11, 10)))
     p, _ = hall.move_along_surface((8.5, 6), (9.5, 6.5))
     assert p == pytest.approx((9.0, 6.5))
+
+
+@pytest.mark.parametrize("target", [
+    (12.0, 3.0), (3.0, 1.5), (1e9, 1.0), (1e12, 1.0), (1e15, 5.0), (-3e13, -2e13),
+    (1e300, 1e300), (2.0, -1e200),
+])
+def test_move_along_surface_toward_a_far_target(target):
+    # A target farther than the mesh's bounding-box diagonal is first brought to that
+    # distance along the same line, where the nearest wall point is well defined in floats.
+    area = box(0, 0, 10, 10).difference(box(4, 4, 6, 6))
+    mesh = NavMesh.build(area)
+    start = np.array([1.0, 1.0])
+    x0, y0, x1, y1 = area.bounds
+    reach = math.hypot(x1 - x0, y1 - y0)
+    d = np.subtract(target, start)
+    near = start + d * min(1.0, reach / np.hypot(*d))
+    p, _ = mesh.move_along_surface(start, target)
+    if area.covers(LineString([start, near])):
+        assert p == tuple(near)
+    else:
+        expect = nearest_points(area.boundary, Point(near))[0]
+        assert p == pytest.approx((expect.x, expect.y), abs=1e-9)
 
 
 def test_polygons_in_circle(world):

@@ -350,6 +350,11 @@ class NavMesh:
     def _buckets(self) -> tuple[Any, ...]:
         return bucket_index(self.vertices, self.polygons)
 
+    @cached_property
+    def reach(self) -> float:
+        """The diagonal of the vertices' bounding box: no move on the mesh is longer."""
+        return float(np.hypot(*np.ptp(self.vertices, axis=0))) if len(self.vertices) else 0.0
+
     def _points(self, points: Any, name: str) -> tuple[np.ndarray, bool]:
         return finite_points(name, points)
 
@@ -513,7 +518,11 @@ class NavMesh:
         frame): the polygons searched are those reached through portals within half the
         move's length of its midpoint (as Detour's ``moveAlongSurface``); the result is the
         target when one of them holds it, else the nearest point on their walls.  Returns
-        that point and the polygons searched."""
+        that point and the polygons searched.
+
+        A target farther from ``start`` than :attr:`reach` (the mesh's bounding-box
+        diagonal) is first brought to that distance along the same line: far beyond the
+        mesh, distances to its walls would differ by less than their rounding."""
         poly, s, allowed = self._on_mesh(start, "start", filter)
         t, _ = self._points(target, "target")
         p, visited = _surface.move_along_surface(self, poly, s, t[0], allowed)

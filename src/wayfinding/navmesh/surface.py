@@ -94,7 +94,13 @@ def move_along_surface(mesh: Any, start_poly: int, start: np.ndarray, target: np
     """The point nearest ``target`` reachable from ``start`` by sliding: the polygons
     searched are those reached through portals within half the move's length of its
     midpoint; the result is the target when one of them holds it, else the nearest point on
-    their walls."""
+    their walls.  A target farther than ``mesh.reach`` is first brought to that distance
+    along the same line."""
+    d = target - start
+    far = max(abs(d[0]), abs(d[1]))
+    if far > mesh.reach:     # scaled first: the length of d itself may overflow
+        u = d / far
+        target = start + u * (mesh.reach / math.hypot(*u))
     mid = 0.5 * (start + target)
     radius = 0.5 * math.hypot(*(target - start)) + 1e-9
     best, best_d = start.copy(), math.hypot(*(target - start))
