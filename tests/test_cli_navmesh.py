@@ -2,15 +2,14 @@
 bad input exits with status 2 and a message."""
 
 import json
-from pathlib import Path
 
 import pytest
 from shapely.geometry import box, mapping
 
 from wayfinding.cli import main
+from wayfinding.grid import generate, write_map
 from wayfinding.navmesh import ClearanceMesh, NavMesh
 
-MAPS = Path(__file__).resolve().parent / "data" / "movingai" / "maps"
 AREA = box(0, 0, 20, 12).difference(box(9, 2, 11, 10))
 
 
@@ -33,7 +32,8 @@ def test_build_path_render(tmp_path, capsys):
     geo = tmp_path / "hall.geojson"
     geo.write_text(json.dumps(mapping(AREA)))
     assert main(["navmesh", "render", str(geo), "-o", str(tmp_path / "r.svg")]) == 0
-    assert main(["navmesh", "render", str(MAPS / "dao" / "arena.map"), "--radius", "0.3",
+    cave = write_map(generate.caves(48, 48, fill=0.35, seed=2), tmp_path / "cave.map")
+    assert main(["navmesh", "render", str(cave), "--radius", "0.3",
                  "-o", str(tmp_path / "a.svg")]) == 0
     assert (tmp_path / "a.svg").read_text().count('class="polygon"') > 20
 

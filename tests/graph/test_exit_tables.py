@@ -1,7 +1,6 @@
 """Tiled exit tables: every route valid and terminating, "no route" exactly when
 unreachable, one-way edges respected, length ratio to Dijkstra measured."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,10 +11,11 @@ from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQuery
 from wayfinding.graph.csr import CSRGraph, GraphIndex
 from wayfinding.graph.exit_tables import CSRExitTables
 from wayfinding.graph.tables import table_bytes
-from wayfinding.grid import Grid, read_map
+from wayfinding.grid import Grid, generate
 
 scipy_csgraph = pytest.importorskip("scipy.sparse.csgraph")
-DATA = Path(__file__).resolve().parent.parent / "data" / "movingai" / "maps"
+#: A small open cave, as the 4.8 measurements' arena.
+ARENA = generate.caves(48, 48, fill=0.35, seed=2)
 
 
 def geometric_graph(seed, n=60, directed=True, one_way=0.3):
@@ -122,7 +122,7 @@ def test_components_are_strongly_connected_sets():
 
 
 def test_arena_routes_and_sizes(tmp_path):
-    grid = read_map(DATA / "dao" / "arena.map")
+    grid = ARENA
     g = CSRGraph.from_grid(grid)
     et = CSRExitTables.build(g, tile_size=8.0)
     sizes = et.table_sizes()
@@ -146,7 +146,7 @@ def test_arena_routes_and_sizes(tmp_path):
 
 def test_more_levels_shrink_the_top_table(tmp_path):
     # 4.8: the tables shrink from 2 to 3 levels and barely change from 3 to 4.
-    g = CSRGraph.from_grid(read_map(DATA / "dao" / "arena.map"))
+    g = CSRGraph.from_grid(ARENA)
     sizes = {lv: CSRExitTables.build(g, tile_size=4.0, levels=lv).table_sizes()
              for lv in (2, 3, 4)}
     assert sizes[3]["top"] < sizes[2]["top"] / 10 and sizes[4]["top"] < sizes[3]["top"]
