@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .cli_args import non_negative_float, non_negative_int, positive_int
+
 KINDS = ("caves", "rooms", "maze", "random", "city")
 
 
@@ -19,19 +21,19 @@ def add_generate_parser(sub: Any) -> None:
     g.add_argument("kind", choices=KINDS, help="caves (cellular automaton), rooms (rooms and "
                    "corridors), maze, random (obstacles at a density), city (blocks and streets)")
     g.add_argument("output", metavar="OUT.map", help="the map file to write")
-    g.add_argument("--width", type=int, default=256, help="columns (default 256)")
-    g.add_argument("--height", type=int, default=256, help="rows (default 256)")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    g.add_argument("--density", type=float, default=0.25,
+    g.add_argument("--width", type=positive_int, default=256, help="columns (default 256)")
+    g.add_argument("--height", type=positive_int, default=256, help="rows (default 256)")
+    g.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
+    g.add_argument("--density", type=non_negative_float, default=0.25,
                    help="random: probability that a cell is blocked (default 0.25)")
-    g.add_argument("--fill", type=float, default=0.45,
+    g.add_argument("--fill", type=non_negative_float, default=0.45,
                    help="caves: initial rock probability (default 0.45)")
-    g.add_argument("--corridor", type=int, default=1,
+    g.add_argument("--corridor", type=positive_int, default=1,
                    help="maze and rooms: corridor width in cells (default 1)")
-    g.add_argument("--rooms", type=int, default=12, help="rooms: how many (default 12)")
-    g.add_argument("--per-bucket", type=int, default=10,
+    g.add_argument("--rooms", type=positive_int, default=12, help="rooms: how many (default 12)")
+    g.add_argument("--per-bucket", type=positive_int, default=10,
                    help="problems per bucket in the scenario (default 10)")
-    g.add_argument("--problems", type=int, default=None,
+    g.add_argument("--problems", type=positive_int, default=None,
                    help="stop the scenario after this many problems (default: fill every "
                    "bucket)")
     g.add_argument("--no-scen", action="store_true", help="write the map only")
