@@ -127,13 +127,19 @@ def choice(name: str, value: Any, options: Iterable[Any], *,
 
 def reals(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
           ) -> np.ndarray:
-    """``value`` as a float64 array after checking that it holds numbers: no bools,
-    strings, None or other objects (integers beyond the float range included).  Shapes and
+    """``value`` as a float64 array after checking that it holds numbers: no bools (also
+    among the numbers of a tuple or list, or of its tuples or lists), strings, None or
+    other objects (nor integers beyond int64, which numpy keeps as objects).  Shapes and
     finiteness are the caller's to check."""
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError):     # ragged sequences
-        arr = np.empty(0, dtype=object)
+    if isinstance(value, (tuple, list)) and any(
+            isinstance(v, (bool, np.bool_)) or isinstance(v, (tuple, list))
+            and any(isinstance(w, (bool, np.bool_)) for w in v) for v in value):
+        arr = np.empty(0, dtype=bool)
+    else:
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):     # ragged sequences
+            arr = np.empty(0, dtype=object)
     if arr.dtype.kind in "iuf":
         return arr.astype(np.float64, copy=False)
     raise error(f"{name} {brief(value)} must be numbers"
@@ -144,14 +150,10 @@ def finite_point(name: str, value: Any, dim: int = 2, *,
                  error: type[Exception] = InvalidQueryError) -> np.ndarray:
     """``value`` as a float64 array of shape ``(dim,)`` after checking that it holds
     ``dim`` finite numbers (none of them a bool)."""
-    if isinstance(value, (tuple, list)) and any(isinstance(v, (bool, np.bool_))
-                                                for v in value):
+    try:
+        arr = reals(name, value, error=error)
+    except error:
         arr = np.empty(0)
-    else:
-        try:
-            arr = reals(name, value, error=error)
-        except error:
-            arr = np.empty(0)
     if arr.shape != (dim,) or not np.isfinite(arr).all():
         axes = "(x, y)" if dim == 2 else "(x, y, z)" if dim == 3 else f"{dim}-d"
         why = " (it holds NaN or infinity)" if arr.shape == (dim,) else ""
@@ -164,15 +166,10 @@ def finite_points(name: str, value: Any, dim: int = 2, *,
     """One point or an ``(n, dim)`` array of them as a float64 ``(n, dim)`` array, and
     whether one point was given, after checking that they are finite numbers (no bools,
     strings or objects)."""
-    if isinstance(value, (tuple, list)) and any(
-            isinstance(v, (bool, np.bool_)) or isinstance(v, (tuple, list))
-            and any(isinstance(w, (bool, np.bool_)) for w in v) for v in value):
+    try:
+        arr = reals(name, value, error=error)
+    except error:
         arr = np.empty(0)
-    else:
-        try:
-            arr = reals(name, value, error=error)
-        except error:
-            arr = np.empty(0)
     if arr.ndim not in (1, 2) or arr.shape[-1] != dim:
         axes = "(x, y)" if dim == 2 else "(x, y, z)" if dim == 3 else f"{dim}-d"
         raise error(f"{name} {brief(value)} must be an {axes} point or an (n, {dim}) array "

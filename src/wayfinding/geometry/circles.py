@@ -6,6 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._arguments import choice, positive_float, xy
+from ..errors import InvalidGeometryError
+
 Pt = tuple[float, float]
 
 
@@ -20,7 +23,22 @@ def circle_tangent(c0: Any, s0: int, r0: float, c1: Any, s1: int, r1: float, *,
 
     >>> circle_tangent((0, 0), 1, 1.0, (4, 0), 1, 1.0)[2:]       # both left turns: below
     ((0.0, -1.0), (4.0, -1.0))
+
+    Centres must be finite points, sides +1 or -1, radii finite and >= 0
+    (:class:`~wayfinding.errors.InvalidGeometryError` otherwise).
     """
+    c0 = xy("c0", c0, error=InvalidGeometryError)
+    c1 = xy("c1", c1, error=InvalidGeometryError)
+    s0 = choice("side s0", s0, (1, -1), error=InvalidGeometryError)
+    s1 = choice("side s1", s1, (1, -1), error=InvalidGeometryError)
+    r0 = positive_float("r0", r0, allow_zero=True, error=InvalidGeometryError)
+    r1 = positive_float("r1", r1, allow_zero=True, error=InvalidGeometryError)
+    return tangent(c0, s0, r0, c1, s1, r1, clamp=clamp)
+
+
+def tangent(c0: Any, s0: int, r0: float, c1: Any, s1: int, r1: float, *,
+            clamp: bool = False) -> tuple[float, float, Pt, Pt] | None:
+    """:func:`circle_tangent` without its checks, for callers that made them."""
     dx, dy = float(c1[0]) - float(c0[0]), float(c1[1]) - float(c0[1])
     ll = dx * dx + dy * dy
     k = s1 * r1 - s0 * r0

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import finite_point, positive_float, reals
 from ..errors import InvalidGridError, InvalidQueryError
 
 #: Absolute tolerance in world units of every clearance comparison.
@@ -50,7 +51,7 @@ class Obstacles:
     def __init__(self, polygons: Iterable[Any] = ()):
         polys = []
         for i, raw in enumerate(polygons):
-            poly = np.array(raw, dtype=np.float64)
+            poly = np.array(reals(f"polygon {i}", raw, error=InvalidGridError))
             if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
                 raise InvalidGridError(
                     f"polygon {i} must be an (k, 2) array with k >= 3, got shape {poly.shape}")
@@ -279,11 +280,7 @@ def blocked_rectangles(blocked: np.ndarray) -> np.ndarray:
 def as_points(values: Any, name: str) -> np.ndarray:
     """``values`` as an ``(m, 2)`` float64 array of finite points (a single ``(2,)`` point
     becomes ``(1, 2)``); raises :class:`InvalidQueryError` naming the bad value."""
-    try:
-        arr = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"{name} {values!r} is not an array of (x, y) points") \
-            from None
+    arr = np.array(reals(name, values))
     if arr.ndim == 1 and arr.shape == (2,):
         arr = arr[None]
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -297,24 +294,12 @@ def as_points(values: Any, name: str) -> np.ndarray:
 def as_point(value: Any, name: str) -> np.ndarray:
     """``value`` as one finite ``(x, y)`` float64 point; raises :class:`InvalidQueryError`
     naming it otherwise."""
-    try:
-        p = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"{name} must be an (x, y) point, got {value!r}") from None
-    if p.shape != (2,) or not np.isfinite(p).all():
-        raise InvalidQueryError(f"{name} must be a finite (x, y) point, got {value!r}")
-    return p
+    return finite_point(name, value)
 
 
 def check_radius(radius: Any) -> float:
     """A validated agent radius (finite, >= 0) as a float."""
-    try:
-        r = float(radius)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"radius {radius!r} is not a number") from None
-    if not np.isfinite(r) or r < 0:
-        raise InvalidQueryError(f"radius {radius!r} must be finite and >= 0")
-    return r
+    return positive_float("radius", radius, allow_zero=True)
 
 
 def _signed_area(poly: np.ndarray) -> float:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import reals
 from .._kernels import _predicates
 from ..errors import InvalidGeometryError
 
@@ -31,10 +32,7 @@ MIN_COORD = 2.0**-100
 def check_coordinates(values: Any, name: str = "coordinates") -> np.ndarray:
     """``values`` as float64, refusing NaN, infinities and magnitudes outside the exact range
     (0, or [:data:`MIN_COORD`, :data:`MAX_COORD`])."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidGeometryError(f"{name} must be numbers, got {values!r}") from None
+    arr = reals(name, values, error=InvalidGeometryError)
     mag = np.abs(arr)
     bad = ~np.isfinite(arr) | (mag > MAX_COORD) | ((mag < MIN_COORD) & (mag != 0))
     if bad.any():

@@ -35,7 +35,7 @@ import numpy as np
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
 from ..errors import InvalidQueryError, NavMeshFormatError
-from ..geometry.circles import circle_tangent
+from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point, check_radius
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
@@ -337,8 +337,8 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
         return p if node[0] == -1 else q if node[0] == -2 else verts[node[0]]
 
     def direction(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float]:
-        ux, uy, _, _ = circle_tangent(centre(a), a[1], r if a[0] >= 0 else 0.0,
-                                      centre(b), b[1], r if b[0] >= 0 else 0.0, clamp=True)
+        ux, uy, _, _ = tangent(centre(a), a[1], r if a[0] >= 0 else 0.0,
+                               centre(b), b[1], r if b[0] >= 0 else 0.0, clamp=True)
         return ux, uy
 
     def cross(u: tuple[float, float], w: tuple[float, float]) -> float:
@@ -348,9 +348,8 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
         # Tangent directions from a circle are no rays from one point: a node whose
         # direction crosses a funnel side may still be reached past that side's circle
         # (the segment ends short of it, or passes it on its own side and clear).
-        _, _, a, b = circle_tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
-                                    centre(node), node[1], r if node[0] >= 0 else 0.0,
-                                    clamp=True)
+        _, _, a, b = tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
+                             centre(node), node[1], r if node[0] >= 0 else 0.0, clamp=True)
         c = centre(side)
         dx, dy = b[0] - a[0], b[1] - a[1]
         dd = dx * dx + dy * dy
@@ -420,8 +419,8 @@ def _legs(verts: list[Pt], p: Pt, q: Pt, nodes: list[tuple[int, int]], r: float
     """The tangent segments between consecutive nodes."""
     centres = [p if v == -1 else q if v == -2 else verts[v] for v, _ in nodes]
     radii = [0.0 if v < 0 else r for v, _ in nodes]
-    return [circle_tangent(centres[i], nodes[i][1], radii[i], centres[i + 1], nodes[i + 1][1],
-                           radii[i + 1], clamp=True)[2:] for i in range(len(nodes) - 1)]
+    return [tangent(centres[i], nodes[i][1], radii[i], centres[i + 1], nodes[i + 1][1],
+                    radii[i + 1], clamp=True)[2:] for i in range(len(nodes) - 1)]
 
 
 def _sweep(verts: list[Pt], node: tuple[int, int], arrive: Pt, leave: Pt) -> float:

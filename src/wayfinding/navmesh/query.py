@@ -3,15 +3,16 @@ query filter, point location, nearest point on the mesh, A* over polygons and th
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from .._arguments import count, positive_float
 from .._kernels import _navmesh
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 
 #: Corner flags of a straight path (as Detour's): its first point, its last point, and the
@@ -34,15 +35,13 @@ class QueryFilter:
 
     def __post_init__(self) -> None:
         for name in ("include", "exclude"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 0xFFFF:
-                raise InvalidQueryError(f"{name} {v!r} must be a 16-bit flag mask")
+            count(f"{name} (a 16-bit flag mask)", getattr(self, name), min=0, max=0xFFFF)
+        if not isinstance(self.costs, Mapping):
+            raise InvalidQueryError(f"costs {brief(self.costs)} must be a mapping of area ids "
+                                    "to cost multipliers")
         for area, cost in self.costs.items():
-            if isinstance(area, bool) or not isinstance(area, int) or not 0 <= area <= 255:
-                raise InvalidQueryError(f"area id {area!r} must be an integer 0..255")
-            if not isinstance(cost, (int, float)) or math.isnan(cost) or cost <= 0:
-                raise InvalidQueryError(f"cost {cost!r} of area {area} must be > 0 (inf "
-                                        "forbids the area)")
+            count("area id", area, min=0, max=255)
+            positive_float(f"area {area}'s cost", cost, allow_inf=True)
 
     @cached_property
     def key(self) -> tuple[Any, ...]:

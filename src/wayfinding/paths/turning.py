@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import positive_float
 from ..errors import InvalidQueryError
-from ..geometry.circles import circle_tangent
+from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point
 
 #: Turning sides: +1 left (counter-clockwise), -1 right (clockwise).
@@ -67,18 +68,15 @@ def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
     pose to itself is the empty path)."""
     p, q = as_point(start, "start"), as_point(goal, "goal")
     d, e = _unit(heading, "heading"), _unit(goal_heading, "goal_heading")
-    if isinstance(radius, bool) or not isinstance(radius, (int, float)) \
-            or not math.isfinite(radius) or radius <= 0:
-        raise InvalidQueryError(f"radius {radius!r} must be a positive number")
-    r = float(radius)
+    r = positive_float("radius", radius)
     best: TurningPath | None = None
     for sides in ("LL", "LR", "RL", "RR"):
         s1, s2 = SIDES[sides[0]], SIDES[sides[1]]
         c1 = p + s1 * r * np.array([-d[1], d[0]])
         c2 = q + s2 * r * np.array([-e[1], e[0]])
-        tangent = circle_tangent(c1, s1, r, c2, s2, r)
-        if tangent is not None:
-            a, b = np.array(tangent[2]), np.array(tangent[3])
+        leg = tangent(c1, s1, r, c2, s2, r)
+        if leg is not None:
+            a, b = np.array(leg[2]), np.array(leg[3])
         elif s1 == s2 and np.array_equal(c1, c2):
             a = b = q             # one circle through both poses: just the arc between
         else:
