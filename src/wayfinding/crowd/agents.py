@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation, count, finite_point, positive_float, reals
 from .._kernels import _neighbours
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 
 _FIELDS = (("position", 2), ("velocity", 2), ("goal", 2), ("radius", 0), ("max_speed", 0),
            ("max_accel", 0), ("group", 0))
@@ -96,9 +97,11 @@ class Crowd:
     def row(self, agent: int) -> int:
         """The row of agent ``agent`` in the arrays (rows change when agents are removed)."""
         try:
-            return self._slot[agent]
+            if type(agent) is not bool:     # True would be agent 1
+                return self._slot[agent]
         except (KeyError, TypeError):
-            raise InvalidQueryError(f"no agent {agent!r} in this crowd") from None
+            pass
+        raise InvalidQueryError(f"no agent {brief(agent)} in this crowd")
 
     def position_of(self, agent: int) -> np.ndarray:
         return self.position[self.row(agent)].copy()
@@ -154,10 +157,15 @@ class Crowd:
         ``max_neighbours``): ``(rows, counts)``, ``rows`` ``(n, count)`` in row numbers,
         nearest first (ties to the lower row), -1 past ``counts``."""
         k = self.max_neighbours if count is None else check_count(count, "count")
+        allocation(f"neighbour lists of {self._n} agents x {k}", self._n * k)
         d = self.neighbour_dist if distance is None else distance
-        ranges = np.broadcast_to(np.asarray(d, dtype=np.float64), (self._n,))
-        if not (np.isfinite(ranges).all() and (ranges > 0).all()):
-            raise InvalidQueryError(f"distance {distance!r} must be > 0 and finite")
+        try:
+            ranges = np.broadcast_to(reals("distance", d), (self._n,))
+        except ValueError:      # shapes that do not broadcast
+            ranges = np.empty(0)
+        if len(ranges) != self._n or not (np.isfinite(ranges).all() and (ranges > 0).all()):
+            raise InvalidQueryError(f"distance {brief(distance)} must be > 0 and finite: a "
+                                    f"number or one per agent ({self._n})")
         rows = np.empty((self._n, k), dtype=np.int32)
         counts = _neighbours.nearest(np.ascontiguousarray(self.position),
                                      np.ascontiguousarray(ranges), k, rows,
@@ -192,8 +200,8 @@ class Crowd:
         if value is None:
             return self.preferred_velocity(check_number(dt, "dt"))
         try:
-            v = np.array(value, dtype=np.float64)
-        except (TypeError, ValueError):
+            v = np.array(reals(name, value))
+        except InvalidQueryError:
             v = np.empty(0)
         if v.shape != (self._n, 2) or not np.isfinite(v).all():
             raise InvalidQueryError(f"{name} must be a finite ({self._n}, 2) array")
@@ -220,31 +228,17 @@ class Crowd:
 
 
 def _point(value: Any, name: str) -> np.ndarray:
-    try:
-        p = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        p = np.empty(0)
-    if p.shape != (2,) or not np.isfinite(p).all():
-        raise InvalidQueryError(f"{name} {value!r} must be a finite (x, y) pair")
-    return p
+    return finite_point(name, value)
 
 
 def check_number(value: Any, name: str, *, zero: bool = False, infinite: bool = False
                  ) -> float:
     """``value`` as a float > 0 (>= 0 with ``zero``; inf allowed with ``infinite``), else a
-    clear error naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or math.isnan(value) or (math.isinf(value) and not infinite) \
-            or value < 0 or (value == 0 and not zero):
-        raise InvalidQueryError(f"{name} {value!r} must be a number > 0"
-                                + (" (or 0)" if zero else "") + (" (inf allowed)" if infinite
-                                                                 else ""))
-    return float(value)
+    clear error naming it (:func:`wayfinding._arguments.positive_float`)."""
+    return positive_float(name, value, allow_zero=zero, allow_inf=infinite)
 
 
 def check_count(value: Any, name: str, *, zero: bool = False) -> int:
-    """``value`` as an int >= 1 (>= 0 with ``zero``), else a clear error naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or value < (0 if zero else 1):
-        raise InvalidQueryError(f"{name} {value!r} must be an integer >= {0 if zero else 1}")
-    return int(value)
+    """``value`` as an int >= 1 (>= 0 with ``zero``), else a clear error naming it
+    (:func:`wayfinding._arguments.count`)."""
+    return count(name, value, min=0 if zero else 1)
