@@ -33,7 +33,7 @@ from ..geometry import Obstacles
 from ..geometry.buckets import box_buckets
 from ..grid import Grid
 from ..navmesh import NavMesh
-from .agents import Crowd, check_number
+from .agents import Crowd, check_count, check_number
 
 
 class ORCA:
@@ -58,8 +58,10 @@ class ORCA:
                  obstacles: Any = ()):
         self.time_horizon = check_number(time_horizon, "time_horizon")
         self.time_horizon_obst = check_number(time_horizon_obst, "time_horizon_obst")
-        self.neighbour_dist = neighbour_dist
-        self.max_neighbours = max_neighbours
+        self.neighbour_dist = None if neighbour_dist is None \
+            else check_number(neighbour_dist, "neighbour_dist")
+        self.max_neighbours = None if max_neighbours is None \
+            else check_count(max_neighbours, "max_neighbours")
         self._walls = _walls(_polygons(obstacles))
 
     def velocities(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._kernels import _forces
 from ..errors import InvalidQueryError
-from .agents import Crowd, check_number
+from .agents import Crowd, check_count, check_number
 
 
 def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -70,7 +70,9 @@ class PowerLaw(ForceModel):
         self.tau0, self.relaxation = check_number(tau0, "tau0"), \
             check_number(relaxation, "relaxation")
         self.max_force = check_number(max_force, "max_force")
-        self.sensing, self.max_neighbours = check_number(sensing, "sensing"), max_neighbours
+        self.sensing = check_number(sensing, "sensing")
+        self.max_neighbours = None if max_neighbours is None \
+            else check_count(max_neighbours, "max_neighbours")
 
     def energy(self, tau: np.ndarray) -> np.ndarray:
         """E(tau) = k tau^-m exp(-tau / tau0) (0 where tau is inf)."""

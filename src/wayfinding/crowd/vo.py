@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation
 from ..errors import InvalidQueryError
 from .agents import Crowd, check_count, check_number
 from .powerlaw import time_to_collision
@@ -69,6 +70,8 @@ class VelocityObstacles:
         self.time_horizon = check_number(time_horizon, "time_horizon")
         self.safety = check_number(safety, "safety")
         self.rings, self.spokes = check_count(rings, "rings"), check_count(spokes, "spokes")
+        allocation(f"{self.rings} rings x {self.spokes} spokes of candidate velocities",
+                   self.rings * self.spokes)
         self.neighbour_dist = None if neighbour_dist is None \
             else check_number(neighbour_dist, "neighbour_dist")
         self.max_neighbours = None if max_neighbours is None \
