@@ -83,10 +83,15 @@ def test_choice(value, ok):
             checks.choice("method", value, ("a", "b"))
 
 
-def test_choice_tells_bools_from_ints():
-    assert checks.choice("order", 1, (1, 2)) == 1
-    with pytest.raises(InvalidQueryError):
-        checks.choice("order", True, (1, 2))
+@pytest.mark.parametrize("value, ok", [
+    (1, True), (np.int64(2), True), (True, False), (2.0, False), ("1", False), (None, False),
+])
+def test_choice_of_ints_takes_only_integers(value, ok):
+    if ok:
+        assert checks.choice("order", value, (1, 2)) == value
+    else:
+        with pytest.raises(InvalidQueryError, match="unknown order"):
+            checks.choice("order", value, (1, 2))
 
 
 @pytest.mark.parametrize("value", [(1, 2), [1.5, -2], np.array([3.0, 4.0]), (np.int8(1), 0)])

@@ -112,15 +112,22 @@ def count(name: str, value: Any, *, min: int = 1, max: int = INT64_MAX,
 
 def choice(name: str, value: Any, options: Iterable[Any], *,
            error: type[Exception] = InvalidQueryError) -> Any:
-    """``value`` after checking that it is one of ``options`` (a bool never matches an
-    int option; an unhashable value is simply not one of them)."""
+    """``value`` after checking that it is one of ``options``: an int option matches only an
+    integer (not ``2.0``, not ``True``), a bool option only itself, any other option what
+    equals it (an unhashable or array-like value is simply not one of them)."""
     options = tuple(options)
-    if not isinstance(value, bool) or any(o is value for o in options):
-        try:
-            if value in options:
-                return value
-        except (TypeError, ValueError):     # unhashable or array-like values
-            pass
+    for option in options:
+        if isinstance(option, bool) or isinstance(value, bool):
+            ok = value is option
+        elif isinstance(option, int):
+            ok = isinstance(value, _INTS) and value == option
+        else:
+            try:
+                ok = bool(value == option)
+            except (TypeError, ValueError):     # arrays and odd comparisons
+                ok = False
+        if ok:
+            return value
     raise error(f"unknown {name} {brief(value)}; expected one of "
                 f"{', '.join(repr(o) for o in options)}")
 

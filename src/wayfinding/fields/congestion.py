@@ -23,11 +23,11 @@ heuristics stay admissible.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from .._arguments import count, number, positive_float
 from .._kernels import _continuum
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
@@ -45,19 +45,11 @@ class CongestionMap:
                  smoothing: float = 0.3, speed: float = 1.0):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
-        if isinstance(block, bool) or not isinstance(block, int) or block < 1:
-            raise InvalidQueryError(f"block {block!r} must be an integer >= 1")
-        for name, v in (("radius", radius), ("speed", speed)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) \
-                    or not math.isfinite(v) or v <= 0:
-                raise InvalidQueryError(f"{name} {v!r} must be a finite number > 0")
-        if not 0 < smoothing <= 1:
-            raise InvalidQueryError(f"smoothing {smoothing!r} must be in (0, 1]")
         self.grid = grid
-        self.block = block
-        self.radius = float(radius)
-        self.smoothing = float(smoothing)
-        self.speed = float(speed)
+        self.block = count("block", block)
+        self.radius = positive_float("radius", radius)
+        self.smoothing = number("smoothing", smoothing, min=0, min_open=True, max=1)
+        self.speed = positive_float("speed", speed)
         h, w = grid.shape
         self.shape = (-(-h // block), -(-w // block))
         self.density = np.zeros(self.shape)
@@ -91,9 +83,7 @@ class CongestionMap:
     def graph(self, *, weight: float = 1.0) -> CSRGraph:
         """The grid's move graph with each step's cost times ``1 + weight * penalty``,
         the penalty taken at the cell entered for the step's direction at ``speed``."""
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
-                or not math.isfinite(weight) or weight < 0:
-            raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 0")
+        weight = positive_float("weight", weight, allow_zero=True)
         base = CSRGraph.from_grid(self.grid)
         w = self.grid.width
         src = np.repeat(np.arange(base.num_nodes), np.diff(base.indptr))

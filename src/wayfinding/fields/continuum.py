@@ -31,7 +31,6 @@ long range: a path over a navigation mesh picks where the group's region ends (t
 
 from __future__ import annotations
 
-import math
 import os
 import queue
 import threading
@@ -40,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import choice, count, positive_float
 from .._kernels import _continuum
 from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
@@ -68,18 +68,13 @@ class ContinuumParams:
     def __post_init__(self) -> None:
         for name in ("alpha", "beta", "rho_min", "rho_max", "radius", "min_speed",
                      "lookahead"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-                    or v < 0:
-                raise InvalidQueryError(f"{name} {v!r} must be a finite number >= 0")
+            positive_float(name, getattr(self, name), allow_zero=True)
         if self.alpha + self.beta <= 0 or self.radius <= 0 or not 0 < self.min_speed <= 1:
             raise InvalidQueryError("alpha + beta and radius must be > 0, min_speed in (0, 1]")
         if self.rho_max <= self.rho_min:
             raise InvalidQueryError(f"rho_max {self.rho_max} must exceed rho_min "
                                     f"{self.rho_min}")
-        if isinstance(self.offset, bool) or not isinstance(self.offset, int) \
-                or self.offset < 1:
-            raise InvalidQueryError(f"offset {self.offset!r} must be an integer >= 1")
+        count("offset", self.offset, max=2**31 - 1)      # the kernel's C int
 
     def cost_at(self, speed: float) -> float:
         """The step cost at a flow speed: alpha + beta / speed."""
@@ -106,8 +101,7 @@ class ContinuumField(SingleThread):
                  threads: int = 1):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads not in (1, 2):
-            raise InvalidQueryError(f"threads {threads!r} must be 1 or 2")
+        choice("threads", threads, (1, 2))
         self.threads = threads
         self.grid = grid
         self.params = params or ContinuumParams()

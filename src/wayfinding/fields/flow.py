@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation, choice, count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
@@ -70,14 +71,12 @@ class FlowField:
         ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``.  ``los``
         (eikonal, one goal): the line-of-sight pass; cells that see the goal
         (:attr:`visible`) point straight at it."""
+        choice("method", method, ("eikonal", "dijkstra"))
         goals = grid.cells(goals, name="goal", passable=True)
         if method == "dijkstra":
             if los:
                 raise InvalidQueryError("the line-of-sight pass goes with method='eikonal'")
             return cls(grid, dijkstra_field(grid, goals, limit=limit))
-        if method != "eikonal":
-            raise InvalidQueryError(
-                f"unknown method {method!r}; expected 'eikonal' or 'dijkstra'")
         flow = cls(grid, eikonal_field(grid, goals, order=order, limit=limit, los=los))
         if los:
             flow._goal = goals[0]
@@ -181,12 +180,13 @@ class FlowField:
         """Follow the sampled directions from ``point`` in steps of ``step`` cells until
         the nearest cell is a goal, no direction is left or ``max_steps`` (default: cells /
         step) are taken; ``(n, 2)`` points."""
-        if isinstance(step, bool) or not isinstance(step, (int, float)) \
-                or not math.isfinite(step) or step <= 0:
-            raise InvalidQueryError(f"step {step!r} must be a finite number > 0")
-        p = _points([point])[0]
+        step = positive_float("step", step)
         h, w = self.grid.shape
-        limit = max_steps if max_steps is not None else int(h * w / step) + 1
+        limit = count("max_steps", max_steps, min=0) if max_steps is not None \
+            else h * w / step + 1
+        allocation(f"a trace of {limit:.3g} steps", limit)
+        limit = int(limit)
+        p = _points([point])[0]
         out = [p.copy()]
         for _ in range(limit):
             x, y = int(round(p[0])), int(round(p[1]))

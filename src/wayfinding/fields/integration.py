@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import choice, number, positive_float
 from .._kernels import _fmm, _gridops
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid, cell_items
@@ -60,24 +61,19 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     exact time, straight-line distance times that cost, and the march starts from their
     edge, so the field has no diamond-shaped artefacts near the goal.
     """
+    choice("order", order, (1, 2))
+    cell_size = positive_float("cell_size", cell_size)
+    lim = number("limit", limit, min=0, infinite=True)
     if los:
         if not isinstance(world, Grid) or initial is not None:
             raise InvalidQueryError("the line-of-sight pass needs a Grid and no initial times")
         cells = _cells(sources, ~world.passable)
         if len(cells) != 1:
             raise InvalidQueryError("the line-of-sight pass needs exactly one source")
-        initial = line_of_sight_times(world, cells[0]) * float(cell_size)
+        initial = line_of_sight_times(world, cells[0]) * cell_size
         sources = ()
     inv_speed2, walls = _slowness(world)
     h, w = walls.shape
-    if order not in (1, 2) or isinstance(order, bool):
-        raise InvalidQueryError(f"order {order!r} must be 1 or 2")
-    if isinstance(cell_size, bool) or not isinstance(cell_size, (int, float)) \
-            or not math.isfinite(cell_size) or cell_size <= 0:
-        raise InvalidQueryError(f"cell_size {cell_size!r} must be a finite number > 0")
-    lim = float(limit)
-    if math.isnan(lim) or lim < 0:
-        raise InvalidQueryError(f"limit {limit!r} must be >= 0")
     times = np.full((h + 2 * _PAD, w + 2 * _PAD), np.inf)
     flag = np.full(times.shape, _MASKED, dtype=np.uint8)
     inner = (slice(_PAD, _PAD + h), slice(_PAD, _PAD + w))
@@ -93,7 +89,7 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
         raise InvalidQueryError("give at least one source or initial time")
     slow = np.zeros(times.shape)
     slow[inner] = inv_speed2
-    _fmm.march(slow.ravel(), times.ravel(), flag.ravel(), w + 2 * _PAD, float(cell_size),
+    _fmm.march(slow.ravel(), times.ravel(), flag.ravel(), w + 2 * _PAD, cell_size,
                order, lim)
     out = times[inner].copy()
     out[out > lim] = np.inf

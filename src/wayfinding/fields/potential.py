@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidQueryError
+from .._arguments import allocation, choice, count, number, positive_float
+from ..errors import InvalidQueryError, brief
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
 
@@ -134,11 +135,13 @@ class PheromoneTrail:
     at the agents' cells; each :meth:`decay` multiplies the trail by ``keep``."""
 
     def __init__(self, shape: tuple[int, int], *, amount: float = 1.0, keep: float = 0.95):
-        _check(amount, "amount", positive=True)
-        if not 0 <= keep < 1:
-            raise InvalidQueryError(f"keep {keep!r} must be in [0, 1)")
-        self.amount, self.keep = float(amount), float(keep)
-        self.values = np.zeros(shape)
+        self.amount = positive_float("amount", amount)
+        self.keep = number("keep", keep, min=0, max=1, max_open=True)
+        if not isinstance(shape, (tuple, list)) or len(shape) != 2:
+            raise InvalidQueryError(f"shape {brief(shape)} must be a (rows, columns) pair")
+        h, w = (count(name, v) for name, v in zip(("rows", "columns"), shape, strict=True))
+        allocation(f"a trail of shape {(h, w)}", h * w)
+        self.values = np.zeros((h, w))
 
     def deposit(self, cells: Any) -> None:
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
@@ -156,12 +159,9 @@ class PotentialField:
                  trail: PheromoneTrail | None = None):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
-        if combine not in COMBINE:
-            raise InvalidQueryError(f"combine {combine!r} must be one of {COMBINE}")
-        _check(period, "period", positive=True)
         self.grid = grid
-        self.combine = combine
-        self.period = float(period)
+        self.combine = choice("combine", combine, COMBINE)
+        self.period = positive_float("period", period)
         self.trail = trail
         if trail is not None and trail.values.shape != grid.shape:
             raise InvalidQueryError("the trail must have the grid's shape")
@@ -227,6 +227,8 @@ class PotentialField:
     def climb(self, cell: Any, *, steps: int = 1000) -> np.ndarray:
         """Hill-climb from ``cell`` (depositing on the trail, if any, and letting it decay
         each step) until a local maximum or ``steps``; the ``(n, 2)`` cells visited."""
+        steps = count("steps", steps, min=0)
+        allocation(f"a climb of {steps} steps", steps)
         x, y = self.grid.cell(cell, name="cell", passable=True)
         path = [(x, y)]
         here = np.array([[x, y]])
@@ -244,7 +246,4 @@ class PotentialField:
 
 
 def _check(value: Any, name: str, *, positive: bool = False) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or (positive and value <= 0):
-        raise InvalidQueryError(f"{name} {value!r} must be a finite number"
-                                + (" > 0" if positive else ""))
+    number(name, value, min=0 if positive else -math.inf, min_open=positive)

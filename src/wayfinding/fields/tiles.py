@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import choice, count
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -188,13 +189,10 @@ class FlowTiles:
         shapes = {g.shape for g in grids.values()}
         if len(shapes) != 1:
             raise InvalidQueryError(f"movement types need grids of one shape, got {shapes}")
-        for name, value in (("sector", sector), ("cache_size", cache_size)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidQueryError(f"{name} {value!r} must be an integer >= 1")
         self.shape = shapes.pop()
-        self.sector = sector
-        self.order = order
-        self.cache_size = cache_size
+        self.sector = count("sector", sector)
+        self.order = choice("order", order, (1, 2))
+        self.cache_size = count("cache_size", cache_size)
         self.columns = -(-self.shape[1] // sector)
         self.rows = -(-self.shape[0] // sector)
         self._costs = {name: np.array(g.costs) for name, g in grids.items()}

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import choice
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2
@@ -44,8 +45,7 @@ class Wavefront:
     def __init__(self, grid: Grid, goal: Any, *, starts: Any = (), stop: str = "minimal"):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
-        if stop not in STOPS:
-            raise InvalidQueryError(f"stop {stop!r} must be one of {STOPS}")
+        choice("stop", stop, STOPS)
         self.grid = grid
         self.stop = stop
         self.goal = grid.cell(goal, name="goal", passable=True)
