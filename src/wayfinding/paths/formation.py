@@ -20,11 +20,11 @@ back to it.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation, choice, count, finite_point, finite_points, positive_float
 from ..errors import InvalidQueryError
 
 STYLES = ("column", "band")
@@ -36,17 +36,11 @@ class Formation:
 
     def __init__(self, rows: int, columns: int, spacing: float, *, style: str = "column",
                  position: Any = (0.0, 0.0), heading: Any = (1.0, 0.0)):
-        for name, v in (("rows", rows), ("columns", columns)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InvalidQueryError(f"{name} {v!r} must be an integer >= 1")
-        if isinstance(spacing, bool) or not isinstance(spacing, (int, float)) \
-                or not math.isfinite(spacing) or spacing <= 0:
-            raise InvalidQueryError(f"spacing {spacing!r} must be a positive number")
-        if style not in STYLES:
-            raise InvalidQueryError(f"style {style!r} must be one of {STYLES}")
-        self.spacing = float(spacing)
-        self.style = style
-        self.position = np.asarray(position, dtype=np.float64).copy()
+        rows, columns = count("rows", rows), count("columns", columns)
+        allocation(f"a formation of {rows} x {columns} slots", rows * columns)
+        self.spacing = positive_float("spacing", spacing)
+        self.style = choice("style", style, STYLES)
+        self.position = finite_point("position", position)
         h = np.asarray(heading, dtype=np.float64)
         if h.shape != (2,) or not np.isfinite(h).all() or not np.any(h):
             raise InvalidQueryError(f"heading {heading!r} must be a nonzero (x, y) vector")
@@ -64,9 +58,8 @@ class Formation:
     def advance(self, target: Any, step: float) -> Formation:
         """Move the formation up to ``step`` towards ``target`` (turning to face it), then
         let the rows behind follow by the chosen style.  Returns self."""
-        t = np.asarray(target, dtype=np.float64)
-        if t.shape != (2,) or not np.isfinite(t).all():
-            raise InvalidQueryError(f"target {target!r} must be a finite (x, y) point")
+        t = finite_point("target", target)
+        step = positive_float("step", step, allow_zero=True)
         d = t - self.position
         dist = float(np.linalg.norm(d))
         if dist > 0:
@@ -82,7 +75,12 @@ class Formation:
     def follow(self, path: Any, step: float) -> list[np.ndarray]:
         """Advance along a polyline by ``step`` per update to its end; returns the slots
         after each update."""
-        pts = np.asarray(path, dtype=np.float64)
+        pts, _ = finite_points("path", path)
+        step = positive_float("step", step)
+        hops = np.diff(np.vstack([self.position, pts]), axis=0)
+        updates = float(np.hypot(hops[:, 0], hops[:, 1]).sum()) / step + len(pts)
+        allocation(f"{updates:.3g} updates of {self.slots.size // 2} slots",
+                   updates * (self.slots.size // 2))
         frames = []
         for p in pts:
             while np.linalg.norm(p - self.position) > 1e-12:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation, count, number, positive_float
 from ..errors import InvalidQueryError
 
 
@@ -45,8 +46,8 @@ class SmoothPath:
 def bathtub_weights(n: int, start: float, end: float, middle: float) -> np.ndarray:
     """Per-waypoint weights for ``n`` waypoints (dummies included): ``start`` and ``end`` at
     the start and the goal, falling to ``middle`` by a fourth power, 0 on the dummies."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 4:
-        raise InvalidQueryError(f"n {n!r} must be an integer >= 4")
+    n = count("n", n, min=4)
+    allocation(f"{n} waypoint weights", n)
     i = np.arange(1, n + 1, dtype=np.float64)
     w = np.zeros(n)
     span = max(n - 3, 1)
@@ -113,12 +114,12 @@ def smooth_corridor(centres: Any, radii: Any, facing_start: Any, facing_goal: An
     for name, f in (("facing_start", fs), ("facing_goal", fg)):
         if f.shape != (2,) or not np.isfinite(f).all() or not np.any(f):
             raise InvalidQueryError(f"{name} must be a nonzero (x, y) vector")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise InvalidQueryError(f"iterations {iterations!r} must be an integer >= 0")
-    if not (0 < alpha < 2) or not (beta > 0):
-        raise InvalidQueryError("alpha must lie in (0, 2) and beta be > 0")
+    iterations = count("iterations", iterations, min=0)
+    alpha = number("alpha", alpha, min=0, max=2, min_open=True, max_open=True)
+    beta = positive_float("beta", beta)
     centres_all = np.concatenate([c[:1] - fs, c, c[-1:] + fg])
     n = len(centres_all)
+    allocation(f"{iterations} iterations over {n} waypoints", iterations * n)
     radii_all = np.concatenate([[0.0], r, [0.0]])
     radii_all[1] = radii_all[-2] = 0.0                 # the start and the goal stay put
     w_in = np.asarray(weights, dtype=np.float64)
