@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation, count
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles, check_radius
 from .positioned import PositionedGraph, visible_pairs
@@ -42,9 +43,8 @@ class Roadmap(PositionedGraph):
         if not isinstance(obstacles, Obstacles):
             raise InvalidQueryError(f"obstacles must be an Obstacles, got "
                                     f"{type(obstacles).__name__}")
-        for name, value in (("n", n), ("k", k)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise InvalidQueryError(f"{name} {value!r} must be an integer >= 1")
+        n, k = count("n", n), count("k", k)
+        allocation(f"a roadmap of {n} samples and {k} neighbours each", n * k)
         r = check_radius(radius)
         x0, y0, x1, y1 = _bounds(bounds)
         rng = np.random.default_rng(seed)

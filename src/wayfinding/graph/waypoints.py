@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import allocation, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles, as_points, check_radius
 from .positioned import PositionedGraph, check_clear_points, visible_pairs
@@ -59,9 +60,9 @@ def lattice_points(obstacles: Obstacles, bounds: Any, spacing: float, *,
     from .visibility import _bounds
 
     x0, y0, x1, y1 = _bounds(bounds)
-    step = float(spacing)
-    if not (np.isfinite(step) and step > 0):
-        raise InvalidQueryError(f"spacing {spacing!r} must be finite and > 0")
+    step = positive_float("spacing", spacing)
+    allocation(f"a lattice of spacing {step:g} over {x1 - x0:g} x {y1 - y0:g}",
+               ((x1 - x0) / step + 1) * ((y1 - y0) / step + 1))
     xs = np.arange(x0 + step / 2, x1, step)
     ys = np.arange(y0 + step / 2, y1, step)
     gx, gy = np.meshgrid(xs, ys)
