@@ -19,7 +19,7 @@ import pytest
 from index_files import KINDS, SIDES, mutate, random_grid
 
 #: Mutated files per world (one world per side in SIDES).
-PER_WORLD = 600
+PER_WORLD = 500
 
 #: Kinds whose loading leaves no room for a different answer.
 EXACT = {"jps_plus", "differential", "csr_differential", "csr_path_table"}
