@@ -200,6 +200,18 @@ def test_json_has_no_infinity(capsys, workdir):
     assert code == 0 and data["completion"] == 0 and data["t50"] is None
 
 
+def test_index_info_refuses_a_crafted_header_in_one_line(capsys, workdir):
+    assert run(capsys, "index build open.map jps_plus -o jp.npz")[0] == 0
+    with np.load(workdir / "jp.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    header = json.loads(str(arrays["__header__"]))
+    header["build_time"] = float("nan")
+    arrays["__header__"] = np.array(json.dumps(header))
+    np.savez(workdir / "jp.npz", **arrays)
+    code, out, err = run(capsys, "index info jp.npz --json")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and "build_time" in err
+
+
 @pytest.mark.parametrize("line", [
     "path open.map --from 0,0 --to 5,5",
     "scen open.map.scen",

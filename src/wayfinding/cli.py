@@ -9,7 +9,6 @@ written), as for a command stopped by SIGINT or SIGPIPE.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -169,13 +168,13 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 def cmd_index_info(args: argparse.Namespace) -> int:
     info = read_index_info(args.file)
     if args.json:
-        print(json.dumps(info))
+        print(to_json(info))
         return 0
     shape = info.get("shape") or ["?", "?"]
     rows = [("kind", info.get("kind")), ("format version", info.get("version")),
             ("map", f"{shape[1]} x {shape[0]}, diagonal {info.get('diagonal')}"),
             ("map fingerprint", info.get("fingerprint")),
-            ("options", json.dumps(info.get("options", {}))),
+            ("options", to_json(info.get("options", {}))),
             ("memory", f"{info.get('nbytes', 0) / 1e6:,.2f} MB"),
             ("build time", f"{info.get('build_time', 0.0):,.2f} s")]
     width = max(len(k) for k, _ in rows)
