@@ -42,8 +42,11 @@ def test_crowd_run_command(capsys, tmp_path):
     assert Image.open(gif).n_frames > 10
     assert main(["crowd", "run", "swap", "--agents", "4"]) == 0
     assert "100% of 8 agents arrived" in capsys.readouterr().out
-    assert main(["crowd", "run", "crossing", "--angle", "0"]) == 2
-    assert "angle" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:      # refused while parsing
+        main(["crowd", "run", "crossing", "--angle", "0"])
+    assert refused.value.code == 2 and "angle" in capsys.readouterr().err
+    assert main(["crowd", "run", "crossing", "--angle", "200"]) == 2    # by the scenario
+    assert "(0, 180]" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("model", ["rvo", "vo", "powerlaw", "anticipatory"])
