@@ -21,6 +21,10 @@ DEMO_HEX = """
 """
 
 
+#: Roadmap samples: enough for the dungeon's 3-cell corridors to be found.
+SAMPLES = 600
+
+
 def world_section(out: Path) -> str:
     """Build and draw the five representations into ``out``; return the HTML section."""
     from .demo_maps import dungeon
@@ -44,7 +48,7 @@ def world_section(out: Path) -> str:
                                               bounds=bounds, adjacency="raster",
                                               resolution=0.25),
         "visibility": lambda: VisibilityGraph.build(obstacles, radius=radius, bounds=bounds),
-        "roadmap": lambda: Roadmap.build(obstacles, bounds, n=400, k=8, radius=radius),
+        "roadmap": lambda: Roadmap.build(obstacles, bounds, n=SAMPLES, k=8, radius=radius),
     }
     rows, figures = [], []
     for name, build in builders.items():
@@ -75,7 +79,7 @@ def world_section(out: Path) -> str:
 <p>Blocked cells merged into {len(obstacles)} rectangles; agent radius {radius}; path from
 {tuple(start.tolist())} to {tuple(goal.tolist())} (world units, cell (x, y) is the unit square
 at (x, y)). Waypoints and Dirichlet seeds: a lattice of step 2 (Dirichlet links from a
-label raster of {grid.width * 4}×{grid.height * 4} samples); roadmap: 400 samples, 8
+label raster of {grid.width * 4}×{grid.height * 4} samples); roadmap: {SAMPLES} samples, 8
 nearest. Build time includes every line-of-sight test.</p>
 <table><tr><th>world</th><th>nodes</th><th>links</th><th>build s</th><th>path cost</th></tr>
 {table}</table>{figs}
