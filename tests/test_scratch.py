@@ -4,6 +4,7 @@ run side by side, and a workspace's parent-chain walk stops on a loop."""
 
 import threading
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -69,6 +70,26 @@ def _same(a, b) -> bool:
     return bool(np.array_equal(a, b)) if isinstance(a, np.ndarray) else a == b
 
 
+@contextmanager
+def held_elsewhere(obj):
+    """``obj``'s guard held by another thread (a call under way there) while inside."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with obj._busy:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold, daemon=True)
+    t.start()
+    assert held.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        t.join(10)
+
+
 def _hammer(calls, *, rounds=None, seconds=5.0):
     """Run ``calls[k]`` in a loop on thread k (``rounds`` times, or until one raises or
     ``seconds`` pass); return ``(answers, errors)`` per thread.  No thread may hang."""
@@ -116,22 +137,8 @@ def test_call_while_another_thread_holds_it_changes_nothing(case):
     make, call = CASES[case]
     obj = make()
     expected = call(obj)
-    held, release = threading.Event(), threading.Event()
-
-    def hold():
-        with obj._busy:                     # a call under way on another thread
-            held.set()
-            release.wait(10)
-
-    t = threading.Thread(target=hold, daemon=True)
-    t.start()
-    assert held.wait(10)
-    try:
-        with pytest.raises(ConcurrentUseError, match=type(obj).__name__):
-            call(obj)
-    finally:
-        release.set()
-        t.join(10)
+    with held_elsewhere(obj), pytest.raises(ConcurrentUseError, match=type(obj).__name__):
+        call(obj)
     assert _same(call(obj), expected)
 
 
@@ -164,23 +171,9 @@ def test_sliced_search_shares_its_grid_search_guard(caller):
     gs = GridSearch(GRID)
     search = gs.start(START, GOAL)
     other = {"find_path": lambda: gs.find_path(START, GOAL), "step": search.step}[caller]
-    held, release = threading.Event(), threading.Event()
     holder = search if caller == "find_path" else gs
-
-    def hold():
-        with holder._busy:
-            held.set()
-            release.wait(10)
-
-    t = threading.Thread(target=hold, daemon=True)
-    t.start()
-    assert held.wait(10)
-    try:
-        with pytest.raises(ConcurrentUseError):
-            other()
-    finally:
-        release.set()
-        t.join(10)
+    with held_elsewhere(holder), pytest.raises(ConcurrentUseError):
+        other()
     assert _sliced(search) == _path(GridSearch(GRID).find_path(START, GOAL))
 
 
