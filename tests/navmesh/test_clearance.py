@@ -8,11 +8,15 @@ import math
 import numpy as np
 import pytest
 import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, Polygon, box
 from test_query import random_world
 
 from wayfinding.errors import InvalidQueryError, NavMeshFormatError
-from wayfinding.navmesh import ClearanceMesh
+from wayfinding.grid import generate
+from wayfinding.navmesh import ClearanceMesh, walkable_area
+from wayfinding.navmesh.build import eroded
 from wayfinding.navmesh.exact import VisibilityMap
 
 RING = dict(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
@@ -219,3 +223,63 @@ def test_locate_matches_every_triangle_test(seed):
 
     for p in pts:
         assert mesh.locate(p) == brute(p)
+
+
+@pytest.mark.parametrize("r", [0.25, 0.5, 1.0, 1.25])
+def test_corner_in_line_with_a_farther_corner_is_wrapped(r):
+    # A 3-wide corridor between two rooms: the path hugs the corridor's wall x = 4 from
+    # its corner (4, 4) to its corner (4, 8) and turns round (4, 8) to the goal.  The lower
+    # room's notch corner (4 - 2r, 11), on the other side, touches the same tangent line
+    # x = 4 - r farther on: the funnel must wrap (4, 8) first, not skip it for the notch.
+    n = 4 - 2 * r
+    outline = [(1, 1), (9, 1), (9, 4), (4, 4), (4, 8), (9, 8), (9, 12), (n, 12), (n, 11),
+               (1, 11)]
+    mesh = ClearanceMesh.build(outline=outline)
+    p, q = (7, 2.5), (6.5, 10)
+    res = mesh.find_path(p, q, radius=r)
+    best = VisibilityMap(eroded(Polygon(outline), r, quad_segs=64)).shortest_path(p, q)
+    assert res.found and res.cost == pytest.approx(best.cost, rel=1e-4)
+    assert [4.0, 8.0] in res.turns[:, :2].tolist()
+
+
+@pytest.mark.parametrize("r", [0.0, 0.5])
+def test_start_at_the_goal(r):
+    mesh = ClearanceMesh.build(**RING)
+    res = mesh.find_path((1, 1), (1, 1), radius=r)
+    assert res.found and res.cost == 0 and res.path.tolist() == [[1.0, 1.0]]
+    assert res.turns.shape == (0, 3) and res.channel.tolist() == [mesh.locate((1, 1))]
+
+
+@st.composite
+def rooms_maps(draw):
+    """A small rooms-and-corridors grid's walkable area."""
+    grid = generate.rooms(draw(st.integers(10, 24)), draw(st.integers(10, 24)),
+                          rooms=draw(st.integers(2, 5)), room_size=(3, 8),
+                          corridor=draw(st.integers(1, 3)), seed=draw(st.integers(0, 2**16)))
+    return walkable_area(grid)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(area=rooms_maps(), seed=st.integers(0, 2**32 - 1))
+def test_rooms_maps_find_a_path_iff_the_eroded_area_joins_the_ends(area, seed):
+    # Cell centres as ends, radii mostly multiples of one half (where corners and walls line
+    # up exactly with the agent's circles).  Up to rounding: a path when the ends join a
+    # little beyond r, none when they do not a little below.
+    mesh = ClearanceMesh.build(area)
+    x0, y0, x1, y1 = (int(c) for c in area.bounds)
+    centres = np.stack(np.meshgrid(np.arange(x0, x1) + 0.5, np.arange(y0, y1) + 0.5),
+                       axis=-1).reshape(-1, 2)
+    centres = centres[shapely.contains_xy(area, centres[:, 0], centres[:, 1])]
+    room = shapely.distance(shapely.points(centres), area.boundary)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        r = float(rng.choice([0.5, 1.0, 1.5, rng.uniform(0.05, 1.5)]))
+        fits = centres[room >= r]
+        if not len(fits):
+            continue
+        p, q = (tuple(fits[i]) for i in rng.integers(len(fits), size=2))
+        res = mesh.find_path(p, q, radius=r)
+        if res.found:
+            assert joined(area, r * (1 - 1e-3), p, q), (p, q, r)
+        else:
+            assert not joined(area, r * (1 + 1e-3), p, q), (p, q, r, res.reason)

@@ -157,7 +157,10 @@ class ClearanceMesh:
                 return self._none(r, f"the {name} is closer than {r} to a wall")
         pt, qt = (float(p[0]), float(p[1])), (float(q[0]), float(q[1]))
         for channel, left, right in self._channels(ts, tg, pt, qt, r):
-            nodes = self._pull(pt, qt, channel, left, right, r)
+            if pt == qt:                 # no leg to pull: the path is the point
+                nodes = [(-1, 0)]
+            else:
+                nodes = self._pull(pt, qt, channel, left, right, r)
             if nodes is None:
                 continue
             line, cost, turns = _trace(self._pts, pt, qt, nodes, r)
@@ -347,7 +350,11 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
     def clears(side: tuple[int, int], node: tuple[int, int]) -> bool:
         # Tangent directions from a circle are no rays from one point: a node whose
         # direction crosses a funnel side may still be reached past that side's circle
-        # (the segment ends short of it, or passes it on its own side and clear).
+        # (the segment ends short of it, or passes it on its own side and clear).  A
+        # segment that only touches the side's circle on the way (both circles on one
+        # tangent line, as when corners line up 2 r apart across the channel) wraps the
+        # nearer circle first, by a zero arc: skipping it would lose the portals between
+        # and cut the corner where the path turns off that line.
         _, _, a, b = tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
                              centre(node), node[1], r if node[0] >= 0 else 0.0, clamp=True)
         c = centre(side)
@@ -357,7 +364,10 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
             return False
         s = ((c[0] - a[0]) * dx + (c[1] - a[1]) * dy) / dd
         on_side = side[1] * (dx * (c[1] - a[1]) - dy * (c[0] - a[0])) > 0
-        return _segment_distance(a, b, c) >= r * (1 - 1e-9) and (on_side or s >= 1)
+        d = _segment_distance(a, b, c)
+        if s >= 1:
+            return d >= r * (1 - 1e-9)
+        return on_side and d > r * (1 + 1e-9)
 
     out = [(-1, 0)]
     apex = (-1, 0)
