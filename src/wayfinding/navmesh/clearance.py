@@ -10,7 +10,8 @@ an agent exactly as wide as a passage fits), from and to points at least ``r`` f
 wall, finds the channels that hold a path of clearance ``r``.  The clearance-aware funnel
 pulls that path taut: tangent segments and arcs of radius ``r`` round the corners it
 turns.  The first and last triangles are no traversals: the corners and walls near the
-path's first and last legs are checked there.
+path's first and last legs are checked there, and every leg of the pulled path against
+the walls of its channel (a channel that fails gives no path).
 
 >>> mesh = ClearanceMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
 ...                            holes=[[(2, 2), (8, 2), (8, 8), (2, 8)]])
@@ -193,7 +194,7 @@ class ClearanceMesh:
                 if wall:
                     return None
             if hit is None:
-                return nodes
+                return nodes if self._clear(channel, legs, r) else None
             end, x, a, b = hit
             on_left = (b[0] - a[0]) * (v[x][1] - a[1]) - (b[1] - a[1]) * (v[x][0] - a[0]) > 0
             at = 0 if end == 0 else len(left)
@@ -205,6 +206,26 @@ class ClearanceMesh:
             right.insert(at, pair[1])
             nodes = _unwrap(v, p, q, _funnel(v, p, q, left, right, r), r)
         return None
+
+    def _clear(self, channel: list[int], legs: list[tuple[Pt, Pt]], r: float) -> bool:
+        """Whether every leg keeps ``r`` (up to rounding) from the walls of the channel's
+        triangles: the funnel's choices between circles that touch one tangent line (corners
+        exactly ``2 r`` apart, passages exactly ``2 r`` wide) are checked, not trusted."""
+        tri, nb, _, _, _ = self._lists
+        v = self._pts
+        limit = r * (1 - 1e-9) - 1e-12 * self._scale
+        walls = [(v[tri[t][k]], v[tri[t][(k + 1) % 3]]) for t in set(channel)
+                 for k in range(3) if nb[t][k] < 0]
+        for a, b in legs:
+            x0, x1 = min(a[0], b[0]) - r, max(a[0], b[0]) + r
+            y0, y1 = min(a[1], b[1]) - r, max(a[1], b[1]) + r
+            for c, d in walls:
+                if (max(c[0], d[0]) < x0 or min(c[0], d[0]) > x1 or max(c[1], d[1]) < y0
+                        or min(c[1], d[1]) > y1):
+                    continue
+                if _segments_distance(a, b, c, d) < limit:
+                    return False
+        return True
 
     def _near(self, t: int, a: Pt, b: Pt, r: float, ends: set[int]) -> tuple[int, bool]:
         """Walking from triangle ``t`` across free edges closer than ``r`` to segment ab
