@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._checks import integer, number
 from ._io import NpzFile, atomic_write_bytes
+from ._saved import integer, number
 from .errors import FileFormatError, IndexFormatError, IndexMismatchError
 
 MAGIC = "wayfinding-index"
@@ -131,7 +131,7 @@ class Index(ABC):
     def _restore(cls, world: Any, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> Index:
         """Rebuild the object from loaded arrays after checking every array the kernels
-        read (see :mod:`wayfinding._checks`); raises :class:`IndexFormatError`."""
+        read (see :mod:`wayfinding._saved`); raises :class:`IndexFormatError`."""
         return cls(world, arrays, options, build_time)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _arguments, _checks
+from .. import _arguments, _saved
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult
 from .csr import CSRGraph, GraphIndex
@@ -165,7 +165,7 @@ class CSRDifferentialHeuristic(GraphIndex):
 
     @classmethod
     def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
-        given = _checks.option(options, "pivots")
+        given = _saved.option(options, "pivots")
         if isinstance(given, list):
             if not given or not all(isinstance(v, int) and not isinstance(v, bool)
                                     and 0 <= v < graph.num_nodes for v in given):
@@ -173,8 +173,8 @@ class CSRDifferentialHeuristic(GraphIndex):
                                        "non-empty list of node ids")
             k = len(given)
         else:
-            k = _checks.integer(given, "option pivots", 1, max(graph.num_nodes, 1))
-        symmetric = _checks.option(options, "symmetric")
+            k = _saved.integer(given, "option pivots", 1, max(graph.num_nodes, 1))
+        symmetric = _saved.option(options, "symmetric")
         if symmetric is not graph.is_symmetric:
             raise IndexFormatError(f"option symmetric {symmetric!r} does not match the graph "
                                    f"(symmetric: {graph.is_symmetric})")
@@ -187,16 +187,16 @@ class CSRDifferentialHeuristic(GraphIndex):
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRDifferentialHeuristic:
         n = graph.num_nodes
-        piv = _checks.array(arrays, "pivots", np.int64, (None,))
+        piv = _saved.array(arrays, "pivots", np.int64, (None,))
         k = len(piv)
         given = options["pivots"]
         if isinstance(given, list):
-            _checks.equal(piv, np.array(given, dtype=np.int64), "pivots",
+            _saved.equal(piv, np.array(given, dtype=np.int64), "pivots",
                           "the pivots of the options")
         elif not 1 <= k <= given:
             raise IndexFormatError(f"array 'pivots' holds {k} pivots; the options ask for "
                                    f"1 to {given}")
-        _checks.values_in(piv, "pivots", 0, n - 1)
+        _saved.values_in(piv, "pivots", 0, n - 1)
         if len(np.unique(piv)) != k:
             raise IndexFormatError(f"array 'pivots' repeats a node: {piv.tolist()}")
         src = np.repeat(np.arange(n), np.diff(graph.indptr))
@@ -206,10 +206,10 @@ class CSRDifferentialHeuristic(GraphIndex):
         for name, a, b in (("from_pivot", src, graph.indices), ("to_pivot", graph.indices, src)):
             if name == "to_pivot" and options["symmetric"]:
                 continue
-            d = _checks.costs(_checks.array(arrays, name, np.float64, (k, n)), name, inf=True)
+            d = _saved.costs(_saved.array(arrays, name, np.float64, (k, n)), name, inf=True)
             if np.any(d[np.arange(k), piv] != 0):
                 raise IndexFormatError(f"array {name!r} does not give 0 at each pivot")
-            out[name] = np.asfortranarray(_checks.triangle(d, name, a, b, graph.weights))
+            out[name] = np.asfortranarray(_saved.triangle(d, name, a, b, graph.weights))
         return cls(graph, out, options, build_time)
 
     @property

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
@@ -240,13 +240,13 @@ def _upper_graph(arrays: dict[str, np.ndarray], lv: int, n: int,
     """The checked CSR arrays of level ``lv``'s graph (``n`` nodes: the components of the
     level below), added to ``out``."""
     name = f"u{lv}_"
-    indptr = _checks.array(arrays, name + "indptr", np.int64, (n + 1,))
-    indices = _checks.array(arrays, name + "indices", np.int32, (None,))
-    _checks.pointers(indptr, name + "indptr", len(indices))
-    _checks.values_in(indices, name + "indices", 0, n - 1)
-    weights = _checks.costs(_checks.array(arrays, name + "weights", np.float64,
+    indptr = _saved.array(arrays, name + "indptr", np.int64, (n + 1,))
+    indices = _saved.array(arrays, name + "indices", np.int32, (None,))
+    _saved.pointers(indptr, name + "indptr", len(indices))
+    _saved.values_in(indices, name + "indices", 0, n - 1)
+    weights = _saved.costs(_saved.array(arrays, name + "weights", np.float64,
                                           (len(indices),)), name + "weights")
-    coords = _checks.array(arrays, name + "coords", np.float64, (n, 2))
+    coords = _saved.array(arrays, name + "coords", np.float64, (n, 2))
     if not np.isfinite(coords).all():
         raise IndexFormatError(f"array {name + 'coords'!r} holds NaN or infinity")
     out.update({name + "indptr": indptr, name + "indices": indices,
@@ -265,7 +265,7 @@ def _level_arrays(arrays: dict[str, np.ndarray], lv: int,
     ntiles = tiles[0] * tiles[1]
 
     def get(name: str, dtype: Any, shape: tuple[int | None, ...]) -> np.ndarray:
-        return _checks.array(arrays, _key(lv, name), dtype, shape)
+        return _saved.array(arrays, _key(lv, name), dtype, shape)
 
     def key(name: str) -> str:
         return _key(lv, name)
@@ -285,13 +285,13 @@ def _level_arrays(arrays: dict[str, np.ndarray], lv: int,
     a["near"] = near = get("near", slot_t, (None,))
     a["leg_slot"] = legs = get("leg_slot", slot_t, (len(a["leg_nodes"]),))
     none = np.iinfo(slot_t).max
-    _checks.values_in(a["tile"], key("tile"), 0, ntiles - 1)
-    _checks.values_in(a["centre"], key("centre"), 0, n - 1)
-    comp = _checks.values_in(a["comp"], key("comp"), -1, c - 1)
+    _saved.values_in(a["tile"], key("tile"), 0, ntiles - 1)
+    _saved.values_in(a["centre"], key("centre"), 0, n - 1)
+    comp = _saved.values_in(a["comp"], key("comp"), -1, c - 1)
     if np.any(comp[a["centre"]] != np.arange(c)):
         raise IndexFormatError(f"array {key('comp')!r} does not map each centre to its own "
                                "component")
-    count = np.diff(_checks.pointers(a["tnode_ptr"], key("tnode_ptr"), int(a["tnode_ptr"][-1])))
+    count = np.diff(_saved.pointers(a["tnode_ptr"], key("tnode_ptr"), int(a["tnode_ptr"][-1])))
     if a["tnode_ptr"][-1] > n:
         raise IndexFormatError(f"array {key('tnode_ptr')!r} counts more nodes than {n}")
     live = comp >= 0
@@ -299,14 +299,14 @@ def _level_arrays(arrays: dict[str, np.ndarray], lv: int,
     if np.any(pos < 0) or np.any(pos >= count[a["tile"][live]]):
         raise IndexFormatError(f"array {key('goal_pos')!r} holds a position outside its "
                                "node's tile")
-    rows = np.diff(_checks.pointers(a["blk_ptr"], key("blk_ptr"), len(a["blk_nodes"])))
-    _checks.values_in(a["blk_nodes"], key("blk_nodes"), 0, n - 1)
+    rows = np.diff(_saved.pointers(a["blk_ptr"], key("blk_ptr"), len(a["blk_nodes"])))
+    _saved.values_in(a["blk_nodes"], key("blk_nodes"), 0, n - 1)
     if a["near_ptr"][0] != 0 or np.any(np.diff(a["near_ptr"]) != rows * count) \
             or a["near_ptr"][-1] != len(near):
         raise IndexFormatError(f"array {key('near_ptr')!r} does not give each tile a block "
                                "of (block nodes x tile nodes) exits")
-    _checks.pointers(a["leg_ptr"], key("leg_ptr"), len(a["leg_nodes"]))
-    _checks.values_in(a["leg_nodes"], key("leg_nodes"), 0, n - 1)
+    _saved.pointers(a["leg_ptr"], key("leg_ptr"), len(a["leg_nodes"]))
+    _saved.values_in(a["leg_nodes"], key("leg_nodes"), 0, n - 1)
     # An exit is the position of an out-edge of its node, or "none".
     owner = np.repeat(a["blk_nodes"], np.repeat(count, rows))
     for name, exits, nodes in (("near", near, owner), ("leg_slot", legs, a["leg_nodes"])):
@@ -399,10 +399,10 @@ class CSRExitTables(GraphIndex):
 
     @classmethod
     def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
-        _checks.number(_checks.option(options, "tile_size"), "option tile_size", positive=True)
-        levels = _checks.integer(_checks.option(options, "levels"), "option levels", 2, 64)
-        _checks.integer(_checks.option(options, "max_centres"), "option max_centres", 1)
-        tiles = _checks.option(options, "tiles")
+        _saved.number(_saved.option(options, "tile_size"), "option tile_size", positive=True)
+        levels = _saved.integer(_saved.option(options, "levels"), "option levels", 2, 64)
+        _saved.integer(_saved.option(options, "max_centres"), "option max_centres", 1)
+        tiles = _saved.option(options, "tiles")
         if not isinstance(tiles, list) or len(tiles) != levels - 1 or not all(
                 isinstance(t, list) and len(t) == 2 for t in tiles):
             raise IndexFormatError(f"option tiles {tiles!r} must be {levels - 1} pairs "
@@ -411,8 +411,8 @@ class CSRExitTables(GraphIndex):
         n = graph.num_nodes
         tw, th = _tile_shape(graph, float(options["tile_size"]))
         for lv, (across, down) in enumerate(tiles):
-            _checks.integer(across, f"option tiles[{lv}][0]", 1, (tw - 1) // 2**lv + 1)
-            _checks.integer(down, f"option tiles[{lv}][1]", 1, (th - 1) // 2**lv + 1)
+            _saved.integer(across, f"option tiles[{lv}][0]", 1, (tw - 1) // 2**lv + 1)
+            _saved.integer(down, f"option tiles[{lv}][1]", 1, (th - 1) // 2**lv + 1)
         # Every level has at most n nodes, each in at most 9 blocks and in each centre's
         # table at most once.
         out: dict[str, int] = {}
@@ -442,9 +442,9 @@ class CSRExitTables(GraphIndex):
                 csr = _upper_graph(arrays, lv, len(out[_key(lv - 1, "centre")]), out)
             out.update(_level_arrays(arrays, lv, csr, options["tiles"][lv]))
         c = len(out[_key(levels - 2, "centre")])
-        dist = _checks.costs(_checks.array(arrays, "top_dist", np.float64, (c, c)), "top_dist",
+        dist = _saved.costs(_saved.array(arrays, "top_dist", np.float64, (c, c)), "top_dist",
                              inf=True)
-        nxt = _checks.values_in(_checks.array(arrays, "top_next", next_dtype(c), (c, c)),
+        nxt = _saved.values_in(_saved.array(arrays, "top_next", next_dtype(c), (c, c)),
                                 "top_next", -1, c - 1)
         check_tables(dist, nxt)
         out.update({"top_dist": dist, "top_next": nxt})

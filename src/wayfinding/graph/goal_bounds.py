@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
@@ -86,7 +86,7 @@ class CSRGoalBounds(GraphIndex):
 
     @classmethod
     def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
-        _checks.choice(_checks.option(options, "axes"), "option axes", (2,))
+        _saved.choice(_saved.option(options, "axes"), "option axes", (2,))
         return {"boxes": 16 * graph.num_edges}
 
     @classmethod
@@ -94,7 +94,7 @@ class CSRGoalBounds(GraphIndex):
                  build_time: float) -> CSRGoalBounds:
         if graph.coords is None:
             raise IndexFormatError("goal bounds need a graph with coordinates")
-        boxes = _checks.array(arrays, "boxes", np.float32, (graph.num_edges, 4))
+        boxes = _saved.array(arrays, "boxes", np.float32, (graph.num_edges, 4))
         inf = np.float32(np.inf)
         empty = np.all(boxes == np.array([inf, -inf, inf, -inf], dtype=np.float32), axis=1)
         inside = np.all(np.isfinite(boxes), axis=1) & (boxes[:, 0] <= boxes[:, 1]) \

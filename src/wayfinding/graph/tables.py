@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError
 from ..results import PathResult, SearchStats
@@ -116,7 +116,7 @@ def check_tables(dist: np.ndarray, nxt: np.ndarray, graph: CSRGraph | None = Non
         raise IndexFormatError("the tables' diagonal must hold dist 0 and next[a, a] == a")
     if graph is not None:
         src = np.repeat(ids, np.diff(graph.indptr))
-        _checks.triangle(dist.T, "dist (transposed)", graph.indices, src, graph.weights)
+        _saved.triangle(dist.T, "dist (transposed)", graph.indices, src, graph.weights)
         s, t, w = _cheapest_edges(src, graph.indices.astype(np.int64), graph.weights)
         key = np.append(s * n + t, n * n)       # sorted; the sentinel exceeds every pair
         w = np.append(w, np.inf)
@@ -194,15 +194,15 @@ class CSRPathTable(GraphIndex):
     @classmethod
     def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
         n = graph.num_nodes
-        _checks.integer(_checks.option(options, "max_nodes"), "option max_nodes", max(n, 1))
+        _saved.integer(_saved.option(options, "max_nodes"), "option max_nodes", max(n, 1))
         return {"dist": 8 * n * n, "next": next_dtype(n).itemsize * n * n}
 
     @classmethod
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRPathTable:
         n = graph.num_nodes
-        d = _checks.costs(_checks.array(arrays, "dist", np.float64, (n, n)), "dist", inf=True)
-        nx = _checks.values_in(_checks.array(arrays, "next", next_dtype(n), (n, n)), "next",
+        d = _saved.costs(_saved.array(arrays, "dist", np.float64, (n, n)), "dist", inf=True)
+        nx = _saved.values_in(_saved.array(arrays, "next", next_dtype(n), (n, n)), "next",
                                -1, n - 1)
         check_tables(d, nx, graph)
         return cls(graph, {"dist": d, "next": nx}, options, build_time)

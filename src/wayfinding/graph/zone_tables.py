@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult
 from .csr import CSRGraph, GraphIndex
@@ -117,9 +117,9 @@ class CSRZoneTable(GraphIndex):
     @classmethod
     def _members(cls, graph: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
         if "zones" in options:
-            _checks.choice(options["zones"], "option zones", ("mapping",))
+            _saved.choice(options["zones"], "option zones", ("mapping",))
         else:
-            _checks.number(_checks.option(options, "zone_size"), "option zone_size",
+            _saved.number(_saved.option(options, "zone_size"), "option zone_size",
                            positive=True)
         n = graph.num_nodes
         return {"zone": 4 * n, "zone_dist": 8 * n * n}
@@ -128,14 +128,14 @@ class CSRZoneTable(GraphIndex):
     def _restore(cls, graph: CSRGraph, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> CSRZoneTable:
         n = graph.num_nodes
-        t = _checks.array(arrays, "zone_dist", np.float64, (None, None))
+        t = _saved.array(arrays, "zone_dist", np.float64, (None, None))
         z = len(t)
         if t.shape != (z, z) or z > n or (n and not z):
             raise IndexFormatError(f"array 'zone_dist' must be square with 1 to {n} zones, "
                                    f"got shape {t.shape}")
-        zone = _checks.values_in(_checks.array(arrays, "zone", np.int32, (n,)), "zone", 0,
+        zone = _saved.values_in(_saved.array(arrays, "zone", np.int32, (n,)), "zone", 0,
                                  z - 1)
-        _checks.costs(t, "zone_dist", inf=True)
+        _saved.costs(t, "zone_dist", inf=True)
         if np.any(np.diag(t) != 0):
             raise IndexFormatError("array 'zone_dist' is not 0 on its diagonal")
         # A zone bound is never above the cost of an edge between the two zones.

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from ..errors import IndexFormatError, InvalidQueryError
 from ..graph.differential import DH_EPS, pivot_count, select_pivots
 from ..results import PathResult
@@ -106,7 +106,7 @@ class DifferentialHeuristic(GridIndex):
 
     @classmethod
     def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
-        k = _pivot_option(grid, _checks.option(options, "pivots"))
+        k = _pivot_option(grid, _saved.option(options, "pivots"))
         return {"pivots": 16 * k, "distances": 8 * k * (grid.height + 2) * (grid.width + 2)}
 
     @classmethod
@@ -115,29 +115,29 @@ class DifferentialHeuristic(GridIndex):
         require_grid(grid, "a differential heuristic", uniform=False, diagonals=tuple(Diagonal))
         h, w = grid.shape
         n = (h + 2) * (w + 2)
-        piv = _checks.array(arrays, "pivots", np.int64, (None, 2))
+        piv = _saved.array(arrays, "pivots", np.int64, (None, 2))
         k = len(piv)
         given = options["pivots"]
         if isinstance(given, list):
-            _checks.equal(piv, np.array(given, dtype=np.int64).reshape(-1, 2), "pivots",
+            _saved.equal(piv, np.array(given, dtype=np.int64).reshape(-1, 2), "pivots",
                           "the pivots of the options")
         elif not 1 <= k <= given:
             raise IndexFormatError(f"array 'pivots' holds {k} pivots; the options ask for "
                                    f"1 to {given}")
-        _checks.values_in(piv[:, 0], "pivots[:, 0]", 0, w - 1)
-        _checks.values_in(piv[:, 1], "pivots[:, 1]", 0, h - 1)
+        _saved.values_in(piv[:, 0], "pivots[:, 0]", 0, w - 1)
+        _saved.values_in(piv[:, 1], "pivots[:, 1]", 0, h - 1)
         flat = (piv[:, 1] + 1) * (w + 2) + piv[:, 0] + 1
         if not np.all(np.isfinite(grid.padded_costs[flat])) or len(np.unique(flat)) != k:
             raise IndexFormatError(f"array 'pivots' holds {piv.tolist()}: pivots must be "
                                    "distinct passable cells")
-        dist = _checks.costs(_checks.array(arrays, "distances", np.float64, (k, n)),
+        dist = _saved.costs(_saved.array(arrays, "distances", np.float64, (k, n)),
                              "distances", inf=True)
         if np.any(dist[np.arange(k), flat] != 0):
             raise IndexFormatError("array 'distances' does not give 0 at each pivot")
         # Along every legal step, distances from a pivot differ by at most the step's cost:
         # then the heuristic is admissible and consistent, whatever else the file holds.
         src, dst, cost = _steps(grid)
-        _checks.triangle(dist, "distances", src, dst, cost)
+        _saved.triangle(dist, "distances", src, dst, cost)
         return cls(grid, {"pivots": piv, "distances": np.asfortranarray(dist)}, options,
                    build_time)
 
@@ -217,7 +217,7 @@ def _pivot_option(grid: Grid, value: Any) -> int:
             raise IndexFormatError(f"option pivots {value!r} must be a count or a non-empty "
                                    "list of [x, y] cells")
         return len(value)
-    return _checks.integer(value, "option pivots", 1, grid.width * grid.height)
+    return _saved.integer(value, "option pivots", 1, grid.width * grid.height)
 
 
 def _steps(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._io import NpzFile, atomic_write_bytes
 from .._kernels import _canonical
 from ..errors import (
@@ -155,14 +155,14 @@ class GoalBounds(GridIndex):
 
     @classmethod
     def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
-        _checks.choice(_checks.option(options, "flood"), "option flood", ("canonical", "dijkstra"))
-        _checks.integer(_checks.option(options, "chunk"), "option chunk", 1)
+        _saved.choice(_saved.option(options, "flood"), "option flood", ("canonical", "dijkstra"))
+        _saved.integer(_saved.option(options, "chunk"), "option chunk", 1)
         return {"boxes": 64 * (grid.height + 2) * (grid.width + 2)}
 
     @classmethod
     def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> GoalBounds:
-        boxes = _check_boxes(_checks.array(arrays, "boxes", np.uint16,
+        boxes = _check_boxes(_saved.array(arrays, "boxes", np.uint16,
                                            ((grid.height + 2) * (grid.width + 2), 8, 4)), grid)
         return cls(grid, {"boxes": boxes}, options, build_time)
 
@@ -296,9 +296,9 @@ def _read_checkpoint(path: str | os.PathLike,
                 " delete it or use another path")
         arrays = f.arrays({"boxes": 64 * n, "done": n})
     try:
-        boxes = _check_boxes(_checks.array(arrays, "boxes", np.uint16, (n, 8, 4)), grid)
-        done = _checks.array(arrays, "done", np.bool_, (n,))
-        elapsed = _checks.number(header.get("elapsed", 0.0), "elapsed")
+        boxes = _check_boxes(_saved.array(arrays, "boxes", np.uint16, (n, 8, 4)), grid)
+        done = _saved.array(arrays, "done", np.bool_, (n,))
+        elapsed = _saved.number(header.get("elapsed", 0.0), "elapsed")
     except FileFormatError as exc:
         raise IndexFormatError(exc.reason, path) from None
     return boxes.copy(), done.copy(), elapsed

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._arguments import count
 from .._kernels import _canonical, _csrsearch, _gridops, _gridsearch
 from .._kernels._workspace import Workspace
@@ -554,9 +554,9 @@ class HPAStar(GridIndex):
     @classmethod
     def _layout(cls, grid: Grid, options: dict[str, Any]) -> _Layout:
         """The layout the options give, after checking their types and ranges."""
-        s = _checks.integer(_checks.option(options, "cluster_size"), "option cluster_size", 2)
-        lv = _checks.integer(_checks.option(options, "levels"), "option levels", 1, 32)
-        gr = _checks.integer(_checks.option(options, "group"), "option group", 2)
+        s = _saved.integer(_saved.option(options, "cluster_size"), "option cluster_size", 2)
+        lv = _saved.integer(_saved.option(options, "levels"), "option levels", 1, 32)
+        gr = _saved.integer(_saved.option(options, "group"), "option group", 2)
         if s * gr ** (lv - 1) > 2**31:
             raise IndexFormatError(f"options cluster_size {s}, group {gr} and levels {lv} give "
                                    "clusters wider than 2**31 cells")
@@ -586,20 +586,20 @@ class HPAStar(GridIndex):
         a, b, blevel = transition_pairs(grid.passable, layout)
         expect = np.unique(np.concatenate([a, b]))
         n = len(expect)
-        nodes = _checks.array(arrays, "nodes", np.int64, (n,))
-        _checks.equal(nodes, expect, "nodes", "the transition cells of the map")
-        level = _checks.array(arrays, "node_level", np.int8, (n,))
-        _checks.equal(level, _node_levels(nodes, a, b, blevel), "node_level",
+        nodes = _saved.array(arrays, "nodes", np.int64, (n,))
+        _saved.equal(nodes, expect, "nodes", "the transition cells of the map")
+        level = _saved.array(arrays, "node_level", np.int8, (n,))
+        _saved.equal(level, _node_levels(nodes, a, b, blevel), "node_level",
                       "the levels of the map's transition cells")
         out = {"nodes": nodes, "node_level": level}
         w = grid.width
         for k in range(1, layout.levels + 1):
-            indptr = _checks.array(arrays, f"indptr{k}", np.int64, (n + 1,))
-            indices = _checks.array(arrays, f"indices{k}", np.int32, (None,))
-            weights = _checks.array(arrays, f"weights{k}", np.float64, (len(indices),))
-            _checks.pointers(indptr, f"indptr{k}", len(indices))
-            _checks.values_in(indices, f"indices{k}", 0, n - 1)
-            _checks.costs(weights, f"weights{k}")
+            indptr = _saved.array(arrays, f"indptr{k}", np.int64, (n + 1,))
+            indices = _saved.array(arrays, f"indices{k}", np.int32, (None,))
+            weights = _saved.array(arrays, f"weights{k}", np.float64, (len(indices),))
+            _saved.pointers(indptr, f"indptr{k}", len(indices))
+            _saved.values_in(indices, f"indices{k}", 0, n - 1)
+            _saved.costs(weights, f"weights{k}")
             src = np.repeat(np.arange(n), np.diff(indptr))
             # Edges join nodes of level k: inside one level-k cluster, cells connected
             # inside it (the refinement searches there); across a border, neighbours.

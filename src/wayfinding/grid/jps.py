@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._arguments import positive_float
 from .._kernels import _jps
 from .._kernels._workspace import Workspace
@@ -174,10 +174,10 @@ class JPSPlus(GridIndex):
                  build_time: float) -> JPSPlus:
         require_grid(grid, "JPS+")
         n = (grid.height + 2) * (grid.width + 2)
-        dist = _checks.array(arrays, "dist", np.int16, (n, 8))
+        dist = _saved.array(arrays, "dist", np.int16, (n, 8))
         # The table is a function of the map, rebuilt in a few milliseconds: a file whose
         # distances differ (a jump out of the map, through a wall...) is refused.
-        _checks.equal(dist, cls.build(grid).arrays["dist"], "dist",
+        _saved.equal(dist, cls.build(grid).arrays["dist"], "dist",
                       "the jump distances of the map")
         return cls(grid, {"dist": dist}, options, build_time)
 

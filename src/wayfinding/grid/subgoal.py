@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._arguments import count
 from .._kernels import _subgoal
 from ..errors import IndexFormatError, InvalidQueryError
@@ -116,7 +116,7 @@ class SubgoalGraph(GridIndex):
 
     @classmethod
     def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
-        _checks.integer(_checks.option(options, "levels"), "option levels", 1, 100)
+        _saved.integer(_saved.option(options, "levels"), "option levels", 1, 100)
         npad = (grid.height + 2) * (grid.width + 2)
         n = len(_cell_arrays(grid)[1])
         # Each edge is stored both ways; no graph has more than n (n - 1) entries, and none
@@ -136,24 +136,24 @@ class SubgoalGraph(GridIndex):
         # The per-cell arrays follow from the grid: recompute and compare them.
         sid, cells, clearance = _cell_arrays(grid)
         n = len(cells)
-        a = {name: _checks.array(arrays, name, dtype, shape) for name, dtype, shape in (
+        a = {name: _saved.array(arrays, name, dtype, shape) for name, dtype, shape in (
             ("subgoals", np.int32, (n, 2)), ("level", np.int8, (n,)),
             ("indptr", np.int64, (n + 1,)), ("core_end", np.int64, (n,)),
             ("targets", np.int32, (None,)), ("costs", np.float64, (None,)),
             ("subgoal_id", np.int32, (npad,)), ("clearance", np.uint16, (npad, 4)),
             ("top_level", np.int32, (1,)))}
-        _checks.equal(a["subgoal_id"], sid, "subgoal_id", "the map's subgoals")
-        _checks.equal(a["clearance"], clearance, "clearance", "the map's clearances")
-        _checks.equal(a["subgoals"], _xy(cells, wp), "subgoals", "the map's subgoals")
-        top = int(_checks.values_in(a["top_level"], "top_level", 1, levels)[0])
-        _checks.values_in(a["level"], "level", 1, top)
+        _saved.equal(a["subgoal_id"], sid, "subgoal_id", "the map's subgoals")
+        _saved.equal(a["clearance"], clearance, "clearance", "the map's clearances")
+        _saved.equal(a["subgoals"], _xy(cells, wp), "subgoals", "the map's subgoals")
+        top = int(_saved.values_in(a["top_level"], "top_level", 1, levels)[0])
+        _saved.values_in(a["level"], "level", 1, top)
         indptr, targets, costs = a["indptr"], a["targets"], a["costs"]
         e = len(targets)
         if len(costs) != e:
             raise IndexFormatError(f"arrays 'targets' and 'costs' differ in length ({e} and "
                                    f"{len(costs)})")
-        _checks.pointers(indptr, "indptr", e)
-        _checks.values_in(targets, "targets", 0, n - 1)
+        _saved.pointers(indptr, "indptr", e)
+        _saved.values_in(targets, "targets", 0, n - 1)
         below = a["core_end"] < indptr[:-1]
         if below.any() or np.any(a["core_end"] > indptr[1:]):
             i = int(np.argmax(below | (a["core_end"] > indptr[1:])))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from .._arguments import allocation, choice, count, finite_points, positive_float, xy
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
@@ -248,24 +248,24 @@ class NavMesh:
         header, arrays = read_npz(path, FORMAT, VERSION, "navigation mesh",
                                   NavMeshFormatError, _MEMBERS)
         try:
-            v = _checks.array(arrays, "vertices", np.float64, (None, 2))
-            n = _checks.array(arrays, "sizes", np.int32, (None,))
+            v = _saved.array(arrays, "vertices", np.float64, (None, 2))
+            n = _saved.array(arrays, "sizes", np.int32, (None,))
             count = len(n)
-            p = _checks.array(arrays, "polygons", np.int32, (count, None))
+            p = _saved.array(arrays, "polygons", np.int32, (count, None))
             if not np.isfinite(v).all():
                 raise NavMeshFormatError("array 'vertices' holds NaN or infinity")
-            _checks.values_in(n, "sizes", 3, p.shape[1])
+            _saved.values_in(n, "sizes", 3, p.shape[1])
             # Corners 0..size-1 of each polygon are vertex ids, the rest -1.
             used = np.arange(p.shape[1])[None, :] < n[:, None]
-            _checks.values_in(p[used], "polygons (corners)", 0, len(v) - 1)
-            _checks.values_in(p[~used], "polygons (padding)", -1, -1)
-            areas = _checks.array(arrays, "areas", np.uint8, (count,))
-            flags = _checks.array(arrays, "flags", np.uint16, (count,))
-            points = _checks.array(arrays, "link_points", np.float64, (None, 4))
-            owners = _checks.array(arrays, "link_polygons", np.int32, (len(points), 2))
+            _saved.values_in(p[used], "polygons (corners)", 0, len(v) - 1)
+            _saved.values_in(p[~used], "polygons (padding)", -1, -1)
+            areas = _saved.array(arrays, "areas", np.uint8, (count,))
+            flags = _saved.array(arrays, "flags", np.uint16, (count,))
+            points = _saved.array(arrays, "link_points", np.float64, (None, 4))
+            owners = _saved.array(arrays, "link_polygons", np.int32, (len(points), 2))
             if not np.isfinite(points).all():
                 raise NavMeshFormatError("array 'link_points' holds NaN or infinity")
-            _checks.values_in(owners, "link_polygons", 0, count - 1)
+            _saved.values_in(owners, "link_polygons", 0, count - 1)
             specs = header.get("links")
             if not isinstance(specs, list) or len(specs) != len(points) \
                     or not all(isinstance(x, dict) for x in specs):
@@ -273,7 +273,7 @@ class NavMesh:
                                        "descriptions")
             links = tuple(OffMeshLink(tuple(pt[:2]), tuple(pt[2:]), **spec)
                           for pt, spec in zip(points.tolist(), specs, strict=True))
-            build_time = _checks.number(header.get("build_time", 0.0), "build_time")
+            build_time = _saved.number(header.get("build_time", 0.0), "build_time")
         except FileFormatError as exc:
             raise NavMeshFormatError(f"malformed navigation mesh: {exc.reason}", path) from None
         except (TypeError, ValueError, WayfindingError) as exc:

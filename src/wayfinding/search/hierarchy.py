@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _checks
+from .. import _saved
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph, GraphIndex
 
@@ -229,8 +229,8 @@ class HierarchicalGraph(GraphIndex):
 
     @classmethod
     def _members(cls, world: CSRGraph, options: dict[str, Any]) -> dict[str, int]:
-        levels = _checks.integer(_checks.option(options, "levels"), "option levels", 2, 64)
-        _checks.choice(_checks.option(options, "link_cost"), "option link_cost", LINK_COSTS)
+        levels = _saved.integer(_saved.option(options, "levels"), "option levels", 2, 64)
+        _saved.choice(_saved.option(options, "link_cost"), "option link_cost", LINK_COSTS)
         # No level has more groups than the level below has nodes, nor more links than the
         # base graph has edges.
         n, m = world.num_nodes, world.num_edges
@@ -247,19 +247,19 @@ class HierarchicalGraph(GraphIndex):
         sizes = [world.num_nodes]
         out: dict[str, np.ndarray] = {}
         for k in range(1, top + 1):
-            labels = _checks.array(arrays, f"labels{k}", np.int64, (None,))
+            labels = _saved.array(arrays, f"labels{k}", np.int64, (None,))
             n = len(labels)
             if n > sizes[-1] or (sizes[-1] and not n) or len(np.unique(labels)) != n:
                 raise IndexFormatError(f"array 'labels{k}' must hold 1 to {sizes[-1]} distinct "
                                        f"group labels, got {n}")
             sizes.append(n)
-            indptr = _checks.pointers(_checks.array(arrays, f"indptr{k}", np.int64, (n + 1,)),
+            indptr = _saved.pointers(_saved.array(arrays, f"indptr{k}", np.int64, (n + 1,)),
                                       f"indptr{k}", len(arrays.get(f"indices{k}", ())))
-            indices = _checks.values_in(_checks.array(arrays, f"indices{k}", np.int32, (None,)),
+            indices = _saved.values_in(_saved.array(arrays, f"indices{k}", np.int32, (None,)),
                                         f"indices{k}", 0, n - 1)
-            weights = _checks.costs(_checks.array(arrays, f"weights{k}", np.float64,
+            weights = _saved.costs(_saved.array(arrays, f"weights{k}", np.float64,
                                                   (len(indices),)), f"weights{k}")
-            coords = _checks.array(arrays, f"coords{k}", np.float64, (None, None))
+            coords = _saved.array(arrays, f"coords{k}", np.float64, (None, None))
             if coords.shape != (0, 2) and (coords.shape[0] != n or coords.shape[1] not in (2, 3)
                                            or not np.isfinite(coords).all()):
                 raise IndexFormatError(f"array 'coords{k}' must be empty or hold {n} finite "
@@ -267,10 +267,10 @@ class HierarchicalGraph(GraphIndex):
             out.update({f"labels{k}": labels, f"indptr{k}": indptr, f"indices{k}": indices,
                         f"weights{k}": weights, f"coords{k}": coords})
         for k in range(top):
-            parent = _checks.values_in(_checks.array(arrays, f"parent{k}", np.int64,
+            parent = _saved.values_in(_saved.array(arrays, f"parent{k}", np.int64,
                                                      (sizes[k],)), f"parent{k}", 0,
                                        sizes[k + 1] - 1)
-            rep = _checks.values_in(_checks.array(arrays, f"rep{k + 1}", np.int64,
+            rep = _saved.values_in(_saved.array(arrays, f"rep{k + 1}", np.int64,
                                                   (sizes[k + 1],)), f"rep{k + 1}", 0,
                                     sizes[k] - 1)
             if np.any(parent[rep] != np.arange(sizes[k + 1])):

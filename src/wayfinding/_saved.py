@@ -12,12 +12,12 @@ into its own error with the file's name (``Index.load``: :class:`IndexFormatErro
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from . import _arguments
 from .errors import FileFormatError
 
 
@@ -91,22 +91,15 @@ def equal(a: np.ndarray, expected: np.ndarray, name: str, what: str) -> np.ndarr
 
 
 def integer(value: Any, name: str, lo: int, hi: int | None = None) -> int:
-    """``value`` as an int after checking that it is one (not a bool) in ``lo..hi``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo \
-            or (hi is not None and value > hi):
-        span = f">= {lo}" if hi is None else f"from {lo} to {hi}"
-        raise FileFormatError(f"{name} {value!r} must be an integer {span}")
-    return value
+    """``value`` as an int in ``lo..hi``: :func:`wayfinding._arguments.count`'s rules."""
+    return _arguments.count(name, value, min=lo, max=_arguments.INT64_MAX if hi is None else hi,
+                            error=FileFormatError)
 
 
 def number(value: Any, name: str, *, positive: bool = False) -> float:
-    """``value`` as a float after checking that it is a finite number (not a bool), > 0
-    when ``positive`` and >= 0 otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise FileFormatError(f"{name} {value!r} must be a finite number "
-                               f"{'> 0' if positive else '>= 0'}")
-    return float(value)
+    """``value`` as a finite float, > 0 when ``positive`` and >= 0 otherwise:
+    :func:`wayfinding._arguments.number`'s rules."""
+    return _arguments.number(name, value, min=0.0, min_open=positive, error=FileFormatError)
 
 
 def option(options: Mapping[str, Any], name: str) -> Any:
@@ -117,11 +110,9 @@ def option(options: Mapping[str, Any], name: str) -> Any:
 
 
 def choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
-    """Check that ``value`` is one of ``choices``; returns it."""
-    if not isinstance(value, (str, int)) or isinstance(value, bool) or value not in choices:
-        raise FileFormatError(f"{name} {value!r} must be one of "
-                               f"{', '.join(map(repr, choices))}")
-    return value
+    """Check that ``value`` is one of ``choices``: :func:`wayfinding._arguments.choice`'s
+    rules; returns it."""
+    return _arguments.choice(name, value, choices, error=FileFormatError)
 
 
 def triangle(table: np.ndarray, name: str, src: np.ndarray, dst: np.ndarray,
