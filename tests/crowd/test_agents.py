@@ -139,9 +139,9 @@ def test_bad_input_is_refused_and_changes_nothing():
     with pytest.raises(InvalidQueryError, match="distance"):
         crowd.neighbours(distance=0)
     with pytest.raises(InvalidQueryError, match="count"):
-        crowd.neighbours(count=0)
+        crowd.neighbours(count=-1)
     with pytest.raises(InvalidQueryError, match="max_neighbours"):
-        Crowd(max_neighbours=0)
+        Crowd(max_neighbours=-1)
     assert crowd.position[0].tolist() == [1, 1] and not crowd.velocity.any()
 
 

@@ -46,7 +46,7 @@ def around_an_obstacle(seed, n=40):
 def both(pos, vel, pref, obstacles=(), dt=0.25, dist=15.0, k=10, tau=10.0, tau_obst=5.0,
          r=1.0, vmax=2.0):
     sim = pyrvo.RVOSimulator(dt, dist, k, tau, tau_obst, r, vmax)
-    crowd = Crowd(neighbour_dist=dist, max_neighbours=k)
+    crowd = Crowd(neighbour_dist=dist, max_neighbours=max(k, 1))
     for p, v, w in zip(pos, vel, pref):
         a = sim.add_agent((float(p[0]), float(p[1])))
         sim.set_agent_velocity(a, (float(v[0]), float(v[1])))
@@ -55,7 +55,8 @@ def both(pos, vel, pref, obstacles=(), dt=0.25, dist=15.0, k=10, tau=10.0, tau_o
     for poly in obstacles:
         sim.add_obstacle([(float(x), float(y)) for x, y in poly])
     sim.process_obstacles()
-    orca = ORCA(time_horizon=tau, time_horizon_obst=tau_obst, obstacles=obstacles)
+    orca = ORCA(time_horizon=tau, time_horizon_obst=tau_obst, max_neighbours=k,
+                obstacles=obstacles)
     ours = orca.velocities(crowd, dt, pref)
     sim.do_step()
     theirs = np.array([[sim.get_agent_velocity(i).x, sim.get_agent_velocity(i).y]
@@ -117,6 +118,18 @@ def test_one_step_among_obstacles_matches_rvo2():
     half-planes (legs, cut-off lines and circles, foreign legs, covered edges, touching
     an edge or a vertex), kept hard in the fallback."""
     assert agreement(around_an_obstacle(seed) for seed in range(200)) > 0.99
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_neighbours_keeps_only_the_obstacles_as_rvo2_does(seed):
+    """``max_neighbours=0``: agents ignore each other and keep clear of the obstacles
+    only, among agents close enough that their half-planes would matter."""
+    pos, vel, pref, obstacles = around_an_obstacle(seed, n=80)
+    sim, ours, theirs = both(pos, vel, pref, obstacles, k=0)
+    assert all(sim.get_agent_num_agent_neighbors(i) == 0 for i in range(len(pos)))
+    np.testing.assert_allclose(ours, theirs, atol=1e-4)
+    with_neighbours = both(pos, vel, pref, obstacles, k=10)[1]
+    assert np.abs(with_neighbours - ours).max() > 1e-3     # the neighbours did matter
 
 
 def test_a_crossing_is_avoided_by_both_and_replays_exactly():

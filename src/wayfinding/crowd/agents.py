@@ -37,12 +37,13 @@ class Crowd:
     """Agents in the plane (world units and seconds).
 
     ``neighbour_dist`` and ``max_neighbours``: the defaults of :meth:`neighbours` (the
-    nearest agents within that centre-to-centre distance, as RVO2 picks them).
+    nearest agents within that centre-to-centre distance, as RVO2 picks them; 0, as RVO2
+    allows, gives none).
     """
 
     def __init__(self, *, neighbour_dist: float = 15.0, max_neighbours: int = 10):
         self.neighbour_dist = check_number(neighbour_dist, "neighbour_dist")
-        self.max_neighbours = check_count(max_neighbours, "max_neighbours")
+        self.max_neighbours = check_count(max_neighbours, "max_neighbours", zero=True)
         self._n = 0
         self._next_id = 0
         self._ids = np.zeros(16, dtype=np.int64)
@@ -154,9 +155,9 @@ class Crowd:
                    ) -> tuple[np.ndarray, np.ndarray]:
         """Each agent's nearest other agents within ``distance`` (default ``neighbour_dist``;
         a number or one per agent) centre to centre, at most ``count`` (default
-        ``max_neighbours``): ``(rows, counts)``, ``rows`` ``(n, count)`` in row numbers,
-        nearest first (ties to the lower row), -1 past ``counts``."""
-        k = self.max_neighbours if count is None else check_count(count, "count")
+        ``max_neighbours``; 0 gives none): ``(rows, counts)``, ``rows`` ``(n, count)`` in row
+        numbers, nearest first (ties to the lower row), -1 past ``counts``."""
+        k = self.max_neighbours if count is None else check_count(count, "count", zero=True)
         allocation(f"neighbour lists of {self._n} agents x {k}", self._n * k)
         d = self.neighbour_dist if distance is None else distance
         try:

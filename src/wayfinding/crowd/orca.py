@@ -42,10 +42,11 @@ class ORCA:
     ``time_horizon`` and ``time_horizon_obst`` (s): how long a chosen velocity must stay
     clear of other agents and of obstacles; ``neighbour_dist`` and ``max_neighbours``: the
     agents each agent considers (the nearest within that distance; ``None`` takes the
-    crowd's).  ``obstacles``: polygons as RVO2 takes them, each an ``(m, 2)`` array of
-    vertices, counter-clockwise for a solid obstacle (clockwise for one that keeps agents
-    inside), two vertices for a segment; or a :class:`~wayfinding.geometry.Obstacles`; or
-    a :class:`~wayfinding.grid.Grid`, whose blocked cells are obstacles and whose edge
+    crowd's; ``max_neighbours=0``, as in RVO2, keeps clear of the obstacles only).
+    ``obstacles``: polygons as RVO2 takes them, each an ``(m, 2)`` array of vertices,
+    counter-clockwise for a solid obstacle (clockwise for one that keeps agents inside), two
+    vertices for a segment; or a :class:`~wayfinding.geometry.Obstacles`; or a
+    :class:`~wayfinding.grid.Grid`, whose blocked cells are obstacles and whose edge
     keeps agents inside (world coordinates by its origin and cell size); or a
     :class:`~wayfinding.navmesh.NavMesh`, whose walls keep agents on it (build it without
     the agents' radius: ORCA keeps each agent's own radius clear of the walls).  Every agent
@@ -61,7 +62,7 @@ class ORCA:
         self.neighbour_dist = None if neighbour_dist is None \
             else check_number(neighbour_dist, "neighbour_dist")
         self.max_neighbours = None if max_neighbours is None \
-            else check_count(max_neighbours, "max_neighbours")
+            else check_count(max_neighbours, "max_neighbours", zero=True)
         self._walls = _walls(_polygons(obstacles))
 
     def velocities(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
