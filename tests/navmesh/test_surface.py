@@ -6,6 +6,8 @@ import math
 import numpy as np
 import pytest
 import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, Polygon, box
 from shapely.ops import nearest_points
 from test_query import random_world, sample_points
@@ -145,3 +147,77 @@ def test_filters_make_walls():
 def test_bad_input(call):
     with pytest.raises(InvalidQueryError):
         call(NavMesh.build(box(0, 0, 4, 4)))
+
+
+def first_exit(area, s, e):
+    """The largest t in [0, 1] such that the segment from s to s + t (e - s) stays in the
+    (closed) area; inf when all of it does."""
+    seg = LineString([s, e])
+    outside = seg.difference(area)
+    parts = [g for g in getattr(outside, "geoms", [outside])
+             if not g.is_empty and g.length > 1e-12 * seg.length]
+    if not parts:
+        return math.inf
+    return min(seg.project(Point(g.coords[0])) for g in parts) / seg.length
+
+
+def doorway_room(low, high):
+    # A wall at x 1.9..2.1 with a doorway at y low..high: the merge leaves a polygon whose
+    # wall edges and doorway edge lie on one line.
+    return box(0, 0, 4, 2) - box(1.9, 0, 2.1, low) - box(1.9, high, 2.1, 2)
+
+
+@pytest.mark.parametrize("low, high, s, e", [
+    (0.8, 1.2, (3.453, 1.083), (1.199, 0.845)),      # through the doorway: no wall
+    (0.2, 0.6, (0.607, 0.048), (3.557, 0.249)),      # into the wall beside the doorway
+])
+def test_raycast_with_a_wall_and_a_doorway_on_one_line(low, high, s, e):
+    area = doorway_room(low, high)
+    r = NavMesh.build(area).raycast(s, e)
+    t_ref = first_exit(area, s, e)
+    assert r.hit == math.isfinite(t_ref)
+    if r.hit:
+        assert r.t == pytest.approx(t_ref, rel=1e-9)
+
+
+@st.composite
+def awkward_worlds(draw):
+    """Rooms of grid-aligned boxes (many edges on shared lines), slivers, pairs of holes
+    almost touching, and outlines with extra vertices along their edges."""
+    size = 8.0
+    holes = []
+    for _ in range(draw(st.integers(1, 6))):
+        x, y = draw(st.integers(0, 7)), draw(st.integers(0, 7))
+        w, h = draw(st.integers(1, 3)), draw(st.sampled_from([1.0, 2.0, 1e-3]))
+        holes.append(box(x, y, x + w, y + h))
+        kind = draw(st.sampled_from(["none", "near", "beside"]))
+        if kind == "near":        # a second hole a hair's breadth away
+            gap = draw(st.sampled_from([1e-6, 1e-4]))
+            holes.append(box(x + w + gap, y, x + w + gap + 1, y + h))
+        elif kind == "beside":    # a second hole in line, leaving a doorway
+            holes.append(box(x, y + h + 0.5, x + w, y + h + 1.5))
+    area = box(0, 0, size, size).difference(shapely.union_all(holes))
+    parts = [g for g in getattr(area, "geoms", [area]) if isinstance(g, Polygon)]
+    area = max(parts, key=lambda g: g.area)
+    if draw(st.booleans()):
+        area = shapely.segmentize(area, draw(st.sampled_from([0.5, 1.5])))
+    return area, draw(st.integers(0, 2**32 - 1))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(awkward_worlds())
+def test_raycast_matches_shapely_on_awkward_worlds(world):
+    area, seed = world
+    mesh = NavMesh.build(area)
+    rng = np.random.default_rng(seed)
+    starts = sample_points(area, rng, 30)
+    x0, y0, x1, y1 = area.bounds
+    ends = rng.random(starts.shape) * [x1 - x0, y1 - y0] + [x0, y0]
+    for s, e in zip(starts, ends, strict=True):
+        if mesh.locate(s) < 0:
+            continue
+        r = mesh.raycast(s, e)
+        t_ref = first_exit(area, s, e)
+        assert r.hit == math.isfinite(t_ref), (s, e, r.t, t_ref)
+        if r.hit:
+            assert r.t == pytest.approx(t_ref, rel=1e-9), (s, e)

@@ -55,6 +55,36 @@ def _edges(mesh: Any, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return pts, np.roll(pts, -1, axis=0), mesh.neighbours[p, :n]
 
 
+def _exit_edge(a: np.ndarray, e: np.ndarray, across: np.ndarray, allowed: np.ndarray,
+               t_out: np.ndarray, x: np.ndarray, visited: list[int]) -> int:
+    """The edge a ray leaves its polygon through at the point ``x``.
+
+    Several edges may give the same exit fraction: edges on one line (a wall and a portal
+    left side by side by the polygon merge) or the two edges at a vertex.  The edge is the
+    one whose segment holds ``x``; when two hold it (``x`` at their shared vertex), a
+    usable portal to a polygon not yet visited is preferred, then the lowest index."""
+    t_min = float(t_out.min())
+    tied = np.flatnonzero(t_out <= t_min + 1e-9 * max(1.0, abs(t_min)))
+    if len(tied) == 1:
+        return int(tied[0])
+    ee = e[tied]
+    length = np.hypot(ee[:, 0], ee[:, 1])
+    along = np.einsum("ij,ij->i", x - a[tied], ee) / length
+    # How far x lies beyond either end of each edge, along its line.
+    off = np.maximum(np.maximum(-along, along - length), 0.0)
+    scale = max(1.0, float(np.abs(x).max()), float(length.max()))
+    holds = off <= 1e-9 * scale
+    if not holds.any():
+        return int(tied[np.argmin(off)])
+    best = None
+    for k in tied[holds].tolist():
+        q = int(across[k])
+        if q >= 0 and allowed[q] and q not in visited:
+            return k
+        best = k if best is None else best
+    return int(best)
+
+
 def raycast(mesh: Any, start_poly: int, start: np.ndarray, end: np.ndarray,
             allowed: np.ndarray) -> RayHit:
     d = end - start
@@ -70,11 +100,11 @@ def raycast(mesh: Any, start_poly: int, start: np.ndarray, end: np.ndarray,
         den = nrm @ d
         leaving = den > 0
         t_out = np.where(leaving, num / np.where(leaving, den, 1.0), np.inf)
-        k = int(np.argmin(t_out))
-        t_exit = float(t_out[k])
+        t_exit = float(t_out.min())
         if t_exit >= 1.0 or not np.isfinite(t_exit):
             return RayHit(math.inf, (float(end[0]), float(end[1])), (0.0, 0.0),
                           np.array(visited, dtype=np.int32))
+        k = _exit_edge(a, e, across, allowed, t_out, start + t_exit * d, visited)
         q = int(across[k])
         if q < 0 or not allowed[q] or q in visited[-2:]:
             t = max(t_exit, t_enter)
