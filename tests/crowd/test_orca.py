@@ -152,6 +152,39 @@ def test_a_crossing_is_avoided_by_both_and_replays_exactly():
     np.testing.assert_array_equal(runs[0], runs[1])
 
 
+def own_parameters(i):
+    """Agent i's own ORCA parameters (some left to the defaults)."""
+    return {"neighbour_dist": (None, 3.0, 8.0)[i % 3], "max_neighbours": (None, 0, 2, 5)[i % 4],
+            "time_horizon": (None, 1.0, 4.0)[i % 3], "time_horizon_obst": (None, 0.5, 3.0)[i % 3]}
+
+
+@pytest.mark.parametrize("removed", [0, 5, 11])
+def test_per_agent_parameters_follow_the_agent_when_rows_move(removed):
+    """Agents with their own parameters, one removed (the last row moves into its place),
+    stepped: the same as a fresh crowd of the agents that remain, in another row order."""
+    pos, vel, pref, obstacles = around_an_obstacle(3, n=12)
+    pos = pos * 0.5                       # close enough for the neighbour counts to matter
+    runs = []
+    for order in (range(12), [i for i in reversed(range(12)) if i != removed]):
+        crowd, orca = Crowd(), ORCA(time_horizon=2.0, obstacles=obstacles)
+        ids = {}
+        for i in order:
+            ids[i] = crowd.add(pos[i], velocity=vel[i], goal=pos[i] + 5 * pref[i])
+            orca.set_agent(ids[i], **own_parameters(i))
+        if len(ids) == 12:
+            crowd.remove(ids.pop(removed))
+        for _ in range(5):
+            orca.step(crowd, 0.1)
+        runs.append(np.array([crowd.position_of(ids[i]) for i in sorted(ids)]))
+    np.testing.assert_allclose(runs[0], runs[1], rtol=0, atol=1e-12)
+    crowd, orca = Crowd(), ORCA(time_horizon=2.0, obstacles=obstacles)
+    for i in sorted(ids):
+        crowd.add(pos[i], velocity=vel[i], goal=pos[i] + 5 * pref[i])
+    for _ in range(5):
+        orca.step(crowd, 0.1)
+    assert np.abs(crowd.position - runs[1]).max() > 1e-3     # the parameters did matter
+
+
 def test_bad_input():
     crowd = Crowd()
     crowd.add((0, 0))
@@ -166,6 +199,13 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="Crowd"):
         orca.velocities([(0, 0)], 0.1)
     assert orca.velocities(Crowd(), 0.1).shape == (0, 2)
+    for agent in (-1, True, 1.5, "a"):
+        with pytest.raises(InvalidQueryError, match="agent"):
+            orca.set_agent(agent)
+    with pytest.raises(InvalidQueryError, match="max_neighbours"):
+        orca.set_agent(0, max_neighbours=-1)
+    with pytest.raises(InvalidQueryError, match="time_horizon_obst"):
+        orca.set_agent(0, time_horizon_obst=0)
 
 
 def test_grid_walls_and_edges_keep_agents_out_and_in():

@@ -424,22 +424,22 @@ cdef int obstacle_lines(const Walls* w, const int32_t* edges, int count, double 
 def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                const double[:, ::1] preferred, const double[::1] radius,
                const double[::1] max_speed, const int32_t[:, ::1] neighbours,
-               const int32_t[::1] counts, double time_horizon, double dt,
+               const int32_t[::1] counts, const double[::1] time_horizon, double dt,
                double[:, ::1] out, const double[:, ::1] wall_point=None,
                const double[:, ::1] wall_unit=None, const int32_t[::1] wall_next=None,
                const int32_t[::1] wall_prev=None, const unsigned char[::1] wall_convex=None,
                const int32_t[::1] cell_start=None, const int32_t[::1] cell_edges=None,
-               tuple buckets=(0.0, 0.0, 1.0, 0, 0), double time_horizon_obst=1.0):
+               tuple buckets=(0.0, 0.0, 1.0, 0, 0), const double[::1] time_horizon_obst=None):
     """ORCA's new velocity of every agent (``out``, ``(n, 2)``) from the state of the
     step's start: one half-plane per obstacle edge it faces within ``time_horizon_obst *
     max_speed + radius`` (nearest first, kept hard), then one per neighbour
     (``neighbours[i, :counts[i]]``, rows, in order), then the linear program (and its
-    fallback).  The ``wall_*`` arrays describe the obstacle vertices, ``cell_start``,
+    fallback).  ``time_horizon`` and ``time_horizon_obst`` (needed with walls) are per
+    agent.  The ``wall_*`` arrays describe the obstacle vertices, ``cell_start``,
     ``cell_edges`` and ``buckets`` = (ox, oy, cell, nx, ny) their buckets (see ``Walls``)."""
     cdef Py_ssize_t n = position.shape[0], i
     cdef int k = neighbours.shape[1], c, j, failed, m = 0, hard
-    cdef double inv_tau = 1.0 / time_horizon, inv_dt = 1.0 / dt, rx, ry, reach
-    cdef double inv_obst = 1.0 / time_horizon_obst
+    cdef double inv_dt = 1.0 / dt, rx, ry, reach
     cdef Walls w
     cdef Line* lines
     cdef int32_t* edges = NULL
@@ -470,11 +470,12 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
         for i in range(n):
             hard = 0
             if m:
-                reach = time_horizon_obst * max_speed[i] + radius[i]
+                reach = time_horizon_obst[i] * max_speed[i] + radius[i]
                 c = near_edges(&w, <int> i, position[i, 0], position[i, 1], reach * reach,
                                edges, edge_d2)
                 hard = obstacle_lines(&w, edges, c, position[i, 0], position[i, 1],
-                                      velocity[i, 0], velocity[i, 1], radius[i], inv_obst,
+                                      velocity[i, 0], velocity[i, 1], radius[i],
+                                      1.0 / time_horizon_obst[i],
                                       lines)
             c = counts[i]
             for j in range(c):
@@ -482,7 +483,7 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                            radius[i], position[neighbours[i, j], 0],
                            position[neighbours[i, j], 1], velocity[neighbours[i, j], 0],
                            velocity[neighbours[i, j], 1], radius[neighbours[i, j]],
-                           inv_tau, inv_dt, &lines[hard + j])
+                           1.0 / time_horizon[i], inv_dt, &lines[hard + j])
             c += hard
             failed = in_planes(lines, c, max_speed[i], preferred[i, 0], preferred[i, 1],
                                False, &rx, &ry)

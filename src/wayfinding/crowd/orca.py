@@ -23,12 +23,13 @@ The solver runs in ``_kernels/_orca.pyx``; agents come from a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from .._kernels import _orca
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..geometry import Obstacles
 from ..geometry.buckets import box_buckets
 from ..grid import Grid
@@ -51,7 +52,8 @@ class ORCA:
     :class:`~wayfinding.navmesh.NavMesh`, whose walls keep agents on it (build it without
     the agents' radius: ORCA keeps each agent's own radius clear of the walls).  Every agent
     considers every edge it faces within ``time_horizon_obst * max_speed + radius``, found
-    through uniform buckets of the edges.
+    through uniform buckets of the edges.  :meth:`set_agent` gives one agent its own
+    neighbour distance, neighbour count and time horizons.
     """
 
     def __init__(self, *, time_horizon: float = 10.0, time_horizon_obst: float = 10.0,
@@ -64,6 +66,7 @@ class ORCA:
         self.max_neighbours = None if max_neighbours is None \
             else check_count(max_neighbours, "max_neighbours", zero=True)
         self._walls = _walls(_polygons(obstacles))
+        self._agents: dict[int, tuple] = {}
 
     def velocities(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
@@ -73,15 +76,58 @@ class ORCA:
         dt = check_number(dt, "dt")
         n = len(crowd)
         pref = crowd.velocities(preferred, dt)
-        rows, counts = crowd.neighbours(self.neighbour_dist, self.max_neighbours)
+        dist, k, tau, tau_obst = self._parameters(crowd)
+        top = int(k.max()) if n else 0
+        rows, counts = crowd.neighbours(dist, top)
+        if n and k.min() < top:                  # fewer for some: keep each one's nearest
+            rows[np.arange(top) >= k[:, None]] = -1
+            counts = np.minimum(counts, k).astype(counts.dtype)
         out = np.empty((n, 2))
         _orca.velocities(np.ascontiguousarray(crowd.position),
                          np.ascontiguousarray(crowd.velocity), np.ascontiguousarray(pref),
                          np.ascontiguousarray(crowd.radius),
                          np.ascontiguousarray(crowd.max_speed), rows, counts,
-                         self.time_horizon, dt, out, *self._walls,
-                         self.time_horizon_obst)
+                         tau, dt, out, *self._walls, tau_obst)
         return out
+
+    def set_agent(self, agent: int, *, neighbour_dist: float | None = None,
+                  max_neighbours: int | None = None, time_horizon: float | None = None,
+                  time_horizon_obst: float | None = None) -> None:
+        """Give agent ``agent`` (an id of the crowd this steps) its own parameters, as
+        RVO2 allows; ``None`` keeps this object's (or the crowd's).  They are kept by the
+        agent's id, so they follow it whatever row it moves to when others are removed;
+        setting them again replaces them all."""
+        if type(agent) is bool or not isinstance(agent, (int, np.integer)) or agent < 0:
+            raise InvalidQueryError(f"agent {brief(agent)} must be an agent id (an int >= 0)")
+        self._agents[int(agent)] = (
+            math.nan if neighbour_dist is None else check_number(neighbour_dist,
+                                                                 "neighbour_dist"),
+            math.nan if max_neighbours is None else check_count(max_neighbours,
+                                                                "max_neighbours", zero=True),
+            math.nan if time_horizon is None else check_number(time_horizon, "time_horizon"),
+            math.nan if time_horizon_obst is None else check_number(time_horizon_obst,
+                                                                    "time_horizon_obst"))
+
+    def _parameters(self, crowd: Crowd) -> tuple:
+        """Per row of ``crowd``: neighbour distance, neighbour count (int32) and the two
+        time horizons, each agent's own where :meth:`set_agent` gave them."""
+        n = len(crowd)
+        table = np.empty((n, 4))
+        table[:] = (crowd.neighbour_dist if self.neighbour_dist is None
+                    else self.neighbour_dist,
+                    crowd.max_neighbours if self.max_neighbours is None
+                    else self.max_neighbours, self.time_horizon, self.time_horizon_obst)
+        if self._agents and n:
+            ids = np.fromiter(self._agents, dtype=np.int64, count=len(self._agents))
+            own = np.array(list(self._agents.values()))
+            row_of = np.full(max(int(ids.max()), int(crowd.ids.max())) + 1, -1)
+            row_of[crowd.ids] = np.arange(n)
+            rows = row_of[ids]
+            live = rows >= 0                      # removed agents keep no row
+            rows, own = rows[live], own[live]
+            table[rows] = np.where(np.isnan(own), table[rows], own)
+        return (table[:, 0], table[:, 1].astype(np.int32),
+                np.ascontiguousarray(table[:, 2]), np.ascontiguousarray(table[:, 3]))
 
     def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
         """Advance the crowd by ``dt`` with ORCA's velocities (see :meth:`Crowd.step` for
