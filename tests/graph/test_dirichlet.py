@@ -1,6 +1,9 @@
 """Dirichlet domains: notes test T20, nearest-seed quantization against scipy, exact
 adjacency against the Delaunay triangulation, weighted domains and raster adjacency."""
 
+import itertools
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -54,6 +57,56 @@ def test_quantize_and_exact_adjacency_match_scipy(seed, n):
 def test_cocircular_seeds_do_not_link_across_a_point():
     d = DirichletDomains([(0, 0), (1, 0), (0, 1), (1, 1)])
     assert d.edges.tolist() == [[0, 1], [0, 2], [1, 3], [2, 3]]
+
+
+def _brute_force_pairs(seeds):
+    """Pairs whose Voronoi cells share a border longer than 1e-9 × the seeds' extent, in
+    exact arithmetic: the perpendicular bisector of i and j, clipped by every other seed's
+    half-plane."""
+    pts = [(Fraction(x), Fraction(y)) for x, y in seeds]
+    extent = max(max(p[a] for p in pts) - min(p[a] for p in pts) for a in (0, 1))
+    pairs = set()
+    for i, j in itertools.combinations(range(len(pts)), 2):
+        (xi, yi), (xj, yj) = pts[i], pts[j]
+        mx, my = (xi + xj) / 2, (yi + yj) / 2
+        dx, dy = yi - yj, xj - xi  # along the bisector
+        lo, hi = None, None  # parameter interval, None = unbounded
+        empty = False
+        for k, (xk, yk) in enumerate(pts):
+            if k in (i, j):
+                continue
+            # closer to i than to k: 2 p·(k - i) <= |k|² - |i|², with p = m + t d
+            a = 2 * (dx * (xk - xi) + dy * (yk - yi))
+            b = xk * xk + yk * yk - xi * xi - yi * yi - 2 * (mx * (xk - xi) + my * (yk - yi))
+            if a > 0:
+                hi = b / a if hi is None else min(hi, b / a)
+            elif a < 0:
+                lo = b / a if lo is None else max(lo, b / a)
+            elif b < 0:
+                empty = True
+        if not empty and (lo is None or hi is None
+                          or (hi > lo and (hi - lo) ** 2 * (dx * dx + dy * dy)
+                              > (extent / 10**9) ** 2)):
+            pairs.add((i, j))
+    return pairs
+
+
+@pytest.mark.parametrize("seeds", [
+    [(4.3, 7.0), (4.7, 2.4), (4.9, 0.1), (8.2, 6.6)],  # 0, 1, 2 almost on one line
+    [(0.1, 0.1), (0.2, 0.2), (0.3, 0.3), (0.7, 0.1), (0.1, 0.7)],
+])
+def test_exact_adjacency_of_near_collinear_seeds(seeds):
+    d = DirichletDomains(seeds, adjacency="exact")
+    assert set(map(tuple, d.edges.tolist())) == _brute_force_pairs(seeds)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=2, max_size=9,
+                unique=True))
+def test_exact_adjacency_matches_brute_force_on_rounded_seeds(cells):
+    seeds = [(x / 10 + 4, y / 10) for x, y in cells]  # one decimal: many near-degenerate sets
+    d = DirichletDomains(seeds, adjacency="exact")
+    assert set(map(tuple, d.edges.tolist())) == _brute_force_pairs(seeds)
 
 
 def test_collinear_seeds():

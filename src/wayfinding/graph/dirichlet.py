@@ -3,6 +3,7 @@ optional multiplicative weights."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -176,7 +177,9 @@ def _bordering_pairs(pts: np.ndarray) -> np.ndarray:
     """Pairs of seeds whose Voronoi cells share a boundary of positive length: the Delaunay
     edges (shapely) on the convex hull (their shared boundary is an unbounded ray) and the
     inner ones whose two triangles have circumcentres more than 1e-9 × the seeds' extent
-    apart (co-circular seeds give a zero-length border, whichever diagonal is chosen)."""
+    apart (co-circular seeds give a zero-length border, whichever diagonal is chosen).  GEOS's
+    triangulation is first made Delaunay with exact predicates (:func:`_legalize`), as its own
+    can be wrong for seeds close to a line."""
     try:
         import shapely
     except ImportError:
@@ -186,21 +189,24 @@ def _bordering_pairs(pts: np.ndarray) -> np.ndarray:
     n = len(pts)
     extent = max(float((pts.max(axis=0) - pts.min(axis=0)).max()), 1e-300)
     coords = shapely.get_coordinates(shapely.delaunay_triangles(shapely.multipoints(pts)))
-    if not len(coords):
+    tri = np.empty((0, 3), dtype=np.int64)
+    if len(coords):
+        corners = coords.reshape(-1, 4, 2)[:, :3].reshape(-1, 2)
+        _, inverse = np.unique(np.concatenate([pts, corners]), axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        seed_of = np.empty(n, dtype=np.int64)
+        seed_of[inverse[:n]] = np.arange(n)
+        tri = _legalize(pts, seed_of[inverse[n:]].reshape(-1, 3))
+    if not len(tri):
         # all seeds on one line: each borders the next along it
         if n < 2:
             return np.empty((0, 2), dtype=np.int64)
         direction = pts[np.argmax(np.hypot(*(pts - pts[0]).T))] - pts[0]
         order = np.argsort((pts - pts[0]) @ direction, kind="stable")
         return np.sort(np.stack([order[:-1], order[1:]], axis=1), axis=1)
-    corners = coords.reshape(-1, 4, 2)[:, :3].reshape(-1, 2)
-    _, inverse = np.unique(np.concatenate([pts, corners]), axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    seed_of = np.empty(n, dtype=np.int64)
-    seed_of[inverse[:n]] = np.arange(n)
-    tri = seed_of[inverse[n:]].reshape(-1, 3)
     a, b, c = pts[tri[:, 0]], pts[tri[:, 1]], pts[tri[:, 2]]
-    centres = _circumcentres(a, b, c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centres = _circumcentres(a, b, c)  # a sliver's (beyond float range) is not finite
     edges = np.sort(np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]]), axis=1)
     owner = np.tile(np.arange(len(tri)), 3)
     order = np.lexsort((edges[:, 1], edges[:, 0]))
@@ -212,8 +218,9 @@ def _bordering_pairs(pts: np.ndarray) -> np.ndarray:
     pairs = edges[start]
     keep = count == 1  # hull edges
     inner = np.flatnonzero(count == 2)
-    gap = np.hypot(*(centres[owner[start[inner]]] - centres[owner[start[inner] + 1]]).T)
-    keep[inner] = gap > 1e-9 * extent
+    with np.errstate(invalid="ignore"):
+        gap = np.hypot(*(centres[owner[start[inner]]] - centres[owner[start[inner] + 1]]).T)
+    keep[inner] = ~(gap <= 1e-9 * extent)  # NaN: a sliver's centre, far away
     return pairs[keep]
 
 
@@ -226,3 +233,83 @@ def _circumcentres(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     ux = (cy * b2 - by * c2) / d
     uy = (bx * c2 - cx * b2) / d
     return a + np.stack([ux, uy], axis=1)
+
+
+def _orient(a: Any, b: Any, c: Any) -> Fraction:
+    """Exact twice-signed area of ``a, b, c`` (> 0 counter-clockwise)."""
+    ax, ay, bx, by, cx, cy = (Fraction(float(v)) for v in (*a, *b, *c))
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+
+
+def _incircle(a: Any, b: Any, c: Any, d: Any) -> Fraction:
+    """Exact sign test: > 0 when ``d`` is inside the circle through the counter-clockwise
+    ``a, b, c``, 0 on it."""
+    dx, dy = Fraction(float(d[0])), Fraction(float(d[1]))
+    rows = []
+    for p in (a, b, c):
+        x, y = Fraction(float(p[0])) - dx, Fraction(float(p[1])) - dy
+        rows.append((x, y, x * x + y * y))
+    (ax, ay, al), (bx, by, bl), (cx, cy, cl) = rows
+    return (ax * (by * cl - bl * cy) - ay * (bx * cl - bl * cx) + al * (bx * cy - by * cx))
+
+
+def _legalize(pts: np.ndarray, tri: np.ndarray) -> np.ndarray:
+    """Make a triangulation of ``pts`` Delaunay with exact predicates: ``tri`` (from GEOS,
+    whose floating-point predicates can keep zero-area or illegal triangles for seeds close to
+    a line) is checked edge by edge; only triangles the floating-point check cannot clear are
+    looked at exactly, flipped until every edge is legal, and zero-area triangles left on the
+    hull are dropped."""
+    a, b, c = pts[tri[:, 0]], pts[tri[:, 1]], pts[tri[:, 2]]
+    area = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+    scale = np.abs(np.concatenate([b - a, c - a], axis=1)).max(axis=1) ** 2
+    doubtful = np.abs(area) <= 1e-6 * scale
+    if not doubtful.any():
+        return tri
+    tris = [list(t) for t in tri.tolist()]
+    for t in tris:
+        if _orient(*pts[t]) < 0:
+            t[1], t[2] = t[2], t[1]
+    by_edge: dict[tuple[int, int], set[int]] = {}
+
+    def link(k: int) -> None:
+        for e in range(3):
+            by_edge.setdefault(_key(tris[k][e], tris[k][(e + 1) % 3]), set()).add(k)
+
+    def unlink(k: int) -> None:
+        for e in range(3):
+            by_edge[_key(tris[k][e], tris[k][(e + 1) % 3])].discard(k)
+
+    for k in range(len(tris)):
+        link(k)
+    stack = [_key(tris[k][e], tris[k][(e + 1) % 3])
+             for k in np.flatnonzero(doubtful).tolist() for e in range(3)]
+    for _ in range(100 * len(tris) + 100):
+        if not stack:
+            break
+        edge = stack.pop()
+        owners = sorted(by_edge.get(edge, ()))
+        if len(owners) != 2:
+            continue
+        k1, k2 = owners
+        u, v = edge
+        p, q = (next(w for w in tris[k] if w not in edge) for k in (k1, k2))
+        side_p = _orient(pts[u], pts[v], pts[p])
+        if side_p < 0 or (side_p == 0 and _orient(pts[u], pts[v], pts[q]) > 0):
+            k1, k2, p, q = k2, k1, q, p  # p left of u -> v, q right
+        illegal = (_orient(*pts[tris[k1]]) == 0 or _orient(*pts[tris[k2]]) == 0
+                   or _incircle(pts[u], pts[v], pts[p], pts[q]) > 0)
+        if not illegal or _orient(pts[u], pts[q], pts[p]) <= 0 \
+                or _orient(pts[q], pts[v], pts[p]) <= 0:
+            continue
+        unlink(k1)
+        unlink(k2)
+        tris[k1], tris[k2] = [u, q, p], [q, v, p]
+        link(k1)
+        link(k2)
+        stack += [_key(u, q), _key(q, v), _key(v, p), _key(p, u)]
+    kept = [t for t in tris if _orient(*pts[t]) != 0]
+    return np.array(kept, dtype=np.int64).reshape(-1, 3)
+
+
+def _key(u: int, v: int) -> tuple[int, int]:
+    return (u, v) if u < v else (v, u)
