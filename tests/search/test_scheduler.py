@@ -108,3 +108,55 @@ def test_time_budget_and_bad_input():
         PathScheduler(grid, short_share=1.5)
     with pytest.raises(InvalidQueryError):
         sched.request((-1, 5), (92, 106))             # outside the map
+
+
+def _in_thread(fn, timeout=5.0):
+    """Run ``fn`` on a daemon thread; whether it returned within ``timeout`` seconds."""
+    import threading
+
+    t = threading.Thread(target=fn, daemon=True)
+    t.start()
+    t.join(timeout)
+    return not t.is_alive()
+
+
+@pytest.mark.parametrize("action", ["request", "cancel", "pending"])
+@pytest.mark.parametrize("ending", ["update", "cancel"])
+def test_callbacks_may_call_the_scheduler(action, ending):
+    """A callback may request, cancel or count; what it requests is served from the next
+    frame on (callbacks run once the frame is over)."""
+    grid = Grid(np.ones((12, 12)))
+    sched = PathScheduler(grid, short_distance=1e9)
+    other = sched.request((0, 11), (11, 0), priority=-1)
+    seen = []
+
+    def callback(req):
+        if action == "request":
+            seen.append(sched.request((11, 11), (0, 0)))
+        elif action == "cancel":
+            sched.cancel(other)
+            seen.append(other)
+        else:
+            seen.append((sched.pending, other.done))
+
+    first = sched.request((0, 0), (3, 3), priority=1, callback=callback)
+    ended = []
+
+    def frame():
+        if ending == "cancel":
+            sched.cancel(first)
+        while not first.done:              # small frames: ``other`` waits behind ``first``
+            ended.extend(sched.update(max_expansions=2))
+
+    assert _in_thread(frame), "the scheduler deadlocked in a callback"
+    assert first.done and len(seen) == 1
+    if action == "request":
+        new = seen[0]
+        assert new.status == "queued" and new not in ended
+        later = sched.update(max_expansions=10_000)
+        assert new in later and new.status == FOUND
+    elif action == "cancel":
+        assert other.status == CANCELLED and other not in ended
+    else:
+        pending, other_done = seen[0]
+        assert pending == (0 if other_done else 1)

@@ -4,6 +4,10 @@ expansions (or microseconds) on them, sliced so no request runs past its share. 
 run on a small pool of planners that are reused (their arrays are not reallocated per
 request); a request can be cancelled at any time; a thread can drive the updates.
 
+A request's ``callback`` runs once the call that ended it (``update`` or ``cancel``) has
+let go of the scheduler, in the order the requests ended, so it may call ``request``,
+``cancel`` and ``pending``; a request made in a callback is served from the next frame on.
+
 The searches are optimal (ARA* at epsilon 1: A*'s costs), on a grid or a ``CSRGraph``.
 
 >>> from wayfinding.grid import Grid
@@ -112,13 +116,15 @@ class PathScheduler:
         return req
 
     def cancel(self, req: PathRequest) -> None:
-        """Stop a request that has not ended (its planner goes back to the pool)."""
+        """Stop a request that has not ended (its planner goes back to the pool); its
+        callback runs before this returns."""
         with self._lock:
             if req.done:
                 return
             if self._active[req.lane] is req:
                 self._active[req.lane] = None
             self._finish(req, CANCELLED)
+        _call_back([req])
 
     @property
     def pending(self) -> int:
@@ -131,8 +137,9 @@ class PathScheduler:
     def update(self, *, max_expansions: int | None = None,
                max_microseconds: float | None = None) -> list[PathRequest]:
         """Spend at most this frame's budget (node expansions and/or microseconds; at least
-        one is needed) on the requests; returns those that ended in it.  The time budget is
-        checked between slices of ``slice_expansions`` expansions."""
+        one is needed) on the requests; returns those that ended in it, after running their
+        callbacks.  The time budget is checked between slices of ``slice_expansions``
+        expansions."""
         if max_expansions is None and max_microseconds is None:
             raise InvalidQueryError("update needs max_expansions or max_microseconds")
         t0 = time.perf_counter()
@@ -147,6 +154,7 @@ class PathScheduler:
                 share = self._share if i + 1 < len(busy) else 1.0
                 quota = left * share if math.isfinite(left) else math.inf
                 left -= self._run_lane(lane, quota, deadline, ended)
+        _call_back(ended)
         return ended
 
     def _has_work(self, lane: str) -> bool:
@@ -207,8 +215,6 @@ class PathScheduler:
             if len(self._free) < self._pool:
                 self._free.append(req.planner)
             req.planner = None
-        if req.callback is not None:
-            req.callback(req)
 
     # ------------------------------------------------------------------ threaded mode
     def start(self, *, max_expansions: int | None = None,
@@ -231,6 +237,13 @@ class PathScheduler:
             self._stop.set()
             self._thread.join()
             self._thread = None
+
+
+def _call_back(ended: list[PathRequest]) -> None:
+    """Run the callbacks of requests that ended (with the scheduler's lock released)."""
+    for req in ended:
+        if req.callback is not None:
+            req.callback(req)
 
 
 def _any_node(world: Any) -> Any:
