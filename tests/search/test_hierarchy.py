@@ -255,6 +255,36 @@ def test_hierarchical_paths_are_valid(graph, method, data):
         assert not best.found or len(set(g1)) > 1  # only a corridor can miss a path
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(LINK_COSTS))
+def test_hierarchical_path_finds_every_reachable_goal_in_directed_graphs(seed, method):
+    rng = np.random.default_rng(seed)  # sparse random digraphs: many one-way dead ends
+    n = int(rng.integers(2, 15))
+    e = int(rng.integers(0, 31))
+    base = CSRGraph.from_edges(n, rng.integers(0, n, e), rng.integers(0, n, e),
+                               rng.integers(1, 10, e).astype(float))
+    h = HierarchicalGraph.build(base, [rng.integers(0, 5, n)], link_cost=method)
+    for start in range(n):
+        for goal in range(n):
+            best = base.find_path(start, goal)
+            full = hierarchical_path(h, start, goal)
+            assert full.found == best.found
+            if full.found:
+                _check_valid(base, full.path.tolist(), full.cost, start, goal)
+                assert full.cost >= best.cost - 1e-9
+
+
+@pytest.mark.parametrize("link_cost", LINK_COSTS)
+def test_step_to_a_dead_end_falls_back_from_the_start(link_cost):
+    # 3 -> 0 -> 4 reaches the goal; the coarse step from 3 ends on 1, which cannot
+    g = CSRGraph.from_edges(5, [3, 0, 0], [0, 4, 1], [1.0, 1.0, 1.0])
+    h = HierarchicalGraph.build(g, [np.array([0, 0, 0, 1, 2])], link_cost=link_cost)
+    r = hierarchical_path(h, 3, 4)
+    assert r.found and r.fallback
+    _check_valid(g, r.path.tolist(), r.cost, 3, 4)
+    assert r.cost == g.find_path(3, 4).cost
+
+
 @pytest.fixture(scope="module")
 def cave():
     rng = np.random.default_rng(7)

@@ -40,8 +40,8 @@ class HierarchicalResult(PathResult):
 
     ``plans``: ``(level, nodes)`` of every search, top level first, nodes in the level's
     own form.  ``rounds``: the number of refinements (:func:`hierarchical_path`).
-    ``fallback``: true when :func:`hierarchical_path` met a node twice (possible only with
-    zero-cost links or unreachable representatives) and finished with a plain A*.
+    ``fallback``: true when :func:`hierarchical_path` finished with a plain A* on level 0
+    (a step failed or would have met a node twice; see there).
     ``reached_goal``: whether ``path`` ends at the goal (a single step usually stops
     earlier).
     """
@@ -137,11 +137,14 @@ def hierarchical_path(h: HierarchicalGraph, start: Any, goal: Any) -> Hierarchic
     """A complete level-0 path: :func:`hierarchical_step` repeated from where the previous
     step ended, until the goal is reached.
 
-    Each step moves into the next group of the current coarse plan, so with positive link
-    costs the search always ends at the goal; if a start node ever repeats (possible with
-    zero-cost links or unreachable representatives), the rest of the way is found by a
-    plain A* on level 0 and ``fallback`` is set.  ``found`` is false only when the goal is
-    unreachable.  ``plans`` keeps every plan of every round.  The cost is never below the
+    Each step moves into the next group of the current coarse plan.  A plain A* on level 0
+    takes over, and ``fallback`` is set, when a step fails (no member of the next group is
+    reachable, or the step ended on a node from which no plan leads on) or would end on a
+    node already visited (possible with zero-cost links or unreachable representatives): it
+    searches from the current node, and if the goal cannot be reached from there (in a
+    directed graph the steps may have led into a dead end), from ``start`` again, replacing
+    the path so far.  So ``found`` is false exactly when the goal is unreachable from
+    ``start``.  ``plans`` keeps every plan of every round.  The cost is never below the
     optimum; it has no general upper bound.
     """
     t0 = time.perf_counter()
@@ -157,11 +160,17 @@ def hierarchical_path(h: HierarchicalGraph, start: Any, goal: Any) -> Hierarchic
         out = _step(h, path[-1], g0, stats, plans)
         if out is not None and out[0][-1] in seen:
             out = None
-            fallback = True
         if out is None:
+            fallback = True
             r = h._csr[0].find_path(path[-1], g0)
             stats.expanded += r.stats.expanded
             stats.generated += r.stats.generated
+            if not r.found and len(path) > 1:
+                # the steps led where the goal cannot be reached (directed links): start over
+                r = h._csr[0].find_path(s0, g0)
+                stats.expanded += r.stats.expanded
+                stats.generated += r.stats.generated
+                path, cost = [s0], 0.0
             if not r.found:
                 stats.elapsed = time.perf_counter() - t0
                 return HierarchicalResult(_level0_path(h, []), math.inf, False, stats,
