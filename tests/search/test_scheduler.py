@@ -160,3 +160,29 @@ def test_callbacks_may_call_the_scheduler(action, ending):
     else:
         pending, other_done = seen[0]
         assert pending == (0 if other_done else 1)
+
+
+@pytest.mark.parametrize("budget, frames", [({"max_expansions": 1}, 3000),
+                                            ({"max_expansions": 3}, 1000),
+                                            ({"max_microseconds": 1}, 400)])
+def test_both_lanes_advance_under_any_budget(budget, frames):
+    """With both lanes busy (a long trip, a short request arriving every frame), each lane
+    advances at least every other frame, however small the budget."""
+    grid = generated_grid("caves")
+    sched = PathScheduler(grid, short_distance=20)
+    long = sched.request(*longest("caves"))
+    shorts = []
+    advanced = {"short": 0, "long": 0}
+    n = 0
+    while n < frames:
+        n += 1
+        shorts.append(sched.request((91, 2), (95, 6), priority=5))
+        before = long.expanded, sum(r.expanded for r in shorts)
+        sched.update(**budget)
+        after = long.expanded, sum(r.expanded for r in shorts)
+        advanced["long"] += after[0] > before[0]
+        advanced["short"] += after[1] > before[1]
+        if long.done:
+            break
+    assert long.status in (FOUND, "running")
+    assert advanced["long"] >= n // 2 and advanced["short"] >= n // 2, advanced

@@ -506,7 +506,10 @@ class NavMesh:
                 ) -> _surface.RayHit:
         """Walk the segment from ``start`` (on the mesh) toward ``end`` across polygons until
         a wall: the fraction walked (``inf`` when ``end`` is reached), the hit point, the
-        wall's normal and the polygons crossed."""
+        wall's normal and the polygons crossed.  The walkable area is closed: a ray along a
+        wall or through a corner goes on (through a vertex, into the polygon round it that
+        holds the ray's direction); only where two walls touch at one point (a pinch of no
+        width) does a ray through that point stop."""
         poly, s, allowed = self._on_mesh(start, "start", filter)
         e, _ = self._points(end, "end")
         return _surface.raycast(self, poly, s, e[0], allowed)

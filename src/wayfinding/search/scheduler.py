@@ -69,8 +69,15 @@ class PathScheduler:
     ``short_distance``: requests whose start and goal are closer than this (straight line,
     world units of the nodes' coordinates) go to the short lane (default: a tenth of the
     world's extent); ``short_share``: the part of each frame's budget the short lane gets
-    when both lanes have work (the other lane gets the rest, so neither starves);
-    ``pool``: planners kept for reuse."""
+    when both lanes have work (the long lane gets the rest); ``pool``: planners kept for
+    reuse.
+
+    Neither lane starves: when both have work, they take turns to go first, frame by
+    frame.  The lane going first gets its share of the frame's expansions (rounded down,
+    but at least one) and of its time, and always at least one slice, however small the
+    budget; the other lane gets what is left, and whatever that lane leaves goes back to
+    the first.  So with both lanes busy, each advances in at least every other frame (in
+    every frame when the only limit is a budget of two expansions or more)."""
 
     def __init__(self, world: Any, *, short_distance: float | None = None,
                  short_share: float = 0.5, pool: int = 2, slice_expansions: int = 64):
@@ -94,6 +101,7 @@ class PathScheduler:
                                                                           "long": []}
         self._active: dict[str, PathRequest | None] = {"short": None, "long": None}
         self._counter = itertools.count()
+        self._shared_frames = 0             # frames both lanes had work: whose turn it is
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -149,11 +157,18 @@ class PathScheduler:
         with self._lock:
             self.stats["frames"] += 1
             busy = [lane for lane in ("short", "long") if self._has_work(lane)]
-            for i, lane in enumerate(busy):
-                # The short lane's share first; the last lane busy gets what is left.
-                share = self._share if i + 1 < len(busy) else 1.0
-                quota = left * share if math.isfinite(left) else math.inf
-                left -= self._run_lane(lane, quota, deadline, ended)
+            if len(busy) == 2:
+                # The lanes take turns to go first (see the class docstring).
+                first, second = busy if self._shared_frames % 2 == 0 else busy[::-1]
+                self._shared_frames += 1
+                share = self._share if first == "short" else 1.0 - self._share
+                quota = max(1, int(left * share)) if math.isfinite(left) else math.inf
+                split = None if deadline is None else t0 + (deadline - t0) * share
+                left -= self._run_lane(first, quota, split, ended, free_slice=True)
+                left -= self._run_lane(second, left, deadline, ended)
+                left -= self._run_lane(first, left, deadline, ended)
+            elif busy:
+                self._run_lane(busy[0], left, deadline, ended, free_slice=True)
         _call_back(ended)
         return ended
 
@@ -161,9 +176,12 @@ class PathScheduler:
         return self._active[lane] is not None or any(not r.done for *_, r in self._lanes[lane])
 
     def _run_lane(self, lane: str, quota: float, deadline: float | None,
-                  ended: list[PathRequest]) -> int:
+                  ended: list[PathRequest], free_slice: bool = False) -> int:
+        """Run ``lane``'s requests for at most ``quota`` expansions, slice by slice, until
+        ``deadline`` (the first slice regardless of it with ``free_slice``)."""
         spent = 0
-        while spent < quota and (deadline is None or time.perf_counter() < deadline):
+        while spent < quota and (deadline is None or free_slice
+                                 or time.perf_counter() < deadline):
             req = self._active[lane] or self._next(lane)
             if req is None:
                 break
@@ -171,6 +189,7 @@ class PathScheduler:
                 int(min(self._slice, quota - spent))
             if step < 1:
                 break
+            free_slice = False
             r = req.planner.plan(max_expansions=step)
             used = r.stats.expanded
             spent += used
