@@ -213,6 +213,16 @@ def test_raycast_matches_shapely_on_awkward_worlds(world):
     starts = sample_points(area, rng, 30)
     x0, y0, x1, y1 = area.bounds
     ends = rng.random(starts.shape) * [x1 - x0, y1 - y0] + [x0, y0]
+    # Half the rays pass exactly through a corner of the mesh (not one where two walls
+    # touch: the mesh does not join the polygons on either side of such a pinch).
+    rings = [area.exterior, *area.interiors]
+    corners = np.concatenate([np.asarray(r.coords)[:-1] for r in rings])
+    _, inverse, counts = np.unique(corners, axis=0, return_inverse=True, return_counts=True)
+    pinched = {tuple(c) for c in corners[counts[inverse.ravel()] > 1].tolist()}
+    fine = [v for v in mesh.vertices.tolist() if tuple(v) not in pinched]
+    through = np.array(fine)[rng.integers(len(fine), size=len(starts) // 2)]
+    ends[::2] = starts[::2] + rng.choice([1.5, 3.0], size=(len(through), 1)) * (
+        through - starts[::2])
     for s, e in zip(starts, ends, strict=True):
         if mesh.locate(s) < 0:
             continue

@@ -56,33 +56,68 @@ def _edges(mesh: Any, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _exit_edge(a: np.ndarray, e: np.ndarray, across: np.ndarray, allowed: np.ndarray,
-               t_out: np.ndarray, x: np.ndarray, visited: list[int]) -> int:
-    """The edge a ray leaves its polygon through at the point ``x``.
+               t_out: np.ndarray, x: np.ndarray) -> tuple[int, int]:
+    """The edge a ray leaves its polygon through at the point ``x``, and the position of
+    the polygon's vertex at ``x`` when it leaves through a vertex (else -1).
 
     Several edges may give the same exit fraction: edges on one line (a wall and a portal
     left side by side by the polygon merge) or the two edges at a vertex.  The edge is the
-    one whose segment holds ``x``; when two hold it (``x`` at their shared vertex), a
-    usable portal to a polygon not yet visited is preferred, then the lowest index."""
+    one whose segment holds ``x``; when the two edges at a vertex hold it, the ray leaves
+    through that vertex."""
     t_min = float(t_out.min())
     tied = np.flatnonzero(t_out <= t_min + 1e-9 * max(1.0, abs(t_min)))
     if len(tied) == 1:
-        return int(tied[0])
+        return int(tied[0]), -1
     ee = e[tied]
     length = np.hypot(ee[:, 0], ee[:, 1])
     along = np.einsum("ij,ij->i", x - a[tied], ee) / length
     # How far x lies beyond either end of each edge, along its line.
     off = np.maximum(np.maximum(-along, along - length), 0.0)
     scale = max(1.0, float(np.abs(x).max()), float(length.max()))
-    holds = off <= 1e-9 * scale
-    if not holds.any():
-        return int(tied[np.argmin(off)])
-    best = None
-    for k in tied[holds].tolist():
-        q = int(across[k])
-        if q >= 0 and allowed[q] and q not in visited:
-            return k
-        best = k if best is None else best
-    return int(best)
+    holds = tied[off <= 1e-9 * scale].tolist()
+    if not holds:
+        return int(tied[np.argmin(off)]), -1
+    if len(holds) == 1:
+        return holds[0], -1
+    n = len(a)
+    for k in holds:
+        if (k + 1) % n in holds:     # edges k and k + 1 meet at vertex k + 1
+            return k, (k + 1) % n
+    usable = [k for k in holds if across[k] >= 0 and allowed[across[k]]]
+    return (usable or holds)[0], -1
+
+
+def _round_vertex(mesh: Any, p: int, vertex: int, d: np.ndarray, allowed: np.ndarray
+                  ) -> tuple[int, np.ndarray]:
+    """Where a ray in direction ``d`` goes on from the mesh vertex ``vertex`` after leaving
+    polygon ``p`` through it: the polygon round the vertex (reached through usable portals)
+    whose corner there holds the direction, with ``None``; or -1 with the outward normal of
+    the wall the ray meets there (the one it faces most squarely)."""
+    seen, order, walls = {p}, [p], []
+    i = 0
+    while i < len(order):
+        poly = order[i]
+        i += 1
+        a, b, across = _edges(mesh, poly)
+        j = int(np.flatnonzero(mesh.polygons[poly, :len(a)] == vertex)[0])
+        e = b - a
+        nrm = np.stack([e[:, 1], -e[:, 0]], axis=1)
+        den = nrm @ d
+        if poly != p and den[j - 1] <= 0 and den[j] <= 0:
+            return poly, None
+        for k in (j - 1, j):
+            q = int(across[k])
+            if q >= 0 and allowed[q]:
+                if q not in seen:
+                    seen.add(q)
+                    order.append(q)
+            else:
+                walls.append(nrm[k])
+    if not walls:   # pragma: no cover - the corners round an inner vertex fill the turn
+        a, b, _ = _edges(mesh, p)
+        e = b - a
+        walls = list(np.stack([e[:, 1], -e[:, 0]], axis=1))
+    return -1, max(walls, key=lambda m: float(m @ d) / math.hypot(*m))
 
 
 def raycast(mesh: Any, start_poly: int, start: np.ndarray, end: np.ndarray,
@@ -91,7 +126,7 @@ def raycast(mesh: Any, start_poly: int, start: np.ndarray, end: np.ndarray,
     p = start_poly
     visited = [p]
     t_enter = 0.0
-    for _ in range(mesh.num_polygons + 1):
+    for _ in range(2 * mesh.num_polygons + 2):
         a, b, across = _edges(mesh, p)
         e = b - a
         # Outward normal of a counter-clockwise edge: (ey, -ex).
@@ -104,14 +139,20 @@ def raycast(mesh: Any, start_poly: int, start: np.ndarray, end: np.ndarray,
         if t_exit >= 1.0 or not np.isfinite(t_exit):
             return RayHit(math.inf, (float(end[0]), float(end[1])), (0.0, 0.0),
                           np.array(visited, dtype=np.int32))
-        k = _exit_edge(a, e, across, allowed, t_out, start + t_exit * d, visited)
-        q = int(across[k])
-        if q < 0 or not allowed[q] or q in visited[-2:]:
+        k, corner = _exit_edge(a, e, across, allowed, t_out, start + t_exit * d)
+        wall = nrm[k]
+        if corner >= 0:
+            q, wall = _round_vertex(mesh, p, int(mesh.polygons[p, corner]), d, allowed)
+            stop = q < 0
+        else:
+            q = int(across[k])
+            stop = q < 0 or not allowed[q] or q in visited[-2:]
+        if stop:
             t = max(t_exit, t_enter)
             hit = start + t * d
-            length = math.hypot(*nrm[k])
+            length = math.hypot(*wall)
             return RayHit(t, (float(hit[0]), float(hit[1])),
-                          (float(-nrm[k, 0] / length), float(-nrm[k, 1] / length)),
+                          (float(-wall[0] / length), float(-wall[1] / length)),
                           np.array(visited, dtype=np.int32))
         t_enter = t_exit
         p = q
