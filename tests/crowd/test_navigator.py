@@ -47,6 +47,26 @@ def test_agents_cross_a_u_turn_both_ways_clear_of_the_walls():
     assert np.hypot(*(nav.crowd.position - nav._target[:12]).T).max() <= 0.05
 
 
+@pytest.mark.parametrize("built_for", [0.0, 0.4])
+@pytest.mark.parametrize("target", [(6.0, 0.4), (0.4, 0.4), (11.6, 5.0)])
+def test_the_default_avoidance_keeps_crowded_agents_off_the_walls(target, built_for):
+    """Twenty agents sent to one spot at a wall (or into a corner) crowd there and push
+    each other towards it: with the default avoidance none ever crosses it, and on a mesh
+    built for their radius they still reach the walls as given (not the eroded ones)."""
+    room = NavMesh.build(outline=[(0, 0), (12, 0), (12, 6), (0, 6)])
+    nav = Navigator(NavMesh.build(outline=[(0, 0), (12, 0), (12, 6), (0, 6)],
+                                  radius=built_for))
+    rng = np.random.default_rng(7)
+    for x, y in np.stack([rng.uniform(1, 11, 20), rng.uniform(2.5, 5.5, 20)], 1):
+        nav.add((x, y), target=target, radius=0.4, max_speed=1.4)
+    closest = math.inf
+    for _ in range(300):
+        nav.update(0.05)
+        closest = min(closest, wall_gap(nav.crowd.position, room).min())
+    assert closest >= 0.4 - 0.02       # radii 0.4: at most a slight overlap
+    assert closest <= 0.5              # they did crowd against the wall
+
+
 def test_corners_are_taken_in_turn():
     nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.4), avoidance=None)
     a = nav.add((10.0, 2.0), target=(10.0, 8.0), max_speed=1.0)

@@ -58,10 +58,14 @@ class Navigator:
     :class:`~wayfinding.grid.Grid` or :class:`~wayfinding.fields.FlowField`), with
     ``avoidance`` among them: any model with ``step(crowd, dt, preferred)``, such as
     :class:`~wayfinding.crowd.ORCA` (the default, ``ORCA(time_horizon=3,
-    time_horizon_obst=1)``, which knows no walls: give it the walls, e.g.
-    ``ORCA(obstacles=NavMesh.build(outline, holes))`` without the radius, so that agents
-    pushed by others stay off them) or :class:`~wayfinding.crowd.PowerLaw`; ``None`` moves
-    them straight at their preferred velocities.  ``crowd``: the agents (default: a new
+    time_horizon_obst=1)`` with the walls of the world the agents plan on: a mesh's
+    :attr:`~NavMesh.source_walls`, the walls of the area as given, not eroded by the radius
+    the mesh was built for, or its :meth:`~NavMesh.boundary` for a mesh that has none (one
+    loaded from a file: a radius further from the walls than needed, passages narrower
+    than twice that closed); a grid's blocked cells and edge; a flow field's grid; so that
+    agents pushed by others keep their radius clear of the walls) or
+    :class:`~wayfinding.crowd.PowerLaw`; ``None`` moves them straight at their preferred
+    velocities.  ``crowd``: the agents (default: a new
     :class:`Crowd`); add and remove them through the navigator.  Distances in world
     units, times in seconds."""
 
@@ -75,7 +79,10 @@ class Navigator:
                                     f"{type(world).__name__}")
         if avoidance == "orca":
             from .orca import ORCA
-            avoidance = ORCA(time_horizon=3.0, time_horizon_obst=1.0)
+            walls = world.grid if isinstance(world, FlowField) else world
+            if isinstance(world, NavMesh) and world.source_walls is not None:
+                walls = world.source_walls
+            avoidance = ORCA(time_horizon=3.0, time_horizon_obst=1.0, obstacles=walls)
         if avoidance is not None and not callable(getattr(avoidance, "step", None)):
             raise InvalidQueryError("avoidance must have a step(crowd, dt, preferred) method")
         self.world, self.avoidance = world, avoidance

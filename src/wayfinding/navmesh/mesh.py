@@ -74,7 +74,10 @@ class NavMesh:
       vertex k + 1), -1 for a wall or padding;
     - ``areas``: ``(P,)`` uint8 area type ids; ``flags``: ``(P,)`` uint16 ability flags;
     - ``links``: the :class:`OffMeshLink` list, with ``link_points`` ``(L, 4)`` (snapped
-      start and end) and ``link_polygons`` ``(L, 2)``.
+      start and end) and ``link_polygons`` ``(L, 2)``;
+    - ``source_walls``: the walls of the area :meth:`build` was given, before erosion by
+      the radius, as :meth:`boundary` gives the mesh's own (``None`` for a mesh made
+      otherwise or loaded from a file: files keep the mesh only).
 
     Build with :meth:`build`; query with :meth:`locate`, :meth:`nearest` and
     :meth:`find_path`.  Queries keep per-thread scratch, so one mesh serves many threads.
@@ -107,6 +110,7 @@ class NavMesh:
         self.link_polygons = _frozen(np.zeros((0, 2), np.int32) if link_polygons is None
                                      else np.asarray(link_polygons, dtype=np.int32))
         self.build_time = float(build_time)
+        self.source_walls: tuple[np.ndarray, ...] | None = None
         self._local = threading.local()
         self._filters: dict[Any, tuple[np.ndarray, ...]] = {}
 
@@ -152,6 +156,7 @@ class NavMesh:
                                            f"{type(link).__name__}")
         t0 = time.perf_counter()
         geom = _build.walkable_area(area, outline=outline, holes=holes)
+        source_walls = _wall_loops(geom)
         geom = _build.eroded(geom, radius, quad_segs)
         x0, y0, x1, y1 = geom.bounds
         tol = 0.0 if method == "delaunay" else 1e-9 * max(x1 - x0, y1 - y0, 1.0)
@@ -184,6 +189,7 @@ class NavMesh:
             mesh = cls(verts, table, sizes, areas=areas, flags=flags, links=links,
                        link_points=pts, link_polygons=owners)
         mesh.build_time = time.perf_counter() - t0
+        mesh.source_walls = source_walls
         return mesh
 
     def _snap_links(self, links: tuple[OffMeshLink, ...], snap: float
@@ -225,9 +231,11 @@ class NavMesh:
                 raise InvalidQueryError(f"{name} must be ({self.num_polygons},) integers "
                                         f"0..{top}")
             new.append(arr)
-        return NavMesh(self.vertices, self.polygons, self.sizes, areas=new[0], flags=new[1],
+        mesh = NavMesh(self.vertices, self.polygons, self.sizes, areas=new[0], flags=new[1],
                        links=self.links, link_points=self.link_points,
                        link_polygons=self.link_polygons, build_time=self.build_time)
+        mesh.source_walls = self.source_walls
+        return mesh
 
     # ------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike) -> None:
@@ -619,3 +627,15 @@ def bucket_index(vertices: np.ndarray, polygons: np.ndarray) -> tuple[Any, ...]:
     span = (hi.max(axis=0) - lo.min(axis=0)) if len(lo) else np.ones(2)
     mean = np.sqrt(np.mean(np.prod(np.maximum(hi - lo, 1e-12), axis=1))) if len(lo) else 1.0
     return box_buckets(lo, hi, max(float(mean) * 2.0, float(span.max()) / 1024))
+
+
+def _wall_loops(geom: Any) -> tuple[np.ndarray, ...]:
+    """The walls of a shapely (Multi)Polygon as :meth:`NavMesh.boundary` gives a mesh's:
+    closed loops of corners (read-only ``(k, 2)``), walkable side on the right."""
+    from shapely.geometry.polygon import orient
+    loops = []
+    for poly in getattr(geom, "geoms", [geom]):
+        poly = orient(poly, sign=-1.0)        # outside clockwise, holes counter-clockwise
+        for ring in (poly.exterior, *poly.interiors):
+            loops.append(_frozen(np.array(ring.coords, dtype=np.float64)[:-1, :2]))
+    return tuple(loops)
