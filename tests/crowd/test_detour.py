@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from shapely.geometry import LineString, box
 
 from wayfinding import InvalidQueryError
 from wayfinding.crowd.detour import detour
@@ -167,6 +168,21 @@ def test_the_side_through_a_wall_is_rejected(corridor):
 def test_no_side_left_is_not_clear(corridor):
     result = detour((1.0, 2.2), (19.0, 2.2), [(10.0, 2.2, 1.6)], 0.3, mesh=corridor)
     assert not result.clear and result.path.tolist() == [[1.0, 2.2], [19.0, 2.2]]
+
+
+@pytest.mark.parametrize("goal, circle", [
+    ((3.5, 1.0), (3.0, 1.0, 0.15)), ((3.5, 0.9), (1.0, 1.0, 0.15)),
+    ((3.5, 0.9), (3.0, 1.0, 0.15)), ((3.5, 1.1), (3.0, 1.0, 0.15)),
+    ((3.0, 1.0), (1.0, 1.05, 0.1)),
+])
+def test_sides_through_a_doorway_in_line_with_its_wall(goal, circle):
+    # The mesh keeps the wall and the doorway on one polygon edge line: the sides' line of
+    # sight (raycast) must see through the doorway and only there.
+    area = box(0, 0, 4, 2) - box(1.9, 0, 2.1, 0.8) - box(1.9, 1.2, 2.1, 2)
+    result = detour((0.5, 1.0), goal, [circle], 0.05, mesh=NavMesh.build(area))
+    assert result.clear and len(result.path) > 2
+    assert area.covers(LineString(result.path))
+    assert_clears(result.path, [circle], 0.05)
 
 
 @pytest.mark.parametrize("args, kwargs, word", [
