@@ -64,12 +64,12 @@ def test_no_lane_starves_and_priorities_hold():
     assert long.status == FOUND and finished_short > 0
     # In one lane, the higher priority is served first.
     sched2 = PathScheduler(grid, short_distance=1e9)
-    low = sched2.request((91, 2), (92, 106), priority=0)
-    high = sched2.request((91, 2), (100, 60), priority=9)
+    low = sched2.request((91, 2), (4, 125), priority=0)
+    high = sched2.request((91, 2), (149, 58), priority=9)
     order = []
     while sched2.pending:
         order += sched2.update(max_expansions=500)
-    assert order.index(high) < order.index(low)
+    assert order.index(high) < order.index(low) and low.status == high.status == FOUND
 
 
 def test_cancel_and_threaded_mode():
@@ -186,3 +186,39 @@ def test_both_lanes_advance_under_any_budget(budget, frames):
             break
     assert long.status in (FOUND, "running")
     assert advanced["long"] >= n // 2 and advanced["short"] >= n // 2, advanced
+
+
+def two_islands(kind):
+    """A world of two parts with no way between them, and a request that has no path."""
+    if kind == "graph":
+        from wayfinding.graph import CSRGraph
+
+        # Two chains of 40 nodes: 0..39 and 40..79.
+        src = [i for i in range(79) if i != 39]
+        graph = CSRGraph.from_edges(80, src, [i + 1 for i in src], np.ones(len(src)),
+                                    directed=False,
+                                    coords=np.stack([np.arange(80.0), np.zeros(80)], 1))
+        return graph, 0, 79
+    grid = np.ones((30, 61), dtype=bool)
+    grid[:, 30] = False                               # a wall splits the map in two
+    grid[15, 10] = False
+    ends = {"islands": ((0, 0), (60, 29)), "blocked start": ((10, 15), (20, 20)),
+            "blocked goal": ((20, 20), (10, 15))}[kind]
+    return Grid(grid), *ends
+
+
+@pytest.mark.parametrize("kind", ["islands", "blocked start", "blocked goal", "graph"])
+@pytest.mark.parametrize("busy", [False, True])
+def test_no_path_is_answered_at_once(kind, busy):
+    """Endpoints on different islands (or a blocked one) end in the first update, with no
+    search, even behind other work."""
+    world, start, goal = two_islands(kind)
+    sched = PathScheduler(world, short_distance=1e9)
+    if busy:
+        ahead = ((40, 79) if kind == "graph" else ((40, 5), (59, 28)))
+        sched.request(*ahead, priority=9)
+    req = sched.request(start, goal)
+    ended = sched.update(max_expansions=1)
+    assert req in ended and req.status == "failed" and not req.result.found
+    assert req.expanded == 0 and len(req.result.path) == 0
+    assert sched.stats["expansions"] <= 1 and sched.stats["planners_made"] == 1

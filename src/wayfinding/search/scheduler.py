@@ -9,6 +9,9 @@ let go of the scheduler, in the order the requests ended, so it may call ``reque
 ``cancel`` and ``pending``; a request made in a callback is served from the next frame on.
 
 The searches are optimal (ARA* at epsilon 1: A*'s costs), on a grid or a ``CSRGraph``.
+A request with no possible path (its endpoints on different islands of the grid or
+weakly connected components of the graph, or one of them a blocked cell) is not
+searched: it ends with ``found`` false in the next ``update``, whatever the budget.
 
 >>> from wayfinding.grid import Grid
 >>> sched = PathScheduler(Grid.from_ascii('''
@@ -36,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidQueryError
-from .incremental import ARAStar
+from ..results import SearchStats
+from .incremental import AnytimePath, ARAStar
 
 #: Request states: waiting, being searched, and the three ends.
 QUEUED, RUNNING, FOUND, FAILED, CANCELLED = "queued", "running", "found", "failed", "cancelled"
@@ -96,6 +100,8 @@ class PathScheduler:
         extent = float(np.ptp(coords, axis=0).max()) if len(coords) else 0.0
         self._free.append(probe)
         self._edges = probe._e              # the world's nodes, for checks and lanes
+        self._islands = _islands(world)
+        self._no_path: list[PathRequest] = []  # requests to answer at once
         self.short_distance = extent / 10 if short_distance is None else float(short_distance)
         self._lanes: dict[str, list[tuple[float, int, PathRequest]]] = {"short": [],
                                                                           "long": []}
@@ -117,9 +123,13 @@ class PathScheduler:
         s, g = e.node(start, "start"), e.node(goal, "goal")
         near = float(np.hypot(*(e.coords[s] - e.coords[g]))) <= self.short_distance
         req = PathRequest(start, goal, float(priority), "short" if near else "long", callback)
+        isl = self._islands
         with self._lock:
             req.order = next(self._counter)
-            heapq.heappush(self._lanes[req.lane], (-req.priority, req.order, req))
+            if isl[s] < 0 or isl[s] != isl[g]:
+                self._no_path.append(req)
+            else:
+                heapq.heappush(self._lanes[req.lane], (-req.priority, req.order, req))
             self.stats["requests"] += 1
         return req
 
@@ -139,6 +149,7 @@ class PathScheduler:
         """Requests not ended yet."""
         with self._lock:
             queued = sum(1 for lane in self._lanes.values() for *_, r in lane if not r.done)
+            queued += sum(not r.done for r in self._no_path)
             return queued + sum(r is not None for r in self._active.values())
 
     # ------------------------------------------------------------------ frames
@@ -156,6 +167,13 @@ class PathScheduler:
         ended: list[PathRequest] = []
         with self._lock:
             self.stats["frames"] += 1
+            for req in sorted(self._no_path, key=lambda r: (-r.priority, r.order)):
+                if not req.done:
+                    req.result = AnytimePath(self._edges.path(np.empty(0, dtype=np.int64)),
+                                             math.inf, False, SearchStats(), "ara_star")
+                    self._finish(req, FAILED)
+                    ended.append(req)
+            self._no_path.clear()
             busy = [lane for lane in ("short", "long") if self._has_work(lane)]
             if len(busy) == 2:
                 # The lanes take turns to go first (see the class docstring).
@@ -256,6 +274,16 @@ class PathScheduler:
             self._stop.set()
             self._thread.join()
             self._thread = None
+
+
+def _islands(world: Any) -> np.ndarray:
+    """An island id per node (the planners' node ids), -1 on blocked cells: no path joins
+    nodes of different ids, nor a blocked cell to anything."""
+    from ..grid.grid import Grid
+
+    if isinstance(world, Grid):
+        return world.components.ravel()
+    return world.weak_components
 
 
 def _call_back(ended: list[PathRequest]) -> None:
