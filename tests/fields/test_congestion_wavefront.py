@@ -112,7 +112,9 @@ def test_stopping_rules_on_the_worked_example():
     for stop in ("reach", "minimal", "converge"):
         wf = Wavefront(grid, (0, 0), starts=[(5, 0)], stop=stop)
         runs[stop] = (wf.run(), wf.cost((5, 0)), wf.path((5, 0)))
-    assert runs["reach"][1] == 41.0
+    # first reached at 41 along the expensive row; by then the predecessors turn into the
+    # second row after two expensive cells, and the reported cost is that path's
+    assert runs["reach"][1] == grid.path_cost(runs["reach"][2]) == 5.5 + 10 + 5.5 + 4
     assert runs["minimal"][1] == runs["converge"][1] == 7.0
     assert runs["reach"][0] <= runs["minimal"][0] <= runs["converge"][0]
     path = runs["minimal"][2]
@@ -140,6 +142,41 @@ def test_wavefront_equals_dijkstra(data):
     least.run()
     assert least.cost((int(sx), int(sy))) == pytest.approx(truth[sy, sx]) \
         if np.isfinite(truth[sy, sx]) else True
+
+
+@pytest.mark.parametrize("starts", [[(4, 0), (2, 0)], [(2, 0), (4, 0)], [(1, 0), (3, 0), (4, 0)]])
+def test_minimal_propagates_through_a_start(starts):
+    grid = Grid(np.ones((1, 5), dtype=bool))
+    wf = Wavefront(grid, (0, 0), starts=starts, stop="minimal")
+    assert wf.run() < 4 * 5 + 4                    # stopped by its rule, not the cap
+    for x, y in starts:
+        assert wf.cost((x, y)) == pytest.approx(x)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=HEALTH)
+@given(data=st.data())
+def test_every_stopping_rule_reports_its_paths_cost(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    h, w = data.draw(st.integers(1, 10)), data.draw(st.integers(2, 10))
+    costs = np.where(rng.random((h, w)) < 0.2, np.inf, rng.choice([1.0, 2.0, 5.0], (h, w)))
+    grid = Grid(costs, diagonal=data.draw(st.sampled_from(["never", "no_corner_cutting"])))
+    free = [(int(x), int(y)) for y, x in np.argwhere(grid.passable)]
+    if len(free) < 2:
+        return
+    goal = free[0]
+    truth = dijkstra_field(grid, [goal])
+    reachable = [c for c in free[1:] if np.isfinite(truth[c[1], c[0]])]
+    if not reachable:
+        return
+    picks = rng.choice(len(reachable), min(3, len(reachable)), replace=False)
+    starts = [reachable[int(i)] for i in picks]
+    for stop in ("reach", "minimal"):
+        wf = Wavefront(grid, goal, starts=starts, stop=stop)
+        assert wf.run() < 4 * h * w + 4                # stopped by its rule, not the cap
+        for s in starts:
+            assert wf.cost(s) == pytest.approx(grid.path_cost(wf.path(s)))
+            if stop == "minimal":
+                assert wf.cost(s) == pytest.approx(truth[s[1], s[0]])
 
 
 def test_repair_after_an_obstacle_moves_equals_a_fresh_plan():

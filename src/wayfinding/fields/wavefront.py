@@ -5,10 +5,13 @@ Every iteration reads one copy of the cost-to-goal ``g`` and writes the other: a
 the cheapest ``g(neighbour) + step cost`` over its legal moves (the grid's diagonal rule and
 cost rule), remembering that neighbour as its predecessor.  The goal is 0, unknown cells
 ``inf``.  Three stopping rules: ``"reach"`` (the start has a value: fewest iterations, not
-optimal with varying costs), ``"converge"`` (nothing changed: optimal, whole map) and
-``"minimal"`` (optimal with the fewest iterations: the start is recomputed every iteration
-and the run stops once it has a value and no cell updated in that iteration is cheaper than
-it; with several starts, cheaper than the dearest of them).  :meth:`Wavefront.move_obstacle`
+optimal with varying costs; the first value is the cheapest route with the fewest steps, but
+predecessors are rewritten in the same synchronous iteration, so the path they give may
+already be cheaper, and the start reports that path's cost), ``"converge"`` (nothing
+changed: optimal, whole map) and ``"minimal"`` (optimal with the fewest iterations: the
+starts are recomputed from their neighbours every iteration, and other cells read their
+new values through them; the run stops once every start has a value and no cell updated
+in that iteration is cheaper than the dearest of them).  :meth:`Wavefront.move_obstacle`
 repairs the plan: the cells whose predecessor chain got dearer are reset, and the next
 :meth:`Wavefront.run` recomputes them.
 
@@ -18,8 +21,10 @@ repairs the plan: the cells whose predecessor chain got dearer are reset, and th
 >>> costs[0, 1:5] = 10.0                      # an expensive stretch of the top row
 >>> grid = Grid(costs, diagonal="never")
 >>> reach = Wavefront(grid, (0, 0), starts=[(5, 0)], stop="reach")
->>> reach.run(), reach.cost((5, 0))           # first reach: straight through it
-(5, 41.0)
+>>> reach.run(), reach.cost((5, 0))   # first reached at 41 along the top row, but its
+(5, 25.0)
+>>> grid.path_cost(reach.path((5, 0)))  # predecessors already turn into the second row
+25.0
 >>> best = Wavefront(grid, (0, 0), starts=[(5, 0)], stop="minimal")
 >>> best.run() >= 5, best.cost((5, 0))        # the detour through the second row
 (True, 7.0)
@@ -95,7 +100,8 @@ class Wavefront:
 
     def run(self, max_iterations: int | None = None) -> int:
         """Iterate until the stopping rule holds (or ``max_iterations``); returns the number
-        of iterations run."""
+        of iterations run.  Afterwards each start's cost (and that of the cells on its path)
+        is the cost of the path :meth:`path` returns."""
         h, w = self.grid.shape
         gx, gy = self.goal
         index = np.arange(h * w).reshape(h, w)
@@ -104,12 +110,6 @@ class Wavefront:
         limit = max_iterations if max_iterations is not None else 4 * h * w + 4
         while done < limit:
             g = self.g
-            before = {}
-            if self.stop == "minimal":
-                for sx, sy in self.starts:       # the starts are always recomputed
-                    if (sx, sy) != self.goal:
-                        before[(sx, sy)] = g[sy, sx]
-                        g[sy, sx] = np.inf
             pad = np.pad(g, 1, constant_values=np.inf)
             best = np.full((h, w), np.inf)
             best_pred = np.full((h, w), -1, dtype=np.int64)
@@ -123,15 +123,32 @@ class Wavefront:
             best_pred[gy, gx] = -1
             updated = best < g
             new_g = np.where(updated, best, g)
-            for (sx, sy), old in before.items():   # a start counts as updated if it fell
-                updated[sy, sx] = new_g[sy, sx] < old
-            self.pred = np.where(updated, best_pred, self.pred)
+            pred = np.where(updated, best_pred, self.pred)
+            if self.stop == "minimal":
+                for sx, sy in self.starts:       # the starts are always recomputed
+                    if (sx, sy) != self.goal:    # (and count as updated if they fell)
+                        new_g[sy, sx], pred[sy, sx] = best[sy, sx], best_pred[sy, sx]
+            self.pred = pred
             self.g = new_g
             done += 1
             self.iterations += 1
             if self._stopped(updated):
                 break
+        for start in self.starts:
+            self._settle(start)
         return done
+
+    def _settle(self, start: tuple[int, int]) -> None:
+        """Give the cells on ``start``'s predecessor chain the cost of that chain: a
+        synchronous update may lower a predecessor (and change its own predecessor) in the
+        same iteration, so a value can be dearer than the path it now leads along."""
+        path = self.path(start)
+        if len(path) < 2 or tuple(path[-1]) != self.goal:
+            return
+        acc = 0.0
+        for (ax, ay), (bx, by) in zip(path[-2::-1].tolist(), path[:0:-1].tolist()):
+            acc += float(self._steps[DIRECTIONS.index((bx - ax, by - ay)), ay, ax])
+            self.g[ay, ax] = min(self.g[ay, ax], acc)
 
     def _stopped(self, updated: np.ndarray) -> bool:
         start_g = [self.g[y, x] for x, y in self.starts]
