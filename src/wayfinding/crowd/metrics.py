@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from .._kernels import _neighbours
 from ..results import Arrivals
 from .agents import Crowd, check_number
 
@@ -37,21 +39,44 @@ class Run(Arrivals):
     goal: np.ndarray
     arrived: np.ndarray
 
-    def _gaps(self) -> np.ndarray:
-        """Per step and pair (i < j): r_i + r_j - distance (NaN when either is gone)."""
-        p = self.positions
-        i, j = np.triu_indices(p.shape[1], 1)
-        d = np.hypot(*(p[:, i] - p[:, j]).transpose(2, 0, 1))
-        return (self.radius[i] + self.radius[j])[None] - d
+    @cached_property
+    def _overlaps(self) -> tuple[int, float]:
+        """Pair-steps with r_i + r_j - distance > 1e-9, and the largest r_i + r_j -
+        distance (at least 0), over the agents present at each step.  Each step's pairs
+        come from a neighbour query within r_i + the largest radius (every pair that
+        overlaps), with room for more neighbours while some agent's list is full, so the
+        memory grows with the agents, not with their pairs."""
+        count, deepest = 0, 0.0
+        top = float(self.radius.max(initial=0.0))
+        k = 8
+        for p in self.positions:
+            live = np.flatnonzero(np.isfinite(p).all(axis=1))
+            if len(live) < 2:
+                continue
+            q, r = np.ascontiguousarray(p[live]), self.radius[live]
+            reach = (r + top) * (1 + 1e-9) + 1e-12
+            while True:
+                k = min(k, len(live) - 1)
+                rows = np.empty((len(live), k), dtype=np.int32)
+                held = _neighbours.nearest(q, reach, k, rows, np.empty((len(live), k)))
+                if held.max() < k or k == len(live) - 1:
+                    break
+                k *= 2
+            i, slot = np.nonzero(np.arange(k) < held[:, None])
+            j = rows[i, slot]
+            i, j = i[i < j], j[i < j]                     # each pair once, i < j
+            gap = (r[i] + r[j]) - np.hypot(*(q[i] - q[j]).T)
+            count += int((gap > 1e-9).sum())
+            deepest = max(deepest, float(gap.max(initial=0.0)))
+        return count, deepest
 
     def collisions(self) -> int:
         """Pair-steps in which two agents overlap."""
-        return int(np.nansum(self._gaps() > 1e-9))
+        return self._overlaps[0]
 
     def max_penetration(self) -> float:
         """The deepest overlap of any two agents (0 when none)."""
-        g = self._gaps()
-        return float(max(np.nanmax(g, initial=0.0), 0.0)) if g.size else 0.0
+        return self._overlaps[1]
 
     def _steps(self) -> np.ndarray:
         return np.diff(self.positions, axis=0)
