@@ -100,7 +100,7 @@ def test_time_budget_and_bad_input():
     sched = PathScheduler(grid, slice_expansions=32)
     sched.request(*longest("caves"))
     t = time.perf_counter()
-    sched.update(max_microseconds=2000)
+    sched.update(max_seconds=0.002)
     assert time.perf_counter() - t < 0.05
     with pytest.raises(InvalidQueryError, match="needs"):
         sched.update()
@@ -164,7 +164,7 @@ def test_callbacks_may_call_the_scheduler(action, ending):
 
 @pytest.mark.parametrize("budget, frames", [({"max_expansions": 1}, 3000),
                                             ({"max_expansions": 3}, 1000),
-                                            ({"max_microseconds": 1}, 400)])
+                                            ({"max_seconds": 1e-6}, 400)])
 def test_both_lanes_advance_under_any_budget(budget, frames):
     """With both lanes busy (a long trip, a short request arriving every frame), each lane
     advances at least every other frame, however small the budget."""
@@ -222,3 +222,23 @@ def test_no_path_is_answered_at_once(kind, busy):
     assert req in ended and req.status == "failed" and not req.result.found
     assert req.expanded == 0 and len(req.result.path) == 0
     assert sched.stats["expansions"] <= 1 and sched.stats["planners_made"] == 1
+
+
+BAD_BUDGETS = [("max_expansions", v) for v in (-1, 0, True, 2.5, float("nan"), "8", [8])] + \
+    [("max_seconds", v) for v in (-1e-3, 0, 0.0, True, float("nan"), float("inf"), "0.1",
+                                  None)]
+
+
+@pytest.mark.parametrize("name, value", BAD_BUDGETS)
+@pytest.mark.parametrize("call", ["update", "start"])
+def test_bad_budgets_are_refused(name, value, call):
+    """A budget must be a whole number of expansions >= 1 and/or a finite number of seconds
+    > 0; anything else is refused before the frame (or the thread) begins."""
+    sched = PathScheduler(Grid(np.ones((8, 8))))
+    req = sched.request((0, 0), (7, 7))
+    budget = {name: value}
+    if value is None:                                   # no budget at all
+        budget["max_expansions"] = None
+    with pytest.raises(InvalidQueryError, match="max_" if value is not None else "needs"):
+        getattr(sched, call)(**budget)
+    assert sched._thread is None and sched.stats["frames"] == 0 and req.status == "queued"

@@ -1,6 +1,6 @@
 """A path-request scheduler for a game loop: requests queue by priority in two lanes (short
 and long trips), and each ``update(budget)`` spends at most the frame's budget of node
-expansions (or microseconds) on them, sliced so no request runs past its share.  Searches
+expansions (or seconds) on them, sliced so no request runs past its share.  Searches
 run on a small pool of planners that are reused (their arrays are not reallocated per
 request); a request can be cancelled at any time; a thread can drive the updates.
 
@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arguments import count, positive_float
 from ..errors import InvalidQueryError
 from ..results import SearchStats
 from .incremental import AnytimePath, ARAStar
@@ -154,16 +155,16 @@ class PathScheduler:
 
     # ------------------------------------------------------------------ frames
     def update(self, *, max_expansions: int | None = None,
-               max_microseconds: float | None = None) -> list[PathRequest]:
-        """Spend at most this frame's budget (node expansions and/or microseconds; at least
-        one is needed) on the requests; returns those that ended in it, after running their
+               max_seconds: float | None = None) -> list[PathRequest]:
+        """Spend at most this frame's budget on the requests: ``max_expansions`` node
+        expansions (an integer >= 1) and/or ``max_seconds`` seconds (a finite number > 0);
+        at least one is needed.  Returns the requests that ended in it, after running their
         callbacks.  The time budget is checked between slices of ``slice_expansions``
         expansions."""
-        if max_expansions is None and max_microseconds is None:
-            raise InvalidQueryError("update needs max_expansions or max_microseconds")
+        max_expansions, max_seconds = _budget(max_expansions, max_seconds)
         t0 = time.perf_counter()
-        deadline = None if max_microseconds is None else t0 + max_microseconds * 1e-6
-        left = math.inf if max_expansions is None else int(max_expansions)
+        deadline = None if max_seconds is None else t0 + max_seconds
+        left = math.inf if max_expansions is None else max_expansions
         ended: list[PathRequest] = []
         with self._lock:
             self.stats["frames"] += 1
@@ -255,15 +256,17 @@ class PathScheduler:
 
     # ------------------------------------------------------------------ threaded mode
     def start(self, *, max_expansions: int | None = None,
-              max_microseconds: float | None = None, period: float = 0.01) -> None:
-        """Run ``update`` with this budget every ``period`` seconds on a thread."""
+              max_seconds: float | None = None, period: float = 0.01) -> None:
+        """Run ``update`` with this budget (checked here) every ``period`` seconds on a
+        thread."""
+        max_expansions, max_seconds = _budget(max_expansions, max_seconds)
         if self._thread is not None:
             raise InvalidQueryError("the scheduler's thread is already running")
         self._stop.clear()
 
         def loop() -> None:
             while not self._stop.is_set():
-                self.update(max_expansions=max_expansions, max_microseconds=max_microseconds)
+                self.update(max_expansions=max_expansions, max_seconds=max_seconds)
                 self._stop.wait(period)
         self._thread = threading.Thread(target=loop, daemon=True)
         self._thread.start()
@@ -274,6 +277,15 @@ class PathScheduler:
             self._stop.set()
             self._thread.join()
             self._thread = None
+
+
+def _budget(max_expansions: Any, max_seconds: Any) -> tuple[int | None, float | None]:
+    """A frame's budget checked and converted: at least one of an integer >= 1 of
+    expansions and a finite number > 0 of seconds."""
+    if max_expansions is None and max_seconds is None:
+        raise InvalidQueryError("update needs max_expansions or max_seconds")
+    return (None if max_expansions is None else count("max_expansions", max_expansions),
+            None if max_seconds is None else positive_float("max_seconds", max_seconds))
 
 
 def _islands(world: Any) -> np.ndarray:
