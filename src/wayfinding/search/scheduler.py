@@ -160,7 +160,8 @@ class PathScheduler:
         expansions (an integer >= 1) and/or ``max_seconds`` seconds (a finite number > 0);
         at least one is needed.  Returns the requests that ended in it, after running their
         callbacks.  The time budget is checked between slices of ``slice_expansions``
-        expansions."""
+        expansions (a frame may end one slice past it), and a frame with work runs at
+        least one slice however small its time budget."""
         max_expansions, max_seconds = _budget(max_expansions, max_seconds)
         t0 = time.perf_counter()
         deadline = None if max_seconds is None else t0 + max_seconds
