@@ -37,11 +37,26 @@ def test_rolling_average_and_blocks():
     grid = Grid(np.ones((8, 8), dtype=bool))
     crowd = CongestionMap(grid, smoothing=0.5, block=2, radius=1.0)
     for _ in range(3):
-        crowd.update([(4.0, 4.0)], [(1.0, 0.0)])
+        crowd.update([(4.5, 4.5)], [(1.0, 0.0)])            # the centre of block (2, 2)
     assert crowd.shape == (4, 4)
     assert crowd.velocity[2, 2, 0] == pytest.approx(1 - 0.5 ** 3)
     assert crowd.density[2, 2] == pytest.approx(1.0)
     assert crowd.penalty((0.0, 1.0), (5, 5)) == pytest.approx(1.0)   # the same block
+
+
+@pytest.mark.parametrize("block", [1, 2, 3])
+@pytest.mark.parametrize("x", [0.0, 1.0, 2.0, 2.5, 4.0, 5.0])
+@pytest.mark.parametrize("radius", [1.0, 1.5, 2.5])
+def test_a_splat_is_centred_on_the_agent_whatever_the_block(block, x, radius):
+    # block k spans cells k*block .. k*block + block - 1, so its centre is at
+    # k*block + (block - 1) / 2 in cell coordinates (cell x's centre at x)
+    grid = Grid(np.ones((1, 6), dtype=bool))
+    crowd = CongestionMap(grid, block=block, radius=radius, smoothing=1.0)
+    crowd.update([(x, 0.0)], [(1.0, 0.0)])
+    centres = np.arange(crowd.shape[1]) * block + (block - 1) / 2
+    dy = (block - 1) / 2                        # the row of blocks is centred on y too
+    weight = np.clip(1 - np.hypot(centres - x, dy) / radius, 0, None)
+    np.testing.assert_allclose(crowd.density[0], weight, atol=1e-12)
 
 
 def test_graph_costs_and_exact_search():

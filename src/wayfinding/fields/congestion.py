@@ -56,11 +56,15 @@ class CongestionMap:
         self.velocity = np.zeros(self.shape + (2,))
 
     def update(self, positions: Any, velocities: Any) -> None:
-        """A new frame of agent ``positions`` and ``velocities`` (``(n, 2)``, cells)."""
+        """A new frame of agent ``positions`` and ``velocities`` (``(n, 2)``, cells: cell
+        ``(x, y)``'s centre at ``(x, y)``).  Each agent adds ``1 - d / radius`` (clamped at 0)
+        to every block whose centre is ``d`` cells away."""
         p, v = _units(positions, velocities)
         h, w = self.shape
         density, vx, vy = (np.zeros((h + 2) * (w + 2)) for _ in range(3))
-        _continuum.splat(p / self.block, v, self.radius / self.block, w, h, density, vx, vy)
+        # block coordinates: block k's centre is cell k * block + (block - 1) / 2
+        b = self.block
+        _continuum.splat((p + 0.5) / b - 0.5, v, self.radius / b, w, h, density, vx, vy)
 
         def inner(flat: np.ndarray) -> np.ndarray:
             return flat.reshape(h + 2, w + 2)[1:-1, 1:-1]
