@@ -250,6 +250,53 @@ def test_start_at_the_goal(r):
     assert res.turns.shape == (0, 3) and res.channel.tolist() == [mesh.locate((1, 1))]
 
 
+CORNERED = Polygon([(0, 0), (10, 0), (10, 6), (0, 6)],
+                   [[(2, 2), (4, 2), (4, 4), (2, 4)], [(6, 1), (8, 1), (7, 3)],
+                    [(5, 4), (9, 4), (9, 5), (5, 5)]])
+
+
+def corners_of(area):
+    return [c for ring in (area.exterior, *area.interiors) for c in ring.coords[:-1]]
+
+
+@pytest.mark.parametrize("area", [CORNERED, shapely.affinity.rotate(CORNERED, 30)])
+def test_paths_between_corners(area):
+    # A start or goal at a corner of the outline or of an obstacle is a vertex of the
+    # mesh: the funnel's first or last portal ends there.
+    mesh = ClearanceMesh.build(area)
+    exact = VisibilityMap(area)
+    corners = corners_of(area)
+    for p in corners:
+        for q in corners:
+            if p == q:
+                continue
+            res = mesh.find_path(p, q)
+            assert res.found, (p, q, res.reason)
+            assert res.path[0].tolist() == list(p) and res.path[-1].tolist() == list(q)
+            assert area.buffer(1e-7).covers(LineString(res.path)), (p, q)
+            length = np.hypot(*np.diff(res.path, axis=0).T).sum()
+            assert res.cost == pytest.approx(length, rel=1e-9)
+            assert res.cost >= exact.shortest_path(p, q).cost - 1e-9
+
+
+def test_parts_that_do_not_join_are_named_as_such():
+    # Two rooms apart, each split by a wall with a doorway 0.6 wide.
+    left = box(0, 0, 4, 4) - box(1.9, 0, 2.1, 1.7) - box(1.9, 2.3, 2.1, 4)
+    area = shapely.MultiPolygon([left, shapely.affinity.translate(left, 6)])
+    mesh = ClearanceMesh.build(area)
+    for r in (0.0, 0.2):
+        across = mesh.find_path((1, 2), (7, 2), radius=r)
+        assert not across.found and "do not join" in across.reason
+        assert mesh.find_path((1, 2), (3, 2), radius=r).found
+    narrow = mesh.find_path((1, 2), (3, 2), radius=0.4)
+    assert not narrow.found and "wide enough" in narrow.reason
+    for p in corners_of(left):
+        q = (p[0] + 6, p[1])
+        assert "do not join" in mesh.find_path(p, q).reason
+        assert "closer than" in mesh.find_path(p, q, radius=0.1).reason
+    assert check_queries(area, mesh, 3, 20) >= 5
+
+
 @st.composite
 def rooms_maps(draw):
     """A small rooms-and-corridors grid's walkable area."""

@@ -121,6 +121,21 @@ class ClearanceMesh:
     def _buckets(self) -> tuple[Any, ...]:
         return bucket_index(self.vertices, self.triangles)
 
+    @cached_property
+    def _parts(self) -> list[int]:
+        """Each triangle's connected part of the mesh (the lowest triangle id in it)."""
+        nb = self._lists[1]
+        part = [-1] * len(nb)
+        for t0 in range(len(nb)):
+            if part[t0] < 0:
+                part[t0], stack = t0, [t0]
+                while stack:
+                    for n in nb[stack.pop()]:
+                        if n >= 0 and part[n] < 0:
+                            part[n] = t0
+                            stack.append(n)
+        return part
+
     def locate(self, point: Any) -> int:
         """The triangle holding ``point`` (on its boundary counts; the lowest id when
         several do), or -1: a look in one bucket of a uniform grid over the triangles."""
@@ -144,7 +159,10 @@ class ClearanceMesh:
         """The shortest path of clearance ``radius`` in the channel found by A* over the
         triangles' edges (crossing a corner only when ``2 radius <= clearance``), pulled
         taut by the clearance-aware funnel.  Points off the walkable area raise
-        :class:`InvalidQueryError`; an end closer than ``radius`` to a wall gives no path."""
+        :class:`InvalidQueryError`; an end closer than ``radius`` to a wall gives no path
+        (with ``radius`` 0 an end may be a corner of the outline or of an obstacle).  The
+        ``reason`` of no path names an end too near a wall, ends in parts of the area that
+        do not join, or else no channel wide enough."""
         t0 = time.perf_counter()
         r = check_radius(radius)
         p, q = as_point(start, "start"), as_point(goal, "goal")
@@ -169,6 +187,9 @@ class ClearanceMesh:
                                  stats=SearchStats(elapsed=time.perf_counter() - t0),
                                  algorithm="lct", radius=r, turns=turns,
                                  channel=np.asarray(channel, dtype=np.int64))
+        if self._parts[ts] != self._parts[tg]:
+            return self._none(r, "the start and the goal lie in parts of the walkable area "
+                                 "that do not join")
         return self._none(r, f"no channel is wide enough for radius {r}")
 
     def _pull(self, p: Pt, q: Pt, channel: list[int], left: list[int],
@@ -398,7 +419,8 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
     while i < len(ends):
         moved = False
         for side, new in ((-1, ends[i][1]), (1, ends[i][0])):
-            if new[0] in (apex[0], FREE):
+            # An end at the apex's own place (a path from or to a corner) bends nothing.
+            if new[0] in (apex[0], FREE) or centre(new) == centre(apex):
                 continue
             d_new = direction(apex, new)
             own, other = bound[side], bound[-side]
@@ -428,7 +450,8 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
             i += 1
     if out[-1] != (-2, 0):
         out.append((-2, 0))
-    return out
+    # A corner at the start's or the goal's own place (only with r = 0) bends nothing.
+    return [n for n in out if n[0] < 0 or centre(n) not in (p, q)]
 
 
 def _segment_distance(a: Pt, b: Pt, x: Pt) -> float:
