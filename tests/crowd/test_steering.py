@@ -101,6 +101,18 @@ def test_evade_keeps_further_from_a_pursuer_than_fleeing_its_position():
         closest(lambda c, t, v: flee(c, t)) + 0.1
 
 
+@pytest.mark.parametrize("behaviour", [pursue, evade])
+@pytest.mark.parametrize("speed", [0.0, 1.0])
+@pytest.mark.parametrize("velocity", [(5e-324, 0.0), (0.0, -5e-324), (1e-300, 1e-300)])
+def test_pursue_and_evade_steer_finitely_for_crawling_targets(behaviour, speed, velocity):
+    # a lead time of gap / (tiny speed) overflows; with max_speed 0 neither may raise
+    crowd = Crowd()
+    crowd.add((0, 0), max_speed=speed, max_accel=1.0)
+    crowd.add((3, 4), max_speed=speed, max_accel=1.0)
+    out = behaviour(crowd, [(10.0, 0.0), (3.0, 4.0)], [velocity, velocity])
+    assert out.shape == (2, 2) and np.isfinite(out).all()
+
+
 def test_wander_repeats_with_its_seed_and_keeps_to_the_speed_limit():
     paths = []
     for seed in (7, 7, 8):

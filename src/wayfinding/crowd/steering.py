@@ -93,12 +93,15 @@ def pursue(crowd: Crowd, target: Any, target_velocity: Any, max_lead: float = ma
 def evade(crowd: Crowd, threat: Any, threat_velocity: Any, max_lead: float = math.inf
           ) -> np.ndarray:
     """Flee from where a threat moving at ``threat_velocity`` will be when it could reach
-    the agent: ``T`` = the gap over the two speeds together, at most ``max_lead``."""
+    the agent: ``T`` = the gap over the two speeds together, at most ``max_lead`` (where that
+    overflows, as :func:`pursue` does: the gap over the top speed, 0 if it is 0)."""
     t, v = _points(crowd, threat, "threat"), _points(crowd, threat_velocity, "threat_velocity")
     max_lead = _check_lead(max_lead)
     gap = np.hypot(*(t - crowd.position).T)
     closing = crowd.max_speed + np.hypot(v[:, 0], v[:, 1])
-    lead = np.divide(gap, closing, out=np.zeros_like(gap), where=closing > 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        lead = gap / closing
+    lead = _finite_lead(lead, gap, crowd.max_speed)
     return flee(crowd, t + v * np.minimum(lead, max_lead)[:, None])
 
 
@@ -123,9 +126,16 @@ def _lead(crowd: Crowd, t: np.ndarray, v: np.ndarray, max_lead: float) -> np.nda
         quad = np.where(r1 >= 0, np.where((r2 >= 0) & (r2 < r1), r2, r1),
                         np.where(r2 >= 0, r2, np.inf))
         when = np.where(np.abs(a) < 1e-12, lin, np.where(disc >= 0, quad, np.inf))
-        fallback = np.where(s > 0, np.sqrt(c) / s, 0.0)
-    when = np.where(np.isfinite(when), when, fallback)
+    when = _finite_lead(when, np.sqrt(c), s)
     return np.minimum(np.where(c == 0, 0.0, when), max_lead)
+
+
+def _finite_lead(lead: np.ndarray, gap: np.ndarray, max_speed: np.ndarray) -> np.ndarray:
+    """``lead`` where it is finite; elsewhere (no solution, or a gap over a crawling speed
+    that overflows) the gap over the agent's top speed, or 0 for an agent that cannot move."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        fallback = np.where(max_speed > 0, gap / max_speed, 0.0)
+    return np.where(np.isfinite(lead), lead, np.where(np.isfinite(fallback), fallback, 0.0))
 
 
 class Wander:
