@@ -107,6 +107,24 @@ def test_astar_matches_dijkstra_and_scipy(rows, data):
     assert a.stats.expanded <= d.stats.expanded
 
 
+@pytest.mark.parametrize("layout", ["pointy", "flat"])
+@pytest.mark.parametrize("size", [0.5, 3.0])
+def test_the_two_heuristics_are_as_documented(layout, size):
+    # the graph protocol's heuristic() is hex distance x cheapest tile; find_path's compiled
+    # A* uses the CSR graph's scaled Euclidean distance, within 2/sqrt(3) below it
+    rng = np.random.default_rng(5)
+    c = rng.choice([2.0, 3.0, 7.0], (6, 7))
+    h = HexGrid(c, layout=layout, size=size)
+    csr = h.to_csr()
+    cells = np.argwhere(np.ones(c.shape, dtype=bool))[:, ::-1]
+    for a in cells[::5]:
+        for b in cells[::3]:
+            hexd = float(hex_distance(a, b)[0]) * 2.0
+            assert h.heuristic(tuple(a), tuple(b)) == pytest.approx(hexd)
+            euclid = csr.heuristic(int(h.node_ids(a)[0]), int(h.node_ids(b)[0]))
+            assert np.sqrt(3) / 2 * hexd - 1e-9 <= euclid <= hexd + 1e-9
+
+
 def test_ascii_picture():
     h = HexGrid.from_ascii("""
         . 2 .

@@ -38,8 +38,11 @@ class HexGrid:
     """A hex grid: ``costs`` ``(H, W)`` float array indexed ``[r, q]``, each > 0, ``inf``
     for blocked tiles (a bool array means passable = True, cost 1).
 
-    A step between neighbours costs the mean of the two tiles' costs (symmetric).  A* uses
-    the admissible, consistent heuristic ``hex_distance × min tile cost``.
+    A step between neighbours costs the mean of the two tiles' costs (symmetric).
+    :meth:`heuristic` (for the generic searches of the graph protocol) is
+    ``hex_distance × min tile cost``; :meth:`find_path`'s compiled A* uses the Euclidean
+    distance between tile centres scaled to the cheapest step per unit length, up to 2/√3
+    below it.  Both are admissible and consistent.
 
     >>> h = HexGrid.from_ascii('''
     ... . . .
