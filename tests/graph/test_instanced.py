@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,6 +93,33 @@ def test_exit_and_entrance_costs_are_settable():
     assert (10, 1.5) in world.successors(5)
     assert (5, 2.5) in world.successors(10)
     assert astar(world, 4, 12).cost == 1 + 1.5 + 2
+
+
+@pytest.mark.parametrize(("exits", "links"), [
+    ({0: (5, 7)}, [(5, 7.0)]),                  # a pair is a node and its cost
+    ({0: [5, 7]}, [(5, 0.0), (7, 0.0)]),        # several exits are a list
+    ({0: [(5, 7), 8]}, [(5, 7.0), (8, 0.0)]),
+])
+def test_exit_pairs_are_a_node_and_its_cost(exits, links):
+    world = WorldGraph(chain(10), 10)
+    world.add_instance(chain(3), exits=exits)
+    assert [e for e in world.successors(10) if e[0] < 10] == links
+
+
+@pytest.mark.parametrize("kind", [np.int64, np.int32, np.uint16, int])
+def test_numpy_integer_node_ids_are_accepted(kind):
+    plain = WorldGraph(chain(10), 10)
+    plain.add_instance(chain(3), exits={0: [(5, 2.5)], 2: 9}, entrances={5: (0, 1.5)})
+    world = WorldGraph(chain(kind(10)), kind(10))
+    inst = world.add_instance(chain(3), size=kind(3),
+                              exits={kind(0): [(kind(5), 2.5)], kind(2): kind(9)},
+                              entrances={kind(5): (kind(0), 1.5)})
+    assert kind(11) in inst and inst.successors(kind(10)) == plain.instances[0].successors(10)
+    for node in range(13):
+        assert world.building_of(kind(node)) == plain.building_of(node)
+        assert world.successors(kind(node)) == plain.successors(node)
+        assert all(type(v) is int for v, _ in world.successors(kind(node)))
+    assert astar(world, kind(4), kind(12)).cost == astar(plain, 4, 12).cost
 
 
 def test_instances_share_one_type_graph():

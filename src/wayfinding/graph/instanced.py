@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -50,31 +51,43 @@ def assign_node_offsets(world_node_count: int, sizes: Iterable[int]) -> list[int
     return out
 
 
+def _integer(value: Any) -> int | None:
+    """``value`` as a Python int when it is an integer (numpy integers too, never a
+    bool), else None."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
 def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    n = _integer(value)
+    if n is None or n < 0:
         raise InvalidGridError(f"{name} {value!r} must be an integer >= 0")
-    return value
+    return n
 
 
 def _links(spec: Mapping[Any, Any] | None, what: str) -> dict[int, tuple[tuple[int, float], ...]]:
     """``{node: target | (target, cost) | [target or (target, cost), ...]}`` normalised to
-    ``{node: ((target, cost), ...)}`` (cost 0 when not given)."""
-    out: dict[int, tuple[tuple[int, float], ...]] = {}
+    ``{node: ((target, cost), ...)}`` (cost 0 when not given).  A pair is always
+    ``(target, cost)``: ``{0: (5, 7)}`` is one link to 5 costing 7; links to 5 and 7 are
+    ``{0: [5, 7]}``.  Nodes may be Python or numpy integers."""
+    out: dict[Any, tuple[tuple[int, float], ...]] = {}
     for node, targets in (spec or {}).items():
-        if isinstance(targets, int) or (isinstance(targets, tuple) and len(targets) == 2
-                                        and isinstance(targets[0], int)
-                                        and not isinstance(targets[1], (tuple, list))):
+        if _integer(targets) is not None or (
+                isinstance(targets, tuple) and len(targets) == 2
+                and _integer(targets[0]) is not None
+                and not isinstance(targets[1], (tuple, list))):
             targets = [targets]
         links = []
         for t in targets:
-            target, cost = (t, 0.0) if isinstance(t, int) else t
+            target, cost = (t, 0.0) if _integer(t) is not None else t
             c = float(cost)
-            if isinstance(target, bool) or not isinstance(target, int) \
-                    or not (c >= 0 and math.isfinite(c)):
+            if _integer(target) is None or not (c >= 0 and math.isfinite(c)):
                 raise InvalidGridError(f"{what} {node!r} -> {t!r}: needs an integer node and "
                                        "a finite cost >= 0")
-            links.append((target, c))
-        out[node] = tuple(links)
+            links.append((int(target), c))
+        key = _integer(node)
+        out[key if key is not None else node] = tuple(links)
     return out
 
 
@@ -92,7 +105,9 @@ def _type_size(graph: Any, size: int | None) -> int:
 class InstanceGraph:
     """One placed copy of a building-type graph (nodes ``0..size-1``), seen at its offset.
 
-    ``exits``: ``{local exit node: world node | (world node, cost) | [...]}``.
+    ``exits``: ``{local exit node: world node | (world node, cost) | [...]}``; a pair is
+    always a node and its cost (``{0: (5, 7)}``: one exit to world node 5 costing 7), several
+    exits are a list (``{0: [5, 7]}``).  Node ids may be Python or numpy integers.
     ``successors(node)`` takes and returns world-numbered nodes; the type graph's edge
     list is read, never changed.
     """
@@ -109,18 +124,19 @@ class InstanceGraph:
             self._local(local, "exit node")
 
     def _local(self, local: Any, name: str) -> int:
-        if isinstance(local, bool) or not isinstance(local, int) \
-                or not 0 <= local < self.size:
+        i = _integer(local)
+        if i is None or not 0 <= i < self.size:
             raise InvalidQueryError(f"{name} {local!r} is outside the building's nodes "
                                     f"0..{self.size - 1}")
-        return local
+        return i
 
     def __contains__(self, node: Any) -> bool:
-        return isinstance(node, int) and self.offset <= node < self.offset + self.size
+        i = _integer(node)
+        return i is not None and self.offset <= i < self.offset + self.size
 
     def successors(self, node: int) -> list[tuple[int, float]]:
-        local = self._local(node - self.offset if isinstance(node, int) else node,
-                            "local node")
+        i = _integer(node)
+        local = self._local(i - self.offset if i is not None else node, "local node")
         out = []
         for v, c in self.type_graph.successors(local):
             if not 0 <= v < self.size:
@@ -168,8 +184,9 @@ class WorldGraph:
 
         ``exits``: ``{local node: world node | (world node, cost) | [...]}``;
         ``entrances``: ``{world node: local node | (local node, cost) | [...]}``; costs
-        default to 0.  Nodes out of range raise :class:`InvalidQueryError`; the world is
-        unchanged then.
+        default to 0, a pair is always a node and its cost, several links are a list, and
+        node ids may be Python or numpy integers.  Nodes out of range raise
+        :class:`InvalidQueryError`; the world is unchanged then.
         """
         inst = InstanceGraph(type_graph, self.num_nodes, size=size, exits=exits)
         for links in inst.exits.values():
@@ -187,17 +204,18 @@ class WorldGraph:
         return inst
 
     def _world_node(self, node: Any, name: str) -> int:
-        if isinstance(node, bool) or not isinstance(node, int) \
-                or not 0 <= node < self.world_node_count:
+        i = _integer(node)
+        if i is None or not 0 <= i < self.world_node_count:
             raise InvalidQueryError(f"{name} {node!r} is outside the world nodes "
                                     f"0..{self.world_node_count - 1}")
-        return node
+        return i
 
     def building_of(self, node: int) -> tuple[int, int] | None:
         """``(instance index, local node)`` of an instance node, None for a world node."""
-        if isinstance(node, bool) or not isinstance(node, int) \
-                or not 0 <= node < self.num_nodes:
+        i = _integer(node)
+        if i is None or not 0 <= i < self.num_nodes:
             raise InvalidQueryError(f"node {node!r} is outside 0..{self.num_nodes - 1}")
+        node = i
         if node < self.world_node_count:
             return None
         inst = self.instances[self._last]
@@ -208,6 +226,7 @@ class WorldGraph:
 
     def successors(self, node: int) -> list[tuple[int, float]]:
         where = self.building_of(node)
+        node = int(node)
         if where is not None:
             return self.instances[where[0]].successors(node)
         out = [(v, float(c)) for v, c in self.world_graph.successors(node)]
