@@ -91,6 +91,27 @@ def test_a_door_is_waited_for_or_avoided(opens, waits):
         assert not closed(tuple(c), t)
 
 
+@pytest.mark.parametrize("intervals", [
+    [(0, 3), (6, 10**9)],        # open on arrival, shut while waiting there, open again
+    [(0, 1), (4, 10**9)],
+    [(3, 10**9)],                # shut on arrival: waits outside
+    [(0, 10**9)],
+    [(0, 8)],                    # shuts for good within the horizon: nowhere to stay
+])
+def test_a_door_on_the_goal_stays_open_while_the_agent_waits_there(intervals):
+    grid = Grid(np.ones((1, 3), dtype=bool))
+    horizon = 20
+    closed = door(intervals, [(2, 0)])
+    r = space_time_astar(grid, (0, 0), (2, 0), closed=closed, horizon=horizon)
+    # the earliest arrival from step 2 on after which the goal is open up to the horizon
+    ok = [s for s in range(2, horizon + 1)
+          if not any(closed((2, 0), u) for u in range(s, horizon + 1))]
+    assert r.found == bool(ok)
+    if ok:
+        assert r.cost == ok[0]
+        assert tuple(r.path[-1]) == (2, 0) and not closed((2, 0), len(r.path) - 1)
+
+
 def test_bad_input_and_no_path():
     grid = Grid.from_ascii("..#\n...")
     with pytest.raises(InvalidQueryError, match="blocked"):

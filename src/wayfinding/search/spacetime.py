@@ -84,7 +84,10 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
     """The fewest-steps path from ``start`` to ``goal`` that avoids the table's claims (no
     shared cell, no head-on swap) and the cells ``closed(cell, t)`` says are shut at step
     ``t`` (timed doors).  ``horizon``: the last step searched (default: start_time plus
-    four times the grid's width plus height).  No path within it gives ``found=False``."""
+    four times the grid's width plus height).  No path within it gives ``found=False``.
+    As the agent then stays on the goal, the goal must be unclaimed and open at every step
+    after its arrival up to the horizon (a door on the goal that shuts for good before the
+    horizon leaves no path)."""
     from ..grid.grid import Grid
     from ..grid.rules import DIRECTIONS
 
@@ -101,6 +104,9 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
             raise InvalidQueryError(f"{name} {v!r} must be an integer >= 0")
     last = start_time + 4 * (grid.width + grid.height) if horizon is None else int(horizon)
     shut = closed or (lambda cell, t: False)
+    # the agent stays on the goal: it must be open at every later step up to the horizon
+    goal_shut = -1 if closed is None else max(
+        (u for u in range(start_time + 1, last + 1) if closed(g, u)), default=-1)
     w = grid.width + 2
     masks = grid.moves
     t0 = time.perf_counter()
@@ -118,7 +124,7 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
         _, _, state = heapq.heappop(heap)
         x, y, t = state
         stats.expanded += 1
-        if (x, y) == g and not table.claimed_after(g, t) and not shut(g, t + 1):
+        if (x, y) == g and not table.claimed_after(g, t) and t >= goal_shut:
             found = state
             break
         if t >= last:
