@@ -9,6 +9,7 @@ from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
 from wayfinding.paths.optimize import (
     bathtub_weights,
+    grid_clear,
     grid_corridor,
     kink,
     project,
@@ -96,6 +97,52 @@ def test_grid_corridor_stays_in_free_space():
         gap = np.max(np.abs(blocked - p), axis=1).min()
         assert gap >= 0.5 - 1e-9
     assert out.length <= np.hypot(*np.diff(centres, axis=0).T).sum() + 1e-9
+
+
+def _wall_overlap(grid, pts):
+    """The longest run of each segment of ``pts`` inside the grid's blocked squares."""
+    shapely = pytest.importorskip("shapely")
+    ys, xs = np.nonzero(~grid.passable)
+    walls = shapely.union_all(shapely.box(xs, ys, xs + 1, ys + 1))
+    lines = shapely.linestrings(np.stack([pts[:-1], pts[1:]], axis=1))
+    return shapely.length(shapely.intersection(lines, walls))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grid_corridor_segments_stay_clear_of_the_walls(seed):
+    from wayfinding.grid.generate import caves
+
+    grid = caves(40, 30, fill=0.42, seed=seed)
+    rng = np.random.default_rng(seed)
+    free = np.argwhere(grid.passable)[:, ::-1]
+    search, checked = GridSearch(grid), 0
+    while checked < 8:
+        a, b = free[rng.choice(len(free), 2, replace=False)]
+        path = search.find_path(tuple(a), tuple(b)).path
+        if len(path) < 8:
+            continue
+        checked += 1
+        centres, radii = grid_corridor(grid, path)
+        out = smooth_corridor(centres, radii, centres[1] - centres[0],
+                              centres[-1] - centres[-2], iterations=100,
+                              clear=grid_clear(grid))
+        assert np.all(np.linalg.norm(out.points - centres, axis=1) <= radii + 1e-9)
+        assert _wall_overlap(grid, out.points).max() <= 1e-9
+
+
+@pytest.mark.parametrize("answer, match", [(lambda p, q: np.zeros(len(p), bool), "not clear"),
+                                           (lambda p, q: np.ones(2, bool), "clear must give"),
+                                           (lambda p, q: np.ones(len(p), bool), None)])
+def test_clear_is_obeyed_or_refused(answer, match):
+    c = zigzag()
+    r = np.full(len(c), 0.8)
+    if match is None:
+        out = smooth_corridor(c, r, (0, 1), (0, 1), clear=answer)
+        plain = smooth_corridor(c, r, (0, 1), (0, 1))
+        assert np.array_equal(out.points, plain.points)
+    else:
+        with pytest.raises(InvalidQueryError, match=match):
+            smooth_corridor(c, r, (0, 1), (0, 1), clear=answer)
 
 
 def test_bad_input():

@@ -14,11 +14,18 @@ and after the goal (``goal + facing``) sit in zero-radius disks, like the start 
 so the path leaves and arrives along the facing directions.  Weights ``w`` trade smoothness
 (high) for length (low): with ``w = 0`` the result is the shortest path through the disks,
 its waypoints evenly spaced.
+
+The constraint holds the waypoints only: the segments between them may still cut across
+whatever the disks steer around (a wall corner between two disks).  Given ``clear``, a test
+of segments, the result is made legal afterwards: the ends of each segment that fails are
+pulled halfway back towards their disk centres until every segment passes
+(:func:`grid_clear` tests against a grid's blocked cells).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +33,11 @@ import numpy as np
 
 from .._arguments import allocation, count, number, positive_float
 from ..errors import InvalidQueryError
+from ..geometry.obstacles import Obstacles
+
+#: Rounds of halving the way back to the disk centres before the waypoints of failing
+#: segments are put on the centres themselves.
+_PULLBACK_ROUNDS = 30
 
 
 @dataclass(frozen=True)
@@ -96,14 +108,22 @@ def energy(v: np.ndarray, w: np.ndarray, h: float) -> float:
 
 def smooth_corridor(centres: Any, radii: Any, facing_start: Any, facing_goal: Any, *,
                     weights: Any = (10.0, 10.0, 2.0), iterations: int = 100,
-                    alpha: float = 1.0, beta: float = 1.0, trace: bool = False
+                    alpha: float = 1.0, beta: float = 1.0, trace: bool = False,
+                    clear: Callable[[np.ndarray, np.ndarray], Any] | None = None
                     ) -> SmoothPath:
     """The smoothed path through disks ``centres`` (``(m, 2)``; the first is the start, the
     last the goal, both kept fixed) of ``radii``, leaving along ``facing_start`` and
     arriving along ``facing_goal`` (nonzero vectors; their length is the dummies' distance).
     ``weights``: ``(start, end, middle)`` for :func:`bathtub_weights`, or one weight per
     waypoint including the two dummies (``m + 2``).  ``alpha`` (0 < alpha < 2) and ``beta``
-    (> 0) set the step sizes.  ``trace`` keeps the energy and the waypoints per iteration."""
+    (> 0) set the step sizes.  ``trace`` keeps the energy and the waypoints per iteration.
+
+    The disks bound the waypoints, not the segments between them.  ``clear``: a function
+    of segment starts and ends (two ``(k, 2)`` arrays) giving ``k`` bools, true where a
+    segment is legal; the ends of every failing segment are then pulled halfway to their
+    disk centres, round after round, and finally onto them, so every segment of
+    ``points`` passes (``energy`` and ``history`` are the iterations' before that).  If
+    a segment between two disk centres fails, :class:`InvalidQueryError` is raised."""
     c = np.asarray(centres, dtype=np.float64)
     r = np.asarray(radii, dtype=np.float64)
     if c.ndim != 2 or c.shape[1] != 2 or len(c) < 2 or not np.isfinite(c).all():
@@ -158,8 +178,49 @@ def smooth_corridor(centres: Any, radii: Any, facing_start: Any, facing_goal: An
         if trace:
             energies.append(energy(v, w, h))
             history.append(v[1:-1].copy())
-    return SmoothPath(v[1:-1].copy(), np.array(energies),
+    points = v[1:-1].copy()
+    if clear is not None:
+        points = _legal(points, c, clear)
+    return SmoothPath(points, np.array(energies),
                       np.array(history) if trace else None)
+
+
+def _legal(points: np.ndarray, centres: np.ndarray,
+           clear: Callable[[np.ndarray, np.ndarray], Any]) -> np.ndarray:
+    """``points`` with the ends of each segment failing ``clear`` pulled halfway back to
+    their ``centres`` until every segment passes (onto the centres after
+    :data:`_PULLBACK_ROUNDS` rounds)."""
+    for round_ in range(_PULLBACK_ROUNDS + 2):
+        ok = np.asarray(clear(points[:-1], points[1:]), dtype=bool)
+        if ok.shape != (len(points) - 1,):
+            raise InvalidQueryError(f"clear must give {len(points) - 1} bools, got shape "
+                                    f"{ok.shape}")
+        if ok.all():
+            return points
+        if round_ > _PULLBACK_ROUNDS:
+            i = int(np.flatnonzero(~ok)[0])
+            raise InvalidQueryError(f"the segment between disk centres {i} and {i + 1} is "
+                                    "not clear")
+        move = np.zeros(len(points), dtype=bool)
+        move[:-1] |= ~ok
+        move[1:] |= ~ok
+        if round_ < _PULLBACK_ROUNDS:
+            points[move] = (points[move] + centres[move]) / 2
+        else:
+            points[move] = centres[move]
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def grid_clear(grid: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A ``clear`` test for :func:`smooth_corridor` in :func:`grid_corridor`'s cell units:
+    a segment passes unless it enters the inside of a blocked cell (touching one is fine)."""
+    walls = Obstacles.from_grid(grid)
+    origin, size = np.asarray(grid.origin, dtype=np.float64), float(grid.cell_size)
+
+    def clear(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        return walls.segments_clear(origin + p * size, origin + q * size)
+
+    return clear
 
 
 def grid_corridor(grid: Any, cells: Any) -> tuple[np.ndarray, np.ndarray]:
