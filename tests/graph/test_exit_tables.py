@@ -53,6 +53,20 @@ def check_all_pairs(g, et):
     return worst
 
 
+def sampled_ratios(g, et, seed, pairs=150):
+    """Route-to-optimum cost ratios of ``pairs`` random pairs of live nodes (reachable,
+    distinct); "found" must agree with :meth:`CSRGraph.find_path`."""
+    rng = np.random.default_rng(seed)
+    live = np.flatnonzero(np.diff(g.indptr))
+    ratios = []
+    for a, b in rng.choice(live, size=(pairs, 2)):
+        r, opt = et.route(int(a), int(b)), g.find_path(int(a), int(b))
+        assert r.found == opt.found
+        if r.found and opt.cost > 0:
+            ratios.append(r.cost / opt.cost)
+    return np.array(ratios)
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), tile=st.floats(0.8, 5.0), directed=st.booleans(),
        levels=st.integers(2, 4))
@@ -127,14 +141,8 @@ def test_arena_routes_and_sizes(tmp_path):
     et = CSRExitTables.build(g, tile_size=8.0)
     sizes = et.table_sizes()
     assert sizes["total"] == et.nbytes < sizes["flat"] == table_bytes(g.num_nodes)
-    rng = np.random.default_rng(7)
     live = np.flatnonzero(np.diff(g.indptr))
-    ratios = []
-    for a, b in rng.choice(live, size=(150, 2)):
-        r, opt = et.route(int(a), int(b)), g.find_path(int(a), int(b))
-        assert r.found == opt.found
-        if r.found and opt.cost > 0:
-            ratios.append(r.cost / opt.cost)
+    ratios = sampled_ratios(g, et, seed=7)
     assert min(ratios) >= 1 - 1e-12 and max(ratios) < 1.5
     et.save(tmp_path / "e.npz")
     back = GraphIndex.load(tmp_path / "e.npz", g)
@@ -142,6 +150,19 @@ def test_arena_routes_and_sizes(tmp_path):
         et.route(int(live[0]), int(live[-1])).path.tolist()
     with pytest.raises(IndexMismatchError):
         CSRExitTables.load(tmp_path / "e.npz", geometric_graph(1))
+
+
+@pytest.mark.parametrize("grid, tile, levels", [
+    (generate.maze(63, 63, seed=2), 4.0, 3),
+    (generate.rooms(64, 64, seed=1), 4.0, 4),
+    (generate.maze(63, 63, seed=0), 6.0, 4),
+])
+def test_upper_components_take_no_long_detour(grid, tile, levels):
+    # Neighbouring components with a wall between them once formed one upper component, and
+    # routes went round the wall: 3 to 15 times the optimum on these maps.
+    g = CSRGraph.from_grid(grid)
+    ratios = sampled_ratios(g, CSRExitTables.build(g, tile_size=tile, levels=levels), seed=2)
+    assert len(ratios) > 100 and min(ratios) >= 1 - 1e-12 and max(ratios) < 2.5
 
 
 def test_more_levels_shrink_the_top_table(tmp_path):

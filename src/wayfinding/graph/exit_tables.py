@@ -5,8 +5,10 @@ look-ups with no search (the server-side scheme of tiled hierarchical next-move 
 of side ``tile_size`` by their first two coordinates.  Within a tile, a *component* is a
 strongly connected set of nodes using only in-tile edges (one-way edges respected), and its
 *centre* is the member nearest to the component's barycentre (ties: lowest id).  Centres are
-the nodes of the level above; two components are linked when they lie in neighbouring tiles
-(3 × 3) or an edge joins them, at the exact graph distance between their centres.  That
+the nodes of the level above; two components are linked when an edge joins them, or when
+they lie in neighbouring tiles (3 × 3) and the graph distance between their centres is at most
+:data:`MAX_DETOUR` times the straight one (no long way round a wall, so the components above
+stay compact and routes near-optimal), at the exact graph distance between their centres.  That
 upper graph is tiled in turn with tiles twice as wide (2 × 2 tiles below, same origin), for
 ``levels - 1`` tiled levels; the top level is one flat table over the last level's
 components (:class:`~wayfinding.graph.tables.CSRPathTable`).
@@ -61,6 +63,12 @@ from .tables import (
 
 #: Default limit on the number of components (the top table is C × C).
 MAX_CENTRES = 8192
+
+#: Neighbouring components whose centres are more than this many times their straight
+#: distance apart (in cost) are not linked unless an edge joins them.  Costs are compared
+#: with coordinate distances: with costs far above them, only edge-joined components are
+#: linked (routes stay valid, as edges alone keep every goal reachable).
+MAX_DETOUR = 2.0
 
 #: The arrays of one tiled level, in the order the compiled walk takes them.
 _LEVEL_ARRAYS = ("tile", "comp", "centre", "goal_pos", "tnode_ptr", "blk_ptr", "blk_nodes",
@@ -182,7 +190,10 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
     adjacent = (np.abs(cx[:, None] - cx[None, :]) <= 1) & (np.abs(cy[:, None] - cy[None, :])
                                                              <= 1)
     dcc = to_centre[:, centre].T          # dcc[a, b] = d(centre a, centre b)
-    link = adjacent & np.isfinite(dcc)
+    # Neighbouring components are linked only past no long detour (e.g. round a wall), so
+    # the components above stay compact; edge-joined ones keep every route possible.
+    straight = np.linalg.norm(xy[centre][:, None] - xy[centre][None, :], axis=2)
+    link = adjacent & (dcc <= MAX_DETOUR * straight)
     ce = live[src] & (comp[src] != comp[graph.indices])
     link[comp[src[ce]], comp[graph.indices[ce]]] = True
     np.fill_diagonal(link, False)
