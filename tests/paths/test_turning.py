@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidQueryError
@@ -48,8 +48,8 @@ def test_tangent_headings_and_shortest(v, r):
     d = np.array([math.cos(v[4]), math.sin(v[4])])
     e = np.array([math.cos(v[5]), math.sin(v[5])])
     path = turning_path(p, d, q, e, radius=r)
-    c1, c2 = path.centres
-    seg = path.enter - path.exit
+    c1, c2 = path.centres[0], path.centres[-1]
+    seg = path.enter - path.exit if path.word[1] == "S" else np.zeros(2)
     # Tangency (G1 continuity) at both joins, both circles of radius r through the poses.
     assert np.isclose(np.linalg.norm(p - c1), r) and np.isclose(np.linalg.norm(q - c2), r)
     assert np.isclose(np.linalg.norm(path.exit - c1), r)
@@ -133,3 +133,101 @@ def test_band_anchor_is_the_inner_unit(target, anchor):
     ahead, row = f.slots
     assert np.isclose(np.linalg.norm(row[anchor] - ahead[anchor]), 1.0)
     assert not np.isclose(np.linalg.norm(row[-1 - anchor] - ahead[-1 - anchor]), 1.0)
+
+
+# --- Dubins words: the shortest of LSL, RSR, LSR, RSL, RLR, LRL -------------------------
+
+def _mod(a):
+    return a % (2 * math.pi)
+
+
+def dubins_reference(p, a0, q, a1, r):
+    """The six word lengths, each from its closed form in the frame where the start is at
+    the origin, the goal at ``(d, 0)`` and the radius 1; the shortest, times ``r``."""
+    dx, dy = (q[0] - p[0]) / r, (q[1] - p[1]) / r
+    d, th = math.hypot(dx, dy), math.atan2(dy, dx)
+    a, b = _mod(a0 - th), _mod(a1 - th)
+    sa, sb, ca, cb, cab = math.sin(a), math.sin(b), math.cos(a), math.cos(b), math.cos(a - b)
+    out = []
+    pp = 2 + d * d - 2 * cab + 2 * d * (sa - sb)                                    # LSL
+    if pp >= 0:
+        w = math.atan2(cb - ca, d + sa - sb)
+        out.append(_mod(w - a) + math.sqrt(pp) + _mod(b - w))
+    pp = 2 + d * d - 2 * cab + 2 * d * (sb - sa)                                    # RSR
+    if pp >= 0:
+        w = math.atan2(ca - cb, d - sa + sb)
+        out.append(_mod(a - w) + math.sqrt(pp) + _mod(w - b))
+    pp = -2 + d * d + 2 * cab + 2 * d * (sa + sb)                                   # LSR
+    if pp >= 0:
+        s = math.sqrt(pp)
+        w = math.atan2(-ca - cb, d + sa + sb) - math.atan2(-2, s)
+        out.append(_mod(w - a) + s + _mod(w - b))
+    pp = -2 + d * d + 2 * cab - 2 * d * (sa + sb)                                   # RSL
+    if pp >= 0:
+        s = math.sqrt(pp)
+        w = math.atan2(ca + cb, d - sa - sb) - math.atan2(2, s)
+        out.append(_mod(a - w) + s + _mod(b - w))
+    c = (6 - d * d + 2 * cab + 2 * d * (sa - sb)) / 8                               # RLR
+    if abs(c) <= 1:
+        for m in (_mod(2 * math.pi - math.acos(c)), math.acos(c)):
+            t = _mod(a - math.atan2(ca - cb, d - sa + sb) + m / 2)
+            out.append(t + m + _mod(a - b - t + m))
+    c = (6 - d * d + 2 * cab + 2 * d * (sb - sa)) / 8                               # LRL
+    if abs(c) <= 1:
+        for m in (_mod(2 * math.pi - math.acos(c)), math.acos(c)):
+            t = _mod(-a + math.atan2(cb - ca, d + sa - sb) + m / 2)
+            out.append(t + m + _mod(b - a - t + m))
+    return r * min(out)
+
+
+def _heading(angle):
+    return (math.cos(angle), math.sin(angle))
+
+
+@pytest.mark.parametrize("goal,angle,length", [
+    ((4, 4), math.pi / 2, 5.8134370139),     # LSL-shaped
+    ((0, 0), math.pi, 7.3303828584),         # turn round on the spot: a CCC word
+    ((-3, 0), 0.0, 9.2831853072),            # just behind, same heading: a CCC word
+])
+def test_dubins_known_lengths(goal, angle, length):
+    path = turning_path((0, 0), (1, 0), goal, _heading(angle), radius=1)
+    assert path.length == pytest.approx(length, abs=1e-9)
+    assert dubins_reference((0, 0), 0.0, goal, angle, 1) == pytest.approx(length, abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-6, 6), min_size=4, max_size=4),
+       st.lists(st.floats(-math.pi, math.pi), min_size=2, max_size=2),
+       st.floats(0.25, 4))
+@example([0.0, 0.0, 0.0, 0.0], [0.0, math.pi], 1.0)
+@example([0.0, 0.0, -3.0, 0.0], [0.0, 0.0], 1.0)
+def test_shortest_of_the_six_words(v, angles, r):
+    p, q = v[:2], v[2:]
+    # Steering circles a hair apart (not equal) leave their tangents' directions and the
+    # arcs' angles to rounding, which the 1e-9 agreement cannot allow for.
+    for s1, s2 in ((1, 1), (-1, -1)):
+        gap = [q[i] - p[i] + s2 * r * (-math.sin(angles[1]), math.cos(angles[1]))[i]
+               - s1 * r * (-math.sin(angles[0]), math.cos(angles[0]))[i] for i in (0, 1)]
+        assume(math.hypot(*gap) == 0 or math.hypot(*gap) > 1e-6 * r)
+    path = turning_path(p, _heading(angles[0]), q, _heading(angles[1]), radius=r)
+    assert path.word in ("LSL", "RSR", "LSR", "RSL", "RLR", "LRL")
+    assert path.sides == path.word[0] + path.word[2]
+    want = dubins_reference(p, angles[0], q, angles[1], r)
+    assert path.length == pytest.approx(want, abs=1e-9 * max(1, want))
+    middle = np.linalg.norm(path.enter - path.exit) if path.word[1] == "S" else 0.0
+    assert path.length == pytest.approx(r * sum(path.arcs) + middle, abs=1e-9 * max(1, want))
+    step = r / 16
+    pts = path.points(step)
+    assert np.allclose(pts[0], p) and np.allclose(pts[-1], q)
+    chords = np.diff(pts, axis=0)
+    size = np.hypot(*chords.T)
+    assert size.max() <= step + 1e-9
+    assert size.sum() <= path.length + 1e-9
+    assert size.sum() == pytest.approx(path.length, rel=1e-3, abs=1e-9)
+    # Curvature at most 1 / r: consecutive chords turn no more than an arc of radius r would.
+    keep = size > 1e-9
+    chords, size = chords[keep], size[keep]
+    turn = np.abs(np.arctan2(np.cross(chords[:-1], chords[1:]),
+                             np.einsum("ij,ij->i", chords[:-1], chords[1:])))
+    bound = 2 * np.arcsin(np.minimum(np.maximum(size[:-1], size[1:]) / (2 * r), 1))
+    assert np.all(turn <= bound + 1e-7)

@@ -1,6 +1,7 @@
-"""Paths for agents with a minimum turning radius: from a pose (position and heading) to a
-pose, an arc on a steering circle, a tangent segment and an arc on a second circle (after
-Bjøre's steering circles, with every one of the four circle pairs tried).
+"""Paths for agents with a minimum turning radius: the shortest forward path from a pose
+(position and heading) to a pose, one of the six Dubins words — an arc, a tangent segment and
+an arc (LSL, RSR, LSR, RSL, on Bjøre's steering circles, every one of the four circle pairs
+tried) or three arcs (RLR, LRL, the middle one on a circle touching both steering circles).
 
 Coordinates are y up: "left" turns counter-clockwise.  (On a y-down screen left and right
 swap, as do the directions of the turns.)
@@ -8,6 +9,11 @@ swap, as do the directions of the turns.)
 >>> p = turning_path((0, 0), (0, 1), (10, 0), (0, -1), radius=2)
 >>> p.sides, round(p.length, 4)                 # two right turns: pi + 6 + pi
 ('RR', 12.2832)
+>>> p.word
+'RSR'
+>>> p = turning_path((0, 0), (1, 0), (0, 0), (-1, 0), radius=1)   # turn round: three arcs
+>>> p.word, round(p.length, 4)                  # RLR and LRL tie; the first in order wins
+('RLR', 7.3304)
 """
 
 from __future__ import annotations
@@ -29,10 +35,13 @@ SIDES = {"L": 1, "R": -1}
 
 @dataclass(frozen=True)
 class TurningPath:
-    """Arc, segment, arc.  ``centres``: the two circle centres; ``sides``: their turning
-    sides (``"L"`` counter-clockwise, ``"R"`` clockwise); ``exit``/``enter``: where the path
-    leaves the first circle and joins the second; ``arcs``: the angles turned on each
-    (radians, >= 0); ``length``: the whole length."""
+    """One Dubins word: ``word`` spells it (``"L"`` an arc turning counter-clockwise, ``"R"``
+    clockwise, ``"S"`` a straight segment), e.g. ``"RSR"`` or ``"LRL"``; ``sides`` is its
+    first and last letters, the turning sides at the start and at the goal (``"RR"``).
+    ``centres``: the centre of each arc's circle, in order (two for an arc–segment–arc word,
+    three for a three-arc one); ``arcs``: the angle turned on each (radians, >= 0);
+    ``exit``/``enter``: where the path leaves the first circle and joins the last (the ends
+    of the segment, or of the middle arc); ``length``: the whole length."""
 
     start: np.ndarray
     goal: np.ndarray
@@ -41,53 +50,83 @@ class TurningPath:
     centres: np.ndarray
     exit: np.ndarray
     enter: np.ndarray
-    arcs: tuple[float, float]
+    arcs: tuple[float, ...]
     length: float
+    word: str
 
     def points(self, step: float) -> np.ndarray:
         """``(n, 2)`` points along the path, at most ``step`` apart (both ends included)."""
         if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
             raise InvalidQueryError(f"step {step!r} must be a positive number")
-        out = [_arc(self.centres[0], self.start, SIDES[self.sides[0]], self.arcs[0],
+        out = [_arc(self.centres[0], self.start, SIDES[self.word[0]], self.arcs[0],
                     self.radius, step)]
-        seg = np.linalg.norm(self.enter - self.exit)
-        k = max(int(math.ceil(seg / step)), 1)
-        out.append(self.exit + np.outer(np.arange(1, k + 1) / k, self.enter - self.exit))
-        out.append(_arc(self.centres[1], self.enter, SIDES[self.sides[1]], self.arcs[1],
+        if self.word[1] == "S":
+            seg = np.linalg.norm(self.enter - self.exit)
+            k = max(int(math.ceil(seg / step)), 1)
+            out.append(self.exit + np.outer(np.arange(1, k + 1) / k, self.enter - self.exit))
+        else:
+            out.append(_arc(self.centres[1], self.exit, SIDES[self.word[1]], self.arcs[1],
+                            self.radius, step)[1:])
+        out.append(_arc(self.centres[-1], self.enter, SIDES[self.word[2]], self.arcs[-1],
                         self.radius, step)[1:])
         return np.concatenate(out)
 
 
 def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
                  radius: float) -> TurningPath:
-    """The shortest arc–segment–arc path from ``start`` facing ``heading`` to ``goal``
-    facing ``goal_heading`` that never turns tighter than ``radius``: each of the four
-    choices of turning side at both ends (LL, LR, RL, RR) is tried, a crossing tangent only
-    when the circles are at least ``2 radius`` apart.  When both poses lie on one steering
-    circle turning the same way, that circle's arc between them is a candidate too (so a
-    pose to itself is the empty path)."""
+    """The shortest forward path from ``start`` facing ``heading`` to ``goal`` facing
+    ``goal_heading`` that never turns tighter than ``radius``: the shortest of the six Dubins
+    words.  The arc–segment–arc words (LSL, LSR, RSL, RSR) use the steering circles at both
+    ends, a crossing tangent only when they are at least ``2 radius`` apart; when both poses
+    lie on one steering circle turning the same way, that circle's arc between them stands
+    for the same-side word (so a pose to itself is the empty path).  The three-arc words
+    (RLR, LRL) need the two same-side steering circles at most ``4 radius`` apart, and try
+    both middle circles touching them.  Ties go to the first word in that order."""
     p, q = as_point(start, "start"), as_point(goal, "goal")
     d, e = _unit(heading, "heading"), _unit(goal_heading, "goal_heading")
     r = positive_float("radius", radius)
     best: TurningPath | None = None
-    for sides in ("LL", "LR", "RL", "RR"):
-        s1, s2 = SIDES[sides[0]], SIDES[sides[1]]
+    for word in ("LSL", "LSR", "RSL", "RSR", "RLR", "LRL"):
+        s1, s2 = SIDES[word[0]], SIDES[word[2]]
         c1 = p + s1 * r * np.array([-d[1], d[0]])
         c2 = q + s2 * r * np.array([-e[1], e[0]])
-        leg = tangent(c1, s1, r, c2, s2, r)
-        if leg is not None:
-            a, b = np.array(leg[2]), np.array(leg[3])
-        elif s1 == s2 and np.array_equal(c1, c2):
-            a = b = q             # one circle through both poses: just the arc between
+        if word[1] == "S":
+            leg = tangent(c1, s1, r, c2, s2, r)
+            if leg is not None:
+                a, b = np.array(leg[2]), np.array(leg[3])
+            elif s1 == s2 and np.array_equal(c1, c2):
+                a = b = q             # one circle through both poses: just the arc between
+            else:
+                continue
+            arcs: tuple[float, ...] = (_sweep(c1, p, a, s1), _sweep(c2, b, q, s2))
+            length = r * (arcs[0] + arcs[1]) + float(np.linalg.norm(b - a))
+            candidates = [(length, np.array([c1, c2]), a, b, arcs)]
         else:
-            continue
-        arcs = (_sweep(c1, p, a, s1), _sweep(c2, b, q, s2))
-        length = r * (arcs[0] + arcs[1]) + float(np.linalg.norm(b - a))
-        if best is None or length < best.length - 1e-12:
-            best = TurningPath(p, q, r, sides, np.array([c1, c2]), a, b, arcs, length)
+            candidates = []
+            for m in _middle_circles(c1, c2, r):
+                a, b = (c1 + m) / 2, (m + c2) / 2     # where the middle circle touches each
+                arcs = (_sweep(c1, p, a, s1), _sweep(m, a, b, -s1), _sweep(c2, b, q, s2))
+                candidates.append((r * sum(arcs), np.array([c1, m, c2]), a, b, arcs))
+        for length, centres, a, b, arcs in candidates:
+            if best is None or length < best.length - 1e-12:
+                best = TurningPath(p, q, r, word[0] + word[2], centres, a, b, arcs, length,
+                                   word)
     if best is None:   # unreachable: a same-side pair has a tangent or shares its circle
-        raise InvalidQueryError("no arc-segment-arc path joins these poses")
+        raise InvalidQueryError("no Dubins word joins these poses")
     return best
+
+
+def _middle_circles(c1: np.ndarray, c2: np.ndarray, r: float) -> list[np.ndarray]:
+    """Centres of the circles of radius ``r`` touching both circles of radius ``r`` about
+    ``c1`` and ``c2`` from outside: ``2 r`` from each; none when the circles coincide (every
+    such circle touches them at one point, so the middle arc is empty or whole)."""
+    v = c2 - c1
+    dist = float(np.linalg.norm(v))
+    if dist == 0 or dist > 4 * r:
+        return []
+    h = math.sqrt(max(4 * r * r - dist * dist / 4, 0.0))
+    mid, normal = (c1 + c2) / 2, np.array([-v[1], v[0]]) / dist
+    return [mid + h * normal, mid - h * normal]
 
 
 def _sweep(c: np.ndarray, a: np.ndarray, b: np.ndarray, side: int) -> float:
