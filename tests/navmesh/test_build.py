@@ -130,6 +130,21 @@ def test_radius_erodes_every_boundary():
         NavMesh.build(area, radius=6)
 
 
+@pytest.mark.parametrize("radius", [0.0, 0.5])
+@pytest.mark.parametrize("regions", [(), [(box(1, 1, 3, 3), 2, 4)]])
+def test_valid_area_is_checked_once_and_never_repaired(monkeypatch, radius, regions):
+    """The input is validated; GEOS's erosion and overlays give valid polygons, so building
+    repairs nothing (make_valid on a large area costs as much as the rest of the build)."""
+    repairs = []
+    make_valid = shapely.make_valid
+    monkeypatch.setattr(shapely, "make_valid",
+                        lambda *a, **k: repairs.append(a) or make_valid(*a, **k))
+    area = box(0, 0, 10, 10).difference(box(4, 4, 6, 6))
+    mesh = NavMesh.build(area, radius=radius, regions=regions)
+    check_mesh(mesh, area.buffer(-radius, quad_segs=4) if radius else area)
+    assert repairs == []
+
+
 def test_every_input_form_gives_the_same_mesh():
     area = box(0, 0, 8, 6).difference(box(2, 2, 3, 5))
     ref = NavMesh.build(area)

@@ -3,7 +3,8 @@
 Pipeline: the walkable area (an outline with holes, or several) is read from arrays, shapely,
 WKT or GeoJSON, or traced from a :class:`~wayfinding.grid.Grid`'s passable cells; validated
 (GEOS through shapely: self-intersections and holes outside their outline are refused, the
-place named); eroded by the agent radius (every boundary moves inward by ``radius``: round
+place named, the only validity check: GEOS's erosion and overlays of a valid area are valid);
+eroded by the agent radius (every boundary moves inward by ``radius``: round
 joins around obstacle corners, approximated by chords); triangulated by GEOS's constrained
 Delaunay triangulation (input vertices only, every boundary edge kept); then merged into
 convex polygons of at most ``max_verts`` vertices by Hertel–Mehlhorn: interior edges are
@@ -168,8 +169,9 @@ def eroded(area: Any, radius: float, quad_segs: int = 4) -> Any:
     corners = int(shapely.get_num_coordinates(area))
     allocation(f"round joins of {quad_segs} chords per quarter circle at {corners} corners",
                4 * quad_segs * corners, error=InvalidGeometryError)
-    out = shapely.make_valid(area.buffer(-radius, quad_segs=quad_segs))
-    polys = [g for g in getattr(out, "geoms", [out]) if isinstance(g, Polygon) and
+    # GEOS's buffer of a valid area is valid: nothing to repair.
+    out = area.buffer(-radius, quad_segs=quad_segs)
+    polys = [g for g in shapely.get_parts(out) if isinstance(g, Polygon) and
              not g.is_empty]
     if not polys:
         raise InvalidGeometryError(f"nothing is left of the walkable area for an agent of "
@@ -277,8 +279,8 @@ def split_regions(area: Any, regions: Any) -> list[tuple[Any, int, int]]:
     out.append((rest, 0, 1))
     result = []
     for piece, area_id, flags in out:
-        polys = [g for g in shapely.get_parts(shapely.make_valid(piece))
-                 if isinstance(g, Polygon) and g.area > 0]
+        # The area and the regions are valid, so are GEOS's overlays of them: no repair.
+        polys = [g for g in shapely.get_parts(piece) if isinstance(g, Polygon) and g.area > 0]
         if polys:
             result.append((polys[0] if len(polys) == 1 else MultiPolygon(polys), area_id,
                            flags))
