@@ -1,0 +1,214 @@
+"""Reeds–Shepp paths: known lengths, OMPL's Reeds–Shepp state space as the oracle for the
+shortest length, every path driven segment by segment from the start ending on the goal pose,
+the 48 words, and bad input."""
+
+import cmath
+import math
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.paths import ReedsSheppPath, reeds_shepp_path, turning_path
+
+
+def _words48():
+    """The 48 words of Reeds and Shepp: twelve starting L+ and, for each, the time flip
+    (every direction swapped) and the reflection (L and R swapped)."""
+    base = ["L+S+L+", "L+S+R+", "L+R-L+", "L+R-L-", "L+R+L-", "L+R+L-R-", "L+R-L-R+",
+            "L+R-S-L-", "L+R-S-R-", "L+S+L+R-", "L+S+R+L-", "L+R-S-L-R+"]
+    flip, mirror = str.maketrans("+-", "-+"), str.maketrans("LR", "RL")
+    return {w2 for w in base for w1 in (w, w.translate(flip)) for w2 in (w1, w1.translate(mirror))}
+
+
+WORDS = _words48()
+
+
+def test_the_48_words():
+    assert len(WORDS) == 48 and "R-L+S+R+L-" in WORDS and "L+S+R+L-" in WORDS
+
+
+def _heading(angle):
+    return (math.cos(angle), math.sin(angle))
+
+
+def drive(start, angle, word, segments, r):
+    """The pose reached by driving ``segments`` from ``(start, angle)``: each arc a rotation
+    of the position about its circle's centre (computed with complex numbers, apart from the
+    library's own formulas)."""
+    z, h = complex(*start), cmath.exp(1j * angle)
+    for letter, s in zip(word[::2], segments):
+        if letter == "S":
+            z += s * h
+        else:
+            side = 1 if letter == "L" else -1
+            centre = z + side * r * 1j * h
+            turn = cmath.exp(1j * side * s / r)
+            z, h = centre + (z - centre) * turn, h * turn
+    return z, h
+
+
+def _angle_gap(a, b):
+    return abs((a - b + math.pi) % (2 * math.pi) - math.pi)
+
+
+def check_path(path, p, a0, q, a1, r):
+    """The word is one of the 48, its signs match the segments', the length is their sum,
+    the segments driven from the start end on the goal pose (to 1e-9), the arcs beside a
+    straight segment in a four- or five-letter word are quarter turns, and the sampled
+    poses start and end on the poses."""
+    assert isinstance(path, ReedsSheppPath)
+    assert path.word in WORDS, path.word
+    assert len(path.segments) == len(path.word) // 2
+    for sign, s in zip(path.word[1::2], path.segments):
+        assert math.copysign(1, s) == (1 if sign == "+" else -1)
+    assert path.length == pytest.approx(sum(abs(s) for s in path.segments), abs=1e-12)
+    z, h = drive(p, a0, path.word, path.segments, r)
+    assert abs(z - complex(*q)) <= 1e-9 * max(1, abs(complex(*q)))
+    assert _angle_gap(cmath.phase(h), a1) <= 1e-9
+    letters = path.word[::2]
+    if len(letters) > 3 and "S" in letters:
+        k = letters.index("S")      # the arcs between the segment and a cusp
+        quarters = [path.segments[i] for i in ((k - 1,) if k == 2 else ()) +
+                    ((k + 1,) if k == 1 or len(letters) == 5 else ())]
+        assert np.allclose(np.abs(quarters), math.pi / 2 * r, rtol=1e-12)
+    step = r / 4
+    poses = path.poses(step)
+    assert np.allclose(poses[0], [*p, a0], atol=1e-12)
+    assert np.allclose(poses[-1, :2], q, atol=1e-9 * max(1, np.abs(q).max()))
+    assert _angle_gap(poses[-1, 2], a1) <= 1e-9
+    assert np.hypot(*np.diff(poses[:, :2], axis=0).T).max() <= step + 1e-12
+    assert np.array_equal(path.points(step), poses[:, :2])
+
+
+@pytest.mark.parametrize("goal,angle,length,word", [
+    ((4, 4), math.pi / 2, 5.8134370139, "L+S+L+"),    # pi / 4 + 3 sqrt(2) + pi / 4: forward
+    ((0, 0), math.pi, math.pi, "L+R-L+"),              # turn round: three sixths of a turn
+    ((-3, 0), 0.0, 3.0, "L-S-L-"),                     # just behind: straight back
+])
+def test_known_lengths(goal, angle, length, word):
+    path = reeds_shepp_path((0, 0), (1, 0), goal, _heading(angle), radius=1)
+    assert path.length == pytest.approx(length, abs=1e-9)
+    assert path.word == word
+    check_path(path, (0, 0), 0.0, goal, angle, 1)
+
+
+def test_a_pose_to_itself_and_scaling():
+    still = reeds_shepp_path((2.5, -1), (0, 3), (2.5, -1), (0, 3), radius=0.375)
+    assert still.length == 0.0 and all(s == 0 for s in still.segments)
+    assert still.poses(1.0).shape == (len(still.segments) + 1, 3)
+    # Scaling the poses and the radius together scales the length and the segments.
+    a = reeds_shepp_path((0, 0), (1, 0), (1, 2), (-1, 1), radius=1)
+    b = reeds_shepp_path((0, 0), (1, 0), (2.5, 5), (-1, 1), radius=2.5)
+    assert a.word == b.word and b.length == pytest.approx(2.5 * a.length, rel=1e-14)
+    assert np.allclose(b.segments, 2.5 * np.array(a.segments), rtol=1e-14)
+
+
+def random_poses(seed, n):
+    """``n`` poses and radii: radii log-uniform in [0.1, 5], starts in [-10, 10]^2, goals
+    within 5 radii of the start along each axis (where every family is shortest somewhere)
+    or anywhere in the square."""
+    rng = np.random.default_rng(seed)
+    r = np.exp(rng.uniform(math.log(0.1), math.log(5), n))
+    p = rng.uniform(-10, 10, (n, 2))
+    near = rng.random(n) < 0.7
+    q = np.where(near[:, None], p + r[:, None] * rng.uniform(-5, 5, (n, 2)),
+                 rng.uniform(-10, 10, (n, 2)))
+    angles = rng.uniform(-math.pi, math.pi, (n, 2))
+    return list(zip(p, angles[:, 0], q, angles[:, 1], r))
+
+
+def ompl_lengths(poses, space):
+    """Lengths by OMPL's Reeds–Shepp or Dubins state space (its distance is in world units:
+    the radius times the length for a unit radius)."""
+    ob = pytest.importorskip("ompl.base")
+    out = []
+    for p, a0, q, a1, r in poses:
+        s = getattr(ob, space)(float(r))
+        u, v = s.allocState(), s.allocState()
+        for state, (x, y), a in ((u, p, a0), (v, q, a1)):
+            state.setX(float(x))
+            state.setY(float(y))
+            state.setYaw(float(a))
+        out.append(s.distance(u, v))
+    return out
+
+
+def compare_with_ompl(seed, n):
+    poses = random_poses(seed, n)
+    rs = ompl_lengths(poses, "ReedsSheppStateSpace")
+    dubins = ompl_lengths(poses, "DubinsStateSpace")
+    wrong = []
+    for (p, a0, q, a1, r), want_rs, want_dubins in zip(poses, rs, dubins):
+        path = reeds_shepp_path(p, _heading(a0), q, _heading(a1), radius=r)
+        forward = turning_path(p, _heading(a0), q, _heading(a1), radius=r)
+        check_path(path, p, a0, q, a1, r)
+        if abs(path.length - want_rs) > 1e-9 or abs(forward.length - want_dubins) > 1e-9 \
+                or path.length > forward.length + 1e-12:
+            wrong.append((p, a0, q, a1, r, path.word, path.length, want_rs, forward.length,
+                          want_dubins))
+    assert not wrong, f"{len(wrong)} of {n} differ, e.g. {wrong[:3]}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lengths_equal_ompl(seed):
+    """Reeds–Shepp and Dubins lengths equal OMPL's to 1e-9; Reeds–Shepp never longer."""
+    compare_with_ompl(seed, 75)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 110))
+def test_lengths_equal_ompl_exhaustive(seed):
+    compare_with_ompl(seed, 1000)
+
+
+def test_lengths_equal_ompl_on_a_lattice():
+    """Goals on the integer lattice around the start and headings in eighths of a turn:
+    aligned and symmetric poses where words meet and segments vanish."""
+    poses = [((0.0, 0.0), k0 * math.pi / 4, (float(x), float(y)), k1 * math.pi / 4, 1.0)
+             for x in range(-3, 4) for y in range(-3, 4) for k0 in (0, 3) for k1 in range(8)]
+    wrong = []
+    for (p, a0, q, a1, r), want in zip(poses, ompl_lengths(poses, "ReedsSheppStateSpace")):
+        path = reeds_shepp_path(p, _heading(a0), q, _heading(a1), radius=r)
+        check_path(path, p, a0, q, a1, r)
+        if abs(path.length - want) > 1e-9:
+            wrong.append((q, a0, a1, path.word, path.length, want))
+    assert not wrong, wrong[:5]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.floats(-8, 8), min_size=4, max_size=4),
+       st.lists(st.floats(-math.pi, math.pi), min_size=2, max_size=2),
+       st.floats(0.25, 4))
+@example([0.0, 0.0, 0.0, 0.0], [0.0, math.pi], 1.0)
+@example([0.0, 0.0, 0.0, 0.0], [0.0, 0.0], 1.0)
+@example([1.0, 1.0, 1.0, 1.0 + 1e-12], [0.5, 0.5], 2.0)
+def test_paths_reach_the_goal_and_are_symmetric(v, angles, r):
+    p, q = v[:2], v[2:]
+    path = reeds_shepp_path(p, _heading(angles[0]), q, _heading(angles[1]), radius=r)
+    check_path(path, p, angles[0], q, angles[1], r)
+    forward = turning_path(p, _heading(angles[0]), q, _heading(angles[1]), radius=r)
+    assert path.length <= forward.length + 1e-9
+    # Driven backward, the path goes from the goal to the start: the same length.
+    back = reeds_shepp_path(q, _heading(angles[1]), p, _heading(angles[0]), radius=r)
+    assert back.length == pytest.approx(path.length, abs=1e-9 * max(1, path.length))
+
+
+def test_bad_input():
+    with pytest.raises(InvalidQueryError, match="radius"):
+        reeds_shepp_path((0, 0), (1, 0), (5, 5), (1, 0), radius=0)
+    with pytest.raises(InvalidQueryError, match="radius"):
+        reeds_shepp_path((0, 0), (1, 0), (5, 5), (1, 0), radius=math.nan)
+    with pytest.raises(InvalidQueryError, match="radius"):
+        reeds_shepp_path((0, 0), (1, 0), (5, 5), (1, 0), radius=True)
+    with pytest.raises(InvalidQueryError, match="goal_heading .*zero"):
+        reeds_shepp_path((0, 0), (1, 0), (5, 5), (0, 0), radius=1)
+    with pytest.raises(InvalidQueryError, match="start"):
+        reeds_shepp_path((0, np.inf), (1, 0), (5, 5), (1, 0), radius=1)
+    with pytest.raises(InvalidQueryError, match="goal"):
+        reeds_shepp_path((0, 0), (1, 0), (5, 5, 5), (1, 0), radius=1)
+    for step in (0, -1, math.nan, "1"):
+        with pytest.raises(InvalidQueryError, match="step"):
+            reeds_shepp_path((0, 0), (1, 0), (5, 5), (1, 0), radius=1).poses(step)
