@@ -56,8 +56,11 @@ cdef class IncrementalCore:
     cdef public int root, target
     cdef public double km
     cdef public long long expanded
-    # Anytime mode (ARA*, AD*): overconsistent keys inflate the heuristic by eps; a node
-    # that turns inconsistent after its expansion in this round waits in INCONS.
+    # Anytime mode (ARA*, AD*): overconsistent keys inflate the heuristic by eps; while
+    # eps > 1 a node that turns overconsistent after its expansion in this round waits in
+    # INCONS.  An underconsistent node is always repaired in the round (its g is too low
+    # for the nodes that read it), and its repair undoes its expansion; at eps 1 the round
+    # is plain LPA* / D* Lite, so it ends optimal.
     cdef public double eps
     cdef public bint anytime
     cdef uint8_t[::1] closed
@@ -171,10 +174,11 @@ cdef class IncrementalCore:
                     best = c
             self.rhs[s] = best
         if self.g[s] != self.rhs[s]:
-            if self.anytime and self.closed[s]:
-                self.remove(s)
+            if self.anytime and self.eps > 1.0 and self.closed[s] and self.g[s] > self.rhs[s]:
+                self.remove(s)                    # overconsistent after its expansion
                 self.incons[s] = 1
-            else:
+            else:                                 # an underconsistent g is never kept
+                self.incons[s] = 0
                 self.push(s)
         else:
             self.remove(s)
@@ -210,7 +214,8 @@ cdef class IncrementalCore:
                 return None                       # out of budget: not done
             top = self.heap[0]
             tk = self.key(self.target)
-            if not (not_after(top, tk) or self.rhs[self.target] != self.g[self.target]):
+            if not (not_after(top, tk) or (self.rhs[self.target] != self.g[self.target]
+                                           and not self.incons[self.target])):
                 break
             u = top.node
             fresh = self.key(u)
@@ -226,6 +231,7 @@ cdef class IncrementalCore:
                     self.update(self.push_nbr[e])
             else:
                 self.g[u] = INFINITY
+                self.closed[u] = 0                # its expansion is undone
                 self.update(u)
                 for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
                     self.update(self.push_nbr[e])
@@ -233,46 +239,42 @@ cdef class IncrementalCore:
 
     def walk(self, int s, int limit):
         """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
-        ids, the sum of the edges' costs); (empty, inf) when the walk finds no way."""
+        ids, int64 ids of the edges taken, the sum of their costs); empty and inf when the
+        walk finds no way."""
         cdef int64_t e, used
         cdef double best, c, total = 0.0
         cdef int nxt
-        cdef Py_ssize_t n = 1, cap = 64
-        cdef int64_t* out
-        cdef int64_t* grown
+        cdef Py_ssize_t n = 1
+        nodes = np.empty(16, dtype=np.int64)
+        edges = np.empty(16, dtype=np.int64)
+        cdef int64_t[::1] out = nodes, taken = edges
         if self.g[s] == INFINITY and self.rhs[s] == INFINITY:
-            return np.empty(0, dtype=np.int64), INFINITY
-        out = <int64_t*> malloc(cap * sizeof(int64_t))
-        if out == NULL:
-            raise MemoryError()
+            return nodes[:0], edges[:0], INFINITY
         out[0] = s
-        try:
-            while s != self.root and n <= limit:
-                best = INFINITY
-                nxt = -1
-                used = -1
-                for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
-                    c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
-                    if c < best:
-                        best = c
-                        nxt = self.pull_nbr[e]
-                        used = self.pull_edge[e]
-                if nxt < 0:
-                    break
-                total += self.cost[used]
-                s = nxt
-                if n == cap:
-                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    out, cap = grown, 2 * cap
-                out[n] = s
-                n += 1
-            if s != self.root:
-                return np.empty(0, dtype=np.int64), INFINITY
-            return np.asarray(<int64_t[:n]> out).copy(), total
-        finally:
-            free(out)
+        while s != self.root and n <= limit:
+            best = INFINITY
+            nxt = -1
+            used = -1
+            for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
+                c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
+                if c < best:
+                    best = c
+                    nxt = self.pull_nbr[e]
+                    used = self.pull_edge[e]
+            if nxt < 0:
+                break
+            total += self.cost[used]
+            s = nxt
+            if n == out.shape[0]:
+                nodes = np.resize(nodes, 2 * n)
+                edges = np.resize(edges, 2 * n)
+                out, taken = nodes, edges
+            taken[n - 1] = used
+            out[n] = s
+            n += 1
+        if s != self.root:
+            return nodes[:0], edges[:0], INFINITY
+        return nodes[:n].copy(), edges[:n - 1].copy(), total
 
     def queued(self):
         """The queued nodes and whether the queue is ordered (for checks)."""

@@ -238,22 +238,28 @@ class _Incremental(SingleThread):
         cost is the sum of its edges' costs."""
         t0 = time.perf_counter()
         before = self._core.expanded
-        target_cost = self._core.compute()
+        self._core.compute()
         stats = SearchStats(expanded=int(self._core.expanded - before))
-        walk, cost = self._core.walk(self._core.target, self._e.n) \
-            if math.isfinite(target_cost) else (_NO_NODES, math.inf)
+        nodes, _, cost = self._route()
         stats.elapsed = time.perf_counter() - t0
         name = "dstar_lite" if self.backward else "lpa_star"
-        if not len(walk):
-            return PathResult(self._e.path(_NO_NODES), math.inf, False, stats, name)
-        nodes = walk if self.backward else walk[::-1]
-        return PathResult(self._e.path(nodes), float(cost), True, stats, name)
+        return PathResult(self._e.path(nodes), float(cost), len(nodes) > 0, stats, name)
+
+    def _route(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """The current path from start to goal: its node ids, the ids of its edges and its
+        cost (empty and inf when there is none)."""
+        nodes, edges, cost = self._core.walk(self._core.target, self._e.n)
+        if self.backward:
+            return nodes, edges, cost
+        return nodes[::-1], edges[::-1], cost
 
 
 @dataclass(slots=True, repr=False)
 class AnytimePath(PathResult):
     """A path of an anytime search: its cost is at most ``epsilon`` times the optimum
-    (``epsilon`` 1: optimal; ``inf`` when no path is known yet)."""
+    (``epsilon`` 1: optimal).  ``epsilon`` is ``inf`` when no path is known, and when the
+    path is the last round's, still open after a change (costs or the agent's position)
+    that the round under way has not repaired yet: a valid path with no bound."""
 
     epsilon: float = math.inf
 
@@ -273,14 +279,16 @@ class _Anytime(_Incremental):
         self._core.eps = float(epsilon)
         self.epsilon0, self.step = float(epsilon), float(step)
         self._done = False                 # the current round has finished
-        self._best = self._empty()
+        self._forget()
 
     def _name(self) -> str:
         return "ad_star" if self.backward else "ara_star"
 
-    def _empty(self) -> AnytimePath:
-        return AnytimePath(self._e.path(_NO_NODES), math.inf, False, SearchStats(),
-                           self._name())
+    def _forget(self) -> None:
+        """No path published: ``_best`` empty, ``_best_route`` its node and edge ids."""
+        self._best = AnytimePath(self._e.path(_NO_NODES), math.inf, False, SearchStats(),
+                                 self._name())
+        self._best_route = (_NO_NODES, _NO_NODES)
 
     @exclusive
     def restart(self, start: Any, goal: Any) -> None:
@@ -291,13 +299,28 @@ class _Anytime(_Incremental):
         self._core.restart(root, target)
         self._core.eps = self.epsilon0
         self._done = False
-        self._best = self._empty()
+        self._forget()
 
     @exclusive
     def update_costs(self, changes: Any) -> None:
-        """Change edge costs; the repair runs as a new round at the current epsilon."""
+        """Change edge costs; the repair runs as a new round at the current epsilon.  Until
+        it ends, :meth:`plan` answers with the last path if it is still open (its new cost,
+        ``epsilon`` inf), else with none."""
         super().update_costs(changes)
+        self._stale()
         self._new_round()
+
+    def _stale(self, first: int | None = 0) -> None:
+        """The published path lost its bound: keep its part from node ``first`` on (None:
+        none of it) with its current cost, if every edge is still open."""
+        nodes, edges = (ids[first or 0:] for ids in self._best_route)
+        cost = float(self._e.cost[edges].sum())
+        if first is None or not self._best.found or not math.isfinite(cost):
+            self._forget()
+            return
+        self._best = AnytimePath(self._e.path(nodes), cost, True, SearchStats(), self._name(),
+                                 epsilon=math.inf)
+        self._best_route = (nodes, edges)
 
     def _new_round(self) -> None:
         self._core.next_round(self._core.eps)
@@ -340,9 +363,11 @@ class _Anytime(_Incremental):
             self._done = False
 
     def _result(self, eps: float) -> AnytimePath:
-        r = super().replan()
-        return AnytimePath(r.path, r.cost, r.found, r.stats, self._name(),
-                           epsilon=eps if r.found else math.inf)
+        nodes, edges, cost = self._route()
+        self._best_route = (nodes, edges)
+        found = len(nodes) > 0
+        return AnytimePath(self._e.path(nodes), float(cost), found, SearchStats(),
+                           self._name(), epsilon=eps if found else math.inf)
 
     def _publish(self, t0: float, start: int) -> AnytimePath:
         b = self._best
@@ -376,8 +401,11 @@ class ADStar(_Anytime):
 
     @exclusive
     def move_start(self, start: Any) -> None:
-        """The agent is now at ``start``."""
+        """The agent is now at ``start``; until the new round ends, :meth:`plan` answers
+        with the rest of the last path if ``start`` is on it (``epsilon`` inf)."""
         self._move_target(start)
+        at = np.flatnonzero(self._best_route[0] == self.start)
+        self._stale(int(at[0]) if len(at) else None)
         self._new_round()
 
 
