@@ -5,13 +5,13 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.geometry.circles import circle_tangent
 from wayfinding.paths import Formation, turning_path
-from wayfinding.paths.turning import SIDES, _sweep
+from wayfinding.paths.turning import SIDES
 
 
 @pytest.mark.parametrize("case", [
@@ -37,6 +37,13 @@ def test_a_pose_to_itself_or_along_its_own_circle():
     assert still.length == 0.0
     quarter = turning_path((0, 0), (1, 0), (2, 2), (0, 1), radius=2)   # left on one circle
     assert quarter.sides == "LL" and quarter.length == pytest.approx(math.pi)
+
+
+def _sweep(c, a, b, side):
+    """The angle turned from ``a`` to ``b`` about ``c`` on ``side`` (+1 counter-clockwise)."""
+    t0 = math.atan2(a[1] - c[1], a[0] - c[0])
+    t1 = math.atan2(b[1] - c[1], b[0] - c[0])
+    return (side * (t1 - t0)) % (2 * math.pi)
 
 
 @settings(max_examples=60, deadline=None)
@@ -138,50 +145,79 @@ def test_band_anchor_is_the_inner_unit(target, anchor):
 # --- Dubins words: the shortest of LSL, RSR, LSR, RSL, RLR, LRL -------------------------
 
 def _mod(a):
-    return a % (2 * math.pi)
+    """``a`` in ``[0, 2 pi)``, as an arc's turn; within 1e-12 of a whole turn, none (the
+    rule of :func:`turning_path`, whose rounding decides no finer)."""
+    a %= 2 * math.pi
+    return 0.0 if a > 2 * math.pi - 1e-12 else a
 
 
 def dubins_reference(p, a0, q, a1, r):
     """The six word lengths, each from its closed form in the frame where the start is at
-    the origin, the goal at ``(d, 0)`` and the radius 1; the shortest, times ``r``."""
+    the origin, the goal at ``(d, 0)`` and the radius 1; the shortest, times ``r``.  The
+    differences of the headings' sines and cosines come from the product formulas and the
+    middle arc of a three-arc word from an arcsine, so that nearly coinciding circles keep
+    their distance and direction."""
     dx, dy = (q[0] - p[0]) / r, (q[1] - p[1]) / r
     d, th = math.hypot(dx, dy), math.atan2(dy, dx)
-    a, b = _mod(a0 - th), _mod(a1 - th)
-    sa, sb, ca, cb, cab = math.sin(a), math.sin(b), math.cos(a), math.cos(b), math.cos(a - b)
+    a, b = a0 - th, a1 - th
+    sa, sb, ca, cb = math.sin(a), math.sin(b), math.cos(a), math.cos(b)
+    half, mean = (a0 - a1) / 2, (a0 + a1) / 2 - th
+    ds, dc = 2 * math.cos(mean) * math.sin(half), -2 * math.sin(mean) * math.sin(half)
     out = []
-    pp = 2 + d * d - 2 * cab + 2 * d * (sa - sb)                                    # LSL
-    if pp >= 0:
-        w = math.atan2(cb - ca, d + sa - sb)
-        out.append(_mod(w - a) + math.sqrt(pp) + _mod(b - w))
-    pp = 2 + d * d - 2 * cab + 2 * d * (sb - sa)                                    # RSR
-    if pp >= 0:
-        w = math.atan2(ca - cb, d - sa + sb)
-        out.append(_mod(a - w) + math.sqrt(pp) + _mod(w - b))
-    pp = -2 + d * d + 2 * cab + 2 * d * (sa + sb)                                   # LSR
-    if pp >= 0:
-        s = math.sqrt(pp)
+    for side, (vx, vy) in ((1, (d + ds, -dc)), (-1, (d - ds, dc))):     # LSL, RSR
+        w, seg = math.atan2(vy, vx), math.hypot(vx, vy)
+        if seg == 0:                   # one circle through both poses: the arc between
+            out.append(_mod(side * (b - a)))
+        else:
+            out.append(_mod(side * (w - a)) + seg + _mod(side * (b - w)))
+    dist = math.hypot(d + sa + sb, ca + cb)                                     # LSR
+    if dist >= 2:
+        s = math.sqrt((dist - 2) * (dist + 2))
         w = math.atan2(-ca - cb, d + sa + sb) - math.atan2(-2, s)
         out.append(_mod(w - a) + s + _mod(w - b))
-    pp = -2 + d * d + 2 * cab - 2 * d * (sa + sb)                                   # RSL
-    if pp >= 0:
-        s = math.sqrt(pp)
+    dist = math.hypot(d - sa - sb, ca + cb)                                     # RSL
+    if dist >= 2:
+        s = math.sqrt((dist - 2) * (dist + 2))
         w = math.atan2(ca + cb, d - sa - sb) - math.atan2(2, s)
         out.append(_mod(a - w) + s + _mod(b - w))
-    c = (6 - d * d + 2 * cab + 2 * d * (sa - sb)) / 8                               # RLR
-    if abs(c) <= 1:
-        for m in (_mod(2 * math.pi - math.acos(c)), math.acos(c)):
-            t = _mod(a - math.atan2(ca - cb, d - sa + sb) + m / 2)
-            out.append(t + m + _mod(a - b - t + m))
-    c = (6 - d * d + 2 * cab + 2 * d * (sb - sa)) / 8                               # LRL
-    if abs(c) <= 1:
-        for m in (_mod(2 * math.pi - math.acos(c)), math.acos(c)):
-            t = _mod(-a + math.atan2(cb - ca, d + sa - sb) + m / 2)
-            out.append(t + m + _mod(b - a - t + m))
+    for side, (vx, vy) in ((-1, (d - ds, dc)), (1, (d + ds, -dc))):     # RLR, LRL
+        dist = math.hypot(vx, vy)
+        if 0 < dist <= 4:
+            m0 = 2 * math.asin(dist / 4)
+            for m in (2 * math.pi - m0, m0):
+                t = (-side * (a - math.atan2(vy, vx)) + m / 2) % (2 * math.pi)
+                out.append(_mod(t) + _mod(m) + _mod(-side * (a0 - a1) - t + m))
     return r * min(out)
 
 
 def _heading(angle):
     return (math.cos(angle), math.sin(angle))
+
+
+def _normal(angle):
+    return np.array([-math.sin(angle), math.cos(angle)])
+
+
+@pytest.mark.parametrize("gap", [1e-14, 1e-12, 1e-10, 1e-8, 1e-6])
+def test_nearly_coinciding_circles(gap):
+    """Steering circles ``gap`` radii apart: the goal on the start with the headings ``gap``
+    radians apart, or a goal whose circle on one side is ``gap`` radii from the start's.
+    The direction between the centres decides which way round each arc goes."""
+    rng = np.random.default_rng(round(-math.log10(gap)))
+    wrong = []
+    for k in range(60):
+        a0, r, p = rng.uniform(-math.pi, math.pi), rng.uniform(0.25, 4), rng.uniform(-6, 6, 2)
+        if k % 2:
+            q, a1 = p, a0 + rng.choice([-gap, gap])
+        else:
+            a1, side, turn = rng.uniform(-math.pi, math.pi), rng.choice([-1, 1]), \
+                rng.uniform(-math.pi, math.pi)
+            q = p + side * r * (_normal(a0) - _normal(a1)) + gap * r * np.array(_heading(turn))
+        want = dubins_reference(p, a0, q, a1, r)
+        path = turning_path(p, _heading(a0), q, _heading(a1), radius=r)
+        if path.length != pytest.approx(want, abs=1e-9 * max(1, want)):
+            wrong.append((p, a0, q, a1, r, path.word, path.length, want))
+    assert not wrong, f"{len(wrong)} of 60 differ, e.g. {wrong[:2]}"
 
 
 @pytest.mark.parametrize("goal,angle,length", [
@@ -201,14 +237,11 @@ def test_dubins_known_lengths(goal, angle, length):
        st.floats(0.25, 4))
 @example([0.0, 0.0, 0.0, 0.0], [0.0, math.pi], 1.0)
 @example([0.0, 0.0, -3.0, 0.0], [0.0, 0.0], 1.0)
+@example([0.0, 0.0, 0.0, 0.0], [0.0, 1e-9], 1.0)           # left circles 1e-9 apart
+@example([0.0, 0.0, 1e-9, 2e-9], [0.5, 0.5], 2.0)          # both pairs 2.2e-9 apart
+@example([1.0, -2.0, 1.0, -2.0], [2.0, 2.0 - 3e-8], 0.5)   # right circles 1.5e-8 apart
 def test_shortest_of_the_six_words(v, angles, r):
     p, q = v[:2], v[2:]
-    # Steering circles a hair apart (not equal) leave their tangents' directions and the
-    # arcs' angles to rounding, which the 1e-9 agreement cannot allow for.
-    for s1, s2 in ((1, 1), (-1, -1)):
-        gap = [q[i] - p[i] + s2 * r * (-math.sin(angles[1]), math.cos(angles[1]))[i]
-               - s1 * r * (-math.sin(angles[0]), math.cos(angles[0]))[i] for i in (0, 1)]
-        assume(math.hypot(*gap) == 0 or math.hypot(*gap) > 1e-6 * r)
     path = turning_path(p, _heading(angles[0]), q, _heading(angles[1]), radius=r)
     assert path.word in ("LSL", "RSR", "LSR", "RSL", "RLR", "LRL")
     assert path.sides == path.word[0] + path.word[2]

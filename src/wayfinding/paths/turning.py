@@ -81,58 +81,74 @@ def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
     lie on one steering circle turning the same way, that circle's arc between them stands
     for the same-side word (so a pose to itself is the empty path).  The three-arc words
     (RLR, LRL) need the two same-side steering circles at most ``4 radius`` apart, and try
-    both middle circles touching them.  Ties go to the first word in that order."""
+    both middle circles touching them.  Ties go to the first word in that order.
+
+    The words are solved in the start's frame (the start at the origin facing +x), with
+    ``1 - cos`` of the turn between the headings taken from its half-angle sine, so that the
+    direction between nearly coinciding steering circles, which decides which way round each
+    arc goes, is not lost to rounding; an arc within ``1e-12`` radians of a whole turn counts
+    as none."""
     p, q = as_point(start, "start"), as_point(goal, "goal")
     d, e = _unit(heading, "heading"), _unit(goal_heading, "goal_heading")
     r = positive_float("radius", radius)
+    rot = np.array([[d[0], -d[1]], [d[1], d[0]]])        # the start's frame to the world
+    g = rot.T @ (q - p)
+    phi = math.atan2(d[0] * e[1] - d[1] * e[0], d[0] * e[0] + d[1] * e[1])
+    sin_phi, versine = math.sin(phi), 2 * math.sin(phi / 2) ** 2      # 1 - cos phi
     best: TurningPath | None = None
     for word in ("LSL", "LSR", "RSL", "RSR", "RLR", "LRL"):
         s1, s2 = SIDES[word[0]], SIDES[word[2]]
-        c1 = p + s1 * r * np.array([-d[1], d[0]])
-        c2 = q + s2 * r * np.array([-e[1], e[0]])
+        c1 = np.array([0.0, s1 * r])
+        # From the start's circle centre to the goal's: g + s2 r (-sin, cos)(phi) - c1.
+        delta = g + r * np.array([-s2 * sin_phi, s2 - s1 - s2 * versine])
         if word[1] == "S":
-            leg = tangent(c1, s1, r, c2, s2, r)
+            leg = tangent((0.0, 0.0), s1, r, delta, s2, r)
             if leg is not None:
-                a, b = np.array(leg[2]), np.array(leg[3])
-            elif s1 == s2 and np.array_equal(c1, c2):
-                a = b = q             # one circle through both poses: just the arc between
+                ux, uy, a, b = leg       # the direction of the segment; its ends from c1
+                h = math.atan2(uy, ux)
+                seg = math.sqrt(max(float(delta @ delta) - ((s2 - s1) * r) ** 2, 0.0))
+                arcs: tuple[float, ...] = (_turn(s1 * h), _turn(s2 * (phi - h)))
+                ends = np.array([a, b])
+            elif s1 == s2 and not delta.any():
+                arcs = (_turn(s1 * phi), 0.0)   # one circle through both poses: its arc
+                seg, ends = 0.0, np.array([g, g]) - c1
             else:
                 continue
-            arcs: tuple[float, ...] = (_sweep(c1, p, a, s1), _sweep(c2, b, q, s2))
-            length = r * (arcs[0] + arcs[1]) + float(np.linalg.norm(b - a))
-            candidates = [(length, np.array([c1, c2]), a, b, arcs)]
+            candidates = [(r * sum(arcs) + seg, np.array([c1, c1 + delta]), ends, arcs)]
         else:
             candidates = []
-            for m in _middle_circles(c1, c2, r):
-                a, b = (c1 + m) / 2, (m + c2) / 2     # where the middle circle touches each
-                arcs = (_sweep(c1, p, a, s1), _sweep(m, a, b, -s1), _sweep(c2, b, q, s2))
-                candidates.append((r * sum(arcs), np.array([c1, m, c2]), a, b, arcs))
-        for length, centres, a, b, arcs in candidates:
+            for m in _middle_circles(delta, r):
+                ha = math.atan2(m[1], m[0]) + s1 * math.pi / 2   # headings where it touches
+                hb = math.atan2(m[1] - delta[1], m[0] - delta[0]) + s1 * math.pi / 2
+                arcs = (_turn(s1 * ha), _turn(-s1 * (hb - ha)), _turn(s1 * (phi - hb)))
+                candidates.append((r * sum(arcs), np.array([c1, c1 + m, c1 + delta]),
+                                   np.array([m, m + delta]) / 2, arcs))
+        for length, centres, ends, arcs in candidates:
             if best is None or length < best.length - 1e-12:
-                best = TurningPath(p, q, r, word[0] + word[2], centres, a, b, arcs, length,
-                                   word)
+                exit_, enter = p + rot @ (c1 + ends[0]), p + rot @ (c1 + ends[1])
+                best = TurningPath(p, q, r, word[0] + word[2], p + centres @ rot.T, exit_,
+                                   enter, arcs, length, word)
     if best is None:   # unreachable: a same-side pair has a tangent or shares its circle
         raise InvalidQueryError("no Dubins word joins these poses")
     return best
 
 
-def _middle_circles(c1: np.ndarray, c2: np.ndarray, r: float) -> list[np.ndarray]:
-    """Centres of the circles of radius ``r`` touching both circles of radius ``r`` about
-    ``c1`` and ``c2`` from outside: ``2 r`` from each; none when the circles coincide (every
-    such circle touches them at one point, so the middle arc is empty or whole)."""
-    v = c2 - c1
-    dist = float(np.linalg.norm(v))
+def _middle_circles(delta: np.ndarray, r: float) -> list[np.ndarray]:
+    """Centres, from the first circle's, of the circles of radius ``r`` touching from
+    outside both circles of radius ``r`` whose centres differ by ``delta``: ``2 r`` from
+    each; none when the circles coincide (every such circle touches them at one point, so
+    the middle arc is empty or whole)."""
+    dist = float(np.linalg.norm(delta))
     if dist == 0 or dist > 4 * r:
         return []
     h = math.sqrt(max(4 * r * r - dist * dist / 4, 0.0))
-    mid, normal = (c1 + c2) / 2, np.array([-v[1], v[0]]) / dist
-    return [mid + h * normal, mid - h * normal]
+    normal = np.array([-delta[1], delta[0]]) / dist
+    return [delta / 2 + h * normal, delta / 2 - h * normal]
 
 
-def _sweep(c: np.ndarray, a: np.ndarray, b: np.ndarray, side: int) -> float:
-    t0 = math.atan2(a[1] - c[1], a[0] - c[0])
-    t1 = math.atan2(b[1] - c[1], b[0] - c[0])
-    sweep = (side * (t1 - t0)) % (2 * math.pi)
+def _turn(angle: float) -> float:
+    """``angle`` in ``[0, 2 pi)``, as an arc's turn; within ``1e-12`` of a whole turn, none."""
+    sweep = angle % (2 * math.pi)
     return 0.0 if sweep > 2 * math.pi - 1e-12 else sweep
 
 
