@@ -178,6 +178,31 @@ def test_lengths_equal_ompl_on_a_lattice():
     assert not wrong, wrong[:5]
 
 
+@pytest.mark.parametrize("gap", [1e-14, 1e-11, 1e-8, 1e-5])
+def test_nearly_coinciding_circles_equal_ompl(gap):
+    """The goal on the start with the headings ``gap`` radians apart, or a goal whose
+    steering circle on one side is ``gap`` radii from the start's."""
+    rng = np.random.default_rng(round(-math.log10(gap)))
+    poses = []
+    for k in range(40):
+        a0, r, p = rng.uniform(-math.pi, math.pi), rng.uniform(0.25, 4), rng.uniform(-6, 6, 2)
+        if k % 2:
+            poses.append((p, a0, p, a0 + rng.choice([-gap, gap]), r))
+        else:
+            a1, side, turn = rng.uniform(-math.pi, math.pi, 3)
+            normals = np.array([[-math.sin(a0), math.cos(a0)], [-math.sin(a1), math.cos(a1)]])
+            q = p + math.copysign(r, side) * (normals[0] - normals[1]) \
+                + gap * r * np.array(_heading(turn))
+            poses.append((p, a0, q, a1, r))
+    wrong = []
+    for (p, a0, q, a1, r), want in zip(poses, ompl_lengths(poses, "ReedsSheppStateSpace")):
+        path = reeds_shepp_path(p, _heading(a0), q, _heading(a1), radius=r)
+        check_path(path, p, a0, q, a1, r)
+        if abs(path.length - want) > 1e-9:
+            wrong.append((p, a0, q, a1, r, path.word, path.length, want))
+    assert not wrong, f"{len(wrong)} of 40 differ, e.g. {wrong[:2]}"
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.floats(-8, 8), min_size=4, max_size=4),
        st.lists(st.floats(-math.pi, math.pi), min_size=2, max_size=2),

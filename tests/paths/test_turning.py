@@ -202,7 +202,9 @@ def _normal(angle):
 def test_nearly_coinciding_circles(gap):
     """Steering circles ``gap`` radii apart: the goal on the start with the headings ``gap``
     radians apart, or a goal whose circle on one side is ``gap`` radii from the start's.
-    The direction between the centres decides which way round each arc goes."""
+    The direction between the centres decides which way round each arc goes.  (OMPL's
+    Dubins space, the oracle of ``test_reeds_shepp.py`` for random poses, loses it here and
+    can be a whole turn longer.)"""
     rng = np.random.default_rng(round(-math.log10(gap)))
     wrong = []
     for k in range(60):
