@@ -35,8 +35,8 @@ from ..geometry.obstacles import as_point
 from .turning import _unit
 
 _PI, _TAU = math.pi, 2 * math.pi
-#: Signed lengths this close to zero (in radii) count as zero: a segment that should not
-#: reverse but does by a rounding error becomes an empty one.
+#: A segment this short (in radii) on the wrong side of zero counts as empty: a rounding
+#: error, not a change of direction.
 _ZERO = 1e-12
 #: Steering of each letter: +1 left, -1 right, 0 straight.
 STEERING = {"L": 1, "R": -1, "S": 0}
@@ -66,8 +66,7 @@ class ReedsSheppPath:
         """``(n, 3)`` float64 poses ``(x, y, heading)`` along the path, at most ``step``
         apart along it, both ends and every cusp included; headings are unwrapped angles
         (radians), the last one equal to the start heading plus the turn made."""
-        if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
-            raise InvalidQueryError(f"step {step!r} must be a positive number")
+        step = positive_float("step", step)
         x, y = self.start
         theta = self.heading
         out = [np.array([[x, y, theta]])]
@@ -91,7 +90,9 @@ def reeds_shepp_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
     ``goal_heading`` (headings are direction vectors, any length but zero) for a car that
     never turns tighter than ``radius`` but may drive backward: the shortest of the 48
     Reeds–Shepp words, whose length is at most :func:`~wayfinding.paths.turning_path`'s.
-    Ties go to the first word found, in the family order of the module docstring."""
+    ``radius`` is in world units, > 0; the result's angles are in radians.  Ties go to the
+    first word found, in the family order of the module docstring (C|C|C words come in
+    pairs of equal length, e.g. L-R+L- and R+L-R+: the second wins)."""
     p, q = as_point(start, "start"), as_point(goal, "goal")
     d, e = _unit(heading, "heading"), _unit(goal_heading, "goal_heading")
     r = positive_float("radius", radius)
@@ -130,14 +131,17 @@ def _wrap(a: float) -> float:
     return (a + _PI) % _TAU - _PI
 
 
-def _ok(value: float, sign: int) -> bool:
-    return sign * value >= -_ZERO
-
-
-def _clean(lengths: tuple[float, ...], signs: str) -> tuple[float, ...]:
-    """``lengths`` with those a rounding error on the wrong side of zero made empty."""
-    return tuple((0.0 if sg == "+" else -0.0) if (t < 0) != (sg == "-") else t
-                 for t, sg in zip(lengths, signs))
+def _signed(lengths: tuple[float, ...], signs: str) -> tuple[float, ...] | None:
+    """``lengths`` if each has its sign in ``signs`` (``+`` or ``-``), those a rounding error
+    on the wrong side of zero made empty (``0.0`` or ``-0.0``); else None."""
+    out = []
+    for t, sign in zip(lengths, signs):
+        if (t < 0) != (sign == "-"):
+            if abs(t) > _ZERO:
+                return None
+            t = 0.0 if sign == "+" else -0.0
+        out.append(t)
+    return tuple(out)
 
 
 # --- The base words, in the frame of a start at the origin facing +x and a radius of 1 ----
@@ -156,9 +160,9 @@ def _csc(x: float, y: float, phi: float) -> Iterator[tuple[str, str, tuple[float
     yield "LSL", "+++", (t, u, _wrap(phi - t))
     # L+S+R+: the centres differ by rot(t) (u, -2), with u^2 = |difference|^2 - 4.
     xi, eta = x + math.sin(phi), y - 1 - math.cos(phi)
-    gap = xi * xi + eta * eta - 4
-    if gap >= 0:
-        u = math.sqrt(gap)
+    square = xi * xi + eta * eta - 4
+    if square >= 0:
+        u = math.sqrt(square)
         t = _wrap(math.atan2(eta, xi) + math.atan2(2, u))
         yield "LSR", "+++", (t, u, _wrap(t - phi))
 
@@ -187,8 +191,8 @@ def _turns(u: float, w: float, xi: float, eta: float, phi: float) -> tuple[float
 def _cccc(x: float, y: float, phi: float) -> Iterator[tuple[str, str, tuple[float, ...]]]:
     xi, eta = x + math.sin(phi), y - 1 - math.cos(phi)
     gap = math.hypot(xi, eta)
-    # L+R+L-R-, the middle arcs equal: 2 cos u - 1 = gap / 2 (the other root,
-    # 1 - 2 cos u = gap / 2, gives longer words).
+    # L+R+L-R-, the middle arcs equal: 2 cos u - 1 = gap / 2 (Reeds and Shepp's root of
+    # |2 cos u - 1| = gap / 2).
     if gap <= 2:
         u = math.acos((2 + gap) / 4)
         t, v = _turns(u, -u, xi, eta, phi)
@@ -205,9 +209,9 @@ def _ccsc(x: float, y: float, phi: float) -> Iterator[tuple[str, str, tuple[floa
     half = _PI / 2
     # L+R-(pi/2)S-L-: the left centres differ by rot(t) (-2, u - 2).
     xi, eta = x - math.sin(phi), y - 1 + math.cos(phi)
-    gap = xi * xi + eta * eta - 4
-    if gap >= 0:
-        u = 2 - math.sqrt(gap)
+    square = xi * xi + eta * eta - 4
+    if square >= 0:
+        u = 2 - math.sqrt(square)
         t = _wrap(math.atan2(eta, xi) - math.atan2(u - 2, -2))
         yield "LRSL", "+---", (t, -half, u, _wrap(phi - t - half))
     # L+R-(pi/2)S-R-: the start's left centre and the goal's right one differ by
@@ -224,9 +228,9 @@ def _ccscc(x: float, y: float, phi: float) -> Iterator[tuple[str, str, tuple[flo
     # rot(t) (-2, u - 4).
     half = _PI / 2
     xi, eta = x + math.sin(phi), y - 1 - math.cos(phi)
-    gap = xi * xi + eta * eta - 4
-    if gap >= 0:
-        u = 4 - math.sqrt(gap)
+    square = xi * xi + eta * eta - 4
+    if square >= 0:
+        u = 4 - math.sqrt(square)
         t = _wrap(math.atan2(eta, xi) - math.atan2(u - 4, -2))
         yield "LRSLR", "+---+", (t, -half, u, -half, _wrap(t - phi))
 
@@ -251,11 +255,10 @@ def _words(x: float, y: float, phi: float) -> Iterator[Word]:
                 for mirror in (False, True):
                     gx, gy = -bx if flip else bx, -by if mirror else by
                     gphi = -phi if flip != mirror else phi
-                    for letters, signs, lengths in base(gx, gy, gphi):
-                        if not all(_ok(t, 1 if sg == "+" else -1)
-                                   for t, sg in zip(lengths, signs)):
+                    for letters, signs, raw in base(gx, gy, gphi):
+                        lengths = _signed(raw, signs)
+                        if lengths is None:
                             continue
-                        lengths = _clean(lengths, signs)
                         if flip:
                             lengths = tuple(-t for t in lengths)
                         if mirror:
