@@ -239,9 +239,13 @@ def test_dubins_known_lengths(goal, angle, length):
        st.floats(0.25, 4))
 @example([0.0, 0.0, 0.0, 0.0], [0.0, math.pi], 1.0)
 @example([0.0, 0.0, -3.0, 0.0], [0.0, 0.0], 1.0)
-@example([0.0, 0.0, 0.0, 0.0], [0.0, 1e-9], 1.0)           # left circles 1e-9 apart
-@example([0.0, 0.0, 1e-9, 2e-9], [0.5, 0.5], 2.0)          # both pairs 2.2e-9 apart
-@example([1.0, -2.0, 1.0, -2.0], [2.0, 2.0 - 3e-8], 0.5)   # right circles 1.5e-8 apart
+# Nearly coinciding steering circles: the goal on the start, headings 1e-9 apart; the goal
+# 2.2e-9 ahead; then the goal on the start away from the origin, where an RLR loop of one
+# whole turn is shortest and an RSR of two half turns was returned.
+@example([0.0, 0.0, 0.0, 0.0], [0.0, 1e-9], 1.0)
+@example([0.0, 0.0, 1e-9, 2e-9], [0.5, 0.5], 2.0)
+@example([1.0, -2.0, 1.0, -2.0], [2.0, 2.0 - 3e-8], 0.5)
+@example([2.0**-24, -3.853018107243108, 2.0**-24, -3.853018107243108], [2.0**-24, 0.0], 0.25)
 def test_shortest_of_the_six_words(v, angles, r):
     p, q = v[:2], v[2:]
     path = turning_path(p, _heading(angles[0]), q, _heading(angles[1]), radius=r)
