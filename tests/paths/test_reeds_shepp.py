@@ -66,7 +66,7 @@ def check_path(path, p, a0, q, a1, r):
         assert math.copysign(1, s) == (1 if sign == "+" else -1)
     assert path.length == pytest.approx(sum(abs(s) for s in path.segments), abs=1e-12)
     z, h = drive(p, a0, path.word, path.segments, r)
-    assert abs(z - complex(*q)) <= 1e-9 * max(1, abs(complex(*q)))
+    assert abs(z - complex(*q)) <= 1e-9
     assert _angle_gap(cmath.phase(h), a1) <= 1e-9
     letters = path.word[::2]
     if len(letters) > 3 and "S" in letters:
@@ -77,7 +77,7 @@ def check_path(path, p, a0, q, a1, r):
     step = r / 4
     poses = path.poses(step)
     assert np.allclose(poses[0], [*p, a0], atol=1e-12)
-    assert np.allclose(poses[-1, :2], q, atol=1e-9 * max(1, np.abs(q).max()))
+    assert np.allclose(poses[-1, :2], q, rtol=0, atol=1e-9)
     assert _angle_gap(poses[-1, 2], a1) <= 1e-9
     assert np.hypot(*np.diff(poses[:, :2], axis=0).T).max() <= step + 1e-12
     assert np.array_equal(path.points(step), poses[:, :2])
