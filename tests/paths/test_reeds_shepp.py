@@ -106,6 +106,29 @@ def test_a_pose_to_itself_and_scaling():
     assert np.allclose(b.segments, 2.5 * np.array(a.segments), rtol=1e-14)
 
 
+def test_straight_and_single_arc_goals():
+    """Goals straight ahead or behind along any heading, and goals one arc of a steering
+    circle away: rounding puts the other arcs a hair on either side of zero."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        a, r, p = rng.uniform(-math.pi, math.pi), rng.uniform(0.2, 3), rng.uniform(-10, 10, 2)
+        along = r * rng.uniform(-0.5, 0.5)     # up to half a radius ahead or behind
+        q = p + along * np.array(_heading(a))
+        path = reeds_shepp_path(p, _heading(a), q, _heading(a), radius=r)
+        check_path(path, p, a, q, a, r)
+        assert path.length == pytest.approx(abs(along), abs=1e-9)
+        if along > 0:
+            forward = turning_path(p, _heading(a), q, _heading(a), radius=r)
+            assert forward.length == pytest.approx(along, abs=1e-9)
+        side, turn = rng.choice([-1, 1]), rng.uniform(-3, 3)
+        centre = p + side * r * np.array([-math.sin(a), math.cos(a)])
+        b = a + side * turn
+        q = centre - side * r * np.array([-math.sin(b), math.cos(b)])
+        path = reeds_shepp_path(p, _heading(a), q, _heading(b), radius=r)
+        check_path(path, p, a, q, b, r)
+        assert path.length <= r * abs(turn) + 1e-9
+
+
 def random_poses(seed, n):
     """``n`` poses and radii: radii log-uniform in [0.1, 5], starts in [-10, 10]^2, goals
     within 5 radii of the start along each axis (where every family is shortest somewhere)
