@@ -1,9 +1,12 @@
 """Local clearance triangulations: the traversal test against corridor widths, paths of
 clearance r against shapely's eroded area (sound: the path keeps r from every wall;
 complete: a path is found whenever the eroded area joins the two ends), the refinement
-the soundness needs, the clearance funnel's arcs, files and bad input."""
+the soundness needs, the clearance funnel's arcs, files and bad input; the compiled build
+against the step-by-step one of :mod:`wayfinding.navmesh.lct` (bit for bit), its
+clearances against shapely, and its build time."""
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -13,10 +16,11 @@ from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, Polygon, box
 from test_query import random_world
 
-from wayfinding.errors import InvalidQueryError, NavMeshFormatError
+from wayfinding._kernels._clearance import hypot_many
+from wayfinding.errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from wayfinding.grid import Grid, generate
-from wayfinding.navmesh import ClearanceMesh, walkable_area
-from wayfinding.navmesh.build import eroded
+from wayfinding.navmesh import ClearanceMesh, lct, walkable_area
+from wayfinding.navmesh.build import eroded, triangulate
 from wayfinding.navmesh.exact import VisibilityMap
 
 RING = dict(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
@@ -390,3 +394,151 @@ def test_near_limit_paths_the_funnel_still_misses(world, p, q, r):
     area = walkable_area(Grid.from_ascii(world))
     assert joined(area, r * (1 + 1e-3), p, q)
     assert ClearanceMesh.build(area).find_path(p, q, radius=r).found
+
+
+# ---------------------------------------------------------------------- the compiled build
+def reference_build(area, refine=True):
+    """The build step by step in Python: vertices, triangles, clearances, Steiner count."""
+    mesh = lct.Triangulation(*triangulate(walkable_area(area)))
+    mesh.make_delaunay()
+    steiner = mesh.refine() if refine else 0
+    v, t, _ = mesh.arrays()
+    return v, t, mesh.clearances(), steiner
+
+
+def star(n, seed=0):
+    """One open room inside a jagged outline of n vertices: every vertex on the outline."""
+    rng = np.random.default_rng(seed)
+    angle = np.sort(rng.random(n)) * 2 * np.pi
+    radius = 50 + rng.random(n) * 10
+    return Polygon(np.column_stack([radius * np.cos(angle), radius * np.sin(angle)]))
+
+
+def boxes(n, seed=0):
+    """About n vertices: a square minus n / 4 random boxes (overlapping), at a constant
+    density."""
+    rng = np.random.default_rng(seed)
+    k = max(n // 4, 1)
+    side = 200 * math.sqrt(k / 1000)
+    holes = [box(x, y, x + rng.random() * 3 + 0.5, y + rng.random() * 3 + 0.5)
+             for x, y in rng.random((k, 2)) * side]
+    return box(0, 0, side + 5, side + 5).difference(shapely.union_all(holes))
+
+
+WORLDS = {
+    **{f"random{seed}": (lambda seed=seed: random_world(seed, n_holes=30)) for seed in range(4)},
+    "star": lambda: star(150),
+    "boxes": lambda: boxes(400),
+    "ring": lambda: Polygon(RING["outline"], RING["holes"]),
+    "cornered": lambda: shapely.affinity.rotate(CORNERED, 30),
+    "snake": lambda: walkable_area(Grid.from_ascii(SNAKE)),
+    "rooms": lambda: walkable_area(generate.rooms(40, 30, rooms=6, room_size=(3, 9),
+                                                  corridor=2, seed=5)),
+    "far": lambda: shapely.affinity.scale(random_world(7, n_holes=20), 1e6, 1e6,
+                                          origin=(0, 0)),
+}
+
+
+@pytest.mark.parametrize("refine", [True, False])
+@pytest.mark.parametrize("name", sorted(WORLDS))
+def test_build_matches_the_step_by_step_reference(name, refine):
+    area = WORLDS[name]()
+    mesh = ClearanceMesh.build(area, refine=refine)
+    v, t, c, steiner = reference_build(area, refine)
+    assert mesh.steiner == steiner
+    assert np.array_equal(mesh.vertices, v) and np.array_equal(mesh.triangles, t)
+    assert np.array_equal(mesh.clearance, c)          # bit for bit
+    ref = lct.Triangulation(v, t)
+    assert np.array_equal(mesh.neighbours, ref.arrays()[2])
+    assert mesh.hidden_gaps() == [u for u in range(len(v) - steiner) if ref.gap(u)[0] is not None]
+    assert refine or steiner == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["star", "boxes"])
+def test_larger_builds_match_the_step_by_step_reference(name):
+    area = star(600, 1) if name == "star" else boxes(2000, 1)
+    mesh = ClearanceMesh.build(area)
+    v, t, c, steiner = reference_build(area)
+    assert mesh.steiner == steiner > 0
+    assert np.array_equal(mesh.triangles, t) and np.array_equal(mesh.vertices, v)
+    assert np.array_equal(mesh.clearance, c)
+
+
+def test_distances_round_as_python_does():
+    # Clearances are lengths: the kernel's must round exactly as math.hypot does.
+    rng = np.random.default_rng(11)
+    n = 100_000
+    x = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n)
+    y = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n)
+    y[::2] = x[::2] * (1 + rng.standard_normal(n // 2) * 10.0 ** rng.integers(-16, -1, n // 2))
+    x[::5] = np.round(x[::5] * 8) / 8
+    y[::5] = np.round(y[::5] * 8) / 8
+    x[1::7] *= 1e290
+    y[2::7] *= 1e-300
+    special = [(3, 4), (5, 12), (0, 0), (0, -7), (1e308, 1e308), (1e-320, 3e-320),
+               (5e-324, 0), (math.inf, math.nan), (math.nan, 1), (-math.inf, 2)]
+    x = np.concatenate([x, [a for a, _ in special]])
+    y = np.concatenate([y, [b for _, b in special]])
+    out = np.empty_like(x)
+    hypot_many(x, y, out)
+    expected = np.array([math.hypot(a, b) for a, b in zip(x.tolist(), y.tolist())])
+    assert np.array_equal(out, expected, equal_nan=True)
+
+
+def test_clearances_against_shapely():
+    # A corner facing a wall: the distance to it.  Else at most the shorter side, and at
+    # least the nearer of that and the nearest wall part (not at the corner) in its wedge.
+    area = random_world(4, n_holes=20)
+    mesh = ClearanceMesh.build(area)
+    v, tri, nb = mesh.vertices, mesh.triangles, mesh.neighbours
+    walls = [LineString(v[w]) for w in mesh.walls]
+    far = 10 * (area.length + 1)
+    equal = total = 0
+    for t in range(len(tri)):
+        for k in range(3):
+            b, c, a = (v[tri[t, (k + j) % 3]] for j in range(3))
+            got = mesh.clearance[t, k]
+            side = min(np.linalg.norm(a - b), np.linalg.norm(c - b))
+            if nb[t, (k + 1) % 3] < 0:
+                assert got == pytest.approx(Point(b).distance(LineString([c, a])), rel=1e-12)
+                continue
+            rays = [b + far * (p - b) / np.linalg.norm(p - b) for p in (c, a)]
+            wedge = Polygon([b, *rays]).buffer(0)
+            apart = [w for w in walls if not any(np.array_equal(b, e) for e in w.coords)]
+            inside = shapely.intersection(wedge, shapely.MultiLineString(apart))
+            nearest = Point(b).distance(inside) if not inside.is_empty else math.inf
+            bound = min(side, nearest)
+            assert bound * (1 - 1e-9) <= got <= side * (1 + 1e-12), (t, k)
+            total += 1
+            equal += got == pytest.approx(bound, rel=1e-9)
+    assert equal >= 0.9 * total
+
+
+def test_malformed_triangles_are_refused():
+    v = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    c = np.zeros((1, 3))
+    with pytest.raises(InvalidGeometryError, match="used twice"):
+        ClearanceMesh(v, [[0, 1, 2], [0, 1, 2]], np.zeros((2, 3)))
+    with pytest.raises(InvalidGeometryError, match="vertex id 5"):
+        ClearanceMesh(v, [[0, 1, 5]], c)
+    with pytest.raises(InvalidGeometryError, match=r"\(T, 3\) triangles"):
+        ClearanceMesh(v, [[0, 1, 2, 2]], c)
+
+
+def median_build_time(area, runs=3):
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        ClearanceMesh.build(area)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+@pytest.mark.slow
+def test_ten_thousand_vertices_build_in_seconds_and_grow_slower_than_squared():
+    big = boxes(10_000)
+    assert shapely.get_num_coordinates(big) >= 10_000
+    assert median_build_time(big) < 10
+    # Four times the vertices: far less than sixteen times the time.
+    assert median_build_time(boxes(8000)) < 8 * median_build_time(boxes(2000))

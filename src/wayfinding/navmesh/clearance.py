@@ -34,13 +34,13 @@ from typing import Any
 import numpy as np
 
 from .._io import read_npz, write_npz
-from .._kernels import _navmesh
-from ..errors import InvalidQueryError, NavMeshFormatError
+from .._kernels import _clearance, _navmesh
+from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point, check_radius
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
-from .lct import Triangulation, segment_distance
+from .lct import END_MARGIN, MAX_STEINER_RATIO, segment_distance
 from .mesh import bucket_index
 
 FORMAT, VERSION = "wayfinding-clearance-mesh", 1
@@ -74,7 +74,7 @@ class ClearanceMesh:
         self.vertices = np.ascontiguousarray(vertices, dtype=np.float64)
         self.triangles = np.ascontiguousarray(triangles, dtype=np.int32)
         self.clearance = np.ascontiguousarray(clearance, dtype=np.float64)
-        self.neighbours = Triangulation(self.vertices, self.triangles).arrays()[2]
+        self.neighbours = _kernel_mesh(self.vertices, self.triangles).arrays()[2]
         self.steiner = int(steiner)
         self.build_time = float(build_time)
         tri = self.triangles
@@ -92,12 +92,16 @@ class ClearanceMesh:
         """Triangulate a walkable area (anything :func:`walkable_area` takes), make the
         triangulation constrained Delaunay with exact in-circle tests and, with ``refine``
         (the default), split walls until no vertex–wall gap hides from the corners it
-        crosses."""
+        crosses.  The steps of :class:`~wayfinding.navmesh.lct.Triangulation`, compiled:
+        the same triangles and clearances, bit for bit."""
         t0 = time.perf_counter()
         verts, tris = triangulate(walkable_area(area, outline=outline, holes=holes))
-        mesh = Triangulation(verts, tris)
+        mesh = _kernel_mesh(verts, tris)
         mesh.make_delaunay()
-        steiner = mesh.refine() if refine else 0
+        steiner = mesh.refine(MAX_STEINER_RATIO) if refine else 0
+        if steiner < 0:
+            raise InvalidGeometryError(f"clearance refinement did not converge after "
+                                       f"{-steiner} Steiner vertices")
         v, t, _ = mesh.arrays()
         return cls(v, t, mesh.clearances(), steiner=steiner,
                    build_time=time.perf_counter() - t0)
@@ -111,10 +115,10 @@ class ClearanceMesh:
         return len(self.triangles)
 
     def hidden_gaps(self) -> list[int]:
-        """The input vertices with a hidden gap (see :meth:`Triangulation.gap`); none
-        after refinement."""
-        mesh = Triangulation(self.vertices, self.triangles)
-        return [v for v in range(len(self.vertices) - self.steiner) if mesh.gap(v)[0] is not None]
+        """The input vertices with a hidden gap (see
+        :meth:`~wayfinding.navmesh.lct.Triangulation.gap`); none after refinement."""
+        mesh = _kernel_mesh(self.vertices, self.triangles)
+        return mesh.hidden_gaps(len(self.vertices) - self.steiner)
 
     # ------------------------------------------------------------------ points
     @cached_property
@@ -361,6 +365,21 @@ class ClearanceMesh:
             raise NavMeshFormatError("malformed clearance mesh (array shapes or ids)", path)
         return cls(v, t, c, steiner=int(header.get("steiner", 0)),
                    build_time=float(header.get("build_time", 0.0)))
+
+
+def _kernel_mesh(vertices: np.ndarray, triangles: np.ndarray) -> Any:
+    """The compiled triangulation of ``(V, 2)`` float64 vertices and ``(T, 3)`` int32
+    counter-clockwise triangles; other shapes, ids out of range and an edge used twice in
+    one direction raise :class:`InvalidGeometryError`."""
+    try:
+        mesh = _clearance.Mesh(np.ascontiguousarray(vertices, dtype=np.float64),
+                               np.ascontiguousarray(triangles, dtype=np.int32), END_MARGIN)
+    except ValueError as exc:       # shapes and ids, named by the kernel
+        raise InvalidGeometryError(str(exc)) from None
+    if mesh.dup_u >= 0:
+        raise InvalidGeometryError(f"edge {mesh.dup_u}-{mesh.dup_w} is used twice in one "
+                                   "direction")
+    return mesh
 
 
 # ---------------------------------------------------------------------- the r-funnel

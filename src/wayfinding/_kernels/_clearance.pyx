@@ -1,0 +1,821 @@
+# distutils: language = c++
+# distutils: extra_compile_args = -ffp-contract=off
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Local clearance triangulation build: Lawson flips to constrained Delaunay, refinement by
+wall splits at hidden gaps, and the traversal clearance of every corner.
+
+The same steps, in the same order, with the same floating-point operations as
+:class:`wayfinding.navmesh.lct.Triangulation` (whose docstrings define every quantity), so
+the triangles, the Steiner vertices and the clearances are identical bit for bit.  What
+changes is the bookkeeping: stamps instead of sets, a memo of each triangle's corner
+clearances beside the cache keyed by the corner's three vertices, hash maps for the
+edge owners, and the regions a refinement test looked at kept as id lists or bitsets.
+
+Distances use :func:`hypot`, correctly rounded (as Python's ``math.hypot`` is), never the C
+library's, which may differ in the last bit.  Triangles are ``(T, 3)`` int32
+counter-clockwise, edge ``k`` from corner ``k`` to ``k + 1``; neighbours ``-1`` at walls.
+"""
+
+import numpy as np
+
+from libc.math cimport INFINITY, NAN, fabs, frexp, isnan, ldexp, sqrt
+from cython.operator cimport dereference as deref
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libcpp.algorithm cimport make_heap, pop_heap
+from libcpp.unordered_map cimport unordered_map
+from libcpp.vector cimport vector
+
+from ._predicates cimport grow, incircle, orient2d, sign_of, two_prod, two_sum
+
+cdef extern from *:
+    """
+    #include <string.h>
+    static inline double ulp(double h) {
+        /* The gap from a positive normal double to the next one up. */
+        unsigned long long b;
+        memcpy(&b, &h, 8);
+        b = (b & 0x7ff0000000000000ULL) - (52ULL << 52);
+        memcpy(&h, &b, 8);
+        return h;
+    }
+    static inline int power_of_two(double h) {
+        unsigned long long b;
+        memcpy(&b, &h, 8);
+        return (b & 0x000fffffffffffffULL) == 0;
+    }
+    static inline int count_trailing_zeros(unsigned long long w) { return __builtin_ctzll(w); }
+    """
+    int count_trailing_zeros(uint64_t w) noexcept nogil
+    double ulp(double h) noexcept nogil
+    bint power_of_two(double h) noexcept nogil
+
+#: The rounding offset, in units of the gap between neighbouring doubles, below which
+#: :func:`hypot` decides by exact arithmetic.
+cdef double ROUND_MARGIN = 1e-6
+#: The relative gap between two squared lengths below which :func:`shorter` compares the
+#: lengths themselves.
+cdef double SQUARE_MARGIN = 2.0 ** -40
+
+
+# ------------------------------------------------------------------------------ hypot
+cdef int half_way_sign(const double* s, int n, double h, double half) noexcept nogil:
+    """Sign of ``sum(s) - (h + half)**2``, exactly (``half`` a power of two or 0)."""
+    cdef double e[24]
+    cdef double hh, hl
+    cdef int i, k = 1
+    e[0] = 0.0
+    for i in range(n):
+        k = grow(e, k, s[i], e)
+    two_prod(h, h, &hh, &hl)
+    k = grow(e, k, -hh, e)
+    k = grow(e, k, -hl, e)
+    k = grow(e, k, -2.0 * h * half, e)
+    k = grow(e, k, -half * half, e)
+    return sign_of(e, k)
+
+
+cdef inline double even_of(double a, double b) noexcept nogil:
+    """Of two neighbouring doubles, the one whose last significand bit is 0."""
+    cdef int ea, eb
+    cdef double ma = frexp(a, &ea), mb = frexp(b, &eb)
+    return a if <int64_t>ldexp(ma, 53) % 2 == 0 else b
+
+
+cdef double hypot(double x, double y) noexcept nogil:
+    """sqrt(x**2 + y**2) correctly rounded (ties to even)."""
+    cdef double ax = fabs(x), ay = fabs(y), t, p1, e1, p2, e2, h, up, down, q
+    cdef double s[4]
+    cdef double hh, hl, hi, lo, r
+    cdef int ex, i, sign
+    if ax < ay:
+        t = ax
+        ax = ay
+        ay = t
+    if not (ax < 1e270 and ay > 1e-270):
+        # Zeros, infinities and NaNs as the C library has them; otherwise scale by a
+        # power of two so no square overflows or loses bits.
+        if isnan(ax) or isnan(ay):
+            return INFINITY if ax == INFINITY or ay == INFINITY else NAN
+        if ax == INFINITY or ay == 0.0 or ay < ax * 8.673617379884035e-19:
+            return ax
+        frexp(ax, &ex)
+        return ldexp(hypot(ldexp(ax, -ex), ldexp(ay, -ex)), ex)
+    if ay < ax * 8.673617379884035e-19:
+        # ay < 2**-60 ax: sqrt(1 + (ay / ax)**2) rounds to 1 well short of a tie.
+        return ax
+    two_prod(ax, ax, &p1, &e1)
+    two_prod(ay, ay, &p2, &e2)
+    two_sum(p1, p2, &hi, &lo)
+    h = sqrt(hi)
+    for i in range(8):
+        up = ulp(h)
+        down = up * 0.5 if power_of_two(h) else up
+        # (hi + lo + e1 + e2) - h**2, to far better than an ulp of h**2.
+        two_prod(h, h, &hh, &hl)
+        r = (hi - hh) - hl + lo + e1 + e2
+        q = r / (h * up)            # sqrt(sum) - h in units of up / 2, to first order
+        if -down / up + ROUND_MARGIN < q < 1.0 - ROUND_MARGIN:
+            return h
+        if q >= 1.0 + ROUND_MARGIN:
+            h = h + up
+            continue
+        if q <= -down / up - ROUND_MARGIN:
+            h = h - down
+            continue
+        s[0] = p1
+        s[1] = e1
+        s[2] = p2
+        s[3] = e2
+        sign = half_way_sign(s, 4, h, up / 2)
+        if sign > 0:
+            h = h + up
+            continue
+        if sign == 0:
+            return even_of(h, h + up)
+        sign = half_way_sign(s, 4, h, -down / 2)
+        if sign < 0:
+            h = h - down
+            continue
+        if sign == 0:
+            return even_of(h, h - down)
+        return h
+    return h
+
+
+def hypot_many(const double[::1] x, const double[::1] y, double[::1] out):
+    """``out[i] = hypot(x[i], y[i])``, correctly rounded."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(x.shape[0]):
+            out[i] = hypot(x[i], y[i])
+
+
+# ------------------------------------------------------------------------------ distances
+cdef inline void segment_offset(double px, double py, double ax, double ay, double bx,
+                                double by, double lo, double hi, double* ox,
+                                double* oy) noexcept nogil:
+    """The vector from p to the point of the part ``lo <= s <= hi`` of the segment
+    a + s (b - a) nearest to it (its length is the distance)."""
+    cdef double dx = bx - ax, dy = by - ay
+    cdef double dd = dx * dx + dy * dy
+    cdef double along = (px - ax) * dx + (py - ay) * dy, s
+    if dd > 0:
+        # Division only where it can matter: a zero or negative ratio and one of 1 or
+        # more are clamped the same way from either side of lo = 0 or hi = 1.
+        if lo == 0.0 and along <= 0.0:
+            s = 0.0
+        elif hi == 1.0 and along >= dd:
+            s = 1.0
+        else:
+            s = along / dd
+    else:
+        s = lo
+    if lo > s:
+        s = lo
+    if hi < s:
+        s = hi
+    ox[0] = ax + s * dx - px
+    oy[0] = ay + s * dy - py
+
+
+cdef inline double segment_distance(double px, double py, double ax, double ay, double bx,
+                                    double by, double lo, double hi) noexcept nogil:
+    """Distance from p to the part ``lo <= s <= hi`` of the segment a + s (b - a)."""
+    cdef double ox, oy
+    segment_offset(px, py, ax, ay, bx, by, lo, hi, &ox, &oy)
+    return hypot(ox, oy)
+
+
+cdef inline bint shorter(double ox, double oy, double limit) noexcept nogil:
+    """``hypot(ox, oy) < limit``, decided from the squares unless they are too close to
+    call (or out of the range where squaring keeps every bit that matters)."""
+    cdef double dd, ll
+    if 1e-130 < limit < 1e130:
+        dd = ox * ox + oy * oy
+        ll = limit * limit
+        if dd < ll * (1.0 - SQUARE_MARGIN):
+            return True
+        if dd > ll * (1.0 + SQUARE_MARGIN) and dd < INFINITY:
+            return False
+    return hypot(ox, oy) < limit
+
+
+cdef inline bint wedge_part(double bx, double by, double cx, double cy, double ax, double ay,
+                            double px, double py, double qx, double qy, double* ox,
+                            double* oy) noexcept nogil:
+    """Whether some of segment pq lies inside the wedge at b left of the ray along (cx, cy)
+    and right of the ray along (ax, ay) (both relative to b); then the vector from b to the
+    nearest point of that part."""
+    cdef double lo = 0.0, hi = 1.0, v
+    cdef double rx = px - bx, ry = py - by, dx = qx - px, dy = qy - py
+    cdef double f0 = cx * ry - cy * rx, f1 = cx * dy - cy * dx
+    cdef int j
+    for j in range(2):
+        if j == 1:
+            f0 = ay * rx - ax * ry
+            f1 = ay * dx - ax * dy
+        # Keep f0 + s f1 >= 0.
+        if f1 > 0:
+            v = -f0 / f1
+            if v > lo:
+                lo = v
+        elif f1 < 0:
+            v = -f0 / f1
+            if v < hi:
+                hi = v
+        elif f0 < 0:
+            return False
+    if lo > hi:
+        return False
+    segment_offset(bx, by, px, py, qx, qy, lo, hi, ox, oy)
+    return True
+
+
+# ------------------------------------------------------------------------------ tables
+cdef inline uint64_t mix(uint64_t h) noexcept nogil:
+    h ^= h >> 33
+    h *= 0xff51afd7ed558ccdULL
+    h ^= h >> 33
+    h *= 0xc4ceb9fe1a85ec53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef inline int64_t edge_key(int u, int w) noexcept nogil:
+    return (<int64_t>u << 32) | <uint32_t>w
+
+
+cdef struct Wall:
+    double d
+    int t
+    int k
+    double fx
+    double fy
+
+
+cdef bint wall_after(const Wall& a, const Wall& b) noexcept nogil:
+    """Whether a comes after b by distance, then triangle, then edge."""
+    if a.d != b.d:
+        return a.d > b.d
+    if a.t != b.t:
+        return a.t > b.t
+    return a.k > b.k
+
+
+cdef class Mesh:
+    """A mutable constrained triangulation of a walkable area (see the module)."""
+
+    cdef vector[double] x, y
+    cdef vector[int] tri, nb, vtri, changed
+    cdef unordered_map[int64_t, int] owner
+    # Corner clearances keyed by their three vertices (open addressing, -1 keys empty).
+    cdef vector[int] ckeys
+    cdef vector[double] cvals
+    cdef size_t csize
+    # Each triangle's three corner clearances while it stays as it is (NaN unknown).
+    cdef vector[double] memo
+    cdef int changes
+    # Scratch: stamps for the triangles a search has seen.
+    cdef vector[int] seen_corner, seen_gap, seen_fan
+    cdef int stamp_corner, stamp_gap, stamp_fan
+    cdef vector[int] stack, stack2, fan_out, crossed, region
+    cdef vector[Wall] walls
+    cdef public int dup_u, dup_w
+    cdef double end_margin
+
+    def __init__(self, const double[:, ::1] vertices, const int32_t[:, ::1] triangles,
+                 double end_margin):
+        """``end_margin``: a foot closer than this fraction of a wall's length to one of
+        its ends does not split it.  ``dup_u``, ``dup_w`` name the first edge used twice in
+        one direction (-1 when none; the later use is left out)."""
+        cdef Py_ssize_t i, n = vertices.shape[0], m = triangles.shape[0]
+        cdef int t, k, u, w
+        if vertices.shape[1] != 2 or triangles.shape[1] != 3:
+            raise ValueError(f"need (V, 2) vertices and (T, 3) triangles, got "
+                             f"({n}, {vertices.shape[1]}) and ({m}, {triangles.shape[1]})")
+        for t in range(m):
+            for k in range(3):
+                if not 0 <= triangles[t, k] < n:
+                    raise ValueError(f"triangle {t} has vertex id {triangles[t, k]}, outside "
+                                     f"0..{n - 1}")
+        self.dup_u = self.dup_w = -1
+        self.end_margin = end_margin
+        for i in range(n):
+            self.x.push_back(vertices[i, 0])
+            self.y.push_back(vertices[i, 1])
+        self.vtri.assign(n, -1)
+        for t in range(m):
+            for k in range(3):
+                self.tri.push_back(triangles[t, k])
+        for t in range(m):
+            for k in range(3):
+                u = self.tri[3 * t + k]
+                w = self.tri[3 * t + (k + 1) % 3]
+                if self.owner.count(edge_key(u, w)):
+                    if self.dup_u < 0:
+                        self.dup_u, self.dup_w = u, w
+                    continue
+                self.owner[edge_key(u, w)] = t
+        self.nb.assign(3 * m, -1)
+        for t in range(m):
+            for k in range(3):
+                u = self.tri[3 * t + k]
+                w = self.tri[3 * t + (k + 1) % 3]
+                if self.owner.count(edge_key(w, u)):
+                    self.nb[3 * t + k] = self.owner[edge_key(w, u)]
+            for k in range(3):
+                self.vtri[self.tri[3 * t + k]] = t
+        self.ckeys.assign(3 * 1024, -1)
+        self.cvals.assign(1024, 0.0)
+        self.csize = 0
+        self.memo.assign(3 * m, NAN)
+        self.changed.assign(m, -1)
+        self.changes = 0
+        self.seen_corner.assign(m, 0)
+        self.seen_gap.assign(m, 0)
+        self.seen_fan.assign(m, 0)
+        self.stamp_corner = self.stamp_gap = self.stamp_fan = 0
+
+    # -------------------------------------------------------------------------- arrays
+    def arrays(self):
+        """``(V, 2)`` float64 vertices, ``(T, 3)`` int32 triangles and neighbours."""
+        cdef Py_ssize_t n = self.x.size(), m = self.tri.size() // 3, i
+        v = np.empty((n, 2), dtype=np.float64)
+        t = np.empty((m, 3), dtype=np.int32)
+        b = np.empty((m, 3), dtype=np.int32)
+        cdef double[:, ::1] vv = v
+        cdef int32_t[::1] tt = t.reshape(-1), bb = b.reshape(-1)
+        for i in range(n):
+            vv[i, 0] = self.x[i]
+            vv[i, 1] = self.y[i]
+        for i in range(3 * m):
+            tt[i] = self.tri[i]
+            bb[i] = self.nb[i]
+        return v, t, b
+
+    def clearances(self):
+        """``(T, 3)`` float64 traversal clearance of every corner."""
+        cdef Py_ssize_t m = self.tri.size() // 3, t
+        cdef int k
+        out = np.empty((m, 3), dtype=np.float64)
+        cdef double[:, ::1] o = out
+        for t in range(m):
+            for k in range(3):
+                o[t, k] = self.cl(<int>t, k)
+        return out
+
+    # -------------------------------------------------------------------------- changes
+    cdef inline int index(self, int t, int u) noexcept nogil:
+        if self.tri[3 * t] == u:
+            return 0
+        return 1 if self.tri[3 * t + 1] == u else 2
+
+    cdef void touch(self, int t) noexcept nogil:
+        self.changed[t] = self.changes
+        self.memo[3 * t] = self.memo[3 * t + 1] = self.memo[3 * t + 2] = NAN
+
+    cdef void grow_triangles(self) noexcept nogil:
+        """Room for one more triangle in the per-triangle arrays."""
+        cdef int k
+        for k in range(3):
+            self.nb.push_back(-1)
+            self.memo.push_back(NAN)
+        self.changed.push_back(-1)
+        self.seen_corner.push_back(0)
+        self.seen_gap.push_back(0)
+        self.seen_fan.push_back(0)
+
+    cdef inline void repoint(self, int t, int u, int new) noexcept nogil:
+        if t >= 0:
+            self.nb[3 * t + self.index(t, u)] = new
+
+    cdef inline void own(self, int u, int w, int t) noexcept nogil:
+        self.owner[edge_key(u, w)] = t
+
+    # -------------------------------------------------------------------------- Delaunay
+    cdef bint illegal(self, int t, int k) noexcept nogil:
+        cdef int n = self.nb[3 * t + k]
+        if n < 0:
+            return False
+        cdef int u = self.tri[3 * t + k], w = self.tri[3 * t + (k + 1) % 3]
+        cdef int o = self.tri[3 * t + (k + 2) % 3]
+        cdef int p = self.tri[3 * n + (self.index(n, w) + 2) % 3]
+        return incircle(self.x[u], self.y[u], self.x[w], self.y[w], self.x[o], self.y[o],
+                        self.x[p], self.y[p]) > 0
+
+    cdef void flip(self, int t, int k) noexcept nogil:
+        cdef int n = self.nb[3 * t + k]
+        cdef int u = self.tri[3 * t + k], w = self.tri[3 * t + (k + 1) % 3]
+        cdef int x = self.tri[3 * t + (k + 2) % 3]
+        cdef int j = self.index(n, w)
+        cdef int y = self.tri[3 * n + (j + 2) % 3]
+        cdef int a = self.nb[3 * t + (k + 1) % 3], b = self.nb[3 * t + (k + 2) % 3]
+        cdef int c = self.nb[3 * n + (j + 1) % 3], d = self.nb[3 * n + (j + 2) % 3]
+        self.tri[3 * t], self.tri[3 * t + 1], self.tri[3 * t + 2] = x, u, y
+        self.nb[3 * t], self.nb[3 * t + 1], self.nb[3 * t + 2] = b, c, n
+        self.tri[3 * n], self.tri[3 * n + 1], self.tri[3 * n + 2] = y, w, x
+        self.nb[3 * n], self.nb[3 * n + 1], self.nb[3 * n + 2] = d, a, t
+        self.repoint(c, y, t)
+        self.repoint(a, x, n)
+        self.owner.erase(edge_key(u, w))
+        self.owner.erase(edge_key(w, u))
+        self.own(x, u, t)
+        self.own(u, y, t)
+        self.own(y, x, t)
+        self.own(y, w, n)
+        self.own(w, x, n)
+        self.own(x, y, n)
+        self.vtri[x] = self.vtri[u] = self.vtri[y] = t
+        self.vtri[w] = n
+        self.touch(t)
+        self.touch(n)
+        self.changes += 1
+
+    cdef void legalize(self, vector[int64_t]& edges) noexcept nogil:
+        """Flip the directed edges on the stack, and those their flips expose, until every
+        free edge is locally Delaunay."""
+        cdef int64_t e
+        cdef int u, w, t, k, x, y
+        cdef unordered_map[int64_t, int].iterator it
+        while edges.size():
+            e = edges.back()
+            edges.pop_back()
+            it = self.owner.find(e)
+            if it == self.owner.end():
+                continue
+            t = deref(it).second
+            u = <int>(e >> 32)
+            w = <int><uint32_t>e
+            k = self.index(t, u)
+            if self.illegal(t, k):
+                x = self.tri[3 * t + (k + 2) % 3]
+                self.flip(t, k)
+                y = self.tri[3 * t + 2]
+                edges.push_back(edge_key(x, u))
+                edges.push_back(edge_key(u, y))
+                edges.push_back(edge_key(y, w))
+                edges.push_back(edge_key(w, x))
+
+    def make_delaunay(self):
+        """Legalize every free edge (in the order the edges were first owned)."""
+        cdef vector[int64_t] edges
+        cdef int t, k, u, w
+        cdef int m = self.tri.size() // 3
+        for t in range(m):
+            for k in range(3):
+                u = self.tri[3 * t + k]
+                w = self.tri[3 * t + (k + 1) % 3]
+                if u < w and self.owner[edge_key(u, w)] == t:
+                    edges.push_back(edge_key(u, w))
+        self.legalize(edges)
+
+    cdef int split_wall(self, int t, int k, double px, double py) noexcept nogil:
+        """Split the wall on edge k of t at p and restore the Delaunay property; the new
+        vertex, or -1 when the split would fold a triangle."""
+        cdef int u = self.tri[3 * t + k], w = self.tri[3 * t + (k + 1) % 3]
+        cdef int x = self.tri[3 * t + (k + 2) % 3]
+        if (orient2d(self.x[u], self.y[u], px, py, self.x[x], self.y[x]) <= 0
+                or orient2d(px, py, self.x[w], self.y[w], self.x[x], self.y[x]) <= 0):
+            return -1
+        cdef int m = self.x.size(), t2 = self.tri.size() // 3
+        self.x.push_back(px)
+        self.y.push_back(py)
+        cdef int across_wx = self.nb[3 * t + (k + 1) % 3]
+        cdef int across_xu = self.nb[3 * t + (k + 2) % 3]
+        self.grow_triangles()
+        self.tri[3 * t], self.tri[3 * t + 1], self.tri[3 * t + 2] = u, m, x
+        self.nb[3 * t], self.nb[3 * t + 1], self.nb[3 * t + 2] = -1, t2, across_xu
+        self.tri.push_back(m)
+        self.tri.push_back(w)
+        self.tri.push_back(x)
+        self.nb[3 * t2], self.nb[3 * t2 + 1], self.nb[3 * t2 + 2] = -1, across_wx, t
+        self.repoint(across_wx, x, t2)
+        self.owner.erase(edge_key(u, w))
+        self.own(u, m, t)
+        self.own(m, x, t)
+        self.own(m, w, t2)
+        self.own(w, x, t2)
+        self.own(x, m, t2)
+        self.vtri.push_back(t)
+        self.vtri[u] = self.vtri[x] = t
+        self.vtri[w] = t2
+        self.touch(t)
+        self.touch(t2)
+        self.changes += 1
+        cdef vector[int64_t] edges
+        edges.push_back(edge_key(x, u))
+        edges.push_back(edge_key(w, x))
+        self.legalize(edges)
+        return m
+
+    # -------------------------------------------------------------------------- clearance
+    cdef double corner(self, int t, int k) noexcept nogil:
+        """Traversal clearance of corner k of t (see lct)."""
+        cdef int b = self.tri[3 * t + k], c = self.tri[3 * t + (k + 1) % 3]
+        cdef int a = self.tri[3 * t + (k + 2) % 3]
+        cdef double bx = self.x[b], by = self.y[b]
+        if self.nb[3 * t + (k + 1) % 3] < 0:
+            return segment_distance(bx, by, self.x[c], self.y[c], self.x[a], self.y[a],
+                                    0.0, 1.0)
+        cdef double cx = self.x[c] - bx, cy = self.y[c] - by
+        cdef double ax = self.x[a] - bx, ay = self.y[a] - by
+        cdef double best = hypot(ax, ay), other = hypot(cx, cy), d, ox, oy
+        if other < best:
+            best = other
+        cdef int first = self.nb[3 * t + (k + 1) % 3], m, j, p, q, n
+        self.stamp_corner += 1
+        cdef int stamp = self.stamp_corner
+        self.seen_corner[t] = stamp
+        self.seen_corner[first] = stamp
+        self.stack2.clear()
+        self.stack2.push_back(first)
+        while self.stack2.size():
+            m = self.stack2.back()
+            self.stack2.pop_back()
+            for j in range(3):
+                p = self.tri[3 * m + j]
+                q = self.tri[3 * m + (j + 1) % 3]
+                n = self.nb[3 * m + j]
+                if p == b or q == b or (n >= 0 and self.seen_corner[n] == stamp):
+                    continue
+                if not wedge_part(bx, by, cx, cy, ax, ay, self.x[p], self.y[p], self.x[q],
+                                  self.y[q], &ox, &oy):
+                    continue
+                if n < 0:
+                    d = hypot(ox, oy)
+                    if d < best:
+                        best = d
+                elif shorter(ox, oy, best):
+                    self.seen_corner[n] = stamp
+                    self.stack2.push_back(n)
+        return best
+
+    cdef double cl(self, int t, int k) noexcept nogil:
+        """Corner k of t's clearance, from the memo, the cache (its three vertices) or
+        measured (then cached)."""
+        cdef double v = self.memo[3 * t + k]
+        if not isnan(v):
+            return v
+        cdef int b = self.tri[3 * t + k], c = self.tri[3 * t + (k + 1) % 3]
+        cdef int a = self.tri[3 * t + (k + 2) % 3]
+        cdef size_t cap = self.cvals.size()
+        cdef size_t i = mix((<uint64_t>b * 0x9E3779B97F4A7C15ULL)
+                            ^ (<uint64_t>c * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>a) & (cap - 1)
+        while self.ckeys[3 * i] >= 0:
+            if self.ckeys[3 * i] == b and self.ckeys[3 * i + 1] == c \
+                    and self.ckeys[3 * i + 2] == a:
+                v = self.cvals[i]
+                self.memo[3 * t + k] = v
+                return v
+            i = (i + 1) & (cap - 1)
+        v = self.corner(t, k)
+        self.ckeys[3 * i] = b
+        self.ckeys[3 * i + 1] = c
+        self.ckeys[3 * i + 2] = a
+        self.cvals[i] = v
+        self.csize += 1
+        if 2 * self.csize > cap:
+            self.rehash()
+        self.memo[3 * t + k] = v
+        return v
+
+    cdef void rehash(self) noexcept nogil:
+        cdef vector[int] keys = self.ckeys
+        cdef vector[double] vals = self.cvals
+        cdef size_t cap = 2 * vals.size(), i, j
+        cdef int b, c, a
+        self.ckeys.assign(3 * cap, -1)
+        self.cvals.assign(cap, 0.0)
+        for j in range(vals.size()):
+            b = keys[3 * j]
+            if b < 0:
+                continue
+            c = keys[3 * j + 1]
+            a = keys[3 * j + 2]
+            i = mix((<uint64_t>b * 0x9E3779B97F4A7C15ULL)
+                    ^ (<uint64_t>c * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>a) & (cap - 1)
+            while self.ckeys[3 * i] >= 0:
+                i = (i + 1) & (cap - 1)
+            self.ckeys[3 * i] = b
+            self.ckeys[3 * i + 1] = c
+            self.ckeys[3 * i + 2] = a
+            self.cvals[i] = vals[j]
+
+    cdef void fan(self, int v) noexcept nogil:
+        """The triangles with v as a corner into fan_out, clockwise from vtri[v] across the
+        edge ending at v, then the other way when a wall stops the turn."""
+        cdef int step, t, s, turn
+        self.fan_out.clear()
+        self.stamp_fan += 1
+        s = self.stamp_fan
+        for turn in range(2):
+            step = 2 if turn == 0 else 0
+            t = self.vtri[v]
+            while True:
+                if self.seen_fan[t] != s:
+                    self.seen_fan[t] = s
+                    self.fan_out.push_back(t)
+                t = self.nb[3 * t + (self.index(t, v) + step) % 3]
+                if t < 0 or t == self.vtri[v]:
+                    break
+            if t >= 0:
+                break
+
+    cdef bint walk(self, int v, double fx, double fy, int wu, int ww) noexcept nogil:
+        """The triangles the segment from v to f on wall wu-ww crosses into ``crossed``;
+        False when another wall or a vertex is in the way (fan_out holds v's fan)."""
+        cdef double vx = self.x[v], vy = self.y[v]
+        cdef int i, t = -1, k, c, a, u = -1, w = -1, n, z, turn
+        for i in range(<int>self.fan_out.size()):
+            t = self.fan_out[i]
+            k = self.index(t, v)
+            c = self.tri[3 * t + (k + 1) % 3]
+            a = self.tri[3 * t + (k + 2) % 3]
+            if (orient2d(vx, vy, self.x[c], self.y[c], fx, fy) > 0
+                    and orient2d(vx, vy, self.x[a], self.y[a], fx, fy) < 0):
+                u, w = c, a
+                break
+        else:
+            return False
+        self.crossed.clear()
+        self.crossed.push_back(t)
+        while u != wu or w != ww:
+            n = self.nb[3 * t + self.index(t, u)]
+            if n < 0:
+                return False
+            z = self.tri[3 * n + (self.index(n, w) + 2) % 3]
+            turn = orient2d(vx, vy, fx, fy, self.x[z], self.y[z])
+            if turn == 0:
+                return False
+            t = n
+            self.crossed.push_back(t)
+            if turn > 0:
+                w = z
+            else:
+                u = z
+        return True
+
+    cdef bint gap(self, int v, int* ht, int* hk, double* hx, double* hy) noexcept nogil:
+        """A hidden gap at v (see lct): True with the wall's triangle, edge and foot, or
+        False; the triangles looked at are left in ``region``."""
+        cdef double vx = self.x[v], vy = self.y[v], reach = 0.0, c, sx, sy, s, claimed, ox, oy
+        cdef int i, j, t, k, p, q, n, m
+        cdef Wall wall
+        self.stamp_gap += 1
+        cdef int stamp = self.stamp_gap
+        self.fan(v)
+        self.region.clear()
+        self.stack.clear()
+        for i in range(<int>self.fan_out.size()):
+            t = self.fan_out[i]
+            self.seen_gap[t] = stamp
+            self.region.push_back(t)
+            self.stack.push_back(t)
+        self.walls.clear()
+        while self.stack.size():
+            t = self.stack.back()
+            self.stack.pop_back()
+            for k in range(3):
+                if self.tri[3 * t + k] != v:
+                    c = self.memo[3 * t + k]
+                    if isnan(c):
+                        c = self.cl(t, k)
+                    if c > reach:
+                        reach = c
+            for k in range(3):
+                p = self.tri[3 * t + k]
+                q = self.tri[3 * t + (k + 1) % 3]
+                if p == v or q == v:
+                    continue
+                n = self.nb[3 * t + k]
+                if n >= 0:
+                    if self.seen_gap[n] == stamp:
+                        continue
+                    segment_offset(vx, vy, self.x[p], self.y[p], self.x[q], self.y[q], 0.0,
+                                   1.0, &ox, &oy)
+                    if shorter(ox, oy, reach):
+                        self.seen_gap[n] = stamp
+                        self.region.push_back(n)
+                        self.stack.push_back(n)
+                    continue
+                sx = self.x[q] - self.x[p]
+                sy = self.y[q] - self.y[p]
+                s = ((vx - self.x[p]) * sx + (vy - self.y[p]) * sy) / (sx * sx + sy * sy)
+                if self.end_margin < s < 1 - self.end_margin:
+                    wall.fx = self.x[p] + s * sx
+                    wall.fy = self.y[p] + s * sy
+                    wall.t = t
+                    wall.k = k
+                    self.walls.push_back(wall)
+        # Walls no nearer than the reach are never tried: the rest, nearest first.
+        j = 0
+        for i in range(<int>self.walls.size()):
+            wall = self.walls[i]
+            if shorter(wall.fx - vx, wall.fy - vy, reach):
+                wall.d = hypot(wall.fx - vx, wall.fy - vy)
+                self.walls[j] = wall
+                j += 1
+        self.walls.resize(j)
+        make_heap(self.walls.begin(), self.walls.end(), wall_after)
+        while self.walls.size():
+            pop_heap(self.walls.begin(), self.walls.end(), wall_after)
+            wall = self.walls.back()
+            self.walls.pop_back()
+            if not self.walk(v, wall.fx, wall.fy, self.tri[3 * wall.t + wall.k],
+                             self.tri[3 * wall.t + (wall.k + 1) % 3]):
+                continue
+            if self.crossed.size() < 2:
+                continue
+            claimed = -INFINITY
+            for j in range(<int>self.crossed.size()):
+                m = self.crossed[j]
+                if self.seen_gap[m] != stamp:
+                    self.seen_gap[m] = stamp
+                    self.region.push_back(m)
+            for j in range(<int>self.crossed.size()):
+                m = self.crossed[j]
+                for k in range(3):
+                    if self.tri[3 * m + k] != v:
+                        c = self.cl(m, k)
+                        if c > claimed:
+                            claimed = c
+            if wall.d < claimed:
+                ht[0], hk[0], hx[0], hy[0] = wall.t, wall.k, wall.fx, wall.fy
+                return True
+        return False
+
+    def hidden_gaps(self, int count):
+        """The vertices below ``count`` with a hidden gap."""
+        cdef int v, t, k
+        cdef double fx, fy
+        return [v for v in range(count) if self.gap(v, &t, &k, &fx, &fy)]
+
+    def refine(self, int max_ratio):
+        """Split walls at the feet of hidden gaps until none is left; the Steiner vertices
+        added, or ``-(added)`` when more than ``max_ratio`` per input vertex were needed."""
+        cdef int originals = self.x.size()
+        cdef int64_t limit = <int64_t>max_ratio * (originals if originals > 1 else 1)
+        cdef int added = 0, v, i, t, k
+        cdef double fx, fy
+        cdef bint found, stop = False
+        cdef vector[int] todo, when
+        cdef vector[vector[int]] regions
+        cdef vector[vector[uint64_t]] bits
+        cdef bint dirty
+        when.assign(originals, -1)
+        regions.resize(originals)
+        bits.resize(originals)
+        for v in range(originals):
+            todo.push_back(v)
+        with nogil:
+            while todo.size():
+                for i in range(<int>todo.size()):
+                    v = todo[i]
+                    found = self.gap(v, &t, &k, &fx, &fy)
+                    when[v] = self.changes
+                    self.keep_region(regions[v], bits[v])
+                    if not found or self.split_wall(t, k, fx, fy) < 0:
+                        continue
+                    added += 1
+                    if added > limit:
+                        stop = True
+                        break
+                todo.clear()
+                if stop:
+                    break
+                for v in range(originals):
+                    if when[v] >= 0 and self.region_changed(regions[v], bits[v], when[v]):
+                        todo.push_back(v)
+        return -added if stop else added
+
+    cdef void keep_region(self, vector[int]& ids, vector[uint64_t]& bits) noexcept nogil:
+        """Keep ``region`` as an id list, or as a bitset over the triangles when that is
+        smaller."""
+        cdef size_t m = self.tri.size() // 3, i
+        cdef int t
+        ids.clear()
+        bits.clear()
+        if 32 * self.region.size() <= m:
+            ids = self.region
+            return
+        bits.assign((m + 63) // 64, 0)
+        for i in range(self.region.size()):
+            t = self.region[i]
+            bits[t >> 6] |= (<uint64_t>1) << (t & 63)
+
+    cdef bint region_changed(self, vector[int]& ids, vector[uint64_t]& bits,
+                             int when) noexcept nogil:
+        cdef size_t i
+        cdef int t
+        cdef uint64_t word
+        for i in range(ids.size()):
+            if self.changed[ids[i]] >= when:
+                return True
+        for i in range(bits.size()):
+            word = bits[i]
+            while word:
+                t = <int>(64 * i) + count_trailing_zeros(word)
+                if self.changed[t] >= when:
+                    return True
+                word &= word - 1
+        return False
