@@ -129,3 +129,43 @@ def test_a_budgeted_answer_never_crosses_a_new_wall():
     assert not planner.plan(max_expansions=1).found
     r = planner.plan()
     assert r.found and r.epsilon == 1.0 and tuple(r.path[0]) == (0, 4)
+
+
+@pytest.mark.parametrize("cls", [ADStar, ARAStar])
+@pytest.mark.parametrize("budget", [None, 5])
+def test_graph_replans_equal_dijkstra(cls, budget):
+    from wayfinding.graph import CSRGraph
+
+    rng = np.random.default_rng(3)
+    n, m = 60, 260
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    _, first = np.unique(src * n + dst, return_index=True)     # no parallel edges
+    keep = np.isin(np.arange(m), first) & (src != dst)
+    xy = rng.random((n, 2)) * 10
+    length = np.hypot(*(xy[dst] - xy[src]).T)
+    g = CSRGraph.from_edges(n, src[keep], dst[keep], (length * (1 + rng.random(m)))[keep],
+                            coords=xy)
+    weights = np.array(g.weights, dtype=float)
+    a, b = 0, n - 1
+    planner = cls(g, a, b, epsilon=2.0)
+    for _ in range(300):
+        r = planner.plan(max_expansions=budget)
+        now = CSRGraph(g.indptr, g.indices, np.where(np.isfinite(weights), weights, 1e300),
+                       coords=xy)
+        ref = now.find_path(a, b, algo="dijkstra")
+        best = ref.cost if ref.found and ref.cost < 1e299 else math.inf
+        if r.found:
+            assert r.path[0] == a and r.path[-1] == b
+            steps = [weights[g.indptr[u] + np.flatnonzero(g.indices[g.indptr[u]:g.indptr[u + 1]]
+                                                          == v)[0]]
+                     for u, v in zip(r.path[:-1].tolist(), r.path[1:].tolist())]
+            assert sum(steps) == pytest.approx(r.cost, rel=1e-12)
+            assert r.cost <= r.epsilon * best * (1 + 1e-12)
+        if budget is None:
+            assert r.found == math.isfinite(best) and (not r.found or r.epsilon == 1.0)
+            assert not r.found or r.cost == pytest.approx(best, rel=1e-12)
+        change = {}
+        for e in rng.choice(len(weights), 3, replace=False).tolist():
+            change[e] = float(rng.choice([np.inf, g.weights[e] * 0.5, g.weights[e] * 2]))
+            weights[e] = change[e]
+        planner.update_costs(change)
