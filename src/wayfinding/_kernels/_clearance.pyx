@@ -18,6 +18,7 @@ counter-clockwise, edge ``k`` from corner ``k`` to ``k + 1``; neighbours ``-1`` 
 
 import numpy as np
 
+cimport cython
 from libc.math cimport INFINITY, NAN, fabs, frexp, isnan, ldexp, sqrt
 from cython.operator cimport dereference as deref
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -253,6 +254,19 @@ cdef struct Wall:
     double fy
 
 
+cdef struct Point:
+    double x
+    double y
+
+
+cdef struct Triangle:
+    int v[3]            # corners, counter-clockwise
+    int nb[3]           # the triangle across edge k (corner k to k + 1), -1 at a wall
+    double cl[3]        # corner clearances while the triangle stays as it is (NaN unknown)
+    int changed         # the change that last hit it (-1 none)
+    int seen            # stamp of the last hidden-gap test that looked at it
+
+
 cdef bint wall_after(const Wall& a, const Wall& b) noexcept nogil:
     """Whether a comes after b by distance, then triangle, then edge."""
     if a.d != b.d:
@@ -262,21 +276,21 @@ cdef bint wall_after(const Wall& a, const Wall& b) noexcept nogil:
     return a.k > b.k
 
 
+@cython.final
 cdef class Mesh:
     """A mutable constrained triangulation of a walkable area (see the module)."""
 
-    cdef vector[double] x, y
-    cdef vector[int] tri, nb, vtri, changed
+    cdef vector[Point] P
+    cdef vector[Triangle] T
+    cdef vector[int] vtri
     cdef unordered_map[int64_t, int] owner
     # Corner clearances keyed by their three vertices (open addressing, -1 keys empty).
     cdef vector[int] ckeys
     cdef vector[double] cvals
     cdef size_t csize
-    # Each triangle's three corner clearances while it stays as it is (NaN unknown).
-    cdef vector[double] memo
     cdef int changes
     # Scratch: stamps for the triangles a search has seen.
-    cdef vector[int] seen_corner, seen_gap, seen_fan
+    cdef vector[int] seen_corner, seen_fan
     cdef int stamp_corner, stamp_gap, stamp_fan
     cdef vector[int] stack, stack2, fan_out, crossed, region
     cdef vector[Wall] walls
@@ -300,62 +314,68 @@ cdef class Mesh:
                                      f"0..{n - 1}")
         self.dup_u = self.dup_w = -1
         self.end_margin = end_margin
+        cdef Point point
+        cdef Triangle tri
         for i in range(n):
-            self.x.push_back(vertices[i, 0])
-            self.y.push_back(vertices[i, 1])
+            point.x = vertices[i, 0]
+            point.y = vertices[i, 1]
+            self.P.push_back(point)
         self.vtri.assign(n, -1)
         for t in range(m):
             for k in range(3):
-                self.tri.push_back(triangles[t, k])
+                tri.v[k] = triangles[t, k]
+                tri.nb[k] = -1
+                tri.cl[k] = NAN
+            tri.changed = -1
+            tri.seen = 0
+            self.T.push_back(tri)
         for t in range(m):
             for k in range(3):
-                u = self.tri[3 * t + k]
-                w = self.tri[3 * t + (k + 1) % 3]
+                u = self.T[t].v[k]
+                w = self.T[t].v[(k + 1) % 3]
                 if self.owner.count(edge_key(u, w)):
                     if self.dup_u < 0:
                         self.dup_u, self.dup_w = u, w
                     continue
                 self.owner[edge_key(u, w)] = t
-        self.nb.assign(3 * m, -1)
         for t in range(m):
             for k in range(3):
-                u = self.tri[3 * t + k]
-                w = self.tri[3 * t + (k + 1) % 3]
+                u = self.T[t].v[k]
+                w = self.T[t].v[(k + 1) % 3]
                 if self.owner.count(edge_key(w, u)):
-                    self.nb[3 * t + k] = self.owner[edge_key(w, u)]
+                    self.T[t].nb[k] = self.owner[edge_key(w, u)]
             for k in range(3):
-                self.vtri[self.tri[3 * t + k]] = t
+                self.vtri[self.T[t].v[k]] = t
         self.ckeys.assign(3 * 1024, -1)
         self.cvals.assign(1024, 0.0)
         self.csize = 0
-        self.memo.assign(3 * m, NAN)
-        self.changed.assign(m, -1)
         self.changes = 0
         self.seen_corner.assign(m, 0)
-        self.seen_gap.assign(m, 0)
         self.seen_fan.assign(m, 0)
         self.stamp_corner = self.stamp_gap = self.stamp_fan = 0
 
     # -------------------------------------------------------------------------- arrays
     def arrays(self):
         """``(V, 2)`` float64 vertices, ``(T, 3)`` int32 triangles and neighbours."""
-        cdef Py_ssize_t n = self.x.size(), m = self.tri.size() // 3, i
+        cdef Py_ssize_t n = self.P.size(), m = self.T.size(), i
+        cdef int k
         v = np.empty((n, 2), dtype=np.float64)
         t = np.empty((m, 3), dtype=np.int32)
         b = np.empty((m, 3), dtype=np.int32)
         cdef double[:, ::1] vv = v
-        cdef int32_t[::1] tt = t.reshape(-1), bb = b.reshape(-1)
+        cdef int32_t[:, ::1] tt = t, bb = b
         for i in range(n):
-            vv[i, 0] = self.x[i]
-            vv[i, 1] = self.y[i]
-        for i in range(3 * m):
-            tt[i] = self.tri[i]
-            bb[i] = self.nb[i]
+            vv[i, 0] = self.P[i].x
+            vv[i, 1] = self.P[i].y
+        for i in range(m):
+            for k in range(3):
+                tt[i, k] = self.T[i].v[k]
+                bb[i, k] = self.T[i].nb[k]
         return v, t, b
 
     def clearances(self):
         """``(T, 3)`` float64 traversal clearance of every corner."""
-        cdef Py_ssize_t m = self.tri.size() // 3, t
+        cdef Py_ssize_t m = self.T.size(), t
         cdef int k
         out = np.empty((m, 3), dtype=np.float64)
         cdef double[:, ::1] o = out
@@ -366,55 +386,58 @@ cdef class Mesh:
 
     # -------------------------------------------------------------------------- changes
     cdef inline int index(self, int t, int u) noexcept nogil:
-        if self.tri[3 * t] == u:
+        if self.T[t].v[0] == u:
             return 0
-        return 1 if self.tri[3 * t + 1] == u else 2
+        return 1 if self.T[t].v[1] == u else 2
 
     cdef void touch(self, int t) noexcept nogil:
-        self.changed[t] = self.changes
-        self.memo[3 * t] = self.memo[3 * t + 1] = self.memo[3 * t + 2] = NAN
+        self.T[t].changed = self.changes
+        self.T[t].cl[0] = self.T[t].cl[1] = self.T[t].cl[2] = NAN
 
     cdef void grow_triangles(self) noexcept nogil:
-        """Room for one more triangle in the per-triangle arrays."""
+        """A new triangle (corners unset) and room for it in the scratch arrays."""
+        cdef Triangle tri
         cdef int k
         for k in range(3):
-            self.nb.push_back(-1)
-            self.memo.push_back(NAN)
-        self.changed.push_back(-1)
+            tri.v[k] = -1
+            tri.nb[k] = -1
+            tri.cl[k] = NAN
+        tri.changed = -1
+        tri.seen = 0
+        self.T.push_back(tri)
         self.seen_corner.push_back(0)
-        self.seen_gap.push_back(0)
         self.seen_fan.push_back(0)
 
     cdef inline void repoint(self, int t, int u, int new) noexcept nogil:
         if t >= 0:
-            self.nb[3 * t + self.index(t, u)] = new
+            self.T[t].nb[self.index(t, u)] = new
 
     cdef inline void own(self, int u, int w, int t) noexcept nogil:
         self.owner[edge_key(u, w)] = t
 
     # -------------------------------------------------------------------------- Delaunay
     cdef bint illegal(self, int t, int k) noexcept nogil:
-        cdef int n = self.nb[3 * t + k]
+        cdef int n = self.T[t].nb[k]
         if n < 0:
             return False
-        cdef int u = self.tri[3 * t + k], w = self.tri[3 * t + (k + 1) % 3]
-        cdef int o = self.tri[3 * t + (k + 2) % 3]
-        cdef int p = self.tri[3 * n + (self.index(n, w) + 2) % 3]
-        return incircle(self.x[u], self.y[u], self.x[w], self.y[w], self.x[o], self.y[o],
-                        self.x[p], self.y[p]) > 0
+        cdef int u = self.T[t].v[k], w = self.T[t].v[(k + 1) % 3]
+        cdef int o = self.T[t].v[(k + 2) % 3]
+        cdef int p = self.T[n].v[(self.index(n, w) + 2) % 3]
+        return incircle(self.P[u].x, self.P[u].y, self.P[w].x, self.P[w].y, self.P[o].x, self.P[o].y,
+                        self.P[p].x, self.P[p].y) > 0
 
     cdef void flip(self, int t, int k) noexcept nogil:
-        cdef int n = self.nb[3 * t + k]
-        cdef int u = self.tri[3 * t + k], w = self.tri[3 * t + (k + 1) % 3]
-        cdef int x = self.tri[3 * t + (k + 2) % 3]
+        cdef int n = self.T[t].nb[k]
+        cdef int u = self.T[t].v[k], w = self.T[t].v[(k + 1) % 3]
+        cdef int x = self.T[t].v[(k + 2) % 3]
         cdef int j = self.index(n, w)
-        cdef int y = self.tri[3 * n + (j + 2) % 3]
-        cdef int a = self.nb[3 * t + (k + 1) % 3], b = self.nb[3 * t + (k + 2) % 3]
-        cdef int c = self.nb[3 * n + (j + 1) % 3], d = self.nb[3 * n + (j + 2) % 3]
-        self.tri[3 * t], self.tri[3 * t + 1], self.tri[3 * t + 2] = x, u, y
-        self.nb[3 * t], self.nb[3 * t + 1], self.nb[3 * t + 2] = b, c, n
-        self.tri[3 * n], self.tri[3 * n + 1], self.tri[3 * n + 2] = y, w, x
-        self.nb[3 * n], self.nb[3 * n + 1], self.nb[3 * n + 2] = d, a, t
+        cdef int y = self.T[n].v[(j + 2) % 3]
+        cdef int a = self.T[t].nb[(k + 1) % 3], b = self.T[t].nb[(k + 2) % 3]
+        cdef int c = self.T[n].nb[(j + 1) % 3], d = self.T[n].nb[(j + 2) % 3]
+        self.T[t].v[0], self.T[t].v[1], self.T[t].v[2] = x, u, y
+        self.T[t].nb[0], self.T[t].nb[1], self.T[t].nb[2] = b, c, n
+        self.T[n].v[0], self.T[n].v[1], self.T[n].v[2] = y, w, x
+        self.T[n].nb[0], self.T[n].nb[1], self.T[n].nb[2] = d, a, t
         self.repoint(c, y, t)
         self.repoint(a, x, n)
         self.owner.erase(edge_key(u, w))
@@ -448,9 +471,9 @@ cdef class Mesh:
             w = <int><uint32_t>e
             k = self.index(t, u)
             if self.illegal(t, k):
-                x = self.tri[3 * t + (k + 2) % 3]
+                x = self.T[t].v[(k + 2) % 3]
                 self.flip(t, k)
-                y = self.tri[3 * t + 2]
+                y = self.T[t].v[2]
                 edges.push_back(edge_key(x, u))
                 edges.push_back(edge_key(u, y))
                 edges.push_back(edge_key(y, w))
@@ -460,11 +483,11 @@ cdef class Mesh:
         """Legalize every free edge (in the order the edges were first owned)."""
         cdef vector[int64_t] edges
         cdef int t, k, u, w
-        cdef int m = self.tri.size() // 3
+        cdef int m = self.T.size()
         for t in range(m):
             for k in range(3):
-                u = self.tri[3 * t + k]
-                w = self.tri[3 * t + (k + 1) % 3]
+                u = self.T[t].v[k]
+                w = self.T[t].v[(k + 1) % 3]
                 if u < w and self.owner[edge_key(u, w)] == t:
                     edges.push_back(edge_key(u, w))
         self.legalize(edges)
@@ -472,23 +495,23 @@ cdef class Mesh:
     cdef int split_wall(self, int t, int k, double px, double py) noexcept nogil:
         """Split the wall on edge k of t at p and restore the Delaunay property; the new
         vertex, or -1 when the split would fold a triangle."""
-        cdef int u = self.tri[3 * t + k], w = self.tri[3 * t + (k + 1) % 3]
-        cdef int x = self.tri[3 * t + (k + 2) % 3]
-        if (orient2d(self.x[u], self.y[u], px, py, self.x[x], self.y[x]) <= 0
-                or orient2d(px, py, self.x[w], self.y[w], self.x[x], self.y[x]) <= 0):
+        cdef int u = self.T[t].v[k], w = self.T[t].v[(k + 1) % 3]
+        cdef int x = self.T[t].v[(k + 2) % 3]
+        if (orient2d(self.P[u].x, self.P[u].y, px, py, self.P[x].x, self.P[x].y) <= 0
+                or orient2d(px, py, self.P[w].x, self.P[w].y, self.P[x].x, self.P[x].y) <= 0):
             return -1
-        cdef int m = self.x.size(), t2 = self.tri.size() // 3
-        self.x.push_back(px)
-        self.y.push_back(py)
-        cdef int across_wx = self.nb[3 * t + (k + 1) % 3]
-        cdef int across_xu = self.nb[3 * t + (k + 2) % 3]
+        cdef int m = self.P.size(), t2 = self.T.size()
+        cdef Point point
+        point.x = px
+        point.y = py
+        self.P.push_back(point)
+        cdef int across_wx = self.T[t].nb[(k + 1) % 3]
+        cdef int across_xu = self.T[t].nb[(k + 2) % 3]
         self.grow_triangles()
-        self.tri[3 * t], self.tri[3 * t + 1], self.tri[3 * t + 2] = u, m, x
-        self.nb[3 * t], self.nb[3 * t + 1], self.nb[3 * t + 2] = -1, t2, across_xu
-        self.tri.push_back(m)
-        self.tri.push_back(w)
-        self.tri.push_back(x)
-        self.nb[3 * t2], self.nb[3 * t2 + 1], self.nb[3 * t2 + 2] = -1, across_wx, t
+        self.T[t].v[0], self.T[t].v[1], self.T[t].v[2] = u, m, x
+        self.T[t].nb[0], self.T[t].nb[1], self.T[t].nb[2] = -1, t2, across_xu
+        self.T[t2].v[0], self.T[t2].v[1], self.T[t2].v[2] = m, w, x
+        self.T[t2].nb[0], self.T[t2].nb[1], self.T[t2].nb[2] = -1, across_wx, t
         self.repoint(across_wx, x, t2)
         self.owner.erase(edge_key(u, w))
         self.own(u, m, t)
@@ -511,18 +534,18 @@ cdef class Mesh:
     # -------------------------------------------------------------------------- clearance
     cdef double corner(self, int t, int k) noexcept nogil:
         """Traversal clearance of corner k of t (see lct)."""
-        cdef int b = self.tri[3 * t + k], c = self.tri[3 * t + (k + 1) % 3]
-        cdef int a = self.tri[3 * t + (k + 2) % 3]
-        cdef double bx = self.x[b], by = self.y[b]
-        if self.nb[3 * t + (k + 1) % 3] < 0:
-            return segment_distance(bx, by, self.x[c], self.y[c], self.x[a], self.y[a],
+        cdef int b = self.T[t].v[k], c = self.T[t].v[(k + 1) % 3]
+        cdef int a = self.T[t].v[(k + 2) % 3]
+        cdef double bx = self.P[b].x, by = self.P[b].y
+        if self.T[t].nb[(k + 1) % 3] < 0:
+            return segment_distance(bx, by, self.P[c].x, self.P[c].y, self.P[a].x, self.P[a].y,
                                     0.0, 1.0)
-        cdef double cx = self.x[c] - bx, cy = self.y[c] - by
-        cdef double ax = self.x[a] - bx, ay = self.y[a] - by
+        cdef double cx = self.P[c].x - bx, cy = self.P[c].y - by
+        cdef double ax = self.P[a].x - bx, ay = self.P[a].y - by
         cdef double best = hypot(ax, ay), other = hypot(cx, cy), d, ox, oy
         if other < best:
             best = other
-        cdef int first = self.nb[3 * t + (k + 1) % 3], m, j, p, q, n
+        cdef int first = self.T[t].nb[(k + 1) % 3], m, j, p, q, n
         self.stamp_corner += 1
         cdef int stamp = self.stamp_corner
         self.seen_corner[t] = stamp
@@ -533,13 +556,13 @@ cdef class Mesh:
             m = self.stack2.back()
             self.stack2.pop_back()
             for j in range(3):
-                p = self.tri[3 * m + j]
-                q = self.tri[3 * m + (j + 1) % 3]
-                n = self.nb[3 * m + j]
+                p = self.T[m].v[j]
+                q = self.T[m].v[(j + 1) % 3]
+                n = self.T[m].nb[j]
                 if p == b or q == b or (n >= 0 and self.seen_corner[n] == stamp):
                     continue
-                if not wedge_part(bx, by, cx, cy, ax, ay, self.x[p], self.y[p], self.x[q],
-                                  self.y[q], &ox, &oy):
+                if not wedge_part(bx, by, cx, cy, ax, ay, self.P[p].x, self.P[p].y, self.P[q].x,
+                                  self.P[q].y, &ox, &oy):
                     continue
                 if n < 0:
                     d = hypot(ox, oy)
@@ -553,11 +576,11 @@ cdef class Mesh:
     cdef double cl(self, int t, int k) noexcept nogil:
         """Corner k of t's clearance, from the memo, the cache (its three vertices) or
         measured (then cached)."""
-        cdef double v = self.memo[3 * t + k]
+        cdef double v = self.T[t].cl[k]
         if not isnan(v):
             return v
-        cdef int b = self.tri[3 * t + k], c = self.tri[3 * t + (k + 1) % 3]
-        cdef int a = self.tri[3 * t + (k + 2) % 3]
+        cdef int b = self.T[t].v[k], c = self.T[t].v[(k + 1) % 3]
+        cdef int a = self.T[t].v[(k + 2) % 3]
         cdef size_t cap = self.cvals.size()
         cdef size_t i = mix((<uint64_t>b * 0x9E3779B97F4A7C15ULL)
                             ^ (<uint64_t>c * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>a) & (cap - 1)
@@ -565,7 +588,7 @@ cdef class Mesh:
             if self.ckeys[3 * i] == b and self.ckeys[3 * i + 1] == c \
                     and self.ckeys[3 * i + 2] == a:
                 v = self.cvals[i]
-                self.memo[3 * t + k] = v
+                self.T[t].cl[k] = v
                 return v
             i = (i + 1) & (cap - 1)
         v = self.corner(t, k)
@@ -576,7 +599,7 @@ cdef class Mesh:
         self.csize += 1
         if 2 * self.csize > cap:
             self.rehash()
-        self.memo[3 * t + k] = v
+        self.T[t].cl[k] = v
         return v
 
     cdef void rehash(self) noexcept nogil:
@@ -615,7 +638,7 @@ cdef class Mesh:
                 if self.seen_fan[t] != s:
                     self.seen_fan[t] = s
                     self.fan_out.push_back(t)
-                t = self.nb[3 * t + (self.index(t, v) + step) % 3]
+                t = self.T[t].nb[(self.index(t, v) + step) % 3]
                 if t < 0 or t == self.vtri[v]:
                     break
             if t >= 0:
@@ -624,15 +647,15 @@ cdef class Mesh:
     cdef bint walk(self, int v, double fx, double fy, int wu, int ww) noexcept nogil:
         """The triangles the segment from v to f on wall wu-ww crosses into ``crossed``;
         False when another wall or a vertex is in the way (fan_out holds v's fan)."""
-        cdef double vx = self.x[v], vy = self.y[v]
+        cdef double vx = self.P[v].x, vy = self.P[v].y
         cdef int i, t = -1, k, c, a, u = -1, w = -1, n, z, turn
         for i in range(<int>self.fan_out.size()):
             t = self.fan_out[i]
             k = self.index(t, v)
-            c = self.tri[3 * t + (k + 1) % 3]
-            a = self.tri[3 * t + (k + 2) % 3]
-            if (orient2d(vx, vy, self.x[c], self.y[c], fx, fy) > 0
-                    and orient2d(vx, vy, self.x[a], self.y[a], fx, fy) < 0):
+            c = self.T[t].v[(k + 1) % 3]
+            a = self.T[t].v[(k + 2) % 3]
+            if (orient2d(vx, vy, self.P[c].x, self.P[c].y, fx, fy) > 0
+                    and orient2d(vx, vy, self.P[a].x, self.P[a].y, fx, fy) < 0):
                 u, w = c, a
                 break
         else:
@@ -640,11 +663,11 @@ cdef class Mesh:
         self.crossed.clear()
         self.crossed.push_back(t)
         while u != wu or w != ww:
-            n = self.nb[3 * t + self.index(t, u)]
+            n = self.T[t].nb[self.index(t, u)]
             if n < 0:
                 return False
-            z = self.tri[3 * n + (self.index(n, w) + 2) % 3]
-            turn = orient2d(vx, vy, fx, fy, self.x[z], self.y[z])
+            z = self.T[n].v[(self.index(n, w) + 2) % 3]
+            turn = orient2d(vx, vy, fx, fy, self.P[z].x, self.P[z].y)
             if turn == 0:
                 return False
             t = n
@@ -658,7 +681,7 @@ cdef class Mesh:
     cdef bint gap(self, int v, int* ht, int* hk, double* hx, double* hy) noexcept nogil:
         """A hidden gap at v (see lct): True with the wall's triangle, edge and foot, or
         False; the triangles looked at are left in ``region``."""
-        cdef double vx = self.x[v], vy = self.y[v], reach = 0.0, c, sx, sy, s, claimed, ox, oy
+        cdef double vx = self.P[v].x, vy = self.P[v].y, reach = 0.0, c, sx, sy, s, claimed, ox, oy
         cdef int i, j, t, k, p, q, n, m
         cdef Wall wall
         self.stamp_gap += 1
@@ -668,7 +691,7 @@ cdef class Mesh:
         self.stack.clear()
         for i in range(<int>self.fan_out.size()):
             t = self.fan_out[i]
-            self.seen_gap[t] = stamp
+            self.T[t].seen = stamp
             self.region.push_back(t)
             self.stack.push_back(t)
         self.walls.clear()
@@ -676,34 +699,34 @@ cdef class Mesh:
             t = self.stack.back()
             self.stack.pop_back()
             for k in range(3):
-                if self.tri[3 * t + k] != v:
-                    c = self.memo[3 * t + k]
+                if self.T[t].v[k] != v:
+                    c = self.T[t].cl[k]
                     if isnan(c):
                         c = self.cl(t, k)
                     if c > reach:
                         reach = c
             for k in range(3):
-                p = self.tri[3 * t + k]
-                q = self.tri[3 * t + (k + 1) % 3]
+                p = self.T[t].v[k]
+                q = self.T[t].v[(k + 1) % 3]
                 if p == v or q == v:
                     continue
-                n = self.nb[3 * t + k]
+                n = self.T[t].nb[k]
                 if n >= 0:
-                    if self.seen_gap[n] == stamp:
+                    if self.T[n].seen == stamp:
                         continue
-                    segment_offset(vx, vy, self.x[p], self.y[p], self.x[q], self.y[q], 0.0,
+                    segment_offset(vx, vy, self.P[p].x, self.P[p].y, self.P[q].x, self.P[q].y, 0.0,
                                    1.0, &ox, &oy)
                     if shorter(ox, oy, reach):
-                        self.seen_gap[n] = stamp
+                        self.T[n].seen = stamp
                         self.region.push_back(n)
                         self.stack.push_back(n)
                     continue
-                sx = self.x[q] - self.x[p]
-                sy = self.y[q] - self.y[p]
-                s = ((vx - self.x[p]) * sx + (vy - self.y[p]) * sy) / (sx * sx + sy * sy)
+                sx = self.P[q].x - self.P[p].x
+                sy = self.P[q].y - self.P[p].y
+                s = ((vx - self.P[p].x) * sx + (vy - self.P[p].y) * sy) / (sx * sx + sy * sy)
                 if self.end_margin < s < 1 - self.end_margin:
-                    wall.fx = self.x[p] + s * sx
-                    wall.fy = self.y[p] + s * sy
+                    wall.fx = self.P[p].x + s * sx
+                    wall.fy = self.P[p].y + s * sy
                     wall.t = t
                     wall.k = k
                     self.walls.push_back(wall)
@@ -721,21 +744,21 @@ cdef class Mesh:
             pop_heap(self.walls.begin(), self.walls.end(), wall_after)
             wall = self.walls.back()
             self.walls.pop_back()
-            if not self.walk(v, wall.fx, wall.fy, self.tri[3 * wall.t + wall.k],
-                             self.tri[3 * wall.t + (wall.k + 1) % 3]):
+            if not self.walk(v, wall.fx, wall.fy, self.T[wall.t].v[wall.k],
+                             self.T[wall.t].v[(wall.k + 1) % 3]):
                 continue
             if self.crossed.size() < 2:
                 continue
             claimed = -INFINITY
             for j in range(<int>self.crossed.size()):
                 m = self.crossed[j]
-                if self.seen_gap[m] != stamp:
-                    self.seen_gap[m] = stamp
+                if self.T[m].seen != stamp:
+                    self.T[m].seen = stamp
                     self.region.push_back(m)
             for j in range(<int>self.crossed.size()):
                 m = self.crossed[j]
                 for k in range(3):
-                    if self.tri[3 * m + k] != v:
+                    if self.T[m].v[k] != v:
                         c = self.cl(m, k)
                         if c > claimed:
                             claimed = c
@@ -753,7 +776,7 @@ cdef class Mesh:
     def refine(self, int max_ratio):
         """Split walls at the feet of hidden gaps until none is left; the Steiner vertices
         added, or ``-(added)`` when more than ``max_ratio`` per input vertex were needed."""
-        cdef int originals = self.x.size()
+        cdef int originals = self.P.size()
         cdef int64_t limit = <int64_t>max_ratio * (originals if originals > 1 else 1)
         cdef int added = 0, v, i, t, k
         cdef double fx, fy
@@ -791,7 +814,7 @@ cdef class Mesh:
     cdef void keep_region(self, vector[int]& ids, vector[uint64_t]& bits) noexcept nogil:
         """Keep ``region`` as an id list, or as a bitset over the triangles when that is
         smaller."""
-        cdef size_t m = self.tri.size() // 3, i
+        cdef size_t m = self.T.size(), i
         cdef int t
         ids.clear()
         bits.clear()
@@ -809,13 +832,13 @@ cdef class Mesh:
         cdef int t
         cdef uint64_t word
         for i in range(ids.size()):
-            if self.changed[ids[i]] >= when:
+            if self.T[ids[i]].changed >= when:
                 return True
         for i in range(bits.size()):
             word = bits[i]
             while word:
                 t = <int>(64 * i) + count_trailing_zeros(word)
-                if self.changed[t] >= when:
+                if self.T[t].changed >= when:
                     return True
                 word &= word - 1
         return False
