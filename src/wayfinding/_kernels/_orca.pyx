@@ -4,7 +4,10 @@ new velocity is the one nearest its preferred velocity, within its top speed, on
 side of one half-plane per neighbour; with RVO2's semantics (reciprocal half of the change,
 the cut-off circle at the time horizon, the legs of the truncated cone, the time step as the
 horizon for agents already overlapping; when the half-planes leave nothing, the velocity
-that least violates the worst of them).
+that least violates the worst of them).  Obstacle edges come from RVO2's obstacle tree
+(``obstacle_tree``, built once: each node an edge, the edges crossing its line split
+there), each agent taking the edges it faces nearest first, in the tree's order at equal
+distances.
 
 A half-plane is a line (point, unit direction); allowed velocities lie on its left:
 det(direction, v - point) <= 0.
@@ -12,11 +15,13 @@ det(direction, v - point) <= 0.
 
 from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport free, malloc, realloc
 
-from ._buckets cimport bucket
+import numpy as np
 
 cdef double EPSILON = 1e-5     # parallel lines, as RVO2
+cdef double SLACK = 1e-9       # lines missing each other by less (times the top speed) meet
+cdef int BLOCK = 256           # edges between looks at a candidate splitting edge's counts
 
 
 cdef struct Line:
@@ -35,7 +40,7 @@ cdef bint on_line(const Line* lines, int n, double radius, double ox, double oy,
     cdef const Line* l = &lines[n]
     cdef double dot = l.px * l.dx + l.py * l.dy
     cdef double disc = dot * dot + radius * radius - (l.px * l.px + l.py * l.py)
-    cdef double root, lo, hi, denom, numer, t
+    cdef double root, lo, hi, denom, numer, t, slack = SLACK * radius
     cdef int i
     if disc < 0.0:
         return False                 # the line misses the speed circle
@@ -46,7 +51,7 @@ cdef bint on_line(const Line* lines, int n, double radius, double ox, double oy,
         denom = det(l.dx, l.dy, lines[i].dx, lines[i].dy)
         numer = det(lines[i].dx, lines[i].dy, l.px - lines[i].px, l.py - lines[i].py)
         if fabs(denom) <= EPSILON:   # parallel
-            if numer < 0.0:
+            if numer < -slack:
                 return False
             continue
         t = numer / denom
@@ -54,8 +59,10 @@ cdef bint on_line(const Line* lines, int n, double radius, double ox, double oy,
             hi = t if t < hi else hi
         else:
             lo = t if t > lo else lo
-        if lo > hi:
+        if lo > hi + slack:
             return False
+    if lo > hi:                      # lines meeting in one point, but for rounding
+        lo = hi = 0.5 * (lo + hi)
     if direction_opt:
         t = hi if ox * l.dx + oy * l.dy > 0.0 else lo
     else:
@@ -210,66 +217,74 @@ cdef struct Walls:
     const int32_t* prv
     const unsigned char* convex
     int count
-    # Uniform buckets over the edges' bounding boxes: the edges of cell (cx, cy) are
-    # cell_edges[cell_start[c]:cell_start[c + 1]], c = cy * nx + cx.
-    const int32_t* cell_start
-    const int32_t* cell_edges
-    double ox, oy, cell
-    int nx, ny
-    int32_t* seen             # per edge, the last agent (+1) that looked at it
+    # The obstacle tree (see ``obstacle_tree``): each edge is one node, with the edges on the
+    # left and on the right of its line below it (-1: none); ``root`` the top one.
+    const int32_t* left
+    const int32_t* right
+    int root
 
 
 cdef inline double left_of(double ax, double ay, double bx, double by, double cx,
                            double cy) noexcept nogil:
+    """How far c lies left of the line a -> b (times |b - a|)."""
     return det(ax - cx, ay - cy, bx - ax, by - ay)
 
 
-cdef int near_edges(const Walls* w, int agent, double x, double y, double range2,
-                    int32_t* found, double* found_d2) noexcept nogil:
-    """The edges an agent at (x, y) faces (on their outer side) within sqrt(range2), nearest
-    first (ties to the lower vertex): the obstacle neighbours of RVO2, from the buckets
-    that the square around the agent overlaps."""
-    cdef int v, held = 0, at, cx, cy, b
-    cdef double ax, ay, bx, by, ex, ey, t, qx, qy, d2, reach = sqrt(range2)
-    cdef int cx0 = bucket(x - reach - w.ox, w.cell, w.nx)
-    cdef int cx1 = bucket(x + reach - w.ox, w.cell, w.nx)
-    cdef int cy0 = bucket(y - reach - w.oy, w.cell, w.ny)
-    cdef int cy1 = bucket(y + reach - w.oy, w.cell, w.ny)
-    cx0 = 0 if cx0 < 0 else cx0
-    cy0 = 0 if cy0 < 0 else cy0
-    cx1 = w.nx - 1 if cx1 > w.nx - 1 else cx1
-    cy1 = w.ny - 1 if cy1 > w.ny - 1 else cy1
-    for cy in range(cy0, cy1 + 1):
-        for cx in range(cx0, cx1 + 1):
-            for b in range(w.cell_start[cy * w.nx + cx], w.cell_start[cy * w.nx + cx + 1]):
-                v = w.cell_edges[b]
-                if w.seen[v] == agent + 1:
-                    continue
-                w.seen[v] = agent + 1
-                ax = w.point[2 * v]
-                ay = w.point[2 * v + 1]
-                bx = w.point[2 * w.nxt[v]]
-                by = w.point[2 * w.nxt[v] + 1]
-                if not left_of(ax, ay, bx, by, x, y) < 0.0:
-                    continue
-                ex = bx - ax
-                ey = by - ay
-                t = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey)
-                t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
-                qx = ax + t * ex - x
-                qy = ay + t * ey - y
-                d2 = qx * qx + qy * qy
-                if not d2 < range2:
-                    continue
+cdef int near_edges(const Walls* w, double x, double y, double range2, int32_t* found,
+                    double* found_d2, int32_t* stack) noexcept nogil:
+    """The edges an agent at (x, y) faces (strictly on their outer side) within
+    sqrt(range2): RVO2's obstacle neighbours, nearest first, equal distances in the order
+    the tree visits them (at each node: the agent's side, the node, the other side, which
+    is skipped when the node's line is out of range).  ``stack`` holds ``count + 1``."""
+    cdef int held = 0, top = 0, v, item, at
+    cdef double ax, ay, bx, by, side, ex, ey, e2, t, d2
+    if w.root < 0:
+        return 0
+    stack[0] = 2 * w.root
+    top = 1
+    while top:
+        top -= 1
+        item = stack[top]
+        v = item >> 1
+        ax = w.point[2 * v]
+        ay = w.point[2 * v + 1]
+        bx = w.point[2 * w.nxt[v]]
+        by = w.point[2 * w.nxt[v] + 1]
+        side = left_of(ax, ay, bx, by, x, y)
+        if not item & 1:                  # first the agent's side, then the node
+            stack[top] = item | 1
+            top += 1
+            v = w.left[v] if side >= 0.0 else w.right[v]
+            if v >= 0:
+                stack[top] = 2 * v
+                top += 1
+            continue
+        ex = bx - ax
+        ey = by - ay
+        e2 = ex * ex + ey * ey
+        if not side * side / e2 < range2:
+            continue
+        if side < 0.0:
+            t = ((x - ax) * ex + (y - ay) * ey) / e2
+            if t < 0.0:
+                d2 = (x - ax) * (x - ax) + (y - ay) * (y - ay)
+            elif t > 1.0:
+                d2 = (x - bx) * (x - bx) + (y - by) * (y - by)
+            else:
+                d2 = (x - ax - t * ex) * (x - ax - t * ex) + (y - ay - t * ey) * (y - ay - t * ey)
+            if d2 < range2:
                 at = held
-                while at > 0 and (d2 < found_d2[at - 1]
-                                  or (d2 == found_d2[at - 1] and v < found[at - 1])):
+                while at > 0 and d2 < found_d2[at - 1]:
                     found[at] = found[at - 1]
                     found_d2[at] = found_d2[at - 1]
                     at -= 1
                 found[at] = v
                 found_d2[at] = d2
                 held += 1
+        v = w.right[v] if side >= 0.0 else w.left[v]
+        if v >= 0:
+            stack[top] = 2 * v
+            top += 1
     return held
 
 
@@ -421,6 +436,303 @@ cdef int obstacle_lines(const Walls* w, const int32_t* edges, int count, double 
     return n
 
 
+cdef struct Tree:
+    # Growing arrays of the vertices (``Walls``' fields) and of the tree's children.
+    double* point
+    double* unit
+    int32_t* nxt
+    int32_t* prv
+    int32_t* left
+    int32_t* right
+    unsigned char* convex
+    int count, capacity, root
+
+
+cdef struct Task:
+    # Edges still to be put under node ``parent`` (-1: the root) on its side ``side``.
+    int32_t* edges
+    int n, parent, side
+
+
+cdef bint grow(void** a, size_t size) noexcept nogil:
+    cdef void* b = realloc(a[0], size)
+    if b == NULL:
+        return False
+    a[0] = b
+    return True
+
+
+cdef bint add_vertex(Tree* t) noexcept nogil:
+    """Room for one more vertex; False when out of memory."""
+    cdef int c = 2 * t.capacity + 16
+    if t.count < t.capacity:
+        return True
+    if not (grow(<void**> &t.point, 2 * c * sizeof(double))
+            and grow(<void**> &t.unit, 2 * c * sizeof(double))
+            and grow(<void**> &t.nxt, c * sizeof(int32_t))
+            and grow(<void**> &t.prv, c * sizeof(int32_t))
+            and grow(<void**> &t.left, c * sizeof(int32_t))
+            and grow(<void**> &t.right, c * sizeof(int32_t))
+            and grow(<void**> &t.convex, c * sizeof(unsigned char))):
+        return False
+    t.capacity = c
+    return True
+
+
+cdef inline double edge_side(const Tree* t, int i, int v) noexcept nogil:
+    """How far vertex v lies left of edge i's line (times the edge's length)."""
+    cdef int j = t.nxt[i]
+    return left_of(t.point[2 * i], t.point[2 * i + 1], t.point[2 * j], t.point[2 * j + 1],
+                   t.point[2 * v], t.point[2 * v + 1])
+
+
+cdef int best_split(const double* ends, int n) noexcept nogil:
+    """RVO2's choice of the edge to split ``n`` edges by (``ends``: their ax, then their ay,
+    bx and by): the first that minimises the larger of the counts of edges on its left and on its
+    right (then the smaller), an edge crossing its line (beyond EPSILON at both ends)
+    counting on both sides.  A candidate is dropped once its counts (which only grow) are
+    no better than the best's, looked at every ``BLOCK`` edges."""
+    cdef int i, j, j0, j1, lo, hi, best = 0, best_hi = n, best_lo = n, a, b
+    cdef double s1, s2, ax, ay, ex, ey, eps = EPSILON
+    cdef int on_left, on_right
+    for i in range(n):
+        a = 0
+        b = 0
+        ax = ends[i]
+        ay = ends[n + i]
+        ex = ends[2 * n + i] - ax
+        ey = ends[3 * n + i] - ay
+        j1 = 0
+        while j1 < n:
+            j0 = j1
+            j1 = j0 + BLOCK if j0 + BLOCK < n else n
+            for j in range(j0, j1):
+                s1 = (ax - ends[j]) * ey - (ay - ends[n + j]) * ex       # as left_of
+                s2 = (ax - ends[2 * n + j]) * ey - (ay - ends[3 * n + j]) * ex
+                on_left = (s1 >= -eps) & (s2 >= -eps)
+                on_right = (s1 <= eps) & (s2 <= eps)
+                a += on_left | (on_right ^ 1)          # crossing: on both sides
+                b += on_left ^ 1
+            if i >= j0 and i < j1:
+                a -= 1                                 # edge i itself, on its line
+            hi = a if a > b else b
+            lo = a + b - hi
+            if hi > best_hi or (hi == best_hi and lo >= best_lo):
+                break                                  # no better than the best so far
+        hi = a if a > b else b
+        lo = a + b - hi
+        if hi < best_hi or (hi == best_hi and lo < best_lo):
+            best_hi = hi
+            best_lo = lo
+            best = i
+    return best
+
+
+cdef inline void put(Task* task, int edge) noexcept nogil:
+    task.edges[task.n] = edge
+    task.n += 1
+
+
+cdef bint split_node(Tree* t, Task* task, Task* below) noexcept nogil:
+    """Make the best splitting edge of ``task`` a node, and the edges on its left and right
+    (``below[0]`` and ``below[1]``), splitting each edge that crosses its line with a new
+    convex vertex on it.  False when out of memory."""
+    cdef int k, j, i, jn, v, best, n = task.n
+    cdef double s1, s2, ix, iy, jx, jy, f
+    cdef double* ends = <double*> malloc(4 * n * sizeof(double))
+    below[0].edges = <int32_t*> malloc(n * sizeof(int32_t))
+    below[1].edges = <int32_t*> malloc(n * sizeof(int32_t))
+    below[0].n = below[1].n = 0
+    below[0].side = 0
+    below[1].side = 1
+    if ends == NULL or below[0].edges == NULL or below[1].edges == NULL:
+        free(ends)
+        return False
+    for k in range(n):
+        j = task.edges[k]
+        ends[k] = t.point[2 * j]
+        ends[n + k] = t.point[2 * j + 1]
+        ends[2 * n + k] = t.point[2 * t.nxt[j]]
+        ends[3 * n + k] = t.point[2 * t.nxt[j] + 1]
+    best = best_split(ends, n)
+    free(ends)
+    i = task.edges[best]
+    below[0].parent = below[1].parent = i
+    if task.parent < 0:
+        t.root = i
+    elif task.side == 0:
+        t.left[task.parent] = i
+    else:
+        t.right[task.parent] = i
+    for k in range(task.n):
+        if k == best:
+            continue
+        j = task.edges[k]
+        jn = t.nxt[j]
+        s1 = edge_side(t, i, j)
+        s2 = edge_side(t, i, jn)
+        if s1 >= -EPSILON and s2 >= -EPSILON:
+            put(&below[0], j)
+            continue
+        if s1 <= EPSILON and s2 <= EPSILON:
+            put(&below[1], j)
+            continue
+        if not add_vertex(t):
+            return False
+        v = t.count
+        t.count += 1
+        # Where edge j crosses edge i's line: the share f of the way from j to jn.
+        ix = t.point[2 * t.nxt[i]] - t.point[2 * i]
+        iy = t.point[2 * t.nxt[i] + 1] - t.point[2 * i + 1]
+        jx = t.point[2 * jn] - t.point[2 * j]
+        jy = t.point[2 * jn + 1] - t.point[2 * j + 1]
+        f = det(ix, iy, t.point[2 * j] - t.point[2 * i], t.point[2 * j + 1] - t.point[2 * i + 1]) \
+            / det(ix, iy, -jx, -jy)
+        t.point[2 * v] = t.point[2 * j] + f * jx
+        t.point[2 * v + 1] = t.point[2 * j + 1] + f * jy
+        t.unit[2 * v] = t.unit[2 * j]
+        t.unit[2 * v + 1] = t.unit[2 * j + 1]
+        t.convex[v] = True
+        t.nxt[v] = jn
+        t.prv[v] = j
+        t.left[v] = t.right[v] = -1
+        t.nxt[j] = v
+        t.prv[jn] = v
+        put(&below[0 if s1 > 0.0 else 1], j)         # the part from j on the side of j
+        put(&below[1 if s1 > 0.0 else 0], v)
+    return True
+
+
+cdef bint build(Tree* t) noexcept nogil:
+    """The tree over all of ``t``'s edges, depth first, each left subtree before its right
+    one; False when out of memory."""
+    cdef int top = 0, capacity = 64, v, side
+    cdef Task* stack = <Task*> malloc(capacity * sizeof(Task))
+    cdef Task task
+    cdef Task below[2]
+    cdef bint ok = stack != NULL
+    t.root = -1
+    if ok and t.count:
+        stack[0].edges = <int32_t*> malloc(t.count * sizeof(int32_t))
+        stack[0].n = t.count
+        stack[0].parent = -1
+        stack[0].side = 0
+        ok = stack[0].edges != NULL
+        if ok:
+            top = 1
+            for v in range(t.count):
+                stack[0].edges[v] = v
+    while ok and top:
+        top -= 1
+        task = stack[top]
+        below[0].edges = below[1].edges = NULL
+        below[0].n = below[1].n = 0
+        ok = split_node(t, &task, below)
+        free(task.edges)
+        for side in range(1, -1, -1):             # the right one first, to come out last
+            if ok and below[side].n:
+                if top == capacity:
+                    capacity *= 2
+                    ok = grow(<void**> &stack, capacity * sizeof(Task))
+                if ok:
+                    stack[top] = below[side]
+                    top += 1
+                    continue
+            free(below[side].edges)
+    while top:
+        top -= 1
+        free(stack[top].edges)
+    free(stack)
+    return ok
+
+
+def obstacle_tree(const double[:, ::1] point, const double[:, ::1] unit,
+                  const int32_t[::1] nxt, const int32_t[::1] prv,
+                  const unsigned char[::1] convex):
+    """RVO2's obstacle tree over the edges of ``m`` vertices (``Walls``' arrays): each node
+    an edge, the edges left of its line (within EPSILON) in its left subtree, those right
+    of it in its right one; an edge that crosses the line is split there by a new convex
+    vertex, numbered as RVO2 numbers it (from ``m`` on, in the order the nodes are made,
+    depth first, left before right).  Returns ``(point, unit, nxt, prv, convex, left,
+    right, root)``: the vertices' arrays with the new vertices appended, each edge's
+    children in the tree (-1: none) and the top edge (-1 without edges)."""
+    cdef int m = point.shape[0], v, n
+    cdef Tree t
+    cdef bint ok = True
+    cdef double[:, ::1] o_point, o_unit
+    cdef int32_t[::1] o_nxt, o_prv, o_left, o_right
+    cdef unsigned char[::1] o_convex
+    t.point = t.unit = NULL
+    t.nxt = t.prv = t.left = t.right = NULL
+    t.convex = NULL
+    t.count = t.capacity = 0
+    while ok and t.capacity < m:                  # room for the m vertices given
+        t.count = t.capacity
+        ok = add_vertex(&t)
+    t.count = m
+    if ok:
+        for v in range(m):
+            t.point[2 * v] = point[v, 0]
+            t.point[2 * v + 1] = point[v, 1]
+            t.unit[2 * v] = unit[v, 0]
+            t.unit[2 * v + 1] = unit[v, 1]
+            t.nxt[v] = nxt[v]
+            t.prv[v] = prv[v]
+            t.convex[v] = convex[v]
+            t.left[v] = t.right[v] = -1
+        with nogil:
+            ok = build(&t)
+    n = t.count
+    if ok:
+        o_point = np.empty((n, 2))
+        o_unit = np.empty((n, 2))
+        o_nxt = np.empty(n, np.int32)
+        o_prv = np.empty(n, np.int32)
+        o_convex = np.empty(n, np.uint8)
+        o_left = np.empty(n, np.int32)
+        o_right = np.empty(n, np.int32)
+        for v in range(n):
+            o_point[v, 0] = t.point[2 * v]
+            o_point[v, 1] = t.point[2 * v + 1]
+            o_unit[v, 0] = t.unit[2 * v]
+            o_unit[v, 1] = t.unit[2 * v + 1]
+            o_nxt[v] = t.nxt[v]
+            o_prv[v] = t.prv[v]
+            o_convex[v] = t.convex[v]
+            o_left[v] = t.left[v]
+            o_right[v] = t.right[v]
+    free(t.point)
+    free(t.unit)
+    free(t.nxt)
+    free(t.prv)
+    free(t.left)
+    free(t.right)
+    free(t.convex)
+    if not ok:
+        raise MemoryError("cannot allocate the obstacle tree")
+    return (o_point.base, o_unit.base, o_nxt.base, o_prv.base, o_convex.base, o_left.base,
+            o_right.base, t.root)
+
+
+cdef Walls walls(const double[:, ::1] point, const double[:, ::1] unit,
+                const int32_t[::1] nxt, const int32_t[::1] prv,
+                const unsigned char[::1] convex, const int32_t[::1] left,
+                const int32_t[::1] right, int root):
+    """The ``Walls`` over the arrays of ``obstacle_tree``."""
+    cdef Walls w
+    w.count = point.shape[0]
+    w.root = root if w.count else -1
+    if w.count:
+        w.point = &point[0, 0]
+        w.unit = &unit[0, 0]
+        w.nxt = &nxt[0]
+        w.prv = &prv[0]
+        w.convex = &convex[0]
+        w.left = &left[0]
+        w.right = &right[0]
+    return w
+
+
 def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                const double[:, ::1] preferred, const double[::1] radius,
                const double[::1] max_speed, const int32_t[:, ::1] neighbours,
@@ -428,51 +740,46 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                double[:, ::1] out, const double[:, ::1] wall_point=None,
                const double[:, ::1] wall_unit=None, const int32_t[::1] wall_next=None,
                const int32_t[::1] wall_prev=None, const unsigned char[::1] wall_convex=None,
-               const int32_t[::1] cell_start=None, const int32_t[::1] cell_edges=None,
-               tuple buckets=(0.0, 0.0, 1.0, 0, 0), const double[::1] time_horizon_obst=None):
+               const int32_t[::1] tree_left=None, const int32_t[::1] tree_right=None,
+               int tree_root=-1, const double[::1] time_horizon_obst=None):
     """ORCA's new velocity of every agent (``out``, ``(n, 2)``) from the state of the
     step's start: one half-plane per obstacle edge it faces within ``time_horizon_obst *
     max_speed + radius`` (nearest first, kept hard), then one per neighbour
     (``neighbours[i, :counts[i]]``, rows, in order), then the linear program (and its
     fallback).  ``time_horizon`` and ``time_horizon_obst`` (needed with walls) are per
-    agent.  The ``wall_*`` arrays describe the obstacle vertices, ``cell_start``,
-    ``cell_edges`` and ``buckets`` = (ox, oy, cell, nx, ny) their buckets (see ``Walls``)."""
+    agent.  The ``wall_*`` and ``tree_*`` arrays are those of ``obstacle_tree``."""
     cdef Py_ssize_t n = position.shape[0], i
     cdef int k = neighbours.shape[1], c, j, failed, m = 0, hard
     cdef double inv_dt = 1.0 / dt, rx, ry, reach
     cdef Walls w
     cdef Line* lines
     cdef int32_t* edges = NULL
+    cdef int32_t* stack = NULL
     cdef double* edge_d2 = NULL
     if wall_point is not None:
         m = wall_point.shape[0]
-    w.count = m
-    if m:
-        w.point = &wall_point[0, 0]
-        w.unit = &wall_unit[0, 0]
-        w.nxt = &wall_next[0]
-        w.prv = &wall_prev[0]
-        w.convex = &wall_convex[0]
-        w.cell_start = &cell_start[0]
-        w.cell_edges = &cell_edges[0]
-        w.ox, w.oy, w.cell, w.nx, w.ny = buckets
+        w = walls(wall_point, wall_unit, wall_next, wall_prev, wall_convex, tree_left,
+                  tree_right, tree_root)
+    else:
+        w.count = 0
+        w.root = -1
     lines = <Line*> malloc((2 * (k + m) + 1) * sizeof(Line))
     edges = <int32_t*> malloc((m + 1) * sizeof(int32_t))
+    stack = <int32_t*> malloc((m + 1) * sizeof(int32_t))
     edge_d2 = <double*> malloc((m + 1) * sizeof(double))
-    w.seen = <int32_t*> calloc(m + 1, sizeof(int32_t))
-    if lines == NULL or edges == NULL or edge_d2 == NULL or w.seen == NULL:
+    if lines == NULL or edges == NULL or edge_d2 == NULL or stack == NULL:
         free(lines)
         free(edges)
         free(edge_d2)
-        free(w.seen)
+        free(stack)
         raise MemoryError("cannot allocate the ORCA lines")
     with nogil:
         for i in range(n):
             hard = 0
             if m:
                 reach = time_horizon_obst[i] * max_speed[i] + radius[i]
-                c = near_edges(&w, <int> i, position[i, 0], position[i, 1], reach * reach,
-                               edges, edge_d2)
+                c = near_edges(&w, position[i, 0], position[i, 1], reach * reach, edges,
+                               edge_d2, stack)
                 hard = obstacle_lines(&w, edges, c, position[i, 0], position[i, 1],
                                       velocity[i, 0], velocity[i, 1], radius[i],
                                       1.0 / time_horizon_obst[i],
@@ -495,4 +802,22 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
     free(lines)
     free(edges)
     free(edge_d2)
-    free(w.seen)
+    free(stack)
+
+
+def obstacle_neighbours(const double[:, ::1] wall_point, const double[:, ::1] wall_unit,
+                        const int32_t[::1] wall_next, const int32_t[::1] wall_prev,
+                        const unsigned char[::1] wall_convex, const int32_t[::1] tree_left,
+                        const int32_t[::1] tree_right, int tree_root, double x, double y,
+                        double reach):
+    """The obstacle neighbours (edges, by their first vertex) of an agent at (x, y) whose
+    obstacle range is ``reach``, in the order its half-planes are made."""
+    cdef int m = wall_point.shape[0], c = 0
+    cdef int32_t[::1] found = np.empty(m + 1, np.int32)
+    cdef double[::1] found_d2 = np.empty(m + 1)
+    cdef int32_t[::1] stack = np.empty(m + 1, np.int32)
+    cdef Walls w = walls(wall_point, wall_unit, wall_next, wall_prev, wall_convex, tree_left,
+                         tree_right, tree_root)
+    if m:
+        c = near_edges(&w, x, y, reach * reach, &found[0], &found_d2[0], &stack[0])
+    return np.asarray(found[:c]).tolist()

@@ -5,8 +5,12 @@ change that keeps it clear of each of its nearest neighbours for ``time_horizon`
 (one time step for neighbours it already overlaps); then it takes the velocity nearest its
 preferred one that the half-planes allow within its top speed, or, when they allow none,
 the one that violates the worst agent half-plane least while keeping the obstacle ones.
-The solver runs in ``_kernels/_orca.pyx``; agents come from a
-:class:`~wayfinding.crowd.Crowd`.
+The obstacle edges are those of RVO2's obstacle tree: built once, it splits each edge that
+crosses the line of an edge above it (a new convex vertex at the crossing), and each agent
+takes the edges it faces nearest first, equal distances in the order the tree visits them.
+The solver runs in ``_kernels/_orca.pyx``, in double precision where RVO2 uses single (the
+two can differ where rounding decides: lines meeting in one point, near-equal distances);
+agents come from a :class:`~wayfinding.crowd.Crowd`.
 
 >>> from wayfinding.crowd import Crowd
 >>> crowd = Crowd()
@@ -31,7 +35,6 @@ import numpy as np
 from .._kernels import _orca
 from ..errors import InvalidQueryError, brief
 from ..geometry import Obstacles
-from ..geometry.buckets import box_buckets
 from ..grid import Grid
 from ..navmesh import NavMesh
 from .agents import Crowd, check_count, check_number
@@ -52,8 +55,9 @@ class ORCA:
     :class:`~wayfinding.navmesh.NavMesh`, whose walls keep agents on it (build it without
     the agents' radius: ORCA keeps each agent's own radius clear of the walls).  Every agent
     considers every edge it faces within ``time_horizon_obst * max_speed + radius``, found
-    through uniform buckets of the edges.  :meth:`set_agent` gives one agent its own
-    neighbour distance, neighbour count and time horizons.
+    through the obstacle tree (built here, once: RVO2's, splitting the edges that cross the
+    lines of others).  :meth:`set_agent` gives one agent its own neighbour distance,
+    neighbour count and time horizons.
     """
 
     def __init__(self, *, time_horizon: float = 10.0, time_horizon_obst: float = 10.0,
@@ -153,9 +157,11 @@ def _polygons(obstacles: Any) -> list:
 
 
 def _walls(obstacles: Any) -> tuple:
-    """The obstacle vertices as the kernel takes them: points, unit edge directions, next
-    and previous vertex, convexity (RVO2's rules: a segment's ends are convex; a polygon's
-    vertex is convex when the turn there is to the left or straight)."""
+    """The obstacle vertices and tree as the kernel takes them (``_orca.obstacle_tree``):
+    points, unit edge directions, next and previous vertex, convexity (RVO2's rules: a
+    segment's ends are convex; a polygon's vertex is convex when the turn there is to the
+    left or straight; a vertex the tree adds is convex), each edge's children in the tree
+    and the top edge."""
     points, nxt, prv = [], [], []
     for k, poly in enumerate(obstacles):
         try:
@@ -172,7 +178,7 @@ def _walls(obstacles: Any) -> tuple:
         nxt.append(start + (np.arange(m) + 1) % m)
         prv.append(start + (np.arange(m) - 1) % m)
     if not points:
-        return (None,) * 8
+        return (None,) * 7 + (-1,)
     point = np.ascontiguousarray(np.concatenate(points))
     nxt_a, prv_a = np.concatenate(nxt).astype(np.int32), np.concatenate(prv).astype(np.int32)
     edge = point[nxt_a] - point
@@ -181,14 +187,4 @@ def _walls(obstacles: Any) -> tuple:
     turn = (before[:, 0] - after[:, 0]) * (point[:, 1] - before[:, 1]) \
         - (before[:, 1] - after[:, 1]) * (point[:, 0] - before[:, 0])
     convex = (turn >= 0) | (nxt_a == prv_a)             # left of (prev -> next), or a segment
-    return (point, unit, nxt_a, prv_a, convex.astype(np.uint8), *_buckets(point, after))
-
-
-def _buckets(a: np.ndarray, b: np.ndarray) -> tuple:
-    """Uniform buckets of the edges ``a -> b`` by their bounding boxes, cells about an edge
-    long (at most 512 a side): ``(cell_start, cell_edges, (ox, oy, cell, nx, ny))``."""
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    extent = (hi.max(0) - lo.min(0)).max()
-    ptr, members, *grid = box_buckets(lo, hi, max(float(np.hypot(*(b - a).T).mean()),
-                                                  extent / 512))
-    return ptr.astype(np.int32), members, tuple(grid)
+    return _orca.obstacle_tree(point, unit, nxt_a, prv_a, convex.astype(np.uint8))
