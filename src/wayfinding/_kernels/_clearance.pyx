@@ -77,13 +77,13 @@ cdef int half_way_sign(const double* s, int n, double h, double half) noexcept n
 
 cdef inline double even_of(double a, double b) noexcept nogil:
     """Of two neighbouring doubles, the one whose last significand bit is 0."""
-    cdef int ea, eb
-    cdef double ma = frexp(a, &ea), mb = frexp(b, &eb)
-    return a if <int64_t>ldexp(ma, 53) % 2 == 0 else b
+    cdef int ea
+    return a if <int64_t>ldexp(frexp(a, &ea), 53) % 2 == 0 else b
 
 
 cdef double hypot(double x, double y) noexcept nogil:
-    """sqrt(x**2 + y**2) correctly rounded (ties to even)."""
+    """sqrt(x**2 + y**2) correctly rounded (ties to even), but for results below the
+    smallest normal double, rounded twice."""
     cdef double ax = fabs(x), ay = fabs(y), t, p1, e1, p2, e2, h, up, down, q
     cdef double s[4]
     cdef double hh, hl, hi, lo, r
@@ -144,8 +144,11 @@ cdef double hypot(double x, double y) noexcept nogil:
 
 
 def hypot_many(const double[::1] x, const double[::1] y, double[::1] out):
-    """``out[i] = hypot(x[i], y[i])``, correctly rounded."""
+    """``out[i] = hypot(x[i], y[i])`` for float64 arrays of one length: the distances the
+    build uses, to check against ``math.hypot``."""
     cdef Py_ssize_t i
+    if not x.shape[0] == y.shape[0] == out.shape[0]:
+        raise ValueError(f"arrays of lengths {x.shape[0]}, {y.shape[0]} and {out.shape[0]}")
     with nogil:
         for i in range(x.shape[0]):
             out[i] = hypot(x[i], y[i])
@@ -626,9 +629,12 @@ cdef class Mesh:
 
     cdef void fan(self, int v) noexcept nogil:
         """The triangles with v as a corner into fan_out, clockwise from vtri[v] across the
-        edge ending at v, then the other way when a wall stops the turn."""
+        edge ending at v, then the other way when a wall stops the turn (none for a vertex
+        of no triangle)."""
         cdef int step, t, s, turn
         self.fan_out.clear()
+        if self.vtri[v] < 0:
+            return
         self.stamp_fan += 1
         s = self.stamp_fan
         for turn in range(2):
@@ -771,6 +777,8 @@ cdef class Mesh:
         """The vertices below ``count`` with a hidden gap."""
         cdef int v, t, k
         cdef double fx, fy
+        if not 0 <= count <= <int>self.P.size():
+            raise ValueError(f"{count} vertices to test, outside 0..{self.P.size()}")
         return [v for v in range(count) if self.gap(v, &t, &k, &fx, &fy)]
 
     def refine(self, int max_ratio):
