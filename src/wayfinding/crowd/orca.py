@@ -8,9 +8,11 @@ the one that violates the worst agent half-plane least while keeping the obstacl
 The obstacle edges are those of RVO2's obstacle tree: built once, it splits each edge that
 crosses the line of an edge above it (a new convex vertex at the crossing), and each agent
 takes the edges it faces nearest first, equal distances in the order the tree visits them.
-The solver runs in ``_kernels/_orca.pyx``, in double precision where RVO2 uses single (the
-two can differ where rounding decides: lines meeting in one point, near-equal distances);
-agents come from a :class:`~wayfinding.crowd.Crowd`.
+The solver runs in ``_kernels/_orca.pyx``, in double precision where RVO2 uses single, so
+the two differ where rounding decides: half-planes meeting in a single point (they meet
+here when they miss by less than 1e-9 of the top speed), edges at nearly equal distances,
+and RVO2's splits a hair from an edge's end.  Agents come from a
+:class:`~wayfinding.crowd.Crowd`.
 
 >>> from wayfinding.crowd import Crowd
 >>> crowd = Crowd()
@@ -56,7 +58,8 @@ class ORCA:
     the agents' radius: ORCA keeps each agent's own radius clear of the walls).  Every agent
     considers every edge it faces within ``time_horizon_obst * max_speed + radius``, found
     through the obstacle tree (built here, once: RVO2's, splitting the edges that cross the
-    lines of others).  :meth:`set_agent` gives one agent its own neighbour distance,
+    lines of others; about 0.5 s for 10,000 edges and 10 s for 50,000, RVO2's own taking
+    ten times as long).  :meth:`set_agent` gives one agent its own neighbour distance,
     neighbour count and time horizons.
     """
 
