@@ -426,8 +426,8 @@ cdef class Mesh:
         cdef int u = self.T[t].v[k], w = self.T[t].v[(k + 1) % 3]
         cdef int o = self.T[t].v[(k + 2) % 3]
         cdef int p = self.T[n].v[(self.index(n, w) + 2) % 3]
-        return incircle(self.P[u].x, self.P[u].y, self.P[w].x, self.P[w].y, self.P[o].x, self.P[o].y,
-                        self.P[p].x, self.P[p].y) > 0
+        return incircle(self.P[u].x, self.P[u].y, self.P[w].x, self.P[w].y, self.P[o].x,
+                        self.P[o].y, self.P[p].x, self.P[p].y) > 0
 
     cdef void flip(self, int t, int k) noexcept nogil:
         cdef int n = self.T[t].nb[k]
@@ -687,7 +687,8 @@ cdef class Mesh:
     cdef bint gap(self, int v, int* ht, int* hk, double* hx, double* hy) noexcept nogil:
         """A hidden gap at v (see lct): True with the wall's triangle, edge and foot, or
         False; the triangles looked at are left in ``region``."""
-        cdef double vx = self.P[v].x, vy = self.P[v].y, reach = 0.0, c, sx, sy, s, claimed, ox, oy
+        cdef double vx = self.P[v].x, vy = self.P[v].y, reach = 0.0
+        cdef double c, sx, sy, s, claimed, ox, oy
         cdef int i, j, t, k, p, q, n, m
         cdef Wall wall
         self.stamp_gap += 1
@@ -720,8 +721,8 @@ cdef class Mesh:
                 if n >= 0:
                     if self.T[n].seen == stamp:
                         continue
-                    segment_offset(vx, vy, self.P[p].x, self.P[p].y, self.P[q].x, self.P[q].y, 0.0,
-                                   1.0, &ox, &oy)
+                    segment_offset(vx, vy, self.P[p].x, self.P[p].y, self.P[q].x,
+                                   self.P[q].y, 0.0, 1.0, &ox, &oy)
                     if shorter(ox, oy, reach):
                         self.T[n].seen = stamp
                         self.region.push_back(n)
@@ -792,7 +793,6 @@ cdef class Mesh:
         cdef vector[int] todo, when
         cdef vector[vector[int]] regions
         cdef vector[vector[uint64_t]] bits
-        cdef bint dirty
         when.assign(originals, -1)
         regions.resize(originals)
         bits.resize(originals)
