@@ -251,44 +251,49 @@ def test_one_step_matches_rvo2_among_obstacles_exhaustively():
     check((lattice_scene(seed) for seed in range(300, 5300)), 0.997, 0.01)
 
 
-def test_a_long_slab_is_split_where_it_crosses_a_box_line():
-    """A box, a slab beside it reaching across the lines of its edges and a wall above
-    both: the tree splits the slab (new convex vertices on its long edges, linked in
-    order), as RVO2 does, and agents by the splits get RVO2's velocities."""
-    box = np.array([(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)])
-    slab = np.array([(-3.0, -3.0), (-2.0, -3.0), (-2.0, 3.0), (-3.0, 3.0)])
-    wall = np.array([(-3.0, 4.0), (6.0, 4.0)])
-    pos = np.array([(-1.5, 0.3), (-3.5, 1.8), (1.0, -0.5), (3.0, 3.5), (-1.6, 2.1)])
-    state = (pos, np.array([(-0.5, 0.0), (0.5, 0.2), (0.0, 0.5), (-0.5, 0.5), (0.0, 0.0)]),
-             np.array([(-1.0, 0.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.2), (-1.0, -0.5)]),
-             [box, slab, wall], {"dt": 0.25, "dist": 5.0, "k": 0, "tau": 3.0,
-                                 "tau_obst": 2.0, "r": 0.4, "vmax": 1.0})
-    sim, orca, ours, theirs = run(*state)
+def one_step(pos, vel, pref, obstacles, tau_obst, r, vmax):
+    params = {"dt": 0.25, "dist": 5.0, "k": 0, "tau": 3.0, "tau_obst": tau_obst, "r": r,
+              "vmax": vmax}
+    state = (np.array(pos, dtype=float), np.array(vel, dtype=float),
+             np.array(pref, dtype=float), [np.array(p, dtype=float) for p in obstacles], params)
+    return state, *run(*state)
+
+
+def test_a_slab_is_split_where_a_wall_through_it_crosses():
+    """A wall through a slab, agents beside the wall heading along it: the tree splits the
+    slab's long edges on the wall's line (new convex vertices, linked in order), as RVO2's
+    does, and the agents keep their speed as RVO2's do (with the slab's edges whole they
+    would slow, to 1.5 and 1.17)."""
+    slab = [(-4, -4), (11, -4), (11, -3), (-4, -3)]
+    wall = [(2, -5), (2, 12)]
+    state, sim, orca, ours, theirs = one_step(
+        [(2.5, 2.0), (2.75, 1.0), (1.25, 0.5)], [(-0.5, -2.0)] * 3, [(0.0, -2.0)] * 3,
+        [slab, wall], tau_obst=3.0, r=0.5, vmax=2.5)
     point, _, nxt, prv, convex = orca._walls[:5]
-    assert len(point) == 12 and convex[10:].all()
-    for v in (10, 11):                             # on an edge of the slab, inside it
-        a, b = point[prv[v]], point[nxt[v]]
-        assert prv[v] in range(4, 8) and abs(np.cross(b - a, point[v] - a)) < 1e-12
-        assert 0 < np.dot(point[v] - a, b - a) < np.dot(b - a, b - a)
+    assert len(point) == 8 and convex[6:].all()
+    assert point[6:].tolist() == [[2.0, -4.0], [2.0, -3.0]]
+    assert (prv[6], nxt[6], prv[7], nxt[7]) == (0, 1, 2, 3)
+    assert (nxt[0], prv[1], nxt[2], prv[3]) == (6, 6, 7, 7)
     assert same_tree(sim, orca, state)
-    np.testing.assert_allclose(ours, theirs, atol=1e-6)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ours[:2], [(0.0, -2.0), (0.0, -2.0)], rtol=0, atol=1e-6)
 
 
 def test_edges_at_equal_distances_come_in_the_order_of_the_tree():
-    """An agent midway between two boxes and level with a third: edges at one distance,
-    taken in RVO2's order (its tree's, not the vertices')."""
-    boxes = [np.array([(x, y), (x + 1, y), (x + 1, y + 1), (x, y + 1)], dtype=float)
-             for x, y in ((-3, 0), (2, 0), (0, 3), (0, -4))]
-    pos = np.array([(0.5, 0.5), (0.5, -1.5), (-0.5, 2.5)])
-    state = (pos, np.array([(0.3, 0.1), (-0.2, 0.4), (0.0, -0.5)]),
-             np.array([(1.0, 0.0), (0.0, -1.0), (1.0, 1.0)]), boxes,
-             {"dt": 0.25, "dist": 5.0, "k": 0, "tau": 3.0, "tau_obst": 3.0, "r": 0.5,
-              "vmax": 1.0})
-    sim, orca, ours, theirs = run(*state)
-    order = neighbours(orca, pos, state[4])
-    assert order == rvo2_neighbours(sim, 3)
-    assert any(order[i] != sorted(order[i]) for i in range(3))
-    np.testing.assert_allclose(ours, theirs, atol=1e-6)
+    """An agent as far from a slab's top edge as from its left edge (both reach the
+    corner): it takes the left one first, in the order of the tree, as RVO2 does, and so
+    RVO2's velocity (taken the other way round, the top edge first, it would be about
+    (-0.83, -0.09))."""
+    state, sim, orca, ours, theirs = one_step(
+        [(3.0, 7.0)], [(1.5, -1.0)], [(-1.75, 0.0)],
+        [[(-8, 6), (-5, 6), (-5, 7), (-7, 7), (-7, 9), (-8, 9)],
+         [(5, 5), (17, 5), (17, 6), (5, 6)],                # edges 8 (top) and 9 (left)
+         [(-2, 5), (0, 7), (-1, 8)], [(-5, 3), (-2, 3), (-2, 4), (-5, 4)]],
+        tau_obst=2.75, r=0.75, vmax=1.75)
+    assert neighbours(orca, state[0], state[4])[0][:2] == [9, 8]
+    assert same_tree(sim, orca, state)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ours, [(-0.9219, -0.3196)], rtol=0, atol=1e-4)
 
 
 def test_no_obstacles_and_agents_far_off_them():
