@@ -465,6 +465,18 @@ def test_larger_builds_match_the_step_by_step_reference(name):
     assert np.array_equal(mesh.clearance, c)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(area=rooms_maps(), turn=st.floats(0, 360))
+def test_rooms_maps_build_as_the_step_by_step_reference(area, turn):
+    # Turned, so walls meet at every angle rather than only at right ones.
+    area = shapely.affinity.rotate(area, turn, origin=(0, 0))
+    mesh = ClearanceMesh.build(area)
+    v, t, c, steiner = reference_build(area)
+    assert mesh.steiner == steiner
+    assert np.array_equal(mesh.triangles, t) and np.array_equal(mesh.vertices, v)
+    assert np.array_equal(mesh.clearance, c)
+
+
 def test_distances_round_as_python_does():
     # Clearances are lengths: the kernel's must round exactly as math.hypot does.
     rng = np.random.default_rng(11)
