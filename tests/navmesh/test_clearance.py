@@ -555,3 +555,6 @@ def test_ten_thousand_vertices_build_in_seconds_and_grow_slower_than_squared():
     # Four times the vertices: well below the sixteen times the time of quadratic growth
     # (about five to six here, GEOS's triangulation included).
     assert median_build_time(boxes(8000)) < 10 * median_build_time(boxes(2000))
+    # One open room inside 4,000 outline vertices, where every gap test looks at much of
+    # the room (about half a second; a minute and more step by step in Python).
+    assert median_build_time(star(4000)) < 10
