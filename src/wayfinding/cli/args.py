@@ -116,3 +116,21 @@ def to_json(value: Any) -> str:
 __all__ = ["JSON_HELP", "LARGEST_INT", "PAIR_OPTIONS", "Parser", "join_negative_pairs",
            "non_negative_float", "non_negative_int", "positive_float", "positive_int",
            "to_json"]
+
+
+def cell(text: str) -> tuple[int, int]:
+    try:
+        x, y = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a cell 'X,Y' of two integers") \
+            from None
+    return x, y
+
+
+def point(text: str) -> tuple[float, float]:
+    try:
+        x, y = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a world point 'X,Y' of two "
+                                         "numbers") from None
+    return x, y

@@ -1,41 +1,19 @@
-"""The ``wayfinding`` command line: path, scen, index, render, demo, world, navmesh.
-
-Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
-on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
-the output goes away (a closed pipe, as in ``wayfinding scen ... | head -1``; nothing more is
-written), as for a command stopped by SIGINT or SIGPIPE.
-"""
+"""``wayfinding path | scen | index | render``: search, scenario runs, preprocessed indexes
+and pictures on Moving AI maps."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .cli_args import JSON_HELP, Parser, join_negative_pairs, positive_float, positive_int, to_json
-from .cli_crowd import add_crowd_parser
-from .cli_fields import add_fields_parser
-from .cli_generate import add_generate_parser
-from .cli_navmesh import add_navmesh_parser
-from .cli_world import add_world_parser
-from .errors import InvalidQueryError, WayfindingError
-from .grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
-from .grid.anyangle import ANY_ANGLE
-from .grid.index import load_index, read_index_info
-from .grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, make_solver
-from .scenarios import run_scenario
-
-
-def _cell(text: str) -> tuple[int, int]:
-    try:
-        x, y = (int(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a cell 'X,Y' of two integers") \
-            from None
-    return x, y
+from ..errors import InvalidQueryError
+from ..grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
+from ..grid.anyangle import ANY_ANGLE
+from ..grid.index import load_index, read_index_info
+from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, make_solver
+from ..scenarios import run_scenario
+from .args import JSON_HELP, cell, positive_float, positive_int, to_json
 
 
 def _algo_help(methods: dict[str, str]) -> str:
@@ -104,7 +82,7 @@ def cmd_path(args: argparse.Namespace) -> int:
     solve = _solver(args, grid, **({"record": True} if record else {}))
     r = solve(args.start, args.goal)
     if args.render:
-        from .viz import save
+        from ..viz import save
 
         shown = {"explored": r, "frontier": r} if record else {}
         save(args.render, grid, path=r, start=args.start, goal=args.goal, **shown)
@@ -183,7 +161,7 @@ def cmd_index_info(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .viz import save
+    from ..viz import save
 
     grid = _load(args)
     options: dict[str, Any] = {}
@@ -204,28 +182,15 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
-
-    page = run_demo(Path(args.out), show_progress=not args.quiet)
-    print(f"demo written to {page}")
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="wayfinding", description="Pathfinding on grids: search, benchmark, render.",
-        epilog="Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad "
-        "input (one line on stderr), 130 when interrupted, 141 when the output pipe is closed.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+def add_grid_parsers(sub: Any) -> None:
+    """Register ``path``, ``scen``, ``index`` and ``render``."""
     diag = {"choices": [d.value for d in Diagonal], "default": "no_corner_cutting",
             "help": "diagonal rule (default no_corner_cutting, the Moving AI rule)"}
 
     p = sub.add_parser("path", help="find one path on a Moving AI .map")
     p.add_argument("map", help="a Moving AI .map file")
-    p.add_argument("--from", dest="start", type=_cell, required=True, metavar="X,Y")
-    p.add_argument("--to", dest="goal", type=_cell, required=True, metavar="X,Y")
+    p.add_argument("--from", dest="start", type=cell, required=True, metavar="X,Y")
+    p.add_argument("--to", dest="goal", type=cell, required=True, metavar="X,Y")
     p.add_argument("--diagonal", **diag)
     _add_search_options(p)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -269,74 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("map", help="a Moving AI .map file")
     r.add_argument("-o", "--output", action="append", required=True, metavar="OUT",
                    help="picture to write (.png or .svg; repeatable)")
-    r.add_argument("--from", dest="start", type=_cell, metavar="X,Y")
-    r.add_argument("--to", dest="goal", type=_cell, metavar="X,Y")
+    r.add_argument("--from", dest="start", type=cell, metavar="X,Y")
+    r.add_argument("--to", dest="goal", type=cell, metavar="X,Y")
     r.add_argument("--explored", action="store_true", help="show explored and open cells")
-    r.add_argument("--distances-from", type=_cell, metavar="X,Y",
+    r.add_argument("--distances-from", type=cell, metavar="X,Y",
                    help="colour cells by their cost from this cell")
     r.add_argument("--diagonal", **diag)
     _add_search_options(r, index=False)
     r.set_defaults(run=cmd_render)
-
-    d = sub.add_parser("demo", help="solve and draw generated maps; write a page")
-    d.add_argument("--out", default="wayfinding-demo", help="output folder")
-    d.add_argument("--quiet", action="store_true", help="no progress bar")
-    d.set_defaults(run=cmd_demo)
-    add_world_parser(sub)
-    add_navmesh_parser(sub)
-    add_fields_parser(sub, _cell)
-    add_crowd_parser(sub)
-    add_generate_parser(sub)
-    return parser
-
-
-def _reason(exc: BaseException) -> str:
-    """One line for a failed command."""
-    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        text = f"{exc.filename}: {exc.strerror}"
-    elif isinstance(exc, MemoryError):
-        text = f"out of memory{f' ({exc})' if str(exc) else ''}"
-    else:
-        text = str(exc) or type(exc).__name__
-    return " ".join(text.split())
-
-
-def _interrupted(args: argparse.Namespace) -> str:
-    checkpoint = getattr(args, "checkpoint", None)
-    if checkpoint is not None and os.path.exists(checkpoint):
-        return (f"interrupted; the progress is saved in {checkpoint} (run the same command "
-                "to resume)")
-    return "interrupted"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run one command line (default ``sys.argv[1:]``) and return its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(join_negative_pairs(sys.argv[1:] if argv is None else argv))
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        code = args.run(args)
-        sys.stdout.flush()
-        return code
-    except KeyboardInterrupt:
-        print(f"wayfinding: {_interrupted(args)}", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # the reader is gone: send what is left to /dev/null, so that the flush at exit
-        # does not fail too
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 141
-    except (WayfindingError, ImportError, OSError, MemoryError) as exc:
-        print(f"wayfinding: error: {_reason(exc)}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-__all__ = ["build_parser", "main"]

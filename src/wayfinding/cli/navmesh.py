@@ -9,9 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli_args import JSON_HELP, non_negative_float, positive_int, to_json
-from .cli_world import _point
-from .errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
+from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
+from .args import JSON_HELP, non_negative_float, point, positive_int, to_json
 
 INPUTS = ".map (Moving AI), .wkt, .geojson/.json, or a saved mesh .npz"
 
@@ -40,8 +39,8 @@ def add_navmesh_parser(sub: Any) -> None:
     b.set_defaults(run=cmd_build)
     p = nsub.add_parser("path", help="find the path between two world points")
     common(p)
-    p.add_argument("--from", dest="start", type=_point, required=True, metavar="X,Y")
-    p.add_argument("--to", dest="goal", type=_point, required=True, metavar="X,Y")
+    p.add_argument("--from", dest="start", type=point, required=True, metavar="X,Y")
+    p.add_argument("--to", dest="goal", type=point, required=True, metavar="X,Y")
     p.add_argument("--exact", action="store_true",
                    help="also compute the exact shortest length (needs polygon input)")
     p.add_argument("-o", "--output", metavar="OUT.svg", help="draw the mesh and the path")
@@ -55,7 +54,7 @@ def add_navmesh_parser(sub: Any) -> None:
 
 def read_area(path: str) -> Any:
     """The walkable area (or a saved mesh) a file holds, by its suffix."""
-    from .grid import read_map
+    from ..grid import read_map
 
     suffix = Path(path).suffix.lower()
     if suffix == ".npz":
@@ -71,7 +70,7 @@ def read_area(path: str) -> Any:
 
 
 def _load_mesh_file(path: str) -> Any:
-    from .navmesh import ClearanceMesh, NavMesh
+    from ..navmesh import ClearanceMesh, NavMesh
 
     try:
         return NavMesh.load(path)
@@ -84,7 +83,7 @@ def _load_mesh_file(path: str) -> Any:
 
 def load_mesh(args: argparse.Namespace) -> tuple[Any, Any]:
     """(mesh, the walkable area it came from or None for a saved mesh)."""
-    from .navmesh import ClearanceMesh, NavMesh
+    from ..navmesh import ClearanceMesh, NavMesh
 
     source = read_area(args.input)
     if isinstance(source, (NavMesh, ClearanceMesh)):
@@ -95,7 +94,7 @@ def load_mesh(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _summary(mesh: Any) -> dict[str, Any]:
-    from .navmesh import ClearanceMesh
+    from ..navmesh import ClearanceMesh
 
     if isinstance(mesh, ClearanceMesh):
         return {"triangles": mesh.num_triangles, "vertices": len(mesh.vertices),
@@ -122,7 +121,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_path(args: argparse.Namespace) -> int:
-    from .navmesh import ClearanceMesh
+    from ..navmesh import ClearanceMesh
 
     mesh, source = load_mesh(args)
     clear = isinstance(mesh, ClearanceMesh)
@@ -143,17 +142,17 @@ def cmd_path(args: argparse.Namespace) -> int:
     if args.exact:
         if source is None:
             raise InvalidQueryError("--exact needs the polygon input, not a saved mesh")
-        from .navmesh import walkable_area
-        from .navmesh.exact import VisibilityMap
+        from ..navmesh import walkable_area
+        from ..navmesh.exact import VisibilityMap
 
         area = walkable_area(source)
         if args.radius:
-            from .navmesh.build import eroded
+            from ..navmesh.build import eroded
             area = eroded(area, args.radius, quad_segs=16 if clear else 4)
         exact = VisibilityMap(area).shortest_path(start, goal)
         info["exact"] = exact.cost if exact.found else None
     if args.output:
-        from .viz.graphs import save_world
+        from ..viz.graphs import save_world
 
         save_world(args.output, mesh, path=r, start=start, goal=goal,
                    title=f"navmesh: {args.input}")
@@ -179,7 +178,7 @@ def cmd_path(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .viz.graphs import save_world
+    from ..viz.graphs import save_world
 
     mesh, _ = load_mesh(args)
     save_world(args.output, mesh, title=f"navmesh: {args.input}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .cli_args import non_negative_float, non_negative_int, positive_int
+from .args import non_negative_float, non_negative_int, positive_int
 
 KINDS = ("caves", "rooms", "maze", "random", "city")
 
@@ -42,7 +42,7 @@ def add_generate_parser(sub: Any) -> None:
 
 def make_map(args: argparse.Namespace):
     """The grid that ``args`` describe."""
-    from .grid import generate
+    from ..grid import generate
 
     w, h, seed = args.width, args.height, args.seed
     builders = {
@@ -57,7 +57,7 @@ def make_map(args: argparse.Namespace):
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .grid import generate, write_map
+    from ..grid import generate, write_map
 
     grid = make_map(args)
     if args.no_scen:

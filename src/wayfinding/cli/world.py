@@ -7,26 +7,18 @@ import argparse
 import time
 from typing import Any
 
-from .cli_args import (
+from ..errors import InvalidQueryError
+from .args import (
     JSON_HELP,
     non_negative_float,
     non_negative_int,
+    point,
     positive_float,
     positive_int,
     to_json,
 )
-from .errors import InvalidQueryError
 
 KINDS = ("waypoints", "dirichlet", "visibility", "roadmap", "hex")
-
-
-def _point(text: str) -> tuple[float, float]:
-    try:
-        x, y = (float(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a world point 'X,Y' of two "
-                                         "numbers") from None
-    return x, y
 
 
 def add_world_parser(sub: Any) -> None:
@@ -38,9 +30,9 @@ def add_world_parser(sub: Any) -> None:
         "hex, from an ASCII hex picture; optionally find a path between two world points.")
     w.add_argument("kind", choices=KINDS, help="representation to build")
     w.add_argument("map", help="a Moving AI .map file (hex: an ASCII hex picture)")
-    w.add_argument("--from", dest="start", type=_point, metavar="X,Y",
+    w.add_argument("--from", dest="start", type=point, metavar="X,Y",
                    help="path start (world point)")
-    w.add_argument("--to", dest="goal", type=_point, metavar="X,Y",
+    w.add_argument("--to", dest="goal", type=point, metavar="X,Y",
                    help="path goal (world point)")
     w.add_argument("--radius", type=non_negative_float, default=0.3,
                    help="agent radius in world units (default 0.3)")
@@ -66,10 +58,10 @@ def add_world_parser(sub: Any) -> None:
 
 def build_world(args: argparse.Namespace):
     """The representation the arguments describe."""
-    from .geometry import Obstacles
-    from .graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph
-    from .graph.waypoints import lattice_points
-    from .grid import HexGrid, read_map
+    from ..geometry import Obstacles
+    from ..graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph
+    from ..graph.waypoints import lattice_points
+    from ..grid import HexGrid, read_map
 
     if args.kind == "hex":
         return HexGrid.from_file(args.map, layout=args.layout, size=args.size)
@@ -97,7 +89,7 @@ def build_world(args: argparse.Namespace):
 
 
 def cmd_world(args: argparse.Namespace) -> int:
-    from .grid import HexGrid
+    from ..grid import HexGrid
 
     if (args.start is None) != (args.goal is None):
         raise InvalidQueryError("give both --from and --to, or neither")
@@ -122,7 +114,7 @@ def cmd_world(args: argparse.Namespace) -> int:
         summary.update(found=result.found, cost=result.cost if result.found else None,
                        path=result.path.tolist())
     if args.output:
-        from .viz.graphs import save_world
+        from ..viz.graphs import save_world
 
         ends = {}
         if result is not None:

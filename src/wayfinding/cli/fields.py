@@ -6,14 +6,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .cli_args import JSON_HELP, positive_float, positive_int, to_json
+from .args import JSON_HELP, cell, positive_float, positive_int, to_json
 
 SCENE_UNITS = {"lanes": 30, "congestion": 90, "maze": 20}
 
 
-def add_fields_parser(sub: Any, cell: Any) -> None:
-    """Register the ``field`` subcommand; ``cell`` parses ``X,Y``."""
-    from .fields.scenes import SCENES
+def add_fields_parser(sub: Any) -> None:
+    """Register the ``field`` subcommand."""
+    from ..fields.scenes import SCENES
 
     f = sub.add_parser("field", help="flow fields and crowd-field scenes",
                        description="Integration and flow fields over a Moving AI map, and "
@@ -44,9 +44,9 @@ def add_fields_parser(sub: Any, cell: Any) -> None:
 
 
 def cmd_flow(args: Any) -> int:
-    from .fields import FlowField
-    from .grid import read_map
-    from .viz.fields import save_flow
+    from ..fields import FlowField
+    from ..grid import read_map
+    from ..viz.fields import save_flow
 
     grid = read_map(args.map)
     t0 = time.perf_counter()
@@ -66,8 +66,8 @@ def cmd_flow(args: Any) -> int:
 
 
 def cmd_scene(args: Any) -> int:
-    from .fields.scenes import scene, simulate
-    from .viz.fields import animate
+    from ..fields.scenes import scene, simulate
+    from ..viz.fields import animate
 
     sc = scene(args.scene, units=args.units or SCENE_UNITS[args.scene])
     t0 = time.perf_counter()

@@ -6,14 +6,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .cli_args import JSON_HELP, non_negative_int, positive_float, positive_int, to_json
+from .args import JSON_HELP, non_negative_int, positive_float, positive_int, to_json
 
 MODELS = ("orca", "rvo", "vo", "powerlaw", "anticipatory")
 
 
 def _model(name: str) -> Any:
     """A fresh model by name (None: the scenario's own ORCA, with its obstacles)."""
-    from .crowd import AnticipatoryForces, PowerLaw, VelocityObstacles
+    from ..crowd import AnticipatoryForces, PowerLaw, VelocityObstacles
 
     return {"orca": lambda: None, "rvo": VelocityObstacles.rvo, "vo": VelocityObstacles.vo,
             "powerlaw": PowerLaw, "anticipatory": AnticipatoryForces}[name]()
@@ -21,7 +21,7 @@ def _model(name: str) -> Any:
 
 def add_crowd_parser(sub: Any) -> None:
     """Register the ``crowd`` subcommand."""
-    from .crowd.scenarios import SCENARIOS
+    from ..crowd.scenarios import SCENARIOS
 
     c = sub.add_parser("crowd", help="crowd scenarios under local-avoidance models",
                        description="Run the standard crowd scenarios and measure them.")
@@ -45,8 +45,8 @@ def add_crowd_parser(sub: Any) -> None:
 
 
 def cmd_run(args: Any) -> int:
-    from .crowd.scenarios import scenario, simulate
-    from .viz.crowd import animate_run
+    from ..crowd.scenarios import scenario, simulate
+    from ..viz.crowd import animate_run
 
     options = {"circle": {"n": args.agents}, "swap": {"n": args.agents},
                "bottleneck": {"n": args.agents, "width": args.width},

@@ -1,0 +1,94 @@
+"""The ``wayfinding`` command line: path, scen, index, render, demo, world, navmesh.
+
+Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
+on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
+the output goes away (a closed pipe, as in ``wayfinding scen ... | head -1``; nothing more is
+written), as for a command stopped by SIGINT or SIGPIPE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .. import __version__
+from ..errors import WayfindingError
+from .args import Parser, join_negative_pairs
+from .crowd import add_crowd_parser
+from .demo import add_demo_parser
+from .fields import add_fields_parser
+from .generate import add_generate_parser
+from .grid import add_grid_parsers
+from .navmesh import add_navmesh_parser
+from .world import add_world_parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="wayfinding", description="Navigation for games: grids, graphs, navigation meshes, "
+        "fields and crowds.",
+        epilog="Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad "
+        "input (one line on stderr), 130 when interrupted, 141 when the output pipe is closed.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_grid_parsers(sub)
+    add_demo_parser(sub)
+    add_world_parser(sub)
+    add_navmesh_parser(sub)
+    add_fields_parser(sub)
+    add_crowd_parser(sub)
+    add_generate_parser(sub)
+    return parser
+
+
+def _reason(exc: BaseException) -> str:
+    """One line for a failed command."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    elif isinstance(exc, MemoryError):
+        text = f"out of memory{f' ({exc})' if str(exc) else ''}"
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+def _interrupted(args: argparse.Namespace) -> str:
+    checkpoint = getattr(args, "checkpoint", None)
+    if checkpoint is not None and os.path.exists(checkpoint):
+        return (f"interrupted; the progress is saved in {checkpoint} (run the same command "
+                "to resume)")
+    return "interrupted"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command line (default ``sys.argv[1:]``) and return its exit status."""
+    parser = build_parser()
+    args = parser.parse_args(join_negative_pairs(sys.argv[1:] if argv is None else argv))
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:
+        print(f"wayfinding: {_interrupted(args)}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader is gone: send what is left to /dev/null, so that the flush at exit
+        # does not fail too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+    except (WayfindingError, ImportError, OSError, MemoryError) as exc:
+        print(f"wayfinding: error: {_reason(exc)}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+
