@@ -8,6 +8,12 @@ import html
 import time
 from pathlib import Path
 
+from ..navmesh import ClearanceMesh, NavMesh, walkable_area
+from ..navmesh.build import eroded
+from ..navmesh.exact import VisibilityMap
+from ..viz.graphs import save_world
+from .maps import dungeon
+
 #: Agent radii drawn on the one clearance mesh (world units; a cell is 1 × 1).
 RADII = (0.2, 0.6, 1.0)
 
@@ -19,11 +25,6 @@ def navmesh_section(out: Path) -> str:
     except ImportError:
         return ("<h2>Navigation meshes</h2><p>Install <code>wayfinding[geometry]</code> "
                 "(shapely) to see this section.</p>")
-    from .demo_maps import dungeon
-    from .navmesh import ClearanceMesh, NavMesh, walkable_area
-    from .navmesh.build import eroded
-    from .navmesh.exact import VisibilityMap
-    from .viz.graphs import save_world
 
     grid = dungeon()
     area = walkable_area(grid)

@@ -9,15 +9,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..grid import AnyAngle, GridSearch
+from .maps import cave, cave_scenario, longest
+from .pictures import pictures
+
 DRAWN = ("astar", "astar_smoothed", "theta", "any_angle")
 
 
 def anyangle_section(out: Path, sample: int = 100) -> str:
     """Solve ``sample`` problems of the cave with each method, draw the longest; return the
     HTML section."""
-    from .demo import _pictures
-    from .demo_maps import cave, cave_scenario, longest
-    from .grid import AnyAngle, GridSearch
 
     grid, far = cave(), longest()
     problems = cave_scenario().problems
@@ -44,9 +45,9 @@ def anyangle_section(out: Path, sample: int = 100) -> str:
     figures = []
     for algo in DRAWN:
         r = solve(algo, far)
-        names = _pictures(out, f"cave-anyangle-{algo}", grid, path=r,
-                          start=far.start, goal=far.goal,
-                          title=f"{algo}: length {r.cost:.3f}")
+        names = pictures(out, f"cave-anyangle-{algo}", grid, path=r,
+                         start=far.start, goal=far.goal,
+                         title=f"{algo}: length {r.cost:.3f}")
         figures.append((f"{algo}: length {r.cost:.3f}", names[-1]))
     esc = html.escape
     table = "".join(f"<tr><td>{esc(a)}</td><td>{o:.4f}</td><td>{e:.4f}</td><td>{t:,.0f}</td>"

@@ -9,6 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from ..crowd import ORCA, Navigator, record, scenario, simulate
+from ..navmesh import NavMesh
+from ..viz.crowd import animate_run
+
 RUNS = (("crossing", {"angle": 90}), ("swap", {"n": 16}), ("crossing_flows", {"n": 16}),
         ("one_way", {"n": 24}), ("bottleneck", {"n": 30}), ("circle", {"n": 60, "size": 40}),
         ("blocks", {}))
@@ -16,8 +20,6 @@ RUNS = (("crossing", {"angle": 90}), ("swap", {"n": 16}), ("crossing_flows", {"n
 
 def crowd_section(out: Path) -> str:
     """Run the scenarios, write their GIFs; return the HTML section."""
-    from .crowd import scenario, simulate
-    from .viz.crowd import animate_run
 
     rows, figures = [], []
     for name, options in RUNS:
@@ -56,8 +58,6 @@ and the table reports them.
 def navigation_run() -> tuple[Any, list[np.ndarray]]:
     """Twelve agents each way round the inner wall of a U-turn, under a Navigator; the run
     and the solid parts to draw."""
-    from .crowd import ORCA, Navigator, record
-    from .navmesh import NavMesh
 
     u_turn = [(0, 0), (12, 0), (12, 4), (3, 4), (3, 6), (12, 6), (12, 10), (0, 10)]
     nav = Navigator(NavMesh.build(outline=u_turn, radius=0.35),

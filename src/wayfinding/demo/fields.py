@@ -8,13 +8,14 @@ import html
 import time
 from pathlib import Path
 
+from ..fields import FlowField, FlowTiles
+from ..fields.scenes import scene, simulate
+from ..viz.fields import animate, save_flow
+from .maps import cave, longest
+
 
 def fields_section(out: Path) -> str:
     """Draw the fields and run the lanes scene; return the HTML section."""
-    from .demo_maps import cave, longest
-    from .fields import FlowField, FlowTiles
-    from .fields.scenes import scene, simulate
-    from .viz.fields import animate, save_flow
 
     grid, far = cave(), longest()
     goal = far.goal

@@ -8,35 +8,22 @@ import platform
 import time
 from pathlib import Path
 
-from ._io import atomic_write_text
-from .demo_crowd import crowd_section
-from .demo_fields import fields_section
-from .demo_maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
-from .demo_navmesh import navmesh_section
-from .demo_paths import anyangle_section
-from .demo_worlds import world_section
-from .grid import Diagonal, GridSearch, read_scen
-from .grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
-from .scenarios import ScenarioReport, run_scenario
+from .._io import atomic_write_text
+from ..grid import Diagonal, GridSearch, read_scen
+from ..grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
+from ..scenarios import ScenarioReport, run_scenario
+from .crowd import crowd_section
+from .fields import fields_section
+from .maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
+from .navmesh import navmesh_section
+from .paths import anyangle_section
+from .pictures import pictures
+from .worlds import world_section
 
 #: The methods compared side by side on the cave, and those drawn.
 FAST = ("astar", "jps", "jps_plus", "jps_plus_buckets", "astar_gb", "jps_plus_gb", "subgoal",
         "subgoal2", "astar_dh")
 DRAWN = ("astar", "jps", "jps_plus", "jps_plus_gb", "astar_dh")
-
-
-def _pictures(out: Path, stem: str, grid, **options) -> list[str]:
-    """Write an SVG (always) and a PNG (when Pillow is installed); return the file names."""
-    from .viz import save
-
-    names = [f"{stem}.svg"]
-    save(out / names[0], grid, **options)
-    try:
-        save(out / f"{stem}.png", grid, **options)
-        names.append(f"{stem}.png")
-    except ImportError:
-        pass
-    return names
 
 
 def run_demo(out: Path, *, show_progress: bool = True) -> Path:
@@ -52,13 +39,13 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     figures = []
     for algo in ("astar", "dijkstra"):
         r = search.find_path(far.start, far.goal, algo=algo, record=True)
-        names = _pictures(out, f"cave-{algo}", grid, path=r, explored=r, frontier=r,
-                          start=far.start, goal=far.goal,
-                          title=f"{algo}: cost {r.cost:.3f}, {r.stats.expanded} expanded")
+        names = pictures(out, f"cave-{algo}", grid, path=r, explored=r, frontier=r,
+                         start=far.start, goal=far.goal,
+                         title=f"{algo}: cost {r.cost:.3f}, {r.stats.expanded} expanded")
         figures.append((f"{algo} in the cave: cost {r.cost:.4f} (optimum {far.optimal:.4f}), "
                         f"{r.stats.expanded:,} cells expanded", names[-1]))
     dist = search.distance_map(far.start)
-    names = _pictures(out, "cave-distances", grid, distances=dist, start=far.start)
+    names = pictures(out, "cave-distances", grid, distances=dist, start=far.start)
     figures.append(("cost from the start to every cell (distance map)", names[-1]))
 
     rooms = dungeon()
@@ -68,8 +55,8 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     for rule in Diagonal:
         g = rooms.with_options(diagonal=rule)
         r = GridSearch(g).find_path(a, b, record=True)
-        names = _pictures(out, f"dungeon-{rule.value}", g, path=r, explored=r,
-                          start=a, goal=b)
+        names = pictures(out, f"dungeon-{rule.value}", g, path=r, explored=r,
+                         start=a, goal=b)
         rule_rows.append((rule.value, r.cost, r.stats.expanded, names[-1]))
 
     fast_rows, fast_figures = _fast_methods(out, grid, scen_path, scen, far, show_progress)
@@ -98,9 +85,9 @@ def _fast_methods(out: Path, grid, scen_path: Path, scen, far, show_progress: bo
         rows.append((algo, r, sum(i.build_time for i in used), sum(i.nbytes for i in used)))
         if algo in DRAWN:
             res = _recorded(grid, algo, used, far)
-            names = _pictures(out, f"cave-fast-{algo}", grid, path=res, explored=res,
-                              start=far.start, goal=far.goal,
-                              title=f"{algo}: {res.stats.expanded} expanded")
+            names = pictures(out, f"cave-fast-{algo}", grid, path=res, explored=res,
+                             start=far.start, goal=far.goal,
+                             title=f"{algo}: {res.stats.expanded} expanded")
             figures.append((f"{algo}: cost {res.cost:.4f}, {res.stats.expanded:,} nodes "
                             "expanded", names[-1]))
     return rows, figures

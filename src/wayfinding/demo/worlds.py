@@ -9,6 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..geometry import Obstacles
+from ..graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph
+from ..graph.waypoints import lattice_points
+from ..grid import HexGrid
+from ..viz.graphs import save_world
+from .maps import dungeon
+
 #: A small hex map for the demo: '#' blocked, digits are tile costs.
 DEMO_HEX = """
 . . . . . . . . . . . .
@@ -27,12 +34,6 @@ SAMPLES = 600
 
 def world_section(out: Path) -> str:
     """Build and draw the five representations into ``out``; return the HTML section."""
-    from .demo_maps import dungeon
-    from .geometry import Obstacles
-    from .graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph
-    from .graph.waypoints import lattice_points
-    from .grid import HexGrid
-    from .viz.graphs import save_world
 
     grid = dungeon()
     obstacles = Obstacles.from_grid(grid)

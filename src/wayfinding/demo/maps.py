@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from .grid import Grid, Problem, Scenario, generate, write_map, write_scen
+from ..grid import Grid, Problem, Scenario, generate, write_map, write_scen
 
 CAVE_TEXT = "a generated cave (224×160, <code>generate.caves(seed=7)</code>)"
 DUNGEON_TEXT = "a generated dungeon (72×64, <code>generate.rooms(seed=5)</code>)"

@@ -1,0 +1,7 @@
+"""``wayfinding demo``: a page that solves and draws the library's generated maps, section by
+section (``paths``, ``worlds``, ``navmesh``, ``fields``, ``crowd``), on the maps of ``maps``,
+with the pictures of ``pictures``; ``page`` puts it together."""
+
+from .page import run_demo
+
+__all__ = ["run_demo"]
