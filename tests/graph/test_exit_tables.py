@@ -2,6 +2,8 @@
 unreachable, one-way edges respected, length ratio to Dijkstra measured."""
 
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
 from wayfinding.graph.csr import CSRGraph, GraphIndex
-from wayfinding.graph.exit_tables import CSRExitTables
+from wayfinding.graph.exit_tables import CSRExitTables, _key
 from wayfinding.graph.tables import table_bytes
 from wayfinding.grid import Grid, generate
 
@@ -98,7 +100,7 @@ def test_upper_levels_halve_the_tiles():
 def test_near_goals_are_exact():
     # Inside the goal tile's 3 x 3 block on an open grid, routes are optimal.
     grid = Grid(np.ones((12, 12), dtype=bool))
-    g = CSRGraph.from_grid(grid)
+    g = grid.to_csr()
     et = CSRExitTables.build(g, tile_size=4.0)
     ref = scipy_csgraph.shortest_path(g.to_scipy(), method="D")
     for a in range(0, 144, 7):
@@ -137,7 +139,7 @@ def test_components_are_strongly_connected_sets():
 
 def test_arena_routes_and_sizes(tmp_path):
     grid = ARENA
-    g = CSRGraph.from_grid(grid)
+    g = grid.to_csr()
     et = CSRExitTables.build(g, tile_size=8.0)
     sizes = et.table_sizes()
     assert sizes["total"] == et.nbytes < sizes["flat"] == table_bytes(g.num_nodes)
@@ -160,14 +162,14 @@ def test_arena_routes_and_sizes(tmp_path):
 def test_upper_components_take_no_long_detour(grid, tile, levels):
     # Neighbouring components with a wall between them once formed one upper component, and
     # routes went round the wall: 3 to 15 times the optimum on these maps.
-    g = CSRGraph.from_grid(grid)
+    g = grid.to_csr()
     ratios = sampled_ratios(g, CSRExitTables.build(g, tile_size=tile, levels=levels), seed=2)
     assert len(ratios) > 100 and min(ratios) >= 1 - 1e-12 and max(ratios) < 2.5
 
 
 def test_more_levels_shrink_the_top_table(tmp_path):
     # 4.8: the tables shrink from 2 to 3 levels and barely change from 3 to 4.
-    g = CSRGraph.from_grid(ARENA)
+    g = ARENA.to_csr()
     sizes = {lv: CSRExitTables.build(g, tile_size=4.0, levels=lv).table_sizes()
              for lv in (2, 3, 4)}
     assert sizes[3]["top"] < sizes[2]["top"] / 10 and sizes[4]["top"] < sizes[3]["top"]
@@ -219,3 +221,22 @@ def test_bad_inputs():
     et = CSRExitTables.build(g, tile_size=3.0)
     with pytest.raises(InvalidQueryError, match="outside"):
         et.route(0, 1000)
+
+
+def test_memory_grows_with_nodes_and_links_not_components_times_nodes():
+    # A line of 600 nodes in tiles of one node each: 600 components.  Distances to every
+    # centre held at once took components x nodes x 8 bytes and as much again per
+    # components x components matrix (24 MB here; 24 GB on a 512 x 512 maze).
+    n = 600
+    xy = np.stack([np.arange(n), np.zeros(n)], axis=1).astype(float)
+    g = CSRGraph.from_edges(n, np.arange(n - 1), np.arange(1, n), np.ones(n - 1), coords=xy,
+                            directed=False)
+    tracemalloc.start()
+    try:
+        et = CSRExitTables.build(g, tile_size=1.0, levels=6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(et.arrays[_key(0, "centre")]) == n
+    assert peak < 4 * et.nbytes + 2e6, (peak, et.nbytes)
+    assert et.route(0, n - 1).cost == n - 1

@@ -180,30 +180,34 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
         blk_ptr[t + 1] = blk_ptr[t] + len(nodes)
         near_ptr[t + 1] = near_ptr[t] + len(nodes) * len(goals)
 
-    # Upper links and centre tables (exact distances to each centre).
+    # Upper links and centre tables, one centre at a time (exact distances to it): memory
+    # in nodes plus links, never components x nodes.
     back_graph = graph.reversed()
-    to_centre = np.empty((ncomp, n))
-    for c in range(ncomp):
-        to_centre[c] = back_graph.distances(int(centre[c]))
     ctile = tile[centre].astype(np.int64)
     cx, cy = ctile % tw, ctile // tw
-    adjacent = (np.abs(cx[:, None] - cx[None, :]) <= 1) & (np.abs(cy[:, None] - cy[None, :])
-                                                             <= 1)
-    dcc = to_centre[:, centre].T          # dcc[a, b] = d(centre a, centre b)
-    # Neighbouring components are linked only past no long detour (e.g. round a wall), so
-    # the components above stay compact; edge-joined ones keep every route possible.
-    straight = np.linalg.norm(xy[centre][:, None] - xy[centre][None, :], axis=2)
-    link = adjacent & (dcc <= MAX_DETOUR * straight)
+    by_tile = np.argsort(ctile, kind="stable")
+    tile_ptr = np.searchsorted(ctile[by_tile], np.arange(ntiles + 1))
     ce = live[src] & (comp[src] != comp[graph.indices])
-    link[comp[src[ce]], comp[graph.indices[ce]]] = True
-    np.fill_diagonal(link, False)
-    ua, ub = np.nonzero(link)
-    upper = CSRGraph.from_edges(ncomp, ua, ub, dcc[ua, ub], coords=xy[centre])
+    joined = np.unique(np.stack([comp[src[ce]], comp[graph.indices[ce]]], axis=1), axis=0)
+    joined = joined[np.argsort(joined[:, 1], kind="stable")]       # grouped by target
+    joined_ptr = np.searchsorted(joined[:, 1], np.arange(ncomp + 1))
+    links: list[np.ndarray] = []                  # rows (from, to, cost)
     leg_ptr = np.zeros(ncomp + 1, dtype=np.int64)
     leg_nodes: list[np.ndarray] = []
     leg_slots: list[np.ndarray] = []
     for c in range(ncomp):
-        dc = to_centre[c]
+        dc = back_graph.distances(int(centre[c]))
+        # Neighbouring components are linked only past no long detour (e.g. round a wall),
+        # so the components above stay compact; edge-joined ones keep every route possible.
+        near = [by_tile[tile_ptr[t]:tile_ptr[t + 1]]
+                for t in ((cy[c] + dy) * tw + cx[c] + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+                          if 0 <= cx[c] + dx < tw and 0 <= cy[c] + dy < th)]
+        near = np.concatenate(near)
+        straight = np.linalg.norm(xy[centre[near]] - xy[centre[c]], axis=1)
+        into = np.union1d(near[dc[centre[near]] <= MAX_DETOUR * straight],
+                          joined[joined_ptr[c]:joined_ptr[c + 1], 0])
+        into = into[into != c]
+        links.append(np.stack([into, np.full(len(into), c), dc[centre[into]]], axis=1))
         slot = first_moves(graph, dc[:, None], slots=True)[:, 0]
         nxt = np.full(n, -1, dtype=np.int64)
         has = slot >= 0
@@ -211,7 +215,7 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
         seed = block(int(ctile[c]), _RING)
         cover = np.zeros(n, dtype=bool)
         cover[seed] = True
-        cover[centre[ua[ub == c]]] = True
+        cover[centre[into]] = True
         cover &= np.isfinite(dc)
         frontier = cover.copy()
         while frontier.any():
@@ -226,6 +230,10 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
         leg_nodes.append(members.astype(np.int32))
         leg_slots.append(np.where(s >= 0, s, none).astype(slot_t))
         leg_ptr[c + 1] = leg_ptr[c] + len(members)
+    rows = np.concatenate(links) if links else np.zeros((0, 3))
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    upper = CSRGraph.from_edges(ncomp, rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64),
+                                rows[:, 2], coords=xy[centre])
 
     arrays = {
         "tile": tile, "comp": comp, "centre": centre, "goal_pos": goal_pos,
