@@ -244,37 +244,52 @@ cdef class IncrementalCore:
         cdef int64_t e, used
         cdef double best, c, total = 0.0
         cdef int nxt
-        cdef Py_ssize_t n = 1
-        nodes = np.empty(16, dtype=np.int64)
-        edges = np.empty(16, dtype=np.int64)
-        cdef int64_t[::1] out = nodes, taken = edges
+        cdef Py_ssize_t n = 1, cap = 64
+        cdef int64_t* out
+        cdef int64_t* taken
+        cdef int64_t* grown
+        empty = np.empty(0, dtype=np.int64)
         if self.g[s] == INFINITY and self.rhs[s] == INFINITY:
-            return nodes[:0], edges[:0], INFINITY
-        out[0] = s
-        while s != self.root and n <= limit:
-            best = INFINITY
-            nxt = -1
-            used = -1
-            for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
-                c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
-                if c < best:
-                    best = c
-                    nxt = self.pull_nbr[e]
-                    used = self.pull_edge[e]
-            if nxt < 0:
-                break
-            total += self.cost[used]
-            s = nxt
-            if n == out.shape[0]:
-                nodes = np.resize(nodes, 2 * n)
-                edges = np.resize(edges, 2 * n)
-                out, taken = nodes, edges
-            taken[n - 1] = used
-            out[n] = s
-            n += 1
-        if s != self.root:
-            return nodes[:0], edges[:0], INFINITY
-        return nodes[:n].copy(), edges[:n - 1].copy(), total
+            return empty, empty, INFINITY
+        out = <int64_t*> malloc(cap * sizeof(int64_t))
+        taken = <int64_t*> malloc(cap * sizeof(int64_t))
+        try:
+            if out == NULL or taken == NULL:
+                raise MemoryError()
+            out[0] = s
+            while s != self.root and n <= limit:
+                best = INFINITY
+                nxt = -1
+                used = -1
+                for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
+                    c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
+                    if c < best:
+                        best = c
+                        nxt = self.pull_nbr[e]
+                        used = self.pull_edge[e]
+                if nxt < 0:
+                    break
+                total += self.cost[used]
+                s = nxt
+                if n == cap:
+                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    out = grown
+                    grown = <int64_t*> realloc(taken, 2 * cap * sizeof(int64_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    taken, cap = grown, 2 * cap
+                taken[n - 1] = used
+                out[n] = s
+                n += 1
+            if s != self.root:
+                return empty, empty, INFINITY
+            return (np.asarray(<int64_t[:n]> out).copy(),
+                    np.asarray(<int64_t[:n - 1]> taken).copy() if n > 1 else empty, total)
+        finally:
+            free(out)
+            free(taken)
 
     def queued(self):
         """The queued nodes and whether the queue is ordered (for checks)."""
