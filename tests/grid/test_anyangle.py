@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from movingai_data import movingai_names, movingai_scen_path, write_generated
 from shapely.geometry import LineString, Point, box
 
+from wayfinding.bench import run_scenario
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import AnyAngle, Grid, GridSearch
 from wayfinding.navmesh.exact import VisibilityMap
-from wayfinding.scenarios import run_scenario
 
 
 def random_grid(seed, w=14, h=11, density=0.3, pinches=True):

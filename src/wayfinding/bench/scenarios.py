@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from .grid import Problem, Scenario, read_map, read_scen
-from .grid.anyangle import ANY_ANGLE, AnyAngle
-from .grid.index import GridIndex
-from .grid.methods import EXACT, make_solver
-from .progress import progress
+from ..grid import Problem, Scenario, read_map, read_scen
+from ..grid.anyangle import ANY_ANGLE, AnyAngle
+from ..grid.index import GridIndex
+from ..grid.methods import EXACT, make_solver
+from ..progress import progress
 
 
 @dataclass

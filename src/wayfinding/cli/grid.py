@@ -7,12 +7,12 @@ import argparse
 import sys
 from typing import Any
 
+from ..bench import run_scenario
 from ..errors import InvalidQueryError
 from ..grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
 from ..grid.anyangle import ANY_ANGLE
 from ..grid.index import load_index, read_index_info
 from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, make_solver
-from ..scenarios import run_scenario
 from .args import JSON_HELP, cell, positive_float, positive_int, to_json
 
 

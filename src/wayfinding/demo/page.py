@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 from .._io import atomic_write_text
+from ..bench import ScenarioReport, run_scenario
 from ..grid import Diagonal, GridSearch, read_scen
 from ..grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
-from ..scenarios import ScenarioReport, run_scenario
 from .crowd import crowd_section
 from .fields import fields_section
 from .maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
