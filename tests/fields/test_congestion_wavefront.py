@@ -67,7 +67,7 @@ def test_graph_costs_and_exact_search():
     agents = free[rng.choice(len(free), 20)][:, ::-1].astype(float)
     crowd.update(agents, rng.uniform(-1, 1, (20, 2)))
     g = crowd.graph(weight=2.0)
-    base = g.__class__.from_grid(grid)
+    base = grid.to_csr()
     w = grid.width
     src = np.repeat(np.arange(g.num_nodes), np.diff(g.indptr))
     for e in rng.choice(g.num_edges, 50):

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
 
-from wayfinding import CSRGraph, Grid, InvalidQueryError
+from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import dijkstra_field, eikonal_field, line_of_sight_times, visible_cells
 
 skfmm = pytest.importorskip("skfmm")
@@ -143,7 +143,7 @@ def test_dijkstra_field_equals_a_shortest_path_oracle(data):
         return
     picks = rng.choice(len(free), min(3, len(free)), replace=False)
     sources = [(int(free[i][1]), int(free[i][0])) for i in picks]
-    g = CSRGraph.from_grid(grid)
+    g = grid.to_csr()
     oracle = scipy_dijkstra(g.to_scipy(), indices=[y * w + x for x, y in sources],
                             min_only=True).reshape(h, w)
     np.testing.assert_allclose(dijkstra_field(grid, sources), oracle, rtol=1e-12)

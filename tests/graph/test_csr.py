@@ -247,7 +247,7 @@ def grids(draw):
 def test_from_grid_distances_equal_grid_distances(grid, data):
     free = list(grid.iter_cells())
     x, y = data.draw(st.sampled_from(free), label="source")
-    csr = CSRGraph.from_grid(grid)
+    csr = grid.to_csr()
     expected = distance_map(grid, (x, y)).ravel()
     np.testing.assert_allclose(csr.distances(y * grid.width + x), expected, rtol=1e-12)
 
@@ -280,7 +280,7 @@ def test_from_grid_structure(rule, cost):
         ....
         .##.
         ....""", diagonal=rule)
-    csr = CSRGraph.from_grid(grid)
+    csr = grid.to_csr()
     assert csr.num_nodes == 12
     assert csr.coords.tolist()[6] == [2.0, 1.0]  # node y * W + x holds (x, y)
     blocked = {1 * 4 + 1, 1 * 4 + 2}
@@ -292,3 +292,11 @@ def test_from_grid_structure(rule, cost):
 def test_float_indptr_is_refused():
     with pytest.raises(InvalidGridError, match="indptr must be integers"):
         CSRGraph([0, 1.7], [0], [1.0])
+
+
+def test_from_grid_is_a_deprecated_alias_of_to_csr():
+    grid = Grid.from_ascii("....\n.@..\n....")
+    with pytest.warns(DeprecationWarning, match="grid.to_csr"):
+        old = CSRGraph.from_grid(grid)
+    new = grid.to_csr()
+    assert old.fingerprint == new.fingerprint

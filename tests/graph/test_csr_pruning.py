@@ -197,7 +197,7 @@ def test_zero_weight_cycle():
 
 
 def test_progress_is_reported():
-    g = CSRGraph.from_grid(Grid.from_ascii("....\n.@..\n...."))
+    g = Grid.from_ascii("....\n.@..\n....").to_csr()
     seen = []
     CSRGoalBounds.build(g, progress=lambda done, total: seen.append((done, total)))
     assert seen[-1] == (12, 12)
@@ -256,7 +256,7 @@ def small_grids(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=HEALTH)
 @given(grid=small_grids(), data=st.data())
 def test_from_grid_with_both_matches_grid_search(grid, data):
-    csr = CSRGraph.from_grid(grid)
+    csr = grid.to_csr()
     gb = CSRGoalBounds.build(csr)
     dh = CSRDifferentialHeuristic.build(csr, pivots=3)
     assert dh.options["symmetric"] is True
@@ -276,7 +276,7 @@ def test_from_grid_with_both_matches_grid_search(grid, data):
 def arena():
     grid = generate.caves(56, 48, seed=3)
     scen = generate.scenario(grid, per_bucket=6, seed=3)
-    csr = CSRGraph.from_grid(grid)
+    csr = grid.to_csr()
     return scen, grid, csr, CSRGoalBounds.build(csr), CSRDifferentialHeuristic.build(csr)
 
 
@@ -343,7 +343,7 @@ def test_save_load_round_trip(tmp_path, directed):
 
 @pytest.fixture()
 def saved(tmp_path):
-    g = CSRGraph.from_grid(Grid.from_ascii("....\n.@..\n...."))
+    g = Grid.from_ascii("....\n.@..\n....").to_csr()
     paths = {}
     for index in (CSRGoalBounds.build(g), CSRDifferentialHeuristic.build(g, pivots=2)):
         paths[index.kind] = tmp_path / f"{index.kind}.npz"
@@ -354,7 +354,7 @@ def saved(tmp_path):
 @pytest.mark.parametrize("cls", [CSRGoalBounds, CSRDifferentialHeuristic])
 def test_load_refuses_another_graph(saved, cls):
     g, paths = saved
-    other = CSRGraph.from_grid(Grid.from_ascii("....\n..@.\n...."))
+    other = Grid.from_ascii("....\n..@.\n....").to_csr()
     with pytest.raises(IndexMismatchError, match="another graph"):
         cls.load(paths[cls.kind], other)
     # same structure, one weight changed
@@ -381,12 +381,12 @@ def test_load_refuses_the_wrong_kind_and_junk(saved, tmp_path):
 
 def test_indexes_of_another_graph_are_refused_at_query_time(saved):
     g, _ = saved
-    other = CSRGraph.from_grid(Grid.from_ascii("....\n..@.\n...."))
+    other = Grid.from_ascii("....\n..@.\n....").to_csr()
     with pytest.raises(IndexMismatchError):
         other.find_path(0, 5, bounds=CSRGoalBounds.build(g))
     with pytest.raises(IndexMismatchError):
         other.find_path(0, 5, differential=CSRDifferentialHeuristic.build(g, pivots=1))
-    twin = CSRGraph.from_grid(Grid.from_ascii("....\n.@..\n...."))
+    twin = Grid.from_ascii("....\n.@..\n....").to_csr()
     assert twin.find_path(0, 11, bounds=CSRGoalBounds.build(g)).found
 
 

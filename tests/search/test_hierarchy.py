@@ -291,7 +291,7 @@ def test_step_to_a_dead_end_falls_back_from_the_start(link_cost):
 def cave():
     rng = np.random.default_rng(7)
     grid = Grid(rng.random((48, 48)) > 0.28)
-    base = CSRGraph.from_grid(grid)
+    base = grid.to_csr()
     h = HierarchicalGraph.build(base, [cell_grouping(6), cell_grouping(18)])
     return grid, base, h
 
@@ -345,7 +345,7 @@ def test_save_load_round_trip(cave, tmp_path):
         assert a.found == b.found and a.cost == b.cost
         assert np.array_equal(a.path, b.path)
     assert h.nbytes > 0 and h.build_time > 0
-    other = CSRGraph.from_grid(Grid(np.ones((4, 4), dtype=bool)))
+    other = (Grid(np.ones((4, 4), dtype=bool))).to_csr()
     with pytest.raises(IndexMismatchError):
         HierarchicalGraph.load(path, other)
 

@@ -258,7 +258,7 @@ def test_csr_slices_equal_one_shot(g, data):
 
 def test_csr_search_keeps_its_own_scratch_unless_given_one():
     grid = Grid(np.ones((15, 15), dtype=bool))
-    g = CSRGraph.from_grid(grid)
+    g = grid.to_csr()
     search = g.start(0, g.num_nodes - 1)
     search.step(max_expansions=5)
     g.find_path(0, 30)  # runs on this thread's shared scratch, not the search's
@@ -303,8 +303,8 @@ def test_start_search_routes_like_find_path():
              (grid, (0, 0), {(4, 2), (4, 0)}, {}),
              (grid, (0, 0), (4, 2), {"heuristic": lambda c, g: 0.0}),
              (grid, (0, 0), {(4, 2)}, {"algo": "dijkstra"}),
-             (CSRGraph.from_grid(grid), 0, 14, {"algo": "dijkstra"}),
-             (CSRGraph.from_grid(grid), 0, {14, 4}, {})]
+             (grid.to_csr(), 0, 14, {"algo": "dijkstra"}),
+             (grid.to_csr(), 0, {14, 4}, {})]
     for world, a, b, options in cases:
         search = start_search(world, a, b, **options)
         run_in_slices(search, rng)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wayfinding import AdjacencyGraph, CSRGraph, Grid, find_path
+from wayfinding import AdjacencyGraph, Grid, find_path
 from wayfinding.search import astar, dijkstra, reachable_costs
 
 SQRT2 = math.sqrt(2.0)
@@ -94,7 +94,7 @@ def _lattice_with_diagonal(diagonal: float, size: int = 6) -> AdjacencyGraph:
 
 
 def _euclidean() -> float:
-    csr = CSRGraph.from_grid(Grid(np.ones((5, 4), dtype=bool)))
+    csr = (Grid(np.ones((5, 4), dtype=bool))).to_csr()
     return csr.heuristic(0, 4 * 4 + 3)  # node y * W + x: (0, 0) -> (3, 4)
 
 

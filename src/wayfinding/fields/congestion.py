@@ -88,7 +88,7 @@ class CongestionMap:
         """The grid's move graph with each step's cost times ``1 + weight * penalty``,
         the penalty taken at the cell entered for the step's direction at ``speed``."""
         weight = positive_float("weight", weight, allow_zero=True)
-        base = CSRGraph.from_grid(self.grid)
+        base = self.grid.to_csr()
         w = self.grid.width
         src = np.repeat(np.arange(base.num_nodes), np.diff(base.indptr))
         dst = base.indices.astype(np.int64)

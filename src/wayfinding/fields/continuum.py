@@ -44,6 +44,7 @@ from .._kernels import _continuum
 from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
+from ..navmesh import NavMesh
 from .flow import bilinear
 
 
@@ -283,8 +284,6 @@ class HybridPlanner:
 
     def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
                  margin: int = 8):
-        from ..navmesh import NavMesh
-
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
         if isinstance(margin, bool) or not isinstance(margin, int) or margin < 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import warnings
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -103,26 +104,10 @@ class CSRGraph:
 
     @classmethod
     def from_grid(cls, grid: Any) -> CSRGraph:
-        """The move graph of a :class:`~wayfinding.grid.Grid`: node ``y * W + x``, edges the
-        legal steps with the grid's costs, coords the cells ``(x, y)``."""
-        from ..grid.rules import DIRECTIONS, SQRT2
-
-        h, w = grid.shape
-        wp = w + 2
-        masks = grid.moves.reshape(h + 2, wp)[1:-1, 1:-1].astype(np.int64)
-        ys, xs = np.mgrid[0:h, 0:w]
-        src, dst, cost = [], [], []
-        costs = grid.costs
-        for bit, (dx, dy) in enumerate(DIRECTIONS):
-            ok = (masks >> bit) & 1 == 1
-            x0, y0 = xs[ok], ys[ok]
-            base = SQRT2 if dx and dy else 1.0
-            src.append(y0 * w + x0)
-            dst.append((y0 + dy) * w + x0 + dx)
-            cost.append(base * 0.5 * (costs[y0, x0] + costs[y0 + dy, x0 + dx]))
-        coords = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
-        return cls.from_edges(h * w, np.concatenate(src), np.concatenate(dst),
-                              np.concatenate(cost), coords=coords)
+        """Deprecated: use ``grid.to_csr()`` (:meth:`wayfinding.grid.Grid.to_csr`)."""
+        warnings.warn("CSRGraph.from_grid(grid) is deprecated; use grid.to_csr()",
+                      DeprecationWarning, stacklevel=2)
+        return grid.to_csr()
 
     @property
     def num_nodes(self) -> int:

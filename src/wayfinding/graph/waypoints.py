@@ -10,6 +10,7 @@ from .._arguments import allocation, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles, as_points, check_radius
 from .positioned import PositionedGraph, check_clear_points, visible_pairs
+from .visibility import _bounds
 
 
 class WaypointGraph(PositionedGraph):
@@ -57,8 +58,6 @@ def lattice_points(obstacles: Obstacles, bounds: Any, spacing: float, *,
     > 0) over ``bounds`` ``(xmin, ymin, xmax, ymax)``, starting half a step inside, that are
     clear for ``radius``; row by row (y, then x).  Handy seeds for waypoints or Dirichlet
     domains on a map."""
-    from .visibility import _bounds
-
     x0, y0, x1, y1 = _bounds(bounds)
     step = positive_float("spacing", spacing)
     allocation(f"a lattice of spacing {step:g} over {x1 - x0:g} x {y1 - y0:g}",

@@ -36,6 +36,7 @@ import numpy as np
 from .._kernels import _anyangle
 from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
+from ..geometry.funnel import funnel_path
 from ..results import PathResult, SearchStats
 from .grid import Grid
 from .rules import Diagonal
@@ -142,8 +143,6 @@ class AnyAngle(SingleThread):
         reached by its x step first, which ``no_corner_cutting`` keeps free).  Runs from
         the first cell's centre to the last's; never longer than the path through the
         centres."""
-        from ..navmesh.query import funnel_path
-
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
         if len(c) < 2:
             return _points(c)

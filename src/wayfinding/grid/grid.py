@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -12,7 +12,8 @@ import numpy as np
 
 from .._arguments import count, finite_point, positive_float
 from .._kernels import _gridops
-from ..errors import InvalidGridError, InvalidQueryError, brief
+from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
+from ..graph.csr import CSRGraph
 from .rules import DIRECTIONS, SQRT2, Diagonal, move_masks
 from .terrain import ASCII_TERRAIN, make_terrain
 
@@ -97,8 +98,6 @@ class Grid:
         ``#`` for walls; ``terrain`` adds or overrides entries, e.g. ``{"~": 3.0}`` for cost-3
         water (keys: single printable ASCII characters).  ``options`` go to :class:`Grid`.
         """
-        from .movingai import parse_rows
-
         lines = [ln.rstrip(" \t\r") for ln in text.split("\n")]
         while lines and not lines[0].strip():
             lines.pop(0)
@@ -108,14 +107,6 @@ class Grid:
         rows = [ln[indent:] for ln in lines]
         table = make_terrain(ASCII_TERRAIN, terrain)
         return parse_rows(rows, table, source="<ascii>", first_line=1, **options)
-
-    @classmethod
-    def from_file(cls, path: Any, *, terrain: Mapping[str, float] | None = None,
-                  **options: Any) -> Grid:
-        """Read a Moving AI ``.map`` file (see :func:`wayfinding.grid.read_map`)."""
-        from .movingai import read_map
-
-        return read_map(path, terrain=terrain, **options)
 
     def with_options(self, **options: Any) -> Grid:
         """A copy with other ``diagonal``, ``origin`` or ``cell_size``."""
@@ -393,12 +384,23 @@ class Grid:
                                      cell_size=self._cell_size)
         return cache[agent_size]
 
-    def to_csr(self):
+    def to_csr(self) -> CSRGraph:
         """This grid's move graph as a :class:`~wayfinding.graph.CSRGraph` whose node ids are
         ``y * W + x`` and coordinates are cell ``(x, y)``."""
-        from ..graph.csr import CSRGraph
-
-        return CSRGraph.from_grid(self)
+        h, w = self.shape
+        masks = self.moves.reshape(h + 2, w + 2)[1:-1, 1:-1].astype(np.int64)
+        ys, xs = np.mgrid[0:h, 0:w]
+        src, dst, cost = [], [], []
+        for bit, (dx, dy) in enumerate(DIRECTIONS):
+            ok = (masks >> bit) & 1 == 1
+            x0, y0 = xs[ok], ys[ok]
+            base = SQRT2 if dx and dy else 1.0
+            src.append(y0 * w + x0)
+            dst.append((y0 + dy) * w + x0 + dx)
+            cost.append(base * 0.5 * (self._costs[y0, x0] + self._costs[y0 + dy, x0 + dx]))
+        coords = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
+        return CSRGraph.from_edges(h * w, np.concatenate(src), np.concatenate(dst),
+                                   np.concatenate(cost), coords=coords)
 
     def to_ascii(self) -> str:
         """The grid as text: tile characters if known, else ``.`` passable and ``@`` blocked."""
@@ -448,3 +450,34 @@ def _as_cell(value: Any, name: str) -> Cell:
 def _as_point(value: Any) -> tuple[float, float]:
     x, y = finite_point("point", value).tolist()
     return x, y
+
+
+def parse_rows(rows: Sequence[str], table: Mapping[str, float], *, source: Any,
+               first_line: int, **options: Any) -> Grid:
+    """Build a grid from equal-length text rows through a terrain table (internal helper)."""
+    if not rows:
+        raise MapFormatError("no map rows", source)
+    width = len(rows[0])
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise MapFormatError(
+                f"row has {len(row)} characters, expected {width} like the first row",
+                source, first_line + i)
+        if not row.isascii():
+            bad = next(ch for ch in row if not ch.isascii())
+            raise MapFormatError(f"unknown map character {bad!r} at column {row.index(bad)}",
+                                 source, first_line + i)
+    if width == 0:
+        raise MapFormatError("map rows are empty", source, first_line)
+    tiles = np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8).reshape(len(rows), width)
+    lookup = np.full(256, np.nan)
+    for char, cost in table.items():
+        lookup[ord(char)] = cost
+    costs = lookup[tiles]
+    if np.isnan(costs).any():
+        y, x = (int(v) for v in np.argwhere(np.isnan(costs))[0])
+        known = "".join(sorted(table))
+        raise MapFormatError(
+            f"unknown map character {chr(tiles[y, x])!r} at column {x} (known: {known!r})",
+            source, first_line + y)
+    return Grid(costs, tiles=tiles, **options)

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError
+from ..geometry.obstacles import as_points
+from ..graph.csr import CSRGraph
 from ..results import PathResult
 from .terrain import ASCII_TERRAIN, make_terrain
 
@@ -218,8 +220,6 @@ class HexGrid:
         """``(m, 2)`` int64 ``(q, r)`` cell containing each world point (cube rounding; may
         lie outside the grid).  A point exactly on a border goes to the cell that rounding
         half up gives."""
-        from ..geometry.obstacles import as_points
-
         p = (as_points(points, "points") - self._origin) / self._size
         x, y = p[:, 0], p[:, 1]
         if self._layout == "pointy":
@@ -238,8 +238,6 @@ class HexGrid:
         """The move graph as a :class:`~wayfinding.graph.CSRGraph`: node ``r·W + q`` for
         every tile (blocked ones isolated), edges the passable steps costing the mean of the
         two tiles, coords the world centres."""
-        from ..graph.csr import CSRGraph
-
         h, w = self.shape
         rr, qq = np.mgrid[0:h, 0:w]
         ok = np.isfinite(self._costs)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._io import atomic_write_text, read_text
 from ..errors import FileFormatError, MapFormatError, ScenarioFormatError, brief
-from .grid import Grid
+from .grid import Grid, parse_rows
 from .terrain import MOVINGAI_TERRAIN, make_terrain
 
 #: What ``str.split()`` or ``str.splitlines()`` would take for a blank or a line break besides
@@ -66,37 +66,6 @@ def _plain(text: str) -> bool:
 
 
 # ---------------------------------------------------------------------- maps
-def parse_rows(rows: Sequence[str], table: Mapping[str, float], *, source: Any,
-               first_line: int, **options: Any) -> Grid:
-    """Build a grid from equal-length text rows through a terrain table (internal helper)."""
-    if not rows:
-        raise MapFormatError("no map rows", source)
-    width = len(rows[0])
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            raise MapFormatError(
-                f"row has {len(row)} characters, expected {width} like the first row",
-                source, first_line + i)
-        if not row.isascii():
-            bad = next(ch for ch in row if not ch.isascii())
-            raise MapFormatError(f"unknown map character {bad!r} at column {row.index(bad)}",
-                                 source, first_line + i)
-    if width == 0:
-        raise MapFormatError("map rows are empty", source, first_line)
-    tiles = np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8).reshape(len(rows), width)
-    lookup = np.full(256, np.nan)
-    for char, cost in table.items():
-        lookup[ord(char)] = cost
-    costs = lookup[tiles]
-    if np.isnan(costs).any():
-        y, x = (int(v) for v in np.argwhere(np.isnan(costs))[0])
-        known = "".join(sorted(table))
-        raise MapFormatError(
-            f"unknown map character {chr(tiles[y, x])!r} at column {x} (known: {known!r})",
-            source, first_line + y)
-    return Grid(costs, tiles=tiles, **options)
-
-
 def read_map(path: str | os.PathLike, *, terrain: Mapping[str, float] | None = None,
              **options: Any) -> Grid:
     """Read a Moving AI ``.map`` file into a :class:`Grid`.

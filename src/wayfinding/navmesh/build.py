@@ -24,7 +24,9 @@ import numpy as np
 from .._arguments import allocation
 from .._kernels._predicates import orient_xy
 from ..errors import InvalidGeometryError, brief
+from ..geometry.obstacles import blocked_rectangles
 from ..geometry.predicates import check_coordinates, orient2d
+from ..grid import Grid
 
 
 def _shapely() -> Any:
@@ -63,8 +65,6 @@ def walkable_area(area: Any = None, *, outline: Any = None, holes: Any = ()) -> 
     """
     shapely = _shapely()
     from shapely.geometry import MultiPolygon, Polygon, shape
-
-    from ..grid import Grid
 
     if (area is None) == (outline is None):
         raise InvalidGeometryError("give either an area or an outline (with holes)")
@@ -146,8 +146,6 @@ def _geojson(obj: Any, shape: Any) -> Any:
 def _grid_area(grid: Any) -> Any:
     """The union of a grid's passable cells: one box per horizontal run, then GEOS's union."""
     shapely = _shapely()
-    from ..geometry.obstacles import blocked_rectangles
-
     rects = blocked_rectangles(grid.passable)   # passable runs as (x0, y0, x1, y1) boxes
     if not len(rects):
         raise InvalidGeometryError("the grid has no passable cell")

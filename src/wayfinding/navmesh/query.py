@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from .._arguments import count, positive_float
-from .._kernels import _navmesh
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 
@@ -79,14 +78,3 @@ class NavPath(PathResult):
     goal: Any = None
     snapped_start: bool = False
     snapped_goal: bool = False
-
-
-def funnel_path(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """String pulling through portals (see :func:`_navmesh.funnel`): the corners and, per
-    corner, the index of the portal it came from."""
-    n = len(left)
-    out = np.empty((n + 1, 2))
-    index = np.empty(n + 1, dtype=np.int32)
-    k = _navmesh.funnel(np.ascontiguousarray(left, dtype=np.float64),
-                        np.ascontiguousarray(right, dtype=np.float64), out, index)
-    return out[:k], index[:k]

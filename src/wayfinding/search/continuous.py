@@ -147,7 +147,7 @@ class ContinuousPlanner:
                  doors: Mapping[Any, Iterable[Interval]] | None = None):
         if isinstance(world, Grid):
             self._grid: Grid | None = world
-            graph = CSRGraph.from_grid(world)
+            graph = world.to_csr()
         elif isinstance(world, CSRGraph):
             self._grid = None
             graph = world

@@ -39,6 +39,8 @@ import numpy as np
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
+from ..graph.csr import CSRGraph
+from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
 from ..results import PathResult, SearchStats
 
@@ -176,9 +178,6 @@ class _GraphEdges:
 
 
 def _edges(world: Any):
-    from ..graph.csr import CSRGraph
-    from ..grid.grid import Grid
-
     if isinstance(world, Grid):
         return _GridEdges(world)
     if isinstance(world, CSRGraph):

@@ -40,6 +40,7 @@ import numpy as np
 
 from .._arguments import count, positive_float
 from ..errors import InvalidQueryError
+from ..grid.grid import Grid
 from ..results import SearchStats
 from .incremental import AnytimePath, ARAStar
 
@@ -292,8 +293,6 @@ def _budget(max_expansions: Any, max_seconds: Any) -> tuple[int | None, float | 
 def _islands(world: Any) -> np.ndarray:
     """An island id per node (the planners' node ids), -1 on blocked cells: no path joins
     nodes of different ids, nor a blocked cell to anything."""
-    from ..grid.grid import Grid
-
     if isinstance(world, Grid):
         return world.components.ravel()
     return world.weak_components
@@ -307,6 +306,4 @@ def _call_back(ended: list[PathRequest]) -> None:
 
 
 def _any_node(world: Any) -> Any:
-    from ..grid.grid import Grid
-
     return (0, 0) if isinstance(world, Grid) else 0

@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidQueryError
+from ..grid.grid import Grid
+from ..grid.rules import DIRECTIONS
 from ..results import PathResult, SearchStats
 
 Cell = tuple[int, int]
@@ -88,9 +90,6 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
     As the agent then stays on the goal, the goal must be unclaimed and open at every step
     after its arrival up to the horizon (a door on the goal that shuts for good before the
     horizon leaves no path)."""
-    from ..grid.grid import Grid
-    from ..grid.rules import DIRECTIONS
-
     if not isinstance(grid, Grid):
         raise InvalidQueryError(f"space-time A* needs a Grid, got {type(grid).__name__}")
     table = table if table is not None else ReservationTable()
