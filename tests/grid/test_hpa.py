@@ -15,8 +15,9 @@ from scipy.sparse.csgraph import dijkstra
 
 from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
-from wayfinding.grid.hpa import SHORT_ENTRANCE, HPAStar, smooth_path
+from wayfinding.grid.hpa import SHORT_ENTRANCE, HPAStar
 from wayfinding.grid.index import load_index
+from wayfinding.grid.smoothing import smooth_path
 
 RULES = ("never", "no_corner_cutting")
 

@@ -9,7 +9,7 @@ from .goal_bounds import GoalBounds
 from .grid import Grid
 from .heuristics import HEURISTIC_CODES
 from .hex import HexGrid, hex_distance
-from .hpa import HPAStar, smooth_path
+from .hpa import HPAStar
 from .index import INDEX_KINDS, GridIndex, load_index, read_index_info
 from .jps import JPSPlus, find_path_jps, primary_jump_points
 from .methods import METHODS, make_solver
@@ -25,6 +25,7 @@ from .movingai import (
 )
 from .rules import Diagonal
 from .search import ALGORITHMS, GridSearch, distance_map, find_path, find_paths
+from .smoothing import smooth_path
 from .subgoal import SubgoalGraph
 from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
