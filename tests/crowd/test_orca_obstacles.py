@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 import pytest
+from test_orca import violations
 
 from wayfinding._kernels import _orca
 from wayfinding.crowd import ORCA, Crowd
@@ -176,15 +177,6 @@ def same_tree(sim, orca, state):
         and nxt.tolist() == [sim.get_next_obstacle_vertex(v) for v in range(m)] \
         and prv.tolist() == [sim.get_prev_obstacle_vertex(v) for v in range(m)] \
         and neighbours(orca, state[0], state[4]) == rvo2_neighbours(sim, len(state[0]))
-
-
-def violations(sim, i, v):
-    """The largest violation by v of agent i's obstacle half-planes and of its agent ones
-    (as RVO2 built them), or 0."""
-    lines = [sim.get_agent_orca_line(i, j) for j in range(sim.get_agent_num_orca_lines(i))]
-    hard = len(lines) - sim.get_agent_num_agent_neighbors(i)
-    worst = [dx * (py - v[1]) - dy * (px - v[0]) for (dx, dy), (px, py) in lines]
-    return max(worst[:hard] + [0.0]), max(worst[hard:] + [0.0])
 
 
 def as_good(sim, i, ours, theirs, pref, vmax):
