@@ -47,15 +47,15 @@ KINDS: dict[str, tuple[Callable[[Any], Any], Callable[[Grid], Any], Callable[...
     "differential": (lambda g: DifferentialHeuristic.build(g, pivots=3), lambda g: g, _find),
     "hpa": (lambda g: HPAStar.build(g, cluster_size=5, levels=2), lambda g: g, _find),
     "csr_exit_tables": (lambda c: CSRExitTables.build(c, tile_size=4.0, levels=3),
-                        CSRGraph.from_grid, lambda ix, s, g: ix.route(s, g)),
+                        Grid.to_csr, lambda ix, s, g: ix.route(s, g)),
     "csr_differential": (lambda c: CSRDifferentialHeuristic.build(c, pivots=3),
-                         CSRGraph.from_grid, _find),
-    "csr_goal_bounds": (CSRGoalBounds.build, CSRGraph.from_grid, _find),
-    "csr_path_table": (CSRPathTable.build, CSRGraph.from_grid,
+                         Grid.to_csr, _find),
+    "csr_goal_bounds": (CSRGoalBounds.build, Grid.to_csr, _find),
+    "csr_path_table": (CSRPathTable.build, Grid.to_csr,
                        lambda ix, s, g: ix.path(s, g)),
-    "csr_zones": (lambda c: CSRZoneTable.build(c, zone_size=5.0), CSRGraph.from_grid, _find),
+    "csr_zones": (lambda c: CSRZoneTable.build(c, zone_size=5.0), Grid.to_csr, _find),
     "csr_hierarchy": (lambda c: HierarchicalGraph.build(c, [_groups(c), lambda low: np.arange(
-        low.num_nodes) // 3]), CSRGraph.from_grid, hierarchical_path),
+        low.num_nodes) // 3]), Grid.to_csr, hierarchical_path),
 }
 
 

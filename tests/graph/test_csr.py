@@ -229,7 +229,7 @@ def test_coords_heuristic_scale_is_the_cheapest_cost_per_length(weight):
     assert g.heuristic(0, 2) == pytest.approx(5 * min(weight, 2.0))
 
 
-# ---------------------------------------------------------------------------- from_grid
+# ------------------------------------------------------------------------ Grid.to_csr
 
 @st.composite
 def grids(draw):
@@ -244,7 +244,7 @@ def grids(draw):
 
 @settings(max_examples=80, deadline=None)
 @given(grids(), st.data())
-def test_from_grid_distances_equal_grid_distances(grid, data):
+def test_to_csr_distances_equal_grid_distances(grid, data):
     free = list(grid.iter_cells())
     x, y = data.draw(st.sampled_from(free), label="source")
     csr = grid.to_csr()
@@ -255,7 +255,7 @@ def test_from_grid_distances_equal_grid_distances(grid, data):
 @pytest.mark.parametrize("algo", ["astar", "dijkstra"])
 @settings(max_examples=60, deadline=None)
 @given(grid=grids(), data=st.data())
-def test_from_grid_path_costs_equal_grid_search(algo, grid, data):
+def test_to_csr_path_costs_equal_grid_search(algo, grid, data):
     free = list(grid.iter_cells())
     s = data.draw(st.sampled_from(free), label="start")
     t = data.draw(st.sampled_from(free), label="goal")
@@ -275,7 +275,7 @@ def test_from_grid_path_costs_equal_grid_search(algo, grid, data):
     ("allow_one_blocked", 1 + 2 * math.sqrt(2)),
     ("always", 1 + 2 * math.sqrt(2)),
 ])
-def test_from_grid_structure(rule, cost):
+def test_to_csr_structure(rule, cost):
     grid = Grid.from_ascii("""
         ....
         .##.

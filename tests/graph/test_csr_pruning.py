@@ -255,7 +255,7 @@ def small_grids(draw):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=HEALTH)
 @given(grid=small_grids(), data=st.data())
-def test_from_grid_with_both_matches_grid_search(grid, data):
+def test_to_csr_with_both_matches_grid_search(grid, data):
     csr = grid.to_csr()
     gb = CSRGoalBounds.build(csr)
     dh = CSRDifferentialHeuristic.build(csr, pivots=3)
