@@ -234,10 +234,13 @@ CLI = [sys.executable, "-m", "wayfinding"]
 def test_interrupt_says_where_the_checkpoint_is(tmp_path):
     write_map(Grid(np.ones((150, 150), dtype=bool)), tmp_path / "big.map")
     checkpoint = tmp_path / "gb.ckpt"
+    # A test run started in the background inherits SIGINT ignored, and Python keeps it so:
+    # the child gets the default back, as in a terminal.
     proc = subprocess.Popen([*CLI, "index", "build", "big.map", "goal_bounds", "-o", "gb.npz",
                              "--workers", "1", "--quiet", "--checkpoint", checkpoint.name],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     started = time.monotonic()
     while not checkpoint.exists() and time.monotonic() - started < 1.5:
         time.sleep(0.05)
