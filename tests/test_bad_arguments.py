@@ -137,7 +137,7 @@ def _navmesh_calls() -> dict[str, Callable[[Any], Any]]:
         "QueryFilter.costs": lambda v: m().find_path((1, 1), (9, 9),
                                                      filter=QueryFilter(costs={0: v})),
         "ClearanceMesh.find_path.radius":
-            lambda v: ClearanceMesh.build(outline=SQUARE).find_path((1, 1), (9, 9), v),
+            lambda v: ClearanceMesh.build(outline=SQUARE).find_path((1, 1), (9, 9), radius=v),
     }
 
 

@@ -162,7 +162,7 @@ class ClearanceMesh:
         return float(np.hypot(*(a + s[:, None] * d - p).T).min(initial=math.inf))
 
     # ------------------------------------------------------------------ paths
-    def find_path(self, start: Any, goal: Any, radius: float = 0.0) -> ClearancePath:
+    def find_path(self, start: Any, goal: Any, *, radius: float = 0.0) -> ClearancePath:
         """The shortest path of clearance ``radius`` in the channel found by A* over the
         triangles' edges (crossing a corner only when ``2 radius <= clearance``), pulled
         taut by the clearance-aware funnel.  Points off the walkable area raise
