@@ -137,13 +137,19 @@ def test_stopping_rules_on_the_worked_example():
     assert grid.path_cost(path) == pytest.approx(7.0)
 
 
+def weighted_grid(data, heights, widths):
+    """A random generator and a grid drawn from it: a fifth of the cells blocked, the rest
+    costing 1, 2 or 5, 4- or 8-connected."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    h, w = data.draw(heights), data.draw(widths)
+    costs = np.where(rng.random((h, w)) < 0.2, np.inf, rng.choice([1.0, 2.0, 5.0], (h, w)))
+    return rng, Grid(costs, diagonal=data.draw(st.sampled_from(["never", "no_corner_cutting"])))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=HEALTH)
 @given(data=st.data())
 def test_wavefront_equals_dijkstra(data):
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    h, w = data.draw(st.integers(2, 14)), data.draw(st.integers(2, 14))
-    costs = np.where(rng.random((h, w)) < 0.2, np.inf, rng.choice([1.0, 2.0, 5.0], (h, w)))
-    grid = Grid(costs, diagonal=data.draw(st.sampled_from(["never", "no_corner_cutting"])))
+    _, grid = weighted_grid(data, st.integers(2, 14), st.integers(2, 14))
     free = np.argwhere(grid.passable)
     if len(free) < 2:
         return
@@ -171,10 +177,8 @@ def test_minimal_propagates_through_a_start(starts):
 @settings(max_examples=40, deadline=None, suppress_health_check=HEALTH)
 @given(data=st.data())
 def test_every_stopping_rule_reports_its_paths_cost(data):
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    h, w = data.draw(st.integers(1, 10)), data.draw(st.integers(2, 10))
-    costs = np.where(rng.random((h, w)) < 0.2, np.inf, rng.choice([1.0, 2.0, 5.0], (h, w)))
-    grid = Grid(costs, diagonal=data.draw(st.sampled_from(["never", "no_corner_cutting"])))
+    rng, grid = weighted_grid(data, st.integers(1, 10), st.integers(2, 10))
+    h, w = grid.shape
     free = [(int(x), int(y)) for y, x in np.argwhere(grid.passable)]
     if len(free) < 2:
         return
