@@ -312,9 +312,12 @@ class _Anytime(_Incremental):
     def _stale(self, first: int | None = 0) -> None:
         """The published path lost its bound: keep its part from node ``first`` on (None:
         none of it) with its current cost, if every edge is still open."""
-        nodes, edges = (ids[first or 0:] for ids in self._best_route)
+        if first is None or not self._best.found:
+            self._forget()
+            return
+        nodes, edges = (ids[first:] for ids in self._best_route)
         cost = float(self._e.cost[edges].sum())
-        if first is None or not self._best.found or not math.isfinite(cost):
+        if not math.isfinite(cost):
             self._forget()
             return
         self._best = AnytimePath(self._e.path(nodes), cost, True, SearchStats(), self._name(),
