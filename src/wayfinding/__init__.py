@@ -17,7 +17,7 @@ from .errors import (
 )
 from .graph import AdjacencyGraph, CSRGraph, Graph
 from .grid import Diagonal, Grid, GridSearch, distance_map, find_paths, read_map, read_scen
-from .results import PathResult, SearchStats
+from .results import PathResult, SearchStats, Status
 from .search import find_path, start_search
 from .sliced import SlicedSearch
 
@@ -27,6 +27,6 @@ __all__ = [
     "AdjacencyGraph", "CSRGraph", "Diagonal", "FileFormatError", "Graph", "Grid",
     "GridSearch", "IndexFormatError", "IndexMismatchError", "InvalidGridError",
     "InvalidQueryError", "MapFormatError", "PathResult",
-    "ScenarioFormatError", "SearchStats", "SlicedSearch", "WayfindingError", "Workspace",
+    "ScenarioFormatError", "SearchStats", "SlicedSearch", "Status", "WayfindingError", "Workspace",
     "distance_map", "find_path", "find_paths", "read_map", "read_scen", "start_search",
 ]

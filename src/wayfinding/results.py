@@ -5,11 +5,44 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import numpy as np
 
 from .errors import InvalidQueryError
+
+
+class Status(str, Enum):
+    """How a search or request stands; each member equals its lower-case name as a string.
+
+    ``FOUND``: a path to the goal; ``PARTIAL``: no path to the goal, and the path returned
+    leads to the reachable node nearest to it; ``RUNNING``: a sliced search that has not
+    ended; ``FAILED``: no path (the goal is unreachable); ``OUT_OF_BUDGET``: the search
+    stopped at its budget before it could tell.  Requests of a
+    :class:`~wayfinding.search.PathScheduler` are also ``QUEUED`` before their search begins
+    and ``CANCELLED`` when withdrawn.
+
+    >>> Status.FOUND == "found", str(Status.OUT_OF_BUDGET)
+    (True, 'out_of_budget')
+    """
+
+    FOUND = "found"
+    PARTIAL = "partial"
+    RUNNING = "running"
+    FAILED = "failed"
+    OUT_OF_BUDGET = "out_of_budget"
+    QUEUED = "queued"
+    CANCELLED = "cancelled"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Status.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
 
 
 @dataclass(slots=True)
@@ -40,6 +73,9 @@ class PathResult:
     graphs; empty when not found.  ``cost`` is the sum of the step costs (``inf`` when not
     found).  With ``record=True`` the search also keeps ``expanded_nodes`` (in expansion order)
     and ``open_nodes`` (the open list when it stopped), in the same node form as ``path``.
+    ``status`` is :attr:`Status.FOUND` or :attr:`Status.FAILED` unless the search tells
+    more (:attr:`Status.PARTIAL`, :attr:`Status.OUT_OF_BUDGET`); ``found`` is true exactly
+    when it is ``FOUND``.
     """
 
     path: Any
@@ -49,6 +85,13 @@ class PathResult:
     algorithm: str = ""
     expanded_nodes: Any = None
     open_nodes: Any = None
+    status: Status = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.status is None:
+            self.status = Status.FOUND if self.found else Status.FAILED
+        else:
+            self.status = Status(self.status)
 
     def __len__(self) -> int:
         return len(self.path)

@@ -34,7 +34,6 @@ class LowMemoryResult(PathResult):
     the memory-bounded A* discarded or evicted because its open list was full.
     """
 
-    status: str = "failed"
     cutoffs: list[float] = field(default_factory=list)
     dropped: int = 0
 
@@ -195,7 +194,7 @@ def memory_bounded_astar(graph: Any, start: Any, goal: Any, *, max_open: int,
     >>> g = AdjacencyGraph.from_edges([("S", "A", 1), ("S", "B", 2), ("A", "X", 1),
     ...                                ("B", "G", 1)])
     >>> memory_bounded_astar(g, "S", "G", max_open=1).status   # B was dropped
-    'failed'
+    Status.FAILED
     >>> memory_bounded_astar(g, "S", "G", max_open=2).path
     ['S', 'B', 'G']
     """
