@@ -349,5 +349,5 @@ ABSURD = _absurd_sizes()
 
 @pytest.mark.parametrize("what", list(ABSURD))
 def test_an_absurd_size_is_refused_before_allocating(what):
-    with pytest.raises(WayfindingError, match=r"would need .* \(wayfinding\._arguments\.MAX_"):
+    with pytest.raises(WayfindingError, match=r"would need .* \(wayfinding\._validate\.MAX_"):
         ABSURD[what]()

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _arguments
+from . import _validate
 from .errors import FileFormatError
 
 
@@ -91,15 +91,15 @@ def equal(a: np.ndarray, expected: np.ndarray, name: str, what: str) -> np.ndarr
 
 
 def integer(value: Any, name: str, lo: int, hi: int | None = None) -> int:
-    """``value`` as an int in ``lo..hi``: :func:`wayfinding._arguments.count`'s rules."""
-    return _arguments.count(name, value, min=lo, max=_arguments.INT64_MAX if hi is None else hi,
+    """``value`` as an int in ``lo..hi``: :func:`wayfinding._validate.count`'s rules."""
+    return _validate.count(name, value, min=lo, max=_validate.INT64_MAX if hi is None else hi,
                             error=FileFormatError)
 
 
 def number(value: Any, name: str, *, positive: bool = False) -> float:
     """``value`` as a finite float, > 0 when ``positive`` and >= 0 otherwise:
-    :func:`wayfinding._arguments.number`'s rules."""
-    return _arguments.number(name, value, min=0.0, min_open=positive, error=FileFormatError)
+    :func:`wayfinding._validate.number`'s rules."""
+    return _validate.number(name, value, min=0.0, min_open=positive, error=FileFormatError)
 
 
 def option(options: Mapping[str, Any], name: str) -> Any:
@@ -110,9 +110,9 @@ def option(options: Mapping[str, Any], name: str) -> Any:
 
 
 def choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
-    """Check that ``value`` is one of ``choices``: :func:`wayfinding._arguments.choice`'s
+    """Check that ``value`` is one of ``choices``: :func:`wayfinding._validate.choice`'s
     rules; returns it."""
-    return _arguments.choice(name, value, choices, error=FileFormatError)
+    return _validate.choice(name, value, choices, error=FileFormatError)
 
 
 def triangle(table: np.ndarray, name: str, src: np.ndarray, dst: np.ndarray,

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation, count, finite_point, positive_float, reals
 from .._kernels import _neighbours
+from .._validate import allocation, count, finite_point, positive_float, reals
 from ..errors import InvalidQueryError, brief
 
 _FIELDS = (("position", 2), ("velocity", 2), ("goal", 2), ("radius", 0), ("max_speed", 0),
@@ -235,11 +235,11 @@ def _point(value: Any, name: str) -> np.ndarray:
 def check_number(value: Any, name: str, *, zero: bool = False, infinite: bool = False
                  ) -> float:
     """``value`` as a float > 0 (>= 0 with ``zero``; inf allowed with ``infinite``), else a
-    clear error naming it (:func:`wayfinding._arguments.positive_float`)."""
+    clear error naming it (:func:`wayfinding._validate.positive_float`)."""
     return positive_float(name, value, allow_zero=zero, allow_inf=infinite)
 
 
 def check_count(value: Any, name: str, *, zero: bool = False) -> int:
     """``value`` as an int >= 1 (>= 0 with ``zero``), else a clear error naming it
-    (:func:`wayfinding._arguments.count`)."""
+    (:func:`wayfinding._validate.count`)."""
     return count(name, value, min=0 if zero else 1)

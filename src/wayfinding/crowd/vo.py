@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation
+from .._validate import allocation
 from ..errors import InvalidQueryError
 from .agents import Crowd, check_count, check_number
 from .powerlaw import time_to_collision

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import count, number, positive_float
 from .._kernels import _continuum
+from .._validate import count, number, positive_float
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid

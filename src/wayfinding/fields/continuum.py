@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import choice, count, positive_float
 from .._kernels import _continuum
 from .._scratch import SingleThread, exclusive
+from .._validate import choice, count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..navmesh import NavMesh

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation, choice, count, positive_float
+from .._validate import allocation, choice, count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import choice, number, positive_float
 from .._kernels import _fmm, _gridops
+from .._validate import choice, number, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid, cell_items
 from ..grid.search import GridSearch

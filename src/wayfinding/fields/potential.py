@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation, choice, count, number, positive_float
+from .._validate import allocation, choice, count, number, positive_float
 from ..errors import InvalidQueryError, brief
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import choice, count
+from .._validate import choice, count
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid

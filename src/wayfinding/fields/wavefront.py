@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import choice
+from .._validate import choice
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._arguments import choice, positive_float, xy
+from .._validate import choice, positive_float, xy
 from ..errors import InvalidGeometryError
 
 Pt = tuple[float, float]

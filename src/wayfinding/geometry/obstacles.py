@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import finite_point, positive_float, reals
+from .._validate import finite_point, positive_float, reals
 from ..errors import InvalidGridError, InvalidQueryError
 
 #: Absolute tolerance in world units of every clearance comparison.

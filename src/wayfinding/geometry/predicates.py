@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import reals
 from .._kernels import _predicates
+from .._validate import reals
 from ..errors import InvalidGeometryError
 
 #: Largest coordinate magnitude accepted (2**100).

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _arguments, _saved
+from .. import _saved, _validate
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult
 from .csr import CSRGraph, GraphIndex
@@ -89,7 +89,7 @@ def select_pivots(count: int, labels: np.ndarray,
 
 def pivot_count(value: Any) -> int:
     """Validate a requested number of pivots (an integer >= 1)."""
-    return _arguments.count("pivots", value)
+    return _validate.count("pivots", value)
 
 
 class CSRDifferentialHeuristic(GraphIndex):

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation, count
+from .._validate import allocation, count
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles, check_radius
 from .positioned import PositionedGraph, visible_pairs

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation, positive_float
+from .._validate import allocation, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles, as_points, check_radius
 from .positioned import PositionedGraph, check_clear_points, visible_pairs

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import count, number
+from .._validate import count, number
 from ..errors import InvalidGridError, brief
 from .grid import Grid
 from .movingai import Problem, Scenario, write_map, write_scen

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import count, finite_point, positive_float
 from .._kernels import _gridops
+from .._validate import count, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
 from ..graph.csr import CSRGraph
 from .rules import DIRECTIONS, SQRT2, Diagonal, move_masks

@@ -44,10 +44,10 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
-from .._arguments import count
 from .._kernels import _canonical, _csrsearch, _gridops, _gridsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
+from .._validate import count
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..progress import progress as progress_bar

@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
-from .._arguments import positive_float
 from .._kernels import _jps
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
+from .._validate import positive_float
 from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import choice, count, number
 from .._kernels import _canonical, _gridsearch
 from .._kernels._workspace import Workspace
 from .._scratch import SingleThread, exclusive
+from .._validate import choice, count, number
 from ..errors import IndexMismatchError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from ..sliced import SlicedSearch

@@ -30,8 +30,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import _saved
-from .._arguments import count
 from .._kernels import _subgoal
+from .._validate import count
 from ..errors import IndexFormatError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation
 from .._kernels._predicates import orient_xy
+from .._validate import allocation
 from ..errors import InvalidGeometryError, brief
 from ..geometry.obstacles import blocked_rectangles
 from ..geometry.predicates import check_coordinates, orient2d

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
-from .._arguments import allocation, choice, count, finite_points, positive_float, xy
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
+from .._validate import allocation, choice, count, finite_points, positive_float, xy
 from ..errors import (
     FileFormatError,
     InvalidGeometryError,

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import MAX_PIECES, allocation
+from .._validate import MAX_PIECES, allocation
 from ..errors import InvalidGeometryError
 from ..geometry.predicates import orient2d
 from . import build as _build

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation, choice, count, finite_point, finite_points, positive_float
+from .._validate import allocation, choice, count, finite_point, finite_points, positive_float
 from ..errors import InvalidQueryError
 
 STYLES = ("column", "band")

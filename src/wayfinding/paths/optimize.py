@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import allocation, count, number, positive_float
+from .._validate import allocation, count, number, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import positive_float
+from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_point
 from .turning import _unit

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import positive_float
+from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .._arguments import count, positive_float
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..results import SearchStats

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from wayfinding import _arguments as checks
+from wayfinding import _validate as checks
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
 
 

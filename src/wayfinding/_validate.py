@@ -212,4 +212,4 @@ def allocation(what: str, size: float, *, limit: int = MAX_CELLS,
         which = "MAX_CELLS" if limit == MAX_CELLS else "MAX_PIECES" if limit == MAX_PIECES \
             else f"{limit:g}"
         raise error(f"{what} would need {size:.3g} cells, more than the {limit:.0e} a build "
-                    f"may allocate (wayfinding._arguments.{which})")
+                    f"may allocate (wayfinding._validate.{which})")
