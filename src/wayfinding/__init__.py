@@ -1,7 +1,12 @@
 """wayfinding: navigation for games and virtual worlds.
 
-Floors (imports only go down): apps (``cli``, ``viz``) -> ``search`` -> worlds (``grid``,
-``graph``) -> base (``errors``, ``results``, compiled ``_kernels``).
+Floors (imports only go down; the README's architecture section spells them out):
+
+* apps: ``cli``, ``demo``, ``bench``, ``viz``;
+* movement: ``fields``, ``crowd``;
+* search: ``search`` (generic algorithms over the graph protocol), ``paths``;
+* worlds: ``navmesh`` > ``grid`` > ``graph``, each with its own fast searches;
+* base: ``geometry``, ``errors``, ``results``, ``sliced`` and the compiled ``_kernels``.
 """
 
 from ._kernels._workspace import Workspace
