@@ -12,6 +12,9 @@ otherwise) naming the argument and quoting the value (cut to about 80 characters
   no argument means such a value, and the kernels take 64-bit integers at most;
 * strings, None, lists and other objects are refused where a number is wanted.
 
+The budgets of searches run in slices (:func:`budget`, :func:`seconds`,
+:func:`step_budget`) take ``None`` for no limit and any non-negative size.
+
 Builders that allocate from their sizes call :func:`allocation` first, which refuses a
 product of sizes beyond :data:`MAX_CELLS` before any array is made.
 
@@ -108,6 +111,41 @@ def count(name: str, value: Any, *, min: int = 1, max: int = INT64_MAX,
     if isinstance(value, int) and not isinstance(value, bool) and value > INT64_MAX:
         span += " of at most 64 bits"
     raise error(f"{name} {brief(value)} must be an integer {span}")
+
+
+def budget(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
+           ) -> int | None:
+    """An expansion budget: ``None`` (no limit) or an integer >= 0 (a Python or numpy one,
+    not a bool), returned as an int.  Any size is taken: a budget beyond what a search can
+    spend means no limit."""
+    if value is None:
+        return None
+    if isinstance(value, _INTS) and not isinstance(value, bool) and value >= 0:
+        return operator.index(value)
+    raise error(f"{name} {brief(value)} must be an integer >= 0 or None")
+
+
+def seconds(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
+            ) -> float | None:
+    """A time budget: ``None`` (no limit) or a number >= 0 (not a bool, not NaN; inf means
+    no limit), returned as a float."""
+    if value is None:
+        return None
+    if isinstance(value, _REALS) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    raise error(f"{name} {brief(value)} must be a number >= 0 or None")
+
+
+def step_budget(max_expansions: Any, max_seconds: Any, *,
+                error: type[Exception] = InvalidQueryError) -> tuple[int | None, float | None]:
+    """The budget of one slice of a search, both parts checked: :func:`budget` and
+    :func:`seconds`.
+
+    >>> step_budget(10, None), step_budget(None, 0)
+    ((10, None), (None, 0.0))
+    """
+    return (budget("max_expansions", max_expansions, error=error),
+            seconds("max_seconds", max_seconds, error=error))
 
 
 def choice(name: str, value: Any, options: Iterable[Any], *,

@@ -3,9 +3,9 @@
 ``search = finder.start(a, b)`` (:meth:`GridSearch.start <wayfinding.grid.GridSearch.start>`,
 :meth:`CSRGraph.start <wayfinding.graph.CSRGraph.start>`, :func:`wayfinding.start_search`)
 makes one; ``search.step(max_expansions=..., max_seconds=...)`` runs it on and returns its
-status, ``"running"`` until it ends ``"found"`` or ``"failed"``.  However it is sliced, the
-result equals the one-shot search's: same path, cost and counters (only ``elapsed``, the time
-spent starting and stepping, differs).
+status (a :class:`~wayfinding.results.Status`), ``RUNNING`` until it ends ``FOUND`` or
+``FAILED``.  However it is sliced, the result equals the one-shot search's: same path, cost
+and counters (only ``elapsed``, the time spent starting and stepping, differs).
 """
 
 from __future__ import annotations
@@ -15,28 +15,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from ._scratch import SingleThread, exclusive
+from ._validate import step_budget
 from .errors import InvalidQueryError
-from .results import PathResult, SearchStats
+from .results import PathResult, SearchStats, Status
 
-#: The statuses of a sliced search.
-RUNNING, FOUND, FAILED = "running", "found", "failed"
+#: The statuses of a sliced search (members of :class:`~wayfinding.results.Status`).
+RUNNING, FOUND, FAILED = Status.RUNNING, Status.FOUND, Status.FAILED
 
 # Kernel codes returned by ``advance`` (see ``wayfinding._kernels._budget``).
-_CODES = {0: FAILED, 1: FOUND, 2: RUNNING}
-
-
-def check_budget(max_expansions: Any, max_seconds: Any) -> None:
-    """Refuse a step budget that is not ``None`` or an integer >= 0 / a number >= 0."""
-    if max_expansions is not None and (isinstance(max_expansions, bool) or not isinstance(
-            max_expansions, (int, np.integer)) or max_expansions < 0):
-        raise InvalidQueryError(
-            f"max_expansions {max_expansions!r} must be an integer >= 0 or None")
-    if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(
-            max_seconds, (int, float)) or not max_seconds >= 0):
-        raise InvalidQueryError(f"max_seconds {max_seconds!r} must be a number >= 0 or None")
+_CODES = {0: Status.FAILED, 1: Status.FOUND, 2: Status.RUNNING}
 
 
 class SlicedSearch(SingleThread):
@@ -63,7 +51,7 @@ class SlicedSearch(SingleThread):
         self._elapsed = setup
         self._result: PathResult | None = None
         self.algorithm = algorithm
-        self.status = RUNNING
+        self.status = Status.RUNNING
 
     @classmethod
     def done(cls, result: PathResult) -> SlicedSearch:
@@ -73,17 +61,17 @@ class SlicedSearch(SingleThread):
         search._result = result
         search._elapsed = result.stats.elapsed
         search.algorithm = result.algorithm
-        search.status = FOUND if result.found else FAILED
+        search.status = result.status
         return search
 
     @exclusive
     def step(self, max_expansions: int | None = None,
-             max_seconds: float | None = None) -> str:
+             max_seconds: float | None = None) -> Status:
         """Run on for at most ``max_expansions`` expansions and ``max_seconds`` seconds (no
         limit when None; the clock is read every 16 expansions, and a timed step always
         makes at least one) and return the status."""
-        check_budget(max_expansions, max_seconds)
-        if self.status != RUNNING:
+        max_expansions, max_seconds = step_budget(max_expansions, max_seconds)
+        if self.status is not Status.RUNNING:
             return self.status
         if self._run.stale:
             raise InvalidQueryError(
@@ -91,11 +79,11 @@ class SlicedSearch(SingleThread):
                 "each search that is still running its own GridSearch or workspace")
         t0 = time.perf_counter()
         code = self._run.advance(-1 if max_expansions is None else min(max_expansions, 2**62),
-                                 math.inf if max_seconds is None else float(max_seconds))
+                                 math.inf if max_seconds is None else max_seconds)
         self._elapsed += time.perf_counter() - t0
         self.status = _CODES[code]
-        if self.status != RUNNING:
-            self._result = self._finish(self.status == FOUND, self.stats)
+        if self.status is not Status.RUNNING:
+            self._result = self._finish(self.status is Status.FOUND, self.stats)
         return self.status
 
     @property
@@ -109,10 +97,12 @@ class SlicedSearch(SingleThread):
     @exclusive
     def result(self) -> PathResult:
         """The result once the search has ended; while it runs, a not-found result with the
-        counters so far."""
+        counters so far and status ``RUNNING``."""
         if self._result is not None:
             return self._result
-        return self._finish(False, self.stats)
+        result = self._finish(False, self.stats)
+        result.status = Status.RUNNING
+        return result
 
     def __repr__(self) -> str:
         return f"SlicedSearch({self.algorithm}: {self.status}, expanded={self.stats.expanded})"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from grid_oracle import legal_steps, oracle_costs
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from strategies import TERRAIN, seeded_cost_problems
 
 import wayfinding as wf
 from wayfinding.grid import GridSearch
@@ -15,24 +15,10 @@ RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 OPTIMAL = ["astar", "dijkstra", "bidirectional"]
 
 
-@st.composite
-def grids(draw, weighted=True):
-    h = draw(st.integers(1, 64))
-    w = draw(st.integers(1, 64))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
-    costs = np.ones((h, w))
-    if weighted and draw(st.booleans()):
-        costs = rng.choice([1.0, 1.5, 2.0, 5.0], size=(h, w))
-    costs[rng.random((h, w)) < density] = np.inf
-    free = np.argwhere(np.isfinite(costs))
-    if len(free) == 0:
-        costs[0, 0] = 1.0
-        free = np.array([[0, 0]])
-    a = free[draw(st.integers(0, len(free) - 1))]
-    b = free[draw(st.integers(0, len(free) - 1))]
-    return costs, (int(a[1]), int(a[0])), (int(b[1]), int(b[0]))
+def grids(weighted=True):
+    """Cost arrays of 1 to 64 cells a side (half with terrain when ``weighted``), a start and
+    a goal."""
+    return seeded_cost_problems(max_side=64, terrain=TERRAIN if weighted else None)
 
 
 def assert_legal(grid, result, start, goal):

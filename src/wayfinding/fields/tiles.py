@@ -42,6 +42,7 @@ from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2
 from ..grid.search import GridSearch
+from ..results import Status
 from .flow import GOAL, FlowField
 from .integration import eikonal_field
 
@@ -95,6 +96,11 @@ class TileRoute:
     tiles: dict[Sector, FlowField] = field(default_factory=dict)
     valid: bool = True
     _owner: Any = None
+
+    @property
+    def status(self) -> Status:
+        """``Status.FOUND`` when the route reaches the goal, else ``Status.FAILED``."""
+        return Status.FOUND if self.found else Status.FAILED
 
     def tile(self, sector: Sector) -> FlowField | None:
         """The tile of ``sector`` (built now if needed); None off the route."""

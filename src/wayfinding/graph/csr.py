@@ -219,7 +219,7 @@ class CSRGraph:
         >>> g = CSRGraph.from_edges(3, [0, 1], [1, 2], [2.0, 3.0])
         >>> search = g.start(0, 2)
         >>> search.step(max_expansions=1), search.step()
-        ('running', 'found')
+        (Status.RUNNING, Status.FOUND)
         >>> search.result().path.tolist()
         [0, 1, 2]
         """

@@ -141,7 +141,7 @@ class GridSearch(SingleThread):
         ... ....''')
         >>> search = GridSearch(g).start((0, 1), (3, 1))
         >>> [search.step(max_expansions=4) for _ in range(3)]
-        ['running', 'running', 'found']
+        [Status.RUNNING, Status.RUNNING, Status.FOUND]
         >>> search.result().cost
         5.0
         """

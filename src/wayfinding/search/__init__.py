@@ -84,7 +84,7 @@ def start_search(world: Any, start: Any, goal: Any, *, algo: str = "astar",
     >>> while search.step(max_expansions=1) == "running":
     ...     pass
     >>> search.status, search.result().cost
-    ('found', 3.0)
+    (Status.FOUND, 3.0)
     """
     if _compiled(world, heuristic, goal):
         if isinstance(world, Grid):

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import number, step_budget
 from ..errors import InvalidQueryError
-from ..results import PathResult, SearchStats
-from ..sliced import FAILED, FOUND, RUNNING, check_budget
+from ..results import PathResult, SearchStats, Status
 from .queues import BinaryHeap, BucketQueue
 
 TERMINATIONS = ("on_select", "on_visit", "exhaustive")
@@ -27,15 +27,16 @@ class AStarSearch:
     """An A* search that can run in slices: ``step(max_expansions, max_seconds)`` until it is
     done (as :class:`~wayfinding.sliced.SlicedSearch`).
 
-    Options as :func:`astar`.  ``status`` is ``"running"`` until the search ends with
-    ``"found"`` or ``"failed"``; :meth:`result` gives the path so far (not found while it
-    runs).  Stepping in slices of any size gives the same result as one run.
+    Options as :func:`astar`.  ``status`` (a :class:`~wayfinding.results.Status`) is
+    ``RUNNING`` until the search ends ``FOUND`` or ``FAILED``; :meth:`result` gives the path
+    so far (not found, status ``RUNNING``, while it runs).  Stepping in slices of any size
+    gives the same result as one run.
 
     >>> from wayfinding import AdjacencyGraph
     >>> g = AdjacencyGraph.from_edges([("a", "b", 1), ("b", "c", 1)])
     >>> s = AStarSearch(g, "a", "c")
     >>> [s.step(max_expansions=1) for _ in range(3)]
-    ['running', 'found', 'found']
+    [Status.RUNNING, Status.FOUND, Status.FOUND]
     >>> s.result().path
     ['a', 'b', 'c']
     """
@@ -47,9 +48,7 @@ class AStarSearch:
         if termination not in TERMINATIONS:
             raise InvalidQueryError(f"unknown termination {termination!r}; expected one of "
                                     f"{', '.join(TERMINATIONS)}")
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
-                or not math.isfinite(weight) or weight < 1:
-            raise InvalidQueryError(f"weight {weight!r} must be a finite number >= 1")
+        weight = number("weight", weight, min=1.0)
         if path_dims not in (None, 1, 2):
             raise InvalidQueryError(f"path_dims {path_dims!r} must be None, 1 or 2")
         self._is_goal, goals = _goal_test(goal)
@@ -80,7 +79,7 @@ class AStarSearch:
         self._best_goal: Any = None
         self._best_cost = math.inf
         self._elapsed = 0.0
-        self.status = RUNNING
+        self.status = Status.RUNNING
         self._open.push((self._hval(start), -0.0, self._counter), start)
         if self._is_goal(start):
             self._best_goal, self._best_cost = start, 0.0
@@ -97,11 +96,11 @@ class AStarSearch:
         return self._hcache[node]
 
     def step(self, max_expansions: int | None = None,
-             max_seconds: float | None = None) -> str:
+             max_seconds: float | None = None) -> Status:
         """Expand up to ``max_expansions`` more nodes for at most ``max_seconds`` (no limit
         when None; a timed step makes at least one expansion) and return the status."""
-        check_budget(max_expansions, max_seconds)
-        if self.status != RUNNING:
+        max_expansions, max_seconds = step_budget(max_expansions, max_seconds)
+        if self.status is not Status.RUNNING:
             return self.status
         t0 = time.perf_counter()
         try:
@@ -111,7 +110,7 @@ class AStarSearch:
         return self.status
 
     def _finish(self) -> None:
-        self.status = FOUND if self._best_goal is not None else FAILED
+        self.status = Status.FOUND if self._best_goal is not None else Status.FAILED
 
     def _run(self, budget: int | None, deadline: float) -> None:
         g, parent, closed, open_list = self._g, self._parent, self._closed, self._open
@@ -170,7 +169,7 @@ class AStarSearch:
 
     def result(self) -> PathResult:
         """The outcome so far: the path to the best goal once the search has ended."""
-        found = self.status == FOUND
+        found = self.status is Status.FOUND
         path: list[Any] = []
         if found:
             n = self._best_goal
@@ -189,8 +188,8 @@ class AStarSearch:
             open_nodes = [n for n in dict.fromkeys(self._open.items())
                           if n not in self._closed]
             return PathResult(path, cost, found, stats, self.algorithm, list(self._order),
-                              open_nodes)
-        return PathResult(path, cost, found, stats, self.algorithm)
+                              open_nodes, self.status)
+        return PathResult(path, cost, found, stats, self.algorithm, status=self.status)
 
 
 def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = None,
@@ -213,14 +212,15 @@ def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = Non
     ``record``: keep the expansion order and the final open list.
     ``path_dims``: ``None`` (the path is a list of nodes), 1 or 2: an int64 array of shape
     ``(n,)`` or ``(n, 2)`` (integer nodes or cells).
-    ``max_expansions``: stop early (``found=False``) after that many expansions.
+    ``max_expansions``: stop early (``found=False``, status ``OUT_OF_BUDGET``) after that
+    many expansions.
 
     The result's ``path`` is a list of nodes (unless ``path_dims``).  :class:`AStarSearch`
     runs the same search in slices.
     """
     search = AStarSearch(graph, start, goal, **options)
     search.step(max_expansions)
-    return search.result()
+    return _one_shot(search)
 
 
 def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
@@ -230,7 +230,15 @@ def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
     max_expansions = options.pop("max_expansions", None)
     search = AStarSearch(graph, start, goal, heuristic=zero_heuristic, **options)
     search.step(max_expansions)
-    return search.result()
+    return _one_shot(search)
+
+
+def _one_shot(search: AStarSearch) -> PathResult:
+    """The result of a search run once: one that its budget stopped is ``OUT_OF_BUDGET``."""
+    result = search.result()
+    if result.status is Status.RUNNING:
+        result.status = Status.OUT_OF_BUDGET
+    return result
 
 
 def zero_heuristic(node: Any, goal: Any) -> float:

@@ -38,11 +38,12 @@ import numpy as np
 
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
+from .._validate import number, step_budget
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
-from ..results import PathResult, SearchStats
+from ..results import PathResult, SearchStats, Status
 
 _NO_NODES = np.empty(0, dtype=np.int64)
 
@@ -258,7 +259,9 @@ class AnytimePath(PathResult):
     """A path of an anytime search: its cost is at most ``epsilon`` times the optimum
     (``epsilon`` 1: optimal).  ``epsilon`` is ``inf`` when no path is known, and when the
     path is the last round's, still open after a change (costs or the agent's position)
-    that the round under way has not repaired yet: a valid path with no bound."""
+    that the round under way has not repaired yet: a valid path with no bound.  ``status``
+    is ``FOUND`` with a path; without one, ``FAILED`` once a round has ended (no path
+    exists) and ``OUT_OF_BUDGET`` while the round under way may still find one."""
 
     epsilon: float = math.inf
 
@@ -268,11 +271,8 @@ class _Anytime(_Incremental):
 
     def __init__(self, world: Any, start: Any, goal: Any, *, epsilon: float = 2.5,
                  step: float = 0.5):
-        for name, v, low in (("epsilon", epsilon, 1.0), ("step", step, 0.0)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) \
-                    or not math.isfinite(v) or v < low or (name == "step" and v == 0):
-                raise InvalidQueryError(f"{name} {v!r} must be a finite number "
-                                        f"{'>= 1' if name == 'epsilon' else '> 0'}")
+        epsilon = number("epsilon", epsilon, min=1.0)
+        step = number("step", step, min=0.0, min_open=True)
         super().__init__(world, start, goal)
         self._core.anytime = True
         self._core.eps = float(epsilon)
@@ -284,9 +284,10 @@ class _Anytime(_Incremental):
         return "ad_star" if self.backward else "ara_star"
 
     def _forget(self) -> None:
-        """No path published: ``_best`` empty, ``_best_route`` its node and edge ids."""
+        """No path published: ``_best`` empty (out of budget until a round ends),
+        ``_best_route`` its node and edge ids."""
         self._best = AnytimePath(self._e.path(_NO_NODES), math.inf, False, SearchStats(),
-                                 self._name())
+                                 self._name(), status=Status.OUT_OF_BUDGET)
         self._best_route = (_NO_NODES, _NO_NODES)
 
     @exclusive
@@ -333,7 +334,10 @@ class _Anytime(_Incremental):
              max_seconds: float | None = None) -> AnytimePath:
         """Work within the budget (expansions and/or seconds; none: until optimal): finish
         the current round, publish its path, then lower epsilon by ``step`` (not below 1)
-        and start the next.  Returns the best path published so far."""
+        and start the next.  Returns the best path published so far.  Budgets as
+        :meth:`SlicedSearch.step <wayfinding.sliced.SlicedSearch.step>`: ``None`` or a
+        number >= 0."""
+        max_expansions, max_seconds = step_budget(max_expansions, max_seconds)
         t0 = time.perf_counter()
         core = self._core
         start = core.expanded

@@ -15,20 +15,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._validate import budget as check_budget
+from .._validate import count
 from ..errors import InvalidQueryError
-from ..results import PathResult, SearchStats
+from ..results import PathResult, SearchStats, Status
 from .generic import _goal_test, _hashable, _heuristic
 
 #: Outcomes of a low-memory search.
-STATUSES = ("found", "failed", "out_of_budget")
+STATUSES = (Status.FOUND, Status.FAILED, Status.OUT_OF_BUDGET)
 
 
 @dataclass(slots=True, repr=False)
 class LowMemoryResult(PathResult):
     """A :class:`~wayfinding.results.PathResult` with the search's outcome in detail.
 
-    ``status``: ``"found"``; ``"failed"`` (IDA*: no path exists; memory-bounded A*: its open
-    list ran dry, which may also happen when a path exists); ``"out_of_budget"`` (the
+    ``status``: ``FOUND``; ``FAILED`` (IDA*: no path exists; memory-bounded A*: its open
+    list ran dry, which may also happen when a path exists); ``OUT_OF_BUDGET`` (the
     expansion budget ran out first).  ``cutoffs``: IDA*'s f cut-off of every iteration, in
     order (empty for memory-bounded A*); ``iterations`` is their number.  ``dropped``: nodes
     the memory-bounded A* discarded or evicted because its open list was full.
@@ -40,14 +42,6 @@ class LowMemoryResult(PathResult):
     @property
     def iterations(self) -> int:
         return len(self.cutoffs)
-
-
-def _budget(value: Any, name: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidQueryError(f"{name} {value!r} must be an integer >= 0 or None")
-    return value
 
 
 def _cost(u: Any, v: Any, cost: Any) -> float:
@@ -62,7 +56,7 @@ def _setup(graph: Any, start: Any, goal: Any, heuristic: Any, max_expansions: An
            ) -> tuple[int | None, Any, Any]:
     """The checked expansion budget, the goal test and the heuristic (checked >= 0 and
     computed once per node)."""
-    budget = _budget(max_expansions, "max_expansions")
+    budget = check_budget("max_expansions", max_expansions)
     _hashable(start, "start")
     is_goal, goals = _goal_test(goal)
     h = _heuristic(graph, heuristic, goals)
@@ -88,14 +82,14 @@ def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
     nodes all have f = g + h <= cut-off (successors in the graph's order, nodes already on
     the current path skipped, so cycles end); the next cut-off is the smallest f that
     exceeded the current one.  With an admissible h the first goal reached is optimal.
-    When no f exceeded the cut-off the graph holds no path (``status="failed"``).
+    When no f exceeded the cut-off the graph holds no path (status ``FAILED``).
 
     Memory: the current path and one successor list per node on it (no open or closed
     list).  Time: nodes are re-expanded in every iteration, and paths reaching a node in
     several ways are all walked: exponential in the worst case, so keep it for small or
     tree-like graphs.  The walk is iterative (an explicit stack), so deep graphs do not hit
     Python's recursion limit.  ``max_expansions`` bounds the total expansions over all
-    iterations (``status="out_of_budget"``).  ``stats.max_open`` is the longest path held.
+    iterations (status ``OUT_OF_BUDGET``).  ``stats.max_open`` is the longest path held.
 
     >>> from wayfinding import AdjacencyGraph
     >>> g = AdjacencyGraph.from_edges([("S", "A", 6), ("S", "B", 15), ("A", "D", 12),
@@ -110,21 +104,21 @@ def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
     cutoffs: list[float] = []
     expanded = generated = max_depth = 0
     cutoff = hval(start)
-    status = "failed"
+    status = Status.FAILED
     path: list[Any] = []
     cost = math.inf
     while True:
         cutoffs.append(cutoff)
         generated += 1
         if is_goal(start):
-            status, path, cost = "found", [start], 0.0
+            status, path, cost = Status.FOUND, [start], 0.0
             break
         next_cutoff = math.inf
         nodes = [start]
         costs = [0.0]
         on_path = {start}
         if budget is not None and expanded >= budget:
-            status = "out_of_budget"
+            status = Status.OUT_OF_BUDGET
             break
         stack = [iter(graph.successors(start))]
         expanded += 1
@@ -146,7 +140,7 @@ def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
                     found = True
                     break
                 if budget is not None and expanded >= budget:
-                    status = "out_of_budget"
+                    status = Status.OUT_OF_BUDGET
                     stack.clear()
                     break
                 on_path.add(v)
@@ -159,14 +153,14 @@ def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
                 on_path.discard(nodes.pop())
                 costs.pop()
         if found:
-            status, path, cost = "found", nodes, costs[-1]
+            status, path, cost = Status.FOUND, nodes, costs[-1]
             break
-        if status == "out_of_budget" or math.isinf(next_cutoff):
+        if status is Status.OUT_OF_BUDGET or math.isinf(next_cutoff):
             break
         cutoff = next_cutoff
     stats = SearchStats(expanded=expanded, generated=generated, max_open=max_depth,
                         elapsed=time.perf_counter() - t0)
-    return LowMemoryResult(path, cost, status == "found", stats, "ida_star", status=status,
+    return LowMemoryResult(path, cost, status is Status.FOUND, stats, "ida_star", status=status,
                            cutoffs=cutoffs)
 
 
@@ -185,10 +179,10 @@ def memory_bounded_astar(graph: Any, start: Any, goal: Any, *, max_open: int,
     cheaply.  The result's cost is the sum of the cheapest edges along the returned path.
 
     **Neither complete nor optimal**: dropped nodes may be the only way to the goal, and
-    then the search ends with ``status="failed"`` although a path exists; a found path may
+    then the search ends with status ``FAILED`` although a path exists; a found path may
     be longer than the optimum.  ``max_open=1`` is a greedy walk; with ``max_open`` at least
     the largest open list A* would need, the result is A*'s.  ``max_expansions`` bounds the
-    expansions (``status="out_of_budget"``).
+    expansions (status ``OUT_OF_BUDGET``).
 
     >>> from wayfinding import AdjacencyGraph
     >>> g = AdjacencyGraph.from_edges([("S", "A", 1), ("S", "B", 2), ("A", "X", 1),
@@ -198,8 +192,7 @@ def memory_bounded_astar(graph: Any, start: Any, goal: Any, *, max_open: int,
     >>> memory_bounded_astar(g, "S", "G", max_open=2).path
     ['S', 'B', 'G']
     """
-    if isinstance(max_open, bool) or not isinstance(max_open, int) or max_open < 1:
-        raise InvalidQueryError(f"max_open {max_open!r} must be an integer >= 1")
+    max_open = count("max_open", max_open)
     budget, is_goal, hval = _setup(graph, start, goal, heuristic, max_expansions)
     t0 = time.perf_counter()
 
@@ -230,17 +223,17 @@ def memory_bounded_astar(graph: Any, start: Any, goal: Any, *, max_open: int,
 
     push(start, 0.0)
     generated = 1
-    status = "failed"
+    status = Status.FAILED
     best = None
     while open_keys:
         entry = open_keys.pop()
         u = entry[3]
         del open_key[u]
         if is_goal(u):
-            status, best = "found", u
+            status, best = Status.FOUND, u
             break
         if budget is not None and expanded >= budget:
-            status = "out_of_budget"
+            status = Status.OUT_OF_BUDGET
             break
         closed.add(u)
         ever_expanded.add(u)
@@ -316,7 +309,7 @@ def sma_star(graph: Any, start: Any, goal: Any, *, max_nodes: int, heuristic: An
 
     With an admissible heuristic it is **complete and optimal whenever some optimal path
     has at most** ``max_nodes`` **nodes** (both ends included); with less memory it
-    returns the best path that fits, or ``status="failed"`` when none does.  Unlike
+    returns the best path that fits, or status ``FAILED`` when none does.  Unlike
     :func:`memory_bounded_astar` it does not lose a path that fits in memory.  Each step
     scans the nodes in
     memory (O(max_nodes)), and forgotten parts are searched again: slow, for small
@@ -330,8 +323,7 @@ def sma_star(graph: Any, start: Any, goal: Any, *, max_nodes: int, heuristic: An
     >>> r.path, r.cost
     (['S', 'B', 'G'], 3.0)
     """
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 2:
-        raise InvalidQueryError(f"max_nodes {max_nodes!r} must be an integer >= 2")
+    max_nodes = count("max_nodes", max_nodes, min=2)
     budget, is_goal, h = _setup(graph, start, goal, heuristic, max_expansions)
     t0 = time.perf_counter()
     root = _TreeNode(start, 0.0, h(start), 0, None, -1)
@@ -339,17 +331,17 @@ def sma_star(graph: Any, start: Any, goal: Any, *, max_nodes: int, heuristic: An
     expanded = generated = dropped = 0
     generated = 1
     peak = 1
-    status = "failed"
+    status = Status.FAILED
     best: _TreeNode | None = None
     while True:
         n = _best_candidate(memory, is_goal)
         if n is None or math.isinf(n.f):
             break
         if is_goal(n.state):
-            status, best = "found", n
+            status, best = Status.FOUND, n
             break
         if budget is not None and expanded >= budget:
-            status = "out_of_budget"
+            status = Status.OUT_OF_BUDGET
             break
         expanded += 1
         if n.succ is None:

@@ -22,7 +22,7 @@ searched: it ends with ``found`` false in the next ``update``, whatever the budg
 >>> while not req.done:
 ...     _ = sched.update(max_expansions=4)           # at most 4 expansions per frame
 >>> req.status, req.result.cost
-('found', 7.0)
+(Status.FOUND, 7.0)
 """
 
 from __future__ import annotations
@@ -38,27 +38,32 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count, positive_float
+from .._validate import count, number, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
-from ..results import SearchStats
+from ..results import SearchStats, Status
 from .incremental import AnytimePath, ARAStar
 
-#: Request states: waiting, being searched, and the three ends.
-QUEUED, RUNNING, FOUND, FAILED, CANCELLED = "queued", "running", "found", "failed", "cancelled"
+#: Request states (members of :class:`~wayfinding.results.Status`): waiting, being searched,
+#: and the three ends.
+QUEUED, RUNNING, FOUND, FAILED, CANCELLED = (Status.QUEUED, Status.RUNNING, Status.FOUND,
+                                             Status.FAILED, Status.CANCELLED)
+_ENDS = (Status.FOUND, Status.FAILED, Status.CANCELLED)
 
 
 @dataclass(eq=False)
 class PathRequest:
-    """One request: ``status`` (see the constants), ``result`` (the PathResult once done),
-    ``lane`` (``"short"`` or ``"long"``), ``expanded`` (its expansions so far)."""
+    """One request: ``status`` (a :class:`~wayfinding.results.Status`: ``QUEUED``,
+    ``RUNNING``, then ``FOUND``, ``FAILED`` or ``CANCELLED``), ``result`` (the PathResult
+    once done), ``lane`` (``"short"`` or ``"long"``), ``expanded`` (its expansions so
+    far)."""
 
     start: Any
     goal: Any
     priority: float
     lane: str
     callback: Callable[[PathRequest], None] | None = None
-    status: str = QUEUED
+    status: Status = Status.QUEUED
     result: Any = None
     expanded: int = 0
     order: int = 0
@@ -66,7 +71,7 @@ class PathRequest:
 
     @property
     def done(self) -> bool:
-        return self.status in (FOUND, FAILED, CANCELLED)
+        return self.status in _ENDS
 
 
 class PathScheduler:
@@ -87,11 +92,10 @@ class PathScheduler:
 
     def __init__(self, world: Any, *, short_distance: float | None = None,
                  short_share: float = 0.5, pool: int = 2, slice_expansions: int = 64):
-        if not 0 < short_share < 1:
-            raise InvalidQueryError(f"short_share {short_share!r} must lie in (0, 1)")
-        for name, v in (("pool", pool), ("slice_expansions", slice_expansions)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InvalidQueryError(f"{name} {v!r} must be an integer >= 1")
+        short_share = number("short_share", short_share, min=0.0, max=1.0, min_open=True,
+                             max_open=True)
+        pool, slice_expansions = count("pool", pool), count("slice_expansions",
+                                                            slice_expansions)
         self.world = world
         self._free: list[ARAStar] = []
         self._pool = pool
@@ -113,8 +117,8 @@ class PathScheduler:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self.stats = {"requests": 0, FOUND: 0, FAILED: 0, CANCELLED: 0, "expansions": 0,
-                      "frames": 0, "planners_made": 1}
+        self.stats = {"requests": 0, "found": 0, "failed": 0, "cancelled": 0,
+                      "expansions": 0, "frames": 0, "planners_made": 1}
 
     # ------------------------------------------------------------------ requests
     def request(self, start: Any, goal: Any, *, priority: float = 0.0,
@@ -143,7 +147,7 @@ class PathScheduler:
                 return
             if self._active[req.lane] is req:
                 self._active[req.lane] = None
-            self._finish(req, CANCELLED)
+            self._finish(req, Status.CANCELLED)
         _call_back([req])
 
     @property
@@ -174,7 +178,7 @@ class PathScheduler:
                 if not req.done:
                     req.result = AnytimePath(self._edges.path(np.empty(0, dtype=np.int64)),
                                              math.inf, False, SearchStats(), "ara_star")
-                    self._finish(req, FAILED)
+                    self._finish(req, Status.FAILED)
                     ended.append(req)
             self._no_path.clear()
             busy = [lane for lane in ("short", "long") if self._has_work(lane)]
@@ -219,7 +223,7 @@ class PathScheduler:
             if req.planner.finished:
                 self._active[lane] = None
                 req.result = r
-                self._finish(req, FOUND if r.found else FAILED)
+                self._finish(req, Status.FOUND if r.found else Status.FAILED)
                 ended.append(req)
         return spent
 
@@ -230,7 +234,7 @@ class PathScheduler:
             if req.done:
                 continue
             req.planner = self._take(req)
-            req.status = RUNNING
+            req.status = Status.RUNNING
             self._active[lane] = req
             return req
         return None
@@ -248,9 +252,9 @@ class PathScheduler:
         self.stats["planners_made"] += 1
         return self._planner(req.start, req.goal)
 
-    def _finish(self, req: PathRequest, status: str) -> None:
+    def _finish(self, req: PathRequest, status: Status) -> None:
         req.status = status
-        self.stats[status] += 1
+        self.stats[status.value] += 1
         if req.planner is not None:
             if len(self._free) < self._pool:
                 self._free.append(req.planner)
