@@ -331,7 +331,7 @@ def test_boundary_of_a_room_with_a_pillar_and_of_a_pinch():
         mid, d = (a + b) / 2, b - a
         right, left = mid + 0.01 * np.stack([d[:, 1], -d[:, 0]], 1), \
             mid - 0.01 * np.stack([d[:, 1], -d[:, 0]], 1)
-        assert (mesh.locate(right) >= 0).all() and (mesh.locate(left) < 0).all()
+        assert (mesh.locate_many(right) >= 0).all() and (mesh.locate_many(left) < 0).all()
     # Two squares touching at (2, 2): two loops, each round its own square.
     v = np.array([(0, 0), (2, 0), (2, 2), (0, 2), (4, 2), (4, 4), (2, 4)], float)
     pinch = NavMesh(v, np.array([[0, 1, 2, 3], [2, 4, 5, 6]]), np.array([4, 4]))

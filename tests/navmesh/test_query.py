@@ -94,7 +94,7 @@ def crossed_polygons(mesh, path):
     t = (np.arange(4000) + 0.5) / 4000
     pts = np.array([line.interpolate(v, normalized=True).coords[0] for v in t])
     seq = []
-    for p in mesh.locate(pts).tolist():
+    for p in mesh.locate_many(pts).tolist():
         if not seq or seq[-1] != p:
             seq.append(p)
     return seq
@@ -117,11 +117,11 @@ def test_locate_and_nearest_against_shapely():
     polys = [Polygon(mesh.polygon(i)) for i in range(mesh.num_polygons)]
     rng = np.random.default_rng(0)
     pts = rng.random((400, 2)) * 26 - 3
-    got = mesh.locate(pts)
+    got = mesh.locate_many(pts)
     for p, poly in zip(pts, got, strict=True):
         holders = [i for i, g in enumerate(polys) if g.covers(Point(p))]
         assert poly == (min(holders) if holders else -1)
-    near, snapped = mesh.nearest(pts)
+    near, snapped = mesh.nearest_many(pts)
     for p, poly, q in zip(pts, near, snapped, strict=True):
         d = min(g.distance(Point(p)) for g in polys)
         assert math.hypot(*(q - p)) == pytest.approx(d, abs=1e-9)

@@ -113,7 +113,7 @@ def test_random_points(world):
     area, mesh = world
     rng = np.random.default_rng(8)
     pts = np.array([mesh.random_point(rng)[1] for _ in range(3000)])
-    assert (mesh.locate(pts) >= 0).all()
+    assert (mesh.locate_many(pts) >= 0).all()
     left = area.intersection(box(*area.bounds[:2], 10, area.bounds[3])).area / area.area
     assert abs((pts[:, 0] < 10).mean() - left) < 0.04
     c = sample_points(area, rng, 1)[0]

@@ -240,6 +240,6 @@ def _wrap(a: np.ndarray, b: np.ndarray, centres: np.ndarray, radii: np.ndarray, 
 def _on_mesh(mesh: Any, a: np.ndarray, pts: np.ndarray, b: np.ndarray) -> bool:
     """Every point of ``a, pts…, b`` on the mesh and every segment free of walls."""
     chain = np.vstack([a, pts, b])
-    if (np.asarray(mesh.locate(chain)) < 0).any():
+    if (mesh.locate_many(chain) < 0).any():
         return False
     return not any(mesh.raycast(p, q).hit for p, q in zip(chain[:-1], chain[1:]))

@@ -119,7 +119,7 @@ def stay_within(world: Any) -> Restrictor:
     Build the world for the agents' radius."""
     if isinstance(world, NavMesh):
         def off(p: np.ndarray) -> np.ndarray:
-            return np.asarray(world.locate(p)) < 0
+            return world.locate_many(p) < 0
     elif isinstance(world, Grid):
         def off(p: np.ndarray) -> np.ndarray:
             cells, inside = world.world_to_cells(p)

@@ -277,7 +277,7 @@ class Navigator:
         going = (state == _STATES.index(MOVING)) | (state == _STATES.index(STUCK))
         strayed = off > self.replan_distance
         if isinstance(self.world, NavMesh) and n:
-            poly = np.asarray(self.world.locate(p))
+            poly = self.world.locate_many(p)
             strayed |= (poly >= 0) & ~(self._corridor[:n] == poly[:, None]).any(1)
         return going & strayed
 

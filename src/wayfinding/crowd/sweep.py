@@ -529,7 +529,7 @@ class PathAvoidance:
         second = _bezier(ap, tangent, rp, _direction(pts, cum, s_rp), acr)
         new = np.vstack([first, second[1:]])
         if mesh is not None:
-            if (np.asarray(mesh.locate(new)) < 0).any() or any(
+            if (mesh.locate_many(new) < 0).any() or any(
                     mesh.raycast(p, q).hit for p, q in zip(new[:-1], new[1:])):
                 return None
         rest = pts[cum > s_rp + 1e-9]

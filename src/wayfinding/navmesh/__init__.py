@@ -5,7 +5,7 @@ clearance triangulations, which serve agents of every radius."""
 from .build import walkable_area
 from .clearance import ClearanceMesh, ClearancePath
 from .mesh import MAX_VERTS, NavMesh, OffMeshLink
-from .query import END, OFFMESH, START, NavPath, QueryFilter
+from .query import END, OFFMESH, START, NavMeshQuery, NavPath, QueryFilter
 
 __all__ = ["END", "MAX_VERTS", "OFFMESH", "START", "ClearanceMesh", "ClearancePath", "NavMesh",
-           "NavPath", "OffMeshLink", "QueryFilter", "walkable_area"]
+           "NavMeshQuery", "NavPath", "OffMeshLink", "QueryFilter", "walkable_area"]

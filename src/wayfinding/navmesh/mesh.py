@@ -1,5 +1,14 @@
 """The navigation mesh: convex polygons over the walkable area, with their adjacency, area
-types and flags, off-mesh links, and Detour-like queries."""
+types and flags, and off-mesh links; how to build, save and load it.
+
+The mesh is read-only data (as Detour's ``dtNavMesh``); queries and their scratch belong to
+:class:`~wayfinding.navmesh.query.NavMeshQuery` (as ``dtNavMeshQuery``).  The mesh keeps its
+query methods (:meth:`NavMesh.find_path`, :meth:`NavMesh.locate`, :meth:`NavMesh.nearest`,
+the surface queries...) as conveniences, not deprecated: each runs on a
+:class:`~wayfinding.navmesh.query.NavMeshQuery` the mesh makes for the calling thread on its
+first call, so one mesh still serves many threads.  Make your own query objects to hold their
+scratch yourself (one per thread, or one per agent group).
+"""
 
 from __future__ import annotations
 
@@ -14,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._deprecated import warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
-from .._validate import allocation, choice, count, finite_points, positive_float, xy
+from .._validate import allocation, choice, count, finite_points, positive_float
 from ..errors import (
     FileFormatError,
     InvalidGeometryError,
@@ -26,11 +36,10 @@ from ..errors import (
 )
 from ..geometry.buckets import box_buckets
 from ..geometry.predicates import check_coordinates
-from ..results import SearchStats
 from . import build as _build
 from . import subtractive as _subtractive
-from . import surface as _surface
-from .query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
+from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
+from .surface import RayHit, WallDistance
 
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
@@ -79,8 +88,10 @@ class NavMesh:
       the radius, as :meth:`boundary` gives the mesh's own (``None`` for a mesh made
       otherwise or loaded from a file: files keep the mesh only).
 
-    Build with :meth:`build`; query with :meth:`locate`, :meth:`nearest` and
-    :meth:`find_path`.  Queries keep per-thread scratch, so one mesh serves many threads.
+    Build with :meth:`build`; query with a :class:`~wayfinding.navmesh.query.NavMeshQuery`
+    or with the mesh's own :meth:`find_path`, :meth:`locate`, :meth:`nearest` (and their
+    ``*_many`` forms for arrays of points) and surface queries, which use one query per
+    thread: one mesh serves many threads.
 
     >>> mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
     ...                      holes=[[(4, 4), (6, 4), (6, 6), (4, 6)]])
@@ -112,7 +123,6 @@ class NavMesh:
         self.build_time = float(build_time)
         self.source_walls: tuple[np.ndarray, ...] | None = None
         self._local = threading.local()
-        self._filters: dict[Any, tuple[np.ndarray, ...]] = {}
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -363,59 +373,20 @@ class NavMesh:
         """The diagonal of the vertices' bounding box: no move on the mesh is longer."""
         return float(np.hypot(*np.ptp(self.vertices, axis=0))) if len(self.vertices) else 0.0
 
-    def _points(self, points: Any, name: str) -> tuple[np.ndarray, bool]:
-        return finite_points(name, points)
-
-    def locate(self, points: Any) -> Any:
-        """The polygon containing each point (boundary included; lowest id when several),
-        -1 off the mesh: an int for one point, an ``(n,)`` int32 array for ``(n, 2)``."""
-        pts, single = self._points(points, "points")
+    def _locate(self, pts: np.ndarray) -> np.ndarray:
+        """``(n,)`` int32: the polygon holding each of the ``(n, 2)`` float64 points, or -1."""
         out = np.empty(len(pts), dtype=np.int32)
         _navmesh.locate(self.vertices, self.polygons, self.sizes, *self._buckets, pts, out)
-        return int(out[0]) if single else out
-
-    def nearest(self, points: Any, *, filter: QueryFilter = DEFAULT_FILTER) -> Any:
-        """The usable polygon nearest each point and the nearest point on it: ``(polygon,
-        (x, y))`` for one point, ``((n,), (n, 2))`` arrays for many; polygon -1 when no
-        polygon is usable."""
-        pts, single = self._points(points, "points")
-        allowed = self._filter(filter)[0]
-        poly, snapped = self._nearest(pts, allowed)
-        if single:
-            return int(poly[0]), (float(snapped[0, 0]), float(snapped[0, 1]))
-        return poly, snapped
+        return out
 
     def _nearest(self, pts: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``allowed`` (``(P,)`` uint8) polygon nearest each point and the nearest point
+        on it: ``(n,)`` int32 and ``(n, 2)`` float64."""
         out = np.empty(len(pts), dtype=np.int32)
         snapped = np.empty((len(pts), 2))
         _navmesh.nearest(self.vertices, self.polygons, self.sizes, *self._buckets, allowed,
                          np.ascontiguousarray(pts), out, snapped)
         return out, snapped
-
-    # ------------------------------------------------------------------ search
-    def _filter(self, f: QueryFilter) -> tuple[np.ndarray, ...]:
-        """(allowed polygons, polygon costs, usable directed links, heuristic scale) for a
-        filter, cached."""
-        if not isinstance(f, QueryFilter):
-            raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
-        key = f.key
-        got = self._filters.get(key)
-        if got is None:
-            costs = f.area_costs()
-            def usable(flags: np.ndarray, areas: np.ndarray) -> np.ndarray:
-                return (((flags & f.include) != 0) & ((flags & f.exclude) == 0)
-                        & np.isfinite(costs[areas]))
-            allowed = usable(self.flags, self.areas).astype(np.uint8)
-            link = self._directed_links
-            lf = np.array([x.flags for x in self.links], dtype=np.uint16)
-            la = np.array([x.area for x in self.links], dtype=np.uint8)
-            link_ok = usable(lf, la)[link[4]].astype(np.uint8)
-            poly_cost = costs[self.areas]
-            usable_cost = poly_cost[allowed.astype(bool)]
-            # A* heuristic scale: the cheapest usable area's cost (slightly under: admissible).
-            h_scale = 0.999 * float(usable_cost.min()) if len(usable_cost) else 0.0
-            got = self._filters[key] = (allowed, poly_cost, link_ok, h_scale)
-        return got
 
     @cached_property
     def _directed_links(self) -> tuple[np.ndarray, ...]:
@@ -441,146 +412,74 @@ class NavMesh:
                 np.array(pts, dtype=np.float64).reshape(-1, 4)[order],
                 np.array(cost, dtype=np.float64)[order], np.array(ref, dtype=np.int32)[order])
 
-    def _query(self) -> Any:
-        """This thread's compiled query object (views on the mesh and A* state)."""
+    # ------------------------------------------------------------------ queries
+    def _query(self) -> NavMeshQuery:
+        """This thread's :class:`NavMeshQuery` on the mesh, made on first use."""
         q = getattr(self._local, "query", None)
         if q is None:
-            ptr, dst, lpts, lcost, _ = self._directed_links
-            q = self._local.query = _navmesh.MeshQuery(
-                self.vertices, self.polygons, self.sizes, self.neighbours, *self._buckets,
-                ptr, dst, lpts, lcost)
+            q = self._local.query = NavMeshQuery(self)
         return q
 
-    def _endpoint(self, point: Any, name: str, allowed: np.ndarray, query: Any
-                  ) -> tuple[int, np.ndarray, bool]:
-        """The usable polygon holding a query point, the point, and whether it was moved
-        there from off the mesh (or from an unusable polygon)."""
-        x, y = xy(name, point)
-        poly = query.locate_one(x, y)
-        if poly >= 0 and allowed[poly]:
-            return poly, np.array([x, y]), False
-        polys, snapped = self._nearest(np.array([[x, y]]), allowed)
-        return int(polys[0]), snapped[0], True
+    def find_path(self, start: Any, goal: Any, *, filter: QueryFilter = DEFAULT_FILTER,
+                  partial: bool = False) -> NavPath:
+        """:meth:`NavMeshQuery.find_path` on this thread's query."""
+        return self._query().find_path(start, goal, filter=filter, partial=partial)
 
-    def find_path(self, start: Any, goal: Any, *, filter: QueryFilter = DEFAULT_FILTER
-                  ) -> NavPath:
-        """The straight path from ``start`` to ``goal`` (world points): A* over the usable
-        polygons, then the funnel through the corridor's portals (compiled, one call).  A
-        polygon's position in the search is where the line from the previous position toward
-        the goal crosses the edge it was entered by (kept off the edge's ends; Detour takes
-        the edge's midpoint, which picks worse corridors); an off-mesh link enters at its end.
+    def locate(self, point: Any) -> int:
+        """:meth:`NavMeshQuery.locate`: the polygon holding ``point``, -1 off the mesh.
+        (An ``(n, 2)`` array is deprecated here: use :meth:`locate_many`.)"""
+        pts, single = finite_points("point", point)
+        if not single:
+            warn("NavMesh.locate() of an (n, 2) array", "NavMesh.locate_many()")
+            return self._query().locate_many(pts)  # type: ignore[return-value]
+        return self._query().locate(pts[0])
 
-        A point off the mesh, or on an unusable polygon, is moved to the nearest usable
-        polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False``.
-        """
-        t0 = time.perf_counter()
-        allowed, cost, link_ok, h_scale = self._filter(filter)
-        query = self._query()
-        ps, s, snap_s = self._endpoint(start, "start", allowed, query)
-        pg, g, snap_g = self._endpoint(goal, "goal", allowed, query)
-        stats = SearchStats()
-        if ps >= 0 and pg >= 0:
-            (found, stats.expanded, stats.generated, corridor, via, path, flags, owner,
-             length) = query.find(allowed, cost, link_ok, h_scale, ps, s[0], s[1], pg, g[0],
-                                  g[1])
-        else:
-            found = False
-        if not found:
-            stats.elapsed = time.perf_counter() - t0
-            return NavPath(np.empty((0, 2)), math.inf, False, stats, "navmesh",
-                           flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
-                           corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
-                           start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
-        flags[0] |= START
-        flags[-1] |= END
-        links = self._directed_links[4][via[via >= 0]]
-        stats.elapsed = time.perf_counter() - t0
-        return NavPath(path, length, True, stats, "navmesh", flags=flags,
-                       corner_polygons=owner, corridor=corridor, links=links, start=s, goal=g,
-                       snapped_start=snap_s, snapped_goal=snap_g)
+    def locate_many(self, points: Any) -> np.ndarray:
+        """:meth:`NavMeshQuery.locate_many`: ``(n,)`` int32 polygons of ``(n, 2)`` points."""
+        return self._query().locate_many(points)
 
-    # ------------------------------------------------------------------ surface queries
-    def _on_mesh(self, point: Any, name: str, f: QueryFilter) -> tuple[int, np.ndarray,
-                                                                          np.ndarray]:
-        allowed = self._filter(f)[0]
-        pts, single = self._points(point, name)
-        poly = self.locate(pts)[0] if single else -1
-        if not single or poly < 0 or not allowed[poly]:
-            raise InvalidQueryError(f"{name} {point!r} must be one point on a usable polygon "
-                                    "of the mesh (see nearest())")
-        return int(poly), pts[0], allowed
+    def nearest(self, point: Any, *, filter: QueryFilter = DEFAULT_FILTER
+                ) -> tuple[int, tuple[float, float]]:
+        """:meth:`NavMeshQuery.nearest`: ``(polygon, (x, y))`` nearest ``point``.  (An
+        ``(n, 2)`` array is deprecated here: use :meth:`nearest_many`.)"""
+        pts, single = finite_points("point", point)
+        if not single:
+            warn("NavMesh.nearest() of an (n, 2) array", "NavMesh.nearest_many()")
+            return self._query().nearest_many(pts, filter=filter)  # type: ignore[return-value]
+        return self._query().nearest(pts[0], filter=filter)
+
+    def nearest_many(self, points: Any, *, filter: QueryFilter = DEFAULT_FILTER
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`NavMeshQuery.nearest_many`: ``(n,)`` int32 polygons and ``(n, 2)``
+        nearest points."""
+        return self._query().nearest_many(points, filter=filter)
 
     def raycast(self, start: Any, end: Any, *, filter: QueryFilter = DEFAULT_FILTER
-                ) -> _surface.RayHit:
-        """Walk the segment from ``start`` (on the mesh) toward ``end`` across polygons until
-        a wall: the fraction walked (``inf`` when ``end`` is reached), the hit point, the
-        wall's normal and the polygons crossed.  The walkable area is closed: a ray along a
-        wall or through a corner goes on (through a vertex, into the polygon round it that
-        holds the ray's direction); only where two walls touch at one point (a pinch of no
-        width) does a ray through that point stop."""
-        poly, s, allowed = self._on_mesh(start, "start", filter)
-        e, _ = self._points(end, "end")
-        return _surface.raycast(self, poly, s, e[0], allowed)
+                ) -> RayHit:
+        """:meth:`NavMeshQuery.raycast` on this thread's query."""
+        return self._query().raycast(start, end, filter=filter)
 
     def move_along_surface(self, start: Any, target: Any, *,
-                           filter: QueryFilter = DEFAULT_FILTER) -> tuple[tuple[float, float],
-                                                                           np.ndarray]:
-        """Slide from ``start`` toward ``target`` along the walls, for small moves (one
-        frame): the polygons searched are those reached through portals within half the
-        move's length of its midpoint (as Detour's ``moveAlongSurface``); the result is the
-        target when one of them holds it, else the nearest point on their walls.  Returns
-        that point and the polygons searched.
-
-        A target farther from ``start`` than :attr:`reach` (the mesh's bounding-box
-        diagonal) is first brought to that distance along the same line: far beyond the
-        mesh, distances to its walls would differ by less than their rounding."""
-        poly, s, allowed = self._on_mesh(start, "start", filter)
-        t, _ = self._points(target, "target")
-        p, visited = _surface.move_along_surface(self, poly, s, t[0], allowed)
-        return (float(p[0]), float(p[1])), visited
+                           filter: QueryFilter = DEFAULT_FILTER
+                           ) -> tuple[tuple[float, float], np.ndarray]:
+        """:meth:`NavMeshQuery.move_along_surface` on this thread's query."""
+        return self._query().move_along_surface(start, target, filter=filter)
 
     def distance_to_wall(self, centre: Any, radius: float, *,
-                         filter: QueryFilter = DEFAULT_FILTER) -> _surface.WallDistance:
-        """The nearest wall within ``radius`` of ``centre`` (on the mesh), searching the
-        polygons connected to it."""
-        radius = positive_float("radius", radius, allow_zero=True)
-        poly, c, allowed = self._on_mesh(centre, "centre", filter)
-        return _surface.distance_to_wall(self, poly, c, radius, allowed)
+                         filter: QueryFilter = DEFAULT_FILTER) -> WallDistance:
+        """:meth:`NavMeshQuery.distance_to_wall` on this thread's query."""
+        return self._query().distance_to_wall(centre, radius, filter=filter)
 
     def polygons_in_circle(self, centre: Any, radius: float, *,
                            filter: QueryFilter = DEFAULT_FILTER
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The polygons reached from ``centre``'s polygon through portals within ``radius``
-        of it: ids, parents (-1 for the first) and path costs, in order of cost."""
-        radius = positive_float("radius", radius, allow_zero=True)
-        poly, c, allowed = self._on_mesh(centre, "centre", filter)
-        return _surface.polygons_in_circle(self, poly, c, radius, allowed)
+        """:meth:`NavMeshQuery.polygons_in_circle` on this thread's query."""
+        return self._query().polygons_in_circle(centre, radius, filter=filter)
 
     def random_point(self, rng: Any = None, *, centre: Any = None, radius: float | None = None,
                      filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float]]:
-        """A random point of the usable mesh, uniform by area: ``(polygon, (x, y))``.  With
-        ``centre`` and ``radius``: uniform over the part of the disc reachable from the
-        centre's polygon (rejection sampling, at most 1000 tries).  ``rng``: a numpy
-        Generator or a seed."""
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        if centre is None:
-            allowed = self._filter(filter)[0]
-            polys = np.flatnonzero(allowed)
-            if not len(polys):
-                raise InvalidQueryError("no polygon is usable under this filter")
-            p, pt = _surface.random_point_in(self, polys, gen)
-            return p, (float(pt[0]), float(pt[1]))
-        if radius is None:
-            raise InvalidQueryError("give a radius with the centre")
-        radius = positive_float("radius", radius, allow_zero=True)
-        polys, _, _ = self.polygons_in_circle(centre, radius, filter=filter)
-        c = self._points(centre, "centre")[0][0]
-        for _ in range(1000):
-            p, pt = _surface.random_point_in(self, polys, gen)
-            if math.hypot(*(pt - c)) <= radius:
-                return p, (float(pt[0]), float(pt[1]))
-        raise InvalidQueryError(f"no random point found within radius {radius} of "
-                                f"{tuple(c)} in 1000 tries")
+        """:meth:`NavMeshQuery.random_point` on this thread's query."""
+        return self._query().random_point(rng, centre=centre, radius=radius, filter=filter)
 
 
 def _ccw_angle(a: np.ndarray, b: np.ndarray) -> float:
