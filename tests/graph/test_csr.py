@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
+from strategies import cellwise_grids
 
 from wayfinding import CSRGraph, Grid, InvalidGridError, InvalidQueryError, find_path
 from wayfinding.grid import distance_map
@@ -231,15 +232,9 @@ def test_coords_heuristic_scale_is_the_cheapest_cost_per_length(weight):
 
 # ------------------------------------------------------------------------ Grid.to_csr
 
-@st.composite
-def grids(draw):
-    h, w = draw(st.integers(1, 8)), draw(st.integers(1, 8))
-    terrain = draw(st.sampled_from([(1.0,), (1.0, 2.0, 3.5)]))
-    cells = draw(st.lists(st.sampled_from([*terrain, math.inf]), min_size=h * w,
-                          max_size=h * w))
-    costs = np.array(cells, dtype=float).reshape(h, w)
-    costs[0, 0] = 1.0
-    return Grid(costs, diagonal=draw(st.sampled_from(RULES)))
+def grids():
+    """Grids of 1 to 8 cells a side drawn cell by cell, uniform or with terrain."""
+    return cellwise_grids(max_side=8, rules=RULES)
 
 
 @settings(max_examples=80, deadline=None)

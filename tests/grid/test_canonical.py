@@ -8,6 +8,7 @@ from grid_oracle import oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from movingai_data import generated_grid, load, movingai_names
+from strategies import seeded_costs_and_rngs
 
 import wayfinding as wf
 from wayfinding.errors import InvalidGridError, InvalidQueryError
@@ -24,10 +25,9 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 @st.composite
 def maps(draw, max_side=48):
     """Random uniform maps (0-40 % obstacles, sometimes with wall segments) and sources."""
-    h = draw(st.integers(1, max_side))
-    w = draw(st.integers(1, max_side))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    free = rng.random((h, w)) >= draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
+    costs, rng = draw(seeded_costs_and_rngs(max_side=max_side, open_corner="never"))
+    free = np.isfinite(costs)
+    h, w = free.shape
     for _ in range(draw(st.integers(0, 4))):
         if rng.random() < 0.5:
             free[rng.integers(h), rng.integers(w) // 2:rng.integers(w) + 1] = False

@@ -12,6 +12,7 @@ from grid_oracle import legal_steps, oracle_costs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from movingai_data import GENERATED, generated_grid, load, movingai_names
+from strategies import TERRAIN, seeded_cost_problems
 
 from wayfinding.errors import (
     IndexFormatError,
@@ -127,20 +128,9 @@ def test_bound_is_consistent_on_weighted_terrain(rule):
 
 @st.composite
 def cases(draw):
-    h, w = draw(st.integers(1, 24)), draw(st.integers(1, 24))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    costs = np.ones((h, w))
-    if draw(st.booleans()):
-        costs = rng.choice([1.0, 1.5, 2.0, 5.0], size=(h, w))
-    costs[rng.random((h, w)) < draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))] = np.inf
-    free = np.argwhere(np.isfinite(costs))
-    if len(free) == 0:
-        costs[0, 0] = 1.0
-        free = np.array([[0, 0]])
-    a = free[draw(st.integers(0, len(free) - 1))]
-    b = free[draw(st.integers(0, len(free) - 1))]
+    costs, start, goal = draw(seeded_cost_problems(max_side=24, terrain=TERRAIN))
     pivots = draw(st.integers(1, 5))
-    return costs, (int(a[1]), int(a[0])), (int(b[1]), int(b[0])), pivots
+    return costs, start, goal, pivots
 
 
 def assert_legal(grid, r, start, goal):

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from movingai_data import load, movingai_names
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
+from strategies import TERRAIN, seeded_grids
 
 import wayfinding as wf
 from wayfinding.errors import (
@@ -33,18 +34,10 @@ from wayfinding.grid.rules import DIRECTIONS
 RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 
 
-@st.composite
-def maps(draw, max_side=12, weighted=True, rules=tuple(RULES)):
-    h = draw(st.integers(1, max_side))
-    w = draw(st.integers(1, max_side))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    costs = np.ones((h, w))
-    if weighted and draw(st.booleans()):
-        costs = rng.choice([1.0, 1.5, 2.0, 5.0], size=(h, w))
-    costs[rng.random((h, w)) < draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))] = np.inf
-    if not np.isfinite(costs).any():
-        costs[0, 0] = 1.0
-    return wf.Grid(costs, diagonal=draw(st.sampled_from(rules)))
+def maps(max_side=12, weighted=True, rules=tuple(RULES)):
+    """Grids of 1 to ``max_side`` cells a side (half with terrain when ``weighted``), one of
+    ``rules``."""
+    return seeded_grids(max_side=max_side, terrain=TERRAIN if weighted else None, rules=rules)
 
 
 def oracle_boxes(grid):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from movingai_data import generated_grid, generated_scen, load, movingai_names
+from strategies import seeded_grid_problems
 
 import wayfinding as wf
 from wayfinding._kernels import _jps
@@ -148,18 +149,10 @@ def oracle_bounds(grid):
     return Bounds(boxes)
 
 
-@st.composite
-def grids(draw, max_side=40):
-    h = draw(st.integers(1, max_side))
-    w = draw(st.integers(1, max_side))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    density = draw(st.sampled_from([0.0, 0.1, 0.2, 0.3, 0.4]))
-    passable = rng.random((h, w)) >= density
-    passable[0, 0] = True
-    free = np.argwhere(passable)
-    a = free[draw(st.integers(0, len(free) - 1))]
-    b = free[draw(st.integers(0, len(free) - 1))]
-    return wf.Grid(passable), (int(a[1]), int(a[0])), (int(b[1]), int(b[0]))
+def grids(max_side=40):
+    """Uniform grids of 1 to ``max_side`` cells a side, (0, 0) free, a start and a goal."""
+    return seeded_grid_problems(max_side=max_side, densities=(0.0, 0.1, 0.2, 0.3, 0.4),
+                                open_corner="always")
 
 
 # ---------------------------------------------------------------- preprocessing

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from grid_oracle import oracle_costs
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from movingai_data import all_names, load, movingai_map, movingai_names, prebuilt_index
+from strategies import seeded_cost_problems
 from test_search_oracle import assert_legal
 
 import wayfinding as wf
@@ -21,17 +21,9 @@ from wayfinding.grid.methods import EXACT, INDEX_SPECS, METHODS, PREPROCESSED, m
 FAST = ["jps", *(a for a in PREPROCESSED if not a.startswith("hpa"))]
 
 
-@st.composite
-def uniform_grids(draw):
-    h, w = draw(st.integers(1, 24)), draw(st.integers(1, 24))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
-    costs = np.where(rng.random((h, w)) < density, np.inf, 1.0)
-    costs[0, 0] = 1.0
-    free = np.argwhere(np.isfinite(costs))
-    a = free[draw(st.integers(0, len(free) - 1))]
-    b = free[draw(st.integers(0, len(free) - 1))]
-    return costs, (int(a[1]), int(a[0])), (int(b[1]), int(b[0]))
+def uniform_grids():
+    """Uniform cost arrays of 1 to 24 cells a side, (0, 0) free, a start and a goal."""
+    return seeded_cost_problems(max_side=24, open_corner="always")
 
 
 def test_method_names():

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from movingai_data import generated_grid, generated_scen, load, movingai_names
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
+from strategies import seeded_grids_and_rngs
 
 from wayfinding.errors import (
     IndexFormatError,
@@ -294,15 +295,10 @@ def test_long_corridor_beyond_the_saturated_clearance():
 
 
 # --------------------------------------------------------------------------- random grids
-@st.composite
-def grids(draw, max_side=40):
-    h = draw(st.integers(1, max_side))
-    w = draw(st.integers(1, max_side))
-    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    free = rng.random((h, w)) >= density
-    free[0, 0] = True
-    return Grid(free), rng
+def grids(max_side=40):
+    """Uniform grids of 1 to ``max_side`` cells a side, (0, 0) free, and the generator that
+    made them."""
+    return seeded_grids_and_rngs(max_side=max_side, open_corner="always")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -2,10 +2,12 @@
 clearance r against shapely's eroded area (sound: the path keeps r from every wall;
 complete: a path is found whenever the eroded area joins the two ends), the refinement
 the soundness needs, the clearance funnel's arcs, files and bad input; the compiled build
-against the step-by-step one of :mod:`wayfinding.navmesh.lct` (bit for bit), its
+against the step-by-step one of :mod:`wayfinding.navmesh._lct_reference` (bit for bit), its
 clearances against shapely, and its build time."""
 
+import importlib
 import math
+import sys
 import time
 
 import numpy as np
@@ -19,8 +21,10 @@ from test_query import random_world
 from wayfinding._kernels._clearance import hypot_many
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from wayfinding.grid import Grid, generate
-from wayfinding.navmesh import ClearanceMesh, lct, walkable_area
+from wayfinding.navmesh import ClearanceMesh, walkable_area
+from wayfinding.navmesh import _lct_reference as reference
 from wayfinding.navmesh.build import eroded, triangulate
+from wayfinding.navmesh.clearance import END_MARGIN
 from wayfinding.navmesh.exact import VisibilityMap
 
 RING = dict(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
@@ -401,7 +405,7 @@ def test_near_limit_paths_the_funnel_still_misses(world, p, q, r):
 # ---------------------------------------------------------------------- the compiled build
 def reference_build(area, refine=True):
     """The build step by step in Python: vertices, triangles, clearances, Steiner count."""
-    mesh = lct.Triangulation(*triangulate(walkable_area(area)))
+    mesh = reference.Triangulation(*triangulate(walkable_area(area)))
     mesh.make_delaunay()
     steiner = mesh.refine() if refine else 0
     v, t, _ = mesh.arrays()
@@ -450,7 +454,7 @@ def test_build_matches_the_step_by_step_reference(name, refine):
     assert mesh.steiner == steiner
     assert np.array_equal(mesh.vertices, v) and np.array_equal(mesh.triangles, t)
     assert np.array_equal(mesh.clearance, c)          # bit for bit
-    ref = lct.Triangulation(v, t)
+    ref = reference.Triangulation(v, t)
     assert np.array_equal(mesh.neighbours, ref.arrays()[2])
     assert mesh.hidden_gaps() == [u for u in range(len(v) - steiner) if ref.gap(u)[0] is not None]
     assert refine or steiner == 0
@@ -560,3 +564,10 @@ def test_ten_thousand_vertices_build_in_seconds_and_grow_slower_than_squared():
     # One open room inside 4,000 outline vertices, where every gap test looks at much of
     # the room (about half a second; a minute and more step by step in Python).
     assert median_build_time(star(4000)) < 10
+
+
+def test_the_old_reference_module_name_still_imports_and_warns():
+    sys.modules.pop("wayfinding.navmesh.lct", None)
+    with pytest.warns(DeprecationWarning, match="_lct_reference"):
+        old = importlib.import_module("wayfinding.navmesh.lct")
+    assert old.Triangulation is reference.Triangulation and old.END_MARGIN == END_MARGIN

@@ -1,17 +1,32 @@
 """Local clearance triangulations (after Kallmann 2014): one triangle mesh that finds
 paths for agents of every radius.
 
-Every corner of every triangle stores its *traversal clearance*, the width available to a
-path that enters the triangle by one edge at that corner and leaves by the other (see
-:mod:`wayfinding.navmesh.lct`).  The constrained Delaunay triangulation of the walkable area
-is refined until no gap between a vertex and a wall hides from the corners it crosses;
-then a search that crosses a corner only when ``2 r <= clearance`` (the convention here:
-an agent exactly as wide as a passage fits), from and to points at least ``r`` from every
-wall, finds the channels that hold a path of clearance ``r``.  The clearance-aware funnel
-pulls that path taut: tangent segments and arcs of radius ``r`` round the corners it
-turns.  The first and last triangles are no traversals: the corners and walls near the
-path's first and last legs are checked there, and every leg of the pulled path against
-the walls of its channel (a channel that fails gives no path).
+Every corner of every triangle stores its *traversal clearance*, the width available to a path
+that enters the triangle by one edge at that corner and leaves by the other.  The constrained
+Delaunay triangulation of the walkable area is refined until no gap between a vertex and a wall
+hides from the corners it crosses; then a search that crosses a corner only when
+``2 r <= clearance`` (the convention here: an agent exactly as wide as a passage fits), from and to
+points at least ``r`` from every wall, finds the channels that hold a path of clearance
+``r``.  The clearance-aware funnel pulls that path taut: tangent segments and arcs of radius
+``r`` round the corners it turns.  The first and last triangles are no traversals: the corners
+and walls near the path's first and last legs are checked there, and every leg of the pulled
+path against the walls of its channel (a channel that fails gives no path).
+
+*Traversal clearance* of corner ``b`` of triangle ``(b, c, a)`` (a path entering by ``ab``
+and leaving by ``bc``): ``dist(b, ac)`` when ``ac`` is a wall; otherwise the distance from
+``b`` to the nearest wall that crosses the *sector* (the disc of radius
+``min(|ab|, |bc|)`` between the rays ``ba`` and ``bc``), found by walking across free edges
+beyond ``ac``, or that radius when none does.  Every path of clearance ``r`` through the
+corner needs ``2 r <= clearance``.
+
+*Refinement* makes the test sufficient too.  A path can slip through the gap between a
+vertex ``v`` and a wall without turning round ``v``, so the gap's width must also bound
+the corners it crosses: when the segment from ``v`` to its foot ``f`` on a wall in sight
+crosses a triangle one of whose corners (other than ``v``) claims more clearance than
+``|vf|``, the wall is split at ``f``.  The Delaunay flips that follow connect ``v`` to
+``f`` (or to vertices nearer still), so the gap becomes an edge every path through it
+crosses.  (Kallmann's disturbances, resolved the same way: by a Steiner vertex at the
+disturbing vertex's projection on the constraint.)
 
 >>> mesh = ClearanceMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
 ...                            holes=[[(2, 2), (8, 2), (8, 8), (2, 8)]])
@@ -40,10 +55,13 @@ from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point, check_radius
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
-from .lct import END_MARGIN, MAX_STEINER_RATIO, segment_distance
 from .mesh import bucket_index
 
 FORMAT, VERSION = "wayfinding-clearance-mesh", 1
+#: Refinement stops with an error after this many Steiner vertices per input vertex.
+MAX_STEINER_RATIO = 20
+#: A foot closer than this fraction of a wall's length to one of its ends does not split it.
+END_MARGIN = 1e-9
 #: Angle (radians) between the points a path's arcs are drawn with, at most.
 ARC_STEP = math.radians(5)
 Pt = tuple[float, float]
@@ -92,11 +110,11 @@ class ClearanceMesh:
         """Triangulate a walkable area (anything :func:`walkable_area` takes), make the
         triangulation constrained Delaunay with exact in-circle tests and, with ``refine``
         (the default), split walls until no vertex–wall gap hides from the corners it
-        crosses.  The steps of :class:`~wayfinding.navmesh.lct.Triangulation`, compiled:
-        the same triangles and clearances, bit for bit.  Each gap test looks at the
-        triangles within its vertex's reach: the time grows near linearly for rooms,
-        caves and obstacle fields, and up to quadratically when one open room is bounded
-        by thousands of vertices."""
+        crosses.  The steps of the Python reference in
+        :mod:`wayfinding.navmesh._lct_reference`, compiled: the same triangles and
+        clearances, bit for bit.  Each gap test looks at the triangles within its vertex's
+        reach: the time grows near linearly for rooms, caves and obstacle fields, and up to
+        quadratically when one open room is bounded by thousands of vertices."""
         t0 = time.perf_counter()
         verts, tris = triangulate(walkable_area(area, outline=outline, holes=holes))
         mesh = _kernel_mesh(verts, tris)
@@ -119,7 +137,7 @@ class ClearanceMesh:
 
     def hidden_gaps(self) -> list[int]:
         """The input vertices with a hidden gap (see
-        :meth:`~wayfinding.navmesh.lct.Triangulation.gap`); none after refinement."""
+        *Refinement* in the module notes); none after refinement."""
         mesh = _kernel_mesh(self.vertices, self.triangles)
         return mesh.hidden_gaps(len(self.vertices) - self.steiner)
 
@@ -474,6 +492,16 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
         out.append((-2, 0))
     # A corner at the start's or the goal's own place (only with r = 0) bends nothing.
     return [n for n in out if n[0] < 0 or centre(n) not in (p, q)]
+
+
+def segment_distance(px: float, py: float, ax: float, ay: float, bx: float, by: float,
+                     lo: float, hi: float) -> float:
+    """Distance from p to the part ``lo <= s <= hi`` of the segment a + s (b - a)."""
+    dx, dy = bx - ax, by - ay
+    dd = dx * dx + dy * dy
+    s = ((px - ax) * dx + (py - ay) * dy) / dd if dd > 0 else lo
+    s = min(max(s, lo), hi)
+    return math.hypot(ax + s * dx - px, ay + s * dy - py)
 
 
 def _segment_distance(a: Pt, b: Pt, x: Pt) -> float:
