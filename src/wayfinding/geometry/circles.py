@@ -4,7 +4,9 @@ an agent's clearance)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import choice, positive_float, xy
 from ..errors import InvalidGeometryError
@@ -12,7 +14,7 @@ from ..errors import InvalidGeometryError
 Pt = tuple[float, float]
 
 
-def circle_tangent(c0: Any, s0: int, r0: float, c1: Any, s1: int, r1: float, *,
+def circle_tangent(c0: ArrayLike, s0: int, r0: float, c1: ArrayLike, s1: int, r1: float, *,
                    clamp: bool = False) -> tuple[float, float, Pt, Pt] | None:
     """The segment that leaves circle 0 (centre ``c0``, radius ``r0``) and touches circle 1,
     for a path going round circle i counter-clockwise (y up) when ``s_i`` is +1, clockwise
@@ -36,7 +38,7 @@ def circle_tangent(c0: Any, s0: int, r0: float, c1: Any, s1: int, r1: float, *,
     return tangent(c0, s0, r0, c1, s1, r1, clamp=clamp)
 
 
-def tangent(c0: Any, s0: int, r0: float, c1: Any, s1: int, r1: float, *,
+def tangent(c0: Pt | np.ndarray, s0: int, r0: float, c1: Pt | np.ndarray, s1: int, r1: float, *,
             clamp: bool = False) -> tuple[float, float, Pt, Pt] | None:
     """:func:`circle_tangent` without its checks, for callers that made them."""
     dx, dy = float(c1[0]) - float(c0[0]), float(c1[1]) - float(c0[1])

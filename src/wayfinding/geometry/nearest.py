@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidQueryError
 from .obstacles import as_points
@@ -23,7 +22,7 @@ class PointIndex:
     [0, 0, 1]
     """
 
-    def __init__(self, points: Any):
+    def __init__(self, points: ArrayLike):
         pts = as_points(points, "points")
         if not len(pts):
             raise InvalidQueryError("a PointIndex needs at least one point")
@@ -40,7 +39,7 @@ class PointIndex:
         self._start = np.zeros(int(self._shape.prod()) + 1, dtype=np.int64)
         np.cumsum(np.bincount(key, minlength=int(self._shape.prod())), out=self._start[1:])
 
-    def nearest(self, queries: Any) -> np.ndarray:
+    def nearest(self, queries: ArrayLike) -> np.ndarray:
         """``(m,)`` int64: index of the nearest point to each query (``(m, 2)`` or ``(2,)``).
 
         A query outside the points' box starts at the first ring that reaches the buckets."""

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import finite_point, positive_float, reals
 from ..errors import InvalidGridError, InvalidQueryError
@@ -48,7 +49,7 @@ class Obstacles:
     [True, False]
     """
 
-    def __init__(self, polygons: Iterable[Any] = ()):
+    def __init__(self, polygons: Iterable[ArrayLike] = ()):
         polys = []
         for i, raw in enumerate(polygons):
             poly = np.array(reals(f"polygon {i}", raw, error=InvalidGridError))
@@ -121,14 +122,14 @@ class Obstacles:
         lo, hi = self._a.min(axis=0), self._a.max(axis=0)
         return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
 
-    def points_clear(self, points: Any, radius: float = 0.0) -> np.ndarray:
+    def points_clear(self, points: ArrayLike, radius: float = 0.0) -> np.ndarray:
         """``(m,)`` bool: each point of ``points`` (``(m, 2)`` or ``(2,)``) is outside every
         obstacle and at distance >= ``radius`` from every boundary.  O(m · edges)."""
         p = as_points(points, "points")
         r = check_radius(radius)
         return self.segments_clear(p, p, r)
 
-    def segments_clear(self, p: Any, q: Any, radius: float = 0.0) -> np.ndarray:
+    def segments_clear(self, p: ArrayLike, q: ArrayLike, radius: float = 0.0) -> np.ndarray:
         """``(m,)`` bool: segment ``p[i]``–``q[i]`` is clear for an agent of ``radius``.
 
         ``p``, ``q``: ``(m, 2)`` (or ``(2,)``) world points.  Edges are first filtered by
@@ -211,7 +212,7 @@ class Obstacles:
         inside[owner[hit]] = True
         return inside
 
-    def contains(self, points: Any) -> np.ndarray:
+    def contains(self, points: ArrayLike) -> np.ndarray:
         """``(m,)`` bool: each point is strictly inside some obstacle (farther than
         :data:`TOLERANCE` from its boundary).  Even-odd rule per polygon."""
         p = as_points(points, "points")
@@ -277,7 +278,7 @@ def blocked_rectangles(blocked: np.ndarray) -> np.ndarray:
     return rects[np.lexsort((rects[:, 0], rects[:, 1]))]
 
 
-def as_points(values: Any, name: str) -> np.ndarray:
+def as_points(values: ArrayLike, name: str) -> np.ndarray:
     """``values`` as an ``(m, 2)`` float64 array of finite points (a single ``(2,)`` point
     becomes ``(1, 2)``); raises :class:`InvalidQueryError` naming the bad value."""
     arr = np.array(reals(name, values))
@@ -291,13 +292,13 @@ def as_points(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def as_point(value: Any, name: str) -> np.ndarray:
+def as_point(value: ArrayLike, name: str) -> np.ndarray:
     """``value`` as one finite ``(x, y)`` float64 point; raises :class:`InvalidQueryError`
     naming it otherwise."""
     return finite_point(name, value)
 
 
-def check_radius(radius: Any) -> float:
+def check_radius(radius: float) -> float:
     """A validated agent radius (finite, >= 0) as a float."""
     return positive_float("radius", radius, allow_zero=True)
 

@@ -15,9 +15,11 @@ upward for "counter-clockwise" (on screen, with y down, it reads clockwise).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels import _predicates
 from .._validate import reals
@@ -28,8 +30,11 @@ MAX_COORD = 2.0**100
 #: Smallest nonzero coordinate magnitude accepted (2**-100).
 MIN_COORD = 2.0**-100
 
+#: One ``(x, y)`` point.
+Pt = tuple[float, float]
 
-def check_coordinates(values: Any, name: str = "coordinates") -> np.ndarray:
+
+def check_coordinates(values: ArrayLike, name: str = "coordinates") -> np.ndarray:
     """``values`` as float64, refusing NaN, infinities and magnitudes outside the exact range
     (0, or [:data:`MIN_COORD`, :data:`MAX_COORD`])."""
     arr = reals(name, values, error=InvalidGeometryError)
@@ -43,7 +48,7 @@ def check_coordinates(values: Any, name: str = "coordinates") -> np.ndarray:
     return arr
 
 
-def _points(values: Any, name: str) -> np.ndarray:
+def _points(values: ArrayLike, name: str) -> np.ndarray:
     arr = check_coordinates(values, name)
     if arr.ndim == 0 or arr.shape[-1] != 2 or arr.ndim > 2:
         raise InvalidGeometryError(f"{name} must be an (x, y) point or an (n, 2) array, got "
@@ -51,7 +56,7 @@ def _points(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _signs(kernel: Any, *points: Any, names: str) -> Any:
+def _signs(kernel: Callable[..., None], *points: ArrayLike, names: str) -> int | np.ndarray:
     arrs = [_points(p, n) for p, n in zip(points, names.split(), strict=True)]
     scalar = all(a.ndim == 1 for a in arrs)
     try:
@@ -66,7 +71,15 @@ def _signs(kernel: Any, *points: Any, names: str) -> Any:
     return int(out[0]) if scalar else out
 
 
-def orient2d(a: Any, b: Any, c: Any) -> Any:
+@overload
+def orient2d(a: Pt, b: Pt, c: Pt) -> int: ...
+
+
+@overload
+def orient2d(a: ArrayLike, b: ArrayLike, c: ArrayLike) -> Any: ...
+
+
+def orient2d(a: ArrayLike, b: ArrayLike, c: ArrayLike) -> int | np.ndarray:
     """Sign of the turn a → b → c: +1 counter-clockwise (c left of the directed line a–b,
     y up), -1 clockwise, 0 collinear.  Points or ``(n, 2)`` arrays: returns an int or an
     int8 array.
@@ -79,7 +92,15 @@ def orient2d(a: Any, b: Any, c: Any) -> Any:
     return _signs(_predicates.orient2d_many, a, b, c, names="a b c")
 
 
-def incircle(a: Any, b: Any, c: Any, d: Any) -> Any:
+@overload
+def incircle(a: Pt, b: Pt, c: Pt, d: Pt) -> int: ...
+
+
+@overload
+def incircle(a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) -> Any: ...
+
+
+def incircle(a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) -> int | np.ndarray:
     """Sign of d against the circle through a, b, c: +1 inside, -1 outside, 0 on it when
     a, b, c turn counter-clockwise (the sign flips when they turn clockwise; 0 either way
     for cocircular points).  Points or ``(n, 2)`` arrays.

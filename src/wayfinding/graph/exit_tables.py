@@ -94,6 +94,13 @@ def _subgraph(graph: CSRGraph, src: np.ndarray, nodes: np.ndarray) -> tuple[CSRG
     return sub, keep
 
 
+def _positions(graph: CSRGraph) -> np.ndarray:
+    """``(n, 2)`` float64 positions of the nodes of ``graph`` (a graph with nodes has coords:
+    checked by :meth:`CSRExitTables.build`)."""
+    coords = graph.coords
+    return np.zeros((0, 2)) if coords is None else coords[:, :2]
+
+
 def _key(level: int, name: str) -> str:
     """Array name of level ``level`` (level 0 unprefixed)."""
     return name if level == 0 else f"l{level}_{name}"
@@ -109,7 +116,7 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
     its arrays, the upper graph (one node per component, at its centre's position) and
     the number of tiles across and down."""
     n = graph.num_nodes
-    xy = graph.coords[:, :2] if n else np.zeros((0, 2))
+    xy = _positions(graph)
     cell = np.floor((xy - origin) / tile_size).astype(np.int64)
     tw, th = (int(cell[:, 0].max()) + 1, int(cell[:, 1].max()) + 1) if n else (1, 1)
     tile = (cell[:, 1] * tw + cell[:, 0]).astype(np.int32)
@@ -230,10 +237,10 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
         leg_nodes.append(members.astype(np.int32))
         leg_slots.append(np.where(s >= 0, s, none).astype(slot_t))
         leg_ptr[c + 1] = leg_ptr[c] + len(members)
-    rows = np.concatenate(links) if links else np.zeros((0, 3))
-    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
-    upper = CSRGraph.from_edges(ncomp, rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64),
-                                rows[:, 2], coords=xy[centre])
+    link = np.concatenate(links) if links else np.zeros((0, 3))
+    link = link[np.lexsort((link[:, 1], link[:, 0]))]
+    upper = CSRGraph.from_edges(ncomp, link[:, 0].astype(np.int64), link[:, 1].astype(np.int64),
+                                link[:, 2], coords=xy[centre])
 
     arrays = {
         "tile": tile, "comp": comp, "centre": centre, "goal_pos": goal_pos,
@@ -297,8 +304,7 @@ def _level_arrays(arrays: dict[str, np.ndarray], lv: int,
     a["leg_nodes"] = get("leg_nodes", np.int32, (None,))
     c = len(a["centre"])
     a["leg_ptr"] = get("leg_ptr", np.int64, (c + 1,))
-    a["near"] = near = arrays.get(key("near"))
-    a["leg_slot"] = arrays.get(key("leg_slot"))
+    near = arrays.get(key("near"))
     slot_t = near.dtype if isinstance(near, np.ndarray) and near.dtype in (np.uint8, np.uint16) \
         else np.dtype(np.uint8)
     a["near"] = near = get("near", slot_t, (None,))
@@ -393,7 +399,7 @@ class CSRExitTables(GraphIndex):
                                     "and the top table)")
         check_positive(graph, "exit tables")
         t0 = time.perf_counter()
-        origin = graph.coords[:, :2].min(axis=0) if graph.num_nodes else np.zeros(2)
+        origin = _positions(graph).min(axis=0) if graph.num_nodes else np.zeros(2)
         arrays: dict[str, np.ndarray] = {}
         tiles = []
         g, size = graph, float(tile_size)
@@ -401,7 +407,7 @@ class CSRExitTables(GraphIndex):
             if lv:
                 arrays.update({f"u{lv}_indptr": g.indptr, f"u{lv}_indices": g.indices,
                                f"u{lv}_weights": g.weights,
-                               f"u{lv}_coords": g.coords if g.num_nodes else np.zeros((0, 2))})
+                               f"u{lv}_coords": _positions(g)})
             level, g, shape = _build_level(g, origin, size)
             arrays.update({_key(lv, k): v for k, v in level.items()})
             tiles.append(list(shape))

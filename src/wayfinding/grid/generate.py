@@ -99,7 +99,10 @@ def caves(width: int, height: int, *, fill: float = 0.45, steps: int = 5,
     rock = _rng(seed).random((h, w)) < p
     for _ in range(n):
         padded = np.pad(rock, 1, constant_values=True).astype(np.int8)
-        count = sum(padded[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3))
+        count = np.zeros((h, w), dtype=np.int8)
+        for dy in range(3):
+            for dx in range(3):
+                count += padded[dy:dy + h, dx:dx + w]
         rock = count >= 5
     return _grid(~rock)
 

@@ -10,7 +10,7 @@ fingerprint.  Loading checks all three and refuses a file built for another map.
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from .._index import Index, read_index_header
 from ..errors import InvalidGridError
@@ -28,7 +28,8 @@ class GridIndex(Index):
     ``options`` (JSON-serialisable build options) in ``build``, and answer ``find_path``.
     """
 
-    kinds: ClassVar[dict[str, type[Index]]] = INDEX_KINDS
+    # The registry only ever receives GridIndex subclasses (``Index.__init_subclass__``).
+    kinds: ClassVar[dict[str, type[Index]]] = cast("dict[str, type[Index]]", INDEX_KINDS)
     world_type = Grid
     world_name = "map"
 
@@ -56,7 +57,9 @@ def read_index_info(path: str | os.PathLike) -> dict[str, Any]:
 
 def load_index(path: str | os.PathLike, grid: Grid) -> GridIndex:
     """Load a saved grid index of any kind for ``grid``."""
-    return GridIndex.load(path, grid)
+    index = GridIndex.load(path, grid)
+    assert isinstance(index, GridIndex)  # ``kinds`` holds grid index kinds only
+    return index
 
 
 def require_grid(grid: Any, method: str, *, uniform: bool = True,

@@ -20,9 +20,8 @@ back to it.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import allocation, choice, count, finite_point, finite_points, positive_float
 from ..errors import InvalidQueryError
@@ -35,7 +34,7 @@ class Formation:
     (y up; column 0 is on the left).  ``slots``: ``(rows, columns, 2)``."""
 
     def __init__(self, rows: int, columns: int, spacing: float, *, style: str = "column",
-                 position: Any = (0.0, 0.0), heading: Any = (1.0, 0.0)):
+                 position: ArrayLike = (0.0, 0.0), heading: ArrayLike = (1.0, 0.0)):
         rows, columns = count("rows", rows), count("columns", columns)
         allocation(f"a formation of {rows} x {columns} slots", rows * columns)
         self.spacing = positive_float("spacing", spacing)
@@ -55,7 +54,7 @@ class Formation:
         offsets = ((n - 1) / 2 - np.arange(n)) * self.spacing
         return self.position + offsets[:, None] * left
 
-    def advance(self, target: Any, step: float) -> Formation:
+    def advance(self, target: ArrayLike, step: float) -> Formation:
         """Move the formation up to ``step`` towards ``target`` (turning to face it), then
         let the rows behind follow by the chosen style.  Returns self."""
         t = finite_point("target", target)
@@ -72,7 +71,7 @@ class Formation:
                 _band(self.slots[k - 1], self.slots[k], self.spacing, self.heading)
         return self
 
-    def follow(self, path: Any, step: float) -> list[np.ndarray]:
+    def follow(self, path: ArrayLike, step: float) -> list[np.ndarray]:
         """Advance along a polyline by ``step`` per update to its end; returns the slots
         after each update."""
         pts, _ = finite_points("path", path)

@@ -27,13 +27,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import allocation, count, number, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles
+
+if TYPE_CHECKING:
+    from ..grid.grid import Grid
 
 #: Rounds of halving the way back to the disk centres before the waypoints of failing
 #: segments are put on the centres themselves.
@@ -106,10 +110,11 @@ def energy(v: np.ndarray, w: np.ndarray, h: float) -> float:
         float(np.sqrt(np.sum(step_forward(v, h) ** 2)))
 
 
-def smooth_corridor(centres: Any, radii: Any, facing_start: Any, facing_goal: Any, *,
-                    weights: Any = (10.0, 10.0, 2.0), iterations: int = 100,
-                    alpha: float = 1.0, beta: float = 1.0, trace: bool = False,
-                    clear: Callable[[np.ndarray, np.ndarray], Any] | None = None
+def smooth_corridor(centres: ArrayLike, radii: ArrayLike, facing_start: ArrayLike,
+                    facing_goal: ArrayLike, *, weights: ArrayLike = (10.0, 10.0, 2.0),
+                    iterations: int = 100, alpha: float = 1.0, beta: float = 1.0,
+                    trace: bool = False,
+                    clear: Callable[[np.ndarray, np.ndarray], ArrayLike] | None = None
                     ) -> SmoothPath:
     """The smoothed path through disks ``centres`` (``(m, 2)``; the first is the start, the
     last the goal, both kept fixed) of ``radii``, leaving along ``facing_start`` and
@@ -186,7 +191,7 @@ def smooth_corridor(centres: Any, radii: Any, facing_start: Any, facing_goal: An
 
 
 def _legal(points: np.ndarray, centres: np.ndarray,
-           clear: Callable[[np.ndarray, np.ndarray], Any]) -> np.ndarray:
+           clear: Callable[[np.ndarray, np.ndarray], ArrayLike]) -> np.ndarray:
     """``points`` with the ends of each segment failing ``clear`` pulled halfway back to
     their ``centres`` until every segment passes (onto the centres after
     :data:`_PULLBACK_ROUNDS` rounds)."""
@@ -211,7 +216,7 @@ def _legal(points: np.ndarray, centres: np.ndarray,
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def grid_clear(grid: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def grid_clear(grid: Grid) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """A ``clear`` test for :func:`smooth_corridor` in :func:`grid_corridor`'s cell units:
     a segment passes unless it enters the inside of a blocked cell (touching one is fine)."""
     walls = Obstacles.from_grid(grid)
@@ -223,7 +228,7 @@ def grid_clear(grid: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return clear
 
 
-def grid_corridor(grid: Any, cells: Any) -> tuple[np.ndarray, np.ndarray]:
+def grid_corridor(grid: Grid, cells: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Clearance disks along a grid path: the cells' centres (cell units) and, as radii,
     the distance from each centre to the nearest blocked cell (or the map's edge) less
     half a diagonal, so every disk lies in free space."""

@@ -25,9 +25,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import positive_float
 from ..errors import InvalidQueryError
@@ -84,8 +84,8 @@ class ReedsSheppPath:
         return self.poses(step)[:, :2]
 
 
-def reeds_shepp_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
-                     radius: float) -> ReedsSheppPath:
+def reeds_shepp_path(start: ArrayLike, heading: ArrayLike, goal: ArrayLike,
+                     goal_heading: ArrayLike, radius: float) -> ReedsSheppPath:
     """The shortest path from ``start`` facing ``heading`` to ``goal`` facing
     ``goal_heading`` (headings are direction vectors, any length but zero) for a car that
     never turns tighter than ``radius`` but may drive backward: the shortest of the 48

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import positive_float
 from ..errors import InvalidQueryError
@@ -72,8 +72,8 @@ class TurningPath:
         return np.concatenate(out)
 
 
-def turning_path(start: Any, heading: Any, goal: Any, goal_heading: Any,
-                 radius: float) -> TurningPath:
+def turning_path(start: ArrayLike, heading: ArrayLike, goal: ArrayLike,
+                 goal_heading: ArrayLike, radius: float) -> TurningPath:
     """The shortest forward path from ``start`` facing ``heading`` to ``goal`` facing
     ``goal_heading`` that never turns tighter than ``radius``: the shortest of the six Dubins
     words.  The arc–segment–arc words (LSL, LSR, RSL, RSR) use the steering circles at both
@@ -160,7 +160,7 @@ def _arc(c: np.ndarray, a: np.ndarray, side: int, sweep: float, r: float,
     return c + r * np.column_stack([np.cos(t), np.sin(t)])
 
 
-def _unit(value: Any, name: str) -> np.ndarray:
+def _unit(value: ArrayLike, name: str) -> np.ndarray:
     v = as_point(value, name)
     n = float(np.linalg.norm(v))
     if n == 0:

@@ -20,18 +20,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._io import atomic_write_bytes, atomic_write_text
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
-from .raster import PALETTE, _pillow, auto_scale, cell_colours, render_png, rgb
+from .raster import PALETTE, Cells, _pillow, auto_scale, cell_colours, render_png, rgb
 from .svg import _num, render_svg
 
 #: Arrows across the longer side of the map when ``every`` is not given.
 ARROWS_ACROSS = 32
 
 
-def arrow_segments(vectors: Any, grid: Grid, every: int | None = None,
+def arrow_segments(vectors: ArrayLike, grid: Grid, every: int | None = None,
                    passable_only: bool = True) -> np.ndarray:
     """``(k, 3, 2, 2)`` line segments (shaft and two head strokes, from and to, in cell
     units with cell ``(x, y)``'s centre at ``(x + 0.5, y + 0.5)``) of the non-zero vectors
@@ -63,9 +64,10 @@ def arrow_segments(vectors: Any, grid: Grid, every: int | None = None,
                      np.stack([right, tip], 1)], axis=1)
 
 
-def render_flow_svg(grid: Grid, field: Any = None, *, vectors: Any = None,
-                    every: int | None = None, path: Any = None, start: Any = None,
-                    goal: Any = None, cell_px: float | None = None,
+def render_flow_svg(grid: Grid, field: ArrayLike | None = None, *,
+                    vectors: ArrayLike | None = None, every: int | None = None,
+                    path: Cells | None = None, start: ArrayLike | None = None,
+                    goal: ArrayLike | None = None, cell_px: float | None = None,
                     title: str | None = None) -> str:
     """An SVG of ``field`` (``(H, W)``: an integration field or potential, as a heat map)
     with ``vectors`` (``(H, W, 2)``, e.g. :attr:`FlowField.vectors`) as arrows on every
@@ -85,9 +87,10 @@ def render_flow_svg(grid: Grid, field: Any = None, *, vectors: Any = None,
     return svg.replace("</svg>", group + "</svg>")
 
 
-def render_flow_png(grid: Grid, field: Any = None, *, vectors: Any = None,
-                    every: int | None = None, path: Any = None, start: Any = None,
-                    goal: Any = None, scale: int | None = None,
+def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
+                    vectors: ArrayLike | None = None, every: int | None = None,
+                    path: Cells | None = None, start: ArrayLike | None = None,
+                    goal: ArrayLike | None = None, scale: int | None = None,
                     title: str | None = None) -> bytes:
     """The PNG counterpart of :func:`render_flow_svg` (needs Pillow)."""
     data = render_png(grid, distances=_finite_field(field, grid), path=path, start=start,
@@ -106,7 +109,7 @@ def render_flow_png(grid: Grid, field: Any = None, *, vectors: Any = None,
     return buf.getvalue()
 
 
-def save_flow(picture_path: str | os.PathLike, grid: Grid, field: Any = None,
+def save_flow(picture_path: str | os.PathLike, grid: Grid, field: ArrayLike | None = None,
               **options: Any) -> Path:
     """Write :func:`render_flow_svg` or :func:`render_flow_png` by the suffix (atomically)."""
     target = Path(picture_path)
@@ -118,9 +121,10 @@ def save_flow(picture_path: str | os.PathLike, grid: Grid, field: Any = None,
                             "or .png")
 
 
-def animate(picture_path: str | os.PathLike, grid: Grid, frames: Any, *, groups: Any = None,
-            field: Any = None, radius: float = 0.35, scale: int | None = None,
-            fps: float = 10.0, every: int = 1) -> Path:
+def animate(picture_path: str | os.PathLike, grid: Grid, frames: ArrayLike, *,
+            groups: ArrayLike | None = None, field: ArrayLike | None = None,
+            radius: float = 0.35, scale: int | None = None, fps: float = 10.0,
+            every: int = 1) -> Path:
     """An animated GIF of agents over ``grid``: ``frames`` is ``(T, n, 2)`` positions in
     cells (a cell's centre at its (x, y); NaN: not there), every ``every``-th frame drawn,
     ``groups`` (``(n,)`` ints) colour them, ``field`` is the background heat map.  Needs
@@ -155,7 +159,7 @@ def animate(picture_path: str | os.PathLike, grid: Grid, frames: Any, *, groups:
     return atomic_write_bytes(target, buf.getvalue())
 
 
-def _finite_field(field: Any, grid: Grid) -> np.ndarray | None:
+def _finite_field(field: ArrayLike | None, grid: Grid) -> np.ndarray | None:
     if field is None:
         return None
     f = np.asarray(field, dtype=np.float64)

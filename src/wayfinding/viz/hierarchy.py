@@ -14,12 +14,12 @@ transition nodes and a path, as SVG (no extra dependencies).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidQueryError
 from ..grid.hpa import HPAStar
+from .raster import Cells
 from .svg import render_svg
 
 #: Colours of the hierarchy layers.
@@ -30,9 +30,9 @@ _ON_TOP = ('<polyline class="path"', '<circle class="path-dot"', '<circle class=
            '<circle class="goal"')
 
 
-def render_hierarchy_svg(index: HPAStar, *, level: int = 1, path: Any = None,
-                         start: Any = None, goal: Any = None, cell_px: float | None = None,
-                         title: str | None = None) -> str:
+def render_hierarchy_svg(index: HPAStar, *, level: int = 1, path: Cells | None = None,
+                         start: ArrayLike | None = None, goal: ArrayLike | None = None,
+                         cell_px: float | None = None, title: str | None = None) -> str:
     """Draw ``index``'s grid as :func:`~wayfinding.viz.render_svg` does, then the borders of
     the level-``level`` clusters (``<path class="borders">``), that level's abstract edges
     (intra-edges as straight ``<line class="intra">`` between the nodes' cell centres, the

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import io
 import math
+from types import ModuleType
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidQueryError
 from ..grid import Grid
@@ -33,6 +35,10 @@ PALETTE: dict[str, Any] = {
     "outline": "#ffffff",
     "heat": ("#fde725", "#5ec962", "#21918c", "#3b528b", "#440154"),
 }
+
+#: Cells or a path as the renderers take them: an ``(n, 2)`` ``(x, y)`` array-like, or a
+#: :class:`~wayfinding.results.PathResult` (its ``path``, ``expanded_nodes`` or ``open_nodes``).
+Cells = PathResult | ArrayLike
 
 #: How strongly explored/frontier cells are tinted (0 = not at all, 1 = solid colour).
 TINT = 0.55
@@ -55,7 +61,7 @@ def rgb(colour: str) -> tuple[int, int, int]:
 
 
 # ---------------------------------------------------------------------- input checks
-def route_points(value: Any, grid: Grid) -> np.ndarray:
+def route_points(value: Cells, grid: Grid) -> np.ndarray:
     """A path as ``(n, 2)`` float positions in cell units: cells (integers) become their
     centres; a polyline (floats, as any-angle paths give) is kept, and must lie on the
     grid."""
@@ -74,7 +80,7 @@ def route_points(value: Any, grid: Grid) -> np.ndarray:
     return as_cells(value, grid, "path") + 0.5
 
 
-def as_cells(value: Any, grid: Grid, name: str, attr: str = "path") -> np.ndarray:
+def as_cells(value: Cells, grid: Grid, name: str, attr: str = "path") -> np.ndarray:
     """Validate ``value`` as ``(n, 2)`` ``(x, y)`` cells inside ``grid``; a
     :class:`~wayfinding.results.PathResult` gives its ``attr`` (``path``, ``expanded_nodes``
     or ``open_nodes``).  Returns an ``(n, 2)`` int64 array (``n`` may be 0)."""
@@ -105,7 +111,7 @@ def as_cells(value: Any, grid: Grid, name: str, attr: str = "path") -> np.ndarra
     return arr
 
 
-def as_distances(value: Any, grid: Grid) -> np.ndarray:
+def as_distances(value: ArrayLike, grid: Grid) -> np.ndarray:
     """Validate a distance map: ``(H, W)`` numbers matching the grid, no NaN."""
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -120,13 +126,13 @@ def as_distances(value: Any, grid: Grid) -> np.ndarray:
     return arr
 
 
-def as_grid(grid: Any) -> Grid:
+def as_grid(grid: object) -> Grid:
     if not isinstance(grid, Grid):
         raise InvalidQueryError(f"expected a wayfinding.grid.Grid, got {type(grid).__name__}")
     return grid
 
 
-def optional_cell(value: Any, grid: Grid, name: str) -> tuple[int, int] | None:
+def optional_cell(value: ArrayLike | None, grid: Grid, name: str) -> tuple[int, int] | None:
     return None if value is None else grid.cell(value, name=name)
 
 
@@ -147,8 +153,8 @@ def _ramp(t: np.ndarray) -> np.ndarray:
     return np.stack([np.interp(t, xs, stops[:, k]) for k in range(3)], axis=-1)
 
 
-def cell_colours(grid: Grid, *, explored: Any = None, frontier: Any = None,
-                 distances: Any = None) -> np.ndarray:
+def cell_colours(grid: Grid, *, explored: Cells | None = None, frontier: Cells | None = None,
+                 distances: ArrayLike | None = None) -> np.ndarray:
     """The picture of a grid, one pixel per cell: ``(H, W, 3)`` uint8 RGB indexed ``[y, x]``.
 
     Layers, bottom to top: blocked cells ``PALETTE["blocked"]``, passable cells
@@ -197,7 +203,7 @@ def cell_colours(grid: Grid, *, explored: Any = None, frontier: Any = None,
 
 
 # ---------------------------------------------------------------------- PNG
-def _pillow():
+def _pillow() -> tuple[ModuleType, ModuleType, ModuleType]:
     try:
         from PIL import Image, ImageDraw, PngImagePlugin
     except ImportError as exc:
@@ -210,8 +216,9 @@ def auto_scale(grid: Grid) -> int:
     return max(1, round(TARGET_PX / max(grid.width, grid.height)))
 
 
-def render_png(grid: Grid, *, path: Any = None, explored: Any = None, frontier: Any = None,
-               distances: Any = None, start: Any = None, goal: Any = None,
+def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None = None,
+               frontier: Cells | None = None, distances: ArrayLike | None = None,
+               start: ArrayLike | None = None, goal: ArrayLike | None = None,
                scale: int | None = None, title: str | None = None) -> bytes:
     """Draw a grid as PNG bytes; needs Pillow (``pip install 'wayfinding[viz]'``).
 

@@ -11,10 +11,10 @@ at a few hundred kilobytes to a few megabytes.
 from __future__ import annotations
 
 import math
-from typing import Any
 from xml.sax.saxutils import escape
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidQueryError
 from ..grid import Grid
@@ -23,6 +23,7 @@ from .raster import (
     MIN_STROKE_PX,
     PALETTE,
     TARGET_PX,
+    Cells,
     as_grid,
     cell_colours,
     optional_cell,
@@ -66,8 +67,9 @@ def cell_rects(colours: np.ndarray) -> tuple[np.ndarray, ...]:
     return xs[tidy], ys[tidy], lengths[tidy], heights[tidy], col[tidy]
 
 
-def render_svg(grid: Grid, *, path: Any = None, explored: Any = None, frontier: Any = None,
-               distances: Any = None, start: Any = None, goal: Any = None,
+def render_svg(grid: Grid, *, path: Cells | None = None, explored: Cells | None = None,
+               frontier: Cells | None = None, distances: ArrayLike | None = None,
+               start: ArrayLike | None = None, goal: ArrayLike | None = None,
                cell_px: float | None = None, title: str | None = None) -> str:
     """Draw a grid as an SVG document (a string).
 
