@@ -125,3 +125,40 @@ def test_allocation_limit(size, ok):
     else:
         with pytest.raises(InvalidQueryError, match="the field would need .*MAX_CELLS"):
             checks.allocation("the field", size)
+
+
+@pytest.mark.parametrize("value, expected", [
+    (None, None), (0, 0), (7, 7), (np.int64(3), 3), (10**30, 10**30),
+])
+def test_budget_accepts_none_and_integers_of_any_size(value, expected):
+    got = checks.budget("max_expansions", value)
+    assert got == expected and (got is None or type(got) is int)
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, True, np.bool_(False), "3", math.nan, [], 2.0])
+def test_budget_refuses(value):
+    with pytest.raises(InvalidQueryError,
+                       match=r"^max_expansions .* must be an integer >= 0 or None$"):
+        checks.budget("max_expansions", value)
+
+
+@pytest.mark.parametrize("value, expected", [
+    (None, None), (0, 0.0), (0.5, 0.5), (np.float32(0.25), 0.25), (math.inf, math.inf),
+])
+def test_seconds_accepts_none_and_numbers_from_zero(value, expected):
+    got = checks.seconds("max_seconds", value)
+    assert got == expected and (got is None or type(got) is float)
+
+
+@pytest.mark.parametrize("value", [-0.1, math.nan, "1", False, 1j, -math.inf])
+def test_seconds_refuses(value):
+    with pytest.raises(InvalidQueryError, match=r"^max_seconds .* must be a number >= 0"):
+        checks.seconds("max_seconds", value)
+
+
+def test_step_budget_checks_both_parts():
+    assert checks.step_budget(np.int32(4), np.float64(0.5)) == (4, 0.5)
+    with pytest.raises(InvalidQueryError, match="max_seconds"):
+        checks.step_budget(4, -1)
+    with pytest.raises(InvalidQueryError, match="max_expansions"):
+        checks.step_budget(-4, 1)

@@ -286,8 +286,7 @@ class HybridPlanner:
                  margin: int = 8):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
-        if isinstance(margin, bool) or not isinstance(margin, int) or margin < 1:
-            raise InvalidQueryError(f"margin {margin!r} must be an integer >= 1")
+        margin = count("margin", margin)
         self.grid = grid
         self.params = params or ContinuumParams()
         self.margin = margin

@@ -32,6 +32,7 @@ import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._validate import count as check_count
 from ..errors import InvalidGridError, InvalidQueryError
 from .protocol import AdjacencyGraph
 
@@ -60,10 +61,7 @@ def _integer(value: Any) -> int | None:
 
 
 def _count(value: Any, name: str) -> int:
-    n = _integer(value)
-    if n is None or n < 0:
-        raise InvalidGridError(f"{name} {value!r} must be an integer >= 0")
-    return n
+    return check_count(name, value, min=0, error=InvalidGridError)
 
 
 def _links(spec: Mapping[Any, Any] | None, what: str) -> dict[int, tuple[tuple[int, float], ...]]:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._validate import count as check_count
 from ..errors import IndexFormatError, InvalidQueryError
 from ..graph.differential import DH_EPS, pivot_count, select_pivots
 from ..results import PathResult
@@ -154,9 +155,7 @@ class DifferentialHeuristic(GridIndex):
 
     def distances(self, i: int) -> np.ndarray:
         """``(H, W)`` float64 distances from pivot ``i`` (inf where unreachable), ``[y, x]``."""
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \
-                or not 0 <= i < len(self.pivots):
-            raise InvalidQueryError(f"pivot index {i!r} is outside 0..{len(self.pivots) - 1}")
+        i = check_count("pivot index", i, min=0, max=len(self.pivots) - 1)
         h, w = self.grid.shape
         return self.table[i].reshape(h + 2, w + 2)[1:-1, 1:-1]
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import finite_float
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -86,7 +87,7 @@ class MovingObstacle:
         if p.shape != (2,) or v.shape != (2,) or not np.isfinite([*p, *v]).all():
             raise InvalidQueryError(f"point {point!r} and velocity {velocity!r} must be "
                                     "finite (x, y) pairs")
-        start = _finite(start, "start")
+        start = finite_float("start", start)
         if not end > start:
             raise InvalidQueryError(f"end {end!r} must come after start {start}")
         ob = cls.__new__(cls)
@@ -95,7 +96,7 @@ class MovingObstacle:
 
     def _set(self, t0: np.ndarray, t1: np.ndarray, q0: np.ndarray, vel: np.ndarray,
              radius: float) -> None:
-        self.radius = _finite(radius, "radius")
+        self.radius = finite_float("radius", radius)
         if self.radius <= 0:
             raise InvalidQueryError(f"radius {radius!r} must be > 0")
         # Segment k: centre q0[k] + (s - t0[k]) * vel[k] for s in [t0[k], t1[k]].
@@ -157,7 +158,7 @@ class ContinuousPlanner:
         else:
             raise InvalidQueryError(f"world must be a Grid or a CSRGraph, got "
                                     f"{type(world).__name__}")
-        self.speed, self.radius = _finite(speed, "speed"), _finite(radius, "radius")
+        self.speed, self.radius = finite_float("speed", speed), finite_float("radius", radius)
         if self.speed <= 0 or self.radius < 0:
             raise InvalidQueryError(f"speed {speed!r} must be > 0 and radius {radius!r} >= 0")
         self.graph = graph
@@ -268,7 +269,7 @@ class ContinuousPlanner:
         """
         t0 = time.perf_counter()
         s, g = self._node(start, "start"), self._node(goal, "goal")
-        t_start = _finite(start_time, "start_time")
+        t_start = finite_float("start_time", start_time)
         t_max = float(max_time)
         if math.isnan(t_max):
             raise InvalidQueryError("max_time must be a number")
@@ -348,13 +349,6 @@ class ContinuousPlanner:
 
 
 # ------------------------------------------------------------------------ interval algebra
-
-def _finite(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-            or not math.isfinite(value):
-        raise InvalidQueryError(f"{name} {value!r} must be a finite number")
-    return float(value)
-
 
 def _merge(spans: list[Interval]) -> list[Interval]:
     """Sorted, merged union of open intervals (empty ones dropped; touching ones kept apart,

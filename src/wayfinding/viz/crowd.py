@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._io import atomic_write_bytes
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from .raster import _pillow, rgb
 
@@ -27,10 +28,8 @@ def animate_run(picture_path: str | os.PathLike, run: Any, obstacles: Any = (), 
     target = Path(picture_path)
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 32 \
-            or not (isinstance(fps, (int, float)) and math.isfinite(fps) and fps > 0) \
-            or isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
-        raise InvalidQueryError("size must be an integer >= 32, fps > 0, frames >= 1")
+    size, fps = count("size", size, min=32), positive_float("fps", fps)
+    frames = count("frames", frames)
     pos = run.positions
     polys = [np.asarray(p, dtype=float) for p in obstacles]
     pts = np.concatenate([pos[np.isfinite(pos[..., 0])].reshape(-1, 2), run.goal,

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._io import atomic_write_bytes, atomic_write_text
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from .raster import PALETTE, Cells, _pillow, auto_scale, cell_colours, render_png, rgb
@@ -41,9 +42,8 @@ def arrow_segments(vectors: ArrayLike, grid: Grid, every: int | None = None,
     if v.shape != grid.shape + (2,) or not np.isfinite(v).all():
         raise InvalidQueryError(f"vectors must be a finite {grid.shape + (2,)} array, got "
                                 f"shape {v.shape}")
-    step = every if every is not None else max(1, max(grid.shape) // ARROWS_ACROSS)
-    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
-        raise InvalidQueryError(f"every {every!r} must be an integer >= 1")
+    step = count("every", every) if every is not None \
+        else max(1, max(grid.shape) // ARROWS_ACROSS)
     ys, xs = np.mgrid[step // 2:grid.height:step, step // 2:grid.width:step]
     ys, xs = ys.ravel(), xs.ravel()
     d = v[ys, xs]
@@ -132,8 +132,7 @@ def animate(picture_path: str | os.PathLike, grid: Grid, frames: ArrayLike, *,
     pos = np.asarray(frames, dtype=np.float64)
     if pos.ndim != 3 or pos.shape[2] != 2 or not len(pos):
         raise InvalidQueryError(f"frames must have shape (T, n, 2), got {pos.shape}")
-    if not math.isfinite(fps) or fps <= 0 or isinstance(every, bool) or every < 1:
-        raise InvalidQueryError("fps must be > 0 and every an integer >= 1")
+    fps, every = positive_float("fps", fps), count("every", every)
     target = Path(picture_path)
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")

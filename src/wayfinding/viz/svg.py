@@ -10,12 +10,12 @@ at a few hundred kilobytes to a few megabytes.
 
 from __future__ import annotations
 
-import math
 from xml.sax.saxutils import escape
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..grid import Grid
 from .raster import (
@@ -96,11 +96,8 @@ def render_svg(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     grid = as_grid(grid)
     if cell_px is None:
         px = TARGET_PX / max(grid.width, grid.height)
-    elif isinstance(cell_px, bool) or not isinstance(cell_px, (int, float, np.number)) \
-            or not math.isfinite(cell_px) or cell_px <= 0:
-        raise InvalidQueryError(f"cell_px {cell_px!r} must be a finite number > 0")
     else:
-        px = float(cell_px)
+        px = positive_float("cell_px", cell_px)
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
     colours = cell_colours(grid, explored=explored, frontier=frontier, distances=distances)

@@ -1,0 +1,58 @@
+"""The searches check their scalar arguments with ``wayfinding._validate``: numpy scalars
+count like Python's, bools are refused, and the messages name the argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wayfinding import AdjacencyGraph
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid import Grid, GridSearch
+from wayfinding.search import astar
+from wayfinding.search.incremental import ADStar, ARAStar
+from wayfinding.search.lowmem import ida_star, memory_bounded_astar, sma_star
+from wayfinding.search.scheduler import PathScheduler
+
+CHAIN = AdjacencyGraph.from_edges([("a", "b", 1), ("b", "c", 1), ("c", "d", 1)])
+GRID = Grid.from_ascii("""
+......
+.####.
+......""")
+
+
+@pytest.mark.parametrize("run", [
+    lambda: memory_bounded_astar(CHAIN, "a", "d", max_open=np.int64(2)),
+    lambda: sma_star(CHAIN, "a", "d", max_nodes=np.int32(4)),
+    lambda: ida_star(CHAIN, "a", "d", max_expansions=np.int64(10)),
+    lambda: astar(CHAIN, "a", "d", weight=np.float32(1.5)),
+    lambda: astar(CHAIN, "a", "d", max_expansions=np.uint8(10)),
+], ids=["max_open", "max_nodes", "max_expansions", "weight", "astar_budget"])
+def test_numpy_scalars_count_like_python_numbers(run):
+    assert run().found
+
+
+def test_numpy_scalars_in_planners_and_steps():
+    assert PathScheduler(GRID, pool=np.int64(1), slice_expansions=np.int16(8)).pending == 0
+    for planner in (ARAStar, ADStar):
+        p = planner(GRID, (0, 0), (5, 2), epsilon=np.float32(2.0), step=np.float64(0.5))
+        assert p.plan(max_expansions=np.int64(1000), max_seconds=np.float32(10)).found
+    search = GridSearch(GRID).start((0, 0), (5, 2))
+    assert search.step(max_seconds=np.float32(10.0)) == "found"
+
+
+@pytest.mark.parametrize("run, name", [
+    (lambda: memory_bounded_astar(CHAIN, "a", "d", max_open=np.bool_(True)), "max_open"),
+    (lambda: sma_star(CHAIN, "a", "d", max_nodes=True), "max_nodes"),
+    (lambda: ida_star(CHAIN, "a", "d", max_expansions=False), "max_expansions"),
+    (lambda: astar(CHAIN, "a", "d", weight=True), "weight"),
+    (lambda: PathScheduler(GRID, short_share=True), "short_share"),
+    (lambda: PathScheduler(GRID, pool=True), "pool"),
+    (lambda: ARAStar(GRID, (0, 0), (5, 2), epsilon=True), "epsilon"),
+    (lambda: ARAStar(GRID, (0, 0), (5, 2), step=0), "step"),
+    (lambda: ARAStar(GRID, (0, 0), (5, 2)).plan(max_expansions=-1), "max_expansions"),
+    (lambda: ADStar(GRID, (0, 0), (5, 2)).plan(max_seconds="1"), "max_seconds"),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_bools_and_bad_values_are_refused_by_name(run, name):
+    with pytest.raises(InvalidQueryError, match=rf"^{name} "):
+        run()
