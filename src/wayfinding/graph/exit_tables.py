@@ -49,6 +49,7 @@ import numpy as np
 
 from .. import _saved
 from .._kernels import _tables
+from .._validate import count, positive_float
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 from .csr import CSRGraph, GraphIndex
@@ -390,13 +391,8 @@ class CSRExitTables(GraphIndex):
             raise InvalidGridError(f"exit tables need a CSRGraph, got {type(graph).__name__}")
         if graph.num_nodes and graph.coords is None:
             raise InvalidQueryError("exit tables need a graph with coords (node positions)")
-        if not (isinstance(tile_size, (int, float, np.integer, np.floating))
-                and not isinstance(tile_size, bool) and np.isfinite(tile_size)
-                and tile_size > 0):
-            raise InvalidQueryError(f"tile_size {tile_size!r} must be a positive finite number")
-        if isinstance(levels, bool) or not isinstance(levels, (int, np.integer)) or levels < 2:
-            raise InvalidQueryError(f"levels {levels!r} must be an integer >= 2 (tiled levels "
-                                    "and the top table)")
+        tile_size = positive_float("tile_size", tile_size)
+        levels = count("levels", levels, min=2)     # tiled levels and the top table
         check_positive(graph, "exit tables")
         t0 = time.perf_counter()
         origin = _positions(graph).min(axis=0) if graph.num_nodes else np.zeros(2)

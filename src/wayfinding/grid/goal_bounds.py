@@ -31,6 +31,7 @@ import numpy as np
 from .. import _saved
 from .._io import NpzFile, atomic_write_bytes
 from .._kernels import _canonical
+from .._validate import count
 from ..errors import (
     FileFormatError,
     IndexFormatError,
@@ -108,8 +109,8 @@ class GoalBounds(GridIndex):
         if grid.width > EMPTY or grid.height > EMPTY:
             raise InvalidGridError(f"goal bounds store uint16 coordinates: the grid is "
                                    f"{grid.width}x{grid.height}, at most {EMPTY} per side")
-        workers = _positive_int((os.cpu_count() or 1) if workers is None else workers, "workers")
-        chunk = _positive_int(chunk, "chunk")
+        workers = count("workers", (os.cpu_count() or 1) if workers is None else workers)
+        chunk = count("chunk", chunk)
         every = float(checkpoint_every)
         if math.isnan(every) or every < 0:
             raise InvalidQueryError(f"checkpoint_every {checkpoint_every!r} must be >= 0")
@@ -302,12 +303,6 @@ def _read_checkpoint(path: str | os.PathLike,
     except FileFormatError as exc:
         raise IndexFormatError(exc.reason, path) from None
     return boxes.copy(), done.copy(), elapsed
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidQueryError(f"{name} {value!r} must be an integer >= 1")
-    return int(value)
 
 
 def _direction(value: int | str) -> int:
