@@ -285,3 +285,20 @@ def test_everything_after_the_subjects_is_keyword_only(world):
                  lambda: mesh.nearest_many([(1, 1)], QueryFilter())):
         with pytest.raises(TypeError):
             call()
+
+
+def test_options_once_positional_still_work_by_position_and_warn(world):
+    area, mesh = world
+    with pytest.warns(DeprecationWarning, match=r"QueryFilter\(\.\.\., include, exclude\)"):
+        old = QueryFilter(0xFFFF, 2)
+    assert old == QueryFilter(include=0xFFFF, exclude=2)
+    with pytest.warns(DeprecationWarning, match=r"bidirectional=\.\.\., cost=\.\.\."):
+        link = OffMeshLink((1, 1), (2, 2), True, 3.0)
+    assert link == OffMeshLink((1, 1), (2, 2), bidirectional=True, cost=3.0)
+    flags = np.full(mesh.num_polygons, 2)
+    with pytest.warns(DeprecationWarning, match=r"with_areas\(\.\.\., areas, flags\)"):
+        old_mesh = mesh.with_areas(None, flags)
+    assert np.array_equal(old_mesh.flags, mesh.with_areas(flags=flags).flags)
+    for q in (mesh, NavMeshQuery(mesh)):
+        with pytest.warns(DeprecationWarning, match=r"random_point\(\.\.\., rng\)"):
+            assert q.random_point(5) == q.random_point(rng=5)

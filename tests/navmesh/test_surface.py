@@ -112,15 +112,15 @@ def test_polygons_in_circle(world):
 def test_random_points(world):
     area, mesh = world
     rng = np.random.default_rng(8)
-    pts = np.array([mesh.random_point(rng)[1] for _ in range(3000)])
+    pts = np.array([mesh.random_point(rng=rng)[1] for _ in range(3000)])
     assert (mesh.locate_many(pts) >= 0).all()
     left = area.intersection(box(*area.bounds[:2], 10, area.bounds[3])).area / area.area
     assert abs((pts[:, 0] < 10).mean() - left) < 0.04
     c = sample_points(area, rng, 1)[0]
     for _ in range(50):
-        p, (x, y) = mesh.random_point(rng, centre=c, radius=2.0)
+        p, (x, y) = mesh.random_point(rng=rng, centre=c, radius=2.0)
         assert math.hypot(x - c[0], y - c[1]) <= 2.0 and mesh.locate((x, y)) >= 0
-    assert mesh.random_point(1) == mesh.random_point(1)
+    assert mesh.random_point(rng=1) == mesh.random_point(rng=1)
 
 
 def test_filters_make_walls():
@@ -140,9 +140,9 @@ def test_filters_make_walls():
     lambda m: m.raycast((50, 50), (1, 1)),
     lambda m: m.distance_to_wall((1, 1), -1),
     lambda m: m.polygons_in_circle((1, 1), float("nan")),
-    lambda m: m.random_point(0, centre=(1, 1)),
+    lambda m: m.random_point(rng=0, centre=(1, 1)),
     lambda m: m.move_along_surface([(1, 1), (2, 2)], (3, 3)),
-    lambda m: m.random_point(0, filter=QueryFilter(include=0)),
+    lambda m: m.random_point(rng=0, filter=QueryFilter(include=0)),
 ])
 def test_bad_input(call):
     with pytest.raises(InvalidQueryError):

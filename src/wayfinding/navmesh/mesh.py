@@ -16,7 +16,7 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from functools import cached_property
 from typing import Any
 
@@ -38,6 +38,7 @@ from ..geometry.buckets import box_buckets
 from ..geometry.predicates import check_coordinates
 from . import build as _build
 from . import subtractive as _subtractive
+from ._positional import positional_options
 from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
 from .surface import RayHit, WallDistance
 
@@ -51,6 +52,7 @@ FORMAT, VERSION = "wayfinding-navmesh", 1
 _MEMBERS = ("vertices", "polygons", "sizes", "areas", "flags", "link_points", "link_polygons")
 
 
+@positional_options("bidirectional", "cost", "area", "flags", "kind", "user_id")
 @dataclass(frozen=True)
 class OffMeshLink:
     """A connection the mesh's surface does not show: a jump, a drop, a ladder, a door.
@@ -63,6 +65,7 @@ class OffMeshLink:
 
     start: Any
     end: Any
+    _: KW_ONLY
     bidirectional: bool = False
     cost: float | None = None
     area: int = 0
@@ -227,7 +230,8 @@ class NavMesh:
                 f"snap={snap} from the mesh")
         return snapped.reshape(-1, 4), owners.reshape(-1, 2)
 
-    def with_areas(self, areas: Any = None, flags: Any = None) -> NavMesh:
+    @positional_options("areas", "flags")
+    def with_areas(self, *, areas: Any = None, flags: Any = None) -> NavMesh:
         """A copy with new per-polygon area ids (``(P,)`` 0..255) and/or ability flags
         (``(P,)`` 16-bit masks); arrays not given are kept.  The mesh itself is unchanged."""
         new = []
@@ -476,10 +480,11 @@ class NavMesh:
         """:meth:`NavMeshQuery.polygons_in_circle` on this thread's query."""
         return self._query().polygons_in_circle(centre, radius, filter=filter)
 
-    def random_point(self, rng: Any = None, *, centre: Any = None, radius: float | None = None,
+    @positional_options("rng")
+    def random_point(self, *, rng: Any = None, centre: Any = None, radius: float | None = None,
                      filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float]]:
         """:meth:`NavMeshQuery.random_point` on this thread's query."""
-        return self._query().random_point(rng, centre=centre, radius=radius, filter=filter)
+        return self._query().random_point(rng=rng, centre=centre, radius=radius, filter=filter)
 
 
 def _ccw_angle(a: np.ndarray, b: np.ndarray) -> float:

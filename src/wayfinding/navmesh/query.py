@@ -21,6 +21,7 @@ from .._validate import count, finite_points, positive_float, xy
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult, SearchStats, Status
 from . import surface as _surface
+from ._positional import positional_options
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 START, END, OFFMESH = 1, 2, 4
 
 
-@dataclass(frozen=True)
+@positional_options("include", "exclude", "costs")
+@dataclass(frozen=True, kw_only=True)
 class QueryFilter:
     """Which polygons a query may use and what moving through them costs.
 
@@ -347,7 +349,8 @@ class NavMeshQuery(SingleThread):
         poly, c, allowed = self._on_mesh(centre, "centre", filter)
         return _surface.polygons_in_circle(self.mesh, poly, c, radius, allowed)
 
-    def random_point(self, rng: Any = None, *, centre: Any = None, radius: float | None = None,
+    @positional_options("rng")
+    def random_point(self, *, rng: Any = None, centre: Any = None, radius: float | None = None,
                      filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float]]:
         """A random point of the usable mesh, uniform by area: ``(polygon, (x, y))``.  With
         ``centre`` and ``radius``: uniform over the part of the disc reachable from the
