@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
+from strategies import seeded_csr_graphs, seeded_grids
 
 from wayfinding.errors import (
     IndexFormatError,
@@ -28,25 +29,10 @@ RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 
-@st.composite
-def graphs(draw, max_nodes=14):
+def graphs(max_nodes=14):
     """Random graphs with coordinates: weights either free (0-100, some exactly 0 or tied) or
     at least the Euclidean length, directed or not, 2D or 3D coords."""
-    n = draw(st.integers(1, max_nodes))
-    m = draw(st.integers(0, 4 * n))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    src = rng.integers(0, n, m)
-    dst = rng.integers(0, n, m)
-    dim = draw(st.sampled_from([2, 3]))
-    coords = rng.integers(-5, 6, (n, dim)).astype(float)
-    kind = draw(st.sampled_from(["free", "ties", "geometric"]))
-    if kind == "free":
-        w = rng.uniform(0, 100, m)
-    elif kind == "ties":
-        w = rng.choice([0.0, 1.0, 2.0], m)
-    else:
-        w = np.linalg.norm(coords[src] - coords[dst], axis=1) * rng.uniform(1, 2, m)
-    return CSRGraph.from_edges(n, src, dst, w, directed=draw(st.booleans()), coords=coords)
+    return seeded_csr_graphs(max_nodes=max_nodes)
 
 
 def all_pairs(g: CSRGraph) -> np.ndarray:
@@ -243,14 +229,10 @@ def test_weak_components_are_numbered_by_smallest_node():
 
 # ---------------------------------------------------------------------------- grids
 
-@st.composite
-def small_grids(draw):
-    h, w = draw(st.integers(1, 9)), draw(st.integers(1, 9))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    costs = rng.choice([1.0, 2.0, 3.5], (h, w)) if draw(st.booleans()) else np.ones((h, w))
-    costs[rng.random((h, w)) < draw(st.sampled_from([0.0, 0.2, 0.4]))] = np.inf
-    costs[0, 0] = 1.0
-    return Grid(costs, diagonal=draw(st.sampled_from(RULES)))
+def small_grids():
+    """Grids of 1 to 9 cells a side, half with terrain, (0, 0) free, any diagonal rule."""
+    return seeded_grids(max_side=9, densities=(0.0, 0.2, 0.4), terrain=(1.0, 2.0, 3.5),
+                        open_corner="always", rules=RULES)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=HEALTH)
