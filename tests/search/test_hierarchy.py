@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import edge_lists
 
 from wayfinding import (
     AdjacencyGraph,
@@ -177,9 +178,7 @@ def _brute_link_costs(edges, groups, method):
 
 @st.composite
 def grouped_graphs(draw):
-    n = draw(st.integers(2, 10))
-    node = st.integers(0, n - 1)
-    edges = draw(st.lists(st.tuples(node, node, st.integers(0, 9)), max_size=30))
+    n, edges = draw(edge_lists(max_nodes=10, max_edges=30))
     groups = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
     return n, edges, {i: groups[i] for i in range(n)}
 
@@ -210,9 +209,7 @@ def test_link_costs_match_brute_force(graph, method, as_csr):
 
 @st.composite
 def undirected_grouped(draw):
-    n = draw(st.integers(2, 14))
-    node = st.integers(0, n - 1)
-    edges = draw(st.lists(st.tuples(node, node, st.integers(1, 9)), max_size=35))
+    n, edges = draw(edge_lists(max_nodes=14, costs=st.integers(1, 9), max_edges=35))
     g1 = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
     g2 = draw(st.lists(st.integers(0, 1), min_size=5, max_size=5))
     return n, edges, g1, g2

@@ -8,6 +8,7 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import edge_lists
 
 from wayfinding import AdjacencyGraph, InvalidQueryError
 from wayfinding.search import astar
@@ -111,12 +112,9 @@ def test_memory_bounded_budget(g2):
 
 # ---------------------------------------------------------------------------- oracles
 
-@st.composite
-def weighted_graphs(draw):
-    n = draw(st.integers(2, 9))
-    node = st.integers(0, n - 1)
-    edges = draw(st.lists(st.tuples(node, node, st.integers(0, 9)), max_size=22))
-    return n, edges
+def weighted_graphs():
+    """``(n, edges)``: 2 to 9 nodes, up to 22 edges of cost 0 to 9."""
+    return edge_lists(max_nodes=9, max_edges=22)
 
 
 def _graphs(n, edges):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import cellwise_grids, positioned_edge_lists
 
 from wayfinding import AdjacencyGraph, CSRGraph, Grid, InvalidQueryError, find_path
 from wayfinding.search import astar, dijkstra
@@ -18,14 +19,10 @@ from wayfinding.search.lowmem import ida_star
 RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 
 
-@st.composite
-def csr_graphs(draw):
-    n = draw(st.integers(2, 12))
-    node = st.integers(0, n - 1)
-    edges = draw(st.lists(st.tuples(node, node, st.integers(1, 20)), max_size=40))
-    xy = draw(st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10)), min_size=n,
-                       max_size=n))
-    return n, edges, np.array(xy, dtype=float)
+def csr_graphs():
+    """``(n, edges, coords)``: 2 to 12 nodes, up to 40 edges of cost 1 to 20, integer
+    coordinates."""
+    return positioned_edge_lists(max_nodes=12, costs=st.integers(1, 20), max_edges=40)
 
 
 @settings(max_examples=80, deadline=None)
@@ -92,14 +89,10 @@ def test_near_blocked_goal_floods_before_the_far_open_goal():
 
 # ---------------------------------------------------------------------------- grids
 
-@st.composite
-def grids(draw):
-    w, h = draw(st.integers(2, 8)), draw(st.integers(2, 8))
-    free = draw(st.lists(st.booleans(), min_size=w * h, max_size=w * h))
-    costs = draw(st.lists(st.sampled_from([1.0, 2.0, 3.5]), min_size=w * h, max_size=w * h))
-    rule = draw(st.sampled_from(RULES))
-    values = np.where(np.array(free).reshape(h, w), np.array(costs).reshape(h, w), np.inf)
-    return Grid(values, diagonal=rule)
+def grids():
+    """Grids of 2 to 8 cells a side, each cell free or not and costing 1, 2 or 3.5."""
+    return cellwise_grids(min_side=2, max_side=8, terrains=((1.0, 2.0, 3.5),), walls="flag",
+                          open_corner=False, rules=RULES)
 
 
 @settings(max_examples=80, deadline=None)

@@ -12,8 +12,8 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import adjacency_problems
 
-from wayfinding import AdjacencyGraph
 from wayfinding.search import BinaryHeap, BucketQueue, astar
 
 T22_INSERTS = [15, 3, 27, 12, 8]
@@ -133,15 +133,9 @@ def test_t22_bucket_queue_peek_is_next_pop(priorities, width):
 
 # ---------------------------------------------------------------------------- A* open lists
 
-@st.composite
-def graph_problems(draw):
-    n = draw(st.integers(1, 10))
-    node = st.integers(0, n - 1)
-    edges = draw(st.lists(st.tuples(node, node, st.integers(0, 9)), max_size=30))
-    graph = AdjacencyGraph({u: [] for u in range(n)})
-    for a, b, c in edges:
-        graph.add_edge(a, b, c)
-    return graph, draw(node), draw(node)
+def graph_problems():
+    """``(graph, start, goal)``: 1 to 10 nodes, up to 30 edges of cost 0 to 9."""
+    return adjacency_problems(min_nodes=1, max_nodes=10, max_edges=30)
 
 
 @pytest.mark.parametrize("width", [0.5, 1.0, 3.0, 100.0])

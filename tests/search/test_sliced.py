@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from movingai_data import generated_grid, generated_scen
+from strategies import seeded_csr_graphs, seeded_grids
 
 from wayfinding import (
     AdjacencyGraph,
-    CSRGraph,
     Grid,
     GridSearch,
     InvalidQueryError,
@@ -63,16 +63,11 @@ def assert_same(a, b):
             np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
-@st.composite
-def grids(draw, max_side=12):
-    w, h = draw(st.integers(1, max_side)), draw(st.integers(1, max_side))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    free = rng.random((h, w)) > draw(st.sampled_from([0.0, 0.2, 0.35]))
-    if draw(st.booleans()):
-        cells = np.where(free, rng.choice([1.0, 1.5, 3.0], (h, w)), np.inf)
-    else:
-        cells = free
-    return Grid(cells, diagonal=draw(st.sampled_from(RULES)))
+def grids(max_side=12):
+    """Grids of 1 to ``max_side`` cells a side, half with terrain, any diagonal rule; they may
+    have no free cell."""
+    return seeded_grids(max_side=max_side, densities=(0.0, 0.2, 0.35), terrain=(1.0, 1.5, 3.0),
+                        open_corner="never", rules=RULES)
 
 
 def free_cells(grid):
@@ -223,16 +218,11 @@ def test_two_searches_on_two_finders_interleave():
 
 # -------------------------------------------------------------------------------- CSR graphs
 
-@st.composite
-def csr_graphs(draw, max_nodes=14):
-    n = draw(st.integers(1, max_nodes))
-    m = draw(st.integers(0, 4 * n))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
-    coords = rng.integers(-5, 6, (n, 2)).astype(float)
-    w = np.linalg.norm(coords[src] - coords[dst], axis=1) * rng.uniform(1, 2, m) \
-        if draw(st.booleans()) else rng.choice([0.0, 1.0, 2.5], m)
-    return CSRGraph.from_edges(n, src, dst, w, directed=draw(st.booleans()), coords=coords)
+def csr_graphs(max_nodes=14):
+    """Graphs with 2D coordinates, weights at least the Euclidean length or tied (0, 1, 2.5)
+    half the time each, directed or not."""
+    return seeded_csr_graphs(max_nodes=max_nodes, dims=(2,), weights=("ties", "geometric"),
+                             ties=(0.0, 1.0, 2.5))
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=HEALTH)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import positioned_edge_lists
 
 from wayfinding import (
     AdjacencyGraph,
@@ -596,15 +597,11 @@ def test_t30_single_goal_set(g2, heuristic):
 
 # ---------------------------------------------------------------------------- T31
 
-@st.composite
-def integer_graphs(draw):
-    n = draw(st.integers(2, 12))
-    node = st.integers(0, n - 1)
-    edges = draw(st.lists(st.tuples(node, node, st.integers(0, 20)), max_size=40))
-    xy = draw(st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10)), min_size=n,
-                       max_size=n))
-    use_coords = draw(st.booleans())
-    return n, edges, (np.array(xy, dtype=float) if use_coords else None)
+def integer_graphs():
+    """``(n, edges, coords)``: 2 to 12 nodes, up to 40 edges of cost 0 to 20, and integer
+    coordinates half the time (else None)."""
+    return positioned_edge_lists(max_nodes=12, costs=st.integers(0, 20), max_edges=40,
+                                 optional_coords=True)
 
 
 @settings(max_examples=60, deadline=None)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import adjacency_problems, cellwise_grid_problems
 
 from wayfinding import AdjacencyGraph, Grid, find_path
 from wayfinding.search import astar, dijkstra, reachable_costs
@@ -140,33 +141,16 @@ def test_octile_sqrt2_overestimates_a_grid_with_1_4_diagonals():
 
 # ---------------------------------------------------------------------------- properties
 
-@st.composite
-def grid_problems(draw, rules=tuple(RULES)):
+def grid_problems(rules=tuple(RULES)):
     """A random grid (any diagonal rule, optional terrain) with two passable cells."""
-    h, w = draw(st.integers(1, 9)), draw(st.integers(1, 9))
-    terrain = draw(st.sampled_from([(1.0,), (1.0, 2.0, 3.5), (0.5, 1.0, 4.0)]))
-    cells = draw(st.lists(st.sampled_from([*terrain, math.inf]), min_size=h * w,
-                          max_size=h * w))
-    costs = np.array(cells, dtype=float).reshape(h, w)
-    costs[0, 0] = terrain[0]
-    grid = Grid(costs, diagonal=draw(st.sampled_from(rules)))
-    free = list(grid.iter_cells())
-    start = draw(st.sampled_from(free))
-    goal = draw(st.sampled_from(free))
-    return grid, start, goal
+    return cellwise_grid_problems(max_side=9, rules=rules,
+                                  terrains=((1.0,), (1.0, 2.0, 3.5), (0.5, 1.0, 4.0)))
 
 
-@st.composite
-def random_graphs(draw):
+def random_graphs():
     """A random directed graph with float costs over nodes 0..n-1, and a start and goal."""
-    n = draw(st.integers(1, 10))
-    node = st.integers(0, n - 1)
     cost = st.floats(0, 10, allow_nan=False, allow_infinity=False)
-    edges = draw(st.lists(st.tuples(node, node, cost), max_size=30))
-    graph = AdjacencyGraph({u: [] for u in range(n)})
-    for a, b, c in edges:
-        graph.add_edge(a, b, c)
-    return graph, draw(node), draw(node)
+    return adjacency_problems(min_nodes=1, max_nodes=10, costs=cost, max_edges=30)
 
 
 @settings(max_examples=80, deadline=None)
