@@ -4,9 +4,9 @@ optional multiplicative weights."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidQueryError
 from ..geometry.nearest import PointIndex
@@ -50,8 +50,9 @@ class DirichletDomains(PositionedGraph):
     [0, 1, 0]
     """
 
-    def __init__(self, seeds: Any, weights: Any = None, *, obstacles: Obstacles | None = None,
-                 radius: float = 0.0, bounds: Any = None, adjacency: str = "auto",
+    def __init__(self, seeds: ArrayLike, weights: ArrayLike | None = None, *,
+                 obstacles: Obstacles | None = None, radius: float = 0.0,
+                 bounds: ArrayLike | None = None, adjacency: str = "auto",
                  resolution: float | None = None, check_links: bool = True):
         pts = as_points(seeds, "seeds")
         if not len(pts):
@@ -116,7 +117,7 @@ class DirichletDomains(PositionedGraph):
         """How the links were found: ``"exact"`` or ``"raster"``."""
         return self._adjacency
 
-    def quantize(self, points: Any) -> np.ndarray:
+    def quantize(self, points: ArrayLike) -> np.ndarray:
         """``(m,)`` int64 domain of each world point.  Unweighted: nearest seed through a
         bucket grid (O(1) expected per point on evenly spread seeds); weighted: brute force
         over the seeds, vectorised in chunks, O(n) per point.  Ties to the lowest index."""
@@ -235,13 +236,13 @@ def _circumcentres(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return a + np.stack([ux, uy], axis=1)
 
 
-def _orient(a: Any, b: Any, c: Any) -> Fraction:
+def _orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> Fraction:
     """Exact twice-signed area of ``a, b, c`` (> 0 counter-clockwise)."""
     ax, ay, bx, by, cx, cy = (Fraction(float(v)) for v in (*a, *b, *c))
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
 
-def _incircle(a: Any, b: Any, c: Any, d: Any) -> Fraction:
+def _incircle(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> Fraction:
     """Exact sign test: > 0 when ``d`` is inside the circle through the counter-clockwise
     ``a, b, c``, 0 on it."""
     dx, dy = Fraction(float(d[0])), Fraction(float(d[1]))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import allocation, count
 from ..errors import InvalidQueryError
@@ -34,7 +33,7 @@ class Roadmap(PositionedGraph):
     default_join = "quantize"
 
     @classmethod
-    def build(cls, obstacles: Obstacles, bounds: Any, *, n: int = 500, k: int = 8,
+    def build(cls, obstacles: Obstacles, bounds: ArrayLike, *, n: int = 500, k: int = 8,
               radius: float = 0.0, seed: int = 0, max_link: float = np.inf) -> Roadmap:
         """Sample and link the roadmap.  ``bounds``: ``(xmin, ymin, xmax, ymax)`` world
         units; ``n`` >= 1 samples; ``k`` >= 1 neighbours; ``max_link`` drops longer links.

@@ -3,9 +3,8 @@ when they see each other."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles, check_radius
@@ -43,7 +42,7 @@ class VisibilityGraph(PositionedGraph):
 
     @classmethod
     def build(cls, obstacles: Obstacles, *, radius: float = 0.0,
-              margin: float = DEFAULT_MARGIN, bounds: Any = None,
+              margin: float = DEFAULT_MARGIN, bounds: ArrayLike | None = None,
               max_link: float = np.inf) -> VisibilityGraph:
         """Build the graph.  ``radius``: agent radius (world units, >= 0); ``margin``:
         extra push (>= 0, default 1e-6); ``bounds``: optional ``(xmin, ymin, xmax, ymax)``
@@ -64,7 +63,7 @@ class VisibilityGraph(PositionedGraph):
         pairs = visible_pairs(nodes, obstacles, r, max_link)
         return cls(nodes, pairs, obstacles=obstacles, radius=r)
 
-    def quantize(self, points: Any) -> np.ndarray:
+    def quantize(self, points: ArrayLike) -> np.ndarray:
         """``(m,)`` int64: the nearest node each point sees (-1 when it sees none)."""
         return self.quantize_visible(points)
 
@@ -85,7 +84,7 @@ def convex_corners(obstacles: Obstacles, offset: float) -> np.ndarray:
     return np.concatenate(out) if out else np.empty((0, 2))
 
 
-def _bounds(bounds: Any) -> tuple[float, float, float, float]:
+def _bounds(bounds: ArrayLike) -> tuple[float, float, float, float]:
     b = np.asarray(bounds, dtype=np.float64).ravel()
     if b.shape != (4,) or not np.all(np.isfinite(b)) or b[2] <= b[0] or b[3] <= b[1]:
         raise InvalidQueryError(f"bounds {bounds!r} must be (xmin, ymin, xmax, ymax) with "

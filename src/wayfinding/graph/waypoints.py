@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import allocation, positive_float
 from ..errors import InvalidQueryError
@@ -26,7 +25,8 @@ class WaypointGraph(PositionedGraph):
     (3, 5.0)
     """
 
-    def __init__(self, points: Any, edges: Any = (), *, weights: Any = None,
+    def __init__(self, points: ArrayLike, edges: ArrayLike = (), *,
+                 weights: ArrayLike | None = None,
                  obstacles: Obstacles | None = None, radius: float = 0.0):
         super().__init__(points, edges, weights=weights, obstacles=obstacles, radius=radius)
         check_clear_points(self.positions, self.obstacles, self.radius, "waypoint")
@@ -39,7 +39,7 @@ class WaypointGraph(PositionedGraph):
                                     f"{self.radius}")
 
     @classmethod
-    def connect(cls, points: Any, obstacles: Obstacles | None = None, *, radius: float = 0.0,
+    def connect(cls, points: ArrayLike, obstacles: Obstacles | None = None, *, radius: float = 0.0,
                 max_link: float = np.inf) -> WaypointGraph:
         """Link every pair of points whose straight segment is clear for ``radius`` (the
         capsule around it touches no obstacle) and at most ``max_link`` long (world units,
@@ -52,7 +52,7 @@ class WaypointGraph(PositionedGraph):
         return cls(pts, pairs, obstacles=obs, radius=r)
 
 
-def lattice_points(obstacles: Obstacles, bounds: Any, spacing: float, *,
+def lattice_points(obstacles: Obstacles, bounds: ArrayLike, spacing: float, *,
                    radius: float = 0.0) -> np.ndarray:
     """``(k, 2)`` float64: the points of a square lattice of step ``spacing`` (world units,
     > 0) over ``bounds`` ``(xmin, ymin, xmax, ymax)``, starting half a step inside, that are

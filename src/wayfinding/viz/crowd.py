@@ -6,21 +6,26 @@ from __future__ import annotations
 import io
 import math
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._io import atomic_write_bytes
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from .raster import _pillow, rgb
 
+if TYPE_CHECKING:
+    from ..crowd.metrics import Run
+
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 
-def animate_run(picture_path: str | os.PathLike, run: Any, obstacles: Any = (), *,
-                groups: Any = None, size: int = 480, fps: float = 12.0,
+def animate_run(picture_path: str | os.PathLike, run: Run, obstacles: Iterable[ArrayLike] = (),
+                *, groups: ArrayLike | None = None, size: int = 480, fps: float = 12.0,
                 frames: int = 150) -> Path:
     """Write ``run`` (a :class:`~wayfinding.crowd.Run`) as a GIF at most ``size`` pixels
     across, showing at most ``frames`` frames evenly spread over the run; ``groups``

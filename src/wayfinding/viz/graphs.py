@@ -19,11 +19,13 @@ start and goal discs.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._io import atomic_write_text
 from ..errors import InvalidQueryError
@@ -44,10 +46,20 @@ WORLD_PALETTE = {"edge": "#9aa0a6", "node": "#1f5fa8", "hex_free": "#f4f3ee",
 #: Fill colours of navigation-mesh area types (area id modulo their number).
 AREA_COLOURS = ("#e8eef3", "#d6ecd2", "#cfe0f5", "#f6dccf", "#eadcf2", "#f3efc9")
 
+#: The worlds :func:`render_world_svg` draws.
+World = PositionedGraph | HexGrid | NavMesh | ClearanceMesh
+#: World points or hex cells: an ``(n, 2)`` array or a sequence of pairs.
+Points = np.ndarray | Sequence[Sequence[float]]
+#: One layer of the picture: SVG text, or a function of the world units per pixel giving it.
+Layer = str | Callable[..., str]
+#: The world box ``(x0, y0, x1, y1)`` the picture shows.
+Box = tuple[float, float, float, float]
 
-def render_world_svg(world: Any, *, path: Any = None, start: Any = None, goal: Any = None,
-                     title: str | None = None, nodes: bool = True,
-                     edges: bool = True, corridor: Any = None, radius: float = 0.0) -> str:
+
+def render_world_svg(world: World, *, path: PathResult | Points | None = None,
+                     start: ArrayLike | None = None, goal: ArrayLike | None = None,
+                     title: str | None = None, nodes: bool = True, edges: bool = True,
+                     corridor: ArrayLike | None = None, radius: float = 0.0) -> str:
     """Draw a :class:`~wayfinding.graph.positioned.PositionedGraph` (any of the graph
     representations), a :class:`~wayfinding.grid.hex.HexGrid` or a
     :class:`~wayfinding.navmesh.NavMesh` as an SVG document.
@@ -62,21 +74,20 @@ def render_world_svg(world: Any, *, path: Any = None, start: Any = None, goal: A
     """
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
-    if corridor is None and getattr(path, "corridor", None) is not None:
-        corridor = path.corridor
-    if corridor is None and getattr(path, "channel", None) is not None:
-        corridor = path.channel
+    if corridor is None:
+        corridor = getattr(path, "corridor", None)
+    if corridor is None:
+        corridor = getattr(path, "channel", None)
     radius = getattr(path, "radius", radius) or radius
-    if isinstance(path, PathResult):
-        path = path.path
+    points = path.path if isinstance(path, PathResult) else path
     if isinstance(world, HexGrid):
-        body, box = _hex_layers(world, path, start, goal)
+        body, box = _hex_layers(world, points, start, goal)
     elif isinstance(world, NavMesh):
-        body, box = _mesh_layers(world, path, start, goal, corridor)
+        body, box = _mesh_layers(world, points, start, goal, corridor)
     elif isinstance(world, ClearanceMesh):
-        body, box = _clearance_layers(world, path, radius, start, goal, corridor)
+        body, box = _clearance_layers(world, points, radius, start, goal, corridor)
     elif isinstance(world, PositionedGraph):
-        body, box = _graph_layers(world, path, start, goal, nodes, edges)
+        body, box = _graph_layers(world, points, start, goal, nodes, edges)
     else:
         raise InvalidQueryError(f"cannot draw a {type(world).__name__}; expected a graph "
                                 "representation, a HexGrid, a NavMesh or a ClearanceMesh")
@@ -96,7 +107,7 @@ def render_world_svg(world: Any, *, path: Any = None, start: Any = None, goal: A
     return "\n".join(out) + "\n"
 
 
-def save_world(picture_path: str | os.PathLike, world: Any, **options: Any) -> Path:
+def save_world(picture_path: str | os.PathLike, world: World, **options: Any) -> Path:
     """Write :func:`render_world_svg` to an ``.svg`` file (atomically) and return its path;
     another suffix raises :class:`InvalidQueryError`."""
     target = Path(picture_path)
@@ -110,13 +121,13 @@ def _pts(values: np.ndarray) -> str:
     return " ".join(f"{_num(x)},{_num(y)}" for x, y in values.tolist())
 
 
-def _polygon_path(polys: Any) -> str:
+def _polygon_path(polys: Sequence[np.ndarray] | np.ndarray) -> str:
     return " ".join("M" + " L".join(f"{_num(x)},{_num(y)}" for x, y in p.tolist()) + " Z"
                     for p in polys)
 
 
-def _graph_layers(world: PositionedGraph, path: Any, start: Any, goal: Any, nodes: bool,
-                  edges: bool):
+def _graph_layers(world: PositionedGraph, path: Points | None, start: ArrayLike | None,
+                  goal: ArrayLike | None, nodes: bool, edges: bool) -> tuple[list[Layer], Box]:
     pos = world.positions
     boxes = [np.array(world.obstacles.bounds)] if len(world.obstacles) else []
     if len(pos):
@@ -133,7 +144,7 @@ def _graph_layers(world: PositionedGraph, path: Any, start: Any, goal: Any, node
     pad = 0.02 * max(x1 - x0, y1 - y0, 1.0)
     box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
 
-    body: list[Any] = []
+    body: list[Layer] = []
     if isinstance(world, DirichletDomains):
         body.append(_domains(world))
     if len(world.obstacles):
@@ -174,7 +185,9 @@ def _domains(world: DirichletDomains) -> str:
     return "".join(parts)
 
 
-def _mesh_layers(mesh: NavMesh, path: Any, start: Any, goal: Any, corridor: Any):
+def _mesh_layers(mesh: NavMesh, path: Points | None, start: ArrayLike | None,
+                 goal: ArrayLike | None, corridor: ArrayLike | None
+                 ) -> tuple[list[Layer], Box]:
     route = None if path is None or not len(path) else as_points(path, "path")
     extra = [as_points(p, n) for p, n in ((start, "start"), (goal, "goal")) if p is not None]
     pts = [mesh.vertices, mesh.link_points.reshape(-1, 2)] + \
@@ -192,7 +205,7 @@ def _mesh_layers(mesh: NavMesh, path: Any, start: Any, goal: Any, corridor: Any)
             AREA_COLOURS[int(mesh.areas[i]) % len(AREA_COLOURS)]
         polys.append(f'<polygon class="polygon" points="{_pts(mesh.polygon(i))}" '
                      f'fill="{fill}"/>')
-    body: list[Any] = [f'<rect x="{_num(box[0])}" y="{_num(box[1])}" width="'
+    body: list[Layer] = [f'<rect x="{_num(box[0])}" y="{_num(box[1])}" width="'
                        f'{_num(box[2] - box[0])}" height="{_num(box[3] - box[1])}" fill="'
                        f'{PALETTE["blocked"]}"/>', "".join(polys)]
     # Walls (no neighbour) solid, portals (shared edges, drawn once) dashed.
@@ -227,8 +240,9 @@ def _mesh_layers(mesh: NavMesh, path: Any, start: Any, goal: Any, corridor: Any)
     return body, box
 
 
-def _clearance_layers(mesh: ClearanceMesh, path: Any, radius: float, start: Any, goal: Any,
-                      corridor: Any):
+def _clearance_layers(mesh: ClearanceMesh, path: Points | None, radius: float,
+                      start: ArrayLike | None, goal: ArrayLike | None,
+                      corridor: ArrayLike | None) -> tuple[list[Layer], Box]:
     route = None if path is None or not len(path) else as_points(path, "path")
     extra = [as_points(p, n) for p, n in ((start, "start"), (goal, "goal")) if p is not None]
     allp = np.concatenate([mesh.vertices] + ([route] if route is not None else []) + extra)
@@ -249,7 +263,7 @@ def _clearance_layers(mesh: ClearanceMesh, path: Any, radius: float, start: Any,
     walls = " ".join(f"M{_num(a[0])},{_num(a[1])} L{_num(b[0])},{_num(b[1])}" for a, b in
                      zip(mesh.vertices[mesh.walls[:, 0]].tolist(),
                          mesh.vertices[mesh.walls[:, 1]].tolist(), strict=True))
-    body: list[Any] = [f'<rect x="{_num(box[0])}" y="{_num(box[1])}" width="'
+    body: list[Layer] = [f'<rect x="{_num(box[0])}" y="{_num(box[1])}" width="'
                        f'{_num(box[2] - box[0])}" height="{_num(box[3] - box[1])}" fill="'
                        f'{PALETTE["blocked"]}"/>', "".join(polys),
                        lambda u: f'<path class="edges" fill="none" stroke="'
@@ -266,8 +280,9 @@ def _clearance_layers(mesh: ClearanceMesh, path: Any, radius: float, start: Any,
     return body, box
 
 
-def _path_and_ends(route: np.ndarray | None, extra: list, start: Any, goal: Any) -> list:
-    out: list[Any] = []
+def _path_and_ends(route: np.ndarray | None, extra: list[np.ndarray], start: ArrayLike | None,
+                   goal: ArrayLike | None) -> list[Layer]:
+    out: list[Layer] = []
     if route is not None:
         out.append(lambda u: f'<polyline class="path" points="{_pts(route)}" fill="none" '
                              f'stroke="{PALETTE["path"]}" stroke-width="{_num(2.5 * u)}" '
@@ -281,7 +296,8 @@ def _path_and_ends(route: np.ndarray | None, extra: list, start: Any, goal: Any)
     return out
 
 
-def _hex_layers(world: HexGrid, path: Any, start: Any, goal: Any):
+def _hex_layers(world: HexGrid, path: Points | None, start: ArrayLike | None,
+                goal: ArrayLike | None) -> tuple[list[Layer], Box]:
     h, w = world.shape
     rr, qq = np.mgrid[0:h, 0:w]
     cells = np.stack([qq.ravel(), rr.ravel()], axis=1)
@@ -296,7 +312,7 @@ def _hex_layers(world: HexGrid, path: Any, start: Any, goal: Any):
     costs = world.costs.ravel()
     finite = np.isfinite(costs)
     top = costs[finite].max() if finite.any() else 1.0
-    body: list[Any] = []
+    body: list[Layer] = []
     groups: dict[str, list[int]] = {}
     for i in range(len(cells)):
         if not finite[i]:
