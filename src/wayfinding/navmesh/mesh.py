@@ -436,7 +436,7 @@ class NavMesh:
         if not single:
             warn("NavMesh.locate() of an (n, 2) array", "NavMesh.locate_many()")
             return self._query().locate_many(pts)  # type: ignore[return-value]
-        return self._query().locate(pts[0])
+        return self._query()._locate_one(pts)
 
     def locate_many(self, points: Any) -> np.ndarray:
         """:meth:`NavMeshQuery.locate_many`: ``(n,)`` int32 polygons of ``(n, 2)`` points."""
@@ -450,7 +450,7 @@ class NavMesh:
         if not single:
             warn("NavMesh.nearest() of an (n, 2) array", "NavMesh.nearest_many()")
             return self._query().nearest_many(pts, filter=filter)  # type: ignore[return-value]
-        return self._query().nearest(pts[0], filter=filter)
+        return self._query()._nearest_one(pts, filter)
 
     def nearest_many(self, points: Any, *, filter: QueryFilter = DEFAULT_FILTER
                      ) -> tuple[np.ndarray, np.ndarray]:

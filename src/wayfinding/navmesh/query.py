@@ -173,6 +173,9 @@ class NavMeshQuery(SingleThread):
             warn(f"{type(self).__name__}.locate() of an (n, 2) array",
                  f"{type(self).__name__}.locate_many()")
             return self.locate_many(pts)  # type: ignore[return-value]
+        return self._locate_one(pts)
+
+    def _locate_one(self, pts: np.ndarray) -> int:
         return int(self._kernel.locate_one(pts[0, 0], pts[0, 1]))
 
     def locate_many(self, points: Any) -> np.ndarray:
@@ -190,7 +193,10 @@ class NavMeshQuery(SingleThread):
             warn(f"{type(self).__name__}.nearest() of an (n, 2) array",
                  f"{type(self).__name__}.nearest_many()")
             return self.nearest_many(pts, filter=filter)  # type: ignore[return-value]
-        poly, snapped = self.mesh._nearest(pts, self._filter(filter)[0])
+        return self._nearest_one(pts, filter)
+
+    def _nearest_one(self, pts: np.ndarray, f: QueryFilter) -> tuple[int, tuple[float, float]]:
+        poly, snapped = self.mesh._nearest(pts, self._filter(f)[0])
         return int(poly[0]), (float(snapped[0, 0]), float(snapped[0, 1]))
 
     def nearest_many(self, points: Any, *, filter: QueryFilter = DEFAULT_FILTER
@@ -235,17 +241,16 @@ class NavMeshQuery(SingleThread):
         ps, s, snap_s = self._endpoint(start, "start", allowed)
         pg, g, snap_g = self._endpoint(goal, "goal", allowed)
         stats = SearchStats()
-        found = False
-        status = Status.FOUND
+        routed, status = False, None              # status None: FOUND when routed
         if ps >= 0 and pg >= 0:
-            found, got = self._search(stats, allowed, cost, link_ok, h_scale, ps, s, pg, g)
-            if not found and partial:
+            routed, got = self._search(stats, allowed, cost, link_ok, h_scale, ps, s, pg, g)
+            if not routed and partial:
                 reached = self._reachable(ps, allowed, link_ok)
                 near, end = self.mesh._nearest(g[None], reached)
-                found, got = self._search(stats, allowed, cost, link_ok, h_scale, ps, s,
-                                          int(near[0]), end[0])
+                routed, got = self._search(stats, allowed, cost, link_ok, h_scale, ps, s,
+                                           int(near[0]), end[0])
                 status = Status.PARTIAL
-        if not found:
+        if not routed:
             stats.elapsed = time.perf_counter() - t0
             return NavPath(np.empty((0, 2)), math.inf, False, stats, "navmesh",
                            flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
@@ -256,7 +261,7 @@ class NavMeshQuery(SingleThread):
         flags[-1] |= END
         links = self.mesh._directed_links[4][via[via >= 0]]
         stats.elapsed = time.perf_counter() - t0
-        return NavPath(path, length, status is Status.FOUND, stats, "navmesh", status=status,
+        return NavPath(path, length, status is None, stats, "navmesh", status=status,
                        flags=flags, corner_polygons=owner, corridor=corridor, links=links,
                        start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
 
