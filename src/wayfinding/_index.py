@@ -4,6 +4,9 @@ An index keeps its data in ``arrays`` (name -> numpy array) and its JSON-seriali
 ``options``.  ``save`` writes a ``.npz`` holding the arrays and a JSON header with the kind,
 the format version, the options, and a description and fingerprint of the world it was
 built for; ``load`` checks all of them and refuses a file built for another world.
+
+:func:`check_world` is the one check that an index (loaded, saved or in memory) or a
+checkpoint belongs to the world it is used with.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import io
 import json
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -105,13 +109,9 @@ class Index(ABC):
                     raise IndexMismatchError(
                         f"load needs the {cls.world_type.__name__} the index was built for, "
                         f"got {type(world).__name__}")
-                if header["fingerprint"] != world.fingerprint:
-                    saved = {k: header.get(k) for k in cls.describe_world(world)}
-                    raise IndexMismatchError(
-                        f"{path}: the {kind} index was built for another {cls.world_name} "
-                        f"({_text(saved)}, fingerprint {header['fingerprint'][:12]}) than "
-                        f"the one given ({_text(cls.describe_world(world))}, fingerprint "
-                        f"{world.fingerprint[:12]}); rebuild it")
+                saved = {k: header.get(k) for k in cls.describe_world(world)}
+                check_world(f"the {kind} index", {**saved, "fingerprint": header["fingerprint"]},
+                            world, path=path)
                 options = header["options"]
                 arrays = f.arrays(target._members(world, options))
             return target._restore(world, arrays, options, header["build_time"])
@@ -137,6 +137,47 @@ class Index(ABC):
 
 def _text(fields: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in fields.items())
+
+
+def check_world(what: str, built_for: Any, given: Any, *,
+                path: str | os.PathLike | None = None, fix: str = "rebuild it") -> None:
+    """Refuse ``what`` (``"the jps_plus index"``, ``"the goal-bound checkpoint"``...) built
+    for the world ``built_for`` when it is used with the world ``given``.
+
+    Each world is a :class:`~wayfinding.grid.Grid` or :class:`~wayfinding.graph.CSRGraph`
+    (anything with a ``fingerprint``), or the fields a saved header holds for one
+    (``fingerprint`` and its size: ``shape``, ``diagonal``, ``nodes``, ``edges``).  Unless
+    both are the same object or have the same fingerprint, raises
+    :class:`IndexMismatchError` naming both worlds (size and fingerprint), the file
+    ``path`` if given, and ``fix``.
+    """
+    if built_for is given:
+        return
+    built, here = _world(built_for), _world(given)
+    if built[1] is not None and built[1] == here[1]:
+        return
+    noun = "map" if "shape" in here[0] else "graph" if "nodes" in here[0] else "world"
+    where = f"{path}: " if path is not None else ""
+    raise IndexMismatchError(
+        f"{where}{what} was built for another {noun} ({_text(built[0])}, fingerprint "
+        f"{str(built[1])[:12]}) than the one given ({_text(here[0])}, fingerprint "
+        f"{str(here[1])[:12]}); {fix}")
+
+
+def _world(world: Any) -> tuple[dict[str, Any], Any]:
+    """The size fields and the fingerprint of a world or of a saved header's fields."""
+    if isinstance(world, Mapping):
+        return {k: world[k] for k in _WORLD_FIELDS if k in world}, world.get("fingerprint")
+    fields: dict[str, Any] = {}
+    if hasattr(world, "shape"):
+        fields["shape"] = list(world.shape)
+    if hasattr(world, "diagonal"):
+        fields["diagonal"] = getattr(world.diagonal, "value", world.diagonal)
+    if hasattr(world, "num_nodes"):
+        fields["nodes"] = world.num_nodes
+    if hasattr(world, "num_edges"):
+        fields["edges"] = world.num_edges
+    return fields, getattr(world, "fingerprint", None)
 
 
 #: Header fields of a saved index and their types (``shape``, ``diagonal``, ``nodes`` and

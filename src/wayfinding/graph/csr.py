@@ -11,11 +11,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._index import Index
+from .._index import Index, check_world
 from .._kernels import _csrsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
-from ..errors import IndexMismatchError, InvalidGridError, InvalidQueryError
+from ..errors import InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 from ..sliced import SlicedSearch
 
@@ -278,11 +278,7 @@ class CSRGraph:
         if not isinstance(index, GraphIndex) or index.kind != kind:
             raise InvalidQueryError(f"{name} must be a {kind} index, got "
                                     f"{type(index).__name__}")
-        if index.graph is not self and index.graph.fingerprint != self.fingerprint:
-            raise IndexMismatchError(
-                f"the {kind} index was built for another graph ({index.graph!r}, fingerprint "
-                f"{index.graph.fingerprint[:12]}) than this one ({self!r}, fingerprint "
-                f"{self.fingerprint[:12]})")
+        check_world(f"the {kind} index", index.graph, self)
 
     def distances(self, source: Any) -> np.ndarray:
         """Dijkstra costs from ``source`` to every node: ``(n,)`` float64, ``inf`` unreached."""

@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._index import check_world
 from .._io import NpzFile, atomic_write_bytes
 from .._kernels import _canonical
 from .._validate import count
 from ..errors import (
     FileFormatError,
     IndexFormatError,
-    IndexMismatchError,
     InvalidGridError,
     InvalidQueryError,
 )
@@ -289,12 +289,8 @@ def _read_checkpoint(path: str | os.PathLike,
         header = f.header()
         if header.get("format") != _CHECKPOINT_MAGIC:
             raise IndexFormatError("is not a goal-bound checkpoint", path)
-        if header.get("fingerprint") != grid.fingerprint:
-            raise IndexMismatchError(
-                f"{path}: the goal-bound checkpoint belongs to another map (shape "
-                f"{header.get('shape')}, fingerprint {str(header.get('fingerprint'))[:12]}) "
-                f"than the one given (shape {grid.shape}, fingerprint {grid.fingerprint[:12]});"
-                " delete it or use another path")
+        check_world("the goal-bound checkpoint", header, grid, path=path,
+                    fix="delete it or use another path")
         arrays = f.arrays({"boxes": 64 * n, "done": n})
     try:
         boxes = _check_boxes(_saved.array(arrays, "boxes", np.uint16, (n, 8, 4)), grid)

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._index import check_world
 from .._kernels import _jps
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from .._validate import positive_float
-from ..errors import IndexFormatError, IndexMismatchError, InvalidGridError, InvalidQueryError
+from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from .grid import Grid
 from .index import GridIndex, require_grid
@@ -304,11 +305,7 @@ class JPSPlus(GridIndex):
         return arr.astype(np.int64, copy=False)
 
     def _check_boxes(self, bounds: Any) -> np.ndarray:
-        other = getattr(bounds, "grid", self.grid)
-        if other is not self.grid and getattr(other, "fingerprint", None) != \
-                self.grid.fingerprint:
-            raise IndexMismatchError("the goal bounds were built for another map than this "
-                                     "JPS+ index")
+        check_world("the goal bounds", getattr(bounds, "grid", self.grid), self.grid)
         boxes = getattr(bounds, "boxes", None)
         if not isinstance(boxes, np.ndarray) or boxes.dtype != np.uint16 \
                 or boxes.shape != (self._n, 8, 4) or not boxes.flags.c_contiguous:

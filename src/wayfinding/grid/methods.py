@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import IndexMismatchError, InvalidQueryError
+from .._index import check_world
+from ..errors import InvalidQueryError
 from .anyangle import ANY_ANGLE, AnyAngle
 from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
@@ -144,8 +145,8 @@ def make_solver(grid: Grid, algo: str, *, indexes: Iterable[GridIndex] = (),
     solver = Solver(algo, lambda a, b: method.run(solver.indexes, a, b))
     for spec in method.needs:
         found = next((ix for ix in given if spec.matches(ix)), None)
-        if found is not None and found.grid.fingerprint != grid.fingerprint:
-            raise IndexMismatchError(f"the {spec.name} index given was built for another map")
+        if found is not None:
+            check_world(f"the {spec.name} index", found.grid, grid)
         if found is None:
             found = spec.build(grid, **({"progress": progress} if spec.cls is GoalBounds
                                         else {}))

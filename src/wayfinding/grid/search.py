@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from .._index import check_world
 from .._kernels import _canonical, _gridsearch
 from .._kernels._workspace import Workspace
 from .._scratch import SingleThread, exclusive
 from .._validate import choice, count, number
-from ..errors import IndexMismatchError, InvalidQueryError
+from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from ..sliced import SlicedSearch
 from .grid import Grid
@@ -262,10 +263,7 @@ def _pivot_table(differential: Any, grid: Grid, algo: str, weight: float) -> tup
     if algo not in ("astar", "weighted_astar"):
         raise InvalidQueryError(
             f"a differential heuristic works with 'astar' and 'weighted_astar', not {algo!r}")
-    if differential.grid is not grid and differential.grid.fingerprint != grid.fingerprint:
-        raise IndexMismatchError(
-            f"the differential heuristic was built for another map ({differential.grid!r}) "
-            f"than the one searched ({grid!r})")
+    check_world("the differential heuristic", differential.grid, grid)
     return differential.table, weight
 
 
@@ -277,11 +275,7 @@ def _bounds_boxes(bounds: Any, grid: Grid, algo: str) -> np.ndarray:
     if getattr(bounds, "kind", None) != "goal_bounds":
         raise InvalidQueryError(f"bounds must be a GoalBounds index, got "
                                 f"{type(bounds).__name__}")
-    if bounds.grid is not grid and bounds.grid.fingerprint != grid.fingerprint:
-        raise IndexMismatchError(
-            f"the goal bounds were built for another map (shape {bounds.grid.shape}, "
-            f"fingerprint {bounds.grid.fingerprint[:12]}) than the one searched (shape "
-            f"{grid.shape}, fingerprint {grid.fingerprint[:12]})")
+    check_world("the goal bounds", bounds.grid, grid)
     return bounds.boxes
 
 
