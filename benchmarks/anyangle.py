@@ -62,23 +62,23 @@ def run_map(name: str, data: Path, n: int, m: int) -> tuple[list[str], dict[str,
     times: dict[str, list[float]] = {k: [] for k in OURS}
     lengths: dict[str, list[float]] = {k: [] for k in OURS}
     for p in problems:
-        for algo in OURS:
+        for method in OURS:
             t = time.perf_counter()
-            r = search.find_path(p.start, p.goal) if algo == "astar" else \
-                aa.find_path(p.start, p.goal, algo=algo)
-            times[algo].append(time.perf_counter() - t)
-            if algo != "astar" and not aa.is_legal(r.path):
-                raise AssertionError(f"{algo}: illegal path on {name} line {p.line}")
-            lengths[algo].append(r.cost)
+            r = search.find_path(p.start, p.goal) if method == "astar" else \
+                aa.find_path(p.start, p.goal, method=method)
+            times[method].append(time.perf_counter() - t)
+            if method != "astar" and not aa.is_legal(r.path):
+                raise AssertionError(f"{method}: illegal path on {name} line {p.line}")
+            lengths[method].append(r.cost)
     exact = np.array(lengths["any_angle"])
     optimal = np.array([p.optimal for p in problems])
     ok = exact > 0
     base = float(np.median(times["astar"]))
     rows = []
-    for algo in OURS:
-        ln = np.array(lengths[algo])
-        rows.append([algo, fmt_us(float(np.median(times[algo]))),
-                     fmt_x(float(np.median(times[algo])) / base),
+    for method in OURS:
+        ln = np.array(lengths[method])
+        rows.append([method, fmt_us(float(np.median(times[method]))),
+                     fmt_x(float(np.median(times[method])) / base),
                      f"{np.mean(ln[ok] / exact[ok]):.4f}", f"{np.max(ln[ok] / exact[ok]):.4f}",
                      f"{np.mean(ln[ok] / optimal[ok]):.4f}"])
     peer = peer_theta(grid)

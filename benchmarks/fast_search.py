@@ -99,13 +99,13 @@ def run_map(data: Path, name: str, limit: int | None, gb_max_cells: int,
             run.skipped[kind] = f"{cells:,} cells > --gb-max-cells {gb_max_cells:,}"
             continue
         run.indexes[kind] = get_index(kind, grid, name, index_dir)
-    for algo in METHODS:
-        needs = PREPROCESSED[algo].needs if algo in PREPROCESSED else ()
+    for method in METHODS:
+        needs = PREPROCESSED[method].needs if method in PREPROCESSED else ()
         missing = [s.name for s in needs if s.name not in run.indexes]
         if missing:
-            run.skipped[algo] = "no " + ", ".join(missing) + " index"
+            run.skipped[method] = "no " + ", ".join(missing) + " index"
             continue
-        solve = make_solver(grid, algo, indexes=[run.indexes[s.name] for s in needs])
+        solve = make_solver(grid, method, indexes=[run.indexes[s.name] for s in needs])
         solve(problems[0].start, problems[0].goal)  # warm-up
         times = np.empty(len(problems))
         wrong, excess, expanded = 0, 0.0, 0
@@ -117,33 +117,33 @@ def run_map(data: Path, name: str, limit: int | None, gb_max_cells: int,
             if not (r.found and p.matches(r.cost)):
                 wrong += 1
                 excess = max(excess, r.cost - p.optimal)
-        run.times[algo], run.wrong[algo] = times, wrong
-        run.worst_excess[algo], run.expanded[algo] = excess, expanded / len(problems)
-        print(f"  {name}: {algo:17s} median {np.median(times) * 1e6:9.1f} µs  mean "
+        run.times[method], run.wrong[method] = times, wrong
+        run.worst_excess[method], run.expanded[method] = excess, expanded / len(problems)
+        print(f"  {name}: {method:17s} median {np.median(times) * 1e6:9.1f} µs  mean "
               f"{np.mean(times) * 1e6:9.1f} µs  wrong {wrong}", file=sys.stderr, flush=True)
     return run
 
 
-def index_for(algo: str, run: MapRun) -> list[GridIndex]:
-    needs = PREPROCESSED[algo].needs if algo in PREPROCESSED else ()
+def index_for(method: str, run: MapRun) -> list[GridIndex]:
+    needs = PREPROCESSED[method].needs if method in PREPROCESSED else ()
     return [run.indexes[s.name] for s in needs]
 
 
 def map_table(run: MapRun) -> str:
     base = run.times["astar"]
     rows = []
-    for algo in METHODS:
-        if algo in run.skipped:
-            rows.append([algo] + ["–"] * 7 + [run.skipped[algo]])
+    for method in METHODS:
+        if method in run.skipped:
+            rows.append([method] + ["–"] * 7 + [run.skipped[method]])
             continue
-        t = run.times[algo]
-        ix = index_for(algo, run)
-        wrong = run.wrong[algo]
-        note = f"{wrong:,} not optimal (worst +{run.worst_excess[algo]:.3f})" if wrong else ""
+        t = run.times[method]
+        ix = index_for(method, run)
+        wrong = run.wrong[method]
+        note = f"{wrong:,} not optimal (worst +{run.worst_excess[method]:.3f})" if wrong else ""
         rows.append([
-            algo, fmt_us(float(np.median(t))), fmt_us(float(np.mean(t))),
+            method, fmt_us(float(np.median(t))), fmt_us(float(np.mean(t))),
             fmt_x(float(np.median(base) / np.median(t))),
-            fmt_x(float(np.mean(base) / np.mean(t))), f"{run.expanded[algo]:,.0f}",
+            fmt_x(float(np.mean(base) / np.mean(t))), f"{run.expanded[method]:,.0f}",
             f"{sum(i.build_time for i in ix):,.2f}" if ix else "–",
             f"{sum(i.nbytes for i in ix) / 2**20:,.1f}" if ix else "–",
             f"{run.problems - wrong:,}/{run.problems:,}" + (f" — {note}" if note else ""),
@@ -183,16 +183,16 @@ def canonical_rows(data: Path, names: list[str], sources: int) -> list[list[str]
 
 def targets_table(runs: list[MapRun], canon: list[list[str]]) -> str:
     rows = []
-    for algo, goal in TARGETS.items():
+    for method, goal in TARGETS.items():
         for run in runs:
             if not run.name.startswith("dao/"):
                 continue
-            if algo not in run.times:
-                rows.append([f"{algo} speed-up over A* (means), {run.name}", f"≥ {goal:g}×",
-                             "not run: " + run.skipped.get(algo, "?"), "not met"])
+            if method not in run.times:
+                rows.append([f"{method} speed-up over A* (means), {run.name}", f"≥ {goal:g}×",
+                             "not run: " + run.skipped.get(method, "?"), "not met"])
                 continue
-            x = float(np.mean(run.times["astar"]) / np.mean(run.times[algo]))
-            rows.append([f"{algo} speed-up over A* (means), {run.name}", f"≥ {goal:g}×",
+            x = float(np.mean(run.times["astar"]) / np.mean(run.times[method]))
+            rows.append([f"{method} speed-up over A* (means), {run.name}", f"≥ {goal:g}×",
                          fmt_x(x), "met" if x >= goal else "not met"])
     for run in runs:
         ref = REFERENCE_MEAN_US.get(run.name)

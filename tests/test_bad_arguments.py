@@ -66,6 +66,7 @@ SQUARE = [(0, 0), (10, 0), (10, 10), (0, 10)]
 
 
 def _grid_calls() -> dict[str, Callable[[Any], Any]]:
+    from wayfinding import find_path
     from wayfinding.grid import (
         DifferentialHeuristic,
         GridSearch,
@@ -73,7 +74,6 @@ def _grid_calls() -> dict[str, Callable[[Any], Any]]:
         JPSPlus,
         SubgoalGraph,
         distance_map,
-        find_path,
         find_paths,
     )
 
@@ -87,11 +87,11 @@ def _grid_calls() -> dict[str, Callable[[Any], Any]]:
         "Grid.world_to_cell": lambda v: g().world_to_cell((v, 0.0)),
         "find_path.start": lambda v: find_path(g(), (v, 0), (4, 3)),
         "find_path.weight": lambda v: find_path(g(), (0, 0), (4, 3), weight=v),
-        "find_path.algo": lambda v: find_path(g(), (0, 0), (4, 3), algo=v),
+        "find_path.method": lambda v: find_path(g(), (0, 0), (4, 3), method=v),
         "find_path.heuristic": lambda v: find_path(g(), (0, 0), (4, 3), heuristic=v),
         "find_path.agent_size": lambda v: find_path(g(), (0, 0), (4, 3), agent_size=v),
         "GridSearch.find_path.weight":
-            lambda v: GridSearch(g()).find_path((0, 0), (4, 3), algo="weighted", weight=v),
+            lambda v: GridSearch(g()).find_path((0, 0), (4, 3), method="weighted", weight=v),
         "distance_map.limit": lambda v: distance_map(g(), [(0, 0)], limit=v),
         "distance_map.method": lambda v: distance_map(g(), [(0, 0)], method=v),
         "find_paths.threads": lambda v: find_paths(g(), [(0, 0)], [(4, 3)], threads=v),
@@ -229,7 +229,7 @@ def _crowd_calls() -> dict[str, Callable[[Any], Any]]:
         "Crowd.add.max_accel": lambda v: Crowd().add((0.0, 0.0), max_accel=v),
         "Crowd.add.group": lambda v: Crowd().add((0.0, 0.0), group=v),
         "Crowd.remove": lambda v: crowd().remove(v),
-        "Crowd.neighbours.distance": lambda v: crowd().neighbours(v),
+        "Crowd.neighbours.distance": lambda v: crowd().neighbours(distance=v),
         "Crowd.neighbours.count": lambda v: crowd().neighbours(count=v),
         "Crowd.step.dt": lambda v: crowd().step(v),
         "ORCA.time_horizon": lambda v: ORCA(time_horizon=v),

@@ -59,7 +59,7 @@ CASES = {
     "GridSearch.distance_map": (lambda: GridSearch(GRID),
                                 lambda s: s.distance_map([START], method="dijkstra")),
     "AnyAngle": (lambda: AnyAngle(GRID),
-                 lambda s: _path(s.find_path(START, GOAL, algo="theta"))),
+                 lambda s: _path(s.find_path(START, GOAL, method="theta"))),
     "ARAStar": (lambda: ARAStar(GRID, START, GOAL), _planned),
     "ADStar": (lambda: ADStar(GRID, START, GOAL), _planned),
     "ContinuumField": (lambda: ContinuumField(GRID), _field),

@@ -97,7 +97,7 @@ BAD_LINES = {
     "huge pivots": f"index build open.map differential -o x.npz --pivots {HUGE}",
     "no workers": "index build open.map goal_bounds -o x.npz --workers 0",
     "huge agent size": f"path open.map --from 0,0 --to 5,5 --agent-size {HUGE}",
-    "NaN weight": "path open.map --from 0,0 --to 5,5 --algo weighted_astar --weight nan",
+    "NaN weight": "path open.map --from 0,0 --to 5,5 --method weighted_astar --weight nan",
     # cells
     "negative start cell": "path open.map --from -1,2 --to 5,5",
     "negative distance source": "render open.map -o x.svg --distances-from -1,0",
@@ -128,24 +128,25 @@ def test_error_line_names_the_value(capsys, workdir, line, words):
     assert_one_error_line(code, err, *words)
 
 
-@pytest.mark.parametrize("algo", ["astar", "jps", "theta"])
-def test_index_for_a_method_without_one(capsys, workdir, algo):
+@pytest.mark.parametrize("method", ["astar", "jps", "theta"])
+def test_index_for_a_method_without_one(capsys, workdir, method):
     assert run(capsys, "index build open.map jps_plus -o jp.npz")[0] == 0
-    code, _, err = run(capsys, f"path open.map --from 0,0 --to 5,5 --algo {algo} --index jp.npz")
-    assert_one_error_line(code, err, repr(algo), "--index")
-    code, _, err = run(capsys, f"scen open.map.scen --algo {algo} --index jp.npz --quiet")
-    assert_one_error_line(code, err, repr(algo), "--index")
+    code, _, err = run(capsys,
+                       f"path open.map --from 0,0 --to 5,5 --method {method} --index jp.npz")
+    assert_one_error_line(code, err, repr(method), "--index")
+    code, _, err = run(capsys, f"scen open.map.scen --method {method} --index jp.npz --quiet")
+    assert_one_error_line(code, err, repr(method), "--index")
 
 
 def test_index_of_a_kind_the_method_does_not_use(capsys, workdir):
     assert run(capsys, "index build open.map jps_plus -o jp.npz")[0] == 0
-    code, _, err = run(capsys, "path open.map --from 0,0 --to 5,5 --algo subgoal --index jp.npz")
+    code, _, err = run(capsys, "path open.map --from 0,0 --to 5,5 --method subgoal --index jp.npz")
     assert_one_error_line(code, err, "'subgoal'", "jp.npz")
 
 
 def test_index_for_a_preprocessed_method_is_used(capsys, workdir):
     assert run(capsys, "index build open.map jps_plus -o jp.npz")[0] == 0
-    code, out, err = run(capsys, "path open.map --from 0,0 --to 5,5 --algo jps_plus "
+    code, out, err = run(capsys, "path open.map --from 0,0 --to 5,5 --method jps_plus "
                          "--index jp.npz --json")
     assert code == 0 and json.loads(out)["found"], err
 

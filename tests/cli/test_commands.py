@@ -30,7 +30,7 @@ def test_path_text_and_json(capsys, files):
     code, out, _ = run(capsys, "path", map_file, "--from", start, "--to", goal)
     assert code == 0 and out.startswith(f"cost {p.optimal:.4f}"[:9])
     code, out, _ = run(capsys, "path", map_file, "--from", start, "--to", goal, "--json",
-                       "--algo", "bidirectional")
+                       "--method", "bidirectional")
     data = json.loads(out)
     assert code == 0 and data["found"] and p.matches(data["cost"])
     assert data["path"][0] == list(p.start) and data["path"][-1] == list(p.goal)
@@ -61,14 +61,14 @@ def test_malformed_map_exit_2(capsys, tmp_path):
     assert code == 2 and f"{bad}, line 6" in err
 
 
-@pytest.mark.parametrize("algo", ["astar", "dijkstra", "bidirectional"])
-def test_scen_json_summary(capsys, algo, files):
+@pytest.mark.parametrize("method", ["astar", "dijkstra", "bidirectional"])
+def test_scen_json_summary(capsys, method, files):
     map_file, scen_file = files
-    code, out, _ = run(capsys, "scen", scen_file, "--algo", algo, "--sample", "40", "--json")
+    code, out, _ = run(capsys, "scen", scen_file, "--method", method, "--sample", "40", "--json")
     data = json.loads(out)
     assert code == 0
     assert data["problems"] == 40 and data["mismatches"] == 0 and data["solved"] == 40
-    assert data["median_us"] > 0 and data["algorithm"] == algo
+    assert data["median_us"] > 0 and data["algorithm"] == method
 
 
 def test_scen_table_and_sample_is_deterministic(capsys, files):
@@ -155,20 +155,20 @@ def test_demo_writes_a_page(capsys, tmp_path):
 
 @pytest.mark.parametrize("algo", ["jps", "jps_plus", "jps_plus_buckets", "astar_gb",
                                   "jps_plus_gb", "subgoal", "subgoal2", "astar_dh"])
-def test_fast_methods_in_path_and_scen(capsys, algo, files):
+def test_fast_methods_in_path_and_scen(capsys, method, files):
     map_file, scen_file = files
     p = read_scen(scen_file)[-1]
     start, goal = f"{p.start[0]},{p.start[1]}", f"{p.goal[0]},{p.goal[1]}"
     code, out, _ = run(capsys, "path", map_file, "--from", start, "--to", goal, "--json",
-                       "--algo", algo)
+                       "--method", method)
     data = json.loads(out)
-    assert code == 0 and data["algorithm"] == algo and data["found"]
-    assert data["cost"] <= p.optimal + (0.1 if algo == "jps_plus_buckets" else 1e-3)
-    code, out, _ = run(capsys, "scen", scen_file, "--algo", algo, "--json", "--quiet")
+    assert code == 0 and data["algorithm"] == method and data["found"]
+    assert data["cost"] <= p.optimal + (0.1 if method == "jps_plus_buckets" else 1e-3)
+    code, out, _ = run(capsys, "scen", scen_file, "--method", method, "--json", "--quiet")
     data = json.loads(out)
     assert code == 0 and data["solved"] == data["problems"] > 0
-    assert data["index_bytes"] > 0 or algo == "jps"
-    if algo != "jps_plus_buckets":
+    assert data["index_bytes"] > 0 or method == "jps"
+    if method != "jps_plus_buckets":
         assert data["mismatches"] == 0
 
 
@@ -181,7 +181,7 @@ def test_index_build_info_and_reuse(capsys, tmp_path, files):
     assert code == 0 and "subgoal" in out and "levels" in out
     code, out, _ = run(capsys, "index", "info", out_file, "--json")
     assert json.loads(out)["kind"] == "subgoal"
-    code, out, _ = run(capsys, "scen", scen_file, "--algo", "subgoal2", "--index", out_file,
+    code, out, _ = run(capsys, "scen", scen_file, "--method", "subgoal2", "--index", out_file,
                        "--json", "--quiet")
     data = json.loads(out)
     assert code == 0 and data["mismatches"] == 0 and data["preprocess_s"] == 0.0
@@ -192,7 +192,7 @@ def test_index_for_another_map_or_bad_file_exit_2(capsys, tmp_path, files):
     other = write_map(generate.maze(40, 40, seed=1), tmp_path / "maze.map")
     saved = tmp_path / "maze.jps.npz"
     assert run(capsys, "index", "build", other, "jps_plus", "-o", saved)[0] == 0
-    code, _, err = run(capsys, "scen", scen_file, "--algo", "jps_plus", "--index", saved)
+    code, _, err = run(capsys, "scen", scen_file, "--method", "jps_plus", "--index", saved)
     assert code == 2 and "another map" in err
     junk = tmp_path / "junk.npz"
     junk.write_text("not an index")
@@ -202,20 +202,20 @@ def test_index_for_another_map_or_bad_file_exit_2(capsys, tmp_path, files):
     assert code == 2 and "--pivots only applies" in err
 
 
-@pytest.mark.parametrize("algo", ["theta", "lazy_theta", "any_angle", "astar_smoothed"])
-def test_any_angle_methods(capsys, tmp_path, algo, files):
+@pytest.mark.parametrize("method", ["theta", "lazy_theta", "any_angle", "astar_smoothed"])
+def test_any_angle_methods(capsys, tmp_path, method, files):
     map_file, scen_file = files
     far = max(read_scen(scen_file), key=lambda p: p.optimal)
     picture = tmp_path / "p.svg"
     code, out, _ = run(capsys, "path", map_file, "--from", "{},{}".format(*far.start),
-                       "--to", "{},{}".format(*far.goal), "--algo", algo, "--json",
+                       "--to", "{},{}".format(*far.goal), "--method", method, "--json",
                        "--render", picture)
     r = json.loads(out)
-    assert code == 0 and r["found"] and r["algorithm"] == algo
+    assert code == 0 and r["found"] and r["algorithm"] == method
     path = np.array(r["path"])
     assert path.dtype == np.float64
     assert np.allclose(path[[0, -1]], np.add([far.start, far.goal], 0.5))
     assert r["cost"] == pytest.approx(np.hypot(*np.diff(path, axis=0).T).sum())
     assert 'class="path"' in picture.read_text()
-    code, out, _ = run(capsys, "scen", scen_file, "--algo", algo, "--sample", "20", "--quiet")
+    code, out, _ = run(capsys, "scen", scen_file, "--method", method, "--sample", "20", "--quiet")
     assert code == 0 and "failures           0" in out and "mean length ratio" in out

@@ -102,7 +102,7 @@ def test_find_path_rejects_bad_nodes(chain, start, goal):
 
 def test_find_path_rejects_unknown_algorithm(chain):
     with pytest.raises(InvalidQueryError, match="bfs"):
-        chain.find_path(0, 2, algo="bfs")
+        chain.find_path(0, 2, method="bfs")
 
 
 @pytest.mark.parametrize("source", [4, -1, 1.0])
@@ -120,7 +120,7 @@ def test_distances_rejects_bad_source(chain, source):
     (0, 3, False, math.inf, []),
 ])
 def test_find_path_outcomes(chain, algo, start, goal, found, cost, path):
-    r = chain.find_path(start, goal, algo=algo)
+    r = chain.find_path(start, goal, method=algo)
     assert r.found is found
     assert r.cost == cost
     assert r.path.dtype == np.int64
@@ -134,7 +134,7 @@ def test_find_path_outcomes(chain, algo, start, goal, found, cost, path):
 def test_t32_parallel_edges_pick_the_cheapest(weights, algo):
     k = len(weights)
     g = CSRGraph.from_edges(2, [0] * k, [1] * k, weights, coords=[[0.0, 0.0], [1.0, 0.0]])
-    r = g.find_path(0, 1, algo=algo)
+    r = g.find_path(0, 1, method=algo)
     assert r.path.tolist() == [0, 1]
     assert r.cost == 2.0
     assert g.distances(0).tolist() == [0.0, 2.0]
@@ -191,7 +191,7 @@ def test_find_path_costs_match_scipy(algo, g, data):
     start = data.draw(st.integers(0, g.num_nodes - 1), label="start")
     goal = data.draw(st.integers(0, g.num_nodes - 1), label="goal")
     expected = _scipy_costs(g)[start, goal]
-    r = g.find_path(start, goal, algo=algo)
+    r = g.find_path(start, goal, method=algo)
     assert r.found == bool(np.isfinite(expected))
     assert r.cost == pytest.approx(expected, rel=1e-12)
     if r.found:
@@ -205,8 +205,8 @@ def test_find_path_costs_match_scipy(algo, g, data):
 def test_coords_heuristic_keeps_astar_optimal(g, data):
     start = data.draw(st.integers(0, g.num_nodes - 1), label="start")
     goal = data.draw(st.integers(0, g.num_nodes - 1), label="goal")
-    a = g.find_path(start, goal, algo="astar")
-    d = g.find_path(start, goal, algo="dijkstra")
+    a = g.find_path(start, goal, method="astar")
+    d = g.find_path(start, goal, method="dijkstra")
     assert a.found == d.found
     assert a.cost == pytest.approx(d.cost, rel=1e-9)
 
@@ -255,8 +255,8 @@ def test_to_csr_path_costs_equal_grid_search(algo, grid, data):
     s = data.draw(st.sampled_from(free), label="start")
     t = data.draw(st.sampled_from(free), label="goal")
     csr = grid.to_csr()
-    r = csr.find_path(s[1] * grid.width + s[0], t[1] * grid.width + t[0], algo=algo)
-    expected = find_path(grid, s, t, algo=algo)
+    r = csr.find_path(s[1] * grid.width + s[0], t[1] * grid.width + t[0], method=algo)
+    expected = find_path(grid, s, t, method=algo)
     assert r.found == expected.found
     assert r.cost == pytest.approx(expected.cost, rel=1e-12)
     if r.found:

@@ -65,7 +65,7 @@ def test_pruned_searches_match_scipy(g, data):
         s, t = data.draw(nodes, label="start"), data.draw(nodes, label="goal")
         want = dist[s, t]
         for kwargs in ({"differential": dh}, {"bounds": gb}, {"differential": dh, "bounds": gb},
-                       {"bounds": gb, "algo": "dijkstra"}):
+                       {"bounds": gb, "method": "dijkstra"}):
             r = g.find_path(s, t, **kwargs)
             assert r.found == math.isfinite(want), kwargs
             if r.found:
@@ -269,7 +269,7 @@ def test_arena_problems_optimal_with_fewer_expansions(arena):
     for p in scen.problems:
         s, t = p.start[1] * w + p.start[0], p.goal[1] * w + p.goal[0]
         runs = [csr.find_path(s, t), gb.find_path(s, t), dh.find_path(s, t),
-                csr.find_path(s, t, algo="dijkstra"), gb.find_path(s, t, algo="dijkstra"),
+                csr.find_path(s, t, method="dijkstra"), gb.find_path(s, t, method="dijkstra"),
                 csr.find_path(s, t, bounds=gb, differential=dh)]
         for r in runs:
             assert r.found and p.matches(r.cost)
@@ -405,7 +405,7 @@ def test_differential_rejects_bad_pivots(small, pivots):
 def test_differential_needs_astar(small):
     dh = CSRDifferentialHeuristic.build(small, pivots=1)
     with pytest.raises(InvalidQueryError, match="astar"):
-        small.find_path(0, 2, algo="dijkstra", differential=dh)
+        small.find_path(0, 2, method="dijkstra", differential=dh)
 
 
 @pytest.mark.parametrize("kw", [{"differential": "dh"}, {"bounds": np.zeros((4, 4))},

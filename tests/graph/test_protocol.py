@@ -21,7 +21,7 @@ def test_user_objects_satisfy_the_protocol():
     assert isinstance(Ring(5), Graph)
     r = find_path(Ring(10), 0, 7)
     assert r.found and r.cost == 7.0 and r.path == list(range(8))
-    d = find_path(Ring(10), 0, 7, algo="dijkstra")
+    d = find_path(Ring(10), 0, 7, method="dijkstra")
     assert d.cost == 7.0
 
 
@@ -49,6 +49,6 @@ def test_bad_edges_and_algorithms_are_refused():
     with pytest.raises(InvalidQueryError, match="cost -2.0"):
         find_path(Bad(), 0, 1)
     with pytest.raises(InvalidQueryError, match="needs a Grid"):
-        find_path(Ring(3), 0, 1, algo="bfs")
+        find_path(Ring(3), 0, 1, method="bfs")
     with pytest.raises(InvalidQueryError, match="not hashable"):
         find_path(Ring(3), [0], 1)

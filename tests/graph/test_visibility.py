@@ -128,7 +128,7 @@ def test_paths_with_radius_are_legal_and_dijkstra_agrees(seed, radius):
     ends = ends[obs.points_clear(ends, radius)][:2]
     assume(len(ends) == 2)
     r1 = g.find_path(ends[0], ends[1])
-    r2 = g.find_path(ends[0], ends[1], algo="dijkstra")
+    r2 = g.find_path(ends[0], ends[1], method="dijkstra")
     assert r1.found == r2.found
     if r1.found:
         assert r1.cost == pytest.approx(r2.cost)

@@ -66,7 +66,7 @@ def test_max_link_and_user_edges():
      ">= 0"),
     (lambda: WaypointGraph.connect([(0, 0), (9, 0)], WALL).find_path((4.5, 2), (9, 0)),
      InvalidQueryError, "start"),
-    (lambda: WaypointGraph.connect([(0, 0)]).find_path((0, 0), (1, 0), algo="bfs"),
+    (lambda: WaypointGraph.connect([(0, 0)]).find_path((0, 0), (1, 0), method="bfs"),
      InvalidQueryError, "algorithm"),
     (lambda: WaypointGraph.connect([(0, 0)]).find_path((0, 0), (1, 0), join="teleport"),
      InvalidQueryError, "join"),
@@ -118,7 +118,7 @@ def test_connect_matches_shapely_and_paths_match_networkx(rects, seed, radius, m
     ref.add_nodes_from(range(len(pts)))
     ref.add_weighted_edges_from((i, j, float(np.hypot(*(pts[i] - pts[j])))) for i, j in got)
     a, b = 0, len(pts) - 1
-    r = g.find_path(pts[a], pts[b], algo="dijkstra")
+    r = g.find_path(pts[a], pts[b], method="dijkstra")
     if nx.has_path(ref, a, b):
         assert r.found and r.cost == pytest.approx(nx.dijkstra_path_length(ref, a, b))
         assert links_legal(r.path, obs, radius)

@@ -113,7 +113,7 @@ def test_exact_equals_the_visibility_map_and_bounds_the_others(seed):
     for _ in range(8):
         a, b = (cells[i] for i in rng.integers(len(cells), size=2))
         grid_path = search.find_path(a, b)
-        exact = aa.find_path(a, b, algo="any_angle")
+        exact = aa.find_path(a, b, method="any_angle")
         assert exact.found == grid_path.found
         if not exact.found:
             continue
@@ -121,8 +121,8 @@ def test_exact_equals_the_visibility_map_and_bounds_the_others(seed):
         ref = VisibilityMap(parts[0]).shortest_path(np.add(a, .5), np.add(b, .5))
         assert exact.cost == pytest.approx(ref.cost, rel=1e-9, abs=1e-9)
         assert exact.cost <= grid_path.cost + 1e-9
-        for algo in ("theta", "lazy_theta", "astar_smoothed"):
-            r = aa.find_path(a, b, algo=algo)
+        for method in ("theta", "lazy_theta", "astar_smoothed"):
+            r = aa.find_path(a, b, method=method)
             assert r.found and aa.is_legal(r.path)
             assert r.cost >= exact.cost - 1e-9 and r.cost <= grid_path.cost + 1e-9
             assert np.allclose(r.path[[0, -1]], np.add([a, b], 0.5))
@@ -131,16 +131,16 @@ def test_exact_equals_the_visibility_map_and_bounds_the_others(seed):
 
 def test_open_grid_and_one_block():
     aa = AnyAngle(Grid(np.ones((9, 12), dtype=bool)))
-    for algo in ("theta", "lazy_theta", "any_angle"):
-        r = aa.find_path((0, 0), (11, 5), algo=algo)
+    for method in ("theta", "lazy_theta", "any_angle"):
+        r = aa.find_path((0, 0), (11, 5), method=method)
         assert len(r.path) == 2 and r.cost == pytest.approx(math.hypot(11, 5))
     aa = AnyAngle(Grid.from_ascii("""
         .....
         ..#..
         ....."""))
-    r = aa.find_path((0, 1), (4, 1), algo="any_angle")
+    r = aa.find_path((0, 1), (4, 1), method="any_angle")
     assert r.path.tolist() == [[0.5, 1.5], [2, 1], [3, 1], [4.5, 1.5]]
-    assert aa.find_path((1, 1), (1, 1), algo="theta").cost == 0
+    assert aa.find_path((1, 1), (1, 1), method="theta").cost == 0
 
 
 @settings(max_examples=15, deadline=None)
@@ -168,9 +168,9 @@ def test_smoothing_never_lengthens_and_stays_legal(seed):
 def test_theta_within_one_percent_of_exact_in_caves(tmp_path):
     _, scen = write_generated("caves", tmp_path)
     report = {}
-    for algo in ("any_angle", "theta", "lazy_theta", "astar_smoothed"):
-        report[algo] = run_scenario(scen, algo=algo, sample=60, show_progress=False)
-        assert report[algo].mismatches == 0 and report[algo].solved == 60
+    for method in ("any_angle", "theta", "lazy_theta", "astar_smoothed"):
+        report[method] = run_scenario(scen, method=method, sample=60, show_progress=False)
+        assert report[method].mismatches == 0 and report[method].solved == 60
     exact = report["any_angle"].mean_ratio
     assert exact < 0.97                           # any-angle paths are shorter than octile
     assert report["theta"].mean_ratio <= exact * 1.01
@@ -186,7 +186,7 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="blocked"):
         aa.find_path((0, 0), (2, 0))
     with pytest.raises(InvalidQueryError, match="unknown any-angle"):
-        aa.find_path((0, 0), (1, 1), algo="thetastar")
+        aa.find_path((0, 0), (1, 1), method="thetastar")
     with pytest.raises(InvalidQueryError, match="neighbouring"):
         aa.string_pull([(0, 0), (0, 2)])
     with pytest.raises(InvalidQueryError, match="legal"):
@@ -199,7 +199,7 @@ def test_every_map_theta_near_exact(name):
     scen = movingai_scen_path(name)
     # Every path legal (the runner checks it), Theta* within 1% of the exact any-angle
     # optimum on average, never above the 8-connected optimum (up to its rounding).
-    report = {a: run_scenario(scen, algo=a, sample=40, show_progress=False)
+    report = {a: run_scenario(scen, method=a, sample=40, show_progress=False)
               for a in ("any_angle", "theta", "lazy_theta", "astar_smoothed")}
     for r in report.values():
         assert r.mismatches == 0 and r.solved == r.problems

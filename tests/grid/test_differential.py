@@ -174,7 +174,7 @@ def test_user_pivots_and_weighted_astar(rule, case, data):
     want = oracle_costs(costs, rule, start)[goal[1], goal[0]]
     r = dh.find_path(start, goal)
     assert r.found == math.isfinite(want)
-    w = GridSearch(grid).find_path(start, goal, algo="weighted_astar", weight=2.0,
+    w = GridSearch(grid).find_path(start, goal, method="weighted_astar", weight=2.0,
                                    differential=dh)
     assert w.algorithm == "weighted_astar_dh"
     assert w.found == math.isfinite(want)
@@ -396,11 +396,11 @@ def test_build_rejects_a_non_grid():
         DifferentialHeuristic.build(np.ones((3, 3)))
 
 
-@pytest.mark.parametrize("algo", ["dijkstra", "greedy", "bfs", "bidirectional"])
-def test_other_algorithms_refuse_a_differential(cave, cave_dh, algo):
+@pytest.mark.parametrize("method", ["dijkstra", "greedy", "bfs", "bidirectional"])
+def test_other_algorithms_refuse_a_differential(cave, cave_dh, method):
     a, b = free_cells(cave)[:2]
     with pytest.raises(InvalidQueryError, match="differential"):
-        GridSearch(cave).find_path(a, b, algo=algo, differential=cave_dh)
+        GridSearch(cave).find_path(a, b, method=method, differential=cave_dh)
 
 
 def test_differential_must_be_an_index(cave):

@@ -101,14 +101,14 @@ def test_open_map_boxes_point_their_way():
     assert gb.box((0, 0), 5) == (1, 8, 1, 8)
 
 
-def f_star_region(grid, a, b, cost, algo):
+def f_star_region(grid, a, b, cost, method):
     """Cells v with dist(a, v) + h(v) <= cost: the only ones an optimal A* (or Dijkstra,
     h = 0) with this consistent heuristic may expand, whatever the edges pruned.  (Plain
     Dijkstra distances: they are checked against the independent oracle elsewhere.)"""
     dist = GridSearch(grid).distance_map(a, method="dijkstra")
     ys, xs = np.mgrid[0:grid.height, 0:grid.width]
     dx, dy = np.abs(xs - b[0]), np.abs(ys - b[1])
-    if algo == "dijkstra":
+    if method == "dijkstra":
         h = 0.0
     elif grid.diagonal.value == "never":
         h = (dx + dy) * grid.min_cost
@@ -117,7 +117,7 @@ def f_star_region(grid, a, b, cost, algo):
     return int(np.count_nonzero(dist + h <= cost * (1 + 1e-9) + 1e-9))
 
 
-def assert_pruned_search_is_optimal(grid, gb, pairs, algo="astar"):
+def assert_pruned_search_is_optimal(grid, gb, pairs, method="astar"):
     """Same cost, a legal path, and no expansion outside the optimal f region.
 
     (Not "expanded <= plain A*'s" per query: among cells tied at f = C* pruning can change
@@ -125,16 +125,16 @@ def assert_pruned_search_is_optimal(grid, gb, pairs, algo="astar"):
     """
     search = GridSearch(grid)
     for a, b in pairs:
-        plain = search.find_path(a, b, algo=algo)
-        pruned = search.find_path(a, b, algo=algo, bounds=gb)
+        plain = search.find_path(a, b, method=method)
+        pruned = search.find_path(a, b, method=method, bounds=gb)
         assert pruned.found == plain.found
         if not plain.found:
             continue
         assert grid.path_cost(pruned.path) == pytest.approx(pruned.cost, abs=1e-9)
-        if algo == "weighted_astar":
+        if method == "weighted_astar":
             continue
         assert pruned.cost == pytest.approx(plain.cost, rel=1e-9, abs=1e-9)
-        assert pruned.stats.expanded <= f_star_region(grid, a, b, plain.cost, algo)
+        assert pruned.stats.expanded <= f_star_region(grid, a, b, plain.cost, method)
 
 
 def random_pairs(grid, seed, n=25):
@@ -160,16 +160,16 @@ def test_pruned_astar_optimal_uniform(grid, seed):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid=maps(max_side=24), seed=st.integers(0, 2**16),
-       algo=st.sampled_from(["astar", "dijkstra", "weighted_astar"]))
-def test_pruned_search_optimal_weighted_and_other_rules(grid, seed, algo):
+       method=st.sampled_from(["astar", "dijkstra", "weighted_astar"]))
+def test_pruned_search_optimal_weighted_and_other_rules(grid, seed, method):
     gb = GoalBounds.build(grid, workers=1, progress=False)
     pairs = random_pairs(grid, seed, n=15)
-    assert_pruned_search_is_optimal(grid, gb, pairs, algo)
-    if algo == "weighted_astar":
+    assert_pruned_search_is_optimal(grid, gb, pairs, method)
+    if method == "weighted_astar":
         search = GridSearch(grid)
         for a, b in pairs:
             want = oracle_costs(grid.costs, grid.diagonal.value, a)[b[1], b[0]]
-            r = search.find_path(a, b, algo=algo, bounds=gb)
+            r = search.find_path(a, b, method=method, bounds=gb)
             if math.isfinite(want):
                 assert want - 1e-9 <= r.cost <= 2 * want + 1e-9
 
@@ -285,9 +285,9 @@ def test_bounds_must_match_the_search():
         GridSearch(other).find_path((0, 1), (5, 5), bounds=gb)
     with pytest.raises(IndexMismatchError):
         GridSearch(grid.with_options(diagonal="always")).find_path((0, 1), (5, 5), bounds=gb)
-    for algo in ("greedy", "bfs", "bidirectional"):
+    for method in ("greedy", "bfs", "bidirectional"):
         with pytest.raises(InvalidQueryError, match="goal bounds"):
-            GridSearch(grid).find_path((0, 1), (5, 5), algo=algo, bounds=gb)
+            GridSearch(grid).find_path((0, 1), (5, 5), method=method, bounds=gb)
     with pytest.raises(InvalidQueryError, match="GoalBounds"):
         GridSearch(grid).find_path((0, 1), (5, 5), bounds=gb.boxes)
 

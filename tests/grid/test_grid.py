@@ -87,12 +87,12 @@ def test_diagonal_rules_parse():
 ])
 def test_neighbors_follow_the_diagonal_rule(rule, expected):
     g = Grid.from_ascii("..\n#.", diagonal=rule)
-    assert [c for c, _ in g.neighbors((0, 0))] == expected
+    assert [c for c, _ in g.neighbours((0, 0))] == expected
 
 
 def test_step_costs_use_the_mean_of_both_cells():
     g = Grid(np.array([[1.0, 3.0], [1.0, 1.0]]), diagonal="always")
-    steps = dict(g.neighbors((0, 0)))
+    steps = dict(g.neighbours((0, 0)))
     assert steps[(1, 0)] == 2.0
     assert steps[(1, 1)] == pytest.approx(math.sqrt(2))
     assert g.step_cost((1, 0), (0, 0)) == g.step_cost((0, 0), (1, 0))
@@ -120,7 +120,7 @@ def test_world_transform_with_origin():
 def test_t14_blocked_tile_has_no_incoming_connections():
     g = Grid.from_ascii("...\n.#.\n...", diagonal="always")
     for cell in g.iter_cells():
-        assert (1, 1) not in [c for c, _ in g.neighbors(cell)]
+        assert (1, 1) not in [c for c, _ in g.neighbours(cell)]
 
 
 LOS_MAP = """
@@ -276,12 +276,12 @@ def test_fingerprint_tracks_costs_and_rule():
     assert a.fingerprint != Grid.from_ascii("..\n.#").fingerprint
 
 
-def test_to_csr_matches_neighbors():
+def test_to_csr_matches_neighbours():
     g = Grid.from_ascii("..#\n...\n#..", diagonal="allow_one_blocked")
     csr = g.to_csr()
     for (x, y) in g.iter_cells():
         got = sorted(csr.successors(y * g.width + x))
-        want = sorted((cy * g.width + cx, c) for (cx, cy), c in g.neighbors((x, y)))
+        want = sorted((cy * g.width + cx, c) for (cx, cy), c in g.neighbours((x, y)))
         assert got == want
 
 

@@ -39,11 +39,11 @@ def test_hex_distance_matches_breadth_first_search():
 
 def test_six_neighbours_at_distance_one():
     h = HexGrid(np.ones((3, 3)))
-    nb = h.neighbors((1, 1))
+    nb = h.neighbours((1, 1))
     assert len(nb) == 6 and all(c == 1.0 for _, c in nb)
     assert all(hex_distance((1, 1), cell)[0] == 1 for cell, _ in nb)
     assert len({cell for cell, _ in nb}) == 6
-    assert len(h.neighbors((0, 0))) == 2  # a corner of the parallelogram
+    assert len(h.neighbours((0, 0))) == 2  # a corner of the parallelogram
 
 
 @pytest.mark.parametrize("layout", ["pointy", "flat"])
@@ -88,7 +88,7 @@ def test_astar_matches_dijkstra_and_scipy(rows, data):
     ref = dijkstra(h.to_csr().to_scipy(), indices=int(h.node_ids(s)[0]))
     want = ref[int(h.node_ids(g)[0])]
     a = h.find_path(s, g)
-    d = h.find_path(s, g, algo="dijkstra")
+    d = h.find_path(s, g, method="dijkstra")
     if np.isinf(want):
         assert not a.found and not d.found and a.path.shape == (0, 2)
         return
@@ -166,7 +166,7 @@ def test_bad_file(tmp_path):
      "outside"),
     (lambda: HexGrid(np.array([[1, np.inf]])).find_path((0, 0), (1, 0)), InvalidQueryError,
      "blocked"),
-    (lambda: HexGrid(np.ones((2, 2))).find_path((0, 0), (1, 0), algo="bfs"),
+    (lambda: HexGrid(np.ones((2, 2))).find_path((0, 0), (1, 0), method="bfs"),
      InvalidQueryError, "algorithm"),
     (lambda: HexGrid(np.ones((2, 2))).quantize([(np.nan, 0)]), InvalidQueryError,
      "not finite"),

@@ -12,7 +12,7 @@ from movingai_data import generated_grid, generated_scen, load, movingai_names
 from strategies import seeded_grid_problems
 
 import wayfinding as wf
-from wayfinding._kernels import _jps
+from wayfinding._kernels import _jps_plus
 from wayfinding._kernels._workspace import Workspace
 from wayfinding.errors import (
     IndexFormatError,
@@ -22,7 +22,7 @@ from wayfinding.errors import (
 )
 from wayfinding.grid import GridSearch
 from wayfinding.grid.index import GridIndex, load_index
-from wayfinding.grid.jps import MAX_SIDE, JPSPlus, find_path_jps, primary_jump_points
+from wayfinding.grid.jps import MAX_SIDE, JPSPlus, _find_path_jps, primary_jump_points
 from wayfinding.grid.rules import DIRECTIONS
 
 SQRT2 = math.sqrt(2.0)
@@ -30,6 +30,11 @@ N, E, S, W, NE, SE, SW, NW = range(8)
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def jps(grid, start, goal, **options):
+    """Online jump point search through the grid search's ``method="jps"``."""
+    return GridSearch(grid).find_path(start, goal, method="jps", **options)
 
 def assert_legal(grid, result, start, goal):
     """Start and goal at the ends, every step one legal move, cost = the path's cost."""
@@ -44,7 +49,7 @@ def assert_legal(grid, result, start, goal):
 
 def all_results(grid, index, start, goal, width=0.1):
     """(name, result) of every JPS flavour for one query."""
-    return [("jps", find_path_jps(grid, start, goal)),
+    return [("jps", jps(grid, start, goal)),
             ("jps_plus", index.find_path(start, goal)),
             ("jps_plus_buckets", index.find_path(start, goal, buckets=True,
                                                  bucket_width=width))]
@@ -160,12 +165,12 @@ def grids(max_side=40):
 def test_straight_sweep_row_with_given_flags():
     free = np.array([0, 1, 1, 1, 1, 1, 0], dtype=np.uint8)
     jump = np.array([0, 0, 0, 1, 0, 0, 0], dtype=np.uint8)
-    assert _jps.sweep_line(free, jump).tolist() == [0, 0, -1, -2, 1, 2, 0]
+    assert _jps_plus.sweep_line(free, jump).tolist() == [0, 0, -1, -2, 1, 2, 0]
 
 
 def test_sweep_line_rejects_mismatched_flags():
     with pytest.raises(ValueError, match="jump"):
-        _jps.sweep_line(np.ones(3, np.uint8), np.ones(4, np.uint8))
+        _jps_plus.sweep_line(np.ones(3, np.uint8), np.ones(4, np.uint8))
 
 
 PILLAR = wf.Grid.from_ascii("""
@@ -239,7 +244,7 @@ OPEN_2X5 = wf.Grid(np.ones((2, 5), dtype=bool))
 def test_open_2x5_grid(buckets):
     start, goal = (0, 1), (4, 0)
     jp = JPSPlus.build(OPEN_2X5)
-    for r in (find_path_jps(OPEN_2X5, start, goal), jp.find_path(start, goal, buckets=buckets)):
+    for r in (jps(OPEN_2X5, start, goal), jp.find_path(start, goal, buckets=buckets)):
         assert r.found and math.isclose(r.cost, 3 + SQRT2, abs_tol=1e-12)
         assert_legal(OPEN_2X5, r, start, goal)
         assert len(r.path) == 5
@@ -319,7 +324,7 @@ def test_bad_endpoints_raise(cell, which):
     ends = {"start": (0, 0), "goal": (4, 4)}
     ends[which] = cell
     with pytest.raises(InvalidQueryError, match=which):
-        find_path_jps(PILLAR, ends["start"], ends["goal"])
+        jps(PILLAR, ends["start"], ends["goal"])
     with pytest.raises(InvalidQueryError, match=which):
         jp.find_path(ends["start"], ends["goal"])
     with pytest.raises(InvalidQueryError, match=which):
@@ -330,7 +335,7 @@ def test_endpoints_of_other_types_are_accepted():
     jp = JPSPlus.build(PILLAR)
     for start, goal in [(np.array([0, 0]), [4, 4]), ((np.int64(0), np.int32(0)), (4, 4))]:
         assert jp.find_path(start, goal).found
-        assert find_path_jps(PILLAR, start, goal).found
+        assert jps(PILLAR, start, goal).found
 
 
 # ---------------------------------------------------------------- random grids
@@ -464,7 +469,7 @@ def test_record_returns_jump_points_and_open_list(buckets):
     assert len({tuple(c) for c in r.open_nodes.tolist()}) == len(r.open_nodes)
     assert not {tuple(c) for c in r.open_nodes.tolist()} & \
         {tuple(c) for c in r.expanded_nodes.tolist()}
-    o = find_path_jps(grid, (0, 0), goal, record=True)
+    o = jps(grid, (0, 0), goal, record=True)
     assert o.expanded_nodes.shape == (o.stats.expanded, 2)
     assert o.expanded_nodes[-1].tolist() == list(goal)
     assert o.open_nodes.ndim == 2
@@ -478,19 +483,19 @@ def test_counters_are_consistent():
     s = r.stats
     assert r.found and 0 < s.expanded <= s.generated and s.max_open >= 1
     assert s.reopened == 0 and s.elapsed > 0
-    o = find_path_jps(grid, p.start, p.goal)
+    o = jps(grid, p.start, p.goal)
     assert o.found and math.isclose(o.cost, r.cost, abs_tol=1e-9)
     assert 0 < o.stats.expanded <= o.stats.generated
 
 
 def test_jps_workspace_argument():
     ws = Workspace(7 * 7)
-    r = find_path_jps(PILLAR, (0, 0), (4, 4), workspace=ws)
+    r = _find_path_jps(PILLAR, (0, 0), (4, 4), workspace=ws)
     assert r.found and math.isclose(r.cost, GridSearch(PILLAR).find_path((0, 0), (4, 4)).cost)
     with pytest.raises(InvalidQueryError, match="workspace"):
-        find_path_jps(PILLAR, (0, 0), (4, 4), workspace=Workspace(10))
+        _find_path_jps(PILLAR, (0, 0), (4, 4), workspace=Workspace(10))
     with pytest.raises(InvalidQueryError, match="workspace"):
-        find_path_jps(PILLAR, (0, 0), (4, 4), workspace="scratch")
+        _find_path_jps(PILLAR, (0, 0), (4, 4), workspace="scratch")
 
 
 def test_threads_share_one_index():
@@ -560,7 +565,7 @@ def test_other_diagonal_rules_raise(rule):
     with pytest.raises(InvalidGridError, match="no_corner_cutting"):
         JPSPlus.build(grid)
     with pytest.raises(InvalidGridError, match="no_corner_cutting"):
-        find_path_jps(grid, (0, 0), (2, 2))
+        jps(grid, (0, 0), (2, 2))
     with pytest.raises(InvalidGridError):
         primary_jump_points(grid)
 
@@ -570,14 +575,14 @@ def test_weighted_grid_raises():
     with pytest.raises(InvalidGridError, match="uniform"):
         JPSPlus.build(grid)
     with pytest.raises(InvalidGridError, match="uniform"):
-        find_path_jps(grid, (0, 0), (1, 1))
+        jps(grid, (0, 0), (1, 1))
 
 
 def test_not_a_grid_raises():
     with pytest.raises(InvalidGridError):
         JPSPlus.build(np.ones((3, 3), dtype=bool))
     with pytest.raises(InvalidGridError):
-        find_path_jps("map", (0, 0), (1, 1))
+        _find_path_jps("map", (0, 0), (1, 1))
 
 
 def test_oversized_grid_raises():
@@ -647,7 +652,7 @@ def scenario(request):
 def test_movingai_jps_is_optimal(scenario):
     scen, grid, _ = scenario
     wrong = [(p.line, p.optimal, r.cost) for p in scen.problems
-             for r in [find_path_jps(grid, p.start, p.goal)]
+             for r in [jps(grid, p.start, p.goal)]
              if not (r.found and p.matches(r.cost))]
     assert wrong == []
 

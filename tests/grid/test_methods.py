@@ -39,14 +39,14 @@ def test_every_method_matches_the_oracle(case):
     costs, start, goal = case
     grid = wf.Grid(costs)
     want = oracle_costs(costs, "no_corner_cutting", start)[goal[1], goal[0]]
-    for algo in FAST:
-        r = make_solver(grid, algo, progress=False)(start, goal)
+    for method in FAST:
+        r = make_solver(grid, method, progress=False)(start, goal)
         if math.isinf(want):
-            assert not r.found and len(r.path) == 0, algo
+            assert not r.found and len(r.path) == 0, method
             continue
-        assert r.found, algo
-        slack = 0.1 if algo == "jps_plus_buckets" else 0.0
-        assert want - 1e-9 <= r.cost <= want + slack + 1e-9, algo
+        assert r.found, method
+        slack = 0.1 if method == "jps_plus_buckets" else 0.0
+        assert want - 1e-9 <= r.cost <= want + slack + 1e-9, method
         assert_legal(grid, r, start, goal)
 
 
@@ -109,11 +109,11 @@ GB_MAX_CELLS = 60_000
 _BUILT: dict[tuple[str, str], GridIndex] = {}
 
 
-def built_indexes(name: str, grid: wf.Grid, algo: str) -> list[GridIndex]:
-    """The indexes ``algo`` needs on this map: loaded from $WAYFINDING_INDEX_DIR when there
+def built_indexes(name: str, grid: wf.Grid, method: str) -> list[GridIndex]:
+    """The indexes ``method`` needs on this map: loaded from $WAYFINDING_INDEX_DIR when there
     (the map's fingerprint is checked), else built; once per test session."""
     out = []
-    for spec in PREPROCESSED[algo].needs if algo in PREPROCESSED else ():
+    for spec in PREPROCESSED[method].needs if method in PREPROCESSED else ():
         key = (name, spec.name)
         if key not in _BUILT:
             saved = None if name.startswith("gen/") else prebuilt_index(movingai_map(name),
@@ -124,14 +124,14 @@ def built_indexes(name: str, grid: wf.Grid, algo: str) -> list[GridIndex]:
     return out
 
 
-def check_scenario(name: str, algo: str, sample: int | None = 125) -> list:
+def check_scenario(name: str, method: str, sample: int | None = 125) -> list:
     grid, scen = load(name, sample)
-    solve = make_solver(grid, algo, indexes=built_indexes(name, grid, algo))
+    solve = make_solver(grid, method, indexes=built_indexes(name, grid, method))
     wrong = []
     for p in scen.problems:
         r = solve(p.start, p.goal)
         tol = max(1e-3, 1e-5 * p.optimal)  # the files' rounding, as Problem.matches
-        ok = r.found and (p.matches(r.cost) if algo in EXACT
+        ok = r.found and (p.matches(r.cost) if method in EXACT
                           else p.optimal - tol <= r.cost <= p.optimal + 0.1 + tol)
         if not ok:
             wrong.append((p.line, p.start, p.goal, p.optimal, r.cost))
@@ -139,28 +139,28 @@ def check_scenario(name: str, algo: str, sample: int | None = 125) -> list:
 
 
 @pytest.mark.parametrize("name", all_names())
-@pytest.mark.parametrize("algo", [a for a in FAST if "gb" not in a])
-def test_sampled_problems(name, algo):
-    assert check_scenario(name, algo) == []
+@pytest.mark.parametrize("method", [a for a in FAST if "gb" not in a])
+def test_sampled_problems(name, method):
+    assert check_scenario(name, method) == []
 
 
 @pytest.mark.parametrize("name", SMALL)
-@pytest.mark.parametrize("algo", ["astar_gb", "jps_plus_gb"])
-def test_sampled_problems_goal_bounds(name, algo):
-    assert check_scenario(name, algo) == []
+@pytest.mark.parametrize("method", ["astar_gb", "jps_plus_gb"])
+def test_sampled_problems_goal_bounds(name, method):
+    assert check_scenario(name, method) == []
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", movingai_names())
-@pytest.mark.parametrize("algo", FAST)
-def test_every_problem(name, algo):
+@pytest.mark.parametrize("method", FAST)
+def test_every_problem(name, method):
     map_path = movingai_map(name)
-    if "gb" in algo and not prebuilt_index(map_path, "goal_bounds"):
+    if "gb" in method and not prebuilt_index(map_path, "goal_bounds"):
         cells = int(read_map(map_path).passable.sum())
         if cells > GB_MAX_CELLS:
             pytest.skip(f"goal bounds on {cells:,} cells (> {GB_MAX_CELLS:,}) take an hour; "
                         "build them into $WAYFINDING_INDEX_DIR beforehand")
-    assert check_scenario(name, algo, sample=None) == []
+    assert check_scenario(name, method, sample=None) == []
 
 
 def test_goal_bounds_of_another_map_are_refused_by_jps_plus():

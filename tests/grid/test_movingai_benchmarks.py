@@ -7,14 +7,14 @@ from movingai_data import all_names, load, movingai_names
 from wayfinding.grid import GridSearch
 
 
-def solve_all(name: str, algo: str, every: int = 1, sample: int | None = 125) -> tuple[int, list]:
+def solve_all(name: str, method: str, every: int = 1, sample: int | None = 125) -> tuple[int, list]:
     grid, scen = load(name, sample)
     scen.check_map(grid)
     search = GridSearch(grid)
     wrong = []
     problems = scen.problems[::every]
     for p in problems:
-        r = search.find_path(p.start, p.goal, algo=algo)
+        r = search.find_path(p.start, p.goal, method=method)
         if not (r.found and p.matches(r.cost)):
             wrong.append((p.line, p.start, p.goal, p.optimal, r.cost))
     return len(problems), wrong
@@ -23,10 +23,10 @@ def solve_all(name: str, algo: str, every: int = 1, sample: int | None = 125) ->
 NAMES = all_names()
 
 
-@pytest.mark.parametrize("algo", ["astar", "dijkstra"])
+@pytest.mark.parametrize("method", ["astar", "dijkstra"])
 @pytest.mark.parametrize("name", NAMES)
-def test_sampled_problems_are_optimal(name, algo):
-    n, wrong = solve_all(name, algo)
+def test_sampled_problems_are_optimal(name, method):
+    n, wrong = solve_all(name, method)
     assert n > 0
     assert wrong == []
 
@@ -38,9 +38,9 @@ def test_sampled_problems_bidirectional(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algo", ["astar", "dijkstra"])
+@pytest.mark.parametrize("method", ["astar", "dijkstra"])
 @pytest.mark.parametrize("name", movingai_names())
-def test_every_problem_is_optimal(name, algo):
-    n, wrong = solve_all(name, algo, sample=None)
+def test_every_problem_is_optimal(name, method):
+    n, wrong = solve_all(name, method, sample=None)
     assert n > 0
     assert wrong == []

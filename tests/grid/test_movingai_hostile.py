@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from wayfinding import MapFormatError, ScenarioFormatError, WayfindingError
+from wayfinding import MapFormatError, ScenarioFormatError, WayfindingError, find_path
 from wayfinding.cli import main
 from wayfinding.errors import InvalidGridError
-from wayfinding.grid import Grid, Problem, Scenario, find_path, read_map, read_scen, write_scen
+from wayfinding.grid import Grid, Problem, Scenario, read_map, read_scen, write_scen
 
 MAP = "type octile\nheight 2\nwidth 3\nmap\n.@.\nGTS\n"
 SCEN = "version 1\n0\tm.map\t3\t2\t0\t0\t2\t1\t2.41421356\n"
@@ -35,7 +35,7 @@ def two_decimal_problems(grid, seed, n=40):
     exact, lines = [], ["version 1.0"]
     while len(exact) < n:
         (sy, sx), (gy, gx) = free[rng.integers(len(free), size=2)]
-        r = find_path(grid, (int(sx), int(sy)), (int(gx), int(gy)), algo="dijkstra")
+        r = find_path(grid, (int(sx), int(sy)), (int(gx), int(gy)), method="dijkstra")
         if r.found:
             exact.append(r.cost)
             lines.append(f"0\tm.map\t{grid.width}\t{grid.height}\t{sx}\t{sy}\t{gx}\t{gy}\t"
@@ -74,15 +74,15 @@ def test_tolerance_follows_the_written_precision(tmp_path, written, inside, outs
 
 # weighted_astar counts failures, among them lengths below the optimum; weight 1 finds optimal
 # lengths, which must not count as below a rounded optimum.
-@pytest.mark.parametrize("algo, counted", [(["astar"], "mismatches"),
+@pytest.mark.parametrize("method, counted", [(["astar"], "mismatches"),
                                            (["weighted_astar", "--weight", "1"], "failures")])
-def test_cli_scen_accepts_a_two_decimal_file(tmp_path, capsys, algo, counted):
+def test_cli_scen_accepts_a_two_decimal_file(tmp_path, capsys, method, counted):
     grid = random_map(7)
     _, text = two_decimal_problems(grid, 7)
     (tmp_path / "m.map").write_text(
         f"type octile\nheight {grid.height}\nwidth {grid.width}\nmap\n{grid.to_ascii()}\n")
     scen = write(tmp_path, text, "m.map.scen")
-    code = main(["scen", str(scen), "--quiet", "--algo", *algo])
+    code = main(["scen", str(scen), "--quiet", "--method", *method])
     out = capsys.readouterr().out
     assert code == 0, out
     assert [ln.split()[-1] for ln in out.splitlines() if ln.startswith(counted)] == ["0"]

@@ -17,16 +17,16 @@ MAZE = wf.Grid.from_ascii("""
 """)
 
 
-@pytest.mark.parametrize("algo", list(ALGORITHMS))
-def test_start_equals_goal(algo):
-    r = GridSearch(MAZE).find_path((0, 0), (0, 0), algo=algo)
+@pytest.mark.parametrize("method", list(ALGORITHMS))
+def test_start_equals_goal(method):
+    r = GridSearch(MAZE).find_path((0, 0), (0, 0), method=method)
     assert r.found and r.cost == 0.0 and r.path.tolist() == [[0, 0]]
 
 
-@pytest.mark.parametrize("algo", list(ALGORITHMS))
-def test_unreachable_is_answered_by_components(algo):
+@pytest.mark.parametrize("method", list(ALGORITHMS))
+def test_unreachable_is_answered_by_components(method):
     g = wf.Grid.from_ascii("..#..\n..#..")
-    r = GridSearch(g).find_path((0, 0), (4, 1), algo=algo)
+    r = GridSearch(g).find_path((0, 0), (4, 1), method=method)
     assert not r.found and r.cost == math.inf and r.path.shape == (0, 2)
     assert r.stats.expanded == 0
 
@@ -52,13 +52,13 @@ def test_bad_queries_raise_invalid_query(case):
 
 
 @pytest.mark.parametrize("options,msg", [
-    ({"algo": "fast"}, "unknown algorithm 'fast'"),
+    ({"method": "fast"}, "unknown algorithm 'fast'"),
     ({"heuristic": "cosine"}, "unknown heuristic 'cosine'"),
-    ({"algo": "weighted_astar", "weight": 0.5}, "weight 0.5"),
-    ({"algo": "weighted_astar", "weight": math.nan}, "weight nan"),
-    ({"algo": "astar", "weight": 2}, "only used by 'weighted_astar'"),
+    ({"method": "weighted_astar", "weight": 0.5}, "weight 0.5"),
+    ({"method": "weighted_astar", "weight": math.nan}, "weight nan"),
+    ({"method": "astar", "weight": 2}, "only used by 'weighted_astar'"),
     ({"agent_size": 0}, "agent_size 0"),
-    ({"algo": "bidirectional", "record": True}, "record=True"),
+    ({"method": "bidirectional", "record": True}, "record=True"),
 ])
 def test_bad_options(options, msg):
     with pytest.raises(wf.InvalidQueryError, match=msg):
@@ -83,7 +83,7 @@ def test_record_returns_expansion_order_and_open_list():
 
 def test_dijkstra_expands_at_least_as_much_as_astar():
     a = wf.find_path(MAZE, (0, 0), (4, 3))
-    d = wf.find_path(MAZE, (0, 0), (4, 3), algo="dijkstra")
+    d = wf.find_path(MAZE, (0, 0), (4, 3), method="dijkstra")
     assert a.cost == pytest.approx(d.cost)
     assert a.stats.expanded <= d.stats.expanded
 

@@ -34,14 +34,14 @@ def assert_legal(grid, result, start, goal):
 
 
 @pytest.mark.parametrize("rule", RULES)
-@pytest.mark.parametrize("algo", OPTIMAL)
+@pytest.mark.parametrize("method", OPTIMAL)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=grids())
-def test_optimal_algorithms_match_oracle(rule, algo, case):
+def test_optimal_algorithms_match_oracle(rule, method, case):
     costs, start, goal = case
     grid = wf.Grid(costs, diagonal=rule)
     want = oracle_costs(costs, rule, start)[goal[1], goal[0]]
-    r = GridSearch(grid).find_path(start, goal, algo=algo)
+    r = GridSearch(grid).find_path(start, goal, method=method)
     if math.isinf(want):
         assert not r.found and math.isinf(r.cost) and len(r.path) == 0
         return
@@ -57,7 +57,7 @@ def test_bfs_finds_fewest_steps(rule, case):
     costs, start, goal = case
     grid = wf.Grid(costs, diagonal=rule)
     want = oracle_costs(costs, rule, start, unit=True)[goal[1], goal[0]]
-    r = GridSearch(grid).find_path(start, goal, algo="bfs")
+    r = GridSearch(grid).find_path(start, goal, method="bfs")
     assert r.found == math.isfinite(want)
     if r.found:
         assert len(r.path) - 1 == want
@@ -72,7 +72,7 @@ def test_weighted_astar_within_bound(rule, weight, case):
     costs, start, goal = case
     grid = wf.Grid(costs, diagonal=rule)
     want = oracle_costs(costs, rule, start)[goal[1], goal[0]]
-    r = GridSearch(grid).find_path(start, goal, algo="weighted_astar", weight=weight)
+    r = GridSearch(grid).find_path(start, goal, method="weighted_astar", weight=weight)
     assert r.found == math.isfinite(want)
     if r.found:
         assert r.cost <= weight * want * (1 + 1e-9) + 1e-9
@@ -87,7 +87,7 @@ def test_greedy_paths_are_legal(rule, case):
     costs, start, goal = case
     grid = wf.Grid(costs, diagonal=rule)
     want = oracle_costs(costs, rule, start)[goal[1], goal[0]]
-    r = GridSearch(grid).find_path(start, goal, algo="greedy")
+    r = GridSearch(grid).find_path(start, goal, method="greedy")
     assert r.found == math.isfinite(want)
     if r.found:
         assert r.cost >= want * (1 - 1e-9) - 1e-9

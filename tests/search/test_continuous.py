@@ -132,7 +132,7 @@ def door_oracle(grid, doors, start, goal, park, horizon=60):
         for c in frontier:
             if not unsafe_wait(c, t):
                 nxt.add(c)
-            for n, _ in grid.neighbors(c):
+            for n, _ in grid.neighbours(c):
                 if not unsafe_at(n, t + 1):
                     nxt.add(n)
         frontier = nxt
@@ -209,7 +209,7 @@ def sampled_oracle(grid, obstacles, radius, start, goal, dt=0.5, horizon=40.0):
         seen.add((c, k))
         if c == goal:
             return k * dt
-        moves = [(c, 1)] + [(n, k_per_step) for n, _ in grid.neighbors(c)]
+        moves = [(c, 1)] + [(n, k_per_step) for n, _ in grid.neighbours(c)]
         for n, dk in moves:
             if (n, k + dk) not in seen and safe(c, n, k * dt, (k + dk) * dt):
                 heapq.heappush(heap, (k + dk, n))

@@ -90,7 +90,7 @@ def test_graph_repairs_equal_a_fresh_search(seed, cls):
         res = planner.replan()
         now = CSRGraph(g.indptr, g.indices, np.where(np.isfinite(weights), weights, 1e300),
                        coords=g.coords)
-        ref = now.find_path(a, b, algo="dijkstra")
+        ref = now.find_path(a, b, method="dijkstra")
         expected = ref.cost if ref.found and ref.cost < 1e299 else math.inf
         assert res.cost == pytest.approx(expected, rel=1e-12)
         if res.found:

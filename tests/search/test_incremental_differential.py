@@ -152,7 +152,7 @@ def test_graph_replans_equal_dijkstra(cls, budget):
         r = planner.plan(max_expansions=budget)
         now = CSRGraph(g.indptr, g.indices, np.where(np.isfinite(weights), weights, 1e300),
                        coords=xy)
-        ref = now.find_path(a, b, algo="dijkstra")
+        ref = now.find_path(a, b, method="dijkstra")
         best = ref.cost if ref.found and ref.cost < 1e299 else math.inf
         if r.found:
             assert r.path[0] == a and r.path[-1] == b

@@ -40,7 +40,7 @@ def test_goal_set_cost_is_the_nearest_goal(graph, data):
         h = min(csr.heuristic(node, g) for g in goals)
         assert h <= min(csr.distances(node)[g] for g in goals) + 1e-9
     for r in (astar(csr, start, goals), find_path(csr, start, goals),
-              find_path(csr, start, goals, algo="dijkstra"), ida_star(csr, start, goals)):
+              find_path(csr, start, goals, method="dijkstra"), ida_star(csr, start, goals)):
         if math.isinf(expected):
             assert not r.found
             continue
@@ -134,6 +134,6 @@ def test_open_goal_bad_inputs():
     with pytest.raises(InvalidQueryError, match="empty"):
         find_path(grid, (0, 0), set())
     with pytest.raises(InvalidQueryError, match="jps"):
-        find_path(grid, (0, 0), {(1, 1)}, algo="jps")
+        find_path(grid, (0, 0), {(1, 1)}, method="jps")
     with pytest.raises(InvalidQueryError):
         find_path(CSRGraph.from_edges(2, [0], [1], [1.0]), 5, {1})

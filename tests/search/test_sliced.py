@@ -85,7 +85,7 @@ def test_grid_slices_equal_one_shot(grid, data):
         return
     algo = data.draw(st.sampled_from(GRID_ALGOS))
     a, b = data.draw(st.sampled_from(cells)), data.draw(st.sampled_from(cells))
-    options = {"algo": algo}
+    options = {"method": algo}
     if algo != "bidirectional":
         options["record"] = data.draw(st.booleans())
     if algo == "weighted_astar":
@@ -109,8 +109,8 @@ def test_grid_slices_equal_one_shot_on_a_benchmark_map(algo):
     rng = np.random.default_rng(7)
     finder, slicer = GridSearch(grid), GridSearch(grid)
     for p in problems:
-        one_shot = finder.find_path(p.start, p.goal, algo=algo)
-        search = slicer.start(p.start, p.goal, algo=algo)
+        one_shot = finder.find_path(p.start, p.goal, method=algo)
+        search = slicer.start(p.start, p.goal, method=algo)
         while search.step(max_expansions=int(rng.integers(1, 200))) == "running":
             pass
         assert_same(search.result(), one_shot)
@@ -123,7 +123,7 @@ def test_grid_slices_with_indexes_and_agent_size():
     dh = DifferentialHeuristic.build(grid, pivots=4)
     problems = generated_scen("caves")[::90]
     rng = np.random.default_rng(3)
-    for options in ({"differential": dh}, {"differential": dh, "algo": "weighted_astar"},
+    for options in ({"differential": dh}, {"differential": dh, "method": "weighted_astar"},
                     {"agent_size": 2, "record": True}):
         for p in problems:
             try:
@@ -149,8 +149,8 @@ def test_grid_slices_with_goal_bounds():
     for _ in range(60):
         a, b = cells[rng.integers(len(cells))], cells[rng.integers(len(cells))]
         for algo in ("astar", "dijkstra"):
-            one_shot = GridSearch(grid).find_path(a, b, algo=algo, bounds=gb)
-            search = GridSearch(grid).start(a, b, algo=algo, bounds=gb)
+            one_shot = GridSearch(grid).find_path(a, b, method=algo, bounds=gb)
+            search = GridSearch(grid).start(a, b, method=algo, bounds=gb)
             run_in_slices(search, rng)
             assert_same(search.result(), one_shot)
 
@@ -159,14 +159,14 @@ def test_known_answers_end_at_once():
     grid = Grid.from_ascii("..#..")
     same = GridSearch(grid).start((0, 0), (0, 0))
     assert same.status == "found" and same.result().path.tolist() == [[0, 0]]
-    apart = GridSearch(grid).start((0, 0), (4, 0), algo="bfs", record=True)
+    apart = GridSearch(grid).start((0, 0), (4, 0), method="bfs", record=True)
     assert apart.status == "failed" and apart.result().stats.expanded == 0
     assert apart.step() == "failed"
 
 
 def test_result_while_running_reports_progress():
     grid = Grid(np.ones((30, 30), dtype=bool))
-    search = GridSearch(grid).start((0, 0), (29, 29), algo="dijkstra")
+    search = GridSearch(grid).start((0, 0), (29, 29), method="dijkstra")
     assert search.step(max_expansions=10) == "running"
     r = search.result()
     assert not r.found and len(r.path) == 0 and r.stats.expanded == 10
@@ -175,7 +175,7 @@ def test_result_while_running_reports_progress():
 
 def test_timed_steps_stop_near_their_budget_and_always_progress():
     grid = Grid(np.ones((700, 700), dtype=bool))
-    search = GridSearch(grid).start((0, 0), (699, 699), algo="dijkstra")
+    search = GridSearch(grid).start((0, 0), (699, 699), method="dijkstra")
     search.step(max_seconds=0.0)
     assert search.stats.expanded >= 1
     t0 = time.perf_counter()
@@ -188,7 +188,7 @@ def test_timed_steps_stop_near_their_budget_and_always_progress():
     while search.step(max_seconds=0.01) == "running":
         pass
     assert_same(search.result(),
-                GridSearch(grid).find_path((0, 0), (699, 699), algo="dijkstra"))
+                GridSearch(grid).find_path((0, 0), (699, 699), method="dijkstra"))
 
 
 def test_a_search_whose_scratch_was_taken_refuses_to_step():
@@ -200,8 +200,8 @@ def test_a_search_whose_scratch_was_taken_refuses_to_step():
     with pytest.raises(InvalidQueryError, match="another query"):
         search.step()
     for algo in ("bfs", "bidirectional"):
-        search = finder.start((0, 0), (19, 19), algo=algo)
-        finder.start((1, 1), (2, 2), algo=algo)
+        search = finder.start((0, 0), (19, 19), method=algo)
+        finder.start((1, 1), (2, 2), method=algo)
         with pytest.raises(InvalidQueryError, match="another query"):
             search.step()
 
@@ -231,7 +231,7 @@ def test_csr_slices_equal_one_shot(g, data):
     a = data.draw(st.integers(0, g.num_nodes - 1))
     b = data.draw(st.integers(0, g.num_nodes - 1))
     index = data.draw(st.sampled_from([None, "differential", "bounds", "zones"]))
-    options = {"algo": "astar" if index in ("differential", "zones")
+    options = {"method": "astar" if index in ("differential", "zones")
                else data.draw(st.sampled_from(["astar", "dijkstra"])),
                "record": data.draw(st.booleans())}
     if index == "differential":
@@ -289,11 +289,11 @@ def test_start_search_routes_like_find_path():
         .....
         """)
     rng = np.random.default_rng(2)
-    cases = [(grid, (0, 0), (4, 2), {}), (grid, (0, 0), (4, 2), {"algo": "bfs"}),
+    cases = [(grid, (0, 0), (4, 2), {}), (grid, (0, 0), (4, 2), {"method": "bfs"}),
              (grid, (0, 0), {(4, 2), (4, 0)}, {}),
              (grid, (0, 0), (4, 2), {"heuristic": lambda c, g: 0.0}),
-             (grid, (0, 0), {(4, 2)}, {"algo": "dijkstra"}),
-             (grid.to_csr(), 0, 14, {"algo": "dijkstra"}),
+             (grid, (0, 0), {(4, 2)}, {"method": "dijkstra"}),
+             (grid.to_csr(), 0, 14, {"method": "dijkstra"}),
              (grid.to_csr(), 0, {14, 4}, {})]
     for world, a, b, options in cases:
         search = start_search(world, a, b, **options)
@@ -317,15 +317,15 @@ def test_bad_input():
     assert search.step(max_expansions=np.int64(1)) == "running"
     assert search.step(max_expansions=10**30) == "found"
     with pytest.raises(InvalidQueryError, match="jps"):
-        GridSearch(grid).start((0, 0), (1, 0), algo="jps")
+        GridSearch(grid).start((0, 0), (1, 0), method="jps")
     with pytest.raises(InvalidQueryError, match="blocked"):
         GridSearch(grid).start((0, 0), (2, 0))
     with pytest.raises(InvalidQueryError, match="unknown algorithm"):
-        start_search(grid, (0, 0), (1, 0), algo="nope")
+        start_search(grid, (0, 0), (1, 0), method="nope")
     with pytest.raises(InvalidQueryError, match="needs a Grid"):
-        start_search(AdjacencyGraph.from_edges([(0, 1, 1)]), 0, 1, algo="bfs")
+        start_search(AdjacencyGraph.from_edges([(0, 1, 1)]), 0, 1, method="bfs")
     with pytest.raises(InvalidQueryError, match="no heuristic"):
-        start_search(grid, (0, 0), {(1, 0)}, algo="dijkstra", heuristic=lambda c, g: 0.0)
+        start_search(grid, (0, 0), {(1, 0)}, method="dijkstra", heuristic=lambda c, g: 0.0)
     with pytest.raises(InvalidQueryError, match="path_dims"):
         AStarSearch(AdjacencyGraph.from_edges([(0, 1, 1)]), 0, 1, path_dims=3)
     generic = AStarSearch(AdjacencyGraph.from_edges([(0, 1, 1)]), 0, 1)

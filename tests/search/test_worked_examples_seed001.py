@@ -399,7 +399,7 @@ def t13_grid() -> Grid:
     ("astar", {"heuristic": lambda n, g: abs(n[0] - g[0]) + abs(n[1] - g[1])}),  # generic
 ])
 def test_t13_many_optimal_paths(t13_grid, algo, options):
-    r = find_path(t13_grid, (0, 0), (3, 2), algo=algo, **options)
+    r = find_path(t13_grid, (0, 0), (3, 2), method=algo, **options)
     assert r.found
     assert r.cost == 5
     assert tuple(map(tuple, r.path.tolist())) in T13_PATHS
@@ -470,7 +470,7 @@ def test_t14_blocked_tile_has_no_incoming_connections(rule):
 def test_t14b_3x3_grid_with_blocked_centre(rule, cost, algo, options):
     passable = np.ones((3, 3), dtype=bool)
     passable[1, 1] = False
-    r = find_path(Grid(passable, diagonal=rule), (0, 0), (2, 2), algo=algo, **options)
+    r = find_path(Grid(passable, diagonal=rule), (0, 0), (2, 2), method=algo, **options)
     assert r.found
     assert r.cost == pytest.approx(cost, rel=1e-12)
 
@@ -488,7 +488,7 @@ def _squared_distance(n, g) -> float:
 ])
 def test_t25_squared_distance_is_not_admissible(node, goal, h, h_star):
     grid = Grid(np.ones((10, 10), dtype=bool), diagonal="never")
-    true = find_path(grid, node, goal, algo="dijkstra").cost
+    true = find_path(grid, node, goal, method="dijkstra").cost
     assert true == h_star
     assert _squared_distance(node, goal) == h
     assert h > true
@@ -514,7 +514,7 @@ T25_MAP = """
 ])
 def test_t25_squared_distance_gives_suboptimal_paths(rule, optimal, greedy_like):
     grid = Grid.from_ascii(T25_MAP, diagonal=rule)
-    best = find_path(grid, (0, 9), (9, 0), algo="dijkstra")
+    best = find_path(grid, (0, 9), (9, 0), method="dijkstra")
     r = find_path(grid, (0, 9), (9, 0), heuristic=_squared_distance)
     assert best.cost == pytest.approx(optimal, rel=1e-12)
     assert r.cost == pytest.approx(greedy_like, rel=1e-12)
@@ -542,7 +542,7 @@ def test_t26_manhattan_is_exact_on_empty_4_connected_grid(goal):
 def test_t26_manhattan_overestimates_a_diagonal_step(rule, step):
     grid = Grid(np.ones((3, 3), dtype=bool), diagonal=rule)
     a, b = (1, 1), (1 + step[0], 1 + step[1])
-    true = find_path(grid, a, b, algo="dijkstra").cost
+    true = find_path(grid, a, b, method="dijkstra").cost
     assert true == pytest.approx(SQRT2)
     assert _manhattan(a, b) == 2 > true
     assert grid.heuristic(a, b) == pytest.approx(true)  # octile: exact here

@@ -109,11 +109,11 @@ def _octile() -> float:
 
 def _true_4_connected() -> float:
     return find_path(Grid(np.ones((5, 4), dtype=bool), diagonal="never"), (0, 0), (3, 4),
-                     algo="dijkstra").cost
+                     method="dijkstra").cost
 
 
 def _true_8_connected() -> float:
-    return find_path(Grid(np.ones((5, 4), dtype=bool)), (0, 0), (3, 4), algo="dijkstra").cost
+    return find_path(Grid(np.ones((5, 4), dtype=bool)), (0, 0), (3, 4), method="dijkstra").cost
 
 
 def _true_diagonal_1_4() -> float:
@@ -169,8 +169,8 @@ def test_astar_with_zero_h_performs_dijkstras_expansions_generic(problem):
 @given(grid_problems())
 def test_astar_with_zero_h_performs_dijkstras_expansions_grid(problem):
     grid, start, goal = problem
-    a = find_path(grid, start, goal, algo="astar", heuristic="zero", record=True)
-    d = find_path(grid, start, goal, algo="dijkstra", record=True)
+    a = find_path(grid, start, goal, method="astar", heuristic="zero", record=True)
+    d = find_path(grid, start, goal, method="dijkstra", record=True)
     np.testing.assert_array_equal(a.expanded_nodes, d.expanded_nodes)
     np.testing.assert_array_equal(a.path, d.path)
     assert a.cost == d.cost
@@ -182,8 +182,8 @@ def test_astar_with_admissible_h_is_optimal_with_no_more_expansions(problem, heu
     grid, start, goal = problem
     name = "manhattan" if grid.diagonal.value == "never" and heuristic == "octile" \
         else heuristic
-    a = find_path(grid, start, goal, algo="astar", heuristic=name)
-    d = find_path(grid, start, goal, algo="dijkstra")
+    a = find_path(grid, start, goal, method="astar", heuristic=name)
+    d = find_path(grid, start, goal, method="dijkstra")
     assert a.found == d.found
     assert a.cost == pytest.approx(d.cost, rel=1e-9)
     assert a.stats.expanded <= d.stats.expanded
@@ -194,7 +194,7 @@ def test_astar_with_admissible_h_is_optimal_with_no_more_expansions(problem, heu
 def test_generic_astar_with_grid_heuristic_is_optimal(problem):
     grid, start, goal = problem
     a = astar(grid, start, goal)  # the grid's own octile/Manhattan heuristic
-    d = find_path(grid, start, goal, algo="dijkstra")
+    d = find_path(grid, start, goal, method="dijkstra")
     assert a.found == d.found
     assert a.cost == pytest.approx(d.cost, rel=1e-9)
 
@@ -205,8 +205,8 @@ def test_generic_astar_with_grid_heuristic_is_optimal(problem):
 @given(data=st.data())
 def test_weighted_astar_within_epsilon_of_optimal(rule, epsilon, data):
     grid, start, goal = data.draw(grid_problems(rules=(rule,)))
-    optimal = find_path(grid, start, goal, algo="dijkstra")
-    compiled = find_path(grid, start, goal, algo="weighted_astar", weight=epsilon)
+    optimal = find_path(grid, start, goal, method="dijkstra")
+    compiled = find_path(grid, start, goal, method="weighted_astar", weight=epsilon)
     generic = astar(grid, start, goal, weight=epsilon)
     assert compiled.found == generic.found == optimal.found
     if optimal.found:
@@ -220,8 +220,8 @@ def test_weighted_astar_within_epsilon_of_optimal(rule, epsilon, data):
 @given(data=st.data())
 def test_weighted_astar_with_epsilon_1_equals_astar(rule, data):
     grid, start, goal = data.draw(grid_problems(rules=(rule,)))
-    w = find_path(grid, start, goal, algo="weighted_astar", weight=1.0, record=True)
-    a = find_path(grid, start, goal, algo="astar", record=True)
+    w = find_path(grid, start, goal, method="weighted_astar", weight=1.0, record=True)
+    a = find_path(grid, start, goal, method="astar", record=True)
     np.testing.assert_array_equal(w.path, a.path)
     np.testing.assert_array_equal(w.expanded_nodes, a.expanded_nodes)
     assert w.cost == a.cost
@@ -246,7 +246,7 @@ WALL_MAP = """
 @pytest.mark.parametrize("rule", RULES)
 def test_weighted_astar_bound_on_wall_map(rule, epsilon):
     grid = Grid.from_ascii(WALL_MAP, diagonal=rule)
-    optimal = find_path(grid, (0, 9), (9, 0), algo="dijkstra").cost
-    r = find_path(grid, (0, 9), (9, 0), algo="weighted_astar", weight=epsilon)
+    optimal = find_path(grid, (0, 9), (9, 0), method="dijkstra").cost
+    r = find_path(grid, (0, 9), (9, 0), method="weighted_astar", weight=epsilon)
     assert optimal * (1 - 1e-12) <= r.cost <= epsilon * optimal * (1 + 1e-12)  # float sums
     assert grid.path_cost(r.path) == pytest.approx(r.cost, rel=1e-12)

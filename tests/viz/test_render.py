@@ -9,8 +9,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
+from wayfinding import find_path
 from wayfinding.errors import InvalidQueryError
-from wayfinding.grid import Grid, distance_map, find_path
+from wayfinding.grid import Grid, distance_map
 from wayfinding.viz import PALETTE, cell_colours, render_png, render_svg, save
 from wayfinding.viz.raster import rgb
 

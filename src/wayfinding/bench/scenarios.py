@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import renamed_keywords
 from ..grid import Problem, Scenario, read_map, read_scen
 from ..grid.anyangle import ANY_ANGLE, AnyAngle
 from ..grid.index import GridIndex
@@ -81,12 +82,13 @@ def sample_problems(problems: list[Problem], n: int | None) -> list[Problem]:
     return [problems[i] for i in idx]
 
 
-def run_scenario(path: str | Path, *, algo: str = "astar", sample: int | None = None,
+@renamed_keywords(algo="method")
+def run_scenario(path: str | Path, *, method: str = "astar", sample: int | None = None,
                  maps: list[str | Path] | tuple = (), show_progress: bool = True,
                  scenario: Scenario | None = None, indexes: Iterable[GridIndex] = (),
                  **options: Any) -> ScenarioReport:
     """Solve every problem of a ``.scen`` file (or an even sample of ``sample`` of them) with
-    method ``algo`` (any name of :data:`~wayfinding.grid.methods.METHODS`) and compare each
+    ``method`` (any name of :data:`~wayfinding.grid.methods.METHODS`) and compare each
     length with the file's optimum (within :attr:`Problem.tolerance`: the loosest of 1e-3,
     1e-5 x the length and half a unit of the last digit the file printed).
 
@@ -98,9 +100,9 @@ def run_scenario(path: str | Path, *, algo: str = "astar", sample: int | None = 
     grid = read_map(map_path)
     scen.check_map(grid)
     chosen = sample_problems(scen.problems, sample)
-    solve = make_solver(grid, algo, indexes=indexes, progress=show_progress, **options)
-    exact = algo in EXACT
-    paths = AnyAngle(grid) if algo in ANY_ANGLE else None
+    solve = make_solver(grid, method, indexes=indexes, progress=show_progress, **options)
+    exact = method in EXACT
+    paths = AnyAngle(grid) if method in ANY_ANGLE else None
     times, expanded, wrong, ratios = [], 0, [], []
     solved = 0
     for p in progress(chosen, len(chosen), label=Path(path).name, enabled=show_progress):
@@ -117,7 +119,7 @@ def run_scenario(path: str | Path, *, algo: str = "astar", sample: int | None = 
                           "optimal": p.optimal, "found": r.cost if r.found else None})
     us = np.array(times) * 1e6 if times else np.array([math.nan])
     return ScenarioReport(
-        scenario=str(path), map=str(map_path), algorithm=algo, problems=len(chosen),
+        scenario=str(path), map=str(map_path), algorithm=method, problems=len(chosen),
         solved=solved, mismatches=len(wrong), median_us=float(np.median(us)),
         mean_us=float(np.mean(us)), p95_us=float(np.percentile(us, 95)),
         mean_expanded=expanded / max(len(chosen), 1),

@@ -28,6 +28,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def add_method_option(p: argparse.ArgumentParser, choices: Sequence[str], *,
+                      default: str = "astar", help: str | None = None) -> None:
+    """``--method NAME`` (one of ``choices``), and ``--algo`` as its old spelling, left out
+    of the help."""
+    p.add_argument("--method", default=default, choices=list(choices), metavar="NAME",
+                   help=help or f"search method: {', '.join(choices)} (default {default})")
+    p.add_argument("--algo", dest="method", choices=list(choices), default=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS)
+
+
 def _integer(text: str, least: int) -> int:
     try:
         value = int(text)
@@ -113,7 +123,8 @@ def to_json(value: Any) -> str:
     return json.dumps(_nulled(value), allow_nan=False)
 
 
-__all__ = ["JSON_HELP", "LARGEST_INT", "PAIR_OPTIONS", "Parser", "join_negative_pairs",
+__all__ = ["JSON_HELP", "LARGEST_INT", "PAIR_OPTIONS", "Parser", "add_method_option",
+           "join_negative_pairs",
            "non_negative_float", "non_negative_int", "positive_float", "positive_int",
            "to_json"]
 

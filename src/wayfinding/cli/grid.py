@@ -13,17 +13,17 @@ from ..grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, 
 from ..grid.anyangle import ANY_ANGLE
 from ..grid.index import load_index, read_index_info
 from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, make_solver
-from .args import JSON_HELP, cell, positive_float, positive_int, to_json
+from .args import JSON_HELP, add_method_option, cell, positive_float, positive_int, to_json
 
 
-def _algo_help(methods: dict[str, str]) -> str:
+def _methods_help(methods: dict[str, str]) -> str:
     return "; ".join(f"{name}: {text}" for name, text in methods.items())
 
 
 def _add_search_options(p: argparse.ArgumentParser, *, index: bool = True) -> None:
     methods = METHODS if index else ALGORITHMS
-    p.add_argument("--algo", default="astar", choices=list(methods), metavar="NAME",
-                   help=f"search algorithm (default astar). {_algo_help(methods)}")
+    add_method_option(p, list(methods),
+                      help=f"search method (default astar). {_methods_help(methods)}")
     if index:
         p.add_argument("--index", action="append", default=[], metavar="FILE",
                        help="a saved index (wayfinding index build) for the preprocessed "
@@ -37,7 +37,7 @@ def _add_search_options(p: argparse.ArgumentParser, *, index: bool = True) -> No
 
 
 def _search_options(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {"algo": args.algo, "heuristic": args.heuristic,
+    out: dict[str, Any] = {"method": args.method, "heuristic": args.heuristic,
                            "agent_size": args.agent_size}
     if args.weight is not None:
         out["weight"] = args.weight
@@ -50,34 +50,34 @@ def _load(args: argparse.Namespace):
 
 def _check_index_method(args: argparse.Namespace) -> None:
     """Refuse ``--index`` for a method that takes no index."""
-    if args.index and args.algo not in PREPROCESSED:
-        raise InvalidQueryError(f"--index {args.index[0]}: method {args.algo!r} takes no index "
+    if args.index and args.method not in PREPROCESSED:
+        raise InvalidQueryError(f"--index {args.index[0]}: method {args.method!r} takes no index "
                                 f"(only {', '.join(PREPROCESSED)} do)")
 
 
 def _indexes(args: argparse.Namespace, grid) -> list:
     """The indexes ``--index`` names, loaded for ``grid``; each must be one the method uses."""
     _check_index_method(args)
-    needs = PREPROCESSED[args.algo].needs if args.index else ()
+    needs = PREPROCESSED[args.method].needs if args.index else ()
     indexes = [load_index(path, grid) for path in args.index]
     for path, index in zip(args.index, indexes):
         if not any(spec.matches(index) for spec in needs):
             raise InvalidQueryError(
-                f"--index {path}: method {args.algo!r} does not use a {index.kind} index "
+                f"--index {path}: method {args.method!r} does not use a {index.kind} index "
                 f"(it uses {', '.join(spec.name for spec in needs)})")
     return indexes
 
 
 def _solver(args: argparse.Namespace, grid, **extra: Any):
     options = _search_options(args)
-    algo = options.pop("algo")
-    return make_solver(grid, algo, indexes=_indexes(args, grid), **options, **extra)
+    method = options.pop("method")
+    return make_solver(grid, method, indexes=_indexes(args, grid), **options, **extra)
 
 
 def cmd_path(args: argparse.Namespace) -> int:
     _check_index_method(args)
     grid = _load(args)
-    record = bool(args.render) and args.algo not in ("bidirectional", *PREPROCESSED,
+    record = bool(args.render) and args.method not in ("bidirectional", *PREPROCESSED,
                                                      *ANY_ANGLE)
     solve = _solver(args, grid, **({"record": True} if record else {}))
     r = solve(args.start, args.goal)
@@ -166,7 +166,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     grid = _load(args)
     options: dict[str, Any] = {}
     if args.start is not None and args.goal is not None:
-        r = GridSearch(grid).find_path(args.start, args.goal, record=args.algo != "bidirectional",
+        r = GridSearch(grid).find_path(args.start, args.goal, record=args.method != "bidirectional",
                                        **_search_options(args))
         options.update(path=r, start=args.start, goal=args.goal)
         if args.explored and r.expanded_nodes is not None:
@@ -199,7 +199,7 @@ def add_grid_parsers(sub: Any) -> None:
 
     s = sub.add_parser("scen", help="solve a Moving AI .scen file and check optimal lengths",
                        description="Solve every problem of a .scen file (or a deterministic "
-                       f"sample) and check each length. Algorithms: {_algo_help(METHODS)}.")
+                       f"sample) and check each length. Methods: {_methods_help(METHODS)}.")
     s.add_argument("scen", help="a Moving AI .scen file")
     _add_search_options(s)
     s.add_argument("--sample", type=positive_int, default=None, metavar="N",

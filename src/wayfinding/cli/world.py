@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import InvalidQueryError
 from .args import (
     JSON_HELP,
+    add_method_option,
     non_negative_float,
     non_negative_int,
     point,
@@ -50,7 +51,7 @@ def add_world_parser(sub: Any) -> None:
                    help="roadmap: random seed (default 0)")
     w.add_argument("--layout", default="pointy", help="hex: pointy or flat (default pointy)")
     w.add_argument("--size", type=positive_float, default=1.0, help="hex: hex size (default 1)")
-    w.add_argument("--algo", choices=("astar", "dijkstra"), default="astar")
+    add_method_option(w, ("astar", "dijkstra"))
     w.add_argument("-o", "--output", metavar="OUT.svg", help="draw the world (and path)")
     w.add_argument("--json", action="store_true", help=JSON_HELP)
     w.set_defaults(run=cmd_world)
@@ -108,9 +109,9 @@ def cmd_world(args: argparse.Namespace) -> int:
         if isinstance(world, HexGrid):
             a, b = (world.cell(world.quantize(p)[0], name=n, passable=True)
                     for p, n in ((args.start, "start"), (args.goal, "goal")))
-            result = world.find_path(a, b, algo=args.algo)
+            result = world.find_path(a, b, method=args.method)
         else:
-            result = world.find_path(args.start, args.goal, algo=args.algo)
+            result = world.find_path(args.start, args.goal, method=args.method)
         summary.update(found=result.found, cost=result.cost if result.found else None,
                        path=result.path.tolist())
     if args.output:

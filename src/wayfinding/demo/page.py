@@ -32,17 +32,17 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     scen_path = write_cave(out)
     scen, grid, far = read_scen(scen_path), cave(), longest()
     reports: list[ScenarioReport] = []
-    for algo, sample in (("astar", None), ("bidirectional", None), ("dijkstra", 200)):
-        reports.append(run_scenario(scen_path, algo=algo, sample=sample,
+    for method, sample in (("astar", None), ("bidirectional", None), ("dijkstra", 200)):
+        reports.append(run_scenario(scen_path, method=method, sample=sample,
                                     show_progress=show_progress, scenario=scen))
     search = GridSearch(grid)
     figures = []
-    for algo in ("astar", "dijkstra"):
-        r = search.find_path(far.start, far.goal, algo=algo, record=True)
-        names = pictures(out, f"cave-{algo}", grid, path=r, explored=r, frontier=r,
+    for method in ("astar", "dijkstra"):
+        r = search.find_path(far.start, far.goal, method=method, record=True)
+        names = pictures(out, f"cave-{method}", grid, path=r, explored=r, frontier=r,
                          start=far.start, goal=far.goal,
-                         title=f"{algo}: cost {r.cost:.3f}, {r.stats.expanded} expanded")
-        figures.append((f"{algo} in the cave: cost {r.cost:.4f} (optimum {far.optimal:.4f}), "
+                         title=f"{method}: cost {r.cost:.3f}, {r.stats.expanded} expanded")
+        figures.append((f"{method} in the cave: cost {r.cost:.4f} (optimum {far.optimal:.4f}), "
                         f"{r.stats.expanded:,} cells expanded", names[-1]))
     dist = search.distance_map(far.start)
     names = pictures(out, "cave-distances", grid, distances=dist, start=far.start)
@@ -77,29 +77,29 @@ def _fast_methods(out: Path, grid, scen_path: Path, scen, far, show_progress: bo
         extra = {"progress": show_progress} if name == "goal_bounds" else {}
         indexes[name] = spec.build(grid, **extra)
     rows, figures = [], []
-    for algo in FAST:
-        needs = PREPROCESSED[algo].needs if algo in PREPROCESSED else ()
+    for method in FAST:
+        needs = PREPROCESSED[method].needs if method in PREPROCESSED else ()
         used = [indexes[s.name] for s in needs]
-        r = run_scenario(scen_path, algo=algo, scenario=scen, indexes=used,
+        r = run_scenario(scen_path, method=method, scenario=scen, indexes=used,
                          show_progress=False)
-        rows.append((algo, r, sum(i.build_time for i in used), sum(i.nbytes for i in used)))
-        if algo in DRAWN:
-            res = _recorded(grid, algo, used, far)
-            names = pictures(out, f"cave-fast-{algo}", grid, path=res, explored=res,
+        rows.append((method, r, sum(i.build_time for i in used), sum(i.nbytes for i in used)))
+        if method in DRAWN:
+            res = _recorded(grid, method, used, far)
+            names = pictures(out, f"cave-fast-{method}", grid, path=res, explored=res,
                              start=far.start, goal=far.goal,
-                             title=f"{algo}: {res.stats.expanded} expanded")
-            figures.append((f"{algo}: cost {res.cost:.4f}, {res.stats.expanded:,} nodes "
+                             title=f"{method}: {res.stats.expanded} expanded")
+            figures.append((f"{method}: cost {res.cost:.4f}, {res.stats.expanded:,} nodes "
                             "expanded", names[-1]))
     return rows, figures
 
 
-def _recorded(grid, algo: str, used, problem):
+def _recorded(grid, method: str, used, problem):
     """The longest problem solved with ``record=True`` (expanded nodes kept)."""
-    if algo in PREPROCESSED:
+    if method in PREPROCESSED:
         first, *rest = used
         extra = {"bounds": rest[0]} if rest else {}
         return first.find_path(problem.start, problem.goal, record=True, **extra)
-    return make_solver(grid, algo, record=True)(problem.start, problem.goal)
+    return make_solver(grid, method, record=True)(problem.start, problem.goal)
 
 
 def _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures) -> str:
@@ -114,10 +114,10 @@ def _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures) -> str:
         f"<figure><img src='{esc(src)}' alt='{esc(name)}'><figcaption>{esc(name)}: cost "
         f"{cost:.3f}, {exp:,} expanded</figcaption></figure>" for name, cost, exp, src in rule_rows)
     fast = "".join(
-        f"<tr><td>{esc(algo)}</td><td>{r.problems}</td><td>{r.mismatches}</td>"
+        f"<tr><td>{esc(method)}</td><td>{r.problems}</td><td>{r.mismatches}</td>"
         f"<td>{r.median_us:,.1f}</td><td>{r.mean_us:,.1f}</td><td>{r.mean_expanded:,.0f}</td>"
         f"<td>{build:,.2f}</td><td>{nbytes / 1e6:,.2f}</td></tr>"
-        for algo, r, build, nbytes in fast_rows)
+        for method, r, build, nbytes in fast_rows)
     fast_figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>"
                         f"{esc(cap)}</figcaption></figure>" for cap, src in fast_figures)
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -25,30 +25,30 @@ def anyangle_section(out: Path, sample: int = 100) -> str:
     picked = [problems[i] for i in np.linspace(0, len(problems) - 1, sample).astype(int)]
     paths, search = AnyAngle(grid), GridSearch(grid)
 
-    def solve(algo, p):
-        return search.find_path(p.start, p.goal) if algo == "astar" else \
-            paths.find_path(p.start, p.goal, algo=algo)
+    def solve(method, p):
+        return search.find_path(p.start, p.goal) if method == "astar" else \
+            paths.find_path(p.start, p.goal, method=method)
 
     rows = []
     exact = np.array([solve("any_angle", p).cost for p in picked])
     optimal = np.array([p.optimal for p in picked])
-    for algo in ("astar", "astar_smoothed", "theta", "lazy_theta", "any_angle"):
+    for method in ("astar", "astar_smoothed", "theta", "lazy_theta", "any_angle"):
         costs, times = [], []
         for p in picked:
             t0 = time.perf_counter()
-            costs.append(solve(algo, p).cost)
+            costs.append(solve(method, p).cost)
             times.append(time.perf_counter() - t0)
         c = np.array(costs)
         ok = exact > 0
-        rows.append((algo, float(np.mean(c[ok] / optimal[ok])),
+        rows.append((method, float(np.mean(c[ok] / optimal[ok])),
                      float(np.mean(c[ok] / exact[ok])), float(np.median(times)) * 1e6))
     figures = []
-    for algo in DRAWN:
-        r = solve(algo, far)
-        names = pictures(out, f"cave-anyangle-{algo}", grid, path=r,
+    for method in DRAWN:
+        r = solve(method, far)
+        names = pictures(out, f"cave-anyangle-{method}", grid, path=r,
                          start=far.start, goal=far.goal,
-                         title=f"{algo}: length {r.cost:.3f}")
-        figures.append((f"{algo}: length {r.cost:.3f}", names[-1]))
+                         title=f"{method}: length {r.cost:.3f}")
+        figures.append((f"{method}: length {r.cost:.3f}", names[-1]))
     esc = html.escape
     table = "".join(f"<tr><td>{esc(a)}</td><td>{o:.4f}</td><td>{e:.4f}</td><td>{t:,.0f}</td>"
                     "</tr>" for a, o, e, t in rows)

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._deprecated import renamed_keywords
 from .._index import Index, check_world
 from .._kernels import _csrsearch
 from .._kernels._workspace import Workspace
@@ -183,7 +184,8 @@ class CSRGraph:
             return 0.0
         return self._hscale * float(np.linalg.norm(self._coords[node] - self._coords[goal]))
 
-    def find_path(self, start: Any, goal: Any, *, algo: str = "astar", record: bool = False,
+    @renamed_keywords(algo="method")
+    def find_path(self, start: Any, goal: Any, *, method: str = "astar", record: bool = False,
                   differential: Any = None, bounds: Any = None,
                   zones: Any = None) -> PathResult:
         """Compiled A* (``"astar"``) or Dijkstra (``"dijkstra"``) from start to goal.
@@ -201,13 +203,14 @@ class CSRGraph:
         """
         t0 = time.perf_counter()
         ws = thread_workspace(self.num_nodes)
-        run, finish, _ = self._begin(start, goal, algo, record, differential, bounds, zones, ws)
+        run, finish, _ = self._begin(start, goal, method, record, differential, bounds, zones, ws)
         found = run.advance() == 1
         exp, gen, mo = run.counters
         return finish(found, SearchStats(expanded=exp, generated=gen, max_open=mo,
                                          elapsed=time.perf_counter() - t0))
 
-    def start(self, start: Any, goal: Any, *, algo: str = "astar", record: bool = False,
+    @renamed_keywords(algo="method")
+    def start(self, start: Any, goal: Any, *, method: str = "astar", record: bool = False,
               differential: Any = None, bounds: Any = None, zones: Any = None,
               workspace: Any = None) -> SlicedSearch:
         """Begin a search to run in slices (see :mod:`wayfinding.sliced`); options as
@@ -229,31 +232,31 @@ class CSRGraph:
         elif not isinstance(workspace, Workspace) or workspace.size < self.num_nodes:
             raise InvalidQueryError(f"workspace must be a Workspace of at least "
                                     f"{self.num_nodes} nodes, got {workspace!r}")
-        run, finish, name = self._begin(start, goal, algo, record, differential, bounds, zones,
+        run, finish, name = self._begin(start, goal, method, record, differential, bounds, zones,
                                         workspace)
         return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0)
 
-    def _begin(self, start: Any, goal: Any, algo: str, record: bool, differential: Any,
+    def _begin(self, start: Any, goal: Any, method: str, record: bool, differential: Any,
                bounds: Any, zones: Any, ws: Any) -> tuple:
         """Check a query and set up its compiled search: ``(run, finish, name)``."""
         s, g = self.node(start, "start"), self.node(goal, "goal")
-        if algo not in ("astar", "dijkstra"):
-            raise InvalidQueryError(f"unknown algorithm {algo!r} for CSRGraph; "
+        if method not in ("astar", "dijkstra"):
+            raise InvalidQueryError(f"unknown algorithm {method!r} for CSRGraph; "
                                     "expected 'astar' or 'dijkstra'")
         extra: dict[str, np.ndarray] = {}
-        name = algo
+        name = method
         if differential is not None:
             self._check_index(differential, "csr_differential", "differential")
-            if algo != "astar":
+            if method != "astar":
                 raise InvalidQueryError(
-                    f"a differential heuristic needs algo='astar', not {algo!r}")
+                    f"a differential heuristic needs method='astar', not {method!r}")
             extra["to_pivot"] = differential.to_pivot
             extra["from_pivot"] = differential.from_pivot
             name += "_dh"
         if zones is not None:
             self._check_index(zones, "csr_zones", "zones")
-            if algo != "astar":
-                raise InvalidQueryError(f"a zone heuristic needs algo='astar', not {algo!r}")
+            if method != "astar":
+                raise InvalidQueryError(f"a zone heuristic needs method='astar', not {method!r}")
             extra["zone"] = zones.zone
             extra["zone_table"] = zones.zone_dist
             name += "_zones"
@@ -261,7 +264,7 @@ class CSRGraph:
             self._check_index(bounds, "csr_goal_bounds", "bounds")
             extra["boxes"] = bounds.boxes
             name += "_gb"
-        hscale = self._hscale if algo == "astar" else 0.0
+        hscale = self._hscale if method == "astar" else 0.0
         run = _csrsearch.CSRRun(ws, self.indptr, self.indices, self.weights, self._coords, s,
                                 g, hscale, record, **extra)
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._deprecated import renamed_keywords
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
@@ -120,9 +121,10 @@ class CSRGoalBounds(GraphIndex):
         x, y = self.graph.coords[g, 0], self.graph.coords[g, 1]
         return (b[:, 0] <= x) & (x <= b[:, 1]) & (b[:, 2] <= y) & (y <= b[:, 3])
 
-    def find_path(self, start: Any, goal: Any, *, algo: str = "astar", record: bool = False,
+    @renamed_keywords(algo="method")
+    def find_path(self, start: Any, goal: Any, *, method: str = "astar", record: bool = False,
                   differential: Any = None) -> PathResult:
-        """A* (or ``algo="dijkstra"``) with goal-bounding pruning (``algorithm`` ends in
+        """A* (or ``method="dijkstra"``) with goal-bounding pruning (``algorithm`` ends in
         ``"_gb"``); ``differential`` adds a differential heuristic."""
-        return self.graph.find_path(start, goal, algo=algo, record=record,
+        return self.graph.find_path(start, goal, method=method, record=record,
                                     differential=differential, bounds=self)

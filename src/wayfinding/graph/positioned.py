@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import renamed_keywords
 from ..errors import InvalidGridError, InvalidQueryError
 from ..geometry.nearest import PointIndex
 from ..geometry.obstacles import Obstacles, as_points, check_radius
@@ -169,7 +170,8 @@ class PositionedGraph:
         clear of the obstacles for the radius."""
         return self._obstacles.segments_clear(a, b, self._radius)
 
-    def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
+    @renamed_keywords(algo="method")
+    def find_path(self, start: Any, goal: Any, *, method: str = "astar",
                   join: str | None = None) -> PathResult:
         """A path between two world points through the graph (compiled A* or Dijkstra).
 
@@ -190,8 +192,8 @@ class PositionedGraph:
         if len(s) != 1 or len(g) != 1:
             raise InvalidQueryError("start and goal must each be one (x, y) point")
         join = self.default_join if join is None else join
-        if algo not in ("astar", "dijkstra"):
-            raise InvalidQueryError(f"unknown algorithm {algo!r}; expected 'astar' or "
+        if method not in ("astar", "dijkstra"):
+            raise InvalidQueryError(f"unknown algorithm {method!r}; expected 'astar' or "
                                     "'dijkstra'")
         if join not in ("quantize", "connect"):
             raise InvalidQueryError(f"unknown join {join!r}; expected 'quantize' or 'connect'")
@@ -200,7 +202,7 @@ class PositionedGraph:
                 raise InvalidQueryError(f"{name} {pt[0].tolist()} is inside an obstacle or "
                                         f"closer than the radius {self._radius} to one")
         if join == "connect":
-            return self._connected_path(s, g, algo, t0)
+            return self._connected_path(s, g, method, t0)
         self._nodes_exist()
         ends = []
         for pt in (s, g):
@@ -209,15 +211,15 @@ class PositionedGraph:
                 node = int(self.quantize_visible(pt)[0])
             ends.append(node)
         if min(ends) < 0:
-            return _not_found(algo, t0)
-        r = self.csr.find_path(ends[0], ends[1], algo=algo)
+            return _not_found(method, t0)
+        r = self.csr.find_path(ends[0], ends[1], method=method)
         if not r.found:
-            return _not_found(algo, t0, r.stats)
+            return _not_found(method, t0, r.stats)
         pts = np.concatenate([s, self._positions[r.path], g])
         cost = r.cost + float(np.hypot(*(s[0] - pts[1]))) + float(np.hypot(*(g[0] - pts[-2])))
         return _result(pts, cost, r, t0)
 
-    def _connected_path(self, s: np.ndarray, g: np.ndarray, algo: str,
+    def _connected_path(self, s: np.ndarray, g: np.ndarray, method: str,
                         t0: float) -> PathResult:
         n = self.num_nodes
         pos = self._positions
@@ -234,9 +236,9 @@ class PositionedGraph:
         coords = np.concatenate([pos, s, g])
         graph = CSRGraph.from_edges(n + 2, np.concatenate(src), np.concatenate(dst),
                                     np.concatenate(w), directed=False, coords=coords)
-        r = graph.find_path(n, n + 1, algo=algo)
+        r = graph.find_path(n, n + 1, method=method)
         if not r.found:
-            return _not_found(algo, t0, r.stats)
+            return _not_found(method, t0, r.stats)
         return _result(coords[r.path], r.cost, r, t0)
 
 
@@ -248,10 +250,10 @@ def _result(points: np.ndarray, cost: float, r: PathResult, t0: float) -> PathRe
     return PathResult(points[keep], float(cost), True, stats, r.algorithm)
 
 
-def _not_found(algo: str, t0: float, stats: SearchStats | None = None) -> PathResult:
+def _not_found(method: str, t0: float, stats: SearchStats | None = None) -> PathResult:
     st = stats if stats is not None else SearchStats()
     st.elapsed = time.perf_counter() - t0
-    return PathResult(np.empty((0, 2)), float("inf"), False, st, algo)
+    return PathResult(np.empty((0, 2)), float("inf"), False, st, method)
 
 
 def visible_pairs(positions: np.ndarray, obstacles: Obstacles, radius: float,

@@ -20,7 +20,7 @@ is never above the 8-connected optimum.
 ... .....
 ... ..#..
 ... .....'''))
->>> r = aa.find_path((0, 1), (4, 1), algo="any_angle")
+>>> r = aa.find_path((0, 1), (4, 1), method="any_angle")
 >>> round(r.cost, 4), r.path.tolist()
 (4.1623, [[0.5, 1.5], [2.0, 1.0], [3.0, 1.0], [4.5, 1.5]])
 """
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import renamed_keywords
 from .._kernels import _anyangle
 from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
@@ -86,13 +87,14 @@ class AnyAngle(SingleThread):
         return len(p) > 0 and all(self.line_of_sight(p[i], p[i + 1])
                                   for i in range(len(p) - 1))
 
+    @renamed_keywords(algo="method")
     @exclusive
-    def find_path(self, start: Any, goal: Any, *, algo: str = "theta") -> PathResult:
-        """The any-angle path between the centres of cells ``start`` and ``goal`` by method
-        ``algo`` (a name of :data:`ANY_ANGLE`).  ``path``: ``(k, 2)`` float64 corners (cell
+    def find_path(self, start: Any, goal: Any, *, method: str = "theta") -> PathResult:
+        """The any-angle path between the centres of cells ``start`` and ``goal`` by
+        ``method`` (a name of :data:`ANY_ANGLE`).  ``path``: ``(k, 2)`` float64 corners (cell
         units), ``cost``: its length."""
-        if algo not in ANY_ANGLE:
-            raise InvalidQueryError(f"unknown any-angle method {algo!r}; expected one of: "
+        if method not in ANY_ANGLE:
+            raise InvalidQueryError(f"unknown any-angle method {method!r}; expected one of: "
                                     f"{', '.join(ANY_ANGLE)}")
         grid = self.grid
         (sx, sy), (gx, gy) = grid.cell(start, name="start"), grid.cell(goal, name="goal")
@@ -101,24 +103,24 @@ class AnyAngle(SingleThread):
         for name, (x, y) in (("start", (sx, sy)), ("goal", (gx, gy))):
             if not grid.passable[y, x]:
                 raise InvalidQueryError(f"{name} cell {(x, y)} is blocked")
-        if algo == "astar_smoothed":
+        if method == "astar_smoothed":
             r = self._grid_search.find_path((sx, sy), (gx, gy))
             stats.expanded = r.stats.expanded
             if not r.found:
-                return _none(algo, stats, t0)
+                return _none(method, stats, t0)
             path = self.shortcut(self.string_pull(r.path))
         else:
             if (sx, sy) == (gx, gy):
                 path = np.array([[sx + 0.5, sy + 0.5]])
             else:
-                run = self._search.exact if algo == "any_angle" else \
-                    lambda *a: self._search.find(*a, algo == "lazy_theta")
+                run = self._search.exact if method == "any_angle" else \
+                    lambda *a: self._search.find(*a, method == "lazy_theta")
                 found, _, nodes, stats.expanded = run(sx, sy, gx, gy)
                 if not found:
-                    return _none(algo, stats, t0)
+                    return _none(method, stats, t0)
                 path = self._search.points(nodes)
         stats.elapsed = time.perf_counter() - t0
-        return PathResult(path, _length(path), True, stats, algo)
+        return PathResult(path, _length(path), True, stats, method)
 
     def shortcut(self, path: Any) -> np.ndarray:
         """Line-of-sight shortcuts of a polyline or a cell path (cells become their
@@ -188,6 +190,6 @@ def _length(path: np.ndarray) -> float:
     return float(np.hypot(*np.diff(path, axis=0).T).sum()) if len(path) > 1 else 0.0
 
 
-def _none(algo: str, stats: SearchStats, t0: float) -> PathResult:
+def _none(method: str, stats: SearchStats, t0: float) -> PathResult:
     stats.elapsed = time.perf_counter() - t0
-    return PathResult(np.empty((0, 2)), math.inf, False, stats, algo)
+    return PathResult(np.empty((0, 2)), math.inf, False, stats, method)

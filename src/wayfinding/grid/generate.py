@@ -12,7 +12,7 @@ from the library's own Dijkstra, and :func:`save_benchmark` writes a ``.map`` an
 ((32, 48), True)
 >>> scen = generate.scenario(cave, per_bucket=1, seed=1, map_name="cave.map")
 >>> p = scen[0]
->>> from wayfinding.grid import find_path
+>>> from wayfinding import find_path
 >>> p.matches(find_path(cave, p.start, p.goal).cost)
 True
 """

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import warn
 from .._kernels import _gridops
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
@@ -264,7 +265,7 @@ class Grid:
         base = SQRT2 if dx and dy else 1.0
         return base * 0.5 * (float(self._costs[ay, ax]) + float(self._costs[by, bx]))
 
-    def neighbors(self, cell: Any) -> list[tuple[Cell, float]]:
+    def neighbours(self, cell: Any) -> list[tuple[Cell, float]]:
         """Legal steps out of ``cell``: a list of ``((x, y), cost)`` in the order N, E, S, W,
         NE, SE, SW, NW (empty for a blocked cell)."""
         x, y = self.cell(cell)
@@ -278,10 +279,15 @@ class Grid:
                             base * 0.5 * (c0 + float(self._costs[y + dy, x + dx]))))
         return out
 
+    def neighbors(self, cell: Any) -> list[tuple[Cell, float]]:
+        """Deprecated name of :meth:`neighbours`."""
+        warn("Grid.neighbors()", "Grid.neighbours()")
+        return self.neighbours(cell)
+
     # Graph protocol (see wayfinding.graph.Graph): cells are nodes.
     def successors(self, node: Cell) -> list[tuple[Cell, float]]:
-        """Graph protocol: same as :meth:`neighbors`."""
-        return self.neighbors(node)
+        """Graph protocol: same as :meth:`neighbours`."""
+        return self.neighbours(node)
 
     def heuristic(self, node: Cell, goal: Cell) -> float:
         """Graph protocol: the admissible default heuristic (octile, or Manhattan when

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import renamed_keywords, warn
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError
 from ..geometry.obstacles import as_points
 from ..graph.csr import CSRGraph
@@ -181,7 +182,7 @@ class HexGrid:
             raise InvalidQueryError(f"{name} {(q, r)} is blocked")
         return (q, r)
 
-    def neighbors(self, cell: Any) -> list[tuple[tuple[int, int], float]]:
+    def neighbours(self, cell: Any) -> list[tuple[tuple[int, int], float]]:
         """The passable neighbours of a cell with the step costs, in :data:`HEX_DIRECTIONS`
         order (empty for a blocked cell)."""
         q, r = self.cell(cell)
@@ -196,9 +197,14 @@ class HexGrid:
                 out.append(((nq, nr), 0.5 * (here + float(self._costs[nr, nq]))))
         return out
 
+    def neighbors(self, cell: Any) -> list[tuple[tuple[int, int], float]]:
+        """Deprecated name of :meth:`neighbours`."""
+        warn("HexGrid.neighbors()", "HexGrid.neighbours()")
+        return self.neighbours(cell)
+
     # Graph protocol
     def successors(self, node: Any) -> list[tuple[tuple[int, int], float]]:
-        return self.neighbors(node)
+        return self.neighbours(node)
 
     def heuristic(self, node: Any, goal: Any) -> float:
         """``hex_distance × min tile cost``: admissible and consistent."""
@@ -254,7 +260,8 @@ class HexGrid:
         return CSRGraph.from_edges(h * w, np.concatenate(src), np.concatenate(dst),
                                    np.concatenate(cost), coords=centres)
 
-    def find_path(self, start: Any, goal: Any, *, algo: str = "astar") -> PathResult:
+    @renamed_keywords(algo="method")
+    def find_path(self, start: Any, goal: Any, *, method: str = "astar") -> PathResult:
         """Cheapest path between two passable ``(q, r)`` cells with the compiled search of
         :meth:`to_csr` (built once and kept): A* (``"astar"``) or Dijkstra
         (``"dijkstra"``).  ``path`` is an ``(n, 2)`` int64 array of cells.  The A* heuristic
@@ -263,15 +270,15 @@ class HexGrid:
         times the cheapest tile cost."""
         s = self.cell(start, name="start", passable=True)
         g = self.cell(goal, name="goal", passable=True)
-        if algo not in ("astar", "dijkstra"):
-            raise InvalidQueryError(f"unknown algorithm {algo!r} for HexGrid; expected "
+        if method not in ("astar", "dijkstra"):
+            raise InvalidQueryError(f"unknown algorithm {method!r} for HexGrid; expected "
                                     "'astar' or 'dijkstra'")
         if self._csr is None:
             self._csr = self.to_csr()
         w = self.shape[1]
-        r = self._csr.find_path(s[1] * w + s[0], g[1] * w + g[0], algo=algo)
+        r = self._csr.find_path(s[1] * w + s[0], g[1] * w + g[0], method=method)
         path = np.stack([r.path % w, r.path // w], axis=1).astype(np.int64)
-        return PathResult(path, r.cost, r.found, r.stats, algo)
+        return PathResult(path, r.cost, r.found, r.stats, method)
 
 
 def hex_distance(a: Any, b: Any) -> np.ndarray:

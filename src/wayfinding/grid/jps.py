@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._deprecated import warn
 from .._index import check_world
 from .._kernels import _jps
 from .._kernels._workspace import Workspace
@@ -46,22 +47,29 @@ _PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
                (True, False): "jps_plus_gb", (True, True): "jps_plus_gb_buckets"}
 
 
-def _trivial(s: tuple[int, int], g: tuple[int, int], grid: Grid, algo: str, t0: float,
+def _trivial(s: tuple[int, int], g: tuple[int, int], grid: Grid, name: str, t0: float,
              record: bool) -> PathResult | None:
     """The result for start == goal or separate islands, else None."""
     extra = (empty_path(), empty_path()) if record else (None, None)
     if s == g:
         return PathResult(np.array([s], dtype=np.int64), 0.0, True,
-                          SearchStats(elapsed=time.perf_counter() - t0), algo, *extra)
+                          SearchStats(elapsed=time.perf_counter() - t0), name, *extra)
     comp = grid.components
     if comp[s[1], s[0]] != comp[g[1], g[0]]:
         return PathResult(empty_path(), math.inf, False,
-                          SearchStats(elapsed=time.perf_counter() - t0), algo, *extra)
+                          SearchStats(elapsed=time.perf_counter() - t0), name, *extra)
     return None
 
 
 def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | None = None,
                   record: bool = False) -> PathResult:
+    """Deprecated name of ``GridSearch(grid).find_path(start, goal, method="jps")``."""
+    warn("find_path_jps()", 'GridSearch(grid).find_path(start, goal, method="jps")')
+    return _find_path_jps(grid, start, goal, workspace=workspace, record=record)
+
+
+def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | None = None,
+                   record: bool = False) -> PathResult:
     """Online jump point search (no preprocessing) from ``start`` to ``goal`` (``(x, y)``).
 
     ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default: one per
@@ -73,7 +81,7 @@ def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | N
     >>> g = Grid.from_ascii('''
     ... .....
     ... .....''')
-    >>> r = find_path_jps(g, (0, 1), (4, 0))
+    >>> r = _find_path_jps(g, (0, 1), (4, 0))
     >>> r.found, round(r.cost, 6), len(r.path)
     (True, 4.414214, 5)
     """
@@ -245,7 +253,7 @@ class JPSPlus(GridIndex):
             self.grid.cell(start, name="start")
             self.grid.cell(goal, name="goal")
             raise
-        algo = _PLUS_NAMES[boxes is not None, width > 0.0]
+        name = _PLUS_NAMES[boxes is not None, width > 0.0]
         if status == 1:
             path = scratch.path(gx, gy)
             cost = scratch.path_cost
@@ -258,10 +266,10 @@ class JPSPlus(GridIndex):
         stats = SearchStats(exp, gen, reo, upd, mo, _clock() - t0)
         if record:
             grid = self.grid
-            return PathResult(path, cost, status == 1, stats, algo,
+            return PathResult(path, cost, status == 1, stats, name,
                               grid.cells_of(scratch.recorded()),
                               grid.cells_of(scratch.open_nodes()))
-        return PathResult(path, cost, status == 1, stats, algo)
+        return PathResult(path, cost, status == 1, stats, name)
 
     def path_costs(self, starts: Any, goals: Any, *, buckets: bool = False,
                    bucket_width: float = 0.1, bounds: Any = None) -> np.ndarray:

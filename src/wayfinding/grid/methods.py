@@ -1,6 +1,6 @@
 """Every grid path method by name, with the preprocessed indexes it needs.
 
-The CLI's ``--algo`` names, the scenario runner and the benchmarks all go through
+The CLI's ``--method`` names, the scenario runner and the benchmarks all go through
 :func:`make_solver`, which builds (or takes already built or loaded) indexes and returns a
 ``solve(start, goal) -> PathResult`` function.  The any-angle methods
 (:mod:`~wayfinding.grid.anyangle`) return polylines in cell units instead of cells.
@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._deprecated import renamed_keywords, warn
 from .._index import check_world
 from ..errors import InvalidQueryError
 from .anyangle import ANY_ANGLE, AnyAngle
@@ -109,7 +110,7 @@ class Solver:
     """Answers ``solver(start, goal) -> PathResult`` with one method; ``indexes`` are the
     indexes it uses, ``built`` those it had to build."""
 
-    algo: str
+    method: str
     run: Callable[[Any, Any], Any]
     indexes: list[GridIndex] = field(default_factory=list)
     built: list[GridIndex] = field(default_factory=list)
@@ -117,33 +118,40 @@ class Solver:
     def __call__(self, start: Any, goal: Any):
         return self.run(start, goal)
 
+    @property
+    def algo(self) -> str:
+        """Deprecated name of :attr:`method`."""
+        warn("Solver.algo", "Solver.method")
+        return self.method
 
-def make_solver(grid: Grid, algo: str, *, indexes: Iterable[GridIndex] = (),
+
+@renamed_keywords(algo="method")
+def make_solver(grid: Grid, method: str, *, indexes: Iterable[GridIndex] = (),
                 progress: bool | None = None, **options: Any) -> Solver:
-    """A :class:`Solver` for method ``algo`` (a name of :data:`METHODS`) on ``grid``.
+    """A :class:`Solver` for ``method`` (a name of :data:`METHODS`) on ``grid``.
 
     ``indexes``: already built or loaded indexes to use; any other index the method needs is
     built here (goal bounds show ``progress``).  ``options`` go to
     :meth:`GridSearch.find_path` for the online methods; the preprocessed ones take none.
     """
-    if algo in ALGORITHMS:
+    if method in ALGORITHMS:
         search = GridSearch(grid)
-        return Solver(algo, lambda a, b: search.find_path(a, b, algo=algo, **options))
+        return Solver(method, lambda a, b: search.find_path(a, b, method=method, **options))
     used = [k for k, v in options.items() if v is not None and (k, v) != ("agent_size", 1)]
-    if algo in ANY_ANGLE:
+    if method in ANY_ANGLE:
         if used:
-            raise InvalidQueryError(f"{algo} takes no search options (got {', '.join(used)})")
+            raise InvalidQueryError(f"{method} takes no search options (got {', '.join(used)})")
         paths = AnyAngle(grid)
-        return Solver(algo, lambda a, b: paths.find_path(a, b, algo=algo))
-    method = PREPROCESSED.get(algo)
-    if method is None:
+        return Solver(method, lambda a, b: paths.find_path(a, b, method=method))
+    entry = PREPROCESSED.get(method)
+    if entry is None:
         raise InvalidQueryError(
-            f"unknown algorithm {algo!r}; expected one of: {', '.join(METHODS)}")
+            f"unknown algorithm {method!r}; expected one of: {', '.join(METHODS)}")
     if used:
-        raise InvalidQueryError(f"{algo} takes no search options (got {', '.join(used)})")
+        raise InvalidQueryError(f"{method} takes no search options (got {', '.join(used)})")
     given = list(indexes)
-    solver = Solver(algo, lambda a, b: method.run(solver.indexes, a, b))
-    for spec in method.needs:
+    solver = Solver(method, lambda a, b: entry.run(solver.indexes, a, b))
+    for spec in entry.needs:
         found = next((ix for ix in given if spec.matches(ix)), None)
         if found is not None:
             check_world(f"the {spec.name} index", found.grid, grid)

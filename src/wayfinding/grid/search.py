@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import renamed_keywords, warn
 from .._index import check_world
 from .._kernels import _canonical, _gridsearch
 from .._kernels._workspace import Workspace
@@ -28,7 +29,7 @@ from ..sliced import SlicedSearch
 from .grid import Grid
 from .heuristics import heuristic_code
 from .index import require_grid
-from .jps import find_path_jps
+from .jps import _find_path_jps
 from .rules import Diagonal
 
 #: Algorithm names accepted by :meth:`GridSearch.find_path` and the CLI.
@@ -82,14 +83,15 @@ class GridSearch(SingleThread):
         """Bytes of search state held (node arrays and open lists)."""
         return self._ws.nbytes + (self._back.nbytes if self._back is not None else 0)
 
+    @renamed_keywords(algo="method")
     @exclusive
-    def find_path(self, start: Any, goal: Any, *, algo: str = "astar",
+    def find_path(self, start: Any, goal: Any, *, method: str = "astar",
                   heuristic: str | None = None, weight: float | None = None,
                   agent_size: int = 1, record: bool = False,
                   differential: Any = None, bounds: Any = None) -> PathResult:
         """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
 
-        ``algo``: one of :data:`ALGORITHMS`.  ``heuristic``: ``"octile"`` (default, or
+        ``method``: one of :data:`ALGORITHMS`.  ``heuristic``: ``"octile"`` (default, or
         ``"manhattan"`` on 4-connected grids), ``"euclidean"``, ``"chebyshev"``, ``"zero"``.
         ``weight`` (>= 1, default 2) only for ``weighted_astar``.  ``agent_size`` (cells,
         >= 1): the agent covers that square below-right of its cell (see
@@ -106,7 +108,7 @@ class GridSearch(SingleThread):
         goal gives ``found=False`` without searching (island ids differ).
         """
         t0 = time.perf_counter()
-        if algo == "jps":
+        if method == "jps":
             grid = self.grid if type(agent_size) is int and agent_size == 1 \
                 else self.grid.for_agent(agent_size)
             s = grid.cell(start, name="start", passable=True)
@@ -115,8 +117,8 @@ class GridSearch(SingleThread):
                     or differential is not None or bounds is not None:
                 raise InvalidQueryError("jps uses the octile heuristic and takes no weight, "
                                         "differential or bounds")
-            return find_path_jps(grid, s, g, workspace=self._ws, record=record)
-        begun = self._begin(start, goal, algo, heuristic, weight, agent_size, record,
+            return _find_path_jps(grid, s, g, workspace=self._ws, record=record)
+        begun = self._begin(start, goal, method, heuristic, weight, agent_size, record,
                             differential, bounds, t0)
         if isinstance(begun, PathResult):
             return begun
@@ -126,8 +128,9 @@ class GridSearch(SingleThread):
         return finish(found, SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                                          elapsed=time.perf_counter() - t0))
 
+    @renamed_keywords(algo="method")
     @exclusive
-    def start(self, start: Any, goal: Any, *, algo: str = "astar",
+    def start(self, start: Any, goal: Any, *, method: str = "astar",
               heuristic: str | None = None, weight: float | None = None,
               agent_size: int = 1, record: bool = False,
               differential: Any = None, bounds: Any = None) -> SlicedSearch:
@@ -147,9 +150,9 @@ class GridSearch(SingleThread):
         5.0
         """
         t0 = time.perf_counter()
-        if algo == "jps":
+        if method == "jps":
             raise InvalidQueryError("jps does not run in slices; 'astar' gives the same cost")
-        begun = self._begin(start, goal, algo, heuristic, weight, agent_size, record,
+        begun = self._begin(start, goal, method, heuristic, weight, agent_size, record,
                             differential, bounds, t0)
         if isinstance(begun, PathResult):
             return SlicedSearch.done(begun)
@@ -157,7 +160,7 @@ class GridSearch(SingleThread):
         return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0,
                             owner=self)
 
-    def _begin(self, start: Any, goal: Any, algo: str, heuristic: str | None,
+    def _begin(self, start: Any, goal: Any, method: str, heuristic: str | None,
                weight: float | None, agent_size: int, record: bool, differential: Any,
                bounds: Any, t0: float) -> PathResult | tuple:
         """Check a query and set up its compiled search: ``(run, finish, name)``, or the
@@ -166,19 +169,19 @@ class GridSearch(SingleThread):
             else self.grid.for_agent(agent_size)
         s = grid.cell(start, name="start", passable=True)
         g = grid.cell(goal, name="goal", passable=True)
-        if type(algo) is not str or algo not in ALGORITHMS:
-            choice("algorithm", algo, ALGORITHMS)
+        if type(method) is not str or method not in ALGORITHMS:
+            choice("algorithm", method, ALGORITHMS)
         hkind = heuristic_code(heuristic, grid.diagonal)
         scale = grid.min_cost
-        if algo == "weighted_astar":
+        if method == "weighted_astar":
             scale *= 2.0 if weight is None else number("weight", weight, min=1)
         elif weight is not None:
-            raise InvalidQueryError(f"weight is only used by 'weighted_astar', not {algo!r}")
-        if record and algo == "bidirectional":
+            raise InvalidQueryError(f"weight is only used by 'weighted_astar', not {method!r}")
+        if record and method == "bidirectional":
             raise InvalidQueryError("record=True is not available for 'bidirectional'")
-        boxes = None if bounds is None else _bounds_boxes(bounds, grid, algo)
-        pivots = _pivot_table(differential, grid, algo, scale / grid.min_cost)
-        name = algo + ("_dh" if differential is not None else "")
+        boxes = None if bounds is None else _bounds_boxes(bounds, grid, method)
+        pivots = _pivot_table(differential, grid, method, scale / grid.min_cost)
+        name = method + ("_dh" if differential is not None else "")
         if s == g or grid.components[s[1], s[0]] != grid.components[g[1], g[0]]:
             found = s == g
             return PathResult(np.array([s], dtype=np.int64) if found else empty_path(),
@@ -188,7 +191,7 @@ class GridSearch(SingleThread):
         width = grid.width + 2
         a, b = grid.index(s), grid.index(g)
         ws = self._ws
-        if algo == "bidirectional":
+        if method == "bidirectional":
             if self._back is None:
                 self._back = Workspace(ws.size)
             back = self._back
@@ -198,15 +201,15 @@ class GridSearch(SingleThread):
             def path() -> np.ndarray:
                 return np.concatenate([ws.path_cells(run.meet, width),
                                        back.path_cells(run.meet, width)[::-1][1:]])
-        elif algo == "bfs":
+        elif method == "bfs":
             run = _gridsearch.BfsRun(ws, grid.moves, width, a, b, record)
 
             def path() -> np.ndarray:
                 return ws.path_cells(b, width)
         else:
             run = _gridsearch.GridRun(ws, grid.padded_costs, grid.moves, width, a, b,
-                                      0 if algo == "dijkstra" else hkind, scale,
-                                      algo == "greedy", record, grid.is_uniform, *pivots,
+                                      0 if method == "dijkstra" else hkind, scale,
+                                      method == "greedy", record, grid.is_uniform, *pivots,
                                       bounds=boxes)
 
             def path() -> np.ndarray:
@@ -214,7 +217,7 @@ class GridSearch(SingleThread):
 
         def finish(found: bool, stats: SearchStats) -> PathResult:
             cells = path() if found else empty_path()
-            cost = run.cost if algo != "bfs" else grid.path_cost(cells) if found else math.inf
+            cost = run.cost if method != "bfs" else grid.path_cost(cells) if found else math.inf
             if record:
                 return PathResult(cells, cost, found, stats, name,
                                   grid.cells_of(ws.recorded()), grid.cells_of(ws.open_nodes()))
@@ -253,25 +256,25 @@ class GridSearch(SingleThread):
         return out
 
 
-def _pivot_table(differential: Any, grid: Grid, algo: str, weight: float) -> tuple:
+def _pivot_table(differential: Any, grid: Grid, method: str, weight: float) -> tuple:
     """Extra kernel arguments for a differential heuristic: () without one."""
     if differential is None:
         return ()
     if getattr(differential, "kind", None) != "differential":
         raise InvalidQueryError(f"differential must be a DifferentialHeuristic, got "
                                 f"{type(differential).__name__}")
-    if algo not in ("astar", "weighted_astar"):
+    if method not in ("astar", "weighted_astar"):
         raise InvalidQueryError(
-            f"a differential heuristic works with 'astar' and 'weighted_astar', not {algo!r}")
+            f"a differential heuristic works with 'astar' and 'weighted_astar', not {method!r}")
     check_world("the differential heuristic", differential.grid, grid)
     return differential.table, weight
 
 
-def _bounds_boxes(bounds: Any, grid: Grid, algo: str) -> np.ndarray:
+def _bounds_boxes(bounds: Any, grid: Grid, method: str) -> np.ndarray:
     """The box array of goal bounds checked against the grid searched."""
-    if algo not in BOUNDED_ALGORITHMS:
+    if method not in BOUNDED_ALGORITHMS:
         raise InvalidQueryError(f"goal bounds work with {', '.join(BOUNDED_ALGORITHMS)}, "
-                                f"not {algo!r}")
+                                f"not {method!r}")
     if getattr(bounds, "kind", None) != "goal_bounds":
         raise InvalidQueryError(f"bounds must be a GoalBounds index, got "
                                 f"{type(bounds).__name__}")
@@ -301,8 +304,9 @@ def _searcher(grid: Grid) -> GridSearch:
 
 
 def find_path(grid: Grid, start: Any, goal: Any, **options: Any) -> PathResult:
-    """Find a path on a grid with this thread's reusable scratch; options as
-    :meth:`GridSearch.find_path`."""
+    """Deprecated name of :func:`wayfinding.find_path` for grids (options as
+    :meth:`GridSearch.find_path`)."""
+    warn("wayfinding.grid.find_path()", "wayfinding.find_path()")
     return _searcher(grid).find_path(start, goal, **options)
 
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import renamed_keywords
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
-from ..grid.search import GridSearch
-from ..grid.search import find_path as _grid_find_path
+from ..grid.search import GridSearch, _searcher
 from ..results import PathResult
 from ..sliced import SlicedSearch
 from .continuous import ContinuousPlanner, MovingObstacle, TimedPath
@@ -47,15 +47,16 @@ from .scheduler import PathRequest, PathScheduler
 from .spacetime import ReservationTable, door, space_time_astar
 
 
-def find_path(world: Any, start: Any, goal: Any, *, algo: str = "astar",
+@renamed_keywords(algo="method")
+def find_path(world: Any, start: Any, goal: Any, *, method: str = "astar",
               heuristic: Any = None, **options: Any) -> PathResult:
     """Find a path in a :class:`Grid`, a :class:`CSRGraph` or any graph with ``successors``.
 
-    Grids use the compiled searches (``algo``: see :data:`wayfinding.grid.ALGORITHMS`) unless
+    Grids use the compiled searches (``method``: see :data:`wayfinding.grid.ALGORITHMS`) unless
     ``heuristic`` is a callable or a table, or ``goal`` is open: a set of cells (any of them;
     the grid's heuristic is the minimum over them, which stays admissible) or a predicate
     ``goal(cell) -> bool`` (heuristic 0 unless one is given, called as ``h(cell, None)``).
-    Those run the generic Python A* (``algo="astar"`` or ``"dijkstra"``; the compiled grid
+    Those run the generic Python A* (``method="astar"`` or ``"dijkstra"``; the compiled grid
     kernels take a single goal cell), so they are much slower on big maps; the path is an
     ``(n, 2)`` array ending at the goal reached.  CSR graphs use compiled A*/Dijkstra for one
     goal and the generic search for open goals.  Other graphs use :func:`astar` /
@@ -63,16 +64,17 @@ def find_path(world: Any, start: Any, goal: Any, *, algo: str = "astar",
     """
     if _compiled(world, heuristic, goal):
         if isinstance(world, Grid):
-            return _grid_find_path(world, start, goal, algo=algo, heuristic=heuristic,
-                                   **options)
-        return world.find_path(start, goal, algo=algo, **options)
+            return _searcher(world).find_path(start, goal, method=method, heuristic=heuristic,
+                                              **options)
+        return world.find_path(start, goal, method=method, **options)
     max_expansions = options.pop("max_expansions", None)
-    search = _generic(world, start, goal, algo, heuristic, options)
+    search = _generic(world, start, goal, method, heuristic, options)
     search.step(max_expansions)
     return search.result()
 
 
-def start_search(world: Any, start: Any, goal: Any, *, algo: str = "astar",
+@renamed_keywords(algo="method")
+def start_search(world: Any, start: Any, goal: Any, *, method: str = "astar",
                  heuristic: Any = None, **options: Any) -> SlicedSearch | AStarSearch:
     """Begin a search that runs in slices, for the same worlds and options as
     :func:`find_path` (see :mod:`wayfinding.sliced`): ``search.step(max_expansions=...,
@@ -88,10 +90,10 @@ def start_search(world: Any, start: Any, goal: Any, *, algo: str = "astar",
     """
     if _compiled(world, heuristic, goal):
         if isinstance(world, Grid):
-            return GridSearch(world).start(start, goal, algo=algo, heuristic=heuristic,
+            return GridSearch(world).start(start, goal, method=method, heuristic=heuristic,
                                            **options)
-        return world.start(start, goal, algo=algo, **options)
-    return _generic(world, start, goal, algo, heuristic, options)
+        return world.start(start, goal, method=method, **options)
+    return _generic(world, start, goal, method, heuristic, options)
 
 
 def _compiled(world: Any, heuristic: Any, goal: Any) -> bool:
@@ -106,16 +108,16 @@ def _open_goal(goal: Any) -> bool:
         callable(goal) and not isinstance(goal, (tuple, list, np.ndarray)))
 
 
-def _generic(world: Any, start: Any, goal: Any, algo: str, heuristic: Any,
+def _generic(world: Any, start: Any, goal: Any, method: str, heuristic: Any,
              options: dict[str, Any]) -> AStarSearch:
     """The generic Python search for a query; grid cells and CSR nodes come back as
     arrays."""
-    if algo not in ("astar", "dijkstra"):
+    if method not in ("astar", "dijkstra"):
         if isinstance(world, Grid):
             raise InvalidQueryError(
-                f"algorithm {algo!r} takes one goal cell; goal sets and predicates (and user "
+                f"algorithm {method!r} takes one goal cell; goal sets and predicates (and user "
                 "heuristics) use 'astar' or 'dijkstra'")
-        raise InvalidQueryError(f"algorithm {algo!r} needs a Grid; generic graphs support "
+        raise InvalidQueryError(f"algorithm {method!r} needs a Grid; generic graphs support "
                                 "'astar' and 'dijkstra'")
     if isinstance(world, Grid):
         start = world.cell(start, name="start", passable=True)
@@ -127,7 +129,7 @@ def _generic(world: Any, start: Any, goal: Any, algo: str, heuristic: Any,
     elif isinstance(world, CSRGraph):
         world.node(start, "start")
         options["path_dims"] = 1
-    if algo == "dijkstra":
+    if method == "dijkstra":
         if heuristic is not None:
             raise InvalidQueryError("dijkstra takes no heuristic; use astar")
         heuristic = zero_heuristic

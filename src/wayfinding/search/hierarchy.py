@@ -604,7 +604,7 @@ def _representatives(low: CSRGraph, parent: np.ndarray, n_groups: int,
         far = _farthest(sub.distances(0))
         d_far = sub.distances(far)
         end = _farthest(d_far)
-        route = sub.find_path(far, end, algo="dijkstra").path
+        route = sub.find_path(far, end, method="dijkstra").path
         half = d_far[end] / 2.0
         rep[x] = mem[route[int(np.argmin(np.abs(d_far[route] - half)))]]
     return rep

@@ -4,7 +4,7 @@ Both renderers draw the same layers from one palette (:data:`PALETTE`): blocked 
 cells, terrain shading, a distance heat map, explored and frontier cells, the path through
 cell centres, and start/goal discs.  Cells are ``(x, y)``; arrays are indexed ``[y, x]``.
 
->>> from wayfinding.grid import Grid, find_path
+>>> from wayfinding import Grid, find_path
 >>> g = Grid.from_ascii('''
 ... ...
 ... .#.

@@ -1,0 +1,110 @@
+"""Old spellings of the search vocabulary still work for a release and warn: ``algo=`` for
+``method=`` at every site, the old function names, ``neighbors`` and the CLI's ``--algo``."""
+
+import json
+
+import numpy as np
+import pytest
+
+import wayfinding
+from wayfinding import CSRGraph, Grid, GridSearch
+from wayfinding.bench import run_scenario
+from wayfinding.cli import main
+from wayfinding.graph import CSRGoalBounds, WaypointGraph
+from wayfinding.grid import AnyAngle, HexGrid, generate, make_solver
+
+GRID = Grid.from_ascii("""
+.....
+.###.
+.....""")
+CHAIN = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0], directed=False,
+                            coords=[[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
+
+#: Every call that takes the search method, as ``call(keyword, name)``.
+METHOD_SITES = {
+    "GridSearch.find_path": lambda kw, m: GridSearch(GRID).find_path((0, 0), (4, 2), **{kw: m}),
+    "GridSearch.start": lambda kw, m: GridSearch(GRID).start((0, 0), (4, 2), **{kw: m}),
+    "CSRGraph.find_path": lambda kw, m: CHAIN.find_path(0, 2, **{kw: m}),
+    "CSRGraph.start": lambda kw, m: CHAIN.start(0, 2, **{kw: m}),
+    "CSRGoalBounds.find_path":
+        lambda kw, m: CSRGoalBounds.build(CHAIN).find_path(0, 2, **{kw: m}),
+    "PositionedGraph.find_path":
+        lambda kw, m: WaypointGraph([(0, 0), (3, 0)], [(0, 1)]).find_path((0, 0), (3, 0),
+                                                                          **{kw: m}),
+    "AnyAngle.find_path":
+        lambda kw, m: AnyAngle(GRID).find_path((0, 0), (4, 2), **{kw: "theta"}),
+    "HexGrid.find_path": lambda kw, m: HexGrid(np.ones((3, 3))).find_path((0, 0), (2, 2),
+                                                                         **{kw: m}),
+    "wayfinding.find_path": lambda kw, m: wayfinding.find_path(GRID, (0, 0), (4, 2), **{kw: m}),
+    "wayfinding.start_search":
+        lambda kw, m: wayfinding.start_search(GRID, (0, 0), (4, 2), **{kw: m}),
+    "make_solver": lambda kw, m: make_solver(GRID, **{kw: m})((0, 0), (4, 2)),
+}
+
+
+def _cost(result):
+    if isinstance(result, wayfinding.SlicedSearch):
+        result.step()
+        result = result.result()
+    return result.cost
+
+
+@pytest.mark.parametrize("site", list(METHOD_SITES))
+def test_algo_keyword_warns_and_means_method(site):
+    call = METHOD_SITES[site]
+    with pytest.warns(DeprecationWarning, match=r"\(algo=\.\.\.\) is deprecated; use method="):
+        old = _cost(call("algo", "dijkstra"))
+    assert old == _cost(call("method", "dijkstra"))
+
+
+def test_run_scenario_algo_keyword_warns(tmp_path):
+    grid = generate.caves(24, 24, seed=3)
+    _, scen = generate.save_benchmark(grid, tmp_path / "c.map", per_bucket=1, seed=3)
+    new = run_scenario(scen, method="dijkstra", show_progress=False)
+    with pytest.warns(DeprecationWarning, match="algo="):
+        old = run_scenario(scen, algo="dijkstra", show_progress=False)
+    assert (old.algorithm, old.mismatches, old.problems) == ("dijkstra", 0, new.problems)
+
+
+def test_solver_algo_attribute_warns():
+    solver = make_solver(GRID, "astar")
+    with pytest.warns(DeprecationWarning, match=r"Solver\.algo is deprecated"):
+        assert solver.algo == solver.method == "astar"
+
+
+def test_grid_find_path_is_a_deprecated_name_of_wayfinding_find_path():
+    with pytest.warns(DeprecationWarning, match=r"wayfinding\.grid\.find_path\(\) is deprecated"):
+        old = wayfinding.grid.find_path(GRID, (0, 0), (4, 2))
+    assert old.cost == wayfinding.find_path(GRID, (0, 0), (4, 2)).cost
+
+
+def test_find_path_jps_is_a_deprecated_name():
+    with pytest.warns(DeprecationWarning, match=r"find_path_jps\(\) is deprecated"):
+        old = wayfinding.grid.find_path_jps(GRID, (0, 0), (4, 2))
+    new = GridSearch(GRID).find_path((0, 0), (4, 2), method="jps")
+    assert old.path.tolist() == new.path.tolist() and old.algorithm == "jps"
+
+
+@pytest.mark.parametrize("world, cell", [(GRID, (0, 0)), (HexGrid(np.ones((3, 3))), (1, 1))])
+def test_neighbors_is_a_deprecated_name_of_neighbours(world, cell):
+    with pytest.warns(DeprecationWarning, match=r"\.neighbors\(\) is deprecated"):
+        old = world.neighbors(cell)
+    assert old == world.neighbours(cell) == list(world.successors(cell))
+
+
+def test_cli_algo_is_a_hidden_alias_of_method(tmp_path, capsys):
+    grid = generate.caves(24, 24, seed=3)
+    wayfinding.grid.write_map(grid, tmp_path / "c.map")
+    cells = np.argwhere(grid.passable)
+    a, b = cells[0][::-1], cells[-1][::-1]
+    ends = ["--from", f"{a[0]},{a[1]}", "--to", f"{b[0]},{b[1]}", "--json"]
+    outs = []
+    for option in ("--method", "--algo"):
+        assert main(["path", str(tmp_path / "c.map"), option, "dijkstra", *ends]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0]["algorithm"] == outs[1]["algorithm"] == "dijkstra"
+    assert outs[0]["cost"] == outs[1]["cost"]
+    with pytest.raises(SystemExit):
+        main(["path", "--help"])
+    shown = capsys.readouterr().out
+    assert "--method" in shown and "--algo" not in shown
