@@ -1,13 +1,20 @@
 """Deprecated module name: the step-by-step Python reference of the clearance build is
-:mod:`wayfinding.navmesh._lct_reference` (a test oracle), its constants and
-``segment_distance`` are in :mod:`wayfinding.navmesh.clearance`.  Importing this module
+:mod:`wayfinding.navmesh._lct_reference` (a test oracle); its constants and
+``segment_distance`` are in :mod:`wayfinding.navmesh.clearance`.  Each name taken from here
 warns."""
 
+from typing import Any
+
 from .._deprecated import warn
-from ._lct_reference import Triangulation
-from .clearance import END_MARGIN, MAX_STEINER_RATIO, segment_distance
+from . import _lct_reference, clearance
 
-__all__ = ["END_MARGIN", "MAX_STEINER_RATIO", "Triangulation", "segment_distance"]
+_MOVED = {"Triangulation": _lct_reference, "END_MARGIN": clearance,
+          "MAX_STEINER_RATIO": clearance, "segment_distance": clearance}
 
-warn("wayfinding.navmesh.lct", "wayfinding.navmesh.ClearanceMesh (the Python reference of "
-     "its build is wayfinding.navmesh._lct_reference)")
+
+def __getattr__(name: str) -> Any:
+    home = _MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warn(f"wayfinding.navmesh.lct.{name}", f"{home.__name__}.{name}")
+    return getattr(home, name)
