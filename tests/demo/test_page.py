@@ -1,0 +1,26 @@
+"""The demonstration page, built through ``wayfinding demo``: every section and the files
+it links."""
+
+from wayfinding.cli import main
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_writes_a_page(capsys, tmp_path):
+    code, out, _ = run(capsys, "demo", "--out", tmp_path / "demo", "--quiet")
+    page = tmp_path / "demo" / "index.html"
+    assert code == 0 and str(page) in out
+    text = page.read_text()
+    assert "mismatches" in text and "<img" in text
+    assert (tmp_path / "demo" / "cave-astar.svg").exists()
+    assert (tmp_path / "demo" / "cave-astar.png").exists()
+    assert (tmp_path / "demo" / "cave.map.scen").exists()
+    assert "Navigation meshes in the dungeon" in text and "no path" not in text
+    assert "Any-angle paths in the cave" in text
+    assert (tmp_path / "demo" / "cave-anyangle-theta.svg").exists()
+    assert 'class="swept"' in (tmp_path / "demo" / "clearance-1.0.svg").read_text()
+    assert "<h2>Crowds</h2>" in text and (tmp_path / "demo" / "crowd-blocks.gif").exists()
