@@ -366,9 +366,10 @@ class CSRExitTables(GraphIndex):
             (arrays[f"u{lv}_indptr"], arrays[f"u{lv}_indices"], arrays[f"u{lv}_weights"])
             for lv in range(1, self.levels - 1)]
         self._walkers = [
-            _tables.ExitLevel(*csr, *(arrays[_key(lv, k)] for k in _LEVEL_ARRAYS),
-                              options["tiles"][lv][0])
-            for lv, csr in enumerate(graphs)]
+            _tables.ExitLevel(indptr, indices, weights,
+                              **{k: arrays[_key(lv, k)] for k in _LEVEL_ARRAYS},
+                              tw=options["tiles"][lv][0])
+            for lv, (indptr, indices, weights) in enumerate(graphs)]
         self._limits = [4 * (len(csr[0]) - 1) + 4 for csr in graphs]
         self._top = _tables.NextTable(arrays["top_next"])
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from .._validate import count as check_count
 from ..errors import InvalidGridError, InvalidQueryError
-from .protocol import AdjacencyGraph
+from .protocol import AdjacencyGraph, Graph
 
 
 def assign_node_offsets(world_node_count: int, sizes: Iterable[int]) -> list[int]:
@@ -110,7 +110,7 @@ class InstanceGraph:
     list is read, never changed.
     """
 
-    def __init__(self, type_graph: Any, offset: int, *, size: int | None = None,
+    def __init__(self, type_graph: Graph, offset: int, *, size: int | None = None,
                  exits: Mapping[int, Any] | None = None):
         if not hasattr(type_graph, "successors"):
             raise InvalidGridError(f"{type(type_graph).__name__} is not a graph")
@@ -128,7 +128,7 @@ class InstanceGraph:
                                     f"0..{self.size - 1}")
         return i
 
-    def __contains__(self, node: Any) -> bool:
+    def __contains__(self, node: object) -> bool:
         i = _integer(node)
         return i is not None and self.offset <= i < self.offset + self.size
 
@@ -157,7 +157,7 @@ class WorldGraph:
     coherence cache: consecutive queries usually fall in the same building).
     """
 
-    def __init__(self, world_graph: Any, world_node_count: int):
+    def __init__(self, world_graph: Graph, world_node_count: int):
         if not hasattr(world_graph, "successors"):
             raise InvalidGridError(f"{type(world_graph).__name__} is not a graph")
         self.world_graph = world_graph
@@ -175,7 +175,7 @@ class WorldGraph:
         last = self.instances[-1]
         return last.offset + last.size
 
-    def add_instance(self, type_graph: Any, *, size: int | None = None,
+    def add_instance(self, type_graph: Graph, *, size: int | None = None,
                      exits: Mapping[int, Any] | None = None,
                      entrances: Mapping[int, Any] | None = None) -> InstanceGraph:
         """Place a building: it gets the next block of node ids.

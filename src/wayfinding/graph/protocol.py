@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from ..errors import InvalidGridError
 
 Node = Hashable
+#: The node type of an :class:`AdjacencyGraph`.
+N = TypeVar("N", bound=Hashable)
 
 
 @runtime_checkable
@@ -23,7 +25,7 @@ class Graph(Protocol):
     def successors(self, node: Any) -> Iterable[tuple[Any, float]]: ...
 
 
-class AdjacencyGraph:
+class AdjacencyGraph(Generic[N]):
     """A directed graph stored as ``{node: [(neighbour, cost), ...]}``.
 
     Costs must be finite and >= 0; nodes only reached as targets are added with no edges.
@@ -33,25 +35,25 @@ class AdjacencyGraph:
     [('A', 4.0), ('C', 5.0)]
     """
 
-    def __init__(self, adjacency: Mapping[Any, Iterable[tuple[Any, float]]] | None = None):
-        self._adj: dict[Any, list[tuple[Any, float]]] = {}
+    def __init__(self, adjacency: Mapping[N, Iterable[tuple[N, float]]] | None = None):
+        self._adj: dict[N, list[tuple[N, float]]] = {}
         for node, edges in (adjacency or {}).items():
             self._adj.setdefault(node, [])
             for target, cost in edges:
                 self.add_edge(node, target, cost)
 
     @classmethod
-    def from_edges(cls, edges: Iterable[tuple[Any, Any, float]], *,
-                   directed: bool = True) -> AdjacencyGraph:
+    def from_edges(cls, edges: Iterable[tuple[N, N, float]], *,
+                   directed: bool = True) -> AdjacencyGraph[N]:
         """Build from ``(source, target, cost)`` triples; ``directed=False`` adds both ways."""
-        g = cls()
+        g: AdjacencyGraph[N] = cls()
         for a, b, cost in edges:
             g.add_edge(a, b, cost)
             if not directed:
                 g.add_edge(b, a, cost)
         return g
 
-    def add_edge(self, a: Any, b: Any, cost: float) -> None:
+    def add_edge(self, a: N, b: N, cost: float) -> None:
         """Add the edge a -> b; raises :class:`InvalidGridError` for a negative or NaN cost."""
         try:
             c = float(cost)
@@ -64,14 +66,14 @@ class AdjacencyGraph:
         self._adj.setdefault(a, []).append((b, c))
         self._adj.setdefault(b, [])
 
-    def successors(self, node: Any) -> list[tuple[Any, float]]:
+    def successors(self, node: N) -> list[tuple[N, float]]:
         return self._adj.get(node, [])
 
     @property
-    def nodes(self) -> list[Any]:
+    def nodes(self) -> list[N]:
         return list(self._adj)
 
-    def __contains__(self, node: Any) -> bool:
+    def __contains__(self, node: object) -> bool:
         return node in self._adj
 
     def __len__(self) -> int:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels import _canonical
 from .._kernels._workspace import Workspace
@@ -43,7 +43,7 @@ class CanonicalStats:
     jump_points: np.ndarray = field(repr=False)
 
 
-def canonical_flood(grid: Grid, sources: Any, *, limit: float = math.inf,
+def canonical_flood(grid: Grid, sources: ArrayLike, *, limit: float = math.inf,
                     workspace: Workspace | None = None) -> tuple[np.ndarray, CanonicalStats]:
     """Canonical Dijkstra from ``sources``: the distance map and the search counters.
 
@@ -64,12 +64,14 @@ def canonical_flood(grid: Grid, sources: Any, *, limit: float = math.inf,
     flat = np.array([grid.index(c) for c in cells], dtype=np.int64)
     pushes, expanded, labels, reopened, jumps = _canonical.flood(
         ws, grid.moves, grid.width + 2, flat, lim, out, True)
+    assert jumps is not None  # recorded: the last argument is True
     reached = int(np.count_nonzero(np.isfinite(out)))
     return out, CanonicalStats(int(pushes), int(expanded), int(labels), int(reopened),
                                reached, grid.cells_of(jumps))
 
 
-def canonical_distance_map(grid: Grid, sources: Any, *, limit: float = math.inf) -> np.ndarray:
+def canonical_distance_map(grid: Grid, sources: ArrayLike, *,
+                           limit: float = math.inf) -> np.ndarray:
     """Distance map by canonical Dijkstra: the contract of :meth:`GridSearch.distance_map`.
 
     ``(H, W)`` float64 indexed ``[y, x]``, ``inf`` where unreachable or costing more than

@@ -61,7 +61,7 @@ def _rng(seed: Any) -> np.random.Generator:
     return np.random.default_rng(_int("seed", seed, 0, 2**63 - 1))
 
 
-def _span(name: str, value: Any, least: int) -> tuple[int, int]:
+def _span(name: str, value: int | tuple[int, int], least: int) -> tuple[int, int]:
     """A ``(lo, hi)`` pair of integers, or one integer for both."""
     try:
         pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
@@ -143,7 +143,7 @@ def maze(width: int, height: int, *, corridor: int = 1, wall: int = 1, seed: int
     return _grid(free)
 
 
-def rooms(width: int, height: int, *, rooms: int = 12, room_size: Any = (5, 14),
+def rooms(width: int, height: int, *, rooms: int = 12, room_size: int | tuple[int, int] = (5, 14),
           corridor: int = 1, seed: int = 0) -> Grid:
     """Rooms and corridors: up to ``rooms`` rectangular rooms of sides in ``room_size``
     (``(min, max)`` or one integer) placed at random without overlapping (a one-cell wall
@@ -191,7 +191,8 @@ def _corridor(free: np.ndarray, a: tuple[int, int], b: tuple[int, int], width: i
         free[max(ya, 0):min(yb + width, h), max(xa, 0):min(xb + width, w)] = True
 
 
-def city(width: int, height: int, *, block: Any = (8, 24), street: Any = (2, 4),
+def city(width: int, height: int, *, block: int | tuple[int, int] = (8, 24),
+         street: int | tuple[int, int] = (2, 4),
          park: float = 0.1, courtyard: float = 0.3, seed: int = 0) -> Grid:
     """City blocks, as the Moving AI street maps: rows and columns of buildings with sides in
     ``block`` cut by streets of widths in ``street`` (``(min, max)`` or one integer).  A

@@ -295,7 +295,8 @@ _HALF_UNITS = tuple(0.5 * 10.0 ** -k for k in range(20))
 _INF = math.inf
 
 
-def _parse_problem(fields: list[str], text: str, path: Any, line: int) -> Problem:
+def _parse_problem(fields: list[str], text: str, path: str | os.PathLike, line: int
+                   ) -> Problem:
     """One problem from the fields of line ``line`` (whose text is ``text``)."""
     if len(fields) != 9:
         raise ScenarioFormatError(
@@ -323,7 +324,8 @@ def _parse_problem(fields: list[str], text: str, path: Any, line: int) -> Proble
                    rounding)
 
 
-def _field_error(fields: list[str], path: Any, line: int) -> ScenarioFormatError:
+def _field_error(fields: list[str], path: str | os.PathLike, line: int
+                 ) -> ScenarioFormatError:
     """The error for the first number field of a scenario line that does not parse."""
     for k, name in _NUMBERS:
         value = fields[k]
@@ -392,7 +394,7 @@ def _unwritable(p: Problem) -> str | None:
     return _fault(p.width, p.height, p.start, p.goal, p.optimal)
 
 
-def _scen_text(scenario: Scenario | Sequence[Problem], path: Any) -> str:
+def _scen_text(scenario: Scenario | Sequence[Problem], path: str | os.PathLike | None) -> str:
     problems = scenario.problems if isinstance(scenario, Scenario) else scenario
     for k, p in enumerate(problems):
         fault = _unwritable(p)
