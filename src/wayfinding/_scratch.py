@@ -1,5 +1,18 @@
-"""Per-thread search workspaces, grown on demand and reused across queries and worlds, and
-the guard of objects whose calls share one scratch (one thread at a time)."""
+"""Search scratch: who owns it, and the guard of objects whose calls share one.
+
+The rule: **objects own their scratch; one-shot functions borrow the thread's.**
+
+* An object that serves repeated queries on one world (a
+  :class:`~wayfinding.grid.GridSearch`, a planner, a sliced search) allocates its scratch
+  once and reuses it.  Either it is a :class:`SingleThread` whose scratch-touching methods
+  are :func:`exclusive` (a second thread's call raises at once), or, when one object is
+  meant to serve several threads (a preprocessed index such as
+  :class:`~wayfinding.grid.HPAStar`), it keeps one set of scratch per querying thread.
+* A module-level or one-shot call with no object of its own to keep scratch in (a
+  ``find_path(world, ...)`` convenience, a query method of a read-only world, a build)
+  borrows :func:`thread_workspace`: this thread's workspace, grown on demand and shared by
+  such calls across worlds.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +30,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def thread_workspace(size: int) -> Workspace:
-    """This thread's workspace, with room for at least ``size`` nodes."""
+    """This thread's workspace, with room for at least ``size`` nodes: for one-shot calls
+    only (see the module docstring); an object that serves repeated queries owns its own."""
     ws = getattr(_local, "ws", None)
     if ws is None or ws.size < size:
         ws = Workspace(size)

@@ -19,9 +19,10 @@ distance map each, on the cluster's sub-grid, cells outside the cluster excluded
 direct in-cluster path when both lie in one cluster, runs the compiled A* on the top-level
 graph with these temporary edges (in a per-thread scratch copy: the stored graph is never
 changed), and refines each abstract edge: an inter-edge is its single step, an intra-edge is
-the compiled A* inside its cluster.  The cells of each abstract edge are kept once refined
-(in memory, at most one array per top-level edge), so later queries read them instead of
-searching again.  The cost returned is that of the final cell path, at
+the compiled A* inside its cluster.  The index owns that scratch, one set per querying
+thread; a build uses a workspace of its own.  The cells of each abstract edge are kept once
+refined (in memory, at most one array per top-level edge), so later queries read them instead
+of searching again.  The cost returned is that of the final cell path, at
 least the optimum and usually within a few percent of it.
 
 Supported grids: the ``never`` and ``no_corner_cutting`` diagonal rules, uniform or weighted
@@ -46,7 +47,6 @@ import numpy as np
 from .. import _saved
 from .._kernels import _canonical, _csrsearch, _gridops, _gridsearch
 from .._kernels._workspace import Workspace
-from .._scratch import thread_workspace
 from .._validate import count
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph
@@ -266,11 +266,11 @@ class _Region:
         """Padded flat index of map cells ``(x, y)`` inside the region."""
         return (y - self.y0 + 1) * self.width + x - self.x0 + 1
 
-    def flood(self, x: int, y: int) -> np.ndarray:
-        """``(h, w)`` costs of the cheapest in-cluster paths from map cell ``(x, y)``."""
+    def flood(self, x: int, y: int, ws: Workspace) -> np.ndarray:
+        """``(h, w)`` costs of the cheapest in-cluster paths from map cell ``(x, y)``, found
+        in ``ws`` (room for :func:`_region_size` nodes of the region's level)."""
         out = np.full((self.h, self.w), np.inf)
         src = np.array([self.flat(x, y)], dtype=np.int64)
-        ws = thread_workspace(len(self.moves))
         if self.canonical:
             _canonical.flood(ws, self.moves, self.width, src, math.inf, out)
         else:
@@ -282,10 +282,10 @@ class _Region:
         y, x = np.divmod(flat, map_width)
         return dist[y - self.y0, x - self.x0]
 
-    def path(self, a: tuple[int, int], b: tuple[int, int]) -> tuple[np.ndarray, int, int]:
-        """Compiled A* inside the cluster from map cell ``a`` to ``b`` (connected inside it):
-        the ``(n, 2)`` map cells and the expanded and generated counts."""
-        ws = thread_workspace(len(self.moves))
+    def path(self, a: tuple[int, int], b: tuple[int, int],
+             ws: Workspace) -> tuple[np.ndarray, int, int]:
+        """Compiled A* inside the cluster from map cell ``a`` to ``b`` (connected inside it),
+        in ``ws``: the ``(n, 2)`` map cells and the expanded and generated counts."""
         target = self.flat(b[0], b[1])
         found, _, exp, gen, _, _ = _gridsearch.search(
             ws, self.costs, self.moves, self.width, self.flat(a[0], a[1]), target,
@@ -293,6 +293,12 @@ class _Region:
         if not found:
             raise RuntimeError(f"no in-cluster path from {a} to {b}")
         return ws.path_cells(target, self.width) + (self.x0, self.y0), exp, gen
+
+
+def _region_size(layout: _Layout, level: int) -> int:
+    """The most nodes of a level-``level`` cluster as a padded grid (:class:`_Region`)."""
+    side = layout.side(level)
+    return (min(side, layout.h) + 2) * (min(side, layout.w) + 2)
 
 
 def _build_arrays(grid: Grid, layout: _Layout, *, show: bool = False,
@@ -311,6 +317,7 @@ def _build_arrays(grid: Grid, layout: _Layout, *, show: bool = False,
     step = 0.5 * (costs[a] + costs[b])
     arrays: dict[str, np.ndarray] = {"nodes": nodes, "node_level": level}
     dirty_below: set[int] = set()
+    ws = Workspace(_region_size(layout, 1))     # the level-1 floods' scratch
     for k in range(1, layout.levels + 1):
         members = np.flatnonzero(level >= k)
         clusters = _groups(layout.cluster(nodes[members], k)) if len(members) else {}
@@ -365,7 +372,7 @@ def _build_arrays(grid: Grid, layout: _Layout, *, show: bool = False,
             elif k == 1:
                 reg = _Region(grid, layout.region(c, 1), ids)
                 y, x = np.divmod(nodes[ids], w)
-                rows = [reg.at(reg.flood(int(x[i]), int(y[i])), nodes[ids], w)
+                rows = [reg.at(reg.flood(int(x[i]), int(y[i]), ws), nodes[ids], w)
                         for i in range(len(ids) - 1)]
                 s_, d_, w_ = _pairwise(rows, ids)
             else:
@@ -390,8 +397,9 @@ def _build_arrays(grid: Grid, layout: _Layout, *, show: bool = False,
 
 
 class _Scratch:
-    """Per-thread query state: the top-level graph with reserved slots for the temporary
-    start and goal edges, and the abstract search's workspace."""
+    """One thread's query state on one index: the top-level graph with reserved slots for
+    the temporary start and goal edges, the abstract search's workspace, and the workspace
+    of the searches inside a top-level cluster."""
 
     def __init__(self, index: HPAStar):
         arrays, layout, top = index.arrays, index.layout, index.levels
@@ -423,6 +431,7 @@ class _Scratch:
         self.coords[:n, 0] = x
         self.coords[:n, 1] = y
         self.ws = Workspace(n + 2)
+        self.region_ws = Workspace(_region_size(layout, top))
 
 
 class HPAStar(GridIndex):
@@ -433,7 +442,8 @@ class HPAStar(GridIndex):
     k = 1..levels, the CSR graph over all ``n`` nodes ``indptr{k}`` ``(n + 1,)`` int64,
     ``indices{k}`` int32, ``weights{k}`` float64 (rows of nodes below level k are empty).
 
-    Queries keep their scratch per thread, so one index serves several threads.
+    The index owns its queries' scratch, one set per thread that queries it (made on that
+    thread's first query, then reused), so one index serves several threads.
 
     >>> g = Grid.from_ascii('''
     ... ........
@@ -658,11 +668,11 @@ class HPAStar(GridIndex):
         cs = int(lay.cluster(s[1] * lay.w + s[0], top))
         cg = int(lay.cluster(g[1] * lay.w + g[0], top))
         reg = self._region(cs)
-        dist = reg.flood(*s)
+        dist = reg.flood(*s, sc.region_ws)
         ids, out_s = reg.nodes, reg.at(dist, nodes[reg.nodes], lay.w)
         direct = float(dist[g[1] - reg.y0, g[0] - reg.x0]) if cs == cg else math.inf
         reg = self._region(cg)
-        gids, into_g = reg.nodes, reg.at(reg.flood(*g), nodes[reg.nodes], lay.w)
+        gids, into_g = reg.nodes, reg.at(reg.flood(*g, sc.region_ws), nodes[reg.nodes], lay.w)
         keep = np.isfinite(out_s)
         ids, out_s = ids[keep], out_s[keep]
         keep = np.isfinite(into_g)
@@ -707,7 +717,7 @@ class HPAStar(GridIndex):
                 if cl[i] != cl[i + 1]:  # an inter-edge: one step across the border
                     cells = np.array([b], dtype=np.int64)
                 else:
-                    cells, e, gn = self._region(cl[i]).path((xs[i], ys[i]), b)
+                    cells, e, gn = self._region(cl[i]).path((xs[i], ys[i]), b, sc.region_ws)
                     cells = cells[1:]
                     exp += e
                     gen += gn
