@@ -124,8 +124,7 @@ class NavMeshQuery(SingleThread):
     """
 
     def __init__(self, mesh: NavMesh):
-        from .mesh import NavMesh  # the mesh module builds on this one
-        if not isinstance(mesh, NavMesh):
+        if not hasattr(mesh, "_directed_links"):   # the mesh module builds on this one
             raise InvalidQueryError(f"NavMeshQuery needs a NavMesh, got {type(mesh).__name__}")
         self.mesh = mesh
         ptr, dst, lpts, lcost, _ = mesh._directed_links
