@@ -100,3 +100,24 @@ def test_the_checks_see_a_bad_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from ..crowd import Crowd\n")
     assert _imports("wayfinding.grid.bad", bad) == {"wayfinding.crowd"}
+
+
+def _late_imports(path: Path) -> list[int]:
+    """Lines of the wayfinding imports inside functions of ``path``."""
+    lines = []
+    for fn in ast.walk(ast.parse(path.read_text())):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (
+                        node.level or (node.module or "").startswith("wayfinding")):
+                    lines.append(node.lineno)
+                elif isinstance(node, ast.Import) and any(
+                        a.name.startswith("wayfinding") for a in node.names):
+                    lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _part(m) != "cli"))
+def test_imports_sit_at_the_top(name):
+    """Only the command line defers its imports (so that ``--help`` starts fast)."""
+    assert not _late_imports(MODULES[name]), f"{name} imports inside a function"
