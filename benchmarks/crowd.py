@@ -77,7 +77,7 @@ def ours(scene, n: int, size: float, steps: int) -> list[float]:
     for _ in range(steps):
         pref = preferred(crowd.position, crowd.goal)
         t0 = time.perf_counter()
-        orca.step(crowd, DT, pref)
+        orca.step(crowd, DT, preferred=pref)
         times.append(time.perf_counter() - t0)
     return times
 

@@ -76,8 +76,8 @@ def ours(model: str, n: int, steps: int) -> list[float]:
                                                                 for y in range(cells)])
 
         def update() -> None:
-            steer = follow_flow(crowd, flow) + separation(crowd, 1.0, 6)
-            crowd.step(DT, crowd.velocity + steer)
+            steer = follow_flow(crowd, flow) + separation(crowd, distance=1.0, count=6)
+            crowd.step(DT, velocity=crowd.velocity + steer)
         return timed(update, steps)
     avoid = {"powerlaw": lambda: PowerLaw(max_neighbours=10, sensing=5.0),
              "anticipatory": lambda: AnticipatoryForces(max_neighbours=10),

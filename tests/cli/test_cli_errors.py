@@ -157,7 +157,7 @@ def test_out_of_memory(capsys, workdir, monkeypatch):
     def starved(*args, **kwargs):
         raise MemoryError("Unable to allocate 16.0 GiB for an array")
 
-    monkeypatch.setattr(scenarios, "simulate", starved)
+    monkeypatch.setattr(scenarios, "simulate_crowd", starved)
     code, _, err = run(capsys, "crowd run circle --agents 3")
     assert_one_error_line(code, err, "memory")
 

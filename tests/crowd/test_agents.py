@@ -36,7 +36,7 @@ def test_neighbours_equal_brute_force(seed, n, k, lattice):
     for p in pts:
         crowd.add(p)
     ranges = rng.uniform(0.5, 12, n)
-    rows, counts = crowd.neighbours(ranges)
+    rows, counts = crowd.neighbours(distance=ranges)
     expect = brute_neighbours(crowd.position, ranges, k)
     for i in range(n):
         assert rows[i, :counts[i]].tolist() == expect[i]
@@ -151,6 +151,6 @@ def test_neighbours_of_agents_far_apart():
     crowd = Crowd()
     for p in [(0.0, 0.0), (1.0, 0.0), (1e15, 0.0), (-1e15, 1e300), (1e15, 0.5)]:
         crowd.add(p)
-    rows, counts = crowd.neighbours(2.0, 3)
+    rows, counts = crowd.neighbours(distance=2.0, count=3)
     assert counts.tolist() == [1, 1, 1, 0, 1]
     assert rows[:, 0].tolist() == [1, 0, 4, -1, 2]

@@ -98,7 +98,7 @@ def test_forces_match_a_per_pair_reference(agents, th):
         crowd.add((x, y), velocity=(vx, vy), radius=r)
     pref = [(a[4], a[5]) for a in agents]
     model = AnticipatoryForces(time_horizon=th, max_neighbours=len(agents))
-    ours = model.forces(crowd, pref)
+    ours = model.forces(crowd, preferred=pref)
     ref = reference_forces(crowd.position.tolist(), crowd.velocity.tolist(), pref,
                            crowd.radius.tolist(), th=th)
     assert ours == pytest.approx(ref, rel=1e-9, abs=1e-9)
@@ -108,11 +108,11 @@ def test_forces_are_equal_and_opposite_for_a_symmetric_pair():
     crowd = Crowd()
     crowd.add((0, 0), velocity=(1, 0))
     crowd.add((10, 0.3), velocity=(-1, 0))
-    f = AnticipatoryForces(k=1e-9).forces(crowd, crowd.velocity)
+    f = AnticipatoryForces(k=1e-9).forces(crowd, preferred=crowd.velocity)
     # predicted contact at tau ~ 4.5 s: beyond the 4 s horizon, so nothing...
     assert not f.any()
     crowd.position[1] = (6, 0.3)                       # ...now tau ~ 2.5 s
-    f = AnticipatoryForces(k=1e-9).forces(crowd, crowd.velocity)
+    f = AnticipatoryForces(k=1e-9).forces(crowd, preferred=crowd.velocity)
     tau = tau_of((0, 0), (1, 0), (6, 0.3), (-1, 0))
     assert np.hypot(*f[0]) == pytest.approx((4 - tau) / tau)
     assert f[0, 1] < 0 and f[1] == pytest.approx(-f[0])
@@ -151,7 +151,7 @@ def random_direction_crowd(th, seed, n=40, box=10.0, seconds=8.0, r=0.5):
     i, j = np.triu_indices(n, 1)
     overlaps, deepest = 0, 0.0
     for _ in range(int(seconds / 0.02)):
-        model.step(crowd, 0.02, 1.5 * heading)
+        model.step(crowd, 0.02, preferred=1.5 * heading)
         gap = 2 * r - np.hypot(*(crowd.position[i] - crowd.position[j]).T)
         overlaps += int((gap > 1e-9).sum())
         deepest = max(deepest, float(gap.max()))
@@ -190,24 +190,24 @@ def test_pruning_covering_the_reach_matches_brute_force(seed):
     vmax = float(np.hypot(*crowd.velocity.T).max())
     fixed = AnticipatoryForces(time_horizon=th, max_neighbours=n,
                                sensing=th * 2 * vmax + 2 * float(crowd.radius.max()))
-    want = brute.forces(crowd, pref)
+    want = brute.forces(crowd, preferred=pref)
     assert np.abs(want - AnticipatoryForces(k=2.0, time_horizon=th, max_neighbours=n)
-                  .forces(crowd, pref)).max() == 0
-    assert np.allclose(default.forces(crowd, pref), want, rtol=0, atol=1e-12)
-    assert np.allclose(fixed.forces(crowd, pref), want, rtol=0, atol=1e-12)
-    _, counts = crowd.neighbours(default.sensing_distance(crowd), n)
+                  .forces(crowd, preferred=pref)).max() == 0
+    assert np.allclose(default.forces(crowd, preferred=pref), want, rtol=0, atol=1e-12)
+    assert np.allclose(fixed.forces(crowd, preferred=pref), want, rtol=0, atol=1e-12)
+    _, counts = crowd.neighbours(distance=default.sensing_distance(crowd), count=n)
     assert (counts < n - 1).any()                        # the default range does prune
     # a range short of the reach loses some (so the comparison can tell)
     short = AnticipatoryForces(time_horizon=th, max_neighbours=n, sensing=2.0)
-    assert not np.allclose(short.forces(crowd, pref), want)
+    assert not np.allclose(short.forces(crowd, preferred=pref), want)
 
 
 def test_the_forces_come_from_one_snapshot():
     crowd, pref = scattered(7, n=12, box=8.0)
     model = AnticipatoryForces()
-    f = model.forces(crowd, pref)
+    f = model.forces(crowd, preferred=pref)
     before = crowd.velocity.copy()
-    model.step(crowd, 0.02, pref)
+    model.step(crowd, 0.02, preferred=pref)
     want = before + f * 0.02
     speed = np.hypot(*want.T)[:, None]
     want = np.where(speed > 2.5, want * 2.5 / speed, want)             # top speed 2.5
@@ -218,7 +218,7 @@ def test_coincident_and_exactly_head_on_agents():
     crowd = Crowd()
     crowd.add((0, 0), velocity=(1, 0))
     crowd.add((0, 0), velocity=(-1, 0))                  # same centre: no direction
-    f = AnticipatoryForces().forces(crowd, crowd.velocity)
+    f = AnticipatoryForces().forces(crowd, preferred=crowd.velocity)
     assert np.isfinite(f).all() and not f.any()
     crowd = Crowd()
     crowd.add((-5, 0), goal=(5, 0), radius=0.5, max_speed=1.5)
@@ -248,9 +248,9 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="dt"):
         model.step(crowd, 0)
     with pytest.raises(InvalidQueryError, match="preferred"):
-        model.forces(crowd, [[math.nan, 0]])
+        model.forces(crowd, preferred=[[math.nan, 0]])
     with pytest.raises(InvalidQueryError, match="preferred"):
-        model.forces(crowd, [[1, 0], [0, 1]])
+        model.forces(crowd, preferred=[[1, 0], [0, 1]])
     with pytest.raises(InvalidQueryError, match="Crowd"):
         model.forces([(0, 0)])
     assert model.forces(crowd).shape == (1, 2)

@@ -214,7 +214,7 @@ def alternate(weight):
     cmap = ContextMap(16)
     crowd = Crowd()
     crowd.add((0.0, 0.0), max_speed=1.0)
-    blend = TemporalBlend(weight) if weight else None
+    blend = TemporalBlend(weight=weight) if weight else None
     frames = [np.array([[5.0, 0.0]]), np.array([[-5.0, 0.0]])]
     picks = []
     for f in range(60):
@@ -223,7 +223,7 @@ def alternate(weight):
             interest = blend(crowd.ids, interest)
         danger = cmap.zeros(1)
         picks.append(int(decide(cmap, interest, danger).index[0]))
-        crowd.step(0.1, crowd.velocity + steer(crowd, cmap, interest, danger, gain=4.0))
+        crowd.step(0.1, velocity=crowd.velocity + steer(crowd, cmap, interest, danger, gain=4.0))
     return picks, crowd.position[0]
 
 
@@ -238,7 +238,7 @@ def test_temporal_blending_stops_the_flip_flop():
 
 
 def test_temporal_blend_matches_rows_by_agent_id():
-    blend = TemporalBlend(0.25)
+    blend = TemporalBlend(weight=0.25)
     first = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     out = blend([3, 5], first)
     np.testing.assert_array_equal(out, first)                        # nothing to blend yet
@@ -270,14 +270,14 @@ def test_blur_equals_a_loop_and_wraps_only_on_heading_maps(seed, slots, lateral,
     rng = np.random.default_rng(seed)
     cmap = ContextMap(slots, lateral=lateral)
     values = rng.uniform(0, 1, (3, slots))
-    np.testing.assert_allclose(blur(cmap, values, amount), blur_loop(values, amount,
+    np.testing.assert_allclose(blur(cmap, values, amount=amount), blur_loop(values, amount,
                                                                      not lateral))
-    twice = blur(cmap, values, amount, passes=2)
+    twice = blur(cmap, values, amount=amount, passes=2)
     np.testing.assert_allclose(twice, blur_loop(blur_loop(values, amount, not lateral),
                                                 amount, not lateral))
     if not lateral:                                   # shifting the map shifts the blur
-        np.testing.assert_allclose(blur(cmap, np.roll(values, 3, 1), amount),
-                                   np.roll(blur(cmap, values, amount), 3, 1))
+        np.testing.assert_allclose(blur(cmap, np.roll(values, 3, 1), amount=amount),
+                                   np.roll(blur(cmap, values, amount=amount), 3, 1))
 
 
 def test_blur_spreads_a_spike_round_the_wrap():
@@ -425,7 +425,7 @@ def test_a_crowd_reaches_its_goals_round_obstacles():
             avoid(cmap, p, obstacles, clearance=radius + 0.4, min_distance=3.0),
             avoid(cmap, p, np.broadcast_to(p, (n, n, 2)), valid=others, clearance=0.7,
                   min_distance=1.5))
-        crowd.step(0.05, crowd.velocity + steer(crowd, cmap, interest, danger, gain=4.0))
+        crowd.step(0.05, velocity=crowd.velocity + steer(crowd, cmap, interest, danger, gain=4.0))
         p = crowd.position
         nearest = np.minimum(nearest, np.hypot(*(p - goals).T))
         to_obstacles = np.hypot(*(p[:, None] - obstacles[None]).transpose(2, 0, 1))
@@ -494,8 +494,8 @@ CARS = Cars(along=[0.0], offset=[0.0], speed=[1.0], racing_speed=2.0)
     (lambda: combine(np.zeros((1, 8)), np.zeros((1, 9))), "one shape"),
     (lambda: blur(M8, np.zeros((1, 8)), amount=0.6), "amount 0.6"),
     (lambda: blur(M8, np.zeros((1, 8)), passes=-1), "passes -1"),
-    (lambda: TemporalBlend(1.0), "weight 1.0"),
-    (lambda: TemporalBlend(-0.1), "weight -0.1"),
+    (lambda: TemporalBlend(weight=1.0), "weight 1.0"),
+    (lambda: TemporalBlend(weight=-0.1), "weight -0.1"),
     (lambda: TemporalBlend()([1, 1], np.zeros((2, 8))), "distinct"),
     (lambda: TemporalBlend()([1.5], np.zeros((1, 8))), "ids"),
     (lambda: mask_min_danger(np.zeros((1, 8)), tolerance=math.nan), "tolerance nan"),

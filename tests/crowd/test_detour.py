@@ -159,7 +159,7 @@ def test_the_side_through_a_wall_is_rejected(corridor):
     assert free.clear and free.path[1:-1, 1].min() < 0.5          # below: through the wall
     walled = detour(start, goal, circles, 0.3, mesh=corridor)
     assert walled.clear and (walled.path[1:-1, 1] > 1.3).all()    # above instead
-    assert (corridor.locate(walled.path) >= 0).all()
+    assert (corridor.locate_many(walled.path) >= 0).all()
     for p, q in zip(walled.path[:-1], walled.path[1:]):
         assert not corridor.raycast(p, q).hit
     assert_clears(walled.path, circles, 0.3)

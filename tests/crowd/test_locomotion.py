@@ -33,7 +33,7 @@ def test_restrictions_combine_by_union():
     crowd = one_agent()
     no_east = lambda c, dt, v: v[..., 0] > 0.1          # noqa: E731
     no_north = lambda c, dt, v: v[..., 1] > 0.1         # noqa: E731
-    loco = Locomotion([(1.0, east)], [no_east, no_north], speeds=8, headings=64)
+    loco = Locomotion([(1.0, east)], restrictors=[no_east, no_north], speeds=8, headings=64)
     cand = loco.candidates(crowd, loco.directed(crowd, 0.1))
     v = loco.velocities(crowd, 0.1)[0]
     assert v[0] <= 0.1 and v[1] <= 0.1                   # forbidden by neither
@@ -41,7 +41,7 @@ def test_restrictions_combine_by_union():
     gaps = np.hypot(*(cand[0, allowed] - (2.0, 0.0)).T)
     assert np.hypot(*(v - (2.0, 0.0))) == pytest.approx(gaps.min())   # nearest allowed
     # Each alone forbids less: the union is the larger restriction.
-    alone = Locomotion([(1.0, east)], [no_north], speeds=8, headings=64)
+    alone = Locomotion([(1.0, east)], restrictors=[no_north], speeds=8, headings=64)
     assert alone.velocities(crowd, 0.1)[0].tolist() == [2.0, 0.0]
 
 
@@ -55,7 +55,7 @@ def test_a_wall_removes_the_velocities_that_enter_it_within_the_step(world):
     else:
         w = Obstacles([[(0.5, -5), (5, -5), (5, 5), (0.5, 5)]])
     crowd = one_agent(max_speed=3.0)
-    loco = Locomotion([(1.0, east)], [stay_within(w)])
+    loco = Locomotion([(1.0, east)], restrictors=[stay_within(w)])
     cand = loco.candidates(crowd, loco.directed(crowd, 0.25))
     forbidden = stay_within(w)(crowd, 0.25, cand)[0]
     assert np.array_equal(forbidden, cand[0, :, 0] * 0.25 > 0.5 + 1e-12)
@@ -122,13 +122,13 @@ def test_a_small_crowd_kept_on_the_mesh_and_apart():
             crowd.add((11.0, 1.2 + 1.2 * k), goal=(1.0, 1.2 + 1.2 * k), radius=0.3,
                       max_speed=1.2)
         loco = Locomotion([(1.0, lambda c, dt: seek(c, c.goal)),
-                           (0.3, lambda c, dt: separation(c, 1.0))],
-                          [stay_within(mesh)] + [vo.forbids] * avoid,
+                           (0.3, lambda c, dt: separation(c, distance=1.0))],
+                          restrictors=[stay_within(mesh)] + [vo.forbids] * avoid,
                           speeds=5, headings=48)
         closest[avoid] = np.inf
         for _ in range(400):
             loco.step(crowd, 0.05)
-            assert (np.asarray(mesh.locate(crowd.position)) >= 0).all()
+            assert (mesh.locate_many(crowd.position) >= 0).all()
             d = np.hypot(*(crowd.position[:, None] - crowd.position[None]).transpose(2, 0, 1))
             closest[avoid] = min(closest[avoid], d[np.triu_indices(8, 1)].min())
         assert np.hypot(*(crowd.position - crowd.goal).T).max() < 0.3
@@ -142,12 +142,12 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="director 0"):
         Locomotion([east])
     with pytest.raises(InvalidQueryError, match="restrictors"):
-        Locomotion([(1.0, east)], [3])
+        Locomotion([(1.0, east)], restrictors=[3])
     with pytest.raises(InvalidQueryError, match="limit"):
         Locomotion([(1.0, east)], limit=-1)
     with pytest.raises(InvalidQueryError, match="world"):
         stay_within([(0, 0)])
-    loco = Locomotion([(1.0, east)], [lambda c, dt, v: np.zeros(3, bool)])
+    loco = Locomotion([(1.0, east)], restrictors=[lambda c, dt, v: np.zeros(3, bool)])
     with pytest.raises(InvalidQueryError, match="shape"):
         loco.velocities(one_agent(), 0.1)
     with pytest.raises(InvalidQueryError, match="Crowd"):

@@ -57,7 +57,7 @@ def both(pos, vel, pref, obstacles=(), dt=0.25, dist=15.0, k=10, tau=10.0, tau_o
     sim.process_obstacles()
     orca = ORCA(time_horizon=tau, time_horizon_obst=tau_obst, max_neighbours=k,
                 obstacles=obstacles)
-    ours = orca.velocities(crowd, dt, pref)
+    ours = orca.velocities(crowd, dt, preferred=pref)
     sim.do_step()
     theirs = np.array([[sim.get_agent_velocity(i).x, sim.get_agent_velocity(i).y]
                        for i in range(len(pos))])
@@ -195,7 +195,7 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="dt"):
         orca.velocities(crowd, 0)
     with pytest.raises(InvalidQueryError, match="preferred"):
-        orca.velocities(crowd, 0.1, [[math.nan, 0]])
+        orca.velocities(crowd, 0.1, preferred=[[math.nan, 0]])
     with pytest.raises(InvalidQueryError, match="Crowd"):
         orca.velocities([(0, 0)], 0.1)
     assert orca.velocities(Crowd(), 0.1).shape == (0, 2)

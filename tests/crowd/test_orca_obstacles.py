@@ -147,7 +147,7 @@ def run(pos, vel, pref, obstacles, params):
     sim.process_obstacles()
     orca = ORCA(time_horizon=p["tau"], time_horizon_obst=p["tau_obst"], max_neighbours=p["k"],
                 obstacles=obstacles)
-    ours = orca.velocities(crowd, p["dt"], pref)
+    ours = orca.velocities(crowd, p["dt"], preferred=pref)
     sim.do_step()
     theirs = np.array([[sim.get_agent_velocity(i).x, sim.get_agent_velocity(i).y]
                        for i in range(len(pos))])

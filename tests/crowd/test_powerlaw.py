@@ -106,7 +106,7 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="dt"):
         law.step(crowd, 0)
     with pytest.raises(InvalidQueryError, match="preferred"):
-        law.forces(crowd, [[math.nan, 0]])
+        law.forces(crowd, preferred=[[math.nan, 0]])
     with pytest.raises(InvalidQueryError, match="Crowd"):
         law.forces([(0, 0)])
     assert law.forces(crowd).shape == (1, 2)
@@ -141,7 +141,7 @@ def test_summed_forces_equal_a_plain_loop_over_neighbours(seed, m):
     law = PowerLaw(m=m, max_force=3.0)
     pref = rng.uniform(-1, 1, (25, 2))
     got = law.forces(crowd, preferred=pref)
-    rows, counts = crowd.neighbours(law.sensing, 6)
+    rows, counts = crowd.neighbours(distance=law.sensing, count=6)
     p, v, rad = crowd.position, crowd.velocity, crowd.radius
     for i in range(25):
         want = (pref[i] - v[i]) / law.relaxation

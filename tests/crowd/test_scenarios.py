@@ -12,7 +12,7 @@ import pytest
 from wayfinding import InvalidQueryError
 from wayfinding.crowd import Crowd
 from wayfinding.crowd.metrics import E_S, E_W, Run, record
-from wayfinding.crowd.scenarios import SCENARIOS, scenario, simulate
+from wayfinding.crowd.scenarios import SCENARIOS, scenario, simulate_crowd
 
 
 def hand_run():
@@ -104,14 +104,14 @@ def test_overlap_metrics_take_memory_in_the_agents_not_their_pairs():
     ("bottleneck", {"n": 20}, 0.1), ("circle", {"n": 60, "size": 40}, 0.3 * 3.0),
     ("blocks", {}, 0.3 * 4.0)])
 def test_every_scenario_completes_with_shallow_overlaps(name, options, deepest):
-    run = simulate(scenario(name, **options))
+    run = simulate_crowd(scenario(name, **options))
     assert run.completion == 1.0
     assert run.max_penetration() <= deepest + 1e-9
     assert 1.0 <= run.path_ratio() < 1.5 and np.isfinite(run.energy())
 
 
 def test_replays_repeat_and_the_seed_matters():
-    runs = [simulate(scenario("swap", n=9), seed=s) for s in (3, 3, 4)]
+    runs = [simulate_crowd(scenario("swap", n=9), seed=s) for s in (3, 3, 4)]
     np.testing.assert_array_equal(runs[0].positions, runs[1].positions)
     assert runs[0].positions.shape != runs[2].positions.shape or \
         not np.array_equal(runs[0].positions, runs[2].positions, equal_nan=True)

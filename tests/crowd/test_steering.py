@@ -32,7 +32,7 @@ DT = 0.05
 
 def run(crowd, steer, steps):
     for _ in range(steps):
-        crowd.step(DT, crowd.velocity + steer(crowd))
+        crowd.step(DT, velocity=crowd.velocity + steer(crowd))
 
 
 def test_seek_heads_straight_at_full_speed():
@@ -49,7 +49,7 @@ def test_flee_opens_the_gap_every_step():
     crowd.add((1, 1), max_speed=1.0, max_accel=5.0)
     gaps = []
     for _ in range(50):
-        crowd.step(DT, crowd.velocity + flee(crowd, (0, 0)))
+        crowd.step(DT, velocity=crowd.velocity + flee(crowd, (0, 0)))
         gaps.append(np.hypot(*crowd.position[0]))
     assert (np.diff(gaps) > 0).all()
 
@@ -60,7 +60,7 @@ def test_arrive_stops_on_the_target_without_overshooting(accel):
     crowd.add((0, 0), max_speed=3.0, max_accel=accel)
     xs = []
     for _ in range(600):
-        crowd.step(DT, crowd.velocity + arrive(crowd, (10, 0), slowing=3.0))
+        crowd.step(DT, velocity=crowd.velocity + arrive(crowd, (10, 0), slowing=3.0))
         xs.append(crowd.position[0, 0])
     assert max(xs) <= 10 + 1e-9
     assert crowd.position[0].tolist() == pytest.approx([10, 0], abs=1e-3)
@@ -75,7 +75,7 @@ def test_pursue_intercepts_a_straight_mover_sooner_than_seek():
         for step in range(2000):
             if np.hypot(*(crowd.position[0] - target)) < 0.2:
                 return step
-            crowd.step(DT, crowd.velocity + behaviour(crowd, target, velocity))
+            crowd.step(DT, velocity=crowd.velocity + behaviour(crowd, target, velocity))
             target = target + velocity * DT
         return math.inf
 
@@ -92,7 +92,7 @@ def test_evade_keeps_further_from_a_pursuer_than_fleeing_its_position():
         threat, velocity = np.array([-10.0, -3.0]), np.array([1.5, 0.0])   # passing by
         gaps = []
         for _ in range(400):
-            crowd.step(DT, crowd.velocity + behaviour(crowd, threat, velocity))
+            crowd.step(DT, velocity=crowd.velocity + behaviour(crowd, threat, velocity))
             threat = threat + velocity * DT
             gaps.append(np.hypot(*(crowd.position[0] - threat)))
         return min(gaps)
@@ -122,7 +122,7 @@ def test_wander_repeats_with_its_seed_and_keeps_to_the_speed_limit():
         wander = Wander(radius=1.0, distance=2.0, jitter=3.0, seed=seed)
         track = []
         for _ in range(200):
-            crowd.step(DT, crowd.velocity + wander(crowd, DT))
+            crowd.step(DT, velocity=crowd.velocity + wander(crowd, DT))
             assert (np.hypot(*crowd.velocity.T) <= 1.5 + 1e-12).all()
             track.append(crowd.position.copy())
         paths.append(np.array(track))
@@ -142,7 +142,7 @@ def test_wander_keeps_each_agents_circle_angle_by_its_id():
             if churn and step == 20:
                 crowd.remove(ids[1])                      # rows move: 3 takes row 1
                 crowd.add((50.0, 50.0), max_speed=1.5, max_accel=3.0)
-            crowd.step(DT, crowd.velocity + wander(crowd, DT))
+            crowd.step(DT, velocity=crowd.velocity + wander(crowd, DT))
             track.append([crowd.position_of(a) for a in (ids[0], ids[2], ids[3])])
         return np.array(track)
 
@@ -157,7 +157,7 @@ def test_separation_pushes_apart_and_leaves_loners_alone():
     for _ in range(60):
         s = separation(crowd, distance=3.0)
         assert not s[3].any()
-        crowd.step(DT, crowd.velocity + s)
+        crowd.step(DT, velocity=crowd.velocity + s)
         d = np.hypot(*(crowd.position[:3, None] - crowd.position[None, :3]).T)
         spread.append(d[np.triu_indices(3, 1)].min())
     assert spread[-1] > spread[0] + 1.0
@@ -172,7 +172,7 @@ def test_alignment_takes_the_neighbours_heading():
     a = alignment(crowd, distance=3.0)
     assert not a[4].any()
     for _ in range(40):
-        crowd.step(DT, crowd.velocity + alignment(crowd, distance=3.0))
+        crowd.step(DT, velocity=crowd.velocity + alignment(crowd, distance=3.0))
     assert crowd.velocity[0] == pytest.approx([1, 0], abs=1e-6)
 
 
@@ -189,7 +189,7 @@ def test_cohesion_gathers_a_group():
     for _ in range(60):
         steer = weighted_sum((1.0, cohesion(crowd, distance=10.0)),
                              (1.0, -crowd.velocity))     # damped: settle rather than orbit
-        crowd.step(DT, crowd.velocity + steer)
+        crowd.step(DT, velocity=crowd.velocity + steer)
     assert spread() < 0.5 * before
 
 

@@ -48,8 +48,8 @@ def test_obstacle_avoidance_passes_the_disc_seek_runs_into(offset):
         for _ in range(300):
             steer = seek(crowd, (10, 0))
             if avoid:
-                steer = by_priority(avoid_obstacles(crowd, centres, radii, 2.0), steer)
-            crowd.step(DT, crowd.velocity + steer)
+                steer = by_priority(avoid_obstacles(crowd, centres, radii, lookahead=2.0), steer)
+            crowd.step(DT, velocity=crowd.velocity + steer)
             worst = min(worst, gap_to_discs(crowd.position, centres, radii)[0])
         closest[avoid] = worst
         if avoid:
@@ -62,14 +62,15 @@ def test_obstacle_avoidance_ignores_what_it_will_not_meet():
     crowd = Crowd()
     crowd.add((0, 0), velocity=(1, 0), max_speed=1.0)
     crowd.add((0, 3), velocity=(1, 0), max_speed=1.0)
-    steer = avoid_obstacles(crowd, [[-3.0, 0.0], [1.5, 3.0], [30.0, 3.0]], [1.0, 0.5, 1.0], 2.0)
+    steer = avoid_obstacles(crowd, [[-3.0, 0.0], [1.5, 3.0], [30.0, 3.0]], [1.0, 0.5, 1.0],
+                            lookahead=2.0)
     assert steer[0].tolist() == [0.0, 0.0]                      # behind, and beyond reach
     # Dead ahead: along the left tangent to the disc grown by the agent's radius and the
     # margin, 1.5 away with radius 1.1.
     turn = math.asin(1.1 / 1.5)
     assert steer[1] + (1, 0) == pytest.approx([math.cos(turn), math.sin(turn)])
     crowd.position[1] = (1.2, 3.1)                              # touching: straight away
-    steer = avoid_obstacles(crowd, [[1.5, 3.0]], [0.5], 2.0)
+    steer = avoid_obstacles(crowd, [[1.5, 3.0]], [0.5], lookahead=2.0)
     assert steer[1] + (1, 0) == pytest.approx(-np.array([0.3, -0.1]) / math.hypot(0.3, 0.1))
 
 
@@ -85,8 +86,8 @@ def test_wall_feelers_keep_wanderers_in_a_room():
         for _ in range(1200):
             steer = wander(crowd, DT)
             if avoid:
-                steer = by_priority(avoid_walls(crowd, walls, 2.0), steer)
-            crowd.step(DT, crowd.velocity + steer)
+                steer = by_priority(avoid_walls(crowd, walls, lookahead=2.0), steer)
+            crowd.step(DT, velocity=crowd.velocity + steer)
             x, y = crowd.position.T
             worst[avoid] = min(worst[avoid], np.minimum.reduce([x, y, 10 - x, 10 - y]).min())
     assert worst[False] < 0 and worst[True] >= 0.3            # out of the room / kept off
@@ -101,7 +102,7 @@ def test_wall_feelers_push_along_the_normal_to_the_agent_side():
     crowd.position[:] = (5, 0.5)
     crowd.velocity[:] = (0, 1)
     for w in (walls, [[(20.0, 1.0), (0.0, 1.0)]]):
-        steer = avoid_walls(crowd, w, 1.0)
+        steer = avoid_walls(crowd, w, lookahead=1.0)
         assert steer[0, 0] == pytest.approx(0) and steer[0, 1] < 0
         # The feeler is 0.3 + 1.0 long and passes the wall 0.8 short of its tip.
         # plus the speed into it.
@@ -133,7 +134,7 @@ def test_path_following_keeps_to_the_path_and_stops_at_its_end():
     crowd.add((-1, 2), max_speed=1.0, max_accel=4.0)            # starts off the path
     far = []
     for _ in range(800):
-        crowd.step(DT, crowd.velocity + follow_path(crowd, path, ahead=0.8, slowing=1.5))
+        crowd.step(DT, velocity=crowd.velocity + follow_path(crowd, path, ahead=0.8, slowing=1.5))
         far.append(distance_to_polyline(crowd.position, path))
     far = np.array(far)
     assert far[:, 0].max() < 0.6                                # corners cut a little
@@ -148,7 +149,7 @@ def test_path_following_takes_one_path_per_agent():
     crowd.add((0, 0), max_speed=1.0, max_accel=4.0)
     paths = [np.array([(0, 0), (5, 0)], float), np.array([(0, 0), (0, 2), (3, 2)], float)]
     for _ in range(400):
-        crowd.step(DT, crowd.velocity + follow_path(crowd, paths))
+        crowd.step(DT, velocity=crowd.velocity + follow_path(crowd, paths))
     assert crowd.position.round(3).tolist() == [[5, 0], [3, 2]]
     with pytest.raises(InvalidQueryError, match="path"):
         follow_path(crowd, [(0, 0), (1, math.nan)])
@@ -172,7 +173,7 @@ def test_flow_field_following_walks_round_walls_to_the_goal():
                   radius=0.1)
     goal = np.array([10 + 5.25 * 0.5 - 0.125 + 0.125, -5 + 4.5 * 0.5])
     for _ in range(400):
-        crowd.step(DT, crowd.velocity + follow_flow(crowd, flow))
+        crowd.step(DT, velocity=crowd.velocity + follow_flow(crowd, flow))
         cells = np.floor((crowd.position - (10.0, -5.0)) / 0.5).astype(int)
         assert not blocked[cells[:, 1], cells[:, 0]].any()
     assert np.hypot(*(crowd.position - goal).T).max() < 0.5
@@ -227,11 +228,11 @@ def test_bad_obstacles():
     with pytest.raises(InvalidQueryError, match="radii"):
         avoid_obstacles(crowd, [[0, 1]], [-1.0])
     with pytest.raises(InvalidQueryError, match="lookahead"):
-        avoid_walls(crowd, [[(0, 0), (1, 0)]], 0)
+        avoid_walls(crowd, [[(0, 0), (1, 0)]], lookahead=0)
 
 
 def test_a_standing_agent_inside_the_margin_steps_away():
     crowd = Crowd()
     crowd.add((0.0, 0.0), max_speed=1.0, radius=0.3)
-    steer = avoid_obstacles(crowd, [[0.0, 1.35]], [1.0], 2.0)    # 0.05 inside the margin
+    steer = avoid_obstacles(crowd, [[0.0, 1.35]], [1.0], lookahead=2.0)    # 0.05 inside the margin
     assert steer[0].tolist() == pytest.approx([0.0, -1.0])

@@ -111,7 +111,7 @@ def test_head_on_in_a_narrow_corridor_is_clamped_to_the_mesh():
     assert decision.order is Order.NEW_PATH
     side = decision.path[:, 1] - 1.5
     assert -1.0 <= side.min() < -0.9                                 # pulled in to the wall
-    assert (mesh.locate(decision.path) >= 0).all()
+    assert (mesh.locate_many(decision.path) >= 0).all()
 
 
 def test_too_narrow_gives_the_least_overlap():
@@ -119,9 +119,9 @@ def test_too_narrow_gives_the_least_overlap():
     system, a = head_on(mesh)
     decision = system.query(a)
     assert decision.order is Order.NEW_PATH and not decision.resolved
-    again = system.detect(a, 1.0, decision.path)
+    again = system.detect(a, speed=1.0, path=decision.path)
     assert again is not None and again.overlap < decision.collision.overlap
-    assert (mesh.locate(decision.path) >= 0).all()
+    assert (mesh.locate_many(decision.path) >= 0).all()
 
 
 def test_a_candidate_leaving_the_mesh_is_rejected():
@@ -133,7 +133,7 @@ def test_a_candidate_leaving_the_mesh_is_rejected():
     decision = system.query(a)
     assert decision.order is Order.NEW_PATH and decision.resolved
     assert decision.path[:, 1].max() == pytest.approx(1.5 + 2.0)
-    assert (mesh.locate(decision.path) >= 0).all()
+    assert (mesh.locate_many(decision.path) >= 0).all()
     for p, q in zip(decision.path[:-1], decision.path[1:]):
         assert not mesh.raycast(p, q).hit
 
@@ -291,7 +291,7 @@ def test_bad_queries():
         with pytest.raises(InvalidQueryError, match="agent"):
             system.query(bad)
     with pytest.raises(InvalidQueryError, match="speed"):
-        system.detect(0, -2.0)
+        system.detect(0, speed=-2.0)
     with pytest.raises(InvalidQueryError, match="dt"):
         system.advance(0)
     with pytest.raises(InvalidQueryError, match="broadcast"):

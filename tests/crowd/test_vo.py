@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
 from wayfinding.crowd import Crowd
-from wayfinding.crowd.scenarios import scenario, simulate
+from wayfinding.crowd.scenarios import scenario, simulate_crowd
 from wayfinding.crowd.vo import VelocityObstacles
 
 
@@ -59,8 +59,8 @@ agent = st.tuples(coord, coord, speed, speed, speed, speed, st.floats(0.2, 0.6),
 def test_the_choice_is_free_and_nearest_whenever_a_candidate_is_free(agents, weight, horizon):
     crowd, pref = random_crowd(agents)
     model = VelocityObstacles(weight=weight, time_horizon=horizon)
-    chosen = model.velocities(crowd, 0.1, pref)
-    cands = model.candidates(crowd, 0.1, pref)
+    chosen = model.velocities(crowd, 0.1, preferred=pref)
+    cands = model.candidates(crowd, 0.1, preferred=pref)
     assert np.isfinite(chosen).all()
     assert (np.hypot(*chosen.T) <= crowd.max_speed * (1 + 1e-12)).all()
     for i in range(len(crowd)):
@@ -82,7 +82,7 @@ def test_one_neighbour_gets_the_exact_nearest_free_velocity(weight, other, vel):
     crowd.add(other, velocity=vel, radius=0.5, max_speed=2.0)
     pref = np.array([[1.0, 0.0], vel])
     model = VelocityObstacles(weight=weight, time_horizon=5.0)
-    ours = model.velocities(crowd, 0.1, pref)[0]
+    ours = model.velocities(crowd, 0.1, preferred=pref)[0]
     assert clearance(crowd, 0, ours, weight, 5.0).min() >= -1e-7
     assert clearance(crowd, 0, pref[0], weight, 5.0).min() < 0            # had to dodge
     # dense polar sampling of the top-speed disc: nothing free is nearer the preferred
@@ -101,7 +101,7 @@ def test_a_free_velocity_beats_any_penalty(safety):
     crowd.add((10, 0.2), velocity=(-1, 0), radius=0.5, max_speed=1.0)
     pref = np.array([[1.0, 0.0], [-1.0, 0.0]])
     model = VelocityObstacles(weight=0.5, time_horizon=5.0, safety=safety)
-    chosen = model.velocities(crowd, 0.1, pref)
+    chosen = model.velocities(crowd, 0.1, preferred=pref)
     assert clearance(crowd, 0, pref[0], 0.5, 5.0).min() < 0
     assert clearance(crowd, 0, chosen[0], 0.5, 5.0).min() >= -1e-9
     assert np.hypot(*(chosen[0] - pref[0])) > 0.05
@@ -145,12 +145,12 @@ def test_rvo_one_step_dodge_stays_put():
     crowd.add((4, 0.2), radius=0.5, max_speed=1.0)
     pref = np.array([[1.0, 0.0], [-1.0, 0.0]])
     rvo = VelocityObstacles.rvo()
-    rvo.step(crowd, 0.1, pref)
+    rvo.step(crowd, 0.1, preferred=pref)
     first = crowd.velocity.copy()
     assert abs(first[0, 1]) > 0.05 and np.allclose(first[1], -first[0])
     steps = 0
     while (crowd.position[1] - crowd.position[0]) @ (crowd.velocity[0] - crowd.velocity[1]) > 0:
-        rvo.step(crowd, 0.1, pref)
+        rvo.step(crowd, 0.1, preferred=pref)
         steps += 1
         assert np.allclose(crowd.velocity, first, rtol=0, atol=1e-5)
         assert np.hypot(*(crowd.position[0] - crowd.position[1])) >= 1.0
@@ -164,14 +164,14 @@ def test_a_lone_agent_and_an_empty_crowd(weight):
     crowd = Crowd()
     crowd.add((0, 0), goal=(10, 0), max_speed=1.2)
     assert model.velocities(crowd, 0.1).tolist() == [[1.2, 0.0]]
-    assert model.velocities(crowd, 0.1, [[3.0, 4.0]])[0] == pytest.approx([0.72, 0.96])
+    assert model.velocities(crowd, 0.1, preferred=[[3.0, 4.0]])[0] == pytest.approx([0.72, 0.96])
 
 
 def test_a_dense_crossing_stays_mostly_clear():
     # Measured (two streams of 20 crossing at 90 degrees, radius 0.3): RVO 5 overlapping
     # pair-steps at most 3.9 cm deep; VO 48, 5.8 cm.
-    rvo = simulate(scenario("crossing_flows", n=20), VelocityObstacles.rvo())
-    vo = simulate(scenario("crossing_flows", n=20), VelocityObstacles.vo())
+    rvo = simulate_crowd(scenario("crossing_flows", n=20), model=VelocityObstacles.rvo())
+    vo = simulate_crowd(scenario("crossing_flows", n=20), model=VelocityObstacles.vo())
     assert rvo.completion == 1.0
     assert rvo.max_penetration() < 0.1
     assert rvo.collisions() < 20
@@ -180,7 +180,7 @@ def test_a_dense_crossing_stays_mostly_clear():
 
 
 def test_replays_are_identical():
-    runs = [simulate(scenario("swap", n=9), VelocityObstacles.rvo()).positions
+    runs = [simulate_crowd(scenario("swap", n=9), model=VelocityObstacles.rvo()).positions
             for _ in range(2)]
     assert np.array_equal(runs[0], runs[1], equal_nan=True)
     crowd = scenario("swap", n=9).crowd
@@ -234,16 +234,16 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="dt"):
         model.candidates(crowd, -1.0)
     with pytest.raises(InvalidQueryError, match="preferred"):
-        model.velocities(crowd, 0.1, [[math.nan, 0], [0, 0]])
+        model.velocities(crowd, 0.1, preferred=[[math.nan, 0], [0, 0]])
     with pytest.raises(InvalidQueryError, match="preferred"):
-        model.velocities(crowd, 0.1, [[1, 0]])
+        model.velocities(crowd, 0.1, preferred=[[1, 0]])
     with pytest.raises(InvalidQueryError, match="Crowd"):
         model.velocities([(0, 0)], 0.1)
     with pytest.raises(InvalidQueryError, match="Crowd"):
         model.candidates(None, 0.1)
     before = crowd.position.copy()
     with pytest.raises(InvalidQueryError):
-        model.step(crowd, 0.1, [[1, 0]])
+        model.step(crowd, 0.1, preferred=[[1, 0]])
     assert np.array_equal(crowd.position, before)                        # nothing moved
 
 
@@ -266,8 +266,8 @@ def test_when_nothing_is_free_the_penalty_decides(weight):
     pref = np.zeros((9, 2))
     pref[0] = (1.0, 0.0)
     model = VelocityObstacles(weight=weight, time_horizon=3.0, safety=1.0)
-    chosen = model.velocities(crowd, 0.1, pref)[0]
-    cands = model.candidates(crowd, 0.1, pref)[0]
+    chosen = model.velocities(crowd, 0.1, preferred=pref)[0]
+    cands = model.candidates(crowd, 0.1, preferred=pref)[0]
     cands = cands[np.isfinite(cands).all(1)]
 
     def penalty(c):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import eikonal_field
 from wayfinding.fields.continuum import ContinuumField, ContinuumParams, HybridPlanner
-from wayfinding.fields.scenes import SCENES, scene, simulate
+from wayfinding.fields.scenes import SCENES, scene, simulate, simulate_scene
 
 DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1)])
 
@@ -275,7 +275,7 @@ def test_the_hybrid_plan_stops_its_field_at_the_region():
 @pytest.mark.parametrize("name", SCENES)
 def test_the_papers_scenes(name):
     units = {"lanes": 30, "congestion": 90, "maze": 20}[name]
-    run = simulate(scene(name, units=units), seconds=120.0)
+    run = simulate_scene(scene(name, units=units), seconds=120.0)
     assert run.completion == 1.0
     assert run.closest > 0.2          # pushed apart, never on top of each other
     if name == "congestion":
@@ -314,6 +314,14 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="unknown scene"):
         scene("parade")
     with pytest.raises(InvalidQueryError, match="dt"):
-        simulate(scene("lanes", units=2), dt=0)
+        simulate_scene(scene("lanes", units=2), dt=0)
     with pytest.raises(InvalidQueryError, match="at least one unit"):
         HybridPlanner(grid).plan(np.empty((0, 2)), np.empty((0, 2)), (0, 0))
+
+
+def test_the_old_name_of_simulate_scene_warns_and_runs_the_same():
+    sc = scene("lanes", units=2)
+    with pytest.warns(DeprecationWarning, match=r"simulate\(\) is deprecated; use simulate_scene"):
+        old = simulate(sc, seconds=5.0)
+    new = simulate_scene(sc, seconds=5.0)
+    assert np.array_equal(old.positions, new.positions, equal_nan=True)

@@ -10,7 +10,7 @@ import pytest
 
 from wayfinding import InvalidQueryError
 from wayfinding.cli import main
-from wayfinding.crowd import scenario, simulate
+from wayfinding.crowd import scenario, simulate_crowd
 from wayfinding.viz.crowd import animate_run
 
 Image = pytest.importorskip("PIL.Image")
@@ -18,7 +18,7 @@ Image = pytest.importorskip("PIL.Image")
 
 def test_a_run_becomes_a_gif_with_its_obstacles_and_agents(tmp_path):
     sc = scenario("bottleneck", n=6)
-    run = simulate(sc)
+    run = simulate_crowd(sc)
     out = animate_run(tmp_path / "b.gif", run, sc.obstacles, size=200, frames=20)
     gif = Image.open(out)
     assert gif.n_frames == 20 and max(gif.size) == 200

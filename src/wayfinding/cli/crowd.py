@@ -45,7 +45,7 @@ def add_crowd_parser(sub: Any) -> None:
 
 
 def cmd_run(args: Any) -> int:
-    from ..crowd.scenarios import scenario, simulate
+    from ..crowd.scenarios import scenario, simulate_crowd
     from ..viz.crowd import animate_run
 
     options = {"circle": {"n": args.agents}, "swap": {"n": args.agents},
@@ -56,7 +56,7 @@ def cmd_run(args: Any) -> int:
     sc = scenario(args.scenario, **{k: v for k, v in options.items() if v is not None})
     agents = len(sc.crowd)
     t0 = time.perf_counter()
-    run = simulate(sc, _model(args.model), seed=args.seed)
+    run = simulate_crowd(sc, model=_model(args.model), seed=args.seed)
     elapsed = time.perf_counter() - t0
     if args.render:
         animate_run(args.render, run, sc.obstacles)

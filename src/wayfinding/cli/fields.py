@@ -66,12 +66,12 @@ def cmd_flow(args: Any) -> int:
 
 
 def cmd_scene(args: Any) -> int:
-    from ..fields.scenes import scene, simulate
+    from ..fields.scenes import scene, simulate_scene
     from ..viz.fields import animate
 
     sc = scene(args.scene, units=args.units or SCENE_UNITS[args.scene])
     t0 = time.perf_counter()
-    run = simulate(sc, seconds=args.seconds)
+    run = simulate_scene(sc, seconds=args.seconds)
     elapsed = time.perf_counter() - t0
     if args.render:
         animate(args.render, sc.grid, run.positions, groups=run.group, every=2)

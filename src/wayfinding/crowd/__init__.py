@@ -13,10 +13,10 @@ from .context import ContextMap
 from .detour import Detour, detour
 from .locomotion import Locomotion, stay_within
 from .metrics import Run, record
-from .navigator import Navigator
+from .navigator import ClearanceWarning, Navigator
 from .orca import ORCA
 from .powerlaw import PowerLaw, time_to_collision
-from .scenarios import SCENARIOS, Scenario, scenario, simulate
+from .scenarios import SCENARIOS, CrowdScenario, Scenario, scenario, simulate, simulate_crowd
 from .steering import (
     Wander,
     alignment,
@@ -39,11 +39,13 @@ from .sweep import Order, PathAvoidance
 from .vo import VelocityObstacles
 
 __all__ = [
-    "AnticipatoryForces", "ContextMap", "Crowd", "Detour", "Locomotion", "Navigator", "ORCA",
-    "Order", "PathAvoidance", "PowerLaw", "Run", "SCENARIOS", "Scenario", "VelocityObstacles",
-    "Wander",
+    "AnticipatoryForces", "ClearanceWarning", "ContextMap", "Crowd", "CrowdScenario", "Detour",
+    "Locomotion", "Navigator", "ORCA", "Order", "PathAvoidance", "PowerLaw", "Run", "SCENARIOS",
+    "VelocityObstacles", "Wander",
     "alignment", "arrive", "avoid_obstacles", "avoid_walls", "by_priority", "cohesion",
     "detour", "evade", "flee", "follow_flow", "follow_path", "pursue", "record", "scenario",
-    "seek", "separation", "simulate", "stay_within", "time_to_collision", "truncated_sum",
-    "weighted_sum",
+    "seek", "separation", "simulate_crowd", "stay_within", "time_to_collision",
+    "truncated_sum", "weighted_sum",
+    # deprecated names, kept for one release
+    "Scenario", "simulate",
 ]

@@ -25,9 +25,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import _validate
 from .._kernels import _neighbours
 from .._validate import allocation, count, finite_point, positive_float, reals
 from ..errors import InvalidQueryError, brief
+from ._positional import positional_options
+
+#: The radius of an agent added without one (world units).
+DEFAULT_RADIUS = 0.5
 
 _FIELDS = (("position", 2), ("velocity", 2), ("goal", 2), ("radius", 0), ("max_speed", 0),
            ("max_accel", 0), ("group", 0))
@@ -42,8 +47,8 @@ class Crowd:
     """
 
     def __init__(self, *, neighbour_dist: float = 15.0, max_neighbours: int = 10):
-        self.neighbour_dist = check_number(neighbour_dist, "neighbour_dist")
-        self.max_neighbours = check_count(max_neighbours, "max_neighbours", zero=True)
+        self.neighbour_dist = positive_float("neighbour_dist", neighbour_dist)
+        self.max_neighbours = count("max_neighbours", max_neighbours, min=0)
         self._n = 0
         self._next_id = 0
         self._ids = np.zeros(16, dtype=np.int64)
@@ -51,6 +56,7 @@ class Crowd:
         self._data = {name: np.zeros((16, 2) if width else 16,
                                      dtype=np.int64 if name == "group" else np.float64)
                       for name, width in _FIELDS}
+        self._fills: dict[str, Any] = {}        # the fields add_field added: their fill
 
     def __len__(self) -> int:
         return self._n
@@ -95,6 +101,38 @@ class Crowd:
     def group(self) -> np.ndarray:
         return self._view("group")
 
+    def add_field(self, name: str, *, shape: tuple[int, ...] = (), dtype: Any = np.float64,
+                  fill: Any = 0) -> None:
+        """Keep one more value of ``shape`` and ``dtype`` per agent, as :meth:`field`
+        ``name``: its rows move and grow with the agents'; a new agent's starts as
+        ``fill``.  A name the crowd already has is refused."""
+        if name in self._data:
+            raise InvalidQueryError(f"this crowd already has a field {name!r}")
+        array = np.empty((len(self._ids), *shape), dtype=dtype)
+        array[:] = fill
+        self._data[name] = array
+        self._fills[name] = fill
+
+    def resize_field(self, name: str, shape: tuple[int, ...]) -> None:
+        """Give field ``name`` (one :meth:`add_field` added) a new ``shape`` per agent,
+        keeping the values both shapes hold; the rest are its fill."""
+        if name not in self._fills:
+            raise InvalidQueryError(f"no added field {name!r} in this crowd")
+        old = self._data[name]
+        new = np.empty((len(old), *shape), dtype=old.dtype)
+        new[:] = self._fills[name]
+        keep = tuple(slice(0, min(a, b)) for a, b in zip(old.shape, new.shape))
+        new[keep] = old[keep]
+        self._data[name] = new
+
+    def field(self, name: str) -> np.ndarray:
+        """The live agents' values of a field (a view, in row order), built in or added
+        by :meth:`add_field`."""
+        try:
+            return self._data[name][:self._n]
+        except KeyError:
+            raise InvalidQueryError(f"no field {name!r} in this crowd") from None
+
     def row(self, agent: int) -> int:
         """The row of agent ``agent`` in the arrays (rows change when agents are removed)."""
         try:
@@ -108,22 +146,24 @@ class Crowd:
         return self.position[self.row(agent)].copy()
 
     def add(self, position: Any, *, goal: Any = None, velocity: Any = (0.0, 0.0),
-            radius: float = 0.5, max_speed: float = 1.4, max_accel: float = math.inf,
-            group: int = 0) -> int:
+            radius: float = DEFAULT_RADIUS, max_speed: float = 1.4,
+            max_accel: float = math.inf, group: int = 0) -> int:
         """Add an agent (``goal`` defaults to where it stands) and return its id.
         ``max_accel`` 0 keeps its velocity as it is; ``inf`` (default) sets no limit."""
-        p = _point(position, "position")
-        row = {"position": p, "goal": p if goal is None else _point(goal, "goal"),
-               "velocity": _point(velocity, "velocity"),
-               "radius": check_number(radius, "radius"),
-               "max_speed": check_number(max_speed, "max_speed", zero=True),
-               "max_accel": check_number(max_accel, "max_accel", zero=True, infinite=True),
-               "group": check_count(group, "group", zero=True)}
+        p = finite_point("position", position)
+        row = {"position": p, "goal": p if goal is None else finite_point("goal", goal),
+               "velocity": finite_point("velocity", velocity),
+               "radius": positive_float("radius", radius),
+               "max_speed": positive_float("max_speed", max_speed, allow_zero=True),
+               "max_accel": positive_float("max_accel", max_accel, allow_zero=True, allow_inf=True),
+               "group": count("group", group, min=0)}
         if self._n == len(self._ids):
             self._grow()
         i = self._n
         for name, value in row.items():
             self._data[name][i] = value
+        for name, fill in self._fills.items():
+            self._data[name][i] = fill
         agent = self._next_id
         self._ids[i] = agent
         self._slot[agent] = i
@@ -151,13 +191,14 @@ class Crowd:
             grown[:self._n] = array[:self._n]
             self._data[name] = grown
 
-    def neighbours(self, distance: Any = None, count: int | None = None
+    @positional_options("distance", "count")
+    def neighbours(self, *, distance: Any = None, count: int | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
         """Each agent's nearest other agents within ``distance`` (default ``neighbour_dist``;
         a number or one per agent) centre to centre, at most ``count`` (default
         ``max_neighbours``; 0 gives none): ``(rows, counts)``, ``rows`` ``(n, count)`` in row
         numbers, nearest first (ties to the lower row), -1 past ``counts``."""
-        k = self.max_neighbours if count is None else check_count(count, "count", zero=True)
+        k = self.max_neighbours if count is None else _validate.count("count", count, min=0)
         allocation(f"neighbour lists of {self._n} agents x {k}", self._n * k)
         d = self.neighbour_dist if distance is None else distance
         try:
@@ -173,14 +214,15 @@ class Crowd:
                                      np.empty((self._n, k)))
         return rows, counts
 
-    def pairs(self, distance: Any = None, count: int | None = None
+    @positional_options("distance", "count")
+    def pairs(self, *, distance: Any = None, count: int | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every agent with its :meth:`neighbours`, ``(n, count)`` slots each: ``(ok,
         offset, closing, reach)``: whether the slot holds a neighbour, the neighbour's
         position relative to the agent ``(n, count, 2)``, the agent's velocity relative to
         the neighbour's ``(n, count, 2)`` and their summed radii ``(n, count)``.  Empty
         slots hold the agent's pairing with row 0: mask them with ``ok``."""
-        rows, _ = self.neighbours(distance, count)
+        rows, _ = self.neighbours(distance=distance, count=count)
         ok = rows >= 0
         j = np.where(ok, rows, 0)
         return (ok, self.position[j] - self.position[:, None, :],
@@ -195,11 +237,12 @@ class Crowd:
         scale = np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)
         return to_goal * scale[:, None]
 
-    def velocities(self, value: Any, dt: float, name: str = "preferred") -> np.ndarray:
+    @positional_options("name")
+    def velocities(self, value: Any, dt: float, *, name: str = "preferred") -> np.ndarray:
         """``value`` as a finite ``(n, 2)`` array of velocities (a copy), or
         :meth:`preferred_velocity` for ``dt`` when it is None."""
         if value is None:
-            return self.preferred_velocity(check_number(dt, "dt"))
+            return self.preferred_velocity(positive_float("dt", dt))
         try:
             v = np.array(reals(name, value))
         except InvalidQueryError:
@@ -208,12 +251,13 @@ class Crowd:
             raise InvalidQueryError(f"{name} must be a finite ({self._n}, 2) array")
         return v
 
-    def step(self, dt: float, velocity: Any = None) -> None:
+    @positional_options("velocity")
+    def step(self, dt: float, *, velocity: Any = None) -> None:
         """Advance ``dt`` seconds: each agent turns its velocity towards ``velocity`` (``(n,
         2)``, default :meth:`preferred_velocity`) as far as ``max_accel * dt`` allows, at most
         ``max_speed``, then moves by the new velocity times ``dt``."""
-        dt = check_number(dt, "dt")
-        want = self.velocities(velocity, dt, "velocity")
+        dt = positive_float("dt", dt)
+        want = self.velocities(velocity, dt, name="velocity")
         v = self.velocity
         change = want - v
         size = np.hypot(change[:, 0], change[:, 1])
@@ -227,19 +271,3 @@ class Crowd:
         v[:] = new
         self.position[:] += new * dt
 
-
-def _point(value: Any, name: str) -> np.ndarray:
-    return finite_point(name, value)
-
-
-def check_number(value: Any, name: str, *, zero: bool = False, infinite: bool = False
-                 ) -> float:
-    """``value`` as a float > 0 (>= 0 with ``zero``; inf allowed with ``infinite``), else a
-    clear error naming it (:func:`wayfinding._validate.positive_float`)."""
-    return positive_float(name, value, allow_zero=zero, allow_inf=infinite)
-
-
-def check_count(value: Any, name: str, *, zero: bool = False) -> int:
-    """``value`` as an int >= 1 (>= 0 with ``zero``), else a clear error naming it
-    (:func:`wayfinding._validate.count`)."""
-    return count(name, value, min=0 if zero else 1)

@@ -33,8 +33,10 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _forces
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
-from .agents import Crowd, check_count, check_number
+from ._positional import positional_options
+from .agents import Crowd
 from .powerlaw import ForceModel, time_to_collision
 
 
@@ -65,12 +67,12 @@ class AnticipatoryForces(ForceModel):
 
     def __init__(self, *, k: float = 2.0, time_horizon: float = 4.0, max_force: float = 20.0,
                  sensing: float | None = None, max_neighbours: int | None = None):
-        self.k = check_number(k, "k")
-        self.time_horizon = check_number(time_horizon, "time_horizon")
-        self.max_force = check_number(max_force, "max_force")
-        self.sensing = None if sensing is None else check_number(sensing, "sensing")
+        self.k = positive_float("k", k)
+        self.time_horizon = positive_float("time_horizon", time_horizon)
+        self.max_force = positive_float("max_force", max_force)
+        self.sensing = None if sensing is None else positive_float("sensing", sensing)
         self.max_neighbours = None if max_neighbours is None \
-            else check_count(max_neighbours, "max_neighbours")
+            else count("max_neighbours", max_neighbours)
 
     def magnitude(self, tau: Any) -> np.ndarray:
         """The avoidance force's size at time to collision ``tau`` (s): ``min((t_H - tau) /
@@ -112,7 +114,8 @@ class AnticipatoryForces(ForceModel):
         return self.time_horizon * (speed + speed.max(initial=0.0)) + crowd.radius \
             + crowd.radius.max(initial=0.0)
 
-    def forces(self, crowd: Crowd, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
+    @positional_options("preferred", "dt")
+    def forces(self, crowd: Crowd, *, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
         """Every agent's total force (m/s^2), ``(n, 2)``: ``k (preferred - velocity)``
         (``preferred`` defaults to :meth:`Crowd.preferred_velocity` for ``dt``) plus the
         avoidance forces of its neighbours, all from the crowd's present state."""
@@ -122,7 +125,8 @@ class AnticipatoryForces(ForceModel):
         total = self.k * (pref - crowd.velocity)
         if len(crowd) < 2:
             return total
-        rows, counts = crowd.neighbours(self.sensing_distance(crowd), self.max_neighbours)
+        rows, counts = crowd.neighbours(distance=self.sensing_distance(crowd),
+                                        count=self.max_neighbours)
         _forces.neighbours(_forces.ANTICIPATORY, np.ascontiguousarray(crowd.position),
                            np.ascontiguousarray(crowd.velocity),
                            np.ascontiguousarray(crowd.radius), rows, counts, 0.0, 0.0,

@@ -43,13 +43,15 @@ clear.  Chase wants A most; avoid masks the headings towards A, so the agent tur
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
-from .agents import Crowd, check_count, check_number
+from ._positional import positional_options
+from .agents import Crowd
 
 TAU = 2 * math.pi
 
@@ -126,6 +128,7 @@ def _angle_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- the map
 
 
+@positional_options("lateral")
 @dataclass(frozen=True)
 class ContextMap:
     """The meaning of a context map's slots: ``slots`` (>= 3) headings round the agent, or
@@ -138,10 +141,10 @@ class ContextMap:
     """
 
     slots: int
-    lateral: bool = False
+    lateral: bool = field(default=False, kw_only=True)
 
     def __post_init__(self) -> None:
-        check_count(self.slots, "slots")
+        count("slots", self.slots)
         if self.slots < 3:
             raise InvalidQueryError(f"slots {self.slots!r} must be an integer >= 3")
         if not isinstance(self.lateral, bool):
@@ -154,9 +157,10 @@ class ContextMap:
 
     def zeros(self, n: int) -> np.ndarray:
         """An empty ``(n, slots)`` map."""
-        return np.zeros((check_count(n, "n", zero=True), self.slots))
+        return np.zeros((count("n", n, min=0), self.slots))
 
-    def check(self, values: Any, name: str = "map", n: int | None = None) -> np.ndarray:
+    @positional_options("name", "n")
+    def check(self, values: Any, *, name: str = "map", n: int | None = None) -> np.ndarray:
         """``values`` as a finite ``(n, slots)`` float64 array of values >= 0 (no copy when
         it already is one), else a clear error naming it."""
         m = _floats(values, name) if not isinstance(values, np.ndarray) \
@@ -193,7 +197,8 @@ class ContextMap:
         return (_floats(heading, "heading") % TAU) * (self.slots / TAU) % self.slots
 
     # lateral offsets
-    def offsets(self, track_width: Any, n: int | None = None) -> np.ndarray:
+    @positional_options("n")
+    def offsets(self, track_width: Any, *, n: int | None = None) -> np.ndarray:
         """``(n, slots)`` the slots' lateral offsets for each agent's ``track_width``."""
         self._lateral_map()
         w = _floats(track_width, "track_width")
@@ -214,7 +219,8 @@ class ContextMap:
         u, w = _with_widths(offset, "offset", track_width)
         return np.clip((u / w + 0.5) * (self.slots - 1), 0, self.slots - 1)
 
-    def spacing(self, track_width: Any = None, n: int | None = None) -> Any:
+    @positional_options("track_width", "n")
+    def spacing(self, *, track_width: Any = None, n: int | None = None) -> Any:
         """The distance between neighbouring slots: radians on a heading map, world units
         (one per agent) on a lateral map."""
         if not self.lateral:
@@ -261,9 +267,9 @@ def _splat(cmap: ContextMap, at: Any, value: Any, plateau: Any, reach: Any, vali
     if into is not None and not (isinstance(into, np.ndarray) and into.dtype == np.float64
                                  and into.flags.writeable):
         raise InvalidQueryError("into must be a writable float64 numpy array")
-    out = cmap.zeros(n) if into is None else cmap.check(into, "into", n)
+    out = cmap.zeros(n) if into is None else cmap.check(into, name="into", n=n)
     if cmap.lateral:
-        where = cmap.offsets(track_width, n)                     # (n, slots)
+        where = cmap.offsets(track_width, n=n)                     # (n, slots)
         if snap:
             step = where[:, 1:2] - where[:, :1]
             a = np.clip(np.rint((a - where[:, :1]) / step), 0, cmap.slots - 1) * step \
@@ -331,10 +337,10 @@ def chase(cmap: ContextMap, position: Any, targets: Any, *, valid: Any = None,
     cmap._heading_map()
     p = _positions(position)
     t = _points(targets, len(p), "targets")
-    reach = check_number(reach, "reach")
+    reach = positive_float("reach", reach)
     if reach > math.pi:
         raise InvalidQueryError(f"reach {reach!r} must be <= pi radians")
-    scale = check_number(distance_scale, "distance_scale")
+    scale = positive_float("distance_scale", distance_scale)
     ok = _mask(valid, t.shape[:2])
     to = t - p[:, None, :]
     dist = np.hypot(to[..., 0], to[..., 1])
@@ -359,8 +365,8 @@ def avoid(cmap: ContextMap, position: Any, obstacles: Any, *, clearance: Any,
     o = _points(obstacles, len(p), "obstacles")
     n, k = o.shape[:2]
     c = _per_pair(clearance, "clearance", n, k, zero=False)
-    limit = check_number(min_distance, "min_distance")
-    skirt = check_number(skirt, "skirt", zero=True)
+    limit = positive_float("min_distance", min_distance)
+    skirt = positive_float("skirt", skirt, allow_zero=True)
     ok = _mask(valid, (n, k))
     to = o - p[:, None, :]
     dist = np.hypot(to[..., 0], to[..., 1])
@@ -390,16 +396,18 @@ def combine(*maps: Any) -> np.ndarray:
     return out
 
 
-def blur(cmap: ContextMap, values: Any, amount: float = 0.25, passes: int = 1) -> np.ndarray:
+@positional_options("amount", "passes")
+def blur(cmap: ContextMap, values: Any, *, amount: float = 0.25, passes: int = 1
+         ) -> np.ndarray:
     """Smooth out spikes and troughs: each pass moves every slot towards its neighbours,
     ``(1 - 2 amount) * self + amount * (left + right)`` with ``0 <= amount <= 1/2``.  A
     heading map wraps round; a lateral map's edge slot counts itself as its missing
     neighbour.  Returns a fresh map."""
-    m = cmap.check(values, "values").copy()
-    amount = check_number(amount, "amount", zero=True)
+    m = cmap.check(values, name="values").copy()
+    amount = positive_float("amount", amount, allow_zero=True)
     if amount > 0.5:
         raise InvalidQueryError(f"amount {amount!r} must be <= 0.5")
-    for _ in range(check_count(passes, "passes", zero=True)):
+    for _ in range(count("passes", passes, min=0)):
         if cmap.wraps:
             left, right = np.roll(m, 1, axis=1), np.roll(m, -1, axis=1)
         else:
@@ -421,8 +429,9 @@ class TemporalBlend:
     but it holds a choice long enough for the agent's own movement to settle it.
     """
 
-    def __init__(self, weight: float = 0.5):
-        self.weight = check_number(weight, "weight", zero=True)
+    @positional_options("weight")
+    def __init__(self, *, weight: float = 0.5):
+        self.weight = positive_float("weight", weight, allow_zero=True)
         if self.weight >= 1:
             raise InvalidQueryError(f"weight {weight!r} must be < 1")
         self.reset()
@@ -469,13 +478,14 @@ class Choice(NamedTuple):
     interest: np.ndarray
 
 
-def mask_min_danger(danger: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
+@positional_options("tolerance")
+def mask_min_danger(danger: np.ndarray, *, tolerance: float = 0.0) -> np.ndarray:
     """``(n, slots)`` bool: the slots whose danger is at most the agent's least danger
     (plus ``tolerance``); every other slot is masked out."""
     d = _floats(danger, "danger")
     if d.ndim != 2 or d.shape[1] == 0:
         raise InvalidQueryError(f"danger must be an (n, slots) array, not shape {d.shape}")
-    tolerance = check_number(tolerance, "tolerance", zero=True)
+    tolerance = positive_float("tolerance", tolerance, allow_zero=True)
     return d <= d.min(axis=1, keepdims=True) + tolerance
 
 
@@ -510,7 +520,7 @@ def choose(cmap: ContextMap, interest: Any, allowed: Any) -> Choice:
     of the parabola through it and its two neighbours (masked neighbours count as zero
     interest), the offset clamped to half a slot.  Equal neighbours give the slot
     itself; on a lateral map an edge slot is not refined."""
-    m = cmap.check(interest, "interest")
+    m = cmap.check(interest, name="interest")
     ok = np.asarray(allowed)
     if ok.dtype != bool or ok.shape != m.shape:
         raise InvalidQueryError(f"allowed must be a bool array of shape {m.shape}")
@@ -539,8 +549,9 @@ def choose(cmap: ContextMap, interest: Any, allowed: Any) -> Choice:
 def decide(cmap: ContextMap, interest: Any, danger: Any, *, tolerance: float = 0.0) -> Choice:
     """The generic decision: mask every slot above the least danger
     (:func:`mask_min_danger`), then :func:`choose`."""
-    d = cmap.check(danger, "danger")
-    return choose(cmap, cmap.check(interest, "interest", len(d)), mask_min_danger(d, tolerance))
+    d = cmap.check(danger, name="danger")
+    return choose(cmap, cmap.check(interest, name="interest", n=len(d)),
+                  mask_min_danger(d, tolerance=tolerance))
 
 
 def desired_velocity(cmap: ContextMap, choice: Choice, max_speed: Any, *,
@@ -561,6 +572,6 @@ def steer(crowd: Crowd, cmap: ContextMap, interest: Any, danger: Any, *, gain: A
     """Context steering for a :class:`Crowd`: :func:`decide`, then the steering
     ``desired_velocity - velocity`` (``(n, 2)``, like the behaviours of
     :mod:`wayfinding.crowd.steering`), capped by each agent's ``max_speed``."""
-    choice = decide(cmap, cmap.check(interest, "interest", len(crowd)),
-                    cmap.check(danger, "danger", len(crowd)), tolerance=tolerance)
+    choice = decide(cmap, cmap.check(interest, name="interest", n=len(crowd)),
+                    cmap.check(danger, name="danger", n=len(crowd)), tolerance=tolerance)
     return desired_velocity(cmap, choice, crowd.max_speed, gain=gain) - crowd.velocity

@@ -41,9 +41,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_point
-from .agents import check_count, check_number
 
 #: Largest turn between two consecutive tangent lines round a cluster (radians): a corner
 #: lies at most ``1 / cos(MAX_TURN / 2)`` (1.08) times the disc's radius from its centre.
@@ -72,8 +72,8 @@ def detour(start: Any, goal: Any, circles: Any, radius: float, *, mesh: Any = No
     """
     a, b = as_point(start, "start"), as_point(goal, "goal")
     disc = _circles(circles)
-    r = check_number(radius, "radius", zero=True)
-    iterations = check_count(iterations, "iterations", zero=True)
+    r = positive_float("radius", radius, allow_zero=True)
+    iterations = count("iterations", iterations, min=0)
     if mesh is not None:
         for name, p in (("start", a), ("goal", b)):
             if mesh.locate(p) < 0:

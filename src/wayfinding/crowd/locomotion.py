@@ -17,7 +17,7 @@ directly.
 >>> crowd = Crowd()
 >>> a = crowd.add((0.0, 0.0), max_speed=1.0)
 >>> fence = lambda crowd, dt, v: v[..., 0] > 0.5            # never faster than 0.5 east
->>> loco = Locomotion([(1.0, lambda c, dt: seek(c, (10.0, 0.0)))], [fence])
+>>> loco = Locomotion([(1.0, lambda c, dt: seek(c, (10.0, 0.0)))], restrictors=[fence])
 >>> loco.velocities(crowd, 0.1).round(6).tolist()
 [[0.5, 0.0]]
 """
@@ -30,11 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
-from .agents import Crowd, check_count, check_number
+from ._positional import positional_options
+from .agents import Crowd
 from .steering import truncated_sum, weighted_sum
 
 Director = Callable[[Crowd, float], np.ndarray]
@@ -51,8 +53,9 @@ class Locomotion:
     is forbidden, the one forbidden by the fewest restrictors (then nearest) is taken.
     """
 
+    @positional_options("restrictors")
     def __init__(self, directors: Sequence[tuple[float, Director]],
-                 restrictors: Sequence[Restrictor] = (), *, limit: float | None = None,
+                 *, restrictors: Sequence[Restrictor] = (), limit: float | None = None,
                  speeds: int = 4, headings: int = 32):
         if not directors:
             raise InvalidQueryError("give at least one (weight, director) pair")
@@ -63,9 +66,9 @@ class Locomotion:
             raise InvalidQueryError("restrictors must be functions (crowd, dt, candidates)")
         self.directors = list(directors)
         self.restrictors = list(restrictors)
-        self.limit = None if limit is None else check_number(limit, "limit", infinite=True)
-        self.speeds = check_count(speeds, "speeds")
-        self.headings = check_count(headings, "headings")
+        self.limit = None if limit is None else positive_float("limit", limit, allow_inf=True)
+        self.speeds = count("speeds", speeds)
+        self.headings = count("headings", headings)
         ring = np.arange(1, self.speeds + 1) / self.speeds
         turn = 2 * math.pi * np.arange(self.headings) / self.headings
         self._disc = (ring[:, None, None] * np.stack([np.cos(turn), np.sin(turn)], 1)
@@ -92,7 +95,7 @@ class Locomotion:
         the directed velocity."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
-        dt = check_number(dt, "dt")
+        dt = positive_float("dt", dt)
         want = self.directed(crowd, dt)
         cand = self.candidates(crowd, want)
         votes = np.zeros(cand.shape[:2])
@@ -108,7 +111,7 @@ class Locomotion:
 
     def step(self, crowd: Crowd, dt: float) -> None:
         """Advance the crowd by ``dt`` at the chosen velocities (:meth:`Crowd.step`)."""
-        crowd.step(dt, self.velocities(crowd, dt))
+        crowd.step(dt, velocity=self.velocities(crowd, dt))
 
 
 def stay_within(world: Any) -> Restrictor:

@@ -19,8 +19,9 @@ from functools import cached_property
 import numpy as np
 
 from .._kernels import _neighbours
+from .._validate import positive_float
 from ..results import Arrivals
-from .agents import Crowd, check_number
+from .agents import Crowd
 
 #: Metabolic energy per unit mass of walking at speed v for one second: E_S + E_W v^2
 #: (J/kg/s; Whittle's constants, as used by Guy et al.'s PLEdestrians).
@@ -123,7 +124,7 @@ def record(crowd: Crowd, step: Callable[[Crowd, float], None], *, dt: float,
     ``remove(id)`` (default :meth:`Crowd.remove`; a :class:`~wayfinding.crowd.Navigator`'s
     own ``remove`` for its crowd), so it no longer blocks the others; the crowd is left
     with the agents still walking."""
-    dt, seconds = check_number(dt, "dt"), check_number(seconds, "seconds")
+    dt, seconds = positive_float("dt", dt), positive_float("seconds", seconds)
     ids = crowd.ids.copy()
     column = {int(a): k for k, a in enumerate(ids)}
     n, steps = len(ids), max(int(round(seconds / dt)), 1)

@@ -5,8 +5,10 @@ the preferred velocities to a local-avoidance model.  Worlds:
 
 * a :class:`~wayfinding.navmesh.NavMesh`: the straight path through the corridor of
   polygons (:meth:`NavMesh.find_path`); build it for the agents' radius, so that corners
-  keep them clear of the walls.  A target off the mesh moves to the nearest point on it
-  (as the agent's target and its goal in the crowd);
+  keep them clear of the walls: the navigator's ``radius`` is the one the mesh was built
+  for, and an agent wider than that gets a :class:`ClearanceWarning`.  A target off the
+  mesh moves to the nearest point on it (as the agent's target and its goal in the
+  crowd);
 * a :class:`~wayfinding.grid.Grid`: the grid path through cell centres, shortcut along
   lines of sight, in world coordinates (by the grid's origin and cell size); a target on a
   blocked cell or off the grid has no path;
@@ -23,7 +25,8 @@ target; after ``max_replans`` stuck replans in a row its state says :data:`STUCK
 keeps trying).
 
 All per-frame work is vectorised over the agents; only new targets and replans call the
-planner, agent by agent.
+planner, agent by agent.  Each agent's path and following state are fields of the crowd
+(:meth:`Crowd.add_field`), so they move with its row.
 
 >>> from wayfinding.navmesh import NavMesh
 >>> u_turn = [(0, 0), (10, 0), (10, 4), (2, 4), (2, 6), (10, 6), (10, 10), (0, 10)]
@@ -37,74 +40,123 @@ planner, agent by agent.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
+from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError
 from ..fields import FlowField
 from ..fields.flow import GOAL
-from ..grid import Grid, find_path, smooth_path
-from ..navmesh import NavMesh
-from .agents import Crowd, _point, check_count, check_number
+from ..grid import Grid, GridSearch, smooth_path
+from ..navmesh import NavMesh, NavMeshQuery
+from ._positional import positional_options
+from .agents import DEFAULT_RADIUS, Crowd
+from .orca import ORCA
 
 #: Agent states.
 IDLE, MOVING, ARRIVED, NO_PATH, STUCK = "idle", "moving", "arrived", "no path", "stuck"
 _STATES = (IDLE, MOVING, ARRIVED, NO_PATH, STUCK)
 
+#: The navigator's fields in its crowd: name, shape per agent, dtype and a new agent's value.
+_FIELDS = (
+    ("nav_corners", (2, 2), np.float64, 0.0),   # the path, last corner repeated
+    ("nav_corridor", (1,), np.int32, -1),       # its polygons on a mesh, -1 padded
+    ("nav_count", (), np.int64, 1),             # corners in the path
+    ("nav_next", (), np.int64, 0),              # the corner the agent heads for
+    ("nav_state", (), np.int8, 0),              # index into _STATES
+    ("nav_target", (2,), np.float64, 0.0),
+    ("nav_anchor", (2,), np.float64, 0.0),      # where the stuck clock last started
+    ("nav_clock", (), np.float64, 0.0),
+    ("nav_replans", (), np.int64, 0),
+    ("nav_pending", (), np.bool_, False),       # needs a plan before the next step
+)
+_NO_CORRIDOR = np.zeros(0, np.int32)
+
+
+class ClearanceWarning(UserWarning):
+    """An agent wider than the navigation mesh it plans on was built for: its path's
+    corners come closer to the walls than its radius."""
+
+
+def _field(name: str) -> Any:
+    return property(lambda self: self.crowd.field(name))
+
 
 class Navigator:
     """Agents following paths over ``world`` (a :class:`~wayfinding.navmesh.NavMesh`,
     :class:`~wayfinding.grid.Grid` or :class:`~wayfinding.fields.FlowField`), with
-    ``avoidance`` among them: any model with ``step(crowd, dt, preferred)``, such as
+    ``avoidance`` among them: any model with ``step(crowd, dt, *, preferred)``, such as
     :class:`~wayfinding.crowd.ORCA` (the default, ``ORCA(time_horizon=3,
-    time_horizon_obst=1)`` with the walls of the world the agents plan on: a mesh's
+    time_horizon_obst=1)``) or :class:`~wayfinding.crowd.PowerLaw`; ``None`` moves them
+    straight at their preferred velocities.  An ORCA made without ``obstacles`` (the
+    default one too) takes the walls of the world the agents plan on: a mesh's
     :attr:`~NavMesh.source_walls`, the walls of the area as given, not eroded by the radius
     the mesh was built for, or its :meth:`~NavMesh.boundary` for a mesh that has none (one
     loaded from a file: a radius further from the walls than needed, passages narrower
     than twice that closed); a grid's blocked cells and edge; a flow field's grid; so that
-    agents pushed by others keep their radius clear of the walls) or
-    :class:`~wayfinding.crowd.PowerLaw`; ``None`` moves them straight at their preferred
-    velocities.  ``crowd``: the agents (default: a new
-    :class:`Crowd`); add and remove them through the navigator.  Distances in world
-    units, times in seconds."""
+    agents pushed by others keep their radius clear of the walls.
 
-    def __init__(self, world: Any, *, avoidance: Any = "orca", crowd: Crowd | None = None,
-                 corner_radius: float = 0.5, arrive_distance: float = 0.05,
-                 replan_distance: float = 2.0,
+    ``radius``: the agents' radius, the default of :meth:`add`'s.  ``None``: on a mesh
+    built by :meth:`NavMesh.build` with a radius > 0, that radius (to 10 significant
+    digits, as far as the mesh's walls keep from the walls it was built from), else 0.5.
+    A ``radius`` wider than a mesh was built for is an
+    :class:`~wayfinding.errors.InvalidQueryError`; an agent added wider than that, a
+    :class:`ClearanceWarning`.
+
+    ``crowd``: the agents (default: a new :class:`Crowd`); add and remove them through the
+    navigator.  Distances in world units, times in seconds."""
+
+    def __init__(self, world: Any, *, radius: float | None = None, avoidance: Any = "orca",
+                 crowd: Crowd | None = None, corner_radius: float = 0.5,
+                 arrive_distance: float = 0.05, replan_distance: float = 2.0,
                  stuck_time: float = 3.0, stuck_distance: float = 0.25,
                  max_replans: int = 3):
-        if not isinstance(world, (NavMesh, Grid, FlowField)):
+        adapter = _ADAPTERS.get(type(world)) or next(
+            (a for kind, a in _ADAPTERS.items() if isinstance(world, kind)), None)
+        if adapter is None:
             raise InvalidQueryError(f"world must be a NavMesh, a Grid or a FlowField, got "
                                     f"{type(world).__name__}")
-        if avoidance == "orca":
-            from .orca import ORCA
-            walls = world.grid if isinstance(world, FlowField) else world
-            if isinstance(world, NavMesh) and world.source_walls is not None:
-                walls = world.source_walls
-            avoidance = ORCA(time_horizon=3.0, time_horizon_obst=1.0, obstacles=walls)
+        self._world = adapter(world)
+        built = self._world.built_for
+        if radius is None:
+            self.radius = built if built else DEFAULT_RADIUS
+        else:
+            self.radius = positive_float("radius", radius)
+            if self._too_wide(self.radius):
+                raise InvalidQueryError(
+                    f"radius {radius!r} is wider than the {built:g} the mesh was built for: "
+                    f"build it with NavMesh.build(..., radius={radius!r})")
+        if isinstance(avoidance, str) and avoidance == "orca":
+            avoidance = ORCA(time_horizon=3.0, time_horizon_obst=1.0)
         if avoidance is not None and not callable(getattr(avoidance, "step", None)):
             raise InvalidQueryError("avoidance must have a step(crowd, dt, preferred) method")
-        self.world, self.avoidance = world, avoidance
-        self.crowd = Crowd() if crowd is None else crowd
-        if len(self.crowd):
+        crowd = Crowd() if crowd is None else crowd
+        if len(crowd):
             raise InvalidQueryError("give an empty crowd: agents are added through add()")
-        self.corner_radius = check_number(corner_radius, "corner_radius")
-        self.arrive_distance = check_number(arrive_distance, "arrive_distance")
-        self.replan_distance = check_number(replan_distance, "replan_distance")
-        self.stuck_time = check_number(stuck_time, "stuck_time")
-        self.stuck_distance = check_number(stuck_distance, "stuck_distance")
-        self.max_replans = check_count(max_replans, "max_replans")
-        self._corners = np.zeros((16, 2, 2))        # per row: the path, last corner repeated
-        self._corridor = np.full((16, 1), -1, np.int32)   # its polygons on a mesh, -1 padded
-        self._count = np.zeros(16, dtype=np.int64)  # corners in each path
-        self._next = np.zeros(16, dtype=np.int64)   # the corner each agent heads for
-        self._state = np.zeros(16, dtype=np.int8)   # index into _STATES
-        self._target = np.zeros((16, 2))
-        self._anchor = np.zeros((16, 2))            # where the stuck clock last started
-        self._clock = np.zeros(16)
-        self._replans = np.zeros(16, dtype=np.int64)
-        self._pending = np.zeros(16, dtype=bool)    # needs a plan before the next step
+        self.corner_radius = positive_float("corner_radius", corner_radius)
+        self.arrive_distance = positive_float("arrive_distance", arrive_distance)
+        self.replan_distance = positive_float("replan_distance", replan_distance)
+        self.stuck_time = positive_float("stuck_time", stuck_time)
+        self.stuck_distance = positive_float("stuck_distance", stuck_distance)
+        self.max_replans = count("max_replans", max_replans)
+        for name, shape, dtype, fill in _FIELDS:
+            crowd.add_field(name, shape=shape, dtype=dtype, fill=fill)
+        if isinstance(avoidance, ORCA) and avoidance.obstacles is None:
+            avoidance.set_obstacles(self._world.walls())
+        self.world, self.avoidance, self.crowd = world, avoidance, crowd
+
+    _corners = _field("nav_corners")
+    _corridor = _field("nav_corridor")
+    _count = _field("nav_count")
+    _next = _field("nav_next")
+    _state = _field("nav_state")
+    _target = _field("nav_target")
+    _anchor = _field("nav_anchor")
+    _clock = _field("nav_clock")
+    _replans = _field("nav_replans")
+    _pending = _field("nav_pending")
 
     def __len__(self) -> int:
         return len(self.crowd)
@@ -112,33 +164,36 @@ class Navigator:
     def __repr__(self) -> str:
         return f"Navigator({len(self.crowd)} agents on a {type(self.world).__name__})"
 
-    def add(self, position: Any, target: Any = None, **agent: Any) -> int:
+    @positional_options("target")
+    def add(self, position: Any, *, target: Any = None, **agent: Any) -> int:
         """Add an agent at ``position`` bound for ``target`` (none: it stays put; on a
         flow field the field's goals) with the :meth:`Crowd.add` options (its ``goal`` in
-        the crowd is the target); returns its id."""
-        t = None if target is None else _point(target, "target")
+        the crowd is the target; its ``radius`` by default the navigator's); returns its
+        id."""
+        t = None if target is None else finite_point("target", target)
         if t is not None:
             agent.setdefault("goal", t)
+        agent.setdefault("radius", self.radius)
         agent_id = self.crowd.add(position, **agent)
         i = len(self.crowd) - 1
-        if i == len(self._count):
-            self._grow()
         p = self.crowd.position[i]
         self._corners[i] = p
-        self._corridor[i] = -1
-        self._count[i], self._next[i], self._clock[i], self._replans[i] = 1, 0, 0.0, 0
         self._anchor[i] = p
         self._target[i] = p if t is None else t
-        flow = isinstance(self.world, FlowField)
-        self._state[i] = _STATES.index(MOVING if flow or t is not None else IDLE)
-        self._pending[i] = t is not None and not flow
+        plans = self._world.plans
+        self._state[i] = _STATES.index(MOVING if not plans or t is not None else IDLE)
+        self._pending[i] = t is not None and plans
+        if self._too_wide(self.crowd.radius[i]):
+            warnings.warn(f"an agent of radius {self.crowd.radius[i]:g} on a mesh built for "
+                          f"{self._world.built_for:g} comes closer to its walls than its "
+                          "radius", ClearanceWarning, stacklevel=3)
         return agent_id
 
     def set_target(self, agent: int, target: Any) -> None:
         """Send an agent to a new target (planned at the next update)."""
-        if isinstance(self.world, FlowField):
+        if not self._world.plans:
             raise InvalidQueryError("on a flow field the targets are the field's goals")
-        i, t = self.crowd.row(agent), _point(target, "target")
+        i, t = self.crowd.row(agent), finite_point("target", target)
         self._target[i] = self.crowd.goal[i] = t
         self._pending[i] = True
         self._replans[i] = 0
@@ -146,9 +201,6 @@ class Navigator:
 
     def remove(self, agent: int) -> None:
         """Remove an agent (the last row moves into its place, as in the crowd)."""
-        i, last = self.crowd.row(agent), len(self.crowd) - 1
-        for array in self._arrays():
-            array[i] = array[last]
         self.crowd.remove(agent)
 
     def state(self, agent: int) -> str:
@@ -163,37 +215,31 @@ class Navigator:
 
     def update(self, dt: float) -> None:
         """Plan where needed, advance along the paths, and step the crowd by ``dt``."""
-        dt = check_number(dt, "dt")
-        n = len(self.crowd)
-        if not isinstance(self.world, FlowField):
-            self._pending[:n] |= self._strayed()
-        for i in np.flatnonzero(self._pending[:n]).tolist():
-            self._plan(i)
-        pref = self._follow(dt) if not isinstance(self.world, FlowField) \
-            else self._flow()
+        dt = positive_float("dt", dt)
+        pref = self._world.preferred(self, dt)
         if self.avoidance is None:
-            self.crowd.step(dt, pref)
+            self.crowd.step(dt, velocity=pref)
         else:
-            self.avoidance.step(self.crowd, dt, pref)
+            self.avoidance.step(self.crowd, dt, preferred=pref)
         self._watch(dt)
 
     # ------------------------------------------------------------------ internals
-    def _arrays(self) -> tuple[np.ndarray, ...]:
-        return (self._corners, self._corridor, self._count, self._next, self._state,
-                self._target, self._anchor, self._clock, self._replans, self._pending)
+    def _too_wide(self, radius: float) -> bool:
+        """Whether an agent of ``radius`` is wider than the mesh was built for."""
+        built = self._world.built_for
+        return built is not None and radius > built * (1 + 1e-9)
 
-    def _grow(self) -> None:
-        size = 2 * len(self._count)
-        (self._corners, self._corridor, self._count, self._next, self._state, self._target,
-         self._anchor, self._clock, self._replans, self._pending) = (
-            np.concatenate([a, np.zeros((size - len(a),) + a.shape[1:], a.dtype)])
-            for a in self._arrays())
-        self._corridor[size // 2:] = -1
+    def _replan_strays(self) -> None:
+        """Plan the agents that need it: new targets, strays and stuck ones."""
+        pending = self._pending
+        pending |= self._strayed()
+        for i in np.flatnonzero(pending).tolist():
+            self._plan(i)
 
     def _plan(self, i: int) -> None:
         self._pending[i] = False
-        corners, corridor = self._route(self.crowd.position[i].copy(),
-                                        self._target[i].copy())
+        corners, corridor = self._world.route(self.crowd.position[i].copy(),
+                                              self._target[i].copy())
         if corners is None:
             self._state[i] = _STATES.index(NO_PATH)
             corners = self.crowd.position[i][None].copy()
@@ -201,60 +247,35 @@ class Navigator:
             self._target[i] = self.crowd.goal[i] = corners[-1]     # moved onto the mesh
             if _STATES[self._state[i]] != STUCK:
                 self._state[i] = _STATES.index(MOVING)
-        k = len(corners)
-        if k > self._corners.shape[1]:
-            grown = np.zeros((len(self._corners), k, 2))
-            grown[:, :self._corners.shape[1]] = self._corners
-            grown[:, self._corners.shape[1]:] = self._corners[:, -1:]
-            self._corners = grown
+        k, width = len(corners), self._corners.shape[1]
+        if k > width:
+            self.crowd.resize_field("nav_corners", (k, 2))
+            self._corners[:, width:] = self._corners[:, width - 1:width]
         self._corners[i, :k] = corners
         self._corners[i, k:] = corners[-1]
         if len(corridor) > self._corridor.shape[1]:
-            self._corridor = np.pad(self._corridor, ((0, 0), (0, len(corridor)
-                                                             - self._corridor.shape[1])),
-                                    constant_values=-1)
+            self.crowd.resize_field("nav_corridor", (len(corridor),))
         self._corridor[i] = -1
         self._corridor[i, :len(corridor)] = corridor
         self._count[i], self._next[i] = k, min(1, k - 1)
         self._anchor[i], self._clock[i] = self.crowd.position[i], 0.0
-
-    def _route(self, start: np.ndarray, target: np.ndarray
-               ) -> tuple[np.ndarray | None, np.ndarray]:
-        """The path's corners from ``start`` to ``target`` (None when there is none) and,
-        on a mesh, its corridor of polygons."""
-        world, none = self.world, np.zeros(0, np.int32)
-        if isinstance(world, NavMesh):
-            r = world.find_path(start, target)
-            return (r.path, r.corridor) if r.found else (None, none)
-        (sx, sy), (gx, gy) = world.world_to_cell(start), world.world_to_cell(target)
-        h, w = world.shape
-        if not (0 <= sx < w and 0 <= sy < h and 0 <= gx < w and 0 <= gy < h) \
-                or not (world.passable[sy, sx] and world.passable[gy, gx]):
-            return None, none
-        r = find_path(world, (sx, sy), (gx, gy))
-        if not r.found:
-            return None, none
-        cells = smooth_path(world, r.path).astype(np.float64)
-        centres = np.asarray(world.origin) + (cells + 0.5) * world.cell_size
-        # Start and target join their own cells' centres (within one free cell).
-        return np.concatenate([start[None], centres, target[None]]), none
 
     def _follow(self, dt: float) -> np.ndarray:
         """Preferred velocities along the paths (advancing past reached corners)."""
         n = len(self.crowd)
         rows = np.arange(n)
         p, speed = self.crowd.position, self.crowd.max_speed
-        count, nxt = self._count[:n], self._next[:n]
+        corners, count, nxt = self._corners, self._count, self._next
         reach = np.maximum(self.corner_radius, speed * dt)
         for _ in range(3):                          # at most a few corners a step
-            gap = np.hypot(*(self._corners[rows, nxt] - p).T)
+            gap = np.hypot(*(corners[rows, nxt] - p).T)
             done = (gap <= reach) & (nxt < count - 1)
             if not done.any():
                 break
             nxt[done] += 1
-        state = self._state[:n]
+        state = self._state
         going = (state == _STATES.index(MOVING)) | (state == _STATES.index(STUCK))
-        to = self._corners[rows, nxt] - p
+        to = corners[rows, nxt] - p
         dist = np.hypot(to[:, 0], to[:, 1])
         last = nxt == count - 1
         want = np.where(last, np.minimum(speed, dist / dt), speed)
@@ -266,52 +287,166 @@ class Navigator:
 
     def _strayed(self) -> np.ndarray:
         """Moving agents further than ``replan_distance`` from the stretch between their
-        previous corner and their next, or, on a mesh, on a polygon off their corridor."""
+        previous corner and their next, or off their route by the world's own rule."""
         n = len(self.crowd)
-        rows, nxt, p = np.arange(n), self._next[:n], self.crowd.position
-        a, b = self._corners[rows, np.maximum(nxt - 1, 0)], self._corners[rows, nxt]
+        rows, nxt, p, corners = np.arange(n), self._next, self.crowd.position, self._corners
+        a, b = corners[rows, np.maximum(nxt - 1, 0)], corners[rows, nxt]
         e = b - a
         t = np.clip(((p - a) * e).sum(1) / np.maximum((e * e).sum(1), 1e-300), 0, 1)
         off = np.hypot(*(a + t[:, None] * e - p).T)
-        state = self._state[:n]
+        state = self._state
         going = (state == _STATES.index(MOVING)) | (state == _STATES.index(STUCK))
         strayed = off > self.replan_distance
-        if isinstance(self.world, NavMesh) and n:
-            poly = self.world.locate_many(p)
-            strayed |= (poly >= 0) & ~(self._corridor[:n] == poly[:, None]).any(1)
+        if n:
+            strayed |= self._world.off_route(p, self._corridor)
         return going & strayed
-
-    def _flow(self) -> np.ndarray:
-        """Preferred velocities along the flow field; agents on a goal cell have arrived
-        (and walk on when pushed off it)."""
-        flow: FlowField = self.world
-        n = len(self.crowd)
-        cells, inside = flow.grid.world_to_cells(self.crowd.position)
-        there = inside & (flow.codes[cells[:, 1], cells[:, 0]] == GOAL)
-        state = self._state[:n]
-        state[:] = _STATES.index(ARRIVED)
-        state[~there] = _STATES.index(MOVING)                  # pushed off: back it goes
-        return np.where(there[:, None], 0.0,
-                        flow.sample_world(self.crowd.position) * self.crowd.max_speed[:, None])
 
     def _watch(self, dt: float) -> None:
         """The stuck clocks: an agent that has not moved ``stuck_distance`` from where its
         clock started for ``stuck_time`` replans; too many times in a row: STUCK."""
-        n = len(self.crowd)
         p = self.crowd.position
-        moved = np.hypot(*(p - self._anchor[:n]).T) > self.stuck_distance
-        self._anchor[:n][moved] = p[moved]
-        self._clock[:n][moved] = 0.0
-        self._replans[:n][moved] = 0
-        state = self._state[:n]
+        anchor, clock, replans = self._anchor, self._clock, self._replans
+        moved = np.hypot(*(p - anchor).T) > self.stuck_distance
+        anchor[moved] = p[moved]
+        clock[moved] = 0.0
+        replans[moved] = 0
+        state = self._state
         going = (state == _STATES.index(MOVING)) | (state == _STATES.index(STUCK))
-        self._clock[:n] = np.where(going & ~moved, self._clock[:n] + dt, 0.0)
-        late = self._clock[:n] >= self.stuck_time
-        self._replans[:n][late] += 1
-        state[late & (self._replans[:n] >= self.max_replans)] = _STATES.index(STUCK)
+        clock[:] = np.where(going & ~moved, clock + dt, 0.0)
+        late = clock >= self.stuck_time
+        replans[late] += 1
+        state[late & (replans >= self.max_replans)] = _STATES.index(STUCK)
         state[moved & (state == _STATES.index(STUCK))] = _STATES.index(MOVING)
-        if not isinstance(self.world, FlowField):
-            self._pending[:n] |= late
-        self._clock[:n][late] = 0.0
-        self._anchor[:n][late] = p[late]
+        if self._world.plans:
+            self._pending[late] = True
+        clock[late] = 0.0
+        anchor[late] = p[late]
 
+
+# ---------------------------------------------------------------------- worlds
+class _PathWorld:
+    """A world with paths: planned agent by agent, followed corner by corner."""
+
+    plans = True
+    #: The agents' radius the world was built for (None: unknown or any).
+    built_for: float | None = None
+
+    def walls(self) -> Any:
+        raise NotImplementedError
+
+    def route(self, start: np.ndarray, target: np.ndarray
+              ) -> tuple[np.ndarray | None, np.ndarray]:
+        """The path's corners from ``start`` to ``target`` (None when there is none) and,
+        on a mesh, its corridor of polygons."""
+        raise NotImplementedError
+
+    def off_route(self, points: np.ndarray, corridors: np.ndarray) -> np.ndarray:
+        """Which agents have left their route by this world's own rule (beyond straying
+        from the stretch they are on): none."""
+        return np.zeros(len(points), dtype=bool)
+
+    def preferred(self, nav: Navigator, dt: float) -> np.ndarray:
+        nav._replan_strays()
+        return nav._follow(dt)
+
+
+class _MeshWorld(_PathWorld):
+    """The straight path through the corridor of polygons; an agent on a polygon off its
+    corridor has left its route.  Queries go through the navigator's own
+    :class:`~wayfinding.navmesh.NavMeshQuery`."""
+
+    def __init__(self, mesh: NavMesh):
+        self.mesh = mesh
+        self.query = NavMeshQuery(mesh)
+        self.built_for = _built_for(mesh)
+
+    def walls(self) -> Any:
+        return self.mesh if self.mesh.source_walls is None else self.mesh.source_walls
+
+    def route(self, start: np.ndarray, target: np.ndarray
+              ) -> tuple[np.ndarray | None, np.ndarray]:
+        r = self.query.find_path(start, target)
+        return (r.path, r.corridor) if r.found else (None, _NO_CORRIDOR)
+
+    def off_route(self, points: np.ndarray, corridors: np.ndarray) -> np.ndarray:
+        poly = self.query.locate_many(points)
+        return (poly >= 0) & ~(corridors == poly[:, None]).any(1)
+
+
+class _GridWorld(_PathWorld):
+    """The grid path through cell centres, shortcut along lines of sight; a target on a
+    blocked cell or off the grid has no path."""
+
+    def __init__(self, grid: Grid):
+        self.grid = grid
+        self.search = GridSearch(grid)      # the navigator's own search scratch
+
+    def walls(self) -> Any:
+        return self.grid
+
+    def route(self, start: np.ndarray, target: np.ndarray
+              ) -> tuple[np.ndarray | None, np.ndarray]:
+        grid = self.grid
+        (sx, sy), (gx, gy) = grid.world_to_cell(start), grid.world_to_cell(target)
+        h, w = grid.shape
+        if not (0 <= sx < w and 0 <= sy < h and 0 <= gx < w and 0 <= gy < h) \
+                or not (grid.passable[sy, sx] and grid.passable[gy, gx]):
+            return None, _NO_CORRIDOR
+        r = self.search.find_path((sx, sy), (gx, gy))
+        if not r.found:
+            return None, _NO_CORRIDOR
+        cells = smooth_path(grid, r.path).astype(np.float64)
+        centres = np.asarray(grid.origin) + (cells + 0.5) * grid.cell_size
+        # Start and target join their own cells' centres (within one free cell).
+        return np.concatenate([start[None], centres, target[None]]), _NO_CORRIDOR
+
+
+class _FlowWorld:
+    """No paths: every agent follows the field to its goals; agents on a goal cell have
+    arrived (and walk on when pushed off it)."""
+
+    plans = False
+    built_for: float | None = None
+
+    def __init__(self, flow: FlowField):
+        self.flow = flow
+
+    def walls(self) -> Any:
+        return self.flow.grid
+
+    def preferred(self, nav: Navigator, dt: float) -> np.ndarray:
+        flow, p = self.flow, nav.crowd.position
+        cells, inside = flow.grid.world_to_cells(p)
+        there = inside & (flow.codes[cells[:, 1], cells[:, 0]] == GOAL)
+        state = nav._state
+        state[:] = _STATES.index(ARRIVED)
+        state[~there] = _STATES.index(MOVING)                  # pushed off: back it goes
+        return np.where(there[:, None], 0.0, flow.sample_world(p) * nav.crowd.max_speed[:, None])
+
+
+_ADAPTERS: dict[type, Any] = {NavMesh: _MeshWorld, Grid: _GridWorld, FlowField: _FlowWorld}
+
+
+def _built_for(mesh: NavMesh) -> float | None:
+    """The agents' radius ``mesh`` was built for: how far the corners of its walls keep
+    from the walls of the area it was built from (each of them that far, up to rounding:
+    the median of at most 256 of them, to 10 significant digits); None for a mesh that
+    does not know that area (one loaded from a file)."""
+    if not mesh.source_walls:
+        return None
+    wall = (np.arange(mesh.polygons.shape[1]) < mesh.sizes[:, None]) & (mesh.neighbours < 0)
+    corners = np.unique(mesh.polygons[wall])
+    if not len(corners):
+        return None
+    pick = corners[np.linspace(0, len(corners) - 1, min(len(corners), 256)).astype(np.int64)]
+    pts = mesh.vertices[pick]
+    a = np.concatenate(mesh.source_walls)
+    ab = np.concatenate([np.roll(loop, -1, axis=0) for loop in mesh.source_walls]) - a
+    length2 = np.maximum((ab * ab).sum(1), 1e-300)
+    nearest = np.empty(len(pts))
+    step = max(1, 1_000_000 // len(a))
+    for k in range(0, len(pts), step):
+        v = pts[k:k + step, None, :] - a[None]
+        t = np.clip((v * ab).sum(2) / length2, 0.0, 1.0)
+        nearest[k:k + step] = np.hypot(*np.moveaxis(v - t[..., None] * ab, 2, 0)).min(1)
+    return float(f"{np.median(nearest):.10g}")

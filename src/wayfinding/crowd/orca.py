@@ -35,11 +35,13 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _orca
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
-from .agents import Crowd, check_count, check_number
+from ._positional import positional_options
+from .agents import Crowd
 
 
 class ORCA:
@@ -55,7 +57,9 @@ class ORCA:
     :class:`~wayfinding.grid.Grid`, whose blocked cells are obstacles and whose edge
     keeps agents inside (world coordinates by its origin and cell size); or a
     :class:`~wayfinding.navmesh.NavMesh`, whose walls keep agents on it (build it without
-    the agents' radius: ORCA keeps each agent's own radius clear of the walls).  Every agent
+    the agents' radius: ORCA keeps each agent's own radius clear of the walls); ``None``
+    (default): none, until a :class:`~wayfinding.crowd.Navigator` gives it the walls of
+    the world its agents plan on (``()``: none even then).  Every agent
     considers every edge it faces within ``time_horizon_obst * max_speed + radius``, found
     through the obstacle tree (built here, once: RVO2's, splitting the edges that cross the
     lines of others; about 0.5 s for 10,000 edges and 10 s for 50,000, RVO2's own taking
@@ -65,27 +69,37 @@ class ORCA:
 
     def __init__(self, *, time_horizon: float = 10.0, time_horizon_obst: float = 10.0,
                  neighbour_dist: float | None = None, max_neighbours: int | None = None,
-                 obstacles: Any = ()):
-        self.time_horizon = check_number(time_horizon, "time_horizon")
-        self.time_horizon_obst = check_number(time_horizon_obst, "time_horizon_obst")
+                 obstacles: Any = None):
+        self.time_horizon = positive_float("time_horizon", time_horizon)
+        self.time_horizon_obst = positive_float("time_horizon_obst", time_horizon_obst)
         self.neighbour_dist = None if neighbour_dist is None \
-            else check_number(neighbour_dist, "neighbour_dist")
+            else positive_float("neighbour_dist", neighbour_dist)
         self.max_neighbours = None if max_neighbours is None \
-            else check_count(max_neighbours, "max_neighbours", zero=True)
-        self._walls = _walls(_polygons(obstacles))
+            else count("max_neighbours", max_neighbours, min=0)
+        self.obstacles = None
+        self._walls = _walls(())
+        if obstacles is not None:
+            self.set_obstacles(obstacles)
         self._agents: dict[int, tuple] = {}
 
-    def velocities(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
+    def set_obstacles(self, obstacles: Any) -> None:
+        """Keep clear of ``obstacles`` (as the constructor takes them) from now on,
+        instead of those given before."""
+        self._walls = _walls(_polygons(obstacles))
+        self.obstacles = obstacles
+
+    @positional_options("preferred")
+    def velocities(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
         state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
-        dt = check_number(dt, "dt")
+        dt = positive_float("dt", dt)
         n = len(crowd)
         pref = crowd.velocities(preferred, dt)
         dist, k, tau, tau_obst = self._parameters(crowd)
         top = int(k.max()) if n else 0
-        rows, counts = crowd.neighbours(dist, top)
+        rows, counts = crowd.neighbours(distance=dist, count=top)
         if n and k.min() < top:                  # fewer for some: keep each one's nearest
             rows[np.arange(top) >= k[:, None]] = -1
             counts = np.minimum(counts, k).astype(counts.dtype)
@@ -107,13 +121,13 @@ class ORCA:
         if type(agent) is bool or not isinstance(agent, (int, np.integer)) or agent < 0:
             raise InvalidQueryError(f"agent {brief(agent)} must be an agent id (an int >= 0)")
         self._agents[int(agent)] = (
-            math.nan if neighbour_dist is None else check_number(neighbour_dist,
-                                                                 "neighbour_dist"),
-            math.nan if max_neighbours is None else check_count(max_neighbours,
-                                                                "max_neighbours", zero=True),
-            math.nan if time_horizon is None else check_number(time_horizon, "time_horizon"),
-            math.nan if time_horizon_obst is None else check_number(time_horizon_obst,
-                                                                    "time_horizon_obst"))
+            math.nan if neighbour_dist is None
+            else positive_float("neighbour_dist", neighbour_dist),
+            math.nan if max_neighbours is None
+            else count("max_neighbours", max_neighbours, min=0),
+            math.nan if time_horizon is None else positive_float("time_horizon", time_horizon),
+            math.nan if time_horizon_obst is None
+            else positive_float("time_horizon_obst", time_horizon_obst))
 
     def _parameters(self, crowd: Crowd) -> tuple:
         """Per row of ``crowd``: neighbour distance, neighbour count (int32) and the two
@@ -136,10 +150,11 @@ class ORCA:
         return (table[:, 0], table[:, 1].astype(np.int32),
                 np.ascontiguousarray(table[:, 2]), np.ascontiguousarray(table[:, 3]))
 
-    def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
+    @positional_options("preferred")
+    def step(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> None:
         """Advance the crowd by ``dt`` with ORCA's velocities (see :meth:`Crowd.step` for
         the agents' acceleration limits; RVO2 has none)."""
-        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred))
+        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred))
 
 
 def _polygons(obstacles: Any) -> list:

@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _forces
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
-from .agents import Crowd, check_count, check_number
+from ._positional import positional_options
+from .agents import Crowd
 
 
 def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -50,12 +52,14 @@ class ForceModel:
 
     forces: Callable[..., np.ndarray]
 
-    def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
+    @positional_options("preferred")
+    def step(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> None:
         """One explicit Euler step of ``dt`` seconds (0.02 suits the force models):
         velocity plus force times ``dt``, then :meth:`Crowd.step` (speed and acceleration
         limits)."""
-        dt = check_number(dt, "dt")
-        crowd.step(dt, crowd.velocity + self.forces(crowd, preferred, dt) * dt)
+        dt = positive_float("dt", dt)
+        force = self.forces(crowd, preferred=preferred, dt=dt)
+        crowd.step(dt, velocity=crowd.velocity + force * dt)
 
 
 class PowerLaw(ForceModel):
@@ -66,13 +70,13 @@ class PowerLaw(ForceModel):
     def __init__(self, *, k: float = 1.5, m: float = 2.0, tau0: float = 3.0,
                  relaxation: float = 0.5, max_force: float = 5.0, sensing: float = 7.0,
                  max_neighbours: int | None = None):
-        self.k, self.m = check_number(k, "k"), check_number(m, "m")
-        self.tau0, self.relaxation = check_number(tau0, "tau0"), \
-            check_number(relaxation, "relaxation")
-        self.max_force = check_number(max_force, "max_force")
-        self.sensing = check_number(sensing, "sensing")
+        self.k, self.m = positive_float("k", k), positive_float("m", m)
+        self.tau0, self.relaxation = positive_float("tau0", tau0), \
+            positive_float("relaxation", relaxation)
+        self.max_force = positive_float("max_force", max_force)
+        self.sensing = positive_float("sensing", sensing)
         self.max_neighbours = None if max_neighbours is None \
-            else check_count(max_neighbours, "max_neighbours")
+            else count("max_neighbours", max_neighbours)
 
     def energy(self, tau: np.ndarray) -> np.ndarray:
         """E(tau) = k tau^-m exp(-tau / tau0) (0 where tau is inf)."""
@@ -98,7 +102,8 @@ class PowerLaw(ForceModel):
                       self.max_force, out)
         return out.reshape(shape)
 
-    def forces(self, crowd: Crowd, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
+    @positional_options("preferred", "dt")
+    def forces(self, crowd: Crowd, *, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
         """Every agent's total force, ``(n, 2)``: the goal force towards ``preferred``
         (default :meth:`Crowd.preferred_velocity` for ``dt``) plus the avoidance forces of
         its neighbours within ``sensing``."""
@@ -109,7 +114,7 @@ class PowerLaw(ForceModel):
         total = (pref - crowd.velocity) / self.relaxation
         if n < 2:
             return total
-        rows, counts = crowd.neighbours(self.sensing, self.max_neighbours)
+        rows, counts = crowd.neighbours(distance=self.sensing, count=self.max_neighbours)
         _forces.neighbours(_forces.POWER_LAW, np.ascontiguousarray(crowd.position),
                            np.ascontiguousarray(crowd.velocity),
                            np.ascontiguousarray(crowd.radius), rows, counts, self.k, self.m,

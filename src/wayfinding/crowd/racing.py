@@ -5,13 +5,14 @@ coordinates, and :func:`decide_racing`, whose braking is the danger crossed on t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._validate import positive_float
 from ..errors import InvalidQueryError
-from .agents import check_number
+from ._positional import positional_options
 from .context import (
     Choice,
     ContextMap,
@@ -25,6 +26,7 @@ from .context import (
 )
 
 
+@positional_options("racing_line", "track_width", "width", "length")
 @dataclass(frozen=True, eq=False)
 class Cars:
     """Cars on a track in track coordinates (world units and seconds), one entry per car:
@@ -38,6 +40,7 @@ class Cars:
     offset: Any
     speed: Any
     racing_speed: Any
+    _: KW_ONLY
     racing_line: Any = 0.0
     track_width: Any = 12.0
     width: Any = 2.0
@@ -84,8 +87,8 @@ def racing_line(cmap: ContextMap, cars: Cars, *, peak: float = 0.25,
     ``floor`` one track width away: never zero, so a car pushed wide still knows where
     the line is, and low so that other interest can outbid it."""
     cmap._lateral_map()
-    peak = check_number(peak, "peak")
-    floor = check_number(floor, "floor")
+    peak = positive_float("peak", peak)
+    floor = positive_float("floor", floor)
     if floor > peak:
         raise InvalidQueryError(f"floor {floor!r} must be <= peak {peak!r}")
     return splat_linear(cmap, cars.racing_line, peak - floor, cars.track_width,
@@ -106,8 +109,8 @@ def avoid_cars(cmap: ContextMap, cars: Cars, *, look_ahead: float = 60.0,
     per car: wider for more cautious drivers)."""
     cmap._lateral_map()
     n = len(cars)
-    look_ahead = check_number(look_ahead, "look_ahead")
-    slow_fraction = check_number(slow_fraction, "slow_fraction", zero=True)
+    look_ahead = positive_float("look_ahead", look_ahead)
+    slow_fraction = positive_float("slow_fraction", slow_fraction, allow_zero=True)
     if slow_fraction >= 1:
         raise InvalidQueryError(f"slow_fraction {slow_fraction!r} must be < 1")
     skirt = _per_agent(skirt, n, "skirt", zero=True)
@@ -121,7 +124,7 @@ def avoid_cars(cmap: ContextMap, cars: Cars, *, look_ahead: float = 60.0,
     slowness = 1 - cars.speed / cars.racing_speed
     danger = np.where(alongside, 1.0, np.clip(closeness * slowness[None, :], 0, 1))
     half = (cars.width[:, None] + cars.width[None, :]) / 2 \
-        + cmap.spacing(cars.track_width, n)[:, None] / 2
+        + cmap.spacing(track_width=cars.track_width, n=n)[:, None] / 2
     at = np.broadcast_to(cars.offset[None, :], (n, n))
     return splat_skirt(cmap, at, danger, half, skirt[:, None], valid=alongside | ahead,
                        track_width=cars.track_width)
@@ -135,9 +138,9 @@ def drafting(cmap: ContextMap, cars: Cars, *, max_gap: float = 40.0, reach: floa
     ``reach`` (world units) either side."""
     cmap._lateral_map()
     n = len(cars)
-    max_gap = check_number(max_gap, "max_gap")
-    reach = check_number(reach, "reach")
-    gain = check_number(gain, "gain")
+    max_gap = positive_float("max_gap", max_gap)
+    reach = positive_float("reach", reach)
+    gain = positive_float("gain", gain)
     gap = cars._gaps()
     ahead = (gap >= cars.length[:, None]) & (gap < max_gap)
     fast = np.minimum(1.0, cars.speed[None, :] / cars.racing_speed[:, None])
@@ -165,10 +168,10 @@ def decide_racing(cmap: ContextMap, cars: Cars, interest: Any, danger: Any, *,
     danger can steer without slowing)."""
     cmap._lateral_map()
     n = len(cars)
-    d = cmap.check(danger, "danger", n)
-    m = cmap.check(interest, "interest", n)
-    threshold = check_number(brake_threshold, "brake_threshold", zero=True)
-    gain_ = check_number(brake_gain, "brake_gain", zero=True)
+    d = cmap.check(danger, name="danger", n=n)
+    m = cmap.check(interest, name="interest", n=n)
+    threshold = positive_float("brake_threshold", brake_threshold, allow_zero=True)
+    gain_ = positive_float("brake_gain", brake_gain, allow_zero=True)
     start = cars.slot(cmap)
     choice = choose(cmap, m, mask_reachable(d, start))
     lo = np.minimum(start, choice.index)[:, None]

@@ -1,5 +1,5 @@
 """Standard crowd scenarios, each a fresh :class:`~wayfinding.crowd.Crowd` with its
-obstacles, time step and time limit; :func:`simulate` runs one under a model and records
+obstacles, time step and time limit; :func:`simulate_crowd` runs one under a model and records
 it (:mod:`~wayfinding.crowd.metrics`).
 
 * ``circle``: RVO2's Circle (agents evenly on a circle, each bound for its antipode;
@@ -15,7 +15,7 @@ it (:mod:`~wayfinding.crowd.metrics`).
 * ``crossing_flows``: two streams crossing at ``angle`` degrees.
 * ``one_way``: a corridor of agents all walking the same way, faster ones behind.
 
->>> run = simulate(scenario("crossing", angle=90))
+>>> run = simulate_crowd(scenario("crossing", angle=90))
 >>> run.completion, run.collisions()
 (1.0, 0)
 """
@@ -24,19 +24,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._deprecated import alias
 from ..errors import InvalidQueryError
+from ._positional import positional_options
 from .agents import Crowd
 from .metrics import Run, record
 from .orca import ORCA
 
 
+@positional_options("obstacles", "noise")
 @dataclass
-class Scenario:
+class CrowdScenario:
     """A crowd, its obstacles (counter-clockwise polygons), a time step, a time limit and
     the preferred-velocity noise of its reference (0: none)."""
 
@@ -44,6 +47,7 @@ class Scenario:
     crowd: Crowd
     dt: float
     seconds: float
+    _: KW_ONLY
     obstacles: list[np.ndarray] = field(default_factory=list)
     noise: float = 0.0
 
@@ -52,7 +56,8 @@ def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
     return np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=float)   # CCW
 
 
-def circle(n: int = 250, size: float = 200.0) -> Scenario:
+@positional_options("n", "size")
+def circle(*, n: int = 250, size: float = 200.0) -> CrowdScenario:
     crowd = Crowd(neighbour_dist=15.0, max_neighbours=10)
     for i in range(n):
         a = 2 * math.pi * i / n
@@ -60,7 +65,7 @@ def circle(n: int = 250, size: float = 200.0) -> Scenario:
         crowd.add(p, goal=-p, radius=1.5, max_speed=2.0)
     # 5 times the straight crossing; the noise breaks the exact symmetry that double
     # precision would otherwise keep (RVO2's single precision breaks it by rounding).
-    return Scenario("circle", crowd, 0.25, 5.0 * size, noise=1e-4)
+    return CrowdScenario("circle", crowd, 0.25, 5.0 * size, noise=1e-4)
 
 
 def _headings(angle: float) -> list[np.ndarray]:
@@ -70,14 +75,16 @@ def _headings(angle: float) -> list[np.ndarray]:
     return [np.array([math.cos(a), math.sin(a)]) for a in (0.0, math.radians(angle))]
 
 
-def crossing(angle: float = 90.0, distance: float = 8.0) -> Scenario:
+@positional_options("angle", "distance")
+def crossing(*, angle: float = 90.0, distance: float = 8.0) -> CrowdScenario:
     crowd = Crowd()
     for heading in _headings(angle):
         crowd.add(-distance * heading, goal=distance * heading, radius=0.3, max_speed=1.3)
-    return Scenario(f"crossing {angle:g}°", crowd, 0.1, 60.0, noise=1e-4)
+    return CrowdScenario(f"crossing {angle:g}°", crowd, 0.1, 60.0, noise=1e-4)
 
 
-def swap(n: int = 25, gap: float = 10.0) -> Scenario:
+@positional_options("n", "gap")
+def swap(*, n: int = 25, gap: float = 10.0) -> CrowdScenario:
     side = math.ceil(math.sqrt(n))
     crowd = Crowd()
     for sign in (-1, 1):
@@ -85,10 +92,10 @@ def swap(n: int = 25, gap: float = 10.0) -> Scenario:
             row, col = divmod(k, side)
             p = np.array([sign * (gap / 2 + col * 1.0), (row - (side - 1) / 2) * 1.0])
             crowd.add(p, goal=p * [-1, 1], radius=0.3, max_speed=1.3)
-    return Scenario(f"swap {n}-{n}", crowd, 0.1, 120.0, noise=1e-4)
+    return CrowdScenario(f"swap {n}-{n}", crowd, 0.1, 120.0, noise=1e-4)
 
 
-def blocks() -> Scenario:
+def blocks() -> CrowdScenario:
     crowd = Crowd(neighbour_dist=15.0, max_neighbours=10)
     for sx in (-1, 1):
         for sy in (-1, 1):
@@ -98,10 +105,11 @@ def blocks() -> Scenario:
                     crowd.add(p, goal=(-75 * sx, -75 * sy), radius=2.0, max_speed=2.0)
     obstacles = [_box(-40, 10, -10, 40), _box(10, 10, 40, 40), _box(10, -40, 40, -10),
                  _box(-40, -40, -10, -10)]
-    return Scenario("blocks", crowd, 0.25, 2000.0, obstacles, noise=1e-4)
+    return CrowdScenario("blocks", crowd, 0.25, 2000.0, obstacles=obstacles, noise=1e-4)
 
 
-def bottleneck(n: int = 40, width: float = 1.2) -> Scenario:
+@positional_options("n", "width")
+def bottleneck(*, n: int = 40, width: float = 1.2) -> CrowdScenario:
     if not width > 0:
         raise InvalidQueryError(f"width {width!r} must be > 0")
     crowd = Crowd()
@@ -112,10 +120,11 @@ def bottleneck(n: int = 40, width: float = 1.2) -> Scenario:
                   max_speed=1.3)
     half = width / 2
     obstacles = [_box(-0.25, half, 0.25, 20), _box(-0.25, -20, 0.25, -half)]
-    return Scenario("bottleneck", crowd, 0.05, 200.0, obstacles, noise=1e-4)
+    return CrowdScenario("bottleneck", crowd, 0.05, 200.0, obstacles=obstacles, noise=1e-4)
 
 
-def crossing_flows(n: int = 20, angle: float = 90.0) -> Scenario:
+@positional_options("n", "angle")
+def crossing_flows(*, n: int = 20, angle: float = 90.0) -> CrowdScenario:
     """Two streams of ``n`` agents each (in files of two), crossing at ``angle`` degrees."""
     crowd = Crowd()
     for heading in _headings(angle):
@@ -123,10 +132,11 @@ def crossing_flows(n: int = 20, angle: float = 90.0) -> Scenario:
         for k in range(n):
             p = -(8 + 1.2 * (k // 2)) * heading + (k % 2 - 0.5) * 1.2 * side
             crowd.add(p, goal=p + (16 + 1.2 * (n // 2)) * heading, radius=0.3, max_speed=1.3)
-    return Scenario(f"crossing flows {angle:g}°", crowd, 0.1, 120.0, noise=1e-4)
+    return CrowdScenario(f"crossing flows {angle:g}°", crowd, 0.1, 120.0, noise=1e-4)
 
 
-def one_way(n: int = 30, width: float = 4.0, length: float = 20.0) -> Scenario:
+@positional_options("n", "width", "length")
+def one_way(*, n: int = 30, width: float = 4.0, length: float = 20.0) -> CrowdScenario:
     """``n`` agents walking the same way down a corridor ``width`` wide between walls, the
     slower ones ahead (top speeds 0.9 to 1.5)."""
     if not width > 1:
@@ -142,22 +152,23 @@ def one_way(n: int = 30, width: float = 4.0, length: float = 20.0) -> Scenario:
     half = width / 2
     obstacles = [_box(-length, half, length + 10, half + 1),
                  _box(-length, -half - 1, length + 10, -half)]
-    return Scenario("one-way flow", crowd, 0.1, 120.0, obstacles, noise=1e-4)
+    return CrowdScenario("one-way flow", crowd, 0.1, 120.0, obstacles=obstacles, noise=1e-4)
 
 
-SCENARIOS: dict[str, Callable[..., Scenario]] = {
+SCENARIOS: dict[str, Callable[..., CrowdScenario]] = {
     "circle": circle, "crossing": crossing, "swap": swap, "blocks": blocks,
     "bottleneck": bottleneck, "crossing_flows": crossing_flows, "one_way": one_way}
 
 
-def scenario(name: str, **options: float) -> Scenario:
+def scenario(name: str, **options: float) -> CrowdScenario:
     """A fresh scenario by name (see the module's list), with its options."""
     if name not in SCENARIOS:
         raise InvalidQueryError(f"unknown scenario {name!r}; one of {sorted(SCENARIOS)}")
     return SCENARIOS[name](**options)
 
 
-def simulate(sc: Scenario, model: Any = None, *, seed: int = 0) -> Run:
+@positional_options("model")
+def simulate_crowd(sc: CrowdScenario, *, model: Any = None, seed: int = 0) -> Run:
     """Run a scenario until everyone has arrived or time is up, under ``model``: any
     avoidance model with ``step(crowd, dt, preferred)`` (default: ``ORCA(time_horizon=5,
     time_horizon_obst=2)`` with the scenario's obstacles).  Only ORCA takes obstacles: a
@@ -176,6 +187,12 @@ def simulate(sc: Scenario, model: Any = None, *, seed: int = 0) -> Run:
             a = rng.uniform(0, 2 * math.pi, len(crowd))
             pref = pref + sc.noise * rng.uniform(0, 1, len(crowd))[:, None] \
                 * np.stack([np.cos(a), np.sin(a)], 1)
-        orca.step(crowd, dt, pref)
+        orca.step(crowd, dt, preferred=pref)
 
     return record(sc.crowd, step, dt=sc.dt, seconds=sc.seconds)
+
+
+#: Deprecated name of :class:`CrowdScenario`.
+Scenario = alias(CrowdScenario, "Scenario")
+#: Deprecated name of :func:`simulate_crowd`.
+simulate = alias(simulate_crowd, "simulate")

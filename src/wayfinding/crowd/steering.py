@@ -13,7 +13,7 @@ obstacles, walls or path corners; for many of those, ORCA's indexed obstacles or
 >>> crowd = Crowd()
 >>> a = crowd.add((0.0, 0.0), max_speed=2.0, max_accel=4.0)
 >>> for _ in range(200):
-...     crowd.step(0.1, crowd.velocity + arrive(crowd, [(6.0, 0.0)], slowing=2.0))
+...     crowd.step(0.1, velocity=crowd.velocity + arrive(crowd, [(6.0, 0.0)], slowing=2.0))
 >>> crowd.position_of(a).round(3).tolist(), float(np.hypot(*crowd.velocity[0]).round(3))
 ([6.0, 0.0], 0.0)
 """
@@ -25,12 +25,14 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..fields import FlowField
 from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
-from .agents import Crowd, check_number
+from ._positional import positional_options
+from .agents import Crowd
 from .powerlaw import time_to_collision
 
 
@@ -66,11 +68,12 @@ def flee(crowd: Crowd, threat: Any) -> np.ndarray:
     return _towards(crowd.position - t, crowd.max_speed) - crowd.velocity
 
 
-def arrive(crowd: Crowd, target: Any, slowing: float = 1.0) -> np.ndarray:
+@positional_options("slowing")
+def arrive(crowd: Crowd, target: Any, *, slowing: float = 1.0) -> np.ndarray:
     """Towards ``target``, slowing down linearly within ``slowing`` of it so as to stop on
     it (and braking no harder than each agent's ``max_accel``: the speed never exceeds the
     one it can still shed over the distance left)."""
-    slowing = check_number(slowing, "slowing")
+    slowing = positive_float("slowing", slowing)
     t = _points(crowd, target, "target")
     to = t - crowd.position
     dist = np.hypot(to[:, 0], to[:, 1])
@@ -81,7 +84,8 @@ def arrive(crowd: Crowd, target: Any, slowing: float = 1.0) -> np.ndarray:
     return _towards(to, speed) - crowd.velocity
 
 
-def pursue(crowd: Crowd, target: Any, target_velocity: Any, max_lead: float = math.inf
+@positional_options("max_lead")
+def pursue(crowd: Crowd, target: Any, target_velocity: Any, *, max_lead: float = math.inf
            ) -> np.ndarray:
     """Seek where a target moving at ``target_velocity`` will be when reached: its position
     ``T`` seconds ahead, ``T`` the soonest time at which the agent at top speed can be
@@ -90,7 +94,8 @@ def pursue(crowd: Crowd, target: Any, target_velocity: Any, max_lead: float = ma
     return seek(crowd, t + v * _lead(crowd, t, v, max_lead)[:, None])
 
 
-def evade(crowd: Crowd, threat: Any, threat_velocity: Any, max_lead: float = math.inf
+@positional_options("max_lead")
+def evade(crowd: Crowd, threat: Any, threat_velocity: Any, *, max_lead: float = math.inf
           ) -> np.ndarray:
     """Flee from where a threat moving at ``threat_velocity`` will be when it could reach
     the agent: ``T`` = the gap over the two speeds together, at most ``max_lead`` (where that
@@ -106,7 +111,7 @@ def evade(crowd: Crowd, threat: Any, threat_velocity: Any, max_lead: float = mat
 
 
 def _check_lead(max_lead: float) -> float:
-    return check_number(max_lead, "max_lead", zero=True, infinite=True)
+    return positive_float("max_lead", max_lead, allow_zero=True, allow_inf=True)
 
 
 def _lead(crowd: Crowd, t: np.ndarray, v: np.ndarray, max_lead: float) -> np.ndarray:
@@ -143,17 +148,18 @@ class Wander:
     ahead of each agent, nudged by up to ``jitter`` radians per second; seeded, so runs
     repeat.  Call it every step with that step's ``dt``."""
 
-    def __init__(self, radius: float = 1.0, distance: float = 2.0, jitter: float = 2.0,
+    @positional_options("radius", "distance", "jitter", "seed")
+    def __init__(self, *, radius: float = 1.0, distance: float = 2.0, jitter: float = 2.0,
                  seed: int = 0):
-        self.radius = check_number(radius, "radius")
-        self.distance = check_number(distance, "distance", zero=True)
-        self.jitter = check_number(jitter, "jitter", zero=True)
+        self.radius = positive_float("radius", radius)
+        self.distance = positive_float("distance", distance, allow_zero=True)
+        self.jitter = positive_float("jitter", jitter, allow_zero=True)
         self._rng = np.random.default_rng(seed)
         self._ids = np.zeros(0, dtype=np.int64)            # sorted, with their angles
         self._angles = np.zeros(0)
 
     def __call__(self, crowd: Crowd, dt: float) -> np.ndarray:
-        dt = check_number(dt, "dt")
+        dt = positive_float("dt", dt)
         ids = crowd.ids
         at = np.minimum(np.searchsorted(self._ids, ids), max(len(self._ids) - 1, 0))
         known = (self._ids[at] == ids) if len(self._ids) else np.zeros(len(ids), bool)
@@ -173,11 +179,12 @@ class Wander:
 
 
 def _neighbourhood(crowd: Crowd, distance: float, count: int) -> tuple[np.ndarray, np.ndarray]:
-    rows, counts = crowd.neighbours(distance, count)
+    rows, counts = crowd.neighbours(distance=distance, count=count)
     return rows, rows >= 0
 
 
-def separation(crowd: Crowd, distance: float = 3.0, count: int = 10) -> np.ndarray:
+@positional_options("distance", "count")
+def separation(crowd: Crowd, *, distance: float = 3.0, count: int = 10) -> np.ndarray:
     """Away from the neighbours within ``distance``, each pushing in proportion to
     1 / its distance, at top speed at most."""
     rows, ok = _neighbourhood(crowd, distance, count)
@@ -190,7 +197,8 @@ def separation(crowd: Crowd, distance: float = 3.0, count: int = 10) -> np.ndarr
         - np.where((length > 0)[:, None], crowd.velocity, 0)
 
 
-def alignment(crowd: Crowd, distance: float = 5.0, count: int = 10) -> np.ndarray:
+@positional_options("distance", "count")
+def alignment(crowd: Crowd, *, distance: float = 5.0, count: int = 10) -> np.ndarray:
     """Towards the mean velocity of the neighbours within ``distance`` (none: no steer)."""
     rows, ok = _neighbourhood(crowd, distance, count)
     n = ok.sum(1)
@@ -199,7 +207,8 @@ def alignment(crowd: Crowd, distance: float = 5.0, count: int = 10) -> np.ndarra
     return np.where((n > 0)[:, None], mean - crowd.velocity, 0.0)
 
 
-def cohesion(crowd: Crowd, distance: float = 5.0, count: int = 10) -> np.ndarray:
+@positional_options("distance", "count")
+def cohesion(crowd: Crowd, *, distance: float = 5.0, count: int = 10) -> np.ndarray:
     """Seek the centre of the neighbours within ``distance`` (none: no steer)."""
     rows, ok = _neighbourhood(crowd, distance, count)
     n = ok.sum(1)
@@ -209,7 +218,8 @@ def cohesion(crowd: Crowd, distance: float = 5.0, count: int = 10) -> np.ndarray
     return np.where((n > 0)[:, None], seek(crowd, centre), 0.0)
 
 
-def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, lookahead: float = 2.0,
+@positional_options("lookahead", "margin")
+def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, *, lookahead: float = 2.0,
                     margin: float = 0.1) -> np.ndarray:
     """Steer round the round obstacles (``centres`` ``(m, 2)``, ``radii`` ``(m,)``) that the
     agent would come within ``margin`` of within ``lookahead`` seconds going straight on:
@@ -217,8 +227,8 @@ def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, lookahead: float = 2
     the agent's radius and the margin), on the side away from its centre (the left when
     dead ahead); straight away from it when already that close.  Nothing ahead: no steer.
     Cost ``n * m``."""
-    lookahead = check_number(lookahead, "lookahead")
-    margin = check_number(margin, "margin", zero=True)
+    lookahead = positive_float("lookahead", lookahead)
+    margin = positive_float("margin", margin, allow_zero=True)
     c = _array(centres, (-1, 2), "centres")
     r = _array(radii, (len(c),), "radii")
     if (r < 0).any():
@@ -247,7 +257,8 @@ def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, lookahead: float = 2
     return np.where(hit[:, None], desired - v, 0.0)
 
 
-def avoid_walls(crowd: Crowd, walls: Any, lookahead: float = 1.0,
+@positional_options("lookahead", "spread")
+def avoid_walls(crowd: Crowd, walls: Any, *, lookahead: float = 1.0,
                 spread: float = math.pi / 4) -> np.ndarray:
     """Feelers against walls: three rays from each agent, ahead (``radius + lookahead *
     speed`` long) and ``spread`` radians to either side (half as long).  For the feeler
@@ -257,8 +268,8 @@ def avoid_walls(crowd: Crowd, walls: Any, lookahead: float = 1.0,
     ``(k, 2, 2)``, or the walls of an :class:`~wayfinding.geometry.Obstacles`, a
     :class:`~wayfinding.navmesh.NavMesh` or a :class:`~wayfinding.grid.Grid`'s blocked
     cells.  Cost ``n * k``."""
-    lookahead = check_number(lookahead, "lookahead")
-    spread = check_number(spread, "spread", zero=True)
+    lookahead = positive_float("lookahead", lookahead)
+    spread = positive_float("spread", spread, allow_zero=True)
     a, b = wall_segments(walls)
     p, v = crowd.position, crowd.velocity
     speed = np.hypot(v[:, 0], v[:, 1])
@@ -308,15 +319,16 @@ def wall_segments(walls: Any) -> tuple[np.ndarray, np.ndarray]:
     return seg[:, 0], seg[:, 1]
 
 
-def follow_path(crowd: Crowd, path: Any, ahead: float = 1.0, predict: float = 0.5,
+@positional_options("ahead", "predict", "slowing")
+def follow_path(crowd: Crowd, path: Any, *, ahead: float = 1.0, predict: float = 0.5,
                 slowing: float = 1.0) -> np.ndarray:
     """Follow a polyline (``(m, 2)``, shared by all agents, or a list of one per agent):
     project where the agent will be in ``predict`` seconds onto the path (its nearest
     point), then seek the point ``ahead`` further along it; within ``ahead`` of the end,
     arrive at the end (slowing within ``slowing`` of it).  An agent off the path heads
     back onto it on the way."""
-    ahead = check_number(ahead, "ahead")
-    predict = check_number(predict, "predict", zero=True)
+    ahead = positive_float("ahead", ahead)
+    predict = positive_float("predict", predict, allow_zero=True)
     pts, counts = _paths(crowd, path)
     n = len(pts)
     rows = np.arange(n)
@@ -334,7 +346,7 @@ def follow_path(crowd: Crowd, path: Any, ahead: float = 1.0, predict: float = 0.
     target = a[rows, j] + e[rows, j] * np.clip(frac, 0, 1)[:, None]
     last = pts[rows, counts - 1]
     return np.where(end[:, None], arrive(crowd, np.where(end[:, None], last, crowd.position),
-                                         slowing), seek(crowd, target))
+                                         slowing=slowing), seek(crowd, target))
 
 
 def _paths(crowd: Crowd, path: Any) -> tuple[np.ndarray, np.ndarray]:

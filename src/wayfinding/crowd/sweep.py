@@ -69,15 +69,16 @@ polylines, ``(x, y)``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from enum import Enum
 from typing import Any
 
 import numpy as np
 
+from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_points
-from .agents import check_number
+from ._positional import positional_options
 
 
 class Order(Enum):
@@ -111,6 +112,7 @@ class Collision:
     avoidance: np.ndarray
 
 
+@positional_options("path", "collision", "resolved")
 @dataclass(frozen=True)
 class Decision:
     """A query's answer: the ``order``, the ``speed`` to walk at (m/s; 0 for a stop), the
@@ -120,15 +122,17 @@ class Decision:
 
     order: Order
     speed: float
+    _: KW_ONLY
     path: np.ndarray | None = None
     collision: Collision | None = None
     resolved: bool = True
 
 
-def detection_range(speed: float, stopping: float, horizon: float = 2.0) -> float:
+@positional_options("horizon")
+def detection_range(speed: float, stopping: float, *, horizon: float = 2.0) -> float:
     """How far ahead along its path an agent looks: ``stopping + horizon × speed`` (m)."""
-    return check_number(stopping, "stopping", zero=True) \
-        + check_number(horizon, "horizon") * check_number(speed, "speed", zero=True)
+    return positive_float("stopping", stopping, allow_zero=True) \
+        + positive_float("horizon", horizon) * positive_float("speed", speed, allow_zero=True)
 
 
 def _motion(a0: Any, a1: Any, c0: Any, c1: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -187,12 +191,12 @@ class PathAvoidance:
     def __init__(self, *, horizon: float = 2.0, head_on_angle: float = 10.0,
                  offset: float = 5.0, min_offset: float = 1.0, reconnect_angle: float = 8.0,
                  spacing: float = 0.0, mesh: Any = None):
-        self.horizon = check_number(horizon, "horizon")
+        self.horizon = positive_float("horizon", horizon)
         self.head_on_angle = _angle(head_on_angle, "head_on_angle")
-        self.offset = check_number(offset, "offset")
-        self.min_offset = check_number(min_offset, "min_offset")
+        self.offset = positive_float("offset", offset)
+        self.min_offset = positive_float("min_offset", min_offset)
         self.reconnect_angle = _angle(reconnect_angle, "reconnect_angle")
-        self.spacing = check_number(spacing, "spacing", zero=True)
+        self.spacing = positive_float("spacing", spacing, allow_zero=True)
         if mesh is not None and not (hasattr(mesh, "raycast") and hasattr(mesh, "locate")):
             raise InvalidQueryError(f"mesh {mesh!r} must be a NavMesh")
         self.mesh = mesh
@@ -217,7 +221,7 @@ class PathAvoidance:
         ``speed``), collision ``radius`` (m) and ``stopping`` distance (m, from its
         animation data); returns its id."""
         pts = _path(path, "path")
-        speed = check_number(speed, "speed", zero=True)
+        speed = positive_float("speed", speed, allow_zero=True)
         if speed > 0 and len(pts) < 2:
             raise InvalidQueryError("a moving agent's path needs two distinct points")
         gaits = np.unique(np.array([speed] if speeds is None else speeds, dtype=np.float64)
@@ -226,8 +230,8 @@ class PathAvoidance:
         if (speed > 0 and not len(gaits)) or not np.isfinite(gaits).all() \
                 or (gaits <= 0).any():
             raise InvalidQueryError(f"speeds {speeds!r} must be numbers > 0")
-        radius = check_number(radius, "radius")
-        stopping = check_number(stopping, "stopping", zero=True)
+        radius = positive_float("radius", radius)
+        stopping = positive_float("stopping", stopping, allow_zero=True)
         self._paths.append(pts)
         self._speeds.append(np.union1d(gaits, [speed]) if speed > 0 else gaits)
         for name, value in (("progress", 0.0), ("speed", speed), ("preferred", speed),
@@ -292,7 +296,7 @@ class PathAvoidance:
 
     def advance(self, dt: float) -> None:
         """Move every agent ``dt`` seconds along its path at its speed (stopping at the end)."""
-        dt = check_number(dt, "dt")
+        dt = positive_float("dt", dt)
         self.progress = np.minimum(self.progress + self.speed * dt, self._cum[:, -1])
 
     # ------------------------------------------------------------------ sampling
@@ -353,12 +357,13 @@ class PathAvoidance:
                          bool(head_on), float(overlap), avoid)
 
     # ------------------------------------------------------------------ detection
-    def detect(self, agent: int, speed: float | None = None, path: Any = None
+    @positional_options("speed", "path")
+    def detect(self, agent: int, *, speed: float | None = None, path: Any = None
                ) -> Collision | None:
         """The first collision on agent ``agent``'s sweep at ``speed`` (default: its
         current speed) along ``path`` (default: the rest of its own path), or None."""
         i = self._row(agent)
-        v = self.speed[i] if speed is None else check_number(speed, "speed", zero=True)
+        v = self.speed[i] if speed is None else positive_float("speed", speed, allow_zero=True)
         pts = self.remaining(i) if path is None else _path(path, "path")
         if v <= 0 or len(pts) < 2:
             return None
@@ -424,12 +429,12 @@ class PathAvoidance:
         want = float(self.preferred[i])
         if want == 0:
             return Decision(Order.OK, 0.0)
-        hit = self.detect(i, want)
+        hit = self.detect(i, speed=want)
         if hit is None:
             return self._set_speed(i, self._spaced(i, want))
         if self.preferred[hit.collider] > 0:          # an idle collider stays put
             for s in self._gaits(i, skip=want):
-                if self.detect(i, s) is None:
+                if self.detect(i, speed=s) is None:
                     return self._set_speed(i, s, hit)
             if self._stop_is_clear(i):
                 return Decision(Order.STOP, 0.0, collision=hit)
@@ -477,15 +482,15 @@ class PathAvoidance:
             path = self._candidate(i, hit, sign * hit.avoidance)
             if path is None:
                 continue
-            again = self.detect(i, v, path)
-            if again is None or any(self.detect(i, s, path) is None
+            again = self.detect(i, speed=v, path=path)
+            if again is None or any(self.detect(i, speed=s, path=path) is None
                                     for s in self._gaits(i, skip=v)):
-                return Decision(Order.NEW_PATH, v, path, hit)
+                return Decision(Order.NEW_PATH, v, path=path, collision=hit)
             if best is None or again.overlap < best[0]:
                 best = (again.overlap, path)
         if best is None:
             return Decision(Order.STOP, 0.0, collision=hit, resolved=False)
-        return Decision(Order.NEW_PATH, v, best[1], hit, resolved=False)
+        return Decision(Order.NEW_PATH, v, path=best[1], collision=hit, resolved=False)
 
     def _candidate(self, i: int, hit: Collision, avoid: np.ndarray) -> np.ndarray | None:
         """The spliced path through the avoidance point on side ``avoid``, or None when it
@@ -537,7 +542,7 @@ class PathAvoidance:
 
 
 def _angle(value: Any, name: str) -> float:
-    v = check_number(value, name, zero=True)
+    v = positive_float(name, value, allow_zero=True)
     if v > 90:
         raise InvalidQueryError(f"{name} {value!r} must be an angle in degrees, 0..90")
     return v

@@ -40,9 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import allocation
+from .._validate import allocation, count, positive_float
 from ..errors import InvalidQueryError
-from .agents import Crowd, check_count, check_number
+from ._positional import positional_options
+from .agents import Crowd
 from .powerlaw import time_to_collision
 
 _NUDGE = 1e-6          # relative push of a projected candidate out of its cone
@@ -64,18 +65,18 @@ class VelocityObstacles:
     def __init__(self, *, weight: float = 0.5, time_horizon: float = 5.0, safety: float = 1.0,
                  rings: int = 5, spokes: int = 16, neighbour_dist: float | None = None,
                  max_neighbours: int | None = None):
-        self.weight = check_number(weight, "weight")
+        self.weight = positive_float("weight", weight)
         if self.weight > 1:
             raise InvalidQueryError(f"weight {weight!r} must be in (0, 1]")
-        self.time_horizon = check_number(time_horizon, "time_horizon")
-        self.safety = check_number(safety, "safety")
-        self.rings, self.spokes = check_count(rings, "rings"), check_count(spokes, "spokes")
+        self.time_horizon = positive_float("time_horizon", time_horizon)
+        self.safety = positive_float("safety", safety)
+        self.rings, self.spokes = count("rings", rings), count("spokes", spokes)
         allocation(f"{self.rings} rings x {self.spokes} spokes of candidate velocities",
                    self.rings * self.spokes)
         self.neighbour_dist = None if neighbour_dist is None \
-            else check_number(neighbour_dist, "neighbour_dist")
+            else positive_float("neighbour_dist", neighbour_dist)
         self.max_neighbours = None if max_neighbours is None \
-            else check_count(max_neighbours, "max_neighbours")
+            else count("max_neighbours", max_neighbours)
 
     @classmethod
     def vo(cls, **options: Any) -> VelocityObstacles:
@@ -93,15 +94,16 @@ class VelocityObstacles:
 
     def _pairs(self, crowd: Crowd) -> tuple:
         """Per agent and neighbour slot: valid mask, p, v_i - v_j, R (``(n, k)``...)."""
-        return crowd.pairs(self.neighbour_dist, self.max_neighbours)
+        return crowd.pairs(distance=self.neighbour_dist, count=self.max_neighbours)
 
-    def candidates(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
+    @positional_options("preferred")
+    def candidates(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> np.ndarray:
         """Every agent's candidate velocities, ``(n, m, 2)`` with ``m = 3 + 3 k + rings *
         spokes`` (``k`` the neighbour count cap), in the documented order; NaN for the
         projections onto absent neighbours.  Arguments as :meth:`velocities`."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
-        pref = crowd.velocities(preferred, check_number(dt, "dt"))
+        pref = crowd.velocities(preferred, positive_float("dt", dt))
         return self._candidates(crowd, pref, self._pairs(crowd))
 
     def _candidates(self, crowd: Crowd, preferred: np.ndarray, pairs: tuple) -> np.ndarray:
@@ -183,12 +185,13 @@ class VelocityObstacles:
         c = np.asarray(candidates, dtype=np.float64)
         return np.isfinite(self._collision_times(c, self._pairs(crowd), crowd.velocity))
 
-    def velocities(self, crowd: Crowd, dt: float, preferred: Any = None) -> np.ndarray:
+    @positional_options("preferred")
+    def velocities(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
         state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
-        dt = check_number(dt, "dt")
+        dt = positive_float("dt", dt)
         pref = crowd.velocities(preferred, dt)
         n = len(crowd)
         if n < 2:
@@ -211,7 +214,8 @@ class VelocityObstacles:
         best = np.argmin(penalty, axis=1)
         return c[np.arange(n), best].copy()
 
-    def step(self, crowd: Crowd, dt: float, preferred: Any = None) -> None:
+    @positional_options("preferred")
+    def step(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> None:
         """Advance the crowd by ``dt`` with these velocities (see :meth:`Crowd.step` for
         the agents' acceleration limits)."""
-        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred))
+        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred))

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..crowd import ORCA, Navigator, record, scenario, simulate
+from ..crowd import ORCA, Navigator, record, scenario, simulate_crowd
 from ..navmesh import NavMesh
 from ..viz.crowd import animate_run
 
@@ -25,7 +25,7 @@ def crowd_section(out: Path) -> str:
     for name, options in RUNS:
         sc = scenario(name, **options)
         agents = len(sc.crowd)
-        run = simulate(sc)
+        run = simulate_crowd(sc)
         gif = animate_run(out / f"crowd-{name}.gif", run, sc.obstacles, size=360)
         m = run.summary()
         rows.append((sc.name, agents, m))
@@ -57,16 +57,16 @@ and the table reports them.
 
 def navigation_run() -> tuple[Any, list[np.ndarray]]:
     """Twelve agents each way round the inner wall of a U-turn, under a Navigator; the run
-    and the solid parts to draw."""
+    and the solid parts to draw.  The radius is given once, to the mesh: the agents take
+    it from the navigator, and ORCA the walls of the area the mesh was built from."""
 
     u_turn = [(0, 0), (12, 0), (12, 4), (3, 4), (3, 6), (12, 6), (12, 10), (0, 10)]
-    nav = Navigator(NavMesh.build(outline=u_turn, radius=0.35),
-                    avoidance=ORCA(time_horizon=2.0, time_horizon_obst=1.0,
-                                   obstacles=NavMesh.build(outline=u_turn)))
+    nav = Navigator(NavMesh.build(outline=u_turn, radius=0.3),
+                    avoidance=ORCA(time_horizon=2.0, time_horizon_obst=1.0))
     for k in range(12):
         x = 11.0 - 0.75 * k
-        nav.add((x, 1.0 + 2.0 * (k % 2)), target=(x, 8.0 + 1.0 * (k % 2)), radius=0.3)
-        nav.add((x, 7.5 + 1.5 * (k % 2)), target=(x, 1.0 + 2.0 * (k % 2)), radius=0.3)
+        nav.add((x, 1.0 + 2.0 * (k % 2)), target=(x, 8.0 + 1.0 * (k % 2)))
+        nav.add((x, 7.5 + 1.5 * (k % 2)), target=(x, 1.0 + 2.0 * (k % 2)))
     run = record(nav.crowd, lambda crowd, dt: nav.update(dt), dt=0.1, seconds=90,
                  remove=nav.remove)
     frame = [np.array(b, float) for b in ([(-1, -1), (13, -1), (13, 0), (-1, 0)],

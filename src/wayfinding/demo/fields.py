@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ..fields import FlowField, FlowTiles
-from ..fields.scenes import scene, simulate
+from ..fields.scenes import scene, simulate_scene
 from ..viz.fields import animate, save_flow
 from .maps import cave, longest
 
@@ -33,7 +33,7 @@ def fields_section(out: Path) -> str:
     route = tiles.route(far.start, goal)
     route.tile(route.sectors[0])
     first = (time.perf_counter() - t0) * 1e3
-    run = simulate(scene("lanes", units=20), seconds=60.0)
+    run = simulate_scene(scene("lanes", units=20), seconds=60.0)
     gif = animate(out / "lanes.gif", run.scene.grid, run.positions, groups=run.group,
                   every=3)
     figures.append((f"lane formation: {run.completion:.0%} arrived, 90% by "

@@ -8,7 +8,7 @@ every group's :class:`~wayfinding.fields.continuum.HybridPlanner` plan gives tar
 velocities, units accelerate towards them (limited), slide along walls, are pushed apart
 where they overlap, and leave when they reach their goal.
 
->>> run = simulate(scene("lanes", units=6), seconds=40.0)
+>>> run = simulate_scene(scene("lanes", units=6), seconds=40.0)
 >>> run.completion
 1.0
 """
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecated import alias
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..results import Arrivals
@@ -100,9 +101,9 @@ def _scatter(rng: np.random.Generator, n: int, xs: tuple[int, int], ys: tuple[in
                                                                                       2))
 
 
-def simulate(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1, max_speed: float = 1.5,
-             acceleration: float = 6.0, radius: float = 0.35, arrive: float = 1.5,
-             params: ContinuumParams | None = None) -> SceneRun:
+def simulate_scene(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1,
+                   max_speed: float = 1.5, acceleration: float = 6.0, radius: float = 0.35,
+                   arrive: float = 1.5, params: ContinuumParams | None = None) -> SceneRun:
     """Run ``sc`` for ``seconds`` in frames of ``dt``: units of ``radius`` (cells) with top
     speed ``max_speed`` (cells per second) and ``acceleration`` follow their group's hybrid
     plan, and leave within ``arrive`` cells of their goal."""
@@ -148,6 +149,10 @@ def simulate(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1, max_speed: fl
             break
     return SceneRun(sc, dt, np.array(frames), group,
                     np.where(arrived >= 0, arrived * dt, np.inf), closest, overlaps)
+
+
+#: Deprecated name of :func:`simulate_scene`.
+simulate = alias(simulate_scene, "simulate")
 
 
 def _move(grid: Grid, pos: np.ndarray, vel: np.ndarray, dt: float,
