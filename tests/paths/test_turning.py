@@ -1,5 +1,5 @@
-"""Turning-radius paths (the test vectors of the steering-circle notes, tangency, headings,
-the shortest of the four circle pairs) and formations (Column and Band slot rules)."""
+"""Turning-radius paths: the test vectors of the steering-circle notes, tangency, headings,
+the shortest of the four circle pairs."""
 
 import math
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.geometry.circles import circle_tangent
-from wayfinding.paths import Formation, turning_path
+from wayfinding.paths import turning_path
 from wayfinding.paths.turning import SIDES
 
 
@@ -93,53 +93,6 @@ def test_turning_bad_input():
         turning_path((0, np.nan), (1, 0), (5, 5), (1, 0), radius=1)
     with pytest.raises(InvalidQueryError, match="step"):
         turning_path((0, 0), (1, 0), (5, 5), (1, 0), radius=1).points(0)
-
-
-def corner_route():
-    return np.array([[10.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
-
-
-def test_column_slots_trail_their_predecessors():
-    f = Formation(rows=4, columns=3, spacing=1.5, style="column")
-    for slots in f.follow(corner_route(), step=0.4):
-        for k in range(1, 4):
-            assert np.allclose(np.linalg.norm(slots[k] - slots[k - 1], axis=1), 1.5)
-    assert np.allclose(f.slots[0].mean(axis=0), f.position)
-
-
-def test_band_rows_stay_straight_and_anchor_the_inner_unit():
-    f = Formation(rows=3, columns=4, spacing=1.0, style="band")
-    frames = f.follow(corner_route(), step=0.4)
-    for slots in frames:
-        for k in range(1, 3):
-            row = slots[k]
-            gaps = np.linalg.norm(np.diff(row, axis=0), axis=1)
-            assert np.allclose(gaps, 1.0)
-            steps = np.diff(row, axis=0)
-            assert np.allclose(np.cross(steps[:-1], steps[1:]), 0, atol=1e-9)   # collinear
-            # The anchor (an end unit: the inner one of the turn) trails its predecessor.
-            ends = [np.linalg.norm(row[c] - slots[k - 1][c]) for c in (0, -1)]
-            assert np.isclose(ends[0], 1.0) or np.isclose(ends[1], 1.0)
-    assert len(frames) > 40
-
-
-def test_formation_bad_input():
-    with pytest.raises(InvalidQueryError, match="rows"):
-        Formation(rows=0, columns=2, spacing=1)
-    with pytest.raises(InvalidQueryError, match="style"):
-        Formation(rows=1, columns=2, spacing=1, style="wedge")
-    with pytest.raises(InvalidQueryError, match="spacing"):
-        Formation(rows=1, columns=2, spacing=-1)
-
-
-@pytest.mark.parametrize("target,anchor", [((-3.0, 10.0), 0), ((-3.0, -10.0), -1)])
-def test_band_anchor_is_the_inner_unit(target, anchor):
-    # Heading +x, then a sharp left (up) or right (down) turn: column 0 is on the left.
-    f = Formation(rows=2, columns=3, spacing=1.0, style="band")
-    f.advance(target, step=0.5)
-    ahead, row = f.slots
-    assert np.isclose(np.linalg.norm(row[anchor] - ahead[anchor]), 1.0)
-    assert not np.isclose(np.linalg.norm(row[-1 - anchor] - ahead[-1 - anchor]), 1.0)
 
 
 # --- Dubins words: the shortest of LSL, RSR, LSR, RSL, RLR, LRL -------------------------
