@@ -1,7 +1,7 @@
 """Continuum crowds and the hybrid vector field: the paper's worked costs, splatting, the
 anisotropic speed and cost maps against their formulas, the potential against fast marching
 in free space and against a slower crowd, the velocity field, the hybrid plan's region and
-destination point, and the lane-formation, congestion and maze scenes."""
+destination point."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import eikonal_field
 from wayfinding.fields.continuum import ContinuumField, ContinuumParams, HybridPlanner
-from wayfinding.fields.scenes import SCENES, scene, simulate, simulate_scene
+from wayfinding.fields.scenes import scene, simulate, simulate_scene
 
 DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1)])
 
@@ -270,25 +270,6 @@ def test_the_hybrid_plan_stops_its_field_at_the_region():
     assert (plan.targets(units, np.zeros_like(units))[:, 0] > 0).all()
     near = planner.plan(np.array([[50.0, 8.0]]), np.zeros((1, 2)), (52, 9))
     assert near.destination == (52, 9)   # the goal itself when it is in the region
-
-
-@pytest.mark.parametrize("name", SCENES)
-def test_the_papers_scenes(name):
-    units = {"lanes": 30, "congestion": 90, "maze": 20}[name]
-    run = simulate_scene(scene(name, units=units), seconds=120.0)
-    assert run.completion == 1.0
-    assert run.closest > 0.2          # pushed apart, never on top of each other
-    if name == "congestion":
-        # Units spread over more than one gap as the nearest one jams.
-        used = []
-        for track in np.moveaxis(run.positions, 1, 0):
-            track = track[~np.isnan(track[:, 0])]
-            cross = np.flatnonzero((track[:-1, 0] >= 30) & (track[1:, 0] < 30))
-            used.append(int(track[cross[0], 1] // 13) if len(cross) else -1)
-        counts = np.bincount(np.array(used) + 1, minlength=4)[1:]
-        assert (counts > 5).sum() >= 2
-    if name == "lanes":
-        assert run.arrival_time(0.9) < 60.0
 
 
 def test_bad_input():
