@@ -12,7 +12,7 @@ from wayfinding.fields.tiles import FlowTiles
 from wayfinding.graph import CSRGraph
 from wayfinding.grid import Grid, GridSearch
 from wayfinding.results import PathResult, Status
-from wayfinding.search import astar, dijkstra, lowmem, scheduler, start_search
+from wayfinding.search import astar, dijkstra, find_path, lowmem, scheduler, start_search
 from wayfinding.search.generic import AStarSearch
 from wayfinding.search.incremental import ADStar, ARAStar, DStarLite, LPAStar
 from wayfinding.search.lowmem import ida_star, memory_bounded_astar, sma_star
@@ -72,6 +72,18 @@ def test_one_shot_search_stopped_by_its_budget_is_out_of_budget(search):
     assert is_status(stopped.status, Status.OUT_OF_BUDGET) and not stopped.found
     assert is_status(search(CHAIN, "a", "d", max_expansions=10).status, Status.FOUND)
     assert is_status(search(CHAIN, "d", "a").status, Status.FAILED)
+
+
+@pytest.mark.parametrize("world, start, goal", [
+    (CHAIN, "a", "d"), (GRID, (0, 0), {(5, 2)}),
+], ids=["graph", "grid_open_goal"])
+def test_find_path_stopped_by_its_budget_is_out_of_budget(world, start, goal):
+    stopped = find_path(world, start, goal, max_expansions=1)
+    assert is_status(stopped.status, Status.OUT_OF_BUDGET) and not stopped.found
+    assert is_status(find_path(world, start, goal).status, Status.FOUND)
+    search = AStarSearch(CHAIN, "a", "d")
+    assert is_status(search.run(1).status, Status.OUT_OF_BUDGET)
+    assert is_status(search.run().status, Status.FOUND)
 
 
 def test_old_constants_are_the_members_and_equal_their_strings():

@@ -68,9 +68,7 @@ def find_path(world: Any, start: Any, goal: Any, *, method: str = "astar",
                                               **options)
         return world.find_path(start, goal, method=method, **options)
     max_expansions = options.pop("max_expansions", None)
-    search = _generic(world, start, goal, method, heuristic, options)
-    search.step(max_expansions)
-    return search.result()
+    return _generic(world, start, goal, method, heuristic, options).run(max_expansions)
 
 
 @renamed_keywords(algo="method")

@@ -109,6 +109,16 @@ class AStarSearch:
             self._elapsed += time.perf_counter() - t0
         return self.status
 
+    def run(self, max_expansions: int | None = None) -> PathResult:
+        """Run on to the end, or for at most ``max_expansions`` expansions, and return the
+        result: as :meth:`result`, but a search its budget stopped is ``OUT_OF_BUDGET``
+        (not ``RUNNING``)."""
+        self.step(max_expansions)
+        result = self.result()
+        if result.status is Status.RUNNING:
+            result.status = Status.OUT_OF_BUDGET
+        return result
+
     def _finish(self) -> None:
         self.status = Status.FOUND if self._best_goal is not None else Status.FAILED
 
@@ -218,9 +228,7 @@ def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = Non
     The result's ``path`` is a list of nodes (unless ``path_dims``).  :class:`AStarSearch`
     runs the same search in slices.
     """
-    search = AStarSearch(graph, start, goal, **options)
-    search.step(max_expansions)
-    return _one_shot(search)
+    return AStarSearch(graph, start, goal, **options).run(max_expansions)
 
 
 def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
@@ -228,17 +236,8 @@ def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
     if options.pop("heuristic", None) is not None:
         raise InvalidQueryError("dijkstra takes no heuristic; use astar")
     max_expansions = options.pop("max_expansions", None)
-    search = AStarSearch(graph, start, goal, heuristic=zero_heuristic, **options)
-    search.step(max_expansions)
-    return _one_shot(search)
-
-
-def _one_shot(search: AStarSearch) -> PathResult:
-    """The result of a search run once: one that its budget stopped is ``OUT_OF_BUDGET``."""
-    result = search.result()
-    if result.status is Status.RUNNING:
-        result.status = Status.OUT_OF_BUDGET
-    return result
+    return AStarSearch(graph, start, goal, heuristic=zero_heuristic, **options).run(
+        max_expansions)
 
 
 def zero_heuristic(node: Any, goal: Any) -> float:
