@@ -1,6 +1,5 @@
-"""Congestion maps (penalty formula, rolling average, coarse blocks, the compiled graph and
-field, the two-openings scenario) and the wavefront planner (the stopping rules' worked
-example, equality with Dijkstra, repair after an obstacle moves, several agents)."""
+"""The wavefront planner: the stopping rules' worked example, equality with Dijkstra, repair
+after an obstacle moves, several agents, bad input (of congestion maps too)."""
 
 from __future__ import annotations
 
@@ -8,109 +7,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
 
 from wayfinding import Grid, InvalidQueryError
-from wayfinding.fields import FlowField, dijkstra_field
+from wayfinding.fields import dijkstra_field
 from wayfinding.fields.congestion import CongestionMap
 from wayfinding.fields.wavefront import Wavefront
 
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
-
-
-# ----------------------------------------------------------------------------- congestion
-
-def test_the_penalty_formula_with_across_and_against():
-    grid = Grid(np.ones((5, 9), dtype=bool))
-    crowd = CongestionMap(grid, smoothing=1.0, speed=2.0)
-    crowd.update([(4.0, 2.0)] * 3, [(1.0, 0.0)] * 3)        # walking right at half speed
-    rho = crowd.density[2, 4]
-    assert rho == pytest.approx(3.0)
-    assert crowd.penalty((2.0, 0.0), (4, 2)) == pytest.approx((1 - 0.5) * rho)   # with
-    assert crowd.penalty((0.0, 2.0), (4, 2)) == pytest.approx(rho)               # across
-    assert crowd.penalty((-2.0, 0.0), (4, 2)) == pytest.approx(1.5 * rho)        # against
-    assert crowd.penalty((1.0, 0.0), (4, 2)) == 0.0          # no faster than the crowd
-    assert crowd.penalty((1.0, 0.0), (0, 0)) == 0.0          # no crowd there
-
-
-def test_rolling_average_and_blocks():
-    grid = Grid(np.ones((8, 8), dtype=bool))
-    crowd = CongestionMap(grid, smoothing=0.5, block=2, radius=1.0)
-    for _ in range(3):
-        crowd.update([(4.5, 4.5)], [(1.0, 0.0)])            # the centre of block (2, 2)
-    assert crowd.shape == (4, 4)
-    assert crowd.velocity[2, 2, 0] == pytest.approx(1 - 0.5 ** 3)
-    assert crowd.density[2, 2] == pytest.approx(1.0)
-    assert crowd.penalty((0.0, 1.0), (5, 5)) == pytest.approx(1.0)   # the same block
-
-
-@pytest.mark.parametrize("block", [1, 2, 3])
-@pytest.mark.parametrize("x", [0.0, 1.0, 2.0, 2.5, 4.0, 5.0])
-@pytest.mark.parametrize("radius", [1.0, 1.5, 2.5])
-def test_a_splat_is_centred_on_the_agent_whatever_the_block(block, x, radius):
-    # block k spans cells k*block .. k*block + block - 1, so its centre is at
-    # k*block + (block - 1) / 2 in cell coordinates (cell x's centre at x)
-    grid = Grid(np.ones((1, 6), dtype=bool))
-    crowd = CongestionMap(grid, block=block, radius=radius, smoothing=1.0)
-    crowd.update([(x, 0.0)], [(1.0, 0.0)])
-    centres = np.arange(crowd.shape[1]) * block + (block - 1) / 2
-    dy = (block - 1) / 2                        # the row of blocks is centred on y too
-    weight = np.clip(1 - np.hypot(centres - x, dy) / radius, 0, None)
-    np.testing.assert_allclose(crowd.density[0], weight, atol=1e-12)
-
-
-def test_graph_costs_and_exact_search():
-    rng = np.random.default_rng(3)
-    grid = Grid(np.where(rng.random((12, 16)) < 0.15, np.inf, 1.0))
-    crowd = CongestionMap(grid, smoothing=1.0)
-    free = np.argwhere(grid.passable)
-    agents = free[rng.choice(len(free), 20)][:, ::-1].astype(float)
-    crowd.update(agents, rng.uniform(-1, 1, (20, 2)))
-    g = crowd.graph(weight=2.0)
-    base = grid.to_csr()
-    w = grid.width
-    src = np.repeat(np.arange(g.num_nodes), np.diff(g.indptr))
-    for e in rng.choice(g.num_edges, 50):
-        u, v = int(src[e]), int(g.indices[e])
-        step = np.array([(v % w) - (u % w), (v // w) - (u // w)], float)
-        pen = crowd.penalty(step / np.hypot(*step), (v % w, v // w))
-        assert g.weights[e] == pytest.approx(base.weights[e] * (1 + 2.0 * pen))
-    start = int(np.flatnonzero(grid.passable.ravel())[0])
-    oracle = scipy_dijkstra(g.to_scipy(), indices=start)
-    for t in rng.choice(g.num_nodes, 30):
-        r = g.find_path(start, int(t))
-        if np.isfinite(oracle[t]):
-            assert r.cost == pytest.approx(oracle[t])
-        else:
-            assert not r.found
-
-
-def test_an_agent_takes_the_free_opening_past_a_queue():
-    grid = Grid.from_ascii("""
-        ....................
-        ....................
-        ##########..########
-        ....................
-        ....................
-        ##########..########
-        ....................
-        ....................""")
-    goal, start = (10, 0), (10, 7)
-    crowd = CongestionMap(grid, smoothing=1.0)
-    # A group queues, standing, at the lower opening.
-    queue = [(x + 0.0, y + 0.0) for x in range(8, 14) for y in (3, 4, 5, 6)]
-    crowd.update(queue, [(0.0, 0.0)] * len(queue))
-    plain = CongestionMap(grid).graph().find_path(start[1] * 20 + start[0],
-                                                  goal[1] * 20 + goal[0])
-    aware = crowd.graph(weight=1.0).find_path(start[1] * 20 + start[0], goal[1] * 20 + goal[0])
-    assert plain.cost < aware.cost
-    field = crowd.field([goal], weight=1.0)
-    np.testing.assert_allclose(field[start[1], start[0]], aware.cost)
-    flow = FlowField(grid, field)
-    path = flow.descend(start)
-    assert tuple(path[-1]) == goal
-    # With no crowd the field is the plain Dijkstra field.
-    np.testing.assert_allclose(CongestionMap(grid).field([goal]), dijkstra_field(grid, [goal]))
 
 
 # ------------------------------------------------------------------------------ wavefront
