@@ -131,7 +131,7 @@ class Navigator:
         if isinstance(avoidance, str) and avoidance == "orca":
             avoidance = ORCA(time_horizon=3.0, time_horizon_obst=1.0)
         if avoidance is not None and not callable(getattr(avoidance, "step", None)):
-            raise InvalidQueryError("avoidance must have a step(crowd, dt, preferred) method")
+            raise InvalidQueryError("avoidance must have a step(crowd, dt, *, preferred) method")
         crowd = Crowd() if crowd is None else crowd
         if len(crowd):
             raise InvalidQueryError("give an empty crowd: agents are added through add()")

@@ -170,11 +170,11 @@ def scenario(name: str, **options: float) -> CrowdScenario:
 @positional_options("model")
 def simulate_crowd(sc: CrowdScenario, *, model: Any = None, seed: int = 0) -> Run:
     """Run a scenario until everyone has arrived or time is up, under ``model``: any
-    avoidance model with ``step(crowd, dt, preferred)`` (default: ``ORCA(time_horizon=5,
+    avoidance model with ``step(crowd, dt, *, preferred)`` (default: ``ORCA(time_horizon=5,
     time_horizon_obst=2)`` with the scenario's obstacles).  Only ORCA takes obstacles: a
     scenario with obstacles refuses the others."""
     if model is not None and not callable(getattr(model, "step", None)):
-        raise InvalidQueryError("model must have a step(crowd, dt, preferred) method")
+        raise InvalidQueryError("model must have a step(crowd, dt, *, preferred) method")
     if sc.obstacles and model is not None and not isinstance(model, ORCA):
         raise InvalidQueryError(f"{sc.name!r} has obstacles, which only ORCA takes; "
                                 f"{type(model).__name__} would walk through them")
