@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ._deprecated import alias
 from ._scratch import SingleThread, exclusive
 from ._validate import step_budget
 from .errors import InvalidQueryError
@@ -25,6 +26,9 @@ RUNNING, FOUND, FAILED = Status.RUNNING, Status.FOUND, Status.FAILED
 
 # Kernel codes returned by ``advance`` (see ``wayfinding._kernels._budget``).
 _CODES = {0: Status.FAILED, 1: Status.FOUND, 2: Status.RUNNING}
+
+#: Deprecated: the step budget is checked by ``wayfinding._validate.step_budget``.
+check_budget = alias(step_budget, "check_budget")
 
 
 class SlicedSearch(SingleThread):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from wayfinding import AdjacencyGraph, sliced
+from wayfinding.errors import InvalidQueryError
 from wayfinding.fields.tiles import FlowTiles
 from wayfinding.graph import CSRGraph
 from wayfinding.grid import Grid, GridSearch
@@ -167,3 +168,10 @@ def test_flow_tile_routes_say_how_they_stand():
 ....#...
 ....#..."""), sector=4)
     assert is_status(walled.route((0, 0), (7, 0)).status, Status.FAILED)
+
+
+def test_the_old_budget_check_still_works_and_warns():
+    with pytest.warns(DeprecationWarning, match="check_budget"):
+        sliced.check_budget(3, 0.5)
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidQueryError, match="max_seconds"):
+        sliced.check_budget(None, -1)
