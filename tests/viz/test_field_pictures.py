@@ -1,20 +1,16 @@
-"""Field pictures: arrows along the flow in SVG and PNG, animated GIFs of scenes, the
-``wayfinding field`` commands, bad input."""
+"""Field pictures: arrows along the flow in SVG and PNG, animated GIFs of scenes, bad
+input."""
 
 from __future__ import annotations
 
 import io
-import json
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from movingai_data import generated_grid
 
 from wayfinding import Grid, InvalidQueryError
-from wayfinding.cli import main
 from wayfinding.fields import FlowField
-from wayfinding.grid import write_map
 from wayfinding.viz.fields import (
     animate,
     arrow_segments,
@@ -81,21 +77,3 @@ def test_save_and_animate(tmp_path):
         render_flow_svg(grid, flow.field, vectors=np.zeros((2, 2, 2)))
     with pytest.raises(InvalidQueryError, match="every"):
         arrow_segments(flow.vectors, grid, every=0)
-
-
-def test_field_commands(capsys, tmp_path):
-    out = tmp_path / "flow.svg"
-    grid = generated_grid("caves")
-    map_file = write_map(grid, tmp_path / "caves.map")
-    (wy, wx), (fy, fx) = np.argwhere(~grid.passable)[0], np.argwhere(grid.passable)[-1]
-    assert main(["field", "flow", str(map_file), "--to", f"{fx},{fy}", "-o", str(out),
-                 "--json"]) == 0
-    info = json.loads(capsys.readouterr().out)
-    assert info["reachable_cells"] > 1000 and out.exists()
-    gif = tmp_path / "lanes.gif"
-    assert main(["field", "scene", "lanes", "--units", "4", "--seconds", "60",
-                 "--render", str(gif), "--json"]) == 0
-    info = json.loads(capsys.readouterr().out)
-    assert info["completion"] == 1.0 and Image.open(gif).n_frames > 10
-    assert main(["field", "flow", str(map_file), "--to", f"{wx},{wy}", "-o", str(out)]) == 2
-    assert "blocked" in capsys.readouterr().err
