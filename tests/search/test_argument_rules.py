@@ -9,7 +9,7 @@ import pytest
 from wayfinding import AdjacencyGraph
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
-from wayfinding.search import astar
+from wayfinding.search import ContinuousPlanner, MovingObstacle, astar
 from wayfinding.search.incremental import ADStar, ARAStar
 from wayfinding.search.lowmem import ida_star, memory_bounded_astar, sma_star
 from wayfinding.search.scheduler import PathScheduler
@@ -52,7 +52,18 @@ def test_numpy_scalars_in_planners_and_steps():
     (lambda: ARAStar(GRID, (0, 0), (5, 2), step=0), "step"),
     (lambda: ARAStar(GRID, (0, 0), (5, 2)).plan(max_expansions=-1), "max_expansions"),
     (lambda: ADStar(GRID, (0, 0), (5, 2)).plan(max_seconds="1"), "max_seconds"),
+    (lambda: ContinuousPlanner(GRID, speed=True), "speed"),
+    (lambda: ContinuousPlanner(GRID, radius=-0.5), "radius"),
+    (lambda: ContinuousPlanner(GRID).plan((0, 0), (5, 2), max_time=float("nan")), "max_time"),
+    (lambda: MovingObstacle.linear((0, 0), (1, 0), 0.0), "radius"),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_bools_and_bad_values_are_refused_by_name(run, name):
     with pytest.raises(InvalidQueryError, match=rf"^{name} "):
         run()
+
+
+def test_continuous_planner_numbers():
+    planner = ContinuousPlanner(GRID, speed=np.float32(2.0), radius=0)
+    assert planner.speed == 2.0 and planner.radius == 0.0
+    assert planner.plan((0, 0), (5, 2), max_time=np.float64(100.0)).found
+    assert MovingObstacle.linear((0, 0), (1, 0), np.float32(0.5)).radius == 0.5

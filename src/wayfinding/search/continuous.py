@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import finite_float
+from .._validate import finite_float, number, positive_float
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -96,9 +96,7 @@ class MovingObstacle:
 
     def _set(self, t0: np.ndarray, t1: np.ndarray, q0: np.ndarray, vel: np.ndarray,
              radius: float) -> None:
-        self.radius = finite_float("radius", radius)
-        if self.radius <= 0:
-            raise InvalidQueryError(f"radius {radius!r} must be > 0")
+        self.radius = positive_float("radius", radius)
         # Segment k: centre q0[k] + (s - t0[k]) * vel[k] for s in [t0[k], t1[k]].
         self.t0, self.t1, self.q0, self.vel = t0, t1, q0, vel
 
@@ -158,9 +156,8 @@ class ContinuousPlanner:
         else:
             raise InvalidQueryError(f"world must be a Grid or a CSRGraph, got "
                                     f"{type(world).__name__}")
-        self.speed, self.radius = finite_float("speed", speed), finite_float("radius", radius)
-        if self.speed <= 0 or self.radius < 0:
-            raise InvalidQueryError(f"speed {speed!r} must be > 0 and radius {radius!r} >= 0")
+        self.speed = positive_float("speed", speed)
+        self.radius = positive_float("radius", radius, allow_zero=True)
         self.graph = graph
         self._xy = graph.coords
         self._sources = np.repeat(np.arange(graph.num_nodes), np.diff(graph.indptr))
@@ -270,9 +267,7 @@ class ContinuousPlanner:
         t0 = time.perf_counter()
         s, g = self._node(start, "start"), self._node(goal, "goal")
         t_start = finite_float("start_time", start_time)
-        t_max = float(max_time)
-        if math.isnan(t_max):
-            raise InvalidQueryError("max_time must be a number")
+        t_max = number("max_time", max_time, infinite=True)
         first = _interval_at(self.safe_intervals(s), t_start)
         if first is None:
             raise InvalidQueryError(f"the start {start!r} is not safe at time {t_start}: an "
