@@ -12,8 +12,13 @@ import struct
 import tokenize
 import zipfile
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
@@ -139,7 +144,7 @@ def read_text(path: str | os.PathLike, error: type[Exception]) -> str:
         raise error(f"is not UTF-8 text (byte 0x{data[exc.start]:02x})", p, line) from None
 
 
-def write_npz(path: str | os.PathLike, header: dict[str, Any], **arrays: Any) -> None:
+def write_npz(path: str | os.PathLike, header: dict[str, Any], **arrays: ArrayLike) -> None:
     """Save ``arrays`` and a JSON ``header`` as one ``.npz`` file, atomically."""
     import numpy as np
 
@@ -149,7 +154,8 @@ def write_npz(path: str | os.PathLike, header: dict[str, Any], **arrays: Any) ->
 
 
 def read_npz(path: str | os.PathLike, fmt: str, version: int, what: str,
-             error: type[Exception], members: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+             error: type[Exception], members: Iterable[str] | None = None
+             ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays of a file written by :func:`write_npz` with ``header["format"]
     == fmt`` and ``header["version"] == version``; anything else raises ``error(reason,
     path)`` naming ``what`` the file should have held.  ``members``: the array names the file
@@ -213,7 +219,7 @@ class NpzFile:
     def __enter__(self) -> NpzFile:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._zip.close()
 
     def _fail(self, reason: str) -> Exception:
@@ -240,14 +246,15 @@ class NpzFile:
         """The arrays' names (without ``.npy``), the header included."""
         return list(self._infos)
 
-    def _open(self, name: str) -> tuple[Any, Any, tuple[int, ...], bool, int]:
+    def _open(self, name: str
+              ) -> tuple[zipfile.ZipExtFile, np.dtype, tuple[int, ...], bool, int]:
         """The open member, its dtype, shape, Fortran order and data size in bytes."""
         import numpy as np
 
         info = self._infos[name]
         fp = None
         try:
-            fp = self._zip.open(info)
+            fp = cast(zipfile.ZipExtFile, self._zip.open(info))  # a member opened to read
             major, minor = np.lib.format.read_magic(fp)
             if (major, minor) == (1, 0):
                 shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
@@ -268,7 +275,7 @@ class NpzFile:
             raise self._fail(f"array {name!r} is unreadable ({exc})") from None
         return fp, dtype, shape, fortran, nbytes
 
-    def _read(self, name: str) -> Any:
+    def _read(self, name: str) -> np.ndarray:
         import numpy as np
 
         fp, dtype, shape, fortran, nbytes = self._open(name)
@@ -298,7 +305,7 @@ class NpzFile:
             raise self._fail(f"is not a {self.what} (the header is not a JSON object)")
         return header
 
-    def arrays(self, limits: dict[str, int | None] | None = None) -> dict[str, Any]:
+    def arrays(self, limits: dict[str, int | None] | None = None) -> dict[str, np.ndarray]:
         """Every array but the header.  ``limits``: the names the file may hold, each with
         the most bytes its data may take (None: :data:`MAX_RATIO` times its stored size);
         None accepts any name.  Sizes are checked from the zip directory and the ``.npy``

@@ -13,15 +13,18 @@ into its own error with the file's name (``Index.load``: :class:`IndexFormatErro
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from . import _validate
 from .errors import FileFormatError
 
+T = TypeVar("T")
 
-def array(arrays: Mapping[str, np.ndarray], name: str, dtype: Any,
+
+def array(arrays: Mapping[str, np.ndarray], name: str, dtype: DTypeLike,
           shape: Sequence[int | None]) -> np.ndarray:
     """``arrays[name]``, C-contiguous, after checking that it exists and has exactly
     ``dtype`` and ``shape`` (``None``: any length on that axis)."""
@@ -109,7 +112,7 @@ def option(options: Mapping[str, Any], name: str) -> Any:
     return options[name]
 
 
-def choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
+def choice(value: object, name: str, choices: Sequence[T]) -> T:
     """Check that ``value`` is one of ``choices``: :func:`wayfinding._validate.choice`'s
     rules; returns it."""
     return _validate.choice(name, value, choices, error=FileFormatError)

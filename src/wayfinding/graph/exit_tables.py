@@ -46,6 +46,7 @@ import time
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .. import _saved
 from .._kernels import _tables
@@ -107,7 +108,7 @@ def _key(level: int, name: str) -> str:
     return name if level == 0 else f"l{level}_{name}"
 
 
-def _cat(parts: list[np.ndarray], dt: Any) -> np.ndarray:
+def _cat(parts: list[np.ndarray], dt: DTypeLike) -> np.ndarray:
     return np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)
 
 
@@ -291,7 +292,7 @@ def _level_arrays(arrays: dict[str, np.ndarray], lv: int,
     degree = np.diff(indptr)
     ntiles = tiles[0] * tiles[1]
 
-    def get(name: str, dtype: Any, shape: tuple[int | None, ...]) -> np.ndarray:
+    def get(name: str, dtype: DTypeLike, shape: tuple[int | None, ...]) -> np.ndarray:
         return _saved.array(arrays, _key(lv, name), dtype, shape)
 
     def key(name: str) -> str:
