@@ -45,7 +45,8 @@ def operations():
     from wayfinding.navmesh import NavMesh
 
     grid = generate.caves(256, 256, seed=3)
-    problems = [(p.start, p.goal) for p in generate.scenario(grid, per_bucket=2, seed=3)][-40:]
+    draw = getattr(generate, "benchmark_scenario", None) or generate.scenario
+    problems = [(p.start, p.goal) for p in draw(grid, per_bucket=2, seed=3)][-40:]
 
     def grid_search(method):
         gs = GridSearch(grid)

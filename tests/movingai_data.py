@@ -111,7 +111,7 @@ def generated_grid(kind: str) -> Grid:
 
 @cache
 def generated_scen(kind: str) -> Scenario:
-    return generate.scenario(generated_grid(kind), per_bucket=2, problems=SAMPLE, seed=7,
+    return generate.benchmark_scenario(generated_grid(kind), per_bucket=2, problems=SAMPLE, seed=7,
                              map_name=f"{kind}.map")
 
 

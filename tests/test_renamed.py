@@ -108,3 +108,12 @@ def test_cli_algo_is_a_hidden_alias_of_method(tmp_path, capsys):
         main(["path", "--help"])
     shown = capsys.readouterr().out
     assert "--method" in shown and "--algo" not in shown
+
+
+def test_generate_scenario_is_a_deprecated_name_of_benchmark_scenario():
+    grid = generate.caves(24, 24, seed=3)
+    with pytest.warns(DeprecationWarning, match=r"generate\.scenario\(\) is deprecated"):
+        old = generate.scenario(grid, per_bucket=1, seed=2)
+    new = generate.benchmark_scenario(grid, per_bucket=1, seed=2)
+    assert [(p.start, p.goal, p.optimal) for p in old] == \
+        [(p.start, p.goal, p.optimal) for p in new]

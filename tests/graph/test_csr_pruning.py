@@ -257,7 +257,7 @@ def test_to_csr_with_both_matches_grid_search(grid, data):
 @pytest.fixture(scope="module")
 def arena():
     grid = generate.caves(56, 48, seed=3)
-    scen = generate.scenario(grid, per_bucket=6, seed=3)
+    scen = generate.benchmark_scenario(grid, per_bucket=6, seed=3)
     csr = grid.to_csr()
     return scen, grid, csr, CSRGoalBounds.build(csr), CSRDifferentialHeuristic.build(csr)
 

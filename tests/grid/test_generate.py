@@ -55,10 +55,10 @@ def test_scenario_lengths_are_optimal_against_scipy(kind):
 
 def test_buckets_fill_up_to_per_bucket_and_cover_the_map():
     grid = generate.caves(40, 30, seed=2)
-    scen = generate.scenario(grid, per_bucket=3, seed=2)
+    scen = generate.benchmark_scenario(grid, per_bucket=3, seed=2)
     counts = np.bincount([p.bucket for p in scen])
     assert counts.max() == 3 and (counts > 0).all()
-    longest = generate.scenario(grid, per_bucket=1, problems=5, seed=2)
+    longest = generate.benchmark_scenario(grid, per_bucket=1, problems=5, seed=2)
     assert len(longest) == 5
     # Every bucket up to the largest distance within the main island gets problems.
     far = max(p.optimal for p in scen)
@@ -101,7 +101,7 @@ def test_save_benchmark_and_command_line(tmp_path, capsys):
     assert read_map(map_path).fingerprint == grid.fingerprint
     scen = read_scen(scen_path)
     assert scen.find_map() == map_path and scen.problems == \
-        generate.scenario(grid, per_bucket=2, map_name="c.map").problems
+        generate.benchmark_scenario(grid, per_bucket=2, map_name="c.map").problems
     out = tmp_path / "m.map"
     assert main(["generate", "maze", str(out), "--width", "33", "--height", "21",
                  "--corridor", "2", "--seed", "3"]) == 0
@@ -128,10 +128,11 @@ def test_save_benchmark_and_command_line(tmp_path, capsys):
     (lambda: generate.rooms(10, 10, room_size=None), "room_size"),
     (lambda: generate.rooms(10, 10, rooms=10**30), "rooms"),
     (lambda: generate.city(50, 50, street=0), "street"),
-    (lambda: generate.scenario(np.ones((3, 3))), "Grid"),
-    (lambda: generate.scenario(generate.caves(8, 8), per_bucket=0), "per_bucket"),
-    (lambda: generate.scenario(generate.caves(8, 8), map_name="a b"), "map_name"),
-    (lambda: generate.scenario(generate.random_obstacles(3, 3, density=0.99)), "passable"),
+    (lambda: generate.benchmark_scenario(np.ones((3, 3))), "Grid"),
+    (lambda: generate.benchmark_scenario(generate.caves(8, 8), per_bucket=0), "per_bucket"),
+    (lambda: generate.benchmark_scenario(generate.caves(8, 8), map_name="a b"), "map_name"),
+    (lambda: generate.benchmark_scenario(generate.random_obstacles(3, 3, density=0.99)),
+     "passable"),
 ])
 def test_bad_arguments_are_clear_errors(call, match):
     with pytest.raises(InvalidGridError, match=match):

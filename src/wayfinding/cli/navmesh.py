@@ -36,7 +36,7 @@ def add_navmesh_parser(sub: Any) -> None:
     common(b)
     b.add_argument("-o", "--output", required=True, metavar="OUT.npz")
     b.add_argument("--json", action="store_true", help=JSON_HELP)
-    b.set_defaults(run=cmd_build)
+    b.set_defaults(run=cmd_navmesh_build)
     p = nsub.add_parser("path", help="find the path between two world points")
     common(p)
     p.add_argument("--from", dest="start", type=point, required=True, metavar="X,Y")
@@ -45,11 +45,11 @@ def add_navmesh_parser(sub: Any) -> None:
                    help="also compute the exact shortest length (needs polygon input)")
     p.add_argument("-o", "--output", metavar="OUT.svg", help="draw the mesh and the path")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
-    p.set_defaults(run=cmd_path)
+    p.set_defaults(run=cmd_navmesh_path)
     r = nsub.add_parser("render", help="draw a mesh (SVG)")
     common(r)
     r.add_argument("-o", "--output", required=True, metavar="OUT.svg")
-    r.set_defaults(run=cmd_render)
+    r.set_defaults(run=cmd_navmesh_render)
 
 
 def read_area(path: str) -> Any:
@@ -104,7 +104,7 @@ def _summary(mesh: Any) -> dict[str, Any]:
             "build_s": round(mesh.build_time, 4)}
 
 
-def cmd_build(args: argparse.Namespace) -> int:
+def cmd_navmesh_build(args: argparse.Namespace) -> int:
     mesh, _ = load_mesh(args)
     mesh.save(args.output)
     info = _summary(mesh) | {"output": args.output}
@@ -120,7 +120,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_path(args: argparse.Namespace) -> int:
+def cmd_navmesh_path(args: argparse.Namespace) -> int:
     from ..navmesh import ClearanceMesh
 
     mesh, source = load_mesh(args)
@@ -177,7 +177,7 @@ def cmd_path(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_render(args: argparse.Namespace) -> int:
+def cmd_navmesh_render(args: argparse.Namespace) -> int:
     from ..viz.graphs import save_world
 
     mesh, _ = load_mesh(args)

@@ -20,7 +20,7 @@ def cave() -> Grid:
 
 @cache
 def cave_scenario() -> Scenario:
-    return generate.scenario(cave(), per_bucket=10, seed=7, map_name="cave.map")
+    return generate.benchmark_scenario(cave(), per_bucket=10, seed=7, map_name="cave.map")
 
 
 def longest() -> Problem:

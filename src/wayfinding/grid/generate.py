@@ -2,7 +2,7 @@
 
 Each generator returns a uniform-cost :class:`Grid` (``.`` passable, ``@`` blocked when
 written) and is deterministic: the same arguments and ``seed`` give the same map on every
-machine (numpy's PCG64 stream).  :func:`scenario` draws start/goal pairs in the Moving AI
+machine (numpy's PCG64 stream).  :func:`benchmark_scenario` draws start/goal pairs in the Moving AI
 manner (buckets of ``floor(length / 4)``, ``per_bucket`` problems each) with optimal lengths
 from the library's own Dijkstra, and :func:`save_benchmark` writes a ``.map`` and its ``.scen``.
 
@@ -10,7 +10,7 @@ from the library's own Dijkstra, and :func:`save_benchmark` writes a ``.map`` an
 >>> cave = generate.caves(48, 32, seed=1)
 >>> cave.shape, cave.fingerprint == generate.caves(48, 32, seed=1).fingerprint
 ((32, 48), True)
->>> scen = generate.scenario(cave, per_bucket=1, seed=1, map_name="cave.map")
+>>> scen = generate.benchmark_scenario(cave, per_bucket=1, seed=1, map_name="cave.map")
 >>> p = scen[0]
 >>> from wayfinding import find_path
 >>> p.matches(find_path(cave, p.start, p.goal).cost)
@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import warn
 from .._validate import count, number
 from ..errors import InvalidGridError, brief
 from .grid import Grid
@@ -41,7 +42,7 @@ BUCKET_WIDTH = 4.0
 GOALS_PER_START = 8
 
 __all__ = ["BUCKET_WIDTH", "GOALS_PER_START", "caves", "city", "maze", "random_obstacles",
-           "rooms", "save_benchmark", "scenario"]
+           "rooms", "save_benchmark", "benchmark_scenario"]
 
 
 # ------------------------------------------------------------------ argument checks
@@ -228,8 +229,8 @@ def city(width: int, height: int, *, block: int | tuple[int, int] = (8, 24),
 
 
 # ------------------------------------------------------------------ scenarios
-def scenario(grid: Grid, *, per_bucket: int = 10, problems: int | None = None, seed: int = 0,
-             map_name: str = "generated.map") -> Scenario:
+def benchmark_scenario(grid: Grid, *, per_bucket: int = 10, problems: int | None = None,
+                       seed: int = 0, map_name: str = "generated.map") -> Scenario:
     """Start/goal pairs on ``grid`` with their optimal lengths, in Moving AI buckets.
 
     Starts are drawn uniformly from the largest island; for each, one Dijkstra flood gives
@@ -241,7 +242,7 @@ def scenario(grid: Grid, *, per_bucket: int = 10, problems: int | None = None, s
     grid's diagonal rule (the Moving AI rule for the generators' grids).
     """
     if not isinstance(grid, Grid):
-        raise InvalidGridError(f"scenario needs a Grid, got {type(grid).__name__}")
+        raise InvalidGridError(f"benchmark_scenario needs a Grid, got {type(grid).__name__}")
     k = _int("per_bucket", per_bucket, 1, 1_000_000)
     cap = math.inf if problems is None else _int("problems", problems, 1, 10_000_000)
     name = str(map_name)
@@ -284,9 +285,15 @@ def scenario(grid: Grid, *, per_bucket: int = 10, problems: int | None = None, s
 
 
 def save_benchmark(grid: Grid, path: str | os.PathLike, **options: Any) -> tuple[Path, Path]:
-    """Write ``grid`` as a Moving AI ``.map`` at ``path`` and a :func:`scenario` drawn on it
-    (``options`` as there) as ``<path>.scen`` beside it; return both paths."""
+    """Write ``grid`` as a Moving AI ``.map`` at ``path`` and a :func:`benchmark_scenario`
+    drawn on it (``options`` as there) as ``<path>.scen`` beside it; return both paths."""
     target = Path(path)
-    scen = scenario(grid, map_name=target.name, **options)
+    scen = benchmark_scenario(grid, map_name=target.name, **options)
     write_map(grid, target)
     return target, write_scen(scen, target.with_name(target.name + ".scen"))
+
+
+def scenario(grid: Grid, **options: Any) -> Scenario:
+    """Deprecated name of :func:`benchmark_scenario`."""
+    warn("generate.scenario()", "generate.benchmark_scenario()")
+    return benchmark_scenario(grid, **options)
