@@ -3,12 +3,11 @@ neighbour queries read."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 
-def box_buckets(lo: np.ndarray, hi: np.ndarray, cell: float) -> tuple[Any, ...]:
+def box_buckets(lo: np.ndarray, hi: np.ndarray, cell: float
+                ) -> tuple[np.ndarray, np.ndarray, float, float, float, int, int]:
     """Buckets ``cell`` wide over the boxes ``lo``–``hi`` (``(m, 2)`` each), each box listed
     in every bucket its box overlaps; the buckets double in width while the boxes would fill
     more than 16 each on average (long diagonal ones).  Returns ``(ptr, members, ox, oy,

@@ -62,7 +62,7 @@ def load_index(path: str | os.PathLike, grid: Grid) -> GridIndex:
     return index
 
 
-def require_grid(grid: Any, method: str, *, uniform: bool = True,
+def require_grid(grid: object, method: str, *, uniform: bool = True,
                  diagonals: tuple[Diagonal, ...] = (Diagonal.NO_CORNER_CUTTING,)) -> Grid:
     """Check that ``grid`` suits ``method``; raise :class:`InvalidGridError` naming what
     the method supports otherwise."""
