@@ -12,7 +12,7 @@ import struct
 import tokenize
 import zipfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -305,7 +305,7 @@ class NpzFile:
             raise self._fail(f"is not a {self.what} (the header is not a JSON object)")
         return header
 
-    def arrays(self, limits: dict[str, int | None] | None = None) -> dict[str, np.ndarray]:
+    def arrays(self, limits: Mapping[str, int | None] | None = None) -> dict[str, np.ndarray]:
         """Every array but the header.  ``limits``: the names the file may hold, each with
         the most bytes its data may take (None: :data:`MAX_RATIO` times its stored size);
         None accepts any name.  Sizes are checked from the zip directory and the ``.npy``
