@@ -85,7 +85,7 @@ def every_map_rows(data: Path, args: argparse.Namespace) -> list[str]:
             opt = graph.find_path(a, b)
             if not opt.found or opt.cost == 0:
                 continue
-            route = exits.route(a, b)
+            route = exits.find_path(a, b)
             assert route.found, (path.name, a, b)
             ratios.append(route.cost / opt.cost)
         rows.append(f"| {path.parent.name}/{path.stem} | {graph.num_nodes} | {tile:g} | "
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     small = passable_graph(data / "maps" / "dao" / "arena.map")
     pairs = [tuple(map(int, p)) for p in rng.integers(0, small.num_nodes, (args.queries, 2))]
     flat = CSRPathTable.build(small)
-    rows.append(run_case("(a) flat table, dao/arena", small, flat, flat.path, pairs))
+    rows.append(run_case("(a) flat table, dao/arena", small, flat, flat.find_path, pairs))
     big = passable_graph(data / "maps" / "dao" / "arena2.map")
     pairs = [tuple(map(int, p)) for p in rng.integers(0, big.num_nodes, (args.queries, 2))]
     zones = CSRZoneTable.build(big, zone_size=args.zone)
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     for levels in (int(v) for v in args.levels.split(",")):
         exits = CSRExitTables.build(big, tile_size=args.tile, levels=levels)
         rows.append(run_case(f"(c) exit tables, dao/arena2, tiles {args.tile:g}, {levels} "
-                             "levels", big, exits, exits.route, pairs))
+                             "levels", big, exits, exits.find_path, pairs))
         sizes = exits.table_sizes()
         comps = [len(exits.arrays[k]) for k in exits.arrays if k.endswith("centre")]
         size_rows.append(f"| {levels} | {' / '.join(f'{c:,}' for c in comps)} | "

@@ -117,3 +117,13 @@ def test_generate_scenario_is_a_deprecated_name_of_benchmark_scenario():
     new = generate.benchmark_scenario(grid, per_bucket=1, seed=2)
     assert [(p.start, p.goal, p.optimal) for p in old] == \
         [(p.start, p.goal, p.optimal) for p in new]
+
+
+def test_table_path_and_exit_route_are_deprecated_names_of_find_path():
+    from wayfinding.graph import CSRExitTables, CSRPathTable
+
+    table, exits = CSRPathTable.build(CHAIN), CSRExitTables.build(CHAIN, tile_size=1.0)
+    with pytest.warns(DeprecationWarning, match=r"CSRPathTable\.path\(\) is deprecated"):
+        assert table.path(0, 2).path.tolist() == table.find_path(0, 2).path.tolist()
+    with pytest.warns(DeprecationWarning, match=r"CSRExitTables\.route\(\) is deprecated"):
+        assert exits.route(0, 2).path.tolist() == exits.find_path(0, 2).path.tolist()

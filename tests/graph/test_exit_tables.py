@@ -38,7 +38,7 @@ def check_all_pairs(g, et):
     worst = 1.0
     for a in range(g.num_nodes):
         for b in range(g.num_nodes):
-            r = et.route(a, b)
+            r = et.find_path(a, b)
             assert r.found == bool(np.isfinite(ref[a, b])), (a, b)
             if not r.found:
                 continue
@@ -62,7 +62,7 @@ def sampled_ratios(g, et, seed, pairs=150):
     live = np.flatnonzero(np.diff(g.indptr))
     ratios = []
     for a, b in rng.choice(live, size=(pairs, 2)):
-        r, opt = et.route(int(a), int(b)), g.find_path(int(a), int(b))
+        r, opt = et.find_path(int(a), int(b)), g.find_path(int(a), int(b))
         assert r.found == opt.found
         if r.found and opt.cost > 0:
             ratios.append(r.cost / opt.cost)
@@ -106,7 +106,7 @@ def test_near_goals_are_exact():
     for a in range(0, 144, 7):
         for b in range(144):
             if np.abs(g.coords[a] // 4 - g.coords[b] // 4).max() <= 1:
-                assert et.route(a, b).cost == pytest.approx(ref[a, b])
+                assert et.find_path(a, b).cost == pytest.approx(ref[a, b])
 
 
 def test_one_way_cliff():
@@ -120,8 +120,8 @@ def test_one_way_cliff():
     dst.append(7)   # the cliff edge 0 -> 7 (down); no 7 -> 0 edge except the ring
     g = CSRGraph.from_edges(8, src, dst, [1.0] * 14 + [0.5], coords=xy)
     et = CSRExitTables.build(g, tile_size=1.0)
-    assert et.route(0, 7).path.tolist() == [0, 7]
-    up = et.route(7, 0).path.tolist()
+    assert et.find_path(0, 7).path.tolist() == [0, 7]
+    up = et.find_path(7, 0).path.tolist()
     assert up == [7, 6, 5, 4, 3, 2, 1, 0]
     check_all_pairs(g, et)
 
@@ -134,7 +134,7 @@ def test_components_are_strongly_connected_sets():
     comp = et.arrays["comp"]
     assert comp[0] == comp[1] == comp[2] != comp[3]
     assert et.num_components == 2
-    assert not et.route(3, 0).found and et.route(0, 3).path.tolist() == [0, 1, 2, 3]
+    assert not et.find_path(3, 0).found and et.find_path(0, 3).path.tolist() == [0, 1, 2, 3]
 
 
 def test_arena_routes_and_sizes(tmp_path):
@@ -148,8 +148,8 @@ def test_arena_routes_and_sizes(tmp_path):
     assert min(ratios) >= 1 - 1e-12 and max(ratios) < 1.5
     et.save(tmp_path / "e.npz")
     back = GraphIndex.load(tmp_path / "e.npz", g)
-    assert back.route(int(live[0]), int(live[-1])).path.tolist() == \
-        et.route(int(live[0]), int(live[-1])).path.tolist()
+    assert back.find_path(int(live[0]), int(live[-1])).path.tolist() == \
+        et.find_path(int(live[0]), int(live[-1])).path.tolist()
     with pytest.raises(IndexMismatchError):
         CSRExitTables.load(tmp_path / "e.npz", geometric_graph(1))
 
@@ -184,9 +184,9 @@ def test_more_levels_shrink_the_top_table(tmp_path):
     ref = scipy_csgraph.shortest_path(g.to_scipy(), method="D", indices=live[:40])
     for i, a in enumerate(live[:40]):
         for b in rng.choice(live, 30):
-            r = back.route(int(a), int(b))
+            r = back.find_path(int(a), int(b))
             assert r.found == bool(np.isfinite(ref[i, b]))
-            assert r.path.tolist() == et.route(int(a), int(b)).path.tolist()
+            assert r.path.tolist() == et.find_path(int(a), int(b)).path.tolist()
             if r.found:
                 assert r.cost >= ref[i, b] * (1 - 1e-12)
 
@@ -220,7 +220,7 @@ def test_bad_inputs():
             CSRExitTables.build(g, tile_size=1.0, levels=bad)
     et = CSRExitTables.build(g, tile_size=3.0)
     with pytest.raises(InvalidQueryError, match="outside"):
-        et.route(0, 1000)
+        et.find_path(0, 1000)
 
 
 def test_memory_grows_with_nodes_and_links_not_components_times_nodes():
@@ -239,4 +239,4 @@ def test_memory_grows_with_nodes_and_links_not_components_times_nodes():
         tracemalloc.stop()
     assert len(et.arrays[_key(0, "centre")]) == n
     assert peak < 4 * et.nbytes + 2e6, (peak, et.nbytes)
-    assert et.route(0, n - 1).cost == n - 1
+    assert et.find_path(0, n - 1).cost == n - 1

@@ -54,7 +54,7 @@ def test_tables_match_scipy_and_tie_rule(seed, directed):
         for b in range(n):
             want = a if a == b else tie_rule_move(g, ref, a, b)
             assert t.next_hop(a, b) == want
-            r = t.path(a, b)
+            r = t.find_path(a, b)
             assert r.found == bool(np.isfinite(ref[a, b]))
             if r.found:
                 assert r.path[0] == a and r.path[-1] == b
@@ -67,9 +67,9 @@ def test_worked_example_next_hops():
     g = CSRGraph.from_edges(4, [B, D, E, B], [D, E, A, A], [1.0, 1.0, 1.0, 5.0])
     t = CSRPathTable.build(g)
     assert t.next_hop(B, A) == D and t.next_hop(D, A) == E
-    assert t.path(B, A).path.tolist() == [B, D, E, A]
+    assert t.find_path(B, A).path.tolist() == [B, D, E, A]
     assert t.distance(B, A) == 3.0
-    assert not t.path(A, B).found and t.next_hop(A, B) == -1
+    assert not t.find_path(A, B).found and t.next_hop(A, B) == -1
 
 
 def test_memory_arithmetic():
@@ -86,7 +86,7 @@ def test_bad_inputs():
         CSRPathTable.build(g, max_nodes=10)
     t = CSRPathTable.build(g)
     with pytest.raises(InvalidQueryError, match="outside"):
-        t.path(0, 99)
+        t.find_path(0, 99)
     z = CSRGraph.from_edges(2, [0], [1], [0.0])
     with pytest.raises(InvalidGridError, match="positive"):
         CSRPathTable.build(z)

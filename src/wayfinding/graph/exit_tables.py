@@ -49,6 +49,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from .. import _saved
+from .._deprecated import warn
 from .._kernels import _tables
 from .._validate import count, positive_float
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
@@ -353,7 +354,7 @@ class CSRExitTables(GraphIndex):
     >>> g = CSRGraph.from_edges(6, range(5), range(1, 6), [1.0] * 5, directed=False,
     ...                         coords=xy)
     >>> et = CSRExitTables.build(g, tile_size=1.0)
-    >>> et.route(0, 5).path.tolist(), et.route(0, 5).cost
+    >>> et.find_path(0, 5).path.tolist(), et.find_path(0, 5).cost
     ([0, 1, 2, 3, 4, 5], 5.0)
     """
 
@@ -516,6 +517,11 @@ class CSRExitTables(GraphIndex):
         return -1 if s == np.iinfo(a["near"].dtype).max else s
 
     def route(self, start: Any, goal: Any) -> PathResult:
+        """Deprecated name of :meth:`find_path`."""
+        warn("CSRExitTables.route()", "CSRExitTables.find_path()")
+        return self.find_path(start, goal)
+
+    def find_path(self, start: Any, goal: Any) -> PathResult:
         """The route from ``start`` to ``goal`` by table look-ups (no search): ``path``
         ``(k,)`` int64 node ids, ``cost`` the sum of its edge weights, ``stats.expanded`` the
         number of steps; ``found`` False exactly when the goal is unreachable."""

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import _saved
+from .._deprecated import warn
 from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError
 from ..results import PathResult, SearchStats
@@ -155,9 +156,9 @@ class CSRPathTable(GraphIndex):
 
     >>> g = CSRGraph.from_edges(4, [0, 0, 1, 2], [1, 2, 3, 3], [1.0, 1.0, 1.0, 1.0])
     >>> t = CSRPathTable.build(g)
-    >>> t.next_hop(0, 3), t.distance(0, 3), t.path(0, 3).path.tolist()
+    >>> t.next_hop(0, 3), t.distance(0, 3), t.find_path(0, 3).path.tolist()
     (1, 2.0, [0, 1, 3])
-    >>> t.path(3, 0).found
+    >>> t.find_path(3, 0).found
     False
     """
 
@@ -226,6 +227,11 @@ class CSRPathTable(GraphIndex):
         return int(self.next[self.graph.node(a, "start"), self.graph.node(b, "goal")])
 
     def path(self, start: Any, goal: Any) -> PathResult:
+        """Deprecated name of :meth:`find_path`."""
+        warn("CSRPathTable.path()", "CSRPathTable.find_path()")
+        return self.find_path(start, goal)
+
+    def find_path(self, start: Any, goal: Any) -> PathResult:
         """The optimal path by repeated look-ups (no search, compiled); ``path`` is ``(k,)`` int64
         node ids, ``cost`` the table distance, ``stats.expanded`` the number of look-ups."""
         t0 = time.perf_counter()
