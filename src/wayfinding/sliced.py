@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._deprecated import alias
+from ._kernels import _codes
 from ._scratch import SingleThread, exclusive
 from ._validate import step_budget
 from .errors import InvalidQueryError
@@ -24,8 +25,9 @@ from .results import PathResult, SearchStats, Status
 #: The statuses of a sliced search (members of :class:`~wayfinding.results.Status`).
 RUNNING, FOUND, FAILED = Status.RUNNING, Status.FOUND, Status.FAILED
 
-# Kernel codes returned by ``advance`` (see ``wayfinding._kernels._budget``).
-_CODES = {0: Status.FAILED, 1: Status.FOUND, 2: Status.RUNNING}
+# Kernel codes returned by ``advance``.
+_CODES = {_codes.FAILED: Status.FAILED, _codes.FOUND: Status.FOUND,
+          _codes.RUNNING: Status.RUNNING}
 
 #: Deprecated: the step budget is checked by ``wayfinding._validate.step_budget``.
 check_budget = alias(step_budget, "check_budget")

@@ -2,11 +2,7 @@
 from libc.math cimport INFINITY
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-# Outcomes of one slice of a resumable search (``advance``); -1 means out of memory.
-cdef enum:
-    FAILED = 0
-    FOUND = 1
-    RUNNING = 2
+# The outcomes of a slice (FAILED, FOUND, RUNNING) are in _constants.pxd.
 
 
 cdef struct Budget:

@@ -15,7 +15,8 @@ from libc.math cimport INFINITY, nextafterf, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from ._budget cimport FAILED, FOUND, RUNNING, Budget, make_budget, spent
+from ._budget cimport Budget, make_budget, spent
+from ._constants cimport DH_EPS, FAILED, FOUND, RUNNING
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._workspace cimport Workspace
 
@@ -23,10 +24,6 @@ cnp.import_array()
 
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
-
-# Differential heuristic rounding margin: each bound d(x, p) - d(goal, p) is lowered by
-# DH_EPS * (d(x, p) + d(goal, p)), more than the rounding error of the two table entries.
-cdef double DH_EPS = 1e-12
 
 # Goal-bounding build: an edge u -> v counts as tight (on a shortest path) when
 # g[u] + w <= g[v] * (1 + TIGHT_EPS); a looser test only makes boxes larger (still exact).

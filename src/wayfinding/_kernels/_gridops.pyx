@@ -9,17 +9,10 @@ from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
+from ._constants cimport ALLOW_ONE_BLOCKED, ALWAYS, SQRT2
 from ._steps cimport step_offsets
 
 cnp.import_array()
-
-# Diagonal rules (kept in step with wayfinding.grid.rules.Diagonal codes).
-cdef enum:
-    NEVER = 0
-    NO_CORNER_CUTTING = 1
-    ALLOW_ONE_BLOCKED = 2
-    ALWAYS = 3
-
 
 cdef bint _sight(const uint8_t[:, ::1] passable, int x0, int y0, int x1, int y1,
                  int rule) noexcept nogil:
@@ -191,8 +184,6 @@ def squared_distance_transform(double[:, ::1] grid):
                 grid[y, x] = d[x]
     return None
 
-
-cdef double SQRT2 = 1.4142135623730951
 
 # Step bit of (dx, dy) at [dy + 1][dx + 1] (N, E, S, W, NE, SE, SW, NW), -1 for no step.
 cdef int STEP_BIT[3][3]

@@ -8,7 +8,8 @@ folding in blocked cells and the diagonal rule, so the inner loops test one bit 
 A step of base length L (1 or sqrt 2) between cells u and v costs ``L * (cost[u] + cost[v]) / 2``.
 
 A search state costs 20 bytes per cell (g float64, parent int32, heap slot int32, stamp
-uint32) plus the open list, an indexed binary heap with decrease-key.  Stamps carry a generation counter, so no per-query reset of the node arrays is needed.
+uint32) plus the open list, an indexed binary heap with decrease-key.  Stamps carry a
+generation counter, so no per-query reset of the node arrays is needed.
 """
 
 import numpy as np
@@ -18,35 +19,25 @@ from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
 
-from ._budget cimport FAILED, FOUND, RUNNING, Budget, make_budget, spent
+from ._budget cimport Budget, make_budget, spent
+from ._constants cimport (
+    DH_EPS,
+    FAILED,
+    FOUND,
+    H_CHEBYSHEV,
+    H_EUCLIDEAN,
+    H_MANHATTAN,
+    H_OCTILE,
+    H_ZERO,
+    RUNNING,
+    SQRT2_M1,
+    TIE_EPS,
+)
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._steps cimport step_tables
 from ._workspace cimport Workspace
 
 cnp.import_array()
-
-cdef double SQRT2 = 1.4142135623730951
-
-# Relative tolerance under which two costs count as equal.  Floating sums of 1 and sqrt 2
-# depend on the order of the terms, so equal-cost routes differ in the last bits; without it
-# nearly every cell would be "improved" by an ulp and pushed twice.  Costs are unaffected
-# beyond this tolerance.
-cdef double TIE_EPS = 1e-12
-
-# Differential heuristic: |d(p, v) - d(p, goal)| is lowered by DH_EPS * (d(p, v) + d(p, goal)),
-# more than the rounding error of the two table entries (float sums of up to thousands of
-# steps), so rounding does not lift it above the true bound, and what rounding does to its
-# consistency stays within the TIE_EPS tolerance.
-cdef double DH_EPS = 1e-12
-
-# Heuristic kinds (kept in step with wayfinding.grid.heuristics.HEURISTIC_CODES).
-cdef enum:
-    H_ZERO = 0
-    H_MANHATTAN = 1
-    H_OCTILE = 2
-    H_EUCLIDEAN = 3
-    H_CHEBYSHEV = 4
-
 
 cdef struct Counters:
     long expanded
@@ -66,7 +57,7 @@ cdef inline double heuristic_xy(int kind, int ddx, int ddy) noexcept nogil:
     cdef int hi = ax if ax > ay else ay
     cdef int lo = ay if ax > ay else ax
     if kind == H_OCTILE:
-        return hi + (SQRT2 - 1.0) * lo
+        return hi + SQRT2_M1 * lo
     if kind == H_MANHATTAN:
         return ax + ay
     if kind == H_EUCLIDEAN:

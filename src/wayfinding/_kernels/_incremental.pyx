@@ -9,9 +9,9 @@ from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 
-import numpy as np
+from ._constants cimport SQRT2
 
-cdef double SQRT2 = 1.4142135623730951
+import numpy as np
 
 
 cdef struct Item:

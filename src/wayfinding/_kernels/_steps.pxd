@@ -1,5 +1,7 @@
 # The eight grid steps in bit order N, E, S, W, NE, SE, SW, NW (y grows downward), kept in
 # step with wayfinding.grid.rules.DIRECTIONS; shared by the grid kernels.
+from ._constants cimport SQRT2
+
 
 cdef inline void step_offsets(int width, int* offset) noexcept nogil:
     """Flat index offsets of the eight steps on a padded grid of row width ``width``."""
@@ -19,4 +21,4 @@ cdef inline void step_tables(int width, int* offset, double* length) noexcept no
     cdef int d
     for d in range(4):
         length[d] = 1.0
-        length[d + 4] = 1.4142135623730951
+        length[d + 4] = SQRT2

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import _continuum
+from .._kernels import _continuum_fields
 from .._validate import count, number, positive_float
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
@@ -64,7 +64,7 @@ class CongestionMap:
         density, vx, vy = (np.zeros((h + 2) * (w + 2)) for _ in range(3))
         # block coordinates: block k's centre is cell k * block + (block - 1) / 2
         b = self.block
-        _continuum.splat((p + 0.5) / b - 0.5, v, self.radius / b, w, h, density, vx, vy)
+        _continuum_fields.splat((p + 0.5) / b - 0.5, v, self.radius / b, w, h, density, vx, vy)
 
         def inner(flat: np.ndarray) -> np.ndarray:
             return flat.reshape(h + 2, w + 2)[1:-1, 1:-1]

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import _continuum
+from .._kernels import _continuum_fields, _continuum_potential
 from .._scratch import SingleThread, exclusive
 from .._validate import choice, count, positive_float
 from ..errors import InvalidQueryError
@@ -116,12 +116,12 @@ class ContinuumField(SingleThread):
         self._cells = _cache_aligned(n, 8)
         self._cells[:, 0] = np.inf
         prm = self.params
-        ring = _continuum.ring_size(prm.alpha, prm.beta, prm.min_speed)
+        ring = _continuum_potential.ring_size(prm.alpha, prm.beta, prm.min_speed)
         self._link = np.zeros((n + ring + 1, 2), dtype=np.int32)   # the march's queue, empty
         self._link[n:n + ring, 0] = n + ring
         self._bits = np.zeros(ring // 64, dtype=np.uint64)
         self._order = np.zeros(n, dtype=np.int32)
-        self._shared = np.zeros(_continuum.shared_words(), dtype=np.uint64)
+        self._shared = np.zeros(_continuum_potential.shared_words(), dtype=np.uint64)
         self._epoch = 0
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
         self.vectors = np.zeros((h, w, 2))
@@ -161,9 +161,9 @@ class ContinuumField(SingleThread):
             speed, cost = np.zeros((n, 4)), np.zeros((n, 4))
             h, w = self.grid.shape
             prm = self.params
-            _continuum.speed_and_cost(self._cells, self._walls, w, h, prm.offset, prm.rho_min,
-                                      prm.rho_max, prm.alpha, prm.beta, prm.min_speed, speed,
-                                      cost)
+            _continuum_fields.speed_and_cost(self._cells, self._walls, w, h, prm.offset,
+                                             prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
+                                             prm.min_speed, speed, cost)
             self._maps = tuple(np.moveaxis(a.reshape(self._shape + (4,))[1:-1, 1:-1], -1, 0)
                                for a in (speed, cost))
         return self._maps
@@ -187,7 +187,7 @@ class ContinuumField(SingleThread):
             self._epoch += 1
             epoch = self._epoch
             _HELPER.post((self._cells, self._order, self._shared, *common, *grid, epoch))
-        _continuum.update(self._cells, self._link, self._bits, self._order, self._shared,
+        _continuum_potential.update(self._cells, self._link, self._bits, self._order, self._shared,
                           *common, flat, *grid, epoch)
 
     def sample(self, points: Any) -> np.ndarray:
@@ -204,10 +204,11 @@ class ContinuumField(SingleThread):
 
 
 class _Helper:
-    """One daemon thread that helps continuum updates (:func:`_continuum.assist`): an update
-    posts its arrays and goes on at once; the helper joins in when it wakes, or finds the
-    update over and skips it.  Nothing ever waits for it to come, so a busy or sleeping
-    second core costs nothing but its help.  (Restarted in a forked child.)"""
+    """One daemon thread that helps continuum updates
+    (:func:`_continuum_potential.assist`): an update posts its arrays and goes on at once;
+    the helper joins in when it wakes, or finds the update over and skips it.  Nothing ever
+    waits for it to come, so a busy or sleeping second core costs nothing but its help.
+    (Restarted in a forked child.)"""
 
     def __init__(self) -> None:
         self.available = (os.cpu_count() or 1) > 1
@@ -227,7 +228,7 @@ class _Helper:
     @staticmethod
     def _run(jobs: queue.SimpleQueue) -> None:
         while True:
-            _continuum.assist(*jobs.get())
+            _continuum_potential.assist(*jobs.get())
 
 
 _HELPER = _Helper()

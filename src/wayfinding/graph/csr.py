@@ -13,7 +13,7 @@ import numpy as np
 
 from .._deprecated import renamed_keywords
 from .._index import Index, check_world
-from .._kernels import _csrsearch
+from .._kernels import _codes, _csrsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from ..errors import InvalidGridError, InvalidQueryError
@@ -204,7 +204,7 @@ class CSRGraph:
         t0 = time.perf_counter()
         ws = thread_workspace(self.num_nodes)
         run, finish, _ = self._begin(start, goal, method, record, differential, bounds, zones, ws)
-        found = run.advance() == 1
+        found = run.advance() == _codes.FOUND
         exp, gen, mo = run.counters
         return finish(found, SearchStats(expanded=exp, generated=gen, max_open=mo,
                                          elapsed=time.perf_counter() - t0))

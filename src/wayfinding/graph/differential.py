@@ -23,13 +23,10 @@ from typing import Any
 import numpy as np
 
 from .. import _saved, _validate
+from .._kernels._codes import DH_EPS  # bound margin: lowers each difference by DH_EPS * sum
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult
 from .csr import CSRGraph, GraphIndex
-
-#: Rounding margin of the bound, as in the compiled kernels: each difference is lowered by
-#: this times the sum of the two table entries.
-DH_EPS = 1e-12
 
 
 def select_pivots(count: int, labels: np.ndarray,

@@ -31,7 +31,7 @@ import numpy as np
 from .. import _saved
 from .._index import check_world
 from .._io import NpzFile, atomic_write_bytes
-from .._kernels import _canonical
+from .._kernels import _goal_bounds
 from .._validate import count
 from ..errors import (
     FileFormatError,
@@ -198,7 +198,7 @@ def _run_chunk(context: tuple, sources: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Boxes of one chunk of sources (padded flat indices): ``(sources, rows)``."""
     cost, moves, width, canonical, uniform = context
     rows = np.empty((len(sources), 8, 4), dtype=np.uint16)
-    _canonical.goal_bounds(cost, moves, width, sources, canonical, uniform, rows)
+    _goal_bounds.goal_bounds(cost, moves, width, sources, canonical, uniform, rows)
     return sources, rows
 
 

@@ -3,11 +3,9 @@ weighted A*), so that on any terrain they never overestimate the step costs they
 
 from __future__ import annotations
 
+from .._kernels._codes import HEURISTIC_CODES
 from ..errors import InvalidQueryError
 from .rules import Diagonal
-
-#: Name -> kernel code (kept in step with ``_gridsearch.pyx``).
-HEURISTIC_CODES = {"zero": 0, "manhattan": 1, "octile": 2, "euclidean": 3, "chebyshev": 4}
 
 
 def heuristic_code(name: str | None, diagonal: Diagonal) -> int:

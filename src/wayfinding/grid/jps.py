@@ -25,7 +25,7 @@ import numpy as np
 from .. import _saved
 from .._deprecated import warn
 from .._index import check_world
-from .._kernels import _jps
+from .._kernels import _jps, _jps_plus
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from .._validate import positive_float
@@ -120,7 +120,7 @@ def primary_jump_points(grid: Grid) -> np.ndarray:
     in cardinal direction d (N, E, S, W), under the ``no_corner_cutting`` rule."""
     require_grid(grid, "JPS")
     flags = np.zeros((grid.height + 2) * (grid.width + 2), dtype=np.uint8)
-    _jps.primary_jump_points(grid.moves, grid.width + 2, flags)
+    _jps_plus.primary_jump_points(grid.moves, grid.width + 2, flags)
     inner = flags.reshape(grid.height + 2, grid.width + 2)[1:-1, 1:-1]
     return ((inner[:, :, None] >> np.arange(4, dtype=np.uint8)) & 1).astype(bool)
 
@@ -169,7 +169,7 @@ class JPSPlus(GridIndex):
                 f"this grid is {grid.width}x{grid.height}")
         t0 = time.perf_counter()
         dist = np.zeros(((grid.height + 2) * (grid.width + 2), 8), dtype=np.int16)
-        _jps.jump_distances(grid.moves, grid.width + 2, dist)
+        _jps_plus.jump_distances(grid.moves, grid.width + 2, dist)
         return cls(grid, {"dist": dist}, {}, time.perf_counter() - t0)
 
     @classmethod
@@ -196,11 +196,11 @@ class JPSPlus(GridIndex):
         h, w = self.grid.shape
         return self.arrays["dist"].reshape(h + 2, w + 2, 8)[1:-1, 1:-1]
 
-    def scratch(self) -> _jps.PlusScratch:
+    def scratch(self) -> _jps_plus.PlusScratch:
         """This thread's query state (created on first use; ``nbytes`` tells its size)."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
-            scratch = self._local.scratch = _jps.PlusScratch(
+            scratch = self._local.scratch = _jps_plus.PlusScratch(
                 self.arrays["dist"], self.grid.moves, self.grid.components, self.grid.width + 2)
         return scratch
 

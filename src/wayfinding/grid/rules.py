@@ -6,11 +6,13 @@ import enum
 
 import numpy as np
 
+from .._kernels import _codes
 from ..errors import InvalidGridError
 
 #: Step directions in bit order: N, E, S, W, NE, SE, SW, NW as (dx, dy); y grows downward.
 DIRECTIONS = ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1))
-SQRT2 = 1.4142135623730951
+#: Length of a diagonal step (the compiled kernels' constant).
+SQRT2 = _codes.SQRT2
 
 
 class Diagonal(enum.Enum):
@@ -44,8 +46,7 @@ class Diagonal(enum.Enum):
                 f"unknown diagonal rule {value!r}; expected one of: {names}") from None
 
 
-_CODES = {Diagonal.NEVER: 0, Diagonal.NO_CORNER_CUTTING: 1, Diagonal.ALLOW_ONE_BLOCKED: 2,
-          Diagonal.ALWAYS: 3}
+_CODES = {rule: _codes.DIAGONAL_CODES[rule.value] for rule in Diagonal}
 
 
 def move_masks(passable: np.ndarray, rule: Diagonal) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._deprecated import renamed_keywords, warn
 from .._index import check_world
-from .._kernels import _canonical, _gridsearch
+from .._kernels import _canonical, _codes, _gridsearch
 from .._kernels._workspace import Workspace
 from .._scratch import SingleThread, exclusive
 from .._validate import choice, count, number
@@ -123,7 +123,7 @@ class GridSearch(SingleThread):
         if isinstance(begun, PathResult):
             return begun
         run, finish, _ = begun
-        found = run.advance() == 1
+        found = run.advance() == _codes.FOUND
         exp, gen, upd, mo = run.counters
         return finish(found, SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                                          elapsed=time.perf_counter() - t0))

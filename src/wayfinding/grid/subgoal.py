@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import _saved
-from .._kernels import _subgoal
+from .._kernels import _subgoal_build, _subgoal_query
 from .._validate import count
 from ..errors import IndexFormatError, InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
@@ -103,7 +103,7 @@ class SubgoalGraph(GridIndex):
         t0 = time.perf_counter()
         wp = grid.width + 2
         sid, cells, clearance = _cell_arrays(grid)
-        level, indptr, core_end, targets, costs, info = _subgoal.build_graph(
+        level, indptr, core_end, targets, costs, info = _subgoal_build.build_graph(
             grid.moves, clearance, sid, wp, cells, int(levels))
         arrays = {"subgoals": _xy(cells, wp), "level": level, "indptr": indptr,
                   "core_end": core_end,
@@ -213,17 +213,17 @@ class SubgoalGraph(GridIndex):
     def direct_h_reachable(self, cell: Any) -> np.ndarray:
         """``(k, 2)`` int64 cells of the subgoals direct-h-reachable from a passable cell."""
         c = self.grid.cell(cell, passable=True)
-        ids, _ = _subgoal.reachable_from(self.grid.moves, self.arrays["clearance"],
+        ids, _ = _subgoal_build.reachable_from(self.grid.moves, self.arrays["clearance"],
                                          self.arrays["subgoal_id"], self.grid.width + 2,
                                          self.grid.index(c))
         return self.arrays["subgoals"][ids].astype(np.int64).reshape(-1, 2)
 
     # ------------------------------------------------------------------ queries
-    def _query(self) -> _subgoal.SubgoalQuery:
+    def _query(self) -> _subgoal_query.SubgoalQuery:
         q = getattr(self._local, "query", None)
         if q is None:
             a = self.arrays
-            q = _subgoal.SubgoalQuery(
+            q = _subgoal_query.SubgoalQuery(
                 self.grid.moves, a["clearance"], a["subgoal_id"], self.grid.width + 2,
                 self._cells, self._xy, a["level"], a["indptr"], a["core_end"], a["targets"],
                 a["costs"], self._top, self._components)
@@ -275,8 +275,8 @@ def _cell_arrays(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     wp = grid.width + 2
     free = np.zeros((grid.height + 2, wp), dtype=np.uint8)
     free[1:-1, 1:-1] = grid.passable
-    sid, cells = _subgoal.find_subgoals(free.ravel(), wp)
-    return sid, cells, _subgoal.clearances(grid.moves, sid, wp)
+    sid, cells = _subgoal_build.find_subgoals(free.ravel(), wp)
+    return sid, cells, _subgoal_build.clearances(grid.moves, sid, wp)
 
 
 def _xy(cells: np.ndarray, wp: int) -> np.ndarray:

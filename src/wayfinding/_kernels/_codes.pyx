@@ -1,0 +1,20 @@
+# The kernels' shared constants (``_constants.pxd``) as Python values, for the Python layers
+# that pass codes to the kernels or read the codes they return.
+cimport wayfinding._kernels._constants as c
+
+#: Length of a diagonal grid step.
+SQRT2 = c.SQRT2
+#: Relative rounding margin of the differential heuristic's bounds.
+DH_EPS = c.DH_EPS
+
+#: Outcomes of a search slice (``advance``).
+FAILED = c.FAILED
+FOUND = c.FOUND
+RUNNING = c.RUNNING
+
+#: Heuristic name -> kernel code.
+HEURISTIC_CODES = {"zero": c.H_ZERO, "manhattan": c.H_MANHATTAN, "octile": c.H_OCTILE,
+                   "euclidean": c.H_EUCLIDEAN, "chebyshev": c.H_CHEBYSHEV}
+#: Diagonal rule value (``Diagonal.value``) -> kernel code.
+DIAGONAL_CODES = {"never": c.NEVER, "no_corner_cutting": c.NO_CORNER_CUTTING,
+                  "allow_one_blocked": c.ALLOW_ONE_BLOCKED, "always": c.ALWAYS}

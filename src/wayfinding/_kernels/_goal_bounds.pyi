@@ -1,0 +1,12 @@
+import numpy as np
+from numpy.typing import NDArray
+
+def goal_bounds(
+    cost: NDArray[np.float64],
+    moves: NDArray[np.uint8],
+    width: int,
+    sources: NDArray[np.int64],
+    canonical: bool,
+    uniform: bool,
+    out: NDArray[np.uint16],
+) -> int: ...

@@ -1,0 +1,49 @@
+import numpy as np
+from numpy.typing import NDArray
+from typing_extensions import Self, disjoint_base
+
+@disjoint_base
+class PlusScratch:
+    @property
+    def size(self) -> int: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def path_cost(self) -> float: ...
+    def __new__(
+        cls,
+        dist: NDArray[np.int16],
+        moves: NDArray[np.uint8],
+        islands: NDArray[np.int32],
+        width: int,
+    ) -> Self: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def bucket_slots(self) -> int: ...
+    def search(
+        self,
+        sx: int,
+        sy: int,
+        gx: int,
+        gy: int,
+        record: bool = False,
+        bucket_width: float = 0.0,
+        boxes: NDArray[np.uint16] | None = None,
+    ) -> tuple[int, float, int, int, int, int, int]: ...
+    def costs(
+        self,
+        queries: NDArray[np.int32],
+        out: NDArray[np.float64],
+        bucket_width: float = 0.0,
+        boxes: NDArray[np.uint16] | None = None,
+    ) -> int: ...
+    def path(self, gx: int, gy: int) -> NDArray[np.int64]: ...
+    def recorded(self) -> NDArray[np.int64]: ...
+    def open_nodes(self) -> NDArray[np.int64]: ...
+
+def sweep_line(free: NDArray[np.uint8], jump: NDArray[np.uint8]) -> NDArray[np.int16]: ...
+def primary_jump_points(moves: NDArray[np.uint8], width: int, out: NDArray[np.uint8]) -> None: ...
+def jump_distances(moves: NDArray[np.uint8], width: int, dist: NDArray[np.int16]) -> None: ...

@@ -1,0 +1,87 @@
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from typing_extensions import disjoint_base
+
+@disjoint_base
+class MeshQuery:
+    def __init__(
+        self,
+        verts: NDArray[Any],
+        polys: NDArray[Any],
+        sizes: NDArray[Any],
+        neigh: NDArray[Any],
+        cell_ptr: NDArray[Any],
+        cell_polys: NDArray[Any],
+        ox: float,
+        oy: float,
+        cell: float,
+        nx: int,
+        ny: int,
+        link_ptr: NDArray[Any],
+        link_to: NDArray[Any],
+        link_pts: NDArray[Any],
+        link_cost: NDArray[Any],
+    ) -> None: ...
+    def locate_one(self, x: float, y: float) -> int: ...
+    def find(
+        self,
+        allowed: NDArray[np.uint8],
+        cost: NDArray[np.float64],
+        link_ok: NDArray[np.uint8],
+        h_scale: float,
+        start: int,
+        sx: float,
+        sy: float,
+        goal: int,
+        gx: float,
+        gy: float,
+    ) -> tuple[
+        bool,
+        int,
+        int,
+        NDArray[np.int32] | None,
+        NDArray[np.int32] | None,
+        NDArray[np.float64] | None,
+        NDArray[np.uint8] | None,
+        NDArray[np.int32] | None,
+        float,
+    ]: ...
+
+def locate(
+    verts: NDArray[np.float64],
+    polys: NDArray[np.int32],
+    sizes: NDArray[np.int32],
+    cell_ptr: NDArray[np.int64],
+    cell_polys: NDArray[np.int32],
+    ox: float,
+    oy: float,
+    cell: float,
+    nx: int,
+    ny: int,
+    points: NDArray[np.float64],
+    out: NDArray[np.int32],
+) -> None: ...
+def nearest(
+    verts: NDArray[np.float64],
+    polys: NDArray[np.int32],
+    sizes: NDArray[np.int32],
+    cell_ptr: NDArray[np.int64],
+    cell_polys: NDArray[np.int32],
+    ox: float,
+    oy: float,
+    cell: float,
+    nx: int,
+    ny: int,
+    allowed: NDArray[np.uint8],
+    points: NDArray[np.float64],
+    out: NDArray[np.int32],
+    snapped: NDArray[np.float64],
+) -> None: ...
+def funnel(
+    left: NDArray[np.float64],
+    right: NDArray[np.float64],
+    out: NDArray[np.float64],
+    index: NDArray[np.int32],
+) -> int: ...
