@@ -127,3 +127,14 @@ def test_table_path_and_exit_route_are_deprecated_names_of_find_path():
         assert table.path(0, 2).path.tolist() == table.find_path(0, 2).path.tolist()
     with pytest.warns(DeprecationWarning, match=r"CSRExitTables\.route\(\) is deprecated"):
         assert exits.route(0, 2).path.tolist() == exits.find_path(0, 2).path.tolist()
+
+
+def test_dirichlet_resolution_is_a_deprecated_name_of_cell_size():
+    from wayfinding.graph import DirichletDomains
+
+    seeds, box = [(0, 0), (4, 0)], (-2, -2, 6, 2)
+    with pytest.warns(DeprecationWarning, match=r"resolution=\.\.\.\) is deprecated"):
+        old = DirichletDomains(seeds, bounds=box, adjacency="raster", resolution=0.5)
+    new = DirichletDomains(seeds, bounds=box, adjacency="raster", cell_size=0.5)
+    with pytest.warns(DeprecationWarning, match=r"DirichletDomains\.resolution is deprecated"):
+        assert old.resolution == new.cell_size == 0.5

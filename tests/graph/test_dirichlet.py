@@ -120,7 +120,7 @@ def test_weighted_quantize_matches_brute_force(seed):
     rng = np.random.default_rng(seed)
     seeds = rng.uniform(0, 20, (12, 2))
     w = rng.uniform(0.3, 3.0, 12)
-    d = DirichletDomains(seeds, weights=w, bounds=(0, 0, 20, 20), resolution=0.5)
+    d = DirichletDomains(seeds, weights=w, bounds=(0, 0, 20, 20), cell_size=0.5)
     q = rng.uniform(-5, 25, (300, 2))
     cost = w[None] * np.hypot(*(q[:, None, :] - seeds[None]).transpose(2, 0, 1))
     assert np.array_equal(d.quantize(q), np.argmin(cost, axis=1))
@@ -140,7 +140,7 @@ def test_raster_adjacency_is_within_the_exact_one():
     seeds = rng.uniform(0, 30, (40, 2))
     exact = set(map(tuple, DirichletDomains(seeds).edges.tolist()))
     raster = DirichletDomains(seeds, adjacency="raster", bounds=(0, 0, 30, 30),
-                              resolution=0.1)
+                              cell_size=0.1)
     got = set(map(tuple, raster.edges.tolist()))
     # a raster-only link joins domains less than one step apart (across a short border)
     import shapely
@@ -157,7 +157,7 @@ def test_raster_adjacency_is_within_the_exact_one():
         if border.length > 0.4:
             assert (a, b) in got
     equal_weights = DirichletDomains(seeds, weights=np.full(40, 2.0), bounds=(0, 0, 30, 30),
-                                     resolution=0.1)
+                                     cell_size=0.1)
     assert set(map(tuple, equal_weights.edges.tolist())) == got
 
 
@@ -180,7 +180,7 @@ def test_links_through_walls_are_dropped_and_paths_are_legal():
     ({"seeds": [(0, 0), (1, 1)], "weights": [1]}, "weights"),
     ({"seeds": [(0, 0), (1, 1)], "weights": [1, 2], "adjacency": "exact"}, "unweighted"),
     ({"seeds": [(0, 0), (1, 1)], "adjacency": "delaunay"}, "unknown adjacency"),
-    ({"seeds": [(0, 0), (1, 1)], "adjacency": "raster", "resolution": -1}, "resolution"),
+    ({"seeds": [(0, 0), (1, 1)], "adjacency": "raster", "cell_size": -1}, "cell_size"),
     ({"seeds": np.empty((0, 2))}, "at least one"),
     ({"seeds": [(0, 0), (5.5, 4.5)], "obstacles": Obstacles([[(4, 4), (6, 4), (6, 6)]])},
      "seed 1"),

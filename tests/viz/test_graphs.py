@@ -25,7 +25,7 @@ def classes(svg):
     lambda: VisibilityGraph.build(OBS, radius=0.2),
     lambda: Roadmap.build(OBS, (0, 0, 6, 6), n=30, k=4, radius=0.2),
     lambda: DirichletDomains([(0, 0), (6, 0), (6, 6), (0, 6)], weights=[1, 2, 1, 2],
-                             obstacles=OBS, bounds=(0, 0, 6, 6), resolution=0.1),
+                             obstacles=OBS, bounds=(0, 0, 6, 6), cell_size=0.1),
 ])
 def test_graph_pictures(make):
     world = make()

@@ -47,7 +47,7 @@ def world_section(out: Path) -> str:
                                                    max_link=3.0),
         "dirichlet": lambda: DirichletDomains(lattice, obstacles=obstacles, radius=radius,
                                               bounds=bounds, adjacency="raster",
-                                              resolution=0.25),
+                                              cell_size=0.25),
         "visibility": lambda: VisibilityGraph.build(obstacles, radius=radius, bounds=bounds),
         "roadmap": lambda: Roadmap.build(obstacles, bounds, n=SAMPLES, k=8, radius=radius),
     }

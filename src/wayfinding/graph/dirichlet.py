@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import renamed_keywords, warn
 from ..errors import InvalidQueryError
 from ..geometry.nearest import PointIndex
 from ..geometry.obstacles import Obstacles, as_points, check_radius
@@ -35,9 +36,9 @@ class DirichletDomains(PositionedGraph):
       positive length (> 1e-9 × the seeds' extent): the Delaunay edges minus the
       zero-length contacts of co-circular seeds.
     * ``"raster"``: the label of each sample point of a lattice over ``bounds`` with step
-      ``resolution`` (world units; default the longer side / 512) is computed, and domains
+      ``cell_size`` (world units; default the longer side / 512) is computed, and domains
       whose labels meet between two horizontally or vertically adjacent samples are linked.
-      Borders shorter than about ``resolution``, or outside the bounds, may be missed, and
+      Borders shorter than about ``cell_size``, or outside the bounds, may be missed, and
       two domains less than one step apart across such a short border may be linked.
     * ``"auto"`` (default): ``"exact"`` without weights, ``"raster"`` with them.
 
@@ -50,10 +51,11 @@ class DirichletDomains(PositionedGraph):
     [0, 1, 0]
     """
 
+    @renamed_keywords(resolution="cell_size")
     def __init__(self, seeds: ArrayLike, weights: ArrayLike | None = None, *,
                  obstacles: Obstacles | None = None, radius: float = 0.0,
                  bounds: ArrayLike | None = None, adjacency: str = "auto",
-                 resolution: float | None = None, check_links: bool = True):
+                 cell_size: float | None = None, check_links: bool = True):
         pts = as_points(seeds, "seeds")
         if not len(pts):
             raise InvalidQueryError("Dirichlet domains need at least one seed")
@@ -82,17 +84,17 @@ class DirichletDomains(PositionedGraph):
         check_clear_points(pts, obs, r, "seed")
         self._seed_weights = w
         self._bounds = _bounds(bounds) if bounds is not None else _default_bounds(pts, obs)
-        if resolution is None:
+        if cell_size is None:
             x0, y0, x1, y1 = self._bounds
-            resolution = max(x1 - x0, y1 - y0) / DEFAULT_SAMPLES
-        if not (np.isfinite(resolution) and resolution > 0):
-            raise InvalidQueryError(f"resolution {resolution!r} must be finite and > 0")
-        self._resolution = float(resolution)
+            cell_size = max(x1 - x0, y1 - y0) / DEFAULT_SAMPLES
+        if not (np.isfinite(cell_size) and cell_size > 0):
+            raise InvalidQueryError(f"cell_size {cell_size!r} must be finite and > 0")
+        self._cell_size = float(cell_size)
         self._adjacency = adjacency
         if adjacency == "exact":
             pairs = _bordering_pairs(pts)
         else:
-            pairs = _raster_pairs(_raster(pts, w, self._bounds, self._resolution)[0])
+            pairs = _raster_pairs(_raster(pts, w, self._bounds, self._cell_size)[0])
         if check_links and len(obs) and len(pairs):
             pairs = pairs[obs.segments_clear(pts[pairs[:, 0]], pts[pairs[:, 1]], r)]
         super().__init__(pts, pairs, obstacles=obs, radius=r)
@@ -109,8 +111,15 @@ class DirichletDomains(PositionedGraph):
         return self._bounds
 
     @property
+    def cell_size(self) -> float:
+        """World size of a cell of the label raster."""
+        return self._cell_size
+
+    @property
     def resolution(self) -> float:
-        return self._resolution
+        """Deprecated name of :attr:`cell_size`."""
+        warn("DirichletDomains.resolution", "DirichletDomains.cell_size")
+        return self._cell_size
 
     @property
     def adjacency(self) -> str:
@@ -129,9 +138,9 @@ class DirichletDomains(PositionedGraph):
     def label_raster(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The domain of every sample point of the raster: ``(labels, xs, ys)`` with
         ``labels`` ``(H, W)`` int64 indexed ``[row, column]`` and the sample coordinates
-        ``xs`` ``(W,)``, ``ys`` ``(H,)`` (cell centres of step :attr:`resolution` over
+        ``xs`` ``(W,)``, ``ys`` ``(H,)`` (cell centres of step :attr:`cell_size` over
         :attr:`bounds`)."""
-        return _raster(self.positions, self._seed_weights, self._bounds, self._resolution)
+        return _raster(self.positions, self._seed_weights, self._bounds, self._cell_size)
 
 
 def _weighted_labels(seeds: np.ndarray, w: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -174,7 +174,7 @@ def _domains(world: DirichletDomains) -> str:
     rgb = np.stack([0.5 + 0.5 * np.cos(2 * np.pi * (hue + k / 3)) for k in range(3)], axis=1)
     colours = (150 + 90 * rgb).astype(np.uint8)[labels]
     rx, ry, rw, rh, col = cell_rects(colours)
-    step = world.resolution
+    step = world.cell_size
     x0, y0 = xs[0] - step / 2, ys[0] - step / 2
     parts = [f'<g class="domains" transform="translate({_num(x0)},{_num(y0)}) '
              f'scale({step!r})" shape-rendering="crispEdges">']
