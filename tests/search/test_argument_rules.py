@@ -9,7 +9,7 @@ import pytest
 from wayfinding import AdjacencyGraph
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
-from wayfinding.search import ContinuousPlanner, MovingObstacle, astar
+from wayfinding.search import ContinuousPlanner, MovingObstacle, astar, space_time_astar
 from wayfinding.search.incremental import ADStar, ARAStar
 from wayfinding.search.lowmem import ida_star, memory_bounded_astar, sma_star
 from wayfinding.search.scheduler import PathScheduler
@@ -56,6 +56,9 @@ def test_numpy_scalars_in_planners_and_steps():
     (lambda: ContinuousPlanner(GRID, radius=-0.5), "radius"),
     (lambda: ContinuousPlanner(GRID).plan((0, 0), (5, 2), max_time=float("nan")), "max_time"),
     (lambda: MovingObstacle.linear((0, 0), (1, 0), 0.0), "radius"),
+    (lambda: space_time_astar(GRID, (0, 0), (5, 2), start_time=True), "start_time"),
+    (lambda: space_time_astar(GRID, (0, 0), (5, 2), start_time=None), "start_time"),
+    (lambda: space_time_astar(GRID, (0, 0), (5, 2), horizon=2.0), "horizon"),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_bools_and_bad_values_are_refused_by_name(run, name):
     with pytest.raises(InvalidQueryError, match=rf"^{name} "):
@@ -67,3 +70,8 @@ def test_continuous_planner_numbers():
     assert planner.speed == 2.0 and planner.radius == 0.0
     assert planner.plan((0, 0), (5, 2), max_time=np.float64(100.0)).found
     assert MovingObstacle.linear((0, 0), (1, 0), np.float32(0.5)).radius == 0.5
+
+
+def test_space_time_steps_take_numpy_integers():
+    r = space_time_astar(GRID, (0, 0), (5, 2), start_time=np.int64(3), horizon=np.int32(40))
+    assert r.found and len(r.path) == 8

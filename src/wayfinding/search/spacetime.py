@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import count
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
@@ -97,11 +98,9 @@ def space_time_astar(grid: Any, start: Any, goal: Any, table: ReservationTable |
     for name, c in (("start", s), ("goal", g)):
         if not grid.passable[c[1], c[0]]:
             raise InvalidQueryError(f"{name} cell {c} is blocked")
-    for name, v in (("start_time", start_time), ("horizon", horizon)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))
-                              or v < 0):
-            raise InvalidQueryError(f"{name} {v!r} must be an integer >= 0")
-    last = start_time + 4 * (grid.width + grid.height) if horizon is None else int(horizon)
+    start_time = count("start_time", start_time, min=0)
+    last = start_time + 4 * (grid.width + grid.height) if horizon is None \
+        else count("horizon", horizon, min=0)
     shut = closed or (lambda cell, t: False)
     # the agent stays on the goal: it must be open at every later step up to the horizon
     goal_shut = -1 if closed is None else max(
