@@ -137,7 +137,7 @@ def test_render_unknown_suffix(capsys, tmp_path, files):
     assert not (tmp_path / "x.gif").exists()
 
 
-@pytest.mark.parametrize("algo", ["jps", "jps_plus", "jps_plus_buckets", "astar_gb",
+@pytest.mark.parametrize("method", ["jps", "jps_plus", "jps_plus_buckets", "astar_gb",
                                   "jps_plus_gb", "subgoal", "subgoal2", "astar_dh"])
 def test_fast_methods_in_path_and_scen(capsys, method, files):
     map_file, scen_file = files
