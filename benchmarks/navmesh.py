@@ -130,7 +130,7 @@ def m_exact(area: Any) -> Callable[[np.ndarray, np.ndarray], float]:
     from wayfinding.navmesh.exact import VisibilityMap
 
     vm = VisibilityMap(area)
-    return lambda a, b: vm.shortest_path(a, b).cost
+    return lambda a, b: vm.find_path(a, b).cost
 
 
 def m_jupedsim(area: Any) -> Callable[[np.ndarray, np.ndarray], float]:

@@ -138,3 +138,12 @@ def test_dirichlet_resolution_is_a_deprecated_name_of_cell_size():
     new = DirichletDomains(seeds, bounds=box, adjacency="raster", cell_size=0.5)
     with pytest.warns(DeprecationWarning, match=r"DirichletDomains\.resolution is deprecated"):
         assert old.resolution == new.cell_size == 0.5
+
+
+def test_visibility_map_shortest_path_is_a_deprecated_name_of_find_path():
+    from wayfinding.navmesh.exact import VisibilityMap
+
+    vm = VisibilityMap(outline=[(0, 0), (4, 0), (4, 4), (0, 4)])
+    with pytest.warns(DeprecationWarning, match=r"VisibilityMap\.shortest_path\(\) is depr"):
+        old = vm.shortest_path((1, 1), (3, 3))
+    assert old.path.tolist() == vm.find_path((1, 1), (3, 3)).path.tolist()

@@ -118,7 +118,7 @@ def test_exact_equals_the_visibility_map_and_bounds_the_others(seed):
         if not exact.found:
             continue
         parts = [g for g in getattr(free, "geoms", [free]) if g.covers(Point(np.add(a, .5)))]
-        ref = VisibilityMap(parts[0]).shortest_path(np.add(a, .5), np.add(b, .5))
+        ref = VisibilityMap(parts[0]).find_path(np.add(a, .5), np.add(b, .5))
         assert exact.cost == pytest.approx(ref.cost, rel=1e-9, abs=1e-9)
         assert exact.cost <= grid_path.cost + 1e-9
         for method in ("theta", "lazy_theta", "astar_smoothed"):

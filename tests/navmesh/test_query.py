@@ -69,7 +69,7 @@ def check_world(seed, max_verts):
     polys = [Polygon(mesh.polygon(i)) for i in range(mesh.num_polygons)]
     exact_hits = 0
     for a, b in zip(pts[:8], pts[8:], strict=True):
-        r, exact = mesh.find_path(a, b), vm.shortest_path(a, b)
+        r, exact = mesh.find_path(a, b), vm.find_path(a, b)
         assert r.found and exact.found
         assert not r.snapped_start and not r.snapped_goal
         assert r.path[0].tolist() == a.tolist() and r.path[-1].tolist() == b.tolist()
@@ -105,7 +105,7 @@ def test_funnel_equals_exact_in_a_corridor():
     area = box(0, 0, 30, 10).difference(shapely.union_all(
         [box(5, 0, 7, 7), box(12, 3, 14, 10), box(19, 0, 21, 7), box(24, 3, 26, 10)]))
     mesh = NavMesh.build(area)
-    exact = VisibilityMap(area).shortest_path((1, 1), (29, 1))
+    exact = VisibilityMap(area).find_path((1, 1), (29, 1))
     r = mesh.find_path((1, 1), (29, 1))
     assert r.cost == pytest.approx(exact.cost, abs=1e-9)
     assert np.allclose(r.path, exact.path)
@@ -211,7 +211,7 @@ def test_exact_lengths_agree_with_extremitypathfinder():
         pts = sample_points(area, np.random.default_rng(seed), 30)
         for a, b in zip(pts[:15], pts[15:], strict=True):
             _, length = env.find_shortest_path(tuple(a), tuple(b))
-            assert vm.shortest_path(a, b).cost == pytest.approx(length, abs=1e-9)
+            assert vm.find_path(a, b).cost == pytest.approx(length, abs=1e-9)
 
 
 def test_save_and_load(tmp_path):

@@ -149,7 +149,7 @@ def cmd_navmesh_path(args: argparse.Namespace) -> int:
         if args.radius:
             from ..navmesh.build import eroded
             area = eroded(area, args.radius, quad_segs=16 if clear else 4)
-        exact = VisibilityMap(area).shortest_path(start, goal)
+        exact = VisibilityMap(area).find_path(start, goal)
         info["exact"] = exact.cost if exact.found else None
     if args.output:
         from ..viz.graphs import save_world

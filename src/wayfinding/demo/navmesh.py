@@ -30,7 +30,7 @@ def navmesh_section(out: Path) -> str:
     area = walkable_area(grid)
     start, goal = _ends(grid, area)
     # The exact lengths: round joins of 16 chords a quarter turn, within 0.05% of arcs.
-    exact = {r: VisibilityMap(eroded(area, r, quad_segs=16)).shortest_path(start, goal)
+    exact = {r: VisibilityMap(eroded(area, r, quad_segs=16)).find_path(start, goal)
              for r in RADII}
     rows, figures = [], []
     for r in RADII:

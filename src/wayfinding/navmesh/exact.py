@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import warn
 from ..errors import InvalidQueryError
 from ..geometry.predicates import orient2d
 from ..graph import CSRGraph
@@ -31,7 +32,7 @@ class VisibilityMap:
 
     >>> from shapely.geometry import box
     >>> vm = VisibilityMap(box(0, 0, 10, 10).difference(box(4, 3, 6, 8)))
-    >>> r = vm.shortest_path((1, 5), (9, 5))
+    >>> r = vm.find_path((1, 5), (9, 5))
     >>> round(r.cost, 6), r.path.tolist()
     (9.211103, [[1.0, 5.0], [4.0, 3.0], [6.0, 3.0], [9.0, 5.0]])
     """
@@ -61,6 +62,11 @@ class VisibilityMap:
         return shapely.covers(self.area, lines)
 
     def shortest_path(self, start: Any, goal: Any) -> PathResult:
+        """Deprecated name of :meth:`find_path`."""
+        warn("VisibilityMap.shortest_path()", "VisibilityMap.find_path()")
+        return self.find_path(start, goal)
+
+    def find_path(self, start: Any, goal: Any) -> PathResult:
         """The exact shortest path between two points of the area: ``path`` ``(k, 2)``
         float64 corners, ``cost`` its length; ``found=False`` when they lie in different
         parts of the area.  A point outside the area raises :class:`InvalidQueryError`."""
