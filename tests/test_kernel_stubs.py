@@ -8,6 +8,8 @@ import ast
 import importlib
 import importlib.machinery
 import pkgutil
+import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -16,6 +18,9 @@ import pytest
 from wayfinding import _kernels
 
 KERNEL_DIR = Path(_kernels.__file__).parent
+#: What Cython adds to every module or extension type: doctests of cdef functions, exported C
+#: functions, pickling support.
+CYTHON_INTERNALS = ("__test__", "__pyx_capi__", "__reduce_cython__", "__setstate_cython__")
 COMPILED = sorted(
     info.name for info in pkgutil.iter_modules(_kernels.__path__)
     if any(Path(importlib.util.find_spec(f"wayfinding._kernels.{info.name}").origin).name
@@ -75,3 +80,18 @@ def test_stub_names_match_the_module(name):
         missing = sorted(m for m in members if not hasattr(cls, m))
         assert missing == [], f"{cls_name}: declared, not defined"
         assert sorted(_members(cls) - members) == [], f"{cls_name}: defined, not declared"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="needs mypy")
+def test_stub_signatures_match_the_module(tmp_path):
+    """mypy's stubtest: parameter names, kinds and defaults, properties and attributes of
+    every stub against the compiled module."""
+    allow = tmp_path / "allow.txt"
+    allow.write_text("".join(rf"wayfinding\._kernels\..*\.{n}" + "\n" for n in CYTHON_INTERNALS))
+    config = tmp_path / "mypy.ini"
+    config.write_text(f"[mypy]\ncache_dir = {tmp_path / 'cache'}\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", *(f"wayfinding._kernels.{n}" for n in COMPILED),
+         "--allowlist", str(allow), "--mypy-config-file", str(config)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:]

@@ -3,10 +3,10 @@
 
 cdef extern from *:
     """
-    static const double WF_SQRT2 = 1.4142135623730951;
-    static const double WF_SQRT2_M1 = 0.41421356237309515;
-    static const double WF_TIE_EPS = 1e-12;
-    static const double WF_DH_EPS = 1e-12;
+    #define WF_SQRT2 1.4142135623730951
+    #define WF_SQRT2_M1 0.41421356237309515
+    #define WF_TIE_EPS 1e-12
+    #define WF_DH_EPS 1e-12
     """
     # Length of a diagonal step, and that less one (exactly SQRT2 - 1.0).
     const double SQRT2 "WF_SQRT2"

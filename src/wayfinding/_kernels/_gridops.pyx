@@ -10,7 +10,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 from ._constants cimport ALLOW_ONE_BLOCKED, ALWAYS, SQRT2
-from ._steps cimport step_offsets
+from ._steps cimport step_of, step_offsets
 
 cnp.import_array()
 
@@ -185,13 +185,6 @@ def squared_distance_transform(double[:, ::1] grid):
     return None
 
 
-# Step bit of (dx, dy) at [dy + 1][dx + 1] (N, E, S, W, NE, SE, SW, NW), -1 for no step.
-cdef int STEP_BIT[3][3]
-STEP_BIT[0][:] = [7, 0, 4]
-STEP_BIT[1][:] = [3, -1, 1]
-STEP_BIT[2][:] = [6, 2, 5]
-
-
 def path_cost(const uint8_t[::1] moves, const double[:, ::1] costs,
               const int64_t[:, ::1] path):
     """Sum of the step costs of ``(n, 2)`` cells ``(x, y)`` (steps summed in order: straight
@@ -224,7 +217,7 @@ cdef double _path_cost(const uint8_t[::1] moves, const double[:, ::1] costs,
             dy = y - py
             if dx < -1 or dx > 1 or dy < -1 or dy > 1:
                 return INFINITY
-            bit = STEP_BIT[dy + 1][dx + 1]
+            bit = step_of(dx, dy)
             if bit < 0 or not (moves[(py + 1) * (w + 2) + px + 1] >> bit) & 1:
                 return INFINITY
             total += (SQRT2 if dx != 0 and dy != 0 else 1.0) * 0.5 * (pc + c)

@@ -31,7 +31,6 @@ from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, 
 from ._jps_tables cimport (
     AFTER_DIAGONAL,
     AFTER_STRAIGHT,
-    DIR_OF,
     DX,
     DY,
     SIDES,
@@ -39,7 +38,7 @@ from ._jps_tables cimport (
     fill_after_straight,
     octile,
 )
-from ._steps cimport step_offsets
+from ._steps cimport step_of, step_offsets
 from ._workspace cimport Workspace
 
 cnp.import_array()
@@ -75,7 +74,7 @@ cdef inline int arrival(int u, int p, int width) noexcept nogil:
     cdef int dy = u // width - p // width
     dx = (dx > 0) - (dx < 0)
     dy = (dy > 0) - (dy < 0)
-    return DIR_OF[3 * (dy + 1) + dx + 1]
+    return step_of(dx, dy)
 
 
 cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcept nogil:

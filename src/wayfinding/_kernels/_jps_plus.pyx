@@ -30,7 +30,6 @@ from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, lazy_pop, lazy
 from ._jps_tables cimport (
     AFTER_DIAGONAL,
     AFTER_STRAIGHT,
-    DIR_OF,
     DX,
     DY,
     SIDES,
@@ -38,7 +37,7 @@ from ._jps_tables cimport (
     fill_after_straight,
     octile,
 )
-from ._steps cimport step_offsets
+from ._steps cimport step_of, step_offsets
 
 cnp.import_array()
 
@@ -377,7 +376,7 @@ cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes
         ry = q.gy - uy
         ax = rx if rx >= 0 else -rx
         ay = ry if ry >= 0 else -ry
-        gd = DIR_OF[3 * ((ry > 0) - (ry < 0) + 1) + (rx > 0) - (rx < 0) + 1]
+        gd = step_of((rx > 0) - (rx < 0), (ry > 0) - (ry < 0))
         gbit = dirs & (1u << gd)
         cand = dirs & (positive | gbit)
         if bounded and cand:

@@ -8,7 +8,6 @@ cdef extern from *:
     """
     static const int WF_JPS_DX[8] = {0, 1, 0, -1, 1, 1, -1, -1};
     static const int WF_JPS_DY[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
-    static const int WF_JPS_DIR_OF[9] = {7, 0, 4, 3, -1, 1, 6, 2, 5};
     static const uint8_t WF_JPS_SIDES[4] = {10, 5, 10, 5};
     static const int WF_JPS_DIAG_OF[16] = {-1, 4, -1, 7,
                                            4, -1, 5, -1,
@@ -25,9 +24,6 @@ cdef extern from *:
     # Step of each direction.
     const int DX "WF_JPS_DX"[8]
     const int DY "WF_JPS_DY"[8]
-    # Direction of a step (dx, dy) in {-1, 0, 1}^2, indexed 3 * (dy + 1) + (dx + 1); -1 for
-    # none.
-    const int DIR_OF "WF_JPS_DIR_OF"[9]
     # Side bits of each cardinal direction (the two perpendicular cardinals).
     const uint8_t SIDES "WF_JPS_SIDES"[4]
     # Diagonal between cardinal d and perpendicular cardinal s, indexed 4 * d + s.

@@ -2,6 +2,16 @@
 # step with wayfinding.grid.rules.DIRECTIONS; shared by the grid kernels.
 from ._constants cimport SQRT2
 
+cdef extern from *:
+    """
+    static inline int wf_step_of(int dx, int dy) {
+        static const int step[9] = {7, 0, 4, 3, -1, 1, 6, 2, 5};
+        return step[3 * (dy + 1) + dx + 1];
+    }
+    """
+    # The step (bit) of (dx, dy), each in -1..1; -1 for (0, 0).
+    int step_of "wf_step_of"(int dx, int dy) noexcept nogil
+
 
 cdef inline void step_offsets(int width, int* offset) noexcept nogil:
     """Flat index offsets of the eight steps on a padded grid of row width ``width``."""

@@ -5,14 +5,7 @@ from libc.stdint cimport int32_t, uint8_t, uint16_t
 from libcpp.vector cimport vector
 
 from ._constants cimport SQRT2
-from ._steps cimport step_offsets
-
-cdef extern from *:
-    """
-    static const int WF_SUBGOAL_STEP_OF[9] = {7, 0, 4, 3, -1, 1, 6, 2, 5};
-    """
-    # Step index of (dx, dy) for dx, dy in -1..1 at [(dy + 1) * 3 + dx + 1]; -1 for no step.
-    const int STEP_OF "WF_SUBGOAL_STEP_OF"[9]
+from ._steps cimport step_of, step_offsets
 
 # Stored clearances saturate here and are then extended by walking.
 cdef enum:
@@ -150,12 +143,12 @@ cdef inline bint octile_path(const GridCtx* g, int a, int b, vector[int]* out,
     if adx >= ady:
         nd = ady
         nc = adx - ady
-        c = STEP_OF[3 + sx + 1]
+        c = step_of(sx, 0)
     else:
         nd = adx
         nc = ady - adx
-        c = STEP_OF[(sy + 1) * 3 + 1]
-    d = STEP_OF[(sy + 1) * 3 + sx + 1]
+        c = step_of(0, sy)
+    d = step_of(sx, sy)
     od = g.off[d] if d >= 0 else 0
     oc = g.off[c] if c >= 0 else 0
     if walk(g.moves, a, d, od, nd, c, oc, nc, True, out):
