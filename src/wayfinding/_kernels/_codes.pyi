@@ -1,3 +1,4 @@
+DIRECTIONS: tuple[tuple[int, int], ...]
 SQRT2: float
 DH_EPS: float
 FAILED: int

@@ -1,7 +1,11 @@
-# The kernels' shared constants (``_constants.pxd``) as Python values, for the Python layers
-# that pass codes to the kernels or read the codes they return.
+# The kernels' shared constants (``_constants.pxd``, ``_steps.pxd``) as Python values, for
+# the Python layers that pass codes to the kernels or read the codes they return.
 cimport wayfinding._kernels._constants as c
+from wayfinding._kernels._steps cimport step_dx, step_dy
 
+#: The eight grid steps as (dx, dy), in the bit order of the move masks: N, E, S, W, NE, SE,
+#: SW, NW (y grows downward).
+DIRECTIONS = tuple((step_dx(d), step_dy(d)) for d in range(8))
 #: Length of a diagonal grid step.
 SQRT2 = c.SQRT2
 #: Relative rounding margin of the differential heuristic's bounds.

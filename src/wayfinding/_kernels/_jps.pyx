@@ -31,14 +31,12 @@ from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, 
 from ._jps_tables cimport (
     AFTER_DIAGONAL,
     AFTER_STRAIGHT,
-    DX,
-    DY,
     SIDES,
     Counters,
     fill_after_straight,
     octile,
 )
-from ._steps cimport step_of, step_offsets
+from ._steps cimport step_dx, step_dy, step_of, step_offsets
 from ._workspace cimport Workspace
 
 cnp.import_array()
@@ -183,7 +181,7 @@ cdef int jps_loop(Query* q, const uint8_t* moves, int start, bint record,
                 v = jump_diagonal(moves, u, d, offset, q.goal, &k)
             if v < 0:
                 continue
-            if relax(q, u, v, ux + k * DX[d], uy + k * DY[d],
+            if relax(q, u, v, ux + k * step_dx(d), uy + k * step_dy(d),
                      gu + (k if d < 4 else k * SQRT2)) != 0:
                 return -1
 

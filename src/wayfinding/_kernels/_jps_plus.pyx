@@ -30,14 +30,12 @@ from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, lazy_pop, lazy
 from ._jps_tables cimport (
     AFTER_DIAGONAL,
     AFTER_STRAIGHT,
-    DX,
-    DY,
     SIDES,
     Counters,
     fill_after_straight,
     octile,
 )
-from ._steps cimport step_of, step_offsets
+from ._steps cimport step_dx, step_dy, step_of, step_offsets
 
 cnp.import_array()
 
@@ -393,15 +391,15 @@ cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes
             k = ax + ay if gd < 4 else (ax if ax < ay else ay)
             if k > (dd if dd >= 0 else -dd):
                 k = dd          # beyond reach: the jump point, if any (positive dd)
-            if k > 0 and plus_relax(q, u + k * offset[gd], ux + k * DX[gd], uy + k * DY[gd], k,
-                                    gd, gu + k * LENGTH[gd]) != 0:
+            if k > 0 and plus_relax(q, u + k * offset[gd], ux + k * step_dx(gd),
+                                    uy + k * step_dy(gd), k, gd, gu + k * LENGTH[gd]) != 0:
                 return -1
         while cand:
             d = CTZ(cand)
             cand &= cand - 1
             k = nu.dist[d]
-            if plus_relax(q, u + k * offset[d], ux + k * DX[d], uy + k * DY[d], k, d,
-                          gu + k * LENGTH[d]) != 0:
+            if plus_relax(q, u + k * offset[d], ux + k * step_dx(d), uy + k * step_dy(d), k,
+                          d, gu + k * LENGTH[d]) != 0:
                 return -1
 
 
@@ -703,13 +701,13 @@ cdef class PlusScratch:
                 break
             d = (self.nodes[v].stamp >> 1) & 15
             for k in range(steps - 1):
-                x -= DX[d]
-                y -= DY[d]
+                x -= step_dx(d)
+                y -= step_dy(d)
                 i -= 2
                 o[i] = x
                 o[i + 1] = y
-            x -= DX[d]
-            y -= DY[d]
+            x -= step_dx(d)
+            y -= step_dy(d)
             v -= steps * offset[d]
         self.path_cost = straight + diagonal * SQRT2
         return out

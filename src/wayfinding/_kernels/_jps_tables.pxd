@@ -6,8 +6,6 @@ from ._constants cimport SQRT2_M1
 
 cdef extern from *:
     """
-    static const int WF_JPS_DX[8] = {0, 1, 0, -1, 1, 1, -1, -1};
-    static const int WF_JPS_DY[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
     static const uint8_t WF_JPS_SIDES[4] = {10, 5, 10, 5};
     static const int WF_JPS_DIAG_OF[16] = {-1, 4, -1, 7,
                                            4, -1, 5, -1,
@@ -21,9 +19,6 @@ cdef extern from *:
         (1 << 7) | (1 << 0) | (1 << 3)};
     static uint8_t WF_JPS_AFTER_STRAIGHT[1024];
     """
-    # Step of each direction.
-    const int DX "WF_JPS_DX"[8]
-    const int DY "WF_JPS_DY"[8]
     # Side bits of each cardinal direction (the two perpendicular cardinals).
     const uint8_t SIDES "WF_JPS_SIDES"[4]
     # Diagonal between cardinal d and perpendicular cardinal s, indexed 4 * d + s.

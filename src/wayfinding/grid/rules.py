@@ -9,8 +9,9 @@ import numpy as np
 from .._kernels import _codes
 from ..errors import InvalidGridError
 
-#: Step directions in bit order: N, E, S, W, NE, SE, SW, NW as (dx, dy); y grows downward.
-DIRECTIONS = ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1))
+#: Step directions in bit order: N, E, S, W, NE, SE, SW, NW as (dx, dy); y grows downward
+#: (the compiled kernels' order).
+DIRECTIONS = _codes.DIRECTIONS
 #: Length of a diagonal step (the compiled kernels' constant).
 SQRT2 = _codes.SQRT2
 
