@@ -187,8 +187,8 @@ class ContinuumField(SingleThread):
             self._epoch += 1
             epoch = self._epoch
             _HELPER.post((self._cells, self._order, self._shared, *common, *grid, epoch))
-        _continuum_potential.update(self._cells, self._link, self._bits, self._order, self._shared,
-                          *common, flat, *grid, epoch)
+        _continuum_potential.update(self._cells, self._link, self._bits, self._order,
+                                    self._shared, *common, flat, *grid, epoch)
 
     def sample(self, points: Any) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
