@@ -103,9 +103,9 @@ def operations():
             crowd.add(p, goal=q, radius=1.5, max_speed=2.0)
         model = ORCA(time_horizon=10.0, time_horizon_obst=10.0)
         for _ in range(20):
-            model.step(crowd, 0.25, crowd.preferred_velocity(0.25))
+            model.step(crowd, 0.25, preferred=crowd.preferred_velocity(0.25))
         pref = crowd.preferred_velocity(0.25)
-        return lambda: model.step(crowd, 0.25, pref)
+        return lambda: model.step(crowd, 0.25, preferred=pref)
 
     def navigator():
         nav = Navigator(mesh)

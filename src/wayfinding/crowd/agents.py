@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
+from .._deprecated import positional_options
 from .._kernels import _neighbours
 from .._validate import allocation, count, finite_point, positive_float, reals
 from ..errors import InvalidQueryError, brief
-from ._positional import positional_options
 
 #: The radius of an agent added without one (world units).
 DEFAULT_RADIUS = 0.5

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._kernels import _forces
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
-from ._positional import positional_options
 from .agents import Crowd
 from .powerlaw import ForceModel, time_to_collision
 

@@ -48,9 +48,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
-from ._positional import positional_options
 from .agents import Crowd
 
 TAU = 2 * math.pi

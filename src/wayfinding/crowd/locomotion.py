@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
-from ._positional import positional_options
 from .agents import Crowd
 from .steering import truncated_sum, weighted_sum
 

@@ -45,13 +45,13 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError
 from ..fields import FlowField
 from ..fields.flow import GOAL
 from ..grid import Grid, GridSearch, smooth_path
 from ..navmesh import NavMesh, NavMeshQuery
-from ._positional import positional_options
 from .agents import DEFAULT_RADIUS, Crowd
 from .orca import ORCA
 

@@ -34,13 +34,13 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._kernels import _orca
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
-from ._positional import positional_options
 from .agents import Crowd
 
 

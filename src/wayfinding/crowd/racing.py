@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import positive_float
 from ..errors import InvalidQueryError
-from ._positional import positional_options
 from .context import (
     Choice,
     ContextMap,

@@ -29,9 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecated import alias
+from .._deprecated import alias, positional_options
 from ..errors import InvalidQueryError
-from ._positional import positional_options
 from .agents import Crowd
 from .metrics import Run, record
 from .orca import ORCA

@@ -25,13 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..fields import FlowField
 from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
-from ._positional import positional_options
 from .agents import Crowd
 from .powerlaw import time_to_collision
 

@@ -75,10 +75,10 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_points
-from ._positional import positional_options
 
 
 class Order(Enum):

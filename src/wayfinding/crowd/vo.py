@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import allocation, count, positive_float
 from ..errors import InvalidQueryError
-from ._positional import positional_options
 from .agents import Crowd
 from .powerlaw import time_to_collision
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
-from .._deprecated import warn
+from .._deprecated import positional_options, warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
 from .._validate import allocation, choice, count, finite_points, positive_float
@@ -38,7 +38,6 @@ from ..geometry.buckets import box_buckets
 from ..geometry.predicates import check_coordinates
 from . import build as _build
 from . import subtractive as _subtractive
-from ._positional import positional_options
 from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
 from .surface import RayHit, WallDistance
 

@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._deprecated import warn
+from .._deprecated import positional_options, warn
 from .._kernels import _navmesh
 from .._scratch import SingleThread, exclusive
 from .._validate import count, finite_points, positive_float, xy
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult, SearchStats, Status
 from . import surface as _surface
-from ._positional import positional_options
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
