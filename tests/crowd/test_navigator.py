@@ -5,6 +5,7 @@ their way or stuck, and report their states; bad input."""
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -12,7 +13,15 @@ from shapely.geometry import MultiPolygon, box
 
 from wayfinding import InvalidQueryError
 from wayfinding.crowd import ORCA, Crowd, PowerLaw
-from wayfinding.crowd.navigator import ARRIVED, IDLE, MOVING, NO_PATH, STUCK, Navigator
+from wayfinding.crowd.navigator import (
+    ARRIVED,
+    IDLE,
+    MOVING,
+    NO_PATH,
+    STUCK,
+    ClearanceWarning,
+    Navigator,
+)
 from wayfinding.fields import FlowField
 from wayfinding.geometry.obstacles import closest_on_segments
 from wayfinding.grid import Grid
@@ -57,8 +66,10 @@ def test_the_default_avoidance_keeps_crowded_agents_off_the_walls(target, built_
     nav = Navigator(NavMesh.build(outline=[(0, 0), (12, 0), (12, 6), (0, 6)],
                                   radius=built_for))
     rng = np.random.default_rng(7)
-    for x, y in np.stack([rng.uniform(1, 11, 20), rng.uniform(2.5, 5.5, 20)], 1):
-        nav.add((x, y), target=target, radius=0.4, max_speed=1.4)
+    narrow = pytest.warns(ClearanceWarning) if built_for < 0.4 else nullcontext()
+    with narrow:
+        for x, y in np.stack([rng.uniform(1, 11, 20), rng.uniform(2.5, 5.5, 20)], 1):
+            nav.add((x, y), target=target, radius=0.4, max_speed=1.4)
     closest = math.inf
     for _ in range(300):
         nav.update(0.05)
@@ -105,7 +116,8 @@ def test_a_blocked_agent_is_reported_stuck_and_goes_on_when_freed():
     door = [np.array([(5, 0), (5.5, 0), (5.5, 4), (5, 4)], float)]   # not on the mesh
     nav = Navigator(mesh, avoidance=ORCA(time_horizon_obst=1.0, obstacles=door),
                     stuck_time=1.0, max_replans=2)
-    a = nav.add((1.0, 2.0), target=(9.0, 2.0), radius=0.3, max_speed=1.0)
+    with pytest.warns(ClearanceWarning):
+        a = nav.add((1.0, 2.0), target=(9.0, 2.0), radius=0.3, max_speed=1.0)
     states, x = [], []
     for _ in range(300):
         nav.update(0.05)
@@ -126,8 +138,9 @@ def test_a_blocked_agent_is_reported_stuck_and_goes_on_when_freed():
 def test_no_path_and_idle_agents_stay_put():
     mesh = NavMesh.build(MultiPolygon([box(0, 0, 4, 4), box(6, 0, 9, 4)]))
     nav = Navigator(mesh)
-    a = nav.add((1.0, 1.0), target=(8.0, 2.0))
-    b = nav.add((2.0, 3.0))
+    with pytest.warns(ClearanceWarning):
+        a = nav.add((1.0, 1.0), target=(8.0, 2.0))
+        b = nav.add((2.0, 3.0))
     for _ in range(20):
         nav.update(0.1)
     assert (nav.state(a), nav.state(b)) == (NO_PATH, IDLE)
