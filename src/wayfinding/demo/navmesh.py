@@ -7,10 +7,13 @@ from __future__ import annotations
 import html
 import time
 from pathlib import Path
+from typing import Any
 
+from ..grid import Grid
 from ..navmesh import ClearanceMesh, NavMesh, walkable_area
 from ..navmesh.build import eroded
 from ..navmesh.exact import VisibilityMap
+from ..results import PathResult
 from ..viz.graphs import save_world
 from .maps import dungeon
 
@@ -32,7 +35,8 @@ def navmesh_section(out: Path) -> str:
     # The exact lengths: round joins of 16 chords a quarter turn, within 0.05% of arcs.
     exact = {r: VisibilityMap(eroded(area, r, quad_segs=16)).find_path(start, goal)
              for r in RADII}
-    rows, figures = [], []
+    rows: list[tuple[str, int, float, float, PathResult, PathResult]] = []
+    figures: list[tuple[str, str]] = []
     for r in RADII:
         t0 = time.perf_counter()
         mesh = NavMesh.build(area, radius=r)
@@ -52,14 +56,14 @@ def navmesh_section(out: Path) -> str:
     built = time.perf_counter() - t0
     for r in RADII:
         t0 = time.perf_counter()
-        path = lct.find_path(start, goal, radius=r)
+        wide = lct.find_path(start, goal, radius=r)
         took = time.perf_counter() - t0
-        rows.append((f"clearance mesh, r = {r}", lct.num_triangles, built, took, path,
+        rows.append((f"clearance mesh, r = {r}", lct.num_triangles, built, took, wide,
                      exact[r]))
         file = f"clearance-{r}.svg"
-        save_world(out / file, lct, path=path, start=start, goal=goal,
+        save_world(out / file, lct, path=wide, start=start, goal=goal,
                    title=f"clearance mesh, radius {r}")
-        what = f"path {path.cost:.2f}" if path.found else path.reason
+        what = f"path {wide.cost:.2f}" if wide.found else wide.reason
         figures.append((f"one clearance mesh ({lct.num_triangles} triangles, {lct.steiner} "
                         f"Steiner vertices), radius {r}: {what}", file))
     esc = html.escape
@@ -80,7 +84,7 @@ band drawn is what the agent sweeps). Exact: the shortest path in the eroded are
 """
 
 
-def _ends(grid, area) -> tuple[tuple[float, float], tuple[float, float]]:
+def _ends(grid: Grid, area: Any) -> tuple[tuple[float, float], tuple[float, float]]:
     """The first and last free cell centres (in scan order) at least 1.2 from a wall."""
     import numpy as np
     import shapely
@@ -91,11 +95,11 @@ def _ends(grid, area) -> tuple[tuple[float, float], tuple[float, float]]:
     return tuple(ok[0].tolist()), tuple(ok[-1].tolist())
 
 
-def _cost(path) -> str:
+def _cost(path: PathResult) -> str:
     return f"{path.cost:.3f}" if path.found else "no path"
 
 
-def _excess(path, exact) -> str:
+def _excess(path: PathResult, exact: PathResult) -> str:
     if not (path.found and exact.found) or exact.cost == 0:
         return ""
     return f"{(path.cost / exact.cost - 1) * 100:.2f}%"

@@ -198,9 +198,10 @@ def merge_convex(verts: np.ndarray, tris: np.ndarray, max_verts: int) -> list[li
     """Hertel–Mehlhorn: merge counter-clockwise triangles across their shared edges, longest
     edge first, while the merged polygon stays convex and has at most ``max_verts``
     vertices.  Returns the polygons as counter-clockwise vertex lists."""
-    polys: list[list[int] | None] = [list(map(int, t)) for t in tris]
+    triangles = [list(map(int, t)) for t in tris]
+    polys: list[list[int] | None] = list(triangles)
     owner: dict[tuple[int, int], int] = {}
-    for p, t in enumerate(polys):
+    for p, t in enumerate(triangles):
         for k in range(3):
             owner[(t[k], t[(k + 1) % 3])] = p
     # Interior edges (u < v, seen from both sides), longest first; ties by vertex ids.
@@ -215,6 +216,7 @@ def merge_convex(verts: np.ndarray, tris: np.ndarray, max_verts: int) -> list[li
         if pa is None or pb is None or pa == pb:
             continue
         a, b = polys[pa], polys[pb]
+        assert a is not None and b is not None       # owner names live polygons only
         if len(a) + len(b) - 2 > max_verts:
             continue
         merged = _joined(a, b, u, v)

@@ -55,7 +55,7 @@ from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point, check_radius
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
-from .mesh import bucket_index
+from .mesh import Buckets, bucket_index
 
 FORMAT, VERSION = "wayfinding-clearance-mesh", 1
 #: Refinement stops with an error after this many Steiner vertices per input vertex.
@@ -143,7 +143,7 @@ class ClearanceMesh:
 
     # ------------------------------------------------------------------ points
     @cached_property
-    def _buckets(self) -> tuple[Any, ...]:
+    def _buckets(self) -> Buckets:
         return bucket_index(self.vertices, self.triangles)
 
     @cached_property
@@ -192,15 +192,16 @@ class ClearanceMesh:
         r = check_radius(radius)
         p, q = as_point(start, "start"), as_point(goal, "goal")
         ts, tg = self.locate(p), self.locate(q)
-        for name, pt, t in (("start", p, ts), ("goal", q, tg)):
+        for name, end, t in (("start", p, ts), ("goal", q, tg)):
             if t < 0:
-                raise InvalidQueryError(f"{name} {tuple(pt.tolist())} is not on the walkable "
+                raise InvalidQueryError(f"{name} {tuple(end.tolist())} is not on the walkable "
                                         "area")
-        for name, pt in (("start", p), ("goal", q)):
-            if self.wall_distance(pt) < r:
+        for name, end in (("start", p), ("goal", q)):
+            if self.wall_distance(end) < r:
                 return self._none(r, f"the {name} is closer than {r} to a wall")
         pt, qt = (float(p[0]), float(p[1])), (float(q[0]), float(q[1]))
         for channel, left, right in self._channels(ts, tg, pt, qt, r):
+            nodes: list[tuple[int, int]] | None
             if pt == qt:                 # no leg to pull: the path is the point
                 nodes = [(-1, 0)]
             else:
@@ -410,6 +411,14 @@ def _kernel_mesh(vertices: np.ndarray, triangles: np.ndarray) -> Any:
 FREE = -3
 
 
+def _tangent(c0: Pt, s0: int, r0: float, c1: Pt, s1: int, r1: float
+             ) -> tuple[float, float, Pt, Pt]:
+    """:func:`tangent`, clamped, between the circles of two funnel nodes."""
+    t = tangent(c0, s0, r0, c1, s1, r1, clamp=True)
+    assert t is not None            # clamped, it fails only on one centre: nodes differ
+    return t
+
+
 def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r: float
             ) -> list[tuple[int, int]]:
     """The simple stupid funnel with a circle of radius ``r`` on every portal end: the
@@ -422,8 +431,8 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
         return p if node[0] == -1 else q if node[0] == -2 else verts[node[0]]
 
     def direction(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float]:
-        ux, uy, _, _ = tangent(centre(a), a[1], r if a[0] >= 0 else 0.0,
-                               centre(b), b[1], r if b[0] >= 0 else 0.0, clamp=True)
+        ux, uy, _, _ = _tangent(centre(a), a[1], r if a[0] >= 0 else 0.0,
+                                centre(b), b[1], r if b[0] >= 0 else 0.0)
         return ux, uy
 
     def cross(u: tuple[float, float], w: tuple[float, float]) -> float:
@@ -437,8 +446,8 @@ def _funnel(verts: list[Pt], p: Pt, q: Pt, left: list[int], right: list[int], r:
         # tangent line, as when corners line up 2 r apart across the channel) wraps the
         # nearer circle first, by a zero arc: skipping it would lose the portals between
         # and cut the corner where the path turns off that line.
-        _, _, a, b = tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
-                             centre(node), node[1], r if node[0] >= 0 else 0.0, clamp=True)
+        _, _, a, b = _tangent(centre(apex), apex[1], r if apex[0] >= 0 else 0.0,
+                              centre(node), node[1], r if node[0] >= 0 else 0.0)
         c = centre(side)
         dx, dy = b[0] - a[0], b[1] - a[1]
         dd = dx * dx + dy * dy
@@ -523,8 +532,8 @@ def _legs(verts: list[Pt], p: Pt, q: Pt, nodes: list[tuple[int, int]], r: float
     """The tangent segments between consecutive nodes."""
     centres = [p if v == -1 else q if v == -2 else verts[v] for v, _ in nodes]
     radii = [0.0 if v < 0 else r for v, _ in nodes]
-    return [tangent(centres[i], nodes[i][1], radii[i], centres[i + 1], nodes[i + 1][1],
-                    radii[i + 1], clamp=True)[2:] for i in range(len(nodes) - 1)]
+    return [_tangent(centres[i], nodes[i][1], radii[i], centres[i + 1], nodes[i + 1][1],
+                     radii[i + 1])[2:] for i in range(len(nodes) - 1)]
 
 
 def _sweep(verts: list[Pt], node: tuple[int, int], arrive: Pt, leave: Pt) -> float:

@@ -41,6 +41,9 @@ from . import subtractive as _subtractive
 from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
 from .surface import RayHit, WallDistance
 
+#: The compiled point queries' bucket index: ``(cell_ptr, cell_polys, ox, oy, cell, nx, ny)``.
+Buckets = tuple[np.ndarray, np.ndarray, float, float, float, int, int]
+
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
 
@@ -368,7 +371,7 @@ class NavMesh:
 
     # ------------------------------------------------------------------ spatial index
     @cached_property
-    def _buckets(self) -> tuple[Any, ...]:
+    def _buckets(self) -> Buckets:
         return bucket_index(self.vertices, self.polygons)
 
     @cached_property
@@ -520,7 +523,7 @@ def _adjacency(polygons: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return out
 
 
-def bucket_index(vertices: np.ndarray, polygons: np.ndarray) -> tuple[Any, ...]:
+def bucket_index(vertices: np.ndarray, polygons: np.ndarray) -> Buckets:
     """Uniform buckets over the polygons' bounding boxes (rows of vertex ids, -1 padded),
     about twice a typical polygon wide, for the compiled point queries: (cell_ptr,
     cell_polys, ox, oy, cell, nx, ny)."""

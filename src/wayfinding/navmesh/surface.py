@@ -88,7 +88,7 @@ def _exit_edge(a: np.ndarray, e: np.ndarray, across: np.ndarray, allowed: np.nda
 
 
 def _round_vertex(mesh: Any, p: int, vertex: int, d: np.ndarray, allowed: np.ndarray
-                  ) -> tuple[int, np.ndarray]:
+                  ) -> tuple[int, np.ndarray | None]:
     """Where a ray in direction ``d`` goes on from the mesh vertex ``vertex`` after leaving
     polygon ``p`` through it: the polygon round the vertex (reached through usable portals)
     whose corner there holds the direction, with ``None``; or -1 with the outward normal of
