@@ -4,6 +4,7 @@ model (ORCA by default), print its metrics and optionally write it as an animate
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .args import JSON_HELP, non_negative_int, positive_float, positive_int, to_json
@@ -15,8 +16,10 @@ def _model(name: str) -> Any:
     """A fresh model by name (None: the scenario's own ORCA, with its obstacles)."""
     from ..crowd import AnticipatoryForces, PowerLaw, VelocityObstacles
 
-    return {"orca": lambda: None, "rvo": VelocityObstacles.rvo, "vo": VelocityObstacles.vo,
-            "powerlaw": PowerLaw, "anticipatory": AnticipatoryForces}[name]()
+    makers: dict[str, Callable[[], Any]] = {
+        "orca": lambda: None, "rvo": VelocityObstacles.rvo, "vo": VelocityObstacles.vo,
+        "powerlaw": PowerLaw, "anticipatory": AnticipatoryForces}
+    return makers[name]()
 
 
 def add_crowd_parser(sub: Any) -> None:

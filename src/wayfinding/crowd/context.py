@@ -114,10 +114,11 @@ def _with_widths(value: Any, name: str, track_width: Any) -> tuple[np.ndarray, n
     if (w <= 0).any():
         raise InvalidQueryError(f"track_width {track_width!r} must be > 0")
     try:
-        return np.broadcast_arrays(v, w)
+        bv, bw = np.broadcast_arrays(v, w)
     except ValueError:
         raise InvalidQueryError(f"track_width must be a number or match {name}'s shape "
                                 f"{v.shape}, not {w.shape}") from None
+    return bv, bw
 
 
 def _angle_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -341,7 +342,7 @@ def chase(cmap: ContextMap, position: Any, targets: Any, *, valid: Any = None,
     if reach > math.pi:
         raise InvalidQueryError(f"reach {reach!r} must be <= pi radians")
     scale = positive_float("distance_scale", distance_scale)
-    ok = _mask(valid, t.shape[:2])
+    ok = _mask(valid, (t.shape[0], t.shape[1]))
     to = t - p[:, None, :]
     dist = np.hypot(to[..., 0], to[..., 1])
     return splat_linear(cmap, np.arctan2(to[..., 1], to[..., 0]), 1 / (1 + dist / scale),
@@ -473,7 +474,7 @@ class Choice(NamedTuple):
     (ties to the lowest); ``slot`` ``(n,)`` float, its sub-slot refinement (within half a
     slot; in [0, slots)); ``interest`` ``(n,)``, the interest at ``index``."""
 
-    index: np.ndarray
+    index: np.ndarray  # type: ignore[assignment]  # the field shadows tuple.index
     slot: np.ndarray
     interest: np.ndarray
 

@@ -43,6 +43,11 @@ from ..grid import Grid
 from ..navmesh import NavMesh
 from .agents import Crowd
 
+#: The obstacles as the kernel takes them (``_orca.obstacle_tree``), all None and root -1
+#: for none.
+_Walls = tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None,
+               np.ndarray | None, np.ndarray | None, np.ndarray | None, int]
+
 
 class ORCA:
     """ORCA among a crowd's agents and static obstacles.
@@ -174,13 +179,15 @@ def _polygons(obstacles: Any) -> list:
     return list(obstacles)
 
 
-def _walls(obstacles: Any) -> tuple:
+def _walls(obstacles: Any) -> _Walls:
     """The obstacle vertices and tree as the kernel takes them (``_orca.obstacle_tree``):
     points, unit edge directions, next and previous vertex, convexity (RVO2's rules: a
     segment's ends are convex; a polygon's vertex is convex when the turn there is to the
     left or straight; a vertex the tree adds is convex), each edge's children in the tree
     and the top edge."""
-    points, nxt, prv = [], [], []
+    points: list[np.ndarray] = []
+    nxt: list[np.ndarray] = []
+    prv: list[np.ndarray] = []
     for k, poly in enumerate(obstacles):
         try:
             v = np.asarray(poly, dtype=np.float64)
@@ -196,7 +203,7 @@ def _walls(obstacles: Any) -> tuple:
         nxt.append(start + (np.arange(m) + 1) % m)
         prv.append(start + (np.arange(m) - 1) % m)
     if not points:
-        return (None,) * 7 + (-1,)
+        return None, None, None, None, None, None, None, -1
     point = np.ascontiguousarray(np.concatenate(points))
     nxt_a, prv_a = np.concatenate(nxt).astype(np.int32), np.concatenate(prv).astype(np.int32)
     edge = point[nxt_a] - point

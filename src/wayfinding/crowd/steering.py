@@ -21,7 +21,7 @@ obstacles, walls or path corners; for many of those, ORCA's indexed obstacles or
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -393,7 +393,8 @@ def weighted_sum(*terms: tuple[float, np.ndarray]) -> np.ndarray:
     """The sum of ``(weight, steering)`` pairs."""
     if not terms:
         raise InvalidQueryError("give at least one (weight, steering) pair")
-    return sum(float(w) * np.asarray(s, dtype=np.float64) for w, s in terms)
+    # At least one term: the sum is an array.
+    return cast(np.ndarray, sum(float(w) * np.asarray(s, dtype=np.float64) for w, s in terms))
 
 
 def truncated_sum(*terms: tuple[float, np.ndarray], limit: Any) -> np.ndarray:

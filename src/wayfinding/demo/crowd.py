@@ -13,9 +13,10 @@ from ..crowd import ORCA, Navigator, record, scenario, simulate_crowd
 from ..navmesh import NavMesh
 from ..viz.crowd import animate_run
 
-RUNS = (("crossing", {"angle": 90}), ("swap", {"n": 16}), ("crossing_flows", {"n": 16}),
-        ("one_way", {"n": 24}), ("bottleneck", {"n": 30}), ("circle", {"n": 60, "size": 40}),
-        ("blocks", {}))
+RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("crossing", {"angle": 90}), ("swap", {"n": 16}), ("crossing_flows", {"n": 16}),
+    ("one_way", {"n": 24}), ("bottleneck", {"n": 30}), ("circle", {"n": 60, "size": 40}),
+    ("blocks", {}))
 
 
 def crowd_section(out: Path) -> str:

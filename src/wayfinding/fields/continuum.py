@@ -164,8 +164,9 @@ class ContinuumField(SingleThread):
             _continuum_fields.speed_and_cost(self._cells, self._walls, w, h, prm.offset,
                                              prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
                                              prm.min_speed, speed, cost)
-            self._maps = tuple(np.moveaxis(a.reshape(self._shape + (4,))[1:-1, 1:-1], -1, 0)
-                               for a in (speed, cost))
+            speed_map, cost_map = (np.moveaxis(a.reshape(self._shape + (4,))[1:-1, 1:-1], -1, 0)
+                                   for a in (speed, cost))
+            self._maps = speed_map, cost_map
         return self._maps
 
     @exclusive
@@ -188,7 +189,9 @@ class ContinuumField(SingleThread):
             epoch = self._epoch
             _HELPER.post((self._cells, self._order, self._shared, *common, *grid, epoch))
         _continuum_potential.update(self._cells, self._link, self._bits, self._order,
-                                    self._shared, *common, flat, *grid, epoch)
+                                    self._shared, self._walls, p, v, flat, w, h, prm.radius,
+                                    prm.offset, prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
+                                    prm.min_speed, self.vectors, epoch)
 
     def sample(self, points: Any) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four

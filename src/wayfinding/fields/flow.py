@@ -148,6 +148,7 @@ class FlowField:
         length[flat] = 1.0
         out[moving] /= length[moving][:, None]
         if self.visible is not None:  # straight at the goal
+            assert self._goal is not None           # set with visible
             ys, xs = np.nonzero(self.visible & moving)
             to_goal = np.stack([self._goal[0] - xs, self._goal[1] - ys], axis=1)
             out[ys, xs] = to_goal / np.hypot(to_goal[:, 0], to_goal[:, 1])[:, None]

@@ -40,7 +40,7 @@ from .._validate import choice, count
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
-from ..grid.rules import DIRECTIONS, SQRT2
+from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
 from ..grid.search import GridSearch
 from ..results import Status
 from .flow import GOAL, FlowField
@@ -163,7 +163,9 @@ class TileRoute:
             return out
         cells = np.round(p).astype(np.int64)
         for k, (x, y) in enumerate(cells.tolist()):
-            sector = self._owner._sector_of(x, y) if self._owner._inside(x, y) else None
+            if not self._owner._inside(x, y):
+                continue
+            sector = self._owner._sector_of(x, y)
             tile = self.tile(sector)
             if tile is None:
                 continue
@@ -206,7 +208,8 @@ class FlowTiles:
         self._grids: dict[str, Grid] = dict(grids)
         self._windows: dict[str, dict[Sector, list[Window]]] = {}
         self._links: dict[str, dict[tuple, list[tuple[tuple, float]]]] = {}
-        self._sector_grids: dict[tuple[str, Sector], Grid] = {}
+        # Keyed by movement and sector, or by "clear" and diagonal rule for the shared fields.
+        self._sector_grids: dict[tuple[str, Sector | Diagonal], Grid] = {}
         self._cache: OrderedDict[tuple, FlowField] = OrderedDict()
         self._window_index: dict[int, Window] = {}
         self._csr: dict[str, tuple] = {}
