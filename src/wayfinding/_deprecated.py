@@ -63,7 +63,7 @@ def alias(new: Any, old_name: str) -> Any:
     """A function or class ``new`` under its old name ``old_name``: calling (or, for a
     class, constructing) it warns, then behaves as ``new``."""
     if isinstance(new, type):
-        class Old(new):  # type: ignore[misc, valid-type]
+        class Old(new):
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 warn(old_name, new.__name__)
                 super().__init__(*args, **kwargs)

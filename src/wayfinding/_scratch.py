@@ -46,7 +46,8 @@ class SingleThread:
     (it never waits, and changes nothing).  Calls on one thread may nest.  Objects that
     share scratch share the lock (``_busy``)."""
 
-    __slots__ = ()
+    __slots__ = ("_busy",)
+    _busy: threading.RLock
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         obj = super().__new__(cls)

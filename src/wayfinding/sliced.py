@@ -50,7 +50,7 @@ class SlicedSearch(SingleThread):
                  algorithm: str, counters: tuple[str, ...], setup: float = 0.0, *,
                  owner: SingleThread | None = None):
         if owner is not None:
-            self._busy = owner._busy  # type: ignore[attr-defined]
+            self._busy = owner._busy
         self._run = run
         self._finish = finish
         self._counters = counters

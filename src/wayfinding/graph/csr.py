@@ -7,7 +7,7 @@ import hashlib
 import time
 import warnings
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -328,7 +328,8 @@ class GraphIndex(Index):
     versioned ``.npz`` with the graph's fingerprint (SHA-256 of indptr, indices, weights and
     coords), refused for another graph."""
 
-    kinds: ClassVar[dict[str, type[Index]]] = GRAPH_INDEX_KINDS
+    # The registry only ever receives GraphIndex subclasses (``Index.__init_subclass__``).
+    kinds: ClassVar[dict[str, type[Index]]] = cast("dict[str, type[Index]]", GRAPH_INDEX_KINDS)
     world_type = CSRGraph
     world_name = "graph"
 

@@ -144,7 +144,7 @@ class CSRDifferentialHeuristic(GraphIndex):
             chosen = _node_list(graph, pivots)
             options = {"pivots": chosen}
         n = graph.num_nodes
-        arrays = {"pivots": np.array(chosen, dtype=np.int64)}
+        arrays: dict[str, np.ndarray] = {"pivots": np.array(chosen, dtype=np.int64)}
         # Node-major memory (a node's k distances side by side): the search reads all k for
         # each node it generates.
         frm = np.empty((n, len(chosen)))

@@ -118,7 +118,9 @@ class CSRGoalBounds(GraphIndex):
         follows."""
         u, g = self.graph.node(node, "node"), self.graph.node(goal, "goal")
         b = self.boxes[self.graph.indptr[u]:self.graph.indptr[u + 1]].astype(np.float64)
-        x, y = self.graph.coords[g, 0], self.graph.coords[g, 1]
+        coords = self.graph.coords
+        assert coords is not None  # build and load refuse a graph without coords
+        x, y = coords[g, 0], coords[g, 1]
         return (b[:, 0] <= x) & (x <= b[:, 1]) & (b[:, 2] <= y) & (y <= b[:, 3])
 
     @renamed_keywords(algo="method")

@@ -90,7 +90,7 @@ class CSRZoneTable(GraphIndex):
         n = graph.num_nodes
         if (zones is None) == (zone_size is None):
             raise InvalidQueryError("give exactly one of zones= (a mapping) or zone_size=")
-        if zones is not None:
+        if zone_size is None:
             lab = np.asarray(zones)
             if lab.shape != (n,) or (n and not np.issubdtype(lab.dtype, np.integer)):
                 raise InvalidQueryError(f"zones must be {n} integer zone ids (one per node), "

@@ -150,16 +150,17 @@ class ContinuousPlanner:
         elif isinstance(world, CSRGraph):
             self._grid = None
             graph = world
-            if graph.coords is None or graph.coords.shape[1] != 2:
-                raise InvalidQueryError("continuous-time planning needs a CSRGraph with 2D "
-                                        "coordinates")
         else:
             raise InvalidQueryError(f"world must be a Grid or a CSRGraph, got "
                                     f"{type(world).__name__}")
+        xy = graph.coords
+        if xy is None or xy.shape[1] != 2:
+            raise InvalidQueryError("continuous-time planning needs a CSRGraph with 2D "
+                                    "coordinates")
         self.speed = positive_float("speed", speed)
         self.radius = positive_float("radius", radius, allow_zero=True)
         self.graph = graph
-        self._xy = graph.coords
+        self._xy: np.ndarray = xy
         self._sources = np.repeat(np.arange(graph.num_nodes), np.diff(graph.indptr))
         self._obstacles = list(obstacles)
         for ob in self._obstacles:
@@ -325,13 +326,14 @@ class ContinuousPlanner:
             empty = np.empty((0, 2) if self._grid is not None else 0, dtype=np.int64)
             return TimedPath(empty, math.inf, False, stats, "sipp")
         nodes, arrive, depart = [], [], []
-        state, leave = found, math.inf
-        while state is not None:
-            nodes.append(state[0])
-            arrive.append(best[state])
+        step: tuple[int, int] | None = found
+        leave = math.inf
+        while step is not None:
+            nodes.append(step[0])
+            arrive.append(best[step])
             depart.append(leave)
-            link = parent[state]
-            state, leave = (None, math.inf) if link is None else link
+            link = parent[step]
+            step, leave = (None, math.inf) if link is None else link
         nodes.reverse()
         arrive.reverse()
         depart.reverse()

@@ -180,19 +180,20 @@ class AStarSearch:
     def result(self) -> PathResult:
         """The outcome so far: the path to the best goal once the search has ended."""
         found = self.status is Status.FOUND
-        path: list[Any] = []
+        nodes: list[Any] = []
         if found:
             n = self._best_goal
             while n is not None:
-                path.append(n)
+                nodes.append(n)
                 n = self._parent[n]
-            path.reverse()
+            nodes.reverse()
+        path: list[Any] | np.ndarray = nodes
         stats = SearchStats(expanded=self._expanded, generated=self._generated,
                             reopened=self._reopened, updated=self._updated,
                             max_open=self._max_open, elapsed=self._elapsed)
         cost = self._best_cost if found else math.inf
         if self._path_dims is not None:
-            path = np.array(path, dtype=np.int64).reshape(
+            path = np.array(nodes, dtype=np.int64).reshape(
                 (-1, self._path_dims) if self._path_dims > 1 else -1)
         if self._record:
             open_nodes = [n for n in dict.fromkeys(self._open.items())

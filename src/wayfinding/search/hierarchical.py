@@ -92,7 +92,7 @@ def _step(h: HierarchicalGraph, s0: int, g0: int, stats: SearchStats,
         path = r.path.tolist()
         if not r.found and target is not None:
             # the representative is out of reach: aim at any member of the group instead
-            ptr, mem = h._mptr[level + 1], h._members[level + 1]
+            ptr, mem = h._mptr[level + 1], h._mem[level + 1]
             group = set(mem[ptr[target]:ptr[target + 1]].tolist())
             r = astar(csr, s, group)
             stats.expanded += r.stats.expanded

@@ -125,10 +125,10 @@ class HierarchicalGraph(GraphIndex):
         self._rep = [np.empty(0, dtype=np.int64)] + [arrays[f"rep{k}"]
                                                       for k in range(1, top + 1)]
         self._mptr = [np.empty(0, dtype=np.int64)]
-        self._members = [np.empty(0, dtype=np.int64)]
+        self._mem: list[np.ndarray] = [np.empty(0, dtype=np.int64)]
         for k in range(1, top + 1):
             p = self._parent[k - 1]
-            self._members.append(np.argsort(p, kind="stable"))
+            self._mem.append(np.argsort(p, kind="stable"))
             ptr = np.zeros(self._csr[k].num_nodes + 1, dtype=np.int64)
             np.cumsum(np.bincount(p, minlength=self._csr[k].num_nodes), out=ptr[1:])
             self._mptr.append(ptr)
@@ -198,11 +198,12 @@ class HierarchicalGraph(GraphIndex):
             src, dst, cost = _links(low, parent, n_groups, link_cost)
             level = CSRGraph.from_edges(n_groups, src, dst, cost, coords=centroid)
             rep = _representatives(low, parent, n_groups, centroid)
-            if reps[k - 1]:
+            chosen = reps[k - 1]
+            if chosen:
                 lookup_low = None if low_labels is None else \
                     {x: i for i, x in enumerate(low_labels)}
                 lookup_up = {x: i for i, x in enumerate(group_labels)}
-                for group, member in reps[k - 1].items():
+                for group, member in chosen.items():
                     gi = _find(lookup_up, group, f"group of level {k}")
                     if lookup_low is None:
                         mi = low.node(member, f"representative of {group!r}")
@@ -308,7 +309,9 @@ class HierarchicalGraph(GraphIndex):
         k = self._level(level)
         if k == 0:
             return self.base
-        return LevelGraph(self._csr[k], self._labels[k], self._lookup[k])
+        labels, lookup = self._labels[k], self._lookup[k]
+        assert labels is not None and lookup is not None  # every level above 0 is labelled
+        return LevelGraph(self._csr[k], labels, lookup)
 
     def node_labels(self, level: int) -> list[Any]:
         """The nodes of ``level`` in index order (0..n-1)."""
@@ -343,7 +346,7 @@ class HierarchicalGraph(GraphIndex):
             raise InvalidQueryError("level 0 nodes have no members")
         i = self._index(k, group)
         return [self._label(k - 1, int(j))
-                for j in self._members[k][self._mptr[k][i]:self._mptr[k][i + 1]]]
+                for j in self._mem[k][self._mptr[k][i]:self._mptr[k][i + 1]]]
 
     # ------------------------------------------------------------------ internals
     def _level(self, level: Any) -> int:
@@ -367,7 +370,7 @@ class HierarchicalGraph(GraphIndex):
 
     def _group_members(self, level: int, groups: np.ndarray) -> np.ndarray:
         """Sorted level-(level-1) indices of the given groups of ``level``."""
-        ptr, mem = self._mptr[level], self._members[level]
+        ptr, mem = self._mptr[level], self._mem[level]
         groups = np.asarray(groups, dtype=np.int64)
         counts = ptr[groups + 1] - ptr[groups]
         at = np.repeat(ptr[groups] - (np.cumsum(counts) - counts), counts) + \

@@ -447,9 +447,12 @@ def _back_up(node: _TreeNode | None) -> None:
     """Once all successors of a node were generated, its f is the smallest of theirs
     (never below its own); changes propagate to the ancestors."""
     while node is not None and node.succ is not None:
-        values = [_successor_f(node, i) for i in range(len(node.succ))]
-        if any(v is None for v in values):
-            return
+        values = []
+        for i in range(len(node.succ)):
+            v = _successor_f(node, i)
+            if v is None:
+                return
+            values.append(v)
         new = max(node.own_f, min(values, default=math.inf))
         if new == node.f:
             return
