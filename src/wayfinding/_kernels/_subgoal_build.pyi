@@ -15,7 +15,7 @@ def reachable_from(
     sid: NDArray[np.int32],
     width: int,
     cell: int,
-) -> tuple[NDArray[np.int64]]: ...
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]: ...
 def build_graph(
     moves: NDArray[np.uint8],
     clear: NDArray[np.uint16],

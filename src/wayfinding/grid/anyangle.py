@@ -113,9 +113,11 @@ class AnyAngle(SingleThread):
             if (sx, sy) == (gx, gy):
                 path = np.array([[sx + 0.5, sy + 0.5]])
             else:
-                run = self._search.exact if method == "any_angle" else \
-                    lambda *a: self._search.find(*a, method == "lazy_theta")
-                found, _, nodes, stats.expanded = run(sx, sy, gx, gy)
+                if method == "any_angle":
+                    found, _, nodes, stats.expanded = self._search.exact(sx, sy, gx, gy)
+                else:
+                    found, _, nodes, stats.expanded = self._search.find(
+                        sx, sy, gx, gy, method == "lazy_theta")
                 if not found:
                     return _none(method, stats, t0)
                 path = self._search.points(nodes)

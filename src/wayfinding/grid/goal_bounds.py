@@ -133,8 +133,8 @@ class GoalBounds(GridIndex):
         context = (grid.padded_costs, grid.moves, wp, canonical, grid.is_uniform)
         last_save = time.perf_counter()
 
-        def save() -> None:
-            _write_checkpoint(checkpoint, grid, boxes, done, spent + time.perf_counter() - t0)
+        def save(path: str | os.PathLike[Any]) -> None:
+            _write_checkpoint(path, grid, boxes, done, spent + time.perf_counter() - t0)
 
         try:
             with closing(_solve(context, chunks, workers)) as results:
@@ -143,14 +143,14 @@ class GoalBounds(GridIndex):
                     boxes[srcs] = rows
                     done[srcs] = True
                     if checkpoint is not None and time.perf_counter() - last_save >= every:
-                        save()
+                        save(checkpoint)
                         last_save = time.perf_counter()
         except BaseException:
             if checkpoint is not None:
-                save()
+                save(checkpoint)
             raise
         if checkpoint is not None:
-            save()
+            save(checkpoint)
         options = {"flood": "canonical" if canonical else "dijkstra", "chunk": chunk}
         return cls(grid, {"boxes": boxes}, options, spent + time.perf_counter() - t0)
 

@@ -111,7 +111,7 @@ class Grid:
 
     def with_options(self, **options: Any) -> Grid:
         """A copy with other ``diagonal``, ``origin`` or ``cell_size``."""
-        kw = {"diagonal": self._diagonal, "origin": self._origin,
+        kw: dict[str, Any] = {"diagonal": self._diagonal, "origin": self._origin,
               "cell_size": self._cell_size, "tiles": self._tiles}
         kw.update(options)
         return Grid(self._costs, **kw)

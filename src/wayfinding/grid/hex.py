@@ -82,7 +82,7 @@ class HexGrid:
         self._costs, self._layout, self._size, self._origin = c, layout, s, (ox, oy)
         finite = c[np.isfinite(c)]
         self._min_cost = float(finite.min()) if finite.size else 1.0
-        self._csr = None
+        self._csr: CSRGraph | None = None
 
     @classmethod
     def from_ascii(cls, text: str, *, terrain: Mapping[str, float] | None = None,
@@ -240,7 +240,7 @@ class HexGrid:
         c = _cells(cells, "cells")
         return c[:, 1] * self.shape[1] + c[:, 0]
 
-    def to_csr(self):
+    def to_csr(self) -> CSRGraph:
         """The move graph as a :class:`~wayfinding.graph.CSRGraph`: node ``r·W + q`` for
         every tile (blocked ones isolated), edges the passable steps costing the mean of the
         two tiles, coords the world centres."""

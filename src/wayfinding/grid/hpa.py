@@ -84,7 +84,7 @@ class _Layout:
     def side(self, level: int) -> int:
         return self.sides[level - 1]
 
-    def cluster(self, flat: np.ndarray | int, level: int) -> np.ndarray:
+    def cluster(self, flat: np.ndarray | int | np.integer[Any], level: int) -> np.ndarray:
         """Level-``level`` cluster ids (row-major) of flat cells ``y * W + x``."""
         s = self.sides[level - 1]
         y, x = np.divmod(flat, self.w)

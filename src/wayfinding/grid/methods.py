@@ -25,12 +25,16 @@ from .jps import JPSPlus
 from .search import ALGORITHMS, GridSearch
 from .subgoal import SubgoalGraph
 
+#: The preprocessed index classes the methods use.
+IndexClass = type[JPSPlus] | type[GoalBounds] | type[SubgoalGraph] \
+    | type[DifferentialHeuristic] | type[HPAStar]
+
 
 @dataclass(frozen=True)
 class IndexSpec:
     """One preprocessed index a method needs: its class and build options."""
 
-    cls: type[GridIndex]
+    cls: IndexClass
     options: tuple[tuple[str, Any], ...] = ()
 
     @property

@@ -195,12 +195,13 @@ class GridSearch(SingleThread):
             if self._back is None:
                 self._back = Workspace(ws.size)
             back = self._back
-            run = _gridsearch.BidirectionalRun(ws, back, grid.padded_costs, grid.moves, width,
-                                               a, b, hkind, scale)
+            both = _gridsearch.BidirectionalRun(ws, back, grid.padded_costs, grid.moves, width,
+                                                a, b, hkind, scale)
+            run: _gridsearch.BidirectionalRun | _gridsearch.BfsRun | _gridsearch.GridRun = both
 
             def path() -> np.ndarray:
-                return np.concatenate([ws.path_cells(run.meet, width),
-                                       back.path_cells(run.meet, width)[::-1][1:]])
+                return np.concatenate([ws.path_cells(both.meet, width),
+                                       back.path_cells(both.meet, width)[::-1][1:]])
         elif method == "bfs":
             run = _gridsearch.BfsRun(ws, grid.moves, width, a, b, record)
 
@@ -209,7 +210,7 @@ class GridSearch(SingleThread):
         else:
             run = _gridsearch.GridRun(ws, grid.padded_costs, grid.moves, width, a, b,
                                       0 if method == "dijkstra" else hkind, scale,
-                                      method == "greedy", record, grid.is_uniform, *pivots,
+                                      method == "greedy", record, grid.is_uniform, **pivots,
                                       bounds=boxes)
 
             def path() -> np.ndarray:
@@ -217,7 +218,8 @@ class GridSearch(SingleThread):
 
         def finish(found: bool, stats: SearchStats) -> PathResult:
             cells = path() if found else empty_path()
-            cost = run.cost if method != "bfs" else grid.path_cost(cells) if found else math.inf
+            cost = (grid.path_cost(cells) if found else math.inf) \
+                if isinstance(run, _gridsearch.BfsRun) else run.cost
             if record:
                 return PathResult(cells, cost, found, stats, name,
                                   grid.cells_of(ws.recorded()), grid.cells_of(ws.open_nodes()))
@@ -256,10 +258,11 @@ class GridSearch(SingleThread):
         return out
 
 
-def _pivot_table(differential: Any, grid: Grid, method: str, weight: float) -> tuple:
-    """Extra kernel arguments for a differential heuristic: () without one."""
+def _pivot_table(differential: Any, grid: Grid, method: str,
+                 weight: float) -> dict[str, Any]:
+    """Extra kernel keyword arguments for a differential heuristic: none without one."""
     if differential is None:
-        return ()
+        return {}
     if getattr(differential, "kind", None) != "differential":
         raise InvalidQueryError(f"differential must be a DifferentialHeuristic, got "
                                 f"{type(differential).__name__}")
@@ -267,7 +270,7 @@ def _pivot_table(differential: Any, grid: Grid, method: str, weight: float) -> t
         raise InvalidQueryError(
             f"a differential heuristic works with 'astar' and 'weighted_astar', not {method!r}")
     check_world("the differential heuristic", differential.grid, grid)
-    return differential.table, weight
+    return {"pivots": differential.table, "pscale": weight}
 
 
 def _bounds_boxes(bounds: Any, grid: Grid, method: str) -> np.ndarray:
