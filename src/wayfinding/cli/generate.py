@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .args import non_negative_float, non_negative_int, positive_int
+
+if TYPE_CHECKING:
+    from ..grid import Grid
 
 KINDS = ("caves", "rooms", "maze", "random", "city")
 
@@ -40,7 +43,7 @@ def add_generate_parser(sub: Any) -> None:
     g.set_defaults(run=cmd_generate)
 
 
-def make_map(args: argparse.Namespace):
+def make_map(args: argparse.Namespace) -> Grid:
     """The grid that ``args`` describe."""
     from ..grid import generate
 

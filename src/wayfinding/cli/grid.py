@@ -9,10 +9,10 @@ from typing import Any
 
 from ..bench import run_scenario
 from ..errors import InvalidQueryError
-from ..grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, GridSearch, read_map, read_scen
+from ..grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, Grid, GridSearch, read_map, read_scen
 from ..grid.anyangle import ANY_ANGLE
-from ..grid.index import load_index, read_index_info
-from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, make_solver
+from ..grid.index import GridIndex, load_index, read_index_info
+from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, Solver, make_solver
 from .args import JSON_HELP, add_method_option, cell, positive_float, positive_int, to_json
 
 
@@ -44,7 +44,7 @@ def _search_options(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _load(args: argparse.Namespace):
+def _load(args: argparse.Namespace) -> Grid:
     return read_map(args.map, diagonal=args.diagonal)
 
 
@@ -55,7 +55,7 @@ def _check_index_method(args: argparse.Namespace) -> None:
                                 f"(only {', '.join(PREPROCESSED)} do)")
 
 
-def _indexes(args: argparse.Namespace, grid) -> list:
+def _indexes(args: argparse.Namespace, grid: Grid) -> list[GridIndex]:
     """The indexes ``--index`` names, loaded for ``grid``; each must be one the method uses."""
     _check_index_method(args)
     needs = PREPROCESSED[args.method].needs if args.index else ()
@@ -68,7 +68,7 @@ def _indexes(args: argparse.Namespace, grid) -> list:
     return indexes
 
 
-def _solver(args: argparse.Namespace, grid, **extra: Any):
+def _solver(args: argparse.Namespace, grid: Grid, **extra: Any) -> Solver:
     options = _search_options(args)
     method = options.pop("method")
     return make_solver(grid, method, indexes=_indexes(args, grid), **options, **extra)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidQueryError
 from .args import (
@@ -18,6 +18,10 @@ from .args import (
     positive_int,
     to_json,
 )
+
+if TYPE_CHECKING:
+    from ..graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph
+    from ..grid import HexGrid
 
 KINDS = ("waypoints", "dirichlet", "visibility", "roadmap", "hex")
 
@@ -57,7 +61,8 @@ def add_world_parser(sub: Any) -> None:
     w.set_defaults(run=cmd_world)
 
 
-def build_world(args: argparse.Namespace):
+def build_world(args: argparse.Namespace
+                ) -> HexGrid | VisibilityGraph | Roadmap | WaypointGraph | DirichletDomains:
     """The representation the arguments describe."""
     from ..geometry import Obstacles
     from ..graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph

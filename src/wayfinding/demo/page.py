@@ -7,11 +7,15 @@ import html
 import platform
 import time
 from pathlib import Path
+from typing import Any, Protocol, cast
 
 from .._io import atomic_write_text
 from ..bench import ScenarioReport, run_scenario
-from ..grid import Diagonal, GridSearch, read_scen
+from ..grid import Diagonal, Grid, GridIndex, GridSearch, read_scen
+from ..grid.grid import Cell
 from ..grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
+from ..grid.movingai import Problem, Scenario
+from ..results import PathResult
 from .crowd import crowd_section
 from .fields import fields_section
 from .maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
@@ -36,7 +40,7 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
         reports.append(run_scenario(scen_path, method=method, sample=sample,
                                     show_progress=show_progress, scenario=scen))
     search = GridSearch(grid)
-    figures = []
+    figures: list[tuple[str, str]] = []
     for method in ("astar", "dijkstra"):
         r = search.find_path(far.start, far.goal, method=method, record=True)
         names = pictures(out, f"cave-{method}", grid, path=r, explored=r, frontier=r,
@@ -51,7 +55,7 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     rooms = dungeon()
     free = list(rooms.iter_cells())
     a, b = free[0], free[-1]
-    rule_rows = []
+    rule_rows: list[tuple[str, float, int, str]] = []
     for rule in Diagonal:
         g = rooms.with_options(diagonal=rule)
         r = GridSearch(g).find_path(a, b, record=True)
@@ -69,14 +73,26 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     return page
 
 
-def _fast_methods(out: Path, grid, scen_path: Path, scen, far, show_progress: bool):
+class _Finder(Protocol):
+    """A preprocessed index that answers queries itself."""
+
+    def find_path(self, start: Any, goal: Any, **options: Any) -> PathResult: ...
+
+
+#: A fast method's row: name, scenario report, preprocessing seconds and bytes.
+FastRow = tuple[str, ScenarioReport, float, int]
+
+
+def _fast_methods(out: Path, grid: Grid, scen_path: Path, scen: Scenario, far: Problem,
+                  show_progress: bool) -> tuple[list[FastRow], list[tuple[str, str]]]:
     """Every fast method on the whole scenario, with its preprocessing, and pictures of the
     nodes each one expands on the longest problem."""
-    indexes = {}
+    indexes: dict[str, GridIndex] = {}
     for name, spec in INDEX_SPECS.items():
         extra = {"progress": show_progress} if name == "goal_bounds" else {}
         indexes[name] = spec.build(grid, **extra)
-    rows, figures = [], []
+    rows: list[FastRow] = []
+    figures: list[tuple[str, str]] = []
     for method in FAST:
         needs = PREPROCESSED[method].needs if method in PREPROCESSED else ()
         used = [indexes[s.name] for s in needs]
@@ -93,16 +109,18 @@ def _fast_methods(out: Path, grid, scen_path: Path, scen, far, show_progress: bo
     return rows, figures
 
 
-def _recorded(grid, method: str, used, problem):
+def _recorded(grid: Grid, method: str, used: list[GridIndex], problem: Problem) -> PathResult:
     """The longest problem solved with ``record=True`` (expanded nodes kept)."""
     if method in PREPROCESSED:
         first, *rest = used
         extra = {"bounds": rest[0]} if rest else {}
-        return first.find_path(problem.start, problem.goal, record=True, **extra)
+        return cast(_Finder, first).find_path(problem.start, problem.goal, record=True, **extra)
     return make_solver(grid, method, record=True)(problem.start, problem.goal)
 
 
-def _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures) -> str:
+def _html(reports: list[ScenarioReport], figures: list[tuple[str, str]],
+          rule_rows: list[tuple[str, float, int, str]], a: Cell, b: Cell,
+          fast_rows: list[FastRow], fast_figures: list[tuple[str, str]]) -> str:
     esc = html.escape
     rows = "".join(
         f"<tr><td>{esc(r.algorithm)}</td><td>{r.problems}</td><td>{r.mismatches}</td>"

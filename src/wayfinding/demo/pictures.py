@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from ..grid import Grid
 from ..viz import save
 
 
-def pictures(out: Path, stem: str, grid, **options) -> list[str]:
+def pictures(out: Path, stem: str, grid: Grid, **options: Any) -> list[str]:
     """Write an SVG (always) and a PNG (when Pillow is installed); return the file names."""
     names = [f"{stem}.svg"]
     save(out / names[0], grid, **options)

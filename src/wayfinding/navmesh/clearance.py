@@ -42,6 +42,7 @@ import heapq
 import math
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -306,7 +307,8 @@ class ClearanceMesh:
                              algorithm="lct", radius=r, turns=np.empty((0, 3)),
                              channel=np.empty(0, dtype=np.int64), reason=reason)
 
-    def _channels(self, ts: int, tg: int, p: Pt, q: Pt, r: float):
+    def _channels(self, ts: int, tg: int, p: Pt, q: Pt, r: float
+                  ) -> Iterator[tuple[list[int], list[int], list[int]]]:
         """A* over (triangle, entry edge) states: yields (triangles, left ids, right ids)
         of the portals crossed, each time it reaches the goal's triangle.  A state's point
         is where the line from the previous point to the goal crosses the edge, kept ``r``
