@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from ..grid import AnyAngle, GridSearch
+from ..grid.movingai import Problem
+from ..results import PathResult
 from .maps import cave, cave_scenario, longest
 from .pictures import pictures
 
@@ -25,7 +27,7 @@ def anyangle_section(out: Path, sample: int = 100) -> str:
     picked = [problems[i] for i in np.linspace(0, len(problems) - 1, sample).astype(int)]
     paths, search = AnyAngle(grid), GridSearch(grid)
 
-    def solve(method, p):
+    def solve(method: str, p: Problem) -> PathResult:
         return search.find_path(p.start, p.goal) if method == "astar" else \
             paths.find_path(p.start, p.goal, method=method)
 
