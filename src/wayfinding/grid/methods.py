@@ -15,6 +15,7 @@ from typing import Any
 from .._deprecated import renamed_keywords, warn
 from .._index import check_world
 from ..errors import InvalidQueryError
+from ..results import PathResult
 from .anyangle import ANY_ANGLE, AnyAngle
 from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
@@ -69,7 +70,7 @@ class Method:
 
     description: str
     needs: tuple[IndexSpec, ...]
-    run: Callable[..., Any]
+    run: Callable[..., PathResult]
 
 
 #: The preprocessed methods; the online ones are :data:`ALGORITHMS` of ``GridSearch``.
@@ -115,11 +116,11 @@ class Solver:
     indexes it uses, ``built`` those it had to build."""
 
     method: str
-    run: Callable[[Any, Any], Any]
+    run: Callable[[Any, Any], PathResult]
     indexes: list[GridIndex] = field(default_factory=list)
     built: list[GridIndex] = field(default_factory=list)
 
-    def __call__(self, start: Any, goal: Any):
+    def __call__(self, start: Any, goal: Any) -> PathResult:
         return self.run(start, goal)
 
     @property

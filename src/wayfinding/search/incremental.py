@@ -51,7 +51,7 @@ _NO_NODES = np.empty(0, dtype=np.int64)
 class _GridEdges:
     """Every step between neighbouring cells of a grid as an edge with a mutable cost."""
 
-    def __init__(self, grid: Any):
+    def __init__(self, grid: Grid):
         self.grid = grid
         h, w = grid.shape
         self.shape = (h, w)
@@ -98,7 +98,7 @@ class _GridEdges:
         (ay, ax), (by, bx) = divmod(a, self.shape[1]), divmod(b, self.shape[1])
         return math.hypot(ax - bx, ay - by)
 
-    def apply(self, changes: Any, core: Any, backward: bool) -> float:
+    def apply(self, changes: Any, core: _incremental.IncrementalCore, backward: bool) -> float:
         """Apply ``{(x, y): cost}``: recompute the edges leaving the 3 x 3 block round each
         changed cell (its own edges, and the diagonal steps it is a side cell of) and update
         ``core``'s nodes they pull into.  Returns the lowest cost per unit length among
@@ -125,7 +125,7 @@ class _GridEdges:
 class _GraphEdges:
     """A ``CSRGraph``'s edges with mutable costs."""
 
-    def __init__(self, graph: Any):
+    def __init__(self, graph: CSRGraph):
         self.graph = graph
         self.n = graph.num_nodes
         self.src = np.repeat(np.arange(self.n), np.diff(graph.indptr)).astype(np.int64)
@@ -144,7 +144,7 @@ class _GraphEdges:
         """Straight-line distance between two nodes' positions."""
         return math.hypot(*(self.coords[a] - self.coords[b]).tolist())
 
-    def apply(self, changes: Any, core: Any, backward: bool) -> float:
+    def apply(self, changes: Any, core: _incremental.IncrementalCore, backward: bool) -> float:
         """Apply ``{(u, v): cost}`` or ``{edge_id: cost}`` and update ``core``'s nodes the
         changed edges pull into.  Returns the lowest cost per unit length among them."""
         edges = []
@@ -178,7 +178,7 @@ class _GraphEdges:
         return nodes
 
 
-def _edges(world: Any):
+def _edges(world: Any) -> _GridEdges | _GraphEdges:
     if isinstance(world, Grid):
         return _GridEdges(world)
     if isinstance(world, CSRGraph):
@@ -187,7 +187,8 @@ def _edges(world: Any):
                             f"{type(world).__name__}")
 
 
-def _csr(n: int, keys: np.ndarray, other: np.ndarray, ids: np.ndarray):
+def _csr(n: int, keys: np.ndarray, other: np.ndarray,
+         ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     order = np.argsort(keys, kind="stable")
     ptr = np.searchsorted(keys[order], np.arange(n + 1)).astype(np.int64)
     return ptr, other[order].astype(np.int32), ids[order].astype(np.int64)
@@ -196,7 +197,7 @@ def _csr(n: int, keys: np.ndarray, other: np.ndarray, ids: np.ndarray):
 class _Incremental(SingleThread):
     backward = False
 
-    def __init__(self, world: Any, start: Any, goal: Any):
+    def __init__(self, world: Grid | CSRGraph, start: Any, goal: Any):
         self._e = e = _edges(world)
         self.start = e.node(start, "start")
         self.goal = e.node(goal, "goal")
@@ -269,7 +270,7 @@ class AnytimePath(PathResult):
 class _Anytime(_Incremental):
     """The anytime rounds shared by :class:`ARAStar` and :class:`ADStar`."""
 
-    def __init__(self, world: Any, start: Any, goal: Any, *, epsilon: float = 2.5,
+    def __init__(self, world: Grid | CSRGraph, start: Any, goal: Any, *, epsilon: float = 2.5,
                  step: float = 0.5):
         epsilon = number("epsilon", epsilon, min=1.0)
         step = number("step", step, min=0.0, min_open=True)
