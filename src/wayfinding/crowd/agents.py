@@ -24,6 +24,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import _validate
 from .._deprecated import positional_options
@@ -145,9 +146,9 @@ class Crowd:
     def position_of(self, agent: int) -> np.ndarray:
         return self.position[self.row(agent)].copy()
 
-    def add(self, position: Any, *, goal: Any = None, velocity: Any = (0.0, 0.0),
-            radius: float = DEFAULT_RADIUS, max_speed: float = 1.4,
-            max_accel: float = math.inf, group: int = 0) -> int:
+    def add(self, position: ArrayLike, *, goal: ArrayLike | None = None,
+            velocity: ArrayLike = (0.0, 0.0), radius: float = DEFAULT_RADIUS,
+            max_speed: float = 1.4, max_accel: float = math.inf, group: int = 0) -> int:
         """Add an agent (``goal`` defaults to where it stands) and return its id.
         ``max_accel`` 0 keeps its velocity as it is; ``inf`` (default) sets no limit."""
         p = finite_point("position", position)

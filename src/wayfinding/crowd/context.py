@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._validate import count, positive_float
@@ -325,7 +326,7 @@ def splat_skirt(cmap: ContextMap, at: Any, value: Any, half_width: Any, skirt: A
 # --------------------------------------------------------------------------- behaviours
 
 
-def chase(cmap: ContextMap, position: Any, targets: Any, *, valid: Any = None,
+def chase(cmap: ContextMap, position: ArrayLike, targets: ArrayLike, *, valid: Any = None,
           reach: float = math.pi / 2, distance_scale: float = 10.0) -> np.ndarray:
     """Interest towards every target: ``1 / (1 + distance / distance_scale)`` at its
     heading (so 1 on top of it, 1/2 at ``distance_scale``), falling linearly to zero
@@ -349,7 +350,7 @@ def chase(cmap: ContextMap, position: Any, targets: Any, *, valid: Any = None,
                         reach, valid=ok & (dist > 0))
 
 
-def avoid(cmap: ContextMap, position: Any, obstacles: Any, *, clearance: Any,
+def avoid(cmap: ContextMap, position: ArrayLike, obstacles: Any, *, clearance: Any,
           min_distance: float, valid: Any = None, skirt: float = 0.0) -> np.ndarray:
     """Danger towards every obstacle nearer than ``min_distance`` (centre to centre):
     ``1 - distance / min_distance`` (closer is more dangerous), over every heading that
@@ -490,7 +491,7 @@ def mask_min_danger(danger: np.ndarray, *, tolerance: float = 0.0) -> np.ndarray
     return d <= d.min(axis=1, keepdims=True) + tolerance
 
 
-def mask_reachable(danger: np.ndarray, start: Any) -> np.ndarray:
+def mask_reachable(danger: np.ndarray, start: ArrayLike) -> np.ndarray:
     """``(n, slots)`` bool: the slots reachable from slot ``start`` (``(n,)`` ints) on a
     lateral map by walking left or right while the next slot's danger is *not higher*
     than the current one's (``<=``: a flat, clear track stays open; any rise stops the

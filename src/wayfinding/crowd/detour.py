@@ -40,6 +40,7 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
@@ -60,7 +61,7 @@ class Detour(NamedTuple):
     clear: bool
 
 
-def detour(start: Any, goal: Any, circles: Any, radius: float, *, mesh: Any = None,
+def detour(start: ArrayLike, goal: ArrayLike, circles: Any, radius: float, *, mesh: Any = None,
            iterations: int = 4) -> Detour:
     """Bend the move ``start → goal`` round ``circles`` for an agent of ``radius``.
 

@@ -44,6 +44,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._validate import count, finite_point, positive_float
@@ -165,7 +166,7 @@ class Navigator:
         return f"Navigator({len(self.crowd)} agents on a {type(self.world).__name__})"
 
     @positional_options("target")
-    def add(self, position: Any, *, target: Any = None, **agent: Any) -> int:
+    def add(self, position: ArrayLike, *, target: ArrayLike | None = None, **agent: Any) -> int:
         """Add an agent at ``position`` bound for ``target`` (none: it stays put; on a
         flow field the field's goals) with the :meth:`Crowd.add` options (its ``goal`` in
         the crowd is the target; its ``radius`` by default the navigator's); returns its
@@ -189,7 +190,7 @@ class Navigator:
                           "radius", ClearanceWarning, stacklevel=3)
         return agent_id
 
-    def set_target(self, agent: int, target: Any) -> None:
+    def set_target(self, agent: int, target: ArrayLike) -> None:
         """Send an agent to a new target (planned at the next update)."""
         if not self._world.plans:
             raise InvalidQueryError("on a flow field the targets are the field's goals")

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels import _continuum_fields
 from .._validate import count, number, positive_float
@@ -55,7 +56,7 @@ class CongestionMap:
         self.density = np.zeros(self.shape)
         self.velocity = np.zeros(self.shape + (2,))
 
-    def update(self, positions: Any, velocities: Any) -> None:
+    def update(self, positions: ArrayLike, velocities: ArrayLike) -> None:
         """A new frame of agent ``positions`` and ``velocities`` (``(n, 2)``, cells: cell
         ``(x, y)``'s centre at ``(x, y)``).  Each agent adds ``1 - d / radius`` (clamped at 0)
         to every block whose centre is ``d`` cells away."""
@@ -101,7 +102,7 @@ class CongestionMap:
         return CSRGraph(base.indptr, base.indices, base.weights * (1 + weight * pen),
                         coords=base.coords)
 
-    def field(self, goals: Any, *, weight: float = 1.0) -> np.ndarray:
+    def field(self, goals: ArrayLike, *, weight: float = 1.0) -> np.ndarray:
         """``(H, W)`` cost from every cell to the nearest of ``goals`` over :meth:`graph`
         (a congestion-aware integration field for :class:`FlowField`)."""
         g = self.graph(weight=weight).reversed()

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels import _continuum_fields, _continuum_potential
 from .._scratch import SingleThread, exclusive
@@ -170,7 +171,7 @@ class ContinuumField(SingleThread):
         return self._maps
 
     @exclusive
-    def update(self, positions: Any, velocities: Any, goals: Any) -> None:
+    def update(self, positions: ArrayLike, velocities: ArrayLike, goals: ArrayLike) -> None:
         """Recompute every field from the units' ``positions`` and ``velocities`` (``(n,
         2)``, cells; a cell's centre is at its (x, y)) towards ``goals`` (``(x, y)`` cells,
         potential 0)."""
@@ -193,13 +194,13 @@ class ContinuumField(SingleThread):
                                     prm.offset, prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
                                     prm.min_speed, self.vectors, epoch)
 
-    def sample(self, points: Any) -> np.ndarray:
+    def sample(self, points: ArrayLike) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
         cells around each; walls and unreachable cells are left out (weights renormalised);
         zero where none is usable."""
         return bilinear(self.vectors, np.isfinite(self.potential), points)[0]
 
-    def targets(self, positions: Any, velocities: Any) -> np.ndarray:
+    def targets(self, positions: ArrayLike, velocities: ArrayLike) -> np.ndarray:
         """Each unit's target velocity (in units of its top speed): the field sampled at
         where it will be ``lookahead`` seconds ahead on its current course."""
         p, v = _units(positions, velocities)
@@ -272,7 +273,7 @@ class HybridPlan:
     destination: tuple[int, int]
     field: ContinuumField
 
-    def targets(self, positions: Any, velocities: Any) -> np.ndarray:
+    def targets(self, positions: ArrayLike, velocities: ArrayLike) -> np.ndarray:
         """Each unit's target velocity (see :meth:`ContinuumField.targets`), in map
         coordinates."""
         p, v = _units(positions, velocities)
@@ -296,7 +297,7 @@ class HybridPlanner:
         self.margin = margin
         self.mesh = NavMesh.build(grid, method="subtractive")
 
-    def plan(self, positions: Any, velocities: Any, goal: Any) -> HybridPlan:
+    def plan(self, positions: ArrayLike, velocities: ArrayLike, goal: ArrayLike) -> HybridPlan:
         """The plan of a group (``(n, 2)`` positions and velocities, n >= 1) for ``goal``
         (a cell): long-range path from the unit nearest the group's mean position, region,
         destination point (where the path leaves the region, or the goal inside it) and the

@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import allocation, choice, count, positive_float
 from ..errors import InvalidQueryError
@@ -65,7 +66,7 @@ class FlowField:
         self._goal: tuple[int, int] | None = None
 
     @classmethod
-    def build(cls, grid: Grid, goals: Any, *, method: str = "eikonal", order: int = 2,
+    def build(cls, grid: Grid, goals: ArrayLike, *, method: str = "eikonal", order: int = 2,
               limit: float = math.inf, los: bool = False) -> FlowField:
         """The flow towards the nearest of ``goals`` (``(x, y)`` cells): ``method``
         ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``.  ``los``
@@ -154,7 +155,7 @@ class FlowField:
             out[ys, xs] = to_goal / np.hypot(to_goal[:, 0], to_goal[:, 1])[:, None]
         return out
 
-    def sample(self, points: Any) -> np.ndarray:
+    def sample(self, points: ArrayLike) -> np.ndarray:
         """Unit directions at ``points`` (``(k, 2)`` x, y; cell ``(x, y)``'s centre is at
         ``(x, y)``), interpolated bilinearly from the four nearest cells that have a
         direction; zero where none has."""
@@ -165,18 +166,18 @@ class FlowField:
         out[ok] = mixed[ok] / length[ok][:, None]
         return out
 
-    def sample_world(self, points: Any) -> np.ndarray:
+    def sample_world(self, points: ArrayLike) -> np.ndarray:
         """:meth:`sample` at world points (by the grid's origin and cell size)."""
         g = self.grid
         return self.sample((_points(points) - np.asarray(g.origin)) / g.cell_size - 0.5)
 
-    def sample_field(self, points: Any) -> np.ndarray:
+    def sample_field(self, points: ArrayLike) -> np.ndarray:
         """Field values at ``points``, interpolated bilinearly from the four nearest
         reachable cells (inf where none is)."""
         mixed, total = bilinear(self.field, np.isfinite(self.field), points)
         return np.where(total > 0, mixed, np.inf)
 
-    def trace(self, point: Any, *, step: float = 0.25,
+    def trace(self, point: ArrayLike, *, step: float = 0.25,
               max_steps: int | None = None) -> np.ndarray:
         """Follow the sampled directions from ``point`` in steps of ``step`` cells until
         the nearest cell is a goal, no direction is left or ``max_steps`` (default: cells /
@@ -217,7 +218,7 @@ def _codes(grid: Grid, t: np.ndarray) -> np.ndarray:
     return code
 
 
-def bilinear(values: np.ndarray, usable: np.ndarray, points: Any
+def bilinear(values: np.ndarray, usable: np.ndarray, points: ArrayLike
              ) -> tuple[np.ndarray, np.ndarray]:
     """Interpolate ``values`` (``(H, W)`` or ``(H, W, k)``) bilinearly at ``points``
     (``(n, 2)`` x, y; cell ``(x, y)``'s centre at ``(x, y)``) from the ``usable`` cells

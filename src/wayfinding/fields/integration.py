@@ -24,6 +24,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels import _fmm, _gridops
 from .._validate import choice, number, positive_float
@@ -96,7 +97,7 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     return out
 
 
-def visible_cells(grid: Grid, goal: Any) -> np.ndarray:
+def visible_cells(grid: Grid, goal: ArrayLike) -> np.ndarray:
     """``(H, W)`` bool: the cells whose centres the centre of ``goal`` sees across cells of
     the goal's own cost (the grid's line-of-sight rule), connected to the goal through such
     cells."""
@@ -108,7 +109,7 @@ def visible_cells(grid: Grid, goal: Any) -> np.ndarray:
     return out.astype(bool)
 
 
-def line_of_sight_times(grid: Grid, goal: Any) -> np.ndarray:
+def line_of_sight_times(grid: Grid, goal: ArrayLike) -> np.ndarray:
     """The exact cost from ``goal`` to each of its :func:`visible_cells` (straight-line
     distance in cells times the goal's cost), ``nan`` elsewhere."""
     seen = visible_cells(grid, goal)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import choice, count
 from ..errors import InvalidQueryError
@@ -154,7 +155,7 @@ class TileRoute:
             path.append(nxt)
         return np.array(path, dtype=np.int64)
 
-    def direction(self, points: Any) -> np.ndarray:
+    def direction(self, points: ArrayLike) -> np.ndarray:
         """Unit directions at map ``points`` (``(k, 2)`` x, y), sampled from the tile of the
         sector each lies in; across the window at a tile's exit; zero off the route."""
         p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
@@ -364,7 +365,7 @@ class FlowTiles:
             self._grids[movement] = Grid(self._costs[movement], diagonal=self._rules[movement])
         return self._grids[movement]
 
-    def route(self, start: Any, goal: Any, *, movement: str = "default") -> TileRoute:
+    def route(self, start: ArrayLike, goal: ArrayLike, *, movement: str = "default") -> TileRoute:
         """A route from ``start`` to ``goal`` for the movement type (its tiles are built as
         they are needed).  Cells on different islands give a route with ``found`` false at
         once."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import choice
 from ..errors import InvalidQueryError
@@ -84,7 +85,7 @@ class Wavefront:
         x, y = self.grid.cell(cell)
         return float(self.g[y, x])
 
-    def path(self, start: Any) -> np.ndarray:
+    def path(self, start: ArrayLike) -> np.ndarray:
         """The cells from ``start`` to the goal following the predecessors (``(n, 2)``);
         empty when ``start`` has no value yet."""
         x, y = self.grid.cell(start, name="start")

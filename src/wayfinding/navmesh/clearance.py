@@ -48,6 +48,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._io import read_npz, write_npz
 from .._kernels import _clearance, _navmesh
@@ -162,7 +163,7 @@ class ClearanceMesh:
                             stack.append(n)
         return part
 
-    def locate(self, point: Any) -> int:
+    def locate(self, point: ArrayLike) -> int:
         """The triangle holding ``point`` (on its boundary counts; the lowest id when
         several do), or -1: a look in one bucket of a uniform grid over the triangles."""
         p = as_point(point, "point")
@@ -172,7 +173,7 @@ class ClearanceMesh:
                         *self._buckets, np.ascontiguousarray(p.reshape(1, 2)), out)
         return int(out[0])
 
-    def wall_distance(self, point: Any) -> float:
+    def wall_distance(self, point: ArrayLike) -> float:
         """Distance from ``point`` to the nearest wall."""
         p = as_point(point, "point")
         a, b = self.vertices[self.walls[:, 0]], self.vertices[self.walls[:, 1]]
@@ -181,7 +182,7 @@ class ClearanceMesh:
         return float(np.hypot(*(a + s[:, None] * d - p).T).min(initial=math.inf))
 
     # ------------------------------------------------------------------ paths
-    def find_path(self, start: Any, goal: Any, *, radius: float = 0.0) -> ClearancePath:
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, radius: float = 0.0) -> ClearancePath:
         """The shortest path of clearance ``radius`` in the channel found by A* over the
         triangles' edges (crossing a corner only when ``2 radius <= clearance``), pulled
         taut by the clearance-aware funnel.  Points off the walkable area raise

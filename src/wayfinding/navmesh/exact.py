@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import warn
 from ..errors import InvalidQueryError
@@ -61,12 +62,12 @@ class VisibilityMap:
         lines = shapely.linestrings(np.stack([p[:, :2], q[:, :2]], axis=1))
         return shapely.covers(self.area, lines)
 
-    def shortest_path(self, start: Any, goal: Any) -> PathResult:
+    def shortest_path(self, start: ArrayLike, goal: ArrayLike) -> PathResult:
         """Deprecated name of :meth:`find_path`."""
         warn("VisibilityMap.shortest_path()", "VisibilityMap.find_path()")
         return self.find_path(start, goal)
 
-    def find_path(self, start: Any, goal: Any) -> PathResult:
+    def find_path(self, start: ArrayLike, goal: ArrayLike) -> PathResult:
         """The exact shortest path between two points of the area: ``path`` ``(k, 2)``
         float64 corners, ``cost`` its length; ``found=False`` when they lie in different
         parts of the area.  A point outside the area raises :class:`InvalidQueryError`."""

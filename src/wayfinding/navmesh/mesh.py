@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import _saved
 from .._deprecated import positional_options, warn
@@ -426,12 +427,12 @@ class NavMesh:
             q = self._local.query = NavMeshQuery(self)
         return q
 
-    def find_path(self, start: Any, goal: Any, *, filter: QueryFilter = DEFAULT_FILTER,
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
         """:meth:`NavMeshQuery.find_path` on this thread's query."""
         return self._query().find_path(start, goal, filter=filter, partial=partial)
 
-    def locate(self, point: Any) -> int:
+    def locate(self, point: ArrayLike) -> int:
         """:meth:`NavMeshQuery.locate`: the polygon holding ``point``, -1 off the mesh.
         (An ``(n, 2)`` array is deprecated here: use :meth:`locate_many`.)"""
         pts, single = finite_points("point", point)
@@ -440,11 +441,11 @@ class NavMesh:
             return self._query().locate_many(pts)  # type: ignore[return-value]
         return self._query()._locate_one(pts)
 
-    def locate_many(self, points: Any) -> np.ndarray:
+    def locate_many(self, points: ArrayLike) -> np.ndarray:
         """:meth:`NavMeshQuery.locate_many`: ``(n,)`` int32 polygons of ``(n, 2)`` points."""
         return self._query().locate_many(points)
 
-    def nearest(self, point: Any, *, filter: QueryFilter = DEFAULT_FILTER
+    def nearest(self, point: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                 ) -> tuple[int, tuple[float, float]]:
         """:meth:`NavMeshQuery.nearest`: ``(polygon, (x, y))`` nearest ``point``.  (An
         ``(n, 2)`` array is deprecated here: use :meth:`nearest_many`.)"""
@@ -454,18 +455,18 @@ class NavMesh:
             return self._query().nearest_many(pts, filter=filter)  # type: ignore[return-value]
         return self._query()._nearest_one(pts, filter)
 
-    def nearest_many(self, points: Any, *, filter: QueryFilter = DEFAULT_FILTER
+    def nearest_many(self, points: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                      ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`NavMeshQuery.nearest_many`: ``(n,)`` int32 polygons and ``(n, 2)``
         nearest points."""
         return self._query().nearest_many(points, filter=filter)
 
-    def raycast(self, start: Any, end: Any, *, filter: QueryFilter = DEFAULT_FILTER
+    def raycast(self, start: ArrayLike, end: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                 ) -> RayHit:
         """:meth:`NavMeshQuery.raycast` on this thread's query."""
         return self._query().raycast(start, end, filter=filter)
 
-    def move_along_surface(self, start: Any, target: Any, *,
+    def move_along_surface(self, start: ArrayLike, target: ArrayLike, *,
                            filter: QueryFilter = DEFAULT_FILTER
                            ) -> tuple[tuple[float, float], np.ndarray]:
         """:meth:`NavMeshQuery.move_along_surface` on this thread's query."""

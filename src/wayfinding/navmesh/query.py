@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options, warn
 from .._kernels import _navmesh
@@ -163,7 +164,7 @@ class NavMeshQuery(SingleThread):
         return got
 
     # ------------------------------------------------------------------ points
-    def locate(self, point: Any) -> int:
+    def locate(self, point: ArrayLike) -> int:
         """The polygon containing ``point`` (boundary included; lowest id when several), -1
         off the mesh.  (An ``(n, 2)`` array is deprecated here: use :meth:`locate_many`.)"""
         pts, single = finite_points("point", point)
@@ -176,12 +177,12 @@ class NavMeshQuery(SingleThread):
     def _locate_one(self, pts: np.ndarray) -> int:
         return int(self._kernel.locate_one(pts[0, 0], pts[0, 1]))
 
-    def locate_many(self, points: Any) -> np.ndarray:
+    def locate_many(self, points: ArrayLike) -> np.ndarray:
         """:meth:`locate` for each row of an ``(n, 2)`` array: ``(n,)`` int32."""
         pts = _many(points)
         return self.mesh._locate(pts)
 
-    def nearest(self, point: Any, *, filter: QueryFilter = DEFAULT_FILTER
+    def nearest(self, point: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                 ) -> tuple[int, tuple[float, float]]:
         """The usable polygon nearest ``point`` and the nearest point on it: ``(polygon,
         (x, y))``; polygon -1 when no polygon is usable.  (An ``(n, 2)`` array is deprecated
@@ -197,7 +198,7 @@ class NavMeshQuery(SingleThread):
         poly, snapped = self.mesh._nearest(pts, self._filter(f)[0])
         return int(poly[0]), (float(snapped[0, 0]), float(snapped[0, 1]))
 
-    def nearest_many(self, points: Any, *, filter: QueryFilter = DEFAULT_FILTER
+    def nearest_many(self, points: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                      ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`nearest` for each row of an ``(n, 2)`` array: polygons ``(n,)`` int32 and
         points ``(n, 2)`` float64."""
@@ -217,7 +218,7 @@ class NavMeshQuery(SingleThread):
         return int(polys[0]), snapped[0], True
 
     @exclusive
-    def find_path(self, start: Any, goal: Any, *, filter: QueryFilter = DEFAULT_FILTER,
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
         """The straight path from ``start`` to ``goal`` (world points): A* over the usable
         polygons, then the funnel through the corridor's portals (compiled, one call).  A
@@ -306,7 +307,7 @@ class NavMeshQuery(SingleThread):
                                     "of the mesh (see nearest())")
         return int(poly), pts[0], allowed
 
-    def raycast(self, start: Any, end: Any, *, filter: QueryFilter = DEFAULT_FILTER
+    def raycast(self, start: ArrayLike, end: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                 ) -> _surface.RayHit:
         """Walk the segment from ``start`` (on the mesh) toward ``end`` across polygons until
         a wall: the fraction walked (``inf`` when ``end`` is reached), the hit point, the
@@ -318,7 +319,7 @@ class NavMeshQuery(SingleThread):
         e = finite_points("end", end)[0]
         return _surface.raycast(self.mesh, poly, s, e[0], allowed)
 
-    def move_along_surface(self, start: Any, target: Any, *,
+    def move_along_surface(self, start: ArrayLike, target: ArrayLike, *,
                            filter: QueryFilter = DEFAULT_FILTER
                            ) -> tuple[tuple[float, float], np.ndarray]:
         """Slide from ``start`` toward ``target`` along the walls, for small moves (one
