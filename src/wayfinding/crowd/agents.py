@@ -239,7 +239,8 @@ class Crowd:
         return to_goal * scale[:, None]
 
     @positional_options("name")
-    def velocities(self, value: Any, dt: float, *, name: str = "preferred") -> np.ndarray:
+    def velocities(self, value: ArrayLike | None, dt: float, *, name: str = "preferred"
+                   ) -> np.ndarray:
         """``value`` as a finite ``(n, 2)`` array of velocities (a copy), or
         :meth:`preferred_velocity` for ``dt`` when it is None."""
         if value is None:
@@ -253,7 +254,7 @@ class Crowd:
         return v
 
     @positional_options("velocity")
-    def step(self, dt: float, *, velocity: Any = None) -> None:
+    def step(self, dt: float, *, velocity: ArrayLike | None = None) -> None:
         """Advance ``dt`` seconds: each agent turns its velocity towards ``velocity`` (``(n,
         2)``, default :meth:`preferred_velocity`) as far as ``max_accel * dt`` allows, at most
         ``max_speed``, then moves by the new velocity times ``dt``."""

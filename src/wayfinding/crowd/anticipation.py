@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._kernels import _forces
@@ -115,7 +116,8 @@ class AnticipatoryForces(ForceModel):
             + crowd.radius.max(initial=0.0)
 
     @positional_options("preferred", "dt")
-    def forces(self, crowd: Crowd, *, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
+    def forces(self, crowd: Crowd, *, preferred: ArrayLike | None = None, dt: float = 0.02
+               ) -> np.ndarray:
         """Every agent's total force (m/s^2), ``(n, 2)``: ``k (preferred - velocity)``
         (``preferred`` defaults to :meth:`Crowd.preferred_velocity` for ``dt``) plus the
         avoidance forces of its neighbours, all from the crowd's present state."""

@@ -33,6 +33,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._kernels import _orca
@@ -94,7 +95,8 @@ class ORCA:
         self.obstacles = obstacles
 
     @positional_options("preferred")
-    def velocities(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> np.ndarray:
+    def velocities(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None
+                   ) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
         state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`."""
         if not isinstance(crowd, Crowd):
@@ -156,7 +158,7 @@ class ORCA:
                 np.ascontiguousarray(table[:, 2]), np.ascontiguousarray(table[:, 3]))
 
     @positional_options("preferred")
-    def step(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> None:
+    def step(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None) -> None:
         """Advance the crowd by ``dt`` with ORCA's velocities (see :meth:`Crowd.step` for
         the agents' acceleration limits; RVO2 has none)."""
         crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred))

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._kernels import _forces
@@ -53,7 +54,7 @@ class ForceModel:
     forces: Callable[..., np.ndarray]
 
     @positional_options("preferred")
-    def step(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> None:
+    def step(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None) -> None:
         """One explicit Euler step of ``dt`` seconds (0.02 suits the force models):
         velocity plus force times ``dt``, then :meth:`Crowd.step` (speed and acceleration
         limits)."""
@@ -103,7 +104,8 @@ class PowerLaw(ForceModel):
         return out.reshape(shape)
 
     @positional_options("preferred", "dt")
-    def forces(self, crowd: Crowd, *, preferred: Any = None, dt: float = 0.02) -> np.ndarray:
+    def forces(self, crowd: Crowd, *, preferred: ArrayLike | None = None, dt: float = 0.02
+               ) -> np.ndarray:
         """Every agent's total force, ``(n, 2)``: the goal force towards ``preferred``
         (default :meth:`Crowd.preferred_velocity` for ``dt``) plus the avoidance forces of
         its neighbours within ``sensing``."""

@@ -24,6 +24,7 @@ import math
 from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._validate import positive_float
@@ -56,7 +57,7 @@ def _towards(vectors: np.ndarray, speed: np.ndarray) -> np.ndarray:
     return vectors * scale[:, None]
 
 
-def seek(crowd: Crowd, target: Any) -> np.ndarray:
+def seek(crowd: Crowd, target: ArrayLike) -> np.ndarray:
     """Full speed straight at ``target``."""
     t = _points(crowd, target, "target")
     return _towards(t - crowd.position, crowd.max_speed) - crowd.velocity
@@ -69,7 +70,7 @@ def flee(crowd: Crowd, threat: Any) -> np.ndarray:
 
 
 @positional_options("slowing")
-def arrive(crowd: Crowd, target: Any, *, slowing: float = 1.0) -> np.ndarray:
+def arrive(crowd: Crowd, target: ArrayLike, *, slowing: float = 1.0) -> np.ndarray:
     """Towards ``target``, slowing down linearly within ``slowing`` of it so as to stop on
     it (and braking no harder than each agent's ``max_accel``: the speed never exceeds the
     one it can still shed over the distance left)."""
@@ -85,8 +86,8 @@ def arrive(crowd: Crowd, target: Any, *, slowing: float = 1.0) -> np.ndarray:
 
 
 @positional_options("max_lead")
-def pursue(crowd: Crowd, target: Any, target_velocity: Any, *, max_lead: float = math.inf
-           ) -> np.ndarray:
+def pursue(crowd: Crowd, target: ArrayLike, target_velocity: ArrayLike, *,
+           max_lead: float = math.inf) -> np.ndarray:
     """Seek where a target moving at ``target_velocity`` will be when reached: its position
     ``T`` seconds ahead, ``T`` the soonest time at which the agent at top speed can be
     there (the gap over the top speed when it cannot catch up), at most ``max_lead``."""

@@ -39,6 +39,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._validate import allocation, count, positive_float
@@ -97,7 +98,8 @@ class VelocityObstacles:
         return crowd.pairs(distance=self.neighbour_dist, count=self.max_neighbours)
 
     @positional_options("preferred")
-    def candidates(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> np.ndarray:
+    def candidates(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None
+                   ) -> np.ndarray:
         """Every agent's candidate velocities, ``(n, m, 2)`` with ``m = 3 + 3 k + rings *
         spokes`` (``k`` the neighbour count cap), in the documented order; NaN for the
         projections onto absent neighbours.  Arguments as :meth:`velocities`."""
@@ -186,7 +188,8 @@ class VelocityObstacles:
         return np.isfinite(self._collision_times(c, self._pairs(crowd), crowd.velocity))
 
     @positional_options("preferred")
-    def velocities(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> np.ndarray:
+    def velocities(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None
+                   ) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
         state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`."""
         if not isinstance(crowd, Crowd):
@@ -215,7 +218,7 @@ class VelocityObstacles:
         return c[np.arange(n), best].copy()
 
     @positional_options("preferred")
-    def step(self, crowd: Crowd, dt: float, *, preferred: Any = None) -> None:
+    def step(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None) -> None:
         """Advance the crowd by ``dt`` with these velocities (see :meth:`Crowd.step` for
         the agents' acceleration limits)."""
         crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred))

@@ -48,7 +48,8 @@ STOPS = ("reach", "converge", "minimal")
 class Wavefront:
     """A wavefront plan towards ``goal`` over ``grid`` for agents at ``starts``."""
 
-    def __init__(self, grid: Grid, goal: Any, *, starts: Any = (), stop: str = "minimal"):
+    def __init__(self, grid: Grid, goal: ArrayLike, *, starts: ArrayLike = (),
+                 stop: str = "minimal") -> None:
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
         choice("stop", stop, STOPS)
