@@ -1,5 +1,3 @@
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import disjoint_base
@@ -8,21 +6,21 @@ from typing_extensions import disjoint_base
 class MeshQuery:
     def __init__(
         self,
-        verts: NDArray[Any],
-        polys: NDArray[Any],
-        sizes: NDArray[Any],
-        neigh: NDArray[Any],
-        cell_ptr: NDArray[Any],
-        cell_polys: NDArray[Any],
+        verts: NDArray[np.float64],
+        polys: NDArray[np.int32],
+        sizes: NDArray[np.int32],
+        neigh: NDArray[np.int32],
+        cell_ptr: NDArray[np.int64],
+        cell_polys: NDArray[np.int32],
         ox: float,
         oy: float,
         cell: float,
         nx: int,
         ny: int,
-        link_ptr: NDArray[Any],
-        link_to: NDArray[Any],
-        link_pts: NDArray[Any],
-        link_cost: NDArray[Any],
+        link_ptr: NDArray[np.int64],
+        link_to: NDArray[np.int32],
+        link_pts: NDArray[np.float64],
+        link_cost: NDArray[np.float64],
     ) -> None: ...
     def locate_one(self, x: float, y: float) -> int: ...
     def find(
