@@ -28,7 +28,7 @@ class ExitLevel:
         leg_ptr: NDArray[Any],
         leg_nodes: NDArray[Any],
         leg_slot: NDArray[Any],
-        tw: NDArray[Any],
+        tw: int,
     ) -> None: ...
     def walk(
         self, route: NDArray[np.int64], s: int, g: int, limit: int

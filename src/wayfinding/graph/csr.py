@@ -293,7 +293,7 @@ class CSRGraph:
         _csrsearch.distances(ws, out)
         return out
 
-    def to_scipy(self):
+    def to_scipy(self) -> Any:
         """The graph as a ``scipy.sparse.csr_array`` (needs scipy); parallel edges are
         reduced to their minimum."""
         from scipy import sparse

@@ -332,7 +332,7 @@ def find_paths(grid: Grid, starts: Sequence[Any], goals: Sequence[Any], *, threa
         return [search.find_path(a, b, **options) for a, b in pairs]
     chunks = [pairs[k::threads] for k in range(threads)]
 
-    def run(chunk):
+    def run(chunk: list[tuple[Any, Any]]) -> list[PathResult]:
         search = GridSearch(grid)
         return [search.find_path(a, b, **options) for a, b in chunk]
 
