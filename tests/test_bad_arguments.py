@@ -130,7 +130,7 @@ def _navmesh_calls() -> dict[str, Callable[[Any], Any]]:
         "NavMesh.distance_to_wall": lambda v: m().distance_to_wall((1.0, 1.0), v),
         "NavMesh.polygons_in_circle": lambda v: m().polygons_in_circle((1.0, 1.0), v),
         "NavMesh.random_point.radius":
-            lambda v: m().random_point(0, centre=(1.0, 1.0), radius=v),
+            lambda v: m().random_point(rng=0, centre=(1.0, 1.0), radius=v),
         "NavMesh.polygon": lambda v: m().polygon(v),
         "QueryFilter.include": lambda v: m().find_path((1, 1), (9, 9),
                                                        filter=QueryFilter(include=v)),
