@@ -88,10 +88,11 @@ class PathResult:
     status: Status = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        if self.status is None:
+        status = self.status
+        if status is None:
             self.status = Status.FOUND if self.found else Status.FAILED
-        else:
-            self.status = Status(self.status)
+        elif status.__class__ is not Status:
+            self.status = Status(status)
 
     def __len__(self) -> int:
         return len(self.path)

@@ -42,6 +42,9 @@ from . import subtractive as _subtractive
 from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
 from .surface import RayHit, WallDistance
 
+#: The query's path search without its thread guard: the mesh's queries are per thread.
+_find_path = NavMeshQuery.find_path.__wrapped__  # type: ignore[attr-defined]
+
 #: The compiled point queries' bucket index: ``(cell_ptr, cell_polys, ox, oy, cell, nx, ny)``.
 Buckets = tuple[np.ndarray, np.ndarray, float, float, float, int, int]
 
@@ -430,7 +433,7 @@ class NavMesh:
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
         """:meth:`NavMeshQuery.find_path` on this thread's query."""
-        return self._query().find_path(start, goal, filter=filter, partial=partial)
+        return _find_path(self._query(), start, goal, filter=filter, partial=partial)
 
     def locate(self, point: ArrayLike) -> int:
         """:meth:`NavMeshQuery.locate`: the polygon holding ``point``, -1 off the mesh.
