@@ -68,9 +68,10 @@ class SearchStats:
 class PathResult:
     """Outcome of a path query.
 
-    ``path`` runs from start to goal inclusive: an ``(n, 2)`` int64 array of ``(x, y)`` cells
-    on grids, an ``(n,)`` int64 array of node ids on ``CSRGraph``, a list of nodes on generic
-    graphs; empty when not found.  ``cost`` is the sum of the step costs (``inf`` when not
+    ``path`` runs from start to goal inclusive; its kind depends on the world: an ``(n, 2)``
+    int64 array of ``(x, y)`` cells on grids, an ``(n, 2)`` float64 array of world points for
+    any-angle paths, navigation meshes and fields, an ``(n,)`` int64 array of node ids on
+    ``CSRGraph``, a list of nodes on generic graphs; empty when not found.  ``cost`` is the sum of the step costs (``inf`` when not
     found).  With ``record=True`` the search also keeps ``expanded_nodes`` (in expansion order)
     and ``open_nodes`` (the open list when it stopped), in the same node form as ``path``.
     ``status`` is :attr:`Status.FOUND` or :attr:`Status.FAILED` unless the search tells
