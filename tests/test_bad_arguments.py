@@ -116,8 +116,8 @@ def _navmesh_calls() -> dict[str, Callable[[Any], Any]]:
         "NavMesh.build.quad_segs": lambda v: NavMesh.build(outline=SQUARE, quad_segs=v),
         "NavMesh.build.snap": lambda v: NavMesh.build(outline=SQUARE, snap=v),
         "NavMesh.build.method": lambda v: NavMesh.build(outline=SQUARE, method=v),
-        "NavMesh.build.cell": lambda v: NavMesh.build(outline=SQUARE, method="subtractive",
-                                                      cell=v),
+        "NavMesh.build.cell_size": lambda v: NavMesh.build(outline=SQUARE, method="subtractive",
+                                                           cell_size=v),
         "NavMesh.build.outline": lambda v: NavMesh.build(outline=[(0, 0), (v, 0), (0, 1)]),
         "OffMeshLink.cost": lambda v: NavMesh.build(outline=SQUARE, links=[
             OffMeshLink((1, 1), (2, 2), cost=v)]),
@@ -147,9 +147,9 @@ def _geometry_calls() -> dict[str, Callable[[Any], Any]]:
     o = obstacles
     return {
         "Obstacles.polygons": lambda v: Obstacles([[(0, 0), (v, 0), (0, 1)]]),
-        "Obstacles.points_clear.radius": lambda v: o().points_clear([(1.0, 1.0)], v),
+        "Obstacles.points_clear.radius": lambda v: o().points_clear([(1.0, 1.0)], radius=v),
         "Obstacles.segments_clear.radius":
-            lambda v: o().segments_clear([(1.0, 1.0)], [(2.0, 1.0)], v),
+            lambda v: o().segments_clear([(1.0, 1.0)], [(2.0, 1.0)], radius=v),
         "Obstacles.contains": lambda v: o().contains([(v, 1.0)]),
         "orient2d": lambda v: orient2d((v, 0), (1, 0), (0, 1)),
         "circle_tangent.r0": lambda v: circle_tangent((0, 0), 1, v, (5, 0), 1, 1.0),
@@ -201,7 +201,7 @@ def _fields_calls() -> dict[str, Callable[[Any], Any]]:
         "PotentialField.combine": lambda v: PotentialField(g(), combine=v),
         "PotentialField.climb.steps": lambda v: PotentialField(g()).climb((0, 0), steps=v),
         "Wavefront.stop": lambda v: Wavefront(g(), (0, 0), stop=v),
-        "Wavefront.run": lambda v: Wavefront(g(), (0, 0)).run(v),
+        "Wavefront.run": lambda v: Wavefront(g(), (0, 0)).run(max_iterations=v),
     }
 
 
@@ -292,7 +292,7 @@ CALLS: dict[str, Callable[[Any], Any]] = {
 #: "no limit".
 ALLOWED = {
     "find_path.weight": {"None"}, "find_path.heuristic": {"None"},
-    "distance_map.limit": {"inf"}, "NavMesh.build.cell": {"None"},
+    "distance_map.limit": {"inf"}, "NavMesh.build.cell_size": {"None"},
     "OffMeshLink.cost": {"None"}, "QueryFilter.costs": {"inf"},
     "FlowField.build.limit": {"inf"}, "FlowField.trace.max_steps": {"None"},
     "dijkstra_field.limit": {"inf"}, "Crowd.add.max_accel": {"inf"},

@@ -29,8 +29,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .errors import InvalidQueryError
-
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
@@ -50,6 +48,8 @@ def renamed_keywords(**renames: str) -> Callable[[F], F]:
             for old, new in renames.items():
                 if old in kwargs:
                     if new in kwargs:
+                        from .errors import InvalidQueryError
+
                         raise InvalidQueryError(
                             f"{func.__name__}() got both {old}= and {new}=; give {new}= only")
                     warn(f"{func.__name__}({old}=...)", f"{new}=...")

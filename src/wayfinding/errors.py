@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._deprecated import positional_options
+
 
 class WayfindingError(Exception):
     """Base class of every error wayfinding raises on bad input."""
@@ -69,7 +71,8 @@ class CorruptScratchError(WayfindingError, RuntimeError):
     workspace written by two threads at once, or edited by hand)."""
 
 
-def brief(value: object, limit: int = 80) -> str:
+@positional_options("limit")
+def brief(value: object, *, limit: int = 80) -> str:
     """``repr(value)`` for an error message, cut to about ``limit`` characters with an
     ellipsis, so that a huge bad value (a 1 MB line of garbage) never lands in a message."""
     text = repr(value[:limit + 1] if isinstance(value, str) else value)

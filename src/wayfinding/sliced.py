@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ._deprecated import alias
+from ._deprecated import alias, positional_options
 from ._kernels import _codes
 from ._scratch import SingleThread, exclusive
 from ._validate import step_budget
@@ -46,8 +46,9 @@ class SlicedSearch(SingleThread):
     :class:`~wayfinding.errors.ConcurrentUseError`.
     """
 
+    @positional_options("setup")
     def __init__(self, run: Any, finish: Callable[[bool, SearchStats], PathResult],
-                 algorithm: str, counters: tuple[str, ...], setup: float = 0.0, *,
+                 algorithm: str, counters: tuple[str, ...], *, setup: float = 0.0,
                  owner: SingleThread | None = None):
         if owner is not None:
             self._busy = owner._busy
@@ -71,7 +72,8 @@ class SlicedSearch(SingleThread):
         return search
 
     @exclusive
-    def step(self, max_expansions: int | None = None,
+    @positional_options("max_expansions", "max_seconds")
+    def step(self, *, max_expansions: int | None = None,
              max_seconds: float | None = None) -> Status:
         """Run on for at most ``max_expansions`` expansions and ``max_seconds`` seconds (no
         limit when None; the clock is read every 16 expansions, and a timed step always

@@ -27,7 +27,7 @@ def test_the_papers_worked_costs():
 
 
 def test_splatting_density_and_velocity():
-    field = ContinuumField(Grid(np.ones((9, 9), dtype=bool)), ContinuumParams(radius=2.0))
+    field = ContinuumField(Grid(np.ones((9, 9), dtype=bool)), params=ContinuumParams(radius=2.0))
     field.update([(4.0, 4.0), (5.0, 4.0)], [(1.0, 0.0), (0.0, 1.0)], [(0, 0)])
     d = field.density
     assert d[4, 4] == pytest.approx(1.0 + 0.5) and d[4, 5] == pytest.approx(1.5)
@@ -44,7 +44,7 @@ def test_speed_and_cost_follow_their_formulas():
     free = rng.random((20, 24)) > 0.1
     grid = Grid(free)
     prm = ContinuumParams(offset=2)
-    field = ContinuumField(grid, prm)
+    field = ContinuumField(grid, params=prm)
     ys, xs = np.nonzero(free)
     pick = rng.choice(len(xs), 120)
     field.update(np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.4, 0.4, (120, 2)),
@@ -193,9 +193,9 @@ def test_the_march_and_velocities_equal_a_plain_reference(seed, goals, offset):
     positions = np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.5, 0.5, (n, 2))
     velocities = rng.uniform(-1.5, 1.5, (n, 2))
     targets = [(int(xs[i]), int(ys[i])) for i in rng.choice(len(xs), goals)]
-    field = ContinuumField(Grid(free), ContinuumParams(offset=offset, min_speed=0.1))
+    field = ContinuumField(Grid(free), params=ContinuumParams(offset=offset, min_speed=0.1))
     field.update(positions, velocities, targets)
-    helped = ContinuumField(Grid(free), ContinuumParams(offset=offset, min_speed=0.1),
+    helped = ContinuumField(Grid(free), params=ContinuumParams(offset=offset, min_speed=0.1),
                             threads=2)
     helped.update(positions, velocities, targets)
     np.testing.assert_array_equal(helped.potential, field.potential)

@@ -117,7 +117,7 @@ def test_movement_types_have_their_own_portals_and_routes():
     land_path = by_land.descend((0, 4))
     assert (land_path[:, 1] == 0).any() and tuple(land_path[-1]) == (19, 4)   # the bridge
     assert by_hover.cost < by_land.cost
-    assert len(tiles.windows("land")) != len(tiles.windows("hover"))
+    assert len(tiles.windows(movement="land")) != len(tiles.windows(movement="hover"))
     tiles.edit({(9, 0): np.inf}, movement="land")          # the bridge falls
     assert not tiles.route((0, 4), (19, 4), movement="land").found
     assert tiles.route((0, 4), (19, 4), movement="hover").found

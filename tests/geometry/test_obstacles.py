@@ -39,7 +39,7 @@ def test_orientation_is_counter_clockwise():
 @pytest.mark.parametrize("radius", [-1.0, float("nan"), "wide"])
 def test_bad_radius(radius):
     with pytest.raises(InvalidQueryError, match="radius"):
-        Obstacles([SQUARE]).segments_clear([0, 5], [5, 5], radius)
+        Obstacles([SQUARE]).segments_clear([0, 5], [5, 5], radius=radius)
 
 
 def test_bad_points():
@@ -67,7 +67,7 @@ def test_bad_points():
 ])
 def test_touching_cases_radius_zero(p, q, clear):
     obs = Obstacles([SQUARE])
-    assert obs.segments_clear([p], [q], 0.0)[0] == clear
+    assert obs.segments_clear([p], [q], radius=0.0)[0] == clear
     line = LineString([p, q]) if p != q else Point(p)
     assert (not line.relate_pattern(Polygon(SQUARE), "T********")) == clear
 
@@ -91,7 +91,7 @@ def test_segments_clear_matches_shapely(raw_polys, segments, radius):
     obs = Obstacles([np.array(h.exterior.coords)[:-1] for h in polys])
     p = np.array([s[0] for s in segments])
     q = np.array([s[1] for s in segments])
-    got = obs.segments_clear(p, q, radius)
+    got = obs.segments_clear(p, q, radius=radius)
     for i, (a, b) in enumerate(segments):
         geom = LineString([a, b]) if a != b else Point(a)
         if radius > 0:
@@ -115,7 +115,7 @@ def test_points_clear_matches_shapely(raw_polys, points, radius):
     polys = [h for h in map(_hull, raw_polys) if h is not None]
     assume(polys)
     obs = Obstacles([np.array(h.exterior.coords)[:-1] for h in polys])
-    got = obs.points_clear(points, radius)
+    got = obs.points_clear(points, radius=radius)
     for i, pt in enumerate(points):
         d = min(Point(pt).distance(h) for h in polys)
         db = min(Point(pt).distance(h.exterior) for h in polys)
@@ -127,10 +127,10 @@ def test_non_convex_polygon_chord():
     # a U shape: the segment across the opening stays outside, one across the arms does not
     u = [(0, 0), (3, 0), (3, 3), (2, 3), (2, 1), (1, 1), (1, 3), (0, 3)]
     obs = Obstacles([u])
-    assert obs.segments_clear([(1, 3)], [(2, 3)], 0.0)[0]         # across the opening
-    assert obs.segments_clear([(1.5, 1)], [(1.5, 3)], 0.0)[0]     # inside the notch
-    assert not obs.segments_clear([(0.5, 2)], [(2.5, 2)], 0.0)[0]  # through both arms
-    assert obs.segments_clear([(1, 1)], [(2, 3)], 0.0)[0]          # corner to corner, notch
+    assert obs.segments_clear([(1, 3)], [(2, 3)], radius=0.0)[0]         # across the opening
+    assert obs.segments_clear([(1.5, 1)], [(1.5, 3)], radius=0.0)[0]     # inside the notch
+    assert not obs.segments_clear([(0.5, 2)], [(2.5, 2)], radius=0.0)[0]  # through both arms
+    assert obs.segments_clear([(1, 1)], [(2, 3)], radius=0.0)[0]          # corner to corner, notch
 
 
 @settings(max_examples=60, deadline=None)
@@ -155,8 +155,8 @@ def test_from_grid_uses_the_world_transform():
     free = np.argwhere(g.passable)[:, ::-1]
     centre = np.array(g.origin) + (np.array([0.5, 0.5]) * g.cell_size)
     assert not obs.points_clear(centre + blocked * g.cell_size).any()
-    assert obs.points_clear(centre + free * g.cell_size, 0.9).sum() >= 1
-    assert obs.points_clear(centre + free * g.cell_size, 0.0).all()
+    assert obs.points_clear(centre + free * g.cell_size, radius=0.9).sum() >= 1
+    assert obs.points_clear(centre + free * g.cell_size, radius=0.0).all()
     assert obs.bounds == (12.0, -4.0, 16.0, 0.0)
 
 

@@ -169,7 +169,7 @@ def test_links_through_walls_are_dropped_and_paths_are_legal():
     open_d = DirichletDomains(seeds)
     assert [0, 1] in open_d.edges.tolist()
     r = d.find_path((1, 0), (9, 0))
-    assert r.found and wall.segments_clear(r.path[:-1], r.path[1:], 0.5).all()
+    assert r.found and wall.segments_clear(r.path[:-1], r.path[1:], radius=0.5).all()
     assert r.path.tolist() == [[1, 0], [0, 0], [0, 10], [10, 10], [10, 0], [9, 0]]
 
 

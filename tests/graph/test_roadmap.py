@@ -31,10 +31,10 @@ def test_links_are_clear_k_nearest_pairs(seed, k, radius):
     rm = Roadmap.build(WALLS, BOX, n=120, k=k, radius=radius, seed=seed)
     pos = rm.positions
     assert rm.num_nodes == 120
-    assert WALLS.points_clear(pos, radius).all()
+    assert WALLS.points_clear(pos, radius=radius).all()
     assert ((pos >= 0) & (pos <= 20)).all()
     e = rm.edges
-    assert WALLS.segments_clear(pos[e[:, 0]], pos[e[:, 1]], radius).all()
+    assert WALLS.segments_clear(pos[e[:, 0]], pos[e[:, 1]], radius=radius).all()
     # each link joins a point to one of its k nearest (scipy), and every clear k-nearest
     # pair is linked
     _, near = cKDTree(pos).query(pos, k=k + 1)
@@ -43,7 +43,7 @@ def test_links_are_clear_k_nearest_pairs(seed, k, radius):
     got = set(map(tuple, e.tolist()))
     assert got <= candidates
     cand = np.array(sorted(candidates))
-    clear = WALLS.segments_clear(pos[cand[:, 0]], pos[cand[:, 1]], radius)
+    clear = WALLS.segments_clear(pos[cand[:, 0]], pos[cand[:, 1]], radius=radius)
     assert set(map(tuple, cand[clear].tolist())) == got
     n_comp, labels = connected_components(rm.csr.to_scipy(), directed=False)
     assert rm.num_components == n_comp
@@ -56,7 +56,7 @@ def test_paths_are_legal_and_optimal_on_the_roadmap():
     start, goal = (1.0, 1.0), (19.0, 1.0)
     r = rm.find_path(start, goal)
     assert r.found
-    assert WALLS.segments_clear(r.path[:-1], r.path[1:], 0.3).all()
+    assert WALLS.segments_clear(r.path[:-1], r.path[1:], radius=0.3).all()
     a, b = rm.quantize([start, goal])
     d = dijkstra(rm.csr.to_scipy(), indices=int(a))[int(b)]
     legs = np.hypot(*(rm.positions[a] - start)) + np.hypot(*(rm.positions[b] - goal))

@@ -34,7 +34,7 @@ def test_nodes_inside_other_obstacles_and_outside_bounds_are_dropped():
     obs = Obstacles([[(0, 0), (2, 0), (2, 2), (0, 2)], [(2.1, -1), (4, -1), (4, 4), (2.1, 4)]])
     g = VisibilityGraph.build(obs, radius=0.3, bounds=(-5, -5, 5, 3))
     assert g.num_nodes == 4  # (2.3, ...) nodes of the square are inside the slab's margin
-    assert obs.points_clear(g.positions, 0.3).all()
+    assert obs.points_clear(g.positions, radius=0.3).all()
     assert (g.positions[:, 1] <= 3).all()
 
 
@@ -110,7 +110,7 @@ def test_radius_zero_paths_are_euclidean_shortest(raw, a, b):
     assert r.found
     # each bend at a pushed-out corner adds at most O(margin); sharp corners push further
     assert r.cost == pytest.approx(want, abs=1e-4)
-    assert obs.segments_clear(r.path[:-1], r.path[1:], 0.0).all()
+    assert obs.segments_clear(r.path[:-1], r.path[1:], radius=0.0).all()
     assert np.allclose(r.path[0], a) and np.allclose(r.path[-1], b)
 
 
@@ -125,14 +125,14 @@ def test_paths_with_radius_are_legal_and_dijkstra_agrees(seed, radius):
     obs = Obstacles(polys)
     g = VisibilityGraph.build(obs, radius=radius)
     ends = rng.uniform(-2, 24, (40, 2))
-    ends = ends[obs.points_clear(ends, radius)][:2]
+    ends = ends[obs.points_clear(ends, radius=radius)][:2]
     assume(len(ends) == 2)
     r1 = g.find_path(ends[0], ends[1])
     r2 = g.find_path(ends[0], ends[1], method="dijkstra")
     assert r1.found == r2.found
     if r1.found:
         assert r1.cost == pytest.approx(r2.cost)
-        assert obs.segments_clear(r1.path[:-1], r1.path[1:], radius).all()
+        assert obs.segments_clear(r1.path[:-1], r1.path[1:], radius=radius).all()
         assert r1.cost == pytest.approx(np.hypot(*np.diff(r1.path, axis=0).T).sum())
 
 
@@ -149,7 +149,7 @@ def test_quantize_join_walks_to_visible_nodes():
     obs = Obstacles([[(0, 0), (2, 0), (2, 2), (0, 2)]])
     g = VisibilityGraph.build(obs, radius=0.1)
     r = g.find_path((-1, 1), (3, 1), join="quantize")
-    assert r.found and obs.segments_clear(r.path[:-1], r.path[1:], 0.1).all()
+    assert r.found and obs.segments_clear(r.path[:-1], r.path[1:], radius=0.1).all()
     assert r.cost >= g.find_path((-1, 1), (3, 1)).cost - 1e-12
     empty = VisibilityGraph.build(Obstacles([[(0, 0), (1, 0), (0, 1)]]), bounds=(5, 5, 6, 6))
     direct = empty.find_path((2, 2), (3, 3))

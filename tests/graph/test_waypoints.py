@@ -19,7 +19,7 @@ WALL = Obstacles([[(4, -1), (5, -1), (5, 6), (4, 6)]])
 
 
 def links_legal(path, obstacles, radius):
-    return obstacles.segments_clear(path[:-1], path[1:], radius).all()
+    return obstacles.segments_clear(path[:-1], path[1:], radius=radius).all()
 
 
 def test_connect_around_a_wall():
@@ -94,7 +94,7 @@ def test_connect_matches_shapely_and_paths_match_networkx(rects, seed, radius, m
     shapes = [Polygon(p) for p in polys]
     rng = np.random.default_rng(seed)
     pts = rng.uniform(-1, 21, (60, 2))
-    pts = pts[obs.points_clear(pts, radius + 1e-6)][:25]
+    pts = pts[obs.points_clear(pts, radius=radius + 1e-6)][:25]
     if len(pts) < 2:
         return
     g = WaypointGraph.connect(pts, obs, radius=radius, max_link=max_link)

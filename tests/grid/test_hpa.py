@@ -356,7 +356,7 @@ def test_local_rebuild_equals_fresh_build(levels, rule):
         for x, y in cells:
             costs[y, x] = np.inf if math.isfinite(costs[y, x]) else float(rng.integers(1, 4))
         g = Grid(costs, diagonal=rule)
-        hpa = hpa.rebuilt(g, cells)
+        hpa = hpa.rebuilt(g, changed=cells)
         fresh = HPAStar.build(g, cluster_size=5, levels=levels, group=2)
         assert set(hpa.arrays) == set(fresh.arrays)
         for k in fresh.arrays:
@@ -374,7 +374,7 @@ def test_local_rebuild_finds_changed_cells_itself_and_checks_them():
     for k in fresh.arrays:
         np.testing.assert_array_equal(got.arrays[k], fresh.arrays[k])
     with pytest.raises(InvalidQueryError, match=r"\(2, 4\) differs"):
-        hpa.rebuilt(g, [(0, 0)])
+        hpa.rebuilt(g, changed=[(0, 0)])
     with pytest.raises(InvalidGridError, match="same shape"):
         hpa.rebuilt(Grid(np.ones((3, 3), dtype=bool)))
 

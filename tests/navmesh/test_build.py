@@ -185,8 +185,9 @@ def test_bad_input(kwargs, match):
     ({"max_verts": 2}, "max_verts"), ({"max_verts": 4.0}, "max_verts"),
     ({"radius": -1}, "radius"), ({"radius": float("inf")}, "radius"),
     ({"quad_segs": 0}, "quad_segs"), ({"method": "voronoi"}, "method"),
-    ({"cell": 1.0}, "subtractive"), ({"method": "subtractive", "cell": 0}, "cell"),
-    ({"method": "subtractive", "cell": -1.0}, "cell"),
+    ({"cell_size": 1.0}, "subtractive"),
+    ({"method": "subtractive", "cell_size": 0}, "cell_size"),
+    ({"method": "subtractive", "cell_size": -1.0}, "cell_size"),
 ])
 def test_bad_options(kwargs, match):
     with pytest.raises(InvalidGeometryError, match=match):
@@ -233,7 +234,7 @@ def test_garbage_geometry_is_an_invalid_geometry_error(area):
 @pytest.mark.parametrize("kwargs, match", [
     ({"max_verts": 10**9}, "MAX_CELLS"),
     ({"max_verts": 10**30}, "max_verts .* must be an integer >= 3"),
-    ({"method": "subtractive", "cell": 1e-6}, "MAX_PIECES"),
+    ({"method": "subtractive", "cell_size": 1e-6}, "MAX_PIECES"),
     ({"radius": 0.1, "quad_segs": 10**8}, "MAX_CELLS"),
 ])
 def test_absurd_sizes_are_refused_before_allocating(kwargs, match):
@@ -249,7 +250,7 @@ def test_subtractive_builder_covers_exactly(area, cell):
         return
     size = max(area.bounds[2] - area.bounds[0], area.bounds[3] - area.bounds[1])
     mesh = NavMesh.build(area, method="subtractive",
-                         cell=None if cell is None else cell * size)
+                         cell_size=None if cell is None else cell * size)
     check_mesh(mesh, area, mesh.max_verts, convex_tol=1e-9)
 
 
@@ -260,7 +261,7 @@ def test_subtractive_cuts_and_welds():
     check_mesh(mesh, area, mesh.max_verts)
     assert mesh.num_polygons == 4
     assert (mesh.neighbours >= 0).sum() == 8            # every cut is a shared edge
-    gridded = NavMesh.build(area, method="subtractive", cell=2.5)
+    gridded = NavMesh.build(area, method="subtractive", cell_size=2.5)
     check_mesh(gridded, area, gridded.max_verts)
     assert gridded.num_polygons == 12 + 4 * 2           # the 4 cells the hole cuts: 2 each
     r = gridded.find_path((1, 5), (9, 5))

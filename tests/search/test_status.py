@@ -83,7 +83,7 @@ def test_find_path_stopped_by_its_budget_is_out_of_budget(world, start, goal):
     assert is_status(stopped.status, Status.OUT_OF_BUDGET) and not stopped.found
     assert is_status(find_path(world, start, goal).status, Status.FOUND)
     search = AStarSearch(CHAIN, "a", "d")
-    assert is_status(search.run(1).status, Status.OUT_OF_BUDGET)
+    assert is_status(search.run(max_expansions=1).status, Status.OUT_OF_BUDGET)
     assert is_status(search.run().status, Status.FOUND)
 
 

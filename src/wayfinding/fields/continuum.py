@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from .._kernels import _continuum_fields, _continuum_potential
 from .._scratch import SingleThread, exclusive
 from .._validate import choice, count, positive_float
@@ -49,7 +50,9 @@ from ..navmesh import NavMesh
 from .flow import bilinear
 
 
-@dataclass(frozen=True)
+@positional_options("alpha", "beta", "rho_min", "rho_max", "radius", "offset", "min_speed",
+                    "lookahead")
+@dataclass(frozen=True, kw_only=True)
 class ContinuumParams:
     """Weights and thresholds of the continuum crowd (the paper's alpha 0.1, beta 0.9).
 
@@ -99,7 +102,8 @@ class ContinuumField(SingleThread):
     update while another thread's runs raises :class:`~wayfinding.errors.ConcurrentUseError`).
     """
 
-    def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
+    @positional_options("params")
+    def __init__(self, grid: Grid, *, params: ContinuumParams | None = None,
                  threads: int = 1):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
@@ -287,7 +291,8 @@ class HybridPlanner:
     cells, on the grid's cells).
     """
 
-    def __init__(self, grid: Grid, params: ContinuumParams | None = None, *,
+    @positional_options("params")
+    def __init__(self, grid: Grid, *, params: ContinuumParams | None = None,
                  margin: int = 8):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
@@ -317,7 +322,7 @@ class HybridPlanner:
         region = (x0, y0, x1, y1)
         sub = Grid(self.grid.costs[y0:y1 + 1, x0:x1 + 1], diagonal=self.grid.diagonal)
         dest = _destination(path, region, sub, lead)
-        field = ContinuumField(sub, self.params)
+        field = ContinuumField(sub, params=self.params)
         field.update(p - (x0, y0), v, [(dest[0] - x0, dest[1] - y0)])
         return HybridPlan(path, region, dest, field)
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import allocation, choice, count, number, positive_float
 from ..errors import InvalidQueryError, brief
 from ..grid.grid import Grid
@@ -206,7 +207,8 @@ class PotentialField:
             total = total + self.trail.values
         return np.where(self.grid.passable, total, -np.inf)
 
-    def step(self, cells: Any, values: np.ndarray | None = None) -> np.ndarray:
+    @positional_options("values")
+    def step(self, cells: Any, *, values: np.ndarray | None = None) -> np.ndarray:
         """Each agent's next cell: its legal neighbour of highest potential if higher than
         its own cell, else where it is (a local maximum).  ``(n, 2)`` in and out."""
         c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)

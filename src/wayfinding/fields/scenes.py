@@ -114,7 +114,7 @@ def simulate_scene(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1,
                 or not math.isfinite(value) or value <= 0:
             raise InvalidQueryError(f"{name} {value!r} must be a finite number > 0")
     grid = sc.grid
-    planner = HybridPlanner(grid, params)
+    planner = HybridPlanner(grid, params=params)
     pos = np.concatenate([g.positions for g in sc.groups]).astype(float)
     group = np.concatenate([np.full(len(g.positions), k) for k, g in enumerate(sc.groups)])
     goals = np.array([g.goal for g in sc.groups], dtype=float)[group]

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from .._validate import choice, count
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
@@ -112,7 +113,8 @@ class TileRoute:
                                                    self.goal)
         return self.tiles[sector]
 
-    def prepare(self, max_tiles: int | None = None) -> int:
+    @positional_options("max_tiles")
+    def prepare(self, *, max_tiles: int | None = None) -> int:
         """Build up to ``max_tiles`` (all when None) of the tiles not built yet, in route
         order; returns how many are still missing."""
         missing = [s for s in self.sectors if s not in self.tiles]
@@ -237,7 +239,8 @@ class FlowTiles:
         return slice(y0, min(y0 + self.sector, self.shape[0])), \
             slice(x0, min(x0 + self.sector, self.shape[1]))
 
-    def cost_field(self, sector: Sector, movement: str = "default") -> Grid:
+    @positional_options("movement")
+    def cost_field(self, sector: Sector, *, movement: str = "default") -> Grid:
         """The cost field of ``sector`` for the movement type, as a :class:`Grid`.  Full
         sectors that cost 1 everywhere share one clear field (a map that is mostly open
         keeps few fields)."""
@@ -262,7 +265,8 @@ class FlowTiles:
 
     # ------------------------------------------------------------------------- portals
 
-    def windows(self, movement: str = "default") -> list[Window]:
+    @positional_options("movement")
+    def windows(self, *, movement: str = "default") -> list[Window]:
         """Every window of the movement type's portal graph."""
         seen: dict[int, Window] = {}
         for ws in self._windows[self._movement(movement)].values():
@@ -333,7 +337,7 @@ class FlowTiles:
         """Links out of the portals of ``sector``: to the other portals of the sector (the
         shortest path inside it) and across each window."""
         costs = self._costs[movement]
-        grid = self.cost_field(sector, movement)
+        grid = self.cost_field(sector, movement=movement)
         ox, oy = self._origin(sector)
         for w in ws:
             node = (w.id, sector)
@@ -356,7 +360,8 @@ class FlowTiles:
 
     # ------------------------------------------------------------------------ requests
 
-    def islands(self, movement: str = "default") -> np.ndarray:
+    @positional_options("movement")
+    def islands(self, *, movement: str = "default") -> np.ndarray:
         """``(H, W)`` island ids of the movement type (-1 on blocked cells)."""
         return self._grid(self._movement(movement)).components
 
@@ -424,7 +429,7 @@ class FlowTiles:
         def joins(sector: Sector, cell: Cell, direct: bool) -> tuple[list[int], list[float]]:
             """The portals of ``sector`` reachable from ``cell`` inside it, and the costs;
             with ``direct``, the goal too when it is in that sector and reachable."""
-            dist = _sector_distances(self.cost_field(sector, movement),
+            dist = _sector_distances(self.cost_field(sector, movement=movement),
                                      _local(cell, self._origin(sector)))
             ox, oy = self._origin(sector)
             nodes, costs = [], []
@@ -488,7 +493,7 @@ class FlowTiles:
             self._cache.move_to_end(key)
             self.stats["cache_hits"] += 1
             return self._cache[key]
-        grid = self.cost_field(sector, movement)
+        grid = self.cost_field(sector, movement=movement)
         initial = np.full(grid.shape, np.nan)
         for cells, c in starts:
             for x, y in cells:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from .._validate import choice
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
@@ -100,7 +101,8 @@ class Wavefront:
             out.append((x, y))
         return np.array(out, dtype=np.int64)
 
-    def run(self, max_iterations: int | None = None) -> int:
+    @positional_options("max_iterations")
+    def run(self, *, max_iterations: int | None = None) -> int:
         """Iterate until the stopping rule holds (or ``max_iterations``); returns the number
         of iterations run.  Afterwards each start's cost (and that of the cells on its path)
         is the cost of the path :meth:`path` returns."""

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from .._validate import finite_point, positive_float, reals
 from ..errors import InvalidGridError, InvalidQueryError
 
@@ -122,14 +123,16 @@ class Obstacles:
         lo, hi = self._a.min(axis=0), self._a.max(axis=0)
         return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
 
-    def points_clear(self, points: ArrayLike, radius: float = 0.0) -> np.ndarray:
+    @positional_options("radius")
+    def points_clear(self, points: ArrayLike, *, radius: float = 0.0) -> np.ndarray:
         """``(m,)`` bool: each point of ``points`` (``(m, 2)`` or ``(2,)``) is outside every
         obstacle and at distance >= ``radius`` from every boundary.  O(m · edges)."""
         p = as_points(points, "points")
         r = check_radius(radius)
-        return self.segments_clear(p, p, r)
+        return self.segments_clear(p, p, radius=r)
 
-    def segments_clear(self, p: ArrayLike, q: ArrayLike, radius: float = 0.0) -> np.ndarray:
+    @positional_options("radius")
+    def segments_clear(self, p: ArrayLike, q: ArrayLike, *, radius: float = 0.0) -> np.ndarray:
         """``(m,)`` bool: segment ``p[i]``–``q[i]`` is clear for an agent of ``radius``.
 
         ``p``, ``q``: ``(m, 2)`` (or ``(2,)``) world points.  Edges are first filtered by

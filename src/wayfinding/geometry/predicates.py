@@ -21,6 +21,7 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from .._kernels import _predicates
 from .._validate import reals
 from ..errors import InvalidGeometryError
@@ -34,7 +35,8 @@ MIN_COORD = 2.0**-100
 Pt = tuple[float, float]
 
 
-def check_coordinates(values: ArrayLike, name: str = "coordinates") -> np.ndarray:
+@positional_options("name")
+def check_coordinates(values: ArrayLike, *, name: str = "coordinates") -> np.ndarray:
     """``values`` as float64, refusing NaN, infinities and magnitudes outside the exact range
     (0, or [:data:`MIN_COORD`, :data:`MAX_COORD`])."""
     arr = reals(name, values, error=InvalidGeometryError)
@@ -49,7 +51,7 @@ def check_coordinates(values: ArrayLike, name: str = "coordinates") -> np.ndarra
 
 
 def _points(values: ArrayLike, name: str) -> np.ndarray:
-    arr = check_coordinates(values, name)
+    arr = check_coordinates(values, name=name)
     if arr.ndim == 0 or arr.shape[-1] != 2 or arr.ndim > 2:
         raise InvalidGeometryError(f"{name} must be an (x, y) point or an (n, 2) array, got "
                                    f"shape {arr.shape}")

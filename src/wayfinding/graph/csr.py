@@ -11,7 +11,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
-from .._deprecated import renamed_keywords
+from .._deprecated import positional_options, renamed_keywords
 from .._index import Index, check_world
 from .._kernels import _codes, _csrsearch
 from .._kernels._workspace import Workspace
@@ -158,7 +158,8 @@ class CSRGraph:
         out.flags.writeable = False
         return out
 
-    def node(self, value: Any, name: str = "node") -> int:
+    @positional_options("name")
+    def node(self, value: Any, *, name: str = "node") -> int:
         """Validate a node id; raises :class:`InvalidQueryError` naming the value."""
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise InvalidQueryError(f"{name} {value!r} must be an integer node id")
@@ -234,12 +235,12 @@ class CSRGraph:
                                     f"{self.num_nodes} nodes, got {workspace!r}")
         run, finish, name = self._begin(start, goal, method, record, differential, bounds, zones,
                                         workspace)
-        return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0)
+        return SlicedSearch(run, finish, name, _COUNTERS, setup=time.perf_counter() - t0)
 
     def _begin(self, start: Any, goal: Any, method: str, record: bool, differential: Any,
                bounds: Any, zones: Any, ws: Any) -> tuple:
         """Check a query and set up its compiled search: ``(run, finish, name)``."""
-        s, g = self.node(start, "start"), self.node(goal, "goal")
+        s, g = self.node(start, name="start"), self.node(goal, name="goal")
         if method not in ("astar", "dijkstra"):
             raise InvalidQueryError(f"unknown algorithm {method!r} for CSRGraph; "
                                     "expected 'astar' or 'dijkstra'")
@@ -285,7 +286,7 @@ class CSRGraph:
 
     def distances(self, source: Any) -> np.ndarray:
         """Dijkstra costs from ``source`` to every node: ``(n,)`` float64, ``inf`` unreached."""
-        s = self.node(source, "source")
+        s = self.node(source, name="source")
         ws = thread_workspace(self.num_nodes)
         _csrsearch.search(ws, self.indptr, self.indices, self.weights, self._coords, s, -1,
                           0.0, False)

@@ -227,12 +227,12 @@ class CSRDifferentialHeuristic(GraphIndex):
     def heuristic(self, node: Any, goal: Any) -> float:
         """The differential bound on d(node, goal) alone (without the Euclidean one), as the
         search uses it: inf when a pivot proves the goal unreachable from ``node``."""
-        x, g = self.graph.node(node, "node"), self.graph.node(goal, "goal")
+        x, g = self.graph.node(node, name="node"), self.graph.node(goal, name="goal")
         return float(self.heuristic_map(g)[x])
 
     def heuristic_map(self, goal: Any) -> np.ndarray:
         """``(n,)`` float64 bound on d(x, goal) for every node x (see :meth:`heuristic`)."""
-        g = self.graph.node(goal, "goal")
+        g = self.graph.node(goal, name="goal")
         best = np.zeros(self.graph.num_nodes)
         with np.errstate(invalid="ignore"):
             for to, frm in zip(self.to_pivot, self.from_pivot):
@@ -254,7 +254,7 @@ def _node_list(graph: CSRGraph, values: Any) -> list[int]:
     if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
         raise InvalidQueryError(f"pivots {values!r} must be an integer >= 1 or a sequence "
                                 "of node ids")
-    nodes = [graph.node(v, "pivot") for v in list(values)]
+    nodes = [graph.node(v, name="pivot") for v in list(values)]
     if not nodes:
         raise InvalidQueryError("pivots is empty; give at least one node")
     if len(set(nodes)) != len(nodes):

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._deprecated import renamed_keywords, warn
+from .._deprecated import positional_options, renamed_keywords, warn
 from ..errors import InvalidQueryError
 from ..geometry.nearest import PointIndex
 from ..geometry.obstacles import Obstacles, as_points, check_radius
@@ -52,7 +52,8 @@ class DirichletDomains(PositionedGraph):
     """
 
     @renamed_keywords(resolution="cell_size")
-    def __init__(self, seeds: ArrayLike, weights: ArrayLike | None = None, *,
+    @positional_options("weights")
+    def __init__(self, seeds: ArrayLike, *, weights: ArrayLike | None = None,
                  obstacles: Obstacles | None = None, radius: float = 0.0,
                  bounds: ArrayLike | None = None, adjacency: str = "auto",
                  cell_size: float | None = None, check_links: bool = True):
@@ -96,7 +97,7 @@ class DirichletDomains(PositionedGraph):
         else:
             pairs = _raster_pairs(_raster(pts, w, self._bounds, self._cell_size)[0])
         if check_links and len(obs) and len(pairs):
-            pairs = pairs[obs.segments_clear(pts[pairs[:, 0]], pts[pairs[:, 1]], r)]
+            pairs = pairs[obs.segments_clear(pts[pairs[:, 0]], pts[pairs[:, 1]], radius=r)]
         super().__init__(pts, pairs, obstacles=obs, radius=r)
 
     @property

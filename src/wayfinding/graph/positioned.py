@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecated import renamed_keywords
+from .._deprecated import positional_options, renamed_keywords
 from ..errors import InvalidGridError, InvalidQueryError
 from ..geometry.nearest import PointIndex
 from ..geometry.obstacles import Obstacles, as_points, check_radius
@@ -148,7 +148,7 @@ class PositionedGraph:
             for lo in range(0, len(order), 32):
                 cand = order[lo:lo + 32]
                 ok = self._obstacles.segments_clear(np.repeat(p[i:i + 1], len(cand), axis=0),
-                                                    self._positions[cand], self._radius)
+                                                    self._positions[cand], radius=self._radius)
                 if ok.any():
                     out[i] = cand[int(np.argmax(ok))]
                     break
@@ -168,7 +168,7 @@ class PositionedGraph:
     def links_clear(self, a: Any, b: Any) -> np.ndarray:
         """``(m,)`` bool: the straight link between world points ``a[i]`` and ``b[i]`` is
         clear of the obstacles for the radius."""
-        return self._obstacles.segments_clear(a, b, self._radius)
+        return self._obstacles.segments_clear(a, b, radius=self._radius)
 
     @renamed_keywords(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "astar",
@@ -198,7 +198,7 @@ class PositionedGraph:
         if join not in ("quantize", "connect"):
             raise InvalidQueryError(f"unknown join {join!r}; expected 'quantize' or 'connect'")
         for name, pt in (("start", s), ("goal", g)):
-            if not self._obstacles.points_clear(pt, self._radius)[0]:
+            if not self._obstacles.points_clear(pt, radius=self._radius)[0]:
                 raise InvalidQueryError(f"{name} {pt[0].tolist()} is inside an obstacle or "
                                         f"closer than the radius {self._radius} to one")
         if join == "connect":
@@ -256,7 +256,8 @@ def _not_found(method: str, t0: float, stats: SearchStats | None = None) -> Path
     return PathResult(np.empty((0, 2)), float("inf"), False, st, method)
 
 
-def visible_pairs(positions: np.ndarray, obstacles: Obstacles, radius: float,
+@positional_options("max_link", "candidates")
+def visible_pairs(positions: np.ndarray, obstacles: Obstacles, radius: float, *,
                   max_link: float = np.inf, candidates: np.ndarray | None = None) -> np.ndarray:
     """``(k, 2)`` int64 node pairs ``i < j`` whose straight link is clear for ``radius`` and
     at most ``max_link`` long; ``candidates`` (``(c, 2)`` pairs) restricts the pairs tried,
@@ -275,7 +276,8 @@ def visible_pairs(positions: np.ndarray, obstacles: Obstacles, radius: float,
         return pairs
     length = np.hypot(*(positions[pairs[:, 1]] - positions[pairs[:, 0]]).T)
     pairs = pairs[length <= max_link]
-    ok = obstacles.segments_clear(positions[pairs[:, 0]], positions[pairs[:, 1]], radius)
+    ok = obstacles.segments_clear(positions[pairs[:, 0]], positions[pairs[:, 1]],
+                                  radius=radius)
     return pairs[ok]
 
 
@@ -283,7 +285,7 @@ def check_clear_points(points: np.ndarray, obstacles: Obstacles, radius: float,
                        name: str) -> None:
     """Raise :class:`InvalidQueryError` naming the first point that is inside an obstacle or
     closer to one than ``radius``."""
-    ok = obstacles.points_clear(points, radius) if len(points) else np.ones(0, dtype=bool)
+    ok = obstacles.points_clear(points, radius=radius) if len(points) else np.ones(0, dtype=bool)
     if not ok.all():
         bad = int(np.flatnonzero(~ok)[0])
         raise InvalidQueryError(f"{name} {bad} at {points[bad].tolist()} is inside an "

@@ -51,7 +51,7 @@ class Roadmap(PositionedGraph):
         have = 0
         for _ in range(MAX_ROUNDS):
             draw = rng.uniform((x0, y0), (x1, y1), size=(2 * n, 2))
-            ok = draw[obstacles.points_clear(draw, r)]
+            ok = draw[obstacles.points_clear(draw, radius=r)]
             found.append(ok)
             have += len(ok)
             if have >= n:
@@ -61,7 +61,8 @@ class Roadmap(PositionedGraph):
                                     f"after {MAX_ROUNDS} rounds; the free space in {bounds!r} "
                                     "is too small")
         pts = np.concatenate(found)[:n]
-        pairs = visible_pairs(pts, obstacles, r, max_link, k_nearest(pts, k))
+        pairs = visible_pairs(pts, obstacles, r, max_link=max_link,
+                              candidates=k_nearest(pts, k))
         return cls(pts, pairs, obstacles=obstacles, radius=r)
 
     @property

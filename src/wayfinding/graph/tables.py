@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import _saved
-from .._deprecated import warn
+from .._deprecated import positional_options, warn
 from .._kernels import _tables
 from ..errors import IndexFormatError, InvalidGridError
 from ..results import PathResult, SearchStats
@@ -104,7 +104,8 @@ def check_positive(graph: CSRGraph, what: str) -> None:
                                f"{graph.weights[e]}")
 
 
-def check_tables(dist: np.ndarray, nxt: np.ndarray, graph: CSRGraph | None = None) -> None:
+@positional_options("graph")
+def check_tables(dist: np.ndarray, nxt: np.ndarray, *, graph: CSRGraph | None = None) -> None:
     """Check loaded ``(n, n)`` all-pairs tables, raising :class:`IndexFormatError`: ``dist``
     is 0 on the diagonal and ``next[a, a] == a``; ``next[a, b]`` is -1 exactly where
     ``dist[a, b]`` is inf, and otherwise a node ``v`` with ``dist[v, b] < dist[a, b]``, so a
@@ -205,7 +206,7 @@ class CSRPathTable(GraphIndex):
         d = _saved.costs(_saved.array(arrays, "dist", np.float64, (n, n)), "dist", inf=True)
         nx = _saved.values_in(_saved.array(arrays, "next", next_dtype(n), (n, n)), "next",
                                -1, n - 1)
-        check_tables(d, nx, graph)
+        check_tables(d, nx, graph=graph)
         return cls(graph, {"dist": d, "next": nx}, options, build_time)
 
     @property
@@ -220,11 +221,11 @@ class CSRPathTable(GraphIndex):
 
     def distance(self, a: Any, b: Any) -> float:
         """Optimal cost from ``a`` to ``b`` (inf when unreachable)."""
-        return float(self.dist[self.graph.node(a, "start"), self.graph.node(b, "goal")])
+        return float(self.dist[self.graph.node(a, name="start"), self.graph.node(b, name="goal")])
 
     def next_hop(self, a: Any, b: Any) -> int:
         """The node to step to from ``a`` toward ``b`` (``a`` when equal, -1 unreachable)."""
-        return int(self.next[self.graph.node(a, "start"), self.graph.node(b, "goal")])
+        return int(self.next[self.graph.node(a, name="start"), self.graph.node(b, name="goal")])
 
     def path(self, start: Any, goal: Any) -> PathResult:
         """Deprecated name of :meth:`find_path`."""
@@ -235,7 +236,7 @@ class CSRPathTable(GraphIndex):
         """The optimal path by repeated look-ups (no search, compiled); ``path`` is ``(k,)`` int64
         node ids, ``cost`` the table distance, ``stats.expanded`` the number of look-ups."""
         t0 = time.perf_counter()
-        s, g = self.graph.node(start, "start"), self.graph.node(goal, "goal")
+        s, g = self.graph.node(start, name="start"), self.graph.node(goal, name="goal")
         if not np.isfinite(self.dist[s, g]):
             return PathResult(np.empty(0, dtype=np.int64), float("inf"), False,
                               SearchStats(elapsed=time.perf_counter() - t0), self.algorithm)

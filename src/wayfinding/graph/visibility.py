@@ -58,9 +58,9 @@ class VisibilityGraph(PositionedGraph):
             inside = (nodes[:, 0] >= x0) & (nodes[:, 0] <= x1) & (nodes[:, 1] >= y0) & (
                 nodes[:, 1] <= y1)
             nodes = nodes[inside]
-        nodes = nodes[obstacles.points_clear(nodes, r)] if len(nodes) else nodes
+        nodes = nodes[obstacles.points_clear(nodes, radius=r)] if len(nodes) else nodes
         nodes = np.unique(nodes, axis=0) if len(nodes) else nodes
-        pairs = visible_pairs(nodes, obstacles, r, max_link)
+        pairs = visible_pairs(nodes, obstacles, r, max_link=max_link)
         return cls(nodes, pairs, obstacles=obstacles, radius=r)
 
     def quantize(self, points: ArrayLike) -> np.ndarray:

@@ -48,7 +48,7 @@ class WaypointGraph(PositionedGraph):
         r = check_radius(radius)
         obs = obstacles if obstacles is not None else Obstacles()
         check_clear_points(pts, obs, r, "waypoint")
-        pairs = visible_pairs(pts, obs, r, max_link)
+        pairs = visible_pairs(pts, obs, r, max_link=max_link)
         return cls(pts, pairs, obstacles=obs, radius=r)
 
 
@@ -66,4 +66,4 @@ def lattice_points(obstacles: Obstacles, bounds: ArrayLike, spacing: float, *,
     ys = np.arange(y0 + step / 2, y1, step)
     gx, gy = np.meshgrid(xs, ys)
     pts = np.stack([gx.ravel(), gy.ravel()], axis=1)
-    return pts[obstacles.points_clear(pts, check_radius(radius))] if len(pts) else pts
+    return pts[obstacles.points_clear(pts, radius=check_radius(radius))] if len(pts) else pts

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._deprecated import positional_options
 from .._kernels import _canonical, _csrsearch, _gridops, _gridsearch
 from .._kernels._workspace import Workspace
 from .._validate import count
@@ -531,7 +532,8 @@ class HPAStar(GridIndex):
         return cls(grid, arrays, {"cluster_size": s, "levels": lv, "group": gr},
                    _clock() - t0)
 
-    def rebuilt(self, grid: Grid, changed: Any = None) -> HPAStar:
+    @positional_options("changed")
+    def rebuilt(self, grid: Grid, *, changed: Any = None) -> HPAStar:
         """The index of ``grid``, an edited copy of this index's map (same shape and rule),
         recomputing only the clusters the edit touches; equal to a fresh :meth:`build`.
 

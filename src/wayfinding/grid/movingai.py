@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._io import atomic_write_text, read_text
 from ..errors import FileFormatError, MapFormatError, ScenarioFormatError, brief
 from .grid import Grid, parse_rows
@@ -198,7 +199,8 @@ class Scenario:
     def map_names(self) -> list[str]:
         return sorted({p.map for p in self.problems})
 
-    def find_map(self, name: str | None = None,
+    @positional_options("name", "search")
+    def find_map(self, *, name: str | None = None,
                  search: Sequence[str | os.PathLike] = ()) -> Path:
         """Locate the map file a problem names, by its file name: next to the scenario, in a
         sibling ``maps/`` tree (``…/scenarios/<set>/x.scen`` -> ``…/maps/<set>/``), then in

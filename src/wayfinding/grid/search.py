@@ -157,7 +157,7 @@ class GridSearch(SingleThread):
         if isinstance(begun, PathResult):
             return SlicedSearch.done(begun)
         run, finish, name = begun
-        return SlicedSearch(run, finish, name, _COUNTERS, time.perf_counter() - t0,
+        return SlicedSearch(run, finish, name, _COUNTERS, setup=time.perf_counter() - t0,
                             owner=self)
 
     def _begin(self, start: Any, goal: Any, method: str, heuristic: str | None,

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._kernels._predicates import orient_xy
 from .._validate import allocation
 from ..errors import InvalidGeometryError, brief
@@ -42,7 +43,7 @@ def _shapely() -> Any:
 
 
 def _ring(values: Any, name: str) -> np.ndarray:
-    arr = check_coordinates(values, name)
+    arr = check_coordinates(values, name=name)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InvalidGeometryError(f"{name} must be an (n, 2) array of points, got shape "
                                    f"{arr.shape}")
@@ -100,7 +101,7 @@ def walkable_area(area: Any = None, *, outline: Any = None, holes: Any = ()) -> 
                                    f"got {geom.geom_type}")
     if geom.is_empty:
         raise InvalidGeometryError("the walkable area is empty")
-    check_coordinates(shapely.get_coordinates(geom), "the area's coordinates")
+    check_coordinates(shapely.get_coordinates(geom), name="the area's coordinates")
     if not geom.is_valid:
         raise InvalidGeometryError(f"invalid walkable area: {shapely.is_valid_reason(geom)}")
     return geom
@@ -156,7 +157,8 @@ def _grid_area(grid: Any) -> Any:
     return shapely.union_all(boxes).normalize()
 
 
-def eroded(area: Any, radius: float, quad_segs: int = 4) -> Any:
+@positional_options("quad_segs")
+def eroded(area: Any, radius: float, *, quad_segs: int = 4) -> Any:
     """The points of ``area`` at least ``radius`` from its boundary (round joins with
     ``quad_segs`` chords per quarter circle); empty parts dropped."""
     shapely = _shapely()

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _saved
-from .._deprecated import positional_options, warn
+from .._deprecated import positional_options, renamed_keywords, warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
 from .._validate import allocation, choice, count, finite_points, positive_float
@@ -135,10 +135,11 @@ class NavMesh:
 
     # ------------------------------------------------------------------ building
     @classmethod
+    @renamed_keywords(cell="cell_size")
     def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
               radius: float = 0.0, max_verts: int = MAX_VERTS, quad_segs: int = 4,
               links: Any = (), snap: float = 1.0, method: str = "delaunay",
-              cell: float | None = None, regions: Any = ()) -> NavMesh:
+              cell_size: float | None = None, regions: Any = ()) -> NavMesh:
         """Build the mesh of a walkable area for an agent of ``radius`` (world units).
 
         ``area``/``outline``/``holes``: see :func:`~wayfinding.navmesh.build.walkable_area`
@@ -149,7 +150,7 @@ class NavMesh:
         ``method``: ``"delaunay"`` (constrained Delaunay triangles merged into convex
         polygons of at most ``max_verts`` (>= 3) vertices; see :mod:`.build`) or
         ``"subtractive"`` (convex obstacles cut out of convex pieces of the outline, first
-        cut by a square grid of side ``cell`` when given; see :mod:`.subtractive`; polygons
+        cut by a square grid of side ``cell_size`` when given; see :mod:`.subtractive`; polygons
         keep every vertex their neighbours put on their edges, so ``max_verts`` does not
         apply).
 
@@ -164,10 +165,10 @@ class NavMesh:
         snap = positive_float("snap", snap, allow_zero=True, error=InvalidGeometryError)
         quad_segs = count("quad_segs", quad_segs, error=InvalidGeometryError)
         choice("method", method, ("delaunay", "subtractive"), error=InvalidGeometryError)
-        if cell is not None:
-            cell = positive_float("cell", cell, error=InvalidGeometryError)
+        if cell_size is not None:
+            cell_size = positive_float("cell_size", cell_size, error=InvalidGeometryError)
             if method != "subtractive":
-                raise InvalidGeometryError("cell > 0 goes with method='subtractive'")
+                raise InvalidGeometryError("cell_size > 0 goes with method='subtractive'")
         links = tuple(links)
         for i, link in enumerate(links):
             if not isinstance(link, OffMeshLink):
@@ -176,7 +177,7 @@ class NavMesh:
         t0 = time.perf_counter()
         geom = _build.walkable_area(area, outline=outline, holes=holes)
         source_walls = _wall_loops(geom)
-        geom = _build.eroded(geom, radius, quad_segs)
+        geom = _build.eroded(geom, radius, quad_segs=quad_segs)
         x0, y0, x1, y1 = geom.bounds
         tol = 0.0 if method == "delaunay" else 1e-9 * max(x1 - x0, y1 - y0, 1.0)
         pieces, piece_area, piece_flags = [], [], []
@@ -186,7 +187,7 @@ class NavMesh:
                 verts, tris = _build.triangulate(part)
                 found = [verts[p] for p in _build.merge_convex(verts, tris, max_verts)]
             else:
-                found = _subtractive.subtractive_pieces(part, cell)
+                found = _subtractive.subtractive_pieces(part, cell_size=cell_size)
             pieces += found
             piece_area += [area_id] * len(found)
             piece_flags += [flag] * len(found)
@@ -216,7 +217,7 @@ class NavMesh:
         ends = []
         for i, link in enumerate(links):
             for name in ("start", "end"):
-                p = check_coordinates(getattr(link, name), f"links[{i}].{name}")
+                p = check_coordinates(getattr(link, name), name=f"links[{i}].{name}")
                 if p.shape != (2,):
                     raise InvalidGeometryError(f"links[{i}].{name} must be an (x, y) point")
                 ends.append(p)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options, renamed_keywords
 from .._validate import MAX_PIECES, allocation
 from ..errors import InvalidGeometryError
 from ..geometry.predicates import orient2d
@@ -81,7 +82,9 @@ def _convex_parts(geom: Any) -> list[np.ndarray]:
     return [verts[p] for p in _build.merge_convex(verts, tris, 1 << 30)]
 
 
-def subtractive_pieces(area: Any, cell: float | None = None) -> list[np.ndarray]:
+@renamed_keywords(cell="cell_size")
+@positional_options("cell_size")
+def subtractive_pieces(area: Any, *, cell_size: float | None = None) -> list[np.ndarray]:
     """Convex pieces covering a valid walkable (Multi)Polygon, by subtraction."""
     from shapely.geometry import Polygon
 
@@ -94,15 +97,15 @@ def subtractive_pieces(area: Any, cell: float | None = None) -> list[np.ndarray]
             obstacles += _convex_parts(Polygon(hole))
     x0, y0, x1, y1 = area.bounds
     tiny = 1e-12 * max(x1 - x0, y1 - y0, 1.0) ** 2
-    if cell is not None:
-        allocation(f"a subtractive grid of cell {cell:g} over {x1 - x0:g} x {y1 - y0:g}",
-                   math.ceil((x1 - x0) / cell) * math.ceil((y1 - y0) / cell),
+    if cell_size is not None:
+        allocation(f"a subtractive grid of cell {cell_size:g} over {x1 - x0:g} x {y1 - y0:g}",
+                   math.ceil((x1 - x0) / cell_size) * math.ceil((y1 - y0) / cell_size),
                    limit=MAX_PIECES, error=InvalidGeometryError)
         grid = []
-        for gx in np.arange(x0, x1, cell):
-            for gy in np.arange(y0, y1, cell):
-                grid.append(np.array([[gx, gy], [gx + cell, gy], [gx + cell, gy + cell],
-                                      [gx, gy + cell]]))
+        for gx in np.arange(x0, x1, cell_size):
+            for gy in np.arange(y0, y1, cell_size):
+                grid.append(np.array([[gx, gy], [gx + cell_size, gy],
+                                      [gx + cell_size, gy + cell_size], [gx, gy + cell_size]]))
         cut = []
         for p in pieces:
             for g in grid:
@@ -127,7 +130,8 @@ def subtractive_pieces(area: Any, cell: float | None = None) -> list[np.ndarray]
     return pieces
 
 
-def weld(pieces: list[np.ndarray], tol: float, junctions: bool = True
+@positional_options("junctions")
+def weld(pieces: list[np.ndarray], tol: float, *, junctions: bool = True
          ) -> tuple[np.ndarray, list[list[int]], list[int]]:
     """Shared vertex ids for the pieces, with every vertex lying inside a neighbour's edge
     inserted into that edge.  ``tol`` > 0: points within ``tol`` are merged and "inside an

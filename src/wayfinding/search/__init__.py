@@ -68,7 +68,8 @@ def find_path(world: Any, start: Any, goal: Any, *, method: str = "astar",
                                               **options)
         return world.find_path(start, goal, method=method, **options)
     max_expansions = options.pop("max_expansions", None)
-    return _generic(world, start, goal, method, heuristic, options).run(max_expansions)
+    search = _generic(world, start, goal, method, heuristic, options)
+    return search.run(max_expansions=max_expansions)
 
 
 @renamed_keywords(algo="method")
@@ -125,7 +126,7 @@ def _generic(world: Any, start: Any, goal: Any, method: str, heuristic: Any,
             goal = world.cell(goal, name="goal", passable=True)
         options["path_dims"] = 2
     elif isinstance(world, CSRGraph):
-        world.node(start, "start")
+        world.node(start, name="start")
         options["path_dims"] = 1
     if method == "dijkstra":
         if heuristic is not None:

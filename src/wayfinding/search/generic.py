@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecated import positional_options
 from .._validate import number, step_budget
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, Status
@@ -95,7 +96,8 @@ class AStarSearch:
             self._hcache[node] = self._weight * value
         return self._hcache[node]
 
-    def step(self, max_expansions: int | None = None,
+    @positional_options("max_expansions", "max_seconds")
+    def step(self, *, max_expansions: int | None = None,
              max_seconds: float | None = None) -> Status:
         """Expand up to ``max_expansions`` more nodes for at most ``max_seconds`` (no limit
         when None; a timed step makes at least one expansion) and return the status."""
@@ -109,11 +111,12 @@ class AStarSearch:
             self._elapsed += time.perf_counter() - t0
         return self.status
 
-    def run(self, max_expansions: int | None = None) -> PathResult:
+    @positional_options("max_expansions")
+    def run(self, *, max_expansions: int | None = None) -> PathResult:
         """Run on to the end, or for at most ``max_expansions`` expansions, and return the
         result: as :meth:`result`, but a search its budget stopped is ``OUT_OF_BUDGET``
         (not ``RUNNING``)."""
-        self.step(max_expansions)
+        self.step(max_expansions=max_expansions)
         result = self.result()
         if result.status is Status.RUNNING:
             result.status = Status.OUT_OF_BUDGET
@@ -229,7 +232,7 @@ def astar(graph: Any, start: Any, goal: Any, *, max_expansions: int | None = Non
     The result's ``path`` is a list of nodes (unless ``path_dims``).  :class:`AStarSearch`
     runs the same search in slices.
     """
-    return AStarSearch(graph, start, goal, **options).run(max_expansions)
+    return AStarSearch(graph, start, goal, **options).run(max_expansions=max_expansions)
 
 
 def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
@@ -238,7 +241,7 @@ def dijkstra(graph: Any, start: Any, goal: Any, **options: Any) -> PathResult:
         raise InvalidQueryError("dijkstra takes no heuristic; use astar")
     max_expansions = options.pop("max_expansions", None)
     return AStarSearch(graph, start, goal, heuristic=zero_heuristic, **options).run(
-        max_expansions)
+        max_expansions=max_expansions)
 
 
 def zero_heuristic(node: Any, goal: Any) -> float:

@@ -206,7 +206,7 @@ class HierarchicalGraph(GraphIndex):
                 for group, member in chosen.items():
                     gi = _find(lookup_up, group, f"group of level {k}")
                     if lookup_low is None:
-                        mi = low.node(member, f"representative of {group!r}")
+                        mi = low.node(member, name=f"representative of {group!r}")
                     else:
                         mi = _find(lookup_low, member, f"node of level {k - 1}")
                     if parent[mi] != gi:

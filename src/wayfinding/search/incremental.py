@@ -138,7 +138,7 @@ class _GraphEdges:
         self.by_source = np.asarray(graph.indptr, dtype=np.int64)
 
     def node(self, value: Any, name: str) -> int:
-        return self.graph.node(value, name)
+        return self.graph.node(value, name=name)
 
     def distance(self, a: int, b: int) -> float:
         """Straight-line distance between two nodes' positions."""
@@ -150,7 +150,7 @@ class _GraphEdges:
         edges = []
         for key, cost in dict(changes).items():
             if isinstance(key, tuple):
-                u, v = (self.graph.node(k, "edge end") for k in key)
+                u, v = (self.graph.node(k, name="edge end") for k in key)
                 lo, hi = self.by_source[u], self.by_source[u + 1]
                 hits = lo + np.flatnonzero(self.dst[lo:hi] == v)
                 if not len(hits):
@@ -199,8 +199,8 @@ class _Incremental(SingleThread):
 
     def __init__(self, world: Grid | CSRGraph, start: Any, goal: Any):
         self._e = e = _edges(world)
-        self.start = e.node(start, "start")
-        self.goal = e.node(goal, "goal")
+        self.start = e.node(start, name="start")
+        self.goal = e.node(goal, name="goal")
         ids = np.arange(len(e.src), dtype=np.int64)
         if self.backward:            # rhs reads out-edges; changes push to predecessors
             pull = _csr(e.n, e.src, e.dst, ids)
@@ -218,7 +218,7 @@ class _Incremental(SingleThread):
         """A backward search's target (the agent) moved to ``start``.  Queued keys stay
         lower bounds (km grows by the heuristic's step): they are refreshed lazily when
         popped."""
-        s = self._e.node(start, "start")
+        s = self._e.node(start, name="start")
         core = self._core
         core.km += core.h_scale * self._e.distance(core.target, s)
         core.target = s
@@ -294,8 +294,8 @@ class _Anytime(_Incremental):
     @exclusive
     def restart(self, start: Any, goal: Any) -> None:
         """A new search on the same world (the arrays are reused), at ``epsilon0``."""
-        self.start = self._e.node(start, "start")
-        self.goal = self._e.node(goal, "goal")
+        self.start = self._e.node(start, name="start")
+        self.goal = self._e.node(goal, name="goal")
         root, target = (self.goal, self.start) if self.backward else (self.start, self.goal)
         self._core.restart(root, target)
         self._core.eps = self.epsilon0

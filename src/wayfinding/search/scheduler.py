@@ -126,7 +126,7 @@ class PathScheduler:
         """Queue a request (higher ``priority`` first, then first come); ``callback(req)``
         runs when it ends."""
         e = self._edges
-        s, g = e.node(start, "start"), e.node(goal, "goal")
+        s, g = e.node(start, name="start"), e.node(goal, name="goal")
         near = float(np.hypot(*(e.coords[s] - e.coords[g]))) <= self.short_distance
         req = PathRequest(start, goal, float(priority), "short" if near else "long", callback)
         isl = self._islands

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from .._io import atomic_write_bytes, atomic_write_text
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
@@ -33,7 +34,8 @@ from .svg import _num, render_svg
 ARROWS_ACROSS = 32
 
 
-def arrow_segments(vectors: ArrayLike, grid: Grid, every: int | None = None,
+@positional_options("every", "passable_only")
+def arrow_segments(vectors: ArrayLike, grid: Grid, *, every: int | None = None,
                    passable_only: bool = True) -> np.ndarray:
     """``(k, 3, 2, 2)`` line segments (shaft and two head strokes, from and to, in cell
     units with cell ``(x, y)``'s centre at ``(x + 0.5, y + 0.5)``) of the non-zero vectors
@@ -77,7 +79,7 @@ def render_flow_svg(grid: Grid, field: ArrayLike | None = None, *,
                      goal=goal, cell_px=cell_px, title=title)
     if vectors is None:
         return svg
-    segs = arrow_segments(vectors, grid, every)
+    segs = arrow_segments(vectors, grid, every=every)
     stroke = 0.08 * (every or max(1, max(grid.shape) // ARROWS_ACROSS))
     d = " ".join(f"M{_num(a)} {_num(b)}L{_num(c)} {_num(e)}"
                  for a, b, c, e in segs.reshape(-1, 4).tolist())
@@ -102,7 +104,7 @@ def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
     s = img.width / grid.width
     draw = ImageDraw.Draw(img)
     width = max(1, round(0.08 * s * (every or max(1, max(grid.shape) // ARROWS_ACROSS))))
-    for seg in arrow_segments(vectors, grid, every).reshape(-1, 2, 2) * s:
+    for seg in arrow_segments(vectors, grid, every=every).reshape(-1, 2, 2) * s:
         draw.line([tuple(seg[0]), tuple(seg[1])], fill=rgb(PALETTE["outline"]), width=width)
     buf = io.BytesIO()
     img.save(buf, format="PNG")

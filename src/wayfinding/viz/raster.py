@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from ..errors import InvalidQueryError
 from ..grid import Grid
 from ..results import PathResult
@@ -80,7 +81,8 @@ def route_points(value: Cells, grid: Grid) -> np.ndarray:
     return as_cells(value, grid, "path") + 0.5
 
 
-def as_cells(value: Cells, grid: Grid, name: str, attr: str = "path") -> np.ndarray:
+@positional_options("attr")
+def as_cells(value: Cells, grid: Grid, name: str, *, attr: str = "path") -> np.ndarray:
     """Validate ``value`` as ``(n, 2)`` ``(x, y)`` cells inside ``grid``; a
     :class:`~wayfinding.results.PathResult` gives its ``attr`` (``path``, ``expanded_nodes``
     or ``open_nodes``).  Returns an ``(n, 2)`` int64 array (``n`` may be 0)."""
@@ -167,8 +169,8 @@ def cell_colours(grid: Grid, *, explored: Cells | None = None, frontier: Cells |
     leave the cell plain.
     """
     grid = as_grid(grid)
-    exp = None if explored is None else as_cells(explored, grid, "explored", "expanded_nodes")
-    fro = None if frontier is None else as_cells(frontier, grid, "frontier", "open_nodes")
+    exp = None if explored is None else as_cells(explored, grid, "explored", attr="expanded_nodes")
+    fro = None if frontier is None else as_cells(frontier, grid, "frontier", attr="open_nodes")
     dist = None if distances is None else as_distances(distances, grid)
 
     passable = grid.passable

@@ -1,0 +1,150 @@
+"""The package's call shape: a public function or method takes its subjects by position and
+every option by keyword only (an option still given by position works for a release and
+warns)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import numpy as np
+import pytest
+
+import wayfinding
+from wayfinding.errors import brief
+from wayfinding.geometry import Obstacles
+from wayfinding.navmesh import NavMesh
+
+#: Parameters that keep a default and a position, by the qualified name of their callable.
+ALLOWED = {
+    # Result and record dataclasses: their fields are what they hold, in order.
+    **{f"wayfinding.{name}.__init__": {"stats", "algorithm", "expanded_nodes", "open_nodes",
+                                       "status"} | extra
+       for name, extra in {
+           "results.PathResult": set(),
+           "navmesh.clearance.ClearancePath": {"radius", "turns", "channel", "reason"},
+           "navmesh.query.NavPath": {"flags", "corner_polygons", "corridor", "links", "start",
+                                     "goal", "snapped_start", "snapped_goal"},
+           "search.continuous.TimedPath": {"arrive", "depart", "points"},
+           "search.hierarchical.HierarchicalResult": {"plans", "rounds", "fallback",
+                                                      "reached_goal"},
+           "search.incremental.AnytimePath": {"epsilon"},
+           "search.lowmem.LowMemoryResult": {"cutoffs", "dropped"},
+       }.items()},
+    "wayfinding.results.SearchStats.__init__": {"expanded", "generated", "reopened", "updated",
+                                                "max_open", "elapsed"},
+    "wayfinding.search.scheduler.PathRequest.__init__": {"callback", "status", "result",
+                                                         "expanded", "order", "planner"},
+    "wayfinding.grid.movingai.Problem.__init__": {"line", "rounding"},
+    "wayfinding.grid.movingai.Scenario.__init__": {"path", "version"},
+    "wayfinding.grid.methods.IndexSpec.__init__": {"options"},
+    "wayfinding.grid.methods.Solver.__init__": {"indexes", "built"},
+    "wayfinding.bench.scenarios.ScenarioReport.__init__": {
+        "preprocess_s", "index_bytes", "worst", "exact", "mean_ratio", "max_ratio"},
+    "wayfinding.fields.scenes.SceneRun.__init__": {"closest", "overlaps"},
+    "wayfinding.fields.tiles.TileRoute.__init__": {"movement", "sectors", "exits", "cost",
+                                                   "tiles", "valid", "_owner"},
+    # An error's constructor: the file and line it names.
+    "wayfinding.errors.FileFormatError.__init__": {"path", "line"},
+    # An empty result of a search: the kind of path it holds.
+    "wayfinding.results.empty_path": {"dims"},
+    # Subjects that may be left out: the world an index, mesh or picture is of...
+    "wayfinding.navmesh.build.walkable_area": {"area"},
+    "wayfinding.navmesh.clearance.ClearanceMesh.build": {"area"},
+    "wayfinding.navmesh.exact.VisibilityMap.__init__": {"area"},
+    "wayfinding.navmesh.mesh.NavMesh.build": {"area"},
+    "wayfinding.geometry.obstacles.Obstacles.__init__": {"polygons"},
+    "wayfinding.graph.positioned.PositionedGraph.__init__": {"edges"},
+    "wayfinding.graph.waypoints.WaypointGraph.__init__": {"edges"},
+    "wayfinding.graph.protocol.AdjacencyGraph.__init__": {"adjacency"},
+    "wayfinding.graph.waypoints.WaypointGraph.connect": {"obstacles"},
+    "wayfinding.viz.crowd.animate_run": {"obstacles"},
+    # ...the field a picture shows...
+    "wayfinding.viz.fields.render_flow_png": {"field"},
+    "wayfinding.viz.fields.render_flow_svg": {"field"},
+    "wayfinding.viz.fields.save_flow": {"field"},
+    # ...the cells a field spreads from, and the claims a space-time search avoids.
+    "wayfinding.fields.integration.eikonal_field": {"sources"},
+    "wayfinding.search.spacetime.space_time_astar": {"table"},
+}
+
+
+def public_modules():
+    """Every public module of the package but the command line and the demo."""
+    names = ["wayfinding"] + [
+        m.name for m in pkgutil.walk_packages(wayfinding.__path__, "wayfinding.")
+        if not any(part.startswith("_") for part in m.name.split(".")[1:])
+        and m.name.split(".")[1] not in ("cli", "demo")]
+    return [importlib.import_module(name) for name in names]
+
+
+def public_callables():
+    """Every public function, class constructor and public method defined in the public
+    modules, by qualified name (old names kept for a release are left out)."""
+    found = {}
+    for module in public_modules():
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if attr.startswith("_") and attr != "__init__":
+                        continue
+                    if isinstance(member, (staticmethod, classmethod)):
+                        member = member.__func__
+                    if inspect.isfunction(member):
+                        found[f"{module.__name__}.{obj.__qualname__}.{attr}"] = member
+            elif inspect.isfunction(obj):
+                found[f"{module.__name__}.{obj.__qualname__}"] = obj
+    return {name: func for name, func in found.items()
+            if not (func.__doc__ or "").startswith("Deprecated")}
+
+
+def positional_options(func):
+    return {p.name for p in inspect.signature(func).parameters.values()
+            if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is not p.empty}
+
+
+def test_the_walk_finds_the_api():
+    names = public_callables()
+    assert len(names) > 400
+    for name in ("wayfinding.search.find_path", "wayfinding.graph.csr.CSRGraph.node",
+                 "wayfinding.sliced.SlicedSearch.step", "wayfinding.errors.brief",
+                 "wayfinding.crowd.agents.Crowd.neighbours", "wayfinding.viz.raster.as_cells"):
+        assert name in names
+    assert not any(".cli." in name or ".demo." in name for name in names)
+
+
+def test_no_option_can_be_given_by_position():
+    found = {name: params for name, func in public_callables().items()
+             if (params := positional_options(func) - ALLOWED.get(name, set()))}
+    assert found == {}
+
+
+def test_every_allowed_parameter_still_exists():
+    names = public_callables()
+    stale = {name: params - positional_options(names[name]) if name in names else params
+             for name, params in ALLOWED.items()}
+    assert {name: params for name, params in stale.items() if params} == {}
+
+
+def test_a_positional_option_still_works_for_a_release_and_warns():
+    with pytest.warns(DeprecationWarning, match=r"brief\(\.\.\., limit\) by position is "
+                      r"deprecated; use limit=\.\.\."):
+        assert brief("x" * 50, 10) == brief("x" * 50, limit=10)
+    obs = Obstacles([[(2, 2), (4, 2), (4, 4), (2, 4)]])
+    with pytest.warns(DeprecationWarning, match=r"Obstacles\.points_clear\(\.\.\., radius\)"):
+        got = obs.points_clear([(1.5, 3.0), (0.5, 3.0)], 1.0)
+    np.testing.assert_array_equal(got, obs.points_clear([(1.5, 3.0), (0.5, 3.0)], radius=1.0))
+    assert got.tolist() == [False, True]
+
+
+def test_the_old_cell_keyword_of_a_subtractive_mesh_still_works_and_warns():
+    area = [(0, 0), (10, 0), (10, 10), (0, 10)]
+    want = NavMesh.build(outline=area, method="subtractive", cell_size=2.5)
+    with pytest.warns(DeprecationWarning, match=r"build\(cell=\.\.\.\) is deprecated; use "
+                      r"cell_size=\.\.\."):
+        got = NavMesh.build(outline=area, method="subtractive", cell=2.5)
+    assert got.num_polygons == want.num_polygons == 16
+
