@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import wayfinding
-from wayfinding.errors import brief
+from wayfinding import Grid
+from wayfinding.errors import InvalidQueryError, brief
 from wayfinding.geometry import Obstacles
 from wayfinding.navmesh import NavMesh
 
@@ -148,3 +149,11 @@ def test_the_old_cell_keyword_of_a_subtractive_mesh_still_works_and_warns():
         got = NavMesh.build(outline=area, method="subtractive", cell=2.5)
     assert got.num_polygons == want.num_polygons == 16
 
+
+
+def test_a_node_s_name_by_position_still_works_and_warns():
+    graph = Grid(np.ones((3, 3), dtype=bool)).to_csr()
+    with pytest.warns(DeprecationWarning, match=r"CSRGraph\.node\(\.\.\., name\) by position"):
+        with pytest.raises(InvalidQueryError, match="start 9 is outside 0..8"):
+            graph.node(9, "start")
+    assert graph.node(4, name="start") == 4

@@ -158,7 +158,6 @@ class CSRGraph:
         out.flags.writeable = False
         return out
 
-    @positional_options("name")
     def node(self, value: Any, *, name: str = "node") -> int:
         """Validate a node id; raises :class:`InvalidQueryError` naming the value."""
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -167,9 +166,14 @@ class CSRGraph:
             raise InvalidQueryError(f"{name} {value} is outside 0..{self.num_nodes - 1}")
         return int(value)
 
+    #: :meth:`node` without the check for an old positional ``name``: the library's own
+    #: per-query checks, which give ``name`` by keyword.
+    _node = node
+    node = positional_options("name")(node)
+
     # Graph protocol
     def successors(self, node: int) -> list[tuple[int, float]]:
-        u = self.node(node)
+        u = self._node(node)
         lo, hi = self.indptr[u], self.indptr[u + 1]
         return list(zip(self.indices[lo:hi].tolist(), self.weights[lo:hi].tolist()))
 
@@ -240,7 +244,7 @@ class CSRGraph:
     def _begin(self, start: Any, goal: Any, method: str, record: bool, differential: Any,
                bounds: Any, zones: Any, ws: Any) -> tuple:
         """Check a query and set up its compiled search: ``(run, finish, name)``."""
-        s, g = self.node(start, name="start"), self.node(goal, name="goal")
+        s, g = self._node(start, name="start"), self._node(goal, name="goal")
         if method not in ("astar", "dijkstra"):
             raise InvalidQueryError(f"unknown algorithm {method!r} for CSRGraph; "
                                     "expected 'astar' or 'dijkstra'")
@@ -286,7 +290,7 @@ class CSRGraph:
 
     def distances(self, source: Any) -> np.ndarray:
         """Dijkstra costs from ``source`` to every node: ``(n,)`` float64, ``inf`` unreached."""
-        s = self.node(source, name="source")
+        s = self._node(source, name="source")
         ws = thread_workspace(self.num_nodes)
         _csrsearch.search(ws, self.indptr, self.indices, self.weights, self._coords, s, -1,
                           0.0, False)

@@ -227,12 +227,12 @@ class CSRDifferentialHeuristic(GraphIndex):
     def heuristic(self, node: Any, goal: Any) -> float:
         """The differential bound on d(node, goal) alone (without the Euclidean one), as the
         search uses it: inf when a pivot proves the goal unreachable from ``node``."""
-        x, g = self.graph.node(node, name="node"), self.graph.node(goal, name="goal")
+        x, g = self.graph._node(node, name="node"), self.graph._node(goal, name="goal")
         return float(self.heuristic_map(g)[x])
 
     def heuristic_map(self, goal: Any) -> np.ndarray:
         """``(n,)`` float64 bound on d(x, goal) for every node x (see :meth:`heuristic`)."""
-        g = self.graph.node(goal, name="goal")
+        g = self.graph._node(goal, name="goal")
         best = np.zeros(self.graph.num_nodes)
         with np.errstate(invalid="ignore"):
             for to, frm in zip(self.to_pivot, self.from_pivot):

@@ -503,7 +503,7 @@ class CSRExitTables(GraphIndex):
     def next_edge(self, node: Any, goal: Any) -> int:
         """Position of the out-edge to take from ``node`` toward ``goal`` when the near
         table covers the pair; -1 otherwise (or at the goal)."""
-        x, g = self.graph.node(node, name="node"), self.graph.node(goal, name="goal")
+        x, g = self.graph._node(node, name="node"), self.graph._node(goal, name="goal")
         if x == g:
             return -1
         a = self.arrays
@@ -526,7 +526,7 @@ class CSRExitTables(GraphIndex):
         ``(k,)`` int64 node ids, ``cost`` the sum of its edge weights, ``stats.expanded`` the
         number of steps; ``found`` False exactly when the goal is unreachable."""
         t0 = time.perf_counter()
-        s, g = self.graph.node(start, name="start"), self.graph.node(goal, name="goal")
+        s, g = self.graph._node(start, name="start"), self.graph._node(goal, name="goal")
         walked = self._walk(0, s, g)
         elapsed = time.perf_counter() - t0
         if walked is None:

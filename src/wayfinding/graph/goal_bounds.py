@@ -116,7 +116,7 @@ class CSRGoalBounds(GraphIndex):
     def allowed(self, node: Any, goal: Any) -> np.ndarray:
         """``(deg,)`` bool: which out-edges of ``node`` (in CSR order) a search toward ``goal``
         follows."""
-        u, g = self.graph.node(node, name="node"), self.graph.node(goal, name="goal")
+        u, g = self.graph._node(node, name="node"), self.graph._node(goal, name="goal")
         b = self.boxes[self.graph.indptr[u]:self.graph.indptr[u + 1]].astype(np.float64)
         coords = self.graph.coords
         assert coords is not None  # build and load refuse a graph without coords

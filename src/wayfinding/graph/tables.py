@@ -221,11 +221,13 @@ class CSRPathTable(GraphIndex):
 
     def distance(self, a: Any, b: Any) -> float:
         """Optimal cost from ``a`` to ``b`` (inf when unreachable)."""
-        return float(self.dist[self.graph.node(a, name="start"), self.graph.node(b, name="goal")])
+        node = self.graph._node
+        return float(self.dist[node(a, name="start"), node(b, name="goal")])
 
     def next_hop(self, a: Any, b: Any) -> int:
         """The node to step to from ``a`` toward ``b`` (``a`` when equal, -1 unreachable)."""
-        return int(self.next[self.graph.node(a, name="start"), self.graph.node(b, name="goal")])
+        node = self.graph._node
+        return int(self.next[node(a, name="start"), node(b, name="goal")])
 
     def path(self, start: Any, goal: Any) -> PathResult:
         """Deprecated name of :meth:`find_path`."""
@@ -236,7 +238,7 @@ class CSRPathTable(GraphIndex):
         """The optimal path by repeated look-ups (no search, compiled); ``path`` is ``(k,)`` int64
         node ids, ``cost`` the table distance, ``stats.expanded`` the number of look-ups."""
         t0 = time.perf_counter()
-        s, g = self.graph.node(start, name="start"), self.graph.node(goal, name="goal")
+        s, g = self.graph._node(start, name="start"), self.graph._node(goal, name="goal")
         if not np.isfinite(self.dist[s, g]):
             return PathResult(np.empty(0, dtype=np.int64), float("inf"), False,
                               SearchStats(elapsed=time.perf_counter() - t0), self.algorithm)

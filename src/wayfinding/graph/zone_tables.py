@@ -165,7 +165,7 @@ class CSRZoneTable(GraphIndex):
 
     def heuristic(self, node: Any, goal: Any) -> float:
         """The cluster bound alone: ``zone_dist[zone(node), zone(goal)]``."""
-        x, g = self.graph.node(node, name="node"), self.graph.node(goal, name="goal")
+        x, g = self.graph._node(node, name="node"), self.graph._node(goal, name="goal")
         return float(self.zone_dist[self.zone[x], self.zone[g]])
 
     def reachable(self, start: Any, goal: Any) -> bool:

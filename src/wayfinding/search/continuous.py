@@ -186,7 +186,7 @@ class ContinuousPlanner:
         if self._grid is not None:
             x, y = self._grid.cell(value, name=name, passable=True)
             return y * self._grid.width + x
-        return self.graph.node(value, name=name)
+        return self.graph._node(value, name=name)
 
     def _add_door(self, key: Any, spans: Iterable[Interval]) -> None:
         intervals = []

@@ -358,7 +358,7 @@ class HierarchicalGraph(GraphIndex):
     def _index(self, level: int, node: Any) -> int:
         lookup = self._lookup[level]
         if lookup is None:
-            return self._csr[level].node(node)
+            return self._csr[level]._node(node)
         try:
             return lookup[node]
         except (KeyError, TypeError):

@@ -138,7 +138,7 @@ class _GraphEdges:
         self.by_source = np.asarray(graph.indptr, dtype=np.int64)
 
     def node(self, value: Any, name: str) -> int:
-        return self.graph.node(value, name=name)
+        return self.graph._node(value, name=name)
 
     def distance(self, a: int, b: int) -> float:
         """Straight-line distance between two nodes' positions."""
@@ -150,7 +150,7 @@ class _GraphEdges:
         edges = []
         for key, cost in dict(changes).items():
             if isinstance(key, tuple):
-                u, v = (self.graph.node(k, name="edge end") for k in key)
+                u, v = (self.graph._node(k, name="edge end") for k in key)
                 lo, hi = self.by_source[u], self.by_source[u + 1]
                 hits = lo + np.flatnonzero(self.dst[lo:hi] == v)
                 if not len(hits):
