@@ -40,7 +40,7 @@ def warn(old: str, new: str) -> None:
 
 def renamed_keywords(**renames: str) -> Callable[[F], F]:
     """Accept each old keyword (``old="new"``) for its new name, with a warning; giving both
-    is an :class:`~wayfinding.errors.InvalidQueryError`."""
+    is a :class:`TypeError`, as Python's own "multiple values for argument"."""
 
     def wrap(func: F) -> F:
         @functools.wraps(func)
@@ -48,9 +48,7 @@ def renamed_keywords(**renames: str) -> Callable[[F], F]:
             for old, new in renames.items():
                 if old in kwargs:
                     if new in kwargs:
-                        from .errors import InvalidQueryError
-
-                        raise InvalidQueryError(
+                        raise TypeError(
                             f"{func.__name__}() got both {old}= and {new}=; give {new}= only")
                     warn(f"{func.__name__}({old}=...)", f"{new}=...")
                     kwargs[new] = kwargs.pop(old)

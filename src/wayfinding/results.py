@@ -71,9 +71,10 @@ class PathResult:
     ``path`` runs from start to goal inclusive; its kind depends on the world: an ``(n, 2)``
     int64 array of ``(x, y)`` cells on grids, an ``(n, 2)`` float64 array of world points for
     any-angle paths and navigation meshes, an ``(n,)`` int64 array of node ids on
-    ``CSRGraph``, a list of nodes on generic graphs; empty when not found.  ``cost`` is the sum of the step costs (``inf`` when not
-    found).  With ``record=True`` the search also keeps ``expanded_nodes`` (in expansion order)
-    and ``open_nodes`` (the open list when it stopped), in the same node form as ``path``.
+    ``CSRGraph``, a list of nodes on generic graphs; empty when not found.  ``cost`` is the
+    sum of the step costs (``inf`` when not found).  With ``record=True`` the search also
+    keeps ``expanded_nodes`` (in expansion order) and ``open_nodes`` (the open list when it
+    stopped), in the same node form as ``path``.
     ``status`` is :attr:`Status.FOUND` or :attr:`Status.FAILED` unless the search tells
     more (:attr:`Status.PARTIAL`, :attr:`Status.OUT_OF_BUDGET`); ``found`` is true exactly
     when it is ``FOUND``.
