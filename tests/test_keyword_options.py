@@ -68,6 +68,9 @@ ALLOWED = {
     # ...the cells a field spreads from, and the claims a space-time search avoids.
     "wayfinding.fields.integration.eikonal_field": {"sources"},
     "wayfinding.search.spacetime.space_time_astar": {"table"},
+    # A slice's budget is all a step is given, once per frame: no wrapper on that call.
+    "wayfinding.sliced.SlicedSearch.step": {"max_expansions", "max_seconds"},
+    "wayfinding.search.generic.AStarSearch.step": {"max_expansions", "max_seconds"},
 }
 
 

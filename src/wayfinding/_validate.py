@@ -144,6 +144,9 @@ def step_budget(max_expansions: Any, max_seconds: Any, *,
     >>> step_budget(10, None), step_budget(None, 0)
     ((10, None), (None, 0.0))
     """
+    if max_seconds is None and (max_expansions is None or (
+            type(max_expansions) is int and max_expansions >= 0)):
+        return max_expansions, None        # the common slice, checked without calls
     return (budget("max_expansions", max_expansions, error=error),
             seconds("max_seconds", max_seconds, error=error))
 

@@ -45,6 +45,10 @@ class Status(str, Enum):
         return format(self.value, spec)
 
 
+# Members read once: attribute access on an Enum class is slow on a search's hot path.
+_FOUND, _FAILED = Status.FOUND, Status.FAILED
+
+
 @dataclass(slots=True)
 class SearchStats:
     """Counters of one search.
@@ -92,7 +96,7 @@ class PathResult:
     def __post_init__(self) -> None:
         status = self.status
         if status is None:
-            self.status = Status.FOUND if self.found else Status.FAILED
+            self.status = _FOUND if self.found else _FAILED
         elif status.__class__ is not Status:
             self.status = Status(status)
 

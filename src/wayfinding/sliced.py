@@ -72,14 +72,13 @@ class SlicedSearch(SingleThread):
         return search
 
     @exclusive
-    @positional_options("max_expansions", "max_seconds")
-    def step(self, *, max_expansions: int | None = None,
+    def step(self, max_expansions: int | None = None,
              max_seconds: float | None = None) -> Status:
         """Run on for at most ``max_expansions`` expansions and ``max_seconds`` seconds (no
         limit when None; the clock is read every 16 expansions, and a timed step always
         makes at least one) and return the status."""
         max_expansions, max_seconds = step_budget(max_expansions, max_seconds)
-        if self.status is not Status.RUNNING:
+        if self.status is not RUNNING:
             return self.status
         if self._run.stale:
             raise InvalidQueryError(
@@ -90,8 +89,8 @@ class SlicedSearch(SingleThread):
                                  math.inf if max_seconds is None else max_seconds)
         self._elapsed += time.perf_counter() - t0
         self.status = _CODES[code]
-        if self.status is not Status.RUNNING:
-            self._result = self._finish(self.status is Status.FOUND, self.stats)
+        if self.status is not RUNNING:
+            self._result = self._finish(self.status is FOUND, self.stats)
         return self.status
 
     @property

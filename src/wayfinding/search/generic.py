@@ -96,8 +96,7 @@ class AStarSearch:
             self._hcache[node] = self._weight * value
         return self._hcache[node]
 
-    @positional_options("max_expansions", "max_seconds")
-    def step(self, *, max_expansions: int | None = None,
+    def step(self, max_expansions: int | None = None,
              max_seconds: float | None = None) -> Status:
         """Expand up to ``max_expansions`` more nodes for at most ``max_seconds`` (no limit
         when None; a timed step makes at least one expansion) and return the status."""
