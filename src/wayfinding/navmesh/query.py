@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 START, END, OFFMESH = 1, 2, 4
 
 
+_FOUND = Status.FOUND   # read once: attribute access on an Enum class is slow
+
+
 @positional_options("include", "exclude", "costs")
 @dataclass(frozen=True, kw_only=True)
 class QueryFilter:
@@ -240,7 +243,7 @@ class NavMeshQuery(SingleThread):
         ps, s, snap_s = self._endpoint(start, "start", allowed)
         pg, g, snap_g = self._endpoint(goal, "goal", allowed)
         stats = SearchStats()
-        routed, status = False, Status.FOUND      # FOUND when routed to the goal itself
+        routed, status = False, _FOUND            # FOUND when routed to the goal itself
         if ps >= 0 and pg >= 0:
             routed, got = self._search(stats, allowed, cost, link_ok, h_scale, ps, s, pg, g)
             if not routed and partial:
@@ -260,7 +263,7 @@ class NavMeshQuery(SingleThread):
         flags[-1] |= END
         links = self.mesh._directed_links[4][via[via >= 0]]
         stats.elapsed = time.perf_counter() - t0
-        return NavPath(path, length, status is Status.FOUND, stats, "navmesh", status=status,
+        return NavPath(path, length, status is _FOUND, stats, "navmesh", status=status,
                        flags=flags, corner_polygons=owner, corridor=corridor, links=links,
                        start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
 
