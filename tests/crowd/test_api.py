@@ -1,11 +1,8 @@
-"""The public crowd API's shape: options are keyword-only everywhere (positional ones still
-work for a release, with a warning), and the old names of renamed ones warn."""
+"""The public crowd API's old forms: options once positional still work for a release, with
+a warning, and so do the old names of renamed ones (tests/test_keyword_options.py holds every
+option keyword-only)."""
 
 from __future__ import annotations
-
-import importlib
-import inspect
-import pkgutil
 
 import numpy as np
 import pytest
@@ -22,48 +19,6 @@ from wayfinding.crowd import (
     simulate_crowd,
 )
 from wayfinding.crowd.scenarios import crossing
-
-
-def public_callables():
-    """Every public function, class constructor and public method of wayfinding.crowd and
-    of its public modules, by qualified name."""
-    modules = [crowd_api] + [importlib.import_module(f"wayfinding.crowd.{m.name}")
-                             for m in pkgutil.iter_modules(crowd_api.__path__)
-                             if not m.name.startswith("_")]
-    found = {}
-    for module in modules:
-        for name, obj in vars(module).items():
-            home = getattr(obj, "__module__", "") or ""
-            if name.startswith("_") or not home.startswith("wayfinding.crowd"):
-                continue
-            if inspect.isclass(obj):
-                for attr, member in vars(obj).items():
-                    if attr.startswith("_") and attr != "__init__":
-                        continue
-                    if isinstance(member, (staticmethod, classmethod)):
-                        member = member.__func__
-                    if inspect.isfunction(member):
-                        found[f"{home}.{obj.__qualname__}.{attr}"] = member
-            elif inspect.isfunction(obj):
-                found[f"{home}.{obj.__qualname__}"] = obj
-    return found
-
-
-def test_the_walk_finds_the_api():
-    names = public_callables()
-    assert len(names) > 60
-    for name in ("wayfinding.crowd.agents.Crowd.neighbours", "wayfinding.crowd.steering.arrive",
-                 "wayfinding.crowd.navigator.Navigator.__init__",
-                 "wayfinding.crowd.scenarios.simulate_crowd"):
-        assert name in names
-
-
-def test_no_option_can_be_given_by_position():
-    positional = {
-        name: [p.name for p in inspect.signature(func).parameters.values()
-               if p.default is not p.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
-        for name, func in public_callables().items()}
-    assert {name: params for name, params in positional.items() if params} == {}
 
 
 def test_a_positional_option_still_works_for_a_release_and_warns():
