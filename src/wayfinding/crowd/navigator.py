@@ -41,6 +41,7 @@ planner, agent by agent.  Each agent's path and following state are fields of th
 from __future__ import annotations
 
 import warnings
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -325,21 +326,22 @@ class Navigator:
 
 
 # ---------------------------------------------------------------------- worlds
-class _PathWorld:
+class _PathWorld(ABC):
     """A world with paths: planned agent by agent, followed corner by corner."""
 
     plans = True
     #: The agents' radius the world was built for (None: unknown or any).
     built_for: float | None = None
 
+    @abstractmethod
     def walls(self) -> Any:
-        raise NotImplementedError
+        """The obstacles ORCA takes when it is given none."""
 
+    @abstractmethod
     def route(self, start: np.ndarray, target: np.ndarray
               ) -> tuple[np.ndarray | None, np.ndarray]:
         """The path's corners from ``start`` to ``target`` (None when there is none) and,
         on a mesh, its corridor of polygons."""
-        raise NotImplementedError
 
     def off_route(self, points: np.ndarray, corridors: np.ndarray) -> np.ndarray:
         """Which agents have left their route by this world's own rule (beyond straying
