@@ -8,12 +8,16 @@ from setuptools import Extension, setup
 
 KERNELS = sorted(p.stem for p in Path("src/wayfinding/_kernels").glob("*.pyx"))
 
+# GCC leaves the fast march out of the continuum update (its one caller, already large) unless
+# a large function may grow more; called apart, the update runs about 5% slower.
+EXTRA_COMPILE_ARGS = {"_continuum_potential": ["--param", "large-function-growth=300"]}
+
 extensions = [
     Extension(
         f"wayfinding._kernels.{name}",
         [f"src/wayfinding/_kernels/{name}.pyx"],
         include_dirs=[np.get_include()],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3", *EXTRA_COMPILE_ARGS.get(name, [])],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in KERNELS
