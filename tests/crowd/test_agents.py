@@ -154,3 +154,25 @@ def test_neighbours_of_agents_far_apart():
     rows, counts = crowd.neighbours(distance=2.0, count=3)
     assert counts.tolist() == [1, 1, 1, 0, 1]
     assert rows[:, 0].tolist() == [1, 0, 4, -1, 2]
+
+
+def test_added_fields_grow_move_and_start_from_their_fill():
+    crowd = Crowd()
+    crowd.add_field("mood", shape=(3,), dtype=np.int32, fill=7)
+    ids = [crowd.add((float(k), 0.0)) for k in range(40)]             # grows past 16
+    mood = crowd.field("mood")
+    assert mood.shape == (40, 3) and mood.dtype == np.int32 and (mood == 7).all()
+    mood[:, 0] = np.arange(40)
+    crowd.remove(ids[0])
+    assert crowd.field("mood")[0].tolist() == [39, 7, 7]              # the last row moved
+    crowd.resize_field("mood", (5,))
+    assert crowd.field("mood")[0].tolist() == [39, 7, 7, 7, 7]
+    crowd.add((0.0, 1.0))
+    assert crowd.field("mood")[-1].tolist() == [7] * 5
+    with pytest.raises(InvalidQueryError, match="already has a field 'radius'"):
+        crowd.add_field("radius")
+    with pytest.raises(InvalidQueryError, match="no field 'hunger'"):
+        crowd.field("hunger")
+    with pytest.raises(InvalidQueryError, match="no added field 'radius'"):
+        crowd.resize_field("radius", (2,))
+    assert crowd.field("radius").tolist() == crowd.radius.tolist()

@@ -5,6 +5,7 @@ their way or stuck, and report their states; bad input."""
 from __future__ import annotations
 
 import math
+import warnings
 from contextlib import nullcontext
 
 import numpy as np
@@ -63,13 +64,12 @@ def test_the_default_avoidance_keeps_crowded_agents_off_the_walls(target, built_
     each other towards it: with the default avoidance none ever crosses it, and on a mesh
     built for their radius they still reach the walls as given (not the eroded ones)."""
     room = NavMesh.build(outline=[(0, 0), (12, 0), (12, 6), (0, 6)])
-    nav = Navigator(NavMesh.build(outline=[(0, 0), (12, 0), (12, 6), (0, 6)],
-                                  radius=built_for))
+    with pytest.warns(ClearanceWarning) if built_for == 0 else nullcontext():
+        nav = Navigator(NavMesh.build(outline=[(0, 0), (12, 0), (12, 6), (0, 6)],
+                                      radius=built_for), radius=0.4)
     rng = np.random.default_rng(7)
-    narrow = pytest.warns(ClearanceWarning) if built_for < 0.4 else nullcontext()
-    with narrow:
-        for x, y in np.stack([rng.uniform(1, 11, 20), rng.uniform(2.5, 5.5, 20)], 1):
-            nav.add((x, y), target=target, radius=0.4, max_speed=1.4)
+    for x, y in np.stack([rng.uniform(1, 11, 20), rng.uniform(2.5, 5.5, 20)], 1):
+        nav.add((x, y), target=target, max_speed=1.4)
     closest = math.inf
     for _ in range(300):
         nav.update(0.05)
@@ -114,10 +114,10 @@ def test_an_agent_pushed_off_its_way_replans():
 def test_a_blocked_agent_is_reported_stuck_and_goes_on_when_freed():
     mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 4), (0, 4)])
     door = [np.array([(5, 0), (5.5, 0), (5.5, 4), (5, 4)], float)]   # not on the mesh
-    nav = Navigator(mesh, avoidance=ORCA(time_horizon_obst=1.0, obstacles=door),
-                    stuck_time=1.0, max_replans=2)
     with pytest.warns(ClearanceWarning):
-        a = nav.add((1.0, 2.0), target=(9.0, 2.0), radius=0.3, max_speed=1.0)
+        nav = Navigator(mesh, avoidance=ORCA(time_horizon_obst=1.0, obstacles=door),
+                        stuck_time=1.0, max_replans=2)
+    a = nav.add((1.0, 2.0), target=(9.0, 2.0), radius=0.3, max_speed=1.0)
     states, x = [], []
     for _ in range(300):
         nav.update(0.05)
@@ -137,10 +137,10 @@ def test_a_blocked_agent_is_reported_stuck_and_goes_on_when_freed():
 
 def test_no_path_and_idle_agents_stay_put():
     mesh = NavMesh.build(MultiPolygon([box(0, 0, 4, 4), box(6, 0, 9, 4)]))
-    nav = Navigator(mesh)
     with pytest.warns(ClearanceWarning):
-        a = nav.add((1.0, 1.0), target=(8.0, 2.0))
-        b = nav.add((2.0, 3.0))
+        nav = Navigator(mesh)
+    a = nav.add((1.0, 1.0), target=(8.0, 2.0))
+    b = nav.add((2.0, 3.0))
     for _ in range(20):
         nav.update(0.1)
     assert (nav.state(a), nav.state(b)) == (NO_PATH, IDLE)
@@ -193,14 +193,17 @@ def test_flow_fields_lead_everyone_to_their_goals():
 
 
 def test_removing_keeps_the_rows_in_step():
+    """The paths are fields of the crowd: they move with its rows."""
     nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.4), avoidance=None)
     a = nav.add((10.0, 2.0), target=(10.0, 8.0))
     b = nav.add((1.0, 1.0), target=(1.0, 9.0))
     c = nav.add((11.0, 9.0), target=(2.0, 9.0))
     nav.update(0.1)
     path_c = nav.path(c)
-    nav.remove(a)
+    nav.remove(a)                             # the last row moves into the first
+    assert nav.crowd.ids.tolist() == [c, b]
     assert len(nav) == 2 and np.array_equal(nav.path(c), path_c)
+    np.testing.assert_array_equal(nav.crowd.field("nav_target"), [(2.0, 9.0), (1.0, 9.0)])
     for _ in range(200):
         nav.update(0.1)
     assert (nav.state(b), nav.state(c)) == (ARRIVED, ARRIVED)
@@ -209,7 +212,7 @@ def test_removing_keeps_the_rows_in_step():
 
 
 def test_bad_input():
-    mesh = NavMesh.build(outline=U_TURN)
+    mesh = NavMesh.build(outline=U_TURN, radius=0.3)
     with pytest.raises(InvalidQueryError, match="NavMesh, a Grid or a FlowField"):
         Navigator([(0, 0)])
     with pytest.raises(InvalidQueryError, match="step"):
@@ -228,6 +231,10 @@ def test_bad_input():
         nav.state(3)
     with pytest.raises(InvalidQueryError, match="dt"):
         nav.update(-1)
+    shared = Crowd()
+    Navigator(Grid(np.ones((4, 4), dtype=bool)), crowd=shared)
+    with pytest.raises(InvalidQueryError, match="already has a field 'nav_corners'"):
+        Navigator(Grid(np.ones((4, 4), dtype=bool)), crowd=shared)
 
 
 def test_a_recorded_run_takes_arrived_agents_out_through_the_navigator():
@@ -301,3 +308,105 @@ def test_rows_stay_in_step_through_growth_and_many_removals():
     for _ in range(400):
         nav.update(0.1)
     assert all(nav.state(a) == ARRIVED for a in ids[2::3] + [late])
+
+
+# ------------------------------------------------------------------ radius and walls
+@pytest.mark.parametrize("built_for", [0.25, 0.4, 1.0])
+def test_the_agents_take_the_radius_the_mesh_was_built_for(built_for):
+    nav = Navigator(NavMesh.build(outline=U_TURN, radius=built_for))
+    assert nav.radius == built_for
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = nav.add((1.5, 1.5), target=(1.5, 8.5))
+        nav.add((1.5, 3.0), radius=built_for / 2)
+    assert nav.crowd.radius[nav.crowd.row(a)] == built_for
+
+
+def test_a_navigator_wider_than_its_mesh_is_refused():
+    mesh = NavMesh.build(outline=U_TURN, radius=0.3)
+    with pytest.raises(InvalidQueryError, match=r"radius 0\.4 is wider than the 0\.3 the mesh "
+                       r"was built for: build it with NavMesh.build\(\.\.\., radius=0\.4\)"):
+        Navigator(mesh, radius=0.4)
+    assert Navigator(mesh, radius=0.3).radius == 0.3
+    assert Navigator(mesh, radius=0.2).radius == 0.2
+    with pytest.raises(InvalidQueryError, match="radius"):
+        Navigator(mesh, radius=0)
+
+
+def test_an_agent_wider_than_the_mesh_was_built_for_warns():
+    nav = Navigator(NavMesh.build(outline=U_TURN, radius=0.3))
+    with pytest.warns(ClearanceWarning, match="radius 0.31 on a mesh built for 0.3"):
+        nav.add((1.5, 1.5), radius=0.31)
+
+
+@pytest.mark.parametrize("radius", [None, 0.3, 2.0])
+def test_a_mesh_built_for_radius_0_takes_any_radius_with_one_warning(radius):
+    mesh = NavMesh.build(outline=U_TURN)
+    want = 0.5 if radius is None else radius
+    with pytest.warns(ClearanceWarning, match=r"the mesh was built for radius 0: agents may "
+                      rf"clip corners; build it with NavMesh.build\(\.\.\., radius={want:g}\)"
+                      ) as caught:
+        nav = Navigator(mesh, radius=radius)
+    assert len(caught) == 1 and nav.radius == want
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = nav.add((1.5, 1.5), target=(1.5, 8.5))
+        nav.add((1.5, 3.0), radius=want / 2)
+    assert nav.crowd.radius[nav.crowd.row(a)] == want
+    with pytest.warns(ClearanceWarning, match=f"radius {2 * want:g} on a mesh built for 0"):
+        nav.add((2.0, 2.0), radius=2 * want)
+
+
+def test_meshes_that_do_not_know_their_area_and_grids_take_any_radius():
+    built = NavMesh.build(outline=U_TURN, radius=0.3)
+    loaded = NavMesh(built.vertices, built.polygons, built.sizes)    # as from a file
+    assert loaded.source_walls is None
+    for world in (loaded, Grid(np.ones((10, 10), dtype=bool))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nav = Navigator(world, radius=2.0)
+            nav.add((1.5, 1.5), radius=3.0)
+            assert Navigator(world).radius == 0.5
+
+
+def run_round_the_wall(avoidance):
+    """One agent of radius 0.3 sent round the inner wall on a mesh built without a radius
+    (its corners touch the walls): the navigator and the closest the agent comes to the
+    walls as given."""
+    mesh = NavMesh.build(outline=U_TURN)
+    with pytest.warns(ClearanceWarning):
+        nav = Navigator(mesh, avoidance=avoidance, radius=0.3)
+    nav.add((10.0, 2.0), target=(10.0, 8.0), max_speed=1.0)
+    closest = math.inf
+    for _ in range(400):
+        nav.update(0.05)
+        closest = min(closest, wall_gap(nav.crowd.position, mesh).min())
+    return nav, closest
+
+
+def test_an_orca_without_obstacles_takes_the_walls_of_the_world():
+    orca = ORCA(time_horizon=2.0, time_horizon_obst=1.0)
+    nav, closest = run_round_the_wall(orca)
+    assert nav.avoidance is not orca and nav.avoidance.obstacles is not None
+    assert orca.obstacles is None                   # the caller's is left as it was
+    assert closest >= 0.3 - 1e-3          # (its corner at the wall is out of its reach)
+    none = ORCA(time_horizon=2.0, time_horizon_obst=1.0, obstacles=())
+    nav, closest = run_round_the_wall(none)        # told none: it cuts the corner
+    assert nav.avoidance is none and none.obstacles == () and closest < 0.1
+
+
+def test_one_orca_serves_navigators_on_different_worlds():
+    orca = ORCA(time_horizon=2.0, time_horizon_obst=1.0)
+    first = Grid(np.ones((6, 8), dtype=bool))
+    second = Grid(np.ones((4, 4), dtype=bool))
+    a, b = Navigator(first, avoidance=orca), Navigator(second, avoidance=orca)
+    assert (a.avoidance.obstacles, b.avoidance.obstacles, orca.obstacles) == (first, second,
+                                                                                None)
+
+
+def test_a_grid_and_a_flow_field_give_orca_their_walls():
+    grid = Grid(np.ones((6, 8), dtype=bool))
+    for world in (grid, FlowField.build(grid, [(7, 0)])):
+        orca = ORCA()
+        assert Navigator(world, avoidance=orca).avoidance.obstacles is grid
+        assert orca.obstacles is None

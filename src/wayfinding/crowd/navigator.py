@@ -40,6 +40,7 @@ planner, agent by agent.  Each agent's path and following state are fields of th
 
 from __future__ import annotations
 
+import copy
 import warnings
 from abc import ABC, abstractmethod
 from typing import Any
@@ -93,19 +94,23 @@ class Navigator:
     :class:`~wayfinding.crowd.ORCA` (the default, ``ORCA(time_horizon=3,
     time_horizon_obst=1)``) or :class:`~wayfinding.crowd.PowerLaw`; ``None`` moves them
     straight at their preferred velocities.  An ORCA made without ``obstacles`` (the
-    default one too) takes the walls of the world the agents plan on: a mesh's
-    :attr:`~NavMesh.source_walls`, the walls of the area as given, not eroded by the radius
-    the mesh was built for, or its :meth:`~NavMesh.boundary` for a mesh that has none (one
-    loaded from a file: a radius further from the walls than needed, passages narrower
-    than twice that closed); a grid's blocked cells and edge; a flow field's grid; so that
-    agents pushed by others keep their radius clear of the walls.
+    default one too) is copied, and the copy (:attr:`avoidance`) takes the walls of the
+    world the agents plan on: a mesh's :attr:`~NavMesh.source_walls`, the walls of the area
+    as given, not eroded by the radius the mesh was built for, or its
+    :meth:`~NavMesh.boundary` for a mesh that has none (one loaded from a file: a radius
+    further from the walls than needed, passages narrower than twice that closed); a
+    grid's blocked cells and edge; a flow field's grid; so that agents pushed by others
+    keep their radius clear of the walls.
 
     ``radius``: the agents' radius, the default of :meth:`add`'s.  ``None``: on a mesh
     built by :meth:`NavMesh.build` with a radius > 0, that radius (to 10 significant
     digits, as far as the mesh's walls keep from the walls it was built from), else 0.5.
-    A ``radius`` wider than a mesh was built for is an
+    A ``radius`` wider than a mesh was built for (> 0) is an
     :class:`~wayfinding.errors.InvalidQueryError`; an agent added wider than that, a
-    :class:`ClearanceWarning`.
+    :class:`ClearanceWarning`.  A mesh built for radius 0 (:meth:`NavMesh.build`'s
+    default) takes any ``radius``, with one :class:`ClearanceWarning` here (its corners
+    touch the walls: agents cut them); an agent added wider than the navigator's
+    ``radius`` warns again.
 
     ``crowd``: the agents (default: a new :class:`Crowd`); add and remove them through the
     navigator.  Distances in world units, times in seconds."""
@@ -126,10 +131,12 @@ class Navigator:
             self.radius = built if built else DEFAULT_RADIUS
         else:
             self.radius = positive_float("radius", radius)
-            if self._too_wide(self.radius):
+            if built and self.radius > built * (1 + 1e-9):
                 raise InvalidQueryError(
                     f"radius {radius!r} is wider than the {built:g} the mesh was built for: "
                     f"build it with NavMesh.build(..., radius={radius!r})")
+        #: The widest agent that keeps clear of the walls on the path's corners (None: any).
+        self._clearance = built if built or built is None else self.radius
         if isinstance(avoidance, str) and avoidance == "orca":
             avoidance = ORCA(time_horizon=3.0, time_horizon_obst=1.0)
         if avoidance is not None and not callable(getattr(avoidance, "step", None)):
@@ -146,8 +153,13 @@ class Navigator:
         for name, shape, dtype, fill in _FIELDS:
             crowd.add_field(name, shape=shape, dtype=dtype, fill=fill)
         if isinstance(avoidance, ORCA) and avoidance.obstacles is None:
+            avoidance = copy.copy(avoidance)        # the caller's keeps no obstacles
             avoidance.set_obstacles(self._world.walls())
         self.world, self.avoidance, self.crowd = world, avoidance, crowd
+        if built == 0:
+            warnings.warn(f"the mesh was built for radius 0: agents may clip corners; build "
+                          f"it with NavMesh.build(..., radius={self.radius:g})",
+                          ClearanceWarning, stacklevel=2)
 
     _corners = _field("nav_corners")
     _corridor = _field("nav_corridor")
@@ -227,9 +239,11 @@ class Navigator:
 
     # ------------------------------------------------------------------ internals
     def _too_wide(self, radius: float) -> bool:
-        """Whether an agent of ``radius`` is wider than the mesh was built for."""
-        built = self._world.built_for
-        return built is not None and radius > built * (1 + 1e-9)
+        """Whether an agent of ``radius`` comes closer to the walls than its radius: wider
+        than the mesh was built for or, on a mesh built for radius 0, than the
+        navigator's radius."""
+        limit = self._clearance
+        return limit is not None and radius > limit * (1 + 1e-9)
 
     def _replan_strays(self) -> None:
         """Plan the agents that need it: new targets, strays and stuck ones."""
