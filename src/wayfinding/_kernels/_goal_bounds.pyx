@@ -19,9 +19,8 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from ._canonical cimport Canon, canon_init, canonical_run
-from ._constants cimport TIE_EPS
-from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_free, heap_init, heap_pop, \
-    heap_push, vec_push
+from ._dijkstra cimport relax_neighbours
+from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, heap_pop, heap_push, vec_push
 from ._steps cimport step_tables
 
 cnp.import_array()
@@ -44,9 +43,7 @@ cdef int dijkstra_run(double* g, uint32_t* stamp, uint32_t label, int32_t* pos, 
     cdef int offset[8]
     cdef double length[8]
     cdef uint32_t open_stamp = label - 1
-    cdef int u, v, d
-    cdef uint8_t m
-    cdef double gu, cu, ng
+    cdef int u
     cdef HeapItem it
     step_tables(width, offset, length)
     heap.size = 0
@@ -60,25 +57,9 @@ cdef int dijkstra_run(double* g, uint32_t* stamp, uint32_t label, int32_t* pos, 
         stamp[u] = label
         if vec_push(order, u) != 0:
             return -1
-        gu = g[u]
-        cu = cost[u]
-        m = moves[u]
-        for d in range(8):
-            if not (m >> d) & 1:
-                continue
-            v = u + offset[d]
-            if stamp[v] == label:
-                continue
-            ng = gu + length[d] * 0.5 * (cu + cost[v])
-            if stamp[v] == open_stamp:
-                if ng < g[v] * (1.0 - TIE_EPS):
-                    g[v] = ng
-                    heap_decrease(heap, pos, v, ng, ng)
-                continue
-            g[v] = ng
-            stamp[v] = open_stamp
-            if heap_push(heap, pos, ng, ng, v) != 0:
-                return -1
+        if relax_neighbours(heap, pos, g, stamp, NULL, cost, moves, offset, length, u,
+                            open_stamp, label) != 0:
+            return -1
     return 0
 
 

@@ -33,6 +33,7 @@ from ._constants cimport (
     SQRT2_M1,
     TIE_EPS,
 )
+from ._dijkstra cimport relax_neighbours
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._steps cimport step_tables
 from ._workspace cimport Workspace
@@ -709,13 +710,14 @@ def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int wi
     cdef double[::1] g = ws.g
     cdef int32_t[::1] parent = ws.parent
     cdef uint32_t[::1] stamp = ws.stamp
+    cdef double* gp = &g[0]
+    cdef uint32_t* sp = &stamp[0]
+    cdef int32_t* pp = &parent[0]
     cdef Heap* heap = &ws.heap
     cdef int32_t* pos = &ws.pos[0]
     cdef int offset[8]
     cdef double length[8]
-    cdef int u, v, d, s
-    cdef uint8_t m
-    cdef double gu, cu, ng
+    cdef int u, s
     cdef long settled = 0
     cdef int status = 0
     cdef Py_ssize_t k
@@ -740,28 +742,9 @@ def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int wi
             stamp[u] = closed_stamp
             settled += 1
             out[u // width - 1, u % width - 1] = g[u]
-            gu = g[u]
-            cu = cost[u]
-            m = moves[u]
-            for d in range(8):
-                if not (m >> d) & 1:
-                    continue
-                v = u + offset[d]
-                if stamp[v] == closed_stamp:
-                    continue
-                ng = gu + length[d] * 0.5 * (cu + cost[v])
-                if stamp[v] == open_stamp:
-                    if ng < g[v] * (1.0 - TIE_EPS):
-                        g[v] = ng
-                        parent[v] = u
-                        heap_decrease(heap, pos, v, ng, ng)
-                    continue
-                g[v] = ng
-                parent[v] = u
-                stamp[v] = open_stamp
-                if heap_push(heap, pos, ng, ng, v) != 0:
-                    status = -1
-                    break
+            if relax_neighbours(heap, pos, gp, sp, pp, &cost[0], &moves[0], offset, length, u,
+                                open_stamp, closed_stamp) != 0:
+                status = -1
     if status < 0:
         raise MemoryError("open list could not grow")
     return settled

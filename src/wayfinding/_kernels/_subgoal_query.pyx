@@ -3,24 +3,7 @@
 """Subgoal graph queries: connect the start and goal to the graph, A* over its top level,
 refine the route to cells.  The graphs are built by ``_subgoal_build``.
 
-Grids use the padded layout of ``_gridsearch``: row width ``Wp = W + 2``, cell ``(x, y)`` at
-flat index ``(y + 1) * Wp + x + 1``, ``moves[i]`` the legal-step bit mask in the order N, E, S,
-W, NE, SE, SW, NW.  Steps cost 1 and sqrt 2 (uniform grids, no corner cutting).
-
-* A *subgoal* is a free cell with a blocked diagonal neighbour whose two shared cardinal
-  neighbours are free (a convex obstacle corner).
-* ``clearance[i, c]`` (c = N, E, S, W) counts the steps from cell i in direction c before the
-  next step would be illegal or land on a subgoal; saturated at 65535 and then extended by
-  walking.
-* Graph nodes are subgoal ids 0..n-1 (row-major order); every edge joins two cells whose
-  octile distance is their true distance, and weighs that distance.  ``level[v]`` is 1 for
-  every node of a simple subgoal graph; each contraction pass k keeps the nodes it makes
-  local at level k and raises the others (see :func:`build_graph`); the top level is the
-  core graph searched by every query.  CSR rows list the targets of the top level first,
-  up to ``core_end[v]``.
-
-An octile cost is always computed as ``straight + diagonal * sqrt(2)`` from integer step
-counts, so equal distances compare equal bit for bit.
+Layout and vocabulary (subgoals, clearances, levels, octile costs) as in ``_subgoal_grid.pxd``.
 """
 
 import numpy as np
