@@ -4,6 +4,8 @@ option keyword-only)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from wayfinding.crowd import (
     CrowdScenario,
     Wander,
     scenario,
+    scenarios,
     separation,
     simulate_crowd,
 )
@@ -53,14 +56,39 @@ def test_the_old_crowd_names_warn_and_do_the_same():
         old = crowd_api.simulate(scenario("crossing", angle=90))
     new = simulate_crowd(scenario("crossing", angle=90))
     np.testing.assert_array_equal(old.positions, new.positions)
-    with pytest.warns(DeprecationWarning, match="Scenario is deprecated; use CrowdScenario"):
-        sc = crowd_api.Scenario("empty", Crowd(), 0.1, 1.0)
-    assert isinstance(sc, CrowdScenario) and sc.obstacles == [] and sc.noise == 0.0
-    with pytest.warns(DeprecationWarning):     # and the model by position, as before
+    with warnings.catch_warnings(record=True) as caught:     # and the model by position
+        warnings.simplefilter("always")
         run = crowd_api.simulate(scenario("crossing", angle=90), ORCA(time_horizon=5.0))
+    assert sorted(str(w.message) for w in caught) == [
+        "simulate() is deprecated; use simulate_crowd()",
+        "simulate_crowd(..., avoidance) by position is deprecated; use avoidance=..."]
+    assert all(w.category is DeprecationWarning for w in caught)
     assert run.completion == 1.0
 
 
+@pytest.mark.parametrize("module", [crowd_api, scenarios])
+def test_scenario_is_the_old_name_of_crowd_scenario_itself(module):
+    with pytest.warns(DeprecationWarning, match=rf"{module.__name__}\.Scenario is deprecated; "
+                      "use CrowdScenario"):
+        old = module.Scenario
+    assert old is CrowdScenario
+    assert isinstance(scenario("crossing"), old)
+    sc = old("empty", Crowd(), 0.1, 1.0)
+    assert isinstance(sc, CrowdScenario) and sc.obstacles == [] and sc.noise == 0.0
+    with pytest.raises(AttributeError, match="no attribute 'Scenarios'"):
+        module.Scenarios  # noqa: B018
+
+
+def test_simulate_crowd_takes_its_model_as_avoidance():
+    want = simulate_crowd(scenario("crossing", angle=90), avoidance=ORCA(time_horizon=5.0))
+    with pytest.warns(DeprecationWarning, match=r"simulate_crowd\(model=\.\.\.\) is "
+                      r"deprecated; use avoidance=\.\.\."):
+        got = simulate_crowd(scenario("crossing", angle=90), model=ORCA(time_horizon=5.0))
+    np.testing.assert_array_equal(got.positions, want.positions)
+    with pytest.raises(TypeError, match="give avoidance= only"):
+        simulate_crowd(scenario("crossing"), model=None, avoidance=None)
+
+
 def test_the_new_names_are_exported_once():
-    assert {"CrowdScenario", "simulate_crowd", "Scenario", "simulate"} <= set(crowd_api.__all__)
+    assert {"CrowdScenario", "simulate_crowd", "simulate"} <= set(crowd_api.__all__)
     assert len(crowd_api.__all__) == len(set(crowd_api.__all__))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from wayfinding import InvalidQueryError
+from wayfinding.crowd import ORCA
 from wayfinding.crowd.scenarios import SCENARIOS, scenario, simulate_crowd
 
 
@@ -42,3 +43,22 @@ def test_bad_scenarios():
         scenario("crossing_flows", angle=200)
     assert sorted(SCENARIOS) == ["blocks", "bottleneck", "circle", "crossing",
                                  "crossing_flows", "one_way", "swap"]
+
+
+@pytest.mark.parametrize("given", [None, "orca"])
+def test_no_one_walks_through_the_walls_of_a_scenario(given):
+    """The default ORCA and one made without obstacles both take the scenario's walls (the
+    latter as a copy: the one given keeps none)."""
+    orca = ORCA(time_horizon=5.0, time_horizon_obst=2.0) if given else None
+    sc = scenario("bottleneck", n=16)
+    walls = sc.obstacles
+    run = simulate_crowd(sc, avoidance=orca)
+    p = run.positions.reshape(-1, 2)
+    p = p[np.isfinite(p).all(1)]
+    for box in walls:
+        (x0, y0), (x1, y1) = box.min(0), box.max(0)
+        inside = (p[:, 0] > x0) & (p[:, 0] < x1) & (p[:, 1] > y0) & (p[:, 1] < y1)
+        assert not inside.any()
+    assert run.completion == 1.0
+    if orca is not None:
+        assert orca.obstacles is None

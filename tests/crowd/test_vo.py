@@ -170,8 +170,8 @@ def test_a_lone_agent_and_an_empty_crowd(weight):
 def test_a_dense_crossing_stays_mostly_clear():
     # Measured (two streams of 20 crossing at 90 degrees, radius 0.3): RVO 5 overlapping
     # pair-steps at most 3.9 cm deep; VO 48, 5.8 cm.
-    rvo = simulate_crowd(scenario("crossing_flows", n=20), model=VelocityObstacles.rvo())
-    vo = simulate_crowd(scenario("crossing_flows", n=20), model=VelocityObstacles.vo())
+    rvo = simulate_crowd(scenario("crossing_flows", n=20), avoidance=VelocityObstacles.rvo())
+    vo = simulate_crowd(scenario("crossing_flows", n=20), avoidance=VelocityObstacles.vo())
     assert rvo.completion == 1.0
     assert rvo.max_penetration() < 0.1
     assert rvo.collisions() < 20
@@ -180,7 +180,7 @@ def test_a_dense_crossing_stays_mostly_clear():
 
 
 def test_replays_are_identical():
-    runs = [simulate_crowd(scenario("swap", n=9), model=VelocityObstacles.rvo()).positions
+    runs = [simulate_crowd(scenario("swap", n=9), avoidance=VelocityObstacles.rvo()).positions
             for _ in range(2)]
     assert np.array_equal(runs[0], runs[1], equal_nan=True)
     crowd = scenario("swap", n=9).crowd

@@ -59,7 +59,7 @@ def cmd_run(args: Any) -> int:
     sc = scenario(args.scenario, **{k: v for k, v in options.items() if v is not None})
     agents = len(sc.crowd)
     t0 = time.perf_counter()
-    run = simulate_crowd(sc, model=_model(args.model), seed=args.seed)
+    run = simulate_crowd(sc, avoidance=_model(args.model), seed=args.seed)
     elapsed = time.perf_counter() - t0
     if args.render:
         animate_run(args.render, run, sc.obstacles)

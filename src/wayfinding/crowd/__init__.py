@@ -7,6 +7,9 @@ path-sweep avoidance for preplanned paths); a crowd manager that plans and follo
 over meshes, grids and flow fields; recorded runs with their metrics, and a scenario
 suite."""
 
+from typing import Any
+
+from .._deprecated import warn
 from .agents import Crowd
 from .anticipation import AnticipatoryForces
 from .context import ContextMap
@@ -16,7 +19,7 @@ from .metrics import Run, record
 from .navigator import ClearanceWarning, Navigator
 from .orca import ORCA
 from .powerlaw import PowerLaw, time_to_collision
-from .scenarios import SCENARIOS, CrowdScenario, Scenario, scenario, simulate, simulate_crowd
+from .scenarios import SCENARIOS, CrowdScenario, scenario, simulate, simulate_crowd
 from .steering import (
     Wander,
     alignment,
@@ -46,6 +49,14 @@ __all__ = [
     "detour", "evade", "flee", "follow_flow", "follow_path", "pursue", "record", "scenario",
     "seek", "separation", "simulate_crowd", "stay_within", "time_to_collision",
     "truncated_sum", "weighted_sum",
-    # deprecated names, kept for one release
-    "Scenario", "simulate",
+    # deprecated name, kept for one release (and Scenario, served with a warning)
+    "simulate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``Scenario``, the deprecated name of :class:`CrowdScenario` (the class itself)."""
+    if name == "Scenario":
+        warn("wayfinding.crowd.Scenario", "CrowdScenario")
+        return CrowdScenario
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

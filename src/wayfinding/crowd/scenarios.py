@@ -22,6 +22,7 @@ it (:mod:`~wayfinding.crowd.metrics`).
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecated import alias, positional_options
+from .._deprecated import alias, positional_options, renamed_keywords, warn
 from ..errors import InvalidQueryError
 from .agents import Crowd
 from .metrics import Run, record
@@ -166,18 +167,25 @@ def scenario(name: str, **options: float) -> CrowdScenario:
     return SCENARIOS[name](**options)
 
 
-@positional_options("model")
-def simulate_crowd(sc: CrowdScenario, *, model: Any = None, seed: int = 0) -> Run:
-    """Run a scenario until everyone has arrived or time is up, under ``model``: any
-    avoidance model with ``step(crowd, dt, *, preferred)`` (default: ``ORCA(time_horizon=5,
-    time_horizon_obst=2)`` with the scenario's obstacles).  Only ORCA takes obstacles: a
-    scenario with obstacles refuses the others."""
-    if model is not None and not callable(getattr(model, "step", None)):
-        raise InvalidQueryError("model must have a step(crowd, dt, *, preferred) method")
-    if sc.obstacles and model is not None and not isinstance(model, ORCA):
+@renamed_keywords(model="avoidance")
+@positional_options("avoidance")
+def simulate_crowd(sc: CrowdScenario, *, avoidance: Any = None, seed: int = 0) -> Run:
+    """Run a scenario until everyone has arrived or time is up, under ``avoidance``: any
+    model with ``step(crowd, dt, *, preferred)`` (default: ``ORCA(time_horizon=5,
+    time_horizon_obst=2)`` with the scenario's obstacles).  An ORCA made without
+    ``obstacles`` is copied and the copy takes the scenario's.  Only ORCA takes obstacles:
+    a scenario with obstacles refuses the others."""
+    if avoidance is not None and not callable(getattr(avoidance, "step", None)):
+        raise InvalidQueryError("avoidance must have a step(crowd, dt, *, preferred) method")
+    if sc.obstacles and avoidance is not None and not isinstance(avoidance, ORCA):
         raise InvalidQueryError(f"{sc.name!r} has obstacles, which only ORCA takes; "
-                                f"{type(model).__name__} would walk through them")
-    orca = model or ORCA(time_horizon=5.0, time_horizon_obst=2.0, obstacles=sc.obstacles)
+                                f"{type(avoidance).__name__} would walk through them")
+    if avoidance is None:
+        avoidance = ORCA(time_horizon=5.0, time_horizon_obst=2.0, obstacles=sc.obstacles)
+    elif isinstance(avoidance, ORCA) and avoidance.obstacles is None:
+        avoidance = copy.copy(avoidance)            # the caller's keeps no obstacles
+        avoidance.set_obstacles(sc.obstacles)
+    model = avoidance
     rng = np.random.default_rng(seed)
 
     def step(crowd: Crowd, dt: float) -> None:
@@ -186,12 +194,18 @@ def simulate_crowd(sc: CrowdScenario, *, model: Any = None, seed: int = 0) -> Ru
             a = rng.uniform(0, 2 * math.pi, len(crowd))
             pref = pref + sc.noise * rng.uniform(0, 1, len(crowd))[:, None] \
                 * np.stack([np.cos(a), np.sin(a)], 1)
-        orca.step(crowd, dt, preferred=pref)
+        model.step(crowd, dt, preferred=pref)
 
     return record(sc.crowd, step, dt=sc.dt, seconds=sc.seconds)
 
 
-#: Deprecated name of :class:`CrowdScenario`.
-Scenario = alias(CrowdScenario, "Scenario")
 #: Deprecated name of :func:`simulate_crowd`.
 simulate = alias(simulate_crowd, "simulate")
+
+
+def __getattr__(name: str) -> Any:
+    """``Scenario``, the deprecated name of :class:`CrowdScenario` (the class itself)."""
+    if name == "Scenario":
+        warn(f"{__name__}.Scenario", "CrowdScenario")
+        return CrowdScenario
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
