@@ -4,6 +4,7 @@ arrives, none on top of another, jams spread over the gaps, lanes arrive early."
 import numpy as np
 import pytest
 
+from wayfinding import InvalidQueryError
 from wayfinding.fields.scenes import SCENES, scene, simulate_scene
 
 
@@ -24,3 +25,23 @@ def test_the_papers_scenes(name):
         assert (counts > 5).sum() >= 2
     if name == "lanes":
         assert run.arrival_time(0.9) < 60.0
+
+
+def test_numpy_scalars_are_taken_and_bad_numbers_refused():
+    want = simulate_scene(scene("lanes", units=4), seconds=2.0, dt=0.1, max_accel=6.0)
+    got = simulate_scene(scene("lanes", units=4), seconds=np.float32(2.0), dt=np.float64(0.1),
+                         max_speed=np.float32(1.5), max_accel=np.int64(6),
+                         radius=np.float64(0.35), arrive=np.float32(1.5))
+    np.testing.assert_allclose(got.positions, want.positions, equal_nan=True)
+    for name, bad in [("seconds", 0), ("dt", np.nan), ("max_accel", -1.0), ("radius", True),
+                      ("arrive", "1")]:
+        with pytest.raises(InvalidQueryError, match=name):
+            simulate_scene(scene("lanes", units=4), **{name: bad})
+
+
+def test_acceleration_is_the_old_name_of_max_accel():
+    want = simulate_scene(scene("lanes", units=4), seconds=2.0, max_accel=3.0)
+    with pytest.warns(DeprecationWarning, match=r"simulate_scene\(acceleration=\.\.\.\) is "
+                      r"deprecated; use max_accel=\.\.\."):
+        got = simulate_scene(scene("lanes", units=4), seconds=2.0, acceleration=3.0)
+    np.testing.assert_array_equal(got.positions, want.positions)

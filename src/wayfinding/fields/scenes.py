@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecated import alias
+from .._deprecated import alias, renamed_keywords
+from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..results import Arrivals
@@ -101,18 +102,18 @@ def _scatter(rng: np.random.Generator, n: int, xs: tuple[int, int], ys: tuple[in
                                                                                       2))
 
 
+@renamed_keywords(acceleration="max_accel")
 def simulate_scene(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1,
-                   max_speed: float = 1.5, acceleration: float = 6.0, radius: float = 0.35,
+                   max_speed: float = 1.5, max_accel: float = 6.0, radius: float = 0.35,
                    arrive: float = 1.5, params: ContinuumParams | None = None) -> SceneRun:
     """Run ``sc`` for ``seconds`` in frames of ``dt``: units of ``radius`` (cells) with top
-    speed ``max_speed`` (cells per second) and ``acceleration`` follow their group's hybrid
-    plan, and leave within ``arrive`` cells of their goal."""
-    for name, value in (("seconds", seconds), ("dt", dt), ("max_speed", max_speed),
-                        ("acceleration", acceleration), ("radius", radius),
-                        ("arrive", arrive)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or value <= 0:
-            raise InvalidQueryError(f"{name} {value!r} must be a finite number > 0")
+    speed ``max_speed`` (cells per second) and acceleration at most ``max_accel`` (cells
+    per second squared) follow their group's hybrid plan, and leave within ``arrive`` cells
+    of their goal."""
+    seconds, dt, max_speed, max_accel, radius, arrive = (
+        positive_float(name, value) for name, value in (
+            ("seconds", seconds), ("dt", dt), ("max_speed", max_speed),
+            ("max_accel", max_accel), ("radius", radius), ("arrive", arrive)))
     grid = sc.grid
     planner = HybridPlanner(grid, params=params)
     pos = np.concatenate([g.positions for g in sc.groups]).astype(float)
@@ -132,7 +133,7 @@ def simulate_scene(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1,
                 target[mine] = plan.targets(pos[mine], vel[mine] / max_speed) * max_speed
         change = target - vel
         size = np.hypot(change[:, 0], change[:, 1])
-        limit = acceleration * dt
+        limit = max_accel * dt
         scale = np.where(size > limit, limit / np.maximum(size, 1e-12), 1.0)
         vel = np.where(active[:, None], vel + change * scale[:, None], 0.0)
         before = pos
