@@ -185,6 +185,7 @@ class ContinuumField(SingleThread):
         flat = ((goal_cells[:, 1] + 1) * (w + 2) + goal_cells[:, 0] + 1).astype(np.int32)
         prm = self.params
         self._maps = None
+        # The arguments update() and assist() share, in the kernels' order.
         common = (self._walls, p, v)
         grid = (w, h, prm.radius, prm.offset, prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
                 prm.min_speed, self.vectors)
@@ -193,10 +194,8 @@ class ContinuumField(SingleThread):
             self._epoch += 1
             epoch = self._epoch
             _HELPER.post((self._cells, self._order, self._shared, *common, *grid, epoch))
-        _continuum_potential.update(self._cells, self._link, self._bits, self._order,
-                                    self._shared, self._walls, p, v, flat, w, h, prm.radius,
-                                    prm.offset, prm.rho_min, prm.rho_max, prm.alpha, prm.beta,
-                                    prm.min_speed, self.vectors, epoch)
+        _continuum_potential.update(*(self._cells, self._link, self._bits, self._order,
+                                      self._shared, *common, flat, *grid, epoch))
 
     def sample(self, points: ArrayLike) -> np.ndarray:
         """Velocities at ``points`` (``(k, 2)``), interpolated bilinearly from the four
