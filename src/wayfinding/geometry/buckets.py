@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+#: A bucket index: ``(ptr, members, ox, oy, cell, nx, ny)`` (see :func:`box_buckets`).
+Buckets = tuple[np.ndarray, np.ndarray, float, float, float, int, int]
 
-def box_buckets(lo: np.ndarray, hi: np.ndarray, cell: float
-                ) -> tuple[np.ndarray, np.ndarray, float, float, float, int, int]:
+
+def box_buckets(lo: np.ndarray, hi: np.ndarray, cell: float) -> Buckets:
     """Buckets ``cell`` wide over the boxes ``lo``–``hi`` (``(m, 2)`` each), each box listed
     in every bucket its box overlaps; the buckets double in width while the boxes would fill
     more than 16 each on average (long diagonal ones).  Returns ``(ptr, members, ox, oy,

@@ -10,8 +10,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import choice, positive_float, xy
 from ..errors import InvalidGeometryError
-
-Pt = tuple[float, float]
+from .predicates import Pt
 
 
 def circle_tangent(c0: ArrayLike, s0: int, r0: float, c1: ArrayLike, s1: int, r1: float, *,

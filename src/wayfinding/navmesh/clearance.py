@@ -50,14 +50,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecated import positional_options
 from .._io import read_npz, write_npz
 from .._kernels import _clearance, _navmesh
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
+from ..geometry.buckets import Buckets
 from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point, check_radius
+from ..geometry.predicates import Pt
 from ..results import PathResult, SearchStats
 from .build import triangulate, walkable_area
-from .mesh import Buckets, bucket_index
+from .mesh import bucket_index
 
 FORMAT, VERSION = "wayfinding-clearance-mesh", 1
 #: Refinement stops with an error after this many Steiner vertices per input vertex.
@@ -66,7 +69,6 @@ MAX_STEINER_RATIO = 20
 END_MARGIN = 1e-9
 #: Angle (radians) between the points a path's arcs are drawn with, at most.
 ARC_STEP = math.radians(5)
-Pt = tuple[float, float]
 
 
 @dataclass(slots=True, repr=False)
@@ -182,6 +184,7 @@ class ClearanceMesh:
         return float(np.hypot(*(a + s[:, None] * d - p).T).min(initial=math.inf))
 
     # ------------------------------------------------------------------ paths
+    @positional_options("radius")
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, radius: float = 0.0) -> ClearancePath:
         """The shortest path of clearance ``radius`` in the channel found by A* over the
         triangles' edges (crossing a corner only when ``2 radius <= clearance``), pulled

@@ -35,7 +35,7 @@ from ..errors import (
     NavMeshFormatError,
     WayfindingError,
 )
-from ..geometry.buckets import box_buckets
+from ..geometry.buckets import Buckets, box_buckets
 from ..geometry.predicates import check_coordinates
 from . import build as _build
 from . import subtractive as _subtractive
@@ -44,9 +44,6 @@ from .surface import RayHit, WallDistance
 
 #: The query's path search without its thread guard: the mesh's queries are per thread.
 _find_path = NavMeshQuery.find_path.__wrapped__  # type: ignore[attr-defined]
-
-#: The compiled point queries' bucket index: ``(cell_ptr, cell_polys, ox, oy, cell, nx, ny)``.
-Buckets = tuple[np.ndarray, np.ndarray, float, float, float, int, int]
 
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
