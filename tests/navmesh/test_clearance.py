@@ -566,8 +566,28 @@ def test_ten_thousand_vertices_build_in_seconds_and_grow_slower_than_squared():
 
 def test_names_from_the_old_reference_module_still_work_and_warn():
     from wayfinding.navmesh import lct
-    with pytest.warns(DeprecationWarning, match=r"navmesh\._lct_reference\.Triangulation"):
+    with pytest.warns(DeprecationWarning, match=r"lct\.Triangulation \(now kept only as an "
+                      r"oracle .*; use wayfinding\.navmesh\.ClearanceMesh\.build\(\)"):
         assert lct.Triangulation is reference.Triangulation
     with pytest.warns(DeprecationWarning, match=r"navmesh\.clearance\.END_MARGIN"):
         assert lct.END_MARGIN == END_MARGIN
     assert not hasattr(lct, "Mesh")
+
+
+def test_the_old_module_does_not_load_the_test_oracle():
+    import subprocess
+    import sys
+    code = ("import sys, wayfinding.navmesh.lct; "
+            "print('wayfinding.navmesh._lct_reference' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_a_radius_by_position_still_works_and_warns():
+    mesh = ClearanceMesh.build(**RING)
+    with pytest.warns(DeprecationWarning, match=r"ClearanceMesh\.find_path\(\.\.\., radius\) by "
+                      r"position is deprecated; use radius=\.\.\."):
+        old = mesh.find_path((1, 1), (9, 9), 0.5)
+    new = mesh.find_path((1, 1), (9, 9), radius=0.5)
+    assert old.found and old.radius == 0.5 and old.cost == new.cost
