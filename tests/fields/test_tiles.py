@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from movingai_data import all_names, load
 
-from wayfinding import Grid, InvalidQueryError
+from wayfinding import Grid, InvalidQueryError, Status
 from wayfinding.fields import FlowTiles
 
 MAPS = all_names()
@@ -83,11 +83,13 @@ def test_a_wall_stamped_across_a_corridor_reroutes_and_lifting_it_restores():
     before = [(w.a, w.b, w.cells_a) for w in tiles.windows()]
     route = tiles.route((0, 0), (0, 5))
     assert route.valid and tuple(route.descend((0, 0))[-1]) == (0, 5)
+    assert route.status == Status.FOUND
     stale = tiles.route((0, 0), (0, 5))
     wall = {(x, y): np.inf for x in (27, 28, 29) for y in (3,)}
     dirty = tiles.edit(wall)
     assert dirty == {(2, 0)}
     assert not route.valid and not stale.valid
+    assert route.found and route.status == stale.status == Status.FAILED
     assert stale.tile((0, 0)) is None and stale.prepare() == len(stale.sectors)
     assert not tiles.route((0, 0), (0, 5)).found          # the map is cut in two now
     assert tiles.islands()[0, 0] != tiles.islands()[5, 0]

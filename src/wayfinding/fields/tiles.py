@@ -101,8 +101,10 @@ class TileRoute:
 
     @property
     def status(self) -> Status:
-        """``Status.FOUND`` when the route reaches the goal, else ``Status.FAILED``."""
-        return Status.FOUND if self.found else Status.FAILED
+        """``Status.FOUND`` when the route reaches the goal and is still :attr:`valid`;
+        else ``Status.FAILED`` (after an edit through its sectors it may no longer lead
+        there: route again)."""
+        return Status.FOUND if self.found and self.valid else Status.FAILED
 
     def tile(self, sector: Sector) -> FlowField | None:
         """The tile of ``sector`` (built now if needed); None off the route."""
