@@ -1,9 +1,10 @@
 """Navigation-mesh queries against shapely and the exact shortest paths: point location,
 nearest polygon, A* + funnel (legal, never shorter than exact, equal to it when the corridor
 holds the exact path), snapping, filters, area costs, off-mesh links, bad input.  The query
-object, NavMeshQuery: its own scratch (two queries side by side, one thread at a time on each, the
-mesh's per-thread queries), one-point and many-point calls with fixed return types (the old
-array form of the one-point calls warns), and partial paths against a flood-fill oracle."""
+object, NavMeshQuery: its own scratch (two queries side by side, one thread at a time on each,
+the mesh's per-thread queries), one-point and many-point calls with fixed return types (the old
+array form of the mesh's one-point calls warns; the query refuses it), and partial paths
+against a flood-fill oracle."""
 
 import math
 import threading
@@ -397,20 +398,38 @@ def test_one_point_calls_return_scalars_and_many_point_calls_arrays(world, owner
             many((1.0, 2.0))
 
 
-@pytest.mark.parametrize("owner", ["mesh", "query"])
-def test_an_array_to_a_one_point_call_still_works_and_warns(world, owner):
+def test_an_array_to_the_mesh_s_one_point_calls_still_works_and_warns(world):
     area, mesh = world
-    q = mesh if owner == "mesh" else NavMeshQuery(mesh)
     pts = sample_points(area, np.random.default_rng(7), 4)
-    name = type(q).__name__
-    with pytest.warns(DeprecationWarning, match=rf"{name}\.locate_many\(\)") as caught:
-        got = q.locate(pts)
+    with pytest.warns(DeprecationWarning, match=r"NavMesh\.locate_many\(\)") as caught:
+        got = mesh.locate(pts)
     assert caught[0].filename == __file__          # blamed on the caller
-    assert np.array_equal(got, q.locate_many(pts))
-    with pytest.warns(DeprecationWarning, match=rf"{name}\.nearest_many\(\)"):
-        polys, snapped = q.nearest(pts)
-    want = q.nearest_many(pts)
+    assert np.array_equal(got, mesh.locate_many(pts))
+    with pytest.warns(DeprecationWarning, match=r"NavMesh\.nearest_many\(\)"):
+        polys, snapped = mesh.nearest(pts)
+    want = mesh.nearest_many(pts)
     assert np.array_equal(polys, want[0]) and np.array_equal(snapped, want[1])
+
+
+def test_the_query_s_one_point_calls_refuse_an_array(world):
+    area, mesh = world
+    q = NavMeshQuery(mesh)
+    pts = sample_points(area, np.random.default_rng(7), 4)
+    with pytest.raises(InvalidQueryError, match=r"one \(x, y\) point; for an \(n, 2\) array "
+                       r"use locate_many\(\)"):
+        q.locate(pts)
+    with pytest.raises(InvalidQueryError, match=r"use nearest_many\(\)"):
+        q.nearest(pts)
+
+
+def test_the_mesh_s_old_points_keyword_still_works_and_warns(world):
+    area, mesh = world
+    p = tuple(sample_points(area, np.random.default_rng(8), 1)[0])
+    with pytest.warns(DeprecationWarning, match=r"locate\(points=\.\.\.\) is deprecated; "
+                      r"use point=\.\.\."):
+        assert mesh.locate(points=p) == mesh.locate(p)
+    with pytest.warns(DeprecationWarning, match=r"nearest\(points=\.\.\.\) is deprecated"):
+        assert mesh.nearest(points=p) == mesh.nearest(p)
 
 
 # ---------------------------------------------------------------------- partial paths
@@ -538,6 +557,7 @@ def test_options_once_positional_still_work_by_position_and_warn(world):
     with pytest.warns(DeprecationWarning, match=r"with_areas\(\.\.\., areas, flags\)"):
         old_mesh = mesh.with_areas(None, flags)
     assert np.array_equal(old_mesh.flags, mesh.with_areas(flags=flags).flags)
-    for q in (mesh, NavMeshQuery(mesh)):
-        with pytest.warns(DeprecationWarning, match=r"random_point\(\.\.\., rng\)"):
-            assert q.random_point(5) == q.random_point(rng=5)
+    with pytest.warns(DeprecationWarning, match=r"random_point\(\.\.\., rng\)"):
+        assert mesh.random_point(5) == mesh.random_point(rng=5)
+    with pytest.raises(TypeError):                  # new with the query: keyword only
+        NavMeshQuery(mesh).random_point(5)

@@ -85,6 +85,8 @@ def test_find_path_stopped_by_its_budget_is_out_of_budget(world, start, goal):
     search = AStarSearch(CHAIN, "a", "d")
     assert is_status(search.run(max_expansions=1).status, Status.OUT_OF_BUDGET)
     assert is_status(search.run().status, Status.FOUND)
+    with pytest.raises(TypeError):                  # new with the search: keyword only
+        AStarSearch(CHAIN, "a", "d").run(1)
 
 
 def test_old_constants_are_the_members_and_equal_their_strings():

@@ -42,9 +42,6 @@ from . import subtractive as _subtractive
 from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
 from .surface import RayHit, WallDistance
 
-#: The query's path search without its thread guard: the mesh's queries are per thread.
-_find_path = NavMeshQuery.find_path.__wrapped__  # type: ignore[attr-defined]
-
 #: Default cap on the vertices of one polygon (as Recast's default).
 MAX_VERTS = 6
 
@@ -431,8 +428,9 @@ class NavMesh:
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
         """:meth:`NavMeshQuery.find_path` on this thread's query."""
-        return _find_path(self._query(), start, goal, filter=filter, partial=partial)
+        return self._query().find_path(start, goal, filter=filter, partial=partial)
 
+    @renamed_keywords(points="point")
     def locate(self, point: ArrayLike) -> int:
         """:meth:`NavMeshQuery.locate`: the polygon holding ``point``, -1 off the mesh.
         (An ``(n, 2)`` array is deprecated here: use :meth:`locate_many`.)"""
@@ -446,6 +444,7 @@ class NavMesh:
         """:meth:`NavMeshQuery.locate_many`: ``(n,)`` int32 polygons of ``(n, 2)`` points."""
         return self._query().locate_many(points)
 
+    @renamed_keywords(points="point")
     def nearest(self, point: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                 ) -> tuple[int, tuple[float, float]]:
         """:meth:`NavMeshQuery.nearest`: ``(polygon, (x, y))`` nearest ``point``.  (An
@@ -473,20 +472,21 @@ class NavMesh:
         """:meth:`NavMeshQuery.move_along_surface` on this thread's query."""
         return self._query().move_along_surface(start, target, filter=filter)
 
-    def distance_to_wall(self, centre: Any, radius: float, *,
+    def distance_to_wall(self, centre: ArrayLike, radius: float, *,
                          filter: QueryFilter = DEFAULT_FILTER) -> WallDistance:
         """:meth:`NavMeshQuery.distance_to_wall` on this thread's query."""
         return self._query().distance_to_wall(centre, radius, filter=filter)
 
-    def polygons_in_circle(self, centre: Any, radius: float, *,
+    def polygons_in_circle(self, centre: ArrayLike, radius: float, *,
                            filter: QueryFilter = DEFAULT_FILTER
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`NavMeshQuery.polygons_in_circle` on this thread's query."""
         return self._query().polygons_in_circle(centre, radius, filter=filter)
 
     @positional_options("rng")
-    def random_point(self, *, rng: Any = None, centre: Any = None, radius: float | None = None,
-                     filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float]]:
+    def random_point(self, *, rng: Any = None, centre: ArrayLike | None = None,
+                     radius: float | None = None, filter: QueryFilter = DEFAULT_FILTER
+                     ) -> tuple[int, tuple[float, float]]:
         """:meth:`NavMeshQuery.random_point` on this thread's query."""
         return self._query().random_point(rng=rng, centre=centre, radius=radius, filter=filter)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._deprecated import positional_options, warn
+from .._deprecated import positional_options
 from .._kernels import _navmesh
 from .._scratch import SingleThread, exclusive
 from .._validate import count, finite_points, positive_float, xy
@@ -169,13 +169,8 @@ class NavMeshQuery(SingleThread):
     # ------------------------------------------------------------------ points
     def locate(self, point: ArrayLike) -> int:
         """The polygon containing ``point`` (boundary included; lowest id when several), -1
-        off the mesh.  (An ``(n, 2)`` array is deprecated here: use :meth:`locate_many`.)"""
-        pts, single = finite_points("point", point)
-        if not single:
-            warn(f"{type(self).__name__}.locate() of an (n, 2) array",
-                 f"{type(self).__name__}.locate_many()")
-            return self.locate_many(pts)  # type: ignore[return-value]
-        return self._locate_one(pts)
+        off the mesh.  For an ``(n, 2)`` array use :meth:`locate_many`."""
+        return self._locate_one(_one(point, "locate"))
 
     def _locate_one(self, pts: np.ndarray) -> int:
         return int(self._kernel.locate_one(pts[0, 0], pts[0, 1]))
@@ -188,14 +183,9 @@ class NavMeshQuery(SingleThread):
     def nearest(self, point: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER
                 ) -> tuple[int, tuple[float, float]]:
         """The usable polygon nearest ``point`` and the nearest point on it: ``(polygon,
-        (x, y))``; polygon -1 when no polygon is usable.  (An ``(n, 2)`` array is deprecated
-        here: use :meth:`nearest_many`.)"""
-        pts, single = finite_points("point", point)
-        if not single:
-            warn(f"{type(self).__name__}.nearest() of an (n, 2) array",
-                 f"{type(self).__name__}.nearest_many()")
-            return self.nearest_many(pts, filter=filter)  # type: ignore[return-value]
-        return self._nearest_one(pts, filter)
+        (x, y))``; polygon -1 when no polygon is usable.  For an ``(n, 2)`` array use
+        :meth:`nearest_many`."""
+        return self._nearest_one(_one(point, "nearest"), filter)
 
     def _nearest_one(self, pts: np.ndarray, f: QueryFilter) -> tuple[int, tuple[float, float]]:
         poly, snapped = self.mesh._nearest(pts, self._filter(f)[0])
@@ -300,7 +290,7 @@ class NavMeshQuery(SingleThread):
         return seen.astype(np.uint8)
 
     # ------------------------------------------------------------------ surface queries
-    def _on_mesh(self, point: Any, name: str, f: QueryFilter
+    def _on_mesh(self, point: ArrayLike, name: str, f: QueryFilter
                  ) -> tuple[int, np.ndarray, np.ndarray]:
         allowed = self._filter(f)[0]
         pts, single = finite_points(name, point)
@@ -339,7 +329,7 @@ class NavMeshQuery(SingleThread):
         p, visited = _surface.move_along_surface(self.mesh, poly, s, t[0], allowed)
         return (float(p[0]), float(p[1])), visited
 
-    def distance_to_wall(self, centre: Any, radius: float, *,
+    def distance_to_wall(self, centre: ArrayLike, radius: float, *,
                          filter: QueryFilter = DEFAULT_FILTER) -> _surface.WallDistance:
         """The nearest wall within ``radius`` of ``centre`` (on the mesh), searching the
         polygons connected to it."""
@@ -347,7 +337,7 @@ class NavMeshQuery(SingleThread):
         poly, c, allowed = self._on_mesh(centre, "centre", filter)
         return _surface.distance_to_wall(self.mesh, poly, c, radius, allowed)
 
-    def polygons_in_circle(self, centre: Any, radius: float, *,
+    def polygons_in_circle(self, centre: ArrayLike, radius: float, *,
                            filter: QueryFilter = DEFAULT_FILTER
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The polygons reached from ``centre``'s polygon through portals within ``radius``
@@ -356,9 +346,9 @@ class NavMeshQuery(SingleThread):
         poly, c, allowed = self._on_mesh(centre, "centre", filter)
         return _surface.polygons_in_circle(self.mesh, poly, c, radius, allowed)
 
-    @positional_options("rng")
-    def random_point(self, *, rng: Any = None, centre: Any = None, radius: float | None = None,
-                     filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float]]:
+    def random_point(self, *, rng: Any = None, centre: ArrayLike | None = None,
+                     radius: float | None = None, filter: QueryFilter = DEFAULT_FILTER
+                     ) -> tuple[int, tuple[float, float]]:
         """A random point of the usable mesh, uniform by area: ``(polygon, (x, y))``.  With
         ``centre`` and ``radius``: uniform over the part of the disc reachable from the
         centre's polygon (rejection sampling, at most 1000 tries).  ``rng``: a numpy
@@ -382,6 +372,15 @@ class NavMeshQuery(SingleThread):
                 return p, (float(pt[0]), float(pt[1]))
         raise InvalidQueryError(f"no random point found within radius {radius} of "
                                 f"{tuple(c)} in 1000 tries")
+
+
+def _one(point: ArrayLike, query: str) -> np.ndarray:
+    """A ``(1, 2)`` float64 array of one finite point given to ``query``."""
+    pts, single = finite_points("point", point)
+    if not single:
+        raise InvalidQueryError(f"point {brief(point)} must be one (x, y) point; for an "
+                                f"(n, 2) array use {query}_many()")
+    return pts
 
 
 def _many(points: Any) -> np.ndarray:

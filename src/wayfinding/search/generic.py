@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecated import positional_options
 from .._validate import number, step_budget
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, Status
@@ -110,7 +109,6 @@ class AStarSearch:
             self._elapsed += time.perf_counter() - t0
         return self.status
 
-    @positional_options("max_expansions")
     def run(self, *, max_expansions: int | None = None) -> PathResult:
         """Run on to the end, or for at most ``max_expansions`` expansions, and return the
         result: as :meth:`result`, but a search its budget stopped is ``OUT_OF_BUDGET``
