@@ -16,10 +16,12 @@ from .errors import InvalidQueryError
 class Status(str, Enum):
     """How a search or request stands; each member equals its lower-case name as a string.
 
-    ``FOUND``: a path to the goal; ``PARTIAL``: no path to the goal, and the path returned
-    leads to the reachable node nearest to it; ``RUNNING``: a sliced search that has not
-    ended; ``FAILED``: no path (the goal is unreachable); ``OUT_OF_BUDGET``: the search
-    stopped at its budget before it could tell.  Requests of a
+    ``FOUND``: a path to the goal (for a search that returns one step of its route at a
+    time, as :func:`~wayfinding.search.hierarchical_step`: the step's path, found, whose
+    ``reached_goal`` says whether it ends at the goal); ``PARTIAL``: no path to the goal,
+    and the path returned leads to the reachable node nearest to it; ``RUNNING``: a sliced
+    search that has not ended; ``FAILED``: no path (the goal is unreachable);
+    ``OUT_OF_BUDGET``: the search stopped at its budget before it could tell.  Requests of a
     :class:`~wayfinding.search.PathScheduler` are also ``QUEUED`` before their search begins
     and ``CANCELLED`` when withdrawn.
 

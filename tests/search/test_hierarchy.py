@@ -20,6 +20,7 @@ from wayfinding import (
     InvalidGridError,
     InvalidQueryError,
 )
+from wayfinding.results import Status
 from wayfinding.search import astar
 from wayfinding.search.hierarchical import (
     hierarchical_path,
@@ -87,6 +88,9 @@ def test_t16_levels_and_mapping(t16):
 def test_t16_hierarchical_step(t16):
     r = hierarchical_step(t16, 0, 8)
     assert r.found and not r.reached_goal
+    assert r.status is Status.FOUND          # the step is found; the goal is not reached yet
+    here = hierarchical_step(t16, 8, 8)
+    assert here.status is Status.FOUND and here.reached_goal
     assert r.path == [0, 1, 2, 3, 4]
     assert r.cost == 4
     assert r.plans == [(1, ["g0", "g1", "g2"]), (0, [0, 1, 2, 3, 4])]  # level 2 skipped

@@ -111,8 +111,12 @@ def hierarchical_step(h: HierarchicalGraph, start: Any, goal: Any) -> Hierarchic
     """The level-0 path from ``start`` toward ``goal`` up to the end of the first step of
     the coarse plan (see the module docstring).
 
-    ``found=False`` when a plan fails on the way (the goal is unreachable, or, in graphs
-    whose groups are not connected inside, no member of the next group is reachable).
+    The step's path is found (``found``, ``status`` FOUND) when every plan on the way
+    succeeds, whether or not it ends at the goal: ``reached_goal`` tells, and is false for
+    a step that stops at the representative (or a member) of the next group of the coarse
+    plan.  ``found=False`` (``status`` FAILED) when a plan fails on the way (the goal is
+    unreachable, or, in graphs whose groups are not connected inside, no member of the
+    next group is reachable).
     ``path`` is a list of nodes (an int64 array for a CSRGraph base); ``cost`` its true
     level-0 cost.  Unknown nodes raise :class:`~wayfinding.errors.InvalidQueryError`.
 
