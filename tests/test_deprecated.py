@@ -1,8 +1,21 @@
+import subprocess
+import sys
 import warnings
 
 import pytest
 
-from wayfinding._deprecated import alias, renamed_keywords
+from wayfinding._deprecated import alias, positional_options, renamed_keywords
+
+
+class Box:
+    @renamed_keywords(size="width")
+    @positional_options("width")
+    def __init__(self, *, width=1):
+        self.width = width
+
+    @renamed_keywords(size="width")
+    def grow(self, *, width=1):
+        return self.width + width
 
 
 def test_alias_function_and_class():
@@ -23,3 +36,45 @@ def test_both_keywords_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert f(method="m") == "m"
+
+
+def test_renamed_keywords_name_a_method_with_its_class_and_an_init_as_its_class():
+    with pytest.warns(DeprecationWarning, match=r"^Box\(size=\.\.\.\) is deprecated; use width"):
+        box = Box(size=3)
+    with pytest.warns(DeprecationWarning, match=r"^Box\.grow\(size=\.\.\.\) is deprecated"):
+        assert box.grow(size=2) == 5
+    with pytest.raises(TypeError, match=r"^Box\(\) got both size= and width="):
+        Box(size=1, width=2)
+
+
+def test_stacked_shims_warn_at_the_caller_s_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert Box(4).width == 4
+        line = sys._getframe().f_lineno - 1
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+    assert str(caught[0].message) == "Box(..., width) by position is deprecated; use width=..."
+
+
+def test_a_warning_from_deep_in_the_package_names_the_caller_s_line():
+    from wayfinding.graph import DirichletDomains
+
+    seeds = [(0, 0), (4, 0)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        DirichletDomains(seeds, [1.0, 1.0], bounds=(-2, -2, 6, 2))
+        DirichletDomains(seeds, bounds=(-2, -2, 6, 2), adjacency="raster", resolution=0.5)
+    assert [str(w.message) for w in caught] == [
+        "DirichletDomains(..., weights) by position is deprecated; use weights=...",
+        "DirichletDomains(resolution=...) is deprecated; use cell_size=..."]
+    assert {w.filename for w in caught} == {__file__}
+
+
+def test_a_script_sees_the_warning_under_the_default_filters(tmp_path):
+    script = tmp_path / "old_call.py"
+    script.write_text("import wayfinding\n"
+                      "grid = wayfinding.Grid.from_ascii('...')\n"
+                      "wayfinding.find_paths(grid, [(0, 0)], [(2, 0)], algo='dijkstra')\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         check=True)
+    assert f"{script}:3: DeprecationWarning: find_paths(algo=...) is deprecated" in run.stderr

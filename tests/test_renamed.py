@@ -10,6 +10,7 @@ import wayfinding
 from wayfinding import CSRGraph, Grid, GridSearch
 from wayfinding.bench import run_scenario
 from wayfinding.cli import main
+from wayfinding.errors import InvalidQueryError
 from wayfinding.graph import CSRGoalBounds, WaypointGraph
 from wayfinding.grid import AnyAngle, HexGrid, generate, make_solver
 
@@ -20,41 +21,61 @@ GRID = Grid.from_ascii("""
 CHAIN = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0], directed=False,
                             coords=[[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
 
-#: Every call that takes the search method, as ``call(keyword, name)``.
+#: Every call that takes the search method, as ``call(keyword, name)``, with a method it
+#: knows other than its default.
 METHOD_SITES = {
-    "GridSearch.find_path": lambda kw, m: GridSearch(GRID).find_path((0, 0), (4, 2), **{kw: m}),
-    "GridSearch.start": lambda kw, m: GridSearch(GRID).start((0, 0), (4, 2), **{kw: m}),
-    "CSRGraph.find_path": lambda kw, m: CHAIN.find_path(0, 2, **{kw: m}),
-    "CSRGraph.start": lambda kw, m: CHAIN.start(0, 2, **{kw: m}),
-    "CSRGoalBounds.find_path":
-        lambda kw, m: CSRGoalBounds.build(CHAIN).find_path(0, 2, **{kw: m}),
-    "PositionedGraph.find_path":
+    "GridSearch.find_path": (
+        lambda kw, m: GridSearch(GRID).find_path((0, 0), (4, 2), **{kw: m}), "dijkstra"),
+    "GridSearch.start": (
+        lambda kw, m: GridSearch(GRID).start((0, 0), (4, 2), **{kw: m}), "dijkstra"),
+    "CSRGraph.find_path": (lambda kw, m: CHAIN.find_path(0, 2, **{kw: m}), "dijkstra"),
+    "CSRGraph.start": (lambda kw, m: CHAIN.start(0, 2, **{kw: m}), "dijkstra"),
+    "CSRGoalBounds.find_path": (
+        lambda kw, m: CSRGoalBounds.build(CHAIN).find_path(0, 2, **{kw: m}), "dijkstra"),
+    "PositionedGraph.find_path": (
         lambda kw, m: WaypointGraph([(0, 0), (3, 0)], [(0, 1)]).find_path((0, 0), (3, 0),
-                                                                          **{kw: m}),
-    "AnyAngle.find_path":
-        lambda kw, m: AnyAngle(GRID).find_path((0, 0), (4, 2), **{kw: "theta"}),
-    "HexGrid.find_path": lambda kw, m: HexGrid(np.ones((3, 3))).find_path((0, 0), (2, 2),
-                                                                         **{kw: m}),
-    "wayfinding.find_path": lambda kw, m: wayfinding.find_path(GRID, (0, 0), (4, 2), **{kw: m}),
-    "wayfinding.start_search":
-        lambda kw, m: wayfinding.start_search(GRID, (0, 0), (4, 2), **{kw: m}),
-    "make_solver": lambda kw, m: make_solver(GRID, **{kw: m})((0, 0), (4, 2)),
+                                                                           **{kw: m}),
+        "dijkstra"),
+    "AnyAngle.find_path": (
+        lambda kw, m: AnyAngle(GRID).find_path((0, 0), (4, 2), **{kw: m}), "lazy_theta"),
+    "HexGrid.find_path": (
+        lambda kw, m: HexGrid(np.ones((3, 3))).find_path((0, 0), (2, 2), **{kw: m}),
+        "dijkstra"),
+    "wayfinding.find_path": (
+        lambda kw, m: wayfinding.find_path(GRID, (0, 0), (4, 2), **{kw: m}), "dijkstra"),
+    "wayfinding.start_search": (
+        lambda kw, m: wayfinding.start_search(GRID, (0, 0), (4, 2), **{kw: m}), "dijkstra"),
+    "wayfinding.find_paths": (
+        lambda kw, m: wayfinding.find_paths(GRID, [(0, 0)], [(4, 2)], **{kw: m})[0],
+        "dijkstra"),
+    "make_solver": (lambda kw, m: make_solver(GRID, **{kw: m})((0, 0), (4, 2)), "dijkstra"),
 }
 
 
-def _cost(result):
+def _result(result):
     if isinstance(result, wayfinding.SlicedSearch):
         result.step()
         result = result.result()
-    return result.cost
+    return result
 
 
 @pytest.mark.parametrize("site", list(METHOD_SITES))
 def test_algo_keyword_warns_and_means_method(site):
-    call = METHOD_SITES[site]
-    with pytest.warns(DeprecationWarning, match=r"\(algo=\.\.\.\) is deprecated; use method="):
-        old = _cost(call("algo", "dijkstra"))
-    assert old == _cost(call("method", "dijkstra"))
+    call, method = METHOD_SITES[site]
+    with pytest.warns(DeprecationWarning,
+                      match=r"\(algo=\.\.\.\) is deprecated; use method=") as caught:
+        old = _result(call("algo", method))
+    new = _result(call("method", method))
+    assert (old.cost, old.algorithm) == (new.cost, new.algorithm)
+    assert new.algorithm.startswith(method)
+    assert [w.filename for w in caught] == [__file__]
+
+
+@pytest.mark.parametrize("site", list(METHOD_SITES))
+def test_an_unknown_method_is_called_a_method(site):
+    call, _ = METHOD_SITES[site]
+    with pytest.raises(InvalidQueryError, match=r"unknown (any-angle )?method 'warp'"):
+        _result(call("method", "warp"))
 
 
 def test_run_scenario_algo_keyword_warns(tmp_path):
@@ -133,7 +154,7 @@ def test_dirichlet_resolution_is_a_deprecated_name_of_cell_size():
     from wayfinding.graph import DirichletDomains
 
     seeds, box = [(0, 0), (4, 0)], (-2, -2, 6, 2)
-    with pytest.warns(DeprecationWarning, match=r"resolution=\.\.\.\) is deprecated"):
+    with pytest.warns(DeprecationWarning, match=r"DirichletDomains\(resolution=\.\.\.\) is depr"):
         old = DirichletDomains(seeds, bounds=box, adjacency="raster", resolution=0.5)
     new = DirichletDomains(seeds, bounds=box, adjacency="raster", cell_size=0.5)
     with pytest.warns(DeprecationWarning, match=r"DirichletDomains\.resolution is deprecated"):

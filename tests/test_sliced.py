@@ -320,7 +320,7 @@ def test_bad_input():
         GridSearch(grid).start((0, 0), (1, 0), method="jps")
     with pytest.raises(InvalidQueryError, match="blocked"):
         GridSearch(grid).start((0, 0), (2, 0))
-    with pytest.raises(InvalidQueryError, match="unknown algorithm"):
+    with pytest.raises(InvalidQueryError, match="unknown method"):
         start_search(grid, (0, 0), (1, 0), method="nope")
     with pytest.raises(InvalidQueryError, match="needs a Grid"):
         start_search(AdjacencyGraph.from_edges([(0, 1, 1)]), 0, 1, method="bfs")

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -33,24 +35,44 @@ F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _inside(filename: str) -> bool:
+    """Whether ``filename`` is this package's code or the import machinery's."""
+    return filename.startswith(_PACKAGE) or "importlib" in filename and "_bootstrap" in filename
+
+
 def warn(old: str, new: str) -> None:
-    """Warn that ``old`` is deprecated in favour of ``new`` (from the caller's caller)."""
-    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
+    """Warn that ``old`` is deprecated in favour of ``new``, at the first caller outside
+    this package: the user's line, however deep in the package the old form was met."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and _inside(frame.f_code.co_filename):
+        frame = frame.f_back
+    module_globals = frame.f_globals
+    warnings.warn_explicit(f"{old} is deprecated; use {new}", DeprecationWarning,
+                           frame.f_code.co_filename, frame.f_lineno,
+                           module_globals.get("__name__", "<string>"),
+                           module_globals.setdefault("__warningregistry__", {}),
+                           module_globals)
 
 
 def renamed_keywords(**renames: str) -> Callable[[F], F]:
     """Accept each old keyword (``old="new"``) for its new name, with a warning; giving both
-    is a :class:`TypeError`, as Python's own "multiple values for argument"."""
+    is a :class:`TypeError`, as Python's own "multiple values for argument".  Messages name
+    a method with its class (``GridSearch.find_path``), an ``__init__`` as its class."""
 
     def wrap(func: F) -> F:
+        label = func.__qualname__.removesuffix(".__init__")
+
         @functools.wraps(func)
         def call(*args: Any, **kwargs: Any) -> Any:
             for old, new in renames.items():
                 if old in kwargs:
                     if new in kwargs:
                         raise TypeError(
-                            f"{func.__name__}() got both {old}= and {new}=; give {new}= only")
-                    warn(f"{func.__name__}({old}=...)", f"{new}=...")
+                            f"{label}() got both {old}= and {new}=; give {new}= only")
+                    warn(f"{label}({old}=...)", f"{new}=...")
                     kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
         return call  # type: ignore[return-value]

@@ -20,7 +20,7 @@ class InvalidGeometryError(WayfindingError, ValueError):
 
 class InvalidQueryError(WayfindingError, ValueError):
     """A query names a cell, node or option that cannot be searched (out of bounds, blocked,
-    NaN, wrong dtype or shape, unknown algorithm...)."""
+    NaN, wrong dtype or shape, unknown method...)."""
 
 
 class FileFormatError(WayfindingError, ValueError):

@@ -100,8 +100,8 @@ def test_find_path_rejects_bad_nodes(chain, start, goal):
         chain.find_path(start, goal)
 
 
-def test_find_path_rejects_unknown_algorithm(chain):
-    with pytest.raises(InvalidQueryError, match="bfs"):
+def test_find_path_rejects_unknown_method(chain):
+    with pytest.raises(InvalidQueryError, match="unknown method 'bfs' for CSRGraph"):
         chain.find_path(0, 2, method="bfs")
 
 

@@ -167,7 +167,7 @@ def test_bad_file(tmp_path):
     (lambda: HexGrid(np.array([[1, np.inf]])).find_path((0, 0), (1, 0)), InvalidQueryError,
      "blocked"),
     (lambda: HexGrid(np.ones((2, 2))).find_path((0, 0), (1, 0), method="bfs"),
-     InvalidQueryError, "algorithm"),
+     InvalidQueryError, "unknown method .bfs. for HexGrid"),
     (lambda: HexGrid(np.ones((2, 2))).quantize([(np.nan, 0)]), InvalidQueryError,
      "not finite"),
     (lambda: hex_distance((0.5, 0), (1, 1)), InvalidQueryError, "integer"),

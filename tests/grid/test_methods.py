@@ -58,7 +58,7 @@ def test_indexes_given_are_used_and_others_refused():
     other = INDEX_SPECS["jps_plus"].build(wf.Grid.from_ascii("....\n.#..\n...."))
     with pytest.raises(IndexMismatchError):
         make_solver(grid, "jps_plus", indexes=[other])
-    with pytest.raises(InvalidQueryError, match="unknown algorithm"):
+    with pytest.raises(InvalidQueryError, match="unknown method"):
         make_solver(grid, "teleport")
     with pytest.raises(InvalidQueryError, match="takes no search options"):
         make_solver(grid, "subgoal", heuristic="manhattan")

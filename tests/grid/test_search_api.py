@@ -52,7 +52,7 @@ def test_bad_queries_raise_invalid_query(case):
 
 
 @pytest.mark.parametrize("options,msg", [
-    ({"method": "fast"}, "unknown algorithm 'fast'"),
+    ({"method": "fast"}, "unknown method 'fast'"),
     ({"heuristic": "cosine"}, "unknown heuristic 'cosine'"),
     ({"method": "weighted_astar", "weight": 0.5}, "weight 0.5"),
     ({"method": "weighted_astar", "weight": math.nan}, "weight nan"),

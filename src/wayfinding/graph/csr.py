@@ -246,7 +246,7 @@ class CSRGraph:
         """Check a query and set up its compiled search: ``(run, finish, name)``."""
         s, g = self._node(start, name="start"), self._node(goal, name="goal")
         if method not in ("astar", "dijkstra"):
-            raise InvalidQueryError(f"unknown algorithm {method!r} for CSRGraph; "
+            raise InvalidQueryError(f"unknown method {method!r} for CSRGraph; "
                                     "expected 'astar' or 'dijkstra'")
         extra: dict[str, np.ndarray] = {}
         name = method

@@ -193,7 +193,7 @@ class PositionedGraph:
             raise InvalidQueryError("start and goal must each be one (x, y) point")
         join = self.default_join if join is None else join
         if method not in ("astar", "dijkstra"):
-            raise InvalidQueryError(f"unknown algorithm {method!r}; expected 'astar' or "
+            raise InvalidQueryError(f"unknown method {method!r}; expected 'astar' or "
                                     "'dijkstra'")
         if join not in ("quantize", "connect"):
             raise InvalidQueryError(f"unknown join {join!r}; expected 'quantize' or 'connect'")

@@ -271,7 +271,7 @@ class HexGrid:
         s = self.cell(start, name="start", passable=True)
         g = self.cell(goal, name="goal", passable=True)
         if method not in ("astar", "dijkstra"):
-            raise InvalidQueryError(f"unknown algorithm {method!r} for HexGrid; expected "
+            raise InvalidQueryError(f"unknown method {method!r} for HexGrid; expected "
                                     "'astar' or 'dijkstra'")
         if self._csr is None:
             self._csr = self.to_csr()

@@ -151,7 +151,7 @@ def make_solver(grid: Grid, method: str, *, indexes: Iterable[GridIndex] = (),
     entry = PREPROCESSED.get(method)
     if entry is None:
         raise InvalidQueryError(
-            f"unknown algorithm {method!r}; expected one of: {', '.join(METHODS)}")
+            f"unknown method {method!r}; expected one of: {', '.join(METHODS)}")
     if used:
         raise InvalidQueryError(f"{method} takes no search options (got {', '.join(used)})")
     given = list(indexes)

@@ -170,7 +170,7 @@ class GridSearch(SingleThread):
         s = grid.cell(start, name="start", passable=True)
         g = grid.cell(goal, name="goal", passable=True)
         if type(method) is not str or method not in ALGORITHMS:
-            choice("algorithm", method, ALGORITHMS)
+            choice("method", method, ALGORITHMS)
         hkind = heuristic_code(heuristic, grid.diagonal)
         scale = grid.min_cost
         if method == "weighted_astar":
@@ -306,6 +306,7 @@ def _searcher(grid: Grid) -> GridSearch:
     return search
 
 
+@renamed_keywords(algo="method")
 def find_path(grid: Grid, start: Any, goal: Any, **options: Any) -> PathResult:
     """Deprecated name of :func:`wayfinding.find_path` for grids (options as
     :meth:`GridSearch.find_path`)."""
@@ -318,6 +319,7 @@ def distance_map(grid: Grid, sources: Any, **options: Any) -> np.ndarray:
     return _searcher(grid).distance_map(sources, **options)
 
 
+@renamed_keywords(algo="method")
 def find_paths(grid: Grid, starts: Sequence[Any], goals: Sequence[Any], *, threads: int = 1,
                **options: Any) -> list[PathResult]:
     """Solve ``starts[i] -> goals[i]`` for every i, on ``threads`` threads (the kernels
