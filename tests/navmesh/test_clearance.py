@@ -169,8 +169,6 @@ def test_save_load_round_trip(tmp_path):
     assert np.array_equal(back.clearance, mesh.clearance) and back.steiner == mesh.steiner
     p, q = (0.5, 0.5), (19.5, 19.5)
     assert back.find_path(p, q, radius=0.2).cost == mesh.find_path(p, q, radius=0.2).cost
-    with pytest.raises(TypeError):
-        mesh.find_path(p, q, 0.2)                   # the radius is keyword-only
     bad = tmp_path / "bad.npz"
     np.savez(bad, vertices=np.zeros((2, 2)))
     with pytest.raises(NavMeshFormatError, match="bad.npz"):
