@@ -21,7 +21,7 @@ A table entry is an *exit*: the position of the out-edge to take among the node'
   tile (5 × 5 without corners) and its upper-level predecessors, closed under "next move"
   (so every node on a covered route is covered too), first moves of the exact shortest paths.
 
-**Query** (:meth:`CSRExitTables.route`, a compiled walk per level): while the current node x
+**Query** (:meth:`CSRExitTables.find_path`, a compiled walk per level): while the current node x
 lies in the goal tile's 3 × 3 block and reaches the goal inside it, take the near-table exit;
 otherwise ask the level above for its route from x's component to the goal's (recursively;
 the top table is read by next hops), commit to the farthest centre on it that x's centre
@@ -319,24 +319,25 @@ def _level_arrays(arrays: dict[str, np.ndarray], lv: int,
     if np.any(comp[a["centre"]] != np.arange(c)):
         raise IndexFormatError(f"array {key('comp')!r} does not map each centre to its own "
                                "component")
-    count = np.diff(_saved.pointers(a["tnode_ptr"], key("tnode_ptr"), int(a["tnode_ptr"][-1])))
+    per_tile = np.diff(_saved.pointers(a["tnode_ptr"], key("tnode_ptr"),
+                                       int(a["tnode_ptr"][-1])))
     if a["tnode_ptr"][-1] > n:
         raise IndexFormatError(f"array {key('tnode_ptr')!r} counts more nodes than {n}")
     live = comp >= 0
     pos = a["goal_pos"][live]
-    if np.any(pos < 0) or np.any(pos >= count[a["tile"][live]]):
+    if np.any(pos < 0) or np.any(pos >= per_tile[a["tile"][live]]):
         raise IndexFormatError(f"array {key('goal_pos')!r} holds a position outside its "
                                "node's tile")
     rows = np.diff(_saved.pointers(a["blk_ptr"], key("blk_ptr"), len(a["blk_nodes"])))
     _saved.values_in(a["blk_nodes"], key("blk_nodes"), 0, n - 1)
-    if a["near_ptr"][0] != 0 or np.any(np.diff(a["near_ptr"]) != rows * count) \
+    if a["near_ptr"][0] != 0 or np.any(np.diff(a["near_ptr"]) != rows * per_tile) \
             or a["near_ptr"][-1] != len(near):
         raise IndexFormatError(f"array {key('near_ptr')!r} does not give each tile a block "
                                "of (block nodes x tile nodes) exits")
     _saved.pointers(a["leg_ptr"], key("leg_ptr"), len(a["leg_nodes"]))
     _saved.values_in(a["leg_nodes"], key("leg_nodes"), 0, n - 1)
     # An exit is the position of an out-edge of its node, or "none".
-    owner = np.repeat(a["blk_nodes"], np.repeat(count, rows))
+    owner = np.repeat(a["blk_nodes"], np.repeat(per_tile, rows))
     for name, exits, nodes in (("near", near, owner), ("leg_slot", legs, a["leg_nodes"])):
         bad = (exits != none) & (exits >= degree[nodes])
         if bad.any():
