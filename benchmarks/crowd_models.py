@@ -76,10 +76,10 @@ def ours(model: str, n: int, steps: int) -> list[float]:
                                                                 for y in range(cells)])
 
         def update() -> None:
-            steer = follow_flow(crowd, flow) + separation(crowd, distance=1.0, count=6)
+            steer = follow_flow(crowd, flow) + separation(crowd, distance=1.0, max_neighbours=6)
             crowd.step(DT, velocity=crowd.velocity + steer)
         return timed(update, steps)
-    avoid = {"powerlaw": lambda: PowerLaw(max_neighbours=10, sensing=5.0),
+    avoid = {"powerlaw": lambda: PowerLaw(max_neighbours=10, neighbour_dist=5.0),
              "anticipatory": lambda: AnticipatoryForces(max_neighbours=10),
              "orca": lambda: ORCA(time_horizon=3.0, time_horizon_obst=3.0)}[model]()
     return timed(lambda: avoid.step(crowd, DT), steps)

@@ -230,7 +230,7 @@ def _crowd_calls() -> dict[str, Callable[[Any], Any]]:
         "Crowd.add.group": lambda v: Crowd().add((0.0, 0.0), group=v),
         "Crowd.remove": lambda v: crowd().remove(v),
         "Crowd.neighbours.distance": lambda v: crowd().neighbours(distance=v),
-        "Crowd.neighbours.count": lambda v: crowd().neighbours(count=v),
+        "Crowd.neighbours.max_neighbours": lambda v: crowd().neighbours(max_neighbours=v),
         "Crowd.step.dt": lambda v: crowd().step(v),
         "ORCA.time_horizon": lambda v: ORCA(time_horizon=v),
         "ORCA.max_neighbours": lambda v: ORCA(max_neighbours=v),
@@ -238,7 +238,7 @@ def _crowd_calls() -> dict[str, Callable[[Any], Any]]:
         "ORCA.step.dt": lambda v: ORCA().step(crowd(), v),
         "PowerLaw.k": lambda v: PowerLaw(k=v),
         "PowerLaw.max_neighbours": lambda v: PowerLaw(max_neighbours=v),
-        "AnticipatoryForces.sensing": lambda v: AnticipatoryForces(sensing=v),
+        "AnticipatoryForces.neighbour_dist": lambda v: AnticipatoryForces(neighbour_dist=v),
         "VelocityObstacles.rings": lambda v: VelocityObstacles(rings=v),
         "VelocityObstacles.weight": lambda v: VelocityObstacles(weight=v),
         "ContextMap.slots": lambda v: ContextMap(v),
@@ -250,7 +250,7 @@ def _crowd_calls() -> dict[str, Callable[[Any], Any]]:
         "PathAvoidance.advance.dt": lambda v: PathAvoidance().advance(v),
         "Wander.radius": lambda v: Wander(radius=v),
         "arrive.slowing": lambda v: arrive(crowd(), (1.0, 1.0), slowing=v),
-        "separation.count": lambda v: separation(crowd(), count=v),
+        "separation.max_neighbours": lambda v: separation(crowd(), max_neighbours=v),
         "separation.distance": lambda v: separation(crowd(), distance=v),
     }
 
@@ -296,10 +296,10 @@ ALLOWED = {
     "OffMeshLink.cost": {"None"}, "QueryFilter.costs": {"inf"},
     "FlowField.build.limit": {"inf"}, "FlowField.trace.max_steps": {"None"},
     "dijkstra_field.limit": {"inf"}, "Crowd.add.max_accel": {"inf"},
-    "Crowd.neighbours.distance": {"None"}, "Crowd.neighbours.count": {"None"},
+    "Crowd.neighbours.distance": {"None"}, "Crowd.neighbours.max_neighbours": {"None"},
     "ORCA.max_neighbours": {"None"}, "ORCA.neighbour_dist": {"None"},
-    "PowerLaw.max_neighbours": {"None"}, "AnticipatoryForces.sensing": {"None"},
-    "separation.count": {"None"}, "separation.distance": {"None"},
+    "PowerLaw.max_neighbours": {"None"}, "AnticipatoryForces.neighbour_dist": {"None"},
+    "separation.max_neighbours": {"None"}, "separation.distance": {"None"},
 }
 assert set(ALLOWED) <= set(CALLS)
 
@@ -333,7 +333,7 @@ def _absurd_sizes() -> dict[str, Callable[[], Any]]:
                                                                                 step=1e-300),
         "climb of 2**62 steps": lambda: PotentialField(grid()).climb((0, 0), steps=2**62),
         "trail of 1e5 x 1e5": lambda: PheromoneTrail((10**5, 10**5)),
-        "2**40 neighbours": lambda: crowd().neighbours(count=2**40),
+        "2**40 neighbours": lambda: crowd().neighbours(max_neighbours=2**40),
         "1e5 x 1e5 candidate velocities": lambda: VelocityObstacles(rings=10**5, spokes=10**5),
         "formation of 1e5 x 1e5": lambda: Formation(10**5, 10**5, 1.0),
         "formation following at steps of 1e-300":

@@ -138,8 +138,8 @@ def test_bad_input_is_refused_and_changes_nothing():
         crowd.step(0.1, velocity=[[1.0, 0.0], [0.0, 1.0]])
     with pytest.raises(InvalidQueryError, match="distance"):
         crowd.neighbours(distance=0)
-    with pytest.raises(InvalidQueryError, match="count"):
-        crowd.neighbours(count=-1)
+    with pytest.raises(InvalidQueryError, match="max_neighbours"):
+        crowd.neighbours(max_neighbours=-1)
     with pytest.raises(InvalidQueryError, match="max_neighbours"):
         Crowd(max_neighbours=-1)
     assert crowd.position[0].tolist() == [1, 1] and not crowd.velocity.any()
@@ -151,7 +151,7 @@ def test_neighbours_of_agents_far_apart():
     crowd = Crowd()
     for p in [(0.0, 0.0), (1.0, 0.0), (1e15, 0.0), (-1e15, 1e300), (1e15, 0.5)]:
         crowd.add(p)
-    rows, counts = crowd.neighbours(distance=2.0, count=3)
+    rows, counts = crowd.neighbours(distance=2.0, max_neighbours=3)
     assert counts.tolist() == [1, 1, 1, 0, 1]
     assert rows[:, 0].tolist() == [1, 0, 4, -1, 2]
 

@@ -185,20 +185,20 @@ def scattered(seed, n=30, box=20.0):
 def test_pruning_covering_the_reach_matches_brute_force(seed):
     crowd, pref = scattered(seed)
     n, th = len(crowd), 4.0
-    brute = AnticipatoryForces(time_horizon=th, sensing=1e6, max_neighbours=n)
+    brute = AnticipatoryForces(time_horizon=th, neighbour_dist=1e6, max_neighbours=n)
     default = AnticipatoryForces(time_horizon=th, max_neighbours=n)
     vmax = float(np.hypot(*crowd.velocity.T).max())
     fixed = AnticipatoryForces(time_horizon=th, max_neighbours=n,
-                               sensing=th * 2 * vmax + 2 * float(crowd.radius.max()))
+                               neighbour_dist=th * 2 * vmax + 2 * float(crowd.radius.max()))
     want = brute.forces(crowd, preferred=pref)
     assert np.abs(want - AnticipatoryForces(k=2.0, time_horizon=th, max_neighbours=n)
                   .forces(crowd, preferred=pref)).max() == 0
     assert np.allclose(default.forces(crowd, preferred=pref), want, rtol=0, atol=1e-12)
     assert np.allclose(fixed.forces(crowd, preferred=pref), want, rtol=0, atol=1e-12)
-    _, counts = crowd.neighbours(distance=default.sensing_distance(crowd), count=n)
+    _, counts = crowd.neighbours(distance=default.sensing_distance(crowd), max_neighbours=n)
     assert (counts < n - 1).any()                        # the default range does prune
     # a range short of the reach loses some (so the comparison can tell)
-    short = AnticipatoryForces(time_horizon=th, max_neighbours=n, sensing=2.0)
+    short = AnticipatoryForces(time_horizon=th, max_neighbours=n, neighbour_dist=2.0)
     assert not np.allclose(short.forces(crowd, preferred=pref), want)
 
 
@@ -231,7 +231,7 @@ def test_coincident_and_exactly_head_on_agents():
 
 
 def test_bad_input():
-    for name in ("k", "time_horizon", "max_force", "sensing"):
+    for name in ("k", "time_horizon", "max_force", "neighbour_dist"):
         for bad in (0, -1, math.inf, math.nan, True, "1"):
             with pytest.raises(InvalidQueryError, match=name):
                 AnticipatoryForces(**{name: bad})

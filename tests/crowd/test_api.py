@@ -12,10 +12,14 @@ import pytest
 import wayfinding.crowd as crowd_api
 from wayfinding.crowd import (
     ORCA,
+    AnticipatoryForces,
     ContextMap,
     Crowd,
     CrowdScenario,
+    PowerLaw,
     Wander,
+    alignment,
+    cohesion,
     scenario,
     scenarios,
     separation,
@@ -31,9 +35,9 @@ def test_a_positional_option_still_works_for_a_release_and_warns():
             c.add((x, 0.0))
         return c
 
-    want = separation(fresh(), distance=1.0, count=1)
-    with pytest.warns(DeprecationWarning, match=r"separation\(\.\.\., distance, count\) by "
-                      r"position is deprecated; use distance=\.\.\., count=\.\.\."):
+    want = separation(fresh(), distance=1.0, max_neighbours=1)
+    with pytest.warns(DeprecationWarning, match=r"separation\(\.\.\., distance, max_neighbours\) "
+                      r"by position is deprecated; use distance=\.\.\., max_neighbours=\.\.\."):
         got = separation(fresh(), 1.0, 1)
     np.testing.assert_array_equal(got, want)
     c = fresh()
@@ -87,6 +91,39 @@ def test_simulate_crowd_takes_its_model_as_avoidance():
     np.testing.assert_array_equal(got.positions, want.positions)
     with pytest.raises(TypeError, match="give avoidance= only"):
         simulate_crowd(scenario("crossing"), model=None, avoidance=None)
+
+
+def _pair():
+    c = Crowd()
+    for x in (0.0, 0.5, 4.0):
+        c.add((x, 0.0), goal=(10.0, x))
+    return c
+
+
+@pytest.mark.parametrize("call", [separation, alignment, cohesion,
+                                  lambda c, **kw: c.neighbours(**kw)[0],
+                                  lambda c, **kw: c.pairs(**kw)[1]])
+def test_count_is_the_old_name_of_max_neighbours(call):
+    want = call(_pair(), distance=1.0, max_neighbours=1)
+    with pytest.warns(DeprecationWarning, match=r"\(count=\.\.\.\) is deprecated; use "
+                      r"max_neighbours=\.\.\."):
+        got = call(_pair(), distance=1.0, count=1)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError, match="give max_neighbours= only"):
+        call(_pair(), count=1, max_neighbours=1)
+
+
+@pytest.mark.parametrize("model", [PowerLaw, AnticipatoryForces])
+def test_sensing_is_the_old_name_of_neighbour_dist(model):
+    with pytest.warns(DeprecationWarning, match=r"\(sensing=\.\.\.\) is deprecated; use "
+                      r"neighbour_dist=\.\.\."):
+        old = model(sensing=0.6)
+    assert old.neighbour_dist == 0.6
+    np.testing.assert_array_equal(old.forces(_pair()),
+                                  model(neighbour_dist=0.6).forces(_pair()))
+    with pytest.warns(DeprecationWarning, match=rf"{model.__name__}\.sensing is deprecated; "
+                      rf"use {model.__name__}\.neighbour_dist"):
+        assert old.sensing == 0.6
 
 
 def test_the_new_names_are_exported_once():

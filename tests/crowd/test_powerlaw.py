@@ -96,7 +96,7 @@ def test_a_crossing_of_several_agents_stays_apart_and_arrives():
 
 
 def test_bad_input():
-    for name in ("k", "m", "tau0", "relaxation", "max_force", "sensing"):
+    for name in ("k", "m", "tau0", "relaxation", "max_force", "neighbour_dist"):
         for bad in (0, -1, math.inf, math.nan, True):
             with pytest.raises(InvalidQueryError, match=name):
                 PowerLaw(**{name: bad})
@@ -141,7 +141,7 @@ def test_summed_forces_equal_a_plain_loop_over_neighbours(seed, m):
     law = PowerLaw(m=m, max_force=3.0)
     pref = rng.uniform(-1, 1, (25, 2))
     got = law.forces(crowd, preferred=pref)
-    rows, counts = crowd.neighbours(distance=law.sensing, count=6)
+    rows, counts = crowd.neighbours(distance=law.neighbour_dist, max_neighbours=6)
     p, v, rad = crowd.position, crowd.velocity, crowd.radius
     for i in range(25):
         want = (pref[i] - v[i]) / law.relaxation

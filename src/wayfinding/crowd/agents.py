@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validate
-from .._deprecated import positional_options
+from .._deprecated import positional_options, renamed_keywords
 from .._kernels import _neighbours
 from .._validate import allocation, count, finite_point, positive_float, reals
 from ..errors import InvalidQueryError, brief
@@ -192,14 +192,17 @@ class Crowd:
             grown[:self._n] = array[:self._n]
             self._data[name] = grown
 
-    @positional_options("distance", "count")
-    def neighbours(self, *, distance: Any = None, count: int | None = None
+    @renamed_keywords(count="max_neighbours")
+    @positional_options("distance", "max_neighbours")
+    def neighbours(self, *, distance: Any = None, max_neighbours: int | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
-        """Each agent's nearest other agents within ``distance`` (default ``neighbour_dist``;
-        a number or one per agent) centre to centre, at most ``count`` (default
-        ``max_neighbours``; 0 gives none): ``(rows, counts)``, ``rows`` ``(n, count)`` in row
-        numbers, nearest first (ties to the lower row), -1 past ``counts``."""
-        k = self.max_neighbours if count is None else _validate.count("count", count, min=0)
+        """Each agent's nearest other agents within ``distance`` (default the crowd's
+        ``neighbour_dist``; a number or one per agent) centre to centre, at most
+        ``max_neighbours`` (default the crowd's; 0 gives none): ``(rows, counts)``, ``rows``
+        ``(n, max_neighbours)`` in row numbers, nearest first (ties to the lower row), -1
+        past ``counts``."""
+        k = self.max_neighbours if max_neighbours is None \
+            else _validate.count("max_neighbours", max_neighbours, min=0)
         allocation(f"neighbour lists of {self._n} agents x {k}", self._n * k)
         d = self.neighbour_dist if distance is None else distance
         try:
@@ -215,15 +218,16 @@ class Crowd:
                                      np.empty((self._n, k)))
         return rows, counts
 
-    @positional_options("distance", "count")
-    def pairs(self, *, distance: Any = None, count: int | None = None
+    @renamed_keywords(count="max_neighbours")
+    @positional_options("distance", "max_neighbours")
+    def pairs(self, *, distance: Any = None, max_neighbours: int | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every agent with its :meth:`neighbours`, ``(n, count)`` slots each: ``(ok,
-        offset, closing, reach)``: whether the slot holds a neighbour, the neighbour's
-        position relative to the agent ``(n, count, 2)``, the agent's velocity relative to
-        the neighbour's ``(n, count, 2)`` and their summed radii ``(n, count)``.  Empty
-        slots hold the agent's pairing with row 0: mask them with ``ok``."""
-        rows, _ = self.neighbours(distance=distance, count=count)
+        """Every agent with its :meth:`neighbours`, ``(n, k)`` slots each (``k``:
+        ``max_neighbours``): ``(ok, offset, closing, reach)``: whether the slot holds a
+        neighbour, the neighbour's position relative to the agent ``(n, k, 2)``, the agent's
+        velocity relative to the neighbour's ``(n, k, 2)`` and their summed radii ``(n,
+        k)``.  Empty slots hold the agent's pairing with row 0: mask them with ``ok``."""
+        rows, _ = self.neighbours(distance=distance, max_neighbours=max_neighbours)
         ok = rows >= 0
         j = np.where(ok, rows, 0)
         return (ok, self.position[j] - self.position[:, None, :],

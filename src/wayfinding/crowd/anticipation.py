@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._deprecated import positional_options
+from .._deprecated import positional_options, renamed_keywords, warn
 from .._kernels import _forces
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
@@ -59,19 +59,21 @@ class AnticipatoryForces(ForceModel):
     ``k`` (1/s, default 2): goal-force gain; too low is sluggish, too high overwhelms
     avoidance.  ``time_horizon`` t_H (s, default 4; 0.1 reacts too late, 20 over-avoids):
     collisions predicted later are ignored.  ``max_force`` (m/s^2 per neighbour, default
-    20): the cap on each avoidance force.  ``sensing`` (m): neighbours within this
+    20): the cap on each avoidance force.  ``neighbour_dist`` (m): neighbours within this
     centre-to-centre distance; ``None`` (default) takes, per agent i, ``t_H (|v_i| + max_j
     |v_j|) + r_i + max_j r_j`` from the current velocities, which holds every neighbour
     that could collide within t_H, so only ``max_neighbours`` (``None``: the crowd's)
     prunes, nearest first.
     """
 
+    @renamed_keywords(sensing="neighbour_dist")
     def __init__(self, *, k: float = 2.0, time_horizon: float = 4.0, max_force: float = 20.0,
-                 sensing: float | None = None, max_neighbours: int | None = None):
+                 neighbour_dist: float | None = None, max_neighbours: int | None = None):
         self.k = positive_float("k", k)
         self.time_horizon = positive_float("time_horizon", time_horizon)
         self.max_force = positive_float("max_force", max_force)
-        self.sensing = None if sensing is None else positive_float("sensing", sensing)
+        self.neighbour_dist = None if neighbour_dist is None \
+            else positive_float("neighbour_dist", neighbour_dist)
         self.max_neighbours = None if max_neighbours is None \
             else count("max_neighbours", max_neighbours)
 
@@ -106,11 +108,17 @@ class AnticipatoryForces(ForceModel):
                       self.time_horizon, self.max_force, out)
         return out.reshape(shape)
 
+    @property
+    def sensing(self) -> float | None:
+        """Deprecated name of :attr:`neighbour_dist`."""
+        warn("AnticipatoryForces.sensing", "AnticipatoryForces.neighbour_dist")
+        return self.neighbour_dist
+
     def sensing_distance(self, crowd: Crowd) -> np.ndarray:
         """Each agent's neighbour search distance, ``(n,)`` (see the class)."""
         n = len(crowd)
-        if self.sensing is not None:
-            return np.full(n, self.sensing)
+        if self.neighbour_dist is not None:
+            return np.full(n, self.neighbour_dist)
         speed = np.hypot(crowd.velocity[:, 0], crowd.velocity[:, 1])
         return self.time_horizon * (speed + speed.max(initial=0.0)) + crowd.radius \
             + crowd.radius.max(initial=0.0)
@@ -128,7 +136,7 @@ class AnticipatoryForces(ForceModel):
         if len(crowd) < 2:
             return total
         rows, counts = crowd.neighbours(distance=self.sensing_distance(crowd),
-                                        count=self.max_neighbours)
+                                        max_neighbours=self.max_neighbours)
         _forces.neighbours(_forces.ANTICIPATORY, np.ascontiguousarray(crowd.position),
                            np.ascontiguousarray(crowd.velocity),
                            np.ascontiguousarray(crowd.radius), rows, counts, 0.0, 0.0,

@@ -106,7 +106,7 @@ class ORCA:
         pref = crowd.velocities(preferred, dt)
         dist, k, tau, tau_obst = self._parameters(crowd)
         top = int(k.max()) if n else 0
-        rows, counts = crowd.neighbours(distance=dist, count=top)
+        rows, counts = crowd.neighbours(distance=dist, max_neighbours=top)
         if n and k.min() < top:                  # fewer for some: keep each one's nearest
             rows[np.arange(top) >= k[:, None]] = -1
             counts = np.minimum(counts, k).astype(counts.dtype)

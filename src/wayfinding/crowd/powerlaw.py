@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._deprecated import positional_options
+from .._deprecated import positional_options, renamed_keywords, warn
 from .._kernels import _forces
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
@@ -66,18 +66,26 @@ class ForceModel:
 class PowerLaw(ForceModel):
     """The power-law model's parameters (the paper's: k 1.5, m 2, tau0 3 s) with its
     sample code's goal relaxation (0.5 s), largest force per neighbour (5) and sensing
-    distance (7); ``max_neighbours`` nearest within it (``None``: the crowd's)."""
+    distance (``neighbour_dist``, 7); ``max_neighbours`` nearest within it (``None``: the
+    crowd's)."""
 
+    @renamed_keywords(sensing="neighbour_dist")
     def __init__(self, *, k: float = 1.5, m: float = 2.0, tau0: float = 3.0,
-                 relaxation: float = 0.5, max_force: float = 5.0, sensing: float = 7.0,
+                 relaxation: float = 0.5, max_force: float = 5.0, neighbour_dist: float = 7.0,
                  max_neighbours: int | None = None):
         self.k, self.m = positive_float("k", k), positive_float("m", m)
         self.tau0, self.relaxation = positive_float("tau0", tau0), \
             positive_float("relaxation", relaxation)
         self.max_force = positive_float("max_force", max_force)
-        self.sensing = positive_float("sensing", sensing)
+        self.neighbour_dist = positive_float("neighbour_dist", neighbour_dist)
         self.max_neighbours = None if max_neighbours is None \
             else count("max_neighbours", max_neighbours)
+
+    @property
+    def sensing(self) -> float:
+        """Deprecated name of :attr:`neighbour_dist`."""
+        warn("PowerLaw.sensing", "PowerLaw.neighbour_dist")
+        return self.neighbour_dist
 
     def energy(self, tau: np.ndarray) -> np.ndarray:
         """E(tau) = k tau^-m exp(-tau / tau0) (0 where tau is inf)."""
@@ -108,7 +116,7 @@ class PowerLaw(ForceModel):
                ) -> np.ndarray:
         """Every agent's total force, ``(n, 2)``: the goal force towards ``preferred``
         (default :meth:`Crowd.preferred_velocity` for ``dt``) plus the avoidance forces of
-        its neighbours within ``sensing``."""
+        its neighbours within ``neighbour_dist``."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
         n = len(crowd)
@@ -116,7 +124,8 @@ class PowerLaw(ForceModel):
         total = (pref - crowd.velocity) / self.relaxation
         if n < 2:
             return total
-        rows, counts = crowd.neighbours(distance=self.sensing, count=self.max_neighbours)
+        rows, counts = crowd.neighbours(distance=self.neighbour_dist,
+                                        max_neighbours=self.max_neighbours)
         _forces.neighbours(_forces.POWER_LAW, np.ascontiguousarray(crowd.position),
                            np.ascontiguousarray(crowd.velocity),
                            np.ascontiguousarray(crowd.radius), rows, counts, self.k, self.m,

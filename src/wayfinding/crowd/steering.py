@@ -26,7 +26,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._deprecated import positional_options
+from .._deprecated import positional_options, renamed_keywords
 from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..fields import FlowField
@@ -179,16 +179,18 @@ class Wander:
         return seek(crowd, target)
 
 
-def _neighbourhood(crowd: Crowd, distance: float, count: int) -> tuple[np.ndarray, np.ndarray]:
-    rows, counts = crowd.neighbours(distance=distance, count=count)
+def _neighbourhood(crowd: Crowd, distance: float, max_neighbours: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    rows, counts = crowd.neighbours(distance=distance, max_neighbours=max_neighbours)
     return rows, rows >= 0
 
 
-@positional_options("distance", "count")
-def separation(crowd: Crowd, *, distance: float = 3.0, count: int = 10) -> np.ndarray:
-    """Away from the neighbours within ``distance``, each pushing in proportion to
-    1 / its distance, at top speed at most."""
-    rows, ok = _neighbourhood(crowd, distance, count)
+@renamed_keywords(count="max_neighbours")
+@positional_options("distance", "max_neighbours")
+def separation(crowd: Crowd, *, distance: float = 3.0, max_neighbours: int = 10) -> np.ndarray:
+    """Away from the neighbours within ``distance`` (the ``max_neighbours`` nearest), each
+    pushing in proportion to 1 / its distance, at top speed at most."""
+    rows, ok = _neighbourhood(crowd, distance, max_neighbours)
     d = crowd.position[:, None, :] - crowd.position[np.where(ok, rows, 0)]
     d2 = (d * d).sum(-1)
     push = np.where((ok & (d2 > 0))[..., None], d / np.where(d2 > 0, d2, 1)[..., None], 0)
@@ -198,20 +200,24 @@ def separation(crowd: Crowd, *, distance: float = 3.0, count: int = 10) -> np.nd
         - np.where((length > 0)[:, None], crowd.velocity, 0)
 
 
-@positional_options("distance", "count")
-def alignment(crowd: Crowd, *, distance: float = 5.0, count: int = 10) -> np.ndarray:
-    """Towards the mean velocity of the neighbours within ``distance`` (none: no steer)."""
-    rows, ok = _neighbourhood(crowd, distance, count)
+@renamed_keywords(count="max_neighbours")
+@positional_options("distance", "max_neighbours")
+def alignment(crowd: Crowd, *, distance: float = 5.0, max_neighbours: int = 10) -> np.ndarray:
+    """Towards the mean velocity of the neighbours within ``distance`` (the
+    ``max_neighbours`` nearest; none: no steer)."""
+    rows, ok = _neighbourhood(crowd, distance, max_neighbours)
     n = ok.sum(1)
     mean = np.where(ok[..., None], crowd.velocity[np.where(ok, rows, 0)], 0).sum(1) \
         / np.maximum(n, 1)[:, None]
     return np.where((n > 0)[:, None], mean - crowd.velocity, 0.0)
 
 
-@positional_options("distance", "count")
-def cohesion(crowd: Crowd, *, distance: float = 5.0, count: int = 10) -> np.ndarray:
-    """Seek the centre of the neighbours within ``distance`` (none: no steer)."""
-    rows, ok = _neighbourhood(crowd, distance, count)
+@renamed_keywords(count="max_neighbours")
+@positional_options("distance", "max_neighbours")
+def cohesion(crowd: Crowd, *, distance: float = 5.0, max_neighbours: int = 10) -> np.ndarray:
+    """Seek the centre of the neighbours within ``distance`` (the ``max_neighbours``
+    nearest; none: no steer)."""
+    rows, ok = _neighbourhood(crowd, distance, max_neighbours)
     n = ok.sum(1)
     centre = np.where(ok[..., None], crowd.position[np.where(ok, rows, 0)], 0).sum(1) \
         / np.maximum(n, 1)[:, None]

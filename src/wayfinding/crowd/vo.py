@@ -95,7 +95,7 @@ class VelocityObstacles:
 
     def _pairs(self, crowd: Crowd) -> tuple:
         """Per agent and neighbour slot: valid mask, p, v_i - v_j, R (``(n, k)``...)."""
-        return crowd.pairs(distance=self.neighbour_dist, count=self.max_neighbours)
+        return crowd.pairs(distance=self.neighbour_dist, max_neighbours=self.max_neighbours)
 
     @positional_options("preferred")
     def candidates(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None
