@@ -200,6 +200,17 @@ def test_unreachable_goal_is_cut_off_at_once():
     assert not r.found and r.stats.expanded <= 1
 
 
+def test_pivot_ids_are_checked_by_the_library_s_own_node_check(monkeypatch):
+    def public_node(*args, **kwargs):
+        raise AssertionError("the public CSRGraph.node with its positional-name shim")
+
+    g = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0], directed=False)
+    monkeypatch.setattr(CSRGraph, "node", public_node)
+    assert CSRDifferentialHeuristic.build(g, pivots=[0, 2]).from_pivot.shape[0] == 2
+    with pytest.raises(InvalidQueryError, match="pivot 5 is outside 0..2"):
+        CSRDifferentialHeuristic.build(g, pivots=[5])
+
+
 def test_directed_graph_keeps_both_tables():
     # a one-way ring: d(x, p) and d(p, x) differ
     n = 6

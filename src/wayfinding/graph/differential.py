@@ -254,7 +254,7 @@ def _node_list(graph: CSRGraph, values: Any) -> list[int]:
     if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
         raise InvalidQueryError(f"pivots {values!r} must be an integer >= 1 or a sequence "
                                 "of node ids")
-    nodes = [graph.node(v, name="pivot") for v in list(values)]
+    nodes = [graph._node(v, name="pivot") for v in list(values)]
     if not nodes:
         raise InvalidQueryError("pivots is empty; give at least one node")
     if len(set(nodes)) != len(nodes):
