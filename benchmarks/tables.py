@@ -37,7 +37,7 @@ SECTION = "## Precomputed routes"
 
 def passable_graph(path: Path) -> CSRGraph:
     """The move graph of a map restricted to the nodes that have an edge."""
-    full = (read_map(path)).to_csr()
+    full = read_map(path).to_csr()
     src = np.repeat(np.arange(full.num_nodes), np.diff(full.indptr))
     live = np.flatnonzero(np.diff(full.indptr) + np.bincount(full.indices,
                                                               minlength=full.num_nodes))
