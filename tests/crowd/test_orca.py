@@ -298,3 +298,23 @@ def test_the_obstacle_tree_finds_every_edge_in_range_nearest_first():
     for far in ((1e15, 0.0), (-1e15, 3e14), (5.0, -1e300)):      # far off every edge
         crowd.add(far, goal=(0.0, 0.0), radius=0.5, max_speed=2.0)
     assert np.isfinite(orca.velocities(crowd, 0.25)).all()
+
+
+def test_set_obstacles_replaces_those_given_before():
+    wall = [np.array([(2.0, -3.0), (2.5, -3.0), (2.5, 3.0), (2.0, 3.0)])]
+    far = [np.array([(20.0, 10.0), (21.0, 10.0), (21.0, 11.0), (20.0, 11.0)])]
+
+    def crowd():
+        c = Crowd()
+        c.add((0.0, 0.0), goal=(6.0, 0.0), radius=0.3, max_speed=1.5)
+        return c
+
+    orca = ORCA(time_horizon_obst=2.0, obstacles=wall)
+    blocked = orca.velocities(crowd(), 0.1)
+    orca.set_obstacles(far)
+    assert orca.obstacles is far
+    moved = orca.velocities(crowd(), 0.1)
+    np.testing.assert_array_equal(moved, ORCA(time_horizon_obst=2.0, obstacles=far)
+                                  .velocities(crowd(), 0.1))
+    np.testing.assert_array_equal(moved, ORCA(time_horizon_obst=2.0).velocities(crowd(), 0.1))
+    assert not np.array_equal(blocked, moved)
