@@ -40,11 +40,17 @@ def _part(module: str) -> str:
     return module.split(".")[1] if module.count(".") else "__init__"
 
 
-def _imports(name: str, path: Path) -> set[str]:
-    """The wayfinding modules ``name`` imports, wherever in the file."""
-    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+def _is_module(name: str) -> bool:
+    return name in MODULES or f"{name}.__init__" in MODULES
+
+
+def _imports(name: str, source: str, *, is_package: bool = False) -> set[str]:
+    """The wayfinding modules ``name`` (whose code is ``source``) imports, wherever in the
+    file: ``from .. import crowd`` and ``from wayfinding import viz`` import the module they
+    name."""
+    package = name if is_package else name.rsplit(".", 1)[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("wayfinding")}
         elif isinstance(node, ast.ImportFrom):
@@ -56,11 +62,14 @@ def _imports(name: str, path: Path) -> set[str]:
                 target = node.module or ""
             if target.startswith("wayfinding"):
                 found.add(target)
+                found |= {f"{target}.{a.name}" for a in node.names
+                          if _is_module(f"{target}.{a.name}")}
     return found
 
 
 MODULES = _modules()
-EDGES = {name: _imports(name, path) for name, path in MODULES.items()}
+EDGES = {name: _imports(name, path.read_text(), is_package=path.name == "__init__.py")
+         for name, path in MODULES.items()}
 
 
 def test_every_part_has_a_floor():
@@ -96,10 +105,16 @@ def test_no_cycles_between_parts():
             visit(p, [])
 
 
-def test_the_checks_see_a_bad_import(tmp_path):
-    bad = tmp_path / "bad.py"
-    bad.write_text("def f():\n    from ..crowd import Crowd\n")
-    assert _imports("wayfinding.grid.bad", bad) == {"wayfinding.crowd"}
+def test_the_checks_see_a_bad_import():
+    assert _imports("wayfinding.grid.bad", "def f():\n    from ..crowd import Crowd\n") == {
+        "wayfinding.crowd"}
+
+
+def test_the_checks_see_a_module_imported_by_name_from_its_package():
+    found = _imports("wayfinding.grid.bad", "from .. import crowd\nfrom wayfinding import viz")
+    assert found == {"wayfinding", "wayfinding.crowd", "wayfinding.viz"}
+    assert _imports("wayfinding.grid", "from . import jps, nothing", is_package=True) == {
+        "wayfinding.grid", "wayfinding.grid.jps"}
 
 
 def _late_imports(path: Path) -> list[int]:
