@@ -71,7 +71,7 @@ END_MARGIN = 1e-9
 ARC_STEP = math.radians(5)
 
 
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True, repr=False, kw_only=True)
 class ClearancePath(PathResult):
     """A path of clearance ``radius``: ``path`` is an ``(n, 2)`` polyline from start to goal
     (arcs drawn every :data:`ARC_STEP` at most), ``cost`` the exact length of the tangent

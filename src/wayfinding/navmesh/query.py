@@ -78,7 +78,7 @@ DEFAULT_FILTER = QueryFilter()
 _FilterArrays = tuple[np.ndarray, np.ndarray, np.ndarray, float]
 
 
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True, repr=False, kw_only=True)
 class NavPath(PathResult):
     """A navigation-mesh path: ``path`` is the straight path, ``(n, 2)`` float64 corners
     from start to goal; ``cost`` its length, with each off-mesh link counted at its cost.

@@ -108,7 +108,7 @@ class MovingObstacle:
         return self.q0[k] + (t - self.t0[k]) * self.vel[k]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class TimedPath(PathResult):
     """A :class:`PathResult` with times: the agent reaches ``path[i]`` at ``arrive[i]`` and
     leaves it at ``depart[i]`` (inf at the goal); ``cost`` is the time from the start time

@@ -34,7 +34,7 @@ from .generic import astar
 from .hierarchy import HierarchicalGraph
 
 
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True, repr=False, kw_only=True)
 class HierarchicalResult(PathResult):
     """A level-0 :class:`~wayfinding.results.PathResult` with the plans made on the way.
 

@@ -255,7 +255,7 @@ class _Incremental(SingleThread):
         return nodes[::-1], edges[::-1], cost
 
 
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True, repr=False, kw_only=True)
 class AnytimePath(PathResult):
     """A path of an anytime search: its cost is at most ``epsilon`` times the optimum
     (``epsilon`` 1: optimal).  ``epsilon`` is ``inf`` when no path is known, and when the

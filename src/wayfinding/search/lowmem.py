@@ -25,7 +25,7 @@ from .generic import _goal_test, _hashable, _heuristic
 STATUSES = (Status.FOUND, Status.FAILED, Status.OUT_OF_BUDGET)
 
 
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True, repr=False, kw_only=True)
 class LowMemoryResult(PathResult):
     """A :class:`~wayfinding.results.PathResult` with the search's outcome in detail.
 
