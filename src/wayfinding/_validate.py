@@ -118,6 +118,8 @@ def budget(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
     """An expansion budget: ``None`` (no limit) or an integer >= 0 (a Python or numpy one,
     not a bool), returned as an int.  Any size is taken: a budget beyond what a search can
     spend means no limit."""
+    # Not count(min=0): a budget has no upper bound (count refuses beyond int64) and its
+    # message offers None.
     if value is None:
         return None
     if isinstance(value, _INTS) and not isinstance(value, bool) and value >= 0:
@@ -129,6 +131,8 @@ def seconds(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
             ) -> float | None:
     """A time budget: ``None`` (no limit) or a number >= 0 (not a bool, not NaN; inf means
     no limit), returned as a float."""
+    # Not number(min=0, infinite=True): a time budget has no upper bound (number refuses
+    # integers beyond int64) and its message offers None.
     if value is None:
         return None
     if isinstance(value, _REALS) and not isinstance(value, bool) and value >= 0:

@@ -15,8 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._validate import budget as check_budget
-from .._validate import count
+from .._validate import budget, count
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, Status
 from .generic import _goal_test, _hashable, _heuristic
@@ -56,7 +55,7 @@ def _setup(graph: Any, start: Any, goal: Any, heuristic: Any, max_expansions: An
            ) -> tuple[int | None, Any, Any]:
     """The checked expansion budget, the goal test and the heuristic (checked >= 0 and
     computed once per node)."""
-    budget = check_budget("max_expansions", max_expansions)
+    limit = budget("max_expansions", max_expansions)
     _hashable(start, "start")
     is_goal, goals = _goal_test(goal)
     h = _heuristic(graph, heuristic, goals)
@@ -71,7 +70,7 @@ def _setup(graph: Any, start: Any, goal: Any, heuristic: Any, max_expansions: An
                     f"heuristic gave {x!r} for node {node!r}; it must be a number >= 0")
             cache[node] = x
         return x
-    return budget, is_goal, value
+    return limit, is_goal, value
 
 
 def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
