@@ -263,3 +263,19 @@ def test_closed_pipe_is_silent(tmp_path):
     assert err == ""
     assert proc.returncode == 141
 
+
+
+def test_algo_says_it_is_the_old_spelling_of_method(capsys, workdir):
+    code, out, err = run(capsys, "path open.map --from 0,0 --to 5,5 --algo dijkstra --json")
+    assert code == 0 and _strict(out)["algorithm"] == "dijkstra"
+    assert err == "wayfinding path: --algo is deprecated; use --method\n"
+
+
+@pytest.mark.parametrize("options", ["--method astar --algo dijkstra",
+                                     "--algo dijkstra --method astar",
+                                     "--method dijkstra --algo dijkstra"])
+def test_algo_and_method_together_is_an_error(capsys, workdir, options):
+    code, out, err = run(capsys, f"path open.map --from 0,0 --to 5,5 {options}")
+    assert code == 2 and not out and "Traceback" not in err
+    last = err.splitlines()[-1]
+    assert last.startswith("wayfinding path: error: ") and "give --method only" in last

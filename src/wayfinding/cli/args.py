@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,14 +29,29 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _MethodOption(argparse.Action):
+    """``--method NAME``, or ``--algo NAME``, its old spelling, which says so on stderr;
+    giving both is an error."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if getattr(namespace, "_method_option", option_string) != option_string:
+            parser.error("--algo is the old spelling of --method; give --method only")
+        if option_string == "--algo":
+            print(f"{parser.prog}: --algo is deprecated; use --method", file=sys.stderr)
+        namespace._method_option = option_string
+        setattr(namespace, self.dest, values)
+
+
 def add_method_option(p: argparse.ArgumentParser, choices: Sequence[str], *,
                       default: str = "astar", help: str | None = None) -> None:
     """``--method NAME`` (one of ``choices``), and ``--algo`` as its old spelling, left out
     of the help."""
     p.add_argument("--method", default=default, choices=list(choices), metavar="NAME",
+                   action=_MethodOption,
                    help=help or f"search method: {', '.join(choices)} (default {default})")
     p.add_argument("--algo", dest="method", choices=list(choices), default=argparse.SUPPRESS,
-                   help=argparse.SUPPRESS)
+                   action=_MethodOption, help=argparse.SUPPRESS)
 
 
 def _integer(text: str, least: int) -> int:
