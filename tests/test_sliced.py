@@ -218,7 +218,7 @@ def test_two_searches_on_two_finders_interleave():
 
 # -------------------------------------------------------------------------------- CSR graphs
 
-def csr_graphs(max_nodes=14):
+def tied_or_geometric_graphs(max_nodes=14):
     """Graphs with 2D coordinates, weights at least the Euclidean length or tied (0, 1, 2.5)
     half the time each, directed or not."""
     return seeded_csr_graphs(max_nodes=max_nodes, dims=(2,), weights=("ties", "geometric"),
@@ -226,7 +226,7 @@ def csr_graphs(max_nodes=14):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=HEALTH)
-@given(g=csr_graphs(), data=st.data())
+@given(g=tied_or_geometric_graphs(), data=st.data())
 def test_csr_slices_equal_one_shot(g, data):
     a = data.draw(st.integers(0, g.num_nodes - 1))
     b = data.draw(st.integers(0, g.num_nodes - 1))

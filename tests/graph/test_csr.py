@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
-from strategies import cellwise_grids
+from strategies import cellwise_grids, seeded_csr_graphs
 
 from wayfinding import CSRGraph, Grid, InvalidGridError, InvalidQueryError, find_path
 from wayfinding.grid import distance_map
@@ -144,26 +144,20 @@ def test_t32_parallel_edges_pick_the_cheapest(weights, algo):
 
 # ---------------------------------------------------------------------------- vs scipy
 
-@st.composite
-def csr_graphs(draw, geometric=False):
-    """Random graphs over n nodes with float weights; ``geometric`` gives every node
-    coordinates and every edge a weight of at least its length."""
-    n = draw(st.integers(1, 12))
-    node = st.integers(0, n - 1)
-    m = draw(st.integers(0, 40))
-    src = np.array(draw(st.lists(node, min_size=m, max_size=m)), dtype=np.int64)
-    dst = np.array(draw(st.lists(node, min_size=m, max_size=m)), dtype=np.int64)
-    coords = None
-    if geometric:
-        dim = draw(st.sampled_from([2, 3]))
-        coords = np.array(draw(st.lists(st.floats(-10, 10), min_size=n * dim,
-                                         max_size=n * dim))).reshape(n, dim)
-        stretch = np.array(draw(st.lists(st.floats(1, 3), min_size=m, max_size=m)))
-        w = np.linalg.norm(coords[src] - coords[dst], axis=1) * stretch
-    else:
-        w = np.array(draw(st.lists(st.floats(0, 100), min_size=m, max_size=m)))
-    directed = draw(st.booleans())
-    return CSRGraph.from_edges(n, src, dst, w, directed=directed, coords=coords)
+def _without_coords(g: CSRGraph) -> CSRGraph:
+    return CSRGraph(g.indptr, g.indices, g.weights)
+
+
+def graphs_with_or_without_coords():
+    """:func:`seeded_csr_graphs` of up to 12 nodes, half of them without coordinates (A*
+    then has no heuristic)."""
+    graphs = seeded_csr_graphs(max_nodes=12)
+    return st.one_of(graphs, graphs.map(_without_coords))
+
+
+def geometric_graphs():
+    """:func:`seeded_csr_graphs` whose every edge weighs at least its length."""
+    return seeded_csr_graphs(max_nodes=12, weights=("geometric",))
 
 
 def _scipy_costs(g: CSRGraph) -> np.ndarray:
@@ -178,7 +172,7 @@ def _path_cost(g: CSRGraph, path: np.ndarray) -> float:
 
 
 @settings(max_examples=100, deadline=None)
-@given(csr_graphs(), st.data())
+@given(graphs_with_or_without_coords(), st.data())
 def test_distances_match_scipy(g, data):
     source = data.draw(st.integers(0, g.num_nodes - 1), label="source")
     np.testing.assert_allclose(g.distances(source), _scipy_costs(g)[source], rtol=1e-12)
@@ -186,7 +180,7 @@ def test_distances_match_scipy(g, data):
 
 @pytest.mark.parametrize("algo", ["astar", "dijkstra"])
 @settings(max_examples=60, deadline=None)
-@given(g=csr_graphs(), data=st.data())
+@given(g=graphs_with_or_without_coords(), data=st.data())
 def test_find_path_costs_match_scipy(algo, g, data):
     start = data.draw(st.integers(0, g.num_nodes - 1), label="start")
     goal = data.draw(st.integers(0, g.num_nodes - 1), label="goal")
@@ -201,7 +195,7 @@ def test_find_path_costs_match_scipy(algo, g, data):
 
 
 @settings(max_examples=100, deadline=None)
-@given(csr_graphs(geometric=True), st.data())
+@given(geometric_graphs(), st.data())
 def test_coords_heuristic_keeps_astar_optimal(g, data):
     start = data.draw(st.integers(0, g.num_nodes - 1), label="start")
     goal = data.draw(st.integers(0, g.num_nodes - 1), label="goal")
@@ -212,7 +206,7 @@ def test_coords_heuristic_keeps_astar_optimal(g, data):
 
 
 @settings(max_examples=100, deadline=None)
-@given(csr_graphs(geometric=True), st.data())
+@given(geometric_graphs(), st.data())
 def test_coords_heuristic_is_admissible_and_consistent(g, data):
     goal = data.draw(st.integers(0, g.num_nodes - 1), label="goal")
     to_goal = _scipy_costs(g)[:, goal]

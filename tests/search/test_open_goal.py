@@ -19,14 +19,14 @@ from wayfinding.search.lowmem import ida_star
 RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
 
 
-def csr_graphs():
+def positioned_edge_sets():
     """``(n, edges, coords)``: 2 to 12 nodes, up to 40 edges of cost 1 to 20, integer
     coordinates."""
     return positioned_edge_lists(max_nodes=12, costs=st.integers(1, 20), max_edges=40)
 
 
 @settings(max_examples=80, deadline=None)
-@given(csr_graphs(), st.data())
+@given(positioned_edge_sets(), st.data())
 def test_goal_set_cost_is_the_nearest_goal(graph, data):
     n, edges, xy = graph
     s, t, w = (list(c) for c in zip(*edges)) if edges else ([], [], [])
