@@ -1,6 +1,6 @@
-"""The public fields API's old forms: options once positional still work for a release,
-with a warning, and give what the keyword forms give (tests/test_keyword_options.py holds
-every option keyword-only)."""
+"""The public fields API's old forms (as tests/crowd/test_api.py for the crowd): options
+once positional still work for a release, with a warning, and give what the keyword forms
+give (tests/test_keyword_options.py holds every option keyword-only)."""
 
 from __future__ import annotations
 
