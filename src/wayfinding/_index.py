@@ -26,6 +26,9 @@ from .errors import FileFormatError, IndexFormatError, IndexMismatchError
 
 MAGIC = "wayfinding-index"
 
+#: Each family of indexes (grid, graph) by the type of world it is built for.
+_FAMILIES: dict[type, type[Index]] = {}
+
 
 class Index(ABC):
     """Base of the preprocessed indexes.
@@ -45,6 +48,8 @@ class Index(ABC):
         super().__init_subclass__(**kwargs)
         if cls.kind:
             cls.kinds[cls.kind] = cls
+        if "world_type" in vars(cls):
+            _FAMILIES[cls.world_type] = cls
 
     def __init__(self, world: Any, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float):
@@ -135,10 +140,6 @@ class Index(ABC):
         return cls(world, arrays, options, build_time)
 
 
-def _text(fields: dict[str, Any]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in fields.items())
-
-
 def check_world(what: str, built_for: Any, given: Any, *,
                 path: str | os.PathLike | None = None, fix: str = "rebuild it") -> None:
     """Refuse ``what`` (``"the jps_plus index"``, ``"the goal-bound checkpoint"``...) built
@@ -148,36 +149,42 @@ def check_world(what: str, built_for: Any, given: Any, *,
     (anything with a ``fingerprint``), or the fields a saved header holds for one
     (``fingerprint`` and its size: ``shape``, ``diagonal``, ``nodes``, ``edges``).  Unless
     both are the same object or have the same fingerprint, raises
-    :class:`IndexMismatchError` naming both worlds (size and fingerprint), the file
-    ``path`` if given, and ``fix``.
+    :class:`IndexMismatchError` naming both worlds (size, as their index family's
+    ``describe_world`` gives it, and fingerprint), the file ``path`` if given, and ``fix``.
     """
     if built_for is given:
         return
     built, here = _world(built_for), _world(given)
     if built[1] is not None and built[1] == here[1]:
         return
-    noun = "map" if "shape" in here[0] else "graph" if "nodes" in here[0] else "world"
+    family = _family(given) or _family(built_for)
+    noun = family.world_name if family is not None else Index.world_name
     where = f"{path}: " if path is not None else ""
     raise IndexMismatchError(
-        f"{where}{what} was built for another {noun} ({_text(built[0])}, fingerprint "
-        f"{str(built[1])[:12]}) than the one given ({_text(here[0])}, fingerprint "
-        f"{str(here[1])[:12]}); {fix}")
+        f"{where}{what} was built for another {noun} ({_text(*built)}) than the one given "
+        f"({_text(*here)}); {fix}")
+
+
+def _family(world: Any) -> type[Index] | None:
+    """The family of indexes built for worlds of ``world``'s type, if any."""
+    for world_type, family in _FAMILIES.items():
+        if isinstance(world, world_type):
+            return family
+    return None
 
 
 def _world(world: Any) -> tuple[dict[str, Any], Any]:
     """The size fields and the fingerprint of a world or of a saved header's fields."""
     if isinstance(world, Mapping):
         return {k: world[k] for k in _WORLD_FIELDS if k in world}, world.get("fingerprint")
-    fields: dict[str, Any] = {}
-    if hasattr(world, "shape"):
-        fields["shape"] = list(world.shape)
-    if hasattr(world, "diagonal"):
-        fields["diagonal"] = getattr(world.diagonal, "value", world.diagonal)
-    if hasattr(world, "num_nodes"):
-        fields["nodes"] = world.num_nodes
-    if hasattr(world, "num_edges"):
-        fields["edges"] = world.num_edges
+    family = _family(world)
+    fields = family.describe_world(world) if family is not None else {}
     return fields, getattr(world, "fingerprint", None)
+
+
+def _text(fields: dict[str, Any], fingerprint: Any) -> str:
+    return ", ".join([*(f"{k} {v}" for k, v in fields.items()),
+                      f"fingerprint {str(fingerprint)[:12]}"])
 
 
 #: Header fields of a saved index and their types (``shape``, ``diagonal``, ``nodes`` and
