@@ -1,9 +1,14 @@
 """Every ``--json`` output keeps the exact keys docs/cli-json.md lists: one table here, one
-run of each command on a small generated map, so a renamed or dropped key fails."""
+run of each command on a small generated map, so a renamed or dropped key fails; and each
+section of the page lists exactly the keys its command prints."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -68,33 +73,72 @@ def work(tmp_path_factory) -> Path:
     return d
 
 
-def _json(capsys, line: str, work: Path) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(line.format(d=work).split())
-    out = capsys.readouterr().out.strip().splitlines()
-    return code, json.loads(out[-1])
+def _json(line: str, work: Path) -> tuple[int, dict]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(line.format(d=work).split())
+    return code, json.loads(out.getvalue().strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def printed(work) -> dict[str, tuple[int, dict]]:
+    """Each command line of :data:`SCHEMAS` run once: its exit status and JSON object."""
+    return {name: _json(line, work) for name, (line, _) in SCHEMAS.items()}
 
 
 @pytest.mark.parametrize("name", list(SCHEMAS))
-def test_json_keys_are_the_documented_ones(capsys, work, name):
-    line, keys = SCHEMAS[name]
-    code, data = _json(capsys, line, work)
+def test_json_keys_are_the_documented_ones(printed, name):
+    code, data = printed[name]
+    keys = SCHEMAS[name][1]
     assert code == 0
     assert set(data) == keys, (sorted(set(data) - keys), sorted(keys - set(data)))
 
 
-def test_scen_mismatches_list_their_problems(capsys, work):
+def _mismatched_scen(work: Path) -> tuple[int, dict]:
     lines = (work / "r.map.scen").read_text().splitlines()
     *head, last = lines[1].split("\t")
     lines[1] = "\t".join([*head, "1.5"])       # an optimum no path can have
     (work / "wrong.map.scen").write_text("\n".join(lines) + "\n")
-    code, data = _json(capsys, "scen {d}/wrong.map.scen --maps {d} --quiet --json", work)
+    return _json("scen {d}/wrong.map.scen --maps {d} --quiet --json", work)
+
+
+def test_scen_mismatches_list_their_problems(work):
+    code, data = _mismatched_scen(work)
     assert code == 1 and set(data) == SCEN and data["mismatches"] == 1
     assert [set(w) for w in data["worst"]] == [WORST]
 
 
-def test_every_schema_is_documented():
+def documented() -> dict[tuple[str, ...], set[str]]:
+    """The page's sections: each command's words (``("navmesh", "path")``) and the keys of
+    every table under its heading."""
     doc = (Path(__file__).parents[2] / "docs" / "cli-json.md").read_text()
-    for name, (_, keys) in SCHEMAS.items():
-        missing = [k for k in sorted(keys | WORST) if f"| `{k}` |" not in doc]
-        assert not missing, (name, missing)
+    out = {}
+    for section in re.split(r"^## ", doc, flags=re.M)[1:]:
+        heading, _, body = section.partition("\n")
+        words = heading.strip("` ").split()
+        assert words[0] == "wayfinding", heading
+        command = tuple(itertools.takewhile(lambda w: w.islower(), words[1:]))
+        out[command] = set(re.findall(r"^\| `(\w+)` \|", body, flags=re.M))
+    return out
+
+
+def test_the_page_has_a_section_per_command():
+    assert set(documented()) == {("path",), ("scen",), ("index", "info"), ("world",),
+                                 ("navmesh", "build"), ("navmesh", "path"), ("field", "flow"),
+                                 ("field", "scene"), ("crowd", "run")}
+
+
+def test_each_section_lists_exactly_the_keys_its_command_prints(printed, work):
+    runs = {**printed, "scen mismatches": _mismatched_scen(work)}
+    lines = {**{name: line for name, (line, _) in SCHEMAS.items()},
+             "scen mismatches": "scen"}
+    for command, keys in documented().items():
+        shown = set()
+        for name, (_, data) in runs.items():
+            if tuple(lines[name].split()[:len(command)]) == command:
+                shown |= set(data)
+                for entry in data.get("worst", []) if command == ("scen",) else []:
+                    shown |= set(entry)
+        assert shown, f"no command line runs {' '.join(command)}"
+        assert keys == shown, (command, "not printed:", sorted(keys - shown),
+                               "not documented:", sorted(shown - keys))
