@@ -35,19 +35,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_HERE = os.path.abspath(__file__)
 
 
-def _inside(filename: str) -> bool:
-    """Whether ``filename`` is this package's code or the import machinery's."""
-    return filename.startswith(_PACKAGE) or "importlib" in filename and "_bootstrap" in filename
+def _skipped(filename: str) -> bool:
+    """Whether ``filename`` is this module's code (the shims) or the import machinery's."""
+    return filename == _HERE or "importlib" in filename and "_bootstrap" in filename
 
 
 def warn(old: str, new: str) -> None:
-    """Warn that ``old`` is deprecated in favour of ``new``, at the first caller outside
-    this package: the user's line, however deep in the package the old form was met."""
-    frame = sys._getframe(1)
-    while frame.f_back is not None and _inside(frame.f_code.co_filename):
+    """Warn that ``old`` is deprecated in favour of ``new``, at the line that used the old
+    form: past the function that calls this, the shims of this module and the import
+    machinery.  That line is the user's; where it is the package's own, the package still
+    uses an old form, which the test suite turns into an error."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and _skipped(frame.f_code.co_filename):
         frame = frame.f_back
     module_globals = frame.f_globals
     warnings.warn_explicit(f"{old} is deprecated; use {new}", DeprecationWarning,
