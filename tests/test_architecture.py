@@ -20,7 +20,7 @@ FLOORS = {
              "_validate", "_scratch", "_deprecated", "_kernels"),
     "graph": ("graph",),
     "grid": ("grid",),
-    "navmesh": ("navmesh",),
+    "navmesh": ("navmesh", "navmesh3d"),
     "search": ("search", "paths"),
     "movement": ("fields", "crowd"),
     "apps": ("cli", "demo", "bench", "viz", "__main__", "__init__"),

@@ -242,6 +242,11 @@ export async function runStages(input, { countsOnly = false } = {}) {
     stage('mark_walkable_triangles', () => {
       R.markWalkableTriangles(ctx, S.walkable_slope_angle, verts, nverts, tris, ntris, areas);
     });
+  } else {
+    // given areas keep their ids where the slope is walkable (rcClearUnwalkableTriangles)
+    stage('mark_walkable_triangles', () => {
+      R.clearUnwalkableTriangles(ctx, S.walkable_slope_angle, verts, nverts, tris, ntris, areas);
+    });
   }
   // RecastDemo passes walkableClimb as the flag-merge threshold
   stage('rasterize_triangles', () => R.rasterizeTriangles(ctx, verts, nverts, tris, areas, ntris, hf, S.walkable_climb));

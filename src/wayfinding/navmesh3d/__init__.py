@@ -1,0 +1,19 @@
+"""Voxel navigation meshes of 3D levels, built from triangle soup as Recast builds them:
+the level rasterized into a solid heightfield, filtered, compacted and eroded by the agent,
+then partitioned into regions and traced into polygons.
+
+>>> from wayfinding.navmesh3d import BuildSettings, compact, filter_spans, generate, rasterize
+>>> s = BuildSettings()    # RecastDemo's defaults; the floor's outer ring is a ledge
+>>> compact(filter_spans(rasterize(generate.floor(), s), s), s)
+CompactHeightfield(33 x 33, 961 spans, 961 walkable)
+"""
+
+from . import generate
+from .compact import CompactHeightfield, compact, erode, mark_volumes, median_filter
+from .heightfield import Heightfield, filter_spans, rasterize
+from .level import WALKABLE, ConvexVolume, Level, LevelFormatError, read_obj
+from .settings import BuildSettings, Voxels
+
+__all__ = ["WALKABLE", "BuildSettings", "CompactHeightfield", "ConvexVolume", "Heightfield",
+           "Level", "LevelFormatError", "Voxels", "compact", "erode", "filter_spans",
+           "generate", "mark_volumes", "median_filter", "rasterize", "read_obj"]

@@ -1,0 +1,109 @@
+"""Stage 1 of a voxel navmesh build: the level rasterized into a solid heightfield, columns
+of solid spans, the walkable ones marked by slope; then the span filters.
+
+>>> from wayfinding.navmesh3d import BuildSettings, generate
+>>> hf = rasterize(generate.stairs(), BuildSettings())
+>>> hf.num_walkable <= hf.num_spans
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._kernels import _heightfield
+from .._validate import allocation
+from ..errors import InvalidGeometryError
+from .level import Level
+from .settings import BuildSettings
+
+
+@dataclass(frozen=True, eq=False)
+class Heightfield:
+    """Solid spans by column over ``width x depth`` cells of ``cell_size`` from ``bmin``
+    (x, z; column ``x + z * width``).  Column c's spans are ``first[c]`` to
+    ``first[c + 1] - 1``, bottom up: ``smin`` and ``smax`` in cell heights above
+    ``bmin[1]``, and ``area`` (0: not walkable)."""
+
+    width: int
+    depth: int
+    bmin: NDArray[np.float32]
+    bmax: NDArray[np.float32]
+    cell_size: float
+    cell_height: float
+    first: NDArray[np.int64]
+    smin: NDArray[np.uint16]
+    smax: NDArray[np.uint16]
+    area: NDArray[np.uint8]
+
+    @property
+    def num_spans(self) -> int:
+        return len(self.smin)
+
+    @property
+    def num_walkable(self) -> int:
+        return int(np.count_nonzero(self.area))
+
+    def column(self, x: int, z: int) -> NDArray[np.int64]:
+        """The (smin, smax, area) rows of the spans of column (x, z), bottom up."""
+        c = x + z * self.width
+        sl = slice(self.first[c], self.first[c + 1])
+        return np.stack([self.smin[sl], self.smax[sl], self.area[sl]], axis=1).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return (f"Heightfield({self.width} x {self.depth}, {self.num_spans:,} spans, "
+                f"{self.num_walkable:,} walkable)")
+
+
+def _grid_size(bmin: NDArray[np.float32], bmax: NDArray[np.float32],
+              cell_size: float) -> tuple[int, int]:
+    """Columns along x and z over the bounds, rounded to nearest (as Recast)."""
+    cs = np.float32(cell_size)
+    half = np.float32(0.5)
+    return (int((bmax[0] - bmin[0]) / cs + half), int((bmax[2] - bmin[2]) / cs + half))
+
+
+def rasterize(level: Level, settings: BuildSettings, *,
+              bounds: tuple[NDArray[np.float32], NDArray[np.float32]] | None = None
+              ) -> Heightfield:
+    """The solid heightfield of ``level`` over ``bounds`` (default: the level's): triangles
+    steeper than ``agent_max_slope`` lose their area; spans that touch merge, taking the
+    higher area when their tops are within the climb."""
+    if not isinstance(level, Level):
+        raise InvalidGeometryError(f"rasterize takes a Level, not {type(level).__name__}")
+    bmin, bmax = level.bounds if bounds is None else (
+        np.asarray(bounds[0], np.float32), np.asarray(bounds[1], np.float32))
+    width, depth = _grid_size(bmin, bmax, settings.cell_size)
+    allocation("the heightfield", float(width) * depth)
+    if width < 1 or depth < 1:
+        raise InvalidGeometryError(f"the level's bounds {bmin.tolist()}..{bmax.tolist()} are "
+                                   f"less than a cell of {settings.cell_size} wide")
+    voxels = settings.voxels()
+    areas = level.areas.copy()
+    _heightfield.mark_walkable(level.vertices, level.triangles, settings.agent_max_slope, areas)
+    first, smin, smax, area = _heightfield.rasterize(
+        level.vertices, level.triangles, areas, bmin, bmax, settings.cell_size,
+        settings.cell_height, width, depth, voxels.walkable_climb)
+    return Heightfield(width=width, depth=depth, bmin=bmin, bmax=bmax,
+                       cell_size=settings.cell_size, cell_height=settings.cell_height,
+                       first=first, smin=smin, smax=smax, area=area)
+
+
+def filter_spans(hf: Heightfield, settings: BuildSettings) -> Heightfield:
+    """The heightfield after the span filters the settings ask for, in Recast's order:
+    low-hanging obstacles become walkable (kerbs, stair edges), then spans beside a drop
+    (ledges) and spans under too low a ceiling lose their area."""
+    voxels = settings.voxels()
+    area = hf.area.copy()
+    if settings.filter_low_hanging_obstacles:
+        _heightfield.filter_low_hanging(hf.first, hf.smax, area, voxels.walkable_climb)
+    if settings.filter_ledge_spans:
+        _heightfield.filter_ledges(hf.first, hf.smin, hf.smax, area, hf.width, hf.depth,
+                                   voxels.walkable_height, voxels.walkable_climb)
+    if settings.filter_walkable_low_height_spans:
+        _heightfield.filter_low_height(hf.first, hf.smin, hf.smax, area,
+                                       voxels.walkable_height)
+    return replace(hf, area=area)

@@ -1,0 +1,123 @@
+"""The settings of a voxel navmesh build, in world units, with Recast's defaults (those of
+its demo, RecastDemo) and the voxel values Recast derives from them.
+
+===========================  ==========================  =========  =======================
+setting                      Recast (``rcConfig``)       default    in voxels
+===========================  ==========================  =========  =======================
+``cell_size``                ``cs``                      0.3
+``cell_height``              ``ch``                      0.2
+``agent_height``             ``walkableHeight``          2.0        ceil(height / ch)
+``agent_radius``             ``walkableRadius``          0.6        ceil(radius / cs)
+``agent_max_climb``          ``walkableClimb``           0.9        floor(climb / ch)
+``agent_max_slope``          ``walkableSlopeAngle``      45°
+``region_min_size``          ``minRegionArea``           8          size² cells
+``region_merge_size``        ``mergeRegionArea``         20         size² cells
+``edge_max_len``             ``maxEdgeLen``              12.0       int(len / cs)
+``edge_max_error``           ``maxSimplificationError``  1.3
+``verts_per_poly``           ``maxVertsPerPoly``         6
+``detail_sample_dist``       ``detailSampleDist``        6.0        dist * cs (0 below 0.9)
+``detail_sample_max_error``  ``detailSampleMaxError``    1.0        error * ch
+``partition``                (RecastDemo's choice)       watershed
+``filter_*``                 the three span filters      on
+===========================  ==========================  =========  =======================
+
+The voxel values are computed in single precision, as Recast computes them.
+
+>>> v = BuildSettings().voxels()
+>>> v.walkable_height, v.walkable_radius, v.walkable_climb, v.min_region_area, v.max_edge_len
+(10, 2, 4, 64, 40)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+
+from .._validate import choice, count, positive_float
+from ..errors import InvalidQueryError
+
+PARTITIONS = ("watershed", "monotone", "layers")
+
+
+class Voxels(NamedTuple):
+    """The settings Recast works with, in cells and cell heights."""
+
+    walkable_height: int
+    walkable_radius: int
+    walkable_climb: int
+    min_region_area: int
+    merge_region_area: int
+    max_edge_len: int
+    detail_sample_dist: float
+    detail_sample_max_error: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildSettings:
+    """How to voxelize a level and shape its navmesh (see the module for each setting's
+    Recast name and voxel value).  Bad values raise
+    :class:`~wayfinding.errors.InvalidQueryError`."""
+
+    cell_size: float = 0.3
+    cell_height: float = 0.2
+    agent_height: float = 2.0
+    agent_radius: float = 0.6
+    agent_max_climb: float = 0.9
+    agent_max_slope: float = 45.0
+    region_min_size: float = 8
+    region_merge_size: float = 20
+    edge_max_len: float = 12.0
+    edge_max_error: float = 1.3
+    verts_per_poly: int = 6
+    detail_sample_dist: float = 6.0
+    detail_sample_max_error: float = 1.0
+    partition: Literal["watershed", "monotone", "layers"] = "watershed"
+    filter_low_hanging_obstacles: bool = True
+    filter_ledge_spans: bool = True
+    filter_walkable_low_height_spans: bool = True
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        for name in ("cell_size", "cell_height", "agent_height"):
+            put(self, name, positive_float(name, getattr(self, name)))
+        for name in ("agent_radius", "agent_max_climb", "region_min_size",
+                     "region_merge_size", "edge_max_len", "edge_max_error",
+                     "detail_sample_dist", "detail_sample_max_error"):
+            put(self, name, positive_float(name, getattr(self, name), allow_zero=True))
+        slope = positive_float("agent_max_slope", self.agent_max_slope, allow_zero=True)
+        if slope >= 90:
+            raise InvalidQueryError(f"agent_max_slope {slope} must be below 90 degrees")
+        put(self, "agent_max_slope", slope)
+        put(self, "verts_per_poly", count("verts_per_poly", self.verts_per_poly, min=3, max=6))
+        choice("partition", self.partition, PARTITIONS)
+        for f in fields(self):
+            if f.name.startswith("filter_") and not isinstance(getattr(self, f.name), bool):
+                    raise InvalidQueryError(f"{f.name} must be True or False")
+        v = self.voxels()
+        if v.walkable_height > 255 or v.walkable_climb > 255 or v.walkable_radius > 255:
+            raise InvalidQueryError(
+                f"the agent is {v.walkable_height} cells tall, climbs {v.walkable_climb} and is "
+                f"{v.walkable_radius} wide: at most 255 each; use larger cells")
+
+    def voxels(self) -> Voxels:
+        f = np.float32
+        cs, ch = f(self.cell_size), f(self.cell_height)
+        sample = f(self.detail_sample_dist)
+        return Voxels(
+            walkable_height=int(math.ceil(f(self.agent_height) / ch)),
+            walkable_radius=int(math.ceil(f(self.agent_radius) / cs)),
+            walkable_climb=int(math.floor(f(self.agent_max_climb) / ch)),
+            min_region_area=int(f(self.region_min_size) * f(self.region_min_size)),
+            merge_region_area=int(f(self.region_merge_size) * f(self.region_merge_size)),
+            max_edge_len=int(f(self.edge_max_len) / cs),
+            detail_sample_dist=0.0 if sample < f(0.9) else float(cs * sample),
+            detail_sample_max_error=float(ch * f(self.detail_sample_max_error)),
+        )
+
+    def replace(self, **changes: Any) -> BuildSettings:
+        """These settings with some changed."""
+        return type(self)(**{**{f.name: getattr(self, f.name) for f in fields(self)},
+                             **changes})

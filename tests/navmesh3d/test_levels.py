@@ -1,0 +1,143 @@
+"""Levels: reading OBJ files, the checks on triangle soup, convex volumes, and the generated
+levels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidGeometryError
+from wayfinding.navmesh3d import WALKABLE, ConvexVolume, Level, LevelFormatError, generate
+
+SQUARE = [[0, 0, 0], [4, 0, 0], [4, 0, 4], [0, 0, 4]]
+
+
+def test_obj_faces_split_as_fans_with_every_index_form(tmp_path):
+    path = tmp_path / "level.obj"
+    path.write_text("# a quad, a pentagon's worth of forms\n"
+                    "v 0 0 0\nv 4 0 0\nv 4 0 4\nv 0 0 4\nv 2 1 6\nvt 0 0\nvn 0 1 0\n"
+                    "o thing\nf 1/1/1 2//1 3/1 4\n"
+                    "f -5 -2 -1\n")
+    level = Level.read(path)
+    assert level.triangles.tolist() == [[0, 1, 2], [0, 2, 3], [0, 3, 4]]
+    assert level.vertices.dtype == np.float32
+    assert (level.areas == WALKABLE).all()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("v 0 0\nf 1 1 1\n", "line 1: a vertex needs x, y and z"),
+    ("v 0 0 x\n", "line 1: bad vertex"),
+    ("v 0 0 0\nv 1 0 0\nf 1 2\n", "line 3: a face needs three"),
+    ("v 0 0 0\nv 1 0 0\nv 1 0 1\nf 1 2 4\n", "line 4: face entry '4' names no vertex"),
+    ("v 0 0 0\nv 1 0 0\nv 1 0 1\nf 1 2 a\n", "line 4: bad face entry 'a'"),
+    ("v 0 0 0\n", "no faces"),
+    ("v 0 0 0\nv 0 0 0\nv 1 0 1\nf 1 2 3\n", "degenerate"),
+])
+def test_bad_obj_files_name_the_file_and_line(tmp_path, text, message):
+    path = tmp_path / "bad.obj"
+    path.write_text(text)
+    with pytest.raises(LevelFormatError, match=message) as info:
+        Level.read(path)
+    assert str(path) in str(info.value)
+
+
+def test_unknown_and_missing_files(tmp_path):
+    with pytest.raises(LevelFormatError, match="unknown level format '.ply'"):
+        Level.read(tmp_path / "x.ply")
+    with pytest.raises(LevelFormatError):
+        Level.read(tmp_path / "absent.obj")
+
+
+def test_gltf_round_trip_through_trimesh(tmp_path):
+    trimesh = pytest.importorskip("trimesh")
+    level = generate.stairs(steps=3)
+    mesh = trimesh.Trimesh(level.vertices, level.triangles, process=False)
+    mesh.export(tmp_path / "stairs.glb")
+    back = Level.read(tmp_path / "stairs.glb")
+    (tmp_path / "bad.glb").write_bytes(b"glTF not really")
+    with pytest.raises(LevelFormatError, match="unreadable glTF"):
+        Level.read(tmp_path / "bad.glb")
+    assert back.num_triangles == level.num_triangles
+    assert np.allclose(np.sort(back.vertices, axis=0), np.sort(level.vertices, axis=0))
+
+
+@pytest.mark.parametrize("vertices, triangles, message", [
+    ([[0, 0, float("nan")], [1, 0, 0], [1, 0, 1]], [[0, 1, 2]], "vertex 0 has a non-finite"),
+    ([[0, 0, 0], [1, 0, 0], [1, 0, 1]], [[0, 1, 3]], "triangle 0 names vertices"),
+    ([[0, 0, 0], [1, 0, 0], [1, 0, 1]], [[0, -1, 2]], "outside 0..2"),
+    ([[0, 0, 0], [1, 0, 0], [1, 0, 1]], np.zeros((0, 3), int), "no triangles"),
+    ([[0, 0], [1, 0], [1, 1]], [[0, 1, 2]], r"vertices must be an \(n, 3\) array"),
+    ([[0, 0, 0], [1, 0, 0], [1, 0, 1]], [[0.0, 1.0, 2.0]], "triangles must be integers"),
+    ([[0, 0, 0], [1, 0, 0], [1, 0, 1]], [[0, 1]], r"triangles must be an \(n, 3\)"),
+    ([[0, 0, 0], [1, 0, 0], [2, 0, 0]], [[0, 1, 2]], "1 degenerate triangles"),
+    ([[0, 0, 0], [1, 0, 0], [1e8, 0, 1]], [[0, 1, 2]], "more than 1e7 from the origin"),
+    ("level", [[0, 1, 2]], "vertices must be"),
+])
+def test_bad_soup_is_refused_clearly(vertices, triangles, message):
+    with pytest.raises(InvalidGeometryError, match=message):
+        Level(vertices, triangles)
+
+
+def test_degenerate_triangles_dropped_or_kept_on_request():
+    v = [[0, 0, 0], [4, 0, 0], [4, 0, 4], [8, 0, 0]]
+    t = [[0, 2, 1], [0, 1, 3], [1, 1, 2]]
+    assert Level(v, t, degenerate="drop").triangles.tolist() == [[0, 2, 1]]
+    assert Level(v, t, degenerate="keep").num_triangles == 3
+    with pytest.raises(InvalidGeometryError, match="every triangle"):
+        Level(v, [[0, 1, 3]], degenerate="drop")
+    with pytest.raises(InvalidGeometryError, match="degenerate"):
+        Level(v, t, degenerate="fix")
+
+
+def test_areas_are_checked():
+    assert Level(SQUARE, [[0, 2, 1], [0, 3, 2]], areas=[1, 0]).areas.tolist() == [1, 0]
+    for bad, message in (([1], "2 integers"), ([1.5, 2], "2 integers"), ([64, 1], "0 to 63"),
+                         ([-1, 1], "0 to 63")):
+        with pytest.raises(InvalidGeometryError, match=message):
+            Level(SQUARE, [[0, 2, 1], [0, 3, 2]], areas=bad)
+
+
+def test_levels_are_read_only():
+    level = generate.floor()
+    with pytest.raises(ValueError):
+        level.vertices[0, 0] = 1.0
+
+
+def test_convex_volumes_are_checked():
+    vol = ConvexVolume([(0, 0), (2, 0), (2, 2), (0, 2)], -1, 1, area=5)
+    assert vol.polygon[2] == (2.0, 2.0) and vol.area == 5
+    for args, kw, message in (
+            (([(0, 0), (1, 0)], 0, 1), {"area": 1}, "3 or more"),
+            (([(0, 0), (2, 0), (1, 0.5), (2, 2), (0, 2)], 0, 1), {"area": 1}, "convex"),
+            (([(0, 0), (1, 0), (2, 0)], 0, 1), {"area": 1}, "convex and not flat"),
+            (([(0, 0), (1, 0), (1, 1)], 1, 1), {"area": 1}, "ymin < ymax"),
+            (([(0, 0), (1, 0), (1, float("inf"))], 0, 1), {"area": 1}, "non-finite"),
+            (([(0, 0), (1, 0), (1, 1)], 0, 1), {"area": 64}, "area"),
+    ):
+        with pytest.raises(InvalidGeometryError, match=message):
+            ConvexVolume(*args, **kw)
+    with pytest.raises(InvalidGeometryError, match="volumes must be ConvexVolume"):
+        Level(SQUARE, [[0, 2, 1]], volumes=("box",))
+
+
+@pytest.mark.parametrize("make", [generate.floor, generate.stairs, generate.bridge,
+                                  generate.thin_walls, generate.building])
+def test_generated_box_levels_are_closed_and_face_out(make):
+    level = make()
+    v, t = level.vertices.astype(np.float64), level.triangles
+    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+    assert (np.linalg.norm(np.cross(b - a, c - a), axis=1) > 0).all()
+    # every edge is used once each way (closed boxes), and the volume is positive (out)
+    points = [tuple(p) for p in v.tolist()]
+    keys = {(points[i], points[j]) for tri in t.tolist()
+            for i, j in ((tri[0], tri[1]), (tri[1], tri[2]), (tri[2], tri[0]))}
+    assert all((q, p) in keys for p, q in keys) or make is generate.building
+    assert np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6 > 0
+
+
+def test_generated_terrain_and_ramp_face_up():
+    for level, sloped in ((generate.terrain(size=16), 2 * 16 * 16), (generate.ramp(30), 2)):
+        v, t = level.vertices.astype(np.float64), level.triangles
+        normal = np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]])
+        normal /= np.linalg.norm(normal, axis=1)[:, None]
+        assert ((normal[:, 1] > 0) & (normal[:, 1] < 1 - 1e-6)).sum() == sloped

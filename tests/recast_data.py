@@ -1,0 +1,80 @@
+"""The Recast test level and what Recast makes of it, read in place from
+``$WAYFINDING_RECAST`` or ``../shared/data/recast``; and Recast itself as a live oracle (the
+npm WASM build, run by ``tests/oracles/recast/stages.mjs`` under node).
+
+Where the data is absent, tests that need it skip with a reason naming where it is expected;
+under ``CI=true`` its absence fails them instead.  The oracle is installed by
+``make test-all``; where node or the package is missing, tests that need it skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wayfinding.navmesh3d import BuildSettings, Level
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPECTED = ROOT.parent / "shared" / "data" / "recast"
+ORACLE = ROOT / "tests" / "oracles" / "recast"
+
+
+def require_recast() -> Path:
+    """The Recast data folder; skips the test where it is absent (fails it under CI=true)."""
+    env = os.environ.get("WAYFINDING_RECAST")
+    for candidate in ([Path(env)] if env else []) + [EXPECTED]:
+        if (candidate / "nav_test.obj").is_file():
+            return candidate
+    reason = f"Recast test data not found: expected at {EXPECTED} or in $WAYFINDING_RECAST"
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason + " (CI=true: the data must be there)", pytrace=False)
+    pytest.skip(reason)
+
+
+def nav_test() -> Level:
+    return Level.read(require_recast() / "nav_test.obj")
+
+
+def oracle_settings(settings: BuildSettings) -> dict[str, Any]:
+    """``settings`` as the oracle's rcConfig fields (voxel values)."""
+    v = settings.voxels()
+    return {"cs": settings.cell_size, "ch": settings.cell_height,
+            "walkable_slope_angle": settings.agent_max_slope,
+            "walkable_height": v.walkable_height, "walkable_climb": v.walkable_climb,
+            "walkable_radius": v.walkable_radius, "max_edge_len": v.max_edge_len,
+            "max_simplification_error": settings.edge_max_error,
+            "min_region_area": v.min_region_area, "merge_region_area": v.merge_region_area,
+            "max_verts_per_poly": settings.verts_per_poly,
+            "detail_sample_dist": v.detail_sample_dist,
+            "detail_sample_max_error": v.detail_sample_max_error,
+            "partition": settings.partition,
+            "filter_low_hanging_obstacles": settings.filter_low_hanging_obstacles,
+            "filter_ledge_spans": settings.filter_ledge_spans,
+            "filter_walkable_low_height_spans": settings.filter_walkable_low_height_spans}
+
+
+def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False
+           ) -> dict[str, Any]:
+    """What Recast builds from ``level`` with ``settings``, stage by stage (see
+    tests/oracles/recast/README.md); skips where node or the oracle is not installed."""
+    node = shutil.which("node")
+    if node is None or not (ORACLE / "node_modules").is_dir():
+        pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
+                    f"{ORACLE} (make test-all does it)")
+    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
+            "areas": level.areas.tolist(), "settings": oracle_settings(settings)}
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps(data))
+        cmd = [node, str(ORACLE / "stages.mjs"), str(src), str(out)]
+        subprocess.run(cmd + (["--counts-only"] if counts_only else []), check=True,
+                       capture_output=True, timeout=600)
+        result: dict[str, Any] = json.loads(out.read_text())
+    return result
