@@ -11,6 +11,7 @@ KERNELS = sorted(p.stem for p in Path("src/wayfinding/_kernels").glob("*.pyx"))
 # GCC leaves the fast march out of the continuum update (its one caller, already large) unless
 # a large function may grow more; called apart, the update runs about 5% slower.
 EXTRA_COMPILE_ARGS = {"_continuum_potential": ["--param", "large-function-growth=300"]}
+assert EXTRA_COMPILE_ARGS.keys() <= set(KERNELS), "flags for a kernel that is not there"
 
 extensions = [
     Extension(

@@ -99,3 +99,31 @@ def test_the_package_s_own_use_of_an_old_form_is_blamed_on_the_package(tmp_path)
         warnings.filterwarnings("error", category=DeprecationWarning, module="wayfinding")
         with pytest.raises(DeprecationWarning, match="Box"):
             scope["call"]()
+
+
+class Shape:
+    def __init__(self, sides=3):
+        self.sides = sides
+
+
+OldShape = alias(Shape, "OldShape")
+
+
+def test_an_old_class_name_pickles_where_it_lives():
+    import pickle
+
+    with pytest.warns(DeprecationWarning, match="OldShape is deprecated; use Shape"):
+        shape = OldShape(4)
+    assert OldShape.__module__ == Shape.__module__
+    back = pickle.loads(pickle.dumps(shape))
+    assert isinstance(back, Shape) and back.sides == 4
+
+
+def test_positional_only_parameters_keep_their_place():
+    @positional_options("b")
+    def f(a, /, *, b=1):
+        return a, b
+
+    with pytest.warns(DeprecationWarning, match=r"f\(\.\.\., b\) by position"):
+        assert f(1, 2) == (1, 2)
+    assert f(5) == (5, 1)

@@ -90,6 +90,7 @@ def alias(new: Any, old_name: str) -> Any:
                 warn(old_name, new.__name__)
                 super().__init__(*args, **kwargs)
         Old.__name__ = Old.__qualname__ = old_name
+        Old.__module__ = new.__module__      # found (and pickled) where the old name lives
         Old.__doc__ = f"Deprecated name of :class:`{new.__name__}`."
         return Old
 
@@ -109,7 +110,7 @@ def positional_options(*names: str) -> Callable[[T], T]:
     def wrap(target: T) -> T:
         func: Any = vars(target)["__init__"] if isinstance(target, type) else target
         params = inspect.signature(func).parameters.values()
-        first = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+        first = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         if any(p.kind is p.VAR_POSITIONAL for p in params) or not set(names) <= {
                 p.name for p in params if p.kind is p.KEYWORD_ONLY}:
             raise TypeError(f"{names} must be keyword-only options of {func.__qualname__}")
