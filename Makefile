@@ -30,7 +30,16 @@ lint: $(VENV)/.installed
 test: lint
 	$(PY) -m pytest
 
-test-all: lint
+RECAST_ORACLE := tests/oracles/recast
+
+# Recast itself (the npm WASM build) under node, the voxel navmesh build's live oracle; where
+# node is absent its tests skip.
+$(RECAST_ORACLE)/node_modules/.installed: $(RECAST_ORACLE)/package-lock.json
+	if command -v npm >/dev/null; then cd $(RECAST_ORACLE) && npm ci --silent --no-audit \
+		--no-fund && touch node_modules/.installed; \
+	else echo "npm not found: the Recast oracle tests will skip"; fi
+
+test-all: lint $(RECAST_ORACLE)/node_modules/.installed
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -m "slow or not slow"
 
 bench: $(VENV)/.bench

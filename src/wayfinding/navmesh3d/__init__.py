@@ -12,8 +12,10 @@ from . import generate
 from .compact import CompactHeightfield, compact, erode, mark_volumes, median_filter
 from .heightfield import Heightfield, filter_spans, rasterize
 from .level import WALKABLE, ConvexVolume, Level, LevelFormatError, read_obj
+from .regions import BORDER_REG, Regions, build_regions, distance_field
 from .settings import BuildSettings, Voxels
 
-__all__ = ["WALKABLE", "BuildSettings", "CompactHeightfield", "ConvexVolume", "Heightfield",
-           "Level", "LevelFormatError", "Voxels", "compact", "erode", "filter_spans",
-           "generate", "mark_volumes", "median_filter", "rasterize", "read_obj"]
+__all__ = ["BORDER_REG", "WALKABLE", "BuildSettings", "CompactHeightfield", "ConvexVolume",
+           "Heightfield", "Level", "LevelFormatError", "Regions", "Voxels", "build_regions",
+           "compact", "distance_field", "erode", "filter_spans", "generate", "mark_volumes",
+           "median_filter", "rasterize", "read_obj"]

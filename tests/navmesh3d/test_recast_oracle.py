@@ -1,0 +1,92 @@
+"""Stage by stage against Recast itself (the npm WASM build under node, see
+tests/recast_data.py): on levels made here and on Recast's test level, every span of the
+solid and compact heightfields, the distance field and the region of every span must be
+Recast's.  Exhaustive: ``make test-all``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from recast_data import nav_test, recast
+
+from wayfinding.navmesh3d import (
+    BuildSettings,
+    Level,
+    build_regions,
+    compact,
+    erode,
+    filter_spans,
+    generate,
+    rasterize,
+)
+
+pytestmark = pytest.mark.slow
+
+LEVELS = {
+    "stairs": lambda: generate.stairs(steps=6, rise=0.3),
+    "ramp 35": lambda: generate.ramp(35),
+    "ramp 50": lambda: generate.ramp(50),
+    "bridge": lambda: generate.bridge(clearance=2.1),
+    "thin walls": lambda: generate.thin_walls(gap=2.0),
+    "building": generate.building,
+    "terrain": lambda: generate.terrain(size=48, seed=3),
+    "nav_test": nav_test,
+}
+SETTINGS = {
+    "defaults": BuildSettings(),
+    "fine": BuildSettings(cell_size=0.15, cell_height=0.1, agent_radius=0.3),
+    "coarse, no filters": BuildSettings(cell_size=0.5, cell_height=0.3, agent_max_slope=30,
+                                        filter_ledge_spans=False,
+                                        filter_low_hanging_obstacles=False),
+}
+
+
+def _compare(level: Level, settings: BuildSettings) -> None:
+    ours_hf = rasterize(level, settings)
+    theirs = recast(level, settings)
+    hf = theirs["heightfield"]
+    assert (ours_hf.width, ours_hf.depth) == (hf["width"], hf["height"])
+    assert ours_hf.num_spans == hf["span_count"]
+    assert ours_hf.area.tolist() == hf["areas_after_rasterize"]
+    filtered = filter_spans(ours_hf, settings)
+    columns = {c[0] + c[1] * filtered.width: c[2] for c in hf["columns"]}
+    for c in range(filtered.width * filtered.depth):
+        assert filtered.column(c % filtered.width, c // filtered.width).tolist() \
+            == columns.get(c, []), c
+    chf = compact(filtered, settings)
+    spans = theirs["compact"]["spans"]
+    assert chf.y.tolist() == spans["y"] and chf.h.tolist() == spans["h"]
+    assert chf.con.tolist() == spans["con"]
+    eroded = erode(chf, settings)
+    assert eroded.area.tolist() == spans["area"]
+    regions = build_regions(eroded, settings)
+    if settings.partition == "watershed":
+        assert regions.max_distance == theirs["compact"]["max_distance"]
+        assert regions.dist is not None and regions.dist.tolist() == spans["dist"]
+    assert regions.max_regions == theirs["compact"]["max_regions"]
+    assert regions.reg.tolist() == spans["reg"]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=str)
+@pytest.mark.parametrize("name", LEVELS, ids=str)
+def test_every_stage_is_recast_s(name, settings):
+    _compare(LEVELS[name](), SETTINGS[settings])
+
+
+@pytest.mark.parametrize("partition", ["monotone", "layers"])
+@pytest.mark.parametrize("name", ["building", "terrain", "nav_test"])
+def test_the_sweeps_are_recast_s(name, partition):
+    _compare(LEVELS[name](), BuildSettings(partition=partition))
+
+
+def test_given_areas_and_random_soup():
+    """Area ids given per triangle (the steep ones still cleared), and a random soup of
+    overlapping triangles."""
+    rng = np.random.default_rng(7)
+    stairs = generate.stairs()
+    areas = rng.integers(1, 64, stairs.num_triangles)
+    _compare(Level(stairs.vertices, stairs.triangles, areas=areas), BuildSettings())
+    v = rng.uniform(0, 12, (300, 3)) * np.array([1, 0.3, 1])
+    t = rng.integers(0, 300, (200, 3))
+    t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 0] != t[:, 2])]
+    _compare(Level(v, t, degenerate="drop"), BuildSettings(filter_ledge_spans=False))
