@@ -17,9 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from wayfinding.navmesh3d import BuildSettings, Level
+from wayfinding.navmesh3d.meshes import Contour, ContourSet, PolyMesh
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = ROOT.parent / "shared" / "data" / "recast"
@@ -78,3 +80,27 @@ def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False
                        capture_output=True, timeout=600)
         result: dict[str, Any] = json.loads(out.read_text())
     return result
+
+
+def contours_of(data: dict[str, Any], regions: Any) -> ContourSet:
+    """Recast's contours (from :func:`recast`) as a ContourSet over ``regions``' grid."""
+    chf = regions.chf
+    conts = tuple(Contour(verts=np.array(c["verts"], np.int32).reshape(-1, 4),
+                          raw=np.array(c["rverts"], np.int32).reshape(-1, 4),
+                          reg=c["reg"], area=c["area"]) for c in data["contours"]["conts"])
+    return ContourSet(contours=conts, bmin=chf.bmin, bmax=chf.bmax, cell_size=chf.cell_size,
+                      cell_height=chf.cell_height, width=chf.width, depth=chf.depth,
+                      border=data["contours"]["border_size"],
+                      max_error=data["contours"]["max_error"])
+
+
+def polymesh_of(data: dict[str, Any]) -> PolyMesh:
+    """Recast's polygon mesh (from :func:`recast`) as a PolyMesh."""
+    p = data["polymesh"]
+    return PolyMesh(verts=np.array(p["verts"], np.uint16).reshape(-1, 3),
+                    polys=np.array(p["polys"], np.uint16).reshape(-1, 2 * p["nvp"]),
+                    regs=np.array(p["regs"], np.uint16), areas=np.array(p["areas"], np.uint8),
+                    flags=np.array(p["flags"], np.uint16), nvp=p["nvp"],
+                    bmin=np.array(p["bmin"], np.float32), bmax=np.array(p["bmax"], np.float32),
+                    cell_size=p["cs"], cell_height=p["ch"], border=p["border_size"],
+                    max_edge_error=p["max_edge_error"])
