@@ -67,26 +67,35 @@ def _grid_size(bmin: NDArray[np.float32], bmax: NDArray[np.float32],
 
 
 def rasterize(level: Level, settings: BuildSettings, *,
-              bounds: tuple[NDArray[np.float32], NDArray[np.float32]] | None = None
-              ) -> Heightfield:
-    """The solid heightfield of ``level`` over ``bounds`` (default: the level's): triangles
-    steeper than ``agent_max_slope`` lose their area; spans that touch merge, taking the
-    higher area when their tops are within the climb."""
+              bounds: tuple[NDArray[np.float32], NDArray[np.float32]] | None = None,
+              size: tuple[int, int] | None = None) -> Heightfield:
+    """The solid heightfield of ``level`` over ``bounds`` (default: the level's) in ``size``
+    (width, depth) columns (default: as many as fit, rounded): triangles steeper than
+    ``agent_max_slope`` lose their area; spans that touch merge, taking the higher area when
+    their tops are within the climb."""
     if not isinstance(level, Level):
         raise InvalidGeometryError(f"rasterize takes a Level, not {type(level).__name__}")
     bmin, bmax = level.bounds if bounds is None else (
         np.asarray(bounds[0], np.float32), np.asarray(bounds[1], np.float32))
-    width, depth = _grid_size(bmin, bmax, settings.cell_size)
-    allocation("the heightfield", float(width) * depth)
+    width, depth = _grid_size(bmin, bmax, settings.cell_size) if size is None else size
     if width < 1 or depth < 1:
         raise InvalidGeometryError(f"the level's bounds {bmin.tolist()}..{bmax.tolist()} are "
                                    f"less than a cell of {settings.cell_size} wide")
-    voxels = settings.voxels()
-    areas = level.areas.copy()
-    _heightfield.mark_walkable(level.vertices, level.triangles, settings.agent_max_slope, areas)
+    return _rasterize(level, np.arange(level.num_triangles), settings, bmin, bmax, width,
+                      depth)
+
+
+def _rasterize(level: Level, which: NDArray[np.integer], settings: BuildSettings,
+               bmin: NDArray[np.float32], bmax: NDArray[np.float32], width: int,
+               depth: int) -> Heightfield:
+    """:func:`rasterize` of the triangles ``which`` (in that order)."""
+    allocation("the heightfield", float(width) * depth)
+    triangles = np.ascontiguousarray(level.triangles[which])
+    areas = level.areas[which]          # a copy: the slope test clears some
+    _heightfield.mark_walkable(level.vertices, triangles, settings.agent_max_slope, areas)
     first, smin, smax, area = _heightfield.rasterize(
-        level.vertices, level.triangles, areas, bmin, bmax, settings.cell_size,
-        settings.cell_height, width, depth, voxels.walkable_climb)
+        level.vertices, triangles, areas, bmin, bmax, settings.cell_size,
+        settings.cell_height, width, depth, settings.voxels().walkable_climb)
     return Heightfield(width=width, depth=depth, bmin=bmin, bmax=bmax,
                        cell_size=settings.cell_size, cell_height=settings.cell_height,
                        first=first, smin=smin, smax=smax, area=area)
