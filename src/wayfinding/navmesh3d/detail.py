@@ -9,6 +9,17 @@ within the error.  Heights come from the spans of the polygon's own region, whic
 the stage takes the :class:`~wayfinding.navmesh3d.regions.Regions` the polygons were
 traced from.  As Recast builds it (``rcBuildPolyMeshDetail``), with its limits: at most
 127 vertices and 255 triangles per polygon.
+
+>>> from wayfinding.navmesh3d import BuildSettings, build_regions, compact, erode
+>>> from wayfinding.navmesh3d import filter_spans, generate, rasterize
+>>> from wayfinding.navmesh3d.contours import build_contours
+>>> from wayfinding.navmesh3d.polymesh import build_polymesh
+>>> s = BuildSettings()
+>>> chf = erode(compact(filter_spans(rasterize(generate.ramp(30), s), s), s), s)
+>>> regions = build_regions(chf, s)
+>>> polymesh = build_polymesh(build_contours(regions, s), s)
+>>> polymesh, build_detail(polymesh, regions, s)   # one quad, bent over the ramp's ends
+(PolyMesh(4 vertices, 1 polygons), DetailMesh(10 vertices, 8 triangles))
 """
 
 from __future__ import annotations
@@ -29,11 +40,13 @@ def build_detail(polymesh: PolyMesh, regions: Regions, settings: BuildSettings
 
     Vertices are in world units (each a cell height above the voxel floor, as Recast
     places them); triangles index their polygon's own vertices (``meshes[i, 0]`` on) and
-    flag in bits 0, 2 and 4 their sides on the polygon's outline.  A polygon mesh of
-    another grid, or with vertices or regions out of range, raises
+    flag in bits 0, 2 and 4 their sides on the polygon's outline.  A sample distance of
+    0 (``detail_sample_dist`` below 0.9) samples nothing: each polygon is fanned from its
+    own vertices (Recast cannot triangulate it then).  A malformed polygon mesh, or one
+    with vertices beyond the heightfield's grid, raises
     :class:`~wayfinding.errors.InvalidGeometryError`."""
+    _check(polymesh, regions, settings)
     chf = regions.chf
-    _check(polymesh, regions)
     v = settings.voxels()
     meshes, verts, tris = _detail.build(
         chf.first, chf.con, chf.y, regions.reg, chf.width, chf.depth, chf.cell_size,
@@ -45,8 +58,16 @@ def build_detail(polymesh: PolyMesh, regions: Regions, settings: BuildSettings
     return DetailMesh(meshes=meshes, verts=verts, tris=tris)
 
 
-def _check(polymesh: PolyMesh, regions: Regions) -> None:
+def _check(polymesh: PolyMesh, regions: Regions, settings: BuildSettings) -> None:
+    for name, value, kind in (("polymesh", polymesh, PolyMesh), ("regions", regions, Regions),
+                              ("settings", settings, BuildSettings)):
+        if not isinstance(value, kind):
+            raise InvalidGeometryError(f"{name} must be a {kind.__name__}, not "
+                                       f"{type(value).__name__}")
     chf = regions.chf
+    if len(regions.reg) != chf.num_spans:
+        raise InvalidGeometryError(f"regions has {len(regions.reg)} region ids for "
+                                   f"{chf.num_spans} spans")
     nvp = polymesh.nvp
     if not 3 <= nvp <= 6 or polymesh.polys.ndim != 2 or polymesh.polys.shape[1] != 2 * nvp:
         raise InvalidGeometryError(
