@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import _polymesh
-from ..errors import InvalidGeometryError
+from ..errors import InvalidGeometryError, InvalidQueryError
 from .meshes import Contour, ContourSet, PolyMesh
 from .settings import BuildSettings
 
@@ -41,26 +41,43 @@ def build_polymesh(contours: ContourSet, settings: BuildSettings) -> PolyMesh:
 
     Contours of fewer than 3 vertices are skipped.  Raises
     :class:`~wayfinding.errors.InvalidGeometryError` for a contour whose vertices are not
-    an (n, 4) integer array with x, y, z in 0..65535, or contours with 65534 vertices or
-    more in all (a mesh indexes them in 16 bits)."""
+    an (n, 4) integer array with x, y, z in 0..65535, a region or area out of range, or
+    contours with 65534 vertices or more in all (a mesh indexes them in 16 bits);
+    :class:`~wayfinding.errors.InvalidQueryError` for arguments of the wrong type."""
     if not isinstance(contours, ContourSet):
-        raise InvalidGeometryError(f"build_polymesh needs a ContourSet, not "
-                                   f"{type(contours).__name__}")
+        raise InvalidQueryError(f"contours must be a ContourSet, not "
+                                f"{type(contours).__name__}")
     if not isinstance(settings, BuildSettings):
-        raise InvalidGeometryError(f"build_polymesh needs BuildSettings, not "
-                                   f"{type(settings).__name__}")
+        raise InvalidQueryError(f"settings must be a BuildSettings, not "
+                                f"{type(settings).__name__}")
     nvp = settings.verts_per_poly
-    verts = [_checked(i, c) for i, c in enumerate(contours.contours)]
-    counts = [len(v) for v in verts]
+    conts = contours.contours
+    verts = [_shaped(i, c) for i, c in enumerate(conts)]
     first = np.zeros(len(verts) + 1, np.int64)
-    np.cumsum(counts, out=first[1:])
-    flat = (np.ascontiguousarray(np.concatenate(verts), dtype=np.int32) if verts
-            else np.zeros((0, 4), np.int32))
-    regs = np.array([c.reg for c in contours.contours], np.uint16)
-    areas = np.array([c.area for c in contours.contours], np.uint8)
+    np.cumsum([len(v) for v in verts], out=first[1:])
+    every = np.concatenate(verts) if verts else np.zeros((0, 4), np.int32)
+    if len(every):
+        xyz = every[:, :3]
+        out = (xyz < 0).any(axis=1) | (xyz > 0xFFFF).any(axis=1)
+        if out.any():
+            row = int(np.argmax(out))
+            i = int(np.searchsorted(first, row, side="right")) - 1
+            raise InvalidGeometryError(
+                f"contour {i}: vertex {row - int(first[i])} at {xyz[row].tolist()} is "
+                f"outside 0..65535 voxels")
+    regs = np.array([c.reg for c in conts], np.int64)
+    areas = np.array([c.area for c in conts], np.int64)
+    bad = np.flatnonzero((regs < 0) | (regs > 0xFFFF) | (areas < 0) | (areas > 0xFF))
+    if len(bad):
+        i = int(bad[0])
+        raise InvalidGeometryError(
+            f"contour {i}: region {conts[i].reg} or area {conts[i].area} out of range "
+            f"(0..65535, 0..255)")
+    flat = np.ascontiguousarray(every, dtype=np.int32)
     try:
         mverts, polys, pregs, pareas = _polymesh.build_polymesh(
-            flat, first, regs, areas, nvp, contours.width, contours.depth, contours.border)
+            flat, first, regs.astype(np.uint16), areas.astype(np.uint8), nvp,
+            contours.width, contours.depth, contours.border)
     except ValueError as e:
         raise InvalidGeometryError(str(e)) from None
     return PolyMesh(verts=mverts, polys=polys, regs=pregs, areas=pareas,
@@ -71,16 +88,9 @@ def build_polymesh(contours: ContourSet, settings: BuildSettings) -> PolyMesh:
                     border=contours.border, max_edge_error=contours.max_error)
 
 
-def _checked(i: int, contour: Contour) -> np.ndarray:
+def _shaped(i: int, contour: Contour) -> np.ndarray:
     v = np.asarray(contour.verts)
     if v.ndim != 2 or v.shape[1] != 4 or not np.issubdtype(v.dtype, np.integer):
         raise InvalidGeometryError(
             f"contour {i}: verts must be an (n, 4) integer array, not {v.dtype} {v.shape}")
-    if len(v) and (v[:, :3].min() < 0 or v[:, :3].max() > 0xFFFF):
-        raise InvalidGeometryError(
-            f"contour {i}: vertex coordinates must lie in 0..65535 voxels, found "
-            f"{int(v[:, :3].min())}..{int(v[:, :3].max())}")
-    if not 0 <= contour.reg <= 0xFFFF or not 0 <= contour.area <= 0xFF:
-        raise InvalidGeometryError(
-            f"contour {i}: region {contour.reg} or area {contour.area} out of range")
     return v
