@@ -5,9 +5,16 @@ a ramp, and element for element against Recast's own (slow: ``make test-all``)."
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pytest
-from recast_data import nav_test, polymesh_of, recast
+from recast_data import ORACLE, nav_test, oracle_settings, polymesh_of, recast
 from test_recast_oracle import LEVELS, SETTINGS
 
 from wayfinding.errors import InvalidGeometryError
@@ -130,8 +137,8 @@ def check_detail(polymesh: PolyMesh, regions: Regions, detail: DetailMesh,
         # every height is the floor of a span near the vertex (a cell height up)
         h = (verts[:, 1] - bmin[1] - ch) / ch
         assert np.abs(h - np.round(h)).max() < 1e-3
-        cx = np.floor((verts[:, 0] - bmin[0]) / cs).astype(int)
-        cz = np.floor((verts[:, 2] - bmin[2]) / cs).astype(int)
+        cx = np.floor((verts[:, 0] - chf.bmin[0]) / cs).astype(int)    # with the border
+        cz = np.floor((verts[:, 2] - chf.bmin[2]) / cs).astype(int)
         for x, z, y in zip(cx, cz, np.round(h).astype(int)):
             near = [chf.y[chf.first[c]:chf.first[c + 1]]
                     for zz in range(max(0, z - reach), min(chf.depth, z + reach + 1))
@@ -213,6 +220,17 @@ def test_every_detail_mesh_covers_its_polygons(make, partition):
     check_detail(polymesh, regions, detail, s)
 
 
+def test_a_tile_border_is_read_past():
+    """With a tile border the polygon mesh is in the tile's voxels, the heightfield has
+    the border round them."""
+    s = BuildSettings()
+    for level in (generate.building(), generate.terrain(size=40)):
+        regions = build_regions(regions_of(level, s).chf, s, border=4)
+        polymesh = build_polymesh(build_contours(regions, s), s)
+        assert polymesh.border == 4 and polymesh.num_polys > 0
+        check_detail(polymesh, regions, build_detail(polymesh, regions, s), s)
+
+
 def test_an_empty_mesh_has_no_detail():
     s = BuildSettings()
     regions = regions_of(generate.floor(), s)
@@ -261,6 +279,46 @@ def _compare(level: Level, settings: BuildSettings) -> None:
     assert (ours.num_verts, ours.num_tris) == (d["nverts"], d["ntris"])
     if polymesh.num_polys:
         check_detail(polymesh, regions, ours, settings)
+
+
+def _recast_with_border(level: Level, settings: BuildSettings, border: int
+                        ) -> dict[str, Any]:
+    """Recast's build of ``level`` as one tile with a ``border`` (its box widened by the
+    border, as Recast's tiled builds do)."""
+    node = shutil.which("node")
+    if node is None or not (ORACLE / "node_modules").is_dir():
+        pytest.skip("the Recast oracle is not installed (make test-all does it)")
+    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
+            "areas": level.areas.tolist(),
+            "settings": {**oracle_settings(settings), "border_size": border}}
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps(data))
+        subprocess.run([node, str(ORACLE / "stages.mjs"), str(src), str(out)], check=True,
+                       capture_output=True, timeout=600)
+        result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["building", "terrain", "stairs"])
+def test_the_detail_of_a_bordered_tile_is_recast_s(name):
+    level, s = LEVELS[name](), BuildSettings()
+    theirs = _recast_with_border(level, s, 4)
+    box = theirs["settings"]
+    hf = rasterize(level, s, bounds=(np.float32(box["bmin"]), np.float32(box["bmax"])),
+                   size=(box["width"], box["height"]))
+    chf = erode(compact(filter_spans(hf, s), s), s)
+    regions = build_regions(chf, s, border=4)
+    assert regions.reg.tolist() == theirs["compact"]["spans"]["reg"]
+    polymesh = polymesh_of(theirs)
+    assert polymesh.border == 4
+    ours = build_detail(polymesh, regions, s)
+    d = theirs["detail"]
+    assert ours.meshes.ravel().tolist() == d["meshes"]
+    assert ours.tris.ravel().tolist() == d["tris"]
+    assert (ours.verts.ravel() == np.array(d["verts"], np.float32)).all()
+    check_detail(polymesh, regions, ours, s)
 
 
 @pytest.mark.slow
