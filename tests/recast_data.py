@@ -85,12 +85,17 @@ def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False
 def contours_of(data: dict[str, Any], regions: Any) -> ContourSet:
     """Recast's contours (from :func:`recast`) as a ContourSet over ``regions``' grid."""
     chf = regions.chf
+    border = data["contours"]["border_size"]
+    pad = np.float32(border) * np.float32(chf.cell_size)     # as the contour set is placed
+    bmin, bmax = chf.bmin.copy(), chf.bmax.copy()
+    bmin[[0, 2]] += pad
+    bmax[[0, 2]] -= pad
     conts = tuple(Contour(verts=np.array(c["verts"], np.int32).reshape(-1, 4),
                           raw=np.array(c["rverts"], np.int32).reshape(-1, 4),
                           reg=c["reg"], area=c["area"]) for c in data["contours"]["conts"])
-    return ContourSet(contours=conts, bmin=chf.bmin, bmax=chf.bmax, cell_size=chf.cell_size,
-                      cell_height=chf.cell_height, width=chf.width, depth=chf.depth,
-                      border=data["contours"]["border_size"],
+    return ContourSet(contours=conts, bmin=bmin, bmax=bmax, cell_size=chf.cell_size,
+                      cell_height=chf.cell_height, width=chf.width - 2 * border,
+                      depth=chf.depth - 2 * border, border=border,
                       max_error=data["contours"]["max_error"])
 
 

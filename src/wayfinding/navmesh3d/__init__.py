@@ -10,14 +10,17 @@ CompactHeightfield(33 x 33, 961 spans, 961 walkable)
 
 from . import generate
 from .compact import CompactHeightfield, compact, erode, mark_volumes, median_filter
+from .contours import build_contours
 from .heightfield import Heightfield, filter_spans, rasterize
 from .level import WALKABLE, ConvexVolume, Level, LevelFormatError, read_obj
+from .meshes import Contour, ContourSet, DetailMesh, PolyMesh
 from .navmesh import BuildReport, MeshTile, NavMesh3D, region_colours
 from .regions import BORDER_REG, Regions, build_regions, distance_field
 from .settings import BuildSettings, Voxels
 
 __all__ = ["BORDER_REG", "WALKABLE", "BuildReport", "BuildSettings", "CompactHeightfield",
-           "ConvexVolume", "Heightfield", "Level", "LevelFormatError", "MeshTile", "NavMesh3D",
-           "Regions", "Voxels", "build_regions", "compact", "distance_field", "erode",
+           "Contour", "ContourSet", "ConvexVolume", "DetailMesh", "Heightfield", "Level",
+           "LevelFormatError", "MeshTile", "NavMesh3D", "PolyMesh", "Regions", "Voxels",
+           "build_contours", "build_regions", "compact", "distance_field", "erode",
            "filter_spans", "generate", "mark_volumes", "median_filter", "rasterize", "read_obj",
            "region_colours"]
