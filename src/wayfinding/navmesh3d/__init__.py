@@ -11,6 +11,7 @@ CompactHeightfield(33 x 33, 961 spans, 961 walkable)
 from . import generate
 from .compact import CompactHeightfield, compact, erode, mark_volumes, median_filter
 from .contours import build_contours
+from .detail import build_detail
 from .heightfield import Heightfield, filter_spans, rasterize
 from .level import WALKABLE, ConvexVolume, Level, LevelFormatError, read_obj
 from .meshes import Contour, ContourSet, DetailMesh, PolyMesh
@@ -21,6 +22,6 @@ from .settings import BuildSettings, Voxels
 __all__ = ["BORDER_REG", "WALKABLE", "BuildReport", "BuildSettings", "CompactHeightfield",
            "Contour", "ContourSet", "ConvexVolume", "DetailMesh", "Heightfield", "Level",
            "LevelFormatError", "MeshTile", "NavMesh3D", "PolyMesh", "Regions", "Voxels",
-           "build_contours", "build_regions", "compact", "distance_field", "erode",
-           "filter_spans", "generate", "mark_volumes", "median_filter", "rasterize", "read_obj",
-           "region_colours"]
+           "build_contours", "build_detail", "build_regions", "compact", "distance_field",
+           "erode", "filter_spans", "generate", "mark_volumes", "median_filter", "rasterize",
+           "read_obj", "region_colours"]
