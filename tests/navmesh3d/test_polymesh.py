@@ -317,11 +317,14 @@ def _same(ours: PolyMesh, theirs: PolyMesh) -> None:
 
 
 def _compare(level: Level, settings: BuildSettings) -> PolyMesh:
+    """Our mesh from Recast's contours, then from our own, against Recast's."""
     theirs = recast(level, settings)
-    cs = contours_of(theirs, _regions(level, settings))
+    regions = _regions(level, settings)
+    cs = contours_of(theirs, regions)
     ours = build_polymesh(cs, settings)
     _same(ours, polymesh_of(theirs))
     check_mesh(ours, cs)
+    _same(build_polymesh(build_contours(regions, settings), settings), polymesh_of(theirs))
     return ours
 
 
