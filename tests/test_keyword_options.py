@@ -40,6 +40,8 @@ ALLOWED = {
     "wayfinding.fields.scenes.SceneRun.__init__": {"closest", "overlaps"},
     "wayfinding.fields.tiles.TileRoute.__init__": {"movement", "sectors", "exits", "cost",
                                                    "tiles", "valid", "_owner"},
+    "wayfinding.navmesh3d.navmesh.BuildReport.__init__": {"counts", "ms"},
+    "wayfinding.navmesh3d.regions.Regions.__init__": {"dist", "max_distance", "overlaps"},
     # An error's constructor: the file and line it names.
     "wayfinding.errors.FileFormatError.__init__": {"path", "line"},
     # An empty result of a search: the kind of path it holds.

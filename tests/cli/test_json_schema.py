@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from wayfinding.cli import main
+from wayfinding.navmesh3d import generate
 
 PATH = {"found", "cost", "algorithm", "path", "expanded", "generated", "elapsed_us"}
 SCEN = {"scenario", "map", "algorithm", "problems", "solved", "mismatches", "median_us",
@@ -31,6 +32,7 @@ NAVMESH_PATH = {"found", "cost", "path", "query_ms", "corridor", "snapped_start"
 CLEARANCE_PATH = {"found", "cost", "path", "query_ms", "radius", "channel", "turns", "reason"}
 FIELD_FLOW = {"map", "goal", "method", "reachable_cells", "seconds", "outputs"}
 FIELD_SCENE = {"scene", "units", "completion", "t50", "t90", "closest", "seconds", "render"}
+NAVMESH3D_INFO = {"tiles", "tile_size", "counts", "ms", "total_ms", "bytes_per_column"}
 CROWD_RUN = {"scenario", "model", "agents", "completion", "t50", "t90", "collisions",
              "max_penetration", "path_ratio", "energy", "jitter", "seconds", "render"}
 
@@ -56,6 +58,9 @@ SCHEMAS = {
                            "--json", NAVMESH_PATH | {"exact"}),
     "navmesh path clearance": ("navmesh path {d}/r.map --clearance --radius 0.2 --from "
                                "13.5,15.5 --to 25.5,17.5 --json", CLEARANCE_PATH),
+    "navmesh3d build": ("navmesh3d build {d}/s.obj -o {d}/s.npz --json",
+                        NAVMESH3D_INFO | {"output"}),
+    "navmesh3d info": ("navmesh3d info {d}/s.npz --json", NAVMESH3D_INFO | {"settings"}),
     "field flow": ("field flow {d}/r.map --to 13,15 -o {d}/f.svg --json", FIELD_FLOW),
     "field scene": ("field scene lanes --units 5 --seconds 1 --json", FIELD_SCENE),
     "crowd run": ("crowd run circle --agents 4 --json", CROWD_RUN),
@@ -70,6 +75,7 @@ def work(tmp_path_factory) -> Path:
     assert main(["index", "build", str(d / "r.map"), "jps_plus", "-o", str(d / "j.npz"),
                  "--quiet"]) == 0
     (d / "h.txt").write_text(" . . .\n  . . .\n . . .\n")
+    generate.stairs(steps=3).to_obj(d / "s.obj")
     return d
 
 
@@ -124,7 +130,8 @@ def documented() -> dict[tuple[str, ...], set[str]]:
 
 def test_the_page_has_a_section_per_command():
     assert set(documented()) == {("path",), ("scen",), ("index", "info"), ("world",),
-                                 ("navmesh", "build"), ("navmesh", "path"), ("field", "flow"),
+                                 ("navmesh", "build"), ("navmesh", "path"),
+                                 ("navmesh3d", "build"), ("navmesh3d", "info"), ("field", "flow"),
                                  ("field", "scene"), ("crowd", "run")}
 
 

@@ -41,6 +41,14 @@ def test_bad_obj_files_name_the_file_and_line(tmp_path, text, message):
     assert str(path) in str(info.value)
 
 
+def test_obj_round_trip(tmp_path):
+    level = generate.building()
+    level.to_obj(tmp_path / "b.obj")
+    back = Level.read(tmp_path / "b.obj")
+    assert np.array_equal(back.vertices, level.vertices)
+    assert np.array_equal(back.triangles, level.triangles)
+
+
 def test_unknown_and_missing_files(tmp_path):
     with pytest.raises(LevelFormatError, match="unknown level format '.ply'"):
         Level.read(tmp_path / "x.ply")

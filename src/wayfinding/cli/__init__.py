@@ -1,6 +1,7 @@
 """The ``wayfinding`` command line: one module per command family (``grid``: path, scen,
-index, render; ``demo``; ``world``; ``navmesh``; ``fields``; ``crowd``; ``generate``), their
-shared argument types in ``args``, and ``main``, which parses a command line and runs it."""
+index, render; ``demo``; ``world``; ``navmesh``; ``navmesh3d``; ``fields``; ``crowd``;
+``generate``), their shared argument types in ``args``, and ``main``, which parses a command
+line and runs it."""
 
 from .main import build_parser, main
 

@@ -1,6 +1,12 @@
 """Voxel navigation meshes of 3D levels, built from triangle soup as Recast builds them:
 the level rasterized into a solid heightfield, filtered, compacted and eroded by the agent,
-then partitioned into regions and traced into polygons.
+partitioned into regions, traced into contours, cut into convex polygons and given the
+height detail of the ground under them.  :func:`build` runs every stage, whole or in tiles;
+each stage is also a function of its own, with a data type to inspect.
+
+>>> mesh = build(generate.stairs())
+>>> mesh.num_polygons > 0
+True
 
 >>> from wayfinding.navmesh3d import BuildSettings, compact, filter_spans, generate, rasterize
 >>> s = BuildSettings()    # RecastDemo's defaults; the floor's outer ring is a ledge
@@ -9,6 +15,7 @@ CompactHeightfield(33 x 33, 961 spans, 961 walkable)
 """
 
 from . import generate
+from .build import build
 from .compact import CompactHeightfield, compact, erode, mark_volumes, median_filter
 from .contours import build_contours
 from .detail import build_detail
@@ -16,12 +23,13 @@ from .heightfield import Heightfield, filter_spans, rasterize
 from .level import WALKABLE, ConvexVolume, Level, LevelFormatError, read_obj
 from .meshes import Contour, ContourSet, DetailMesh, PolyMesh
 from .navmesh import BuildReport, MeshTile, NavMesh3D, region_colours
+from .polymesh import build_polymesh
 from .regions import BORDER_REG, Regions, build_regions, distance_field
 from .settings import BuildSettings, Voxels
 
 __all__ = ["BORDER_REG", "WALKABLE", "BuildReport", "BuildSettings", "CompactHeightfield",
            "Contour", "ContourSet", "ConvexVolume", "DetailMesh", "Heightfield", "Level",
-           "LevelFormatError", "MeshTile", "NavMesh3D", "PolyMesh", "Regions", "Voxels",
-           "build_contours", "build_detail", "build_regions", "compact", "distance_field",
-           "erode", "filter_spans", "generate", "mark_volumes", "median_filter", "rasterize",
-           "read_obj", "region_colours"]
+           "LevelFormatError", "MeshTile", "NavMesh3D", "PolyMesh", "Regions", "Voxels", "build",
+           "build_contours", "build_detail", "build_polymesh", "build_regions", "compact",
+           "distance_field", "erode", "filter_spans", "generate", "mark_volumes", "median_filter",
+           "rasterize", "read_obj", "region_colours"]

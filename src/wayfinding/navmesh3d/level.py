@@ -19,7 +19,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._io import read_text
+from .._io import atomic_write_text, read_text
 from .._validate import choice, count, finite_float
 from ..errors import FileFormatError, InvalidGeometryError
 
@@ -139,6 +139,13 @@ class Level:
     def __repr__(self) -> str:
         return (f"Level({len(self.vertices):,} vertices, {self.num_triangles:,} triangles, "
                 f"{len(self.volumes)} volumes)")
+
+    def to_obj(self, path: str | os.PathLike) -> None:
+        """Write the level's vertices and triangles as an OBJ file (area ids and volumes,
+        which OBJ cannot hold, are left out)."""
+        lines = [f"v {x:.9g} {y:.9g} {z:.9g}" for x, y, z in self.vertices.tolist()]
+        lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in self.triangles.tolist()]
+        atomic_write_text(path, "\n".join(lines) + "\n")
 
     @classmethod
     def read(cls, path: str | os.PathLike, *, degenerate: Literal["error", "drop", "keep"]

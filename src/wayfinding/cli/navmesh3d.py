@@ -1,0 +1,148 @@
+"""``wayfinding navmesh3d build|info|render``: build a voxel navmesh from a 3D level (OBJ,
+glTF), report every stage's figures, and draw it (top-down SVG/PNG or a 3D HTML viewer).
+With no option, the build uses RecastDemo's defaults."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from .args import (
+    JSON_HELP,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    to_json,
+)
+
+LEVELS = "a level: .obj, .gltf or .glb (glTF needs the mesh extra)"
+
+
+def add_navmesh3d_parser(sub: Any) -> None:
+    """Register the ``navmesh3d`` subcommand on an argparse subparsers object."""
+    from ..navmesh3d import BuildSettings
+
+    n = sub.add_parser("navmesh3d", help="build and draw voxel navmeshes of 3D levels",
+                       description="Voxel navigation meshes of 3D levels, built as Recast "
+                                   "builds them.")
+    nsub = n.add_subparsers(dest="navmesh3d_command", required=True)
+    b = nsub.add_parser("build", help="build a navmesh from a level and save it (.npz)")
+    b.add_argument("level", help=LEVELS)
+    b.add_argument("-o", "--output", required=True, metavar="OUT.npz")
+    defaults = BuildSettings()
+    for f in dataclasses.fields(BuildSettings):
+        flag = "--" + f.name.replace("_", "-")
+        value = getattr(defaults, f.name)
+        if isinstance(value, bool):
+            b.add_argument(flag, type=_on_off, metavar="on|off", default=None,
+                           help=f"(default {'on' if value else 'off'})")
+        elif f.name == "partition":
+            b.add_argument(flag, choices=("watershed", "monotone", "layers"), default=None,
+                           help=f"(default {value})")
+        elif isinstance(value, int):
+            b.add_argument(flag, type=positive_int, default=None, help=f"(default {value})")
+        else:
+            kind = positive_float if f.name in ("cell_size", "cell_height", "agent_height") \
+                else non_negative_float
+            b.add_argument(flag, type=kind, default=None, help=f"(default {value})")
+    b.add_argument("--tile-size", type=non_negative_int, default=0,
+                   help="build tile by tile, tiles this many cells wide (default 0: whole)")
+    b.add_argument("--workers", type=positive_int, default=1,
+                   help="threads building tiles (default 1)")
+    b.add_argument("--degenerate", choices=("error", "drop", "keep"), default="error",
+                   help="what to do with degenerate triangles (default: refuse the level)")
+    b.add_argument("--json", action="store_true", help=JSON_HELP)
+    b.set_defaults(run=cmd_navmesh3d_build)
+    i = nsub.add_parser("info", help="a saved navmesh's figures, stage by stage")
+    i.add_argument("mesh", metavar="MESH.npz")
+    i.add_argument("--json", action="store_true", help=JSON_HELP)
+    i.set_defaults(run=cmd_navmesh3d_info)
+    r = nsub.add_parser("render", help="draw a saved navmesh: .svg/.png top down, .html 3D")
+    r.add_argument("mesh", metavar="MESH.npz")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.svg|OUT.png|OUT.html")
+    r.add_argument("--level", help="draw the level's geometry too (.html)")
+    r.set_defaults(run=cmd_navmesh3d_render)
+
+
+def _on_off(text: str) -> bool:
+    if text.lower() in ("on", "true", "yes", "1"):
+        return True
+    if text.lower() in ("off", "false", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not on or off")
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from ..navmesh3d import BuildSettings
+
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(BuildSettings)
+             if getattr(args, f.name, None) is not None}
+    return BuildSettings(**given)
+
+
+def _figures(mesh: Any) -> dict[str, Any]:
+    report = mesh.report
+    return {"tiles": mesh.num_tiles, "tile_size": mesh.tile_size,
+            "counts": dict(report.counts), "ms": {k: round(v, 3) for k, v in report.ms.items()},
+            "total_ms": round(report.total_ms, 3),
+            "bytes_per_column": round(report.bytes_per_column, 2)}
+
+
+def _print_figures(info: dict[str, Any]) -> None:
+    c = info["counts"]
+    rows = [("heightfield grid", f"{c.get('grid_width', 0)} x {c.get('grid_depth', 0)}"),
+            ("solid spans", f"{c.get('spans', 0):,}"),
+            ("compact spans", f"{c.get('compact_spans', 0):,}"),
+            ("regions", f"{c.get('regions', 0):,}"),
+            ("contours", f"{c.get('contours', 0):,}"),
+            ("polygon mesh", f"{c.get('poly_verts', 0):,} vertices, "
+                             f"{c.get('polygons', 0):,} polygons"),
+            ("detail mesh", f"{c.get('detail_verts', 0):,} vertices, "
+                            f"{c.get('detail_tris', 0):,} triangles"),
+            ("tiles", f"{info['tiles']} (tile size {info['tile_size'] or 'whole'})"),
+            ("memory", f"{info['bytes_per_column']:.1f} bytes per column")]
+    for name, value in rows:
+        print(f"{name:18s}{value}")
+    print("build times (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in info["ms"].items())
+          + f"; total {info['total_ms']:.2f}")
+
+
+def cmd_navmesh3d_build(args: argparse.Namespace) -> int:
+    from ..navmesh3d import Level, build
+
+    level = Level.read(args.level, degenerate=args.degenerate)
+    mesh = build(level, settings=_settings(args), tile_size=args.tile_size,
+                 workers=args.workers, progress=not args.json)
+    mesh.save(args.output)
+    info = _figures(mesh) | {"output": args.output}
+    if args.json:
+        print(to_json(info))
+    else:
+        _print_figures(info)
+        print(args.output)
+    return 0
+
+
+def cmd_navmesh3d_info(args: argparse.Namespace) -> int:
+    from ..navmesh3d import NavMesh3D
+
+    mesh = NavMesh3D.load(args.mesh)
+    info = _figures(mesh) | {"settings": {f.name: getattr(mesh.settings, f.name)
+                                          for f in dataclasses.fields(mesh.settings)}}
+    if args.json:
+        print(to_json(info))
+    else:
+        _print_figures(info)
+    return 0
+
+
+def cmd_navmesh3d_render(args: argparse.Namespace) -> int:
+    from ..navmesh3d import Level, NavMesh3D
+    from ..viz.navmesh3d import save_navmesh3d
+
+    mesh = NavMesh3D.load(args.mesh)
+    level = Level.read(args.level, degenerate="keep") if args.level else None
+    print(save_navmesh3d(args.output, mesh, level=level))
+    return 0

@@ -1,0 +1,219 @@
+"""Pictures of voxel navmeshes (:class:`~wayfinding.navmesh3d.NavMesh3D`): a top-down view
+of the polygons coloured by region, lower polygons first so upper storeys cover them (SVG
+with no dependency, PNG with Pillow), and a self-contained HTML page with a small WebGL
+viewer of the detail triangles over the level's geometry (drag to orbit, wheel to zoom).
+
+>>> from wayfinding.navmesh3d import build, generate
+>>> svg = render_navmesh3d_svg(build(generate.floor()))
+>>> svg.count('class="poly"')
+1
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._io import atomic_write_bytes, atomic_write_text
+from ..errors import InvalidQueryError
+from ..navmesh3d import Level, NavMesh3D, region_colours
+from .raster import TARGET_PX, _pillow
+
+
+def _flat(mesh: NavMesh3D) -> tuple[list[NDArray[np.float64]], NDArray[np.uint8]]:
+    """Polygons (world x, y, z corners) and their RGBA colours, lowest first."""
+    if not isinstance(mesh, NavMesh3D):
+        raise InvalidQueryError(f"expected a NavMesh3D, not {type(mesh).__name__}")
+    polys = mesh.polygons()
+    regs = np.concatenate([t.polymesh.regs for t in mesh.tiles]) if mesh.tiles else \
+        np.zeros(0, np.uint16)
+    colours = region_colours(regs)
+    order = np.argsort([p[:, 1].mean() for p in polys], kind="stable")
+    return [polys[i] for i in order], colours[order]
+
+
+def _frame(polys: list[NDArray[np.float64]]) -> tuple[float, float, float, float]:
+    if not polys:
+        return 0.0, 0.0, 1.0, 1.0
+    pts = np.concatenate(polys)
+    x0, z0 = pts[:, 0].min(), pts[:, 2].min()
+    return float(x0), float(z0), float(pts[:, 0].max() - x0) or 1.0, \
+        float(pts[:, 2].max() - z0) or 1.0
+
+
+def render_navmesh3d_svg(mesh: NavMesh3D) -> str:
+    """The mesh seen from above (x right, z down) as SVG text, one ``poly`` polygon per
+    navmesh polygon, filled by region."""
+    polys, colours = _flat(mesh)
+    x0, z0, w, h = _frame(polys)
+    pad = 0.02 * max(w, h)
+    scale = TARGET_PX / max(w, h)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{x0 - pad:.4g} {z0 - pad:.4g} '
+           f'{w + 2 * pad:.4g} {h + 2 * pad:.4g}" width="{(w + 2 * pad) * scale:.0f}" '
+           f'height="{(h + 2 * pad) * scale:.0f}">',
+           f'<rect x="{x0 - pad:.4g}" y="{z0 - pad:.4g}" width="{w + 2 * pad:.4g}" '
+           f'height="{h + 2 * pad:.4g}" fill="#20242b"/>']
+    stroke = 1.0 / scale
+    for p, c in zip(polys, colours.tolist(), strict=True):
+        pts = " ".join(f"{x:.4g},{z:.4g}" for x, z in p[:, [0, 2]].tolist())
+        out.append(f'<polygon class="poly" points="{pts}" fill="rgb({c[0]},{c[1]},{c[2]})" '
+                   f'stroke="#20242b" stroke-width="{stroke:.3g}"/>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def render_navmesh3d_png(mesh: NavMesh3D) -> bytes:
+    """The picture of :func:`render_navmesh3d_svg` as PNG bytes (needs Pillow, ``[viz]``)."""
+    image_mod, draw_mod, _ = _pillow()
+    polys, colours = _flat(mesh)
+    x0, z0, w, h = _frame(polys)
+    scale = TARGET_PX / max(w, h)
+    size = (max(int(w * scale) + 8, 1), max(int(h * scale) + 8, 1))
+    image = image_mod.new("RGB", size, (32, 36, 43))
+    draw = draw_mod.Draw(image)
+    for p, c in zip(polys, colours.tolist(), strict=True):
+        pts = [((x - x0) * scale + 4, (z - z0) * scale + 4) for x, z in p[:, [0, 2]].tolist()]
+        draw.polygon(pts, fill=tuple(c[:3]), outline=(32, 36, 43))
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def navmesh3d_html(mesh: NavMesh3D, *, level: Level | None = None,
+                   title: str = "wayfinding navmesh") -> str:
+    """A self-contained HTML page showing the mesh's detail triangles (coloured by region)
+    over the level's triangles (grey), in WebGL: drag to orbit, wheel to zoom."""
+    verts, tris, owner = mesh.triangles()
+    regs = np.concatenate([t.polymesh.regs for t in mesh.tiles]) if mesh.tiles else \
+        np.zeros(0, np.uint16)
+    colours = region_colours(regs[owner]) if len(owner) else np.zeros((0, 4), np.uint8)
+    nav = _triangle_soup(verts, tris, colours, lift=0.05)
+    geo: list[float] = []
+    if level is not None:
+        grey = np.tile(np.array([[110, 116, 128, 255]], np.uint8), (level.num_triangles, 1))
+        geo = _triangle_soup(level.vertices, level.triangles, grey, lift=0.0)
+    data = json.dumps({"nav": nav, "level": geo})
+    return _PAGE.replace("__TITLE__", title).replace("__DATA__", data)
+
+
+def save_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, *,
+                   level: Level | None = None) -> Path:
+    """Write the picture the suffix asks for: ``.svg``, ``.png`` (top down) or ``.html``
+    (the 3D viewer, over ``level`` if given)."""
+    path = Path(picture_path)
+    suffix = path.suffix.lower()
+    if suffix == ".svg":
+        return atomic_write_text(path, render_navmesh3d_svg(mesh))
+    if suffix == ".png":
+        return atomic_write_bytes(path, render_navmesh3d_png(mesh))
+    if suffix in (".html", ".htm"):
+        return atomic_write_text(path, navmesh3d_html(mesh, level=level))
+    raise InvalidQueryError(f"unknown picture format {suffix!r}: .svg, .png or .html")
+
+
+def _triangle_soup(verts: NDArray[np.floating], tris: NDArray[np.integer],
+                   colours: NDArray[np.uint8], *, lift: float) -> list[float]:
+    """Per triangle corner: x, y, z, r, g, b (0..1), flattened, normals' shading baked in."""
+    if not len(tris):
+        return []
+    v = verts.astype(np.float64)[tris]                   # (m, 3, 3)
+    n = np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    n = np.divide(n, length, out=np.zeros_like(n), where=length > 0)
+    light = 0.55 + 0.45 * np.abs(n @ np.array([0.3, 0.9, 0.3]) / np.linalg.norm([.3, .9, .3]))
+    rgb = colours[:, :3].astype(np.float64) / 255 * light[:, None]
+    v[..., 1] += lift
+    rows = np.concatenate([v, np.repeat(rgb[:, None, :], 3, axis=1)], axis=2)
+    return [round(x, 4) for x in rows.ravel().tolist()]
+
+
+_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>__TITLE__</title>
+<style>html,body{margin:0;height:100%;background:#20242b;color:#ddd;font:13px sans-serif}
+canvas{width:100%;height:100%;display:block}#help{position:absolute;left:10px;top:8px}</style>
+</head><body><div id="help">__TITLE__ &mdash; drag to orbit, wheel to zoom</div>
+<canvas id="view"></canvas>
+<script>
+const DATA = __DATA__;
+const canvas = document.getElementById("view");
+const gl = canvas.getContext("webgl");
+const vs = `attribute vec3 p; attribute vec3 c; uniform mat4 m; varying vec3 k;
+  void main() { gl_Position = m * vec4(p, 1.0); k = c; }`;
+const fs = `precision mediump float; varying vec3 k; uniform float a;
+  void main() { gl_FragColor = vec4(k, a); }`;
+function shader(type, src) {
+  const s = gl.createShader(type); gl.shaderSource(s, src); gl.compileShader(s); return s;
+}
+const prog = gl.createProgram();
+gl.attachShader(prog, shader(gl.VERTEX_SHADER, vs));
+gl.attachShader(prog, shader(gl.FRAGMENT_SHADER, fs));
+gl.linkProgram(prog); gl.useProgram(prog);
+function upload(list) {
+  const b = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, b);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(list), gl.STATIC_DRAW);
+  return {buffer: b, count: list.length / 6};
+}
+const layers = [upload(DATA.level), upload(DATA.nav)];
+const all = DATA.nav.length ? DATA.nav : DATA.level;
+let lo = [1e30, 1e30, 1e30], hi = [-1e30, -1e30, -1e30];
+for (let i = 0; i < all.length; i += 6)
+  for (let j = 0; j < 3; j++) {
+    lo[j] = Math.min(lo[j], all[i + j]); hi[j] = Math.max(hi[j], all[i + j]);
+  }
+const centre = [0, 1, 2].map(j => (lo[j] + hi[j]) / 2);
+let radius = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) || 1;
+let yaw = 0.8, pitch = 0.7, dist = radius * 1.6;
+function matrix() {
+  const aspect = canvas.width / canvas.height, f = 1 / Math.tan(0.5);
+  const near = radius / 100, far = radius * 20;
+  const cy = Math.cos(yaw), sy = Math.sin(yaw), cp = Math.cos(pitch), sp = Math.sin(pitch);
+  const eye = [centre[0] + dist * cp * sy, centre[1] + dist * sp, centre[2] + dist * cp * cy];
+  const zf = [eye[0] - centre[0], eye[1] - centre[1], eye[2] - centre[2]];
+  const zl = Math.hypot(...zf); const z = zf.map(v => v / zl);
+  let x = [z[2], 0, -z[0]]; const xl = Math.hypot(...x) || 1; x = x.map(v => v / xl);
+  const y = [z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2], z[0] * x[1] - z[1] * x[0]];
+  const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  const view = [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0,
+                -dot(x, eye), -dot(y, eye), -dot(z, eye), 1];
+  const proj = [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) / (near - far), -1,
+                0, 0, 2 * far * near / (near - far), 0];
+  const out = new Array(16).fill(0);
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) for (let k = 0; k < 4; k++)
+    out[j * 4 + i] += proj[k * 4 + i] * view[j * 4 + k];
+  return out;
+}
+function draw() {
+  canvas.width = canvas.clientWidth; canvas.height = canvas.clientHeight;
+  gl.viewport(0, 0, canvas.width, canvas.height);
+  gl.clearColor(0.125, 0.141, 0.169, 1); gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  gl.enable(gl.DEPTH_TEST);
+  gl.uniformMatrix4fv(gl.getUniformLocation(prog, "m"), false, matrix());
+  const p = gl.getAttribLocation(prog, "p"), c = gl.getAttribLocation(prog, "c");
+  layers.forEach((layer, i) => {
+    if (!layer.count) return;
+    gl.uniform1f(gl.getUniformLocation(prog, "a"), 1.0);
+    gl.bindBuffer(gl.ARRAY_BUFFER, layer.buffer);
+    gl.enableVertexAttribArray(p); gl.vertexAttribPointer(p, 3, gl.FLOAT, false, 24, 0);
+    gl.enableVertexAttribArray(c); gl.vertexAttribPointer(c, 3, gl.FLOAT, false, 24, 12);
+    gl.drawArrays(gl.TRIANGLES, 0, layer.count);
+  });
+}
+let drag = null;
+canvas.onmousedown = e => { drag = [e.clientX, e.clientY]; };
+window.onmouseup = () => { drag = null; };
+window.onmousemove = e => {
+  if (!drag) return;
+  yaw -= (e.clientX - drag[0]) * 0.01;
+  pitch = Math.max(-1.5, Math.min(1.5, pitch + (e.clientY - drag[1]) * 0.01));
+  drag = [e.clientX, e.clientY]; draw();
+};
+canvas.onwheel = e => { e.preventDefault(); dist *= Math.exp(e.deltaY * 0.001); draw(); };
+window.onresize = draw;
+draw();
+</script></body></html>
+"""
