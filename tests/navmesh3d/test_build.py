@@ -62,6 +62,20 @@ def test_tiles_cover_what_the_whole_build_covers():
     assert tiled.report.counts["columns"] > whole.report.counts["columns"]
 
 
+def test_without_compat_the_grid_covers_the_whole_level():
+    """Recast's grid is rounded to nearest: 9.55 / 0.3 = 31.8 cells become 32, but 9.4 /
+    0.3 = 31.3 become 31, leaving the far 0.1 out; without compat it covers the level."""
+    level = generate.floor(size=9.4)
+    recast = build(level)
+    whole = build(level, settings=BuildSettings(compat=None))
+    assert recast.report.counts["grid_width"] == 31
+    assert whole.report.counts["grid_width"] == 32
+    reach = [max(p[:, 0].max() for p in m.polygons()) for m in (recast, whole)]
+    assert reach[1] == pytest.approx(reach[0] + 0.3, abs=1e-4)
+    with pytest.raises(InvalidQueryError, match="compat"):
+        BuildSettings(compat="detour")   # type: ignore[arg-type]
+
+
 def test_save_load_round_trip(tmp_path, building):
     path = tmp_path / "mesh.npz"
     building.save(path)
@@ -134,12 +148,12 @@ def test_command_line_build_info_render(tmp_path, capsys):
     assert built["counts"]["polygons"] > 0 and built["output"] == str(out)
     assert main(["navmesh3d", "build", str(level), "-o", str(out), "--cell-size", "0.2",
                  "--agent-radius", "0.4", "--partition", "monotone",
-                 "--filter-ledge-spans", "off"]) == 0
+                 "--filter-ledge-spans", "off", "--compat", "none"]) == 0
     assert "polygon mesh" in capsys.readouterr().out
     assert main(["navmesh3d", "info", str(out), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["settings"]["cell_size"] == 0.2 and info["settings"]["partition"] == "monotone"
-    assert info["settings"]["filter_ledge_spans"] is False
+    assert info["settings"]["filter_ledge_spans"] is False and info["settings"]["compat"] is None
     assert main(["navmesh3d", "render", str(out), "-o", str(tmp_path / "m.html"),
                  "--level", str(level)]) == 0
     assert (tmp_path / "m.html").exists()

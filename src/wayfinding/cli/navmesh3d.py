@@ -41,6 +41,10 @@ def add_navmesh3d_parser(sub: Any) -> None:
         elif f.name == "partition":
             b.add_argument(flag, choices=("watershed", "monotone", "layers"), default=None,
                            help=f"(default {value})")
+        elif f.name == "compat":
+            b.add_argument(flag, choices=("recast", "none"), default=None,
+                           help="recast: reproduce Recast's results (default); none: let the "
+                                "grid cover the whole level")
         elif isinstance(value, int):
             b.add_argument(flag, type=positive_int, default=None, help=f"(default {value})")
         else:
@@ -79,6 +83,8 @@ def _settings(args: argparse.Namespace) -> Any:
 
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(BuildSettings)
              if getattr(args, f.name, None) is not None}
+    if given.get("compat") == "none":
+        given["compat"] = None
     return BuildSettings(**given)
 
 

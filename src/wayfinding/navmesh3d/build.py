@@ -85,7 +85,7 @@ def build(level: Level, *, settings: BuildSettings | None = None, tile_size: int
     tile_size = count("tile_size", tile_size, min=0)
     workers = count("workers", workers, max=os.cpu_count() or 1)
     bmin, bmax = level.bounds
-    width, depth = _grid_size(bmin, bmax, settings.cell_size)
+    width, depth = _grid_size(bmin, bmax, settings)
     allocation("the heightfield", float(width) * depth)
     report = BuildReport(counts={"grid_width": width, "grid_depth": depth})
     if tile_size == 0:

@@ -59,11 +59,16 @@ class Heightfield:
 
 
 def _grid_size(bmin: NDArray[np.float32], bmax: NDArray[np.float32],
-              cell_size: float) -> tuple[int, int]:
-    """Columns along x and z over the bounds, rounded to nearest (as Recast)."""
-    cs = np.float32(cell_size)
-    half = np.float32(0.5)
-    return (int((bmax[0] - bmin[0]) / cs + half), int((bmax[2] - bmin[2]) / cs + half))
+              settings: BuildSettings) -> tuple[int, int]:
+    """Columns along x and z over the bounds: rounded to nearest as Recast does, or, without
+    compat, enough to cover them."""
+    cs = np.float32(settings.cell_size)
+    span = (bmax[[0, 2]] - bmin[[0, 2]]) / cs
+    if settings.compat == "recast":
+        x, z = (span + np.float32(0.5)).astype(int).tolist()
+    else:
+        x, z = np.maximum(np.ceil(span), 1).astype(int).tolist()
+    return x, z
 
 
 def rasterize(level: Level, settings: BuildSettings, *,
@@ -77,7 +82,7 @@ def rasterize(level: Level, settings: BuildSettings, *,
         raise InvalidGeometryError(f"rasterize takes a Level, not {type(level).__name__}")
     bmin, bmax = level.bounds if bounds is None else (
         np.asarray(bounds[0], np.float32), np.asarray(bounds[1], np.float32))
-    width, depth = _grid_size(bmin, bmax, settings.cell_size) if size is None else size
+    width, depth = _grid_size(bmin, bmax, settings) if size is None else size
     if width < 1 or depth < 1:
         raise InvalidGeometryError(f"the level's bounds {bmin.tolist()}..{bmax.tolist()} are "
                                    f"less than a cell of {settings.cell_size} wide")

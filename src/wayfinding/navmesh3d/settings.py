@@ -21,7 +21,11 @@ setting                      Recast (``rcConfig``)       default    in voxels
 ``filter_*``                 the three span filters      on
 ===========================  ==========================  =========  =======================
 
-The voxel values are computed in single precision, as Recast computes them.
+The voxel values are computed in single precision, as Recast computes them.  ``compat``
+``"recast"`` (the default) reproduces Recast's results; ``None`` departs from it where
+Recast loses ground: its grid is as many cells as fit the level, rounded to nearest, so up
+to half a cell of the level's far sides is left out; without compat the grid covers the
+whole level.
 
 >>> v = BuildSettings().voxels()
 >>> v.walkable_height, v.walkable_radius, v.walkable_climb, v.min_region_area, v.max_edge_len
@@ -78,6 +82,7 @@ class BuildSettings:
     filter_low_hanging_obstacles: bool = True
     filter_ledge_spans: bool = True
     filter_walkable_low_height_spans: bool = True
+    compat: Literal["recast"] | None = "recast"
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -93,6 +98,7 @@ class BuildSettings:
         put(self, "agent_max_slope", slope)
         put(self, "verts_per_poly", count("verts_per_poly", self.verts_per_poly, min=3, max=6))
         choice("partition", self.partition, PARTITIONS)
+        choice("compat", self.compat, ("recast", None))
         for f in fields(self):
             if f.name.startswith("filter_") and not isinstance(getattr(self, f.name), bool):
                     raise InvalidQueryError(f"{f.name} must be True or False")
