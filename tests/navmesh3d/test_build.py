@@ -34,6 +34,36 @@ def test_recast_figures_on_its_test_level():
     assert set(mesh.report.ms) == set(STAGES) and mesh.report.total_ms > 0
 
 
+def _covered(mesh: NavMesh3D, x: float, y: float, z: float, climb: float) -> bool:
+    """Whether some polygon holds (x, z) within ``climb`` of height y."""
+    for p in mesh.polygons():
+        if abs(p[:, 1].mean() - y) > climb + 0.5:
+            continue
+        xz = p[:, [0, 2]]
+        edges = np.roll(xz, -1, axis=0) - xz
+        cross = edges[:, 0] * (z - xz[:, 1]) - edges[:, 1] * (x - xz[:, 0])
+        if (cross >= -1e-9).all() or (cross <= 1e-9).all():
+            return True
+    return False
+
+
+@pytest.mark.parametrize("tile_size", [0, 16])
+def test_every_walkable_point_far_from_walls_is_on_a_polygon(tile_size):
+    """Points of both storeys of a building farther than the agent's radius and a cell
+    from a wall, the stairwell or a drop (and a cell more from the outer edge, see
+    test_voxelization) lie on a polygon at their height."""
+    s = BuildSettings()
+    mesh = build(generate.building(storeys=2), tile_size=tile_size)
+    near = s.agent_radius + s.cell_size
+    edge = near + s.cell_size
+    rng = np.random.default_rng(4)
+    for storey in (0, 1):
+        for x, z in rng.uniform(edge, 10 - edge, (60, 2)):
+            if 1.0 - near < x < 1.0 + 15 * 0.3 + near and z < 3.0 + near:
+                continue    # the stairwell and the stairs
+            assert _covered(mesh, x, 3.0 * storey, z, s.agent_max_climb), (storey, x, z)
+
+
 def test_tiles_cover_what_the_whole_build_covers():
     """Tiles of 16 cells over a building 32 cells wide: the same walkable area as the whole
     build (within 1%: contours are simplified at tile edges), each tile's polygons inside
