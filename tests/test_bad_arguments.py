@@ -39,11 +39,11 @@ def grid() -> Any:
 
 
 @functools.cache
-def mesh() -> Any:
+def mesh(radius: float = 0.0) -> Any:
     from wayfinding.navmesh import NavMesh
 
     return NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
-                         holes=[[(4, 4), (6, 4), (6, 6), (4, 6)]])
+                         holes=[[(4, 4), (6, 4), (6, 6), (4, 6)]], radius=radius)
 
 
 @functools.cache
@@ -244,7 +244,7 @@ def _crowd_calls() -> dict[str, Callable[[Any], Any]]:
         "ContextMap.slots": lambda v: ContextMap(v),
         "Navigator.corner_radius": lambda v: Navigator(mesh(), corner_radius=v),
         "Navigator.max_replans": lambda v: Navigator(mesh(), max_replans=v),
-        "Navigator.update.dt": lambda v: Navigator(mesh()).update(v),
+        "Navigator.update.dt": lambda v: Navigator(mesh(radius=0.5)).update(v),
         "PathAvoidance.horizon": lambda v: PathAvoidance(horizon=v),
         "PathAvoidance.add.speed": lambda v: PathAvoidance().add([(0, 0), (5, 0)], speed=v),
         "PathAvoidance.advance.dt": lambda v: PathAvoidance().advance(v),

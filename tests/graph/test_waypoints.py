@@ -67,7 +67,7 @@ def test_max_link_and_user_edges():
     (lambda: WaypointGraph.connect([(0, 0), (9, 0)], WALL).find_path((4.5, 2), (9, 0)),
      InvalidQueryError, "start"),
     (lambda: WaypointGraph.connect([(0, 0)]).find_path((0, 0), (1, 0), method="bfs"),
-     InvalidQueryError, "algorithm"),
+     InvalidQueryError, "unknown method"),
     (lambda: WaypointGraph.connect([(0, 0)]).find_path((0, 0), (1, 0), join="teleport"),
      InvalidQueryError, "join"),
 ])
