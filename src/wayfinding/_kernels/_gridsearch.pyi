@@ -94,20 +94,6 @@ def search(
     pscale: float = 1.0,
     bounds: NDArray[np.uint16] | None = None,
 ) -> tuple[bool, float, int, int, int, int]: ...
-def bfs(
-    ws: Workspace, moves: NDArray[np.uint8], width: int, start: int, goal: int, record: bool
-) -> tuple[bool, int, int, int]: ...
-def bidirectional(
-    fw: Workspace,
-    bw: Workspace,
-    cost: NDArray[np.float64],
-    moves: NDArray[np.uint8],
-    width: int,
-    start: int,
-    goal: int,
-    hkind: int,
-    hscale: float,
-) -> tuple[bool, float, int, int, int, int, int]: ...
 def flood(
     ws: Workspace,
     cost: NDArray[np.float64],

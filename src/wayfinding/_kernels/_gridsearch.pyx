@@ -513,14 +513,6 @@ cdef class BfsRun:
         return status
 
 
-def bfs(Workspace ws, const uint8_t[::1] moves, int width, int start, int goal, bint record):
-    """Breadth-first search (fewest steps). Returns (found, expanded, generated, max_open)."""
-    run = BfsRun(ws, moves, width, start, goal, record)
-    found = run.advance() == FOUND
-    exp, gen, _, mo = run.counters
-    return found, exp, gen, mo
-
-
 cdef struct Side:
     double* g
     int32_t* parent
@@ -686,19 +678,6 @@ cdef class BidirectionalRun:
             raise MemoryError("open list could not grow")
         self.status = status
         return status
-
-
-def bidirectional(Workspace fw, Workspace bw, const double[::1] cost,
-                  const uint8_t[::1] moves, int width, int start, int goal, int hkind,
-                  double hscale):
-    """Bidirectional A*. Returns (found, cost, meet, expanded, generated, updated, max_open).
-
-    The path is ``fw.path_cells(meet, width)`` followed by ``bw.path_cells(meet, width)``
-    reversed, without repeating ``meet``.
-    """
-    run = BidirectionalRun(fw, bw, cost, moves, width, start, goal, hkind, hscale)
-    found = run.advance() == FOUND
-    return (found, run.cost, run.meet) + run.counters
 
 
 def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
