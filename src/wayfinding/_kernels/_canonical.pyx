@@ -36,7 +36,7 @@ from libc.stdlib cimport free, realloc
 
 from ._constants cimport SQRT2, TIE_EPS
 from ._heap cimport IntVec, vec_push
-from ._steps cimport step_tables
+from ._steps cimport step_horizontal, step_tables, step_vertical
 from ._workspace cimport Workspace
 
 cnp.import_array()
@@ -57,11 +57,6 @@ DIAG[:] = [-1, 4, -1, 7,
            4, -1, 5, -1,
            -1, 5, -1, 6,
            7, -1, 6, -1]
-# Cardinal components of the diagonals NE, SE, SW, NW.
-cdef int COMP_A[4]
-cdef int COMP_B[4]
-COMP_A[:] = [0, 2, 2, 0]
-COMP_B[:] = [1, 1, 3, 3]
 
 
 # ---------------------------------------------------------------- open list of jump points
@@ -176,7 +171,7 @@ cdef void diagonal_ray(Canon* c, int x, int d, double cost) noexcept nogil:
     """Sweep diagonally from x (reached by the diagonal step d), starting the two cardinal
     component rays from every cell labelled."""
     cdef int off = c.offset[d]
-    cdef int ca = COMP_A[d - 4], cb = COMP_B[d - 4]
+    cdef int ca = step_vertical(d), cb = step_horizontal(d)
     cdef uint8_t mx
     while True:
         if cost > c.limit or not improves(c, x, cost):

@@ -21,17 +21,13 @@ from libc.string cimport memset
 from ._canonical cimport Canon, canon_init, canonical_run
 from ._dijkstra cimport relax_neighbours
 from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, heap_pop, heap_push, vec_push
-from ._steps cimport step_tables
+from ._steps cimport step_opposite, step_tables
 
 cnp.import_array()
 
 # Relative tolerance of the tight-edge test.  Looser than TIE_EPS on purpose: a goal box
 # that takes in a near-tie move only prunes less, one that misses an optimal move is wrong.
 cdef double TIGHT_EPS = 1e-10
-
-# Opposite direction.
-cdef int OPPOSITE[8]
-OPPOSITE[:] = [2, 3, 0, 1, 6, 7, 4, 5]
 
 
 cdef int dijkstra_run(double* g, uint32_t* stamp, uint32_t label, int32_t* pos, Heap* heap,
@@ -119,10 +115,10 @@ cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, const dou
             while bits:
                 d = __builtin_ctz(bits)
                 bits &= bits - 1
-                u = v + offset[d]       # the step u -> v is OPPOSITE[d]
+                u = v + offset[d]       # the step u -> v is step_opposite(d)
                 t = stamp[u] - done
                 if u == source:
-                    m |= 1 << OPPOSITE[d]
+                    m |= 1 << step_opposite(d)
                 elif t < 256:
                     m |= t
                 elif vec_push(stack, u) != 0:

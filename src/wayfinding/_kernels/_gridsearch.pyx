@@ -35,7 +35,7 @@ from ._constants cimport (
 )
 from ._dijkstra cimport relax_neighbours
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
-from ._steps cimport step_tables
+from ._steps cimport step_dx, step_dy, step_tables
 from ._workspace cimport Workspace
 
 cnp.import_array()
@@ -100,13 +100,6 @@ cdef inline double pivot_bound(const Pivots* pv, int v) noexcept nogil:
         t = u if u > t else t
         best = t if t > best else best
     return best * pv.scale
-
-
-cdef int DX[8]
-cdef int DY[8]
-DX[:] = [0, 1, 0, -1, 1, 1, -1, -1]
-DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
-
 
 
 cdef inline uint8_t bounded_moves(const uint16_t* box, uint8_t m, int x, int y) noexcept nogil:
@@ -226,7 +219,7 @@ cdef int best_first(Workspace ws, const double[::1] cost, const uint8_t[::1] mov
             ng = gu + (length[d] if uniform else length[d] * 0.5 * (cu + cost[v]))
             if stamp[v] == open_stamp and ng >= g[v] * (1.0 - TIE_EPS):
                 continue
-            hv = hscale * heuristic_xy(hkind, ux + DX[d], uy + DY[d]) \
+            hv = hscale * heuristic_xy(hkind, ux + step_dx(d), uy + step_dy(d)) \
                 if hkind != H_ZERO else 0.0
             if PivotSource is Pivots:
                 f = pivot_bound(pv, v)

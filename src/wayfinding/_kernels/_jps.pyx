@@ -36,16 +36,10 @@ from ._jps_tables cimport (
     fill_after_straight,
     octile,
 )
-from ._steps cimport step_dx, step_dy, step_of, step_offsets
+from ._steps cimport step_dx, step_dy, step_horizontal, step_of, step_offsets, step_vertical
 from ._workspace cimport Workspace
 
 cnp.import_array()
-
-# Cardinal components of the diagonals NE, SE, SW, NW (vertical, horizontal).
-cdef int COMP_V[8]
-cdef int COMP_H[8]
-COMP_V[:] = [-1, -1, -1, -1, 0, 2, 2, 0]
-COMP_H[:] = [-1, -1, -1, -1, 1, 1, 3, 3]
 
 fill_after_straight()
 
@@ -119,7 +113,7 @@ cdef inline int jump_diagonal(const uint8_t* moves, int n, int d, const int* off
                               int* steps) noexcept nogil:
     """First cell from n along diagonal d that is the goal or has a straight jump point in a
     component direction, or -1 at a wall."""
-    cdef int cv = COMP_V[d], ch = COMP_H[d]
+    cdef int cv = step_vertical(d), ch = step_horizontal(d)
     cdef int ov = offset[cv], oh = offset[ch], step = offset[d]
     cdef uint8_t bit = <uint8_t> (1 << d)
     cdef int k = 0, unused
