@@ -15,6 +15,14 @@ DH_EPS = c.DH_EPS
 FAILED = c.FAILED
 FOUND = c.FOUND
 RUNNING = c.RUNNING
+#: A JPS+ query whose start (goal) is outside the grid or blocked.
+BAD_START = c.BAD_START
+BAD_GOAL = c.BAD_GOAL
+#: Outcomes of an exit-table walk: it needs the route from the level above, no table gives a
+#: move, it does not end within its step limit.
+NEED_ROUTE = c.NEED_ROUTE
+NO_MOVE = c.NO_MOVE
+NO_END = c.NO_END
 
 #: Heuristic name -> kernel code.
 HEURISTIC_CODES = {"zero": c.H_ZERO, "manhattan": c.H_MANHATTAN, "octile": c.H_OCTILE,

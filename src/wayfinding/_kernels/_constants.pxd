@@ -29,6 +29,20 @@ cdef enum:
     FOUND = 1
     RUNNING = 2
 
+# A JPS+ query that searches nothing because its start, or its goal, is outside the grid or
+# blocked.
+cdef enum:
+    BAD_START = -1
+    BAD_GOAL = -2
+
+# Outcomes of an exit-table walk (``ExitLevel.walk``) other than FOUND: it needs the route of
+# components from the level above and was given none; no table gives a move from where it
+# stands; it went past its step limit.
+cdef enum:
+    NEED_ROUTE = -3
+    NO_MOVE = -4
+    NO_END = -5
+
 # Heuristic kinds of the grid searches.
 cdef enum:
     H_ZERO = 0

@@ -25,7 +25,7 @@ cimport numpy as cnp
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 
-from ._constants cimport SQRT2, TIE_EPS
+from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, lazy_pop, lazy_push, vec_push
 from ._jps_tables cimport (
     AFTER_DIAGONAL,
@@ -334,7 +334,7 @@ cdef inline int plus_pop(PlusQuery* q) noexcept nogil:
 
 cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes,
                    bint bounded) noexcept nogil:
-    """JPS+ from the node already pushed; returns 1 found, 0 not found, -1 out of memory.
+    """JPS+ from the node already pushed; returns FOUND, FAILED or -1 (out of memory).
 
     Per expansion: the arrival direction gives the directions to explore; of those only the
     ones with a jump point ahead (positive distance) and the one direction in which the goal
@@ -351,14 +351,14 @@ cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes
     while True:
         u = plus_pop(q)
         if u < 0:
-            return 0
+            return FAILED
         nu = &q.nodes[u]
         nu.stamp |= 1
         q.c.expanded += 1
         if record and vec_push(rec, u) != 0:
             return -1
         if u == q.goal:
-            return 1
+            return FOUND
         d = (nu.stamp >> 1) & 15
         if d == FROM_START:
             dirs = 0xFF
@@ -518,7 +518,7 @@ cdef class PlusScratch:
 
     cdef int _query(self, int sx, int sy, int gx, int gy, bint record, double bucket_width,
                     const uint16_t* boxes, Counters* c) except -9:
-        """One query; returns 1 found, 0 not found, -1 bad start, -2 bad goal."""
+        """One query; returns FOUND, FAILED, BAD_START or BAD_GOAL."""
         cdef int64_t need
         cdef PlusQuery q
         cdef int start, status, w = self.width
@@ -530,11 +530,11 @@ cdef class PlusScratch:
         c.reopened = 0
         c.max_open = 0
         if not (0 <= sx < w - 2 and 0 <= sy < self.height - 2) or self.islands[sy, sx] < 0:
-            return -1
+            return BAD_START
         if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) or self.islands[gy, gx] < 0:
-            return -2
+            return BAD_GOAL
         if self.islands[sy, sx] != self.islands[gy, gx]:
-            return 0
+            return FAILED
         # Generation stamps: nothing is cleared unless the counter wraps.
         if self.generation >= (1u << 26):
             for i in range(self.size):
@@ -561,7 +561,7 @@ cdef class PlusScratch:
         self.nodes[start].stamp = q.base | (FROM_START << 1)
         if start == q.goal:
             self.nodes[start].stamp |= 1
-            return 1
+            return FOUND
         q.c.generated = 1
         f = octile(sx - gx, sy - gy)
         q.fmin = f
@@ -618,8 +618,9 @@ cdef class PlusScratch:
         d is explored at node u only when the goal lies in ``boxes[u, d]``.
 
         Returns (status, g of the goal, expanded, generated, updated, reopened, max_open);
-        status 1 found, 0 not found (nothing is searched when the island ids of ``islands``
-        differ), -1 the start and -2 the goal is outside the grid or blocked (island id < 0).
+        status FOUND, FAILED (nothing is searched when the island ids of ``islands`` differ),
+        BAD_START or BAD_GOAL when the start or the goal is outside the grid or blocked (island
+        id < 0): the codes of ``wayfinding._kernels._codes``.
         start == goal is found at cost 0 without searching.
         """
         cdef const uint16_t[:, :, ::1] bv
@@ -632,7 +633,7 @@ cdef class PlusScratch:
                 raise ValueError(f"boxes must have shape ({self.size}, 8, 4)")
             bp = &bv[0, 0, 0]
         status = self._query(sx, sy, gx, gy, record, bucket_width, bp, &c)
-        return (status, self.nodes[(gy + 1) * self.width + gx + 1].g if status == 1
+        return (status, self.nodes[(gy + 1) * self.width + gx + 1].g if status == FOUND
                 else float("inf"), c.expanded, c.generated, c.updated, c.reopened, c.max_open)
 
     def costs(self, const int32_t[:, ::1] queries, double[::1] out, double bucket_width=0.0,
@@ -658,7 +659,7 @@ cdef class PlusScratch:
             if status < 0:
                 return i
             out[i] = self._chain_cost((queries[i, 3] + 1) * self.width + queries[i, 2] + 1) \
-                if status == 1 else float("inf")
+                if status == FOUND else float("inf")
         return -1
 
     def path(self, int gx, int gy):

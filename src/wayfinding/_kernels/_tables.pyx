@@ -6,6 +6,7 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free
 
+from ._constants cimport FOUND, NEED_ROUTE, NO_END, NO_MOVE
 from ._heap cimport IntVec, vec_push
 
 import numpy as np
@@ -13,11 +14,7 @@ import numpy as np
 cnp.import_array()
 
 
-cdef enum:  # status codes of ExitLevel.walk
-    FOUND = 1
-    NEED_ROUTE = -3
-    NO_MOVE = -4
-    NO_END = -5
+cdef enum:  # ExitLevel.walk ran out of memory (it raises MemoryError)
     NO_MEMORY = -6
 
 
@@ -147,9 +144,9 @@ cdef class ExitLevel:
     def walk(self, const int64_t[::1] route, int64_t s, int64_t g, int64_t limit):
         """The route from s to g: near-table exits while they cover the pair, else
         centre-table exits toward the farthest covered centre of ``route`` (the components
-        from s's to g's).  Returns (status, path, cost, x): status 1 found, -3 when
-        ``route`` is needed but empty, -4 when no table gives a move from x, -5 when the walk
-        exceeds ``limit`` steps."""
+        from s's to g's).  Returns (status, path, cost, x): status FOUND, NEED_ROUTE
+        when ``route`` is needed but empty, NO_MOVE when no table gives a move from x, NO_END
+        when the walk exceeds ``limit`` steps (``wayfinding._kernels._codes``)."""
         cdef IntVec path = IntVec(NULL, 0, 0)
         cdef Py_ssize_t nroute = route.shape[0], at = -1, pick, j
         cdef int64_t x = s, sub = -1, e, xt, xx, xy, gx, gy, rt

@@ -50,7 +50,7 @@ from numpy.typing import DTypeLike
 
 from .. import _saved
 from .._deprecated import warn
-from .._kernels import _tables
+from .._kernels import _codes, _tables
 from .._validate import count, positive_float
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
@@ -549,7 +549,7 @@ class CSRExitTables(GraphIndex):
             return None
         walker, limit = self._walkers[lv], self._limits[lv]
         status, path, cost, x = walker.walk(_NO_ROUTE, s, g, limit)
-        if status == -3:
+        if status == _codes.NEED_ROUTE:
             if lv + 2 < self.levels:
                 upper = self._walk(lv + 1, cs, cg)
                 if upper is None:
@@ -562,10 +562,10 @@ class CSRExitTables(GraphIndex):
             status, path, cost, x = walker.walk(route, s, g, limit)
         # Neither happens with tables built here; a loaded file may still hold exits that
         # stay in range but do not lead to the goal.
-        if status == -4:
+        if status == _codes.NO_MOVE:
             raise IndexFormatError(f"the exit tables give no move from {x} toward {g} (level "
                                    f"{lv}); rebuild them")
-        if status == -5:
+        if status == _codes.NO_END:
             raise IndexFormatError(f"the exit-table route from {s} to {g} does not end (level "
                                    f"{lv}); rebuild them")
         return path, cost

@@ -26,6 +26,7 @@ from .. import _saved
 from .._deprecated import warn
 from .._index import check_world
 from .._kernels import _jps, _jps_plus
+from .._kernels._codes import BAD_START, FAILED, FOUND
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from .._validate import positive_float
@@ -254,22 +255,22 @@ class JPSPlus(GridIndex):
             self.grid.cell(goal, name="goal")
             raise
         name = _PLUS_NAMES[boxes is not None, width > 0.0]
-        if status == 1:
+        if status == FOUND:
             path = scratch.path(gx, gy)
             cost = scratch.path_cost
-        elif status == 0:
+        elif status == FAILED:
             path = empty_path()
         else:  # raises: out of the grid or blocked
-            self.grid.cell(start if status == -1 else goal,
-                           name="start" if status == -1 else "goal", passable=True)
+            self.grid.cell(start if status == BAD_START else goal,
+                           name="start" if status == BAD_START else "goal", passable=True)
             raise AssertionError("unreachable")
         stats = SearchStats(exp, gen, reo, upd, mo, _clock() - t0)
         if record:
             grid = self.grid
-            return PathResult(path, cost, status == 1, stats, name,
+            return PathResult(path, cost, status == FOUND, stats, name,
                               grid.cells_of(scratch.recorded()),
                               grid.cells_of(scratch.open_nodes()))
-        return PathResult(path, cost, status == 1, stats, name)
+        return PathResult(path, cost, status == FOUND, stats, name)
 
     def path_costs(self, starts: Any, goals: Any, *, buckets: bool = False,
                    bucket_width: float = 0.1, bounds: Any = None) -> np.ndarray:
