@@ -16,7 +16,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from ._budget cimport Budget, make_budget, spent
-from ._constants cimport DH_EPS, FAILED, FOUND, RUNNING
+from ._constants cimport DH_EPS, FAILED, FOUND, RUNNING, TIE_EPS
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._workspace cimport Workspace
 
@@ -26,8 +26,8 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
 # Goal-bounding build: an edge u -> v counts as tight (on a shortest path) when
-# g[u] + w <= g[v] * (1 + TIGHT_EPS); a looser test only makes boxes larger (still exact).
-cdef double TIGHT_EPS = 1e-12
+# g[u] + w <= g[v] * (1 + TIE_EPS), the searches' own tie tolerance; a looser test only makes
+# boxes larger (still exact).
 
 _NO_TABLE = np.empty((0, 1), dtype=np.float64)
 _NO_BOXES = np.empty((0, 4), dtype=np.float32)
@@ -470,7 +470,7 @@ cdef int propagate(int u, int cur, int s, const int64_t[::1] indptr,
         v = indices[e]
         if v == s or v == u or stamp[v] != closed_stamp:
             continue
-        if g[u] + weights[e] > g[v] * (1.0 + TIGHT_EPS):
+        if g[u] + weights[e] > g[v] * (1.0 + TIE_EPS):
             continue
         grew = False
         for w in range(words):
@@ -566,7 +566,7 @@ def goal_bounds(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indi
             e0 = indptr[s]
             for e in range(e0, indptr[s + 1]):
                 v = indices[e]
-                if v != s and weights[e] <= g[v] * (1.0 + TIGHT_EPS):
+                if v != s and weights[e] <= g[v] * (1.0 + TIE_EPS):
                     j = <int> (e - e0)
                     masks[v, j >> 6] |= (<uint64_t> 1) << (j & 63)
             for idx in range(1, cnt):

@@ -6,7 +6,7 @@ Grids use the padded layout of the other grid kernels (row width ``Wp = W + 2``,
 border, ``moves[i]`` the legal-step bits N, E, S, W, NE, SE, SW, NW).
 
 Goal bounds: for a source ``s`` the flood's costs give the tight edges (``g[u] + c(u, v)``
-equal to ``g[v]`` within a relative ``TIGHT_EPS``); the first-move mask of a cell is the OR
+equal to ``g[v]`` within a relative ``LOOSE_TIE_EPS``); the first-move mask of a cell is the OR
 of its tight predecessors' masks (the source's tight neighbours get their own direction bit),
 computed by an iterative memoised depth-first walk, then every cell grows the boxes of the
 directions in its mask.
@@ -27,7 +27,7 @@ cnp.import_array()
 
 # Relative tolerance of the tight-edge test.  Looser than TIE_EPS on purpose: a goal box
 # that takes in a near-tie move only prunes less, one that misses an optimal move is wrong.
-cdef double TIGHT_EPS = 1e-10
+cdef double LOOSE_TIE_EPS = 1e-10
 
 
 cdef int dijkstra_run(double* g, uint32_t* stamp, uint32_t label, int32_t* pos, Heap* heap,
@@ -66,8 +66,8 @@ cdef extern from *:
 cdef inline int tight_steps(const double* g, const double* cost, const uint8_t* moves, int v,
                             const int* offset, const double* length, bint uniform) noexcept nogil:
     """Bits d of the neighbours u = v + offset[d] with g[u] + c(u, v) <= g[v] (relative
-    tolerance TIGHT_EPS) and g[u] < g[v]: the last steps of optimal paths into v."""
-    cdef double lim = g[v] * (1.0 + TIGHT_EPS)
+    tolerance LOOSE_TIE_EPS) and g[u] < g[v]: the last steps of optimal paths into v."""
+    cdef double lim = g[v] * (1.0 + LOOSE_TIE_EPS)
     cdef int d, u, bits = 0
     cdef uint8_t mv = moves[v]
     if uniform:
