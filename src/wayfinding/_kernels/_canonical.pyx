@@ -37,7 +37,7 @@ from libc.stdlib cimport free, realloc
 from ._constants cimport SQRT2, TIE_EPS
 from ._heap cimport IntVec, vec_push
 from ._steps cimport step_horizontal, step_tables, step_vertical
-from ._workspace cimport Workspace
+from ._workspace cimport Workspace, check_workspace
 
 cnp.import_array()
 
@@ -276,7 +276,6 @@ def flood(Workspace ws, const uint8_t[::1] moves, int width, const long long[::1
     cdef IntVec jumps
     jumps.data = NULL
     jumps.size = jumps.capacity = 0
-    cdef uint32_t label = ws.begin()
     cdef double* g = &ws.g[0]
     cdef uint32_t* stamp = &ws.stamp[0]
     cdef Py_ssize_t n = moves.shape[0], i
@@ -284,8 +283,10 @@ def flood(Workspace ws, const uint8_t[::1] moves, int width, const long long[::1
     cdef int status
     cdef int x, y
     cdef double gx
-    if n != (h + 2) * (w + 2) or width != w + 2 or ws.size < n:
-        raise ValueError("moves, width, out and workspace sizes disagree")
+    if n != (h + 2) * (w + 2) or width != w + 2:
+        raise ValueError("moves, width and out sizes disagree")
+    check_workspace(ws, n)
+    cdef uint32_t label = ws.begin()
     canon_init(&c, g, stamp, label, &moves[0], width, limit)
     if record:
         c.jumps = &jumps

@@ -36,7 +36,7 @@ from ._constants cimport (
 from ._dijkstra cimport relax_neighbours
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._steps cimport step_dx, step_dy, step_tables
-from ._workspace cimport Workspace
+from ._workspace cimport Workspace, check_workspace
 
 cnp.import_array()
 
@@ -292,6 +292,7 @@ cdef class GridRun:
         self.pv.row = NULL
         self.pv.lo = NULL
         self.pv.hi = NULL
+        check_workspace(ws, moves.shape[0])
         if k > 0 and pivots.shape[1] != cost.shape[0]:
             raise ValueError(
                 f"pivot table has {pivots.shape[1]} columns for {cost.shape[0]} cells")
@@ -420,6 +421,7 @@ cdef class BfsRun:
 
     def __cinit__(self, Workspace ws, const uint8_t[::1] moves, int width, int start,
                   int goal, bint record):
+        check_workspace(ws, moves.shape[0])
         self.ws = ws
         self.moves = moves
         self.width = width
@@ -607,6 +609,8 @@ cdef class BidirectionalRun:
     def __cinit__(self, Workspace fw, Workspace bw, const double[::1] cost,
                   const uint8_t[::1] moves, int width, int start, int goal, int hkind,
                   double hscale):
+        check_workspace(fw, moves.shape[0])
+        check_workspace(bw, moves.shape[0])
         self.fw_ws = fw
         self.bw_ws = bw
         self.cost = cost
@@ -673,50 +677,62 @@ cdef class BidirectionalRun:
         return status
 
 
-def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
-          const long long[::1] sources, double limit, double[:, ::1] out):
-    """Multi-source Dijkstra: writes the cost to reach every cell within ``limit`` into
-    ``out`` (H x W, pre-filled with inf). Returns the number of settled cells."""
-    cdef uint32_t open_stamp = ws.begin()
+cdef long dijkstra_flood(Workspace ws, uint32_t open_stamp, const double* cost,
+                         const uint8_t* moves, int width, const long long[::1] sources,
+                         double limit, double[:, ::1] out) noexcept nogil:
+    """The search of :func:`flood` in ``ws``, whose query ``open_stamp`` has begun; returns
+    the number of settled cells, or -1 when memory ran out."""
     cdef uint32_t closed_stamp = open_stamp + 1
-    cdef double[::1] g = ws.g
-    cdef int32_t[::1] parent = ws.parent
-    cdef uint32_t[::1] stamp = ws.stamp
-    cdef double* gp = &g[0]
-    cdef uint32_t* sp = &stamp[0]
-    cdef int32_t* pp = &parent[0]
+    cdef double* g = &ws.g[0]
+    cdef uint32_t* stamp = &ws.stamp[0]
+    cdef int32_t* parent = &ws.parent[0]
     cdef Heap* heap = &ws.heap
     cdef int32_t* pos = &ws.pos[0]
     cdef int offset[8]
     cdef double length[8]
     cdef int u, s
     cdef long settled = 0
-    cdef int status = 0
     cdef Py_ssize_t k
     cdef HeapItem it
     step_tables(width, offset, length)
+    for k in range(sources.shape[0]):
+        s = <int> sources[k]
+        if stamp[s] != open_stamp:
+            stamp[s] = open_stamp
+            g[s] = 0.0
+            parent[s] = -1
+            if heap_push(heap, pos, 0.0, 0.0, s) != 0:
+                return -1
+    while heap.size > 0:
+        it = heap_pop(heap, pos)
+        u = it.node
+        if stamp[u] == closed_stamp:
+            continue
+        if g[u] > limit:
+            break
+        stamp[u] = closed_stamp
+        settled += 1
+        out[u // width - 1, u % width - 1] = g[u]
+        if relax_neighbours(heap, pos, g, stamp, parent, cost, moves, offset, length, u,
+                            open_stamp, closed_stamp) != 0:
+            return -1
+    return settled
+
+
+def flood(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int width,
+          const long long[::1] sources, double limit, double[:, ::1] out):
+    """Multi-source Dijkstra: writes the cost to reach every cell within ``limit`` into
+    ``out`` (H x W, pre-filled with inf). Returns the number of settled cells."""
+    cdef Py_ssize_t n = moves.shape[0]
+    cdef int h = out.shape[0], w = out.shape[1]
+    cdef long settled
+    if cost.shape[0] != n or n != (h + 2) * (w + 2) or width != w + 2:
+        raise ValueError("cost, moves, width and out sizes disagree")
+    check_workspace(ws, n)
+    cdef uint32_t open_stamp = ws.begin()
     with nogil:
-        for k in range(sources.shape[0]):
-            s = <int> sources[k]
-            if stamp[s] != open_stamp:
-                stamp[s] = open_stamp
-                g[s] = 0.0
-                parent[s] = -1
-                if heap_push(heap, pos, 0.0, 0.0, s) != 0:
-                    status = -1
-        while status == 0 and heap.size > 0:
-            it = heap_pop(heap, pos)
-            u = it.node
-            if stamp[u] == closed_stamp:
-                continue
-            if g[u] > limit:
-                break
-            stamp[u] = closed_stamp
-            settled += 1
-            out[u // width - 1, u % width - 1] = g[u]
-            if relax_neighbours(heap, pos, gp, sp, pp, &cost[0], &moves[0], offset, length, u,
-                                open_stamp, closed_stamp) != 0:
-                status = -1
-    if status < 0:
+        settled = dijkstra_flood(ws, open_stamp, &cost[0], &moves[0], width, sources, limit,
+                                 out)
+    if settled < 0:
         raise MemoryError("open list could not grow")
     return settled

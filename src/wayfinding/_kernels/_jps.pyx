@@ -37,7 +37,7 @@ from ._jps_tables cimport (
     octile,
 )
 from ._steps cimport step_dx, step_dy, step_horizontal, step_of, step_offsets, step_vertical
-from ._workspace cimport Workspace
+from ._workspace cimport Workspace, check_workspace
 
 cnp.import_array()
 
@@ -189,6 +189,7 @@ def jps_search(Workspace ws, const uint8_t[::1] moves, int width, int start, int
     """
     cdef Query q
     cdef int status
+    check_workspace(ws, moves.shape[0])
     q.g = &ws.g[0]
     q.parent = &ws.parent[0]
     q.pos = &ws.pos[0]

@@ -16,3 +16,11 @@ cdef class Workspace:
 
     cdef uint32_t begin(self)
     cdef Py_ssize_t chain_length(self, int node) except -1
+
+
+cdef inline int check_workspace(Workspace ws, Py_ssize_t n) except -1:
+    """Raise ValueError unless ``ws`` holds at least ``n`` nodes: the kernels index the
+    workspace's node arrays unchecked."""
+    if ws.size < n:
+        raise ValueError(f"workspace holds {ws.size} nodes; this grid needs {n}")
+    return 0
