@@ -6,6 +6,15 @@ KERNELS := $(wildcard src/wayfinding/_kernels/*.pyx src/wayfinding/_kernels/*.px
 
 .PHONY: demo test test-all bench lint clean
 
+RECAST_ORACLE := tests/oracles/recast
+
+# Recast itself (the npm WASM build) under node, the voxel navmesh build's live oracle; where
+# node is absent its tests skip.
+$(RECAST_ORACLE)/node_modules/.installed: $(RECAST_ORACLE)/package-lock.json
+	if command -v npm >/dev/null; then cd $(RECAST_ORACLE) && npm ci --silent --no-audit \
+		--no-fund && touch node_modules/.installed; \
+	else echo "npm not found: the Recast oracle tests will skip"; fi
+
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -30,19 +39,10 @@ lint: $(VENV)/.installed
 test: lint
 	$(PY) -m pytest
 
-RECAST_ORACLE := tests/oracles/recast
-
-# Recast itself (the npm WASM build) under node, the voxel navmesh build's live oracle; where
-# node is absent its tests skip.
-$(RECAST_ORACLE)/node_modules/.installed: $(RECAST_ORACLE)/package-lock.json
-	if command -v npm >/dev/null; then cd $(RECAST_ORACLE) && npm ci --silent --no-audit \
-		--no-fund && touch node_modules/.installed; \
-	else echo "npm not found: the Recast oracle tests will skip"; fi
-
 test-all: lint $(RECAST_ORACLE)/node_modules/.installed
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -m "slow or not slow"
 
-bench: $(VENV)/.bench
+bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/grid_astar.py --out BENCHMARKS.md
 	$(PY) benchmarks/fast_search.py --out BENCHMARKS.md
 	$(PY) benchmarks/hierarchical.py --out BENCHMARKS.md
@@ -53,6 +53,7 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/fields.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd_models.py --out BENCHMARKS.md
+	$(PY) benchmarks/navmesh3d.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so
