@@ -1,0 +1,984 @@
+# distutils: language = c++
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Path queries on a voxel navmesh (``wayfinding.navmesh3d``) as Detour answers them: the
+mesh laid out for queries (world-space polygons, links between neighbouring polygons
+within and across tiles, detail triangles for heights, a bounding-volume tree per tile),
+the nearest polygon to a point, A* over polygons and the funnel that straightens the
+corridor into a path.
+
+Everything is C ``float`` arithmetic in the reference's order (Detour, as built by the npm
+package ``@recast-navigation/core`` 0.43.1), so that polygons, paths and corner points come
+out the same.  Polygons are numbered across tiles, tile after tile; a search node is a
+polygon and the side of the tile it was entered from (``poly * 4 + side // 2``), as Detour
+keeps one node per polygon and tile side.
+"""
+
+import numpy as np
+
+from libc.math cimport floorf, roundf, sqrtf
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
+from libcpp.vector cimport vector
+
+cdef float FLT_BIG = 3.402823466e+38
+cdef float H_SCALE = <float>0.999
+cdef int NULL_LINK = -1
+cdef uint16_t EXT_LINK = 0x8000
+cdef uint8_t SIDE_NONE = 0xff
+cdef int STATES = 4
+cdef uint8_t NODE_OPEN = 1
+cdef uint8_t NODE_CLOSED = 2
+#: Corner flags of a straight path.
+cdef uint8_t CORNER_START = 1
+cdef uint8_t CORNER_END = 2
+#: Search outcomes, as the query module reads them.
+cdef int S_FAILED = 0, S_FOUND = 1, S_PARTIAL = 2
+FAILED, FOUND, PARTIAL = S_FAILED, S_FOUND, S_PARTIAL
+
+
+cdef inline float tri_area_2d(const float* a, const float* b, const float* c) noexcept nogil:
+    """Twice the signed area of a, b, c in xz (positive when c lies right of a->b)."""
+    cdef float abx = b[0] - a[0], abz = b[2] - a[2]
+    cdef float acx = c[0] - a[0], acz = c[2] - a[2]
+    return acx * abz - abx * acz
+
+
+cdef inline float dist_3d(const float* a, const float* b) noexcept nogil:
+    cdef float dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2]
+    return sqrtf(dx * dx + dy * dy + dz * dz)
+
+
+cdef inline bint same_point(const float* a, const float* b) noexcept nogil:
+    """Points closer than 1/16384 (3D) count as one, as in the reference's straight path."""
+    cdef float dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2]
+    cdef float thr = (<float>1.0 / <float>16384.0) * (<float>1.0 / <float>16384.0)
+    return dx * dx + dy * dy + dz * dz < thr
+
+
+cdef inline void lerp3(float* out, const float* a, const float* b, float t) noexcept nogil:
+    out[0] = a[0] + (b[0] - a[0]) * t
+    out[1] = a[1] + (b[1] - a[1]) * t
+    out[2] = a[2] + (b[2] - a[2]) * t
+
+
+cdef inline float dist_pt_seg_2d(const float* pt, const float* p, const float* q,
+                                 float* t_out) noexcept nogil:
+    """Squared xz distance from pt to segment pq, and where along it (0..1) the nearest
+    point lies."""
+    cdef float pqx = q[0] - p[0], pqz = q[2] - p[2]
+    cdef float dx = pt[0] - p[0], dz = pt[2] - p[2]
+    cdef float d = pqx * pqx + pqz * pqz
+    cdef float t = pqx * dx + pqz * dz
+    if d > 0:
+        t /= d
+    if t < 0:
+        t = 0
+    elif t > 1:
+        t = 1
+    t_out[0] = t
+    dx = p[0] + t * pqx - pt[0]
+    dz = p[2] + t * pqz - pt[2]
+    return dx * dx + dz * dz
+
+
+cdef inline bint crosses(const float* pt, const float* vi, const float* vj) noexcept nogil:
+    """Whether the ray from pt toward +x crosses the edge vj-vi (even-odd rule)."""
+    return ((vi[2] > pt[2]) != (vj[2] > pt[2])) and \
+        (pt[0] < (vj[0] - vi[0]) * (pt[2] - vi[2]) / (vj[2] - vi[2]) + vi[0])
+
+
+cdef inline bint height_on_triangle(const float* p, const float* a, const float* b,
+                                    const float* c, float* h) noexcept nogil:
+    """The height of triangle abc above p (xz), when p lies on it; the reference's
+    barycentric test with its 1e-6 guard on degenerate triangles."""
+    cdef float v0x = c[0] - a[0], v0y = c[1] - a[1], v0z = c[2] - a[2]
+    cdef float v1x = b[0] - a[0], v1y = b[1] - a[1], v1z = b[2] - a[2]
+    cdef float v2x = p[0] - a[0], v2z = p[2] - a[2]
+    cdef float denom = v0x * v1z - v0z * v1x
+    cdef float u, v
+    if (denom if denom >= 0 else -denom) < <float>1e-6:
+        return False
+    u = v1z * v2x - v1x * v2z
+    v = v0x * v2z - v0z * v2x
+    if denom < 0:
+        denom = -denom
+        u = -u
+        v = -v
+    if u >= 0 and v >= 0 and (u + v) <= denom:
+        h[0] = a[1] + (v0y * u + v1y * v) / denom
+        return True
+    return False
+
+
+cdef inline float slab_coord(const float* v, int side) noexcept nogil:
+    if side == 0 or side == 4:
+        return v[0]
+    if side == 2 or side == 6:
+        return v[2]
+    return 0
+
+
+cdef inline void slab_ends(const float* va, const float* vb, float* lo, float* hi,
+                           int side) noexcept nogil:
+    """An edge on a tile side as (along, height) at its two ends, lower end first."""
+    cdef int k = 2 if (side == 0 or side == 4) else 0
+    if side != 0 and side != 4 and side != 2 and side != 6:
+        return
+    if va[k] < vb[k]:
+        lo[0] = va[k]; lo[1] = va[1]; hi[0] = vb[k]; hi[1] = vb[1]
+    else:
+        lo[0] = vb[k]; lo[1] = vb[1]; hi[0] = va[k]; hi[1] = va[1]
+
+
+cdef inline bint slabs_overlap(const float* amin, const float* amax, const float* bmin,
+                               const float* bmax, float px, float py) noexcept nogil:
+    """Whether two edges on a tile side touch: they overlap along the side (shrunk by px,
+    so edges meeting at an end do not) and lie within py of each other in height (or
+    cross)."""
+    cdef float minx = amin[0] + px if amin[0] + px > bmin[0] + px else bmin[0] + px
+    cdef float maxx = amax[0] - px if amax[0] - px < bmax[0] - px else bmax[0] - px
+    cdef float ad, ak, bd, bk, dmin, dmax, thr
+    if minx > maxx:
+        return False
+    ad = (amax[1] - amin[1]) / (amax[0] - amin[0])
+    ak = amin[1] - ad * amin[0]
+    bd = (bmax[1] - bmin[1]) / (bmax[0] - bmin[0])
+    bk = bmin[1] - bd * bmin[0]
+    dmin = (bd * minx + bk) - (ad * minx + ak)
+    dmax = (bd * maxx + bk) - (ad * maxx + ak)
+    if dmin * dmax < 0:
+        return True
+    thr = (py * 2) * (py * 2)
+    return dmin * dmin <= thr or dmax * dmax <= thr
+
+
+cdef struct BVItem:
+    uint16_t lo[3]
+    uint16_t hi[3]
+    int i
+
+
+cdef class DetourMesh:
+    """A navmesh laid out for queries as Detour's ``dtNavMesh`` holds it.
+
+    ``tiles``: per tile a tuple ``(x, z, bmin, bmax, verts, polys, flags, areas, meshes,
+    dverts, dtris)`` (the polygon mesh in voxels and its detail mesh, as
+    :class:`~wayfinding.navmesh3d.PolyMesh` and :class:`~wayfinding.navmesh3d.DetailMesh`
+    hold them), in the order the tiles join the mesh (the order of the links between
+    them); ``nvp`` vertices per polygon, cell size and height, the agent's climb (world
+    units), the origin of the tile grid and a tile's width and depth (world units)."""
+
+    cdef readonly int nvp, num_polys, num_tiles
+    cdef vector[float] verts          # world xyz per vertex, all tiles
+    cdef vector[int] pverts           # nvp global vertex ids per polygon
+    cdef vector[int] pnv              # vertex count per polygon
+    cdef vector[int] ptile
+    cdef vector[uint8_t] areas
+    cdef vector[uint16_t] pneis       # nvp per polygon: 0 none, k+1 polygon k (tile-local), EXT_LINK | side
+    cdef vector[int] first_link
+    cdef vector[int] link_next, link_ref, link_edge
+    cdef vector[uint8_t] link_side, link_bmin, link_bmax
+    cdef vector[int] dbase, dtri, dntri   # detail: vertex base (global), first triangle, count
+    cdef vector[float] dverts
+    cdef vector[uint8_t] dtris
+    cdef vector[float] tbmin, tbmax, tqfac
+    cdef vector[int] tx, tz, tpoly, tbv, tnbv
+    cdef vector[uint16_t] bvlo, bvhi
+    cdef vector[int] bvi
+    cdef float climb, tile_w, tile_d
+    cdef float orig[3]
+    cdef int gx0, gz0, gw, gd
+    cdef vector[int] grid
+
+    def __init__(self, list tiles, int nvp, float cs, float ch, float climb, orig,
+                 float tile_w, float tile_d):
+        cdef int t, i, j, k, n, nv, vbase, pbase, dvb, tb
+        cdef const uint16_t[:, ::1] pv
+        cdef const uint16_t[:, ::1] pp
+        cdef const uint32_t[:, ::1] dm
+        cdef const float[:, ::1] dv
+        cdef const uint8_t[:, ::1] dt
+        cdef const uint8_t[::1] ar
+        cdef float bmin[3]
+        self.nvp = nvp
+        self.climb = climb
+        self.orig[0] = orig[0]; self.orig[1] = orig[1]; self.orig[2] = orig[2]
+        self.tile_w = tile_w
+        self.tile_d = tile_d
+        self.num_tiles = len(tiles)
+        vbase = pbase = dvb = tb = 0
+        for t in range(self.num_tiles):
+            x, z, lo, hi, verts, polys, flags, areas, meshes, dverts, dtris = tiles[t]
+            pv = np.ascontiguousarray(verts, np.uint16).reshape(-1, 3)
+            pp = np.ascontiguousarray(polys, np.uint16).reshape(-1, 2 * nvp)
+            dm = np.ascontiguousarray(meshes, np.uint32).reshape(-1, 4)
+            dv = np.ascontiguousarray(dverts, np.float32).reshape(-1, 3)
+            dt = np.ascontiguousarray(dtris, np.uint8).reshape(-1, 4)
+            ar = np.ascontiguousarray(areas, np.uint8).reshape(-1)
+            for k in range(3):
+                bmin[k] = lo[k]
+                self.tbmin.push_back(lo[k])
+                self.tbmax.push_back(hi[k])
+            self.tqfac.push_back(<float>1.0 / cs)
+            self.tx.push_back(x)
+            self.tz.push_back(z)
+            self.tpoly.push_back(pbase)
+            # vertices in world units, as the reference's mesh data: bmin + v * cell
+            for i in range(pv.shape[0]):
+                self.verts.push_back(bmin[0] + <float>pv[i, 0] * cs)
+                self.verts.push_back(bmin[1] + <float>pv[i, 1] * ch)
+                self.verts.push_back(bmin[2] + <float>pv[i, 2] * cs)
+            for i in range(pp.shape[0]):
+                nv = 0
+                for j in range(nvp):
+                    if pp[i, j] == 0xFFFF:
+                        self.pverts.push_back(-1)
+                        self.pneis.push_back(0)
+                        continue
+                    nv += 1
+                    self.pverts.push_back(vbase + pp[i, j])
+                    k = pp[i, nvp + j]
+                    if k & 0x8000:
+                        k &= 0xf   # the mesh's side (x-, z+, x+, z-) as the reference's
+                        self.pneis.push_back(0 if k == 0xf else
+                                             EXT_LINK | (4 if k == 0 else 2 if k == 1 else
+                                                         0 if k == 2 else 6))
+                    else:
+                        self.pneis.push_back(k + 1)
+                self.pnv.push_back(nv)
+                self.ptile.push_back(t)
+                self.areas.push_back(ar[i])
+                self.first_link.push_back(NULL_LINK)
+                # the detail mesh's own copies of the polygon's vertices are not used:
+                # index v < nv is the polygon's vertex v, else detail vertex base + v
+                self.dbase.push_back(dvb + dm[i, 0])
+                self.dtri.push_back(tb + dm[i, 2])
+                self.dntri.push_back(dm[i, 3])
+            for i in range(dv.shape[0]):
+                for k in range(3):
+                    self.dverts.push_back(dv[i, k])
+            for i in range(dt.shape[0]):
+                for k in range(4):
+                    self.dtris.push_back(dt[i, k])
+            self._build_bvtree(t, pbase, pp.shape[0], dm, dv, bmin, cs)
+            vbase += pv.shape[0]
+            pbase += pp.shape[0]
+            dvb += dv.shape[0]
+            tb += dt.shape[0]
+        self.num_polys = pbase
+        self._build_grid()
+        for t in range(self.num_tiles):
+            self._add_tile(t)
+
+    # ------------------------------------------------------------------ building
+    cdef void _build_bvtree(self, int t, int pbase, int n, const uint32_t[:, ::1] dm,
+                            const float[:, ::1] dv, float* origin, float cs):
+        """The tile's bounding-volume tree over its polygons' detail bounds quantized by
+        the cell size, split at the median of the longest axis.  The reference sorts with
+        ``qsort``, which leaves the order of equal keys to the C library; a stable sort
+        is used here, so trees may differ where bounds tie (a nearest-polygon tie between
+        equally near polygons may then go the other way)."""
+        cdef vector[BVItem] items
+        cdef BVItem it
+        cdef int i, j, k, vb, ndv
+        cdef float lo[3]
+        cdef float hi[3]
+        cdef float q = <float>1.0 / cs
+        for i in range(n):
+            vb = dm[i, 0]
+            ndv = dm[i, 1]
+            for k in range(3):
+                lo[k] = dv[vb, k]
+                hi[k] = dv[vb, k]
+            for j in range(1, ndv):
+                for k in range(3):
+                    if dv[vb + j, k] < lo[k]:
+                        lo[k] = dv[vb + j, k]
+                    if dv[vb + j, k] > hi[k]:
+                        hi[k] = dv[vb + j, k]
+            for k in range(3):
+                it.lo[k] = _quant((lo[k] - origin[k]) * q)
+                it.hi[k] = _quant((hi[k] - origin[k]) * q)
+            it.i = i
+            items.push_back(it)
+        self.tbv.push_back(self.bvi.size())
+        if n:
+            self._subdivide(items, 0, n)
+        self.tnbv.push_back(self.bvi.size() - self.tbv[t])
+
+    cdef void _subdivide(self, vector[BVItem]& items, int imin, int imax):
+        cdef int inum = imax - imin, icur = self.bvi.size(), i, k, axis
+        cdef uint16_t lo[3]
+        cdef uint16_t hi[3]
+        cdef int ext[3]
+        if inum == 1:
+            for k in range(3):
+                self.bvlo.push_back(items[imin].lo[k])
+                self.bvhi.push_back(items[imin].hi[k])
+            self.bvi.push_back(items[imin].i)
+            return
+        for k in range(3):
+            lo[k] = items[imin].lo[k]
+            hi[k] = items[imin].hi[k]
+        for i in range(imin + 1, imax):
+            for k in range(3):
+                if items[i].lo[k] < lo[k]:
+                    lo[k] = items[i].lo[k]
+                if items[i].hi[k] > hi[k]:
+                    hi[k] = items[i].hi[k]
+        for k in range(3):
+            self.bvlo.push_back(lo[k])
+            self.bvhi.push_back(hi[k])
+            ext[k] = hi[k] - lo[k]
+        self.bvi.push_back(0)
+        axis = 0
+        if ext[1] > ext[axis]:
+            axis = 1
+        if ext[2] > ext[axis]:
+            axis = 2
+        _sort_items(items, imin, imax, axis)
+        self._subdivide(items, imin, imin + inum // 2)
+        self._subdivide(items, imin + inum // 2, imax)
+        self.bvi[icur] = -(<int>self.bvi.size() - icur)   # escape: skip the subtree
+
+    cdef void _build_grid(self):
+        cdef int t, x0 = 0, z0 = 0, x1 = -1, z1 = -1
+        for t in range(self.num_tiles):
+            if t == 0 or self.tx[t] < x0:
+                x0 = self.tx[t]
+            if t == 0 or self.tz[t] < z0:
+                z0 = self.tz[t]
+            if t == 0 or self.tx[t] > x1:
+                x1 = self.tx[t]
+            if t == 0 or self.tz[t] > z1:
+                z1 = self.tz[t]
+        self.gx0, self.gz0, self.gw, self.gd = x0, z0, x1 - x0 + 1, z1 - z0 + 1
+        self.grid.assign(self.gw * self.gd, -1)
+        for t in range(self.num_tiles):
+            self.grid[(self.tz[t] - z0) * self.gw + self.tx[t] - x0] = t
+
+    cdef int tile_at(self, int x, int z) noexcept nogil:
+        x -= self.gx0
+        z -= self.gz0
+        if x < 0 or z < 0 or x >= self.gw or z >= self.gd:
+            return -1
+        return self.grid[z * self.gw + x]
+
+    cdef void _link(self, int p, int ref, int edge, uint8_t side, uint8_t lo, uint8_t hi):
+        """Put a link at the head of polygon p's list (the reference's order)."""
+        self.link_ref.push_back(ref)
+        self.link_edge.push_back(edge)
+        self.link_side.push_back(side)
+        self.link_bmin.push_back(lo)
+        self.link_bmax.push_back(hi)
+        self.link_next.push_back(self.first_link[p])
+        self.first_link[p] = self.link_ref.size() - 1
+
+    cdef void _add_tile(self, int t):
+        """Join tile t to the mesh: links across its own polygons' shared edges (listed
+        from the lowest edge up), then across its sides to the tiles already joined."""
+        cdef int p, j, side, nb, end = self.tpoly[t + 1] if t + 1 < self.num_tiles \
+            else self.num_polys
+        cdef int DX[8]
+        cdef int DZ[8]
+        DX[:] = [1, 1, 0, -1, -1, -1, 0, 1]
+        DZ[:] = [0, 1, 1, 1, 0, -1, -1, -1]
+        for p in range(self.tpoly[t], end):
+            for j in range(self.pnv[p] - 1, -1, -1):
+                if self.pneis[p * self.nvp + j] == 0 or self.pneis[p * self.nvp + j] & EXT_LINK:
+                    continue
+                self._link(p, self.tpoly[t] + self.pneis[p * self.nvp + j] - 1, j, SIDE_NONE,
+                           0, 0)
+        for side in range(0, 8, 2):   # diagonal neighbours share no edges
+            nb = self.tile_at(self.tx[t] + DX[side], self.tz[t] + DZ[side])
+            if nb < 0 or nb >= t:
+                continue
+            self._connect_sides(t, nb, side)
+            self._connect_sides(nb, t, (side + 4) & 7)
+
+    cdef void _connect_sides(self, int t, int target, int side):
+        """Links from tile t's polygons' edges on ``side`` to the polygons of ``target``
+        whose edges they touch, each with the share of the edge it spans (in 255ths)."""
+        cdef int p, j, k, q, e, nv, end = self._poly_end(t), tend = self._poly_end(target)
+        cdef int opposite = (side + 4) & 7
+        cdef const float* va
+        cdef const float* vb
+        cdef const float* vc
+        cdef const float* vd
+        cdef float amin[2]
+        cdef float amax[2]
+        cdef float bmin[2]
+        cdef float bmax[2]
+        cdef float apos, bpos, cmin, cmax, tmin, tmax, span
+        cdef int found
+        for p in range(self.tpoly[t], end):
+            nv = self.pnv[p]
+            for j in range(nv):
+                if not (self.pneis[p * self.nvp + j] & EXT_LINK) or \
+                        (self.pneis[p * self.nvp + j] & 0xff) != side:
+                    continue
+                va = &self.verts[3 * self.pverts[p * self.nvp + j]]
+                vb = &self.verts[3 * self.pverts[p * self.nvp + (j + 1) % nv]]
+                slab_ends(va, vb, amin, amax, opposite)
+                apos = slab_coord(va, opposite)
+                found = 0
+                for q in range(self.tpoly[target], tend):
+                    if found >= 4:   # the reference keeps at most four per edge
+                        break
+                    for e in range(self.pnv[q]):
+                        if self.pneis[q * self.nvp + e] != (EXT_LINK | opposite):
+                            continue
+                        vc = &self.verts[3 * self.pverts[q * self.nvp + e]]
+                        vd = &self.verts[3 * self.pverts[q * self.nvp + (e + 1) % self.pnv[q]]]
+                        bpos = slab_coord(vc, opposite)
+                        if (apos - bpos if apos >= bpos else bpos - apos) > <float>0.01:
+                            continue
+                        slab_ends(vc, vd, bmin, bmax, opposite)
+                        if not slabs_overlap(amin, amax, bmin, bmax, <float>0.01, self.climb):
+                            continue
+                        cmin = amin[0] if amin[0] > bmin[0] else bmin[0]
+                        cmax = amax[0] if amax[0] < bmax[0] else bmax[0]
+                        found += 1
+                        k = 2 if (side == 0 or side == 4) else 0
+                        span = vb[k] - va[k]
+                        tmin = (cmin - va[k]) / span
+                        tmax = (cmax - va[k]) / span
+                        if tmin > tmax:
+                            tmin, tmax = tmax, tmin
+                        self._link(p, q, j, side, _byte(tmin), _byte(tmax))
+                        break
+
+    cdef int _poly_end(self, int t):
+        return self.tpoly[t + 1] if t + 1 < self.num_tiles else self.num_polys
+
+    # ------------------------------------------------------------------ geometry
+    def links(self):
+        """Every polygon's links in the order searches visit them: ``(ptr, to, edge,
+        side)`` with polygon p's links at ``ptr[p]:ptr[p + 1]``; ``side`` 255 within a
+        tile, else the tile side crossed (0 x+, 2 z+, 4 x-, 6 z-)."""
+        ptr, to, edge, side = [0], [], [], []
+        for p in range(self.num_polys):
+            i = self.first_link[p]
+            while i != NULL_LINK:
+                to.append(self.link_ref[i])
+                edge.append(self.link_edge[i])
+                side.append(self.link_side[i])
+                i = self.link_next[i]
+            ptr.append(len(to))
+        return (np.array(ptr, np.int64), np.array(to, np.int32), np.array(edge, np.int32),
+                np.array(side, np.int32))
+
+    def vertices(self):
+        """The polygons' vertices in world units, ``(n, 3)`` float32."""
+        return np.array(self.verts, np.float32).reshape(-1, 3)
+
+    cdef int portal(self, int a, int b, float* left, float* right) noexcept nogil:
+        """The edge of polygon a through which b is entered (left and right ends as seen
+        from a; on a tile side, only the part b spans); 0 when a has no link to b."""
+        cdef int i = self.first_link[a], v0, v1
+        cdef float s, tmin, tmax
+        while i != NULL_LINK:
+            if self.link_ref[i] == b:
+                break
+            i = self.link_next[i]
+        if i == NULL_LINK:
+            return 0
+        v0 = self.pverts[a * self.nvp + self.link_edge[i]]
+        v1 = self.pverts[a * self.nvp + (self.link_edge[i] + 1) % self.pnv[a]]
+        left[0] = self.verts[3 * v0]; left[1] = self.verts[3 * v0 + 1]
+        left[2] = self.verts[3 * v0 + 2]
+        right[0] = self.verts[3 * v1]; right[1] = self.verts[3 * v1 + 1]
+        right[2] = self.verts[3 * v1 + 2]
+        if self.link_side[i] != SIDE_NONE and (self.link_bmin[i] != 0 or
+                                               self.link_bmax[i] != 255):
+            s = <float>1.0 / <float>255.0
+            tmin = self.link_bmin[i] * s
+            tmax = self.link_bmax[i] * s
+            lerp3(left, &self.verts[3 * v0], &self.verts[3 * v1], tmin)
+            lerp3(right, &self.verts[3 * v0], &self.verts[3 * v1], tmax)
+        return 1
+
+    cdef inline int parea(self, int p) noexcept nogil:
+        return self.areas[p]
+
+    cdef inline const float* detail_vertex(self, int p, int v) noexcept nogil:
+        if v < self.pnv[p]:
+            return &self.verts[3 * self.pverts[p * self.nvp + v]]
+        return &self.dverts[3 * (self.dbase[p] + v)]
+
+    cdef bint inside(self, int p, const float* pt) noexcept nogil:
+        cdef int i, j, nv = self.pnv[p]
+        cdef bint c = False
+        j = nv - 1
+        for i in range(nv):
+            if crosses(pt, &self.verts[3 * self.pverts[p * self.nvp + i]],
+                       &self.verts[3 * self.pverts[p * self.nvp + j]]):
+                c = not c
+            j = i
+        return c
+
+    cdef void closest_on_detail_edges(self, int p, const float* pos,
+                                      float* out) noexcept nogil:
+        """The nearest point (xz distance) on the edges of polygon p's detail triangles,
+        each inner edge seen once."""
+        cdef int i, j, k
+        cdef float dmin = FLT_BIG, tmin = 0, d, t
+        cdef const float* v[3]
+        cdef const float* pmin = NULL
+        cdef const float* pmax = NULL
+        cdef const uint8_t* tri
+        for i in range(self.dntri[p]):
+            tri = &self.dtris[4 * (self.dtri[p] + i)]
+            for k in range(3):
+                v[k] = self.detail_vertex(p, tri[k])
+            j = 2
+            for k in range(3):
+                if (((tri[3] >> (j * 2)) & 0x3) & 1) == 0 and tri[j] < tri[k]:
+                    j = k
+                    continue
+                d = dist_pt_seg_2d(pos, v[j], v[k], &t)
+                if d < dmin:
+                    dmin = d
+                    tmin = t
+                    pmin = v[j]
+                    pmax = v[k]
+                j = k
+        if pmin != NULL:
+            lerp3(out, pmin, pmax, tmin)
+        else:
+            out[0] = pos[0]; out[1] = pos[1]; out[2] = pos[2]
+
+    cdef bint poly_height(self, int p, const float* pos, float* h) noexcept nogil:
+        """The ground's height on polygon p under pos (xz) from its detail triangles;
+        False when pos is not over the polygon."""
+        cdef int i, k
+        cdef const uint8_t* tri
+        cdef float edge[3]
+        if not self.inside(p, pos):
+            return False
+        for i in range(self.dntri[p]):
+            tri = &self.dtris[4 * (self.dtri[p] + i)]
+            if height_on_triangle(pos, self.detail_vertex(p, tri[0]),
+                                  self.detail_vertex(p, tri[1]),
+                                  self.detail_vertex(p, tri[2]), h):
+                return True
+        # over the polygon yet on no triangle (rounding at an edge): the nearest edge's
+        self.closest_on_detail_edges(p, pos, edge)
+        h[0] = edge[1]
+        return True
+
+    cdef bint closest_on_poly(self, int p, const float* pos, float* out) noexcept nogil:
+        """The nearest point of polygon p to pos: pos at the ground's height when over the
+        polygon (returns True), else the nearest point of its detail edges."""
+        out[0] = pos[0]; out[1] = pos[1]; out[2] = pos[2]
+        if self.poly_height(p, pos, &out[1]):
+            return True
+        self.closest_on_detail_edges(p, pos, out)
+        return False
+
+    cdef void closest_on_boundary(self, int p, const float* pos, float* out) noexcept nogil:
+        """pos itself when over polygon p (xz), else the nearest point of its outline."""
+        cdef int i, j, nv = self.pnv[p], best = 0
+        cdef float ed[16]
+        cdef float et[16]
+        cdef const float* vi
+        cdef const float* vj
+        cdef bint c = False
+        j = nv - 1
+        for i in range(nv):
+            vi = &self.verts[3 * self.pverts[p * self.nvp + i]]
+            vj = &self.verts[3 * self.pverts[p * self.nvp + j]]
+            if crosses(pos, vi, vj):
+                c = not c
+            ed[j] = dist_pt_seg_2d(pos, vj, vi, &et[j])
+            j = i
+        if c:
+            out[0] = pos[0]; out[1] = pos[1]; out[2] = pos[2]
+            return
+        for i in range(1, nv):
+            if ed[i] < ed[best]:
+                best = i
+        lerp3(out, &self.verts[3 * self.pverts[p * self.nvp + best]],
+              &self.verts[3 * self.pverts[p * self.nvp + (best + 1) % nv]], et[best])
+
+    cdef int nearest(self, const float* centre, const float* ext, const uint8_t* allowed,
+                     float* out) noexcept nogil:
+        """The usable polygon nearest ``centre`` among those whose bounds meet the box
+        ``centre`` +- ``ext``, and the nearest point on it; -1 when none.  A point over a
+        polygon counts as on it when within the agent's climb of its ground; ties go to
+        the polygon met first (tiles row by row, each in its tree's order)."""
+        cdef float qmin[3]
+        cdef float qmax[3]
+        cdef float best = FLT_BIG, d, dy
+        cdef float diff[3]
+        cdef float pt[3]
+        cdef float lo[3]
+        cdef float hi[3]
+        cdef int k, x0, z0, x1, z1, x, z, t, node, end, p, found = -1
+        cdef uint16_t bmin[3]
+        cdef uint16_t bmax[3]
+        cdef bint over, overlap, leaf
+        for k in range(3):
+            qmin[k] = centre[k] - ext[k]
+            qmax[k] = centre[k] + ext[k]
+        x0 = <int>floorf((qmin[0] - self.orig[0]) / self.tile_w)
+        z0 = <int>floorf((qmin[2] - self.orig[2]) / self.tile_d)
+        x1 = <int>floorf((qmax[0] - self.orig[0]) / self.tile_w)
+        z1 = <int>floorf((qmax[2] - self.orig[2]) / self.tile_d)
+        for z in range(z0, z1 + 1):
+            for x in range(x0, x1 + 1):
+                t = self.tile_at(x, z)
+                if t < 0:
+                    continue
+                for k in range(3):
+                    lo[k] = _clamp(qmin[k], self.tbmin[3 * t + k], self.tbmax[3 * t + k]) \
+                        - self.tbmin[3 * t + k]
+                    hi[k] = _clamp(qmax[k], self.tbmin[3 * t + k], self.tbmax[3 * t + k]) \
+                        - self.tbmin[3 * t + k]
+                    bmin[k] = (<uint16_t>(self.tqfac[t] * lo[k])) & 0xfffe
+                    bmax[k] = (<uint16_t>(self.tqfac[t] * hi[k] + 1)) | 1
+                node = self.tbv[t]
+                end = node + self.tnbv[t]
+                while node < end:
+                    overlap = True
+                    for k in range(3):
+                        if bmin[k] > self.bvhi[3 * node + k] or bmax[k] < self.bvlo[3 * node + k]:
+                            overlap = False
+                    leaf = self.bvi[node] >= 0
+                    if leaf and overlap:
+                        p = self.tpoly[t] + self.bvi[node]
+                        if allowed[p]:
+                            over = self.closest_on_poly(p, centre, pt)
+                            for k in range(3):
+                                diff[k] = centre[k] - pt[k]
+                            if over:
+                                dy = diff[1] if diff[1] >= 0 else -diff[1]
+                                d = dy - self.climb
+                                d = d * d if d > 0 else 0
+                            else:
+                                d = diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]
+                            if d < best:
+                                best = d
+                                found = p
+                                out[0] = pt[0]; out[1] = pt[1]; out[2] = pt[2]
+                    if overlap or leaf:
+                        node += 1
+                    else:
+                        node -= self.bvi[node]
+        return found
+
+
+cdef inline float _clamp(float v, float lo, float hi) noexcept nogil:
+    return lo if v < lo else (hi if v > hi else v)
+
+
+cdef inline uint16_t _quant(float v) noexcept nogil:
+    cdef int i = <int>v
+    return <uint16_t>(0 if i < 0 else (0xffff if i > 0xffff else i))
+
+
+cdef inline uint8_t _byte(float t) noexcept nogil:
+    return <uint8_t>roundf(_clamp(t, 0, 1) * <float>255.0)
+
+
+cdef void _sort_items(vector[BVItem]& items, int imin, int imax, int axis) noexcept:
+    """Insertion sort of items[imin:imax] by lower bound on ``axis`` (stable)."""
+    cdef int i, j
+    cdef BVItem it
+    for i in range(imin + 1, imax):
+        it = items[i]
+        j = i - 1
+        while j >= imin and items[j].lo[axis] > it.lo[axis]:
+            items[j + 1] = items[j]
+            j -= 1
+        items[j + 1] = it
+
+
+cdef class PathSearch:
+    """The scratch of path queries on one :class:`DetourMesh`: the A* nodes (a polygon
+    and the tile side it was entered from), reset by a generation stamp, and the open list
+    (a binary heap ordered as the reference's, so ties pop alike)."""
+
+    cdef readonly DetourMesh mesh
+    cdef vector[float] cost, total, pos
+    cdef vector[int] parent, stamp, heap_at
+    cdef vector[uint8_t] flags
+    cdef vector[int] heap
+    cdef int gen
+    cdef readonly int expanded, generated
+
+    def __init__(self, DetourMesh mesh):
+        cdef int n = mesh.num_polys * STATES
+        self.mesh = mesh
+        self.cost.resize(n)
+        self.total.resize(n)
+        self.pos.resize(3 * n)
+        self.parent.resize(n)
+        self.stamp.assign(n, 0)
+        self.heap_at.resize(n)
+        self.flags.resize(n)
+        self.gen = 0
+
+    # ------------------------------------------------------------------ open list
+    cdef void _up(self, int i, int node) noexcept nogil:
+        cdef int up = (i - 1) // 2
+        while i > 0 and self.total[self.heap[up]] > self.total[node]:
+            self.heap[i] = self.heap[up]
+            self.heap_at[self.heap[i]] = i
+            i = up
+            up = (i - 1) // 2
+        self.heap[i] = node
+        self.heap_at[node] = i
+
+    cdef int _pop(self) noexcept nogil:
+        cdef int top = self.heap[0], n = self.heap.size() - 1, i = 0, child = 1
+        cdef int last = self.heap[n]
+        self.heap.pop_back()
+        if n == 0:
+            return top
+        while child < n:
+            if child + 1 < n and self.total[self.heap[child]] > self.total[self.heap[child + 1]]:
+                child += 1
+            self.heap[i] = self.heap[child]
+            self.heap_at[self.heap[i]] = i
+            i = child
+            child = 2 * i + 1
+        self._up(i, last)
+        return top
+
+    # ------------------------------------------------------------------ queries
+    def nearest(self, double x, double y, double z, double hx, double hy, double hz,
+                const uint8_t[::1] allowed):
+        """(polygon, x, y, z): the usable polygon nearest the point within the box of half
+        extents (hx, hy, hz) and the nearest point on it; polygon -1 when none."""
+        cdef float c[3]
+        cdef float e[3]
+        cdef float out[3]
+        cdef int p
+        c[0] = x; c[1] = y; c[2] = z
+        e[0] = hx; e[1] = hy; e[2] = hz
+        out[0] = out[1] = out[2] = 0
+        with nogil:
+            p = self.mesh.nearest(c, e, &allowed[0], out)
+        return p, out[0], out[1], out[2]
+
+    def find_path(self, start, goal, extents, const uint8_t[::1] allowed,
+                  const float[::1] area_cost, bint partial):
+        """The nearest polygons of both points, A* between them and the straight path:
+        ``(status, start poly, start point, goal poly, goal point, corridor (n,) int32,
+        corners (k, 3) float32, corner flags (k,) uint8, corner polygons (k,) int32)``;
+        status FAILED (0) with empty arrays when an end is off the mesh or (without
+        ``partial``) the goal is not reached."""
+        cdef float s[3]
+        cdef float g[3]
+        cdef float e[3]
+        cdef float ns[3]
+        cdef float ng[3]
+        cdef int ps, pg, last, status = S_FAILED, k
+        cdef vector[int] corridor
+        cdef vector[float] pts
+        cdef vector[uint8_t] cflags
+        cdef vector[int] crefs
+        for k in range(3):
+            s[k] = start[k]
+            g[k] = goal[k]
+            e[k] = extents[k]
+            ns[k] = ng[k] = 0
+        with nogil:
+            ps = self.mesh.nearest(s, e, &allowed[0], ns)
+            pg = self.mesh.nearest(g, e, &allowed[0], ng)
+            if ps >= 0 and pg >= 0:
+                last = self._search(ps, pg, s, g, &allowed[0], &area_cost[0], corridor)
+                status = S_FOUND if last == pg else S_PARTIAL
+                if status == S_FOUND or partial:
+                    self._straighten(s, g, corridor, pts, cflags, crefs)
+                else:
+                    status = S_FAILED
+                    corridor.clear()
+        return (status, ps, (ns[0], ns[1], ns[2]), pg, (ng[0], ng[1], ng[2]),
+                np.array(corridor, np.int32),
+                np.array(pts, np.float32).reshape(-1, 3), np.array(cflags, np.uint8),
+                np.array(crefs, np.int32))
+
+    cdef int _search(self, int start, int goal, const float* spos, const float* gpos,
+                     const uint8_t* allowed, const float* area_cost,
+                     vector[int]& corridor) noexcept nogil:
+        """A* over polygons from ``start`` to ``goal`` as the reference runs it: a node's
+        position is the midpoint of the edge it was first entered by, a step costs its
+        length times the area cost of the polygon it crosses, the goal node adds the
+        distance on to ``gpos``, the heuristic is 0.999 times the distance to ``gpos``.
+        Returns the polygon the corridor ends at (``goal``, or the one whose node came
+        nearest the goal by the heuristic) and fills ``corridor``."""
+        cdef int best, bp, parent_poly, i, nb, nodei, node, side, k, last
+        cdef float h, c, cur, end_cost, tot, last_h
+        cdef float left[3]
+        cdef float right[3]
+        corridor.clear()
+        self.expanded = 0
+        self.generated = 1
+        if start == goal:
+            corridor.push_back(start)
+            return start
+        self.gen += 1
+        self.heap.clear()
+        node = start * STATES
+        self.stamp[node] = self.gen
+        for k in range(3):
+            self.pos[3 * node + k] = spos[k]
+        self.cost[node] = 0
+        self.total[node] = dist_3d(spos, gpos) * H_SCALE
+        self.parent[node] = -1
+        self.flags[node] = NODE_OPEN
+        self.heap.push_back(node)
+        self.heap_at[node] = 0
+        last = node
+        last_h = self.total[node]
+        while self.heap.size():
+            best = self._pop()
+            self.flags[best] = (self.flags[best] & ~NODE_OPEN) | NODE_CLOSED
+            self.expanded += 1
+            bp = best // STATES
+            if bp == goal:
+                last = best
+                break
+            parent_poly = self.parent[best] // STATES if self.parent[best] >= 0 else -1
+            i = self.mesh.first_link[bp]
+            while i != NULL_LINK:
+                nb = self.mesh.link_ref[i]
+                side = self.mesh.link_side[i]
+                i = self.mesh.link_next[i]
+                if nb == parent_poly or not allowed[nb]:
+                    continue
+                nodei = nb * STATES + (0 if side == SIDE_NONE else side >> 1)
+                if self.stamp[nodei] != self.gen:
+                    self.stamp[nodei] = self.gen
+                    self.flags[nodei] = 0
+                    self.mesh.portal(bp, nb, left, right)
+                    for k in range(3):
+                        self.pos[3 * nodei + k] = (left[k] + right[k]) * <float>0.5
+                cur = dist_3d(&self.pos[3 * best], &self.pos[3 * nodei]) * \
+                    area_cost[self.mesh.parea(bp)]
+                if nb == goal:
+                    end_cost = dist_3d(&self.pos[3 * nodei], gpos) * area_cost[self.mesh.parea(nb)]
+                    c = self.cost[best] + cur + end_cost
+                    h = 0
+                else:
+                    c = self.cost[best] + cur
+                    h = dist_3d(&self.pos[3 * nodei], gpos) * H_SCALE
+                tot = c + h
+                if (self.flags[nodei] & (NODE_OPEN | NODE_CLOSED)) and tot >= self.total[nodei]:
+                    continue
+                self.parent[nodei] = best
+                self.flags[nodei] &= ~NODE_CLOSED
+                self.cost[nodei] = c
+                self.total[nodei] = tot
+                if self.flags[nodei] & NODE_OPEN:
+                    self._up(self.heap_at[nodei], nodei)
+                else:
+                    self.flags[nodei] |= NODE_OPEN
+                    self.heap.push_back(nodei)
+                    self._up(self.heap.size() - 1, nodei)
+                    self.generated += 1
+                if h < last_h:
+                    last_h = h
+                    last = nodei
+        node = last
+        while node >= 0:
+            corridor.push_back(node // STATES)
+            node = self.parent[node]
+        i = 0
+        k = corridor.size() - 1
+        while i < k:
+            corridor[i], corridor[k] = corridor[k], corridor[i]
+            i += 1
+            k -= 1
+        return last // STATES
+
+    cdef void _straighten(self, const float* spos, const float* gpos, vector[int]& path,
+                          vector[float]& pts, vector[uint8_t]& cflags,
+                          vector[int]& crefs) noexcept nogil:
+        """The funnel through the corridor's portals (xz, the corners keeping their
+        heights): corners where the path turns, from the start (clamped onto the first
+        polygon) to the goal (clamped onto the last)."""
+        cdef float cs[3]
+        cdef float ce[3]
+        cdef float apex[3]
+        cdef float pleft[3]
+        cdef float pright[3]
+        cdef float left[3]
+        cdef float right[3]
+        cdef float t
+        cdef int n = path.size(), i, k, apex_i = 0, left_i = 0, right_i = 0
+        cdef int left_ref = path[0], right_ref = path[0]
+        cdef uint8_t fl
+        self.mesh.closest_on_boundary(path[0], spos, cs)
+        self.mesh.closest_on_boundary(path[n - 1], gpos, ce)
+        _append(pts, cflags, crefs, cs, CORNER_START, path[0])
+        if n > 1:
+            for k in range(3):
+                apex[k] = pleft[k] = pright[k] = cs[k]
+            i = 0
+            while i < n:
+                if i + 1 < n:
+                    self.mesh.portal(path[i], path[i + 1], left, right)
+                    if i == 0 and dist_pt_seg_2d(apex, left, right, &t) < \
+                            <float>0.001 * <float>0.001:
+                        i += 1   # starting on the first portal: it is already passed
+                        continue
+                else:
+                    for k in range(3):
+                        left[k] = right[k] = ce[k]
+                if tri_area_2d(apex, pright, right) <= 0:
+                    if same_point(apex, pright) or tri_area_2d(apex, pleft, right) > 0:
+                        for k in range(3):
+                            pright[k] = right[k]
+                        right_ref = path[i + 1] if i + 1 < n else -1
+                        right_i = i
+                    else:
+                        for k in range(3):
+                            apex[k] = pleft[k]
+                        apex_i = left_i
+                        fl = CORNER_END if left_ref < 0 else 0
+                        _append(pts, cflags, crefs, apex, fl, left_ref)
+                        if fl == CORNER_END:
+                            return
+                        for k in range(3):
+                            pleft[k] = pright[k] = apex[k]
+                        left_i = right_i = apex_i
+                        i = apex_i + 1
+                        continue
+                if tri_area_2d(apex, pleft, left) >= 0:
+                    if same_point(apex, pleft) or tri_area_2d(apex, pright, left) < 0:
+                        for k in range(3):
+                            pleft[k] = left[k]
+                        left_ref = path[i + 1] if i + 1 < n else -1
+                        left_i = i
+                    else:
+                        for k in range(3):
+                            apex[k] = pright[k]
+                        apex_i = right_i
+                        fl = CORNER_END if right_ref < 0 else 0
+                        _append(pts, cflags, crefs, apex, fl, right_ref)
+                        if fl == CORNER_END:
+                            return
+                        for k in range(3):
+                            pleft[k] = pright[k] = apex[k]
+                        left_i = right_i = apex_i
+                        i = apex_i + 1
+                        continue
+                i += 1
+        _append(pts, cflags, crefs, ce, CORNER_END, -1)
+
+
+cdef void _append(vector[float]& pts, vector[uint8_t]& cflags, vector[int]& crefs,
+                  const float* p, uint8_t fl, int ref) noexcept nogil:
+    """Add a corner; one at the same place as the last replaces its flags and polygon."""
+    cdef int n = cflags.size()
+    if n and same_point(&pts[3 * (n - 1)], p):
+        cflags[n - 1] = fl
+        crefs[n - 1] = ref
+        return
+    pts.push_back(p[0])
+    pts.push_back(p[1])
+    pts.push_back(p[2])
+    cflags.push_back(fl)
+    crefs.push_back(ref)

@@ -1,0 +1,204 @@
+"""Path queries on a voxel navmesh (:class:`~wayfinding.navmesh3d.NavMesh3D`), answered as
+Detour answers them on the same mesh: the nearest polygon to a point (``nearest``), A* over
+polygons and the funnel (``find_path``), with the same polygons, corridors and corners.
+
+The mesh is laid out for queries once (world-space polygons, links within and across
+tiles, a bounding-volume tree per tile) and shared by every :class:`NavMesh3DQuery` made on
+it; each query object owns its search scratch.  Filters are the 2D meshes'
+:class:`~wayfinding.navmesh.query.QueryFilter` (polygon flags to include and exclude, cost
+per area) and results are :class:`NavPath3D`, the 2D :class:`NavPath` with 3D points.
+
+Polygons built by :func:`~wayfinding.navmesh3d.build` have flags 0, which no filter
+includes: give them flags first (:func:`with_flags`, as the reference's demo does for
+walkable areas), or query with a filter of ``include=0xFFFF`` after :func:`with_flags`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._kernels import _detour
+from .._scratch import SingleThread, exclusive
+from ..errors import InvalidQueryError, brief
+from ..navmesh.query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
+from ..results import SearchStats, Status
+from .navmesh import MeshTile, NavMesh3D
+
+__all__ = ["END", "START", "NavMesh3DQuery", "NavPath3D", "with_flags"]
+
+#: The half extents (x, y, z) of the box searched round a point for its polygon: the
+#: reference demo's.
+HALF_EXTENTS = (2.0, 4.0, 2.0)
+
+#: The polygon flag the reference demo gives walkable ground, and its area ids.
+WALK = 1
+
+_compiled: weakref.WeakKeyDictionary[NavMesh3D, _detour.DetourMesh] = \
+    weakref.WeakKeyDictionary()
+
+
+@dataclass(slots=True, repr=False, kw_only=True)
+class NavPath3D(NavPath):
+    """A path on a voxel navmesh: ``path`` the straight path, ``(k, 3)`` float64 corners
+    from start to goal; ``cost`` its length (3D, the sum of its segments); ``corridor``
+    the polygons walked through; ``flags`` :data:`START` / :data:`END` per corner;
+    ``corner_polygons`` the polygon each corner leads into (-1 at the end); ``start`` and
+    ``goal`` the nearest points on the mesh to the points given.  A partial path
+    (:attr:`~wayfinding.results.Status.PARTIAL`) ends on the polygon whose search node
+    came nearest the goal."""
+
+
+def with_flags(mesh: NavMesh3D, *, flags: int = WALK) -> NavMesh3D:
+    """``mesh`` with every polygon's flags set to ``flags`` (default :data:`WALK`), as
+    the reference demo flags its walkable ground before it queries."""
+    tiles = tuple(MeshTile(t.x, t.z, replace(t.polymesh, flags=np.full(
+        t.polymesh.num_polys, flags, np.uint16)), t.detail) for t in mesh.tiles)
+    return replace(mesh, tiles=tiles)
+
+
+def compile_mesh(mesh: NavMesh3D) -> _detour.DetourMesh:
+    """The mesh laid out for queries (once per mesh, shared)."""
+    got = _compiled.get(mesh)
+    if got is None:
+        if not isinstance(mesh, NavMesh3D):
+            raise InvalidQueryError(f"NavMesh3DQuery needs a NavMesh3D, got "
+                                    f"{type(mesh).__name__}")
+        s = mesh.settings
+        cs, ch = np.float32(s.cell_size), np.float32(s.cell_height)
+        parts = []
+        for t in mesh.tiles:
+            pm, d = t.polymesh, t.detail
+            parts.append((t.x, t.z, pm.bmin.astype(np.float32), pm.bmax.astype(np.float32),
+                          pm.verts, pm.polys, pm.flags, pm.areas, d.meshes, d.verts, d.tris))
+        if mesh.tile_size and mesh.tiles:
+            width = np.float32(mesh.tile_size) * cs
+            first = mesh.tiles[0]
+            orig = (first.polymesh.bmin[0] - np.float32(first.x) * width,
+                    first.polymesh.bmin[1],
+                    first.polymesh.bmin[2] - np.float32(first.z) * width)
+            depth = width
+        elif mesh.tiles:
+            pm = mesh.tiles[0].polymesh
+            orig = tuple(pm.bmin)
+            width = np.float32(pm.bmax[0] - pm.bmin[0])
+            depth = np.float32(pm.bmax[2] - pm.bmin[2])
+        else:
+            orig, width, depth = (0.0, 0.0, 0.0), np.float32(1), np.float32(1)
+        got = _detour.DetourMesh(parts, s.verts_per_poly, float(cs), float(ch),
+                                 float(np.float32(s.agent_max_climb)), orig, float(width),
+                                 float(depth))
+        _compiled[mesh] = got
+    return got
+
+
+class NavMesh3DQuery(SingleThread):
+    """Queries on one :class:`~wayfinding.navmesh3d.NavMesh3D` with their own search
+    scratch (one thread at a time; make one per thread, many may share a mesh).
+
+    >>> from wayfinding.navmesh3d import build, generate
+    >>> mesh = with_flags(build(generate.floor()))
+    >>> q = NavMesh3DQuery(mesh)
+    >>> r = q.find_path((2, 0, 2), (8, 0, 8))
+    >>> r.status, r.path.shape[1]
+    (Status.FOUND, 3)
+    """
+
+    def __init__(self, mesh: NavMesh3D):
+        self.mesh = mesh
+        self._data = compile_mesh(mesh)
+        self._search = _detour.PathSearch(self._data)
+        self._flags = np.concatenate([t.polymesh.flags for t in mesh.tiles]) \
+            if mesh.tiles else np.zeros(0, np.uint16)
+        self._areas = np.concatenate([t.polymesh.areas for t in mesh.tiles]) \
+            if mesh.tiles else np.zeros(0, np.uint8)
+        self._filters: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __repr__(self) -> str:
+        return f"NavMesh3DQuery({self.mesh!r})"
+
+    def _filter(self, f: QueryFilter) -> tuple[np.ndarray, np.ndarray]:
+        """(usable polygons (P,) uint8, cost per area (256,) float32), once per filter."""
+        if not isinstance(f, QueryFilter):
+            raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
+        got = self._filters.get(f.key)
+        if got is None:
+            costs = f.area_costs()
+            usable = (((self._flags & f.include) != 0) & ((self._flags & f.exclude) == 0)
+                      & np.isfinite(costs[self._areas]))
+            got = self._filters[f.key] = (np.ascontiguousarray(usable, np.uint8),
+                                          costs.astype(np.float32))
+        return got
+
+    @exclusive
+    def nearest(self, point: ArrayLike, *, half_extents: ArrayLike = HALF_EXTENTS,
+                filter: QueryFilter = DEFAULT_FILTER) -> tuple[int, tuple[float, float, float]]:
+        """The usable polygon nearest ``point`` among those whose bounds meet the box of
+        ``half_extents`` round it, and the nearest point on it (on the ground's detail
+        height): ``(polygon, (x, y, z))``, polygon -1 when none.  A point over a polygon
+        within the agent's climb of its ground counts as on it; ties go to the polygon met
+        first in the tile's bounding-volume tree."""
+        p = _point(point, "point")
+        e = _extents(half_extents)
+        poly, x, y, z = self._search.nearest(*p, *e, self._filter(filter)[0])
+        return int(poly), (float(x), float(y), float(z))
+
+    @exclusive
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *,
+                  filter: QueryFilter = DEFAULT_FILTER,
+                  half_extents: ArrayLike = HALF_EXTENTS, partial: bool = False) -> NavPath3D:
+        """The straight path from ``start`` to ``goal`` (world points): each end's nearest
+        polygon (:meth:`nearest`), A* over the usable polygons from the start point (node
+        positions at the midpoints of the edges entered by, step cost its length times the
+        area's cost, heuristic 0.999 times the distance on), then the funnel through the
+        corridor's portals from the start to the goal, each clamped onto its end polygon.
+
+        No polygon near an end, or (without ``partial``) no route, gives ``found=False``,
+        an empty path and ``status`` FAILED; with ``partial=True`` an unreachable goal
+        gives the path to the polygon whose node came nearest it (``status`` PARTIAL)."""
+        if type(partial) is not bool:
+            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+        t0 = time.perf_counter()
+        s, g = _point(start, "start"), _point(goal, "goal")
+        allowed, costs = self._filter(filter)
+        search = self._search
+        (status, ps, ns, pg, ng, corridor, pts, flags, owners) = search.find_path(
+            s, g, _extents(half_extents), allowed, costs, partial)
+        stats = SearchStats(expanded=search.expanded, generated=search.generated)
+        if status == _detour.FAILED:
+            stats.elapsed = time.perf_counter() - t0
+            return NavPath3D(np.empty((0, 3)), math.inf, False, stats, "navmesh3d",
+                             flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
+                             corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
+                             start=np.array(ns), goal=np.array(ng))
+        path = pts.astype(np.float64)
+        length = float(np.sqrt((np.diff(pts, axis=0).astype(np.float64) ** 2).sum(1)).sum())
+        stats.elapsed = time.perf_counter() - t0
+        found = status == _detour.FOUND
+        return NavPath3D(path, length, found, stats, "navmesh3d",
+                         status=Status.FOUND if found else Status.PARTIAL, flags=flags,
+                         corner_polygons=owners, corridor=corridor,
+                         links=np.empty(0, np.int32), start=np.array(ns), goal=np.array(ng))
+
+
+def _point(value: Any, name: str) -> tuple[float, float, float]:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (3,) or not np.isfinite(arr).all():
+        raise InvalidQueryError(f"{name} {brief(value)} must be one finite (x, y, z) point")
+    return float(arr[0]), float(arr[1]), float(arr[2])
+
+
+def _extents(value: Any) -> tuple[float, float, float]:
+    e = _point(value, "half_extents")
+    if min(e) < 0:
+        raise InvalidQueryError(f"half_extents {brief(value)} must not be negative")
+    return e
