@@ -1,0 +1,67 @@
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from typing_extensions import disjoint_base
+
+FAILED: int
+FOUND: int
+PARTIAL: int
+
+@disjoint_base
+class DetourMesh:
+    nvp: int
+    num_polys: int
+    num_tiles: int
+    def __init__(
+        self,
+        tiles: list[tuple[Any, ...]],
+        nvp: int,
+        cs: float,
+        ch: float,
+        climb: float,
+        orig: Sequence[float],
+        tile_w: float,
+        tile_d: float,
+    ) -> None: ...
+    def links(
+        self,
+    ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]: ...
+    def vertices(self) -> NDArray[np.float32]: ...
+
+@disjoint_base
+class PathSearch:
+    mesh: DetourMesh
+    expanded: int
+    generated: int
+    def __init__(self, mesh: DetourMesh) -> None: ...
+    def nearest(
+        self,
+        x: float,
+        y: float,
+        z: float,
+        hx: float,
+        hy: float,
+        hz: float,
+        allowed: NDArray[np.uint8],
+    ) -> tuple[int, float, float, float]: ...
+    def find_path(
+        self,
+        start: Sequence[float],
+        goal: Sequence[float],
+        extents: Sequence[float],
+        allowed: NDArray[np.uint8],
+        area_cost: NDArray[np.float32],
+        partial: bool,
+    ) -> tuple[
+        int,
+        int,
+        tuple[float, float, float],
+        int,
+        tuple[float, float, float],
+        NDArray[np.int32],
+        NDArray[np.float32],
+        NDArray[np.uint8],
+        NDArray[np.int32],
+    ]: ...

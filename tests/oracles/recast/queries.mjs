@@ -1,0 +1,148 @@
+// Detour query oracle: builds a level as RecastDemo's Sample_SoloMesh does (the same calls
+// as stages.mjs), makes its Detour navmesh (BV tree on, walkable polygons flagged 1 and given
+// area 0, as the demo does), then answers nearest-polygon and path queries with Detour.
+//
+//   node queries.mjs INPUT.json OUTPUT.json
+//
+// INPUT: as stages.mjs's (vertices, triangles, areas, settings in voxels; solo builds only),
+// plus "points": [[x, y, z], ...] for findNearestPoly, "paths": [[sx, sy, sz, ex, ey, ez,
+// include, exclude], ...] for findNearestPoly at both ends + findPath + findStraightPath (as
+// RecastDemo's TestCase: the path from the points given), and "half_extents" (default
+// [2, 4, 2]).  OUTPUT: {"nearest": [[poly, x, y, z, over], ...], "paths": [{"start": poly,
+// "end": poly, "nstart": [x, y, z], "nend": [x, y, z], "status": n, "polys": [...],
+// "straight": [[x, y, z], ...], "flags": [...], "refs": [...]}], "us": {...}} where a polygon
+// is its index in the tile (-1: none; refs of the straight path: -1 for none).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import * as R from '@recast-navigation/core';
+
+function buildSolo(input) {
+  const S = {
+    partition: 'watershed', filter_low_hanging_obstacles: true, filter_ledge_spans: true,
+    filter_walkable_low_height_spans: true, ...input.settings,
+  };
+  const ctx = new R.RecastBuildContext(false);
+  const nverts = input.vertices.length, ntris = input.triangles.length;
+  const verts = new R.FloatArray(); verts.copy(input.vertices.flat());
+  const tris = new R.IntArray(); tris.copy(input.triangles.flat());
+  const areas = new R.UnsignedCharArray();
+  const ok = (r, what) => { if (r === false) throw new Error(`${what} failed`); };
+  const b = R.calcBounds(verts, nverts);
+  const bmin = [0, 1, 2].map((i) => b.get_bmin(i));
+  const bmax = [0, 1, 2].map((i) => b.get_bmax(i));
+  const g = R.calcGridSize(bmin, bmax, S.cs);
+  const hf = R.allocHeightfield();
+  ok(R.createHeightfield(ctx, hf, g.width, g.height, bmin, bmax, S.cs, S.ch), 'heightfield');
+  if (Array.isArray(input.areas)) {
+    areas.copy(input.areas);
+    R.clearUnwalkableTriangles(ctx, S.walkable_slope_angle, verts, nverts, tris, ntris, areas);
+  } else {
+    areas.copy(new Uint8Array(ntris));
+    R.markWalkableTriangles(ctx, S.walkable_slope_angle, verts, nverts, tris, ntris, areas);
+  }
+  ok(R.rasterizeTriangles(ctx, verts, nverts, tris, areas, ntris, hf, S.walkable_climb), 'rasterize');
+  if (S.filter_low_hanging_obstacles) R.filterLowHangingWalkableObstacles(ctx, S.walkable_climb, hf);
+  if (S.filter_ledge_spans) R.filterLedgeSpans(ctx, S.walkable_height, S.walkable_climb, hf);
+  if (S.filter_walkable_low_height_spans) R.filterWalkableLowHeightSpans(ctx, S.walkable_height, hf);
+  const chf = R.allocCompactHeightfield();
+  ok(R.buildCompactHeightfield(ctx, S.walkable_height, S.walkable_climb, hf, chf), 'compact');
+  ok(R.erodeWalkableArea(ctx, S.walkable_radius, chf), 'erode');
+  if (S.partition === 'watershed') {
+    R.buildDistanceField(ctx, chf);
+    ok(R.buildRegions(ctx, chf, 0, S.min_region_area, S.merge_region_area), 'regions');
+  } else if (S.partition === 'monotone') {
+    ok(R.buildRegionsMonotone(ctx, chf, 0, S.min_region_area, S.merge_region_area), 'regions');
+  } else {
+    ok(R.buildLayerRegions(ctx, chf, 0, S.min_region_area), 'regions');
+  }
+  const cset = R.allocContourSet();
+  ok(R.buildContours(ctx, chf, S.max_simplification_error, S.max_edge_len, cset,
+    R.Recast.RC_CONTOUR_TESS_WALL_EDGES), 'contours');
+  const pmesh = R.allocPolyMesh();
+  ok(R.buildPolyMesh(ctx, cset, S.max_verts_per_poly, pmesh), 'polymesh');
+  const dmesh = R.allocPolyMeshDetail();
+  ok(R.buildPolyMeshDetail(ctx, pmesh, chf, S.detail_sample_dist, S.detail_sample_max_error,
+    dmesh), 'detail');
+  // the demo's flags: walkable polygons become ground (area 0) that may be walked (flag 1)
+  for (let i = 0; i < pmesh.raw.npolys; i++) {
+    if (pmesh.raw.get_areas(i) === 63) pmesh.raw.set_areas(i, 0);
+    pmesh.raw.set_flags(i, 1);
+  }
+  const params = new R.NavMeshCreateParams();
+  params.setPolyMeshCreateParams(pmesh);
+  params.setPolyMeshDetailCreateParams(dmesh);
+  params.setWalkableHeight(S.walkable_height * S.ch);
+  params.setWalkableRadius(S.walkable_radius * S.cs);
+  params.setWalkableClimb(S.agent_max_climb ?? S.walkable_climb * S.ch);
+  params.setCellSize(S.cs);
+  params.setCellHeight(S.ch);
+  params.setBuildBvTree(true);
+  const made = R.createNavMeshData(params);
+  if (!made.success) throw new Error('createNavMeshData failed');
+  const navMesh = new R.NavMesh();
+  if (!navMesh.initSolo(made.navMeshData)) throw new Error('initSolo failed');
+  return navMesh;
+}
+
+async function main() {
+  const [inPath, outPath] = process.argv.slice(2);
+  if (!inPath || !outPath) throw new Error('usage: node queries.mjs INPUT.json OUTPUT.json');
+  await R.init();
+  const input = JSON.parse(readFileSync(inPath, 'utf8'));
+  const navMesh = buildSolo(input);
+  const query = new R.NavMeshQuery(navMesh, { maxNodes: 2048 });
+  const ext = input.half_extents || [2, 4, 2];
+  const halfExtents = { x: ext[0], y: ext[1], z: ext[2] };
+  const index = (ref) => (ref ? navMesh.decodePolyId(ref).tilePolygonIndex : -1);
+  const v3 = (p) => ({ x: p[0], y: p[1], z: p[2] });
+  const out = { nearest: [], paths: [], us: {} };
+  const filter = new R.QueryFilter();
+  filter.includeFlags = 0xffff;
+  filter.excludeFlags = 0;
+  for (const p of input.points || []) {
+    const r = query.findNearestPoly(v3(p), { filter, halfExtents });
+    out.nearest.push([index(r.nearestRef), r.nearestPoint.x, r.nearestPoint.y, r.nearestPoint.z,
+      r.isOverPoly ? 1 : 0]);
+  }
+  let tPath = 0, tStraight = 0;
+  for (const q of input.paths || []) {
+    const f = new R.QueryFilter();
+    f.includeFlags = q[6];
+    f.excludeFlags = q[7];
+    const s = v3(q.slice(0, 3)), e = v3(q.slice(3, 6));
+    const a = query.findNearestPoly(s, { filter: f, halfExtents });
+    const b = query.findNearestPoly(e, { filter: f, halfExtents });
+    const rec = {
+      start: index(a.nearestRef), end: index(b.nearestRef),
+      nstart: [a.nearestPoint.x, a.nearestPoint.y, a.nearestPoint.z],
+      nend: [b.nearestPoint.x, b.nearestPoint.y, b.nearestPoint.z],
+      status: 0, polys: [], straight: [], flags: [], refs: [],
+    };
+    if (a.nearestRef && b.nearestRef) {
+      let t0 = performance.now();
+      const fp = query.findPath(a.nearestRef, b.nearestRef, s, e, { filter: f, maxPathPolys: 256 });
+      tPath += performance.now() - t0;
+      rec.status = fp.status;
+      const polys = [];
+      for (let i = 0; i < fp.polys.size; i++) polys.push(fp.polys.get(i));
+      rec.polys = polys.map(index);
+      if (polys.length) {
+        t0 = performance.now();
+        const sp = query.findStraightPath(s, e, polys, { maxStraightPathPoints: 256 });
+        tStraight += performance.now() - t0;
+        for (let i = 0; i < sp.straightPathCount; i++) {
+          rec.straight.push([sp.straightPath.get(3 * i), sp.straightPath.get(3 * i + 1),
+            sp.straightPath.get(3 * i + 2)]);
+          rec.flags.push(sp.straightPathFlags.get(i));
+          rec.refs.push(index(sp.straightPathRefs.get(i)));
+        }
+      }
+    }
+    out.paths.push(rec);
+  }
+  const n = Math.max((input.paths || []).length, 1);
+  out.us = { find_path: (1000 * tPath) / n, find_straight_path: (1000 * tStraight) / n };
+  writeFileSync(outPath, JSON.stringify(out));
+}
+
+main().catch((e) => { console.error(e.stack || e); process.exit(1); });
