@@ -61,7 +61,25 @@ class PathSearch:
         int,
         tuple[float, float, float],
         NDArray[np.int32],
-        NDArray[np.float32],
+        NDArray[np.float64],
         NDArray[np.uint8],
         NDArray[np.int32],
+        float,
+    ]: ...
+    def find_paths(
+        self,
+        starts: NDArray[np.float64],
+        goals: NDArray[np.float64],
+        extents: Sequence[float],
+        allowed: NDArray[np.uint8],
+        area_cost: NDArray[np.float32],
+        partial: bool,
+    ) -> tuple[
+        NDArray[np.int8],
+        NDArray[np.float64],
+        NDArray[np.int64],
+        NDArray[np.int32],
+        NDArray[np.int64],
+        NDArray[np.float64],
+        NDArray[np.uint8],
     ]: ...

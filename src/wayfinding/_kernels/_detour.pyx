@@ -15,7 +15,7 @@ keeps one node per polygon and tile side.
 
 import numpy as np
 
-from libc.math cimport floorf, roundf, sqrtf
+from libc.math cimport floorf, roundf, sqrt, sqrtf
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libcpp.vector cimport vector
 
@@ -514,10 +514,10 @@ cdef class DetourMesh:
             j = i
         return c
 
-    cdef void closest_on_detail_edges(self, int p, const float* pos,
-                                      float* out) noexcept nogil:
-        """The nearest point (xz distance) on the edges of polygon p's detail triangles,
-        each inner edge seen once."""
+    cdef void closest_on_detail_edges(self, int p, const float* pos, float* out,
+                                      bint only_boundary) noexcept nogil:
+        """The nearest point (xz distance) on the edges of polygon p's detail triangles:
+        its outline's only, or every edge (each inner edge seen once)."""
         cdef int i, j, k
         cdef float dmin = FLT_BIG, tmin = 0, d, t
         cdef const float* v[3]
@@ -526,11 +526,13 @@ cdef class DetourMesh:
         cdef const uint8_t* tri
         for i in range(self.dntri[p]):
             tri = &self.dtris[4 * (self.dtri[p] + i)]
+            if only_boundary and (tri[3] & 0x15) == 0:
+                continue
             for k in range(3):
                 v[k] = self.detail_vertex(p, tri[k])
             j = 2
             for k in range(3):
-                if (((tri[3] >> (j * 2)) & 0x3) & 1) == 0 and tri[j] < tri[k]:
+                if (((tri[3] >> (j * 2)) & 0x3) & 1) == 0 and (only_boundary or tri[j] < tri[k]):
                     j = k
                     continue
                 d = dist_pt_seg_2d(pos, v[j], v[k], &t)
@@ -560,17 +562,18 @@ cdef class DetourMesh:
                                   self.detail_vertex(p, tri[2]), h):
                 return True
         # over the polygon yet on no triangle (rounding at an edge): the nearest edge's
-        self.closest_on_detail_edges(p, pos, edge)
+        self.closest_on_detail_edges(p, pos, edge, False)
         h[0] = edge[1]
         return True
 
     cdef bint closest_on_poly(self, int p, const float* pos, float* out) noexcept nogil:
         """The nearest point of polygon p to pos: pos at the ground's height when over the
-        polygon (returns True), else the nearest point of its detail edges."""
+        polygon (returns True), else the nearest point of its outline (the detail
+        triangles' outer edges)."""
         out[0] = pos[0]; out[1] = pos[1]; out[2] = pos[2]
         if self.poly_height(p, pos, &out[1]):
             return True
-        self.closest_on_detail_edges(p, pos, out)
+        self.closest_on_detail_edges(p, pos, out, True)
         return False
 
     cdef void closest_on_boundary(self, int p, const float* pos, float* out) noexcept nogil:
@@ -913,7 +916,8 @@ cdef class PathSearch:
                   const float[::1] area_cost, bint partial):
         """The nearest polygons of both points, A* between them and the straight path:
         ``(status, start poly, start point, goal poly, goal point, corridor (n,) int32,
-        corners (k, 3) float32, corner flags (k,) uint8, corner polygons (k,) int32)``;
+        corners (k, 3) float64, corner flags (k,) uint8, corner polygons (k,) int32,
+        length)``, the length the sum of the corners' 3D distances;
         status FAILED (0) with empty arrays when an end is off the mesh or (without
         ``partial``) the goal is not reached."""
         cdef float s[3]
@@ -942,10 +946,90 @@ cdef class PathSearch:
                 else:
                     status = S_FAILED
                     corridor.clear()
+        cdef double length = 0, dx, dy, dz
+        cdef Py_ssize_t n = cflags.size()
+        out = np.empty((n, 3), np.float64)
+        cdef double[:, ::1] o = out
+        for k in range(<int>n):
+            o[k, 0] = pts[3 * k]
+            o[k, 1] = pts[3 * k + 1]
+            o[k, 2] = pts[3 * k + 2]
+            if k:
+                dx = o[k, 0] - o[k - 1, 0]
+                dy = o[k, 1] - o[k - 1, 1]
+                dz = o[k, 2] - o[k - 1, 2]
+                length += sqrt(dx * dx + dy * dy + dz * dz)
         return (status, ps, (ns[0], ns[1], ns[2]), pg, (ng[0], ng[1], ng[2]),
-                np.array(corridor, np.int32),
-                np.array(pts, np.float32).reshape(-1, 3), np.array(cflags, np.uint8),
-                np.array(crefs, np.int32))
+                np.array(corridor, np.int32), out, np.array(cflags, np.uint8),
+                np.array(crefs, np.int32), length)
+
+    def find_paths(self, const double[:, ::1] starts, const double[:, ::1] goals, extents,
+                   const uint8_t[::1] allowed, const float[::1] area_cost, bint partial):
+        """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 3)``), in one
+        nogil loop: ``(status (n,) int8, lengths (n,) float64, corridor pointers (n + 1,)
+        int64, corridor polygons, corner pointers (n + 1,) int64, corners (m, 3) float64,
+        corner flags (m,) uint8)``."""
+        cdef Py_ssize_t n = starts.shape[0], i, k, base
+        cdef float s[3]
+        cdef float g[3]
+        cdef float e[3]
+        cdef float ns[3]
+        cdef float ng[3]
+        cdef int ps, pg, last, st
+        cdef double length, dx, dy, dz
+        cdef vector[int] corridor, all_polys
+        cdef vector[float] pts, all_pts
+        cdef vector[uint8_t] cflags, all_flags
+        cdef vector[int] crefs
+        cdef vector[long long] cptr, pptr
+        if goals.shape[0] != n:
+            raise ValueError("starts and goals differ in length")
+        status = np.zeros(n, np.int8)
+        lengths = np.full(n, np.inf)
+        cdef signed char[::1] st_v = status
+        cdef double[::1] len_v = lengths
+        for k in range(3):
+            e[k] = extents[k]
+        cptr.push_back(0)
+        pptr.push_back(0)
+        with nogil:
+            for i in range(n):
+                for k in range(3):
+                    s[k] = <float>starts[i, k]
+                    g[k] = <float>goals[i, k]
+                pts.clear()
+                cflags.clear()
+                crefs.clear()
+                corridor.clear()
+                st = S_FAILED
+                ps = self.mesh.nearest(s, e, &allowed[0], ns)
+                pg = self.mesh.nearest(g, e, &allowed[0], ng)
+                if ps >= 0 and pg >= 0:
+                    last = self._search(ps, pg, s, g, &allowed[0], &area_cost[0], corridor)
+                    st = S_FOUND if last == pg else S_PARTIAL
+                    if st == S_FOUND or partial:
+                        self._straighten(s, g, corridor, pts, cflags, crefs)
+                    else:
+                        st = S_FAILED
+                        corridor.clear()
+                st_v[i] = st
+                if st != S_FAILED:
+                    length = 0
+                    for k in range(1, <Py_ssize_t>cflags.size()):
+                        dx = <double>pts[3 * k] - <double>pts[3 * k - 3]
+                        dy = <double>pts[3 * k + 1] - <double>pts[3 * k - 2]
+                        dz = <double>pts[3 * k + 2] - <double>pts[3 * k - 1]
+                        length += sqrt(dx * dx + dy * dy + dz * dz)
+                    len_v[i] = length
+                    all_polys.insert(all_polys.end(), corridor.begin(), corridor.end())
+                    all_pts.insert(all_pts.end(), pts.begin(), pts.end())
+                    all_flags.insert(all_flags.end(), cflags.begin(), cflags.end())
+                pptr.push_back(all_polys.size())
+                cptr.push_back(all_flags.size())
+        return (status, lengths, np.array(pptr, np.int64), np.array(all_polys, np.int32),
+                np.array(cptr, np.int64),
+                np.array(all_pts, np.float32).astype(np.float64).reshape(-1, 3),
+                np.array(all_flags, np.uint8))
 
     cdef int _search(self, int start, int goal, const float* spos, const float* gpos,
                      const uint8_t* allowed, const float* area_cost,

@@ -31,7 +31,7 @@ from ..navmesh.query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
 from ..results import SearchStats, Status
 from .navmesh import MeshTile, NavMesh3D
 
-__all__ = ["END", "START", "NavMesh3DQuery", "NavPath3D", "with_flags"]
+__all__ = ["END", "START", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "with_flags"]
 
 #: The half extents (x, y, z) of the box searched round a point for its polygon: the
 #: reference demo's.
@@ -65,11 +65,10 @@ def with_flags(mesh: NavMesh3D, *, flags: int = WALK) -> NavMesh3D:
 
 def compile_mesh(mesh: NavMesh3D) -> _detour.DetourMesh:
     """The mesh laid out for queries (once per mesh, shared)."""
+    if not isinstance(mesh, NavMesh3D):
+        raise InvalidQueryError(f"NavMesh3DQuery needs a NavMesh3D, got {type(mesh).__name__}")
     got = _compiled.get(mesh)
     if got is None:
-        if not isinstance(mesh, NavMesh3D):
-            raise InvalidQueryError(f"NavMesh3DQuery needs a NavMesh3D, got "
-                                    f"{type(mesh).__name__}")
         s = mesh.settings
         cs, ch = np.float32(s.cell_size), np.float32(s.cell_height)
         parts = []
@@ -166,28 +165,97 @@ class NavMesh3DQuery(SingleThread):
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
         t0 = time.perf_counter()
         s, g = _point(start, "start"), _point(goal, "goal")
-        allowed, costs = self._filter(filter)
+        got = self._filters.get(filter.key) if type(filter) is QueryFilter else None
+        allowed, costs = got or self._filter(filter)
         search = self._search
-        (status, ps, ns, pg, ng, corridor, pts, flags, owners) = search.find_path(
-            s, g, _extents(half_extents), allowed, costs, partial)
+        (status, _, ns, _, ng, corridor, path, flags, owners, length) = search.find_path(
+            s, g, half_extents if half_extents is HALF_EXTENTS else _extents(half_extents),
+            allowed, costs, partial)
         stats = SearchStats(expanded=search.expanded, generated=search.generated)
-        if status == _detour.FAILED:
+        if status == _FAILED:
             stats.elapsed = time.perf_counter() - t0
             return NavPath3D(np.empty((0, 3)), math.inf, False, stats, "navmesh3d",
-                             flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
-                             corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
-                             start=np.array(ns), goal=np.array(ng))
-        path = pts.astype(np.float64)
-        length = float(np.sqrt((np.diff(pts, axis=0).astype(np.float64) ** 2).sum(1)).sum())
+                             flags=flags, corner_polygons=owners, corridor=corridor,
+                             links=_NO_LINKS, start=ns, goal=ng, status=Status.FAILED)
+        found = status == _FOUND_CODE
         stats.elapsed = time.perf_counter() - t0
-        found = status == _detour.FOUND
         return NavPath3D(path, length, found, stats, "navmesh3d",
-                         status=Status.FOUND if found else Status.PARTIAL, flags=flags,
-                         corner_polygons=owners, corridor=corridor,
-                         links=np.empty(0, np.int32), start=np.array(ns), goal=np.array(ng))
+                         status=_STATUS_FOUND if found else Status.PARTIAL, flags=flags,
+                         corner_polygons=owners, corridor=corridor, links=_NO_LINKS,
+                         start=ns, goal=ng)
+
+    @exclusive
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
+                   filter: QueryFilter = DEFAULT_FILTER, half_extents: ArrayLike = HALF_EXTENTS,
+                   partial: bool = False) -> NavPaths3D:
+        """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 3)`` arrays),
+        in one compiled loop."""
+        if type(partial) is not bool:
+            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+        s, g = _points(starts, "starts"), _points(goals, "goals")
+        if len(s) != len(g):
+            raise InvalidQueryError(f"starts ({len(s)}) and goals ({len(g)}) must be as many")
+        allowed, costs = self._filter(filter)
+        (codes, lengths, pptr, polys, cptr, corners, flags) = self._search.find_paths(
+            s, g, _extents(half_extents), allowed, costs, partial)
+        return NavPaths3D(codes.astype(np.int8), lengths, pptr, polys, cptr, corners, flags)
+
+
+@dataclass(frozen=True, eq=False)
+class NavPaths3D:
+    """The paths of :meth:`NavMesh3DQuery.find_paths`: per query its ``codes`` (0 failed,
+    1 found, 2 partial: see :meth:`status`) and ``lengths`` (inf when failed); path i's
+    corridor is ``corridors[corridor_ptr[i]:corridor_ptr[i + 1]]`` and its corners
+    ``corners[corner_ptr[i]:corner_ptr[i + 1]]`` (with their ``flags``)."""
+
+    codes: np.ndarray
+    lengths: np.ndarray
+    corridor_ptr: np.ndarray
+    corridors: np.ndarray
+    corner_ptr: np.ndarray
+    corners: np.ndarray
+    flags: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def status(self, i: int) -> Status:
+        return (Status.FAILED, Status.FOUND, Status.PARTIAL)[int(self.codes[i])]
+
+    def path(self, i: int) -> np.ndarray:
+        """Path i's corners, ``(k, 3)``."""
+        return self.corners[self.corner_ptr[i]:self.corner_ptr[i + 1]]
+
+    def corridor(self, i: int) -> np.ndarray:
+        return self.corridors[self.corridor_ptr[i]:self.corridor_ptr[i + 1]]
+
+
+_FAILED, _FOUND_CODE = _detour.FAILED, _detour.FOUND
+_STATUS_FOUND = Status.FOUND
+_NO_LINKS = np.empty(0, np.int32)
+
+
+def _points(value: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.ascontiguousarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 2 or arr.shape[1] != 3 or not np.isfinite(arr).all():
+        raise InvalidQueryError(f"{name} {brief(value)} must be an (n, 3) array of finite "
+                                "points")
+    return arr
 
 
 def _point(value: Any, name: str) -> tuple[float, float, float]:
+    """One finite (x, y, z) point as floats."""
+    if type(value) is tuple and len(value) == 3:   # the common case, without numpy
+        try:
+            x, y, z = float(value[0]), float(value[1]), float(value[2])
+        except (TypeError, ValueError):
+            pass
+        else:
+            if math.isfinite(x + y + z):
+                return x, y, z
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):

@@ -1,0 +1,217 @@
+"""Path queries on voxel navmeshes: RecastDemo's 21 path tests on nav_test.obj (lengths,
+corners and corridors as the data's README gives them), properties on generated levels
+(tiled and whole), and, slow, polygon for polygon and corner for corner against Detour."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.navmesh.query import QueryFilter
+from wayfinding.navmesh3d import BuildSettings, Level, build, generate
+from wayfinding.navmesh3d.query import END, START, NavMesh3DQuery, with_flags
+from wayfinding.results import Status
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from recast_data import ORACLE, nav_test, oracle_settings, require_recast  # noqa: E402
+
+# The README of the Recast data: the straight-path lengths, corner counts and corridor
+# lengths of the 21 queries of nav_mesh_test.txt.
+LENGTHS = [60.3238, 49.9686, 43.7031, 45.2917, 43.9603, 17.3544, 45.1425, 42.1721, 40.1305,
+           39.3071, 19.8892, 30.2002, 16.9025, 24.8981, 23.0322, 34.5605, 28.2125, 39.1789,
+           24.9736, 28.2475, 16.8865]
+CORNERS = [8, 6, 7, 6, 3, 4, 8, 8, 7, 7, 4, 5, 3, 6, 3, 4, 3, 6, 2, 6, 3]
+POLYGONS = [21, 18, 14, 15, 12, 8, 17, 15, 13, 12, 4, 7, 7, 8, 8, 12, 8, 9, 7, 11, 7]
+
+
+def path_tests() -> list[tuple[tuple[float, ...], tuple[float, ...], int, int]]:
+    """The ``pf`` lines of nav_mesh_test.txt: start, end, include and exclude flags."""
+    out = []
+    for line in (require_recast() / "nav_mesh_test.txt").read_text().splitlines():
+        f = line.split()
+        if f and f[0] == "pf":
+            out.append((tuple(map(float, f[1:4])), tuple(map(float, f[4:7])), int(f[7], 16),
+                        int(f[8], 16)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def nav_query() -> NavMesh3DQuery:
+    return NavMesh3DQuery(with_flags(build(nav_test())))
+
+
+def test_recast_demo_path_tests(nav_query):
+    tests = path_tests()
+    assert len(tests) == 21
+    for i, (s, e, include, exclude) in enumerate(tests):
+        r = nav_query.find_path(s, e, filter=QueryFilter(include=include, exclude=exclude),
+                                partial=True)
+        assert r.status is Status.FOUND, i
+        assert abs(r.cost - LENGTHS[i]) < 1e-3, (i, r.cost)
+        assert len(r.path) == CORNERS[i], i
+        assert len(r.corridor) == POLYGONS[i], i
+        assert r.flags[0] == START and r.flags[-1] == END
+
+
+def test_unflagged_polygons_are_not_usable():
+    mesh = build(generate.floor())
+    q = NavMesh3DQuery(mesh)
+    assert q.nearest((5, 0, 5))[0] == -1
+    r = q.find_path((2, 0, 2), (8, 0, 8))
+    assert r.status is Status.FAILED and len(r.path) == 0 and not r.found
+
+
+def _random_on_mesh(mesh, rng, n):
+    verts, tris, _ = mesh.triangles()
+    pick = rng.integers(len(tris), size=n)
+    w = rng.dirichlet(np.ones(3), size=n)
+    return np.einsum("nk,nkd->nd", w, verts[tris[pick]].astype(np.float64))
+
+
+LEVELS = {
+    "stairs": lambda: generate.stairs(steps=6, rise=0.3),
+    "bridge": lambda: generate.bridge(clearance=2.1),
+    "building": generate.building,
+    "terrain": lambda: generate.terrain(size=32, seed=3),
+}
+
+
+@pytest.mark.parametrize("tile_size", [0, 16])
+@pytest.mark.parametrize("name", sorted(LEVELS))
+def test_paths_follow_linked_polygons(name, tile_size):
+    mesh = with_flags(build(LEVELS[name](), tile_size=tile_size))
+    q = NavMesh3DQuery(mesh)
+    ptr, to, _, side = q._data.links()
+    linked = {(a, int(b)) for a in range(len(ptr) - 1) for b in to[ptr[a]:ptr[a + 1]]}
+    assert all((b, a) in linked for a, b in linked)        # every link has its way back
+    if tile_size:
+        assert mesh.num_tiles > 1 and (side != 255).any()     # the tiles are joined
+    rng = np.random.default_rng(7)
+    pts = _random_on_mesh(mesh, rng, 60)
+    for a, b in zip(pts[:30], pts[30:]):
+        r = q.find_path(tuple(a), tuple(b), partial=True)
+        assert r.status in (Status.FOUND, Status.PARTIAL)
+        c = r.corridor.tolist()
+        assert all((x, y) in linked for x, y in zip(c, c[1:]))
+        assert r.flags[0] & START and r.flags[-1] & END
+        seg = np.linalg.norm(np.diff(r.path, axis=0), axis=1)
+        assert r.cost == pytest.approx(seg.sum())
+        if r.status is Status.FOUND:
+            assert c[-1] == q.nearest(tuple(b))[0]
+            assert r.cost >= np.linalg.norm((r.path[-1] - r.path[0])[[0, 2]]) - 1e-4
+        else:
+            assert c[-1] != q.nearest(tuple(b))[0]
+
+
+def test_nearest_lies_on_the_ground():
+    mesh = with_flags(build(generate.stairs(steps=6, rise=0.3)))
+    q = NavMesh3DQuery(mesh)
+    pts = _random_on_mesh(mesh, np.random.default_rng(1), 50)
+    for p in pts:
+        poly, got = q.nearest(tuple(p))
+        assert poly >= 0
+        assert np.allclose(np.array(got)[[0, 2]], p[[0, 2]])     # straight below / above
+        # the detail height, within the cell height the polygon's own corners may differ by
+        # from the detail mesh's copies of them
+        assert abs(got[1] - p[1]) <= mesh.settings.cell_height + 1e-4
+    assert q.nearest((1e4, 0, 1e4))[0] == -1
+
+
+def test_batch_matches_one_by_one():
+    mesh = with_flags(build(generate.building()))
+    q = NavMesh3DQuery(mesh)
+    pts = _random_on_mesh(mesh, np.random.default_rng(3), 40)
+    got = q.find_paths(pts[:20], pts[20:], partial=True)
+    assert len(got) == 20
+    for i in range(20):
+        r = q.find_path(tuple(pts[i]), tuple(pts[20 + i]), partial=True)
+        assert got.status(i) is r.status
+        assert np.array_equal(got.path(i), r.path)
+        assert np.array_equal(got.corridor(i), r.corridor)
+        assert got.lengths[i] == r.cost
+
+
+def test_bad_queries_raise():
+    q = NavMesh3DQuery(with_flags(build(generate.floor())))
+    with pytest.raises(InvalidQueryError):
+        q.find_path((0, 0), (1, 0, 1))
+    with pytest.raises(InvalidQueryError):
+        q.find_path((0, float("nan"), 0), (1, 0, 1))
+    with pytest.raises(InvalidQueryError):
+        q.find_path((0, 0, 0), (1, 0, 1), partial=1)
+    with pytest.raises(InvalidQueryError):
+        q.nearest((0, 0, 0), half_extents=(-1, 1, 1))
+    with pytest.raises(InvalidQueryError):
+        q.nearest((0, 0, 0), filter="walk")
+    with pytest.raises(InvalidQueryError):
+        q.find_paths(np.zeros((3, 3)), np.zeros((2, 3)))
+    with pytest.raises(InvalidQueryError):
+        NavMesh3DQuery("mesh")
+
+
+# ---------------------------------------------------------------- against Detour
+def detour(level: Level, settings: BuildSettings, points: Any, paths: Any) -> dict[str, Any]:
+    """Detour's answers (tests/oracles/recast/queries.mjs) on the level built whole."""
+    node = shutil.which("node")
+    if node is None or not (ORACLE / "node_modules").is_dir():
+        pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
+                    f"{ORACLE} (make test-all does it)")
+    st = oracle_settings(settings)
+    st["agent_max_climb"] = settings.agent_max_climb
+    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
+            "areas": level.areas.tolist(), "settings": st,
+            "points": np.asarray(points).tolist(), "paths": paths}
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps(data))
+        subprocess.run([node, str(ORACLE / "queries.mjs"), str(src), str(out)], check=True,
+                       capture_output=True, timeout=600)
+        result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: int) -> None:
+    mesh = with_flags(build(level, settings=settings))
+    q = NavMesh3DQuery(mesh)
+    rng = np.random.default_rng(seed)
+    verts, _, _ = mesh.triangles()
+    lo, hi = verts.min(0), verts.max(0)
+    points = np.concatenate([_random_on_mesh(mesh, rng, n),
+                             rng.uniform(lo - 1, hi + [1, 3, 1], (n, 3))]).astype(np.float32)
+    ends = rng.permutation(points)
+    paths = [list(map(float, a)) + list(map(float, b)) + [1, 0] for a, b in zip(points, ends)]
+    got = detour(level, settings, points, paths)
+    for p, want in zip(points.tolist(), got["nearest"]):
+        poly, at = q.nearest(tuple(p))
+        assert poly == want[0], p
+        if poly >= 0:
+            assert np.array_equal(np.float32(at), np.float32(want[1:4])), p
+    for a, want in zip(paths, got["paths"]):
+        r = q.find_path(tuple(a[:3]), tuple(a[3:6]), partial=True)
+        assert r.corridor.tolist() == want["polys"], a
+        assert np.array_equal(np.float32(r.path),
+                              np.float32(np.reshape(want["straight"], (-1, 3)))), a
+        assert r.flags.tolist() == want["flags"], a
+        assert r.corner_polygons.tolist() == want["refs"], a
+
+
+@pytest.mark.slow
+def test_nav_test_is_detour_s():
+    _compare_with_detour(nav_test(), BuildSettings(), 600, 5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("settings", ["defaults", "fine"])
+@pytest.mark.parametrize("name", sorted(LEVELS))
+def test_generated_levels_are_detour_s(name, settings):
+    from test_recast_oracle import SETTINGS
+    _compare_with_detour(LEVELS[name](), SETTINGS[settings], 150, 11)
