@@ -159,14 +159,17 @@ def test_bad_queries_raise():
 
 
 # ---------------------------------------------------------------- against Detour
-def detour(level: Level, settings: BuildSettings, points: Any, paths: Any) -> dict[str, Any]:
-    """Detour's answers (tests/oracles/recast/queries.mjs) on the level built whole."""
+def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
+           tile_size: int = 0) -> dict[str, Any]:
+    """Detour's answers (tests/oracles/recast/queries.mjs) on the level built whole or in
+    tiles of ``tile_size`` cells; polygons as [tile x, tile z, index], or -1."""
     node = shutil.which("node")
     if node is None or not (ORACLE / "node_modules").is_dir():
         pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
                     f"{ORACLE} (make test-all does it)")
     st = oracle_settings(settings)
     st["agent_max_climb"] = settings.agent_max_climb
+    st["tile_size"] = tile_size
     data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
             "areas": level.areas.tolist(), "settings": st,
             "points": np.asarray(points).tolist(), "paths": paths}
@@ -179,9 +182,18 @@ def detour(level: Level, settings: BuildSettings, points: Any, paths: Any) -> di
     return result
 
 
-def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: int) -> None:
-    mesh = with_flags(build(level, settings=settings))
+def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: int,
+                         tile_size: int = 0) -> None:
+    mesh = with_flags(build(level, settings=settings, tile_size=tile_size))
     q = NavMesh3DQuery(mesh)
+    base, first = {}, 0
+    for t in mesh.tiles:
+        base[t.x, t.z] = first
+        first += t.polymesh.num_polys
+
+    def ours(ref: Any) -> int:
+        return -1 if ref == -1 else base[ref[0], ref[1]] + ref[2]
+
     rng = np.random.default_rng(seed)
     verts, _, _ = mesh.triangles()
     lo, hi = verts.min(0), verts.max(0)
@@ -189,19 +201,19 @@ def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: in
                              rng.uniform(lo - 1, hi + [1, 3, 1], (n, 3))]).astype(np.float32)
     ends = rng.permutation(points)
     paths = [list(map(float, a)) + list(map(float, b)) + [1, 0] for a, b in zip(points, ends)]
-    got = detour(level, settings, points, paths)
+    got = detour(level, settings, points, paths, tile_size=tile_size)
     for p, want in zip(points.tolist(), got["nearest"]):
         poly, at = q.nearest(tuple(p))
-        assert poly == want[0], p
+        assert poly == ours(want[0]), p
         if poly >= 0:
             assert np.array_equal(np.float32(at), np.float32(want[1:4])), p
     for a, want in zip(paths, got["paths"]):
         r = q.find_path(tuple(a[:3]), tuple(a[3:6]), partial=True)
-        assert r.corridor.tolist() == want["polys"], a
+        assert r.corridor.tolist() == [ours(x) for x in want["polys"]], a
         assert np.array_equal(np.float32(r.path),
                               np.float32(np.reshape(want["straight"], (-1, 3)))), a
         assert r.flags.tolist() == want["flags"], a
-        assert r.corner_polygons.tolist() == want["refs"], a
+        assert r.corner_polygons.tolist() == [ours(x) for x in want["refs"]], a
 
 
 @pytest.mark.slow
@@ -215,3 +227,11 @@ def test_nav_test_is_detour_s():
 def test_generated_levels_are_detour_s(name, settings):
     from test_recast_oracle import SETTINGS
     _compare_with_detour(LEVELS[name](), SETTINGS[settings], 150, 11)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tile_size", [16, 40])
+@pytest.mark.parametrize("name", ["building", "terrain", "nav_test"])
+def test_tiled_meshes_are_detour_s(name, tile_size):
+    level = nav_test() if name == "nav_test" else LEVELS[name]()
+    _compare_with_detour(level, BuildSettings(), 150, 13, tile_size=tile_size)

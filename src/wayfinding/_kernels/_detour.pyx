@@ -301,6 +301,13 @@ cdef class DetourMesh:
         self.tbv.push_back(self.bvi.size())
         if n:
             self._subdivide(items, 0, n)
+            # The reference sizes the tree at 2n nodes, uses 2n - 1 and leaves the last
+            # zeroed: a leaf for polygon 0 with bounds at the tile's lower corner, which a
+            # query box touching that corner also meets.  Kept, for the same answers.
+            for k in range(3):
+                self.bvlo.push_back(0)
+                self.bvhi.push_back(0)
+            self.bvi.push_back(0)
         self.tnbv.push_back(self.bvi.size() - self.tbv[t])
 
     cdef void _subdivide(self, vector[BVItem]& items, int imin, int imax):

@@ -1,38 +1,39 @@
-// Detour query oracle: builds a level as RecastDemo's Sample_SoloMesh does (the same calls
-// as stages.mjs), makes its Detour navmesh (BV tree on, walkable polygons flagged 1 and given
-// area 0, as the demo does), then answers nearest-polygon and path queries with Detour.
+// Detour query oracle: builds a level as RecastDemo's Sample_SoloMesh or Sample_TileMesh
+// does (the same calls as stages.mjs), makes its Detour navmesh (BV tree on, walkable
+// polygons flagged 1 and given area 0, as the demo does), then answers nearest-polygon and
+// path queries with Detour.
 //
 //   node queries.mjs INPUT.json OUTPUT.json
 //
-// INPUT: as stages.mjs's (vertices, triangles, areas, settings in voxels; solo builds only),
+// INPUT: as stages.mjs's (vertices, triangles, areas, settings in voxels, with
+// "agent_max_climb" in world units and "tile_size" (0: whole) in cells),
 // plus "points": [[x, y, z], ...] for findNearestPoly, "paths": [[sx, sy, sz, ex, ey, ez,
 // include, exclude], ...] for findNearestPoly at both ends + findPath + findStraightPath (as
 // RecastDemo's TestCase: the path from the points given), and "half_extents" (default
 // [2, 4, 2]).  OUTPUT: {"nearest": [[poly, x, y, z, over], ...], "paths": [{"start": poly,
 // "end": poly, "nstart": [x, y, z], "nend": [x, y, z], "status": n, "polys": [...],
-// "straight": [[x, y, z], ...], "flags": [...], "refs": [...]}], "us": {...}} where a polygon
-// is its index in the tile (-1: none; refs of the straight path: -1 for none).
+// "straight": [[x, y, z], ...], "flags": [...], "refs": [...]}], "tiles": [[x, z, polygons],
+// ...], "us": {...}} where a polygon
+// is [tile x, tile z, index in the tile] (-1: none).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as R from '@recast-navigation/core';
 
-function buildSolo(input) {
-  const S = {
+function settingsOf(input) {
+  return {
     partition: 'watershed', filter_low_hanging_obstacles: true, filter_ledge_spans: true,
-    filter_walkable_low_height_spans: true, ...input.settings,
+    filter_walkable_low_height_spans: true, tile_size: 0, ...input.settings,
   };
-  const ctx = new R.RecastBuildContext(false);
-  const nverts = input.vertices.length, ntris = input.triangles.length;
-  const verts = new R.FloatArray(); verts.copy(input.vertices.flat());
-  const tris = new R.IntArray(); tris.copy(input.triangles.flat());
+}
+
+// The polygon and detail meshes of one box (the whole level, or one tile with its border),
+// flagged as the demo flags them; null when the box holds no polygon.
+function buildBox(S, mesh, bmin, bmax, width, height, border) {
+  const { ctx, verts, nverts, tris, ntris, input } = mesh;
   const areas = new R.UnsignedCharArray();
   const ok = (r, what) => { if (r === false) throw new Error(`${what} failed`); };
-  const b = R.calcBounds(verts, nverts);
-  const bmin = [0, 1, 2].map((i) => b.get_bmin(i));
-  const bmax = [0, 1, 2].map((i) => b.get_bmax(i));
-  const g = R.calcGridSize(bmin, bmax, S.cs);
   const hf = R.allocHeightfield();
-  ok(R.createHeightfield(ctx, hf, g.width, g.height, bmin, bmax, S.cs, S.ch), 'heightfield');
+  ok(R.createHeightfield(ctx, hf, width, height, bmin, bmax, S.cs, S.ch), 'heightfield');
   if (Array.isArray(input.areas)) {
     areas.copy(input.areas);
     R.clearUnwalkableTriangles(ctx, S.walkable_slope_angle, verts, nverts, tris, ntris, areas);
@@ -49,17 +50,19 @@ function buildSolo(input) {
   ok(R.erodeWalkableArea(ctx, S.walkable_radius, chf), 'erode');
   if (S.partition === 'watershed') {
     R.buildDistanceField(ctx, chf);
-    ok(R.buildRegions(ctx, chf, 0, S.min_region_area, S.merge_region_area), 'regions');
+    ok(R.buildRegions(ctx, chf, border, S.min_region_area, S.merge_region_area), 'regions');
   } else if (S.partition === 'monotone') {
-    ok(R.buildRegionsMonotone(ctx, chf, 0, S.min_region_area, S.merge_region_area), 'regions');
+    ok(R.buildRegionsMonotone(ctx, chf, border, S.min_region_area, S.merge_region_area), 'regions');
   } else {
-    ok(R.buildLayerRegions(ctx, chf, 0, S.min_region_area), 'regions');
+    ok(R.buildLayerRegions(ctx, chf, border, S.min_region_area), 'regions');
   }
   const cset = R.allocContourSet();
   ok(R.buildContours(ctx, chf, S.max_simplification_error, S.max_edge_len, cset,
     R.Recast.RC_CONTOUR_TESS_WALL_EDGES), 'contours');
+  if (cset.raw.nconts === 0) return null;
   const pmesh = R.allocPolyMesh();
   ok(R.buildPolyMesh(ctx, cset, S.max_verts_per_poly, pmesh), 'polymesh');
+  if (pmesh.raw.npolys === 0) return null;
   const dmesh = R.allocPolyMeshDetail();
   ok(R.buildPolyMeshDetail(ctx, pmesh, chf, S.detail_sample_dist, S.detail_sample_max_error,
     dmesh), 'detail');
@@ -77,10 +80,56 @@ function buildSolo(input) {
   params.setCellSize(S.cs);
   params.setCellHeight(S.ch);
   params.setBuildBvTree(true);
-  const made = R.createNavMeshData(params);
-  if (!made.success) throw new Error('createNavMeshData failed');
+  return params;
+}
+
+// The level's Detour navmesh, whole (Sample_SoloMesh) or tile by tile, rows of tiles from
+// the lowest z up, each row from the lowest x (Sample_TileMesh, the same boxes as the build
+// of wayfinding.navmesh3d).
+function buildNavMesh(input) {
+  const S = settingsOf(input);
+  const ctx = new R.RecastBuildContext(false);
+  const nverts = input.vertices.length, ntris = input.triangles.length;
+  const verts = new R.FloatArray(); verts.copy(input.vertices.flat());
+  const tris = new R.IntArray(); tris.copy(input.triangles.flat());
+  const mesh = { ctx, verts, nverts, tris, ntris, input };
+  const b = R.calcBounds(verts, nverts);
+  const bmin = [0, 1, 2].map((i) => b.get_bmin(i));
+  const bmax = [0, 1, 2].map((i) => b.get_bmax(i));
+  const g = R.calcGridSize(bmin, bmax, S.cs);
   const navMesh = new R.NavMesh();
-  if (!navMesh.initSolo(made.navMeshData)) throw new Error('initSolo failed');
+  if (!S.tile_size) {
+    const params = buildBox(S, mesh, bmin, bmax, g.width, g.height, 0);
+    const made = R.createNavMeshData(params);
+    if (!made.success) throw new Error('createNavMeshData failed');
+    if (!navMesh.initSolo(made.navMeshData)) throw new Error('initSolo failed');
+    return navMesh;
+  }
+  const f = Math.fround;
+  const ts = S.tile_size, border = S.walkable_radius + 3;
+  const tw = Math.ceil(g.width / ts), th = Math.ceil(g.height / ts);
+  const tcs = f(ts * f(S.cs));
+  const bcs = f(border * f(S.cs));
+  const tileBits = Math.min(Math.ceil(Math.log2(Math.max(tw * th, 1))), 14);
+  const polyBits = 22 - tileBits;
+  navMesh.initTiled(R.NavMeshParams.create({
+    orig: { x: bmin[0], y: bmin[1], z: bmin[2] }, tileWidth: tcs, tileHeight: tcs,
+    maxTiles: 1 << tileBits, maxPolys: 1 << polyBits,
+  }));
+  for (let y = 0; y < th; y++) {
+    for (let x = 0; x < tw; x++) {
+      const lo = [f(f(bmin[0] + f(x * tcs)) - bcs), bmin[1], f(f(bmin[2] + f(y * tcs)) - bcs)];
+      const hi = [f(f(bmin[0] + f((x + 1) * tcs)) + bcs), bmax[1],
+        f(f(bmin[2] + f((y + 1) * tcs)) + bcs)];
+      const params = buildBox(S, mesh, lo, hi, ts + 2 * border, ts + 2 * border, border);
+      if (!params) continue;
+      params.setTileX(x);
+      params.setTileY(y);
+      const made = R.createNavMeshData(params);
+      if (!made.success) continue;
+      navMesh.addTile(made.navMeshData, 1, 0);   // DT_TILE_FREE_DATA
+    }
+  }
   return navMesh;
 }
 
@@ -89,13 +138,23 @@ async function main() {
   if (!inPath || !outPath) throw new Error('usage: node queries.mjs INPUT.json OUTPUT.json');
   await R.init();
   const input = JSON.parse(readFileSync(inPath, 'utf8'));
-  const navMesh = buildSolo(input);
+  const navMesh = buildNavMesh(input);
   const query = new R.NavMeshQuery(navMesh, { maxNodes: 2048 });
   const ext = input.half_extents || [2, 4, 2];
   const halfExtents = { x: ext[0], y: ext[1], z: ext[2] };
-  const index = (ref) => (ref ? navMesh.decodePolyId(ref).tilePolygonIndex : -1);
+  // a polygon as [tile x, tile z, index in the tile], or -1
+  const index = (ref) => {
+    if (!ref) return -1;
+    const { tile } = navMesh.getTileAndPolyByRefUnsafe(ref);
+    const h = tile.header();
+    return [h.x(), h.y(), navMesh.decodePolyId(ref).tilePolygonIndex];
+  };
   const v3 = (p) => ({ x: p[0], y: p[1], z: p[2] });
-  const out = { nearest: [], paths: [], us: {} };
+  const out = { nearest: [], paths: [], tiles: [], us: {} };
+  for (let i = 0; i < navMesh.getMaxTiles(); i++) {
+    const h = navMesh.getTile(i).header();
+    if (h) out.tiles.push([h.x(), h.y(), h.polyCount()]);
+  }
   const filter = new R.QueryFilter();
   filter.includeFlags = 0xffff;
   filter.excludeFlags = 0;
