@@ -63,12 +63,15 @@ def renamed_keywords(**renames: str) -> Callable[[F], F]:
     """Accept each old keyword (``old="new"``) for its new name, with a warning; giving both
     is a :class:`TypeError`, as Python's own "multiple values for argument".  Messages name
     a method with its class (``GridSearch.find_path``), an ``__init__`` as its class."""
+    olds = frozenset(renames)
 
     def wrap(func: F) -> F:
         label = func.__qualname__.removesuffix(".__init__")
 
         @functools.wraps(func)
         def call(*args: Any, **kwargs: Any) -> Any:
+            if not kwargs or olds.isdisjoint(kwargs):     # the common case, kept cheap
+                return func(*args, **kwargs)
             for old, new in renames.items():
                 if old in kwargs:
                     if new in kwargs:
