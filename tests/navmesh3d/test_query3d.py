@@ -160,7 +160,7 @@ def test_bad_queries_raise():
 
 # ---------------------------------------------------------------- against Detour
 def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
-           tile_size: int = 0) -> dict[str, Any]:
+           tile_size: int = 0, costs: dict[int, float] | None = None) -> dict[str, Any]:
     """Detour's answers (tests/oracles/recast/queries.mjs) on the level built whole or in
     tiles of ``tile_size`` cells; polygons as [tile x, tile z, index], or -1."""
     node = shutil.which("node")
@@ -173,6 +173,8 @@ def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
     data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
             "areas": level.areas.tolist(), "settings": st,
             "points": np.asarray(points).tolist(), "paths": paths}
+    if costs:
+        data["area_costs"] = {str(k): v for k, v in costs.items()}
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
         src.write_text(json.dumps(data))
@@ -183,7 +185,7 @@ def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
 
 
 def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: int,
-                         tile_size: int = 0) -> None:
+                         tile_size: int = 0, costs: dict[int, float] | None = None) -> None:
     mesh = with_flags(build(level, settings=settings, tile_size=tile_size))
     q = NavMesh3DQuery(mesh)
     base, first = {}, 0
@@ -201,14 +203,15 @@ def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: in
                              rng.uniform(lo - 1, hi + [1, 3, 1], (n, 3))]).astype(np.float32)
     ends = rng.permutation(points)
     paths = [list(map(float, a)) + list(map(float, b)) + [1, 0] for a, b in zip(points, ends)]
-    got = detour(level, settings, points, paths, tile_size=tile_size)
+    got = detour(level, settings, points, paths, tile_size=tile_size, costs=costs)
+    walk = QueryFilter(costs=costs or {})
     for p, want in zip(points.tolist(), got["nearest"]):
         poly, at = q.nearest(tuple(p))
         assert poly == ours(want[0]), p
         if poly >= 0:
             assert np.array_equal(np.float32(at), np.float32(want[1:4])), p
     for a, want in zip(paths, got["paths"]):
-        r = q.find_path(tuple(a[:3]), tuple(a[3:6]), partial=True)
+        r = q.find_path(tuple(a[:3]), tuple(a[3:6]), partial=True, filter=walk)
         assert r.corridor.tolist() == [ours(x) for x in want["polys"]], a
         assert np.array_equal(np.float32(r.path),
                               np.float32(np.reshape(want["straight"], (-1, 3)))), a
@@ -235,3 +238,16 @@ def test_generated_levels_are_detour_s(name, settings):
 def test_tiled_meshes_are_detour_s(name, tile_size):
     level = nav_test() if name == "nav_test" else LEVELS[name]()
     _compare_with_detour(level, BuildSettings(), 150, 13, tile_size=tile_size)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tile_size", [0, 16])
+def test_area_costs_are_detour_s(tile_size):
+    """Half the terrain costs four times as much to cross: corridors go round it as
+    Detour's do."""
+    terrain = generate.terrain(size=40, seed=5)
+    centre = terrain.vertices[terrain.triangles].mean(axis=1)
+    areas = np.where(centre[:, 0] < np.median(centre[:, 0]), 5, 63)
+    level = Level(terrain.vertices, terrain.triangles, areas=areas)
+    _compare_with_detour(level, BuildSettings(), 150, 17, tile_size=tile_size,
+                         costs={5: 4.0, 63: 1.0})

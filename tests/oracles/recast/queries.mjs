@@ -10,7 +10,8 @@
 // plus "points": [[x, y, z], ...] for findNearestPoly, "paths": [[sx, sy, sz, ex, ey, ez,
 // include, exclude], ...] for findNearestPoly at both ends + findPath + findStraightPath (as
 // RecastDemo's TestCase: the path from the points given), and "half_extents" (default
-// [2, 4, 2]).  OUTPUT: {"nearest": [[poly, x, y, z, over], ...], "paths": [{"start": poly,
+// [2, 4, 2]), "area_costs" ({area: cost} for the path filter; then walkable areas keep
+// their ids, 63).  OUTPUT: {"nearest": [[poly, x, y, z, over], ...], "paths": [{"start": poly,
 // "end": poly, "nstart": [x, y, z], "nend": [x, y, z], "status": n, "polys": [...],
 // "straight": [[x, y, z], ...], "flags": [...], "refs": [...]}], "tiles": [[x, z, polygons],
 // ...], "us": {...}} where a polygon
@@ -28,8 +29,8 @@ function settingsOf(input) {
 
 // The polygon and detail meshes of one box (the whole level, or one tile with its border),
 // flagged as the demo flags them; null when the box holds no polygon.
-function buildBox(S, mesh, bmin, bmax, width, height, border) {
-  const { ctx, verts, nverts, tris, ntris, input } = mesh;
+function buildBox(S, mesh, input, bmin, bmax, width, height, border) {
+  const { ctx, verts, nverts, tris, ntris } = mesh;
   const areas = new R.UnsignedCharArray();
   const ok = (r, what) => { if (r === false) throw new Error(`${what} failed`); };
   const hf = R.allocHeightfield();
@@ -67,8 +68,9 @@ function buildBox(S, mesh, bmin, bmax, width, height, border) {
   ok(R.buildPolyMeshDetail(ctx, pmesh, chf, S.detail_sample_dist, S.detail_sample_max_error,
     dmesh), 'detail');
   // the demo's flags: walkable polygons become ground (area 0) that may be walked (flag 1)
+  // (with area costs given, the areas keep their ids)
   for (let i = 0; i < pmesh.raw.npolys; i++) {
-    if (pmesh.raw.get_areas(i) === 63) pmesh.raw.set_areas(i, 0);
+    if (pmesh.raw.get_areas(i) === 63 && !input.area_costs) pmesh.raw.set_areas(i, 0);
     pmesh.raw.set_flags(i, 1);
   }
   const params = new R.NavMeshCreateParams();
@@ -92,14 +94,14 @@ function buildNavMesh(input) {
   const nverts = input.vertices.length, ntris = input.triangles.length;
   const verts = new R.FloatArray(); verts.copy(input.vertices.flat());
   const tris = new R.IntArray(); tris.copy(input.triangles.flat());
-  const mesh = { ctx, verts, nverts, tris, ntris, input };
+  const mesh = { ctx, verts, nverts, tris, ntris };
   const b = R.calcBounds(verts, nverts);
   const bmin = [0, 1, 2].map((i) => b.get_bmin(i));
   const bmax = [0, 1, 2].map((i) => b.get_bmax(i));
   const g = R.calcGridSize(bmin, bmax, S.cs);
   const navMesh = new R.NavMesh();
   if (!S.tile_size) {
-    const params = buildBox(S, mesh, bmin, bmax, g.width, g.height, 0);
+    const params = buildBox(S, mesh, input, bmin, bmax, g.width, g.height, 0);
     const made = R.createNavMeshData(params);
     if (!made.success) throw new Error('createNavMeshData failed');
     if (!navMesh.initSolo(made.navMeshData)) throw new Error('initSolo failed');
@@ -121,7 +123,7 @@ function buildNavMesh(input) {
       const lo = [f(f(bmin[0] + f(x * tcs)) - bcs), bmin[1], f(f(bmin[2] + f(y * tcs)) - bcs)];
       const hi = [f(f(bmin[0] + f((x + 1) * tcs)) + bcs), bmax[1],
         f(f(bmin[2] + f((y + 1) * tcs)) + bcs)];
-      const params = buildBox(S, mesh, lo, hi, ts + 2 * border, ts + 2 * border, border);
+      const params = buildBox(S, mesh, input, lo, hi, ts + 2 * border, ts + 2 * border, border);
       if (!params) continue;
       params.setTileX(x);
       params.setTileY(y);
@@ -168,6 +170,7 @@ async function main() {
     const f = new R.QueryFilter();
     f.includeFlags = q[6];
     f.excludeFlags = q[7];
+    for (const [area, cost] of Object.entries(input.area_costs || {})) f.setAreaCost(+area, cost);
     const s = v3(q.slice(0, 3)), e = v3(q.slice(3, 6));
     const a = query.findNearestPoly(s, { filter: f, halfExtents });
     const b = query.findNearestPoly(e, { filter: f, halfExtents });
