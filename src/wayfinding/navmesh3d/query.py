@@ -9,8 +9,9 @@ it; each query object owns its search scratch.  Filters are the 2D meshes'
 per area) and results are :class:`NavPath3D`, the 2D :class:`NavPath` with 3D points.
 
 Polygons built by :func:`~wayfinding.navmesh3d.build` have flags 0, which no filter
-includes: give them flags first (:func:`with_flags`, as the reference's demo does for
-walkable areas), or query with a filter of ``include=0xFFFF`` after :func:`with_flags`.
+includes: give them flags first (:func:`with_flags`, as Recast's demo flags its walkable
+ground).  Unlike Detour's, the search has no node or corridor limit (the demo's: 2048 nodes,
+256 polygons), and an area of infinite cost is closed, as on the 2D meshes.
 """
 
 from __future__ import annotations
