@@ -967,8 +967,7 @@ cdef class PathSearch:
                 dz = o[k, 2] - o[k - 1, 2]
                 length += sqrt(dx * dx + dy * dy + dz * dz)
         return (status, ps, (ns[0], ns[1], ns[2]), pg, (ng[0], ng[1], ng[2]),
-                np.array(corridor, np.int32), out, np.array(cflags, np.uint8),
-                np.array(crefs, np.int32), length)
+                _ints(corridor), out, _bytes(cflags), _ints(crefs), length)
 
     def find_paths(self, const double[:, ::1] starts, const double[:, ::1] goals, extents,
                    const uint8_t[::1] allowed, const float[::1] area_cost, bint partial):
@@ -1206,6 +1205,25 @@ cdef class PathSearch:
                         continue
                 i += 1
         _append(pts, cflags, crefs, ce, CORNER_END, -1)
+
+
+cdef object _ints(vector[int]& v):
+    """A vector as a new int32 array (copied without a list in between)."""
+    out = np.empty(v.size(), np.int32)
+    cdef int32_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(<Py_ssize_t>v.size()):
+        o[i] = v[i]
+    return out
+
+
+cdef object _bytes(vector[uint8_t]& v):
+    out = np.empty(v.size(), np.uint8)
+    cdef uint8_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(<Py_ssize_t>v.size()):
+        o[i] = v[i]
+    return out
 
 
 cdef void _append(vector[float]& pts, vector[uint8_t]& cflags, vector[int]& crefs,
