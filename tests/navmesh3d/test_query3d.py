@@ -197,10 +197,10 @@ def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: in
         return -1 if ref == -1 else base[ref[0], ref[1]] + ref[2]
 
     rng = np.random.default_rng(seed)
-    verts, _, _ = mesh.triangles()
-    lo, hi = verts.min(0), verts.max(0)
-    points = np.concatenate([_random_on_mesh(mesh, rng, n),
-                             rng.uniform(lo - 1, hi + [1, 3, 1], (n, 3))]).astype(np.float32)
+    lo, hi = level.bounds
+    on_mesh = _random_on_mesh(mesh, rng, n) if mesh.num_polygons else np.zeros((0, 3))
+    points = np.concatenate([on_mesh, rng.uniform(lo - 1, hi + [1, 3, 1], (n, 3))]
+                            ).astype(np.float32)
     ends = rng.permutation(points)
     paths = [list(map(float, a)) + list(map(float, b)) + [1, 0] for a, b in zip(points, ends)]
     got = detour(level, settings, points, paths, tile_size=tile_size, costs=costs)
@@ -225,11 +225,12 @@ def test_nav_test_is_detour_s():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("settings", ["defaults", "fine"])
-@pytest.mark.parametrize("name", sorted(LEVELS))
+@pytest.mark.parametrize("settings", ["defaults", "fine", "coarse, no filters"])
+@pytest.mark.parametrize("name", sorted(LEVELS) + ["ramp 35", "thin walls"])
 def test_generated_levels_are_detour_s(name, settings):
+    from test_recast_oracle import LEVELS as ORACLE_LEVELS
     from test_recast_oracle import SETTINGS
-    _compare_with_detour(LEVELS[name](), SETTINGS[settings], 150, 11)
+    _compare_with_detour(ORACLE_LEVELS[name](), SETTINGS[settings], 150, 11)
 
 
 @pytest.mark.slow

@@ -102,6 +102,13 @@ function buildNavMesh(input) {
   const navMesh = new R.NavMesh();
   if (!S.tile_size) {
     const params = buildBox(S, mesh, input, bmin, bmax, g.width, g.height, 0);
+    if (!params) {   // no polygon: an empty mesh, where every query finds nothing
+      navMesh.initTiled(R.NavMeshParams.create({
+        orig: { x: bmin[0], y: bmin[1], z: bmin[2] }, tileWidth: bmax[0] - bmin[0],
+        tileHeight: bmax[2] - bmin[2], maxTiles: 1, maxPolys: 1 << 20,
+      }));
+      return navMesh;
+    }
     const made = R.createNavMeshData(params);
     if (!made.success) throw new Error('createNavMeshData failed');
     if (!navMesh.initSolo(made.navMeshData)) throw new Error('initSolo failed');
