@@ -45,6 +45,7 @@ ALGORITHMS = {
 
 # Counters of the compiled runs, in the order of their ``counters``.
 _COUNTERS = ("expanded", "generated", "updated", "max_open")
+_FOUND_CODE = _codes.FOUND     # read once: the one-shot search compares with it per query
 
 #: Algorithms that accept goal bounds (``bounds=`` in :meth:`GridSearch.find_path`).
 BOUNDED_ALGORITHMS = ("astar", "weighted_astar", "dijkstra")
@@ -123,7 +124,7 @@ class GridSearch(SingleThread):
         if isinstance(begun, PathResult):
             return begun
         run, finish, _ = begun
-        found = run.advance() == _codes.FOUND
+        found = run.advance() == _FOUND_CODE
         exp, gen, upd, mo = run.counters
         return finish(found, SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                                          elapsed=time.perf_counter() - t0))
