@@ -117,6 +117,7 @@ def test_save_load_round_trip(tmp_path, building):
         assert np.array_equal(a.detail.verts, b.detail.verts)
         assert np.array_equal(a.detail.tris, b.detail.tris)
     assert back.report.counts == building.report.counts
+    assert np.array_equal(back.origin, building.origin)
 
 
 def test_bad_files_are_refused_naming_them(tmp_path, building):

@@ -93,7 +93,7 @@ def build(level: Level, *, settings: BuildSettings | None = None, tile_size: int
                                          bmax, (width, depth), 0)
         report.add(whole)
         return NavMesh3D(tiles=(MeshTile(0, 0, poly, detail),), settings=settings,
-                         tile_size=0, report=report)
+                         tile_size=0, report=report, origin=bmin)
     border = settings.voxels().walkable_radius + 3
     cs = np.float32(settings.cell_size)
     tiles_x, tiles_z = -(-width // tile_size), -(-depth // tile_size)
@@ -126,4 +126,4 @@ def build(level: Level, *, settings: BuildSettings | None = None, tile_size: int
             if poly.num_polys:
                 built.append(MeshTile(tx, tz, poly, detail))
     return NavMesh3D(tiles=tuple(built), settings=settings, tile_size=tile_size,
-                     report=report)
+                     report=report, origin=bmin)

@@ -70,12 +70,14 @@ class MeshTile:
 @dataclass(frozen=True, eq=False)
 class NavMesh3D:
     """A voxel navmesh: its tiles (one for a mesh built whole, ``tile_size`` 0), the
-    settings it was built with and the build's report."""
+    settings it was built with, the build's report and ``origin``, the corner of the
+    level's bounds the tile grid starts from."""
 
     tiles: tuple[MeshTile, ...]
     settings: BuildSettings
     tile_size: int
     report: BuildReport
+    origin: NDArray[np.float32] = field(default_factory=lambda: np.zeros(3, np.float32))
 
     @property
     def num_tiles(self) -> int:
@@ -134,7 +136,8 @@ class NavMesh3D:
                   "cell_height": None if first is None else first.cell_height,
                   "borders": [t.polymesh.border for t in self.tiles],
                   "max_edge_error": None if first is None else first.max_edge_error,
-                  "counts": self.report.counts, "ms": self.report.ms}
+                  "counts": self.report.counts, "ms": self.report.ms,
+                  "origin": [float(v) for v in self.origin]}
         pms = [t.polymesh for t in self.tiles]
         dms = [t.detail for t in self.tiles]
         write_npz(path, header,
@@ -227,9 +230,12 @@ class NavMesh3D:
             tiles.append(MeshTile(int(tx), int(tz), poly, detail))
         report = BuildReport(counts={str(k): int(v) for k, v in header["counts"].items()},
                              ms={str(k): float(v) for k, v in header["ms"].items()})
+        origin = np.array(header["origin"], np.float32)
+        if origin.shape != (3,) or not np.isfinite(origin).all():
+            raise FileFormatError("header origin must be three finite numbers")
         return cls(tiles=tuple(tiles), settings=settings,
                    tile_size=_saved.integer(header["tile_size"], "tile_size", 0),
-                   report=report)
+                   report=report, origin=origin)
 
     def to_obj(self, path: str | os.PathLike) -> None:
         """Write the detail triangles as an OBJ file (world units, y up), one group per

@@ -79,10 +79,7 @@ def compile_mesh(mesh: NavMesh3D) -> _detour.DetourMesh:
                           pm.verts, pm.polys, pm.flags, pm.areas, d.meshes, d.verts, d.tris))
         if mesh.tile_size and mesh.tiles:
             width = np.float32(mesh.tile_size) * cs
-            first = mesh.tiles[0]
-            orig = (first.polymesh.bmin[0] - np.float32(first.x) * width,
-                    first.polymesh.bmin[1],
-                    first.polymesh.bmin[2] - np.float32(first.z) * width)
+            orig = tuple(mesh.origin.astype(np.float32))     # where the tile grid starts
             depth = width
         elif mesh.tiles:
             pm = mesh.tiles[0].polymesh
