@@ -160,9 +160,11 @@ def test_bad_queries_raise():
 
 # ---------------------------------------------------------------- against Detour
 def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
-           tile_size: int = 0, costs: dict[int, float] | None = None) -> dict[str, Any]:
+           tile_size: int = 0, costs: dict[int, float] | None = None,
+           extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Detour's answers (tests/oracles/recast/queries.mjs) on the level built whole or in
-    tiles of ``tile_size`` cells; polygons as [tile x, tile z, index], or -1."""
+    tiles of ``tile_size`` cells; polygons as [tile x, tile z, index], or -1.  ``extra``:
+    more of the script's input (its surface queries)."""
     node = shutil.which("node")
     if node is None or not (ORACLE / "node_modules").is_dir():
         pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
@@ -173,6 +175,7 @@ def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
     data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
             "areas": level.areas.tolist(), "settings": st,
             "points": np.asarray(points).tolist(), "paths": paths}
+    data.update(extra or {})
     if costs:
         data["area_costs"] = {str(k): v for k, v in costs.items()}
     with tempfile.TemporaryDirectory() as tmp:

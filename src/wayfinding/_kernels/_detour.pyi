@@ -83,3 +83,49 @@ class PathSearch:
         NDArray[np.float64],
         NDArray[np.uint8],
     ]: ...
+    def raycast(
+        self,
+        start: int,
+        sx: float,
+        sy: float,
+        sz: float,
+        ex: float,
+        ey: float,
+        ez: float,
+        allowed: NDArray[np.uint8],
+    ) -> tuple[float, float, float, float, int, NDArray[np.int32]]: ...
+    def move_along_surface(
+        self,
+        start: int,
+        sx: float,
+        sy: float,
+        sz: float,
+        ex: float,
+        ey: float,
+        ez: float,
+        allowed: NDArray[np.uint8],
+    ) -> tuple[float, float, float, NDArray[np.int32]]: ...
+    def height(self, poly: int, x: float, y: float, z: float) -> float | None: ...
+    def distance_to_wall(
+        self,
+        start: int,
+        cx: float,
+        cy: float,
+        cz: float,
+        radius: float,
+        allowed: NDArray[np.uint8],
+    ) -> tuple[int, float, float, float, float, float, float, float]: ...
+    def polygons_in_box(
+        self,
+        cx: float,
+        cy: float,
+        cz: float,
+        hx: float,
+        hy: float,
+        hz: float,
+        allowed: NDArray[np.uint8],
+    ) -> NDArray[np.int32]: ...
+    def wall_segments(self, poly: int, allowed: NDArray[np.uint8]) -> NDArray[np.float32]: ...
+    def reachable(
+        self, start: int, cx: float, cz: float, radius: float, allowed: NDArray[np.uint8]
+    ) -> NDArray[np.int32]: ...

@@ -674,6 +674,99 @@ cdef class DetourMesh:
                         node -= self.bvi[node]
         return found
 
+    cdef bint segment_crossing(self, int p, const float* p0, const float* p1, float* tmin,
+                               float* tmax, int* seg_min, int* seg_max) noexcept nogil:
+        """Where the segment p0-p1 enters and leaves polygon p in xz (fractions, clipped to
+        0..1, and the edges, -1 for an end inside): False when it misses the polygon.
+        Edges within 1e-6 of parallel to it count as not crossed (the reference's guard)."""
+        cdef int nv = self.pnv[p], i, j
+        cdef float dx = p1[0] - p0[0], dz = p1[2] - p0[2]
+        cdef float ex, ez, fx, fz, n, d, t
+        cdef const float* vi
+        cdef const float* vj
+        tmin[0] = 0
+        tmax[0] = 1
+        seg_min[0] = -1
+        seg_max[0] = -1
+        j = nv - 1
+        for i in range(nv):
+            vi = &self.verts[3 * self.pverts[p * self.nvp + i]]
+            vj = &self.verts[3 * self.pverts[p * self.nvp + j]]
+            ex = vi[0] - vj[0]
+            ez = vi[2] - vj[2]
+            fx = p0[0] - vj[0]
+            fz = p0[2] - vj[2]
+            n = ez * fx - ex * fz
+            d = dz * ex - dx * ez
+            if (d if d >= 0 else -d) < <float>0.000001:
+                if n < 0:
+                    return False
+                j = i
+                continue
+            t = n / d
+            if d < 0:
+                if t > tmin[0]:
+                    tmin[0] = t
+                    seg_min[0] = j
+                    if tmin[0] > tmax[0]:
+                        return False
+            else:
+                if t < tmax[0]:
+                    tmax[0] = t
+                    seg_max[0] = j
+                    if tmax[0] < tmin[0]:
+                        return False
+            j = i
+        return True
+
+    cdef void in_box(self, const float* centre, const float* ext, const uint8_t* allowed,
+                     vector[int]& out) noexcept nogil:
+        """The usable polygons whose tree bounds meet the box ``centre`` +- ``ext``, tiles
+        row by row, each in its tree's order."""
+        cdef float qmin[3]
+        cdef float qmax[3]
+        cdef float lo[3]
+        cdef float hi[3]
+        cdef int k, x0, z0, x1, z1, x, z, t, node, end, p
+        cdef uint16_t bmin[3]
+        cdef uint16_t bmax[3]
+        cdef bint overlap, leaf
+        for k in range(3):
+            qmin[k] = centre[k] - ext[k]
+            qmax[k] = centre[k] + ext[k]
+        x0 = <int>floorf((qmin[0] - self.orig[0]) / self.tile_w)
+        z0 = <int>floorf((qmin[2] - self.orig[2]) / self.tile_d)
+        x1 = <int>floorf((qmax[0] - self.orig[0]) / self.tile_w)
+        z1 = <int>floorf((qmax[2] - self.orig[2]) / self.tile_d)
+        for z in range(z0, z1 + 1):
+            for x in range(x0, x1 + 1):
+                t = self.tile_at(x, z)
+                if t < 0:
+                    continue
+                for k in range(3):
+                    lo[k] = _clamp(qmin[k], self.tbmin[3 * t + k], self.tbmax[3 * t + k]) \
+                        - self.tbmin[3 * t + k]
+                    hi[k] = _clamp(qmax[k], self.tbmin[3 * t + k], self.tbmax[3 * t + k]) \
+                        - self.tbmin[3 * t + k]
+                    bmin[k] = (<uint16_t>(self.tqfac[t] * lo[k])) & 0xfffe
+                    bmax[k] = (<uint16_t>(self.tqfac[t] * hi[k] + 1)) | 1
+                node = self.tbv[t]
+                end = node + self.tnbv[t]
+                while node < end:
+                    overlap = True
+                    for k in range(3):
+                        if bmin[k] > self.bvhi[3 * node + k] or bmax[k] < self.bvlo[3 * node + k]:
+                            overlap = False
+                    leaf = self.bvi[node] >= 0
+                    if leaf and overlap:
+                        p = self.tpoly[t] + self.bvi[node]
+                        if allowed[p]:
+                            out.push_back(p)
+                    if overlap or leaf:
+                        node += 1
+                    else:
+                        node -= self.bvi[node]
+
 
 cdef inline float _clamp(float v, float lo, float hi) noexcept nogil:
     return lo if v < lo else (hi if v > hi else v)
@@ -1206,6 +1299,411 @@ cdef class PathSearch:
                 i += 1
         _append(pts, cflags, crefs, ce, CORNER_END, -1)
 
+
+    # ------------------------------------------------------------------ surface queries
+    def raycast(self, int start, double sx, double sy, double sz, double ex, double ey,
+                double ez, const uint8_t[::1] allowed):
+        """The ray from the start point (on polygon ``start``) toward the end, walked in xz
+        from polygon to polygon across the edges it leaves by: ``(t, normal x, y, z, edge,
+        polygons (n,) int32)``, t the fraction of the ray at the wall it meets (the
+        largest exit fraction seen) and the wall's normal, or t = FLT_MAX when the end lies
+        on the last polygon; an edge is crossed only into a usable polygon (on a tile side,
+        only within the part of it the link spans)."""
+        cdef float s[3]
+        cdef float e[3]
+        cdef float nrm[3]
+        cdef float t = 0, tmin, tmax, lo, hi, c, w, d
+        cdef int cur = start, nxt, seg_min, seg_max = -1, i, va, vb, nv, k, last_edge = -1
+        cdef vector[int] visited
+        cdef DetourMesh m = self.mesh
+        s[0] = sx; s[1] = sy; s[2] = sz
+        e[0] = ex; e[1] = ey; e[2] = ez
+        nrm[0] = nrm[1] = nrm[2] = 0
+        with nogil:
+            while cur >= 0:
+                if not m.segment_crossing(cur, s, e, &tmin, &tmax, &seg_min, &seg_max):
+                    break   # the ray misses the polygon: keep the t so far
+                last_edge = seg_max
+                if tmax > t:
+                    t = tmax
+                visited.push_back(cur)
+                if seg_max == -1:
+                    t = FLT_BIG
+                    break
+                nxt = -1
+                i = m.first_link[cur]
+                while i != NULL_LINK:
+                    if m.link_edge[i] != seg_max or not allowed[m.link_ref[i]]:
+                        i = m.link_next[i]
+                        continue
+                    if m.link_side[i] == SIDE_NONE or (m.link_bmin[i] == 0 and
+                                                       m.link_bmax[i] == 255):
+                        nxt = m.link_ref[i]
+                        break
+                    # a link over part of a tile side: the ray must leave within that part
+                    nv = m.pnv[cur]
+                    va = m.pverts[cur * m.nvp + m.link_edge[i]]
+                    vb = m.pverts[cur * m.nvp + (m.link_edge[i] + 1) % nv]
+                    k = 2 if (m.link_side[i] == 0 or m.link_side[i] == 4) else 0
+                    w = <float>1.0 / <float>255.0
+                    lo = m.verts[3 * va + k] + (m.verts[3 * vb + k] - m.verts[3 * va + k]) * \
+                        (m.link_bmin[i] * w)
+                    hi = m.verts[3 * va + k] + (m.verts[3 * vb + k] - m.verts[3 * va + k]) * \
+                        (m.link_bmax[i] * w)
+                    if lo > hi:
+                        lo, hi = hi, lo
+                    c = s[k] + (e[k] - s[k]) * tmax
+                    if c >= lo and c <= hi:
+                        nxt = m.link_ref[i]
+                        break
+                    i = m.link_next[i]
+                if nxt < 0:
+                    # a wall: its normal in xz, pointing into the polygon's outside
+                    nv = m.pnv[cur]
+                    va = m.pverts[cur * m.nvp + seg_max]
+                    vb = m.pverts[cur * m.nvp + (seg_max + 1 if seg_max + 1 < nv else 0)]
+                    nrm[0] = m.verts[3 * vb + 2] - m.verts[3 * va + 2]
+                    nrm[1] = 0
+                    nrm[2] = -(m.verts[3 * vb] - m.verts[3 * va])
+                    d = <float>1.0 / sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2])
+                    nrm[0] *= d; nrm[1] *= d; nrm[2] *= d
+                    break
+                cur = nxt
+        return t, nrm[0], nrm[1], nrm[2], last_edge, _ints(visited)
+
+    def move_along_surface(self, int start, double sx, double sy, double sz, double ex,
+                           double ey, double ez, const uint8_t[::1] allowed):
+        """From the start point on polygon ``start`` toward the end, sliding along walls:
+        ``(x, y, z, polygons (n,) int32)``, the end when a polygon reached holds it (xz),
+        else the point of a wall nearest it, and the polygons from ``start`` to the one it
+        lies on.  The reference's breadth-first walk: a queue of at most 48 polygons,
+        neighbours taken only when their edge lies within the circle round the segment's
+        midpoint (radius half its 3D length + 0.001), at most 64 polygons met in all (the
+        reference's small node pool; polygons beyond it are skipped)."""
+        cdef float s[3]
+        cdef float e[3]
+        cdef float mid[3]
+        cdef float best[3]
+        cdef float rad2, best_d = FLT_BIG, d, t
+        cdef int queue[48]
+        cdef int nq = 0, cur, i, j, nv, k, nb, nn, best_node = -1, n_pool = 0, node
+        cdef int neis[8]
+        cdef const float* vi
+        cdef const float* vj
+        cdef vector[int] visited
+        cdef DetourMesh m = self.mesh
+        s[0] = sx; s[1] = sy; s[2] = sz
+        e[0] = ex; e[1] = ey; e[2] = ez
+        with nogil:
+            self.gen += 1
+            for k in range(3):
+                best[k] = s[k]
+                mid[k] = s[k] + (e[k] - s[k]) * <float>0.5
+            d = dist_3d(s, e) / <float>2.0 + <float>0.001
+            rad2 = d * d
+            node = start * STATES
+            self.stamp[node] = self.gen
+            self.parent[node] = -1
+            self.flags[node] = NODE_CLOSED
+            n_pool = 1
+            queue[nq] = start
+            nq += 1
+            while nq:
+                cur = queue[0]
+                for i in range(nq - 1):
+                    queue[i] = queue[i + 1]
+                nq -= 1
+                if m.inside(cur, e):
+                    best_node = cur
+                    for k in range(3):
+                        best[k] = e[k]
+                    break
+                nv = m.pnv[cur]
+                j = nv - 1
+                for i in range(nv):
+                    nn = 0
+                    if m.pneis[cur * m.nvp + j] & EXT_LINK:
+                        k = m.first_link[cur]
+                        while k != NULL_LINK:
+                            if m.link_edge[k] == j and allowed[m.link_ref[k]] and nn < 8:
+                                neis[nn] = m.link_ref[k]
+                                nn += 1
+                            k = m.link_next[k]
+                    elif m.pneis[cur * m.nvp + j]:
+                        nb = m.tpoly[m.ptile[cur]] + m.pneis[cur * m.nvp + j] - 1
+                        if allowed[nb]:
+                            neis[nn] = nb
+                            nn += 1
+                    vj = &m.verts[3 * m.pverts[cur * m.nvp + j]]
+                    vi = &m.verts[3 * m.pverts[cur * m.nvp + i]]
+                    if nn == 0:
+                        d = dist_pt_seg_2d(e, vj, vi, &t)
+                        if d < best_d:
+                            lerp3(best, vj, vi, t)
+                            best_d = d
+                            best_node = cur
+                    else:
+                        for k in range(nn):
+                            node = neis[k] * STATES
+                            if self.stamp[node] != self.gen:
+                                if n_pool >= 64:
+                                    continue
+                                n_pool += 1
+                                self.stamp[node] = self.gen
+                                self.flags[node] = 0
+                                self.parent[node] = -1
+                            if self.flags[node] & NODE_CLOSED:
+                                continue
+                            if dist_pt_seg_2d(mid, vj, vi, &t) > rad2:
+                                continue
+                            if nq < 48:
+                                self.parent[node] = cur * STATES
+                                self.flags[node] |= NODE_CLOSED
+                                queue[nq] = neis[k]
+                                nq += 1
+                    j = i
+            if best_node >= 0:
+                node = best_node * STATES
+                while node >= 0:
+                    visited.push_back(node // STATES)
+                    node = self.parent[node]
+                i = 0
+                k = visited.size() - 1
+                while i < k:
+                    visited[i], visited[k] = visited[k], visited[i]
+                    i += 1
+                    k -= 1
+        return best[0], best[1], best[2], _ints(visited)
+
+    def height(self, int poly, double x, double y, double z):
+        """The ground's height on polygon ``poly`` at (x, z) from its detail triangles, or
+        None when the point is not over the polygon."""
+        cdef float p[3]
+        cdef float h = 0
+        cdef bint ok
+        p[0] = x; p[1] = y; p[2] = z
+        with nogil:
+            ok = self.mesh.poly_height(poly, p, &h)
+        return h if ok else None
+
+    def distance_to_wall(self, int start, double cx, double cy, double cz, double radius,
+                         const uint8_t[::1] allowed):
+        """The nearest wall (xz) to the centre within ``radius``, searched outward from
+        polygon ``start`` over the polygons whose entry edge lies within the circle so far
+        (Dijkstra by the distance between edge midpoints): ``(found, distance,
+        hit x, y, z, normal x, y, z)`` after a flag (0 when no wall is that near: then the distance is
+        ``radius``).  A wall is an edge with no usable neighbour; on a tile side only
+        the edge's first link is looked at (as the reference does)."""
+        cdef float c[3]
+        cdef float hit[3]
+        cdef float nrm[3]
+        cdef float left[3]
+        cdef float right[3]
+        cdef float r2 = <float>radius * <float>radius, d, t, tot
+        cdef int best, bp, parent_poly, i, j, k, nv, nb, node, found = 0
+        cdef bint solid
+        cdef const float* vi
+        cdef const float* vj
+        cdef DetourMesh m = self.mesh
+        c[0] = cx; c[1] = cy; c[2] = cz
+        hit[0] = hit[1] = hit[2] = 0
+        with nogil:
+            self.gen += 1
+            self.heap.clear()
+            node = start * STATES
+            self.stamp[node] = self.gen
+            for k in range(3):
+                self.pos[3 * node + k] = c[k]
+            self.cost[node] = 0
+            self.total[node] = 0
+            self.parent[node] = -1
+            self.flags[node] = NODE_OPEN
+            self.heap.push_back(node)
+            self.heap_at[node] = 0
+            while self.heap.size():
+                best = self._pop()
+                self.flags[best] = (self.flags[best] & ~NODE_OPEN) | NODE_CLOSED
+                bp = best // STATES
+                parent_poly = self.parent[best] // STATES if self.parent[best] >= 0 else -1
+                nv = m.pnv[bp]
+                j = nv - 1
+                for i in range(nv):
+                    k = m.pneis[bp * m.nvp + j]
+                    if k & EXT_LINK:
+                        solid = True
+                        k = m.first_link[bp]
+                        while k != NULL_LINK:
+                            if m.link_edge[k] == j:
+                                if allowed[m.link_ref[k]]:
+                                    solid = False
+                                break
+                            k = m.link_next[k]
+                        if not solid:
+                            j = i
+                            continue
+                    elif k and allowed[m.tpoly[m.ptile[bp]] + k - 1]:
+                        j = i
+                        continue
+                    vj = &m.verts[3 * m.pverts[bp * m.nvp + j]]
+                    vi = &m.verts[3 * m.pverts[bp * m.nvp + i]]
+                    d = dist_pt_seg_2d(c, vj, vi, &t)
+                    if d <= r2:
+                        r2 = d
+                        found = 1
+                        for k in range(3):
+                            hit[k] = vj[k] + (vi[k] - vj[k]) * t
+                    j = i
+                i = m.first_link[bp]
+                while i != NULL_LINK:
+                    nb = m.link_ref[i]
+                    k = m.link_edge[i]
+                    j = i
+                    i = m.link_next[i]
+                    if nb == parent_poly:
+                        continue
+                    nv = m.pnv[bp]
+                    vj = &m.verts[3 * m.pverts[bp * m.nvp + k]]
+                    vi = &m.verts[3 * m.pverts[bp * m.nvp + (k + 1) % nv]]
+                    if dist_pt_seg_2d(c, vj, vi, &t) > r2 or not allowed[nb]:
+                        continue
+                    node = nb * STATES
+                    if self.stamp[node] != self.gen:
+                        self.stamp[node] = self.gen
+                        self.flags[node] = 0
+                    if self.flags[node] & NODE_CLOSED:
+                        continue
+                    if self.flags[node] == 0:
+                        m.portal(bp, nb, left, right)
+                        for k in range(3):
+                            self.pos[3 * node + k] = (left[k] + right[k]) * <float>0.5
+                    tot = self.total[best] + dist_3d(&self.pos[3 * best], &self.pos[3 * node])
+                    if (self.flags[node] & NODE_OPEN) and tot >= self.total[node]:
+                        continue
+                    self.flags[node] &= ~NODE_CLOSED
+                    self.parent[node] = best
+                    self.total[node] = tot
+                    if self.flags[node] & NODE_OPEN:
+                        self._up(self.heap_at[node], node)
+                    else:
+                        self.flags[node] |= NODE_OPEN
+                        self.heap.push_back(node)
+                        self._up(self.heap.size() - 1, node)
+            for k in range(3):
+                nrm[k] = c[k] - hit[k]
+            d = sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2])
+            if d > 0:
+                d = <float>1.0 / d
+                for k in range(3):
+                    nrm[k] *= d
+        return found, sqrtf(r2), hit[0], hit[1], hit[2], nrm[0], nrm[1], nrm[2]
+
+    def polygons_in_box(self, double cx, double cy, double cz, double hx, double hy,
+                        double hz, const uint8_t[::1] allowed):
+        """The usable polygons whose bounds meet the box centre +- half extents, in the
+        order the reference lists them (tiles row by row, each in its tree's order)."""
+        cdef float c[3]
+        cdef float e[3]
+        cdef vector[int] out
+        c[0] = cx; c[1] = cy; c[2] = cz
+        e[0] = hx; e[1] = hy; e[2] = hz
+        with nogil:
+            self.mesh.in_box(c, e, &allowed[0], out)
+        return _ints(out)
+
+    def wall_segments(self, int poly, const uint8_t[::1] allowed):
+        """The walls of polygon ``poly``: its edges with no usable neighbour, and on tile
+        sides the parts of edges no usable link spans (in 255ths of the edge, as links
+        hold them), ``(k, 2, 3)`` float32, edge by edge."""
+        cdef DetourMesh m = self.mesh
+        cdef int nv = m.pnv[poly], i, j, k, a, n, idx, nb
+        cdef int lo[18]
+        cdef int hi[18]
+        cdef float seg[6]
+        cdef const float* vi
+        cdef const float* vj
+        cdef vector[float] out
+        with nogil:
+            j = nv - 1
+            for i in range(nv):
+                vj = &m.verts[3 * m.pverts[poly * m.nvp + j]]
+                vi = &m.verts[3 * m.pverts[poly * m.nvp + i]]
+                nb = m.pneis[poly * m.nvp + j]
+                if not (nb & EXT_LINK):
+                    if not (nb and allowed[m.tpoly[m.ptile[poly]] + nb - 1]):
+                        for k in range(3):
+                            out.push_back(vj[k])
+                        for k in range(3):
+                            out.push_back(vi[k])
+                    j = i
+                    continue
+                # intervals of the edge that usable links span, sorted (at most 16)
+                n = 0
+                k = m.first_link[poly]
+                while k != NULL_LINK:
+                    if m.link_edge[k] == j and allowed[m.link_ref[k]]:
+                        _insert_interval(lo, hi, &n, m.link_bmin[k], m.link_bmax[k])
+                    k = m.link_next[k]
+                _insert_interval(lo, hi, &n, -1, 0)
+                _insert_interval(lo, hi, &n, 255, 256)
+                for a in range(1, n):
+                    if hi[a - 1] != lo[a]:
+                        lerp3(seg, vj, vi, hi[a - 1] / <float>255.0)
+                        lerp3(&seg[3], vj, vi, lo[a] / <float>255.0)
+                        for k in range(6):
+                            out.push_back(seg[k])
+                j = i
+        return np.array(out, np.float32).reshape(-1, 2, 3)
+
+    def reachable(self, int start, double cx, double cz, double radius,
+                  const uint8_t[::1] allowed):
+        """The usable polygons reached from ``start`` through edges that come within
+        ``radius`` of the centre (xz), in the order met."""
+        cdef float c[3]
+        cdef float r2 = <float>radius * <float>radius, t
+        cdef vector[int] out
+        cdef int q = 0, bp, i, nb, nv, k
+        cdef DetourMesh m = self.mesh
+        c[0] = cx; c[1] = 0; c[2] = cz
+        with nogil:
+            self.gen += 1
+            self.stamp[start * STATES] = self.gen
+            out.push_back(start)
+            while q < <int>out.size():
+                bp = out[q]
+                q += 1
+                nv = m.pnv[bp]
+                i = m.first_link[bp]
+                while i != NULL_LINK:
+                    nb = m.link_ref[i]
+                    k = m.link_edge[i]
+                    i = m.link_next[i]
+                    if self.stamp[nb * STATES] == self.gen or not allowed[nb]:
+                        continue
+                    if dist_pt_seg_2d(c, &m.verts[3 * m.pverts[bp * m.nvp + k]],
+                                      &m.verts[3 * m.pverts[bp * m.nvp + (k + 1) % nv]],
+                                      &t) > r2:
+                        continue
+                    self.stamp[nb * STATES] = self.gen
+                    out.push_back(nb)
+        return _ints(out)
+
+
+cdef void _insert_interval(int* lo, int* hi, int* n, int tmin, int tmax) noexcept nogil:
+    """Insert [tmin, tmax] into the sorted intervals, before the first it ends at or
+    before; at most 16 are kept (the reference's limit: more are dropped)."""
+    cdef int idx = 0, i
+    if n[0] + 1 > 16:
+        return
+    while idx < n[0] and tmax > lo[idx]:
+        idx += 1
+    i = n[0]
+    while i > idx:
+        lo[i] = lo[i - 1]
+        hi[i] = hi[i - 1]
+        i -= 1
+    lo[idx] = tmin
+    hi[idx] = tmax
+    n[0] += 1
 
 cdef object _ints(vector[int]& v):
     """A vector as a new int32 array (copied without a list in between)."""

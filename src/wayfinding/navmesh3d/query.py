@@ -27,12 +27,14 @@ from numpy.typing import ArrayLike
 
 from .._kernels import _detour
 from .._scratch import SingleThread, exclusive
+from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
 from ..results import SearchStats, Status
 from .navmesh import MeshTile, NavMesh3D
 
-__all__ = ["END", "START", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "with_flags"]
+__all__ = ["END", "START", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "RayHit3D",
+           "SurfaceMove3D", "WallDistance3D", "with_flags"]
 
 #: The half extents (x, y, z) of the box searched round a point for its polygon: the
 #: reference demo's.
@@ -54,6 +56,45 @@ class NavPath3D(NavPath):
     ``goal`` the nearest points on the mesh to the points given.  A partial path
     (:attr:`~wayfinding.results.Status.PARTIAL`) ends on the polygon whose search node
     came nearest the goal."""
+
+
+@dataclass(frozen=True)
+class RayHit3D:
+    """Outcome of :meth:`NavMesh3DQuery.raycast`: ``t`` the fraction of the segment walked
+    (in xz) before the wall it meets (``inf`` when its end lies on a polygon reached);
+    ``point`` the start plus ``t`` times the segment (the end when nothing is hit);
+    ``normal`` the wall's unit normal, horizontal, pointing out of the polygon it bounds
+    (zeros when nothing is hit); ``polygons`` the polygons crossed, in order."""
+
+    t: float
+    point: tuple[float, float, float]
+    normal: tuple[float, float, float]
+    polygons: np.ndarray
+
+    @property
+    def hit(self) -> bool:
+        return math.isfinite(self.t)
+
+
+@dataclass(frozen=True)
+class SurfaceMove3D:
+    """Outcome of :meth:`NavMesh3DQuery.move_along_surface`: the ``point`` reached (on the
+    ground of the last polygon) and the ``polygons`` from the start's to the one it lies
+    on."""
+
+    point: tuple[float, float, float]
+    polygons: np.ndarray
+
+
+@dataclass(frozen=True)
+class WallDistance3D:
+    """Outcome of :meth:`NavMesh3DQuery.distance_to_wall`: ``distance`` (xz; ``inf`` when
+    no wall lies within the radius), the nearest wall ``point`` and the unit ``normal``
+    from it toward the centre (``None`` both when no wall)."""
+
+    distance: float
+    point: tuple[float, float, float] | None
+    normal: tuple[float, float, float] | None
 
 
 def with_flags(mesh: NavMesh3D, *, flags: int = WALK) -> NavMesh3D:
@@ -116,6 +157,7 @@ class NavMesh3DQuery(SingleThread):
         self._areas = np.concatenate([t.polymesh.areas for t in mesh.tiles]) \
             if mesh.tiles else np.zeros(0, np.uint8)
         self._filters: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+        self._fan_cache: tuple[list[np.ndarray], np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"NavMesh3DQuery({self.mesh!r})"
@@ -199,6 +241,169 @@ class NavMesh3DQuery(SingleThread):
         return NavPaths3D(codes.astype(np.int8), lengths, pptr, polys, cptr, corners, flags)
 
 
+    # ------------------------------------------------------------------ surface queries
+    def _start(self, point: ArrayLike, name: str, half_extents: ArrayLike,
+               allowed: np.ndarray) -> tuple[int, tuple[float, float, float]]:
+        """The usable polygon under a query's start point (:meth:`nearest`), or an error."""
+        p = _point(point, name)
+        poly, _, _, _ = self._search.nearest(*p, *_extents(half_extents), allowed)
+        if poly < 0:
+            raise InvalidQueryError(f"{name} {brief(point)} is off the mesh: no usable "
+                                    "polygon within half_extents of it")
+        return int(poly), p
+
+    @exclusive
+    def raycast(self, start: ArrayLike, end: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
+                half_extents: ArrayLike = HALF_EXTENTS) -> RayHit3D:
+        """Walk the segment from ``start`` toward ``end`` in xz, from the start's polygon
+        (:meth:`nearest`) across the edges it leaves by into usable polygons, until it meets
+        a wall or a polygon holds its end: as Detour's ``raycast``, meant for short checks
+        of line of sight (heights are not compared: a ray under a balcony walks on under
+        it).  A start off the mesh raises :class:`~wayfinding.errors.InvalidQueryError`."""
+        allowed = self._filter(filter)[0]
+        poly, s = self._start(start, "start", half_extents, allowed)
+        e = _point(end, "end")
+        t, nx, ny, nz, _, polys = self._search.raycast(poly, *s, *e, allowed)
+        if t >= _FLT_BIG:
+            return RayHit3D(math.inf, e, (0.0, 0.0, 0.0), polys)
+        t = float(t)
+        point = tuple(float(np.float32(a) + (np.float32(b) - np.float32(a)) * np.float32(t))
+                      for a, b in zip(s, e))
+        return RayHit3D(t, point, (float(nx), float(ny), float(nz)), polys)  # type: ignore[arg-type]
+
+    @exclusive
+    def move_along_surface(self, start: ArrayLike, end: ArrayLike, *,
+                           filter: QueryFilter = DEFAULT_FILTER,
+                           half_extents: ArrayLike = HALF_EXTENTS) -> SurfaceMove3D:
+        """Slide from ``start`` toward ``end`` along the walls, for small moves (one frame):
+        as Detour's ``moveAlongSurface``, the polygons searched are those reached through
+        edges within half the move's length of its midpoint; the point reached is ``end``
+        when one of them holds it (xz), else the nearest point of their walls, then put on
+        the ground of the last polygon (:meth:`height`)."""
+        allowed = self._filter(filter)[0]
+        poly, s = self._start(start, "start", half_extents, allowed)
+        e = _point(end, "end")
+        x, y, z, polys = self._search.move_along_surface(poly, *s, *e, allowed)
+        if len(polys):
+            h = self._search.height(int(polys[-1]), x, y, z)
+            if h is not None:
+                y = h
+        return SurfaceMove3D((float(x), float(y), float(z)), polys)
+
+    def height(self, polygon: int, point: ArrayLike) -> float | None:
+        """The ground's height on ``polygon`` at ``point`` (its x and z) from the detail
+        mesh, as Detour's ``getPolyHeight``; ``None`` when the point is not over it."""
+        p = _point(point, "point")
+        return self._search.height(self._polygon(polygon), *p)
+
+    @exclusive
+    def distance_to_wall(self, centre: ArrayLike, radius: float, *,
+                         filter: QueryFilter = DEFAULT_FILTER,
+                         half_extents: ArrayLike = HALF_EXTENTS) -> WallDistance3D:
+        """The nearest wall (xz) within ``radius`` of ``centre``, searched outward from its
+        polygon over the polygons connected to it, as Detour's ``findDistanceToWall``."""
+        radius = positive_float("radius", radius, allow_zero=True)
+        allowed = self._filter(filter)[0]
+        poly, c = self._start(centre, "centre", half_extents, allowed)
+        found, d, hx, hy, hz, nx, ny, nz = self._search.distance_to_wall(poly, *c, radius,
+                                                                         allowed)
+        if not found:
+            return WallDistance3D(math.inf, None, None)
+        return WallDistance3D(float(d), (float(hx), float(hy), float(hz)),
+                              (float(nx), float(ny), float(nz)))
+
+    def polygons_in_box(self, centre: ArrayLike, half_extents: ArrayLike, *,
+                        filter: QueryFilter = DEFAULT_FILTER) -> np.ndarray:
+        """The usable polygons whose bounds meet the box ``centre`` +- ``half_extents``, in
+        Detour's order (``queryPolygons``, without its limit of results)."""
+        c = _point(centre, "centre")
+        return self._search.polygons_in_box(*c, *_extents(half_extents),
+                                            self._filter(filter)[0])
+
+    def wall_segments(self, polygon: int, *, filter: QueryFilter = DEFAULT_FILTER
+                      ) -> np.ndarray:
+        """The walls of ``polygon`` as ``(k, 2, 3)`` float32 segments: its edges with no
+        usable polygon across, and the parts of tile-side edges no usable link spans (as
+        Detour's ``getPolyWallSegments``)."""
+        return self._search.wall_segments(self._polygon(polygon), self._filter(filter)[0])
+
+    def random_point(self, *, rng: Any = None, centre: ArrayLike | None = None,
+                     radius: float | None = None, filter: QueryFilter = DEFAULT_FILTER,
+                     half_extents: ArrayLike = HALF_EXTENTS
+                     ) -> tuple[int, tuple[float, float, float]]:
+        """A random point on the ground of the usable mesh, uniform by (xz) area:
+        ``(polygon, (x, y, z))``.  With ``centre`` and ``radius``: uniform over the part of
+        the disc (xz) on polygons reachable from the centre's through edges within the
+        disc (rejection sampling, at most 1000 tries).  ``rng``: a numpy Generator or a
+        seed.  The draws are this library's own (Detour's depend on its random stream)."""
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        allowed = self._filter(filter)[0]
+        if centre is None:
+            if radius is not None:
+                raise InvalidQueryError("give a centre with the radius")
+            polys = np.flatnonzero(allowed)
+            if not len(polys):
+                raise InvalidQueryError("no polygon is usable under this filter")
+            return self._draw(polys, gen)
+        if radius is None:
+            raise InvalidQueryError("give a radius with the centre")
+        radius = positive_float("radius", radius, allow_zero=True)
+        poly, c = self._start(centre, "centre", half_extents, allowed)
+        polys = self._search.reachable(poly, c[0], c[2], radius, allowed)
+        for _ in range(1000):
+            p, pt = self._draw(polys, gen)
+            if math.hypot(pt[0] - c[0], pt[2] - c[2]) <= radius:
+                return p, pt
+        raise InvalidQueryError(f"no random point found within radius {radius} of "
+                                f"{c} in 1000 tries")
+
+    def _draw(self, polys: np.ndarray, gen: np.random.Generator
+              ) -> tuple[int, tuple[float, float, float]]:
+        """A polygon of ``polys`` by area, a point uniform on it (a fan triangle by area,
+        then uniform in the triangle), on its ground."""
+        fans = self._fans()
+        areas = fans[1][polys]
+        p = int(polys[gen.choice(len(polys), p=areas / areas.sum())
+                      if areas.sum() > 0 else gen.integers(len(polys))])
+        v = fans[0][p]
+        tri = np.abs(np.cross(v[1:-1] - v[0], v[2:] - v[0])) / 2
+        k = int(gen.choice(len(tri), p=tri / tri.sum())) if tri.sum() > 0 else 0
+        a, b = gen.random(2)
+        if a + b > 1:
+            a, b = 1 - a, 1 - b
+        xz = v[0] + a * (v[k + 1] - v[0]) + b * (v[k + 2] - v[0])
+        y = self._search.height(p, float(xz[0]), 0.0, float(xz[1]))
+        if y is None:      # on an edge, by rounding: the nearest ground
+            _, (_, y, _) = self.nearest((float(xz[0]), 0.0, float(xz[1])),
+                                        half_extents=(0.0, math.inf, 0.0))
+        return p, (float(xz[0]), float(y), float(xz[1]))
+
+    def _fans(self) -> tuple[list[np.ndarray], np.ndarray]:
+        """Per polygon its xz outline ``(n, 2)`` float64 and its area, once per query."""
+        got = self._fan_cache
+        if got is None:
+            verts = self._data.vertices().astype(np.float64)[:, [0, 2]]
+            nvp, base = self._data.nvp, 0
+            outlines, areas = [], []
+            for t in self.mesh.tiles:
+                for row in t.polymesh.polys:
+                    ids = row[:nvp][row[:nvp] != 0xFFFF].astype(np.int64) + base
+                    v = verts[ids]
+                    outlines.append(v)
+                    x, z = v[:, 0], v[:, 1]
+                    areas.append(abs(float(x @ np.roll(z, -1) - np.roll(x, -1) @ z)) / 2)
+                base += len(t.polymesh.verts)
+            got = self._fan_cache = (outlines, np.array(areas))
+        return got
+
+    def _polygon(self, polygon: Any) -> int:
+        if isinstance(polygon, bool) or not isinstance(polygon, (int, np.integer)) or \
+                not 0 <= polygon < self._data.num_polys:
+            raise InvalidQueryError(f"polygon {brief(polygon)} must be a polygon id in "
+                                    f"[0, {self._data.num_polys})")
+        return int(polygon)
+
+
 @dataclass(frozen=True, eq=False)
 class NavPaths3D:
     """The paths of :meth:`NavMesh3DQuery.find_paths`: per query its ``codes`` (0 failed,
@@ -231,6 +436,7 @@ class NavPaths3D:
 _FAILED, _FOUND_CODE = _detour.FAILED, _detour.FOUND
 _STATUS_FOUND = Status.FOUND
 _NO_LINKS = np.empty(0, np.int32)
+_FLT_BIG = 3.4e38
 
 
 def _points(value: Any, name: str) -> np.ndarray:

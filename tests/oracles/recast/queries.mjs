@@ -16,6 +16,19 @@
 // "straight": [[x, y, z], ...], "flags": [...], "refs": [...]}], "tiles": [[x, z, polygons],
 // ...], "us": {...}} where a polygon
 // is [tile x, tile z, index in the tile] (-1: none).
+//
+// Surface queries (each from the polygon findNearestPoly gives the first point, with the
+// filter of every flag; "start" is -1 and the rest empty when there is none):
+//   "raycasts": [[sx, sy, sz, ex, ey, ez], ...] -> "raycasts": [{"start", "t", "normal":
+//     [x, y, z], "edge", "polys": [...]}] (t null for FLT_MAX: the end reached);
+//   "moves": [[sx, sy, sz, ex, ey, ez], ...] -> "moves": [{"start", "pos": [x, y, z],
+//     "visited": [...], "height": h on the last polygon visited or null}] (moveAlongSurface
+//     then getPolyHeight);
+//   "boxes": [[cx, cy, cz, hx, hy, hz], ...] -> "boxes": [[poly, ...], ...] (queryPolygons,
+//     up to 4096);
+//   "heights": [[poly, x, y, z], ...] (poly as [tile x, tile z, index]) -> "heights": [h or
+//     null, ...] (getPolyHeight).
+// "us" then also holds the mean microseconds per raycast, move and box query.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as R from '@recast-navigation/core';
@@ -211,6 +224,86 @@ async function main() {
   }
   const n = Math.max((input.paths || []).length, 1);
   out.us = { find_path: (1000 * tPath) / n, find_straight_path: (1000 * tStraight) / n };
+  // a polygon [tile x, tile z, index] back to its reference
+  const refOf = (p) => {
+    for (let i = 0; i < navMesh.getMaxTiles(); i++) {
+      const tile = navMesh.getTile(i);
+      const h = tile.header();
+      if (h && h.x() === p[0] && h.y() === p[1]) return navMesh.getPolyRefBase(tile) | p[2];
+    }
+    return 0;
+  };
+  const timed = (what, fn) => {
+    const t0 = performance.now();
+    const r = fn();
+    out.us[what] = (out.us[what] || 0) + 1000 * (performance.now() - t0);
+    return r;
+  };
+  const count = {};
+  const bump = (what) => { count[what] = (count[what] || 0) + 1; };
+  const M = R.Raw.Module;
+  // dtRaycastHit: t, hitNormal[3], hitEdgeIndex, then the path pointer, its count and size
+  const PATH_AT = 20;
+  const rayBuf = M._malloc(4 * 256);
+  {
+    const probe = new M.dtRaycastHit();
+    probe.set_maxPath(12345);
+    if (M.HEAP32[(probe.ptr + PATH_AT + 8) >> 2] !== 12345) throw new Error('dtRaycastHit layout');
+    R.Raw.destroy(probe);
+  }
+  out.raycasts = [];
+  for (const q of input.raycasts || []) {
+    const a = query.findNearestPoly(v3(q.slice(0, 3)), { filter, halfExtents });
+    const rec = { start: index(a.nearestRef), t: null, normal: [0, 0, 0], edge: -1, polys: [] };
+    if (a.nearestRef) {
+      bump('raycast');
+      // the binding's raycast gives Detour no buffer for the polygons crossed, and
+      // Detour then stops after the first: lend it one (the hit's path pointer and size)
+      const hit = new M.dtRaycastHit();
+      M.HEAPU32[(hit.ptr + PATH_AT) >> 2] = rayBuf;
+      hit.set_maxPath(256);
+      timed('raycast', () => query.raw.raycast(a.nearestRef, q.slice(0, 3), q.slice(3, 6),
+        filter.raw, 0, hit, 0));
+      rec.t = hit.get_t() >= 3.4e38 ? null : hit.get_t();
+      rec.normal = [0, 1, 2].map((k) => hit.get_hitNormal(k));
+      rec.edge = hit.get_hitEdgeIndex();
+      for (let k = 0; k < hit.get_pathCount(); k++) {
+        rec.polys.push(index(M.HEAPU32[(rayBuf >> 2) + k]));
+      }
+      R.Raw.destroy(hit);
+    }
+    out.raycasts.push(rec);
+  }
+  out.moves = [];
+  for (const q of input.moves || []) {
+    const a = query.findNearestPoly(v3(q.slice(0, 3)), { filter, halfExtents });
+    const rec = { start: index(a.nearestRef), pos: [], visited: [], height: null };
+    if (a.nearestRef) {
+      bump('move_along_surface');
+      const r = timed('move_along_surface', () => query.moveAlongSurface(a.nearestRef,
+        v3(q.slice(0, 3)), v3(q.slice(3, 6)), { filter }));
+      rec.pos = [r.resultPosition.x, r.resultPosition.y, r.resultPosition.z];
+      rec.visited = r.visited.map(index);
+      if (r.visited.length) {
+        const h = query.getPolyHeight(r.visited[r.visited.length - 1], r.resultPosition);
+        rec.height = h.success ? h.height : null;
+      }
+    }
+    out.moves.push(rec);
+  }
+  out.boxes = [];
+  for (const q of input.boxes || []) {
+    bump('polygons_in_box');
+    const r = timed('polygons_in_box', () => query.queryPolygons(v3(q.slice(0, 3)),
+      v3(q.slice(3, 6)), { filter, maxPolys: 4096 }));
+    out.boxes.push(r.polyRefs.map(index));
+  }
+  out.heights = [];
+  for (const q of input.heights || []) {
+    const h = query.getPolyHeight(refOf(q[0]), v3(q.slice(1, 4)));
+    out.heights.push(h.success ? h.height : null);
+  }
+  for (const what of Object.keys(count)) out.us[what] /= count[what];
   writeFileSync(outPath, JSON.stringify(out));
 }
 
