@@ -33,6 +33,8 @@ CLEARANCE_PATH = {"found", "cost", "path", "query_ms", "radius", "channel", "tur
 FIELD_FLOW = {"map", "goal", "method", "reachable_cells", "seconds", "outputs"}
 FIELD_SCENE = {"scene", "units", "completion", "t50", "t90", "closest", "seconds", "render"}
 NAVMESH3D_INFO = {"tiles", "tile_size", "counts", "ms", "total_ms", "bytes_per_column"}
+NAVMESH3D_PATH = {"status", "length", "points", "polygons", "query_ms"}
+NAVMESH3D_RAYCAST = {"hit", "t", "point", "normal", "polygons"}
 CROWD_RUN = {"scenario", "model", "agents", "completion", "t50", "t90", "collisions",
              "max_penetration", "path_ratio", "energy", "jitter", "seconds", "render"}
 
@@ -61,6 +63,12 @@ SCHEMAS = {
     "navmesh3d build": ("navmesh3d build {d}/s.obj -o {d}/s.npz --json",
                         NAVMESH3D_INFO | {"output"}),
     "navmesh3d info": ("navmesh3d info {d}/s.npz --json", NAVMESH3D_INFO | {"settings"}),
+    "navmesh3d path": ("navmesh3d path {d}/s.npz --from 1,0,1.5 --to 7,1,1.5 --json",
+                       NAVMESH3D_PATH),
+    "navmesh3d raycast": ("navmesh3d raycast {d}/s.npz --from 1,0,1.5 --to 1,0,10 --json",
+                          NAVMESH3D_RAYCAST),
+    "navmesh3d nearest": ("navmesh3d nearest {d}/s.npz --at 1,0,1.5 --json",
+                          {"polygon", "point"}),
     "field flow": ("field flow {d}/r.map --to 13,15 -o {d}/f.svg --json", FIELD_FLOW),
     "field scene": ("field scene lanes --units 5 --seconds 1 --json", FIELD_SCENE),
     "crowd run": ("crowd run circle --agents 4 --json", CROWD_RUN),
@@ -131,7 +139,9 @@ def documented() -> dict[tuple[str, ...], set[str]]:
 def test_the_page_has_a_section_per_command():
     assert set(documented()) == {("path",), ("scen",), ("index", "info"), ("world",),
                                  ("navmesh", "build"), ("navmesh", "path"),
-                                 ("navmesh3d", "build"), ("navmesh3d", "info"), ("field", "flow"),
+                                 ("navmesh3d", "build"), ("navmesh3d", "info"),
+                                 ("navmesh3d", "path"), ("navmesh3d", "raycast"),
+                                 ("navmesh3d", "nearest"), ("field", "flow"),
                                  ("field", "scene"), ("crowd", "run")}
 
 

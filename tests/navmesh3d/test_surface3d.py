@@ -55,6 +55,7 @@ def test_raycast_walks_linked_polygons(building):
             assert 0 <= r.t <= 1
             assert math.hypot(r.normal[0], r.normal[2]) == pytest.approx(1, abs=1e-5)
             assert r.normal[1] == 0
+            assert r.normal[0] * (b - a)[0] + r.normal[2] * (b - a)[2] <= 1e-6  # faces back
         else:
             assert r.point == tuple(map(float, b)) and r.normal == (0.0, 0.0, 0.0)
             assert _inside(_outline(q, c[-1]), b[0], b[2])
@@ -260,3 +261,23 @@ def test_generated_surface_is_detour_s(name, settings):
 def test_tiled_surface_is_detour_s(name, tile_size):
     level = nav_test() if name == "nav_test" else LEVELS[name]()
     _compare_with_detour(level, BuildSettings(), 120, 13, tile_size=tile_size)
+
+
+def test_cli_queries(tmp_path, capsys):
+    from wayfinding.cli import main
+
+    generate.stairs(steps=3).to_obj(tmp_path / "s.obj")
+    mesh = str(tmp_path / "s.npz")
+    assert main(["navmesh3d", "build", str(tmp_path / "s.obj"), "-o", mesh, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["navmesh3d", "path", mesh, "--from", "1,0,1.5", "--to", "7,1,1.5"]) == 0
+    assert "path (found)" in capsys.readouterr().out
+    assert main(["navmesh3d", "raycast", mesh, "--from", "100,0,1", "--to", "1,0,1"]) == 1
+    assert "off the mesh" in capsys.readouterr().out
+    assert main(["navmesh3d", "nearest", mesh, "--at", "100,0,1"]) == 0
+    assert "no polygon" in capsys.readouterr().out
+    for bad in ("1,nan,1", "1,2", "a,b,c"):
+        with pytest.raises(SystemExit) as exc:
+            main(["navmesh3d", "nearest", mesh, "--at", bad])
+        assert exc.value.code == 2
+        assert "X,Y,Z" in capsys.readouterr().err or bad == "1,nan,1"

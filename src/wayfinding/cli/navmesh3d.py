@@ -1,11 +1,15 @@
-"""``wayfinding navmesh3d build|info|render``: build a voxel navmesh from a 3D level (OBJ,
-glTF), report every stage's figures, and draw it (top-down SVG/PNG or a 3D HTML viewer).
-With no option, the build uses RecastDemo's defaults."""
+"""``wayfinding navmesh3d build|info|render|path|raycast|nearest``: build a voxel navmesh
+from a 3D level (OBJ, glTF), report every stage's figures, draw it (top-down SVG/PNG or a
+3D HTML viewer) and query it (as Detour answers).  With no option, the build uses
+RecastDemo's defaults; the queries treat every polygon as walkable ground, as RecastDemo
+flags it."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
+import time
 from typing import Any
 
 from .args import (
@@ -68,6 +72,37 @@ def add_navmesh3d_parser(sub: Any) -> None:
     r.add_argument("-o", "--output", required=True, metavar="OUT.svg|OUT.png|OUT.html")
     r.add_argument("--level", help="draw the level's geometry too (.html)")
     r.set_defaults(run=cmd_navmesh3d_render)
+    p = nsub.add_parser("path", help="the straight path between two points of a saved mesh")
+    p.add_argument("mesh", metavar="MESH.npz")
+    p.add_argument("--from", dest="start", type=point3, required=True, metavar="X,Y,Z")
+    p.add_argument("--to", dest="goal", type=point3, required=True, metavar="X,Y,Z")
+    p.add_argument("--partial", action="store_true",
+                   help="when the goal cannot be reached, the path to the nearest polygon")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(run=cmd_navmesh3d_path)
+    c = nsub.add_parser("raycast", help="walk a segment over a saved mesh to the first wall")
+    c.add_argument("mesh", metavar="MESH.npz")
+    c.add_argument("--from", dest="start", type=point3, required=True, metavar="X,Y,Z")
+    c.add_argument("--to", dest="goal", type=point3, required=True, metavar="X,Y,Z")
+    c.add_argument("--json", action="store_true", help=JSON_HELP)
+    c.set_defaults(run=cmd_navmesh3d_raycast)
+    e = nsub.add_parser("nearest", help="the polygon of a saved mesh nearest a point")
+    e.add_argument("mesh", metavar="MESH.npz")
+    e.add_argument("--at", type=point3, required=True, metavar="X,Y,Z")
+    e.add_argument("--json", action="store_true", help=JSON_HELP)
+    e.set_defaults(run=cmd_navmesh3d_nearest)
+
+
+def point3(text: str) -> tuple[float, float, float]:
+    """A finite world point ``X,Y,Z`` (y up)."""
+    try:
+        x, y, z = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a world point 'X,Y,Z' of three "
+                                         "numbers") from None
+    if not all(math.isfinite(v) for v in (x, y, z)):
+        raise argparse.ArgumentTypeError(f"{text!r} must hold three finite numbers")
+    return x, y, z
 
 
 def _on_off(text: str) -> bool:
@@ -151,4 +186,76 @@ def cmd_navmesh3d_render(args: argparse.Namespace) -> int:
     mesh = NavMesh3D.load(args.mesh)
     level = Level.read(args.level, degenerate="keep") if args.level else None
     print(save_navmesh3d(args.output, mesh, level=level))
+    return 0
+
+
+def _query(path: str) -> Any:
+    """A query on the saved mesh, its polygons flagged walkable as RecastDemo flags them."""
+    from ..navmesh3d import NavMesh3D
+    from ..navmesh3d.query import NavMesh3DQuery, with_flags
+
+    return NavMesh3DQuery(with_flags(NavMesh3D.load(path)))
+
+
+def _xyz(p: Any) -> list[float]:
+    return [float(v) for v in p]
+
+
+def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
+    q = _query(args.mesh)
+    t0 = time.perf_counter()
+    r = q.find_path(args.start, args.goal, partial=args.partial)
+    ms = (time.perf_counter() - t0) * 1e3
+    info = {"status": r.status.name.lower(), "length": r.cost if len(r.path) else None,
+            "points": [_xyz(p) for p in r.path], "polygons": r.corridor.tolist(),
+            "query_ms": ms}
+    if args.json:
+        print(to_json(info))
+        return 0
+    if not len(r.path):
+        print("path: not found (an end is off the mesh or the goal cannot be reached)")
+        return 0
+    print(f"path ({info['status']}): length {r.cost:.4f}, {len(r.path)} points, "
+          f"{len(r.corridor)} polygons, {ms:.3f} ms")
+    for p in r.path:
+        print(f"  {p[0]:.4f},{p[1]:.4f},{p[2]:.4f}")
+    return 0
+
+
+def cmd_navmesh3d_raycast(args: argparse.Namespace) -> int:
+    from ..errors import InvalidQueryError
+
+    q = _query(args.mesh)
+    try:
+        r = q.raycast(args.start, args.goal)
+    except InvalidQueryError as exc:
+        if args.json:
+            print(to_json({"hit": False, "t": None, "point": None, "normal": None,
+                           "polygons": []}))
+            return 1
+        print(f"raycast: {exc}")
+        return 1
+    info = {"hit": r.hit, "t": r.t if r.hit else None, "point": _xyz(r.point),
+            "normal": _xyz(r.normal) if r.hit else None, "polygons": r.polygons.tolist()}
+    if args.json:
+        print(to_json(info))
+    elif r.hit:
+        print(f"wall at t {r.t:.6f}: {r.point[0]:.4f},{r.point[1]:.4f},{r.point[2]:.4f}, "
+              f"normal {r.normal[0]:.4f},{r.normal[2]:.4f}; {len(r.polygons)} polygons "
+              "crossed")
+    else:
+        print(f"no wall: the end is reached over {len(r.polygons)} polygons")
+    return 0
+
+
+def cmd_navmesh3d_nearest(args: argparse.Namespace) -> int:
+    q = _query(args.mesh)
+    poly, at = q.nearest(args.at)
+    info = {"polygon": poly, "point": _xyz(at) if poly >= 0 else None}
+    if args.json:
+        print(to_json(info))
+    elif poly >= 0:
+        print(f"polygon {poly} at {at[0]:.4f},{at[1]:.4f},{at[2]:.4f}")
+    else:
+        print("no polygon within the search box (2, 4, 2) of the point")
     return 0

@@ -63,8 +63,8 @@ class RayHit3D:
     """Outcome of :meth:`NavMesh3DQuery.raycast`: ``t`` the fraction of the segment walked
     (in xz) before the wall it meets (``inf`` when its end lies on a polygon reached);
     ``point`` the start plus ``t`` times the segment (the end when nothing is hit);
-    ``normal`` the wall's unit normal, horizontal, pointing out of the polygon it bounds
-    (zeros when nothing is hit); ``polygons`` the polygons crossed, in order."""
+    ``normal`` the wall's unit normal, horizontal, pointing back into the polygon it
+    bounds (zeros when nothing is hit); ``polygons`` the polygons crossed, in order."""
 
     t: float
     point: tuple[float, float, float]
