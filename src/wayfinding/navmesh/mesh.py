@@ -428,7 +428,7 @@ class NavMesh:
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
         """:meth:`NavMeshQuery.find_path` on this thread's query."""
-        return self._query().find_path(start, goal, filter=filter, partial=partial)
+        return self._query()._find_path(start, goal, filter, partial)
 
     @renamed_keywords(points="point")
     def locate(self, point: ArrayLike) -> int:

@@ -226,6 +226,12 @@ class NavMeshQuery(SingleThread):
         distance to the goal, lowest id on ties), with ``status``
         :attr:`~wayfinding.results.Status.PARTIAL` (as Detour's ``DT_PARTIAL_RESULT``).
         """
+        return self._find_path(start, goal, filter, partial)
+
+    def _find_path(self, start: ArrayLike, goal: ArrayLike, filter: QueryFilter,
+                   partial: bool) -> NavPath:
+        """:meth:`find_path` without the guard on the scratch: for the mesh's own queries,
+        one per thread, which no other thread can reach."""
         if type(partial) is not bool:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
         t0 = time.perf_counter()
