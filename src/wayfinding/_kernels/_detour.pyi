@@ -93,7 +93,13 @@ class PathSearch:
         ey: float,
         ez: float,
         allowed: NDArray[np.uint8],
-    ) -> tuple[float, float, float, float, int, NDArray[np.int32]]: ...
+    ) -> tuple[
+        float,
+        tuple[float, float, float],
+        tuple[float, float, float],
+        int,
+        NDArray[np.int32],
+    ]: ...
     def move_along_surface(
         self,
         start: int,

@@ -1304,10 +1304,10 @@ cdef class PathSearch:
     def raycast(self, int start, double sx, double sy, double sz, double ex, double ey,
                 double ez, const uint8_t[::1] allowed):
         """The ray from the start point (on polygon ``start``) toward the end, walked in xz
-        from polygon to polygon across the edges it leaves by: ``(t, normal x, y, z, edge,
-        polygons (n,) int32)``, t the fraction of the ray at the wall it meets (the
-        largest exit fraction seen) and the wall's normal, or t = FLT_MAX when the end lies
-        on the last polygon; an edge is crossed only into a usable polygon (on a tile side,
+        from polygon to polygon across the edges it leaves by: ``(t, (x, y, z), (normal x,
+        y, z), edge, polygons (n,) int32)``, t the fraction of the ray at the wall it meets (the
+        largest exit fraction seen), the point there (the end when none) and the wall's
+        normal, or t = FLT_MAX when the end lies on the last polygon; an edge is crossed only into a usable polygon (on a tile side,
         only within the part of it the link spans)."""
         cdef float s[3]
         cdef float e[3]
@@ -1369,7 +1369,11 @@ cdef class PathSearch:
                     nrm[0] *= d; nrm[1] *= d; nrm[2] *= d
                     break
                 cur = nxt
-        return t, nrm[0], nrm[1], nrm[2], last_edge, _ints(visited)
+        cdef float hit[3]
+        for k in range(3):
+            hit[k] = e[k] if t >= FLT_BIG else s[k] + (e[k] - s[k]) * t
+        return t, (hit[0], hit[1], hit[2]), (nrm[0], nrm[1], nrm[2]), last_edge, \
+            _ints(visited)
 
     def move_along_surface(self, int start, double sx, double sy, double sz, double ex,
                            double ey, double ez, const uint8_t[::1] allowed):

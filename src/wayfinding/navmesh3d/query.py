@@ -263,13 +263,10 @@ class NavMesh3DQuery(SingleThread):
         allowed = self._filter(filter)[0]
         poly, s = self._start(start, "start", half_extents, allowed)
         e = _point(end, "end")
-        t, nx, ny, nz, _, polys = self._search.raycast(poly, *s, *e, allowed)
+        t, point, normal, _, polys = self._search.raycast(poly, *s, *e, allowed)
         if t >= _FLT_BIG:
             return RayHit3D(math.inf, e, (0.0, 0.0, 0.0), polys)
-        t = float(t)
-        point = tuple(float(np.float32(a) + (np.float32(b) - np.float32(a)) * np.float32(t))
-                      for a, b in zip(s, e))
-        return RayHit3D(t, point, (float(nx), float(ny), float(nz)), polys)  # type: ignore[arg-type]
+        return RayHit3D(t, point, normal, polys)
 
     @exclusive
     def move_along_surface(self, start: ArrayLike, end: ArrayLike, *,
@@ -361,22 +358,27 @@ class NavMesh3DQuery(SingleThread):
               ) -> tuple[int, tuple[float, float, float]]:
         """A polygon of ``polys`` by area, a point uniform on it (a fan triangle by area,
         then uniform in the triangle), on its ground."""
-        fans = self._fans()
-        areas = fans[1][polys]
-        p = int(polys[gen.choice(len(polys), p=areas / areas.sum())
-                      if areas.sum() > 0 else gen.integers(len(polys))])
-        v = fans[0][p]
-        tri = np.abs(np.cross(v[1:-1] - v[0], v[2:] - v[0])) / 2
-        k = int(gen.choice(len(tri), p=tri / tri.sum())) if tri.sum() > 0 else 0
-        a, b = gen.random(2)
+        outlines, areas = self._fans()
+        cum = np.cumsum(areas[polys])
+        k = int(np.searchsorted(cum, gen.random() * cum[-1], side="right")) \
+            if cum[-1] > 0 else int(gen.integers(len(polys)))
+        p = int(polys[min(k, len(polys) - 1)])
+        v = outlines[p].tolist()
+        (x0, z0), tri, total = v[0], [], 0.0
+        for (x1, z1), (x2, z2) in zip(v[1:-1], v[2:]):
+            total += abs((x1 - x0) * (z2 - z0) - (x2 - x0) * (z1 - z0))
+            tri.append(total)
+        u, a, b = gen.random(3)
+        k = next((i for i, c in enumerate(tri) if u * total < c), len(tri) - 1)
         if a + b > 1:
             a, b = 1 - a, 1 - b
-        xz = v[0] + a * (v[k + 1] - v[0]) + b * (v[k + 2] - v[0])
-        y = self._search.height(p, float(xz[0]), 0.0, float(xz[1]))
+        (x1, z1), (x2, z2) = v[k + 1], v[k + 2]
+        x = x0 + a * (x1 - x0) + b * (x2 - x0)
+        z = z0 + a * (z1 - z0) + b * (z2 - z0)
+        y = self._search.height(p, x, 0.0, z)
         if y is None:      # on an edge, by rounding: the nearest ground
-            _, (_, y, _) = self.nearest((float(xz[0]), 0.0, float(xz[1])),
-                                        half_extents=(0.0, math.inf, 0.0))
-        return p, (float(xz[0]), float(y), float(xz[1]))
+            _, (_, y, _) = self.nearest((x, 0.0, z), half_extents=(0.0, math.inf, 0.0))
+        return p, (x, float(y), z)
 
     def _fans(self) -> tuple[list[np.ndarray], np.ndarray]:
         """Per polygon its xz outline ``(n, 2)`` float64 and its area, once per query."""
