@@ -1,6 +1,9 @@
-"""Path queries on a voxel navmesh (:class:`~wayfinding.navmesh3d.NavMesh3D`), answered as
+"""Queries on a voxel navmesh (:class:`~wayfinding.navmesh3d.NavMesh3D`), answered as
 Detour answers them on the same mesh: the nearest polygon to a point (``nearest``), A* over
-polygons and the funnel (``find_path``), with the same polygons, corridors and corners.
+polygons and the funnel (``find_path``), with the same polygons, corridors and corners; and
+along the surface: ``raycast``, ``move_along_surface``, ``distance_to_wall``,
+``polygons_in_box``, ``wall_segments``, ``height`` (the ground on a polygon) and
+``random_point`` (this library's own draws, uniform by area).
 
 The mesh is laid out for queries once (world-space polygons, links within and across
 tiles, a bounding-volume tree per tile) and shared by every :class:`NavMesh3DQuery` made on
