@@ -26,7 +26,7 @@ ALLOWED = {
        for name in ("results.PathResult", "navmesh.clearance.ClearancePath",
                     "navmesh.query.NavPath", "search.continuous.TimedPath",
                     "search.hierarchical.HierarchicalResult", "search.incremental.AnytimePath",
-                    "search.lowmem.LowMemoryResult")},
+                    "search.lowmem.LowMemoryResult", "navmesh3d.query.NavPath3D")},
     "wayfinding.results.SearchStats.__init__": {"expanded", "generated", "reopened", "updated",
                                                 "max_open", "elapsed"},
     "wayfinding.search.scheduler.PathRequest.__init__": {"callback", "status", "result",
@@ -41,6 +41,7 @@ ALLOWED = {
     "wayfinding.fields.tiles.TileRoute.__init__": {"movement", "sectors", "exits", "cost",
                                                    "tiles", "valid", "_owner"},
     "wayfinding.navmesh3d.navmesh.BuildReport.__init__": {"counts", "ms"},
+    "wayfinding.navmesh3d.navmesh.NavMesh3D.__init__": {"origin"},
     "wayfinding.navmesh3d.regions.Regions.__init__": {"dist", "max_distance", "overlaps"},
     # An error's constructor: the file and line it names.
     "wayfinding.errors.FileFormatError.__init__": {"path", "line"},

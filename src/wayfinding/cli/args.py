@@ -16,7 +16,7 @@ from typing import Any
 LARGEST_INT = 2**31 - 1
 
 #: Options whose value is a pair ``X,Y`` that may start with a minus sign.
-PAIR_OPTIONS = ("--from", "--to", "--distances-from")
+PAIR_OPTIONS = ("--from", "--to", "--distances-from", "--at")
 
 #: The help of every ``--json`` option.
 JSON_HELP = "print one JSON object (infinite and undefined numbers as null)"

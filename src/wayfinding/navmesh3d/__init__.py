@@ -24,14 +24,22 @@ from .level import WALKABLE, ConvexVolume, Level, LevelFormatError, read_obj
 from .meshes import Contour, ContourSet, DetailMesh, PolyMesh
 from .navmesh import BuildReport, MeshTile, NavMesh3D, region_colours
 from .polymesh import build_polymesh
-from .query import NavMesh3DQuery, NavPath3D, NavPaths3D, with_flags
+from .query import (
+                    NavMesh3DQuery,
+                    NavPath3D,
+                    NavPaths3D,
+                    RayHit3D,
+                    SurfaceMove3D,
+                    WallDistance3D,
+                    with_flags,
+)
 from .regions import BORDER_REG, Regions, build_regions, distance_field
 from .settings import BuildSettings, Voxels
 
 __all__ = ["BORDER_REG", "BuildReport", "BuildSettings", "CompactHeightfield", "Contour",
            "ContourSet", "ConvexVolume", "DetailMesh", "Heightfield", "Level", "LevelFormatError",
            "MeshTile", "NavMesh3D", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "PolyMesh",
-           "Regions", "Voxels", "WALKABLE", "build", "build_contours", "build_detail",
-           "build_polymesh", "build_regions", "compact", "distance_field", "erode",
-           "filter_spans", "generate", "mark_volumes", "median_filter", "rasterize", "read_obj",
-           "region_colours", "with_flags"]
+           "RayHit3D", "Regions", "SurfaceMove3D", "Voxels", "WALKABLE", "WallDistance3D",
+           "build", "build_contours", "build_detail", "build_polymesh", "build_regions",
+           "compact", "distance_field", "erode", "filter_spans", "generate", "mark_volumes",
+           "median_filter", "rasterize", "read_obj", "region_colours", "with_flags"]
