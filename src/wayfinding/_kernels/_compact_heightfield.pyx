@@ -18,18 +18,11 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 
+from ._voxel_grid cimport NOT_CONNECTED, Chf, chf_view, dir_dx, dir_dz, link, step
+
 cnp.import_array()
 
-cdef int NOT_CONNECTED = 0x3f
 cdef int MAX_HEIGHT = 0xffff
-cdef int DX[4]
-cdef int DZ[4]
-DX[:] = [-1, 0, 1, 0]
-DZ[:] = [0, 1, 0, -1]
-
-
-cdef inline int link(uint32_t con, int d) noexcept nogil:
-    return (con >> (6 * d)) & 0x3f
 
 
 def build(const int64_t[::1] first, const uint16_t[::1] smin, const uint16_t[::1] smax,
@@ -72,8 +65,8 @@ def build(const int64_t[::1] first, const uint16_t[::1] smin, const uint16_t[::1
                     cn = 0
                     for d in range(4):
                         cn |= (<uint32_t> NOT_CONNECTED) << (6 * d)
-                        nx = x + DX[d]
-                        nz = z + DZ[d]
+                        nx = x + dir_dx(d)
+                        nz = z + dir_dz(d)
                         if nx < 0 or nz < 0 or nx >= width or nz >= depth:
                             continue
                         j0 = cf[nx + <Py_ssize_t> nz * width]
@@ -93,20 +86,17 @@ def build(const int64_t[::1] first, const uint16_t[::1] smin, const uint16_t[::1
     return cfirst, ys, hs, areas, cons, max_layer
 
 
-cdef inline Py_ssize_t neighbour(const int64_t[::1] first, int width, int x, int z, int d,
-                                 uint32_t con) noexcept nogil:
-    return first[x + DX[d] + <Py_ssize_t> (z + DZ[d]) * width] + link(con, d)
-
-
 def erode(const int64_t[::1] first, const uint32_t[::1] con, uint8_t[::1] area, int width,
           int depth, int radius):
     """Make non-walkable every span closer than ``radius`` cells to a non-walkable span or
     to a missing link (chamfer distances, 2 per straight step and 3 per diagonal one)."""
-    cdef Py_ssize_t n = area.shape[0], i, a, b, c
+    cdef Py_ssize_t n = area.shape[0], i, a, c
     cdef int x, z, d, count
     cdef uint8_t limit = <uint8_t> min(radius * 2, 255)
     dist_arr = np.full(n, 0xff, dtype=np.uint8)
     cdef uint8_t[::1] dist = dist_arr
+    cdef Chf g = chf_view(&first[0], &con[0] if con.shape[0] else NULL,
+                          &area[0] if n else NULL, width, depth, n)
     with nogil:
         for z in range(depth):
             for x in range(width):
@@ -117,9 +107,8 @@ def erode(const int64_t[::1] first, const uint32_t[::1] con, uint8_t[::1] area, 
                         continue
                     count = 0
                     for d in range(4):
-                        if link(con[i], d) == NOT_CONNECTED:
-                            break
-                        if area[neighbour(first, width, x, z, d, con[i])] == 0:
+                        a = step(&g, x, z, i, d)
+                        if a < 0 or area[a] == 0:
                             break
                         count += 1
                     if count != 4:
@@ -129,36 +118,32 @@ def erode(const int64_t[::1] first, const uint32_t[::1] con, uint8_t[::1] area, 
             for x in range(width):
                 c = x + <Py_ssize_t> z * width
                 for i in range(first[c], first[c + 1]):
-                    chamfer(first, con, dist, width, x, z, i, 0, 3)
-                    chamfer(first, con, dist, width, x, z, i, 3, 2)
+                    chamfer(&g, dist, x, z, i, 0, 3)
+                    chamfer(&g, dist, x, z, i, 3, 2)
         # backward pass: from x + 1 (then its z + 1) and from z + 1 (then its x - 1)
         for z in range(depth - 1, -1, -1):
             for x in range(width - 1, -1, -1):
                 c = x + <Py_ssize_t> z * width
                 for i in range(first[c], first[c + 1]):
-                    chamfer(first, con, dist, width, x, z, i, 2, 1)
-                    chamfer(first, con, dist, width, x, z, i, 1, 0)
+                    chamfer(&g, dist, x, z, i, 2, 1)
+                    chamfer(&g, dist, x, z, i, 1, 0)
         for i in range(n):
             if dist[i] < limit:
                 area[i] = 0
 
 
-cdef inline void chamfer(const int64_t[::1] first, const uint32_t[::1] con, uint8_t[::1] dist,
-                         int width, int x, int z, Py_ssize_t i, int d, int d2) noexcept nogil:
+cdef inline void chamfer(const Chf* g, uint8_t[::1] dist, int x, int z, Py_ssize_t i, int d,
+                         int d2) noexcept nogil:
     """Lower span i's distance through its neighbour the way d (+2) and that neighbour's
     neighbour the way d2 (+3)."""
-    cdef Py_ssize_t a, b
-    cdef int ax, az
-    if link(con[i], d) == NOT_CONNECTED:
+    cdef Py_ssize_t a = step(g, x, z, i, d), b
+    if a < 0:
         return
-    ax = x + DX[d]
-    az = z + DZ[d]
-    a = first[ax + <Py_ssize_t> az * width] + link(con[i], d)
     if min(<int> dist[a] + 2, 255) < dist[i]:
         dist[i] = <uint8_t> min(<int> dist[a] + 2, 255)
-    if link(con[a], d2) == NOT_CONNECTED:
+    b = step(g, x + dir_dx(d), z + dir_dz(d), a, d2)
+    if b < 0:
         return
-    b = first[ax + DX[d2] + <Py_ssize_t> (az + DZ[d2]) * width] + link(con[a], d2)
     if min(<int> dist[b] + 3, 255) < dist[i]:
         dist[i] = <uint8_t> min(<int> dist[b] + 3, 255)
 
@@ -173,6 +158,8 @@ def median_filter(const int64_t[::1] first, const uint32_t[::1] con, uint8_t[::1
     cdef uint8_t v
     out_arr = np.empty(n, dtype=np.uint8)
     cdef uint8_t[::1] out = out_arr
+    cdef Chf g = chf_view(&first[0], &con[0] if con.shape[0] else NULL,
+                          &area[0] if n else NULL, width, depth, n)
     with nogil:
         for z in range(depth):
             for x in range(width):
@@ -184,16 +171,15 @@ def median_filter(const int64_t[::1] first, const uint32_t[::1] con, uint8_t[::1
                     for k in range(9):
                         ids[k] = area[i]
                     for d in range(4):
-                        if link(con[i], d) == NOT_CONNECTED:
+                        a = step(&g, x, z, i, d)
+                        if a < 0:
                             continue
-                        a = neighbour(first, width, x, z, d, con[i])
                         if area[a] != 0:
                             ids[d * 2] = area[a]
                         d2 = (d + 1) & 3
-                        if link(con[a], d2) != NOT_CONNECTED:
-                            b = neighbour(first, width, x + DX[d], z + DZ[d], d2, con[a])
-                            if area[b] != 0:
-                                ids[d * 2 + 1] = area[b]
+                        b = step(&g, x + dir_dx(d), z + dir_dz(d), a, d2)
+                        if b >= 0 and area[b] != 0:
+                            ids[d * 2 + 1] = area[b]
                     for k in range(1, 9):      # insertion sort of nine
                         v = ids[k]
                         m = k - 1

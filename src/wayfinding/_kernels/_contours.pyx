@@ -18,29 +18,17 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libcpp.vector cimport vector
 
+from ._smoothsort cimport smoothsort
+from ._voxel_grid cimport Chf, chf_view, dir_dx, dir_dz, step
+
 cnp.import_array()
 
-cdef int NOT_CONNECTED = 0x3f
 cdef int BORDER_REG = 0x8000
 cdef int BORDER_VERTEX = 0x10000
 cdef int AREA_BORDER = 0x20000
 cdef int REG_MASK = 0xffff
 # The reference's cap on the steps of one trace: a longer outline is cut off there.
 cdef int MAX_TRACE_STEPS = 40000
-cdef int DX[4]
-cdef int DZ[4]
-DX[:] = [-1, 0, 1, 0]
-DZ[:] = [0, 1, 0, -1]
-
-
-cdef struct Chf:
-    const int64_t* first
-    const uint32_t* con
-    const uint8_t* area
-    const uint16_t* reg
-    const uint16_t* y
-    int width
-    int depth
 
 
 cdef struct Item:
@@ -49,14 +37,6 @@ cdef struct Item:
     int b
     int v0
     int v1
-
-
-cdef inline int link(const Chf* g, int x, int z, int i, int d) noexcept nogil:
-    """The span beside span i (in column x, z) the way d, or -1."""
-    cdef int c = (g.con[i] >> (6 * d)) & 0x3f
-    if c == NOT_CONNECTED:
-        return -1
-    return <int> g.first[x + DX[d] + (z + DZ[d]) * g.width] + c
 
 
 cdef inline unsigned int reg_area(const Chf* g, int i) noexcept nogil:
@@ -77,19 +57,19 @@ cdef int corner_height(const Chf* g, int x, int z, int i, int d, bint* on_border
     around[1] = 0
     around[2] = 0
     around[3] = 0
-    a = link(g, x, z, i, d)
+    a = step(g, x, z, i, d)
     if a >= 0:
         h = max(h, <int> g.y[a])
         around[1] = reg_area(g, a)
-        b = link(g, x + DX[d], z + DZ[d], a, d2)
+        b = step(g, x + dir_dx(d), z + dir_dz(d), a, d2)
         if b >= 0:
             h = max(h, <int> g.y[b])
             around[2] = reg_area(g, b)
-    a = link(g, x, z, i, d2)
+    a = step(g, x, z, i, d2)
     if a >= 0:
         h = max(h, <int> g.y[a])
         around[3] = reg_area(g, a)
-        b = link(g, x + DX[d2], z + DZ[d2], a, d)
+        b = step(g, x + dir_dx(d2), z + dir_dz(d2), a, d)
         if b >= 0:
             # the diagonal reached the other way round wins, as in the reference
             h = max(h, <int> g.y[b])
@@ -136,7 +116,7 @@ cdef void trace(const Chf* g, int x, int z, int i, uint8_t* flags,
             elif d == 2:
                 px += 1
             r = 0
-            a = link(g, x, z, i, d)
+            a = step(g, x, z, i, d)
             if a >= 0:
                 r = g.reg[a]
                 if area != g.area[a]:
@@ -152,12 +132,12 @@ cdef void trace(const Chf* g, int x, int z, int i, uint8_t* flags,
             flags[i] &= ~(1 << d)
             d = (d + 1) & 3
         else:
-            ni = link(g, x, z, i, d)
+            ni = step(g, x, z, i, d)
             if ni < 0:
                 # cannot happen on a consistent heightfield; the reference stops there
                 return
-            x += DX[d]
-            z += DZ[d]
+            x += dir_dx(d)
+            z += dir_dz(d)
             i = ni
             d = (d + 3) & 3
         if i == start_i and d == start_d:
@@ -399,7 +379,12 @@ cdef bint in_cone(int i, const vector[int]* v, const int* p) noexcept nogil:
     return not (left_on(pi, p, pnext) and left_on(p, pi, pprev))
 
 
-cdef inline int item_cmp(const Item* x, const Item* y) noexcept nogil:
+# The reference sorts with the C library's qsort, which is not stable: its order (see
+# ``_smoothsort``) is kept so that equal keys (holes with the same leftmost vertex,
+# diagonals of the same length) end in the same order.
+cdef int item_cmp(const void* pa, const void* pb) noexcept nogil:
+    cdef const Item* x = <const Item*> pa
+    cdef const Item* y = <const Item*> pb
     if x.a == y.a:
         if x.b < y.b:
             return -1
@@ -407,166 +392,6 @@ cdef inline int item_cmp(const Item* x, const Item* y) noexcept nogil:
             return 1
         return 0
     return -1 if x.a < y.a else 1
-
-
-# The reference sorts with the C library's qsort, which is not stable; its build (WASM,
-# musl) sorts by smoothsort, reproduced here over element indices so that equal keys (holes
-# with the same leftmost vertex, diagonals of the same length) end in the same order.
-# Bit words are 32-bit and shifts and trailing-zero counts behave as on that machine.
-
-cdef inline int ctz32(uint32_t x) noexcept nogil:
-    cdef int n = 0
-    if x == 0:
-        return 32
-    while (x & 1) == 0:
-        x >>= 1
-        n += 1
-    return n
-
-
-cdef inline int pntz(uint32_t* p) noexcept nogil:
-    cdef int r = ctz32(p[0] - 1)
-    if r != 0:
-        return r
-    r = 32 + ctz32(p[1])
-    if r != 32:
-        return r
-    return 0
-
-
-cdef inline void shl(uint32_t* p, int n) noexcept nogil:
-    if n >= 32:
-        n -= 32
-        p[1] = p[0]
-        p[0] = 0
-    p[1] = p[1] << (n & 31)
-    p[1] |= p[0] >> ((32 - n) & 31)
-    p[0] = p[0] << (n & 31)
-
-
-cdef inline void shr(uint32_t* p, int n) noexcept nogil:
-    if n >= 32:
-        n -= 32
-        p[0] = p[1]
-        p[1] = 0
-    p[0] = p[0] >> (n & 31)
-    p[0] |= p[1] << ((32 - n) & 31)
-    p[1] = p[1] >> (n & 31)
-
-
-cdef void rotate(Item* arr, int* at, int n) noexcept nogil:
-    cdef Item tmp
-    cdef int i
-    if n < 2:
-        return
-    tmp = arr[at[0]]
-    for i in range(n - 1):
-        arr[at[i]] = arr[at[i + 1]]
-    arr[at[n - 1]] = tmp
-
-
-cdef void sift(Item* arr, int head, int pshift, const int* lp) noexcept nogil:
-    cdef int at[128]
-    cdef int i = 1, rt, lf
-    at[0] = head
-    while pshift > 1:
-        rt = head - 1
-        lf = head - 1 - lp[pshift - 2]
-        if item_cmp(&arr[at[0]], &arr[lf]) >= 0 and item_cmp(&arr[at[0]], &arr[rt]) >= 0:
-            break
-        if item_cmp(&arr[lf], &arr[rt]) >= 0:
-            at[i] = lf
-            i += 1
-            head = lf
-            pshift -= 1
-        else:
-            at[i] = rt
-            i += 1
-            head = rt
-            pshift -= 2
-    rotate(arr, at, i)
-
-
-cdef void trinkle(Item* arr, int head, const uint32_t* pp, int pshift, bint trusty,
-                  const int* lp) noexcept nogil:
-    cdef int at[128]
-    cdef int i = 1, stepson, rt, lf, trail
-    cdef uint32_t p[2]
-    p[0] = pp[0]
-    p[1] = pp[1]
-    at[0] = head
-    while p[0] != 1 or p[1] != 0:
-        stepson = head - lp[pshift]
-        if item_cmp(&arr[stepson], &arr[at[0]]) <= 0:
-            break
-        if not trusty and pshift > 1:
-            rt = head - 1
-            lf = head - 1 - lp[pshift - 2]
-            if item_cmp(&arr[rt], &arr[stepson]) >= 0 or item_cmp(&arr[lf], &arr[stepson]) >= 0:
-                break
-        at[i] = stepson
-        i += 1
-        head = stepson
-        trail = pntz(p)
-        shr(p, trail)
-        pshift += trail
-        trusty = False
-    if not trusty:
-        rotate(arr, at, i)
-        sift(arr, head, pshift, lp)
-
-
-cdef void smoothsort(Item* arr, int nel) noexcept nogil:
-    cdef int lp[64]
-    cdef int i, head = 0, high, pshift = 1, trail
-    cdef uint32_t p[2]
-    if nel <= 0:
-        return
-    p[0] = 1
-    p[1] = 0
-    high = nel - 1
-    lp[0] = 1
-    lp[1] = 1
-    i = 2
-    while True:
-        lp[i] = lp[i - 2] + lp[i - 1] + 1
-        if lp[i] >= nel:
-            break
-        i += 1
-    while head < high:
-        if (p[0] & 3) == 3:
-            sift(arr, head, pshift, lp)
-            shr(p, 2)
-            pshift += 2
-        else:
-            if lp[pshift - 1] >= high - head:
-                trinkle(arr, head, p, pshift, False, lp)
-            else:
-                sift(arr, head, pshift, lp)
-            if pshift == 1:
-                shl(p, 1)
-                pshift = 0
-            else:
-                shl(p, pshift - 1)
-                pshift = 1
-        p[0] |= 1
-        head += 1
-    trinkle(arr, head, p, pshift, False, lp)
-    while pshift != 1 or p[0] != 1 or p[1] != 0:
-        if pshift <= 1:
-            trail = pntz(p)
-            shr(p, trail)
-            pshift += trail
-        else:
-            shl(p, 2)
-            pshift -= 2
-            p[0] ^= 7
-            shr(p, 1)
-            trinkle(arr, head - lp[pshift] - 1, p, pshift + 1, True, lp)
-            shl(p, 1)
-            p[0] |= 1
-            trinkle(arr, head - 1, p, pshift, True, lp)
-        head -= 1
 
 
 cdef void join(vector[int]* outline, vector[int]* hole, int ia, int ib) noexcept nogil:
@@ -618,7 +443,7 @@ cdef int merge_holes(vector[vector[int]]* verts, int outline, vector[int]* holes
                 item.b = hole[0][j * 4 + 2]
                 item.v1 = j
         order[i] = item
-    smoothsort(&order[0], nh)
+    smoothsort(&order[0], nh, sizeof(Item), item_cmp)
     # One buffer for the diagonals of every hole, as in the reference, which reads it at
     # the hole's own index (not the diagonal's) for the outline vertex to skip; where that
     # slot was never written in the reference it holds whatever memory held, here 0.
@@ -643,7 +468,7 @@ cdef int merge_holes(vector[vector[int]]* verts, int outline, vector[int]* holes
                     diags[ndiags].b = 0
                     diags[ndiags].v0 = j
                     ndiags += 1
-            smoothsort(&diags[0], ndiags)
+            smoothsort(&diags[0], ndiags, sizeof(Item), item_cmp)
             index = -1
             for j in range(ndiags):
                 pt = &out[0][diags[j].v0 * 4]
@@ -696,13 +521,9 @@ def build(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[::1] 
     cdef bint any_hole = False
     if first.shape[0] != <Py_ssize_t> width * depth + 1:
         raise ValueError("first must have width * depth + 1 entries")
-    g.first = &first[0]
-    g.con = &con[0] if n else NULL
-    g.area = &area[0] if n else NULL
+    g = chf_view(&first[0], &con[0] if n else NULL, &area[0] if n else NULL, width, depth, n)
     g.reg = &reg[0] if n else NULL
     g.y = &y[0] if n else NULL
-    g.width = width
-    g.depth = depth
     with nogil:
         flags.assign(n, 0)
         # the edges of each span that leave its region
@@ -713,7 +534,7 @@ def build(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[::1] 
                         continue
                     res = 0
                     for d in range(4):
-                        c = link(&g, x, z, i, d)
+                        c = step(&g, x, z, i, d)
                         r = g.reg[c] if c >= 0 else 0
                         if r == g.reg[i]:
                             res |= 1 << d

@@ -30,9 +30,10 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
 from libc.string cimport memset
 from libcpp.vector cimport vector
 
+from ._voxel_grid cimport NOT_CONNECTED, Chf, chf_view, dir_dx, dir_dz, link, step
+
 cnp.import_array()
 
-cdef int NOT_CONNECTED = 0x3f
 cdef uint16_t NULL_IDX = 0xffff
 cdef uint16_t UNSET = 0xffff
 # A polygon merged from several regions has region 0: its heights are not taken from
@@ -52,21 +53,6 @@ cdef enum:
 cdef enum:
     EDGE_ON_OUTLINE = 1
 
-cdef int DX[4]
-cdef int DZ[4]
-DX[:] = [-1, 0, 1, 0]
-DZ[:] = [0, 1, 0, -1]
-
-
-cdef struct Chf:
-    const int64_t* first
-    const uint32_t* con
-    const uint16_t* y
-    const uint16_t* reg
-    int width
-    int depth
-
-
 cdef struct Patch:
     # heights (cell heights) of the cells xmin..xmin+width-1, zmin..zmin+depth-1 (without
     # the tile border), UNSET where none was found
@@ -75,10 +61,6 @@ cdef struct Patch:
     int zmin
     int width
     int depth
-
-
-cdef inline int link(uint32_t con, int d) noexcept nogil:
-    return (con >> (6 * d)) & 0x3f
 
 
 cdef inline int nxt(int i, int n) noexcept nogil:
@@ -347,8 +329,8 @@ cdef void seed_near_centre(const Chf* g, const uint16_t* poly, int npoly,
             dr = dirs[k]
             if link(con, dr) == NOT_CONNECTED:
                 continue
-            nx = cx + DX[dr]
-            nz = cz + DZ[dr]
+            nx = cx + dir_dx(dr)
+            nz = cz + dir_dz(dr)
             px = nx - hp.xmin
             pz = nz - hp.zmin
             if px < 0 or px >= hp.width or pz < 0 or pz >= hp.depth:
@@ -396,14 +378,11 @@ cdef void fill_patch(const Chf* g, const uint16_t* poly, int npoly, const uint16
                     hp.data[hx + hz * hp.width] = g.y[i]
                     empty = False
                     edge = False
-                    con = g.con[i]
                     for d in range(4):
-                        if link(con, d) != NOT_CONNECTED:
-                            a = g.first[x + DX[d] + <Py_ssize_t> (z + DZ[d]) * g.width] \
-                                + link(con, d)
-                            if g.reg[a] != region:
-                                edge = True
-                                break
+                        a = step(g, x, z, i, d)
+                        if a >= 0 and g.reg[a] != region:
+                            edge = True
+                            break
                     if edge:
                         queue.push_back(x)
                         queue.push_back(z)
@@ -425,8 +404,8 @@ cdef void fill_patch(const Chf* g, const uint16_t* poly, int npoly, const uint16
         for d in range(4):
             if link(con, d) == NOT_CONNECTED:
                 continue
-            ax = cx + DX[d]
-            az = cz + DZ[d]
+            ax = cx + dir_dx(d)
+            az = cz + dir_dz(d)
             px = ax - hp.xmin - bs
             pz = az - hp.zmin - bs
             if <unsigned int> px >= <unsigned int> hp.width or \
@@ -923,12 +902,9 @@ def build(const int64_t[::1] first, const uint32_t[::1] con, const uint16_t[::1]
                 np.zeros((0, 4), dtype=np.uint8))
     cdef uint32_t[:, ::1] meshes = meshes_arr
     cdef Chf g
-    g.first = &first[0]
-    g.con = &con[0] if con.shape[0] else NULL
+    g = chf_view(&first[0], &con[0] if con.shape[0] else NULL, NULL, width, depth, y.shape[0])
     g.y = &y[0] if y.shape[0] else NULL
     g.reg = &reg[0] if reg.shape[0] else NULL
-    g.width = width
-    g.depth = depth
     cdef int radius = <int> ceilf(max_edge_error)
     if radius < 1:
         radius = 1

@@ -19,6 +19,8 @@ from libc.math cimport floorf, roundf, sqrt, sqrtf
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libcpp.vector cimport vector
 
+from ._smoothsort cimport smoothsort
+
 cdef float FLT_BIG = 3.402823466e+38
 cdef float H_SCALE = <float>0.999
 cdef int NULL_LINK = -1
@@ -274,7 +276,7 @@ cdef class DetourMesh:
                             const float[:, ::1] dv, float* origin, float cs):
         """The tile's bounding-volume tree over its polygons' detail bounds quantized by
         the cell size, split at the median of the longest axis (sorted as the reference
-        sorts: see :func:`_sort_items`)."""
+        sorts, ``_smoothsort``)."""
         cdef vector[BVItem] items
         cdef BVItem it
         cdef int i, j, k, vb, ndv
@@ -340,7 +342,12 @@ cdef class DetourMesh:
             axis = 1
         if ext[2] > ext[axis]:
             axis = 2
-        _sort_items(items, imin, imax, axis)
+        if axis == 0:
+            smoothsort(&items[imin], inum, sizeof(BVItem), _cmp_x)
+        elif axis == 1:
+            smoothsort(&items[imin], inum, sizeof(BVItem), _cmp_y)
+        else:
+            smoothsort(&items[imin], inum, sizeof(BVItem), _cmp_z)
         self._subdivide(items, imin, imin + inum // 2)
         self._subdivide(items, imin + inum // 2, imax)
         self.bvi[icur] = -(<int>self.bvi.size() - icur)   # escape: skip the subtree
@@ -781,167 +788,25 @@ cdef inline uint8_t _byte(float t) noexcept nogil:
     return <uint8_t>roundf(_clamp(t, 0, 1) * <float>255.0)
 
 
-cdef inline int _cmp(vector[BVItem]& a, int i, int j, int axis) noexcept:
-    return -1 if a[i].lo[axis] < a[j].lo[axis] else (1 if a[i].lo[axis] > a[j].lo[axis] else 0)
+# The items sort by lower bound on one axis with the C library's qsort of the reference
+# build (see ``_smoothsort``), so that equal keys end in the same order and the tree comes
+# out the same.
+cdef int _cmp_x(const void* pa, const void* pb) noexcept nogil:
+    cdef const BVItem* a = <const BVItem*> pa
+    cdef const BVItem* b = <const BVItem*> pb
+    return -1 if a.lo[0] < b.lo[0] else (1 if a.lo[0] > b.lo[0] else 0)
 
 
-cdef inline int _ntz(uint32_t x) noexcept:
-    """Trailing zeros of x; 0 for 0 (as the C library's table-driven count)."""
-    cdef int n = 0
-    if x == 0:
-        return 0
-    while not (x & 1):
-        x >>= 1
-        n += 1
-    return n
+cdef int _cmp_y(const void* pa, const void* pb) noexcept nogil:
+    cdef const BVItem* a = <const BVItem*> pa
+    cdef const BVItem* b = <const BVItem*> pb
+    return -1 if a.lo[1] < b.lo[1] else (1 if a.lo[1] > b.lo[1] else 0)
 
 
-cdef inline int _pntz(uint32_t* p) noexcept:
-    cdef int r = _ntz(p[0] - 1)
-    if r != 0:
-        return r
-    r = 32 + _ntz(p[1])
-    return r if r != 32 else 0
-
-
-cdef inline void _shl(uint32_t* p, int n) noexcept:
-    if n >= 32:
-        n -= 32
-        p[1] = p[0]
-        p[0] = 0
-    if n == 0:
-        return
-    p[1] <<= n
-    p[1] |= p[0] >> (32 - n)
-    p[0] <<= n
-
-
-cdef inline void _shr(uint32_t* p, int n) noexcept:
-    if n >= 32:
-        n -= 32
-        p[0] = p[1]
-        p[1] = 0
-    if n == 0:
-        return
-    p[0] >>= n
-    p[0] |= p[1] << (32 - n)
-    p[1] >>= n
-
-
-cdef void _cycle(vector[BVItem]& a, int* ar, int n) noexcept:
-    cdef BVItem tmp
-    cdef int i
-    if n < 2:
-        return
-    tmp = a[ar[0]]
-    for i in range(n - 1):
-        a[ar[i]] = a[ar[i + 1]]
-    a[ar[n - 1]] = tmp
-
-
-cdef void _sift(vector[BVItem]& a, int head, int axis, int pshift, int* lp) noexcept:
-    cdef int ar[64]
-    cdef int i = 1, rt, lf
-    ar[0] = head
-    while pshift > 1:
-        rt = head - 1
-        lf = head - 1 - lp[pshift - 2]
-        if _cmp(a, ar[0], lf, axis) >= 0 and _cmp(a, ar[0], rt, axis) >= 0:
-            break
-        if _cmp(a, lf, rt, axis) >= 0:
-            ar[i] = lf
-            i += 1
-            head = lf
-            pshift -= 1
-        else:
-            ar[i] = rt
-            i += 1
-            head = rt
-            pshift -= 2
-    _cycle(a, ar, i)
-
-
-cdef void _trinkle(vector[BVItem]& a, int head, int axis, uint32_t* pp, int pshift,
-                   bint trusty, int* lp) noexcept:
-    cdef int ar[64]
-    cdef int i = 1, trail, stepson, rt, lf
-    cdef uint32_t p[2]
-    p[0] = pp[0]
-    p[1] = pp[1]
-    ar[0] = head
-    while p[0] != 1 or p[1] != 0:
-        stepson = head - lp[pshift]
-        if _cmp(a, stepson, ar[0], axis) <= 0:
-            break
-        if not trusty and pshift > 1:
-            rt = head - 1
-            lf = head - 1 - lp[pshift - 2]
-            if _cmp(a, rt, stepson, axis) >= 0 or _cmp(a, lf, stepson, axis) >= 0:
-                break
-        ar[i] = stepson
-        i += 1
-        head = stepson
-        trail = _pntz(p)
-        _shr(p, trail)
-        pshift += trail
-        trusty = False
-    if not trusty:
-        _cycle(a, ar, i)
-        _sift(a, head, axis, pshift, lp)
-
-
-cdef void _sort_items(vector[BVItem]& a, int imin, int imax, int axis) noexcept:
-    """Sort items[imin:imax] by lower bound on ``axis`` with the smoothsort of the C
-    library the reference build runs on (musl's ``qsort``, 32-bit words), so that equal
-    keys end in the same order and the tree comes out the same."""
-    cdef int lp[96]
-    cdef int i, nel = imax - imin, head = imin, high = imax - 1, pshift = 1, trail
-    cdef uint32_t p[2]
-    p[0] = 1
-    p[1] = 0
-    if nel <= 0:
-        return
-    lp[0] = lp[1] = 1
-    i = 2
-    while True:
-        lp[i] = lp[i - 2] + lp[i - 1] + 1
-        if lp[i] >= nel:
-            break
-        i += 1
-    while head < high:
-        if (p[0] & 3) == 3:
-            _sift(a, head, axis, pshift, lp)
-            _shr(p, 2)
-            pshift += 2
-        else:
-            if lp[pshift - 1] >= high - head:
-                _trinkle(a, head, axis, p, pshift, False, lp)
-            else:
-                _sift(a, head, axis, pshift, lp)
-            if pshift == 1:
-                _shl(p, 1)
-                pshift = 0
-            else:
-                _shl(p, pshift - 1)
-                pshift = 1
-        p[0] |= 1
-        head += 1
-    _trinkle(a, head, axis, p, pshift, False, lp)
-    while pshift != 1 or p[0] != 1 or p[1] != 0:
-        if pshift <= 1:
-            trail = _pntz(p)
-            _shr(p, trail)
-            pshift += trail
-        else:
-            _shl(p, 2)
-            pshift -= 2
-            p[0] ^= 7
-            _shr(p, 1)
-            _trinkle(a, head - lp[pshift] - 1, axis, p, pshift + 1, True, lp)
-            _shl(p, 1)
-            p[0] |= 1
-            _trinkle(a, head - 1, axis, p, pshift, True, lp)
-        head -= 1
+cdef int _cmp_z(const void* pa, const void* pb) noexcept nogil:
+    cdef const BVItem* a = <const BVItem*> pa
+    cdef const BVItem* b = <const BVItem*> pb
+    return -1 if a.lo[2] < b.lo[2] else (1 if a.lo[2] > b.lo[2] else 0)
 
 
 cdef class PathSearch:

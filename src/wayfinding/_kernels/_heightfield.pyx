@@ -17,15 +17,13 @@ from libc.math cimport ceilf, cosf, floorf, sqrtf
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc, realloc
 
+from ._voxel_grid cimport dir_dx, dir_dz
+
 cnp.import_array()
 
 cdef int SPAN_MAX_HEIGHT = (1 << 13) - 1
 cdef int MAX_HEIGHT = 0xffff     # the ceiling of a column's top span
 cdef float PI = 3.14159265
-cdef int DX[4]
-cdef int DZ[4]
-DX[:] = [-1, 0, 1, 0]
-DZ[:] = [0, 1, 0, -1]
 
 
 def mark_walkable(const float[:, ::1] vertices, const int32_t[:, ::1] triangles,
@@ -379,8 +377,8 @@ def filter_ledges(const int64_t[::1] first, const uint16_t[::1] smin,
                     lo_reach = floor
                     hi_reach = floor
                     for d in range(4):
-                        nx = x + DX[d]
-                        nz = z + DZ[d]
+                        nx = x + dir_dx(d)
+                        nz = z + dir_dz(d)
                         if nx < 0 or nz < 0 or nx >= width or nz >= depth:
                             lowest = -climb - 1
                             break

@@ -17,26 +17,12 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
 from libcpp.vector cimport vector
 
+from ._voxel_grid cimport Chf, chf_view, dir_dx, dir_dz, step
+
 cnp.import_array()
 
-cdef int NOT_CONNECTED = 0x3f
 cdef uint16_t BORDER_REG = 0x8000
 cdef uint16_t NULL_NEI = 0xffff
-cdef int DX[4]
-cdef int DZ[4]
-DX[:] = [-1, 0, 1, 0]
-DZ[:] = [0, 1, 0, -1]
-
-
-cdef struct Chf:
-    const int64_t* first
-    const uint32_t* con
-    const uint8_t* area
-    const uint16_t* y
-    const uint16_t* dist
-    int width
-    int depth
-    Py_ssize_t n
 
 
 cdef struct Entry:
@@ -51,26 +37,10 @@ cdef struct Claim:
     uint16_t dist
 
 
-cdef inline Py_ssize_t step(const Chf* g, int x, int z, Py_ssize_t i, int d) noexcept nogil:
-    """The neighbour of span i (in column x, z) the way d, or -1."""
-    cdef int c = (g.con[i] >> (6 * d)) & 0x3f
-    if c == NOT_CONNECTED:
-        return -1
-    return g.first[x + DX[d] + <Py_ssize_t> (z + DZ[d]) * g.width] + c
-
-
 cdef Chf view(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[::1] area,
               int width, int depth):
-    cdef Chf g
-    g.first = &first[0]
-    g.con = &con[0] if con.shape[0] else NULL
-    g.area = &area[0] if area.shape[0] else NULL
-    g.y = NULL
-    g.dist = NULL
-    g.width = width
-    g.depth = depth
-    g.n = area.shape[0]
-    return g
+    return chf_view(&first[0], &con[0] if con.shape[0] else NULL,
+                    &area[0] if area.shape[0] else NULL, width, depth, area.shape[0])
 
 
 # --- distance field ---
@@ -126,7 +96,7 @@ cdef inline void relax(const Chf* g, uint16_t* dist, int x, int z, Py_ssize_t i,
         return
     if <int> dist[a] + 2 < <int> dist[i]:
         dist[i] = dist[a] + 2
-    b = step(g, x + DX[d], z + DZ[d], a, d2)
+    b = step(g, x + dir_dx(d), z + dir_dz(d), a, d2)
     if b >= 0 and <int> dist[b] + 3 < <int> dist[i]:
         dist[i] = dist[b] + 3
 
@@ -151,7 +121,7 @@ cdef void blur(const Chf* g, const uint16_t* src, uint16_t* dst, int threshold) 
                         continue
                     total += src[a]
                     d2 = (d + 1) & 3
-                    b = step(g, x + DX[d], z + DZ[d], a, d2)
+                    b = step(g, x + dir_dx(d), z + dir_dz(d), a, d2)
                     total += src[b] if b >= 0 else cd
                 dst[i] = <uint16_t> ((total + 5) // 9)
 
@@ -215,7 +185,7 @@ cdef bint flood(const Chf* g, Entry start, uint16_t level, uint16_t r, uint16_t*
             if nr != 0 and nr != r:
                 ar = nr
                 break
-            b = step(g, e.x + DX[d], e.z + DZ[d], a, (d + 1) & 3)
+            b = step(g, e.x + dir_dx(d), e.z + dir_dz(d), a, (d + 1) & 3)
             if b >= 0:
                 if g.area[b] != area:
                     continue
@@ -234,8 +204,8 @@ cdef bint flood(const Chf* g, Entry start, uint16_t level, uint16_t r, uint16_t*
             if g.dist[a] >= lev and reg[a] == 0:
                 reg[a] = r
                 rdist[a] = 0
-                nxt.x = e.x + DX[d]
-                nxt.z = e.z + DZ[d]
+                nxt.x = e.x + dir_dx(d)
+                nxt.z = e.z + dir_dz(d)
                 nxt.i = a
                 stack.push_back(nxt)
     return count > 0
@@ -573,8 +543,8 @@ cdef void walk_contour(const Chf* g, const uint16_t* reg, int x, int z, Py_ssize
             a = step(g, x, z, i, d)
             if a < 0:
                 return
-            x += DX[d]
-            z += DZ[d]
+            x += dir_dx(d)
+            z += dir_dz(d)
             i = a
             d = (d + 3) & 3
         if start_i == i and start_d == d:
