@@ -621,65 +621,7 @@ cdef class DetourMesh:
         ``centre`` +- ``ext``, and the nearest point on it; -1 when none.  A point over a
         polygon counts as on it when within the agent's climb of its ground; ties go to
         the polygon met first (tiles row by row, each in its tree's order)."""
-        cdef float qmin[3]
-        cdef float qmax[3]
-        cdef float best = FLT_BIG, d, dy
-        cdef float diff[3]
-        cdef float pt[3]
-        cdef float lo[3]
-        cdef float hi[3]
-        cdef int k, x0, z0, x1, z1, x, z, t, node, end, p, found = -1
-        cdef uint16_t bmin[3]
-        cdef uint16_t bmax[3]
-        cdef bint over, overlap, leaf
-        for k in range(3):
-            qmin[k] = centre[k] - ext[k]
-            qmax[k] = centre[k] + ext[k]
-        x0 = <int>floorf((qmin[0] - self.orig[0]) / self.tile_w)
-        z0 = <int>floorf((qmin[2] - self.orig[2]) / self.tile_d)
-        x1 = <int>floorf((qmax[0] - self.orig[0]) / self.tile_w)
-        z1 = <int>floorf((qmax[2] - self.orig[2]) / self.tile_d)
-        for z in range(z0, z1 + 1):
-            for x in range(x0, x1 + 1):
-                t = self.tile_at(x, z)
-                if t < 0:
-                    continue
-                for k in range(3):
-                    lo[k] = _clamp(qmin[k], self.tbmin[3 * t + k], self.tbmax[3 * t + k]) \
-                        - self.tbmin[3 * t + k]
-                    hi[k] = _clamp(qmax[k], self.tbmin[3 * t + k], self.tbmax[3 * t + k]) \
-                        - self.tbmin[3 * t + k]
-                    bmin[k] = (<uint16_t>(self.tqfac[t] * lo[k])) & 0xfffe
-                    bmax[k] = (<uint16_t>(self.tqfac[t] * hi[k] + 1)) | 1
-                node = self.tbv[t]
-                end = node + self.tnbv[t]
-                while node < end:
-                    overlap = True
-                    for k in range(3):
-                        if bmin[k] > self.bvhi[3 * node + k] or bmax[k] < self.bvlo[3 * node + k]:
-                            overlap = False
-                    leaf = self.bvi[node] >= 0
-                    if leaf and overlap:
-                        p = self.tpoly[t] + self.bvi[node]
-                        if allowed[p]:
-                            over = self.closest_on_poly(p, centre, pt)
-                            for k in range(3):
-                                diff[k] = centre[k] - pt[k]
-                            if over:
-                                dy = diff[1] if diff[1] >= 0 else -diff[1]
-                                d = dy - self.climb
-                                d = d * d if d > 0 else 0
-                            else:
-                                d = diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]
-                            if d < best:
-                                best = d
-                                found = p
-                                out[0] = pt[0]; out[1] = pt[1]; out[2] = pt[2]
-                    if overlap or leaf:
-                        node += 1
-                    else:
-                        node -= self.bvi[node]
-        return found
+        return self.walk_box(centre, ext, allowed, NULL, out)
 
     cdef bint segment_crossing(self, int p, const float* p0, const float* p1, float* tmin,
                                float* tmax, int* seg_min, int* seg_max) noexcept nogil:
@@ -730,14 +672,25 @@ cdef class DetourMesh:
                      vector[int]& out) noexcept nogil:
         """The usable polygons whose tree bounds meet the box ``centre`` +- ``ext``, tiles
         row by row, each in its tree's order."""
+        self.walk_box(centre, ext, allowed, &out, NULL)
+
+    cdef int walk_box(self, const float* centre, const float* ext, const uint8_t* allowed,
+                      vector[int]* found_all, float* out) noexcept nogil:
+        """Walk the tiles' trees over the box ``centre`` +- ``ext``, tiles row by row, each
+        in its tree's order, meeting every usable polygon whose bounds meet the box: with
+        ``found_all``, append each; else keep the nearest (as :meth:`nearest`) and return
+        it, its point in ``out``."""
         cdef float qmin[3]
         cdef float qmax[3]
+        cdef float best = FLT_BIG, d, dy
+        cdef float diff[3]
+        cdef float pt[3]
         cdef float lo[3]
         cdef float hi[3]
-        cdef int k, x0, z0, x1, z1, x, z, t, node, end, p
+        cdef int k, x0, z0, x1, z1, x, z, t, node, end, p, found = -1
         cdef uint16_t bmin[3]
         cdef uint16_t bmax[3]
-        cdef bint overlap, leaf
+        cdef bint over, overlap, leaf
         for k in range(3):
             qmin[k] = centre[k] - ext[k]
             qmax[k] = centre[k] + ext[k]
@@ -767,13 +720,27 @@ cdef class DetourMesh:
                     leaf = self.bvi[node] >= 0
                     if leaf and overlap:
                         p = self.tpoly[t] + self.bvi[node]
-                        if allowed[p]:
-                            out.push_back(p)
+                        if allowed[p] and found_all != NULL:
+                            found_all.push_back(p)
+                        elif allowed[p]:
+                            over = self.closest_on_poly(p, centre, pt)
+                            for k in range(3):
+                                diff[k] = centre[k] - pt[k]
+                            if over:
+                                dy = diff[1] if diff[1] >= 0 else -diff[1]
+                                d = dy - self.climb
+                                d = d * d if d > 0 else 0
+                            else:
+                                d = diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]
+                            if d < best:
+                                best = d
+                                found = p
+                                out[0] = pt[0]; out[1] = pt[1]; out[2] = pt[2]
                     if overlap or leaf:
                         node += 1
                     else:
                         node -= self.bvi[node]
-
+        return found
 
 cdef inline float _clamp(float v, float lo, float hi) noexcept nogil:
     return lo if v < lo else (hi if v > hi else v)
