@@ -181,9 +181,10 @@ MAX_HEADER_BYTES = 1 << 24
 #: come near it.
 MAX_RATIO = 64
 
-#: What zipfile and numpy's .npy header parser raise on damaged input.
+#: What zipfile and numpy's .npy header parser raise on damaged input (RuntimeError covers
+#: zipfile's refusal of an unsupported compression method, a subclass of it).
 _CAUGHT = (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, OverflowError,
-           RuntimeError, NotImplementedError, SyntaxError, tokenize.TokenError,
+           RuntimeError, SyntaxError, tokenize.TokenError,
            zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, struct.error)
 
 
