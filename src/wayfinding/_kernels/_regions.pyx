@@ -487,6 +487,26 @@ cdef struct Region:
     uint16_t ymax
 
 
+cdef void new_regions(vector[Region]* regions, vector[vector[int]]* cons,
+                      vector[vector[int]]* floors, int nreg) noexcept nogil:
+    """``nreg`` regions, region k with id k and nothing counted yet, each with no
+    neighbours and no floors."""
+    cdef int k
+    regions.resize(nreg)
+    cons.resize(nreg)
+    floors.resize(nreg)
+    for k in range(nreg):
+        regions[0][k].span_count = 0
+        regions[0][k].id = <uint16_t> k
+        regions[0][k].area_type = 0
+        regions[0][k].remap = False
+        regions[0][k].visited = False
+        regions[0][k].overlap = False
+        regions[0][k].connects_to_border = False
+        regions[0][k].ymin = 0xffff
+        regions[0][k].ymax = 0
+
+
 cdef void add_unique(vector[int]* items, int v) noexcept nogil:
     cdef Py_ssize_t k
     for k in range(<Py_ssize_t> items.size()):
@@ -584,17 +604,7 @@ cdef int merge_and_filter(const Chf* g, int min_area, int merge_area, int* max_i
     cdef vector[vector[int]] floors
     cdef vector[int] stack, trace, acon
     cdef Region* reg_i
-    regions.resize(nreg)
-    cons.resize(nreg)
-    floors.resize(nreg)
-    for k in range(nreg):
-        regions[k].span_count = 0
-        regions[k].id = <uint16_t> k
-        regions[k].area_type = 0
-        regions[k].remap = False
-        regions[k].visited = False
-        regions[k].overlap = False
-        regions[k].connects_to_border = False
+    new_regions(&regions, &cons, &floors, nreg)
     for z in range(g.depth):
         for x in range(g.width):
             c0 = g.first[x + <Py_ssize_t> z * g.width]
@@ -787,19 +797,7 @@ cdef void merge_layers(const Chf* g, int min_area, int* max_id, uint16_t* reg) n
     cdef vector[int] lregs, stack
     cdef Region* root
     cdef Region* rg
-    regions.resize(nreg)
-    cons.resize(nreg)
-    floors.resize(nreg)
-    for k in range(nreg):
-        regions[k].span_count = 0
-        regions[k].id = <uint16_t> k
-        regions[k].area_type = 0
-        regions[k].remap = False
-        regions[k].visited = False
-        regions[k].overlap = False
-        regions[k].connects_to_border = False
-        regions[k].ymin = 0xffff
-        regions[k].ymax = 0
+    new_regions(&regions, &cons, &floors, nreg)
     for z in range(g.depth):
         for x in range(g.width):
             c0 = g.first[x + <Py_ssize_t> z * g.width]
