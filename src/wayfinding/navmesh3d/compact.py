@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from .._kernels import _compact_heightfield
 from ..errors import InvalidGeometryError
-from .heightfield import Heightfield
+from .heightfield import Heightfield, _Columns
 from .level import ConvexVolume
 from .settings import BuildSettings
 
@@ -30,34 +30,18 @@ NOT_CONNECTED = 0x3F
 DIRECTIONS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
 
-@dataclass(frozen=True, eq=False)
-class CompactHeightfield:
-    """Open spans by column, laid out as :class:`Heightfield`: a span's floor ``y`` and free
+@dataclass(frozen=True, eq=False, repr=False)
+class CompactHeightfield(_Columns):
+    """Open spans by column (above each walkable solid span): a span's floor ``y`` and free
     height ``h`` (at most 255) in cell heights, its ``area`` and ``con``, four 6-bit links
     (direction d in bits 6d..6d+5: the neighbour's index within its column, or
     :data:`NOT_CONNECTED`).  ``bmax[1]`` is raised by the agent's height."""
 
-    width: int
-    depth: int
-    bmin: NDArray[np.float32]
-    bmax: NDArray[np.float32]
-    cell_size: float
-    cell_height: float
-    walkable_height: int
-    walkable_climb: int
-    first: NDArray[np.int64]
     y: NDArray[np.uint16]
     h: NDArray[np.uint8]
-    area: NDArray[np.uint8]
     con: NDArray[np.uint32]
-
-    @property
-    def num_spans(self) -> int:
-        return len(self.y)
-
-    @property
-    def num_walkable(self) -> int:
-        return int(np.count_nonzero(self.area))
+    walkable_height: int
+    walkable_climb: int
 
     def links(self) -> NDArray[np.int64]:
         """(spans, 4): the span index of each neighbour, -1 where there is none."""
@@ -70,10 +54,6 @@ class CompactHeightfield:
             nc = (x[ok] + dx) + (z[ok] + dz) * self.width
             out[ok, d] = self.first[nc] + link[ok, d]
         return out
-
-    def __repr__(self) -> str:
-        return (f"CompactHeightfield({self.width} x {self.depth}, {self.num_spans:,} spans, "
-                f"{self.num_walkable:,} walkable)")
 
 
 def compact(hf: Heightfield, settings: BuildSettings) -> CompactHeightfield:

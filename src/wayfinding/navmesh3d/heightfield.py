@@ -22,11 +22,10 @@ from .settings import BuildSettings
 
 
 @dataclass(frozen=True, eq=False)
-class Heightfield:
-    """Solid spans by column over ``width x depth`` cells of ``cell_size`` from ``bmin``
-    (x, z; column ``x + z * width``).  Column c's spans are ``first[c]`` to
-    ``first[c + 1] - 1``, bottom up: ``smin`` and ``smax`` in cell heights above
-    ``bmin[1]``, and ``area`` (0: not walkable)."""
+class _Columns:
+    """Spans by column over ``width x depth`` cells of ``cell_size`` from ``bmin`` (x, z;
+    column ``x + z * width``): column c's spans are ``first[c]`` to ``first[c + 1] - 1``,
+    bottom up, each with an ``area`` (0: not walkable)."""
 
     width: int
     depth: int
@@ -35,27 +34,33 @@ class Heightfield:
     cell_size: float
     cell_height: float
     first: NDArray[np.int64]
-    smin: NDArray[np.uint16]
-    smax: NDArray[np.uint16]
     area: NDArray[np.uint8]
 
     @property
     def num_spans(self) -> int:
-        return len(self.smin)
+        return len(self.area)
 
     @property
     def num_walkable(self) -> int:
         return int(np.count_nonzero(self.area))
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.width} x {self.depth}, {self.num_spans:,} "
+                f"spans, {self.num_walkable:,} walkable)")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Heightfield(_Columns):
+    """Solid spans by column: ``smin`` and ``smax`` in cell heights above ``bmin[1]``."""
+
+    smin: NDArray[np.uint16]
+    smax: NDArray[np.uint16]
 
     def column(self, x: int, z: int) -> NDArray[np.int64]:
         """The (smin, smax, area) rows of the spans of column (x, z), bottom up."""
         c = x + z * self.width
         sl = slice(self.first[c], self.first[c + 1])
         return np.stack([self.smin[sl], self.smax[sl], self.area[sl]], axis=1).astype(np.int64)
-
-    def __repr__(self) -> str:
-        return (f"Heightfield({self.width} x {self.depth}, {self.num_spans:,} spans, "
-                f"{self.num_walkable:,} walkable)")
 
 
 def _grid_size(bmin: NDArray[np.float32], bmax: NDArray[np.float32],
