@@ -8,12 +8,17 @@ from typing_extensions import disjoint_base
 FAILED: int
 FOUND: int
 PARTIAL: int
+RUN_FAILED: int
+RUN_FOUND: int
+RUN_RUNNING: int
 
 @disjoint_base
 class DetourMesh:
     nvp: int
     num_polys: int
     num_tiles: int
+    num_links: int
+    num_nodes: int
     def __init__(
         self,
         tiles: list[tuple[Any, ...]],
@@ -24,11 +29,38 @@ class DetourMesh:
         orig: Sequence[float],
         tile_w: float,
         tile_d: float,
+        links: tuple[NDArray[Any], ...] | None = None,
     ) -> None: ...
+    def unconnected_links(self) -> NDArray[np.int32]: ...
+    def link_ends(self) -> tuple[NDArray[np.int32], NDArray[np.float32]]: ...
+    def set_areas(self, polys: NDArray[np.int32], areas: NDArray[np.uint8]) -> None: ...
     def links(
         self,
     ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]: ...
     def vertices(self) -> NDArray[np.float32]: ...
+
+PathOutcome = tuple[
+    int,
+    int,
+    tuple[float, float, float],
+    int,
+    tuple[float, float, float],
+    NDArray[np.int32],
+    NDArray[np.float64],
+    NDArray[np.uint8],
+    NDArray[np.int32],
+    float,
+]
+
+@disjoint_base
+class PathRun:
+    status: int
+    @property
+    def stale(self) -> bool: ...
+    @property
+    def counters(self) -> tuple[int, int]: ...
+    def advance(self, max_expansions: int = -1, max_seconds: float = ...) -> int: ...
+    def result(self) -> PathOutcome | None: ...
 
 @disjoint_base
 class PathSearch:
@@ -46,6 +78,9 @@ class PathSearch:
         hz: float,
         allowed: NDArray[np.uint8],
     ) -> tuple[int, float, float, float]: ...
+    def nearest_many(
+        self, points: NDArray[np.float64], extents: Sequence[float], allowed: NDArray[np.uint8]
+    ) -> tuple[NDArray[np.int32], NDArray[np.float64]]: ...
     def find_path(
         self,
         start: Sequence[float],
@@ -54,18 +89,16 @@ class PathSearch:
         allowed: NDArray[np.uint8],
         area_cost: NDArray[np.float32],
         partial: bool,
-    ) -> tuple[
-        int,
-        int,
-        tuple[float, float, float],
-        int,
-        tuple[float, float, float],
-        NDArray[np.int32],
-        NDArray[np.float64],
-        NDArray[np.uint8],
-        NDArray[np.int32],
-        float,
-    ]: ...
+    ) -> PathOutcome: ...
+    def start_path(
+        self,
+        start: Sequence[float],
+        goal: Sequence[float],
+        extents: Sequence[float],
+        allowed: NDArray[np.uint8],
+        area_cost: NDArray[np.float32],
+        partial: bool,
+    ) -> PathRun: ...
     def find_paths(
         self,
         starts: NDArray[np.float64],
@@ -98,6 +131,20 @@ class PathSearch:
         tuple[float, float, float],
         tuple[float, float, float],
         int,
+        NDArray[np.int32],
+    ]: ...
+    def raycast_many(
+        self,
+        starts: NDArray[np.float64],
+        ends: NDArray[np.float64],
+        extents: Sequence[float],
+        allowed: NDArray[np.uint8],
+    ) -> tuple[
+        NDArray[np.int32],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.int64],
         NDArray[np.int32],
     ]: ...
     def move_along_surface(

@@ -8,17 +8,22 @@ corridor into a path.
 
 Everything is C ``float`` arithmetic in the reference's order (Detour, as built by the npm
 package ``@recast-navigation/core`` 0.43.1), so that polygons, paths and corner points come
-out the same.  Polygons are numbered across tiles, tile after tile; a search node is a
-polygon and the side of the tile it was entered from (``poly * 4 + side // 2``), as Detour
-keeps one node per polygon and tile side.
+out the same.  Polygons are numbered across tiles, tile after tile; off-mesh links follow them as
+two-vertex "polygons" (node ``num_polys + link``, its vertices the link's start and end
+snapped onto the ground), as Detour models them; a search node is a polygon and the side of
+the tile it was entered from (``poly * 4 + side // 2``), as Detour keeps one node per
+polygon and tile side.  Arrays of usable polygons (``allowed``) cover polygons and links,
+``num_nodes`` entries.
 """
 
 import numpy as np
 
-from libc.math cimport floorf, roundf, sqrt, sqrtf
+from libc.math cimport INFINITY, NAN, floorf, roundf, sqrt, sqrtf
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libcpp.vector cimport vector
 
+from ._budget cimport Budget, make_budget, spent
+from ._constants cimport FAILED as C_FAILED, FOUND as C_FOUND, RUNNING as C_RUNNING
 from ._smoothsort cimport smoothsort
 
 cdef float FLT_BIG = 3.402823466e+38
@@ -32,9 +37,12 @@ cdef uint8_t NODE_CLOSED = 2
 #: Corner flags of a straight path.
 cdef uint8_t CORNER_START = 1
 cdef uint8_t CORNER_END = 2
+cdef uint8_t CORNER_OFFMESH = 4
 #: Search outcomes, as the query module reads them.
 cdef int S_FAILED = 0, S_FOUND = 1, S_PARTIAL = 2
 FAILED, FOUND, PARTIAL = S_FAILED, S_FOUND, S_PARTIAL
+#: Outcomes of a slice of a resumable search (``PathRun.advance``), as ``_codes`` has them.
+RUN_FAILED, RUN_FOUND, RUN_RUNNING = C_FAILED, C_FOUND, C_RUNNING
 
 
 cdef inline float tri_area_2d(const float* a, const float* b, const float* c) noexcept nogil:
@@ -167,9 +175,17 @@ cdef class DetourMesh:
     :class:`~wayfinding.navmesh3d.PolyMesh` and :class:`~wayfinding.navmesh3d.DetailMesh`
     hold them), in the order the tiles join the mesh (the order of the links between
     them); ``nvp`` vertices per polygon, cell size and height, the agent's climb (world
-    units), the origin of the tile grid and a tile's width and depth (world units)."""
+    units), the origin of the tile grid and a tile's width and depth (world units).
 
-    cdef readonly int nvp, num_polys, num_tiles
+    ``links``: the off-mesh links as ``(ends (L, 2, 3) float32, radius (L,) float32,
+    bidirectional (L,) uint8, area (L,) uint8, cost (L,) float32)``, a cost < 0 for none.
+    Each end joins the polygon nearest it (:meth:`nearest`) anywhere in the mesh among
+    those within ``radius`` (xz) and the climb (y), and no farther than ``radius`` in xz;
+    the link's node links to the polygon at its start and at its end, the start's polygon
+    to the node, and, when bidirectional, the end's polygon to the node.  A link with an
+    end that finds no polygon joins nothing (:meth:`unconnected_links`)."""
+
+    cdef readonly int nvp, num_polys, num_tiles, num_links, num_nodes
     cdef vector[float] verts          # world xyz per vertex, all tiles
     cdef vector[int] pverts           # nvp global vertex ids per polygon
     cdef vector[int] pnv              # vertex count per polygon
@@ -190,9 +206,11 @@ cdef class DetourMesh:
     cdef float orig[3]
     cdef int gx0, gz0, gw, gd
     cdef vector[int] grid
+    cdef vector[float] lcost          # per link: its crossing cost, < 0 for its length
+    cdef vector[int] lends            # per link: the polygons at its start and end, -1 none
 
     def __init__(self, list tiles, int nvp, float cs, float ch, float climb, orig,
-                 float tile_w, float tile_d):
+                 float tile_w, float tile_d, links=None):
         cdef int t, i, j, k, n, nv, vbase, pbase, dvb, tb
         cdef const uint16_t[:, ::1] pv
         cdef const uint16_t[:, ::1] pp
@@ -270,8 +288,101 @@ cdef class DetourMesh:
         self._build_grid()
         for t in range(self.num_tiles):
             self._add_tile(t)
+        self.num_links = 0
+        if links is not None:
+            self._add_links(*links)
+        self.num_nodes = self.num_polys + self.num_links
 
     # ------------------------------------------------------------------ building
+    def _add_links(self, ends, radius, bidirectional, areas, costs):
+        """The off-mesh links' nodes after the polygons, joined to the polygons at their
+        ends (see the class docstring)."""
+        cdef const float[:, :, ::1] e = np.ascontiguousarray(ends, np.float32).reshape(-1, 2, 3)
+        cdef const float[::1] rad = np.ascontiguousarray(radius, np.float32)
+        cdef const uint8_t[::1] two = np.ascontiguousarray(bidirectional, np.uint8)
+        cdef const uint8_t[::1] ar = np.ascontiguousarray(areas, np.uint8)
+        cdef const float[::1] co = np.ascontiguousarray(costs, np.float32)
+        cdef int n = e.shape[0], l, k, j, node, vb
+        cdef int poly[2]
+        cdef float p[3]
+        cdef float ext[3]
+        cdef float pt[6]
+        cdef float dx, dz
+        cdef vector[uint8_t] every
+        if not (rad.shape[0] == two.shape[0] == ar.shape[0] == co.shape[0] == n):
+            raise ValueError("the link arrays differ in length")
+        every.assign(self.num_polys, 1)
+        self.num_links = n
+        for l in range(n):
+            for j in range(2):
+                for k in range(3):
+                    p[k] = e[l, j, k]
+                ext[0] = ext[2] = rad[l]
+                ext[1] = self.climb
+                poly[j] = self.nearest(p, ext, every.data(), &pt[3 * j]) if self.num_polys \
+                    else -1
+                dx = pt[3 * j] - p[0]
+                dz = pt[3 * j + 2] - p[2]
+                if poly[j] >= 0 and dx * dx + dz * dz > rad[l] * rad[l]:
+                    poly[j] = -1
+                if poly[j] < 0:
+                    for k in range(3):
+                        pt[3 * j + k] = p[k]
+            node = self.num_polys + l
+            vb = self.verts.size() // 3
+            for k in range(6):
+                self.verts.push_back(pt[k])
+            for j in range(self.nvp):
+                self.pverts.push_back(vb + j if j < 2 else -1)
+                self.pneis.push_back(0)
+            self.pnv.push_back(2)
+            self.ptile.push_back(-1)
+            self.areas.push_back(ar[l])
+            self.first_link.push_back(NULL_LINK)
+            self.dbase.push_back(0)
+            self.dtri.push_back(0)
+            self.dntri.push_back(0)
+            self.lcost.push_back(co[l])
+            self.lends.push_back(poly[0])
+            self.lends.push_back(poly[1])
+            if poly[0] < 0 or poly[1] < 0:
+                continue
+            self._link(node, poly[0], 0, SIDE_NONE, 0, 0)
+            self._link(poly[0], node, -1, SIDE_NONE, 0, 0)
+            self._link(node, poly[1], 1, SIDE_NONE, 0, 0)
+            if two[l]:
+                self._link(poly[1], node, -1, SIDE_NONE, 0, 0)
+
+    def unconnected_links(self):
+        """The links (0-based) with an end that found no polygon, ``(k,)`` int32."""
+        out = [l for l in range(self.num_links)
+               if self.lends[2 * l] < 0 or self.lends[2 * l + 1] < 0]
+        return np.array(out, np.int32)
+
+    def link_ends(self):
+        """Per link the polygons at its start and end (-1: none) and its ends snapped onto
+        them (the points given where none): ``((L, 2) int32, (L, 2, 3) float32)``."""
+        polys = np.array(self.lends, np.int32).reshape(-1, 2)
+        pts = np.empty((self.num_links, 2, 3), np.float32)
+        cdef int l, j, k, v
+        for l in range(self.num_links):
+            for j in range(2):
+                v = self.pverts[(self.num_polys + l) * self.nvp + j]
+                for k in range(3):
+                    pts[l, j, k] = self.verts[3 * v + k]
+        return polys, pts
+
+    def set_areas(self, const int32_t[::1] polys, const uint8_t[::1] areas):
+        """Give polygons (or link nodes) ``polys`` the area ids ``areas``, in place."""
+        cdef Py_ssize_t i
+        if polys.shape[0] != areas.shape[0]:
+            raise ValueError("polys and areas differ in length")
+        for i in range(polys.shape[0]):
+            if not 0 <= polys[i] < self.num_nodes:
+                raise ValueError(f"polygon {polys[i]} is not in [0, {self.num_nodes})")
+        for i in range(polys.shape[0]):
+            self.areas[polys[i]] = areas[i]
+
     cdef void _build_bvtree(self, int t, int pbase, int n, const uint32_t[:, ::1] dm,
                             const float[:, ::1] dv, float* origin, float cs):
         """The tile's bounding-volume tree over its polygons' detail bounds quantized by
@@ -464,11 +575,13 @@ cdef class DetourMesh:
 
     # ------------------------------------------------------------------ geometry
     def links(self):
-        """Every polygon's links in the order searches visit them: ``(ptr, to, edge,
-        side)`` with polygon p's links at ``ptr[p]:ptr[p + 1]``; ``side`` 255 within a
-        tile, else the tile side crossed (0 x+, 2 z+, 4 x-, 6 z-)."""
+        """Every node's links in the order searches visit them: ``(ptr, to, edge, side)``
+        with node p's links at ``ptr[p]:ptr[p + 1]`` (polygons, then off-mesh links);
+        ``side`` 255 within a tile, else the tile side crossed (0 x+, 2 z+, 4 x-, 6 z-);
+        ``edge`` -1 on a link from a polygon to an off-mesh link, 0 or 1 (its start or end)
+        on the link's own."""
         ptr, to, edge, side = [0], [], [], []
-        for p in range(self.num_polys):
+        for p in range(self.num_nodes):
             i = self.first_link[p]
             while i != NULL_LINK:
                 to.append(self.link_ref[i])
@@ -486,7 +599,7 @@ cdef class DetourMesh:
     cdef int portal(self, int a, int b, float* left, float* right) noexcept nogil:
         """The edge of polygon a through which b is entered (left and right ends as seen
         from a; on a tile side, only the part b spans); 0 when a has no link to b."""
-        cdef int i = self.first_link[a], v0, v1
+        cdef int i = self.first_link[a], v0, v1, s_i
         cdef float s, tmin, tmax
         while i != NULL_LINK:
             if self.link_ref[i] == b:
@@ -494,6 +607,19 @@ cdef class DetourMesh:
             i = self.link_next[i]
         if i == NULL_LINK:
             return 0
+        if a >= self.num_polys or b >= self.num_polys:
+            # an off-mesh link: the portal is the link's end on the polygon's side
+            if a < self.num_polys:
+                i = self.first_link[b]
+                while i != NULL_LINK and self.link_ref[i] != a:
+                    i = self.link_next[i]
+                if i == NULL_LINK:
+                    return 0
+                a = b
+            v0 = self.pverts[a * self.nvp + self.link_edge[i]]
+            for s_i in range(3):
+                left[s_i] = right[s_i] = self.verts[3 * v0 + s_i]
+            return 1
         v0 = self.pverts[a * self.nvp + self.link_edge[i]]
         v1 = self.pverts[a * self.nvp + (self.link_edge[i] + 1) % self.pnv[a]]
         left[0] = self.verts[3 * v0]; left[1] = self.verts[3 * v0 + 1]
@@ -777,9 +903,10 @@ cdef int _cmp_z(const void* pa, const void* pb) noexcept nogil:
 
 
 cdef class PathSearch:
-    """The scratch of path queries on one :class:`DetourMesh`: the A* nodes (a polygon
-    and the tile side it was entered from), reset by a generation stamp, and the open list
-    (a binary heap ordered as the reference's, so ties pop alike)."""
+    """The scratch of path queries on one :class:`DetourMesh`: the A* nodes (a polygon or
+    off-mesh link and the tile side it was entered from), reset by a generation stamp, and
+    the open list (a binary heap ordered as the reference's, so ties pop alike).  The A*
+    under way keeps its state here, so that it can run in slices (:class:`PathRun`)."""
 
     cdef readonly DetourMesh mesh
     cdef vector[float] cost, total, pos
@@ -788,9 +915,12 @@ cdef class PathSearch:
     cdef vector[int] heap
     cdef int gen
     cdef readonly int expanded, generated
+    cdef int a_goal, a_last
+    cdef float a_last_h
+    cdef float a_gpos[3]
 
     def __init__(self, DetourMesh mesh):
-        cdef int n = mesh.num_polys * STATES
+        cdef int n = mesh.num_nodes * STATES
         self.mesh = mesh
         self.cost.resize(n)
         self.total.resize(n)
@@ -800,6 +930,11 @@ cdef class PathSearch:
         self.heap_at.resize(n)
         self.flags.resize(n)
         self.gen = 0
+
+    cdef void _check(self, const uint8_t[::1] allowed) except *:
+        if allowed.shape[0] != self.mesh.num_nodes:
+            raise ValueError(f"allowed has {allowed.shape[0]} entries for "
+                             f"{self.mesh.num_nodes} polygons and links")
 
     # ------------------------------------------------------------------ open list
     cdef void _up(self, int i, int node) noexcept nogil:
@@ -837,6 +972,7 @@ cdef class PathSearch:
         cdef float e[3]
         cdef float out[3]
         cdef int p
+        self._check(allowed)
         c[0] = x; c[1] = y; c[2] = z
         e[0] = hx; e[1] = hy; e[2] = hz
         out[0] = out[1] = out[2] = 0
@@ -844,24 +980,52 @@ cdef class PathSearch:
             p = self.mesh.nearest(c, e, &allowed[0], out)
         return p, out[0], out[1], out[2]
 
+    def nearest_many(self, const double[:, ::1] points, extents,
+                     const uint8_t[::1] allowed):
+        """:meth:`nearest` for each row of ``points`` (``(n, 3)``), in one nogil loop:
+        ``(polygons (n,) int32, points (n, 3) float64)``, -1 and NaN where none."""
+        cdef Py_ssize_t n = points.shape[0], i
+        cdef float c[3]
+        cdef float e[3]
+        cdef float out[3]
+        cdef int k, p
+        self._check(allowed)
+        for k in range(3):
+            e[k] = extents[k]
+        polys = np.empty(n, np.int32)
+        pts = np.empty((n, 3), np.float64)
+        cdef int32_t[::1] pv = polys
+        cdef double[:, ::1] ov = pts
+        with nogil:
+            for i in range(n):
+                for k in range(3):
+                    c[k] = <float>points[i, k]
+                p = self.mesh.nearest(c, e, &allowed[0], out)
+                pv[i] = p
+                for k in range(3):
+                    ov[i, k] = out[k] if p >= 0 else NAN
+        return polys, pts
+
     def find_path(self, start, goal, extents, const uint8_t[::1] allowed,
                   const float[::1] area_cost, bint partial):
         """The nearest polygons of both points, A* between them and the straight path:
         ``(status, start poly, start point, goal poly, goal point, corridor (n,) int32,
         corners (k, 3) float64, corner flags (k,) uint8, corner polygons (k,) int32,
-        length)``, the length the sum of the corners' 3D distances;
-        status FAILED (0) with empty arrays when an end is off the mesh or (without
-        ``partial``) the goal is not reached."""
+        length)``, the length the sum of the corners' 3D distances; status FAILED (0) with
+        empty arrays when an end is off the mesh or (without ``partial``) the goal is not
+        reached."""
         cdef float s[3]
         cdef float g[3]
         cdef float e[3]
         cdef float ns[3]
         cdef float ng[3]
-        cdef int ps, pg, last, status = S_FAILED, k
+        cdef int ps, pg, status = S_FAILED, k
+        cdef Budget b
         cdef vector[int] corridor
         cdef vector[float] pts
         cdef vector[uint8_t] cflags
         cdef vector[int] crefs
+        self._check(allowed)
         for k in range(3):
             s[k] = start[k]
             g[k] = goal[k]
@@ -871,48 +1035,66 @@ cdef class PathSearch:
             ps = self.mesh.nearest(s, e, &allowed[0], ns)
             pg = self.mesh.nearest(g, e, &allowed[0], ng)
             if ps >= 0 and pg >= 0:
-                last = self._search(ps, pg, s, g, &allowed[0], &area_cost[0], corridor)
-                status = S_FOUND if last == pg else S_PARTIAL
-                if status == S_FOUND or partial:
-                    self._straighten(s, g, corridor, pts, cflags, crefs)
-                else:
-                    status = S_FAILED
-                    corridor.clear()
-        cdef double length = 0, dx, dy, dz
-        cdef Py_ssize_t n = cflags.size()
-        out = np.empty((n, 3), np.float64)
-        cdef double[:, ::1] o = out
-        for k in range(<int>n):
-            o[k, 0] = pts[3 * k]
-            o[k, 1] = pts[3 * k + 1]
-            o[k, 2] = pts[3 * k + 2]
-            if k:
-                dx = o[k, 0] - o[k - 1, 0]
-                dy = o[k, 1] - o[k - 1, 1]
-                dz = o[k, 2] - o[k - 1, 2]
-                length += sqrt(dx * dx + dy * dy + dz * dz)
-        return (status, ps, (ns[0], ns[1], ns[2]), pg, (ng[0], ng[1], ng[2]),
-                _ints(corridor), out, _bytes(cflags), _ints(crefs), length)
+                self._begin(ps, pg, s, g)
+                b = make_budget(-1, INFINITY)
+                self._advance(&allowed[0], &area_cost[0], &b)
+                status = self._conclude(pg, s, g, partial, corridor, pts, cflags, crefs)
+        return self._outcome(status, ps, ns, pg, ng, corridor, pts, cflags, crefs)
+
+    def start_path(self, start, goal, extents, const uint8_t[::1] allowed,
+                   const float[::1] area_cost, bint partial):
+        """:meth:`find_path` as a :class:`PathRun`, to run in slices."""
+        cdef PathRun run = PathRun.__new__(PathRun)
+        cdef int k
+        cdef vector[int] none_i
+        cdef vector[float] none_f
+        cdef vector[uint8_t] none_b
+        self._check(allowed)
+        run.search = self
+        run.allowed = allowed
+        run.area_cost = area_cost
+        run.partial = partial
+        for k in range(3):
+            run.s[k] = start[k]
+            run.g[k] = goal[k]
+            run.e[k] = extents[k]
+            run.ns[k] = run.ng[k] = 0
+        run.ps = self.mesh.nearest(run.s, run.e, &allowed[0], run.ns)
+        run.pg = self.mesh.nearest(run.g, run.e, &allowed[0], run.ng)
+        if run.ps < 0 or run.pg < 0:
+            run.status = C_FAILED
+            run.c_generated = 0
+            run.outcome = self._outcome(S_FAILED, run.ps, run.ns, run.pg, run.ng, none_i,
+                                        none_f, none_b, none_i)
+            return run
+        self._begin(run.ps, run.pg, run.s, run.g)
+        run.gen = self.gen
+        run.status = C_RUNNING
+        run.c_expanded = self.expanded
+        run.c_generated = self.generated
+        return run
 
     def find_paths(self, const double[:, ::1] starts, const double[:, ::1] goals, extents,
                    const uint8_t[::1] allowed, const float[::1] area_cost, bint partial):
         """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 3)``), in one
         nogil loop: ``(status (n,) int8, lengths (n,) float64, corridor pointers (n + 1,)
-        int64, corridor polygons, corner pointers (n + 1,) int64, corners (m, 3) float64,
+        int64, corridor nodes, corner pointers (n + 1,) int64, corners (m, 3) float64,
         corner flags (m,) uint8)``."""
-        cdef Py_ssize_t n = starts.shape[0], i, k, base
+        cdef Py_ssize_t n = starts.shape[0], i, k
         cdef float s[3]
         cdef float g[3]
         cdef float e[3]
         cdef float ns[3]
         cdef float ng[3]
-        cdef int ps, pg, last, st
+        cdef int ps, pg, st
         cdef double length, dx, dy, dz
+        cdef Budget b
         cdef vector[int] corridor, all_polys
         cdef vector[float] pts, all_pts
         cdef vector[uint8_t] cflags, all_flags
         cdef vector[int] crefs
         cdef vector[long long] cptr, pptr
+        self._check(allowed)
         if goals.shape[0] != n:
             raise ValueError("starts and goals differ in length")
         status = np.zeros(n, np.int8)
@@ -936,13 +1118,10 @@ cdef class PathSearch:
                 ps = self.mesh.nearest(s, e, &allowed[0], ns)
                 pg = self.mesh.nearest(g, e, &allowed[0], ng)
                 if ps >= 0 and pg >= 0:
-                    last = self._search(ps, pg, s, g, &allowed[0], &area_cost[0], corridor)
-                    st = S_FOUND if last == pg else S_PARTIAL
-                    if st == S_FOUND or partial:
-                        self._straighten(s, g, corridor, pts, cflags, crefs)
-                    else:
-                        st = S_FAILED
-                        corridor.clear()
+                    self._begin(ps, pg, s, g)
+                    b = make_budget(-1, INFINITY)
+                    self._advance(&allowed[0], &area_cost[0], &b)
+                    st = self._conclude(pg, s, g, partial, corridor, pts, cflags, crefs)
                 st_v[i] = st
                 if st != S_FAILED:
                     length = 0
@@ -962,47 +1141,78 @@ cdef class PathSearch:
                 np.array(all_pts, np.float32).astype(np.float64).reshape(-1, 3),
                 np.array(all_flags, np.uint8))
 
-    cdef int _search(self, int start, int goal, const float* spos, const float* gpos,
-                     const uint8_t* allowed, const float* area_cost,
-                     vector[int]& corridor) noexcept nogil:
-        """A* over polygons from ``start`` to ``goal`` as the reference runs it: a node's
-        position is the midpoint of the edge it was first entered by, a step costs its
-        length times the area cost of the polygon it crosses, the goal node adds the
-        distance on to ``gpos``, the heuristic is 0.999 times the distance to ``gpos``.
-        Returns the polygon the corridor ends at (``goal``, or the one whose node came
-        nearest the goal by the heuristic) and fills ``corridor``."""
-        cdef int best, bp, parent_poly, i, nb, nodei, node, side, k, last
-        cdef float h, c, cur, end_cost, tot, last_h
-        cdef float left[3]
-        cdef float right[3]
-        corridor.clear()
+    cdef object _outcome(self, int status, int ps, const float* ns, int pg, const float* ng,
+                         vector[int]& corridor, vector[float]& pts, vector[uint8_t]& cflags,
+                         vector[int]& crefs):
+        """A path query's answer as :meth:`find_path` returns it."""
+        cdef double length = 0, dx, dy, dz
+        cdef Py_ssize_t n = cflags.size(), k
+        out = np.empty((n, 3), np.float64)
+        cdef double[:, ::1] o = out
+        for k in range(n):
+            o[k, 0] = pts[3 * k]
+            o[k, 1] = pts[3 * k + 1]
+            o[k, 2] = pts[3 * k + 2]
+            if k:
+                dx = o[k, 0] - o[k - 1, 0]
+                dy = o[k, 1] - o[k - 1, 1]
+                dz = o[k, 2] - o[k - 1, 2]
+                length += sqrt(dx * dx + dy * dy + dz * dz)
+        return (status, ps, (ns[0], ns[1], ns[2]), pg, (ng[0], ng[1], ng[2]),
+                _ints(corridor), out, _bytes(cflags), _ints(crefs), length)
+
+    cdef void _begin(self, int start, int goal, const float* spos,
+                     const float* gpos) noexcept nogil:
+        """Set up the A* from polygon ``start`` (at ``spos``) to ``goal`` (at ``gpos``):
+        the start node open, unless it is the goal's."""
+        cdef int node = start * STATES, k
         self.expanded = 0
         self.generated = 1
-        if start == goal:
-            corridor.push_back(start)
-            return start
         self.gen += 1
         self.heap.clear()
-        node = start * STATES
-        self.stamp[node] = self.gen
+        self.a_goal = goal
         for k in range(3):
+            self.a_gpos[k] = gpos[k]
             self.pos[3 * node + k] = spos[k]
+        self.stamp[node] = self.gen
         self.cost[node] = 0
         self.total[node] = dist_3d(spos, gpos) * H_SCALE
         self.parent[node] = -1
         self.flags[node] = NODE_OPEN
-        self.heap.push_back(node)
-        self.heap_at[node] = 0
-        last = node
-        last_h = self.total[node]
+        self.a_last = node
+        self.a_last_h = self.total[node]
+        if start != goal:
+            self.heap.push_back(node)
+            self.heap_at[node] = 0
+
+    cdef bint _advance(self, const uint8_t* allowed, const float* area_cost,
+                       const Budget* budget) noexcept nogil:
+        """Run the A* on as the reference runs it, until it ends (True) or the budget is
+        spent (False): a node's position is the midpoint of the edge it was first entered
+        by (an off-mesh link's: its end on that side), a step costs its length times the
+        area cost of the polygon it crosses (an off-mesh link's own cost, when it has one),
+        the goal node adds the distance on to the goal, the heuristic is 0.999 times the
+        distance to the goal.  The node nearest the goal by the heuristic is kept for a
+        partial path (polygons only, never a link)."""
+        cdef int best, bp, parent_poly, i, nb, nodei, side, k, goal = self.a_goal
+        cdef int np_ = self.mesh.num_polys
+        cdef long done = 0
+        cdef float h, c, cur, end_cost, tot
+        cdef float left[3]
+        cdef float right[3]
+        cdef const float* gpos = self.a_gpos
         while self.heap.size():
+            if spent(budget, done):
+                return False
             best = self._pop()
             self.flags[best] = (self.flags[best] & ~NODE_OPEN) | NODE_CLOSED
             self.expanded += 1
+            done += 1
             bp = best // STATES
             if bp == goal:
-                last = best
-                break
+                self.a_last = best
+                self.heap.clear()
+                return True
             parent_poly = self.parent[best] // STATES if self.parent[best] >= 0 else -1
             i = self.mesh.first_link[bp]
             while i != NULL_LINK:
@@ -1018,8 +1228,11 @@ cdef class PathSearch:
                     self.mesh.portal(bp, nb, left, right)
                     for k in range(3):
                         self.pos[3 * nodei + k] = (left[k] + right[k]) * <float>0.5
-                cur = dist_3d(&self.pos[3 * best], &self.pos[3 * nodei]) * \
-                    area_cost[self.mesh.parea(bp)]
+                if bp >= np_ and self.mesh.lcost[bp - np_] >= 0:
+                    cur = self.mesh.lcost[bp - np_]
+                else:
+                    cur = dist_3d(&self.pos[3 * best], &self.pos[3 * nodei]) * \
+                        area_cost[self.mesh.parea(bp)]
                 if nb == goal:
                     end_cost = dist_3d(&self.pos[3 * nodei], gpos) * area_cost[self.mesh.parea(nb)]
                     c = self.cost[best] + cur + end_cost
@@ -1041,10 +1254,18 @@ cdef class PathSearch:
                     self.heap.push_back(nodei)
                     self._up(self.heap.size() - 1, nodei)
                     self.generated += 1
-                if h < last_h:
-                    last_h = h
-                    last = nodei
-        node = last
+                if h < self.a_last_h and nb < np_:
+                    self.a_last_h = h
+                    self.a_last = nodei
+        return True
+
+    cdef int _conclude(self, int goal, const float* spos, const float* gpos, bint partial,
+                       vector[int]& corridor, vector[float]& pts, vector[uint8_t]& cflags,
+                       vector[int]& crefs) noexcept nogil:
+        """The ended A*'s corridor (to the goal, or the polygon nearest it) and straight
+        path: S_FOUND, S_PARTIAL (with ``partial``) or S_FAILED (corridor emptied)."""
+        cdef int node = self.a_last, i, k
+        corridor.clear()
         while node >= 0:
             corridor.push_back(node // STATES)
             node = self.parent[node]
@@ -1054,14 +1275,20 @@ cdef class PathSearch:
             corridor[i], corridor[k] = corridor[k], corridor[i]
             i += 1
             k -= 1
-        return last // STATES
+        if self.a_last // STATES != goal and not partial:
+            corridor.clear()
+            return S_FAILED
+        self._straighten(spos, gpos, corridor, pts, cflags, crefs)
+        return S_FOUND if self.a_last // STATES == goal else S_PARTIAL
 
     cdef void _straighten(self, const float* spos, const float* gpos, vector[int]& path,
                           vector[float]& pts, vector[uint8_t]& cflags,
                           vector[int]& crefs) noexcept nogil:
         """The funnel through the corridor's portals (xz, the corners keeping their
         heights): corners where the path turns, from the start (clamped onto the first
-        polygon) to the goal (clamped onto the last)."""
+        polygon) to the goal (clamped onto the last).  An off-mesh link's portals are its
+        ends, so both become corners, the one at its start flagged CORNER_OFFMESH with the
+        link's node as its polygon (as the reference's straight path)."""
         cdef float cs[3]
         cdef float ce[3]
         cdef float apex[3]
@@ -1100,7 +1327,8 @@ cdef class PathSearch:
                         for k in range(3):
                             apex[k] = pleft[k]
                         apex_i = left_i
-                        fl = CORNER_END if left_ref < 0 else 0
+                        fl = CORNER_END if left_ref < 0 else \
+                            CORNER_OFFMESH if left_ref >= self.mesh.num_polys else 0
                         _append(pts, cflags, crefs, apex, fl, left_ref)
                         if fl == CORNER_END:
                             return
@@ -1119,7 +1347,8 @@ cdef class PathSearch:
                         for k in range(3):
                             apex[k] = pright[k]
                         apex_i = right_i
-                        fl = CORNER_END if right_ref < 0 else 0
+                        fl = CORNER_END if right_ref < 0 else \
+                            CORNER_OFFMESH if right_ref >= self.mesh.num_polys else 0
                         _append(pts, cflags, crefs, apex, fl, right_ref)
                         if fl == CORNER_END:
                             return
@@ -1137,75 +1366,143 @@ cdef class PathSearch:
                 double ez, const uint8_t[::1] allowed):
         """The ray from the start point (on polygon ``start``) toward the end, walked in xz
         from polygon to polygon across the edges it leaves by: ``(t, (x, y, z), (normal x,
-        y, z), edge, polygons (n,) int32)``, t the fraction of the ray at the wall it meets (the
-        largest exit fraction seen), the point there (the end when none) and the wall's
-        normal, or t = FLT_MAX when the end lies on the last polygon; an edge is crossed only into a usable polygon (on a tile side,
-        only within the part of it the link spans)."""
+        y, z), edge, polygons (n,) int32)``, t the fraction of the ray at the wall it meets
+        (the largest exit fraction seen), the point there (the end when none) and the
+        wall's normal, or t = FLT_MAX when the end lies on the last polygon; an edge is
+        crossed only into a usable polygon (on a tile side, only within the part of it the
+        link spans)."""
         cdef float s[3]
         cdef float e[3]
         cdef float nrm[3]
-        cdef float t = 0, tmin, tmax, lo, hi, c, w, d
-        cdef int cur = start, nxt, seg_min, seg_max = -1, i, va, vb, nv, k, last_edge = -1
+        cdef float hit[3]
+        cdef float t
+        cdef int last_edge
         cdef vector[int] visited
-        cdef DetourMesh m = self.mesh
+        self._check(allowed)
         s[0] = sx; s[1] = sy; s[2] = sz
         e[0] = ex; e[1] = ey; e[2] = ez
-        nrm[0] = nrm[1] = nrm[2] = 0
         with nogil:
-            while cur >= 0:
-                if not m.segment_crossing(cur, s, e, &tmin, &tmax, &seg_min, &seg_max):
-                    break   # the ray misses the polygon: keep the t so far
-                last_edge = seg_max
-                if tmax > t:
-                    t = tmax
-                visited.push_back(cur)
-                if seg_max == -1:
-                    t = FLT_BIG
-                    break
-                nxt = -1
-                i = m.first_link[cur]
-                while i != NULL_LINK:
-                    if m.link_edge[i] != seg_max or not allowed[m.link_ref[i]]:
-                        i = m.link_next[i]
-                        continue
-                    if m.link_side[i] == SIDE_NONE or (m.link_bmin[i] == 0 and
-                                                       m.link_bmax[i] == 255):
-                        nxt = m.link_ref[i]
-                        break
-                    # a link over part of a tile side: the ray must leave within that part
-                    nv = m.pnv[cur]
-                    va = m.pverts[cur * m.nvp + m.link_edge[i]]
-                    vb = m.pverts[cur * m.nvp + (m.link_edge[i] + 1) % nv]
-                    k = 2 if (m.link_side[i] == 0 or m.link_side[i] == 4) else 0
-                    w = <float>1.0 / <float>255.0
-                    lo = m.verts[3 * va + k] + (m.verts[3 * vb + k] - m.verts[3 * va + k]) * \
-                        (m.link_bmin[i] * w)
-                    hi = m.verts[3 * va + k] + (m.verts[3 * vb + k] - m.verts[3 * va + k]) * \
-                        (m.link_bmax[i] * w)
-                    if lo > hi:
-                        lo, hi = hi, lo
-                    c = s[k] + (e[k] - s[k]) * tmax
-                    if c >= lo and c <= hi:
-                        nxt = m.link_ref[i]
-                        break
-                    i = m.link_next[i]
-                if nxt < 0:
-                    # a wall: its normal in xz, pointing into the polygon's outside
-                    nv = m.pnv[cur]
-                    va = m.pverts[cur * m.nvp + seg_max]
-                    vb = m.pverts[cur * m.nvp + (seg_max + 1 if seg_max + 1 < nv else 0)]
-                    nrm[0] = m.verts[3 * vb + 2] - m.verts[3 * va + 2]
-                    nrm[1] = 0
-                    nrm[2] = -(m.verts[3 * vb] - m.verts[3 * va])
-                    d = <float>1.0 / sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2])
-                    nrm[0] *= d; nrm[1] *= d; nrm[2] *= d
-                    break
-                cur = nxt
-        cdef float hit[3]
-        for k in range(3):
-            hit[k] = e[k] if t >= FLT_BIG else s[k] + (e[k] - s[k]) * t
+            last_edge = self._ray(start, s, e, &allowed[0], &t, nrm, hit, visited)
         return t, (hit[0], hit[1], hit[2]), (nrm[0], nrm[1], nrm[2]), last_edge, \
             _ints(visited)
+
+    def raycast_many(self, const double[:, ::1] starts, const double[:, ::1] ends, extents,
+                     const uint8_t[::1] allowed):
+        """:meth:`raycast` for each row of ``starts`` and ``ends`` (``(n, 3)``), each from
+        the polygon :meth:`nearest` gives its start, in one nogil loop: ``(start polygons
+        (n,) int32, t (n,) float64, points (n, 3) float64, normals (n, 3) float64, polygon
+        pointers (n + 1,) int64, polygons (m,) int32)``; t is inf when the end is reached,
+        NaN (start polygon -1, point and normal NaN, no polygons) when the start is off the
+        mesh."""
+        cdef Py_ssize_t n = starts.shape[0], i
+        cdef float s[3]
+        cdef float e[3]
+        cdef float ext[3]
+        cdef float near[3]
+        cdef float nrm[3]
+        cdef float hit[3]
+        cdef float t
+        cdef int k, p
+        cdef vector[int] visited, all_polys
+        cdef vector[long long] ptr
+        self._check(allowed)
+        if ends.shape[0] != n:
+            raise ValueError("starts and ends differ in length")
+        for k in range(3):
+            ext[k] = extents[k]
+        polys = np.empty(n, np.int32)
+        ts = np.empty(n, np.float64)
+        pts = np.empty((n, 3), np.float64)
+        nrms = np.empty((n, 3), np.float64)
+        cdef int32_t[::1] pv = polys
+        cdef double[::1] tv = ts
+        cdef double[:, ::1] ov = pts
+        cdef double[:, ::1] nv = nrms
+        ptr.push_back(0)
+        with nogil:
+            for i in range(n):
+                for k in range(3):
+                    s[k] = <float>starts[i, k]
+                    e[k] = <float>ends[i, k]
+                p = self.mesh.nearest(s, ext, &allowed[0], near)
+                pv[i] = p
+                if p < 0:
+                    tv[i] = NAN
+                    for k in range(3):
+                        ov[i, k] = NAN
+                        nv[i, k] = NAN
+                else:
+                    visited.clear()
+                    self._ray(p, s, e, &allowed[0], &t, nrm, hit, visited)
+                    tv[i] = INFINITY if t >= FLT_BIG else t
+                    for k in range(3):
+                        ov[i, k] = hit[k]
+                        nv[i, k] = nrm[k]
+                    all_polys.insert(all_polys.end(), visited.begin(), visited.end())
+                ptr.push_back(all_polys.size())
+        return polys, ts, pts, nrms, np.array(ptr, np.int64), _ints(all_polys)
+
+    cdef int _ray(self, int start, const float* s, const float* e, const uint8_t* allowed,
+                  float* t_out, float* nrm, float* hit, vector[int]& visited) noexcept nogil:
+        """The walk of :meth:`raycast`: t in ``t_out``, the wall's normal and the point
+        reached in ``nrm`` and ``hit``, the polygons crossed in ``visited``; returns the
+        last edge left by (-1 none)."""
+        cdef float t = 0, tmin, tmax, lo, hi, c, w, d
+        cdef int cur = start, nxt, seg_min, seg_max = -1, i, va, vb, nv, k, last_edge = -1
+        nrm[0] = nrm[1] = nrm[2] = 0
+        while cur >= 0:
+            if not self.mesh.segment_crossing(cur, s, e, &tmin, &tmax, &seg_min, &seg_max):
+                break   # the ray misses the polygon: keep the t so far
+            last_edge = seg_max
+            if tmax > t:
+                t = tmax
+            visited.push_back(cur)
+            if seg_max == -1:
+                t = FLT_BIG
+                break
+            nxt = -1
+            i = self.mesh.first_link[cur]
+            while i != NULL_LINK:
+                if self.mesh.link_edge[i] != seg_max or not allowed[self.mesh.link_ref[i]]:
+                    i = self.mesh.link_next[i]
+                    continue
+                if self.mesh.link_side[i] == SIDE_NONE or (self.mesh.link_bmin[i] == 0 and
+                                                   self.mesh.link_bmax[i] == 255):
+                    nxt = self.mesh.link_ref[i]
+                    break
+                # a link over part of a tile side: the ray must leave within that part
+                nv = self.mesh.pnv[cur]
+                va = self.mesh.pverts[cur * self.mesh.nvp + self.mesh.link_edge[i]]
+                vb = self.mesh.pverts[cur * self.mesh.nvp + (self.mesh.link_edge[i] + 1) % nv]
+                k = 2 if (self.mesh.link_side[i] == 0 or self.mesh.link_side[i] == 4) else 0
+                w = <float>1.0 / <float>255.0
+                lo = self.mesh.verts[3 * va + k] + (self.mesh.verts[3 * vb + k] - self.mesh.verts[3 * va + k]) * \
+                    (self.mesh.link_bmin[i] * w)
+                hi = self.mesh.verts[3 * va + k] + (self.mesh.verts[3 * vb + k] - self.mesh.verts[3 * va + k]) * \
+                    (self.mesh.link_bmax[i] * w)
+                if lo > hi:
+                    lo, hi = hi, lo
+                c = s[k] + (e[k] - s[k]) * tmax
+                if c >= lo and c <= hi:
+                    nxt = self.mesh.link_ref[i]
+                    break
+                i = self.mesh.link_next[i]
+            if nxt < 0:
+                # a wall: its normal in xz, pointing into the polygon's outside
+                nv = self.mesh.pnv[cur]
+                va = self.mesh.pverts[cur * self.mesh.nvp + seg_max]
+                vb = self.mesh.pverts[cur * self.mesh.nvp + (seg_max + 1 if seg_max + 1 < nv else 0)]
+                nrm[0] = self.mesh.verts[3 * vb + 2] - self.mesh.verts[3 * va + 2]
+                nrm[1] = 0
+                nrm[2] = -(self.mesh.verts[3 * vb] - self.mesh.verts[3 * va])
+                d = <float>1.0 / sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2])
+                nrm[0] *= d; nrm[1] *= d; nrm[2] *= d
+                break
+            cur = nxt
+        t_out[0] = t
+        for k in range(3):
+            hit[k] = e[k] if t >= FLT_BIG else s[k] + (e[k] - s[k]) * t
+        return last_edge
 
     def move_along_surface(self, int start, double sx, double sy, double sz, double ex,
                            double ey, double ez, const uint8_t[::1] allowed):
@@ -1395,7 +1692,7 @@ cdef class PathSearch:
                     k = m.link_edge[i]
                     j = i
                     i = m.link_next[i]
-                    if nb == parent_poly:
+                    if nb == parent_poly or nb >= m.num_polys:
                         continue
                     nv = m.pnv[bp]
                     vj = &m.verts[3 * m.pverts[bp * m.nvp + k]]
@@ -1513,7 +1810,8 @@ cdef class PathSearch:
                     nb = m.link_ref[i]
                     k = m.link_edge[i]
                     i = m.link_next[i]
-                    if self.stamp[nb * STATES] == self.gen or not allowed[nb]:
+                    if nb >= m.num_polys or self.stamp[nb * STATES] == self.gen or \
+                            not allowed[nb]:
                         continue
                     if dist_pt_seg_2d(c, &m.verts[3 * m.pverts[bp * m.nvp + k]],
                                       &m.verts[3 * m.pverts[bp * m.nvp + (k + 1) % nv]],
@@ -1573,3 +1871,67 @@ cdef void _append(vector[float]& pts, vector[uint8_t]& cflags, vector[int]& cref
     pts.push_back(p[2])
     cflags.push_back(fl)
     crefs.push_back(ref)
+
+
+cdef class PathRun:
+    """A path query of :meth:`PathSearch.start_path` run in slices: :meth:`advance` until
+    it ends, then :meth:`result` (what :meth:`PathSearch.find_path` returns for the same
+    query).  Its A* lives in the search's scratch: another query on that search before it
+    ends makes it :attr:`stale`."""
+
+    cdef PathSearch search
+    cdef const uint8_t[::1] allowed
+    cdef const float[::1] area_cost
+    cdef int gen, ps, pg, c_expanded, c_generated
+    cdef bint partial
+    cdef float s[3]
+    cdef float g[3]
+    cdef float e[3]
+    cdef float ns[3]
+    cdef float ng[3]
+    cdef readonly int status
+    cdef object outcome
+
+    @property
+    def stale(self):
+        """Whether another query has since used the search's scratch."""
+        return self.status == C_RUNNING and self.search.gen != self.gen
+
+    @property
+    def counters(self):
+        """(expanded, generated) so far."""
+        return self.c_expanded, self.c_generated
+
+    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+        """Expand up to ``max_expansions`` more nodes (< 0: no limit) for at most
+        ``max_seconds``; returns the status: RUN_RUNNING, RUN_FOUND (the goal reached) or
+        RUN_FAILED (ended without it: :meth:`result` may still hold a partial path)."""
+        cdef Budget b
+        cdef bint ended
+        cdef int st
+        cdef vector[int] corridor
+        cdef vector[float] pts
+        cdef vector[uint8_t] cflags
+        cdef vector[int] crefs
+        cdef PathSearch search = self.search
+        if self.status != C_RUNNING:
+            return self.status
+        if self.stale:
+            raise ValueError("another query has used this search's scratch")
+        b = make_budget(max_expansions, max_seconds)
+        with nogil:
+            ended = search._advance(&self.allowed[0], &self.area_cost[0], &b)
+        self.c_expanded = search.expanded
+        self.c_generated = search.generated
+        if ended:
+            with nogil:
+                st = search._conclude(self.pg, self.s, self.g, self.partial, corridor, pts,
+                                      cflags, crefs)
+            self.outcome = search._outcome(st, self.ps, self.ns, self.pg, self.ng, corridor,
+                                           pts, cflags, crefs)
+            self.status = C_FOUND if st == S_FOUND else C_FAILED
+        return self.status
+
+    def result(self):
+        """The answer once ended, as :meth:`PathSearch.find_path`'s; None while running."""
+        return self.outcome

@@ -57,9 +57,12 @@ _MEMBERS = ("vertices", "polygons", "sizes", "areas", "flags", "link_points", "l
 class OffMeshLink:
     """A connection the mesh's surface does not show: a jump, a drop, a ladder, a door.
 
-    ``start``/``end``: world points, snapped to the nearest polygon within ``snap`` world
-    units at build time.  One-way unless ``bidirectional``.  ``cost``: what crossing it
-    costs (default: the distance between the ends).  ``area``/``flags``: filtered like a
+    ``start``/``end``: world points ((x, y) on a 2D mesh, (x, y, z) on a voxel mesh), each
+    snapped to the nearest polygon within ``radius`` world units (Detour's per-link
+    radius; default: the 2D build's ``snap``, or the voxel mesh's agent radius, where a
+    polygon must also lie within the agent's climb of the end in height).  One-way unless
+    ``bidirectional``.  ``cost``: what crossing it costs (default: the distance between the
+    ends, times its area's cost on a voxel mesh).  ``area``/``flags``: filtered like a
     polygon's; ``kind`` and ``user_id`` are kept for the game.
     """
 
@@ -72,6 +75,7 @@ class OffMeshLink:
     flags: int = 1
     kind: str = "jump"
     user_id: int = 0
+    radius: float | None = None
 
 
 class NavMesh:
@@ -139,7 +143,8 @@ class NavMesh:
         ``area``/``outline``/``holes``: see :func:`~wayfinding.navmesh.build.walkable_area`
         (shapely, WKT, GeoJSON, a Grid, or rings).  Every boundary is moved inward by
         ``radius`` (round joins, ``quad_segs`` chords per quarter circle).  ``links``:
-        :class:`OffMeshLink` objects whose ends must lie within ``snap`` of the mesh.
+        :class:`OffMeshLink` objects whose ends must lie within ``snap`` of the mesh (or
+        within the link's own ``radius``, when it has one).
 
         ``method``: ``"delaunay"`` (constrained Delaunay triangles merged into convex
         polygons of at most ``max_verts`` (>= 3) vertices; see :mod:`.build`) or
@@ -221,14 +226,18 @@ class NavMesh:
             count(f"links[{i}].area", link.area, min=0, max=255, error=InvalidGeometryError)
             count(f"links[{i}].flags", link.flags, min=0, max=0xFFFF,
                   error=InvalidGeometryError)
+            if link.radius is not None:
+                positive_float(f"links[{i}].radius", link.radius, error=InvalidGeometryError)
         pts = np.array(ends)
         owners, snapped = self._nearest(pts, np.ones(self.num_polygons, np.uint8))
-        far = np.hypot(*(snapped - pts).T) > snap
+        limits = np.repeat([snap if x.radius is None else float(x.radius) for x in links], 2)
+        far = np.hypot(*(snapped - pts).T) > limits
         if far.any():
             k = int(np.argmax(far))
+            name = "snap" if links[k // 2].radius is None else f"links[{k // 2}].radius"
             raise InvalidGeometryError(
                 f"links[{k // 2}].{('start', 'end')[k % 2]} {tuple(pts[k])} is farther than "
-                f"snap={snap} from the mesh")
+                f"{name}={limits[k]:g} from the mesh")
         return snapped.reshape(-1, 4), owners.reshape(-1, 2)
 
     @positional_options("areas", "flags")
@@ -259,7 +268,9 @@ class NavMesh:
         header = {"format": FORMAT, "version": VERSION, "build_time": self.build_time,
                   "links": [{"bidirectional": bool(x.bidirectional), "cost": x.cost,
                              "area": int(x.area), "flags": int(x.flags), "kind": str(x.kind),
-                             "user_id": int(x.user_id)} for x in links]}
+                             "user_id": int(x.user_id),
+                             **({} if x.radius is None else {"radius": float(x.radius)})}
+                            for x in links]}
         write_npz(path, header, vertices=self.vertices, polygons=self.polygons,
                   sizes=self.sizes, areas=self.areas, flags=self.flags,
                   link_points=self.link_points, link_polygons=self.link_polygons)

@@ -1,7 +1,9 @@
 """The voxel navmesh a build makes (:func:`~wayfinding.navmesh3d.build`): tiles of convex
 polygons with their height detail, the settings they were built with and the build's
-report; saved and loaded as ``.npz`` (versioned, every array checked on load), exported as
-OBJ or glTF for any 3D tool."""
+report, and off-mesh links (:meth:`NavMesh3D.with_links`); polygon flags and areas change
+in place (:meth:`NavMesh3D.set_flags`, :meth:`NavMesh3D.set_areas`); saved and loaded as
+``.npz`` (versioned, every array checked on load), exported as OBJ or glTF for any 3D
+tool."""
 
 from __future__ import annotations
 
@@ -14,20 +16,29 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _saved
-from .._io import atomic_write_text, read_npz, write_npz
-from ..errors import FileFormatError, NavMeshFormatError, WayfindingError
+from .._io import NpzFile, atomic_write_text, write_npz
+from .._validate import count, positive_float
+from ..errors import (
+    FileFormatError,
+    InvalidGeometryError,
+    NavMeshFormatError,
+    WayfindingError,
+    brief,
+)
+from ..navmesh.mesh import OffMeshLink
 from .meshes import MESH_NULL_IDX, DetailMesh, PolyMesh
 from .settings import BuildSettings
 
 FORMAT = "wayfinding.navmesh3d"
-VERSION = 1
+#: Version 2 adds off-mesh links; version 1 files (no links) still load.
+VERSION = 2
 
 #: The stages of a build in the order they run, as the report names them.
 STAGES = ("rasterize", "filter", "compact", "erode", "volumes", "regions", "contours",
           "polymesh", "detail")
 
 _MEMBERS = ("tiles", "verts", "vert_ptr", "polys", "poly_ptr", "regs", "areas", "flags",
-            "meshes", "dverts", "dvert_ptr", "tris", "tri_ptr", "origins")
+            "meshes", "dverts", "dvert_ptr", "tris", "tri_ptr", "origins", "link_ends")
 
 
 @dataclass
@@ -70,14 +81,26 @@ class MeshTile:
 @dataclass(frozen=True, eq=False)
 class NavMesh3D:
     """A voxel navmesh: its tiles (one for a mesh built whole, ``tile_size`` 0), the
-    settings it was built with, the build's report and ``origin``, the corner of the
-    level's bounds the tile grid starts from."""
+    settings it was built with, the build's report, ``origin``, the corner of the level's
+    bounds the tile grid starts from, and its off-mesh ``links``
+    (:class:`~wayfinding.navmesh.OffMeshLink` with (x, y, z) ends; see :meth:`with_links`).
+
+    Polygons are numbered across tiles, tile after tile, as the queries number them.
+    :meth:`set_flags` and :meth:`set_areas` change the tiles' arrays in place; every
+    query on the mesh (or on a mesh sharing its tiles) sees the change on its next call."""
 
     tiles: tuple[MeshTile, ...]
     settings: BuildSettings
     tile_size: int
     report: BuildReport
     origin: NDArray[np.float32] = field(default_factory=lambda: np.zeros(3, np.float32))
+    links: tuple[OffMeshLink, ...] = ()
+
+    def __post_init__(self) -> None:
+        # changes of flags and areas so far, shared by the meshes sharing these tiles
+        object.__setattr__(self, "revision", [0])
+
+    revision: list[int] = field(init=False, repr=False, compare=False)
 
     @property
     def num_tiles(self) -> int:
@@ -88,8 +111,74 @@ class NavMesh3D:
         return sum(t.polymesh.num_polys for t in self.tiles)
 
     def __repr__(self) -> str:
-        return (f"NavMesh3D({self.num_tiles} tiles, {self.num_polygons} polygons, built in "
-                f"{self.report.total_ms:.1f} ms)")
+        links = f", {len(self.links)} links" if self.links else ""
+        return (f"NavMesh3D({self.num_tiles} tiles, {self.num_polygons} polygons{links}, "
+                f"built in {self.report.total_ms:.1f} ms)")
+
+    # ---------------------------------------------------------------- links
+    def with_links(self, links: Any) -> NavMesh3D:
+        """A mesh with the same tiles (shared, not copied) and these off-mesh ``links``
+        (an iterable of :class:`~wayfinding.navmesh.OffMeshLink`, replacing any it had):
+        ends finite (x, y, z) points, ``radius`` None or > 0 (world units; None: the
+        agent's radius), ``cost`` None or >= 0, ``area`` 0..255, ``flags`` 0..0xFFFF.
+        Each end joins the polygon nearest it within ``radius`` (xz) and the agent's climb
+        (y), anywhere in the mesh; a link with an end that finds none joins nothing (see
+        :attr:`~wayfinding.navmesh3d.NavMesh3DQuery.unconnected_links`)."""
+        checked = _checked_links(links)
+        mesh = dataclasses.replace(self, links=checked)
+        object.__setattr__(mesh, "revision", self.revision)
+        return mesh
+
+    def link_arrays(self) -> tuple[NDArray[np.float32], NDArray[np.float32],
+                                   NDArray[np.uint8], NDArray[np.uint8], NDArray[np.float32]]:
+        """The links as arrays: ends ``(L, 2, 3)`` float32, radius ``(L,)`` float32 (the
+        agent's where None), bidirectional and area ``(L,)`` uint8, cost ``(L,)`` float32
+        (-1 where None)."""
+        links = self.links
+        ends = np.array([[x.start, x.end] for x in links], np.float32).reshape(-1, 2, 3)
+        radius = np.array([self.settings.agent_radius if x.radius is None else x.radius
+                           for x in links], np.float32)
+        two = np.array([x.bidirectional for x in links], np.uint8)
+        areas = np.array([x.area for x in links], np.uint8)
+        costs = np.array([-1.0 if x.cost is None else x.cost for x in links], np.float32)
+        return ends, radius, two, areas, costs
+
+    # ---------------------------------------------------------------- flags and areas
+    def set_flags(self, polygons: Any, flags: Any) -> None:
+        """Give ``polygons`` (global ids, an int or an array) the ability ``flags`` (one
+        16-bit mask for all, or one per polygon), in place in the tiles' arrays."""
+        self._set("flags", polygons, flags, 0xFFFF, np.uint16)
+
+    def set_areas(self, polygons: Any, areas: Any) -> None:
+        """Give ``polygons`` (global ids, an int or an array) the area ids ``areas``
+        (0..63, one for all or one per polygon), in place in the tiles' arrays."""
+        self._set("areas", polygons, areas, 63, np.uint8)
+
+    def _set(self, name: str, polygons: Any, values: Any, top: int, dtype: Any) -> None:
+        n = self.num_polygons
+        ids = np.asarray(polygons)
+        if ids.dtype == bool or not np.issubdtype(ids.dtype, np.integer) or ids.ndim > 1 \
+                or (ids.size and (ids.min() < 0 or ids.max() >= n)):
+            raise InvalidGeometryError(f"polygons {brief(polygons)} must be polygon ids "
+                                       f"(integers in [0, {n}))")
+        ids = ids.reshape(-1).astype(np.int64)
+        vals = np.asarray(values)
+        if vals.dtype == bool or not np.issubdtype(vals.dtype, np.integer) or \
+                vals.ndim > 1 or (vals.ndim == 1 and len(vals) != len(ids)) or \
+                (vals.size and (vals.min() < 0 or vals.max() > top)):
+            raise InvalidGeometryError(f"{name} {brief(values)} must be one integer or one "
+                                       f"per polygon ({len(ids)}), in [0, {top}]")
+        vals = np.broadcast_to(vals.astype(dtype), ids.shape)
+        bases = np.cumsum([0] + [t.polymesh.num_polys for t in self.tiles])
+        which = np.searchsorted(bases, ids, side="right") - 1
+        targets = [getattr(t.polymesh, name) for t in self.tiles]
+        for k in np.unique(which).tolist():
+            if not targets[k].flags.writeable:
+                raise InvalidGeometryError(f"tile {k}'s {name} array is read-only")
+        for k in np.unique(which).tolist():
+            sel = which == k
+            targets[k][ids[sel] - bases[k]] = vals[sel]
+        self.revision[0] += 1
 
     # ---------------------------------------------------------------- geometry
     def polygons(self) -> list[NDArray[np.float64]]:
@@ -137,7 +226,11 @@ class NavMesh3D:
                   "borders": [t.polymesh.border for t in self.tiles],
                   "max_edge_error": None if first is None else first.max_edge_error,
                   "counts": self.report.counts, "ms": self.report.ms,
-                  "origin": [float(v) for v in self.origin]}
+                  "origin": [float(v) for v in self.origin],
+                  "links": [{"bidirectional": bool(x.bidirectional), "cost": x.cost,
+                             "area": int(x.area), "flags": int(x.flags), "kind": str(x.kind),
+                             "user_id": int(x.user_id), "radius": x.radius}
+                            for x in self.links]}
         pms = [t.polymesh for t in self.tiles]
         dms = [t.detail for t in self.tiles]
         write_npz(path, header,
@@ -156,14 +249,25 @@ class NavMesh3D:
                   dverts=_stack([d.verts for d in dms], (0, 3), np.float32),
                   dvert_ptr=_ptr([d.num_verts for d in dms]),
                   tris=_stack([d.tris for d in dms], (0, 4), np.uint8),
-                  tri_ptr=_ptr([d.num_tris for d in dms]))
+                  tri_ptr=_ptr([d.num_tris for d in dms]),
+                  link_ends=np.array([[*x.start, *x.end] for x in self.links],
+                                     np.float64).reshape(-1, 6))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> NavMesh3D:
-        """Read a mesh written by :meth:`save`; a malformed file raises
+        """Read a mesh written by :meth:`save` (this version's files, or version 1's, which
+        hold no links); a malformed file raises
         :class:`~wayfinding.errors.NavMeshFormatError` naming it."""
-        header, arrays = read_npz(path, FORMAT, VERSION, "3D navigation mesh",
-                                  NavMeshFormatError, _MEMBERS)
+        what = "3D navigation mesh"
+        with NpzFile(path, NavMeshFormatError, f"saved {what}") as f:
+            header = f.header()
+            if header.get("format") != FORMAT:
+                raise NavMeshFormatError(f"not a saved {what} (no {what} header)", path)
+            v = header.get("version")
+            if isinstance(v, bool) or v not in (1, VERSION):
+                raise NavMeshFormatError(f"{what} format version {v!r} cannot be read (this "
+                                         f"version reads 1 and {VERSION})", path)
+            arrays = f.arrays(dict.fromkeys(_MEMBERS))
         try:
             return cls._restore(header, arrays)
         except FileFormatError as exc:
@@ -233,9 +337,21 @@ class NavMesh3D:
         origin = np.array(header["origin"], np.float32)
         if origin.shape != (3,) or not np.isfinite(origin).all():
             raise FileFormatError("header origin must be three finite numbers")
+        links: tuple[OffMeshLink, ...] = ()
+        if header["version"] >= 2:
+            ends = _saved.array(arrays, "link_ends", np.float64, (None, 6))
+            specs = header["links"]
+            if not isinstance(specs, list) or len(specs) != len(ends) or \
+                    not all(isinstance(x, dict) for x in specs):
+                raise FileFormatError(f"header links must list {len(ends)} link descriptions")
+            try:
+                links = _checked_links(OffMeshLink(tuple(e[:3]), tuple(e[3:]), **spec)
+                                       for e, spec in zip(ends.tolist(), specs, strict=True))
+            except InvalidGeometryError as exc:
+                raise FileFormatError(str(exc)) from None
         return cls(tiles=tuple(tiles), settings=settings,
                    tile_size=_saved.integer(header["tile_size"], "tile_size", 0),
-                   report=report, origin=origin)
+                   report=report, origin=origin, links=links)
 
     def to_obj(self, path: str | os.PathLike) -> None:
         """Write the detail triangles as an OBJ file (world units, y up), one group per
@@ -272,6 +388,39 @@ def region_colours(regs: NDArray[Any]) -> NDArray[np.uint8]:
     out = np.empty((len(hue), 4), np.uint8)
     out[:, :3] = np.round(rgb * 255)
     out[:, 3] = 255
+    return out
+
+
+def _checked_links(links: Any) -> tuple[OffMeshLink, ...]:
+    """``links`` as a tuple of OffMeshLink with (x, y, z) ends, after checking each."""
+    try:
+        out = tuple(links)
+    except TypeError:
+        raise InvalidGeometryError(f"links {brief(links)} must be an iterable of "
+                                   "OffMeshLink") from None
+    for i, link in enumerate(out):
+        if not isinstance(link, OffMeshLink):
+            raise InvalidGeometryError(f"links[{i}] must be an OffMeshLink, got "
+                                       f"{type(link).__name__}")
+        for end in ("start", "end"):
+            value = getattr(link, end)
+            try:
+                p = np.asarray(value, np.float64)
+            except (TypeError, ValueError):
+                p = None
+            if p is None or p.shape != (3,) or not np.isfinite(p).all():
+                raise InvalidGeometryError(f"links[{i}].{end} {brief(value)} must be one "
+                                           "finite (x, y, z) point")
+        if type(link.bidirectional) is not bool:
+            raise InvalidGeometryError(f"links[{i}].bidirectional "
+                                       f"{brief(link.bidirectional)} must be True or False")
+        if link.radius is not None:
+            positive_float(f"links[{i}].radius", link.radius, error=InvalidGeometryError)
+        if link.cost is not None:
+            positive_float(f"links[{i}].cost", link.cost, allow_zero=True,
+                           error=InvalidGeometryError)
+        count(f"links[{i}].area", link.area, min=0, max=255, error=InvalidGeometryError)
+        count(f"links[{i}].flags", link.flags, min=0, max=0xFFFF, error=InvalidGeometryError)
     return out
 
 

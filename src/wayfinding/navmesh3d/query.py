@@ -3,7 +3,16 @@ Detour answers them on the same mesh: the nearest polygon to a point (``nearest`
 polygons and the funnel (``find_path``), with the same polygons, corridors and corners; and
 along the surface: ``raycast``, ``move_along_surface``, ``distance_to_wall``,
 ``polygons_in_box``, ``wall_segments``, ``height`` (the ground on a polygon) and
-``random_point`` (this library's own draws, uniform by area).
+``random_point`` (this library's own draws, uniform by area); ``nearest_many``,
+``find_paths`` and ``raycast_many`` answer arrays of queries in one compiled loop, and
+``start`` runs a path search in slices (:mod:`wayfinding.sliced`).
+
+Off-mesh links (:meth:`NavMesh3D.with_links`) are nodes after the polygons, numbered
+``num_polygons + link`` (as Detour's off-mesh connection polygons): A* crosses one from
+the polygon at its start to the one at its end (both ways when bidirectional), at its own
+``cost`` or its length times its area's cost; filters treat it as a polygon with the link's
+flags and area.  A path through one has a corner at its start flagged :data:`OFFMESH`
+(with the link's node as its polygon) and the next at its end.
 
 The mesh is laid out for queries once (world-space polygons, links within and across
 tiles, a bounding-volume tree per tile) and shared by every :class:`NavMesh3DQuery` made on
@@ -32,12 +41,13 @@ from .._kernels import _detour
 from .._scratch import SingleThread, exclusive
 from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
-from ..navmesh.query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
+from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
 from ..results import SearchStats, Status
+from ..sliced import SlicedSearch
 from .navmesh import MeshTile, NavMesh3D
 
-__all__ = ["END", "START", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "RayHit3D",
-           "SurfaceMove3D", "WallDistance3D", "with_flags"]
+__all__ = ["END", "OFFMESH", "START", "NavMesh3DQuery", "NavPath3D", "NavPaths3D",
+           "RayHit3D", "RayHits3D", "SurfaceMove3D", "WallDistance3D", "with_flags"]
 
 #: The half extents (x, y, z) of the box searched round a point for its polygon: the
 #: reference demo's.
@@ -54,11 +64,13 @@ _compiled: weakref.WeakKeyDictionary[NavMesh3D, _detour.DetourMesh] = \
 class NavPath3D(NavPath):
     """A path on a voxel navmesh: ``path`` the straight path, ``(k, 3)`` float64 corners
     from start to goal; ``cost`` its length (3D, the sum of its segments); ``corridor``
-    the polygons walked through; ``flags`` :data:`START` / :data:`END` per corner;
-    ``corner_polygons`` the polygon each corner leads into (-1 at the end); ``start`` and
-    ``goal`` the nearest points on the mesh to the points given.  A partial path
-    (:attr:`~wayfinding.results.Status.PARTIAL`) ends on the polygon whose search node
-    came nearest the goal."""
+    the polygons walked through, off-mesh links among them as nodes ``num_polygons +
+    link``; ``flags`` :data:`START` / :data:`END` / :data:`OFFMESH` (the corner where a
+    link starts) per corner; ``corner_polygons`` the polygon (or link node) each corner
+    leads into, -1 at the end, as Detour's straight-path refs; ``links`` the links taken
+    (0-based, in order); ``start`` and ``goal`` the nearest points on the mesh to the
+    points given.  A partial path (:attr:`~wayfinding.results.Status.PARTIAL`) ends on the
+    polygon (never a link) whose search node came nearest the goal."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,40 @@ class RayHit3D:
     @property
     def hit(self) -> bool:
         return math.isfinite(self.t)
+
+
+@dataclass(frozen=True, eq=False)
+class RayHits3D:
+    """Outcome of :meth:`NavMesh3DQuery.raycast_many`, ray i at row i: ``start_polygons``
+    ``(n,)`` int32 (-1: the start is off the mesh); ``t`` ``(n,)`` float64 as
+    :attr:`RayHit3D.t` (``inf`` when the end is reached, NaN when the start is off the
+    mesh); ``points`` and ``normals`` ``(n, 3)`` float64 (NaN off the mesh); ray i's
+    polygons crossed are ``polygons[polygon_ptr[i]:polygon_ptr[i + 1]]``."""
+
+    start_polygons: np.ndarray
+    t: np.ndarray
+    points: np.ndarray
+    normals: np.ndarray
+    polygon_ptr: np.ndarray
+    polygons: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    @property
+    def hit(self) -> np.ndarray:
+        """``(n,)`` bool: whether each ray met a wall."""
+        return np.isfinite(self.t)
+
+    def __getitem__(self, i: int) -> RayHit3D | None:
+        """Ray i as :meth:`NavMesh3DQuery.raycast` gives it; None when its start is off the
+        mesh."""
+        if self.start_polygons[i] < 0:
+            return None
+        p, n = self.points[i], self.normals[i]
+        return RayHit3D(float(self.t[i]), (float(p[0]), float(p[1]), float(p[2])),
+                        (float(n[0]), float(n[1]), float(n[2])),
+                        self.polygons[self.polygon_ptr[i]:self.polygon_ptr[i + 1]])
 
 
 @dataclass(frozen=True)
@@ -134,7 +180,8 @@ def compile_mesh(mesh: NavMesh3D) -> _detour.DetourMesh:
             orig, width, depth = (0.0, 0.0, 0.0), np.float32(1), np.float32(1)
         got = _detour.DetourMesh(parts, s.verts_per_poly, float(cs), float(ch),
                                  float(np.float32(s.agent_max_climb)), orig, float(width),
-                                 float(depth))
+                                 float(depth),
+                                 mesh.link_arrays() if mesh.links else None)
         _compiled[mesh] = got
     return got
 
@@ -155,25 +202,51 @@ class NavMesh3DQuery(SingleThread):
         self.mesh = mesh
         self._data = compile_mesh(mesh)
         self._search = _detour.PathSearch(self._data)
-        self._flags = np.concatenate([t.polymesh.flags for t in mesh.tiles]) \
-            if mesh.tiles else np.zeros(0, np.uint16)
-        self._areas = np.concatenate([t.polymesh.areas for t in mesh.tiles]) \
-            if mesh.tiles else np.zeros(0, np.uint8)
+        self._link_flags = np.array([x.flags for x in mesh.links], np.uint16)
+        self._link_areas = np.array([x.area for x in mesh.links], np.uint8)
+        self._revision = mesh.revision
         self._filters: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
         self._fan_cache: tuple[list[np.ndarray], np.ndarray] | None = None
+        self._refresh()
 
     def __repr__(self) -> str:
         return f"NavMesh3DQuery({self.mesh!r})"
 
+    @property
+    def unconnected_links(self) -> np.ndarray:
+        """The off-mesh links (indices into ``mesh.links``) with an end that found no
+        polygon within its radius: they join nothing."""
+        return self._data.unconnected_links()
+
+    def _refresh(self) -> None:
+        """Read the mesh's flags and areas again (after :meth:`NavMesh3D.set_flags` or
+        :meth:`NavMesh3D.set_areas`): the polygons' own, the compiled layout's areas, and
+        no filter cached."""
+        tiles = self.mesh.tiles
+        self._seen = self._revision[0]
+        self._flags = np.concatenate([t.polymesh.flags for t in tiles]) \
+            if tiles else np.zeros(0, np.uint16)
+        self._areas = np.concatenate([t.polymesh.areas for t in tiles]) \
+            if tiles else np.zeros(0, np.uint8)
+        self._filters.clear()
+        if self._seen:
+            self._data.set_areas(np.arange(len(self._areas), dtype=np.int32),
+                                 np.ascontiguousarray(self._areas, np.uint8))
+
     def _filter(self, f: QueryFilter) -> tuple[np.ndarray, np.ndarray]:
-        """(usable polygons (P,) uint8, cost per area (256,) float32), once per filter."""
+        """(usable polygons and links (P + L,) uint8, cost per area (256,) float32), once
+        per filter."""
         if not isinstance(f, QueryFilter):
             raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
+        if self._seen != self._revision[0]:
+            self._refresh()
         got = self._filters.get(f.key)
         if got is None:
             costs = f.area_costs()
-            usable = (((self._flags & f.include) != 0) & ((self._flags & f.exclude) == 0)
-                      & np.isfinite(costs[self._areas]))
+            flags = np.concatenate([self._flags, self._link_flags])
+            areas = np.concatenate([self._areas, self._link_areas])
+            usable = (((flags & f.include) != 0) & ((flags & f.exclude) == 0)
+                      & np.isfinite(costs[areas]))
             got = self._filters[f.key] = (np.ascontiguousarray(usable, np.uint8),
                                           costs.astype(np.float32))
         return got
@@ -192,6 +265,16 @@ class NavMesh3DQuery(SingleThread):
         return int(poly), (float(x), float(y), float(z))
 
     @exclusive
+    def nearest_many(self, points: ArrayLike, *, half_extents: ArrayLike = HALF_EXTENTS,
+                     filter: QueryFilter = DEFAULT_FILTER) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`nearest` for each row of ``points`` (``(n, 3)``), in one compiled loop
+        without the GIL: ``(polygons (n,) int32, points (n, 3) float64)``, polygon -1 and
+        the point NaN where no polygon is near."""
+        pts = _points(points, "points")
+        return self._search.nearest_many(pts, _extents(half_extents),
+                                         self._filter(filter)[0])
+
+    @exclusive
     def find_path(self, start: ArrayLike, goal: ArrayLike, *,
                   filter: QueryFilter = DEFAULT_FILTER,
                   half_extents: ArrayLike = HALF_EXTENTS, partial: bool = False) -> NavPath3D:
@@ -208,24 +291,60 @@ class NavMesh3DQuery(SingleThread):
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
         t0 = time.perf_counter()
         s, g = _point(start, "start"), _point(goal, "goal")
+        if self._seen != self._revision[0]:
+            self._refresh()
         got = self._filters.get(filter.key) if type(filter) is QueryFilter else None
         allowed, costs = got or self._filter(filter)
         search = self._search
-        (status, _, ns, _, ng, corridor, path, flags, owners, length) = search.find_path(
+        outcome = search.find_path(
             s, g, half_extents if half_extents is HALF_EXTENTS else _extents(half_extents),
             allowed, costs, partial)
         stats = SearchStats(expanded=search.expanded, generated=search.generated)
-        if status == _FAILED:
-            stats.elapsed = time.perf_counter() - t0
-            return NavPath3D(np.empty((0, 3)), math.inf, False, stats, "navmesh3d",
-                             flags=flags, corner_polygons=owners, corridor=corridor,
-                             links=_NO_LINKS, start=ns, goal=ng, status=Status.FAILED)
-        found = status == _FOUND_CODE
+        path = _navpath(outcome, stats, self._data)
         stats.elapsed = time.perf_counter() - t0
-        return NavPath3D(path, length, found, stats, "navmesh3d",
-                         status=_STATUS_FOUND if found else Status.PARTIAL, flags=flags,
-                         corner_polygons=owners, corridor=corridor, links=_NO_LINKS,
-                         start=ns, goal=ng)
+        return path
+
+    @exclusive
+    def start(self, start: ArrayLike, goal: ArrayLike, *,
+              filter: QueryFilter = DEFAULT_FILTER, half_extents: ArrayLike = HALF_EXTENTS,
+              partial: bool = False) -> SlicedSearch:
+        """Begin :meth:`find_path` to run in slices (see :mod:`wayfinding.sliced`):
+        ``step(max_expansions=..., max_seconds=...)`` runs the A* on, ``result()`` gives the
+        :class:`NavPath3D`, the same as :meth:`find_path`'s however it is sliced (corridor,
+        path, length and counters).  ``step`` returns FAILED for a search that ended
+        without reaching the goal, also when ``partial`` gives a partial path (its result's
+        status is PARTIAL).  While it runs the search keeps this query's scratch: a path or
+        surface query on this object before it ends makes it refuse to step on.
+
+        >>> from wayfinding.navmesh3d import build, generate
+        >>> q = NavMesh3DQuery(with_flags(build(generate.floor())))
+        >>> search = q.start((2, 0, 2), (8, 0, 8))
+        >>> while search.step(max_expansions=1) is Status.RUNNING:
+        ...     pass
+        >>> search.result().cost == q.find_path((2, 0, 2), (8, 0, 8)).cost
+        True
+        """
+        if type(partial) is not bool:
+            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+        t0 = time.perf_counter()
+        s, g = _point(start, "start"), _point(goal, "goal")
+        allowed, costs = self._filter(filter)
+        run = self._search.start_path(s, g, _extents(half_extents), allowed, costs, partial)
+        if run.status != _detour.RUN_RUNNING:
+            return SlicedSearch.done(_navpath(run.result(), SearchStats(
+                elapsed=time.perf_counter() - t0), self._data))
+
+        def finish(found: bool, stats: SearchStats) -> NavPath3D:
+            outcome = run.result()
+            if outcome is None:     # still running
+                return NavPath3D(np.empty((0, 3)), math.inf, False, stats, "navmesh3d",
+                                 flags=_NO_FLAGS, corner_polygons=_NO_LINKS,
+                                 corridor=_NO_LINKS, links=_NO_LINKS, start=s, goal=g,
+                                 status=Status.FAILED)
+            return _navpath(outcome, stats, self._data)
+
+        return SlicedSearch(run, finish, "navmesh3d", _COUNTERS,
+                            setup=time.perf_counter() - t0, owner=self)
 
     @exclusive
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
@@ -270,6 +389,23 @@ class NavMesh3DQuery(SingleThread):
         if t >= _FLT_BIG:
             return RayHit3D(math.inf, e, (0.0, 0.0, 0.0), polys)
         return RayHit3D(t, point, normal, polys)
+
+    @exclusive
+    def raycast_many(self, starts: ArrayLike, ends: ArrayLike, *,
+                     filter: QueryFilter = DEFAULT_FILTER,
+                     half_extents: ArrayLike = HALF_EXTENTS) -> RayHits3D:
+        """:meth:`raycast` for each row of ``starts`` and ``ends`` (``(n, 3)`` arrays), in
+        one compiled loop without the GIL; a start off the mesh gives start polygon -1 and
+        ``t`` NaN rather than an error (see :class:`RayHits3D`).  Points reached are the
+        end itself where the ray reaches it (float32 arithmetic, as :meth:`raycast`)."""
+        s, e = _points(starts, "starts"), _points(ends, "ends")
+        if len(s) != len(e):
+            raise InvalidQueryError(f"starts ({len(s)}) and ends ({len(e)}) must be as many")
+        polys, t, points, normals, ptr, visited = self._search.raycast_many(
+            s, e, _extents(half_extents), self._filter(filter)[0])
+        reached = np.isinf(t)
+        points[reached] = e[reached]
+        return RayHits3D(polys, t, points, normals, ptr, visited)
 
     @exclusive
     def move_along_surface(self, start: ArrayLike, end: ArrayLike, *,
@@ -402,6 +538,8 @@ class NavMesh3DQuery(SingleThread):
         return got
 
     def _polygon(self, polygon: Any) -> int:
+        if self._seen != self._revision[0]:
+            self._refresh()
         if isinstance(polygon, bool) or not isinstance(polygon, (int, np.integer)) or \
                 not 0 <= polygon < self._data.num_polys:
             raise InvalidQueryError(f"polygon {brief(polygon)} must be a polygon id in "
@@ -441,7 +579,27 @@ class NavPaths3D:
 _FAILED, _FOUND_CODE = _detour.FAILED, _detour.FOUND
 _STATUS_FOUND = Status.FOUND
 _NO_LINKS = np.empty(0, np.int32)
+_NO_FLAGS = np.empty(0, np.uint8)
 _FLT_BIG = 3.4e38
+_COUNTERS = ("expanded", "generated")
+
+
+def _navpath(outcome: Any, stats: SearchStats, data: _detour.DetourMesh) -> NavPath3D:
+    """The kernel's answer to a path query on ``data`` as a :class:`NavPath3D`."""
+    (status, _, ns, _, ng, corridor, path, flags, owners, length) = outcome
+    if data.num_links:
+        links = corridor[corridor >= data.num_polys] - data.num_polys
+    else:
+        links = _NO_LINKS
+    if status == _FAILED:
+        return NavPath3D(np.empty((0, 3)), math.inf, False, stats, "navmesh3d",
+                         flags=flags, corner_polygons=owners, corridor=corridor,
+                         links=links, start=ns, goal=ng, status=Status.FAILED)
+    found = status == _FOUND_CODE
+    return NavPath3D(path, length, found, stats, "navmesh3d",
+                     status=_STATUS_FOUND if found else Status.PARTIAL, flags=flags,
+                     corner_polygons=owners, corridor=corridor, links=links,
+                     start=ns, goal=ng)
 
 
 def _points(value: Any, name: str) -> np.ndarray:
