@@ -1,0 +1,262 @@
+"""A tiled voxel navmesh with temporary obstacles, rebuilt tile by tile under a frame
+budget, as Detour's tile cache (``dtTileCache``) does.
+
+:class:`TileCache` builds every tile of a level as :func:`~wayfinding.navmesh3d.build`
+does and keeps each tile's compact heightfield from before erosion.  Obstacles
+(:mod:`~wayfinding.navmesh3d.obstacles`) are added, moved and removed at any time; each
+change only queues the tiles it touches (those whose box, with the border, meets the
+obstacle's bounds).  :meth:`TileCache.update` rebuilds queued tiles within a budget: the
+tile's kept spans, those under an obstacle made unwalkable, then erosion (so obstacles keep
+the agent's radius away, as walls do), the level's volumes, regions, contours, polygons and
+detail.  After an update that rebuilt tiles, :attr:`TileCache.mesh` is a new
+:class:`~wayfinding.navmesh3d.NavMesh3D` sharing every tile not rebuilt with the one
+before.
+
+Obstacles may lie partly or wholly outside the level: they block what they cover, and one
+that touches no tile queues nothing.
+
+Queries need a new :class:`~wayfinding.navmesh3d.NavMesh3DQuery` on each new mesh, which
+lays the whole mesh out again (about 5 microseconds a tile: a few milliseconds for a
+thousand tiles; see ``benchmarks/tilecache.py``).
+
+>>> from wayfinding.navmesh3d import generate
+>>> from wayfinding.navmesh3d.obstacles import Cylinder
+>>> cache = TileCache(generate.floor(size=20), tile_size=32)
+>>> before = cache.mesh
+>>> oid = cache.add(Cylinder((10, 0, 10), radius=1, height=2))
+>>> cache.pending, cache.update(max_tiles=1), cache.pending
+(4, False, 3)
+>>> cache.update(), cache.pending, cache.mesh is before
+(True, 0, False)
+>>> cache.remove(oid); cache.update()
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from .._validate import allocation, count, seconds
+from ..errors import InvalidQueryError, brief
+from .build import _built_tiles, _Clock, _finish, _settings, _TileGrid
+from .compact import CompactHeightfield
+from .heightfield import _grid_size
+from .level import Level
+from .meshes import PolyMesh
+from .navmesh import BuildReport, MeshTile, NavMesh3D
+from .obstacles import Obstacle, block, check
+from .settings import BuildSettings
+
+__all__ = ["TileCache"]
+
+#: The counts of a tile that come from its voxelization, kept when it is rebuilt.
+_VOXEL_COUNTS = ("columns", "heightfield_bytes", "spans", "compact_spans")
+
+Place = tuple[int, int]
+
+
+class TileCache:
+    """A navmesh of ``level`` in tiles of ``tile_size`` cells (>= 1; default 48) with
+    temporary obstacles.  ``settings``, ``workers`` and ``progress`` as for
+    :func:`~wayfinding.navmesh3d.build` (the first build only; rebuilds run on the caller's
+    thread); ``flags`` the flags every polygon gets (``build`` gives 0, which no query
+    filter includes: pass :data:`~wayfinding.navmesh3d.query.WALK` to query the meshes as
+    they come).
+
+    Not thread-safe: one thread changes obstacles and calls :meth:`update`; queries on
+    :attr:`mesh` may run anywhere, since a mesh never changes once made."""
+
+    def __init__(self, level: Level, *, settings: BuildSettings | None = None,
+                 tile_size: int = 48, workers: int = 1, progress: bool = False,
+                 flags: int = 0):
+        if not isinstance(level, Level):
+            raise InvalidQueryError(f"TileCache needs a Level, not {type(level).__name__}")
+        settings = _settings(settings)
+        tile_size = count("tile_size", tile_size)
+        workers = count("workers", workers, max=os.cpu_count() or 1)
+        self._flags = count("flags", flags, min=0, max=0xFFFF)
+        self._agent_height = float(np.float32(settings.agent_height))
+        bounds = level.bounds
+        width, depth = _grid_size(*bounds, settings)
+        allocation("the heightfield", float(width) * depth)
+        grid = self._grid = _TileGrid(level, settings, tile_size, bounds, width, depth)
+        self._volumes = level.volumes
+        report = BuildReport(counts={"grid_width": width, "grid_depth": depth})
+        places = grid.places()
+        self._index = {place: k for k, place in enumerate(places)}
+        self._slots: list[MeshTile | None] = [None] * len(places)
+        self._kept: dict[Place, CompactHeightfield] = {}
+        self._counts: dict[Place, dict[str, int]] = {}
+        for tx, tz, poly, detail, part, chf in _built_tiles(grid, workers, progress):
+            report.add(part)
+            if chf.num_walkable:
+                for arr in (chf.first, chf.y, chf.h, chf.area, chf.con):
+                    arr.flags.writeable = False
+                self._kept[(tx, tz)] = chf
+                self._counts[(tx, tz)] = dict(part.counts)
+            if poly.num_polys:
+                self._slots[self._index[(tx, tz)]] = MeshTile(tx, tz, self._flagged(poly),
+                                                              detail)
+        self._totals = dict(report.counts)
+        self._mesh = NavMesh3D(tiles=self._tiles(), settings=settings, tile_size=tile_size,
+                               report=report, origin=bounds[0])
+        self._obstacles: dict[int, Obstacle] = {}
+        self._touched: dict[int, tuple[Place, ...]] = {}
+        self._on_tile: dict[Place, dict[int, None]] = {}
+        self._pending: dict[Place, None] = {}
+        self._next_id = 1
+
+    def __repr__(self) -> str:
+        return (f"TileCache({len(self._slots)} tiles, {len(self._obstacles)} obstacles, "
+                f"{len(self._pending)} pending)")
+
+    # ---------------------------------------------------------------- state
+    @property
+    def mesh(self) -> NavMesh3D:
+        """The current navmesh: a new object after each :meth:`update` that rebuilt tiles
+        (its report: the counts of the whole mesh, the times of the tiles this update
+        rebuilt, marking the obstacles under ``"obstacles"``)."""
+        return self._mesh
+
+    @property
+    def pending(self) -> int:
+        """The number of tiles queued for a rebuild."""
+        return len(self._pending)
+
+    @property
+    def obstacles(self) -> dict[int, Obstacle]:
+        """The obstacles by id (a copy)."""
+        return dict(self._obstacles)
+
+    def memory(self) -> dict[Place, int]:
+        """The bytes kept per tile (x, z): its compact heightfield before erosion (tiles
+        with no walkable span keep nothing)."""
+        return {place: sum(a.nbytes for a in (c.first, c.y, c.h, c.area, c.con))
+                for place, c in self._kept.items()}
+
+    # ---------------------------------------------------------------- obstacles
+    def add(self, obstacle: Obstacle) -> int:
+        """Add ``obstacle`` (a :class:`~wayfinding.navmesh3d.obstacles.Cylinder`,
+        ``Box``, ``OrientedBox`` or ``Prism``) and queue the tiles it touches; its id."""
+        obstacle = check(obstacle)
+        oid = self._next_id
+        self._next_id += 1
+        self._place(oid, obstacle)
+        return oid
+
+    def move(self, oid: int, obstacle: Obstacle) -> None:
+        """Replace obstacle ``oid`` with ``obstacle`` (any shape), queueing the tiles
+        either touches."""
+        obstacle = check(obstacle)
+        self._take(self._id(oid))
+        self._place(oid, obstacle)
+
+    def remove(self, oid: int) -> None:
+        """Remove obstacle ``oid`` and queue the tiles it touched."""
+        self._take(self._id(oid))
+
+    def _id(self, oid: object) -> int:
+        if isinstance(oid, bool) or not isinstance(oid, (int, np.integer)):
+            raise InvalidQueryError(f"an obstacle id must be an integer, not {brief(oid)}")
+        if oid not in self._obstacles:
+            raise InvalidQueryError(f"no obstacle has id {oid}")
+        return int(oid)
+
+    def _place(self, oid: int, obstacle: Obstacle) -> None:
+        touched = self._touching(obstacle)
+        self._obstacles[oid] = obstacle
+        self._touched[oid] = touched
+        for place in touched:
+            self._on_tile.setdefault(place, {})[oid] = None
+            self._pending[place] = None
+
+    def _take(self, oid: int) -> None:
+        del self._obstacles[oid]
+        for place in self._touched.pop(oid):
+            ids = self._on_tile[place]
+            del ids[oid]
+            if not ids:
+                del self._on_tile[place]
+            self._pending[place] = None
+
+    def _touching(self, obstacle: Obstacle) -> tuple[Place, ...]:
+        """The kept tiles whose box with its border meets the obstacle's bounds (in x and
+        z; a tile's box holds the level's whole height)."""
+        g = self._grid
+        (x0, _, z0), (x1, _, z1) = obstacle.bounds
+        cs = float(np.float32(g.settings.cell_size))
+        width = g.tile_size * cs
+        border = g.border * cs
+        slack = 1e-6 * width        # the boxes are single precision: take any tile in doubt
+
+        def span(lo: float, hi: float, origin: float, tiles: int) -> range:
+            first = math.floor((lo - origin - border - slack) / width)
+            last = math.floor((hi - origin + border + slack) / width)
+            return range(max(first, 0), min(last, tiles - 1) + 1)
+
+        ox, oz = float(g.bmin[0]), float(g.bmin[2])
+        return tuple((tx, tz) for tz in span(z0, z1, oz, g.tiles_z)
+                     for tx in span(x0, x1, ox, g.tiles_x) if (tx, tz) in self._kept)
+
+    # ---------------------------------------------------------------- rebuilds
+    def update(self, *, max_tiles: int | None = None, max_seconds: float | None = None
+               ) -> bool:
+        """Rebuild queued tiles, in the order they were queued, within the budget: at most
+        ``max_tiles`` (>= 1) tiles, and no tile started that the mean time of this call's
+        tiles says would end past ``max_seconds``; always at least one tile when any is
+        queued.  True when no tile is left queued."""
+        if max_tiles is not None:
+            max_tiles = count("max_tiles", max_tiles)
+        max_seconds = seconds("max_seconds", max_seconds)
+        start = time.perf_counter()
+        report = BuildReport(ms={})
+        done = 0
+        while self._pending:
+            place = next(iter(self._pending))
+            self._rebuild(place, report)
+            del self._pending[place]
+            done += 1
+            if max_tiles is not None and done >= max_tiles:
+                break
+            spent = time.perf_counter() - start
+            if max_seconds is not None and spent + spent / done > max_seconds:
+                break
+        if done:
+            report.counts = dict(self._totals)
+            self._mesh = dataclasses.replace(self._mesh, tiles=self._tiles(), report=report)
+        return not self._pending
+
+    def _rebuild(self, place: Place, report: BuildReport) -> None:
+        chf = self._kept[place]
+        old = self._counts[place]
+        clock = _Clock(BuildReport(counts={k: old[k] for k in _VOXEL_COUNTS}))
+        tick = time.perf_counter()
+        area = chf.area.copy()
+        for oid in self._on_tile.get(place, ()):
+            block(chf, area, self._obstacles[oid], self._agent_height)
+        clock.report.ms["obstacles"] = (time.perf_counter() - tick) * 1e3
+        g = self._grid
+        poly, detail = _finish(replace(chf, area=area), self._volumes, g.settings, g.border,
+                               clock)
+        new = clock.report.counts
+        new["heightfield_bytes"] = old["heightfield_bytes"]     # the same arrays' sizes
+        for k, v in new.items():
+            self._totals[k] += v - old[k]
+        self._counts[place] = new
+        report.add(clock.report)
+        self._slots[self._index[place]] = (MeshTile(place[0], place[1], self._flagged(poly),
+                                                    detail) if poly.num_polys else None)
+
+    def _flagged(self, poly: PolyMesh) -> PolyMesh:
+        if not self._flags:
+            return poly
+        return replace(poly, flags=np.full(poly.num_polys, self._flags, np.uint16))
+
+    def _tiles(self) -> tuple[MeshTile, ...]:
+        return tuple(t for t in self._slots if t is not None)
