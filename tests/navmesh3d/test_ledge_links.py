@@ -1,0 +1,233 @@
+"""Jump and drop links along the ledges of voxel navmeshes: levels made here with known
+ledges (a platform over a floor, platforms across gaps, a wall and a ceiling in the way),
+every link's ends read back through the Detour-style queries, paths across the links, and
+nav_test from the Recast data."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.navmesh3d import BuildSettings, Level, build, generate
+from wayfinding.navmesh3d.generate import _Soup
+from wayfinding.navmesh3d.links import DROP, JUMP, ledge_links
+from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from recast_data import nav_test  # noqa: E402
+
+SETTINGS = BuildSettings()
+CLIMB = SETTINGS.agent_max_climb
+
+
+def platform_over_floor(height: float = 2.0) -> Level:
+    """A floor 12 x 8 (top at 0) and on it a platform ``height`` high over x in [0, 5]:
+    one ledge, along x = 5."""
+    s = _Soup()
+    s.box((0, -0.5, 0), (12, 0, 8))
+    s.box((0, 0, 0), (5, height, 8))
+    return s.level()
+
+
+def platforms(gap: float, *, wall: bool = False, ceiling: bool = False) -> Level:
+    """Two platforms (tops at 0, over nothing) ``gap`` apart along x; a wall 2 high
+    standing in the gap, or a thin slab 1.2 over it."""
+    s = _Soup()
+    s.box((0, -2, 0), (5, 0, 8))
+    s.box((5 + gap, -2, 0), (10 + gap, 0, 8))
+    if wall:
+        s.box((5 + gap / 2 - 0.05, -2, 0), (5 + gap / 2 + 0.05, 2, 8))
+    if ceiling:
+        s.box((5, 1.2, 0), (5 + gap, 1.3, 8))
+    return s.level()
+
+
+def query(mesh) -> NavMesh3DQuery:
+    return NavMesh3DQuery(with_flags(mesh))
+
+
+def polygon_at(q: NavMesh3DQuery, point, *, on_ground: bool = True) -> int:
+    """The polygon under ``point`` (xz on it or its outline), by the query itself; the
+    point on its ground unless ``on_ground`` is false (then within the climb of it)."""
+    poly, got = q.nearest(point, half_extents=(1e-3, CLIMB, 1e-3))
+    assert poly >= 0, point
+    assert got == pytest.approx(point, abs=1e-4 if on_ground else CLIMB)
+    return poly
+
+
+def test_a_platform_over_a_floor_has_drops_down_only():
+    level = platform_over_floor()
+    mesh = build(level)
+    q = query(mesh)
+    floor = polygon_at(q, (8.0, 0.0, 4.0), on_ground=False)
+    top = polygon_at(q, (2.0, 2.0, 4.0), on_ground=False)
+    for given in (None, level):
+        links = ledge_links(mesh, level=given)
+        assert links and {x.kind for x in links} == {DROP}
+        for x in links:
+            assert not x.bidirectional
+            assert polygon_at(q, x.start) == top and polygon_at(q, x.end) == floor
+            assert x.start[1] - x.end[1] == pytest.approx(2.0, abs=1e-4)
+            assert x.start[0] == pytest.approx(4.2, abs=1e-4)   # on the platform's edge
+            assert 5 < x.end[0] < 4.2 + (2 + 2 * 0.6)              # past the foot, in reach
+    # one wall, one floor polygon below: the samples along the ledge make one link
+    assert len(ledge_links(mesh, spacing=0.3)) == len(ledge_links(mesh, spacing=2.0)) == 1
+
+
+def test_the_limits_of_a_drop():
+    mesh = build(platform_over_floor(height=2.0))
+    assert ledge_links(mesh, max_drop=1.9) == []
+    assert len(ledge_links(mesh, max_drop=2.1)) == 1
+    assert ledge_links(mesh, max_jump=1.0) == []      # the floor lies 1.6 out: beyond reach
+
+
+def test_a_jump_up_a_platform_is_one_way():
+    level = platform_over_floor(height=1.5)
+    mesh = build(level)
+    links = ledge_links(mesh, level=level, max_jump_up=1.8)
+    up = [x for x in links if x.kind == JUMP]
+    down = [x for x in links if x.kind == DROP]
+    assert len(up) == 1 and len(down) == 1
+    rise = up[0].end[1] - up[0].start[1]        # the voxels round the platform's top up
+    assert not up[0].bidirectional and 1.5 <= rise <= 1.5 + SETTINGS.cell_height
+    assert ledge_links(mesh, max_jump_up=1.5) == down        # too high to jump
+
+
+@pytest.mark.parametrize("gap", [0.5, 1.0])
+def test_a_gap_narrower_than_a_jump_is_jumped_both_ways(gap):
+    level = platforms(gap)
+    mesh = build(level)
+    q = query(mesh)
+    left, right = polygon_at(q, (2.0, 0.0, 4.0), on_ground=False), \
+        polygon_at(q, (8.0 + gap, 0.0, 4.0), on_ground=False)
+    links = ledge_links(mesh, level=level)
+    assert len(links) == 1
+    (x,) = links
+    assert x.kind == JUMP and x.bidirectional
+    assert {polygon_at(q, x.start), polygon_at(q, x.end)} == {left, right}
+    assert x.start[1] == pytest.approx(x.end[1], abs=1e-4)
+    length = np.hypot(x.end[0] - x.start[0], x.end[2] - x.start[2])
+    assert gap + 2 * 0.6 < length <= SETTINGS.agent_height + 2 * 0.6   # the default reach
+
+
+def test_a_gap_wider_than_a_jump_is_not():
+    assert ledge_links(build(platforms(2.5))) == []
+    mesh = build(platforms(1.0))
+    assert ledge_links(mesh, max_jump=2.5) == []      # the mesh's gap is 2.7 wide
+    assert len(ledge_links(mesh, max_jump=3.0)) == 1
+
+
+@pytest.mark.parametrize("what", ["wall", "ceiling"])
+def test_the_level_blocks_a_jump(what):
+    level = platforms(1.0, **{what: True})
+    mesh = build(level)
+    assert len(ledge_links(mesh)) == 1          # the mesh alone cannot see it
+    assert ledge_links(mesh, level=level) == []
+
+
+def test_a_floor_in_tiles_has_no_ledge_inside():
+    # tile borders are no walls; the floor's own outline has nothing beyond it
+    mesh = build(generate.floor(size=20), tile_size=16)
+    assert mesh.num_tiles > 1
+    assert ledge_links(mesh) == []
+
+
+def test_tiled_and_whole_builds_find_the_same_drop():
+    level = platform_over_floor()
+    whole = ledge_links(build(level), level=level)
+    tiled_mesh = build(level, tile_size=16)
+    tiled = ledge_links(tiled_mesh, level=level)
+    assert tiled_mesh.num_tiles > 1 and len(tiled) >= len(whole) == 1
+    q = query(tiled_mesh)
+    for x in tiled:
+        assert x.kind == DROP and x.start[0] == pytest.approx(4.2, abs=1e-4)
+        polygon_at(q, x.start), polygon_at(q, x.end)
+
+
+def test_links_are_deterministic_and_never_doubled():
+    level = generate.building()
+    mesh = build(level)
+    a = ledge_links(mesh, level=level)
+    assert a == ledge_links(mesh, level=level)
+    assert a, "the stairwell's edges are ledges"
+    ends = [(x.start, x.end) for x in a]
+    assert len(set(ends)) == len(ends)
+    two = {(x.start, x.end) for x in a if x.bidirectional}
+    assert not any((e, s) in two for s, e in two)
+
+
+def test_ends_lie_on_the_ground_the_queries_read():
+    level = generate.building()
+    mesh = build(level)
+    q = query(mesh)
+    for x in ledge_links(mesh, level=level):
+        for end in (x.start, x.end):
+            polygon_at(q, end)
+        drop = x.start[1] - x.end[1]
+        assert drop > CLIMB if x.kind == DROP else abs(drop) <= CLIMB
+
+
+def test_nav_test_links():
+    level = nav_test()
+    mesh = build(level)
+    q = query(mesh)
+    r = SETTINGS.agent_radius
+    free = ledge_links(mesh)
+    links = ledge_links(mesh, level=level)
+    assert {x.kind for x in links} == {DROP, JUMP}
+    assert len(links) < len(free)             # the level blocks some
+    for x in links:
+        for end in (x.start, x.end):
+            poly, got = q.nearest(end, half_extents=(r, CLIMB, r))
+            assert poly >= 0 and np.hypot(got[0] - end[0], got[2] - end[2]) <= r
+        if x.kind == DROP:
+            assert not x.bidirectional and x.end[1] < x.start[1] - CLIMB
+        else:
+            assert x.end[1] >= x.start[1] - CLIMB
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"max_drop": -1.0}, "max_drop -1.0 must be a finite number > 0"),
+    ({"max_jump": 0}, "max_jump 0 must be a finite number > 0"),
+    ({"max_jump_up": -0.5}, "max_jump_up -0.5 must be a finite number >= 0"),
+    ({"spacing": float("nan")}, "spacing nan must be"),
+    ({"spacing": "1"}, "spacing '1' must be"),
+    ({"max_drop": True}, "max_drop True must be"),
+    ({"level": "level.obj"}, "level must be a Level or None, got str"),
+    ({"spacing": 1e-7}, "probes: more than"),
+])
+def test_bad_options_are_refused(options, message):
+    mesh = build(platform_over_floor())
+    with pytest.raises(InvalidQueryError, match=message.replace("(", r"\(").replace(
+            ")", r"\)")):
+        ledge_links(mesh, **options)
+
+
+def test_a_mesh_is_required():
+    with pytest.raises(InvalidQueryError, match="mesh must be a NavMesh3D, got Level"):
+        ledge_links(platform_over_floor())
+
+
+def test_triangle_box_overlaps_agree_with_a_linear_program():
+    from scipy.optimize import linprog
+
+    from wayfinding.navmesh3d.links import _overlaps
+
+    rng = np.random.default_rng(5)
+    tri = rng.normal(0, 1.5, (400, 3, 3))
+    half = rng.uniform(0.1, 1.5, (400, 3))
+    got = _overlaps(tri, half)
+    want = []
+    for t, h in zip(tri, half):
+        # a point of the triangle (barycentric weights >= 0 summing to 1) inside the box
+        a = np.vstack([t.T, -t.T])
+        b = np.concatenate([h, h])
+        r = linprog(np.zeros(3), A_ub=a, b_ub=b, A_eq=np.ones((1, 3)), b_eq=[1],
+                    bounds=[(0, None)] * 3)
+        want.append(r.status == 0)
+    assert 50 < sum(want) < 350
+    assert got.tolist() == want
