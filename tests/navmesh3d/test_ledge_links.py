@@ -15,7 +15,8 @@ from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh3d import BuildSettings, Level, build, generate
 from wayfinding.navmesh3d.generate import _Soup
 from wayfinding.navmesh3d.links import DROP, JUMP, ledge_links
-from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
+from wayfinding.navmesh3d.query import OFFMESH, NavMesh3DQuery, with_flags
+from wayfinding.results import Status
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from recast_data import nav_test  # noqa: E402
@@ -188,6 +189,8 @@ def test_nav_test_links():
             assert not x.bidirectional and x.end[1] < x.start[1] - CLIMB
         else:
             assert x.end[1] >= x.start[1] - CLIMB
+    joined = NavMesh3DQuery(with_flags(mesh).with_links(links))
+    assert not len(joined.unconnected_links)
 
 
 @pytest.mark.parametrize("options, message", [
@@ -231,3 +234,31 @@ def test_triangle_box_overlaps_agree_with_a_linear_program():
         want.append(r.status == 0)
     assert 50 < sum(want) < 350
     assert got.tolist() == want
+
+
+def test_a_path_drops_from_the_platform_and_cannot_climb_back():
+    level = platform_over_floor()
+    mesh = with_flags(build(level))
+    links = ledge_links(mesh, level=level)
+    q = NavMesh3DQuery(mesh.with_links(links))
+    assert not len(q.unconnected_links)
+    top, floor = (2.0, 2.0, 4.0), (10.0, 0.0, 4.0)
+    down = q.find_path(top, floor)
+    assert down.status is Status.FOUND and down.links.tolist() == [0]
+    k = int(np.flatnonzero(down.flags & OFFMESH)[0])
+    assert down.path[k] == pytest.approx(links[0].start, abs=1e-4)
+    assert down.path[k + 1] == pytest.approx(links[0].end, abs=1e-4)
+    assert q.find_path(floor, top).status is Status.FAILED
+    assert NavMesh3DQuery(mesh).find_path(top, floor).status is Status.FAILED
+
+
+def test_paths_jump_a_gap_both_ways():
+    level = platforms(1.0)
+    mesh = with_flags(build(level))
+    q = NavMesh3DQuery(mesh.with_links(ledge_links(mesh, level=level)))
+    a, b = (1.5, 0.0, 2.0), (9.5, 0.0, 6.0)
+    there, back = q.find_path(a, b), q.find_path(b, a)
+    for r in (there, back):
+        assert r.status is Status.FOUND and r.links.tolist() == [0]
+        assert np.count_nonzero(r.flags & OFFMESH) == 1
+    assert there.cost == pytest.approx(back.cost, rel=1e-6)

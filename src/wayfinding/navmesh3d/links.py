@@ -152,7 +152,7 @@ def _walls(mesh: NavMesh3D, data: _detour.DetourMesh) -> tuple[_F, _I, _F]:
     """Every polygon's walls ``(n, 2, 3)``, the polygon of each and its outward unit normal
     in xz ``(n, 2)`` (away from the polygon's centroid)."""
     search = _detour.PathSearch(data)
-    allowed = np.ones(data.num_polys, np.uint8)
+    allowed = np.ones(data.num_nodes, np.uint8)         # polygons and any links
     parts = [search.wall_segments(p, allowed) for p in range(data.num_polys)]
     sizes = np.array([len(w) for w in parts], np.int64)
     if not sizes.sum():
