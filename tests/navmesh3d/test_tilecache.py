@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from recast_data import nav_test
 
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
-from wayfinding.navmesh3d import BuildSettings, NavMesh3D, build, generate
+from wayfinding.navmesh3d import (
+    BuildSettings,
+    NavMesh3D,
+    build,
+    compact,
+    filter_spans,
+    generate,
+    rasterize,
+)
 from wayfinding.navmesh3d.obstacles import Box, Cylinder, OrientedBox, Prism, block
 from wayfinding.navmesh3d.query import WALK, NavMesh3DQuery
 from wayfinding.navmesh3d.tilecache import TileCache
@@ -191,7 +199,7 @@ def test_flags_memory_and_report():
     assert all((t.polymesh.flags == WALK).all() for t in cache.mesh.tiles)
     memory = cache.memory()
     assert set(memory) == {(x, z) for x in range(3) for z in range(3)}
-    assert all(0 < b < 100_000 for b in memory.values())
+    assert all(0 < b < 2_000 for b in memory.values())     # compressed: a flat floor
     cache.add(Cylinder((10, 0, 10), 1, 2))
     cache.update()
     assert all((t.polymesh.flags == WALK).all() for t in cache.mesh.tiles)
@@ -200,13 +208,36 @@ def test_flags_memory_and_report():
 
 
 # ------------------------------------------------------------------ the spans blocked
+def test_a_tile_keeps_its_compact_heightfield_before_erosion_exactly():
+    """What a tile keeps (compressed) is the level rasterized, filtered and compacted over
+    the tile's square and border, with the public stages."""
+    level = generate.building(storeys=2)
+    s = BuildSettings()
+    cache = TileCache(level, tile_size=16, settings=s)
+    border = s.voxels().walkable_radius + 3
+    (lo, hi), width = level.bounds, 16 + 2 * border
+    for (tx, tz), kept in cache._kept.items():
+        box_lo, box_hi = lo.copy(), hi.copy()
+        for axis, t in ((0, tx), (2, tz)):
+            box_lo[axis] = lo[axis] + np.float32(t * 16) * np.float32(s.cell_size) \
+                - np.float32(border) * np.float32(s.cell_size)
+            box_hi[axis] = box_lo[axis] + np.float32(width) * np.float32(s.cell_size)
+        want = compact(filter_spans(rasterize(level, s, bounds=(box_lo, box_hi),
+                                              size=(width, width)), s), s)
+        got = kept.unpack()
+        for name in ("first", "y", "h", "area", "con"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), (tx, tz, name)
+        assert np.array_equal(got.bmin, want.bmin) and got.width == want.width
+        assert not got.area.flags.writeable
+
+
 def test_blocked_spans_are_those_whose_cell_meets_the_footprint():
     """Against shapely: a span is blocked when its cell square meets the inside of the
     footprint and its floor is in the obstacle's height range widened by a cell height
     below and the agent's height above."""
     s = BuildSettings()
     cache = TileCache(generate.building(storeys=2), tile_size=16, settings=s)
-    chf = cache._kept[(1, 0)]
+    chf = cache._kept[(1, 0)].unpack()
     cs, ch = chf.cell_size, chf.cell_height
     shapes = [Cylinder((6.1, 0, 2.2), 1.3, 1.0), Box((5.05, 2.5, 1.1), (7.33, 3.2, 2.95)),
               OrientedBox((6, 0.2, 2.5), (1.5, 0.5, 0.4), 0.7),

@@ -38,7 +38,9 @@ import dataclasses
 import math
 import os
 import time
-from dataclasses import replace
+import zlib
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +61,42 @@ __all__ = ["TileCache"]
 _VOXEL_COUNTS = ("columns", "heightfield_bytes", "spans", "compact_spans")
 
 Place = tuple[int, int]
+
+#: The arrays of a compact heightfield, one per column (``first``) or per span.
+_ARRAYS = ("first", "y", "h", "area", "con")
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """A compact heightfield kept compressed (zlib, fastest level, as Detour keeps its
+    layers compressed): the spans of each column (uint8; at most 63), then every span's
+    ``con``, ``y``, ``h`` and ``area``, wider values first so each array starts aligned;
+    ``shape`` the heightfield's other fields."""
+
+    blob: bytes
+    spans: int
+    shape: dict[str, Any]
+
+    @classmethod
+    def pack(cls, chf: CompactHeightfield) -> _Packed:
+        counts = np.diff(chf.first).astype(np.uint8)
+        raw = b"".join(a.tobytes() for a in (chf.con, chf.y, chf.h, chf.area, counts))
+        shape = {f.name: getattr(chf, f.name) for f in dataclasses.fields(chf)
+                 if f.name not in _ARRAYS}
+        return cls(zlib.compress(raw, 1), chf.num_spans, shape)
+
+    def unpack(self) -> CompactHeightfield:
+        """The heightfield (read-only arrays)."""
+        raw = zlib.decompress(self.blob)
+        n = self.spans
+        con = np.frombuffer(raw, np.uint32, n)
+        y = np.frombuffer(raw, np.uint16, n, 4 * n)
+        h = np.frombuffer(raw, np.uint8, n, 6 * n)
+        area = np.frombuffer(raw, np.uint8, n, 7 * n)
+        counts = np.frombuffer(raw, np.uint8, offset=8 * n)
+        first = np.zeros(len(counts) + 1, np.int64)
+        np.cumsum(counts, out=first[1:])
+        return CompactHeightfield(first=first, y=y, h=h, area=area, con=con, **self.shape)
 
 
 class TileCache:
@@ -91,14 +129,12 @@ class TileCache:
         places = grid.places()
         self._index = {place: k for k, place in enumerate(places)}
         self._slots: list[MeshTile | None] = [None] * len(places)
-        self._kept: dict[Place, CompactHeightfield] = {}
+        self._kept: dict[Place, _Packed] = {}
         self._counts: dict[Place, dict[str, int]] = {}
         for tx, tz, poly, detail, part, chf in _built_tiles(grid, workers, progress):
             report.add(part)
             if chf.num_walkable:
-                for arr in (chf.first, chf.y, chf.h, chf.area, chf.con):
-                    arr.flags.writeable = False
-                self._kept[(tx, tz)] = chf
+                self._kept[(tx, tz)] = _Packed.pack(chf)
                 self._counts[(tx, tz)] = dict(part.counts)
             if poly.num_polys:
                 self._slots[self._index[(tx, tz)]] = MeshTile(tx, tz, self._flagged(poly),
@@ -135,10 +171,9 @@ class TileCache:
         return dict(self._obstacles)
 
     def memory(self) -> dict[Place, int]:
-        """The bytes kept per tile (x, z): its compact heightfield before erosion (tiles
-        with no walkable span keep nothing)."""
-        return {place: sum(a.nbytes for a in (c.first, c.y, c.h, c.area, c.con))
-                for place, c in self._kept.items()}
+        """The bytes kept per tile (x, z): its compact heightfield before erosion,
+        compressed (tiles with no walkable span keep nothing)."""
+        return {place: len(kept.blob) for place, kept in self._kept.items()}
 
     # ---------------------------------------------------------------- obstacles
     def add(self, obstacle: Obstacle) -> int:
@@ -233,7 +268,7 @@ class TileCache:
         return not self._pending
 
     def _rebuild(self, place: Place, report: BuildReport) -> None:
-        chf = self._kept[place]
+        chf = self._kept[place].unpack()
         old = self._counts[place]
         clock = _Clock(BuildReport(counts={k: old[k] for k in _VOXEL_COUNTS}))
         tick = time.perf_counter()

@@ -9,7 +9,9 @@
 // cells), "radius", "height", "places": [[x, y, z], ...], "moves": [[x, y, z], ...]}: the
 // cylinders' base centres, one move per place.
 // OUTPUT.json: {"build_ms", "add_ms", "move_ms", "remove_ms" (medians), "tiles" (layers
-// cached), "kb_per_tile" (mean compressed bytes per tile, in KiB)}.
+// cached), "kb_per_tile" (mean compressed bytes per tile, in KiB), "blocked" (the share of
+// added cylinders whose centre the mesh no longer holds: a check that the tiles were
+// rebuilt)}.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as R from '@recast-navigation/core';
@@ -154,12 +156,22 @@ const settle = () => {
 };
 const timed = (fn) => { const t = performance.now(); fn(); settle(); return performance.now() - t; };
 const point = ([x, y, z]) => ({ x, y, z });
+const query = new R.NavMeshQuery(navMesh);
+// whether the ground at a cylinder's centre is off the mesh: no polygon near, or the
+// nearest point on one at least half the radius away (xz)
+const blockedAt = ([x, y, z]) => {
+  const r = query.findNearestPoly({ x, y: y + 0.5, z }, { halfExtents: { x: 2, y: 4, z: 2 } });
+  if (!r.success || !r.nearestRef) return true;
+  return Math.hypot(r.nearestPoint.x - x, r.nearestPoint.z - z) >= 0.5 * input.radius;
+};
 const ms = { add: [], move: [], remove: [] };
+let blocked = 0;
 for (let k = 0; k < input.places.length; k++) {
   let ob;
   ms.add.push(timed(() => {
     ob = tileCache.addCylinderObstacle(point(input.places[k]), input.radius, input.height).obstacle;
   }));
+  if (blockedAt(input.places[k])) blocked++;
   ms.move.push(timed(() => {
     tileCache.removeObstacle(ob);
     ob = tileCache.addCylinderObstacle(point(input.moves[k]), input.radius, input.height).obstacle;
@@ -168,6 +180,6 @@ for (let k = 0; k < input.places.length; k++) {
 }
 writeFileSync(dst, JSON.stringify({
   build_ms: buildMs, add_ms: median(ms.add), move_ms: median(ms.move),
-  remove_ms: median(ms.remove), tiles: layers,
+  remove_ms: median(ms.remove), tiles: layers, blocked: blocked / input.places.length,
   kb_per_tile: layerBytes / Math.max(tilesWithLayers, 1) / 1024,
 }));
