@@ -32,8 +32,9 @@ NAVMESH_PATH = {"found", "cost", "path", "query_ms", "corridor", "snapped_start"
 CLEARANCE_PATH = {"found", "cost", "path", "query_ms", "radius", "channel", "turns", "reason"}
 FIELD_FLOW = {"map", "goal", "method", "reachable_cells", "seconds", "outputs"}
 FIELD_SCENE = {"scene", "units", "completion", "t50", "t90", "closest", "seconds", "render"}
-NAVMESH3D_INFO = {"tiles", "tile_size", "counts", "ms", "total_ms", "bytes_per_column"}
-NAVMESH3D_PATH = {"status", "length", "points", "polygons", "query_ms"}
+NAVMESH3D_INFO = {"tiles", "tile_size", "links", "counts", "ms", "total_ms",
+                  "bytes_per_column"}
+NAVMESH3D_PATH = {"status", "length", "points", "polygons", "offmesh", "links", "query_ms"}
 NAVMESH3D_RAYCAST = {"hit", "t", "point", "normal", "polygons"}
 CROWD_RUN = {"scenario", "model", "agents", "completion", "t50", "t90", "collisions",
              "max_penetration", "path_ratio", "energy", "jitter", "seconds", "render"}

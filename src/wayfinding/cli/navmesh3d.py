@@ -2,7 +2,9 @@
 from a 3D level (OBJ, glTF), report every stage's figures, draw it (top-down SVG/PNG or a
 3D HTML viewer) and query it (as Detour answers).  With no option, the build uses
 RecastDemo's defaults; the queries treat every polygon as walkable ground, as RecastDemo
-flags it."""
+flags it.  ``build --ledge-links`` adds jump and drop links along the mesh's ledges
+(:func:`~wayfinding.navmesh3d.links.ledge_links`), saved with it; ``path`` marks the
+corners where a path takes one."""
 
 from __future__ import annotations
 
@@ -61,6 +63,20 @@ def add_navmesh3d_parser(sub: Any) -> None:
                    help="threads building tiles (default 1)")
     b.add_argument("--degenerate", choices=("error", "drop", "keep"), default="error",
                    help="what to do with degenerate triangles (default: refuse the level)")
+    b.add_argument("--ledge-links", action="store_true",
+                   help="add jump and drop links along the mesh's ledges, checked against "
+                        "the level")
+    b.add_argument("--max-drop", type=positive_float, default=None,
+                   help="with --ledge-links: the deepest drop (default twice the agent height)")
+    b.add_argument("--max-jump", type=positive_float, default=None,
+                   help="with --ledge-links: the longest link in xz (default the agent height "
+                        "plus twice its radius)")
+    b.add_argument("--max-jump-up", type=non_negative_float, default=None,
+                   help="with --ledge-links: how high a jump may land above its start "
+                        "(default 0: no higher than the climb)")
+    b.add_argument("--link-spacing", type=positive_float, default=None,
+                   help="with --ledge-links: samples along a ledge this far apart (default "
+                        "the agent radius)")
     b.add_argument("--json", action="store_true", help=JSON_HELP)
     b.set_defaults(run=cmd_navmesh3d_build)
     i = nsub.add_parser("info", help="a saved navmesh's figures, stage by stage")
@@ -125,7 +141,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
 def _figures(mesh: Any) -> dict[str, Any]:
     report = mesh.report
-    return {"tiles": mesh.num_tiles, "tile_size": mesh.tile_size,
+    return {"tiles": mesh.num_tiles, "tile_size": mesh.tile_size, "links": len(mesh.links),
             "counts": dict(report.counts), "ms": {k: round(v, 3) for k, v in report.ms.items()},
             "total_ms": round(report.total_ms, 3),
             "bytes_per_column": round(report.bytes_per_column, 2)}
@@ -143,6 +159,7 @@ def _print_figures(info: dict[str, Any]) -> None:
             ("detail mesh", f"{c.get('detail_verts', 0):,} vertices, "
                             f"{c.get('detail_tris', 0):,} triangles"),
             ("tiles", f"{info['tiles']} (tile size {info['tile_size'] or 'whole'})"),
+            ("off-mesh links", f"{info['links']:,}" + _kinds(info)),
             ("memory", f"{info['bytes_per_column']:.1f} bytes per column")]
     for name, value in rows:
         print(f"{name:18s}{value}")
@@ -150,20 +167,43 @@ def _print_figures(info: dict[str, Any]) -> None:
           + f"; total {info['total_ms']:.2f}")
 
 
-def cmd_navmesh3d_build(args: argparse.Namespace) -> int:
-    from ..navmesh3d import Level, build
+def _kinds(info: dict[str, Any]) -> str:
+    kinds = info.get("link_kinds")
+    return f" ({', '.join(f'{n:,} {k}' for k, n in kinds.items())})" if kinds else ""
 
+
+_LINK_OPTIONS = ("max_drop", "max_jump", "max_jump_up", "link_spacing")
+
+
+def cmd_navmesh3d_build(args: argparse.Namespace) -> int:
+    from ..errors import InvalidQueryError
+    from ..navmesh3d import Level, build
+    from ..navmesh3d.links import ledge_links
+
+    given = [n for n in _LINK_OPTIONS if getattr(args, n) is not None]
+    if given and not args.ledge_links:
+        raise InvalidQueryError(f"--{given[0].replace('_', '-')} needs --ledge-links")
     level = Level.read(args.level, degenerate=args.degenerate)
     mesh = build(level, settings=_settings(args), tile_size=args.tile_size,
                  workers=args.workers, progress=not args.json)
+    if args.ledge_links:
+        options = {("spacing" if n == "link_spacing" else n): getattr(args, n) for n in given}
+        mesh = mesh.with_links(ledge_links(mesh, level=level, **options))
     mesh.save(args.output)
     info = _figures(mesh) | {"output": args.output}
     if args.json:
         print(to_json(info))
     else:
-        _print_figures(info)
+        _print_figures(info | {"link_kinds": _count_kinds(mesh)})
         print(args.output)
     return 0
+
+
+def _count_kinds(mesh: Any) -> dict[str, int]:
+    kinds: dict[str, int] = {}
+    for x in mesh.links:
+        kinds[x.kind] = kinds.get(x.kind, 0) + 1
+    return dict(sorted(kinds.items()))
 
 
 def cmd_navmesh3d_info(args: argparse.Namespace) -> int:
@@ -175,7 +215,7 @@ def cmd_navmesh3d_info(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(info))
     else:
-        _print_figures(info)
+        _print_figures(info | {"link_kinds": _count_kinds(mesh)})
     return 0
 
 
@@ -202,23 +242,37 @@ def _xyz(p: Any) -> list[float]:
 
 
 def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
+    from ..navmesh3d.query import OFFMESH
+
     q = _query(args.mesh)
     t0 = time.perf_counter()
     r = q.find_path(args.start, args.goal, partial=args.partial)
     ms = (time.perf_counter() - t0) * 1e3
+    offmesh = [i for i, f in enumerate(r.flags.tolist()) if f & OFFMESH] if len(r.path) \
+        else []
+    taken = []
+    for k in r.links.tolist():
+        x = q.mesh.links[k]
+        taken.append({"link": k, "kind": x.kind, "bidirectional": bool(x.bidirectional),
+                      "start": _xyz(x.start), "end": _xyz(x.end)})
     info = {"status": r.status.name.lower(), "length": r.cost if len(r.path) else None,
             "points": [_xyz(p) for p in r.path], "polygons": r.corridor.tolist(),
-            "query_ms": ms}
+            "offmesh": offmesh, "links": taken, "query_ms": ms}
     if args.json:
         print(to_json(info))
         return 0
     if not len(r.path):
         print("path: not found (an end is off the mesh or the goal cannot be reached)")
         return 0
+    plural = "" if len(taken) == 1 else "s"
     print(f"path ({info['status']}): length {r.cost:.4f}, {len(r.path)} points, "
-          f"{len(r.corridor)} polygons, {ms:.3f} ms")
-    for p in r.path:
-        print(f"  {p[0]:.4f},{p[1]:.4f},{p[2]:.4f}")
+          f"{len(r.corridor)} polygons, {len(taken)} off-mesh link{plural}, {ms:.3f} ms")
+    starts = dict(zip(offmesh, taken))
+    for i, p in enumerate(r.path):
+        x = starts.get(i)
+        mark = "" if x is None else \
+            f"  <- off-mesh link {x['link']} ({x['kind']}) to the next point"
+        print(f"  {p[0]:.4f},{p[1]:.4f},{p[2]:.4f}{mark}")
     return 0
 
 
