@@ -33,7 +33,8 @@ from .compact import CompactHeightfield
 
 Point3: TypeAlias = tuple[float, float, float]
 
-__all__ = ["Box", "Cylinder", "Obstacle", "OrientedBox", "Prism"]
+__all__ = ["OBSTACLE_TYPES", "Box", "Cylinder", "Obstacle", "OrientedBox", "Prism", "as_obstacle",
+           "block_spans"]
 
 
 def _point(kind: str, name: str, value: Any, dim: int = 3) -> tuple[float, ...]:
@@ -235,13 +236,7 @@ Obstacle: TypeAlias = Cylinder | Box | OrientedBox | Prism
 OBSTACLE_TYPES = (Cylinder, Box, OrientedBox, Prism)
 
 
-def obstacle_bounds(obstacle: Obstacle) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The obstacle's bounds as two (3,) float64 arrays."""
-    lo, hi = obstacle.bounds
-    return np.array(lo), np.array(hi)
-
-
-def check(obstacle: object) -> Obstacle:
+def as_obstacle(obstacle: object) -> Obstacle:
     """``obstacle`` after checking it is one of the obstacle types."""
     if not isinstance(obstacle, OBSTACLE_TYPES):
         raise InvalidGeometryError(f"an obstacle must be a Cylinder, Box, OrientedBox or "
@@ -250,12 +245,13 @@ def check(obstacle: object) -> Obstacle:
     return obstacle
 
 
-def block(chf: CompactHeightfield, area: NDArray[np.uint8], obstacle: Obstacle,
-          agent_height: float) -> int:
+def block_spans(chf: CompactHeightfield, area: NDArray[np.uint8], obstacle: Obstacle,
+                agent_height: float) -> int:
     """Set to 0 the ``area`` (one per span of ``chf``) of the spans ``obstacle`` blocks (see
-    the module); the number of spans it blocks."""
+    the module; cells as the heightfield was built, single precision sizes from ``bmin``);
+    the number of spans it blocks."""
     (x0, y0, z0), (x1, y1, z1) = obstacle.bounds
-    cs, ch = float(chf.cell_size), float(chf.cell_height)
+    cs, ch = float(np.float32(chf.cell_size)), float(np.float32(chf.cell_height))
     ox, oy, oz = (float(v) for v in chf.bmin)
     ix0 = max(math.floor((x0 - ox) / cs), 0)
     ix1 = min(math.ceil((x1 - ox) / cs), chf.width)

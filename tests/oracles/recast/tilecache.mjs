@@ -158,11 +158,13 @@ const timed = (fn) => { const t = performance.now(); fn(); settle(); return perf
 const point = ([x, y, z]) => ({ x, y, z });
 const query = new R.NavMeshQuery(navMesh);
 // whether the ground at a cylinder's centre is off the mesh: no polygon near, or the
-// nearest point on one at least half the radius away (xz)
+// nearest point on one at least half the radius away (xz) or on another floor (more than
+// the climb, 0.9, above or below)
 const blockedAt = ([x, y, z]) => {
   const r = query.findNearestPoly({ x, y: y + 0.5, z }, { halfExtents: { x: 2, y: 4, z: 2 } });
   if (!r.success || !r.nearestRef) return true;
-  return Math.hypot(r.nearestPoint.x - x, r.nearestPoint.z - z) >= 0.5 * input.radius;
+  return Math.hypot(r.nearestPoint.x - x, r.nearestPoint.z - z) >= 0.5 * input.radius
+    || Math.abs(r.nearestPoint.y - (y + 0.5)) > 0.9;
 };
 const ms = { add: [], move: [], remove: [] };
 let blocked = 0;
