@@ -79,6 +79,33 @@ def test_a_platform_over_a_floor_has_drops_down_only():
     assert len(ledge_links(mesh, spacing=0.3)) == len(ledge_links(mesh, spacing=2.0)) == 1
 
 
+@pytest.mark.parametrize("height, drops", [(0.5, 0), (1.5, 1), (3.0, 1), (3.8, 1), (4.5, 0)])
+def test_a_platform_drops_when_higher_than_the_climb_and_no_deeper_than_max_drop(height,
+                                                                                 drops):
+    # 0.5: within the climb, the floor and platform are walked between; 4.5: deeper than
+    # the default max_drop (twice the agent's height).  From 3 up the floor inside the
+    # platform's box is walkable too: only the level's walls keep it from jumping out.
+    level = platform_over_floor(height)
+    links = ledge_links(build(level), level=level)
+    assert len(links) == drops and all(x.kind == DROP for x in links)
+
+
+def test_a_lower_platform_across_a_gap():
+    s = _Soup()
+    s.box((0, -2, 0), (5, 0, 8))
+    s.box((6, -4, 0), (11, -2, 8))          # 2 lower, 1 away
+    level = s.level()
+    mesh = build(level)
+    (down,) = ledge_links(mesh, level=level)
+    assert down.kind == DROP and down.start[0] < 5 < 6 < down.end[0]
+    assert down.start[1] - down.end[1] == pytest.approx(2.0, abs=1e-4)
+    links = ledge_links(mesh, level=level, max_jump_up=2.1)
+    assert links[0] == down and len(links) == 2
+    up = links[1]
+    assert up.kind == JUMP and not up.bidirectional and up.end[1] - up.start[1] == \
+        pytest.approx(2.0, abs=1e-4)
+
+
 def test_the_limits_of_a_drop():
     mesh = build(platform_over_floor(height=2.0))
     assert ledge_links(mesh, max_drop=1.9) == []
@@ -128,6 +155,21 @@ def test_the_level_blocks_a_jump(what):
     mesh = build(level)
     assert len(ledge_links(mesh)) == 1          # the mesh alone cannot see it
     assert ledge_links(mesh, level=level) == []
+
+
+def test_a_mesh_with_links_gives_the_same_links():
+    level = generate.building()
+    mesh = build(level)
+    links = ledge_links(mesh, level=level)
+    assert ledge_links(mesh.with_links(links), level=level) == links
+
+
+def test_a_mesh_without_polygons_has_no_links():
+    wall = _Soup()
+    wall.box((0, 0, 0), (0.2, 3, 5))          # too narrow to stand on
+    mesh = build(wall.level())
+    assert mesh.num_polygons == 0
+    assert ledge_links(mesh, level=wall.level()) == []
 
 
 def test_a_floor_in_tiles_has_no_ledge_inside():

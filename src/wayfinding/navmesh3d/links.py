@@ -114,9 +114,9 @@ def ledge_links(mesh: NavMesh3D, *, level: Level | None = None, max_drop: float 
     top, poly = ground.top(points.reshape(-1, 2), np.repeat(ys + rise, probes))
     top, poly = top.reshape(count, probes), poly.reshape(count, probes)
 
-    level_ = top >= (ys - climb)[:, None]                       # within the climb or above
+    across = top >= (ys - climb)[:, None]                       # within the climb or above
     below = (top < (ys - climb)[:, None]) & (top >= (ys - max_drop)[:, None])
-    jump_k = np.where(level_.any(axis=1), level_.argmax(axis=1), probes)
+    jump_k = np.where(across.any(axis=1), across.argmax(axis=1), probes)
     drop_k = np.where(below.any(axis=1), below.argmax(axis=1), probes)
     ledge = jump_k > 0
     drop = ledge & (drop_k < jump_k)
