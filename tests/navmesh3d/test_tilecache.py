@@ -16,6 +16,7 @@ from recast_data import nav_test
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
 from wayfinding.navmesh3d import (
     BuildSettings,
+    Level,
     NavMesh3D,
     build,
     compact,
@@ -205,6 +206,64 @@ def test_flags_memory_and_report():
     assert all((t.polymesh.flags == WALK).all() for t in cache.mesh.tiles)
     assert cache.mesh.report.counts["polygons"] == cache.mesh.num_polygons
     assert repr(cache) == "TileCache(9 tiles, 1 obstacles, 0 pending)"
+
+
+# ------------------------------------------------------------------ the same as geometry
+def with_prisms(size: float, prisms: list[tuple[np.ndarray, float]]) -> Level:
+    """A floor ``size`` square (top at 0) with upright convex prisms standing on it: (x, z)
+    corners in turn and a height each, as triangles."""
+    vertices = list(generate.floor(size=size).vertices.tolist())
+    triangles = list(generate.floor(size=size).triangles.tolist())
+    for corners, height in prisms:
+        k, base = len(corners), len(vertices)
+        vertices += [(x, y, z) for y in (0.0, height) for x, z in corners]
+        faces = [(base + k, base + k + i, base + k + i + 1) for i in range(1, k - 1)]   # top
+        faces += [(base, base + i + 1, base + i) for i in range(1, k - 1)]            # bottom
+        for i in range(k):
+            j = (i + 1) % k
+            faces += [(base + i, base + j, base + k + j), (base + i, base + k + j, base + k + i)]
+        triangles += faces
+    v = np.array(vertices)
+    t = np.array(triangles)
+    up = np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]])[:, 1]
+    t[up < 0] = t[up < 0][:, ::-1]           # every flat face upward: the tops walkable
+    return Level(v, t)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), tile_size=st.sampled_from([16, 32]))
+def test_an_obstacle_blocks_the_ground_as_the_same_solid_in_the_level_does(seed, tile_size):
+    """Boxes and convex prisms as obstacles leave the ground polygons that the same shapes
+    built into the level's geometry leave (Recast's rasterizer takes every cell a
+    triangle touches, as an obstacle blocks every cell its footprint meets); the solids
+    are lower than the agent, so no room is left inside them."""
+    rng = np.random.default_rng(seed)
+    solids, obstacles = [], []
+    for k in range(3):
+        c, h = rng.uniform(3, 17, 2), rng.uniform(0.3, 2.0, 2)
+        if k == 0:
+            corners = np.array([c - h, (c[0] + h[0], c[1] - h[1]), c + h,
+                                (c[0] - h[0], c[1] + h[1])])
+            obstacles.append(Box((c[0] - h[0], -0.5, c[1] - h[1]), (c[0] + h[0], 1.5,
+                                                                     c[1] + h[1])))
+        else:
+            turn = rng.uniform(0, 2 * math.pi)
+            angles = turn + np.sort(rng.uniform(0, 2 * math.pi, 5))
+            corners = c + h[0] * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+            obstacles.append(Prism(corners, -0.5, 1.5))
+        solids.append((corners, 1.5))
+    cache = TileCache(with_prisms(20, []), tile_size=tile_size)
+    for ob in obstacles:
+        cache.add(ob)
+    cache.update()
+    built = build(with_prisms(20, solids), tile_size=tile_size)
+
+    def ground(mesh: NavMesh3D) -> list:
+        return sorted(tuple(map(tuple, p.round(4).tolist())) for p in mesh.polygons()
+                      if p[:, 1].max() < 1.0)
+
+    assert ground(cache.mesh) == ground(built)
+    assert ground(cache.mesh) != ground(build(with_prisms(20, []), tile_size=tile_size))
 
 
 # ------------------------------------------------------------------ the spans blocked
