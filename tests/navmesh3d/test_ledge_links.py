@@ -149,6 +149,32 @@ def test_a_gap_wider_than_a_jump_is_not():
     assert len(ledge_links(mesh, max_jump=3.0)) == 1
 
 
+@pytest.mark.parametrize("gap, rise, jump_up, want", [
+    (0.6, 0.0, 0.0, {(JUMP, "left", True)}),
+    (1.2, -0.5, 0.0, {(JUMP, "left", True)}),       # within the climb: both ways
+    (1.2, 0.5, 0.0, {(JUMP, "left", True)}),
+    (0.6, -2.0, 0.0, {(DROP, "left", False)}),
+    (0.6, -2.0, 2.5, {(DROP, "left", False), (JUMP, "right", False)}),
+    (0.6, 1.5, 0.0, {(DROP, "right", False)}),
+    (0.6, 1.5, 1.4, {(DROP, "right", False)}),      # too high to jump up
+    (0.6, 1.5, 1.8, {(DROP, "right", False), (JUMP, "left", False)}),
+    (0.6, -5.0, 0.0, set()),                        # deeper than max_drop
+    (2.0, 0.0, 0.0, set()),                         # wider than max_jump
+])
+def test_two_platforms_across_a_gap(gap, rise, jump_up, want):
+    """The right platform's top ``rise`` above the left's; which links, from which side."""
+    s = _Soup()
+    s.box((0, -8, 0), (5, 0, 8))
+    s.box((5 + gap, -8, 0), (10 + gap, rise, 8))
+    level = s.level()
+    links = ledge_links(build(level), level=level, max_jump_up=jump_up)
+    got = {(x.kind, "left" if x.start[0] < 5 else "right", x.bidirectional) for x in links}
+    assert got == want and len(links) == len(want)
+    for x in links:
+        assert abs(x.end[1] - x.start[1] - (rise if x.start[0] < 5 else -rise)) <= \
+            SETTINGS.cell_height + 1e-4
+
+
 @pytest.mark.parametrize("what", ["wall", "ceiling"])
 def test_the_level_blocks_a_jump(what):
     level = platforms(1.0, **{what: True})

@@ -68,12 +68,14 @@ def ledge_links(mesh: NavMesh3D, *, level: Level | None = None, max_drop: float 
 
     Distances in world units, the agent's size from the mesh's settings: ``max_drop`` the
     deepest drop (default twice the agent's height); ``max_jump`` the longest link in xz
-    (default the agent's height plus twice its radius: 3.2 for RecastDemo's agent, a gap of
-    about 1.5 in the level); ``max_jump_up`` how high a jump may land above its start (default 0: no
-    higher than the climb); ``spacing`` between samples along a wall (default the agent's
-    radius, at least a cell).  ``level``: the level the mesh was built from, to check that
-    the agent fits along each move.  Bad values raise
-    :class:`~wayfinding.errors.InvalidQueryError`.
+    (default the agent's height plus twice its radius: 3.2 for RecastDemo's agent, a gap
+    of about 1.5 in the level); ``max_jump_up`` how high a jump may land above its start
+    (default 0: no higher than the climb); ``spacing`` between samples along a wall
+    (default the agent's radius, at least a cell).  ``level``: the level the mesh was
+    built from, to check that the agent fits along each move.  The links keep
+    :class:`~wayfinding.navmesh.OffMeshLink`'s defaults (area 0, flags 1, cost the
+    distance, radius the agent's); :func:`dataclasses.replace` changes them.  Bad values
+    raise :class:`~wayfinding.errors.InvalidQueryError`.
 
     >>> from wayfinding.navmesh3d import build, generate
     >>> level = generate.building()          # the stairwells' edges are ledges
