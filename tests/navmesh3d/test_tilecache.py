@@ -123,6 +123,25 @@ def test_only_the_tiles_an_obstacle_touches_are_rebuilt():
     assert cache.mesh.report.ms["rasterize"] == 0 and cache.mesh.report.ms["obstacles"] > 0
 
 
+def test_every_tile_an_obstacle_blocks_a_span_of_is_queued():
+    """Obstacles round the tile corners and edges (the borders overlap): each tile where
+    one blocks a span is among the tiles it queues."""
+    cache = TileCache(generate.floor(size=20), tile_size=16)
+    rng = np.random.default_rng(7)
+    edges = [k * 16 * 0.3 for k in range(5)]
+    for _ in range(40):
+        x, z = rng.choice(edges, 2) + rng.uniform(-2.2, 2.2, 2)
+        r = rng.uniform(0.05, 0.5)
+        for shape in (Cylinder((x, 0, z), r, 1), Box((x - r, -1, z - r), (x + r, 1, z + r))):
+            oid = cache.add(shape)
+            queued = set(cache._touched[oid])
+            for place, kept in cache._kept.items():
+                chf = kept.unpack()
+                if block_spans(chf, chf.area.copy(), shape, 2.0):
+                    assert place in queued, (shape, place)
+            cache.remove(oid)
+
+
 def test_many_changes_end_as_the_last_obstacles_built_afresh(walls):
     """Adds, moves and removes in any order leave the mesh a fresh cache makes of the
     obstacles left: every tile a change left behind was rebuilt."""

@@ -125,7 +125,11 @@ class TileCache:
         bounds = level.bounds
         width, depth = _grid_size(*bounds, settings)
         allocation("the heightfield", float(width) * depth)
-        grid = self._grid = _TileGrid(level, settings, tile_size, bounds, width, depth)
+        grid = _TileGrid(level, settings, tile_size, bounds, width, depth)
+        self._settings, self._border = settings, grid.border
+        self._tiles_x, self._tiles_z = grid.tiles_x, grid.tiles_z
+        cs = float(np.float32(settings.cell_size))
+        self._tile_width, self._border_width = tile_size * cs, grid.border * cs
         self._volumes = level.volumes
         report = BuildReport(counts={"grid_width": width, "grid_depth": depth})
         places = grid.places()
@@ -225,11 +229,8 @@ class TileCache:
     def _touching(self, obstacle: Obstacle) -> tuple[Place, ...]:
         """The kept tiles whose box with its border meets the obstacle's bounds (in x and
         z; a tile's box holds the level's whole height)."""
-        g = self._grid
         (x0, _, z0), (x1, _, z1) = obstacle.bounds
-        cs = float(np.float32(g.settings.cell_size))
-        width = g.tile_size * cs
-        border = g.border * cs
+        width, border = self._tile_width, self._border_width
         slack = 1e-6 * width        # the boxes are single precision: take any tile in doubt
 
         def span(lo: float, hi: float, origin: float, tiles: int) -> range:
@@ -237,9 +238,9 @@ class TileCache:
             last = math.floor((hi - origin + border + slack) / width)
             return range(max(first, 0), min(last, tiles - 1) + 1)
 
-        ox, oz = float(g.bmin[0]), float(g.bmin[2])
-        return tuple((tx, tz) for tz in span(z0, z1, oz, g.tiles_z)
-                     for tx in span(x0, x1, ox, g.tiles_x) if (tx, tz) in self._kept)
+        ox, oz = float(self._mesh.origin[0]), float(self._mesh.origin[2])
+        return tuple((tx, tz) for tz in span(z0, z1, oz, self._tiles_z)
+                     for tx in span(x0, x1, ox, self._tiles_x) if (tx, tz) in self._kept)
 
     # ---------------------------------------------------------------- rebuilds
     def update(self, *, max_tiles: int | None = None, max_seconds: float | None = None
@@ -278,9 +279,8 @@ class TileCache:
         for oid in self._on_tile.get(place, ()):
             block_spans(chf, area, self._obstacles[oid], self._agent_height)
         clock.report.ms["obstacles"] = (time.perf_counter() - tick) * 1e3
-        g = self._grid
-        poly, detail = _finish(replace(chf, area=area), self._volumes, g.settings, g.border,
-                               clock)
+        poly, detail = _finish(replace(chf, area=area), self._volumes, self._settings,
+                               self._border, clock)
         new = clock.report.counts
         new["heightfield_bytes"] = old["heightfield_bytes"]     # the same arrays' sizes
         for k, v in new.items():
