@@ -106,6 +106,21 @@ def test_a_lower_platform_across_a_gap():
         pytest.approx(2.0, abs=1e-4)
 
 
+def test_a_drop_off_a_slab_lands_clear_of_it():
+    # a slab 0.3 thick, its top at 3, over a floor that runs on under it
+    s = _Soup()
+    s.box((0, -0.5, 0), (12, 0, 8))
+    s.box((0, 2.7, 0), (5, 3.0, 8))
+    level = s.level()
+    mesh = build(level)
+    (under,) = ledge_links(mesh)                 # the mesh alone: the first ground below
+    assert under.kind == DROP and under.end[0] < 5
+    (drop,) = ledge_links(mesh, level=level)
+    body = SETTINGS.agent_radius - SETTINGS.cell_size / 2
+    assert drop.kind == DROP and 5 + body <= drop.end[0] < 5 + body + SETTINGS.cell_size
+    assert drop.start[1] - drop.end[1] == pytest.approx(3.0, abs=1e-4)
+
+
 def test_the_limits_of_a_drop():
     mesh = build(platform_over_floor(height=2.0))
     assert ledge_links(mesh, max_drop=1.9) == []

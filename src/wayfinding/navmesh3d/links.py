@@ -15,7 +15,8 @@ would land.  Then, per sample, with ``climb`` the agent's:
 - **jump**: the first probe whose ground lies between the climb below and the rise above
   the sample; both ways when the two ends are within the climb of each other, else up only;
 - **drop**: the first probe before that one whose ground lies more than the climb and at
-  most ``max_drop`` below; one way, down.
+  most ``max_drop`` below (with ``level``: the first such probe the agent falls clear to,
+  not under the ledge's own slab); one way, down.
 
 A link starts on the wall (the sample, on its polygon's ground) and ends over the probe
 that found its ground, on that ground.  ``max_jump`` is thus the link's length in xz: both
@@ -121,19 +122,26 @@ def ledge_links(mesh: NavMesh3D, *, level: Level | None = None, max_drop: float 
     jump_k = np.where(across.any(axis=1), across.argmax(axis=1), probes)
     drop_k = np.where(below.any(axis=1), below.argmax(axis=1), probes)
     ledge = jump_k > 0
-    drop = ledge & (drop_k < jump_k)
     jump = ledge & (jump_k < probes)
-
-    i = np.concatenate([np.flatnonzero(drop), np.flatnonzero(jump)])
-    k = np.concatenate([drop_k[drop], jump_k[jump]])
-    kind = np.concatenate([np.zeros(int(drop.sum()), np.int64),
-                           np.ones(int(jump.sum()), np.int64)])
+    # drops: the first probe below, or with the level every probe below before the jump's
+    # (the first the agent falls clear from is kept)
+    drop = below & ledge[:, None] & (np.arange(probes)[None, :] < jump_k[:, None])
+    if level is None:
+        drop &= np.arange(probes)[None, :] == drop_k[:, None]
+    di, dk = np.nonzero(drop)
+    i = np.concatenate([di, np.flatnonzero(jump)])
+    k = np.concatenate([dk, jump_k[jump]])
+    kind = np.concatenate([np.zeros(len(di), np.int64), np.ones(int(jump.sum()), np.int64)])
     ends = np.column_stack([points[i, k, 0], top[i, k], points[i, k, 1]])
     target = poly[i, k]
     if level is not None and len(i):
         base = max(climb, 2 * s.cell_height)
         keep = ~_blocked(level, starts[i], ends, base, s.agent_height,
                          max(s.agent_radius - s.cell_size / 2, 0.0))
+        first = np.ones(len(i), bool)           # candidates come by sample, then probe
+        kept = np.flatnonzero(keep & (kind == 0))
+        first[kept[1:][i[kept[1:]] == i[kept[:-1]]]] = False
+        keep &= first
         i, k, kind, ends, target = i[keep], k[keep], kind[keep], ends[keep], target[keep]
     two_way = (kind == 1) & (np.abs(ends[:, 1] - starts[i, 1]) <= climb)
     pick = _merge(i, kind, seg[i], target)
