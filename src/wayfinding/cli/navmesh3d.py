@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import math
 import time
+from collections import Counter
 from typing import Any
 
 from .args import (
@@ -147,8 +148,10 @@ def _figures(mesh: Any) -> dict[str, Any]:
             "bytes_per_column": round(report.bytes_per_column, 2)}
 
 
-def _print_figures(info: dict[str, Any]) -> None:
+def _print_figures(info: dict[str, Any], mesh: Any) -> None:
     c = info["counts"]
+    kinds = sorted(Counter(x.kind for x in mesh.links).items())
+    by_kind = f" ({', '.join(f'{n:,} {k}' for k, n in kinds)})" if kinds else ""
     rows = [("heightfield grid", f"{c.get('grid_width', 0)} x {c.get('grid_depth', 0)}"),
             ("solid spans", f"{c.get('spans', 0):,}"),
             ("compact spans", f"{c.get('compact_spans', 0):,}"),
@@ -159,17 +162,12 @@ def _print_figures(info: dict[str, Any]) -> None:
             ("detail mesh", f"{c.get('detail_verts', 0):,} vertices, "
                             f"{c.get('detail_tris', 0):,} triangles"),
             ("tiles", f"{info['tiles']} (tile size {info['tile_size'] or 'whole'})"),
-            ("off-mesh links", f"{info['links']:,}" + _kinds(info)),
+            ("off-mesh links", f"{info['links']:,}{by_kind}"),
             ("memory", f"{info['bytes_per_column']:.1f} bytes per column")]
     for name, value in rows:
         print(f"{name:18s}{value}")
     print("build times (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in info["ms"].items())
           + f"; total {info['total_ms']:.2f}")
-
-
-def _kinds(info: dict[str, Any]) -> str:
-    kinds = info.get("link_kinds")
-    return f" ({', '.join(f'{n:,} {k}' for k, n in kinds.items())})" if kinds else ""
 
 
 _LINK_OPTIONS = ("max_drop", "max_jump", "max_jump_up", "link_spacing")
@@ -194,16 +192,9 @@ def cmd_navmesh3d_build(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(info))
     else:
-        _print_figures(info | {"link_kinds": _count_kinds(mesh)})
+        _print_figures(info, mesh)
         print(args.output)
     return 0
-
-
-def _count_kinds(mesh: Any) -> dict[str, int]:
-    kinds: dict[str, int] = {}
-    for x in mesh.links:
-        kinds[x.kind] = kinds.get(x.kind, 0) + 1
-    return dict(sorted(kinds.items()))
 
 
 def cmd_navmesh3d_info(args: argparse.Namespace) -> int:
@@ -215,7 +206,7 @@ def cmd_navmesh3d_info(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(info))
     else:
-        _print_figures(info | {"link_kinds": _count_kinds(mesh)})
+        _print_figures(info, mesh)
     return 0
 
 
@@ -266,7 +257,8 @@ def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
         return 0
     plural = "" if len(taken) == 1 else "s"
     print(f"path ({info['status']}): length {r.cost:.4f}, {len(r.path)} points, "
-          f"{len(r.corridor)} polygons, {len(taken)} off-mesh link{plural}, {ms:.3f} ms")
+          f"{len(r.corridor) - len(taken)} polygons, {len(taken)} off-mesh link{plural}, "
+          f"{ms:.3f} ms")
     starts = dict(zip(offmesh, taken))
     for i, p in enumerate(r.path):
         x = starts.get(i)
