@@ -37,6 +37,9 @@ def velocities(
     tree_right: NDArray[np.int32] | None = None,
     tree_root: int = -1,
     time_horizon_obst: NDArray[np.float64] | None = None,
+    edge_ptr: NDArray[np.int64] | None = None,
+    edge_ids: NDArray[np.int32] | None = None,
+    wall_radius: NDArray[np.float64] | None = None,
 ) -> None: ...
 def obstacle_neighbours(
     wall_point: NDArray[np.float64],

@@ -14,7 +14,7 @@ det(direction, v - point) <= 0.
 """
 
 from libc.math cimport INFINITY, fabs, sqrt
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
@@ -722,14 +722,18 @@ cdef Walls walls(const double[:, ::1] point, const double[:, ::1] unit,
     cdef Walls w
     w.count = point.shape[0]
     w.root = root if w.count else -1
+    w.left = w.right = NULL
     if w.count:
         w.point = &point[0, 0]
         w.unit = &unit[0, 0]
         w.nxt = &nxt[0]
         w.prv = &prv[0]
         w.convex = &convex[0]
-        w.left = &left[0]
-        w.right = &right[0]
+        if left is not None:
+            w.left = &left[0]
+            w.right = &right[0]
+        else:
+            w.root = -1
     return w
 
 
@@ -741,13 +745,19 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                const double[:, ::1] wall_unit=None, const int32_t[::1] wall_next=None,
                const int32_t[::1] wall_prev=None, const unsigned char[::1] wall_convex=None,
                const int32_t[::1] tree_left=None, const int32_t[::1] tree_right=None,
-               int tree_root=-1, const double[::1] time_horizon_obst=None):
+               int tree_root=-1, const double[::1] time_horizon_obst=None,
+               const int64_t[::1] edge_ptr=None, const int32_t[::1] edge_ids=None,
+               const double[::1] wall_radius=None):
     """ORCA's new velocity of every agent (``out``, ``(n, 2)``) from the state of the
     step's start: one half-plane per obstacle edge it faces within ``time_horizon_obst *
     max_speed + radius`` (nearest first, kept hard), then one per neighbour
     (``neighbours[i, :counts[i]]``, rows, in order), then the linear program (and its
     fallback).  ``time_horizon`` and ``time_horizon_obst`` (needed with walls) are per
-    agent.  The ``wall_*`` and ``tree_*`` arrays are those of ``obstacle_tree``."""
+    agent.  The ``wall_*`` and ``tree_*`` arrays are those of ``obstacle_tree``.  With
+    ``edge_ptr`` and ``edge_ids`` each agent takes its own edges instead of the tree's:
+    agent i those of ``edge_ids[edge_ptr[i]:edge_ptr[i + 1]]`` (edges by their first
+    vertex, nearest first; the ``tree_*`` arrays are then unused).  ``wall_radius``: the
+    radius each agent keeps from the obstacles (default its ``radius``)."""
     cdef Py_ssize_t n = position.shape[0], i
     cdef int k = neighbours.shape[1], c, j, failed, m = 0, hard
     cdef double inv_dt = 1.0 / dt, rx, ry, reach
@@ -756,6 +766,14 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
     cdef int32_t* edges = NULL
     cdef int32_t* stack = NULL
     cdef double* edge_d2 = NULL
+    cdef bint own = edge_ptr is not None
+    cdef const double* wr = NULL
+    if wall_radius is not None and wall_radius.shape[0] != n:
+        raise ValueError("wall_radius needs one radius per agent")
+    if n:
+        wr = &radius[0] if wall_radius is None else &wall_radius[0]
+    if own and (edge_ids is None or wall_point is None or edge_ptr.shape[0] != n + 1):
+        raise ValueError("edge_ptr needs n + 1 entries, edge_ids and the walls")
     if wall_point is not None:
         m = wall_point.shape[0]
         w = walls(wall_point, wall_unit, wall_next, wall_prev, wall_convex, tree_left,
@@ -776,12 +794,18 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
     with nogil:
         for i in range(n):
             hard = 0
-            if m:
-                reach = time_horizon_obst[i] * max_speed[i] + radius[i]
+            if own:
+                c = <int>(edge_ptr[i + 1] - edge_ptr[i])
+                if c:
+                    hard = obstacle_lines(&w, &edge_ids[edge_ptr[i]], c, position[i, 0],
+                                          position[i, 1], velocity[i, 0], velocity[i, 1],
+                                          wr[i], 1.0 / time_horizon_obst[i], lines)
+            elif m:
+                reach = time_horizon_obst[i] * max_speed[i] + wr[i]
                 c = near_edges(&w, position[i, 0], position[i, 1], reach * reach, edges,
                                edge_d2, stack)
                 hard = obstacle_lines(&w, edges, c, position[i, 0], position[i, 1],
-                                      velocity[i, 0], velocity[i, 1], radius[i],
+                                      velocity[i, 0], velocity[i, 1], wr[i],
                                       1.0 / time_horizon_obst[i],
                                       lines)
             c = counts[i]

@@ -95,10 +95,22 @@ class ORCA:
         self.obstacles = obstacles
 
     @positional_options("preferred")
-    def velocities(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None
-                   ) -> np.ndarray:
+    def velocities(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None,
+                   keep: Any = None, walls: Any = None,
+                   wall_radius: ArrayLike | None = None) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
-        state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`."""
+        state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`.
+
+        ``keep``: which neighbours each agent may consider (agents on another storey:
+        not), a function given the ``(rows, counts)`` :meth:`Crowd.neighbours` found (for
+        twice the ``max_neighbours``) that returns a bool mask shaped as ``rows``; the
+        nearest kept ones are taken.  ``walls``: each agent's own wall segments instead of
+        the obstacles (a navmesh's local boundary), ``(ptr, segments)``: agent i's are
+        ``segments[ptr[i]:ptr[i + 1]]``, ``(m, 2, 2)`` float64 (two ends, x and y), each
+        kept clear of from both sides, those it faces within ``time_horizon_obst *
+        max_speed + radius`` nearest first.  ``wall_radius``: how far each agent keeps
+        from the walls (a number or one per agent; default its radius; 0 on a navmesh
+        whose walls were already drawn in by the agents' radius)."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
         dt = positive_float("dt", dt)
@@ -106,16 +118,26 @@ class ORCA:
         pref = crowd.velocities(preferred, dt)
         dist, k, tau, tau_obst = self._parameters(crowd)
         top = int(k.max()) if n else 0
-        rows, counts = crowd.neighbours(distance=dist, max_neighbours=top)
+        rows, counts = crowd.neighbours(distance=dist,
+                                        max_neighbours=top if keep is None else 2 * top)
+        if keep is not None and n:
+            rows, counts = _kept(rows, keep(rows, counts), top)
         if n and k.min() < top:                  # fewer for some: keep each one's nearest
             rows[np.arange(top) >= k[:, None]] = -1
             counts = np.minimum(counts, k).astype(counts.dtype)
         out = np.empty((n, 2))
-        _orca.velocities(np.ascontiguousarray(crowd.position),
-                         np.ascontiguousarray(crowd.velocity), np.ascontiguousarray(pref),
-                         np.ascontiguousarray(crowd.radius),
+        position = np.ascontiguousarray(crowd.position)
+        wr = np.ascontiguousarray(crowd.radius) if wall_radius is None else \
+            _per_agent("wall_radius", wall_radius, n)
+        if walls is None:
+            obstacles: tuple = (*self._walls, tau_obst, None, None, wr)
+        else:
+            reach = tau_obst * crowd.max_speed + wr
+            obstacles = (*_own_walls(walls, position, reach, tau_obst), wr)
+        _orca.velocities(position, np.ascontiguousarray(crowd.velocity),
+                         np.ascontiguousarray(pref), np.ascontiguousarray(crowd.radius),
                          np.ascontiguousarray(crowd.max_speed), rows, counts,
-                         tau, dt, out, *self._walls, tau_obst)
+                         tau, dt, out, *obstacles)
         return out
 
     def set_agent(self, agent: int, *, neighbour_dist: float | None = None,
@@ -158,10 +180,14 @@ class ORCA:
                 np.ascontiguousarray(table[:, 2]), np.ascontiguousarray(table[:, 3]))
 
     @positional_options("preferred")
-    def step(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None) -> None:
+    def step(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None,
+             keep: Any = None, walls: Any = None, wall_radius: ArrayLike | None = None
+             ) -> None:
         """Advance the crowd by ``dt`` with ORCA's velocities (see :meth:`Crowd.step` for
-        the agents' acceleration limits; RVO2 has none)."""
-        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred))
+        the agents' acceleration limits; RVO2 has none; ``keep``, ``walls`` and
+        ``wall_radius`` as :meth:`velocities` takes them)."""
+        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred, keep=keep,
+                                                walls=walls, wall_radius=wall_radius))
 
 
 def _polygons(obstacles: Any) -> list:
@@ -215,3 +241,71 @@ def _walls(obstacles: Any) -> _Walls:
         - (before[:, 1] - after[:, 1]) * (point[:, 0] - before[:, 0])
     convex = (turn >= 0) | (nxt_a == prv_a)             # left of (prev -> next), or a segment
     return _orca.obstacle_tree(point, unit, nxt_a, prv_a, convex.astype(np.uint8))
+
+
+def _per_agent(name: str, value: Any, n: int) -> np.ndarray:
+    """A number or one per agent, each >= 0 and finite, as ``(n,)`` float64."""
+    try:
+        v = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=np.float64), (n,)))
+    except (TypeError, ValueError):
+        v = np.empty(0)
+    if v.shape != (n,) or not (np.isfinite(v).all() and (v >= 0).all()):
+        raise InvalidQueryError(f"{name} {brief(value)} must be >= 0 and finite: a number "
+                                f"or one per agent ({n})")
+    return v
+
+
+def _kept(rows: np.ndarray, keep: Any, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """The neighbour lists with the slots ``keep`` refuses dropped (order kept), cut to
+    ``top`` each."""
+    keep = np.asarray(keep, dtype=bool)
+    if keep.shape != rows.shape:
+        raise InvalidQueryError(f"keep gave a mask of shape {keep.shape}, not {rows.shape}")
+    ok = keep & (rows >= 0)
+    order = np.argsort(~ok, axis=1, kind="stable")
+    packed = np.take_along_axis(np.where(ok, rows, -1), order, axis=1)[:, :top]
+    return np.ascontiguousarray(packed, np.int32), \
+        np.minimum(ok.sum(1), top).astype(np.int32)
+
+
+def _own_walls(walls: Any, position: np.ndarray, reach: np.ndarray,
+               tau_obst: np.ndarray) -> tuple:
+    """Per-agent segments as the kernel takes them: the segments pooled as two-vertex
+    obstacles (vertex 2j the first end of segment j, 2j + 1 its second; both convex), and
+    per agent the edges it faces (strictly outside) within its reach, nearest first."""
+    try:
+        ptr, segs = walls
+        ptr = np.asarray(ptr, dtype=np.int64)
+        segs = np.asarray(segs, dtype=np.float64).reshape(-1, 2, 2)
+    except (TypeError, ValueError):
+        raise InvalidQueryError("walls must be (ptr, segments): segments an (m, 2, 2) "
+                                "array of finite ends") from None
+    n = len(position)
+    if ptr.shape != (n + 1,) or ptr[0] != 0 or ptr[-1] != len(segs) or \
+            (np.diff(ptr) < 0).any() or not np.isfinite(segs).all():
+        raise InvalidQueryError(f"walls: ptr must run from 0 to the {len(segs)} segments "
+                                f"in {n + 1} steps, and the segments be finite")
+    a, b = segs[:, 0], segs[:, 1]
+    e = b - a
+    e2 = (e * e).sum(1)
+    live = e2 > 0
+    agent = np.repeat(np.arange(n), np.diff(ptr))
+    p = position[agent]
+    side = (a[:, 0] - p[:, 0]) * e[:, 1] - (a[:, 1] - p[:, 1]) * e[:, 0]
+    t = np.clip(((p - a) * e).sum(1) / np.where(live, e2, 1.0), 0.0, 1.0)
+    d2 = ((a + t[:, None] * e - p) ** 2).sum(1)
+    r2 = reach[agent] ** 2
+    use = live & (side != 0) & (d2 < r2)
+    vertex = np.where(side < 0, 2 * np.arange(len(segs)), 2 * np.arange(len(segs)) + 1)
+    order = np.lexsort((d2[use], agent[use]))
+    ids = np.ascontiguousarray(vertex[use][order], np.int32)
+    own_ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(agent[use], minlength=n), out=own_ptr[1:])
+    point = np.ascontiguousarray(segs.reshape(-1, 2))
+    m = len(point)
+    nxt = (np.arange(m) ^ 1).astype(np.int32)
+    direction = point[nxt] - point
+    length = np.hypot(direction[:, 0], direction[:, 1])
+    unit = np.ascontiguousarray(direction / np.where(length > 0, length, 1.0)[:, None])
+    return (point, unit, nxt, nxt, np.ones(m, np.uint8), None, None, -1, tau_obst,
+            own_ptr, ids)

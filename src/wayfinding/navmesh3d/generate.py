@@ -1,5 +1,6 @@
 """Levels made here, with known properties, for examples and tests: a floor, stairs, ramps
-of a given slope, a bridge over a floor, thin walls, a building of several storeys, and a
+of a given slope, a bridge over a floor, thin walls, a building of several storeys, a
+multi-storey level of platforms joined by stairs, a bridge and a gap to jump, and a
 height-field terrain.  Every level is made of boxes (and ramps and terrain), triangles wound
 so that their normals face out and up-facing tops are walkable.
 
@@ -15,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import count, positive_float
+from ..errors import InvalidGeometryError
 from .level import Level
 
 
@@ -128,6 +130,44 @@ def building(*, storeys: int = 3, storey_height: float = 3.0, size: float = 10.0
             for j in range(1, steps):
                 x0 = hole[0] + (j - 1) * run
                 s.box((x0, y + (j - 1) * rise, 1.0), (x0 + run, y + j * rise, 3.0))
+    return s.level()
+
+
+#: Where :func:`multi_storey`'s gap lies: the edges (x) of its two sides.
+GAP_EDGES = (22.0, 23.5)
+
+
+def multi_storey(*, height: float = 3.0, width: float = 16.0) -> Level:
+    """Two storeys over a ground floor 32 long (x) and ``width`` deep (z): platform A
+    (x 5.5 to 11) reached from the ground by a flight of 14 steps rising along x to its
+    west edge (z 1 to 3.5), a bridge 2 wide (z 7 to 9) from A to platform B (x 17 to 22),
+    and platform C (x 23.5 to 32) beyond a gap 1.5 wide (:data:`GAP_EDGES`) that nothing
+    walkable crosses: an off-mesh jump link joins B and C.  The platforms and the bridge
+    are slabs 0.3 thick with their tops at ``height`` (>= 2.8: the ground floor runs on
+    under them), reached from the ground by the stairs only.
+
+    >>> multi_storey().num_triangles
+    228
+    """
+    height = positive_float("height", height)
+    width = positive_float("width", width)
+    if height < 2.8:
+        raise InvalidGeometryError(f"height {height!r} must be at least 2.8: the ground "
+                                   "floor runs on under the platforms")
+    if width < 10.0:
+        raise InvalidGeometryError(f"width {width!r} must be at least 10: the bridge "
+                                   "lies at z 7 to 9")
+    s = _Soup()
+    s.box((0, -0.5, 0), (32.0, 0, width))
+    slab = 0.3
+    for x0, x1 in ((5.5, 11.0), (17.0, GAP_EDGES[0]), (GAP_EDGES[1], 32.0)):
+        s.box((x0, height - slab, 0), (x1, height, width))
+    s.box((11.0, height - slab, 7.0), (17.0, height, 9.0))            # the bridge
+    steps = 15
+    rise, run = height / steps, 3.6 / steps
+    for k in range(1, steps):                                          # up to A's edge
+        x0 = 5.5 - (steps - k) * run
+        s.box((x0, 0, 1.0), (x0 + run, k * rise, 3.5))
     return s.level()
 
 

@@ -2,6 +2,9 @@
 of the polygons coloured by region, lower polygons first so upper storeys cover them (SVG
 with no dependency, PNG with Pillow), and a self-contained HTML page with a small WebGL
 viewer of the detail triangles over the level's geometry (drag to orbit, wheel to zoom).
+Agents walking the mesh (positions per frame, :class:`~wayfinding.crowd.Navigator3D`'s)
+animate over both: a top-down GIF (:func:`animate_navmesh3d`) and the HTML page's
+``agents``.
 
 >>> from wayfinding.navmesh3d import build, generate
 >>> svg = render_navmesh3d_svg(build(generate.floor()))
@@ -13,13 +16,15 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .._io import atomic_write_bytes, atomic_write_text
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..navmesh3d import Level, NavMesh3D, region_colours
 from .raster import TARGET_PX, _pillow
@@ -85,20 +90,99 @@ def render_navmesh3d_png(mesh: NavMesh3D) -> bytes:
 
 
 def navmesh3d_html(mesh: NavMesh3D, *, level: Level | None = None,
-                   title: str = "wayfinding navmesh") -> str:
+                   title: str = "wayfinding navmesh", agents: ArrayLike | None = None,
+                   colours: ArrayLike | None = None, fps: float = 10.0) -> str:
     """A self-contained HTML page showing the mesh's detail triangles (coloured by region)
-    over the level's triangles (grey), in WebGL: drag to orbit, wheel to zoom."""
+    over the level's triangles (grey), in WebGL: drag to orbit, wheel to zoom.  With
+    ``agents`` (``(T, n, 3)`` positions per frame, NaN rows for absent agents) they play
+    in a loop at ``fps`` frames a second, as dots coloured by ``colours`` (``(T, n, 3)``
+    or ``(n, 3)`` uint8; default white)."""
     verts, tris, owner = mesh.triangles()
     regs = np.concatenate([t.polymesh.regs for t in mesh.tiles]) if mesh.tiles else \
         np.zeros(0, np.uint16)
-    colours = region_colours(regs[owner]) if len(owner) else np.zeros((0, 4), np.uint8)
-    nav = _triangle_soup(verts, tris, colours, lift=0.05)
+    by_region = region_colours(regs[owner]) if len(owner) else np.zeros((0, 4), np.uint8)
+    nav = _triangle_soup(verts, tris, by_region, lift=0.05)
     geo: list[float] = []
     if level is not None:
         grey = np.tile(np.array([[110, 116, 128, 255]], np.uint8), (level.num_triangles, 1))
         geo = _triangle_soup(level.vertices, level.triangles, grey, lift=0.0)
-    data = json.dumps({"nav": nav, "level": geo})
+    frames: list[list[float]] = []
+    if agents is not None:
+        pos, rgb = _agent_frames(agents, colours)
+        for t in range(len(pos)):
+            ok = np.isfinite(pos[t]).all(axis=1)
+            rows = np.concatenate([pos[t][ok], rgb[t][ok] / 255.0], axis=1)
+            frames.append([round(x, 3) for x in rows.ravel().tolist()])
+    data = json.dumps({"nav": nav, "level": geo, "agents": frames,
+                       "ms": 1000.0 / positive_float("fps", fps)})
     return _PAGE.replace("__TITLE__", title).replace("__DATA__", data)
+
+
+def _agent_frames(agents: ArrayLike, colours: ArrayLike | None
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Positions ``(T, n, 3)`` and colours ``(T, n, 3)`` as floats, checked."""
+    pos = np.asarray(agents, dtype=np.float64)
+    if pos.ndim != 3 or pos.shape[2] != 3:
+        raise InvalidQueryError(f"agents must be (T, n, 3) positions, got shape {pos.shape}")
+    if colours is None:
+        rgb = np.full(pos.shape, 255.0)
+    else:
+        rgb = np.asarray(colours, dtype=np.float64)
+        if rgb.shape == (pos.shape[1], 3):
+            rgb = np.broadcast_to(rgb, pos.shape)
+        if rgb.shape != pos.shape:
+            raise InvalidQueryError(f"colours must be (T, n, 3) or (n, 3) like agents "
+                                    f"{pos.shape}, got {rgb.shape}")
+    return pos, rgb
+
+
+def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: ArrayLike,
+                      *, colours: ArrayLike | None = None, radius: float = 0.6,
+                      fps: float = 10.0, size: int = 640) -> Path:
+    """Write a top-down GIF (x right, z down) of ``agents`` (``(T, n, 3)`` positions per
+    frame, NaN rows for absent agents) walking ``mesh``: the polygons shaded by height,
+    lower ones first, the agents as discs of ``radius`` (world units) coloured by
+    ``colours`` (``(T, n, 3)`` or ``(n, 3)`` uint8; default white), the higher drawn
+    over the lower, with a dark outline; at most ``size`` pixels across.  Needs Pillow."""
+    target = Path(picture_path)
+    if target.suffix.lower() != ".gif":
+        raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
+    size, fps = count("size", size, min=32), positive_float("fps", fps)
+    radius = positive_float("radius", radius)
+    pos, rgb = _agent_frames(agents, colours)
+    image_mod, draw_mod, _ = _pillow()
+    polys, _ = _flat(mesh)
+    x0, z0, w, h = _frame(polys)
+    scale = (size - 8) / max(w, h)
+    base = image_mod.new("RGB", (max(int(w * scale) + 8, 1), max(int(h * scale) + 8, 1)),
+                         (32, 36, 43))
+    draw = draw_mod.Draw(base)
+    ys = [float(p[:, 1].mean()) for p in polys]
+    lo, hi = (min(ys), max(ys)) if ys else (0.0, 1.0)
+    for p, y in zip(polys, ys):
+        shade = (y - lo) / (hi - lo) if hi > lo else 0.0
+        fill = tuple(int(a + (b - a) * shade) for a, b in ((70, 150), (80, 150), (96, 170)))
+        pts = [((x - x0) * scale + 4, (z - z0) * scale + 4) for x, z in p[:, [0, 2]].tolist()]
+        draw.polygon(pts, fill=fill, outline=(32, 36, 43))
+    images = []
+    rr = max(1.5, radius * scale)
+    for t in range(len(pos)):
+        img = base.copy()
+        d = draw_mod.Draw(img)
+        for i in np.argsort(pos[t, :, 1], kind="stable").tolist():
+            x, _, z = pos[t, i].tolist()
+            if not (math.isfinite(x) and math.isfinite(z)):
+                continue
+            cx, cz = (x - x0) * scale + 4, (z - z0) * scale + 4
+            d.ellipse((cx - rr, cz - rr, cx + rr, cz + rr),
+                      fill=tuple(int(c) for c in rgb[t, i]), outline=(20, 20, 20))
+        images.append(img.convert("P", palette=image_mod.ADAPTIVE))
+    if not images:
+        raise InvalidQueryError("agents has no frames")
+    buf = io.BytesIO()
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
+                   duration=max(20, round(1000 / fps)), loop=0)
+    return atomic_write_bytes(target, buf.getvalue())
 
 
 def save_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, *,
@@ -142,8 +226,9 @@ canvas{width:100%;height:100%;display:block}#help{position:absolute;left:10px;to
 const DATA = __DATA__;
 const canvas = document.getElementById("view");
 const gl = canvas.getContext("webgl");
-const vs = `attribute vec3 p; attribute vec3 c; uniform mat4 m; varying vec3 k;
-  void main() { gl_Position = m * vec4(p, 1.0); k = c; }`;
+const vs = `attribute vec3 p; attribute vec3 c; uniform mat4 m; uniform float s;
+  varying vec3 k;
+  void main() { gl_Position = m * vec4(p, 1.0); gl_PointSize = s; k = c; }`;
 const fs = `precision mediump float; varying vec3 k; uniform float a;
   void main() { gl_FragColor = vec4(k, a); }`;
 function shader(type, src) {
@@ -194,6 +279,7 @@ function draw() {
   gl.enable(gl.DEPTH_TEST);
   gl.uniformMatrix4fv(gl.getUniformLocation(prog, "m"), false, matrix());
   const p = gl.getAttribLocation(prog, "p"), c = gl.getAttribLocation(prog, "c");
+  gl.uniform1f(gl.getUniformLocation(prog, "s"), 1.0);
   layers.forEach((layer, i) => {
     if (!layer.count) return;
     gl.uniform1f(gl.getUniformLocation(prog, "a"), 1.0);
@@ -202,7 +288,21 @@ function draw() {
     gl.enableVertexAttribArray(c); gl.vertexAttribPointer(c, 3, gl.FLOAT, false, 24, 12);
     gl.drawArrays(gl.TRIANGLES, 0, layer.count);
   });
+  if (DATA.agents.length) {            // the agents of the current frame, lifted a little
+    const rows = DATA.agents[frame].slice();
+    for (let i = 1; i < rows.length; i += 6) rows[i] += 0.4;
+    gl.uniform1f(gl.getUniformLocation(prog, "s"), Math.max(4, 2400 / dist));
+    gl.bindBuffer(gl.ARRAY_BUFFER, agentBuffer);
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(rows), gl.DYNAMIC_DRAW);
+    gl.vertexAttribPointer(p, 3, gl.FLOAT, false, 24, 0);
+    gl.vertexAttribPointer(c, 3, gl.FLOAT, false, 24, 12);
+    gl.drawArrays(gl.POINTS, 0, rows.length / 6);
+  }
 }
+let frame = 0;
+const agentBuffer = gl.createBuffer();
+if (DATA.agents.length)
+  setInterval(() => { frame = (frame + 1) % DATA.agents.length; draw(); }, DATA.ms);
 let drag = null;
 canvas.onmousedown = e => { drag = [e.clientX, e.clientY]; };
 window.onmouseup = () => { drag = null; };

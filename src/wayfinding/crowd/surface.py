@@ -1,0 +1,505 @@
+"""A crowd on a voxel navmesh (:class:`~wayfinding.navmesh3d.NavMesh3D`): agents that walk
+its storeys, stairs and bridges, avoid each other with ORCA and cross its off-mesh links,
+as Detour's ``dtCrowd`` runs them.
+
+Each agent keeps a :class:`~wayfinding.navmesh3d.PathCorridor` to its target.  A frame
+(:meth:`Navigator3D.update`) runs these stages, each reading the state at the frame's start:
+
+1. **corners**: each walking agent's next corners through its corridor, the corridor first
+   shortcut toward the corner after the next where the agent sees it
+   (:meth:`~PathCorridor.optimize_visibility`), and searched again locally every
+   ``topology_interval`` seconds (:meth:`~PathCorridor.optimize_topology`);
+2. **links**: an agent within ``2.25 * radius`` (xz) of an off-mesh link's start that is
+   its next corner leaves the ground: state :data:`ON_LINK` (see below), once no other
+   agent stands within the two radii of the far end, nor is flying there (it waits);
+3. **boundary**: each walking agent's walls, Detour's local boundary: the wall segments of
+   the polygons reached from its own through edges within ``collision_range`` of it, those
+   within that range in xz whose height span comes within the agent's height of its
+   feet (refreshed when it has moved a quarter of the range or changed polygon);
+4. **avoidance**: ORCA (:class:`~wayfinding.crowd.ORCA`) in xz toward the next corner at
+   top speed (slowing to stop on the target), against its own walls (kept clear by the
+   part of its radius the mesh's ``agent_radius`` has not already drawn them in by) and
+   its neighbours
+   within ``collision_range`` whose feet are less than half their two heights apart in
+   y (Detour's rule: agents on another storey are not neighbours); agents on links are
+   nobody's neighbours;
+5. **move**: each walking agent moves by its velocity, then four passes of Detour's
+   collision handling part agents that overlap (each moves by the mean of 0.7 of half its
+   overlap with each neighbour, by the rule of stage 4); then it slides along the surface
+   from its corridor's first polygon to where that took it
+   (:meth:`~PathCorridor.move_position`), which also puts it on the detail mesh's ground
+   (its y) and mends its corridor;
+6. **links in flight**: an agent on a link moves from where it left the ground to the
+   link's start in the first 15% of the crossing, then to its end, in a straight line
+   (``kind`` other than ``"jump"``) or along a parabola rising ``jump_height`` above the
+   higher end (``"jump"``); the crossing lasts the link's length (3D) over the agent's top
+   speed, at least one frame.  Then it walks on from the far end.
+
+States (:meth:`Navigator3D.state`): :data:`IDLE` (no target), :data:`MOVING`,
+:data:`ON_LINK`, :data:`ARRIVED` (within ``arrive_distance`` of its target in xz, on its
+polygon; pushed away it walks back), :data:`NO_PATH` (its position or target has no usable
+polygon near it: it stays put).  A target out of reach moves to the nearest point the
+search reached, as a 2D navigator moves a target off its mesh onto it.
+
+Per-agent work is Python over compiled queries (corners, raycasts, slides, boundaries):
+about 0.1 ms per agent and frame; ORCA runs over all agents at once.
+
+>>> from wayfinding.navmesh3d import build, generate, with_flags
+>>> nav = Navigator3D(with_flags(build(generate.stairs())))
+>>> a = nav.add((1.0, 0.0, 1.5), target=(8.5, 1.6, 1.5))
+>>> for _ in range(120):
+...     nav.update(0.1)
+>>> nav.state(a), nav.position(a).round(1).tolist()
+('arrived', [8.5, 1.7, 1.5])
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validate import positive_float
+from ..errors import InvalidQueryError, brief
+from ..navmesh.query import DEFAULT_FILTER, END, QueryFilter
+from ..navmesh3d import NavMesh3D, NavMesh3DQuery
+from ..navmesh3d.corridor import PathCorridor
+from .agents import Crowd
+from .navigator import ARRIVED, IDLE, MOVING, NO_PATH
+from .orca import ORCA
+
+__all__ = ["ARRIVED", "IDLE", "MOVING", "NO_PATH", "ON_LINK", "Navigator3D"]
+
+#: The state of an agent crossing an off-mesh link (not steered, nobody's neighbour).
+ON_LINK = "on link"
+_STATES = (IDLE, MOVING, ARRIVED, NO_PATH, ON_LINK)
+_IDLE, _MOVING, _ARRIVED, _NO_PATH, _ON_LINK = range(5)
+
+#: The corner flag of an off-mesh link's start (:class:`~wayfinding.navmesh3d.NavPath3D`).
+OFFMESH = 4
+#: The corners each agent looks ahead (Detour's crowd: 4).
+_LOOK_AHEAD = 4
+
+
+@dataclass
+class _Flight:
+    """An agent's crossing of an off-mesh link: from ``launch`` (where it left the ground)
+    to the link's ``start`` then ``end``, over ``duration`` seconds."""
+
+    launch: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    duration: float
+    jump: bool
+    t: float = 0.0
+    #: a target given while in flight, planned on landing
+    pending: tuple[float, float, float] | None = None
+
+
+class Navigator3D:
+    """Agents walking a :class:`~wayfinding.navmesh3d.NavMesh3D` (see the module for a
+    frame's stages): the vocabulary of :class:`~wayfinding.crowd.Navigator` (``add``,
+    ``set_target``, ``remove``, ``state``, ``path``, ``update``) with 3D positions
+    ``(x, y, z)``, y up.
+
+    ``mesh``: its polygons need flags the ``filter`` includes
+    (:func:`~wayfinding.navmesh3d.with_flags`).  ``radius`` and ``height``: the agents'
+    defaults (world units; default the mesh's ``agent_radius`` and ``agent_height``).
+    ``avoidance``: an :class:`~wayfinding.crowd.ORCA` (default ``ORCA(time_horizon=3,
+    time_horizon_obst=1)``; its ``obstacles`` are not used: walls come from the mesh) or
+    ``None`` to move at the preferred velocities.  ``collision_range``: how far (xz)
+    agents look for walls and neighbours (default 12 radii, Detour's);
+    ``path_range``: how far a visibility shortcut reaches (default 30 radii);
+    ``topology_interval``: seconds between local searches (Detour: 0.5); ``jump_height``:
+    the apex of a jump above its higher end.  Times in seconds."""
+
+    def __init__(self, mesh: NavMesh3D, *, filter: QueryFilter = DEFAULT_FILTER,
+                 radius: float | None = None, height: float | None = None,
+                 avoidance: Any = "orca", collision_range: float | None = None,
+                 path_range: float | None = None, topology_interval: float = 0.5,
+                 arrive_distance: float = 0.05, jump_height: float = 1.0,
+                 crowd: Crowd | None = None):
+        if not isinstance(mesh, NavMesh3D):
+            raise InvalidQueryError(f"mesh must be a NavMesh3D, got {type(mesh).__name__}")
+        if not isinstance(filter, QueryFilter):
+            raise InvalidQueryError(f"filter must be a QueryFilter, got {type(filter).__name__}")
+        s = mesh.settings
+        self.mesh, self.filter = mesh, filter
+        self.query = NavMesh3DQuery(mesh)
+        self.radius = positive_float("radius", s.agent_radius if radius is None else radius)
+        self.height = positive_float("height", s.agent_height if height is None else height)
+        self.collision_range = positive_float(
+            "collision_range", 12 * self.radius if collision_range is None else collision_range)
+        self.path_range = positive_float(
+            "path_range", 30 * self.radius if path_range is None else path_range)
+        self.topology_interval = positive_float("topology_interval", topology_interval)
+        self.arrive_distance = positive_float("arrive_distance", arrive_distance)
+        self.jump_height = positive_float("jump_height", jump_height, allow_zero=True)
+        if isinstance(avoidance, str) and avoidance == "orca":
+            avoidance = ORCA(time_horizon=3.0, time_horizon_obst=1.0)
+        elif isinstance(avoidance, ORCA):
+            avoidance = copy.copy(avoidance)
+        elif avoidance is not None:
+            raise InvalidQueryError(f"avoidance must be an ORCA or None, got {brief(avoidance)}")
+        self.avoidance = avoidance
+        crowd = Crowd(neighbour_dist=self.collision_range) if crowd is None else crowd
+        if not isinstance(crowd, Crowd) or len(crowd):
+            raise InvalidQueryError("give an empty Crowd: agents are added through add()")
+        for name, shape, dtype, fill in (("surface_y", (), np.float64, 0.0),
+                                         ("surface_height", (), np.float64, 0.0),
+                                         ("surface_state", (), np.int8, _IDLE),
+                                         ("surface_clock", (), np.float64, 0.0)):
+            crowd.add_field(name, shape=shape, dtype=dtype, fill=fill)
+        self.crowd = crowd
+        self._corridors: dict[int, PathCorridor] = {}
+        self._flights: dict[int, _Flight] = {}
+        self._boundaries: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
+        self._walls = _WallTable(self.query, filter)
+
+    def __len__(self) -> int:
+        return len(self.crowd)
+
+    def __repr__(self) -> str:
+        return f"Navigator3D({len(self.crowd)} agents on {self.mesh!r})"
+
+    # ------------------------------------------------------------------ agents
+    def add(self, position: ArrayLike, *, target: ArrayLike | None = None,
+            radius: float | None = None, height: float | None = None,
+            max_speed: float = 1.4, max_accel: float = math.inf, group: int = 0) -> int:
+        """Add an agent at ``position`` (x, y, z; put on the nearest ground) bound for
+        ``target`` (none: it stays put); returns its id.  A position with no usable
+        polygon near it is an :class:`~wayfinding.errors.InvalidQueryError`."""
+        p = _point3(position, "position")
+        poly, ground = self.query.nearest(p, filter=self.filter)
+        if poly < 0:
+            raise InvalidQueryError(f"position {brief(position)} is off the mesh: no usable "
+                                    "polygon near it")
+        t = None if target is None else _point3(target, "target")
+        r = self.radius if radius is None else positive_float("radius", radius)
+        h = self.height if height is None else positive_float("height", height)
+        agent = self.crowd.add((ground[0], ground[2]), radius=r, max_speed=max_speed,
+                               max_accel=max_accel, group=group)
+        i = self.crowd.row(agent)
+        self.crowd.field("surface_y")[i] = ground[1]
+        self.crowd.field("surface_height")[i] = h
+        self._corridors[agent] = PathCorridor(self.query, ground, ground, filter=self.filter)
+        self._plan(agent, ground if t is None else t, idle=t is None)
+        return agent
+
+    def set_target(self, agent: int, target: ArrayLike) -> None:
+        """Send an agent to a new target (planned now; an agent on a link plans from the
+        link's far end when it lands)."""
+        i = self.crowd.row(agent)
+        t = _point3(target, "target")
+        if self.crowd.field("surface_state")[i] == _ON_LINK:
+            self._flights[agent].pending = t
+            return
+        self._plan(agent, t)
+
+    def remove(self, agent: int) -> None:
+        """Remove an agent."""
+        self.crowd.remove(agent)
+        for table in (self._corridors, self._flights, self._boundaries):
+            table.pop(agent, None)
+
+    def state(self, agent: int) -> str:
+        """:data:`IDLE`, :data:`MOVING`, :data:`ON_LINK`, :data:`ARRIVED` or
+        :data:`NO_PATH`."""
+        return _STATES[self.crowd.field("surface_state")[self.crowd.row(agent)]]
+
+    def position(self, agent: int) -> np.ndarray:
+        """An agent's position ``(x, y, z)``."""
+        i = self.crowd.row(agent)
+        x, z = self.crowd.position[i]
+        return np.array([x, self.crowd.field("surface_y")[i], z])
+
+    @property
+    def positions(self) -> np.ndarray:
+        """``(n, 3)`` positions of the agents in the crowd's row order (a copy)."""
+        p = self.crowd.position
+        return np.column_stack([p[:, 0], self.crowd.field("surface_y"), p[:, 1]])
+
+    @property
+    def states(self) -> list[str]:
+        """The agents' states in the crowd's row order."""
+        return [_STATES[k] for k in self.crowd.field("surface_state").tolist()]
+
+    def corridor(self, agent: int) -> PathCorridor:
+        """An agent's corridor (live: it changes as the agent moves)."""
+        self.crowd.row(agent)
+        return self._corridors[agent]
+
+    def path(self, agent: int) -> np.ndarray:
+        """The corners still ahead of an agent, ``(k, 3)``."""
+        self.crowd.row(agent)
+        return self._corridors[agent].corners().points.copy()
+
+    def _plan(self, agent: int, target: tuple[float, float, float], *,
+              idle: bool = False) -> None:
+        i = self.crowd.row(agent)
+        state = self.crowd.field("surface_state")
+        c = self._corridors[agent]
+        try:
+            c.replan(target)
+        except InvalidQueryError:
+            state[i] = _NO_PATH
+            return
+        state[i] = _IDLE if idle else _MOVING
+        self.crowd.goal[i] = (c.target[0], c.target[2])
+        self._boundaries.pop(agent, None)
+
+    # ------------------------------------------------------------------ a frame
+    def update(self, dt: float) -> None:
+        """Advance every agent ``dt`` seconds (see the module for the stages)."""
+        dt = positive_float("dt", dt)
+        crowd = self.crowd
+        n = len(crowd)
+        ids = crowd.ids.tolist()
+        state = crowd.field("surface_state")
+        clock = crowd.field("surface_clock")
+        ys = crowd.field("surface_y")
+        pref = np.zeros((n, 2))
+        walking = np.zeros(n, bool)
+        for i, agent in enumerate(ids):
+            st = state[i]
+            if st in (_MOVING, _ARRIVED):
+                walking[i] = True
+                pref[i] = self._steer(i, agent, dt)
+        state = crowd.field("surface_state")
+        walking &= state != _ON_LINK
+        if self.avoidance is None:
+            v = pref
+        else:
+            wall_radius = np.maximum(crowd.radius - self.mesh.settings.agent_radius, 0.0)
+            v = self.avoidance.velocities(crowd, dt, preferred=pref,
+                                          keep=self._neighbour_rule(state != _ON_LINK),
+                                          walls=self._boundary(walking),
+                                          wall_radius=wall_radius)
+        v[~walking] = 0.0
+        before = crowd.position.copy()
+        crowd.step(dt, velocity=v)
+        self._separate(walking)
+        moved = crowd.position
+        for i in np.flatnonzero(walking).tolist():
+            agent = ids[i]
+            c = self._corridors[agent]
+            c.move_position((moved[i, 0], ys[i], moved[i, 1]))
+            x, y, z = c.position
+            moved[i] = (x, z)
+            ys[i] = y
+        crowd.position[~walking] = before[~walking]
+        for i in np.flatnonzero(state == _ON_LINK).tolist():
+            self._fly(i, ids[i], dt)
+        clock[:] += dt
+
+    def _steer(self, i: int, agent: int, dt: float) -> np.ndarray:
+        """Stages 1-2 for one agent: its preferred velocity (xz), or zero and the link
+        state when it leaves the ground."""
+        crowd, c = self.crowd, self._corridors[agent]
+        clock = crowd.field("surface_clock")
+        if clock[i] >= self.topology_interval:
+            clock[i] = 0.0
+            c.optimize_topology()
+        corners = c.corners(_LOOK_AHEAD)
+        if len(corners) > 1 and c.optimize_visibility(corners.points[1], self.path_range):
+            corners = c.corners(_LOOK_AHEAD)
+        p = crowd.position[i]
+        if not len(corners):
+            return np.zeros(2)
+        flag = int(corners.flags[0])
+        nxt = corners.points[0]
+        to = np.array([nxt[0] - p[0], nxt[2] - p[1]])
+        dist = math.hypot(to[0], to[1])
+        state = crowd.field("surface_state")
+        if flag & OFFMESH and dist <= 2.25 * crowd.radius[i]:
+            link = int(corners.polygons[0]) - self.mesh.num_polygons
+            if self._clear_to_land(i, agent, link):
+                self._take_off(i, agent, link)
+            return np.zeros(2)
+        speed = crowd.max_speed[i]
+        if flag & END:
+            if dist <= self.arrive_distance:
+                state[i] = _ARRIVED
+                return np.zeros(2)
+            speed = min(speed, dist / dt)
+        return to * (speed / dist) if dist > 0 else np.zeros(2)
+
+    def _separate(self, walking: np.ndarray) -> None:
+        """Stage 5's first half, Detour's collision handling: four passes that each move
+        every walking agent by the mean of 0.7 of half its overlap with each neighbour
+        (same rule as ORCA's: on its storey, on the ground), apart along their centres."""
+        crowd = self.crowd
+        n = len(crowd)
+        if n < 2 or not walking.any():
+            return
+        ys, hs = crowd.field("surface_y"), crowd.field("surface_height")
+        grounded = crowd.field("surface_state") != _ON_LINK
+        reach = 2 * float(crowd.radius.max())
+        for _ in range(4):
+            rows, _ = crowd.neighbours(distance=reach, max_neighbours=min(n - 1, 8))
+            j = np.where(rows >= 0, rows, 0)
+            p = crowd.position
+            diff = p[:, None, :] - p[j]
+            dist = np.hypot(diff[..., 0], diff[..., 1])
+            pen = crowd.radius[:, None] + crowd.radius[j] - dist
+            hit = (rows >= 0) & (pen > 0) & grounded[j] & walking[:, None] & \
+                (np.abs(ys[:, None] - ys[j]) < (hs[:, None] + hs[j]) / 2)
+            if not hit.any():
+                return
+            # centres that coincide part along x, the lower row to the left
+            same = dist < 1e-4
+            diff[same] = np.stack([np.where(np.arange(n)[:, None] < j, -1e-4, 1e-4)[same],
+                                   np.zeros(int(same.sum()))], axis=-1)
+            dist = np.maximum(dist, 1e-4)
+            push = diff * (0.35 * pen / dist)[..., None] * hit[..., None]
+            count = hit.sum(1)
+            p += push.sum(1) / np.maximum(count, 1)[:, None]
+
+    # ------------------------------------------------------------------ links
+    def _clear_to_land(self, i: int, agent: int, link: int) -> bool:
+        """Whether no other agent stands (or is landing) within the two radii of the far
+        end of ``link`` (xz, on its storey): else the agent waits at the start."""
+        ends = self.mesh.links[link]
+        me = self.position(agent)
+        a, b = np.asarray(ends.start, float), np.asarray(ends.end, float)
+        far = b if np.hypot(*(b - me)[[0, 2]]) >= np.hypot(*(a - me)[[0, 2]]) else a
+        crowd = self.crowd
+        p, y = crowd.position, crowd.field("surface_y")
+        state = crowd.field("surface_state")
+        h = crowd.field("surface_height")
+        near = (np.hypot(p[:, 0] - far[0], p[:, 1] - far[2]) < crowd.radius + crowd.radius[i]) \
+            & (np.abs(y - far[1]) < (h + h[i]) / 2) & (state != _ON_LINK)
+        near[i] = False
+        if near.any():
+            return False
+        r = crowd.radius[i]
+        return not any(np.hypot(*(f.end - far)[[0, 2]]) < 2 * r
+                       for f in self._flights.values())
+
+    def _take_off(self, i: int, agent: int, link: int) -> None:
+        """Stage 2 for one agent: onto ``link``, its corridor moved past it."""
+        c = self._corridors[agent]
+        start, end = (np.array(p) for p in c.move_over_link(link))
+        launch = self.position(agent)
+        length = float(np.linalg.norm(end - start))
+        speed = max(self.crowd.max_speed[i], 1e-9)
+        self._flights[agent] = _Flight(launch, start, end, length / speed,
+                                       self.mesh.links[link].kind == "jump")
+        self.crowd.field("surface_state")[i] = _ON_LINK
+        self.crowd.velocity[i] = 0.0
+
+    def _fly(self, i: int, agent: int, dt: float) -> None:
+        f = self._flights[agent]
+        f.t += dt
+        crowd = self.crowd
+        if f.t >= f.duration:
+            crowd.position[i] = (f.end[0], f.end[2])
+            crowd.field("surface_y")[i] = f.end[1]
+            crowd.field("surface_state")[i] = _MOVING
+            del self._flights[agent]
+            self._boundaries.pop(agent, None)
+            if f.pending is not None:
+                self._plan(agent, f.pending)
+            return
+        ta = 0.15 * f.duration
+        if f.t < ta:
+            p = f.launch + (f.start - f.launch) * (f.t / ta)
+        else:
+            u = (f.t - ta) / (f.duration - ta)
+            p = f.start + (f.end - f.start) * u
+            if f.jump:
+                p[1] += 4 * u * (1 - u) * (max(f.start[1], f.end[1]) + self.jump_height
+                                           - (f.start[1] + f.end[1]) / 2)
+        crowd.position[i] = (p[0], p[2])
+        crowd.field("surface_y")[i] = p[1]
+
+    # ------------------------------------------------------------------ avoidance
+    def _neighbour_rule(self, grounded: np.ndarray) -> Any:
+        """Detour's: a neighbour is an agent on the ground (not on a link) whose feet are
+        less than half the two agents' heights apart in y."""
+        ys = self.crowd.field("surface_y")
+        hs = self.crowd.field("surface_height")
+
+        def keep(rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
+            j = np.where(rows >= 0, rows, 0)
+            return (rows >= 0) & grounded[j] & \
+                (np.abs(ys[j] - ys[:, None]) < (hs[j] + hs[:, None]) / 2)
+        return keep
+
+    def _boundary(self, walking: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each walking agent's walls (stage 3) as ``(ptr, segments (m, 2, 2))`` in xz."""
+        crowd = self.crowd
+        ys, hs = crowd.field("surface_y"), crowd.field("surface_height")
+        parts: list[np.ndarray] = []
+        sizes = np.zeros(len(crowd), np.int64)
+        reach = self.collision_range
+        for i, agent in enumerate(crowd.ids.tolist()):
+            if not walking[i]:
+                continue
+            c = self._corridors[agent]
+            x, z = crowd.position[i]
+            first = int(c.polygons[0])
+            got = self._boundaries.get(agent)
+            if got is None or got[1] != first or \
+                    math.hypot(got[0][0] - x, got[0][1] - z) > reach / 4:
+                segs = self._walls.near(first, x, ys[i], z, reach, hs[i])
+                got = (np.array([x, z]), first, segs)
+                self._boundaries[agent] = got
+            parts.append(got[2])
+            sizes[i] = len(got[2])
+        ptr = np.zeros(len(crowd) + 1, np.int64)
+        np.cumsum(sizes, out=ptr[1:])
+        segs = np.concatenate(parts) if parts else np.zeros((0, 2, 2))
+        return ptr, segs
+
+
+class _WallTable:
+    """Every polygon's wall segments under a filter, once, and the walls near a point."""
+
+    def __init__(self, query: NavMesh3DQuery, filter: QueryFilter):
+        self.query, self.filter = query, filter
+        allowed = query._filter(filter)[0]
+        search = query._search
+        parts = [search.wall_segments(p, allowed) for p in range(len(allowed))]
+        sizes = np.array([len(w) for w in parts], np.int64)
+        self.ptr = np.zeros(len(parts) + 1, np.int64)
+        np.cumsum(sizes, out=self.ptr[1:])
+        self.segs = np.concatenate(parts).astype(np.float64) if len(parts) \
+            else np.zeros((0, 2, 3))
+        self.allowed = allowed
+
+    def near(self, polygon: int, x: float, y: float, z: float, reach: float,
+             height: float) -> np.ndarray:
+        """The walls (xz, ``(k, 2, 2)``) of the polygons reached from ``polygon`` through
+        edges within ``reach`` of (x, z), those within ``reach`` of it whose height span
+        comes within ``height`` of ``y``."""
+        polys = self.query._search.reachable(polygon, x, z, reach, self.allowed)
+        if not len(polys):
+            return np.zeros((0, 2, 2))
+        lo, hi = self.ptr[polys], self.ptr[polys + 1]
+        n = hi - lo
+        idx = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        s = self.segs[idx]
+        a, b = s[:, 0, [0, 2]], s[:, 1, [0, 2]]
+        e = b - a
+        e2 = np.maximum((e * e).sum(1), 1e-300)
+        p = np.array([x, z])
+        t = np.clip(((p - a) * e).sum(1) / e2, 0.0, 1.0)
+        d = np.hypot(*(a + t[:, None] * e - p).T)
+        ylo, yhi = s[:, :, 1].min(1), s[:, :, 1].max(1)
+        keep = (d <= reach) & (ylo <= y + height) & (yhi >= y - height)
+        return np.ascontiguousarray(s[keep][:, :, [0, 2]])
+
+
+def _point3(value: Any, name: str) -> tuple[float, float, float]:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (3,) or not np.isfinite(arr).all():
+        raise InvalidQueryError(f"{name} {brief(value)} must be one finite (x, y, z) point")
+    return float(arr[0]), float(arr[1]), float(arr[2])

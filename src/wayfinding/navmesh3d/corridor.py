@@ -1,0 +1,402 @@
+"""A path corridor on a voxel navmesh, kept up to date as an agent moves (Detour's
+``dtPathCorridor``): the polygons from the one the agent stands on to the target's, the
+agent's ``position`` on the first and the ``target`` on the last.
+
+Each frame an agent asks for its next :meth:`~PathCorridor.corners` (the straight path
+through the corridor from where it stands), moves, and feeds its new position back with
+:meth:`~PathCorridor.move_position`: a slide along the surface from the first polygon whose
+visited polygons are merged into the corridor's start, so small moves off the corridor
+(pushed by others) mend it instead of needing a new search.  :meth:`optimize_visibility`
+drops the polygons the agent can see past; :meth:`optimize_topology` runs a short search to
+rejoin the corridor further on; :meth:`is_valid` / :meth:`trim_invalid` / :meth:`replan`
+deal with polygons a filter no longer allows.
+
+>>> from wayfinding.navmesh3d import NavMesh3DQuery, build, generate, with_flags
+>>> q = NavMesh3DQuery(with_flags(build(generate.stairs())))
+>>> c = PathCorridor(q, (1.0, 0.0, 1.5), (8.5, 1.6, 1.5))
+>>> c.corners().points[-1].round(1).tolist()     # the target, on the detail ground
+[8.5, 1.7, 1.5]
+>>> c.move_position((1.5, 0.0, 1.5))
+>>> c.position[0], len(c.polygons) >= 1
+(1.5, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validate import count, positive_float
+from ..errors import InvalidQueryError, brief
+from ..navmesh.query import DEFAULT_FILTER, END, QueryFilter
+from ..results import Status
+from .query import HALF_EXTENTS, NavMesh3DQuery, _extents, _point
+
+__all__ = ["Corners3D", "PathCorridor"]
+
+#: Corners nearer the position than this (xz, world units) are behind it: dropped.
+MIN_CORNER_DISTANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Corners3D:
+    """The next corners of a corridor's straight path, after the agent's position:
+    ``points`` ``(k, 3)`` float64, ``flags`` ``(k,)`` uint8 (:data:`END` on the target),
+    ``polygons`` ``(k,)`` int32, the polygon each corner leads into (-1 at the target)."""
+
+    points: np.ndarray
+    flags: np.ndarray
+    polygons: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+
+class PathCorridor:
+    """The corridor of polygons from ``position`` to ``target`` (world points), planned
+    with ``query.find_path(..., partial=True)`` under ``filter``: an unreachable target
+    moves to the nearest point of the polygon whose search came nearest it (``status``
+    PARTIAL).  A ``position`` off the mesh (no usable polygon within ``half_extents``) is an
+    :class:`~wayfinding.errors.InvalidQueryError`.
+
+    ``polygons`` ``(n,)`` int32: the corridor (off-mesh links among them as nodes
+    ``num_polygons + link``, as the path queries number them); ``position`` and
+    ``target``: ``(x, y, z)`` on its first and last polygon, on the detail mesh's
+    ground."""
+
+    def __init__(self, query: NavMesh3DQuery, position: ArrayLike, target: ArrayLike, *,
+                 filter: QueryFilter = DEFAULT_FILTER,
+                 half_extents: ArrayLike = HALF_EXTENTS):
+        if not isinstance(query, NavMesh3DQuery):
+            raise InvalidQueryError(f"query must be a NavMesh3DQuery, got "
+                                    f"{type(query).__name__}")
+        self.query = query
+        self.filter = filter
+        self.half_extents = _extents(half_extents)
+        self._plan(_point(position, "position"), _point(target, "target"))
+
+    def __repr__(self) -> str:
+        return (f"PathCorridor({len(self.polygons)} polygons, position "
+                f"{tuple(round(v, 3) for v in self.position)}, target "
+                f"{tuple(round(v, 3) for v in self.target)})")
+
+    # ------------------------------------------------------------------ planning
+    def _plan(self, position: tuple[float, float, float],
+              target: tuple[float, float, float]) -> None:
+        r = self.query.find_path(position, target, filter=self.filter,
+                                 half_extents=self.half_extents, partial=True)
+        if r.status is Status.FAILED:
+            where = "position" if self.query.nearest(
+                position, half_extents=self.half_extents, filter=self.filter)[0] < 0 \
+                else "target"
+            raise InvalidQueryError(f"{where} {brief(position if where == 'position' else target)}"
+                                    " is off the mesh: no usable polygon within half_extents")
+        self.status = r.status
+        self.polygons = np.array(r.corridor, np.int32)
+        self.position = _tuple(r.start)
+        x, y, z = _tuple(r.path[-1])
+        h = self.query._search.height(int(self.polygons[-1]), x, y, z)
+        self.target = (x, y if h is None else float(h), z)
+
+    def replan(self, target: ArrayLike | None = None) -> None:
+        """A new corridor from the position to ``target`` (default: the current one)."""
+        t = self.target if target is None else _point(target, "target")
+        self._plan(self.position, t)
+
+    # ------------------------------------------------------------------ corners
+    def corners(self, max_corners: int | None = None) -> Corners3D:
+        """The next corners of the straight path through the corridor from the position
+        (the funnel of :meth:`NavMesh3DQuery.find_path` over the corridor's polygons),
+        without those within :data:`MIN_CORNER_DISTANCE` of the position; at most
+        ``max_corners`` (default all).  Ends at the target (flag :data:`END`) unless cut
+        short."""
+        limit = None if max_corners is None else count("max_corners", max_corners)
+        points, flags, owners = self._straight(self.position, self.target)
+        d = np.hypot(points[:, 0] - self.position[0], points[:, 2] - self.position[2])
+        skip = 0
+        while skip < len(points) and d[skip] <= MIN_CORNER_DISTANCE:
+            skip += 1
+        if skip == len(points) and len(points):       # at the target: it stays the corner
+            skip = len(points) - 1
+        end = len(points) if limit is None else min(len(points), skip + limit)
+        return Corners3D(points[skip:end], flags[skip:end], owners[skip:end])
+
+    def _straight(self, start: tuple[float, float, float], goal: tuple[float, float, float]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The funnel through the corridor's polygons from ``start`` to ``goal``: the
+        query's A* restricted to them (a chain, so the search walks it) and its funnel."""
+        q = self.query
+        allowed, costs = q._filter(self.filter)
+        only = np.zeros_like(allowed)
+        only[self.polygons] = allowed[self.polygons]
+        got = q._search.find_path(start, goal, self.half_extents, only, costs, True)
+        if got[0] == 0:         # the first polygon is no longer usable
+            return (np.array([goal], np.float64), np.array([END], np.uint8),
+                    np.array([-1], np.int32))
+        path, flags, owners = got[6], got[7], got[8]
+        return path, flags, owners
+
+    # ------------------------------------------------------------------ moves
+    def move_position(self, position: ArrayLike) -> None:
+        """Move the agent to ``position`` (a small move, one frame's): slide along the
+        surface from the corridor's first polygon toward it (walls stop it), put it on
+        the ground, and merge the polygons visited into the corridor's start: the
+        furthest corridor polygon visited becomes the visited path's end, what lay before
+        it is dropped."""
+        p = _point(position, "position")
+        visited, point = self._slide(self.position, p)
+        self.polygons = _merge_start_moved(self.polygons, visited)
+        self.position = point
+
+    def move_target(self, target: ArrayLike) -> None:
+        """Move the target to ``target`` (a small move), sliding from the corridor's last
+        polygon, merging the visited polygons into the corridor's end."""
+        t = _point(target, "target")
+        visited, point = self._slide(self.target, t, first=False)
+        self.polygons = _merge_end_moved(self.polygons, visited)
+        self.target = point
+
+    def _slide(self, start: tuple[float, float, float], end: tuple[float, float, float], *,
+               first: bool = True) -> tuple[np.ndarray, tuple[float, float, float]]:
+        q = self.query
+        allowed = q._filter(self.filter)[0]
+        poly = int(self.polygons[0 if first else -1])
+        x, y, z, visited = q._search.move_along_surface(poly, *start, *end, allowed)
+        if not len(visited):
+            return np.array([poly], np.int32), start
+        h = q._search.height(int(visited[-1]), x, y, z)
+        return visited, (float(x), float(y if h is None else h), float(z))
+
+    # ------------------------------------------------------------------ optimisation
+    def optimize_visibility(self, next_corner: ArrayLike, distance: float) -> bool:
+        """Shortcut the corridor toward ``next_corner`` (normally a corner beyond the
+        next): cast a ray from the position toward it, stretched to ``distance`` (world
+        units, > 0); when nothing stops it within 99% of that, the polygons it crossed
+        replace the corridor's up to the furthest one they share.  Returns whether the
+        corridor changed.  The straight path never lengthens."""
+        goal = _point(next_corner, "next_corner")
+        distance = positive_float("distance", distance)
+        px, py, pz = self.position
+        d = math.hypot(goal[0] - px, goal[2] - pz)
+        if d < MIN_CORNER_DISTANCE:
+            return False
+        s = distance / min(d + MIN_CORNER_DISTANCE, distance)
+        end = (px + (goal[0] - px) * s, py + (goal[1] - py) * s, pz + (goal[2] - pz) * s)
+        q = self.query
+        t, _, _, _, crossed = q._search.raycast(int(self.polygons[0]), px, py, pz, *end,
+                                                q._filter(self.filter)[0])
+        if len(crossed) > 1 and t > 0.99:
+            merged = _merge_start_shortcut(self.polygons, crossed)
+            changed = not np.array_equal(merged, self.polygons)
+            self.polygons = merged
+            return changed
+        return False
+
+    def optimize_topology(self, max_iterations: int = 32) -> bool:
+        """Search again from the first polygon toward the target for at most
+        ``max_iterations`` polygons expanded (A* over the usable polygons within the
+        corridor's reach of them) and, when that search rejoins the corridor further on
+        by a cheaper route, splice it in.  Returns whether the corridor changed."""
+        max_iterations = count("max_iterations", max_iterations)
+        if len(self.polygons) < 3:
+            return False
+        q = self.query
+        allowed, costs = q._filter(self.filter)
+        # The search's budget as a region: the polygons within that many links of the
+        # corridor's first ones, searched from the position to the target.
+        near = _within_links(q, int(self.polygons[0]), max_iterations, allowed)
+        end = int(self.polygons[-1])
+        near[end] = allowed[end]
+        got = q._search.find_path(self.position, self.target, self.half_extents, near, costs,
+                                  True)
+        found = got[5]
+        if got[0] == 0 or len(found) < 2:
+            return False
+        merged = _merge_start_shortcut(self.polygons, np.asarray(found, np.int32))
+        if len(merged) >= len(self.polygons) or \
+                self._length(merged) >= self._length(self.polygons) - 1e-9:
+            return False
+        self.polygons = merged
+        return True
+
+    def _length(self, polygons: np.ndarray) -> float:
+        keep, self.polygons = self.polygons, polygons
+        try:
+            points = self._straight(self.position, self.target)[0]
+        finally:
+            self.polygons = keep
+        pts = np.vstack([self.position, points])
+        return float(np.linalg.norm(np.diff(pts, axis=0), axis=1).sum())
+
+    # ------------------------------------------------------------------ validity
+    def is_valid(self, *, filter: QueryFilter | None = None,
+                 max_look_ahead: int | None = None) -> bool:
+        """Whether every polygon of the corridor (the first ``max_look_ahead``, default
+        all) is usable under ``filter`` (default the corridor's) on the query's mesh."""
+        f = self.filter if filter is None else filter
+        n = len(self.polygons) if max_look_ahead is None else count("max_look_ahead",
+                                                                    max_look_ahead)
+        allowed = self.query._filter(f)[0]
+        return bool(allowed[self.polygons[:n]].all())
+
+    def trim_invalid(self, *, filter: QueryFilter | None = None) -> bool:
+        """Cut the corridor before its first polygon not usable under ``filter`` (default
+        the corridor's, which becomes ``filter``); the target moves to the nearest point
+        of the last one kept.  When the first polygon itself is unusable the corridor
+        restarts on the usable polygon nearest the position (just it).  Returns whether
+        anything was cut; a position with no usable polygon near it raises
+        :class:`~wayfinding.errors.InvalidQueryError` and changes nothing."""
+        f = self.filter if filter is None else filter
+        allowed = self.query._filter(f)[0]
+        bad = np.flatnonzero(allowed[self.polygons] == 0)
+        if not len(bad):
+            self.filter = f
+            return False
+        k = int(bad[0])
+        if k == 0:
+            poly, point = self.query.nearest(self.position, half_extents=self.half_extents,
+                                             filter=f)
+            if poly < 0:
+                raise InvalidQueryError(f"position {self.position} is off the usable mesh: "
+                                        "no usable polygon within half_extents")
+            self.filter, self.polygons = f, np.array([poly], np.int32)
+            self.position = self.target = point
+        else:
+            self.filter, self.polygons = f, self.polygons[:k].copy()
+            self.target = _closest_on(self.query, int(self.polygons[-1]), self.target)
+        self.status = Status.PARTIAL
+        return True
+
+    # ------------------------------------------------------------------ off-mesh links
+    def links(self) -> list[tuple[int, int]]:
+        """The off-mesh links the corridor crosses, in order: ``(link, index)``, the link
+        (0-based, into ``mesh.links``) and its node's index in the corridor (the node
+        ``num_polygons + link``, as the path queries number it)."""
+        first = self.query._data.num_polys
+        at = np.flatnonzero(self.polygons >= first)
+        return [(int(self.polygons[k]) - first, int(k)) for k in at.tolist()]
+
+    def move_over_link(self, link: int) -> tuple[tuple[float, float, float],
+                                                 tuple[float, float, float]]:
+        """Step the corridor over off-mesh link ``link`` (its first link, the one the
+        agent's next corners lead to): the corridor drops everything up to the link's node,
+        the position moves to the nearest point of the polygon it lands on to the link's
+        far end, and the link's two ends as crossed, ``(start, end)``, are returned for
+        the agent to animate (the end on the landing polygon).  A link that is not the
+        corridor's first is an :class:`~wayfinding.errors.InvalidQueryError` (nothing
+        changes)."""
+        ahead = self.links()
+        if not ahead or ahead[0][0] != link or ahead[0][1] + 1 >= len(self.polygons):
+            raise InvalidQueryError(f"link {brief(link)} is not the next off-mesh link of "
+                                    "this corridor")
+        k = ahead[0][1]
+        ends = self.query.mesh.links[link]
+        a, b = _point(ends.start, "link start"), _point(ends.end, "link end")
+        before = int(self.polygons[k - 1]) if k else None
+
+        def gap(p: tuple[float, float, float]) -> float:
+            """How far an end lies from the polygon the agent leaves (or from it)."""
+            near = self.position if before is None else _closest_on(self.query, before, p)
+            return _dist2(near, p)
+        if gap(b) < gap(a):
+            a, b = b, a                    # a two-way link crossed from its end
+        rest = self.polygons[k + 1:].copy()
+        land = _closest_on(self.query, int(rest[0]), b)
+        self.polygons = rest
+        self.position = land
+        return a, land
+
+
+def _tuple(p: Any) -> tuple[float, float, float]:
+    return float(p[0]), float(p[1]), float(p[2])
+
+
+def _dist2(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2
+
+
+def _closest_on(query: NavMesh3DQuery, polygon: int, point: tuple[float, float, float]
+                ) -> tuple[float, float, float]:
+    """The nearest point of ``polygon`` to ``point`` (on its ground)."""
+    only = np.zeros_like(query._filter(DEFAULT_FILTER)[0])
+    only[polygon] = 1
+    outline = query._fans()[0][polygon]
+    reach = float(np.hypot(*(outline - (point[0], point[2])).T).max()) + 1.0
+    poly, x, y, z = query._search.nearest(*point, reach, reach + 1e3, reach, only)
+    return (float(x), float(y), float(z)) if poly >= 0 else point
+
+
+def _within_links(query: NavMesh3DQuery, start: int, hops: int, allowed: np.ndarray
+                  ) -> np.ndarray:
+    """The usable polygons at most ``hops`` links from ``start`` (uint8 mask)."""
+    ptr, to = _links(query)
+    mask = np.zeros(len(allowed), np.uint8)
+    mask[start] = 1
+    frontier = np.array([start])
+    for _ in range(hops):
+        if not len(frontier):
+            break
+        nxt = np.concatenate([to[ptr[p]:ptr[p + 1]] for p in frontier.tolist()
+                              if p + 1 < len(ptr)])
+        nxt = nxt[(mask[nxt] == 0) & (allowed[nxt] != 0)]
+        nxt = np.unique(nxt)
+        mask[nxt] = 1
+        frontier = nxt
+    return mask
+
+
+def _links(query: NavMesh3DQuery) -> tuple[np.ndarray, np.ndarray]:
+    got = getattr(query, "_corridor_links", None)
+    if got is None:
+        ptr, to, _, _ = query._data.links()
+        got = (ptr, to)
+        query._corridor_links = got      # type: ignore[attr-defined]
+    return got
+
+
+def _furthest_common(path: np.ndarray, visited: np.ndarray, *, from_end: bool
+                     ) -> tuple[int, int]:
+    """The corridor index and visited index of a polygon both hold: the furthest along
+    the corridor (``from_end``) or the nearest its start, with its first visit; (-1, -1)
+    when none."""
+    where: dict[int, int] = {}
+    for j, p in enumerate(visited.tolist()):
+        where.setdefault(p, j)
+    order = range(len(path) - 1, -1, -1) if from_end else range(len(path))
+    for i in order:
+        at = where.get(int(path[i]))
+        if at is not None:
+            return i, at
+    return -1, -1
+
+
+def _merge_start_moved(path: np.ndarray, visited: np.ndarray) -> np.ndarray:
+    """The corridor after a move from its first polygon that visited ``visited`` (the
+    last the one reached): from there back along the visits to the furthest corridor
+    polygon among them, then the corridor on from it."""
+    i, j = _furthest_common(path, visited, from_end=True)
+    if i < 0:
+        return path
+    return np.concatenate([visited[j:][::-1], path[i + 1:]]).astype(np.int32)
+
+
+def _merge_end_moved(path: np.ndarray, visited: np.ndarray) -> np.ndarray:
+    """The corridor after a move of the target from its last polygon: cut after the
+    first corridor polygon visited, then the visits after it."""
+    i, j = _furthest_common(path, visited, from_end=False)
+    if i < 0:
+        return path
+    return np.concatenate([path[:i + 1], visited[j + 1:]]).astype(np.int32)
+
+
+def _merge_start_shortcut(path: np.ndarray, visited: np.ndarray) -> np.ndarray:
+    """The corridor with its start replaced by ``visited`` (a path from its first
+    polygon) up to the furthest corridor polygon that path reaches."""
+    i, j = _furthest_common(path, visited, from_end=True)
+    if i < 0 or j <= 0:
+        return path
+    return np.concatenate([visited[:j], path[i:]]).astype(np.int32)
