@@ -100,62 +100,69 @@ def ledge_links(mesh: NavMesh3D, *, level: Level | None = None, max_drop: float 
 
     data = compile_mesh(mesh)
     walls, owner, outward = _walls(mesh, data)
-    d = walls[:, 1] - walls[:, 0]
-    parts = np.maximum(1, np.ceil(np.hypot(d[:, 0], d[:, 2]) / spacing))
     probes = max(1, math.ceil(max_jump / (s.cell_size / 2)))
-    if parts.sum() * probes > MAX_CELLS:
-        raise InvalidQueryError(f"spacing {brief(spacing)} and max_jump {brief(max_jump)} "
-                                f"make {parts.sum() * probes:,.0f} probes: more than "
-                                f"{MAX_CELLS:,}")
-    seg, starts = _samples(walls, parts.astype(np.int64))
-    count = len(starts)
+    seg, starts = _samples(walls, spacing, probes)
     ground = _Ground(*_ground_triangles(mesh, data))
-    ys = ground.height_on(starts, owner[seg], fallback=starts[:, 1])
-    starts[:, 1] = ys
+    ys = starts[:, 1] = ground.height_on(starts, owner[seg], fallback=starts[:, 1])
     dist = np.linspace(max_jump / probes, max_jump, probes)
-    points = (starts[:, None, [0, 2]] + outward[seg][:, None, :] * dist[None, :, None])
+    points = starts[:, None, [0, 2]] + outward[seg][:, None, :] * dist[None, :, None]
     top, poly = ground.top(points.reshape(-1, 2), np.repeat(ys + rise, probes))
-    top, poly = top.reshape(count, probes), poly.reshape(count, probes)
-
-    across = top >= (ys - climb)[:, None]                       # within the climb or above
-    below = (top < (ys - climb)[:, None]) & (top >= (ys - max_drop)[:, None])
-    jump_k = np.where(across.any(axis=1), across.argmax(axis=1), probes)
-    drop_k = np.where(below.any(axis=1), below.argmax(axis=1), probes)
-    ledge = jump_k > 0
-    jump = ledge & (jump_k < probes)
-    # drops: the first probe below, or with the level every probe below before the jump's
-    # (the first the agent falls clear from is kept)
-    drop = below & ledge[:, None] & (np.arange(probes)[None, :] < jump_k[:, None])
-    if level is None:
-        drop &= np.arange(probes)[None, :] == drop_k[:, None]
-    di, dk = np.nonzero(drop)
-    i = np.concatenate([di, np.flatnonzero(jump)])
-    k = np.concatenate([dk, jump_k[jump]])
-    kind = np.concatenate([np.zeros(len(di), np.int64), np.ones(int(jump.sum()), np.int64)])
+    top, poly = top.reshape(-1, probes), poly.reshape(-1, probes)
+    i, k, kind = _candidates(top, ys, climb, max_drop, every_drop=level is not None)
     ends = np.column_stack([points[i, k, 0], top[i, k], points[i, k, 1]])
     target = poly[i, k]
     if level is not None and len(i):
-        base = max(climb, 2 * s.cell_height)
-        keep = ~_blocked(level, starts[i], ends, base, s.agent_height,
-                         max(s.agent_radius - s.cell_size / 2, 0.0))
-        first = np.ones(len(i), bool)           # candidates come by sample, then probe
-        kept = np.flatnonzero(keep & (kind == 0))
-        first[kept[1:][i[kept[1:]] == i[kept[:-1]]]] = False
-        keep &= first
-        i, k, kind, ends, target = i[keep], k[keep], kind[keep], ends[keep], target[keep]
-    two_way = (kind == 1) & (np.abs(ends[:, 1] - starts[i, 1]) <= climb)
+        clear = ~_blocked(level, starts[i], ends, max(climb, 2 * s.cell_height),
+                          s.agent_height, max(s.agent_radius - s.cell_size / 2, 0.0))
+        keep = clear & _first_drops(i, kind, clear)
+        i, kind, ends, target = i[keep], kind[keep], ends[keep], target[keep]
+    two_way = (kind == 1) & (np.abs(ends[:, 1] - ys[i]) <= climb)
     pick = _merge(i, kind, seg[i], target)
-    i, kind, ends, target, two_way = i[pick], kind[pick], ends[pick], target[pick], \
-        two_way[pick]
-    source = owner[seg[i]]
-    pairs = set(zip(source[two_way].tolist(), target[two_way].tolist()))
-    keep = np.array([not (w and (t, p) in pairs and p > t)
-                     for w, p, t in zip(two_way.tolist(), source.tolist(), target.tolist())],
-                    bool)
+    i, kind, ends, target, two_way = i[pick], kind[pick], ends[pick], target[pick], two_way[pick]
+    keep = _one_side(owner[seg[i]], target, two_way)
     order = np.lexsort((kind[keep], i[keep]))
     return [OffMeshLink(tuple(a), tuple(b), bidirectional=bool(w), kind=(DROP, JUMP)[c])
             for a, b, w, c in zip(starts[i[keep]][order].tolist(), ends[keep][order].tolist(),
                                   two_way[keep][order].tolist(), kind[keep][order].tolist())]
+
+
+def _candidates(top: _F, ys: _F, climb: float, max_drop: float, *, every_drop: bool
+                ) -> tuple[_I, _I, _I]:
+    """The links the probes' ground (``top``, ``(samples, probes)``) allows: sample, probe
+    and kind (0 drop, 1 jump) of each, drops first, each kind by sample then probe.  A
+    sample's drop is its first probe below, or with ``every_drop`` every probe below before
+    its jump's (for the level to choose among)."""
+    probes = top.shape[1]
+    across = top >= (ys - climb)[:, None]                       # within the climb or above
+    below = (top < (ys - climb)[:, None]) & (top >= (ys - max_drop)[:, None])
+    jump_k = np.where(across.any(axis=1), across.argmax(axis=1), probes)
+    ledge = jump_k > 0                  # walkable at the first probe: no ledge
+    jump = ledge & (jump_k < probes)
+    k = np.arange(probes)[None, :]
+    drop = below & ledge[:, None] & (k < jump_k[:, None])
+    if not every_drop:
+        drop &= k == below.argmax(axis=1)[:, None]
+    di, dk = np.nonzero(drop)
+    return (np.concatenate([di, np.flatnonzero(jump)]), np.concatenate([dk, jump_k[jump]]),
+            np.concatenate([np.zeros(len(di), np.int64), np.ones(int(jump.sum()), np.int64)]))
+
+
+def _first_drops(i: _I, kind: _I, clear: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """False for every clear drop after the first of its sample (candidates come by
+    sample, then probe)."""
+    out = np.ones(len(i), bool)
+    kept = np.flatnonzero(clear & (kind == 0))
+    out[kept[1:][i[kept[1:]] == i[kept[:-1]]]] = False
+    return out
+
+
+def _one_side(source: _I, target: _I, two_way: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Which links to keep: not a two-way link from polygon a to b when one from b to a
+    exists and b < a."""
+    pairs = set(zip(source[two_way].tolist(), target[two_way].tolist()))
+    return np.array([not (w and (t, p) in pairs and p > t)
+                     for w, p, t in zip(two_way.tolist(), source.tolist(), target.tolist())],
+                    bool)
 
 
 def _walls(mesh: NavMesh3D, data: _detour.DetourMesh) -> tuple[_F, _I, _F]:
@@ -193,10 +200,16 @@ def _centroids(mesh: NavMesh3D, data: _detour.DetourMesh) -> _F:
     return np.concatenate(out) if out else np.zeros((0, 2))
 
 
-def _samples(walls: _F, parts: _I) -> tuple[_I, _F]:
-    """Points along the walls at the middles of their ``parts`` equal parts: the wall of
-    each and the point ``(m, 3)``."""
+def _samples(walls: _F, spacing: float, probes: int) -> tuple[_I, _F]:
+    """Points along the walls at the middles of equal parts at most ``spacing`` long: the
+    wall of each and the point ``(m, 3)``; refused when they would make more than
+    :data:`~wayfinding._validate.MAX_CELLS` probes."""
     d = walls[:, 1] - walls[:, 0]
+    parts = np.maximum(1, np.ceil(np.hypot(d[:, 0], d[:, 2]) / spacing))
+    if parts.sum() * probes > MAX_CELLS:
+        raise InvalidQueryError(f"spacing {brief(spacing)} makes {parts.sum():,.0f} samples "
+                                f"of {probes} probes: more than {MAX_CELLS:,} probes")
+    parts = parts.astype(np.int64)
     seg = np.repeat(np.arange(len(walls)), parts)
     j = np.arange(len(seg)) - np.repeat(np.cumsum(parts) - parts, parts)
     t = (j + 0.5) / parts[seg]
