@@ -114,7 +114,9 @@ class Surface:
     # ------------------------------------------------------------------ walls
     def _adjacency(self) -> None:
         """Which polygon edges continue into another polygon: ``self.joined`` (pairs of
-        polygons) and per polygon edge the length of it another polygon covers."""
+        polygons) and per polygon edge the length of it another polygon covers.  Two edges
+        join where they lie on one line in xz, overlap, and come within the climb of each
+        other in height somewhere along the overlap (as Detour joins tiles' edges)."""
         edges, owner, side = [], [], []
         for p, o in enumerate(self.outlines):
             for k in range(len(o)):
@@ -150,8 +152,8 @@ class Surface:
         theirs_hi = y_at(a[None, :], b[None, :], t_hi, s_other)
         join = ((np.abs(off_a) < 1e-3) & (np.abs(off_b) < 1e-3) & (overlap > 1e-3)
                 & (owner_a[:, None] != owner_a[None, :])
-                & (np.abs(mine_lo - theirs_lo) <= self.climb)
-                & (np.abs(mine_hi - theirs_hi) <= self.climb))
+                & ((np.minimum(np.abs(mine_lo - theirs_lo), np.abs(mine_hi - theirs_hi))
+                    <= self.climb) | ((mine_lo - theirs_lo) * (mine_hi - theirs_hi) < 0)))
         i, j = np.nonzero(join)
         self.joined = {(int(owner_a[x]), int(owner_a[y])) for x, y in zip(i, j)}
         covered = np.where(join, overlap, 0.0).sum(axis=1)
