@@ -1,8 +1,17 @@
 """Off-mesh links on voxel navmeshes: a gap only a link crosses, one-way and both ways,
 links between tiles far apart, filters and costs on links, saved and loaded with the mesh,
-links whose ends find no polygon, and bad links."""
+links whose ends find no polygon, and bad links; and, slow, paths through links on nav_test
+against Detour's off-mesh connections."""
 
 from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -10,9 +19,12 @@ import pytest
 from wayfinding.errors import InvalidGeometryError, NavMeshFormatError
 from wayfinding.navmesh import OffMeshLink
 from wayfinding.navmesh.query import QueryFilter
-from wayfinding.navmesh3d import Level, NavMesh3D, build
+from wayfinding.navmesh3d import BuildSettings, Level, NavMesh3D, build
 from wayfinding.navmesh3d.query import END, OFFMESH, START, NavMesh3DQuery, with_flags
 from wayfinding.results import Status
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from recast_data import ORACLE, nav_test, oracle_settings  # noqa: E402
 
 
 def slabs(*boxes: tuple[tuple[float, float, float], tuple[float, float, float]]) -> Level:
@@ -25,8 +37,9 @@ def slabs(*boxes: tuple[tuple[float, float, float], tuple[float, float, float]])
     return Level(np.array(verts, float), np.array(tris))
 
 
-#: Two slabs 3 apart in x, the second 1 lower: no walk joins them.
-GAP = slabs(((0, -0.5, 0), (6, 0, 6)), ((9, -1.5, 0), (15, -1, 6)))
+#: Two slabs 3 apart in x, the second 1 lower: no walk joins them; a third further on.
+GAP = slabs(((0, -0.5, 0), (6, 0, 6)), ((9, -1.5, 0), (15, -1, 6)),
+            ((20, -1.5, 0), (24, -1, 6)))
 A, B = (1.0, 0.0, 3.0), (14.0, -1.0, 3.0)
 DROP = OffMeshLink((5.5, 0.0, 3.0), (9.5, -1.0, 3.0))
 
@@ -73,11 +86,16 @@ def test_one_way_and_both_ways(gap):
     assert back.path[k, 1] < -0.5 and back.path[k + 1, 1] > -0.5   # from the link's end
 
 
-def test_a_partial_path_never_ends_on_a_link(gap):
-    q = NavMesh3DQuery(gap.with_links([DROP]))
+def test_a_partial_path_may_end_on_a_link(gap):
+    # from the second slab the first is out of reach; a link on to the third starts at
+    # the second's west edge, the node nearest the goal: the corridor ends on the link
+    # (as Detour's), the path on its segment
+    on = OffMeshLink((9.5, -1.0, 3.0), (21.0, -1.0, 3.0))
+    q = NavMesh3DQuery(gap.with_links([on]))
     r = q.find_path(B, A, partial=True)
     assert r.status is Status.PARTIAL
-    assert r.corridor[-1] < gap.num_polygons
+    assert r.corridor.tolist()[-1] == gap.num_polygons and r.links.tolist() == [0]
+    assert r.flags[-1] == END and r.path[-1, 0] < 10.5
 
 
 def test_links_between_tiles_far_apart():
@@ -217,3 +235,80 @@ def test_the_2d_mesh_honours_a_links_radius():
                                                          radius=1.5)], snap=5.0)
     with pytest.raises(InvalidGeometryError, match=r"links\[0\]\.radius"):
         NavMesh.build(outline=square, links=[OffMeshLink((1.0, 1.0), (2.0, 2.0), radius=0)])
+
+
+# ---------------------------------------------------------------- against Detour
+def detour_with_links(level: Level, settings: BuildSettings, paths: list[list[float]],
+                      links: list[OffMeshLink], tile_size: int) -> dict[str, Any]:
+    """Detour's paths (tests/oracles/recast/offmesh.mjs: queries.mjs with off-mesh
+    connections) on the level built whole or in tiles of ``tile_size`` cells."""
+    node = shutil.which("node")
+    if node is None or not (ORACLE / "node_modules").is_dir():
+        pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
+                    f"{ORACLE} (make test-all does it)")
+    st = oracle_settings(settings)
+    st["agent_max_climb"] = settings.agent_max_climb
+    st["tile_size"] = tile_size
+    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
+            "areas": level.areas.tolist(), "settings": st, "points": [], "paths": paths,
+            "links": [{"start": [float(v) for v in x.start], "end": [float(v) for v in x.end],
+                       "radius": float(x.radius or settings.agent_radius),
+                       "bidirectional": x.bidirectional, "area": x.area, "flags": x.flags}
+                      for x in links]}
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps(data))
+        subprocess.run([node, str(ORACLE / "offmesh.mjs"), str(src), str(out)], check=True,
+                       capture_output=True, timeout=600)
+        result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tile_size", [0, 40])
+def test_paths_with_links_are_detour_s(tile_size):
+    """Links between random points of nav_test, each shorter than a tile (Detour joins a
+    link's end only in the tiles next to its start's): corridors, corners, flags and
+    corner polygons as Detour's."""
+    level, settings = nav_test(), BuildSettings()
+    mesh = with_flags(build(level, tile_size=tile_size))
+    rng = np.random.default_rng(11)
+    verts, tris, _ = mesh.triangles()
+    centres = verts[tris].astype(np.float64).mean(axis=1)
+    links: list[OffMeshLink] = []
+    while len(links) < 12:
+        a, b = centres[rng.integers(len(centres), size=2)]
+        if 3.0 < np.linalg.norm((a - b)[[0, 2]]) < 10.0:
+            links.append(OffMeshLink(tuple(a), tuple(b), bidirectional=len(links) % 2 == 1,
+                                     radius=0.6 if len(links) % 3 else None))
+    linked = mesh.with_links(links)
+    q = NavMesh3DQuery(linked)
+    assert q.unconnected_links.tolist() == []
+    pts = centres[rng.integers(len(centres), size=400)].astype(np.float32)
+    paths = [[*map(float, a), *map(float, b), 1, 0] for a, b in zip(pts[:200], pts[200:])]
+    got = detour_with_links(level, settings, paths, links, tile_size)
+    base, first = {}, 0
+    for t in mesh.tiles:
+        base[t.x, t.z] = (first, t.polymesh.num_polys, t.polymesh.bmin, t.polymesh.bmax)
+        first += t.polymesh.num_polys
+
+    def ours(ref: Any) -> int:
+        if ref == -1:
+            return -1
+        start, count, lo, hi = base[ref[0], ref[1]]
+        if ref[2] < count:
+            return start + ref[2]
+        # the tile's k-th off-mesh connection: the k-th link whose start lies in the tile
+        inside = [i for i, x in enumerate(links) if lo[0] <= x.start[0] <= hi[0]
+                  and lo[2] <= x.start[2] <= hi[2]]
+        return mesh.num_polygons + inside[ref[2] - count]
+
+    taken = 0
+    for a, want in zip(paths, got["paths"]):
+        r = q.find_path(tuple(a[:3]), tuple(a[3:6]), partial=True)
+        taken += len(r.links)
+        assert r.corridor.tolist() == [ours(x) for x in want["polys"]], a
+        assert np.allclose(r.path, np.reshape(want["straight"], (-1, 3)), atol=1e-3), a
+        assert r.flags.tolist() == want["flags"], a
+        assert r.corner_polygons.tolist() == [ours(x) for x in want["refs"]], a
+    assert taken >= 10

@@ -183,7 +183,11 @@ cdef class DetourMesh:
     those within ``radius`` (xz) and the climb (y), and no farther than ``radius`` in xz;
     the link's node links to the polygon at its start and at its end, the start's polygon
     to the node, and, when bidirectional, the end's polygon to the node.  A link with an
-    end that finds no polygon joins nothing (:meth:`unconnected_links`)."""
+    end that finds no polygon joins nothing (:meth:`unconnected_links`).  Links are made
+    in the reference's order as it adds tiles (with the tile sides it keeps on links
+    between neighbouring tiles), so that searches tie-break alike; a link whose ends lie
+    in tiles that are not neighbours (which the reference does not join) is joined
+    last."""
 
     cdef readonly int nvp, num_polys, num_tiles, num_links, num_nodes
     cdef vector[float] verts          # world xyz per vertex, all tiles
@@ -208,6 +212,7 @@ cdef class DetourMesh:
     cdef vector[int] grid
     cdef vector[float] lcost          # per link: its crossing cost, < 0 for its length
     cdef vector[int] lends            # per link: the polygons at its start and end, -1 none
+    cdef vector[uint8_t] ltwo         # per link: whether it is bidirectional
 
     def __init__(self, list tiles, int nvp, float cs, float ch, float climb, orig,
                  float tile_w, float tile_d, links=None):
@@ -286,17 +291,18 @@ cdef class DetourMesh:
             tb += dt.shape[0]
         self.num_polys = pbase
         self._build_grid()
-        for t in range(self.num_tiles):
-            self._add_tile(t)
         self.num_links = 0
         if links is not None:
-            self._add_links(*links)
+            self._place_links(*links)
         self.num_nodes = self.num_polys + self.num_links
+        for t in range(self.num_tiles):
+            self._add_tile(t)
+        self._join_far_links()
 
     # ------------------------------------------------------------------ building
-    def _add_links(self, ends, radius, bidirectional, areas, costs):
-        """The off-mesh links' nodes after the polygons, joined to the polygons at their
-        ends (see the class docstring)."""
+    def _place_links(self, ends, radius, bidirectional, areas, costs):
+        """The off-mesh links' nodes after the polygons, and the polygons at their ends
+        (see the class docstring); they are joined tile by tile (:meth:`_add_tile`)."""
         cdef const float[:, :, ::1] e = np.ascontiguousarray(ends, np.float32).reshape(-1, 2, 3)
         cdef const float[::1] rad = np.ascontiguousarray(radius, np.float32)
         cdef const uint8_t[::1] two = np.ascontiguousarray(bidirectional, np.uint8)
@@ -343,15 +349,42 @@ cdef class DetourMesh:
             self.dtri.push_back(0)
             self.dntri.push_back(0)
             self.lcost.push_back(co[l])
+            self.ltwo.push_back(two[l])
+            if poly[0] < 0 or poly[1] < 0:
+                poly[0] = poly[1] = -1
             self.lends.push_back(poly[0])
             self.lends.push_back(poly[1])
-            if poly[0] < 0 or poly[1] < 0:
-                continue
-            self._link(node, poly[0], 0, SIDE_NONE, 0, 0)
-            self._link(poly[0], node, -1, SIDE_NONE, 0, 0)
-            self._link(node, poly[1], 1, SIDE_NONE, 0, 0)
-            if two[l]:
-                self._link(poly[1], node, -1, SIDE_NONE, 0, 0)
+
+    cdef int _link_tile(self, int l, int end) noexcept:
+        """The tile of the polygon at link l's start (0) or end (1); -1 unconnected."""
+        cdef int p = self.lends[2 * l + end]
+        return self.ptile[p] if p >= 0 else -1
+
+    cdef void _join_link_end(self, int l, int end, uint8_t side):
+        """Link l's node to the polygon at its start (end 0) or end (1), and that polygon
+        to the node when the link may be entered there (its start; its end when
+        bidirectional).  ``side``: for an end in a neighbouring tile, the direction from
+        the start's tile to it (0 x+, then counter-clockwise in xz by eighths), which the
+        reference keeps on the links (the node entered is then that side's); else
+        SIDE_NONE."""
+        cdef int node = self.num_polys + l, p = self.lends[2 * l + end]
+        self._link(node, p, end, side, 0, 0)
+        if end == 0 or self.ltwo[l]:
+            self._link(p, node, -1, side if side == SIDE_NONE else (side + 4) & 7, 0, 0)
+
+    cdef bint _near_tiles(self, int a, int b) noexcept:
+        """Whether tiles a and b are one tile or neighbours (diagonals too)."""
+        return abs(self.tx[a] - self.tx[b]) <= 1 and abs(self.tz[a] - self.tz[b]) <= 1
+
+    cdef void _join_far_links(self):
+        """The ends of links whose polygons lie in tiles that are not neighbours: joined
+        once every tile is (the reference joins no such link)."""
+        cdef int l, a, b
+        for l in range(self.num_links):
+            a = self._link_tile(l, 0)
+            b = self._link_tile(l, 1)
+            if a >= 0 and not self._near_tiles(a, b):
+                self._join_link_end(l, 1, SIDE_NONE)
 
     def unconnected_links(self):
         """The links (0-based) with an end that found no polygon, ``(k,)`` int32."""
@@ -497,9 +530,12 @@ cdef class DetourMesh:
         self.first_link[p] = self.link_ref.size() - 1
 
     cdef void _add_tile(self, int t):
-        """Join tile t to the mesh: links across its own polygons' shared edges (listed
-        from the lowest edge up), then across its sides to the tiles already joined."""
-        cdef int p, j, side, nb, end = self.tpoly[t + 1] if t + 1 < self.num_tiles \
+        """Join tile t to the mesh as the reference adds a tile: links across its own
+        polygons' shared edges (listed from the lowest edge up); the off-mesh links
+        starting on its polygons to them, then those ending on them too; then, for each
+        neighbour already joined (diagonals too), links across their shared side and the
+        off-mesh links between them."""
+        cdef int p, j, side, nb, l, end = self.tpoly[t + 1] if t + 1 < self.num_tiles \
             else self.num_polys
         cdef int DX[8]
         cdef int DZ[8]
@@ -511,12 +547,25 @@ cdef class DetourMesh:
                     continue
                 self._link(p, self.tpoly[t] + self.pneis[p * self.nvp + j] - 1, j, SIDE_NONE,
                            0, 0)
-        for side in range(0, 8, 2):   # diagonal neighbours share no edges
+        for l in range(self.num_links):
+            if self._link_tile(l, 0) == t:
+                self._join_link_end(l, 0, SIDE_NONE)
+        for l in range(self.num_links):
+            if self._link_tile(l, 0) == t and self._link_tile(l, 1) == t:
+                self._join_link_end(l, 1, SIDE_NONE)
+        for side in range(8):
             nb = self.tile_at(self.tx[t] + DX[side], self.tz[t] + DZ[side])
             if nb < 0 or nb >= t:
                 continue
-            self._connect_sides(t, nb, side)
-            self._connect_sides(nb, t, (side + 4) & 7)
+            if side % 2 == 0:   # diagonal neighbours share no edges
+                self._connect_sides(t, nb, side)
+                self._connect_sides(nb, t, (side + 4) & 7)
+            for l in range(self.num_links):
+                if self._link_tile(l, 0) == nb and self._link_tile(l, 1) == t:
+                    self._join_link_end(l, 1, (side + 4) & 7)
+            for l in range(self.num_links):
+                if self._link_tile(l, 0) == t and self._link_tile(l, 1) == nb:
+                    self._join_link_end(l, 1, side)
 
     cdef void _connect_sides(self, int t, int target, int side):
         """Links from tile t's polygons' edges on ``side`` to the polygons of ``target``
@@ -577,7 +626,8 @@ cdef class DetourMesh:
     def links(self):
         """Every node's links in the order searches visit them: ``(ptr, to, edge, side)``
         with node p's links at ``ptr[p]:ptr[p + 1]`` (polygons, then off-mesh links);
-        ``side`` 255 within a tile, else the tile side crossed (0 x+, 2 z+, 4 x-, 6 z-);
+        ``side`` 255 within a tile, else the tile side crossed (0 x+, 2 z+, 4 x-, 6 z-;
+        an off-mesh link between neighbouring tiles also 1, 3, 5, 7 for the diagonals);
         ``edge`` -1 on a link from a polygon to an off-mesh link, 0 or 1 (its start or end)
         on the link's own."""
         ptr, to, edge, side = [0], [], [], []
@@ -1193,7 +1243,7 @@ cdef class PathSearch:
         area cost of the polygon it crosses (an off-mesh link's own cost, when it has one),
         the goal node adds the distance on to the goal, the heuristic is 0.999 times the
         distance to the goal.  The node nearest the goal by the heuristic is kept for a
-        partial path (polygons only, never a link)."""
+        partial path (an off-mesh link's too, as the reference keeps it)."""
         cdef int best, bp, parent_poly, i, nb, nodei, side, k, goal = self.a_goal
         cdef int np_ = self.mesh.num_polys
         cdef long done = 0
@@ -1254,7 +1304,7 @@ cdef class PathSearch:
                     self.heap.push_back(nodei)
                     self._up(self.heap.size() - 1, nodei)
                     self.generated += 1
-                if h < self.a_last_h and nb < np_:
+                if h < self.a_last_h:
                     self.a_last_h = h
                     self.a_last = nodei
         return True

@@ -70,7 +70,8 @@ class NavPath3D(NavPath):
     leads into, -1 at the end, as Detour's straight-path refs; ``links`` the links taken
     (0-based, in order); ``start`` and ``goal`` the nearest points on the mesh to the
     points given.  A partial path (:attr:`~wayfinding.results.Status.PARTIAL`) ends on the
-    polygon (never a link) whose search node came nearest the goal."""
+    polygon whose search node came nearest the goal; as Detour's, that may be an off-mesh
+    link's node (the path then ends on the link's segment)."""
 
 
 @dataclass(frozen=True)
