@@ -265,6 +265,23 @@ def query_rows(w: Workload, ours: dict[str, float], theirs: dict[str, float] | N
     return out
 
 
+def target_row(w: Workload, ours: dict[str, float], native: bool) -> list[str]:
+    """Whether the workload meets the issue's targets, with the figures."""
+    single = {"nearest": ours["nearest"], "find_path": ours["whole_path"],
+              "raycast": ours["whole_raycast"]}
+    missed = [f"{k} {_us(v)}" for k, v in single.items() if v > SINGLE_TARGET_US]
+    met = "met" if not missed else "missed: " + ", ".join(missed)
+    if native:
+        lo, hi = (NATIVE_FIND_PATH_US + x for x in NATIVE_STRAIGHT_US)
+        b = ours["find_paths"]
+        verdict = ("met" if b <= BATCH_TARGET_X * lo else
+                   "met against the range's top" if b <= BATCH_TARGET_X * hi else "missed")
+        batch = f"{_us(b)} µs: {b / hi:.2f}–{b / lo:.2f}× native ({verdict})"
+    else:
+        batch = "– (no native figure)"
+    return [w.name, met, batch]
+
+
 def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
     """The "3D navmesh queries" section."""
     t0 = time.perf_counter()
@@ -289,7 +306,7 @@ def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
                                      n, tile_size=64))
         works.append(random_workload(f"building of 20 storeys, {n:,} random",
                                      generate.building(storeys=20, size=30.0), n))
-    rows, agree = [], []
+    rows, agree, targets = [], [], []
     for w in works:
         reps = args.repeat * (20 if len(w.starts) < 100 else 1)
         rounds_ours, rounds_theirs = [], []
@@ -303,6 +320,7 @@ def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
         ours = _median_of(rounds_ours)
         theirs = _median_of(rounds_theirs) if rounds_theirs else None
         rows += query_rows(w, ours, theirs, w.name in native_for)
+        targets.append(target_row(w, ours, w.name in native_for))
         agree.append([w.name, f"{oc['polygons']:,} / {tc.get('polygons', '–')}",
                       f"{oc['tiles']} / {tc.get('tiles', '–')}",
                       f"{oc['found']:,} / {tc.get('found', '–')}",
@@ -331,6 +349,10 @@ def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
         f"{BATCH_TARGET_X:.0f}× native Detour.",
         table(["workload: query", "ours, single", "ours, batch", "Detour (WASM)",
                "native Detour", "single ÷ WASM", "batch ÷ WASM", "batch ÷ native"], rows),
+        "### Targets",
+        table(["workload", f"single calls ≤ {SINGLE_TARGET_US:.0f} µs",
+               f"batch path ≤ {BATCH_TARGET_X:.0f}× native (findPath + findStraightPath)"],
+              targets),
         "### What the queries found (ours / Detour's)",
         table(["workload", "polygons", "tiles", "paths found", "straight-path corners",
                "rays stopped by a wall"], agree),
