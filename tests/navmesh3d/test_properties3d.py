@@ -3,8 +3,12 @@ ramps, a bridge, a building, terrains; whole and in tiles), checked against an i
 model of the walkable surface (surface_oracle.Surface: the ground under each point from the
 detail triangles, the walls, and Dijkstra over dense samples of the surface).
 
-- Straight paths stay on the mesh: every point of every segment lies over a polygon, within
-  the agent's climb of its ground.
+- Straight paths stay on the mesh: every point of every segment lies over a polygon of the
+  corridor, every corner within the agent's climb of its ground, and every point too where
+  the ground is level (a straight segment over bending ground may leave it by more).  The
+  end of a PARTIAL path keeps the goal's height (as Detour's findStraightPath given the goal
+  itself, as RecastDemo's test cases give it; its interactive tool first moves the end onto
+  the last polygon): only its xz is checked.
 - Straight paths are no shorter than the shortest surface route: with ``D`` the oracle's
   distance and ``b`` its sampling bound (``D - b <= geodesic <= D``), the path's horizontal
   length is ``>= D_xz - b`` and its length draped on the ground is ``>= D_3d - b`` (both are
