@@ -27,3 +27,6 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert "Voxel navmeshes of 3D levels" in text
     assert (tmp_path / "demo" / "navmesh3d-building.svg").read_text().count('class="poly"') > 10
     assert "<canvas" in (tmp_path / "demo" / "navmesh3d-terrain.html").read_text()
+    assert "A crowd on two storeys" in text
+    assert (tmp_path / "demo" / "navmesh3d-crowd.gif").stat().st_size > 1000
+    assert '"agents": [[' in (tmp_path / "demo" / "navmesh3d-crowd.html").read_text()

@@ -97,7 +97,7 @@ def test_max_corners_cuts_the_corners():
     c = PathCorridor(q, (1, 0, 8), (19, 3, 8))
     all_corners = c.corners()
     assert len(all_corners) >= 3
-    two = c.corners(2)
+    two = c.corners(max_corners=2)
     np.testing.assert_array_equal(two.points, all_corners.points[:2])
     assert not two.flags[-1] & END
 
@@ -108,7 +108,7 @@ def test_following_the_corners_reaches_the_target_on_the_ground(name):
     for a, b in pairs(q, 8, seed=3):
         c = PathCorridor(q, a, b)
         for _ in range(2000):
-            nxt = c.corners(1).points[0]
+            nxt = c.corners(max_corners=1).points[0]
             step = np.array(nxt) - c.position
             d = np.hypot(step[0], step[2])
             if d < 1e-6:
@@ -192,7 +192,7 @@ def test_visibility_and_topology_never_lengthen_random_paths(name):
         c.optimize_visibility(corners.points[min(1, len(corners) - 1)], 18.0)
         mid = length(c)
         assert mid <= before + 1e-6
-        c.optimize_topology(16)
+        c.optimize_topology(max_iterations=16)
         assert length(c) <= mid + 1e-6
         assert is_chain(q, c.polygons)
         assert c.corners().points[-1] == pytest.approx(c.target)
@@ -208,7 +208,7 @@ def test_topology_rejoins_detours_by_shorter_routes():
         if len(np.unique(c.polygons)) != len(c.polygons):
             continue
         before = length(c)
-        if c.optimize_topology(32):
+        if c.optimize_topology(max_iterations=32):
             changed += 1
             assert length(c) < before
         assert length(c) <= before + 1e-6 and is_chain(q, c.polygons)
@@ -256,7 +256,7 @@ def test_validity_and_trimming_under_a_filter():
     assert c.status is Status.PARTIAL and c.filter is closed
     assert on_ground(q, c, c.polygons[-1], c.target)
     assert not c.trim_invalid()
-    c.replan((19, 3, 8))                           # no way round the closed polygon
+    c.replan(target=(19, 3, 8))                         # no way round the closed polygon
     assert middle not in c.polygons.tolist()
 
 
@@ -304,7 +304,7 @@ def test_moving_over_a_link(direction):
     corners = c.corners()
     at = int(np.flatnonzero(corners.flags & OFFMESH)[0])
     assert corners.polygons[at] == node
-    assert c.corners(4).flags[-1] & OFFMESH or len(corners) <= 4
+    assert c.corners(max_corners=4).flags[-1] & OFFMESH or len(corners) <= 4
     with pytest.raises(InvalidQueryError, match="not the next off-mesh link"):
         c.move_over_link(1)
     kept = c.polygons.copy()
@@ -337,11 +337,11 @@ def test_bad_calls_change_nothing():
         PathCorridor("mesh", (1, 0, 8), (19, 3, 8))
     c = PathCorridor(q, (1, 0, 8), (19, 3, 8))
     kept = (c.polygons.copy(), c.position, c.target)
-    for call, match in [(lambda: c.corners(0), "max_corners"),
+    for call, match in [(lambda: c.corners(max_corners=0), "max_corners"),
                         (lambda: c.move_position((np.inf, 0, 0)), "position"),
                         (lambda: c.move_target(None), "target"),
                         (lambda: c.optimize_visibility((2, 0, 8), -1.0), "distance"),
-                        (lambda: c.optimize_topology(0), "max_iterations"),
+                        (lambda: c.optimize_topology(max_iterations=0), "max_iterations"),
                         (lambda: c.is_valid(filter="all"), "QueryFilter"),
                         (lambda: c.move_over_link(0), "not the next off-mesh link")]:
         with pytest.raises(InvalidQueryError, match=match):

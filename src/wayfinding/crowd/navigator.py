@@ -13,7 +13,10 @@ the preferred velocities to a local-avoidance model.  Worlds:
   lines of sight, in world coordinates (by the grid's origin and cell size); a target on a
   blocked cell or off the grid has no path;
 * a :class:`~wayfinding.fields.FlowField`: no paths at all; every agent follows the field
-  to its goals (the target is the field's).
+  to its goals (the target is the field's);
+* a :class:`~wayfinding.navmesh3d.NavMesh3D`: ``Navigator(mesh3d)`` is a
+  :class:`~wayfinding.crowd.surface.Navigator3D`, with its own module's rules (path
+  corridors, storeys, off-mesh links).
 
 Following: an agent heads for its next corner at top speed and takes the one after once
 within ``corner_radius`` of it (or one step's travel); on the last stretch it slows to stop
@@ -55,11 +58,12 @@ from ..fields import FlowField
 from ..fields.flow import GOAL
 from ..grid import Grid, GridSearch, smooth_path
 from ..navmesh import NavMesh, NavMeshQuery
+from ..navmesh3d import NavMesh3D
 from .agents import DEFAULT_RADIUS, Crowd
 from .orca import ORCA
+from .states import ARRIVED, IDLE, MOVING, NO_PATH, STUCK
+from .surface import Navigator3D
 
-#: Agent states.
-IDLE, MOVING, ARRIVED, NO_PATH, STUCK = "idle", "moving", "arrived", "no path", "stuck"
 _STATES = (IDLE, MOVING, ARRIVED, NO_PATH, STUCK)
 
 #: The navigator's fields in its crowd: name, shape per agent, dtype and a new agent's value.
@@ -113,7 +117,16 @@ class Navigator:
     ``radius`` warns again.
 
     ``crowd``: the agents (default: a new :class:`Crowd`); add and remove them through the
-    navigator.  Distances in world units, times in seconds."""
+    navigator.  Distances in world units, times in seconds.
+
+    On a :class:`~wayfinding.navmesh3d.NavMesh3D` the navigator is a
+    :class:`~wayfinding.crowd.surface.Navigator3D` (agents in 3D, on the mesh's surface),
+    made with the keyword options it takes."""
+
+    def __new__(cls, world: Any, **options: Any) -> Any:
+        if cls is Navigator and isinstance(world, NavMesh3D):
+            return Navigator3D(world, **options)
+        return super().__new__(cls)
 
     def __init__(self, world: Any, *, radius: float | None = None, avoidance: Any = "orca",
                  crowd: Crowd | None = None, corner_radius: float = 0.5,
@@ -123,8 +136,8 @@ class Navigator:
         adapter = _ADAPTERS.get(type(world)) or next(
             (a for kind, a in _ADAPTERS.items() if isinstance(world, kind)), None)
         if adapter is None:
-            raise InvalidQueryError(f"world must be a NavMesh, a Grid or a FlowField, got "
-                                    f"{type(world).__name__}")
+            raise InvalidQueryError(f"world must be a NavMesh, a Grid or a FlowField (or a "
+                                    f"NavMesh3D), got {type(world).__name__}")
         self._world = adapter(world)
         built = self._world.built_for
         if radius is None:

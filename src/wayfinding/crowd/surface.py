@@ -69,13 +69,11 @@ from ..navmesh.query import DEFAULT_FILTER, END, QueryFilter
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
 from ..navmesh3d.corridor import PathCorridor
 from .agents import Crowd
-from .navigator import ARRIVED, IDLE, MOVING, NO_PATH
 from .orca import ORCA
+from .states import ARRIVED, IDLE, MOVING, NO_PATH, ON_LINK
 
 __all__ = ["ARRIVED", "IDLE", "MOVING", "NO_PATH", "ON_LINK", "Navigator3D"]
 
-#: The state of an agent crossing an off-mesh link (not steered, nobody's neighbour).
-ON_LINK = "on link"
 _STATES = (IDLE, MOVING, ARRIVED, NO_PATH, ON_LINK)
 _IDLE, _MOVING, _ARRIVED, _NO_PATH, _ON_LINK = range(5)
 
@@ -244,7 +242,7 @@ class Navigator3D:
         state = self.crowd.field("surface_state")
         c = self._corridors[agent]
         try:
-            c.replan(target)
+            c.replan(target=target)
         except InvalidQueryError:
             state[i] = _NO_PATH
             return
@@ -304,9 +302,9 @@ class Navigator3D:
         if clock[i] >= self.topology_interval:
             clock[i] = 0.0
             c.optimize_topology()
-        corners = c.corners(_LOOK_AHEAD)
+        corners = c.corners(max_corners=_LOOK_AHEAD)
         if len(corners) > 1 and c.optimize_visibility(corners.points[1], self.path_range):
-            corners = c.corners(_LOOK_AHEAD)
+            corners = c.corners(max_corners=_LOOK_AHEAD)
         p = crowd.position[i]
         if not len(corners):
             return np.zeros(2)

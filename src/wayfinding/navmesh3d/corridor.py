@@ -102,13 +102,13 @@ class PathCorridor:
         h = self.query._search.height(int(self.polygons[-1]), x, y, z)
         self.target = (x, y if h is None else float(h), z)
 
-    def replan(self, target: ArrayLike | None = None) -> None:
+    def replan(self, *, target: ArrayLike | None = None) -> None:
         """A new corridor from the position to ``target`` (default: the current one)."""
         t = self.target if target is None else _point(target, "target")
         self._plan(self.position, t)
 
     # ------------------------------------------------------------------ corners
-    def corners(self, max_corners: int | None = None) -> Corners3D:
+    def corners(self, *, max_corners: int | None = None) -> Corners3D:
         """The next corners of the straight path through the corridor from the position
         (the funnel of :meth:`NavMesh3DQuery.find_path` over the corridor's polygons),
         without those within :data:`MIN_CORNER_DISTANCE` of the position; at most
@@ -196,7 +196,7 @@ class PathCorridor:
             return changed
         return False
 
-    def optimize_topology(self, max_iterations: int = 32) -> bool:
+    def optimize_topology(self, *, max_iterations: int = 32) -> bool:
         """Search again from the first polygon toward the target for at most
         ``max_iterations`` polygons expanded (A* over the usable polygons within the
         corridor's reach of them) and, when that search rejoins the corridor further on

@@ -1,0 +1,309 @@
+"""Crowds on voxel navmeshes (Navigator3D): agents cross a two-storey level by its stairs,
+bridge and jump link, stay on the ground of the detail mesh, keep apart on their own
+storey only, fly links with their state; ORCA's per-agent walls and neighbour rule."""
+
+import numpy as np
+import pytest
+
+from wayfinding.crowd import ORCA, Crowd, Navigator
+from wayfinding.crowd.surface import ARRIVED, MOVING, ON_LINK, Navigator3D
+from wayfinding.errors import InvalidQueryError
+from wayfinding.navmesh import OffMeshLink
+from wayfinding.navmesh3d import build, generate, with_flags
+
+RADIUS = 0.6
+
+
+@pytest.fixture(scope="module")
+def level():
+    lvl = generate.multi_storey()
+    mesh = with_flags(build(lvl))
+    a, b = generate.GAP_EDGES
+    link = OffMeshLink((a - 0.9, 3.0, 12.0), (b + 0.9, 3.0, 12.0), bidirectional=True,
+                       kind="jump")
+    return mesh.with_links([link])
+
+
+#: (route, start, target): up the stairs, over the bridge, over the gap both ways, under
+#: the platforms both ways.
+AGENTS = [
+    ("stairs", (1.5, 0.0, 9.0), (8.0, 3.0, 13.0)),
+    ("stairs", (2.5, 0.0, 12.0), (9.5, 3.0, 11.0)),
+    ("bridge", (8.0, 3.0, 5.0), (19.0, 3.0, 4.0)),
+    ("bridge", (19.5, 3.0, 13.0), (7.0, 3.0, 9.5)),
+    ("jump", (19.0, 3.0, 10.0), (28.0, 3.0, 6.0)),
+    ("jump", (20.0, 3.0, 14.0), (27.0, 3.0, 13.0)),
+    ("jump", (29.0, 3.0, 12.0), (18.5, 3.0, 6.0)),
+    ("under", (29.0, 0.0, 12.0), (2.0, 0.0, 13.0)),
+    ("under", (3.0, 0.0, 6.0), (28.0, 0.0, 5.0)),
+]
+
+
+@pytest.fixture(scope="module")
+def run(level):
+    """The agents of AGENTS walked for at most 60 s: positions, states and corridor
+    first polygons per frame."""
+    nav = Navigator3D(level)
+    ids = [nav.add(s, target=t, max_speed=1.4) for _, s, t in AGENTS]
+    frames, states = [nav.positions], [nav.states]
+    for _ in range(600):
+        nav.update(0.1)
+        frames.append(nav.positions)
+        states.append(nav.states)
+        if all(s == ARRIVED for s in states[-1]):
+            break
+    return nav, ids, np.array(frames), np.array(states)
+
+
+def test_every_agent_arrives(run):
+    nav, ids, frames, states = run
+    assert (states[-1] == ARRIVED).all()
+    for (_, _, target), agent in zip(AGENTS, ids):
+        p = nav.position(agent)
+        assert np.hypot(p[0] - target[0], p[2] - target[2]) <= nav.arrive_distance + 1e-9
+        assert abs(p[1] - target[1]) < 0.3
+
+
+def test_routes_take_their_storeys(run):
+    _, _, frames, states = run
+    y = frames[..., 1]
+    for k, (route, _, _) in enumerate(AGENTS):
+        if route == "under":
+            assert y[:, k].max() < 0.5                       # never climbs
+        if route == "stairs":
+            assert y[0, k] < 0.5 and y[-1, k] > 2.5
+            rising = np.diff(y[:, k])
+            assert (rising > -0.05).all()                    # up the stairs, no falls
+        if route in ("bridge", "jump"):
+            assert y[:, k].min() > 2.5                       # never falls off
+        assert ((states[:, k] == ON_LINK).any()) == (route == "jump")
+
+
+def ground_triangles(mesh):
+    """The ground's triangles ``(m, 3, 3)`` as Detour reads them: each polygon's detail
+    triangles, with the polygon's own corners where they use its first vertices."""
+    polys = mesh.polygons()
+    out, base = [], 0
+    for t in mesh.tiles:
+        d = t.detail
+        for p, (vb, _, tb, nt) in enumerate(d.meshes.tolist()):
+            corners = polys[base + p]
+            for row in d.tris[tb:tb + nt, :3].tolist():
+                out.append([corners[i] if i < len(corners) else d.verts[vb + i]
+                            for i in row])
+        base += t.polymesh.num_polys
+    return np.array(out, np.float64)
+
+
+def ground_heights(mesh, points):
+    """Per point, the heights of the ground triangles under it (xz), by barycentric
+    interpolation in numpy: an oracle apart from the kernel's."""
+    tri = ground_triangles(mesh)
+    out = []
+    for x, _, z in points:
+        a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+        v0, v1 = c[:, [0, 2]] - a[:, [0, 2]], b[:, [0, 2]] - a[:, [0, 2]]
+        v2 = np.array([x, z]) - a[:, [0, 2]]
+        den = v0[:, 0] * v1[:, 1] - v1[:, 0] * v0[:, 1]
+        ok = np.abs(den) > 1e-12
+        den = np.where(ok, den, 1)
+        u = (v2[:, 0] * v1[:, 1] - v1[:, 0] * v2[:, 1]) / den
+        v = (v0[:, 0] * v2[:, 1] - v2[:, 0] * v0[:, 1]) / den
+        inside = ok & (u >= -1e-4) & (v >= -1e-4) & (u + v <= 1 + 1e-4)
+        out.append(a[inside, 1] + u[inside] * (c[inside, 1] - a[inside, 1])
+                   + v[inside] * (b[inside, 1] - a[inside, 1]))
+    return out
+
+
+def test_walking_agents_stay_on_the_ground(run, level):
+    _, _, frames, states = run
+    for t in range(0, len(frames), 3):
+        walking = states[t] != ON_LINK
+        pts = frames[t][walking]
+        for p, heights in zip(pts, ground_heights(level, pts)):
+            assert len(heights) and np.abs(heights - p[1]).min() < 1e-3, (t, p)
+
+
+def test_agents_on_one_storey_never_overlap_much(run):
+    nav, _, frames, states = run
+    r = nav.crowd.radius
+    worst = np.inf
+    for t in range(len(frames)):
+        p, grounded = frames[t], states[t] != ON_LINK
+        d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 2] - p[None, :, 2])
+        same = np.abs(p[:, None, 1] - p[None, :, 1]) < nav.height
+        pair = same & grounded[:, None] & grounded[None, :] & ~np.eye(len(p), dtype=bool)
+        if pair.any():
+            worst = min(worst, float((d - (r[:, None] + r[None, :]))[pair].min()))
+    assert worst > -0.1 * 2 * RADIUS
+
+
+def test_jumps_fly_a_parabola_over_the_gap(run, level):
+    nav, _, frames, states = run
+    a, b = generate.GAP_EDGES
+    for k, (route, _, _) in enumerate(AGENTS):
+        if route != "jump":
+            continue
+        air = np.flatnonzero(states[:, k] == ON_LINK)
+        assert len(air) >= 5 and (np.diff(air) == 1).all()     # one flight
+        y = frames[air, k, 1]
+        assert y.max() > 3.0 + 0.8 * nav.jump_height            # up to about the apex
+        x = frames[air, k, 0]
+        assert x.min() < a and x.max() > b                      # over the gap
+        after = air[-1] + 1
+        assert states[after, k] in (MOVING, ARRIVED)
+
+
+def test_agents_on_other_storeys_are_not_neighbours(level):
+    """One agent on platform A and one under it walk the same line in xz, opposite ways:
+    neither steps aside.  On one storey they do."""
+    nav = Navigator3D(level)
+    up = nav.add((6.5, 3.0, 12.0), target=(10.0, 3.0, 12.0))
+    down = nav.add((10.0, 0.0, 12.1), target=(6.5, 0.0, 12.1))
+    for _ in range(50):
+        nav.update(0.1)
+        assert abs(nav.position(up)[2] - 12.0) < 1e-6
+        assert abs(nav.position(down)[2] - 12.1) < 1e-6
+    assert nav.state(up) == nav.state(down) == ARRIVED
+    flat = Navigator3D(level)
+    one = flat.add((6.5, 0.0, 12.0), target=(10.0, 0.0, 12.0))
+    other = flat.add((10.0, 0.0, 12.1), target=(6.5, 0.0, 12.1))
+    off = 0.0
+    for _ in range(50):
+        flat.update(0.1)
+        off = max(off, abs(flat.position(one)[2] - 12.0), abs(flat.position(other)[2] - 12.1))
+    assert off > 0.3
+
+
+def test_walls_come_from_the_agents_storey(level):
+    """Under platform A next to the stairs, the walls in reach include those of A's
+    polygons (reached up the stairs) only when the height window lets them in."""
+    nav = Navigator3D(level)
+    poly, (x, y, z) = nav.query.nearest((4.5, 0.0, 5.0))
+    mine = nav._walls.near(poly, x, y, z, nav.collision_range, nav.height)
+    every = nav._walls.near(poly, x, y, z, nav.collision_range, np.inf)
+    assert 0 < len(mine) < len(every)
+
+
+def test_a_target_set_in_flight_is_planned_on_landing(level):
+    nav = Navigator3D(level)
+    a = nav.add((19.0, 3.0, 10.0), target=(28.0, 3.0, 6.0))
+    while nav.state(a) != ON_LINK:
+        nav.update(0.1)
+    nav.set_target(a, (25.0, 3.0, 14.0))
+    assert nav.state(a) == ON_LINK
+    for _ in range(200):
+        nav.update(0.1)
+    assert nav.state(a) == ARRIVED
+    assert nav.position(a)[[0, 2]] == pytest.approx([25.0, 14.0], abs=0.06)
+
+
+def test_agents_wait_for_the_landing_to_clear(level):
+    nav = Navigator3D(level)
+    a, b = generate.GAP_EDGES
+    sitter = nav.add((b + 0.9, 3.0, 12.0))                   # on the far end, idle
+    jumper = nav.add((19.0, 3.0, 11.0), target=(28.0, 3.0, 12.0))
+    for _ in range(80):
+        nav.update(0.1)
+        assert nav.state(jumper) != ON_LINK
+    nav.remove(sitter)
+    seen = set()
+    for _ in range(120):
+        nav.update(0.1)
+        seen.add(nav.state(jumper))
+    assert ON_LINK in seen and nav.state(jumper) == ARRIVED
+
+
+def test_navigator_on_a_3d_mesh_is_the_3d_navigator(level):
+    nav = Navigator(level, radius=RADIUS)
+    assert isinstance(nav, Navigator3D) and nav.radius == RADIUS
+    a = nav.add((2.0, 0.0, 8.0), target=(4.0, 0.0, 8.0))
+    assert nav.state(a) == MOVING and nav.path(a).shape[1] == 3
+    assert len(nav) == 1 and "1 agents" in repr(nav)
+
+
+def test_unreachable_targets_and_idle_agents(level):
+    nav = Navigator3D(level)
+    idle = nav.add((2.0, 0.0, 8.0))
+    far = nav.add((2.0, 0.0, 14.0), target=(2.0, 0.0, 500.0))
+    assert nav.state(idle) == "idle"
+    assert nav.state(far) == "no path"
+    for _ in range(10):
+        nav.update(0.1)
+    assert nav.position(idle)[[0, 2]] == pytest.approx([2.0, 8.0])
+    assert nav.position(far)[[0, 2]] == pytest.approx([2.0, 14.0])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda m: Navigator3D("mesh"), "NavMesh3D"),
+    (lambda m: Navigator3D(m, filter="walk"), "QueryFilter"),
+    (lambda m: Navigator3D(m, avoidance="rvo"), "avoidance"),
+    (lambda m: Navigator3D(m, radius=-1.0), "radius"),
+    (lambda m: Navigator3D(m, crowd=Crowd()).add((500.0, 0.0, 500.0)), "off the mesh"),
+    (lambda m: Navigator3D(m).add((np.nan, 0.0, 1.0)), "position"),
+    (lambda m: Navigator3D(m).add((2.0, 0.0, 8.0), target=(1.0, 2.0)), "target"),
+    (lambda m: Navigator3D(m).update(-0.1), "dt"),
+    (lambda m: Navigator3D(m).state(3), "no agent"),
+])
+def test_bad_input(level, call, match):
+    with pytest.raises(InvalidQueryError, match=match):
+        call(level)
+
+
+# ---------------------------------------------------------------------- ORCA's options
+def crowd_of(points, goals):
+    c = Crowd()
+    for p, g in zip(points, goals):
+        c.add(p, goal=g, radius=0.5, max_speed=1.0)
+    return c
+
+
+def test_per_agent_walls_match_the_same_obstacles():
+    seg = np.array([[2.0, -3.0], [2.0, 3.0]])
+    c = crowd_of([(0.0, 0.0), (0.0, 1.0), (4.0, 0.5)], [(4.0, 0.0), (4.0, 1.0), (0.0, 0.5)])
+    tree = ORCA(time_horizon=2.0, time_horizon_obst=2.0, obstacles=[seg])
+    own = ORCA(time_horizon=2.0, time_horizon_obst=2.0)
+    walls = (np.array([0, 1, 2, 3]), np.stack([seg] * 3))
+    np.testing.assert_allclose(own.velocities(c, 0.1, walls=walls),
+                               tree.velocities(c, 0.1), atol=1e-12)
+    free = own.velocities(c, 0.1, walls=(np.zeros(4, np.int64), np.zeros((0, 2, 2))))
+    np.testing.assert_allclose(free, ORCA(time_horizon=2.0).velocities(c, 0.1), atol=1e-12)
+    mine_only = own.velocities(c, 0.1, walls=(np.array([0, 1, 1, 1]), seg[None]))
+    np.testing.assert_allclose(mine_only[0], tree.velocities(c, 0.1)[0], atol=1e-12)
+
+
+def test_wall_radius_lets_agents_reach_the_wall():
+    seg = np.array([[1.0, -3.0], [1.0, 3.0]])
+    c = crowd_of([(0.0, 0.0)], [(5.0, 0.0)])
+    orca = ORCA(time_horizon=2.0, time_horizon_obst=1.0)
+    walls = (np.array([0, 1]), seg[None])
+    for _ in range(40):
+        orca.step(c, 0.1, walls=walls, wall_radius=0.0)
+    assert c.position[0, 0] == pytest.approx(1.0, abs=0.02)
+    c2 = crowd_of([(0.0, 0.0)], [(5.0, 0.0)])
+    for _ in range(40):
+        orca.step(c2, 0.1, walls=walls)
+    assert c2.position[0, 0] == pytest.approx(0.5, abs=0.02)
+
+
+def test_keep_drops_neighbours():
+    c = crowd_of([(0.0, 0.0), (3.0, 0.05)], [(3.0, 0.0), (0.0, 0.05)])
+    orca = ORCA(time_horizon=5.0)
+    alone = ORCA(time_horizon=5.0, max_neighbours=0).velocities(c, 0.1)
+    np.testing.assert_allclose(
+        orca.velocities(c, 0.1, keep=lambda rows, counts: np.zeros(rows.shape, bool)), alone)
+    np.testing.assert_allclose(
+        orca.velocities(c, 0.1, keep=lambda rows, counts: rows >= 0), orca.velocities(c, 0.1))
+
+
+@pytest.mark.parametrize("options, match", [
+    (dict(walls=(np.array([0, 1]), np.zeros((1, 2, 2)))), "ptr"),
+    (dict(walls=(np.array([0, 0, 1]), np.full((1, 2, 2), np.nan))), "finite"),
+    (dict(walls="walls"), "walls"),
+    (dict(wall_radius=-1.0), "wall_radius"),
+    (dict(keep=lambda rows, counts: np.ones(3, bool)), "keep"),
+])
+def test_bad_orca_options(options, match):
+    c = crowd_of([(0.0, 0.0), (3.0, 0.0)], [(3.0, 0.0), (0.0, 0.0)])
+    with pytest.raises(InvalidQueryError, match=match):
+        ORCA().velocities(c, 0.1, **options)
