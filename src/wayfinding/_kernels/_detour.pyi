@@ -179,6 +179,20 @@ class PathSearch:
         allowed: NDArray[np.uint8],
     ) -> NDArray[np.int32]: ...
     def wall_segments(self, poly: int, allowed: NDArray[np.uint8]) -> NDArray[np.float32]: ...
+    def polygons_around(
+        self,
+        start: int,
+        shape: NDArray[np.float32],
+        cx: float,
+        cy: float,
+        cz: float,
+        radius: float,
+        allowed: NDArray[np.uint8],
+        area_cost: NDArray[np.float32],
+    ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float32]]: ...
+    def local_neighbourhood(
+        self, start: int, cx: float, cy: float, cz: float, radius: float, allowed: NDArray[np.uint8]
+    ) -> tuple[NDArray[np.int32], NDArray[np.int32]]: ...
     def reachable(
         self, start: int, cx: float, cz: float, radius: float, allowed: NDArray[np.uint8]
     ) -> NDArray[np.int32]: ...

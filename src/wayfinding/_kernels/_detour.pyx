@@ -844,6 +844,41 @@ cdef class DetourMesh:
             j = i
         return True
 
+    cdef bint overlap_2d(self, int a, int b) noexcept nogil:
+        """Whether polygons a and b overlap in xz: no edge normal of either separates
+        their projections by more than 1e-4 (the reference's test)."""
+        return self._no_axis_separates(a, b) and self._no_axis_separates(b, a)
+
+    cdef bint _no_axis_separates(self, int a, int b) noexcept nogil:
+        cdef int i, j, na = self.pnv[a]
+        cdef float nx, nz, amin, amax, bmin, bmax
+        cdef const float* va
+        cdef const float* vb
+        j = na - 1
+        for i in range(na):
+            va = &self.verts[3 * self.pverts[a * self.nvp + j]]
+            vb = &self.verts[3 * self.pverts[a * self.nvp + i]]
+            nx = vb[2] - va[2]
+            nz = -(vb[0] - va[0])
+            self._project(a, nx, nz, &amin, &amax)
+            self._project(b, nx, nz, &bmin, &bmax)
+            if (amin + <float>1e-4) > bmax or (amax - <float>1e-4) < bmin:
+                return False
+            j = i
+        return True
+
+    cdef void _project(self, int p, float nx, float nz, float* lo, float* hi) noexcept nogil:
+        cdef int i
+        cdef float d
+        cdef const float* v
+        for i in range(self.pnv[p]):
+            v = &self.verts[3 * self.pverts[p * self.nvp + i]]
+            d = nx * v[0] + nz * v[2]
+            if i == 0 or d < lo[0]:
+                lo[0] = d
+            if i == 0 or d > hi[0]:
+                hi[0] = d
+
     cdef void in_box(self, const float* centre, const float* ext, const uint8_t* allowed,
                      vector[int]& out) noexcept nogil:
         """The usable polygons whose tree bounds meet the box ``centre`` +- ``ext``, tiles
@@ -917,6 +952,49 @@ cdef class DetourMesh:
                     else:
                         node -= self.bvi[node]
         return found
+
+cdef bint _segment_in_polygon(const float* p0, const float* p1, const float* verts, int n,
+                              float* tmin, float* tmax, int* seg_min,
+                              int* seg_max) noexcept nogil:
+    """Where the segment p0-p1 enters and leaves the convex polygon of ``n`` points
+    ``verts`` (xyz) in xz: fractions clipped to 0..1 and the edges (-1: an end inside);
+    False when it misses.  Edges within 1e-6 of parallel to it are not crossed (the
+    reference's guard)."""
+    cdef int i, j = n - 1
+    cdef float dx = p1[0] - p0[0], dz = p1[2] - p0[2]
+    cdef float ex, ez, fx, fz, num, d, t
+    tmin[0] = 0
+    tmax[0] = 1
+    seg_min[0] = -1
+    seg_max[0] = -1
+    for i in range(n):
+        ex = verts[3 * i] - verts[3 * j]
+        ez = verts[3 * i + 2] - verts[3 * j + 2]
+        fx = p0[0] - verts[3 * j]
+        fz = p0[2] - verts[3 * j + 2]
+        num = ez * fx - ex * fz
+        d = dz * ex - dx * ez
+        if (d if d >= 0 else -d) < <float>0.000001:
+            if num < 0:
+                return False
+            j = i
+            continue
+        t = num / d
+        if d < 0:
+            if t > tmin[0]:
+                tmin[0] = t
+                seg_min[0] = j
+                if tmin[0] > tmax[0]:
+                    return False
+        else:
+            if t < tmax[0]:
+                tmax[0] = t
+                seg_max[0] = j
+                if tmax[0] < tmin[0]:
+                    return False
+        j = i
+    return True
+
 
 cdef inline float _clamp(float v, float lo, float hi) noexcept nogil:
     return lo if v < lo else (hi if v > hi else v)
@@ -1836,6 +1914,179 @@ cdef class PathSearch:
                             out.push_back(seg[k])
                 j = i
         return np.array(out, np.float32).reshape(-1, 2, 3)
+
+    def polygons_around(self, int start, const float[:, ::1] shape, double cx, double cy,
+                        double cz, double radius, const uint8_t[::1] allowed,
+                        const float[::1] area_cost):
+        """Dijkstra from polygon ``start`` as the reference's ``findPolysAroundCircle``
+        (``shape`` with no rows: through portals within ``radius`` of the centre, xz) or
+        ``findPolysAroundShape`` (``shape`` a convex polygon ``(k, 3)``: through portals
+        that meet it in xz; the search starts from its centroid): a node's position is the
+        middle of the portal it was first reached through, a step costs its length times
+        the area cost of the node left (an off-mesh link's own cost, when it has one).
+        ``(nodes (n,) int32 in the order closed, parents (n,) int32 (-1 for the start),
+        costs (n,) float32)``; off-mesh links are crossed as the reference crosses them."""
+        cdef float c[3]
+        cdef float va[3]
+        cdef float vb[3]
+        cdef float r2 = <float>radius * <float>radius, t, tmin, tmax, cost, tot, inv
+        cdef int k, ns = shape.shape[0], best, bp, parent_poly, i, nb, node
+        cdef int np_ = self.mesh.num_polys
+        cdef int smin, smax
+        cdef vector[int] out_p, out_par
+        cdef vector[float] out_c
+        cdef const float* sv = &shape[0, 0] if ns else NULL
+        cdef DetourMesh m = self.mesh
+        self._check(allowed)
+        if ns:
+            c[0] = c[1] = c[2] = 0
+            for i in range(ns):
+                for k in range(3):
+                    c[k] = c[k] + shape[i, k]
+            inv = <float>1.0 / <float>ns
+            for k in range(3):
+                c[k] = c[k] * inv
+        else:
+            c[0] = cx; c[1] = cy; c[2] = cz
+        with nogil:
+            self.gen += 1
+            self.heap.clear()
+            node = start * STATES
+            self.stamp[node] = self.gen
+            for k in range(3):
+                self.pos[3 * node + k] = c[k]
+            self.cost[node] = 0
+            self.total[node] = 0
+            self.parent[node] = -1
+            self.flags[node] = NODE_OPEN
+            self.heap.push_back(node)
+            self.heap_at[node] = 0
+            while self.heap.size():
+                best = self._pop()
+                self.flags[best] = (self.flags[best] & ~NODE_OPEN) | NODE_CLOSED
+                bp = best // STATES
+                parent_poly = self.parent[best] // STATES if self.parent[best] >= 0 else -1
+                out_p.push_back(bp)
+                out_par.push_back(parent_poly)
+                out_c.push_back(self.total[best])
+                i = m.first_link[bp]
+                while i != NULL_LINK:
+                    nb = m.link_ref[i]
+                    i = m.link_next[i]
+                    if nb == parent_poly or not allowed[nb]:
+                        continue
+                    if not m.portal(bp, nb, va, vb):
+                        continue
+                    if ns:
+                        if not _segment_in_polygon(va, vb, sv, ns, &tmin, &tmax, &smin,
+                                                   &smax) or tmin > 1 or tmax < 0:
+                            continue
+                    elif dist_pt_seg_2d(c, va, vb, &t) > r2:
+                        continue
+                    node = nb * STATES
+                    if self.stamp[node] != self.gen:
+                        self.stamp[node] = self.gen
+                        self.flags[node] = 0
+                    if self.flags[node] & NODE_CLOSED:
+                        continue
+                    if self.flags[node] == 0:
+                        lerp3(&self.pos[3 * node], va, vb, <float>0.5)
+                    if bp >= np_ and m.lcost[bp - np_] >= 0:
+                        cost = m.lcost[bp - np_]
+                    else:
+                        cost = dist_3d(&self.pos[3 * best], &self.pos[3 * node]) * \
+                            area_cost[m.parea(bp)]
+                    tot = self.total[best] + cost
+                    if (self.flags[node] & NODE_OPEN) and tot >= self.total[node]:
+                        continue
+                    self.parent[node] = best
+                    self.total[node] = tot
+                    if self.flags[node] & NODE_OPEN:
+                        self._up(self.heap_at[node], node)
+                    else:
+                        self.flags[node] = NODE_OPEN
+                        self.heap.push_back(node)
+                        self._up(self.heap.size() - 1, node)
+        costs = np.empty(out_c.size(), np.float32)
+        cdef float[::1] cv = costs
+        for i in range(<int>out_c.size()):
+            cv[i] = out_c[i]
+        return _ints(out_p), _ints(out_par), costs
+
+    def local_neighbourhood(self, int start, double cx, double cy, double cz, double radius,
+                            const uint8_t[::1] allowed):
+        """The polygons near polygon ``start`` that do not overlap each other in xz, as the
+        reference's ``findLocalNeighbourhood``: breadth first through portals within
+        ``radius`` of the centre (xz), off-mesh links skipped, a polygon kept unless it
+        overlaps one kept before that the polygon it is reached from has no link to; the
+        reference's limits (a queue of 48, 64 polygons met): ``(polygons (n,) int32,
+        parents (n,) int32, -1 for the start)``."""
+        cdef float c[3]
+        cdef float va[3]
+        cdef float vb[3]
+        cdef float r2 = <float>radius * <float>radius, t
+        cdef int queue[48]
+        cdef int nq = 1, cur, i, j, k, nb, node, past, n_pool = 1
+        cdef int np_ = self.mesh.num_polys
+        cdef bint overlap, joined
+        cdef vector[int] out_p, out_par
+        cdef DetourMesh m = self.mesh
+        self._check(allowed)
+        c[0] = cx; c[1] = cy; c[2] = cz
+        with nogil:
+            self.gen += 1
+            node = start * STATES
+            self.stamp[node] = self.gen
+            self.flags[node] = NODE_CLOSED
+            out_p.push_back(start)
+            out_par.push_back(-1)
+            queue[0] = start
+            while nq:
+                cur = queue[0]
+                for i in range(nq - 1):
+                    queue[i] = queue[i + 1]
+                nq -= 1
+                i = m.first_link[cur]
+                while i != NULL_LINK:
+                    nb = m.link_ref[i]
+                    i = m.link_next[i]
+                    node = nb * STATES
+                    if self.stamp[node] != self.gen:
+                        if n_pool >= 64:
+                            continue
+                        n_pool += 1
+                        self.stamp[node] = self.gen
+                        self.flags[node] = 0
+                    if self.flags[node] & NODE_CLOSED:
+                        continue
+                    if nb >= np_ or not allowed[nb]:
+                        continue
+                    if not m.portal(cur, nb, va, vb):
+                        continue
+                    if dist_pt_seg_2d(c, va, vb, &t) > r2:
+                        continue
+                    self.flags[node] |= NODE_CLOSED
+                    overlap = False
+                    for j in range(<int>out_p.size()):
+                        past = out_p[j]
+                        joined = False
+                        k = m.first_link[cur]
+                        while k != NULL_LINK:
+                            if m.link_ref[k] == past:
+                                joined = True
+                                break
+                            k = m.link_next[k]
+                        if not joined and m.overlap_2d(nb, past):
+                            overlap = True
+                            break
+                    if overlap:
+                        continue
+                    out_p.push_back(nb)
+                    out_par.push_back(cur)
+                    if nq < 48:
+                        queue[nq] = nb
+                        nq += 1
+        return _ints(out_p), _ints(out_par)
 
     def reachable(self, int start, double cx, double cz, double radius,
                   const uint8_t[::1] allowed):

@@ -5,7 +5,9 @@ along the surface: ``raycast``, ``move_along_surface``, ``distance_to_wall``,
 ``polygons_in_box``, ``wall_segments``, ``height`` (the ground on a polygon) and
 ``random_point`` (this library's own draws, uniform by area); ``nearest_many``,
 ``find_paths`` and ``raycast_many`` answer arrays of queries in one compiled loop, and
-``start`` runs a path search in slices (:mod:`wayfinding.sliced`).
+``start`` runs a path search in slices (:mod:`wayfinding.sliced`); the polygons round a
+point as Detour finds them (``polygons_around_circle``, ``polygons_around_shape``,
+``local_neighbourhood``).
 
 Off-mesh links (:meth:`NavMesh3D.with_links`) are nodes after the polygons, numbered
 ``num_polygons + link`` (as Detour's off-mesh connection polygons): A* crosses one from
@@ -47,7 +49,8 @@ from ..sliced import SlicedSearch
 from .navmesh import MeshTile, NavMesh3D
 
 __all__ = ["END", "OFFMESH", "START", "NavMesh3DQuery", "NavPath3D", "NavPaths3D",
-           "RayHit3D", "RayHits3D", "SurfaceMove3D", "WallDistance3D", "with_flags"]
+           "NearbyPolygons3D", "RayHit3D", "RayHits3D", "SurfaceMove3D", "WallDistance3D",
+           "with_flags"]
 
 #: The half extents (x, y, z) of the box searched round a point for its polygon: the
 #: reference demo's.
@@ -134,6 +137,23 @@ class SurfaceMove3D:
 
     point: tuple[float, float, float]
     polygons: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class NearbyPolygons3D:
+    """Outcome of :meth:`NavMesh3DQuery.polygons_around_circle`,
+    :meth:`~NavMesh3DQuery.polygons_around_shape` and
+    :meth:`~NavMesh3DQuery.local_neighbourhood`: ``polygons`` ``(n,)`` int32 in the order
+    found (off-mesh links as nodes ``num_polygons + link``), the ``parents`` they were
+    reached from (``(n,)`` int32, -1 for the first) and, for the Dijkstra searches, the
+    ``costs`` of reaching them (``(n,)`` float32, in order; None for the neighbourhood)."""
+
+    polygons: np.ndarray
+    parents: np.ndarray
+    costs: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.polygons)
 
 
 @dataclass(frozen=True)
@@ -449,6 +469,59 @@ class NavMesh3DQuery(SingleThread):
         return WallDistance3D(float(d), (float(hx), float(hy), float(hz)),
                               (float(nx), float(ny), float(nz)))
 
+    @exclusive
+    def polygons_around_circle(self, centre: ArrayLike, radius: float, *,
+                               filter: QueryFilter = DEFAULT_FILTER,
+                               half_extents: ArrayLike = HALF_EXTENTS) -> NearbyPolygons3D:
+        """The usable polygons reached from ``centre``'s (:meth:`nearest`) through portals
+        within ``radius`` (xz) of it, by Dijkstra in order of cost (a step: the distance
+        between portal middles times the area cost of the polygon left, from the centre),
+        as Detour's ``findPolysAroundCircle`` (without its node limit); off-mesh links are
+        crossed when their ends are in the circle."""
+        radius = positive_float("radius", radius, allow_zero=True)
+        allowed, costs = self._filter(filter)
+        poly, c = self._start(centre, "centre", half_extents, allowed)
+        polys, parents, cost = self._search.polygons_around(poly, _NO_SHAPE, *c, radius,
+                                                            allowed, costs)
+        return NearbyPolygons3D(polys, parents, cost)
+
+    @exclusive
+    def polygons_around_shape(self, start: ArrayLike, shape: ArrayLike, *,
+                              filter: QueryFilter = DEFAULT_FILTER,
+                              half_extents: ArrayLike = HALF_EXTENTS) -> NearbyPolygons3D:
+        """As :meth:`polygons_around_circle` through the portals that meet ``shape``, a
+        convex polygon given as ``(k, 3)`` points (k >= 3, in order either way round, xz;
+        the costs start from its centroid), from ``start``'s polygon (:meth:`nearest`), as Detour's
+        ``findPolysAroundShape``."""
+        pts = _points(shape, "shape")
+        if len(pts) < 3 or not _convex_xz(pts):
+            raise InvalidQueryError(f"shape {brief(shape)} must be a convex polygon of at "
+                                    "least 3 points (in order, in xz)")
+        x, z = pts[:, 0], pts[:, 2]
+        if float(x @ np.roll(z, -1) - np.roll(x, -1) @ z) > 0:
+            pts = pts[::-1]         # the mesh's winding, which the crossing test assumes
+        allowed, costs = self._filter(filter)
+        poly, _ = self._start(start, "start", half_extents, allowed)
+        polys, parents, cost = self._search.polygons_around(
+            poly, np.ascontiguousarray(pts, np.float32), 0.0, 0.0, 0.0, 0.0, allowed, costs)
+        return NearbyPolygons3D(polys, parents, cost)
+
+    @exclusive
+    def local_neighbourhood(self, centre: ArrayLike, radius: float, *,
+                            filter: QueryFilter = DEFAULT_FILTER,
+                            half_extents: ArrayLike = HALF_EXTENTS) -> NearbyPolygons3D:
+        """The polygons round ``centre``'s (:meth:`nearest`) that do not overlap each
+        other in xz, as Detour's ``findLocalNeighbourhood`` (for local steering on
+        multi-storey meshes): breadth first through portals within ``radius`` (xz),
+        skipping off-mesh links and each polygon that overlaps one already kept (but for
+        those the polygon it is reached from links to), within Detour's limits of 64
+        polygons met and a queue of 48."""
+        radius = positive_float("radius", radius, allow_zero=True)
+        allowed = self._filter(filter)[0]
+        poly, c = self._start(centre, "centre", half_extents, allowed)
+        polys, parents = self._search.local_neighbourhood(poly, *c, radius, allowed)
+        return NearbyPolygons3D(polys, parents)
+
     def polygons_in_box(self, centre: ArrayLike, half_extents: ArrayLike, *,
                         filter: QueryFilter = DEFAULT_FILTER) -> np.ndarray:
         """The usable polygons whose bounds meet the box ``centre`` +- ``half_extents``, in
@@ -583,6 +656,16 @@ _NO_LINKS = np.empty(0, np.int32)
 _NO_FLAGS = np.empty(0, np.uint8)
 _FLT_BIG = 3.4e38
 _COUNTERS = ("expanded", "generated")
+_NO_SHAPE = np.empty((0, 3), np.float32)
+
+
+def _convex_xz(pts: np.ndarray) -> bool:
+    """Whether the points, in order, bound a convex polygon in xz (either winding;
+    collinear corners allowed, not all)."""
+    x, z = pts[:, 0], pts[:, 2]
+    cross = (np.roll(x, -1) - x) * (np.roll(z, -2) - np.roll(z, -1)) - \
+        (np.roll(z, -1) - z) * (np.roll(x, -2) - np.roll(x, -1))
+    return bool((cross >= 0).all() or (cross <= 0).all()) and bool((cross != 0).any())
 
 
 def _navpath(outcome: Any, stats: SearchStats, data: _detour.DetourMesh) -> NavPath3D:
