@@ -312,3 +312,29 @@ def test_paths_with_links_are_detour_s(tile_size):
         assert r.flags.tolist() == want["flags"], a
         assert r.corner_polygons.tolist() == [ours(x) for x in want["refs"]], a
     assert taken >= 10
+
+
+def test_damaged_links_in_a_file_are_refused(gap, tmp_path):
+    import io
+    import zipfile
+
+    gap.with_links([DROP]).save(tmp_path / "m.npz")
+    with zipfile.ZipFile(tmp_path / "m.npz") as z:
+        members = {n: z.read(n) for n in z.namelist()}
+
+    def damaged(name: str, value: np.ndarray) -> Path:
+        buf = io.BytesIO()
+        np.save(buf, value)
+        path = tmp_path / f"bad_{name}.npz"
+        with zipfile.ZipFile(path, "w") as z:
+            for n, data in members.items():
+                z.writestr(n, buf.getvalue() if n == f"{name}.npy" else data)
+        return path
+
+    nan = np.array([[5.5, 0.0, float("nan"), 9.5, -1.0, 3.0]])
+    with pytest.raises(NavMeshFormatError, match=r"links\[0\]\.start"):
+        NavMesh3D.load(damaged("link_ends", nan))
+    with pytest.raises(NavMeshFormatError, match="link_ends"):
+        NavMesh3D.load(damaged("link_ends", np.zeros((1, 5))))
+    with pytest.raises(NavMeshFormatError, match="header links"):
+        NavMesh3D.load(damaged("link_ends", np.zeros((2, 6))))

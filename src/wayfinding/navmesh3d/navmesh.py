@@ -87,7 +87,9 @@ class NavMesh3D:
 
     Polygons are numbered across tiles, tile after tile, as the queries number them.
     :meth:`set_flags` and :meth:`set_areas` change the tiles' arrays in place; every
-    query on the mesh (or on a mesh sharing its tiles) sees the change on its next call."""
+    query on the mesh (or on a mesh sharing its tiles) sees the change on its next call
+    (a sliced search under way keeps the flags it started with).  Changes are not
+    synchronised with queries running on other threads: make them between queries."""
 
     tiles: tuple[MeshTile, ...]
     settings: BuildSettings

@@ -625,8 +625,9 @@ class NavMesh3DQuery(SingleThread):
 class NavPaths3D:
     """The paths of :meth:`NavMesh3DQuery.find_paths`: per query its ``codes`` (0 failed,
     1 found, 2 partial: see :meth:`status`) and ``lengths`` (inf when failed); path i's
-    corridor is ``corridors[corridor_ptr[i]:corridor_ptr[i + 1]]`` and its corners
-    ``corners[corner_ptr[i]:corner_ptr[i + 1]]`` (with their ``flags``)."""
+    corridor is ``corridors[corridor_ptr[i]:corridor_ptr[i + 1]]`` (off-mesh links as
+    nodes ``num_polygons + link``) and its corners ``corners[corner_ptr[i]:corner_ptr[i +
+    1]]`` (with their ``flags``, :data:`OFFMESH` where a link starts)."""
 
     codes: np.ndarray
     lengths: np.ndarray
