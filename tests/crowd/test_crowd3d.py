@@ -175,14 +175,27 @@ def test_agents_on_other_storeys_are_not_neighbours(level):
     assert off > 0.3
 
 
-def test_walls_come_from_the_agents_storey(level):
-    """Under platform A next to the stairs, the walls in reach include those of A's
-    polygons (reached up the stairs) only when the height window lets them in."""
+def walls_at(q, height):
+    """The xz wall segments of the polygons whose corners lie at about ``height``."""
+    polys = q.mesh.polygons()
+    keep = [p for p in range(len(polys)) if abs(polys[p][:, 1].mean() - height) < 0.5]
+    return {tuple(np.round(w[:, [0, 2]], 4).ravel()) for p in keep
+            for w in q.wall_segments(p).astype(np.float64)}
+
+
+@pytest.mark.parametrize("where, other", [((8.0, 3.0, 12.0), 0.0), ((8.0, 0.0, 12.0), 3.0)])
+def test_walls_come_from_the_agents_storey(level, where, other):
+    """An agent on platform A and one under it: each one's walls (Detour's local boundary)
+    hold walls of its own storey, none of the other's within reach."""
     nav = Navigator3D(level)
-    poly, (x, y, z) = nav.query.nearest((4.5, 0.0, 5.0))
-    mine = nav._walls.near(poly, x, y, z, nav.collision_range, nav.height)
-    every = nav._walls.near(poly, x, y, z, nav.collision_range, np.inf)
-    assert 0 < len(mine) < len(every)
+    poly, (x, y, z) = nav.query.nearest(where)
+    mine = {tuple(np.round(w, 4).ravel())
+            for w in nav._walls.near(poly, x, y, z, nav.collision_range, nav.height)}
+    theirs = walls_at(nav.query, other)
+    reach = [w for w in theirs
+             if min(np.hypot(w[0] - x, w[1] - z), np.hypot(w[2] - x, w[3] - z)) < 5]
+    assert mine and reach and not mine & theirs
+    assert mine <= walls_at(nav.query, where[1]) | walls_at(nav.query, 1.5)
 
 
 def test_a_target_set_in_flight_is_planned_on_landing(level):
@@ -307,3 +320,21 @@ def test_bad_orca_options(options, match):
     c = crowd_of([(0.0, 0.0), (3.0, 0.0)], [(3.0, 0.0), (0.0, 0.0)])
     with pytest.raises(InvalidQueryError, match=match):
         ORCA().velocities(c, 0.1, **options)
+
+
+def test_agents_plan_round_polygons_closed_under_them():
+    mesh = with_flags(build(generate.terrain(size=24, seed=1), tile_size=16))
+    nav = Navigator3D(mesh)
+    a = nav.add((3.0, 0.0, 3.0), target=(20.0, 0.0, 20.0))
+    for _ in range(10):
+        nav.update(0.1)
+    corridor = nav.corridor(a).polygons
+    closed = int(corridor[len(corridor) // 2])
+    mesh.set_flags(closed, 0)
+    nav.update(0.1)
+    assert closed not in nav.corridor(a).polygons.tolist()
+    for _ in range(400):
+        nav.update(0.1)
+        assert closed not in nav.corridor(a).polygons.tolist()
+    assert nav.state(a) == ARRIVED
+    assert nav.position(a)[[0, 2]] == pytest.approx([20.0, 20.0], abs=0.06)

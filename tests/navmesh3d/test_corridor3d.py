@@ -302,9 +302,11 @@ def test_moving_over_a_link(direction):
     assert [k for k, _ in links] == [0]
     node = q.mesh.num_polygons
     corners = c.corners()
-    at = int(np.flatnonzero(corners.flags & OFFMESH)[0])
-    assert corners.polygons[at] == node
-    assert c.corners(max_corners=4).flags[-1] & OFFMESH or len(corners) <= 4
+    at = len(corners) - 1                        # they stop at the link's start
+    assert corners.flags[at] & OFFMESH and corners.polygons[at] == node
+    assert not corners.flags[:at].any()
+    fresh = q.find_path(c.position, c.target)
+    np.testing.assert_allclose(corners.points, fresh.path[1:at + 2], atol=1e-5)
     with pytest.raises(InvalidQueryError, match="not the next off-mesh link"):
         c.move_over_link(1)
     kept = c.polygons.copy()
@@ -314,7 +316,7 @@ def test_moving_over_a_link(direction):
     assert (land[0] - launch[0]) * direction > 2.0                  # across the gap
     assert c.position == land and on_ground(q, c)
     assert c.corners().points[-1] == pytest.approx(c.target)
-    assert c.links() == []
+    assert c.corners().flags[-1] & END and c.links() == []
 
 
 @pytest.mark.parametrize("bad, match", [

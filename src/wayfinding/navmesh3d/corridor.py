@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
-from ..navmesh.query import DEFAULT_FILTER, END, QueryFilter
+from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..results import Status
 from .query import HALF_EXTENTS, NavMesh3DQuery, _extents, _point
 
@@ -111,18 +111,22 @@ class PathCorridor:
     def corners(self, *, max_corners: int | None = None) -> Corners3D:
         """The next corners of the straight path through the corridor from the position
         (the funnel of :meth:`NavMesh3DQuery.find_path` over the corridor's polygons),
-        without those within :data:`MIN_CORNER_DISTANCE` of the position; at most
+        without those within :data:`MIN_CORNER_DISTANCE` of the position (an off-mesh
+        link's start stays), up to the first link's start (flag :data:`OFFMESH`, its
+        polygon the link's node: the agent crosses it before it looks further), at most
         ``max_corners`` (default all).  Ends at the target (flag :data:`END`) unless cut
         short."""
         limit = None if max_corners is None else count("max_corners", max_corners)
         points, flags, owners = self._straight(self.position, self.target)
         d = np.hypot(points[:, 0] - self.position[0], points[:, 2] - self.position[2])
         skip = 0
-        while skip < len(points) and d[skip] <= MIN_CORNER_DISTANCE:
+        while skip < len(points) - 1 and d[skip] <= MIN_CORNER_DISTANCE and \
+                not flags[skip] & OFFMESH:
             skip += 1
-        if skip == len(points) and len(points):       # at the target: it stays the corner
-            skip = len(points) - 1
         end = len(points) if limit is None else min(len(points), skip + limit)
+        link = np.flatnonzero(flags[skip:end] & OFFMESH)
+        if len(link):
+            end = skip + int(link[0]) + 1
         return Corners3D(points[skip:end], flags[skip:end], owners[skip:end])
 
     def _straight(self, start: tuple[float, float, float], goal: tuple[float, float, float]
