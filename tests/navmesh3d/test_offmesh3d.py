@@ -145,6 +145,10 @@ def test_links_whose_ends_find_no_polygon_join_nothing(gap):
     wide = OffMeshLink((7.2, 0.0, 3.0), (9.5, -1.0, 3.0), radius=0.5)    # start too far
     q = NavMesh3DQuery(gap.with_links([far, DROP, high, wide]))
     assert q.unconnected_links.tolist() == [0, 2, 3]
+    polys, points = q.link_ends
+    assert polys[0, 0] >= 0 and polys[0, 1] == -1 and polys[2, 0] == -1 <= polys[2, 1]
+    assert (polys[1] >= 0).all() and points[0, 1].tolist() == [30.0, 0.0, 3.0]
+    assert np.hypot(*(points[1, 0] - DROP.start)[[0, 2]]) <= 0.6
     r = q.find_path(A, B)
     assert r.status is Status.FOUND and r.links.tolist() == [1]
     q2 = NavMesh3DQuery(gap.with_links([OffMeshLink((7.2, 0.0, 3.0), (9.5, -1.0, 3.0),

@@ -350,15 +350,15 @@ cdef class DetourMesh:
             self.dntri.push_back(0)
             self.lcost.push_back(co[l])
             self.ltwo.push_back(two[l])
-            if poly[0] < 0 or poly[1] < 0:
-                poly[0] = poly[1] = -1
             self.lends.push_back(poly[0])
             self.lends.push_back(poly[1])
 
     cdef int _link_tile(self, int l, int end) noexcept:
-        """The tile of the polygon at link l's start (0) or end (1); -1 unconnected."""
-        cdef int p = self.lends[2 * l + end]
-        return self.ptile[p] if p >= 0 else -1
+        """The tile of the polygon at link l's start (0) or end (1); -1 when an end of
+        the link found no polygon (it joins nothing)."""
+        if self.lends[2 * l] < 0 or self.lends[2 * l + 1] < 0:
+            return -1
+        return self.ptile[self.lends[2 * l + end]]
 
     cdef void _join_link_end(self, int l, int end, uint8_t side):
         """Link l's node to the polygon at its start (end 0) or end (1), and that polygon

@@ -239,6 +239,14 @@ class NavMesh3DQuery(SingleThread):
         polygon within its radius: they join nothing."""
         return self._data.unconnected_links()
 
+    @property
+    def link_ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per off-mesh link the polygons its start and end joined (``(L, 2)`` int32, -1
+        where none was found) and its ends snapped onto them (``(L, 2, 3)`` float64, the
+        points given where none)."""
+        polys, pts = self._data.link_ends()
+        return polys, pts.astype(np.float64)
+
     def _refresh(self) -> None:
         """Read the mesh's flags and areas again (after :meth:`NavMesh3D.set_flags` or
         :meth:`NavMesh3D.set_areas`): the polygons' own, the compiled layout's areas, and
