@@ -342,3 +342,18 @@ def test_damaged_links_in_a_file_are_refused(gap, tmp_path):
         NavMesh3D.load(damaged("link_ends", np.zeros((1, 5))))
     with pytest.raises(NavMeshFormatError, match="header links"):
         NavMesh3D.load(damaged("link_ends", np.zeros((2, 6))))
+
+
+def test_surface_queries_on_a_mesh_with_links(gap):
+    q = NavMesh3DQuery(gap.with_links([OffMeshLink(DROP.start, DROP.end, bidirectional=True)]))
+    p = gap.num_polygons
+    for seed in range(20):
+        poly, _ = q.random_point(rng=seed)
+        assert 0 <= poly < p
+        poly, _ = q.random_point(rng=seed, centre=A, radius=3.0)
+        assert 0 <= poly < p
+    assert q.distance_to_wall(A, 10.0).distance < 10
+    assert all(x < p for x in q.raycast(A, (5.9, 0, 3)).polygons.tolist())
+    assert all(x < p for x in q.move_along_surface(A, (5.9, 0, 3)).polygons.tolist())
+    assert len(q.wall_segments(q.nearest(A)[0])) > 0
+    assert all(x < p for x in q.polygons_in_box(A, (20, 20, 20)).tolist())

@@ -559,7 +559,7 @@ class NavMesh3DQuery(SingleThread):
         if centre is None:
             if radius is not None:
                 raise InvalidQueryError("give a centre with the radius")
-            polys = np.flatnonzero(allowed)
+            polys = np.flatnonzero(allowed[:self._data.num_polys])
             if not len(polys):
                 raise InvalidQueryError("no polygon is usable under this filter")
             return self._draw(polys, gen)
