@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from recast_data import nav_test
 
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
+from wayfinding.navmesh import OffMeshLink
 from wayfinding.navmesh3d import (
     BuildSettings,
     Level,
@@ -98,6 +99,44 @@ def test_an_obstacle_in_a_door_closes_it_and_its_removal_restores_the_mesh(walls
     assert same_polygons(cache.mesh, first)
     assert cache.mesh.report.counts == first.report.counts
     assert cache.obstacles == {}
+
+
+def test_links_go_with_every_mesh_and_cross_a_blocked_door(walls):
+    cache = TileCache(walls, tile_size=16, flags=WALK)
+    start, goal = (1.0, 0.0, 2.5), (5.0, 0.0, 2.5)
+    cache.add(door_box(0))
+    cache.update()
+    assert NavMesh3DQuery(cache.mesh).find_path(start, goal).status is Status.FAILED
+    over = OffMeshLink((2.2, 0.0, 5.0), (4.4, 0.0, 5.0), bidirectional=True)
+    cache.set_links([over])
+    assert cache.mesh.links == (over,)
+    path = NavMesh3DQuery(cache.mesh).find_path(start, goal)
+    assert path.status is Status.FOUND
+    oid = cache.add(Cylinder((8.5, 0, 2), 0.5, 2))       # a rebuild elsewhere keeps them
+    cache.update()
+    assert cache.mesh.links == (over,)
+    assert NavMesh3DQuery(cache.mesh).find_path(start, goal).status is Status.FOUND
+    cache.remove(oid)
+
+
+def test_flags_changed_in_place_stay_on_shared_tiles_and_queries_see_them():
+    cache = TileCache(generate.floor(size=20), tile_size=32, flags=WALK)
+    first = cache.mesh
+    q = NavMesh3DQuery(first)
+    start, goal = (1.0, 0.0, 1.0), (19.0, 0.0, 1.0)
+    assert q.find_path(start, goal).status is Status.FOUND
+    cache.add(Cylinder((15, 0, 15), 1, 2))               # rebuilds the far corner only
+    cache.update()
+    second = cache.mesh
+    shared = [k for k, (a, b) in enumerate(zip(first.tiles, second.tiles, strict=True))
+              if a is b]
+    assert shared and len(shared) < len(first.tiles)
+    bases = np.cumsum([0] + [t.polymesh.num_polys for t in second.tiles])
+    k = [k for k in shared if (second.tiles[k].x, second.tiles[k].z) == (1, 0)][0]
+    second.set_flags(np.arange(bases[k], bases[k + 1]), 0)   # close the goal's tile
+    assert (first.tiles[k].polymesh.flags == 0).all()
+    assert q.find_path(start, goal).status is Status.FAILED  # the first mesh's query sees it
+    assert NavMesh3DQuery(second).find_path(start, goal).status is Status.FAILED
 
 
 def test_only_the_tiles_an_obstacle_touches_are_rebuilt():

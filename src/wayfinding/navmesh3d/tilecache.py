@@ -41,6 +41,7 @@ import math
 import os
 import time
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -48,6 +49,7 @@ import numpy as np
 
 from .._validate import allocation, count, seconds
 from ..errors import InvalidQueryError, brief
+from ..navmesh.mesh import OffMeshLink
 from .build import _built_tiles, _Clock, _finish, _settings, _TileGrid
 from .compact import CompactHeightfield
 from .heightfield import _grid_size
@@ -163,8 +165,18 @@ class TileCache:
     def mesh(self) -> NavMesh3D:
         """The current navmesh: a new object after each :meth:`update` that rebuilt tiles
         (its report: the counts of the whole mesh, the times of the tiles this update
-        rebuilt, marking the obstacles under ``"obstacles"``)."""
+        rebuilt, marking the obstacles under ``"obstacles"``), with the links of
+        :meth:`set_links`.  Flags and areas changed in place
+        (:meth:`~wayfinding.navmesh3d.NavMesh3D.set_flags`) stay on the tiles not rebuilt,
+        which every mesh since shares; a rebuilt tile starts again from the build's."""
         return self._mesh
+
+    def set_links(self, links: Iterable[OffMeshLink]) -> None:
+        """Carry these off-mesh ``links`` on the current mesh and every one after (see
+        :meth:`~wayfinding.navmesh3d.NavMesh3D.with_links`: each end joins a polygon when
+        a mesh is laid out, so links follow the rebuilt tiles); the mesh becomes a new
+        object sharing every tile."""
+        self._mesh = self._mesh.with_links(links)
 
     @property
     def pending(self) -> int:
@@ -267,7 +279,10 @@ class TileCache:
                 break
         if done:
             report.counts = dict(self._totals)
-            self._mesh = dataclasses.replace(self._mesh, tiles=self._tiles(), report=report)
+            old = self._mesh
+            self._mesh = dataclasses.replace(old, tiles=self._tiles(), report=report)
+            # the meshes share tiles, so a change in place to one is a change to all
+            object.__setattr__(self._mesh, "revision", old.revision)
         return not self._pending
 
     def _rebuild(self, place: Place, report: BuildReport) -> None:
