@@ -233,6 +233,9 @@ def test_navigator_on_a_3d_mesh_is_the_3d_navigator(level):
     a = nav.add((2.0, 0.0, 8.0), target=(4.0, 0.0, 8.0))
     assert nav.state(a) == MOVING and nav.path(a).shape[1] == 3
     assert len(nav) == 1 and "1 agents" in repr(nav)
+    nav.update(0.1)
+    assert list(nav.stage_ms) == ["corners", "boundary", "avoidance", "move", "links"]
+    assert all(ms >= 0 for ms in nav.stage_ms.values())
 
 
 def test_unreachable_targets_and_idle_agents(level):

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,6 +165,8 @@ class Navigator3D:
         self._flights: dict[int, _Flight] = {}
         self._boundaries: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
         self._walls = _WallTable(self.query, filter)
+        #: The last frame's stages (corners, boundary, avoidance, move, links) in ms.
+        self.stage_ms: dict[str, float] = {}
 
     def __len__(self) -> int:
         return len(self.crowd)
@@ -272,48 +275,53 @@ class Navigator3D:
 
     # ------------------------------------------------------------------ a frame
     def update(self, dt: float) -> None:
-        """Advance every agent ``dt`` seconds (see the module for the stages)."""
+        """Advance every agent ``dt`` seconds (see the module for the stages; the time each
+        took, in ms, is kept in :attr:`stage_ms`)."""
         dt = positive_float("dt", dt)
         crowd = self.crowd
         n = len(crowd)
         ids = crowd.ids.tolist()
         state = crowd.field("surface_state")
-        clock = crowd.field("surface_clock")
         ys = crowd.field("surface_y")
+        clock = _StageClock()
         pref = np.zeros((n, 2))
         walking = np.zeros(n, bool)
-        for i, agent in enumerate(ids):
+        for i, agent in enumerate(ids):                       # stages 0-2
             if state[i] in (_MOVING, _ARRIVED) and not self._corridors[agent].is_valid():
                 self._repair(agent)
             if state[i] in (_MOVING, _ARRIVED):
                 walking[i] = True
                 pref[i] = self._steer(i, agent, dt)
-        state = crowd.field("surface_state")
         walking &= state != _ON_LINK
-        if self.avoidance is None:
+        clock.lap("corners")
+        walls = self._boundary(walking)                       # stage 3
+        clock.lap("boundary")
+        if self.avoidance is None:                            # stage 4
             v = pref
         else:
             wall_radius = np.maximum(crowd.radius - self.mesh.settings.agent_radius, 0.0)
             v = self.avoidance.velocities(crowd, dt, preferred=pref,
                                           keep=self._neighbour_rule(state != _ON_LINK),
-                                          walls=self._boundary(walking),
-                                          wall_radius=wall_radius)
+                                          walls=walls, wall_radius=wall_radius)
         v[~walking] = 0.0
-        before = crowd.position.copy()
+        clock.lap("avoidance")
+        before = crowd.position.copy()                        # stage 5
         crowd.step(dt, velocity=v)
         self._separate(walking)
         moved = crowd.position
         for i in np.flatnonzero(walking).tolist():
-            agent = ids[i]
-            c = self._corridors[agent]
+            c = self._corridors[ids[i]]
             c.move_position((moved[i, 0], ys[i], moved[i, 1]))
             x, y, z = c.position
             moved[i] = (x, z)
             ys[i] = y
         crowd.position[~walking] = before[~walking]
-        for i in np.flatnonzero(state == _ON_LINK).tolist():
+        clock.lap("move")
+        for i in np.flatnonzero(state == _ON_LINK).tolist():  # stage 6
             self._fly(i, ids[i], dt)
-        clock[:] += dt
+        crowd.field("surface_clock")[:] += dt
+        clock.lap("links")
+        self.stage_ms = clock.ms
 
     def _steer(self, i: int, agent: int, dt: float) -> np.ndarray:
         """Stages 1-2 for one agent: its preferred velocity (xz), or zero and the link
@@ -474,6 +482,19 @@ class Navigator3D:
         np.cumsum(sizes, out=ptr[1:])
         segs = np.concatenate(parts) if parts else np.zeros((0, 2, 2))
         return ptr, segs
+
+
+class _StageClock:
+    """Milliseconds per named stage of one frame."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.ms[stage] = (now - self._t) * 1000
+        self._t = now
 
 
 class _WallTable:

@@ -201,10 +201,11 @@ class PathCorridor:
         return False
 
     def optimize_topology(self, *, max_iterations: int = 32) -> bool:
-        """Search again from the first polygon toward the target for at most
-        ``max_iterations`` polygons expanded (A* over the usable polygons within the
-        corridor's reach of them) and, when that search rejoins the corridor further on
-        by a cheaper route, splice it in.  Returns whether the corridor changed."""
+        """Search again locally: A* from the position toward the target over the usable
+        polygons within ``max_iterations`` links of the first polygon (and the last one),
+        partial, and when that path rejoins the corridor further on and makes the straight
+        path shorter, splice it in (Detour's bound is 32 nodes expanded; here it is a
+        region, so the search stays local).  Returns whether the corridor changed."""
         max_iterations = count("max_iterations", max_iterations)
         if len(self.polygons) < 3:
             return False
