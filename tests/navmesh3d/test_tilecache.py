@@ -70,6 +70,20 @@ def test_without_obstacles_it_is_the_tiled_build(walls):
         assert cache.pending == 0 and cache.update() and cache.mesh.tile_size == size
 
 
+@pytest.mark.parametrize("partition", ["watershed", "monotone", "layers"])
+def test_every_partition_builds_as_build_and_comes_back_after_an_obstacle(partition):
+    level, s = generate.building(storeys=2), BuildSettings(partition=partition)
+    cache = TileCache(level, tile_size=16, settings=s)
+    first = cache.mesh
+    assert same_polygons(first, build(level, tile_size=16, settings=s))
+    oid = cache.add(Cylinder((5, 0, 5), 1, 2))
+    cache.update()
+    assert not same_polygons(first, cache.mesh)
+    cache.remove(oid)
+    cache.update()
+    assert same_polygons(first, cache.mesh)
+
+
 def test_without_obstacles_it_is_the_tiled_build_of_recast_s_level():
     level = nav_test()
     assert same_polygons(TileCache(level).mesh, build(level, tile_size=48))
