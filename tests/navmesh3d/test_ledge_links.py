@@ -213,6 +213,27 @@ def test_a_mesh_without_polygons_has_no_links():
     assert ledge_links(mesh, level=wall.level()) == []
 
 
+@pytest.mark.parametrize("tile_size", [0, 32])
+def test_the_multi_storey_gap_is_jumped_and_the_platforms_dropped_from(tile_size):
+    level = generate.multi_storey()
+    mesh = with_flags(build(level, tile_size=tile_size))
+    links = ledge_links(mesh, level=level)
+    west, east = generate.GAP_EDGES
+    gap = [x for x in links if min(x.start[0], x.end[0]) < west < east < max(x.start[0],
+                                                                             x.end[0])]
+    assert gap and all(x.kind == JUMP and x.bidirectional for x in gap)
+    drops = [x for x in links if x.kind == DROP]
+    assert all(x.start[1] - x.end[1] > CLIMB and x.end[1] < 0.3 for x in drops)
+    assert any(x.start[1] > 2.9 for x in drops)     # off the platforms (others: the stairs)
+    q = NavMesh3DQuery(mesh.with_links(links))
+    a, c = (8.0, 3.0, 12.0), (28.0, 3.0, 12.0)        # platform A, platform C
+    for start, goal in ((a, c), (c, a)):
+        r = q.find_path(start, goal)
+        assert r.status is Status.FOUND
+        assert any(links[k] in gap for k in r.links.tolist())
+    assert NavMesh3DQuery(mesh).find_path(a, c).status is Status.FAILED
+
+
 def test_a_floor_in_tiles_has_no_ledge_inside():
     # tile borders are no walls; the floor's own outline has nothing beyond it
     mesh = build(generate.floor(size=20), tile_size=16)
