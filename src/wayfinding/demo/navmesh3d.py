@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._io import atomic_write_text
 from ..crowd.surface import Navigator3D
 from ..navmesh import OffMeshLink
 from ..navmesh3d import Level, NavMesh3D, build, generate, with_flags
@@ -57,9 +58,9 @@ def navmesh3d_section(out: Path) -> str:
     scene = crowd_scene()
     animate_navmesh3d(out / "navmesh3d-crowd.gif", scene.mesh, scene.positions[::2],
                       colours=scene.colours()[::2], fps=10)
-    (out / "navmesh3d-crowd.html").write_text(navmesh3d_html(
+    atomic_write_text(out / "navmesh3d-crowd.html", navmesh3d_html(
         scene.mesh, level=scene.level, title="wayfinding crowd on two storeys",
-        agents=scene.positions, colours=scene.colours(), fps=10), encoding="utf-8")
+        agents=scene.positions, colours=scene.colours(), fps=10))
     counts = {k: int(v) for k, v in zip(*np.unique(scene.routes, return_counts=True))}
     crowd = f"""<h3>A crowd on two storeys</h3>
 <p>{len(scene.routes)} agents cross a level of a ground floor and three platforms 3 up

@@ -141,7 +141,7 @@ def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: 
                       fps: float = 10.0, size: int = 640) -> Path:
     """Write a top-down GIF (x right, z down) of ``agents`` (``(T, n, 3)`` positions per
     frame, NaN rows for absent agents) walking ``mesh``: the polygons shaded by height,
-    lower ones first, the agents as discs of ``radius`` (world units) coloured by
+    lower ones first, its off-mesh links as yellow lines, the agents as discs of ``radius`` (world units) coloured by
     ``colours`` (``(T, n, 3)`` or ``(n, 3)`` uint8; default white), the higher drawn
     over the lower, with a dark outline; at most ``size`` pixels across.  Needs Pillow."""
     target = Path(picture_path)
@@ -164,6 +164,13 @@ def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: 
         fill = tuple(int(a + (b - a) * shade) for a, b in ((70, 150), (80, 150), (96, 170)))
         pts = [((x - x0) * scale + 4, (z - z0) * scale + 4) for x, z in p[:, [0, 2]].tolist()]
         draw.polygon(pts, fill=fill, outline=(32, 36, 43))
+    for link in mesh.links:                        # off-mesh links: a line, dots at the ends
+        (ax, _, az), (bx, _, bz) = link.start, link.end
+        ends = [((ax - x0) * scale + 4, (az - z0) * scale + 4),
+                ((bx - x0) * scale + 4, (bz - z0) * scale + 4)]
+        draw.line(ends, fill=(240, 210, 60), width=2)
+        for ex, ez in ends:
+            draw.ellipse((ex - 3, ez - 3, ex + 3, ez + 3), fill=(240, 210, 60))
     images = []
     rr = max(1.5, radius * scale)
     for t in range(len(pos)):
