@@ -141,9 +141,10 @@ def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: 
                       fps: float = 10.0, size: int = 640) -> Path:
     """Write a top-down GIF (x right, z down) of ``agents`` (``(T, n, 3)`` positions per
     frame, NaN rows for absent agents) walking ``mesh``: the polygons shaded by height,
-    lower ones first, its off-mesh links as yellow lines, the agents as discs of ``radius`` (world units) coloured by
-    ``colours`` (``(T, n, 3)`` or ``(n, 3)`` uint8; default white), the higher drawn
-    over the lower, with a dark outline; at most ``size`` pixels across.  Needs Pillow."""
+    lower ones first, its off-mesh links as yellow lines, the agents as discs of
+    ``radius`` (world units) coloured by ``colours`` (``(T, n, 3)`` or ``(n, 3)`` uint8;
+    default white), the higher drawn over the lower, with a dark outline; at most
+    ``size`` pixels across.  Needs Pillow."""
     target = Path(picture_path)
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
