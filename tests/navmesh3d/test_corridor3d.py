@@ -10,7 +10,12 @@ from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import OffMeshLink
 from wayfinding.navmesh.query import END, OFFMESH, QueryFilter
 from wayfinding.navmesh3d import MeshTile, NavMesh3DQuery, build, generate, with_flags
-from wayfinding.navmesh3d.corridor import PathCorridor
+from wayfinding.navmesh3d.corridor import (
+    PathCorridor,
+    _merge_end_moved,
+    _merge_start_moved,
+    _merge_start_shortcut,
+)
 from wayfinding.results import Status
 
 LEVELS = {
@@ -349,3 +354,34 @@ def test_bad_calls_change_nothing():
         with pytest.raises(InvalidQueryError, match=match):
             call()
         assert np.array_equal(c.polygons, kept[0]) and (c.position, c.target) == kept[1:]
+
+
+@pytest.mark.parametrize("path, visited, expected", [
+    ([1, 2, 3, 4], [1, 2], [2, 3, 4]),            # moved on along the corridor
+    ([1, 2, 3, 4], [1, 9], [9, 1, 2, 3, 4]),      # off it: back the way it came
+    ([1, 2, 3], [1, 9, 3], [3]),                  # round and onto its last polygon
+    ([1, 2, 3], [7], [1, 2, 3]),                  # nothing shared: unchanged
+])
+def test_merging_a_moved_start(path, visited, expected):
+    got = _merge_start_moved(np.array(path, np.int32), np.array(visited, np.int32))
+    assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("path, visited, expected", [
+    ([1, 2, 3], [3, 7], [1, 2, 3, 7]),
+    ([1, 2, 3], [3, 2, 6], [1, 2, 6]),            # back along it, then off
+    ([1, 2, 3], [8], [1, 2, 3]),
+])
+def test_merging_a_moved_end(path, visited, expected):
+    got = _merge_end_moved(np.array(path, np.int32), np.array(visited, np.int32))
+    assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("path, visited, expected", [
+    ([1, 2, 3, 4, 5], [1, 8, 4], [1, 8, 4, 5]),
+    ([1, 2, 3], [1], [1, 2, 3]),                  # nothing gained
+    ([1, 2, 3], [9, 8], [1, 2, 3]),
+])
+def test_merging_a_shortcut(path, visited, expected):
+    got = _merge_start_shortcut(np.array(path, np.int32), np.array(visited, np.int32))
+    assert got.tolist() == expected
