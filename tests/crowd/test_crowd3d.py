@@ -188,9 +188,9 @@ def test_walls_come_from_the_agents_storey(level, where, other):
     """An agent on platform A and one under it: each one's walls (Detour's local boundary)
     hold walls of its own storey, none of the other's within reach."""
     nav = Navigator3D(level)
-    poly, (x, y, z) = nav.query.nearest(where)
+    _, (x, y, z) = nav.query.nearest(where)
     mine = {tuple(np.round(w, 4).ravel())
-            for w in nav._walls.near(poly, x, y, z, nav.collision_range, nav.height)}
+            for w in nav._walls.near(x, y, z, nav.collision_range, nav.height)}
     theirs = walls_at(nav.query, other)
     reach = [w for w in theirs
              if min(np.hypot(w[0] - x, w[1] - z), np.hypot(w[2] - x, w[3] - z)) < 5]

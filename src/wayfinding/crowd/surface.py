@@ -10,8 +10,9 @@ Each agent keeps a :class:`~wayfinding.navmesh3d.PathCorridor` to its target.  A
    where it stands to the target it was given;
 1. **corners**: each walking agent's next corners through its corridor, the corridor first
    shortcut toward the corner after the next where the agent sees it
-   (:meth:`~PathCorridor.optimize_visibility`), and searched again locally every
-   ``topology_interval`` seconds (:meth:`~PathCorridor.optimize_topology`);
+   (:meth:`~PathCorridor.optimize_visibility`); one agent a frame, of those that have
+   waited ``topology_interval`` seconds the longest waiting, has its corridor searched
+   again locally (:meth:`~PathCorridor.optimize_topology`), as in Detour;
 2. **links**: an agent within ``2.25 * radius`` (xz) of an off-mesh link's start that is
    its next corner leaves the ground: state :data:`ON_LINK` (see below), once no other
    agent stands within the two radii of the far end, nor is flying there (it waits);
@@ -46,9 +47,9 @@ polygon near it: it stays put).  A target out of reach moves to the nearest poin
 search reached, as a 2D navigator moves a target off its mesh onto it.
 
 Per-agent work is Python over compiled queries (corners, raycasts, slides, boundaries);
-ORCA and the collision passes run over all agents at once: about 0.08 ms per agent and
-frame (200 agents on a 64 x 64 terrain: 16 ms a frame; the demo's 24 on two storeys:
-2 ms).
+ORCA and the collision passes run over all agents at once: about 0.05 ms per agent and
+frame (200 agents on a 64 x 64 terrain: 10 ms a frame; the demo's 24 on two storeys:
+about 2 ms).
 
 >>> from wayfinding.navmesh3d import build, generate, with_flags
 >>> nav = Navigator3D(with_flags(build(generate.stairs())))
@@ -119,7 +120,8 @@ class Navigator3D:
     ``None`` to move at the preferred velocities.  ``collision_range``: how far (xz)
     agents look for walls and neighbours (default 12 radii, Detour's);
     ``path_range``: how far a visibility shortcut reaches (default 30 radii);
-    ``topology_interval``: seconds between local searches (Detour: 0.5); ``jump_height``:
+    ``topology_interval``: seconds an agent waits between local searches (Detour: 0.5;
+    one agent a frame); ``jump_height``:
     the apex of a jump above its higher end.  Times in seconds."""
 
     def __init__(self, mesh: NavMesh3D, *, filter: QueryFilter = DEFAULT_FILTER,
@@ -286,6 +288,12 @@ class Navigator3D:
         clock = _StageClock()
         pref = np.zeros((n, 2))
         walking = np.zeros(n, bool)
+        waited = crowd.field("surface_clock")
+        going = (state == _MOVING) & (waited >= self.topology_interval)
+        if going.any():                  # the one agent that has waited longest
+            i = int(np.argmax(np.where(going, waited, -1.0)))
+            waited[i] = 0.0
+            self._corridors[ids[i]].optimize_topology()
         for i, agent in enumerate(ids):                       # stages 0-2
             if state[i] in (_MOVING, _ARRIVED) and not self._corridors[agent].is_valid():
                 self._repair(agent)
@@ -327,10 +335,6 @@ class Navigator3D:
         """Stages 1-2 for one agent: its preferred velocity (xz), or zero and the link
         state when it leaves the ground."""
         crowd, c = self.crowd, self._corridors[agent]
-        clock = crowd.field("surface_clock")
-        if clock[i] >= self.topology_interval:
-            clock[i] = 0.0
-            c.optimize_topology()
         corners = c.corners(max_corners=_LOOK_AHEAD)
         if len(corners) > 1 and c.optimize_visibility(corners.points[1], self.path_range):
             corners = c.corners(max_corners=_LOOK_AHEAD)
@@ -473,7 +477,7 @@ class Navigator3D:
             got = self._boundaries.get(agent)
             if got is None or got[1] != first or \
                     math.hypot(got[0][0] - x, got[0][1] - z) > reach / 4:
-                segs = self._walls.near(first, x, ys[i], z, reach, hs[i])
+                segs = self._walls.near(x, ys[i], z, reach, hs[i])
                 got = (np.array([x, z]), first, segs)
                 self._boundaries[agent] = got
             parts.append(got[2])
@@ -508,27 +512,25 @@ class _WallTable:
     def _read(self) -> None:
         query = self.query
         self.revision = query.mesh.revision[0]
-        allowed = query._filter(self.filter)[0]
-        search = query._search
-        parts = [search.wall_segments(p, allowed) for p in range(query._data.num_polys)]
+        parts = [query.wall_segments(p, filter=self.filter)
+                 for p in range(query.mesh.num_polygons)]
         sizes = np.array([len(w) for w in parts], np.int64)
         self.ptr = np.zeros(len(parts) + 1, np.int64)
         np.cumsum(sizes, out=self.ptr[1:])
         self.segs = np.concatenate(parts).astype(np.float64) if len(parts) \
             else np.zeros((0, 2, 3))
-        self.allowed = allowed
 
-    def near(self, polygon: int, x: float, y: float, z: float, reach: float,
-             height: float) -> np.ndarray:
+    def near(self, x: float, y: float, z: float, reach: float, height: float
+             ) -> np.ndarray:
         """The walls (xz, ``(k, 2, 2)``) of the polygons of Detour's local neighbourhood of
-        ``polygon`` (reached through portals within ``reach`` of (x, z), none overlapping
-        another in xz: :meth:`~wayfinding.navmesh3d.NavMesh3DQuery.local_neighbourhood`),
-        those within ``reach`` of it whose height span comes within ``height`` of
-        ``y``."""
+        (x, y, z) (reached from its polygon through portals within ``reach`` of it in xz,
+        none overlapping another in xz:
+        :meth:`~wayfinding.navmesh3d.NavMesh3DQuery.local_neighbourhood`), those within
+        ``reach`` of it whose height span comes within ``height`` of ``y``."""
         if self.revision != self.query.mesh.revision[0]:
             self._read()
-        polys, _ = self.query._search.local_neighbourhood(polygon, x, y, z, reach,
-                                                          self.allowed)
+        polys = self.query.local_neighbourhood((x, y, z), reach,
+                                               filter=self.filter).polygons
         if not len(polys):
             return np.zeros((0, 2, 2))
         lo, hi = self.ptr[polys], self.ptr[polys + 1]
