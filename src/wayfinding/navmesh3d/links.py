@@ -112,9 +112,9 @@ def ledge_links(mesh: NavMesh3D, *, level: Level | None = None, max_drop: float 
     ends = np.column_stack([points[i, k, 0], top[i, k], points[i, k, 1]])
     target = poly[i, k]
     if level is not None and len(i):
-        clear = ~_blocked(level, starts[i], ends, max(climb, 2 * s.cell_height),
-                          s.agent_height, max(s.agent_radius - s.cell_size / 2, 0.0))
-        keep = clear & _first_drops(i, kind, clear)
+        body = _Body(level, base=max(climb, 2 * s.cell_height), height=s.agent_height,
+                     radius=max(s.agent_radius - s.cell_size / 2, 0.0))
+        keep = _clear(body, i, kind, starts[i], ends)
         i, kind, ends, target = i[keep], kind[keep], ends[keep], target[keep]
     two_way = (kind == 1) & (np.abs(ends[:, 1] - ys[i]) <= climb)
     pick = _merge(i, kind, seg[i], target)
@@ -147,13 +147,29 @@ def _candidates(top: _F, ys: _F, climb: float, max_drop: float, *, every_drop: b
             np.concatenate([np.zeros(len(di), np.int64), np.ones(int(jump.sum()), np.int64)]))
 
 
-def _first_drops(i: _I, kind: _I, clear: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """False for every clear drop after the first of its sample (candidates come by
-    sample, then probe)."""
-    out = np.ones(len(i), bool)
-    kept = np.flatnonzero(clear & (kind == 0))
-    out[kept[1:][i[kept[1:]] == i[kept[:-1]]]] = False
-    return out
+def _clear(body: _Body, i: _I, kind: _I, starts: _F, ends: _F) -> NDArray[np.bool_]:
+    """Which candidates to keep: the jumps the agent fits along, and per sample the first
+    drop it fits along (drops come by sample, then probe: tried in rounds, the next of
+    every sample not yet settled at a time)."""
+    keep = np.zeros(len(i), bool)
+    jumps = np.flatnonzero(kind == 1)
+    keep[jumps] = ~body.blocked(starts[jumps], ends[jumps])
+    drops = np.flatnonzero(kind == 0)
+    if not len(drops):
+        return keep
+    first = np.ones(len(drops), bool)
+    first[1:] = i[drops[1:]] != i[drops[:-1]]
+    begin = np.flatnonzero(first)
+    rank = np.arange(len(drops)) - np.repeat(begin, np.diff(np.append(begin, len(drops))))
+    settled = np.zeros(int(i.max()) + 1, bool)
+    for r in range(int(rank.max()) + 1):
+        tried = drops[(rank == r) & ~settled[i[drops]]]
+        if not len(tried):
+            break
+        fits = ~body.blocked(starts[tried], ends[tried])
+        keep[tried[fits]] = True
+        settled[i[tried[fits]]] = True
+    return keep
 
 
 def _one_side(source: _I, target: _I, two_way: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -357,57 +373,69 @@ def _cross(a: _F, b: _F) -> _F:
     return np.asarray(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])
 
 
-def _blocked(level: Level, starts: _F, ends: _F, base: float, height: float,
-             radius: float) -> NDArray[np.bool_]:
-    """Whether the agent's body meets the level on each move (see the module): three
-    boxes ``2 * radius`` wide, upright and turned along the move in xz: over the move from
+class _Body:
+    """The agent's body against a level's triangles (see the module): three boxes
+    ``2 * radius`` wide, upright and turned along a move in xz: over the move from
     ``base`` to ``height`` above its higher end, and round each end from ``base`` above its
     ground to that height."""
-    n = len(starts)
-    a, b = starts[:, [0, 2]], ends[:, [0, 2]]
-    d = b - a
-    length = np.hypot(d[:, 0], d[:, 1])
-    u = np.where(length[:, None] > 1e-9, d / np.maximum(length, 1e-9)[:, None], [1.0, 0.0])
-    top = np.maximum(starts[:, 1], ends[:, 1]) + height
-    lo = np.concatenate([top - height + base, starts[:, 1] + base, ends[:, 1] + base])
-    centre = np.concatenate([(a + b) / 2, a, b])
-    along = np.concatenate([length / 2, np.full(2 * n, radius)])
-    link = np.tile(np.arange(n), 3)
-    tops = top[link]
-    keep = tops > lo
-    link, lo, tops, centre, along = link[keep], lo[keep], tops[keep], centre[keep], along[keep]
-    u = u[link]
-    reach = np.abs(u) * along[:, None] + np.abs(u[:, ::-1]) * radius
-    tri = level.vertices.astype(np.float64)[level.triangles]
-    xz = tri[:, :, [0, 2]]
-    grid = _Grid(xz.min(axis=1), xz.max(axis=1))
-    q, t = grid.pairs(centre - reach, centre + reach)
-    ys = tri[t, :, 1]
-    near = (ys.max(axis=1) >= lo[q]) & (ys.min(axis=1) <= tops[q])
-    q, t = q[near], t[near]
-    rel = tri[t] - np.column_stack([centre[q, 0], (lo[q] + tops[q]) / 2, centre[q, 1]]
-                                   )[:, None, :]
-    ux, uz = u[q, 0][:, None], u[q, 1][:, None]
-    local = np.stack([rel[:, :, 0] * ux + rel[:, :, 2] * uz, rel[:, :, 1],
-                      rel[:, :, 2] * ux - rel[:, :, 0] * uz], axis=2)
-    half = np.column_stack([along[q], (tops[q] - lo[q]) / 2, np.full(len(q), radius)])
-    out = np.zeros(n, bool)
-    out[link[q[_overlaps(local, half)]]] = True
-    return out
+
+    def __init__(self, level: Level, *, base: float, height: float, radius: float):
+        self.tri = level.vertices.astype(np.float64)[level.triangles]
+        xz = self.tri[:, :, [0, 2]]
+        self.grid = _Grid(xz.min(axis=1), xz.max(axis=1))
+        self.base, self.height, self.radius = base, height, radius
+
+    def blocked(self, starts: _F, ends: _F) -> NDArray[np.bool_]:
+        """Whether the body meets the level on each move from ``starts`` to ``ends``."""
+        n, base, radius = len(starts), self.base, self.radius
+        a, b = starts[:, [0, 2]], ends[:, [0, 2]]
+        d = b - a
+        length = np.hypot(d[:, 0], d[:, 1])
+        u = np.where(length[:, None] > 1e-9, d / np.maximum(length, 1e-9)[:, None],
+                     [1.0, 0.0])
+        top = np.maximum(starts[:, 1], ends[:, 1]) + self.height
+        lo = np.concatenate([top - self.height + base, starts[:, 1] + base,
+                             ends[:, 1] + base])
+        centre = np.concatenate([(a + b) / 2, a, b])
+        along = np.concatenate([length / 2, np.full(2 * n, radius)])
+        link = np.tile(np.arange(n), 3)
+        tops = top[link]
+        keep = tops > lo
+        link, lo, tops, centre, along = link[keep], lo[keep], tops[keep], centre[keep], \
+            along[keep]
+        u = u[link]
+        reach = np.abs(u) * along[:, None] + np.abs(u[:, ::-1]) * radius
+        q, t = self.grid.pairs(centre - reach, centre + reach)
+        ys = self.tri[t, :, 1]
+        near = (ys.max(axis=1) >= lo[q]) & (ys.min(axis=1) <= tops[q])
+        q, t = q[near], t[near]
+        rel = self.tri[t] - np.column_stack([centre[q, 0], (lo[q] + tops[q]) / 2,
+                                             centre[q, 1]])[:, None, :]
+        ux, uz = u[q, 0][:, None], u[q, 1][:, None]
+        local = np.stack([rel[:, :, 0] * ux + rel[:, :, 2] * uz, rel[:, :, 1],
+                          rel[:, :, 2] * ux - rel[:, :, 0] * uz], axis=2)
+        half = np.column_stack([along[q], (tops[q] - lo[q]) / 2, np.full(len(q), radius)])
+        out = np.zeros(n, bool)
+        out[link[q[_overlaps(local, half)]]] = True
+        return out
 
 
 def _overlaps(tri: _F, half: _F) -> NDArray[np.bool_]:
     """Whether each triangle ``(m, 3, 3)`` meets the box of ``half`` sizes ``(m, 3)``
     centred on the origin along the axes (touching counts): no separating axis among the
     box's axes, the triangle's normal and the nine cross products of their edges."""
-    edges = np.roll(tri, -1, axis=1) - tri                              # (m, 3, 3)
-    apart = (tri.min(axis=1) > half).any(axis=1) | (tri.max(axis=1) < -half).any(axis=1)
-    normal = np.cross(edges[:, 0], edges[:, 1])
-    dist = np.einsum("ij,ij->i", normal, tri[:, 0])
-    apart |= np.abs(dist) > np.einsum("ij,ij->i", np.abs(normal), half)
-    for k in range(3):
-        axis = np.cross(np.eye(3)[k][None, None, :], edges)             # (m, 3 edges, 3)
-        proj = np.einsum("mej,mvj->mev", axis, tri)                     # (m, 3, 3 verts)
-        r = np.einsum("mej,mj->me", np.abs(axis), half)
-        apart |= ((proj.min(axis=2) > r) | (proj.max(axis=2) < -r)).any(axis=1)
+    v = [tri[:, j].T for j in range(3)]                 # the corners, (3 coordinates, m)
+    h = half.T
+    lo = np.minimum(np.minimum(v[0], v[1]), v[2])
+    hi = np.maximum(np.maximum(v[0], v[1]), v[2])
+    apart = ((lo > h) | (hi < -h)).any(axis=0)
+    edges = [v[1] - v[0], v[2] - v[1], v[0] - v[2]]
+    normal = np.cross(edges[0], edges[1], axis=0)
+    apart |= np.abs((normal * v[0]).sum(axis=0)) > (np.abs(normal) * h).sum(axis=0)
+    for a, b in ((1, 2), (2, 0), (0, 1)):      # the box's x, y and z axes crossed with...
+        for e in edges:                        # ...each edge: corner w projects to this
+            p0, p1, p2 = (w[b] * e[a] - w[a] * e[b] for w in v)
+            r = h[a] * np.abs(e[b]) + h[b] * np.abs(e[a])
+            apart |= (np.minimum(np.minimum(p0, p1), p2) > r) | \
+                (np.maximum(np.maximum(p0, p1), p2) < -r)
     return np.asarray(~apart)
