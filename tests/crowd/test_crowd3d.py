@@ -341,3 +341,20 @@ def test_agents_plan_round_polygons_closed_under_them():
         assert closed not in nav.corridor(a).polygons.tolist()
     assert nav.state(a) == ARRIVED
     assert nav.position(a)[[0, 2]] == pytest.approx([20.0, 20.0], abs=0.06)
+
+
+def test_removing_agents_on_the_ground_and_in_the_air(level):
+    nav = Navigator3D(level)
+    jumper = nav.add((19.0, 3.0, 11.0), target=(28.0, 3.0, 12.0))
+    walker = nav.add((2.0, 0.0, 8.0), target=(28.0, 0.0, 8.0))
+    other = nav.add((2.0, 0.0, 12.0), target=(28.0, 0.0, 12.0))
+    while nav.state(jumper) != ON_LINK:
+        nav.update(0.1)
+    nav.remove(jumper)
+    nav.remove(walker)
+    assert len(nav) == 1 and nav.crowd.ids.tolist() == [other]
+    for _ in range(300):
+        nav.update(0.1)
+    assert nav.state(other) == ARRIVED
+    with pytest.raises(InvalidQueryError, match="no agent"):
+        nav.position(jumper)
