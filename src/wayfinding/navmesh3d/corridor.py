@@ -337,20 +337,21 @@ def _closest_on(query: NavMesh3DQuery, polygon: int, point: tuple[float, float, 
 
 def _within_links(query: NavMesh3DQuery, start: int, hops: int, allowed: np.ndarray
                   ) -> np.ndarray:
-    """The usable polygons at most ``hops`` links from ``start`` (uint8 mask)."""
+    """The usable polygons at most ``hops`` links from ``start`` (uint8 mask), breadth
+    first, a ring at a time."""
     ptr, to = _links(query)
     mask = np.zeros(len(allowed), np.uint8)
     mask[start] = 1
-    frontier = np.array([start])
+    ring = np.array([start], np.int64)
     for _ in range(hops):
-        if not len(frontier):
+        ring = ring[ring < len(ptr) - 1]           # link nodes lead nowhere here
+        if not len(ring):
             break
-        nxt = np.concatenate([to[ptr[p]:ptr[p + 1]] for p in frontier.tolist()
-                              if p + 1 < len(ptr)])
-        nxt = nxt[(mask[nxt] == 0) & (allowed[nxt] != 0)]
-        nxt = np.unique(nxt)
+        lo, n = ptr[ring], ptr[ring + 1] - ptr[ring]
+        nxt = to[np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))]
+        nxt = np.unique(nxt[(mask[nxt] == 0) & (allowed[nxt] != 0)])
         mask[nxt] = 1
-        frontier = nxt
+        ring = nxt
     return mask
 
 
