@@ -322,27 +322,32 @@ class _Ground:
     """The ground triangles of a mesh, to read the ground under points (xz)."""
 
     def __init__(self, tri: _F, owner: _I):
-        self.tri = tri          # (m, 3, 3)
         self.owner = owner
-        xz = self.tri[:, :, [0, 2]]
+        xz = tri[:, :, [0, 2]]
         self.grid = _Grid(xz.min(axis=1), xz.max(axis=1))
+        # per triangle, as columns: its first corner, two edges from it (xz), twice its
+        # signed area, and the heights
+        self.ax, self.az = xz[:, 0, 0].copy(), xz[:, 0, 1].copy()
+        self.bx, self.bz = xz[:, 1, 0] - self.ax, xz[:, 1, 1] - self.az
+        self.cx, self.cz = xz[:, 2, 0] - self.ax, xz[:, 2, 1] - self.az
+        self.area: _F = self.bx * self.cz - self.bz * self.cx
+        self.y0 = tri[:, 0, 1].copy()
+        self.dy1, self.dy2 = tri[:, 1, 1] - self.y0, tri[:, 2, 1] - self.y0
 
     def hits(self, points: _F) -> tuple[_I, _F, _I]:
         """Every (point, ground height, polygon) where a triangle lies under a point
         (edges included)."""
         q, t = self.grid.pairs(points, points)
-        tri = self.tri[t]
-        p = points[q]
-        a, b, c = tri[:, 0, [0, 2]], tri[:, 1, [0, 2]], tri[:, 2, [0, 2]]
-        area = _cross(b - a, c - a)
-        u, v = _cross(p - a, c - a), _cross(b - a, p - a)
-        ok = np.abs(area) > 1e-12
-        area = np.where(ok, area, 1.0)
-        u, v = u / area, v / area
+        px, pz = points[q, 0] - self.ax[t], points[q, 1] - self.az[t]
+        bx, bz, cx, cz = self.bx[t], self.bz[t], self.cx[t], self.cz[t]
+        ok = np.abs(self.area[t]) > 1e-12
+        area = np.where(ok, self.area[t], 1.0)
+        u = (px * cz - pz * cx) / area
+        v = (bx * pz - bz * px) / area
         eps = 1e-7
         inside = ok & (u >= -eps) & (v >= -eps) & (u + v <= 1 + eps)
-        y = tri[:, 0, 1] + u * (tri[:, 1, 1] - tri[:, 0, 1]) + v * (tri[:, 2, 1] - tri[:, 0, 1])
-        return q[inside], y[inside], self.owner[t[inside]]
+        q, t, u, v = q[inside], t[inside], u[inside], v[inside]
+        return q, self.y0[t] + u * self.dy1[t] + v * self.dy2[t], self.owner[t]
 
     def height_on(self, points: _F, polygon: _I, *, fallback: _F) -> _F:
         """The ground of ``polygon`` (one per point) under each point; ``fallback`` where
@@ -367,10 +372,6 @@ class _Ground:
         poly = np.full(len(points), -1, np.int64)
         top[q[last]], poly[q[last]] = y[last], p[last]
         return top, poly
-
-
-def _cross(a: _F, b: _F) -> _F:
-    return np.asarray(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])
 
 
 class _Body:
