@@ -169,7 +169,7 @@ def test_only_the_tiles_an_obstacle_touches_are_rebuilt():
     touched = {(tx, tz) for tx, tz in before
                if tx * width - border <= x1 and (tx + 1) * width + border >= x0
                and tz * width - border <= z1 and (tz + 1) * width + border >= z0}
-    assert touched == {(2, 1), (3, 1), (2, 2), (3, 2)}
+    assert touched == {(2, 1), (3, 1), (2, 2), (3, 2)} == set(cache.changed)
     for place, tile in after.items():
         assert (tile is before[place]) == (place not in touched), place
     assert not covered(cache.mesh, 14.0, 9.0)
@@ -228,6 +228,12 @@ def test_an_obstacle_blocks_only_the_storey_it_stands_on():
     cache.move(upper, Box((6, -0.5, 6), (8, 1.0, 8)))
     cache.update()
     assert not covered_at(cache.mesh, 7, 0.0, 7) and covered_at(cache.mesh, 7, 3.0, 7)
+    cache.remove(upper)
+    cache.update()
+    mesh = cache.mesh
+    cache.add(Box((6, 2.2, 6), (8, 2.6, 8)))    # in mid-air: above the agent, below a floor
+    assert cache.pending > 0
+    assert cache.update() and cache.changed == () and cache.mesh is mesh
 
 
 def covered_at(mesh: NavMesh3D, x: float, y: float, z: float) -> bool:
@@ -243,7 +249,7 @@ def test_the_update_budget():
     assert queued == 25
     first = cache.mesh
     assert not cache.update(max_tiles=1)
-    assert cache.pending == queued - 1 and cache.mesh is not first
+    assert cache.pending == queued - 1 and cache.mesh is not first and cache.changed == ((0, 0),)
     # every tile but the one rebuilt is shared with the mesh before
     assert sum(a is b for a, b in zip(first.tiles, cache.mesh.tiles, strict=True)) == \
         len(first.tiles) - 1
@@ -260,9 +266,13 @@ def test_obstacles_outside_the_level_queue_nothing_and_edge_ones_the_edge_tiles(
     mesh = cache.mesh
     far = cache.add(Cylinder((100, 0, 100), 1, 2))
     assert cache.pending == 0 and cache.update() and cache.mesh is mesh
+    cache.move(far, Box((-1.4, -1, -1.4), (-0.6, 1, -0.6)))   # in a tile's border only
+    assert cache.pending == 1
+    assert cache.update() and cache.mesh is mesh and cache.changed == ()
     cache.move(far, Box((-2, -1, -2), (0.5, 1, 0.5)))
     assert cache.pending == 1
     cache.update()
+    assert cache.changed == ((0, 0),) and cache.mesh is not mesh
     assert not covered(cache.mesh, 0.6, 0.6) and covered(cache.mesh, 5, 5)
 
 

@@ -8,9 +8,11 @@ change only queues the tiles it touches (those whose box, with the border, meets
 obstacle's bounds).  :meth:`TileCache.update` rebuilds queued tiles within a budget: the
 tile's kept spans, those under an obstacle made unwalkable, then erosion (so obstacles keep
 the agent's radius away, as walls do), the level's volumes, regions, contours, polygons and
-detail.  After an update that rebuilt tiles, :attr:`TileCache.mesh` is a new
-:class:`~wayfinding.navmesh3d.NavMesh3D` sharing every tile not rebuilt with the one
-before.
+detail; a tile whose blocked spans have not changed since its last build (the obstacle
+covers none of its walkable ground) is left as it is.  After an update that rebuilt tiles,
+:attr:`TileCache.mesh` is a new :class:`~wayfinding.navmesh3d.NavMesh3D` sharing every
+tile not rebuilt with the one before, and :attr:`TileCache.changed` names the tiles
+rebuilt.
 
 Obstacles may lie partly or wholly outside the level: they block what they cover, and one
 that touches no tile queues nothing.
@@ -46,6 +48,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._validate import allocation, count, seconds
 from ..errors import InvalidQueryError, brief
@@ -68,6 +71,8 @@ Place = tuple[int, int]
 
 #: The arrays of a compact heightfield, one per column (``first``) or per span.
 _ARRAYS = ("first", "y", "h", "area", "con")
+
+_NONE = np.zeros(0, np.int32)
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,8 @@ class TileCache:
         self._touched: dict[int, tuple[Place, ...]] = {}
         self._on_tile: dict[Place, dict[int, None]] = {}
         self._pending: dict[Place, None] = {}
+        self._blocked: dict[Place, NDArray[np.int32]] = {}     # as each tile was last built
+        self._changed: tuple[Place, ...] = ()
         self._next_id = 1
 
     def __repr__(self) -> str:
@@ -177,6 +184,12 @@ class TileCache:
         a mesh is laid out, so links follow the rebuilt tiles); the mesh becomes a new
         object sharing every tile."""
         self._mesh = self._mesh.with_links(links)
+
+    @property
+    def changed(self) -> tuple[Place, ...]:
+        """The tiles (x, z) whose polygons the last :meth:`update` replaced, in the order
+        it rebuilt them (paths through them may need finding again)."""
+        return self._changed
 
     @property
     def pending(self) -> int:
@@ -260,16 +273,20 @@ class TileCache:
         """Rebuild queued tiles, in the order they were queued, within the budget: at most
         ``max_tiles`` (>= 1) tiles, and no tile started that the mean time of this call's
         tiles says would end past ``max_seconds``; always at least one tile when any is
-        queued.  True when no tile is left queued."""
+        queued.  A queued tile whose blocked spans are those of its last build is taken
+        off the queue unchanged (an obstacle over no walkable ground of it, or on another
+        floor).  True when no tile is left queued."""
         if max_tiles is not None:
             max_tiles = count("max_tiles", max_tiles)
         max_seconds = seconds("max_seconds", max_seconds)
         start = time.perf_counter()
         report = BuildReport(ms={})
         done = 0
+        changed = []
         while self._pending:
             place = next(iter(self._pending))
-            self._rebuild(place, report)
+            if self._rebuild(place, report):
+                changed.append(place)
             del self._pending[place]
             done += 1
             if max_tiles is not None and done >= max_tiles:
@@ -277,7 +294,8 @@ class TileCache:
             spent = time.perf_counter() - start
             if max_seconds is not None and spent + spent / done > max_seconds:
                 break
-        if done:
+        self._changed = tuple(changed)
+        if changed:
             report.counts = dict(self._totals)
             old = self._mesh
             self._mesh = dataclasses.replace(old, tiles=self._tiles(), report=report)
@@ -285,7 +303,9 @@ class TileCache:
             object.__setattr__(self._mesh, "revision", old.revision)
         return not self._pending
 
-    def _rebuild(self, place: Place, report: BuildReport) -> None:
+    def _rebuild(self, place: Place, report: BuildReport) -> bool:
+        """Rebuild tile ``place`` (its times into ``report``) unless its blocked spans are
+        those of its last build; whether it was rebuilt."""
         chf = self._kept[place].unpack()
         old = self._counts[place]
         clock = _Clock(BuildReport(counts={k: old[k] for k in _VOXEL_COUNTS}))
@@ -293,7 +313,15 @@ class TileCache:
         area = chf.area.copy()
         for oid in self._on_tile.get(place, ()):
             block_spans(chf, area, self._obstacles[oid], self._agent_height)
+        blocked = np.flatnonzero(area != chf.area).astype(np.int32)
         clock.report.ms["obstacles"] = (time.perf_counter() - tick) * 1e3
+        if np.array_equal(blocked, self._blocked.get(place, _NONE)):
+            report.add(BuildReport(counts={}, ms=clock.report.ms))
+            return False
+        if blocked.size:
+            self._blocked[place] = blocked
+        else:
+            self._blocked.pop(place, None)
         poly, detail = _finish(replace(chf, area=area), self._volumes, self._settings,
                                self._border, clock)
         new = clock.report.counts
@@ -304,6 +332,7 @@ class TileCache:
         report.add(clock.report)
         self._slots[self._index[place]] = (MeshTile(place[0], place[1], self._flagged(poly),
                                                     detail) if poly.num_polys else None)
+        return True
 
     def _flagged(self, poly: PolyMesh) -> PolyMesh:
         if not self._flags:
