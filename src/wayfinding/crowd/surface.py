@@ -2,17 +2,18 @@
 its storeys, stairs and bridges, avoid each other with ORCA and cross its off-mesh links,
 as Detour's ``dtCrowd`` runs them.
 
-Each agent keeps a :class:`~wayfinding.navmesh3d.PathCorridor` to its target.  A frame
-(:meth:`Navigator3D.update`) runs these stages, each reading the state at the frame's start:
+Each agent keeps a :class:`~wayfinding.navmesh3d.corridor.PathCorridor` to its target.  A
+frame (:meth:`Navigator3D.update`) runs these stages in turn:
 
 0. **validity**: an agent whose corridor holds a polygon its filter no longer allows (after
    :meth:`~wayfinding.navmesh3d.NavMesh3D.set_flags` or ``set_areas``) plans again from
    where it stands to the target it was given;
 1. **corners**: each walking agent's next corners through its corridor, the corridor first
    shortcut toward the corner after the next where the agent sees it
-   (:meth:`~PathCorridor.optimize_visibility`); one agent a frame, of those that have
-   waited ``topology_interval`` seconds the longest waiting, has its corridor searched
-   again locally (:meth:`~PathCorridor.optimize_topology`), as in Detour;
+   (:meth:`~wayfinding.navmesh3d.corridor.PathCorridor.optimize_visibility`); and, as in
+   Detour, one agent a frame, the one that has waited longest if that is at least
+   ``topology_interval`` seconds, has its corridor searched again locally
+   (:meth:`~wayfinding.navmesh3d.corridor.PathCorridor.optimize_topology`);
 2. **links**: an agent within ``2.25 * radius`` (xz) of an off-mesh link's start that is
    its next corner leaves the ground: state :data:`ON_LINK` (see below), once no other
    agent stands within the two radii of the far end, nor is flying there (it waits);
@@ -24,21 +25,21 @@ Each agent keeps a :class:`~wayfinding.navmesh3d.PathCorridor` to its target.  A
 4. **avoidance**: ORCA (:class:`~wayfinding.crowd.ORCA`) in xz toward the next corner at
    top speed (slowing to stop on the target), against its own walls (kept clear by the
    part of its radius the mesh's ``agent_radius`` has not already drawn them in by) and
-   its neighbours
-   within ``collision_range`` whose feet are less than half their two heights apart in
-   y (Detour's rule: agents on another storey are not neighbours); agents on links are
-   nobody's neighbours;
+   its neighbours within ``collision_range`` whose feet are less than half their two
+   heights apart in y (Detour's rule: agents on another storey are not neighbours);
+   agents on links are nobody's neighbours;
 5. **move**: each walking agent moves by its velocity, then four passes of Detour's
    collision handling part agents that overlap (each moves by the mean of 0.7 of half its
    overlap with each neighbour, by the rule of stage 4); then it slides along the surface
    from its corridor's first polygon to where that took it
-   (:meth:`~PathCorridor.move_position`), which also puts it on the detail mesh's ground
-   (its y) and mends its corridor;
+   (:meth:`~wayfinding.navmesh3d.corridor.PathCorridor.move_position`), which also puts it
+   on the detail mesh's ground (its y) and mends its corridor;
 6. **links in flight**: an agent on a link moves from where it left the ground to the
    link's start in the first 15% of the crossing, then to its end, in a straight line
    (``kind`` other than ``"jump"``) or along a parabola rising ``jump_height`` above the
    higher end (``"jump"``); the crossing lasts the link's length (3D) over the agent's top
-   speed, at least one frame.  Then it walks on from the far end.
+   speed (Detour's: half its length in xz over that speed).  Then it walks on from the far
+   end, on the ground of the polygon it lands on.
 
 States (:meth:`Navigator3D.state`): :data:`IDLE` (no target), :data:`MOVING`,
 :data:`ON_LINK`, :data:`ARRIVED` (within ``arrive_distance`` of its target in xz, on its
@@ -73,7 +74,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
-from ..navmesh.query import DEFAULT_FILTER, END, QueryFilter
+from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
 from ..navmesh3d.corridor import PathCorridor
 from .agents import Crowd
@@ -85,8 +86,6 @@ __all__ = ["ARRIVED", "IDLE", "MOVING", "NO_PATH", "ON_LINK", "Navigator3D"]
 _STATES = (IDLE, MOVING, ARRIVED, NO_PATH, ON_LINK)
 _IDLE, _MOVING, _ARRIVED, _NO_PATH, _ON_LINK = range(5)
 
-#: The corner flag of an off-mesh link's start (:class:`~wayfinding.navmesh3d.NavPath3D`).
-OFFMESH = 4
 #: The corners each agent looks ahead (Detour's crowd: 4).
 _LOOK_AHEAD = 4
 
@@ -313,8 +312,7 @@ class Navigator3D:
                                           walls=walls, wall_radius=wall_radius)
         v[~walking] = 0.0
         clock.lap("avoidance")
-        before = crowd.position.copy()                        # stage 5
-        crowd.step(dt, velocity=v)
+        crowd.step(dt, velocity=v)                            # stage 5
         self._separate(walking)
         moved = crowd.position
         for i in np.flatnonzero(walking).tolist():
@@ -323,7 +321,6 @@ class Navigator3D:
             x, y, z = c.position
             moved[i] = (x, z)
             ys[i] = y
-        crowd.position[~walking] = before[~walking]
         clock.lap("move")
         for i in np.flatnonzero(state == _ON_LINK).tolist():  # stage 6
             self._fly(i, ids[i], dt)

@@ -222,7 +222,7 @@ class PathCorridor:
         if got[0] == 0 or len(found) < 2:
             return False
         merged = _merge_start_shortcut(self.polygons, np.asarray(found, np.int32))
-        if len(merged) >= len(self.polygons) or \
+        if np.array_equal(merged, self.polygons) or \
                 self._length(merged) >= self._length(self.polygons) - 1e-9:
             return False
         self.polygons = merged
@@ -301,16 +301,19 @@ class PathCorridor:
         k = ahead[0][1]
         ends = self.query.mesh.links[link]
         a, b = _point(ends.start, "link start"), _point(ends.end, "link end")
-        before = int(self.polygons[k - 1]) if k else None
+        first_node = self.query._data.num_polys
+        before = int(self.polygons[k - 1]) if k and self.polygons[k - 1] < first_node \
+            else None
 
         def gap(p: tuple[float, float, float]) -> float:
-            """How far an end lies from the polygon the agent leaves (or from it)."""
+            """How far an end lies from the polygon the agent leaves (or, straight after
+            another link, from the position)."""
             near = self.position if before is None else _closest_on(self.query, before, p)
             return _dist2(near, p)
         if gap(b) < gap(a):
             a, b = b, a                    # a two-way link crossed from its end
         rest = self.polygons[k + 1:].copy()
-        land = _closest_on(self.query, int(rest[0]), b)
+        land = _closest_on(self.query, int(rest[0]), b) if rest[0] < first_node else b
         self.polygons = rest
         self.position = land
         return a, land
