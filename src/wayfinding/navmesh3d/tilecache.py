@@ -21,7 +21,8 @@ A tile is rebuilt in about 0.5 to 1 ms (RecastDemo's settings, tiles of 32 or 48
 Queries need a new :class:`~wayfinding.navmesh3d.NavMesh3DQuery` on each new mesh, which
 lays the whole mesh out again: 5 to 15 microseconds a tile, so about 0.3 ms for 34 tiles
 but 14 ms for a thousand, more than the tiles an obstacle touches take to rebuild (see
-``benchmarks/tilecache.py``).  Tiles of a heightfield kept compressed take about 1 KiB.
+``benchmarks/tilecache.py``); a mesh is laid out once, so make a new query only when
+:attr:`TileCache.changed` names tiles.  Tiles of a heightfield kept compressed take about 1 KiB.
 
 >>> from wayfinding.navmesh3d import generate
 >>> from wayfinding.navmesh3d.obstacles import Cylinder
