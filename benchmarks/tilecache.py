@@ -6,8 +6,9 @@ absent) and a large generated terrain.
 
 Detour's own tile cache (``dtTileCache``, the WASM build of @recast-navigation/core under
 node, ``tests/oracles/recast/tilecache.mjs``) runs the same obstacles where node is there;
-Detour users report about 7 ms per tile rebuilt at tiles of 48 cells (recastnavigation
-issue #390), quoted as context.
+A Detour user reports about 7 ms per obstacle added, nearly all of it rebuilding tiles
+(native release build, tiles of 48 cells of 0.17 m; recastnavigation issue #390), quoted
+as context.
 
     python benchmarks/tilecache.py [--out BENCHMARKS.md] [--obstacles N] [--quick]
 """
@@ -171,9 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         "mesh laid out for queries again); memory: the compact heightfield kept per tile "
         "(zlib-compressed); centre blocked: the share of added cylinders whose centre the "
         "new mesh no longer holds (no point on its floor within half the radius). "
-        "RecastDemo's default settings. Detour users report about "
-        f"{DETOUR_ISSUE_MS:.0f} ms per tile rebuilt at tiles of 48 cells (recastnavigation "
-        "#390).",
+        "RecastDemo's default settings. A Detour user reports about "
+        f"{DETOUR_ISSUE_MS:.0f} ms per obstacle added (native, tiles of 48 cells of 0.17 m; "
+        "recastnavigation #390).",
         table(["level", "tile", "tiles", "first build ms", "add", "move", "remove",
                "ms per tile rebuilt", "layout ms", "KiB per tile", "centre blocked"], rows),
     ]
