@@ -290,6 +290,15 @@ def test_flags_memory_and_report():
     assert repr(cache) == "TileCache(9 tiles, 1 obstacles, 0 pending)"
 
 
+def test_an_updated_mesh_saves_and_loads(tmp_path):
+    cache = TileCache(generate.floor(size=20), tile_size=32)
+    cache.add(Cylinder((10, 0, 10), 1, 2))
+    cache.update()
+    cache.mesh.save(tmp_path / "mesh.npz")
+    back = NavMesh3D.load(tmp_path / "mesh.npz")
+    assert same_polygons(back, cache.mesh) and back.report.counts == cache.mesh.report.counts
+
+
 # ------------------------------------------------------------------ the same as geometry
 def with_prisms(size: float, prisms: list[tuple[np.ndarray, float]]) -> Level:
     """A floor ``size`` square (top at 0) with upright convex prisms standing on it: (x, z)
