@@ -319,12 +319,12 @@ class TileCache:
         if np.array_equal(blocked, self._blocked.get(place, _NONE)):
             report.add(BuildReport(counts={}, ms=clock.report.ms))
             return False
+        poly, detail = _finish(replace(chf, area=area), self._volumes, self._settings,
+                               self._border, clock)
         if blocked.size:
             self._blocked[place] = blocked
         else:
             self._blocked.pop(place, None)
-        poly, detail = _finish(replace(chf, area=area), self._volumes, self._settings,
-                               self._border, clock)
         new = clock.report.counts
         new["heightfield_bytes"] = old["heightfield_bytes"]     # the same arrays' sizes
         for k, v in new.items():
