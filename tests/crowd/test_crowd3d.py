@@ -358,3 +358,23 @@ def test_removing_agents_on_the_ground_and_in_the_air(level):
     assert nav.state(other) == ARRIVED
     with pytest.raises(InvalidQueryError, match="no agent"):
         nav.position(jumper)
+
+
+def test_without_avoidance_agents_walk_their_corners(level):
+    nav = Navigator3D(level, avoidance=None)
+    a = nav.add((1.5, 0.0, 12.0), target=(9.0, 3.0, 12.0))
+    b = nav.add((1.5, 0.0, 12.5), target=(9.0, 3.0, 14.5))      # overlapping: parted
+    corners = nav.path(a)
+    for _ in range(200):
+        nav.update(0.1)
+    assert nav.state(a) == nav.state(b) == ARRIVED
+    assert len(corners) >= 3 and corners[-1] == pytest.approx(nav.position(a), abs=0.06)
+
+
+def test_a_crowd_given_must_be_empty(level):
+    crowd = Crowd()
+    nav = Navigator3D(level, crowd=crowd)
+    assert nav.crowd is crowd
+    nav.add((2.0, 0.0, 8.0))
+    with pytest.raises(InvalidQueryError, match="empty Crowd"):
+        Navigator3D(level, crowd=crowd)
