@@ -261,6 +261,31 @@ def test_the_update_budget():
     assert cache.update() and cache.mesh is done            # nothing queued: the same mesh
 
 
+def test_a_failed_rebuild_keeps_the_tiles_done_and_the_rest_queued(monkeypatch):
+    from wayfinding.navmesh3d import tilecache
+
+    cache = TileCache(generate.floor(size=20), tile_size=32)
+    first = cache.mesh
+    cache.add(Cylinder((10, 0, 10), 1, 2))
+    real, calls = tilecache._finish, []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise MemoryError("out of memory")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tilecache, "_finish", failing)
+    with pytest.raises(MemoryError):
+        cache.update()
+    assert len(cache.changed) == 1 and cache.pending == 3 and cache.mesh is not first
+    assert cache.update()
+    fresh = TileCache(generate.floor(size=20), tile_size=32)
+    fresh.add(Cylinder((10, 0, 10), 1, 2))
+    fresh.update()
+    assert same_polygons(cache.mesh, fresh.mesh)
+
+
 def test_obstacles_outside_the_level_queue_nothing_and_edge_ones_the_edge_tiles():
     cache = TileCache(generate.floor(size=10), tile_size=16)
     mesh = cache.mesh

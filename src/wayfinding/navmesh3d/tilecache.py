@@ -283,25 +283,27 @@ class TileCache:
         start = time.perf_counter()
         report = BuildReport(ms={})
         done = 0
-        changed = []
-        while self._pending:
-            place = next(iter(self._pending))
-            if self._rebuild(place, report):
-                changed.append(place)
-            del self._pending[place]
-            done += 1
-            if max_tiles is not None and done >= max_tiles:
-                break
-            spent = time.perf_counter() - start
-            if max_seconds is not None and spent + spent / done > max_seconds:
-                break
-        self._changed = tuple(changed)
-        if changed:
-            report.counts = dict(self._totals)
-            old = self._mesh
-            self._mesh = dataclasses.replace(old, tiles=self._tiles(), report=report)
-            # the meshes share tiles, so a change in place to one is a change to all
-            object.__setattr__(self._mesh, "revision", old.revision)
+        changed: list[Place] = []
+        try:
+            while self._pending:
+                place = next(iter(self._pending))
+                if self._rebuild(place, report):
+                    changed.append(place)
+                del self._pending[place]
+                done += 1
+                if max_tiles is not None and done >= max_tiles:
+                    break
+                spent = time.perf_counter() - start
+                if max_seconds is not None and spent + spent / done > max_seconds:
+                    break
+        finally:        # the tiles rebuilt go into the mesh even if a later one failed
+            self._changed = tuple(changed)
+            if changed:
+                report.counts = dict(self._totals)
+                old = self._mesh
+                self._mesh = dataclasses.replace(old, tiles=self._tiles(), report=report)
+                # the meshes share tiles, so a change in place to one is a change to all
+                object.__setattr__(self._mesh, "revision", old.revision)
         return not self._pending
 
     def _rebuild(self, place: Place, report: BuildReport) -> bool:
