@@ -1,6 +1,7 @@
 """The tile cache: temporary obstacles that close and open the mesh tile by tile, under a
-budget, the rest of the mesh shared; the spans an obstacle blocks against shapely; paths
-keeping clear of every kind of obstacle; bad input."""
+budget, the rest of the mesh shared (with its links and flags); the spans an obstacle
+blocks against shapely, and the ground it leaves against the same solid built into the
+level; paths keeping clear of every kind of obstacle; bad input."""
 
 from __future__ import annotations
 
