@@ -66,11 +66,12 @@ def timed_update(cache: TileCache) -> tuple[float, int]:
     return (time.perf_counter() - t) * 1e3, len(cache.changed)
 
 
-def ours(level: Level, tile_size: int, places: list[tuple[float, float, float]],
-         moves: list[tuple[float, float, float]]) -> dict[str, float]:
+def ours(level: Level, settings: BuildSettings, tile_size: int,
+         places: list[tuple[float, float, float]], moves: list[tuple[float, float, float]]
+         ) -> dict[str, float]:
     """Our figures for one level and tile size: each obstacle added, moved and removed."""
     t = time.perf_counter()
-    cache = TileCache(level, tile_size=tile_size, flags=WALK)
+    cache = TileCache(level, settings=settings, tile_size=tile_size, flags=WALK)
     build_ms = (time.perf_counter() - t) * 1e3
     ms: dict[str, list[float]] = {"add": [], "move": [], "remove": [], "layout": []}
     tiles: dict[str, list[int]] = {"add": [], "move": [], "remove": []}
@@ -143,19 +144,25 @@ def main(argv: list[str] | None = None) -> int:
     levels.append((f"terrain {size}×{size}",
                    generate.terrain(size=size, cell=1.0, height=size / 8, seed=1)))
     rows, theirs_rows = [], []
+    # Detour's tile cache builds no height detail and splits layers without a distance
+    # field: the last row shows our rebuild with the nearest settings
+    lighter = settings.replace(partition="monotone", detail_sample_dist=0.0)
+    configs = ((48, settings, ""), (32, settings, ""),
+               (48, lighter, ", monotone, no detail samples"))
     for name, level in levels:
-        for tile_size in (48, 32):
+        for tile_size, config, note in configs:
             probe = TileCache(level, tile_size=tile_size, flags=WALK)
             places = spots(probe, args.obstacles, 1)
             moves = spots(probe, args.obstacles, 2)
-            f = ours(level, tile_size, places, moves)
-            rows.append([name, str(tile_size), f"{f['tiles']:.0f}", f"{f['build_ms']:.0f}",
+            f = ours(level, config, tile_size, places, moves)
+            rows.append([name, f"{tile_size}{note}", f"{f['tiles']:.0f}",
+                         f"{f['build_ms']:.0f}",
                          *(f"{f[op + '_ms']:.1f} ({f[op + '_tiles']:.0f})"
                            for op in ("add", "move", "remove")),
                          f"{f['per_tile_ms']:.2f}", f"{f['layout_ms']:.2f}",
                          f"{f['kb_per_tile']:.1f} (max {f['kb_max']:.1f})",
                          f"{f['blocked']:.0%}"])
-            d = detour(level, settings, tile_size, places, moves)
+            d = None if note else detour(level, settings, tile_size, places, moves)
             if d is not None:
                 theirs_rows.append([name, str(tile_size), f"{d['build_ms']:.0f}",
                                     *(f"{d[op + '_ms']:.2f}" for op in ("add", "move", "remove")),
