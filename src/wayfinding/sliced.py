@@ -3,9 +3,10 @@
 ``search = finder.start(a, b)`` (:meth:`GridSearch.start <wayfinding.grid.GridSearch.start>`,
 :meth:`CSRGraph.start <wayfinding.graph.CSRGraph.start>`, :func:`wayfinding.start_search`)
 makes one; ``search.step(max_expansions=..., max_seconds=...)`` runs it on and returns its
-status (a :class:`~wayfinding.results.Status`), ``RUNNING`` until it ends ``FOUND`` or
-``FAILED``.  However it is sliced, the result equals the one-shot search's: same path, cost
-and counters (only ``elapsed``, the time spent starting and stepping, differs).
+status (a :class:`~wayfinding.results.Status`), ``RUNNING`` until it ends ``FOUND``,
+``FAILED`` or, for a search that allows partial paths, ``PARTIAL``.  However it is sliced,
+the result equals the one-shot search's: same path, cost and counters (only ``elapsed``, the
+time spent starting and stepping, differs).
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ class SlicedSearch(SingleThread):
         self.status = _CODES[code]
         if self.status is not RUNNING:
             self._result = self._finish(self.status is FOUND, self.stats)
+            self.status = self._result.status      # PARTIAL where the search gives one
         return self.status
 
     @property
