@@ -40,11 +40,14 @@ True
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 import time
+import weakref
 import zlib
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -58,7 +61,7 @@ from .build import _built_tiles, _Clock, _finish, _settings, _TileGrid
 from .compact import CompactHeightfield
 from .heightfield import _grid_size
 from .level import Level
-from .meshes import PolyMesh
+from .meshes import DetailMesh, PolyMesh
 from .navmesh import BuildReport, MeshTile, NavMesh3D
 from .obstacles import Obstacle, as_obstacle, block_spans
 from .settings import BuildSettings
@@ -112,13 +115,14 @@ class _Packed:
 class TileCache:
     """A navmesh of ``level`` in tiles of ``tile_size`` cells (>= 1; default 48) with
     temporary obstacles.  ``settings``, ``workers`` and ``progress`` as for
-    :func:`~wayfinding.navmesh3d.build` (the first build only; rebuilds run on the caller's
-    thread); ``flags`` the flags every polygon gets (``build`` gives 0, which no query
-    filter includes: pass :data:`~wayfinding.navmesh3d.query.WALK` to query the meshes as
-    they come).
+    :func:`~wayfinding.navmesh3d.build`; :meth:`update` too rebuilds up to ``workers``
+    tiles at once, on threads; ``flags`` the flags every polygon gets (``build`` gives 0,
+    which no query filter includes: pass :data:`~wayfinding.navmesh3d.query.WALK` to
+    query the meshes as they come).
 
     Not thread-safe: one thread changes obstacles and calls :meth:`update`; queries on
-    :attr:`mesh` may run anywhere, since a mesh never changes once made."""
+    :attr:`mesh` may run on other threads meanwhile, since an update makes a new mesh and
+    changes no tile of the old one."""
 
     def __init__(self, level: Level, *, settings: BuildSettings | None = None,
                  tile_size: int = 48, workers: int = 1, progress: bool = False,
@@ -162,6 +166,8 @@ class TileCache:
         self._pending: dict[Place, None] = {}
         self._blocked: dict[Place, NDArray[np.int32]] = {}     # as each tile was last built
         self._changed: tuple[Place, ...] = ()
+        self._workers = workers
+        self._executor: ThreadPoolExecutor | None = None
         self._next_id = 1
 
     def __repr__(self) -> str:
@@ -271,30 +277,36 @@ class TileCache:
     # ---------------------------------------------------------------- rebuilds
     def update(self, *, max_tiles: int | None = None, max_seconds: float | None = None
                ) -> bool:
-        """Rebuild queued tiles, in the order they were queued, within the budget: at most
-        ``max_tiles`` (>= 1) tiles, and no tile started that the mean time of this call's
-        tiles says would end past ``max_seconds``; always at least one tile when any is
-        queued.  A queued tile whose blocked spans are those of its last build is taken
-        off the queue unchanged (an obstacle over no walkable ground of it, or on another
-        floor).  True when no tile is left queued."""
+        """Rebuild queued tiles, in the order they were queued, ``workers`` at a time,
+        within the budget: at most ``max_tiles`` (>= 1) tiles, and no batch started that
+        the mean time of this call's batches says would end past ``max_seconds``; always at
+        least one tile when any is queued.  A queued tile whose blocked spans are those of
+        its last build is taken off the queue unchanged (an obstacle over no walkable
+        ground of it, or on another floor).  True when no tile is left queued."""
         if max_tiles is not None:
             max_tiles = count("max_tiles", max_tiles)
         max_seconds = seconds("max_seconds", max_seconds)
         start = time.perf_counter()
         report = BuildReport(ms={})
-        done = 0
+        done = batches = 0
         changed: list[Place] = []
         try:
             while self._pending:
-                place = next(iter(self._pending))
-                if self._rebuild(place, report):
-                    changed.append(place)
-                del self._pending[place]
-                done += 1
+                room = self._workers if max_tiles is None else min(self._workers,
+                                                                   max_tiles - done)
+                batch = list(itertools.islice(self._pending, room))
+                built = (self._pool().map(self._build_tile, batch) if len(batch) > 1
+                         else map(self._build_tile, batch))
+                for place, outcome in zip(batch, built):   # in order, to the first failure
+                    if self._apply(place, *outcome, report):
+                        changed.append(place)
+                    del self._pending[place]
+                    done += 1
+                batches += 1
                 if max_tiles is not None and done >= max_tiles:
                     break
                 spent = time.perf_counter() - start
-                if max_seconds is not None and spent + spent / done > max_seconds:
+                if max_seconds is not None and spent + spent / batches > max_seconds:
                     break
         finally:        # the tiles rebuilt go into the mesh even if a later one failed
             self._changed = tuple(changed)
@@ -306,9 +318,11 @@ class TileCache:
                 object.__setattr__(self._mesh, "revision", old.revision)
         return not self._pending
 
-    def _rebuild(self, place: Place, report: BuildReport) -> bool:
-        """Rebuild tile ``place`` (its times into ``report``) unless its blocked spans are
-        those of its last build; whether it was rebuilt."""
+    def _build_tile(self, place: Place) -> tuple[NDArray[np.int32], PolyMesh | None,
+                                                 DetailMesh | None, BuildReport]:
+        """Tile ``place`` built again with the obstacles on it, changing nothing (threads
+        may build several at once): its blocked spans, polygons and detail (None both when
+        the blocked spans are those of its last build) and the report of the work."""
         chf = self._kept[place].unpack()
         old = self._counts[place]
         clock = _Clock(BuildReport(counts={k: old[k] for k in _VOXEL_COUNTS}))
@@ -319,23 +333,38 @@ class TileCache:
         blocked = np.flatnonzero(area != chf.area).astype(np.int32)
         clock.report.ms["obstacles"] = (time.perf_counter() - tick) * 1e3
         if np.array_equal(blocked, self._blocked.get(place, _NONE)):
-            report.add(BuildReport(counts={}, ms=clock.report.ms))
-            return False
+            return blocked, None, None, clock.report
         poly, detail = _finish(replace(chf, area=area), self._volumes, self._settings,
                                self._border, clock)
+        clock.report.counts["heightfield_bytes"] = old["heightfield_bytes"]   # same sizes
+        return blocked, poly, detail, clock.report
+
+    def _apply(self, place: Place, blocked: NDArray[np.int32], poly: PolyMesh | None,
+               detail: DetailMesh | None, part: BuildReport, report: BuildReport) -> bool:
+        """Put a tile built by :meth:`_build_tile` in its place (its times into
+        ``report``); whether it changed."""
+        if poly is None or detail is None:
+            report.add(BuildReport(counts={}, ms=part.ms))
+            return False
         if blocked.size:
             self._blocked[place] = blocked
         else:
             self._blocked.pop(place, None)
-        new = clock.report.counts
-        new["heightfield_bytes"] = old["heightfield_bytes"]     # the same arrays' sizes
-        for k, v in new.items():
+        old = self._counts[place]
+        for k, v in part.counts.items():
             self._totals[k] += v - old[k]
-        self._counts[place] = new
-        report.add(clock.report)
+        self._counts[place] = part.counts
+        report.add(part)
         self._slots[self._index[place]] = (MeshTile(place[0], place[1], self._flagged(poly),
                                                     detail) if poly.num_polys else None)
         return True
+
+    def _pool(self) -> ThreadPoolExecutor:
+        """The threads that rebuild tiles side by side, made on first use."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=self._workers)
+            weakref.finalize(self, self._executor.shutdown, wait=False)
+        return self._executor
 
     def _flagged(self, poly: PolyMesh) -> PolyMesh:
         if not self._flags:
