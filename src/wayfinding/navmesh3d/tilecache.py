@@ -47,7 +47,7 @@ import time
 import weakref
 import zlib
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -77,6 +77,10 @@ Place = tuple[int, int]
 _ARRAYS = ("first", "y", "h", "area", "con")
 
 _NONE = np.zeros(0, np.int32)
+
+#: A tile built again: its blocked spans, polygons and detail (None both when unchanged)
+#: and the report of the work.
+_Built = tuple[NDArray[np.int32], PolyMesh | None, DetailMesh | None, BuildReport]
 
 
 @dataclass(frozen=True)
@@ -295,8 +299,12 @@ class TileCache:
                 room = self._workers if max_tiles is None else min(self._workers,
                                                                    max_tiles - done)
                 batch = list(itertools.islice(self._pending, room))
-                built = (self._pool().map(self._build_tile, batch) if len(batch) > 1
-                         else map(self._build_tile, batch))
+                if len(batch) > 1:      # all built before any is applied: no state shared
+                    futures = [self._pool().submit(self._build_tile, p) for p in batch]
+                    wait(futures)
+                    built: Iterable[_Built] = (f.result() for f in futures)
+                else:
+                    built = map(self._build_tile, batch)
                 for place, outcome in zip(batch, built):   # in order, to the first failure
                     if self._apply(place, *outcome, report):
                         changed.append(place)
@@ -318,8 +326,7 @@ class TileCache:
                 object.__setattr__(self._mesh, "revision", old.revision)
         return not self._pending
 
-    def _build_tile(self, place: Place) -> tuple[NDArray[np.int32], PolyMesh | None,
-                                                 DetailMesh | None, BuildReport]:
+    def _build_tile(self, place: Place) -> _Built:
         """Tile ``place`` built again with the obstacles on it, changing nothing (threads
         may build several at once): its blocked spans, polygons and detail (None both when
         the blocked spans are those of its last build) and the report of the work."""
