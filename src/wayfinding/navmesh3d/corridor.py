@@ -118,15 +118,14 @@ class PathCorridor:
         short."""
         limit = None if max_corners is None else count("max_corners", max_corners)
         points, flags, owners = self._straight(self.position, self.target)
-        d = np.hypot(points[:, 0] - self.position[0], points[:, 2] - self.position[2])
-        skip = 0
-        while skip < len(points) - 1 and d[skip] <= MIN_CORNER_DISTANCE and \
-                not flags[skip] & OFFMESH:
+        px, pz = self.position[0], self.position[2]
+        kinds, n, skip = flags.tolist(), len(points), 0
+        while skip < n - 1 and not kinds[skip] & OFFMESH and \
+                (points[skip, 0] - px) ** 2 + (points[skip, 2] - pz) ** 2 \
+                <= MIN_CORNER_DISTANCE ** 2:
             skip += 1
-        end = len(points) if limit is None else min(len(points), skip + limit)
-        link = np.flatnonzero(flags[skip:end] & OFFMESH)
-        if len(link):
-            end = skip + int(link[0]) + 1
+        end = n if limit is None else min(n, skip + limit)
+        end = next((k + 1 for k in range(skip, end) if kinds[k] & OFFMESH), end)
         return Corners3D(points[skip:end], flags[skip:end], owners[skip:end])
 
     def _straight(self, start: tuple[float, float, float], goal: tuple[float, float, float]
