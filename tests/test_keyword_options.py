@@ -41,7 +41,8 @@ ALLOWED = {
     "wayfinding.fields.tiles.TileRoute.__init__": {"movement", "sectors", "exits", "cost",
                                                    "tiles", "valid", "_owner"},
     "wayfinding.navmesh3d.navmesh.BuildReport.__init__": {"counts", "ms"},
-    "wayfinding.navmesh3d.navmesh.NavMesh3D.__init__": {"origin"},
+    "wayfinding.navmesh3d.navmesh.NavMesh3D.__init__": {"origin", "links"},
+    "wayfinding.navmesh3d.query.NearbyPolygons3D.__init__": {"costs"},
     "wayfinding.navmesh3d.regions.Regions.__init__": {"dist", "max_distance", "overlaps"},
     # An error's constructor: the file and line it names.
     "wayfinding.errors.FileFormatError.__init__": {"path", "line"},

@@ -39,7 +39,7 @@ class DetourMesh:
     ) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]: ...
     def vertices(self) -> NDArray[np.float32]: ...
 
-PathOutcome = tuple[
+_PathOutcome = tuple[
     int,
     int,
     tuple[float, float, float],
@@ -60,7 +60,7 @@ class PathRun:
     @property
     def counters(self) -> tuple[int, int]: ...
     def advance(self, max_expansions: int = -1, max_seconds: float = ...) -> int: ...
-    def result(self) -> PathOutcome | None: ...
+    def result(self) -> _PathOutcome | None: ...
 
 @disjoint_base
 class PathSearch:
@@ -89,7 +89,7 @@ class PathSearch:
         allowed: NDArray[np.uint8],
         area_cost: NDArray[np.float32],
         partial: bool,
-    ) -> PathOutcome: ...
+    ) -> _PathOutcome: ...
     def start_path(
         self,
         start: Sequence[float],

@@ -341,8 +341,9 @@ class NavMesh3DQuery(SingleThread):
         ``step(max_expansions=..., max_seconds=...)`` runs the A* on, ``result()`` gives the
         :class:`NavPath3D`, the same as :meth:`find_path`'s however it is sliced (corridor,
         path, length and counters).  ``step`` returns the result's status: PARTIAL
-        for a search that ended short of the goal with ``partial``.  While it runs the search keeps this query's scratch: a path or
-        surface query on this object before it ends makes it refuse to step on.
+        for a search that ended short of the goal with ``partial``.  While it runs the
+        search keeps this query's scratch: a path or surface query on this object before it
+        ends makes it refuse to step on.
 
         >>> from wayfinding.navmesh3d import build, generate
         >>> q = NavMesh3DQuery(with_flags(build(generate.floor())))
