@@ -9,7 +9,10 @@ from wayfinding.crowd import ORCA, Crowd, Navigator
 from wayfinding.crowd.surface import ARRIVED, MOVING, ON_LINK, Navigator3D
 from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import OffMeshLink
-from wayfinding.navmesh3d import build, generate, with_flags
+from wayfinding.navmesh3d import BuildSettings, build, generate, with_flags
+from wayfinding.navmesh3d.obstacles import Cylinder
+from wayfinding.navmesh3d.query import WALK
+from wayfinding.navmesh3d.tilecache import TileCache
 
 RADIUS = 0.6
 
@@ -378,3 +381,49 @@ def test_a_crowd_given_must_be_empty(level):
     nav.add((2.0, 0.0, 8.0))
     with pytest.raises(InvalidQueryError, match="empty Crowd"):
         Navigator3D(level, crowd=crowd)
+
+
+def test_agents_carry_on_over_a_tile_cache_s_new_meshes():
+    cache = TileCache(generate.floor(size=30.0), tile_size=32, flags=WALK)
+    nav = Navigator3D(cache.mesh)
+    walker = nav.add((2.0, 0.0, 15.0), target=(28.0, 0.0, 15.0))
+    bystander = nav.add((3.0, 0.0, 3.0), target=(5.0, 0.0, 3.0))
+    for _ in range(30):
+        nav.update(0.1)
+    oid = cache.add(Cylinder((15.0, -1.0, 15.0), radius=2.0, height=4.0))
+    assert cache.update() and cache.changed
+    kept = nav.corridor(bystander)
+    nav.set_mesh(cache.mesh)
+    assert nav.query.mesh is cache.mesh and nav.corridor(bystander) is kept
+    assert kept.query is nav.query and kept.is_valid()
+    closest = np.inf
+    for _ in range(400):
+        nav.update(0.1)
+        p = nav.position(walker)
+        closest = min(closest, float(np.hypot(p[0] - 15.0, p[2] - 15.0)))
+    assert nav.state(walker) == nav.state(bystander) == ARRIVED
+    assert closest > 2.0 + RADIUS - 0.35              # round the obstacle, not through it
+    cache.remove(oid)
+    cache.update()
+    nav.set_mesh(cache.mesh)
+    nav.set_target(walker, (2.0, 0.0, 15.0))
+    for _ in range(300):
+        nav.update(0.1)
+    p = nav.position(walker)
+    assert nav.state(walker) == ARRIVED and abs(p[2] - 15.0) < 0.3   # straight back
+
+
+def test_an_obstacle_dropped_on_an_agent_leaves_it_no_path():
+    cache = TileCache(generate.floor(size=30.0), tile_size=32, flags=WALK)
+    nav = Navigator3D(cache.mesh)
+    a = nav.add((15.0, 0.0, 15.0), target=(25.0, 0.0, 15.0))
+    cache.add(Cylinder((15.0, -1.0, 15.0), radius=4.0, height=4.0))
+    cache.update()
+    nav.set_mesh(cache.mesh)
+    assert nav.state(a) == "no path"
+    for _ in range(5):
+        nav.update(0.1)
+    assert nav.position(a)[[0, 2]] == pytest.approx([15.0, 15.0])
+    with pytest.raises(InvalidQueryError, match="same settings"):
+        nav.set_mesh(with_flags(build(generate.floor(size=30.0), settings=BuildSettings(
+            cell_size=0.5))))

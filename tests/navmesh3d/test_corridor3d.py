@@ -15,7 +15,11 @@ from wayfinding.navmesh3d.corridor import (
     _merge_end_moved,
     _merge_start_moved,
     _merge_start_shortcut,
+    polygon_map,
 )
+from wayfinding.navmesh3d.obstacles import Cylinder
+from wayfinding.navmesh3d.query import WALK
+from wayfinding.navmesh3d.tilecache import TileCache
 from wayfinding.results import Status
 
 LEVELS = {
@@ -385,3 +389,47 @@ def test_merging_a_moved_end(path, visited, expected):
 def test_merging_a_shortcut(path, visited, expected):
     got = _merge_start_shortcut(np.array(path, np.int32), np.array(visited, np.int32))
     assert got.tolist() == expected
+
+
+def test_polygon_map_keeps_shared_tiles_and_drops_rebuilt_ones():
+    cache = TileCache(generate.floor(size=30.0), tile_size=32, flags=WALK)
+    old = cache.mesh
+    cache.add(Cylinder((15.0, -1.0, 15.0), radius=2.0, height=4.0))
+    cache.update()
+    new = cache.mesh
+    m = polygon_map(old, new)
+    assert m.shape == (old.num_polygons,)
+    base = 0
+    for t in old.tiles:
+        ids = m[base:base + t.polymesh.num_polys]
+        if (t.x, t.z) in cache.changed:
+            assert (ids == -1).all()
+        else:
+            new_polys = new.polygons()
+            for k, j in zip(range(base, base + len(ids)), ids.tolist()):
+                np.testing.assert_array_equal(old.polygons()[k], new_polys[j])
+        base += t.polymesh.num_polys
+    assert polygon_map(old, old).tolist() == list(range(old.num_polygons))
+    with pytest.raises(InvalidQueryError, match="new must be a NavMesh3D"):
+        polygon_map(old, "mesh")
+
+
+def test_adopting_a_tile_cache_s_next_mesh():
+    cache = TileCache(generate.floor(size=30.0), tile_size=32, flags=WALK)
+    q0 = NavMesh3DQuery(cache.mesh)
+    away = PathCorridor(q0, (2.0, 0, 2.0), (8.0, 0, 3.0))            # one corner tile
+    across = PathCorridor(q0, (2.0, 0, 15.0), (28.0, 0, 15.0))       # through the middle
+    cache.add(Cylinder((15.0, -1.0, 15.0), radius=2.0, height=4.0))
+    cache.update()
+    q1 = NavMesh3DQuery(cache.mesh)
+    assert away.adopt(q1) and away.query is q1
+    np.testing.assert_allclose(away.corners().points,
+                               q1.find_path(away.position, away.target).path[1:], atol=1e-5)
+    kept = across.polygons.copy()
+    assert not across.adopt(q1)
+    assert across.status is Status.PARTIAL and 0 < len(across.polygons) < len(kept)
+    assert on_ground(q1, across, across.polygons[-1], across.target)
+    across.replan(target=(28.0, 0, 15.0))
+    assert across.status is Status.FOUND
+    with pytest.raises(InvalidQueryError, match="mapping"):
+        across.adopt(q0, mapping=np.zeros(3))

@@ -76,7 +76,7 @@ from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
-from ..navmesh3d.corridor import PathCorridor
+from ..navmesh3d.corridor import PathCorridor, polygon_map
 from .agents import Crowd
 from .orca import ORCA
 from .states import ARRIVED, IDLE, MOVING, NO_PATH, ON_LINK
@@ -247,6 +247,37 @@ class Navigator3D:
         self.crowd.row(agent)
         return self._corridors[agent].corners().points.copy()
 
+    def set_mesh(self, mesh: NavMesh3D) -> None:
+        """Walk ``mesh`` from now on: the next mesh of a
+        :class:`~wayfinding.navmesh3d.tilecache.TileCache` after an update that rebuilt
+        tiles (:attr:`~wayfinding.navmesh3d.tilecache.TileCache.changed`).  Corridors whose
+        polygons all lie on tiles the two meshes share carry over
+        (:meth:`~wayfinding.navmesh3d.corridor.PathCorridor.adopt`); the others are planned
+        again from where their agents stand to the targets they were given (:data:`NO_PATH`
+        for an agent with no usable polygon under it: an obstacle dropped on it)."""
+        if not isinstance(mesh, NavMesh3D):
+            raise InvalidQueryError(f"mesh must be a NavMesh3D, got {type(mesh).__name__}")
+        if mesh.settings != self.mesh.settings:
+            raise InvalidQueryError("the new mesh must be built with the same settings")
+        old, mapping = self.mesh, polygon_map(self.mesh, mesh)
+        query = NavMesh3DQuery(mesh)
+        state = self.crowd.field("surface_state")
+        self.mesh, self.query = mesh, query
+        self._walls = _WallTable(query, self.filter)
+        self._boundaries.clear()
+        for i, agent in enumerate(self.crowd.ids.tolist()):
+            c, goal = self._corridors[agent], self._goals[agent]
+            try:        # a corridor left on an older mesh maps from its own
+                whole = c.adopt(query, mapping=mapping if c.query.mesh is old else None)
+            except InvalidQueryError:
+                state[i] = _NO_PATH                 # it stays put until planned again
+                continue
+            if state[i] == _ON_LINK:
+                if not whole and self._flights[agent].pending is None:
+                    self._flights[agent].pending = goal     # planned on landing
+            elif not whole or state[i] == _NO_PATH:
+                self._plan(agent, goal, idle=state[i] == _IDLE)
+
     def _repair(self, agent: int) -> None:
         """Stage 0 for an agent whose corridor holds a polygon its filter no longer
         allows (the mesh's flags or areas changed): cut it there, then plan again from
@@ -266,7 +297,12 @@ class Navigator3D:
         state = self.crowd.field("surface_state")
         c = self._corridors[agent]
         try:
-            c.replan(target=target)
+            if c.query is self.query:
+                c.replan(target=target)
+            else:               # left on an older mesh (see set_mesh): start afresh
+                c = PathCorridor(self.query, self.position(agent), target,
+                                 filter=self.filter)
+                self._corridors[agent] = c
         except InvalidQueryError:
             state[i] = _NO_PATH
             return

@@ -9,7 +9,8 @@ visited polygons are merged into the corridor's start, so small moves off the co
 (pushed by others) mend it instead of needing a new search.  :meth:`optimize_visibility`
 drops the polygons the agent can see past; :meth:`optimize_topology` runs a short search to
 rejoin the corridor further on; :meth:`is_valid` / :meth:`trim_invalid` / :meth:`replan`
-deal with polygons a filter no longer allows.
+deal with polygons a filter no longer allows, and :meth:`adopt` carries the corridor onto
+a tile cache's next mesh.
 
 >>> from wayfinding.navmesh3d import NavMesh3DQuery, build, generate, with_flags
 >>> q = NavMesh3DQuery(with_flags(build(generate.stairs())))
@@ -34,9 +35,10 @@ from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..results import Status
+from .navmesh import NavMesh3D
 from .query import HALF_EXTENTS, NavMesh3DQuery, _extents, _point
 
-__all__ = ["Corners3D", "PathCorridor"]
+__all__ = ["Corners3D", "PathCorridor", "polygon_map"]
 
 #: Corners nearer the position than this (xz, world units) are behind it: dropped.
 MIN_CORNER_DISTANCE = 0.01
@@ -275,6 +277,45 @@ class PathCorridor:
         self.status = Status.PARTIAL
         return True
 
+    def adopt(self, query: NavMesh3DQuery, *, mapping: np.ndarray | None = None) -> bool:
+        """Carry the corridor onto ``query``'s mesh, the next mesh of a
+        :class:`~wayfinding.navmesh3d.tilecache.TileCache` after an update: its polygons
+        renumbered by ``mapping`` (default :func:`polygon_map` of the two meshes).  Where
+        one lies on a tile rebuilt, the corridor is cut before it as :meth:`trim_invalid`
+        cuts (restarting on the polygon nearest the position when its first is gone) and
+        False is returned: plan again (:meth:`replan`).  A position with no usable polygon
+        near it on the new mesh raises :class:`~wayfinding.errors.InvalidQueryError` and
+        changes nothing."""
+        if not isinstance(query, NavMesh3DQuery):
+            raise InvalidQueryError(f"query must be a NavMesh3DQuery, got "
+                                    f"{type(query).__name__}")
+        m = polygon_map(self.query.mesh, query.mesh) if mapping is None else \
+            np.asarray(mapping)
+        if m.shape != (self.query._data.num_nodes,):
+            raise InvalidQueryError(f"mapping must hold one entry per polygon and link of "
+                                    f"the corridor's mesh ({self.query._data.num_nodes}), "
+                                    f"got shape {m.shape}")
+        moved = m[self.polygons]
+        gone = np.flatnonzero(moved < 0)
+        if not len(gone):
+            self.query, self.polygons = query, moved.astype(np.int32)
+            return True
+        k = int(gone[0])
+        if k == 0:
+            poly, point = query.nearest(self.position, half_extents=self.half_extents,
+                                        filter=self.filter)
+            if poly < 0:
+                raise InvalidQueryError(f"position {self.position} is off the new mesh: no "
+                                        "usable polygon within half_extents")
+            self.polygons = np.array([poly], np.int32)
+            self.position = self.target = point
+        else:
+            self.polygons = moved[:k].astype(np.int32)
+            self.target = _closest_on(query, int(self.polygons[-1]), self.target)
+        self.query = query
+        self.status = Status.PARTIAL
+        return False
+
     # ------------------------------------------------------------------ off-mesh links
     def links(self) -> list[tuple[int, int]]:
         """The off-mesh links the corridor crosses, in order: ``(link, index)``, the link
@@ -316,6 +357,30 @@ class PathCorridor:
         self.polygons = rest
         self.position = land
         return a, land
+
+
+def polygon_map(old: NavMesh3D, new: NavMesh3D) -> np.ndarray:
+    """Each polygon of ``old``, then each of its off-mesh link nodes, as ``new`` numbers
+    it (``(P + L,)`` int64): a polygon of a tile both meshes share (one a tile cache did
+    not rebuild: the same tile object) keeps its place in the tile; one of a tile rebuilt
+    or gone, -1; link k's node, ``new``'s node of link k when ``new`` has the same link
+    (else -1)."""
+    for name, mesh in (("old", old), ("new", new)):
+        if not isinstance(mesh, NavMesh3D):
+            raise InvalidQueryError(f"{name} must be a NavMesh3D, got {type(mesh).__name__}")
+    base, at = 0, {}
+    for t in new.tiles:
+        at[id(t)] = base
+        base += t.polymesh.num_polys
+    parts = []
+    for t in old.tiles:
+        n = t.polymesh.num_polys
+        start = at.get(id(t))
+        parts.append(np.full(n, -1, np.int64) if start is None
+                     else np.arange(start, start + n, dtype=np.int64))
+    same = [k + new.num_polygons if k < len(new.links) and new.links[k] == link else -1
+            for k, link in enumerate(old.links)]
+    return np.concatenate([*parts, np.array(same, np.int64)])
 
 
 def _tuple(p: Any) -> tuple[float, float, float]:
