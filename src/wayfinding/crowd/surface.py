@@ -47,6 +47,10 @@ polygon; pushed away it walks back), :data:`NO_PATH` (its position or target has
 polygon near it: it stays put).  A target out of reach moves to the nearest point the
 search reached, as a 2D navigator moves a target off its mesh onto it.
 
+Changing meshes: flags and areas changed in place take effect at the next frame (stage 0);
+a :class:`~wayfinding.navmesh3d.tilecache.TileCache`'s next mesh after an update is given
+with :meth:`Navigator3D.set_mesh`, which keeps the corridors off the tiles rebuilt.
+
 Per-agent work is Python over compiled queries (corners, raycasts, slides, boundaries);
 ORCA and the collision passes run over all agents at once: about 0.05 ms per agent and
 frame (200 agents on a 64 x 64 terrain: 10 ms a frame; the demo's 24 on two storeys:
