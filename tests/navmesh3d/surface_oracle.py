@@ -1,6 +1,7 @@
 """An independent model of a voxel navmesh's walkable surface, for the property tests: the
-ground height under a point (from the detail triangles), the walls (polygon edges no other
-polygon continues), and shortest distances along the surface by Dijkstra over dense samples.
+ground height under a point (from the detail triangles), the walls (the stretches of polygon
+edges no other polygon continues), and shortest distances along the surface by Dijkstra over
+dense samples.
 
 Nothing here calls the query code: it reads the mesh's polygons (world corners) and detail
 triangles only, and finds which polygons join by geometry (edges on one line, overlapping,
@@ -14,7 +15,8 @@ the length of that segment draped on the polygon's detail triangles (sampled eve
 where the polygon is not flat, else the 3D chord); and the nodes of two joined polygons at the
 same point, weighted by their height difference (the step between them).  Every graph path is
 a path on the surface, so ``geodesic <= oracle``.  A shortest surface path is straight inside
-each polygon and bends only at corners (nodes), crossing each edge at most once per
+each polygon (in xz, and in 3D where the polygon is flat; on bent polygons the bound below is
+first order only) and bends only at corners (nodes), crossing each edge at most once per
 polygon it enters; moving a crossing to the nearest node on that edge (at most ``h sqrt(2) /
 2`` away) lengthens it by at most ``h sqrt(2)``, so ``oracle <= geodesic + h sqrt(2) (k + 1)``
 with ``k`` the edges crossed: :meth:`Surface.distance` returns that bound with the distance.
@@ -156,19 +158,26 @@ class Surface:
                     <= self.climb) | ((mine_lo - theirs_lo) * (mine_hi - theirs_hi) < 0)))
         i, j = np.nonzero(join)
         self.joined = {(int(owner_a[x]), int(owner_a[y])) for x, y in zip(i, j)}
-        covered = np.where(join, overlap, 0.0).sum(axis=1)
-        self._edges = e
-        self._edge_poly = owner_a
-        self._edge_open = covered >= length - 1e-3
+        # the walls: the stretches of each edge no joined edge covers
+        pieces, owners = [], []
+        for k in range(len(e)):
+            cover = sorted(zip(lo[k, join[k]].tolist(), hi[k, join[k]].tolist()))
+            at = 0.0
+            for c0, c1 in cover + [(length[k], length[k])]:
+                if c0 > at + 1e-3:
+                    pieces.append((a[k] + (b[k] - a[k]) * at / length[k],
+                                   a[k] + (b[k] - a[k]) * c0 / length[k]))
+                    owners.append(owner_a[k])
+                at = max(at, c1)
+        self._walls = np.array(pieces).reshape(-1, 2, 3)
+        self._wall_poly = np.array(owners, np.int64)
 
     def walls(self, polygons: np.ndarray | None = None) -> np.ndarray:
-        """The wall segments in xz, ``(n, 2, 2)``: polygon edges no joined polygon covers
-        (an edge covered only in part counts whole: compare on meshes built whole), of
-        ``polygons`` only when given."""
-        keep = ~self._edge_open
-        if polygons is not None:
-            keep &= np.isin(self._edge_poly, polygons)
-        return self._edges[keep][:, :, [0, 2]]
+        """The wall segments in xz, ``(n, 2, 2)``: the stretches of polygon edges no joined
+        polygon's edge covers, of ``polygons`` only when given."""
+        keep = np.ones(len(self._walls), bool) if polygons is None else \
+            np.isin(self._wall_poly, polygons)
+        return self._walls[keep][:, :, [0, 2]]
 
     def first_wall(self, start: np.ndarray, end: np.ndarray) -> tuple[float, float]:
         """The fraction ``t`` of the xz segment from ``start`` to ``end`` at which it
