@@ -179,12 +179,14 @@ class Surface:
             np.isin(self._wall_poly, polygons)
         return self._walls[keep][:, :, [0, 2]]
 
-    def first_wall(self, start: np.ndarray, end: np.ndarray) -> tuple[float, float]:
+    def first_wall(self, start: np.ndarray, end: np.ndarray
+                   ) -> tuple[float, np.ndarray, float]:
         """The fraction ``t`` of the xz segment from ``start`` to ``end`` at which it
-        first crosses a wall of the start's island (inf when it crosses none), and the
-        distance (xz) from the segment to the nearest wall corner (small: a crossing too
-        near a corner to call).  On a level where no ground lies over other ground the
-        island's walls are the first the segment can meet."""
+        first crosses a wall of the start's island (inf when it crosses none), that wall's
+        unit direction in xz (zeros when none), and the distance (xz) from the segment to
+        the nearest wall corner (small: a crossing too near a corner to call).  On a level
+        where no ground lies over other ground the island's walls are the first the
+        segment can meet."""
         w = self.walls(self.island(self.polygon_at(start)))
         p = np.asarray(start, np.float64)[[0, 2]]
         r = np.asarray(end, np.float64)[[0, 2]] - p
@@ -195,13 +197,16 @@ class Surface:
             t = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / den
             u = (qp[:, 0] * r[1] - qp[:, 1] * r[0]) / den
         ok = (np.abs(den) > 1e-12) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
-        first = float(t[ok].min()) if ok.any() else math.inf
+        first, direction = math.inf, np.zeros(2)
+        if ok.any():
+            k = np.flatnonzero(ok)[np.argmin(t[ok])]
+            first, direction = float(t[k]), s[k] / np.linalg.norm(s[k])
         corners = w.reshape(-1, 2)
         rel = corners - p
         tt = np.clip(rel @ r / max(r @ r, 1e-24), 0, 1)
         near = float(np.linalg.norm(rel - tt[:, None] * r, axis=1).min()) if len(corners) \
             else math.inf
-        return first, near
+        return first, direction, near
 
     # ------------------------------------------------------------------ distances
     def _nodes_of(self, p: int) -> np.ndarray:

@@ -25,7 +25,8 @@ detail triangles, the walls, and Dijkstra over dense samples of the surface).
   than the island comes.
 - Raycasts agree with a brute-force test of the segment against every wall (the stretches
   of polygon edges no other polygon continues) of the start's island, on levels with no
-  ground over other ground, whole and in tiles: hit or not, and where (``t``).
+  ground over other ground, whole and in tiles: hit or not, where (``t`` and the point),
+  and the wall's normal (horizontal, across that wall, facing the start).
 """
 
 from __future__ import annotations
@@ -303,13 +304,20 @@ def check_raycasts(q: NavMesh3DQuery, surface: Surface, seed: int, n: int) -> in
         _, a = q.random_point(rng=rng)
         angle, length = rng.uniform(0, 2 * math.pi), rng.uniform(0.1, 8.0)
         b = (a[0] + length * math.cos(angle), a[1], a[2] + length * math.sin(angle))
-        t, near = surface.first_wall(np.array(a), np.array(b))
+        t, wall, near = surface.first_wall(np.array(a), np.array(b))
         if near < 1e-4:     # grazing a wall's corner: either answer holds
             continue
         got = q.raycast(a, b)
         assert got.hit == math.isfinite(t), (a, b, got.t, t)
         if got.hit:
             assert got.t == pytest.approx(t, abs=1e-4), (a, b)
+            # the wall's normal: horizontal, across the wall, back toward the start
+            nx, ny, nz = got.normal
+            assert ny == 0 and math.hypot(nx, nz) == pytest.approx(1, abs=1e-5)
+            assert abs(nx * wall[0] + nz * wall[1]) < 1e-4
+            assert nx * (b[0] - a[0]) + nz * (b[2] - a[2]) < 0
+            hit = np.asarray(a) + t * (np.asarray(b) - np.asarray(a))
+            assert np.allclose(np.asarray(got.point)[[0, 2]], hit[[0, 2]], atol=1e-3)
         compared += 1
     return compared
 
