@@ -217,17 +217,44 @@ def test_a_target_set_in_flight_is_planned_on_landing(level):
 def test_agents_wait_for_the_landing_to_clear(level):
     nav = Navigator3D(level)
     a, b = generate.GAP_EDGES
-    sitter = nav.add((b + 0.9, 3.0, 12.0))                   # on the far end, idle
+    slow = nav.add((b + 0.9, 3.0, 12.0), target=(b + 0.9, 3.0, 2.0), max_speed=0.002)
     jumper = nav.add((19.0, 3.0, 11.0), target=(28.0, 3.0, 12.0))
-    for _ in range(80):
+    for _ in range(80):                       # the one on the far end walks on, slowly
         nav.update(0.1)
         assert nav.state(jumper) != ON_LINK
-    nav.remove(sitter)
+    nav.remove(slow)
     seen = set()
     for _ in range(120):
         nav.update(0.1)
         seen.add(nav.state(jumper))
     assert ON_LINK in seen and nav.state(jumper) == ARRIVED
+
+
+def test_agents_standing_on_the_landing_are_landed_beside(level):
+    nav = Navigator3D(level)
+    a, b = generate.GAP_EDGES
+    sitter = nav.add((b + 0.9, 3.0, 12.0))               # idle on the far end
+    jumper = nav.add((19.0, 3.0, 11.0), target=(28.0, 3.0, 12.0))
+    seen = set()
+    for _ in range(150):
+        nav.update(0.1)
+        seen.add(nav.state(jumper))
+    assert ON_LINK in seen and nav.state(jumper) == ARRIVED
+    assert nav.position(sitter)[[0, 2]] == pytest.approx([b + 0.9, 12.0], abs=0.1)
+
+
+def test_agents_queueing_at_both_ends_of_a_link_all_cross(level):
+    nav = Navigator3D(level)
+    a, b = generate.GAP_EDGES
+    east = [nav.add((19.0, 3.0, 11.0 + k), target=(28.0, 3.0, 10.0 + 2 * k))
+            for k in range(3)]
+    west = [nav.add((29.0, 3.0, 11.0 + k), target=(18.5, 3.0, 4.0 + 2 * k))
+            for k in range(3)]
+    for _ in range(600):
+        nav.update(0.1)
+        if all(nav.state(x) == ARRIVED for x in east + west):
+            break
+    assert all(nav.state(x) == ARRIVED for x in east + west)
 
 
 def test_navigator_on_a_3d_mesh_is_the_3d_navigator(level):

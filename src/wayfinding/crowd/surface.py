@@ -16,7 +16,9 @@ frame (:meth:`Navigator3D.update`) runs these stages in turn:
    (:meth:`~wayfinding.navmesh3d.corridor.PathCorridor.optimize_topology`);
 2. **links**: an agent within ``2.25 * radius`` (xz) of an off-mesh link's start that is
    its next corner leaves the ground: state :data:`ON_LINK` (see below), once no other
-   agent stands within the two radii of the far end, nor is flying there (it waits);
+   agent walking on stands within the two radii of the far end (but for those waiting
+   there to take the same link back: they cross in the air), nor is flying there (it
+   waits);
 3. **boundary**: each walking agent's walls, Detour's local boundary: the wall segments of
    the polygons of its local neighbourhood (reached from its own through portals within
    ``collision_range`` of it, none overlapping another in xz), those within that range in
@@ -168,6 +170,7 @@ class Navigator3D:
         self._corridors: dict[int, PathCorridor] = {}
         self._goals: dict[int, tuple[float, float, float]] = {}      # as given
         self._flights: dict[int, _Flight] = {}
+        self._waiting: dict[int, int] = {}          # the link an agent waits to take
         self._boundaries: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
         self._walls = _WallTable(self.query, filter)
         #: The last frame's stages (corners, boundary, avoidance, move, links) in ms.
@@ -216,7 +219,8 @@ class Navigator3D:
     def remove(self, agent: int) -> None:
         """Remove an agent."""
         self.crowd.remove(agent)
-        for table in (self._corridors, self._goals, self._flights, self._boundaries):
+        for table in (self._corridors, self._goals, self._flights, self._waiting,
+                      self._boundaries):
             table.pop(agent, None)
 
     def state(self, agent: int) -> str:
@@ -372,6 +376,7 @@ class Navigator3D:
         """Stages 1-2 for one agent: its preferred velocity (xz), or zero and the link
         state when it leaves the ground."""
         crowd, c = self.crowd, self._corridors[agent]
+        self._waiting.pop(agent, None)
         corners = c.corners(max_corners=_LOOK_AHEAD)
         if len(corners) > 1 and c.optimize_visibility(corners.points[1], self.path_range):
             corners = c.corners(max_corners=_LOOK_AHEAD)
@@ -429,8 +434,11 @@ class Navigator3D:
 
     # ------------------------------------------------------------------ links
     def _clear_to_land(self, i: int, agent: int, link: int) -> bool:
-        """Whether no other agent stands (or is landing) within the two radii of the far
-        end of ``link`` (xz, on its storey): else the agent waits at the start."""
+        """Whether no other agent walking on (:data:`MOVING`, not itself waiting at the far
+        end to take the same link back) stands within the two radii of the far end of
+        ``link`` (xz, on its storey), nor is landing there: else the agent waits at the
+        start.  Agents standing still there (arrived, idle) are landed beside, and the
+        collision passes part them."""
         ends = self.mesh.links[link]
         me = self.position(agent)
         a, b = np.asarray(ends.start, float), np.asarray(ends.end, float)
@@ -440,9 +448,11 @@ class Navigator3D:
         state = crowd.field("surface_state")
         h = crowd.field("surface_height")
         near = (np.hypot(p[:, 0] - far[0], p[:, 1] - far[2]) < crowd.radius + crowd.radius[i]) \
-            & (np.abs(y - far[1]) < (h + h[i]) / 2) & (state != _ON_LINK)
+            & (np.abs(y - far[1]) < (h + h[i]) / 2) & (state == _MOVING)
         near[i] = False
-        if near.any():
+        ids = crowd.ids
+        if any(self._waiting.get(int(ids[k])) != link for k in np.flatnonzero(near).tolist()):
+            self._waiting[agent] = link
             return False
         r = crowd.radius[i]
         return not any(np.hypot(*(f.end - far)[[0, 2]]) < 2 * r
@@ -450,6 +460,7 @@ class Navigator3D:
 
     def _take_off(self, i: int, agent: int, link: int) -> None:
         """Stage 2 for one agent: onto ``link``, its corridor moved past it."""
+        self._waiting.pop(agent, None)
         c = self._corridors[agent]
         start, end = (np.array(p) for p in c.move_over_link(link))
         launch = self.position(agent)

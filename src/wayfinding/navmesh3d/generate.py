@@ -138,13 +138,14 @@ GAP_EDGES = (22.0, 23.5)
 
 
 def multi_storey(*, height: float = 3.0, width: float = 16.0) -> Level:
-    """Two storeys over a ground floor 32 long (x) and ``width`` deep (z): platform A
+    """Two storeys over a ground floor (x -4 to 32, z 0 to ``width``): platform A
     (x 5.5 to 11) reached from the ground by a flight of 14 steps rising along x to its
-    west edge (z 1 to 3.5), a bridge 2 wide (z 7 to 9) from A to platform B (x 17 to 22),
+    west edge (z 1 to 5), a bridge 4 wide (z 6 to 10) from A to platform B (x 17 to 22),
     and platform C (x 23.5 to 32) beyond a gap 1.5 wide (:data:`GAP_EDGES`) that nothing
     walkable crosses: an off-mesh jump link joins B and C.  The platforms and the bridge
     are slabs 0.3 thick with their tops at ``height`` (>= 2.8: the ground floor runs on
-    under them), reached from the ground by the stairs only.
+    under them), reached from the ground by the stairs only.  The stairs and the bridge
+    are wide enough for two agents of RecastDemo's radius (0.6) to pass each other.
 
     >>> multi_storey().num_triangles
     228
@@ -154,20 +155,20 @@ def multi_storey(*, height: float = 3.0, width: float = 16.0) -> Level:
     if height < 2.8:
         raise InvalidGeometryError(f"height {height!r} must be at least 2.8: the ground "
                                    "floor runs on under the platforms")
-    if width < 10.0:
-        raise InvalidGeometryError(f"width {width!r} must be at least 10: the bridge "
-                                   "lies at z 7 to 9")
+    if width < 11.0:
+        raise InvalidGeometryError(f"width {width!r} must be at least 11: the bridge "
+                                   "lies at z 6 to 10")
     s = _Soup()
-    s.box((0, -0.5, 0), (32.0, 0, width))
+    s.box((-4.0, -0.5, 0), (32.0, 0, width))
     slab = 0.3
     for x0, x1 in ((5.5, 11.0), (17.0, GAP_EDGES[0]), (GAP_EDGES[1], 32.0)):
         s.box((x0, height - slab, 0), (x1, height, width))
-    s.box((11.0, height - slab, 7.0), (17.0, height, 9.0))            # the bridge
+    s.box((11.0, height - slab, 6.0), (17.0, height, 10.0))           # the bridge
     steps = 15
     rise, run = height / steps, 3.6 / steps
     for k in range(1, steps):                                          # up to A's edge
         x0 = 5.5 - (steps - k) * run
-        s.box((x0, 0, 1.0), (x0 + run, k * rise, 3.5))
+        s.box((x0, 0, 1.0), (x0 + run, k * rise, 5.0))
     return s.level()
 
 
