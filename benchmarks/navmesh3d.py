@@ -31,7 +31,9 @@ import numpy as np
 from _report import REPO, publish, run_header, table
 
 from wayfinding.navmesh3d import BuildSettings, Level, NavMesh3D, build, generate
+from wayfinding.navmesh3d.links import ledge_links
 from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
+from wayfinding.results import Status
 
 ORACLE = REPO / "tests" / "oracles" / "recast"
 RECAST_DATA = REPO.parent / "shared" / "data" / "recast"
@@ -43,6 +45,8 @@ NATIVE_STRAIGHT_US = (0.5, 2.3)
 #: single call (Python included) at most this many µs.
 BATCH_TARGET_X = 2.0
 SINGLE_TARGET_US = 10.0
+#: Expansions per step of the sliced path searches timed.
+SLICE = 32
 #: Query timings alternate between ours and Detour's this many times (the median is kept).
 ROUNDS = 3
 
@@ -133,10 +137,13 @@ class Workload:
 
 
 def random_workload(name: str, level: Level, n: int, *, tile_size: int = 0,
-                    ray_length: float = 8.0, seed: int = 1) -> Workload:
+                    ray_length: float = 8.0, seed: int = 1, links: bool = False) -> Workload:
     """``n`` pairs of random points on the mesh (uniform by area) joined by a path, and
-    rays of ``ray_length`` from the first of each pair in a random direction (xz)."""
+    rays of ``ray_length`` from the first of each pair in a random direction (xz); with
+    ``links``, the mesh has its ledge links (jumps and drops, checked against the level)."""
     mesh = with_flags(build(level, tile_size=tile_size, workers=2))
+    if links:
+        mesh = mesh.with_links(ledge_links(mesh, level=level))
     q = NavMesh3DQuery(mesh)
     rng = np.random.default_rng(seed)
     starts: list[tuple[float, float, float]] = []
@@ -181,6 +188,13 @@ def ours_queries(w: Workload, repeat: int) -> tuple[dict[str, float], dict[str, 
         for a, b in zip(st, gt):
             q.find_path(a, b)
 
+    def sliced() -> None:
+        for a, b in zip(st, gt):
+            search = q.start(a, b)
+            while search.step(max_expansions=SLICE) is Status.RUNNING:
+                pass
+            search.result()
+
     def rays() -> None:
         for a, b in zip(st, et):
             q.raycast(a, b)
@@ -189,6 +203,7 @@ def ours_queries(w: Workload, repeat: int) -> tuple[dict[str, float], dict[str, 
     us["nearest_many"] = per_query(lambda: q.nearest_many(s), n, repeat)
     us["whole_path"] = per_query(paths, n, repeat)
     us["find_paths"] = per_query(lambda: q.find_paths(s, g), n, repeat)
+    us["sliced_path"] = per_query(sliced, n, repeat)
     us["whole_raycast"] = per_query(rays, n, repeat)
     us["raycast_many"] = per_query(lambda: q.raycast_many(s, e), n, repeat)
     batch = q.find_paths(s, g)
@@ -216,7 +231,10 @@ def detour_queries(w: Workload, settings: BuildSettings, repeat: int
     data = {"vertices": w.level.vertices.tolist(), "triangles": w.level.triangles.tolist(),
             "settings": st, "repeat": repeat + 1, "points": w.starts.tolist(),
             "paths": np.c_[w.starts, w.goals].tolist(),
-            "rays": np.c_[w.starts, w.ray_ends].tolist()}
+            "rays": np.c_[w.starts, w.ray_ends].tolist(),
+            "links": [{"start": list(x.start), "end": list(x.end),
+                       "radius": settings.agent_radius if x.radius is None else x.radius,
+                       "bidirectional": x.bidirectional} for x in w.mesh.links]}
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
         src.write_text(json.dumps(data))
@@ -252,6 +270,8 @@ def query_rows(w: Workload, ours: dict[str, float], theirs: dict[str, float] | N
          d.get("path_and_straight"), nat_straight),
         ("path: whole query (2 × nearest + A* + straight path)", ours["whole_path"],
          ours["find_paths"], d.get("whole_path"), nat_straight),
+        (f"path: sliced, {SLICE} expansions a step (start, steps, result)",
+         ours["sliced_path"], None, None, None),
         ("raycast from a known polygon", None, None, d.get("raycast"), None),
         ("raycast: whole query (nearest + raycast)", ours["whole_raycast"],
          ours["raycast_many"], d.get("whole_raycast"), None),
@@ -300,6 +320,8 @@ def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
         works.append(Workload("nav_test, 21 tests", level, mesh, s, g, g))
         native_for.add(works[-1].name)
         works.append(random_workload(f"nav_test, {n:,} random", level, n))
+        works.append(random_workload(f"nav_test with its ledge links, {n:,} random", level,
+                                     n, links=True))
     if not args.quick:
         works.append(random_workload(f"terrain 256, tiles of 64, {n:,} random",
                                      generate.terrain(size=256, cell=1.0, height=32, seed=1),
@@ -337,7 +359,8 @@ def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
         "`raycast`: argument checks and result objects included); *batch*: one call for all "
         "the queries (`nearest_many`, `find_paths`, `raycast_many`). Detour (WASM): the "
         "bindings called directly with buffers made once, the filter of every flag, 2048 "
-        "search nodes and 256 polygons per path as RecastDemo; its A* alone and A* + "
+        "search nodes and 256 polygons per path as RecastDemo (its bindings have no sliced "
+        "search); its A* alone and A* + "
         "straight path start from the polygons found beforehand. Native: the data "
         "README's figures for nav_test's 21 tests (findPath 1.3 µs, findStraightPath "
         "0.5–2.3 µs: 2.7 taken as the middle of 1.8–3.6 for both together, no nearest "

@@ -12,13 +12,16 @@
 //                                              timed), findPath + findStraightPath, and the
 //                                              whole query: both findNearestPoly calls too;
 //   "rays": [[sx, sy, sz, ex, ey, ez], ...]    raycast from the start's polygon (found first,
-//                                              not timed), and with its findNearestPoly.
+//                                              not timed), and with its findNearestPoly;
+//   "links": [{"start": [x, y, z], "end": [x, y, z], "radius": r, "bidirectional": bool},
+//             ...]                             off-mesh connections (area 0, flag 1) handed
+//                                              to every tile, as offmesh.mjs does.
 // Every call goes to the WASM module's bindings directly (query.raw), with buffers made once,
 // so that what is timed is Detour and the binding's argument passing, not the wrapper's
 // allocations.  The filter includes every flag; at most 2048 search nodes and 256 polygons
 // per path, as RecastDemo.
 // OUTPUT: {"us": {kind: median microseconds per query}, "us_min": {kind: fastest loop},
-// "counts": {"polygons", "tiles", "paths", "found" (paths with a full corridor),
+// "counts": {"polygons" (ground polygons: off-mesh connections left out), "tiles", "paths", "found" (paths with a full corridor),
 // "straight_corners" (their corners, summed), "rays", "hits" (rays stopped by a wall)}}.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -34,7 +37,7 @@ function settingsOf(input) {
 }
 
 // One box's polygon and detail meshes as Detour tile parameters (null when it holds none).
-function buildBox(S, mesh, bmin, bmax, width, height, border) {
+function buildBox(S, mesh, bmin, bmax, width, height, border, links) {
   const { ctx, verts, nverts, tris, ntris } = mesh;
   const ok = (r, what) => { if (r === false) throw new Error(`${what} failed`); };
   const areas = new R.UnsignedCharArray();
@@ -68,6 +71,7 @@ function buildBox(S, mesh, bmin, bmax, width, height, border) {
   const params = new R.NavMeshCreateParams();
   params.setPolyMeshCreateParams(pmesh);
   params.setPolyMeshDetailCreateParams(dmesh);
+  if (links.length) params.setOffMeshConnections(links);
   params.setWalkableHeight(S.walkable_height * S.ch);
   params.setWalkableRadius(S.walkable_radius * S.cs);
   params.setWalkableClimb(S.agent_max_climb ?? S.walkable_climb * S.ch);
@@ -88,9 +92,13 @@ function buildNavMesh(input) {
   const bmin = [0, 1, 2].map((i) => b.get_bmin(i));
   const bmax = [0, 1, 2].map((i) => b.get_bmax(i));
   const g = R.calcGridSize(bmin, bmax, S.cs);
+  const v3 = (p) => ({ x: p[0], y: p[1], z: p[2] });
+  const links = (input.links || []).map((l) => ({ startPosition: v3(l.start),
+    endPosition: v3(l.end), radius: l.radius, bidirectional: l.bidirectional, area: 0,
+    flags: 1 }));
   const navMesh = new R.NavMesh();
   if (!S.tile_size) {
-    const made = R.createNavMeshData(buildBox(S, mesh, bmin, bmax, g.width, g.height, 0));
+    const made = R.createNavMeshData(buildBox(S, mesh, bmin, bmax, g.width, g.height, 0, links));
     if (!made.success || !navMesh.initSolo(made.navMeshData)) throw new Error('solo mesh failed');
     return navMesh;
   }
@@ -108,7 +116,8 @@ function buildNavMesh(input) {
       const lo = [f(f(bmin[0] + f(x * tcs)) - bcs), bmin[1], f(f(bmin[2] + f(y * tcs)) - bcs)];
       const hi = [f(f(bmin[0] + f((x + 1) * tcs)) + bcs), bmax[1],
         f(f(bmin[2] + f((y + 1) * tcs)) + bcs)];
-      const params = buildBox(S, mesh, lo, hi, ts + 2 * border, ts + 2 * border, border);
+      const params = buildBox(S, mesh, lo, hi, ts + 2 * border, ts + 2 * border, border,
+        links);
       if (!params) continue;
       params.setTileX(x);
       params.setTileY(y);
@@ -159,7 +168,7 @@ async function main() {
   const counts = { tiles: 0, polygons: 0, found: 0, straight_corners: 0, hits: 0 };
   for (let i = 0; i < navMesh.getMaxTiles(); i++) {
     const h = navMesh.getTile(i).header();
-    if (h) { counts.tiles += 1; counts.polygons += h.polyCount(); }
+    if (h) { counts.tiles += 1; counts.polygons += h.polyCount() - h.offMeshConCount(); }
   }
 
   const points = input.points || [];
