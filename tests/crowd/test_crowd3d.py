@@ -332,14 +332,18 @@ def test_wall_radius_lets_agents_reach_the_wall():
     assert c2.position[0, 0] == pytest.approx(0.5, abs=0.02)
 
 
-def test_keep_drops_neighbours():
+def test_given_neighbours_replace_the_crowd_s():
     c = crowd_of([(0.0, 0.0), (3.0, 0.05)], [(3.0, 0.0), (0.0, 0.05)])
     orca = ORCA(time_horizon=5.0)
     alone = ORCA(time_horizon=5.0, max_neighbours=0).velocities(c, 0.1)
-    np.testing.assert_allclose(
-        orca.velocities(c, 0.1, keep=lambda rows, counts: np.zeros(rows.shape, bool)), alone)
-    np.testing.assert_allclose(
-        orca.velocities(c, 0.1, keep=lambda rows, counts: rows >= 0), orca.velocities(c, 0.1))
+    none = (np.full((2, 1), -1), np.zeros(2, np.int64))
+    np.testing.assert_allclose(orca.velocities(c, 0.1, neighbours=none), alone)
+    np.testing.assert_allclose(orca.velocities(c, 0.1, neighbours=c.neighbours()),
+                               orca.velocities(c, 0.1))
+    one_way = (np.array([[1], [-1]]), np.array([1, 0]))      # only the first sees the second
+    v = orca.velocities(c, 0.1, neighbours=one_way)
+    np.testing.assert_allclose(v[1], alone[1])
+    assert not np.allclose(v[0], alone[0])
 
 
 @pytest.mark.parametrize("options, match", [
@@ -347,7 +351,10 @@ def test_keep_drops_neighbours():
     (dict(walls=(np.array([0, 0, 1]), np.full((1, 2, 2), np.nan))), "finite"),
     (dict(walls="walls"), "walls"),
     (dict(wall_radius=-1.0), "wall_radius"),
-    (dict(keep=lambda rows, counts: np.ones(3, bool)), "keep"),
+    (dict(neighbours=(np.zeros((2, 1), int), np.array([1, 2]))), "neighbours"),
+    (dict(neighbours=(np.array([[5], [0]]), np.array([1, 1]))), "neighbours"),
+    (dict(neighbours=(np.array([[-1], [0]]), np.array([1, 1]))), "neighbours"),
+    (dict(neighbours="all"), "neighbours"),
 ])
 def test_bad_orca_options(options, match):
     c = crowd_of([(0.0, 0.0), (3.0, 0.0)], [(3.0, 0.0), (0.0, 0.0)])

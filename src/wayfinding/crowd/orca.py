@@ -96,15 +96,16 @@ class ORCA:
 
     @positional_options("preferred")
     def velocities(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None,
-                   keep: Any = None, walls: Any = None,
+                   neighbours: Any = None, walls: Any = None,
                    wall_radius: ArrayLike | None = None) -> np.ndarray:
         """Every agent's new velocity (``(n, 2)``) for a step of ``dt`` seconds, from the
         state at its start; ``preferred`` defaults to :meth:`Crowd.preferred_velocity`.
 
-        ``keep``: which neighbours each agent may consider (agents on another storey:
-        not), a function given the ``(rows, counts)`` :meth:`Crowd.neighbours` found (for
-        twice the ``max_neighbours``) that returns a bool mask shaped as ``rows``; the
-        nearest kept ones are taken.  ``walls``: each agent's own wall segments instead of
+        ``neighbours``: each agent's neighbours as :meth:`Crowd.neighbours` gives them,
+        ``(rows, counts)``: ``rows`` ``(n, k)`` int rows of the crowd, nearest first, -1
+        past ``counts`` ``(n,)`` (default: the crowd's nearest within the neighbour
+        distance; a navigator on storeys gives those on each agent's own), cut to each
+        agent's ``max_neighbours``.  ``walls``: each agent's own wall segments instead of
         the obstacles (a navmesh's local boundary), ``(ptr, segments)``: agent i's are
         ``segments[ptr[i]:ptr[i + 1]]``, ``(m, 2, 2)`` float64 (two ends, x and y), each
         kept clear of from both sides, those it faces within ``time_horizon_obst *
@@ -118,10 +119,10 @@ class ORCA:
         pref = crowd.velocities(preferred, dt)
         dist, k, tau, tau_obst = self._parameters(crowd)
         top = int(k.max()) if n else 0
-        rows, counts = crowd.neighbours(distance=dist,
-                                        max_neighbours=top if keep is None else 2 * top)
-        if keep is not None and n:
-            rows, counts = _kept(rows, keep(rows, counts), top)
+        if neighbours is None:
+            rows, counts = crowd.neighbours(distance=dist, max_neighbours=top)
+        else:
+            rows, counts = _lists(neighbours, n, top)
         if n and k.min() < top:                  # fewer for some: keep each one's nearest
             rows[np.arange(top) >= k[:, None]] = -1
             counts = np.minimum(counts, k).astype(counts.dtype)
@@ -181,13 +182,14 @@ class ORCA:
 
     @positional_options("preferred")
     def step(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None,
-             keep: Any = None, walls: Any = None, wall_radius: ArrayLike | None = None
-             ) -> None:
+             neighbours: Any = None, walls: Any = None,
+             wall_radius: ArrayLike | None = None) -> None:
         """Advance the crowd by ``dt`` with ORCA's velocities (see :meth:`Crowd.step` for
-        the agents' acceleration limits; RVO2 has none; ``keep``, ``walls`` and
+        the agents' acceleration limits; RVO2 has none; ``neighbours``, ``walls`` and
         ``wall_radius`` as :meth:`velocities` takes them)."""
-        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred, keep=keep,
-                                                walls=walls, wall_radius=wall_radius))
+        crowd.step(dt, velocity=self.velocities(crowd, dt, preferred=preferred,
+                                                neighbours=neighbours, walls=walls,
+                                                wall_radius=wall_radius))
 
 
 def _polygons(obstacles: Any) -> list:
@@ -255,17 +257,27 @@ def _per_agent(name: str, value: Any, n: int) -> np.ndarray:
     return v
 
 
-def _kept(rows: np.ndarray, keep: Any, top: int) -> tuple[np.ndarray, np.ndarray]:
-    """The neighbour lists with the slots ``keep`` refuses dropped (order kept), cut to
-    ``top`` each."""
-    keep = np.asarray(keep, dtype=bool)
-    if keep.shape != rows.shape:
-        raise InvalidQueryError(f"keep gave a mask of shape {keep.shape}, not {rows.shape}")
-    ok = keep & (rows >= 0)
-    order = np.argsort(~ok, axis=1, kind="stable")
-    packed = np.take_along_axis(np.where(ok, rows, -1), order, axis=1)[:, :top]
-    return np.ascontiguousarray(packed, np.int32), \
-        np.minimum(ok.sum(1), top).astype(np.int32)
+def _lists(neighbours: Any, n: int, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbour lists given as ``(rows, counts)``, checked, as the kernel takes them: at
+    least ``top`` columns (-1 filled)."""
+    try:
+        rows, counts = neighbours
+        rows = np.asarray(rows)
+        counts = np.asarray(counts)
+    except (TypeError, ValueError):
+        rows = counts = np.empty(0)
+    if rows.ndim != 2 or len(rows) != n or counts.shape != (n,) or \
+            not np.issubdtype(rows.dtype, np.integer) or \
+            not np.issubdtype(counts.dtype, np.integer) or \
+            (counts < 0).any() or (counts > rows.shape[1]).any() or \
+            (rows >= n).any() or (rows < -1).any() or \
+            (rows[np.arange(rows.shape[1]) < counts[:, None]] < 0).any():
+        raise InvalidQueryError(f"neighbours must be (rows, counts) as Crowd.neighbours "
+                                f"gives them for {n} agents: rows (n, k) of rows in "
+                                "[0, n) up to counts (n,), -1 after")
+    if rows.shape[1] < top:
+        rows = np.pad(rows, ((0, 0), (0, top - rows.shape[1])), constant_values=-1)
+    return np.ascontiguousarray(rows, np.int32), np.ascontiguousarray(counts, np.int32)
 
 
 def _own_walls(walls: Any, position: np.ndarray, reach: np.ndarray,

@@ -352,7 +352,7 @@ class Navigator3D:
         else:
             wall_radius = np.maximum(crowd.radius - self.mesh.settings.agent_radius, 0.0)
             v = self.avoidance.velocities(crowd, dt, preferred=pref,
-                                          keep=self._neighbour_rule(state != _ON_LINK),
+                                          neighbours=self._neighbours(state != _ON_LINK),
                                           walls=walls, wall_radius=wall_radius)
         v[~walking] = 0.0
         clock.lap("avoidance")
@@ -497,17 +497,20 @@ class Navigator3D:
         crowd.field("surface_y")[i] = p[1]
 
     # ------------------------------------------------------------------ avoidance
-    def _neighbour_rule(self, grounded: np.ndarray) -> Any:
-        """Detour's: a neighbour is an agent on the ground (not on a link) whose feet are
-        less than half the two agents' heights apart in y."""
-        ys = self.crowd.field("surface_y")
-        hs = self.crowd.field("surface_height")
-
-        def keep(rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
-            j = np.where(rows >= 0, rows, 0)
-            return (rows >= 0) & grounded[j] & \
-                (np.abs(ys[j] - ys[:, None]) < (hs[j] + hs[:, None]) / 2)
-        return keep
+    def _neighbours(self, grounded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each agent's neighbours for ORCA (stage 4), Detour's rule: the nearest agents
+        on the ground (not on a link) within the neighbour distance whose feet are less
+        than half the two agents' heights apart in y, at most the neighbour count (ORCA's
+        or the crowd's), as ``(rows, counts)``."""
+        crowd, orca = self.crowd, self.avoidance
+        k = crowd.max_neighbours if orca.max_neighbours is None else orca.max_neighbours
+        rows, _ = crowd.neighbours(distance=orca.neighbour_dist, max_neighbours=2 * k)
+        ys, hs = crowd.field("surface_y"), crowd.field("surface_height")
+        j = np.where(rows >= 0, rows, 0)
+        ok = (rows >= 0) & grounded[j] & (np.abs(ys[j] - ys[:, None]) < (hs[j] + hs[:, None]) / 2)
+        order = np.argsort(~ok, axis=1, kind="stable")          # the kept ones first
+        packed = np.take_along_axis(np.where(ok, rows, -1), order, axis=1)[:, :k]
+        return packed, np.minimum(ok.sum(1), k)
 
     def _boundary(self, walking: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each walking agent's walls (stage 3) as ``(ptr, segments (m, 2, 2))`` in xz."""
