@@ -47,8 +47,9 @@ BATCH_TARGET_X = 2.0
 SINGLE_TARGET_US = 10.0
 #: Expansions per step of the sliced path searches timed.
 SLICE = 32
-#: Query timings alternate between ours and Detour's this many times (the median is kept).
-ROUNDS = 3
+#: Query timings alternate between ours and Detour's this many rounds; the least of the
+#: rounds' medians is kept (other work on the machine only ever slows a round down).
+ROUNDS = 5
 
 
 def recast_ms(level: Level, settings: BuildSettings, repeat: int) -> float | None:
@@ -244,8 +245,8 @@ def detour_queries(w: Workload, settings: BuildSettings, repeat: int
     return result["us"], result["counts"]
 
 
-def _median_of(rounds: list[dict[str, float]]) -> dict[str, float]:
-    return {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
+def _least_of(rounds: list[dict[str, float]]) -> dict[str, float]:
+    return {k: min(r[k] for r in rounds) for k in rounds[0]}
 
 
 def _us(v: float | None) -> str:
@@ -339,8 +340,8 @@ def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
             if got:
                 rounds_theirs.append(got[0])
         tc = got[1] if got else {}
-        ours = _median_of(rounds_ours)
-        theirs = _median_of(rounds_theirs) if rounds_theirs else None
+        ours = _least_of(rounds_ours)
+        theirs = _least_of(rounds_theirs) if rounds_theirs else None
         rows += query_rows(w, ours, theirs, w.name in native_for)
         targets.append(target_row(w, ours, w.name in native_for))
         agree.append([w.name, f"{oc['polygons']:,} / {tc.get('polygons', '–')}",
@@ -353,8 +354,9 @@ def queries(args: argparse.Namespace, argv: list[str] | None) -> None:
                    "Detour: @recast-navigation/core (WASM) under node"),
         "Microseconds per query, medians over the runs of every query of a workload (ours: "
         "`time.perf_counter` round the loop; Detour: `performance.now` in node, its first "
-        f"run left out), then the median of {ROUNDS} rounds alternating ours and Detour's "
-        f"(load average {load:.1f} when the run began). Ours *single*: one Python call per "
+        f"run left out), in {ROUNDS} rounds alternating ours and Detour's, the least of "
+        "the rounds' medians kept (the machine is shared: other work slows whole rounds "
+        f"down; load average {load:.1f} when the run began). Ours *single*: one Python call per "
         "query (`nearest`, `find_path`, "
         "`raycast`: argument checks and result objects included); *batch*: one call for all "
         "the queries (`nearest_many`, `find_paths`, `raycast_many`). Detour (WASM): the "
