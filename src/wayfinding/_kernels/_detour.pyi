@@ -19,6 +19,8 @@ class DetourMesh:
     num_tiles: int
     num_links: int
     num_nodes: int
+    tiles_laid_out: int
+    tiles_joined: int
     def __init__(
         self,
         tiles: list[tuple[Any, ...]],
@@ -31,6 +33,12 @@ class DetourMesh:
         tile_d: float,
         links: tuple[NDArray[Any], ...] | None = None,
     ) -> None: ...
+    def with_tiles(
+        self,
+        reuse: NDArray[Any],
+        tiles: list[tuple[Any, ...]],
+        links: tuple[NDArray[Any], ...] | None = None,
+    ) -> DetourMesh: ...
     def unconnected_links(self) -> NDArray[np.int32]: ...
     def link_ends(self) -> tuple[NDArray[np.int32], NDArray[np.float32]]: ...
     def set_areas(self, polys: NDArray[np.int32], areas: NDArray[np.uint8]) -> None: ...

@@ -20,6 +20,7 @@ import numpy as np
 
 from libc.math cimport INFINITY, NAN, floorf, roundf, sqrt, sqrtf
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
+from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 from ._budget cimport Budget, make_budget, spent
@@ -190,7 +191,10 @@ cdef class DetourMesh:
     last."""
 
     cdef readonly int nvp, num_polys, num_tiles, num_links, num_nodes
-    cdef vector[float] verts          # world xyz per vertex, all tiles
+    #: Tiles this layout laid out from their polygons, and tiles whose links it made (the
+    #: rest copied from the layout it was made from, :meth:`with_tiles`).
+    cdef readonly int tiles_laid_out, tiles_joined
+    cdef vector[float] verts          # world xyz per vertex: the tiles', then the links' ends
     cdef vector[int] pverts           # nvp global vertex ids per polygon
     cdef vector[int] pnv              # vertex count per polygon
     cdef vector[int] ptile
@@ -204,9 +208,12 @@ cdef class DetourMesh:
     cdef vector[uint8_t] dtris
     cdef vector[float] tbmin, tbmax, tqfac
     cdef vector[int] tx, tz, tpoly, tbv, tnbv
+    # per tile (and one past the last): its first vertex, detail vertex, detail triangle
+    # and link; the links of a tile's polygons lie together, the links' nodes' after all
+    cdef vector[int] tvert, tdvert, tdtri, tlink
     cdef vector[uint16_t] bvlo, bvhi
     cdef vector[int] bvi
-    cdef float climb, tile_w, tile_d
+    cdef float cs, ch, climb, tile_w, tile_d
     cdef float orig[3]
     cdef int gx0, gz0, gw, gd
     cdef vector[int] grid
@@ -216,7 +223,77 @@ cdef class DetourMesh:
 
     def __init__(self, list tiles, int nvp, float cs, float ch, float climb, orig,
                  float tile_w, float tile_d, links=None):
-        cdef int t, i, j, k, n, nv, vbase, pbase, dvb, tb
+        self._settings(nvp, cs, ch, climb, orig[0], orig[1], orig[2], tile_w, tile_d)
+        for part in tiles:
+            self._lay_tile(part)
+        self._finish(links, None, NULL, NULL)
+
+    def with_tiles(self, reuse, list tiles, links=None):
+        """The layout of a mesh made from this one's mesh by replacing, adding or dropping
+        tiles (as a tile cache does), with the same settings: ``reuse`` ``(n,)`` int32,
+        per tile of the new mesh in its order, the index here of the same tile (kept tiles
+        in the order they have here), or -1 for a tile laid out from the next tuple of
+        ``tiles`` (as the constructor's); ``links`` as the constructor's.
+
+        The result is the layout the constructor makes of the new mesh, polygons numbered
+        the same (tile after tile, so the polygons of tiles after a changed one are
+        renumbered), every link made in the same order; a kept tile's vertices, polygons,
+        detail, tree and links are copied in bulk with their numbers shifted, and only the
+        tiles whose polygons' links may change are joined again: the new tiles, the
+        neighbours (diagonals too) of new tiles and of tiles gone, and the tiles at the
+        ends of off-mesh links whose polygons changed.  This layout is left as it is."""
+        cdef const int32_t[::1] r = np.ascontiguousarray(reuse, np.int32).reshape(-1)
+        cdef int n = r.shape[0], t, k = 0, last = -1
+        cdef DetourMesh out
+        cdef vector[int] newof
+        if np.asarray(reuse).dtype.kind not in "iu":
+            raise ValueError(f"reuse must hold tile indices (integers), got "
+                             f"{np.asarray(reuse).dtype}")
+        for t in range(n):
+            if r[t] < -1 or r[t] >= self.num_tiles:
+                raise ValueError(f"reuse[{t}] = {r[t]} is not -1 or a tile in "
+                                 f"[0, {self.num_tiles})")
+            if r[t] < 0:
+                k += 1
+            elif r[t] <= last:
+                raise ValueError(f"reuse[{t}] = {r[t]}: kept tiles must keep their order "
+                                 f"(after {last})")
+            else:
+                last = r[t]
+        if k != len(tiles):
+            raise ValueError(f"reuse asks for {k} new tiles, but {len(tiles)} are given")
+        out = DetourMesh.__new__(DetourMesh)
+        out._settings(self.nvp, self.cs, self.ch, self.climb, self.orig[0], self.orig[1],
+                      self.orig[2], self.tile_w, self.tile_d)
+        newof.assign(self.num_tiles, -1)
+        k = 0
+        for t in range(n):
+            if r[t] < 0:
+                out._lay_tile(tiles[k])
+                k += 1
+            else:
+                out._copy_tile(self, r[t])
+                newof[r[t]] = t
+        out._finish(links, self, &r[0] if n else NULL, &newof[0] if self.num_tiles else NULL)
+        return out
+
+    # ------------------------------------------------------------------ building
+    cdef void _settings(self, int nvp, float cs, float ch, float climb, float ox, float oy,
+                        float oz, float tile_w, float tile_d):
+        self.nvp = nvp
+        self.cs = cs
+        self.ch = ch
+        self.climb = climb
+        self.orig[0] = ox; self.orig[1] = oy; self.orig[2] = oz
+        self.tile_w = tile_w
+        self.tile_d = tile_d
+
+    cdef void _lay_tile(self, tuple part) except *:
+        """Append a tile from its polygon and detail meshes (a constructor's tuple)."""
+        cdef int t = self.tx.size(), i, j, k, nv, vbase = self.verts.size() // 3
+        cdef int pbase = self.pnv.size(), dvb = self.dverts.size() // 3
+        cdef int tb = self.dtris.size() // 4, nvp = self.nvp
+        cdef float cs = self.cs, ch = self.ch
         cdef const uint16_t[:, ::1] pv
         cdef const uint16_t[:, ::1] pp
         cdef const uint32_t[:, ::1] dm
@@ -224,85 +301,216 @@ cdef class DetourMesh:
         cdef const uint8_t[:, ::1] dt
         cdef const uint8_t[::1] ar
         cdef float bmin[3]
-        self.nvp = nvp
-        self.climb = climb
-        self.orig[0] = orig[0]; self.orig[1] = orig[1]; self.orig[2] = orig[2]
-        self.tile_w = tile_w
-        self.tile_d = tile_d
-        self.num_tiles = len(tiles)
-        vbase = pbase = dvb = tb = 0
-        for t in range(self.num_tiles):
-            x, z, lo, hi, verts, polys, flags, areas, meshes, dverts, dtris = tiles[t]
-            pv = np.ascontiguousarray(verts, np.uint16).reshape(-1, 3)
-            pp = np.ascontiguousarray(polys, np.uint16).reshape(-1, 2 * nvp)
-            dm = np.ascontiguousarray(meshes, np.uint32).reshape(-1, 4)
-            dv = np.ascontiguousarray(dverts, np.float32).reshape(-1, 3)
-            dt = np.ascontiguousarray(dtris, np.uint8).reshape(-1, 4)
-            ar = np.ascontiguousarray(areas, np.uint8).reshape(-1)
+        x, z, lo, hi, verts, polys, flags, areas, meshes, dverts, dtris = part
+        pv = np.ascontiguousarray(verts, np.uint16).reshape(-1, 3)
+        pp = np.ascontiguousarray(polys, np.uint16).reshape(-1, 2 * nvp)
+        dm = np.ascontiguousarray(meshes, np.uint32).reshape(-1, 4)
+        dv = np.ascontiguousarray(dverts, np.float32).reshape(-1, 3)
+        dt = np.ascontiguousarray(dtris, np.uint8).reshape(-1, 4)
+        ar = np.ascontiguousarray(areas, np.uint8).reshape(-1)
+        for k in range(3):
+            bmin[k] = lo[k]
+            self.tbmin.push_back(lo[k])
+            self.tbmax.push_back(hi[k])
+        self.tqfac.push_back(<float>1.0 / cs)
+        self.tx.push_back(x)
+        self.tz.push_back(z)
+        self.tpoly.push_back(pbase)
+        self.tvert.push_back(vbase)
+        self.tdvert.push_back(dvb)
+        self.tdtri.push_back(tb)
+        # vertices in world units, as the reference's mesh data: bmin + v * cell
+        for i in range(pv.shape[0]):
+            self.verts.push_back(bmin[0] + <float>pv[i, 0] * cs)
+            self.verts.push_back(bmin[1] + <float>pv[i, 1] * ch)
+            self.verts.push_back(bmin[2] + <float>pv[i, 2] * cs)
+        for i in range(pp.shape[0]):
+            nv = 0
+            for j in range(nvp):
+                if pp[i, j] == 0xFFFF:
+                    self.pverts.push_back(-1)
+                    self.pneis.push_back(0)
+                    continue
+                nv += 1
+                self.pverts.push_back(vbase + pp[i, j])
+                k = pp[i, nvp + j]
+                if k & 0x8000:
+                    k &= 0xf   # the mesh's side (x-, z+, x+, z-) as the reference's
+                    self.pneis.push_back(0 if k == 0xf else
+                                         EXT_LINK | (4 if k == 0 else 2 if k == 1 else
+                                                     0 if k == 2 else 6))
+                else:
+                    self.pneis.push_back(k + 1)
+            self.pnv.push_back(nv)
+            self.ptile.push_back(t)
+            self.areas.push_back(ar[i])
+            self.first_link.push_back(NULL_LINK)
+            # the detail mesh's own copies of the polygon's vertices are not used:
+            # index v < nv is the polygon's vertex v, else detail vertex base + v
+            self.dbase.push_back(dvb + dm[i, 0])
+            self.dtri.push_back(tb + dm[i, 2])
+            self.dntri.push_back(dm[i, 3])
+        for i in range(dv.shape[0]):
             for k in range(3):
-                bmin[k] = lo[k]
-                self.tbmin.push_back(lo[k])
-                self.tbmax.push_back(hi[k])
-            self.tqfac.push_back(<float>1.0 / cs)
-            self.tx.push_back(x)
-            self.tz.push_back(z)
-            self.tpoly.push_back(pbase)
-            # vertices in world units, as the reference's mesh data: bmin + v * cell
-            for i in range(pv.shape[0]):
-                self.verts.push_back(bmin[0] + <float>pv[i, 0] * cs)
-                self.verts.push_back(bmin[1] + <float>pv[i, 1] * ch)
-                self.verts.push_back(bmin[2] + <float>pv[i, 2] * cs)
-            for i in range(pp.shape[0]):
-                nv = 0
-                for j in range(nvp):
-                    if pp[i, j] == 0xFFFF:
-                        self.pverts.push_back(-1)
-                        self.pneis.push_back(0)
-                        continue
-                    nv += 1
-                    self.pverts.push_back(vbase + pp[i, j])
-                    k = pp[i, nvp + j]
-                    if k & 0x8000:
-                        k &= 0xf   # the mesh's side (x-, z+, x+, z-) as the reference's
-                        self.pneis.push_back(0 if k == 0xf else
-                                             EXT_LINK | (4 if k == 0 else 2 if k == 1 else
-                                                         0 if k == 2 else 6))
-                    else:
-                        self.pneis.push_back(k + 1)
-                self.pnv.push_back(nv)
-                self.ptile.push_back(t)
-                self.areas.push_back(ar[i])
-                self.first_link.push_back(NULL_LINK)
-                # the detail mesh's own copies of the polygon's vertices are not used:
-                # index v < nv is the polygon's vertex v, else detail vertex base + v
-                self.dbase.push_back(dvb + dm[i, 0])
-                self.dtri.push_back(tb + dm[i, 2])
-                self.dntri.push_back(dm[i, 3])
-            for i in range(dv.shape[0]):
-                for k in range(3):
-                    self.dverts.push_back(dv[i, k])
-            for i in range(dt.shape[0]):
-                for k in range(4):
-                    self.dtris.push_back(dt[i, k])
-            self._build_bvtree(t, pbase, pp.shape[0], dm, dv, bmin, cs)
-            vbase += pv.shape[0]
-            pbase += pp.shape[0]
-            dvb += dv.shape[0]
-            tb += dt.shape[0]
-        self.num_polys = pbase
+                self.dverts.push_back(dv[i, k])
+        for i in range(dt.shape[0]):
+            for k in range(4):
+                self.dtris.push_back(dt[i, k])
+        self._build_bvtree(t, pbase, pp.shape[0], dm, dv, bmin, cs)
+        self.tiles_laid_out += 1
+
+    cdef void _copy_tile(self, DetourMesh old, int ot):
+        """Append tile ``ot`` of ``old`` as it lies there: its arrays copied in bulk, the
+        numbers of its vertices, detail vertices and triangles shifted (its links are
+        copied later, :meth:`_copy_links`)."""
+        cdef int t = self.tx.size(), k, i, nvp = self.nvp
+        cdef int p0 = self.pnv.size(), op0 = old.tpoly[ot], n = old._poly_end(ot) - op0
+        cdef int vshift = self.verts.size() // 3 - old.tvert[ot]
+        cdef int dvshift = self.dverts.size() // 3 - old.tdvert[ot]
+        cdef int dtshift = self.dtris.size() // 4 - old.tdtri[ot]
+        cdef int nb = old.tnbv[ot], b0 = old.tbv[ot]
+        for k in range(3):
+            self.tbmin.push_back(old.tbmin[3 * ot + k])
+            self.tbmax.push_back(old.tbmax[3 * ot + k])
+        self.tqfac.push_back(old.tqfac[ot])
+        self.tx.push_back(old.tx[ot])
+        self.tz.push_back(old.tz[ot])
+        self.tpoly.push_back(p0)
+        self.tvert.push_back(self.verts.size() // 3)
+        self.tdvert.push_back(self.dverts.size() // 3)
+        self.tdtri.push_back(self.dtris.size() // 4)
+        _extend_f(self.verts, old.verts, 3 * old.tvert[ot], 3 * (old.tvert[ot + 1] - old.tvert[ot]))
+        _extend_i(self.pverts, old.pverts, op0 * nvp, n * nvp)
+        for i in range(p0 * nvp, (p0 + n) * nvp):
+            if self.pverts[i] >= 0:
+                self.pverts[i] += vshift
+        _extend_i(self.pnv, old.pnv, op0, n)
+        self.ptile.resize(p0 + n, t)
+        _extend_b(self.areas, old.areas, op0, n)
+        _extend_h(self.pneis, old.pneis, op0 * nvp, n * nvp)
+        self.first_link.resize(p0 + n, NULL_LINK)
+        _extend_i(self.dbase, old.dbase, op0, n)
+        _extend_i(self.dtri, old.dtri, op0, n)
+        for i in range(p0, p0 + n):
+            self.dbase[i] += dvshift
+            self.dtri[i] += dtshift
+        _extend_i(self.dntri, old.dntri, op0, n)
+        _extend_f(self.dverts, old.dverts, 3 * old.tdvert[ot],
+                  3 * (old.tdvert[ot + 1] - old.tdvert[ot]))
+        _extend_b(self.dtris, old.dtris, 4 * old.tdtri[ot],
+                  4 * (old.tdtri[ot + 1] - old.tdtri[ot]))
+        self.tbv.push_back(self.bvi.size())
+        self.tnbv.push_back(nb)
+        _extend_h(self.bvlo, old.bvlo, 3 * b0, 3 * nb)
+        _extend_h(self.bvhi, old.bvhi, 3 * b0, 3 * nb)
+        _extend_i(self.bvi, old.bvi, b0, nb)
+
+    cdef void _finish(self, links, DetourMesh old, const int32_t* oldof,
+                      const int* newof) except *:
+        """Once every tile is in: the tile grid, the off-mesh links' nodes, and the links
+        of every tile (made, or copied from ``old``'s where they cannot have changed;
+        ``oldof``: per tile its index in ``old`` or -1, ``newof`` the reverse) and of the
+        nodes."""
+        cdef int t
+        cdef vector[uint8_t] stale
+        self.num_tiles = self.tx.size()
+        self.num_polys = self.pnv.size()
+        self.tvert.push_back(self.verts.size() // 3)
+        self.tdvert.push_back(self.dverts.size() // 3)
+        self.tdtri.push_back(self.dtris.size() // 4)
         self._build_grid()
         self.num_links = 0
         if links is not None:
             self._place_links(*links)
         self.num_nodes = self.num_polys + self.num_links
+        if old is None:
+            stale.assign(self.num_tiles, 1)
+        else:
+            self._stale_tiles(old, oldof, newof, stale)
         for t in range(self.num_tiles):
-            self._add_tile(t)
-        self._join_far_links()
+            self.tlink.push_back(self.link_ref.size())
+            if stale[t]:
+                self._join_tile(t)
+                self.tiles_joined += 1
+            else:
+                self._copy_links(old, oldof[t], t, newof)
+        self.tlink.push_back(self.link_ref.size())
+        self._join_nodes()
 
-    # ------------------------------------------------------------------ building
+    cdef void _stale_tiles(self, DetourMesh old, const int32_t* oldof, const int* newof,
+                           vector[uint8_t]& stale):
+        """Per tile whether its polygons' links may differ from those in ``old``: a new
+        tile, a neighbour of a new tile or of one gone, a tile at an end (before or now) of
+        an off-mesh link whose end polygons or direction changed."""
+        cdef int t, ot, l, j, o, e
+        cdef bint same
+        stale.assign(self.num_tiles, 0)
+        for t in range(self.num_tiles):
+            if oldof[t] < 0:
+                self._mark_round(self.tx[t], self.tz[t], stale)
+        for ot in range(old.num_tiles):
+            if newof[ot] < 0:
+                self._mark_round(old.tx[ot], old.tz[ot], stale)
+        for l in range(max(old.num_links, self.num_links)):
+            same = l < old.num_links and l < self.num_links and old.ltwo[l] == self.ltwo[l]
+            for j in range(2):
+                if not same:
+                    break
+                o = old.lends[2 * l + j] if l < old.num_links else -1
+                e = self.lends[2 * l + j]
+                if o < 0 or e < 0:
+                    same = o < 0 and e < 0
+                else:
+                    ot = old.ptile[o]
+                    same = newof[ot] >= 0 and \
+                        self.tpoly[newof[ot]] + o - old.tpoly[ot] == e
+            if same:
+                continue
+            for j in range(2):
+                if l < old.num_links and old.lends[2 * l + j] >= 0:
+                    t = newof[old.ptile[old.lends[2 * l + j]]]
+                    if t >= 0:
+                        stale[t] = 1
+                if l < self.num_links and self.lends[2 * l + j] >= 0:
+                    stale[self.ptile[self.lends[2 * l + j]]] = 1
+
+    cdef void _mark_round(self, int x, int z, vector[uint8_t]& stale):
+        """Mark the tile at (x, z) and its eight neighbours, those that exist."""
+        cdef int dx, dz, t
+        for dz in range(-1, 2):
+            for dx in range(-1, 2):
+                t = self.tile_at(x + dx, z + dz)
+                if t >= 0:
+                    stale[t] = 1
+
+    cdef void _copy_links(self, DetourMesh old, int ot, int t, const int* newof):
+        """Tile t's links, copied in bulk from tile ``ot`` of ``old`` (every polygon
+        they reach kept, off-mesh links' nodes the same), their targets renumbered."""
+        cdef int a = old.tlink[ot], b = old.tlink[ot + 1], at = self.link_ref.size()
+        cdef int shift = at - a, i, r, rt, p0 = self.tpoly[t], op0 = old.tpoly[ot]
+        cdef int n = old._poly_end(ot) - op0
+        _extend_i(self.link_next, old.link_next, a, b - a)
+        _extend_i(self.link_ref, old.link_ref, a, b - a)
+        _extend_i(self.link_edge, old.link_edge, a, b - a)
+        _extend_b(self.link_side, old.link_side, a, b - a)
+        _extend_b(self.link_bmin, old.link_bmin, a, b - a)
+        _extend_b(self.link_bmax, old.link_bmax, a, b - a)
+        for i in range(at, at + b - a):
+            if self.link_next[i] != NULL_LINK:
+                self.link_next[i] += shift
+            r = self.link_ref[i]
+            if r >= old.num_polys:
+                self.link_ref[i] = r - old.num_polys + self.num_polys
+            else:
+                rt = old.ptile[r]
+                self.link_ref[i] = r - old.tpoly[rt] + self.tpoly[newof[rt]]
+        for i in range(n):
+            r = old.first_link[op0 + i]
+            self.first_link[p0 + i] = r + shift if r != NULL_LINK else NULL_LINK
+
     def _place_links(self, ends, radius, bidirectional, areas, costs):
         """The off-mesh links' nodes after the polygons, and the polygons at their ends
-        (see the class docstring); they are joined tile by tile (:meth:`_add_tile`)."""
+        (see the class docstring); they are joined tile by tile (:meth:`_join_tile`)."""
         cdef const float[:, :, ::1] e = np.ascontiguousarray(ends, np.float32).reshape(-1, 2, 3)
         cdef const float[::1] rad = np.ascontiguousarray(radius, np.float32)
         cdef const uint8_t[::1] two = np.ascontiguousarray(bidirectional, np.uint8)
@@ -360,31 +568,9 @@ cdef class DetourMesh:
             return -1
         return self.ptile[self.lends[2 * l + end]]
 
-    cdef void _join_link_end(self, int l, int end, uint8_t side):
-        """Link l's node to the polygon at its start (end 0) or end (1), and that polygon
-        to the node when the link may be entered there (its start; its end when
-        bidirectional).  ``side``: for an end in a neighbouring tile, the direction from
-        the start's tile to it (0 x+, then counter-clockwise in xz by eighths), which the
-        reference keeps on the links (the node entered is then that side's); else
-        SIDE_NONE."""
-        cdef int node = self.num_polys + l, p = self.lends[2 * l + end]
-        self._link(node, p, end, side, 0, 0)
-        if end == 0 or self.ltwo[l]:
-            self._link(p, node, -1, side if side == SIDE_NONE else (side + 4) & 7, 0, 0)
-
     cdef bint _near_tiles(self, int a, int b) noexcept:
         """Whether tiles a and b are one tile or neighbours (diagonals too)."""
         return abs(self.tx[a] - self.tx[b]) <= 1 and abs(self.tz[a] - self.tz[b]) <= 1
-
-    cdef void _join_far_links(self):
-        """The ends of links whose polygons lie in tiles that are not neighbours: joined
-        once every tile is (the reference joins no such link)."""
-        cdef int l, a, b
-        for l in range(self.num_links):
-            a = self._link_tile(l, 0)
-            b = self._link_tile(l, 1)
-            if a >= 0 and not self._near_tiles(a, b):
-                self._join_link_end(l, 1, SIDE_NONE)
 
     def unconnected_links(self):
         """The links (0-based) with an end that found no polygon, ``(k,)`` int32."""
@@ -529,19 +715,25 @@ cdef class DetourMesh:
         self.link_next.push_back(self.first_link[p])
         self.first_link[p] = self.link_ref.size() - 1
 
-    cdef void _add_tile(self, int t):
-        """Join tile t to the mesh as the reference adds a tile: links across its own
-        polygons' shared edges (listed from the lowest edge up); the off-mesh links
-        starting on its polygons to them, then those ending on them too; then, for each
-        neighbour already joined (diagonals too), links across their shared side and the
-        off-mesh links between them."""
-        cdef int p, j, side, nb, l, end = self.tpoly[t + 1] if t + 1 < self.num_tiles \
-            else self.num_polys
+    cdef void _join_tile(self, int t):
+        """The links of tile t's polygons, in the order the reference's lists hold them
+        once it has added every tile in this order (each link put at the head of its
+        polygon's list, so the last made is met first): across their own shared edges
+        (from the lowest edge up); to the nodes of the off-mesh links starting on them,
+        then of those ending on them from the same tile; then per neighbouring tile
+        (diagonals too; those before t in the order by side, then those after by their
+        place in the order, as the reference meets them) the links across the shared side
+        and to the nodes of the links from that tile ending on them; last, to the nodes
+        of the links ending on them from tiles that are not neighbours (which the
+        reference does not join).  Only a bidirectional link's end links to its node."""
+        cdef int p, j, k, m, s, v, l, node, cnt = 0, before
+        cdef int nbs[8]
+        cdef int sides[8]
         cdef int DX[8]
         cdef int DZ[8]
         DX[:] = [1, 1, 0, -1, -1, -1, 0, 1]
         DZ[:] = [0, 1, 1, 1, 0, -1, -1, -1]
-        for p in range(self.tpoly[t], end):
+        for p in range(self.tpoly[t], self._poly_end(t)):
             for j in range(self.pnv[p] - 1, -1, -1):
                 if self.pneis[p * self.nvp + j] == 0 or self.pneis[p * self.nvp + j] & EXT_LINK:
                     continue
@@ -549,23 +741,63 @@ cdef class DetourMesh:
                            0, 0)
         for l in range(self.num_links):
             if self._link_tile(l, 0) == t:
-                self._join_link_end(l, 0, SIDE_NONE)
+                self._link(self.lends[2 * l], self.num_polys + l, -1, SIDE_NONE, 0, 0)
         for l in range(self.num_links):
-            if self._link_tile(l, 0) == t and self._link_tile(l, 1) == t:
-                self._join_link_end(l, 1, SIDE_NONE)
-        for side in range(8):
-            nb = self.tile_at(self.tx[t] + DX[side], self.tz[t] + DZ[side])
-            if nb < 0 or nb >= t:
+            if self.ltwo[l] and self._link_tile(l, 0) == t and self._link_tile(l, 1) == t:
+                self._link(self.lends[2 * l + 1], self.num_polys + l, -1, SIDE_NONE, 0, 0)
+        for s in range(8):
+            v = self.tile_at(self.tx[t] + DX[s], self.tz[t] + DZ[s])
+            if 0 <= v < t:
+                nbs[cnt] = v
+                sides[cnt] = s
+                cnt += 1
+        before = cnt
+        for s in range(8):
+            v = self.tile_at(self.tx[t] + DX[s], self.tz[t] + DZ[s])
+            if v > t:       # insertion into the later ones, by their place in the order
+                k = cnt
+                while k > before and nbs[k - 1] > v:
+                    nbs[k] = nbs[k - 1]
+                    sides[k] = sides[k - 1]
+                    k -= 1
+                nbs[k] = v
+                sides[k] = s
+                cnt += 1
+        for m in range(cnt):
+            v, s = nbs[m], sides[m]
+            if s % 2 == 0:   # diagonal neighbours share no edges
+                self._connect_sides(t, v, s)
+            for l in range(self.num_links):
+                if self.ltwo[l] and self._link_tile(l, 0) == v and self._link_tile(l, 1) == t:
+                    self._link(self.lends[2 * l + 1], self.num_polys + l, -1, s, 0, 0)
+        for l in range(self.num_links):
+            if self.ltwo[l] and self._link_tile(l, 1) == t and \
+                    not self._near_tiles(self._link_tile(l, 0), t):
+                self._link(self.lends[2 * l + 1], self.num_polys + l, -1, SIDE_NONE, 0, 0)
+
+    cdef void _join_nodes(self):
+        """Each joined off-mesh link's node to the polygon at its start, then at its end
+        (so the end's link is met first), the latter with the direction from the start's
+        tile to the end's (0 x+, then counter-clockwise in xz by eighths) when they are
+        neighbours, which the reference keeps (the node entered is then that side's)."""
+        cdef int l, a, b, k, node
+        cdef uint8_t side
+        cdef int DX[8]
+        cdef int DZ[8]
+        DX[:] = [1, 1, 0, -1, -1, -1, 0, 1]
+        DZ[:] = [0, 1, 1, 1, 0, -1, -1, -1]
+        for l in range(self.num_links):
+            a = self._link_tile(l, 0)
+            if a < 0:
                 continue
-            if side % 2 == 0:   # diagonal neighbours share no edges
-                self._connect_sides(t, nb, side)
-                self._connect_sides(nb, t, (side + 4) & 7)
-            for l in range(self.num_links):
-                if self._link_tile(l, 0) == nb and self._link_tile(l, 1) == t:
-                    self._join_link_end(l, 1, (side + 4) & 7)
-            for l in range(self.num_links):
-                if self._link_tile(l, 0) == t and self._link_tile(l, 1) == nb:
-                    self._join_link_end(l, 1, side)
+            b = self._link_tile(l, 1)
+            node = self.num_polys + l
+            self._link(node, self.lends[2 * l], 0, SIDE_NONE, 0, 0)
+            side = SIDE_NONE
+            for k in range(8):
+                if self.tx[b] - self.tx[a] == DX[k] and self.tz[b] - self.tz[a] == DZ[k]:
+                    side = k
+            self._link(node, self.lends[2 * l + 1], 1, side, 0, 0)
 
     cdef void _connect_sides(self, int t, int target, int side):
         """Links from tile t's polygons' edges on ``side`` to the polygons of ``target``
@@ -994,6 +1226,38 @@ cdef bint _segment_in_polygon(const float* p0, const float* p1, const float* ver
                     return False
         j = i
     return True
+
+
+cdef inline void _extend_f(vector[float]& dst, vector[float]& src, size_t at,
+                           size_t n) noexcept:
+    """Append src[at:at + n] to dst (a bulk copy)."""
+    cdef size_t end = dst.size()
+    if n:
+        dst.resize(end + n)
+        memcpy(&dst[end], &src[at], n * sizeof(float))
+
+
+cdef inline void _extend_i(vector[int]& dst, vector[int]& src, size_t at, size_t n) noexcept:
+    cdef size_t end = dst.size()
+    if n:
+        dst.resize(end + n)
+        memcpy(&dst[end], &src[at], n * sizeof(int))
+
+
+cdef inline void _extend_h(vector[uint16_t]& dst, vector[uint16_t]& src, size_t at,
+                           size_t n) noexcept:
+    cdef size_t end = dst.size()
+    if n:
+        dst.resize(end + n)
+        memcpy(&dst[end], &src[at], n * sizeof(uint16_t))
+
+
+cdef inline void _extend_b(vector[uint8_t]& dst, vector[uint8_t]& src, size_t at,
+                           size_t n) noexcept:
+    cdef size_t end = dst.size()
+    if n:
+        dst.resize(end + n)
+        memcpy(&dst[end], &src[at], n * sizeof(uint8_t))
 
 
 cdef inline float _clamp(float v, float lo, float hi) noexcept nogil:

@@ -175,36 +175,104 @@ def with_flags(mesh: NavMesh3D, *, flags: int = WALK) -> NavMesh3D:
     return replace(mesh, tiles=tiles)
 
 
-def compile_mesh(mesh: NavMesh3D) -> _detour.DetourMesh:
-    """The mesh laid out for queries (once per mesh, shared)."""
+def compile_mesh(mesh: NavMesh3D, *, previous: NavMesh3D | None = None
+                 ) -> _detour.DetourMesh:
+    """The mesh laid out for queries (once per mesh, shared).
+
+    A mesh made from another by replacing, adding or dropping tiles, with the same
+    settings (a :class:`~wayfinding.navmesh3d.tilecache.TileCache`'s meshes note the mesh
+    each came from), is laid out from that mesh's layout: only its new tiles are laid out
+    and only the tiles whose links may change are joined again (the compiled
+    ``DetourMesh.with_tiles``), in time proportional to them, the layout the same as a
+    new one (polygons numbered the same, tile after tile).  ``previous``: the mesh
+    ``mesh`` came from (its layout, or that of the mesh it came from in turn, is used
+    when it has one), if not noted."""
     if not isinstance(mesh, NavMesh3D):
         raise InvalidQueryError(f"NavMesh3DQuery needs a NavMesh3D, got {type(mesh).__name__}")
     got = _compiled.get(mesh)
+    if got is not None:
+        return got
+    if previous is not None:
+        if not isinstance(previous, NavMesh3D):
+            raise InvalidQueryError(f"previous must be a NavMesh3D, got "
+                                    f"{type(previous).__name__}")
+        origin = _origin_of(previous)
+    else:
+        origin = _origins.get(mesh)
+    if origin is not None and _same_grid(origin[0], mesh):
+        got = _relaid(mesh, *origin)
     if got is None:
-        s = mesh.settings
-        cs, ch = np.float32(s.cell_size), np.float32(s.cell_height)
-        parts = []
-        for t in mesh.tiles:
-            pm, d = t.polymesh, t.detail
-            parts.append((t.x, t.z, pm.bmin.astype(np.float32), pm.bmax.astype(np.float32),
-                          pm.verts, pm.polys, pm.flags, pm.areas, d.meshes, d.verts, d.tris))
-        if mesh.tile_size and mesh.tiles:
-            width = np.float32(mesh.tile_size) * cs
-            orig = tuple(mesh.origin.astype(np.float32))     # where the tile grid starts
-            depth = width
-        elif mesh.tiles:
-            pm = mesh.tiles[0].polymesh
-            orig = tuple(pm.bmin)
-            width = np.float32(pm.bmax[0] - pm.bmin[0])
-            depth = np.float32(pm.bmax[2] - pm.bmin[2])
-        else:
-            orig, width, depth = (0.0, 0.0, 0.0), np.float32(1), np.float32(1)
-        got = _detour.DetourMesh(parts, s.verts_per_poly, float(cs), float(ch),
-                                 float(np.float32(s.agent_max_climb)), orig, float(width),
-                                 float(depth),
-                                 mesh.link_arrays() if mesh.links else None)
-        _compiled[mesh] = got
+        got = _laid_out(mesh)
+    _compiled[mesh] = got
+    _origins.pop(mesh, None)
     return got
+
+
+#: The meshes not laid out yet that were made from another by changing tiles: that mesh
+#: (or the nearest one before it with a layout) and its layout.
+_origins: weakref.WeakKeyDictionary[NavMesh3D, tuple[NavMesh3D, _detour.DetourMesh]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _made_from(mesh: NavMesh3D, before: NavMesh3D) -> None:
+    """Note that ``mesh`` was made from ``before`` by replacing, adding or dropping tiles,
+    for :func:`compile_mesh` (holding ``before``'s layout until ``mesh`` is laid out)."""
+    origin = _origin_of(before)
+    if origin is not None:
+        _origins[mesh] = origin
+
+
+def _origin_of(mesh: NavMesh3D) -> tuple[NavMesh3D, _detour.DetourMesh] | None:
+    got = _compiled.get(mesh)
+    return (mesh, got) if got is not None else _origins.get(mesh)
+
+
+def _same_grid(a: NavMesh3D, b: NavMesh3D) -> bool:
+    """Whether the two meshes' tiles lie on one grid of tiles, built with the same
+    settings."""
+    return bool(a.tile_size) and a.tile_size == b.tile_size and a.settings == b.settings \
+        and bool(np.array_equal(a.origin, b.origin))
+
+
+def _relaid(mesh: NavMesh3D, before: NavMesh3D, layout: _detour.DetourMesh
+            ) -> _detour.DetourMesh | None:
+    """``mesh`` laid out from ``before``'s ``layout``, sharing its tiles (by identity);
+    None when they share none or not in the same order."""
+    index = {id(t): k for k, t in enumerate(before.tiles)}
+    reuse = np.fromiter((index.get(id(t), -1) for t in mesh.tiles), np.int32,
+                        len(mesh.tiles))
+    kept = reuse[reuse >= 0]
+    if not kept.size or (np.diff(kept) <= 0).any():
+        return None
+    parts = [_part(t) for t, k in zip(mesh.tiles, reuse.tolist(), strict=True) if k < 0]
+    return layout.with_tiles(reuse, parts, mesh.link_arrays() if mesh.links else None)
+
+
+def _part(t: MeshTile) -> tuple[Any, ...]:
+    pm, d = t.polymesh, t.detail
+    return (t.x, t.z, pm.bmin.astype(np.float32), pm.bmax.astype(np.float32), pm.verts,
+            pm.polys, pm.flags, pm.areas, d.meshes, d.verts, d.tris)
+
+
+def _laid_out(mesh: NavMesh3D) -> _detour.DetourMesh:
+    """``mesh`` laid out whole."""
+    s = mesh.settings
+    cs, ch = np.float32(s.cell_size), np.float32(s.cell_height)
+    parts = [_part(t) for t in mesh.tiles]
+    if mesh.tile_size and mesh.tiles:
+        width = np.float32(mesh.tile_size) * cs
+        orig = tuple(mesh.origin.astype(np.float32))     # where the tile grid starts
+        depth = width
+    elif mesh.tiles:
+        pm = mesh.tiles[0].polymesh
+        orig = tuple(pm.bmin)
+        width = np.float32(pm.bmax[0] - pm.bmin[0])
+        depth = np.float32(pm.bmax[2] - pm.bmin[2])
+    else:
+        orig, width, depth = (0.0, 0.0, 0.0), np.float32(1), np.float32(1)
+    return _detour.DetourMesh(parts, s.verts_per_poly, float(cs), float(ch),
+                              float(np.float32(s.agent_max_climb)), orig, float(width),
+                              float(depth), mesh.link_arrays() if mesh.links else None)
 
 
 class NavMesh3DQuery(SingleThread):

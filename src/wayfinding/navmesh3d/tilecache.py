@@ -18,10 +18,13 @@ Obstacles may lie partly or wholly outside the level: they block what they cover
 that touches no tile queues nothing.
 
 A tile is rebuilt in about 0.5 to 1 ms (RecastDemo's settings, tiles of 32 or 48 cells).
-Queries need a new :class:`~wayfinding.navmesh3d.NavMesh3DQuery` on each new mesh, which
-lays the whole mesh out again: 5 to 15 microseconds a tile, so about 0.3 ms for 34 tiles
-but 14 ms for a thousand, more than the tiles an obstacle touches take to rebuild (see
-``benchmarks/tilecache.py``); a mesh is laid out once, so make a new query only when
+Queries need a new :class:`~wayfinding.navmesh3d.NavMesh3DQuery` on each new mesh.  Each
+new mesh notes the one it was made from, so laying it out for queries
+(:func:`~wayfinding.navmesh3d.query.compile_mesh`) copies the previous layout of every
+tile kept and lays out only the tiles rebuilt, joining again only them, their neighbours
+and the tiles at the ends of off-mesh links that moved: the same layout a whole new one
+would be, at a cost that grows with the tiles rebuilt rather than the mesh (see
+``benchmarks/tilecache.py``).  A mesh is laid out once, so make a new query only when
 :attr:`TileCache.changed` names tiles.  Tiles of a heightfield kept compressed take about 1 KiB.
 
 >>> from wayfinding.navmesh3d import generate
@@ -64,6 +67,7 @@ from .level import Level
 from .meshes import DetailMesh, PolyMesh
 from .navmesh import BuildReport, MeshTile, NavMesh3D
 from .obstacles import Obstacle, as_obstacle, block_spans
+from .query import _made_from
 from .settings import BuildSettings
 
 __all__ = ["TileCache"]
@@ -194,7 +198,9 @@ class TileCache:
         :meth:`~wayfinding.navmesh3d.NavMesh3D.with_links`: each end joins a polygon when
         a mesh is laid out, so links follow the rebuilt tiles); the mesh becomes a new
         object sharing every tile."""
-        self._mesh = self._mesh.with_links(links)
+        old = self._mesh
+        self._mesh = old.with_links(links)
+        _made_from(self._mesh, old)
 
     @property
     def changed(self) -> tuple[Place, ...]:
@@ -324,6 +330,7 @@ class TileCache:
                 self._mesh = dataclasses.replace(old, tiles=self._tiles(), report=report)
                 # the meshes share tiles, so a change in place to one is a change to all
                 object.__setattr__(self._mesh, "revision", old.revision)
+                _made_from(self._mesh, old)
         return not self._pending
 
     def _build_tile(self, place: Place) -> _Built:
