@@ -4,8 +4,8 @@ priority, restrictors and directors); context steering (:mod:`.context`); local
 avoidance (ORCA among agents and obstacles, velocity obstacles and RVO, the
 time-to-collision power law, anticipatory forces, very temporary obstacle avoidance,
 path-sweep avoidance for preplanned paths); a crowd manager that plans and follows paths
-over meshes, grids and flow fields; recorded runs with their metrics, and a scenario
-suite."""
+over meshes, grids and flow fields, and on 3D navmeshes; recorded runs with their metrics,
+and a scenario suite."""
 
 from typing import Any
 
@@ -38,13 +38,14 @@ from .steering import (
     truncated_sum,
     weighted_sum,
 )
+from .surface import Navigator3D
 from .sweep import Order, PathAvoidance
 from .vo import VelocityObstacles
 
 __all__ = [
     "AnticipatoryForces", "ClearanceWarning", "ContextMap", "Crowd", "CrowdScenario", "Detour",
-    "Locomotion", "Navigator", "ORCA", "Order", "PathAvoidance", "PowerLaw", "Run", "SCENARIOS",
-    "VelocityObstacles", "Wander",
+    "Locomotion", "Navigator", "Navigator3D", "ORCA", "Order", "PathAvoidance", "PowerLaw",
+    "Run", "SCENARIOS", "VelocityObstacles", "Wander",
     "alignment", "arrive", "avoid_obstacles", "avoid_walls", "by_priority", "cohesion",
     "detour", "evade", "flee", "follow_flow", "follow_path", "pursue", "record", "scenario",
     "seek", "separation", "simulate_crowd", "stay_within", "time_to_collision",

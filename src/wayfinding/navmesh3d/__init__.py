@@ -18,28 +18,38 @@ from . import generate
 from .build import build
 from .compact import CompactHeightfield, compact, erode, mark_volumes, median_filter
 from .contours import build_contours
+from .corridor import Corners3D, PathCorridor, polygon_map
 from .detail import build_detail
 from .heightfield import Heightfield, filter_spans, rasterize
 from .level import WALKABLE, ConvexVolume, Level, LevelFormatError, read_obj
+from .links import DROP, JUMP, ledge_links
 from .meshes import Contour, ContourSet, DetailMesh, PolyMesh
 from .navmesh import BuildReport, MeshTile, NavMesh3D, region_colours
+from .obstacles import Box, Cylinder, OrientedBox, Prism
 from .polymesh import build_polymesh
 from .query import (
+                    OFFMESH,
                     NavMesh3DQuery,
                     NavPath3D,
                     NavPaths3D,
+                    NearbyPolygons3D,
                     RayHit3D,
+                    RayHits3D,
                     SurfaceMove3D,
                     WallDistance3D,
                     with_flags,
 )
 from .regions import BORDER_REG, Regions, build_regions, distance_field
 from .settings import BuildSettings, Voxels
+from .tilecache import TileCache
 
-__all__ = ["BORDER_REG", "BuildReport", "BuildSettings", "CompactHeightfield", "Contour",
-           "ContourSet", "ConvexVolume", "DetailMesh", "Heightfield", "Level", "LevelFormatError",
-           "MeshTile", "NavMesh3D", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "PolyMesh",
-           "RayHit3D", "Regions", "SurfaceMove3D", "Voxels", "WALKABLE", "WallDistance3D",
+__all__ = ["BORDER_REG", "DROP", "JUMP", "OFFMESH", "Box", "BuildReport", "BuildSettings",
+           "CompactHeightfield", "Contour", "ContourSet", "ConvexVolume", "Corners3D",
+           "Cylinder", "DetailMesh", "Heightfield", "Level", "LevelFormatError", "MeshTile",
+           "NavMesh3D", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "NearbyPolygons3D",
+           "OrientedBox", "PathCorridor", "PolyMesh", "Prism", "RayHit3D", "RayHits3D",
+           "Regions", "SurfaceMove3D", "TileCache", "Voxels", "WALKABLE", "WallDistance3D",
            "build", "build_contours", "build_detail", "build_polymesh", "build_regions",
-           "compact", "distance_field", "erode", "filter_spans", "generate", "mark_volumes",
-           "median_filter", "rasterize", "read_obj", "region_colours", "with_flags"]
+           "compact", "distance_field", "erode", "filter_spans", "generate", "ledge_links",
+           "mark_volumes", "median_filter", "polygon_map", "rasterize", "read_obj",
+           "region_colours", "with_flags"]
