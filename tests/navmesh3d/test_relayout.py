@@ -20,7 +20,6 @@ from wayfinding.navmesh3d.obstacles import Box, Cylinder
 from wayfinding.navmesh3d.query import WALK, NavMesh3DQuery, compile_mesh, with_flags
 from wayfinding.navmesh3d.tilecache import TileCache
 
-
 LEVELS = {"terrain": lambda: generate.terrain(size=32, height=4.0),
           "storeys": lambda: generate.multi_storey(width=24)}
 

@@ -265,6 +265,7 @@ cdef class DetourMesh:
         out = DetourMesh.__new__(DetourMesh)
         out._settings(self.nvp, self.cs, self.ch, self.climb, self.orig[0], self.orig[1],
                       self.orig[2], self.tile_w, self.tile_d)
+        out._reserve(self)
         newof.assign(self.num_tiles, -1)
         k = 0
         for t in range(n):
@@ -287,6 +288,50 @@ cdef class DetourMesh:
         self.orig[0] = ox; self.orig[1] = oy; self.orig[2] = oz
         self.tile_w = tile_w
         self.tile_d = tile_d
+
+    cdef void _reserve(self, DetourMesh like):
+        """Room for about as much as ``like`` holds, and some more, so the arrays grow
+        without moving."""
+        cdef size_t n = like.pnv.size() + like.pnv.size() // 4 + 64
+        cdef size_t t = like.tx.size() + like.tx.size() // 4 + 8
+        cdef size_t v = like.verts.size() + like.verts.size() // 4 + 192
+        cdef size_t k = like.link_ref.size() + like.link_ref.size() // 4 + 256
+        cdef size_t d = like.dverts.size() + like.dverts.size() // 4 + 192
+        cdef size_t r = like.dtris.size() + like.dtris.size() // 4 + 256
+        cdef size_t b = like.bvi.size() + like.bvi.size() // 4 + 64
+        self.verts.reserve(v)
+        self.pverts.reserve(n * self.nvp)
+        self.pneis.reserve(n * self.nvp)
+        self.pnv.reserve(n)
+        self.ptile.reserve(n)
+        self.first_link.reserve(n)
+        self.dbase.reserve(n)
+        self.dtri.reserve(n)
+        self.dntri.reserve(n)
+        self.areas.reserve(n)
+        self.link_next.reserve(k)
+        self.link_ref.reserve(k)
+        self.link_edge.reserve(k)
+        self.link_side.reserve(k)
+        self.link_bmin.reserve(k)
+        self.link_bmax.reserve(k)
+        self.dverts.reserve(d)
+        self.dtris.reserve(r)
+        self.bvlo.reserve(3 * b)
+        self.bvhi.reserve(3 * b)
+        self.bvi.reserve(b)
+        self.tx.reserve(t)
+        self.tz.reserve(t)
+        self.tpoly.reserve(t)
+        self.tbv.reserve(t)
+        self.tnbv.reserve(t)
+        self.tvert.reserve(t)
+        self.tdvert.reserve(t)
+        self.tdtri.reserve(t)
+        self.tlink.reserve(t)
+        self.tbmin.reserve(3 * t)
+        self.tbmax.reserve(3 * t)
+        self.tqfac.reserve(t)
 
     cdef void _lay_tile(self, tuple part) except *:
         """Append a tile from its polygon and detail meshes (a constructor's tuple)."""

@@ -238,9 +238,14 @@ def _relaid(mesh: NavMesh3D, before: NavMesh3D, layout: _detour.DetourMesh
             ) -> _detour.DetourMesh | None:
     """``mesh`` laid out from ``before``'s ``layout``, sharing its tiles (by identity);
     None when they share none or not in the same order."""
-    index = {id(t): k for k, t in enumerate(before.tiles)}
-    reuse = np.fromiter((index.get(id(t), -1) for t in mesh.tiles), np.int32,
-                        len(mesh.tiles))
+    old = np.fromiter(map(id, before.tiles), np.int64, len(before.tiles))
+    ids = np.fromiter(map(id, mesh.tiles), np.int64, len(mesh.tiles))
+    order = np.argsort(old, kind="stable")
+    at = np.minimum(np.searchsorted(old[order], ids), max(len(old) - 1, 0))
+    reuse = np.full(len(ids), -1, np.int32)
+    if len(old):
+        same = old[order[at]] == ids
+        reuse[same] = order[at[same]]
     kept = reuse[reuse >= 0]
     if not kept.size or (np.diff(kept) <= 0).any():
         return None
