@@ -243,7 +243,7 @@ cdef class DetourMesh:
         neighbours (diagonals too) of new tiles and of tiles gone, and the tiles at the
         ends of off-mesh links whose polygons changed.  This layout is left as it is."""
         cdef const int32_t[::1] r = np.ascontiguousarray(reuse, np.int32).reshape(-1)
-        cdef int n = r.shape[0], t, k = 0, last = -1
+        cdef int n = r.shape[0], t, k = 0, last = -1, run
         cdef DetourMesh out
         cdef vector[int] newof
         if np.asarray(reuse).dtype.kind not in "iu":
@@ -267,14 +267,20 @@ cdef class DetourMesh:
                       self.orig[2], self.tile_w, self.tile_d)
         out._reserve(self)
         newof.assign(self.num_tiles, -1)
-        k = 0
-        for t in range(n):
+        k = t = 0
+        while t < n:
             if r[t] < 0:
                 out._lay_tile(tiles[k])
                 k += 1
-            else:
-                out._copy_tile(self, r[t])
+                t += 1
+                continue
+            run = t + 1         # kept tiles that follow each other here too: one copy
+            while run < n and r[run] == r[run - 1] + 1:
+                run += 1
+            out._copy_tiles(self, r[t], r[run - 1] + 1)
+            for t in range(t, run):
                 newof[r[t]] = t
+            t = run
         out._finish(links, self, &r[0] if n else NULL, &newof[0] if self.num_tiles else NULL)
         return out
 
@@ -404,48 +410,52 @@ cdef class DetourMesh:
         self._build_bvtree(t, pbase, pp.shape[0], dm, dv, bmin, cs)
         self.tiles_laid_out += 1
 
-    cdef void _copy_tile(self, DetourMesh old, int ot):
-        """Append tile ``ot`` of ``old`` as it lies there: its arrays copied in bulk, the
-        numbers of its vertices, detail vertices and triangles shifted (its links are
-        copied later, :meth:`_copy_links`)."""
-        cdef int t = self.tx.size(), k, i, nvp = self.nvp
-        cdef int p0 = self.pnv.size(), op0 = old.tpoly[ot], n = old._poly_end(ot) - op0
-        cdef int vshift = self.verts.size() // 3 - old.tvert[ot]
-        cdef int dvshift = self.dverts.size() // 3 - old.tdvert[ot]
-        cdef int dtshift = self.dtris.size() // 4 - old.tdtri[ot]
-        cdef int nb = old.tnbv[ot], b0 = old.tbv[ot]
-        for k in range(3):
-            self.tbmin.push_back(old.tbmin[3 * ot + k])
-            self.tbmax.push_back(old.tbmax[3 * ot + k])
-        self.tqfac.push_back(old.tqfac[ot])
-        self.tx.push_back(old.tx[ot])
-        self.tz.push_back(old.tz[ot])
-        self.tpoly.push_back(p0)
-        self.tvert.push_back(self.verts.size() // 3)
-        self.tdvert.push_back(self.dverts.size() // 3)
-        self.tdtri.push_back(self.dtris.size() // 4)
-        _extend_f(self.verts, old.verts, 3 * old.tvert[ot], 3 * (old.tvert[ot + 1] - old.tvert[ot]))
+    cdef void _copy_tiles(self, DetourMesh old, int ot0, int ot1):
+        """Append tiles ``ot0`` to ``ot1 - 1`` of ``old`` as they lie there: their arrays
+        copied in bulk, the numbers of their polygons, vertices, detail vertices and
+        triangles and tree nodes shifted (their links are copied later,
+        :meth:`_copy_links`)."""
+        cdef int t0 = self.tx.size(), nt = ot1 - ot0, i, nvp = self.nvp
+        cdef int p0 = self.pnv.size(), op0 = old.tpoly[ot0], n = old._poly_end(ot1 - 1) - op0
+        cdef int vshift = self.verts.size() // 3 - old.tvert[ot0]
+        cdef int dvshift = self.dverts.size() // 3 - old.tdvert[ot0]
+        cdef int dtshift = self.dtris.size() // 4 - old.tdtri[ot0]
+        cdef int b0 = old.tbv[ot0], nb = old.tbv[ot1 - 1] + old.tnbv[ot1 - 1] - b0
+        cdef int bshift = self.bvi.size() - b0, pshift = p0 - op0, tshift = t0 - ot0
+        _extend_f(self.tbmin, old.tbmin, 3 * ot0, 3 * nt)
+        _extend_f(self.tbmax, old.tbmax, 3 * ot0, 3 * nt)
+        _extend_f(self.tqfac, old.tqfac, ot0, nt)
+        _extend_i(self.tx, old.tx, ot0, nt)
+        _extend_i(self.tz, old.tz, ot0, nt)
+        _extend_i(self.tnbv, old.tnbv, ot0, nt)
+        for i in range(ot0, ot1):
+            self.tpoly.push_back(old.tpoly[i] + pshift)
+            self.tvert.push_back(old.tvert[i] + vshift)
+            self.tdvert.push_back(old.tdvert[i] + dvshift)
+            self.tdtri.push_back(old.tdtri[i] + dtshift)
+            self.tbv.push_back(old.tbv[i] + bshift)
+        _extend_f(self.verts, old.verts, 3 * old.tvert[ot0],
+                  3 * (old.tvert[ot1] - old.tvert[ot0]))
         _extend_i(self.pverts, old.pverts, op0 * nvp, n * nvp)
         for i in range(p0 * nvp, (p0 + n) * nvp):
             if self.pverts[i] >= 0:
                 self.pverts[i] += vshift
         _extend_i(self.pnv, old.pnv, op0, n)
-        self.ptile.resize(p0 + n, t)
-        _extend_b(self.areas, old.areas, op0, n)
-        _extend_h(self.pneis, old.pneis, op0 * nvp, n * nvp)
-        self.first_link.resize(p0 + n, NULL_LINK)
+        _extend_i(self.ptile, old.ptile, op0, n)
         _extend_i(self.dbase, old.dbase, op0, n)
         _extend_i(self.dtri, old.dtri, op0, n)
         for i in range(p0, p0 + n):
+            self.ptile[i] += tshift
             self.dbase[i] += dvshift
             self.dtri[i] += dtshift
+        _extend_b(self.areas, old.areas, op0, n)
+        _extend_h(self.pneis, old.pneis, op0 * nvp, n * nvp)
+        self.first_link.resize(p0 + n, NULL_LINK)
         _extend_i(self.dntri, old.dntri, op0, n)
-        _extend_f(self.dverts, old.dverts, 3 * old.tdvert[ot],
-                  3 * (old.tdvert[ot + 1] - old.tdvert[ot]))
-        _extend_b(self.dtris, old.dtris, 4 * old.tdtri[ot],
-                  4 * (old.tdtri[ot + 1] - old.tdtri[ot]))
-        self.tbv.push_back(self.bvi.size())
-        self.tnbv.push_back(nb)
+        _extend_f(self.dverts, old.dverts, 3 * old.tdvert[ot0],
+                  3 * (old.tdvert[ot1] - old.tdvert[ot0]))
+        _extend_b(self.dtris, old.dtris, 4 * old.tdtri[ot0],
+                  4 * (old.tdtri[ot1] - old.tdtri[ot0]))
         _extend_h(self.bvlo, old.bvlo, 3 * b0, 3 * nb)
         _extend_h(self.bvhi, old.bvhi, 3 * b0, 3 * nb)
         _extend_i(self.bvi, old.bvi, b0, nb)
@@ -456,7 +466,7 @@ cdef class DetourMesh:
         of every tile (made, or copied from ``old``'s where they cannot have changed;
         ``oldof``: per tile its index in ``old`` or -1, ``newof`` the reverse) and of the
         nodes."""
-        cdef int t
+        cdef int t, run
         cdef vector[uint8_t] stale
         self.num_tiles = self.tx.size()
         self.num_polys = self.pnv.size()
@@ -472,13 +482,20 @@ cdef class DetourMesh:
             stale.assign(self.num_tiles, 1)
         else:
             self._stale_tiles(old, oldof, newof, stale)
-        for t in range(self.num_tiles):
-            self.tlink.push_back(self.link_ref.size())
+        t = 0
+        while t < self.num_tiles:
             if stale[t]:
+                self.tlink.push_back(self.link_ref.size())
                 self._join_tile(t)
                 self.tiles_joined += 1
-            else:
-                self._copy_links(old, oldof[t], t, newof)
+                t += 1
+                continue
+            run = t + 1     # kept tiles, not stale, that follow each other in old too
+            while run < self.num_tiles and not stale[run] and \
+                    oldof[run] == oldof[run - 1] + 1:
+                run += 1
+            self._copy_links(old, oldof[t], oldof[run - 1] + 1, t, newof)
+            t = run
         self.tlink.push_back(self.link_ref.size())
         self._join_nodes()
 
@@ -528,12 +545,15 @@ cdef class DetourMesh:
                 if t >= 0:
                     stale[t] = 1
 
-    cdef void _copy_links(self, DetourMesh old, int ot, int t, const int* newof):
-        """Tile t's links, copied in bulk from tile ``ot`` of ``old`` (every polygon
-        they reach kept, off-mesh links' nodes the same), their targets renumbered."""
-        cdef int a = old.tlink[ot], b = old.tlink[ot + 1], at = self.link_ref.size()
-        cdef int shift = at - a, i, r, rt, p0 = self.tpoly[t], op0 = old.tpoly[ot]
-        cdef int n = old._poly_end(ot) - op0
+    cdef void _copy_links(self, DetourMesh old, int ot0, int ot1, int t0, const int* newof):
+        """The links of tiles t0... copied in bulk from tiles ``ot0`` to ``ot1 - 1`` of
+        ``old`` (every polygon they reach kept, off-mesh links' nodes the same), their
+        targets renumbered."""
+        cdef int a = old.tlink[ot0], b = old.tlink[ot1], at = self.link_ref.size()
+        cdef int shift = at - a, i, r, rt, p0 = self.tpoly[t0], op0 = old.tpoly[ot0]
+        cdef int n = old._poly_end(ot1 - 1) - op0, onp = old.num_polys, np_ = self.num_polys
+        for i in range(ot0, ot1):
+            self.tlink.push_back(old.tlink[i] + shift)
         _extend_i(self.link_next, old.link_next, a, b - a)
         _extend_i(self.link_ref, old.link_ref, a, b - a)
         _extend_i(self.link_edge, old.link_edge, a, b - a)
@@ -544,8 +564,8 @@ cdef class DetourMesh:
             if self.link_next[i] != NULL_LINK:
                 self.link_next[i] += shift
             r = self.link_ref[i]
-            if r >= old.num_polys:
-                self.link_ref[i] = r - old.num_polys + self.num_polys
+            if r >= onp:
+                self.link_ref[i] = r - onp + np_
             else:
                 rt = old.ptile[r]
                 self.link_ref[i] = r - old.tpoly[rt] + self.tpoly[newof[rt]]

@@ -238,8 +238,8 @@ def _relaid(mesh: NavMesh3D, before: NavMesh3D, layout: _detour.DetourMesh
             ) -> _detour.DetourMesh | None:
     """``mesh`` laid out from ``before``'s ``layout``, sharing its tiles (by identity);
     None when they share none or not in the same order."""
-    old = np.fromiter(map(id, before.tiles), np.int64, len(before.tiles))
-    ids = np.fromiter(map(id, mesh.tiles), np.int64, len(mesh.tiles))
+    old = _tile_ids(before)
+    ids = _tile_ids(mesh)
     order = np.argsort(old, kind="stable")
     at = np.minimum(np.searchsorted(old[order], ids), max(len(old) - 1, 0))
     reuse = np.full(len(ids), -1, np.int32)
@@ -249,8 +249,20 @@ def _relaid(mesh: NavMesh3D, before: NavMesh3D, layout: _detour.DetourMesh
     kept = reuse[reuse >= 0]
     if not kept.size or (np.diff(kept) <= 0).any():
         return None
-    parts = [_part(t) for t, k in zip(mesh.tiles, reuse.tolist(), strict=True) if k < 0]
+    parts = [_part(mesh.tiles[k]) for k in np.flatnonzero(reuse < 0).tolist()]
     return layout.with_tiles(reuse, parts, mesh.link_arrays() if mesh.links else None)
+
+
+#: The identities of each laid-out mesh's tiles, in order, kept for the next mesh made
+#: from it.
+_ids: weakref.WeakKeyDictionary[NavMesh3D, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def _tile_ids(mesh: NavMesh3D) -> np.ndarray:
+    got = _ids.get(mesh)
+    if got is None:
+        got = _ids[mesh] = np.fromiter(map(id, mesh.tiles), np.int64, len(mesh.tiles))
+    return got
 
 
 def _part(t: MeshTile) -> tuple[Any, ...]:
