@@ -1,8 +1,9 @@
 """Temporary obstacles on a tiled voxel navmesh (``wayfinding.navmesh3d.tilecache``): the
 cost of adding, moving and removing an obstacle (tiles rebuilt and milliseconds until the
-mesh is up to date, medians), of laying each new mesh out for queries, and the memory kept
-per tile; at tiles of 48 and 32 cells on Recast's test level (skipped with a message when
-absent) and a large generated terrain.
+mesh is up to date, medians), of laying each new mesh out for queries (whole, and from the
+previous mesh's layout, as ``compile_mesh`` does for a tile cache's meshes) and of making
+a query on it, and the memory kept per tile; at tiles of 48 and 32 cells on Recast's
+test level (skipped with a message when absent) and a large generated terrain.
 
 Detour's own tile cache (``dtTileCache``, the WASM build of @recast-navigation/core under
 node, ``tests/oracles/recast/tilecache.mjs``) runs the same obstacles where node is there;
@@ -16,6 +17,7 @@ as context.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import statistics
@@ -30,7 +32,7 @@ from _report import REPO, publish, run_header, table
 
 from wayfinding.navmesh3d import BuildSettings, Level, generate
 from wayfinding.navmesh3d.obstacles import Cylinder
-from wayfinding.navmesh3d.query import WALK, NavMesh3DQuery
+from wayfinding.navmesh3d.query import WALK, NavMesh3DQuery, compile_mesh
 from wayfinding.navmesh3d.tilecache import TileCache
 
 ORACLE = REPO / "tests" / "oracles" / "recast"
@@ -73,7 +75,8 @@ def ours(level: Level, settings: BuildSettings, tile_size: int,
     t = time.perf_counter()
     cache = TileCache(level, settings=settings, tile_size=tile_size, flags=WALK)
     build_ms = (time.perf_counter() - t) * 1e3
-    ms: dict[str, list[float]] = {"add": [], "move": [], "remove": [], "layout": []}
+    ms: dict[str, list[float]] = {"add": [], "move": [], "remove": [], "layout": [],
+                                  "whole": [], "query": []}
     tiles: dict[str, list[int]] = {"add": [], "move": [], "remove": []}
     blocked = 0
     for here, there in zip(places, moves, strict=True):
@@ -86,9 +89,17 @@ def ours(level: Level, settings: BuildSettings, tile_size: int,
             spent, n = timed_update(cache)
             ms[op].append(spent)
             tiles[op].append(n)
+            if n:
+                t = time.perf_counter()      # the mesh laid out from the previous layout
+                compile_mesh(cache.mesh)
+                ms["layout"].append((time.perf_counter() - t) * 1e3)
+                copy = dataclasses.replace(cache.mesh)   # made from none: laid out whole
+                t = time.perf_counter()
+                compile_mesh(copy)
+                ms["whole"].append((time.perf_counter() - t) * 1e3)
             t = time.perf_counter()
             query = NavMesh3DQuery(cache.mesh)
-            ms["layout"].append((time.perf_counter() - t) * 1e3)
+            ms["query"].append((time.perf_counter() - t) * 1e3)
             if op == "add":
                 blocked += off_mesh(query, here)
     memory = list(cache.memory().values())
@@ -159,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
                          f"{f['build_ms']:.0f}",
                          *(f"{f[op + '_ms']:.1f} ({f[op + '_tiles']:.0f})"
                            for op in ("add", "move", "remove")),
-                         f"{f['per_tile_ms']:.2f}", f"{f['layout_ms']:.2f}",
+                         f"{f['per_tile_ms']:.2f}",
+                         f"{f['whole_ms']:.2f} → {f['layout_ms']:.2f}", f"{f['query_ms']:.2f}",
                          f"{f['kb_per_tile']:.1f} (max {f['kb_max']:.1f})",
                          f"{f['blocked']:.0%}"])
             d = None if note else detour(level, settings, tile_size, places, moves)
@@ -175,15 +187,19 @@ def main(argv: list[str] | None = None) -> int:
         "polygons of each level, each added, moved to another polygon and removed, the mesh "
         "brought up to date after each change (`update()` with no budget). Times are medians "
         "in ms, with the tiles rebuilt in brackets; a tile rebuilt: erosion to detail of its "
-        "kept heightfield; layout: `NavMesh3DQuery(cache.mesh)` on each new mesh (the whole "
-        "mesh laid out for queries again); memory: the compact heightfield kept per tile "
+        "kept heightfield; layout: laying each new mesh out for queries (`compile_mesh`), "
+        "whole → from the previous mesh's layout (kept tiles copied, only rebuilt tiles laid "
+        "out and only they, their neighbours and off-mesh link ends joined again; what a "
+        "tile cache's meshes get); query: `NavMesh3DQuery(cache.mesh)` once it is laid out; "
+        "memory: the compact heightfield kept per tile "
         "(zlib-compressed); centre blocked: the share of added cylinders whose centre the "
         "new mesh no longer holds (no point on its floor within half the radius). "
         "RecastDemo's default settings. A Detour user reports about "
         f"{DETOUR_ISSUE_MS:.0f} ms per obstacle added (native, tiles of 48 cells of 0.17 m; "
         "recastnavigation #390).",
         table(["level", "tile", "tiles", "first build ms", "add", "move", "remove",
-               "ms per tile rebuilt", "layout ms", "KiB per tile", "centre blocked"], rows),
+               "ms per tile rebuilt", "layout ms (whole → incremental)", "query ms",
+               "KiB per tile", "centre blocked"], rows),
     ]
     if theirs_rows:
         parts += ["### Detour's tile cache on the same obstacles",

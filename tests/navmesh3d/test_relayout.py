@@ -221,3 +221,41 @@ def test_bad_calls_are_refused_and_change_nothing(level):
         np.testing.assert_array_equal(a, b)
     same = layout.with_tiles(keep, [])
     assert same.tiles_laid_out == same.tiles_joined == 0 and same.num_polys == layout.num_polys
+
+
+def test_flags_and_areas_changed_in_place_reach_the_next_meshes_queries(level):
+    cache = cache_of(level)
+    first = cache.mesh
+    NavMesh3DQuery(first)
+    rng = np.random.default_rng(7)
+    first.set_flags(np.arange(0, first.num_polygons, 2), 0)
+    first.set_areas(np.arange(1, first.num_polygons, 3), 5)
+    for x in (6.0, 20.0):
+        cache.add(Cylinder((x, -5, x), 1.5, 20.0))
+        cache.update()
+        mesh = cache.mesh
+        q = NavMesh3DQuery(mesh)
+        np.testing.assert_array_equal(q._flags, np.concatenate(
+            [t.polymesh.flags for t in mesh.tiles]))
+        np.testing.assert_array_equal(q._areas, np.concatenate(
+            [t.polymesh.areas for t in mesh.tiles]))
+        assert (q._flags == 0).any() and (q._areas == 5).any()
+        assert_same_answers(mesh, rng, 10)
+
+
+def test_a_query_on_a_mesh_never_changed_in_place_takes_the_layout_s_flags(level,
+                                                                           monkeypatch):
+    cache = cache_of(level)
+    NavMesh3DQuery(cache.mesh)
+    cache.add(Cylinder((10, -5, 10), 1.5, 20.0))
+    cache.update()
+
+    def refresh(self):
+        raise AssertionError("the flags were read from every tile")
+
+    monkeypatch.setattr(NavMesh3DQuery, "_refresh", refresh)
+    q = NavMesh3DQuery(cache.mesh)
+    np.testing.assert_array_equal(q._flags, np.concatenate(
+        [t.polymesh.flags for t in cache.mesh.tiles]))
+    np.testing.assert_array_equal(q._areas, np.concatenate(
+        [t.polymesh.areas for t in cache.mesh.tiles]))

@@ -199,6 +199,7 @@ cdef class DetourMesh:
     cdef vector[int] pnv              # vertex count per polygon
     cdef vector[int] ptile
     cdef vector[uint8_t] areas
+    cdef vector[uint16_t] pflags      # per polygon: its flags as laid out
     cdef vector[uint16_t] pneis       # nvp per polygon: 0 none, k+1 polygon k (tile-local), EXT_LINK | side
     cdef vector[int] first_link
     cdef vector[int] link_next, link_ref, link_edge
@@ -315,6 +316,7 @@ cdef class DetourMesh:
         self.dtri.reserve(n)
         self.dntri.reserve(n)
         self.areas.reserve(n)
+        self.pflags.reserve(n)
         self.link_next.reserve(k)
         self.link_ref.reserve(k)
         self.link_edge.reserve(k)
@@ -351,6 +353,7 @@ cdef class DetourMesh:
         cdef const float[:, ::1] dv
         cdef const uint8_t[:, ::1] dt
         cdef const uint8_t[::1] ar
+        cdef const uint16_t[::1] fl
         cdef float bmin[3]
         x, z, lo, hi, verts, polys, flags, areas, meshes, dverts, dtris = part
         pv = np.ascontiguousarray(verts, np.uint16).reshape(-1, 3)
@@ -359,6 +362,10 @@ cdef class DetourMesh:
         dv = np.ascontiguousarray(dverts, np.float32).reshape(-1, 3)
         dt = np.ascontiguousarray(dtris, np.uint8).reshape(-1, 4)
         ar = np.ascontiguousarray(areas, np.uint8).reshape(-1)
+        fl = np.ascontiguousarray(flags, np.uint16).reshape(-1)
+        if ar.shape[0] != pp.shape[0] or fl.shape[0] != pp.shape[0]:
+            raise ValueError(f"tile ({x}, {z}) has {pp.shape[0]} polygons but "
+                             f"{ar.shape[0]} areas and {fl.shape[0]} flags")
         for k in range(3):
             bmin[k] = lo[k]
             self.tbmin.push_back(lo[k])
@@ -395,6 +402,7 @@ cdef class DetourMesh:
             self.pnv.push_back(nv)
             self.ptile.push_back(t)
             self.areas.push_back(ar[i])
+            self.pflags.push_back(fl[i])
             self.first_link.push_back(NULL_LINK)
             # the detail mesh's own copies of the polygon's vertices are not used:
             # index v < nv is the polygon's vertex v, else detail vertex base + v
@@ -449,6 +457,7 @@ cdef class DetourMesh:
             self.dbase[i] += dvshift
             self.dtri[i] += dtshift
         _extend_b(self.areas, old.areas, op0, n)
+        _extend_h(self.pflags, old.pflags, op0, n)
         _extend_h(self.pneis, old.pneis, op0 * nvp, n * nvp)
         self.first_link.resize(p0 + n, NULL_LINK)
         _extend_i(self.dntri, old.dntri, op0, n)
@@ -636,6 +645,18 @@ cdef class DetourMesh:
     cdef bint _near_tiles(self, int a, int b) noexcept:
         """Whether tiles a and b are one tile or neighbours (diagonals too)."""
         return abs(self.tx[a] - self.tx[b]) <= 1 and abs(self.tz[a] - self.tz[b]) <= 1
+
+    def polygon_flags_areas(self):
+        """The polygons' flags and areas as laid out (areas as :meth:`set_areas` left
+        them): ``((num_polys,) uint16, (num_polys,) uint8)``."""
+        flags = np.empty(self.num_polys, np.uint16)
+        areas = np.empty(self.num_polys, np.uint8)
+        cdef uint16_t[::1] f = flags
+        cdef uint8_t[::1] a = areas
+        if self.num_polys:
+            memcpy(&f[0], &self.pflags[0], self.num_polys * sizeof(uint16_t))
+            memcpy(&a[0], &self.areas[0], self.num_polys * sizeof(uint8_t))
+        return flags, areas
 
     def unconnected_links(self):
         """The links (0-based) with an end that found no polygon, ``(k,)`` int32."""

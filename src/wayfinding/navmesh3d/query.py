@@ -199,19 +199,29 @@ def compile_mesh(mesh: NavMesh3D, *, previous: NavMesh3D | None = None
         origin = _origin_of(previous)
     else:
         origin = _origins.get(mesh)
+    taken = mesh.revision[0]
     if origin is not None and _same_grid(origin[0], mesh):
-        got = _relaid(mesh, *origin)
+        got = _relaid(mesh, origin[0], origin[1])
+        # the kept tiles' flags and areas are as the previous layout took them
+        if got is not None and not (origin[0].revision is mesh.revision
+                                    and origin[2] == taken):
+            taken = -1
     if got is None:
         got = _laid_out(mesh)
     _compiled[mesh] = got
+    _taken[mesh] = taken
     _origins.pop(mesh, None)
     return got
 
 
 #: The meshes not laid out yet that were made from another by changing tiles: that mesh
-#: (or the nearest one before it with a layout) and its layout.
-_origins: weakref.WeakKeyDictionary[NavMesh3D, tuple[NavMesh3D, _detour.DetourMesh]] = \
-    weakref.WeakKeyDictionary()
+#: (or the nearest one before it with a layout), its layout and when it took its flags.
+_origins: weakref.WeakKeyDictionary[NavMesh3D, tuple[NavMesh3D, _detour.DetourMesh, int]] \
+    = weakref.WeakKeyDictionary()
+
+#: Per laid-out mesh, the count of its flag and area changes (``mesh.revision``) when its
+#: layout took the polygons' flags and areas from the tiles (-1: not all at one time).
+_taken: weakref.WeakKeyDictionary[NavMesh3D, int] = weakref.WeakKeyDictionary()
 
 
 def _made_from(mesh: NavMesh3D, before: NavMesh3D) -> None:
@@ -222,9 +232,9 @@ def _made_from(mesh: NavMesh3D, before: NavMesh3D) -> None:
         _origins[mesh] = origin
 
 
-def _origin_of(mesh: NavMesh3D) -> tuple[NavMesh3D, _detour.DetourMesh] | None:
+def _origin_of(mesh: NavMesh3D) -> tuple[NavMesh3D, _detour.DetourMesh, int] | None:
     got = _compiled.get(mesh)
-    return (mesh, got) if got is not None else _origins.get(mesh)
+    return (mesh, got, _taken.get(mesh, -1)) if got is not None else _origins.get(mesh)
 
 
 def _same_grid(a: NavMesh3D, b: NavMesh3D) -> bool:
@@ -313,7 +323,11 @@ class NavMesh3DQuery(SingleThread):
         self._revision = mesh.revision
         self._filters: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
         self._fan_cache: tuple[list[np.ndarray], np.ndarray] | None = None
-        self._refresh()
+        if _taken.get(mesh) == self._revision[0]:   # no change since the layout took them
+            self._seen = self._revision[0]
+            self._flags, self._areas = self._data.polygon_flags_areas()
+        else:
+            self._refresh()
 
     def __repr__(self) -> str:
         return f"NavMesh3DQuery({self.mesh!r})"
