@@ -163,6 +163,10 @@ def test_only_links_changed_joins_only_the_tiles_at_their_ends(level):
     assert 0 < layout.tiles_joined <= 6
     assert_same_layout(cache.mesh)
     assert_same_answers(cache.mesh, rng, 10)
+    cache.set_links([])
+    layout = compile_mesh(cache.mesh)
+    assert layout.num_links == layout.tiles_laid_out == 0 and layout.tiles_joined <= 6
+    assert_same_layout(cache.mesh)
 
 
 def test_old_queries_keep_answering_on_their_layout(level):
