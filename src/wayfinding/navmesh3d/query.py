@@ -19,9 +19,10 @@ flags and area.  A path through one has a corner at its start flagged :data:`OFF
 The mesh is laid out for queries once (world-space polygons, links within and across
 tiles, a bounding-volume tree per tile) and shared by every :class:`NavMesh3DQuery` made on
 it; each query object owns its search scratch.  A tile cache's next mesh is laid out from
-the previous layout, in time that grows with the tiles rebuilt (:func:`compile_mesh`).  Filters are the 2D meshes'
-:class:`~wayfinding.navmesh.query.QueryFilter` (polygon flags to include and exclude, cost
-per area) and results are :class:`NavPath3D`, the 2D :class:`NavPath` with 3D points.
+the previous layout, in time that grows with the tiles rebuilt (:func:`compile_mesh`).
+Filters are the 2D meshes' :class:`~wayfinding.navmesh.query.QueryFilter` (polygon flags to
+include and exclude, cost per area) and results are :class:`NavPath3D`, the 2D
+:class:`NavPath` with 3D points.
 
 Polygons built by :func:`~wayfinding.navmesh3d.build` have flags 0, which no filter
 includes: give them flags first (:func:`with_flags`, as Recast's demo flags its walkable
