@@ -188,7 +188,9 @@ cdef class DetourMesh:
     in the reference's order as it adds tiles (with the tile sides it keeps on links
     between neighbouring tiles), so that searches tie-break alike; a link whose ends lie
     in tiles that are not neighbours (which the reference does not join) is joined
-    last."""
+    last.  Each tile's polygons' links are made together, from the tile and its
+    neighbours alone, so a mesh that differs in a few tiles is laid out from this one by
+    :meth:`with_tiles`, copying the rest."""
 
     cdef readonly int nvp, num_polys, num_tiles, num_links, num_nodes
     #: Tiles this layout laid out from their polygons, and tiles whose links it made (the
