@@ -2,13 +2,15 @@
 (``compile_mesh`` through ``DetourMesh.with_tiles``): after random sequences of obstacles
 added, moved and removed (tiles rebuilt, dropped and back) and of off-mesh links changed,
 the layout is the one a whole new layout of the mesh makes, array for array, and every
-query answers alike (polygon ids included); only the tiles rebuilt are laid out and only
-the tiles whose links may change are joined again; queries on older meshes keep their
-layouts; bad calls are refused."""
+query answers alike (polygon ids included; slow: on Recast's level too); only the tiles
+rebuilt are laid out and only the tiles whose links may change are joined again; queries
+on older meshes keep their layouts; bad calls are refused."""
 
 from __future__ import annotations
 
 import dataclasses
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,9 @@ from wayfinding.navmesh3d import NavMesh3D, generate
 from wayfinding.navmesh3d.obstacles import Box, Cylinder
 from wayfinding.navmesh3d.query import WALK, NavMesh3DQuery, compile_mesh, with_flags
 from wayfinding.navmesh3d.tilecache import TileCache
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from recast_data import nav_test  # noqa: E402
 
 LEVELS = {"terrain": lambda: generate.terrain(size=32, height=4.0),
           "storeys": lambda: generate.multi_storey(width=24)}
@@ -93,11 +98,25 @@ def assert_same_answers(mesh: NavMesh3D, rng: np.random.Generator, n: int = 25) 
                                         ("storeys", 3)])
 def test_random_obstacles_and_links_lay_out_as_a_new_layout(name, seed):
     rng = np.random.default_rng(seed)
-    cache = cache_of(LEVELS[name]())
+    random_changes(cache_of(LEVELS[name]()), rng, 8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tile_size", [32, 48])
+def test_random_obstacles_on_recast_s_level_lay_out_as_a_new_layout(tile_size):
+    cache = TileCache(nav_test(), tile_size=tile_size, flags=WALK, workers=2)
+    random_changes(cache, np.random.default_rng(tile_size), 16)
+
+
+def random_changes(cache: TileCache, rng: np.random.Generator, steps: int) -> None:
+    """Random obstacles added, moved and removed and links set, ``steps`` updates, each
+    mesh but every third laid out from the last laid out and checked against a whole new
+    layout."""
     cache.set_links(random_links(cache.mesh, rng, 14))
     compile_mesh(cache.mesh)
+    laid = cache.mesh           # the last mesh laid out
     ids: list[int] = []
-    for step in range(8):
+    for step in range(steps):
         before = cache.mesh
         for _ in range(int(rng.integers(1, 3))):
             polys = before.polygons()
@@ -114,17 +133,17 @@ def test_random_obstacles_and_links_lay_out_as_a_new_layout(name, seed):
                 cache.move(ids[int(rng.integers(len(ids)))], shape)
             else:
                 ids.append(cache.add(shape))
-        if step == 5:
+        if step % 6 == 5:
             cache.set_links(random_links(cache.mesh, rng, 10))
         cache.update()
-        if step % 3 == 1:
-            continue        # the next layout comes from the one before this mesh's
+        if step % 3 == 1 or cache.mesh is laid:
+            continue        # the next layout comes from the last laid out
         mesh = cache.mesh
         layout = compile_mesh(mesh)
-        new = len(mesh.tiles) - len({id(t) for t in before.tiles} & {id(t) for t in mesh.tiles})
-        if step % 3 != 2:
-            assert layout.tiles_laid_out == new
+        kept = {id(t) for t in laid.tiles}
+        assert layout.tiles_laid_out == sum(id(t) not in kept for t in mesh.tiles)
         assert layout.tiles_joined < len(mesh.tiles)
+        laid = mesh
         assert_same_layout(mesh)
         assert_same_answers(mesh, rng)
 
