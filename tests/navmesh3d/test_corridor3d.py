@@ -433,3 +433,73 @@ def test_adopting_a_tile_cache_s_next_mesh():
     assert across.status is Status.FOUND
     with pytest.raises(InvalidQueryError, match="mapping"):
         across.adopt(q0, mapping=np.zeros(3))
+
+
+@pytest.fixture
+def linked_floor():
+    """A tiled floor with a free link from one corner to the other: corridors across it
+    end on the link's landing polygon."""
+    m = with_flags(build(generate.floor(size=30), tile_size=16))
+    return m.with_links([OffMeshLink((2, 0, 2), (27, 0, 27), cost=0.0)])
+
+
+def test_trim_invalid_never_ends_a_corridor_on_a_link(linked_floor):
+    q = NavMesh3DQuery(linked_floor)
+    c = PathCorridor(q, (1, 0, 1), (28, 0, 28))
+    assert c.links() and c.polygons[-1] < linked_floor.num_polygons
+    linked_floor.set_flags(int(c.polygons[-1]), 0)         # the landing closes
+    assert c.trim_invalid()
+    assert c.polygons.tolist() == [q.nearest((1, 0, 1))[0]] and not c.links()
+    assert q.nearest(c.target)[0] == c.polygons[-1]
+    assert c.goal == (28.0, 0.0, 28.0)
+
+
+def test_adopt_never_ends_a_corridor_on_a_link():
+    cache = TileCache(generate.floor(size=30), tile_size=32, flags=WALK)
+    cache.set_links([OffMeshLink((3, 0, 3), (25, 0, 25), cost=0.0)])
+    c = PathCorridor(NavMesh3DQuery(cache.mesh), (2, 0, 2), (26, 0, 26))
+    assert c.links()
+    cache.add(Cylinder((26, 0, 26), radius=0.5, height=2))
+    cache.update()
+    q2 = NavMesh3DQuery(cache.mesh)
+    assert not c.adopt(q2)
+    assert c.query is q2 and not c.links() and len(c.polygons) == 1
+    assert c.polygons[0] < cache.mesh.num_polygons
+
+
+def test_a_partial_path_stopped_on_a_link_ends_before_it(linked_floor):
+    q = NavMesh3DQuery(linked_floor)
+    start, goal = q.nearest((1, 0, 1))[0], q.nearest((3, 0, 28))[0]
+    linked_floor.set_flags([p for p in range(linked_floor.num_polygons)
+                            if p not in (start, goal)], 0)
+    c = PathCorridor(q, (1, 0, 1), (3, 0, 28))
+    assert c.status is Status.PARTIAL and c.polygons.tolist() == [start]
+    assert q.nearest(c.target)[0] == start
+    corners = c.corners()
+    assert corners.flags[-1] & END and corners.points[-1] == pytest.approx(c.target)
+
+
+def test_replan_heads_for_the_goal_a_cut_fell_short_of():
+    m = with_flags(build(generate.floor(size=30), tile_size=16))
+    c = PathCorridor(NavMesh3DQuery(m), (1.0, 0.0, 1.5), (28.0, 0.0, 28.0))
+    mid = int(c.polygons[len(c.polygons) // 2])
+    m.set_flags(mid, 0)
+    assert c.trim_invalid() and c.target[0] < 20
+    m.set_flags(mid, 1)
+    c.replan()
+    assert c.status is Status.FOUND and c.target[0] == pytest.approx(28.0)
+
+
+@pytest.mark.parametrize("mapping, reason", [
+    (lambda n, top: np.zeros(n), "integers"),
+    (lambda n, top: np.full(n, top), r"\[-1, "),
+    (lambda n, top: np.full(n, -2), r"\[-1, "),
+])
+def test_adopt_rejects_a_bad_mapping(mapping, reason):
+    m = with_flags(build(generate.floor(size=30), tile_size=16))
+    q = NavMesh3DQuery(m)
+    c = PathCorridor(q, (1.0, 0.0, 1.5), (28.0, 0.0, 28.0))
+    before = c.polygons.copy()
+    with pytest.raises(InvalidQueryError, match=reason):
+        c.adopt(q, mapping=mapping(q._data.num_nodes, q._data.num_nodes))
+    assert c.query is q and np.array_equal(c.polygons, before)

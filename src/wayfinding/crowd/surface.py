@@ -7,7 +7,8 @@ frame (:meth:`Navigator3D.update`) runs these stages in turn:
 
 0. **validity**: an agent whose corridor holds a polygon its filter no longer allows (after
    :meth:`~wayfinding.navmesh3d.NavMesh3D.set_flags` or ``set_areas``) plans again from
-   where it stands to the target it was given;
+   where it stands to the target it was given; after such a change, the walls are read
+   again and an agent with :data:`NO_PATH` tries again;
 1. **corners**: each walking agent's next corners through its corridor, the corridor first
    shortcut toward the corner after the next where the agent sees it
    (:meth:`~wayfinding.navmesh3d.corridor.PathCorridor.optimize_visibility`); and, as in
@@ -24,13 +25,14 @@ frame (:meth:`Navigator3D.update`) runs these stages in turn:
    ``collision_range`` of it, none overlapping another in xz), those within that range in
    xz whose height span comes within the agent's height of its feet (refreshed when it
    has moved a quarter of the range or changed polygon);
-4. **avoidance**: ORCA (:class:`~wayfinding.crowd.ORCA`) in xz toward the next corner at
-   top speed (slowing to stop on the target), against its own walls (kept clear by the
-   part of its radius the mesh's ``agent_radius`` has not already drawn them in by) and
+4. **avoidance** (agents idle too, as in Detour): ORCA (:class:`~wayfinding.crowd.ORCA`)
+   in xz toward the next corner at top speed (slowing to stop on the target), against
+   its own walls (kept clear by the part of its radius the mesh's ``agent_radius`` has not already drawn them in by) and
    its neighbours within ``collision_range`` whose feet are less than half their two
    heights apart in y (Detour's rule: agents on another storey are not neighbours);
    agents on links are nobody's neighbours;
-5. **move**: each walking agent moves by its velocity, then four passes of Detour's
+5. **move**: each walking agent moves by its velocity (those idle stand: they only
+   give way), then four passes of Detour's
    collision handling part agents that overlap (each moves by the mean of 0.7 of half its
    overlap with each neighbour, by the rule of stage 4); then it slides along the surface
    from its corridor's first polygon to where that took it
@@ -173,6 +175,7 @@ class Navigator3D:
         self._waiting: dict[int, int] = {}          # the link an agent waits to take
         self._boundaries: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
         self._walls = _WallTable(self.query, filter)
+        self._revision = mesh.revision[0]
         #: The last frame's stages (corners, boundary, avoidance, move, links) in ms.
         self.stage_ms: dict[str, float] = {}
 
@@ -269,24 +272,34 @@ class Navigator3D:
             raise InvalidQueryError("the new mesh must be built with the same settings")
         old, mapping = self.mesh, polygon_map(self.mesh, mesh)
         query = NavMesh3DQuery(mesh)
+        walls = _WallTable(query, self.filter)
         state = self.crowd.field("surface_state")
-        self.mesh, self.query = mesh, query
-        self._walls = _WallTable(query, self.filter)
+        adopted: dict[int, tuple[PathCorridor, bool | None]] = {}
+        for agent, c in self._corridors.items():      # all carried over, or none
+            moved = copy.copy(c)
+            try:        # a corridor left on an older mesh maps from its own
+                whole: bool | None = moved.adopt(
+                    query, mapping=mapping if c.query.mesh is old else None)
+            except InvalidQueryError:
+                moved, whole = c, None              # no usable polygon under it
+            adopted[agent] = (moved, whole)
+        self.mesh, self.query, self._walls = mesh, query, walls
+        self._revision = mesh.revision[0]
         self._boundaries.clear()
         for i, agent in enumerate(self.crowd.ids.tolist()):
-            c, goal = self._corridors[agent], self._goals[agent]
-            try:        # a corridor left on an older mesh maps from its own
-                whole = c.adopt(query, mapping=mapping if c.query.mesh is old else None)
-            except InvalidQueryError:
-                state[i] = _NO_PATH                 # it stays put until planned again
-                continue
+            moved, whole = adopted[agent]
+            c = self._corridors[agent]
+            c.__dict__.update(moved.__dict__)       # the same corridor object, moved on
+            goal = self._goals[agent]
             if state[i] == _ON_LINK:
                 if not whole and self._flights[agent].pending is None:
                     self._flights[agent].pending = goal     # planned on landing
+            elif whole is None:
+                state[i] = _NO_PATH                 # it stays put until planned again
             elif not whole or state[i] == _NO_PATH:
                 self._plan(agent, goal, idle=state[i] == _IDLE)
 
-    def _repair(self, agent: int) -> None:
+    def _repair(self, agent: int, *, idle: bool = False) -> None:
         """Stage 0 for an agent whose corridor holds a polygon its filter no longer
         allows (the mesh's flags or areas changed): cut it there, then plan again from
         where it stands to the target it was given (:data:`NO_PATH` when no usable
@@ -296,7 +309,7 @@ class Navigator3D:
         except InvalidQueryError:
             self.crowd.field("surface_state")[self.crowd.row(agent)] = _NO_PATH
             return
-        self._plan(agent, self._goals[agent])
+        self._plan(agent, self._goals[agent], idle=idle)
 
     def _plan(self, agent: int, target: tuple[float, float, float], *,
               idle: bool = False) -> None:
@@ -337,12 +350,19 @@ class Navigator3D:
             i = int(np.argmax(np.where(going, waited, -1.0)))
             waited[i] = 0.0
             self._corridors[ids[i]].optimize_topology()
+        revised = self.mesh.revision[0] != self._revision
+        if revised:                      # flags or areas changed: walls and stranded agents
+            self._revision = self.mesh.revision[0]
+            self._boundaries.clear()
         for i, agent in enumerate(ids):                       # stages 0-2
-            if state[i] in (_MOVING, _ARRIVED) and not self._corridors[agent].is_valid():
-                self._repair(agent)
+            if revised and state[i] == _NO_PATH:
+                self._plan(agent, self._goals[agent])
+            if state[i] in (_MOVING, _ARRIVED, _IDLE) and \
+                    not self._corridors[agent].is_valid():
+                self._repair(agent, idle=state[i] == _IDLE)
             if state[i] in (_MOVING, _ARRIVED):
-                walking[i] = True
                 pref[i] = self._steer(i, agent, dt)
+            walking[i] = state[i] in (_MOVING, _ARRIVED, _IDLE)
         walking &= state != _ON_LINK
         clock.lap("corners")
         walls = self._boundary(walking)                       # stage 3
@@ -409,18 +429,17 @@ class Navigator3D:
         n = len(crowd)
         if n < 2 or not walking.any():
             return
-        ys, hs = crowd.field("surface_y"), crowd.field("surface_height")
         grounded = crowd.field("surface_state") != _ON_LINK
         reach = 2 * float(crowd.radius.max())
         for _ in range(4):
-            rows, _ = crowd.neighbours(distance=reach, max_neighbours=min(n - 1, 8))
-            j = np.where(rows >= 0, rows, 0)
+            rows = self._near(grounded, reach, 8)[0]
+            hit_ok = rows >= 0
+            j = np.where(hit_ok, rows, 0)
             p = crowd.position
             diff = p[:, None, :] - p[j]
             dist = np.hypot(diff[..., 0], diff[..., 1])
             pen = crowd.radius[:, None] + crowd.radius[j] - dist
-            hit = (rows >= 0) & (pen > 0) & grounded[j] & walking[:, None] & \
-                (np.abs(ys[:, None] - ys[j]) < (hs[:, None] + hs[j]) / 2)
+            hit = hit_ok & (pen > 0) & walking[:, None]
             if not hit.any():
                 return
             # centres that coincide part along x, the lower row to the left
@@ -504,13 +523,30 @@ class Navigator3D:
         or the crowd's), as ``(rows, counts)``."""
         crowd, orca = self.crowd, self.avoidance
         k = crowd.max_neighbours if orca.max_neighbours is None else orca.max_neighbours
-        rows, _ = crowd.neighbours(distance=orca.neighbour_dist, max_neighbours=2 * k)
+        return self._near(grounded, orca.neighbour_dist, k)
+
+    def _near(self, grounded: np.ndarray, distance: float, k: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """Each agent's nearest ``k`` agents within ``distance`` (xz) that are on the
+        ground and on its storey (feet less than half the two heights apart in y), as
+        ``(rows, counts)``: the storey is checked before the nearest are kept, so agents
+        on another storey close by take no one's place."""
+        crowd = self.crowd
+        n = len(crowd)
         ys, hs = crowd.field("surface_y"), crowd.field("surface_height")
-        j = np.where(rows >= 0, rows, 0)
-        ok = (rows >= 0) & grounded[j] & (np.abs(ys[j] - ys[:, None]) < (hs[j] + hs[:, None]) / 2)
+        look = min(max(n - 1, 0), 2 * k)
+        while True:
+            rows, raw = crowd.neighbours(distance=distance, max_neighbours=look)
+            j = np.where(rows >= 0, rows, 0)
+            ok = (rows >= 0) & grounded[j] & \
+                (np.abs(ys[j] - ys[:, None]) < (hs[j] + hs[:, None]) / 2)
+            kept = ok.sum(1)
+            if look >= n - 1 or not ((kept < k) & (raw >= look)).any():
+                break
+            look = min(n - 1, 4 * look)           # some lists were full of others
         order = np.argsort(~ok, axis=1, kind="stable")          # the kept ones first
         packed = np.take_along_axis(np.where(ok, rows, -1), order, axis=1)[:, :k]
-        return packed, np.minimum(ok.sum(1), k)
+        return packed, np.minimum(kept, k)
 
     def _boundary(self, walking: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each walking agent's walls (stage 3) as ``(ptr, segments (m, 2, 2))`` in xz."""

@@ -66,9 +66,10 @@ class PathCorridor:
     :class:`~wayfinding.errors.InvalidQueryError`.
 
     ``polygons`` ``(n,)`` int32: the corridor (off-mesh links among them as nodes
-    ``num_polygons + link``, as the path queries number them); ``position`` and
-    ``target``: ``(x, y, z)`` on its first and last polygon, on the detail mesh's
-    ground."""
+    ``num_polygons + link``, as the path queries number them; it never ends on one);
+    ``position`` and ``target``: ``(x, y, z)`` on its first and last polygon, on the
+    detail mesh's ground; ``goal``: the target as last asked for (``target`` may fall
+    short of it: a partial path, a cut corridor)."""
 
     def __init__(self, query: NavMesh3DQuery, position: ArrayLike, target: ArrayLike, *,
                  filter: QueryFilter = DEFAULT_FILTER,
@@ -97,16 +98,25 @@ class PathCorridor:
                 else "target"
             raise InvalidQueryError(f"{where} {brief(position if where == 'position' else target)}"
                                     " is off the mesh: no usable polygon within half_extents")
-        self.status = r.status
-        self.polygons = np.array(r.corridor, np.int32)
-        self.position = _tuple(r.start)
-        x, y, z = _tuple(r.path[-1])
-        h = self.query._search.height(int(self.polygons[-1]), x, y, z)
-        self.target = (x, y if h is None else float(h), z)
+        polygons = np.array(r.corridor, np.int32)
+        status = r.status
+        first_node = self.query._data.num_polys
+        kept = _without_trailing_links(polygons, first_node)
+        if len(kept) < len(polygons):
+            # a partial search that stopped on a link: end on the polygon before it
+            end = _closest_on(self.query, int(kept[-1]), _tuple(r.path[-1]))
+            status = Status.PARTIAL
+        else:
+            x, y, z = _tuple(r.path[-1])
+            h = self.query._search.height(int(kept[-1]), x, y, z)
+            end = (x, y if h is None else float(h), z)
+        self.status, self.polygons = status, kept
+        self.position, self.target, self.goal = _tuple(r.start), end, target
 
     def replan(self, *, target: ArrayLike | None = None) -> None:
-        """A new corridor from the position to ``target`` (default: the current one)."""
-        t = self.target if target is None else _point(target, "target")
+        """A new corridor from the position to ``target`` (default :attr:`goal`, the
+        target last asked for, which a cut corridor's ``target`` may fall short of)."""
+        t = self.goal if target is None else _point(target, "target")
         self._plan(self.position, t)
 
     # ------------------------------------------------------------------ corners
@@ -139,7 +149,7 @@ class PathCorridor:
         only = np.zeros_like(allowed)
         only[self.polygons] = allowed[self.polygons]
         got = q._search.find_path(start, goal, self.half_extents, only, costs, True)
-        if got[0] == 0:         # the first polygon is no longer usable
+        if got[0] == 0:     # no corridor polygon usable near start or goal: head for it
             return (np.array([goal], np.float64), np.array([END], np.uint8),
                     np.array([-1], np.int32))
         path, flags, owners = got[6], got[7], got[8]
@@ -251,40 +261,34 @@ class PathCorridor:
 
     def trim_invalid(self, *, filter: QueryFilter | None = None) -> bool:
         """Cut the corridor before its first polygon not usable under ``filter`` (default
-        the corridor's, which becomes ``filter``); the target moves to the nearest point
-        of the last one kept.  When the first polygon itself is unusable the corridor
-        restarts on the usable polygon nearest the position (just it).  Returns whether
-        anything was cut; a position with no usable polygon near it raises
-        :class:`~wayfinding.errors.InvalidQueryError` and changes nothing."""
+        the corridor's, which becomes ``filter``), and before the off-mesh links that
+        would end it; the target moves to the nearest point of the last polygon kept
+        (:attr:`goal` stays: :meth:`replan` heads for it).  When the first polygon itself
+        is unusable the corridor restarts on the usable polygon nearest the position
+        (just it).  Returns whether anything was cut; a position with no usable polygon
+        near it raises :class:`~wayfinding.errors.InvalidQueryError` and changes
+        nothing."""
         f = self.filter if filter is None else filter
         allowed = self.query._filter(f)[0]
         bad = np.flatnonzero(allowed[self.polygons] == 0)
         if not len(bad):
             self.filter = f
             return False
-        k = int(bad[0])
-        if k == 0:
-            poly, point = self.query.nearest(self.position, half_extents=self.half_extents,
-                                             filter=f)
-            if poly < 0:
-                raise InvalidQueryError(f"position {self.position} is off the usable mesh: "
-                                        "no usable polygon within half_extents")
-            self.filter, self.polygons = f, np.array([poly], np.int32)
-            self.position = self.target = point
-        else:
-            self.filter, self.polygons = f, self.polygons[:k].copy()
-            self.target = _closest_on(self.query, int(self.polygons[-1]), self.target)
+        polygons, position, target = self._cut(self.query, self.polygons, int(bad[0]), f)
+        self.filter, self.polygons, self.position, self.target = f, polygons, position, target
         self.status = Status.PARTIAL
         return True
 
-    def adopt(self, query: NavMesh3DQuery, *, mapping: np.ndarray | None = None) -> bool:
+    def adopt(self, query: NavMesh3DQuery, *, mapping: ArrayLike | None = None) -> bool:
         """Carry the corridor onto ``query``'s mesh, the next mesh of a
         :class:`~wayfinding.navmesh3d.tilecache.TileCache` after an update: its polygons
-        renumbered by ``mapping`` (default :func:`polygon_map` of the two meshes).  Where
-        one lies on a tile rebuilt, the corridor is cut before it as :meth:`trim_invalid`
-        cuts (restarting on the polygon nearest the position when its first is gone) and
-        False is returned: plan again (:meth:`replan`).  A position with no usable polygon
-        near it on the new mesh raises :class:`~wayfinding.errors.InvalidQueryError` and
+        renumbered by ``mapping`` (``(P + L,)`` integers, one per polygon and link node of
+        the corridor's mesh, each a node of the new mesh or -1 for gone; default
+        :func:`polygon_map` of the two meshes).  Where one lies on a tile rebuilt, the
+        corridor is cut before it as :meth:`trim_invalid` cuts (restarting on the polygon
+        nearest the position when its first is gone) and False is returned: plan again
+        (:meth:`replan`).  A position with no usable polygon near it on the new mesh, or
+        a bad ``mapping``, raises :class:`~wayfinding.errors.InvalidQueryError` and
         changes nothing."""
         if not isinstance(query, NavMesh3DQuery):
             raise InvalidQueryError(f"query must be a NavMesh3DQuery, got "
@@ -295,26 +299,37 @@ class PathCorridor:
             raise InvalidQueryError(f"mapping must hold one entry per polygon and link of "
                                     f"the corridor's mesh ({self.query._data.num_nodes}), "
                                     f"got shape {m.shape}")
-        moved = m[self.polygons]
+        top = query._data.num_nodes
+        if not np.issubdtype(m.dtype, np.integer):
+            raise InvalidQueryError(f"mapping must hold integers, got dtype {m.dtype}")
+        if len(m) and (int(m.min()) < -1 or int(m.max()) >= top):
+            raise InvalidQueryError(f"mapping must hold node ids of the new mesh in [-1, "
+                                    f"{top}), got values in [{int(m.min())}, {int(m.max())}]")
+        moved = m[self.polygons].astype(np.int32)
         gone = np.flatnonzero(moved < 0)
         if not len(gone):
-            self.query, self.polygons = query, moved.astype(np.int32)
+            self.query, self.polygons = query, moved
             return True
-        k = int(gone[0])
-        if k == 0:
-            poly, point = query.nearest(self.position, half_extents=self.half_extents,
-                                        filter=self.filter)
-            if poly < 0:
-                raise InvalidQueryError(f"position {self.position} is off the new mesh: no "
-                                        "usable polygon within half_extents")
-            self.polygons = np.array([poly], np.int32)
-            self.position = self.target = point
-        else:
-            self.polygons = moved[:k].astype(np.int32)
-            self.target = _closest_on(query, int(self.polygons[-1]), self.target)
-        self.query = query
+        polygons, position, target = self._cut(query, moved, int(gone[0]), self.filter)
+        self.query, self.polygons, self.position, self.target = query, polygons, position, \
+            target
         self.status = Status.PARTIAL
         return False
+
+    def _cut(self, query: NavMesh3DQuery, polygons: np.ndarray, k: int, filter: QueryFilter
+             ) -> tuple[np.ndarray, tuple[float, float, float], tuple[float, float, float]]:
+        """The corridor ``polygons`` (numbered as ``query`` numbers them) cut before index
+        ``k`` and its trailing link nodes, with its position and target; when nothing is
+        left, just the usable polygon nearest the position (both on it)."""
+        kept = _without_trailing_links(polygons[:k], query._data.num_polys)
+        if len(kept):
+            return kept.copy(), self.position, _closest_on(query, int(kept[-1]), self.target)
+        poly, point = query.nearest(self.position, half_extents=self.half_extents,
+                                    filter=filter)
+        if poly < 0:
+            raise InvalidQueryError(f"position {brief(self.position)} is off the usable "
+                                    "mesh: no usable polygon within half_extents")
+        return np.array([poly], np.int32), point, point
 
     # ------------------------------------------------------------------ off-mesh links
     def links(self) -> list[tuple[int, int]]:
@@ -381,6 +396,12 @@ def polygon_map(old: NavMesh3D, new: NavMesh3D) -> np.ndarray:
     same = [k + new.num_polygons if k < len(new.links) and new.links[k] == link else -1
             for k, link in enumerate(old.links)]
     return np.concatenate([*parts, np.array(same, np.int64)])
+
+
+def _without_trailing_links(polygons: np.ndarray, first_node: int) -> np.ndarray:
+    """``polygons`` without the link nodes (ids >= ``first_node``) at its end."""
+    polys = np.flatnonzero(polygons < first_node)
+    return polygons[:int(polys[-1]) + 1] if len(polys) else polygons[:0]
 
 
 def _tuple(p: Any) -> tuple[float, float, float]:
