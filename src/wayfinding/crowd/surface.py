@@ -27,10 +27,10 @@ frame (:meth:`Navigator3D.update`) runs these stages in turn:
    has moved a quarter of the range or changed polygon);
 4. **avoidance** (agents idle too, as in Detour): ORCA (:class:`~wayfinding.crowd.ORCA`)
    in xz toward the next corner at top speed (slowing to stop on the target), against
-   its own walls (kept clear by the part of its radius the mesh's ``agent_radius`` has not already drawn them in by) and
-   its neighbours within ``collision_range`` whose feet are less than half their two
-   heights apart in y (Detour's rule: agents on another storey are not neighbours);
-   agents on links are nobody's neighbours;
+   its own walls (kept clear by the part of its radius the mesh's ``agent_radius`` has
+   not already drawn them in by) and its neighbours within ``collision_range`` whose
+   feet are less than half their two heights apart in y (Detour's rule: agents on
+   another storey are not neighbours); agents on links are nobody's neighbours;
 5. **move**: each walking agent moves by its velocity (those idle stand: they only
    give way), then four passes of Detour's
    collision handling part agents that overlap (each moves by the mean of 0.7 of half its
