@@ -19,7 +19,7 @@ import pytest
 from wayfinding.errors import InvalidGeometryError, NavMeshFormatError
 from wayfinding.navmesh import OffMeshLink
 from wayfinding.navmesh.query import QueryFilter
-from wayfinding.navmesh3d import BuildSettings, Level, NavMesh3D, build
+from wayfinding.navmesh3d import BuildSettings, Level, NavMesh3D, build, generate
 from wayfinding.navmesh3d.query import END, OFFMESH, START, NavMesh3DQuery, with_flags
 from wayfinding.results import Status
 
@@ -357,3 +357,26 @@ def test_surface_queries_on_a_mesh_with_links(gap):
     assert all(x < p for x in q.move_along_surface(A, (5.9, 0, 3)).polygons.tolist())
     assert len(q.wall_segments(q.nearest(A)[0])) > 0
     assert all(x < p for x in q.polygons_in_box(A, (20, 20, 20)).tolist())
+
+
+@pytest.mark.parametrize("field", [dict(cost=np.int64(2)), dict(cost=np.float32(2.5)),
+                                   dict(radius=np.float32(0.5)), dict(user_id=np.int64(7))])
+def test_numpy_link_fields_are_normalised_and_saved(field, tmp_path):
+    mesh = build(generate.floor()).with_links([OffMeshLink((1, 0, 1), (2, 0, 2), **field)])
+    (name, value), = field.items()
+    assert getattr(mesh.links[0], name) == value
+    assert type(getattr(mesh.links[0], name)) in (int, float)
+    mesh.save(tmp_path / "m.npz")
+    assert NavMesh3D.load(tmp_path / "m.npz").links == mesh.links
+
+
+@pytest.mark.parametrize("field, reason", [
+    (dict(user_id="x"), "user_id 'x' must be an integer"),
+    (dict(user_id=2 ** 70), "64 bits"),
+    (dict(kind=3), "kind 3 must be a str"),
+    (dict(flags=True), "flags True"),
+])
+def test_bad_link_fields_are_refused_by_with_links(field, reason):
+    mesh = build(generate.floor())
+    with pytest.raises(InvalidGeometryError, match=reason):
+        mesh.with_links([OffMeshLink((1, 0, 1), (2, 0, 2), **field)])

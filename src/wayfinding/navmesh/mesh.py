@@ -27,16 +27,16 @@ from .. import _saved
 from .._deprecated import positional_options, renamed_keywords, warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
-from .._validate import allocation, choice, count, finite_points, positive_float
+from .._validate import INT64_MAX, allocation, choice, count, finite_points, positive_float
 from ..errors import (
     FileFormatError,
     InvalidGeometryError,
     InvalidQueryError,
     NavMeshFormatError,
     WayfindingError,
+    brief,
 )
 from ..geometry.buckets import Buckets, box_buckets
-from ..geometry.predicates import check_coordinates
 from . import build as _build
 from . import subtractive as _subtractive
 from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
@@ -76,6 +76,52 @@ class OffMeshLink:
     kind: str = "jump"
     user_id: int = 0
     radius: float | None = None
+
+
+def checked_links(links: Any, *, dims: int,
+                  error: type[WayfindingError] = InvalidGeometryError
+                  ) -> tuple[OffMeshLink, ...]:
+    """``links`` (an iterable of :class:`OffMeshLink`) checked and normalised: ends as
+    tuples of ``dims`` finite floats, ``cost`` and ``radius`` floats (or None), ``area``,
+    ``flags`` and ``user_id`` ints, ``kind`` a str; anything else raises ``error`` naming
+    the link, the field and the value."""
+    try:
+        given = tuple(links)
+    except TypeError:
+        raise error(f"links {brief(links)} must be an iterable of OffMeshLink") from None
+    out = []
+    for i, link in enumerate(given):
+        if not isinstance(link, OffMeshLink):
+            raise error(f"links[{i}] must be an OffMeshLink, got {type(link).__name__}")
+        ends = []
+        for name in ("start", "end"):
+            value = getattr(link, name)
+            try:
+                p = np.asarray(value, np.float64)
+            except (TypeError, ValueError):
+                p = None
+            if p is None or p.shape != (dims,) or not np.isfinite(p).all():
+                point = "(x, y)" if dims == 2 else "(x, y, z)"
+                raise error(f"links[{i}].{name} {brief(value)} must be one finite {point} "
+                            "point")
+            ends.append(tuple(float(v) for v in p))
+        if not isinstance(link.bidirectional, (bool, np.bool_)):
+            raise error(f"links[{i}].bidirectional {brief(link.bidirectional)} must be True "
+                        "or False")
+        if not isinstance(link.kind, str):
+            raise error(f"links[{i}].kind {brief(link.kind)} must be a str")
+        out.append(OffMeshLink(
+            ends[0], ends[1], bidirectional=bool(link.bidirectional),
+            cost=None if link.cost is None else positive_float(
+                f"links[{i}].cost", link.cost, allow_zero=True, error=error),
+            area=count(f"links[{i}].area", link.area, min=0, max=255, error=error),
+            flags=count(f"links[{i}].flags", link.flags, min=0, max=0xFFFF, error=error),
+            kind=link.kind,
+            user_id=count(f"links[{i}].user_id", link.user_id, min=-INT64_MAX - 1,
+                          error=error),
+            radius=None if link.radius is None else positive_float(
+                f"links[{i}].radius", link.radius, error=error)))
+    return tuple(out)
 
 
 class NavMesh:
@@ -168,11 +214,7 @@ class NavMesh:
             cell_size = positive_float("cell_size", cell_size, error=InvalidGeometryError)
             if method != "subtractive":
                 raise InvalidGeometryError("cell_size > 0 goes with method='subtractive'")
-        links = tuple(links)
-        for i, link in enumerate(links):
-            if not isinstance(link, OffMeshLink):
-                raise InvalidGeometryError(f"links[{i}] must be an OffMeshLink, got "
-                                           f"{type(link).__name__}")
+        links = checked_links(links, dims=2)
         t0 = time.perf_counter()
         geom = _build.walkable_area(area, outline=outline, holes=holes)
         source_walls = _wall_loops(geom)
@@ -213,22 +255,8 @@ class NavMesh:
 
     def _snap_links(self, links: tuple[OffMeshLink, ...], snap: float
                     ) -> tuple[np.ndarray, np.ndarray]:
-        ends = []
-        for i, link in enumerate(links):
-            for name in ("start", "end"):
-                p = check_coordinates(getattr(link, name), name=f"links[{i}].{name}")
-                if p.shape != (2,):
-                    raise InvalidGeometryError(f"links[{i}].{name} must be an (x, y) point")
-                ends.append(p)
-            if link.cost is not None:
-                positive_float(f"links[{i}].cost", link.cost, allow_zero=True,
-                               error=InvalidGeometryError)
-            count(f"links[{i}].area", link.area, min=0, max=255, error=InvalidGeometryError)
-            count(f"links[{i}].flags", link.flags, min=0, max=0xFFFF,
-                  error=InvalidGeometryError)
-            if link.radius is not None:
-                positive_float(f"links[{i}].radius", link.radius, error=InvalidGeometryError)
-        pts = np.array(ends)
+        ends = [end for link in links for end in (link.start, link.end)]
+        pts = np.array(ends, np.float64).reshape(-1, 2)
         owners, snapped = self._nearest(pts, np.ones(self.num_polygons, np.uint8))
         limits = np.repeat([snap if x.radius is None else float(x.radius) for x in links], 2)
         far = np.hypot(*(snapped - pts).T) > limits
@@ -266,7 +294,8 @@ class NavMesh:
         """Write the mesh to ``path`` (``.npz`` with a JSON header), atomically."""
         links = self.links
         header = {"format": FORMAT, "version": VERSION, "build_time": self.build_time,
-                  "links": [{"bidirectional": bool(x.bidirectional), "cost": x.cost,
+                  "links": [{"bidirectional": bool(x.bidirectional),
+                             "cost": None if x.cost is None else float(x.cost),
                              "area": int(x.area), "flags": int(x.flags), "kind": str(x.kind),
                              "user_id": int(x.user_id),
                              **({} if x.radius is None else {"radius": float(x.radius)})}
@@ -305,8 +334,9 @@ class NavMesh:
                     or not all(isinstance(x, dict) for x in specs):
                 raise NavMeshFormatError(f"header links must be a list of {len(points)} link "
                                        "descriptions")
-            links = tuple(OffMeshLink(tuple(pt[:2]), tuple(pt[2:]), **spec)
-                          for pt, spec in zip(points.tolist(), specs, strict=True))
+            links = checked_links((OffMeshLink(tuple(pt[:2]), tuple(pt[2:]), **spec)
+                                   for pt, spec in zip(points.tolist(), specs, strict=True)),
+                                  dims=2)
             build_time = _saved.number(header.get("build_time", 0.0), "build_time")
         except FileFormatError as exc:
             raise NavMeshFormatError(f"malformed navigation mesh: {exc.reason}", path) from None

@@ -17,7 +17,6 @@ from numpy.typing import NDArray
 
 from .. import _saved
 from .._io import NpzFile, atomic_write_text, write_npz
-from .._validate import count, positive_float
 from ..errors import (
     FileFormatError,
     InvalidGeometryError,
@@ -25,7 +24,7 @@ from ..errors import (
     WayfindingError,
     brief,
 )
-from ..navmesh.mesh import OffMeshLink
+from ..navmesh.mesh import OffMeshLink, checked_links
 from .meshes import MESH_NULL_IDX, DetailMesh, PolyMesh
 from .settings import BuildSettings
 
@@ -229,9 +228,11 @@ class NavMesh3D:
                   "max_edge_error": None if first is None else first.max_edge_error,
                   "counts": self.report.counts, "ms": self.report.ms,
                   "origin": [float(v) for v in self.origin],
-                  "links": [{"bidirectional": bool(x.bidirectional), "cost": x.cost,
+                  "links": [{"bidirectional": bool(x.bidirectional),
+                             "cost": None if x.cost is None else float(x.cost),
                              "area": int(x.area), "flags": int(x.flags), "kind": str(x.kind),
-                             "user_id": int(x.user_id), "radius": x.radius}
+                             "user_id": int(x.user_id),
+                             "radius": None if x.radius is None else float(x.radius)}
                             for x in self.links]}
         pms = [t.polymesh for t in self.tiles]
         dms = [t.detail for t in self.tiles]
@@ -394,36 +395,9 @@ def region_colours(regs: NDArray[Any]) -> NDArray[np.uint8]:
 
 
 def _checked_links(links: Any) -> tuple[OffMeshLink, ...]:
-    """``links`` as a tuple of OffMeshLink with (x, y, z) ends, after checking each."""
-    try:
-        out = tuple(links)
-    except TypeError:
-        raise InvalidGeometryError(f"links {brief(links)} must be an iterable of "
-                                   "OffMeshLink") from None
-    for i, link in enumerate(out):
-        if not isinstance(link, OffMeshLink):
-            raise InvalidGeometryError(f"links[{i}] must be an OffMeshLink, got "
-                                       f"{type(link).__name__}")
-        for end in ("start", "end"):
-            value = getattr(link, end)
-            try:
-                p = np.asarray(value, np.float64)
-            except (TypeError, ValueError):
-                p = None
-            if p is None or p.shape != (3,) or not np.isfinite(p).all():
-                raise InvalidGeometryError(f"links[{i}].{end} {brief(value)} must be one "
-                                           "finite (x, y, z) point")
-        if type(link.bidirectional) is not bool:
-            raise InvalidGeometryError(f"links[{i}].bidirectional "
-                                       f"{brief(link.bidirectional)} must be True or False")
-        if link.radius is not None:
-            positive_float(f"links[{i}].radius", link.radius, error=InvalidGeometryError)
-        if link.cost is not None:
-            positive_float(f"links[{i}].cost", link.cost, allow_zero=True,
-                           error=InvalidGeometryError)
-        count(f"links[{i}].area", link.area, min=0, max=255, error=InvalidGeometryError)
-        count(f"links[{i}].flags", link.flags, min=0, max=0xFFFF, error=InvalidGeometryError)
-    return out
+    """``links`` as a tuple of OffMeshLink with (x, y, z) ends, checked and normalised
+    (:func:`~wayfinding.navmesh.mesh.checked_links`)."""
+    return checked_links(links, dims=3)
 
 
 def _voxels_to_world(pm: PolyMesh) -> NDArray[np.float64]:
