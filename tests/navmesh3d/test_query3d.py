@@ -255,3 +255,27 @@ def test_area_costs_are_detour_s(tile_size):
     level = Level(terrain.vertices, terrain.triangles, areas=areas)
     _compare_with_detour(level, BuildSettings(), 150, 17, tile_size=tile_size,
                          costs={5: 4.0, 63: 1.0})
+
+
+def test_batch_results_index_rows_from_the_end():
+    q = NavMesh3DQuery(with_flags(build(generate.floor(size=20))))
+    a = np.array([[2.0, 0.0, 2.0], [3.0, 0.0, 17.0]])
+    b = np.array([[17.0, 0.0, 17.0], [4.0, 0.0, 3.0]])
+    paths = q.find_paths(a, b)
+    assert np.array_equal(paths.path(-1), paths.path(1))
+    assert np.array_equal(paths.corridor(-2), paths.corridor(0))
+    hits = q.raycast_many(a, b)
+    assert np.array_equal(hits[-1].polygons, hits[1].polygons)
+    for bad in (2, -3):
+        with pytest.raises(IndexError):
+            paths.path(bad)
+        with pytest.raises(IndexError):
+            hits[bad]
+
+
+def test_with_flags_gives_the_new_mesh_areas_of_its_own():
+    mesh = build(generate.floor())
+    flagged = with_flags(mesh)
+    flagged.set_areas(0, 5)
+    assert mesh.tiles[0].polymesh.areas[0] != 5
+    assert flagged.tiles[0].polymesh.areas[0] == 5

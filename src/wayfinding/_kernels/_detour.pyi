@@ -59,6 +59,7 @@ _PathOutcome = tuple[
     NDArray[np.uint8],
     NDArray[np.int32],
     float,
+    NDArray[np.int32],
 ]
 
 @disjoint_base

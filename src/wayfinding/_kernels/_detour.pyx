@@ -1627,6 +1627,11 @@ cdef class PathSearch:
         """A path query's answer as :meth:`find_path` returns it."""
         cdef double length = 0, dx, dy, dz
         cdef Py_ssize_t n = cflags.size(), k
+        cdef int num_polys = self.mesh.num_polys
+        cdef vector[int] taken          # the off-mesh links in the corridor, in order
+        for k in range(<Py_ssize_t> corridor.size()):
+            if corridor[k] >= num_polys:
+                taken.push_back(corridor[k] - num_polys)
         out = np.empty((n, 3), np.float64)
         cdef double[:, ::1] o = out
         for k in range(n):
@@ -1639,7 +1644,8 @@ cdef class PathSearch:
                 dz = o[k, 2] - o[k - 1, 2]
                 length += sqrt(dx * dx + dy * dy + dz * dz)
         return (status, ps, (ns[0], ns[1], ns[2]), pg, (ng[0], ng[1], ng[2]),
-                _ints(corridor), out, _bytes(cflags), _ints(crefs), length)
+                _ints(corridor), out, _bytes(cflags), _ints(crefs), length,
+                _ints(taken))
 
     cdef void _begin(self, int start, int goal, const float* spos,
                      const float* gpos) noexcept nogil:

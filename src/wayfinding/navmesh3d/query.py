@@ -14,7 +14,9 @@ Off-mesh links (:meth:`NavMesh3D.with_links`) are nodes after the polygons, numb
 the polygon at its start to the one at its end (both ways when bidirectional), at its own
 ``cost`` or its length times its area's cost; filters treat it as a polygon with the link's
 flags and area.  A path through one has a corner at its start flagged :data:`OFFMESH`
-(with the link's node as its polygon) and the next at its end.
+(with the link's node as its polygon) and the next at its end; as in Detour, when the
+path's start is the link's start that corner is the path's first (flagged :data:`START`
+only), so tell the links' corners by their polygons (``corner_polygons >= num_polygons``).
 
 The mesh is laid out for queries once (world-space polygons, links within and across
 tiles, a bounding-volume tree per tile) and shared by every :class:`NavMesh3DQuery` made on
@@ -33,6 +35,7 @@ ground).  Unlike Detour's, the search has no node or corridor limit (the demo's:
 from __future__ import annotations
 
 import math
+import operator
 import time
 import weakref
 from dataclasses import dataclass, replace
@@ -123,6 +126,7 @@ class RayHits3D:
     def __getitem__(self, i: int) -> RayHit3D | None:
         """Ray i as :meth:`NavMesh3DQuery.raycast` gives it; None when its start is off the
         mesh."""
+        i = _row(i, len(self))
         if self.start_polygons[i] < 0:
             return None
         p, n = self.points[i], self.normals[i]
@@ -171,9 +175,12 @@ class WallDistance3D:
 
 def with_flags(mesh: NavMesh3D, *, flags: int = WALK) -> NavMesh3D:
     """``mesh`` with every polygon's flags set to ``flags`` (default :data:`WALK`), as
-    the reference demo flags its walkable ground before it queries."""
+    the reference demo flags its walkable ground before it queries (its flags and areas
+    its own: :meth:`~NavMesh3D.set_flags` and :meth:`~NavMesh3D.set_areas` on one mesh
+    leave the other's alone)."""
     tiles = tuple(MeshTile(t.x, t.z, replace(t.polymesh, flags=np.full(
-        t.polymesh.num_polys, flags, np.uint16)), t.detail) for t in mesh.tiles)
+        t.polymesh.num_polys, flags, np.uint16), areas=t.polymesh.areas.copy()), t.detail)
+        for t in mesh.tiles)
     return replace(mesh, tiles=tiles)
 
 
@@ -430,7 +437,7 @@ class NavMesh3DQuery(SingleThread):
             s, g, half_extents if half_extents is HALF_EXTENTS else _extents(half_extents),
             allowed, costs, partial)
         stats = SearchStats(expanded=search.expanded, generated=search.generated)
-        path = _navpath(outcome, stats, self._data)
+        path = _navpath(outcome, stats)
         stats.elapsed = time.perf_counter() - t0
         return path
 
@@ -443,8 +450,9 @@ class NavMesh3DQuery(SingleThread):
         :class:`NavPath3D`, the same as :meth:`find_path`'s however it is sliced (corridor,
         path, length and counters).  ``step`` returns the result's status: PARTIAL
         for a search that ended short of the goal with ``partial``.  While it runs the
-        search keeps this query's scratch: a path or surface query on this object before it
-        ends makes it refuse to step on.
+        search keeps this query's scratch: a path search (``find_path``, ``find_paths``,
+        another ``start``) or ``polygons_around_*`` on this object before it ends makes it
+        refuse to step on.
 
         >>> from wayfinding.navmesh3d import build, generate
         >>> q = NavMesh3DQuery(with_flags(build(generate.floor())))
@@ -462,7 +470,7 @@ class NavMesh3DQuery(SingleThread):
         run = self._search.start_path(s, g, _extents(half_extents), allowed, costs, partial)
         if run.status != _detour.RUN_RUNNING:
             return SlicedSearch.done(_navpath(run.result(), SearchStats(
-                elapsed=time.perf_counter() - t0), self._data))
+                elapsed=time.perf_counter() - t0)))
 
         def finish(found: bool, stats: SearchStats) -> NavPath3D:
             outcome = run.result()
@@ -471,7 +479,7 @@ class NavMesh3DQuery(SingleThread):
                                  flags=_NO_FLAGS, corner_polygons=_NO_LINKS,
                                  corridor=_NO_LINKS, links=_NO_LINKS, start=s, goal=g,
                                  status=Status.FAILED)
-            return _navpath(outcome, stats, self._data)
+            return _navpath(outcome, stats)
 
         return SlicedSearch(run, finish, "navmesh3d", _COUNTERS,
                             setup=time.perf_counter() - t0, owner=self)
@@ -754,10 +762,20 @@ class NavPaths3D:
 
     def path(self, i: int) -> np.ndarray:
         """Path i's corners, ``(k, 3)``."""
+        i = _row(i, len(self))
         return self.corners[self.corner_ptr[i]:self.corner_ptr[i + 1]]
 
     def corridor(self, i: int) -> np.ndarray:
+        i = _row(i, len(self))
         return self.corridors[self.corridor_ptr[i]:self.corridor_ptr[i + 1]]
+
+
+def _row(i: Any, n: int) -> int:
+    """Row ``i`` of ``n`` (negative from the end, as a sequence's), or IndexError."""
+    k = operator.index(i)
+    if not -n <= k < n:
+        raise IndexError(f"row {k} is out of range for {n} queries")
+    return k + n if k < 0 else k
 
 
 _FAILED, _FOUND_CODE = _detour.FAILED, _detour.FOUND
@@ -778,13 +796,9 @@ def _convex_xz(pts: np.ndarray) -> bool:
     return bool((cross >= 0).all() or (cross <= 0).all()) and bool((cross != 0).any())
 
 
-def _navpath(outcome: Any, stats: SearchStats, data: _detour.DetourMesh) -> NavPath3D:
-    """The kernel's answer to a path query on ``data`` as a :class:`NavPath3D`."""
-    (status, _, ns, _, ng, corridor, path, flags, owners, length) = outcome
-    if data.num_links:
-        links = corridor[corridor >= data.num_polys] - data.num_polys
-    else:
-        links = _NO_LINKS
+def _navpath(outcome: Any, stats: SearchStats) -> NavPath3D:
+    """The kernel's answer to a path query as a :class:`NavPath3D`."""
+    (status, _, ns, _, ng, corridor, path, flags, owners, length, links) = outcome
     if status == _FAILED:
         return NavPath3D(np.empty((0, 3)), math.inf, False, stats, "navmesh3d",
                          flags=flags, corner_polygons=owners, corridor=corridor,
