@@ -331,3 +331,12 @@ def test_bad_input():
     generic = AStarSearch(AdjacencyGraph.from_edges([(0, 1, 1)]), 0, 1)
     with pytest.raises(InvalidQueryError, match="max_seconds"):
         generic.step(max_seconds=-1)
+
+
+def test_a_stale_search_names_its_owner_s_type():
+    from wayfinding.navmesh3d import NavMesh3DQuery, build, generate, with_flags
+    q = NavMesh3DQuery(with_flags(build(generate.floor(size=30), tile_size=16)))
+    first = q.start((1, 0, 1), (28, 0, 28))
+    q.find_path((1, 0, 1), (5, 0, 5))
+    with pytest.raises(InvalidQueryError, match="its own NavMesh3DQuery$"):
+        first.step()

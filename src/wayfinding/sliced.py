@@ -53,6 +53,7 @@ class SlicedSearch(SingleThread):
                  owner: SingleThread | None = None):
         if owner is not None:
             self._busy = owner._busy
+        self._owner = "workspace" if owner is None else type(owner).__name__
         self._run = run
         self._finish = finish
         self._counters = counters
@@ -84,7 +85,7 @@ class SlicedSearch(SingleThread):
         if self._run.stale:
             raise InvalidQueryError(
                 "another query has started on this search's scratch since it began; give "
-                "each search that is still running its own GridSearch or workspace")
+                f"each search that is still running its own {self._owner}")
         t0 = time.perf_counter()
         code = self._run.advance(-1 if max_expansions is None else min(max_expansions, 2**62),
                                  math.inf if max_seconds is None else max_seconds)

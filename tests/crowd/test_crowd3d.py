@@ -558,3 +558,10 @@ def test_walls_are_read_again_when_flags_change():
     nav.update(0.1)
     assert len(nav._boundary(np.ones(1, bool))[1]) != before
     assert nav.state(a) in (MOVING, ARRIVED)
+
+
+def test_navigator_on_a_3d_mesh_names_options_navigator3d_lacks():
+    m = with_flags(build(generate.floor(size=10)))
+    assert isinstance(Navigator(m, radius=0.3), Navigator3D)
+    with pytest.raises(InvalidQueryError, match="Navigator3D, which takes no corner_radius"):
+        Navigator(m, corner_radius=0.3)

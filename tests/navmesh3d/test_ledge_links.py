@@ -305,7 +305,7 @@ def test_nav_test_links():
     ({"spacing": "1"}, "spacing '1' must be"),
     ({"max_drop": True}, "max_drop True must be"),
     ({"level": "level.obj"}, "level must be a Level or None, got str"),
-    ({"spacing": 1e-7}, "probes: more than"),
+    ({"spacing": 1e-7}, "make more than .* probes"),
 ])
 def test_bad_options_are_refused(options, message):
     mesh = build(platform_over_floor())
@@ -366,3 +366,8 @@ def test_paths_jump_a_gap_both_ways():
         assert r.status is Status.FOUND and r.links.tolist() == [0]
         assert np.count_nonzero(r.flags & OFFMESH) == 1
     assert there.cost == pytest.approx(back.cost, rel=1e-6)
+
+
+def test_too_long_a_jump_is_blamed_with_spacing():
+    with pytest.raises(InvalidQueryError, match="max_jump 1000000.0 .*lower max_jump"):
+        ledge_links(build(generate.building()), max_jump=1e6)

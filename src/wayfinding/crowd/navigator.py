@@ -44,6 +44,7 @@ planner, agent by agent.  Each agent's path and following state are fields of th
 from __future__ import annotations
 
 import copy
+import inspect
 import warnings
 from abc import ABC, abstractmethod
 from typing import Any
@@ -120,11 +121,18 @@ class Navigator:
     navigator.  Distances in world units, times in seconds.
 
     On a :class:`~wayfinding.navmesh3d.NavMesh3D` the navigator is a
-    :class:`~wayfinding.crowd.surface.Navigator3D` (agents in 3D, on the mesh's surface),
-    made with the keyword options it takes."""
+    :class:`~wayfinding.crowd.surface.Navigator3D` (agents in 3D, on the mesh's surface;
+    not a subclass of this class), made with the keyword options it takes: others are an
+    :class:`~wayfinding.errors.InvalidQueryError` naming them."""
 
     def __new__(cls, world: Any, **options: Any) -> Any:
         if cls is Navigator and isinstance(world, NavMesh3D):
+            takes = [k for k in inspect.signature(Navigator3D).parameters if k != "mesh"]
+            unknown = sorted(set(options) - set(takes))
+            if unknown:
+                raise InvalidQueryError(
+                    f"Navigator on a NavMesh3D makes a Navigator3D, which takes no "
+                    f"{', '.join(unknown)} (its options: {', '.join(takes)})")
             return Navigator3D(world, **options)
         return super().__new__(cls)
 

@@ -101,7 +101,7 @@ def ledge_links(mesh: NavMesh3D, *, level: Level | None = None, max_drop: float 
     data = compile_mesh(mesh)
     walls, owner, outward = _walls(mesh, data)
     probes = max(1, math.ceil(max_jump / (s.cell_size / 2)))
-    seg, starts = _samples(walls, spacing, probes)
+    seg, starts = _samples(walls, spacing, probes, max_jump)
     ground = _Ground(*_ground_triangles(mesh, data))
     ys = starts[:, 1] = ground.height_on(starts, owner[seg], fallback=starts[:, 1])
     dist = np.linspace(max_jump / probes, max_jump, probes)
@@ -216,15 +216,18 @@ def _centroids(mesh: NavMesh3D, data: _detour.DetourMesh) -> _F:
     return np.concatenate(out) if out else np.zeros((0, 2))
 
 
-def _samples(walls: _F, spacing: float, probes: int) -> tuple[_I, _F]:
+def _samples(walls: _F, spacing: float, probes: int, max_jump: float
+             ) -> tuple[_I, _F]:
     """Points along the walls at the middles of equal parts at most ``spacing`` long: the
     wall of each and the point ``(m, 3)``; refused when they would make more than
     :data:`~wayfinding._validate.MAX_CELLS` probes."""
     d = walls[:, 1] - walls[:, 0]
     parts = np.maximum(1, np.ceil(np.hypot(d[:, 0], d[:, 2]) / spacing))
     if parts.sum() * probes > MAX_CELLS:
-        raise InvalidQueryError(f"spacing {brief(spacing)} makes {parts.sum():,.0f} samples "
-                                f"of {probes} probes: more than {MAX_CELLS:,} probes")
+        raise InvalidQueryError(
+            f"{parts.sum():,.0f} samples (spacing {brief(spacing)}) of {probes:,} probes each "
+            f"(max_jump {brief(max_jump)} over half a cell) make more than {MAX_CELLS:,} "
+            "probes: raise spacing or lower max_jump")
     parts = parts.astype(np.int64)
     seg = np.repeat(np.arange(len(walls)), parts)
     j = np.arange(len(seg)) - np.repeat(np.cumsum(parts) - parts, parts)

@@ -158,6 +158,8 @@ class NavMesh3D:
     def _set(self, name: str, polygons: Any, values: Any, top: int, dtype: Any) -> None:
         n = self.num_polygons
         ids = np.asarray(polygons)
+        if ids.size == 0 and ids.ndim == 1:
+            ids = ids.astype(np.int64)          # [] reads as float64: no polygons
         if ids.dtype == bool or not np.issubdtype(ids.dtype, np.integer) or ids.ndim > 1 \
                 or (ids.size and (ids.min() < 0 or ids.max() >= n)):
             raise InvalidGeometryError(f"polygons {brief(polygons)} must be polygon ids "
@@ -169,6 +171,8 @@ class NavMesh3D:
                 (vals.size and (vals.min() < 0 or vals.max() > top)):
             raise InvalidGeometryError(f"{name} {brief(values)} must be one integer or one "
                                        f"per polygon ({len(ids)}), in [0, {top}]")
+        if not ids.size:
+            return
         vals = np.broadcast_to(vals.astype(dtype), ids.shape)
         bases = np.cumsum([0] + [t.polymesh.num_polys for t in self.tiles])
         which = np.searchsorted(bases, ids, side="right") - 1
