@@ -106,3 +106,21 @@ def test_bad_link_values_exit_2(level, tmp_path, capsys, option, value):
               "--ledge-links", f"{option}={value}"])
     assert exc.value.code == 2
     assert option in capsys.readouterr().err
+
+
+def test_path_from_a_link_s_start_marks_each_link_at_its_own_corner(tmp_path, capsys):
+    from wayfinding.navmesh import OffMeshLink
+    from wayfinding.navmesh3d import build, generate
+    out = tmp_path / "linked.npz"
+    build(generate.floor(size=30), tile_size=16).with_links([
+        OffMeshLink((2, 0, 2), (27, 0, 2), cost=0.0, kind="drop"),
+        OffMeshLink((27, 0, 4), (27, 0, 27), cost=0.0, kind="ladder")]).save(out)
+    assert main(["navmesh3d", "path", str(out), "--from", "2,0,2", "--to", "28,0,28",
+                 "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert [x["link"] for x in r["links"]] == [0, 1] and r["offmesh"] == [0, 2]
+    assert main(["navmesh3d", "path", str(out), "--from", "2,0,2", "--to", "28,0,28"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].endswith("<- off-mesh link 0 (drop) to the next point")
+    assert lines[3].startswith("  27.0000,0.1000,4.0000")
+    assert lines[3].endswith("<- off-mesh link 1 (ladder) to the next point")

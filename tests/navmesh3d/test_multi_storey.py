@@ -53,7 +53,16 @@ def test_only_a_link_crosses_the_gap(query):
 
 
 @pytest.mark.parametrize("options, match", [
-    (dict(height=2.0), "height"), (dict(width=6.0), "width"), (dict(height=-1), "height")])
+    (dict(height=2.0), "height"), (dict(width=6.0), "width"), (dict(height=-1), "height"),
+    (dict(height=4.25), "at most 4")])
 def test_bad_sizes(options, match):
     with pytest.raises((InvalidGeometryError, ValueError), match=match):
         generate.multi_storey(**options)
+
+
+@pytest.mark.parametrize("height", [2.8, 4.0])
+def test_the_stairs_climb_to_any_height_allowed(height):
+    level = generate.multi_storey(height=height)
+    q = NavMesh3DQuery(with_flags(build(level)))
+    r = q.find_path((-2.0, 0.0, 3.0), (8.0, height, 12.0))
+    assert r.found and r.path[-1][1] == pytest.approx(height, abs=0.2)

@@ -54,6 +54,12 @@ def test_the_page_plays_the_frames(mesh):
     (lambda m, p: animate_navmesh3d(p / "a.gif", m, frames(), radius=0), "radius"),
     (lambda m, p: navmesh3d_html(m, agents=frames(), colours=np.zeros((2, 3))), "colours"),
     (lambda m, p: navmesh3d_html(m, agents=frames(), fps=0), "fps"),
+    (lambda m, p: animate_navmesh3d(p / "a.gif", m, frames(),
+                                    colours=np.full((3, 3), np.nan)), "0..255, got nan"),
+    (lambda m, p: animate_navmesh3d(p / "a.gif", m, frames(),
+                                    colours=np.full((3, 3), 300)), "0..255, got 300"),
+    (lambda m, p: navmesh3d_html(m, agents=frames(), colours=np.full((3, 3), -1)), "got -1"),
+    (lambda m, p: navmesh3d_html(m, agents=frames(), colours="red"), "RGB numbers"),
 ])
 def test_bad_input(mesh, tmp_path, call, match):
     with pytest.raises(InvalidQueryError, match=match):

@@ -233,14 +233,18 @@ def _xyz(p: Any) -> list[float]:
 
 
 def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
-    from ..navmesh3d.query import OFFMESH
-
     q = _query(args.mesh)
     t0 = time.perf_counter()
     r = q.find_path(args.start, args.goal, partial=args.partial)
     ms = (time.perf_counter() - t0) * 1e3
-    offmesh = [i for i, f in enumerate(r.flags.tolist()) if f & OFFMESH] if len(r.path) \
-        else []
+    # A corner leading into a link's node (numbered after the polygons) is the link's
+    # start; a path that starts on its first link's start has no corner before it.
+    first_node = q.mesh.num_polygons
+    starts_at = {i: p - first_node for i, p in enumerate(r.corner_polygons.tolist())
+                 if p >= first_node}
+    if len(r.links) and len(r.path) and int(r.links[0]) not in starts_at.values():
+        starts_at[0] = int(r.links[0])
+    offmesh = sorted(starts_at)
     taken = []
     for k in r.links.tolist():
         x = q.mesh.links[k]
@@ -259,11 +263,10 @@ def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
     print(f"path ({info['status']}): length {r.cost:.4f}, {len(r.path)} points, "
           f"{len(r.corridor) - len(taken)} polygons, {len(taken)} off-mesh link{plural}, "
           f"{ms:.3f} ms")
-    starts = dict(zip(offmesh, taken))
     for i, p in enumerate(r.path):
-        x = starts.get(i)
-        mark = "" if x is None else \
-            f"  <- off-mesh link {x['link']} ({x['kind']}) to the next point"
+        k = starts_at.get(i)
+        mark = "" if k is None else \
+            f"  <- off-mesh link {k} ({q.mesh.links[k].kind}) to the next point"
         print(f"  {p[0]:.4f},{p[1]:.4f},{p[2]:.4f}{mark}")
     return 0
 

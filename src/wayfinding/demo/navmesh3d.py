@@ -124,7 +124,8 @@ class CrowdScene:
 
 def jump_link(mesh: NavMesh3D) -> OffMeshLink:
     """The two-way jump link over :func:`~wayfinding.navmesh3d.generate.multi_storey`'s gap,
-    at z 12, from a radius inside one edge to a radius inside the other."""
+    at z 12, from the agent's radius plus 0.3 inside one edge to as far inside the other
+    (so that each end snaps onto its platform, clear of the eroded edge)."""
     r = mesh.settings.agent_radius
     a, b = generate.GAP_EDGES
     return OffMeshLink((a - r - 0.3, 3.0, 12.0), (b + r + 0.3, 3.0, 12.0),

@@ -142,9 +142,11 @@ def multi_storey(*, height: float = 3.0, width: float = 16.0) -> Level:
     (x 5.5 to 11) reached from the ground by a flight of 14 steps rising along x to its
     west edge (z 1 to 5), a bridge 4 wide (z 6 to 10) from A to platform B (x 17 to 22),
     and platform C (x 23.5 to 32) beyond a gap 1.5 wide (:data:`GAP_EDGES`) that nothing
-    walkable crosses: an off-mesh jump link joins B and C.  The platforms and the bridge
-    are slabs 0.3 thick with their tops at ``height`` (>= 2.8: the ground floor runs on
-    under them), reached from the ground by the stairs only.  The stairs and the bridge
+    walkable crosses (an off-mesh link can: the demo's
+    :func:`~wayfinding.demo.navmesh3d.jump_link`).  The platforms and the bridge are slabs
+    0.3 thick with their tops at ``height`` (2.8 to 4: the ground floor runs on under
+    them, and RecastDemo's agent still walks up the 15 rises of the flight, 3.6 long, to
+    A), reached from the ground by the stairs only.  The stairs and the bridge
     are wide enough for two agents of RecastDemo's radius (0.6) to pass each other.
 
     >>> multi_storey().num_triangles
@@ -155,6 +157,9 @@ def multi_storey(*, height: float = 3.0, width: float = 16.0) -> Level:
     if height < 2.8:
         raise InvalidGeometryError(f"height {height!r} must be at least 2.8: the ground "
                                    "floor runs on under the platforms")
+    if height > 4.0:
+        raise InvalidGeometryError(f"height {height!r} must be at most 4: the stairs (15 "
+                                   "rises over 3.6) would be too steep for RecastDemo's agent")
     if width < 11.0:
         raise InvalidGeometryError(f"width {width!r} must be at least 11: the bridge "
                                    "lies at z 6 to 10")

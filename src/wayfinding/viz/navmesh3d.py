@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._io import atomic_write_bytes, atomic_write_text
 from .._validate import count, positive_float
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..navmesh3d import Level, NavMesh3D, region_colours
 from .raster import TARGET_PX, _pillow
 
@@ -127,7 +127,14 @@ def _agent_frames(agents: ArrayLike, colours: ArrayLike | None
     if colours is None:
         rgb = np.full(pos.shape, 255.0)
     else:
-        rgb = np.asarray(colours, dtype=np.float64)
+        try:
+            rgb = np.asarray(colours, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidQueryError(f"colours {brief(colours)} must be RGB numbers "
+                                    "0..255") from None
+        if not (np.isfinite(rgb).all() and (rgb >= 0).all() and (rgb <= 255).all()):
+            bad = rgb[~(np.isfinite(rgb) & (rgb >= 0) & (rgb <= 255))].ravel()[0]
+            raise InvalidQueryError(f"colours must be finite RGB values 0..255, got {bad!r}")
         if rgb.shape == (pos.shape[1], 3):
             rgb = np.broadcast_to(rgb, pos.shape)
         if rgb.shape != pos.shape:
