@@ -188,7 +188,8 @@ def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
 
 
 def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: int,
-                         tile_size: int = 0, costs: dict[int, float] | None = None) -> None:
+                         tile_size: int = 0, costs: dict[int, float] | None = None,
+                         crossings: str | None = None) -> None:
     mesh = with_flags(build(level, settings=settings, tile_size=tile_size))
     q = NavMesh3DQuery(mesh)
     base, first = {}, 0
@@ -206,7 +207,8 @@ def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: in
                             ).astype(np.float32)
     ends = rng.permutation(points)
     paths = [list(map(float, a)) + list(map(float, b)) + [1, 0] for a, b in zip(points, ends)]
-    got = detour(level, settings, points, paths, tile_size=tile_size, costs=costs)
+    got = detour(level, settings, points, paths, tile_size=tile_size, costs=costs,
+                 extra={"straight_options": {None: 0, "area": 1, "all": 2}[crossings]})
     walk = QueryFilter(costs=costs or {})
     for p, want in zip(points.tolist(), got["nearest"]):
         poly, at = q.nearest(tuple(p))
@@ -214,7 +216,8 @@ def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: in
         if poly >= 0:
             assert np.array_equal(np.float32(at), np.float32(want[1:4])), p
     for a, want in zip(paths, got["paths"]):
-        r = q.find_path(tuple(a[:3]), tuple(a[3:6]), partial=True, filter=walk)
+        r = q.find_path(tuple(a[:3]), tuple(a[3:6]), partial=True, filter=walk,
+                        crossings=crossings)
         assert r.corridor.tolist() == [ours(x) for x in want["polys"]], a
         assert np.array_equal(np.float32(r.path),
                               np.float32(np.reshape(want["straight"], (-1, 3)))), a
@@ -255,6 +258,59 @@ def test_area_costs_are_detour_s(tile_size):
     level = Level(terrain.vertices, terrain.triangles, areas=areas)
     _compare_with_detour(level, BuildSettings(), 150, 17, tile_size=tile_size,
                          costs={5: 4.0, 63: 1.0})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("crossings", ["area", "all"])
+@pytest.mark.parametrize("tile_size", [0, 16])
+def test_crossing_corners_are_detour_s(tile_size, crossings):
+    """Corners where paths cross areas, or every polygon edge, as Detour's straight-path
+    options add them."""
+    terrain = generate.terrain(size=40, seed=5)
+    centre = terrain.vertices[terrain.triangles].mean(axis=1)
+    areas = np.where(np.hypot(centre[:, 0] - 20, centre[:, 2] - 20) < 9, 5, 63)
+    level = Level(terrain.vertices, terrain.triangles, areas=areas)
+    _compare_with_detour(level, BuildSettings(), 150, 19, tile_size=tile_size,
+                         costs={5: 1.5, 63: 1.0}, crossings=crossings)
+
+
+def test_crossing_corners_lie_on_the_path_and_its_portals():
+    terrain = generate.terrain(size=24, seed=3, height=1.5)
+    centre = terrain.vertices[terrain.triangles].mean(axis=1)
+    level = Level(terrain.vertices, terrain.triangles,
+                  areas=np.where(centre[:, 0] < 12, 5, 63))
+    q = NavMesh3DQuery(with_flags(build(level, tile_size=16)))
+    rng = np.random.default_rng(4)
+    pts = _random_on_mesh(q.mesh, rng, 40)
+    areas = np.concatenate([t.polymesh.areas for t in q.mesh.tiles])
+    seen = {"area": 0, "all": 0}
+    for a, b in zip(pts[:20], pts[20:]):
+        plain = q.find_path(tuple(a), tuple(b))
+        assert plain.found
+        for mode in ("area", "all"):
+            r = q.find_path(tuple(a), tuple(b), crossings=mode)
+            turn = np.zeros(len(r.path), bool)      # the plain path's corners, kept in order
+            k = 0
+            for corner in plain.path:
+                while not np.array_equal(r.path[k], corner):
+                    k += 1
+                turn[k] = True
+            assert np.array_equal(r.flags[turn], plain.flags)
+            added = np.flatnonzero(~turn)
+            assert (r.flags[added] == 0).all()
+            seen[mode] += len(added)
+            for k in added:      # on the segment between the turns around it, in xz
+                before = r.path[:k][turn[:k]][-1, [0, 2]]
+                after = r.path[k + 1:][turn[k + 1:]][0, [0, 2]]
+                u, w = after - before, r.path[k, [0, 2]] - before
+                assert abs(u[0] * w[1] - u[1] * w[0]) <= 1e-3 * max(np.hypot(*u), 1)
+            if mode == "area":     # each added corner leads into another area
+                for k in added:
+                    i = r.corridor.tolist().index(r.corner_polygons[k])
+                    assert areas[r.corridor[i]] != areas[r.corridor[i - 1]]
+    assert seen["all"] > seen["area"] > 0
+    with pytest.raises(InvalidQueryError, match="crossings"):
+        q.find_path(tuple(pts[0]), tuple(pts[1]), crossings="some")
 
 
 def test_batch_results_index_rows_from_the_end():

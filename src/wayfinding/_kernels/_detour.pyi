@@ -99,6 +99,7 @@ class PathSearch:
         allowed: NDArray[np.uint8],
         area_cost: NDArray[np.float32],
         partial: bool,
+        crossings: int = ...,
     ) -> _PathOutcome: ...
     def start_path(
         self,
@@ -108,6 +109,7 @@ class PathSearch:
         allowed: NDArray[np.uint8],
         area_cost: NDArray[np.float32],
         partial: bool,
+        crossings: int = ...,
     ) -> PathRun: ...
     def find_paths(
         self,
@@ -117,6 +119,7 @@ class PathSearch:
         allowed: NDArray[np.uint8],
         area_cost: NDArray[np.float32],
         partial: bool,
+        crossings: int = ...,
     ) -> tuple[
         NDArray[np.int8],
         NDArray[np.float64],

@@ -18,7 +18,7 @@ polygon and tile side.  Arrays of usable polygons (``allowed``) cover polygons a
 
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, floorf, roundf, sqrt, sqrtf
+from libc.math cimport INFINITY, NAN, fabsf, floorf, roundf, sqrt, sqrtf
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 from libcpp.vector cimport vector
@@ -41,6 +41,7 @@ cdef uint8_t CORNER_END = 2
 cdef uint8_t CORNER_OFFMESH = 4
 #: Search outcomes, as the query module reads them.
 cdef int S_FAILED = 0, S_FOUND = 1, S_PARTIAL = 2
+cdef int CROSS_AREA = 1, CROSS_ALL = 2
 FAILED, FOUND, PARTIAL = S_FAILED, S_FOUND, S_PARTIAL
 #: Outcomes of a slice of a resumable search (``PathRun.advance``), as ``_codes`` has them.
 RUN_FAILED, RUN_FOUND, RUN_RUNNING = C_FAILED, C_FOUND, C_RUNNING
@@ -1395,6 +1396,7 @@ cdef class PathSearch:
     cdef vector[int] heap
     cdef int gen
     cdef readonly int expanded, generated
+    cdef int crossings              # straight-path corners added at portals: CROSS_*
     cdef int a_goal, a_last
     cdef float a_last_h
     cdef float a_gpos[3]
@@ -1487,7 +1489,7 @@ cdef class PathSearch:
         return polys, pts
 
     def find_path(self, start, goal, extents, const uint8_t[::1] allowed,
-                  const float[::1] area_cost, bint partial):
+                  const float[::1] area_cost, bint partial, int crossings=0):
         """The nearest polygons of both points, A* between them and the straight path:
         ``(status, start poly, start point, goal poly, goal point, corridor (n,) int32,
         corners (k, 3) float64, corner flags (k,) uint8, corner polygons (k,) int32,
@@ -1506,6 +1508,7 @@ cdef class PathSearch:
         cdef vector[uint8_t] cflags
         cdef vector[int] crefs
         self._check(allowed)
+        self._set_crossings(crossings)
         for k in range(3):
             s[k] = start[k]
             g[k] = goal[k]
@@ -1522,7 +1525,7 @@ cdef class PathSearch:
         return self._outcome(status, ps, ns, pg, ng, corridor, pts, cflags, crefs)
 
     def start_path(self, start, goal, extents, const uint8_t[::1] allowed,
-                   const float[::1] area_cost, bint partial):
+                   const float[::1] area_cost, bint partial, int crossings=0):
         """:meth:`find_path` as a :class:`PathRun`, to run in slices."""
         cdef PathRun run = PathRun.__new__(PathRun)
         cdef int k
@@ -1530,10 +1533,12 @@ cdef class PathSearch:
         cdef vector[float] none_f
         cdef vector[uint8_t] none_b
         self._check(allowed)
+        self._set_crossings(crossings)
         run.search = self
         run.allowed = allowed
         run.area_cost = area_cost
         run.partial = partial
+        run.crossings = crossings
         for k in range(3):
             run.s[k] = start[k]
             run.g[k] = goal[k]
@@ -1555,7 +1560,8 @@ cdef class PathSearch:
         return run
 
     def find_paths(self, const double[:, ::1] starts, const double[:, ::1] goals, extents,
-                   const uint8_t[::1] allowed, const float[::1] area_cost, bint partial):
+                   const uint8_t[::1] allowed, const float[::1] area_cost, bint partial,
+                   int crossings=0):
         """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 3)``), in one
         nogil loop: ``(status (n,) int8, lengths (n,) float64, corridor pointers (n + 1,)
         int64, corridor nodes, corner pointers (n + 1,) int64, corners (m, 3) float64,
@@ -1575,6 +1581,7 @@ cdef class PathSearch:
         cdef vector[int] crefs
         cdef vector[long long] cptr, pptr
         self._check(allowed)
+        self._set_crossings(crossings)
         if goals.shape[0] != n:
             raise ValueError("starts and goals differ in length")
         status = np.zeros(n, np.int8)
@@ -1810,6 +1817,8 @@ cdef class PathSearch:
                         right_ref = path[i + 1] if i + 1 < n else -1
                         right_i = i
                     else:
+                        if self.crossings:
+                            self._crossings(apex_i, left_i, pleft, path, pts, cflags, crefs)
                         for k in range(3):
                             apex[k] = pleft[k]
                         apex_i = left_i
@@ -1830,6 +1839,8 @@ cdef class PathSearch:
                         left_ref = path[i + 1] if i + 1 < n else -1
                         left_i = i
                     else:
+                        if self.crossings:
+                            self._crossings(apex_i, right_i, pright, path, pts, cflags, crefs)
                         for k in range(3):
                             apex[k] = pright[k]
                         apex_i = right_i
@@ -1844,7 +1855,48 @@ cdef class PathSearch:
                         i = apex_i + 1
                         continue
                 i += 1
+        if self.crossings:
+            self._crossings(apex_i, n - 1, ce, path, pts, cflags, crefs)
         _append(pts, cflags, crefs, ce, CORNER_END, -1)
+
+    cdef int _set_crossings(self, int crossings) except -1:
+        if not 0 <= crossings <= CROSS_ALL:
+            raise ValueError(f"crossings {crossings} must be 0, 1 (area) or 2 (all)")
+        self.crossings = crossings
+        return 0
+
+    cdef void _crossings(self, int first, int last, const float* end, vector[int]& path,
+                         vector[float]& pts, vector[uint8_t]& cflags,
+                         vector[int]& crefs) noexcept nogil:
+        """Corners (flags 0) where the straight segment from the last corner to ``end``
+        crosses the portals from ``path[first]`` to ``path[last]``: every portal
+        (CROSS_ALL) or those between polygons of different areas (CROSS_AREA), at the
+        portal's point on the segment's line, as the reference's straight-path options."""
+        cdef float sp[3]
+        cdef float left[3]
+        cdef float right[3]
+        cdef float at[3]
+        cdef float ux, uz, vx, vz, wx, wz, d, t
+        cdef int i, k, last_corner = cflags.size() - 1
+        for k in range(3):
+            sp[k] = pts[3 * last_corner + k]
+        for i in range(first, last):
+            if self.crossings == CROSS_AREA and \
+                    self.mesh.parea(path[i]) == self.mesh.parea(path[i + 1]):
+                continue
+            self.mesh.portal(path[i], path[i + 1], left, right)
+            ux = end[0] - sp[0]
+            uz = end[2] - sp[2]
+            vx = right[0] - left[0]
+            vz = right[2] - left[2]
+            wx = sp[0] - left[0]
+            wz = sp[2] - left[2]
+            d = uz * vx - ux * vz
+            if fabsf(d) < <float>1e-6:
+                continue
+            t = (uz * wx - ux * wz) / d
+            lerp3(at, left, right, t)
+            _append(pts, cflags, crefs, at, 0, path[i + 1])
 
 
     # ------------------------------------------------------------------ surface queries
@@ -2541,7 +2593,7 @@ cdef class PathRun:
     cdef PathSearch search
     cdef const uint8_t[::1] allowed
     cdef const float[::1] area_cost
-    cdef int gen, ps, pg, c_expanded, c_generated
+    cdef int gen, ps, pg, c_expanded, c_generated, crossings
     cdef bint partial
     cdef float s[3]
     cdef float g[3]
@@ -2583,6 +2635,7 @@ cdef class PathRun:
         self.c_expanded = search.expanded
         self.c_generated = search.generated
         if ended:
+            search.crossings = self.crossings
             with nogil:
                 st = search._conclude(self.pg, self.s, self.g, self.partial, corridor, pts,
                                       cflags, crefs)

@@ -414,7 +414,8 @@ class NavMesh3DQuery(SingleThread):
     @exclusive
     def find_path(self, start: ArrayLike, goal: ArrayLike, *,
                   filter: QueryFilter = DEFAULT_FILTER,
-                  half_extents: ArrayLike = HALF_EXTENTS, partial: bool = False) -> NavPath3D:
+                  half_extents: ArrayLike = HALF_EXTENTS, partial: bool = False,
+                  crossings: str | None = None) -> NavPath3D:
         """The straight path from ``start`` to ``goal`` (world points): each end's nearest
         polygon (:meth:`nearest`), A* over the usable polygons from the start point (node
         positions at the midpoints of the edges entered by, step cost its length times the
@@ -423,7 +424,11 @@ class NavMesh3DQuery(SingleThread):
 
         No polygon near an end, or (without ``partial``) no route, gives ``found=False``,
         an empty path and ``status`` FAILED; with ``partial=True`` an unreachable goal
-        gives the path to the polygon whose node came nearest it (``status`` PARTIAL)."""
+        gives the path to the polygon whose node came nearest it (``status`` PARTIAL).
+
+        ``crossings``: ``"area"`` adds a corner (flags 0) where the path crosses from one
+        area to another, ``"all"`` where it crosses any polygon edge (Detour's straight-path
+        options), e.g. to change speed or animation there; None (default): turns only."""
         if type(partial) is not bool:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
         t0 = time.perf_counter()
@@ -435,7 +440,7 @@ class NavMesh3DQuery(SingleThread):
         search = self._search
         outcome = search.find_path(
             s, g, half_extents if half_extents is HALF_EXTENTS else _extents(half_extents),
-            allowed, costs, partial)
+            allowed, costs, partial, 0 if crossings is None else _crossings(crossings))
         stats = SearchStats(expanded=search.expanded, generated=search.generated)
         path = _navpath(outcome, stats)
         stats.elapsed = time.perf_counter() - t0
@@ -444,7 +449,7 @@ class NavMesh3DQuery(SingleThread):
     @exclusive
     def start(self, start: ArrayLike, goal: ArrayLike, *,
               filter: QueryFilter = DEFAULT_FILTER, half_extents: ArrayLike = HALF_EXTENTS,
-              partial: bool = False) -> SlicedSearch:
+              partial: bool = False, crossings: str | None = None) -> SlicedSearch:
         """Begin :meth:`find_path` to run in slices (see :mod:`wayfinding.sliced`):
         ``step(max_expansions=..., max_seconds=...)`` runs the A* on, ``result()`` gives the
         :class:`NavPath3D`, the same as :meth:`find_path`'s however it is sliced (corridor,
@@ -467,7 +472,8 @@ class NavMesh3DQuery(SingleThread):
         t0 = time.perf_counter()
         s, g = _point(start, "start"), _point(goal, "goal")
         allowed, costs = self._filter(filter)
-        run = self._search.start_path(s, g, _extents(half_extents), allowed, costs, partial)
+        run = self._search.start_path(s, g, _extents(half_extents), allowed, costs, partial,
+                                      _crossings(crossings))
         if run.status != _detour.RUN_RUNNING:
             return SlicedSearch.done(_navpath(run.result(), SearchStats(
                 elapsed=time.perf_counter() - t0)))
@@ -487,7 +493,7 @@ class NavMesh3DQuery(SingleThread):
     @exclusive
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
                    filter: QueryFilter = DEFAULT_FILTER, half_extents: ArrayLike = HALF_EXTENTS,
-                   partial: bool = False) -> NavPaths3D:
+                   partial: bool = False, crossings: str | None = None) -> NavPaths3D:
         """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 3)`` arrays),
         in one compiled loop."""
         if type(partial) is not bool:
@@ -497,7 +503,7 @@ class NavMesh3DQuery(SingleThread):
             raise InvalidQueryError(f"starts ({len(s)}) and goals ({len(g)}) must be as many")
         allowed, costs = self._filter(filter)
         (codes, lengths, pptr, polys, cptr, corners, flags) = self._search.find_paths(
-            s, g, _extents(half_extents), allowed, costs, partial)
+            s, g, _extents(half_extents), allowed, costs, partial, _crossings(crossings))
         return NavPaths3D(codes.astype(np.int8), lengths, pptr, polys, cptr, corners, flags)
 
 
@@ -768,6 +774,19 @@ class NavPaths3D:
     def corridor(self, i: int) -> np.ndarray:
         i = _row(i, len(self))
         return self.corridors[self.corridor_ptr[i]:self.corridor_ptr[i + 1]]
+
+
+#: ``crossings`` option -> the kernel's mode.
+_CROSSINGS = {None: 0, "area": 1, "all": 2}
+
+
+def _crossings(value: Any) -> int:
+    """The kernel's code for a ``crossings`` option, or an error naming the choices."""
+    try:
+        return _CROSSINGS[value]
+    except (KeyError, TypeError):
+        raise InvalidQueryError(f"crossings {brief(value)} must be None, 'area' or "
+                                "'all'") from None
 
 
 def _row(i: Any, n: int) -> int:

@@ -11,7 +11,8 @@
 // include, exclude], ...] for findNearestPoly at both ends + findPath + findStraightPath (as
 // RecastDemo's TestCase: the path from the points given), and "half_extents" (default
 // [2, 4, 2]), "area_costs" ({area: cost} for the path filter; then walkable areas keep
-// their ids, 63).  OUTPUT: {"nearest": [[poly, x, y, z, over], ...], "paths": [{"start": poly,
+// their ids, 63), "straight_options" (findStraightPath's options: 1 area crossings, 2 all).
+// OUTPUT: {"nearest": [[poly, x, y, z, over], ...], "paths": [{"start": poly,
 // "end": poly, "nstart": [x, y, z], "nend": [x, y, z], "status": n, "polys": [...],
 // "straight": [[x, y, z], ...], "flags": [...], "refs": [...]}], "tiles": [[x, z, polygons],
 // ...], "us": {...}} where a polygon
@@ -210,7 +211,8 @@ async function main() {
       rec.polys = polys.map(index);
       if (polys.length) {
         t0 = performance.now();
-        const sp = query.findStraightPath(s, e, polys, { maxStraightPathPoints: 256 });
+        const sp = query.findStraightPath(s, e, polys, {
+          maxStraightPathPoints: 256, straightPathOptions: input.straight_options || 0 });
         tStraight += performance.now() - t0;
         for (let i = 0; i < sp.straightPathCount; i++) {
           rec.straight.push([sp.straightPath.get(3 * i), sp.straightPath.get(3 * i + 1),
