@@ -80,11 +80,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._arrays import concatenated_ranges
 from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
 from ..navmesh3d.corridor import PathCorridor, polygon_map
+from ..navmesh3d.query import _point
 from .agents import Crowd
 from .orca import ORCA
 from .states import ARRIVED, IDLE, MOVING, NO_PATH, ON_LINK
@@ -192,12 +194,12 @@ class Navigator3D:
         """Add an agent at ``position`` (x, y, z; put on the nearest ground) bound for
         ``target`` (none: it stays put); returns its id.  A position with no usable
         polygon near it is an :class:`~wayfinding.errors.InvalidQueryError`."""
-        p = _point3(position, "position")
+        p = _point(position, "position")
         poly, ground = self.query.nearest(p, filter=self.filter)
         if poly < 0:
             raise InvalidQueryError(f"position {brief(position)} is off the mesh: no usable "
                                     "polygon near it")
-        t = None if target is None else _point3(target, "target")
+        t = None if target is None else _point(target, "target")
         r = self.radius if radius is None else positive_float("radius", radius)
         h = self.height if height is None else positive_float("height", height)
         agent = self.crowd.add((ground[0], ground[2]), radius=r, max_speed=max_speed,
@@ -213,7 +215,7 @@ class Navigator3D:
         """Send an agent to a new target (planned now; an agent on a link plans from the
         link's far end when it lands)."""
         i = self.crowd.row(agent)
-        t = _point3(target, "target")
+        t = _point(target, "target")
         if self.crowd.field("surface_state")[i] == _ON_LINK:
             self._flights[agent].pending = t
             return
@@ -622,7 +624,7 @@ class _WallTable:
             return np.zeros((0, 2, 2))
         lo, hi = self.ptr[polys], self.ptr[polys + 1]
         n = hi - lo
-        idx = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        idx = concatenated_ranges(lo, n)
         s = self.segs[idx]
         a, b = s[:, 0, [0, 2]], s[:, 1, [0, 2]]
         e = b - a
@@ -634,12 +636,3 @@ class _WallTable:
         keep = (d <= reach) & (ylo <= y + height) & (yhi >= y - height)
         return np.ascontiguousarray(s[keep][:, :, [0, 2]])
 
-
-def _point3(value: Any, name: str) -> tuple[float, float, float]:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (3,) or not np.isfinite(arr).all():
-        raise InvalidQueryError(f"{name} {brief(value)} must be one finite (x, y, z) point")
-    return float(arr[0]), float(arr[1]), float(arr[2])

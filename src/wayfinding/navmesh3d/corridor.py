@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._arrays import concatenated_ranges
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
@@ -436,7 +437,7 @@ def _within_links(query: NavMesh3DQuery, start: int, hops: int, allowed: np.ndar
         if not len(ring):
             break
         lo, n = ptr[ring], ptr[ring + 1] - ptr[ring]
-        nxt = to[np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))]
+        nxt = to[concatenated_ranges(lo, n)]
         nxt = np.unique(nxt[(mask[nxt] == 0) & (allowed[nxt] != 0)])
         mask[nxt] = 1
         ring = nxt

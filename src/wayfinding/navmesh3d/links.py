@@ -45,6 +45,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from .._arrays import concatenated_ranges
 from .._kernels import _detour
 from .._validate import MAX_CELLS, positive_float
 from ..errors import InvalidQueryError, brief
@@ -230,7 +231,7 @@ def _samples(walls: _F, spacing: float, probes: int, max_jump: float
             "probes: raise spacing or lower max_jump")
     parts = parts.astype(np.int64)
     seg = np.repeat(np.arange(len(walls)), parts)
-    j = np.arange(len(seg)) - np.repeat(np.cumsum(parts) - parts, parts)
+    j = concatenated_ranges(0, parts)
     t = (j + 0.5) / parts[seg]
     return seg, walls[seg, 0] + t[:, None] * d[seg]
 
@@ -278,8 +279,7 @@ class _Grid:
         query, cell = query[keep], cell[keep]
         n = self.start[cell + 1] - self.start[cell]
         q = np.repeat(query, n)
-        at = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n) + np.repeat(
-            self.start[cell], n)
+        at = concatenated_ranges(self.start[cell], n)
         return q, self.items[at]
 
 
@@ -288,7 +288,7 @@ def _expand(a: _I, b: _I, width: int) -> tuple[_I, _I]:
     w, h = b[:, 0] - a[:, 0] + 1, b[:, 1] - a[:, 1] + 1
     n = w * h
     box = np.repeat(np.arange(len(a)), n)
-    j = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    j = concatenated_ranges(0, n)
     x = a[box, 0] + j % w[box]
     z = a[box, 1] + j // w[box]
     return box, z * width + x
@@ -305,7 +305,7 @@ def _ground_triangles(mesh: NavMesh3D, data: _detour.DetourMesh) -> tuple[_F, _I
         pm, d = t.polymesh, t.detail
         vb, _, tb, nt = (d.meshes[:, k].astype(np.int64) for k in range(4))
         poly = np.repeat(np.arange(pm.num_polys), nt)
-        row = np.arange(len(poly)) - np.repeat(np.cumsum(nt) - nt, nt) + tb[poly]
+        row = concatenated_ranges(tb, nt)
         local = d.tris[row, :3].astype(np.int64)                          # (m, 3)
         corners = pm.polys[:, :nvp].astype(np.int64)
         nv = (corners != 0xFFFF).sum(axis=1)

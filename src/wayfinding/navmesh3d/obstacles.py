@@ -27,6 +27,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from .._arrays import concatenated_ranges
 from .._validate import finite_float, positive_float
 from ..errors import InvalidGeometryError, brief
 from .compact import CompactHeightfield
@@ -265,7 +266,7 @@ def block_spans(chf: CompactHeightfield, area: NDArray[np.uint8], obstacle: Obst
     cols = (ix + ix0) + (iz + iz0) * chf.width
     starts = chf.first[cols]
     n = chf.first[cols + 1] - starts
-    spans = np.repeat(starts - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+    spans = concatenated_ranges(starts, n)
     floor = oy + chf.y[spans] * ch
     spans = spans[(floor - ch <= y1) & (floor + agent_height >= y0)]
     area[spans] = 0
