@@ -201,7 +201,7 @@ def test_visibility_and_topology_never_lengthen_random_paths(name):
         c.optimize_visibility(corners.points[min(1, len(corners) - 1)], 18.0)
         mid = length(c)
         assert mid <= before + 1e-6
-        c.optimize_topology(max_iterations=16)
+        c.optimize_topology(max_hops=16)
         assert length(c) <= mid + 1e-6
         assert is_chain(q, c.polygons)
         assert c.corners().points[-1] == pytest.approx(c.target)
@@ -217,7 +217,7 @@ def test_topology_rejoins_detours_by_shorter_routes():
         if len(np.unique(c.polygons)) != len(c.polygons):
             continue
         before = length(c)
-        if c.optimize_topology(max_iterations=32):
+        if c.optimize_topology(max_hops=32):
             changed += 1
             assert length(c) < before
         assert length(c) <= before + 1e-6 and is_chain(q, c.polygons)
@@ -352,7 +352,7 @@ def test_bad_calls_change_nothing():
                         (lambda: c.move_position((np.inf, 0, 0)), "position"),
                         (lambda: c.move_target(None), "target"),
                         (lambda: c.optimize_visibility((2, 0, 8), -1.0), "distance"),
-                        (lambda: c.optimize_topology(max_iterations=0), "max_iterations"),
+                        (lambda: c.optimize_topology(max_hops=0), "max_hops"),
                         (lambda: c.is_valid(filter="all"), "QueryFilter"),
                         (lambda: c.move_over_link(0), "not the next off-mesh link")]:
         with pytest.raises(InvalidQueryError, match=match):
@@ -503,3 +503,10 @@ def test_adopt_rejects_a_bad_mapping(mapping, reason):
     with pytest.raises(InvalidQueryError, match=reason):
         c.adopt(q, mapping=mapping(q._data.num_nodes, q._data.num_nodes))
     assert c.query is q and np.array_equal(c.polygons, before)
+
+
+def test_optimize_topology_takes_its_old_keyword_with_a_warning():
+    m = with_flags(build(generate.floor(size=30), tile_size=16))
+    c = PathCorridor(NavMesh3DQuery(m), (1.0, 0.0, 1.5), (28.0, 0.0, 28.0))
+    with pytest.warns(DeprecationWarning, match="max_hops"):
+        c.optimize_topology(max_iterations=8)

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._arrays import concatenated_ranges
+from .._deprecated import renamed_keywords
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
@@ -212,20 +213,21 @@ class PathCorridor:
             return changed
         return False
 
-    def optimize_topology(self, *, max_iterations: int = 32) -> bool:
+    @renamed_keywords(max_iterations="max_hops")
+    def optimize_topology(self, *, max_hops: int = 32) -> bool:
         """Search again locally: A* from the position toward the target over the usable
-        polygons within ``max_iterations`` links of the first polygon (and the last one),
+        polygons within ``max_hops`` links of the first polygon (and the last one),
         partial, and when that path rejoins the corridor further on and makes the straight
         path shorter, splice it in (Detour's bound is 32 nodes expanded; here it is a
         region, so the search stays local).  Returns whether the corridor changed."""
-        max_iterations = count("max_iterations", max_iterations)
+        max_hops = count("max_hops", max_hops)
         if len(self.polygons) < 3:
             return False
         q = self.query
         allowed, costs = q._filter(self.filter)
         # The search's budget as a region: the polygons within that many links of the
         # corridor's first ones, searched from the position to the target.
-        near = _within_links(q, int(self.polygons[0]), max_iterations, allowed)
+        near = _within_links(q, int(self.polygons[0]), max_hops, allowed)
         end = int(self.polygons[-1])
         near[end] = allowed[end]
         got = q._search.find_path(self.position, self.target, self.half_extents, near, costs,
