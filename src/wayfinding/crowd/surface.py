@@ -48,8 +48,9 @@ frame (:meth:`Navigator3D.update`) runs these stages in turn:
 States (:meth:`Navigator3D.state`): :data:`IDLE` (no target), :data:`MOVING`,
 :data:`ON_LINK`, :data:`ARRIVED` (within ``arrive_distance`` of its target in xz, on its
 polygon; pushed away it walks back), :data:`NO_PATH` (its position or target has no usable
-polygon near it: it stays put).  A target out of reach moves to the nearest point the
-search reached, as a 2D navigator moves a target off its mesh onto it.
+polygon near it: it stays put, and tries again when flags or areas change).  A target
+out of reach moves to the nearest point the search reached, as a 2D navigator moves a
+target off its mesh onto it.
 
 Changing meshes: flags and areas changed in place take effect at the next frame (stage 0);
 a :class:`~wayfinding.navmesh3d.tilecache.TileCache`'s next mesh after an update is given
@@ -267,7 +268,9 @@ class Navigator3D:
         polygons all lie on tiles the two meshes share carry over
         (:meth:`~wayfinding.navmesh3d.corridor.PathCorridor.adopt`); the others are planned
         again from where their agents stand to the targets they were given (:data:`NO_PATH`
-        for an agent with no usable polygon under it: an obstacle dropped on it)."""
+        for an agent with no usable polygon under it: an obstacle dropped on it); agents in
+        flight fly on and plan again when they land.  All corridors move to the new mesh,
+        or (on an error) none."""
         if not isinstance(mesh, NavMesh3D):
             raise InvalidQueryError(f"mesh must be a NavMesh3D, got {type(mesh).__name__}")
         if mesh.settings != self.mesh.settings:
