@@ -121,11 +121,14 @@ class NavMesh3D:
         """A mesh with the same tiles (shared, not copied) and these off-mesh ``links``
         (an iterable of :class:`~wayfinding.navmesh.OffMeshLink`, replacing any it had):
         ends finite (x, y, z) points, ``radius`` None or > 0 (world units; None: the
-        agent's radius), ``cost`` None or >= 0, ``area`` 0..255, ``flags`` 0..0xFFFF.
-        Each end joins the polygon nearest it within ``radius`` (xz) and the agent's climb
-        (y), anywhere in the mesh; a link with an end that finds none joins nothing (see
+        agent's radius), ``cost`` None or >= 0, ``area`` 0..255, ``flags`` 0..0xFFFF,
+        ``user_id`` a 64-bit int, ``kind`` a str; kept normalised (plain floats and ints,
+        numpy numbers converted), anything else an
+        :class:`~wayfinding.errors.InvalidGeometryError`.  Each end joins the polygon
+        nearest it within ``radius`` (xz) and the agent's climb (y), anywhere in the mesh;
+        a link with an end that finds none joins nothing (see
         :attr:`~wayfinding.navmesh3d.NavMesh3DQuery.unconnected_links`)."""
-        checked = _checked_links(links)
+        checked = checked_links(links, dims=3)
         mesh = dataclasses.replace(self, links=checked)
         object.__setattr__(mesh, "revision", self.revision)
         return mesh
@@ -352,8 +355,9 @@ class NavMesh3D:
                     not all(isinstance(x, dict) for x in specs):
                 raise FileFormatError(f"header links must list {len(ends)} link descriptions")
             try:
-                links = _checked_links(OffMeshLink(tuple(e[:3]), tuple(e[3:]), **spec)
-                                       for e, spec in zip(ends.tolist(), specs, strict=True))
+                links = checked_links((OffMeshLink(tuple(e[:3]), tuple(e[3:]), **spec)
+                                       for e, spec in zip(ends.tolist(), specs, strict=True)),
+                                      dims=3)
             except InvalidGeometryError as exc:
                 raise FileFormatError(str(exc)) from None
         return cls(tiles=tuple(tiles), settings=settings,
@@ -396,12 +400,6 @@ def region_colours(regs: NDArray[Any]) -> NDArray[np.uint8]:
     out[:, :3] = np.round(rgb * 255)
     out[:, 3] = 255
     return out
-
-
-def _checked_links(links: Any) -> tuple[OffMeshLink, ...]:
-    """``links`` as a tuple of OffMeshLink with (x, y, z) ends, checked and normalised
-    (:func:`~wayfinding.navmesh.mesh.checked_links`)."""
-    return checked_links(links, dims=3)
 
 
 def _voxels_to_world(pm: PolyMesh) -> NDArray[np.float64]:
