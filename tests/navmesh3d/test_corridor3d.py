@@ -503,10 +503,3 @@ def test_adopt_rejects_a_bad_mapping(mapping, reason):
     with pytest.raises(InvalidQueryError, match=reason):
         c.adopt(q, mapping=mapping(q._data.num_nodes, q._data.num_nodes))
     assert c.query is q and np.array_equal(c.polygons, before)
-
-
-def test_optimize_topology_takes_its_old_keyword_with_a_warning():
-    m = with_flags(build(generate.floor(size=30), tile_size=16))
-    c = PathCorridor(NavMesh3DQuery(m), (1.0, 0.0, 1.5), (28.0, 0.0, 28.0))
-    with pytest.warns(DeprecationWarning, match="max_hops"):
-        c.optimize_topology(max_iterations=8)

@@ -32,7 +32,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._arrays import concatenated_ranges
-from .._deprecated import renamed_keywords
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
@@ -213,7 +212,6 @@ class PathCorridor:
             return changed
         return False
 
-    @renamed_keywords(max_iterations="max_hops")
     def optimize_topology(self, *, max_hops: int = 32) -> bool:
         """Search again locally: A* from the position toward the target over the usable
         polygons within ``max_hops`` links of the first polygon (and the last one),
