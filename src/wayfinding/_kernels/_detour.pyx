@@ -18,6 +18,8 @@ polygon and tile side.  Arrays of usable polygons (``allowed``) cover polygons a
 
 import numpy as np
 
+cimport numpy as cnp
+
 from libc.math cimport INFINITY, NAN, fabsf, floorf, roundf, sqrt, sqrtf
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
@@ -26,6 +28,8 @@ from libcpp.vector cimport vector
 from ._budget cimport Budget, make_budget, spent
 from ._constants cimport FAILED as C_FAILED, FOUND as C_FOUND, RUNNING as C_RUNNING
 from ._smoothsort cimport smoothsort
+
+cnp.import_array()
 
 cdef float FLT_BIG = 3.402823466e+38
 cdef float H_SCALE = <float>0.999
@@ -1636,20 +1640,21 @@ cdef class PathSearch:
         cdef Py_ssize_t n = cflags.size(), k
         cdef int num_polys = self.mesh.num_polys
         cdef vector[int] taken          # the off-mesh links in the corridor, in order
+        cdef cnp.npy_intp dims[2]
         for k in range(<Py_ssize_t> corridor.size()):
             if corridor[k] >= num_polys:
                 taken.push_back(corridor[k] - num_polys)
-        out = np.empty((n, 3), np.float64)
-        cdef double[:, ::1] o = out
-        for k in range(n):
-            o[k, 0] = pts[3 * k]
-            o[k, 1] = pts[3 * k + 1]
-            o[k, 2] = pts[3 * k + 2]
-            if k:
-                dx = o[k, 0] - o[k - 1, 0]
-                dy = o[k, 1] - o[k - 1, 1]
-                dz = o[k, 2] - o[k - 1, 2]
-                length += sqrt(dx * dx + dy * dy + dz * dz)
+        dims[0] = n
+        dims[1] = 3
+        out = cnp.PyArray_SimpleNew(2, dims, cnp.NPY_FLOAT64)
+        cdef double* o = <double*> cnp.PyArray_DATA(<cnp.ndarray> out)
+        for k in range(3 * n):
+            o[k] = pts[k]
+        for k in range(1, n):
+            dx = o[3 * k] - o[3 * k - 3]
+            dy = o[3 * k + 1] - o[3 * k - 2]
+            dz = o[3 * k + 2] - o[3 * k - 1]
+            length += sqrt(dx * dx + dy * dy + dz * dz)
         return (status, ps, (ns[0], ns[1], ns[2]), pg, (ng[0], ng[1], ng[2]),
                 _ints(corridor), out, _bytes(cflags), _ints(crefs), length,
                 _ints(taken))
@@ -2551,21 +2556,20 @@ cdef void _insert_interval(int* lo, int* hi, int* n, int tmin, int tmax) noexcep
     n[0] += 1
 
 cdef object _ints(vector[int]& v):
-    """A vector as a new int32 array (copied without a list in between)."""
-    out = np.empty(v.size(), np.int32)
-    cdef int32_t[::1] o = out
-    cdef Py_ssize_t i
-    for i in range(<Py_ssize_t>v.size()):
-        o[i] = v[i]
+    """A vector as a new int32 array (one copy, no Python in between)."""
+    cdef cnp.npy_intp n = v.size()
+    out = cnp.PyArray_SimpleNew(1, &n, cnp.NPY_INT32)
+    if n:
+        memcpy(cnp.PyArray_DATA(<cnp.ndarray> out), v.data(), n * sizeof(int))
     return out
 
 
 cdef object _bytes(vector[uint8_t]& v):
-    out = np.empty(v.size(), np.uint8)
-    cdef uint8_t[::1] o = out
-    cdef Py_ssize_t i
-    for i in range(<Py_ssize_t>v.size()):
-        o[i] = v[i]
+    """A vector as a new uint8 array."""
+    cdef cnp.npy_intp n = v.size()
+    out = cnp.PyArray_SimpleNew(1, &n, cnp.NPY_UINT8)
+    if n:
+        memcpy(cnp.PyArray_DATA(<cnp.ndarray> out), v.data(), n)
     return out
 
 
