@@ -124,3 +124,21 @@ def test_path_from_a_link_s_start_marks_each_link_at_its_own_corner(tmp_path, ca
     assert lines[1].endswith("<- off-mesh link 0 (drop) to the next point")
     assert lines[3].startswith("  27.0000,0.1000,4.0000")
     assert lines[3].endswith("<- off-mesh link 1 (ladder) to the next point")
+
+
+def test_path_crossings_add_corners_on_polygon_edges(level, tmp_path, capsys):
+    out = tmp_path / "m.npz"       # in tiles, so that the path crosses polygon edges
+    assert main(["navmesh3d", "build", str(level), "-o", str(out), "--tile-size", "16",
+                 "--json"]) == 0
+    capsys.readouterr()
+    got = {}
+    for extra in ([], ["--crossings", "all"]):
+        assert main(["navmesh3d", "path", str(out), "--from", "6,0,1", "--to", "11,0,7",
+                     "--json", *extra]) == 0
+        got[bool(extra)] = json.loads(capsys.readouterr().out)
+    assert got[True]["status"] == got[False]["status"] == "found"
+    assert len(got[True]["points"]) > len(got[False]["points"])
+    with pytest.raises(SystemExit) as exc:
+        main(["navmesh3d", "path", str(out), "--from", "6,0,1", "--to", "11,0,7",
+              "--crossings", "some"])
+    assert exc.value.code == 2 and "--crossings" in capsys.readouterr().err

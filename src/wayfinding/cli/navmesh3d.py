@@ -95,6 +95,9 @@ def add_navmesh3d_parser(sub: Any) -> None:
     p.add_argument("--to", dest="goal", type=point3, required=True, metavar="X,Y,Z")
     p.add_argument("--partial", action="store_true",
                    help="when the goal cannot be reached, the path to the nearest polygon")
+    p.add_argument("--crossings", choices=("area", "all"), default=None,
+                   help="add a corner where the path crosses into another area (area) or "
+                        "crosses any polygon edge (all)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(run=cmd_navmesh3d_path)
     c = nsub.add_parser("raycast", help="walk a segment over a saved mesh to the first wall")
@@ -235,7 +238,7 @@ def _xyz(p: Any) -> list[float]:
 def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
     q = _query(args.mesh)
     t0 = time.perf_counter()
-    r = q.find_path(args.start, args.goal, partial=args.partial)
+    r = q.find_path(args.start, args.goal, partial=args.partial, crossings=args.crossings)
     ms = (time.perf_counter() - t0) * 1e3
     # A corner leading into a link's node (numbered after the polygons) is the link's
     # start; a path that starts on its first link's start has no corner before it.
