@@ -173,7 +173,7 @@ def test_circle_searches_are_detour_s(tile_size):
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
         src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "around.mjs"), str(src), str(out)], check=True,
+        subprocess.run([node, str(ORACLE / "queries.mjs"), str(src), str(out)], check=True,
                        capture_output=True, timeout=600)
         got = json.loads(out.read_text())["circles"]
     base, first = {}, 0

@@ -244,8 +244,8 @@ def test_the_2d_mesh_honours_a_links_radius():
 # ---------------------------------------------------------------- against Detour
 def detour_with_links(level: Level, settings: BuildSettings, paths: list[list[float]],
                       links: list[OffMeshLink], tile_size: int) -> dict[str, Any]:
-    """Detour's paths (tests/oracles/recast/offmesh.mjs: queries.mjs with off-mesh
-    connections) on the level built whole or in tiles of ``tile_size`` cells."""
+    """Detour's paths (tests/oracles/recast/queries.mjs with off-mesh connections) on the
+    level built whole or in tiles of ``tile_size`` cells."""
     node = shutil.which("node")
     if node is None or not (ORACLE / "node_modules").is_dir():
         pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
@@ -262,7 +262,7 @@ def detour_with_links(level: Level, settings: BuildSettings, paths: list[list[fl
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
         src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "offmesh.mjs"), str(src), str(out)], check=True,
+        subprocess.run([node, str(ORACLE / "queries.mjs"), str(src), str(out)], check=True,
                        capture_output=True, timeout=600)
         result: dict[str, Any] = json.loads(out.read_text())
     return result

@@ -1,4 +1,4 @@
-// Detour's crowd timings: builds a level as query_bench.mjs does (RecastDemo's Sample_SoloMesh,
+// Detour's crowd timings: builds a level as queries.mjs does (RecastDemo's Sample_SoloMesh,
 // or Sample_TileMesh with "tile_size"), adds agents to a dtCrowd with RecastDemo's agent
 // settings (acceleration 8, collision query range 12 radii, path optimization range 30 radii,
 // separation weight 2, every update flag: anticipate turns, obstacle avoidance, separation,
@@ -16,99 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as R from '@recast-navigation/core';
 
-function settingsOf(input) {
-  return {
-    partition: 'watershed', filter_low_hanging_obstacles: true, filter_ledge_spans: true,
-    filter_walkable_low_height_spans: true, tile_size: 0, ...input.settings,
-  };
-}
-
-// One box's polygon and detail meshes as Detour tile parameters (null when it holds none).
-function buildBox(S, mesh, bmin, bmax, width, height, border) {
-  const { ctx, verts, nverts, tris, ntris } = mesh;
-  const ok = (r, what) => { if (r === false) throw new Error(`${what} failed`); };
-  const areas = new R.UnsignedCharArray();
-  areas.copy(new Uint8Array(ntris));
-  const hf = R.allocHeightfield();
-  ok(R.createHeightfield(ctx, hf, width, height, bmin, bmax, S.cs, S.ch), 'heightfield');
-  R.markWalkableTriangles(ctx, S.walkable_slope_angle, verts, nverts, tris, ntris, areas);
-  ok(R.rasterizeTriangles(ctx, verts, nverts, tris, areas, ntris, hf, S.walkable_climb), 'rasterize');
-  if (S.filter_low_hanging_obstacles) R.filterLowHangingWalkableObstacles(ctx, S.walkable_climb, hf);
-  if (S.filter_ledge_spans) R.filterLedgeSpans(ctx, S.walkable_height, S.walkable_climb, hf);
-  if (S.filter_walkable_low_height_spans) R.filterWalkableLowHeightSpans(ctx, S.walkable_height, hf);
-  const chf = R.allocCompactHeightfield();
-  ok(R.buildCompactHeightfield(ctx, S.walkable_height, S.walkable_climb, hf, chf), 'compact');
-  ok(R.erodeWalkableArea(ctx, S.walkable_radius, chf), 'erode');
-  R.buildDistanceField(ctx, chf);
-  ok(R.buildRegions(ctx, chf, border, S.min_region_area, S.merge_region_area), 'regions');
-  const cset = R.allocContourSet();
-  ok(R.buildContours(ctx, chf, S.max_simplification_error, S.max_edge_len, cset,
-    R.Recast.RC_CONTOUR_TESS_WALL_EDGES), 'contours');
-  if (cset.raw.nconts === 0) return null;
-  const pmesh = R.allocPolyMesh();
-  ok(R.buildPolyMesh(ctx, cset, S.max_verts_per_poly, pmesh), 'polymesh');
-  if (pmesh.raw.npolys === 0) return null;
-  const dmesh = R.allocPolyMeshDetail();
-  ok(R.buildPolyMeshDetail(ctx, pmesh, chf, S.detail_sample_dist, S.detail_sample_max_error,
-    dmesh), 'detail');
-  for (let i = 0; i < pmesh.raw.npolys; i++) {
-    pmesh.raw.set_areas(i, 0);
-    pmesh.raw.set_flags(i, 1);
-  }
-  const params = new R.NavMeshCreateParams();
-  params.setPolyMeshCreateParams(pmesh);
-  params.setPolyMeshDetailCreateParams(dmesh);
-  params.setWalkableHeight(S.walkable_height * S.ch);
-  params.setWalkableRadius(S.walkable_radius * S.cs);
-  params.setWalkableClimb(S.agent_max_climb ?? S.walkable_climb * S.ch);
-  params.setCellSize(S.cs);
-  params.setCellHeight(S.ch);
-  params.setBuildBvTree(true);
-  return params;
-}
-
-// The level's Detour navmesh, whole or tile by tile (the tile boxes of queries.mjs).
-function buildNavMesh(input) {
-  const S = settingsOf(input);
-  const ctx = new R.RecastBuildContext(false);
-  const verts = new R.FloatArray(); verts.copy(input.vertices.flat());
-  const tris = new R.IntArray(); tris.copy(input.triangles.flat());
-  const mesh = { ctx, verts, nverts: input.vertices.length, tris, ntris: input.triangles.length };
-  const b = R.calcBounds(verts, mesh.nverts);
-  const bmin = [0, 1, 2].map((i) => b.get_bmin(i));
-  const bmax = [0, 1, 2].map((i) => b.get_bmax(i));
-  const g = R.calcGridSize(bmin, bmax, S.cs);
-  const navMesh = new R.NavMesh();
-  if (!S.tile_size) {
-    const made = R.createNavMeshData(buildBox(S, mesh, bmin, bmax, g.width, g.height, 0));
-    if (!made.success || !navMesh.initSolo(made.navMeshData)) throw new Error('solo mesh failed');
-    return navMesh;
-  }
-  const f = Math.fround;
-  const ts = S.tile_size, border = S.walkable_radius + 3;
-  const tw = Math.ceil(g.width / ts), th = Math.ceil(g.height / ts);
-  const tcs = f(ts * f(S.cs)), bcs = f(border * f(S.cs));
-  const tileBits = Math.min(Math.ceil(Math.log2(Math.max(tw * th, 1))), 14);
-  navMesh.initTiled(R.NavMeshParams.create({
-    orig: { x: bmin[0], y: bmin[1], z: bmin[2] }, tileWidth: tcs, tileHeight: tcs,
-    maxTiles: 1 << tileBits, maxPolys: 1 << (22 - tileBits),
-  }));
-  for (let y = 0; y < th; y++) {
-    for (let x = 0; x < tw; x++) {
-      const lo = [f(f(bmin[0] + f(x * tcs)) - bcs), bmin[1], f(f(bmin[2] + f(y * tcs)) - bcs)];
-      const hi = [f(f(bmin[0] + f((x + 1) * tcs)) + bcs), bmax[1],
-        f(f(bmin[2] + f((y + 1) * tcs)) + bcs)];
-      const params = buildBox(S, mesh, lo, hi, ts + 2 * border, ts + 2 * border, border);
-      if (!params) continue;
-      params.setTileX(x);
-      params.setTileY(y);
-      const made = R.createNavMeshData(params);
-      if (made.success) navMesh.addTile(made.navMeshData, 1, 0);
-    }
-  }
-  return navMesh;
-}
-
+import { buildNavMesh } from './queries.mjs';
 
 async function main() {
   const [inPath, outPath] = process.argv.slice(2);

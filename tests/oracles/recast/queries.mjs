@@ -29,10 +29,23 @@
 //     up to 4096);
 //   "heights": [[poly, x, y, z], ...] (poly as [tile x, tile z, index]) -> "heights": [h or
 //     null, ...] (getPolyHeight).
+//   "circles": [[cx, cy, cz, radius], ...] -> "circles": [{"start", "polys": [...],
+//     "parents": [...], "costs": [...]}] (findPolysAroundCircle, every flag).
 // "us" then also holds the mean microseconds per raycast, move and box query.
+//
+// Off-mesh connections: "links": [{"start": [x, y, z], "end": [x, y, z], "radius": r,
+// "bidirectional": bool, "area": a (default 0), "flags": f (default 1)}, ...], handed to every
+// tile's dtNavMeshCreateParams (Detour keeps in each tile those whose start lies in it); their
+// polygons come out as [tile x, tile z, index], after the tile's ground polygons.
+//
+// `buildNavMesh(input)` is exported for the benchmark scripts (query_bench.mjs,
+// crowd_bench.mjs); the queries run only when this file is the script node runs.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import * as R from '@recast-navigation/core';
+
+const v3 = (p) => ({ x: p[0], y: p[1], z: p[2] });
 
 function settingsOf(input) {
   return {
@@ -43,7 +56,7 @@ function settingsOf(input) {
 
 // The polygon and detail meshes of one box (the whole level, or one tile with its border),
 // flagged as the demo flags them; null when the box holds no polygon.
-function buildBox(S, mesh, input, bmin, bmax, width, height, border) {
+function buildBox(S, mesh, input, bmin, bmax, width, height, border, links) {
   const { ctx, verts, nverts, tris, ntris } = mesh;
   const areas = new R.UnsignedCharArray();
   const ok = (r, what) => { if (r === false) throw new Error(`${what} failed`); };
@@ -90,6 +103,7 @@ function buildBox(S, mesh, input, bmin, bmax, width, height, border) {
   const params = new R.NavMeshCreateParams();
   params.setPolyMeshCreateParams(pmesh);
   params.setPolyMeshDetailCreateParams(dmesh);
+  if (links.length) params.setOffMeshConnections(links);
   params.setWalkableHeight(S.walkable_height * S.ch);
   params.setWalkableRadius(S.walkable_radius * S.cs);
   params.setWalkableClimb(S.agent_max_climb ?? S.walkable_climb * S.ch);
@@ -101,9 +115,13 @@ function buildBox(S, mesh, input, bmin, bmax, width, height, border) {
 
 // The level's Detour navmesh, whole (Sample_SoloMesh) or tile by tile, rows of tiles from
 // the lowest z up, each row from the lowest x (Sample_TileMesh, the same boxes as the build
-// of wayfinding.navmesh3d).
-function buildNavMesh(input) {
+// of wayfinding.navmesh3d), with the off-mesh connections of "links".
+export function buildNavMesh(input) {
   const S = settingsOf(input);
+  const links = (input.links || []).map((l) => ({
+    startPosition: v3(l.start), endPosition: v3(l.end), radius: l.radius,
+    bidirectional: l.bidirectional, area: l.area ?? 0, flags: l.flags ?? 1,
+  }));
   const ctx = new R.RecastBuildContext(false);
   const nverts = input.vertices.length, ntris = input.triangles.length;
   const verts = new R.FloatArray(); verts.copy(input.vertices.flat());
@@ -115,7 +133,7 @@ function buildNavMesh(input) {
   const g = R.calcGridSize(bmin, bmax, S.cs);
   const navMesh = new R.NavMesh();
   if (!S.tile_size) {
-    const params = buildBox(S, mesh, input, bmin, bmax, g.width, g.height, 0);
+    const params = buildBox(S, mesh, input, bmin, bmax, g.width, g.height, 0, links);
     if (!params) {   // no polygon: an empty mesh, where every query finds nothing
       navMesh.initTiled(R.NavMeshParams.create({
         orig: { x: bmin[0], y: bmin[1], z: bmin[2] }, tileWidth: bmax[0] - bmin[0],
@@ -144,7 +162,8 @@ function buildNavMesh(input) {
       const lo = [f(f(bmin[0] + f(x * tcs)) - bcs), bmin[1], f(f(bmin[2] + f(y * tcs)) - bcs)];
       const hi = [f(f(bmin[0] + f((x + 1) * tcs)) + bcs), bmax[1],
         f(f(bmin[2] + f((y + 1) * tcs)) + bcs)];
-      const params = buildBox(S, mesh, input, lo, hi, ts + 2 * border, ts + 2 * border, border);
+      const params = buildBox(S, mesh, input, lo, hi, ts + 2 * border, ts + 2 * border, border,
+        links);
       if (!params) continue;
       params.setTileX(x);
       params.setTileY(y);
@@ -172,7 +191,6 @@ async function main() {
     const h = tile.header();
     return [h.x(), h.y(), navMesh.decodePolyId(ref).tilePolygonIndex];
   };
-  const v3 = (p) => ({ x: p[0], y: p[1], z: p[2] });
   const out = { nearest: [], paths: [], tiles: [], us: {} };
   for (let i = 0; i < navMesh.getMaxTiles(); i++) {
     const h = navMesh.getTile(i).header();
@@ -305,8 +323,25 @@ async function main() {
     const h = query.getPolyHeight(refOf(q[0]), v3(q.slice(1, 4)));
     out.heights.push(h.success ? h.height : null);
   }
+  out.circles = [];
+  for (const c of input.circles || []) {
+    const centre = v3(c);
+    const a = query.findNearestPoly(centre, { filter, halfExtents });
+    const rec = { start: index(a.nearestRef), polys: [], parents: [], costs: [] };
+    if (a.nearestRef) {
+      const r = query.findPolysAroundCircle(a.nearestRef, centre, c[3], { filter, maxPolys: 4096 });
+      for (let i = 0; i < r.resultCount; i++) {
+        rec.polys.push(index(r.resultRefs[i]));
+        rec.parents.push(index(r.resultParents[i]));
+        rec.costs.push(r.resultCost[i]);
+      }
+    }
+    out.circles.push(rec);
+  }
   for (const what of Object.keys(count)) out.us[what] /= count[what];
   writeFileSync(outPath, JSON.stringify(out));
 }
 
-main().catch((e) => { console.error(e.stack || e); process.exit(1); });
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e) => { console.error(e.stack || e); process.exit(1); });
+}

@@ -15,7 +15,7 @@
 //                                              not timed), and with its findNearestPoly;
 //   "links": [{"start": [x, y, z], "end": [x, y, z], "radius": r, "bidirectional": bool},
 //             ...]                             off-mesh connections (area 0, flag 1) handed
-//                                              to every tile, as offmesh.mjs does.
+//                                              to every tile, as queries.mjs does.
 // Every call goes to the WASM module's bindings directly (query.raw), with buffers made once,
 // so that what is timed is Detour and the binding's argument passing, not the wrapper's
 // allocations.  The filter includes every flag; at most 2048 search nodes and 256 polygons
@@ -27,106 +27,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as R from '@recast-navigation/core';
 
+import { buildNavMesh } from './queries.mjs';
+
 const DT_PARTIAL = 1 << 6;
-
-function settingsOf(input) {
-  return {
-    partition: 'watershed', filter_low_hanging_obstacles: true, filter_ledge_spans: true,
-    filter_walkable_low_height_spans: true, tile_size: 0, ...input.settings,
-  };
-}
-
-// One box's polygon and detail meshes as Detour tile parameters (null when it holds none).
-function buildBox(S, mesh, bmin, bmax, width, height, border, links) {
-  const { ctx, verts, nverts, tris, ntris } = mesh;
-  const ok = (r, what) => { if (r === false) throw new Error(`${what} failed`); };
-  const areas = new R.UnsignedCharArray();
-  areas.copy(new Uint8Array(ntris));
-  const hf = R.allocHeightfield();
-  ok(R.createHeightfield(ctx, hf, width, height, bmin, bmax, S.cs, S.ch), 'heightfield');
-  R.markWalkableTriangles(ctx, S.walkable_slope_angle, verts, nverts, tris, ntris, areas);
-  ok(R.rasterizeTriangles(ctx, verts, nverts, tris, areas, ntris, hf, S.walkable_climb), 'rasterize');
-  if (S.filter_low_hanging_obstacles) R.filterLowHangingWalkableObstacles(ctx, S.walkable_climb, hf);
-  if (S.filter_ledge_spans) R.filterLedgeSpans(ctx, S.walkable_height, S.walkable_climb, hf);
-  if (S.filter_walkable_low_height_spans) R.filterWalkableLowHeightSpans(ctx, S.walkable_height, hf);
-  const chf = R.allocCompactHeightfield();
-  ok(R.buildCompactHeightfield(ctx, S.walkable_height, S.walkable_climb, hf, chf), 'compact');
-  ok(R.erodeWalkableArea(ctx, S.walkable_radius, chf), 'erode');
-  R.buildDistanceField(ctx, chf);
-  ok(R.buildRegions(ctx, chf, border, S.min_region_area, S.merge_region_area), 'regions');
-  const cset = R.allocContourSet();
-  ok(R.buildContours(ctx, chf, S.max_simplification_error, S.max_edge_len, cset,
-    R.Recast.RC_CONTOUR_TESS_WALL_EDGES), 'contours');
-  if (cset.raw.nconts === 0) return null;
-  const pmesh = R.allocPolyMesh();
-  ok(R.buildPolyMesh(ctx, cset, S.max_verts_per_poly, pmesh), 'polymesh');
-  if (pmesh.raw.npolys === 0) return null;
-  const dmesh = R.allocPolyMeshDetail();
-  ok(R.buildPolyMeshDetail(ctx, pmesh, chf, S.detail_sample_dist, S.detail_sample_max_error,
-    dmesh), 'detail');
-  for (let i = 0; i < pmesh.raw.npolys; i++) {
-    pmesh.raw.set_areas(i, 0);
-    pmesh.raw.set_flags(i, 1);
-  }
-  const params = new R.NavMeshCreateParams();
-  params.setPolyMeshCreateParams(pmesh);
-  params.setPolyMeshDetailCreateParams(dmesh);
-  if (links.length) params.setOffMeshConnections(links);
-  params.setWalkableHeight(S.walkable_height * S.ch);
-  params.setWalkableRadius(S.walkable_radius * S.cs);
-  params.setWalkableClimb(S.agent_max_climb ?? S.walkable_climb * S.ch);
-  params.setCellSize(S.cs);
-  params.setCellHeight(S.ch);
-  params.setBuildBvTree(true);
-  return params;
-}
-
-// The level's Detour navmesh, whole or tile by tile (the tile boxes of queries.mjs).
-function buildNavMesh(input) {
-  const S = settingsOf(input);
-  const ctx = new R.RecastBuildContext(false);
-  const verts = new R.FloatArray(); verts.copy(input.vertices.flat());
-  const tris = new R.IntArray(); tris.copy(input.triangles.flat());
-  const mesh = { ctx, verts, nverts: input.vertices.length, tris, ntris: input.triangles.length };
-  const b = R.calcBounds(verts, mesh.nverts);
-  const bmin = [0, 1, 2].map((i) => b.get_bmin(i));
-  const bmax = [0, 1, 2].map((i) => b.get_bmax(i));
-  const g = R.calcGridSize(bmin, bmax, S.cs);
-  const v3 = (p) => ({ x: p[0], y: p[1], z: p[2] });
-  const links = (input.links || []).map((l) => ({ startPosition: v3(l.start),
-    endPosition: v3(l.end), radius: l.radius, bidirectional: l.bidirectional, area: 0,
-    flags: 1 }));
-  const navMesh = new R.NavMesh();
-  if (!S.tile_size) {
-    const made = R.createNavMeshData(buildBox(S, mesh, bmin, bmax, g.width, g.height, 0, links));
-    if (!made.success || !navMesh.initSolo(made.navMeshData)) throw new Error('solo mesh failed');
-    return navMesh;
-  }
-  const f = Math.fround;
-  const ts = S.tile_size, border = S.walkable_radius + 3;
-  const tw = Math.ceil(g.width / ts), th = Math.ceil(g.height / ts);
-  const tcs = f(ts * f(S.cs)), bcs = f(border * f(S.cs));
-  const tileBits = Math.min(Math.ceil(Math.log2(Math.max(tw * th, 1))), 14);
-  navMesh.initTiled(R.NavMeshParams.create({
-    orig: { x: bmin[0], y: bmin[1], z: bmin[2] }, tileWidth: tcs, tileHeight: tcs,
-    maxTiles: 1 << tileBits, maxPolys: 1 << (22 - tileBits),
-  }));
-  for (let y = 0; y < th; y++) {
-    for (let x = 0; x < tw; x++) {
-      const lo = [f(f(bmin[0] + f(x * tcs)) - bcs), bmin[1], f(f(bmin[2] + f(y * tcs)) - bcs)];
-      const hi = [f(f(bmin[0] + f((x + 1) * tcs)) + bcs), bmax[1],
-        f(f(bmin[2] + f((y + 1) * tcs)) + bcs)];
-      const params = buildBox(S, mesh, lo, hi, ts + 2 * border, ts + 2 * border, border,
-        links);
-      if (!params) continue;
-      params.setTileX(x);
-      params.setTileY(y);
-      const made = R.createNavMeshData(params);
-      if (made.success) navMesh.addTile(made.navMeshData, 1, 0);
-    }
-  }
-  return navMesh;
-}
 
 // Median and fastest microseconds per query of `loop` (which runs all n queries once).
 function time(loop, n, repeat) {
