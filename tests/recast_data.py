@@ -62,24 +62,44 @@ def oracle_settings(settings: BuildSettings) -> dict[str, Any]:
             "filter_walkable_low_height_spans": settings.filter_walkable_low_height_spans}
 
 
-def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False
-           ) -> dict[str, Any]:
-    """What Recast builds from ``level`` with ``settings``, stage by stage (see
-    tests/oracles/recast/README.md); skips where node or the oracle is not installed."""
+def _run_oracle(script: str, data: dict[str, Any], *options: str) -> dict[str, Any]:
+    """The output of ``node tests/oracles/recast/SCRIPT`` on ``data``; skips where node or
+    the oracle is not installed."""
     node = shutil.which("node")
     if node is None or not (ORACLE / "node_modules").is_dir():
         pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
                     f"{ORACLE} (make test-all does it)")
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "areas": level.areas.tolist(), "settings": oracle_settings(settings)}
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
         src.write_text(json.dumps(data))
-        cmd = [node, str(ORACLE / "stages.mjs"), str(src), str(out)]
-        subprocess.run(cmd + (["--counts-only"] if counts_only else []), check=True,
+        subprocess.run([node, str(ORACLE / script), str(src), str(out), *options], check=True,
                        capture_output=True, timeout=600)
         result: dict[str, Any] = json.loads(out.read_text())
     return result
+
+
+def recast(level: Level, settings: BuildSettings, *, counts_only: bool = False
+           ) -> dict[str, Any]:
+    """What Recast builds from ``level`` with ``settings``, stage by stage (see
+    tests/oracles/recast/README.md); skips where node or the oracle is not installed."""
+    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
+            "areas": level.areas.tolist(), "settings": oracle_settings(settings)}
+    return _run_oracle("stages.mjs", data, *(["--counts-only"] if counts_only else []))
+
+
+def detour(level: Level, settings: BuildSettings, *, tile_size: int = 0,
+           **queries: Any) -> dict[str, Any]:
+    """Detour's answers (tests/oracles/recast/queries.mjs) on ``level`` built with
+    ``settings``, whole or in tiles of ``tile_size`` cells, to ``queries``: the script's
+    input fields (points, paths, raycasts, circles, links...); polygons as [tile x, tile z,
+    index], or -1."""
+    st = oracle_settings(settings)
+    st["agent_max_climb"] = settings.agent_max_climb
+    st["tile_size"] = tile_size
+    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
+            "areas": level.areas.tolist(), "settings": st, "points": [], "paths": [],
+            **queries}
+    return _run_oracle("queries.mjs", data)
 
 
 def contours_of(data: dict[str, Any], regions: Any) -> ContourSet:

@@ -6,12 +6,8 @@ against Detour's findPolysAroundCircle on nav_test."""
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +20,7 @@ from wayfinding.navmesh3d import BuildSettings, build, generate
 from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from recast_data import ORACLE, nav_test, oracle_settings  # noqa: E402
+from recast_data import detour, nav_test  # noqa: E402
 
 
 def on_mesh(q: NavMesh3DQuery, n: int, seed: int) -> np.ndarray:
@@ -154,28 +150,13 @@ def test_bad_queries_raise(call, match):
 @pytest.mark.slow
 @pytest.mark.parametrize("tile_size", [0, 40])
 def test_circle_searches_are_detour_s(tile_size):
-    node = shutil.which("node")
-    if node is None or not (ORACLE / "node_modules").is_dir():
-        pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
-                    f"{ORACLE} (make test-all does it)")
     level, settings = nav_test(), BuildSettings()
     mesh = with_flags(build(level, tile_size=tile_size))
     q = NavMesh3DQuery(mesh)
     rng = np.random.default_rng(1)
     pts = on_mesh(q, 120, 5).astype(np.float32)
     circles = [[*map(float, p), float(r)] for p, r in zip(pts, rng.uniform(0.5, 15, 120))]
-    st = oracle_settings(settings)
-    st["agent_max_climb"] = settings.agent_max_climb
-    st["tile_size"] = tile_size
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "areas": level.areas.tolist(), "settings": st, "points": [[0, 0, 0]],
-            "paths": [], "circles": circles}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "queries.mjs"), str(src), str(out)], check=True,
-                       capture_output=True, timeout=600)
-        got = json.loads(out.read_text())["circles"]
+    got = detour(level, settings, tile_size=tile_size, circles=circles)["circles"]
     base, first = {}, 0
     for t in mesh.tiles:
         base[t.x, t.z] = first

@@ -6,10 +6,7 @@ against Detour's off-mesh connections."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +21,7 @@ from wayfinding.navmesh3d.query import END, OFFMESH, START, NavMesh3DQuery, with
 from wayfinding.results import Status
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from recast_data import ORACLE, nav_test, oracle_settings  # noqa: E402
+from recast_data import detour, nav_test  # noqa: E402
 
 
 def slabs(*boxes: tuple[tuple[float, float, float], tuple[float, float, float]]) -> Level:
@@ -179,7 +176,6 @@ def test_links_are_saved_and_loaded(gap, tmp_path):
 
 
 def test_version_1_files_still_load(gap, tmp_path):
-    import json
     import zipfile
 
     gap.save(tmp_path / "m.npz")
@@ -242,32 +238,6 @@ def test_the_2d_mesh_honours_a_links_radius():
 
 
 # ---------------------------------------------------------------- against Detour
-def detour_with_links(level: Level, settings: BuildSettings, paths: list[list[float]],
-                      links: list[OffMeshLink], tile_size: int) -> dict[str, Any]:
-    """Detour's paths (tests/oracles/recast/queries.mjs with off-mesh connections) on the
-    level built whole or in tiles of ``tile_size`` cells."""
-    node = shutil.which("node")
-    if node is None or not (ORACLE / "node_modules").is_dir():
-        pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
-                    f"{ORACLE} (make test-all does it)")
-    st = oracle_settings(settings)
-    st["agent_max_climb"] = settings.agent_max_climb
-    st["tile_size"] = tile_size
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "areas": level.areas.tolist(), "settings": st, "points": [], "paths": paths,
-            "links": [{"start": [float(v) for v in x.start], "end": [float(v) for v in x.end],
-                       "radius": float(x.radius or settings.agent_radius),
-                       "bidirectional": x.bidirectional, "area": x.area, "flags": x.flags}
-                      for x in links]}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "queries.mjs"), str(src), str(out)], check=True,
-                       capture_output=True, timeout=600)
-        result: dict[str, Any] = json.loads(out.read_text())
-    return result
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("tile_size", [0, 40])
 def test_paths_with_links_are_detour_s(tile_size):
@@ -290,7 +260,10 @@ def test_paths_with_links_are_detour_s(tile_size):
     assert q.unconnected_links.tolist() == []
     pts = centres[rng.integers(len(centres), size=400)].astype(np.float32)
     paths = [[*map(float, a), *map(float, b), 1, 0] for a, b in zip(pts[:200], pts[200:])]
-    got = detour_with_links(level, settings, paths, links, tile_size)
+    got = detour(level, settings, tile_size=tile_size, paths=paths, links=[
+        {"start": [float(v) for v in x.start], "end": [float(v) for v in x.end],
+         "radius": float(x.radius or settings.agent_radius), "bidirectional": x.bidirectional,
+         "area": x.area, "flags": x.flags} for x in links])
     base, first = {}, 0
     for t in mesh.tiles:
         base[t.x, t.z] = (first, t.polymesh.num_polys, t.polymesh.bmin, t.polymesh.bmax)

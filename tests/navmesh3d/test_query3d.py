@@ -4,11 +4,7 @@ corners and corridors as the data's README gives them), properties on generated 
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +18,7 @@ from wayfinding.navmesh3d.query import END, START, NavMesh3DQuery, with_flags
 from wayfinding.results import Status
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from recast_data import ORACLE, nav_test, oracle_settings, require_recast  # noqa: E402
+from recast_data import detour, nav_test, require_recast  # noqa: E402
 
 # The README of the Recast data: the straight-path lengths, corner counts and corridor
 # lengths of the 21 queries of nav_mesh_test.txt.
@@ -159,34 +155,6 @@ def test_bad_queries_raise():
 
 
 # ---------------------------------------------------------------- against Detour
-def detour(level: Level, settings: BuildSettings, points: Any, paths: Any, *,
-           tile_size: int = 0, costs: dict[int, float] | None = None,
-           extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Detour's answers (tests/oracles/recast/queries.mjs) on the level built whole or in
-    tiles of ``tile_size`` cells; polygons as [tile x, tile z, index], or -1.  ``extra``:
-    more of the script's input (its surface queries)."""
-    node = shutil.which("node")
-    if node is None or not (ORACLE / "node_modules").is_dir():
-        pytest.skip("the Recast oracle is not installed: node and `npm ci` in "
-                    f"{ORACLE} (make test-all does it)")
-    st = oracle_settings(settings)
-    st["agent_max_climb"] = settings.agent_max_climb
-    st["tile_size"] = tile_size
-    data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
-            "areas": level.areas.tolist(), "settings": st,
-            "points": np.asarray(points).tolist(), "paths": paths}
-    data.update(extra or {})
-    if costs:
-        data["area_costs"] = {str(k): v for k, v in costs.items()}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "queries.mjs"), str(src), str(out)], check=True,
-                       capture_output=True, timeout=600)
-        result: dict[str, Any] = json.loads(out.read_text())
-    return result
-
-
 def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: int,
                          tile_size: int = 0, costs: dict[int, float] | None = None,
                          crossings: str | None = None) -> None:
@@ -207,8 +175,9 @@ def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: in
                             ).astype(np.float32)
     ends = rng.permutation(points)
     paths = [list(map(float, a)) + list(map(float, b)) + [1, 0] for a, b in zip(points, ends)]
-    got = detour(level, settings, points, paths, tile_size=tile_size, costs=costs,
-                 extra={"straight_options": {None: 0, "area": 1, "all": 2}[crossings]})
+    extra = {"area_costs": {str(k): v for k, v in costs.items()}} if costs else {}
+    got = detour(level, settings, tile_size=tile_size, points=points.tolist(), paths=paths,
+                 straight_options={None: 0, "area": 1, "all": 2}[crossings], **extra)
     walk = QueryFilter(costs=costs or {})
     for p, want in zip(points.tolist(), got["nearest"]):
         poly, at = q.nearest(tuple(p))

@@ -19,8 +19,8 @@ from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from recast_data import nav_test  # noqa: E402
-from test_query3d import LEVELS, _random_on_mesh, detour  # noqa: E402
+from recast_data import detour, nav_test  # noqa: E402
+from test_query3d import LEVELS, _random_on_mesh  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=[0, 16], ids=["whole", "tiled"])
@@ -207,8 +207,8 @@ def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: in
     boxes = [list(map(float, x)) + [float(e) for e in rng.uniform(0.2, 4, 3)] for x in a]
     polys = [q.nearest(tuple(x))[0] for x in a]
     heights = [[where[p]] + list(map(float, x)) for p, x in zip(polys, a) if p >= 0]
-    got = detour(level, settings, [], [], tile_size=tile_size,
-                 extra={"raycasts": rays, "moves": moves, "boxes": boxes, "heights": heights})
+    got = detour(level, settings, tile_size=tile_size, raycasts=rays, moves=moves,
+                 boxes=boxes, heights=heights)
     for ray, want in zip(rays, got["raycasts"]):
         if want["start"] == -1:
             with pytest.raises(InvalidQueryError):
