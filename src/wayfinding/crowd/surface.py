@@ -359,14 +359,16 @@ class Navigator3D:
         if revised:                      # flags or areas changed: walls and stranded agents
             self._revision = self.mesh.revision[0]
             self._boundaries.clear()
+        corridors = self._corridors
         for i, agent in enumerate(ids):                       # stages 0-2
             if revised and state[i] == _NO_PATH:
                 self._plan(agent, self._goals[agent])
-            if state[i] in (_MOVING, _ARRIVED, _IDLE) and \
-                    not self._corridors[agent].is_valid():
-                self._repair(agent, idle=state[i] == _IDLE)
-            if state[i] in (_MOVING, _ARRIVED):
-                pref[i] = self._steer(i, agent, dt)
+            now = state[i]
+            if now in (_MOVING, _ARRIVED, _IDLE) and not corridors[agent].is_valid():
+                self._repair(agent, idle=now == _IDLE)
+                now = state[i]
+            if now in (_MOVING, _ARRIVED):
+                self._steer(i, agent, dt, pref)
             walking[i] = state[i] in (_MOVING, _ARRIVED, _IDLE)
         walking &= state != _ON_LINK
         clock.lap("corners")
@@ -397,34 +399,34 @@ class Navigator3D:
         clock.lap("links")
         self.stage_ms = clock.ms
 
-    def _steer(self, i: int, agent: int, dt: float) -> np.ndarray:
-        """Stages 1-2 for one agent: its preferred velocity (xz), or zero and the link
-        state when it leaves the ground."""
+    def _steer(self, i: int, agent: int, dt: float, pref: np.ndarray) -> None:
+        """Stages 1-2 for one agent: its preferred velocity (xz) into ``pref[i]`` (left
+        zero when it stops, or takes the link state when it leaves the ground)."""
         crowd, c = self.crowd, self._corridors[agent]
         self._waiting.pop(agent, None)
         corners = c.corners(max_corners=_LOOK_AHEAD)
         if len(corners) > 1 and c.optimize_visibility(corners.points[1], self.path_range):
             corners = c.corners(max_corners=_LOOK_AHEAD)
-        p = crowd.position[i]
         if not len(corners):
-            return np.zeros(2)
+            return
+        px, pz = crowd.position[i].tolist()
         flag = int(corners.flags[0])
-        nxt = corners.points[0]
-        to = np.array([nxt[0] - p[0], nxt[2] - p[1]])
-        dist = math.hypot(to[0], to[1])
-        state = crowd.field("surface_state")
+        nx, _, nz = corners.points[0].tolist()
+        tx, tz = nx - px, nz - pz
+        dist = math.hypot(tx, tz)
         if flag & OFFMESH and dist <= 2.25 * crowd.radius[i]:
             link = int(corners.polygons[0]) - self.mesh.num_polygons
             if self._clear_to_land(i, agent, link):
                 self._take_off(i, agent, link)
-            return np.zeros(2)
-        speed = crowd.max_speed[i]
+            return
+        speed = float(crowd.max_speed[i])
         if flag & END:
             if dist <= self.arrive_distance:
-                state[i] = _ARRIVED
-                return np.zeros(2)
+                crowd.field("surface_state")[i] = _ARRIVED
+                return
             speed = min(speed, dist / dt)
-        return to * (speed / dist) if dist > 0 else np.zeros(2)
+        if dist > 0:
+            pref[i] = (tx * (speed / dist), tz * (speed / dist))
 
     def _separate(self, walking: np.ndarray) -> None:
         """Stage 5's first half, Detour's collision handling: four passes that each move

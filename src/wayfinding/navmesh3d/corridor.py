@@ -147,9 +147,13 @@ class PathCorridor:
         query's A* restricted to them (a chain, so the search walks it) and its funnel."""
         q = self.query
         allowed, costs = q._filter(self.filter)
-        only = np.zeros_like(allowed)
-        only[self.polygons] = allowed[self.polygons]
-        got = q._search.find_path(start, goal, self.half_extents, only, costs, True)
+        only = _scratch_mask(q, len(allowed))
+        polygons = self.polygons
+        only[polygons] = allowed[polygons]
+        try:
+            got = q._search.find_path(start, goal, self.half_extents, only, costs, True)
+        finally:
+            only[polygons] = 0
         if got[0] == 0:     # no corridor polygon usable near start or goal: head for it
             return (np.array([goal], np.float64), np.array([END], np.uint8),
                     np.array([-1], np.int32))
@@ -255,10 +259,10 @@ class PathCorridor:
         """Whether every polygon of the corridor (the first ``max_look_ahead``, default
         all) is usable under ``filter`` (default the corridor's) on the query's mesh."""
         f = self.filter if filter is None else filter
-        n = len(self.polygons) if max_look_ahead is None else count("max_look_ahead",
-                                                                    max_look_ahead)
         allowed = self.query._filter(f)[0]
-        return bool(allowed[self.polygons[:n]].all())
+        if max_look_ahead is None:
+            return bool(allowed[self.polygons].all())
+        return bool(allowed[self.polygons[:count("max_look_ahead", max_look_ahead)]].all())
 
     def trim_invalid(self, *, filter: QueryFilter | None = None) -> bool:
         """Cut the corridor before its first polygon not usable under ``filter`` (default
@@ -450,6 +454,16 @@ def _links(query: NavMesh3DQuery) -> tuple[np.ndarray, np.ndarray]:
         ptr, to, _, _ = query._data.links()
         got = (ptr, to)
         query._corridor_links = got      # type: ignore[attr-defined]
+    return got
+
+
+def _scratch_mask(query: NavMesh3DQuery, size: int) -> np.ndarray:
+    """A zeroed ``(size,)`` uint8 mask kept on ``query`` for restricting its searches to a
+    corridor (callers set their polygons and zero them again after)."""
+    got = getattr(query, "_corridor_mask", None)
+    if got is None or len(got) != size:
+        got = np.zeros(size, np.uint8)
+        query._corridor_mask = got      # type: ignore[attr-defined]
     return got
 
 
