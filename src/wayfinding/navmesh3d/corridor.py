@@ -211,7 +211,8 @@ class PathCorridor:
                                                 q._filter(self.filter)[0])
         if len(crossed) > 1 and t > 0.99:
             merged = _merge_start_shortcut(self.polygons, crossed)
-            changed = not np.array_equal(merged, self.polygons)
+            changed = merged is not self.polygons and \
+                (len(merged) != len(self.polygons) or bool((merged != self.polygons).any()))
             self.polygons = merged
             return changed
         return False
@@ -261,7 +262,7 @@ class PathCorridor:
         f = self.filter if filter is None else filter
         allowed = self.query._filter(f)[0]
         if max_look_ahead is None:
-            return bool(allowed[self.polygons].all())
+            return 0 not in allowed[self.polygons].tolist()
         return bool(allowed[self.polygons[:count("max_look_ahead", max_look_ahead)]].all())
 
     def trim_invalid(self, *, filter: QueryFilter | None = None) -> bool:
@@ -475,9 +476,10 @@ def _furthest_common(path: np.ndarray, visited: np.ndarray, *, from_end: bool
     where: dict[int, int] = {}
     for j, p in enumerate(visited.tolist()):
         where.setdefault(p, j)
-    order = range(len(path) - 1, -1, -1) if from_end else range(len(path))
+    polygons = path.tolist()
+    order = range(len(polygons) - 1, -1, -1) if from_end else range(len(polygons))
     for i in order:
-        at = where.get(int(path[i]))
+        at = where.get(polygons[i])
         if at is not None:
             return i, at
     return -1, -1
@@ -488,7 +490,7 @@ def _merge_start_moved(path: np.ndarray, visited: np.ndarray) -> np.ndarray:
     last the one reached): from there back along the visits to the furthest corridor
     polygon among them, then the corridor on from it."""
     i, j = _furthest_common(path, visited, from_end=True)
-    if i < 0:
+    if i < 0 or (i == 0 and j == len(visited) - 1):     # not or only its first polygon
         return path
     return np.concatenate([visited[j:][::-1], path[i + 1:]]).astype(np.int32)
 
