@@ -386,12 +386,16 @@ class Navigator3D:
         crowd.step(dt, velocity=v)                            # stage 5
         self._separate(walking)
         moved = crowd.position
-        for i in np.flatnonzero(walking).tolist():
-            c = self._corridors[ids[i]]
-            c.move_position((moved[i, 0], ys[i], moved[i, 1]))
-            x, y, z = c.position
-            moved[i] = (x, z)
-            ys[i] = y
+        rows = np.flatnonzero(walking)
+        xzs, heights, landed = moved[rows].tolist(), ys[rows].tolist(), []
+        for i, (x, z), y in zip(rows.tolist(), xzs, heights):
+            c = corridors[ids[i]]
+            c.move_position((x, y, z))
+            landed.append(c.position)
+        if landed:
+            got = np.array(landed, np.float64)
+            moved[rows] = got[:, [0, 2]]
+            ys[rows] = got[:, 1]
         clock.lap("move")
         for i in np.flatnonzero(state == _ON_LINK).tolist():  # stage 6
             self._fly(i, ids[i], dt)
@@ -562,12 +566,11 @@ class Navigator3D:
         parts: list[np.ndarray] = []
         sizes = np.zeros(len(crowd), np.int64)
         reach = self.collision_range
-        for i, agent in enumerate(crowd.ids.tolist()):
-            if not walking[i]:
-                continue
-            c = self._corridors[agent]
-            x, z = crowd.position[i]
-            first = int(c.polygons[0])
+        ids, xzs = crowd.ids.tolist(), crowd.position.tolist()
+        for i in np.flatnonzero(walking).tolist():
+            agent = ids[i]
+            x, z = xzs[i]
+            first = int(self._corridors[agent].polygons[0])
             got = self._boundaries.get(agent)
             if got is None or got[1] != first or \
                     math.hypot(got[0][0] - x, got[0][1] - z) > reach / 4:
