@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
                      f"{d_med:.3f}", f"{np.mean(d_ms):.3f}", f"{d_arrived}/{len(agents)}",
                      fmt_x(med / d_med if d_med > 0 else float("inf"))])
         print(name, rows[-1], file=sys.stderr)
-    body = (f"{SECTION}\n\n{machine_line()}; {args.frames} frames of {DT} s, "
+    body = (f"{machine_line()}; {args.frames} frames of {DT} s, "
             f"{(time.perf_counter() - t0) / 60:.1f} min.  Command: "
             f"`python benchmarks/crowd3d.py {' '.join(sys.argv[1:] if argv is None else argv)}`"
             f"\n\n" + table(["scene", "ours ms/frame (median)", "ours mean", "ours arrived",

@@ -132,13 +132,15 @@ class PathCorridor:
         limit = None if max_corners is None else count("max_corners", max_corners)
         points, flags, owners = self._straight(self.position, self.target)
         px, pz = self.position[0], self.position[2]
-        kinds, n, skip = flags.tolist(), len(points), 0
+        kinds, xyz, n, skip = flags.tolist(), points.tolist(), len(points), 0
         while skip < n - 1 and not kinds[skip] & OFFMESH and \
-                (points[skip, 0] - px) ** 2 + (points[skip, 2] - pz) ** 2 \
+                (xyz[skip][0] - px) ** 2 + (xyz[skip][2] - pz) ** 2 \
                 <= MIN_CORNER_DISTANCE ** 2:
             skip += 1
         end = n if limit is None else min(n, skip + limit)
         end = next((k + 1 for k in range(skip, end) if kinds[k] & OFFMESH), end)
+        if skip == 0 and end == n:
+            return Corners3D(points, flags, owners)
         return Corners3D(points[skip:end], flags[skip:end], owners[skip:end])
 
     def _straight(self, start: tuple[float, float, float], goal: tuple[float, float, float]
