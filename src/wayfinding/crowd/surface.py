@@ -409,7 +409,8 @@ class Navigator3D:
         crowd, c = self.crowd, self._corridors[agent]
         self._waiting.pop(agent, None)
         corners = c.corners(max_corners=_LOOK_AHEAD)
-        if len(corners) > 1 and c.optimize_visibility(corners.points[1], self.path_range):
+        if len(corners) > 1 and \
+                c.optimize_visibility(tuple(corners.points[1].tolist()), self.path_range):
             corners = c.corners(max_corners=_LOOK_AHEAD)
         if not len(corners):
             return
