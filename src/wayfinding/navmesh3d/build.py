@@ -23,7 +23,7 @@ from ..errors import InvalidQueryError
 from ..progress import progress as progress_bar
 from .compact import CompactHeightfield, compact, erode, mark_volumes
 from .contours import build_contours
-from .detail import build_detail
+from .detail import _detail_mesh
 from .heightfield import _grid_size, _rasterize, filter_spans
 from .level import ConvexVolume, Level
 from .meshes import DetailMesh, PolyMesh
@@ -71,7 +71,7 @@ def _finish(chf: CompactHeightfield, volumes: tuple[ConvexVolume, ...],
     regions = clock.run("regions", build_regions, chf, settings, border=border)
     contours = clock.run("contours", build_contours, regions, settings)
     poly = clock.run("polymesh", build_polymesh, contours, settings)
-    detail = clock.run("detail", build_detail, poly, regions, settings)
+    detail = clock.run("detail", _detail_mesh, poly, regions, settings)
     counts = clock.report.counts
     counts["heightfield_bytes"] = counts.get("heightfield_bytes", 0) + regions.reg.nbytes \
         + (0 if regions.dist is None else regions.dist.nbytes)

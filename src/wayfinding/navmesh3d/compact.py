@@ -88,7 +88,10 @@ def erode(chf: CompactHeightfield, settings: BuildSettings) -> CompactHeightfiel
 def mark_volumes(chf: CompactHeightfield, volumes: Iterable[ConvexVolume]
                  ) -> CompactHeightfield:
     """The heightfield with each volume's area given to the walkable spans inside it, in
-    order (a later volume wins)."""
+    order (a later volume wins); ``chf`` itself when there are none."""
+    volumes = tuple(volumes)
+    if not volumes:
+        return chf
     area = chf.area.copy()
     for vol in volumes:
         _compact_heightfield.mark_convex(

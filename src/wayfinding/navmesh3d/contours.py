@@ -21,6 +21,7 @@ diagonal, leaving the hole's own contour empty.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._kernels import _contours
 from ..errors import InvalidQueryError
@@ -47,10 +48,9 @@ def build_contours(regions: Regions, settings: BuildSettings) -> ContourSet:
     verts, nverts, raw, nraw, regs, areas, _ = _contours.build(
         chf.first, chf.con, chf.area, regions.reg, chf.y, chf.width, chf.depth, border,
         regions.max_regions, settings.edge_max_error, settings.voxels().max_edge_len)
-    vsplit = np.split(verts, np.cumsum(nverts)[:-1]) if len(nverts) else []
-    rsplit = np.split(raw, np.cumsum(nraw)[:-1]) if len(nraw) else []
-    conts = tuple(Contour(verts=v, raw=r, reg=int(g), area=int(a))
-                  for v, r, g, a in zip(vsplit, rsplit, regs.tolist(), areas.tolist()))
+    conts = tuple(Contour(verts=v, raw=r, reg=g, area=a)
+                  for v, r, g, a in zip(_pieces(verts, nverts), _pieces(raw, nraw),
+                                        regs.tolist(), areas.tolist()))
     bmin = chf.bmin.copy()
     bmax = chf.bmax.copy()
     if border > 0:
@@ -61,3 +61,9 @@ def build_contours(regions: Regions, settings: BuildSettings) -> ContourSet:
                       cell_height=chf.cell_height, width=chf.width - 2 * border,
                       depth=chf.depth - 2 * border, border=border,
                       max_error=settings.edge_max_error)
+
+
+def _pieces(rows: NDArray[np.int32], counts: NDArray[np.integer]) -> list[NDArray[np.int32]]:
+    """``rows`` cut into consecutive pieces of ``counts`` rows (views)."""
+    ends = np.cumsum(counts).tolist()
+    return [rows[a:b] for a, b in zip([0, *ends], ends)]

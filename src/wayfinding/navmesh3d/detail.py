@@ -46,6 +46,13 @@ def build_detail(polymesh: PolyMesh, regions: Regions, settings: BuildSettings
     with vertices beyond the heightfield's grid, raises
     :class:`~wayfinding.errors.InvalidGeometryError`."""
     _check(polymesh, regions, settings)
+    return _detail_mesh(polymesh, regions, settings)
+
+
+def _detail_mesh(polymesh: PolyMesh, regions: Regions, settings: BuildSettings
+                 ) -> DetailMesh:
+    """:func:`build_detail` without checking its arguments: for a polygon mesh built from
+    ``regions`` with ``settings``."""
     chf = regions.chf
     v = settings.voxels()
     meshes, verts, tris = _detail.build(

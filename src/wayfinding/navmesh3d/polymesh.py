@@ -90,7 +90,7 @@ def build_polymesh(contours: ContourSet, settings: BuildSettings) -> PolyMesh:
 
 def _shaped(i: int, contour: Contour) -> np.ndarray:
     v = np.asarray(contour.verts)
-    if v.ndim != 2 or v.shape[1] != 4 or not np.issubdtype(v.dtype, np.integer):
+    if v.ndim != 2 or v.shape[1] != 4 or v.dtype.kind not in "iu":
         raise InvalidGeometryError(
             f"contour {i}: verts must be an (n, 4) integer array, not {v.dtype} {v.shape}")
     return v

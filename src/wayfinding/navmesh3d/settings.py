@@ -102,13 +102,19 @@ class BuildSettings:
         for f in fields(self):
             if f.name.startswith("filter_") and not isinstance(getattr(self, f.name), bool):
                     raise InvalidQueryError(f"{f.name} must be True or False")
-        v = self.voxels()
+        v = self._voxels()
+        put(self, "_voxels_kept", v)     # settings are frozen: computed once, read per stage
         if v.walkable_height > 255 or v.walkable_climb > 255 or v.walkable_radius > 255:
             raise InvalidQueryError(
                 f"the agent is {v.walkable_height} cells tall, climbs {v.walkable_climb} and is "
                 f"{v.walkable_radius} wide: at most 255 each; use larger cells")
 
     def voxels(self) -> Voxels:
+        """The settings in voxels (computed once, when the settings are made)."""
+        v: Voxels = self.__dict__["_voxels_kept"]
+        return v
+
+    def _voxels(self) -> Voxels:
         f = np.float32
         cs, ch = f(self.cell_size), f(self.cell_height)
         sample = f(self.detail_sample_dist)
