@@ -11,8 +11,9 @@ True
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -82,7 +83,7 @@ def erode(chf: CompactHeightfield, settings: BuildSettings) -> CompactHeightfiel
     area = chf.area.copy()
     _compact_heightfield.erode(chf.first, chf.con, area, chf.width, chf.depth,
                                settings.voxels().walkable_radius)
-    return replace(chf, area=area)
+    return _with_area(chf, area)
 
 
 def mark_volumes(chf: CompactHeightfield, volumes: Iterable[ConvexVolume]
@@ -98,7 +99,7 @@ def mark_volumes(chf: CompactHeightfield, volumes: Iterable[ConvexVolume]
             chf.first, chf.y, area, chf.width, chf.depth, chf.bmin, chf.cell_size,
             chf.cell_height, np.asarray(vol.polygon, dtype=np.float32), vol.ymin, vol.ymax,
             vol.area)
-    return replace(chf, area=area)
+    return _with_area(chf, area)
 
 
 def median_filter(chf: CompactHeightfield) -> CompactHeightfield:
@@ -106,4 +107,12 @@ def median_filter(chf: CompactHeightfield) -> CompactHeightfield:
     (smooths the edges of marked areas)."""
     area = chf.area.copy()
     _compact_heightfield.median_filter(chf.first, chf.con, area, chf.width, chf.depth)
-    return replace(chf, area=area)
+    return _with_area(chf, area)
+
+
+def _with_area(chf: CompactHeightfield, area: NDArray[np.uint8]) -> CompactHeightfield:
+    """``chf`` with other areas (its other arrays shared): ``dataclasses.replace`` without
+    going through ``__init__``, as nothing is checked there."""
+    out = copy.copy(chf)
+    object.__setattr__(out, "area", area)
+    return out

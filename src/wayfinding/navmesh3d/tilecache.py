@@ -61,7 +61,7 @@ from .._validate import allocation, count, seconds
 from ..errors import InvalidQueryError, brief
 from ..navmesh.mesh import OffMeshLink
 from .build import _built_tiles, _Clock, _finish, _settings, _TileGrid
-from .compact import CompactHeightfield
+from .compact import CompactHeightfield, _with_area
 from .heightfield import _grid_size
 from .level import Level
 from .meshes import DetailMesh, PolyMesh
@@ -348,7 +348,7 @@ class TileCache:
         clock.report.ms["obstacles"] = (time.perf_counter() - tick) * 1e3
         if np.array_equal(blocked, self._blocked.get(place, _NONE)):
             return blocked, None, None, clock.report
-        poly, detail = _finish(replace(chf, area=area), self._volumes, self._settings,
+        poly, detail = _finish(_with_area(chf, area), self._volumes, self._settings,
                                self._border, clock)
         clock.report.counts["heightfield_bytes"] = old["heightfield_bytes"]   # same sizes
         return blocked, poly, detail, clock.report
