@@ -85,6 +85,20 @@ def test_every_partition_builds_as_build_and_comes_back_after_an_obstacle(partit
     assert same_polygons(first, cache.mesh)
 
 
+def test_replaced_settings_rebuild_tiles_with_their_own_voxel_values(walls):
+    # voxel values are kept with the settings: replacing one setting computes them again
+    wide = BuildSettings().replace(agent_radius=0.9, region_min_size=2)
+    assert wide.voxels() == BuildSettings(agent_radius=0.9, region_min_size=2).voxels()
+    assert wide.voxels().walkable_radius != BuildSettings().voxels().walkable_radius
+    cache = TileCache(walls, tile_size=16, settings=wide)
+    oid = cache.add(door_box(0))
+    cache.update()
+    cache.remove(oid)
+    cache.update()
+    assert cache.changed and same_polygons(cache.mesh,
+                                           build(walls, tile_size=16, settings=wide))
+
+
 def test_without_obstacles_it_is_the_tiled_build_of_recast_s_level():
     level = nav_test()
     assert same_polygons(TileCache(level).mesh, build(level, tile_size=48))
