@@ -1127,47 +1127,14 @@ cdef class DetourMesh:
     cdef bint segment_crossing(self, int p, const float* p0, const float* p1, float* tmin,
                                float* tmax, int* seg_min, int* seg_max) noexcept nogil:
         """Where the segment p0-p1 enters and leaves polygon p in xz (fractions, clipped to
-        0..1, and the edges, -1 for an end inside): False when it misses the polygon.
-        Edges within 1e-6 of parallel to it count as not crossed (the reference's guard)."""
-        cdef int nv = self.pnv[p], i, j
-        cdef float dx = p1[0] - p0[0], dz = p1[2] - p0[2]
-        cdef float ex, ez, fx, fz, n, d, t
-        cdef const float* vi
-        cdef const float* vj
-        tmin[0] = 0
-        tmax[0] = 1
-        seg_min[0] = -1
-        seg_max[0] = -1
-        j = nv - 1
+        0..1, and the edges, -1 for an end inside): False when it misses the polygon
+        (:func:`_segment_in_polygon` over its vertices)."""
+        cdef float verts[3 * 6]          # verts_per_poly is at most 6
+        cdef int nv = self.pnv[p], i
         for i in range(nv):
-            vi = &self.verts[3 * self.pverts[p * self.nvp + i]]
-            vj = &self.verts[3 * self.pverts[p * self.nvp + j]]
-            ex = vi[0] - vj[0]
-            ez = vi[2] - vj[2]
-            fx = p0[0] - vj[0]
-            fz = p0[2] - vj[2]
-            n = ez * fx - ex * fz
-            d = dz * ex - dx * ez
-            if (d if d >= 0 else -d) < <float>0.000001:
-                if n < 0:
-                    return False
-                j = i
-                continue
-            t = n / d
-            if d < 0:
-                if t > tmin[0]:
-                    tmin[0] = t
-                    seg_min[0] = j
-                    if tmin[0] > tmax[0]:
-                        return False
-            else:
-                if t < tmax[0]:
-                    tmax[0] = t
-                    seg_max[0] = j
-                    if tmax[0] < tmin[0]:
-                        return False
-            j = i
-        return True
+            memcpy(&verts[3 * i], &self.verts[3 * self.pverts[p * self.nvp + i]],
+                   3 * sizeof(float))
+        return _segment_in_polygon(p0, p1, verts, nv, tmin, tmax, seg_min, seg_max)
 
     cdef bint overlap_2d(self, int a, int b) noexcept nogil:
         """Whether polygons a and b overlap in xz: no edge normal of either separates
