@@ -1763,7 +1763,8 @@ cdef class PathSearch:
         cdef float right[3]
         cdef float t
         cdef int n = path.size(), i, k, apex_i = 0, left_i = 0, right_i = 0
-        cdef int left_ref = path[0], right_ref = path[0]
+        cdef int left_ref = path[0], right_ref = path[0], turn, corner_i, ref
+        cdef float* corner
         cdef uint8_t fl
         self.mesh.closest_on_boundary(path[0], spos, cs)
         self.mesh.closest_on_boundary(path[n - 1], gpos, ce)
@@ -1782,6 +1783,7 @@ cdef class PathSearch:
                 else:
                     for k in range(3):
                         left[k] = right[k] = ce[k]
+                turn = 0            # 1: the left side becomes the apex, 2: the right
                 if tri_area_2d(apex, pright, right) <= 0:
                     if same_point(apex, pright) or tri_area_2d(apex, pleft, right) > 0:
                         for k in range(3):
@@ -1789,43 +1791,35 @@ cdef class PathSearch:
                         right_ref = path[i + 1] if i + 1 < n else -1
                         right_i = i
                     else:
-                        if self.crossings:
-                            self._crossings(apex_i, left_i, pleft, path, pts, cflags, crefs)
-                        for k in range(3):
-                            apex[k] = pleft[k]
-                        apex_i = left_i
-                        fl = CORNER_END if left_ref < 0 else \
-                            CORNER_OFFMESH if left_ref >= self.mesh.num_polys else 0
-                        _append(pts, cflags, crefs, apex, fl, left_ref)
-                        if fl == CORNER_END:
-                            return
-                        for k in range(3):
-                            pleft[k] = pright[k] = apex[k]
-                        left_i = right_i = apex_i
-                        i = apex_i + 1
-                        continue
-                if tri_area_2d(apex, pleft, left) >= 0:
+                        turn = 1
+                if turn == 0 and tri_area_2d(apex, pleft, left) >= 0:
                     if same_point(apex, pleft) or tri_area_2d(apex, pright, left) < 0:
                         for k in range(3):
                             pleft[k] = left[k]
                         left_ref = path[i + 1] if i + 1 < n else -1
                         left_i = i
                     else:
-                        if self.crossings:
-                            self._crossings(apex_i, right_i, pright, path, pts, cflags, crefs)
-                        for k in range(3):
-                            apex[k] = pright[k]
-                        apex_i = right_i
-                        fl = CORNER_END if right_ref < 0 else \
-                            CORNER_OFFMESH if right_ref >= self.mesh.num_polys else 0
-                        _append(pts, cflags, crefs, apex, fl, right_ref)
-                        if fl == CORNER_END:
-                            return
-                        for k in range(3):
-                            pleft[k] = pright[k] = apex[k]
-                        left_i = right_i = apex_i
-                        i = apex_i + 1
-                        continue
+                        turn = 2
+                if turn:
+                    if turn == 1:
+                        corner, corner_i, ref = &pleft[0], left_i, left_ref
+                    else:
+                        corner, corner_i, ref = &pright[0], right_i, right_ref
+                    if self.crossings:
+                        self._crossings(apex_i, corner_i, corner, path, pts, cflags, crefs)
+                    for k in range(3):
+                        apex[k] = corner[k]
+                    apex_i = corner_i
+                    fl = CORNER_END if ref < 0 else \
+                        CORNER_OFFMESH if ref >= self.mesh.num_polys else 0
+                    _append(pts, cflags, crefs, apex, fl, ref)
+                    if fl == CORNER_END:
+                        return
+                    for k in range(3):
+                        pleft[k] = pright[k] = apex[k]
+                    left_i = right_i = apex_i
+                    i = apex_i + 1
+                    continue
                 i += 1
         if self.crossings:
             self._crossings(apex_i, n - 1, ce, path, pts, cflags, crefs)
