@@ -4,11 +4,14 @@ formats, Markdown tables and replacing one ``## section`` of BENCHMARKS.md."""
 from __future__ import annotations
 
 import datetime
+import json
 import math
 import os
 import platform
 import shlex
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +19,18 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 DATA_DIRS = ([Path(os.environ["WAYFINDING_MOVINGAI"])] if "WAYFINDING_MOVINGAI" in os.environ
              else []) + [REPO.parent / "shared" / "data" / "movingai"]
+
+
+def run_node(node: str, script: Path, data: dict, *options: str) -> dict:
+    """What ``node SCRIPT IN.json OUT.json OPTIONS`` writes for ``data`` (the Recast and
+    Detour scripts of ``tests/oracles/recast``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
+        src.write_text(json.dumps(data))
+        subprocess.run([node, str(script), str(src), str(out), *options], check=True,
+                       capture_output=True, timeout=3600)
+        result: dict = json.loads(out.read_text())
+    return result
 
 
 def find_data_dir(given: str | None) -> Path:

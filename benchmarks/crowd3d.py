@@ -20,17 +20,13 @@ queries, so the gap narrows as agents share the work of the vectorised stages.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
-from _report import REPO, fmt_x, machine_line, publish, table
+from _report import REPO, fmt_x, machine_line, publish, run_node, table
 
 from wayfinding.crowd.surface import Navigator3D
 from wayfinding.navmesh3d import BuildSettings, Level, build, generate, with_flags
@@ -112,12 +108,7 @@ def detour(level: Level, tile_size: int, agents: np.ndarray, frames: int
     data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
             "settings": st, "agents": agents.tolist(), "radius": RADIUS, "height": HEIGHT,
             "dt": DT, "frames": frames}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "crowd_bench.mjs"), str(src), str(out)],
-                       check=True, capture_output=True, timeout=3600)
-        result = json.loads(out.read_text())
+    result = run_node(node, ORACLE / "crowd_bench.mjs", data)
     final = np.array(result["final"])
     return result["ms"], int((np.hypot(*(final - agents[:, 3:6])[:, [0, 2]].T) < ARRIVED).sum())
 

@@ -16,19 +16,15 @@ tests, on this class of machine) are quoted as context.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
-from _report import REPO, publish, run_header, table
+from _report import REPO, publish, run_header, run_node, table
 
 from wayfinding.navmesh3d import BuildSettings, Level, NavMesh3D, build, generate
 from wayfinding.navmesh3d.links import ledge_links
@@ -62,12 +58,8 @@ def recast_ms(level: Level, settings: BuildSettings, repeat: int) -> float | Non
 
     data = {"vertices": level.vertices.tolist(), "triangles": level.triangles.tolist(),
             "settings": oracle_settings(settings)}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "stages.mjs"), str(src), str(out), "--counts-only",
-                        "--repeat", str(repeat)], check=True, capture_output=True, timeout=3600)
-        result = json.loads(out.read_text())
+    result = run_node(node, ORACLE / "stages.mjs", data, "--counts-only", "--repeat",
+                      str(repeat))
     return float(result["ms_min"]["build_total"])
 
 
@@ -236,12 +228,7 @@ def detour_queries(w: Workload, settings: BuildSettings, repeat: int
             "links": [{"start": list(x.start), "end": list(x.end),
                        "radius": settings.agent_radius if x.radius is None else x.radius,
                        "bidirectional": x.bidirectional} for x in w.mesh.links]}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(ORACLE / "query_bench.mjs"), str(src), str(out)],
-                       check=True, capture_output=True, timeout=3600)
-        result = json.loads(out.read_text())
+    result = run_node(node, ORACLE / "query_bench.mjs", data)
     return result["us"], result["counts"]
 
 

@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
-from _report import REPO, publish, run_header, table
+from _report import REPO, publish, run_header, run_node, table
 
 from wayfinding.navmesh3d import BuildSettings, Level, generate
 from wayfinding.navmesh3d.obstacles import Cylinder
@@ -130,12 +126,7 @@ def detour(level: Level, settings: BuildSettings, tile_size: int,
             "radius": RADIUS, "height": HEIGHT,
             "places": [[x, y - 0.5, z] for x, y, z in places],
             "moves": [[x, y - 0.5, z] for x, y, z in moves]}
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(data))
-        subprocess.run([node, str(script), str(src), str(out)], check=True,
-                       capture_output=True, timeout=3600)
-        return {k: float(v) for k, v in json.loads(out.read_text()).items()}
+    return {k: float(v) for k, v in run_node(node, script, data).items()}
 
 
 def main(argv: list[str] | None = None) -> int:
