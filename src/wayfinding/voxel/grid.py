@@ -70,7 +70,8 @@ class VoxelGrid:
 
     def _set_options(self, origin: Any, voxel_size: Any, connectivity: Any) -> None:
         self._origin = _vector(origin, "origin")
-        size = float(voxel_size) if np.isscalar(voxel_size) else float("nan")
+        size = float(voxel_size) if isinstance(voxel_size, (int, float, np.integer, np.floating)) \
+            and not isinstance(voxel_size, bool) else float("nan")
         if not np.isfinite(size) or size <= 0:
             raise InvalidGridError(f"voxel_size must be a positive number, got "
                                    f"{brief(voxel_size)}")
