@@ -20,7 +20,7 @@ FLOORS = {
              "_validate", "_scratch", "_deprecated", "_kernels", "_arrays"),
     "graph": ("graph",),
     "grid": ("grid",),
-    "navmesh": ("navmesh", "navmesh3d"),
+    "navmesh": ("navmesh", "navmesh3d", "voxel"),
     "search": ("search", "paths"),
     "movement": ("fields", "crowd"),
     "apps": ("cli", "demo", "bench", "viz", "__main__", "__init__"),
