@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._io import read_npz, write_npz
+from .._kernels import _voxels
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
 
 Cell3 = tuple[int, int, int]
@@ -304,6 +305,42 @@ class VoxelGrid:
                                         f"is not an allowed move")
             total += float(np.sqrt(np.abs(d).sum()))
         return total
+
+    # ---------------------------------------------------------------- components
+    def components(self) -> np.ndarray:
+        """The connected components of the free voxels: a read-only ``int32[nz, ny, nx]``
+        array of labels ``0 .. k - 1`` (numbered in the order of each component's first voxel
+        in C order), -1 on blocked voxels.  Computed once, then cached.
+
+        Two free voxels share a label when a sequence of this grid's moves joins them.  The
+        labels are the same for 6, 18 and 26 neighbours: a move of any connectivity needs its
+        whole cube of voxels free, and the voxels of a free cube are joined by straight moves.
+        """
+        return self._components
+
+    @cached_property
+    def _components(self) -> np.ndarray:
+        if self.num_voxels >= 2**31 - 1:
+            raise InvalidGridError(f"components need fewer than 2**31 voxels, the grid has "
+                                   f"{self.num_voxels}")
+        out = np.empty(self._shape, np.int32)
+        _voxels.components(self.padded, out)
+        out.flags.writeable = False
+        return out
+
+    @property
+    def num_components(self) -> int:
+        """How many connected components the free voxels form."""
+        return int(self._components.max(initial=-1)) + 1
+
+    def connected(self, a: Any, b: Any) -> bool:
+        """Whether a path of moves joins cells ``a`` and ``b`` (false if either is blocked);
+        raises :class:`InvalidQueryError` for a cell outside the grid."""
+        xa, ya, za = self.cell(a, name="a")
+        xb, yb, zb = self.cell(b, name="b")
+        labels = self._components
+        la = int(labels[za, ya, xa])
+        return la >= 0 and la == int(labels[zb, yb, xb])
 
     # ---------------------------------------------------------------- world
     def world_to_cell(self, point: Any) -> Cell3:
