@@ -103,6 +103,16 @@ class VoxelGrid:
         a[c[:, 2], c[:, 1], c[:, 0]] = True
         return cls(a, **options)
 
+    @classmethod
+    def from_mesh(cls, vertices: Any, triangles: Any, *, voxel_size: float,
+                  **options: Any) -> VoxelGrid:
+        """The grid of the voxels a triangle mesh touches (filled inside with
+        ``solid=True``): see :func:`wayfinding.voxel.voxelize.voxelize` for ``bounds``,
+        ``origin``, ``solid``, ``connectivity`` and the axes."""
+        from .voxelize import voxelize
+
+        return voxelize(vertices, triangles, voxel_size=voxel_size, **options)
+
     def with_options(self, **options: Any) -> VoxelGrid:
         """The same voxels with other ``origin``, ``voxel_size`` or ``connectivity``."""
         kw = {"origin": self._origin, "voxel_size": self._voxel_size,
