@@ -18,6 +18,7 @@ import numpy as np
 from .._io import read_npz, write_npz
 from .._kernels import _voxels
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
+from . import voxelize as _voxelize  # a module import: voxelize builds grids of this one
 
 Cell3 = tuple[int, int, int]
 
@@ -109,9 +110,7 @@ class VoxelGrid:
         """The grid of the voxels a triangle mesh touches (filled inside with
         ``solid=True``): see :func:`wayfinding.voxel.voxelize.voxelize` for ``bounds``,
         ``origin``, ``solid``, ``connectivity`` and the axes."""
-        from .voxelize import voxelize
-
-        return voxelize(vertices, triangles, voxel_size=voxel_size, **options)
+        return _voxelize.voxelize(vertices, triangles, voxel_size=voxel_size, **options)
 
     def with_options(self, **options: Any) -> VoxelGrid:
         """The same voxels with other ``origin``, ``voxel_size`` or ``connectivity``."""

@@ -29,14 +29,14 @@ import numpy as np
 from .._kernels import _heightfield, _voxels
 from .._validate import allocation, finite_point, positive_float
 from ..errors import InvalidGeometryError
-from .grid import VoxelGrid
+from . import grid as _grid  # a module import: the grid's from_mesh calls this one
 
 #: Most voxels a mesh may be voxelized into along y (the rasterizer's span heights).
 MAX_HEIGHT = (1 << 13) - 1
 
 
 def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = None,
-             origin: Any = None, solid: bool = False, connectivity: int = 26) -> VoxelGrid:
+             origin: Any = None, solid: bool = False, connectivity: int = 26) -> _grid.VoxelGrid:
     """The voxel grid whose blocked voxels are those the triangles touch.
 
     Parameters
@@ -97,7 +97,7 @@ def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = 
     blocked = _surface(v - corner, t, size, nx, ny, nz)
     if solid:
         blocked = _fill(blocked)
-    return VoxelGrid(blocked, origin=tuple(corner.tolist()), voxel_size=size,
+    return _grid.VoxelGrid(blocked, origin=tuple(corner.tolist()), voxel_size=size,
                      connectivity=connectivity)
 
 
