@@ -1,0 +1,126 @@
+"""Smoothing voxel paths: shortcuts against a plain greedy string pulling written with the
+public line of sight, Catmull–Rom against its defining properties, and the free-space check
+against dense sampling."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.voxel.grid import VoxelGrid
+from wayfinding.voxel.octree import SparseVoxelOctree
+from wayfinding.voxel.sight import line_of_sight
+from wayfinding.voxel.smoothing import (
+    catmull_rom,
+    segments_clear,
+    shortcut_voxels,
+    smooth_flight_path,
+)
+
+
+def reference_shortcut(grid: VoxelGrid, cells: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    out = [cells[0]]
+    i = 0
+    while i < len(cells) - 1:
+        j = i + 1
+        while j + 1 < len(cells) and line_of_sight(grid, cells[i], cells[j + 1]):
+            j += 1
+        out.append(cells[j])
+        i = j
+    return out
+
+
+def sampled_free(grid: VoxelGrid, pts: np.ndarray, step: float = 0.02) -> bool:
+    """Whether points every ``step`` voxels along a polyline (voxel units) are in free
+    voxels inside the grid."""
+    nx, ny, nz = grid.size
+    for a, b in itertools.pairwise(pts):
+        n = max(1, int(np.ceil(np.linalg.norm(b - a) / step)))
+        c = np.floor(a + np.linspace(0, 1, n + 1)[:, None] * (b - a)).astype(int)
+        if (c < 0).any() or (c >= (nx, ny, nz)).any() or grid.blocked[c[:, 2], c[:, 1],
+                                                                      c[:, 0]].any():
+            return False
+    return True
+
+
+@st.composite
+def worlds_with_paths(draw: Any) -> tuple[VoxelGrid, np.ndarray]:
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    side = draw(st.integers(4, 14))
+    blocked = rng.random((side, side, side)) < draw(st.sampled_from([0.0, 0.1, 0.25]))
+    grid = VoxelGrid(blocked)
+    free = np.argwhere(~blocked)[:, ::-1]
+    if len(free) < 2:
+        blocked[:] = False
+        grid = VoxelGrid(blocked)
+        free = np.argwhere(~blocked)[:, ::-1]
+    a, b = free[rng.integers(len(free))], free[rng.integers(len(free))]
+    r = SparseVoxelOctree.build(grid).find_path(a, b, smooth=False)
+    if not r.found:
+        r = SparseVoxelOctree.build(grid).find_path(a, a, smooth=False)
+    return grid, r.path
+
+
+@settings(max_examples=60, deadline=None)
+@given(worlds_with_paths())
+def test_shortcut_matches_greedy_string_pulling(case):
+    grid, path = case
+    cells = [tuple(int(v) for v in p) for p in path]
+    got = [tuple(int(v) for v in p) for p in shortcut_voxels(grid, path)]
+    assert got == reference_shortcut(grid, cells) if len(cells) >= 3 else got == cells
+    assert all(line_of_sight(grid, a, b) for a, b in itertools.pairwise(got))
+
+
+@settings(max_examples=60, deadline=None)
+@given(worlds_with_paths())
+def test_smoothed_path_stays_in_free_space(case):
+    grid, path = case
+    world = smooth_flight_path(grid, path)
+    pts = (world - np.asarray(grid.origin)) / grid.voxel_size
+    assert np.allclose(pts[0], path[0] + 0.5) and np.allclose(pts[-1], path[-1] + 0.5)
+    assert sampled_free(grid, pts)
+    # without the curve: the corners kept, never longer than the voxel path
+    straight = smooth_flight_path(grid, path, curve=False)
+    corners = shortcut_voxels(grid, path)
+    assert np.allclose(straight, np.asarray(grid.origin) + (corners + 0.5) * grid.voxel_size)
+    poly = np.linalg.norm(np.diff(path, axis=0), axis=1).sum()
+    assert np.linalg.norm(np.diff(straight, axis=0), axis=1).sum() <= poly + 1e-9
+
+
+def test_catmull_rom_passes_through_its_points():
+    p = np.array([[0, 0, 0], [4, 0, 0], [4, 3, 0], [6, 5, 2]], float)
+    c = catmull_rom(p, spacing=0.1)
+    for q in p:
+        assert np.isclose(np.linalg.norm(c - q, axis=1).min(), 0)
+    assert np.allclose(c[0], p[0]) and np.allclose(c[-1], p[-1])
+    assert (np.linalg.norm(np.diff(c, axis=0), axis=1) < 0.3).all()
+    line = catmull_rom(np.array([[0, 0, 0], [1, 0, 0], [3, 0, 0]], float))
+    assert np.allclose(line[:, 1:], 0)            # collinear points stay on their line
+    with pytest.raises(InvalidQueryError, match="points"):
+        catmull_rom(np.zeros((3, 2)))
+    with pytest.raises(InvalidQueryError, match="spacing"):
+        catmull_rom(p, spacing=0)
+
+
+def test_segments_clear_is_conservative_and_exact_on_short_segments():
+    blocked = np.zeros((3, 3, 3), bool)
+    blocked[1, 1, 1] = True
+    g = VoxelGrid(blocked)
+    pts = np.array([[0.5, 0.5, 0.5], [0.9, 0.5, 0.5], [1.2, 0.5, 0.5], [1.5, 1.5, 1.5],
+                    [2.5, 2.5, 2.5]])
+    assert segments_clear(g, pts).tolist() == [True, True, False, False]
+    assert segments_clear(g, [[0.5, 0.5, 0.5], [-0.5, 0.5, 0.5]]).tolist() == [False]
+
+
+def test_smoothing_rejects_blocked_cells():
+    blocked = np.zeros((2, 2, 2), bool)
+    blocked[0, 0, 1] = True
+    with pytest.raises(InvalidQueryError, match="blocked"):
+        shortcut_voxels(VoxelGrid(blocked), [(0, 0, 0), (1, 0, 0)])
