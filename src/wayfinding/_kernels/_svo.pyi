@@ -59,3 +59,7 @@ class SvoQuery:
     ) -> tuple[
         int, NDArray[np.int64], NDArray[np.uint32], int, int, NDArray[np.int64]
     ]: ...
+
+def tighten(
+    padded: NDArray[np.uint8], cells: NDArray[np.int64], connectivity: int
+) -> NDArray[np.int64]: ...

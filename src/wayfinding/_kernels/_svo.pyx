@@ -756,24 +756,101 @@ cdef int64_t* walk(int64_t* buf, Py_ssize_t* m, Py_ssize_t* cap, int* cur, int* 
                    int connectivity) except NULL:
     """Append the moves from cur to tgt (cur updated): each step changes every axis still to go
     (at most 1, 2 or 3 of them by ``connectivity``: those with the most to go)."""
+    while cur[0] != tgt[0] or cur[1] != tgt[1] or cur[2] != tgt[2]:
+        buf = walk_step(buf, m, cap, cur, tgt, connectivity)
+    return buf
+
+cdef inline bint move_free(const uint8_t* fr, Py_ssize_t sy, Py_ssize_t sz, int* a,
+                           int* b) noexcept nogil:
+    """Whether every voxel of the cube spanned by voxels a and b is free."""
+    cdef int x, y, z
+    for z in range(2):
+        for y in range(2):
+            for x in range(2):
+                if not fr[((b[2] if z else a[2]) + 1) * sz + ((b[1] if y else a[1]) + 1) * sy
+                          + (b[0] if x else a[0]) + 1]:
+                    return False
+    return True
+
+
+def tighten(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells, int connectivity):
+    """A voxel path no longer than ``cells`` (a path of moves of ``connectivity`` on the grid
+    of ``padded``) with the same ends: between consecutive corners of greedy line-of-sight
+    string pulling (see ``shortcut``), the straightest walk of moves (each step changes every
+    axis still to go, as many as the connectivity allows) where all its moves are allowed
+    (whole cube free), else the original stretch.  int64[m, 3]."""
+    cdef Py_ssize_t sy = padded.shape[2], sz = padded.shape[1] * padded.shape[2]
+    cdef Py_ssize_t n = cells.shape[0], i = 0, j, k, m = 0, cap = 64, mark
+    cdef const uint8_t* fr = &padded[0, 0, 0]
+    cdef int cur[3]
+    cdef int prev[3]
+    cdef int tgt[3]
+    cdef bint ok
+    cdef int64_t* buf
+    if n < 3:
+        return np.asarray(cells).copy()
+    buf = <int64_t*> malloc(cap * 3 * sizeof(int64_t))
+    if buf == NULL:
+        raise MemoryError("cannot allocate the voxel path")
+    try:
+        for k in range(3):
+            cur[k] = <int> cells[0, k]
+        buf = push_voxel(buf, &m, &cap, cur)
+        while i < n - 1:
+            j = i + 1
+            while j + 1 < n and voxel_sight(fr, sy, sz, <int> cells[i, 0], <int> cells[i, 1],
+                                            <int> cells[i, 2], <int> cells[j + 1, 0],
+                                            <int> cells[j + 1, 1], <int> cells[j + 1, 2]):
+                j += 1
+            for k in range(3):
+                tgt[k] = <int> cells[j, k]
+            mark = m
+            ok = True
+            while cur[0] != tgt[0] or cur[1] != tgt[1] or cur[2] != tgt[2]:
+                prev[0] = cur[0]
+                prev[1] = cur[1]
+                prev[2] = cur[2]
+                buf = walk_step(buf, &m, &cap, cur, tgt, connectivity)
+                if not move_free(fr, sy, sz, prev, cur):
+                    ok = False
+                    break
+            if not ok:
+                m = mark
+                for k in range(i + 1, j + 1):
+                    cur[0] = <int> cells[k, 0]
+                    cur[1] = <int> cells[k, 1]
+                    cur[2] = <int> cells[k, 2]
+                    buf = push_voxel(buf, &m, &cap, cur)
+            i = j
+        out = np.empty((m, 3), np.int64)
+        for k in range(m):
+            out[k, 0] = buf[3 * k]
+            out[k, 1] = buf[3 * k + 1]
+            out[k, 2] = buf[3 * k + 2]
+        return out
+    finally:
+        free(buf)
+
+
+cdef int64_t* walk_step(int64_t* buf, Py_ssize_t* m, Py_ssize_t* cap, int* cur, int* tgt,
+                        int connectivity) except NULL:
+    """Append one move of ``walk`` from cur towards tgt (cur updated)."""
     cdef int most = 1 if connectivity == 6 else (2 if connectivity == 18 else 3)
     cdef int r[3]
-    cdef int j, taken, best, bj
     cdef int used[3]
-    while cur[0] != tgt[0] or cur[1] != tgt[1] or cur[2] != tgt[2]:
+    cdef int j, taken, best, bj
+    for j in range(3):
+        r[j] = tgt[j] - cur[j]
+        used[j] = 0
+    for taken in range(most):
+        best = 0
+        bj = -1
         for j in range(3):
-            r[j] = tgt[j] - cur[j]
-            used[j] = 0
-        for taken in range(most):
-            best = 0
-            bj = -1
-            for j in range(3):
-                if not used[j] and (r[j] if r[j] > 0 else -r[j]) > best:
-                    best = r[j] if r[j] > 0 else -r[j]
-                    bj = j
-            if bj < 0:
-                break
-            used[bj] = 1
-            cur[bj] += 1 if r[bj] > 0 else -1
-        buf = push_voxel(buf, m, cap, cur)
-    return buf
+            if not used[j] and (r[j] if r[j] > 0 else -r[j]) > best:
+                best = r[j] if r[j] > 0 else -r[j]
+                bj = j
+        if bj < 0:
+            break
+        used[bj] = 1
+        cur[bj] += 1 if r[bj] > 0 else -1
+    return push_voxel(buf, m, cap, cur)

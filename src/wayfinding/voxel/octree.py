@@ -413,7 +413,9 @@ class SparseVoxelOctree(Index):
         Ties on f pop the deeper (larger g) node first.  The path is not optimal in general.
 
         The voxel path walks inside each node (all free) to the voxel of its exit face nearest
-        the current voxel, then steps across; every step is a move of the grid.  With
+        the current voxel, then steps across; then, between the corners of greedy
+        line-of-sight string pulling, it takes the straightest walk of moves where all of them
+        are allowed (never longer).  Every step is a move of the grid.  With
         ``smooth``, :func:`~wayfinding.voxel.smoothing.smooth_flight_path` gives
         ``smoothed``.  ``max_expanded``: stop with :attr:`Status.OUT_OF_BUDGET` after so many
         expansions.  An unreachable goal gives ``found`` false (:attr:`Status.FAILED`) after
@@ -442,6 +444,7 @@ class SparseVoxelOctree(Index):
         smoothed = np.empty((0, 3), np.float64)
         length = math.inf
         if found:
+            voxels = _svo.tighten(grid.padded, voxels, grid.connectivity)
             steps = np.abs(np.diff(voxels, axis=0)).sum(axis=1)
             cost = float(np.sqrt(steps).sum())
             if smooth:
