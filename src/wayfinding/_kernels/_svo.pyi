@@ -63,3 +63,9 @@ class SvoQuery:
 def tighten(
     padded: NDArray[np.uint8], cells: NDArray[np.int64], connectivity: int
 ) -> NDArray[np.int64]: ...
+def segments_clear(
+    padded: NDArray[np.uint8], pts: NDArray[np.float64], margin: float, out: NDArray[np.uint8]
+) -> None: ...
+def catmull_rom_spans(
+    p: NDArray[np.float64], spacing: float, alpha: float
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]: ...

@@ -13,7 +13,7 @@ blocked.  Voxel coordinates are ``(x, y, z)``; a node of layer ``l`` spans ``4 <
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport sqrt
+from libc.math cimport ceil, floor, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
@@ -854,3 +854,102 @@ cdef int64_t* walk_step(int64_t* buf, Py_ssize_t* m, Py_ssize_t* cap, int* cur, 
         used[bj] = 1
         cur[bj] += 1 if r[bj] > 0 else -1
     return push_voxel(buf, m, cap, cur)
+
+
+def segments_clear(const uint8_t[:, :, ::1] padded, const double[:, ::1] pts, double margin,
+                   uint8_t[::1] out):
+    """out[i] = 1 where every voxel meeting the bounding box, grown by ``margin``, of the
+    segment pts[i] -> pts[i + 1] (voxel units) is inside the grid of ``padded`` and free."""
+    cdef Py_ssize_t sy = padded.shape[2], sz = padded.shape[1] * padded.shape[2]
+    cdef int nx = <int> padded.shape[2] - 2, ny = <int> padded.shape[1] - 2
+    cdef int nz = <int> padded.shape[0] - 2
+    cdef const uint8_t* fr = &padded[0, 0, 0]
+    cdef Py_ssize_t i, n = pts.shape[0]
+    cdef int lo[3]
+    cdef int hi[3]
+    cdef int k, x, y, z
+    cdef int size[3]
+    cdef double a, b
+    cdef bint ok
+    size[0] = nx
+    size[1] = ny
+    size[2] = nz
+    with nogil:
+        for i in range(n - 1):
+            ok = True
+            for k in range(3):
+                a = pts[i, k]
+                b = pts[i + 1, k]
+                if a > b:
+                    a, b = b, a
+                a = floor(a - margin)
+                b = floor(b + margin)
+                if not (a >= 0 and b < size[k]):
+                    ok = False
+                    break
+                lo[k] = <int> a
+                hi[k] = <int> b
+            if ok:
+                for z in range(lo[2], hi[2] + 1):
+                    for y in range(lo[1], hi[1] + 1):
+                        for x in range(lo[0], hi[0] + 1):
+                            if not fr[(z + 1) * sz + (y + 1) * sy + x + 1]:
+                                ok = False
+            out[i] = ok
+
+
+def catmull_rom_spans(const double[:, ::1] p, double spacing, double alpha):
+    """Samples of the Catmull–Rom spline through p (n >= 2 points, ends mirrored), span i from
+    p[i] (excluded) to p[i + 1] (included exactly), ceil(|p[i + 1] - p[i]| / spacing) samples
+    (at least 1) evenly spaced in the span's knot parameter, Barry–Goldman form with knots
+    spaced by chord length ** alpha.  Returns (float64[m, 3] samples, int64[m] their spans)."""
+    cdef Py_ssize_t n = p.shape[0], i, j, m = 0, c, k
+    cdef double q[4][3]
+    cdef double t0, t1, t2, t3, t, d, a1, a2, a3, b1, b2
+    cdef double chord
+    counts = np.empty(n - 1, np.int64)
+    cdef int64_t[::1] cv = counts
+    for i in range(n - 1):
+        chord = 0
+        for k in range(3):
+            chord += (p[i + 1, k] - p[i, k]) ** 2
+        c = <Py_ssize_t> ceil(sqrt(chord) / spacing)
+        cv[i] = c if c > 1 else 1
+        m += cv[i]
+    out = np.empty((m, 3), np.float64)
+    spans = np.empty(m, np.int64)
+    cdef double[:, ::1] o = out
+    cdef int64_t[::1] sv = spans
+    m = 0
+    for i in range(n - 1):
+        for k in range(3):
+            q[1][k] = p[i, k]
+            q[2][k] = p[i + 1, k]
+            q[0][k] = p[i - 1, k] if i > 0 else 2 * p[0, k] - p[1, k]
+            q[3][k] = p[i + 2, k] if i + 2 < n else 2 * p[n - 1, k] - p[n - 2, k]
+        t0 = 0
+        t1 = t0 + knot(q[0], q[1], alpha)
+        t2 = t1 + knot(q[1], q[2], alpha)
+        t3 = t2 + knot(q[2], q[3], alpha)
+        for j in range(1, cv[i] + 1):
+            t = t1 + (t2 - t1) * j / cv[i]
+            for k in range(3):
+                a1 = ((t1 - t) * q[0][k] + (t - t0) * q[1][k]) / (t1 - t0)
+                a2 = ((t2 - t) * q[1][k] + (t - t1) * q[2][k]) / (t2 - t1)
+                a3 = ((t3 - t) * q[2][k] + (t - t2) * q[3][k]) / (t3 - t2)
+                b1 = ((t2 - t) * a1 + (t - t0) * a2) / (t2 - t0)
+                b2 = ((t3 - t) * a2 + (t - t1) * a3) / (t3 - t1)
+                o[m, k] = ((t2 - t) * b1 + (t - t1) * b2) / (t2 - t1)
+            if j == cv[i]:
+                for k in range(3):
+                    o[m, k] = q[2][k]
+            sv[m] = i
+            m += 1
+    return out, spans
+
+
+cdef inline double knot(double* a, double* b, double alpha) noexcept nogil:
+    cdef double d = sqrt((b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2)
+    if d < 1e-9:
+        d = 1e-9
+    return d ** alpha

@@ -50,64 +50,22 @@ def catmull_rom(points: Any, *, spacing: float = 0.25, alpha: float = 0.5) -> np
         raise InvalidQueryError(f"spacing must be > 0, got {spacing!r}")
     if len(p) < 3:
         return p.copy()
-    ext = np.vstack([2 * p[0] - p[1], p, 2 * p[-1] - p[-2]])
-    out = [p[:1]]
-    for i in range(1, len(p)):
-        p0, p1, p2, p3 = ext[i - 1], ext[i], ext[i + 1], ext[i + 2]
-        out.append(_span(p0, p1, p2, p3, spacing, alpha))
-    return np.vstack(out)
-
-
-def _span(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, spacing: float,
-          alpha: float) -> np.ndarray:
-    """Samples of the span from p1 to p2 (p1 excluded, p2 included), Barry–Goldman form."""
-    def knot(a: np.ndarray, b: np.ndarray) -> float:
-        return max(float(np.linalg.norm(b - a)) ** alpha, 1e-9)
-
-    t0, t1 = 0.0, knot(p0, p1)
-    t2 = t1 + knot(p1, p2)
-    t3 = t2 + knot(p2, p3)
-    n = max(1, int(np.ceil(np.linalg.norm(p2 - p1) / spacing)))
-    t = (t1 + (t2 - t1) * np.arange(1, n + 1) / n)[:, None]
-    a1 = ((t1 - t) * p0 + (t - t0) * p1) / (t1 - t0)
-    a2 = ((t2 - t) * p1 + (t - t1) * p2) / (t2 - t1)
-    a3 = ((t3 - t) * p2 + (t - t2) * p3) / (t3 - t2)
-    b1 = ((t2 - t) * a1 + (t - t0) * a2) / (t2 - t0)
-    b2 = ((t3 - t) * a2 + (t - t1) * a3) / (t3 - t1)
-    c = ((t2 - t) * b1 + (t - t1) * b2) / (t2 - t1)
-    c[-1] = p2
-    return c
+    samples, _ = _svo.catmull_rom_spans(np.ascontiguousarray(p), float(spacing), float(alpha))
+    return np.vstack([p[:1], samples])
 
 
 def segments_clear(grid: VoxelGrid, points: Any, *, margin: float = 1e-6) -> np.ndarray:
     """For each segment between consecutive ``points`` (``(n, 3)``, voxel units), whether
     every voxel meeting its bounding box grown by ``margin`` is inside the grid and free:
     ``bool[n - 1]``.  Conservative (a clear segment may be refused near a blocked voxel, a
-    refused one is never passed), exact for segments shorter than a voxel."""
-    p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-    if len(p) < 2:
-        return np.ones(0, bool)
-    lo = np.floor(np.minimum(p[:-1], p[1:]) - margin).astype(np.int64)
-    hi = np.floor(np.maximum(p[:-1], p[1:]) + margin).astype(np.int64)
-    nx, ny, nz = grid.size
-    span = hi - lo
-    ok = (lo >= 0).all(axis=1) & (hi < (nx, ny, nz)).all(axis=1)
-    free = grid.padded
-    big = span.max(axis=1, initial=0) > 1
-    out = ok.copy()
-    small = ok & ~big
-    for dx in (0, 1):
-        for dy in (0, 1):
-            for dz in (0, 1):
-                c = lo[small] + np.minimum((dx, dy, dz), span[small])
-                out[small] &= free[c[:, 2] + 1, c[:, 1] + 1, c[:, 0] + 1].astype(bool)
-    for i in np.flatnonzero(ok & big):
-        out[i] = bool(free[lo[i, 2] + 1:hi[i, 2] + 2, lo[i, 1] + 1:hi[i, 1] + 2,
-                           lo[i, 0] + 1:hi[i, 0] + 2].all())
-    return out
+    refused one is never passed)."""
+    p = np.ascontiguousarray(np.asarray(points, dtype=np.float64).reshape(-1, 3))
+    out = np.zeros(max(len(p) - 1, 0), np.uint8)
+    _svo.segments_clear(grid.padded, p, float(margin), out)
+    return out.astype(bool)
 
 
-def smooth_flight_path(grid: VoxelGrid, cells: Any, *, spacing: float = 0.25,
+def smooth_flight_path(grid: VoxelGrid, cells: Any, *, spacing: float = 0.5,
                        curve: bool = True) -> np.ndarray:
     """A smooth world-space polyline along a voxel path (``(n, 3)`` free cells, each step a
     move): line-of-sight shortcuts (:func:`shortcut_voxels`), then, with ``curve``, the
@@ -119,13 +77,14 @@ def smooth_flight_path(grid: VoxelGrid, cells: Any, *, spacing: float = 0.25,
     corners = shortcut_voxels(grid, cells)
     pts = corners + 0.5
     if curve and len(pts) >= 3:
-        ext = np.vstack([2 * pts[0] - pts[1], pts, 2 * pts[-1] - pts[-2]])
-        out = [pts[:1]]
-        for i in range(1, len(pts)):
-            span = _span(ext[i - 1], ext[i], ext[i + 1], ext[i + 2], spacing, 0.5)
-            if segments_clear(grid, np.vstack([pts[i - 1], span])).all():
-                out.append(span)
-            else:
-                out.append(pts[i:i + 1])
-        pts = np.vstack(out)
+        samples, span = _svo.catmull_rom_spans(np.ascontiguousarray(pts, np.float64),
+                                               float(spacing), 0.5)
+        ok = segments_clear(grid, np.vstack([pts[:1], samples]))
+        bad = np.zeros(len(pts) - 1, bool)
+        bad[span[~ok]] = True
+        if bad.any():
+            last = np.zeros(len(span), bool)
+            last[np.cumsum(np.bincount(span, minlength=len(pts) - 1)) - 1] = True
+            samples = samples[~bad[span] | last]
+        pts = np.vstack([pts[:1], samples])
     return np.asarray(grid.origin) + pts * grid.voxel_size
