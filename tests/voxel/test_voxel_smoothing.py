@@ -1,5 +1,5 @@
-"""Smoothing voxel paths: shortcuts against a plain greedy string pulling written with the
-public line of sight, Catmull–Rom against its defining properties, and the free-space check
+"""Smoothing voxel paths: shortcuts against a plain string pulling written with the public
+line of sight, Catmull–Rom against its defining properties, and the free-space check
 against dense sampling."""
 
 from __future__ import annotations
@@ -25,14 +25,26 @@ from wayfinding.voxel.smoothing import (
 
 
 def reference_shortcut(grid: VoxelGrid, cells: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """String pulling by galloping, written with the public line of sight."""
     out = [cells[0]]
-    i = 0
-    while i < len(cells) - 1:
-        j = i + 1
-        while j + 1 < len(cells) and line_of_sight(grid, cells[i], cells[j + 1]):
-            j += 1
-        out.append(cells[j])
-        i = j
+    i, n = 0, len(cells)
+    while i < n - 1:
+        good, bad, step = i + 1, n, 1
+        while good + step < n:
+            if line_of_sight(grid, cells[i], cells[good + step]):
+                good += step
+                step *= 2
+            else:
+                bad = good + step
+                break
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            if line_of_sight(grid, cells[i], cells[mid]):
+                good = mid
+            else:
+                bad = mid
+        out.append(cells[good])
+        i = good
     return out
 
 
@@ -70,7 +82,7 @@ def worlds_with_paths(draw: Any) -> tuple[VoxelGrid, np.ndarray]:
 
 @settings(max_examples=60, deadline=None)
 @given(worlds_with_paths())
-def test_shortcut_matches_greedy_string_pulling(case):
+def test_shortcut_matches_string_pulling_by_galloping(case):
     grid, path = case
     cells = [tuple(int(v) for v in p) for p in path]
     got = [tuple(int(v) for v in p) for p in shortcut_voxels(grid, path)]

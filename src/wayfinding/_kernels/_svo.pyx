@@ -153,10 +153,38 @@ def neighbour_links(const uint64_t[::1] codes, const int64_t[::1] parent_global,
                     neigh[start + i, d] = LINK_NULL
 
 
+cdef Py_ssize_t furthest_in_sight(const uint8_t* fr, Py_ssize_t sy, Py_ssize_t sz,
+                                  const int64_t[:, ::1] cells, Py_ssize_t i) noexcept nogil:
+    """A later point of the path ``cells`` in sight of point i (see ``_voxel_sight.pxd``),
+    found by galloping: the steps 1, 2, 4... ahead while in sight, then a binary search
+    between the last in sight and the first not; i + 1 at least (the next voxel of a path is
+    always in sight)."""
+    cdef Py_ssize_t n = cells.shape[0], good = i + 1, bad = n, step = 1, mid
+    cdef int ax = <int> cells[i, 0], ay = <int> cells[i, 1], az = <int> cells[i, 2]
+    while good + step < n:
+        mid = good + step
+        if voxel_sight(fr, sy, sz, ax, ay, az, <int> cells[mid, 0], <int> cells[mid, 1],
+                       <int> cells[mid, 2]):
+            good = mid
+            step *= 2
+        else:
+            bad = mid
+            break
+    while bad - good > 1:
+        mid = (good + bad) >> 1
+        if voxel_sight(fr, sy, sz, ax, ay, az, <int> cells[mid, 0], <int> cells[mid, 1],
+                       <int> cells[mid, 2]):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
 def shortcut(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells):
-    """Indices of the points kept by greedy line-of-sight string pulling of ``cells`` (a path
-    of voxels (x, y, z)): from each kept point, the furthest next point before the first one
-    out of its sight (see ``_voxel_sight.pxd``).  Always keeps the first and last points."""
+    """Indices of the points kept by line-of-sight string pulling of ``cells`` (a path of
+    voxels (x, y, z)): from each kept point, a later one in its sight found by galloping (see
+    ``furthest_in_sight``).  Always keeps the first and last points; consecutive kept points
+    see each other."""
     cdef Py_ssize_t sy = padded.shape[2], sz = padded.shape[1] * padded.shape[2]
     cdef Py_ssize_t n = cells.shape[0], i = 0, j, k = 0
     cdef const uint8_t* fr = &padded[0, 0, 0]
@@ -168,11 +196,7 @@ def shortcut(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells):
         o[k] = 0
         k += 1
         while i < n - 1:
-            j = i + 1
-            while j + 1 < n and voxel_sight(fr, sy, sz, <int> cells[i, 0], <int> cells[i, 1],
-                                            <int> cells[i, 2], <int> cells[j + 1, 0],
-                                            <int> cells[j + 1, 1], <int> cells[j + 1, 2]):
-                j += 1
+            j = furthest_in_sight(fr, sy, sz, cells, i)
             o[k] = j
             k += 1
             i = j
@@ -727,14 +751,21 @@ cdef class SvoQuery:
                 if k < n:
                     cur[axis] += 1 if d & 1 else -1
                     buf = push_voxel(buf, &m, &cap, cur)
-            out = np.empty((m, 3), np.int64)
-            for k in range(m):
-                out[k, 0] = buf[3 * k]
-                out[k, 1] = buf[3 * k + 1]
-                out[k, 2] = buf[3 * k + 2]
-            return out
+            return voxel_array(buf, m)
         finally:
             free(buf)
+
+
+cdef voxel_array(int64_t* buf, Py_ssize_t m):
+    """An int64[m, 3] copy of the first m voxels of buf."""
+    out = np.empty((m, 3), np.int64)
+    cdef int64_t[:, ::1] o = out
+    cdef Py_ssize_t k
+    for k in range(m):
+        o[k, 0] = buf[3 * k]
+        o[k, 1] = buf[3 * k + 1]
+        o[k, 2] = buf[3 * k + 2]
+    return out
 
 
 cdef int64_t* push_voxel(int64_t* buf, Py_ssize_t* m, Py_ssize_t* cap, int* c) except NULL:
@@ -775,7 +806,7 @@ cdef inline bint move_free(const uint8_t* fr, Py_ssize_t sy, Py_ssize_t sz, int*
 
 def tighten(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells, int connectivity):
     """A voxel path no longer than ``cells`` (a path of moves of ``connectivity`` on the grid
-    of ``padded``) with the same ends: between consecutive corners of greedy line-of-sight
+    of ``padded``) with the same ends: between consecutive corners of line-of-sight
     string pulling (see ``shortcut``), the straightest walk of moves (each step changes every
     axis still to go, as many as the connectivity allows) where all its moves are allowed
     (whole cube free), else the original stretch.  int64[m, 3]."""
@@ -797,11 +828,7 @@ def tighten(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells, int co
             cur[k] = <int> cells[0, k]
         buf = push_voxel(buf, &m, &cap, cur)
         while i < n - 1:
-            j = i + 1
-            while j + 1 < n and voxel_sight(fr, sy, sz, <int> cells[i, 0], <int> cells[i, 1],
-                                            <int> cells[i, 2], <int> cells[j + 1, 0],
-                                            <int> cells[j + 1, 1], <int> cells[j + 1, 2]):
-                j += 1
+            j = furthest_in_sight(fr, sy, sz, cells, i)
             for k in range(3):
                 tgt[k] = <int> cells[j, k]
             mark = m
@@ -822,12 +849,7 @@ def tighten(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells, int co
                     cur[2] = <int> cells[k, 2]
                     buf = push_voxel(buf, &m, &cap, cur)
             i = j
-        out = np.empty((m, 3), np.int64)
-        for k in range(m):
-            out[k, 0] = buf[3 * k]
-            out[k, 1] = buf[3 * k + 1]
-            out[k, 2] = buf[3 * k + 2]
-        return out
+        return voxel_array(buf, m)
     finally:
         free(buf)
 

@@ -24,9 +24,11 @@ from .grid import VoxelGrid
 
 
 def shortcut_voxels(grid: VoxelGrid, cells: Any) -> np.ndarray:
-    """The corners kept by greedy string pulling of a voxel path (``(n, 3)`` cells, free):
-    from each kept cell, the furthest later cell before the first one out of its sight
-    (:func:`wayfinding.voxel.sight.line_of_sight`, exact).  ``int64[k, 3]``; the first and
+    """The corners kept by string pulling of a voxel path (``(n, 3)`` cells, free): from each
+    kept cell, a later cell in its sight (:func:`wayfinding.voxel.sight.line_of_sight`,
+    exact) found by galloping: 1, 2, 4... cells ahead while in sight, then a binary search
+    between the last in sight and the first not (O(log n) sight tests a corner, where
+    advancing one cell at a time takes O(n)).  ``int64[k, 3]``, in path order; the first and
     last cells are kept, and each pair of consecutive corners sees each other, so the
     polyline through their centres can be flown."""
     c = np.ascontiguousarray(grid.cells(cells, name="cells", free=True))
