@@ -94,7 +94,7 @@ def polyline_free(grid: VoxelGrid, world: np.ndarray, step: float = 0.02) -> boo
 
 def node_box(tree: SparseVoxelOctree, g: int) -> tuple[np.ndarray, int]:
     layer = int(np.searchsorted(tree.layer_start, g, side="right") - 1)
-    cell = morton_decode(int(tree.codes[g]), 3)
+    cell = morton_decode(int(tree.codes[g]))
     size = 4 << layer
     return cell * size, size
 
@@ -104,21 +104,21 @@ def node_box(tree: SparseVoxelOctree, g: int) -> tuple[np.ndarray, int]:
                                              ((2, 2), 12)])
 def test_morton_2d_seeds(point, code):
     assert int(morton_encode(point)) == code
-    assert morton_decode(code, 2).tolist() == list(point)
+    assert morton_decode(code, dims=2).tolist() == list(point)
 
 
 @pytest.mark.parametrize(("point", "code"), [((1, 0, 0), 1), ((0, 1, 0), 2), ((0, 0, 1), 4),
                                              ((1, 1, 1), 7), ((2, 0, 0), 8), ((3, 3, 3), 63)])
 def test_morton_3d_seeds(point, code):
     assert int(morton_encode(point)) == code
-    assert morton_decode(code, 3).tolist() == list(point)
+    assert morton_decode(code).tolist() == list(point)
 
 
 @given(st.lists(st.integers(0, 2**21 - 1), min_size=3, max_size=3))
 def test_morton_decode_inverts_encode_and_parent_drops_three_bits(p):
     code = int(morton_encode(p))
-    assert morton_decode(code, 3).tolist() == p
-    assert morton_decode(morton_parent(code), 3).tolist() == [v // 2 for v in p]
+    assert morton_decode(code).tolist() == p
+    assert morton_decode(morton_parent(code)).tolist() == [v // 2 for v in p]
 
 
 def test_morton_rejects_bad_points():
@@ -161,7 +161,7 @@ def blocked_worlds(draw: Any) -> np.ndarray:
     return random_blocked(draw)
 
 
-SUB = morton_decode(np.arange(64), 3)
+SUB = morton_decode(np.arange(64))
 
 
 def check_invariants(tree: SparseVoxelOctree, blocked: np.ndarray) -> None:
@@ -170,7 +170,7 @@ def check_invariants(tree: SparseVoxelOctree, blocked: np.ndarray) -> None:
     n = int(start[-1])
     layers = np.repeat(np.arange(top + 1), np.diff(start))
     sizes = 4 << layers
-    los = morton_decode(tree.codes, 3) * sizes[:, None]
+    los = morton_decode(tree.codes) * sizes[:, None]
 
     def node_box(tree: SparseVoxelOctree, g: int) -> tuple[np.ndarray, int]:
         return los[g], int(sizes[g])
@@ -200,10 +200,10 @@ def check_invariants(tree: SparseVoxelOctree, blocked: np.ndarray) -> None:
             assert cl == layer - 1 and cs == 0 and ci % 8 == 0
             for k in range(8):
                 child = int(start[cl]) + ci + k
-                assert tree.parent[child] == pack_link(layer, g - int(start[layer]))
+                assert tree.parent[child] == pack_link(layer, g - int(start[layer]), 0)
                 clo, csize = node_box(tree, child)
                 assert csize * 2 == size
-                assert (clo == lo + csize * morton_decode(k, 3)).all()
+                assert (clo == lo + csize * morton_decode(k)).all()
         for d in range(6):
             axis, sign = d // 2, (1 if d % 2 else -1)
             link = int(tree.neighbours[g, d])
@@ -266,7 +266,7 @@ def test_empty_leaves_are_zero_full_leaves_all_ones():
     # the empty leaves are flown through, the full one never entered
     r = tree.find_path((0, 0, 1), (7, 7, 7), smooth=False)
     assert r.found
-    full = pack_link(0, leaves.index(FULL_LEAF))
+    full = pack_link(0, leaves.index(FULL_LEAF), 0)
     assert full not in {int(v) & ~63 for v in r.nodes}
 
 
@@ -452,7 +452,7 @@ def test_load_refuses_links_out_of_range(tmp_path):
     grid = VoxelGrid(np.random.default_rng(4).random((10, 10, 10)) < 0.3)
     tree = SparseVoxelOctree.build(grid)
     arrays = {k: v.copy() for k, v in tree.arrays.items()}
-    arrays["neighbours"][0, 1] = pack_link(0, tree.layer_nodes(0))
+    arrays["neighbours"][0, 1] = pack_link(0, tree.layer_nodes(0), 0)
     broken = SparseVoxelOctree(grid, arrays, {}, 0.0)
     broken.save(tmp_path / "t.npz")
     with pytest.raises(IndexFormatError, match="neighbour"):
@@ -477,3 +477,19 @@ def test_movingai_sample(name):
         assert math.isclose(grid.path_cost(r.path), r.cost)
         assert r.cost >= optimal[i] * (1 - 1e-9)
         assert r.cost <= 2.0 * optimal[i]
+
+
+def test_from_mesh_builds_the_octree_of_the_voxelized_mesh():
+    from wayfinding.voxel.voxelize import voxelize
+
+    v = np.array([[2, 2, 2], [9, 2, 2], [2, 9, 2], [2, 2, 9]], float)
+    t = np.array([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]])
+    bounds = ([0, 0, 0], [12, 12, 12])
+    tree = SparseVoxelOctree.from_mesh(v, t, voxel_size=1.0, bounds=bounds, solid=True)
+    grid = voxelize(v, t, voxel_size=1.0, bounds=bounds, solid=True)
+    assert tree.grid == grid and grid.num_free < grid.num_voxels
+    ref = SparseVoxelOctree.build(grid)
+    for name in ref.arrays:
+        assert np.array_equal(tree.arrays[name], ref.arrays[name])
+    r = tree.find_path((0, 0, 0), (11, 11, 11))
+    assert r.found and all(grid.is_free(c) for c in r.path)

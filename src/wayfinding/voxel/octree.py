@@ -87,11 +87,11 @@ def morton_encode(coords: Any, *, bits: int = 21) -> np.ndarray:
     return out
 
 
-def morton_decode(codes: Any, dims: int = 3, *, bits: int = 21) -> np.ndarray:
+def morton_decode(codes: Any, *, dims: int = 3, bits: int = 21) -> np.ndarray:
     """The points (``int64[..., dims]``, x first) of Morton codes; the inverse of
     :func:`morton_encode`.
 
-    >>> morton_decode(10, 2).tolist()
+    >>> morton_decode(10, dims=2).tolist()
     [0, 3]
     """
     if dims not in (2, 3):
@@ -112,7 +112,7 @@ def morton_parent(code: int) -> int:
     return int(code) >> 3
 
 
-def pack_link(layer: int, index: int, sub: int = 0) -> int:
+def pack_link(layer: int, index: int, sub: int) -> int:
     """The 32-bit link ``layer << 28 | index << 6 | sub``; raises
     :class:`~wayfinding.errors.InvalidQueryError` for a layer outside 0..15, an index outside
     0..4,194,303 or a sub-voxel outside 0..63.
@@ -138,7 +138,7 @@ def unpack_link(link: int) -> tuple[int, int, int]:
 
 
 # --------------------------------------------------------------------------- variants
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SVOVariant:
     """Costs and estimate of the octree A* (the chapter's tweaks; none keeps paths optimal).
 
@@ -171,8 +171,13 @@ class SVOVariant:
 
 #: The named variants: ``plain`` (Euclidean distances between node centres, optimal A* over
 #: those points), ``face`` (distances between the centres of the faces crossed), ``greedy``
-#: (h weighted), ``size`` (greedy and node-size compensation), ``unit`` (``size`` with unit
-#: node costs).  ``default`` is the one chosen by measurement on the Moving AI Warframe maps.
+#: (face centres, h weighted 2), ``size`` (greedy and node-size compensation), ``unit``
+#: (``size`` with unit node costs).  ``default`` is ``greedy``, chosen by measurement on
+#: 1,000 problems each of the Moving AI Warframe maps A1 and Simple (median time per query
+#: with smoothing, mean voxel-path length / optimum): greedy 174 us, 1.077 on A1 and 73 us,
+#: 1.058 on Simple; size 161 us, 1.100 and 72 us, 1.078; unit 180 us, 1.121 and 73 us,
+#: 1.208; plain 7.6 ms, 1.057 and 108 us, 1.088; face 5.0 ms, 1.062 and 97 us, 1.105.
+#: ``size`` expands fewest nodes but its paths are longer for the same time.
 VARIANTS: dict[str, SVOVariant] = {
     "plain": SVOVariant(),
     "face": SVOVariant(face_centres=True),
@@ -184,7 +189,7 @@ VARIANTS: dict[str, SVOVariant] = {
 VARIANTS["default"] = VARIANTS["greedy"]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class OctreePathResult(PathResult):
     """A :class:`~wayfinding.results.PathResult` of the octree search.
 
@@ -359,7 +364,7 @@ class SparseVoxelOctree(Index):
         layer, index, sub = unpack_link(link)
         lo = tuple(int(v) for v in self._lo[g])
         if layer == 0 and int(self.leaves[index]) != 0:
-            d = morton_decode(sub, 3)
+            d = morton_decode(sub)
             return (lo[0] + int(d[0]), lo[1] + int(d[1]), lo[2] + int(d[2])), 1
         return (lo[0], lo[1], lo[2]), 4 << layer
 
