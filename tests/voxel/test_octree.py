@@ -493,3 +493,48 @@ def test_from_mesh_builds_the_octree_of_the_voxelized_mesh():
         assert np.array_equal(tree.arrays[name], ref.arrays[name])
     r = tree.find_path((0, 0, 0), (11, 11, 11))
     assert r.found and all(grid.is_free(c) for c in r.path)
+
+
+def test_queries_on_threads_match_queries_in_turn():
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(9)
+    grid = VoxelGrid(rng.random((24, 24, 24)) < 0.15)
+    tree = SparseVoxelOctree.build(grid)
+    free = np.argwhere(~grid.blocked)[:, ::-1]
+    pairs = [(free[i], free[j]) for i, j in rng.integers(0, len(free), (40, 2))]
+    alone = [tree.find_path(a, b, smooth=False) for a, b in pairs]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda ab: tree.find_path(*ab, smooth=False), pairs))
+    for r, s in zip(alone, together, strict=True):
+        assert r.found == s.found and np.array_equal(r.path, s.path)
+
+
+def moves_allowed(grid: VoxelGrid, path: np.ndarray) -> bool:
+    """Vectorised move rule: every step one move of the connectivity, its cube all free."""
+    d = np.diff(path, axis=0)
+    if (np.abs(d).max(axis=1, initial=1) != 1).any() or (np.abs(d).sum(axis=1) > {
+            6: 1, 18: 2, 26: 3}[grid.connectivity]).any():
+        return False
+    free = ~grid.blocked
+    a, b = path[:-1], path[1:]
+    for pick in itertools.product((0, 1), repeat=3):
+        c = np.where(np.array(pick, bool), b, a)
+        if not free[c[:, 2], c[:, 1], c[:, 0]].all():
+            return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Simple", "A1"])
+def test_movingai_every_problem(name):
+    root = require_movingai()
+    grid = read_3dmap(root / "maps" / "warframe" / f"{name}.3dmap")
+    scen = read_3dscen(root / "scenarios" / "warframe" / f"{name}.3dmap.3dscen")
+    tree = SparseVoxelOctree.build(grid)
+    starts, goals, optimal = scen.arrays()
+    for s, g, best in zip(starts, goals, optimal, strict=True):
+        r = tree.find_path(s, g)
+        assert r.found and moves_allowed(grid, r.path)
+        assert (r.path[0] == s).all() and (r.path[-1] == g).all()
+        assert best * (1 - 1e-9) <= r.cost <= 2.0 * best
