@@ -172,18 +172,20 @@ class SVOVariant:
 #: The named variants: ``plain`` (Euclidean distances between node centres, optimal A* over
 #: those points), ``face`` (distances between the centres of the faces crossed), ``greedy``
 #: (face centres, h weighted 2), ``size`` (greedy and node-size compensation), ``unit``
-#: (``size`` with unit node costs).  ``default`` is ``greedy``, chosen by measurement on
-#: 1,000 problems each of the Moving AI Warframe maps A1 and Simple (median time per query
-#: with smoothing, mean voxel-path length / optimum): greedy 174 us, 1.077 on A1 and 73 us,
-#: 1.058 on Simple; size 161 us, 1.100 and 72 us, 1.078; unit 180 us, 1.121 and 73 us,
-#: 1.208; plain 7.6 ms, 1.057 and 108 us, 1.088; face 5.0 ms, 1.062 and 97 us, 1.105.
-#: ``size`` expands fewest nodes but its paths are longer for the same time.
+#: (``size`` with a unit cost of 1 voxel a node).  ``default`` is ``greedy``, chosen by
+#: measurement on 1,000 problems each of the Moving AI Warframe maps A1 and Simple (median
+#: time per query with smoothing; mean voxel-path length / optimum; mean expansions):
+#: greedy 197 us, 1.077, 118 on A1 and 72 us, 1.058, 102 on Simple; size 172 us, 1.100, 69
+#: and 73 us, 1.078, 97; unit 169 us, 1.106, 60 and 72 us, 1.116, 92; face 5.3 ms, 1.062,
+#: 35,115 and 97 us, 1.105, 247; plain 7.1 ms, 1.057, 47,843 and 108 us, 1.088, 386.
+#: Size compensation and unit costs expand fewer nodes, as in the chapter, but the query
+#: time is then mostly refinement and smoothing, and their paths are longer.
 VARIANTS: dict[str, SVOVariant] = {
     "plain": SVOVariant(),
     "face": SVOVariant(face_centres=True),
     "greedy": SVOVariant(weight=2.0, face_centres=True),
     "size": SVOVariant(weight=2.0, g_compensation=0.5, h_compensation=0.25, face_centres=True),
-    "unit": SVOVariant(weight=2.0, unit_cost=4.0, g_compensation=0.5, h_compensation=0.25,
+    "unit": SVOVariant(weight=2.0, unit_cost=1.0, g_compensation=0.5, h_compensation=0.25,
                        face_centres=True),
 }
 VARIANTS["default"] = VARIANTS["greedy"]
