@@ -29,7 +29,7 @@ from wayfinding.voxel.octree import (
     FULL_LEAF,
     LINK_NULL,
     LINK_SOLID,
-    VARIANTS,
+    SVO_VARIANTS,
     SparseVoxelOctree,
     SVOVariant,
     morton_decode,
@@ -354,7 +354,7 @@ def problems(draw: Any) -> tuple[np.ndarray, int, tuple[int, ...], tuple[int, ..
     i = draw(st.integers(0, len(free) - 1))
     j = draw(st.integers(0, len(free) - 1))
     conn = draw(st.sampled_from([6, 18, 26]))
-    variant = draw(st.sampled_from(sorted(VARIANTS)))
+    variant = draw(st.sampled_from(sorted(SVO_VARIANTS)))
     s = tuple(int(v) for v in free[i][::-1])
     g = tuple(int(v) for v in free[j][::-1])
     return blocked, conn, s, g, variant

@@ -48,6 +48,8 @@ from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brie
 from ..progress import progress as progress_bar
 from ..results import PathResult, SearchStats, Status
 from .grid import VoxelGrid
+from .smoothing import smooth_checked
+from .voxelize import voxelize
 
 #: The null link: no node (the root's parent, a face on the root's boundary).
 LINK_NULL = 0xFFFFFFFF
@@ -180,7 +182,7 @@ class SVOVariant:
 #: 35,115 and 97 us, 1.105, 247; plain 7.1 ms, 1.057, 47,843 and 108 us, 1.088, 386.
 #: Size compensation and unit costs expand fewer nodes, as in the chapter, but the query
 #: time is then mostly refinement and smoothing, and their paths are longer.
-VARIANTS: dict[str, SVOVariant] = {
+SVO_VARIANTS: dict[str, SVOVariant] = {
     "plain": SVOVariant(),
     "face": SVOVariant(face_centres=True),
     "greedy": SVOVariant(weight=2.0, face_centres=True),
@@ -188,7 +190,7 @@ VARIANTS: dict[str, SVOVariant] = {
     "unit": SVOVariant(weight=2.0, unit_cost=1.0, g_compensation=0.5, h_compensation=0.25,
                        face_centres=True),
 }
-VARIANTS["default"] = VARIANTS["greedy"]
+SVO_VARIANTS["default"] = SVO_VARIANTS["greedy"]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -300,8 +302,6 @@ class SparseVoxelOctree(Index):
         """The octree of the grid :func:`wayfinding.voxel.voxelize.voxelize` makes of a
         triangle mesh (``voxelize_options``: ``bounds``, ``origin``, ``solid``,
         ``connectivity``)."""
-        from .voxelize import voxelize
-
         grid = voxelize(vertices, triangles, voxel_size=voxel_size, **voxelize_options)
         return cls.build(grid, workers=workers, progress=progress)
 
@@ -412,7 +412,7 @@ class SparseVoxelOctree(Index):
         """A* over the octree's nodes from voxel ``start`` to voxel ``goal`` (``(x, y, z)``,
         free), then the path refined to voxel moves and, with ``smooth``, smoothed.
 
-        ``variant``: a name of :data:`VARIANTS` or an :class:`SVOVariant`.  The search moves
+        ``variant``: a name of :data:`SVO_VARIANTS` or an :class:`SVOVariant`.  The search moves
         between nodes across shared faces; a subdivided node entered is replaced by its 4
         children on the face entered (reached from the node it was entered from), a partly
         blocked leaf by its free voxels on that face, whose neighbours are the voxels beside
@@ -427,6 +427,11 @@ class SparseVoxelOctree(Index):
         ``smoothed``.  ``max_expanded``: stop with :attr:`Status.OUT_OF_BUDGET` after so many
         expansions.  An unreachable goal gives ``found`` false (:attr:`Status.FAILED`) after
         the search has expanded every node it can reach.
+
+        The search reads only the octree; the tightening and the smoothing read the grid's
+        :attr:`~wayfinding.voxel.grid.VoxelGrid.padded` array (a byte a voxel, made once per
+        grid and shared with its other compiled searches).  Each thread has its own search
+        scratch, so one octree serves queries on many threads.
         """
         t0 = time.perf_counter()
         grid = self.world
@@ -455,9 +460,7 @@ class SparseVoxelOctree(Index):
             steps = np.abs(np.diff(voxels, axis=0)).sum(axis=1)
             cost = float(np.sqrt(steps).sum())
             if smooth:
-                from .smoothing import smooth_flight_path
-
-                smoothed = smooth_flight_path(grid, voxels)
+                smoothed = smooth_checked(grid, voxels)
                 length = float(np.linalg.norm(np.diff(smoothed, axis=0), axis=1).sum())
         stats = SearchStats(expanded=int(expanded), generated=int(generated),
                             elapsed=time.perf_counter() - t0)
@@ -598,9 +601,9 @@ def _links(arrays: dict[str, np.ndarray], top: int, pool: ThreadPoolExecutor, nt
 def _variant(variant: Any) -> SVOVariant:
     if isinstance(variant, SVOVariant):
         return variant
-    if isinstance(variant, str) and variant in VARIANTS:
-        return VARIANTS[variant]
-    raise InvalidQueryError(f"variant must be one of {sorted(VARIANTS)} or an SVOVariant, got "
+    if isinstance(variant, str) and variant in SVO_VARIANTS:
+        return SVO_VARIANTS[variant]
+    raise InvalidQueryError(f"variant must be one of {sorted(SVO_VARIANTS)} or an SVOVariant, got "
                             f"{brief(variant)}")
 
 

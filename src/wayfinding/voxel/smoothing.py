@@ -31,11 +31,14 @@ def shortcut_voxels(grid: VoxelGrid, cells: Any) -> np.ndarray:
     advancing one cell at a time takes O(n)).  ``int64[k, 3]``, in path order; the first and
     last cells are kept, and each pair of consecutive corners sees each other, so the
     polyline through their centres can be flown."""
-    c = np.ascontiguousarray(grid.cells(cells, name="cells", free=True))
+    return _shortcut(grid, np.ascontiguousarray(grid.cells(cells, name="cells", free=True)))
+
+
+def _shortcut(grid: VoxelGrid, c: np.ndarray) -> np.ndarray:
+    """:func:`shortcut_voxels` of a checked ``int64[n, 3]`` C-ordered path."""
     if len(c) < 3:
         return c.copy()
-    keep = _svo.shortcut(grid.padded, c)
-    return c[keep]
+    return c[_svo.shortcut(grid.padded, c)]
 
 
 def catmull_rom(points: Any, *, spacing: float = 0.25, alpha: float = 0.5) -> np.ndarray:
@@ -76,7 +79,18 @@ def smooth_flight_path(grid: VoxelGrid, cells: Any, *, spacing: float = 0.5,
     :func:`segments_clear` is replaced by its straight chord, which is in sight and so in free
     space.  Returns ``float64[m, 3]`` world points from the start voxel's centre to the
     goal's."""
-    corners = shortcut_voxels(grid, cells)
+    return smooth_checked(grid, np.ascontiguousarray(grid.cells(cells, name="cells", free=True)),
+                          spacing=spacing, curve=curve)
+
+
+def smooth_checked(grid: VoxelGrid, cells: np.ndarray, *, spacing: float = 0.5,
+                   curve: bool = True) -> np.ndarray:
+    """:func:`smooth_flight_path` of a path already known to be free voxels of ``grid``
+    (``int64[n, 3]``, C order), without checking it again: what the searches call on the
+    paths they make (the check would unpack the whole grid)."""
+    if not spacing > 0:
+        raise InvalidQueryError(f"spacing must be > 0, got {spacing!r}")
+    corners = _shortcut(grid, cells)
     pts = corners + 0.5
     if curve and len(pts) >= 3:
         samples, span = _svo.catmull_rom_spans(np.ascontiguousarray(pts, np.float64),
