@@ -448,14 +448,19 @@ def test_save_load_round_trip_and_refusals(tmp_path):
         SparseVoxelOctree.load(tmp_path / "bad.npz", grid)
 
 
-def test_load_refuses_links_out_of_range(tmp_path):
+@pytest.mark.parametrize(("array", "row", "why"), [("neighbours", (0, 1), "neighbour"),
+                                                   ("codes", 3, "code"),
+                                                   ("child", -1, "child")])
+def test_load_refuses_damaged_arrays(tmp_path, array, row, why):
     grid = VoxelGrid(np.random.default_rng(4).random((10, 10, 10)) < 0.3)
     tree = SparseVoxelOctree.build(grid)
     arrays = {k: v.copy() for k, v in tree.arrays.items()}
-    arrays["neighbours"][0, 1] = pack_link(0, tree.layer_nodes(0), 0)
+    bad = {"neighbours": pack_link(0, tree.layer_nodes(0), 0), "codes": 5,
+           "child": pack_link(0, 8, 0)}[array]
+    arrays[array][row] = bad
     broken = SparseVoxelOctree(grid, arrays, {}, 0.0)
     broken.save(tmp_path / "t.npz")
-    with pytest.raises(IndexFormatError, match="neighbour"):
+    with pytest.raises(IndexFormatError, match=why):
         SparseVoxelOctree.load(tmp_path / "t.npz", grid)
 
 

@@ -29,7 +29,6 @@ class SvoQuery:
     num_nodes: int
     def __init__(
         self,
-        parent_link: NDArray[np.uint32],
         child: NDArray[np.uint32],
         neigh: NDArray[np.uint32],
         leaves: NDArray[np.uint64],

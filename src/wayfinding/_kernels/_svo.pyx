@@ -153,6 +153,19 @@ def neighbour_links(const uint64_t[::1] codes, const int64_t[::1] parent_global,
                     neigh[start + i, d] = LINK_NULL
 
 
+cdef int check_inside(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells) except -1:
+    """Raise ValueError unless every cell lies inside the grid of ``padded``."""
+    cdef Py_ssize_t i
+    cdef int64_t nx = padded.shape[2] - 2, ny = padded.shape[1] - 2, nz = padded.shape[0] - 2
+    if cells.shape[1] != 3:
+        raise ValueError(f"cells must have 3 columns, got {cells.shape[1]}")
+    for i in range(cells.shape[0]):
+        if not (0 <= cells[i, 0] < nx and 0 <= cells[i, 1] < ny and 0 <= cells[i, 2] < nz):
+            raise ValueError(f"cell {i} ({cells[i, 0]}, {cells[i, 1]}, {cells[i, 2]}) is "
+                             f"outside the grid")
+    return 0
+
+
 cdef Py_ssize_t furthest_in_sight(const uint8_t* fr, Py_ssize_t sy, Py_ssize_t sz,
                                   const int64_t[:, ::1] cells, Py_ssize_t i) noexcept nogil:
     """A later point of the path ``cells`` in sight of point i (see ``_voxel_sight.pxd``),
@@ -188,6 +201,7 @@ def shortcut(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells):
     cdef Py_ssize_t sy = padded.shape[2], sz = padded.shape[1] * padded.shape[2]
     cdef Py_ssize_t n = cells.shape[0], i = 0, j, k = 0
     cdef const uint8_t* fr = &padded[0, 0, 0]
+    check_inside(padded, cells)
     out = np.empty(max(n, 1), np.int64)
     cdef int64_t[::1] o = out
     if n == 0:
@@ -217,7 +231,6 @@ cdef class SvoQuery:
     for the tree nodes, sub-voxel state in blocks of 64 allocated per query for the leaves a
     search enters.  Not thread-safe: one per thread."""
 
-    cdef const uint32_t[::1] parent_link
     cdef const uint32_t[::1] child
     cdef const uint32_t[:, ::1] neigh
     cdef const uint64_t[::1] leaves
@@ -250,10 +263,9 @@ cdef class SvoQuery:
     cdef Py_ssize_t generated
     cdef int failed
 
-    def __cinit__(self, const uint32_t[::1] parent_link, const uint32_t[::1] child,
+    def __cinit__(self, const uint32_t[::1] child,
                   const uint32_t[:, ::1] neigh, const uint64_t[::1] leaves,
                   const int64_t[::1] start, const int32_t[:, ::1] lo, const uint8_t[::1] layer):
-        self.parent_link = parent_link
         self.child = child
         self.neigh = neigh
         self.leaves = leaves
@@ -818,6 +830,7 @@ def tighten(const uint8_t[:, :, ::1] padded, const int64_t[:, ::1] cells, int co
     cdef int tgt[3]
     cdef bint ok
     cdef int64_t* buf
+    check_inside(padded, cells)
     if n < 3:
         return np.asarray(cells).copy()
     buf = <int64_t*> malloc(cap * 3 * sizeof(int64_t))

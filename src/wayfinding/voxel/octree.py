@@ -388,7 +388,7 @@ class SparseVoxelOctree(Index):
         q = getattr(self._local, "query", None)
         if q is None:
             a = self.arrays
-            q = _svo.SvoQuery(a["parent"], a["child"], a["neighbours"], a["leaves"],
+            q = _svo.SvoQuery(a["child"], a["neighbours"], a["leaves"],
                               a["layer_start"], self._lo, self._layer)
             self._local.query = q
         return q
@@ -652,6 +652,17 @@ def _check_arrays(world: VoxelGrid, a: dict[str, np.ndarray]) -> None:
             n, 6)[nreal]).any():
         raise IndexFormatError("the octree holds a neighbour link out of range")
     side = np.left_shift(1, top - layer)
-    cells = _decode(a["codes"])
-    if (cells >= side[:, None]).any():
+    codes = a["codes"]
+    cells = _decode(codes)
+    if (cells >= side[:, None]).any() or codes[-1] != 0:
         raise IndexFormatError("the octree holds a node code outside its layer")
+    # each child's code extends its parent's by its octant, and its parent link names it
+    first = start[layer[real] - 1] + ((ch[real] >> np.uint32(6)) & np.uint32(MAX_INDEX))
+    kids = first[:, None] + np.arange(8)
+    if not (codes[kids] == (codes[real][:, None] << np.uint64(3))
+            | np.arange(8, dtype=np.uint64)).all():
+        raise IndexFormatError("the octree holds a child whose code is not its parent's")
+    below = np.zeros(n, bool)
+    below[kids.ravel()] = True
+    if not below[:n - 1].all() or len(kids.ravel()) != n - 1:
+        raise IndexFormatError("the octree holds nodes that are no one's children")
