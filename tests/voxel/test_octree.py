@@ -543,3 +543,20 @@ def test_movingai_every_problem(name):
         assert r.found and moves_allowed(grid, r.path)
         assert (r.path[0] == s).all() and (r.path[-1] == g).all()
         assert best * (1 - 1e-9) <= r.cost <= 2.0 * best
+
+
+def test_build_draws_a_progress_bar_on_a_terminal(monkeypatch):
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    monkeypatch.setattr(sys, "stderr", out)
+    grid = VoxelGrid(np.random.default_rng(1).random((9, 30, 30)) < 0.1)
+    SparseVoxelOctree.build(grid, progress=True)
+    SparseVoxelOctree.build(grid, progress=False)
+    text = out.getvalue()
+    assert text.count("\n") == 1 and "octree [" in text and text.rstrip().endswith(")")
