@@ -1,0 +1,139 @@
+"""Steering behaviours for flying agents, on plain arrays in 3D.
+
+Each function takes the agents' ``(n, 3)`` float64 positions and velocities (world units,
+world units per second) and returns every agent's steering, ``(n, 3)``: the change of
+velocity it asks for (a desired velocity minus the current one), as the 2D behaviours of
+:mod:`wayfinding.crowd.steering` do.  ``velocity + steering`` is the desired velocity;
+:class:`~wayfinding.crowd.flight.FlightCrowd` hands it to ORCA as the preferred one.
+
+>>> pos, vel = np.zeros((1, 3)), np.zeros((1, 3))
+>>> arrive(pos, vel, [(0.0, 0.0, 4.0)], np.array([2.0]), slowing=1.0).tolist()
+[[0.0, 0.0, 2.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._kernels import _orca3d
+from .._validate import count, positive_float
+from ..errors import InvalidQueryError
+
+
+def _array(value: Any, n: int, name: str) -> np.ndarray:
+    """``value`` as a finite ``(n, 3)`` float64 array (one ``(3,)`` point is repeated)."""
+    try:
+        a = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        a = np.empty(0)
+    if a.shape == (3,):
+        a = np.broadcast_to(a, (n, 3))
+    if a.shape != (n, 3) or not np.isfinite(a).all():
+        raise InvalidQueryError(f"{name} must be a finite (x, y, z) point or an ({n}, 3) "
+                                "array")
+    return a
+
+
+def _speeds(value: Any, n: int, name: str = "max_speed") -> np.ndarray:
+    """A number or one per agent, each >= 0 and finite, as ``(n,)`` float64."""
+    try:
+        v = np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), (n,)))
+    except (TypeError, ValueError):
+        v = np.empty(0)
+    if v.shape != (n,) or not (np.isfinite(v).all() and (v >= 0).all()):
+        raise InvalidQueryError(f"{name} must be >= 0 and finite: a number or one per agent "
+                                f"({n})")
+    return v
+
+
+def _points(position: Any) -> np.ndarray:
+    """``position`` as a finite, C-contiguous ``(n, 3)`` float64 array."""
+    try:
+        p = np.ascontiguousarray(position, dtype=np.float64)
+    except (TypeError, ValueError):
+        p = np.empty(0)
+    if p.ndim != 2 or p.shape[1] != 3 or not np.isfinite(p).all():
+        raise InvalidQueryError(f"position must be a finite (n, 3) array, got shape "
+                                f"{p.shape}")
+    return p
+
+
+def _state(position: Any, velocity: Any) -> tuple[np.ndarray, np.ndarray]:
+    p = _points(position)
+    return p, _array(velocity, len(p), "velocity")
+
+
+def towards(vectors: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """``vectors`` (``(n, 3)``) scaled to lengths ``speed`` (``(n,)``); zero vectors stay
+    zero."""
+    length = np.sqrt((vectors * vectors).sum(1))
+    scale = np.divide(speed, length, out=np.zeros_like(length), where=length > 0)
+    return vectors * scale[:, None]
+
+
+def seek(position: Any, velocity: Any, target: Any, max_speed: Any) -> np.ndarray:
+    """Top speed straight at ``target`` (one point or one per agent)."""
+    p, v = _state(position, velocity)
+    t = _array(target, len(p), "target")
+    return towards(t - p, _speeds(max_speed, len(p))) - v
+
+
+def arrive(position: Any, velocity: Any, target: Any, max_speed: Any, *,
+           slowing: float = 1.0, dt: float | None = None) -> np.ndarray:
+    """Towards ``target``, slowing linearly within ``slowing`` (world units, > 0) of it so
+    as to stop on it; with ``dt`` (s), never faster than reaches it in one step of ``dt``
+    (so a step lands on the target instead of overshooting)."""
+    slowing = positive_float("slowing", slowing)
+    p, v = _state(position, velocity)
+    t = _array(target, len(p), "target")
+    top = _speeds(max_speed, len(p))
+    to = t - p
+    dist = np.sqrt((to * to).sum(1))
+    speed = np.minimum(top, top * dist / slowing)
+    if dt is not None:
+        speed = np.minimum(speed, dist / positive_float("dt", dt))
+    return towards(to, speed) - v
+
+
+def separation(position: Any, velocity: Any, max_speed: Any, *, distance: float = 3.0,
+               max_neighbours: int = 10) -> np.ndarray:
+    """Away from the neighbours within ``distance`` (centre to centre, the
+    ``max_neighbours`` nearest), each pushing in proportion to 1 / its distance, at top
+    speed at most; agents with no neighbour (or all exactly on them) ask for nothing."""
+    distance = positive_float("distance", distance)
+    k = count("max_neighbours", max_neighbours, min=0)
+    p, v = _state(position, velocity)
+    top = _speeds(max_speed, len(p))
+    rows, _ = neighbours(p, distance=distance, max_neighbours=k)
+    ok = rows >= 0
+    d = p[:, None, :] - p[np.where(ok, rows, 0)]
+    d2 = (d * d).sum(-1)
+    push = np.where((ok & (d2 > 0))[..., None], d / np.where(d2 > 0, d2, 1)[..., None], 0)
+    total = push.sum(1)
+    length = np.sqrt((total * total).sum(1))
+    return towards(total, np.minimum(top, length * top)) \
+        - np.where((length > 0)[:, None], v, 0)
+
+
+def neighbours(position: Any, *, distance: Any, max_neighbours: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's nearest other points closer than ``distance`` (a number or one per
+    point, > 0; strictly closer, RVO2-3D's rule), at most ``max_neighbours``: ``(rows,
+    counts)``, ``rows`` ``(n, max_neighbours)`` int32, nearest first (ties to the lower
+    row), -1 past ``counts`` (``(n,)`` int32).  Compiled, through uniform buckets: about
+    linear in n for a bounded density."""
+    p = _points(position)
+    k = count("max_neighbours", max_neighbours, min=0)
+    n = len(p)
+    try:
+        ranges = np.array(np.broadcast_to(np.asarray(distance, dtype=np.float64), (n,)))
+    except (TypeError, ValueError):
+        ranges = np.empty(0)
+    if ranges.shape != (n,) or not (np.isfinite(ranges).all() and (ranges > 0).all()):
+        raise InvalidQueryError(f"distance must be > 0 and finite: a number or one per "
+                                f"point ({n})")
+    rows = np.empty((n, k), dtype=np.int32)
+    counts = _orca3d.nearest(p, ranges, k, rows, np.empty((n, k)))
+    return rows, counts
