@@ -171,8 +171,8 @@ class SVOVariant:
                                         f"got {brief(v)}")
 
 
-#: The named variants: ``plain`` (Euclidean distances between node centres, optimal A* over
-#: those points), ``face`` (distances between the centres of the faces crossed), ``greedy``
+#: The named variants: ``plain`` (A* with Euclidean distances between node centres as costs
+#: and estimate), ``face`` (distances between the centres of the faces crossed), ``greedy``
 #: (face centres, h weighted 2), ``size`` (greedy and node-size compensation), ``unit``
 #: (``size`` with a unit cost of 1 voxel a node).  ``default`` is ``greedy``, chosen by
 #: measurement on 1,000 problems each of the Moving AI Warframe maps A1 and Simple (median
