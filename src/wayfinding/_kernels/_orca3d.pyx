@@ -9,12 +9,14 @@ points), or, when they leave nothing, the velocity that violates the worst half-
 
 A plane is (point, unit normal); allowed velocities v satisfy dot(normal, v - point) >= 0.
 
-Work is in double precision where RVO2-3D uses single.  Where RVO2-3D divides by zero (a
-relative velocity exactly on the axis of a neighbour's cone, or exactly at the centre of the
-cut-off sphere of an overlapping one) a plane is still made: its normal is taken at right
-angles to the axis, horizontally and to the right of it (the side the 2D solver's leg test
-picks), or straight up when the axis is vertical; two agents at the same point with the same
-velocity stay together.
+Work is in double precision where RVO2-3D uses single, and the cone's plane is worked out
+in a form without cancellation (see ``agent_plane``).  Where RVO2-3D divides by zero (a
+relative velocity exactly on the axis of a neighbour's cone, as for two agents flying
+exactly head on, or exactly at the centre of the time-step sphere of an overlapping one) a
+plane is still made, on the side at right angles to the axis that is horizontal and to its
+right seen from above (the side the 2D solver's leg test picks; along x when the axis is
+vertical): head-on agents pass each other on their right.  Two agents at the same point with
+the same velocity stay together.
 """
 
 from libc.math cimport ceil, floor, sqrt
@@ -293,28 +295,37 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
             push = comb * inv_tau - wlen
         else:
             # Nearest boundary point on the cone: the cone is the union of the spheres
-            # (t * rel, t * comb), t > 0; find the one whose surface the relative velocity
-            # is nearest along its normal.
+            # (t * rel, t * comb), t > 0; the relative velocity is nearest the surface of
+            # the one with t = (b + sqrt(b^2 - a c)) / a (RVO2-3D), where b^2 - a c =
+            # |rel x v|^2 comb^2 / (d2 - comb2).  Worked out in that form, with w = v - t
+            # rel from the part of v across the axis, (rel x v) x rel / d2, so that no
+            # difference of nearly equal numbers decides its direction.
             cx = rpy * rvz - rpz * rvy
             cy = rpz * rvx - rpx * rvz
             cz = rpx * rvy - rpy * rvx
-            a = d2
+            c = sqrt(cx * cx + cy * cy + cz * cz)
             b = rpx * rvx + rpy * rvy + rpz * rvz
-            c = rvx * rvx + rvy * rvy + rvz * rvz - (cx * cx + cy * cy + cz * cz) \
-                / (d2 - comb2)
-            disc = b * b - a * c
-            t = (b + sqrt(disc if disc > 0.0 else 0.0)) / a
-            wx = rvx - t * rpx
-            wy = rvy - t * rpy
-            wz = rvz - t * rpz
-            wlen = sqrt(wx * wx + wy * wy + wz * wz)
-            if wlen > 0.0:
+            a = sqrt(d2 - comb2)
+            t = (b + c * comb / a) / d2
+            if c > 0.0:
+                disc = c * comb / (a * d2)
+                wx = (cy * rpz - cz * rpy) / d2 - disc * rpx
+                wy = (cz * rpx - cx * rpz) / d2 - disc * rpy
+                wz = (cx * rpy - cy * rpx) / d2 - disc * rpz
+                wlen = c / a
                 n[0] = wx / wlen
                 n[1] = wy / wlen
                 n[2] = wz / wlen
+                push = comb * t - wlen
             else:
+                # On the axis: every side is nearest; take the cone's normal on the side
+                # ``sideways`` picks (the limit of the above from that side).
                 sideways(rpx, rpy, rpz, n)
-            push = comb * t - wlen
+                wlen = sqrt(d2)
+                n[0] = (a * n[0] - comb * rpx / wlen) / wlen
+                n[1] = (a * n[1] - comb * rpy / wlen) / wlen
+                n[2] = (a * n[2] - comb * rpz / wlen) / wlen
+                push = comb * t
     else:
         # Already overlapping: get apart within one time step.
         wx = rvx - inv_dt * rpx
