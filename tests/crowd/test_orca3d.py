@@ -393,13 +393,21 @@ def test_no_agents_and_no_neighbours():
     np.testing.assert_allclose(v, [[1.2, 1.6, 0], [0, 0, 0.5]])
 
 
-def test_coincident_agents_on_the_axis_get_finite_velocities():
-    """Where RVO2-3D divides by zero: a relative velocity exactly on a neighbour's axis."""
-    pos = np.array([[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 0.0, 4.0], [0.0, 0.0, 4.5]])
-    vel = np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
-    v = orca3d_velocities(pos, vel, vel, 0.5, 1.0, 0.1)
-    assert np.isfinite(v).all()
-    assert v[0, 1] < 0 < v[1, 1]                            # each passes on its right
+@pytest.mark.parametrize("axis", [(1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0),
+                                  (0.6, -0.8, 0.0)])
+def test_relative_velocities_on_the_axis_pass_on_opposite_sides(axis):
+    """Where RVO2-3D divides by zero: a relative velocity exactly on a neighbour's axis
+    (cone), or exactly at the centre of the time-step sphere (overlapping, coincident)."""
+    d = np.array(axis)
+    pos = np.array([-2 * d, 2 * d])
+    vel = np.array([d, -d])
+    v = orca3d_velocities(pos, vel, vel, 0.5, 1.0, 0.1, time_horizon=10.0)
+    side = v - (v @ d)[:, None] * d
+    assert np.isfinite(v).all() and np.linalg.norm(side[0]) > 0.01
+    np.testing.assert_allclose(side[0], -side[1], atol=1e-12)
+    same = orca3d_velocities(np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((2, 3)), 0.5, 1.0,
+                             0.1)
+    assert same[0, 0] > 0 > same[1, 0]                      # coincident: they part
 
 
 @pytest.mark.parametrize("bad", [

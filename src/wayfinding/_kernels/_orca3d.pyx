@@ -15,8 +15,8 @@ relative velocity exactly on the axis of a neighbour's cone, as for two agents f
 exactly head on, or exactly at the centre of the time-step sphere of an overlapping one) a
 plane is still made, on the side at right angles to the axis that is horizontal and to its
 right seen from above (the side the 2D solver's leg test picks; along x when the axis is
-vertical): head-on agents pass each other on their right.  Two agents at the same point with
-the same velocity stay together.
+vertical), the two agents of a pair taking opposite sides; two agents at one point with one
+velocity part along x (see ``sideways``).
 """
 
 from libc.math cimport ceil, floor, sqrt
@@ -254,26 +254,31 @@ cdef void least_violation(const Plane* planes, int count, int first, double radi
         worst = violation(p, result)
 
 
-cdef inline void sideways(double rx, double ry, double rz, double* n) noexcept nogil:
-    """A unit vector at right angles to (rx, ry, rz): horizontal, to its right (as seen
-    from above), or along x when it is vertical."""
+cdef inline void sideways(double rx, double ry, double rz, bint later,
+                          double* n) noexcept nogil:
+    """A unit vector at right angles to (rx, ry, rz), opposite for (-rx, -ry, -rz):
+    horizontal and to its right (as seen from above); along +x when it points straight up
+    and -x straight down; for (0, 0, 0), -x for the agent of the pair that comes
+    ``later`` in the rows and +x for the other."""
     cdef double h = sqrt(rx * rx + ry * ry)
+    n[1] = 0.0
+    n[2] = 0.0
     if h > 0.0:
         n[0] = ry / h
         n[1] = -rx / h
-        n[2] = 0.0
+    elif rz != 0.0:
+        n[0] = 1.0 if rz > 0.0 else -1.0
     else:
-        n[0] = 1.0
-        n[1] = 0.0
-        n[2] = 0.0
+        n[0] = -1.0 if later else 1.0
 
 
 cdef void agent_plane(const double* p, const double* v, double r, const double* q,
-                      const double* u, double s, double inv_tau, double inv_dt,
+                      const double* u, double s, double inv_tau, double inv_dt, bint later,
                       Plane* out) noexcept nogil:
     """The half-space agent (p, v, r) takes against neighbour (q, u, s): half of the
     velocity change that keeps them apart for 1 / inv_tau seconds (1 / inv_dt when they
-    already overlap)."""
+    already overlap).  ``later``: the agent's row comes after the neighbour's (which way
+    two agents at one point with one velocity part)."""
     cdef double rpx = q[0] - p[0], rpy = q[1] - p[1], rpz = q[2] - p[2]
     cdef double rvx = v[0] - u[0], rvy = v[1] - u[1], rvz = v[2] - u[2]
     cdef double d2 = rpx * rpx + rpy * rpy + rpz * rpz, comb = r + s, comb2 = comb * comb
@@ -320,7 +325,7 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
             else:
                 # On the axis: every side is nearest; take the cone's normal on the side
                 # ``sideways`` picks (the limit of the above from that side).
-                sideways(rpx, rpy, rpz, n)
+                sideways(rpx, rpy, rpz, later, n)
                 wlen = sqrt(d2)
                 n[0] = (a * n[0] - comb * rpx / wlen) / wlen
                 n[1] = (a * n[1] - comb * rpy / wlen) / wlen
@@ -337,7 +342,7 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
             n[1] = wy / wlen
             n[2] = wz / wlen
         else:
-            sideways(rpx, rpy, rpz, n)
+            sideways(rpx, rpy, rpz, later, n)
         push = comb * inv_dt - wlen
     out.nx = n[0]
     out.ny = n[1]
@@ -486,7 +491,7 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                 agent_plane(&position[i, 0], &velocity[i, 0], radius[i],
                             &position[neighbours[i, j], 0], &velocity[neighbours[i, j], 0],
                             radius[neighbours[i, j]], 1.0 / time_horizon[i], inv_dt,
-                            &planes[j])
+                            neighbours[i, j] < i, &planes[j])
             failed = in_planes(planes, c, max_speed[i], &preferred[i, 0], False, result)
             if failed < c:
                 least_violation(planes, c, failed, max_speed[i], &planes[k], result)
@@ -509,7 +514,7 @@ def planes(const double[:, ::1] position, const double[:, ::1] velocity,
     for j in range(m):
         agent_plane(&position[agent, 0], &velocity[agent, 0], radius[agent],
                     &position[rows[j], 0], &velocity[rows[j], 0], radius[rows[j]],
-                    1.0 / time_horizon, 1.0 / dt, &pl)
+                    1.0 / time_horizon, 1.0 / dt, rows[j] < agent, &pl)
         o[j, 0] = pl.px
         o[j, 1] = pl.py
         o[j, 2] = pl.pz

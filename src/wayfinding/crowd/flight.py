@@ -30,6 +30,7 @@ never lets an agent's box enter a blocked voxel.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -39,7 +40,7 @@ from .._kernels import _orca3d
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError, brief
 from ..voxel.grid import VoxelGrid
-from .flight_steering import _array, _points, _speeds, neighbours, towards
+from .flight_steering import _array, _points, _speeds, avoid_voxels, neighbours, towards
 
 #: Segments of its path, from the current one on, among which an agent looks for the
 #: nearest point each step (progress along a path never goes back).
@@ -90,10 +91,17 @@ class FlightCrowd:
       (x, y, z), stopping an axis's move just before the first voxel layer holding a
       blocked voxel the box overlaps, and zeroing that component of its velocity (it
       slides along walls).  The space outside the grid counts as blocked.
-    - ``wall_radius``: that half-edge, ``None`` (default) for each agent's ``min(radius,
-      0.45 * voxel_size)``: below half a voxel, a box flying along any path of the grid's
-      moves (the cube rule) touches only the free voxels of the moves, so every voxel path
-      can be flown, while agents keep their full ``radius`` from each other.
+    - ``wall_radius``: that half-edge, below half a voxel; ``None`` (default) for each
+      agent's ``min(radius, 0.45 * voxel_size)``.  Below half a voxel, a box flying along
+      any path of the grid's moves (the cube rule) touches only the free voxels of the
+      moves, so every voxel path can be flown, while agents keep their full ``radius``
+      from each other.  Any-angle legs (Theta*, line-of-sight smoothing) are clear for a
+      point but may pass nearer a blocked voxel than the box's half-edge: there the box
+      slides along it, and the walls' push (next) steers it round the corner.
+    - ``wall_margin`` (in (0, 1], default 0.8): the walls push an agent away (added to its
+      preferred velocity, :func:`~wayfinding.crowd.flight_steering.avoid_voxels` times its
+      top speed) once its box comes this fraction of the way from centred in a voxel to
+      touching that voxel's faces; an agent at a voxel's centre feels no push.
     - ``time_horizon`` (s, > 0, default 5): how long a chosen velocity must keep clear of
       the other agents (each agent may have its own, see :meth:`add`).
     - ``neighbour_dist`` (> 0, default 10) and ``max_neighbours`` (>= 0, default 10): the
@@ -108,14 +116,16 @@ class FlightCrowd:
     """
 
     def __init__(self, *, world: VoxelGrid | None = None, wall_radius: float | None = None,
-                 time_horizon: float = 5.0, neighbour_dist: float = 10.0,
+                 wall_margin: float = 0.8, time_horizon: float = 5.0, neighbour_dist: float = 10.0,
                  max_neighbours: int = 10, ahead: float = 1.0, slowing: float = 1.0):
         if world is not None and not isinstance(world, VoxelGrid):
             raise InvalidQueryError(f"world must be a VoxelGrid or None, got "
                                     f"{type(world).__name__}")
         self.world = world
-        self.wall_radius = None if wall_radius is None \
-            else positive_float("wall_radius", wall_radius)
+        self.wall_radius = None if wall_radius is None else positive_float(
+            "wall_radius", wall_radius,
+            max=math.inf if world is None else math.nextafter(0.5 * world.voxel_size, 0))
+        self.wall_margin = positive_float("wall_margin", wall_margin, max=1.0)
         self.time_horizon = positive_float("time_horizon", time_horizon)
         self.neighbour_dist = positive_float("neighbour_dist", neighbour_dist)
         self.max_neighbours = count("max_neighbours", max_neighbours, min=0)
@@ -290,7 +300,20 @@ class FlightCrowd:
         dist = np.sqrt((to * to).sum(1))
         speed = np.minimum(top, top * np.where(end, dist, remaining) / self.slowing)
         speed = np.where(end, np.minimum(speed, dist / dt), speed)
-        return towards(to, speed)
+        want = towards(to, speed)
+        if self.world is not None:
+            half = self._wall_half()
+            margin = self.wall_margin * (0.5 * self.world.voxel_size - half)
+            want += top[:, None] * avoid_voxels(p, self.world.padded, self.world.origin,
+                                                self.world.voxel_size, half, margin)
+        return want
+
+    def _wall_half(self) -> np.ndarray:
+        """Each agent's box half-edge against the voxels."""
+        s = self.world.voxel_size if self.world is not None else math.inf
+        return np.ascontiguousarray(np.minimum(self.radius, 0.45 * s)
+                                    if self.wall_radius is None
+                                    else np.full(self._n, self.wall_radius))
 
     def velocities(self, dt: float, *, preferred: Any = None) -> np.ndarray:
         """ORCA's new velocity of every agent (:func:`orca3d_velocities` with this crowd's
@@ -331,9 +354,7 @@ class FlightCrowd:
         else:
             g = self.world
             s = g.voxel_size
-            half = np.ascontiguousarray(np.minimum(self.radius, 0.45 * s)
-                                        if self.wall_radius is None
-                                        else np.full(self._n, self.wall_radius))
+            half = self._wall_half()
             pos = np.ascontiguousarray(self.position)
             stopped = np.zeros((self._n, 3), dtype=np.uint8)
             _orca3d.sweep_boxes(g.padded, *g.origin, s, pos, np.ascontiguousarray(v * dt),

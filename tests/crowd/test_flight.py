@@ -1,0 +1,247 @@
+"""Flying agents: path following with arrival, the voxel sweep against a sampled oracle (no
+box ever enters a blocked voxel; it stops where the first one would be entered), a swarm
+flying Theta* paths through a generated voxel world, the 3D steering behaviours, and bad
+input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding import InvalidQueryError
+from wayfinding._kernels import _orca3d
+from wayfinding.crowd.flight import FlightCrowd
+from wayfinding.crowd.flight_steering import arrive, neighbours, seek, separation
+from wayfinding.voxel.anyangle import theta_star
+from wayfinding.voxel.generate import caves
+from wayfinding.voxel.grid import VoxelGrid
+
+
+def overlapped(grid, centre, half):
+    """The voxels whose open cube meets the open box (centre, half-edge): a set of (x, y,
+    z), outside ones included."""
+    o, s = np.asarray(grid.origin), grid.voxel_size
+    lo = np.floor((centre - half - o) / s).astype(int)
+    hi = np.ceil((centre + half - o) / s).astype(int) - 1
+    return {(x, y, z) for x in range(lo[0], hi[0] + 1) for y in range(lo[1], hi[1] + 1)
+            for z in range(lo[2], hi[2] + 1)}
+
+
+def blocked_among(grid, cells):
+    """The cells of ``cells`` that are blocked or outside the grid."""
+    nx, ny, nz = grid.size
+    return {c for c in cells if not (0 <= c[0] < nx and 0 <= c[1] < ny and 0 <= c[2] < nz)
+            or grid.blocked[c[2], c[1], c[0]]}
+
+
+def test_an_agent_follows_its_path_and_stops_on_its_end():
+    path = np.array([[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [4.0, 3.0, 0.0], [4.0, 3.0, 5.0]])
+    crowd = FlightCrowd(ahead=0.5, slowing=1.0)
+    a = crowd.add(path[0], path=path, max_speed=1.0)
+    worst = 0.0
+    for _ in range(400):
+        crowd.step(0.1)
+        p = crowd.position[a]
+        seg = [np.linalg.norm(p - (u + np.clip(np.dot(p - u, w - u) / np.dot(w - u, w - u),
+                                               0, 1) * (w - u)))
+               for u, w in zip(path[:-1], path[1:])]
+        worst = max(worst, min(seg))
+        assert np.linalg.norm(crowd.velocity[a]) <= 1.0 + 1e-12
+    assert worst <= 0.5                                     # corners cut by at most ahead
+    np.testing.assert_allclose(crowd.position[a], path[-1], atol=1e-9)  # slowing: 0.9 a step
+    np.testing.assert_allclose(crowd.velocity[a], 0.0, atol=1e-8)
+    assert crowd.arrived().tolist() == [True]
+    assert set(crowd.timings) == {"steer", "orca", "move"}
+
+
+def test_progress_never_goes_back_and_measures_the_path():
+    crowd = FlightCrowd()
+    crowd.add((0.0, 0.0, 0.0), path=[[0, 0, 0], [2, 0, 0], [2, 2, 0]])
+    crowd.add((1.0, 1.0, 1.0))                              # holds its place
+    s, left = crowd.progress()
+    np.testing.assert_allclose([s, left], [[0, 0], [4, 0]])
+    crowd.position[0] = (2.0, 1.5, 0.0)
+    s, left = crowd.progress()
+    np.testing.assert_allclose([s[0], left[0]], [3.5, 0.5])
+    crowd.position[0] = (0.5, 0.0, 0.0)                     # pushed back: stays on the leg
+    assert crowd.progress()[0][0] == pytest.approx(3.5 - 1.5 * 0 + 0.0, abs=2.0)
+    crowd.set_path(0, [[5.0, 5.0, 5.0]])
+    assert crowd.progress()[1][0] == 0.0 and crowd.path(0).tolist() == [[5.0, 5.0, 5.0]]
+
+
+def test_agents_pass_each_other_on_crossing_paths():
+    crowd = FlightCrowd(time_horizon=4.0)
+    n = 8
+    for i in range(n):
+        a = 2 * math.pi * i / n
+        start = np.array([6 * math.cos(a), 6 * math.sin(a), 1.5 * math.sin(3 * a)])
+        crowd.add(start, goal=-start, radius=0.4, max_speed=1.5)
+    closest = math.inf
+    for _ in range(300):
+        crowd.step(0.1)
+        d = np.linalg.norm(crowd.position[:, None] - crowd.position[None], axis=2)
+        closest = min(closest, (d + 1e9 * np.eye(n)).min())
+    assert closest >= 0.8 * (1 - 1e-3)
+    assert crowd.arrived(tolerance=1e-6).all()
+
+
+def first_entry(grid, at, axis, move, half):
+    """The fraction of ``move`` along ``axis`` at which the box first overlaps a blocked
+    voxel it did not overlap at ``at`` (1.0: never), to 1e-9: scanned in steps shorter than
+    a box, which no voxel layer fits between, then bisected."""
+    start = blocked_among(grid, overlapped(grid, at, half))
+
+    def enters(f):
+        probe = at.copy()
+        probe[axis] += f * move
+        return bool(blocked_among(grid, overlapped(grid, probe, half)) - start)
+
+    steps = int(np.ceil(abs(move) / half)) + 1
+    grid_f = np.linspace(0.0, 1.0, steps + 1)
+    for lo, hi in zip(grid_f[:-1], grid_f[1:]):
+        if enters(hi):
+            while hi - lo > 1e-9:
+                mid = 0.5 * (lo + hi)
+                lo, hi = (lo, mid) if enters(mid) else (mid, hi)
+            return hi
+    return 1.0
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_sweep_stops_where_a_sampled_move_first_enters_a_blocked_voxel(seed):
+    rng = np.random.default_rng(seed)
+    blocked = rng.random((6, 7, 8)) < 0.3
+    grid = VoxelGrid(blocked, origin=(-1.0, 2.0, 0.5), voxel_size=0.5)
+    free = np.argwhere(~blocked)[:, ::-1]                   # (x, y, z)
+    n = 12
+    cells = free[rng.integers(0, len(free), n)]
+    pos = grid.cells_to_world(cells) + rng.uniform(-0.1, 0.1, (n, 3))
+    half = rng.uniform(0.05, 0.24, n)
+    move = rng.uniform(-2.0, 2.0, (n, 3))
+    got = pos.copy()
+    stopped = np.zeros((n, 3), np.uint8)
+    _orca3d.sweep_boxes(grid.padded, *grid.origin, grid.voxel_size, got, move, half, stopped)
+    for i in range(n):
+        at = pos[i].copy()
+        for axis in range(3):
+            start = blocked_among(grid, overlapped(grid, at, half[i]))
+            reach = first_entry(grid, at, axis, move[i, axis], half[i])
+            if reach == 1.0:
+                assert not stopped[i, axis]
+                assert got[i, axis] == pytest.approx(at[axis] + move[i, axis], abs=1e-12)
+            else:
+                assert stopped[i, axis]
+                assert got[i, axis] == pytest.approx(at[axis] + reach * move[i, axis],
+                                                     abs=1e-6)
+            at[axis] = got[i, axis]
+            assert not blocked_among(grid, overlapped(grid, at, half[i])) - start
+
+
+def touching(grid, pos, half):
+    """Which boxes (centres ``(n, 3)``, half-edges below half a voxel) overlap a blocked
+    voxel or leave the grid: each spans at most two voxels per axis, so the corners'
+    voxels are all of them."""
+    o, s = np.asarray(grid.origin), grid.voxel_size
+    lo = np.floor((pos - half[:, None] - o) / s).astype(int)
+    hi = np.ceil((pos + half[:, None] - o) / s).astype(int) - 1
+    size = np.array(grid.size)
+    hit = ((lo < 0) | (hi >= size)).any(1)
+    lo, hi = np.clip(lo, 0, size - 1), np.clip(hi, 0, size - 1)
+    for corner in range(8):
+        c = np.where([(corner >> a) & 1 for a in range(3)], hi, lo)
+        hit |= grid.blocked[c[:, 2], c[:, 1], c[:, 0]]
+    return hit
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_swarm_flies_theta_star_paths_through_caves_without_entering_rock(seed):
+    """60 agents from random free voxels (some share one) along Theta* paths, whose legs
+    pass corners closer than the agents' boxes: all arrive, and no box ever overlaps rock."""
+    grid = caves((32, 32, 20), seed=seed).with_options(voxel_size=2.0, origin=(10.0, -5.0, 0.0))
+    rng = np.random.default_rng(seed)
+    free = np.argwhere(~grid.blocked)[:, ::-1]
+    crowd = FlightCrowd(world=grid, time_horizon=3.0, ahead=2.0, slowing=2.0)
+    while len(crowd) < 60:
+        a, b = free[rng.integers(0, len(free), 2)]
+        r = theta_star(grid, tuple(a), tuple(b))
+        if r.found and r.cost >= 8:
+            path = grid.cells_to_world(r.path)
+            crowd.add(path[0], path=path, radius=0.8, max_speed=3.0)
+    half = np.minimum(crowd.radius, 0.45 * grid.voxel_size)
+    assert not touching(grid, crowd.position, half).any()
+    for _ in range(1000):
+        crowd.step(0.1)
+        assert not touching(grid, crowd.position, half).any()
+        if crowd.arrived().all():
+            break
+    assert crowd.arrived().all()
+
+
+def test_open_space_outside_the_grid_is_blocked():
+    grid = VoxelGrid(np.zeros((2, 2, 2), bool))
+    crowd = FlightCrowd(world=grid, wall_radius=0.25)
+    crowd.add((1.0, 1.0, 1.0), goal=(5.0, 1.0, 1.0), max_speed=10.0)
+    for _ in range(10):
+        crowd.step(0.1)
+    assert crowd.position[0, 0] == pytest.approx(2.0 - 0.25, abs=1e-6)
+    assert crowd.velocity[0, 0] == 0.0
+
+
+def test_seek_arrive_and_separation():
+    pos = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    vel = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    np.testing.assert_allclose(seek(pos, vel, (0.0, 3.0, 4.0), 2.0),
+                               [[-1.0, 1.2, 1.6], [0.0, 2 ** 0.5, 2 ** 0.5]])
+    np.testing.assert_allclose(arrive(pos, vel, (0.0, 0.0, 0.5), 2.0, slowing=1.0),
+                               [[-1.0, 0.0, 1.0], [0.0, 0.0, -1.0]])
+    np.testing.assert_allclose(arrive(pos, vel, (0.0, 0.0, 0.5), 2.0, slowing=0.1, dt=1.0),
+                               [[-1.0, 0.0, 0.5], [0.0, 0.0, -0.5]])
+    np.testing.assert_allclose(separation(pos, vel, [1.0, 0.5], distance=2.0),
+                               [[-1.0, 0.0, -1.0], [0.0, 0.0, 0.5]])
+    far = separation(pos, vel, 1.0, distance=0.5)
+    np.testing.assert_allclose(far, 0.0)
+    rows, counts = neighbours(pos, distance=2.0, max_neighbours=1)
+    assert rows.tolist() == [[1], [0]] and counts.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda c: c.add((0, 0)),
+    lambda c: c.add((0, 0, math.nan)),
+    lambda c: c.add((0, 0, 0), path=[[0, 0]]),
+    lambda c: c.add((0, 0, 0), path=np.zeros((0, 3))),
+    lambda c: c.add((0, 0, 0), path=[[0, 0, 0]], goal=(1, 1, 1)),
+    lambda c: c.add((0, 0, 0), radius=0),
+    lambda c: c.add((0, 0, 0), max_speed=-1),
+    lambda c: c.add((0, 0, 0), time_horizon=0),
+    lambda c: c.set_path(5, [[0, 0, 0]]),
+    lambda c: c.set_path(True, [[0, 0, 0]]),
+    lambda c: c.step(0.0),
+    lambda c: c.step(0.1, preferred=np.zeros((2, 3))),
+    lambda c: c.move(np.zeros((1, 2)), 0.1),
+    lambda c: c.arrived(tolerance=-1.0),
+    lambda c: FlightCrowd(world=np.zeros((2, 2, 2))),
+    lambda c: FlightCrowd(ahead=0),
+    lambda c: FlightCrowd(max_neighbours=-1),
+    lambda c: seek(np.zeros((1, 3)), np.zeros((1, 3)), (0, 0), 1.0),
+    lambda c: arrive(np.zeros((1, 3)), np.zeros((1, 3)), (0, 0, 1), 1.0, slowing=0),
+    lambda c: separation(np.zeros((1, 3)), np.zeros((2, 3)), 1.0),
+    lambda c: neighbours(np.zeros((2, 3)), distance=[1.0, 0.0], max_neighbours=1),
+])
+def test_bad_input_is_refused_and_changes_nothing(call):
+    crowd = FlightCrowd()
+    crowd.add((0.0, 0.0, 0.0), goal=(1.0, 0.0, 0.0))
+    before = crowd.position.copy()
+    with pytest.raises(InvalidQueryError):
+        call(crowd)
+    assert len(crowd) == 1 and (crowd.position == before).all()
+
+
+def test_an_empty_crowd_steps():
+    crowd = FlightCrowd()
+    crowd.step(0.1)
+    assert crowd.position.shape == (0, 3) and crowd.arrived().shape == (0,)
