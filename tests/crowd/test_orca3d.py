@@ -379,6 +379,21 @@ def test_neighbours_are_the_nearest_within_range(seed, dist, k):
         assert (rows[i, counts[i]:] == -1).all()
 
 
+@pytest.mark.parametrize("flat", [False, True])
+def test_neighbours_in_a_large_crowd_search_shells_of_buckets(flat):
+    """Many points: buckets narrower than the range, searched shell by shell."""
+    rng = np.random.default_rng(7)
+    pos = rng.uniform(0, 30, (600, 3))
+    if flat:
+        pos[:, 2] = 0.0
+    ranges = rng.uniform(1.0, 12.0, 600)
+    rows, counts = neighbours(pos, distance=ranges, max_neighbours=6)
+    d2 = ((pos[:, None] - pos[None]) ** 2).sum(2)
+    for i in range(0, 600, 7):
+        near = sorted((d2[i, j], j) for j in range(600) if j != i and d2[i, j] < ranges[i] ** 2)
+        assert rows[i, :counts[i]].tolist() == [j for _, j in near[:6]]
+
+
 def test_far_apart_points_use_few_buckets():
     pos = np.array([[0.0, 0.0, 0.0], [1e12, -1e12, 1e12], [0.5, 0.0, 0.0]])
     rows, counts = neighbours(pos, distance=1.0, max_neighbours=3)

@@ -368,23 +368,31 @@ cdef inline int keep_nearest(int32_t* idx, double* d2s, int held, int k, int32_t
     return held + 1 if held < k else k
 
 
+cdef inline double cells_for(const double* lo, const double* hi, double size) noexcept nogil:
+    """How many buckets of ``size`` span the box (lo, hi), in floating point."""
+    return (floor((hi[0] - lo[0]) / size) + 1) * (floor((hi[1] - lo[1]) / size) + 1) \
+        * (floor((hi[2] - lo[2]) / size) + 1)
+
+
 def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
             int32_t[:, ::1] out, double[:, ::1] dist2):
     """Each point's up to ``k`` nearest other points j with |p_j - p_i| < ranges[i]
     (strictly; RVO2-3D's rule), nearest first, ties to the lower index: written to ``out[i,
     :count]`` (-1 after) with their squared distances in ``dist2``; returns the counts
     (``int32``).  ``points`` ``(n, 3)``; ``ranges`` ``(n,)``, > 0; ``out`` and ``dist2``
-    ``(n, k)``.  Points are sorted into uniform buckets as wide as the longest range (wider
-    when there would be over 4n + 64 of them), so a query visits the buckets its range
-    touches, not all n points."""
+    ``(n, k)``.  Points are sorted into uniform buckets, as wide as the longest range or
+    narrower (down to an eighth of it) while there are at most 2n + 64 of them; a query
+    visits shells of buckets around its own, nearest first, and stops once the range is
+    covered or it holds k points nearer than any unvisited bucket can be."""
     cdef Py_ssize_t n = points.shape[0], i, j, c, cells, at
     cdef double lo[3]
     cdef double hi[3]
-    cdef double size = 0.0, r, r2, d2, dx, dy, dz
+    cdef double size = 0.0, longest, r, r2, d2, dx, dy, dz, bound
     cdef int g[3]
+    cdef int home[3]
     cdef int c0[3]
     cdef int c1[3]
-    cdef int a, b, e, d, held, cc
+    cdef int a, b, e, d, held, cc, m, far
     cdef int32_t* start
     cdef int32_t* members
     cdef int32_t* cell_of
@@ -402,9 +410,11 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
             lo[d] = points[i, d] if points[i, d] < lo[d] else lo[d]
             hi[d] = points[i, d] if points[i, d] > hi[d] else hi[d]
         size = ranges[i] if ranges[i] > size else size
-    while (floor((hi[0] - lo[0]) / size) + 1) * (floor((hi[1] - lo[1]) / size) + 1) \
-            * (floor((hi[2] - lo[2]) / size) + 1) > 4.0 * n + 64:
+    longest = size
+    while cells_for(lo, hi, size) > 4.0 * n + 64:
         size *= 2.0
+    while size > 0.125 * longest and cells_for(lo, hi, 0.5 * size) <= 2.0 * n + 64:
+        size *= 0.5
     for d in range(3):
         g[d] = <int> floor((hi[d] - lo[d]) / size) + 1
     cells = <Py_ssize_t> g[0] * g[1] * g[2]
@@ -438,26 +448,42 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
             r = ranges[i]
             r2 = r * r
             held = 0
+            far = 0
             for d in range(3):
-                cc = bucket(points[i, d] - r - lo[d], size, g[d])
-                c0[d] = 0 if cc < 0 else cc
-                cc = bucket(points[i, d] + r - lo[d], size, g[d])
-                c1[d] = g[d] - 1 if cc > g[d] - 1 else cc
-            for e in range(c0[2], c1[2] + 1):
-                for b in range(c0[1], c1[1] + 1):
-                    for a in range(c0[0], c1[0] + 1):
-                        c = (<Py_ssize_t> e * g[1] + b) * g[0] + a
-                        for at in range(start[c], start[c + 1]):
-                            j = members[at]
-                            if j == i:
-                                continue
-                            dx = points[j, 0] - points[i, 0]
-                            dy = points[j, 1] - points[i, 1]
-                            dz = points[j, 2] - points[i, 2]
-                            d2 = dx * dx + dy * dy + dz * dz
-                            if d2 < r2:
-                                held = keep_nearest(&out[i, 0], &dist2[i, 0], held, k,
-                                                    <int32_t> j, d2)
+                cc = bucket(points[i, d] - lo[d], size, g[d])
+                home[d] = g[d] - 1 if cc > g[d] - 1 else (0 if cc < 0 else cc)
+                far = far if far > home[d] else home[d]
+                far = far if far > g[d] - 1 - home[d] else g[d] - 1 - home[d]
+            m = 0
+            while m <= far:
+                # Shell m: the buckets m steps from the point's own (Chebyshev).
+                for d in range(3):
+                    c0[d] = home[d] - m if home[d] - m > 0 else 0
+                    c1[d] = home[d] + m if home[d] + m < g[d] - 1 else g[d] - 1
+                for e in range(c0[2], c1[2] + 1):
+                    for b in range(c0[1], c1[1] + 1):
+                        for a in range(c0[0], c1[0] + 1):
+                            if a - home[0] != m and home[0] - a != m \
+                                    and b - home[1] != m and home[1] - b != m \
+                                    and e - home[2] != m and home[2] - e != m:
+                                continue      # inside the shell: visited already
+                            c = (<Py_ssize_t> e * g[1] + b) * g[0] + a
+                            for at in range(start[c], start[c + 1]):
+                                j = members[at]
+                                if j == i:
+                                    continue
+                                dx = points[j, 0] - points[i, 0]
+                                dy = points[j, 1] - points[i, 1]
+                                dz = points[j, 2] - points[i, 2]
+                                d2 = dx * dx + dy * dy + dz * dz
+                                if d2 < r2:
+                                    held = keep_nearest(&out[i, 0], &dist2[i, 0], held, k,
+                                                        <int32_t> j, d2)
+                # Every bucket beyond lies at least m buckets from the point.
+                bound = m * size
+                if bound >= r or (held == k and dist2[i, k - 1] < bound * bound):
+                    break
+                m += 1
             cnt[i] = held
             for a in range(held, k):
                 out[i, a] = -1
