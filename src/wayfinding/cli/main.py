@@ -1,5 +1,5 @@
 """The ``wayfinding`` command line: path, scen, index, render, demo, world, navmesh,
-navmesh3d.
+navmesh3d, voxel.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
@@ -23,6 +23,7 @@ from .generate import add_generate_parser
 from .grid import add_grid_parsers
 from .navmesh import add_navmesh_parser
 from .navmesh3d import add_navmesh3d_parser
+from .voxel import add_voxel_parser
 from .world import add_world_parser
 
 
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_world_parser(sub)
     add_navmesh_parser(sub)
     add_navmesh3d_parser(sub)
+    add_voxel_parser(sub)
     add_fields_parser(sub)
     add_crowd_parser(sub)
     add_generate_parser(sub)
