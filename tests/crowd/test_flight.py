@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from wayfinding import InvalidQueryError
 from wayfinding._kernels import _orca3d
 from wayfinding.crowd.flight import FlightCrowd
-from wayfinding.crowd.flight_steering import arrive, neighbours, seek, separation
+from wayfinding.crowd.flight_steering import arrive, avoid_voxels, neighbours, seek, separation
 from wayfinding.voxel.anyangle import theta_star
 from wayfinding.voxel.generate import caves
 from wayfinding.voxel.grid import VoxelGrid
@@ -182,6 +182,40 @@ def test_a_swarm_flies_theta_star_paths_through_caves_without_entering_rock(seed
     assert crowd.arrived().all()
 
 
+def reference_push(grid, p, half, margin):
+    """avoid_voxels for one agent, over every voxel the grown box can reach."""
+    o, s = np.asarray(grid.origin), grid.voxel_size
+    total = np.zeros(3)
+    reach = half + margin
+    lo = np.floor((p - reach - o) / s).astype(int)
+    hi = np.floor((p + reach - o) / s).astype(int)
+    for x in range(lo[0], hi[0] + 1):
+        for y in range(lo[1], hi[1] + 1):
+            for z in range(lo[2], hi[2] + 1):
+                if not blocked_among(grid, {(x, y, z)}):
+                    continue
+                corner = o + np.array([x, y, z]) * s
+                depth = (np.minimum(corner + s, p + reach) - np.maximum(corner, p - reach)).min()
+                away = p - (corner + s / 2)
+                if depth > 0 and away.any():
+                    total += min(depth / margin, 1.0) * away / np.linalg.norm(away)
+    return total / max(1.0, np.linalg.norm(total))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_voxel_push_matches_a_plain_sum(seed):
+    rng = np.random.default_rng(seed)
+    grid = VoxelGrid(rng.random((5, 6, 7)) < 0.35, origin=(0.5, -1.0, 2.0), voxel_size=1.5)
+    pos = np.array(grid.origin) + rng.uniform(-0.5, 8.0, (30, 3))
+    half = rng.uniform(0.05, 0.7, 30)
+    margin = rng.uniform(0.01, 1.4 - half)
+    got = avoid_voxels(pos, grid.padded, grid.origin, grid.voxel_size, half, margin)
+    for i in range(30):
+        np.testing.assert_allclose(got[i], reference_push(grid, pos[i], half[i], margin[i]),
+                                   atol=1e-12)
+
+
 def test_open_space_outside_the_grid_is_blocked():
     grid = VoxelGrid(np.zeros((2, 2, 2), bool))
     crowd = FlightCrowd(world=grid, wall_radius=0.25)
@@ -231,6 +265,12 @@ def test_seek_arrive_and_separation():
     lambda c: arrive(np.zeros((1, 3)), np.zeros((1, 3)), (0, 0, 1), 1.0, slowing=0),
     lambda c: separation(np.zeros((1, 3)), np.zeros((2, 3)), 1.0),
     lambda c: neighbours(np.zeros((2, 3)), distance=[1.0, 0.0], max_neighbours=1),
+    lambda c: avoid_voxels(np.zeros((1, 3)), np.ones((3, 3, 3), np.uint8), (0, 0, 0), 1.0,
+                           0.5, 0.6),
+    lambda c: avoid_voxels(np.zeros((1, 3)), np.ones((3, 3), np.uint8), (0, 0, 0), 1.0,
+                           0.2, 0.2),
+    lambda c: FlightCrowd(world=VoxelGrid(np.zeros((2, 2, 2), bool)), wall_radius=0.5),
+    lambda c: FlightCrowd(wall_margin=1.5),
 ])
 def test_bad_input_is_refused_and_changes_nothing(call):
     crowd = FlightCrowd()

@@ -40,3 +40,14 @@ def sweep_boxes(
     half: NDArray[np.float64],
     stopped: NDArray[np.uint8],
 ) -> None: ...
+def voxel_push(
+    free: NDArray[np.uint8],
+    ox: float,
+    oy: float,
+    oz: float,
+    size: float,
+    position: NDArray[np.float64],
+    half: NDArray[np.float64],
+    margin: NDArray[np.float64],
+    out: NDArray[np.float64],
+) -> None: ...

@@ -19,7 +19,7 @@ vertical), the two agents of a pair taking opposite sides; two agents at one poi
 velocity part along x (see ``sideways``).
 """
 
-from libc.math cimport ceil, floor, sqrt
+from libc.math cimport INFINITY, ceil, floor, sqrt
 from libc.stdint cimport int32_t, uint8_t
 from libc.stdlib cimport free, malloc
 
@@ -638,3 +638,68 @@ def sweep_boxes(const uint8_t[:, :, ::1] free, double ox, double oy, double oz, 
                     stopped[i, axis] = 1
                 else:
                     position[i, axis] += d
+
+
+def voxel_push(const uint8_t[:, :, ::1] free, double ox, double oy, double oz, double size,
+               const double[:, ::1] position, const double[::1] half,
+               const double[::1] margin, double[:, ::1] out):
+    """Each agent's push away from the blocked voxels near it (``out``, ``(n, 3)``): over
+    the 27 voxels around its own, those blocked (or outside the grid) that its box
+    (half-edge ``half[i]``) grown by ``margin[i]`` overlaps, each a unit vector from the
+    voxel's centre to the agent, weighted by min(1, depth / margin) where depth is the
+    grown box's least overlap with the voxel along an axis; the sum cut to length 1.
+    ``half + margin`` must stay below ``size`` (then the 27 voxels hold all it can
+    overlap).  ``free``: the grid's padded array; origin and voxel edge in world units."""
+    cdef Py_ssize_t n = position.shape[0], i
+    cdef long nx = free.shape[2] - 2, ny = free.shape[1] - 2, nz = free.shape[0] - 2
+    cdef long cell[3]
+    cdef long v[3]
+    cdef double origin[3]
+    cdef double p[3]
+    cdef double push[3]
+    cdef double away[3]
+    cdef double reach, depth, ext, lo_v, w, length
+    cdef int a, b, e, d
+    cdef bint blocked
+    origin[0] = ox
+    origin[1] = oy
+    origin[2] = oz
+    with nogil:
+        for i in range(n):
+            reach = half[i] + margin[i]
+            for d in range(3):
+                p[d] = position[i, d]
+                cell[d] = <long> floor((p[d] - origin[d]) / size)
+                push[d] = 0.0
+            for e in range(-1, 2):
+                for b in range(-1, 2):
+                    for a in range(-1, 2):
+                        v[0] = cell[0] + a
+                        v[1] = cell[1] + b
+                        v[2] = cell[2] + e
+                        blocked = v[0] < 0 or v[0] >= nx or v[1] < 0 or v[1] >= ny \
+                            or v[2] < 0 or v[2] >= nz
+                        if not blocked:
+                            blocked = not free[v[2] + 1, v[1] + 1, v[0] + 1]
+                        if not blocked:
+                            continue
+                        depth = INFINITY
+                        length = 0.0
+                        for d in range(3):
+                            lo_v = origin[d] + v[d] * size
+                            ext = (lo_v + size if lo_v + size < p[d] + reach
+                                   else p[d] + reach) \
+                                - (lo_v if lo_v > p[d] - reach else p[d] - reach)
+                            depth = ext if ext < depth else depth
+                            away[d] = p[d] - (lo_v + 0.5 * size)
+                            length += away[d] * away[d]
+                        if depth <= 0.0 or length == 0.0:
+                            continue
+                        w = depth / margin[i]
+                        w = (1.0 if w > 1.0 else w) / sqrt(length)
+                        for d in range(3):
+                            push[d] += w * away[d]
+            length = sqrt(push[0] * push[0] + push[1] * push[1] + push[2] * push[2])
+            length = 1.0 if length < 1.0 else length
+            for d in range(3):
+                out[i, d] = push[d] / length

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _orca3d
-from .._validate import count, positive_float
+from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError
 
 
@@ -139,17 +139,14 @@ def neighbours(position: Any, *, distance: Any, max_neighbours: int
     return rows, counts
 
 
-#: The 27 voxel offsets around (and including) an agent's voxel, (dx, dy, dz).
-_AROUND = np.stack(np.meshgrid(*[np.arange(-1, 2)] * 3, indexing="ij"), -1).reshape(-1, 3)
-
-
 def avoid_voxels(position: Any, free: np.ndarray, origin: Any, voxel_size: float,
                  half: Any, margin: Any) -> np.ndarray:
     """Away from the blocked voxels near each agent, found by sampling the 27 voxels
-    around its own: ``(n, 3)``, the sum over the blocked voxels that the agent's box grown
-    by ``margin`` overlaps, each a unit vector from the voxel's centre to the agent's,
-    weighted by how deep the grown box reaches into it over ``margin`` (at most 1: the
-    box itself touches it), the sum cut to length 1.  Multiply by a speed to steer.
+    around its own (compiled): ``(n, 3)``, the sum over the blocked voxels that the
+    agent's box grown by ``margin`` overlaps, each a unit vector from the voxel's centre
+    to the agent's, weighted by how deep the grown box reaches into it (its least overlap
+    along an axis) over ``margin``, at most 1 (the box itself touches it); the sum cut to
+    length 1.  Multiply by a speed to steer.
 
     ``free``: a voxel grid's padded array (``VoxelGrid.padded``, voxel (x, y, z) at ``[z +
     1, y + 1, x + 1]``, 1 = free; outside it counts as blocked); ``origin`` and
@@ -162,20 +159,11 @@ def avoid_voxels(position: Any, free: np.ndarray, origin: Any, voxel_size: float
     h, m = _speeds(half, n, "half"), _speeds(margin, n, "margin")
     if not ((m > 0).all() and (h + m < s).all()):
         raise InvalidQueryError("margin must be > 0, and half + margin below one voxel")
-    o = np.asarray(origin, dtype=np.float64)
-    cell = np.floor((p - o) / s).astype(np.int64)[:, None, :] + _AROUND      # (n, 27, 3)
-    hi = np.array(free.shape[::-1]) - 1
-    x, y, z = np.clip(cell + 1, 0, hi).transpose(2, 0, 1)
-    blocked = free[z, y, x] == 0
-    lo_v = o + cell * s
-    reach = (h + m)[:, None, None]
-    overlap = np.minimum(lo_v + s, p[:, None] + reach) - np.maximum(lo_v, p[:, None] - reach)
-    depth = np.clip(overlap.min(2), 0.0, None)
-    weight = np.where(blocked, np.minimum(depth / m[:, None], 1.0), 0.0)
-    away = p[:, None] - (lo_v + 0.5 * s)
-    size = np.sqrt((away * away).sum(2))
-    away = np.divide(away, size[..., None], out=np.zeros_like(away),
-                     where=size[..., None] > 0)
-    push = (weight[..., None] * away).sum(1)
-    length = np.sqrt((push * push).sum(1))
-    return push / np.maximum(length, 1.0)[:, None]
+    o = finite_point("origin", origin, 3)
+    f = np.ascontiguousarray(free, dtype=np.uint8)
+    if f.ndim != 3 or min(f.shape) < 2:
+        raise InvalidQueryError(f"free must be a padded voxel array [z, y, x], got shape "
+                                f"{f.shape}")
+    out = np.empty((n, 3))
+    _orca3d.voxel_push(f, *o, s, p, h, m, out)
+    return out
