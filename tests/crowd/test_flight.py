@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 from wayfinding import InvalidQueryError
 from wayfinding._kernels import _orca3d
 from wayfinding.crowd.flight import FlightCrowd
-from wayfinding.crowd.flight_steering import arrive, avoid_voxels, neighbours, seek, separation
+from wayfinding.crowd.flight_steering import (
+    arrive3,
+    avoid_voxels,
+    neighbours3,
+    seek3,
+    separation3,
+)
 from wayfinding.voxel.anyangle import theta_star
 from wayfinding.voxel.generate import caves
 from wayfinding.voxel.grid import VoxelGrid
@@ -229,17 +235,17 @@ def test_open_space_outside_the_grid_is_blocked():
 def test_seek_arrive_and_separation():
     pos = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
     vel = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
-    np.testing.assert_allclose(seek(pos, vel, (0.0, 3.0, 4.0), 2.0),
+    np.testing.assert_allclose(seek3(pos, vel, (0.0, 3.0, 4.0), 2.0),
                                [[-1.0, 1.2, 1.6], [0.0, 2 ** 0.5, 2 ** 0.5]])
-    np.testing.assert_allclose(arrive(pos, vel, (0.0, 0.0, 0.5), 2.0, slowing=1.0),
+    np.testing.assert_allclose(arrive3(pos, vel, (0.0, 0.0, 0.5), 2.0, slowing=1.0),
                                [[-1.0, 0.0, 1.0], [0.0, 0.0, -1.0]])
-    np.testing.assert_allclose(arrive(pos, vel, (0.0, 0.0, 0.5), 2.0, slowing=0.1, dt=1.0),
+    np.testing.assert_allclose(arrive3(pos, vel, (0.0, 0.0, 0.5), 2.0, slowing=0.1, dt=1.0),
                                [[-1.0, 0.0, 0.5], [0.0, 0.0, -0.5]])
-    np.testing.assert_allclose(separation(pos, vel, [1.0, 0.5], distance=2.0),
+    np.testing.assert_allclose(separation3(pos, vel, [1.0, 0.5], distance=2.0),
                                [[-1.0, 0.0, -1.0], [0.0, 0.0, 0.5]])
-    far = separation(pos, vel, 1.0, distance=0.5)
+    far = separation3(pos, vel, 1.0, distance=0.5)
     np.testing.assert_allclose(far, 0.0)
-    rows, counts = neighbours(pos, distance=2.0, max_neighbours=1)
+    rows, counts = neighbours3(pos, distance=2.0, max_neighbours=1)
     assert rows.tolist() == [[1], [0]] and counts.tolist() == [1, 1]
 
 
@@ -261,10 +267,10 @@ def test_seek_arrive_and_separation():
     lambda c: FlightCrowd(world=np.zeros((2, 2, 2))),
     lambda c: FlightCrowd(ahead=0),
     lambda c: FlightCrowd(max_neighbours=-1),
-    lambda c: seek(np.zeros((1, 3)), np.zeros((1, 3)), (0, 0), 1.0),
-    lambda c: arrive(np.zeros((1, 3)), np.zeros((1, 3)), (0, 0, 1), 1.0, slowing=0),
-    lambda c: separation(np.zeros((1, 3)), np.zeros((2, 3)), 1.0),
-    lambda c: neighbours(np.zeros((2, 3)), distance=[1.0, 0.0], max_neighbours=1),
+    lambda c: seek3(np.zeros((1, 3)), np.zeros((1, 3)), (0, 0), 1.0),
+    lambda c: arrive3(np.zeros((1, 3)), np.zeros((1, 3)), (0, 0, 1), 1.0, slowing=0),
+    lambda c: separation3(np.zeros((1, 3)), np.zeros((2, 3)), 1.0),
+    lambda c: neighbours3(np.zeros((2, 3)), distance=[1.0, 0.0], max_neighbours=1),
     lambda c: avoid_voxels(np.zeros((1, 3)), np.ones((3, 3, 3), np.uint8), (0, 0, 0), 1.0,
                            0.5, 0.6),
     lambda c: avoid_voxels(np.zeros((1, 3)), np.ones((3, 3), np.uint8), (0, 0, 0), 1.0,

@@ -21,7 +21,7 @@ from wayfinding import InvalidQueryError
 from wayfinding._kernels import _orca3d
 from wayfinding.crowd import ORCA, Crowd
 from wayfinding.crowd.flight import orca3d_velocities
-from wayfinding.crowd.flight_steering import neighbours
+from wayfinding.crowd.flight_steering import neighbours3
 
 EPS = 1e-5
 
@@ -271,7 +271,7 @@ def test_velocities_keep_every_plane_when_they_can_and_the_top_speed(seed):
     _, feasible = reference(pos, vel, pref, radius, speed, tau, dt, dist, k)
     assert np.isfinite(v).all()
     assert (np.linalg.norm(v, axis=1) <= speed * (1 + 1e-12)).all()
-    rows, counts = neighbours(pos, distance=dist, max_neighbours=k)
+    rows, counts = neighbours3(pos, distance=dist, max_neighbours=k)
     for i in np.flatnonzero(feasible):
         planes = _orca3d.planes(pos, vel, radius, rows[i, :counts[i]], int(i), float(tau[i]),
                                 dt)
@@ -358,7 +358,7 @@ def test_flat_scenes_give_the_2d_solvers_velocities(seed):
     # planes are upright); both fallbacks take planes one at a time, re-solving only for
     # one violated more than the worst so far, so neither is the exact least violation:
     # the 3D one's is within 1% of the 2D one's.
-    rows, counts = neighbours(pos, distance=dist, max_neighbours=k)
+    rows, counts = neighbours3(pos, distance=dist, max_neighbours=k)
     for i in np.flatnonzero(~feasible):
         planes = _orca3d.planes(pos, vel, radius, rows[i, :counts[i]], int(i), float(tau[i]),
                                 dt)
@@ -372,7 +372,7 @@ def test_flat_scenes_give_the_2d_solvers_velocities(seed):
 def test_neighbours_are_the_nearest_within_range(seed, dist, k):
     pos = np.random.default_rng(seed).uniform(-5, 5, (80, 3))
     pos[5] = pos[6]                                        # a tie
-    rows, counts = neighbours(pos, distance=dist, max_neighbours=k)
+    rows, counts = neighbours3(pos, distance=dist, max_neighbours=k)
     for i in range(len(pos)):
         want = ref_neighbours([tuple(p) for p in pos], i, dist, k)
         assert rows[i, :counts[i]].tolist() == want
@@ -387,7 +387,7 @@ def test_neighbours_in_a_large_crowd_search_shells_of_buckets(flat):
     if flat:
         pos[:, 2] = 0.0
     ranges = rng.uniform(1.0, 12.0, 600)
-    rows, counts = neighbours(pos, distance=ranges, max_neighbours=6)
+    rows, counts = neighbours3(pos, distance=ranges, max_neighbours=6)
     d2 = ((pos[:, None] - pos[None]) ** 2).sum(2)
     for i in range(0, 600, 7):
         near = sorted((d2[i, j], j) for j in range(600) if j != i and d2[i, j] < ranges[i] ** 2)
@@ -396,7 +396,7 @@ def test_neighbours_in_a_large_crowd_search_shells_of_buckets(flat):
 
 def test_far_apart_points_use_few_buckets():
     pos = np.array([[0.0, 0.0, 0.0], [1e12, -1e12, 1e12], [0.5, 0.0, 0.0]])
-    rows, counts = neighbours(pos, distance=1.0, max_neighbours=3)
+    rows, counts = neighbours3(pos, distance=1.0, max_neighbours=3)
     assert counts.tolist() == [1, 0, 1] and rows[0, 0] == 2
 
 

@@ -40,7 +40,7 @@ from .._kernels import _orca3d
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError, brief
 from ..voxel.grid import VoxelGrid
-from .flight_steering import _array, _points, _speeds, avoid_voxels, neighbours, towards
+from .flight_steering import _array, _points, _speeds, _towards, avoid_voxels, neighbours3
 
 #: Segments of its path, from the current one on, among which an agent looks for the
 #: nearest point each step (progress along a path never goes back).
@@ -73,7 +73,7 @@ def orca3d_velocities(position: Any, velocity: Any, preferred: Any, radius: Any,
         raise InvalidQueryError(f"time_horizon {brief(time_horizon)} must be > 0")
     dt = positive_float("dt", dt)
     neighbour_dist = positive_float("neighbour_dist", neighbour_dist)
-    rows, counts = neighbours(p, distance=neighbour_dist, max_neighbours=max_neighbours)
+    rows, counts = neighbours3(p, distance=neighbour_dist, max_neighbours=max_neighbours)
     out = np.empty((n, 3))
     _orca3d.velocities(p, np.ascontiguousarray(v), np.ascontiguousarray(pref), r, top, rows,
                        counts, tau, dt, out)
@@ -275,7 +275,7 @@ class FlightCrowd:
 
     def preferred_velocity(self, dt: float) -> np.ndarray:
         """Every agent's preferred velocity, ``(n, 3)``, for a step of ``dt`` seconds:
-        towards the point ``ahead`` further along its path than its nearest point (see
+        _towards the point ``ahead`` further along its path than its nearest point (see
         :meth:`progress`) at top speed, slowed linearly within ``slowing`` of the path's
         end (along the path); within ``ahead`` of the end, arriving at the end, never
         faster than reaches it in one step."""
@@ -300,7 +300,7 @@ class FlightCrowd:
         dist = np.sqrt((to * to).sum(1))
         speed = np.minimum(top, top * np.where(end, dist, remaining) / self.slowing)
         speed = np.where(end, np.minimum(speed, dist / dt), speed)
-        want = towards(to, speed)
+        want = _towards(to, speed)
         if self.world is not None:
             half = self._wall_half()
             margin = self.wall_margin * (0.5 * self.world.voxel_size - half)

@@ -7,7 +7,7 @@ velocity it asks for (a desired velocity minus the current one), as the 2D behav
 :class:`~wayfinding.crowd.flight.FlightCrowd` hands it to ORCA as the preferred one.
 
 >>> pos, vel = np.zeros((1, 3)), np.zeros((1, 3))
->>> arrive(pos, vel, [(0.0, 0.0, 4.0)], np.array([2.0]), slowing=1.0).tolist()
+>>> arrive3(pos, vel, [(0.0, 0.0, 4.0)], np.array([2.0]), slowing=1.0).tolist()
 [[0.0, 0.0, 2.0]]
 """
 
@@ -65,7 +65,7 @@ def _state(position: Any, velocity: Any) -> tuple[np.ndarray, np.ndarray]:
     return p, _array(velocity, len(p), "velocity")
 
 
-def towards(vectors: np.ndarray, speed: np.ndarray) -> np.ndarray:
+def _towards(vectors: np.ndarray, speed: np.ndarray) -> np.ndarray:
     """``vectors`` (``(n, 3)``) scaled to lengths ``speed`` (``(n,)``); zero vectors stay
     zero."""
     length = np.sqrt((vectors * vectors).sum(1))
@@ -73,14 +73,14 @@ def towards(vectors: np.ndarray, speed: np.ndarray) -> np.ndarray:
     return vectors * scale[:, None]
 
 
-def seek(position: Any, velocity: Any, target: Any, max_speed: Any) -> np.ndarray:
+def seek3(position: Any, velocity: Any, target: Any, max_speed: Any) -> np.ndarray:
     """Top speed straight at ``target`` (one point or one per agent)."""
     p, v = _state(position, velocity)
     t = _array(target, len(p), "target")
-    return towards(t - p, _speeds(max_speed, len(p))) - v
+    return _towards(t - p, _speeds(max_speed, len(p))) - v
 
 
-def arrive(position: Any, velocity: Any, target: Any, max_speed: Any, *,
+def arrive3(position: Any, velocity: Any, target: Any, max_speed: Any, *,
            slowing: float = 1.0, dt: float | None = None) -> np.ndarray:
     """Towards ``target``, slowing linearly within ``slowing`` (world units, > 0) of it so
     as to stop on it; with ``dt`` (s), never faster than reaches it in one step of ``dt``
@@ -94,10 +94,10 @@ def arrive(position: Any, velocity: Any, target: Any, max_speed: Any, *,
     speed = np.minimum(top, top * dist / slowing)
     if dt is not None:
         speed = np.minimum(speed, dist / positive_float("dt", dt))
-    return towards(to, speed) - v
+    return _towards(to, speed) - v
 
 
-def separation(position: Any, velocity: Any, max_speed: Any, *, distance: float = 3.0,
+def separation3(position: Any, velocity: Any, max_speed: Any, *, distance: float = 3.0,
                max_neighbours: int = 10) -> np.ndarray:
     """Away from the neighbours within ``distance`` (centre to centre, the
     ``max_neighbours`` nearest), each pushing in proportion to 1 / its distance, at top
@@ -106,18 +106,18 @@ def separation(position: Any, velocity: Any, max_speed: Any, *, distance: float 
     k = count("max_neighbours", max_neighbours, min=0)
     p, v = _state(position, velocity)
     top = _speeds(max_speed, len(p))
-    rows, _ = neighbours(p, distance=distance, max_neighbours=k)
+    rows, _ = neighbours3(p, distance=distance, max_neighbours=k)
     ok = rows >= 0
     d = p[:, None, :] - p[np.where(ok, rows, 0)]
     d2 = (d * d).sum(-1)
     push = np.where((ok & (d2 > 0))[..., None], d / np.where(d2 > 0, d2, 1)[..., None], 0)
     total = push.sum(1)
     length = np.sqrt((total * total).sum(1))
-    return towards(total, np.minimum(top, length * top)) \
+    return _towards(total, np.minimum(top, length * top)) \
         - np.where((length > 0)[:, None], v, 0)
 
 
-def neighbours(position: Any, *, distance: Any, max_neighbours: int
+def neighbours3(position: Any, *, distance: Any, max_neighbours: int
                ) -> tuple[np.ndarray, np.ndarray]:
     """Each point's nearest other points closer than ``distance`` (a number or one per
     point, > 0; strictly closer, RVO2-3D's rule), at most ``max_neighbours``: ``(rows,
