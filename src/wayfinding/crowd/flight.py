@@ -116,8 +116,9 @@ class FlightCrowd:
     """
 
     def __init__(self, *, world: VoxelGrid | None = None, wall_radius: float | None = None,
-                 wall_margin: float = 0.8, time_horizon: float = 5.0, neighbour_dist: float = 10.0,
-                 max_neighbours: int = 10, ahead: float = 1.0, slowing: float = 1.0):
+                 wall_margin: float = 0.8, time_horizon: float = 5.0,
+                 neighbour_dist: float = 10.0, max_neighbours: int = 10, ahead: float = 1.0,
+                 slowing: float = 1.0):
         if world is not None and not isinstance(world, VoxelGrid):
             raise InvalidQueryError(f"world must be a VoxelGrid or None, got "
                                     f"{type(world).__name__}")
@@ -137,8 +138,8 @@ class FlightCrowd:
         self._seg = np.zeros(16, dtype=np.int64)        # current segment within the path
         self._paths: list[np.ndarray] = []
         self._packed: tuple[np.ndarray, ...] | None = None
-        #: Seconds each stage of the last :meth:`step` took: ``steer``, ``neighbours``
-        #: and ``orca`` (together), ``move``.
+        #: Seconds each stage of the last :meth:`step` took: ``steer`` (path following
+        #: and the walls' push), ``orca`` (neighbours, planes, linear programs), ``move``.
         self.timings: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -168,7 +169,7 @@ class FlightCrowd:
         return self._num["max_speed"][:self._n]
 
     @property
-    def agent_time_horizon(self) -> np.ndarray:
+    def time_horizons(self) -> np.ndarray:
         """``(n,)`` each agent's time horizon (a view)."""
         return self._num["time_horizon"][:self._n]
 
@@ -275,7 +276,7 @@ class FlightCrowd:
 
     def preferred_velocity(self, dt: float) -> np.ndarray:
         """Every agent's preferred velocity, ``(n, 3)``, for a step of ``dt`` seconds:
-        _towards the point ``ahead`` further along its path than its nearest point (see
+        towards the point ``ahead`` further along its path than its nearest point (see
         :meth:`progress`) at top speed, slowed linearly within ``slowing`` of the path's
         end (along the path); within ``ahead`` of the end, arriving at the end, never
         faster than reaches it in one step."""
@@ -323,7 +324,7 @@ class FlightCrowd:
         pref = self.preferred_velocity(dt) if preferred is None \
             else _array(preferred, self._n, "preferred")
         return orca3d_velocities(self.position, self.velocity, pref, self.radius,
-                                 self.max_speed, dt, time_horizon=self.agent_time_horizon,
+                                 self.max_speed, dt, time_horizon=self.time_horizons,
                                  neighbour_dist=self.neighbour_dist,
                                  max_neighbours=self.max_neighbours)
 

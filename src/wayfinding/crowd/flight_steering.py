@@ -165,5 +165,5 @@ def avoid_voxels(position: Any, free: np.ndarray, origin: Any, voxel_size: float
         raise InvalidQueryError(f"free must be a padded voxel array [z, y, x], got shape "
                                 f"{f.shape}")
     out = np.empty((n, 3))
-    _orca3d.voxel_push(f, *o, s, p, h, m, out)
+    _orca3d.voxel_push(f, o[0], o[1], o[2], s, p, h, m, out)
     return out
