@@ -141,3 +141,14 @@ def test_movingai_simple_within_the_optimum(lazy: bool) -> None:
         assert r.cost <= p.optimal + p.tolerance
         assert r.cost >= math.dist(p.start, p.goal) - 1e-9
         assert lines_of_sight(grid, r.path[:-1], r.path[1:]).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lazy", [False, True])
+def test_movingai_simple_every_problem_within_the_optimum(lazy: bool) -> None:
+    root = require_movingai()
+    scen = read_3dscen(root / "scenarios" / "warframe" / "Simple.3dmap.3dscen")
+    grid = read_3dmap(scen.find_map())
+    above = [p.line for p in scen if not theta_star(grid, p.start, p.goal, lazy=lazy).cost
+             <= p.optimal + p.tolerance]
+    assert not above, f"longer than the optimum on lines {above[:10]}"

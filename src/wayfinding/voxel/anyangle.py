@@ -53,8 +53,11 @@ def theta_star(grid: VoxelGrid, start: Any, goal: Any, *, lazy: bool = False) ->
     parent is replaced by the best expanded neighbour; a voxel that costs more after that
     goes back on the open list instead of being expanded, so both methods expand voxels in
     order of true cost and neither returns a path longer than the grid's optimal path.
-    Searches borrow this thread's scratch (:func:`wayfinding._scratch.thread_workspace`,
-    20 bytes per voxel of the padded grid); concurrent calls on other threads are safe.
+    An unreachable goal is found so only after the search has swept the start's whole
+    component: test ``grid.connected(start, goal)`` first (its labels are computed once per
+    grid) where that matters.  Searches borrow this thread's scratch
+    (:func:`wayfinding._scratch.thread_workspace`, 20 bytes per voxel of the padded grid);
+    concurrent calls on other threads are safe.
     """
     s = grid.cell(start, name="start", free=True)
     g = grid.cell(goal, name="goal", free=True)
