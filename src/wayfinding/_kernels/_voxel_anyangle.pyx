@@ -7,6 +7,10 @@
 # ``costs[k]``, and needs free the voxels at ``cube[k, 0 .. cube_n[k] - 1]`` (flat offsets of
 # the cube it spans, its end included).  The heuristic is the straight-line distance to the
 # goal.  Search state lives in a ``Workspace`` (stamps 2 * gen open, 2 * gen + 1 closed).
+#
+# Sight is tested from the new end back to the far parent: the segment from the parent to the
+# expanded voxel is known clear, so a blocked voxel is likelier near the new end, and the walk
+# (symmetric in its ends) stops sooner.
 from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
@@ -109,7 +113,7 @@ def theta_star(Workspace ws, const uint8_t[:, :, ::1] padded, const int64_t[::1]
             if lazy and v != start:
                 p = parent[v]
                 checks += 1
-                if not sees(&w, p, v):
+                if not sees(&w, v, p):
                     queued = g[v]
                     best_g = 1e300
                     best_p = -1
@@ -157,11 +161,14 @@ def theta_star(Workspace ws, const uint8_t[:, :, ::1] padded, const int64_t[::1]
                     cand = g[p] + dist(&w, p, u)
                     best_p = p
                 else:
+                    # Through p is never longer than through v (triangle inequality): when it
+                    # would not improve u, nothing would, and sight need not be tested.
+                    cand = g[p] + dist(&w, p, u)
+                    best_p = p
+                    if stamp[u] == open_stamp and cand >= g[u]:
+                        continue
                     checks += 1
-                    if sees(&w, p, u):
-                        cand = g[p] + dist(&w, p, u)
-                        best_p = p
-                    else:
+                    if not sees(&w, u, p):
                         cand = g[v] + costs[k]
                         best_p = v
                 if stamp[u] != open_stamp:
