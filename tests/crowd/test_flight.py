@@ -188,7 +188,7 @@ def test_a_swarm_flies_theta_star_paths_through_caves_without_entering_rock(seed
     assert crowd.arrived().all()
 
 
-def reference_push(grid, p, half, margin):
+def reference_push(grid, p, half, margin, speed, normal_speed):
     """avoid_voxels for one agent, over every voxel the grown box can reach."""
     o, s = np.asarray(grid.origin), grid.voxel_size
     total = np.zeros(3)
@@ -201,11 +201,14 @@ def reference_push(grid, p, half, margin):
                 if not blocked_among(grid, {(x, y, z)}):
                     continue
                 corner = o + np.array([x, y, z]) * s
-                depth = (np.minimum(corner + s, p + reach) - np.maximum(corner, p - reach)).min()
+                overlap = np.minimum(corner + s, p + reach) - np.maximum(corner, p - reach)
                 away = p - (corner + s / 2)
-                if depth > 0 and away.any():
-                    total += min(depth / margin, 1.0) * away / np.linalg.norm(away)
-    return total / max(1.0, np.linalg.norm(total))
+                if overlap.min() > 0 and away.any():
+                    gain = np.full(3, speed)
+                    gain[np.argmin(overlap)] = normal_speed
+                    total += min(overlap.min() / margin, 1.0) * gain * away \
+                        / np.linalg.norm(away)
+    return total * min(1.0, speed / max(np.linalg.norm(total), 1e-300))
 
 
 @settings(max_examples=20, deadline=None)
@@ -216,10 +219,13 @@ def test_the_voxel_push_matches_a_plain_sum(seed):
     pos = np.array(grid.origin) + rng.uniform(-0.5, 8.0, (30, 3))
     half = rng.uniform(0.05, 0.7, 30)
     margin = rng.uniform(0.01, 1.4 - half)
-    got = avoid_voxels(pos, grid.padded, grid.origin, grid.voxel_size, half, margin)
+    speed, normal = rng.uniform(0.5, 3.0, 30), rng.uniform(0.0, 3.0, 30)
+    got = avoid_voxels(pos, grid.padded, grid.origin, grid.voxel_size, half, margin,
+                       speed=speed, normal_speed=normal)
     for i in range(30):
-        np.testing.assert_allclose(got[i], reference_push(grid, pos[i], half[i], margin[i]),
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            got[i], reference_push(grid, pos[i], half[i], margin[i], speed[i], normal[i]),
+            atol=1e-12)
 
 
 def test_open_space_outside_the_grid_is_blocked():

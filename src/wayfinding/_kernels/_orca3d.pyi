@@ -49,5 +49,7 @@ def voxel_push(
     position: NDArray[np.float64],
     half: NDArray[np.float64],
     margin: NDArray[np.float64],
+    normal_speed: NDArray[np.float64],
+    speed: NDArray[np.float64],
     out: NDArray[np.float64],
 ) -> None: ...

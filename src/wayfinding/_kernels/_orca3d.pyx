@@ -642,14 +642,17 @@ def sweep_boxes(const uint8_t[:, :, ::1] free, double ox, double oy, double oz, 
 
 def voxel_push(const uint8_t[:, :, ::1] free, double ox, double oy, double oz, double size,
                const double[:, ::1] position, const double[::1] half,
-               const double[::1] margin, double[:, ::1] out):
-    """Each agent's push away from the blocked voxels near it (``out``, ``(n, 3)``): over
-    the 27 voxels around its own, those blocked (or outside the grid) that its box
-    (half-edge ``half[i]``) grown by ``margin[i]`` overlaps, each a unit vector from the
-    voxel's centre to the agent, weighted by min(1, depth / margin) where depth is the
-    grown box's least overlap with the voxel along an axis; the sum cut to length 1.
-    ``half + margin`` must stay below ``size`` (then the 27 voxels hold all it can
-    overlap).  ``free``: the grid's padded array; origin and voxel edge in world units."""
+               const double[::1] margin, const double[::1] normal_speed,
+               const double[::1] speed, double[:, ::1] out):
+    """Each agent's velocity away from the blocked voxels near it (``out``, ``(n, 3)``):
+    over the 27 voxels around its own, those blocked (or outside the grid) that its box
+    (half-edge ``half[i]``) grown by ``margin[i]`` overlaps, each contributes w * (
+    ``normal_speed[i]`` * a_n + ``speed[i]`` * a_t), where a is the unit vector from the
+    voxel's centre to the agent, a_n its component along the axis of the grown box's least
+    overlap with the voxel (the contact normal), a_t the rest, and w = min(1, that least
+    overlap / margin); the sum is cut to length ``speed[i]``.  ``half + margin`` must
+    stay below ``size`` (then the 27 voxels hold all it can overlap).  ``free``: the
+    grid's padded array; origin and voxel edge in world units."""
     cdef Py_ssize_t n = position.shape[0], i
     cdef long nx = free.shape[2] - 2, ny = free.shape[1] - 2, nz = free.shape[0] - 2
     cdef long cell[3]
@@ -659,7 +662,7 @@ def voxel_push(const uint8_t[:, :, ::1] free, double ox, double oy, double oz, d
     cdef double push[3]
     cdef double away[3]
     cdef double reach, depth, ext, lo_v, w, length
-    cdef int a, b, e, d
+    cdef int a, b, e, d, normal
     cdef bint blocked
     origin[0] = ox
     origin[1] = oy
@@ -684,13 +687,16 @@ def voxel_push(const uint8_t[:, :, ::1] free, double ox, double oy, double oz, d
                         if not blocked:
                             continue
                         depth = INFINITY
+                        normal = 0
                         length = 0.0
                         for d in range(3):
                             lo_v = origin[d] + v[d] * size
                             ext = (lo_v + size if lo_v + size < p[d] + reach
                                    else p[d] + reach) \
                                 - (lo_v if lo_v > p[d] - reach else p[d] - reach)
-                            depth = ext if ext < depth else depth
+                            if ext < depth:
+                                depth = ext
+                                normal = d
                             away[d] = p[d] - (lo_v + 0.5 * size)
                             length += away[d] * away[d]
                         if depth <= 0.0 or length == 0.0:
@@ -698,8 +704,9 @@ def voxel_push(const uint8_t[:, :, ::1] free, double ox, double oy, double oz, d
                         w = depth / margin[i]
                         w = (1.0 if w > 1.0 else w) / sqrt(length)
                         for d in range(3):
-                            push[d] += w * away[d]
+                            push[d] += w * away[d] * (normal_speed[i] if d == normal
+                                                      else speed[i])
             length = sqrt(push[0] * push[0] + push[1] * push[1] + push[2] * push[2])
-            length = 1.0 if length < 1.0 else length
+            length = 1.0 if length <= speed[i] else speed[i] / length
             for d in range(3):
-                out[i, d] = push[d] / length
+                out[i, d] = push[d] * length

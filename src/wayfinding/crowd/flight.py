@@ -44,7 +44,7 @@ from .flight_steering import _array, _points, _speeds, _towards, avoid_voxels, n
 
 #: Segments of its path, from the current one on, among which an agent looks for the
 #: nearest point each step (progress along a path never goes back).
-_WINDOW = 4
+_WINDOW = 2
 
 
 def orca3d_velocities(position: Any, velocity: Any, preferred: Any, radius: Any,
@@ -98,10 +98,12 @@ class FlightCrowd:
       from each other.  Any-angle legs (Theta*, line-of-sight smoothing) are clear for a
       point but may pass nearer a blocked voxel than the box's half-edge: there the box
       slides along it, and the walls' push (next) steers it round the corner.
-    - ``wall_margin`` (in (0, 1], default 0.8): the walls push an agent away (added to its
-      preferred velocity, :func:`~wayfinding.crowd.flight_steering.avoid_voxels` times its
-      top speed) once its box comes this fraction of the way from centred in a voxel to
-      touching that voxel's faces; an agent at a voxel's centre feels no push.
+    - ``wall_margin`` (in (0, 1], default 0.8): the walls push an agent away once its box
+      comes this fraction of the way from centred in a voxel to touching that voxel's
+      faces (an agent at a voxel's centre feels none): its preferred velocity gets
+      :func:`~wayfinding.crowd.flight_steering.avoid_voxels`, at its top speed along the
+      walls (round an edge its box would catch on) and, off them, no faster than leaves
+      the margin in one step (so as not to bounce between the walls of a narrow slot).
     - ``time_horizon`` (s, > 0, default 5): how long a chosen velocity must keep clear of
       the other agents (each agent may have its own, see :meth:`add`).
     - ``neighbour_dist`` (> 0, default 10) and ``max_neighbours`` (>= 0, default 10): the
@@ -305,8 +307,9 @@ class FlightCrowd:
         if self.world is not None:
             half = self._wall_half()
             margin = self.wall_margin * (0.5 * self.world.voxel_size - half)
-            want += top[:, None] * avoid_voxels(p, self.world.padded, self.world.origin,
-                                                self.world.voxel_size, half, margin)
+            want += avoid_voxels(p, self.world.padded, self.world.origin,
+                                 self.world.voxel_size, half, margin, speed=top,
+                                 normal_speed=np.minimum(top, margin / dt))
         return want
 
     def _wall_half(self) -> np.ndarray:

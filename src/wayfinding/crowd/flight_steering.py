@@ -140,30 +140,36 @@ def neighbours3(position: Any, *, distance: Any, max_neighbours: int
 
 
 def avoid_voxels(position: Any, free: np.ndarray, origin: Any, voxel_size: float,
-                 half: Any, margin: Any) -> np.ndarray:
-    """Away from the blocked voxels near each agent, found by sampling the 27 voxels
-    around its own (compiled): ``(n, 3)``, the sum over the blocked voxels that the
-    agent's box grown by ``margin`` overlaps, each a unit vector from the voxel's centre
-    to the agent's, weighted by how deep the grown box reaches into it (its least overlap
-    along an axis) over ``margin``, at most 1 (the box itself touches it); the sum cut to
-    length 1.  Multiply by a speed to steer.
+                 half: Any, margin: Any, *, speed: Any = 1.0,
+                 normal_speed: Any = None) -> np.ndarray:
+    """A velocity away from the blocked voxels near each agent, found by sampling the 27
+    voxels around its own (compiled): ``(n, 3)``, at most ``speed`` long.  Each blocked
+    voxel (outside the grid counts as blocked) that the agent's box grown by ``margin``
+    overlaps adds w * (``normal_speed`` * a_n + ``speed`` * a_t): a is the unit vector
+    from the voxel's centre to the agent's, a_n its part along the axis of least overlap
+    (the contact normal), a_t the rest (along the wall, round its edges), w how deep the
+    grown box reaches into the voxel along that axis over ``margin``, at most 1 (the box
+    itself touches it).  ``normal_speed`` (default ``speed``) at most the margin over the
+    time step keeps a push off one wall from throwing the agent at the opposite one.
 
     ``free``: a voxel grid's padded array (``VoxelGrid.padded``, voxel (x, y, z) at ``[z +
-    1, y + 1, x + 1]``, 1 = free; outside it counts as blocked); ``origin`` and
-    ``voxel_size`` its world transform; ``half`` (the box's half-edge) and ``margin``
-    (> 0): a number or one per agent, with ``half + margin`` below one voxel (so that the
-    27 voxels hold every one the grown box can overlap)."""
+    1, y + 1, x + 1]``, 1 = free); ``origin`` and ``voxel_size`` its world transform;
+    ``half`` (the box's half-edge), ``margin`` (> 0), ``speed`` and ``normal_speed`` (>=
+    0): a number or one per agent, with ``half + margin`` below one voxel (so that the 27
+    voxels hold every one the grown box can overlap)."""
     p = _points(position)
     n = len(p)
     s = positive_float("voxel_size", voxel_size)
     h, m = _speeds(half, n, "half"), _speeds(margin, n, "margin")
     if not ((m > 0).all() and (h + m < s).all()):
         raise InvalidQueryError("margin must be > 0, and half + margin below one voxel")
+    top = _speeds(speed, n, "speed")
+    across = top if normal_speed is None else _speeds(normal_speed, n, "normal_speed")
     o = finite_point("origin", origin, 3)
     f = np.ascontiguousarray(free, dtype=np.uint8)
     if f.ndim != 3 or min(f.shape) < 2:
         raise InvalidQueryError(f"free must be a padded voxel array [z, y, x], got shape "
                                 f"{f.shape}")
     out = np.empty((n, 3))
-    _orca3d.voxel_push(f, o[0], o[1], o[2], s, p, h, m, out)
+    _orca3d.voxel_push(f, o[0], o[1], o[2], s, p, h, m, across, top, out)
     return out
