@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
 from wayfinding._kernels import _orca3d
-from wayfinding.crowd.flight import FlightCrowd
+from wayfinding.crowd.flight import FlightCrowd, orca3d_velocities
 from wayfinding.crowd.flight_steering import (
     arrive3,
     avoid_voxels,
@@ -23,7 +23,7 @@ from wayfinding.crowd.flight_steering import (
     separation3,
 )
 from wayfinding.voxel.anyangle import theta_star
-from wayfinding.voxel.generate import caves
+from wayfinding.voxel.generate import caves, city
 from wayfinding.voxel.grid import VoxelGrid
 
 
@@ -77,6 +77,21 @@ def test_progress_never_goes_back_and_measures_the_path():
     assert crowd.progress()[0][0] == 2.0
     crowd.set_path(0, [[5.0, 5.0, 5.0]])
     assert crowd.progress()[1][0] == 0.0 and crowd.path(0).tolist() == [[5.0, 5.0, 5.0]]
+
+
+def test_the_crowds_velocities_are_orca_with_each_agents_own_time_horizon():
+    rng = np.random.default_rng(3)
+    crowd = FlightCrowd(time_horizon=4.0, neighbour_dist=6.0, max_neighbours=5)
+    for i in range(40):
+        crowd.add(rng.uniform(-5, 5, 3), goal=rng.uniform(-5, 5, 3), radius=0.3 + 0.01 * i,
+                  velocity=rng.uniform(-1, 1, 3), max_speed=1.5,
+                  time_horizon=None if i % 2 else 1.0 + i / 10)
+    assert crowd.time_horizons.tolist() == [4.0 if i % 2 else 1.0 + i / 10 for i in range(40)]
+    pref = crowd.preferred_velocity(0.1)
+    want = orca3d_velocities(crowd.position, crowd.velocity, pref, crowd.radius,
+                             crowd.max_speed, 0.1, time_horizon=crowd.time_horizons,
+                             neighbour_dist=6.0, max_neighbours=5)
+    np.testing.assert_array_equal(crowd.velocities(0.1), want)
 
 
 def test_agents_pass_each_other_on_crossing_paths():
@@ -185,6 +200,33 @@ def test_a_swarm_flies_theta_star_paths_through_caves_without_entering_rock(seed
         assert not touching(grid, crowd.position, half).any()
         if crowd.arrived().all():
             break
+    assert crowd.arrived().all()
+
+
+@pytest.mark.slow
+def test_a_swarm_crosses_a_city_between_the_towers():
+    """200 agents from one side of a city to the other, each from and to its own voxel
+    along a Theta* path: all arrive within 30 s of flight, no box ever touching a tower."""
+    grid = city((64, 48, 24), seed=0)
+    rng = np.random.default_rng(0)
+    cells = np.argwhere(~grid.blocked)[:, ::-1]
+    left, right = cells[cells[:, 0] < 6], cells[cells[:, 0] > 57]
+    crowd = FlightCrowd(world=grid, time_horizon=2.0, ahead=1.5, slowing=1.5,
+                        neighbour_dist=4.0)
+    used: set = set()
+    while len(crowd) < 200:
+        a, b = tuple(left[rng.integers(len(left))]), tuple(right[rng.integers(len(right))])
+        if a in used or b in used:
+            continue
+        r = theta_star(grid, a, b)
+        if r.found:
+            used |= {a, b}
+            crowd.add(grid.cell_to_world(a), path=grid.cells_to_world(r.path), radius=0.4,
+                      max_speed=4.0)
+    half = np.minimum(crowd.radius, 0.45 * grid.voxel_size)
+    for _ in range(300):
+        crowd.step(0.1)
+        assert not touching(grid, crowd.position, half).any()
     assert crowd.arrived().all()
 
 
