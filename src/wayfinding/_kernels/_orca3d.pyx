@@ -9,6 +9,10 @@ points), or, when they leave nothing, the velocity that violates the worst half-
 
 A plane is (point, unit normal); allowed velocities v satisfy dot(normal, v - point) >= 0.
 
+Also here, for flying agents: ``nearest`` (the k nearest neighbours through uniform buckets,
+searched in shells), ``sweep_boxes`` (moving axis-aligned boxes through a voxel grid without
+entering blocked voxels) and ``voxel_push`` (steering away from nearby blocked voxels).
+
 Work is in double precision where RVO2-3D uses single, and the cone's plane is worked out
 in a form without cancellation (see ``agent_plane``).  Where RVO2-3D divides by zero (a
 relative velocity exactly on the axis of a neighbour's cone, as for two agents flying
