@@ -79,7 +79,7 @@ def scenario_files(tmp_path, grid: VoxelGrid, n: int = 12, seed: int = 0):
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     d = tmp_path_factory.mktemp("vbench")
-    grid = generate.caves((14, 10, 12), seed=3)
+    grid = generate.tunnels((14, 10, 12), seed=3)
     return grid, scenario_files(d, grid)
 
 

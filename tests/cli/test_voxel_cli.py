@@ -67,7 +67,7 @@ def oracle(blocked: np.ndarray, source: tuple[int, int, int]) -> np.ndarray:
 @pytest.fixture(scope="module")
 def work(tmp_path_factory) -> tuple[Path, VoxelGrid, list[Problem3D]]:
     d = tmp_path_factory.mktemp("voxelcli")
-    grid = generate.city((16, 10, 14), seed=2)
+    grid = generate.towers((16, 10, 14), seed=2)
     write_3dmap(grid, d / "w.3dmap")
     rng = np.random.default_rng(4)
     z, y, x = np.nonzero(~grid.blocked)

@@ -23,7 +23,7 @@ from wayfinding.crowd.flight_steering import (
     separation3,
 )
 from wayfinding.voxel.anyangle import theta_star
-from wayfinding.voxel.generate import caves, city
+from wayfinding.voxel.generate import towers, tunnels
 from wayfinding.voxel.grid import VoxelGrid
 
 
@@ -183,7 +183,7 @@ def touching(grid, pos, half):
 def test_a_swarm_flies_theta_star_paths_through_caves_without_entering_rock(seed):
     """60 agents from random free voxels (some share one) along Theta* paths, whose legs
     pass corners closer than the agents' boxes: all arrive, and no box ever overlaps rock."""
-    grid = caves((32, 32, 20), seed=seed).with_options(voxel_size=2.0, origin=(10.0, -5.0, 0.0))
+    grid = tunnels((32, 32, 20), seed=seed).with_options(voxel_size=2.0, origin=(10.0, -5.0, 0.0))
     rng = np.random.default_rng(seed)
     free = np.argwhere(~grid.blocked)[:, ::-1]
     crowd = FlightCrowd(world=grid, time_horizon=3.0, ahead=2.0, slowing=2.0)
@@ -207,7 +207,7 @@ def test_a_swarm_flies_theta_star_paths_through_caves_without_entering_rock(seed
 def test_a_swarm_crosses_a_city_between_the_towers():
     """200 agents from one side of a city to the other, each from and to its own voxel
     along a Theta* path: all arrive within 30 s of flight, no box ever touching a tower."""
-    grid = city((64, 48, 24), seed=0)
+    grid = towers((64, 48, 24), seed=0)
     rng = np.random.default_rng(0)
     cells = np.argwhere(~grid.blocked)[:, ::-1]
     left, right = cells[cells[:, 0] < 6], cells[cells[:, 0] > 57]

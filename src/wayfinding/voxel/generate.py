@@ -7,8 +7,8 @@ it is drawn, the free voxels outside its largest connected component are filled 
 two free voxels are joined by a path (for every connectivity: components do not depend on it).
 
 >>> from wayfinding.voxel import generate
->>> g = generate.caves((24, 16, 24), seed=1)
->>> g.size, g.num_components, g == generate.caves((24, 16, 24), seed=1)
+>>> g = generate.tunnels((24, 16, 24), seed=1)
+>>> g.size, g.num_components, g == generate.tunnels((24, 16, 24), seed=1)
 ((24, 16, 24), 1, True)
 """
 
@@ -25,7 +25,7 @@ from .grid import VoxelGrid
 #: Largest side a generator accepts.
 MAX_SIDE = 2048
 
-__all__ = ["MAX_SIDE", "asteroids", "caves", "city", "random_obstacles"]
+__all__ = ["MAX_SIDE", "asteroids", "random_voxels", "towers", "tunnels"]
 
 
 # ------------------------------------------------------------------ argument checks
@@ -77,7 +77,7 @@ def _ball(blocked: np.ndarray, centre: np.ndarray, radius: float, value: bool) -
 
 
 # ------------------------------------------------------------------ generators
-def random_obstacles(size: Any, *, density: float = 0.2, seed: int = 0) -> VoxelGrid:
+def random_voxels(size: Any, *, density: float = 0.2, seed: int = 0) -> VoxelGrid:
     """Each voxel blocked independently with probability ``density`` in [0, 1), then made
     well connected.  Below about 0.3 nearly every free voxel is in the largest component
     (6-connected site percolation in 3D holds up to about 0.69 blocked)."""
@@ -114,7 +114,7 @@ def asteroids(size: Any, *, count: int | None = None,
     return _connected(blocked)
 
 
-def city(size: Any, *, block: int = 12, street: int = 4, bridges: float = 0.5,
+def towers(size: Any, *, block: int = 12, street: int = 4, bridges: float = 0.5,
          seed: int = 0) -> VoxelGrid:
     """A city, y up: the ground (layer y = 0), a grid of blocks ``block`` voxels wide
     separated by streets ``street`` wide, one tower per block (a random footprint inside its
@@ -164,7 +164,7 @@ def city(size: Any, *, block: int = 12, street: int = 4, bridges: float = 0.5,
     return _connected(blocked)
 
 
-def caves(size: Any, *, chambers: int | None = None,
+def tunnels(size: Any, *, chambers: int | None = None,
           radius: tuple[float, float] = (1.5, 3.0), seed: int = 0) -> VoxelGrid:
     """Solid rock with ``chambers`` round chambers (default: one per 4000 voxels, at least 4)
     joined by winding tunnels: from the first chamber, each tunnel goes to the nearest chamber
