@@ -301,7 +301,7 @@ class VoxelGrid:
     def heuristic(self, node: Cell3, goal: Cell3) -> float:
         """The exact cost of the cheapest move sequence between two cells in an empty grid of
         this connectivity (admissible and consistent)."""
-        return float(octile3(np.abs(np.subtract(goal, node)), self._connectivity))
+        return float(octile3(np.abs(np.subtract(goal, node)), connectivity=self._connectivity))
 
     def path_cost(self, path: Any) -> float:
         """The summed move costs of a path of cells; raises if a move is not allowed."""
@@ -401,7 +401,7 @@ class VoxelGrid:
         return grid
 
 
-def octile3(d: np.ndarray, connectivity: int = 26) -> np.ndarray:
+def octile3(d: np.ndarray, *, connectivity: int = 26) -> np.ndarray:
     """The cost of the cheapest move sequence covering absolute offsets ``d[..., 3]`` in an
     empty grid of ``connectivity`` 6, 18 or 26."""
     s = np.sort(np.asarray(d, dtype=np.float64), axis=-1)
