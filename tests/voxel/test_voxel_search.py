@@ -16,7 +16,12 @@ from wayfinding.errors import InvalidQueryError, WayfindingError
 from wayfinding.results import Status
 from wayfinding.voxel.grid import VoxelGrid
 from wayfinding.voxel.methods import ANY_ANGLE_METHODS, EXACT_METHODS, METHODS
-from wayfinding.voxel.search import VoxelSearch, distance_map, find_path, find_paths
+from wayfinding.voxel.search import (
+    VoxelSearch,
+    find_voxel_path,
+    find_voxel_paths,
+    voxel_distance_map,
+)
 
 Cell = tuple[int, int, int]
 
@@ -91,7 +96,7 @@ def test_distance_map_matches_a_plain_dijkstra(world: tuple[VoxelGrid, Cell, Cel
     for (x, y, z), d in plain_dijkstra(grid, start).items():
         if d <= max_cost:
             expected[z, y, x] = d
-    got = distance_map(grid, start, max_cost=max_cost)
+    got = voxel_distance_map(grid, start, max_cost=max_cost)
     assert got.shape == grid.shape and got.dtype == np.float64
     np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
     np.testing.assert_allclose(got[np.isfinite(got)], expected[np.isfinite(expected)],
@@ -103,7 +108,7 @@ def test_a_wall_with_one_hole_is_crossed_through_it() -> None:
     blocked[:, :, 2] = True
     blocked[2, 2, 2] = False                     # the hole at (2, 2, 2)
     grid = VoxelGrid(blocked)
-    r = find_path(grid, (0, 0, 0), (4, 4, 4))
+    r = find_voxel_path(grid, (0, 0, 0), (4, 4, 4))
     # Through the cube rule the hole is entered and left only straight along x.
     assert [2, 2, 2] in r.path.tolist()
     i = r.path.tolist().index([2, 2, 2])
@@ -116,9 +121,9 @@ def test_start_equals_goal_and_unreachable() -> None:
     blocked[0, :, 1] = True
     grid = VoxelGrid(blocked)
     for method in EXACT_METHODS:
-        same = find_path(grid, (0, 1, 0), (0, 1, 0), method=method)
+        same = find_voxel_path(grid, (0, 1, 0), (0, 1, 0), method=method)
         assert same.found and same.cost == 0.0 and same.path.tolist() == [[0, 1, 0]]
-        cut = find_path(grid, (0, 1, 0), (2, 1, 0), method=method)
+        cut = find_voxel_path(grid, (0, 1, 0), (2, 1, 0), method=method)
         assert not cut.found and cut.status is Status.FAILED and cut.path.shape == (0, 3)
 
 
@@ -126,10 +131,10 @@ def test_find_paths_in_order_and_any_angle_dispatch() -> None:
     grid = VoxelGrid(np.zeros((4, 4, 4), bool))
     starts = np.array([[0, 0, 0], [3, 3, 3]])
     goals = np.array([[3, 0, 0], [0, 0, 3]])
-    out = find_paths(grid, starts, goals, method="bidirectional")
+    out = find_voxel_paths(grid, starts, goals, method="bidirectional")
     assert [r.cost for r in out] == pytest.approx([3.0, 3 * math.sqrt(2)])
     for method in ANY_ANGLE_METHODS:
-        r = find_path(grid, (0, 0, 0), (3, 1, 0), method=method)
+        r = find_voxel_path(grid, (0, 0, 0), (3, 1, 0), method=method)
         assert r.algorithm == method and r.cost == pytest.approx(math.sqrt(10))
     assert set(METHODS) == set(EXACT_METHODS) | set(ANY_ANGLE_METHODS)
 
@@ -144,7 +149,7 @@ def test_module_functions_serve_threads_at_once() -> None:
     def run() -> None:
         try:
             for c in free[::3]:
-                r = find_path(grid, free[0], c)
+                r = find_voxel_path(grid, free[0], c)
                 assert r.cost == pytest.approx(expected.get(c, math.inf), abs=1e-9)
         except BaseException as e:  # noqa: BLE001 - reported to the main thread
             errors.append(e)
@@ -158,17 +163,17 @@ def test_module_functions_serve_threads_at_once() -> None:
 
 
 @pytest.mark.parametrize(("call", "words"), [
-    (lambda g: find_path(g, (0, 0, 0), (9, 0, 0)), "outside"),
-    (lambda g: find_path(g, (-1, 0, 0), (1, 0, 0)), "outside"),
-    (lambda g: find_path(g, (1, 1, 1), (0, 0, 0)), "blocked"),
-    (lambda g: find_path(g, (0, 0), (1, 0, 0)), "start"),
-    (lambda g: find_path(g, (0, 0, 0), (1, 0, 0), method="jps"), "unknown"),
-    (lambda g: find_path(g, (0, 0, 0), (1, 0, 0), method=None), "unknown"),
-    (lambda g: find_paths(g, [[0, 0, 0]], [[1, 0, 0], [2, 0, 0]]), "goals"),
-    (lambda g: find_paths(g, [[0, 0]], [[1, 0, 0]]), "shape"),
-    (lambda g: distance_map(g, (0, 0, 0), max_cost=-1.0), "max_cost"),
-    (lambda g: distance_map(g, (0, 0, 0), max_cost=math.nan), "max_cost"),
-    (lambda g: distance_map(g, (1, 1, 1)), "blocked"),
+    (lambda g: find_voxel_path(g, (0, 0, 0), (9, 0, 0)), "outside"),
+    (lambda g: find_voxel_path(g, (-1, 0, 0), (1, 0, 0)), "outside"),
+    (lambda g: find_voxel_path(g, (1, 1, 1), (0, 0, 0)), "blocked"),
+    (lambda g: find_voxel_path(g, (0, 0), (1, 0, 0)), "start"),
+    (lambda g: find_voxel_path(g, (0, 0, 0), (1, 0, 0), method="jps"), "unknown"),
+    (lambda g: find_voxel_path(g, (0, 0, 0), (1, 0, 0), method=None), "unknown"),
+    (lambda g: find_voxel_paths(g, [[0, 0, 0]], [[1, 0, 0], [2, 0, 0]]), "goals"),
+    (lambda g: find_voxel_paths(g, [[0, 0]], [[1, 0, 0]]), "shape"),
+    (lambda g: voxel_distance_map(g, (0, 0, 0), max_cost=-1.0), "max_cost"),
+    (lambda g: voxel_distance_map(g, (0, 0, 0), max_cost=math.nan), "max_cost"),
+    (lambda g: voxel_distance_map(g, (1, 1, 1)), "blocked"),
     (lambda g: VoxelSearch(np.zeros((2, 2, 2), bool)), "VoxelGrid"),
 ])
 def test_bad_input_is_refused_clearly(call, words: str) -> None:

@@ -235,24 +235,26 @@ def _searcher(grid: VoxelGrid) -> VoxelSearch:
     return search
 
 
-def find_path(grid: VoxelGrid, start: Any, goal: Any, *, method: str = "astar") -> PathResult:
+def find_voxel_path(grid: VoxelGrid, start: Any, goal: Any, *, method: str = "astar"
+                    ) -> PathResult:
     """:meth:`VoxelSearch.find_path` on this thread's search of ``grid`` (its scratch is
     kept for the next query on the same grid).
 
     >>> from wayfinding.voxel.grid import VoxelGrid
     >>> grid = VoxelGrid(np.zeros((1, 1, 4), bool))
-    >>> find_path(grid, (0, 0, 0), (3, 0, 0), method="dijkstra").cost
+    >>> find_voxel_path(grid, (0, 0, 0), (3, 0, 0), method="dijkstra").cost
     3.0
     """
     return _searcher(grid).find_path(start, goal, method=method)
 
 
-def find_paths(grid: VoxelGrid, starts: Any, goals: Any, *, method: str = "astar"
-               ) -> list[PathResult]:
+def find_voxel_paths(grid: VoxelGrid, starts: Any, goals: Any, *, method: str = "astar"
+                     ) -> list[PathResult]:
     """:meth:`VoxelSearch.find_paths` on this thread's search of ``grid``."""
     return _searcher(grid).find_paths(starts, goals, method=method)
 
 
-def distance_map(grid: VoxelGrid, source: Any, *, max_cost: float = math.inf) -> np.ndarray:
+def voxel_distance_map(grid: VoxelGrid, source: Any, *, max_cost: float = math.inf
+                       ) -> np.ndarray:
     """:meth:`VoxelSearch.distance_map` on this thread's search of ``grid``."""
     return _searcher(grid).distance_map(source, max_cost=max_cost)
