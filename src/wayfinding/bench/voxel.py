@@ -2,9 +2,9 @@
 outcome in the report of the 2D runs (:class:`~wayfinding.bench.scenarios.ScenarioReport`),
 so ``wayfinding voxel scen --json`` prints the keys ``wayfinding scen --json`` prints.
 
-Methods (:func:`voxel_methods`): the exact searches (:data:`EXACT`: A* and Dijkstra, here
-the generic searches of :mod:`wayfinding.search` over the grid's moves), whose lengths must
-match the file's optimum; the any-angle
+Methods (:func:`voxel_methods`): the methods of :mod:`wayfinding.voxel.methods`, run by a
+:class:`~wayfinding.voxel.search.VoxelSearch` kept for the run: the exact searches (``astar``,
+``dijkstra``, ``bidirectional``), whose lengths must match the file's optimum, and the any-angle
 searches of :mod:`wayfinding.voxel.anyangle` (``theta``, ``lazy_theta``); and ``svo``, A* over
 the sparse voxel octree (:class:`~wayfinding.voxel.octree.SparseVoxelOctree`) with its
 default variant, its path refined to voxel moves and smoothed as a plain ``find_path`` call
@@ -25,17 +25,14 @@ import numpy as np
 from ..errors import InvalidQueryError, ScenarioFormatError, brief
 from ..progress import progress
 from ..results import PathResult
-from ..search import astar, dijkstra
-from ..voxel.anyangle import ANY_ANGLE, theta_star
 from ..voxel.grid import VoxelGrid
+from ..voxel.methods import ANY_ANGLE_METHODS, METHODS
 from ..voxel.movingai3d import Problem3D, Scenario3D, read_3dmap, read_3dscen
 from ..voxel.octree import SparseVoxelOctree
+from ..voxel.search import VoxelSearch
 from ..voxel.sight import lines_of_sight
 from .scenarios import ScenarioReport
 
-#: The exact searches by name.
-EXACT = {"astar": "A* over the grid's moves (octile heuristic; exact)",
-         "dijkstra": "Dijkstra's algorithm over the grid's moves (exact)"}
 #: The octree search by name.
 OCTREE = {"svo": "A* over the sparse voxel octree's nodes (default variant), refined to "
                  "voxel moves and smoothed (not exact)"}
@@ -43,7 +40,7 @@ OCTREE = {"svo": "A* over the sparse voxel octree's nodes (default variant), ref
 
 def voxel_methods() -> dict[str, str]:
     """Every method a scenario run takes, name -> one line: the exact ones first."""
-    return {**EXACT, **ANY_ANGLE, **OCTREE}
+    return {**{name: m.description for name, m in METHODS.items()}, **OCTREE}
 
 
 @dataclass
@@ -80,18 +77,11 @@ def make_voxel_solver(grid: VoxelGrid, method: str, *, octree: SparseVoxelOctree
         else:
             octree.check(grid)
         return VoxelSolver(method, octree.find_path, False, octree=octree, built_s=built)
-    if method in ANY_ANGLE:
-        lazy = method == "lazy_theta"
-        return VoxelSolver(method, lambda s, g: theta_star(grid, s, g, lazy=lazy), False)
-    search = astar if method == "astar" else dijkstra
+    search = VoxelSearch(grid)
 
-    def exact(start: Any, goal: Any) -> PathResult:
-        s = grid.cell(start, name="start", free=True)
-        g = grid.cell(goal, name="goal", free=True)
-        r = search(grid, s, g)
-        r.path = np.array(r.path, np.int64).reshape(-1, 3)
-        return r
-    return VoxelSolver(method, exact, True)
+    def solve(start: Any, goal: Any) -> PathResult:
+        return search.find_path(start, goal, method=method)
+    return VoxelSolver(method, solve, METHODS[method].exact)
 
 
 def sample_problems3d(problems: list[Problem3D], n: int | None) -> list[Problem3D]:
@@ -149,7 +139,7 @@ def run_scenario3d(path: str | Path, *, method: str = "astar", sample: int | Non
         expanded += r.stats.expanded
         solved += r.found
         ok = r.found and (p.matches(r.cost) if solver.exact else
-                          legal_path(grid, p, r, any_angle=method in ANY_ANGLE))
+                          legal_path(grid, p, r, any_angle=method in ANY_ANGLE_METHODS))
         if r.found and p.optimal > 0:
             ratios.append(r.cost / p.optimal)
         if not ok:
