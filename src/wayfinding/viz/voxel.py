@@ -219,7 +219,7 @@ def render_voxels_png(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | 
         pixels.reshape(-1, 3)[drawn] = np.clip(tint * shade, 0, 255).astype(np.uint8)
     image = image_mod.fromarray(pixels, "RGB")
     draw = draw_mod.Draw(image)
-    line = max(1, round(k * 0.35))
+    line = max(2, round(k * 0.35))
     if len(cubes):
         corners = np.array([(i, j, m) for i in (0, 1) for j in (0, 1) for m in (0, 1)])
         edges = [(a, q) for a in range(8) for q in range(a + 1, 8)
