@@ -18,6 +18,7 @@ from wayfinding.errors import InvalidQueryError
 from wayfinding.results import PathResult
 from wayfinding.viz.voxel import (
     BACKGROUND,
+    animate_voxels,
     render_voxels_png,
     save_voxels,
     voxels_html,
@@ -200,3 +201,47 @@ def test_bad_options_are_refused(bad):
 def test_not_a_grid_is_refused():
     with pytest.raises(InvalidQueryError, match="VoxelGrid"):
         voxels_html(np.zeros((2, 2, 2)))
+
+
+def flight(frames: int = 4) -> np.ndarray:
+    """Two agents crossing an empty 8-voxel cube, one absent in the last frame."""
+    t = np.linspace(0.5, 7.5, frames)[:, None]
+    a = np.concatenate([t, t, t], axis=1)
+    b = np.concatenate([8 - t, t, np.full_like(t, 4.0)], axis=1)
+    pos = np.stack([a, b], axis=1)
+    pos[-1, 1] = np.nan
+    return pos
+
+
+def test_animation_has_a_frame_per_step_and_shows_the_agents(tmp_path):
+    g = VoxelGrid(np.zeros((8, 8, 8), bool))
+    path = save_voxels(tmp_path / "still.png", g, size=200)
+    still = pixels(path.read_bytes())
+    out = animate_voxels(tmp_path / "a.gif", g, flight(), size=200, colours=[(255, 0, 0),
+                                                                               (0, 0, 255)])
+    gif = Image.open(out)
+    assert gif.n_frames == 4
+    shots = []
+    for i in range(gif.n_frames):
+        gif.seek(i)
+        shots.append(np.asarray(gif.convert("RGB")))
+    assert all(s.shape == still.shape for s in shots)
+    assert all((s != still).any(axis=2).sum() > 10 for s in shots)
+    assert (shots[0] != shots[1]).any()
+    with pytest.raises(InvalidQueryError, match="GIF"):
+        animate_voxels(tmp_path / "a.png", g, flight())
+    with pytest.raises(InvalidQueryError, match=r"\(T, n, 3\)"):
+        animate_voxels(tmp_path / "b.gif", g, np.zeros((3, 2)))
+
+
+def test_html_plays_the_agents_in_the_frame_of_the_page():
+    g = VoxelGrid(np.zeros((8, 8, 8), bool), origin=(10.0, 0.0, 0.0), voxel_size=2.0)
+    pos = flight(3) * 2 + np.array([10.0, 0.0, 0.0])
+    data = page_data(voxels_html(g, agents=pos, fps=5, up="z"))
+    assert len(data["agents"]) == 3 and data["ms"] == 200.0
+    first = np.array(data["agents"][0]).reshape(-1, 6)
+    assert np.allclose(first[:, :3], flight(3)[0], atol=1e-3)
+    assert np.allclose(first[:, 3:], 1.0)
+    assert len(data["agents"][-1]) == 6                   # the absent agent is left out
+    with pytest.raises(InvalidQueryError, match="colours"):
+        voxels_html(g, agents=pos, colours=[(300, 0, 0), (0, 0, 0)])

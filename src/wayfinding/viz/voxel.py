@@ -1,6 +1,7 @@
 """Pictures of voxel worlds (:class:`~wayfinding.voxel.grid.VoxelGrid`): an isometric PNG
 and a self-contained HTML page with a small WebGL viewer, each with paths and boxes (octree
-nodes, say) drawn over the voxels.
+nodes, say) drawn over the voxels; flying agents (positions per frame) animate over both: an
+isometric GIF (:func:`animate_voxels`) and the HTML page's ``agents``.
 
 The PNG looks down the diagonal of the grid from above, the ``up`` axis up (``"y"`` by
 default, as the generated and voxelized worlds; the Moving AI Warframe maps read well with
@@ -49,7 +50,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._io import atomic_write_bytes, atomic_write_text
-from .._validate import count
+from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 from ..voxel.grid import VoxelGrid
@@ -182,6 +183,91 @@ def render_voxels_png(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | 
     pixels across (``size`` >= 32), with ``paths`` (one path or a list), ``boxes``
     (outlines) and ``start`` / ``goal`` (a cell or a world point each) drawn on top.
     Needs Pillow (``[viz]``)."""
+    image, _, _ = _picture(grid, paths=paths, start=start, goal=goal, boxes=boxes, up=up,
+                           size=size)
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def animate_voxels(picture_path: str | os.PathLike, grid: VoxelGrid, agents: ArrayLike, *,
+                   colours: ArrayLike | None = None, paths: Any = None, up: str = "y",
+                   fps: float = 10.0, size: int = TARGET_PX) -> Path:
+    """Write a GIF of ``agents`` (``(T, n, 3)`` world positions per frame, NaN rows for
+    absent agents) flying through ``grid``, over its isometric picture (with ``paths``): each
+    agent a disc with a dark outline, coloured by ``colours`` (``(T, n, 3)`` or ``(n, 3)``
+    RGB 0..255; default white), the nearer drawn over the farther (agents are not hidden by
+    voxels).  Needs Pillow."""
+    target = Path(picture_path)
+    if target.suffix.lower() != ".gif":
+        raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
+    fps = positive_float("fps", fps)
+    pos, rgb = _agent_frames(agents, colours)
+    base, project, order = _picture(grid, paths=paths, up=up, size=size)
+    image_mod, draw_mod, _ = _pillow()
+    voxel = (pos - np.asarray(grid.origin)) / grid.voxel_size
+    frame_pos = voxel[..., list(order)]
+    xy = project(frame_pos)
+    depth = frame_pos.sum(axis=-1)
+    r = max(2.5, 0.45 * _scale(grid, up, size))
+    images = []
+    for t in range(len(pos)):
+        img = base.copy()
+        d = draw_mod.Draw(img)
+        for i in np.argsort(np.nan_to_num(depth[t], nan=-np.inf), kind="stable").tolist():
+            cx, cy = xy[t, i].tolist()
+            if not (math.isfinite(cx) and math.isfinite(cy)):
+                continue
+            d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=tuple(int(c) for c in rgb[t, i]),
+                      outline=(20, 20, 20))
+        images.append(img.convert("P", palette=image_mod.ADAPTIVE))
+    if not images:
+        raise InvalidQueryError("agents has no frames")
+    buf = io.BytesIO()
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
+                   duration=max(20, round(1000 / fps)), loop=0)
+    return atomic_write_bytes(target, buf.getvalue())
+
+
+def _scale(grid: VoxelGrid, up: str, size: int) -> float:
+    """Pixels per voxel edge of the picture of ``grid`` at ``size``."""
+    blocked_shape = _frame(grid, up)[0].shape
+    nz, ny, nx = blocked_shape
+    return (size - 12) / max((nx + ny) * _C, (nx + ny) / 2 + nz)
+
+
+def _agent_frames(agents: ArrayLike, colours: ArrayLike | None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``(T, n, 3)`` and colours ``(T, n, 3)`` as floats, checked."""
+    try:
+        pos = np.asarray(agents, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"agents must be (T, n, 3) positions, got "
+                                f"{brief(agents)}") from None
+    if pos.ndim != 3 or pos.shape[2] != 3:
+        raise InvalidQueryError(f"agents must be (T, n, 3) positions, got shape {pos.shape}")
+    if colours is None:
+        return pos, np.full(pos.shape, 255.0)
+    try:
+        rgb = np.asarray(colours, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"colours {brief(colours)} must be RGB numbers 0..255") \
+            from None
+    if not (np.isfinite(rgb).all() and (rgb >= 0).all() and (rgb <= 255).all()):
+        raise InvalidQueryError("colours must be finite RGB values 0..255")
+    if rgb.shape == (pos.shape[1], 3):
+        rgb = np.broadcast_to(rgb, pos.shape)
+    if rgb.shape != pos.shape:
+        raise InvalidQueryError(f"colours must be (T, n, 3) or (n, 3) like agents "
+                                f"{pos.shape}, got {rgb.shape}")
+    return pos, rgb
+
+
+def _picture(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None = None,
+             goal: ArrayLike | None = None, boxes: ArrayLike | None = None, up: str = "y",
+             size: int = TARGET_PX) -> tuple[Any, Any, tuple[int, int, int]]:
+    """The isometric picture (a Pillow image), the projection from the picture's frame
+    (voxel units) to pixels, and the frame's axis order."""
     grid = _as_grid(grid)
     size = count("size", size, min=32, max=16384)
     routes = _paths(paths, grid)
@@ -245,9 +331,9 @@ def render_voxels_png(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | 
             cx, cy = project(point[list(order)]).tolist()
             draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=colour,
                          outline=(255, 255, 255))
-    buf = io.BytesIO()
-    image.save(buf, format="PNG")
-    return buf.getvalue()
+    return image, project, order
+
+
 
 
 def _splat(b: np.ndarray, f: int, k: float, project: Any, width: int,
@@ -294,11 +380,15 @@ def _splat(b: np.ndarray, f: int, k: float, project: Any, width: int,
 
 def voxels_html(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None = None,
                 goal: ArrayLike | None = None, boxes: ArrayLike | None = None,
-                up: str = "y", max_faces: int = MAX_FACES,
+                agents: ArrayLike | None = None, colours: ArrayLike | None = None,
+                fps: float = 10.0, up: str = "y", max_faces: int = MAX_FACES,
                 title: str = "wayfinding voxels") -> str:
     """A self-contained HTML page showing the open faces of the blocked voxels (see the
     module; at most ``max_faces`` of them), ``paths`` as lines, ``boxes`` as wire frames and
-    ``start`` / ``goal`` as dots, in WebGL: drag to orbit, wheel to zoom."""
+    ``start`` / ``goal`` as dots, in WebGL: drag to orbit, wheel to zoom.  With ``agents``
+    (``(T, n, 3)`` world positions per frame, NaN rows for absent agents) they play in a loop
+    at ``fps`` frames a second, as dots coloured by ``colours`` (``(T, n, 3)`` or ``(n, 3)``
+    RGB 0..255; default white)."""
     grid = _as_grid(grid)
     max_faces = count("max_faces", max_faces, min=1)
     routes = _paths(paths, grid)
@@ -311,6 +401,15 @@ def voxels_html(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None =
         if len(faces) <= max_faces or max(b.shape) == 1:
             break
         f *= 2
+    frames: list[list[float]] = []
+    if agents is not None:
+        fps = positive_float("fps", fps)
+        pos, rgb = _agent_frames(agents, colours)
+        voxel = ((pos - np.asarray(grid.origin)) / grid.voxel_size)[..., list(order)]
+        for t in range(len(pos)):
+            ok = np.isfinite(voxel[t]).all(axis=1)
+            rows = np.concatenate([voxel[t][ok], rgb[t][ok] / 255.0], axis=1)
+            frames.append([round(x, 3) for x in rows.ravel().tolist()])
     ends = [p[list(order)].tolist() for p in (_point(start, grid, "start"),
                                               _point(goal, grid, "goal")) if p is not None]
     data = {"size": [int(s) for s in blocked.shape[::-1]], "block": f,
@@ -318,7 +417,7 @@ def voxels_html(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None =
             "paths": [[round(v, 4) for v in r[:, list(order)].ravel().tolist()]
                       for r in routes],
             "boxes": [round(v, 4) for v in cubes[:, :, list(order)].ravel().tolist()],
-            "ends": ends}
+            "ends": ends, "agents": frames, "ms": 1000.0 / positive_float("fps", fps)}
     safe_title = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _PAGE.replace("__TITLE__", safe_title).replace(
         "__DATA__", json.dumps(data, separators=(",", ":")))
@@ -466,7 +565,22 @@ function draw() {
     gl.enableVertexAttribArray(c); gl.vertexAttribPointer(c, 3, gl.FLOAT, false, 24, 12);
     gl.drawArrays(layer.mode, 0, layer.count);
   });
+  if (DATA.agents.length) {              // the agents of the current frame
+    const rows = DATA.agents[frame], pts = [];
+    for (let i = 0; i < rows.length; i += 6)
+      pts.push(...gx(rows[i], rows[i + 1], rows[i + 2]), rows[i + 3], rows[i + 4], rows[i + 5]);
+    gl.uniform1f(gl.getUniformLocation(prog, "s"), Math.max(4, 2400 / dist));
+    gl.bindBuffer(gl.ARRAY_BUFFER, agentBuffer);
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(pts), gl.DYNAMIC_DRAW);
+    gl.vertexAttribPointer(p, 3, gl.FLOAT, false, 24, 0);
+    gl.vertexAttribPointer(c, 3, gl.FLOAT, false, 24, 12);
+    gl.drawArrays(gl.POINTS, 0, pts.length / 6);
+  }
 }
+let frame = 0;
+const agentBuffer = gl.createBuffer();
+if (DATA.agents.length)
+  setInterval(() => { frame = (frame + 1) % DATA.agents.length; draw(); }, DATA.ms);
 let drag = null;
 canvas.onmousedown = e => { drag = [e.clientX, e.clientY]; };
 window.onmouseup = () => { drag = null; };
