@@ -24,6 +24,8 @@ from ..grid.grid import Grid
 from ..grid.search import GridSearch, _searcher
 from ..results import PathResult
 from ..sliced import SlicedSearch
+from ..voxel.grid import VoxelGrid
+from ..voxel.search import find_voxel_path
 from .continuous import ContinuousPlanner, MovingObstacle, TimedPath
 from .generic import (
     TERMINATIONS,
@@ -50,7 +52,8 @@ from .spacetime import ReservationTable, door, space_time_astar
 @renamed_keywords(algo="method")
 def find_path(world: Any, start: Any, goal: Any, *, method: str = "astar",
               heuristic: Any = None, **options: Any) -> PathResult:
-    """Find a path in a :class:`Grid`, a :class:`CSRGraph` or any graph with ``successors``.
+    """Find a path in a :class:`Grid`, a :class:`CSRGraph`, a
+    :class:`~wayfinding.voxel.VoxelGrid` or any graph with ``successors``.
 
     Grids use the compiled searches (``method``: see :data:`wayfinding.grid.ALGORITHMS`) unless
     ``heuristic`` is a callable or a table, or ``goal`` is open: a set of cells (any of them;
@@ -60,8 +63,12 @@ def find_path(world: Any, start: Any, goal: Any, *, method: str = "astar",
     kernels take a single goal cell), so they are much slower on big maps; the path is an
     ``(n, 2)`` array ending at the goal reached.  CSR graphs use compiled A*/Dijkstra for one
     goal and the generic search for open goals.  Other graphs use :func:`astar` /
-    :func:`dijkstra`.
+    :func:`dijkstra`.  Voxel grids use their compiled searches (``method``: see
+    :data:`wayfinding.voxel.METHODS`; they take one goal voxel and no other option).
     """
+    if isinstance(world, VoxelGrid) and heuristic is None and not options \
+            and not _open_goal(goal):
+        return find_voxel_path(world, start, goal, method=method)
     if _compiled(world, heuristic, goal):
         if isinstance(world, Grid):
             return _searcher(world).find_path(start, goal, method=method, heuristic=heuristic,
