@@ -5,7 +5,8 @@ Floors (imports only go down; the README's architecture section spells them out)
 * apps: ``cli``, ``demo``, ``bench``, ``viz``;
 * movement: ``fields``, ``crowd``;
 * search: ``search`` (generic algorithms over the graph protocol), ``paths``;
-* worlds: ``navmesh`` > ``grid`` > ``graph``, each with its own fast searches;
+* worlds: ``navmesh``, ``navmesh3d``, ``voxel`` > ``grid`` > ``graph``, each with its own
+  fast searches;
 * base: ``geometry``, ``errors``, ``results``, ``sliced`` and the compiled ``_kernels``.
 """
 
@@ -25,6 +26,7 @@ from .grid import Diagonal, Grid, GridSearch, distance_map, find_paths, read_map
 from .results import PathResult, SearchStats, Status
 from .search import find_path, start_search
 from .sliced import SlicedSearch
+from .voxel import VoxelGrid
 
 __version__ = "0.1.0"
 
@@ -32,6 +34,7 @@ __all__ = [
     "AdjacencyGraph", "CSRGraph", "Diagonal", "FileFormatError", "Graph", "Grid",
     "GridSearch", "IndexFormatError", "IndexMismatchError", "InvalidGridError",
     "InvalidQueryError", "MapFormatError", "PathResult",
-    "ScenarioFormatError", "SearchStats", "SlicedSearch", "Status", "WayfindingError", "Workspace",
+    "ScenarioFormatError", "SearchStats", "SlicedSearch", "Status", "VoxelGrid", "WayfindingError",
+    "Workspace",
     "distance_map", "find_path", "find_paths", "read_map", "read_scen", "start_search",
 ]

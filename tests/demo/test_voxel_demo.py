@@ -3,12 +3,12 @@ blocked voxel or overlapping another agent."""
 
 import numpy as np
 
-from wayfinding.demo.voxel import RADIUS, city, swarm
+from wayfinding.demo.voxel import RADIUS, demo_city, swarm
 from wayfinding.voxel.octree import SparseVoxelOctree
 
 
 def test_the_swarm_crosses_the_city_clear_of_voxels_and_of_each_other():
-    grid = city()
+    grid = demo_city()
     run = swarm(grid, SparseVoxelOctree.build(grid), agents=16, seed=4)
     assert run.arrived == 16
     pos = run.positions

@@ -39,7 +39,7 @@ class Swarm:
     ms_per_step: float
 
 
-def city() -> VoxelGrid:
+def demo_city() -> VoxelGrid:
     """The demo's city."""
     return generate.towers(CITY_SIZE, seed=CITY_SEED)
 
@@ -88,7 +88,7 @@ def _corners(grid: VoxelGrid, y: int) -> tuple[tuple[int, int, int], tuple[int, 
 
 def voxel_section(out: Path) -> str:
     """Solve, draw and fly the city into ``out``; return the HTML section."""
-    grid = city()
+    grid = demo_city()
     t0 = time.perf_counter()
     octree = SparseVoxelOctree.build(grid)
     build_ms = (time.perf_counter() - t0) * 1e3
