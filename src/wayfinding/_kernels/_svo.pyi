@@ -1,5 +1,6 @@
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import disjoint_base
 
 def morton_encode3(cells: NDArray[np.int64], out: NDArray[np.uint64]) -> None: ...
 def morton_decode3(codes: NDArray[np.uint64], out: NDArray[np.int64]) -> None: ...
@@ -24,18 +25,19 @@ def neighbour_links(
 ) -> None: ...
 def shortcut(padded: NDArray[np.uint8], cells: NDArray[np.int64]) -> NDArray[np.int64]: ...
 
+@disjoint_base
 class SvoQuery:
     num_layers: int
     num_nodes: int
-    def __init__(
-        self,
+    def __new__(
+        cls,
         child: NDArray[np.uint32],
         neigh: NDArray[np.uint32],
         leaves: NDArray[np.uint64],
         start: NDArray[np.int64],
         lo: NDArray[np.int32],
         layer: NDArray[np.uint8],
-    ) -> None: ...
+    ) -> SvoQuery: ...
     @property
     def nbytes(self) -> int: ...
     def locate(self, cells: NDArray[np.int64], out: NDArray[np.uint32]) -> None: ...
