@@ -23,8 +23,8 @@ bytes per touched voxel and the heap.  On Moving AI's A1 (89 million voxels) the
 362 MB of address space per side (bidirectional searches use two), committed only where
 searches went: the process peaked at 724 MB resident after 500 A* and 500 bidirectional
 queries there.  Searches that touch most of a big grid (Dijkstra or a distance map over
-A1) need 25 bytes per voxel touched, several GB there.  It is never cleared (a query resets a counter), so a query costs what it
-touches, never the size of the grid.
+A1) need 25 bytes per voxel touched, several GB there.  It is never cleared (a query resets
+a counter), so a query costs what it touches, never the size of the grid.
 
 Measured on the Moving AI Warframe maps (500 evenly spread problems of each file, one core,
 times per query including the Python call): bidirectional A* is the fastest exact method and
