@@ -96,7 +96,7 @@ def test_distance_map_matches_a_plain_dijkstra(world: tuple[VoxelGrid, Cell, Cel
     for (x, y, z), d in plain_dijkstra(grid, start).items():
         if d <= max_cost:
             expected[z, y, x] = d
-    got = voxel_distance_map(grid, start, max_cost=max_cost)
+    got = voxel_distance_map(grid, start, limit=max_cost)
     assert got.shape == grid.shape and got.dtype == np.float64
     np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
     np.testing.assert_allclose(got[np.isfinite(got)], expected[np.isfinite(expected)],
@@ -171,7 +171,7 @@ def test_module_functions_serve_threads_at_once() -> None:
     (lambda g: find_voxel_path(g, (0, 0, 0), (1, 0, 0), method=None), "unknown"),
     (lambda g: find_voxel_paths(g, [[0, 0, 0]], [[1, 0, 0], [2, 0, 0]]), "goals"),
     (lambda g: find_voxel_paths(g, [[0, 0]], [[1, 0, 0]]), "shape"),
-    (lambda g: voxel_distance_map(g, (0, 0, 0), max_cost=-1.0), "max_cost"),
+    (lambda g: voxel_distance_map(g, (0, 0, 0), limit=-1.0), "limit"),
     (lambda g: voxel_distance_map(g, (0, 0, 0), max_cost=math.nan), "max_cost"),
     (lambda g: voxel_distance_map(g, (1, 1, 1)), "blocked"),
     (lambda g: VoxelSearch(np.zeros((2, 2, 2), bool)), "VoxelGrid"),

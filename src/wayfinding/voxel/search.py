@@ -156,20 +156,21 @@ class VoxelSearch(SingleThread):
         return [self.find_path(s, g, method=method) for s, g in zip(a, b, strict=True)]
 
     @exclusive
-    def distance_map(self, source: Any, *, max_cost: float = math.inf) -> np.ndarray:
+    def distance_map(self, source: Any, *, limit: float = math.inf) -> np.ndarray:
         """``float64[nz, ny, nx]``: the length of the shortest path from voxel ``source`` to
-        every voxel (Dijkstra), inf where blocked, unreachable or beyond ``max_cost``."""
+        every voxel (Dijkstra), inf where blocked, unreachable or beyond ``limit`` (as the
+        grids' :meth:`~wayfinding.grid.GridSearch.distance_map`)."""
         grid = self.grid
         s = grid.cell(source, name="source", free=True)
         try:
-            limit = float(max_cost)
+            bound = float(limit)
         except (TypeError, ValueError):
-            limit = math.nan
-        if math.isnan(limit) or limit < 0:
-            raise InvalidQueryError(f"max_cost must be a number >= 0, got {brief(max_cost)}")
+            bound = math.nan
+        if math.isnan(bound) or bound < 0:
+            raise InvalidQueryError(f"limit must be a number >= 0, got {brief(limit)}")
         moves, (ws,) = self._scratch(1)
         out = np.full(grid.shape, math.inf)
-        _voxel_search.flood(ws, moves, _flat(grid, s), limit, out)
+        _voxel_search.flood(ws, moves, _flat(grid, s), bound, out)
         return out
 
 
@@ -257,7 +258,7 @@ def find_voxel_paths(grid: VoxelGrid, starts: Any, goals: Any, *, method: str = 
     return _searcher(grid).find_paths(starts, goals, method=method)
 
 
-def voxel_distance_map(grid: VoxelGrid, source: Any, *, max_cost: float = math.inf
+def voxel_distance_map(grid: VoxelGrid, source: Any, *, limit: float = math.inf
                        ) -> np.ndarray:
     """:meth:`VoxelSearch.distance_map` on this thread's search of ``grid``."""
-    return _searcher(grid).distance_map(source, max_cost=max_cost)
+    return _searcher(grid).distance_map(source, limit=limit)
