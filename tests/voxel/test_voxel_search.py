@@ -172,7 +172,7 @@ def test_module_functions_serve_threads_at_once() -> None:
     (lambda g: find_voxel_paths(g, [[0, 0, 0]], [[1, 0, 0], [2, 0, 0]]), "goals"),
     (lambda g: find_voxel_paths(g, [[0, 0]], [[1, 0, 0]]), "shape"),
     (lambda g: voxel_distance_map(g, (0, 0, 0), limit=-1.0), "limit"),
-    (lambda g: voxel_distance_map(g, (0, 0, 0), max_cost=math.nan), "max_cost"),
+    (lambda g: voxel_distance_map(g, (0, 0, 0), limit=math.nan), "limit"),
     (lambda g: voxel_distance_map(g, (1, 1, 1)), "blocked"),
     (lambda g: VoxelSearch(np.zeros((2, 2, 2), bool)), "VoxelGrid"),
 ])
