@@ -66,6 +66,7 @@ from .._kernels import _voxel_search
 from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult, SearchStats, Status
+from .anyangle import theta_star
 from .grid import MOVE_COSTS, MOVES, VoxelGrid
 from .methods import METHODS
 
@@ -125,7 +126,6 @@ class VoxelSearch(SingleThread):
         s = grid.cell(start, name="start", free=True)
         g = grid.cell(goal, name="goal", free=True)
         if not METHODS[method].exact:
-            from .anyangle import theta_star
             return theta_star(grid, s, g, lazy=method == "lazy_theta")
         t0 = time.perf_counter()
         if method == "bidirectional":
