@@ -45,11 +45,17 @@ voxels within about half the optimum of its own origin, so it expands half as ma
 2.5 times fewer on Simple, for a median slightly above A*'s on the easy problems (two heaps,
 two scratches).
 
-Not built, so not measured here: 3D jump point search (under the cube rule a diagonal jump
-must scan along its three axes and three planar diagonals at every step, and in the open
-halls of these levels those scans run to the next wall; the chapter found it slower than its
-octree search), and a canonical ordering without jumps (it cuts look-ups, not expansions,
-and the parent pruning above already removes most redundant look-ups).
+3D jump point search and canonical A* were measured and not kept.  A prototype of each (exact
+on 300 Simple and 100 A1 problems; scans stop at any voxel next to a blocked one) against this
+module's searches on the same problems: Simple, medians 218 µs (JPS), 176 µs (canonical A*),
+67 µs (A*), 81 µs (bidirectional); A1, 12.3 ms, 18.8 ms, 5.1 ms, 1.5 ms.  JPS expands fewer
+voxels (35 % fewer than A* on Simple, 73 % on A1) but reads far more: under the cube rule a
+diagonal jump scans along its three axes and three planar diagonals at every step, and in the
+open halls of these levels each scan runs on to the next wall, about 330 voxels read per
+expansion on Simple and 900 on A1 against at most 26 here (96 million voxels read per A1
+query on average, ten times A*'s); canonical A* reads little but expands as many voxels as A*
+and pays more for each.  The heap work JPS saves costs far less than the scans it adds, the
+chapter's finding that 3D JPS is slower.
 """
 
 from __future__ import annotations
