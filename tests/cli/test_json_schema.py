@@ -8,6 +8,7 @@ import contextlib
 import io
 import itertools
 import json
+import math
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from wayfinding.cli import main
 from wayfinding.navmesh3d import generate
+from wayfinding.voxel import Problem3D, Scenario3D, VoxelGrid, write_3dmap, write_3dscen
 
 PATH = {"found", "cost", "algorithm", "path", "expanded", "generated", "elapsed_us"}
 SCEN = {"scenario", "map", "algorithm", "problems", "solved", "mismatches", "median_us",
@@ -36,6 +38,8 @@ NAVMESH3D_INFO = {"tiles", "tile_size", "links", "counts", "ms", "total_ms",
                   "bytes_per_column"}
 NAVMESH3D_PATH = {"status", "length", "points", "polygons", "offmesh", "links", "query_ms"}
 NAVMESH3D_RAYCAST = {"hit", "t", "point", "normal", "polygons"}
+VOXEL_BUILD = {"voxels", "free", "grid_bytes", "dense_bytes", "read_s"}
+OCTREE_BUILD = {"octree", "octree_bytes", "octree_nodes", "octree_build_s"}
 CROWD_RUN = {"scenario", "model", "agents", "completion", "t50", "t90", "collisions",
              "max_penetration", "path_ratio", "energy", "jitter", "seconds", "render"}
 
@@ -73,6 +77,11 @@ SCHEMAS = {
     "field flow": ("field flow {d}/r.map --to 13,15 -o {d}/f.svg --json", FIELD_FLOW),
     "field scene": ("field scene lanes --units 5 --seconds 1 --json", FIELD_SCENE),
     "crowd run": ("crowd run circle --agents 4 --json", CROWD_RUN),
+    "voxel build": ("voxel build {d}/v.3dmap --grid {d}/vg.npz --json", VOXEL_BUILD | {"grid"}),
+    "voxel build octree": ("voxel build {d}/v.3dmap --octree {d}/vo.npz --quiet --json",
+                           VOXEL_BUILD | OCTREE_BUILD),
+    "voxel path": ("voxel path {d}/v.3dmap --from 0,0,0 --to 5,5,5 --json", PATH),
+    "voxel scen": ("voxel scen {d}/v.3dmap.3dscen --quiet --json", SCEN),
 }
 
 
@@ -85,6 +94,9 @@ def work(tmp_path_factory) -> Path:
                  "--quiet"]) == 0
     (d / "h.txt").write_text(" . . .\n  . . .\n . . .\n")
     generate.stairs(steps=3).to_obj(d / "s.obj")
+    write_3dmap(VoxelGrid.from_cells((6, 6, 6), [(5, 0, 0)]), d / "v.3dmap")
+    write_3dscen(Scenario3D("v.3dmap", [Problem3D((0, 0, 0), (5, 5, 5), 5 * math.sqrt(3))]),
+                 d / "v.3dmap.3dscen")
     return d
 
 
@@ -143,7 +155,8 @@ def test_the_page_has_a_section_per_command():
                                  ("navmesh3d", "build"), ("navmesh3d", "info"),
                                  ("navmesh3d", "path"), ("navmesh3d", "raycast"),
                                  ("navmesh3d", "nearest"), ("field", "flow"),
-                                 ("field", "scene"), ("crowd", "run")}
+                                 ("field", "scene"), ("crowd", "run"), ("voxel", "build"),
+                                 ("voxel", "path"), ("voxel", "scen")}
 
 
 def test_each_section_lists_exactly_the_keys_its_command_prints(printed, work):
