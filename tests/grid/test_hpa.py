@@ -1,5 +1,6 @@
 """HPA*: entrances, abstract-graph costs and paths against plain reference code, scipy and
-grid A*; suboptimality on the Moving AI samples; save/load, local rebuild and bad inputs."""
+a plain Dijkstra; the corridor refinement against a plain corridor Dijkstra; suboptimality on
+the Moving AI samples; save/load, local rebuild and bad inputs."""
 
 import math
 import threading
@@ -14,8 +15,8 @@ from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
 from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
-from wayfinding.grid import Grid, GridSearch
-from wayfinding.grid.hpa import SHORT_ENTRANCE, HPAStar
+from wayfinding.grid import Grid
+from wayfinding.grid.hpa import HPAStar
 from wayfinding.grid.index import load_index
 
 RULES = ("never", "no_corner_cutting")
@@ -25,16 +26,14 @@ RULES = ("never", "no_corner_cutting")
 def reference_pairs(passable: np.ndarray, size: int) -> set[tuple[tuple, tuple]]:
     """Transition pairs written straight from the definition: walk each cluster border cell
     by cell, collect the maximal runs of pairs free on both sides, and place one pair in the
-    middle of a short run or two at the ends of a long one."""
+    middle of each run (the lower of the two middle pairs when it is even)."""
     h, w = passable.shape
     cells = set()
 
     def place(run, pair):
         if not run:
             return
-        picks = [run[(len(run) - 1) // 2]] if len(run) <= SHORT_ENTRANCE else [run[0], run[-1]]
-        for t in picks:
-            cells.add(tuple(pair(t)))
+        cells.add(tuple(pair(run[(len(run) - 1) // 2])))
 
     for x in range(size, w, size):  # vertical borders between columns x - 1 and x
         for y0 in range(0, h, size):
@@ -115,13 +114,12 @@ def test_transition_cells_match_reference(size):
         assert set(node_cells(hpa)) == reference_transitions(passable, size)
 
 
-def test_long_entrance_gets_two_transitions():
+def test_an_entrance_gets_one_transition_in_its_middle():
     g = Grid(np.ones((20, 20), dtype=bool))
     hpa = HPAStar.build(g, cluster_size=10)
-    # each of the four border halves is one run of 10 > SHORT_ENTRANCE pairs: its end pairs
-    assert (0, 9) in node_cells(hpa) and (0, 10) in node_cells(hpa)
-    assert (9, 0) in node_cells(hpa) and (10, 0) in node_cells(hpa)
-    assert len(node_cells(hpa)) == 4 * 2 * 2 - 4  # corners shared by two borders
+    # each of the four border halves is one run of 10 pairs: its 5th pair (index 4)
+    assert sorted(node_cells(hpa)) == sorted([(9, 4), (10, 4), (9, 14), (10, 14),
+                                              (4, 9), (4, 10), (14, 9), (14, 10)])
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -192,39 +190,59 @@ def test_level2_edges_are_level1_shortest_paths_inside_the_cluster(rule):
 def test_every_pair_on_a_small_map(levels, smooth):
     g = GRID_T
     hpa = HPAStar.build(g, cluster_size=3, levels=levels, group=2)
-    search = GridSearch(g)
     free = [c for c in g.iter_cells() if g.is_passable(c)]
     for a in free[::3]:
+        dist = oracle_costs(g.costs, "no_corner_cutting", a)
         for b in free[::2]:
-            r = hpa.find_path(a, b, smooth=smooth)
-            opt = search.find_path(a, b)
-            assert r.found == opt.found
-            assert r.algorithm == ("hpa_smooth" if smooth else "hpa")
-            if opt.found:
-                check_path(g, r, a, b, opt.cost)
+            for refine in ("corridor", "edges"):
+                r = hpa.find_path(a, b, smooth=smooth, refine=refine)
+                assert r.found
+                assert r.algorithm == ("hpa_smooth" if smooth else "hpa")
+                check_path(g, r, a, b, float(dist[b[1], b[0]]))
+
+
+def corridor_optimum(g: Grid, rule: str, hpa: HPAStar, edges_path, a, b) -> float:
+    """The cheapest cost from ``a`` to ``b`` through the top-level clusters that the
+    ``"edges"`` refinement of the same abstract path visits (plain Dijkstra on the map with
+    every other cell blocked)."""
+    side = hpa.options["cluster_size"] * hpa.options["group"] ** (hpa.levels - 1)
+    keep = {cluster_of(tuple(c), side) for c in edges_path.tolist()}
+    costs = g.costs.copy()
+    for y in range(g.height):
+        for x in range(g.width):
+            if cluster_of((x, y), side) not in keep:
+                costs[y, x] = np.inf
+    return float(oracle_costs(costs, rule, a)[b[1], b[0]])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), h=st.integers(1, 16), w=st.integers(1, 16),
        size=st.integers(2, 6), levels=st.integers(1, 3), rule=st.sampled_from(RULES),
        weighted=st.booleans(), density=st.sampled_from([0.0, 0.2, 0.35, 0.5]))
-def test_random_grids_against_astar(seed, h, w, size, levels, rule, weighted, density):
+def test_random_grids_against_dijkstra(seed, h, w, size, levels, rule, weighted, density):
     rng = np.random.default_rng(seed)
     g = random_grid(rng, h, w, density, rule, weighted)
     free = np.argwhere(g.passable)
     if len(free) == 0:
         return
     hpa = HPAStar.build(g, cluster_size=size, levels=levels, group=2)
-    search = GridSearch(g)
     for _ in range(8):
         (ay, ax), (by, bx) = free[rng.integers(len(free))], free[rng.integers(len(free))]
         a, b = (int(ax), int(ay)), (int(bx), int(by))
-        opt = search.find_path(a, b)
+        opt = float(oracle_costs(g.costs, rule, a)[by, bx])
+        edges = hpa.find_path(a, b, refine="edges")
+        assert edges.found == math.isfinite(opt)
         for smooth in (False, True):
             r = hpa.find_path(a, b, smooth=smooth)
-            assert r.found == opt.found
-            if opt.found:
-                check_path(g, r, a, b, opt.cost)
+            assert r.found == math.isfinite(opt)
+            if r.found:
+                check_path(g, r, a, b, opt)
+                assert r.cost <= edges.cost + 1e-9
+                if not smooth and a != b:  # the cheapest path inside the corridor
+                    assert r.cost == pytest.approx(
+                        corridor_optimum(g, rule, hpa, edges.path, a, b), abs=1e-9)
+        if edges.found:
+            check_path(g, edges, a, b, opt)
 
 
 def test_start_equals_goal_and_unreachable():
@@ -261,41 +279,56 @@ def test_refined_edges_are_kept_and_reused():
     g, scen = generated_grid("caves"), generated_scen("caves")
     p = scen.problems[-1]
     hpa = HPAStar.build(g, levels=2)
-    first = hpa.find_path(p.start, p.goal)
+    first = hpa.find_path(p.start, p.goal, refine="edges")
     kept, nbytes = len(hpa._legs), hpa.kept_nbytes
-    again = hpa.find_path(p.start, p.goal)
+    again = hpa.find_path(p.start, p.goal, refine="edges")
     assert kept > 0 and len(hpa._legs) == kept and nbytes == hpa.kept_nbytes > 0
     assert again.path.tolist() == first.path.tolist() and again.cost == first.cost
     assert again.stats.expanded < first.stats.expanded
     # A fresh index (nothing kept) answers every problem with the same path.
     fresh = HPAStar.build(g, levels=2)
     for q in scen.problems[::7]:
-        assert hpa.find_path(q.start, q.goal).path.tolist() == \
-            HPAStar.build(g, levels=2).find_path(q.start, q.goal).path.tolist()
+        assert hpa.find_path(q.start, q.goal, refine="edges").path.tolist() == \
+            HPAStar.build(g, levels=2).find_path(q.start, q.goal, refine="edges").path.tolist()
     assert fresh._legs == {}
 
 
 # --------------------------------------------------------------------------- game maps
 def suboptimality(name: str, levels: int, sample: int | None = 125):
+    """Length ratios (found / the file's optimum) of the corridor refinement, the same
+    smoothed, and the edge refinement, on the problems of a scenario file."""
     g, scen = load(name, sample)
     hpa = HPAStar.build(g, levels=levels)
-    ratios, smooth = [], []
+    out: dict[str, list[float]] = {"corridor": [], "smooth": [], "edges": []}
     for p in scen.problems:
         r = hpa.find_path(p.start, p.goal)
         s = hpa.find_path(p.start, p.goal, smooth=True)
-        assert r.found and s.found
-        assert r.cost == pytest.approx(g.path_cost(r.path), abs=1e-9)
-        assert r.cost >= p.optimal - max(1e-3, 1e-5 * p.optimal)
-        assert s.cost <= r.cost + 1e-9
+        e = hpa.find_path(p.start, p.goal, refine="edges")
+        for x in (r, s, e):
+            assert x.found
+            assert tuple(x.path[0]) == p.start and tuple(x.path[-1]) == p.goal
+            assert x.cost == pytest.approx(g.path_cost(x.path), abs=1e-9)
+            assert x.cost >= p.optimal - max(1e-3, 1e-5 * p.optimal)
+        assert s.cost <= r.cost + 1e-9 and r.cost <= e.cost + 1e-9
         if p.optimal > 0:
-            ratios.append(r.cost / p.optimal)
-            smooth.append(s.cost / p.optimal)
-    return np.array(ratios), np.array(smooth)
+            for key, x in (("corridor", r), ("smooth", s), ("edges", e)):
+                out[key].append(x.cost / p.optimal)
+    return {k: np.array(v) for k, v in out.items()}
 
 
-#: Measured (levels 1 and 2, cluster size 10) on every Moving AI sample: mean ratio at most
-#: 1.073 (level 1, den312d) and 1.030 (level 2, maze512-8-0); the bound asserted is 1.10.
-MEAN_BOUND = 1.10
+#: The mean length ratio the default (corridor) refinement must keep on every sample (the
+#: issue's target: at most 1% above the optimum on average).  Measured with the default
+#: cluster size on every Moving AI sample of 125 problems: at most 1.006 (see BENCHMARKS.md
+#: for the full files).
+MEAN_BOUND = 1.01
+#: The bound for the edge refinement, which follows the transition cells.
+EDGES_BOUND = 1.15
+
+
+def check_bounds(ratios: dict[str, np.ndarray]) -> None:
+    assert ratios["corridor"].mean() <= MEAN_BOUND
+    assert ratios["smooth"].mean() <= ratios["corridor"].mean()
+    assert ratios["edges"].mean() <= EDGES_BOUND
 
 
 @pytest.mark.parametrize("name", [
@@ -303,25 +336,20 @@ MEAN_BOUND = 1.10
     *movingai_names("dao/arena2", "dao/den312d", "dao/brc202d", "cities/Berlin_0_256")])
 @pytest.mark.parametrize("levels", [1, 2])
 def test_suboptimality_on_sample_scenarios(name, levels):
-    r, s = suboptimality(name, levels)
-    assert r.mean() <= MEAN_BOUND
-    assert s.mean() <= r.mean()
+    check_bounds(suboptimality(name, levels))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", movingai_names())
 @pytest.mark.parametrize("levels", [1, 2])
 def test_suboptimality_on_every_sample_scenario(name, levels):
-    r, s = suboptimality(name, levels)
-    assert r.mean() <= MEAN_BOUND
-    assert s.mean() <= r.mean()
+    check_bounds(suboptimality(name, levels))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", movingai_names("dao/arena2", "dao/brc202d"))
 def test_full_scenario_files(name):
-    r, _ = suboptimality(name, 1, sample=None)
-    assert r.mean() <= MEAN_BOUND
+    check_bounds(suboptimality(name, 1, sample=None))
 
 
 # --------------------------------------------------------------------------- files, edits
@@ -403,6 +431,9 @@ def test_unsupported_grids():
 
 def test_bad_queries():
     hpa = HPAStar.build(GRID_T, cluster_size=3)
+    with pytest.raises(InvalidQueryError, match="unknown refine 'fast'; expected one of: "
+                       "corridor, edges"):
+        hpa.find_path((0, 0), (1, 1), refine="fast")
     with pytest.raises(InvalidQueryError, match="blocked"):
         hpa.find_path((3, 1), (0, 0))
     with pytest.raises(InvalidQueryError, match="outside"):

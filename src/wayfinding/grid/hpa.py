@@ -1,14 +1,15 @@
 """HPA*: hierarchical path-finding on grids with an abstract graph of cluster entrances
-(Botea, Müller and Schaeffer, "Near optimal hierarchical path-finding", 2004).
+(after Botea, Müller and Schaeffer, "Near optimal hierarchical path-finding", 2004), refined
+inside a corridor of clusters.
 
 The map is cut into square *clusters* of ``cluster_size`` cells.  Along every border between
 two clusters, an *entrance* is a maximal run of cell pairs, one cell on each side, both
-passable.  A run of at most :data:`SHORT_ENTRANCE` pairs gets one transition pair in its
-middle (the lower-indexed of the two middle pairs when the run is even); a longer run gets two,
-one at each end.  The cells of the transition pairs are the abstract nodes.  The level-1
-abstract graph has an *inter-edge* across the border for each pair (the cost of that straight
-step) and an *intra-edge* between every two nodes of one cluster that are connected inside it,
-with the exact cost of the cheapest path that stays inside the cluster.
+passable; it gets one transition pair in its middle (the lower-indexed of the two middle pairs
+when the run is even).  The cells of the transition pairs are the abstract nodes.  The
+level-1 abstract graph has an *inter-edge* across the border for each pair (the cost of that
+straight step) and an *intra-edge* between every two nodes of one cluster that are connected
+inside it, with the exact cost of the cheapest path that stays inside the cluster (one
+compiled distance map per node at build time).
 
 With ``levels > 1``, a level-k cluster groups ``group x group`` level-(k-1) clusters.  Its
 nodes are the transition cells on level-k borders; its intra-edges cost the shortest path
@@ -16,14 +17,24 @@ between them in the level-(k-1) graph restricted to the cluster.
 
 A query connects the start and the goal to the nodes of their top-level cluster (one compiled
 distance map each, on the cluster's sub-grid, cells outside the cluster excluded), adds the
-direct in-cluster path when both lie in one cluster, runs the compiled A* on the top-level
-graph with these temporary edges (in a per-thread scratch copy: the stored graph is never
-changed), and refines each abstract edge: an inter-edge is its single step, an intra-edge is
-the compiled A* inside its cluster.  The index owns that scratch, one set per querying
-thread; a build uses a workspace of its own.  The cells of each abstract edge are kept once
-refined (in memory, at most one array per top-level edge), so later queries read them instead
-of searching again.  The cost returned is that of the final cell path, at
-least the optimum and usually within a few percent of it.
+direct in-cluster path when both lie in one cluster, and runs a compiled A* (octile
+heuristic; Manhattan on 4-connected grids) on the top-level graph with these temporary edges
+(in a per-thread scratch copy: the stored graph is never changed).  The abstract path is then
+turned into cells in one of two ways:
+
+- ``"corridor"`` (the default): a compiled A* on the map restricted to the *corridor*, the
+  top-level clusters that hold a cell of the abstract path.  The abstract path's own cells lie
+  in the corridor, so the path found is the cheapest one inside it: never dearer than the
+  abstract path, and the optimum whenever an optimal path stays in the corridor (on the Moving
+  AI benchmark maps, within 1% of the optimum on average; see ``BENCHMARKS.md``).
+- ``"edges"``: each abstract edge on its own (an inter-edge is its single step, an intra-edge
+  the compiled A* inside its cluster), as in Botea et al.  The cells of each abstract edge are
+  kept once refined (in memory, at most one array per top-level edge), so later queries read
+  them instead of searching again.  Faster, but the path follows the transition cells and
+  is several percent longer than the optimum on average.
+
+The index owns the scratch, one set per querying thread; a build uses a workspace of its
+own.  The cost returned is that of the final cell path, at least the optimum.
 
 Supported grids: the ``never`` and ``no_corner_cutting`` diagonal rules, uniform or weighted
 terrain.  Under these rules every move across a cluster border can be replaced by straight
@@ -46,7 +57,7 @@ import numpy as np
 
 from .. import _saved
 from .._deprecated import positional_options
-from .._kernels import _canonical, _csrsearch, _gridops, _gridsearch
+from .._kernels import _canonical, _gridops, _gridsearch, _hpa_search
 from .._kernels._workspace import Workspace
 from .._validate import count
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
@@ -59,9 +70,11 @@ from .index import GridIndex, require_grid
 from .rules import DIRECTIONS, Diagonal
 from .smoothing import smooth_path
 
-#: Entrances of at most this many cell pairs get one transition pair (in the middle); longer
-#: ones get two (at the ends), as in Botea et al.
-SHORT_ENTRANCE = 6
+#: The level-1 cluster side (cells) :meth:`HPAStar.build` uses by default.
+CLUSTER_SIZE = 16
+
+#: The ways :meth:`HPAStar.find_path` turns the abstract path into cells.
+REFINEMENTS = ("corridor", "edges")
 
 #: Diagonal rules HPA* supports.
 RULES = (Diagonal.NEVER, Diagonal.NO_CORNER_CUTTING)
@@ -97,6 +110,19 @@ class _Layout:
         cy, cx = divmod(int(cluster), self.cols[level - 1])
         return cx * s, cy * s, min((cx + 1) * s, self.w), min((cy + 1) * s, self.h)
 
+    def count(self, level: int) -> int:
+        """Clusters of level ``level``."""
+        s = self.sides[level - 1]
+        return self.cols[level - 1] * -(-self.h // s)
+
+    def zones(self, level: int) -> np.ndarray:
+        """``((H + 2) * (W + 2),)`` int32: the level-``level`` cluster of each padded cell
+        (0 on the border)."""
+        out = np.zeros((self.h + 2, self.w + 2), dtype=np.int32)
+        flat = np.arange(self.h * self.w, dtype=np.int64)
+        out[1:-1, 1:-1] = self.cluster(flat, level).reshape(self.h, self.w)
+        return out.ravel()
+
     def border_level(self, coord: np.ndarray) -> np.ndarray:
         """Highest level whose cluster borders lie at ``coord`` (a multiple of the level-1
         side)."""
@@ -123,15 +149,9 @@ def _runs(ok: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _transitions(first: np.ndarray, last: np.ndarray) -> np.ndarray:
-    """Positions of the transition pairs of runs ``first..last`` (inclusive), per run in
-    order: the middle of a short run, both ends of a long one."""
-    length = last - first + 1
-    short = length <= SHORT_ENTRANCE
-    one = np.where(short, first + (length - 1) // 2, first)
-    two = last[~short]
-    idx = np.concatenate([np.arange(len(first)), np.flatnonzero(~short)])
-    pos = np.concatenate([one, two])
-    return pos[np.lexsort((pos, idx))]
+    """Position of the transition pair of each run ``first..last`` (inclusive): its middle,
+    the lower-indexed of the two middle pairs when the run is even."""
+    return first + (last - first) // 2
 
 
 def transition_pairs(passable: np.ndarray, layout: _Layout
@@ -146,7 +166,7 @@ def transition_pairs(passable: np.ndarray, layout: _Layout
         ok = (passable[:, xs - 1] & passable[:, xs]).T
         rows, first, last = _runs(ok, s)
         pos = _transitions(first, last)
-        x = xs[np.repeat(rows, np.where(last - first + 1 <= SHORT_ENTRANCE, 1, 2))]
+        x = xs[rows]
         a_all.append(pos * w + x - 1)
         b_all.append(pos * w + x)
         lv_all.append(layout.border_level(x))
@@ -155,7 +175,7 @@ def transition_pairs(passable: np.ndarray, layout: _Layout
         ok = passable[ys - 1, :] & passable[ys, :]
         rows, first, last = _runs(ok, s)
         pos = _transitions(first, last)
-        y = ys[np.repeat(rows, np.where(last - first + 1 <= SHORT_ENTRANCE, 1, 2))]
+        y = ys[rows]
         a_all.append((y - 1) * w + pos)
         b_all.append(y * w + pos)
         lv_all.append(layout.border_level(y))
@@ -428,11 +448,14 @@ class _Scratch:
         self.weights[at] = arrays[f"weights{top}"]
         self.slot = self.indptr[1:n + 1] - 1  # the reserved slot of each top-level node
         y, x = np.divmod(nodes, layout.w)
-        self.coords = np.zeros((n + 2, 2))
-        self.coords[:n, 0] = x
-        self.coords[:n, 1] = y
+        self.xy = np.zeros((n + 2, 2), dtype=np.int32)
+        self.xy[:n, 0] = x
+        self.xy[:n, 1] = y
         self.ws = Workspace(n + 2)
         self.region_ws = Workspace(_region_size(layout, top))
+        self.grid_ws: Workspace | None = None   # the corridor searches' (made on first use)
+        self.mark = np.zeros(layout.count(top), dtype=np.uint32)
+        self.stamp = 0
 
 
 class HPAStar(GridIndex):
@@ -462,7 +485,7 @@ class HPAStar(GridIndex):
     """
 
     kind = "hpa"
-    version = 1
+    version = 2
 
     def __init__(self, world: Any, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float):
@@ -472,6 +495,8 @@ class HPAStar(GridIndex):
         self._local = threading.local()
         self._regions: dict[int, _Region] = {}
         self._legs: dict[tuple[int, int], np.ndarray] = {}
+        self._zone: np.ndarray | None = None
+        self._hkind = heuristic_code(None, world.diagonal)
 
     def _region(self, cluster: int) -> _Region:
         """The top-level cluster ``cluster`` as a padded grid (made once, then shared)."""
@@ -504,14 +529,14 @@ class HPAStar(GridIndex):
         return len(self.arrays["nodes"])
 
     @classmethod
-    def build(cls, grid: Grid, *, cluster_size: int = 10, levels: int = 1, group: int = 3,
+    def build(cls, grid: Grid, *, cluster_size: int = CLUSTER_SIZE, levels: int = 1, group: int = 3,
               progress: bool | None = None) -> HPAStar:
         """Build the abstract graph of ``grid``.
 
-        ``cluster_size`` (cells, >= 2, default 10): side of the level-1 clusters.  Smaller
-        clusters make more transition nodes and a larger abstract graph; larger ones make the
-        start and goal insertion (a distance map over a cluster) and the refinement searches
-        dearer; 10 is the size Botea et al. found best on 512 x 512 game maps.
+        ``cluster_size`` (cells, >= 2, default :data:`CLUSTER_SIZE`): side of the level-1
+        clusters.  Smaller clusters make more transition nodes and a larger abstract graph;
+        larger ones make the start and goal insertion (a distance map over a cluster) and the
+        corridor search dearer; 16 was the fastest on the 512 x 512 Moving AI maps.
         ``levels`` (1 to 32): levels of the hierarchy.  ``group`` (>= 2, default 3): a level-k
         cluster is ``group x group`` level-(k-1) clusters; the top ones may be at most
         :data:`MAX_SIDE` cells wide.  ``progress``: show a progress bar.
@@ -632,6 +657,31 @@ class HPAStar(GridIndex):
             out.update({f"indptr{k}": indptr, f"indices{k}": indices, f"weights{k}": weights})
         return cls(grid, out, options, build_time)
 
+    def _corridor(self, sc: _Scratch, flat: np.ndarray, s: tuple[int, int],
+                  g: tuple[int, int]) -> tuple[np.ndarray, int, int]:
+        """The cheapest path from ``s`` to ``g`` inside the top-level clusters of the abstract
+        path's cells ``flat`` (compiled A*), its expanded and generated counts."""
+        lay, top = self.layout, self.levels
+        if sc.stamp == 0xFFFFFFFF:
+            sc.mark[:] = 0
+            sc.stamp = 0
+        sc.stamp += 1
+        sc.mark[lay.cluster(flat, top)] = sc.stamp
+        grid = self.grid
+        wp = grid.width + 2
+        if sc.grid_ws is None:
+            sc.grid_ws = Workspace((grid.height + 2) * wp)
+        if self._zone is None:
+            self._zone = lay.zones(top)
+        ps = (s[1] + 1) * wp + s[0] + 1
+        pg = (g[1] + 1) * wp + g[0] + 1
+        found, _, exp, gen = _hpa_search.corridor_search(
+            sc.grid_ws, grid.padded_costs, grid.moves, wp, ps, pg, self._zone, sc.mark,
+            sc.stamp, self._hkind, grid.min_cost, grid.is_uniform)
+        if not found:  # the abstract path lies in the corridor: cannot happen
+            raise RuntimeError(f"no path from {s} to {g} inside the corridor")
+        return sc.grid_ws.path_cells(pg, wp), exp, gen
+
     def _scratch(self) -> _Scratch:
         sc = getattr(self._local, "scratch", None)
         if sc is None:
@@ -639,17 +689,27 @@ class HPAStar(GridIndex):
             self._local.scratch = sc
         return sc
 
-    def find_path(self, start: Any, goal: Any, *, smooth: bool = False) -> PathResult:
+    def find_path(self, start: Any, goal: Any, *, smooth: bool = False,
+                  refine: str = "corridor") -> PathResult:
         """A path from ``start`` to ``goal`` (``(x, y)`` cells): legal, its ``cost`` the exact
-        sum of its steps, at least the optimum.  ``smooth=True`` then shortcuts it along
-        lines of sight (:func:`smooth_path`); never longer.  Algorithm ``"hpa"`` /
-        ``"hpa_smooth"``; ``stats.expanded`` counts the abstract search's expansions and those
-        of the refinements not already kept from earlier queries.
+        sum of its steps, at least the optimum.
 
-        Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; a goal on another
-        island gives ``found=False`` without searching.
+        ``refine``: how the abstract path becomes cells (see the module doc): ``"corridor"``
+        (default), the cheapest path inside the top-level clusters the abstract path crosses;
+        ``"edges"``, each abstract edge on its own (faster, longer paths).  ``smooth=True``
+        then shortcuts the path along lines of sight (:func:`smooth_path`); never longer.
+        Algorithm ``"hpa"`` / ``"hpa_smooth"``; ``stats.expanded`` counts the abstract
+        search's expansions and those of the refinement (with ``"edges"``, of the edges not
+        already kept from earlier queries).
+
+        Blocked or out-of-grid endpoints and an unknown ``refine`` raise
+        :class:`InvalidQueryError`; a goal on another island gives ``found=False`` without
+        searching.
         """
         t0 = _clock()
+        if refine not in REFINEMENTS:
+            raise InvalidQueryError(f"unknown refine {refine!r}; expected one of: "
+                                    f"{', '.join(REFINEMENTS)}")
         grid = self.grid
         s = grid.cell(start, name="start", passable=True)
         g = grid.cell(goal, name="goal", passable=True)
@@ -689,12 +749,12 @@ class HPAStar(GridIndex):
         slots = sc.slot[gids]
         sc.indices[slots] = G
         sc.weights[slots] = into_g
-        sc.coords[S] = s
-        sc.coords[G] = g
+        sc.xy[S] = s
+        sc.xy[G] = g
         try:
-            found, _, exp, gen, mo = _csrsearch.search(
-                sc.ws, sc.indptr, sc.indices, sc.weights, sc.coords, S, G, grid.min_cost,
-                False)
+            found, _, exp, gen, mo = _hpa_search.abstract_search(
+                sc.ws, sc.indptr, sc.indices, sc.weights, sc.xy, S, G, self._hkind,
+                grid.min_cost)
             abstract = sc.ws.path_to(G) if found else None
         finally:
             sc.indices[row:row + m + 1] = S
@@ -705,6 +765,15 @@ class HPAStar(GridIndex):
                                           elapsed=_clock() - t0), name)
         flat = nodes[abstract[1:-1]]
         flat = np.concatenate([[s[1] * lay.w + s[0]], flat, [g[1] * lay.w + g[0]]])
+        if refine == "corridor":
+            path, e, gn = self._corridor(sc, flat, s, g)
+            exp += e
+            gen += gn
+            if smooth:
+                path = smooth_path(grid, path)
+            return PathResult(path, grid.path_cost(path), True,
+                              SearchStats(expanded=exp, generated=gen, max_open=mo,
+                                          elapsed=_clock() - t0), name)
         ys, xs = np.divmod(flat, lay.w)
         cl = lay.cluster(flat, top).tolist()
         xs, ys = xs.tolist(), ys.tolist()
