@@ -28,3 +28,13 @@ def abstract_search(
     hkind: int,
     hscale: float,
 ) -> tuple[bool, float, int, int, int]: ...
+def corridor_jps(
+    ws: Workspace,
+    cost: NDArray[np.float64],
+    width: int,
+    start: int,
+    goal: int,
+    zone: NDArray[np.int32],
+    mark: NDArray[np.uint32],
+    stamp: int,
+) -> tuple[bool, float, int, int, NDArray[np.int64]]: ...

@@ -660,7 +660,8 @@ class HPAStar(GridIndex):
     def _corridor(self, sc: _Scratch, flat: np.ndarray, s: tuple[int, int],
                   g: tuple[int, int]) -> tuple[np.ndarray, int, int]:
         """The cheapest path from ``s`` to ``g`` inside the top-level clusters of the abstract
-        path's cells ``flat`` (compiled A*), its expanded and generated counts."""
+        path's cells ``flat`` (compiled jump point search on uniform grids under the
+        ``no_corner_cutting`` rule, else A*), its expanded and generated counts."""
         lay, top = self.layout, self.levels
         if sc.stamp == 0xFFFFFFFF:
             sc.mark[:] = 0
@@ -675,12 +676,17 @@ class HPAStar(GridIndex):
             self._zone = lay.zones(top)
         ps = (s[1] + 1) * wp + s[0] + 1
         pg = (g[1] + 1) * wp + g[0] + 1
-        found, _, exp, gen = _hpa_search.corridor_search(
-            sc.grid_ws, grid.padded_costs, grid.moves, wp, ps, pg, self._zone, sc.mark,
-            sc.stamp, self._hkind, grid.min_cost, grid.is_uniform)
-        if not found:  # the abstract path lies in the corridor: cannot happen
+        if grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING:
+            found, _, exp, gen, cells = _hpa_search.corridor_jps(
+                sc.grid_ws, grid.padded_costs, wp, ps, pg, self._zone, sc.mark, sc.stamp)
+        else:
+            found, _, exp, gen = _hpa_search.corridor_search(
+                sc.grid_ws, grid.padded_costs, grid.moves, wp, ps, pg, self._zone, sc.mark,
+                sc.stamp, self._hkind, grid.min_cost, grid.is_uniform)
+            cells = sc.grid_ws.path_cells(pg, wp) if found else None
+        if cells is None or not found:  # the abstract path lies in the corridor: cannot be
             raise RuntimeError(f"no path from {s} to {g} inside the corridor")
-        return sc.grid_ws.path_cells(pg, wp), exp, gen
+        return cells, exp, gen
 
     def _scratch(self) -> _Scratch:
         sc = getattr(self._local, "scratch", None)
