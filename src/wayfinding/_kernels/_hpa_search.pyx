@@ -311,7 +311,8 @@ def corridor_jps(Workspace ws, const double[::1] cost, int width, int start, int
             uy = u // width
             p = parent[u]
             # Directions to jump in, coded 3 * (dy + 1) + dx + 1: every one from the start,
-            # else the natural and forced ones of the step that reached u.
+            # else the natural and forced ones of the step that reached u (a diagonal step
+            # has no forced ones when corners cannot be cut).
             ndirs = 0
             if p < 0:
                 for dy in range(-1, 2):
@@ -327,20 +328,28 @@ def corridor_jps(Workspace ws, const double[::1] cost, int width, int start, int
                     cand[1] = 4 + dx
                     cand[2] = 3 * (dy + 1) + dx + 1
                     ndirs = 3
-                elif dx:
+                elif dx:  # forced: a free side cell whose cell behind is blocked
                     cand[0] = 4 + dx
-                    cand[1] = 1
-                    cand[2] = 7
-                    cand[3] = dx + 1
-                    cand[4] = 6 + dx + 1
-                    ndirs = 5
+                    ndirs = 1
+                    if free(&c, u - width) and not free(&c, u - dx - width):
+                        cand[1] = 1
+                        cand[2] = dx + 1
+                        ndirs = 3
+                    if free(&c, u + width) and not free(&c, u - dx + width):
+                        cand[ndirs] = 7
+                        cand[ndirs + 1] = 6 + dx + 1
+                        ndirs += 2
                 else:
                     cand[0] = 3 * (dy + 1) + 1
-                    cand[1] = 3
-                    cand[2] = 5
-                    cand[3] = 3 * (dy + 1)
-                    cand[4] = 3 * (dy + 1) + 2
-                    ndirs = 5
+                    ndirs = 1
+                    if free(&c, u - 1) and not free(&c, u - 1 - dy * width):
+                        cand[1] = 3
+                        cand[2] = 3 * (dy + 1)
+                        ndirs = 3
+                    if free(&c, u + 1) and not free(&c, u + 1 - dy * width):
+                        cand[ndirs] = 5
+                        cand[ndirs + 1] = 3 * (dy + 1) + 2
+                        ndirs += 2
             for k in range(ndirs):
                 dx = cand[k] % 3 - 1
                 dy = cand[k] // 3 - 1
