@@ -122,6 +122,34 @@ def test_an_entrance_gets_one_transition_in_its_middle():
                                               (4, 9), (4, 10), (14, 9), (14, 10)])
 
 
+def check_intra_edges(e: dict, members: list[int], dist: dict) -> None:
+    """The intra-edges among ``members`` against their true distances ``dist[(u, v)]``
+    (inf when not connected): every edge costs the distance, and joins a pair no third
+    member lies on (``d(u, k) + d(k, v) > d(u, v)``); every pair left out is unreachable or
+    has such a member, so the edges give every distance (scipy's Dijkstra on them)."""
+    n = max(members) + 1
+    kept = [(u, v) for u in members for v in members if (u, v) in e]
+    for u in members:
+        for v in members:
+            if u == v:
+                continue
+            d = dist[(u, v)]
+            between = [k for k in members if k not in (u, v)
+                       and dist[(u, k)] + dist[(k, v)] <= d + 1e-9]
+            if (u, v) in e:
+                assert e[(u, v)] == pytest.approx(d, abs=1e-9)
+                assert not between
+            else:
+                assert not math.isfinite(d) or between
+    m = csr_array(([e[p] for p in kept], ([p[0] for p in kept], [p[1] for p in kept])),
+                  shape=(n, n))
+    for u in members:
+        got = dijkstra(m, indices=u)
+        for v in members:
+            if v != u:
+                assert got[v] == pytest.approx(dist[(u, v)], abs=1e-9)
+
+
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_level1_edges_are_in_cluster_shortest_paths(rule, weighted):
@@ -133,20 +161,24 @@ def test_level1_edges_are_in_cluster_shortest_paths(rule, weighted):
     e = edges(hpa, 1)
     pairs = reference_pairs(g.passable, size)
     pairs |= {(b, a) for a, b in pairs}
+    clusters: dict = {}
     for u, a in enumerate(cells):
-        cx, cy = cluster_of(a, size)
+        clusters.setdefault(cluster_of(a, size), []).append(u)
+    for (cx, cy), members in clusters.items():
         sub = g.costs[cy * size:(cy + 1) * size, cx * size:(cx + 1) * size]
-        dist = oracle_costs(sub, rule, (a[0] - cx * size, a[1] - cy * size))
+        dist = {}
+        for u in members:
+            a = cells[u]
+            du = oracle_costs(sub, rule, (a[0] - cx * size, a[1] - cy * size))
+            for v in members:
+                b = cells[v]
+                dist[(u, v)] = float(du[b[1] - cy * size, b[0] - cx * size])
+        check_intra_edges(e, members, dist)
+    for u, a in enumerate(cells):
         for v, b in enumerate(cells):
-            if v == u:
+            if cluster_of(a, size) == cluster_of(b, size):
                 continue
-            if cluster_of(b, size) == (cx, cy):  # intra-edge iff connected inside
-                d = dist[b[1] - cy * size, b[0] - cx * size]
-                if math.isfinite(d):
-                    assert e[(u, v)] == pytest.approx(d, abs=1e-9)
-                else:
-                    assert (u, v) not in e
-            elif (a, b) in pairs:  # inter-edge across the border
+            if (a, b) in pairs:  # inter-edge across the border
                 assert e[(u, v)] == pytest.approx(g.step_cost(a, b))
             else:
                 assert (u, v) not in e
@@ -169,19 +201,36 @@ def test_level2_edges_are_level1_shortest_paths_inside_the_cluster(rule):
         m = csr_array(([p[2] for p in pairs], ([p[0] for p in pairs], [p[1] for p in pairs])),
                       shape=(n, n))
         tops = [u for u in inside if level[u] >= 2]
+        dist = {}
         for u in tops:
             d = dijkstra(m, indices=u)
             for v in tops:
-                if v == u:
-                    continue
-                if math.isfinite(d[v]):
-                    assert e2[(u, v)] == pytest.approx(d[v], abs=1e-9)
-                else:
-                    assert (u, v) not in e2
+                dist[(u, v)] = float(d[v])
+        check_intra_edges(e2, tops, dist)
     # inter-edges of level 2 are the level-1 ones on level-2 borders
     for (u, v), w in e2.items():
         if cluster_of(cells[u], big) != cluster_of(cells[v], big):
             assert e1[(u, v)] == w
+
+
+def test_a_pair_with_a_node_between_gets_no_edge():
+    g = Grid.from_ascii("""
+#########
+#########
+####.####
+.........
+#########
+#########""", diagonal="never")
+    hpa = HPAStar.build(g, cluster_size=3)
+    cells = node_cells(hpa)
+    at = {c: i for i, c in enumerate(cells)}
+    e = edges(hpa, 1)
+    # the cluster x 3..5, y 3..5 holds (3, 3), (4, 3) and (5, 3) on one row: (4, 3) lies on
+    # the only path between the outer two, so they get no edge of their own
+    left, mid, right = at[(3, 3)], at[(4, 3)], at[(5, 3)]
+    assert e[(left, mid)] == e[(mid, right)] == 1.0
+    assert (left, right) not in e and (right, left) not in e
+    assert hpa.find_path((0, 3), (8, 3)).cost == 8.0
 
 
 # --------------------------------------------------------------------------- queries

@@ -210,17 +210,24 @@ def _groups(keys: np.ndarray) -> dict[int, np.ndarray]:
 def _pairwise(dist_rows: list[np.ndarray], ids: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Both-way edges from ``dist_rows[i][j]`` (cost from node ``i`` to ``j > i``), dropping
-    unreachable pairs."""
-    src, dst, cost = [], [], []
-    for i, row in enumerate(dist_rows):
-        j = np.flatnonzero(np.isfinite(row[i + 1:])) + i + 1
-        src.append(np.full(len(j), ids[i]))
-        dst.append(ids[j])
-        cost.append(row[j])
-    if not src:
+    unreachable pairs and *dominated* ones: a pair ``(i, j)`` with a third node ``k`` such
+    that ``d(i, k) + d(k, j) <= d(i, j)`` (up to rounding), whose cost the two edges through
+    ``k`` already give.  Every cost is positive, so those two are strictly shorter and the
+    graph keeps every shortest distance."""
+    m = len(ids)
+    if m < 2:
         return (np.empty(0, np.int64),) * 2 + (np.empty(0),)
-    s, d, c = np.concatenate(src), np.concatenate(dst), np.concatenate(cost)
-    return np.concatenate([s, d]), np.concatenate([d, s]), np.concatenate([c, c])
+    d = np.full((m, m), np.inf)
+    for i, row in enumerate(dist_rows):
+        d[i, i + 1:] = row[i + 1:]
+    upper = np.triu(np.ones((m, m), dtype=bool), 1)
+    d = np.where(upper, d, d.T)
+    np.fill_diagonal(d, np.inf)
+    via = np.min(d[:, :, None] + d[None, :, :], axis=1)   # best d(i, k) + d(k, j), k != i, j
+    keep = upper & np.isfinite(d) & ~(via <= d * (1.0 + 1e-12))
+    i, j = np.nonzero(keep)
+    s, t, c = ids[i], ids[j], d[i, j]
+    return np.concatenate([s, t]), np.concatenate([t, s]), np.concatenate([c, c])
 
 
 def _node_levels(nodes: np.ndarray, a: np.ndarray, b: np.ndarray,
