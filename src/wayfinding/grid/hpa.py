@@ -426,8 +426,9 @@ def _build_arrays(grid: Grid, layout: _Layout, *, show: bool = False,
 
 class _Scratch:
     """One thread's query state on one index: the top-level graph with reserved slots for
-    the temporary start and goal edges, the abstract search's workspace, and the workspace
-    of the searches inside a top-level cluster."""
+    the temporary start and goal edges, the abstract search's workspace, the workspace of
+    the searches inside a top-level cluster, and the corridor search's workspace (over the
+    whole padded map, made on the first corridor query) and cluster marks."""
 
     def __init__(self, index: HPAStar):
         arrays, layout, top = index.arrays, index.layout, index.levels
@@ -526,8 +527,8 @@ class HPAStar(GridIndex):
 
     @property
     def kept_nbytes(self) -> int:
-        """Bytes of the refined abstract edges kept by the queries so far (not in
-        ``nbytes``, which counts the index's arrays)."""
+        """Bytes of the refined abstract edges kept by the ``refine="edges"`` queries so far
+        (not in ``nbytes``, which counts the index's arrays)."""
         return sum(cells.nbytes for cells in list(self._legs.values()))
 
     @property
