@@ -225,8 +225,8 @@ def _pairwise(dist_rows: list[np.ndarray], ids: np.ndarray
     np.fill_diagonal(d, np.inf)
     via = np.min(d[:, :, None] + d[None, :, :], axis=1)   # best d(i, k) + d(k, j), k != i, j
     keep = upper & np.isfinite(d) & ~(via <= d * (1.0 + 1e-12))
-    i, j = np.nonzero(keep)
-    s, t, c = ids[i], ids[j], d[i, j]
+    a, b = np.nonzero(keep)
+    s, t, c = ids[a], ids[b], d[a, b]
     return np.concatenate([s, t]), np.concatenate([t, s]), np.concatenate([c, c])
 
 
@@ -691,8 +691,9 @@ class HPAStar(GridIndex):
             found, _, exp, gen = _hpa_search.corridor_search(
                 sc.grid_ws, grid.padded_costs, grid.moves, wp, ps, pg, self._zone, sc.mark,
                 sc.stamp, self._hkind, grid.min_cost, grid.is_uniform)
-            cells = sc.grid_ws.path_cells(pg, wp) if found else None
-        if cells is None or not found:  # the abstract path lies in the corridor: cannot be
+            if found:
+                cells = sc.grid_ws.path_cells(pg, wp)
+        if not found:  # the abstract path lies in the corridor: cannot happen
             raise RuntimeError(f"no path from {s} to {g} inside the corridor")
         return cells, exp, gen
 
