@@ -30,10 +30,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import _saved
-from .._kernels import _subgoal_build, _subgoal_query
+from .._kernels import _subgoal_build, _subgoal_query, _subgoal_table
 from .._validate import count
 from ..errors import IndexFormatError, InvalidQueryError
-from ..results import PathResult, SearchStats, empty_path
+from ..results import PathResult, SearchStats, Status, empty_path
 from .grid import Grid
 from .index import GridIndex, require_grid
 from .rules import SQRT2
@@ -101,15 +101,7 @@ class SubgoalGraph(GridIndex):
         require_grid(grid, "a subgoal graph")
         levels = count("levels", levels, max=100)
         t0 = time.perf_counter()
-        wp = grid.width + 2
-        sid, cells, clearance = _cell_arrays(grid)
-        level, indptr, core_end, targets, costs, info = _subgoal_build.build_graph(
-            grid.moves, clearance, sid, wp, cells, int(levels))
-        arrays = {"subgoals": _xy(cells, wp), "level": level, "indptr": indptr,
-                  "core_end": core_end,
-                  "targets": targets, "costs": costs, "subgoal_id": sid,
-                  "clearance": clearance,
-                  "top_level": np.array([info["top_level"]], dtype=np.int32)}
+        arrays, info = _graph_arrays(grid, int(levels))
         out = cls(grid, arrays, {"levels": int(levels)}, time.perf_counter() - t0)
         out.build_info = info
         return out
@@ -117,60 +109,13 @@ class SubgoalGraph(GridIndex):
     @classmethod
     def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
         _saved.integer(_saved.option(options, "levels"), "option levels", 1, 100)
-        npad = (grid.height + 2) * (grid.width + 2)
-        n = len(_cell_arrays(grid)[1])
-        # Each edge is stored both ways; no graph has more than n (n - 1) entries, and none
-        # built from a map comes near 256 per padded cell.
-        edges = min(n * max(n - 1, 0), 256 * npad)
-        return {"subgoals": 8 * n, "level": n, "indptr": 8 * (n + 1), "core_end": 8 * n,
-                "targets": 4 * edges, "costs": 8 * edges, "subgoal_id": 4 * npad,
-                "clearance": 8 * npad, "top_level": 4}
+        return _graph_members(grid)
 
     @classmethod
     def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
                  build_time: float) -> SubgoalGraph:
         require_grid(grid, "a subgoal graph")
-        levels = options["levels"]
-        npad = (grid.height + 2) * (grid.width + 2)
-        wp = grid.width + 2
-        # The per-cell arrays follow from the grid: recompute and compare them.
-        sid, cells, clearance = _cell_arrays(grid)
-        n = len(cells)
-        a = {name: _saved.array(arrays, name, dtype, shape) for name, dtype, shape in (
-            ("subgoals", np.int32, (n, 2)), ("level", np.int8, (n,)),
-            ("indptr", np.int64, (n + 1,)), ("core_end", np.int64, (n,)),
-            ("targets", np.int32, (None,)), ("costs", np.float64, (None,)),
-            ("subgoal_id", np.int32, (npad,)), ("clearance", np.uint16, (npad, 4)),
-            ("top_level", np.int32, (1,)))}
-        _saved.equal(a["subgoal_id"], sid, "subgoal_id", "the map's subgoals")
-        _saved.equal(a["clearance"], clearance, "clearance", "the map's clearances")
-        _saved.equal(a["subgoals"], _xy(cells, wp), "subgoals", "the map's subgoals")
-        top = int(_saved.values_in(a["top_level"], "top_level", 1, levels)[0])
-        _saved.values_in(a["level"], "level", 1, top)
-        indptr, targets, costs = a["indptr"], a["targets"], a["costs"]
-        e = len(targets)
-        if len(costs) != e:
-            raise IndexFormatError(f"arrays 'targets' and 'costs' differ in length ({e} and "
-                                   f"{len(costs)})")
-        _saved.pointers(indptr, "indptr", e)
-        _saved.values_in(targets, "targets", 0, n - 1)
-        below = a["core_end"] < indptr[:-1]
-        if below.any() or np.any(a["core_end"] > indptr[1:]):
-            i = int(np.argmax(below | (a["core_end"] > indptr[1:])))
-            raise IndexFormatError(f"array 'core_end' holds core_end[{i}] = "
-                                   f"{int(a['core_end'][i])}, outside its row "
-                                   f"{int(indptr[i])}..{int(indptr[i + 1])}")
-        # Every edge weighs the octile distance between its ends, computed as the kernels
-        # do (straight steps + diagonal steps x sqrt 2).
-        src = np.repeat(np.arange(n), np.diff(indptr))
-        d = np.abs(a["subgoals"][src].astype(np.int64) - a["subgoals"][targets])
-        octile = np.abs(d[:, 0] - d[:, 1]) + np.minimum(d[:, 0], d[:, 1]) * SQRT2
-        wrong = costs != octile
-        if wrong.any():
-            i = int(np.argmax(wrong))
-            raise IndexFormatError(f"array 'costs' holds costs[{i}] = {costs[i]!r}, not the "
-                                   f"octile distance {octile[i]!r} between its ends")
-        return cls(grid, a, options, build_time)
+        return cls(grid, _check_graph(grid, arrays, options["levels"]), options, build_time)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -281,3 +226,341 @@ def _cell_arrays(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _xy(cells: np.ndarray, wp: int) -> np.ndarray:
     return np.stack([cells % wp - 1, cells // wp - 1], axis=1).astype(np.int32).reshape(-1, 2)
+
+
+_GRAPH_ARRAYS = ("subgoals", "level", "indptr", "core_end", "targets", "costs", "subgoal_id",
+                 "clearance", "top_level")
+
+
+def _graph_arrays(grid: Grid, levels: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays of the ``levels``-level subgoal graph of ``grid`` and the build's counts."""
+    wp = grid.width + 2
+    sid, cells, clearance = _cell_arrays(grid)
+    level, indptr, core_end, targets, costs, info = _subgoal_build.build_graph(
+        grid.moves, clearance, sid, wp, cells, levels)
+    arrays = {"subgoals": _xy(cells, wp), "level": level, "indptr": indptr,
+              "core_end": core_end, "targets": targets, "costs": costs, "subgoal_id": sid,
+              "clearance": clearance,
+              "top_level": np.array([info["top_level"]], dtype=np.int32)}
+    return arrays, info
+
+
+def _graph_members(grid: Grid) -> dict[str, int]:
+    """Most bytes of each saved subgoal graph array for ``grid``."""
+    npad = (grid.height + 2) * (grid.width + 2)
+    n = len(_cell_arrays(grid)[1])
+    # Each edge is stored both ways; no graph has more than n (n - 1) entries, and none
+    # built from a map comes near 256 per padded cell.
+    edges = min(n * max(n - 1, 0), 256 * npad)
+    return {"subgoals": 8 * n, "level": n, "indptr": 8 * (n + 1), "core_end": 8 * n,
+            "targets": 4 * edges, "costs": 8 * edges, "subgoal_id": 4 * npad,
+            "clearance": 8 * npad, "top_level": 4}
+
+
+def _check_graph(grid: Grid, arrays: dict[str, np.ndarray], levels: int
+                 ) -> dict[str, np.ndarray]:
+    """The saved subgoal graph arrays, checked against ``grid`` (raises
+    :class:`IndexFormatError`)."""
+    npad = (grid.height + 2) * (grid.width + 2)
+    wp = grid.width + 2
+    # The per-cell arrays follow from the grid: recompute and compare them.
+    sid, cells, clearance = _cell_arrays(grid)
+    n = len(cells)
+    a = {name: _saved.array(arrays, name, dtype, shape) for name, dtype, shape in (
+        ("subgoals", np.int32, (n, 2)), ("level", np.int8, (n,)),
+        ("indptr", np.int64, (n + 1,)), ("core_end", np.int64, (n,)),
+        ("targets", np.int32, (None,)), ("costs", np.float64, (None,)),
+        ("subgoal_id", np.int32, (npad,)), ("clearance", np.uint16, (npad, 4)),
+        ("top_level", np.int32, (1,)))}
+    _saved.equal(a["subgoal_id"], sid, "subgoal_id", "the map's subgoals")
+    _saved.equal(a["clearance"], clearance, "clearance", "the map's clearances")
+    _saved.equal(a["subgoals"], _xy(cells, wp), "subgoals", "the map's subgoals")
+    top = int(_saved.values_in(a["top_level"], "top_level", 1, levels)[0])
+    _saved.values_in(a["level"], "level", 1, top)
+    indptr, targets, costs = a["indptr"], a["targets"], a["costs"]
+    e = len(targets)
+    if len(costs) != e:
+        raise IndexFormatError(f"arrays 'targets' and 'costs' differ in length ({e} and "
+                               f"{len(costs)})")
+    _saved.pointers(indptr, "indptr", e)
+    _saved.values_in(targets, "targets", 0, n - 1)
+    below = a["core_end"] < indptr[:-1]
+    if below.any() or np.any(a["core_end"] > indptr[1:]):
+        i = int(np.argmax(below | (a["core_end"] > indptr[1:])))
+        raise IndexFormatError(f"array 'core_end' holds core_end[{i}] = "
+                               f"{int(a['core_end'][i])}, outside its row "
+                               f"{int(indptr[i])}..{int(indptr[i + 1])}")
+    # Every edge weighs the octile distance between its ends, computed as the kernels
+    # do (straight steps + diagonal steps x sqrt 2).
+    src = np.repeat(np.arange(n), np.diff(indptr))
+    d = np.abs(a["subgoals"][src].astype(np.int64) - a["subgoals"][targets])
+    octile = np.abs(d[:, 0] - d[:, 1]) + np.minimum(d[:, 0], d[:, 1]) * SQRT2
+    wrong = costs != octile
+    if wrong.any():
+        i = int(np.argmax(wrong))
+        raise IndexFormatError(f"array 'costs' holds costs[{i}] = {costs[i]!r}, not the "
+                               f"octile distance {octile[i]!r} between its ends")
+    return a
+
+
+#: Default cap on the bytes of a :class:`SubgoalTable`'s distance table (50 MiB).
+MAX_TABLE_BYTES = 50 * 2**20
+
+
+class SubgoalTable(GridIndex):
+    """A two-level subgoal graph with a table of the grid distances between its top-level
+    subgoals, for queries without a graph search.
+
+    Build with :meth:`build`.  A query that is not answered by the straight octile path
+    connects the start and the goal to their direct-h-reachable subgoals (through the local
+    subgoals direct-h-reachable from either, by a small Dijkstra that stops at top-level
+    subgoals), then takes the least ``d(start, u) + table[u, v] + d(v, goal)`` over those
+    top-level subgoals ``u`` and ``v`` (and the routes through local subgoals only); the
+    route between ``u`` and ``v`` follows, at each top-level subgoal, the edge that keeps
+    the table's distance.  Costs are optimal; uniform grids with the ``no_corner_cutting``
+    rule only.
+
+    ``arrays``: those of the two-level :class:`SubgoalGraph` plus ``table`` ``(m, m)``
+    float64, ``m`` the number of top-level subgoals in node order (inf between islands).
+    When ``m * m * 8`` exceeds ``max_table_bytes`` the table is left empty (``(0, 0)``,
+    :attr:`has_table` false) and queries run the two-level graph's A* instead.
+
+    Queries may run on several threads at once: each thread gets its own scratch.
+
+    >>> g = Grid.from_ascii('''
+    ... ......
+    ... ..##..
+    ... ..##..
+    ... ......''')
+    >>> st = SubgoalTable.build(g)
+    >>> r = st.find_path((0, 1), (5, 2))
+    >>> r.found, round(r.cost, 4), r.algorithm
+    (True, 6.8284, 'subgoal_table')
+    """
+
+    kind: ClassVar[str] = "subgoal_table"
+    version: ClassVar[int] = 1
+    algorithm: ClassVar[str] = "subgoal_table"
+
+    def __init__(self, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float):
+        super().__init__(grid, arrays, options, build_time)
+        self._local = threading.local()
+        self.graph = SubgoalGraph(grid, {k: arrays[k] for k in _GRAPH_ARRAYS}, {"levels": 2},
+                                  build_time)
+        """The two-level :class:`SubgoalGraph` the table is built on (sharing its arrays)."""
+        top = arrays["level"] == self.graph.top_level
+        self._top_index = np.full(len(top), -1, dtype=np.int32)
+        self._top_index[top] = np.arange(int(top.sum()), dtype=np.int32)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def build(cls, grid: Grid, *, max_table_bytes: int = MAX_TABLE_BYTES) -> SubgoalTable:
+        """Build the two-level subgoal graph of ``grid`` and its distance table.
+
+        ``max_table_bytes``: the table (8 bytes per pair of top-level subgoals) is built
+        only when it fits; otherwise queries search the graph (:attr:`has_table` false).
+        Raises :class:`InvalidGridError` for grids that are not uniform with the
+        ``no_corner_cutting`` rule.
+        """
+        require_grid(grid, "a subgoal table")
+        cap = count("max_table_bytes", max_table_bytes)
+        t0 = time.perf_counter()
+        arrays, _ = _graph_arrays(grid, 2)
+        arrays["table"] = _top_table(arrays, cap)
+        return cls(grid, arrays, {"max_table_bytes": int(cap)}, time.perf_counter() - t0)
+
+    @classmethod
+    def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
+        cap = _saved.integer(_saved.option(options, "max_table_bytes"),
+                             "option max_table_bytes", 0)
+        n = len(_cell_arrays(grid)[1])
+        return {**_graph_members(grid), "table": min(cap, 8 * n * n)}
+
+    @classmethod
+    def _restore(cls, grid: Grid, arrays: dict[str, np.ndarray], options: dict[str, Any],
+                 build_time: float) -> SubgoalTable:
+        require_grid(grid, "a subgoal table")
+        a = _check_graph(grid, arrays, 2)
+        top = np.flatnonzero(a["level"] == int(a["top_level"][0]))
+        m = len(top) if 8 * len(top) ** 2 <= options["max_table_bytes"] else 0
+        table = _saved.array(arrays, "table", np.float64, (m, m))
+        if m:
+            _check_table(table, a, top)
+        return cls(grid, {**a, "table": table}, options, build_time)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def has_table(self) -> bool:
+        """Whether the distance table was built (it fits ``max_table_bytes``)."""
+        return self.arrays["table"].shape[0] > 0 or self.num_top_subgoals == 0
+
+    @property
+    def table(self) -> np.ndarray:
+        """``(m, m)`` float64 grid distances between the top-level subgoals (in the order
+        of :attr:`top_subgoals`); ``(0, 0)`` when not built."""
+        return self.arrays["table"]
+
+    @property
+    def top_subgoals(self) -> np.ndarray:
+        """``(m, 2)`` int32 ``(x, y)`` cells of the top-level subgoals (table order)."""
+        return self.arrays["subgoals"][self._top_index >= 0]
+
+    @property
+    def num_top_subgoals(self) -> int:
+        return int(np.count_nonzero(self._top_index >= 0))
+
+    # ------------------------------------------------------------------ queries
+    def _query(self) -> _subgoal_table.TableQuery | _GraphSearch:
+        q = getattr(self._local, "query", None)
+        if q is None and not self.has_table:
+            q = self._local.query = _GraphSearch(self.graph, self.algorithm)
+        if q is None:
+            a, g = self.arrays, self.graph
+            q = _subgoal_table.TableQuery(
+                self.grid.moves, a["clearance"], a["subgoal_id"], self.grid.width + 2,
+                g._cells, a["level"], a["indptr"], a["core_end"], a["targets"], a["costs"],
+                g.top_level, self._top_index, a["table"], self.grid.components, PathResult,
+                SearchStats, self.algorithm, Status.FOUND, Status.FAILED)
+            self._local.query = q
+        return q
+
+    def find_path(self, start: Any, goal: Any) -> PathResult:
+        """Optimal path between two ``(x, y)`` cells.
+
+        ``stats.expanded`` / ``generated`` count the subgoals settled / reached by the two
+        endpoint Dijkstras (0 when the straight octile path answered).  Blocked or
+        out-of-grid endpoints raise :class:`InvalidQueryError`; endpoints on different
+        islands give ``found=False`` without searching.  Without a table
+        (:attr:`has_table` false) the two-level graph is searched.
+        """
+        try:
+            r = self._local.query.find_path(start, goal)
+        except AttributeError:
+            r = self._query().find_path(start, goal)
+        if r.__class__ is int:
+            a = self.grid.cell(start, name="start", passable=True)
+            b = self.grid.cell(goal, name="goal", passable=True)
+            r = self._local.query.find_path(a, b)
+            if r.__class__ is int:  # pragma: no cover - the cells were checked above
+                raise InvalidQueryError(f"cells {a} and {b} cannot be queried")
+        return r
+
+    def find_paths(self, starts: Any, goals: Any) -> list[PathResult]:
+        """:meth:`find_path` for each pair ``starts[i] -> goals[i]`` (sequences or
+        ``(k, 2)`` arrays of ``(x, y)`` cells, all checked before the first query), in one
+        compiled loop; results in input order."""
+        a, b = self._pairs(starts, goals)
+        return self._query().find_paths(a, b)
+
+    def find_costs(self, starts: Any, goals: Any) -> np.ndarray:
+        """``(k,)`` float64 optimal costs of ``starts[i] -> goals[i]`` (as
+        :meth:`find_paths`; inf between islands), without building results."""
+        a, b = self._pairs(starts, goals)
+        return self._query().find_costs(a, b)
+
+    def find_waypoints(self, start: Any, goal: Any) -> np.ndarray:
+        """``(k, 2)`` int64 cells of the high-level path: start, the subgoals passed, goal
+        (empty if unreachable; just the start when start == goal)."""
+        r = self.find_path(start, goal)
+        if not r.found:
+            return empty_path()
+        if len(r.path) == 1:
+            return r.path
+        mid = self._query().waypoints()
+        return np.concatenate([r.path[:1], mid, r.path[-1:]])
+
+    def _pairs(self, starts: Any, goals: Any) -> tuple[np.ndarray, np.ndarray]:
+        a, b = _cells(self.grid, starts, "starts"), _cells(self.grid, goals, "goals")
+        if len(a) != len(b):
+            raise InvalidQueryError(f"{len(a)} starts but {len(b)} goals")
+        return a, b
+
+
+def _cells(grid: Grid, values: Any, name: str) -> np.ndarray:
+    """``(k, 2)`` int64 passable cells: integer arrays are checked at once, anything else
+    cell by cell (:meth:`Grid.cells`)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.ndim == 2 \
+            and values.shape[1] == 2:
+        a = np.ascontiguousarray(values, dtype=np.int64)
+        h, w = grid.shape
+        inside = (a[:, 0] >= 0) & (a[:, 0] < w) & (a[:, 1] >= 0) & (a[:, 1] < h)
+        ok = inside.copy()
+        ok[inside] = grid.passable[a[inside, 1], a[inside, 0]]
+        if ok.all():
+            return a
+        values = [tuple(c) for c in a[~ok][:1].tolist()]
+    return np.array(grid.cells(values, name=name, passable=True),
+                    dtype=np.int64).reshape(-1, 2)
+
+
+class _GraphSearch:
+    """The queries of a :class:`SubgoalTable` whose table was not built: A* over its
+    two-level graph, with the same entry points as the table's kernel."""
+
+    def __init__(self, graph: SubgoalGraph, algorithm: str):
+        self.graph = graph
+        self.algorithm = algorithm
+
+    def find_path(self, start: Any, goal: Any) -> PathResult:
+        r = self.graph.find_path(start, goal)
+        r.algorithm = self.algorithm
+        return r
+
+    def find_paths(self, starts: np.ndarray, goals: np.ndarray) -> list[PathResult]:
+        return [self.find_path((int(a[0]), int(a[1])), (int(b[0]), int(b[1])))
+                for a, b in zip(starts, goals, strict=True)]
+
+    def find_costs(self, starts: np.ndarray, goals: np.ndarray) -> np.ndarray:
+        return np.array([r.cost for r in self.find_paths(starts, goals)], dtype=np.float64)
+
+    def waypoints(self) -> np.ndarray:
+        return self.graph._query().waypoints()[1:-1]
+
+
+def _top_table(arrays: dict[str, np.ndarray], cap: int) -> np.ndarray:
+    """The distance table between the top-level subgoals, or ``(0, 0)`` above ``cap`` bytes."""
+    top = np.flatnonzero(arrays["level"] == int(arrays["top_level"][0])).astype(np.int32)
+    if 8 * len(top) ** 2 > cap:
+        return np.zeros((0, 0), dtype=np.float64)
+    index = np.full(len(arrays["level"]), -1, dtype=np.int32)
+    index[top] = np.arange(len(top), dtype=np.int32)
+    return _subgoal_table.build_table(top, index, arrays["indptr"], arrays["core_end"],
+                                      arrays["targets"], arrays["costs"])
+
+
+def _check_table(table: np.ndarray, a: dict[str, np.ndarray], top: np.ndarray) -> None:
+    """Check a loaded distance table: symmetric, zero on the diagonal, at least the octile
+    distance between its subgoals and obeying the triangle inequality along every top-level
+    edge (raises :class:`IndexFormatError`)."""
+    if np.isnan(table).any() or (table < 0).any():
+        i = np.unravel_index(int(np.argmax(np.isnan(table) | (table < 0))), table.shape)
+        raise IndexFormatError(f"array 'table' holds table{list(i)} = {table[i]!r}, not a "
+                               f"distance")
+    if not np.array_equal(table, table.T):
+        i = np.unravel_index(int(np.argmax(table != table.T)), table.shape)
+        raise IndexFormatError(f"array 'table' is not symmetric at {list(i)}")
+    if np.any(np.diagonal(table) != 0):
+        raise IndexFormatError("array 'table' holds a non-zero distance from a subgoal to "
+                               "itself")
+    xy = a["subgoals"][top].astype(np.int64)
+    for k in range(len(top)):
+        d = np.abs(xy - xy[k])
+        octile = np.abs(d[:, 0] - d[:, 1]) + np.minimum(d[:, 0], d[:, 1]) * SQRT2
+        low = table[k] < octile * (1 - 1e-12)
+        if low.any():
+            j = int(np.argmax(low))
+            raise IndexFormatError(f"array 'table' holds table[{k}, {j}] = {table[k, j]!r}, "
+                                   f"below the octile distance {octile[j]!r}")
+    index = np.full(len(a["level"]), -1, dtype=np.int64)
+    index[top] = np.arange(len(top))
+    indptr, core_end = a["indptr"], a["core_end"]
+    src = np.concatenate([np.full(int(core_end[u] - indptr[u]), index[u]) for u in top]) \
+        if len(top) else np.zeros(0, dtype=np.int64)
+    edges = np.concatenate([np.arange(indptr[u], core_end[u]) for u in top]) \
+        if len(top) else np.zeros(0, dtype=np.int64)
+    dst = index[a["targets"][edges]]
+    if (dst < 0).any():
+        raise IndexFormatError("a top-level row of 'targets' lists a subgoal below the top "
+                               "level before 'core_end'")
+    _saved.triangle(table, "table", src, dst, a["costs"][edges])

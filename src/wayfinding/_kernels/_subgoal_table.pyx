@@ -1,0 +1,537 @@
+# distutils: language = c++
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Two-level subgoal graph with a distance table between its top-level subgoals.
+
+``build_table`` runs one Dijkstra over the top level from each top-level subgoal; the
+top level of a two-level subgoal graph keeps the grid distances between its subgoals, so
+the table holds those distances.  ``TableQuery`` answers a query without a graph search:
+
+1. start == goal, different islands, or a free block-order octile path between them;
+2. otherwise a small Dijkstra from each endpoint over its direct-h-reachable subgoals and
+   the local subgoals direct-h-reachable from either endpoint, stopping at top-level
+   subgoals (each endpoint's *entries*);
+3. the cost is the least of ``d(start, u) + D[u, v] + d(v, goal)`` over entry pairs and
+   ``d(start, x) + d(x, goal)`` over the local subgoals both Dijkstras reached;
+4. the route between two top-level subgoals follows, from each node, the edge ``e`` to
+   ``y`` least in ``cost(e) + D[y, v]``; each graph edge is then walked on the grid.
+
+Layout and vocabulary (subgoals, clearances, levels, octile costs) as in ``_subgoal_grid.pxd``.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport INFINITY as INF
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libcpp.algorithm cimport sort
+from libcpp.pair cimport pair
+from libcpp.queue cimport priority_queue
+from libcpp.vector cimport vector
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from ._subgoal_grid cimport (
+    GridCtx,
+    direct_h_reachable,
+    make_ctx,
+    octile_path,
+    octile_steps,
+)
+
+cnp.import_array()
+
+ctypedef pair[double, int] Item
+
+cdef object _new = object.__new__
+
+
+def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
+                const int64_t[::1] indptr, const int64_t[::1] core_end,
+                const int32_t[::1] targets, const double[::1] costs):
+    """``(m, m)`` float64 grid distances between the ``m`` top-level subgoals
+    ``top_nodes`` (inf between islands), by Dijkstra over the top-level edges (row ``v``
+    of the CSR graph up to ``core_end[v]``).  ``top_index[v]`` is the row of node v."""
+    cdef Py_ssize_t m = top_nodes.shape[0], i, k
+    out = np.full((m, m), INF, dtype=np.float64)
+    if m == 0:
+        return out
+    cdef double[:, ::1] d = out
+    cdef priority_queue[Item] heap
+    cdef Item it
+    cdef int u, v, ku, kv
+    cdef int64_t e
+    cdef double du, nd
+    with nogil:
+        for i in range(m):
+            d[i, i] = 0.0
+            heap.push(Item(-0.0, <int> i))
+            while not heap.empty():
+                it = heap.top()
+                heap.pop()
+                ku = it.second
+                du = -it.first
+                if du > d[i, ku]:
+                    continue
+                u = top_nodes[ku]
+                for e in range(indptr[u], core_end[u]):
+                    v = targets[e]
+                    kv = top_index[v]
+                    nd = du + costs[e]
+                    if nd < d[i, kv]:
+                        d[i, kv] = nd
+                        heap.push(Item(-nd, kv))
+        # Both directions of a pair come from different runs: keep one value for both, so
+        # that route following from either end agrees with the table.
+        for i in range(m):
+            for k in range(i + 1, m):
+                if d[k, i] < d[i, k]:
+                    d[i, k] = d[k, i]
+                else:
+                    d[k, i] = d[i, k]
+    return out
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef struct Side:
+    double* dist
+    int32_t* parent       # previous node on the way from the endpoint, -1 from the endpoint
+    uint32_t* stamp
+    vector[int]* entries  # top-level subgoals settled
+    vector[int]* locals   # local subgoals settled
+
+
+cdef class TableQuery:
+    """Per-thread query scratch over one two-level subgoal graph and its table (not
+    thread-safe).
+
+    ``level``/``top``: node levels and the top level; ``top_index[v]``: row of node v in
+    ``table`` (-1 below the top level); ``components``: the grid's ``(H, W)`` int32 island
+    ids (-1 on blocked cells).  ``result``/``stats``/``algorithm``/``found``/``failed``:
+    the result record classes, the method name and the two status values given to results.
+    """
+    cdef GridCtx g
+    cdef object keep
+    cdef const int32_t* cells
+    cdef const int8_t* level
+    cdef const int64_t* indptr
+    cdef const int64_t* core_end
+    cdef const int32_t* targets
+    cdef const double* costs
+    cdef const int32_t* top_index
+    cdef const double* table
+    cdef const int32_t* comp
+    cdef int n
+    cdef int m
+    cdef int top
+    cdef int height
+    cdef uint32_t q
+    cdef vector[uint32_t] mark
+    cdef vector[double] dist_s
+    cdef vector[double] dist_t
+    cdef vector[int32_t] par_s
+    cdef vector[int32_t] par_t
+    cdef vector[uint32_t] stamp_s
+    cdef vector[uint32_t] stamp_t
+    cdef vector[int] entries_s
+    cdef vector[int] entries_t
+    cdef vector[int] locals_s
+    cdef vector[int] locals_t
+    cdef vector[int] ids
+    cdef vector[double] idcosts
+    cdef vector[int] ids_t
+    cdef vector[Item] order_s
+    cdef vector[Item] order_t
+    cdef vector[double] costs_t
+    cdef vector[int] nodes
+    cdef vector[int] route
+    cdef vector[int] cellpath
+    cdef vector[uint8_t] scratch
+    cdef priority_queue[Item] heap
+    cdef int start_cell
+    cdef int goal_cell
+    cdef int straight
+    cdef int diagonal
+    cdef long expanded
+    cdef long generated
+    cdef long max_open
+    cdef object result_cls
+    cdef object stats_cls
+    cdef object algorithm
+    cdef object found_status
+    cdef object failed_status
+
+    def __cinit__(self, const uint8_t[::1] moves, const uint16_t[:, ::1] clear,
+                  const int32_t[::1] sid, int width, const int32_t[::1] cells,
+                  const int8_t[::1] level, const int64_t[::1] indptr,
+                  const int64_t[::1] core_end, const int32_t[::1] targets,
+                  const double[::1] costs, int top, const int32_t[::1] top_index,
+                  const double[:, ::1] table, const int32_t[:, ::1] components,
+                  result, stats, str algorithm, found, failed):
+        self.keep = (moves, clear, sid, cells, level, indptr, core_end, targets, costs,
+                     top_index, table, components)
+        self.g = make_ctx(moves, clear, sid, width)
+        self.n = cells.shape[0]
+        self.m = table.shape[0]
+        self.cells = &cells[0] if self.n > 0 else NULL
+        self.level = &level[0] if self.n > 0 else NULL
+        self.indptr = &indptr[0]
+        self.core_end = &core_end[0] if self.n > 0 else NULL
+        self.targets = &targets[0] if targets.shape[0] > 0 else NULL
+        self.costs = &costs[0] if costs.shape[0] > 0 else NULL
+        self.top_index = &top_index[0] if self.n > 0 else NULL
+        self.table = &table[0, 0] if self.m > 0 else NULL
+        self.comp = &components[0, 0]
+        self.height = components.shape[0]
+        self.top = top
+        self.q = 0
+        self.mark.assign(self.n, 0)
+        self.stamp_s.assign(self.n, 0)
+        self.stamp_t.assign(self.n, 0)
+        self.dist_s.assign(self.n, 0.0)
+        self.dist_t.assign(self.n, 0.0)
+        self.par_s.assign(self.n, -1)
+        self.par_t.assign(self.n, -1)
+        self.result_cls = result
+        self.stats_cls = stats
+        self.algorithm = algorithm
+        self.found_status = found
+        self.failed_status = failed
+
+    @property
+    def nbytes(self):
+        """Bytes of per-query scratch."""
+        return self.n * 36
+
+    cdef void next_query(self) noexcept nogil:
+        cdef Py_ssize_t v
+        if self.q >= <uint32_t> 0xFFFFFFF0:
+            for v in range(self.n):
+                self.mark[v] = 0
+                self.stamp_s[v] = 0
+                self.stamp_t[v] = 0
+            self.q = 0
+        self.q += 1
+
+    cdef void endpoint(self, int cell, vector[int]* ids, vector[double]* costs) noexcept nogil:
+        """List one endpoint's direct-h-reachable subgoals (or itself, when it is a subgoal)
+        and mark the local ones as usable."""
+        cdef Py_ssize_t i
+        ids.clear()
+        costs.clear()
+        if self.g.sid[cell] >= 0:
+            ids.push_back(self.g.sid[cell])
+            costs.push_back(0.0)
+        else:
+            direct_h_reachable(&self.g, cell, ids, costs)
+        for i in range(<Py_ssize_t> ids.size()):
+            if self.top_index[ids[0][i]] < 0:
+                self.mark[ids[0][i]] = self.q
+
+    cdef inline void reach(self, Side* side, int v, double c, int parent) noexcept nogil:
+        """Offer node v the cost c: top-level subgoals are entries (never expanded),
+        local ones go on the heap."""
+        if side.stamp[v] == self.q and c >= side.dist[v]:
+            return
+        if side.stamp[v] != self.q:
+            side.stamp[v] = self.q
+            self.generated += 1
+            if self.top_index[v] >= 0:
+                side.entries.push_back(v)
+        side.dist[v] = c
+        side.parent[v] = parent
+        if self.top_index[v] < 0:
+            self.heap.push(Item(-c, v))
+
+    cdef void settle(self, Side* side, vector[int]* ids, vector[double]* costs) noexcept nogil:
+        """Dijkstra from the subgoals listed by ``endpoint`` over the marked local subgoals;
+        top-level subgoals end the way (they are listed in ``entries`` with their least
+        cost)."""
+        cdef Item it
+        cdef int u, v
+        cdef int64_t e
+        cdef double du
+        cdef Py_ssize_t i
+        cdef uint32_t q = self.q
+        side.entries.clear()
+        side.locals.clear()
+        for i in range(<Py_ssize_t> ids.size()):
+            self.reach(side, ids[0][i], costs[0][i], -1)
+        while not self.heap.empty():
+            if <long> self.heap.size() > self.max_open:
+                self.max_open = self.heap.size()
+            it = self.heap.top()
+            self.heap.pop()
+            u = it.second
+            du = -it.first
+            if du > side.dist[u]:
+                continue
+            self.expanded += 1
+            side.locals.push_back(u)
+            for e in range(self.indptr[u], self.core_end[u]):
+                self.reach(side, self.targets[e], du + self.costs[e], u)
+            for e in range(self.core_end[u], self.indptr[u + 1]):
+                v = self.targets[e]
+                if self.mark[v] == q:
+                    self.reach(side, v, du + self.costs[e], u)
+
+    cdef void by_cost(self, vector[int]* nodes, const double* dist,
+                      vector[Item]* out) noexcept nogil:
+        cdef Py_ssize_t i
+        out.clear()
+        for i in range(<Py_ssize_t> nodes.size()):
+            out.push_back(Item(dist[nodes[0][i]], nodes[0][i]))
+        sort(out.begin(), out.end())
+
+    cdef inline void count_steps(self, int a, int b) noexcept nogil:
+        cdef int w = self.g.width
+        cdef int dx = b % w - a % w, dy = b // w - a // w
+        if dx < 0:
+            dx = -dx
+        if dy < 0:
+            dy = -dy
+        if dx >= dy:
+            self.straight += dx - dy
+            self.diagonal += dy
+        else:
+            self.straight += dy - dx
+            self.diagonal += dx
+
+    cdef int solve(self, int sx, int sy, int tx, int ty) noexcept nogil:
+        """Fill ``cellpath``/``straight``/``diagonal``.  Returns -1 (start) or -2 (goal)
+        outside the grid or blocked, 0 not found, 1 found, -3 when a graph edge cannot be
+        walked on the grid (never for a consistent index)."""
+        cdef int w = self.g.width, s, t, cs, ct
+        cdef Side S, T
+        cdef Py_ssize_t i, j, ns, nt
+        cdef int u, v, x, y, bu = -1, bv = -1, bx = -1, kv, a, b
+        cdef double best = INF, du, c, least
+        cdef const double* row
+        cdef int64_t e
+        self.cellpath.clear()
+        self.nodes.clear()
+        self.straight = 0
+        self.diagonal = 0
+        self.expanded = 0
+        self.generated = 0
+        self.max_open = 0
+        if not (0 <= sx < w - 2 and 0 <= sy < self.height):
+            return -1
+        if not (0 <= tx < w - 2 and 0 <= ty < self.height):
+            return -2
+        cs = self.comp[sy * (w - 2) + sx]
+        ct = self.comp[ty * (w - 2) + tx]
+        if cs < 0:
+            return -1
+        if ct < 0:
+            return -2
+        s = (sy + 1) * w + sx + 1
+        t = (ty + 1) * w + tx + 1
+        if cs != ct:
+            return 0
+        self.cellpath.push_back(s)
+        if s == t:
+            return 1
+        if octile_path(&self.g, s, t, &self.cellpath, NULL):
+            self.count_steps(s, t)
+            return 1
+        self.next_query()
+        S.dist, S.parent, S.stamp = self.dist_s.data(), self.par_s.data(), self.stamp_s.data()
+        S.entries, S.locals = &self.entries_s, &self.locals_s
+        T.dist, T.parent, T.stamp = self.dist_t.data(), self.par_t.data(), self.stamp_t.data()
+        T.entries, T.locals = &self.entries_t, &self.locals_t
+        # Mark both endpoints' local subgoals before either search uses them.
+        self.endpoint(t, &self.ids_t, &self.costs_t)
+        self.endpoint(s, &self.ids, &self.idcosts)
+        self.settle(&S, &self.ids, &self.idcosts)
+        self.settle(&T, &self.ids_t, &self.costs_t)
+        for i in range(<Py_ssize_t> self.locals_s.size()):
+            x = self.locals_s[i]
+            if self.stamp_t[x] == self.q:
+                c = self.dist_s[x] + self.dist_t[x]
+                if c < best:
+                    best, bx = c, x
+        # Entries in increasing cost: once d(start, u) + d(v, goal) reaches the best cost,
+        # no later pair can improve on it.
+        self.by_cost(&self.entries_s, self.dist_s.data(), &self.order_s)
+        self.by_cost(&self.entries_t, self.dist_t.data(), &self.order_t)
+        ns = self.order_s.size()
+        nt = self.order_t.size()
+        for i in range(ns):
+            du = self.order_s[i].first
+            if nt == 0 or du + self.order_t[0].first >= best:
+                break
+            u = self.order_s[i].second
+            row = self.table + <int64_t> self.top_index[u] * self.m
+            for j in range(nt):
+                c = du + self.order_t[j].first
+                if c >= best:
+                    break
+                v = self.order_t[j].second
+                c += row[self.top_index[v]]
+                if c < best:
+                    best, bu, bv, bx = c, u, v, -1
+        if best == INF:
+            self.cellpath.clear()
+            return 0
+        # The node route: start side back from its last node, the top-level part, the goal
+        # side forward to the goal.
+        self.route.clear()
+        x = bx if bx >= 0 else bu
+        while x >= 0:
+            self.route.push_back(x)
+            x = self.par_s[x]
+        for i in range(<Py_ssize_t> self.route.size() - 1, -1, -1):
+            self.nodes.push_back(self.route[i])
+        if bx < 0:
+            x = bu
+            kv = self.top_index[bv]
+            row = self.table + <int64_t> kv * self.m
+            i = 0
+            while x != bv:
+                least = INF
+                y = -1
+                for e in range(self.indptr[x], self.core_end[x]):
+                    c = self.costs[e] + row[self.top_index[self.targets[e]]]
+                    if c < least:
+                        least, y = c, self.targets[e]
+                i += 1
+                if y < 0 or i > self.m:
+                    return -3
+                self.nodes.push_back(y)
+                x = y
+            x = self.par_t[bv]
+        else:
+            x = self.par_t[bx]
+        while x >= 0:
+            self.nodes.push_back(x)
+            x = self.par_t[x]
+        a = s
+        for i in range(<Py_ssize_t> self.nodes.size()):
+            b = self.cells[self.nodes[i]]
+            if not octile_path(&self.g, a, b, &self.cellpath, &self.scratch):
+                return -3
+            self.count_steps(a, b)
+            a = b
+        if not octile_path(&self.g, a, t, &self.cellpath, &self.scratch):
+            return -3
+        self.count_steps(a, t)
+        return 1
+
+    cdef object result(self, int status, double t0):
+        """The :class:`PathResult` of the last ``solve`` (built without its __init__)."""
+        cdef cnp.npy_intp dims[2]
+        cdef Py_ssize_t k = self.cellpath.size() if status == 1 else 0, i
+        cdef int w = self.g.width, cell
+        cdef int64_t* o
+        if status == -3:
+            raise RuntimeError("a subgoal graph edge could not be followed on the grid")
+        dims[0] = k
+        dims[1] = 2
+        path = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
+        o = <int64_t*> cnp.PyArray_DATA(path)
+        for i in range(k):
+            cell = self.cellpath[i]
+            o[2 * i] = cell % w - 1
+            o[2 * i + 1] = cell // w - 1
+        st = _new(self.stats_cls)
+        st.expanded = self.expanded
+        st.generated = self.generated
+        st.reopened = 0
+        st.updated = 0
+        st.max_open = self.max_open
+        r = _new(self.result_cls)
+        r.path = path
+        if status == 1:
+            r.cost = octile_steps(self.straight, self.diagonal)
+            r.found = True
+            r.status = self.found_status
+        else:
+            r.cost = INF
+            r.found = False
+            r.status = self.failed_status
+        r.stats = st
+        r.algorithm = self.algorithm
+        r.expanded_nodes = None
+        r.open_nodes = None
+        st.elapsed = now() - t0
+        return r
+
+    def find_path(self, start, goal):
+        """The :class:`PathResult` from cell ``start`` to cell ``goal`` (each a tuple of two
+        ints), or an int: -1 (start) or -2 (goal) outside the grid or blocked, -4 when an
+        endpoint is not a tuple of two ints."""
+        cdef double t0 = now()
+        cdef int status
+        cdef long a, b, c, d
+        if not (type(start) is tuple and type(goal) is tuple and len(<tuple> start) == 2
+                and len(<tuple> goal) == 2):
+            return -4
+        sx, sy = <tuple> start
+        tx, ty = <tuple> goal
+        if not (type(sx) is int and type(sy) is int and type(tx) is int and type(ty) is int):
+            return -4
+        try:
+            a, b, c, d = sx, sy, tx, ty
+        except OverflowError:
+            return -4
+        if not (-1 <= a <= 1 << 30 and -1 <= b <= 1 << 30):
+            return -1
+        if not (-1 <= c <= 1 << 30 and -1 <= d <= 1 << 30):
+            return -2
+        status = self.solve(<int> a, <int> b, <int> c, <int> d)
+        if status == -1 or status == -2:
+            return status
+        return self.result(status, t0)
+
+    def find_paths(self, const int64_t[:, ::1] starts, const int64_t[:, ::1] goals):
+        """:meth:`find_path` for each row ``(x, y)`` of ``starts`` and ``goals`` (checked
+        passable by the caller); a list of results in row order."""
+        cdef Py_ssize_t k = starts.shape[0], i
+        cdef int status
+        cdef double t0
+        out = [None] * k
+        for i in range(k):
+            t0 = now()
+            with nogil:
+                status = self.solve(<int> starts[i, 0], <int> starts[i, 1], <int> goals[i, 0],
+                                    <int> goals[i, 1])
+            if status == -1 or status == -2:
+                raise ValueError(f"row {i}: {'start' if status == -1 else 'goal'} is not a "
+                                 "passable cell of the grid")
+            out[i] = self.result(status, t0)
+        return out
+
+    def find_costs(self, const int64_t[:, ::1] starts, const int64_t[:, ::1] goals):
+        """``(k,)`` float64 optimal costs for the rows of ``starts`` and ``goals`` (checked
+        passable by the caller), inf between islands; no path is built into a result."""
+        cdef Py_ssize_t k = starts.shape[0], i
+        cdef int status = 0
+        out = np.empty(k, dtype=np.float64)
+        cdef double[::1] o = out
+        with nogil:
+            for i in range(k):
+                status = self.solve(<int> starts[i, 0], <int> starts[i, 1], <int> goals[i, 0],
+                                    <int> goals[i, 1])
+                if status < 0:
+                    break
+                o[i] = octile_steps(self.straight, self.diagonal) if status == 1 else INF
+        if status < 0:
+            raise ValueError(f"row {i}: a subgoal graph query failed with status {status}")
+        return out
+
+    def waypoints(self):
+        """``(k, 2)`` int64 cells of the subgoals the last path passes through (empty after
+        a straight octile path or when not found)."""
+        cdef Py_ssize_t m = self.nodes.size(), i
+        cdef int w = self.g.width, c
+        out = np.empty((m, 2), dtype=np.int64)
+        cdef int64_t[:, ::1] o = out
+        for i in range(m):
+            c = self.cells[self.nodes[i]]
+            o[i, 0] = c % w - 1
+            o[i, 1] = c // w - 1
+        return out
