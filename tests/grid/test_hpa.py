@@ -14,6 +14,8 @@ from movingai_data import generated_grid, generated_scen, load, movingai_names
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 
+from wayfinding._kernels import _hpa_search
+from wayfinding._kernels._workspace import Workspace
 from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
 from wayfinding.grid import Grid
 from wayfinding.grid.hpa import HPAStar
@@ -488,3 +490,29 @@ def test_bad_queries():
         hpa.find_path((3, 1), (0, 0))
     with pytest.raises(InvalidQueryError, match="outside"):
         hpa.find_path((0, 0), (99, 0))
+
+
+def test_corridor_kernels_refuse_bad_arguments():
+    g = GRID_T
+    wp = g.width + 2
+    n = (g.height + 2) * wp
+    zone = np.zeros(n, dtype=np.int32)
+    mark = np.ones(1, dtype=np.uint32)
+    cost, moves = g.padded_costs, g.moves
+    with pytest.raises(ValueError, match="workspace holds 4 nodes"):
+        _hpa_search.corridor_jps(Workspace(4), cost, wp, wp + 1, wp + 2, zone, mark, 1)
+    with pytest.raises(ValueError, match="must be padded cells below"):
+        _hpa_search.corridor_search(Workspace(n), cost, moves, wp, -1, wp + 2, zone, mark, 1,
+                                    2, 1.0, True)
+    with pytest.raises(ValueError, match="outside the 1 marks"):
+        _hpa_search.corridor_jps(Workspace(n), cost, wp, wp + 1, wp + 2, zone + 3, mark, 1)
+    with pytest.raises(ValueError, match="one value per padded cell"):
+        _hpa_search.corridor_jps(Workspace(n), cost, wp, wp + 1, wp + 2, zone[:-1], mark, 1)
+    xy = np.zeros((3, 2), dtype=np.int32)
+    indptr = np.zeros(4, dtype=np.int64)
+    with pytest.raises(ValueError, match="xy must be"):
+        _hpa_search.abstract_search(Workspace(4), indptr, np.zeros(0, np.int32), np.zeros(0),
+                                    xy[:2], 0, 1, 2, 1.0)
+    found, cost_, *_ = _hpa_search.abstract_search(
+        Workspace(4), indptr, np.zeros(0, np.int32), np.zeros(0), xy, 0, 1, 2, 1.0)
+    assert not found and cost_ == math.inf
