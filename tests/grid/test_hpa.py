@@ -16,7 +16,12 @@ from scipy.sparse.csgraph import dijkstra
 
 from wayfinding._kernels import _hpa_search
 from wayfinding._kernels._workspace import Workspace
-from wayfinding.errors import IndexMismatchError, InvalidGridError, InvalidQueryError
+from wayfinding.errors import (
+    IndexFormatError,
+    IndexMismatchError,
+    InvalidGridError,
+    InvalidQueryError,
+)
 from wayfinding.grid import Grid
 from wayfinding.grid.hpa import HPAStar
 from wayfinding.grid.index import load_index
@@ -516,3 +521,14 @@ def test_corridor_kernels_refuse_bad_arguments():
     found, cost_, *_ = _hpa_search.abstract_search(
         Workspace(4), indptr, np.zeros(0, np.int32), np.zeros(0), xy, 0, 1, 2, 1.0)
     assert not found and cost_ == math.inf
+
+
+def test_files_of_the_earlier_layout_are_refused(tmp_path, monkeypatch):
+    # version 1 placed two transitions on long entrances and kept every intra-cluster pair
+    hpa = HPAStar.build(GRID_T, cluster_size=3)
+    monkeypatch.setattr(HPAStar, "version", 1)
+    hpa.save(tmp_path / "old.npz")
+    monkeypatch.undo()
+    with pytest.raises(IndexFormatError, match="hpa index format version 1 cannot be read "
+                       r"\(this version reads 2\); rebuild it"):
+        HPAStar.load(tmp_path / "old.npz", GRID_T)

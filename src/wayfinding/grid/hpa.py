@@ -475,7 +475,12 @@ class HPAStar(GridIndex):
     ``indices{k}`` int32, ``weights{k}`` float64 (rows of nodes below level k are empty).
 
     The index owns its queries' scratch, one set per thread that queries it (made on that
-    thread's first query, then reused), so one index serves several threads.
+    thread's first query, then reused), so one index serves several threads; the corridor
+    search's part of it takes 20 bytes per cell of the map, and the index keeps the cluster
+    of every cell (4 bytes per cell) once a corridor query needs it.
+
+    Format version 2 (one transition per entrance, dominated intra-cluster pairs left out);
+    files of version 1 are refused with a message asking to rebuild them.
 
     >>> g = Grid.from_ascii('''
     ... ........
