@@ -7,13 +7,18 @@ top level of a two-level subgoal graph keeps the grid distances between its subg
 the table holds those distances.  ``TableQuery`` answers a query without a graph search:
 
 1. start == goal, different islands, or a free block-order octile path between them;
-2. otherwise a small Dijkstra from each endpoint over its direct-h-reachable subgoals and
-   the local subgoals direct-h-reachable from either endpoint, stopping at top-level
-   subgoals (each endpoint's *entries*);
-3. the cost is the least of ``d(start, u) + D[u, v] + d(v, goal)`` over entry pairs and
-   ``d(start, x) + d(x, goal)`` over the local subgoals both Dijkstras reached;
+2. otherwise each endpoint's *entries*: its direct-h-reachable top-level subgoals and the
+   top-level neighbours of its direct-h-reachable local subgoals, at their least cost;
+3. the cost is the least of ``d(start, u) + D[u, v] + d(v, goal)`` over entry pairs, of
+   the routes through one subgoal direct-h-reachable from both endpoints, and of those
+   through an edge between two such local subgoals (one per endpoint);
 4. the route between two top-level subgoals follows, from each node, the edge ``e`` to
    ``y`` least in ``cost(e) + D[y, v]``; each graph edge is then walked on the grid.
+
+The two-level property makes this exact: some shortest path runs in the graph of the top
+level and the endpoints' direct-h-reachable subgoals, and such a path may leave the start
+from the last start-side subgoal it visits and reach the goal from the first goal-side
+one (those legs are octile, hence shortest).
 
 Layout and vocabulary (subgoals, clearances, levels, octile costs) as in ``_subgoal_grid.pxd``.
 """
@@ -33,6 +38,7 @@ from ._subgoal_grid cimport (
     GridCtx,
     direct_h_reachable,
     make_ctx,
+    octile_cells,
     octile_path,
     octile_steps,
 )
@@ -96,12 +102,16 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef struct State:
+    double dist
+    uint32_t stamp        # query number of the last query that reached the node
+    int32_t parent        # previous node on the way from the endpoint, -1 from the endpoint
+
+
 cdef struct Side:
-    double* dist
-    int32_t* parent       # previous node on the way from the endpoint, -1 from the endpoint
-    uint32_t* stamp
-    vector[int]* entries  # top-level subgoals settled
-    vector[int]* locals   # local subgoals settled
+    State* node
+    vector[int]* entries  # top-level subgoals reached
+    vector[int]* locals   # local direct-h-reachable subgoals
 
 
 cdef class TableQuery:
@@ -130,34 +140,25 @@ cdef class TableQuery:
     cdef int height
     cdef uint32_t q
     cdef vector[uint32_t] mark
-    cdef vector[double] dist_s
-    cdef vector[double] dist_t
-    cdef vector[int32_t] par_s
-    cdef vector[int32_t] par_t
-    cdef vector[uint32_t] stamp_s
-    cdef vector[uint32_t] stamp_t
+    cdef vector[State] state_s
+    cdef vector[State] state_t
     cdef vector[int] entries_s
     cdef vector[int] entries_t
     cdef vector[int] locals_s
     cdef vector[int] locals_t
     cdef vector[int] ids
     cdef vector[double] idcosts
-    cdef vector[int] ids_t
     cdef vector[Item] order_s
     cdef vector[Item] order_t
-    cdef vector[double] costs_t
     cdef vector[int] nodes
-    cdef vector[int] route
     cdef vector[int] cellpath
     cdef vector[uint8_t] scratch
-    cdef priority_queue[Item] heap
     cdef int start_cell
     cdef int goal_cell
     cdef int straight
     cdef int diagonal
     cdef long expanded
     cdef long generated
-    cdef long max_open
     cdef object result_cls
     cdef object stats_cls
     cdef object algorithm
@@ -189,12 +190,12 @@ cdef class TableQuery:
         self.top = top
         self.q = 0
         self.mark.assign(self.n, 0)
-        self.stamp_s.assign(self.n, 0)
-        self.stamp_t.assign(self.n, 0)
-        self.dist_s.assign(self.n, 0.0)
-        self.dist_t.assign(self.n, 0.0)
-        self.par_s.assign(self.n, -1)
-        self.par_t.assign(self.n, -1)
+        cdef State zero
+        zero.dist = 0.0
+        zero.stamp = 0
+        zero.parent = -1
+        self.state_s.assign(self.n, zero)
+        self.state_t.assign(self.n, zero)
         self.result_cls = result
         self.stats_cls = stats
         self.algorithm = algorithm
@@ -211,15 +212,14 @@ cdef class TableQuery:
         if self.q >= <uint32_t> 0xFFFFFFF0:
             for v in range(self.n):
                 self.mark[v] = 0
-                self.stamp_s[v] = 0
-                self.stamp_t[v] = 0
+                self.state_s[v].stamp = 0
+                self.state_t[v].stamp = 0
             self.q = 0
         self.q += 1
 
     cdef void endpoint(self, int cell, vector[int]* ids, vector[double]* costs) noexcept nogil:
-        """List one endpoint's direct-h-reachable subgoals (or itself, when it is a subgoal)
-        and mark the local ones as usable."""
-        cdef Py_ssize_t i
+        """List one endpoint's direct-h-reachable subgoals (or itself, when it is a
+        subgoal)."""
         ids.clear()
         costs.clear()
         if self.g.sid[cell] >= 0:
@@ -227,63 +227,54 @@ cdef class TableQuery:
             costs.push_back(0.0)
         else:
             direct_h_reachable(&self.g, cell, ids, costs)
-        for i in range(<Py_ssize_t> ids.size()):
-            if self.top_index[ids[0][i]] < 0:
-                self.mark[ids[0][i]] = self.q
 
     cdef inline void reach(self, Side* side, int v, double c, int parent) noexcept nogil:
-        """Offer node v the cost c: top-level subgoals are entries (never expanded),
-        local ones go on the heap."""
-        if side.stamp[v] == self.q and c >= side.dist[v]:
-            return
-        if side.stamp[v] != self.q:
-            side.stamp[v] = self.q
+        """Offer top-level subgoal v the cost c through ``parent`` (-1: the endpoint)."""
+        cdef State* x = &side.node[v]
+        if x.stamp != self.q:
+            x.stamp = self.q
             self.generated += 1
-            if self.top_index[v] >= 0:
-                side.entries.push_back(v)
-        side.dist[v] = c
-        side.parent[v] = parent
-        if self.top_index[v] < 0:
-            self.heap.push(Item(-c, v))
+            side.entries.push_back(v)
+        elif c >= x.dist:
+            return
+        x.dist = c
+        x.parent = parent
 
-    cdef void settle(self, Side* side, vector[int]* ids, vector[double]* costs) noexcept nogil:
-        """Dijkstra from the subgoals listed by ``endpoint`` over the marked local subgoals;
-        top-level subgoals end the way (they are listed in ``entries`` with their least
-        cost)."""
-        cdef Item it
-        cdef int u, v
+    cdef void settle(self, Side* side, vector[int]* ids, vector[double]* costs,
+                     bint goal) noexcept nogil:
+        """The endpoint's entries: its top-level direct-h-reachable subgoals and the
+        top-level neighbours of its local ones, each at its least cost (in ``entries``);
+        its local subgoals go to ``locals`` (marked on the goal's side)."""
+        cdef int u
         cdef int64_t e
         cdef double du
         cdef Py_ssize_t i
-        cdef uint32_t q = self.q
+        cdef State* x
         side.entries.clear()
         side.locals.clear()
         for i in range(<Py_ssize_t> ids.size()):
-            self.reach(side, ids[0][i], costs[0][i], -1)
-        while not self.heap.empty():
-            if <long> self.heap.size() > self.max_open:
-                self.max_open = self.heap.size()
-            it = self.heap.top()
-            self.heap.pop()
-            u = it.second
-            du = -it.first
-            if du > side.dist[u]:
-                continue
+            u = ids[0][i]
+            du = costs[0][i]
             self.expanded += 1
+            if self.top_index[u] >= 0:
+                self.reach(side, u, du, -1)
+                continue
+            x = &side.node[u]
+            x.stamp = self.q
+            x.dist = du
+            x.parent = -1
             side.locals.push_back(u)
+            if goal:
+                self.mark[u] = self.q
             for e in range(self.indptr[u], self.core_end[u]):
                 self.reach(side, self.targets[e], du + self.costs[e], u)
-            for e in range(self.core_end[u], self.indptr[u + 1]):
-                v = self.targets[e]
-                if self.mark[v] == q:
-                    self.reach(side, v, du + self.costs[e], u)
 
-    cdef void by_cost(self, vector[int]* nodes, const double* dist,
+    cdef void by_cost(self, vector[int]* nodes, const State* state,
                       vector[Item]* out) noexcept nogil:
         cdef Py_ssize_t i
         out.clear()
         for i in range(<Py_ssize_t> nodes.size()):
-            out.push_back(Item(dist[nodes[0][i]], nodes[0][i]))
+            out.push_back(Item(state[nodes[0][i]].dist, nodes[0][i]))
         sort(out.begin(), out.end())
 
     cdef inline void count_steps(self, int a, int b) noexcept nogil:
@@ -307,7 +298,7 @@ cdef class TableQuery:
         cdef int w = self.g.width, s, t, cs, ct
         cdef Side S, T
         cdef Py_ssize_t i, j, ns, nt
-        cdef int u, v, x, y, bu = -1, bv = -1, bx = -1, kv, a, b
+        cdef int u, v, x, y, bu = -1, bv = -1, bx = -1, by = -1, a, b
         cdef double best = INF, du, c, least
         cdef const double* row
         cdef int64_t e
@@ -317,7 +308,6 @@ cdef class TableQuery:
         self.diagonal = 0
         self.expanded = 0
         self.generated = 0
-        self.max_open = 0
         if not (0 <= sx < w - 2 and 0 <= sy < self.height):
             return -1
         if not (0 <= tx < w - 2 and 0 <= ty < self.height):
@@ -339,27 +329,24 @@ cdef class TableQuery:
             self.count_steps(s, t)
             return 1
         self.next_query()
-        S.dist, S.parent, S.stamp = self.dist_s.data(), self.par_s.data(), self.stamp_s.data()
+        S.node = self.state_s.data()
         S.entries, S.locals = &self.entries_s, &self.locals_s
-        T.dist, T.parent, T.stamp = self.dist_t.data(), self.par_t.data(), self.stamp_t.data()
+        T.node = self.state_t.data()
         T.entries, T.locals = &self.entries_t, &self.locals_t
-        # Mark both endpoints' local subgoals before either search uses them.
-        self.endpoint(t, &self.ids_t, &self.costs_t)
         self.endpoint(s, &self.ids, &self.idcosts)
-        self.settle(&S, &self.ids, &self.idcosts)
-        self.settle(&T, &self.ids_t, &self.costs_t)
-        for i in range(<Py_ssize_t> self.locals_s.size()):
-            x = self.locals_s[i]
-            if self.stamp_t[x] == self.q:
-                c = self.dist_s[x] + self.dist_t[x]
-                if c < best:
-                    best, bx = c, x
-        # Entries in increasing cost: once d(start, u) + d(v, goal) reaches the best cost,
-        # no later pair can improve on it.
-        self.by_cost(&self.entries_s, self.dist_s.data(), &self.order_s)
-        self.by_cost(&self.entries_t, self.dist_t.data(), &self.order_t)
+        self.settle(&S, &self.ids, &self.idcosts, False)
+        self.endpoint(t, &self.ids, &self.idcosts)
+        self.settle(&T, &self.ids, &self.idcosts, True)
+        # A shortest path in the graph of the top level and both endpoints' subgoals can
+        # start at any start-side subgoal x and end at any goal-side subgoal y directly
+        # (those legs are octile).  Between them it either crosses the top level (entries u
+        # and v, then the table), or x == y, or x and y are local and joined by an edge.
+        self.by_cost(&self.entries_s, self.state_s.data(), &self.order_s)
+        self.by_cost(&self.entries_t, self.state_t.data(), &self.order_t)
         ns = self.order_s.size()
         nt = self.order_t.size()
+        # Entries in increasing cost: once d(start, u) + d(v, goal) reaches the best cost,
+        # no later pair can improve on it.
         for i in range(ns):
             du = self.order_s[i].first
             if nt == 0 or du + self.order_t[0].first >= best:
@@ -373,23 +360,37 @@ cdef class TableQuery:
                 v = self.order_t[j].second
                 c += row[self.top_index[v]]
                 if c < best:
-                    best, bu, bv, bx = c, u, v, -1
+                    best, bu, bv = c, u, v
+        for i in range(<Py_ssize_t> self.locals_s.size()):
+            x = self.locals_s[i]
+            du = self.state_s[x].dist
+            # d(x, goal) >= octile(x, goal): no way on from x can beat ``best``.
+            if du + octile_cells(&self.g, self.cells[x], t) >= best:
+                continue
+            if self.mark[x] == self.q:
+                c = du + self.state_t[x].dist
+                if c < best:
+                    best, bx, by = c, x, -1
+            for e in range(self.core_end[x], self.indptr[x + 1]):
+                y = self.targets[e]
+                if self.mark[y] == self.q:
+                    c = du + self.costs[e] + self.state_t[y].dist
+                    if c < best:
+                        best, bx, by = c, x, y
         if best == INF:
             self.cellpath.clear()
             return 0
-        # The node route: start side back from its last node, the top-level part, the goal
-        # side forward to the goal.
-        self.route.clear()
-        x = bx if bx >= 0 else bu
-        while x >= 0:
-            self.route.push_back(x)
-            x = self.par_s[x]
-        for i in range(<Py_ssize_t> self.route.size() - 1, -1, -1):
-            self.nodes.push_back(self.route[i])
-        if bx < 0:
+        # The node route.
+        if bx >= 0:
+            self.nodes.push_back(bx)
+            if by >= 0:
+                self.nodes.push_back(by)
+        else:
+            if self.state_s[bu].parent >= 0:
+                self.nodes.push_back(self.state_s[bu].parent)
+            self.nodes.push_back(bu)
             x = bu
-            kv = self.top_index[bv]
-            row = self.table + <int64_t> kv * self.m
+            row = self.table + <int64_t> self.top_index[bv] * self.m
             i = 0
             while x != bv:
                 least = INF
@@ -403,12 +404,8 @@ cdef class TableQuery:
                     return -3
                 self.nodes.push_back(y)
                 x = y
-            x = self.par_t[bv]
-        else:
-            x = self.par_t[bx]
-        while x >= 0:
-            self.nodes.push_back(x)
-            x = self.par_t[x]
+            if self.state_t[bv].parent >= 0:
+                self.nodes.push_back(self.state_t[bv].parent)
         a = s
         for i in range(<Py_ssize_t> self.nodes.size()):
             b = self.cells[self.nodes[i]]
@@ -421,11 +418,34 @@ cdef class TableQuery:
         self.count_steps(a, t)
         return 1
 
+    cdef void to_xy(self, int64_t* o, Py_ssize_t k) noexcept nogil:
+        """Write the ``k`` cells of ``cellpath`` as ``(x, y)``: consecutive cells are
+        neighbours, so each follows from the previous without a division."""
+        cdef int w = self.g.width, cell = self.cellpath[0], prev, delta
+        cdef int64_t x = cell % w - 1, y = cell // w - 1
+        cdef Py_ssize_t i
+        o[0] = x
+        o[1] = y
+        prev = cell
+        for i in range(1, k):
+            cell = self.cellpath[i]
+            delta = cell - prev
+            prev = cell
+            if delta > 1:
+                y += 1
+                x += delta - w
+            elif delta < -1:
+                y -= 1
+                x += delta + w
+            else:
+                x += delta
+            o[2 * i] = x
+            o[2 * i + 1] = y
+
     cdef object result(self, int status, double t0):
         """The :class:`PathResult` of the last ``solve`` (built without its __init__)."""
         cdef cnp.npy_intp dims[2]
-        cdef Py_ssize_t k = self.cellpath.size() if status == 1 else 0, i
-        cdef int w = self.g.width, cell
+        cdef Py_ssize_t k = self.cellpath.size() if status == 1 else 0
         cdef int64_t* o
         if status == -3:
             raise RuntimeError("a subgoal graph edge could not be followed on the grid")
@@ -433,16 +453,14 @@ cdef class TableQuery:
         dims[1] = 2
         path = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
         o = <int64_t*> cnp.PyArray_DATA(path)
-        for i in range(k):
-            cell = self.cellpath[i]
-            o[2 * i] = cell % w - 1
-            o[2 * i + 1] = cell // w - 1
+        if k > 0:
+            self.to_xy(o, k)
         st = _new(self.stats_cls)
         st.expanded = self.expanded
         st.generated = self.generated
         st.reopened = 0
         st.updated = 0
-        st.max_open = self.max_open
+        st.max_open = 0
         r = _new(self.result_cls)
         r.path = path
         if status == 1:
