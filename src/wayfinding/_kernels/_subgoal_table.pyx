@@ -26,6 +26,7 @@ Layout and vocabulary (subgoals, clearances, levels, octile costs) as in ``_subg
 import numpy as np
 
 cimport numpy as cnp
+from cpython.object cimport PyObject
 from libc.math cimport INFINITY as INF
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libcpp.algorithm cimport sort
@@ -48,6 +49,55 @@ cnp.import_array()
 ctypedef pair[double, int] Item
 
 cdef object _new = object.__new__
+
+cdef extern from "structmember.h":
+    """
+    static inline Py_ssize_t wf_member_offset(PyObject* d) {
+        /* Offset of an object slot of a member descriptor, -1 for anything else. */
+        if (Py_TYPE(d) != &PyMemberDescr_Type) return -1;
+        PyMemberDef* m = ((PyMemberDescrObject*) d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY)) return -1;
+        return m->offset;
+    }
+    static inline void wf_put(PyObject* obj, Py_ssize_t off, PyObject* v) {
+        PyObject** slot = (PyObject**) ((char*) obj + off);
+        PyObject* old = *slot;
+        Py_INCREF(v);
+        *slot = v;
+        Py_XDECREF(old);
+    }
+    """
+    Py_ssize_t wf_member_offset(PyObject* d)
+    void wf_put(PyObject* obj, Py_ssize_t off, PyObject* v)
+
+# The fields of the result records in the order of the offsets below.
+RESULT_FIELDS = ("path", "cost", "found", "stats", "algorithm", "expanded_nodes",
+                 "open_nodes", "status")
+STATS_FIELDS = ("expanded", "generated", "reopened", "updated", "max_open", "elapsed")
+
+
+cdef bint slot_offsets(cls, tuple names, Py_ssize_t* out):
+    """Whether every field of ``names`` is a writable object slot of ``cls`` (a record
+    class with ``__slots__`` and no other instance state); their offsets go to ``out``."""
+    cdef Py_ssize_t i
+    if hasattr(cls, "__dict__") and "__dict__" in getattr(cls, "__dict__", {}):
+        return False
+    for i in range(len(names)):
+        d = None
+        for base in cls.__mro__:
+            if names[i] in base.__dict__:
+                d = base.__dict__[names[i]]
+                break
+        if d is None:
+            return False
+        out[i] = wf_member_offset(<PyObject*> d)
+        if out[i] < 0:
+            return False
+    return True
+
+
+cdef inline void put(object obj, Py_ssize_t off, object v):
+    wf_put(<PyObject*> obj, off, <PyObject*> v)
 
 
 def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
@@ -160,6 +210,9 @@ cdef class TableQuery:
     cdef long expanded
     cdef long generated
     cdef object result_cls
+    cdef bint slots
+    cdef Py_ssize_t result_off[8]
+    cdef Py_ssize_t stats_off[6]
     cdef object stats_cls
     cdef object algorithm
     cdef object found_status
@@ -198,6 +251,8 @@ cdef class TableQuery:
         self.state_t.assign(self.n, zero)
         self.result_cls = result
         self.stats_cls = stats
+        self.slots = slot_offsets(result, RESULT_FIELDS, self.result_off) \
+            and slot_offsets(stats, STATS_FIELDS, self.stats_off)
         self.algorithm = algorithm
         self.found_status = found
         self.failed_status = failed
@@ -455,26 +510,33 @@ cdef class TableQuery:
         o = <int64_t*> cnp.PyArray_DATA(path)
         if k > 0:
             self.to_xy(o, k)
-        st = _new(self.stats_cls)
-        st.expanded = self.expanded
-        st.generated = self.generated
-        st.reopened = 0
-        st.updated = 0
-        st.max_open = 0
-        r = _new(self.result_cls)
-        r.path = path
         if status == 1:
-            r.cost = octile_steps(self.straight, self.diagonal)
-            r.found = True
-            r.status = self.found_status
+            cost, found, flag = octile_steps(self.straight, self.diagonal), True, \
+                self.found_status
         else:
-            r.cost = INF
-            r.found = False
-            r.status = self.failed_status
-        r.stats = st
-        r.algorithm = self.algorithm
-        r.expanded_nodes = None
-        r.open_nodes = None
+            cost, found, flag = INF, False, self.failed_status
+        st = _new(self.stats_cls)
+        r = _new(self.result_cls)
+        if self.slots:
+            put(st, self.stats_off[0], self.expanded)
+            put(st, self.stats_off[1], self.generated)
+            put(st, self.stats_off[2], 0)
+            put(st, self.stats_off[3], 0)
+            put(st, self.stats_off[4], 0)
+            put(r, self.result_off[0], path)
+            put(r, self.result_off[1], cost)
+            put(r, self.result_off[2], found)
+            put(r, self.result_off[3], st)
+            put(r, self.result_off[4], self.algorithm)
+            put(r, self.result_off[5], None)
+            put(r, self.result_off[6], None)
+            put(r, self.result_off[7], flag)
+            put(st, self.stats_off[5], now() - t0)
+            return r
+        st.expanded, st.generated, st.reopened, st.updated, st.max_open = \
+            self.expanded, self.generated, 0, 0, 0
+        r.path, r.cost, r.found, r.stats, r.algorithm = path, cost, found, st, self.algorithm
+        r.expanded_nodes, r.open_nodes, r.status = None, None, flag
         st.elapsed = now() - t0
         return r
 
