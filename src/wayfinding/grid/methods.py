@@ -24,10 +24,10 @@ from .hpa import HPAStar
 from .index import GridIndex
 from .jps import JPSPlus
 from .search import ALGORITHMS, GridSearch
-from .subgoal import SubgoalGraph
+from .subgoal import SubgoalGraph, SubgoalTable
 
 #: The preprocessed index classes the methods use.
-IndexClass = type[JPSPlus] | type[GoalBounds] | type[SubgoalGraph] \
+IndexClass = type[JPSPlus] | type[GoalBounds] | type[SubgoalGraph] | type[SubgoalTable] \
     | type[DifferentialHeuristic] | type[HPAStar]
 
 
@@ -55,12 +55,14 @@ JPS_PLUS = IndexSpec(JPSPlus)
 GOAL_BOUNDS = IndexSpec(GoalBounds)
 SUBGOAL = IndexSpec(SubgoalGraph, (("levels", 1),))
 SUBGOAL2 = IndexSpec(SubgoalGraph, (("levels", 2),))
+SUBGOAL_TABLE = IndexSpec(SubgoalTable)
 DIFFERENTIAL = IndexSpec(DifferentialHeuristic)
 HPA = IndexSpec(HPAStar, (("levels", 1),))
 HPA2 = IndexSpec(HPAStar, (("levels", 2),))
 
 #: Index kinds ``wayfinding index build`` knows, by name.
-INDEX_SPECS = {s.name: s for s in (JPS_PLUS, GOAL_BOUNDS, SUBGOAL, SUBGOAL2, DIFFERENTIAL,
+INDEX_SPECS = {s.name: s for s in (JPS_PLUS, GOAL_BOUNDS, SUBGOAL, SUBGOAL2, SUBGOAL_TABLE,
+                                   DIFFERENTIAL,
                                    HPA, HPA2)}
 
 
@@ -88,6 +90,9 @@ PREPROCESSED: dict[str, Method] = {
                       lambda ix, a, b: ix[0].find_path(a, b)),
     "subgoal2": Method("two-level subgoal graph (optimal)", (SUBGOAL2,),
                        lambda ix, a, b: ix[0].find_path(a, b)),
+    "subgoal_table": Method(
+        "two-level subgoal graph with a distance table between its top-level subgoals "
+        "(optimal)", (SUBGOAL_TABLE,), lambda ix, a, b: ix[0].find_path(a, b)),
     "astar_dh": Method("A* with a differential heuristic, 8 pivots (optimal)",
                        (DIFFERENTIAL,), lambda ix, a, b: ix[0].find_path(a, b)),
     "hpa": Method("HPA*, 16x16 clusters, refined in the corridor of clusters (near-optimal)",
