@@ -9,4 +9,5 @@ def goal_bounds(
     canonical: bool,
     uniform: bool,
     out: NDArray[np.uint16],
+    threads: int = 1,
 ) -> int: ...

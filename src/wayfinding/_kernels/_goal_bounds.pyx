@@ -1,6 +1,7 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Goal-bound box construction on grids, by canonical Dijkstra (``_canonical``) on uniform
-no-corner-cutting grids or plain Dijkstra otherwise.
+"""Goal-bound box construction on grids: one flood per source, the sources shared out over
+OpenMP threads.  Floods are canonical Dijkstra (``_canonical``) on uniform no-corner-cutting
+grids and plain Dijkstra otherwise.
 
 Grids use the padded layout of the other grid kernels (row width ``Wp = W + 2``, a blocked
 border, ``moves[i]`` the legal-step bits N, E, S, W, NE, SE, SW, NW).
@@ -8,14 +9,16 @@ border, ``moves[i]`` the legal-step bits N, E, S, W, NE, SE, SW, NW).
 Goal bounds: for a source ``s`` the flood's costs give the tight edges (``g[u] + c(u, v)``
 equal to ``g[v]`` within a relative ``LOOSE_TIE_EPS``); the first-move mask of a cell is the OR
 of its tight predecessors' masks (the source's tight neighbours get their own direction bit),
-computed by an iterative memoised depth-first walk, then every cell grows the boxes of the
-directions in its mask.
+computed by an iterative memoised depth-first walk.  As each cell's mask is settled, the cell
+widens one bounding box per distinct mask (256 of them, flat in the thread's scratch); the
+boxes of the eight first moves are merged from those at the end of the flood.
 """
 
 cimport numpy as cnp
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 from ._canonical cimport Canon, canon_init, canonical_run
@@ -28,6 +31,56 @@ cnp.import_array()
 # Relative tolerance of the tight-edge test.  Looser than TIE_EPS on purpose: a goal box
 # that takes in a near-tie move only prunes less, one that misses an optimal move is wrong.
 cdef double LOOSE_TIE_EPS = 1e-10
+
+cdef extern from *:
+    int __builtin_ctz(unsigned int) nogil
+
+
+cdef struct Scratch:
+    # One thread's flood state, reused from source to source.
+    double* g
+    uint32_t* stamp
+    int32_t* pos            # heap slots (plain Dijkstra)
+    Heap heap               # open list (plain Dijkstra)
+    Canon canon             # canonical flood (owns its own open list)
+    IntVec order            # cells labelled by the current flood
+    IntVec stack            # the depth-first walk of first_moves
+    uint32_t label
+    long work
+    int status              # 0 ok, -1 out of memory
+    # Per first-move mask m (1-255): least and greatest padded index, least and greatest
+    # column of the cells whose mask is m; lo_flat[m] > hi_flat[m] when there are none.
+    int lo_flat[256]
+    int hi_flat[256]
+    int lo_x[256]
+    int hi_x[256]
+
+
+cdef Scratch* scratch_new(Py_ssize_t n, const uint8_t* moves, int width) noexcept nogil:
+    """A thread's scratch for floods over ``n`` padded cells, or NULL when memory is short."""
+    cdef Scratch* s = <Scratch*> calloc(1, sizeof(Scratch))
+    if s == NULL:
+        return NULL
+    s.g = <double*> calloc(n, sizeof(double))     # blocked cells' g is read, then masked off
+    s.stamp = <uint32_t*> calloc(n, sizeof(uint32_t))
+    s.pos = <int32_t*> malloc(n * sizeof(int32_t))
+    canon_init(&s.canon, s.g, s.stamp, 0, moves, width, INFINITY)
+    s.canon.order = &s.order
+    if s.g == NULL or s.stamp == NULL or s.pos == NULL or heap_init(&s.heap, 1024) != 0:
+        scratch_free(s)
+        return NULL
+    return s
+
+
+cdef void scratch_free(Scratch* s) noexcept nogil:
+    free(s.g)
+    free(s.stamp)
+    free(s.pos)
+    heap_free(&s.heap)
+    free(s.canon.heap.items)
+    free(s.order.data)
+    free(s.stack.data)
+    free(s)
 
 
 cdef int dijkstra_run(double* g, uint32_t* stamp, uint32_t label, int32_t* pos, Heap* heap,
@@ -59,10 +112,6 @@ cdef int dijkstra_run(double* g, uint32_t* stamp, uint32_t label, int32_t* pos, 
     return 0
 
 
-cdef extern from *:
-    int __builtin_ctz(unsigned int) nogil
-
-
 cdef inline int tight_steps(const double* g, const double* cost, const uint8_t* moves, int v,
                             const int* offset, const double* length, bint uniform) noexcept nogil:
     """Bits d of the neighbours u = v + offset[d] with g[u] + c(u, v) <= g[v] (relative
@@ -84,16 +133,31 @@ cdef inline int tight_steps(const double* g, const double* cost, const uint8_t* 
     return bits
 
 
-cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, const double* cost,
-                     const uint8_t* moves, int width, bint uniform, int source, IntVec* order,
-                     IntVec* stack) noexcept nogil:
-    """First-move masks of every cell in ``order`` (labelled ``label``): bit d of the mask of
-    v is set when some optimal path from the source to v starts with step d.  A finished
-    cell gets ``stamp = label + 1 + mask`` (one load then tells both).  Returns 0 or -1
-    (out of memory)."""
+cdef inline void settle(Scratch* s, int v, uint32_t m, const uint16_t* col) noexcept nogil:
+    """Widen the box of the cells whose first-move mask is ``m`` by cell v."""
+    cdef int x = col[v]
+    if v < s.lo_flat[m]:
+        s.lo_flat[m] = v
+    if v > s.hi_flat[m]:
+        s.hi_flat[m] = v
+    if x < s.lo_x[m]:
+        s.lo_x[m] = x
+    if x > s.hi_x[m]:
+        s.hi_x[m] = x
+
+
+cdef int first_moves(Scratch* s, const double* cost, const uint8_t* moves, int width,
+                     bint uniform, int source, const uint16_t* col) noexcept nogil:
+    """First-move masks of every cell in ``s.order`` (labelled ``s.label``): bit d of the
+    mask of v is set when some optimal path from the source to v starts with step d.  A
+    finished cell gets ``stamp = label + 1 + mask`` (one load then tells both) and widens the
+    box of its mask.  Returns 0 or -1 (out of memory)."""
     cdef int offset[8]
     cdef double length[8]
-    cdef uint32_t done = label + 1
+    cdef const double* g = s.g
+    cdef uint32_t* stamp = s.stamp
+    cdef IntVec* stack = &s.stack
+    cdef uint32_t done = s.label + 1
     cdef uint32_t t
     cdef Py_ssize_t k
     cdef int v, u, d, bits
@@ -101,8 +165,8 @@ cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, const dou
     cdef uint32_t m
     step_tables(width, offset, length)
     stamp[source] = done
-    for k in range(order.size):
-        v = order.data[k]
+    for k in range(s.order.size):
+        v = s.order.data[k]
         if stamp[v] - done < 256:
             continue
         # Iterative memoised depth-first walk over tight predecessors (they have smaller g,
@@ -131,6 +195,7 @@ cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, const dou
                 stack.data[base] = v
             else:
                 stamp[v] = done + m
+                settle(s, v, m, col)
             v = -1
             while stack.size > 0:
                 stack.size -= 1
@@ -143,54 +208,81 @@ cdef int first_moves(const double* g, uint32_t* stamp, uint32_t label, const dou
     return 0
 
 
-cdef void grow_boxes(const uint32_t* stamp, uint32_t done, int width, int height,
-                     uint16_t* box) noexcept nogil:
-    """Write the 8 boxes (xmin, xmax, ymin, ymax; unpadded cells) of a source into ``box``
-    (8 x 4) from the first-move masks of the cells stamped ``done + mask`` (the source's
-    own mask is empty)."""
+cdef void write_boxes(Scratch* s, int width, uint16_t* box) noexcept nogil:
+    """Merge the per-mask boxes into the 8 boxes (xmin, xmax, ymin, ymax; unpadded cells)
+    of the first moves, written to ``box`` (8 x 4); an empty box is (65535, 0, 65535, 0)."""
+    cdef int lo_f[8]
+    cdef int hi_f[8]
     cdef int lo_x[8]
     cdef int hi_x[8]
-    cdef int lo_y[8]
-    cdef int hi_y[8]
-    cdef int d, x, y, i, w = width - 2
-    cdef unsigned int m, row
+    cdef int d, m
+    cdef unsigned int bits
     for d in range(8):
-        lo_x[d] = 65535
-        lo_y[d] = 65535
-        hi_x[d] = 0
-        hi_y[d] = 0
-    for y in range(height):
-        i = (y + 1) * width + 1
-        row = 0
-        for x in range(w):
-            m = stamp[i + x] - done     # the mask, or >= 256 when the cell has none
-            if m >= 256:
-                continue
-            row |= m
-            while m:
-                d = __builtin_ctz(m)
-                m &= m - 1
-                if x < lo_x[d]:
-                    lo_x[d] = x
-                if x > hi_x[d]:
-                    hi_x[d] = x
-        while row:
-            d = __builtin_ctz(row)
-            row &= row - 1
-            if y < lo_y[d]:
-                lo_y[d] = y
-            hi_y[d] = y
+        lo_f[d] = lo_x[d] = 0x7FFFFFFF
+        hi_f[d] = hi_x[d] = -1
+    for m in range(1, 256):
+        if s.lo_flat[m] > s.hi_flat[m]:
+            continue
+        bits = <unsigned int> m
+        while bits:
+            d = __builtin_ctz(bits)
+            bits &= bits - 1
+            lo_f[d] = min(lo_f[d], s.lo_flat[m])
+            hi_f[d] = max(hi_f[d], s.hi_flat[m])
+            lo_x[d] = min(lo_x[d], s.lo_x[m])
+            hi_x[d] = max(hi_x[d], s.hi_x[m])
     for d in range(8):
-        box[4 * d] = <uint16_t> lo_x[d]
-        box[4 * d + 1] = <uint16_t> hi_x[d]
-        box[4 * d + 2] = <uint16_t> lo_y[d]
-        box[4 * d + 3] = <uint16_t> hi_y[d]
+        if hi_f[d] < 0:
+            box[4 * d] = 65535
+            box[4 * d + 1] = 0
+            box[4 * d + 2] = 65535
+            box[4 * d + 3] = 0
+        else:
+            # Row-major padded indices: the least and greatest index lie on the first and last
+            # rows.
+            box[4 * d] = <uint16_t> lo_x[d]
+            box[4 * d + 1] = <uint16_t> hi_x[d]
+            box[4 * d + 2] = <uint16_t> (lo_f[d] // width - 1)
+            box[4 * d + 3] = <uint16_t> (hi_f[d] // width - 1)
+
+
+cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize_t n,
+                    int width, int source, bint canonical, bint uniform, const uint16_t* col,
+                    uint16_t* box) noexcept nogil:
+    """Flood from ``source`` and write its 8 boxes; returns 0 or -1 (out of memory)."""
+    cdef int status, m
+    cdef int64_t src = source
+    # Stamps per source: label - 1 open (plain Dijkstra), label labelled, label + 1 + mask
+    # first moves done.
+    if s.label >= <uint32_t> 0xFFFFF000:
+        memset(s.stamp, 0, n * sizeof(uint32_t))
+        s.label = 0
+    s.label += 512
+    s.order.size = 0
+    for m in range(256):
+        s.lo_flat[m] = s.lo_x[m] = 0x7FFFFFFF
+        s.hi_flat[m] = s.hi_x[m] = -1
+    if canonical:
+        s.canon.label = s.label
+        s.canon.labels = 0
+        status = canonical_run(&s.canon, &src, 1)
+        s.work += s.canon.labels
+    else:
+        status = dijkstra_run(s.g, s.stamp, s.label, s.pos, &s.heap, cost, moves, width,
+                              source, &s.order)
+        s.work += s.order.size
+    if status == 0:
+        status = first_moves(s, cost, moves, width, uniform or canonical, source, col)
+    if status == 0:
+        write_boxes(s, width, box)
+    return status
 
 
 def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
                 const long long[::1] sources, bint canonical, bint uniform,
-                uint16_t[:, :, ::1] out):
-    """Goal-bound boxes of ``sources`` (padded flat indices of passable cells).
+                uint16_t[:, :, ::1] out, int threads=1):
+    """Goal-bound boxes of ``sources`` (padded flat indices of passable cells), flooded on
+    up to ``threads`` OpenMP threads (the result does not depend on their number).
 
     ``out[k, d]`` (shape ``(len(sources), 8, 4)`` uint16) receives the box ``(xmin, xmax,
     ymin, ymax)`` of the goals some optimal path from ``sources[k]`` reaches by first
@@ -200,72 +292,60 @@ def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
     look-ups in the tight-edge test.  Returns the number of label writes (canonical) or settled
     cells (plain), summed over the sources.
     """
-    cdef Py_ssize_t n = moves.shape[0], k, ns = sources.shape[0]
-    cdef double* g = NULL
-    cdef uint32_t* stamp = NULL
-    cdef int32_t* pos = NULL
-    cdef Heap heap
-    cdef IntVec order, stack
-    cdef Canon c
-    cdef uint32_t label = 0
-    cdef int status = 0, s
+    cdef Py_ssize_t n = moves.shape[0], ns = sources.shape[0], k, i
+    cdef int nt, t = 0
     cdef long work = 0
-    cdef int64_t src
+    cdef int failed = 0
+    cdef uint16_t* col = NULL
+    cdef long* works = NULL
+    cdef int* status = NULL
+    cdef Scratch* s = NULL
+    cdef const double* cp
+    cdef const uint8_t* mp
+    cdef const long long* sp
+    cdef uint16_t* op
     if cost.shape[0] != n or out.shape[0] != ns or out.shape[1] != 8 or out.shape[2] != 4:
         raise ValueError("cost, moves and out sizes disagree")
+    if width < 3 or n % width != 0:
+        raise ValueError(f"width {width} does not divide the {n} padded cells")
+    if threads < 1:
+        raise ValueError(f"threads {threads} must be >= 1")
     if ns == 0:
         return 0
-    order.data = NULL
-    order.size = order.capacity = 0
-    stack.data = NULL
-    stack.size = stack.capacity = 0
-    heap.items = NULL
-    g = <double*> malloc(n * sizeof(double))
-    stamp = <uint32_t*> malloc(n * sizeof(uint32_t))
-    pos = <int32_t*> malloc(n * sizeof(int32_t))
-    if g == NULL or stamp == NULL or pos == NULL or heap_init(&heap, 1024):
-        free(g)
-        free(stamp)
-        free(pos)
-        heap_free(&heap)
+    nt = <int> min(<Py_ssize_t> threads, ns)
+    cp = &cost[0]
+    mp = &moves[0]
+    sp = &sources[0]
+    op = &out[0, 0, 0]
+    col = <uint16_t*> malloc(n * sizeof(uint16_t))
+    works = <long*> calloc(nt, sizeof(long))
+    status = <int*> calloc(nt, sizeof(int))
+    if col == NULL or works == NULL or status == NULL:
+        free(col)
+        free(works)
+        free(status)
         raise MemoryError("cannot allocate goal-bound scratch")
     with nogil:
-        memset(stamp, 0, n * sizeof(uint32_t))
-        memset(g, 0, n * sizeof(double))       # blocked cells' g is read, then masked off
-        canon_init(&c, g, stamp, 0, &moves[0], width, INFINITY)
-        c.order = &order
-        for k in range(ns):
-            s = <int> sources[k]
-            # Stamps per source: label - 1 open (plain Dijkstra), label labelled, label + 1 +
-            # mask first moves done.
-            if label >= <uint32_t> 0xFFFFF000:
-                memset(stamp, 0, n * sizeof(uint32_t))
-                label = 0
-            label += 512
-            order.size = 0
-            if canonical:
-                c.label = label
-                c.labels = 0
-                src = s
-                status = canonical_run(&c, &src, 1)
-                work += c.labels
-            else:
-                status = dijkstra_run(g, stamp, label, pos, &heap, &cost[0], &moves[0],
-                                      width, s, &order)
-                work += order.size
-            if status == 0:
-                status = first_moves(g, stamp, label, &cost[0], &moves[0], width,
-                                     uniform or canonical, s, &order, &stack)
-            if status != 0:
-                break
-            grow_boxes(stamp, label + 1, width, n // width - 2, &out[k, 0, 0])
-        free(c.heap.items)
-    free(g)
-    free(stamp)
-    free(pos)
-    heap_free(&heap)
-    free(order.data)
-    free(stack.data)
-    if status != 0:
+        for i in range(n):
+            col[i] = <uint16_t> (i % width - 1)     # the border's columns are never read
+        with parallel(num_threads=nt):
+            t = threadid()
+            s = scratch_new(n, mp, width)
+            if s == NULL:
+                status[t] = -1
+            for k in prange(ns, schedule="dynamic", chunksize=1):
+                if s != NULL and status[t] == 0:
+                    status[t] = one_source(s, cp, mp, n, width, <int> sp[k], canonical,
+                                           uniform, col, op + 32 * k)
+            if s != NULL:
+                works[t] = s.work
+                scratch_free(s)
+    for i in range(nt):
+        work += works[i]
+        failed |= status[i]
+    free(col)
+    free(works)
+    free(status)
+    if failed:
         raise MemoryError("goal-bound scratch could not grow")
     return work

@@ -6,9 +6,10 @@ over all optimal first moves, so pruning keeps every optimal path).  A search th
 steps whose box misses the goal stays optimal and expands far fewer cells.
 
 The build floods once per passable cell (canonical Dijkstra on uniform ``no_corner_cutting``
-grids, plain Dijkstra with the grid's costs otherwise): O(cells^2) time, run in parallel
-over processes, with a progress bar and a resumable checkpoint.  Any static costs and any
-diagonal rule are supported.  Memory: 64 bytes per padded cell (8 boxes of 4 uint16).
+grids, plain Dijkstra with the grid's costs otherwise), in compiled code on several threads:
+O(cells^2) time, with a progress bar and a resumable checkpoint.  Any static costs and any
+diagonal rule are supported.  Memory: 64 bytes per padded cell (8 boxes of 4 uint16), and
+16 bytes per padded cell of scratch per thread while building.
 """
 
 from __future__ import annotations
@@ -16,14 +17,10 @@ from __future__ import annotations
 import io
 import json
 import math
-import multiprocessing
 import os
 import sys
 import threading
 import time
-from collections.abc import Generator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import closing
 from typing import Any
 
 import numpy as np
@@ -91,18 +88,19 @@ class GoalBounds(GridIndex):
 
     @classmethod
     def build(cls, grid: Grid, *, workers: int | None = None, progress: bool | None = None,
-              checkpoint: str | os.PathLike | None = None, chunk: int = 256,
+              checkpoint: str | os.PathLike | None = None, chunk: int | None = None,
               checkpoint_every: float = 5.0) -> GoalBounds:
         """Flood from every passable cell and grow the boxes.
 
-        ``workers``: processes (default ``os.cpu_count()``; 1 runs in this process); the
-        result does not depend on it; they end with the build, even one killed outright.
-        ``progress``: draw a progress bar on stderr (default: when stderr is a terminal).
-        ``checkpoint``: a file where finished sources are saved (atomically, at most every
-        ``checkpoint_every`` seconds, on interruption and at the end); a build given an
-        existing checkpoint resumes from it, and refuses one made for another map
-        (:class:`IndexMismatchError`).  ``chunk`` (>= 1): sources per task.  Maps up to
-        65535 cells wide and high.
+        ``workers``: threads flooding at once (default ``os.cpu_count()``); the result does
+        not depend on it.  ``progress``: draw a progress bar on stderr (default: when stderr
+        is a terminal).  ``checkpoint``: a file where finished sources are saved
+        (atomically, at most every ``checkpoint_every`` seconds, on interruption and at the
+        end); a build given an existing checkpoint resumes from it, and refuses one made for
+        another map (:class:`IndexMismatchError`).  ``chunk`` (>= 1, default
+        ``max(256, 64 * workers)``): sources per compiled call, shared out over the threads;
+        progress, checkpoints and interruption (Ctrl-C) take effect between calls.  Maps up
+        to 65535 cells wide and high.
         """
         if not isinstance(grid, Grid):
             raise InvalidGridError(f"goal bounds need a Grid, got {type(grid).__name__}")
@@ -110,7 +108,7 @@ class GoalBounds(GridIndex):
             raise InvalidGridError(f"goal bounds store uint16 coordinates: the grid is "
                                    f"{grid.width}x{grid.height}, at most {EMPTY} per side")
         workers = count("workers", (os.cpu_count() or 1) if workers is None else workers)
-        chunk = count("chunk", chunk)
+        chunk = count("chunk", max(256, 64 * workers) if chunk is None else chunk)
         every = float(checkpoint_every)
         if math.isnan(every) or every < 0:
             raise InvalidQueryError(f"checkpoint_every {checkpoint_every!r} must be >= 0")
@@ -130,21 +128,21 @@ class GoalBounds(GridIndex):
             done, spent = np.zeros(n, dtype=bool), 0.0
         todo = sources[~done[sources]]
         chunks = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
-        context = (grid.padded_costs, grid.moves, wp, canonical, grid.is_uniform)
+        context = (grid.padded_costs, grid.moves, wp, canonical, grid.is_uniform, workers)
         last_save = time.perf_counter()
 
         def save(path: str | os.PathLike[Any]) -> None:
             _write_checkpoint(path, grid, boxes, done, spent + time.perf_counter() - t0)
 
         try:
-            with closing(_solve(context, chunks, workers)) as results:
-                for srcs, rows in progress_bar(results, len(chunks),
-                                               label="goal bounds (chunks)", enabled=show):
-                    boxes[srcs] = rows
-                    done[srcs] = True
-                    if checkpoint is not None and time.perf_counter() - last_save >= every:
-                        save(checkpoint)
-                        last_save = time.perf_counter()
+            for srcs in progress_bar(chunks, len(chunks), label="goal bounds (chunks)",
+                                     enabled=show):
+                srcs, rows = _run_chunk(context, srcs)
+                boxes[srcs] = rows
+                done[srcs] = True
+                if checkpoint is not None and time.perf_counter() - last_save >= every:
+                    save(checkpoint)
+                    last_save = time.perf_counter()
         except BaseException:
             if checkpoint is not None:
                 save(checkpoint)
@@ -191,71 +189,12 @@ class GoalBounds(GridIndex):
 
 # ---------------------------------------------------------------- build helpers
 
-_WORKER_CONTEXT: tuple | None = None
-
-
 def _run_chunk(context: tuple, sources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Boxes of one chunk of sources (padded flat indices): ``(sources, rows)``."""
-    cost, moves, width, canonical, uniform = context
+    cost, moves, width, canonical, uniform, threads = context
     rows = np.empty((len(sources), 8, 4), dtype=np.uint16)
-    _goal_bounds.goal_bounds(cost, moves, width, sources, canonical, uniform, rows)
+    _goal_bounds.goal_bounds(cost, moves, width, sources, canonical, uniform, rows, threads)
     return sources, rows
-
-
-#: Seconds between a worker's checks that its build is still there.
-_WATCH_PERIOD = 0.2
-
-
-def _init_worker(owner: int, start_method: str, *context: Any) -> None:
-    global _WORKER_CONTEXT
-    _WORKER_CONTEXT = context
-    # A fork server, not the build, is the parent of a worker it started; it ends with
-    # the build.
-    _exit_with_parent(os.getppid() if start_method == "forkserver" else owner)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """End this worker process soon after ``parent`` goes away, even when it was killed
-    outright and no clean-up ran: a daemon thread watches for this process being handed to
-    another parent (POSIX), or waits on the parent's handle (Windows)."""
-    if os.name != "nt" and os.getppid() != parent:
-        os._exit(1)
-
-    def watch() -> None:
-        if os.name == "nt":
-            origin = multiprocessing.parent_process()
-            if origin is not None:
-                origin.join()
-        else:
-            while os.getppid() == parent:
-                time.sleep(_WATCH_PERIOD)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="wayfinding-parent-watch", daemon=True).start()
-
-
-def _worker_chunk(sources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    assert _WORKER_CONTEXT is not None
-    return _run_chunk(_WORKER_CONTEXT, sources)
-
-
-def _solve(context: tuple, chunks: list[np.ndarray],
-           workers: int) -> Generator[tuple[np.ndarray, np.ndarray], None, None]:
-    """Yield ``(sources, rows)`` per chunk, as they finish; closing it stops the workers."""
-    workers = min(workers, len(chunks))
-    if workers <= 1:
-        for c in chunks:
-            yield _run_chunk(context, c)
-        return
-    mp = multiprocessing.get_context()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker,
-                               initargs=(os.getpid(), mp.get_start_method(), *context))
-    try:
-        futures = [pool.submit(_worker_chunk, c) for c in chunks]
-        for fut in as_completed(futures):
-            yield fut.result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _write_checkpoint(path: str | os.PathLike, grid: Grid, boxes: np.ndarray,
