@@ -364,7 +364,7 @@ class SubgoalTable(GridIndex):
         ``no_corner_cutting`` rule.
         """
         require_grid(grid, "a subgoal table")
-        cap = count("max_table_bytes", max_table_bytes)
+        cap = count("max_table_bytes", max_table_bytes, min=0)
         t0 = time.perf_counter()
         arrays, _ = _graph_arrays(grid, 2)
         arrays["table"] = _top_table(arrays, cap)
