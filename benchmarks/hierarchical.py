@@ -34,8 +34,9 @@ from wayfinding.grid import GridSearch, JPSPlus, read_map, read_scen
 from wayfinding.grid.hpa import CLUSTER_SIZE, HPAStar
 
 SECTION = "## Hierarchical search (HPA*)"
-MAPS = ("dao/arena2", "dao/brc202d", "rooms/8room_000", "mazes/maze512-8-0",
-        "random/random512-25-0", "cities/Boston_0_512")
+MAPS = ("dao/arena2", "dao/brc202d", "rooms/8room_000", "rooms/32room_000",
+        "mazes/maze512-1-0", "mazes/maze512-8-0", "random/random512-10-0",
+        "random/random512-25-0", "random/random512-40-0", "cities/Boston_0_512")
 #: (row label, index: 0 A*, -1 JPS+, else HPA* levels, smooth, refine).
 METHODS = (("astar", 0, False, ""), ("jps_plus", -1, False, ""),
            ("hpa", 1, False, "corridor"), ("hpa_smooth", 1, True, "corridor"),
