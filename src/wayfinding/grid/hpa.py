@@ -289,6 +289,8 @@ class _Region:
         self.hkind = heuristic_code(None, grid.diagonal)
         self.scale = grid.min_cost
         self.nodes = nodes
+        #: Row and column arrays of ``nodes`` in a :meth:`flood` result (set by the index).
+        self.node_at: tuple[np.ndarray, np.ndarray] = (np.empty(0, np.int64),) * 2
 
     def flat(self, x: Any, y: Any) -> Any:
         """Padded flat index of map cells ``(x, y)`` inside the region."""
@@ -523,7 +525,10 @@ class HPAStar(GridIndex):
             sel = np.arange(lo, hi)
             x = nodes[sel] % lay.w
             sel = sel[(x >= x0) & (x < x1) & (self.arrays["node_level"][sel] >= top)]
-            reg = self._regions[cluster] = _Region(self.grid, bounds, sel)
+            reg = _Region(self.grid, bounds, sel)
+            ny, nx = np.divmod(nodes[sel], lay.w)
+            reg.node_at = (ny - y0, nx - x0)
+            self._regions[cluster] = reg
         return reg
 
     @property
@@ -747,14 +752,15 @@ class HPAStar(GridIndex):
         nodes = self.arrays["nodes"]
         n = len(nodes)
         S, G = n, n + 1
-        cs = int(lay.cluster(s[1] * lay.w + s[0], top))
-        cg = int(lay.cluster(g[1] * lay.w + g[0], top))
+        side, cols = lay.side(top), lay.cols[top - 1]
+        cs = s[1] // side * cols + s[0] // side
+        cg = g[1] // side * cols + g[0] // side
         reg = self._region(cs)
         dist = reg.flood(*s, sc.region_ws)
-        ids, out_s = reg.nodes, reg.at(dist, nodes[reg.nodes], lay.w)
+        ids, out_s = reg.nodes, dist[reg.node_at]
         direct = float(dist[g[1] - reg.y0, g[0] - reg.x0]) if cs == cg else math.inf
         reg = self._region(cg)
-        gids, into_g = reg.nodes, reg.at(reg.flood(*g, sc.region_ws), nodes[reg.nodes], lay.w)
+        gids, into_g = reg.nodes, reg.flood(*g, sc.region_ws)[reg.node_at]
         keep = np.isfinite(out_s)
         ids, out_s = ids[keep], out_s[keep]
         keep = np.isfinite(into_g)
