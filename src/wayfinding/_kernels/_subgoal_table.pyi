@@ -4,6 +4,9 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import Self, disjoint_base
 
+RESULT_FIELDS: tuple[str, ...]
+STATS_FIELDS: tuple[str, ...]
+
 def build_table(
     top_nodes: NDArray[np.int32],
     top_index: NDArray[np.int32],
@@ -12,6 +15,7 @@ def build_table(
     targets: NDArray[np.int32],
     costs: NDArray[np.float64],
 ) -> NDArray[np.float64]: ...
+
 @disjoint_base
 class TableQuery:
     def __new__(
@@ -39,9 +43,7 @@ class TableQuery:
     @property
     def nbytes(self) -> int: ...
     def find_path(self, start: Any, goal: Any) -> Any: ...
-    def find_paths(
-        self, starts: NDArray[np.int64], goals: NDArray[np.int64]
-    ) -> list[Any]: ...
+    def find_paths(self, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> list[Any]: ...
     def find_costs(
         self, starts: NDArray[np.int64], goals: NDArray[np.int64]
     ) -> NDArray[np.float64]: ...
