@@ -19,6 +19,10 @@ A query first tries the straight octile path (all diagonal steps, then all strai
 or the reverse); otherwise it connects start and goal to their direct-h-reachable
 subgoals, runs A* with the octile heuristic over the graph and follows each edge on the
 grid.  Costs are optimal; uniform grids with the ``no_corner_cutting`` rule only.
+
+:class:`SubgoalTable` adds to the two-level graph the grid distances between its top-level
+subgoals (capped at 50 MiB by default), so a query needs no graph search: the least sum
+over the top-level subgoals joined to the start and to the goal.
 """
 
 from __future__ import annotations
