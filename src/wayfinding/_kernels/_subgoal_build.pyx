@@ -11,6 +11,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libcpp.algorithm cimport sort
+from libcpp.pair cimport pair
 from libcpp.vector cimport vector
 
 from ._heap cimport Heap, HeapItem, heap_decrease, heap_free, heap_init, heap_pop, heap_push
@@ -314,16 +315,22 @@ cdef class _Builder:
 
     cdef long contract_pass(self, int k, long* added) noexcept nogil:
         """Partition the level-k nodes into local (stay k) and global (k + 1), trying them
-        in id order.  Returns the number of local nodes, or -1 if out of memory; a pass that
+        by increasing degree.  Returns the number of local nodes, or -1 if out of memory; a pass that
         makes none local leaves every level as it was."""
         cdef vector[int] cand
         cdef int v, r
         cdef Py_ssize_t ci, e
         cdef long local = 0
+        cdef vector[pair[Py_ssize_t, int]] order
         for v in range(self.n):
             if self.level[v] == k:
                 self.level[v] = k + 1
-                cand.push_back(v)
+                order.push_back(pair[Py_ssize_t, int](self.adj[v].size(), v))
+        # Fewest neighbours first: their witness searches are the cheapest and their
+        # shortcuts the fewest, which keeps the remaining global nodes' degrees low.
+        sort(order.begin(), order.end())
+        for ci in range(<Py_ssize_t> order.size()):
+            cand.push_back(order[ci].second)
         self.live.clear()
         self.live.resize(self.n)
         for ci in range(<Py_ssize_t> cand.size()):
