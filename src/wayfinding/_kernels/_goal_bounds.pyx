@@ -40,6 +40,8 @@ cdef struct Scratch:
     # One thread's flood state, reused from source to source.
     double* g
     uint32_t* stamp
+    uint8_t* mask           # first-move mask of each finished cell, 0 for the others
+                            # (cleared after each flood along ``order``)
     int32_t* pos            # heap slots (plain Dijkstra)
     Heap heap               # open list (plain Dijkstra)
     Canon canon             # canonical flood (owns its own open list)
@@ -64,9 +66,11 @@ cdef Scratch* scratch_new(Py_ssize_t n, const uint8_t* moves, int width) noexcep
     s.g = <double*> calloc(n, sizeof(double))     # blocked cells' g is read, then masked off
     s.stamp = <uint32_t*> calloc(n, sizeof(uint32_t))
     s.pos = <int32_t*> malloc(n * sizeof(int32_t))
+    s.mask = <uint8_t*> calloc(n, 1)
     canon_init(&s.canon, s.g, s.stamp, 0, moves, width, INFINITY)
     s.canon.order = &s.order
-    if s.g == NULL or s.stamp == NULL or s.pos == NULL or heap_init(&s.heap, 1024) != 0:
+    if s.g == NULL or s.stamp == NULL or s.pos == NULL or s.mask == NULL \
+            or heap_init(&s.heap, 1024) != 0:
         scratch_free(s)
         return NULL
     return s
@@ -76,6 +80,7 @@ cdef void scratch_free(Scratch* s) noexcept nogil:
     free(s.g)
     free(s.stamp)
     free(s.pos)
+    free(s.mask)
     heap_free(&s.heap)
     free(s.canon.heap.items)
     free(s.order.data)
@@ -148,26 +153,23 @@ cdef inline void settle(Scratch* s, int v, uint32_t m, const uint16_t* col) noex
 
 cdef int first_moves(Scratch* s, const double* cost, const uint8_t* moves, int width,
                      bint uniform, int source, const uint16_t* col) noexcept nogil:
-    """First-move masks of every cell in ``s.order`` (labelled ``s.label``): bit d of the
-    mask of v is set when some optimal path from the source to v starts with step d.  A
-    finished cell gets ``stamp = label + 1 + mask`` (one load then tells both) and widens the
-    box of its mask.  Returns 0 or -1 (out of memory)."""
+    """First-move masks of every cell in ``s.order`` (labelled ``s.label``): bit d of
+    ``s.mask[v]`` is set when some optimal path from the source to v starts with step d
+    (``s.mask`` is 0 on entry and stays 0 at the source).  A finished cell widens the box of
+    its mask.  Returns 0 or -1 (out of memory)."""
     cdef int offset[8]
     cdef double length[8]
     cdef const double* g = s.g
-    cdef uint32_t* stamp = s.stamp
+    cdef uint8_t* mask = s.mask
     cdef IntVec* stack = &s.stack
-    cdef uint32_t done = s.label + 1
-    cdef uint32_t t
     cdef Py_ssize_t k
     cdef int v, u, d, bits
     cdef Py_ssize_t base
-    cdef uint32_t m
+    cdef uint32_t m, t
     step_tables(width, offset, length)
-    stamp[source] = done
     for k in range(s.order.size):
         v = s.order.data[k]
-        if stamp[v] - done < 256:
+        if mask[v] or v == source:
             continue
         # Iterative memoised depth-first walk over tight predecessors (they have smaller g,
         # so there are no cycles).
@@ -180,10 +182,10 @@ cdef int first_moves(Scratch* s, const double* cost, const uint8_t* moves, int w
                 d = __builtin_ctz(bits)
                 bits &= bits - 1
                 u = v + offset[d]       # the step u -> v is step_opposite(d)
-                t = stamp[u] - done
+                t = mask[u]
                 if u == source:
                     m |= 1 << step_opposite(d)
-                elif t < 256:
+                elif t:
                     m |= t
                 elif vec_push(stack, u) != 0:
                     return -1
@@ -194,13 +196,13 @@ cdef int first_moves(Scratch* s, const double* cost, const uint8_t* moves, int w
                 stack.data[stack.size - 1] = stack.data[base]
                 stack.data[base] = v
             else:
-                stamp[v] = done + m
+                mask[v] = <uint8_t> m
                 settle(s, v, m, col)
             v = -1
             while stack.size > 0:
                 stack.size -= 1
                 u = stack.data[stack.size]
-                if stamp[u] - done >= 256:
+                if not mask[u]:
                     v = u
                     break
             if v < 0:
@@ -251,13 +253,13 @@ cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssi
                     uint16_t* box) noexcept nogil:
     """Flood from ``source`` and write its 8 boxes; returns 0 or -1 (out of memory)."""
     cdef int status, m
+    cdef Py_ssize_t k
     cdef int64_t src = source
-    # Stamps per source: label - 1 open (plain Dijkstra), label labelled, label + 1 + mask
-    # first moves done.
-    if s.label >= <uint32_t> 0xFFFFF000:
+    # Stamps per source: label - 1 open (plain Dijkstra), label labelled.
+    if s.label >= <uint32_t> 0xFFFFFFF0:
         memset(s.stamp, 0, n * sizeof(uint32_t))
         s.label = 0
-    s.label += 512
+    s.label += 2
     s.order.size = 0
     for m in range(256):
         s.lo_flat[m] = s.lo_x[m] = 0x7FFFFFFF
@@ -275,6 +277,8 @@ cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssi
         status = first_moves(s, cost, moves, width, uniform or canonical, source, col)
     if status == 0:
         write_boxes(s, width, box)
+    for k in range(s.order.size):
+        s.mask[s.order.data[k]] = 0
     return status
 
 
