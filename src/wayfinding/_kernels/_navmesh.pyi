@@ -21,6 +21,7 @@ class MeshQuery:
         link_to: NDArray[np.int32],
         link_pts: NDArray[np.float64],
         link_cost: NDArray[np.float64],
+        link_ref: NDArray[np.int32],
     ) -> None: ...
     def locate_one(self, x: float, y: float) -> int: ...
     def find(
@@ -29,22 +30,46 @@ class MeshQuery:
         cost: NDArray[np.float64],
         link_ok: NDArray[np.uint8],
         h_scale: float,
-        start: int,
+        both_ways: bool,
         sx: float,
         sy: float,
-        goal: int,
         gx: float,
         gy: float,
+        partial: bool,
     ) -> tuple[
-        bool,
         int,
         int,
-        NDArray[np.int32] | None,
-        NDArray[np.int32] | None,
+        int,
+        int,
+        int,
+        NDArray[np.float64],
+        NDArray[np.float64],
         NDArray[np.float64] | None,
         NDArray[np.uint8] | None,
         NDArray[np.int32] | None,
+        NDArray[np.int32] | None,
+        NDArray[np.int32] | None,
         float,
+    ]: ...
+    def find_many(
+        self,
+        allowed: NDArray[np.uint8],
+        cost: NDArray[np.float64],
+        link_ok: NDArray[np.uint8],
+        h_scale: float,
+        both_ways: bool,
+        starts: NDArray[np.float64],
+        goals: NDArray[np.float64],
+        partial: bool,
+    ) -> tuple[
+        NDArray[np.int8],
+        NDArray[np.float64],
+        NDArray[np.int64],
+        NDArray[np.int64],
+        NDArray[np.int32],
+        NDArray[np.int64],
+        NDArray[np.float64],
+        NDArray[np.uint8],
     ]: ...
 
 def locate(

@@ -1,11 +1,14 @@
 # Navigation-mesh kernels: point location in convex polygons, nearest point on the mesh, A*
-# over polygons (node position = where the line toward the goal crosses the entry edge, or
-# an off-mesh link's end) and the funnel (string pulling) over a corridor's portals.
+# over the ways into polygons (node position = the point of the entry edge on the shortest
+# two-leg way toward the goal, or an off-mesh link's end) with a check of the best
+# corridors' straight paths, the funnel (string pulling) over a corridor's portals, and
+# whole queries in one call.
 # Orientation tests are exact.
 cimport numpy as cnp
-from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
-from libc.stdlib cimport free, malloc
+from libc.math cimport INFINITY, fabs, sqrt
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -99,55 +102,64 @@ def locate(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_
                                   ny, points[i, 0], points[i, 1])
 
 
+cdef int nearest_point(const double[:, ::1] verts, const int32_t[:, ::1] polys,
+                       const int32_t[::1] sizes, const int64_t[::1] cell_ptr,
+                       const int32_t[::1] cell_polys, double ox, double oy, double cell, int nx,
+                       int ny, const uint8_t[::1] allowed, double x, double y, double* bx,
+                       double* by) noexcept nogil:
+    """The allowed polygon nearest (x, y) (ties: lowest id; -1 when none) and the nearest
+    point on it, searching the buckets ring by ring around the point's bucket."""
+    cdef int64_t c, j
+    cdef int ix, iy, r, gx, gy, p, best = -1, rmax = nx if nx > ny else ny
+    cdef double d, bestd = INFINITY, cx = 0.0, cy = 0.0, reach
+    # Buckets of points off the grid are clamped to the ring just outside it: distances to
+    # the grid's buckets only grow from there.
+    ix = bucket_of(x, ox, cell, nx)
+    iy = bucket_of(y, oy, cell, ny)
+    bx[0] = 0.0
+    by[0] = 0.0
+    r = 0
+    while r <= rmax + 2:
+        # Every point of a bucket outside rings 0..r is farther than r cells away (minus the
+        # query's offset inside its own bucket).
+        reach = (r - 1) * cell if r > 0 else 0.0
+        if best >= 0 and bestd <= reach * reach:
+            break
+        for gy in range(iy - r, iy + r + 1):
+            if gy < 0 or gy >= ny:
+                continue
+            for gx in range(ix - r, ix + r + 1):
+                if gx < 0 or gx >= nx:
+                    continue
+                if r > 0 and gy != iy - r and gy != iy + r and gx != ix - r and gx != ix + r:
+                    continue
+                c = gy * nx + gx
+                for j in range(cell_ptr[c], cell_ptr[c + 1]):
+                    p = cell_polys[j]
+                    if not allowed[p]:
+                        continue
+                    d = closest_on(verts, polys, sizes, p, x, y, &cx, &cy)
+                    if d < bestd or (d == bestd and p < best):
+                        bestd = d
+                        best = p
+                        bx[0] = cx
+                        by[0] = cy
+        r += 1
+    return best
+
+
 def nearest(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
             const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double ox, double oy,
             double cell, int nx, int ny, const uint8_t[::1] allowed,
             const double[:, ::1] points, int32_t[::1] out, double[:, ::1] snapped):
-    """The allowed polygon nearest each point (ties: lowest id) and the nearest point on it,
-    searching the buckets ring by ring around the point's bucket."""
+    """The allowed polygon nearest each point (ties: lowest id; -1 when none is allowed)
+    and the nearest point on it."""
     cdef Py_ssize_t i
-    cdef int64_t c, j
-    cdef int ix, iy, r, gx, gy, p, best, rmax = nx if nx > ny else ny
-    cdef double x, y, d, bestd, cx = 0.0, cy = 0.0, bx = 0.0, by = 0.0, reach
+    cdef double bx, by
     with nogil:
         for i in range(points.shape[0]):
-            x = points[i, 0]
-            y = points[i, 1]
-            # Buckets of points off the grid are clamped to the ring just outside it:
-            # distances to the grid's buckets only grow from there.
-            ix = bucket_of(x, ox, cell, nx)
-            iy = bucket_of(y, oy, cell, ny)
-            best = -1
-            bestd = INFINITY
-            r = 0
-            while r <= rmax + 2:
-                # Every point of a bucket outside rings 0..r is farther than r cells away
-                # (minus the query's offset inside its own bucket).
-                reach = (r - 1) * cell if r > 0 else 0.0
-                if best >= 0 and bestd <= reach * reach:
-                    break
-                for gy in range(iy - r, iy + r + 1):
-                    if gy < 0 or gy >= ny:
-                        continue
-                    for gx in range(ix - r, ix + r + 1):
-                        if gx < 0 or gx >= nx:
-                            continue
-                        if r > 0 and gy != iy - r and gy != iy + r and gx != ix - r \
-                                and gx != ix + r:
-                            continue
-                        c = gy * nx + gx
-                        for j in range(cell_ptr[c], cell_ptr[c + 1]):
-                            p = cell_polys[j]
-                            if not allowed[p]:
-                                continue
-                            d = closest_on(verts, polys, sizes, p, x, y, &cx, &cy)
-                            if d < bestd or (d == bestd and p < best):
-                                bestd = d
-                                best = p
-                                bx = cx
-                                by = cy
-                r += 1
-            out[i] = best
+            out[i] = nearest_point(verts, polys, sizes, cell_ptr, cell_polys, ox, oy, cell, nx,
+                                   ny, allowed, points[i, 0], points[i, 1], &bx, &by)
             snapped[i, 0] = bx
             snapped[i, 1] = by
 
@@ -156,23 +168,91 @@ def nearest(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32
 cdef inline void portal_point(double ax, double ay, double bx, double by, double px,
                               double py, double gx, double gy, double* ox,
                               double* oy) noexcept nogil:
-    """Where the search enters a polygon through portal a-b from (px, py): the portal's
-    crossing with the line toward the goal (g), kept a hundredth of the portal away from its
-    ends; the portal's midpoint when that line is parallel to it."""
-    cdef double dx = bx - ax, dy = by - ay, rx = gx - px, ry = gy - py
-    cdef double den = dx * ry - dy * rx, t = 0.5
-    if den != 0.0:
-        t = ((px - ax) * ry - (py - ay) * rx) / den
-        if t < 0.01:
-            t = 0.01
-        elif t > 0.99:
-            t = 0.99
+    """Where the search enters a polygon through portal a-b from (px, py): the point x of the
+    portal's line that makes |p x| + |x g| least (where the segment p-g crosses the line, or
+    the line of p toward g mirrored when both are on one side), kept a hundredth of the
+    portal away from its ends."""
+    cdef double dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy
+    cdef double sp = (px - ax) * dx + (py - ay) * dy, sg = (gx - ax) * dx + (gy - ay) * dy
+    cdef double hp = fabs(dx * (py - ay) - dy * (px - ax))
+    cdef double hg = fabs(dx * (gy - ay) - dy * (gx - ax)), t = 0.5
+    if len2 > 0.0:
+        t = (sp + (sg - sp) * hp / (hp + hg)) / len2 if hp + hg > 0.0 else sp / len2
+    if t < 0.01:
+        t = 0.01
+    elif t > 0.99:
+        t = 0.99
     ox[0] = ax + t * dx
     oy[0] = ay + t * dy
 
+
+cdef struct Buffers:
+    # Growing outputs of a batch of queries.
+    int32_t* corr
+    double* corners
+    uint8_t* flags
+    Py_ssize_t ncorr, ncorners, cap_corr, cap_corners
+
+
+cdef int append(Buffers* b, const int32_t* corr, Py_ssize_t m, const double* corners,
+                const uint8_t* flags, Py_ssize_t k) noexcept nogil:
+    """Append one query's corridor and corners; -1 when out of memory."""
+    cdef Py_ssize_t cap
+    cdef void* grown
+    if b.ncorr + m > b.cap_corr:
+        cap = 2 * (b.ncorr + m) + 64
+        grown = realloc(b.corr, cap * sizeof(int32_t))
+        if grown == NULL:
+            return -1
+        b.corr = <int32_t*> grown
+        b.cap_corr = cap
+    if b.ncorners + k > b.cap_corners:
+        cap = 2 * (b.ncorners + k) + 64
+        grown = realloc(b.corners, 2 * cap * sizeof(double))
+        if grown == NULL:
+            return -1
+        b.corners = <double*> grown
+        grown = realloc(b.flags, cap * sizeof(uint8_t))
+        if grown == NULL:
+            return -1
+        b.flags = <uint8_t*> grown
+        b.cap_corners = cap
+    memcpy(b.corr + b.ncorr, corr, m * sizeof(int32_t))
+    memcpy(b.corners + 2 * b.ncorners, corners, 2 * k * sizeof(double))
+    memcpy(b.flags + b.ncorners, flags, k * sizeof(uint8_t))
+    b.ncorr += m
+    b.ncorners += k
+    return 0
+
+
+cdef struct Route:
+    # One query's outcome: 0 no route, 1 to the goal, 2 partial, -1 out of memory.
+    int code
+    int expanded
+    int generated
+    int snap_s
+    int snap_g
+    double sx, sy, gx, gy
+    # The corridor (polygons, and the directed link that entered each, -1 for an edge) and
+    # the corners (the scratch of the query), their flags and polygons, and the length.
+    Py_ssize_t m
+    Py_ssize_t k
+    double length
+
+
 cdef class MeshQuery:
-    """Per-thread path queries on one mesh: views on its arrays (taken once) and the A*
-    state over its polygons (generation stamps: O(1) reset per query)."""
+    """Per-thread path queries on one mesh: views on its arrays (taken once), the A* state
+    (generation stamps: O(1) reset per query) and the corridor and corner scratch.
+
+    The search's nodes are the ways into a polygon: through one of its portals (node
+    ``p * W + e`` enters ``neigh[p, e]`` through edge e of p, W the polygons' row width),
+    by an off-mesh link (node ``P * W + 1 + l``) or as the start (node ``P * W``); each
+    node keeps the point where it enters (see ``portal_point``), so two ways into one
+    polygon are kept apart.  With ``both_ways``, a route that is not a straight line is
+    searched for again from the goal to the start and the corridor of the shorter straight
+    path is kept: the estimate (a polyline through points chosen toward the search's goal)
+    ranks corridors of nearly equal length either way, and the two directions seldom err on
+    the same query."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
@@ -185,39 +265,69 @@ cdef class MeshQuery:
     cdef const int32_t[::1] link_to
     cdef const double[:, ::1] link_pts
     cdef const double[::1] link_cost
+    cdef const int32_t[::1] link_ref
     cdef double* g
     cdef double* px
     cdef double* py
     cdef int32_t* parent
-    cdef int32_t* via
     cdef int32_t* pos
     cdef uint32_t* stamp
     cdef uint8_t* closed
+    cdef int32_t* corr
+    cdef int32_t* cvia
+    cdef int32_t* corr2
+    cdef double* out
+    cdef uint8_t* flags
+    cdef int32_t* owner
+    cdef double* left
+    cdef double* right
+    cdef double* bend
+    cdef int32_t* index
     cdef uint32_t label
     cdef Heap heap
-    cdef int n
+    cdef int n, width, start_node, start_poly, nodes
 
     def __init__(self, verts, polys, sizes, neigh, cell_ptr, cell_polys, double ox, double oy,
-                 double cell, int nx, int ny, link_ptr, link_to, link_pts, link_cost):
+                 double cell, int nx, int ny, link_ptr, link_to, link_pts, link_cost,
+                 link_ref):
+        cdef Py_ssize_t i, cap
         self.verts, self.polys, self.sizes, self.neigh = verts, polys, sizes, neigh
         self.cell_ptr, self.cell_polys = cell_ptr, cell_polys
         self.ox, self.oy, self.cell, self.nx, self.ny = ox, oy, cell, nx, ny
         self.link_ptr, self.link_to = link_ptr, link_to
-        self.link_pts, self.link_cost = link_pts, link_cost
-        n = self.n = sizes.shape[0]
-        self.g = <double*> malloc(max(n, 1) * sizeof(double))
-        self.px = <double*> malloc(max(n, 1) * sizeof(double))
-        self.py = <double*> malloc(max(n, 1) * sizeof(double))
-        self.parent = <int32_t*> malloc(max(n, 1) * sizeof(int32_t))
-        self.via = <int32_t*> malloc(max(n, 1) * sizeof(int32_t))
-        self.pos = <int32_t*> malloc(max(n, 1) * sizeof(int32_t))
-        self.stamp = <uint32_t*> malloc(max(n, 1) * sizeof(uint32_t))
-        self.closed = <uint8_t*> malloc(max(n, 1) * sizeof(uint8_t))
+        self.link_pts, self.link_cost, self.link_ref = link_pts, link_cost, link_ref
+        self.n = sizes.shape[0]
+        self.width = polys.shape[1]
+        self.start_node = self.n * self.width
+        self.nodes = self.start_node + 1 + link_to.shape[0]
+        cap = self.nodes + 1
+        self.g = <double*> malloc(cap * sizeof(double))
+        self.px = <double*> malloc(cap * sizeof(double))
+        self.py = <double*> malloc(cap * sizeof(double))
+        self.parent = <int32_t*> malloc(cap * sizeof(int32_t))
+        self.pos = <int32_t*> malloc(cap * sizeof(int32_t))
+        self.stamp = <uint32_t*> malloc(cap * sizeof(uint32_t))
+        self.closed = <uint8_t*> malloc(cap * sizeof(uint8_t))
+        # A corridor has at most one polygon per node; its path two corners per polygon
+        # and two more; a stretch's funnel one portal per polygon and two more.
+        self.corr = <int32_t*> malloc(cap * sizeof(int32_t))
+        self.cvia = <int32_t*> malloc(cap * sizeof(int32_t))
+        self.corr2 = <int32_t*> malloc(2 * cap * sizeof(int32_t))
+        self.out = <double*> malloc((4 * cap + 4) * sizeof(double))
+        self.flags = <uint8_t*> malloc((2 * cap + 2) * sizeof(uint8_t))
+        self.owner = <int32_t*> malloc((2 * cap + 2) * sizeof(int32_t))
+        self.left = <double*> malloc((2 * cap + 4) * sizeof(double))
+        self.right = <double*> malloc((2 * cap + 4) * sizeof(double))
+        self.bend = <double*> malloc((2 * cap + 4) * sizeof(double))
+        self.index = <int32_t*> malloc((cap + 2) * sizeof(int32_t))
         if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.px == NULL \
-                or self.py == NULL or self.parent == NULL or self.via == NULL \
-                or self.pos == NULL or self.stamp == NULL or self.closed == NULL:
+                or self.py == NULL or self.parent == NULL or self.pos == NULL \
+                or self.stamp == NULL or self.closed == NULL or self.corr == NULL \
+                or self.cvia == NULL or self.corr2 == NULL or self.out == NULL or self.flags == NULL \
+                or self.owner == NULL or self.left == NULL or self.right == NULL \
+                or self.bend == NULL or self.index == NULL:
             raise MemoryError()
-        for i in range(n):
+        for i in range(cap):
             self.stamp[i] = 0
         self.label = 0
 
@@ -226,10 +336,19 @@ cdef class MeshQuery:
         free(self.px)
         free(self.py)
         free(self.parent)
-        free(self.via)
         free(self.pos)
         free(self.stamp)
         free(self.closed)
+        free(self.corr)
+        free(self.cvia)
+        free(self.corr2)
+        free(self.out)
+        free(self.flags)
+        free(self.owner)
+        free(self.left)
+        free(self.right)
+        free(self.bend)
+        free(self.index)
         heap_free(&self.heap)
 
     def locate_one(self, double x, double y):
@@ -237,12 +356,60 @@ cdef class MeshQuery:
         return locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
                             self.ox, self.oy, self.cell, self.nx, self.ny, x, y)
 
-    cdef inline void touch(self, int p) noexcept nogil:
-        if self.stamp[p] != self.label:
-            self.stamp[p] = self.label
-            self.g[p] = INFINITY
-            self.closed[p] = 0
-            self.pos[p] = -1
+    cdef inline void touch(self, int s) noexcept nogil:
+        if self.stamp[s] != self.label:
+            self.stamp[s] = self.label
+            self.g[s] = INFINITY
+            self.closed[s] = 0
+            self.pos[s] = -1
+
+    cdef inline int poly_of(self, int s) noexcept nogil:
+        """The polygon node s enters."""
+        if s < self.start_node:
+            return self.neigh[s // self.width, s % self.width]
+        if s == self.start_node:
+            return self.start_poly
+        return self.link_to[s - self.start_node - 1]
+
+    cdef Py_ssize_t corridor_of(self, int s) noexcept nogil:
+        """Write the corridor ending at node s into corr/cvia; returns its length."""
+        cdef Py_ssize_t m = 0, i
+        cdef int t = s
+        cdef int32_t tmp
+        while t >= 0:
+            self.corr[m] = self.poly_of(t)
+            self.cvia[m] = t - self.start_node - 1 if t > self.start_node else -1
+            m += 1
+            t = self.parent[t]
+        for i in range(m // 2):
+            tmp = self.corr[i]
+            self.corr[i] = self.corr[m - 1 - i]
+            self.corr[m - 1 - i] = tmp
+            tmp = self.cvia[i]
+            self.cvia[i] = self.cvia[m - 1 - i]
+            self.cvia[m - 1 - i] = tmp
+        return m
+
+    cdef Py_ssize_t straight(self, Py_ssize_t m, double sx, double sy, double gx, double gy,
+                             double* length) noexcept nogil:
+        """The straight path through corr[:m] into out/flags/owner and its length (links
+        at their cost); returns the number of corners."""
+        cdef Py_ssize_t k, i
+        cdef double total = 0.0, dx, dy
+        k = straight_core(self.verts, self.polys, self.sizes, self.neigh, self.corr,
+                          self.cvia, m, self.link_pts, sx, sy, gx, gy, self.out, self.flags,
+                          self.owner, self.left, self.right, self.bend, self.index)
+        for i in range(1, k):
+            if self.flags[i - 1] & 4:
+                continue
+            dx = self.out[2 * i] - self.out[2 * i - 2]
+            dy = self.out[2 * i + 1] - self.out[2 * i - 1]
+            total += sqrt(dx * dx + dy * dy)
+        for i in range(m):
+            if self.cvia[i] >= 0:
+                total += self.link_cost[self.cvia[i]]
+        length[0] = total
+        return k
 
     cdef int search(self, const uint8_t[::1] allowed, const double[::1] cost,
                     const uint8_t[::1] link_ok, int start, double sx, double sy, int goal,
@@ -250,137 +417,313 @@ cdef class MeshQuery:
                     int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the allowed
         polygons: moving inside polygon p costs the distance times cost[p]; crossing a usable
-        (link_ok) off-mesh link l costs link_cost[l].  1 found, 0 not, -1 out of memory."""
-        cdef int p, q, k, n, e, found = 0
+        (link_ok) off-mesh link l costs link_cost[l].  Returns the goal's node, -1 when the
+        goal is not reached, -2 when out of memory."""
+        cdef int s, p, q, prev, k, n, e, t
         cdef int32_t a, b
         cdef int64_t l
-        cdef double nx, ny, step, ng, h
+        cdef double x, y, nx, ny, step, ng, h, direct
         cdef HeapItem it
         self.label += 1
         if self.label == 0:
-            for k in range(self.n):
+            for k in range(self.nodes + 1):
                 self.stamp[k] = 0
             self.label = 1
         self.heap.size = 0
+        self.start_poly = start
         expanded[0] = 0
         generated[0] = 1
-        self.touch(start)
-        self.g[start] = 0.0
-        self.px[start] = sx
-        self.py[start] = sy
-        self.parent[start] = -1
-        self.via[start] = -1
-        h = h_scale * sqrt((sx - gx) * (sx - gx) + (sy - gy) * (sy - gy))
-        if heap_push(&self.heap, self.pos, h, 0.0, start) != 0:
-            return -1
+        s = self.start_node
+        self.touch(s)
+        self.g[s] = 0.0
+        self.px[s] = sx
+        self.py[s] = sy
+        self.parent[s] = -1
+        direct = sqrt((sx - gx) * (sx - gx) + (sy - gy) * (sy - gy))
+        if start == goal:
+            self.g[s] = cost[start] * direct
+            h = 0.0
+        else:
+            h = h_scale * direct
+        if heap_push(&self.heap, self.pos, self.g[s] + h, 0.0, s) != 0:
+            return -2
         while self.heap.size > 0:
             it = heap_pop(&self.heap, self.pos)
-            p = it.node
-            self.closed[p] = 1
+            s = it.node
+            self.closed[s] = 1
             expanded[0] += 1
+            p = self.poly_of(s)
             if p == goal:
-                return 1
+                return s
+            x = self.px[s]
+            y = self.py[s]
+            prev = -1
+            if s < self.start_node:
+                prev = s // self.width
             n = self.sizes[p]
             for e in range(n + self.link_ptr[p + 1] - self.link_ptr[p]):
                 if e < n:
                     q = self.neigh[p, e]
-                    if q < 0 or not allowed[q]:
+                    if q < 0 or q == prev or not allowed[q]:
                         continue
+                    t = p * self.width + e
                     a = self.polys[p, e]
                     b = self.polys[p, (e + 1) % n]
                     portal_point(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0],
-                                 self.verts[b, 1], self.px[p], self.py[p], gx, gy, &nx, &ny)
-                    step = cost[p] * sqrt((nx - self.px[p]) * (nx - self.px[p])
-                                          + (ny - self.py[p]) * (ny - self.py[p]))
+                                 self.verts[b, 1], x, y, gx, gy, &nx, &ny)
+                    step = cost[p] * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y))
                 else:
                     l = self.link_ptr[p] + e - n
                     q = self.link_to[l]
                     if not allowed[q] or not link_ok[l]:
                         continue
+                    t = self.start_node + 1 + <int> l
                     nx = self.link_pts[l, 2]
                     ny = self.link_pts[l, 3]
-                    step = cost[p] * sqrt((self.link_pts[l, 0] - self.px[p])
-                                          * (self.link_pts[l, 0] - self.px[p])
-                                          + (self.link_pts[l, 1] - self.py[p])
-                                          * (self.link_pts[l, 1] - self.py[p])) \
-                        + self.link_cost[l]
-                self.touch(q)
-                if self.closed[q]:
+                    step = cost[p] * sqrt((self.link_pts[l, 0] - x) * (self.link_pts[l, 0] - x)
+                                          + (self.link_pts[l, 1] - y)
+                                          * (self.link_pts[l, 1] - y)) + self.link_cost[l]
+                self.touch(t)
+                if self.closed[t]:
                     continue
-                ng = self.g[p] + step
+                ng = self.g[s] + step
                 if q == goal:
                     ng += cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
                     h = 0.0
                 else:
                     h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
-                if ng >= self.g[q]:
+                if ng >= self.g[t]:
                     continue
-                self.g[q] = ng
-                self.px[q] = nx
-                self.py[q] = ny
-                self.parent[q] = p
-                self.via[q] = -1 if e < n else <int32_t> (self.link_ptr[p] + e - n)
-                if self.pos[q] >= 0:
-                    heap_decrease(&self.heap, self.pos, q, ng + h, ng)
+                self.g[t] = ng
+                self.px[t] = nx
+                self.py[t] = ny
+                self.parent[t] = s
+                if self.pos[t] >= 0:
+                    heap_decrease(&self.heap, self.pos, t, ng + h, ng)
                 else:
                     generated[0] += 1
-                    if heap_push(&self.heap, self.pos, ng + h, ng, q) != 0:
-                        return -1
-        return 0
+                    if heap_push(&self.heap, self.pos, ng + h, ng, t) != 0:
+                        return -2
+        return -1
+
+    cdef int nearest_reached(self, double x, double y, double* bx, double* by) noexcept nogil:
+        """The polygon nearest (x, y) among those the last search reached (ties: lowest
+        id) and the nearest point on it."""
+        cdef int s, p, best = -1
+        cdef double d, bestd = INFINITY, cx = 0.0, cy = 0.0
+        for s in range(self.nodes):
+            if self.stamp[s] != self.label or not self.closed[s]:
+                continue
+            p = self.poly_of(s)
+            d = closest_on(self.verts, self.polys, self.sizes, p, x, y, &cx, &cy)
+            if d < bestd or (d == bestd and p < best):
+                bestd = d
+                best = p
+                bx[0] = cx
+                by[0] = cy
+        return best
+
+    cdef Route route(self, const uint8_t[::1] allowed, const double[::1] cost,
+                     const uint8_t[::1] link_ok, double h_scale, bint both_ways, double sx,
+                     double sy, double gx, double gy, bint partial) noexcept nogil:
+        """One whole query: the endpoints' polygons (moved to the nearest allowed polygon
+        when off the mesh or on a forbidden one), the search (both ways when asked and the
+        mesh has no off-mesh links, which are one-way), the partial route when asked and the
+        straight path, in the scratch."""
+        cdef Route r
+        cdef int ps, pg, node, exp2 = 0, gen2 = 0
+        cdef Py_ssize_t m1, i
+        cdef double bx = 0.0, by = 0.0, back
+        r.code = 0
+        r.expanded = 0
+        r.generated = 0
+        r.m = 0
+        r.k = 0
+        r.length = INFINITY
+        r.snap_s = 0
+        r.snap_g = 0
+        ps = locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                          self.ox, self.oy, self.cell, self.nx, self.ny, sx, sy)
+        if ps < 0 or not allowed[ps]:
+            ps = nearest_point(self.verts, self.polys, self.sizes, self.cell_ptr,
+                               self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
+                               allowed, sx, sy, &bx, &by)
+            sx = bx
+            sy = by
+            r.snap_s = 1
+        pg = locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                          self.ox, self.oy, self.cell, self.nx, self.ny, gx, gy)
+        if pg < 0 or not allowed[pg]:
+            pg = nearest_point(self.verts, self.polys, self.sizes, self.cell_ptr,
+                               self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
+                               allowed, gx, gy, &bx, &by)
+            gx = bx
+            gy = by
+            r.snap_g = 1
+        r.sx = sx
+        r.sy = sy
+        r.gx = gx
+        r.gy = gy
+        if ps < 0 or pg < 0:
+            return r
+        node = self.search(allowed, cost, link_ok, ps, sx, sy, pg, gx, gy, h_scale,
+                           &r.expanded, &r.generated)
+        if node == -2:
+            r.code = -1
+            return r
+        r.code = 1
+        if node == -1:
+            if not partial:
+                r.code = 0
+                return r
+            pg = self.nearest_reached(gx, gy, &bx, &by)
+            node = self.search(allowed, cost, link_ok, ps, sx, sy, pg, bx, by, h_scale,
+                               &exp2, &gen2)
+            r.expanded += exp2
+            r.generated += gen2
+            if node < 0:
+                r.code = -1
+                return r
+            r.code = 2
+            gx = bx
+            gy = by
+        r.m = self.corridor_of(node)
+        r.k = self.straight(r.m, sx, sy, gx, gy, &r.length)
+        if r.code == 1 and both_ways and self.link_to.shape[0] == 0 and r.k > 2:
+            m1 = r.m
+            memcpy(self.corr2, self.corr, m1 * sizeof(int32_t))
+            node = self.search(allowed, cost, link_ok, pg, gx, gy, ps, sx, sy, h_scale,
+                               &exp2, &gen2)
+            r.expanded += exp2
+            r.generated += gen2
+            if node == -2:
+                r.code = -1
+                return r
+            r.m = self.corridor_of(node)
+            for i in range(r.m):
+                self.corr2[m1 + i] = self.corr[r.m - 1 - i]
+            memcpy(self.corr, self.corr2 + m1, r.m * sizeof(int32_t))
+            r.k = self.straight(r.m, sx, sy, gx, gy, &back)
+            if back < r.length:
+                r.length = back
+            else:
+                r.m = m1
+                memcpy(self.corr, self.corr2, m1 * sizeof(int32_t))
+                r.k = self.straight(r.m, sx, sy, gx, gy, &r.length)
+        self.flags[0] |= 1
+        self.flags[r.k - 1] |= 2
+        return r
 
     def find(self, const uint8_t[::1] allowed, const double[::1] cost,
-             const uint8_t[::1] link_ok, double h_scale, int start, double sx, double sy,
-             int goal, double gx, double gy):
-        """A* over the polygons, then the funnel through the corridor.  Returns (found,
-        expanded, generated, corridor, via, corners, flags, corner polygons, length), where
-        via[i] is the directed off-mesh link that entered corridor[i] (-1 for an edge), flags
-        mark each link's start (4) and length counts links at their cost."""
-        cdef int expanded = 0, generated = 0, status, p, k = 0
-        cdef Py_ssize_t m, i, got
+             const uint8_t[::1] link_ok, double h_scale, bint both_ways, double sx, double sy,
+             double gx, double gy, bint partial):
+        """One path query from (sx, sy) to (gx, gy).  Returns (code, expanded, generated,
+        snapped start, snapped goal, start, goal, corners, flags, corner polygons,
+        corridor, links, length): code 0 no route (the arrays are None), 1 found, 2 partial
+        (to the point nearest the goal that the start reaches); start and goal are the
+        points used ((2,) arrays); flags mark the start (1), the goal (2) and each link's
+        start (4); links are the off-mesh links taken (their ids in the mesh's list)."""
+        cdef Route r
+        cdef Py_ssize_t i, nl = 0
+        cdef cnp.npy_intp dims[2]
         with nogil:
-            status = self.search(allowed, cost, link_ok, start, sx, sy, goal, gx, gy, h_scale,
-                                 &expanded, &generated)
-        if status < 0:
+            r = self.route(allowed, cost, link_ok, h_scale, both_ways, sx, sy, gx, gy,
+                           partial)
+        if r.code < 0:
             raise MemoryError()
-        if status == 0:
-            return False, expanded, generated, None, None, None, None, None, INFINITY
-        p = goal
-        while p >= 0:
-            k += 1
-            p = self.parent[p]
-        corridor = np.empty(k, dtype=np.int32)
-        via = np.empty(k, dtype=np.int32)
-        cdef int32_t[::1] cv = corridor
-        cdef int32_t[::1] vv = via
-        p = goal
-        while p >= 0:
-            k -= 1
-            cv[k] = p
-            vv[k] = self.via[p]
-            p = self.parent[p]
-        m = len(corridor)
-        out = np.empty((2 * m + 2, 2))
-        flags = np.empty(2 * m + 2, dtype=np.uint8)
-        owner = np.empty(2 * m + 2, dtype=np.int32)
-        cdef double[:, ::1] ov = out
-        cdef uint8_t[::1] fv = flags
-        cdef int32_t[::1] wv = owner
-        cdef double length = 0.0
+        dims[0] = 2
+        start = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
+        goal = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
+        cdef double* sp = <double*> cnp.PyArray_DATA(start)
+        cdef double* gp = <double*> cnp.PyArray_DATA(goal)
+        sp[0] = r.sx
+        sp[1] = r.sy
+        gp[0] = r.gx
+        gp[1] = r.gy
+        if r.code == 0:
+            return (0, r.expanded, r.generated, r.snap_s, r.snap_g, start, goal, None, None,
+                    None, None, None, INFINITY)
+        dims[0] = r.k
+        dims[1] = 2
+        corners = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT64, 0)
+        memcpy(cnp.PyArray_DATA(corners), self.out, 2 * r.k * sizeof(double))
+        flags = cnp.PyArray_EMPTY(1, dims, cnp.NPY_UINT8, 0)
+        memcpy(cnp.PyArray_DATA(flags), self.flags, r.k * sizeof(uint8_t))
+        owner = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+        memcpy(cnp.PyArray_DATA(owner), self.owner, r.k * sizeof(int32_t))
+        dims[0] = r.m
+        corridor = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+        memcpy(cnp.PyArray_DATA(corridor), self.corr, r.m * sizeof(int32_t))
+        for i in range(r.m):
+            if self.cvia[i] >= 0:
+                nl += 1
+        dims[0] = nl
+        links = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+        cdef int32_t* lp = <int32_t*> cnp.PyArray_DATA(links)
+        nl = 0
+        for i in range(r.m):
+            if self.cvia[i] >= 0:
+                lp[nl] = self.link_ref[self.cvia[i]]
+                nl += 1
+        return (r.code, r.expanded, r.generated, r.snap_s, r.snap_g, start, goal, corners,
+                flags, owner, corridor, links, r.length)
+
+    def find_many(self, const uint8_t[::1] allowed, const double[::1] cost,
+                  const uint8_t[::1] link_ok, double h_scale, bint both_ways,
+                  const double[:, ::1] starts, const double[:, ::1] goals, bint partial):
+        """:meth:`find` for each row of ``starts`` and ``goals``, in one loop without the
+        GIL.  Returns (codes int8, lengths, expanded int64, corridor_ptr int64, corridors
+        int32, corner_ptr int64, corners (k, 2), flags uint8)."""
+        cdef Py_ssize_t nq = starts.shape[0], i
+        cdef Route r
+        cdef int failed = 0
+        cdef Buffers buf
+        buf.corr = NULL
+        buf.corners = NULL
+        buf.flags = NULL
+        buf.ncorr = buf.ncorners = buf.cap_corr = buf.cap_corners = 0
+        if goals.shape[0] != nq:
+            raise ValueError("starts and goals must have as many rows")
+        codes = np.zeros(nq, dtype=np.int8)
+        lengths = np.full(nq, INFINITY)
+        expanded = np.zeros(nq, dtype=np.int64)
+        corridor_ptr = np.zeros(nq + 1, dtype=np.int64)
+        corner_ptr = np.zeros(nq + 1, dtype=np.int64)
+        cdef int8_t[::1] cv = codes
+        cdef double[::1] lv = lengths
+        cdef int64_t[::1] ev = expanded
+        cdef int64_t[::1] rp = corridor_ptr
+        cdef int64_t[::1] kp = corner_ptr
         with nogil:
-            got = straight_core(self.verts, self.polys, self.sizes, self.neigh, cv, vv,
-                                self.link_pts, sx, sy, gx, gy, ov, fv, wv)
-            for i in range(1, got):
-                if fv[i - 1] & 4:
-                    continue
-                length += sqrt((ov[i, 0] - ov[i - 1, 0]) * (ov[i, 0] - ov[i - 1, 0])
-                               + (ov[i, 1] - ov[i - 1, 1]) * (ov[i, 1] - ov[i - 1, 1]))
-            for i in range(m):
-                if vv[i] >= 0:
-                    length += self.link_cost[vv[i]]
-        if got < 0:
-            raise MemoryError()
-        return (True, expanded, generated, corridor, via, out[:got], flags[:got],
-                owner[:got], length)
+            for i in range(nq):
+                r = self.route(allowed, cost, link_ok, h_scale, both_ways, starts[i, 0],
+                               starts[i, 1], goals[i, 0], goals[i, 1], partial)
+                if r.code < 0 or append(&buf, self.corr, r.m, self.out, self.flags,
+                                        r.k) != 0:
+                    failed = 1
+                    break
+                cv[i] = <int8_t> r.code
+                lv[i] = r.length
+                ev[i] = r.expanded
+                rp[i + 1] = buf.ncorr
+                kp[i + 1] = buf.ncorners
+        try:
+            if failed:
+                raise MemoryError()
+            corridors = np.empty(buf.ncorr, dtype=np.int32)
+            corners = np.empty((buf.ncorners, 2))
+            flags = np.empty(buf.ncorners, dtype=np.uint8)
+            if buf.ncorr:
+                memcpy(cnp.PyArray_DATA(corridors), buf.corr, buf.ncorr * sizeof(int32_t))
+            if buf.ncorners:
+                memcpy(cnp.PyArray_DATA(corners), buf.corners,
+                       2 * buf.ncorners * sizeof(double))
+                memcpy(cnp.PyArray_DATA(flags), buf.flags, buf.ncorners * sizeof(uint8_t))
+        finally:
+            free(buf.corr)
+            free(buf.corners)
+            free(buf.flags)
+        return codes, lengths, expanded, corridor_ptr, corridors, corner_ptr, corners, flags
 
 
 # ------------------------------------------------------------------------------ funnel
@@ -458,28 +801,20 @@ def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1]
 
 cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] polys,
                               const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
-                              const int32_t[::1] corridor, const int32_t[::1] via,
+                              const int32_t* corridor, const int32_t* via, Py_ssize_t m,
                               const double[:, ::1] link_pts, double sx, double sy, double gx,
-                              double gy, double[:, ::1] out, uint8_t[::1] flags,
-                              int32_t[::1] owner) noexcept nogil:
-    """The straight path through a corridor (polygons, and per polygon the off-mesh link
-    that entered it or -1): the funnel over each stretch between links.  Writes corners,
-    their flags (4 at a link's start) and polygons; ``out`` needs 2 len(corridor) + 2 rows.
-    Returns the number of corners, -1 when out of memory."""
-    cdef Py_ssize_t m = corridor.shape[0], first = 0, i, j, e, n, c, k = 0, got
+                              double gy, double* out, uint8_t* flags, int32_t* owner,
+                              double* left, double* right, double* bend,
+                              int32_t* index) noexcept nogil:
+    """The straight path through a corridor of m polygons (and per polygon the off-mesh
+    link that entered it or -1): the funnel over each stretch between links.  Writes
+    corners (x, y interleaved), their flags (4 at a link's start) and polygons; ``out``
+    needs room for 2 m + 2 corners, left/right/bend for m + 2 points, index for m + 2.
+    Returns the number of corners."""
+    cdef Py_ssize_t first = 0, i, j, e, n, c, k = 0, got
     cdef int p, q, size
     cdef int32_t a, b
     cdef double px = sx, py = sy, ex, ey
-    cdef double* left = <double*> malloc((2 * m + 4) * sizeof(double))
-    cdef double* right = <double*> malloc((2 * m + 4) * sizeof(double))
-    cdef double* bend = <double*> malloc((2 * m + 4) * sizeof(double))
-    cdef int32_t* index = <int32_t*> malloc((m + 2) * sizeof(int32_t))
-    if left == NULL or right == NULL or bend == NULL or index == NULL:
-        free(left)
-        free(right)
-        free(bend)
-        free(index)
-        return -1
     for i in range(1, m + 1):
         if i < m and via[i] < 0:
             continue
@@ -517,8 +852,8 @@ cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] 
         got = funnel_core(left, right, n, bend, index)
         # After a link the stretch starts at the link's end, already written.
         for c in range(0 if k == 0 else 1, got):
-            out[k, 0] = bend[2 * c]
-            out[k, 1] = bend[2 * c + 1]
+            out[2 * k] = bend[2 * c]
+            out[2 * k + 1] = bend[2 * c + 1]
             flags[k] = 0
             # A bend on portal t lies on both polygons; the one entered is given.
             owner[k] = corridor[first + index[c] if index[c] < n - 1 else i - 1]
@@ -527,14 +862,10 @@ cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] 
             flags[k - 1] = 4
             px = link_pts[via[i], 2]
             py = link_pts[via[i], 3]
-            out[k, 0] = px
-            out[k, 1] = py
+            out[2 * k] = px
+            out[2 * k + 1] = py
             flags[k] = 0
             owner[k] = corridor[i]
             k += 1
             first = i
-    free(left)
-    free(right)
-    free(bend)
-    free(index)
     return k

@@ -1,11 +1,13 @@
 """Queries on a :class:`~wayfinding.navmesh.NavMesh` (after Detour's ``dtNavMeshQuery``): the
 query filter, the path result and :class:`NavMeshQuery`, which owns the per-query scratch and
-answers path queries (A* over polygons, then the funnel), point location, nearest points and
-the surface queries of :mod:`.surface`."""
+answers path queries (A* over the ways into polygons, a check of the best corridors, then
+the funnel; one at a time or in batches), point location, nearest points and the surface
+queries of :mod:`.surface`."""
 
 from __future__ import annotations
 
 import math
+import operator
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,7 +33,16 @@ if TYPE_CHECKING:
 START, END, OFFMESH = 1, 2, 4
 
 
-_FOUND = Status.FOUND   # read once: attribute access on an Enum class is slow
+# Read once: attribute access on an Enum class is slow.
+_FOUND, _PARTIAL, _FAILED = Status.FOUND, Status.PARTIAL, Status.FAILED
+_STATUS = (_FAILED, _FOUND, _PARTIAL)
+_NO_PATH = np.empty((0, 2))
+_NO_PATH.flags.writeable = False
+_NO_FLAGS = np.empty(0, np.uint8)
+_NO_FLAGS.flags.writeable = False
+_NO_IDS = np.empty(0, np.int32)
+_NO_IDS.flags.writeable = False
+_clock = time.perf_counter
 
 
 @positional_options("include", "exclude", "costs")
@@ -74,8 +85,9 @@ class QueryFilter:
 DEFAULT_FILTER = QueryFilter()
 
 #: What a filter means on one mesh: allowed polygons ``(P,)`` uint8, polygon costs ``(P,)``
-#: float64, usable directed off-mesh links uint8, and the A* heuristic's scale.
-_FilterArrays = tuple[np.ndarray, np.ndarray, np.ndarray, float]
+#: float64, usable directed off-mesh links uint8, the A* heuristic's scale, and whether
+#: every usable polygon costs the same (the search then checks its route both ways).
+_FilterArrays = tuple[np.ndarray, np.ndarray, np.ndarray, float, bool]
 
 
 @dataclass(slots=True, repr=False, kw_only=True)
@@ -100,6 +112,50 @@ class NavPath(PathResult):
     goal: Any = None
     snapped_start: bool = False
     snapped_goal: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class NavPaths:
+    """The paths of :meth:`NavMeshQuery.find_paths`, packed: per query its ``codes`` (0
+    failed, 1 found, 2 partial: see :meth:`status`), ``lengths`` (the :attr:`NavPath.cost`,
+    inf when failed) and ``expanded`` (search nodes expanded); path i's corridor is
+    ``corridors[corridor_ptr[i]:corridor_ptr[i + 1]]`` and its corners ``corners[
+    corner_ptr[i]:corner_ptr[i + 1]]``, ``(k, 2)``, with their ``flags`` (:data:`START`,
+    :data:`END`, :data:`OFFMESH`)."""
+
+    codes: np.ndarray
+    lengths: np.ndarray
+    expanded: np.ndarray
+    corridor_ptr: np.ndarray
+    corridors: np.ndarray
+    corner_ptr: np.ndarray
+    corners: np.ndarray
+    flags: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def status(self, i: int) -> Status:
+        """Path i's :class:`~wayfinding.results.Status`."""
+        return _STATUS[int(self.codes[_row(i, len(self))])]
+
+    def path(self, i: int) -> np.ndarray:
+        """Path i's corners, ``(k, 2)`` (empty when it failed)."""
+        i = _row(i, len(self))
+        return self.corners[self.corner_ptr[i]:self.corner_ptr[i + 1]]
+
+    def corridor(self, i: int) -> np.ndarray:
+        """Path i's polygons, in order."""
+        i = _row(i, len(self))
+        return self.corridors[self.corridor_ptr[i]:self.corridor_ptr[i + 1]]
+
+
+def _row(i: Any, n: int) -> int:
+    """Row ``i`` of ``n`` (negative from the end, as a sequence's), or IndexError."""
+    k = operator.index(i)
+    if not -n <= k < n:
+        raise IndexError(f"row {k} is out of range for {n} queries")
+    return k + n if k < 0 else k
 
 
 class NavMeshQuery(SingleThread):
@@ -130,11 +186,11 @@ class NavMeshQuery(SingleThread):
         if not hasattr(mesh, "_directed_links"):   # the mesh module builds on this one
             raise InvalidQueryError(f"NavMeshQuery needs a NavMesh, got {type(mesh).__name__}")
         self.mesh = mesh
-        ptr, dst, lpts, lcost, _ = mesh._directed_links
         self._kernel = _navmesh.MeshQuery(mesh.vertices, mesh.polygons, mesh.sizes,
-                                          mesh.neighbours, *mesh._buckets, ptr, dst, lpts,
-                                          lcost)
+                                          mesh.neighbours, *mesh._buckets,
+                                          *mesh._directed_links)
         self._filters: dict[Any, _FilterArrays] = {}
+        self._last: tuple[QueryFilter, _FilterArrays] | None = None
 
     def __repr__(self) -> str:
         return f"NavMeshQuery({self.mesh!r})"
@@ -163,7 +219,19 @@ class NavMeshQuery(SingleThread):
             usable_cost = poly_cost[allowed.astype(bool)]
             # A* heuristic scale: the cheapest usable area's cost (slightly under: admissible).
             h_scale = 0.999 * float(usable_cost.min()) if len(usable_cost) else 0.0
-            got = self._filters[key] = (allowed, poly_cost, link_ok, h_scale)
+            # Corridors are compared by their straight paths' lengths only where every
+            # usable polygon costs the same (else that length is not what the search weighs).
+            uniform = not len(usable_cost) or bool((usable_cost == usable_cost[0]).all())
+            got = self._filters[key] = (allowed, poly_cost, link_ok, h_scale, uniform)
+        return got
+
+    def _arrays(self, f: QueryFilter) -> _FilterArrays:
+        """:meth:`_filter` with the last filter's arrays kept at hand."""
+        last = self._last
+        if last is not None and last[0] is f:
+            return last[1]
+        got = self._filter(f)
+        self._last = (f, got)
         return got
 
     # ------------------------------------------------------------------ points
@@ -199,25 +267,22 @@ class NavMeshQuery(SingleThread):
         return self.mesh._nearest(pts, self._filter(filter)[0])
 
     # ------------------------------------------------------------------ paths
-    def _endpoint(self, point: Any, name: str, allowed: np.ndarray
-                  ) -> tuple[int, np.ndarray, bool]:
-        """The usable polygon holding a query point, the point, and whether it was moved
-        there from off the mesh (or from an unusable polygon)."""
-        x, y = xy(name, point)
-        poly = self._kernel.locate_one(x, y)
-        if poly >= 0 and allowed[poly]:
-            return poly, np.array([x, y]), False
-        polys, snapped = self.mesh._nearest(np.array([[x, y]]), allowed)
-        return int(polys[0]), snapped[0], True
-
     @exclusive
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
-        """The straight path from ``start`` to ``goal`` (world points): A* over the usable
-        polygons, then the funnel through the corridor's portals (compiled, one call).  A
-        polygon's position in the search is where the line from the previous position toward
-        the goal crosses the edge it was entered by (kept off the edge's ends; Detour takes
-        the edge's midpoint, which picks worse corridors); an off-mesh link enters at its end.
+        """The straight path from ``start`` to ``goal`` (world points), in one compiled call:
+        point location, A* over the ways into the usable polygons, then the funnel through
+        the corridor's portals.  A search node is a polygon entered through one of its
+        portals (or by an off-mesh link), at the point of that portal on the shortest way
+        from the previous node's point to the goal (kept off its ends; Detour takes the
+        portal's midpoint, which picks worse corridors).  Where every usable polygon costs
+        the same and the mesh has no off-mesh links, a route that is not a straight line
+        is searched for again from the goal to the start, and the corridor whose straight
+        path is shorter is kept: the search's estimate (a polyline through portal points
+        chosen toward its goal) can rank two corridors of nearly equal length wrongly, and
+        the two directions seldom err on the same query.  On random worlds and
+        ``dao/arena2`` the paths are within a few percent of the exact shortest (see
+        BENCHMARKS.md, "Navigation meshes").
 
         A point off the mesh, or on an unusable polygon, is moved to the nearest usable
         polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False`` and
@@ -232,68 +297,37 @@ class NavMeshQuery(SingleThread):
                    partial: bool) -> NavPath:
         """:meth:`find_path` without the guard on the scratch: for the mesh's own queries,
         one per thread, which no other thread can reach."""
-        if type(partial) is not bool:
+        t0 = _clock()
+        if partial is not False and partial is not True:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
-        t0 = time.perf_counter()
-        allowed, cost, link_ok, h_scale = self._filter(filter)
-        ps, s, snap_s = self._endpoint(start, "start", allowed)
-        pg, g, snap_g = self._endpoint(goal, "goal", allowed)
-        stats = SearchStats()
-        routed, status = False, _FOUND            # FOUND when routed to the goal itself
-        if ps >= 0 and pg >= 0:
-            routed, got = self._search(stats, allowed, cost, link_ok, h_scale, ps, s, pg, g)
-            if not routed and partial:
-                reached = self._reachable(ps, allowed, link_ok)
-                near, end = self.mesh._nearest(g[None], reached)
-                routed, got = self._search(stats, allowed, cost, link_ok, h_scale, ps, s,
-                                           int(near[0]), end[0])
-                status = Status.PARTIAL
-        if not routed:
-            stats.elapsed = time.perf_counter() - t0
-            return NavPath(np.empty((0, 2)), math.inf, False, stats, "navmesh",
-                           flags=np.empty(0, np.uint8), corner_polygons=np.empty(0, np.int32),
-                           corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
-                           start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
-        corridor, via, path, flags, owner, length = got
-        flags[0] |= START
-        flags[-1] |= END
-        links = self.mesh._directed_links[4][via[via >= 0]]
-        stats.elapsed = time.perf_counter() - t0
-        return NavPath(path, length, status is _FOUND, stats, "navmesh", status=status,
-                       flags=flags, corner_polygons=owner, corridor=corridor, links=links,
-                       start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
+        sx, sy = xy("start", start)
+        gx, gy = xy("goal", goal)
+        (code, expanded, generated, snap_s, snap_g, s, g, path, flags, owner, corridor, links,
+         length) = self._kernel.find(*self._arrays(filter), sx, sy, gx, gy, partial)
+        if not code:
+            return NavPath(_NO_PATH, math.inf, False,
+                           SearchStats(expanded, generated, elapsed=_clock() - t0), "navmesh",
+                           status=_FAILED, flags=_NO_FLAGS, corner_polygons=_NO_IDS,
+                           corridor=_NO_IDS, links=_NO_IDS, start=s, goal=g,
+                           snapped_start=snap_s == 1, snapped_goal=snap_g == 1)
+        return NavPath(path, length, code == 1,
+                       SearchStats(expanded, generated, elapsed=_clock() - t0), "navmesh",
+                       status=_FOUND if code == 1 else _PARTIAL, flags=flags,
+                       corner_polygons=owner, corridor=corridor, links=links, start=s, goal=g,
+                       snapped_start=snap_s == 1, snapped_goal=snap_g == 1)
 
-    def _search(self, stats: SearchStats, allowed: np.ndarray, cost: np.ndarray,
-                link_ok: np.ndarray, h_scale: float, ps: int, s: np.ndarray, pg: int,
-                g: np.ndarray) -> tuple[bool, Any]:
-        """One compiled A* + funnel from polygon ``ps`` at ``s`` to ``pg`` at ``g``, its
-        counts added to ``stats``: (found, (corridor, via, path, flags, owners, length))."""
-        (found, expanded, generated, *got) = self._kernel.find(
-            allowed, cost, link_ok, h_scale, ps, s[0], s[1], pg, g[0], g[1])
-        stats.expanded += expanded
-        stats.generated += generated
-        return found, got
-
-    def _reachable(self, start: int, allowed: np.ndarray, link_ok: np.ndarray) -> np.ndarray:
-        """``(P,)`` uint8: the usable polygons a search from ``start`` reaches (through
-        portals and usable off-mesh links), one breadth-first level at a time."""
-        mesh = self.mesh
-        ptr, dst = mesh._directed_links[:2]
-        usable = allowed.astype(bool)
-        seen = np.zeros(mesh.num_polygons, dtype=bool)
-        seen[start] = True
-        front = np.array([start], dtype=np.int64)
-        while len(front):
-            nxt = mesh.neighbours[front].ravel()
-            lo, n = ptr[front], ptr[front + 1] - ptr[front]
-            if n.any():
-                first = np.repeat(lo - (np.cumsum(n) - n), n)
-                ids = first + np.arange(int(n.sum()))
-                nxt = np.concatenate([nxt, dst[ids[link_ok[ids] != 0]]])
-            nxt = nxt[nxt >= 0]
-            front = np.unique(nxt[usable[nxt] & ~seen[nxt]])
-            seen[front] = True
-        return seen.astype(np.uint8)
+    @exclusive
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
+                   filter: QueryFilter = DEFAULT_FILTER, partial: bool = False) -> NavPaths:
+        """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 2)`` arrays),
+        in one compiled loop without the GIL; the same paths, packed in one
+        :class:`NavPaths`."""
+        if partial is not False and partial is not True:
+            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+        s, g = _many(starts, "starts"), _many(goals, "goals")
+        if len(s) != len(g):
+            raise InvalidQueryError(f"starts ({len(s)}) and goals ({len(g)}) must be as many")
+        return NavPaths(*self._kernel.find_many(*self._arrays(filter), s, g, partial))
 
     # ------------------------------------------------------------------ surface queries
     def _on_mesh(self, point: ArrayLike, name: str, f: QueryFilter
@@ -389,10 +423,10 @@ def _one(point: ArrayLike, query: str) -> np.ndarray:
     return pts
 
 
-def _many(points: Any) -> np.ndarray:
+def _many(points: Any, name: str = "points") -> np.ndarray:
     """An ``(n, 2)`` array of finite points as float64, C-ordered."""
-    pts, single = finite_points("points", points)
+    pts, single = finite_points(name, points)
     if single:
-        raise InvalidQueryError(f"points {brief(points)} must be an (n, 2) array (for one "
+        raise InvalidQueryError(f"{name} {brief(points)} must be an (n, 2) array (for one "
                                 "point use the one-point query)")
     return pts
