@@ -3,6 +3,29 @@ from numpy.typing import NDArray
 
 from ._workspace import Workspace
 
+JPS: int
+JPS2: int
+
+class JumpGrid:
+    width: int
+    height: int
+    size: int
+    def __init__(
+        self, moves: NDArray[np.uint8], width: int, islands: NDArray[np.int32] | None = None
+    ) -> None: ...
+    @property
+    def nbytes(self) -> int: ...
+    def search(
+        self,
+        ws: Workspace,
+        sx: int,
+        sy: int,
+        gx: int,
+        gy: int,
+        record: bool = False,
+        variant: int = 0,
+    ) -> tuple[int, float, int, int, int, int]: ...
+
 def jps_search(
     ws: Workspace, moves: NDArray[np.uint8], width: int, start: int, goal: int, record: bool
 ) -> tuple[bool, float, int, int, int, int]: ...

@@ -1,5 +1,5 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Online jump point search on uniform-cost grids.
+"""Online jump point search on uniform-cost grids, with jumps scanned on bit-packed rows.
 
 Grids use the padded, flattened layout of the other grid kernels (row width ``Wp = W + 2``,
 blocked border) and the legal-move masks ``moves`` (bit d set when the step in direction d is
@@ -8,34 +8,36 @@ diagonal step needs both side cells free, so forced neighbours arise on straight
 
 Jump points.  A cell ``n`` entered by a straight step in direction ``d`` from ``p = n - d`` is
 a (primary) jump point for ``d`` when, for a side ``s`` perpendicular to ``d``, ``n + s`` is
-free and ``p + s`` is blocked.  With the move masks that reads
-``moves[n] & ~moves[p] & sides(d) != 0`` (``p`` and ``n`` are free, so bit ``s`` of a mask
-says whether the side cell is free).  At a jump point entered by ``d`` the search continues in
-``d``, each forced side ``s`` and the diagonal between ``d`` and ``s``; after a diagonal step in
-that diagonal and its two components; from the start in all 8 directions.
+free and ``p + s`` is blocked.  At a jump point entered by ``d`` the search continues in
+``d``, each forced side ``s`` and the diagonal between ``d`` and ``s``; after a diagonal step
+in that diagonal and its two components; from the start in all 8 directions.
 
-The search is A* over jump points with the octile heuristic, which is consistent on this graph
-(every edge is a straight or diagonal run whose cost equals the octile distance of its ends),
-so closed nodes are final.  It keeps its state in a :class:`Workspace` (indexed heap with
-decrease-key) and scans the move masks.  JPS+ (precomputed jump distances) is in
-``_jps_plus``.
+Straight jumps read a :class:`JumpGrid`: the free cells as rows of bits, and a transposed
+copy for vertical jumps, so one step of a scan tests 64 cells for a wall or a forced
+neighbour (``_jps_bits``).  Two successor rules:
+
+* ``JPS`` (variant 0): a diagonal jump stops at the first cell from which a straight jump in
+  a component direction finds a jump point (or the goal); that cell becomes a node.
+* ``JPS2`` (variant 1): a diagonal jump runs on to the wall and every jump point (or the
+  goal) found by the straight jumps from its cells becomes a successor of the node expanded,
+  so the turning cells on the diagonal never enter the open list.  An edge is then a
+  diagonal run followed by a straight run, of cost the octile distance of its ends.
+
+Both are A* over jump points with the octile heuristic, which is consistent on these graphs
+(every edge costs the octile distance of its ends), so closed nodes are final and costs
+optimal.  The state lives in a :class:`Workspace` (indexed heap with decrease-key).  JPS+
+(precomputed jump distances) is in ``_jps_plus``.
 """
 
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
-from ._constants cimport SQRT2, TIE_EPS
+from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
-from ._jps_tables cimport (
-    AFTER_DIAGONAL,
-    AFTER_STRAIGHT,
-    SIDES,
-    Counters,
-    fill_after_straight,
-    octile,
-)
+from ._jps_bits cimport LEAD, bit_words, scan_backward, scan_forward
+from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
 from ._steps cimport step_dx, step_dy, step_horizontal, step_of, step_offsets, step_vertical
 from ._workspace cimport Workspace, check_workspace
 
@@ -43,6 +45,22 @@ cnp.import_array()
 
 fill_after_straight()
 
+cdef enum:
+    RULE_JPS = 0
+    RULE_JPS2 = 1
+
+#: Successor rules of :meth:`JumpGrid.search`.
+JPS = RULE_JPS
+JPS2 = RULE_JPS2
+
+
+cdef struct Bits:
+    const uint64_t* rows    # row y of bits at rows + y * row_words
+    const uint64_t* cols    # column x of bits at cols + x * col_words
+    const uint8_t* moves
+    int row_words
+    int col_words
+    int width
 
 
 cdef struct Query:
@@ -56,14 +74,20 @@ cdef struct Query:
     int goal
     int gx
     int gy
-    int width
     Counters c
 
 
 cdef inline int arrival(int u, int p, int width) noexcept nogil:
-    """Direction of the run from parent p to u (both on one straight or diagonal line)."""
+    """Direction of the last step of the edge from parent p to u: the edge is a diagonal run
+    then a straight run, so the straight direction unless the offset is purely diagonal."""
     cdef int dx = u % width - p % width
     cdef int dy = u // width - p // width
+    cdef int ax = dx if dx >= 0 else -dx
+    cdef int ay = dy if dy >= 0 else -dy
+    if ax > ay:
+        dy = 0
+    elif ay > ax:
+        dx = 0
     dx = (dx > 0) - (dx < 0)
     dy = (dy > 0) - (dy < 0)
     return step_of(dx, dy)
@@ -91,63 +115,96 @@ cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcep
     return heap_push(q.heap, q.pos, f, ng, v)
 
 
-cdef inline int jump_straight(const uint8_t* moves, int n, int d, int step, int goal,
-                              int* steps) noexcept nogil:
-    """First jump point (or the goal) from n in cardinal d, or -1 at a wall."""
-    cdef uint8_t bit = <uint8_t> (1 << d)
-    cdef uint8_t sides = SIDES[d]
-    cdef uint8_t mp = moves[n], mn
-    cdef int k = 0
-    while mp & bit:
-        n += step
-        k += 1
-        mn = moves[n]
-        if n == goal or (mn & ~mp & sides):
-            steps[0] = k
-            return n
-        mp = mn
-    return -1
+cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx, int gy) noexcept nogil:
+    """Steps from the free cell (x, y) in cardinal d to the first jump point or the goal, or
+    -1 when the run ends at a wall first."""
+    cdef int r, gd = 0
+    if d == 1:      # E
+        r = scan_forward(b.rows + y * b.row_words, b.rows + (y - 1) * b.row_words,
+                         b.rows + (y + 1) * b.row_words, LEAD + x)
+        if gy == y:
+            gd = gx - x
+    elif d == 3:    # W
+        r = scan_backward(b.rows + y * b.row_words, b.rows + (y - 1) * b.row_words,
+                          b.rows + (y + 1) * b.row_words, LEAD + x)
+        if gy == y:
+            gd = x - gx
+    elif d == 2:    # S
+        r = scan_forward(b.cols + x * b.col_words, b.cols + (x - 1) * b.col_words,
+                         b.cols + (x + 1) * b.col_words, LEAD + y)
+        if gx == x:
+            gd = gy - y
+    else:           # N
+        r = scan_backward(b.cols + x * b.col_words, b.cols + (x - 1) * b.col_words,
+                          b.cols + (x + 1) * b.col_words, LEAD + y)
+        if gx == x:
+            gd = y - gy
+    # The goal is free, so it lies before a wall stop and at or before a jump point.
+    if gd > 0 and (gd <= r or gd < -r):
+        return gd
+    return r if r > 0 else -1
 
 
-cdef inline int jump_diagonal(const uint8_t* moves, int n, int d, const int* offset, int goal,
-                              int* steps) noexcept nogil:
-    """First cell from n along diagonal d that is the goal or has a straight jump point in a
-    component direction, or -1 at a wall."""
+cdef inline int jump_diagonal(const Bits* b, int n, int x, int y, int d, int step, int goal,
+                              int gx, int gy) noexcept nogil:
+    """Steps from n = (x, y) along diagonal d to the first cell that is the goal or has a jump
+    point in a component direction, or -1 at a wall."""
     cdef int cv = step_vertical(d), ch = step_horizontal(d)
-    cdef int ov = offset[cv], oh = offset[ch], step = offset[d]
+    cdef int dx = step_dx(d), dy = step_dy(d)
     cdef uint8_t bit = <uint8_t> (1 << d)
-    cdef int k = 0, unused
-    while moves[n] & bit:
+    cdef int k = 0
+    while b.moves[n] & bit:
         n += step
+        x += dx
+        y += dy
         k += 1
-        if n == goal or jump_straight(moves, n, cv, ov, goal, &unused) >= 0 \
-                or jump_straight(moves, n, ch, oh, goal, &unused) >= 0:
-            steps[0] = k
-            return n
+        if n == goal or jump_straight(b, x, y, ch, gx, gy) > 0 \
+                or jump_straight(b, x, y, cv, gx, gy) > 0:
+            return k
     return -1
 
 
-cdef int jps_loop(Query* q, const uint8_t* moves, int start, bint record,
+cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int uy, int d,
+                                    int step) noexcept nogil:
+    """JPS2: relax every jump point (and the goal) reached from u by a diagonal run in d and
+    a straight run in one of its components; returns -1 if memory ran out."""
+    cdef int cv = step_vertical(d), ch = step_horizontal(d)
+    cdef int dx = step_dx(d), dy = step_dy(d)
+    cdef int ov = step_dy(d) * b.width, oh = step_dx(d)
+    cdef uint8_t bit = <uint8_t> (1 << d)
+    cdef int n = u, x = ux, y = uy, k = 0, j
+    cdef double gd = q.g[u]
+    while b.moves[n] & bit:
+        n += step
+        x += dx
+        y += dy
+        k += 1
+        gd += SQRT2
+        if n == q.goal:
+            return relax(q, u, n, x, y, gd)
+        j = jump_straight(b, x, y, ch, q.gx, q.gy)
+        if j > 0 and relax(q, u, n + j * oh, x + j * dx, y, gd + j) != 0:
+            return -1
+        j = jump_straight(b, x, y, cv, q.gx, q.gy)
+        if j > 0 and relax(q, u, n + j * ov, x, y + j * dy, gd + j) != 0:
+            return -1
+    return 0
+
+
+cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
                   IntVec* rec) noexcept nogil:
-    """Online JPS; returns 1 found, 0 not found, -1 out of memory."""
+    """Online JPS from start (already pushed); returns FOUND, FAILED or -1 (out of memory)."""
     cdef int offset[8]
-    cdef int u, v, p, d, k, ux, uy
-    cdef uint8_t dirs
+    cdef int u, v, p, d, k, ux, uy, w = b.width
+    cdef uint8_t dirs, mu
     cdef double gu
     cdef HeapItem it
-    step_offsets(q.width, offset)
-    q.g[start] = 0.0
-    q.parent[start] = -1
-    q.stamp[start] = q.open_stamp
-    q.c.generated = 1
-    if heap_push(q.heap, q.pos, octile(start % q.width - q.gx, start // q.width - q.gy), 0.0,
-                 start) != 0:
-        return -1
+    step_offsets(w, offset)
     while True:
         if q.heap.size > q.c.max_open:
             q.c.max_open = q.heap.size
         if q.heap.size == 0:
-            return 0
+            return FAILED
         it = heap_pop(q.heap, q.pos)
         u = it.node
         q.stamp[u] = q.closed_stamp
@@ -155,72 +212,193 @@ cdef int jps_loop(Query* q, const uint8_t* moves, int start, bint record,
         if record and vec_push(rec, u) != 0:
             return -1
         if u == q.goal:
-            return 1
+            return FOUND
+        mu = b.moves[u]
         p = q.parent[u]
         if p < 0:
             dirs = 0xFF
         else:
-            d = arrival(u, p, q.width)
-            dirs = AFTER_STRAIGHT[256 * d + moves[u]] if d < 4 else AFTER_DIAGONAL[d]
-        dirs &= moves[u]
+            d = arrival(u, p, w)
+            dirs = AFTER_STRAIGHT[256 * d + mu] if d < 4 else AFTER_DIAGONAL[d]
+        dirs &= mu
         gu = q.g[u]
-        ux = u % q.width
-        uy = u // q.width
-        for d in range(8):
+        ux = u % w
+        uy = u // w
+        for d in range(4):
+            if (dirs >> d) & 1:
+                k = jump_straight(b, ux, uy, d, q.gx, q.gy)
+                if k > 0 and relax(q, u, u + k * offset[d], ux + k * step_dx(d),
+                                   uy + k * step_dy(d), gu + k) != 0:
+                    return -1
+        for d in range(4, 8):
             if not (dirs >> d) & 1:
                 continue
-            if d < 4:
-                v = jump_straight(moves, u, d, offset[d], q.goal, &k)
-            else:
-                v = jump_diagonal(moves, u, d, offset, q.goal, &k)
-            if v < 0:
+            if variant == RULE_JPS2:
+                if diagonal_successors(q, b, u, ux, uy, d, offset[d]) != 0:
+                    return -1
                 continue
-            if relax(q, u, v, ux + k * step_dx(d), uy + k * step_dy(d),
-                     gu + (k if d < 4 else k * SQRT2)) != 0:
+            k = jump_diagonal(b, u, ux, uy, d, offset[d], q.goal, q.gx, q.gy)
+            if k > 0 and relax(q, u, u + k * offset[d], ux + k * step_dx(d),
+                               uy + k * step_dy(d), gu + k * SQRT2) != 0:
                 return -1
+
+
+cdef class JumpGrid:
+    """The free cells of a padded grid as rows of bits and as columns of bits, with its move
+    masks and (optionally) island ids: what the online jump point searches read.
+
+    ``moves``: padded, flattened move masks (no-corner-cutting rule), rows ``width`` wide.  A
+    cell counts as free when it has a legal move: a free cell without one has no free
+    4-neighbour, so it can never be beside a run nor on one.  ``islands``: ``(H, W)`` int32
+    island ids (-1 blocked) of the unpadded grid, or None; :meth:`search` needs them.
+    ``nbytes``: bytes of the two bit copies.
+    """
+
+    cdef readonly int width, height
+    cdef readonly Py_ssize_t size
+    cdef object rows_array, cols_array, moves_ref, islands_ref
+    cdef const int32_t[:, ::1] islands
+    cdef bint has_islands
+    cdef Bits bits
+
+    def __init__(self, const uint8_t[::1] moves, int width, object islands=None):
+        cdef Py_ssize_t n = moves.shape[0], i
+        cdef int height, x, y, rw, cw
+        cdef uint64_t[::1] rows, cols
+        if width < 3 or n % width != 0 or n // width < 3:
+            raise ValueError(f"moves of size {n} are not a padded grid of row width {width}")
+        height = <int> (n // width)
+        self.width = width
+        self.height = height
+        self.size = n
+        rw = bit_words(width)
+        cw = bit_words(height)
+        self.rows_array = np.zeros(height * rw, dtype=np.uint64)
+        self.cols_array = np.zeros(width * cw, dtype=np.uint64)
+        rows = self.rows_array
+        cols = self.cols_array
+        for y in range(height):
+            for x in range(width):
+                if moves[y * width + x]:
+                    i = LEAD + x
+                    rows[y * rw + (i >> 6)] |= (<uint64_t> 1) << (i & 63)
+                    i = LEAD + y
+                    cols[x * cw + (i >> 6)] |= (<uint64_t> 1) << (i & 63)
+        self.moves_ref = moves.base if moves.base is not None else np.asarray(moves)
+        self.bits.rows = &rows[0]
+        self.bits.cols = &cols[0]
+        self.bits.moves = &moves[0]
+        self.bits.row_words = rw
+        self.bits.col_words = cw
+        self.bits.width = width
+        self.has_islands = islands is not None
+        if self.has_islands:
+            self.islands = islands
+            if self.islands.shape[0] != height - 2 or self.islands.shape[1] != width - 2:
+                raise ValueError(f"islands must have shape ({height - 2}, {width - 2})")
+            self.islands_ref = islands
+
+    @property
+    def nbytes(self):
+        """Bytes of the bit copies of the grid."""
+        return self.rows_array.nbytes + self.cols_array.nbytes
+
+    cdef int run(self, Workspace ws, int start, int goal, int variant, bint record,
+                 Counters* c) except -9:
+        """Search from padded index start to goal (free cells); FOUND or FAILED."""
+        cdef Query q
+        cdef int status
+        check_workspace(ws, self.size)
+        q.g = &ws.g[0]
+        q.parent = &ws.parent[0]
+        q.pos = &ws.pos[0]
+        q.stamp = &ws.stamp[0]
+        q.heap = &ws.heap
+        q.open_stamp = ws.begin()
+        q.closed_stamp = q.open_stamp + 1
+        q.goal = goal
+        q.gx = goal % self.width
+        q.gy = goal // self.width
+        q.c.expanded = 0
+        q.c.generated = 1
+        q.c.updated = 0
+        q.c.reopened = 0
+        q.c.max_open = 0
+        q.g[start] = 0.0
+        q.parent[start] = -1
+        q.stamp[start] = q.open_stamp
+        status = heap_push(q.heap, q.pos, octile(start % self.width - q.gx,
+                                                 start // self.width - q.gy), 0.0, start)
+        if status == 0:
+            with nogil:
+                status = jps_loop(&q, &self.bits, variant, record, &ws.record)
+        c[0] = q.c
+        if status < 0:
+            raise MemoryError("open list could not grow")
+        return status
+
+    def search(self, Workspace ws, int sx, int sy, int gx, int gy, bint record=False,
+               int variant=RULE_JPS):
+        """Jump point search from cell (sx, sy) to (gx, gy) (unpadded) with the successor rule
+        ``variant`` (:data:`JPS` or :data:`JPS2`), in ``ws`` (at least ``size`` nodes).
+
+        Returns (status, g of the goal, expanded, generated, updated, max_open); status FOUND,
+        FAILED (nothing is searched when the island ids differ), BAD_START or BAD_GOAL when
+        the start or the goal is outside the grid or blocked: the codes of
+        ``wayfinding._kernels._codes``.  start == goal is found at cost 0 without searching.
+        The path is read back with :func:`jump_path`, the expansions (``record``) with
+        ``ws.recorded()`` / ``ws.open_nodes()``.
+        """
+        cdef Counters c
+        cdef int status, w = self.width
+        cdef int start = (sy + 1) * w + sx + 1, goal = (gy + 1) * w + gx + 1
+        if not self.has_islands:
+            raise ValueError("this JumpGrid was built without island ids")
+        c.expanded = c.generated = c.updated = c.reopened = c.max_open = 0
+        if not (0 <= sx < w - 2 and 0 <= sy < self.height - 2) or self.islands[sy, sx] < 0:
+            return (BAD_START, float("inf"), 0, 0, 0, 0)
+        if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) or self.islands[gy, gx] < 0:
+            return (BAD_GOAL, float("inf"), 0, 0, 0, 0)
+        if start == goal:
+            check_workspace(ws, self.size)
+            ws.begin()
+            ws.g[goal] = 0.0
+            ws.parent[goal] = -1
+            return (FOUND, 0.0, 0, 0, 0, 0)
+        if self.islands[sy, sx] != self.islands[gy, gx]:
+            check_workspace(ws, self.size)
+            ws.begin()
+            return (FAILED, float("inf"), 0, 0, 0, 0)
+        status = self.run(ws, start, goal, variant, record, &c)
+        return (status, ws.g[goal] if status == FOUND else float("inf"), c.expanded,
+                c.generated, c.updated, c.max_open)
 
 
 def jps_search(Workspace ws, const uint8_t[::1] moves, int width, int start, int goal,
                bint record):
-    """Online jump point search from ``start`` to ``goal`` (padded flat indices).
+    """Online jump point search from ``start`` to ``goal`` (padded flat indices of free
+    cells), packing the grid's bits for this one query (a :class:`JumpGrid` reused across
+    queries saves that).
 
     Returns (found, cost, expanded, generated, updated, max_open); the jump points are read
     back with :func:`jump_path` and, with ``record``, ``ws.recorded()`` / ``ws.open_nodes()``.
     """
-    cdef Query q
-    cdef int status
+    cdef Counters c
+    cdef JumpGrid jg
     check_workspace(ws, moves.shape[0])
-    q.g = &ws.g[0]
-    q.parent = &ws.parent[0]
-    q.pos = &ws.pos[0]
-    q.stamp = &ws.stamp[0]
-    q.heap = &ws.heap
-    q.open_stamp = ws.begin()
-    q.closed_stamp = q.open_stamp + 1
-    q.goal = goal
-    q.gx = goal % width
-    q.gy = goal // width
-    q.width = width
-    q.c.expanded = 0
-    q.c.generated = 0
-    q.c.updated = 0
-    q.c.reopened = 0
-    q.c.max_open = 0
-    with nogil:
-        status = jps_loop(&q, &moves[0], start, record, &ws.record)
-    if status < 0:
-        raise MemoryError("open list could not grow")
-    return (status == 1, ws.g[goal] if status == 1 else float("inf"), q.c.expanded,
-            q.c.generated, q.c.updated, q.c.max_open)
-
+    jg = JumpGrid(moves, width)
+    status = jg.run(ws, start, goal, RULE_JPS, record, &c)
+    return (status == FOUND, ws.g[goal] if status == FOUND else float("inf"), c.expanded,
+            c.generated, c.updated, c.max_open)
 
 
 def jump_path(Workspace ws, int goal, int width):
     """``(n, 2)`` int64 ``(x, y)`` cells from the workspace query's start to ``goal``, every
-    run between consecutive jump points of the parent chain filled in cell by cell."""
+    edge between consecutive nodes of the parent chain filled in cell by cell (its diagonal
+    run first, then its straight run)."""
     cdef int32_t* parent = &ws.parent[0]
     cdef Py_ssize_t n = 1, i
-    cdef int v = goal, p, x, y, px, py, k, sx, sy, steps
+    cdef int v = goal, p, x, y, px, py, k, sx, sy, steps, diag
     while parent[v] >= 0:
         p = parent[v]
         x = v % width - p % width
@@ -239,12 +417,22 @@ def jump_path(Workspace ws, int goal, int width):
         y = v // width
         px = p % width
         py = p // width
-        sx = (px > x) - (px < x)
-        sy = (py > y) - (py < y)
+        # Walking back from v: the straight run (toward the parent's row or column), then
+        # the diagonal run to the parent.
         steps = max(abs(px - x), abs(py - y))
-        for k in range(1, steps + 1):
+        diag = min(abs(px - x), abs(py - y))
+        for k in range(steps):
+            sx = (px > x) - (px < x)
+            sy = (py > y) - (py < y)
+            if k < steps - diag:
+                if abs(px - x) > abs(py - y):
+                    sy = 0
+                else:
+                    sx = 0
+            x += sx
+            y += sy
             i -= 1
-            o[i, 0] = x + k * sx - 1
-            o[i, 1] = y + k * sy - 1
+            o[i, 0] = x - 1
+            o[i, 1] = y - 1
         v = p
     return out

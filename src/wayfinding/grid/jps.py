@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import weakref
 from typing import Any
 
 import numpy as np
@@ -48,18 +49,23 @@ _PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
                (True, False): "jps_plus_gb", (True, True): "jps_plus_gb_buckets"}
 
 
-def _trivial(s: tuple[int, int], g: tuple[int, int], grid: Grid, name: str, t0: float,
-             record: bool) -> PathResult | None:
-    """The result for start == goal or separate islands, else None."""
-    extra = (empty_path(), empty_path()) if record else (None, None)
-    if s == g:
-        return PathResult(np.array([s], dtype=np.int64), 0.0, True,
-                          SearchStats(elapsed=time.perf_counter() - t0), name, *extra)
-    comp = grid.components
-    if comp[s[1], s[0]] != comp[g[1], g[0]]:
-        return PathResult(empty_path(), math.inf, False,
-                          SearchStats(elapsed=time.perf_counter() - t0), name, *extra)
-    return None
+#: Online jump point search methods: name -> successor rule of the compiled search.
+ONLINE_RULES = {"jps": _jps.JPS, "jps2": _jps.JPS2}
+
+# Bit copies of the grids searched (built once per grid, freed with it).
+_JUMP_GRIDS: weakref.WeakKeyDictionary[Grid, _jps.JumpGrid] = weakref.WeakKeyDictionary()
+
+
+def jump_grid(grid: Grid) -> _jps.JumpGrid:
+    """The bit-packed copy of ``grid`` the online jump point searches read (built on first
+    use, O(map), and kept while the grid lives); :class:`InvalidGridError` unless ``grid``
+    is uniform-cost with the ``no_corner_cutting`` rule."""
+    require_grid(grid, "JPS")
+    jg = _JUMP_GRIDS.get(grid)
+    if jg is None or jg.width != grid.width + 2 or jg.height != grid.height + 2:
+        jg = _jps.JumpGrid(grid.moves, grid.width + 2, grid.components)
+        _JUMP_GRIDS[grid] = jg
+    return jg
 
 
 def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | None = None,
@@ -70,14 +76,18 @@ def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | N
 
 
 def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | None = None,
-                   record: bool = False) -> PathResult:
+                   record: bool = False, method: str = "jps") -> PathResult:
     """Online jump point search (no preprocessing) from ``start`` to ``goal`` (``(x, y)``).
 
-    ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default: one per
-    thread, reused).  ``record=True`` also returns the expanded jump points in order and
-    the open list when the search stopped.  Blocked or out-of-grid endpoints raise
+    ``method``: ``"jps"`` (a diagonal jump stops where a straight jump from it finds a jump
+    point) or ``"jps2"`` (diagonal jumps run to the wall and the jump points found from
+    them are successors of the node expanded, so the turning cells are never queued); both
+    optimal.  Jumps scan the grid's bit copy (:func:`jump_grid`, made on the grid's first
+    query).  ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default:
+    one per thread, reused).  ``record=True`` also returns the expanded jump points in order
+    and the open list when the search stopped.  Blocked or out-of-grid endpoints raise
     :class:`InvalidQueryError`; a goal on another island gives ``found=False`` without
-    searching.  Algorithm name ``"jps"``.
+    searching.  Algorithm name ``method``.
 
     >>> g = Grid.from_ascii('''
     ... .....
@@ -86,34 +96,46 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
     >>> r.found, round(r.cost, 6), len(r.path)
     (True, 4.414214, 5)
     """
-    t0 = time.perf_counter()
-    require_grid(grid, "JPS")
-    s = grid.cell(start, name="start", passable=True)
-    g = grid.cell(goal, name="goal", passable=True)
-    n = (grid.height + 2) * (grid.width + 2)
+    t0 = _clock()
+    jg = (_JUMP_GRIDS.get(grid) if type(grid) is Grid else None) or jump_grid(grid)
+    # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked cells
+    # and islands; anything else is normalised (and validated) first.
+    if not (type(start) is tuple and len(start) == 2 and type(start[0]) is int
+            and type(start[1]) is int):
+        start = grid.cell(start, name="start", passable=True)
+    if not (type(goal) is tuple and len(goal) == 2 and type(goal[0]) is int
+            and type(goal[1]) is int):
+        goal = grid.cell(goal, name="goal", passable=True)
     if workspace is None:
-        ws = thread_workspace(n)
+        ws = thread_workspace(jg.size)
     elif not isinstance(workspace, Workspace):
         raise InvalidQueryError(f"workspace must be a Workspace, got {type(workspace).__name__}")
-    elif workspace.size < n:
-        raise InvalidQueryError(
-            f"workspace holds {workspace.size} nodes; this grid needs {n} ((H + 2) * (W + 2))")
+    elif workspace.size < jg.size:
+        raise InvalidQueryError(f"workspace holds {workspace.size} nodes; this grid needs "
+                                f"{jg.size} ((H + 2) * (W + 2))")
     else:
         ws = workspace
-    done = _trivial(s, g, grid, "jps", t0, record)
-    if done is not None:
-        return done
-    width = grid.width + 2
-    b = grid.index(g)
-    found, cost, exp, gen, upd, mo = _jps.jps_search(ws, grid.moves, width, grid.index(s), b,
-                                                      record)
-    path = _jps.jump_path(ws, b, width) if found else empty_path()
-    stats = SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
-                        elapsed=time.perf_counter() - t0)
+    gx, gy = goal
+    try:
+        status, cost, exp, gen, upd, mo = jg.search(ws, start[0], start[1], gx, gy, record,
+                                                    ONLINE_RULES[method])
+    except OverflowError:  # a coordinate beyond any C integer: raises
+        grid.cell(start, name="start")
+        grid.cell(goal, name="goal")
+        raise
+    if status == FOUND:
+        path = _jps.jump_path(ws, (gy + 1) * jg.width + gx + 1, jg.width)
+    elif status == FAILED:
+        path = empty_path()
+    else:  # raises: out of the grid or blocked
+        grid.cell(start if status == BAD_START else goal,
+                  name="start" if status == BAD_START else "goal", passable=True)
+        raise AssertionError("unreachable")
+    stats = SearchStats(exp, gen, 0, upd, mo, _clock() - t0)
     if record:
-        return PathResult(path, cost, found, stats, "jps", grid.cells_of(ws.recorded()),
-                          grid.cells_of(ws.open_nodes()))
-    return PathResult(path, cost, found, stats, "jps")
+        return PathResult(path, cost, status == FOUND, stats, method,
+                          grid.cells_of(ws.recorded()), grid.cells_of(ws.open_nodes()))
+    return PathResult(path, cost, status == FOUND, stats, method)
 
 
 def primary_jump_points(grid: Grid) -> np.ndarray:

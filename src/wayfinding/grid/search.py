@@ -29,7 +29,7 @@ from ..sliced import SlicedSearch
 from .grid import Grid
 from .heuristics import heuristic_code
 from .index import require_grid
-from .jps import _find_path_jps
+from .jps import ONLINE_RULES, _find_path_jps
 from .rules import Diagonal
 
 #: Algorithm names accepted by :meth:`GridSearch.find_path` and the CLI.
@@ -41,6 +41,8 @@ ALGORITHMS = {
     "bfs": "breadth-first: fewest steps (optimal on uniform 4-connected grids)",
     "bidirectional": "bidirectional A* (optimal)",
     "jps": "jump point search: A* over jump points (optimal; uniform no_corner_cutting grids)",
+    "jps2": "jump point search whose diagonal jumps run to the wall, the turning points they "
+            "find never queued (optimal; uniform no_corner_cutting grids)",
 }
 
 # Counters of the compiled runs, in the order of their ``counters``.
@@ -109,16 +111,15 @@ class GridSearch(SingleThread):
         goal gives ``found=False`` without searching (island ids differ).
         """
         t0 = time.perf_counter()
-        if method == "jps":
-            grid = self.grid if type(agent_size) is int and agent_size == 1 \
-                else self.grid.for_agent(agent_size)
-            s = grid.cell(start, name="start", passable=True)
-            g = grid.cell(goal, name="goal", passable=True)
+        if type(method) is str and method in ONLINE_RULES:
             if heuristic not in (None, "octile") or weight is not None \
                     or differential is not None or bounds is not None:
-                raise InvalidQueryError("jps uses the octile heuristic and takes no weight, "
-                                        "differential or bounds")
-            return _find_path_jps(grid, s, g, workspace=self._ws, record=record)
+                raise InvalidQueryError(f"{method} uses the octile heuristic and takes no "
+                                        "weight, differential or bounds")
+            grid = self.grid if type(agent_size) is int and agent_size == 1 \
+                else self.grid.for_agent(agent_size)
+            return _find_path_jps(grid, start, goal, workspace=self._ws, record=record,
+                                  method=method)
         begun = self._begin(start, goal, method, heuristic, weight, agent_size, record,
                             differential, bounds, t0)
         if isinstance(begun, PathResult):
@@ -151,8 +152,9 @@ class GridSearch(SingleThread):
         5.0
         """
         t0 = time.perf_counter()
-        if method == "jps":
-            raise InvalidQueryError("jps does not run in slices; 'astar' gives the same cost")
+        if type(method) is str and method in ONLINE_RULES:
+            raise InvalidQueryError(f"{method} does not run in slices; 'astar' gives the same "
+                                    "cost")
         begun = self._begin(start, goal, method, heuristic, weight, agent_size, record,
                             differential, bounds, t0)
         if isinstance(begun, PathResult):
