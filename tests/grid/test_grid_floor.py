@@ -91,7 +91,7 @@ def test_records_without_slots_are_filled_by_name():
     grid, table, problems = _queries()
     a, g = table.arrays, table.graph
     q = _subgoal_table.TableQuery(
-        grid.moves, a["clearance"], a["subgoal_id"], grid.width + 2, g._cells, a["level"],
+        grid.moves, a["clearance"], a["subgoal_id"], grid.width + 2, g._cells, g._xy, a["level"],
         a["indptr"], a["core_end"], a["targets"], a["costs"], g.top_level, table._top_index,
         a["table"], grid.components, _PlainResult, _PlainStats, "plain", "yes", "no")
     for p in problems:

@@ -144,17 +144,10 @@ cdef inline bint walk(const uint8_t* moves, int cur, int d, int od, int nd, int 
     return True
 
 
-cdef inline bint octile_path(const GridCtx* g, int a, int b, vector[int]* out,
-                             vector[uint8_t]* scratch) noexcept nogil:
-    """Whether some path of octile length joins cells a and b (they are h-reachable).
-
-    Such a path uses only the diagonal and the cardinal direction of the octile
-    decomposition.  The two block orders are tried first, then (when ``scratch`` is given)
-    a table over the parallelogram of all orders.  With ``out`` the cells after a up to b
-    are appended (and nothing is appended when there is no such path).
-    """
-    cdef int w = g.width
-    cdef int dx = b % w - a % w, dy = b // w - a // w
+cdef inline bint octile_path_d(const GridCtx* g, int a, int dx, int dy, vector[int]* out,
+                               vector[uint8_t]* scratch) noexcept nogil:
+    """:func:`octile_path` from cell ``a`` to the cell ``dx`` columns and ``dy`` rows away
+    (no division when the caller knows them)."""
     cdef int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0)
     cdef int adx = dx if dx >= 0 else -dx, ady = dy if dy >= 0 else -dy
     cdef int nd, nc, d, c, od, oc, i, j, cell, r
@@ -212,6 +205,19 @@ cdef inline bint octile_path(const GridCtx* g, int a, int b, vector[int]* out,
             else:
                 j -= 1
     return True
+
+
+cdef inline bint octile_path(const GridCtx* g, int a, int b, vector[int]* out,
+                             vector[uint8_t]* scratch) noexcept nogil:
+    """Whether some path of octile length joins cells a and b (they are h-reachable).
+
+    Such a path uses only the diagonal and the cardinal direction of the octile
+    decomposition.  The two block orders are tried first, then (when ``scratch`` is given)
+    a table over the parallelogram of all orders.  With ``out`` the cells after a up to b
+    are appended (and nothing is appended when there is no such path).
+    """
+    cdef int w = g.width
+    return octile_path_d(g, a, b % w - a % w, b // w - a // w, out, scratch)
 
 
 cdef inline GridCtx make_ctx(const uint8_t[::1] moves, const uint16_t[:, ::1] clear,

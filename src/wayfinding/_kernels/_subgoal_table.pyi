@@ -25,6 +25,7 @@ class TableQuery:
         sid: NDArray[np.int32],
         width: int,
         cells: NDArray[np.int32],
+        xy: NDArray[np.int32],
         level: NDArray[np.int8],
         indptr: NDArray[np.int64],
         core_end: NDArray[np.int64],

@@ -40,7 +40,7 @@ from ._subgoal_grid cimport (
     direct_h_reachable,
     make_ctx,
     octile_cells,
-    octile_path,
+    octile_path_d,
     octile_steps,
 )
 
@@ -176,6 +176,7 @@ cdef class TableQuery:
     cdef GridCtx g
     cdef object keep
     cdef const int32_t* cells
+    cdef const int32_t* xy
     cdef const int8_t* level
     cdef const int64_t* indptr
     cdef const int64_t* core_end
@@ -198,7 +199,6 @@ cdef class TableQuery:
     cdef vector[int] locals_t
     cdef vector[int] ids
     cdef vector[double] idcosts
-    cdef vector[Item] order_s
     cdef vector[Item] order_t
     cdef vector[int] nodes
     cdef vector[int] cellpath
@@ -220,17 +220,18 @@ cdef class TableQuery:
 
     def __cinit__(self, const uint8_t[::1] moves, const uint16_t[:, ::1] clear,
                   const int32_t[::1] sid, int width, const int32_t[::1] cells,
-                  const int8_t[::1] level, const int64_t[::1] indptr,
+                  const int32_t[:, ::1] xy, const int8_t[::1] level, const int64_t[::1] indptr,
                   const int64_t[::1] core_end, const int32_t[::1] targets,
                   const double[::1] costs, int top, const int32_t[::1] top_index,
                   const double[:, ::1] table, const int32_t[:, ::1] components,
                   result, stats, str algorithm, found, failed):
-        self.keep = (moves, clear, sid, cells, level, indptr, core_end, targets, costs,
+        self.keep = (moves, clear, sid, cells, xy, level, indptr, core_end, targets, costs,
                      top_index, table, components)
         self.g = make_ctx(moves, clear, sid, width)
         self.n = cells.shape[0]
         self.m = table.shape[0]
         self.cells = &cells[0] if self.n > 0 else NULL
+        self.xy = &xy[0, 0] if self.n > 0 else NULL
         self.level = &level[0] if self.n > 0 else NULL
         self.indptr = &indptr[0]
         self.core_end = &core_end[0] if self.n > 0 else NULL
@@ -332,9 +333,7 @@ cdef class TableQuery:
             out.push_back(Item(state[nodes[0][i]].dist, nodes[0][i]))
         sort(out.begin(), out.end())
 
-    cdef inline void count_steps(self, int a, int b) noexcept nogil:
-        cdef int w = self.g.width
-        cdef int dx = b % w - a % w, dy = b // w - a // w
+    cdef inline void count_steps(self, int dx, int dy) noexcept nogil:
         if dx < 0:
             dx = -dx
         if dy < 0:
@@ -352,8 +351,8 @@ cdef class TableQuery:
         walked on the grid (never for a consistent index)."""
         cdef int w = self.g.width, s, t, cs, ct
         cdef Side S, T
-        cdef Py_ssize_t i, j, ns, nt
-        cdef int u, v, x, y, bu = -1, bv = -1, bx = -1, by = -1, a, b
+        cdef Py_ssize_t i, j, nt
+        cdef int u, v, x, y, bu = -1, bv = -1, bx = -1, by = -1, a, ax, ay, bx_, by_
         cdef double best = INF, du, c, least
         cdef const double* row
         cdef int64_t e
@@ -380,8 +379,8 @@ cdef class TableQuery:
         self.cellpath.push_back(s)
         if s == t:
             return 1
-        if octile_path(&self.g, s, t, &self.cellpath, NULL):
-            self.count_steps(s, t)
+        if octile_path_d(&self.g, s, tx - sx, ty - sy, &self.cellpath, NULL):
+            self.count_steps(tx - sx, ty - sy)
             return 1
         self.next_query()
         S.node = self.state_s.data()
@@ -396,26 +395,25 @@ cdef class TableQuery:
         # start at any start-side subgoal x and end at any goal-side subgoal y directly
         # (those legs are octile).  Between them it either crosses the top level (entries u
         # and v, then the table), or x == y, or x and y are local and joined by an edge.
-        self.by_cost(&self.entries_s, self.state_s.data(), &self.order_s)
         self.by_cost(&self.entries_t, self.state_t.data(), &self.order_t)
-        ns = self.order_s.size()
         nt = self.order_t.size()
-        # Entries in increasing cost: once d(start, u) + d(v, goal) reaches the best cost,
-        # no later pair can improve on it.
-        for i in range(ns):
-            du = self.order_s[i].first
-            if nt == 0 or du + self.order_t[0].first >= best:
-                break
-            u = self.order_s[i].second
-            row = self.table + <int64_t> self.top_index[u] * self.m
-            for j in range(nt):
-                c = du + self.order_t[j].first
-                if c >= best:
-                    break
-                v = self.order_t[j].second
-                c += row[self.top_index[v]]
-                if c < best:
-                    best, bu, bv = c, u, v
+        # Goal-side entries in increasing cost: once d(start, u) + d(v, goal) reaches the
+        # best cost, no later v can improve on it.
+        if nt > 0:
+            for i in range(<Py_ssize_t> self.entries_s.size()):
+                u = self.entries_s[i]
+                du = self.state_s[u].dist
+                if du + self.order_t[0].first >= best:
+                    continue
+                row = self.table + <int64_t> self.top_index[u] * self.m
+                for j in range(nt):
+                    c = du + self.order_t[j].first
+                    if c >= best:
+                        break
+                    v = self.order_t[j].second
+                    c += row[self.top_index[v]]
+                    if c < best:
+                        best, bu, bv = c, u, v
         for i in range(<Py_ssize_t> self.locals_s.size()):
             x = self.locals_s[i]
             du = self.state_s[x].dist
@@ -461,16 +459,18 @@ cdef class TableQuery:
                 x = y
             if self.state_t[bv].parent >= 0:
                 self.nodes.push_back(self.state_t[bv].parent)
-        a = s
+        a, ax, ay = s, sx, sy
         for i in range(<Py_ssize_t> self.nodes.size()):
-            b = self.cells[self.nodes[i]]
-            if not octile_path(&self.g, a, b, &self.cellpath, &self.scratch):
+            v = self.nodes[i]
+            bx_, by_ = self.xy[2 * v], self.xy[2 * v + 1]
+            if not octile_path_d(&self.g, a, bx_ - ax, by_ - ay, &self.cellpath,
+                                 &self.scratch):
                 return -3
-            self.count_steps(a, b)
-            a = b
-        if not octile_path(&self.g, a, t, &self.cellpath, &self.scratch):
+            self.count_steps(bx_ - ax, by_ - ay)
+            a, ax, ay = self.cells[v], bx_, by_
+        if not octile_path_d(&self.g, a, tx - ax, ty - ay, &self.cellpath, &self.scratch):
             return -3
-        self.count_steps(a, t)
+        self.count_steps(tx - ax, ty - ay)
         return 1
 
     cdef void to_xy(self, int64_t* o, Py_ssize_t k) noexcept nogil:

@@ -423,7 +423,7 @@ class SubgoalTable(GridIndex):
             a, g = self.arrays, self.graph
             q = _subgoal_table.TableQuery(
                 self.grid.moves, a["clearance"], a["subgoal_id"], self.grid.width + 2,
-                g._cells, a["level"], a["indptr"], a["core_end"], a["targets"], a["costs"],
+                g._cells, g._xy, a["level"], a["indptr"], a["core_end"], a["targets"], a["costs"],
                 g.top_level, self._top_index, a["table"], self.grid.components, PathResult,
                 SearchStats, self.algorithm, Status.FOUND, Status.FAILED)
             self._local.query = q
