@@ -316,13 +316,13 @@ class SubgoalTable(GridIndex):
     subgoals, for queries without a graph search.
 
     Build with :meth:`build`.  A query that is not answered by the straight octile path
-    connects the start and the goal to their direct-h-reachable subgoals (through the local
-    subgoals direct-h-reachable from either, by a small Dijkstra that stops at top-level
-    subgoals), then takes the least ``d(start, u) + table[u, v] + d(v, goal)`` over those
-    top-level subgoals ``u`` and ``v`` (and the routes through local subgoals only); the
-    route between ``u`` and ``v`` follows, at each top-level subgoal, the edge that keeps
-    the table's distance.  Costs are optimal; uniform grids with the ``no_corner_cutting``
-    rule only.
+    connects the start and the goal to their direct-h-reachable subgoals and, through the
+    local ones among those, to their top-level neighbours; it then takes the least
+    ``d(start, u) + table[u, v] + d(v, goal)`` over those top-level subgoals ``u`` and ``v``
+    (and the routes through one subgoal direct-h-reachable from both endpoints, or an edge
+    between two local ones); the route between ``u`` and ``v`` follows, at each top-level
+    subgoal, the edge that keeps the table's distance.  Costs are optimal; uniform grids
+    with the ``no_corner_cutting`` rule only.
 
     ``arrays``: those of the two-level :class:`SubgoalGraph` plus ``table`` ``(m, m)``
     float64, ``m`` the number of top-level subgoals in node order (inf between islands).
@@ -432,8 +432,9 @@ class SubgoalTable(GridIndex):
     def find_path(self, start: Any, goal: Any) -> PathResult:
         """Optimal path between two ``(x, y)`` cells.
 
-        ``stats.expanded`` / ``generated`` count the subgoals settled / reached by the two
-        endpoint Dijkstras (0 when the straight octile path answered).  Blocked or
+        ``stats.expanded`` counts the subgoals direct-h-reachable from the two endpoints and
+        ``generated`` the top-level subgoals joined to them (both 0 when the straight octile
+        path answered).  Blocked or
         out-of-grid endpoints raise :class:`InvalidQueryError`; endpoints on different
         islands give ``found=False`` without searching.  Without a table
         (:attr:`has_table` false) the two-level graph is searched.
