@@ -3,6 +3,9 @@ every source s and every legal first step s -> s', the box of the goals t != s w
 c(s, s') + D(s', t) = D(s, t), distances from scipy's Dijkstra over the move graph built
 cell by cell from the written rules (tests/grid/grid_oracle.py)."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from grid_oracle import legal_steps
@@ -141,3 +144,37 @@ def test_kernel_checks_its_arguments():
     assert _goal_bounds.goal_bounds(*args, 2) > 0
     # On an open 5 x 4 map the east step from the corner serves the goals with x > y.
     assert out[0, DIRECTIONS.index((1, 0))].tolist() == [1, 4, 0, 3]
+
+
+FORK_SCRIPT = """
+import multiprocessing as mp, numpy as np, wayfinding as wf
+from wayfinding.grid.goal_bounds import GoalBounds
+grid = wf.Grid(np.ones((24, 24), dtype=bool))
+want = GoalBounds.build(grid, workers=2, progress=False).boxes
+
+def child(queue):
+    queue.put(bool(np.array_equal(GoalBounds.build(grid, workers=2, progress=False).boxes,
+                                  want)))
+
+if __name__ == "__main__":
+    queue = mp.get_context("fork").Queue()
+    proc = mp.get_context("fork").Process(target=child, args=(queue,))
+    proc.start()
+    try:
+        print("equal" if queue.get(timeout=60) else "differ")
+    finally:
+        proc.kill()
+        proc.join()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork start method")
+def test_a_child_forked_after_a_threaded_build_can_build(tmp_path):
+    """GNU OpenMP cannot start threads in a child forked after its parent ran a team: the
+    child's build must fall back to one thread instead of waiting forever."""
+    script = tmp_path / "fork_build.py"
+    script.write_text(FORK_SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["equal"]

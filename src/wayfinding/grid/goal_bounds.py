@@ -52,6 +52,32 @@ EMPTY = 65535
 _CHECKPOINT_MAGIC = "wayfinding-goal-bounds-checkpoint"
 
 
+class _Teams:
+    """Whether this process may run the build on several OpenMP threads.  GNU OpenMP's
+    thread pool does not survive ``fork``: in a child forked after its parent ran a
+    several-thread build, the first such build would wait forever, so builds there run on
+    one thread."""
+
+    used = False
+    usable = True
+
+    @classmethod
+    def threads(cls, wanted: int) -> int:
+        """The threads a build asking for ``wanted`` runs on here."""
+        if wanted > 1 and cls.usable:
+            cls.used = True
+            return wanted
+        return 1
+
+    @classmethod
+    def after_fork_in_child(cls) -> None:
+        cls.usable = cls.usable and not cls.used
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_Teams.after_fork_in_child)
+
+
 class GoalBounds(GridIndex):
     """Goal-bound boxes of a grid, and A* pruned by them.
 
@@ -93,14 +119,15 @@ class GoalBounds(GridIndex):
         """Flood from every passable cell and grow the boxes.
 
         ``workers``: threads flooding at once (default ``os.cpu_count()``); the result does
-        not depend on it.  ``progress``: draw a progress bar on stderr (default: when stderr
-        is a terminal).  ``checkpoint``: a file where finished sources are saved
-        (atomically, at most every ``checkpoint_every`` seconds, on interruption and at the
-        end); a build given an existing checkpoint resumes from it, and refuses one made for
-        another map (:class:`IndexMismatchError`).  ``chunk`` (>= 1, default
-        ``max(256, 64 * workers)``): sources per compiled call, shared out over the threads;
-        progress, checkpoints and interruption (Ctrl-C) take effect between calls.  Maps up
-        to 65535 cells wide and high.
+        not depend on it (a process forked after its parent built on several threads builds
+        on one: the OpenMP runtime cannot start threads there).  ``progress``: draw a
+        progress bar on stderr (default: when stderr is a terminal).  ``checkpoint``: a file
+        where finished sources are saved (atomically, at most every ``checkpoint_every``
+        seconds, on interruption and at the end); a build given an existing checkpoint
+        resumes from it, and refuses one made for another map (:class:`IndexMismatchError`).
+        ``chunk`` (>= 1, default ``max(256, 64 * workers)``): sources per compiled call,
+        shared out over the threads; progress, checkpoints and interruption (Ctrl-C) take
+        effect between calls.  Maps up to 65535 cells wide and high.
         """
         if not isinstance(grid, Grid):
             raise InvalidGridError(f"goal bounds need a Grid, got {type(grid).__name__}")
@@ -128,7 +155,8 @@ class GoalBounds(GridIndex):
             done, spent = np.zeros(n, dtype=bool), 0.0
         todo = sources[~done[sources]]
         chunks = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
-        context = (grid.padded_costs, grid.moves, wp, canonical, grid.is_uniform, workers)
+        context = (grid.padded_costs, grid.moves, wp, canonical, grid.is_uniform,
+                   _Teams.threads(workers))
         last_save = time.perf_counter()
 
         def save(path: str | os.PathLike[Any]) -> None:
