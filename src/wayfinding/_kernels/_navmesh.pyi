@@ -24,43 +24,36 @@ class MeshQuery:
         link_ref: NDArray[np.int32],
     ) -> None: ...
     def locate_one(self, x: float, y: float) -> int: ...
+    def use_filter(
+        self,
+        allowed: NDArray[np.uint8],
+        cost: NDArray[np.float64],
+        link_ok: NDArray[np.uint8],
+        h_scale: float,
+        both_ways: bool,
+    ) -> None: ...
     def find(
-        self,
-        allowed: NDArray[np.uint8],
-        cost: NDArray[np.float64],
-        link_ok: NDArray[np.uint8],
-        h_scale: float,
-        both_ways: bool,
-        sx: float,
-        sy: float,
-        gx: float,
-        gy: float,
-        partial: bool,
-    ) -> tuple[
-        int,
-        int,
-        int,
-        int,
-        int,
-        NDArray[np.float64],
-        NDArray[np.float64],
-        NDArray[np.float64] | None,
-        NDArray[np.uint8] | None,
-        NDArray[np.int32] | None,
-        NDArray[np.int32] | None,
-        NDArray[np.int32] | None,
-        float,
-    ]: ...
+        self, start: object, goal: object, partial: bool
+    ) -> (
+        tuple[
+            int,
+            int,
+            int,
+            int,
+            int,
+            NDArray[np.float64],
+            NDArray[np.float64],
+            NDArray[np.float64] | None,
+            NDArray[np.uint8] | None,
+            NDArray[np.int32] | None,
+            NDArray[np.int32] | None,
+            NDArray[np.int32] | None,
+            float,
+        ]
+        | None
+    ): ...
     def find_many(
-        self,
-        allowed: NDArray[np.uint8],
-        cost: NDArray[np.float64],
-        link_ok: NDArray[np.uint8],
-        h_scale: float,
-        both_ways: bool,
-        starts: NDArray[np.float64],
-        goals: NDArray[np.float64],
-        partial: bool,
+        self, starts: NDArray[np.float64], goals: NDArray[np.float64], partial: bool
     ) -> tuple[
         NDArray[np.int8],
         NDArray[np.float64],

@@ -5,7 +5,7 @@
 # whole queries in one call.
 # Orientation tests are exact.
 cimport numpy as cnp
-from libc.math cimport INFINITY, fabs, sqrt
+from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -186,6 +186,36 @@ cdef inline void portal_point(double ax, double ay, double bx, double by, double
     oy[0] = ay + t * dy
 
 
+cdef inline bint plain_number(object v, double* out):
+    """A float, or an int of at most 2**53 in size, as a double; False for anything else."""
+    if type(v) is float:
+        out[0] = <double> v
+        return True
+    if type(v) is int and -9007199254740992 <= v <= 9007199254740992:
+        out[0] = <double> v
+        return True
+    return False
+
+
+cdef inline bint plain_xy(object v, double* x, double* y):
+    """A point given as a tuple or list of two plain numbers or a (2,) float64 array, when
+    finite; False for anything else (the caller checks it the slow way)."""
+    cdef cnp.ndarray a
+    if type(v) is tuple or type(v) is list:
+        if len(v) != 2 or not plain_number(v[0], x) or not plain_number(v[1], y):
+            return False
+    elif type(v) is np.ndarray:
+        a = <cnp.ndarray> v
+        if cnp.PyArray_NDIM(a) != 1 or cnp.PyArray_DIM(a, 0) != 2 \
+                or cnp.PyArray_TYPE(a) != cnp.NPY_DOUBLE:
+            return False
+        x[0] = (<double*> cnp.PyArray_GETPTR1(a, 0))[0]
+        y[0] = (<double*> cnp.PyArray_GETPTR1(a, 1))[0]
+    else:
+        return False
+    return isfinite(x[0]) and isfinite(y[0])
+
+
 cdef struct Buffers:
     # Growing outputs of a batch of queries.
     int32_t* corr
@@ -283,6 +313,11 @@ cdef class MeshQuery:
     cdef double* right
     cdef double* bend
     cdef int32_t* index
+    cdef const uint8_t[::1] allowed
+    cdef const double[::1] cost
+    cdef const uint8_t[::1] link_ok
+    cdef double h_scale
+    cdef bint both_ways
     cdef uint32_t label
     cdef Heap heap
     cdef int n, width, start_node, start_poly, nodes
@@ -356,6 +391,18 @@ cdef class MeshQuery:
         return locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
                             self.ox, self.oy, self.cell, self.nx, self.ny, x, y)
 
+    def use_filter(self, const uint8_t[::1] allowed, const double[::1] cost,
+                   const uint8_t[::1] link_ok, double h_scale, bint both_ways):
+        """Set the filter of the queries that follow: allowed polygons (P,), polygon cost
+        multipliers (P,), usable directed off-mesh links, the heuristic's scale (at most
+        the least usable cost) and whether to search both ways (see the class)."""
+        if allowed.shape[0] != self.n or cost.shape[0] != self.n \
+                or link_ok.shape[0] != self.link_to.shape[0]:
+            raise ValueError("the filter's arrays must have one entry per polygon and per "
+                             "directed off-mesh link")
+        self.allowed, self.cost, self.link_ok = allowed, cost, link_ok
+        self.h_scale, self.both_ways = h_scale, both_ways
+
     cdef inline void touch(self, int s) noexcept nogil:
         if self.stamp[s] != self.label:
             self.stamp[s] = self.label
@@ -411,14 +458,15 @@ cdef class MeshQuery:
         length[0] = total
         return k
 
-    cdef int search(self, const uint8_t[::1] allowed, const double[::1] cost,
-                    const uint8_t[::1] link_ok, int start, double sx, double sy, int goal,
-                    double gx, double gy, double h_scale, int* expanded,
-                    int* generated) noexcept nogil:
+    cdef int search(self, int start, double sx, double sy, int goal, double gx, double gy,
+                    double h_scale, int* expanded, int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the allowed
         polygons: moving inside polygon p costs the distance times cost[p]; crossing a usable
         (link_ok) off-mesh link l costs link_cost[l].  Returns the goal's node, -1 when the
         goal is not reached, -2 when out of memory."""
+        cdef const uint8_t[::1] allowed = self.allowed
+        cdef const double[::1] cost = self.cost
+        cdef const uint8_t[::1] link_ok = self.link_ok
         cdef int s, p, q, prev, k, n, e, t
         cdef int32_t a, b
         cdef int64_t l
@@ -523,9 +571,8 @@ cdef class MeshQuery:
                 by[0] = cy
         return best
 
-    cdef Route route(self, const uint8_t[::1] allowed, const double[::1] cost,
-                     const uint8_t[::1] link_ok, double h_scale, bint both_ways, double sx,
-                     double sy, double gx, double gy, bint partial) noexcept nogil:
+    cdef Route route(self, double sx, double sy, double gx, double gy,
+                     bint partial) noexcept nogil:
         """One whole query: the endpoints' polygons (moved to the nearest allowed polygon
         when off the mesh or on a forbidden one), the search (both ways when asked and the
         mesh has no off-mesh links, which are one-way), the partial route when asked and the
@@ -533,7 +580,7 @@ cdef class MeshQuery:
         cdef Route r
         cdef int ps, pg, node, exp2 = 0, gen2 = 0
         cdef Py_ssize_t m1, i
-        cdef double bx = 0.0, by = 0.0, back
+        cdef double bx = 0.0, by = 0.0, back, h_scale = self.h_scale
         r.code = 0
         r.expanded = 0
         r.generated = 0
@@ -544,19 +591,19 @@ cdef class MeshQuery:
         r.snap_g = 0
         ps = locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
                           self.ox, self.oy, self.cell, self.nx, self.ny, sx, sy)
-        if ps < 0 or not allowed[ps]:
+        if ps < 0 or not self.allowed[ps]:
             ps = nearest_point(self.verts, self.polys, self.sizes, self.cell_ptr,
                                self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
-                               allowed, sx, sy, &bx, &by)
+                               self.allowed, sx, sy, &bx, &by)
             sx = bx
             sy = by
             r.snap_s = 1
         pg = locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
                           self.ox, self.oy, self.cell, self.nx, self.ny, gx, gy)
-        if pg < 0 or not allowed[pg]:
+        if pg < 0 or not self.allowed[pg]:
             pg = nearest_point(self.verts, self.polys, self.sizes, self.cell_ptr,
                                self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
-                               allowed, gx, gy, &bx, &by)
+                               self.allowed, gx, gy, &bx, &by)
             gx = bx
             gy = by
             r.snap_g = 1
@@ -566,8 +613,7 @@ cdef class MeshQuery:
         r.gy = gy
         if ps < 0 or pg < 0:
             return r
-        node = self.search(allowed, cost, link_ok, ps, sx, sy, pg, gx, gy, h_scale,
-                           &r.expanded, &r.generated)
+        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, &r.expanded, &r.generated)
         if node == -2:
             r.code = -1
             return r
@@ -577,8 +623,7 @@ cdef class MeshQuery:
                 r.code = 0
                 return r
             pg = self.nearest_reached(gx, gy, &bx, &by)
-            node = self.search(allowed, cost, link_ok, ps, sx, sy, pg, bx, by, h_scale,
-                               &exp2, &gen2)
+            node = self.search(ps, sx, sy, pg, bx, by, h_scale, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node < 0:
@@ -589,11 +634,10 @@ cdef class MeshQuery:
             gy = by
         r.m = self.corridor_of(node)
         r.k = self.straight(r.m, sx, sy, gx, gy, &r.length)
-        if r.code == 1 and both_ways and self.link_to.shape[0] == 0 and r.k > 2:
+        if r.code == 1 and self.both_ways and self.link_to.shape[0] == 0 and r.k > 2:
             m1 = r.m
             memcpy(self.corr2, self.corr, m1 * sizeof(int32_t))
-            node = self.search(allowed, cost, link_ok, pg, gx, gy, ps, sx, sy, h_scale,
-                               &exp2, &gen2)
+            node = self.search(pg, gx, gy, ps, sx, sy, h_scale, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node == -2:
@@ -614,21 +658,25 @@ cdef class MeshQuery:
         self.flags[r.k - 1] |= 2
         return r
 
-    def find(self, const uint8_t[::1] allowed, const double[::1] cost,
-             const uint8_t[::1] link_ok, double h_scale, bint both_ways, double sx, double sy,
-             double gx, double gy, bint partial):
-        """One path query from (sx, sy) to (gx, gy).  Returns (code, expanded, generated,
-        snapped start, snapped goal, start, goal, corners, flags, corner polygons,
-        corridor, links, length): code 0 no route (the arrays are None), 1 found, 2 partial
-        (to the point nearest the goal that the start reaches); start and goal are the
-        points used ((2,) arrays); flags mark the start (1), the goal (2) and each link's
-        start (4); links are the off-mesh links taken (their ids in the mesh's list)."""
+    def find(self, start, goal, bint partial):
+        """One path query from ``start`` to ``goal`` under the filter set last, each a tuple
+        or list of two finite floats (or ints of at most 2**53) or a (2,) float64 array;
+        returns None when either is not.  Otherwise (code, expanded, generated, snapped
+        start, snapped goal, start, goal, corners, flags, corner polygons, corridor, links,
+        length): code 0 no route (the arrays are None), 1 found, 2 partial (to the point
+        nearest the goal that the start reaches); start and goal are the points used ((2,)
+        arrays); flags mark the start (1), the goal (2) and each link's start (4); links are
+        the off-mesh links taken (their ids in the mesh's list)."""
+        cdef double sx, sy, gx, gy
+        if self.allowed is None:
+            raise ValueError("set a filter first (use_filter)")
+        if not plain_xy(start, &sx, &sy) or not plain_xy(goal, &gx, &gy):
+            return None
         cdef Route r
         cdef Py_ssize_t i, nl = 0
         cdef cnp.npy_intp dims[2]
         with nogil:
-            r = self.route(allowed, cost, link_ok, h_scale, both_ways, sx, sy, gx, gy,
-                           partial)
+            r = self.route(sx, sy, gx, gy, partial)
         if r.code < 0:
             raise MemoryError()
         dims[0] = 2
@@ -668,9 +716,8 @@ cdef class MeshQuery:
         return (r.code, r.expanded, r.generated, r.snap_s, r.snap_g, start, goal, corners,
                 flags, owner, corridor, links, r.length)
 
-    def find_many(self, const uint8_t[::1] allowed, const double[::1] cost,
-                  const uint8_t[::1] link_ok, double h_scale, bint both_ways,
-                  const double[:, ::1] starts, const double[:, ::1] goals, bint partial):
+    def find_many(self, const double[:, ::1] starts, const double[:, ::1] goals,
+                  bint partial):
         """:meth:`find` for each row of ``starts`` and ``goals``, in one loop without the
         GIL.  Returns (codes int8, lengths, expanded int64, corridor_ptr int64, corridors
         int32, corner_ptr int64, corners (k, 2), flags uint8)."""
@@ -682,8 +729,10 @@ cdef class MeshQuery:
         buf.corners = NULL
         buf.flags = NULL
         buf.ncorr = buf.ncorners = buf.cap_corr = buf.cap_corners = 0
-        if goals.shape[0] != nq:
-            raise ValueError("starts and goals must have as many rows")
+        if self.allowed is None:
+            raise ValueError("set a filter first (use_filter)")
+        if goals.shape[0] != nq or starts.shape[1] != 2 or goals.shape[1] != 2:
+            raise ValueError("starts and goals must be (n, 2) arrays of as many rows")
         codes = np.zeros(nq, dtype=np.int8)
         lengths = np.full(nq, INFINITY)
         expanded = np.zeros(nq, dtype=np.int64)
@@ -696,8 +745,8 @@ cdef class MeshQuery:
         cdef int64_t[::1] kp = corner_ptr
         with nogil:
             for i in range(nq):
-                r = self.route(allowed, cost, link_ok, h_scale, both_ways, starts[i, 0],
-                               starts[i, 1], goals[i, 0], goals[i, 1], partial)
+                r = self.route(starts[i, 0], starts[i, 1], goals[i, 0], goals[i, 1],
+                               partial)
                 if r.code < 0 or append(&buf, self.corr, r.m, self.out, self.flags,
                                         r.k) != 0:
                     failed = 1

@@ -43,6 +43,9 @@ _NO_FLAGS.flags.writeable = False
 _NO_IDS = np.empty(0, np.int32)
 _NO_IDS.flags.writeable = False
 _clock = time.perf_counter
+# Results are filled field by field (a NavPath's generated __init__ costs more than its
+# search on small meshes).
+_new = object.__new__
 
 
 @positional_options("include", "exclude", "costs")
@@ -190,7 +193,7 @@ class NavMeshQuery(SingleThread):
                                           mesh.neighbours, *mesh._buckets,
                                           *mesh._directed_links)
         self._filters: dict[Any, _FilterArrays] = {}
-        self._last: tuple[QueryFilter, _FilterArrays] | None = None
+        self._last: QueryFilter | None = None        # the filter the kernel holds
 
     def __repr__(self) -> str:
         return f"NavMeshQuery({self.mesh!r})"
@@ -225,14 +228,11 @@ class NavMeshQuery(SingleThread):
             got = self._filters[key] = (allowed, poly_cost, link_ok, h_scale, uniform)
         return got
 
-    def _arrays(self, f: QueryFilter) -> _FilterArrays:
-        """:meth:`_filter` with the last filter's arrays kept at hand."""
-        last = self._last
-        if last is not None and last[0] is f:
-            return last[1]
-        got = self._filter(f)
-        self._last = (f, got)
-        return got
+    def _use(self, f: QueryFilter) -> None:
+        """Give the kernel the arrays of filter ``f`` (unless it has them already)."""
+        if f is not self._last:
+            self._kernel.use_filter(*self._filter(f))
+            self._last = f
 
     # ------------------------------------------------------------------ points
     def locate(self, point: ArrayLike) -> int:
@@ -300,21 +300,29 @@ class NavMeshQuery(SingleThread):
         t0 = _clock()
         if partial is not False and partial is not True:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
-        sx, sy = xy("start", start)
-        gx, gy = xy("goal", goal)
+        if filter is not self._last:
+            self._use(filter)
+        got = self._kernel.find(start, goal, partial)
+        if got is None:                     # not plain points: check them the slow way
+            got = self._kernel.find(xy("start", start), xy("goal", goal), partial)
+            assert got is not None                      # plain floats now
         (code, expanded, generated, snap_s, snap_g, s, g, path, flags, owner, corridor, links,
-         length) = self._kernel.find(*self._arrays(filter), sx, sy, gx, gy, partial)
-        if not code:
-            return NavPath(_NO_PATH, math.inf, False,
-                           SearchStats(expanded, generated, elapsed=_clock() - t0), "navmesh",
-                           status=_FAILED, flags=_NO_FLAGS, corner_polygons=_NO_IDS,
-                           corridor=_NO_IDS, links=_NO_IDS, start=s, goal=g,
-                           snapped_start=snap_s == 1, snapped_goal=snap_g == 1)
-        return NavPath(path, length, code == 1,
-                       SearchStats(expanded, generated, elapsed=_clock() - t0), "navmesh",
-                       status=_FOUND if code == 1 else _PARTIAL, flags=flags,
-                       corner_polygons=owner, corridor=corridor, links=links, start=s, goal=g,
-                       snapped_start=snap_s == 1, snapped_goal=snap_g == 1)
+         length) = got
+        stats = _new(SearchStats)
+        stats.expanded, stats.generated = expanded, generated
+        stats.reopened = stats.updated = stats.max_open = 0
+        p = _new(NavPath)
+        p.algorithm, p.expanded_nodes, p.open_nodes = "navmesh", None, None
+        p.start, p.goal, p.snapped_start, p.snapped_goal = s, g, snap_s == 1, snap_g == 1
+        p.stats = stats
+        if code:
+            p.path, p.cost, p.found, p.status = path, length, code == 1, _STATUS[code]
+            p.flags, p.corner_polygons, p.corridor, p.links = flags, owner, corridor, links
+        else:
+            p.path, p.cost, p.found, p.status = _NO_PATH, math.inf, False, _FAILED
+            p.flags, p.corner_polygons, p.corridor, p.links = _NO_FLAGS, _NO_IDS, _NO_IDS, _NO_IDS
+        stats.elapsed = _clock() - t0
+        return p
 
     @exclusive
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
@@ -327,7 +335,8 @@ class NavMeshQuery(SingleThread):
         s, g = _many(starts, "starts"), _many(goals, "goals")
         if len(s) != len(g):
             raise InvalidQueryError(f"starts ({len(s)}) and goals ({len(g)}) must be as many")
-        return NavPaths(*self._kernel.find_many(*self._arrays(filter), s, g, partial))
+        self._use(filter)
+        return NavPaths(*self._kernel.find_many(s, g, partial))
 
     # ------------------------------------------------------------------ surface queries
     def _on_mesh(self, point: ArrayLike, name: str, f: QueryFilter
