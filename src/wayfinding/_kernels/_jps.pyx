@@ -25,7 +25,7 @@ neighbour (``_jps_bits``).  Two successor rules:
 
 Both are A* over jump points with the octile heuristic, which is consistent on these graphs
 (every edge costs the octile distance of its ends), so closed nodes are final and costs
-optimal.  The state lives in a :class:`Workspace` (indexed heap with decrease-key).  JPS+
+optimal.  The state lives in a :class:`Workspace` (its heap used without positions).  JPS+
 (precomputed jump distances) is in ``_jps_plus``.
 """
 
@@ -35,7 +35,7 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
-from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
+from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
 from ._jps_bits cimport LEAD, bit_words, scan_backward, scan_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
 from ._steps cimport step_dx, step_dy, step_horizontal, step_of, step_offsets, step_vertical
@@ -66,9 +66,10 @@ cdef struct Bits:
 cdef struct Query:
     double* g
     int32_t* parent
-    int32_t* pos
     uint32_t* stamp
     Heap* heap
+    IntVec* ties        # open nodes at the least f, expanded next (None when recording)
+    double fmin         # the least f of the open list
     uint32_t open_stamp
     uint32_t closed_stamp
     int goal
@@ -94,7 +95,13 @@ cdef inline int arrival(int u, int p, int width) noexcept nogil:
 
 
 cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcept nogil:
-    """A* relaxation of v reached from u with cost ng; returns -1 if memory ran out."""
+    """A* relaxation of v reached from u with cost ng; returns -1 if memory ran out.
+
+    The open list is a heap without positions: a node whose g improves is pushed again and
+    its older item skipped when popped (its node is closed by then).  A successor whose f
+    equals the least f goes to the LIFO side list ``ties`` (when there is one) and is
+    expanded next without heap traffic: f never drops below the least f (consistent
+    heuristic), so it is a least-f node."""
     cdef uint32_t sv = q.stamp[v]
     cdef double f
     if sv == q.closed_stamp:
@@ -108,11 +115,31 @@ cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcep
     f = ng + octile(vx - q.gx, vy - q.gy)
     q.g[v] = ng
     q.parent[v] = u
-    if sv == q.open_stamp:
-        heap_decrease(q.heap, q.pos, v, f, ng)
-        return 0
     q.stamp[v] = q.open_stamp
-    return heap_push(q.heap, q.pos, f, ng, v)
+    if q.ties != NULL and f - q.fmin <= TIE_EPS * q.fmin:
+        return vec_push(q.ties, v)
+    return lazy_push(q.heap, f, ng, v)
+
+
+cdef inline int pop_open(Query* q) noexcept nogil:
+    """The next node to expand (a least-f open node), or -1 when the open list is empty."""
+    cdef int u
+    if q.ties != NULL:
+        if q.heap.size + q.ties.size > q.c.max_open:
+            q.c.max_open = q.heap.size + q.ties.size
+        while q.ties.size > 0:
+            q.ties.size -= 1
+            u = q.ties.data[q.ties.size]
+            if q.stamp[u] == q.open_stamp:
+                return u
+    elif q.heap.size > q.c.max_open:
+        q.c.max_open = q.heap.size
+    while q.heap.size > 0:
+        q.fmin = q.heap.items[0].f
+        u = lazy_pop(q.heap)
+        if q.stamp[u] == q.open_stamp:
+            return u
+    return -1
 
 
 cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx, int gy) noexcept nogil:
@@ -198,15 +225,11 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
     cdef int u, v, p, d, k, ux, uy, w = b.width
     cdef uint8_t dirs, mu
     cdef double gu
-    cdef HeapItem it
     step_offsets(w, offset)
     while True:
-        if q.heap.size > q.c.max_open:
-            q.c.max_open = q.heap.size
-        if q.heap.size == 0:
+        u = pop_open(q)
+        if u < 0:
             return FAILED
-        it = heap_pop(q.heap, q.pos)
-        u = it.node
         q.stamp[u] = q.closed_stamp
         q.c.expanded += 1
         if record and vec_push(rec, u) != 0:
@@ -311,9 +334,9 @@ cdef class JumpGrid:
         check_workspace(ws, self.size)
         q.g = &ws.g[0]
         q.parent = &ws.parent[0]
-        q.pos = &ws.pos[0]
         q.stamp = &ws.stamp[0]
         q.heap = &ws.heap
+        q.ties = NULL if record else &ws.ties
         q.open_stamp = ws.begin()
         q.closed_stamp = q.open_stamp + 1
         q.goal = goal
@@ -327,8 +350,8 @@ cdef class JumpGrid:
         q.g[start] = 0.0
         q.parent[start] = -1
         q.stamp[start] = q.open_stamp
-        status = heap_push(q.heap, q.pos, octile(start % self.width - q.gx,
-                                                 start // self.width - q.gy), 0.0, start)
+        q.fmin = octile(start % self.width - q.gx, start // self.width - q.gy)
+        status = lazy_push(q.heap, q.fmin, 0.0, start)
         if status == 0:
             with nogil:
                 status = jps_loop(&q, &self.bits, variant, record, &ws.record)
@@ -397,42 +420,45 @@ def jump_path(Workspace ws, int goal, int width):
     edge between consecutive nodes of the parent chain filled in cell by cell (its diagonal
     run first, then its straight run)."""
     cdef int32_t* parent = &ws.parent[0]
+    cdef cnp.npy_intp dims[2]
     cdef Py_ssize_t n = 1, i
     cdef int v = goal, p, x, y, px, py, k, sx, sy, steps, diag
+    cdef int64_t* o
     while parent[v] >= 0:
         p = parent[v]
-        x = v % width - p % width
-        y = v // width - p // width
-        n += max(abs(x), abs(y))
+        n += max(abs(v % width - p % width), abs(v // width - p // width))
         v = p
-    out = np.empty((n, 2), dtype=np.int64)
-    cdef int64_t[:, ::1] o = out
+    dims[0] = n
+    dims[1] = 2
+    out = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
+    o = <int64_t*> cnp.PyArray_DATA(out)
     v = goal
-    i = n - 1
-    o[i, 0] = v % width - 1
-    o[i, 1] = v // width - 1
+    x = v % width
+    y = v // width
+    i = 2 * n - 2
+    o[i] = x - 1
+    o[i + 1] = y - 1
     while parent[v] >= 0:
         p = parent[v]
-        x = v % width
-        y = v // width
         px = p % width
         py = p // width
         # Walking back from v: the straight run (toward the parent's row or column), then
         # the diagonal run to the parent.
         steps = max(abs(px - x), abs(py - y))
         diag = min(abs(px - x), abs(py - y))
+        sx = (px > x) - (px < x)
+        sy = (py > y) - (py < y)
         for k in range(steps):
-            sx = (px > x) - (px < x)
-            sy = (py > y) - (py < y)
             if k < steps - diag:
                 if abs(px - x) > abs(py - y):
-                    sy = 0
+                    x += sx
                 else:
-                    sx = 0
-            x += sx
-            y += sy
-            i -= 1
-            o[i, 0] = x - 1
-            o[i, 1] = y - 1
+                    y += sy
+            else:
+                x += sx
+                y += sy
+            i -= 2
+            o[i] = x - 1
+            o[i + 1] = y - 1
         v = p
     return out

@@ -52,8 +52,9 @@ _PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
 #: Online jump point search methods: name -> successor rule of the compiled search.
 ONLINE_RULES = {"jps": _jps.JPS, "jps2": _jps.JPS2}
 
-# Bit copies of the grids searched (built once per grid, freed with it).
-_JUMP_GRIDS: weakref.WeakKeyDictionary[Grid, _jps.JumpGrid] = weakref.WeakKeyDictionary()
+# Bit copies of the grids searched, by id(grid): (a weak reference to the grid, its copy);
+# an entry is dropped when its grid is collected.
+_JUMP_GRIDS: dict[int, tuple[weakref.ref[Grid], _jps.JumpGrid]] = {}
 
 
 def jump_grid(grid: Grid) -> _jps.JumpGrid:
@@ -61,10 +62,12 @@ def jump_grid(grid: Grid) -> _jps.JumpGrid:
     use, O(map), and kept while the grid lives); :class:`InvalidGridError` unless ``grid``
     is uniform-cost with the ``no_corner_cutting`` rule."""
     require_grid(grid, "JPS")
-    jg = _JUMP_GRIDS.get(grid)
-    if jg is None or jg.width != grid.width + 2 or jg.height != grid.height + 2:
-        jg = _jps.JumpGrid(grid.moves, grid.width + 2, grid.components)
-        _JUMP_GRIDS[grid] = jg
+    key = id(grid)
+    entry = _JUMP_GRIDS.get(key)
+    if entry is not None and entry[0]() is grid:
+        return entry[1]
+    jg = _jps.JumpGrid(grid.moves, grid.width + 2, grid.components)
+    _JUMP_GRIDS[key] = (weakref.ref(grid, lambda _: _JUMP_GRIDS.pop(key, None)), jg)
     return jg
 
 
@@ -97,7 +100,8 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
     (True, 4.414214, 5)
     """
     t0 = _clock()
-    jg = (_JUMP_GRIDS.get(grid) if type(grid) is Grid else None) or jump_grid(grid)
+    entry = _JUMP_GRIDS.get(id(grid))
+    jg = entry[1] if entry is not None and entry[0]() is grid else jump_grid(grid)
     # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked cells
     # and islands; anything else is normalised (and validated) first.
     if not (type(start) is tuple and len(start) == 2 and type(start[0]) is int
