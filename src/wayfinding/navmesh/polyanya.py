@@ -1,0 +1,174 @@
+"""Exact Euclidean shortest paths over a navigation mesh: Polyanya (Cui, Harabor and
+Grastien, 2017), an any-angle search whose nodes are intervals of the mesh's edges seen from
+a root (the start or a corner the path bends round); see ``_kernels/_polyanya.pyx``.
+
+It searches the mesh itself, with no preprocessing: the path is the shortest in the union
+of the usable polygons, where :meth:`NavMeshQuery.find_path
+<wayfinding.navmesh.NavMeshQuery.find_path>` takes the straight path through the corridor
+A* found, which may be longer.  Lengths are Euclidean: area costs other than 1 and off-mesh
+links are not part of this search.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._kernels._polyanya import PolyanyaKernel
+from .._scratch import SingleThread, exclusive
+from .._validate import xy
+from ..errors import InvalidQueryError
+from ..results import SearchStats, Status
+from .query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
+
+if TYPE_CHECKING:
+    from .mesh import NavMesh
+
+
+class PolyanyaSearch(SingleThread):
+    """Exact shortest paths on one :class:`~wayfinding.navmesh.NavMesh` (see the module),
+    with their own search scratch: one thread at a time (a second thread's call raises
+    :class:`~wayfinding.errors.ConcurrentUseError`); make one per thread.
+
+    >>> from wayfinding.navmesh import NavMesh
+    >>> mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+    ...                      holes=[[(4, 3), (6, 3), (6, 8), (4, 8)]])
+    >>> r = PolyanyaSearch(mesh).find_path((1, 5), (9, 5))
+    >>> r.path.round(6).tolist(), round(r.cost, 6)
+    ([[1.0, 5.0], [4.0, 3.0], [6.0, 3.0], [9.0, 5.0]], 9.211103)
+    """
+
+    def __init__(self, mesh: NavMesh):
+        if not hasattr(mesh, "_directed_links"):
+            raise InvalidQueryError(f"PolyanyaSearch needs a NavMesh, got "
+                                    f"{type(mesh).__name__}")
+        self.mesh = mesh
+        self._kernel = PolyanyaKernel(mesh.vertices, mesh.polygons, mesh.sizes,
+                                      mesh.neighbours)
+        self._usable_arrays: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __repr__(self) -> str:
+        return f"PolyanyaSearch({self.mesh!r})"
+
+    def _usable(self, f: QueryFilter) -> tuple[np.ndarray, np.ndarray]:
+        """The usable polygons under a filter (``(P,)`` uint8) and the corners of their
+        union (``(V,)`` uint8, 1 for a vertex on a wall: an edge with no usable polygon
+        across), computed once per filter."""
+        if not isinstance(f, QueryFilter):
+            raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
+        got = self._usable_arrays.get(f.key)
+        if got is None:
+            mesh = self.mesh
+            costs = f.area_costs()[mesh.areas]
+            use = (((mesh.flags & f.include) != 0) & ((mesh.flags & f.exclude) == 0)
+                   & np.isfinite(costs))
+            if not np.all(costs[use] == 1.0):
+                raise InvalidQueryError(f"filter {f!r} gives areas costs other than 1; the "
+                                        "exact search measures length only")
+            polys, sizes, neigh = mesh.polygons, mesh.sizes, mesh.neighbours
+            k = np.arange(polys.shape[1])
+            real = k[None, :] < sizes[:, None]
+            nxt = polys[np.arange(len(sizes))[:, None], (k[None, :] + 1) % sizes[:, None]]
+            across = np.where(neigh >= 0, use[np.maximum(neigh, 0)] & (neigh >= 0), False)
+            wall = real & use[:, None] & ~across
+            corner = np.zeros(len(mesh.vertices), np.uint8)
+            corner[polys[wall]] = 1
+            corner[nxt[wall]] = 1
+            got = self._usable_arrays[f.key] = (use.astype(np.uint8), corner)
+        return got
+
+    def _endpoint(self, point: Any, name: str, allowed: np.ndarray
+                  ) -> tuple[int, np.ndarray, bool]:
+        """The usable polygon holding a query point, the point, and whether it was moved
+        there from off the mesh (or from an unusable polygon)."""
+        p = np.array([xy(name, point)])
+        poly = int(self.mesh._locate(p)[0])
+        if poly >= 0 and allowed[poly]:
+            return poly, p[0], False
+        polys, snapped = self.mesh._nearest(p, allowed)
+        return int(polys[0]), snapped[0], True
+
+    def _reachable(self, start: int, allowed: np.ndarray) -> np.ndarray:
+        """``(P,)`` uint8: the usable polygons reached from ``start`` through portals."""
+        neigh = self.mesh.neighbours
+        usable = allowed.astype(bool)
+        seen = np.zeros(len(usable), dtype=bool)
+        seen[start] = True
+        front = np.array([start])
+        while len(front):
+            nxt = neigh[front].ravel()
+            nxt = nxt[nxt >= 0]
+            front = np.unique(nxt[usable[nxt] & ~seen[nxt]])
+            seen[front] = True
+        return seen.astype(np.uint8)
+
+    @exclusive
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
+                  partial: bool = False) -> NavPath:
+        """The shortest path from ``start`` to ``goal`` (world points) in the union of the
+        usable polygons, as :meth:`NavMeshQuery.find_path
+        <wayfinding.navmesh.NavMeshQuery.find_path>` gives its paths: a point off the mesh
+        (or on an unusable polygon) is moved to the nearest usable polygon; no route gives
+        ``found=False`` (``status`` FAILED), or with ``partial=True`` the shortest path to
+        the nearest point to the goal that the start reaches (``status`` PARTIAL).
+
+        ``corridor``: the polygons the search went through to the goal (round each bend,
+        the polygons about the corner); ``links`` is empty (off-mesh links are not
+        searched).  A filter whose usable areas cost other than 1 raises
+        :class:`~wayfinding.errors.InvalidQueryError`.
+        """
+        if type(partial) is not bool:
+            raise InvalidQueryError(f"partial {partial!r} must be True or False")
+        t0 = time.perf_counter()
+        allowed, corner = self._usable(filter)
+        ps, s, snap_s = self._endpoint(start, "start", allowed)
+        pg, g, snap_g = self._endpoint(goal, "goal", allowed)
+        stats = SearchStats()
+        status, got = Status.FOUND, None
+        if ps >= 0 and pg >= 0:
+            got = self._search(stats, allowed, corner, ps, s, pg, g)
+            if got is None and partial:
+                reached = self._reachable(ps, allowed)
+                near, end = self.mesh._nearest(g[None], reached)
+                got = self._search(stats, allowed, corner, ps, s, int(near[0]), end[0])
+                status = Status.PARTIAL
+        if got is None:
+            stats.elapsed = time.perf_counter() - t0
+            return NavPath(np.empty((0, 2)), math.inf, False, stats, "polyanya",
+                           status=Status.FAILED, flags=np.empty(0, np.uint8),
+                           corner_polygons=np.empty(0, np.int32),
+                           corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
+                           start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
+        path, owners, corridor = got
+        flags = np.zeros(len(path), np.uint8)
+        flags[0] |= START
+        flags[-1] |= END
+        length = float(np.hypot(*np.diff(path, axis=0).T).sum())
+        stats.elapsed = time.perf_counter() - t0
+        return NavPath(path, length, status is Status.FOUND, stats, "polyanya", status=status,
+                       flags=flags, corner_polygons=owners, corridor=corridor,
+                       links=np.empty(0, np.int32), start=s, goal=g, snapped_start=snap_s,
+                       snapped_goal=snap_g)
+
+    def _search(self, stats: SearchStats, allowed: np.ndarray, corner: np.ndarray, ps: int,
+                s: np.ndarray, pg: int, g: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """One compiled search, its counts added to ``stats``: (corners, their polygons,
+        polygons walked), repeated points and polygons dropped; None when no route."""
+        found, expanded, generated, path, owners, walked = self._kernel.find(
+            allowed, corner, ps, float(s[0]), float(s[1]), pg, float(g[0]), float(g[1]))
+        stats.expanded += expanded
+        stats.generated += generated
+        if not found:
+            return None
+        keep = np.ones(len(path), dtype=bool)       # the start, bends, the goal
+        keep[1:-1] = np.any(path[1:-1] != path[:-2], axis=1)
+        if len(path) > 2 and np.array_equal(path[-1], path[-2]):
+            keep[-2] = False
+        walk = np.ones(len(walked), dtype=bool)
+        walk[1:] = walked[1:] != walked[:-1]
+        return path[keep], owners[keep], walked[walk]
