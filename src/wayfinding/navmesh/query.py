@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,7 +21,7 @@ from .._deprecated import positional_options
 from .._kernels import _navmesh
 from .._scratch import SingleThread, exclusive
 from .._validate import count, finite_points, positive_float, xy
-from ..errors import InvalidQueryError, brief
+from ..errors import ConcurrentUseError, InvalidQueryError, brief
 from ..results import PathResult, SearchStats, Status
 from . import surface as _surface
 
@@ -267,7 +267,6 @@ class NavMeshQuery(SingleThread):
         return self.mesh._nearest(pts, self._filter(filter)[0])
 
     # ------------------------------------------------------------------ paths
-    @exclusive
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
         """The straight path from ``start`` to ``goal`` (world points), in one compiled call:
@@ -291,7 +290,14 @@ class NavMeshQuery(SingleThread):
         distance to the goal, lowest id on ties), with ``status``
         :attr:`~wayfinding.results.Status.PARTIAL` (as Detour's ``DT_PARTIAL_RESULT``).
         """
-        return self._find_path(start, goal, filter, partial)
+        # The guard of :func:`exclusive`, written out: its wrapper costs a tenth of a query.
+        busy = self._busy
+        if not busy.acquire(False):
+            _busy_error(self)
+        try:
+            return self._find_path(start, goal, filter, partial)
+        finally:
+            busy.release()
 
     def _find_path(self, start: ArrayLike, goal: ArrayLike, filter: QueryFilter,
                    partial: bool) -> NavPath:
@@ -421,6 +427,14 @@ class NavMeshQuery(SingleThread):
                 return p, (float(pt[0]), float(pt[1]))
         raise InvalidQueryError(f"no random point found within radius {radius} of "
                                 f"{tuple(c)} in 1000 tries")
+
+
+def _busy_error(query: NavMeshQuery) -> NoReturn:
+    """The error of :func:`exclusive` for :meth:`NavMeshQuery.find_path`."""
+    raise ConcurrentUseError(
+        f"{type(query).__name__} at {id(query):#x}: find_path() called while another thread "
+        f"is using it (or a search sharing its scratch); it holds per-query scratch, so use "
+        f"one {type(query).__name__} per thread")
 
 
 def _one(point: ArrayLike, query: str) -> np.ndarray:
