@@ -14,7 +14,7 @@
 # the edge's length, so rays through vertices meet them exactly.
 cimport numpy as cnp
 from libc.math cimport sqrt
-from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
@@ -89,6 +89,10 @@ cdef class PolyanyaKernel:
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
     cdef const int32_t[:, ::1] neigh
+    cdef const int64_t[::1] cell_ptr
+    cdef const int32_t[::1] cell_polys
+    cdef double ox, oy, cell
+    cdef int nx, ny
     cdef int32_t[:, ::1] opposite
     cdef const uint8_t[::1] allowed
     cdef const uint8_t[::1] corner
@@ -101,10 +105,13 @@ cdef class PolyanyaKernel:
     cdef int expanded, generated, failed, goal_poly, start_poly
     cdef double gx, gy
 
-    def __init__(self, verts, polys, sizes, neigh):
+    def __init__(self, verts, polys, sizes, neigh, cell_ptr, cell_polys, double ox, double oy,
+                 double cell, int nx, int ny):
         cdef Py_ssize_t p, k, j, n, m, v = verts.shape[0]
         cdef int32_t q, a, b
         self.verts, self.polys, self.sizes, self.neigh = verts, polys, sizes, neigh
+        self.cell_ptr, self.cell_polys = cell_ptr, cell_polys
+        self.ox, self.oy, self.cell, self.nx, self.ny = ox, oy, cell, nx, ny
         opp = np.full((polys.shape[0], polys.shape[1]), -1, dtype=np.int32)
         self.opposite = opp
         for p in range(polys.shape[0]):
@@ -413,30 +420,69 @@ cdef class PolyanyaKernel:
             self.expand(ni)
         return -2 if self.failed else -1
 
-    def find(self, const uint8_t[::1] allowed, const uint8_t[::1] corner, int start_poly,
-             double sx, double sy, int goal_poly, double gx, double gy):
-        """Shortest path from (sx, sy) in polygon ``start_poly`` to (gx, gy) in
-        ``goal_poly`` over the polygons with ``allowed`` set; ``corner``: per vertex, 1 where
-        the path may bend (a vertex on a wall).  Returns (found, expanded, generated,
-        points (k, 2) float64, polygons of the points (k,) int32, polygons walked (m,)
-        int32): the path's bends run from the start to the goal."""
-        cdef int32_t end, ni, par
-        cdef Py_ssize_t k = 0, m = 0
+    cdef bint inside(self, int32_t p, double x, double y) noexcept nogil:
+        """(x, y) lies in the closed polygon p."""
+        cdef int k, n = self.sizes[p]
+        cdef int32_t a, b
+        for k in range(n):
+            a = self.polys[p, k]
+            b = self.polys[p, (k + 1) % n]
+            if orient2d(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0], self.verts[b, 1],
+                        x, y) < 0:
+                return False
+        return True
+
+    cdef int32_t locate(self, double x, double y) noexcept nogil:
+        """Lowest id of a usable polygon holding (x, y) (boundary included), or -1."""
+        cdef double fx = (x - self.ox) / self.cell, fy = (y - self.oy) / self.cell
+        cdef int32_t p, best = -1
+        cdef int64_t c, i
+        if not (0.0 <= fx < self.nx and 0.0 <= fy < self.ny):
+            return -1
+        c = <int64_t> fy * self.nx + <int64_t> fx
+        for i in range(self.cell_ptr[c], self.cell_ptr[c + 1]):
+            p = self.cell_polys[i]
+            if (best < 0 or p < best) and self.allowed[p] and self.inside(p, x, y):
+                best = p
+        return best
+
+    def find(self, const uint8_t[::1] allowed, const uint8_t[::1] corner, double sx, double sy,
+             double gx, double gy, int start_poly=-1, int goal_poly=-1):
+        """Shortest path from (sx, sy) to (gx, gy) over the polygons with ``allowed`` set;
+        ``corner``: per vertex, 1 where the path may bend (a vertex on a wall).  The start's
+        and goal's polygons are given, or -1 to find them here.
+
+        Returns (code, start polygon, goal polygon, expanded, generated, length, points
+        (k, 2) float64, polygons of the points (k,) int32, polygons walked (m,) int32): code
+        1 found (the points run from the start through the bends to the goal), 0 no route,
+        -1 the start and -2 the goal lie on no usable polygon (nothing searched)."""
+        cdef int32_t end, ni, par, last
+        cdef Py_ssize_t k = 0, m = 0, i, n
+        cdef double length = 0.0, px, py
         if (allowed.shape[0] != self.sizes.shape[0]
                 or corner.shape[0] != self.verts.shape[0]):
             raise ValueError("allowed must have one entry per polygon and corner one per "
                              "vertex")
-        if not (0 <= start_poly < self.sizes.shape[0] and 0 <= goal_poly < self.sizes.shape[0]):
+        if not (-1 <= start_poly < self.sizes.shape[0] and -1 <= goal_poly < self.sizes.shape[0]):
             raise ValueError(f"polygons {start_poly}, {goal_poly} are not on the mesh")
         self.allowed, self.corner = allowed, corner
-        self.goal_poly, self.gx, self.gy = goal_poly, gx, gy
         with nogil:
-            end = self.search(start_poly, sx, sy)
+            if start_poly < 0:
+                start_poly = self.locate(sx, sy)
+            if goal_poly < 0:
+                goal_poly = self.locate(gx, gy)
+            if start_poly >= 0 and goal_poly >= 0:
+                self.goal_poly, self.gx, self.gy = goal_poly, gx, gy
+                end = self.search(start_poly, sx, sy)
+        if start_poly < 0 or goal_poly < 0:
+            return (-1 if start_poly < 0 else -2, start_poly, goal_poly, 0, 0, 0.0, None, None,
+                    None)
         if end == -2:
             raise MemoryError("no memory for the Polyanya search's nodes")
         if end < 0:
-            return (False, self.expanded, self.generated, np.empty((0, 2)),
-                    np.empty(0, np.int32), np.empty(0, np.int32))
+            return (0, start_poly, goal_poly, self.expanded, self.generated, 0.0, None, None,
+                    None)
+        # Count the bends (where the root changes) and the polygons, then fill from the end.
         ni = end
         while ni >= 0:
             par = self.nodes[ni].parent
@@ -462,5 +508,26 @@ cdef class PolyanyaKernel:
                 pv[k, 0], pv[k, 1] = self.nodes[ni].rx, self.nodes[ni].ry
                 ov[k] = self.nodes[par].poly if par >= 0 else start_poly
             ni = par
-        return True, self.expanded, self.generated, pts, owners, walked
-
+        # Drop repeated points (a start or goal on a bend) and repeated polygons; measure.
+        k = 1
+        n = pv.shape[0]
+        for i in range(1, n):
+            px, py = pv[k - 1, 0], pv[k - 1, 1]
+            if pv[i, 0] == px and pv[i, 1] == py:
+                if i == n - 1 and k > 1:
+                    ov[k - 1] = ov[i]       # the goal on the last bend: one point
+                elif i == n - 1:
+                    pv[k, 0], pv[k, 1], ov[k] = px, py, ov[i]     # the start is the goal
+                    k += 1
+                continue
+            length += sqrt((pv[i, 0] - px) * (pv[i, 0] - px) + (pv[i, 1] - py) * (pv[i, 1] - py))
+            pv[k, 0], pv[k, 1], ov[k] = pv[i, 0], pv[i, 1], ov[i]
+            k += 1
+        m = 1
+        last = wv[0]
+        for i in range(1, wv.shape[0]):
+            if wv[i] != last:
+                last = wv[m] = wv[i]
+                m += 1
+        return (1, start_poly, goal_poly, self.expanded, self.generated, length, pts[:k],
+                owners[:k], walked[:m])

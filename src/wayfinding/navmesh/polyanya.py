@@ -48,7 +48,7 @@ class PolyanyaSearch(SingleThread):
                                     f"{type(mesh).__name__}")
         self.mesh = mesh
         self._kernel = PolyanyaKernel(mesh.vertices, mesh.polygons, mesh.sizes,
-                                      mesh.neighbours)
+                                      mesh.neighbours, *mesh._buckets)
         self._usable_arrays: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
 
     def __repr__(self) -> str:
@@ -80,17 +80,6 @@ class PolyanyaSearch(SingleThread):
             corner[nxt[wall]] = 1
             got = self._usable_arrays[f.key] = (use.astype(np.uint8), corner)
         return got
-
-    def _endpoint(self, point: Any, name: str, allowed: np.ndarray
-                  ) -> tuple[int, np.ndarray, bool]:
-        """The usable polygon holding a query point, the point, and whether it was moved
-        there from off the mesh (or from an unusable polygon)."""
-        p = np.array([xy(name, point)])
-        poly = int(self.mesh._locate(p)[0])
-        if poly >= 0 and allowed[poly]:
-            return poly, p[0], False
-        polys, snapped = self.mesh._nearest(p, allowed)
-        return int(polys[0]), snapped[0], True
 
     def _reachable(self, start: int, allowed: np.ndarray) -> np.ndarray:
         """``(P,)`` uint8: the usable polygons reached from ``start`` through portals."""
@@ -125,50 +114,44 @@ class PolyanyaSearch(SingleThread):
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
         t0 = time.perf_counter()
         allowed, corner = self._usable(filter)
-        ps, s, snap_s = self._endpoint(start, "start", allowed)
-        pg, g, snap_g = self._endpoint(goal, "goal", allowed)
-        stats = SearchStats()
-        status, got = Status.FOUND, None
-        if ps >= 0 and pg >= 0:
-            got = self._search(stats, allowed, corner, ps, s, pg, g)
-            if got is None and partial:
-                reached = self._reachable(ps, allowed)
-                near, end = self.mesh._nearest(g[None], reached)
-                got = self._search(stats, allowed, corner, ps, s, int(near[0]), end[0])
-                status = Status.PARTIAL
-        if got is None:
+        sx, sy = xy("start", start)
+        gx, gy = xy("goal", goal)
+        got = self._kernel.find(allowed, corner, sx, sy, gx, gy)
+        snap_s = snap_g = False
+        if got[0] < 0:                      # an end off the usable mesh: move it onto it
+            near, ends = self.mesh._nearest(np.array([[sx, sy], [gx, gy]]), allowed)
+            ps, pg = got[1], got[2]
+            snap_s, snap_g = ps < 0, pg < 0
+            if snap_s:
+                ps, (sx, sy) = near[0], ends[0].tolist()
+            if snap_g:
+                pg, (gx, gy) = near[1], ends[1].tolist()
+            if ps >= 0 and pg >= 0:
+                got = self._kernel.find(allowed, corner, sx, sy, gx, gy, int(ps), int(pg))
+        code, ps, pg, expanded, generated = got[:5]
+        status = Status.FOUND
+        if code == 0 and partial:
+            near, end = self.mesh._nearest(np.array([[gx, gy]]), self._reachable(ps, allowed))
+            more = self._kernel.find(allowed, corner, sx, sy, end[0, 0], end[0, 1], ps,
+                                     int(near[0]))
+            expanded += more[3]
+            generated += more[4]
+            got, code, status = more, more[0], Status.PARTIAL
+        stats = SearchStats(expanded=expanded, generated=generated)
+        s, g = np.array([sx, sy]), np.array([gx, gy])
+        if code != 1:
             stats.elapsed = time.perf_counter() - t0
             return NavPath(np.empty((0, 2)), math.inf, False, stats, "polyanya",
                            status=Status.FAILED, flags=np.empty(0, np.uint8),
                            corner_polygons=np.empty(0, np.int32),
                            corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
                            start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
-        path, owners, corridor = got
+        length, path, owners, corridor = got[5:]
         flags = np.zeros(len(path), np.uint8)
-        flags[0] |= START
+        flags[0] = START
         flags[-1] |= END
-        length = float(np.hypot(*np.diff(path, axis=0).T).sum())
         stats.elapsed = time.perf_counter() - t0
         return NavPath(path, length, status is Status.FOUND, stats, "polyanya", status=status,
                        flags=flags, corner_polygons=owners, corridor=corridor,
                        links=np.empty(0, np.int32), start=s, goal=g, snapped_start=snap_s,
                        snapped_goal=snap_g)
-
-    def _search(self, stats: SearchStats, allowed: np.ndarray, corner: np.ndarray, ps: int,
-                s: np.ndarray, pg: int, g: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """One compiled search, its counts added to ``stats``: (corners, their polygons,
-        polygons walked), repeated points and polygons dropped; None when no route."""
-        found, expanded, generated, path, owners, walked = self._kernel.find(
-            allowed, corner, ps, float(s[0]), float(s[1]), pg, float(g[0]), float(g[1]))
-        stats.expanded += expanded
-        stats.generated += generated
-        if not found:
-            return None
-        keep = np.ones(len(path), dtype=bool)       # the start, bends, the goal
-        keep[1:-1] = np.any(path[1:-1] != path[:-2], axis=1)
-        if len(path) > 2 and np.array_equal(path[-1], path[-2]):
-            keep[-2] = False
-        walk = np.ones(len(walked), dtype=bool)
-        walk[1:] = walked[1:] != walked[:-1]
-        return path[keep], owners[keep], walked[walk]

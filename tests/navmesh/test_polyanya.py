@@ -1,0 +1,245 @@
+"""PolyanyaSearch against the exact shortest paths: the visibility map of
+wayfinding.navmesh.exact and a plain visibility graph with Dijkstra written here (every
+corner of the area, segments kept where shapely says the closed area covers them), on random
+worlds of both mesh builders and on fixed cases (start and goal in one polygon, on a vertex,
+on an edge, collinear corners, holes, no route, partial paths, filters); bad input."""
+
+import heapq
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.navmesh import NavMesh, NavMeshQuery, QueryFilter
+from wayfinding.navmesh.exact import VisibilityMap
+from wayfinding.navmesh.polyanya import PolyanyaSearch
+from wayfinding.results import Status
+
+REL = 1e-9
+
+
+def random_world(seed, n_holes=10, size=20.0):
+    rng = np.random.default_rng(seed)
+    holes = []
+    for _ in range(n_holes):
+        x, y = rng.random(2) * size
+        w, h = rng.random(2) * size / 6 + 0.2
+        if rng.random() < 0.4:
+            ang = rng.random() * np.pi
+            holes.append(shapely.affinity.rotate(box(x, y, x + w, y + h), ang, use_radians=True))
+        else:
+            holes.append(box(x, y, x + w, y + h))
+    area = box(0, 0, size, size).difference(shapely.union_all(holes))
+    parts = [g for g in getattr(area, "geoms", [area]) if isinstance(g, Polygon)]
+    return max(parts, key=lambda g: g.area)
+
+
+def sample_points(area, rng, k):
+    x0, y0, x1, y1 = area.bounds
+    out = []
+    while len(out) < k:
+        p = rng.random(2) * [x1 - x0, y1 - y0] + [x0, y0]
+        if area.contains(Point(p)):
+            out.append(p)
+    return np.array(out)
+
+
+def visibility_dijkstra(area, s, g):
+    """Shortest length from s to g in the closed area: Dijkstra over the start, the goal and
+    every corner of the area's rings, joined where the segment lies in the area."""
+    pts = [tuple(s), tuple(g)]
+    for poly in getattr(area, "geoms", [area]):
+        for ring in [poly.exterior, *poly.interiors]:
+            pts += [tuple(c) for c in np.asarray(ring.coords)[:-1, :2]]
+    n = len(pts)
+    dist = [math.inf] * n
+    dist[0] = 0.0
+    heap = [(0.0, 0)]
+    done = [False] * n
+    while heap:
+        d, i = heapq.heappop(heap)
+        if done[i]:
+            continue
+        done[i] = True
+        if i == 1:
+            return d
+        for j in range(n):
+            if done[j]:
+                continue
+            nd = d + math.dist(pts[i], pts[j])
+            if nd < dist[j] and area.covers(LineString([pts[i], pts[j]])):
+                dist[j] = nd
+                heapq.heappush(heap, (nd, j))
+    return math.inf
+
+
+def assert_inside(area, path):
+    assert area.buffer(1e-7).covers(LineString(path))
+
+
+def check_world(area, method, pairs, rng):
+    mesh = NavMesh.build(area, method=method)
+    search = PolyanyaSearch(mesh)
+    exact = VisibilityMap(area)
+    pts = sample_points(area, rng, 2 * pairs)
+    for s, g in zip(pts[::2], pts[1::2]):
+        r = search.find_path(s, g)
+        e = exact.find_path(s, g)
+        assert r.found and r.status is Status.FOUND
+        assert r.cost == pytest.approx(e.cost, rel=REL)
+        assert r.cost == pytest.approx(float(np.hypot(*np.diff(r.path, axis=0).T).sum()),
+                                       rel=1e-12)
+        assert np.array_equal(r.path[0], s) and np.array_equal(r.path[-1], g)
+        assert_inside(area, r.path)
+        assert len(r.corner_polygons) == len(r.path) == len(r.flags)
+        assert r.corridor[0] == mesh.locate(s)
+    return search
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), method=st.sampled_from(["delaunay", "subtractive"]))
+def test_lengths_equal_the_visibility_map_on_random_worlds(seed, method):
+    check_world(random_world(seed), method, 8, np.random.default_rng(seed + 1))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), method=st.sampled_from(["delaunay", "subtractive"]))
+def test_lengths_equal_a_plain_visibility_graph(seed, method):
+    area = random_world(seed, n_holes=5)
+    mesh = NavMesh.build(area, method=method)
+    search = PolyanyaSearch(mesh)
+    pts = sample_points(area, np.random.default_rng(seed), 6)
+    for s, g in zip(pts[::2], pts[1::2]):
+        assert search.find_path(s, g).cost == pytest.approx(visibility_dijkstra(area, s, g),
+                                                            rel=REL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("method", ["delaunay", "subtractive"])
+def test_lengths_equal_the_visibility_map_on_many_worlds(seed, method):
+    check_world(random_world(seed, n_holes=40, size=60.0), method, 40,
+                np.random.default_rng(seed))
+
+
+def test_the_exact_path_is_never_longer_than_the_default_query():
+    area = random_world(7, n_holes=25, size=40.0)
+    mesh = NavMesh.build(area)
+    search, query = PolyanyaSearch(mesh), NavMeshQuery(mesh)
+    pts = sample_points(area, np.random.default_rng(3), 60)
+    for s, g in zip(pts[::2], pts[1::2]):
+        assert search.find_path(s, g).cost <= query.find_path(s, g).cost * (1 + REL)
+
+
+def test_two_walls_level():
+    # Two long walls with gaps at opposite ends: the shortest path zigzags through both.
+    area = box(0, 0, 30, 20).difference(box(8, 0, 9, 16)).difference(box(20, 4, 21, 20))
+    mesh = NavMesh.build(area)
+    for s, g in [((2, 2), (28, 18)), ((2, 18), (28, 2)), ((5, 10), (25, 10))]:
+        r = PolyanyaSearch(mesh).find_path(s, g)
+        assert r.cost == pytest.approx(visibility_dijkstra(area, s, g), rel=REL)
+        assert_inside(area, r.path)
+
+
+def test_start_and_goal_in_one_polygon_is_the_segment():
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)])
+    r = PolyanyaSearch(mesh).find_path((1, 1), (9, 8))
+    assert r.path.tolist() == [[1.0, 1.0], [9.0, 8.0]]
+    assert r.cost == pytest.approx(math.hypot(8, 7), rel=1e-15)
+    same = PolyanyaSearch(mesh).find_path((3, 3), (3, 3))
+    assert same.found and same.cost == 0.0 and same.path.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+def test_hole_doctest_path():
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+                         holes=[[(4, 3), (6, 3), (6, 8), (4, 8)]])
+    r = PolyanyaSearch(mesh).find_path((1, 5), (9, 5))
+    assert r.path.tolist() == [[1.0, 5.0], [4.0, 3.0], [6.0, 3.0], [9.0, 5.0]]
+    assert r.cost == pytest.approx(2 * math.hypot(3, 2) + 2, rel=1e-15)
+
+
+@pytest.mark.parametrize("method", ["delaunay", "subtractive"])
+def test_start_and_goal_on_vertices_and_edges(method):
+    area = box(0, 0, 12, 10).difference(box(3, 2, 5, 8)).difference(box(7, 2, 9, 8))
+    mesh = NavMesh.build(area, method=method)
+    search = PolyanyaSearch(mesh)
+    exact = VisibilityMap(area)
+    verts = mesh.vertices
+    ends = list(verts)                                        # every vertex
+    for p in range(mesh.num_polygons):                        # every edge's midpoint
+        row = mesh.polygons[p, :mesh.sizes[p]]
+        ends += [(verts[a] + verts[b]) / 2 for a, b in zip(row, np.roll(row, -1))]
+    rng = np.random.default_rng(0)
+    picks = rng.choice(len(ends), size=(40, 2))
+    for i, j in picks:
+        s, g = ends[i], ends[j]
+        r = search.find_path(s, g)
+        assert r.found and not r.snapped_start and not r.snapped_goal
+        assert r.cost == pytest.approx(exact.find_path(s, g).cost, rel=REL, abs=1e-12)
+
+
+def test_collinear_corners():
+    # Holes whose corners line up: the shortest path runs along the line through them.
+    area = (box(0, 0, 20, 10).difference(box(3, 4, 5, 6)).difference(box(8, 4, 10, 6))
+            .difference(box(13, 4, 15, 6)))
+    for method in ("delaunay", "subtractive"):
+        search = PolyanyaSearch(NavMesh.build(area, method=method))
+        for s, g in [((1, 6), (19, 6)), ((1, 4), (19, 4)), ((4, 7), (14, 3)),
+                     ((5, 6), (13, 6)), ((1, 5), (19, 5.5))]:
+            assert search.find_path(s, g).cost == pytest.approx(
+                visibility_dijkstra(area, s, g), rel=REL)
+
+
+def test_goal_unreachable_and_partial():
+    mesh = NavMesh.build(MultiPolygon([box(0, 0, 4, 10), box(6, 0, 10, 10)]))
+    search = PolyanyaSearch(mesh)
+    r = search.find_path((1, 5), (9, 5))
+    assert not r.found and r.status is Status.FAILED and len(r.path) == 0
+    assert math.isinf(r.cost)
+    p = search.find_path((1, 5), (9, 5), partial=True)
+    assert not p.found and p.status is Status.PARTIAL
+    assert p.path.tolist() == [[1.0, 5.0], [4.0, 5.0]] and p.cost == pytest.approx(3.0)
+
+
+def test_points_off_the_mesh_are_snapped_as_the_query_does():
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+                         holes=[[(4, 3), (6, 3), (6, 8), (4, 8)]])
+    r = PolyanyaSearch(mesh).find_path((-3, 5), (5, 5))
+    q = NavMeshQuery(mesh).find_path((-3, 5), (5, 5))
+    assert r.snapped_start and r.snapped_goal
+    assert np.allclose(r.start, q.start) and np.allclose(r.goal, q.goal)
+    assert r.found and r.cost <= q.cost * (1 + REL)
+
+
+def test_filter_excludes_polygons():
+    # A wall of flag-2 polygons across the middle: excluding them forces the way round.
+    area = box(0, 0, 10, 10).difference(box(4, 0, 6, 7))
+    mesh = NavMesh.build(area, regions=[(box(0, 7, 10, 10), 0, 2)])
+    search = PolyanyaSearch(mesh)
+    r = search.find_path((1, 1), (9, 1))
+    assert r.found and r.cost == pytest.approx(visibility_dijkstra(area, (1, 1), (9, 1)))
+    assert not search.find_path((1, 1), (9, 1), filter=QueryFilter(exclude=2)).found
+    assert search.find_path((1, 1), (3, 6), filter=QueryFilter(exclude=2)).found
+
+
+def test_bad_input():
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)])
+    search = PolyanyaSearch(mesh)
+    with pytest.raises(InvalidQueryError, match="start"):
+        search.find_path((math.nan, 1), (2, 2))
+    with pytest.raises(InvalidQueryError, match="goal"):
+        search.find_path((1, 1), "here")
+    with pytest.raises(InvalidQueryError, match="partial"):
+        search.find_path((1, 1), (2, 2), partial=1)
+    with pytest.raises(InvalidQueryError, match="QueryFilter"):
+        search.find_path((1, 1), (2, 2), filter={"costs": {}})
+    with pytest.raises(InvalidQueryError, match="costs other than 1"):
+        search.find_path((1, 1), (2, 2), filter=QueryFilter(costs={0: 2.0}))
+    with pytest.raises(InvalidQueryError, match="NavMesh"):
+        PolyanyaSearch("mesh")
+    assert "PolyanyaSearch" in repr(search)
