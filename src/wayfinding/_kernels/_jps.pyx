@@ -13,15 +13,19 @@ free and ``p + s`` is blocked.  At a jump point entered by ``d`` the search cont
 in that diagonal and its two components; from the start in all 8 directions.
 
 Straight jumps read a :class:`JumpGrid`: the free cells as rows of bits, and a transposed
-copy for vertical jumps, so one step of a scan tests 64 cells for a wall or a forced
-neighbour (``_jps_bits``).  Two successor rules:
+copy for vertical jumps, so one step of a scan tests 56 cells for a wall or a forced
+neighbour (``_jps_bits``).  A diagonal jump scans both component directions from each of its
+cells; the jump points (or the goal) found there are successors of the node expanded, an
+edge being a diagonal run then a straight run, of cost the octile distance of its ends.  Two
+successor rules:
 
-* ``JPS`` (variant 0): a diagonal jump stops at the first cell from which a straight jump in
-  a component direction finds a jump point (or the goal); that cell becomes a node.
-* ``JPS2`` (variant 1): a diagonal jump runs on to the wall and every jump point (or the
-  goal) found by the straight jumps from its cells becomes a successor of the node expanded,
-  so the turning cells on the diagonal never enter the open list.  An edge is then a
-  diagonal run followed by a straight run, of cost the octile distance of its ends.
+* ``JPS`` (variant 0): a diagonal jump stops at the first cell with a successor beside it
+  (the turning cell); that cell is queued, reached diagonally, when the diagonal goes on
+  from it, and its expansion only continues the diagonal (its straight runs were scanned
+  when it was reached).  It expands the jump points of classic JPS, without scanning the
+  turning cells' straight runs twice.
+* ``JPS2`` (variant 1): a diagonal jump runs on to the wall, so the turning cells on the
+  diagonal never enter the open list (fewer expansions, longer scans).
 
 Both are A* over jump points with the octile heuristic, which is consistent on these graphs
 (every edge costs the octile distance of its ends), so closed nodes are final and costs
@@ -38,7 +42,7 @@ from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
 from ._jps_bits cimport LEAD, bit_words, scan_backward, scan_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
-from ._steps cimport step_dx, step_dy, step_horizontal, step_of, step_offsets, step_vertical
+from ._steps cimport step_dx, step_dy, step_of, step_offsets
 from ._workspace cimport Workspace, check_workspace
 
 cnp.import_array()
@@ -142,7 +146,17 @@ cdef inline int pop_open(Query* q) noexcept nogil:
     return -1
 
 
-cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx, int gy) noexcept nogil:
+cdef inline int run_end(int r, int gd) noexcept nogil:
+    """A straight run's successor distance from its scan result r (jump point at r > 0, wall
+    at -r) and the goal's distance gd along it (<= 0 when not on it): the goal, which is
+    free, counts when it lies before the wall or at or before the jump point; -1 for none."""
+    if gd > 0 and (gd <= r or gd < -r):
+        return gd
+    return r if r > 0 else -1
+
+
+cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx,
+                              int gy) noexcept nogil:
     """Steps from the free cell (x, y) in cardinal d to the first jump point or the goal, or
     -1 when the run ends at a wall first."""
     cdef int r, gd = 0
@@ -166,55 +180,96 @@ cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx, int gy
                           b.cols + (x + 1) * b.col_words, LEAD + y)
         if gx == x:
             gd = y - gy
-    # The goal is free, so it lies before a wall stop and at or before a jump point.
-    if gd > 0 and (gd <= r or gd < -r):
-        return gd
-    return r if r > 0 else -1
+    return run_end(r, gd)
 
 
-cdef inline int jump_diagonal(const Bits* b, int n, int x, int y, int d, int step, int goal,
-                              int gx, int gy) noexcept nogil:
-    """Steps from n = (x, y) along diagonal d to the first cell that is the goal or has a jump
-    point in a component direction, or -1 at a wall."""
-    cdef int cv = step_vertical(d), ch = step_horizontal(d)
-    cdef int dx = step_dx(d), dy = step_dy(d)
-    cdef uint8_t bit = <uint8_t> (1 << d)
-    cdef int k = 0
-    while b.moves[n] & bit:
-        n += step
-        x += dx
-        y += dy
-        k += 1
-        if n == goal or jump_straight(b, x, y, ch, gx, gy) > 0 \
-                or jump_straight(b, x, y, cv, gx, gy) > 0:
-            return k
-    return -1
+cdef struct Diagonal:
+    # A diagonal walk: the cell (x, y), flat index n, and the rows of bits its straight
+    # scans read (the cell's row and column, and their neighbours).
+    int n
+    int x
+    int y
+    int dx
+    int dy
+    int step
+    const uint64_t* row
+    const uint64_t* col
+    int rw
+    int cw
+
+
+cdef inline void walk_init(Diagonal* w, const Bits* b, int n, int x, int y, int d) noexcept nogil:
+    w.n = n
+    w.x = x
+    w.y = y
+    w.dx = step_dx(d)
+    w.dy = step_dy(d)
+    w.step = w.dy * b.width + w.dx
+    w.rw = w.dy * b.row_words
+    w.cw = w.dx * b.col_words
+    w.row = b.rows + y * b.row_words
+    w.col = b.cols + x * b.col_words
+
+
+cdef inline void walk_step(Diagonal* w) noexcept nogil:
+    w.n += w.step
+    w.x += w.dx
+    w.y += w.dy
+    w.row += w.rw
+    w.col += w.cw
+
+
+cdef inline int walk_horizontal(const Diagonal* w, const Bits* b, int gx, int gy) noexcept nogil:
+    """Steps from the walk's cell to the jump point (or goal) of its horizontal component,
+    or -1."""
+    cdef int r
+    if w.dx > 0:
+        r = scan_forward(w.row, w.row - b.row_words, w.row + b.row_words, LEAD + w.x)
+        return run_end(r, gx - w.x if gy == w.y else 0)
+    r = scan_backward(w.row, w.row - b.row_words, w.row + b.row_words, LEAD + w.x)
+    return run_end(r, w.x - gx if gy == w.y else 0)
+
+
+cdef inline int walk_vertical(const Diagonal* w, const Bits* b, int gx, int gy) noexcept nogil:
+    """As :func:`walk_horizontal` for the vertical component."""
+    cdef int r
+    if w.dy > 0:
+        r = scan_forward(w.col, w.col - b.col_words, w.col + b.col_words, LEAD + w.y)
+        return run_end(r, gy - w.y if gx == w.x else 0)
+    r = scan_backward(w.col, w.col - b.col_words, w.col + b.col_words, LEAD + w.y)
+    return run_end(r, w.y - gy if gx == w.x else 0)
 
 
 cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int uy, int d,
-                                    int step) noexcept nogil:
-    """JPS2: relax every jump point (and the goal) reached from u by a diagonal run in d and
-    a straight run in one of its components; returns -1 if memory ran out."""
-    cdef int cv = step_vertical(d), ch = step_horizontal(d)
-    cdef int dx = step_dx(d), dy = step_dy(d)
-    cdef int ov = step_dy(d) * b.width, oh = step_dx(d)
+                                    bint to_wall) noexcept nogil:
+    """Relax the jump points (and the goal) reached from u by a diagonal run in d and a
+    straight run in one of its components, as successors of u; returns -1 if memory ran out.
+
+    ``to_wall`` (JPS2): the run goes on to the wall.  Otherwise it ends at the first cell
+    with a successor found beside it (the turning cell), which is itself queued, reached
+    diagonally, when the diagonal goes on from it; arriving diagonally, a node only
+    continues its diagonal (its straight runs were scanned when it was reached)."""
+    cdef Diagonal w
     cdef uint8_t bit = <uint8_t> (1 << d)
-    cdef int n = u, x = ux, y = uy, k = 0, j
+    cdef int jh, jv
     cdef double gd = q.g[u]
-    while b.moves[n] & bit:
-        n += step
-        x += dx
-        y += dy
-        k += 1
+    walk_init(&w, b, u, ux, uy, d)
+    while b.moves[w.n] & bit:
+        walk_step(&w)
         gd += SQRT2
-        if n == q.goal:
-            return relax(q, u, n, x, y, gd)
-        j = jump_straight(b, x, y, ch, q.gx, q.gy)
-        if j > 0 and relax(q, u, n + j * oh, x + j * dx, y, gd + j) != 0:
+        if w.n == q.goal:
+            return relax(q, u, w.n, w.x, w.y, gd)
+        jh = walk_horizontal(&w, b, q.gx, q.gy)
+        if jh > 0 and relax(q, u, w.n + jh * w.dx, w.x + jh * w.dx, w.y, gd + jh) != 0:
             return -1
-        j = jump_straight(b, x, y, cv, q.gx, q.gy)
-        if j > 0 and relax(q, u, n + j * ov, x, y + j * dy, gd + j) != 0:
+        jv = walk_vertical(&w, b, q.gx, q.gy)
+        if jv > 0 and relax(q, u, w.n + jv * w.dy * b.width, w.x, w.y + jv * w.dy,
+                            gd + jv) != 0:
             return -1
+        if not to_wall and (jh > 0 or jv > 0):
+            if b.moves[w.n] & bit:
+                return relax(q, u, w.n, w.x, w.y, gd)
+            return 0
     return 0
 
 
@@ -242,7 +297,12 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
             dirs = 0xFF
         else:
             d = arrival(u, p, w)
-            dirs = AFTER_STRAIGHT[256 * d + mu] if d < 4 else AFTER_DIAGONAL[d]
+            if d < 4:
+                dirs = AFTER_STRAIGHT[256 * d + mu]
+            elif variant == RULE_JPS:
+                dirs = <uint8_t> (1 << d)
+            else:
+                dirs = AFTER_DIAGONAL[d]
         dirs &= mu
         gu = q.g[u]
         ux = u % w
@@ -254,15 +314,8 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
                                    uy + k * step_dy(d), gu + k) != 0:
                     return -1
         for d in range(4, 8):
-            if not (dirs >> d) & 1:
-                continue
-            if variant == RULE_JPS2:
-                if diagonal_successors(q, b, u, ux, uy, d, offset[d]) != 0:
-                    return -1
-                continue
-            k = jump_diagonal(b, u, ux, uy, d, offset[d], q.goal, q.gx, q.gy)
-            if k > 0 and relax(q, u, u + k * offset[d], ux + k * step_dx(d),
-                               uy + k * step_dy(d), gu + k * SQRT2) != 0:
+            if (dirs >> d) & 1 and diagonal_successors(q, b, u, ux, uy, d,
+                                                       variant == RULE_JPS2) != 0:
                 return -1
 
 

@@ -1,9 +1,10 @@
-# Bit-packed rows for jump point search: straight jumps scan 64 cells per step.
+# Bit-packed rows for jump point search: straight jumps test 56 cells per step.
 #
 # A bit grid holds one row of bits per grid row (bit LEAD + x of row y set when padded cell
 # (x, y) is free), ``words`` 64-bit words per row; the LEAD zero bits in front and at least
-# one zero word behind let 64 bits be read at any cell of the row without bounds checks.  Vertical jumps read the transposed copy (one row of bits per column), where north
-# and south become backward and forward scans.
+# one zero word behind let 64 bits be read at any cell of the row without bounds
+# checks.  Vertical jumps read the transposed copy (one row of bits per column), where
+# north and south become backward and forward scans.
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 

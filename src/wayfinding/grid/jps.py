@@ -49,7 +49,8 @@ _PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
                (True, False): "jps_plus_gb", (True, True): "jps_plus_gb_buckets"}
 
 
-#: Online jump point search methods: name -> successor rule of the compiled search.
+#: Online jump point search methods: name -> successor rule of the compiled search (see
+#: :func:`_find_path_jps`).
 ONLINE_RULES = {"jps": _jps.JPS, "jps2": _jps.JPS2}
 
 # Bit copies of the grids searched, by id(grid): (a weak reference to the grid, its copy);
@@ -82,10 +83,12 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
                    record: bool = False, method: str = "jps") -> PathResult:
     """Online jump point search (no preprocessing) from ``start`` to ``goal`` (``(x, y)``).
 
-    ``method``: ``"jps"`` (a diagonal jump stops where a straight jump from it finds a jump
-    point) or ``"jps2"`` (diagonal jumps run to the wall and the jump points found from
-    them are successors of the node expanded, so the turning cells are never queued); both
-    optimal.  Jumps scan the grid's bit copy (:func:`jump_grid`, made on the grid's first
+    ``method``: ``"jps"`` or ``"jps2"``, both optimal.  A diagonal jump scans both straight
+    directions from each of its cells and the jump points found are successors of the node
+    expanded.  ``"jps"`` stops the diagonal at the first cell with such a successor, queued
+    to continue the diagonal; ``"jps2"`` runs it on to the wall, so turning cells are never
+    queued (fewer expansions, longer scans: faster on mazes and rooms, slower on open
+    maps).  Jumps scan the grid's bit copy (:func:`jump_grid`, made on the grid's first
     query).  ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default:
     one per thread, reused).  ``record=True`` also returns the expanded jump points in order
     and the open list when the search stopped.  Blocked or out-of-grid endpoints raise

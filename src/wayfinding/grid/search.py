@@ -41,8 +41,8 @@ ALGORITHMS = {
     "bfs": "breadth-first: fewest steps (optimal on uniform 4-connected grids)",
     "bidirectional": "bidirectional A* (optimal)",
     "jps": "jump point search: A* over jump points (optimal; uniform no_corner_cutting grids)",
-    "jps2": "jump point search whose diagonal jumps run to the wall, the turning points they "
-            "find never queued (optimal; uniform no_corner_cutting grids)",
+    "jps2": "jump point search whose diagonal jumps run to the wall, never queueing the "
+            "cells where they turn (optimal; uniform no_corner_cutting grids)",
 }
 
 # Counters of the compiled runs, in the order of their ``counters``.
