@@ -140,8 +140,11 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
         raise AssertionError("unreachable")
     stats = SearchStats(exp, gen, 0, upd, mo, _clock() - t0)
     if record:
+        # A node whose g improved sits on the heap more than once: keep its first item.
+        heap = ws.open_nodes()
+        first = np.sort(np.unique(heap, return_index=True)[1])
         return PathResult(path, cost, status == FOUND, stats, method,
-                          grid.cells_of(ws.recorded()), grid.cells_of(ws.open_nodes()))
+                          grid.cells_of(ws.recorded()), grid.cells_of(heap[first]))
     return PathResult(path, cost, status == FOUND, stats, method)
 
 
