@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import disjoint_base
@@ -10,17 +12,22 @@ class PolyanyaKernel:
         polys: NDArray[np.int32],
         sizes: NDArray[np.int32],
         neigh: NDArray[np.int32],
+        cell_ptr: NDArray[np.int64],
+        cell_polys: NDArray[np.int32],
+        ox: float,
+        oy: float,
+        cell: float,
+        nx: int,
+        ny: int,
     ) -> None: ...
     def find(
         self,
         allowed: NDArray[np.uint8],
         corner: NDArray[np.uint8],
-        start_poly: int,
         sx: float,
         sy: float,
-        goal_poly: int,
         gx: float,
         gy: float,
-    ) -> tuple[
-        bool, int, int, NDArray[np.float64], NDArray[np.int32], NDArray[np.int32]
-    ]: ...
+        start_poly: int = -1,
+        goal_poly: int = -1,
+    ) -> tuple[Any, ...]: ...
