@@ -12,9 +12,10 @@ free and ``p + s`` is blocked.  At a jump point entered by ``d`` the search cont
 ``d``, each forced side ``s`` and the diagonal between ``d`` and ``s``; after a diagonal step
 in that diagonal and its two components; from the start in all 8 directions.
 
-Straight jumps read a :class:`JumpGrid`: the free cells as rows of bits, and a transposed
-copy for vertical jumps, so one step of a scan tests 56 cells for a wall or a forced
-neighbour (``_jps_bits``).  A diagonal jump scans both component directions from each of its
+Straight jumps read a :class:`JumpGrid`: the free cells as rows of bits, a transposed copy
+for vertical jumps, and for each direction the stop bits of its scans (a cell blocked or
+with a forced neighbour for that direction, two bit operations per word of the free bits,
+made with the copy), so one step of a scan tests 56 cells with one load (``_jps_bits``).  A diagonal jump scans both component directions from each of its
 cells; the jump points (or the goal) found there are successors of the node expanded, an
 edge being a diagonal run then a straight run, of cost the octile distance of its ends.  Two
 successor rules:
@@ -40,7 +41,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
-from ._jps_bits cimport LEAD, bit_words, scan_backward, scan_forward
+from ._jps_bits cimport LEAD, bit_words, fill_stops, scan_backward, scan_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
 from ._steps cimport step_dx, step_dy, step_of, step_offsets
 from ._workspace cimport Workspace, check_workspace
@@ -59,8 +60,11 @@ JPS2 = RULE_JPS2
 
 
 cdef struct Bits:
-    const uint64_t* rows    # row y of bits at rows + y * row_words
-    const uint64_t* cols    # column x of bits at cols + x * col_words
+    const uint64_t* rows    # row y of free bits at rows + y * row_words
+    const uint64_t* cols    # column x of free bits at cols + x * col_words
+    # Stop bits of the scans in each cardinal direction (N, E, S, W): E and W laid out as
+    # rows, N and S as columns.
+    const uint64_t* stop[4]
     const uint8_t* moves
     int row_words
     int col_words
@@ -161,23 +165,19 @@ cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx,
     -1 when the run ends at a wall first."""
     cdef int r, gd = 0
     if d == 1:      # E
-        r = scan_forward(b.rows + y * b.row_words, b.rows + (y - 1) * b.row_words,
-                         b.rows + (y + 1) * b.row_words, LEAD + x)
+        r = scan_forward(b.stop[1] + y * b.row_words, b.rows + y * b.row_words, LEAD + x)
         if gy == y:
             gd = gx - x
     elif d == 3:    # W
-        r = scan_backward(b.rows + y * b.row_words, b.rows + (y - 1) * b.row_words,
-                          b.rows + (y + 1) * b.row_words, LEAD + x)
+        r = scan_backward(b.stop[3] + y * b.row_words, b.rows + y * b.row_words, LEAD + x)
         if gy == y:
             gd = x - gx
     elif d == 2:    # S
-        r = scan_forward(b.cols + x * b.col_words, b.cols + (x - 1) * b.col_words,
-                         b.cols + (x + 1) * b.col_words, LEAD + y)
+        r = scan_forward(b.stop[2] + x * b.col_words, b.cols + x * b.col_words, LEAD + y)
         if gx == x:
             gd = gy - y
     else:           # N
-        r = scan_backward(b.cols + x * b.col_words, b.cols + (x - 1) * b.col_words,
-                          b.cols + (x + 1) * b.col_words, LEAD + y)
+        r = scan_backward(b.stop[0] + x * b.col_words, b.cols + x * b.col_words, LEAD + y)
         if gx == x:
             gd = y - gy
     return run_end(r, gd)
@@ -194,6 +194,8 @@ cdef struct Diagonal:
     int step
     const uint64_t* row
     const uint64_t* col
+    const uint64_t* hstop   # stop bits of the horizontal and vertical scans
+    const uint64_t* vstop
     int rw
     int cw
 
@@ -209,6 +211,8 @@ cdef inline void walk_init(Diagonal* w, const Bits* b, int n, int x, int y, int 
     w.cw = w.dx * b.col_words
     w.row = b.rows + y * b.row_words
     w.col = b.cols + x * b.col_words
+    w.hstop = b.stop[1 if w.dx > 0 else 3] + y * b.row_words
+    w.vstop = b.stop[2 if w.dy > 0 else 0] + x * b.col_words
 
 
 cdef inline void walk_step(Diagonal* w) noexcept nogil:
@@ -217,6 +221,8 @@ cdef inline void walk_step(Diagonal* w) noexcept nogil:
     w.y += w.dy
     w.row += w.rw
     w.col += w.cw
+    w.hstop += w.rw
+    w.vstop += w.cw
 
 
 cdef inline int walk_horizontal(const Diagonal* w, const Bits* b, int gx, int gy) noexcept nogil:
@@ -224,9 +230,9 @@ cdef inline int walk_horizontal(const Diagonal* w, const Bits* b, int gx, int gy
     or -1."""
     cdef int r
     if w.dx > 0:
-        r = scan_forward(w.row, w.row - b.row_words, w.row + b.row_words, LEAD + w.x)
+        r = scan_forward(w.hstop, w.row, LEAD + w.x)
         return run_end(r, gx - w.x if gy == w.y else 0)
-    r = scan_backward(w.row, w.row - b.row_words, w.row + b.row_words, LEAD + w.x)
+    r = scan_backward(w.hstop, w.row, LEAD + w.x)
     return run_end(r, w.x - gx if gy == w.y else 0)
 
 
@@ -234,9 +240,9 @@ cdef inline int walk_vertical(const Diagonal* w, const Bits* b, int gx, int gy) 
     """As :func:`walk_horizontal` for the vertical component."""
     cdef int r
     if w.dy > 0:
-        r = scan_forward(w.col, w.col - b.col_words, w.col + b.col_words, LEAD + w.y)
+        r = scan_forward(w.vstop, w.col, LEAD + w.y)
         return run_end(r, gy - w.y if gx == w.x else 0)
-    r = scan_backward(w.col, w.col - b.col_words, w.col + b.col_words, LEAD + w.y)
+    r = scan_backward(w.vstop, w.col, LEAD + w.y)
     return run_end(r, w.y - gy if gx == w.x else 0)
 
 
@@ -320,19 +326,20 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
 
 
 cdef class JumpGrid:
-    """The free cells of a padded grid as rows of bits and as columns of bits, with its move
-    masks and (optionally) island ids: what the online jump point searches read.
+    """The free cells of a padded grid as rows of bits and as columns of bits, the stop bits
+    of the scans in each direction, its move masks and (optionally) island ids: what the
+    online jump point searches read (made in O(map / 64) word operations).
 
     ``moves``: padded, flattened move masks (no-corner-cutting rule), rows ``width`` wide.  A
     cell counts as free when it has a legal move: a free cell without one has no free
     4-neighbour, so it can never be beside a run nor on one.  ``islands``: ``(H, W)`` int32
     island ids (-1 blocked) of the unpadded grid, or None; :meth:`search` needs them.
-    ``nbytes``: bytes of the two bit copies.
+    ``nbytes``: bytes of the bit arrays (six bits per padded cell).
     """
 
     cdef readonly int width, height
     cdef readonly Py_ssize_t size
-    cdef object rows_array, cols_array, moves_ref, islands_ref
+    cdef object rows_array, cols_array, stops_array, moves_ref, islands_ref
     cdef const int32_t[:, ::1] islands
     cdef bint has_islands
     cdef Bits bits
@@ -340,7 +347,7 @@ cdef class JumpGrid:
     def __init__(self, const uint8_t[::1] moves, int width, object islands=None):
         cdef Py_ssize_t n = moves.shape[0], i
         cdef int height, x, y, rw, cw
-        cdef uint64_t[::1] rows, cols
+        cdef uint64_t[::1] rows, cols, stops
         if width < 3 or n % width != 0 or n // width < 3:
             raise ValueError(f"moves of size {n} are not a padded grid of row width {width}")
         height = <int> (n // width)
@@ -360,9 +367,19 @@ cdef class JumpGrid:
                     rows[y * rw + (i >> 6)] |= (<uint64_t> 1) << (i & 63)
                     i = LEAD + y
                     cols[x * cw + (i >> 6)] |= (<uint64_t> 1) << (i & 63)
+        # Stop bits: E and W over the rows, S and N over the columns.
+        self.stops_array = np.zeros(2 * height * rw + 2 * width * cw, dtype=np.uint64)
+        stops = self.stops_array
+        fill_stops(&rows[0], &stops[0], &stops[height * rw], height, rw)
+        fill_stops(&cols[0], &stops[2 * height * rw], &stops[2 * height * rw + width * cw],
+                   width, cw)
         self.moves_ref = moves.base if moves.base is not None else np.asarray(moves)
         self.bits.rows = &rows[0]
         self.bits.cols = &cols[0]
+        self.bits.stop[1] = &stops[0]
+        self.bits.stop[3] = &stops[height * rw]
+        self.bits.stop[2] = &stops[2 * height * rw]
+        self.bits.stop[0] = &stops[2 * height * rw + width * cw]
         self.bits.moves = &moves[0]
         self.bits.row_words = rw
         self.bits.col_words = cw
@@ -376,8 +393,8 @@ cdef class JumpGrid:
 
     @property
     def nbytes(self):
-        """Bytes of the bit copies of the grid."""
-        return self.rows_array.nbytes + self.cols_array.nbytes
+        """Bytes of the bit arrays (free cells by rows and columns, four of stop bits)."""
+        return self.rows_array.nbytes + self.cols_array.nbytes + self.stops_array.nbytes
 
     cdef int run(self, Workspace ws, int start, int goal, int variant, bint record,
                  Counters* c) except -9:

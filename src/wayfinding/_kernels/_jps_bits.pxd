@@ -42,43 +42,59 @@ cdef inline uint64_t bits_at(const uint64_t* row, int pos) noexcept nogil:
     return w >> (pos & 7)
 
 
-cdef inline int scan_forward(const uint64_t* cur, const uint64_t* left, const uint64_t* right,
+cdef inline int scan_forward(const uint64_t* stop, const uint64_t* free,
                              int pos) noexcept nogil:
-    """Straight scan from the free cell at bit ``pos`` of ``cur`` toward higher bits.
-
-    Stops at the first cell ``pos + k`` (k >= 1) that is blocked or has a forced neighbour (a
-    side row free there and blocked one cell back).  Returns ``k`` for a free stop (a jump
-    point), ``-k`` for a blocked one (the run is a dead end).  Each step tests 56 cells.
+    """Straight scan from the free cell at bit ``pos`` toward higher bits, on a row of stop
+    bits (a cell is a stop when it is blocked or has a forced neighbour for this direction)
+    and the same row of free bits.  Returns ``k`` for the first stop ``pos + k`` (k >= 1)
+    when it is free (a jump point), ``-k`` when it is blocked (the run is a dead end).  Each
+    step tests 56 cells with one load.
     """
-    cdef int k = 0, i
-    cdef uint64_t c, a, b, stop
+    cdef int k = 0, p
+    cdef uint64_t s
     while True:
-        # Bit j of each word is the cell pos + k + j; bit 0 is a free cell already passed.
-        c = bits_at(cur, pos + k)
-        a = bits_at(left, pos + k)
-        b = bits_at(right, pos + k)
-        stop = ((~c >> 1) | ((a >> 1) & ~a) | ((b >> 1) & ~b)) & MASK56
-        if stop:
-            i = ctz64(stop)
-            k += i + 1
-            return k if (c >> (i + 1)) & 1 else -k
+        s = bits_at(stop, pos + 1 + k) & MASK56
+        if s:
+            k += ctz64(s) + 1
+            p = pos + k
+            return k if (free[p >> 6] >> (p & 63)) & 1 else -k
         k += 56
 
 
-cdef inline int scan_backward(const uint64_t* cur, const uint64_t* left,
-                              const uint64_t* right, int pos) noexcept nogil:
+cdef inline int scan_backward(const uint64_t* stop, const uint64_t* free,
+                              int pos) noexcept nogil:
     """As :func:`scan_forward` toward lower bits (``pos - k``)."""
-    cdef int k = 0, i, q
-    cdef uint64_t c, a, b, stop
+    cdef int k = 0, p
+    cdef uint64_t s
     while True:
-        # Bit j of each word is the cell q + j; bit 56 is a free cell already passed.
-        q = pos - k - 56
-        c = bits_at(cur, q)
-        a = bits_at(left, q)
-        b = bits_at(right, q)
-        stop = (~c | (a & ~(a >> 1)) | (b & ~(b >> 1))) & MASK56
-        if stop:
-            i = 63 - clz64(stop)
-            k += 56 - i
-            return k if (c >> i) & 1 else -k
+        # Bit j of the word is the cell pos - k - 56 + j.
+        s = bits_at(stop, pos - k - 56) & MASK56
+        if s:
+            k += 56 - (63 - clz64(s))
+            p = pos - k
+            return k if (free[p >> 6] >> (p & 63)) & 1 else -k
         k += 56
+
+
+cdef inline void fill_stops(const uint64_t* free, uint64_t* forward, uint64_t* backward,
+                            int lines, int words) noexcept nogil:
+    """The stop bits of every inner line (1 .. lines - 2) of a bit grid ``free`` of ``lines``
+    lines of ``words`` words: a cell stops a forward scan (toward higher bits) when it is not
+    free or a side line is free there and blocked one cell back; a backward scan likewise
+    with one cell ahead."""
+    cdef int y, w
+    cdef uint64_t c, a, b, a_lo, b_lo, a_hi, b_hi
+    cdef const uint64_t* row
+    for y in range(1, lines - 1):
+        row = free + y * words
+        for w in range(words):
+            c = row[w]
+            a = row[w - words]
+            b = row[w + words]
+            # The neighbouring bit of each side line (one back, one ahead), across words.
+            a_lo = (a << 1) | ((row[w - words - 1] >> 63) if w > 0 else 0)
+            b_lo = (b << 1) | ((row[w + words - 1] >> 63) if w > 0 else 0)
+            a_hi = (a >> 1) | ((row[w - words + 1] << 63) if w + 1 < words else 0)
+            b_hi = (b >> 1) | ((row[w + words + 1] << 63) if w + 1 < words else 0)
+            forward[y * words + w] = ~c | (a & ~a_lo) | (b & ~b_lo)
+            backward[y * words + w] = ~c | (a & ~a_hi) | (b & ~b_hi)
