@@ -358,9 +358,9 @@ cdef class MeshQuery:
         if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.px == NULL \
                 or self.py == NULL or self.parent == NULL or self.pos == NULL \
                 or self.stamp == NULL or self.closed == NULL or self.corr == NULL \
-                or self.cvia == NULL or self.corr2 == NULL or self.out == NULL or self.flags == NULL \
-                or self.owner == NULL or self.left == NULL or self.right == NULL \
-                or self.bend == NULL or self.index == NULL:
+                or self.cvia == NULL or self.corr2 == NULL or self.out == NULL \
+                or self.flags == NULL or self.owner == NULL or self.left == NULL \
+                or self.right == NULL or self.bend == NULL or self.index == NULL:
             raise MemoryError()
         for i in range(cap):
             self.stamp[i] = 0
@@ -460,13 +460,10 @@ cdef class MeshQuery:
 
     cdef int search(self, int start, double sx, double sy, int goal, double gx, double gy,
                     double h_scale, int* expanded, int* generated) noexcept nogil:
-        """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the allowed
-        polygons: moving inside polygon p costs the distance times cost[p]; crossing a usable
-        (link_ok) off-mesh link l costs link_cost[l].  Returns the goal's node, -1 when the
-        goal is not reached, -2 when out of memory."""
-        cdef const uint8_t[::1] allowed = self.allowed
-        cdef const double[::1] cost = self.cost
-        cdef const uint8_t[::1] link_ok = self.link_ok
+        """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the polygons
+        the filter set last allows: moving inside polygon p costs the distance times cost[p];
+        crossing a usable (link_ok) off-mesh link l costs link_cost[l].  Returns the goal's
+        node, -1 when the goal is not reached, -2 when out of memory."""
         cdef int s, p, q, prev, k, n, e, t
         cdef int32_t a, b
         cdef int64_t l
@@ -489,7 +486,7 @@ cdef class MeshQuery:
         self.parent[s] = -1
         direct = sqrt((sx - gx) * (sx - gx) + (sy - gy) * (sy - gy))
         if start == goal:
-            self.g[s] = cost[start] * direct
+            self.g[s] = self.cost[start] * direct
             h = 0.0
         else:
             h = h_scale * direct
@@ -512,31 +509,32 @@ cdef class MeshQuery:
             for e in range(n + self.link_ptr[p + 1] - self.link_ptr[p]):
                 if e < n:
                     q = self.neigh[p, e]
-                    if q < 0 or q == prev or not allowed[q]:
+                    if q < 0 or q == prev or not self.allowed[q]:
                         continue
                     t = p * self.width + e
                     a = self.polys[p, e]
                     b = self.polys[p, (e + 1) % n]
                     portal_point(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0],
                                  self.verts[b, 1], x, y, gx, gy, &nx, &ny)
-                    step = cost[p] * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y))
+                    step = self.cost[p] * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y))
                 else:
                     l = self.link_ptr[p] + e - n
                     q = self.link_to[l]
-                    if not allowed[q] or not link_ok[l]:
+                    if not self.allowed[q] or not self.link_ok[l]:
                         continue
                     t = self.start_node + 1 + <int> l
                     nx = self.link_pts[l, 2]
                     ny = self.link_pts[l, 3]
-                    step = cost[p] * sqrt((self.link_pts[l, 0] - x) * (self.link_pts[l, 0] - x)
-                                          + (self.link_pts[l, 1] - y)
-                                          * (self.link_pts[l, 1] - y)) + self.link_cost[l]
+                    step = self.cost[p] * sqrt((self.link_pts[l, 0] - x)
+                                               * (self.link_pts[l, 0] - x)
+                                               + (self.link_pts[l, 1] - y)
+                                               * (self.link_pts[l, 1] - y)) + self.link_cost[l]
                 self.touch(t)
                 if self.closed[t]:
                     continue
                 ng = self.g[s] + step
                 if q == goal:
-                    ng += cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
+                    ng += self.cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
                     h = 0.0
                 else:
                     h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
