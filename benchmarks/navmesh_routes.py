@@ -136,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
                         f"{ex.max():.1e}", fmt_x(float(ratio)),
                         f"{100 * max(res['default']['excess'].max(), 0):.2f}%",
                         "met" if met else "not met"])
+    pinched = [f"{res['name']}: {res['pinched']} (max excess: default "
+               f"{pct(float(res['default']['all'].max()))}, Polyanya "
+               f"{pct(float(res['polyanya']['all'].max()))})"
+               for res in results if res["pinched"]]
     body = "\n\n".join([
         run_header("navmesh_routes.py", argv, data, time.perf_counter() - t0,
                    f"{args.passes} timing passes"),
@@ -154,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         "shown for reference.",
         table(["world", "queries (no pinch)", "Polyanya max excess", "time / default",
                "default max excess", "exact ≤ 5× default"], targets),
+        "Queries through pinch points, left out above (their lengths over the visibility "
+        "map's, all queries included): " + ("; ".join(pinched) if pinched else "none") + ".",
     ])
     publish(body, args.out, SECTION)
     return 0

@@ -243,3 +243,19 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="NavMesh"):
         PolyanyaSearch("mesh")
     assert "PolyanyaSearch" in repr(search)
+
+
+def test_start_and_goal_on_inner_vertices():
+    # Cut by a grid, the mesh has vertices with no wall by them: a path from one sees every
+    # polygon round it.
+    area = box(0, 0, 12, 10).difference(box(3, 2, 5, 8))
+    mesh = NavMesh.build(area, method="subtractive", cell_size=2.0)
+    search, exact = PolyanyaSearch(mesh), VisibilityMap(area)
+    verts = mesh.vertices
+    inner = [v for v in verts if 0 < v[0] < 12 and 0 < v[1] < 10
+             and not area.boundary.distance(Point(v)) == 0]
+    assert len(inner) >= 10
+    for s in inner:
+        for g in verts[::4]:
+            assert search.find_path(s, g).cost == pytest.approx(exact.find_path(s, g).cost,
+                                                                rel=REL, abs=1e-12)

@@ -100,6 +100,9 @@ cdef class PolyanyaKernel:
     cdef int32_t* heap
     cdef double* root_g
     cdef uint32_t* root_stamp
+    cdef int32_t* whole_root
+    cdef double* whole_g
+    cdef uint32_t* whole_stamp
     cdef uint32_t label
     cdef Py_ssize_t n_nodes, cap, n_heap, heap_cap
     cdef int expanded, generated, failed, goal_poly, start_poly
@@ -133,10 +136,16 @@ cdef class PolyanyaKernel:
         self.heap = <int32_t*> malloc(self.heap_cap * sizeof(int32_t))
         self.root_g = <double*> malloc((v + 1) * sizeof(double))
         self.root_stamp = <uint32_t*> malloc((v + 1) * sizeof(uint32_t))
-        if not (self.nodes and self.heap and self.root_g and self.root_stamp):
+        self.whole_root = <int32_t*> malloc(polys.shape[0] * sizeof(int32_t))
+        self.whole_g = <double*> malloc(polys.shape[0] * sizeof(double))
+        self.whole_stamp = <uint32_t*> malloc(polys.shape[0] * sizeof(uint32_t))
+        if not (self.nodes and self.heap and self.root_g and self.root_stamp
+                and self.whole_root and self.whole_g and self.whole_stamp):
             raise MemoryError("no memory for the Polyanya search's scratch")
         for p in range(v + 1):
             self.root_stamp[p] = 0
+        for p in range(polys.shape[0]):
+            self.whole_stamp[p] = 0
         self.label = 0
 
     def __dealloc__(self):
@@ -144,6 +153,9 @@ cdef class PolyanyaKernel:
         free(self.heap)
         free(self.root_g)
         free(self.root_stamp)
+        free(self.whole_root)
+        free(self.whole_g)
+        free(self.whole_stamp)
 
     # -------------------------------------------------------------------- heap
     cdef inline bint before(self, int32_t i, int32_t j) noexcept nogil:
@@ -268,6 +280,12 @@ cdef class PolyanyaKernel:
         ``skip`` becomes a successor, whole."""
         cdef int k, n = self.sizes[p]
         cdef int32_t x, y, q
+        # Once per polygon and root (at its best g): round a vertex with no wall by it (the
+        # start on an inner vertex), the turn round the root would not end.
+        if self.whole_stamp[p] == self.label and self.whole_root[p] == root:
+            if self.whole_g[p] <= g:
+                return
+        self.whole_stamp[p], self.whole_root[p], self.whole_g[p] = self.label, root, g
         if self.holds_goal(p):
             self.push_goal(parent, rx, ry, root, g, p)
             return
@@ -406,6 +424,8 @@ cdef class PolyanyaKernel:
         if self.label == 0:
             for ni in range(self.verts.shape[0] + 1):
                 self.root_stamp[ni] = 0
+            for ni in range(self.sizes.shape[0]):
+                self.whole_stamp[ni] = 0
             self.label = 1
         self.start_poly = start_poly
         self.whole(-1, start_poly, -1, sx, sy, -1, 0.0)
