@@ -20,7 +20,7 @@ def test_smoothing_never_longer_and_legal():
     shorter = 0
     for _ in range(30):
         (ay, ax), (by, bx) = free[rng.integers(len(free))], free[rng.integers(len(free))]
-        r = hpa.find_path((int(ax), int(ay)), (int(bx), int(by)))
+        r = hpa.find_path((int(ax), int(ay)), (int(bx), int(by)), refine="edges")
         if not r.found:
             continue
         p = smooth_path(g, r.path)
