@@ -1,11 +1,13 @@
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import disjoint_base
 
 from ._workspace import Workspace
 
 JPS: int
 JPS2: int
 
+@disjoint_base
 class JumpGrid:
     width: int
     height: int
