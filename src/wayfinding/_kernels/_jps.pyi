@@ -26,7 +26,7 @@ class JumpGrid:
         gy: int,
         record: bool = False,
         variant: int = 0,
-    ) -> tuple[int, float, int, int, int, int]: ...
+    ) -> tuple[int, float, int, int, int, int, NDArray[np.int64] | None]: ...
 
 def jps_search(
     ws: Workspace, moves: NDArray[np.uint8], width: int, start: int, goal: int, record: bool

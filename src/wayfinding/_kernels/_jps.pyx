@@ -435,12 +435,12 @@ cdef class JumpGrid:
         """Jump point search from cell (sx, sy) to (gx, gy) (unpadded) with the successor rule
         ``variant`` (:data:`JPS` or :data:`JPS2`), in ``ws`` (at least ``size`` nodes).
 
-        Returns (status, g of the goal, expanded, generated, updated, max_open); status FOUND,
-        FAILED (nothing is searched when the island ids differ), BAD_START or BAD_GOAL when
-        the start or the goal is outside the grid or blocked: the codes of
-        ``wayfinding._kernels._codes``.  start == goal is found at cost 0 without searching.
-        The path is read back with :func:`jump_path`, the expansions (``record``) with
-        ``ws.recorded()`` / ``ws.open_nodes()``.
+        Returns (status, g of the goal, expanded, generated, updated, max_open, path);
+        status FOUND, FAILED (nothing is searched when the island ids differ), BAD_START or
+        BAD_GOAL when the start or the goal is outside the grid or blocked: the codes of
+        ``wayfinding._kernels._codes``; path the cells of :func:`jump_path` when found, else
+        None.  start == goal is found at cost 0 without searching.  The expansions
+        (``record``) are read back with ``ws.recorded()`` / ``ws.open_nodes()``.
         """
         cdef Counters c
         cdef int status, w = self.width
@@ -449,22 +449,24 @@ cdef class JumpGrid:
             raise ValueError("this JumpGrid was built without island ids")
         c.expanded = c.generated = c.updated = c.reopened = c.max_open = 0
         if not (0 <= sx < w - 2 and 0 <= sy < self.height - 2) or self.islands[sy, sx] < 0:
-            return (BAD_START, float("inf"), 0, 0, 0, 0)
+            return (BAD_START, float("inf"), 0, 0, 0, 0, None)
         if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) or self.islands[gy, gx] < 0:
-            return (BAD_GOAL, float("inf"), 0, 0, 0, 0)
+            return (BAD_GOAL, float("inf"), 0, 0, 0, 0, None)
         if start == goal:
             check_workspace(ws, self.size)
             ws.begin()
             ws.g[goal] = 0.0
             ws.parent[goal] = -1
-            return (FOUND, 0.0, 0, 0, 0, 0)
+            return (FOUND, 0.0, 0, 0, 0, 0, chain_cells(ws, goal, w))
         if self.islands[sy, sx] != self.islands[gy, gx]:
             check_workspace(ws, self.size)
             ws.begin()
-            return (FAILED, float("inf"), 0, 0, 0, 0)
+            return (FAILED, float("inf"), 0, 0, 0, 0, None)
         status = self.run(ws, start, goal, variant, record, &c)
-        return (status, ws.g[goal] if status == FOUND else float("inf"), c.expanded,
-                c.generated, c.updated, c.max_open)
+        if status == FOUND:
+            return (FOUND, ws.g[goal], c.expanded, c.generated, c.updated, c.max_open,
+                    chain_cells(ws, goal, w))
+        return (status, float("inf"), c.expanded, c.generated, c.updated, c.max_open, None)
 
 
 def jps_search(Workspace ws, const uint8_t[::1] moves, int width, int start, int goal,
@@ -489,6 +491,11 @@ def jump_path(Workspace ws, int goal, int width):
     """``(n, 2)`` int64 ``(x, y)`` cells from the workspace query's start to ``goal``, every
     edge between consecutive nodes of the parent chain filled in cell by cell (its diagonal
     run first, then its straight run)."""
+    return chain_cells(ws, goal, width)
+
+
+cdef object chain_cells(Workspace ws, int goal, int width):
+    """The cells of :func:`jump_path`."""
     cdef int32_t* parent = &ws.parent[0]
     cdef cnp.npy_intp dims[2]
     cdef Py_ssize_t n = 1, i

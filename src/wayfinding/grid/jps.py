@@ -122,19 +122,16 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
                                 f"{jg.size} ((H + 2) * (W + 2))")
     else:
         ws = workspace
-    gx, gy = goal
     try:
-        status, cost, exp, gen, upd, mo = jg.search(ws, start[0], start[1], gx, gy, record,
-                                                    ONLINE_RULES[method])
+        status, cost, exp, gen, upd, mo, path = jg.search(ws, start[0], start[1], goal[0],
+                                                          goal[1], record, ONLINE_RULES[method])
     except OverflowError:  # a coordinate beyond any C integer: raises
         grid.cell(start, name="start")
         grid.cell(goal, name="goal")
         raise
-    if status == FOUND:
-        path = _jps.jump_path(ws, (gy + 1) * jg.width + gx + 1, jg.width)
-    elif status == FAILED:
+    if status == FAILED:
         path = empty_path()
-    else:  # raises: out of the grid or blocked
+    elif status != FOUND:  # raises: out of the grid or blocked
         grid.cell(start if status == BAD_START else goal,
                   name="start" if status == BAD_START else "goal", passable=True)
         raise AssertionError("unreachable")

@@ -110,7 +110,6 @@ class GridSearch(SingleThread):
         Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; an unreachable
         goal gives ``found=False`` without searching (island ids differ).
         """
-        t0 = time.perf_counter()
         if type(method) is str and method in ONLINE_RULES:
             if heuristic not in (None, "octile") or weight is not None \
                     or differential is not None or bounds is not None:
@@ -120,6 +119,7 @@ class GridSearch(SingleThread):
                 else self.grid.for_agent(agent_size)
             return _find_path_jps(grid, start, goal, workspace=self._ws, record=record,
                                   method=method)
+        t0 = time.perf_counter()
         begun = self._begin(start, goal, method, heuristic, weight, agent_size, record,
                             differential, bounds, t0)
         if isinstance(begun, PathResult):
@@ -151,10 +151,10 @@ class GridSearch(SingleThread):
         >>> search.result().cost
         5.0
         """
-        t0 = time.perf_counter()
         if type(method) is str and method in ONLINE_RULES:
             raise InvalidQueryError(f"{method} does not run in slices; 'astar' gives the same "
                                     "cost")
+        t0 = time.perf_counter()
         begun = self._begin(start, goal, method, heuristic, weight, agent_size, record,
                             differential, bounds, t0)
         if isinstance(begun, PathResult):
