@@ -279,11 +279,10 @@ cdef class MeshQuery:
     by an off-mesh link (node ``P * W + 1 + l``) or as the start (node ``P * W``); each
     node keeps the point where it enters (see ``portal_point``), so two ways into one
     polygon are kept apart.  With ``both_ways``, a route that is not a straight line is
-    searched for again from the goal to the start, among the nodes whose key stays below
-    the straight length found, and the corridor of the shorter straight path is kept: the
-    estimate (a polyline through points chosen toward the search's goal) can rank two
-    corridors of nearly equal length wrongly, and the two directions seldom err on the same
-    query."""
+    searched for again from the goal to the start and the corridor of the shorter straight
+    path is kept: the estimate (a polyline through points chosen toward the search's goal)
+    ranks corridors of nearly equal length either way, and the two directions seldom err on
+    the same query."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
@@ -460,12 +459,11 @@ cdef class MeshQuery:
         return k
 
     cdef int search(self, int start, double sx, double sy, int goal, double gx, double gy,
-                    double h_scale, double bound, int* expanded, int* generated) noexcept nogil:
+                    double h_scale, int* expanded, int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the polygons
         the filter set last allows: moving inside polygon p costs the distance times cost[p];
         crossing a usable (link_ok) off-mesh link l costs link_cost[l].  Returns the goal's
-        node, -1 when the goal is not reached before the heap's least key exceeds ``bound``
-        (or at all), -2 when out of memory."""
+        node, -1 when the goal is not reached, -2 when out of memory."""
         cdef int s, p, q, prev, k, n, e, t
         cdef int32_t a, b
         cdef int64_t l
@@ -496,8 +494,6 @@ cdef class MeshQuery:
             return -2
         while self.heap.size > 0:
             it = heap_pop(&self.heap, self.pos)
-            if it.f > bound:
-                return -1
             s = it.node
             self.closed[s] = 1
             expanded[0] += 1
@@ -615,8 +611,7 @@ cdef class MeshQuery:
         r.gy = gy
         if ps < 0 or pg < 0:
             return r
-        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, INFINITY, &r.expanded,
-                           &r.generated)
+        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, &r.expanded, &r.generated)
         if node == -2:
             r.code = -1
             return r
@@ -626,7 +621,7 @@ cdef class MeshQuery:
                 r.code = 0
                 return r
             pg = self.nearest_reached(gx, gy, &bx, &by)
-            node = self.search(ps, sx, sy, pg, bx, by, h_scale, INFINITY, &exp2, &gen2)
+            node = self.search(ps, sx, sy, pg, bx, by, h_scale, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node < 0:
@@ -640,26 +635,23 @@ cdef class MeshQuery:
         if r.code == 1 and self.both_ways and self.link_to.shape[0] == 0 and r.k > 2:
             m1 = r.m
             memcpy(self.corr2, self.corr, m1 * sizeof(int32_t))
-            # Only a corridor whose estimate is below the straight length found can win.
-            node = self.search(pg, gx, gy, ps, sx, sy, h_scale, r.length * self.cost[ps],
-                               &exp2, &gen2)
+            node = self.search(pg, gx, gy, ps, sx, sy, h_scale, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node == -2:
                 r.code = -1
                 return r
-            if node >= 0:
-                r.m = self.corridor_of(node)
-                for i in range(r.m):
-                    self.corr2[m1 + i] = self.corr[r.m - 1 - i]
-                memcpy(self.corr, self.corr2 + m1, r.m * sizeof(int32_t))
-                r.k = self.straight(r.m, sx, sy, gx, gy, &back)
-                if back < r.length:
-                    r.length = back
-                else:
-                    r.m = m1
-                    memcpy(self.corr, self.corr2, m1 * sizeof(int32_t))
-                    r.k = self.straight(r.m, sx, sy, gx, gy, &r.length)
+            r.m = self.corridor_of(node)
+            for i in range(r.m):
+                self.corr2[m1 + i] = self.corr[r.m - 1 - i]
+            memcpy(self.corr, self.corr2 + m1, r.m * sizeof(int32_t))
+            r.k = self.straight(r.m, sx, sy, gx, gy, &back)
+            if back < r.length:
+                r.length = back
+            else:
+                r.m = m1
+                memcpy(self.corr, self.corr2, m1 * sizeof(int32_t))
+                r.k = self.straight(r.m, sx, sy, gx, gy, &r.length)
         self.flags[0] |= 1
         self.flags[r.k - 1] |= 2
         return r

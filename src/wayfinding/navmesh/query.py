@@ -276,12 +276,12 @@ class NavMeshQuery(SingleThread):
         from the previous node's point to the goal (kept off its ends; Detour takes the
         portal's midpoint, which picks worse corridors).  Where every usable polygon costs
         the same and the mesh has no off-mesh links, a route that is not a straight line
-        is searched for again from the goal to the start (over the nodes whose estimate is
-        below the length found), and the corridor whose straight path is shorter is kept:
-        the search's estimate (a polyline through portal points chosen toward its goal) can
-        rank two corridors of nearly equal length wrongly, and the two directions seldom err
-        on the same query.  On random worlds and ``dao/arena2`` the paths are within a few
-        percent of the exact shortest (see BENCHMARKS.md, "Navigation meshes").
+        is searched for again from the goal to the start, and the corridor whose straight
+        path is shorter is kept: the search's estimate (a polyline through portal points
+        chosen toward its goal) can rank two corridors of nearly equal length wrongly, and
+        the two directions seldom err on the same query.  On random worlds and
+        ``dao/arena2`` the paths are within 3% of the exact shortest (see BENCHMARKS.md,
+        "Navigation meshes").
 
         A point off the mesh, or on an unusable polygon, is moved to the nearest usable
         polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False`` and
