@@ -45,9 +45,11 @@ test-all: lint $(RECAST_ORACLE)/node_modules/.installed
 bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/grid_astar.py --out BENCHMARKS.md
 	$(PY) benchmarks/fast_search.py --out BENCHMARKS.md
+	$(PY) benchmarks/online_jps.py --out BENCHMARKS.md
 	$(PY) benchmarks/hierarchical.py --out BENCHMARKS.md
 	$(PY) benchmarks/tables.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh.py --out BENCHMARKS.md
+	$(PY) benchmarks/navmesh_routes.py --out BENCHMARKS.md
 	$(PY) benchmarks/anyangle.py --out BENCHMARKS.md
 	$(PY) benchmarks/dynamic.py --out BENCHMARKS.md
 	$(PY) benchmarks/fields.py --out BENCHMARKS.md
