@@ -35,12 +35,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 
-_HERE = os.path.abspath(__file__)
+#: The files of the shims: this module, and the scratch guard that also renames keywords.
+_SHIMS = frozenset(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+                   for name in ("_deprecated.py", "_scratch.py"))
 
 
 def _skipped(filename: str) -> bool:
-    """Whether ``filename`` is this module's code (the shims) or the import machinery's."""
-    return filename == _HERE or "importlib" in filename and "_bootstrap" in filename
+    """Whether ``filename`` is a shim's code or the import machinery's."""
+    return filename in _SHIMS or "importlib" in filename and "_bootstrap" in filename
 
 
 def warn(old: str, new: str) -> None:
@@ -72,16 +74,22 @@ def renamed_keywords(**renames: str) -> Callable[[F], F]:
         def call(*args: Any, **kwargs: Any) -> Any:
             if not kwargs or olds.isdisjoint(kwargs):     # the common case, kept cheap
                 return func(*args, **kwargs)
-            for old, new in renames.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(
-                            f"{label}() got both {old}= and {new}=; give {new}= only")
-                    warn(f"{label}({old}=...)", f"{new}=...")
-                    kwargs[new] = kwargs.pop(old)
-            return func(*args, **kwargs)
+            return func(*args, **rename_keywords(label, renames, kwargs))
         return call  # type: ignore[return-value]
     return wrap
+
+
+def rename_keywords(label: str, renames: dict[str, str], kwargs: dict[str, Any]
+                    ) -> dict[str, Any]:
+    """``kwargs`` with each old keyword of ``renames`` (``old: new``) under its new name, with
+    a warning naming ``label`` (what :func:`renamed_keywords` does at each call)."""
+    for old, new in renames.items():
+        if old in kwargs:
+            if new in kwargs:
+                raise TypeError(f"{label}() got both {old}= and {new}=; give {new}= only")
+            warn(f"{label}({old}=...)", f"{new}=...")
+            kwargs[new] = kwargs.pop(old)
+    return kwargs
 
 
 def alias(new: Any, old_name: str) -> Any:

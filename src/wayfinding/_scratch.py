@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ._deprecated import rename_keywords
 from ._kernels._workspace import Workspace
 from .errors import ConcurrentUseError
 
@@ -55,11 +56,25 @@ class SingleThread:
         return obj
 
 
-def exclusive(method: F) -> F:
-    """Mark a method of a :class:`SingleThread` object as touching its scratch."""
+def exclusive(method: F | None = None, /, **renames: str) -> Any:
+    """Mark a method of a :class:`SingleThread` object as touching its scratch.
+
+    ``@exclusive(old="new", ...)`` also accepts each old keyword for its new name, with a
+    warning, as :func:`~wayfinding._deprecated.renamed_keywords` does, in the same call layer
+    (hot query methods pay one wrapper, not two)."""
+    if method is None:
+        return functools.partial(_guard, renames=renames)
+    return _guard(method, renames)
+
+
+def _guard(method: F, renames: dict[str, str]) -> F:
+    olds = frozenset(renames)
+    label = method.__qualname__
 
     @functools.wraps(method)
     def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs and not olds.isdisjoint(kwargs):
+            kwargs = rename_keywords(label, renames, kwargs)
         busy = self._busy
         if not busy.acquire(False):
             raise ConcurrentUseError(

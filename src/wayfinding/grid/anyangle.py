@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecated import renamed_keywords
 from .._kernels import _anyangle
 from .._scratch import SingleThread, exclusive
 from ..errors import InvalidQueryError
@@ -87,8 +86,7 @@ class AnyAngle(SingleThread):
         return len(p) > 0 and all(self.line_of_sight(p[i], p[i + 1])
                                   for i in range(len(p) - 1))
 
-    @renamed_keywords(algo="method")
-    @exclusive
+    @exclusive(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "theta") -> PathResult:
         """The any-angle path between the centres of cells ``start`` and ``goal`` by
         ``method`` (a name of :data:`ANY_ANGLE`).  ``path``: ``(k, 2)`` float64 corners (cell

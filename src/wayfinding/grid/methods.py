@@ -113,7 +113,8 @@ METHODS = {**ALGORITHMS, **{k: m.description for k, m in PREPROCESSED.items()}, 
 APPROXIMATE = frozenset({"jps_plus_buckets", "hpa", "hpa_smooth", "hpa2", "hpa2_smooth"})
 
 #: The methods that always return optimal costs (BFS only on uniform 4-connected grids).
-EXACT = frozenset({"astar", "dijkstra", "bidirectional", "jps", "jps2", *PREPROCESSED} - APPROXIMATE)
+EXACT = frozenset(
+    {"astar", "dijkstra", "bidirectional", "jps", "jps2", *PREPROCESSED} - APPROXIMATE)
 
 
 @dataclass

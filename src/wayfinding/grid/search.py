@@ -86,8 +86,7 @@ class GridSearch(SingleThread):
         """Bytes of search state held (node arrays and open lists)."""
         return self._ws.nbytes + (self._back.nbytes if self._back is not None else 0)
 
-    @renamed_keywords(algo="method")
-    @exclusive
+    @exclusive(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "astar",
                   heuristic: str | None = None, weight: float | None = None,
                   agent_size: int = 1, record: bool = False,
@@ -130,8 +129,7 @@ class GridSearch(SingleThread):
         return finish(found, SearchStats(expanded=exp, generated=gen, updated=upd, max_open=mo,
                                          elapsed=time.perf_counter() - t0))
 
-    @renamed_keywords(algo="method")
-    @exclusive
+    @exclusive(algo="method")
     def start(self, start: Any, goal: Any, *, method: str = "astar",
               heuristic: str | None = None, weight: float | None = None,
               agent_size: int = 1, record: bool = False,
