@@ -10,3 +10,12 @@ def march(
     order: int,
     limit: float,
 ) -> int: ...
+
+def eikonal(
+    world: NDArray[np.float64],
+    sources: NDArray[np.int64],
+    costs: bool,
+    h: float,
+    order: int,
+    limit: float,
+) -> tuple[NDArray[np.float64], int, int]: ...

@@ -13,8 +13,11 @@ order of ties.
 """
 
 from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy as np
 
 from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, heap_pop, heap_push, \
     heap_set, vec_push
@@ -24,6 +27,9 @@ cdef enum:
     NARROW = 1
     FROZEN = 2
     MASKED = 3
+
+cdef enum:
+    PAD = 2    # border cells around the grid in :func:`eikonal`
 
 cdef double NINE_FOURTHS = 9.0 / 4.0
 cdef double ONE_THIRD = 1.0 / 3.0
@@ -86,13 +92,12 @@ cdef inline int touch(double* T, uint8_t* flag, const double* inv_f2, Heap* heap
     return heap_push(heap, pos, d, 0.0, n)
 
 
-def march(const double[::1] inv_speed2, double[::1] T, uint8_t[::1] flag, int width,
-          double h, int order, double limit):
-    """Fast marching from the frozen cells.  ``inv_speed2``: 1 / F^2 per cell;
-    ``T``: times, final for frozen cells (the rest is overwritten: inf where not reached
-    within ``limit``); ``flag``: FAR, FROZEN or MASKED per cell (updated).  Returns the
-    number of cells frozen by the march."""
-    cdef Py_ssize_t size = T.shape[0], k
+cdef int march_core(const double* inv_speed2, double* T, uint8_t* flag, Py_ssize_t size,
+                    int width, double h, int order, double limit,
+                    long* frozen_out) noexcept nogil:
+    """The march over flattened, bordered arrays (see :func:`march`); -1 if memory ran
+    out."""
+    cdef Py_ssize_t k
     cdef int axis[2]
     axis[0] = width
     axis[1] = 1
@@ -106,61 +111,154 @@ def march(const double[::1] inv_speed2, double[::1] T, uint8_t[::1] flag, int wi
     batch.data = NULL
     batch.size = 0
     batch.capacity = 0
-    if pos == NULL or heap_init(&heap, 1024) != 0:
+    if pos == NULL or heap_init(&heap, 256) != 0:
         free(pos)
-        raise MemoryError("cannot allocate the narrow band")
-    with nogil:
-        # The narrow band: every far cell next to a frozen one.
-        for k in range(size):
-            if flag[k] != FROZEN:
-                continue
-            for d in range(2):
-                for side in range(-1, 2, 2):
-                    n = <int> k + side * axis[d]
-                    if flag[n] == FAR or flag[n] == NARROW:
-                        if touch(&T[0], &flag[0], &inv_speed2[0], &heap, pos, n, axis, inv_h2,
-                                 order) != 0:
-                            status = -1
-        while status == 0 and heap.size > 0:
+        return -1
+    # The narrow band: every far cell next to a frozen one.
+    for k in range(size):
+        if flag[k] != FROZEN:
+            continue
+        for d in range(2):
+            for side in range(-1, 2, 2):
+                n = <int> k + side * axis[d]
+                if flag[n] == FAR or flag[n] == NARROW:
+                    if touch(T, flag, inv_speed2, &heap, pos, n, axis, inv_h2, order) != 0:
+                        status = -1
+    while status == 0 and heap.size > 0:
+        it = heap_pop(&heap, pos)
+        value = it.f
+        if value > limit:
+            break
+        batch.size = 0
+        flag[it.node] = FROZEN
+        if vec_push(&batch, it.node) != 0:
+            status = -1
+            break
+        while heap.size > 0 and heap.items[0].f == value:
             it = heap_pop(&heap, pos)
-            value = it.f
-            if value > limit:
-                break
-            batch.size = 0
             flag[it.node] = FROZEN
             if vec_push(&batch, it.node) != 0:
                 status = -1
                 break
-            while heap.size > 0 and heap.items[0].f == value:
-                it = heap_pop(&heap, pos)
-                flag[it.node] = FROZEN
-                if vec_push(&batch, it.node) != 0:
-                    status = -1
-                    break
-            frozen += batch.size
-            for k in range(batch.size):
-                u = batch.data[k]
-                for d in range(2):
-                    for side in range(-1, 2, 2):
-                        n = u + side * axis[d]
-                        if flag[n] == FAR or flag[n] == NARROW:
-                            if touch(&T[0], &flag[0], &inv_speed2[0], &heap, pos, n, axis,
-                                     inv_h2, order) != 0:
-                                status = -1
-                        elif order == 2 and flag[n] == FROZEN \
-                                and flag[n + side * axis[d]] == NARROW:
-                            # The cell beyond a frozen neighbour uses u in its stencil.
-                            if touch(&T[0], &flag[0], &inv_speed2[0], &heap, pos,
-                                     n + side * axis[d], axis, inv_h2, order) != 0:
-                                status = -1
-        for k in range(size):
-            if flag[k] == NARROW:
-                flag[k] = FAR
-            if flag[k] == FAR:
-                T[k] = INFINITY
+        frozen += batch.size
+        for k in range(batch.size):
+            u = batch.data[k]
+            for d in range(2):
+                for side in range(-1, 2, 2):
+                    n = u + side * axis[d]
+                    if flag[n] == FAR or flag[n] == NARROW:
+                        if touch(T, flag, inv_speed2, &heap, pos, n, axis, inv_h2,
+                                 order) != 0:
+                            status = -1
+                    elif order == 2 and flag[n] == FROZEN \
+                            and flag[n + side * axis[d]] == NARROW:
+                        # The cell beyond a frozen neighbour uses u in its stencil.
+                        if touch(T, flag, inv_speed2, &heap, pos, n + side * axis[d], axis,
+                                 inv_h2, order) != 0:
+                            status = -1
+    for k in range(size):
+        if flag[k] == NARROW:
+            flag[k] = FAR
+        if flag[k] == FAR:
+            T[k] = INFINITY
     free(pos)
     heap_free(&heap)
     free(batch.data)
+    frozen_out[0] = frozen
+    return status
+
+
+def march(const double[::1] inv_speed2, double[::1] T, uint8_t[::1] flag, int width,
+          double h, int order, double limit):
+    """Fast marching from the frozen cells.  ``inv_speed2``: 1 / F^2 per cell;
+    ``T``: times, final for frozen cells (the rest is overwritten: inf where not reached
+    within ``limit``); ``flag``: FAR, FROZEN or MASKED per cell (updated).  Returns the
+    number of cells frozen by the march."""
+    cdef long frozen = 0
+    cdef int status
+    with nogil:
+        status = march_core(&inv_speed2[0], &T[0], &flag[0], T.shape[0], width, h, order,
+                            limit, &frozen)
     if status < 0:
         raise MemoryError("the narrow band could not grow")
     return frozen
+
+
+def eikonal(const double[:, ::1] world, const int64_t[:, ::1] sources, bint costs,
+            double h, int order, double limit):
+    """Travel times ``(H, W)`` from ``sources`` (rows ``(x, y)``, time 0) in one call.
+
+    ``world``: per cell the speed F (``costs`` false: F > 0, 0 a wall) or the slowness
+    1 / F (``costs`` true, a Grid's costs: not finite is a wall).  Returns ``(times, code, index)``: ``times`` float64,
+    inf where unreached or above ``limit``; ``code`` 0 when done, 1 when ``world[index]``
+    (flat) is not a valid speed or cost, 2 when source ``index`` is outside the grid, 3 when
+    it is a wall, 4 when there is no source."""
+    cdef Py_ssize_t hh = world.shape[0], ww = world.shape[1]
+    cdef Py_ssize_t pw = ww + 2 * PAD, size = (hh + 2 * PAD) * pw
+    cdef Py_ssize_t x, y, k, j
+    cdef double v
+    cdef long frozen = 0
+    cdef int status = 0, code = 0
+    cdef Py_ssize_t bad = 0
+    out = np.empty((hh, ww), dtype=np.float64)
+    cdef double[:, ::1] o = out
+    cdef double* T = <double*> malloc(size * sizeof(double))
+    cdef double* slow = <double*> malloc(size * sizeof(double))
+    cdef uint8_t* flag = <uint8_t*> malloc(size * sizeof(uint8_t))
+    if T == NULL or slow == NULL or flag == NULL:
+        free(T)
+        free(slow)
+        free(flag)
+        raise MemoryError("cannot allocate the fast-marching arrays")
+    with nogil:
+        memset(flag, MASKED, size * sizeof(uint8_t))
+        for k in range(size):
+            T[k] = INFINITY
+            slow[k] = 0.0
+        for y in range(hh):
+            k = (y + PAD) * pw + PAD
+            for x in range(ww):
+                v = world[y, x]
+                if costs:
+                    if v < INFINITY:                       # inf or nan: a wall
+                        flag[k + x] = FAR
+                        slow[k + x] = v * v
+                elif not (v >= 0.0 and v < INFINITY):      # nan, negative or inf
+                    code = 1
+                elif v > 0.0:
+                    flag[k + x] = FAR
+                    slow[k + x] = 1.0 / (v * v)
+                if code:
+                    bad = y * ww + x
+                    break
+            if code:
+                break
+        if code == 0 and sources.shape[0] == 0:
+            code = 4
+        if code == 0:
+            for j in range(sources.shape[0]):
+                x = sources[j, 0]
+                y = sources[j, 1]
+                if x < 0 or x >= ww or y < 0 or y >= hh:
+                    code = 2
+                elif flag[(y + PAD) * pw + PAD + x] == MASKED:
+                    code = 3
+                if code:
+                    bad = j
+                    break
+                k = (y + PAD) * pw + PAD + x
+                T[k] = 0.0
+                flag[k] = FROZEN
+        if code == 0:
+            status = march_core(slow, T, flag, size, <int> pw, h, order, limit, &frozen)
+            for y in range(hh):
+                k = (y + PAD) * pw + PAD
+                for x in range(ww):
+                    v = T[k + x]
+                    o[y, x] = v if v <= limit else INFINITY
+    free(T)
+    free(slow)
+    free(flag)
+    if status < 0:
+        raise MemoryError("the narrow band could not grow")
+    return out, code, bad

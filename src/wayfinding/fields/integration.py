@@ -73,6 +73,8 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
             raise InvalidQueryError("the line-of-sight pass needs exactly one source")
         initial = line_of_sight_times(world, cells[0]) * cell_size
         sources = ()
+    if initial is None:
+        return _march_sources(world, sources, order, cell_size, lim)
     inv_speed2, walls = _slowness(world)
     h, w = walls.shape
     times = np.full((h + 2 * _PAD, w + 2 * _PAD), np.inf)
@@ -94,6 +96,35 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
                order, lim)
     out = times[inner].copy()
     out[out > lim] = np.inf
+    return out
+
+
+def _march_sources(world: Any, sources: Any, order: int, cell_size: float,
+                   limit: float) -> np.ndarray:
+    """:func:`eikonal_field` from source cells only, in one kernel call (which checks the
+    speeds and the sources' cells)."""
+    if isinstance(world, Grid):
+        values, costs = world.costs, True
+    else:
+        values, costs = _speed_array(world), False
+    items = _source_items(sources)
+    try:
+        cells = np.array(items, dtype=np.int64).reshape(-1, 2)
+    except OverflowError:
+        h, w = values.shape
+        raise InvalidQueryError(f"a source of {items} is outside the {w}x{h} grid") from None
+    out, code, bad = _fmm.eikonal(np.ascontiguousarray(values, dtype=np.float64), cells,
+                                  costs, cell_size, order, limit)
+    if code == 1:
+        raise InvalidQueryError("speeds must be finite and >= 0 (0 is a wall)")
+    if code == 2:
+        h, w = values.shape
+        raise InvalidQueryError(f"source {tuple(cells[bad].tolist())} is outside the "
+                                f"{w}x{h} grid")
+    if code == 3:
+        raise InvalidQueryError(f"source {tuple(cells[bad].tolist())} is a wall")
+    if code == 4:
+        raise InvalidQueryError("give at least one source or initial time")
     return out
 
 
@@ -129,11 +160,7 @@ def _slowness(world: Any) -> tuple[np.ndarray, np.ndarray]:
         costs = world.costs
         walls = ~np.isfinite(costs)
         return np.where(walls, 0.0, costs) ** 2, walls
-    speed = np.asarray(world)
-    if speed.ndim != 2 or speed.size == 0 or speed.dtype.kind not in "biuf":
-        raise InvalidQueryError(f"world must be a Grid or a 2D array of speeds, got "
-                                f"{type(world).__name__} {getattr(speed, 'shape', '')}")
-    speed = speed.astype(np.float64)
+    speed = _speed_array(world).astype(np.float64)
     if not np.isfinite(speed).all() or (speed < 0).any():
         raise InvalidQueryError("speeds must be finite and >= 0 (0 is a wall)")
     walls = speed == 0
@@ -141,10 +168,19 @@ def _slowness(world: Any) -> tuple[np.ndarray, np.ndarray]:
         return np.where(walls, 0.0, 1.0 / np.where(walls, 1.0, speed) ** 2), walls
 
 
-def _cells(sources: Any, walls: np.ndarray) -> list[tuple[int, int]]:
-    """Validated ``(x, y)`` source cells (a single cell or a sequence of them)."""
+def _speed_array(world: Any) -> np.ndarray:
+    """``world`` as a 2D numeric array (of speeds), or a clear error."""
+    speed = np.asarray(world)
+    if speed.ndim != 2 or speed.size == 0 or speed.dtype.kind not in "biuf":
+        raise InvalidQueryError(f"world must be a Grid or a 2D array of speeds, got "
+                                f"{type(world).__name__} {getattr(speed, 'shape', '')}")
+    return speed
+
+
+def _source_items(sources: Any) -> list[tuple[int, int]]:
+    """The ``(x, y)`` integer pairs of ``sources`` (a single cell or a sequence of them),
+    not yet checked against a grid."""
     cells = []
-    h, w = walls.shape
     for c in cell_items(sources):
         try:
             x, y = (int(v) for v in c)
@@ -153,6 +189,15 @@ def _cells(sources: Any, walls: np.ndarray) -> list[tuple[int, int]]:
         except (TypeError, ValueError):
             raise InvalidQueryError(f"source {c!r} must be an (x, y) pair of integers") \
                 from None
+        cells.append((x, y))
+    return cells
+
+
+def _cells(sources: Any, walls: np.ndarray) -> list[tuple[int, int]]:
+    """Validated ``(x, y)`` source cells (a single cell or a sequence of them)."""
+    cells = []
+    h, w = walls.shape
+    for x, y in _source_items(sources):
         if not (0 <= x < w and 0 <= y < h):
             raise InvalidQueryError(f"source {(x, y)} is outside the {w}x{h} grid")
         if walls[y, x]:
