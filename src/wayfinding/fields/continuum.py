@@ -181,8 +181,8 @@ class ContinuumField(SingleThread):
         potential 0)."""
         p, v = _units(positions, velocities)
         h, w = self.grid.shape
-        goal_cells = np.array(_goal_cells(self.grid, goals), dtype=np.int32).reshape(-1, 2)
-        flat = ((goal_cells[:, 1] + 1) * (w + 2) + goal_cells[:, 0] + 1).astype(np.int32)
+        flat = np.array([(y + 1) * (w + 2) + x + 1 for x, y in _goal_cells(self.grid, goals)],
+                        dtype=np.int32)
         prm = self.params
         self._maps = None
         # The arguments update() and assist() share, in the kernels' order.
