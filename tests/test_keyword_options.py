@@ -24,7 +24,7 @@ ALLOWED = {
     **{f"wayfinding.{name}.__init__": {"stats", "algorithm", "expanded_nodes", "open_nodes",
                                        "status"}
        for name in ("results.PathResult", "navmesh.clearance.ClearancePath",
-                    "navmesh.query.NavPath", "search.continuous.TimedPath",
+                    "navmesh.records.NavPath", "search.continuous.TimedPath",
                     "search.hierarchical.HierarchicalResult", "search.incremental.AnytimePath",
                     "search.lowmem.LowMemoryResult", "navmesh3d.query.NavPath3D",
                     "voxel.octree.OctreePathResult")},

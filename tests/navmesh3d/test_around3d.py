@@ -15,7 +15,7 @@ import pytest
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import OffMeshLink
-from wayfinding.navmesh.query import QueryFilter
+from wayfinding.navmesh.records import QueryFilter
 from wayfinding.navmesh3d import BuildSettings, build, generate
 from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from wayfinding.errors import InvalidQueryError
-from wayfinding.navmesh.query import QueryFilter
+from wayfinding.navmesh.records import QueryFilter
 from wayfinding.navmesh3d import build, generate
 from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
 

@@ -8,7 +8,7 @@ import pytest
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import OffMeshLink
-from wayfinding.navmesh.query import END, OFFMESH, QueryFilter
+from wayfinding.navmesh.records import END, OFFMESH, QueryFilter
 from wayfinding.navmesh3d import MeshTile, NavMesh3DQuery, build, generate, with_flags
 from wayfinding.navmesh3d.corridor import (
     PathCorridor,

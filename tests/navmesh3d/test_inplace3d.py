@@ -9,7 +9,7 @@ import pytest
 
 from wayfinding.errors import InvalidGeometryError
 from wayfinding.navmesh import OffMeshLink
-from wayfinding.navmesh.query import QueryFilter
+from wayfinding.navmesh.records import QueryFilter
 from wayfinding.navmesh3d import Level, NavMesh3D, build
 from wayfinding.navmesh3d.query import NavMesh3DQuery, with_flags
 from wayfinding.results import Status

@@ -15,7 +15,7 @@ import pytest
 
 from wayfinding.errors import InvalidGeometryError, NavMeshFormatError
 from wayfinding.navmesh import OffMeshLink
-from wayfinding.navmesh.query import QueryFilter
+from wayfinding.navmesh.records import QueryFilter
 from wayfinding.navmesh3d import BuildSettings, Level, NavMesh3D, build, generate
 from wayfinding.navmesh3d.query import END, OFFMESH, START, NavMesh3DQuery, with_flags
 from wayfinding.results import Status

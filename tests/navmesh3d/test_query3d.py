@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from wayfinding.errors import InvalidQueryError
-from wayfinding.navmesh.query import QueryFilter
+from wayfinding.navmesh.records import QueryFilter
 from wayfinding.navmesh3d import BuildSettings, Level, build, generate
 from wayfinding.navmesh3d.query import END, START, NavMesh3DQuery, with_flags
 from wayfinding.results import Status

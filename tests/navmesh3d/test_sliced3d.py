@@ -13,7 +13,7 @@ import pytest
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import OffMeshLink
-from wayfinding.navmesh.query import QueryFilter
+from wayfinding.navmesh.records import QueryFilter
 from wayfinding.navmesh3d import build, generate
 from wayfinding.navmesh3d.query import NavMesh3DQuery, NavPath3D, with_flags
 from wayfinding.results import Status

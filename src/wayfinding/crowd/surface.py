@@ -84,7 +84,7 @@ from numpy.typing import ArrayLike
 from .._arrays import concatenated_ranges
 from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
-from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
+from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
 from ..navmesh3d.corridor import PathCorridor, polygon_map
 from ..navmesh3d.query import _point

@@ -5,7 +5,10 @@ clearance triangulations, which serve agents of every radius."""
 from .build import walkable_area
 from .clearance import ClearanceMesh, ClearancePath
 from .mesh import MAX_VERTS, NavMesh, OffMeshLink
-from .query import END, OFFMESH, START, NavMeshQuery, NavPath, QueryFilter
+from .polyanya import PolyanyaSearch
+from .query import NavMeshQuery, NavPaths
+from .records import END, OFFMESH, START, NavPath, QueryFilter
 
 __all__ = ["END", "MAX_VERTS", "OFFMESH", "START", "ClearanceMesh", "ClearancePath", "NavMesh",
-           "NavMeshQuery", "NavPath", "OffMeshLink", "QueryFilter", "walkable_area"]
+           "NavMeshQuery", "NavPath", "NavPaths", "OffMeshLink", "PolyanyaSearch", "QueryFilter",
+           "walkable_area"]

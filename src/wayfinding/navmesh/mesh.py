@@ -39,7 +39,8 @@ from ..errors import (
 from ..geometry.buckets import Buckets, box_buckets
 from . import build as _build
 from . import subtractive as _subtractive
-from .query import DEFAULT_FILTER, NavMeshQuery, NavPath, QueryFilter
+from .query import NavMeshQuery, NavPaths
+from .records import DEFAULT_FILTER, NavPath, QueryFilter
 from .surface import RayHit, WallDistance
 
 #: Default cap on the vertices of one polygon (as Recast's default).
@@ -467,9 +468,14 @@ class NavMesh:
         return q
 
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
-                  partial: bool = False) -> NavPath:
+                  partial: bool = False, method: str = "astar") -> NavPath:
         """:meth:`NavMeshQuery.find_path` on this thread's query."""
-        return self._query()._find_path(start, goal, filter, partial)
+        return self._query()._find_path(start, goal, filter, partial, method)
+
+    def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
+                   filter: QueryFilter = DEFAULT_FILTER, partial: bool = False) -> NavPaths:
+        """:meth:`NavMeshQuery.find_paths` on this thread's query."""
+        return self._query().find_paths(starts, goals, filter=filter, partial=partial)
 
     @renamed_keywords(points="point")
     def locate(self, point: ArrayLike) -> int:

@@ -23,7 +23,7 @@ from .._scratch import SingleThread, exclusive
 from .._validate import xy
 from ..errors import InvalidQueryError
 from ..results import SearchStats, Status
-from .query import DEFAULT_FILTER, END, START, NavPath, QueryFilter
+from .records import DEFAULT_FILTER, END, START, NavPath, QueryFilter
 
 if TYPE_CHECKING:
     from .mesh import NavMesh

@@ -1,6 +1,5 @@
-"""Queries on a :class:`~wayfinding.navmesh.NavMesh` (after Detour's ``dtNavMeshQuery``): the
-query filter, the path result and :class:`NavMeshQuery`, which owns the per-query scratch and
-answers path queries (A* over the ways into polygons, a check of the best corridors, then
+"""Queries on a :class:`~wayfinding.navmesh.NavMesh` (after Detour's ``dtNavMeshQuery``):
+:class:`NavMeshQuery`, which owns the per-query scratch and answers path queries (A* over the ways into polygons, a check of the best corridors, then
 the funnel; one at a time or in batches), point location, nearest points and the surface
 queries of :mod:`.surface`."""
 
@@ -9,29 +8,23 @@ from __future__ import annotations
 import math
 import operator
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._deprecated import positional_options
 from .._kernels import _navmesh
 from .._scratch import SingleThread, exclusive
-from .._validate import count, finite_points, positive_float, xy
+from .._validate import finite_points, positive_float, xy
 from ..errors import ConcurrentUseError, InvalidQueryError, brief
-from ..results import PathResult, SearchStats, Status
+from ..results import SearchStats, Status
 from . import surface as _surface
+from .polyanya import PolyanyaSearch
+from .records import DEFAULT_FILTER, NavPath, QueryFilter
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
-
-#: Corner flags of a straight path (as Detour's): its first point, its last point, and the
-#: start of an off-mesh link (the next point is the link's end).
-START, END, OFFMESH = 1, 2, 4
-
 
 # Read once: attribute access on an Enum class is slow.
 _FOUND, _PARTIAL, _FAILED = Status.FOUND, Status.PARTIAL, Status.FAILED
@@ -48,73 +41,11 @@ _clock = time.perf_counter
 _new = object.__new__
 
 
-@positional_options("include", "exclude", "costs")
-@dataclass(frozen=True, kw_only=True)
-class QueryFilter:
-    """Which polygons a query may use and what moving through them costs.
-
-    A polygon is usable when ``flags & include`` is nonzero and ``flags & exclude`` is zero
-    and its area's cost is finite.  ``costs`` maps area ids (0–255) to cost multipliers
-    (> 0; ``inf`` forbids the area); areas not named cost 1.
-    """
-
-    include: int = 0xFFFF
-    exclude: int = 0
-    costs: dict[int, float] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name in ("include", "exclude"):
-            count(f"{name} (a 16-bit flag mask)", getattr(self, name), min=0, max=0xFFFF)
-        if not isinstance(self.costs, Mapping):
-            raise InvalidQueryError(f"costs {brief(self.costs)} must be a mapping of area ids "
-                                    "to cost multipliers")
-        for area, cost in self.costs.items():
-            count("area id", area, min=0, max=255)
-            positive_float(f"area {area}'s cost", cost, allow_inf=True)
-
-    @cached_property
-    def key(self) -> tuple[Any, ...]:
-        """What identifies the filter's effect (for caches; computed once)."""
-        return (self.include, self.exclude, tuple(sorted(self.costs.items())))
-
-    def area_costs(self) -> np.ndarray:
-        """``(256,)`` float64 cost multiplier per area id."""
-        out = np.ones(256)
-        for area, cost in self.costs.items():
-            out[area] = cost
-        return out
-
-
-DEFAULT_FILTER = QueryFilter()
 
 #: What a filter means on one mesh: allowed polygons ``(P,)`` uint8, polygon costs ``(P,)``
 #: float64, usable directed off-mesh links uint8, the A* heuristic's scale, and whether
 #: every usable polygon costs the same (the search then checks its route both ways).
 _FilterArrays = tuple[np.ndarray, np.ndarray, np.ndarray, float, bool]
-
-
-@dataclass(slots=True, repr=False, kw_only=True)
-class NavPath(PathResult):
-    """A navigation-mesh path: ``path`` is the straight path, ``(n, 2)`` float64 corners
-    from start to goal; ``cost`` its length, with each off-mesh link counted at its cost.
-    A partial path (``status`` :attr:`~wayfinding.results.Status.PARTIAL`, ``found`` false)
-    ends at the point nearest the goal that the start can reach; ``cost`` is its length.
-
-    ``flags``: per corner, :data:`START`, :data:`END`, :data:`OFFMESH` bits;
-    ``corner_polygons``: the polygon each corner lies on; ``corridor``: the polygons walked
-    through, in order; ``links``: the off-mesh links taken; ``start``/``goal``: the points
-    used, on the mesh; ``snapped_start``/``snapped_goal``: whether the point given was off
-    the mesh (or on an unusable polygon) and was moved to the nearest usable polygon.
-    """
-
-    flags: Any = None
-    corner_polygons: Any = None
-    corridor: Any = None
-    links: Any = None
-    start: Any = None
-    goal: Any = None
-    snapped_start: bool = False
-    snapped_goal: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,6 +125,7 @@ class NavMeshQuery(SingleThread):
                                           *mesh._directed_links)
         self._filters: dict[Any, _FilterArrays] = {}
         self._last: QueryFilter | None = None        # the filter the kernel holds
+        self._polyanya: PolyanyaSearch | None = None  # made by the first exact query
 
     def __repr__(self) -> str:
         return f"NavMeshQuery({self.mesh!r})"
@@ -268,7 +200,7 @@ class NavMeshQuery(SingleThread):
 
     # ------------------------------------------------------------------ paths
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
-                  partial: bool = False) -> NavPath:
+                  partial: bool = False, method: str = "astar") -> NavPath:
         """The straight path from ``start`` to ``goal`` (world points), in one compiled call:
         point location, A* over the ways into the usable polygons, then the funnel through
         the corridor's portals.  A search node is a polygon entered through one of its
@@ -289,20 +221,27 @@ class NavMeshQuery(SingleThread):
         the nearest point to the goal on the polygons the start reaches (the polygon of least
         distance to the goal, lowest id on ties), with ``status``
         :attr:`~wayfinding.results.Status.PARTIAL` (as Detour's ``DT_PARTIAL_RESULT``).
+
+        ``method``: ``"astar"`` (the above) or ``"polyanya"``, the exact shortest path in the
+        usable polygons (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch`: lengths only,
+        so a filter with area costs other than 1 raises, and off-mesh links are not taken),
+        1.3–2.4× the default's time (BENCHMARKS.md, "Navigation-mesh route quality").
         """
         # The guard of :func:`exclusive`, written out: its wrapper costs a tenth of a query.
         busy = self._busy
         if not busy.acquire(False):
             _busy_error(self)
         try:
-            return self._find_path(start, goal, filter, partial)
+            return self._find_path(start, goal, filter, partial, method)
         finally:
             busy.release()
 
     def _find_path(self, start: ArrayLike, goal: ArrayLike, filter: QueryFilter,
-                   partial: bool) -> NavPath:
+                   partial: bool, method: str = "astar") -> NavPath:
         """:meth:`find_path` without the guard on the scratch: for the mesh's own queries,
         one per thread, which no other thread can reach."""
+        if method != "astar":
+            return self._exact(method).find_path(start, goal, filter=filter, partial=partial)
         t0 = _clock()
         if partial is not False and partial is not True:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
@@ -331,6 +270,17 @@ class NavMeshQuery(SingleThread):
         return p
 
     @exclusive
+    def _exact(self, method: str) -> PolyanyaSearch:
+        """The exact search on this query's mesh, made on first use; it takes the query's
+        guard."""
+        if method != "polyanya":
+            raise InvalidQueryError(f"method {method!r} must be 'astar' or 'polyanya'")
+        search = self._polyanya
+        if search is None:
+            search = self._polyanya = PolyanyaSearch(self.mesh)
+            search._busy = self._busy
+        return search
+
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
                    filter: QueryFilter = DEFAULT_FILTER, partial: bool = False) -> NavPaths:
         """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 2)`` arrays),

@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike
 from .._arrays import concatenated_ranges
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
-from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, QueryFilter
+from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..results import Status
 from .navmesh import NavMesh3D
 from .query import HALF_EXTENTS, NavMesh3DQuery, _extents, _point

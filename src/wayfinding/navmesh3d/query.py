@@ -22,7 +22,7 @@ The mesh is laid out for queries once (world-space polygons, links within and ac
 tiles, a bounding-volume tree per tile) and shared by every :class:`NavMesh3DQuery` made on
 it; each query object owns its search scratch.  A tile cache's next mesh is laid out from
 the previous layout, in time that grows with the tiles rebuilt (:func:`compile_mesh`).
-Filters are the 2D meshes' :class:`~wayfinding.navmesh.query.QueryFilter` (polygon flags to
+Filters are the 2D meshes' :class:`~wayfinding.navmesh.records.QueryFilter` (polygon flags to
 include and exclude, cost per area) and results are :class:`NavPath3D`, the 2D
 :class:`NavPath` with 3D points.
 
@@ -48,7 +48,7 @@ from .._kernels import _detour
 from .._scratch import SingleThread, exclusive
 from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
-from ..navmesh.query import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
+from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
 from ..results import SearchStats, Status
 from ..sliced import SlicedSearch
 from .navmesh import MeshTile, NavMesh3D

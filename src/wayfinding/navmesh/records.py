@@ -1,0 +1,86 @@
+"""What navigation-mesh queries take and give: the :class:`QueryFilter` (usable polygons and
+area costs), the :class:`NavPath` result and the corner flags of its straight path; shared by
+:mod:`.query`, :mod:`.polyanya` and the 3D meshes' queries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .._deprecated import positional_options
+from .._validate import count, positive_float
+from ..errors import InvalidQueryError, brief
+from ..results import PathResult
+
+#: Corner flags of a straight path (as Detour's): its first point, its last point, and the
+#: start of an off-mesh link (the next point is the link's end).
+START, END, OFFMESH = 1, 2, 4
+
+
+
+@positional_options("include", "exclude", "costs")
+@dataclass(frozen=True, kw_only=True)
+class QueryFilter:
+    """Which polygons a query may use and what moving through them costs.
+
+    A polygon is usable when ``flags & include`` is nonzero and ``flags & exclude`` is zero
+    and its area's cost is finite.  ``costs`` maps area ids (0–255) to cost multipliers
+    (> 0; ``inf`` forbids the area); areas not named cost 1.
+    """
+
+    include: int = 0xFFFF
+    exclude: int = 0
+    costs: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("include", "exclude"):
+            count(f"{name} (a 16-bit flag mask)", getattr(self, name), min=0, max=0xFFFF)
+        if not isinstance(self.costs, Mapping):
+            raise InvalidQueryError(f"costs {brief(self.costs)} must be a mapping of area ids "
+                                    "to cost multipliers")
+        for area, cost in self.costs.items():
+            count("area id", area, min=0, max=255)
+            positive_float(f"area {area}'s cost", cost, allow_inf=True)
+
+    @cached_property
+    def key(self) -> tuple[Any, ...]:
+        """What identifies the filter's effect (for caches; computed once)."""
+        return (self.include, self.exclude, tuple(sorted(self.costs.items())))
+
+    def area_costs(self) -> np.ndarray:
+        """``(256,)`` float64 cost multiplier per area id."""
+        out = np.ones(256)
+        for area, cost in self.costs.items():
+            out[area] = cost
+        return out
+
+
+DEFAULT_FILTER = QueryFilter()
+
+
+@dataclass(slots=True, repr=False, kw_only=True)
+class NavPath(PathResult):
+    """A navigation-mesh path: ``path`` is the straight path, ``(n, 2)`` float64 corners
+    from start to goal; ``cost`` its length, with each off-mesh link counted at its cost.
+    A partial path (``status`` :attr:`~wayfinding.results.Status.PARTIAL`, ``found`` false)
+    ends at the point nearest the goal that the start can reach; ``cost`` is its length.
+
+    ``flags``: per corner, :data:`START`, :data:`END`, :data:`OFFMESH` bits;
+    ``corner_polygons``: the polygon each corner lies on; ``corridor``: the polygons walked
+    through, in order; ``links``: the off-mesh links taken; ``start``/``goal``: the points
+    used, on the mesh; ``snapped_start``/``snapped_goal``: whether the point given was off
+    the mesh (or on an unusable polygon) and was moved to the nearest usable polygon.
+    """
+
+    flags: Any = None
+    corner_polygons: Any = None
+    corridor: Any = None
+    links: Any = None
+    start: Any = None
+    goal: Any = None
+    snapped_start: bool = False
+    snapped_goal: bool = False
