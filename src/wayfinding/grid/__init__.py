@@ -26,14 +26,14 @@ from .movingai import (
 from .rules import Diagonal
 from .search import ALGORITHMS, GridSearch, distance_map, find_path, find_paths
 from .smoothing import smooth_path
-from .subgoal import SubgoalGraph
+from .subgoal import SubgoalGraph, SubgoalTable
 from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
 __all__ = [
     "ALGORITHMS", "ANY_ANGLE", "ASCII_TERRAIN", "AnyAngle", "Diagonal", "DifferentialHeuristic",
     "GoalBounds", "Grid", "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid",
-    "INDEX_KINDS", "JPSPlus", "METHODS", "MOVINGAI_TERRAIN", "Problem", "Scenario",
-    "SubgoalGraph", "canonical_distance_map", "distance_map", "find_path", "find_path_jps",
+    "INDEX_KINDS", "JPSPlus", "METHODS", "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph",
+    "SubgoalTable", "canonical_distance_map", "distance_map", "find_path", "find_path_jps",
     "find_paths", "format_map", "format_scen", "hex_distance", "load_index", "make_solver",
     "primary_jump_points", "read_index_info", "read_map", "read_scen", "smooth_path", "write_map",
     "write_scen",
