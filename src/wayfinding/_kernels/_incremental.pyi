@@ -1,5 +1,3 @@
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import disjoint_base
@@ -7,44 +5,48 @@ from typing_extensions import disjoint_base
 @disjoint_base
 class IncrementalCore:
     h_scale: float
-    g: Any  # typed memoryview of float64
-    rhs: Any  # typed memoryview of float64
+    initialised: int
     root: int
     target: int
     km: float
     expanded: int
     eps: float
     anytime: bool
-    def __init__(
-        self,
+    @staticmethod
+    def on_grid(
+        costs: NDArray[np.float64],
+        need_sides: int,
+        diagonal: bool,
+        h_scale: float,
+        root: int,
+        target: int,
+    ) -> IncrementalCore: ...
+    @staticmethod
+    def on_graph(
         n: int,
         pull_ptr: NDArray[np.int64],
         pull_nbr: NDArray[np.int32],
         pull_edge: NDArray[np.int64],
         push_ptr: NDArray[np.int64],
         push_nbr: NDArray[np.int32],
+        push_edge: NDArray[np.int64],
         cost: NDArray[np.float64],
         coords: NDArray[np.float64],
         h_scale: float,
         root: int,
         target: int,
-    ) -> None: ...
+    ) -> IncrementalCore: ...
+    def distance(self, a: int, b: int) -> float: ...
     def nodes_changed(self, nodes: NDArray[np.int64]) -> None: ...
     def reset_keys(self) -> None: ...
     def compute(self, budget: int = -1) -> float | None: ...
     def walk(self, s: int, limit: int) -> tuple[NDArray[np.int64], NDArray[np.int64], float]: ...
+    def edge_costs(self, edges: NDArray[np.int64]) -> NDArray[np.float64]: ...
+    def set_cells(self, cells: NDArray[np.int64], values: NDArray[np.float64]) -> float: ...
+    @property
+    def g(self) -> NDArray[np.float64]: ...
+    @property
+    def rhs(self) -> NDArray[np.float64]: ...
     def queued(self) -> tuple[list[int], bool]: ...
     def next_round(self, eps: float) -> None: ...
     def restart(self, root: int, target: int) -> None: ...
-
-def grid_cells_changed(
-    core: IncrementalCore,
-    cells_cost: NDArray[np.float64],
-    cells: NDArray[np.int64],
-    values: NDArray[np.float64],
-    by_source: NDArray[np.int64],
-    src: NDArray[np.int64],
-    dst: NDArray[np.int64],
-    need_sides: int,
-    backward: bool,
-) -> float: ...

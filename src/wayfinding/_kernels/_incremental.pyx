@@ -1,15 +1,24 @@
-# Incremental search (Koenig and Likhachev's LPA* and D* Lite) on a graph with mutable edge
-# costs, in one kernel: a search from a root towards a target over "pull" edges (a node's
-# rhs is the best g of the nodes it pulls from plus the edge cost) that pushes changes along
-# the reverse "push" edges.  LPA*: root = start, pull = in-edges.  D* Lite: root = goal,
-# target = the agent's position, pull = out-edges, and a key modifier km when the agent
-# moves.  Edge costs live in one array indexed by edge id; inf means no edge.
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# Incremental search (Koenig and Likhachev's LPA* and D* Lite) with mutable edge costs, in
+# one kernel: a search from a root towards a target over "pull" edges (a node's rhs is the
+# best g of the nodes it pulls from plus the edge cost) that pushes changes along the
+# reverse "push" edges.  LPA*: root = start, pull = in-edges.  D* Lite: root = goal, target
+# = the agent's position, pull = out-edges, and a key modifier km when the agent moves.
+#
+# Two worlds: a grid read in place (cell costs, an overlay of changed cells; the edges
+# between 8-neighbours are implicit and symmetric, edge id ``node * 8 + direction``), or a
+# CSR graph (edge costs in one array indexed by edge id; inf means no edge).
+#
+# Node state is lazy: the per-node array is allocated uninitialised and a "seen" bitmap
+# (zeroed) says which nodes hold state; an unseen node reads g = rhs = inf.  Building costs
+# O(1) whatever the world's size, and a search touches only the nodes it reaches.
 cimport cython
 from libc.math cimport INFINITY, fabs, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.string cimport memset
 
-from ._constants cimport SQRT2
+from ._constants cimport SQRT2, SQRT2_M1
 
 import numpy as np
 
@@ -20,6 +29,23 @@ cdef struct Item:
     int node
 
 
+cdef struct Node:
+    double g
+    double rhs
+    int32_t pos
+    uint32_t mark      # bit 31: in INCONS; low bits: the round it was closed in
+
+
+cdef uint32_t INCONS = 0x80000000u
+cdef uint32_t ROUND = 0x7fffffffu
+
+# Grid steps: N, E, S, W, then the diagonals NE, SE, SW, NW.
+cdef int DX[8]
+cdef int DY[8]
+DX[:] = [0, 1, 0, -1, 1, 1, -1, -1]
+DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
+
+
 cdef inline bint before(Item a, Item b) noexcept nogil:
     return a.k1 < b.k1 or (a.k1 == b.k1 and a.k2 < b.k2)
 
@@ -27,35 +53,52 @@ cdef inline bint before(Item a, Item b) noexcept nogil:
 cdef inline bint not_after(Item a, Item b) noexcept nogil:
     """a <= b up to rounding: keys are float sums, and a geometric tie that rounds the
     wrong way must not end the search early."""
-    cdef double tol = 1e-9 * (1.0 + fabs(b.k1))
+    cdef double tol
+    if b.k1 == INFINITY:
+        return a.k1 < INFINITY or a.k2 <= b.k2
+    tol = 1e-9 * (1.0 + fabs(b.k1))
     return a.k1 < b.k1 - tol or (fabs(a.k1 - b.k1) <= tol and a.k2 <= b.k2 + tol)
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+@cython.final
 cdef class IncrementalCore:
-    """LPA*-style state over ``n`` nodes: ``pull_ptr/pull_nbr/pull_edge`` (CSR of the
-    edges a node's rhs reads, with their edge ids) and ``push_*`` (the reverse), ``cost``
-    (mutable, per edge id), node ``coords`` and ``h_scale`` for the Euclidean heuristic
-    towards the target."""
+    """LPA*-style state over ``n`` nodes, on a grid (:meth:`on_grid`) or a graph
+    (:meth:`on_graph`).  The heuristic towards the target is ``h_scale`` times the octile
+    (Manhattan without diagonal steps) distance on a grid, the Euclidean distance of the
+    node ``coords`` on a graph."""
 
     cdef int n
+    cdef bint grid
+    # graph world
     cdef const int64_t[::1] pull_ptr
     cdef const int32_t[::1] pull_nbr
     cdef const int64_t[::1] pull_edge
     cdef const int64_t[::1] push_ptr
     cdef const int32_t[::1] push_nbr
+    cdef const int64_t[::1] push_edge
     cdef double[::1] cost
     cdef const double[:, ::1] coords
+    # grid world
+    cdef const double[:, ::1] base
+    cdef const double* basep
+    cdef int w, h, ndir, need_sides
+    cdef double* own
+    cdef uint64_t* mine
+    # state
     cdef public double h_scale
-    cdef public double[::1] g
-    cdef public double[::1] rhs
-    cdef int32_t[::1] pos
+    cdef Node* nodes
+    cdef uint64_t* seen
+    cdef Py_ssize_t words
+    cdef public long long initialised
     cdef Item* heap
     cdef Py_ssize_t size, capacity
     cdef public int root, target
     cdef public double km
     cdef public long long expanded
+    # Keys break ties on the larger g while no node is underconsistent (every queued node
+    # then gets its exact g when expanded, as in A*); the first underconsistent node
+    # switches to LPA*'s smaller-g order, which repairs need.
+    cdef bint deep
     # Anytime mode (ARA*, AD*): overconsistent keys inflate the heuristic by eps; while
     # eps > 1 a node that turns overconsistent after its expansion in this round waits in
     # INCONS.  An underconsistent node is always repaired in the round (its g is too low
@@ -63,54 +106,146 @@ cdef class IncrementalCore:
     # is plain LPA* / D* Lite, so it ends optimal.
     cdef public double eps
     cdef public bint anytime
-    cdef uint8_t[::1] closed
-    cdef uint8_t[::1] incons
+    cdef uint32_t round
+    cdef int32_t* incons
+    cdef Py_ssize_t n_incons, cap_incons
 
     def __cinit__(self):
         self.heap = NULL
-
-    def __init__(self, int n, const int64_t[::1] pull_ptr, const int32_t[::1] pull_nbr,
-                 const int64_t[::1] pull_edge, const int64_t[::1] push_ptr,
-                 const int32_t[::1] push_nbr, double[::1] cost,
-                 const double[:, ::1] coords, double h_scale, int root, int target):
-        self.n = n
-        self.pull_ptr, self.pull_nbr, self.pull_edge = pull_ptr, pull_nbr, pull_edge
-        self.push_ptr, self.push_nbr = push_ptr, push_nbr
-        self.cost = cost
-        self.coords = coords
-        self.h_scale = h_scale
-        self.g = np.full(n, np.inf)
-        self.rhs = np.full(n, np.inf)
-        self.pos = np.full(n, -1, dtype=np.int32)
-        self.capacity = 64
-        self.heap = <Item*> malloc(self.capacity * sizeof(Item))
-        if self.heap == NULL:
-            raise MemoryError()
-        self.size = 0
-        self.root, self.target, self.km, self.expanded = root, target, 0.0, 0
-        self.eps, self.anytime = 1.0, False
-        self.closed = np.zeros(n, dtype=np.uint8)
-        self.incons = np.zeros(n, dtype=np.uint8)
-        self.rhs[root] = 0.0
-        self.push(root)
+        self.nodes = NULL
+        self.seen = NULL
+        self.own = NULL
+        self.mine = NULL
+        self.incons = NULL
 
     def __dealloc__(self):
         free(self.heap)
+        free(self.nodes)
+        free(self.seen)
+        free(self.own)
+        free(self.mine)
+        free(self.incons)
+
+    cdef int setup(self, int n, double h_scale, int root, int target) except -1:
+        self.n = n
+        self.h_scale = h_scale
+        self.words = (n + 63) // 64
+        self.nodes = <Node*> malloc(n * sizeof(Node) + 1)      # uninitialised
+        self.seen = <uint64_t*> calloc(self.words + 1, sizeof(uint64_t))
+        self.capacity = 64
+        self.heap = <Item*> malloc(self.capacity * sizeof(Item))
+        self.cap_incons = 16
+        self.incons = <int32_t*> malloc(self.cap_incons * sizeof(int32_t))
+        if self.nodes == NULL or self.seen == NULL or self.heap == NULL or self.incons == NULL:
+            raise MemoryError()
+        self.eps, self.anytime = 1.0, False
+        self.start_over(root, target)
+        return 0
+
+    @staticmethod
+    def on_grid(const double[:, ::1] costs, int need_sides, bint diagonal, double h_scale,
+                int root, int target):
+        """A grid world read in place: ``costs`` (H, W) cell costs (inf blocked, never
+        written), diagonal steps (``diagonal``) legal with ``need_sides`` free side cells;
+        nodes ``y * W + x``."""
+        cdef IncrementalCore core = IncrementalCore.__new__(IncrementalCore)
+        core.grid = True
+        core.base = costs
+        core.basep = &costs[0, 0]
+        core.h, core.w = costs.shape[0], costs.shape[1]
+        core.ndir = 8 if diagonal else 4
+        core.need_sides = need_sides
+        core.setup(core.h * core.w, h_scale, root, target)
+        return core
+
+    @staticmethod
+    def on_graph(int n, const int64_t[::1] pull_ptr, const int32_t[::1] pull_nbr,
+                 const int64_t[::1] pull_edge, const int64_t[::1] push_ptr,
+                 const int32_t[::1] push_nbr, const int64_t[::1] push_edge, double[::1] cost,
+                 const double[:, ::1] coords, double h_scale, int root, int target):
+        """A graph world: CSR of the edges a node's rhs reads (``pull_*``, with edge ids)
+        and the reverse (``push_*``), ``cost`` per edge id (read live), node ``coords``."""
+        cdef IncrementalCore core = IncrementalCore.__new__(IncrementalCore)
+        core.grid = False
+        core.pull_ptr, core.pull_nbr, core.pull_edge = pull_ptr, pull_nbr, pull_edge
+        core.push_ptr, core.push_nbr, core.push_edge = push_ptr, push_nbr, push_edge
+        core.cost = cost
+        core.coords = coords
+        core.setup(n, h_scale, root, target)
+        return core
+
+    # ------------------------------------------------------------------ lazy state
+    cdef inline bint known(self, int s) noexcept nogil:
+        return (self.seen[s >> 6] >> (s & 63)) & 1
+
+    cdef inline Node* at(self, int s) noexcept nogil:
+        """Node ``s``'s state, created (g = rhs = inf, not queued) on first use."""
+        cdef Node* x = &self.nodes[s]
+        if not self.known(s):
+            self.seen[s >> 6] |= (<uint64_t> 1) << (s & 63)
+            x.g = INFINITY
+            x.rhs = INFINITY
+            x.pos = -1
+            x.mark = 0
+            self.initialised += 1
+        return x
+
+    cdef inline double g_of(self, int s) noexcept nogil:
+        return self.nodes[s].g if self.known(s) else INFINITY
+
+    # ------------------------------------------------------------------ the world
+    cdef inline double cell(self, int s) noexcept nogil:
+        if self.mine != NULL and (self.mine[s >> 6] >> (s & 63)) & 1:
+            return self.own[s]
+        return self.basep[s]
+
+    cdef inline double step(self, int u, int ux, int uy, int d, double cu, int* v) noexcept nogil:
+        """The cost of the grid step from ``u`` (at ux, uy, cost cu) in direction ``d``
+        (inf when illegal); its end in ``v``."""
+        cdef int x = ux + DX[d], y = uy + DY[d], sides
+        cdef double cv
+        if x < 0 or x >= self.w or y < 0 or y >= self.h:
+            return INFINITY
+        v[0] = y * self.w + x
+        cv = self.cell(v[0])
+        if cv == INFINITY:
+            return INFINITY
+        if d < 4:
+            return 0.5 * (cu + cv)
+        if self.need_sides:
+            sides = (self.cell(uy * self.w + x) < INFINITY) + \
+                (self.cell(y * self.w + ux) < INFINITY)
+            if sides < self.need_sides:
+                return INFINITY
+        return SQRT2 * (0.5 * (cu + cv))
+
+    cdef inline double dist(self, int a, int b) noexcept nogil:
+        cdef double dx, dy
+        if self.grid:
+            dx = fabs(<double> (a % self.w - b % self.w))
+            dy = fabs(<double> (a // self.w - b // self.w))
+            if self.ndir == 4:
+                return dx + dy
+            return (dx + SQRT2_M1 * dy) if dx > dy else (dy + SQRT2_M1 * dx)
+        dx = self.coords[a, 0] - self.coords[b, 0]
+        dy = self.coords[a, 1] - self.coords[b, 1]
+        return sqrt(dx * dx + dy * dy)
+
+    def distance(self, int a, int b):
+        """The heuristic's distance (unscaled) between two nodes."""
+        return self.dist(a, b)
 
     # ------------------------------------------------------------------ the queue
-    cdef inline double h(self, int s) noexcept nogil:
-        cdef double dx = self.coords[s, 0] - self.coords[self.target, 0]
-        cdef double dy = self.coords[s, 1] - self.coords[self.target, 1]
-        return self.h_scale * sqrt(dx * dx + dy * dy)
-
     cdef inline Item key(self, int s) noexcept nogil:
         cdef Item it
-        if self.g[s] > self.rhs[s]:             # overconsistent: inflated heuristic
-            it.k1 = self.rhs[s] + self.eps * self.h(s) + self.km
-            it.k2 = self.rhs[s]
+        cdef Node* x = &self.nodes[s]
+        cdef double hv = self.h_scale * self.dist(s, self.target)
+        if x.g > x.rhs:             # overconsistent: inflated heuristic
+            it.k1 = x.rhs + self.eps * hv + self.km
+            it.k2 = -x.rhs if self.deep else x.rhs
         else:
-            it.k1 = self.g[s] + self.h(s) + self.km
-            it.k2 = self.g[s]
+            it.k1 = x.g + hv + self.km
+            it.k2 = -x.g if self.deep else x.g
         it.node = s
         return it
 
@@ -121,7 +256,7 @@ cdef class IncrementalCore:
             if not before(it, self.heap[parent]):
                 break
             self.heap[i] = self.heap[parent]
-            self.pos[self.heap[i].node] = <int32_t> i
+            self.nodes[self.heap[i].node].pos = <int32_t> i
             i = parent
         while True:                               # down
             child = 2 * i + 1
@@ -132,15 +267,15 @@ cdef class IncrementalCore:
             if not before(self.heap[child], it):
                 break
             self.heap[i] = self.heap[child]
-            self.pos[self.heap[i].node] = <int32_t> i
+            self.nodes[self.heap[i].node].pos = <int32_t> i
             i = child
         self.heap[i] = it
-        self.pos[it.node] = <int32_t> i
+        self.nodes[it.node].pos = <int32_t> i
 
     cdef int push(self, int s) except -1:
         cdef Item* grown
-        if self.pos[s] >= 0:
-            self.place(self.pos[s], self.key(s))
+        if self.nodes[s].pos >= 0:
+            self.place(self.nodes[s].pos, self.key(s))
             return 0
         if self.size == self.capacity:
             grown = <Item*> realloc(self.heap, 2 * self.capacity * sizeof(Item))
@@ -153,36 +288,163 @@ cdef class IncrementalCore:
         return 0
 
     cdef void remove(self, int s) noexcept nogil:
-        cdef Py_ssize_t i = self.pos[s]
+        cdef Py_ssize_t i = self.nodes[s].pos
         cdef Item last
         if i < 0:
             return
-        self.pos[s] = -1
+        self.nodes[s].pos = -1
         self.size -= 1
         if i < self.size:
             last = self.heap[self.size]
             self.place(i, last)
 
+    cdef int rekey(self) except -1:
+        """Recompute every queued key: queue again."""
+        cdef Py_ssize_t i, n = self.size
+        self.size = 0
+        for i in range(n):                        # each item moves up only from its slot
+            self.size += 1
+            self.place(i, self.key(self.heap[i].node))
+        return 0
+
     # ------------------------------------------------------------------ LPA* / D* Lite
-    cdef int update(self, int s) except -1:
+    cdef double best_pull(self, int s, int* via, int64_t* edge) noexcept nogil:
+        """min over the edges ``s`` pulls from of cost + g, with that neighbour and edge id
+        (-1 when none is finite)."""
+        cdef double best = INFINITY, c, cu
+        cdef int d, v = -1, ux, uy
         cdef int64_t e
-        cdef double best = INFINITY, c
-        if s != self.root:
-            for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
-                c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
+        via[0] = -1
+        edge[0] = -1
+        if self.grid:
+            cu = self.cell(s)
+            if cu == INFINITY:
+                return INFINITY
+            ux, uy = s % self.w, s // self.w
+            for d in range(self.ndir):
+                c = self.step(s, ux, uy, d, cu, &v)
+                if c == INFINITY:
+                    continue
+                c = c + self.g_of(v)
                 if c < best:
-                    best = c
-            self.rhs[s] = best
-        if self.g[s] != self.rhs[s]:
-            if self.anytime and self.eps > 1.0 and self.closed[s] and self.g[s] > self.rhs[s]:
+                    best, via[0], edge[0] = c, v, 8 * <int64_t> s + d
+            return best
+        for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
+            c = self.cost[self.pull_edge[e]] + self.g_of(self.pull_nbr[e])
+            if c < best:
+                best, via[0], edge[0] = c, self.pull_nbr[e], self.pull_edge[e]
+        return best
+
+    cdef int settle(self, int s) except -1:
+        """Queue ``s`` (or move it to INCONS, or take it out) after its g or rhs changed."""
+        cdef Node* x = &self.nodes[s]
+        if x.g != x.rhs:
+            if x.g < x.rhs and self.deep:
+                self.deep = False
+                self.rekey()
+            if self.anytime and self.eps > 1.0 and (x.mark & ROUND) == self.round \
+                    and x.g > x.rhs:
                 self.remove(s)                    # overconsistent after its expansion
-                self.incons[s] = 1
+                if not x.mark & INCONS:
+                    x.mark |= INCONS
+                    self.add_incons(s)
             else:                                 # an underconsistent g is never kept
-                self.incons[s] = 0
+                x.mark &= ~INCONS
                 self.push(s)
         else:
             self.remove(s)
-            self.incons[s] = 0
+            x.mark &= ~INCONS
+        return 0
+
+    cdef int add_incons(self, int s) except -1:
+        cdef int32_t* grown
+        if self.n_incons == self.cap_incons:
+            grown = <int32_t*> realloc(self.incons, 2 * self.cap_incons * sizeof(int32_t))
+            if grown == NULL:
+                raise MemoryError()
+            self.incons, self.cap_incons = grown, 2 * self.cap_incons
+        self.incons[self.n_incons] = s
+        self.n_incons += 1
+        return 0
+
+    cdef int update(self, int s) except -1:
+        """Recompute the rhs of ``s`` from every edge it pulls from."""
+        cdef int via
+        cdef int64_t edge
+        cdef Node* x = self.at(s)
+        if s != self.root:
+            x.rhs = self.best_pull(s, &via, &edge)
+        return self.settle(s)
+
+    cdef inline int offer(self, int v, double c) except -1:
+        """``v`` may pull ``c`` (a lower g behind one of its edges)."""
+        cdef Node* x
+        if v == self.root:
+            return 0
+        x = self.at(v)
+        if c < x.rhs:
+            x.rhs = c
+            self.settle(v)
+        return 0
+
+    cdef inline int recheck(self, int v, double c) except -1:
+        """The g behind ``v``'s edge of cost ``c`` rose: recompute ``v`` if its rhs came
+        that way."""
+        if v != self.root and self.known(v) and self.nodes[v].rhs >= c:
+            self.update(v)
+        return 0
+
+    cdef int expand_over(self, int u) except -1:
+        cdef Node* x = &self.nodes[u]
+        cdef double gu, cu, c
+        cdef int d, v = -1, ux, uy
+        cdef int64_t e
+        x.g = x.rhs
+        self.remove(u)
+        x.mark = (x.mark & INCONS) | self.round
+        gu = x.g
+        if self.grid:
+            cu = self.cell(u)
+            ux, uy = u % self.w, u // self.w
+            for d in range(self.ndir):
+                c = self.step(u, ux, uy, d, cu, &v)
+                if c < INFINITY:
+                    self.offer(v, c + gu)
+            return 0
+        for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
+            self.offer(self.push_nbr[e], self.cost[self.push_edge[e]] + gu)
+        return 0
+
+    cdef int expand_under(self, int u) except -1:
+        cdef Node* x = &self.nodes[u]
+        cdef double old = x.g, cu, c
+        cdef int d, v = -1, ux, uy
+        cdef int64_t e
+        x.g = INFINITY
+        x.mark &= INCONS                          # its expansion is undone
+        self.update(u)
+        if old == INFINITY:
+            return 0
+        if self.grid:
+            cu = self.cell(u)
+            if cu == INFINITY:
+                # A blocked cell has no steps now: its old neighbours all re-read theirs.
+                ux, uy = u % self.w, u // self.w
+                for d in range(self.ndir):
+                    v = -1
+                    if 0 <= ux + DX[d] < self.w and 0 <= uy + DY[d] < self.h:
+                        v = (uy + DY[d]) * self.w + ux + DX[d]
+                        if v != self.root and self.known(v):
+                            self.update(v)
+                return 0
+            ux, uy = u % self.w, u // self.w
+            for d in range(self.ndir):
+                c = self.step(u, ux, uy, d, cu, &v)
+                if c < INFINITY:
+                    self.recheck(v, c + old)
+            return 0
+        for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
+            self.recheck(self.push_nbr[e], self.cost[self.push_edge[e]] + old)
         return 0
 
     def nodes_changed(self, const int64_t[::1] nodes):
@@ -192,30 +454,33 @@ cdef class IncrementalCore:
             self.update(<int> nodes[i])
 
     def reset_keys(self):
-        """Recompute every queued key (after the heuristic's scale fell): queue again."""
-        cdef Py_ssize_t i, n = self.size
-        nodes = [self.heap[i].node for i in range(n)]
-        for i in range(n):
-            self.pos[self.heap[i].node] = -1
-        self.size = 0
-        for s in nodes:
-            self.push(s)
+        """Recompute every queued key (after the heuristic's scale fell)."""
+        self.rekey()
+
+    cdef inline bint due(self, Item top, Item tk) noexcept nogil:
+        """Whether the top key still comes before the target's.  LPA*'s order puts every
+        key whose k1 ties with the target's (up to rounding) first, since none has a
+        larger g: so the whole band of rounding ties is expanded, whatever order rounding
+        gave it.  While no node is underconsistent, the larger-g order stops at the target,
+        as A* does."""
+        if self.deep or tk.k1 == INFINITY:
+            return not_after(top, tk)
+        return top.k1 <= tk.k1 + 1e-9 * (1.0 + fabs(tk.k1))
 
     def compute(self, long long budget=-1):
         """Expand until no queued key is below the target's and the target is
         consistent; returns the target's cost, or None when ``budget`` expansions (if >= 0)
         ran out first."""
         cdef Item top, tk, fresh
-        cdef int u, v
-        cdef int64_t e
+        cdef int u
         cdef long long start = self.expanded
+        cdef Node* t = self.at(self.target)
         while self.size > 0:
             if budget >= 0 and self.expanded - start >= budget:
                 return None                       # out of budget: not done
             top = self.heap[0]
             tk = self.key(self.target)
-            if not (not_after(top, tk) or (self.rhs[self.target] != self.g[self.target]
-                                           and not self.incons[self.target])):
+            if not (self.due(top, tk) or (t.rhs != t.g and not t.mark & INCONS)):
                 break
             u = top.node
             fresh = self.key(u)
@@ -223,108 +488,152 @@ cdef class IncrementalCore:
                 self.place(0, fresh)
                 continue
             self.expanded += 1
-            if self.g[u] > self.rhs[u]:
-                self.g[u] = self.rhs[u]
-                self.remove(u)
-                self.closed[u] = 1
-                for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
-                    self.update(self.push_nbr[e])
+            if self.nodes[u].g > self.nodes[u].rhs:
+                self.expand_over(u)
             else:
-                self.g[u] = INFINITY
-                self.closed[u] = 0                # its expansion is undone
-                self.update(u)
-                for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
-                    self.update(self.push_nbr[e])
-        return self.g[self.target]
+                self.expand_under(u)
+        return t.g
 
     def walk(self, int s, int limit):
         """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
         ids, int64 ids of the edges taken, the sum of their costs); empty and inf when the
         walk finds no way."""
-        cdef int64_t e, used
-        cdef double best, c, total = 0.0
+        cdef double total = 0.0
         cdef int nxt
-        cdef Py_ssize_t n = 1, cap = 64
-        cdef int64_t* out
-        cdef int64_t* taken
-        cdef int64_t* grown
+        cdef int64_t used
+        cdef Py_ssize_t n = 1
         empty = np.empty(0, dtype=np.int64)
-        if self.g[s] == INFINITY and self.rhs[s] == INFINITY:
+        if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[s].rhs == INFINITY):
             return empty, empty, INFINITY
-        out = <int64_t*> malloc(cap * sizeof(int64_t))
-        taken = <int64_t*> malloc(cap * sizeof(int64_t))
-        try:
-            if out == NULL or taken == NULL:
+        out, taken = [s], []
+        while s != self.root and n <= limit:
+            self.best_pull(s, &nxt, &used)
+            if nxt < 0:
+                break
+            total += self.edge_cost(used)
+            s = nxt
+            taken.append(used)
+            out.append(s)
+            n += 1
+        if s != self.root:
+            return empty, empty, INFINITY
+        return np.array(out, dtype=np.int64), np.array(taken, dtype=np.int64), total
+
+    cdef double edge_cost(self, int64_t e) noexcept nogil:
+        cdef int u, v = -1
+        if not self.grid:
+            return self.cost[e]
+        u = <int> (e >> 3)
+        return self.step(u, u % self.w, u // self.w, <int> (e & 7), self.cell(u), &v)
+
+    def edge_costs(self, const int64_t[::1] edges):
+        """The current cost of each edge id (as :meth:`walk` gives them)."""
+        out = np.empty(edges.shape[0])
+        cdef double[::1] o = out
+        cdef Py_ssize_t i
+        for i in range(edges.shape[0]):
+            o[i] = self.edge_cost(edges[i])
+        return out
+
+    def set_cells(self, const int64_t[:, ::1] cells, const double[::1] values):
+        """Grid: set the costs of ``cells`` ((k, 2) x, y) to ``values`` and update every
+        node whose steps they change (the 3 x 3 block round each: a cell's steps, and the
+        diagonal steps it is a side cell of).  Returns the lowest finite new value (inf if
+        none): no step costs less per unit of length."""
+        cdef Py_ssize_t i, k = cells.shape[0], nb = 0
+        cdef int x, y, dx, dy, s
+        cdef double floor = INFINITY
+        cdef int* block
+        if self.own == NULL:
+            self.own = <double*> malloc(self.n * sizeof(double) + 1)   # uninitialised
+            self.mine = <uint64_t*> calloc(self.words + 1, sizeof(uint64_t))
+            if self.own == NULL or self.mine == NULL:
                 raise MemoryError()
-            out[0] = s
-            while s != self.root and n <= limit:
-                best = INFINITY
-                nxt = -1
-                used = -1
-                for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
-                    c = self.cost[self.pull_edge[e]] + self.g[self.pull_nbr[e]]
-                    if c < best:
-                        best = c
-                        nxt = self.pull_nbr[e]
-                        used = self.pull_edge[e]
-                if nxt < 0:
-                    break
-                total += self.cost[used]
-                s = nxt
-                if n == cap:
-                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    out = grown
-                    grown = <int64_t*> realloc(taken, 2 * cap * sizeof(int64_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    taken, cap = grown, 2 * cap
-                taken[n - 1] = used
-                out[n] = s
-                n += 1
-            if s != self.root:
-                return empty, empty, INFINITY
-            return (np.asarray(<int64_t[:n]> out).copy(),
-                    np.asarray(<int64_t[:n - 1]> taken).copy() if n > 1 else empty, total)
+        block = <int*> malloc(9 * k * sizeof(int) + 1)
+        if block == NULL:
+            raise MemoryError()
+        try:
+            for i in range(k):
+                x, y = <int> cells[i, 0], <int> cells[i, 1]
+                s = y * self.w + x
+                self.own[s] = values[i]
+                self.mine[s >> 6] |= (<uint64_t> 1) << (s & 63)
+                if values[i] < floor:
+                    floor = values[i]
+                for dy in range(-1, 2):
+                    for dx in range(-1, 2):
+                        if 0 <= x + dx < self.w and 0 <= y + dy < self.h:
+                            block[nb] = (y + dy) * self.w + x + dx
+                            nb += 1
+            nb = sort_unique(block, nb)
+            for i in range(nb):
+                self.update(block[i])
         finally:
-            free(out)
-            free(taken)
+            free(block)
+        return floor
+
+    @property
+    def g(self):
+        """Every node's g (inf where the search never reached), for checks."""
+        return self.dense(True)
+
+    @property
+    def rhs(self):
+        """Every node's rhs (inf where the search never reached), for checks."""
+        return self.dense(False)
+
+    cdef dense(self, bint g):
+        out = np.full(self.n, np.inf)
+        cdef double[::1] o = out
+        cdef int s
+        for s in range(self.n):
+            if self.known(s):
+                o[s] = self.nodes[s].g if g else self.nodes[s].rhs
+        return out
 
     def queued(self):
         """The queued nodes and whether the queue is ordered (for checks)."""
         cdef Py_ssize_t i
         nodes = [self.heap[i].node for i in range(self.size)]
         ordered = all(not before(self.heap[i], self.heap[(i - 1) >> 1])
-                      for i in range(1, self.size))
+                      for i in range(1, self.size)) and \
+            all(self.nodes[self.heap[i].node].pos == i for i in range(self.size))
         return nodes, ordered
 
     def next_round(self, double eps):
         """Anytime: a new round at ``eps`` (INCONS back into the queue, CLOSED emptied,
         every key recomputed)."""
+        cdef Py_ssize_t i
         cdef int s
+        cdef Node* x
         self.eps = eps
-        for s in np.flatnonzero(np.asarray(self.incons)).tolist():
-            self.incons[s] = 0
-            if self.g[s] != self.rhs[s]:
-                self.push(s)
-        self.closed[:] = 0
-        self.reset_keys()
+        self.round = (self.round % ROUND) + 1     # CLOSED emptied
+        for i in range(self.n_incons):
+            s = self.incons[i]
+            x = &self.nodes[s]
+            if x.mark & INCONS:
+                x.mark &= ~INCONS
+                if x.g != x.rhs:
+                    self.push(s)
+        self.n_incons = 0
+        self.rekey()
+
+    cdef int start_over(self, int root, int target) except -1:
+        memset(self.seen, 0, (self.words + 1) * sizeof(uint64_t))
+        self.initialised = 0
+        self.size = 0
+        self.n_incons = 0
+        self.round = 1
+        self.deep = True
+        self.root, self.target, self.km = root, target, 0.0
+        self.at(root).rhs = 0.0
+        self.push(root)
+        return 0
 
     def restart(self, int root, int target):
-        """Forget the search and start a new one from ``root`` towards ``target``, reusing
-        the arrays (no allocation)."""
-        cdef Py_ssize_t i
-        for i in range(self.size):
-            self.pos[self.heap[i].node] = -1
-        self.size = 0
-        self.g[:] = INFINITY
-        self.rhs[:] = INFINITY
-        self.closed[:] = 0
-        self.incons[:] = 0
-        self.root, self.target, self.km = root, target, 0.0
-        self.rhs[root] = 0.0
-        self.push(root)
+        """Forget the search and start a new one from ``root`` towards ``target`` (edge
+        costs kept), reusing the memory."""
+        self.start_over(root, target)
 
 
 cdef int compare_ints(const void* a, const void* b) noexcept nogil:
@@ -342,63 +651,3 @@ cdef Py_ssize_t sort_unique(int* values, Py_ssize_t n) noexcept nogil:
             m += 1
     return m
 
-
-def grid_cells_changed(IncrementalCore core, double[:, ::1] cells_cost,
-                       const int64_t[:, ::1] cells, const double[::1] values,
-                       const int64_t[::1] by_source, const int64_t[::1] src,
-                       const int64_t[::1] dst, int need_sides, bint backward):
-    """Set the costs of grid ``cells`` (``(k, 2)`` x, y) to ``values``, recompute the cost of
-    every edge leaving the 3 x 3 block round each (a step costs its length times the mean of
-    its two cells; a diagonal step needs ``need_sides`` free side cells), and update the
-    nodes whose pull edges changed.  Edges are sorted by source (``by_source``: offsets).
-    Returns the lowest cost per unit length among the finite recomputed edges (inf if none).
-    """
-    cdef Py_ssize_t h = cells_cost.shape[0], w = cells_cost.shape[1], k = cells.shape[0]
-    cdef Py_ssize_t i, nb = 0, no = 0, m
-    cdef int x, y, dx, dy, node, sx, sy, tx, ty, sides
-    cdef int64_t e
-    cdef double c, floor = INFINITY, length
-    cdef int* block = <int*> malloc(9 * k * sizeof(int) + 1)
-    cdef int* owners = NULL
-    if block == NULL:
-        raise MemoryError()
-    try:
-        for i in range(k):
-            x, y = <int> cells[i, 0], <int> cells[i, 1]
-            cells_cost[y, x] = values[i]
-            for dy in range(-1, 2):
-                for dx in range(-1, 2):
-                    if 0 <= x + dx < w and 0 <= y + dy < h:
-                        block[nb] = (y + dy) * w + x + dx
-                        nb += 1
-        nb = sort_unique(block, nb)
-        m = 0
-        for i in range(nb):
-            m += by_source[block[i] + 1] - by_source[block[i]]
-        owners = <int*> malloc(m * sizeof(int) + 1)
-        if owners == NULL:
-            raise MemoryError()
-        for i in range(nb):
-            for e in range(by_source[block[i]], by_source[block[i] + 1]):
-                sx, sy = <int> (src[e] % w), <int> (src[e] // w)
-                tx, ty = <int> (dst[e] % w), <int> (dst[e] // w)
-                c = 0.5 * (cells_cost[sy, sx] + cells_cost[ty, tx])
-                length = 1.0
-                if sx != tx and sy != ty:
-                    length = SQRT2
-                    sides = (cells_cost[sy, tx] < INFINITY) + (cells_cost[ty, sx] < INFINITY)
-                    if sides < need_sides:
-                        c = INFINITY
-                c *= length
-                core.cost[e] = c
-                if c < INFINITY and c / length < floor:
-                    floor = c / length
-                owners[no] = <int> (src[e] if backward else dst[e])
-                no += 1
-        no = sort_unique(owners, no)
-        for i in range(no):
-            core.update(owners[i])
-    finally:
-        free(block)
-        free(owners)
-    return floor

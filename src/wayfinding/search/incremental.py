@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -42,67 +43,42 @@ from .._validate import number, step_budget
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
-from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
+from ..grid.rules import Diagonal
 from ..results import PathResult, SearchStats, Status
 
 _NO_NODES = np.empty(0, dtype=np.int64)
 
 
 class _GridEdges:
-    """Every step between neighbouring cells of a grid as an edge with a mutable cost."""
+    """A grid's cells as nodes, its steps between neighbouring cells as edges: nothing is
+    built, the kernel reads the grid's costs in place (and keeps its own changed cells)."""
 
     def __init__(self, grid: Grid):
         self.grid = grid
         h, w = grid.shape
         self.shape = (h, w)
-        self.costs = np.array(grid.costs, dtype=np.float64)
-        self.rule = grid.diagonal
-        self.dirs = [d for d in DIRECTIONS if self.rule is not Diagonal.NEVER or 0 in d]
-        ys, xs = np.mgrid[0:h, 0:w]
-        src, dst, dirs = [], [], []
-        for k, (dx, dy) in enumerate(self.dirs):
-            ok = (xs + dx >= 0) & (xs + dx < w) & (ys + dy >= 0) & (ys + dy < h)
-            src.append((ys * w + xs)[ok])
-            dst.append(((ys + dy) * w + xs + dx)[ok])
-            dirs.append(np.full(int(ok.sum()), k))
-        s, d, k = np.concatenate(src), np.concatenate(dst), np.concatenate(dirs)
-        order = np.lexsort((k, s))
-        self.src, self.dst, self.dir = s[order], d[order], k[order]
         self.n = h * w
-        self.cost = np.empty(len(self.src))
-        self._refresh(np.arange(len(self.src)))
-        self.coords = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
-        self.h_scale = grid.min_cost if np.isfinite(self.costs).any() else 0.0
-        self.by_source = np.searchsorted(self.src, np.arange(self.n + 1))
+        self.h_scale = grid.min_cost
 
-    def _refresh(self, edges: np.ndarray) -> None:
-        h, w = self.shape
-        s, d = self.src[edges], self.dst[edges]
-        sx, sy, tx, ty = s % w, s // w, d % w, d // w
-        c = self.costs
-        cost = 0.5 * (c[sy, sx] + c[ty, tx])
-        diag = (sx != tx) & (sy != ty)
-        cost = np.where(diag, SQRT2 * cost, cost)
-        if self.rule is not Diagonal.ALWAYS:
-            side = np.isfinite(c[sy, tx]).astype(int) + np.isfinite(c[ty, sx]).astype(int)
-            need = 2 if self.rule is Diagonal.NO_CORNER_CUTTING else 1
-            cost = np.where(diag & (side < need), np.inf, cost)
-        self.cost[edges] = cost
+    def core(self, root: int, target: int) -> _incremental.IncrementalCore:
+        rule = self.grid.diagonal
+        need = {Diagonal.NO_CORNER_CUTTING: 2, Diagonal.ALLOW_ONE_BLOCKED: 1}.get(rule, 0)
+        return _incremental.IncrementalCore.on_grid(
+            self.grid.costs, need, rule is not Diagonal.NEVER, self.h_scale, root, target)
+
+    @cached_property
+    def coords(self) -> np.ndarray:
+        """Every node's (x, y)."""
+        ys, xs = np.mgrid[0:self.shape[0], 0:self.shape[1]]
+        return np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
 
     def node(self, value: Any, name: str) -> int:
         x, y = self.grid.cell(value, name=name)
         return y * self.shape[1] + x
 
-    def distance(self, a: int, b: int) -> float:
-        """Straight-line distance between two nodes' positions."""
-        (ay, ax), (by, bx) = divmod(a, self.shape[1]), divmod(b, self.shape[1])
-        return math.hypot(ax - bx, ay - by)
-
     def apply(self, changes: Any, core: _incremental.IncrementalCore, backward: bool) -> float:
-        """Apply ``{(x, y): cost}``: recompute the edges leaving the 3 x 3 block round each
-        changed cell (its own edges, and the diagonal steps it is a side cell of) and update
-        ``core``'s nodes they pull into.  Returns the lowest cost per unit length among
-        those edges."""
+        """Apply ``{(x, y): cost}``: the kernel updates the nodes whose steps change.
+        Returns the lowest cost per unit length a changed step may have."""
         cells, values = [], []
         for cell, cost in dict(changes).items():
             cells.append(self.grid.cell(cell, name="changed cell"))
@@ -112,10 +88,7 @@ class _GridEdges:
                                         "(inf blocks it)")
         if not cells:
             return math.inf
-        need = {Diagonal.NO_CORNER_CUTTING: 2, Diagonal.ALLOW_ONE_BLOCKED: 1}.get(self.rule, 0)
-        return _incremental.grid_cells_changed(
-            core, self.costs, np.array(cells, dtype=np.int64), np.array(values),
-            self.by_source, self.src, self.dst, need, backward)
+        return float(core.set_cells(np.array(cells, dtype=np.int64), np.array(values)))
 
     def path(self, nodes: np.ndarray) -> np.ndarray:
         w = self.shape[1]
@@ -137,12 +110,19 @@ class _GraphEdges:
         self.h_scale = graph.heuristic_scale
         self.by_source = np.asarray(graph.indptr, dtype=np.int64)
 
+    def core(self, root: int, target: int, backward: bool) -> _incremental.IncrementalCore:
+        ids = np.arange(len(self.src), dtype=np.int64)
+        if backward:            # rhs reads out-edges; changes push to predecessors
+            pull = _csr(self.n, self.src, self.dst, ids)
+            push = _csr(self.n, self.dst, self.src, ids)
+        else:
+            pull = _csr(self.n, self.dst, self.src, ids)
+            push = _csr(self.n, self.src, self.dst, ids)
+        return _incremental.IncrementalCore.on_graph(
+            self.n, *pull, *push, self.cost, self.coords, self.h_scale, root, target)
+
     def node(self, value: Any, name: str) -> int:
         return self.graph._node(value, name=name)
-
-    def distance(self, a: int, b: int) -> float:
-        """Straight-line distance between two nodes' positions."""
-        return math.hypot(*(self.coords[a] - self.coords[b]).tolist())
 
     def apply(self, changes: Any, core: _incremental.IncrementalCore, backward: bool) -> float:
         """Apply ``{(u, v): cost}`` or ``{edge_id: cost}`` and update ``core``'s nodes the
@@ -201,18 +181,9 @@ class _Incremental(SingleThread):
         self._e = e = _edges(world)
         self.start = e.node(start, name="start")
         self.goal = e.node(goal, name="goal")
-        ids = np.arange(len(e.src), dtype=np.int64)
-        if self.backward:            # rhs reads out-edges; changes push to predecessors
-            pull = _csr(e.n, e.src, e.dst, ids)
-            push = _csr(e.n, e.dst, e.src, ids)
-            root, target = self.goal, self.start
-        else:
-            pull = _csr(e.n, e.dst, e.src, ids)
-            push = _csr(e.n, e.src, e.dst, ids)
-            root, target = self.start, self.goal
-        self._core = _incremental.IncrementalCore(
-            e.n, pull[0], pull[1], pull[2], push[0], push[1], e.cost, e.coords, e.h_scale,
-            root, target)
+        root, target = (self.goal, self.start) if self.backward else (self.start, self.goal)
+        self._core = e.core(root, target) if isinstance(e, _GridEdges) else \
+            e.core(root, target, self.backward)
 
     def _move_target(self, start: Any) -> None:
         """A backward search's target (the agent) moved to ``start``.  Queued keys stay
@@ -220,7 +191,7 @@ class _Incremental(SingleThread):
         popped."""
         s = self._e.node(start, name="start")
         core = self._core
-        core.km += core.h_scale * self._e.distance(core.target, s)
+        core.km += core.h_scale * core.distance(core.target, s)
         core.target = s
         self.start = s
 
@@ -318,7 +289,7 @@ class _Anytime(_Incremental):
             self._forget()
             return
         nodes, edges = (ids[first:] for ids in self._best_route)
-        cost = float(self._e.cost[edges].sum())
+        cost = float(self._core.edge_costs(np.ascontiguousarray(edges)).sum())
         if not math.isfinite(cost):
             self._forget()
             return
