@@ -13,7 +13,7 @@
 # (zeroed) says which nodes hold state; an unseen node reads g = rhs = inf.  Building costs
 # O(1) whatever the world's size, and a search touches only the nodes it reaches.
 cimport cython
-from libc.math cimport INFINITY, fabs, sqrt
+from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memset
@@ -96,8 +96,9 @@ cdef class IncrementalCore:
     cdef public double km
     cdef public long long expanded
     # Keys break ties on the larger g while no node is underconsistent (every queued node
-    # then gets its exact g when expanded, as in A*); the first underconsistent node
-    # switches to LPA*'s smaller-g order, which repairs need.
+    # then gets its exact g when expanded, whatever the order of ties, as in A*); the first
+    # underconsistent node switches to LPA*'s smaller-g order, which repairs need.  In the
+    # larger-g order k1 is rounded to 2**-24 so that float noise does not break ties.
     cdef bint deep
     # Anytime mode (ARA*, AD*): overconsistent keys inflate the heuristic by eps; while
     # eps > 1 a node that turns overconsistent after its expansion in this round waits in
@@ -246,6 +247,8 @@ cdef class IncrementalCore:
         else:
             it.k1 = x.g + hv + self.km
             it.k2 = -x.g if self.deep else x.g
+        if self.deep:       # rounding noise must not decide ties: keys on a 2**-24 grid
+            it.k1 = floor(it.k1 * 16777216.0 + 0.5) * (1.0 / 16777216.0)
         it.node = s
         return it
 
