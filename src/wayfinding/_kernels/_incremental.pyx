@@ -220,6 +220,33 @@ cdef class IncrementalCore:
                 return INFINITY
         return SQRT2 * (0.5 * (cu + cv))
 
+    cdef inline int around(self, int u, int* vs, double* cs) noexcept nogil:
+        """The steps out of grid cell ``u``: ends in ``vs``, costs in ``cs`` (inf when
+        illegal), for each of the ``ndir`` directions; returns ndir."""
+        cdef int uy = u // self.w, ux = u - uy * self.w, d, x, y
+        cdef double cu = self.cell(u), cv
+        cdef double side[4]
+        for d in range(4):
+            x, y = ux + DX[d], uy + DY[d]
+            cs[d] = INFINITY
+            side[d] = INFINITY
+            if 0 <= x < self.w and 0 <= y < self.h:
+                vs[d] = y * self.w + x
+                side[d] = cv = self.cell(vs[d])
+                cs[d] = 0.5 * (cu + cv)
+        if self.ndir == 4:
+            return 4
+        for d in range(4, 8):
+            x, y = ux + DX[d], uy + DY[d]
+            cs[d] = INFINITY
+            if 0 <= x < self.w and 0 <= y < self.h:
+                # side cells of NE, SE, SW, NW: (N, E), (S, E), (S, W), (N, W)
+                if (side[0 if DY[d] < 0 else 2] < INFINITY) + \
+                        (side[1 if DX[d] > 0 else 3] < INFINITY) >= self.need_sides:
+                    vs[d] = y * self.w + x
+                    cs[d] = SQRT2 * (0.5 * (cu + self.cell(vs[d])))
+        return 8
+
     cdef inline double dist(self, int a, int b) noexcept nogil:
         cdef double dx, dy
         if self.grid:
@@ -319,18 +346,17 @@ cdef class IncrementalCore:
         cdef int64_t e
         via[0] = -1
         edge[0] = -1
+        cdef int vs[8]
+        cdef double cs[8]
         if self.grid:
-            cu = self.cell(s)
-            if cu == INFINITY:
+            if self.cell(s) == INFINITY:
                 return INFINITY
-            ux, uy = s % self.w, s // self.w
-            for d in range(self.ndir):
-                c = self.step(s, ux, uy, d, cu, &v)
-                if c == INFINITY:
+            for d in range(self.around(s, vs, cs)):
+                if cs[d] == INFINITY:
                     continue
-                c = c + self.g_of(v)
+                c = cs[d] + self.g_of(vs[d])
                 if c < best:
-                    best, via[0], edge[0] = c, v, 8 * <int64_t> s + d
+                    best, via[0], edge[0] = c, vs[d], 8 * <int64_t> s + d
             return best
         for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
             c = self.cost[self.pull_edge[e]] + self.g_of(self.pull_nbr[e])
@@ -405,20 +431,21 @@ cdef class IncrementalCore:
         x.g = x.rhs
         self.remove(u)
         x.mark = (x.mark & INCONS) | self.round
+        cdef int vs[8]
+        cdef double cs[8]
         gu = x.g
         if self.grid:
-            cu = self.cell(u)
-            ux, uy = u % self.w, u // self.w
-            for d in range(self.ndir):
-                c = self.step(u, ux, uy, d, cu, &v)
-                if c < INFINITY:
-                    self.offer(v, c + gu)
+            for d in range(self.around(u, vs, cs)):
+                if cs[d] < INFINITY:
+                    self.offer(vs[d], cs[d] + gu)
             return 0
         for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
             self.offer(self.push_nbr[e], self.cost[self.push_edge[e]] + gu)
         return 0
 
     cdef int expand_under(self, int u) except -1:
+        cdef int vs[8]
+        cdef double cs[8]
         cdef Node* x = &self.nodes[u]
         cdef double old = x.g, cu, c
         cdef int d, v = -1, ux, uy
@@ -440,11 +467,9 @@ cdef class IncrementalCore:
                         if v != self.root and self.known(v):
                             self.update(v)
                 return 0
-            ux, uy = u % self.w, u // self.w
-            for d in range(self.ndir):
-                c = self.step(u, ux, uy, d, cu, &v)
-                if c < INFINITY:
-                    self.recheck(v, c + old)
+            for d in range(self.around(u, vs, cs)):
+                if cs[d] < INFINITY:
+                    self.recheck(vs[d], cs[d] + old)
             return 0
         for e in range(self.push_ptr[u], self.push_ptr[u + 1]):
             self.recheck(self.push_nbr[e], self.cost[self.push_edge[e]] + old)
@@ -504,23 +529,44 @@ cdef class IncrementalCore:
         cdef double total = 0.0
         cdef int nxt
         cdef int64_t used
-        cdef Py_ssize_t n = 1
+        cdef Py_ssize_t n = 1, cap = 64
+        cdef int64_t* out
+        cdef int64_t* taken
+        cdef int64_t* grown
         empty = np.empty(0, dtype=np.int64)
         if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[s].rhs == INFINITY):
             return empty, empty, INFINITY
-        out, taken = [s], []
-        while s != self.root and n <= limit:
-            self.best_pull(s, &nxt, &used)
-            if nxt < 0:
-                break
-            total += self.edge_cost(used)
-            s = nxt
-            taken.append(used)
-            out.append(s)
-            n += 1
-        if s != self.root:
-            return empty, empty, INFINITY
-        return np.array(out, dtype=np.int64), np.array(taken, dtype=np.int64), total
+        out = <int64_t*> malloc(cap * sizeof(int64_t))
+        taken = <int64_t*> malloc(cap * sizeof(int64_t))
+        try:
+            if out == NULL or taken == NULL:
+                raise MemoryError()
+            out[0] = s
+            while s != self.root and n <= limit:
+                self.best_pull(s, &nxt, &used)
+                if nxt < 0:
+                    break
+                total += self.edge_cost(used)
+                s = nxt
+                if n == cap:
+                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    out = grown
+                    grown = <int64_t*> realloc(taken, 2 * cap * sizeof(int64_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    taken, cap = grown, 2 * cap
+                taken[n - 1] = used
+                out[n] = s
+                n += 1
+            if s != self.root:
+                return empty, empty, INFINITY
+            return (np.asarray(<int64_t[:n]> out).copy(),
+                    np.asarray(<int64_t[:n - 1]> taken).copy() if n > 1 else empty, total)
+        finally:
+            free(out)
+            free(taken)
 
     cdef double edge_cost(self, int64_t e) noexcept nogil:
         cdef int u, v = -1
