@@ -162,6 +162,11 @@ cdef inline double solve(const Cell* e) noexcept nogil:
         return py + cy
     if py + cy == INFINITY:
         return px + cx
+    if cx == cy:     # the common case (equal costs): the root is upwind iff |px - py| <= cx
+        det = px - py
+        if det * det <= cx * cx:
+            return 0.5 * (px + py + sqrt(2.0 * cx * cx - det * det))
+        return (py if det > 0.0 else px) + cx
     cx2 = cx * cx
     cy2 = cy * cy
     det = cx2 + cy2 - (px - py) * (px - py)
