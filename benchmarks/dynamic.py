@@ -119,20 +119,21 @@ def anytime_rows(name: str, data: Path, n: int) -> list[list[str]]:
              fmt_us(float(np.median(final))), fmt_us(float(np.median(astar)))]]
 
 
-def build_rows(data: Path, n: int) -> tuple[list[list[str]], float, float]:
+def build_rows(data: Path, n: int, names: tuple[str, ...] = BUILD_MAPS,
+               sides: tuple[int, ...] = SYNTHETIC) -> tuple[list[list[str]], float, float]:
     """Build, first plan and A* per map; returns the rows, the largest median build time
     and the largest median first plan ÷ A* ratio."""
     from wayfinding.grid import Grid, GridSearch, read_map, read_scen
     from wayfinding.search import DStarLite, LPAStar
 
     worlds = []
-    for name in BUILD_MAPS:
+    for name in names:
         grid = read_map(data / "maps" / f"{name}.map")
         probs = [p for p in read_scen(data / "scenarios" / f"{name}.map.scen").problems
                  if p.optimal > 100]
         pick = np.linspace(0, len(probs) - 1, min(n, len(probs))).astype(int)
         worlds.append((name, grid, [(probs[i].start, probs[i].goal) for i in pick]))
-    for side in SYNTHETIC:
+    for side in sides:
         grid = Grid(np.ones((side, side), dtype=bool))
         queries = [((i, 0), (side - 1 - 3 * i, side // 2 + 7 * i)) for i in range(min(n, 5))]
         worlds.append((f"open {side}²", grid, queries))
@@ -145,6 +146,7 @@ def build_rows(data: Path, n: int) -> tuple[list[list[str]], float, float]:
             best = dict.fromkeys(out, np.inf)
             for _ in range(3):
                 for key, cls in (("D", DStarLite), ("L", LPAStar)):
+                    planner = None                        # the last one freed, untimed
                     t = time.perf_counter()
                     planner = cls(grid, a, b)
                     best["b" + key] = min(best["b" + key], time.perf_counter() - t)

@@ -140,7 +140,7 @@ cdef class IncrementalCore:
         if self.nodes == NULL or self.seen == NULL or self.heap == NULL or self.incons == NULL:
             raise MemoryError()
         self.eps, self.anytime = 1.0, False
-        self.start_over(root, target)
+        self.start_over(root, target, False)      # calloc zeroed the bitmap
         return 0
 
     @staticmethod
@@ -667,8 +667,9 @@ cdef class IncrementalCore:
         self.n_incons = 0
         self.rekey()
 
-    cdef int start_over(self, int root, int target) except -1:
-        memset(self.seen, 0, (self.words + 1) * sizeof(uint64_t))
+    cdef int start_over(self, int root, int target, bint clear) except -1:
+        if clear:
+            memset(self.seen, 0, (self.words + 1) * sizeof(uint64_t))
         self.initialised = 0
         self.size = 0
         self.n_incons = 0
@@ -682,7 +683,7 @@ cdef class IncrementalCore:
     def restart(self, int root, int target):
         """Forget the search and start a new one from ``root`` towards ``target`` (edge
         costs kept), reusing the memory."""
-        self.start_over(root, target)
+        self.start_over(root, target, True)
 
 
 cdef int compare_ints(const void* a, const void* b) noexcept nogil:
