@@ -2,11 +2,6 @@
 resumable builds, Moving AI problems, persistence and bad input."""
 
 import math
-import os
-import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -331,56 +326,3 @@ def test_record_shows_the_pruned_expansions():
     assert r.algorithm == "astar_gb" and r.cost == pytest.approx(plain.cost)
     assert len(r.expanded_nodes) == r.stats.expanded <= len(plain.expanded_nodes)
     assert r.open_nodes.shape[1] == 2
-
-
-def _live_children(pid: int) -> list[int]:
-    """Pids of the running (not zombie) processes whose parent is ``pid`` (Linux /proc)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            state, ppid = _proc_state(int(entry))
-            if ppid == pid and state not in (None, "Z"):
-                out.append(int(entry))
-    return out
-
-
-def _proc_state(pid: int) -> tuple[str | None, int | None]:
-    """``(state, parent pid)`` of a process, ``(None, None)`` when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None, None
-    return fields[0], int(fields[1])
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_workers_exit_when_the_build_is_killed():
-    """A build killed outright (SIGKILL: no clean-up runs) leaves no worker behind."""
-    script = ("import numpy as np, wayfinding as wf\n"
-              "from wayfinding.grid.goal_bounds import GoalBounds\n"
-              "GoalBounds.build(wf.Grid(np.ones((200, 200), dtype=bool)), workers=2, "
-              "progress=False, chunk=64)\n")
-    build = subprocess.Popen([sys.executable, "-c", script])
-    workers: list[int] = []
-    try:
-        deadline = time.monotonic() + 60
-        while len(workers) < 2 and build.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-            workers = _live_children(build.pid)
-        assert len(workers) == 2, "the build did not start its two workers"
-        os.kill(build.pid, signal.SIGKILL)
-        build.wait(10)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and any(_proc_state(w)[0] not in (None, "Z")
-                                                  for w in workers):
-            time.sleep(0.05)
-        left = [w for w in workers if _proc_state(w)[0] not in (None, "Z")]
-        assert not left, f"workers {left} outlived their killed build"
-    finally:
-        for w in workers:
-            if _proc_state(w)[0] not in (None, "Z"):
-                os.kill(w, signal.SIGKILL)
-        if build.poll() is None:
-            build.kill()
-            build.wait()

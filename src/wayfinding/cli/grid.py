@@ -218,7 +218,7 @@ def add_grid_parsers(sub: Any) -> None:
     b.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save it")
     b.add_argument("--diagonal", **diag)
     b.add_argument("--workers", type=positive_int, default=None,
-                   help="goal_bounds: worker processes (default: all cores)")
+                   help="goal_bounds: threads (default: all cores)")
     b.add_argument("--checkpoint", default=None, metavar="FILE",
                    help="goal_bounds: save progress here and resume from it")
     b.add_argument("--pivots", type=positive_int, default=None,
