@@ -15,6 +15,12 @@ or freeing a cell (``update_costs({(x, y): cost})``, ``inf`` blocks) changes onl
 On a ``CSRGraph`` the edges are the graph's (ids in its CSR order; ``update_costs`` takes
 ``{(u, v): cost}`` or ``{edge_id: cost}``).
 
+Building a planner on a grid takes constant time: the grid's costs are read in place (the
+changed cells are kept apart), and a node's state is created when a search first reaches
+it, so the first plan costs about one A*.  The first search breaks ties towards the target
+as A* does; once a change makes some node's g too low, ties go to the smaller g, as the
+repairs need.
+
 >>> from wayfinding.grid import Grid
 >>> planner = DStarLite(Grid.from_ascii('''
 ... .....
