@@ -225,7 +225,7 @@ class NavMeshQuery(SingleThread):
         ``method``: ``"astar"`` (the above) or ``"polyanya"``, the exact shortest path in the
         usable polygons (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch`: lengths only,
         so a filter with area costs other than 1 raises, and off-mesh links are not taken),
-        1.3–2.4× the default's time (BENCHMARKS.md, "Navigation-mesh route quality").
+        1.3–2.6× the default's time (BENCHMARKS.md, "Navigation-mesh route quality").
         """
         # The guard of :func:`exclusive`, written out: its wrapper costs a tenth of a query.
         busy = self._busy
