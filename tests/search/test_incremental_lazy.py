@@ -140,3 +140,33 @@ def test_first_plan_expands_about_as_much_as_a_star(cls):
     open_ref = GridSearch(Grid(np.ones((96, 96)))).find_path((2, 2), (80, 90))
     open_r = cls(Grid(np.ones((96, 96))), (2, 2), (80, 90)).replan()
     assert open_r.stats.expanded <= 2 * open_ref.stats.expanded + 10
+
+
+@pytest.mark.parametrize("cls", [DStarLite, LPAStar])
+def test_a_freed_planners_memory_serves_the_next_and_can_be_released(cls):
+    import gc
+
+    from wayfinding._kernels import _incremental
+    from wayfinding.search.incremental import release_planner_memory
+
+    rng = np.random.default_rng(5)
+    costs = np.where(rng.random((40, 50)) < 0.25, np.inf, 1.0 + rng.random((40, 50)))
+    costs[0, 0] = costs[-1, -1] = 1.0
+    grid = Grid(costs)
+    release_planner_memory()
+    first = cls(grid, (0, 0), (49, 39))
+    want = first.replan().cost
+    del first
+    gc.collect()
+    kept = _incremental.pool_bytes()
+    assert kept >= 24 * 40 * 50
+    for a, b in [((0, 0), (49, 39)), ((49, 39), (0, 0))]:
+        planner = cls(grid, a, b)                  # reuses the kept block, full of old state
+        assert _incremental.pool_bytes() == 0
+        assert planner.replan().cost == pytest.approx(want, rel=1e-12)
+        assert want == pytest.approx(dijkstra(costs, "no_corner_cutting", a, b), rel=1e-9)
+        del planner
+        gc.collect()
+    assert release_planner_memory() == kept
+    assert _incremental.pool_bytes() == 0
+    assert release_planner_memory() == 0

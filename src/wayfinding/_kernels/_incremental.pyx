@@ -12,6 +12,12 @@
 # Node state is lazy: the per-node array is allocated uninitialised and a "seen" bitmap
 # (zeroed) says which nodes hold state; an unseen node reads g = rhs = inf.  Building costs
 # O(1) whatever the world's size, and a search touches only the nodes it reaches.
+#
+# A freed planner's node array is kept in a pool of one block (the largest freed so far)
+# and handed to the next planner of at most its size, whose first plan then touches pages
+# already in memory instead of faulting on each fresh one.  The pool holds up to
+# n * sizeof(Node) bytes (24 per node) of the largest world planned on; ``pool_bytes``
+# reports it and ``release_pool`` frees it.  Taking and giving back hold the GIL.
 cimport cython
 from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -60,6 +66,49 @@ cdef inline bint not_after(Item a, Item b) noexcept nogil:
     return a.k1 < b.k1 - tol or (fabs(a.k1 - b.k1) <= tol and a.k2 <= b.k2 + tol)
 
 
+cdef Node* pool_block = NULL
+cdef size_t pool_size = 0          # bytes
+
+
+cdef Node* take_nodes(size_t* nbytes) noexcept:
+    """A node array of at least ``nbytes[0]`` bytes, the pooled one if it is big enough
+    (``nbytes[0]`` is then set to its size)."""
+    global pool_block, pool_size
+    cdef Node* block
+    if pool_block != NULL and pool_size >= nbytes[0]:
+        block = pool_block
+        nbytes[0] = pool_size
+        pool_block, pool_size = NULL, 0
+        return block
+    return <Node*> malloc(nbytes[0])
+
+
+cdef void give_nodes(Node* block, size_t nbytes) noexcept:
+    """Keep ``block`` in the pool if it is larger than the pooled one, else free it."""
+    global pool_block, pool_size
+    if block == NULL:
+        return
+    if nbytes > pool_size:
+        free(pool_block)
+        pool_block, pool_size = block, nbytes
+    else:
+        free(block)
+
+
+def pool_bytes():
+    """Bytes of node memory kept from freed planners for the next ones."""
+    return pool_size
+
+
+def release_pool():
+    """Free the node memory kept from freed planners; returns the bytes freed."""
+    global pool_block, pool_size
+    cdef size_t freed = pool_size
+    free(pool_block)
+    pool_block, pool_size = NULL, 0
+    return freed
+
+
 @cython.final
 cdef class IncrementalCore:
     """LPA*-style state over ``n`` nodes, on a grid (:meth:`on_grid`) or a graph
@@ -82,11 +131,13 @@ cdef class IncrementalCore:
     cdef const double[:, ::1] base
     cdef const double* basep
     cdef int w, h, ndir, need_sides
+    cdef int held, held_x, held_y     # the last node ``dist`` measured to, and its x, y
     cdef double* own
     cdef uint64_t* mine
     # state
     cdef public double h_scale
     cdef Node* nodes
+    cdef size_t node_bytes
     cdef uint64_t* seen
     cdef Py_ssize_t words
     cdef public long long initialised
@@ -121,7 +172,7 @@ cdef class IncrementalCore:
 
     def __dealloc__(self):
         free(self.heap)
-        free(self.nodes)
+        give_nodes(self.nodes, self.node_bytes)
         free(self.seen)
         free(self.own)
         free(self.mine)
@@ -129,9 +180,11 @@ cdef class IncrementalCore:
 
     cdef int setup(self, int n, double h_scale, int root, int target) except -1:
         self.n = n
+        self.held = -1
         self.h_scale = h_scale
         self.words = (n + 63) // 64
-        self.nodes = <Node*> malloc(n * sizeof(Node) + 1)      # uninitialised
+        self.node_bytes = n * sizeof(Node) + 1
+        self.nodes = take_nodes(&self.node_bytes)      # uninitialised
         self.seen = <uint64_t*> calloc(self.words + 1, sizeof(uint64_t))
         self.capacity = 64
         self.heap = <Item*> malloc(self.capacity * sizeof(Item))
@@ -249,9 +302,14 @@ cdef class IncrementalCore:
 
     cdef inline double dist(self, int a, int b) noexcept nogil:
         cdef double dx, dy
+        cdef int ay
         if self.grid:
-            dx = fabs(<double> (a % self.w - b % self.w))
-            dy = fabs(<double> (a // self.w - b // self.w))
+            if b != self.held:            # nearly always the target: its x, y are kept
+                self.held, self.held_y = b, b // self.w
+                self.held_x = b - self.held_y * self.w
+            ay = a // self.w
+            dx = fabs(<double> (a - ay * self.w - self.held_x))
+            dy = fabs(<double> (ay - self.held_y))
             if self.ndir == 4:
                 return dx + dy
             return (dx + SQRT2_M1 * dy) if dx > dy else (dy + SQRT2_M1 * dx)

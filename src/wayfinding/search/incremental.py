@@ -21,6 +21,10 @@ it, so the first plan costs about one A*.  The first search breaks ties towards 
 as A* does; once a change makes some node's g too low, ties go to the smaller g, as the
 repairs need.
 
+A freed planner's node memory (24 bytes per node of its world) is kept for the next planner
+built on a world of at most that many nodes, whose first plan then finds it already in
+memory; one block is kept, the largest freed so far.  :func:`release_planner_memory` frees it.
+
 >>> from wayfinding.grid import Grid
 >>> planner = DStarLite(Grid.from_ascii('''
 ... .....
@@ -162,6 +166,17 @@ class _GraphEdges:
 
     def path(self, nodes: np.ndarray) -> np.ndarray:
         return nodes
+
+
+def release_planner_memory() -> int:
+    """Free the node memory kept from freed planners for the next ones.
+
+    Returns
+    -------
+    int
+        The bytes freed (0 when none was kept).
+    """
+    return int(_incremental.release_pool())
 
 
 def _edges(world: Any) -> _GridEdges | _GraphEdges:
