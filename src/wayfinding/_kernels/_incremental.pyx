@@ -38,10 +38,14 @@ cdef struct Item:
 cdef struct Node:
     double g
     double rhs
-    int32_t pos
+
+
+cdef struct Slot:      # kept apart from g and rhs: the heap's moves write only these
+    int32_t pos        # heap index, -1 off the heap, ON_TIES on the tie stack
     uint32_t mark      # bit 31: in INCONS; low bits: the round it was closed in
 
 
+cdef int32_t ON_TIES = -2         # Node.pos of a node on the tie stack
 cdef uint32_t INCONS = 0x80000000u
 cdef uint32_t ROUND = 0x7fffffffu
 
@@ -137,6 +141,7 @@ cdef class IncrementalCore:
     # state
     cdef public double h_scale
     cdef Node* nodes
+    cdef Slot* slots                  # in the same block as ``nodes``, after them
     cdef size_t node_bytes
     cdef uint64_t* seen
     cdef Py_ssize_t words
@@ -161,6 +166,14 @@ cdef class IncrementalCore:
     cdef uint32_t round
     cdef int32_t* incons
     cdef Py_ssize_t n_incons, cap_incons
+    # The first search (larger-g order, not anytime) keeps a node whose k1 equals the k1
+    # being expanded on a stack rather than the heap, as A* does: it is least or tied, and
+    # is expanded unless the heap's top comes before it.  The stack goes back into the heap
+    # whenever the search stops or changes order.
+    cdef Item* ties
+    cdef Py_ssize_t n_ties, cap_ties
+    cdef bint tying
+    cdef double fu
 
     def __cinit__(self):
         self.heap = NULL
@@ -169,6 +182,7 @@ cdef class IncrementalCore:
         self.own = NULL
         self.mine = NULL
         self.incons = NULL
+        self.ties = NULL
 
     def __dealloc__(self):
         free(self.heap)
@@ -177,20 +191,25 @@ cdef class IncrementalCore:
         free(self.own)
         free(self.mine)
         free(self.incons)
+        free(self.ties)
 
     cdef int setup(self, int n, double h_scale, int root, int target) except -1:
         self.n = n
         self.held = -1
         self.h_scale = h_scale
         self.words = (n + 63) // 64
-        self.node_bytes = n * sizeof(Node) + 1
+        self.node_bytes = n * (sizeof(Node) + sizeof(Slot)) + 1
         self.nodes = take_nodes(&self.node_bytes)      # uninitialised
+        self.slots = <Slot*> (self.nodes + n)
         self.seen = <uint64_t*> calloc(self.words + 1, sizeof(uint64_t))
         self.capacity = 64
         self.heap = <Item*> malloc(self.capacity * sizeof(Item))
         self.cap_incons = 16
         self.incons = <int32_t*> malloc(self.cap_incons * sizeof(int32_t))
-        if self.nodes == NULL or self.seen == NULL or self.heap == NULL or self.incons == NULL:
+        self.cap_ties = 64
+        self.ties = <Item*> malloc(self.cap_ties * sizeof(Item))
+        if self.nodes == NULL or self.seen == NULL or self.heap == NULL or self.incons == NULL \
+                or self.ties == NULL:
             raise MemoryError()
         self.eps, self.anytime = 1.0, False
         self.start_over(root, target, False)      # calloc zeroed the bitmap
@@ -239,8 +258,8 @@ cdef class IncrementalCore:
             self.seen[s >> 6] |= (<uint64_t> 1) << (s & 63)
             x.g = INFINITY
             x.rhs = INFINITY
-            x.pos = -1
-            x.mark = 0
+            self.slots[s].pos = -1
+            self.slots[s].mark = 0
             self.initialised += 1
         return x
 
@@ -344,7 +363,7 @@ cdef class IncrementalCore:
             if not before(it, self.heap[parent]):
                 break
             self.heap[i] = self.heap[parent]
-            self.nodes[self.heap[i].node].pos = <int32_t> i
+            self.slots[self.heap[i].node].pos = <int32_t> i
             i = parent
         while True:                               # down
             child = 2 * i + 1
@@ -355,16 +374,31 @@ cdef class IncrementalCore:
             if not before(self.heap[child], it):
                 break
             self.heap[i] = self.heap[child]
-            self.nodes[self.heap[i].node].pos = <int32_t> i
+            self.slots[self.heap[i].node].pos = <int32_t> i
             i = child
         self.heap[i] = it
-        self.nodes[it.node].pos = <int32_t> i
+        self.slots[it.node].pos = <int32_t> i
 
     cdef int push(self, int s) except -1:
         cdef Item* grown
-        if self.nodes[s].pos >= 0:
-            self.place(self.nodes[s].pos, self.key(s))
+        cdef Item it
+        if self.slots[s].pos >= 0:
+            self.place(self.slots[s].pos, self.key(s))
             return 0
+        if self.slots[s].pos == ON_TIES:          # its rhs only fell: still least or tied
+            return 0
+        if self.tying:
+            it = self.key(s)
+            if it.k1 == self.fu:
+                if self.n_ties == self.cap_ties:
+                    grown = <Item*> realloc(self.ties, 2 * self.cap_ties * sizeof(Item))
+                    if grown == NULL:
+                        raise MemoryError()
+                    self.ties, self.cap_ties = grown, 2 * self.cap_ties
+                self.ties[self.n_ties] = it
+                self.n_ties += 1
+                self.slots[s].pos = ON_TIES
+                return 0
         if self.size == self.capacity:
             grown = <Item*> realloc(self.heap, 2 * self.capacity * sizeof(Item))
             if grown == NULL:
@@ -376,18 +410,33 @@ cdef class IncrementalCore:
         return 0
 
     cdef void remove(self, int s) noexcept nogil:
-        cdef Py_ssize_t i = self.nodes[s].pos
+        cdef Py_ssize_t i = self.slots[s].pos
         cdef Item last
         if i < 0:
+            self.slots[s].pos = -1                # off the tie stack: skipped there
             return
-        self.nodes[s].pos = -1
+        self.slots[s].pos = -1
         self.size -= 1
         if i < self.size:
             last = self.heap[self.size]
             self.place(i, last)
 
+    cdef int untie(self) except -1:
+        """Move the tie stack into the heap."""
+        cdef Py_ssize_t i
+        cdef int s
+        self.tying = False
+        for i in range(self.n_ties):
+            s = self.ties[i].node
+            if self.slots[s].pos == ON_TIES:
+                self.slots[s].pos = -1
+                self.push(s)
+        self.n_ties = 0
+        return 0
+
     cdef int rekey(self) except -1:
         """Recompute every queued key: queue again."""
+        self.untie()
         cdef Py_ssize_t i, n = self.size
         self.size = 0
         for i in range(n):                        # each item moves up only from its slot
@@ -425,22 +474,23 @@ cdef class IncrementalCore:
     cdef int settle(self, int s) except -1:
         """Queue ``s`` (or move it to INCONS, or take it out) after its g or rhs changed."""
         cdef Node* x = &self.nodes[s]
+        cdef Slot* m = &self.slots[s]
         if x.g != x.rhs:
             if x.g < x.rhs and self.deep:
                 self.deep = False
                 self.rekey()
-            if self.anytime and self.eps > 1.0 and (x.mark & ROUND) == self.round \
+            if self.anytime and self.eps > 1.0 and (m.mark & ROUND) == self.round \
                     and x.g > x.rhs:
                 self.remove(s)                    # overconsistent after its expansion
-                if not x.mark & INCONS:
-                    x.mark |= INCONS
+                if not m.mark & INCONS:
+                    m.mark |= INCONS
                     self.add_incons(s)
             else:                                 # an underconsistent g is never kept
-                x.mark &= ~INCONS
+                m.mark &= ~INCONS
                 self.push(s)
         else:
             self.remove(s)
-            x.mark &= ~INCONS
+            m.mark &= ~INCONS
         return 0
 
     cdef int add_incons(self, int s) except -1:
@@ -483,12 +533,13 @@ cdef class IncrementalCore:
 
     cdef int expand_over(self, int u) except -1:
         cdef Node* x = &self.nodes[u]
+        cdef Slot* m = &self.slots[u]
         cdef double gu, cu, c
         cdef int d, v = -1, ux, uy
         cdef int64_t e
         x.g = x.rhs
         self.remove(u)
-        x.mark = (x.mark & INCONS) | self.round
+        m.mark = (m.mark & INCONS) | self.round
         cdef int vs[8]
         cdef double cs[8]
         gu = x.g
@@ -505,11 +556,12 @@ cdef class IncrementalCore:
         cdef int vs[8]
         cdef double cs[8]
         cdef Node* x = &self.nodes[u]
+        cdef Slot* m = &self.slots[u]
         cdef double old = x.g, cu, c
         cdef int d, v = -1, ux, uy
         cdef int64_t e
         x.g = INFINITY
-        x.mark &= INCONS                          # its expansion is undone
+        m.mark &= INCONS                          # its expansion is undone
         self.update(u)
         if old == INFINITY:
             return 0
@@ -559,25 +611,47 @@ cdef class IncrementalCore:
         ran out first."""
         cdef Item top, tk, fresh
         cdef int u
+        cdef bint tied
         cdef long long start = self.expanded
         cdef Node* t = self.at(self.target)
-        while self.size > 0:
-            if budget >= 0 and self.expanded - start >= budget:
-                return None                       # out of budget: not done
-            top = self.heap[0]
-            tk = self.key(self.target)
-            if not (self.due(top, tk) or (t.rhs != t.g and not t.mark & INCONS)):
-                break
-            u = top.node
-            fresh = self.key(u)
-            if before(top, fresh):                # stale key (km grew): re-key it
-                self.place(0, fresh)
-                continue
-            self.expanded += 1
-            if self.nodes[u].g > self.nodes[u].rhs:
-                self.expand_over(u)
-            else:
-                self.expand_under(u)
+        try:
+            while True:
+                while self.n_ties > 0 and \
+                        self.slots[self.ties[self.n_ties - 1].node].pos != ON_TIES:
+                    self.n_ties -= 1              # taken off the stack meanwhile
+                tied = self.n_ties > 0 and (self.size == 0 or
+                                            not before(self.heap[0], self.ties[self.n_ties - 1]))
+                if tied:
+                    top = self.ties[self.n_ties - 1]
+                elif self.size > 0:
+                    top = self.heap[0]
+                else:
+                    break
+                if budget >= 0 and self.expanded - start >= budget:
+                    return None                   # out of budget: not done
+                tk = self.key(self.target)
+                if not (self.due(top, tk) or (t.rhs != t.g and not self.slots[self.target].mark & INCONS)):
+                    break
+                u = top.node
+                fresh = self.key(u)
+                if tied:
+                    self.n_ties -= 1
+                    self.slots[u].pos = -1
+                    if before(top, fresh):        # stale key: into the queue again
+                        self.push(u)
+                        continue
+                elif before(top, fresh):          # stale key (km grew): re-key it
+                    self.place(0, fresh)
+                    continue
+                self.expanded += 1
+                self.tying = self.deep and not self.anytime
+                self.fu = fresh.k1
+                if self.nodes[u].g > self.nodes[u].rhs:
+                    self.expand_over(u)
+                else:
+                    self.expand_under(u)
+        finally:
+            self.untie()
         return t.g
 
     def walk(self, int s, int limit):
@@ -704,7 +778,7 @@ cdef class IncrementalCore:
         nodes = [self.heap[i].node for i in range(self.size)]
         ordered = all(not before(self.heap[i], self.heap[(i - 1) >> 1])
                       for i in range(1, self.size)) and \
-            all(self.nodes[self.heap[i].node].pos == i for i in range(self.size))
+            all(self.slots[self.heap[i].node].pos == i for i in range(self.size))
         return nodes, ordered
 
     def next_round(self, double eps):
@@ -713,13 +787,15 @@ cdef class IncrementalCore:
         cdef Py_ssize_t i
         cdef int s
         cdef Node* x
+        cdef Slot* m
         self.eps = eps
         self.round = (self.round % ROUND) + 1     # CLOSED emptied
         for i in range(self.n_incons):
             s = self.incons[i]
             x = &self.nodes[s]
-            if x.mark & INCONS:
-                x.mark &= ~INCONS
+            m = &self.slots[s]
+            if m.mark & INCONS:
+                m.mark &= ~INCONS
                 if x.g != x.rhs:
                     self.push(s)
         self.n_incons = 0
@@ -730,6 +806,8 @@ cdef class IncrementalCore:
             memset(self.seen, 0, (self.words + 1) * sizeof(uint64_t))
         self.initialised = 0
         self.size = 0
+        self.n_ties = 0
+        self.tying = False
         self.n_incons = 0
         self.round = 1
         self.deep = True
