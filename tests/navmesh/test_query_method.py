@@ -8,7 +8,6 @@ from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import NavMesh, NavMeshQuery, PolyanyaSearch, QueryFilter
 from wayfinding.navmesh.exact import VisibilityMap
 
-
 OUTLINE = [(0, 0), (20, 0), (20, 10), (0, 10)]
 HOLES = [[(5, 0.5), (6, 0.5), (6, 8), (5, 8)], [(12, 2), (13, 2), (13, 9.5), (12, 9.5)]]
 

@@ -1,6 +1,7 @@
 """Queries on a :class:`~wayfinding.navmesh.NavMesh` (after Detour's ``dtNavMeshQuery``):
-:class:`NavMeshQuery`, which owns the per-query scratch and answers path queries (A* over the ways into polygons, a check of the best corridors, then
-the funnel; one at a time or in batches), point location, nearest points and the surface
+:class:`NavMeshQuery`, which owns the per-query scratch and answers path queries (A* over the
+ways into polygons, a check of the best corridors, then the funnel; one at a time or in
+batches; or the exact Polyanya search), point location, nearest points and the surface
 queries of :mod:`.surface`."""
 
 from __future__ import annotations
