@@ -445,9 +445,9 @@ cdef class IncrementalCore:
         return 0
 
     # ------------------------------------------------------------------ LPA* / D* Lite
-    cdef double best_pull(self, int s, int* via, int64_t* edge) noexcept nogil:
-        """min over the edges ``s`` pulls from of cost + g, with that neighbour and edge id
-        (-1 when none is finite)."""
+    cdef double best_pull(self, int s, int* via, int64_t* edge, double* step) noexcept nogil:
+        """min over the edges ``s`` pulls from of cost + g, with that neighbour, edge id
+        (-1 when none is finite) and edge cost."""
         cdef double best = INFINITY, c, cu
         cdef int d, v = -1, ux, uy
         cdef int64_t e
@@ -463,12 +463,13 @@ cdef class IncrementalCore:
                     continue
                 c = cs[d] + self.g_of(vs[d])
                 if c < best:
-                    best, via[0], edge[0] = c, vs[d], 8 * <int64_t> s + d
+                    best, via[0], edge[0], step[0] = c, vs[d], 8 * <int64_t> s + d, cs[d]
             return best
         for e in range(self.pull_ptr[s], self.pull_ptr[s + 1]):
             c = self.cost[self.pull_edge[e]] + self.g_of(self.pull_nbr[e])
             if c < best:
                 best, via[0], edge[0] = c, self.pull_nbr[e], self.pull_edge[e]
+                step[0] = self.cost[self.pull_edge[e]]
         return best
 
     cdef int settle(self, int s) except -1:
@@ -508,9 +509,10 @@ cdef class IncrementalCore:
         """Recompute the rhs of ``s`` from every edge it pulls from."""
         cdef int via
         cdef int64_t edge
+        cdef double c
         cdef Node* x = self.at(s)
         if s != self.root:
-            x.rhs = self.best_pull(s, &via, &edge)
+            x.rhs = self.best_pull(s, &via, &edge, &c)
         return self.settle(s)
 
     cdef inline int offer(self, int v, double c) except -1:
@@ -658,7 +660,7 @@ cdef class IncrementalCore:
         """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
         ids, int64 ids of the edges taken, the sum of their costs); empty and inf when the
         walk finds no way."""
-        cdef double total = 0.0
+        cdef double total = 0.0, c
         cdef int nxt
         cdef int64_t used
         cdef Py_ssize_t n = 1, cap = 64
@@ -675,10 +677,10 @@ cdef class IncrementalCore:
                 raise MemoryError()
             out[0] = s
             while s != self.root and n <= limit:
-                self.best_pull(s, &nxt, &used)
+                self.best_pull(s, &nxt, &used, &c)
                 if nxt < 0:
                     break
-                total += self.edge_cost(used)
+                total += c
                 s = nxt
                 if n == cap:
                     grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
