@@ -17,9 +17,9 @@ On a ``CSRGraph`` the edges are the graph's (ids in its CSR order; ``update_cost
 
 Building a planner on a grid takes constant time: the grid's costs are read in place (the
 changed cells are kept apart), and a node's state is created when a search first reaches
-it, so the first plan costs about one A*.  The first search breaks ties towards the target
-as A* does; once a change makes some node's g too low, ties go to the smaller g, as the
-repairs need.
+it, so the first plan expands about as many cells as A* (in up to about twice its time).
+The first search breaks ties towards the target as A* does; once a change makes some
+node's g too low, ties go to the smaller g, as the repairs need.
 
 A freed planner's node memory (24 bytes per node of its world) is kept for the next planner
 built on a world of at most that many nodes, whose first plan then finds it already in
