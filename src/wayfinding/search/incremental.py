@@ -17,7 +17,8 @@ On a ``CSRGraph`` the edges are the graph's (ids in its CSR order; ``update_cost
 
 Building a planner on a grid takes constant time: the grid's costs are read in place (the
 changed cells are kept apart), and a node's state is created when a search first reaches
-it, so the first plan expands about as many cells as A* (in up to about twice its time).
+it, so the first plan expands about as many cells as A* (in 1.4–2.9× its time on the
+Moving AI and open grids of BENCHMARKS.md).
 The first search breaks ties towards the target as A* does; once a change makes some
 node's g too low, ties go to the smaller g, as the repairs need.
 
