@@ -1,8 +1,9 @@
+from typing import final
+
 import numpy as np
 from numpy.typing import NDArray
-from typing_extensions import disjoint_base
 
-@disjoint_base
+@final
 class IncrementalCore:
     h_scale: float
     initialised: int
