@@ -64,8 +64,7 @@ class PolyanyaSearch(SingleThread):
         if got is None:
             mesh = self.mesh
             costs = f.area_costs()[mesh.areas]
-            use = (((mesh.flags & f.include) != 0) & ((mesh.flags & f.exclude) == 0)
-                   & np.isfinite(costs))
+            use = f.usable(mesh.flags, mesh.areas)
             if not np.all(costs[use] == 1.0):
                 raise InvalidQueryError(f"filter {f!r} gives areas costs other than 1; the "
                                         "exact search measures length only")

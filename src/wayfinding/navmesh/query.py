@@ -142,15 +142,11 @@ class NavMeshQuery(SingleThread):
         if got is None:
             mesh = self.mesh
             costs = f.area_costs()
-
-            def usable(flags: np.ndarray, areas: np.ndarray) -> np.ndarray:
-                return (((flags & f.include) != 0) & ((flags & f.exclude) == 0)
-                        & np.isfinite(costs[areas]))
-            allowed = usable(mesh.flags, mesh.areas).astype(np.uint8)
+            allowed = f.usable(mesh.flags, mesh.areas).astype(np.uint8)
             link = mesh._directed_links
             lf = np.array([x.flags for x in mesh.links], dtype=np.uint16)
             la = np.array([x.area for x in mesh.links], dtype=np.uint8)
-            link_ok = usable(lf, la)[link[4]].astype(np.uint8)
+            link_ok = f.usable(lf, la)[link[4]].astype(np.uint8)
             poly_cost = costs[mesh.areas]
             usable_cost = poly_cost[allowed.astype(bool)]
             # A* heuristic scale: the cheapest usable area's cost (slightly under: admissible).

@@ -58,6 +58,12 @@ class QueryFilter:
             out[area] = cost
         return out
 
+    def usable(self, flags: np.ndarray, areas: np.ndarray) -> np.ndarray:
+        """Bool per item (polygon or link) of ``flags`` and ``areas``: whether this filter
+        lets a query use it (see the class)."""
+        return (((flags & self.include) != 0) & ((flags & self.exclude) == 0)
+                & np.isfinite(self.area_costs()[areas]))
+
 
 DEFAULT_FILTER = QueryFilter()
 

@@ -382,8 +382,7 @@ class NavMesh3DQuery(SingleThread):
             costs = f.area_costs()
             flags = np.concatenate([self._flags, self._link_flags])
             areas = np.concatenate([self._areas, self._link_areas])
-            usable = (((flags & f.include) != 0) & ((flags & f.exclude) == 0)
-                      & np.isfinite(costs[areas]))
+            usable = f.usable(flags, areas)
             got = self._filters[f.key] = (np.ascontiguousarray(usable, np.uint8),
                                           costs.astype(np.float32))
         return got
