@@ -18,6 +18,9 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert "mismatches" in text and "<img" in text
     assert (tmp_path / "demo" / "cave-astar.svg").exists()
     assert (tmp_path / "demo" / "cave-astar.png").exists()
+    assert "<td>jps2</td>" in text and "<td>subgoal_table</td>" in text
+    assert (tmp_path / "demo" / "cave-fast-jps2.svg").exists()
+    assert "exact search (polyanya)" in text
     assert (tmp_path / "demo" / "cave.map.scen").exists()
     assert "Navigation meshes in the dungeon" in text and "no path" not in text
     assert "Any-angle paths in the cave" in text

@@ -27,9 +27,9 @@ from .voxel import voxel_section
 from .worlds import world_section
 
 #: The methods compared side by side on the cave, and those drawn.
-FAST = ("astar", "jps", "jps_plus", "jps_plus_buckets", "astar_gb", "jps_plus_gb", "subgoal",
-        "subgoal2", "astar_dh")
-DRAWN = ("astar", "jps", "jps_plus", "jps_plus_gb", "astar_dh")
+FAST = ("astar", "jps", "jps2", "jps_plus", "jps_plus_buckets", "astar_gb", "jps_plus_gb",
+        "subgoal", "subgoal2", "subgoal_table", "astar_dh")
+DRAWN = ("astar", "jps", "jps2", "jps_plus", "jps_plus_gb", "astar_dh")
 
 
 def run_demo(out: Path, *, show_progress: bool = True) -> Path:
