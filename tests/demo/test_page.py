@@ -32,7 +32,7 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert "<canvas" in (tmp_path / "demo" / "navmesh3d-terrain.html").read_text()
     assert "A crowd on two storeys" in text
     assert (tmp_path / "demo" / "navmesh3d-crowd.gif").stat().st_size > 1000
-    assert '"agents": [[' in (tmp_path / "demo" / "navmesh3d-crowd.html").read_text()
+    assert '"agents":[[' in (tmp_path / "demo" / "navmesh3d-crowd.html").read_text()
     assert "Flight through voxel worlds" in text
     assert (tmp_path / "demo" / "voxel-city.png").stat().st_size > 1000
     assert (tmp_path / "demo" / "voxel-swarm.gif").stat().st_size > 1000

@@ -47,6 +47,11 @@ def test_the_page_plays_the_frames(mesh):
                       .split(";\n", 1)[0])["agents"] == []
 
 
+def test_the_title_is_escaped(mesh):
+    page = navmesh3d_html(mesh, title="<b>A & B</b>")
+    assert "<title>&lt;b&gt;A &amp; B&lt;/b&gt;</title>" in page and "<b>" not in page
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda m, p: animate_navmesh3d(p / "a.png", m, frames()), "GIF"),
     (lambda m, p: animate_navmesh3d(p / "a.gif", m, np.zeros((3, 2))), r"\(T, n, 3\)"),

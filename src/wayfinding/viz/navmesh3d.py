@@ -15,7 +15,6 @@ animate over both: a top-down GIF (:func:`animate_navmesh3d`) and the HTML page'
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 from pathlib import Path
@@ -25,8 +24,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._io import atomic_write_bytes, atomic_write_text
 from .._validate import count, positive_float
-from ..errors import InvalidQueryError, brief
+from ..errors import InvalidQueryError
 from ..navmesh3d import Level, NavMesh3D, region_colours
+from ._webgl import TRANSLUCENT, agent_frames, frame_rows, page
 from .raster import TARGET_PX, _pillow
 
 
@@ -106,41 +106,10 @@ def navmesh3d_html(mesh: NavMesh3D, *, level: Level | None = None,
     if level is not None:
         grey = np.tile(np.array([[110, 116, 128, 255]], np.uint8), (level.num_triangles, 1))
         geo = _triangle_soup(level.vertices, level.triangles, grey, lift=0.0)
-    frames: list[list[float]] = []
-    if agents is not None:
-        pos, rgb = _agent_frames(agents, colours)
-        for t in range(len(pos)):
-            ok = np.isfinite(pos[t]).all(axis=1)
-            rows = np.concatenate([pos[t][ok], rgb[t][ok] / 255.0], axis=1)
-            frames.append([round(x, 3) for x in rows.ravel().tolist()])
-    data = json.dumps({"nav": nav, "level": geo, "agents": frames,
-                       "ms": 1000.0 / positive_float("fps", fps)})
-    return _PAGE.replace("__TITLE__", title).replace("__DATA__", data)
-
-
-def _agent_frames(agents: ArrayLike, colours: ArrayLike | None
-                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Positions ``(T, n, 3)`` and colours ``(T, n, 3)`` as floats, checked."""
-    pos = np.asarray(agents, dtype=np.float64)
-    if pos.ndim != 3 or pos.shape[2] != 3:
-        raise InvalidQueryError(f"agents must be (T, n, 3) positions, got shape {pos.shape}")
-    if colours is None:
-        rgb = np.full(pos.shape, 255.0)
-    else:
-        try:
-            rgb = np.asarray(colours, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InvalidQueryError(f"colours {brief(colours)} must be RGB numbers "
-                                    "0..255") from None
-        if not (np.isfinite(rgb).all() and (rgb >= 0).all() and (rgb <= 255).all()):
-            bad = rgb[~(np.isfinite(rgb) & (rgb >= 0) & (rgb <= 255))].ravel()[0]
-            raise InvalidQueryError(f"colours must be finite RGB values 0..255, got {bad!r}")
-        if rgb.shape == (pos.shape[1], 3):
-            rgb = np.broadcast_to(rgb, pos.shape)
-        if rgb.shape != pos.shape:
-            raise InvalidQueryError(f"colours must be (T, n, 3) or (n, 3) like agents "
-                                    f"{pos.shape}, got {rgb.shape}")
-    return pos, rgb
+    ms = 1000.0 / positive_float("fps", fps)
+    frames = [] if agents is None else frame_rows(*agent_frames(agents, colours))
+    return page(title, {"nav": nav, "level": geo, "agents": frames, "ms": ms}, _SCENE,
+                TRANSLUCENT)
 
 
 def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: ArrayLike,
@@ -157,7 +126,7 @@ def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: 
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
     size, fps = count("size", size, min=32), positive_float("fps", fps)
     radius = positive_float("radius", radius)
-    pos, rgb = _agent_frames(agents, colours)
+    pos, rgb = agent_frames(agents, colours)
     image_mod, draw_mod, _ = _pillow()
     polys, _ = _flat(mesh)
     x0, z0, w, h = _frame(polys)
@@ -231,29 +200,8 @@ def _triangle_soup(verts: NDArray[np.floating], tris: NDArray[np.integer],
     return [round(x, 4) for x in rows.ravel().tolist()]
 
 
-_PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><title>__TITLE__</title>
-<style>html,body{margin:0;height:100%;background:#20242b;color:#ddd;font:13px sans-serif}
-canvas{width:100%;height:100%;display:block}#help{position:absolute;left:10px;top:8px}</style>
-</head><body><div id="help">__TITLE__ &mdash; drag to orbit, wheel to zoom</div>
-<canvas id="view"></canvas>
-<script>
-const DATA = __DATA__;
-const canvas = document.getElementById("view");
-const gl = canvas.getContext("webgl");
-const vs = `attribute vec3 p; attribute vec3 c; uniform mat4 m; uniform float s;
-  varying vec3 k;
-  void main() { gl_Position = m * vec4(p, 1.0); gl_PointSize = s; k = c; }`;
-const fs = `precision mediump float; varying vec3 k; uniform float a;
-  void main() { gl_FragColor = vec4(k, a); }`;
-function shader(type, src) {
-  const s = gl.createShader(type); gl.shaderSource(s, src); gl.compileShader(s); return s;
-}
-const prog = gl.createProgram();
-gl.attachShader(prog, shader(gl.VERTEX_SHADER, vs));
-gl.attachShader(prog, shader(gl.FRAGMENT_SHADER, fs));
-gl.linkProgram(prog); gl.useProgram(prog);
-function upload(list) {
+#: The viewer's scene script (see :mod:`._webgl`).
+_SCENE = """function upload(list) {
   const b = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, b);
   gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(list), gl.STATIC_DRAW);
   return {buffer: b, count: list.length / 6};
@@ -267,26 +215,6 @@ for (let i = 0; i < all.length; i += 6)
   }
 const centre = [0, 1, 2].map(j => (lo[j] + hi[j]) / 2);
 let radius = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) || 1;
-let yaw = 0.8, pitch = 0.7, dist = radius * 1.6;
-function matrix() {
-  const aspect = canvas.width / canvas.height, f = 1 / Math.tan(0.5);
-  const near = radius / 100, far = radius * 20;
-  const cy = Math.cos(yaw), sy = Math.sin(yaw), cp = Math.cos(pitch), sp = Math.sin(pitch);
-  const eye = [centre[0] + dist * cp * sy, centre[1] + dist * sp, centre[2] + dist * cp * cy];
-  const zf = [eye[0] - centre[0], eye[1] - centre[1], eye[2] - centre[2]];
-  const zl = Math.hypot(...zf); const z = zf.map(v => v / zl);
-  let x = [z[2], 0, -z[0]]; const xl = Math.hypot(...x) || 1; x = x.map(v => v / xl);
-  const y = [z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2], z[0] * x[1] - z[1] * x[0]];
-  const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-  const view = [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0,
-                -dot(x, eye), -dot(y, eye), -dot(z, eye), 1];
-  const proj = [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) / (near - far), -1,
-                0, 0, 2 * far * near / (near - far), 0];
-  const out = new Array(16).fill(0);
-  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) for (let k = 0; k < 4; k++)
-    out[j * 4 + i] += proj[k * 4 + i] * view[j * 4 + k];
-  return out;
-}
 function draw() {
   canvas.width = canvas.clientWidth; canvas.height = canvas.clientHeight;
   gl.viewport(0, 0, canvas.width, canvas.height);
@@ -314,21 +242,4 @@ function draw() {
     gl.drawArrays(gl.POINTS, 0, rows.length / 6);
   }
 }
-let frame = 0;
-const agentBuffer = gl.createBuffer();
-if (DATA.agents.length)
-  setInterval(() => { frame = (frame + 1) % DATA.agents.length; draw(); }, DATA.ms);
-let drag = null;
-canvas.onmousedown = e => { drag = [e.clientX, e.clientY]; };
-window.onmouseup = () => { drag = null; };
-window.onmousemove = e => {
-  if (!drag) return;
-  yaw -= (e.clientX - drag[0]) * 0.01;
-  pitch = Math.max(-1.5, Math.min(1.5, pitch + (e.clientY - drag[1]) * 0.01));
-  drag = [e.clientX, e.clientY]; draw();
-};
-canvas.onwheel = e => { e.preventDefault(); dist *= Math.exp(e.deltaY * 0.001); draw(); };
-window.onresize = draw;
-draw();
-</script></body></html>
 """

@@ -39,7 +39,6 @@ True
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 from collections.abc import Sequence
@@ -54,6 +53,7 @@ from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 from ..voxel.grid import VoxelGrid
+from ._webgl import agent_frames, frame_rows, page
 from .raster import TARGET_PX, _pillow
 
 #: Smallest edge of a drawn voxel in the PNG, pixels; larger grids are merged into blocks.
@@ -202,7 +202,7 @@ def animate_voxels(picture_path: str | os.PathLike, grid: VoxelGrid, agents: Arr
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
     fps = positive_float("fps", fps)
-    pos, rgb = _agent_frames(agents, colours)
+    pos, rgb = agent_frames(agents, colours)
     base, project, order = _picture(grid, paths=paths, up=up, size=size)
     image_mod, draw_mod, _ = _pillow()
     voxel = (pos - np.asarray(grid.origin)) / grid.voxel_size
@@ -234,33 +234,6 @@ def _scale(grid: VoxelGrid, up: str, size: int) -> float:
     blocked_shape = _frame(grid, up)[0].shape
     nz, ny, nx = blocked_shape
     return (size - 12) / max((nx + ny) * _C, (nx + ny) / 2 + nz)
-
-
-def _agent_frames(agents: ArrayLike, colours: ArrayLike | None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Positions ``(T, n, 3)`` and colours ``(T, n, 3)`` as floats, checked."""
-    try:
-        pos = np.asarray(agents, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"agents must be (T, n, 3) positions, got "
-                                f"{brief(agents)}") from None
-    if pos.ndim != 3 or pos.shape[2] != 3:
-        raise InvalidQueryError(f"agents must be (T, n, 3) positions, got shape {pos.shape}")
-    if colours is None:
-        return pos, np.full(pos.shape, 255.0)
-    try:
-        rgb = np.asarray(colours, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidQueryError(f"colours {brief(colours)} must be RGB numbers 0..255") \
-            from None
-    if not (np.isfinite(rgb).all() and (rgb >= 0).all() and (rgb <= 255).all()):
-        raise InvalidQueryError("colours must be finite RGB values 0..255")
-    if rgb.shape == (pos.shape[1], 3):
-        rgb = np.broadcast_to(rgb, pos.shape)
-    if rgb.shape != pos.shape:
-        raise InvalidQueryError(f"colours must be (T, n, 3) or (n, 3) like agents "
-                                f"{pos.shape}, got {rgb.shape}")
-    return pos, rgb
 
 
 def _picture(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None = None,
@@ -401,15 +374,12 @@ def voxels_html(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None =
         if len(faces) <= max_faces or max(b.shape) == 1:
             break
         f *= 2
+    ms = 1000.0 / positive_float("fps", fps)
     frames: list[list[float]] = []
     if agents is not None:
-        fps = positive_float("fps", fps)
-        pos, rgb = _agent_frames(agents, colours)
-        voxel = ((pos - np.asarray(grid.origin)) / grid.voxel_size)[..., list(order)]
-        for t in range(len(pos)):
-            ok = np.isfinite(voxel[t]).all(axis=1)
-            rows = np.concatenate([voxel[t][ok], rgb[t][ok] / 255.0], axis=1)
-            frames.append([round(x, 3) for x in rows.ravel().tolist()])
+        pos, rgb = agent_frames(agents, colours)
+        frames = frame_rows(((pos - np.asarray(grid.origin)) / grid.voxel_size)[..., list(order)],
+                            rgb)
     ends = [p[list(order)].tolist() for p in (_point(start, grid, "start"),
                                               _point(goal, grid, "goal")) if p is not None]
     data = {"size": [int(s) for s in blocked.shape[::-1]], "block": f,
@@ -417,10 +387,8 @@ def voxels_html(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None =
             "paths": [[round(v, 4) for v in r[:, list(order)].ravel().tolist()]
                       for r in routes],
             "boxes": [round(v, 4) for v in cubes[:, :, list(order)].ravel().tolist()],
-            "ends": ends, "agents": frames, "ms": 1000.0 / positive_float("fps", fps)}
-    safe_title = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _PAGE.replace("__TITLE__", safe_title).replace(
-        "__DATA__", json.dumps(data, separators=(",", ":")))
+            "ends": ends, "agents": frames, "ms": ms}
+    return page(title, data, _SCENE)
 
 
 def _all_open_faces(b: np.ndarray) -> np.ndarray:
@@ -457,29 +425,8 @@ def save_voxels(picture_path: str | os.PathLike, grid: VoxelGrid, **options: Any
                             f"suffix {path.suffix or '(none)'!r}; use .png or .html")
 
 
-_PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><title>__TITLE__</title>
-<style>html,body{margin:0;height:100%;background:#20242b;color:#ddd;font:13px sans-serif}
-canvas{width:100%;height:100%;display:block}#help{position:absolute;left:10px;top:8px}</style>
-</head><body><div id="help">__TITLE__ &mdash; drag to orbit, wheel to zoom</div>
-<canvas id="view"></canvas>
-<script>
-const DATA = __DATA__;
-const canvas = document.getElementById("view");
-const gl = canvas.getContext("webgl");
-const vs = `attribute vec3 p; attribute vec3 c; uniform mat4 m; uniform float s;
-  varying vec3 k;
-  void main() { gl_Position = m * vec4(p, 1.0); gl_PointSize = s; k = c; }`;
-const fs = `precision mediump float; varying vec3 k;
-  void main() { gl_FragColor = vec4(k, 1.0); }`;
-function shader(type, src) {
-  const s = gl.createShader(type); gl.shaderSource(s, src); gl.compileShader(s); return s;
-}
-const prog = gl.createProgram();
-gl.attachShader(prog, shader(gl.VERTEX_SHADER, vs));
-gl.attachShader(prog, shader(gl.FRAGMENT_SHADER, fs));
-gl.linkProgram(prog); gl.useProgram(prog);
-// The picture's frame (X, Y, Z up) shown with GL's y up: (X, Z, -Y).
+#: The viewer's scene script (see :mod:`._webgl`).
+_SCENE = """// The picture's frame (X, Y, Z up) shown with GL's y up: (X, Z, -Y).
 const gx = (x, y, z) => [x, z, -y];
 function upload(list, mode) {
   const b = gl.createBuffer(); gl.bindBuffer(gl.ARRAY_BUFFER, b);
@@ -529,26 +476,6 @@ const layers = [upload(tris, gl.TRIANGLES), upload(lines, gl.LINES), upload(dots
 const lo = gx(0, DATA.size[1], 0), hi = gx(DATA.size[0], 0, DATA.size[2]);
 const centre = [0, 1, 2].map(j => (lo[j] + hi[j]) / 2);
 let radius = Math.max(...[0, 1, 2].map(j => Math.abs(hi[j] - lo[j]))) || 1;
-let yaw = 0.8, pitch = 0.7, dist = radius * 1.6;
-function matrix() {
-  const aspect = canvas.width / canvas.height, f = 1 / Math.tan(0.5);
-  const near = radius / 100, far = radius * 20;
-  const cy = Math.cos(yaw), sy = Math.sin(yaw), cp = Math.cos(pitch), sp = Math.sin(pitch);
-  const eye = [centre[0] + dist * cp * sy, centre[1] + dist * sp, centre[2] + dist * cp * cy];
-  const zf = [eye[0] - centre[0], eye[1] - centre[1], eye[2] - centre[2]];
-  const zl = Math.hypot(...zf); const z = zf.map(v => v / zl);
-  let x = [z[2], 0, -z[0]]; const xl = Math.hypot(...x) || 1; x = x.map(v => v / xl);
-  const y = [z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2], z[0] * x[1] - z[1] * x[0]];
-  const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-  const view = [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0,
-                -dot(x, eye), -dot(y, eye), -dot(z, eye), 1];
-  const proj = [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) / (near - far), -1,
-                0, 0, 2 * far * near / (near - far), 0];
-  const out = new Array(16).fill(0);
-  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) for (let k = 0; k < 4; k++)
-    out[j * 4 + i] += proj[k * 4 + i] * view[j * 4 + k];
-  return out;
-}
 function draw() {
   canvas.width = canvas.clientWidth; canvas.height = canvas.clientHeight;
   gl.viewport(0, 0, canvas.width, canvas.height);
@@ -577,21 +504,4 @@ function draw() {
     gl.drawArrays(gl.POINTS, 0, pts.length / 6);
   }
 }
-let frame = 0;
-const agentBuffer = gl.createBuffer();
-if (DATA.agents.length)
-  setInterval(() => { frame = (frame + 1) % DATA.agents.length; draw(); }, DATA.ms);
-let drag = null;
-canvas.onmousedown = e => { drag = [e.clientX, e.clientY]; };
-window.onmouseup = () => { drag = null; };
-window.onmousemove = e => {
-  if (!drag) return;
-  yaw -= (e.clientX - drag[0]) * 0.01;
-  pitch = Math.max(-1.5, Math.min(1.5, pitch + (e.clientY - drag[1]) * 0.01));
-  drag = [e.clientX, e.clientY]; draw();
-};
-canvas.onwheel = e => { e.preventDefault(); dist *= Math.exp(e.deltaY * 0.001); draw(); };
-window.onresize = draw;
-draw();
-</script></body></html>
 """
