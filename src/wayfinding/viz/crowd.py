@@ -3,7 +3,6 @@ the scenario's polygon obstacles (y up).  Needs Pillow (the ``[viz]`` extra)."""
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Iterable
@@ -13,10 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._io import atomic_write_bytes
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
-from .raster import _pillow, rgb
+from .raster import _pillow, rgb, write_gif
 
 if TYPE_CHECKING:
     from ..crowd.metrics import Run
@@ -65,7 +63,4 @@ def animate_run(picture_path: str | os.PathLike, run: Run, obstacles: Iterable[A
                 rr = max(1.0, r * scale)
                 d.ellipse((x - rr, y - rr, x + rr, y + rr), fill=colours[int(k) % len(colours)])
         images.append(img.convert("P", palette=Image.ADAPTIVE))
-    buf = io.BytesIO()
-    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
-                   duration=max(20, round(1000 / fps)), loop=0)
-    return atomic_write_bytes(target, buf.getvalue())
+    return write_gif(target, images, fps)

@@ -27,7 +27,7 @@ from .._io import atomic_write_bytes, atomic_write_text
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
-from .raster import PALETTE, Cells, _pillow, auto_scale, cell_colours, render_png, rgb
+from .raster import PALETTE, Cells, _pillow, auto_scale, cell_colours, render_png, rgb, write_gif
 from .svg import _num, render_svg
 
 #: Arrows across the longer side of the map when ``every`` is not given.
@@ -154,10 +154,7 @@ def animate(picture_path: str | os.PathLike, grid: Grid, frames: ArrayLike, *,
                 cx, cy = (x + 0.5) * s, (y + 0.5) * s
                 draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colours[k % len(colours)])
         images.append(img.convert("P", palette=Image.ADAPTIVE))
-    buf = io.BytesIO()
-    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
-                   duration=max(20, round(1000 / fps)), loop=0)
-    return atomic_write_bytes(target, buf.getvalue())
+    return write_gif(target, images, fps)
 
 
 def _finite_field(field: ArrayLike | None, grid: Grid) -> np.ndarray | None:

@@ -27,7 +27,7 @@ from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..navmesh3d import Level, NavMesh3D, region_colours
 from ._webgl import TRANSLUCENT, agent_frames, frame_rows, page
-from .raster import TARGET_PX, _pillow
+from .raster import TARGET_PX, _pillow, write_gif
 
 
 def _flat(mesh: NavMesh3D) -> tuple[list[NDArray[np.float64]], NDArray[np.uint8]]:
@@ -161,12 +161,7 @@ def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: 
             d.ellipse((cx - rr, cz - rr, cx + rr, cz + rr),
                       fill=tuple(int(c) for c in rgb[t, i]), outline=(20, 20, 20))
         images.append(img.convert("P", palette=image_mod.ADAPTIVE))
-    if not images:
-        raise InvalidQueryError("agents has no frames")
-    buf = io.BytesIO()
-    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
-                   duration=max(20, round(1000 / fps)), loop=0)
-    return atomic_write_bytes(target, buf.getvalue())
+    return write_gif(target, images, fps)
 
 
 def save_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, *,

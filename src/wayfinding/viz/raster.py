@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import math
+import os
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -17,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
+from .._io import atomic_write_bytes
 from ..errors import InvalidQueryError
 from ..grid import Grid
 from ..results import PathResult
@@ -211,6 +214,17 @@ def _pillow() -> tuple[ModuleType, ModuleType, ModuleType]:
     except ImportError as exc:
         raise ImportError("render_png needs Pillow: pip install 'wayfinding[viz]'") from exc
     return Image, ImageDraw, PngImagePlugin
+
+
+def write_gif(target: str | os.PathLike, images: list[Any], fps: float) -> Path:
+    """Write Pillow ``images`` (palette mode) to ``target`` as a looping GIF at ``fps``
+    frames a second, through a temporary file and a rename."""
+    if not images:
+        raise InvalidQueryError("agents has no frames")
+    buf = io.BytesIO()
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
+                   duration=max(20, round(1000 / fps)), loop=0)
+    return atomic_write_bytes(target, buf.getvalue())
 
 
 def auto_scale(grid: Grid) -> int:

@@ -54,7 +54,7 @@ from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 from ..voxel.grid import VoxelGrid
 from ._webgl import agent_frames, frame_rows, page
-from .raster import TARGET_PX, _pillow
+from .raster import TARGET_PX, _pillow, write_gif
 
 #: Smallest edge of a drawn voxel in the PNG, pixels; larger grids are merged into blocks.
 MIN_VOXEL_PX = 2.0
@@ -221,12 +221,7 @@ def animate_voxels(picture_path: str | os.PathLike, grid: VoxelGrid, agents: Arr
             d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=tuple(int(c) for c in rgb[t, i]),
                       outline=(20, 20, 20))
         images.append(img.convert("P", palette=image_mod.ADAPTIVE))
-    if not images:
-        raise InvalidQueryError("agents has no frames")
-    buf = io.BytesIO()
-    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
-                   duration=max(20, round(1000 / fps)), loop=0)
-    return atomic_write_bytes(target, buf.getvalue())
+    return write_gif(target, images, fps)
 
 
 def _scale(grid: VoxelGrid, up: str, size: int) -> float:
