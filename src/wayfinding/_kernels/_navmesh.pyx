@@ -309,6 +309,9 @@ cdef class MeshQuery:
     cdef double* out
     cdef uint8_t* flags
     cdef int32_t* owner
+    cdef double* out_b
+    cdef uint8_t* flags_b
+    cdef int32_t* owner_b
     cdef double* left
     cdef double* right
     cdef double* bend
@@ -351,6 +354,9 @@ cdef class MeshQuery:
         self.out = <double*> malloc((4 * cap + 4) * sizeof(double))
         self.flags = <uint8_t*> malloc((2 * cap + 2) * sizeof(uint8_t))
         self.owner = <int32_t*> malloc((2 * cap + 2) * sizeof(int32_t))
+        self.out_b = <double*> malloc((4 * cap + 4) * sizeof(double))
+        self.flags_b = <uint8_t*> malloc((2 * cap + 2) * sizeof(uint8_t))
+        self.owner_b = <int32_t*> malloc((2 * cap + 2) * sizeof(int32_t))
         self.left = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.right = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.bend = <double*> malloc((2 * cap + 4) * sizeof(double))
@@ -359,7 +365,8 @@ cdef class MeshQuery:
                 or self.py == NULL or self.parent == NULL or self.pos == NULL \
                 or self.stamp == NULL or self.closed == NULL or self.corr == NULL \
                 or self.cvia == NULL or self.corr2 == NULL or self.out == NULL \
-                or self.flags == NULL or self.owner == NULL or self.left == NULL \
+                or self.flags == NULL or self.owner == NULL or self.out_b == NULL \
+                or self.flags_b == NULL or self.owner_b == NULL or self.left == NULL \
                 or self.right == NULL or self.bend == NULL or self.index == NULL:
             raise MemoryError()
         for i in range(cap):
@@ -380,6 +387,9 @@ cdef class MeshQuery:
         free(self.out)
         free(self.flags)
         free(self.owner)
+        free(self.out_b)
+        free(self.flags_b)
+        free(self.owner_b)
         free(self.left)
         free(self.right)
         free(self.bend)
@@ -436,6 +446,14 @@ cdef class MeshQuery:
             self.cvia[i] = self.cvia[m - 1 - i]
             self.cvia[m - 1 - i] = tmp
         return m
+
+    cdef inline void swap_corners(self) noexcept nogil:
+        """Exchange the corner, flag and corner-polygon buffers with the spare ones."""
+        cdef double* d = self.out
+        cdef uint8_t* f = self.flags
+        cdef int32_t* o = self.owner
+        self.out, self.flags, self.owner = self.out_b, self.flags_b, self.owner_b
+        self.out_b, self.flags_b, self.owner_b = d, f, o
 
     cdef Py_ssize_t straight(self, Py_ssize_t m, double sx, double sy, double gx, double gy,
                              double* length) noexcept nogil:
@@ -577,7 +595,7 @@ cdef class MeshQuery:
         straight path, in the scratch."""
         cdef Route r
         cdef int ps, pg, node, exp2 = 0, gen2 = 0
-        cdef Py_ssize_t m1, i
+        cdef Py_ssize_t m1, k1, i
         cdef double bx = 0.0, by = 0.0, back, h_scale = self.h_scale
         r.code = 0
         r.expanded = 0
@@ -645,13 +663,17 @@ cdef class MeshQuery:
             for i in range(r.m):
                 self.corr2[m1 + i] = self.corr[r.m - 1 - i]
             memcpy(self.corr, self.corr2 + m1, r.m * sizeof(int32_t))
+            # The first straight path waits in the spare corner buffers.
+            k1 = r.k
+            self.swap_corners()
             r.k = self.straight(r.m, sx, sy, gx, gy, &back)
             if back < r.length:
                 r.length = back
             else:
                 r.m = m1
+                r.k = k1
                 memcpy(self.corr, self.corr2, m1 * sizeof(int32_t))
-                r.k = self.straight(r.m, sx, sy, gx, gy, &r.length)
+                self.swap_corners()
         self.flags[0] |= 1
         self.flags[r.k - 1] |= 2
         return r
@@ -774,6 +796,16 @@ cdef class MeshQuery:
 
 
 # ------------------------------------------------------------------------------ funnel
+cdef inline int turn(double ax, double ay, double bx, double by, double cx,
+                     double cy) noexcept nogil:
+    """``orient2d``, with the degenerate cases of two equal points (a funnel's end at its
+    apex, a portal end shared by the next portal) answered at once: 0, which the exact
+    slow path would also find."""
+    if (ax == bx and ay == by) or (bx == cx and by == cy) or (ax == cx and ay == cy):
+        return 0
+    return orient2d(ax, ay, bx, by, cx, cy)
+
+
 cdef Py_ssize_t funnel_core(const double* left, const double* right, Py_ssize_t n,
                             double* out, int32_t* index) noexcept nogil:
     """String pulling through n portals (x, y interleaved; portal 0 is the start point
@@ -801,10 +833,10 @@ cdef Py_ssize_t funnel_core(const double* left, const double* right, Py_ssize_t 
             nx = ends[2 * i]
             ny = ends[2 * i + 1]
             # A side tightens when its new end turns towards the other side (or stays).
-            if sign * orient2d(ax, ay, ex[side], ey[side], nx, ny) < 0:
+            if sign * turn(ax, ay, ex[side], ey[side], nx, ny) < 0:
                 continue
             if (ax == ex[side] and ay == ey[side]) \
-                    or sign * orient2d(ax, ay, ex[other], ey[other], nx, ny) < 0:
+                    or sign * turn(ax, ay, ex[other], ey[other], nx, ny) < 0:
                 ex[side] = nx
                 ey[side] = ny
                 ei[side] = i
