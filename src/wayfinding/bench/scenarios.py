@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from ..grid.anyangle import ANY_ANGLE, AnyAngle
 from ..grid.index import GridIndex
 from ..grid.methods import EXACT, make_solver
 from ..progress import progress
+from ..results import PathResult
 
 
 @dataclass
@@ -103,30 +104,41 @@ def run_scenario(path: str | Path, *, method: str = "astar", sample: int | None 
     solve = make_solver(grid, method, indexes=indexes, progress=show_progress, **options)
     exact = method in EXACT
     paths = AnyAngle(grid) if method in ANY_ANGLE else None
+    measured = solve_problems(
+        chosen, solve, lambda p, r: p.matches(r.cost) if exact else _valid(grid, p, r, paths),
+        label=Path(path).name, show_progress=show_progress)
+    return ScenarioReport(
+        scenario=str(path), map=str(map_path), algorithm=method,
+        preprocess_s=sum(ix.build_time for ix in solve.built),
+        index_bytes=sum(ix.nbytes for ix in solve.indexes), exact=exact, **measured)
+
+
+def solve_problems(problems: list[Any], solve: Callable[[Any, Any], PathResult],
+                   correct: Callable[[Any, PathResult], bool], *, label: str,
+                   show_progress: bool) -> dict[str, Any]:
+    """Solve each problem (anything with ``start``, ``goal``, ``optimal`` and ``line``),
+    timing every call; return the :class:`ScenarioReport` fields it measures (counts, times,
+    length ratios, the first ten problems not ``correct``ly solved)."""
     times, expanded, wrong, ratios = [], 0, [], []
     solved = 0
-    for p in progress(chosen, len(chosen), label=Path(path).name, enabled=show_progress):
+    for p in progress(problems, len(problems), label=label, enabled=show_progress):
         t0 = time.perf_counter()
         r = solve(p.start, p.goal)
         times.append(time.perf_counter() - t0)
         expanded += r.stats.expanded
         solved += r.found
-        ok = r.found and (p.matches(r.cost) if exact else _valid(grid, p, r, paths))
         if r.found and p.optimal > 0:
             ratios.append(r.cost / p.optimal)
-        if not ok:
+        if not (r.found and correct(p, r)):
             wrong.append({"line": p.line, "start": list(p.start), "goal": list(p.goal),
                           "optimal": p.optimal, "found": r.cost if r.found else None})
     us = np.array(times) * 1e6 if times else np.array([math.nan])
-    return ScenarioReport(
-        scenario=str(path), map=str(map_path), algorithm=method, problems=len(chosen),
-        solved=solved, mismatches=len(wrong), median_us=float(np.median(us)),
-        mean_us=float(np.mean(us)), p95_us=float(np.percentile(us, 95)),
-        mean_expanded=expanded / max(len(chosen), 1),
-        preprocess_s=sum(ix.build_time for ix in solve.built),
-        index_bytes=sum(ix.nbytes for ix in solve.indexes), worst=wrong[:10], exact=exact,
-        mean_ratio=float(np.mean(ratios)) if ratios else math.nan,
-        max_ratio=float(np.max(ratios)) if ratios else math.nan)
+    return {"problems": len(problems), "solved": solved, "mismatches": len(wrong),
+            "median_us": float(np.median(us)), "mean_us": float(np.mean(us)),
+            "p95_us": float(np.percentile(us, 95)),
+            "mean_expanded": expanded / max(len(problems), 1), "worst": wrong[:10],
+            "mean_ratio": float(np.mean(ratios)) if ratios else math.nan,
+            "max_ratio": float(np.max(ratios)) if ratios else math.nan}
 
 
 def _valid(grid: Any, p: Problem, r: Any, paths: Any = None) -> bool:

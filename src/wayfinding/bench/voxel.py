@@ -13,8 +13,6 @@ does.  The time of a query is the wall time of the whole Python call.
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
@@ -23,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidQueryError, ScenarioFormatError, brief
-from ..progress import progress
 from ..results import PathResult
 from ..voxel.grid import VoxelGrid
 from ..voxel.methods import ANY_ANGLE_METHODS, METHODS
@@ -31,7 +28,7 @@ from ..voxel.movingai3d import Problem3D, Scenario3D, read_3dmap, read_3dscen
 from ..voxel.octree import SparseVoxelOctree
 from ..voxel.search import VoxelSearch
 from ..voxel.sight import lines_of_sight
-from .scenarios import ScenarioReport
+from .scenarios import ScenarioReport, solve_problems
 
 #: The octree search by name.
 OCTREE = {"svo": "A* over the sparse voxel octree's nodes (default variant), refined to "
@@ -130,31 +127,16 @@ def run_scenario3d(path: str | Path, *, method: str = "astar", sample: int | Non
     chosen = sample_problems3d(scen.problems, sample)
     _check_cells(grid, chosen, scen)
     solver = make_voxel_solver(grid, method, octree=octree, progress=show_progress)
-    times, expanded, wrong, ratios = [], 0, [], []
-    solved = 0
-    for p in progress(chosen, len(chosen), label=Path(path).name, enabled=show_progress):
-        t0 = time.perf_counter()
-        r = solver.solve(p.start, p.goal)
-        times.append(time.perf_counter() - t0)
-        expanded += r.stats.expanded
-        solved += r.found
-        ok = r.found and (p.matches(r.cost) if solver.exact else
-                          legal_path(grid, p, r, any_angle=method in ANY_ANGLE_METHODS))
-        if r.found and p.optimal > 0:
-            ratios.append(r.cost / p.optimal)
-        if not ok:
-            wrong.append({"line": p.line, "start": list(p.start), "goal": list(p.goal),
-                          "optimal": p.optimal, "found": r.cost if r.found else None})
-    us = np.array(times) * 1e6 if times else np.array([math.nan])
+    any_angle = method in ANY_ANGLE_METHODS
+    measured = solve_problems(
+        chosen, solver.solve,
+        lambda p, r: p.matches(r.cost) if solver.exact else legal_path(grid, p, r,
+                                                                      any_angle=any_angle),
+        label=Path(path).name, show_progress=show_progress)
     return ScenarioReport(
-        scenario=str(path), map=str(map_path), algorithm=method, problems=len(chosen),
-        solved=solved, mismatches=len(wrong), median_us=float(np.median(us)),
-        mean_us=float(np.mean(us)), p95_us=float(np.percentile(us, 95)),
-        mean_expanded=expanded / max(len(chosen), 1), preprocess_s=solver.built_s,
+        scenario=str(path), map=str(map_path), algorithm=method, preprocess_s=solver.built_s,
         index_bytes=solver.octree.nbytes if solver.octree is not None else 0,
-        worst=wrong[:10], exact=solver.exact,
-        mean_ratio=float(np.mean(ratios)) if ratios else math.nan,
-        max_ratio=float(np.max(ratios)) if ratios else math.nan)
+        exact=solver.exact, **measured)
 
 
 def _check_cells(grid: VoxelGrid, problems: list[Problem3D], scen: Scenario3D) -> None:
