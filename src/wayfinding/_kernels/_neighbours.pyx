@@ -12,7 +12,7 @@ from libc.math cimport floor, sqrt
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 
-from ._buckets cimport bucket
+from ._buckets cimport bucket, keep_nearest, sort_into_buckets
 
 import numpy as np
 
@@ -57,24 +57,13 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
         free(cell_of)
         raise MemoryError("cannot allocate the neighbour buckets")
     with nogil:
-        # Counting sort of the points by bucket (members of a bucket in index order).
-        for c in range(cells + 1):
-            start[c] = 0
         for i in range(n):
             cx = bucket(points[i, 0] - lo_x, size, gx)
             cy = bucket(points[i, 1] - lo_y, size, gy)
             cx = gx - 1 if cx > gx - 1 else (0 if cx < 0 else cx)
             cy = gy - 1 if cy > gy - 1 else (0 if cy < 0 else cy)
             cell_of[i] = cy * gx + cx
-            start[cell_of[i] + 1] += 1
-        for c in range(cells):
-            start[c + 1] += start[c]
-        for i in range(n):
-            members[start[cell_of[i]]] = <int32_t> i
-            start[cell_of[i]] += 1
-        for c in range(cells, 0, -1):
-            start[c] = start[c - 1]
-        start[0] = 0
+        sort_into_buckets(cell_of, n, cells, start, members)
         for i in range(n):
             x = points[i, 0]
             y = points[i, 1]
@@ -100,7 +89,8 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
                         dy = points[j, 1] - y
                         d2 = dx * dx + dy * dy
                         if d2 < r2:
-                            held = keep(&out[i, 0], &dist2[i, 0], held, k, <int32_t> j, d2)
+                            held = keep_nearest(&out[i, 0], &dist2[i, 0], held, k,
+                                                <int32_t> j, d2)
             cnt[i] = held
             for a in range(held, k):
                 out[i, a] = -1
@@ -110,17 +100,3 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
     return counts
 
 
-cdef inline int keep(int32_t* idx, double* d2s, int held, int k, int32_t j,
-                     double d2) noexcept nogil:
-    """Insert (j, d2) into the sorted list of ``held`` entries (at most k kept; ties by
-    index); return the new count."""
-    cdef int at = held if held < k else k - 1
-    if held == k and not (d2 < d2s[k - 1] or (d2 == d2s[k - 1] and j < idx[k - 1])):
-        return held
-    while at > 0 and (d2 < d2s[at - 1] or (d2 == d2s[at - 1] and j < idx[at - 1])):
-        idx[at] = idx[at - 1]
-        d2s[at] = d2s[at - 1]
-        at -= 1
-    idx[at] = j
-    d2s[at] = d2
-    return held + 1 if held < k else k

@@ -27,7 +27,7 @@ from libc.math cimport INFINITY, ceil, floor, sqrt
 from libc.stdint cimport int32_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-from ._buckets cimport bucket
+from ._buckets cimport bucket, keep_nearest, sort_into_buckets
 
 import numpy as np
 
@@ -356,22 +356,6 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
     out.pz = v[2] + 0.5 * push * n[2]
 
 
-cdef inline int keep_nearest(int32_t* idx, double* d2s, int held, int k, int32_t j,
-                             double d2) noexcept nogil:
-    """Insert (j, d2) into the sorted list of ``held`` entries (at most k kept; ties to
-    the lower index); return the new count."""
-    cdef int at = held if held < k else k - 1
-    if held == k and not (d2 < d2s[k - 1] or (d2 == d2s[k - 1] and j < idx[k - 1])):
-        return held
-    while at > 0 and (d2 < d2s[at - 1] or (d2 == d2s[at - 1] and j < idx[at - 1])):
-        idx[at] = idx[at - 1]
-        d2s[at] = d2s[at - 1]
-        at -= 1
-    idx[at] = j
-    d2s[at] = d2
-    return held + 1 if held < k else k
-
-
 cdef inline double cells_for(const double* lo, const double* hi, double size) noexcept nogil:
     """How many buckets of ``size`` span the box (lo, hi), in floating point."""
     return (floor((hi[0] - lo[0]) / size) + 1) * (floor((hi[1] - lo[1]) / size) + 1) \
@@ -431,23 +415,12 @@ def nearest(const double[:, ::1] points, const double[::1] ranges, int k,
         free(cell_of)
         raise MemoryError("cannot allocate the neighbour buckets")
     with nogil:
-        # Counting sort of the points by bucket (members of a bucket in index order).
-        for c in range(cells + 1):
-            start[c] = 0
         for i in range(n):
             for d in range(3):
                 cc = bucket(points[i, d] - lo[d], size, g[d])
                 c0[d] = g[d] - 1 if cc > g[d] - 1 else (0 if cc < 0 else cc)
             cell_of[i] = <int32_t> ((<Py_ssize_t> c0[2] * g[1] + c0[1]) * g[0] + c0[0])
-            start[cell_of[i] + 1] += 1
-        for c in range(cells):
-            start[c + 1] += start[c]
-        for i in range(n):
-            members[start[cell_of[i]]] = <int32_t> i
-            start[cell_of[i]] += 1
-        for c in range(cells, 0, -1):
-            start[c] = start[c - 1]
-        start[0] = 0
+        sort_into_buckets(cell_of, n, cells, start, members)
         for i in range(n):
             r = ranges[i]
             r2 = r * r
