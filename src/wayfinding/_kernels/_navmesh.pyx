@@ -9,6 +9,7 @@ from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 import numpy as np
 
@@ -184,6 +185,11 @@ cdef inline void portal_point(double ax, double ay, double bx, double by, double
         t = 0.99
     ox[0] = ax + t * dx
     oy[0] = ay + t * dy
+
+
+cdef inline double seconds(const timespec* t0, const timespec* t1) noexcept nogil:
+    """Seconds from t0 to t1."""
+    return (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec)
 
 
 cdef inline bint plain_number(object v, double* out):
@@ -681,13 +687,17 @@ cdef class MeshQuery:
     def find(self, start, goal, bint partial):
         """One path query from ``start`` to ``goal`` under the filter set last, each a tuple
         or list of two finite floats (or ints of at most 2**53) or a (2,) float64 array;
-        returns None when either is not.  Otherwise (code, expanded, generated, snapped
-        start, snapped goal, start, goal, corners, flags, corner polygons, corridor, links,
-        length): code 0 no route (the arrays are None), 1 found, 2 partial (to the point
-        nearest the goal that the start reaches); start and goal are the points used ((2,)
-        arrays); flags mark the start (1), the goal (2) and each link's start (4); links are
-        the off-mesh links taken (their ids in the mesh's list)."""
+        returns None when either is not.  Otherwise (code, expanded, generated, snapped,
+        sx, sy, gx, gy, corners, packed, m, length, seconds): code 0 no route (corners and
+        packed are None), 1 found, 2 partial (to the point nearest the goal that the start
+        reaches); snapped has bit 1 when the start was moved onto the mesh, 2 the goal;
+        (sx, sy) and (gx, gy) are the points used; corners (k, 2); packed int32 holds the
+        corner polygons (k), the corner flags (k: 1 start, 2 goal, 4 a link's start), the
+        corridor (m) and the off-mesh links taken (their ids in the mesh's list);
+        seconds: the call's wall time."""
         cdef double sx, sy, gx, gy
+        cdef timespec t0, t1
+        clock_gettime(CLOCK_MONOTONIC, &t0)
         if self.allowed is None:
             raise ValueError("set a filter first (use_filter)")
         if not plain_xy(start, &sx, &sy) or not plain_xy(goal, &gx, &gy):
@@ -699,42 +709,35 @@ cdef class MeshQuery:
             r = self.route(sx, sy, gx, gy, partial)
         if r.code < 0:
             raise MemoryError()
-        dims[0] = 2
-        start = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
-        goal = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
-        cdef double* sp = <double*> cnp.PyArray_DATA(start)
-        cdef double* gp = <double*> cnp.PyArray_DATA(goal)
-        sp[0] = r.sx
-        sp[1] = r.sy
-        gp[0] = r.gx
-        gp[1] = r.gy
+        cdef int snapped = r.snap_s | (r.snap_g << 1)
         if r.code == 0:
-            return (0, r.expanded, r.generated, r.snap_s, r.snap_g, start, goal, None, None,
-                    None, None, None, INFINITY)
+            clock_gettime(CLOCK_MONOTONIC, &t1)
+            return (0, r.expanded, r.generated, snapped, r.sx, r.sy, r.gx, r.gy, None, None, 0,
+                    INFINITY, seconds(&t0, &t1))
         dims[0] = r.k
         dims[1] = 2
         corners = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT64, 0)
         memcpy(cnp.PyArray_DATA(corners), self.out, 2 * r.k * sizeof(double))
-        flags = cnp.PyArray_EMPTY(1, dims, cnp.NPY_UINT8, 0)
-        memcpy(cnp.PyArray_DATA(flags), self.flags, r.k * sizeof(uint8_t))
-        owner = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
-        memcpy(cnp.PyArray_DATA(owner), self.owner, r.k * sizeof(int32_t))
-        dims[0] = r.m
-        corridor = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
-        memcpy(cnp.PyArray_DATA(corridor), self.corr, r.m * sizeof(int32_t))
         for i in range(r.m):
             if self.cvia[i] >= 0:
                 nl += 1
-        dims[0] = nl
-        links = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
-        cdef int32_t* lp = <int32_t*> cnp.PyArray_DATA(links)
-        nl = 0
+        dims[0] = 2 * r.k + r.m + nl
+        packed = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+        cdef int32_t* pk = <int32_t*> cnp.PyArray_DATA(packed)
+        memcpy(pk, self.owner, r.k * sizeof(int32_t))
+        pk += r.k
+        for i in range(r.k):
+            pk[i] = self.flags[i]
+        pk += r.k
+        memcpy(pk, self.corr, r.m * sizeof(int32_t))
+        pk += r.m
         for i in range(r.m):
             if self.cvia[i] >= 0:
-                lp[nl] = self.link_ref[self.cvia[i]]
-                nl += 1
-        return (r.code, r.expanded, r.generated, r.snap_s, r.snap_g, start, goal, corners,
-                flags, owner, corridor, links, r.length)
+                pk[0] = self.link_ref[self.cvia[i]]
+                pk += 1
+        clock_gettime(CLOCK_MONOTONIC, &t1)
+        return (r.code, r.expanded, r.generated, snapped, r.sx, r.sy, r.gx, r.gy, corners,
+                packed, r.m, r.length, seconds(&t0, &t1))
 
     def find_many(self, const double[:, ::1] starts, const double[:, ::1] goals,
                   bint partial):

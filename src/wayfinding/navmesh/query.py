@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import operator
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -36,11 +35,64 @@ _NO_FLAGS = np.empty(0, np.uint8)
 _NO_FLAGS.flags.writeable = False
 _NO_IDS = np.empty(0, np.int32)
 _NO_IDS.flags.writeable = False
-_clock = time.perf_counter
 # Results are filled field by field (a NavPath's generated __init__ costs more than its
 # search on small meshes).
 _new = object.__new__
+_NAVPATH_SLOTS = {name: getattr(NavPath, name) for name in
+                  ("start", "goal", "flags", "corner_polygons", "corridor", "links", "stats")}
 
+
+def _unpacked(name: str) -> Any:
+    """The field ``name`` of a :class:`_QueryPath`, unpacked on first use."""
+    slot = _NAVPATH_SLOTS[name]
+
+    def get(self: _QueryPath) -> Any:
+        try:
+            return slot.__get__(self)
+        except AttributeError:
+            self._unpack()
+            return slot.__get__(self)
+
+    return property(get, slot.__set__, doc=f"The :class:`NavPath` field ``{name}``.")
+
+
+class _QueryPath(NavPath):
+    """The :class:`NavPath` of :meth:`NavMeshQuery.find_path`: its start, goal, flags,
+    corner polygons, corridor, links and stats are made from the kernel's answer when first
+    read (making them all costs more than the search on a small mesh)."""
+
+    __slots__ = ("_got",)
+    _got: tuple[Any, ...]
+
+    start = _unpacked("start")
+    goal = _unpacked("goal")
+    flags = _unpacked("flags")
+    corner_polygons = _unpacked("corner_polygons")
+    corridor = _unpacked("corridor")
+    links = _unpacked("links")
+    stats = _unpacked("stats")
+
+    def _unpack(self) -> None:
+        """Set every field still unset from the kernel's answer (see MeshQuery.find)."""
+        (code, expanded, generated, _, sx, sy, gx, gy, corners, packed, m, _,
+         seconds) = self._got
+        stats = _new(SearchStats)
+        stats.expanded, stats.generated, stats.elapsed = expanded, generated, seconds
+        stats.reopened = stats.updated = stats.max_open = 0
+        if code:
+            k = len(corners)
+            values = {"flags": packed[k:2 * k].astype(np.uint8), "corner_polygons": packed[:k],
+                      "corridor": packed[2 * k:2 * k + m], "links": packed[2 * k + m:]}
+        else:
+            values = {"flags": _NO_FLAGS, "corner_polygons": _NO_IDS, "corridor": _NO_IDS,
+                      "links": _NO_IDS}
+        values.update(start=np.array((sx, sy)), goal=np.array((gx, gy)), stats=stats)
+        for name, value in values.items():
+            slot = _NAVPATH_SLOTS[name]
+            try:
+                slot.__get__(self)          # set since: kept
+            except AttributeError:
+                slot.__set__(self, value)
 
 
 #: What a filter means on one mesh: allowed polygons ``(P,)`` uint8, polygon costs ``(P,)``
@@ -239,7 +291,6 @@ class NavMeshQuery(SingleThread):
         one per thread, which no other thread can reach."""
         if method != "astar":
             return self._exact(method).find_path(start, goal, filter=filter, partial=partial)
-        t0 = _clock()
         if partial is not False and partial is not True:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
         if filter is not self._last:
@@ -248,22 +299,15 @@ class NavMeshQuery(SingleThread):
         if got is None:                     # not plain points: check them the slow way
             got = self._kernel.find(xy("start", start), xy("goal", goal), partial)
             assert got is not None                      # plain floats now
-        (code, expanded, generated, snap_s, snap_g, s, g, path, flags, owner, corridor, links,
-         length) = got
-        stats = _new(SearchStats)
-        stats.expanded, stats.generated = expanded, generated
-        stats.reopened = stats.updated = stats.max_open = 0
-        p = _new(NavPath)
+        p = _new(_QueryPath)
+        p._got = got
+        code, snapped = got[0], got[3]
         p.algorithm, p.expanded_nodes, p.open_nodes = "navmesh", None, None
-        p.start, p.goal, p.snapped_start, p.snapped_goal = s, g, snap_s == 1, snap_g == 1
-        p.stats = stats
+        p.snapped_start, p.snapped_goal = snapped & 1 == 1, snapped & 2 == 2
         if code:
-            p.path, p.cost, p.found, p.status = path, length, code == 1, _STATUS[code]
-            p.flags, p.corner_polygons, p.corridor, p.links = flags, owner, corridor, links
+            p.path, p.cost, p.found, p.status = got[8], got[11], code == 1, _STATUS[code]
         else:
             p.path, p.cost, p.found, p.status = _NO_PATH, math.inf, False, _FAILED
-            p.flags, p.corner_polygons, p.corridor, p.links = _NO_FLAGS, _NO_IDS, _NO_IDS, _NO_IDS
-        stats.elapsed = _clock() - t0
         return p
 
     @exclusive
