@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import disjoint_base
@@ -34,24 +36,7 @@ class MeshQuery:
     ) -> None: ...
     def find(
         self, start: object, goal: object, partial: bool
-    ) -> (
-        tuple[
-            int,
-            int,
-            int,
-            int,
-            float,
-            float,
-            float,
-            float,
-            NDArray[np.float64] | None,
-            NDArray[np.int32] | None,
-            int,
-            float,
-            float,
-        ]
-        | None
-    ): ...
+    ) -> tuple[Any, ...] | None: ...
     def find_many(
         self, starts: NDArray[np.float64], goals: NDArray[np.float64], partial: bool
     ) -> tuple[

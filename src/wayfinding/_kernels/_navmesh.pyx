@@ -5,6 +5,7 @@
 # whole queries in one call.
 # Orientation tests are exact.
 cimport numpy as cnp
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
@@ -687,14 +688,14 @@ cdef class MeshQuery:
     def find(self, start, goal, bint partial):
         """One path query from ``start`` to ``goal`` under the filter set last, each a tuple
         or list of two finite floats (or ints of at most 2**53) or a (2,) float64 array;
-        returns None when either is not.  Otherwise (code, expanded, generated, snapped,
-        sx, sy, gx, gy, corners, packed, m, length, seconds): code 0 no route (corners and
-        packed are None), 1 found, 2 partial (to the point nearest the goal that the start
-        reaches); snapped has bit 1 when the start was moved onto the mesh, 2 the goal;
-        (sx, sy) and (gx, gy) are the points used; corners (k, 2); packed int32 holds the
-        corner polygons (k), the corner flags (k: 1 start, 2 goal, 4 a link's start), the
-        corridor (m) and the off-mesh links taken (their ids in the mesh's list);
-        seconds: the call's wall time."""
+        returns None when either is not.  Otherwise (code, corners, found, length,
+        expanded, generated, snapped start, snapped goal, packed, m, seconds), and when
+        code is not 1 also (sx, sy, gx, gy), the points used (when it is, they are the
+        first and last corners): code 0 no route (no corners, infinite length), 1 found,
+        2 partial (to the point nearest the goal that the start reaches); corners (k, 2)
+        float64; packed the bytes of k + k + m + links int32: the corner polygons, the
+        corner flags (1 start, 2 goal, 4 a link's start), the corridor and the off-mesh
+        links taken (their ids in the mesh's list); seconds the call's wall time."""
         cdef double sx, sy, gx, gy
         cdef timespec t0, t1
         clock_gettime(CLOCK_MONOTONIC, &t0)
@@ -709,11 +710,8 @@ cdef class MeshQuery:
             r = self.route(sx, sy, gx, gy, partial)
         if r.code < 0:
             raise MemoryError()
-        cdef int snapped = r.snap_s | (r.snap_g << 1)
         if r.code == 0:
-            clock_gettime(CLOCK_MONOTONIC, &t1)
-            return (0, r.expanded, r.generated, snapped, r.sx, r.sy, r.gx, r.gy, None, None, 0,
-                    INFINITY, seconds(&t0, &t1))
+            r.k = r.m = 0
         dims[0] = r.k
         dims[1] = 2
         corners = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT64, 0)
@@ -721,9 +719,8 @@ cdef class MeshQuery:
         for i in range(r.m):
             if self.cvia[i] >= 0:
                 nl += 1
-        dims[0] = 2 * r.k + r.m + nl
-        packed = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
-        cdef int32_t* pk = <int32_t*> cnp.PyArray_DATA(packed)
+        packed = PyBytes_FromStringAndSize(NULL, (2 * r.k + r.m + nl) * sizeof(int32_t))
+        cdef int32_t* pk = <int32_t*> PyBytes_AS_STRING(packed)
         memcpy(pk, self.owner, r.k * sizeof(int32_t))
         pk += r.k
         for i in range(r.k):
@@ -736,8 +733,11 @@ cdef class MeshQuery:
                 pk[0] = self.link_ref[self.cvia[i]]
                 pk += 1
         clock_gettime(CLOCK_MONOTONIC, &t1)
-        return (r.code, r.expanded, r.generated, snapped, r.sx, r.sy, r.gx, r.gy, corners,
-                packed, r.m, r.length, seconds(&t0, &t1))
+        if r.code == 1:
+            return (1, corners, True, r.length, r.expanded, r.generated, r.snap_s == 1,
+                    r.snap_g == 1, packed, r.m, seconds(&t0, &t1))
+        return (r.code, corners, False, r.length, r.expanded, r.generated, r.snap_s == 1,
+                r.snap_g == 1, packed, r.m, seconds(&t0, &t1), r.sx, r.sy, r.gx, r.gy)
 
     def find_many(self, const double[:, ::1] starts, const double[:, ::1] goals,
                   bint partial):

@@ -27,19 +27,13 @@ if TYPE_CHECKING:
     from .mesh import NavMesh
 
 # Read once: attribute access on an Enum class is slow.
-_FOUND, _PARTIAL, _FAILED = Status.FOUND, Status.PARTIAL, Status.FAILED
-_STATUS = (_FAILED, _FOUND, _PARTIAL)
-_NO_PATH = np.empty((0, 2))
-_NO_PATH.flags.writeable = False
-_NO_FLAGS = np.empty(0, np.uint8)
-_NO_FLAGS.flags.writeable = False
-_NO_IDS = np.empty(0, np.int32)
-_NO_IDS.flags.writeable = False
+_STATUS = (Status.FAILED, Status.FOUND, Status.PARTIAL)
 # Results are filled field by field (a NavPath's generated __init__ costs more than its
 # search on small meshes).
 _new = object.__new__
-_NAVPATH_SLOTS = {name: getattr(NavPath, name) for name in
-                  ("start", "goal", "flags", "corner_polygons", "corridor", "links", "stats")}
+_LAZY = ("start", "goal", "flags", "corner_polygons", "corridor", "links", "stats",
+         "algorithm", "expanded_nodes", "open_nodes", "snapped_start", "snapped_goal")
+_NAVPATH_SLOTS = {name: getattr(NavPath, name) for name in _LAZY}
 
 
 def _unpacked(name: str) -> Any:
@@ -57,9 +51,10 @@ def _unpacked(name: str) -> Any:
 
 
 class _QueryPath(NavPath):
-    """The :class:`NavPath` of :meth:`NavMeshQuery.find_path`: its start, goal, flags,
-    corner polygons, corridor, links and stats are made from the kernel's answer when first
-    read (making them all costs more than the search on a small mesh)."""
+    """The :class:`NavPath` of :meth:`NavMeshQuery.find_path`: the path, cost, found and
+    status are set at once, the other fields made from the kernel's answer (``_got``, see
+    ``MeshQuery.find``) when first read: making them all costs more than the search on a
+    small mesh."""
 
     __slots__ = ("_got",)
     _got: tuple[Any, ...]
@@ -71,22 +66,30 @@ class _QueryPath(NavPath):
     corridor = _unpacked("corridor")
     links = _unpacked("links")
     stats = _unpacked("stats")
+    algorithm = _unpacked("algorithm")
+    expanded_nodes = _unpacked("expanded_nodes")
+    open_nodes = _unpacked("open_nodes")
+    snapped_start = _unpacked("snapped_start")
+    snapped_goal = _unpacked("snapped_goal")
 
     def _unpack(self) -> None:
-        """Set every field still unset from the kernel's answer (see MeshQuery.find)."""
-        (code, expanded, generated, _, sx, sy, gx, gy, corners, packed, m, _,
-         seconds) = self._got
+        """Set every field still unset from the kernel's answer."""
+        got = self._got
+        (code, corners, _, _, expanded, generated, snap_s, snap_g, packed, m, seconds) = got[:11]
         stats = _new(SearchStats)
         stats.expanded, stats.generated, stats.elapsed = expanded, generated, seconds
         stats.reopened = stats.updated = stats.max_open = 0
-        if code:
-            k = len(corners)
-            values = {"flags": packed[k:2 * k].astype(np.uint8), "corner_polygons": packed[:k],
-                      "corridor": packed[2 * k:2 * k + m], "links": packed[2 * k + m:]}
+        k = len(corners)
+        ids = np.frombuffer(packed, dtype=np.int32)
+        if code == 1:
+            start, goal = corners[0].copy(), corners[k - 1].copy()
         else:
-            values = {"flags": _NO_FLAGS, "corner_polygons": _NO_IDS, "corridor": _NO_IDS,
-                      "links": _NO_IDS}
-        values.update(start=np.array((sx, sy)), goal=np.array((gx, gy)), stats=stats)
+            start, goal = np.array(got[11:13]), np.array(got[13:15])
+        values = {"start": start, "goal": goal, "flags": ids[k:2 * k].astype(np.uint8),
+                  "corner_polygons": ids[:k].copy(), "corridor": ids[2 * k:2 * k + m].copy(),
+                  "links": ids[2 * k + m:].copy(), "stats": stats, "algorithm": "navmesh",
+                  "expanded_nodes": None, "open_nodes": None, "snapped_start": snap_s,
+                  "snapped_goal": snap_g}
         for name, value in values.items():
             slot = _NAVPATH_SLOTS[name]
             try:
@@ -301,13 +304,7 @@ class NavMeshQuery(SingleThread):
             assert got is not None                      # plain floats now
         p = _new(_QueryPath)
         p._got = got
-        code, snapped = got[0], got[3]
-        p.algorithm, p.expanded_nodes, p.open_nodes = "navmesh", None, None
-        p.snapped_start, p.snapped_goal = snapped & 1 == 1, snapped & 2 == 2
-        if code:
-            p.path, p.cost, p.found, p.status = got[8], got[11], code == 1, _STATUS[code]
-        else:
-            p.path, p.cost, p.found, p.status = _NO_PATH, math.inf, False, _FAILED
+        p.path, p.found, p.cost, p.status = got[1], got[2], got[3], _STATUS[got[0]]
         return p
 
     @exclusive
