@@ -25,12 +25,12 @@ cdef inline bint inside(const double[:, ::1] verts, const int32_t[:, ::1] polys,
                         const int32_t[::1] sizes, int p, double x, double y) noexcept nogil:
     """Point in the closed convex polygon p (counter-clockwise)."""
     cdef int k, n = sizes[p]
-    cdef int32_t a, b
+    cdef int32_t a = polys[p, n - 1], b
     for k in range(n):
-        a = polys[p, k]
-        b = polys[p, (k + 1) % n]
+        b = polys[p, k]
         if orient2d(verts[a, 0], verts[a, 1], verts[b, 0], verts[b, 1], x, y) < 0:
             return False
+        a = b
     return True
 
 
@@ -80,23 +80,25 @@ cdef inline int locate_point(const double[:, ::1] verts, const int32_t[:, ::1] p
                              const int32_t[::1] sizes, const int64_t[::1] cell_ptr,
                              const int32_t[::1] cell_polys, double ox, double oy,
                              double cell, int nx, int ny, double x, double y) noexcept nogil:
-    """Lowest id of a polygon containing (x, y) (boundary included), or -1."""
-    cdef int ix = bucket_of(x, ox, cell, nx), iy = bucket_of(y, oy, cell, ny), p, best = -1
+    """Lowest id of a polygon containing (x, y) (boundary included), or -1: the first
+    found in the point's bucket, whose polygons are listed in increasing order."""
+    cdef int ix = bucket_of(x, ox, cell, nx), iy = bucket_of(y, oy, cell, ny), p
     cdef int64_t c, j
     if ix < 0 or iy < 0 or ix >= nx or iy >= ny:
         return -1
     c = iy * nx + ix
     for j in range(cell_ptr[c], cell_ptr[c + 1]):
         p = cell_polys[j]
-        if (best < 0 or p < best) and inside(verts, polys, sizes, p, x, y):
-            best = p
-    return best
+        if inside(verts, polys, sizes, p, x, y):
+            return p
+    return -1
 
 
 def locate(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
            const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double ox, double oy,
            double cell, int nx, int ny, const double[:, ::1] points, int32_t[::1] out):
-    """out[i] = lowest id of a polygon containing points[i] (boundary included), or -1."""
+    """out[i] = lowest id of a polygon containing points[i] (boundary included), or -1;
+    each bucket lists its polygons in increasing order."""
     cdef Py_ssize_t i
     with nogil:
         for i in range(points.shape[0]):
@@ -430,7 +432,7 @@ cdef class MeshQuery:
     cdef inline int poly_of(self, int s) noexcept nogil:
         """The polygon node s enters."""
         if s < self.start_node:
-            return self.neigh[s // self.width, s % self.width]
+            return (&self.neigh[0, 0])[s]          # neigh[s // width, s % width]
         if s == self.start_node:
             return self.start_poly
         return self.link_to[s - self.start_node - 1]
@@ -538,7 +540,7 @@ cdef class MeshQuery:
                         continue
                     t = p * self.width + e
                     a = self.polys[p, e]
-                    b = self.polys[p, (e + 1) % n]
+                    b = self.polys[p, e + 1 if e + 1 < n else 0]
                     portal_point(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0],
                                  self.verts[b, 1], x, y, gx, gy, &nx, &ny)
                     step = self.cost[p] * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y))
