@@ -225,6 +225,12 @@ cdef inline bint plain_xy(object v, double* x, double* y):
     return isfinite(x[0]) and isfinite(y[0])
 
 
+# A single query on a mesh of at most this many polygons keeps the GIL: handing it over
+# and taking it back costs about as much as such a search.
+cdef enum:
+    HOLD_GIL_POLYGONS = 64
+
+
 cdef struct Buffers:
     # Growing outputs of a batch of queries.
     int32_t* corr
@@ -708,7 +714,10 @@ cdef class MeshQuery:
         cdef Route r
         cdef Py_ssize_t i, nl = 0
         cdef cnp.npy_intp dims[2]
-        with nogil:
+        if self.n > HOLD_GIL_POLYGONS:
+            with nogil:
+                r = self.route(sx, sy, gx, gy, partial)
+        else:
             r = self.route(sx, sy, gx, gy, partial)
         if r.code < 0:
             raise MemoryError()
