@@ -561,3 +561,55 @@ def test_options_once_positional_still_work_by_position_and_warn(world):
         assert mesh.random_point(5) == mesh.random_point(rng=5)
     with pytest.raises(TypeError):                  # new with the query: keyword only
         NavMeshQuery(mesh).random_point(5)
+
+
+def test_a_path_s_fields_read_late_are_those_of_its_own_query():
+    """find_path's fields beyond the path, cost and status are made when first read: they
+    still describe their own query after later queries, survive pickling, copying and
+    replace, and a field set before it is read is kept."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from wayfinding.navmesh import NavPath
+
+    area = random_world(5)
+    mesh = NavMesh.build(area)
+    q = NavMeshQuery(mesh)
+    rng = np.random.default_rng(5)
+    pts = sample_points(area, rng, 40)
+    outside = np.array([[-3.0, 7.0], [25.0, 30.0]])
+    pairs = [(a, b) for a, b in zip(pts[:20], pts[20:])] + [(outside[0], pts[0]),
+                                                             (pts[1], outside[1])]
+    results = [q.find_path(a, b) for a, b in pairs]
+    polys = [Polygon(mesh.vertices[mesh.polygons[i, :mesh.sizes[i]]])
+             for i in range(mesh.num_polygons)]
+    for (a, b), r in zip(pairs, results):
+        assert isinstance(r, NavPath) and r.found and r.algorithm == "navmesh"
+        assert r.snapped_start == (not area.covers(Point(a)))
+        assert r.snapped_goal == (not area.covers(Point(b)))
+        if not r.snapped_start:
+            assert r.start.tolist() == list(a)
+        if not r.snapped_goal:
+            assert r.goal.tolist() == list(b)
+        assert r.start.tolist() == r.path[0].tolist() and r.goal.tolist() == r.path[-1].tolist()
+        assert r.flags.dtype == np.uint8 and r.flags[0] & START and r.flags[-1] & END
+        assert not (r.flags[1:-1] & (START | END)).any()
+        assert polys[r.corridor[0]].buffer(1e-9).covers(Point(r.start))
+        assert polys[r.corridor[-1]].buffer(1e-9).covers(Point(r.goal))
+        for x, y in zip(r.corridor[:-1], r.corridor[1:]):
+            assert y in mesh.neighbours[x]
+        for corner, p in zip(r.path, r.corner_polygons):
+            assert polys[p].buffer(1e-9).covers(Point(corner))
+        assert r.links.tolist() == [] and r.stats.expanded >= 1
+        assert 0 < r.stats.elapsed < 1
+        assert math.isclose(r.cost, float(np.hypot(*np.diff(r.path, axis=0).T).sum()))
+    r = q.find_path(pts[0], pts[30])
+    for other in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r),
+                  dataclasses.replace(r, cost=r.cost)):
+        for f in dataclasses.fields(NavPath):
+            x, y = getattr(other, f.name), getattr(r, f.name)
+            assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), f.name
+    r = q.find_path(pts[2], pts[32])
+    r.corridor = "mine"
+    assert r.corridor == "mine" and r.flags[0] & START

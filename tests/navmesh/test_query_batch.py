@@ -142,3 +142,64 @@ def test_single_queries_refuse_bad_points(bad):
     q = NavMeshQuery(NavMesh.build(box(0, 0, 5, 5)))
     with pytest.raises(InvalidQueryError, match="start"):
         q.find_path(bad, (4, 4))
+
+
+def _array_forms(a):
+    """``a`` (an (n, 2) float64 array) in forms the compiled loop does not read in place."""
+    return [a.tolist(), a.astype(">f8"), np.asfortranarray(a), a.astype(np.float32),
+            np.repeat(a, 2, axis=0)[::2], np.round(a).astype(np.int64)]
+
+
+@pytest.mark.parametrize("form", range(6))
+def test_batches_in_every_array_form_give_the_same_paths(form):
+    area = world(11)
+    q = NavMeshQuery(NavMesh.build(area))
+    pts = np.random.default_rng(form).random((40, 2)) * 40
+    starts, goals = pts[:20], pts[20:]
+    s, g = _array_forms(starts)[form], _array_forms(goals)[form]
+    ref = np.asarray(s, dtype=np.float64), np.asarray(g, dtype=np.float64)
+    got, want = q.find_paths(s, g), same_as_single(q, np.ascontiguousarray(ref[0]),
+                                                   np.ascontiguousarray(ref[1]))
+    for name in ("codes", "lengths", "expanded", "corridor_ptr", "corridors", "corner_ptr",
+                 "corners", "flags"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_non_finite_rows_of_float_arrays_are_refused(bad):
+    q = NavMeshQuery(NavMesh.build(box(0, 0, 5, 5)))
+    goals = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    goals[2, 1] = bad
+    with pytest.raises(InvalidQueryError, match="goals"):
+        q.find_paths(np.ones((3, 2)), goals)
+
+
+def test_single_query_takes_a_big_endian_point():
+    q = NavMeshQuery(NavMesh.build(box(0, 0, 5, 5)))
+    r = q.find_path(np.array([1.0, 2.0], dtype=">f8"), (4, 4))
+    assert r.path.tolist() == [[1.0, 2.0], [4.0, 4.0]] and r.start.tolist() == [1.0, 2.0]
+
+
+def test_a_batch_is_refused_while_another_thread_holds_the_query():
+    import threading
+
+    from wayfinding.errors import ConcurrentUseError
+
+    q = NavMeshQuery(NavMesh.build(box(0, 0, 5, 5)))
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with q._busy:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold, daemon=True)
+    t.start()
+    try:
+        assert held.wait(10)
+        with pytest.raises(ConcurrentUseError, match="NavMeshQuery"):
+            q.find_paths([[1, 1]], [[4, 4]])
+    finally:
+        release.set()
+        t.join(10)
+    assert q.find_paths([[1, 1]], [[4, 4]]).codes.tolist() == [1]

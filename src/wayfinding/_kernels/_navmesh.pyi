@@ -38,17 +38,20 @@ class MeshQuery:
         self, start: object, goal: object, partial: bool
     ) -> tuple[Any, ...] | None: ...
     def find_many(
-        self, starts: NDArray[np.float64], goals: NDArray[np.float64], partial: bool
-    ) -> tuple[
-        NDArray[np.int8],
-        NDArray[np.float64],
-        NDArray[np.int64],
-        NDArray[np.int64],
-        NDArray[np.int32],
-        NDArray[np.int64],
-        NDArray[np.float64],
-        NDArray[np.uint8],
-    ]: ...
+        self, starts: object, goals: object, partial: bool
+    ) -> (
+        tuple[
+            NDArray[np.int8],
+            NDArray[np.float64],
+            NDArray[np.int64],
+            NDArray[np.int64],
+            NDArray[np.int32],
+            NDArray[np.int64],
+            NDArray[np.float64],
+            NDArray[np.uint8],
+        ]
+        | None
+    ): ...
 
 def locate(
     verts: NDArray[np.float64],

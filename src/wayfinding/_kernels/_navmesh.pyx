@@ -216,7 +216,7 @@ cdef inline bint plain_xy(object v, double* x, double* y):
     elif type(v) is np.ndarray:
         a = <cnp.ndarray> v
         if cnp.PyArray_NDIM(a) != 1 or cnp.PyArray_DIM(a, 0) != 2 \
-                or cnp.PyArray_TYPE(a) != cnp.NPY_DOUBLE:
+                or cnp.PyArray_TYPE(a) != cnp.NPY_DOUBLE or not cnp.PyArray_ISNOTSWAPPED(a):
             return False
         x[0] = (<double*> cnp.PyArray_GETPTR1(a, 0))[0]
         y[0] = (<double*> cnp.PyArray_GETPTR1(a, 1))[0]
@@ -229,6 +229,25 @@ cdef inline bint plain_xy(object v, double* x, double* y):
 # and taking it back costs about as much as such a search.
 cdef enum:
     HOLD_GIL_POLYGONS = 64
+
+
+cdef bint plain_rows(object v):
+    """Whether v is a C-contiguous (n, 2) float64 array of finite numbers."""
+    cdef cnp.ndarray a
+    cdef const double* d
+    cdef Py_ssize_t i
+    if type(v) is not np.ndarray:
+        return False
+    a = <cnp.ndarray> v
+    if cnp.PyArray_NDIM(a) != 2 or cnp.PyArray_DIM(a, 1) != 2 \
+            or cnp.PyArray_TYPE(a) != cnp.NPY_DOUBLE or not cnp.PyArray_IS_C_CONTIGUOUS(a) \
+            or not cnp.PyArray_ISNOTSWAPPED(a):
+        return False
+    d = <const double*> cnp.PyArray_DATA(a)
+    for i in range(2 * cnp.PyArray_DIM(a, 0)):
+        if not isfinite(d[i]):
+            return False
+    return True
 
 
 cdef struct Buffers:
@@ -750,37 +769,48 @@ cdef class MeshQuery:
         return (r.code, corners, False, r.length, r.expanded, r.generated, r.snap_s == 1,
                 r.snap_g == 1, packed, r.m, seconds(&t0, &t1), r.sx, r.sy, r.gx, r.gy)
 
-    def find_many(self, const double[:, ::1] starts, const double[:, ::1] goals,
-                  bint partial):
-        """:meth:`find` for each row of ``starts`` and ``goals``, in one loop without the
-        GIL.  Returns (codes int8, lengths, expanded int64, corridor_ptr int64, corridors
-        int32, corner_ptr int64, corners (k, 2), flags uint8)."""
-        cdef Py_ssize_t nq = starts.shape[0], i
+    def find_many(self, starts, goals, bint partial):
+        """:meth:`find` for each row of ``starts`` and ``goals``, C-contiguous (n, 2)
+        float64 arrays of finite numbers, in one loop without the GIL; None when they are
+        not (the caller checks them the slow way).  Returns (codes int8, lengths, expanded
+        int64, corridor_ptr int64, corridors int32, corner_ptr int64, corners (k, 2),
+        flags uint8)."""
+        cdef Py_ssize_t nq, i
         cdef Route r
         cdef int failed = 0
         cdef Buffers buf
+        cdef const double* sp
+        cdef const double* gp
+        if self.allowed is None:
+            raise ValueError("set a filter first (use_filter)")
+        if not plain_rows(starts) or not plain_rows(goals) \
+                or cnp.PyArray_DIM(<cnp.ndarray> starts, 0) \
+                != cnp.PyArray_DIM(<cnp.ndarray> goals, 0):
+            return None
+        nq = cnp.PyArray_DIM(<cnp.ndarray> starts, 0)
+        sp = <const double*> cnp.PyArray_DATA(<cnp.ndarray> starts)
+        gp = <const double*> cnp.PyArray_DATA(<cnp.ndarray> goals)
+        cdef cnp.npy_intp dims[2]
+        dims[0] = nq
+        codes = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT8, 0)
+        lengths = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
+        expanded = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+        dims[0] = nq + 1
+        corridor_ptr = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+        corner_ptr = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT64, 0)
+        cdef int8_t* cv = <int8_t*> cnp.PyArray_DATA(codes)
+        cdef double* lv = <double*> cnp.PyArray_DATA(lengths)
+        cdef int64_t* ev = <int64_t*> cnp.PyArray_DATA(expanded)
+        cdef int64_t* rp = <int64_t*> cnp.PyArray_DATA(corridor_ptr)
+        cdef int64_t* kp = <int64_t*> cnp.PyArray_DATA(corner_ptr)
+        rp[0] = kp[0] = 0
         buf.corr = NULL
         buf.corners = NULL
         buf.flags = NULL
         buf.ncorr = buf.ncorners = buf.cap_corr = buf.cap_corners = 0
-        if self.allowed is None:
-            raise ValueError("set a filter first (use_filter)")
-        if goals.shape[0] != nq or starts.shape[1] != 2 or goals.shape[1] != 2:
-            raise ValueError("starts and goals must be (n, 2) arrays of as many rows")
-        codes = np.zeros(nq, dtype=np.int8)
-        lengths = np.full(nq, INFINITY)
-        expanded = np.zeros(nq, dtype=np.int64)
-        corridor_ptr = np.zeros(nq + 1, dtype=np.int64)
-        corner_ptr = np.zeros(nq + 1, dtype=np.int64)
-        cdef int8_t[::1] cv = codes
-        cdef double[::1] lv = lengths
-        cdef int64_t[::1] ev = expanded
-        cdef int64_t[::1] rp = corridor_ptr
-        cdef int64_t[::1] kp = corner_ptr
         with nogil:
             for i in range(nq):
-                r = self.route(starts[i, 0], starts[i, 1], goals[i, 0], goals[i, 1],
-                               partial)
+                r = self.route(sp[2 * i], sp[2 * i + 1], gp[2 * i], gp[2 * i + 1], partial)
                 if r.code < 0 or append(&buf, self.corr, r.m, self.out, self.flags,
                                         r.k) != 0:
                     failed = 1
@@ -793,9 +823,12 @@ cdef class MeshQuery:
         try:
             if failed:
                 raise MemoryError()
-            corridors = np.empty(buf.ncorr, dtype=np.int32)
-            corners = np.empty((buf.ncorners, 2))
-            flags = np.empty(buf.ncorners, dtype=np.uint8)
+            dims[0] = buf.ncorr
+            corridors = cnp.PyArray_EMPTY(1, dims, cnp.NPY_INT32, 0)
+            dims[0] = buf.ncorners
+            dims[1] = 2
+            corners = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT64, 0)
+            flags = cnp.PyArray_EMPTY(1, dims, cnp.NPY_UINT8, 0)
             if buf.ncorr:
                 memcpy(cnp.PyArray_DATA(corridors), buf.corr, buf.ncorr * sizeof(int32_t))
             if buf.ncorners:

@@ -328,6 +328,7 @@ class NavMeshQuery(SingleThread):
             search._busy = self._busy
         return search
 
+    @exclusive
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
                    filter: QueryFilter = DEFAULT_FILTER, partial: bool = False) -> NavPaths:
         """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 2)`` arrays),
@@ -335,11 +336,17 @@ class NavMeshQuery(SingleThread):
         :class:`NavPaths`."""
         if partial is not False and partial is not True:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
-        s, g = _many(starts, "starts"), _many(goals, "goals")
-        if len(s) != len(g):
-            raise InvalidQueryError(f"starts ({len(s)}) and goals ({len(g)}) must be as many")
-        self._use(filter)
-        return NavPaths(*self._kernel.find_many(s, g, partial))
+        if filter is not self._last:
+            self._use(filter)
+        got = self._kernel.find_many(starts, goals, partial)
+        if got is None:                 # not float64 (n, 2) arrays: check them the slow way
+            s, g = _many(starts, "starts"), _many(goals, "goals")
+            if len(s) != len(g):
+                raise InvalidQueryError(f"starts ({len(s)}) and goals ({len(g)}) must be as "
+                                        "many")
+            got = self._kernel.find_many(s, g, partial)
+            assert got is not None                      # plain arrays now
+        return NavPaths(*got)
 
     # ------------------------------------------------------------------ surface queries
     def _on_mesh(self, point: ArrayLike, name: str, f: QueryFilter
