@@ -1,6 +1,7 @@
 """Goal bounding: boxes against a brute-force oracle, pruned A* optimality, parallel and
 resumable builds, Moving AI problems, persistence and bad input."""
 
+import json
 import math
 
 import numpy as np
@@ -195,11 +196,11 @@ def test_resume_from_checkpoint(tmp_path, monkeypatch):
     real = gb_module._run_chunk
     calls = []
 
-    def failing(context, sources):
+    def failing(context, goals, boxes):
         if len(calls) == 3:
             raise KeyboardInterrupt
-        calls.append(len(sources))
-        return real(context, sources)
+        calls.append(len(goals))
+        return real(context, goals, boxes)
 
     monkeypatch.setattr(gb_module, "_run_chunk", failing)
     with pytest.raises(KeyboardInterrupt):
@@ -214,9 +215,9 @@ def test_resume_from_checkpoint(tmp_path, monkeypatch):
     assert np.array_equal(in_parallel.boxes, want.boxes)
     resumed_calls = []
 
-    def counting(context, sources):
-        resumed_calls.append(len(sources))
-        return real(context, sources)
+    def counting(context, goals, boxes):
+        resumed_calls.append(len(goals))
+        return real(context, goals, boxes)
 
     monkeypatch.setattr(gb_module, "_run_chunk", counting)
     resumed = GoalBounds.build(grid, workers=1, progress=False, checkpoint=path, chunk=100)
@@ -233,6 +234,16 @@ def test_resume_from_checkpoint(tmp_path, monkeypatch):
     junk.write_text("not a checkpoint")
     with pytest.raises(IndexFormatError):
         GoalBounds.build(grid, workers=1, progress=False, checkpoint=junk)
+    # A checkpoint of the earlier layout (finished sources) cannot be resumed by goals.
+    with np.load(path) as data:
+        header = json.loads(str(data["__header__"]))
+        arrays = {"boxes": data["boxes"], "done": data["done"]}
+    del header["version"]
+    old = tmp_path / "old.ckpt"
+    with open(old, "wb") as f:
+        np.savez(f, __header__=np.array(json.dumps(header)), **arrays)
+    with pytest.raises(IndexFormatError, match="layout 1.*delete it"):
+        GoalBounds.build(grid, workers=1, progress=False, checkpoint=old)
 
 
 # Open arena: A* is already nearly direct; rooms make pruning pay.

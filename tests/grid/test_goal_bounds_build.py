@@ -1,7 +1,9 @@
 """The threaded goal-bound build against a plain reference written from the definition: for
 every source s and every legal first step s -> s', the box of the goals t != s with
 c(s, s') + D(s', t) = D(s, t), distances from scipy's Dijkstra over the move graph built
-cell by cell from the written rules (tests/grid/grid_oracle.py)."""
+cell by cell from the written rules (tests/grid/grid_oracle.py).  The build floods from
+each goal; the per-source kernel (``source_boxes``, a flood and first-move walk from each
+source) is checked against the same reference and against the build."""
 
 import subprocess
 import sys
@@ -18,7 +20,6 @@ from strategies import TERRAIN, seeded_grids
 
 import wayfinding as wf
 from wayfinding._kernels import _goal_bounds
-from wayfinding.grid import goal_bounds as gb_module
 from wayfinding.grid.goal_bounds import EMPTY, GoalBounds
 from wayfinding.grid.rules import DIRECTIONS, Diagonal
 
@@ -54,13 +55,30 @@ def reference_rows(grid, sources):
     return out
 
 
+def canonical(grid):
+    return grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING
+
+
 def kernel_rows(grid, sources, threads):
-    """The compiled build's boxes of the cells ``sources`` on ``threads`` threads."""
-    canonical = grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING
-    context = (grid.padded_costs, grid.moves, grid.width + 2, canonical, grid.is_uniform,
-               threads)
+    """The per-source kernel's boxes of the cells ``sources`` on ``threads`` threads."""
     flat = np.array([grid.index(s) for s in sources], dtype=np.int64)
-    return gb_module._run_chunk(context, flat)[1]
+    out = np.empty((len(flat), 8, 4), dtype=np.uint16)
+    _goal_bounds.source_boxes(grid.padded_costs, grid.moves, grid.width + 2, flat,
+                              canonical(grid), out, threads)
+    return out
+
+
+def every_source_rows(grid):
+    """The per-source kernel's boxes of every cell, shaped as ``GoalBounds.boxes``."""
+    free = np.flatnonzero(np.isfinite(grid.padded_costs)).astype(np.int64)
+    want = np.empty((len(grid.moves), 8, 4), dtype=np.uint16)
+    want[:, :, 0::2] = EMPTY
+    want[:, :, 1::2] = 0
+    out = np.empty((len(free), 8, 4), dtype=np.uint16)
+    _goal_bounds.source_boxes(grid.padded_costs, grid.moves, grid.width + 2, free,
+                              canonical(grid), out, 2)
+    want[free] = out
+    return want
 
 
 def spread_sources(grid, count):
@@ -82,6 +100,33 @@ def test_threaded_build_equals_the_definition(grid, workers, chunk):
     if free:
         want[[grid.index(s) for s in free]] = reference_rows(grid, free)
     assert np.array_equal(gb.boxes.astype(np.int64), want)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grid=seeded_grids(max_side=16, terrain=TERRAIN, rules=RULES))
+def test_build_by_goals_equals_the_per_source_floods(grid):
+    """Flooding from each goal and widening every cell's optimal steps gives the boxes of
+    the per-source floods and first-move walks."""
+    assert np.array_equal(GoalBounds.build(grid, workers=2, progress=False, chunk=7).boxes,
+                          every_source_rows(grid))
+
+
+@pytest.mark.parametrize("name", movingai_names("dao/den312d"))
+def test_game_map_build_equals_the_per_source_floods(name):
+    grid = load(name)[0]
+    built = GoalBounds.build(grid, workers=2, progress=False)
+    assert np.array_equal(built.boxes, every_source_rows(grid))
+    sources = spread_sources(grid, 12)
+    assert np.array_equal(built.boxes[[grid.index(s) for s in sources]].astype(np.int64),
+                          reference_rows(grid, sources))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", movingai_names("dao/arena2"))
+def test_large_game_map_build_equals_the_per_source_floods(name):
+    grid = load(name)[0]
+    assert np.array_equal(GoalBounds.build(grid, workers=2, progress=False).boxes,
+                          every_source_rows(grid))
 
 
 @pytest.mark.parametrize("name", movingai_names("dao/den312d", "dao/arena2"))
@@ -125,25 +170,35 @@ def test_large_map_sources_equal_the_definition(name):
                           reference_rows(grid, sources))
 
 
-def test_kernel_checks_its_arguments():
+def test_kernels_check_their_arguments():
     grid = wf.Grid(np.ones((4, 5), dtype=bool))
+    wp, n = grid.width + 2, len(grid.moves)
     src = np.array([grid.index((0, 0))], dtype=np.int64)
     out = np.empty((1, 8, 4), dtype=np.uint16)
-    args = (grid.padded_costs, grid.moves, grid.width + 2, src, True, True, out)
-    with pytest.raises(ValueError, match="threads"):
-        _goal_bounds.goal_bounds(*args, 0)
-    with pytest.raises(ValueError, match="width"):
-        _goal_bounds.goal_bounds(grid.padded_costs, grid.moves, grid.width + 3, src, True,
-                                 True, out)
-    with pytest.raises(ValueError, match="sizes"):
-        _goal_bounds.goal_bounds(grid.padded_costs, grid.moves, grid.width + 2, src, True,
-                                 True, np.empty((2, 8, 4), dtype=np.uint16))
-    none = np.empty((0, 8, 4), dtype=np.uint16)
-    assert _goal_bounds.goal_bounds(grid.padded_costs, grid.moves, grid.width + 2,
-                                    np.empty(0, dtype=np.int64), True, True, none, 2) == 0
-    assert _goal_bounds.goal_bounds(*args, 2) > 0
+    boxes = np.empty((n, 8, 4), dtype=np.uint16)
+    boxes[:, :, 0::2] = EMPTY
+    boxes[:, :, 1::2] = 0
+    for kernel, rows in ((_goal_bounds.source_boxes, out), (_goal_bounds.goal_bounds, boxes)):
+        args = (grid.padded_costs, grid.moves, wp, src, True, rows)
+        with pytest.raises(ValueError, match="threads"):
+            kernel(*args, 0)
+        with pytest.raises(ValueError, match="width"):
+            kernel(grid.padded_costs, grid.moves, wp + 3, src, True, rows)
+        with pytest.raises(ValueError, match="sizes"):
+            kernel(grid.padded_costs, grid.moves, wp, src, True,
+                   np.empty((2, 8, 4), dtype=np.uint16))
+        for bad in (0, n - 1, grid.index((0, 0)) - 1):
+            with pytest.raises(ValueError, match=f"cell {bad} is not a passable"):
+                kernel(grid.padded_costs, grid.moves, wp, np.array([bad]), True, rows)
+        assert kernel(grid.padded_costs, grid.moves, wp, np.empty(0, dtype=np.int64), True,
+                      rows if rows is boxes else out[:0], 2) == 0
+    assert _goal_bounds.source_boxes(grid.padded_costs, grid.moves, wp, src, True, out, 2) > 0
     # On an open 5 x 4 map the east step from the corner serves the goals with x > y.
     assert out[0, DIRECTIONS.index((1, 0))].tolist() == [1, 4, 0, 3]
+    every = np.flatnonzero(np.isfinite(grid.padded_costs)).astype(np.int64)
+    assert _goal_bounds.goal_bounds(grid.padded_costs, grid.moves, wp, every, True, boxes,
+                                    2) > 0
+    assert np.array_equal(boxes[src[0]], out[0])
 
 
 FORK_SCRIPT = """

@@ -1,17 +1,25 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Goal-bound box construction on grids: one flood per source, the sources shared out over
+"""Goal-bound box construction on grids: one flood per cell, the floods shared out over
 OpenMP threads.  Floods are canonical Dijkstra (``_canonical``) on uniform no-corner-cutting
 grids and plain Dijkstra otherwise.
 
 Grids use the padded layout of the other grid kernels (row width ``Wp = W + 2``, a blocked
 border, ``moves[i]`` the legal-step bits N, E, S, W, NE, SE, SW, NW).
 
-Goal bounds: for a source ``s`` the flood's costs give the tight edges (``g[u] + c(u, v)``
-equal to ``g[v]`` within a relative ``LOOSE_TIE_EPS``); the first-move mask of a cell is the OR
-of its tight predecessors' masks (the source's tight neighbours get their own direction bit),
-computed by an iterative memoised depth-first walk.  As each cell's mask is settled, the cell
-widens one bounding box per distinct mask (256 of them, flat in the thread's scratch); the
-boxes of the eight first moves are merged from those at the end of the flood.
+The box of step d from cell v holds the goals t for which some optimal path from v to t
+starts with d, that is (moves and costs being symmetric) ``c(v, v + d) + D(v + d, t)`` equal
+to ``D(v, t)`` within a relative ``LOOSE_TIE_EPS``.  Two builds give the same boxes:
+
+* ``goal_bounds`` floods from each goal t; every cell v then reads its optimal steps toward
+  t from its neighbours' costs and widens their boxes by t, in one pass in memory order
+  (eight boxes per cell in a thread's own accumulator, widened by two directions per vector
+  operation; the accumulators are merged into the caller's boxes at the end of the call).
+* ``source_boxes`` floods from each source s and finds the first-move mask of every cell
+  (the OR of its tight predecessors' masks, the source's tight neighbours getting their own
+  direction bit) by an iterative memoised depth-first walk; as each cell's mask is settled
+  the cell widens one bounding box per distinct mask (256 of them), merged into the eight
+  boxes of s at the end of the flood.  It gives the boxes of a few cells without a whole
+  build.
 """
 
 cimport numpy as cnp
@@ -35,6 +43,39 @@ cdef double LOOSE_TIE_EPS = 1e-10
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
 
+cdef extern from *:
+    """
+    #include <string.h>
+    typedef unsigned short wf_u16x8 __attribute__((vector_size(16)));
+
+    /* Widen the boxes of the directions in ``steps`` of one cell by the goal (x, y).  The
+       cell's eight boxes are 32 uint16 kept as (xmin, ~xmax, ymin, ~ymax), so that every
+       lane is lowered; two directions per vector. */
+    static inline void wf_widen(unsigned short* box, unsigned int steps, unsigned short x,
+                                unsigned short y) {
+        static const wf_u16x8 pick[4] = {
+            {0, 0, 0, 0, 0, 0, 0, 0},
+            {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0, 0, 0, 0},
+            {0, 0, 0, 0, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF},
+            {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF}};
+        unsigned short nx = (unsigned short) ~x, ny = (unsigned short) ~y;
+        wf_u16x8 goal = {x, nx, y, ny, x, nx, y, ny};
+        wf_u16x8 old, v, lower;
+        unsigned int two;
+        int q;
+        for (q = 0; q < 4; q++) {
+            two = (steps >> (2 * q)) & 3;
+            memcpy(&old, box + 8 * q, 16);
+            v = goal | ~pick[two];
+            lower = (wf_u16x8) (v < old);
+            old ^= (old ^ v) & lower;
+            memcpy(box + 8 * q, &old, 16);
+        }
+    }
+    """
+    void widen "wf_widen"(uint16_t* box, unsigned int steps, uint16_t x,
+                          uint16_t y) noexcept nogil
+
 
 cdef struct Scratch:
     # One thread's flood state, reused from source to source.
@@ -47,6 +88,8 @@ cdef struct Scratch:
     Canon canon             # canonical flood (owns its own open list)
     IntVec order            # cells labelled by the current flood
     IntVec stack            # the depth-first walk of first_moves
+    uint16_t* acc           # goal_bounds: the boxes widened so far, 32 uint16 per cell
+                            # as (xmin, ~xmax, ymin, ~ymax) per direction, all 65535 if empty
     uint32_t label
     long work
     int status              # 0 ok, -1 out of memory
@@ -58,11 +101,19 @@ cdef struct Scratch:
     int hi_x[256]
 
 
-cdef Scratch* scratch_new(Py_ssize_t n, const uint8_t* moves, int width) noexcept nogil:
-    """A thread's scratch for floods over ``n`` padded cells, or NULL when memory is short."""
+cdef Scratch* scratch_new(Py_ssize_t n, const uint8_t* moves, int width,
+                          bint accumulate) noexcept nogil:
+    """A thread's scratch for floods over ``n`` padded cells (with a box accumulator when
+    ``accumulate``), or NULL when memory is short."""
     cdef Scratch* s = <Scratch*> calloc(1, sizeof(Scratch))
     if s == NULL:
         return NULL
+    if accumulate:
+        s.acc = <uint16_t*> malloc(n * 32 * sizeof(uint16_t))
+        if s.acc == NULL:
+            free(s)
+            return NULL
+        memset(s.acc, 0xFF, n * 32 * sizeof(uint16_t))
     s.g = <double*> calloc(n, sizeof(double))     # blocked cells' g is read, then masked off
     s.stamp = <uint32_t*> calloc(n, sizeof(uint32_t))
     s.pos = <int32_t*> malloc(n * sizeof(int32_t))
@@ -77,6 +128,7 @@ cdef Scratch* scratch_new(Py_ssize_t n, const uint8_t* moves, int width) noexcep
 
 
 cdef void scratch_free(Scratch* s) noexcept nogil:
+    free(s.acc)
     free(s.g)
     free(s.stamp)
     free(s.pos)
@@ -248,12 +300,11 @@ cdef void write_boxes(Scratch* s, int width, uint16_t* box) noexcept nogil:
             box[4 * d + 3] = <uint16_t> (hi_f[d] // width - 1)
 
 
-cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize_t n,
-                    int width, int source, bint canonical, bint uniform, const uint16_t* col,
-                    uint16_t* box) noexcept nogil:
-    """Flood from ``source`` and write its 8 boxes; returns 0 or -1 (out of memory)."""
-    cdef int status, m
-    cdef Py_ssize_t k
+cdef int flood(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize_t n, int width,
+               int source, bint canonical) noexcept nogil:
+    """Flood from ``source``: costs in ``s.g``, the cells reached labelled ``s.label`` in
+    ``s.stamp`` and listed in ``s.order``; returns 0 or -1 (out of memory)."""
+    cdef int status
     cdef int64_t src = source
     # Stamps per source: label - 1 open (plain Dijkstra), label labelled.
     if s.label >= <uint32_t> 0xFFFFFFF0:
@@ -261,9 +312,6 @@ cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssi
         s.label = 0
     s.label += 2
     s.order.size = 0
-    for m in range(256):
-        s.lo_flat[m] = s.lo_x[m] = 0x7FFFFFFF
-        s.hi_flat[m] = s.hi_x[m] = -1
     if canonical:
         s.canon.label = s.label
         s.canon.labels = 0
@@ -273,6 +321,19 @@ cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssi
         status = dijkstra_run(s.g, s.stamp, s.label, s.pos, &s.heap, cost, moves, width,
                               source, &s.order)
         s.work += s.order.size
+    return status
+
+
+cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize_t n,
+                    int width, int source, bint canonical, bint uniform, const uint16_t* col,
+                    uint16_t* box) noexcept nogil:
+    """Flood from ``source`` and write its 8 boxes; returns 0 or -1 (out of memory)."""
+    cdef int status, m
+    cdef Py_ssize_t k
+    for m in range(256):
+        s.lo_flat[m] = s.lo_x[m] = 0x7FFFFFFF
+        s.hi_flat[m] = s.hi_x[m] = -1
+    status = flood(s, cost, moves, n, width, source, canonical)
     if status == 0:
         status = first_moves(s, cost, moves, width, uniform or canonical, source, col)
     if status == 0:
@@ -282,74 +343,158 @@ cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssi
     return status
 
 
-def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
-                const long long[::1] sources, bint canonical, bint uniform,
-                uint16_t[:, :, ::1] out, int threads=1):
-    """Goal-bound boxes of ``sources`` (padded flat indices of passable cells), flooded on
-    up to ``threads`` OpenMP threads (the result does not depend on their number).
+cdef int one_goal(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize_t n,
+                  int width, int goal, bint canonical, bint uniform,
+                  const uint16_t* col) noexcept nogil:
+    """Flood from ``goal`` and widen by it the boxes of the optimal steps toward it of every
+    cell reached (in ``s.acc``); returns 0 or -1 (out of memory)."""
+    cdef int offset[8]
+    cdef double length[8]
+    cdef Py_ssize_t v
+    cdef int steps
+    cdef uint16_t x = col[goal], y = <uint16_t> (goal // width - 1)
+    cdef uint32_t label
+    cdef int status = flood(s, cost, moves, n, width, goal, canonical)
+    if status != 0:
+        return status
+    step_tables(width, offset, length)
+    label = s.label
+    uniform = uniform or canonical
+    # Rows 1 to H; a cell reached has every legal neighbour reached, so the costs read are
+    # this flood's.
+    for v in range(width, n - width):
+        if s.stamp[v] == label:
+            steps = tight_steps(s.g, cost, moves, <int> v, offset, length, uniform)
+            if steps:
+                widen(s.acc + 32 * v, <unsigned int> steps, x, y)
+    return 0
 
-    ``out[k, d]`` (shape ``(len(sources), 8, 4)`` uint16) receives the box ``(xmin, xmax,
-    ymin, ymax)`` of the goals some optimal path from ``sources[k]`` reaches by first
-    stepping in direction d; an empty box is (65535, 0, 65535, 0).  ``canonical`` floods
-    with canonical Dijkstra (uniform no-corner-cutting grids only), otherwise with plain
-    Dijkstra over ``cost``; ``uniform`` (every passable cell costs 1) skips the cost
-    look-ups in the tight-edge test.  Returns the number of label writes (canonical) or settled
-    cells (plain), summed over the sources.
-    """
-    cdef Py_ssize_t n = moves.shape[0], ns = sources.shape[0], k, i
+
+cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
+                const long long[::1] cells, bint canonical, uint16_t* out, Py_ssize_t rows,
+                int threads, bint goals):
+    """Flood from ``cells`` on up to ``threads`` threads: ``goals`` widens the ``rows`` (all
+    padded cells) boxes at ``out`` by every cell; otherwise writes the boxes of each cell
+    (one row of 8 x 4 per cell).  Returns the summed work of the floods."""
+    cdef Py_ssize_t n = moves.shape[0], ns = cells.shape[0], k, i, j
     cdef int nt, t = 0
     cdef long work = 0
     cdef int failed = 0
+    cdef bint uniform = True
     cdef uint16_t* col = NULL
     cdef long* works = NULL
     cdef int* status = NULL
+    cdef Scratch** team = NULL
     cdef Scratch* s = NULL
     cdef const double* cp
     cdef const uint8_t* mp
     cdef const long long* sp
-    cdef uint16_t* op
-    if cost.shape[0] != n or out.shape[0] != ns or out.shape[1] != 8 or out.shape[2] != 4:
+    cdef uint16_t* acc
+    if cost.shape[0] != n or (goals and rows != n) or (not goals and rows != ns):
         raise ValueError("cost, moves and out sizes disagree")
     if width < 3 or n % width != 0:
         raise ValueError(f"width {width} does not divide the {n} padded cells")
     if threads < 1:
         raise ValueError(f"threads {threads} must be >= 1")
+    for k in range(ns):
+        if cells[k] < width or cells[k] >= n - width or cost[cells[k]] == INFINITY:
+            raise ValueError(f"cell {cells[k]} is not a passable padded index")
     if ns == 0:
         return 0
+    for i in range(n):
+        if cost[i] != 1.0 and cost[i] != INFINITY:
+            uniform = False
+            break
     nt = <int> min(<Py_ssize_t> threads, ns)
     cp = &cost[0]
     mp = &moves[0]
-    sp = &sources[0]
-    op = &out[0, 0, 0]
+    sp = &cells[0]
     col = <uint16_t*> malloc(n * sizeof(uint16_t))
     works = <long*> calloc(nt, sizeof(long))
     status = <int*> calloc(nt, sizeof(int))
-    if col == NULL or works == NULL or status == NULL:
+    team = <Scratch**> calloc(nt, sizeof(Scratch*))
+    if col == NULL or works == NULL or status == NULL or team == NULL:
         free(col)
         free(works)
         free(status)
+        free(team)
         raise MemoryError("cannot allocate goal-bound scratch")
     with nogil:
         for i in range(n):
             col[i] = <uint16_t> (i % width - 1)     # the border's columns are never read
         with parallel(num_threads=nt):
             t = threadid()
-            s = scratch_new(n, mp, width)
+            s = scratch_new(n, mp, width, goals)
+            team[t] = s
             if s == NULL:
                 status[t] = -1
             for k in prange(ns, schedule="dynamic", chunksize=1):
                 if s != NULL and status[t] == 0:
-                    status[t] = one_source(s, cp, mp, n, width, <int> sp[k], canonical,
-                                           uniform, col, op + 32 * k)
+                    if goals:
+                        status[t] = one_goal(s, cp, mp, n, width, <int> sp[k], canonical,
+                                             uniform, col)
+                    else:
+                        status[t] = one_source(s, cp, mp, n, width, <int> sp[k], canonical,
+                                               uniform, col, out + 32 * k)
             if s != NULL:
                 works[t] = s.work
-                scratch_free(s)
+        for t in range(nt):
+            failed |= status[t]
+        if goals and not failed:
+            # Merge the threads' accumulators into the boxes: least xmin and ymin, greatest
+            # xmax and ymax (kept complemented in the accumulators).
+            for t in range(nt):
+                acc = team[t].acc
+                for j in range(0, 32 * n, 2):
+                    out[j] = min(out[j], acc[j])
+                    out[j + 1] = max(out[j + 1], <uint16_t> ~acc[j + 1])
+        for t in range(nt):
+            if team[t] != NULL:
+                scratch_free(team[t])
     for i in range(nt):
         work += works[i]
-        failed |= status[i]
     free(col)
     free(works)
     free(status)
+    free(team)
     if failed:
         raise MemoryError("goal-bound scratch could not grow")
     return work
+
+
+def goal_bounds(const double[::1] cost, const uint8_t[::1] moves, int width,
+                const long long[::1] goals, bint canonical, uint16_t[:, :, ::1] boxes,
+                int threads=1):
+    """Widen the goal-bound boxes of every cell by ``goals`` (padded flat indices of passable
+    cells), flooding from each goal on up to ``threads`` OpenMP threads (the result does not
+    depend on their number).
+
+    ``boxes`` (shape ``(padded cells, 8, 4)`` uint16, updated in place): ``boxes[v, d]`` is
+    the box ``(xmin, xmax, ymin, ymax)`` of the goals some optimal path from v reaches by
+    first stepping in direction d; an empty box is (65535, 0, 65535, 0).  Called with every
+    passable cell as a goal (at once or over several calls) on empty boxes, it builds them.
+    ``canonical`` floods with canonical Dijkstra (uniform no-corner-cutting grids only),
+    otherwise with plain Dijkstra over ``cost``.  Returns the number of label writes
+    (canonical) or settled cells (plain), summed over the goals.
+    """
+    if boxes.shape[1] != 8 or boxes.shape[2] != 4:
+        raise ValueError("cost, moves and out sizes disagree")
+    return run(cost, moves, width, goals, canonical, &boxes[0, 0, 0] if boxes.shape[0] else NULL,
+               boxes.shape[0], threads, True)
+
+
+def source_boxes(const double[::1] cost, const uint8_t[::1] moves, int width,
+                 const long long[::1] sources, bint canonical, uint16_t[:, :, ::1] out,
+                 int threads=1):
+    """The goal-bound boxes of ``sources`` alone (padded flat indices of passable cells),
+    one flood and first-move walk per source, on up to ``threads`` OpenMP threads.
+
+    ``out[k, d]`` (shape ``(len(sources), 8, 4)`` uint16) receives the box of step d from
+    ``sources[k]`` (as ``goal_bounds`` builds it).  ``canonical`` as for ``goal_bounds``.
+    Returns the number of label writes (canonical) or settled cells (plain), summed over
+    the sources.
+    """
+    if out.shape[1] != 8 or out.shape[2] != 4:
+        raise ValueError("cost, moves and out sizes disagree")
+    return run(cost, moves, width, sources, canonical, &out[0, 0, 0] if out.shape[0] else NULL,
+               out.shape[0], threads, False)

@@ -5,11 +5,12 @@ every goal g for which the step u -> u + d begins *some* optimal path from u to 
 over all optimal first moves, so pruning keeps every optimal path).  A search that skips the
 steps whose box misses the goal stays optimal and expands far fewer cells.
 
-The build floods once per passable cell (canonical Dijkstra on uniform ``no_corner_cutting``
-grids, plain Dijkstra with the grid's costs otherwise), in compiled code on several threads:
+The build floods once from every passable cell as a goal (canonical Dijkstra on uniform
+``no_corner_cutting`` grids, plain Dijkstra with the grid's costs otherwise) and widens the
+boxes of every cell's optimal steps toward that goal, in compiled code on several threads:
 O(cells^2) time, with a progress bar and a resumable checkpoint.  Any static costs and any
 diagonal rule are supported.  Memory: 64 bytes per padded cell (8 boxes of 4 uint16), and
-16 bytes per padded cell of scratch per thread while building.
+80 bytes per padded cell of scratch per thread while building.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ DIRECTION_NAMES = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
 EMPTY = 65535
 
 _CHECKPOINT_MAGIC = "wayfinding-goal-bounds-checkpoint"
+#: Checkpoint layout: 2 = ``done`` marks the goals flooded, ``boxes`` the boxes widened by them.
+_CHECKPOINT_VERSION = 2
 
 
 class _Teams:
@@ -116,7 +119,7 @@ class GoalBounds(GridIndex):
     def build(cls, grid: Grid, *, workers: int | None = None, progress: bool | None = None,
               checkpoint: str | os.PathLike | None = None, chunk: int | None = None,
               checkpoint_every: float = 5.0) -> GoalBounds:
-        """Flood from every passable cell and grow the boxes.
+        """Flood from every passable cell as a goal and grow the boxes.
 
         ``workers``: threads flooding at once (default ``os.cpu_count()``); the result does
         not depend on it (a process forked after its parent built on several threads builds
@@ -124,8 +127,9 @@ class GoalBounds(GridIndex):
         progress bar on stderr (default: when stderr is a terminal).  ``checkpoint``: a file
         where finished sources are saved (atomically, at most every ``checkpoint_every``
         seconds, on interruption and at the end); a build given an existing checkpoint
-        resumes from it, and refuses one made for another map (:class:`IndexMismatchError`).
-        ``chunk`` (>= 1, default ``max(256, 64 * workers)``): sources per compiled call,
+        resumes from it, and refuses one made for another map (:class:`IndexMismatchError`)
+        or by an earlier layout (:class:`IndexFormatError`).
+        ``chunk`` (>= 1, default ``max(256, 64 * workers)``): goals per compiled call,
         shared out over the threads; progress, checkpoints and interruption (Ctrl-C) take
         effect between calls.  Maps up to 65535 cells wide and high.
         """
@@ -155,19 +159,17 @@ class GoalBounds(GridIndex):
             done, spent = np.zeros(n, dtype=bool), 0.0
         todo = sources[~done[sources]]
         chunks = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
-        context = (grid.padded_costs, grid.moves, wp, canonical, grid.is_uniform,
-                   _Teams.threads(workers))
+        context = (grid.padded_costs, grid.moves, wp, canonical, _Teams.threads(workers))
         last_save = time.perf_counter()
 
         def save(path: str | os.PathLike[Any]) -> None:
             _write_checkpoint(path, grid, boxes, done, spent + time.perf_counter() - t0)
 
         try:
-            for srcs in progress_bar(chunks, len(chunks), label="goal bounds (chunks)",
-                                     enabled=show):
-                srcs, rows = _run_chunk(context, srcs)
-                boxes[srcs] = rows
-                done[srcs] = True
+            for goals in progress_bar(chunks, len(chunks), label="goal bounds (chunks)",
+                                      enabled=show):
+                _run_chunk(context, goals, boxes)
+                done[goals] = True
                 if checkpoint is not None and time.perf_counter() - last_save >= every:
                     save(checkpoint)
                     last_save = time.perf_counter()
@@ -217,18 +219,17 @@ class GoalBounds(GridIndex):
 
 # ---------------------------------------------------------------- build helpers
 
-def _run_chunk(context: tuple, sources: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Boxes of one chunk of sources (padded flat indices): ``(sources, rows)``."""
-    cost, moves, width, canonical, uniform, threads = context
-    rows = np.empty((len(sources), 8, 4), dtype=np.uint16)
-    _goal_bounds.goal_bounds(cost, moves, width, sources, canonical, uniform, rows, threads)
-    return sources, rows
+def _run_chunk(context: tuple, goals: np.ndarray, boxes: np.ndarray) -> None:
+    """Widen ``boxes`` (all cells, in place) by one chunk of goals (padded flat indices)."""
+    cost, moves, width, canonical, threads = context
+    _goal_bounds.goal_bounds(cost, moves, width, goals, canonical, boxes, threads)
 
 
 def _write_checkpoint(path: str | os.PathLike, grid: Grid, boxes: np.ndarray,
                       done: np.ndarray, elapsed: float) -> None:
-    header = json.dumps({"format": _CHECKPOINT_MAGIC, "fingerprint": grid.fingerprint,
-                         "shape": list(grid.shape), "elapsed": elapsed})
+    header = json.dumps({"format": _CHECKPOINT_MAGIC, "version": _CHECKPOINT_VERSION,
+                         "fingerprint": grid.fingerprint, "shape": list(grid.shape),
+                         "elapsed": elapsed})
     buf = io.BytesIO()
     np.savez(buf, __header__=np.array(header), boxes=boxes, done=done)
     atomic_write_bytes(path, buf.getvalue())
@@ -256,6 +257,10 @@ def _read_checkpoint(path: str | os.PathLike,
         header = f.header()
         if header.get("format") != _CHECKPOINT_MAGIC:
             raise IndexFormatError("is not a goal-bound checkpoint", path)
+        if header.get("version") != _CHECKPOINT_VERSION:
+            raise IndexFormatError(
+                f"is a goal-bound checkpoint of layout {header.get('version', 1)!r}, not "
+                f"{_CHECKPOINT_VERSION} (finished sources, not goals): delete it", path)
         check_world("the goal-bound checkpoint", header, grid, path=path,
                     fix="delete it or use another path")
         arrays = f.arrays({"boxes": 64 * n, "done": n})
