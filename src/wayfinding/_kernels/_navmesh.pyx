@@ -14,26 +14,15 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 import numpy as np
 
+from ._buckets cimport bucket
 from ._heap cimport Heap, heap_decrease, heap_free, heap_init, heap_pop, heap_push, HeapItem
+from ._navmesh_locate cimport in_polygon, locate_in
 from ._predicates cimport orient2d
 
 cnp.import_array()
 
 
 # ------------------------------------------------------------------------------ location
-cdef inline bint inside(const double[:, ::1] verts, const int32_t[:, ::1] polys,
-                        const int32_t[::1] sizes, int p, double x, double y) noexcept nogil:
-    """Point in the closed convex polygon p (counter-clockwise)."""
-    cdef int k, n = sizes[p]
-    cdef int32_t a = polys[p, n - 1], b
-    for k in range(n):
-        b = polys[p, k]
-        if orient2d(verts[a, 0], verts[a, 1], verts[b, 0], verts[b, 1], x, y) < 0:
-            return False
-        a = b
-    return True
-
-
 cdef inline double closest_on(const double[:, ::1] verts, const int32_t[:, ::1] polys,
                               const int32_t[::1] sizes, int p, double x, double y,
                               double* cx, double* cy) noexcept nogil:
@@ -41,7 +30,7 @@ cdef inline double closest_on(const double[:, ::1] verts, const int32_t[:, ::1] 
     cdef int k, n = sizes[p]
     cdef int32_t a, b
     cdef double ax, ay, dx, dy, t, qx, qy, d, best = INFINITY
-    if inside(verts, polys, sizes, p, x, y):
+    if in_polygon(verts, polys, sizes, p, x, y):
         cx[0] = x
         cy[0] = y
         return 0.0
@@ -67,33 +56,6 @@ cdef inline double closest_on(const double[:, ::1] verts, const int32_t[:, ::1] 
     return best
 
 
-cdef inline int bucket_of(double v, double origin, double cell, int n) noexcept nogil:
-    cdef double f = (v - origin) / cell
-    if f < 0.0:
-        return -1
-    if f >= n:
-        return n
-    return <int> f
-
-
-cdef inline int locate_point(const double[:, ::1] verts, const int32_t[:, ::1] polys,
-                             const int32_t[::1] sizes, const int64_t[::1] cell_ptr,
-                             const int32_t[::1] cell_polys, double ox, double oy,
-                             double cell, int nx, int ny, double x, double y) noexcept nogil:
-    """Lowest id of a polygon containing (x, y) (boundary included), or -1: the first
-    found in the point's bucket, whose polygons are listed in increasing order."""
-    cdef int ix = bucket_of(x, ox, cell, nx), iy = bucket_of(y, oy, cell, ny), p
-    cdef int64_t c, j
-    if ix < 0 or iy < 0 or ix >= nx or iy >= ny:
-        return -1
-    c = iy * nx + ix
-    for j in range(cell_ptr[c], cell_ptr[c + 1]):
-        p = cell_polys[j]
-        if inside(verts, polys, sizes, p, x, y):
-            return p
-    return -1
-
-
 def locate(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_t[::1] sizes,
            const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double ox, double oy,
            double cell, int nx, int ny, const double[:, ::1] points, int32_t[::1] out):
@@ -102,8 +64,8 @@ def locate(const double[:, ::1] verts, const int32_t[:, ::1] polys, const int32_
     cdef Py_ssize_t i
     with nogil:
         for i in range(points.shape[0]):
-            out[i] = locate_point(verts, polys, sizes, cell_ptr, cell_polys, ox, oy, cell, nx,
-                                  ny, points[i, 0], points[i, 1])
+            out[i] = locate_in(verts, polys, sizes, cell_ptr, cell_polys, ox, oy, cell, nx, ny,
+                               NULL, points[i, 0], points[i, 1])
 
 
 cdef int nearest_point(const double[:, ::1] verts, const int32_t[:, ::1] polys,
@@ -118,8 +80,8 @@ cdef int nearest_point(const double[:, ::1] verts, const int32_t[:, ::1] polys,
     cdef double d, bestd = INFINITY, cx = 0.0, cy = 0.0, reach
     # Buckets of points off the grid are clamped to the ring just outside it: distances to
     # the grid's buckets only grow from there.
-    ix = bucket_of(x, ox, cell, nx)
-    iy = bucket_of(y, oy, cell, ny)
+    ix = bucket(x - ox, cell, nx)
+    iy = bucket(y - oy, cell, ny)
     bx[0] = 0.0
     by[0] = 0.0
     r = 0
@@ -432,8 +394,8 @@ cdef class MeshQuery:
 
     def locate_one(self, double x, double y):
         """The polygon holding (x, y), or -1."""
-        return locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
-                            self.ox, self.oy, self.cell, self.nx, self.ny, x, y)
+        return locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                         self.ox, self.oy, self.cell, self.nx, self.ny, NULL, x, y)
 
     def use_filter(self, const uint8_t[::1] allowed, const double[::1] cost,
                    const uint8_t[::1] link_ok, double h_scale, bint both_ways):
@@ -639,8 +601,8 @@ cdef class MeshQuery:
         r.length = INFINITY
         r.snap_s = 0
         r.snap_g = 0
-        ps = locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
-                          self.ox, self.oy, self.cell, self.nx, self.ny, sx, sy)
+        ps = locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                       self.ox, self.oy, self.cell, self.nx, self.ny, NULL, sx, sy)
         if ps < 0 or not self.allowed[ps]:
             ps = nearest_point(self.verts, self.polys, self.sizes, self.cell_ptr,
                                self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
@@ -648,8 +610,8 @@ cdef class MeshQuery:
             sx = bx
             sy = by
             r.snap_s = 1
-        pg = locate_point(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
-                          self.ox, self.oy, self.cell, self.nx, self.ny, gx, gy)
+        pg = locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                       self.ox, self.oy, self.cell, self.nx, self.ny, NULL, gx, gy)
         if pg < 0 or not self.allowed[pg]:
             pg = nearest_point(self.verts, self.polys, self.sizes, self.cell_ptr,
                                self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,

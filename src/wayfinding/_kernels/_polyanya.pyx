@@ -19,6 +19,7 @@ from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
 
+from ._navmesh_locate cimport locate_in
 from ._predicates cimport orient2d
 
 cnp.import_array()
@@ -440,31 +441,12 @@ cdef class PolyanyaKernel:
             self.expand(ni)
         return -2 if self.failed else -1
 
-    cdef bint inside(self, int32_t p, double x, double y) noexcept nogil:
-        """(x, y) lies in the closed polygon p."""
-        cdef int k, n = self.sizes[p]
-        cdef int32_t a, b
-        for k in range(n):
-            a = self.polys[p, k]
-            b = self.polys[p, (k + 1) % n]
-            if orient2d(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0], self.verts[b, 1],
-                        x, y) < 0:
-                return False
-        return True
-
     cdef int32_t locate(self, double x, double y) noexcept nogil:
         """Lowest id of a usable polygon holding (x, y) (boundary included), or -1."""
-        cdef double fx = (x - self.ox) / self.cell, fy = (y - self.oy) / self.cell
-        cdef int32_t p, best = -1
-        cdef int64_t c, i
-        if not (0.0 <= fx < self.nx and 0.0 <= fy < self.ny):
+        if self.allowed.shape[0] == 0:
             return -1
-        c = <int64_t> fy * self.nx + <int64_t> fx
-        for i in range(self.cell_ptr[c], self.cell_ptr[c + 1]):
-            p = self.cell_polys[i]
-            if (best < 0 or p < best) and self.allowed[p] and self.inside(p, x, y):
-                best = p
-        return best
+        return locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                         self.ox, self.oy, self.cell, self.nx, self.ny, &self.allowed[0], x, y)
 
     def find(self, const uint8_t[::1] allowed, const uint8_t[::1] corner, double sx, double sy,
              double gx, double gy, int start_poly=-1, int goal_poly=-1):
