@@ -449,10 +449,12 @@ def main(argv: list[str] | None = None) -> int:
         table(["mesh", "cells", "vertices", "build s"], builds),
         "### Query time against jupedsim (target: single query ≤ 1.0× jupedsim's)",
         "Median over random pairs of the per-pair minimum over the passes, µs; ours "
-        "`NavMeshQuery.find_path` (a `NavPath` with corners, corridor, flags and counts) and "
-        "jupedsim's `RoutingEngine.compute_waypoints` (a list of points) called one after "
-        "the other for each pair; *batch*: `find_paths` on 10 pairs at a time, the fastest "
-        "pass of each call, the median per pair.  Vertices: the outline's and the holes'.",
+        "`NavMeshQuery.find_path` (a `NavPath`: the corners as an array, the length and "
+        "status; its corridor, flags, corner polygons, points used and counts are made from "
+        "the kernel's packed answer when first read) and jupedsim's "
+        "`RoutingEngine.compute_waypoints` (a list of points) called one after the other "
+        "for each pair; *batch*: `find_paths` on 10 pairs at a time, the fastest pass of "
+        "each call, the median per pair.  Vertices: the outline's and the holes'.",
         table(["world", "vertices", "polygons", "ours µs", "ours batch µs", "jupedsim µs",
                "ours ÷ jupedsim", "batch ÷ jupedsim", "target"], speed),
         "### Route quality of the default query (target: max excess ≤ 5%)",
