@@ -24,6 +24,7 @@ from ._subgoal_grid cimport (
     octile_steps,
     octile_xy,
 )
+from ._subgoal_steps cimport add_octile_steps
 from ._workspace cimport Workspace
 
 cnp.import_array()
@@ -348,18 +349,9 @@ cdef class SubgoalQuery:
         return 1
 
     cdef inline void count_steps(self, int a, int b) noexcept nogil:
+        """Count the steps of the octile path from cell a to cell b."""
         cdef int w = self.g.width
-        cdef int dx = b % w - a % w, dy = b // w - a // w
-        if dx < 0:
-            dx = -dx
-        if dy < 0:
-            dy = -dy
-        if dx >= dy:
-            self.straight += dx - dy
-            self.diagonal += dy
-        else:
-            self.straight += dy - dx
-            self.diagonal += dx
+        add_octile_steps(b % w - a % w, b // w - a // w, &self.straight, &self.diagonal)
 
     def query(self, int sx, int sy, int tx, int ty, bint record=False):
         """Shortest path from cell (sx, sy) to cell (tx, ty).

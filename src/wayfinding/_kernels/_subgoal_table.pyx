@@ -43,6 +43,7 @@ from ._subgoal_grid cimport (
     octile_path_d,
     octile_steps,
 )
+from ._subgoal_steps cimport add_octile_steps
 
 cnp.import_array()
 
@@ -59,6 +60,11 @@ cdef extern from "structmember.h":
         if (m->type != T_OBJECT_EX || (m->flags & READONLY)) return -1;
         return m->offset;
     }
+    static inline PyObject* wf_alloc(PyObject* cls) {
+        /* A new instance of a record class whose fields are all object slots, as
+           object.__new__ makes it (fields unset). */
+        return ((PyTypeObject*) cls)->tp_alloc((PyTypeObject*) cls, 0);
+    }
     static inline void wf_put(PyObject* obj, Py_ssize_t off, PyObject* v) {
         PyObject** slot = (PyObject**) ((char*) obj + off);
         PyObject* old = *slot;
@@ -69,6 +75,7 @@ cdef extern from "structmember.h":
     """
     Py_ssize_t wf_member_offset(PyObject* d)
     void wf_put(PyObject* obj, Py_ssize_t off, PyObject* v)
+    object wf_alloc(object cls)
 
 # The fields of the result records in the order of the offsets below.
 RESULT_FIELDS = ("path", "cost", "found", "stats", "algorithm", "expanded_nodes",
@@ -78,9 +85,12 @@ STATS_FIELDS = ("expanded", "generated", "reopened", "updated", "max_open", "ela
 
 cdef bint slot_offsets(cls, tuple names, Py_ssize_t* out):
     """Whether every field of ``names`` is a writable object slot of ``cls`` (a record
-    class with ``__slots__`` and no other instance state); their offsets go to ``out``."""
+    class with ``__slots__``, no other instance state and object's ``__new__``); their
+    offsets go to ``out``."""
     cdef Py_ssize_t i
     if hasattr(cls, "__dict__") and "__dict__" in getattr(cls, "__dict__", {}):
+        return False
+    if not isinstance(cls, type) or cls.__new__ is not object.__new__:
         return False
     for i in range(len(names)):
         d = None
@@ -334,16 +344,8 @@ cdef class TableQuery:
         sort(out.begin(), out.end())
 
     cdef inline void count_steps(self, int dx, int dy) noexcept nogil:
-        if dx < 0:
-            dx = -dx
-        if dy < 0:
-            dy = -dy
-        if dx >= dy:
-            self.straight += dx - dy
-            self.diagonal += dy
-        else:
-            self.straight += dy - dx
-            self.diagonal += dx
+        """Count the steps of an octile path over ``dx`` columns and ``dy`` rows."""
+        add_octile_steps(dx, dy, &self.straight, &self.diagonal)
 
     cdef int solve(self, int sx, int sy, int tx, int ty) noexcept nogil:
         """Fill ``cellpath``/``straight``/``diagonal``.  Returns -1 (start) or -2 (goal)
@@ -515,9 +517,9 @@ cdef class TableQuery:
                 self.found_status
         else:
             cost, found, flag = INF, False, self.failed_status
-        st = _new(self.stats_cls)
-        r = _new(self.result_cls)
         if self.slots:
+            st = wf_alloc(self.stats_cls)
+            r = wf_alloc(self.result_cls)
             put(st, self.stats_off[0], self.expanded)
             put(st, self.stats_off[1], self.generated)
             put(st, self.stats_off[2], 0)
@@ -533,6 +535,8 @@ cdef class TableQuery:
             put(r, self.result_off[7], flag)
             put(st, self.stats_off[5], now() - t0)
             return r
+        st = _new(self.stats_cls)
+        r = _new(self.result_cls)
         st.expanded, st.generated, st.reopened, st.updated, st.max_open = \
             self.expanded, self.generated, 0, 0, 0
         r.path, r.cost, r.found, r.stats, r.algorithm = path, cost, found, st, self.algorithm
