@@ -277,7 +277,8 @@ class NavMeshQuery(SingleThread):
         ``method``: ``"astar"`` (the above) or ``"polyanya"``, the exact shortest path in the
         usable polygons (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch`: lengths only,
         so a filter with area costs other than 1 raises, and off-mesh links are not taken),
-        1.3–2.6× the default's time (BENCHMARKS.md, "Navigation-mesh route quality").
+        1.8–4.7× the default's time (``benchmarks/navmesh_routes.py``: 4.7× on a 5-polygon
+        room, 2× on worlds of 200–700 polygons).
         """
         # The guard of :func:`exclusive` and the common case (plain points, the filter of
         # the last query) written out: a call layer costs a tenth of a small mesh's query.
