@@ -94,7 +94,10 @@ cdef struct Queue:
     # a pseudo-cell ``size + bucket``; ``size + ring`` stands for "none", so links are
     # written without branches.  ``bits`` marks the non-empty buckets.  Popping takes the
     # lowest non-empty bucket at or after ``cur`` and scans it for its exact minimum: cells
-    # come out in the order of a heap's.
+    # come out in the order of a heap's.  (Two variants ran 5-15% slower: entries from a
+    # pool, a lowered cell leaving its old entry to be dropped when popped instead of
+    # being unlinked; and a FIFO beside the buckets for cells first reached at the cheapest
+    # step cost, whose keys arrive in order.)
     int32_t* link
     uint64_t* bits
     double scale
@@ -405,7 +408,14 @@ cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:
 cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
                 int32_t* order) noexcept nogil:
     """Fast marching of the potential from the queued goals, publishing its progress every
-    64 cells frozen and when it ends."""
+    64 cells frozen and when it ends.
+
+    It takes about three quarters of an update.  Its cost per cell is the chain of
+    dependent steps (pop, neighbours, quadratic, bucket), not memory: compact per-cell
+    arrays in place of the 64-byte records (potential, crowd and a state byte apart, best
+    entries only for queued cells) ran no faster, while dropping the prefetch below made
+    256² grids a third slower; writing velocities behind the front from inside the march
+    ran 10% slower."""
     cdef int32_t u, n
     cdef int d
     cdef long count = 0
