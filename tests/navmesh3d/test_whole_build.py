@@ -149,7 +149,7 @@ def test_exports_and_pictures(tmp_path, building):
     svg = render_navmesh3d_svg(building)
     assert svg.count('class="poly"') == building.num_polygons
     html = navmesh3d_html(building, level=generate.building(storeys=2))
-    assert "<canvas" in html and '"nav": [' in html
+    assert "<canvas" in html and '"nav":[' in html
     for suffix in (".svg", ".png", ".html"):
         assert save_navmesh3d(tmp_path / f"pic{suffix}", building).stat().st_size > 100
     with pytest.raises(InvalidQueryError, match="unknown picture format"):
