@@ -36,6 +36,10 @@ from ._steps cimport step_opposite, step_tables
 
 cnp.import_array()
 
+# Cells per task when the threads' accumulators are merged into the boxes.
+cdef enum:
+    MERGE_BLOCK = 4096
+
 # Relative tolerance of the tight-edge test.  Looser than TIE_EPS on purpose: a goal box
 # that takes in a near-tie move only prunes less, one that misses an optimal move is wrong.
 cdef double LOOSE_TIE_EPS = 1e-10
@@ -74,7 +78,26 @@ cdef extern from *:
             memcpy(box + 8 * q, &old, 16);
         }
     }
+
+    /* Merge ``count`` accumulator lanes (a multiple of 8, from a box boundary) into boxes in
+       the plain (xmin, xmax, ymin, ymax) form: least of the min lanes, greatest of the max
+       lanes (complemented in the accumulator). */
+    static inline void wf_merge(unsigned short* out, const unsigned short* acc, long count) {
+        const wf_u16x8 flip = {0, 0xFFFF, 0, 0xFFFF, 0, 0xFFFF, 0, 0xFFFF};
+        wf_u16x8 o, a, lower;
+        long i;
+        for (i = 0; i < count; i += 8) {
+            memcpy(&o, out + i, 16);
+            memcpy(&a, acc + i, 16);
+            o ^= flip;
+            lower = (wf_u16x8) (a < o);
+            o ^= (o ^ a) & lower;
+            o ^= flip;
+            memcpy(out + i, &o, 16);
+        }
+    }
     """
+    void merge "wf_merge"(uint16_t* out, const uint16_t* acc, long count) noexcept nogil
     void widen "wf_widen"(uint16_t* box, unsigned int steps, uint16_t x,
                           uint16_t y) noexcept nogil
 
@@ -90,8 +113,9 @@ cdef struct Scratch:
     Canon canon             # canonical flood (owns its own open list)
     IntVec order            # cells labelled by the current flood
     IntVec stack            # the depth-first walk of first_moves
-    uint16_t* acc           # goal_bounds: the boxes widened so far, 32 uint16 per cell
-                            # as (xmin, ~xmax, ymin, ~ymax) per direction, all 65535 if empty
+    uint16_t* acc           # goal_bounds: the boxes widened so far, 32 uint16 per passable
+                            # cell (in row-major order) as (xmin, ~xmax, ymin, ~ymax) per
+                            # direction, all 65535 if empty
     uint32_t label
     long work
     int status              # 0 ok, -1 out of memory
@@ -104,19 +128,19 @@ cdef struct Scratch:
 
 
 cdef Scratch* scratch_new(Py_ssize_t n, const uint8_t* moves, int width,
-                          bint accumulate) noexcept nogil:
-    """A thread's scratch for floods over ``n`` padded cells (with a box accumulator when
-    ``accumulate``), or NULL when memory is short."""
+                          Py_ssize_t accumulate) noexcept nogil:
+    """A thread's scratch for floods over ``n`` padded cells (with a box accumulator for
+    ``accumulate`` cells), or NULL when memory is short."""
     cdef Scratch* s = <Scratch*> calloc(1, sizeof(Scratch))
     if s == NULL:
         return NULL
     if accumulate:
         # One cache line per cell.
-        s.acc = <uint16_t*> aligned_alloc(64, n * 32 * sizeof(uint16_t))
+        s.acc = <uint16_t*> aligned_alloc(64, accumulate * 32 * sizeof(uint16_t))
         if s.acc == NULL:
             free(s)
             return NULL
-        memset(s.acc, 0xFF, n * 32 * sizeof(uint16_t))
+        memset(s.acc, 0xFF, accumulate * 32 * sizeof(uint16_t))
     s.g = <double*> calloc(n, sizeof(double))     # blocked cells' g is read, then masked off
     s.stamp = <uint32_t*> calloc(n, sizeof(uint32_t))
     s.pos = <int32_t*> malloc(n * sizeof(int32_t))
@@ -347,14 +371,15 @@ cdef int one_source(Scratch* s, const double* cost, const uint8_t* moves, Py_ssi
 
 
 cdef int one_goal(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize_t n,
-                  int width, int goal, bint canonical, bint uniform,
-                  const uint16_t* col) noexcept nogil:
+                  int width, int goal, bint canonical, bint uniform, const int32_t* free_cells,
+                  Py_ssize_t nfree, const uint16_t* col) noexcept nogil:
     """Flood from ``goal`` and widen by it the boxes of the optimal steps toward it of every
-    cell reached (in ``s.acc``); returns 0 or -1 (out of memory)."""
+    cell reached (``s.acc`` row i holds passable cell ``free_cells[i]``); returns 0 or -1
+    (out of memory)."""
     cdef int offset[8]
     cdef double length[8]
-    cdef Py_ssize_t v
-    cdef int steps
+    cdef Py_ssize_t i
+    cdef int steps, v
     cdef uint16_t x = col[goal], y = <uint16_t> (goal // width - 1)
     cdef uint32_t label
     cdef int status = flood(s, cost, moves, n, width, goal, canonical)
@@ -363,14 +388,15 @@ cdef int one_goal(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize
     step_tables(width, offset, length)
     label = s.label
     uniform = uniform or canonical
-    # Rows 1 to H; a cell reached has every legal neighbour reached, so the costs read are
-    # this flood's.
-    for v in range(width, n - width):
-        __builtin_prefetch(s.acc + 32 * (v + 16), 1, 3)
+    # In memory order; a cell reached has every legal neighbour reached, so the costs read
+    # are this flood's.
+    for i in range(nfree):
+        __builtin_prefetch(s.acc + 32 * (i + 16), 1, 3)
+        v = free_cells[i]
         if s.stamp[v] == label:
-            steps = tight_steps(s.g, cost, moves, <int> v, offset, length, uniform)
+            steps = tight_steps(s.g, cost, moves, v, offset, length, uniform)
             if steps:
-                widen(s.acc + 32 * v, <unsigned int> steps, x, y)
+                widen(s.acc + 32 * i, <unsigned int> steps, x, y)
     return 0
 
 
@@ -386,6 +412,8 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
     cdef int failed = 0
     cdef bint uniform = True
     cdef uint16_t* col = NULL
+    cdef int32_t* free_cells = NULL
+    cdef Py_ssize_t nfree = 0
     cdef long* works = NULL
     cdef int* status = NULL
     cdef Scratch** team = NULL
@@ -393,7 +421,6 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
     cdef const double* cp
     cdef const uint8_t* mp
     cdef const long long* sp
-    cdef uint16_t* acc
     if cost.shape[0] != n or (goals and rows != n) or (not goals and rows != ns):
         raise ValueError("cost, moves and out sizes disagree")
     if width < 3 or n % width != 0:
@@ -414,11 +441,13 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
     mp = &moves[0]
     sp = &cells[0]
     col = <uint16_t*> malloc(n * sizeof(uint16_t))
+    free_cells = <int32_t*> malloc(n * sizeof(int32_t))
     works = <long*> calloc(nt, sizeof(long))
     status = <int*> calloc(nt, sizeof(int))
     team = <Scratch**> calloc(nt, sizeof(Scratch*))
-    if col == NULL or works == NULL or status == NULL or team == NULL:
+    if col == NULL or free_cells == NULL or works == NULL or status == NULL or team == NULL:
         free(col)
+        free(free_cells)
         free(works)
         free(status)
         free(team)
@@ -426,9 +455,12 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
     with nogil:
         for i in range(n):
             col[i] = <uint16_t> (i % width - 1)     # the border's columns are never read
+            if cp[i] != INFINITY:
+                free_cells[nfree] = <int32_t> i
+                nfree += 1
         with parallel(num_threads=nt):
             t = threadid()
-            s = scratch_new(n, mp, width, goals)
+            s = scratch_new(n, mp, width, nfree if goals else 0)
             team[t] = s
             if s == NULL:
                 status[t] = -1
@@ -436,7 +468,7 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
                 if s != NULL and status[t] == 0:
                     if goals:
                         status[t] = one_goal(s, cp, mp, n, width, <int> sp[k], canonical,
-                                             uniform, col)
+                                             uniform, free_cells, nfree, col)
                     else:
                         status[t] = one_source(s, cp, mp, n, width, <int> sp[k], canonical,
                                                uniform, col, out + 32 * k)
@@ -445,19 +477,19 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
         for t in range(nt):
             failed |= status[t]
         if goals and not failed:
-            # Merge the threads' accumulators into the boxes: least xmin and ymin, greatest
-            # xmax and ymax (kept complemented in the accumulators).
-            for t in range(nt):
-                acc = team[t].acc
-                for j in range(0, 32 * n, 2):
-                    out[j] = min(out[j], acc[j])
-                    out[j + 1] = max(out[j + 1], <uint16_t> ~acc[j + 1])
+            # Merge the threads' accumulators into the boxes, a block of cells per task.
+            for j in prange((nfree + MERGE_BLOCK - 1) // MERGE_BLOCK, num_threads=nt,
+                            schedule="static"):
+                for i in range(MERGE_BLOCK * j, min(MERGE_BLOCK * (j + 1), nfree)):
+                    for t in range(nt):
+                        merge(out + 32 * <Py_ssize_t> free_cells[i], team[t].acc + 32 * i, 32)
         for t in range(nt):
             if team[t] != NULL:
                 scratch_free(team[t])
     for i in range(nt):
         work += works[i]
     free(col)
+    free(free_cells)
     free(works)
     free(status)
     free(team)
