@@ -410,12 +410,12 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     """Fast marching of the potential from the queued goals, publishing its progress every
     64 cells frozen and when it ends.
 
-    It takes about three quarters of an update.  Its cost per cell is the chain of
-    dependent steps (pop, neighbours, quadratic, bucket), not memory: compact per-cell
-    arrays in place of the 64-byte records (potential, crowd and a state byte apart, best
-    entries only for queued cells) ran no faster, while dropping the prefetch below made
-    256² grids a third slower; writing velocities behind the front from inside the march
-    ran 10% slower."""
+    It takes about three quarters of an update, and is bound by the instructions it runs
+    (about 350 per cell at 128², some 3 a cycle: a third for the queue, a third for the
+    loop over the neighbours), not by memory: compact per-cell arrays in place of the
+    64-byte records (potential, crowd and a state byte apart, best entries only for queued
+    cells) ran no faster, while dropping the prefetch below made 256² grids a third
+    slower; writing velocities behind the front from inside the march ran 10% slower."""
     cdef int32_t u, n
     cdef int d
     cdef long count = 0
