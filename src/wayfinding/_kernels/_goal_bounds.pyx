@@ -10,10 +10,12 @@ The box of step d from cell v holds the goals t for which some optimal path from
 starts with d, that is (moves and costs being symmetric) ``c(v, v + d) + D(v + d, t)`` equal
 to ``D(v, t)`` within a relative ``LOOSE_TIE_EPS``.  Two builds give the same boxes:
 
-* ``goal_bounds`` floods from each goal t; every cell v then reads its optimal steps toward
-  t from its neighbours' costs and widens their boxes by t, in one pass in memory order
-  (eight boxes per cell in a thread's own accumulator, widened by two directions per vector
-  operation; the accumulators are merged into the caller's boxes at the end of the call).
+* ``goal_bounds`` floods from each goal t; every passable cell v then reads its optimal
+  steps toward t from its neighbours' costs and widens their boxes by t, in one pass in
+  memory order (the eight boxes of each passable cell on one cache line of a thread's own
+  accumulator, widened by two directions per vector operation; the accumulators are merged
+  into the caller's boxes at the end of the call).  No first-move walk: each (v, t) pair
+  costs one test of v's eight steps.
 * ``source_boxes`` floods from each source s and finds the first-move mask of every cell
   (the OR of its tight predecessors' masks, the source's tight neighbours getting their own
   direction bit) by an iterative memoised depth-first walk; as each cell's mask is settled

@@ -10,7 +10,7 @@ The build floods once from every passable cell as a goal (canonical Dijkstra on 
 boxes of every cell's optimal steps toward that goal, in compiled code on several threads:
 O(cells^2) time, with a progress bar and a resumable checkpoint.  Any static costs and any
 diagonal rule are supported.  Memory: 64 bytes per padded cell (8 boxes of 4 uint16), and
-80 bytes per padded cell of scratch per thread while building.
+per thread while building 17 bytes per padded cell and 64 per passable cell of scratch.
 """
 
 from __future__ import annotations
