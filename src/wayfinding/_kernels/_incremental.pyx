@@ -57,7 +57,8 @@ DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
 
 cdef inline bint before(Item a, Item b) noexcept nogil:
-    return a.k1 < b.k1 or (a.k1 == b.k1 and a.k2 < b.k2)
+    # Bitwise, not short-circuit: compiles without branches (the heap's hot spot).
+    return (a.k1 < b.k1) | ((a.k1 == b.k1) & (a.k2 < b.k2))
 
 
 cdef inline bint not_after(Item a, Item b) noexcept nogil:
@@ -410,16 +411,38 @@ cdef class IncrementalCore:
         return 0
 
     cdef void remove(self, int s) noexcept nogil:
-        cdef Py_ssize_t i = self.slots[s].pos
+        """Take ``s`` off the heap (or the tie stack).  Bottom-up: the hole walks down
+        along the smaller children to a leaf (one comparison per level), then the last
+        item rises from there."""
+        cdef Py_ssize_t i = self.slots[s].pos, child, parent, n
         cdef Item last
         if i < 0:
             self.slots[s].pos = -1                # off the tie stack: skipped there
             return
         self.slots[s].pos = -1
         self.size -= 1
-        if i < self.size:
-            last = self.heap[self.size]
-            self.place(i, last)
+        n = self.size
+        if i == n:
+            return
+        last = self.heap[n]
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n:
+                child += before(self.heap[child + 1], self.heap[child])
+            self.heap[i] = self.heap[child]
+            self.slots[self.heap[i].node].pos = <int32_t> i
+            i = child
+        while i > 0:
+            parent = (i - 1) >> 1
+            if not before(last, self.heap[parent]):
+                break
+            self.heap[i] = self.heap[parent]
+            self.slots[self.heap[i].node].pos = <int32_t> i
+            i = parent
+        self.heap[i] = last
+        self.slots[last.node].pos = <int32_t> i
 
     cdef int untie(self) except -1:
         """Move the tie stack into the heap."""
