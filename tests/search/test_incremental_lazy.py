@@ -170,3 +170,52 @@ def test_a_freed_planners_memory_serves_the_next_and_can_be_released(cls):
     assert release_planner_memory() == kept
     assert _incremental.pool_bytes() == 0
     assert release_planner_memory() == 0
+
+
+def test_the_kept_node_memory_has_a_size_cap():
+    import gc
+
+    from wayfinding._kernels import _incremental
+    from wayfinding.errors import InvalidQueryError
+    from wayfinding.search.incremental import planner_memory_cap, release_planner_memory
+
+    costs = np.ones((60, 70))
+    grid = Grid(costs)
+    want = dijkstra(costs, "no_corner_cutting", (0, 0), (69, 59))
+    default = planner_memory_cap()
+    assert default == 128 << 20
+    release_planner_memory()
+    try:
+        small = DStarLite(Grid(np.ones((10, 10))), (0, 0), (9, 9))
+        small.replan()
+        del small
+        gc.collect()
+        kept = _incremental.pool_bytes()
+        assert 24 * 100 <= kept < 24 * 60 * 70
+        assert planner_memory_cap(nbytes=kept) == default  # a cap below the next block
+        planner = DStarLite(grid, (0, 0), (69, 59))
+        assert planner.replan().cost == pytest.approx(want, rel=1e-9)
+        del planner
+        gc.collect()
+        assert _incremental.pool_bytes() == kept           # the larger block was freed
+        planner_memory_cap(nbytes=default)
+        planner = LPAStar(grid, (0, 0), (69, 59))
+        assert planner.replan().cost == pytest.approx(want, rel=1e-9)
+        del planner
+        gc.collect()
+        kept = _incremental.pool_bytes()
+        assert kept >= 24 * 60 * 70                          # within the cap: kept
+        assert planner_memory_cap(nbytes=kept - 1) == default  # lowered below it: freed now
+        assert _incremental.pool_bytes() == 0
+        assert planner_memory_cap(nbytes=0) == kept - 1
+        planner = LPAStar(grid, (0, 0), (69, 59))
+        assert planner.replan().cost == pytest.approx(want, rel=1e-9)
+        del planner
+        gc.collect()
+        assert _incremental.pool_bytes() == 0                # cap 0: nothing kept
+        for bad in (-1, 1.5, "big", True):
+            with pytest.raises(InvalidQueryError, match="nbytes"):
+                planner_memory_cap(nbytes=bad)
+    finally:
+        planner_memory_cap(nbytes=default)
+        release_planner_memory()

@@ -16,8 +16,10 @@
 # A freed planner's node array is kept in a pool of one block (the largest freed so far)
 # and handed to the next planner of at most its size, whose first plan then touches pages
 # already in memory instead of faulting on each fresh one.  The pool holds up to
-# n * sizeof(Node) bytes (24 per node) of the largest world planned on; ``pool_bytes``
-# reports it and ``release_pool`` frees it.  Taking and giving back hold the GIL.
+# n * (sizeof(Node) + sizeof(Slot)) bytes (24 per node) of the largest world planned on,
+# and never more than ``pool_cap`` bytes (128 MiB unless set: a 2048 x 2048 grid's block
+# fits): a larger freed block is freed.  ``pool_bytes`` reports the pool, ``release_pool``
+# frees it.  Taking and giving back hold the GIL.
 cimport cython
 from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -73,6 +75,7 @@ cdef inline bint not_after(Item a, Item b) noexcept nogil:
 
 cdef Node* pool_block = NULL
 cdef size_t pool_size = 0          # bytes
+cdef size_t pool_limit = 128 << 20   # bytes: a larger freed block is not kept
 
 
 cdef Node* take_nodes(size_t* nbytes) noexcept:
@@ -89,11 +92,12 @@ cdef Node* take_nodes(size_t* nbytes) noexcept:
 
 
 cdef void give_nodes(Node* block, size_t nbytes) noexcept:
-    """Keep ``block`` in the pool if it is larger than the pooled one, else free it."""
+    """Keep ``block`` in the pool if it is larger than the pooled one and within the
+    cap, else free it."""
     global pool_block, pool_size
     if block == NULL:
         return
-    if nbytes > pool_size:
+    if pool_size < nbytes <= pool_limit:
         free(pool_block)
         pool_block, pool_size = block, nbytes
     else:
@@ -103,6 +107,18 @@ cdef void give_nodes(Node* block, size_t nbytes) noexcept:
 def pool_bytes():
     """Bytes of node memory kept from freed planners for the next ones."""
     return pool_size
+
+
+def pool_cap(long long nbytes=-1):
+    """The most bytes of node memory the pool keeps; with ``nbytes`` >= 0, set it first (a
+    pooled block above the new cap is freed).  Returns the cap in force before."""
+    global pool_limit
+    cdef size_t old = pool_limit
+    if nbytes >= 0:
+        pool_limit = <size_t> nbytes
+        if pool_size > pool_limit:
+            release_pool()
+    return old
 
 
 def release_pool():

@@ -24,7 +24,9 @@ node's g too low, ties go to the smaller g, as the repairs need.
 
 A freed planner's node memory (24 bytes per node of its world) is kept for the next planner
 built on a world of at most that many nodes, whose first plan then finds it already in
-memory; one block is kept, the largest freed so far.  :func:`release_planner_memory` frees it.
+memory; one block is kept, the largest freed so far within a cap (128 MiB unless
+``planner_memory_cap(nbytes=...)`` sets another; a larger freed block is freed at once).
+:func:`release_planner_memory` frees it.
 
 >>> from wayfinding.grid import Grid
 >>> planner = DStarLite(Grid.from_ascii('''
@@ -178,6 +180,27 @@ def release_planner_memory() -> int:
         The bytes freed (0 when none was kept).
     """
     return int(_incremental.release_pool())
+
+
+def planner_memory_cap(*, nbytes: int | None = None) -> int:
+    """The most node memory kept from freed planners for the next ones.
+
+    Parameters
+    ----------
+    nbytes : int, optional
+        A new cap in bytes (>= 0; 0 keeps nothing).  A kept block above it is freed at
+        once, and a freed planner's block above it is freed rather than kept.
+
+    Returns
+    -------
+    int
+        The cap in force before the call, in bytes.
+    """
+    if nbytes is None:
+        return int(_incremental.pool_cap())
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
+        raise InvalidQueryError(f"nbytes must be an int >= 0, got {nbytes!r}")
+    return int(_incremental.pool_cap(int(nbytes)))
 
 
 def _edges(world: Any) -> _GridEdges | _GraphEdges:
