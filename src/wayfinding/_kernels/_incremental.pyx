@@ -152,6 +152,7 @@ cdef class IncrementalCore:
     cdef const double[:, ::1] base
     cdef const double* basep
     cdef int w, h, ndir, need_sides
+    cdef double inv_w                 # 1 / w: a node's row without an integer division
     cdef int held, held_x, held_y     # the last node ``dist`` measured to, and its x, y
     cdef double* own
     cdef uint64_t* mine
@@ -243,6 +244,7 @@ cdef class IncrementalCore:
         core.base = costs
         core.basep = &costs[0, 0]
         core.h, core.w = costs.shape[0], costs.shape[1]
+        core.inv_w = 1.0 / core.w
         core.ndir = 8 if diagonal else 4
         core.need_sides = need_sides
         core.setup(core.h * core.w, h_scale, root, target)
@@ -284,6 +286,11 @@ cdef class IncrementalCore:
         return self.nodes[s].g if self.known(s) else INFINITY
 
     # ------------------------------------------------------------------ the world
+    cdef inline int row(self, int s) noexcept nogil:
+        """``s // w``: (s + 0.5) / w lies at least 0.5 / w from an integer, far beyond the
+        product's rounding error for any int ``s``."""
+        return <int> ((s + 0.5) * self.inv_w)
+
     cdef inline double cell(self, int s) noexcept nogil:
         if self.mine != NULL and (self.mine[s >> 6] >> (s & 63)) & 1:
             return self.own[s]
@@ -312,7 +319,7 @@ cdef class IncrementalCore:
     cdef inline int around(self, int u, int* vs, double* cs) noexcept nogil:
         """The steps out of grid cell ``u``: ends in ``vs``, costs in ``cs`` (inf when
         illegal), for each of the ``ndir`` directions; returns ndir."""
-        cdef int uy = u // self.w, ux = u - uy * self.w, d, x, y
+        cdef int uy = self.row(u), ux = u - uy * self.w, d, x, y
         cdef double cu = self.cell(u), cv
         cdef double side[4]
         for d in range(4):
@@ -341,9 +348,9 @@ cdef class IncrementalCore:
         cdef int ay
         if self.grid:
             if b != self.held:            # nearly always the target: its x, y are kept
-                self.held, self.held_y = b, b // self.w
+                self.held, self.held_y = b, self.row(b)
                 self.held_x = b - self.held_y * self.w
-            ay = a // self.w
+            ay = self.row(a)
             dx = fabs(<double> (a - ay * self.w - self.held_x))
             dy = fabs(<double> (ay - self.held_y))
             if self.ndir == 4:
@@ -361,7 +368,7 @@ cdef class IncrementalCore:
     cdef inline Item key(self, int s) noexcept nogil:
         cdef Item it
         cdef Node* x = &self.nodes[s]
-        cdef double hv = self.h_scale * self.dist(s, self.target)
+        cdef double hv = 0.0 if s == self.target else self.h_scale * self.dist(s, self.target)
         if x.g > x.rhs:             # overconsistent: inflated heuristic
             it.k1 = x.rhs + self.eps * hv + self.km
             it.k2 = -x.rhs if self.deep else x.rhs
@@ -404,8 +411,8 @@ cdef class IncrementalCore:
             return 0
         if self.slots[s].pos == ON_TIES:          # its rhs only fell: still least or tied
             return 0
+        it = self.key(s)
         if self.tying:
-            it = self.key(s)
             if it.k1 == self.fu:
                 if self.n_ties == self.cap_ties:
                     grown = <Item*> realloc(self.ties, 2 * self.cap_ties * sizeof(Item))
@@ -423,7 +430,7 @@ cdef class IncrementalCore:
             self.heap = grown
             self.capacity *= 2
         self.size += 1
-        self.place(self.size - 1, self.key(s))
+        self.place(self.size - 1, it)
         return 0
 
     cdef void remove(self, int s) noexcept nogil:
@@ -674,7 +681,9 @@ cdef class IncrementalCore:
                 if not (self.due(top, tk) or (t.rhs != t.g and not self.slots[self.target].mark & INCONS)):
                     break
                 u = top.node
-                fresh = self.key(u)
+                # A queued key is recomputed whenever its node's g, rhs, the heuristic's
+                # scale or the order change: only km makes the heap's keys stale.
+                fresh = self.key(u) if tied or self.km != 0.0 else top
                 if tied:
                     self.n_ties -= 1
                     self.slots[u].pos = -1
