@@ -21,8 +21,11 @@ rooms/8room_000 (the largest maps of the data set are 512 x 512) and open synthe
 across the grid), the time to build D* Lite and LPA* (the grid already
 built), their first ``replan`` and a compiled A* (``GridSearch.find_path``, built once per
 map) on the same query, interleaved, per-query minimum over 3 passes, then medians.  A
-freed planner's node memory serves the next one; D* Lite's first plan is also timed once
-per query after ``release_planner_memory`` (cold: every page it reaches is fresh).
+freed planner's node memory serves the next one when it is within the pool's cap (128 MiB by
+default: every map here but the open 4096² grid, whose 384 MiB block is freed); D* Lite's
+first plan is also timed once per query after ``release_planner_memory`` (cold: every page
+it reaches is fresh).  Target (the issue's): the first plan costs about one A*, taken as at
+most 1.1× A* on every map.
 """
 
 from __future__ import annotations
@@ -209,7 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         "Build and first plan against A* on the same queries (per-query minimum over 3 "
         "passes, medians; the grid is built beforehand, as A*'s is).  A planner's node "
         "memory is allocated, not filled, when it is built; a freed planner's is kept for "
-        "the next one, as A* reuses its workspace.  Cold: D* Lite's first plan (one pass) after "
+        "the next one, as A* reuses its workspace, up to the pool's cap (128 MiB by default, "
+        "so the open 4096² grid's 384 MiB block is freed and each of its plans is cold).  "
+        "Cold: D* Lite's first plan (one pass) after "
         "`release_planner_memory()`, paying a page fault for each fresh page it reaches "
         "(most on the open grids, where the search is a thin line across the map).",
         table(["map", "size", "D* Lite build µs", "LPA* build µs", "D* Lite first plan µs",
@@ -219,8 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         table(["target", "measured", "met"], [
             ["build ≤ 1 ms, not growing with the map", f"{fmt_us(worst_build)} µs at most",
              "met" if worst_build <= 1e-3 else "not met"],
-            ["first plan ≤ 2× A*", f"{fmt_x(worst_ratio)} at most (median per map)",
-             "met" if worst_ratio <= 2.0 else "not met"]])])
+            ["first plan about one A* (≤ 1.1× A*)",
+             f"{fmt_x(worst_ratio)} at most (median per map)",
+             "met" if worst_ratio <= 1.1 else "not met"]])])
     publish(body, args.out, SECTION)
     return 0
 
