@@ -403,7 +403,7 @@ cdef class IncrementalCore:
         self.heap[i] = it
         self.slots[it.node].pos = <int32_t> i
 
-    cdef int push(self, int s) except -1:
+    cdef inline int push(self, int s) except -1:
         cdef Item* grown
         cdef Item it
         if self.slots[s].pos >= 0:
@@ -433,7 +433,7 @@ cdef class IncrementalCore:
         self.place(self.size - 1, it)
         return 0
 
-    cdef void remove(self, int s) noexcept nogil:
+    cdef inline void remove(self, int s) noexcept nogil:
         """Take ``s`` off the heap (or the tie stack).  Bottom-up: the hole walks down
         along the smaller children to a leaf (one comparison per level), then the last
         item rises from there."""
@@ -569,6 +569,9 @@ cdef class IncrementalCore:
         x = self.at(v)
         if c < x.rhs:
             x.rhs = c
+            if x.g > x.rhs and not self.anytime:   # settle's only outcome here: queued
+                self.slots[v].mark &= ~INCONS
+                return self.push(v)
             self.settle(v)
         return 0
 
