@@ -26,7 +26,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memset
 
-from ._constants cimport SQRT2, SQRT2_M1
+from ._constants cimport SQRT2, SQRT2_M1, TIE_EPS
 
 import numpy as np
 
@@ -562,12 +562,14 @@ cdef class IncrementalCore:
         return self.settle(s)
 
     cdef inline int offer(self, int v, double c) except -1:
-        """``v`` may pull ``c`` (a lower g behind one of its edges)."""
+        """``v`` may pull ``c`` (a lower g behind one of its edges).  A gain below TIE_EPS
+        of its rhs is rounding noise (the same cost summed in another order), as A* takes
+        it: taking it would expand ``v`` again, and every node behind it."""
         cdef Node* x
         if v == self.root:
             return 0
         x = self.at(v)
-        if c < x.rhs:
+        if c < x.rhs * (1.0 - TIE_EPS):
             x.rhs = c
             if x.g > x.rhs and not self.anytime:   # settle's only outcome here: queued
                 self.slots[v].mark &= ~INCONS
