@@ -13,18 +13,23 @@
 # (zeroed) says which nodes hold state; an unseen node reads g = rhs = inf.  Building costs
 # O(1) whatever the world's size, and a search touches only the nodes it reaches.
 #
-# A freed planner's node array is kept in a pool of one block (the largest freed so far)
-# and handed to the next planner of at most its size, whose first plan then touches pages
-# already in memory instead of faulting on each fresh one.  The pool holds up to
-# n * (sizeof(Node) + sizeof(Slot)) bytes (24 per node) of the largest world planned on,
-# and never more than ``pool_cap`` bytes (128 MiB unless set: a 2048 x 2048 grid's block
-# fits): a larger freed block is freed.  ``pool_bytes`` reports the pool, ``release_pool``
-# frees it.  Taking and giving back hold the GIL.
+# A freed planner's node array and bitmap are kept in a pool of one pair (the largest freed
+# so far) and handed to the next planner of at most their size, whose first plan then
+# touches pages already in memory instead of faulting on each fresh one.  The bitmap goes
+# back zeroed: a second bitmap, one bit per word of it, says which words to clear, so giving
+# back costs time in the nodes the searches reached, not in the world.  The pool holds up to
+# n * (sizeof(Node) + sizeof(Slot)) + n / 8 bytes (24.125 per node) of the largest world
+# planned on, and never more than ``pool_cap`` bytes (128 MiB unless set: a 2048 x 2048
+# grid's pair fits): a larger freed pair is freed.  ``pool_bytes`` reports the pool,
+# ``release_pool`` frees it.  Taking and giving back hold the GIL.
 cimport cython
+
+
+cdef extern from *:
+    int ctz "__builtin_ctzll"(unsigned long long) nogil
 from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memset
 
 from ._constants cimport SQRT2, SQRT2_M1, TIE_EPS
 
@@ -74,39 +79,44 @@ cdef inline bint not_after(Item a, Item b) noexcept nogil:
 
 
 cdef Node* pool_block = NULL
-cdef size_t pool_size = 0          # bytes
-cdef size_t pool_limit = 128 << 20   # bytes: a larger freed block is not kept
+cdef size_t pool_size = 0          # bytes of the node block
+cdef uint64_t* pool_seen = NULL    # its "seen" bitmap, all zero
+cdef size_t pool_seen_size = 0     # bytes
+cdef size_t pool_limit = 128 << 20   # bytes: a larger freed pair is not kept
 
 
-cdef Node* take_nodes(size_t* nbytes) noexcept:
-    """A node array of at least ``nbytes[0]`` bytes, the pooled one if it is big enough
-    (``nbytes[0]`` is then set to its size)."""
-    global pool_block, pool_size
+cdef Node* take_nodes(size_t* nbytes, uint64_t** seen, size_t* seen_bytes) noexcept:
+    """A node array of at least ``nbytes[0]`` bytes and a zeroed bitmap of at least
+    ``seen_bytes[0]``: the pooled pair if it is big enough (the sizes are then set to
+    its), else fresh ones (``seen[0]`` NULL if the bitmap could not be had)."""
+    global pool_block, pool_size, pool_seen, pool_seen_size
     cdef Node* block
-    if pool_block != NULL and pool_size >= nbytes[0]:
-        block = pool_block
-        nbytes[0] = pool_size
-        pool_block, pool_size = NULL, 0
+    if pool_block != NULL and pool_size >= nbytes[0] and pool_seen_size >= seen_bytes[0]:
+        block, seen[0] = pool_block, pool_seen
+        nbytes[0], seen_bytes[0] = pool_size, pool_seen_size
+        pool_block, pool_size, pool_seen, pool_seen_size = NULL, 0, NULL, 0
         return block
+    seen[0] = <uint64_t*> calloc(seen_bytes[0], 1)
     return <Node*> malloc(nbytes[0])
 
 
-cdef void give_nodes(Node* block, size_t nbytes) noexcept:
-    """Keep ``block`` in the pool if it is larger than the pooled one and within the
-    cap, else free it."""
-    global pool_block, pool_size
-    if block == NULL:
-        return
-    if pool_size < nbytes <= pool_limit:
+cdef void give_nodes(Node* block, size_t nbytes, uint64_t* seen, size_t seen_bytes) noexcept:
+    """Keep a node array and its bitmap (zeroed by the caller) in the pool if they are
+    larger than the pooled pair and within the cap together, else free them."""
+    global pool_block, pool_size, pool_seen, pool_seen_size
+    if block != NULL and seen != NULL and pool_size < nbytes \
+            and nbytes + seen_bytes <= pool_limit:
         free(pool_block)
-        pool_block, pool_size = block, nbytes
+        free(pool_seen)
+        pool_block, pool_size, pool_seen, pool_seen_size = block, nbytes, seen, seen_bytes
     else:
         free(block)
+        free(seen)
 
 
 def pool_bytes():
     """Bytes of node memory kept from freed planners for the next ones."""
-    return pool_size
+    return pool_size + pool_seen_size
 
 
 def pool_cap(long long nbytes=-1):
@@ -116,17 +126,18 @@ def pool_cap(long long nbytes=-1):
     cdef size_t old = pool_limit
     if nbytes >= 0:
         pool_limit = <size_t> nbytes
-        if pool_size > pool_limit:
+        if pool_size + pool_seen_size > pool_limit:
             release_pool()
     return old
 
 
 def release_pool():
     """Free the node memory kept from freed planners; returns the bytes freed."""
-    global pool_block, pool_size
-    cdef size_t freed = pool_size
+    global pool_block, pool_size, pool_seen, pool_seen_size
+    cdef size_t freed = pool_size + pool_seen_size
     free(pool_block)
-    pool_block, pool_size = NULL, 0
+    free(pool_seen)
+    pool_block, pool_size, pool_seen, pool_seen_size = NULL, 0, NULL, 0
     return freed
 
 
@@ -162,6 +173,8 @@ cdef class IncrementalCore:
     cdef Slot* slots                  # in the same block as ``nodes``, after them
     cdef size_t node_bytes
     cdef uint64_t* seen
+    cdef uint64_t* dirty              # bit i: word i of ``seen`` may be non-zero
+    cdef size_t seen_bytes
     cdef Py_ssize_t words
     cdef public long long initialised
     cdef Item* heap
@@ -197,6 +210,7 @@ cdef class IncrementalCore:
         self.heap = NULL
         self.nodes = NULL
         self.seen = NULL
+        self.dirty = NULL
         self.own = NULL
         self.mine = NULL
         self.incons = NULL
@@ -204,8 +218,13 @@ cdef class IncrementalCore:
 
     def __dealloc__(self):
         free(self.heap)
-        give_nodes(self.nodes, self.node_bytes)
-        free(self.seen)
+        if self.dirty != NULL:
+            self.clear_seen()
+        else:                                     # setup failed: the bitmap is not clean
+            free(self.seen)
+            self.seen = NULL
+        give_nodes(self.nodes, self.node_bytes, self.seen, self.seen_bytes)
+        free(self.dirty)
         free(self.own)
         free(self.mine)
         free(self.incons)
@@ -217,20 +236,21 @@ cdef class IncrementalCore:
         self.h_scale = h_scale
         self.words = (n + 63) // 64
         self.node_bytes = n * (sizeof(Node) + sizeof(Slot)) + 1
-        self.nodes = take_nodes(&self.node_bytes)      # uninitialised
-        self.slots = <Slot*> (self.nodes + n)
-        self.seen = <uint64_t*> calloc(self.words + 1, sizeof(uint64_t))
+        self.seen_bytes = (self.words + 1) * sizeof(uint64_t)
+        self.nodes = take_nodes(&self.node_bytes, &self.seen, &self.seen_bytes)
+        self.slots = <Slot*> (self.nodes + n)     # uninitialised; ``seen`` zeroed
+        self.dirty = <uint64_t*> calloc((self.words >> 6) + 1, sizeof(uint64_t))
         self.capacity = 64
         self.heap = <Item*> malloc(self.capacity * sizeof(Item))
         self.cap_incons = 16
         self.incons = <int32_t*> malloc(self.cap_incons * sizeof(int32_t))
         self.cap_ties = 64
         self.ties = <Item*> malloc(self.cap_ties * sizeof(Item))
-        if self.nodes == NULL or self.seen == NULL or self.heap == NULL or self.incons == NULL \
-                or self.ties == NULL:
+        if self.nodes == NULL or self.seen == NULL or self.dirty == NULL or self.heap == NULL \
+                or self.incons == NULL or self.ties == NULL:
             raise MemoryError()
         self.eps, self.anytime = 1.0, False
-        self.start_over(root, target, False)      # calloc zeroed the bitmap
+        self.start_over(root, target, False)      # the bitmap came zeroed
         return 0
 
     @staticmethod
@@ -275,12 +295,25 @@ cdef class IncrementalCore:
         cdef Node* x = &self.nodes[s]
         if not self.known(s):
             self.seen[s >> 6] |= (<uint64_t> 1) << (s & 63)
+            self.dirty[s >> 12] |= (<uint64_t> 1) << ((s >> 6) & 63)
             x.g = INFINITY
             x.rhs = INFINITY
             self.slots[s].pos = -1
             self.slots[s].mark = 0
             self.initialised += 1
         return x
+
+    cdef void clear_seen(self) noexcept nogil:
+        """Zero the words of ``seen`` that ``dirty`` flags (in time proportional to the
+        nodes that hold state, not to the world), then ``dirty``."""
+        cdef Py_ssize_t i, nd = (self.words >> 6) + 1
+        cdef uint64_t bits
+        for i in range(nd):
+            bits = self.dirty[i]
+            while bits:
+                self.seen[(i << 6) + <Py_ssize_t> ctz(bits)] = 0
+                bits &= bits - 1
+            self.dirty[i] = 0
 
     cdef inline double g_of(self, int s) noexcept nogil:
         return self.nodes[s].g if self.known(s) else INFINITY
@@ -858,7 +891,7 @@ cdef class IncrementalCore:
 
     cdef int start_over(self, int root, int target, bint clear) except -1:
         if clear:
-            memset(self.seen, 0, (self.words + 1) * sizeof(uint64_t))
+            self.clear_seen()
         self.initialised = 0
         self.size = 0
         self.n_ties = 0
