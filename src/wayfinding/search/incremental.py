@@ -17,14 +17,14 @@ On a ``CSRGraph`` the edges are the graph's (ids in its CSR order; ``update_cost
 
 Building a planner on a grid takes constant time: the grid's costs are read in place (the
 changed cells are kept apart), and a node's state is created when a search first reaches
-it, so the first plan expands about as many cells as A* (in 1.4–2.9× its time on the
-Moving AI and open grids of BENCHMARKS.md).
+it, so the first plan expands about as many cells as A* (in 1.4–1.9× its time on the
+Moving AI maps of BENCHMARKS.md, 2.7–2.9× on an open 1024² grid).
 The first search breaks ties towards the target as A* does; once a change makes some
 node's g too low, ties go to the smaller g, as the repairs need.
 
-A freed planner's node memory (24 bytes per node of its world) is kept for the next planner
-built on a world of at most that many nodes, whose first plan then finds it already in
-memory; one block is kept, the largest freed so far within a cap (128 MiB unless
+A freed planner's node memory (about 24 bytes per node of its world) is kept for the next
+planner built on a world of at most that many nodes, whose first plan then finds it already
+in memory; one block is kept, the largest freed so far within a cap (128 MiB unless
 ``planner_memory_cap(nbytes=...)`` sets another; a larger freed block is freed at once).
 :func:`release_planner_memory` frees it.
 
