@@ -42,7 +42,15 @@ from .hierarchical import (
     hierarchical_step,
 )
 from .hierarchy import LINK_COSTS, HierarchicalGraph, LevelGraph, cell_grouping
-from .incremental import ADStar, AnytimePath, ARAStar, DStarLite, LPAStar, release_planner_memory
+from .incremental import (
+    ADStar,
+    AnytimePath,
+    ARAStar,
+    DStarLite,
+    LPAStar,
+    planner_memory_cap,
+    release_planner_memory,
+)
 from .lowmem import LowMemoryResult, ida_star, memory_bounded_astar, sma_star
 from .queues import BinaryHeap, BucketQueue
 from .scheduler import PathRequest, PathScheduler
@@ -150,4 +158,4 @@ __all__ += ["LINK_COSTS", "HierarchicalGraph", "HierarchicalResult", "LevelGraph
             "memory_bounded_astar", "sma_star"]
 __all__ += ["ADStar", "ARAStar", "AnytimePath", "ContinuousPlanner", "DStarLite", "LPAStar",
             "MovingObstacle", "PathRequest", "PathScheduler", "ReservationTable", "TimedPath",
-            "door", "release_planner_memory", "space_time_astar"]
+            "door", "planner_memory_cap", "release_planner_memory", "space_time_astar"]
