@@ -205,6 +205,9 @@ cdef class IncrementalCore:
     cdef Py_ssize_t n_ties, cap_ties
     cdef bint tying
     cdef double fu
+    # Nothing expanded since the search (re)started: the next grid search may run as
+    # :meth:`first_grid`.
+    cdef bint fresh
 
     def __cinit__(self):
         self.heap = NULL
@@ -700,6 +703,15 @@ cdef class IncrementalCore:
         cdef bint tied
         cdef long long start = self.expanded
         cdef Node* t = self.at(self.target)
+        if self.fresh and budget < 0 and self.grid and self.mine == NULL and self.deep \
+                and not self.anytime and self.km == 0.0 and self.eps == 1.0:
+            try:
+                self.first_grid()
+            finally:
+                self.fresh = False
+                self.untie()
+            return t.g
+        self.fresh = False
         try:
             while True:
                 while self.n_ties > 0 and \
@@ -741,6 +753,148 @@ cdef class IncrementalCore:
         finally:
             self.untie()
         return t.g
+
+    cdef int first_grid(self) except -1:
+        """:meth:`compute`'s first search on a grid with no changed cells and km 0, as one
+        loop: the same expansions in the same order and the same state left behind (an
+        expanded node has g = rhs, a reached one its rhs and key on the queue), without
+        the general steps' tests for underconsistent nodes, anytime rounds, stale keys
+        and changed cells."""
+        cdef Node* nodes = self.nodes
+        cdef Slot* slots = self.slots
+        cdef uint64_t* seen = self.seen
+        cdef uint64_t* dirty = self.dirty
+        cdef const double* cost = self.basep
+        cdef int w = self.w, hgt = self.h, need = self.need_sides, diag = self.ndir == 8
+        cdef int root = self.root, target = self.target
+        cdef int ty = self.row(target)
+        cdef int tx = target - ty * w
+        cdef double hs = self.h_scale, tol
+        cdef Node* t = &nodes[target]
+        cdef Node* x
+        cdef Item top, it
+        cdef Item* grown
+        cdef int u, v, d, ux, uy, vx, vy
+        cdef int32_t p
+        cdef double gu, cu, cv, c, dx, dy, tk
+        cdef double side[4]
+        cdef bint tied
+        cdef uint32_t rnd = self.round
+        while True:
+            tied = self.n_ties > 0 and (self.size == 0 or
+                                        not before(self.heap[0], self.ties[self.n_ties - 1]))
+            if tied:
+                top = self.ties[self.n_ties - 1]
+            elif self.size > 0:
+                top = self.heap[0]
+            else:
+                break
+            if t.g == t.rhs and t.g < INFINITY:   # the target is done: stop past its key
+                tk = floor(t.g * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+                tol = 1e-9 * (1.0 + fabs(tk))
+                if not (top.k1 < tk - tol or (fabs(top.k1 - tk) <= tol and
+                                              top.k2 <= tol - t.g)):
+                    break
+            u = top.node
+            x = &nodes[u]
+            uy = self.row(u)
+            ux = u - uy * w
+            if tied:                              # its rhs may have fallen since
+                self.n_ties -= 1
+                slots[u].pos = -1
+                if u == target:
+                    dx = 0.0
+                else:
+                    dx = fabs(<double> (ux - tx))
+                    dy = fabs(<double> (uy - ty))
+                    if diag:
+                        dx = (dx + SQRT2_M1 * dy) if dx > dy else (dy + SQRT2_M1 * dx)
+                    else:
+                        dx = dx + dy
+                    dx = hs * dx
+                self.fu = floor((x.rhs + dx) * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+            else:
+                self.remove(u)
+                self.fu = top.k1
+            self.expanded += 1
+            x.g = gu = x.rhs
+            slots[u].mark = rnd
+            cu = cost[u]
+            for d in range(8 if diag else 4):
+                vx, vy = ux + DX[d], uy + DY[d]
+                if d < 4:
+                    side[d] = INFINITY
+                    if vx < 0 or vx >= w or vy < 0 or vy >= hgt:
+                        continue
+                    v = vy * w + vx
+                    side[d] = cv = cost[v]
+                    if cv == INFINITY:
+                        continue
+                    c = gu + 0.5 * (cu + cv)
+                else:
+                    if vx < 0 or vx >= w or vy < 0 or vy >= hgt:
+                        continue
+                    if (side[0 if DY[d] < 0 else 2] < INFINITY) + \
+                            (side[1 if DX[d] > 0 else 3] < INFINITY) < need:
+                        continue
+                    v = vy * w + vx
+                    cv = cost[v]
+                    if cv == INFINITY:
+                        continue
+                    c = gu + SQRT2 * (0.5 * (cu + cv))
+                if v == root:
+                    continue
+                x = &nodes[v]
+                if not (seen[v >> 6] >> (v & 63)) & 1:
+                    seen[v >> 6] |= (<uint64_t> 1) << (v & 63)
+                    dirty[v >> 12] |= (<uint64_t> 1) << ((v >> 6) & 63)
+                    x.g = INFINITY
+                    slots[v].mark = 0
+                    self.initialised += 1
+                    p = -1
+                elif c < x.rhs * (1.0 - TIE_EPS):
+                    p = slots[v].pos
+                    slots[v].mark = slots[v].mark & ~INCONS
+                    if p == ON_TIES:              # still least or tied
+                        x.rhs = c
+                        continue
+                else:
+                    continue
+                x.rhs = c
+                if v == target:
+                    dx = 0.0
+                else:
+                    dx = fabs(<double> (vx - tx))
+                    dy = fabs(<double> (vy - ty))
+                    if diag:
+                        dx = (dx + SQRT2_M1 * dy) if dx > dy else (dy + SQRT2_M1 * dx)
+                    else:
+                        dx = dx + dy
+                    dx = hs * dx
+                it.k1 = floor((c + dx) * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+                it.k2 = -c
+                it.node = v
+                if p >= 0:
+                    self.place(p, it)
+                elif it.k1 == self.fu:
+                    if self.n_ties == self.cap_ties:
+                        grown = <Item*> realloc(self.ties, 2 * self.cap_ties * sizeof(Item))
+                        if grown == NULL:
+                            raise MemoryError()
+                        self.ties, self.cap_ties = grown, 2 * self.cap_ties
+                    self.ties[self.n_ties] = it
+                    self.n_ties += 1
+                    slots[v].pos = ON_TIES
+                else:
+                    if self.size == self.capacity:
+                        grown = <Item*> realloc(self.heap, 2 * self.capacity * sizeof(Item))
+                        if grown == NULL:
+                            raise MemoryError()
+                        self.heap = grown
+                        self.capacity *= 2
+                    self.size += 1
+                    self.place(self.size - 1, it)
+        return 0
 
     def walk(self, int s, int limit):
         """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
@@ -900,6 +1054,7 @@ cdef class IncrementalCore:
         self.round = 1
         self.deep = True
         self.root, self.target, self.km = root, target, 0.0
+        self.fresh = True
         self.at(root).rhs = 0.0
         self.push(root)
         return 0
