@@ -1,0 +1,178 @@
+"""The state an incremental planner's first search on a grid leaves behind, checked against
+LPA*'s invariants computed here from the grid: every expanded node holds its exact distance
+from the root (g = rhs), every other node's rhs is the least g + step cost over its
+neighbours, the queue holds exactly the inconsistent nodes in key order, and the first
+search's order ends at the target as A* does.  Then the planners carry on from that state:
+edits on the first search's open frontier, and D* Lite moving its start before an edit,
+checked against a plain Dijkstra."""
+
+import heapq
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding.grid import Grid
+from wayfinding.search.incremental import DStarLite, LPAStar
+
+STEPS = [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)]
+
+
+def steps(costs, x, y):
+    """The legal steps out of cell (x, y): ((nx, ny), cost), a diagonal step needing both
+    side cells free, a step costing its length times its two cells' mean cost."""
+    h, w = costs.shape
+    free = np.isfinite(costs)
+    if not free[y, x]:
+        return
+    for dx, dy in STEPS:
+        nx, ny = x + dx, y + dy
+        if not (0 <= nx < w and 0 <= ny < h and free[ny, nx]):
+            continue
+        length = 1.0
+        if dx and dy:
+            if not (free[y, nx] and free[ny, x]):
+                continue
+            length = math.sqrt(2)
+        yield (nx, ny), length * 0.5 * (costs[y, x] + costs[ny, nx])
+
+
+def distances(costs, a):
+    """Dijkstra from cell ``a`` over the whole grid: (H, W) costs, inf where unreachable."""
+    dist = np.full(costs.shape, math.inf)
+    dist[a[1], a[0]] = 0.0
+    queue = [(0.0, a)]
+    while queue:
+        d, (x, y) = heapq.heappop(queue)
+        if d > dist[y, x]:
+            continue
+        for (nx, ny), c in steps(costs, x, y):
+            if d + c < dist[ny, nx]:
+                dist[ny, nx] = d + c
+                heapq.heappush(queue, (d + c, (nx, ny)))
+    return dist
+
+
+def check_state(planner, costs, root):
+    core = planner._core
+    h, w = costs.shape
+    g = core.g.reshape(h, w)
+    rhs = core.rhs.reshape(h, w)
+    exact = distances(costs, root)
+    settled = np.isfinite(g)
+    assert settled[root[1], root[0]]
+    assert np.allclose(g[settled], exact[settled], rtol=1e-12, atol=0)
+    assert np.array_equal(g[settled], rhs[settled])
+    for y in range(h):
+        for x in range(w):
+            if (x, y) == root:
+                assert rhs[y, x] == 0.0
+                continue
+            best = min((g[ny, nx] + c for (nx, ny), c in steps(costs, x, y)), default=math.inf)
+            if math.isinf(best):
+                assert math.isinf(rhs[y, x]), (x, y)
+            else:
+                assert rhs[y, x] == pytest.approx(best, rel=1e-11), (x, y)
+    queued, ordered = core.queued()
+    assert ordered
+    assert len(set(queued)) == len(queued)
+    inconsistent = {int(i) for i in np.flatnonzero(g.ravel() != rhs.ravel())}
+    assert set(queued) == inconsistent
+    return exact
+
+
+@st.composite
+def worlds(draw):
+    h = draw(st.integers(3, 16))
+    w = draw(st.integers(3, 16))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    costs = np.where(rng.random((h, w)) < draw(st.sampled_from([0.0, 0.1, 0.3])), math.inf,
+                     rng.choice([1.0, 1.0, 1.5, 2.0, 0.75], size=(h, w)))
+    a = (int(rng.integers(w)), int(rng.integers(h)))
+    b = (int(rng.integers(w)), int(rng.integers(h)))
+    costs[a[1], a[0]] = costs[b[1], b[0]] = 1.0
+    return costs, a, b, rng
+
+
+@pytest.mark.parametrize("cls", [DStarLite, LPAStar])
+@settings(max_examples=80, deadline=None)
+@given(world=worlds())
+def test_the_first_search_leaves_lpa_stars_state(cls, world):
+    costs, a, b, _ = world
+    planner = cls(Grid(costs.copy()), a, b)
+    r = planner.replan()
+    root, target = (b, a) if cls is DStarLite else (a, b)
+    exact = check_state(planner, costs, root)
+    best = exact[target[1], target[0]]
+    assert r.found == math.isfinite(best)
+    if r.found:
+        assert r.cost == pytest.approx(best, rel=1e-12)
+    again = planner.replan()                          # nothing changed: nothing to do
+    assert again.stats.expanded == 0 and again.cost == r.cost
+
+
+@pytest.mark.parametrize("cls", [DStarLite, LPAStar])
+def test_the_first_search_stops_at_the_target_on_an_open_grid(cls):
+    costs = np.ones((64, 64))
+    planner = cls(Grid(costs), (3, 5), (60, 41))
+    r = planner.replan()
+    # A* with ties broken towards the larger g walks straight down the band of equal f:
+    # one expansion per step of the path (the root and the target included).
+    assert r.stats.expanded == len(r.path)
+    check_state(planner, costs, (60, 41) if cls is DStarLite else (3, 5))
+
+
+def dijkstra_cost(costs, a, b):
+    return distances(costs, a)[b[1], b[0]]
+
+
+@pytest.mark.parametrize("cls", [DStarLite, LPAStar])
+@settings(max_examples=80, deadline=None)
+@given(world=worlds(), value=st.sampled_from([math.inf, 0.5, 1.0, 4.0]),
+       count=st.integers(1, 4))
+def test_edits_on_the_open_frontier_of_the_first_search(cls, world, value, count):
+    costs, a, b, rng = world
+    planner = cls(Grid(costs.copy()), a, b)
+    planner.replan()
+    g = planner._core.g.reshape(costs.shape)
+    rhs = planner._core.rhs.reshape(costs.shape)
+    frontier = [(int(x), int(y)) for y, x in zip(*np.nonzero(np.isinf(g) & np.isfinite(rhs)))
+                if (int(x), int(y)) not in (a, b)]
+    if not frontier:
+        return
+    picked = rng.choice(len(frontier), min(count, len(frontier)), replace=False)
+    change = {frontier[int(i)]: value for i in picked}
+    for (x, y), c in change.items():
+        costs[y, x] = c
+    planner.update_costs(change)
+    r = planner.replan()
+    best = dijkstra_cost(costs, a, b)
+    assert r.found == math.isfinite(best)
+    if r.found:
+        assert r.cost == pytest.approx(best, rel=1e-9)
+        assert Grid(costs).path_cost(r.path) == pytest.approx(best, rel=1e-9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(world=worlds(), value=st.sampled_from([math.inf, 0.5, 3.0]))
+def test_d_star_lite_moves_its_start_after_the_first_plan_then_an_edit(world, value):
+    costs, a, b, rng = world
+    planner = DStarLite(Grid(costs.copy()), a, b)
+    r = planner.replan()
+    if not r.found or len(r.path) < 3:
+        return
+    here = tuple(int(v) for v in r.path[len(r.path) // 2])
+    planner.move_start(here)
+    cells = [(x, y) for x in range(costs.shape[1]) for y in range(costs.shape[0])
+             if (x, y) not in (here, b)]
+    cell = cells[int(rng.integers(len(cells)))]
+    costs[cell[1], cell[0]] = value
+    planner.update_costs({cell: value})
+    moved = planner.replan()
+    best = dijkstra_cost(costs, here, b)
+    assert moved.found == math.isfinite(best)
+    if moved.found:
+        assert moved.cost == pytest.approx(best, rel=1e-9)
+        assert tuple(moved.path[0]) == here and tuple(moved.path[-1]) == b
