@@ -504,17 +504,56 @@ cdef class IncrementalCore:
         self.slots[last.node].pos = <int32_t> i
 
     cdef int untie(self) except -1:
-        """Move the tie stack into the heap."""
-        cdef Py_ssize_t i
+        """Move the tie stack into the heap: appended, then sifted up one by one, or the
+        whole heap rebuilt bottom-up when they are many (a search that stopped on an open
+        grid leaves a tie beside each step)."""
+        cdef Py_ssize_t i, old = self.size, n
+        cdef Item* grown
         cdef int s
         self.tying = False
+        if self.size + self.n_ties > self.capacity:
+            n = self.capacity
+            while n < self.size + self.n_ties:
+                n *= 2
+            grown = <Item*> realloc(self.heap, n * sizeof(Item))
+            if grown == NULL:
+                raise MemoryError()
+            self.heap, self.capacity = grown, n
+        n = old
         for i in range(self.n_ties):
             s = self.ties[i].node
             if self.slots[s].pos == ON_TIES:
-                self.slots[s].pos = -1
-                self.push(s)
+                self.heap[n] = self.key(s)
+                self.slots[s].pos = <int32_t> n
+                n += 1
         self.n_ties = 0
+        if 16 * (n - old) >= n:
+            self.size = n
+            for i in range(n // 2 - 1, -1, -1):
+                self.sink(i)
+        else:
+            for i in range(old, n):
+                self.size = i + 1
+                self.place(i, self.heap[i])
         return 0
+
+    cdef void sink(self, Py_ssize_t i) noexcept nogil:
+        """Move the item at ``i`` down below its smaller children while they come first."""
+        cdef Item it = self.heap[i]
+        cdef Py_ssize_t child
+        while True:
+            child = 2 * i + 1
+            if child >= self.size:
+                break
+            if child + 1 < self.size and before(self.heap[child + 1], self.heap[child]):
+                child += 1
+            if not before(self.heap[child], it):
+                break
+            self.heap[i] = self.heap[child]
+            self.slots[self.heap[i].node].pos = <int32_t> i
+            i = child
+        self.heap[i] = it
+        self.slots[it.node].pos = <int32_t> i
 
     cdef int rekey(self) except -1:
         """Recompute every queued key: queue again."""
