@@ -157,7 +157,7 @@ def test_bit_copy_is_made_once_per_grid_and_sized_to_it():
     assert (jg.width, jg.height, jg.size) == (132, 9, 132 * 9)
     # Rows of (64 lead bits + 132 cells) / 64 + 2 words, columns of (64 + 9) / 64 + 2; free
     # bits and two directions of stop bits of each.
-    assert jg.nbytes == 3 * 8 * (9 * ((64 + 132) // 64 + 2) + 132 * ((64 + 9) // 64 + 2))
+    assert jg.nbytes == 5 * 8 * (9 * ((64 + 132) // 64 + 2) + 132 * ((64 + 9) // 64 + 2))
     assert jump_grid(wf.Grid(np.ones((7, 130), dtype=bool))) is not jg
 
 

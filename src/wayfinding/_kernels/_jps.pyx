@@ -15,8 +15,10 @@ in that diagonal and its two components; from the start in all 8 directions.
 Straight jumps read a :class:`JumpGrid`: the free cells as rows of bits, a transposed copy
 for vertical jumps, and for each direction the stop bits of its scans (a cell blocked or
 with a forced neighbour for that direction, two bit operations per word of the free bits,
-made with the copy), so one step of a scan tests 56 cells with one load (``_jps_bits``).  A diagonal jump scans both component directions from each of its
-cells; the jump points (or the goal) found there are successors of the node expanded, an
+made with the copy), so one step of a scan tests 56 cells with one load (``_jps_bits``).  Per
+direction, reach bits mark the cells whose scan ends at a jump point rather than a wall (one
+pass over the stop bits).  A diagonal jump scans a component direction from one of its cells
+only where that bit is set or on the goal's row or column; the jump points (or the goal) found there are successors of the node expanded, an
 edge being a diagonal run then a straight run, of cost the octile distance of its ends.  Two
 successor rules:
 
@@ -41,7 +43,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
-from ._jps_bits cimport LEAD, bit_words, fill_stops, scan_backward, scan_forward
+from ._jps_bits cimport LEAD, bit_words, fill_reach, fill_stops, scan_backward, scan_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
 from ._steps cimport step_dx, step_dy, step_of, step_offsets
 from ._workspace cimport Workspace, check_workspace
@@ -65,6 +67,9 @@ cdef struct Bits:
     # Stop bits of the scans in each cardinal direction (N, E, S, W): E and W laid out as
     # rows, N and S as columns.
     const uint64_t* stop[4]
+    # Reach bits, laid out as the stop bits: set when the scan from the cell in that
+    # direction ends at a jump point (not at a wall).
+    const uint64_t* reach[4]
     const uint8_t* moves
     int row_words
     int col_words
@@ -159,11 +164,20 @@ cdef inline int run_end(int r, int gd) noexcept nogil:
     return r if r > 0 else -1
 
 
+cdef inline bint bit_set(const uint64_t* line, int pos) noexcept nogil:
+    return (line[pos >> 6] >> (pos & 63)) & 1
+
+
 cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx,
                               int gy) noexcept nogil:
     """Steps from the free cell (x, y) in cardinal d to the first jump point or the goal, or
     -1 when the run ends at a wall first."""
     cdef int r, gd = 0
+    if d & 1:
+        if gy != y and not bit_set(b.reach[d] + y * b.row_words, LEAD + x):
+            return -1
+    elif gx != x and not bit_set(b.reach[d] + x * b.col_words, LEAD + y):
+        return -1
     if d == 1:      # E
         r = scan_forward(b.stop[1] + y * b.row_words, b.rows + y * b.row_words, LEAD + x)
         if gy == y:
@@ -196,6 +210,8 @@ cdef struct Diagonal:
     const uint64_t* col
     const uint64_t* hstop   # stop bits of the horizontal and vertical scans
     const uint64_t* vstop
+    const uint64_t* hreach  # reach bits of the horizontal and vertical scans
+    const uint64_t* vreach
     int rw
     int cw
 
@@ -213,6 +229,8 @@ cdef inline void walk_init(Diagonal* w, const Bits* b, int n, int x, int y, int 
     w.col = b.cols + x * b.col_words
     w.hstop = b.stop[1 if w.dx > 0 else 3] + y * b.row_words
     w.vstop = b.stop[2 if w.dy > 0 else 0] + x * b.col_words
+    w.hreach = b.reach[1 if w.dx > 0 else 3] + y * b.row_words
+    w.vreach = b.reach[2 if w.dy > 0 else 0] + x * b.col_words
 
 
 cdef inline void walk_step(Diagonal* w) noexcept nogil:
@@ -223,6 +241,8 @@ cdef inline void walk_step(Diagonal* w) noexcept nogil:
     w.col += w.cw
     w.hstop += w.rw
     w.vstop += w.cw
+    w.hreach += w.rw
+    w.vreach += w.cw
 
 
 cdef inline int walk_horizontal(const Diagonal* w, const Bits* b, int gx, int gy) noexcept nogil:
@@ -265,10 +285,16 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
         gd += SQRT2
         if w.n == q.goal:
             return relax(q, u, w.n, w.x, w.y, gd)
-        jh = walk_horizontal(&w, b, q.gx, q.gy)
+        # A scan only where its reach bit says it ends at a jump point, or on the goal's
+        # row or column.
+        jh = -1
+        if w.y == q.gy or bit_set(w.hreach, LEAD + w.x):
+            jh = walk_horizontal(&w, b, q.gx, q.gy)
         if jh > 0 and relax(q, u, w.n + jh * w.dx, w.x + jh * w.dx, w.y, gd + jh) != 0:
             return -1
-        jv = walk_vertical(&w, b, q.gx, q.gy)
+        jv = -1
+        if w.x == q.gx or bit_set(w.vreach, LEAD + w.y):
+            jv = walk_vertical(&w, b, q.gx, q.gy)
         if jv > 0 and relax(q, u, w.n + jv * w.dy * b.width, w.x, w.y + jv * w.dy,
                             gd + jv) != 0:
             return -1
@@ -334,12 +360,12 @@ cdef class JumpGrid:
     cell counts as free when it has a legal move: a free cell without one has no free
     4-neighbour, so it can never be beside a run nor on one.  ``islands``: ``(H, W)`` int32
     island ids (-1 blocked) of the unpadded grid, or None; :meth:`search` needs them.
-    ``nbytes``: bytes of the bit arrays (six bits per padded cell).
+    ``nbytes``: bytes of the bit arrays (ten bits per padded cell).
     """
 
     cdef readonly int width, height
     cdef readonly Py_ssize_t size
-    cdef object rows_array, cols_array, stops_array, moves_ref, islands_ref
+    cdef object rows_array, cols_array, stops_array, reach_array, moves_ref, islands_ref
     cdef const int32_t[:, ::1] islands
     cdef bint has_islands
     cdef Bits bits
@@ -347,7 +373,8 @@ cdef class JumpGrid:
     def __init__(self, const uint8_t[::1] moves, int width, object islands=None):
         cdef Py_ssize_t n = moves.shape[0], i
         cdef int height, x, y, rw, cw
-        cdef uint64_t[::1] rows, cols, stops
+        cdef uint64_t[::1] rows, cols, stops, reach
+        cdef Py_ssize_t hw, cw_all
         if width < 3 or n % width != 0 or n // width < 3:
             raise ValueError(f"moves of size {n} are not a padded grid of row width {width}")
         height = <int> (n // width)
@@ -373,6 +400,14 @@ cdef class JumpGrid:
         fill_stops(&rows[0], &stops[0], &stops[height * rw], height, rw)
         fill_stops(&cols[0], &stops[2 * height * rw], &stops[2 * height * rw + width * cw],
                    width, cw)
+        # Reach bits, in the layout of the stop bits.
+        hw = height * rw
+        cw_all = width * cw
+        self.reach_array = np.zeros(2 * hw + 2 * cw_all, dtype=np.uint64)
+        reach = self.reach_array
+        fill_reach(&rows[0], &stops[0], &stops[hw], &reach[0], &reach[hw], height, rw)
+        fill_reach(&cols[0], &stops[2 * hw], &stops[2 * hw + cw_all], &reach[2 * hw],
+                   &reach[2 * hw + cw_all], width, cw)
         self.moves_ref = moves.base if moves.base is not None else np.asarray(moves)
         self.bits.rows = &rows[0]
         self.bits.cols = &cols[0]
@@ -380,6 +415,10 @@ cdef class JumpGrid:
         self.bits.stop[3] = &stops[height * rw]
         self.bits.stop[2] = &stops[2 * height * rw]
         self.bits.stop[0] = &stops[2 * height * rw + width * cw]
+        self.bits.reach[1] = &reach[0]
+        self.bits.reach[3] = &reach[hw]
+        self.bits.reach[2] = &reach[2 * hw]
+        self.bits.reach[0] = &reach[2 * hw + cw_all]
         self.bits.moves = &moves[0]
         self.bits.row_words = rw
         self.bits.col_words = cw
@@ -393,8 +432,10 @@ cdef class JumpGrid:
 
     @property
     def nbytes(self):
-        """Bytes of the bit arrays (free cells by rows and columns, four of stop bits)."""
-        return self.rows_array.nbytes + self.cols_array.nbytes + self.stops_array.nbytes
+        """Bytes of the bit arrays (free cells by rows and columns, four of stop bits, four
+        of reach bits)."""
+        return (self.rows_array.nbytes + self.cols_array.nbytes + self.stops_array.nbytes
+                + self.reach_array.nbytes)
 
     cdef int run(self, Workspace ws, int start, int goal, int variant, bint record,
                  Counters* c) except -9:

@@ -98,3 +98,61 @@ cdef inline void fill_stops(const uint64_t* free, uint64_t* forward, uint64_t* b
             b_hi = (b >> 1) | ((row[w + words + 1] << 63) if w + 1 < words else 0)
             forward[y * words + w] = ~c | (a & ~a_lo) | (b & ~b_lo)
             backward[y * words + w] = ~c | (a & ~a_hi) | (b & ~b_hi)
+
+
+cdef inline uint64_t bits_from(int k) noexcept nogil:
+    """Bits k .. 63 set (none when k >= 64)."""
+    return (~(<uint64_t> 0)) << k if k < 64 else 0
+
+
+cdef inline void fill_reach(const uint64_t* free, const uint64_t* forward,
+                            const uint64_t* backward, uint64_t* ahead, uint64_t* behind,
+                            int lines, int words) noexcept nogil:
+    """Which cells' scans end at a jump point, for every inner line of a bit grid ``free``
+    with its stop bits ``forward`` and ``backward`` (:func:`fill_stops`): bit i of ``ahead``
+    is set when the first stop after cell i (toward higher bits) is free, so that
+    :func:`scan_forward` from i returns a jump point; ``behind`` likewise for
+    :func:`scan_backward`.  One step per word and per stop bit."""
+    cdef int y, w, p, edge
+    cdef bint cur
+    cdef uint64_t s, j, res
+    cdef Py_ssize_t at
+    for y in range(1, lines - 1):
+        # Forward: walk the stops from the top; the cells in [stop, previous stop) see the
+        # previous (higher) stop first.
+        cur = False
+        for w in range(words - 1, -1, -1):
+            at = y * words + w
+            s = forward[at]
+            j = s & free[at]
+            res = 0
+            edge = 64
+            while s:
+                p = 63 - clz64(s)
+                if cur:
+                    res |= bits_from(p) & ~bits_from(edge)
+                cur = (j >> p) & 1
+                edge = p
+                s &= ~((<uint64_t> 1) << p)
+            if cur:
+                res |= ~bits_from(edge)
+            ahead[at] = res
+        # Backward: walk the stops from the bottom; the cells in (previous stop, stop] see
+        # the previous (lower) stop first.
+        cur = False
+        for w in range(words):
+            at = y * words + w
+            s = backward[at]
+            j = s & free[at]
+            res = 0
+            edge = 0
+            while s:
+                p = ctz64(s)
+                if cur:
+                    res |= bits_from(edge) & ~bits_from(p + 1)
+                cur = (j >> p) & 1
+                edge = p + 1
+                s &= s - 1
+            if cur:
+                res |= bits_from(edge)
+            behind[at] = res
