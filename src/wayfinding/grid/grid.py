@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import warn
-from .._kernels import _gridops
+from .._kernels import _gridops, _jps
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
 from ..graph.csr import CSRGraph
@@ -348,6 +348,13 @@ class Grid:
         _gridops.label_isolated(self._passable_u8, out, n)
         out.flags.writeable = False
         return out
+
+    @cached_property
+    def _jump_grid(self) -> _jps.JumpGrid:
+        """The free cells as bit-packed rows and columns with the scans' stop and reach bits,
+        which the online jump point searches read (``_jps.JumpGrid``; meant for uniform-cost
+        grids under the ``no_corner_cutting`` rule, see ``wayfinding.grid.jps.jump_grid``)."""
+        return _jps.JumpGrid(self.moves, self.width + 2, self.components)
 
     def connected(self, a: Any, b: Any) -> bool:
         """Whether a path exists between two cells (an O(1) look-up after the first call)."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-import weakref
 from typing import Any
 
 import numpy as np
@@ -53,23 +52,12 @@ _PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
 #: :func:`_find_path_jps`).
 ONLINE_RULES = {"jps": _jps.JPS, "jps2": _jps.JPS2}
 
-# Bit copies of the grids searched, by id(grid): (a weak reference to the grid, its copy);
-# an entry is dropped when its grid is collected.
-_JUMP_GRIDS: dict[int, tuple[weakref.ref[Grid], _jps.JumpGrid]] = {}
-
-
 def jump_grid(grid: Grid) -> _jps.JumpGrid:
     """The bit-packed copy of ``grid`` the online jump point searches read (built on first
-    use, O(map), and kept while the grid lives); :class:`InvalidGridError` unless ``grid``
-    is uniform-cost with the ``no_corner_cutting`` rule."""
+    use, O(map), and cached on the grid); :class:`InvalidGridError` unless ``grid`` is
+    uniform-cost with the ``no_corner_cutting`` rule."""
     require_grid(grid, "JPS")
-    key = id(grid)
-    entry = _JUMP_GRIDS.get(key)
-    if entry is not None and entry[0]() is grid:
-        return entry[1]
-    jg = _jps.JumpGrid(grid.moves, grid.width + 2, grid.components)
-    _JUMP_GRIDS[key] = (weakref.ref(grid, lambda _: _JUMP_GRIDS.pop(key, None)), jg)
-    return jg
+    return grid._jump_grid
 
 
 def find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | None = None,
@@ -103,8 +91,7 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
     (True, 4.414214, 5)
     """
     t0 = _clock()
-    entry = _JUMP_GRIDS.get(id(grid))
-    jg = entry[1] if entry is not None and entry[0]() is grid else jump_grid(grid)
+    jg = getattr(grid, "__dict__", {}).get("_jump_grid") or jump_grid(grid)
     # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked cells
     # and islands; anything else is normalised (and validated) first.
     if not (type(start) is tuple and len(start) == 2 and type(start[0]) is int
