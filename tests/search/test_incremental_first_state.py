@@ -96,12 +96,22 @@ def worlds(draw):
     return costs, a, b, rng
 
 
+def grid_of(costs, masks):
+    """A grid of ``costs``; with ``masks``, its step masks built first (as A* builds them),
+    which the planners' first search then reads."""
+    grid = Grid(costs.copy())
+    if masks:
+        assert grid.moves is not None
+    return grid
+
+
+@pytest.mark.parametrize("masks", [False, True])
 @pytest.mark.parametrize("cls", [DStarLite, LPAStar])
 @settings(max_examples=80, deadline=None)
 @given(world=worlds())
-def test_the_first_search_leaves_lpa_stars_state(cls, world):
+def test_the_first_search_leaves_lpa_stars_state(cls, masks, world):
     costs, a, b, _ = world
-    planner = cls(Grid(costs.copy()), a, b)
+    planner = cls(grid_of(costs, masks), a, b)
     r = planner.replan()
     root, target = (b, a) if cls is DStarLite else (a, b)
     exact = check_state(planner, costs, root)
@@ -128,13 +138,14 @@ def dijkstra_cost(costs, a, b):
     return distances(costs, a)[b[1], b[0]]
 
 
+@pytest.mark.parametrize("masks", [False, True])
 @pytest.mark.parametrize("cls", [DStarLite, LPAStar])
 @settings(max_examples=80, deadline=None)
 @given(world=worlds(), value=st.sampled_from([math.inf, 0.5, 1.0, 4.0]),
        count=st.integers(1, 4))
-def test_edits_on_the_open_frontier_of_the_first_search(cls, world, value, count):
+def test_edits_on_the_open_frontier_of_the_first_search(cls, masks, world, value, count):
     costs, a, b, rng = world
-    planner = cls(Grid(costs.copy()), a, b)
+    planner = cls(grid_of(costs, masks), a, b)
     planner.replan()
     g = planner._core.g.reshape(costs.shape)
     rhs = planner._core.rhs.reshape(costs.shape)
@@ -159,7 +170,7 @@ def test_edits_on_the_open_frontier_of_the_first_search(cls, world, value, count
 @given(world=worlds(), value=st.sampled_from([math.inf, 0.5, 3.0]))
 def test_d_star_lite_moves_its_start_after_the_first_plan_then_an_edit(world, value):
     costs, a, b, rng = world
-    planner = DStarLite(Grid(costs.copy()), a, b)
+    planner = DStarLite(grid_of(costs, True), a, b)
     r = planner.replan()
     if not r.found or len(r.path) < 3:
         return
@@ -176,3 +187,24 @@ def test_d_star_lite_moves_its_start_after_the_first_plan_then_an_edit(world, va
     if moved.found:
         assert moved.cost == pytest.approx(best, rel=1e-9)
         assert tuple(moved.path[0]) == here and tuple(moved.path[-1]) == b
+
+
+@pytest.mark.parametrize("rule", ["never", "no_corner_cutting", "allow_one_blocked", "always"])
+def test_the_step_masks_follow_every_diagonal_rule(rule):
+    rng = np.random.default_rng(11)
+    costs = np.where(rng.random((24, 30)) < 0.3, math.inf, rng.choice([1.0, 2.0], (24, 30)))
+    costs[1, 1] = costs[22, 28] = 1.0
+    plain = LPAStar(Grid(costs, diagonal=rule), (1, 1), (28, 22))
+    masked = Grid(costs, diagonal=rule)
+    assert masked.moves is not None
+    fast = LPAStar(masked, (1, 1), (28, 22))
+    a, b = plain.replan(), fast.replan()
+    assert a.cost == b.cost and a.stats.expanded == b.stats.expanded
+    assert np.array_equal(plain._core.g, fast._core.g)
+    assert np.array_equal(plain._core.rhs, fast._core.rhs)
+
+
+def test_step_masks_of_another_shape_are_refused():
+    planner = LPAStar(Grid(np.ones((5, 6))), (0, 0), (4, 4))
+    with pytest.raises(ValueError, match="move masks of 42 cells for a 6 x 5 grid"):
+        planner._core.use_moves(np.zeros(42, dtype=np.uint8))

@@ -22,6 +22,7 @@ class IncrementalCore:
         root: int,
         target: int,
     ) -> IncrementalCore: ...
+    def use_moves(self, moves: NDArray[np.uint8]) -> None: ...
     @staticmethod
     def on_graph(
         n: int,

@@ -28,7 +28,7 @@ cimport cython
 cdef extern from *:
     int ctz "__builtin_ctzll"(unsigned long long) nogil
 from libc.math cimport INFINITY, fabs, floor, sqrt
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 from ._constants cimport SQRT2, SQRT2_M1, TIE_EPS
@@ -167,6 +167,8 @@ cdef class IncrementalCore:
     cdef int held, held_x, held_y     # the last node ``dist`` measured to, and its x, y
     cdef double* own
     cdef uint64_t* mine
+    cdef const uint8_t[::1] moves     # the grid's legal-step masks, if given (padded, W + 2)
+    cdef const uint8_t* movesp        # NULL when not given
     # state
     cdef public double h_scale
     cdef Node* nodes
@@ -216,6 +218,7 @@ cdef class IncrementalCore:
         self.dirty = NULL
         self.own = NULL
         self.mine = NULL
+        self.movesp = NULL
         self.incons = NULL
         self.ties = NULL
 
@@ -272,6 +275,18 @@ cdef class IncrementalCore:
         core.need_sides = need_sides
         core.setup(core.h * core.w, h_scale, root, target)
         return core
+
+    def use_moves(self, const uint8_t[::1] moves):
+        """Grid: the legal steps of every cell as bit masks (bit d for the step ``d`` in the
+        order N, E, S, W, NE, SE, SW, NW) over the grid padded with a blocked border,
+        flattened ((H + 2) * (W + 2)), built from the costs this core reads under its
+        diagonal rule; the first search then reads one mask per cell instead of testing
+        its neighbours' costs."""
+        if not self.grid or moves.shape[0] != (self.h + 2) * (self.w + 2):
+            raise ValueError(f"move masks of {moves.shape[0]} cells for a "
+                             f"{self.w} x {self.h} grid padded by one cell")
+        self.moves = moves
+        self.movesp = &moves[0]
 
     @staticmethod
     def on_graph(int n, const int64_t[::1] pull_ptr, const int32_t[::1] pull_nbr,
@@ -819,6 +834,8 @@ cdef class IncrementalCore:
         cdef double side[4]
         cdef bint tied
         cdef uint32_t rnd = self.round
+        cdef const uint8_t* masks = self.movesp
+        cdef uint8_t bits = 0
         while True:
             tied = self.n_ties > 0 and (self.size == 0 or
                                         not before(self.heap[0], self.ties[self.n_ties - 1]))
@@ -859,9 +876,20 @@ cdef class IncrementalCore:
             x.g = gu = x.rhs
             slots[u].mark = rnd
             cu = cost[u]
+            if masks != NULL:
+                bits = masks[u + 2 * uy + w + 3]   # its padded cell: (uy + 1) (w + 2) + ux + 1
             for d in range(8 if diag else 4):
                 vx, vy = ux + DX[d], uy + DY[d]
-                if d < 4:
+                if masks != NULL:
+                    if not (bits >> d) & 1:
+                        continue
+                    v = vy * w + vx
+                    cv = cost[v]
+                    if d < 4:
+                        c = gu + 0.5 * (cu + cv)
+                    else:
+                        c = gu + SQRT2 * (0.5 * (cu + cv))
+                elif d < 4:
                     side[d] = INFINITY
                     if vx < 0 or vx >= w or vy < 0 or vy >= hgt:
                         continue

@@ -76,8 +76,14 @@ class _GridEdges:
     def core(self, root: int, target: int) -> _incremental.IncrementalCore:
         rule = self.grid.diagonal
         need = {Diagonal.NO_CORNER_CUTTING: 2, Diagonal.ALLOW_ONE_BLOCKED: 1}.get(rule, 0)
-        return _incremental.IncrementalCore.on_grid(
+        core = _incremental.IncrementalCore.on_grid(
             self.grid.costs, need, rule is not Diagonal.NEVER, self.h_scale, root, target)
+        # The grid's step masks when something (A*) built them already: the first search
+        # reads one per cell.  Building them here would cost a pass over the whole grid.
+        moves = vars(self.grid).get("moves")
+        if moves is not None:
+            core.use_moves(moves)
+        return core
 
     @cached_property
     def coords(self) -> np.ndarray:
