@@ -137,10 +137,12 @@ def main(argv: list[str] | None = None) -> None:
     body = "\n\n".join([
         run_header("online_jps.py", argv, data, seconds),
         "Online jump point search scans its straight jumps on a bit copy of the grid (56 "
-        "cells per step, a transposed copy for vertical jumps); a diagonal jump scans both "
-        "straight directions from each of its cells and makes the jump points found "
-        "successors of the node expanded.  `jps` stops the diagonal at the first cell with "
-        "such a successor (queued to continue the diagonal); `jps2` runs it on to the wall, "
+        "cells per step, a transposed copy for vertical jumps, per direction a bit that "
+        "says whether a cell's scan ends at a jump point); a diagonal jump scans a straight "
+        "direction from one of its cells only where that bit is set or on the goal's row or "
+        "column, and makes the jump points found successors of the node expanded.  `jps` "
+        "stops the diagonal at the first cell with such a successor (queued to continue the "
+        "diagonal); `jps2` runs it on to the wall, "
         "never queueing the cells where it turns.  Every method answers the same problems in "
         f"one process, in {args.passes} passes, each running the methods one after the other "
         f"over all the problems (A* in the first {args.astar_passes}); a problem's time is "

@@ -18,9 +18,9 @@ with a forced neighbour for that direction, two bit operations per word of the f
 made with the copy), so one step of a scan tests 56 cells with one load (``_jps_bits``).  Per
 direction, reach bits mark the cells whose scan ends at a jump point rather than a wall (one
 pass over the stop bits).  A diagonal jump scans a component direction from one of its cells
-only where that bit is set or on the goal's row or column; the jump points (or the goal) found there are successors of the node expanded, an
-edge being a diagonal run then a straight run, of cost the octile distance of its ends.  Two
-successor rules:
+only where that bit is set or on the goal's row or column; the jump points (or the goal)
+found there are successors of the node expanded, an edge being a diagonal run then a straight
+run, of cost the octile distance of its ends.  Two successor rules:
 
 * ``JPS`` (variant 0): a diagonal jump stops at the first cell with a successor beside it
   (the turning cell); that cell is queued, reached diagonally, when the diagonal goes on
