@@ -592,6 +592,8 @@ cdef class IncrementalCore:
         cdef int vs[8]
         cdef double cs[8]
         if self.grid:
+            if self.movesp != NULL and self.mine == NULL:
+                return self.best_pull_masked(s, via, edge, step)
             if self.cell(s) == INFINITY:
                 return INFINITY
             for d in range(self.around(s, vs, cs)):
@@ -606,6 +608,27 @@ cdef class IncrementalCore:
             if c < best:
                 best, via[0], edge[0] = c, self.pull_nbr[e], self.pull_edge[e]
                 step[0] = self.cost[self.pull_edge[e]]
+        return best
+
+    cdef inline double best_pull_masked(self, int s, int* via, int64_t* edge,
+                                        double* step) noexcept nogil:
+        """:meth:`best_pull` on a grid with step masks and no changed cells: the same
+        minimum, first in the same order, over the legal steps only."""
+        cdef int sy = self.row(s), w = self.w, d, v
+        cdef uint8_t bits = self.movesp[s + 2 * sy + w + 3]
+        cdef double best = INFINITY, cu = self.basep[s], c, cs
+        for d in range(8):
+            if not (bits >> d) & 1:
+                continue
+            v = (sy + DY[d]) * w + s - sy * w + DX[d]
+            if not self.known(v):
+                continue
+            cs = 0.5 * (cu + self.basep[v])
+            if d >= 4:
+                cs = SQRT2 * cs
+            c = cs + self.nodes[v].g
+            if c < best:
+                best, via[0], edge[0], step[0] = c, v, 8 * <int64_t> s + d, cs
         return best
 
     cdef int settle(self, int s) except -1:
@@ -836,6 +859,7 @@ cdef class IncrementalCore:
         cdef uint32_t rnd = self.round
         cdef const uint8_t* masks = self.movesp
         cdef uint8_t bits = 0
+        cdef Py_ssize_t i, parent
         while True:
             tied = self.n_ties > 0 and (self.size == 0 or
                                         not before(self.heap[0], self.ties[self.n_ties - 1]))
@@ -959,8 +983,17 @@ cdef class IncrementalCore:
                             raise MemoryError()
                         self.heap = grown
                         self.capacity *= 2
+                    i = self.size                 # sift up from a new leaf
                     self.size += 1
-                    self.place(self.size - 1, it)
+                    while i > 0:
+                        parent = (i - 1) >> 1
+                        if not before(it, self.heap[parent]):
+                            break
+                        self.heap[i] = self.heap[parent]
+                        slots[self.heap[i].node].pos = <int32_t> i
+                        i = parent
+                    self.heap[i] = it
+                    slots[v].pos = <int32_t> i
         return 0
 
     def walk(self, int s, int limit):
