@@ -259,3 +259,75 @@ def test_start_and_goal_on_inner_vertices():
         for g in verts[::4]:
             assert search.find_path(s, g).cost == pytest.approx(exact.find_path(s, g).cost,
                                                                 rel=REL, abs=1e-12)
+
+
+def test_a_path_s_fields_read_late_are_those_of_its_own_query():
+    """Fields beyond the path, cost and status are made when first read: they describe
+    their own query after later ones (found, failed, partial, snapped), equal the values
+    worked out here from the path and the mesh, survive pickling, copying and replace, and
+    a field set before it is read is kept; the query's method="polyanya" gives the same."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from wayfinding.navmesh import END, START, NavPath
+
+    area = random_world(11)
+    mesh = NavMesh.build(area)
+    search, query = PolyanyaSearch(mesh), NavMeshQuery(mesh)
+    rng = np.random.default_rng(11)
+    pts = [p for p in rng.random((200, 2)) * 20 if area.covers(Point(p))][:30]
+    pairs = list(zip(pts[:14], pts[14:28])) + [((-3.0, 7.0), pts[0]), (pts[1], (25.0, 30.0))]
+    results = [search.find_path(a, b) for a, b in pairs]
+    polys = [Polygon(mesh.vertices[mesh.polygons[i, :mesh.sizes[i]]])
+             for i in range(mesh.num_polygons)]
+    for (a, b), r in zip(pairs, results):
+        assert isinstance(r, NavPath) and r.found and r.algorithm == "polyanya"
+        assert r.status is Status.FOUND
+        assert r.snapped_start == (not area.covers(Point(a)))
+        assert r.snapped_goal == (not area.covers(Point(b)))
+        if not r.snapped_start:
+            assert r.start.tolist() == list(a)
+        if not r.snapped_goal:
+            assert r.goal.tolist() == list(b)
+        assert r.start.tolist() == r.path[0].tolist() and r.goal.tolist() == r.path[-1].tolist()
+        assert r.flags.dtype == np.uint8 and r.flags[0] & START and r.flags[-1] & END
+        assert not (r.flags[1:-1] & (START | END)).any()
+        assert polys[r.corridor[0]].buffer(1e-9).covers(Point(r.start))
+        assert polys[r.corridor[-1]].buffer(1e-9).covers(Point(r.goal))
+        for corner, p in zip(r.path, r.corner_polygons):
+            assert polys[p].buffer(1e-9).covers(Point(corner))
+        assert r.links.dtype == np.int32 and r.links.tolist() == []
+        assert r.stats.generated >= 1 and 0 < r.stats.elapsed < 1
+        assert r.expanded_nodes is None and r.open_nodes is None
+        assert math.isclose(r.cost, float(np.hypot(*np.diff(r.path, axis=0).T).sum()))
+        q = query.find_path(a, b, method="polyanya")
+        for f in dataclasses.fields(NavPath):
+            if f.name != "stats":
+                x, y = getattr(q, f.name), getattr(r, f.name)
+                assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), f.name
+    r = search.find_path(pts[0], pts[20])
+    for other in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r),
+                  dataclasses.replace(r, cost=r.cost)):
+        for f in dataclasses.fields(NavPath):
+            x, y = getattr(other, f.name), getattr(r, f.name)
+            assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), f.name
+    r = search.find_path(pts[2], pts[22])
+    r.corridor = "mine"
+    assert r.corridor == "mine" and r.flags[0] & START
+    # No route, then the partial path: their fields, read after a later query.
+    islands = NavMesh.build(MultiPolygon([box(0, 0, 4, 10), box(6, 0, 10, 10)]))
+    two = PolyanyaSearch(islands)
+    failed = two.find_path((1, 5), (9, 5))
+    part = two.find_path((1, 5), (9, 5), partial=True)
+    two.find_path((1, 1), (3, 9))
+    assert failed.algorithm == "polyanya" and failed.start.tolist() == [1.0, 5.0]
+    assert failed.goal.tolist() == [9.0, 5.0] and failed.path.shape == (0, 2)
+    assert failed.flags.dtype == np.uint8 and len(failed.flags) == 0
+    assert len(failed.corridor) == len(failed.corner_polygons) == len(failed.links) == 0
+    assert not failed.snapped_start and not failed.snapped_goal
+    assert part.status is Status.PARTIAL and not part.found
+    assert part.start.tolist() == [1.0, 5.0] and part.goal.tolist() == [9.0, 5.0]
+    assert part.path.tolist() == [[1.0, 5.0], [4.0, 5.0]]
+    assert part.flags.tolist() == [START, END] and part.stats.generated >= failed.stats.generated
+    assert part.corridor.tolist() == part.corner_polygons.tolist()[:1] * len(part.corridor)

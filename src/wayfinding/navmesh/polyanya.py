@@ -19,14 +19,63 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels._polyanya import PolyanyaKernel
-from .._scratch import SingleThread, exclusive
+from .._scratch import SingleThread
 from .._validate import xy
-from ..errors import InvalidQueryError
+from ..errors import ConcurrentUseError, InvalidQueryError
 from ..results import SearchStats, Status
-from .records import DEFAULT_FILTER, END, START, NavPath, QueryFilter
+from .records import DEFAULT_FILTER, END, START, NavPath, QueryFilter, set_unset, unpacked
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
+
+# Results are filled field by field: a NavPath's generated __init__ costs about as much as
+# the search on a small mesh.
+_new = object.__new__
+_STATUS = (Status.FAILED, Status.FOUND, Status.PARTIAL)
+
+
+class _ExactPath(NavPath):
+    """The :class:`NavPath` of :meth:`PolyanyaSearch.find_path`: the path, cost, found and
+    status are set at once, the other fields made when first read from ``_got``: (code
+    (0 failed, 1 found, 2 partial), the kernel's answer, start (x, y), goal (x, y),
+    snapped start, snapped goal, seconds)."""
+
+    __slots__ = ("_got",)
+    _got: tuple[Any, ...]
+
+    start = unpacked("start")
+    goal = unpacked("goal")
+    flags = unpacked("flags")
+    corner_polygons = unpacked("corner_polygons")
+    corridor = unpacked("corridor")
+    links = unpacked("links")
+    stats = unpacked("stats")
+    algorithm = unpacked("algorithm")
+    expanded_nodes = unpacked("expanded_nodes")
+    open_nodes = unpacked("open_nodes")
+    snapped_start = unpacked("snapped_start")
+    snapped_goal = unpacked("snapped_goal")
+
+    def _unpack(self) -> None:
+        """Set every field still unset from the search's answer."""
+        code, got, s, g, snap_s, snap_g, seconds = self._got
+        stats = _new(SearchStats)
+        stats.expanded, stats.generated, stats.elapsed = got[3], got[4], seconds
+        stats.reopened = stats.updated = stats.max_open = 0
+        if code:
+            n = len(got[6])
+            flags = np.zeros(n, np.uint8)
+            flags[0] = START
+            flags[n - 1] |= END
+            owners, corridor = got[7], got[8]
+        else:
+            flags, owners, corridor = (np.empty(0, np.uint8), np.empty(0, np.int32),
+                                       np.empty(0, np.int32))
+        set_unset(self, {"start": np.array(s), "goal": np.array(g), "flags": flags,
+                         "corner_polygons": owners, "corridor": corridor,
+                         "links": np.empty(0, np.int32), "stats": stats,
+                         "algorithm": "polyanya", "expanded_nodes": None, "open_nodes": None,
+                         "snapped_start": snap_s, "snapped_goal": snap_g})
 
 
 class PolyanyaSearch(SingleThread):
@@ -50,6 +99,8 @@ class PolyanyaSearch(SingleThread):
         self._kernel = PolyanyaKernel(mesh.vertices, mesh.polygons, mesh.sizes,
                                       mesh.neighbours, *mesh._buckets)
         self._usable_arrays: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+        # The filter of the last query and its arrays: the common case skips the lookup.
+        self._last: tuple[Any, ...] = (None,)
 
     def __repr__(self) -> str:
         return f"PolyanyaSearch({self.mesh!r})"
@@ -94,7 +145,6 @@ class PolyanyaSearch(SingleThread):
             seen[front] = True
         return seen.astype(np.uint8)
 
-    @exclusive
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
                   partial: bool = False) -> NavPath:
         """The shortest path from ``start`` to ``goal`` (world points) in the union of the
@@ -109,10 +159,31 @@ class PolyanyaSearch(SingleThread):
         searched).  A filter whose usable areas cost other than 1 raises
         :class:`~wayfinding.errors.InvalidQueryError`.
         """
+        # The guard of :func:`~wayfinding._scratch.exclusive` written out: a call layer
+        # costs a tenth of a small mesh's search.
+        busy = self._busy
+        if not busy.acquire(False):
+            raise ConcurrentUseError(
+                f"{type(self).__name__} at {id(self):#x}: find_path() called while another "
+                f"thread is using it (or a search sharing its scratch); it holds per-query "
+                f"scratch, so use one {type(self).__name__} per thread")
+        try:
+            return self._find_path(start, goal, filter, partial)
+        finally:
+            busy.release()
+
+    def _find_path(self, start: ArrayLike, goal: ArrayLike, filter: QueryFilter,
+                   partial: bool) -> NavPath:
+        """:meth:`find_path` without the guard."""
+        t0 = time.perf_counter()
         if type(partial) is not bool:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
-        t0 = time.perf_counter()
-        allowed, corner = self._usable(filter)
+        last = self._last
+        if filter is last[0]:
+            allowed, corner = last[1], last[2]
+        else:
+            allowed, corner = self._usable(filter)
+            self._last = (filter, allowed, corner)
         sx, sy = xy("start", start)
         gx, gy = xy("goal", goal)
         got = self._kernel.find(allowed, corner, sx, sy, gx, gy)
@@ -127,30 +198,23 @@ class PolyanyaSearch(SingleThread):
                 pg, (gx, gy) = near[1], ends[1].tolist()
             if ps >= 0 and pg >= 0:
                 got = self._kernel.find(allowed, corner, sx, sy, gx, gy, int(ps), int(pg))
-        code, ps, pg, expanded, generated = got[:5]
-        status = Status.FOUND
+        code = got[0]
         if code == 0 and partial:
+            ps = got[1]
             near, end = self.mesh._nearest(np.array([[gx, gy]]), self._reachable(ps, allowed))
             more = self._kernel.find(allowed, corner, sx, sy, end[0, 0], end[0, 1], ps,
                                      int(near[0]))
-            expanded += more[3]
-            generated += more[4]
-            got, code, status = more, more[0], Status.PARTIAL
-        stats = SearchStats(expanded=expanded, generated=generated)
-        s, g = np.array([sx, sy]), np.array([gx, gy])
-        if code != 1:
-            stats.elapsed = time.perf_counter() - t0
-            return NavPath(np.empty((0, 2)), math.inf, False, stats, "polyanya",
-                           status=Status.FAILED, flags=np.empty(0, np.uint8),
-                           corner_polygons=np.empty(0, np.int32),
-                           corridor=np.empty(0, np.int32), links=np.empty(0, np.int32),
-                           start=s, goal=g, snapped_start=snap_s, snapped_goal=snap_g)
-        length, path, owners, corridor = got[5:]
-        flags = np.zeros(len(path), np.uint8)
-        flags[0] = START
-        flags[-1] |= END
-        stats.elapsed = time.perf_counter() - t0
-        return NavPath(path, length, status is Status.FOUND, stats, "polyanya", status=status,
-                       flags=flags, corner_polygons=owners, corridor=corridor,
-                       links=np.empty(0, np.int32), start=s, goal=g, snapped_start=snap_s,
-                       snapped_goal=snap_g)
+            got = (2 if more[0] == 1 else 0, ps, more[2], got[3] + more[3], got[4] + more[4],
+                   *more[5:])
+            code = got[0]
+        elif code < 0:
+            code = 0
+        r = _new(_ExactPath)
+        r._got = (code, got, (sx, sy), (gx, gy), snap_s, snap_g, time.perf_counter() - t0)
+        r.status = _STATUS[code]
+        r.found = code == 1
+        if code:
+            r.path, r.cost = got[6], got[5]
+        else:
+            r.path, r.cost = np.empty((0, 2)), math.inf
+        return r

@@ -21,7 +21,7 @@ from ..errors import ConcurrentUseError, InvalidQueryError, brief
 from ..results import SearchStats, Status
 from . import surface as _surface
 from .polyanya import PolyanyaSearch
-from .records import DEFAULT_FILTER, NavPath, QueryFilter
+from .records import DEFAULT_FILTER, NavPath, QueryFilter, set_unset, unpacked
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
@@ -31,23 +31,6 @@ _STATUS = (Status.FAILED, Status.FOUND, Status.PARTIAL)
 # Results are filled field by field (a NavPath's generated __init__ costs more than its
 # search on small meshes).
 _new = object.__new__
-_LAZY = ("start", "goal", "flags", "corner_polygons", "corridor", "links", "stats",
-         "algorithm", "expanded_nodes", "open_nodes", "snapped_start", "snapped_goal")
-_NAVPATH_SLOTS = {name: getattr(NavPath, name) for name in _LAZY}
-
-
-def _unpacked(name: str) -> Any:
-    """The field ``name`` of a :class:`_QueryPath`, unpacked on first use."""
-    slot = _NAVPATH_SLOTS[name]
-
-    def get(self: _QueryPath) -> Any:
-        try:
-            return slot.__get__(self)
-        except AttributeError:
-            self._unpack()
-            return slot.__get__(self)
-
-    return property(get, slot.__set__, doc=f"The :class:`NavPath` field ``{name}``.")
 
 
 class _QueryPath(NavPath):
@@ -59,18 +42,18 @@ class _QueryPath(NavPath):
     __slots__ = ("_got",)
     _got: tuple[Any, ...]
 
-    start = _unpacked("start")
-    goal = _unpacked("goal")
-    flags = _unpacked("flags")
-    corner_polygons = _unpacked("corner_polygons")
-    corridor = _unpacked("corridor")
-    links = _unpacked("links")
-    stats = _unpacked("stats")
-    algorithm = _unpacked("algorithm")
-    expanded_nodes = _unpacked("expanded_nodes")
-    open_nodes = _unpacked("open_nodes")
-    snapped_start = _unpacked("snapped_start")
-    snapped_goal = _unpacked("snapped_goal")
+    start = unpacked("start")
+    goal = unpacked("goal")
+    flags = unpacked("flags")
+    corner_polygons = unpacked("corner_polygons")
+    corridor = unpacked("corridor")
+    links = unpacked("links")
+    stats = unpacked("stats")
+    algorithm = unpacked("algorithm")
+    expanded_nodes = unpacked("expanded_nodes")
+    open_nodes = unpacked("open_nodes")
+    snapped_start = unpacked("snapped_start")
+    snapped_goal = unpacked("snapped_goal")
 
     def _unpack(self) -> None:
         """Set every field still unset from the kernel's answer."""
@@ -90,12 +73,7 @@ class _QueryPath(NavPath):
                   "links": ids[2 * k + m:].copy(), "stats": stats, "algorithm": "navmesh",
                   "expanded_nodes": None, "open_nodes": None, "snapped_start": snap_s,
                   "snapped_goal": snap_g}
-        for name, value in values.items():
-            slot = _NAVPATH_SLOTS[name]
-            try:
-                slot.__get__(self)          # set since: kept
-            except AttributeError:
-                slot.__set__(self, value)
+        set_unset(self, values)
 
 
 #: What a filter means on one mesh: allowed polygons ``(P,)`` uint8, polygon costs ``(P,)``
@@ -303,7 +281,10 @@ class NavMeshQuery(SingleThread):
         """:meth:`find_path` without the guard on the scratch: for the mesh's own queries,
         one per thread, which no other thread can reach."""
         if method != "astar":
-            return self._exact(method).find_path(start, goal, filter=filter, partial=partial)
+            search = self._polyanya
+            if search is None or method != "polyanya":
+                search = self._exact(method)
+            return search._find_path(start, goal, filter, partial)
         if partial is not False and partial is not True:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
         if filter is not self._last:

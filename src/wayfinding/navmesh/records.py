@@ -90,3 +90,35 @@ class NavPath(PathResult):
     goal: Any = None
     snapped_start: bool = False
     snapped_goal: bool = False
+
+
+#: NavPath fields a lazily filled result (see :func:`unpacked`) may leave unset at first.
+LAZY_FIELDS = ("start", "goal", "flags", "corner_polygons", "corridor", "links", "stats",
+               "algorithm", "expanded_nodes", "open_nodes", "snapped_start", "snapped_goal")
+NAVPATH_SLOTS = {name: getattr(NavPath, name) for name in LAZY_FIELDS}
+
+
+def unpacked(name: str) -> Any:
+    """A property for the :class:`NavPath` field ``name`` of a subclass that sets its
+    fields on first use: reading the field while unset calls the instance's ``_unpack()``
+    (which sets every field still unset), then reads it."""
+    slot = NAVPATH_SLOTS[name]
+
+    def get(self: Any) -> Any:
+        try:
+            return slot.__get__(self)
+        except AttributeError:
+            self._unpack()
+            return slot.__get__(self)
+
+    return property(get, slot.__set__, doc=f"The :class:`NavPath` field ``{name}``.")
+
+
+def set_unset(path: NavPath, values: dict[str, Any]) -> None:
+    """Set each field of ``values`` that ``path`` does not hold yet."""
+    for name, value in values.items():
+        slot = NAVPATH_SLOTS[name]
+        try:
+            slot.__get__(path)          # set since: kept
+        except AttributeError:
+            slot.__set__(path, value)
