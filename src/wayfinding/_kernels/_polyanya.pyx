@@ -97,6 +97,7 @@ cdef class PolyanyaKernel:
     cdef int32_t[:, ::1] opposite
     cdef const uint8_t[::1] allowed
     cdef const uint8_t[::1] corner
+    cdef object allowed_obj, corner_obj     # the arrays behind allowed and corner
     cdef Node* nodes
     cdef int32_t* heap
     cdef double* root_g
@@ -448,8 +449,19 @@ cdef class PolyanyaKernel:
         return locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
                          self.ox, self.oy, self.cell, self.nx, self.ny, &self.allowed[0], x, y)
 
-    def find(self, const uint8_t[::1] allowed, const uint8_t[::1] corner, double sx, double sy,
-             double gx, double gy, int start_poly=-1, int goal_poly=-1):
+    cdef void hold(self, object a, object c) except *:
+        """Take a filter's arrays ``allowed`` and ``corner`` (see :meth:`find`), kept for
+        the next calls given the same arrays."""
+        cdef const uint8_t[::1] allowed = a, corner = c
+        if (allowed.shape[0] != self.sizes.shape[0]
+                or corner.shape[0] != self.verts.shape[0]):
+            raise ValueError("allowed must have one entry per polygon and corner one per "
+                             "vertex")
+        self.allowed, self.corner = allowed, corner
+        self.allowed_obj, self.corner_obj = a, c
+
+    def find(self, allowed, corner, double sx, double sy, double gx, double gy,
+             int start_poly=-1, int goal_poly=-1):
         """Shortest path from (sx, sy) to (gx, gy) over the polygons with ``allowed`` set;
         ``corner``: per vertex, 1 where the path may bend (a vertex on a wall).  The start's
         and goal's polygons are given, or -1 to find them here.
@@ -461,13 +473,10 @@ cdef class PolyanyaKernel:
         cdef int32_t end, ni, par, last
         cdef Py_ssize_t k = 0, m = 0, i, n
         cdef double length = 0.0, px, py
-        if (allowed.shape[0] != self.sizes.shape[0]
-                or corner.shape[0] != self.verts.shape[0]):
-            raise ValueError("allowed must have one entry per polygon and corner one per "
-                             "vertex")
+        if allowed is not self.allowed_obj or corner is not self.corner_obj:
+            self.hold(allowed, corner)
         if not (-1 <= start_poly < self.sizes.shape[0] and -1 <= goal_poly < self.sizes.shape[0]):
             raise ValueError(f"polygons {start_poly}, {goal_poly} are not on the mesh")
-        self.allowed, self.corner = allowed, corner
         with nogil:
             if start_poly < 0:
                 start_poly = self.locate(sx, sy)
