@@ -331,3 +331,27 @@ def test_a_path_s_fields_read_late_are_those_of_its_own_query():
     assert part.path.tolist() == [[1.0, 5.0], [4.0, 5.0]]
     assert part.flags.tolist() == [START, END] and part.stats.generated >= failed.stats.generated
     assert part.corridor.tolist() == part.corner_polygons.tolist()[:1] * len(part.corridor)
+
+
+def test_points_given_every_way_give_one_path():
+    """Points read in the kernel (tuples, lists, float64 arrays, ints) and those checked in
+    Python first (float32 arrays, numpy scalars) and strided arrays give the same path; bad
+    points raise either way."""
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+                         holes=[[(4, 3), (6, 3), (6, 8), (4, 8)]])
+    search = PolyanyaSearch(mesh)
+    want = search.find_path((1.0, 5.0), (9.0, 5.0))
+    assert want.path.tolist() == [[1, 5], [4, 3], [6, 3], [9, 5]]
+    for s, g in [([1.0, 5.0], [9.0, 5.0]), (np.array([1.0, 5.0]), np.array([9.0, 5.0])),
+                 ((1, 5), (9, 5)), (np.array([1, 5], np.float32), np.array([9, 5])),
+                 ((np.float64(1), np.int32(5)), [np.float32(9), 5]),
+                 (np.array([1.0, 0.0, 5.0])[::2], np.array([5.0, 9.0])[::-1])]:
+        r = search.find_path(s, g)
+        assert r.path.tolist() == want.path.tolist() and r.cost == want.cost
+        assert r.start.tolist() == [1.0, 5.0] and r.goal.tolist() == [9.0, 5.0]
+    for bad in [(1.0, math.nan), (math.inf, 5.0), (1.0,), "ab", (1.0, 5.0, 2.0), None,
+                np.array([1.0, np.nan])]:
+        with pytest.raises(InvalidQueryError):
+            search.find_path(bad, (9.0, 5.0))
+        with pytest.raises(InvalidQueryError):
+            search.find_path((1.0, 5.0), bad)

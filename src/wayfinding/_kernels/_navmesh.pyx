@@ -17,6 +17,7 @@ import numpy as np
 from ._buckets cimport bucket
 from ._heap cimport Heap, heap_decrease, heap_free, heap_init, heap_pop, heap_push, HeapItem
 from ._navmesh_locate cimport in_polygon, locate_in
+from ._navmesh_points cimport HOLD_GIL_POLYGONS, plain_xy
 from ._predicates cimport orient2d
 
 cnp.import_array()
@@ -155,42 +156,6 @@ cdef inline void portal_point(double ax, double ay, double bx, double by, double
 cdef inline double seconds(const timespec* t0, const timespec* t1) noexcept nogil:
     """Seconds from t0 to t1."""
     return (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec)
-
-
-cdef inline bint plain_number(object v, double* out):
-    """A float, or an int of at most 2**53 in size, as a double; False for anything else."""
-    if type(v) is float:
-        out[0] = <double> v
-        return True
-    if type(v) is int and -9007199254740992 <= v <= 9007199254740992:
-        out[0] = <double> v
-        return True
-    return False
-
-
-cdef inline bint plain_xy(object v, double* x, double* y):
-    """A point given as a tuple or list of two plain numbers or a (2,) float64 array, when
-    finite; False for anything else (the caller checks it the slow way)."""
-    cdef cnp.ndarray a
-    if type(v) is tuple or type(v) is list:
-        if len(v) != 2 or not plain_number(v[0], x) or not plain_number(v[1], y):
-            return False
-    elif type(v) is np.ndarray:
-        a = <cnp.ndarray> v
-        if cnp.PyArray_NDIM(a) != 1 or cnp.PyArray_DIM(a, 0) != 2 \
-                or cnp.PyArray_TYPE(a) != cnp.NPY_DOUBLE or not cnp.PyArray_ISNOTSWAPPED(a):
-            return False
-        x[0] = (<double*> cnp.PyArray_GETPTR1(a, 0))[0]
-        y[0] = (<double*> cnp.PyArray_GETPTR1(a, 1))[0]
-    else:
-        return False
-    return isfinite(x[0]) and isfinite(y[0])
-
-
-# A single query on a mesh of at most this many polygons keeps the GIL: handing it over
-# and taking it back costs about as much as such a search.
-cdef enum:
-    HOLD_GIL_POLYGONS = 64
 
 
 cdef bint plain_rows(object v):

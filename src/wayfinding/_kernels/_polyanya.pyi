@@ -31,3 +31,10 @@ class PolyanyaKernel:
         start_poly: int = -1,
         goal_poly: int = -1,
     ) -> tuple[Any, ...]: ...
+    def find_at(
+        self,
+        allowed: NDArray[np.uint8],
+        corner: NDArray[np.uint8],
+        start: object,
+        goal: object,
+    ) -> tuple[float, float, float, float, tuple[Any, ...]] | None: ...

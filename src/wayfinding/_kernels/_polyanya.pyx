@@ -20,6 +20,7 @@ from libc.stdlib cimport free, malloc, realloc
 import numpy as np
 
 from ._navmesh_locate cimport locate_in
+from ._navmesh_points cimport HOLD_GIL_POLYGONS, plain_xy
 from ._predicates cimport orient2d
 
 cnp.import_array()
@@ -460,6 +461,19 @@ cdef class PolyanyaKernel:
         self.allowed, self.corner = allowed, corner
         self.allowed_obj, self.corner_obj = a, c
 
+    cdef int32_t run(self, double sx, double sy, double gx, double gy, int* start_poly,
+                     int* goal_poly) noexcept nogil:
+        """Locate the ends not given (-1) and search: the goal node, -1 when there is no
+        route or an end lies on no usable polygon, -2 out of memory."""
+        if start_poly[0] < 0:
+            start_poly[0] = self.locate(sx, sy)
+        if goal_poly[0] < 0:
+            goal_poly[0] = self.locate(gx, gy)
+        if start_poly[0] < 0 or goal_poly[0] < 0:
+            return -1
+        self.goal_poly, self.gx, self.gy = goal_poly[0], gx, gy
+        return self.search(start_poly[0], sx, sy)
+
     def find(self, allowed, corner, double sx, double sy, double gx, double gy,
              int start_poly=-1, int goal_poly=-1):
         """Shortest path from (sx, sy) to (gx, gy) over the polygons with ``allowed`` set;
@@ -470,21 +484,35 @@ cdef class PolyanyaKernel:
         (k, 2) float64, polygons of the points (k,) int32, polygons walked (m,) int32): code
         1 found (the points run from the start through the bends to the goal), 0 no route,
         -1 the start and -2 the goal lie on no usable polygon (nothing searched)."""
-        cdef int32_t end, ni, par, last
-        cdef Py_ssize_t k = 0, m = 0, i, n
-        cdef double length = 0.0, px, py
         if allowed is not self.allowed_obj or corner is not self.corner_obj:
             self.hold(allowed, corner)
         if not (-1 <= start_poly < self.sizes.shape[0] and -1 <= goal_poly < self.sizes.shape[0]):
             raise ValueError(f"polygons {start_poly}, {goal_poly} are not on the mesh")
-        with nogil:
-            if start_poly < 0:
-                start_poly = self.locate(sx, sy)
-            if goal_poly < 0:
-                goal_poly = self.locate(gx, gy)
-            if start_poly >= 0 and goal_poly >= 0:
-                self.goal_poly, self.gx, self.gy = goal_poly, gx, gy
-                end = self.search(start_poly, sx, sy)
+        return self.answer(sx, sy, gx, gy, start_poly, goal_poly)
+
+    def find_at(self, allowed, corner, start, goal):
+        """:meth:`find` from ``start`` to ``goal``, each a tuple or list of two finite
+        floats (or ints of at most 2**53) or a (2,) float64 array: ``(sx, sy, gx, gy,
+        answer)``, the points as floats and :meth:`find`'s answer; None when either point
+        is not so given."""
+        cdef double sx, sy, gx, gy
+        if allowed is not self.allowed_obj or corner is not self.corner_obj:
+            self.hold(allowed, corner)
+        if not plain_xy(start, &sx, &sy) or not plain_xy(goal, &gx, &gy):
+            return None
+        return (sx, sy, gx, gy, self.answer(sx, sy, gx, gy, -1, -1))
+
+    cdef object answer(self, double sx, double sy, double gx, double gy, int start_poly,
+                       int goal_poly):
+        """:meth:`find`'s answer, the arrays held and the polygons checked."""
+        cdef int32_t end, ni, par, last
+        cdef Py_ssize_t k = 0, m = 0, i, n
+        cdef double length = 0.0, px, py
+        if self.sizes.shape[0] > HOLD_GIL_POLYGONS:
+            with nogil:
+                end = self.run(sx, sy, gx, gy, &start_poly, &goal_poly)
+        else:
+            end = self.run(sx, sy, gx, gy, &start_poly, &goal_poly)
         if start_poly < 0 or goal_poly < 0:
             return (-1 if start_poly < 0 else -2, start_poly, goal_poly, 0, 0, 0.0, None, None,
                     None)

@@ -184,9 +184,13 @@ class PolyanyaSearch(SingleThread):
         else:
             allowed, corner = self._usable(filter)
             self._last = (filter, allowed, corner)
-        sx, sy = xy("start", start)
-        gx, gy = xy("goal", goal)
-        got = self._kernel.find(allowed, corner, sx, sy, gx, gy)
+        at = self._kernel.find_at(allowed, corner, start, goal)
+        if at is None:                      # not plain points: check them the slow way
+            sx, sy = xy("start", start)
+            gx, gy = xy("goal", goal)
+            got = self._kernel.find(allowed, corner, sx, sy, gx, gy)
+        else:
+            sx, sy, gx, gy, got = at
         snap_s = snap_g = False
         if got[0] < 0:                      # an end off the usable mesh: move it onto it
             near, ends = self.mesh._nearest(np.array([[sx, sy], [gx, gy]]), allowed)
