@@ -6,6 +6,7 @@ search's order ends at the target as A* does.  Then the planners carry on from t
 edits on the first search's open frontier, and D* Lite moving its start before an edit,
 checked against a plain Dijkstra."""
 
+import contextlib
 import heapq
 import math
 
@@ -15,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wayfinding.grid import Grid
-from wayfinding.search.incremental import DStarLite, LPAStar
+from wayfinding.search.incremental import DStarLite, LPAStar, planner_memory_cap
 
 STEPS = [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)]
 
@@ -96,6 +97,19 @@ def worlds(draw):
     return costs, a, b, rng
 
 
+@contextlib.contextmanager
+def layout(tiles):
+    """Planners built inside keep their node memory by tiles of 16 x 16 cells (as on a
+    grid whose node memory is above the pool's cap: the cap is set to 0 meanwhile) or by
+    rows."""
+    old = planner_memory_cap(nbytes=0) if tiles else None
+    try:
+        yield
+    finally:
+        if old is not None:
+            planner_memory_cap(nbytes=old)
+
+
 def grid_of(costs, masks):
     """A grid of ``costs``; with ``masks``, its step masks built first (as A* builds them),
     which the planners' first search then reads."""
@@ -105,13 +119,15 @@ def grid_of(costs, masks):
     return grid
 
 
+@pytest.mark.parametrize("tiles", [False, True])
 @pytest.mark.parametrize("masks", [False, True])
 @pytest.mark.parametrize("cls", [DStarLite, LPAStar])
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(world=worlds())
-def test_the_first_search_leaves_lpa_stars_state(cls, masks, world):
+def test_the_first_search_leaves_lpa_stars_state(cls, masks, tiles, world):
     costs, a, b, _ = world
-    planner = cls(grid_of(costs, masks), a, b)
+    with layout(tiles):
+        planner = cls(grid_of(costs, masks), a, b)
     r = planner.replan()
     root, target = (b, a) if cls is DStarLite else (a, b)
     exact = check_state(planner, costs, root)
@@ -138,14 +154,17 @@ def dijkstra_cost(costs, a, b):
     return distances(costs, a)[b[1], b[0]]
 
 
+@pytest.mark.parametrize("tiles", [False, True])
 @pytest.mark.parametrize("masks", [False, True])
 @pytest.mark.parametrize("cls", [DStarLite, LPAStar])
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(world=worlds(), value=st.sampled_from([math.inf, 0.5, 1.0, 4.0]),
        count=st.integers(1, 4))
-def test_edits_on_the_open_frontier_of_the_first_search(cls, masks, world, value, count):
+def test_edits_on_the_open_frontier_of_the_first_search(cls, masks, tiles, world, value,
+                                                        count):
     costs, a, b, rng = world
-    planner = cls(grid_of(costs, masks), a, b)
+    with layout(tiles):
+        planner = cls(grid_of(costs, masks), a, b)
     planner.replan()
     g = planner._core.g.reshape(costs.shape)
     rhs = planner._core.rhs.reshape(costs.shape)
@@ -166,11 +185,13 @@ def test_edits_on_the_open_frontier_of_the_first_search(cls, masks, world, value
         assert Grid(costs).path_cost(r.path) == pytest.approx(best, rel=1e-9)
 
 
+@pytest.mark.parametrize("tiles", [False, True])
 @settings(max_examples=80, deadline=None)
 @given(world=worlds(), value=st.sampled_from([math.inf, 0.5, 3.0]))
-def test_d_star_lite_moves_its_start_after_the_first_plan_then_an_edit(world, value):
+def test_d_star_lite_moves_its_start_after_the_first_plan_then_an_edit(tiles, world, value):
     costs, a, b, rng = world
-    planner = DStarLite(grid_of(costs, True), a, b)
+    with layout(tiles):
+        planner = DStarLite(grid_of(costs, True), a, b)
     r = planner.replan()
     if not r.found or len(r.path) < 3:
         return
@@ -208,3 +229,27 @@ def test_step_masks_of_another_shape_are_refused():
     planner = LPAStar(Grid(np.ones((5, 6))), (0, 0), (4, 4))
     with pytest.raises(ValueError, match="move masks of 42 cells for a 6 x 5 grid"):
         planner._core.use_moves(np.zeros(42, dtype=np.uint8))
+
+
+def test_a_tiled_node_memory_plans_as_a_row_major_one_through_edits():
+    rng = np.random.default_rng(8)
+    costs = np.where(rng.random((37, 53)) < 0.25, math.inf, rng.choice([1.0, 2.5], (37, 53)))
+    a, b = (2, 3), (50, 33)
+    costs[a[1], a[0]] = costs[b[1], b[0]] = 1.0
+    rows = DStarLite(Grid(costs.copy()), a, b)
+    with layout(True):
+        tiles = DStarLite(Grid(costs.copy()), a, b)
+    assert tiles._core.tiled and not rows._core.tiled
+    for _ in range(6):
+        r, t = rows.replan(), tiles.replan()
+        assert r.cost == t.cost and r.stats.expanded == t.stats.expanded
+        assert np.array_equal(rows._core.g, tiles._core.g)
+        assert np.array_equal(rows._core.rhs, tiles._core.rhs)
+        assert sorted(rows._core.queued()[0]) == sorted(tiles._core.queued()[0])
+        assert tiles._core.queued()[1]
+        change = {(int(rng.integers(53)), int(rng.integers(37))): float(rng.choice([1.0, np.inf]))
+                  for _ in range(4)}
+        change.pop(a, None)
+        change.pop(b, None)
+        rows.update_costs(change)
+        tiles.update_costs(change)

@@ -13,6 +13,8 @@ class IncrementalCore:
     expanded: int
     eps: float
     anytime: bool
+    @property
+    def tiled(self) -> bool: ...
     @staticmethod
     def on_grid(
         costs: NDArray[np.float64],

@@ -40,6 +40,7 @@ cdef struct Item:
     double k1
     double k2
     int node
+    int32_t mem        # the node's place in the node memory (see IncrementalCore.ix)
 
 
 cdef struct Node:
@@ -150,6 +151,8 @@ cdef class IncrementalCore:
 
     cdef int n
     cdef bint grid
+    cdef readonly bint tiled          # grid: node memory in tiles (see ``ix``)
+    cdef int tw                       # tiles of 16 x 16 cells per row of tiles
     # graph world
     cdef const int64_t[::1] pull_ptr
     cdef const int32_t[::1] pull_nbr
@@ -237,14 +240,19 @@ cdef class IncrementalCore:
         free(self.ties)
 
     cdef int setup(self, int n, double h_scale, int root, int target) except -1:
+        cdef Py_ssize_t places = n               # node memory: one place per node
         self.n = n
         self.held = -1
         self.h_scale = h_scale
-        self.words = (n + 63) // 64
-        self.node_bytes = n * (sizeof(Node) + sizeof(Slot)) + 1
+        self.tiled = self.grid and n * (sizeof(Node) + sizeof(Slot)) > pool_limit
+        if self.tiled:                           # whole tiles of 16 x 16 cells
+            self.tw = (self.w + 15) >> 4
+            places = <Py_ssize_t> self.tw * ((self.h + 15) >> 4) * 256
+        self.words = (places + 63) // 64
+        self.node_bytes = places * (sizeof(Node) + sizeof(Slot)) + 1
         self.seen_bytes = (self.words + 1) * sizeof(uint64_t)
         self.nodes = take_nodes(&self.node_bytes, &self.seen, &self.seen_bytes)
-        self.slots = <Slot*> (self.nodes + n)     # uninitialised; ``seen`` zeroed
+        self.slots = <Slot*> (self.nodes + places)   # uninitialised; ``seen`` zeroed
         self.dirty = <uint64_t*> calloc((self.words >> 6) + 1, sizeof(uint64_t))
         self.capacity = 64
         self.heap = <Item*> malloc(self.capacity * sizeof(Item))
@@ -305,19 +313,42 @@ cdef class IncrementalCore:
         return core
 
     # ------------------------------------------------------------------ lazy state
+    # A node's state lives at its place ``ix(node)`` in the node memory (and the bitmaps):
+    # the node id itself, except on a grid whose node memory is above the pool's cap (fresh
+    # memory for each planner, every page it touches a page fault): there the places run
+    # tile by tile, 16 x 16 cells each (256 places, 4 KiB of g and rhs), so that a search
+    # reaching a few cells of each row of a wide grid faults a few pages per tile instead
+    # of a few per row.  (On pooled memory tiles cost more in index arithmetic than they
+    # save.)
+    cdef inline Py_ssize_t ixy(self, int x, int y) noexcept nogil:
+        if self.tiled:
+            return ((((y >> 4) * self.tw + (x >> 4)) << 8) | ((y & 15) << 4) | (x & 15))
+        return y * self.w + x
+
+    cdef inline Py_ssize_t ix(self, int s) noexcept nogil:
+        cdef int y
+        if not self.tiled:
+            return s
+        y = self.row(s)
+        return self.ixy(s - y * self.w, y)
+
+    cdef inline bint known_at(self, Py_ssize_t m) noexcept nogil:
+        return (self.seen[m >> 6] >> (m & 63)) & 1
+
     cdef inline bint known(self, int s) noexcept nogil:
-        return (self.seen[s >> 6] >> (s & 63)) & 1
+        return self.known_at(self.ix(s))
 
     cdef inline Node* at(self, int s) noexcept nogil:
         """Node ``s``'s state, created (g = rhs = inf, not queued) on first use."""
-        cdef Node* x = &self.nodes[s]
-        if not self.known(s):
-            self.seen[s >> 6] |= (<uint64_t> 1) << (s & 63)
-            self.dirty[s >> 12] |= (<uint64_t> 1) << ((s >> 6) & 63)
+        cdef Py_ssize_t m = self.ix(s)
+        cdef Node* x = &self.nodes[m]
+        if not self.known_at(m):
+            self.seen[m >> 6] |= (<uint64_t> 1) << (m & 63)
+            self.dirty[m >> 12] |= (<uint64_t> 1) << ((m >> 6) & 63)
             x.g = INFINITY
             x.rhs = INFINITY
-            self.slots[s].pos = -1
-            self.slots[s].mark = 0
+            self.slots[m].pos = -1
+            self.slots[m].mark = 0
             self.initialised += 1
         return x
 
@@ -334,7 +365,8 @@ cdef class IncrementalCore:
             self.dirty[i] = 0
 
     cdef inline double g_of(self, int s) noexcept nogil:
-        return self.nodes[s].g if self.known(s) else INFINITY
+        cdef Py_ssize_t m = self.ix(s)
+        return self.nodes[m].g if self.known_at(m) else INFINITY
 
     # ------------------------------------------------------------------ the world
     cdef inline int row(self, int s) noexcept nogil:
@@ -418,7 +450,8 @@ cdef class IncrementalCore:
     # ------------------------------------------------------------------ the queue
     cdef inline Item key(self, int s) noexcept nogil:
         cdef Item it
-        cdef Node* x = &self.nodes[s]
+        cdef Py_ssize_t m = self.ix(s)
+        cdef Node* x = &self.nodes[m]
         cdef double hv = 0.0 if s == self.target else self.h_scale * self.dist(s, self.target)
         if x.g > x.rhs:             # overconsistent: inflated heuristic
             it.k1 = x.rhs + self.eps * hv + self.km
@@ -429,6 +462,7 @@ cdef class IncrementalCore:
         if self.deep:       # rounding noise must not decide ties: keys on a 2**-24 grid
             it.k1 = floor(it.k1 * 16777216.0 + 0.5) * (1.0 / 16777216.0)
         it.node = s
+        it.mem = <int32_t> m
         return it
 
     cdef void place(self, Py_ssize_t i, Item it) noexcept nogil:
@@ -438,7 +472,7 @@ cdef class IncrementalCore:
             if not before(it, self.heap[parent]):
                 break
             self.heap[i] = self.heap[parent]
-            self.slots[self.heap[i].node].pos = <int32_t> i
+            self.slots[self.heap[i].mem].pos = <int32_t> i
             i = parent
         while True:                               # down
             child = 2 * i + 1
@@ -449,18 +483,18 @@ cdef class IncrementalCore:
             if not before(self.heap[child], it):
                 break
             self.heap[i] = self.heap[child]
-            self.slots[self.heap[i].node].pos = <int32_t> i
+            self.slots[self.heap[i].mem].pos = <int32_t> i
             i = child
         self.heap[i] = it
-        self.slots[it.node].pos = <int32_t> i
+        self.slots[it.mem].pos = <int32_t> i
 
     cdef inline int push(self, int s) except -1:
         cdef Item* grown
         cdef Item it
-        if self.slots[s].pos >= 0:
-            self.place(self.slots[s].pos, self.key(s))
+        if self.slots[self.ix(s)].pos >= 0:
+            self.place(self.slots[self.ix(s)].pos, self.key(s))
             return 0
-        if self.slots[s].pos == ON_TIES:          # its rhs only fell: still least or tied
+        if self.slots[self.ix(s)].pos == ON_TIES:          # its rhs only fell: still least or tied
             return 0
         it = self.key(s)
         if self.tying:
@@ -472,7 +506,7 @@ cdef class IncrementalCore:
                     self.ties, self.cap_ties = grown, 2 * self.cap_ties
                 self.ties[self.n_ties] = it
                 self.n_ties += 1
-                self.slots[s].pos = ON_TIES
+                self.slots[self.ix(s)].pos = ON_TIES
                 return 0
         if self.size == self.capacity:
             grown = <Item*> realloc(self.heap, 2 * self.capacity * sizeof(Item))
@@ -488,12 +522,12 @@ cdef class IncrementalCore:
         """Take ``s`` off the heap (or the tie stack).  Bottom-up: the hole walks down
         along the smaller children to a leaf (one comparison per level), then the last
         item rises from there."""
-        cdef Py_ssize_t i = self.slots[s].pos, child, parent, n
+        cdef Py_ssize_t i = self.slots[self.ix(s)].pos, child, parent, n
         cdef Item last
         if i < 0:
-            self.slots[s].pos = -1                # off the tie stack: skipped there
+            self.slots[self.ix(s)].pos = -1                # off the tie stack: skipped there
             return
-        self.slots[s].pos = -1
+        self.slots[self.ix(s)].pos = -1
         self.size -= 1
         n = self.size
         if i == n:
@@ -506,17 +540,17 @@ cdef class IncrementalCore:
             if child + 1 < n:
                 child += before(self.heap[child + 1], self.heap[child])
             self.heap[i] = self.heap[child]
-            self.slots[self.heap[i].node].pos = <int32_t> i
+            self.slots[self.heap[i].mem].pos = <int32_t> i
             i = child
         while i > 0:
             parent = (i - 1) >> 1
             if not before(last, self.heap[parent]):
                 break
             self.heap[i] = self.heap[parent]
-            self.slots[self.heap[i].node].pos = <int32_t> i
+            self.slots[self.heap[i].mem].pos = <int32_t> i
             i = parent
         self.heap[i] = last
-        self.slots[last.node].pos = <int32_t> i
+        self.slots[last.mem].pos = <int32_t> i
 
     cdef int untie(self) except -1:
         """Move the tie stack into the heap: appended, then sifted up one by one, or the
@@ -537,9 +571,9 @@ cdef class IncrementalCore:
         n = old
         for i in range(self.n_ties):
             s = self.ties[i].node
-            if self.slots[s].pos == ON_TIES:
+            if self.slots[self.ix(s)].pos == ON_TIES:
                 self.heap[n] = self.key(s)
-                self.slots[s].pos = <int32_t> n
+                self.slots[self.ix(s)].pos = <int32_t> n
                 n += 1
         self.n_ties = 0
         if 16 * (n - old) >= n:
@@ -565,10 +599,10 @@ cdef class IncrementalCore:
             if not before(self.heap[child], it):
                 break
             self.heap[i] = self.heap[child]
-            self.slots[self.heap[i].node].pos = <int32_t> i
+            self.slots[self.heap[i].mem].pos = <int32_t> i
             i = child
         self.heap[i] = it
-        self.slots[it.node].pos = <int32_t> i
+        self.slots[it.mem].pos = <int32_t> i
 
     cdef int rekey(self) except -1:
         """Recompute every queued key: queue again."""
@@ -615,26 +649,30 @@ cdef class IncrementalCore:
         """:meth:`best_pull` on a grid with step masks and no changed cells: the same
         minimum, first in the same order, over the legal steps only."""
         cdef int sy = self.row(s), w = self.w, d, v
+        cdef int sx = s - sy * w
+        cdef Py_ssize_t m
+        cdef bint tiled = self.tiled
         cdef uint8_t bits = self.movesp[s + 2 * sy + w + 3]
         cdef double best = INFINITY, cu = self.basep[s], c, cs
         for d in range(8):
             if not (bits >> d) & 1:
                 continue
-            v = (sy + DY[d]) * w + s - sy * w + DX[d]
-            if not self.known(v):
+            v = s + DY[d] * w + DX[d]
+            m = self.ixy(sx + DX[d], sy + DY[d]) if tiled else v
+            if not self.known_at(m):
                 continue
             cs = 0.5 * (cu + self.basep[v])
             if d >= 4:
                 cs = SQRT2 * cs
-            c = cs + self.nodes[v].g
+            c = cs + self.nodes[m].g
             if c < best:
                 best, via[0], edge[0], step[0] = c, v, 8 * <int64_t> s + d, cs
         return best
 
     cdef int settle(self, int s) except -1:
         """Queue ``s`` (or move it to INCONS, or take it out) after its g or rhs changed."""
-        cdef Node* x = &self.nodes[s]
-        cdef Slot* m = &self.slots[s]
+        cdef Node* x = &self.nodes[self.ix(s)]
+        cdef Slot* m = &self.slots[self.ix(s)]
         if x.g != x.rhs:
             if x.g < x.rhs and self.deep:
                 self.deep = False
@@ -685,7 +723,7 @@ cdef class IncrementalCore:
         if c < x.rhs * (1.0 - TIE_EPS):
             x.rhs = c
             if x.g > x.rhs and not self.anytime:   # settle's only outcome here: queued
-                self.slots[v].mark &= ~INCONS
+                self.slots[self.ix(v)].mark &= ~INCONS
                 return self.push(v)
             self.settle(v)
         return 0
@@ -693,13 +731,13 @@ cdef class IncrementalCore:
     cdef inline int recheck(self, int v, double c) except -1:
         """The g behind ``v``'s edge of cost ``c`` rose: recompute ``v`` if its rhs came
         that way."""
-        if v != self.root and self.known(v) and self.nodes[v].rhs >= c:
+        if v != self.root and self.known(v) and self.nodes[self.ix(v)].rhs >= c:
             self.update(v)
         return 0
 
     cdef int expand_over(self, int u) except -1:
-        cdef Node* x = &self.nodes[u]
-        cdef Slot* m = &self.slots[u]
+        cdef Node* x = &self.nodes[self.ix(u)]
+        cdef Slot* m = &self.slots[self.ix(u)]
         cdef double gu, cu, c
         cdef int d, v = -1, ux, uy
         cdef int64_t e
@@ -721,8 +759,8 @@ cdef class IncrementalCore:
     cdef int expand_under(self, int u) except -1:
         cdef int vs[8]
         cdef double cs[8]
-        cdef Node* x = &self.nodes[u]
-        cdef Slot* m = &self.slots[u]
+        cdef Node* x = &self.nodes[self.ix(u)]
+        cdef Slot* m = &self.slots[self.ix(u)]
         cdef double old = x.g, cu, c
         cdef int d, v = -1, ux, uy
         cdef int64_t e
@@ -792,7 +830,7 @@ cdef class IncrementalCore:
         try:
             while True:
                 while self.n_ties > 0 and \
-                        self.slots[self.ties[self.n_ties - 1].node].pos != ON_TIES:
+                        self.slots[self.ties[self.n_ties - 1].mem].pos != ON_TIES:
                     self.n_ties -= 1              # taken off the stack meanwhile
                 tied = self.n_ties > 0 and (self.size == 0 or
                                             not before(self.heap[0], self.ties[self.n_ties - 1]))
@@ -805,7 +843,7 @@ cdef class IncrementalCore:
                 if budget >= 0 and self.expanded - start >= budget:
                     return None                   # out of budget: not done
                 tk = self.key(self.target)
-                if not (self.due(top, tk) or (t.rhs != t.g and not self.slots[self.target].mark & INCONS)):
+                if not (self.due(top, tk) or (t.rhs != t.g and not self.slots[self.ix(self.target)].mark & INCONS)):
                     break
                 u = top.node
                 # A queued key is recomputed whenever its node's g, rhs, the heuristic's
@@ -813,7 +851,7 @@ cdef class IncrementalCore:
                 fresh = self.key(u) if tied or self.km != 0.0 else top
                 if tied:
                     self.n_ties -= 1
-                    self.slots[u].pos = -1
+                    self.slots[self.ix(u)].pos = -1
                     if before(top, fresh):        # stale key: into the queue again
                         self.push(u)
                         continue
@@ -823,7 +861,7 @@ cdef class IncrementalCore:
                 self.expanded += 1
                 self.tying = self.deep and not self.anytime
                 self.fu = fresh.k1
-                if self.nodes[u].g > self.nodes[u].rhs:
+                if self.nodes[self.ix(u)].g > self.nodes[self.ix(u)].rhs:
                     self.expand_over(u)
                 else:
                     self.expand_under(u)
@@ -847,7 +885,10 @@ cdef class IncrementalCore:
         cdef int ty = self.row(target)
         cdef int tx = target - ty * w
         cdef double hs = self.h_scale, tol
-        cdef Node* t = &nodes[target]
+        cdef Node* t = &nodes[self.ix(target)]
+        cdef Py_ssize_t mu, mv
+        cdef bint tiled = self.tiled
+        cdef Py_ssize_t tw = self.tw
         cdef Node* x
         cdef Item top, it
         cdef Item* grown
@@ -876,12 +917,13 @@ cdef class IncrementalCore:
                                               top.k2 <= tol - t.g)):
                     break
             u = top.node
-            x = &nodes[u]
+            mu = top.mem
+            x = &nodes[mu]
             uy = self.row(u)
             ux = u - uy * w
             if tied:                              # its rhs may have fallen since
                 self.n_ties -= 1
-                slots[u].pos = -1
+                slots[mu].pos = -1
                 if u == target:
                     dx = 0.0
                 else:
@@ -898,7 +940,7 @@ cdef class IncrementalCore:
                 self.fu = top.k1
             self.expanded += 1
             x.g = gu = x.rhs
-            slots[u].mark = rnd
+            slots[mu].mark = rnd
             cu = cost[u]
             if masks != NULL:
                 bits = masks[u + 2 * uy + w + 3]   # its padded cell: (uy + 1) (w + 2) + ux + 1
@@ -935,17 +977,19 @@ cdef class IncrementalCore:
                     c = gu + SQRT2 * (0.5 * (cu + cv))
                 if v == root:
                     continue
-                x = &nodes[v]
-                if not (seen[v >> 6] >> (v & 63)) & 1:
-                    seen[v >> 6] |= (<uint64_t> 1) << (v & 63)
-                    dirty[v >> 12] |= (<uint64_t> 1) << ((v >> 6) & 63)
+                mv = ((((vy >> 4) * tw + (vx >> 4)) << 8) | ((vy & 15) << 4) | (vx & 15)) \
+                    if tiled else v
+                x = &nodes[mv]
+                if not (seen[mv >> 6] >> (mv & 63)) & 1:
+                    seen[mv >> 6] |= (<uint64_t> 1) << (mv & 63)
+                    dirty[mv >> 12] |= (<uint64_t> 1) << ((mv >> 6) & 63)
                     x.g = INFINITY
-                    slots[v].mark = 0
+                    slots[mv].mark = 0
                     self.initialised += 1
                     p = -1
                 elif c < x.rhs * (1.0 - TIE_EPS):
-                    p = slots[v].pos
-                    slots[v].mark = slots[v].mark & ~INCONS
+                    p = slots[mv].pos
+                    slots[mv].mark = slots[mv].mark & ~INCONS
                     if p == ON_TIES:              # still least or tied
                         x.rhs = c
                         continue
@@ -965,6 +1009,7 @@ cdef class IncrementalCore:
                 it.k1 = floor((c + dx) * 16777216.0 + 0.5) * (1.0 / 16777216.0)
                 it.k2 = -c
                 it.node = v
+                it.mem = <int32_t> mv
                 if p >= 0:
                     self.place(p, it)
                 elif it.k1 == self.fu:
@@ -975,7 +1020,7 @@ cdef class IncrementalCore:
                         self.ties, self.cap_ties = grown, 2 * self.cap_ties
                     self.ties[self.n_ties] = it
                     self.n_ties += 1
-                    slots[v].pos = ON_TIES
+                    slots[mv].pos = ON_TIES
                 else:
                     if self.size == self.capacity:
                         grown = <Item*> realloc(self.heap, 2 * self.capacity * sizeof(Item))
@@ -990,10 +1035,10 @@ cdef class IncrementalCore:
                         if not before(it, self.heap[parent]):
                             break
                         self.heap[i] = self.heap[parent]
-                        slots[self.heap[i].node].pos = <int32_t> i
+                        slots[self.heap[i].mem].pos = <int32_t> i
                         i = parent
                     self.heap[i] = it
-                    slots[v].pos = <int32_t> i
+                    slots[mv].pos = <int32_t> i
         return 0
 
     def walk(self, int s, int limit):
@@ -1008,7 +1053,7 @@ cdef class IncrementalCore:
         cdef int64_t* taken
         cdef int64_t* grown
         empty = np.empty(0, dtype=np.int64)
-        if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[s].rhs == INFINITY):
+        if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
             return empty, empty, INFINITY
         out = <int64_t*> malloc(cap * sizeof(int64_t))
         taken = <int64_t*> malloc(cap * sizeof(int64_t))
@@ -1111,7 +1156,7 @@ cdef class IncrementalCore:
         cdef int s
         for s in range(self.n):
             if self.known(s):
-                o[s] = self.nodes[s].g if g else self.nodes[s].rhs
+                o[s] = self.nodes[self.ix(s)].g if g else self.nodes[self.ix(s)].rhs
         return out
 
     def queued(self):
@@ -1120,7 +1165,8 @@ cdef class IncrementalCore:
         nodes = [self.heap[i].node for i in range(self.size)]
         ordered = all(not before(self.heap[i], self.heap[(i - 1) >> 1])
                       for i in range(1, self.size)) and \
-            all(self.slots[self.heap[i].node].pos == i for i in range(self.size))
+            all(self.slots[self.heap[i].mem].pos == i and
+                self.heap[i].mem == self.ix(self.heap[i].node) for i in range(self.size))
         return nodes, ordered
 
     def next_round(self, double eps):
@@ -1134,8 +1180,8 @@ cdef class IncrementalCore:
         self.round = (self.round % ROUND) + 1     # CLOSED emptied
         for i in range(self.n_incons):
             s = self.incons[i]
-            x = &self.nodes[s]
-            m = &self.slots[s]
+            x = &self.nodes[self.ix(s)]
+            m = &self.slots[self.ix(s)]
             if m.mark & INCONS:
                 m.mark &= ~INCONS
                 if x.g != x.rhs:
