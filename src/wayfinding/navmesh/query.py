@@ -255,8 +255,8 @@ class NavMeshQuery(SingleThread):
         ``method``: ``"astar"`` (the above) or ``"polyanya"``, the exact shortest path in the
         usable polygons (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch`: lengths only,
         so a filter with area costs other than 1 raises, and off-mesh links are not taken),
-        1.8–4.7× the default's time (``benchmarks/navmesh_routes.py``: 4.7× on a 5-polygon
-        room, 2× on worlds of 200–700 polygons).
+        1.2–1.8× the default's time (``benchmarks/navmesh_routes.py``, worlds of 5–708
+        polygons).
         """
         # The guard of :func:`exclusive` and the common case (plain points, the filter of
         # the last query) written out: a call layer costs a tenth of a small mesh's query.
