@@ -12,15 +12,19 @@ free and ``p + s`` is blocked.  At a jump point entered by ``d`` the search cont
 ``d``, each forced side ``s`` and the diagonal between ``d`` and ``s``; after a diagonal step
 in that diagonal and its two components; from the start in all 8 directions.
 
-Straight jumps read a :class:`JumpGrid`: the free cells as rows of bits, a transposed copy
-for vertical jumps, and for each direction the stop bits of its scans (a cell blocked or
-with a forced neighbour for that direction, two bit operations per word of the free bits,
-made with the copy), so one step of a scan tests 56 cells with one load (``_jps_bits``).  Per
-direction, reach bits mark the cells whose scan ends at a jump point rather than a wall (one
-pass over the stop bits).  A diagonal jump scans a component direction from one of its cells
-only where that bit is set or on the goal's row or column; the jump points (or the goal)
-found there are successors of the node expanded, an edge being a diagonal run then a straight
-run, of cost the octile distance of its ends.  Two successor rules:
+Straight jumps read a :class:`JumpGrid`: for each direction the stop bits of its scans (a
+cell blocked or with a forced neighbour for that direction, two bit operations per word of
+the free cells as rows of bits, or as columns for vertical jumps), so one step of a scan
+tests 56 cells with one load (``_jps_bits``).  Per direction, reach bits mark the cells
+whose scan ends at a jump point rather than a wall (one pass over the stop bits), so a scan
+never reads the free cells: a cell without the bit has nothing to scan unless the goal is on
+its line.  A diagonal jump scans a component direction from one of its cells only where
+that bit is set or on the goal's row or column; per diagonal direction, one line of bits
+per diagonal of the grid marks where either component's reach bit is set or the diagonal
+ends, so the walk goes from one such cell to the next with one load per 56 cells.  The jump
+points (or the goal) found beside the diagonal are successors of the node expanded, an edge
+being a diagonal run then a straight run, of cost the octile distance of its ends.  Two
+successor rules:
 
 * ``JPS`` (variant 0): a diagonal jump stops at the first cell with a successor beside it
   (the turning cell); that cell is queued, reached diagonally, when the diagonal goes on
@@ -43,7 +47,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
-from ._jps_bits cimport LEAD, bit_words, fill_reach, fill_stops, scan_backward, scan_forward
+from ._jps_bits cimport LEAD, bit_words, fill_reach, fill_stops, next_backward, next_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
 from ._steps cimport step_dx, step_dy, step_of, step_offsets
 from ._workspace cimport Workspace, check_workspace
@@ -62,18 +66,22 @@ JPS2 = RULE_JPS2
 
 
 cdef struct Bits:
-    const uint64_t* rows    # row y of free bits at rows + y * row_words
-    const uint64_t* cols    # column x of free bits at cols + x * col_words
     # Stop bits of the scans in each cardinal direction (N, E, S, W): E and W laid out as
-    # rows, N and S as columns.
+    # rows (row y at y * row_words), N and S as columns (column x at x * col_words).
     const uint64_t* stop[4]
     # Reach bits, laid out as the stop bits: set when the scan from the cell in that
     # direction ends at a jump point (not at a wall).
     const uint64_t* reach[4]
+    # Per diagonal direction (NE, SE, SW, NW), one line of bits per diagonal of the grid
+    # (row_words words, bit LEAD + x for the cell in column x): set where a walk in that
+    # direction must stop (see :func:`diagonal_line`).
+    const uint64_t* diag[4]
     const uint8_t* moves
     int row_words
     int col_words
     int width
+    int height
+    double inv_width    # 1 / width, for row_of
 
 
 cdef struct Query:
@@ -91,11 +99,20 @@ cdef struct Query:
     Counters c
 
 
-cdef inline int arrival(int u, int p, int width) noexcept nogil:
-    """Direction of the last step of the edge from parent p to u: the edge is a diagonal run
-    then a straight run, so the straight direction unless the offset is purely diagonal."""
-    cdef int dx = u % width - p % width
-    cdef int dy = u // width - p // width
+cdef inline int row_of(int n, const Bits* b) noexcept nogil:
+    """The row of padded flat index n, n // width without a division: n + 0.5 lies strictly
+    inside (row, row + 1) times width, by a margin far above the product's rounding."""
+    return <int> ((n + 0.5) * b.inv_width)
+
+
+cdef inline int arrival(int ux, int uy, int p, const Bits* b) noexcept nogil:
+    """Direction of the last step of the edge from parent p to u = (ux, uy): the edge is a
+    diagonal run then a straight run, so the straight direction unless the offset is purely
+    diagonal."""
+    cdef int width = b.width
+    cdef int py = row_of(p, b)
+    cdef int dx = ux - (p - py * width)
+    cdef int dy = uy - py
     cdef int ax = dx if dx >= 0 else -dx
     cdef int ay = dy if dy >= 0 else -dy
     if ax > ay:
@@ -155,63 +172,65 @@ cdef inline int pop_open(Query* q) noexcept nogil:
     return -1
 
 
-cdef inline int run_end(int r, int gd) noexcept nogil:
-    """A straight run's successor distance from its scan result r (jump point at r > 0, wall
-    at -r) and the goal's distance gd along it (<= 0 when not on it): the goal, which is
-    free, counts when it lies before the wall or at or before the jump point; -1 for none."""
-    if gd > 0 and (gd <= r or gd < -r):
+cdef inline int run_end(int k, bint reach, int gd) noexcept nogil:
+    """A straight run's successor distance from the distance k of its first stop, a jump
+    point when ``reach`` (the reach bit of the run's first cell) else a wall, and the goal's
+    distance gd along it (<= 0 when not on it): the goal, which is free, counts when it lies
+    at or before the jump point or before the wall; -1 for none."""
+    if gd > 0 and (gd < k or (reach and gd == k)):
         return gd
-    return r if r > 0 else -1
+    return k if reach else -1
 
 
 cdef inline bint bit_set(const uint64_t* line, int pos) noexcept nogil:
     return (line[pos >> 6] >> (pos & 63)) & 1
 
 
+cdef inline int scan_run(const uint64_t* stop, int pos, bint forward, bint reach,
+                         int gd) noexcept nogil:
+    """:func:`run_end` of the straight run from bit ``pos`` of a line of stop bits, toward
+    higher bits when ``forward``; the free bits are not read: the reach bit tells what the
+    first stop is."""
+    cdef int k = next_forward(stop, pos) if forward else next_backward(stop, pos)
+    return run_end(k, reach, gd)
+
+
 cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx,
                               int gy) noexcept nogil:
     """Steps from the free cell (x, y) in cardinal d to the first jump point or the goal, or
     -1 when the run ends at a wall first."""
-    cdef int r, gd = 0
-    if d & 1:
-        if gy != y and not bit_set(b.reach[d] + y * b.row_words, LEAD + x):
+    cdef int gd = 0
+    cdef bint reach
+    cdef const uint64_t* line
+    if d & 1:       # E, W: along row y
+        reach = bit_set(b.reach[d] + y * b.row_words, LEAD + x)
+        if gy == y:
+            gd = gx - x if d == 1 else x - gx
+        elif not reach:
             return -1
-    elif gx != x and not bit_set(b.reach[d] + x * b.col_words, LEAD + y):
+        return scan_run(b.stop[d] + y * b.row_words, LEAD + x, d == 1, reach, gd)
+    reach = bit_set(b.reach[d] + x * b.col_words, LEAD + y)     # S, N: along column x
+    if gx == x:
+        gd = gy - y if d == 2 else y - gy
+    elif not reach:
         return -1
-    if d == 1:      # E
-        r = scan_forward(b.stop[1] + y * b.row_words, b.rows + y * b.row_words, LEAD + x)
-        if gy == y:
-            gd = gx - x
-    elif d == 3:    # W
-        r = scan_backward(b.stop[3] + y * b.row_words, b.rows + y * b.row_words, LEAD + x)
-        if gy == y:
-            gd = x - gx
-    elif d == 2:    # S
-        r = scan_forward(b.stop[2] + x * b.col_words, b.cols + x * b.col_words, LEAD + y)
-        if gx == x:
-            gd = gy - y
-    else:           # N
-        r = scan_backward(b.stop[0] + x * b.col_words, b.cols + x * b.col_words, LEAD + y)
-        if gx == x:
-            gd = y - gy
-    return run_end(r, gd)
+    return scan_run(b.stop[d] + x * b.col_words, LEAD + y, d == 2, reach, gd)
 
 
 cdef struct Diagonal:
-    # A diagonal walk: the cell (x, y), flat index n, and the rows of bits its straight
-    # scans read (the cell's row and column, and their neighbours).
+    # A diagonal walk: the cell (x, y), flat index n, and the lines of bits its straight
+    # scans read (the cell's row and column).
     int n
     int x
     int y
     int dx
     int dy
     int step
-    const uint64_t* row
-    const uint64_t* col
     const uint64_t* hstop   # stop bits of the horizontal and vertical scans
     const uint64_t* vstop
     const uint64_t* hreach  # reach bits of the horizontal and vertical scans
     const uint64_t* vreach
+    const uint64_t* line    # the stop bits of the walk's diagonal (:func:`diagonal_line`)
     int rw
     int cw
 
@@ -225,45 +244,27 @@ cdef inline void walk_init(Diagonal* w, const Bits* b, int n, int x, int y, int 
     w.step = w.dy * b.width + w.dx
     w.rw = w.dy * b.row_words
     w.cw = w.dx * b.col_words
-    w.row = b.rows + y * b.row_words
-    w.col = b.cols + x * b.col_words
     w.hstop = b.stop[1 if w.dx > 0 else 3] + y * b.row_words
     w.vstop = b.stop[2 if w.dy > 0 else 0] + x * b.col_words
     w.hreach = b.reach[1 if w.dx > 0 else 3] + y * b.row_words
     w.vreach = b.reach[2 if w.dy > 0 else 0] + x * b.col_words
+    w.line = b.diag[d - 4] + diagonal_line(x, y, d, b.height) * b.row_words
 
 
-cdef inline void walk_step(Diagonal* w) noexcept nogil:
-    w.n += w.step
-    w.x += w.dx
-    w.y += w.dy
-    w.row += w.rw
-    w.col += w.cw
-    w.hstop += w.rw
-    w.vstop += w.cw
-    w.hreach += w.rw
-    w.vreach += w.cw
+cdef inline int diagonal_line(int x, int y, int d, int height) noexcept nogil:
+    """Index of the diagonal through padded cell (x, y) in direction d: x + y for NE and SW,
+    x - y + height - 1 for SE and NW (0 .. width + height - 2)."""
+    return x + y if d == 4 or d == 6 else x - y + height - 1
 
 
-cdef inline int walk_horizontal(const Diagonal* w, const Bits* b, int gx, int gy) noexcept nogil:
-    """Steps from the walk's cell to the jump point (or goal) of its horizontal component,
-    or -1."""
-    cdef int r
-    if w.dx > 0:
-        r = scan_forward(w.hstop, w.row, LEAD + w.x)
-        return run_end(r, gx - w.x if gy == w.y else 0)
-    r = scan_backward(w.hstop, w.row, LEAD + w.x)
-    return run_end(r, w.x - gx if gy == w.y else 0)
-
-
-cdef inline int walk_vertical(const Diagonal* w, const Bits* b, int gx, int gy) noexcept nogil:
-    """As :func:`walk_horizontal` for the vertical component."""
-    cdef int r
-    if w.dy > 0:
-        r = scan_forward(w.vstop, w.col, LEAD + w.y)
-        return run_end(r, gy - w.y if gx == w.x else 0)
-    r = scan_backward(w.vstop, w.col, LEAD + w.y)
-    return run_end(r, w.y - gy if gx == w.x else 0)
+cdef inline void walk_advance(Diagonal* w, int k) noexcept nogil:
+    w.n += k * w.step
+    w.x += k * w.dx
+    w.y += k * w.dy
+    w.hstop += k * w.rw
+    w.vstop += k * w.cw
+    w.hreach += k * w.rw
+    w.vreach += k * w.cw
 
 
 cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int uy, int d,
@@ -274,35 +275,57 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
     ``to_wall`` (JPS2): the run goes on to the wall.  Otherwise it ends at the first cell
     with a successor found beside it (the turning cell), which is itself queued, reached
     diagonally, when the diagonal goes on from it; arriving diagonally, a node only
-    continues its diagonal (its straight runs were scanned when it was reached)."""
+    continues its diagonal (its straight runs were scanned when it was reached).
+
+    The walk visits only the cells where something can happen: the next stop bit of its
+    diagonal (a reach bit of a component set, or no further step), or the goal's row or
+    column, whichever comes first; the cells between have no successor beside them."""
     cdef Diagonal w
     cdef uint8_t bit = <uint8_t> (1 << d)
-    cdef int jh, jv
-    cdef double gd = q.g[u]
+    cdef int jh, jv, k, r, steps = 0
+    cdef bint reach
+    cdef double gd, g0 = q.g[u]
+    if not (b.moves[u] & bit):
+        return 0
     walk_init(&w, b, u, ux, uy, d)
-    while b.moves[w.n] & bit:
-        walk_step(&w)
-        gd += SQRT2
+    while True:
+        # The step from the walk's cell is legal: go to the next cell that needs a look.
+        if w.dx > 0:
+            k = next_forward(w.line, LEAD + w.x)
+        else:
+            k = next_backward(w.line, LEAD + w.x)
+        r = (q.gx - w.x) * w.dx
+        if 0 < r < k:
+            k = r
+        r = (q.gy - w.y) * w.dy
+        if 0 < r < k:
+            k = r
+        walk_advance(&w, k)
+        steps += k
+        gd = g0 + steps * SQRT2
         if w.n == q.goal:
             return relax(q, u, w.n, w.x, w.y, gd)
         # A scan only where its reach bit says it ends at a jump point, or on the goal's
         # row or column.
         jh = -1
-        if w.y == q.gy or bit_set(w.hreach, LEAD + w.x):
-            jh = walk_horizontal(&w, b, q.gx, q.gy)
+        reach = bit_set(w.hreach, LEAD + w.x)
+        if reach or w.y == q.gy:
+            jh = scan_run(w.hstop, LEAD + w.x, w.dx > 0, reach,
+                          (q.gx - w.x) * w.dx if w.y == q.gy else 0)
         if jh > 0 and relax(q, u, w.n + jh * w.dx, w.x + jh * w.dx, w.y, gd + jh) != 0:
             return -1
         jv = -1
-        if w.x == q.gx or bit_set(w.vreach, LEAD + w.y):
-            jv = walk_vertical(&w, b, q.gx, q.gy)
+        reach = bit_set(w.vreach, LEAD + w.y)
+        if reach or w.x == q.gx:
+            jv = scan_run(w.vstop, LEAD + w.y, w.dy > 0, reach,
+                          (q.gy - w.y) * w.dy if w.x == q.gx else 0)
         if jv > 0 and relax(q, u, w.n + jv * w.dy * b.width, w.x, w.y + jv * w.dy,
                             gd + jv) != 0:
             return -1
-        if not to_wall and (jh > 0 or jv > 0):
-            if b.moves[w.n] & bit:
-                return relax(q, u, w.n, w.x, w.y, gd)
+        if not (b.moves[w.n] & bit):
             return 0
-    return 0
+        if not to_wall and (jh > 0 or jv > 0):
+            return relax(q, u, w.n, w.x, w.y, gd)
 
 
 cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
@@ -325,10 +348,12 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
             return FOUND
         mu = b.moves[u]
         p = q.parent[u]
+        uy = row_of(u, b)
+        ux = u - uy * w
         if p < 0:
             dirs = 0xFF
         else:
-            d = arrival(u, p, w)
+            d = arrival(ux, uy, p, b)
             if d < 4:
                 dirs = AFTER_STRAIGHT[256 * d + mu]
             elif variant == RULE_JPS:
@@ -337,8 +362,6 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
                 dirs = AFTER_DIAGONAL[d]
         dirs &= mu
         gu = q.g[u]
-        ux = u % w
-        uy = u // w
         for d in range(4):
             if (dirs >> d) & 1:
                 k = jump_straight(b, ux, uy, d, q.gx, q.gy)
@@ -351,21 +374,48 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
                 return -1
 
 
+cdef inline bint cell_reach(const Bits* b, int x, int y, int d) noexcept nogil:
+    """The reach bit of padded cell (x, y) for cardinal d."""
+    if d & 1:
+        return bit_set(b.reach[d] + y * b.row_words, LEAD + x)
+    return bit_set(b.reach[d] + x * b.col_words, LEAD + y)
+
+
+cdef void fill_diagonals(Bits* b, uint64_t* diag, Py_ssize_t block) noexcept nogil:
+    """The diagonal stop bits of ``b`` (blocks of ``block`` words per diagonal direction,
+    zeroed): a cell stops a walk in diagonal d when it has no legal step in d or the reach
+    bit of the horizontal or the vertical component of d is set there."""
+    cdef int x, y, d, pos, n
+    cdef uint64_t* line
+    for y in range(b.height):
+        for x in range(b.width):
+            n = y * b.width + x
+            pos = LEAD + x
+            for d in range(4, 8):
+                if (not (b.moves[n] >> d) & 1
+                        or cell_reach(b, x, y, 1 if step_dx(d) > 0 else 3)
+                        or cell_reach(b, x, y, 2 if step_dy(d) > 0 else 0)):
+                    line = diag + (d - 4) * block + diagonal_line(x, y, d, b.height) * b.row_words
+                    line[pos >> 6] |= (<uint64_t> 1) << (pos & 63)
+
+
 cdef class JumpGrid:
-    """The free cells of a padded grid as rows of bits and as columns of bits, the stop bits
-    of the scans in each direction, its move masks and (optionally) island ids: what the
-    online jump point searches read (made in O(map / 64) word operations).
+    """The stop bits and the reach bits of the scans in each cardinal direction, the stop bits
+    of the walks in each diagonal direction, the move masks and (optionally) the island ids
+    of a padded grid: what the online jump point searches read (made in O(map) operations,
+    the straight ones in O(map / 64) word operations).
 
     ``moves``: padded, flattened move masks (no-corner-cutting rule), rows ``width`` wide.  A
     cell counts as free when it has a legal move: a free cell without one has no free
     4-neighbour, so it can never be beside a run nor on one.  ``islands``: ``(H, W)`` int32
     island ids (-1 blocked) of the unpadded grid, or None; :meth:`search` needs them.
-    ``nbytes``: bytes of the bit arrays (ten bits per padded cell).
+    ``nbytes``: bytes of the bit arrays (eight bits per padded cell, and four lines of bits
+    per diagonal of the grid).
     """
 
     cdef readonly int width, height
     cdef readonly Py_ssize_t size
-    cdef object rows_array, cols_array, stops_array, reach_array, moves_ref, islands_ref
+    cdef object stops_array, reach_array, diag_array, moves_ref, islands_ref
     cdef const int32_t[:, ::1] islands
     cdef bint has_islands
     cdef Bits bits
@@ -373,8 +423,8 @@ cdef class JumpGrid:
     def __init__(self, const uint8_t[::1] moves, int width, object islands=None):
         cdef Py_ssize_t n = moves.shape[0], i
         cdef int height, x, y, rw, cw
-        cdef uint64_t[::1] rows, cols, stops, reach
-        cdef Py_ssize_t hw, cw_all
+        cdef uint64_t[::1] rows, cols, stops, reach, diag
+        cdef Py_ssize_t hw, cw_all, dw
         if width < 3 or n % width != 0 or n // width < 3:
             raise ValueError(f"moves of size {n} are not a padded grid of row width {width}")
         height = <int> (n // width)
@@ -383,10 +433,9 @@ cdef class JumpGrid:
         self.size = n
         rw = bit_words(width)
         cw = bit_words(height)
-        self.rows_array = np.zeros(height * rw, dtype=np.uint64)
-        self.cols_array = np.zeros(width * cw, dtype=np.uint64)
-        rows = self.rows_array
-        cols = self.cols_array
+        # The free cells by rows and by columns, read to make the stop and reach bits.
+        rows = np.zeros(height * rw, dtype=np.uint64)
+        cols = np.zeros(width * cw, dtype=np.uint64)
         for y in range(height):
             for x in range(width):
                 if moves[y * width + x]:
@@ -408,9 +457,11 @@ cdef class JumpGrid:
         fill_reach(&rows[0], &stops[0], &stops[hw], &reach[0], &reach[hw], height, rw)
         fill_reach(&cols[0], &stops[2 * hw], &stops[2 * hw + cw_all], &reach[2 * hw],
                    &reach[2 * hw + cw_all], width, cw)
+        # Diagonal stop bits, one block of width + height - 1 lines per diagonal direction.
+        dw = (width + height - 1) * rw
+        self.diag_array = np.zeros(4 * dw, dtype=np.uint64)
+        diag = self.diag_array
         self.moves_ref = moves.base if moves.base is not None else np.asarray(moves)
-        self.bits.rows = &rows[0]
-        self.bits.cols = &cols[0]
         self.bits.stop[1] = &stops[0]
         self.bits.stop[3] = &stops[height * rw]
         self.bits.stop[2] = &stops[2 * height * rw]
@@ -423,6 +474,11 @@ cdef class JumpGrid:
         self.bits.row_words = rw
         self.bits.col_words = cw
         self.bits.width = width
+        self.bits.height = height
+        self.bits.inv_width = 1.0 / width
+        for i in range(4):
+            self.bits.diag[i] = &diag[i * dw]
+        fill_diagonals(&self.bits, &diag[0], dw)
         self.has_islands = islands is not None
         if self.has_islands:
             self.islands = islands
@@ -432,10 +488,39 @@ cdef class JumpGrid:
 
     @property
     def nbytes(self):
-        """Bytes of the bit arrays (free cells by rows and columns, four of stop bits, four
-        of reach bits)."""
-        return (self.rows_array.nbytes + self.cols_array.nbytes + self.stops_array.nbytes
-                + self.reach_array.nbytes)
+        """Bytes of the bit arrays (four directions of stop bits, four of reach bits, four
+        of diagonal stop bits)."""
+        return self.stops_array.nbytes + self.reach_array.nbytes + self.diag_array.nbytes
+
+    def reach_bits(self, int d):
+        """``(height, width)`` bool over the padded grid: the reach bit of each cell for
+        cardinal d (N, E, S, W), set when the straight scan from the cell in d ends at a
+        jump point (a free cell with a forced neighbour for d) before a blocked cell."""
+        if not 0 <= d < 4:
+            raise ValueError(f"d must be a cardinal direction 0..3, got {d}")
+        out = np.zeros((self.height, self.width), dtype=bool)
+        cdef cnp.uint8_t[:, ::1] o = out.view(np.uint8)
+        cdef int x, y
+        for y in range(self.height):
+            for x in range(self.width):
+                o[y, x] = cell_reach(&self.bits, x, y, d)
+        return out
+
+    def diagonal_stops(self, int d):
+        """``(height, width)`` bool over the padded grid: the diagonal stop bit of each cell
+        for diagonal d (NE, SE, SW, NW = 4..7), set when the cell has no legal step in d or
+        the reach bit of one of d's components is set there."""
+        if not 4 <= d < 8:
+            raise ValueError(f"d must be a diagonal direction 4..7, got {d}")
+        out = np.zeros((self.height, self.width), dtype=bool)
+        cdef cnp.uint8_t[:, ::1] o = out.view(np.uint8)
+        cdef int x, y
+        for y in range(self.height):
+            for x in range(self.width):
+                o[y, x] = bit_set(self.bits.diag[d - 4]
+                                  + diagonal_line(x, y, d, self.height) * self.bits.row_words,
+                                  LEAD + x)
+        return out
 
     cdef int run(self, Workspace ws, int start, int goal, int variant, bint record,
                  Counters* c) except -9:

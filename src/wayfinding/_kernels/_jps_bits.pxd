@@ -1,10 +1,11 @@
-# Bit-packed rows for jump point search: straight jumps test 56 cells per step.
+# Bit-packed rows for jump point search: scans test 56 cells per step.
 #
 # A bit grid holds one row of bits per grid row (bit LEAD + x of row y set when padded cell
 # (x, y) is free), ``words`` 64-bit words per row; the LEAD zero bits in front and at least
 # one zero word behind let 64 bits be read at any cell of the row without bounds
-# checks.  Vertical jumps read the transposed copy (one row of bits per column), where
-# north and south become backward and forward scans.
+# checks.  Vertical jumps use the transposed copy (one row of bits per column), where
+# north and south become backward and forward scans.  The stop and reach bits made from it
+# share its layout; a scan looks for the next set bit of a line (next_forward / next_backward).
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
@@ -40,40 +41,6 @@ cdef inline uint64_t bits_at(const uint64_t* row, int pos) noexcept nogil:
     cdef uint64_t w
     memcpy(&w, (<const char*> row) + (pos >> 3), 8)
     return w >> (pos & 7)
-
-
-cdef inline int scan_forward(const uint64_t* stop, const uint64_t* free,
-                             int pos) noexcept nogil:
-    """Straight scan from the free cell at bit ``pos`` toward higher bits, on a row of stop
-    bits (a cell is a stop when it is blocked or has a forced neighbour for this direction)
-    and the same row of free bits.  Returns ``k`` for the first stop ``pos + k`` (k >= 1)
-    when it is free (a jump point), ``-k`` when it is blocked (the run is a dead end).  Each
-    step tests 56 cells with one load.
-    """
-    cdef int k = 0, p
-    cdef uint64_t s
-    while True:
-        s = bits_at(stop, pos + 1 + k) & MASK56
-        if s:
-            k += ctz64(s) + 1
-            p = pos + k
-            return k if (free[p >> 6] >> (p & 63)) & 1 else -k
-        k += 56
-
-
-cdef inline int scan_backward(const uint64_t* stop, const uint64_t* free,
-                              int pos) noexcept nogil:
-    """As :func:`scan_forward` toward lower bits (``pos - k``)."""
-    cdef int k = 0, p
-    cdef uint64_t s
-    while True:
-        # Bit j of the word is the cell pos - k - 56 + j.
-        s = bits_at(stop, pos - k - 56) & MASK56
-        if s:
-            k += 56 - (63 - clz64(s))
-            p = pos - k
-            return k if (free[p >> 6] >> (p & 63)) & 1 else -k
-        k += 56
 
 
 cdef inline void fill_stops(const uint64_t* free, uint64_t* forward, uint64_t* backward,
@@ -156,3 +123,26 @@ cdef inline void fill_reach(const uint64_t* free, const uint64_t* forward,
             if cur:
                 res |= bits_from(edge)
             behind[at] = res
+
+
+cdef inline int next_forward(const uint64_t* line, int pos) noexcept nogil:
+    """Distance k >= 1 to the first set bit ``pos + k`` of ``line`` (one load per 56 bits;
+    a set bit must lie ahead)."""
+    cdef int k = 0
+    cdef uint64_t s
+    while True:
+        s = bits_at(line, pos + 1 + k) & MASK56
+        if s:
+            return k + ctz64(s) + 1
+        k += 56
+
+
+cdef inline int next_backward(const uint64_t* line, int pos) noexcept nogil:
+    """As :func:`next_forward` toward lower bits (``pos - k``)."""
+    cdef int k = 0
+    cdef uint64_t s
+    while True:
+        s = bits_at(line, pos - k - 56) & MASK56
+        if s:
+            return k + 56 - (63 - clz64(s))
+        k += 56
