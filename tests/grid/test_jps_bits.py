@@ -1,5 +1,6 @@
 """Online JPS on bit-packed rows (``method="jps"``): optimal against a plain Dijkstra written
-here and against the Moving AI optimal lengths, across the 56-cell steps of its scans."""
+here and against the Moving AI optimal lengths, across the 56-cell steps of its scans; its
+reach and diagonal stop bits against a cell-by-cell walk."""
 
 import heapq
 import math
@@ -212,3 +213,73 @@ def test_trivial_queries(method):
     r = search.find_path((0, 0), (3, 1), method=method)
     assert not r.found and r.cost == math.inf and r.stats.expanded == 0
     assert r.algorithm == method
+
+
+#: (dx, dy) of the steps N, E, S, W, NE, SE, SW, NW (y grows downward).
+STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1))
+
+
+def reference_reach(moves, width, height):
+    """``(4, height, width)`` bool over the padded grid, walking cell by cell: the straight
+    scan from cell (x, y) in cardinal d ends at a jump point (a free cell with a side cell
+    free beside it and blocked one step back) before a blocked cell.  A cell is free when it
+    has a legal move; scans run on inner lines only (rows 1 .. H - 2 for E and W, columns
+    1 .. W - 2 for N and S)."""
+
+    def free(x, y):
+        return 0 <= x < width and 0 <= y < height and moves[y * width + x] != 0
+
+    reach = np.zeros((4, height, width), dtype=bool)
+    for d, (dx, dy) in enumerate(STEPS[:4]):
+        for y in range(height):
+            for x in range(width):
+                if (dy == 0 and not 0 < y < height - 1) or (dx == 0 and not 0 < x < width - 1):
+                    continue
+                cx, cy = x + dx, y + dy
+                while free(cx, cy):
+                    if any(free(cx + sx, cy + sy) and not free(cx - dx + sx, cy - dy + sy)
+                           for sx, sy in ((dy, dx), (-dy, -dx))):
+                        reach[d, y, x] = True
+                        break
+                    cx, cy = cx + dx, cy + dy
+    return reach
+
+
+@st.composite
+def bit_grids(draw):
+    """A grid up to 130 cells wide (rows cross the 64-bit words) or tall, blocks scattered."""
+    w = draw(st.integers(1, 130))
+    h = draw(st.integers(1, max(1, 600 // w)))
+    if draw(st.booleans()):
+        w, h = h, w
+    density = draw(st.sampled_from([0.0, 0.05, 0.2, 0.4]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    return rng.random((h, w)) >= density
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(passable=bit_grids())
+def test_reach_and_diagonal_stop_bits_match_a_cell_walk(passable):
+    grid = wf.Grid(passable)
+    jg = jump_grid(grid)
+    moves = np.asarray(grid.moves)
+    width, height = grid.width + 2, grid.height + 2
+    reach = reference_reach(moves, width, height)
+    for d in range(4):
+        np.testing.assert_array_equal(jg.reach_bits(d), reach[d], err_msg=f"direction {d}")
+    # A diagonal walk stops where it has no further step or a component's scan reaches a
+    # jump point.
+    masks = moves.reshape(height, width)
+    for d in range(4, 8):
+        dx, dy = STEPS[d]
+        expected = (((masks >> d) & 1) == 0) | reach[1 if dx > 0 else 3] \
+            | reach[2 if dy > 0 else 0]
+        np.testing.assert_array_equal(jg.diagonal_stops(d), expected, err_msg=f"direction {d}")
+
+
+def test_bit_accessors_refuse_other_directions():
+    jg = jump_grid(wf.Grid(np.ones((3, 3), dtype=bool)))
+    with pytest.raises(ValueError, match="cardinal direction 0..3, got 4"):
+        jg.reach_bits(4)
+    with pytest.raises(ValueError, match="diagonal direction 4..7, got 3"):
+        jg.diagonal_stops(3)
