@@ -29,7 +29,8 @@ successor rules:
 * ``JPS`` (variant 0): a diagonal jump stops at the first cell with a successor beside it
   (the turning cell); that cell is queued, reached diagonally, when the diagonal goes on
   from it, and its expansion only continues the diagonal (its straight runs were scanned
-  when it was reached).  It expands the jump points of classic JPS, without scanning the
+  when it was reached).  A turning cell of the least f is expanded at once, the walk going
+  on from it.  It expands the jump points of classic JPS, without scanning the
   turning cells' straight runs twice.
 * ``JPS2`` (variant 1): a diagonal jump runs on to the wall, so the turning cells on the
   diagonal never enter the open list (fewer expansions, longer scans).
@@ -149,6 +150,27 @@ cdef inline int relax(Query* q, int u, int v, int vx, int vy, double ng) noexcep
     if q.ties != NULL and f - q.fmin <= TIE_EPS * q.fmin:
         return vec_push(q.ties, v)
     return lazy_push(q.heap, f, ng, v)
+
+
+cdef inline int turn_now(Query* q, int u, int t, int tx, int ty, double ng) noexcept nogil:
+    """The turning cell t of a diagonal from u, reached with cost ng: expanded at once (1)
+    when it would go to the side list of least-f nodes, which makes it a least-f node, so
+    that the walk goes on from it without a round trip through the open list; else relaxed
+    as any successor (0, or -1 if memory ran out)."""
+    cdef uint32_t st = q.stamp[t]
+    if (q.ties == NULL or st == q.closed_stamp
+            or (st == q.open_stamp and ng >= q.g[t] * (1.0 - TIE_EPS))
+            or ng + octile(tx - q.gx, ty - q.gy) - q.fmin > TIE_EPS * q.fmin):
+        return relax(q, u, t, tx, ty, ng)
+    if st == q.open_stamp:
+        q.c.updated += 1
+    else:
+        q.c.generated += 1
+    q.g[t] = ng
+    q.parent[t] = u
+    q.stamp[t] = q.closed_stamp
+    q.c.expanded += 1
+    return 1
 
 
 cdef inline int pop_open(Query* q) noexcept nogil:
@@ -275,7 +297,9 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
     ``to_wall`` (JPS2): the run goes on to the wall.  Otherwise it ends at the first cell
     with a successor found beside it (the turning cell), which is itself queued, reached
     diagonally, when the diagonal goes on from it; arriving diagonally, a node only
-    continues its diagonal (its straight runs were scanned when it was reached).
+    continues its diagonal (its straight runs were scanned when it was reached).  A
+    turning cell of the least f is expanded at once (:func:`turn_now`): the walk goes on
+    from it, as its successors' parent.
 
     The walk visits only the cells where something can happen: the next stop bit of its
     diagonal (a reach bit of a component set, or no further step), or the goal's row or
@@ -325,7 +349,13 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
         if not (b.moves[w.n] & bit):
             return 0
         if not to_wall and (jh > 0 or jv > 0):
-            return relax(q, u, w.n, w.x, w.y, gd)
+            k = turn_now(q, u, w.n, w.x, w.y, gd)
+            if k != 1:
+                return k
+            # Expanded here: arriving diagonally, it only continues the diagonal.
+            u = w.n
+            g0 = gd
+            steps = 0
 
 
 cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
