@@ -136,13 +136,14 @@ def main(argv: list[str] | None = None) -> None:
                         + map_table(res))
     body = "\n\n".join([
         run_header("online_jps.py", argv, data, seconds),
-        "Online jump point search scans its straight jumps on a bit copy of the grid (56 "
-        "cells per step, a transposed copy for vertical jumps, per direction a bit that "
-        "says whether a cell's scan ends at a jump point); a diagonal jump scans a straight "
+        "Online jump point search scans its straight jumps on bit copies of the grid (56 "
+        "cells per step, rows and columns, per direction the stop bits and a bit that says "
+        "whether a cell's scan ends at a jump point); a diagonal jump scans a straight "
         "direction from one of its cells only where that bit is set or on the goal's row or "
-        "column, and makes the jump points found successors of the node expanded.  `jps` "
-        "stops the diagonal at the first cell with such a successor (queued to continue the "
-        "diagonal); `jps2` runs it on to the wall, "
+        "column, going from one such cell to the next on a line of bits per diagonal, and "
+        "makes the jump points found successors of the node expanded.  `jps` stops the "
+        "diagonal at the first cell with such a successor (queued to continue the diagonal, "
+        "or expanded at once when its f is the least); `jps2` runs it on to the wall, "
         "never queueing the cells where it turns.  Every method answers the same problems in "
         f"one process, in {args.passes} passes, each running the methods one after the other "
         f"over all the problems (A* in the first {args.astar_passes}); a problem's time is "
