@@ -71,12 +71,12 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
                    record: bool = False, method: str = "jps") -> PathResult:
     """Online jump point search (no preprocessing) from ``start`` to ``goal`` (``(x, y)``).
 
-    ``method``: ``"jps"`` or ``"jps2"``, both optimal.  A diagonal jump scans both straight
-    directions from each of its cells and the jump points found are successors of the node
-    expanded.  ``"jps"`` stops the diagonal at the first cell with such a successor, queued
-    to continue the diagonal; ``"jps2"`` runs it on to the wall, so turning cells are never
-    queued (fewer expansions, longer scans: faster on mazes and rooms, slower on open
-    maps).  Jumps scan the grid's bit copy (:func:`jump_grid`, made on the grid's first
+    ``method``: ``"jps"`` or ``"jps2"``, both optimal.  A diagonal jump scans a straight
+    direction from one of its cells only where that scan ends at a jump point (or on the
+    goal's row or column), and the jump points found are successors of the node expanded.
+    ``"jps"`` stops the diagonal at the first cell with such a successor, queued to continue
+    the diagonal; ``"jps2"`` runs it on to the wall, so turning cells are never queued
+    (fewer expansions, longer scans: faster on mazes and rooms, slower on open maps).  Jumps scan the grid's bit copy (:func:`jump_grid`, made on the grid's first
     query).  ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default:
     one per thread, reused).  ``record=True`` also returns the expanded jump points in order
     and the open list when the search stopped.  Blocked or out-of-grid endpoints raise
