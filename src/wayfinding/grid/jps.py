@@ -76,9 +76,10 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
     goal's row or column), and the jump points found are successors of the node expanded.
     ``"jps"`` stops the diagonal at the first cell with such a successor, queued to continue
     the diagonal; ``"jps2"`` runs it on to the wall, so turning cells are never queued
-    (fewer expansions, longer scans: faster on mazes and rooms, slower on open maps).  Jumps scan the grid's bit copy (:func:`jump_grid`, made on the grid's first
-    query).  ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default:
-    one per thread, reused).  ``record=True`` also returns the expanded jump points in order
+    (fewer expansions, longer scans: faster on mazes and rooms, slower on open maps).
+    Jumps scan the grid's bit copy (:func:`jump_grid`, made on the grid's first query).
+    ``workspace``: search scratch for at least ``(H + 2) * (W + 2)`` nodes (default: one per
+    thread, reused).  ``record=True`` also returns the expanded jump points in order
     and the open list when the search stopped.  Blocked or out-of-grid endpoints raise
     :class:`InvalidQueryError`; a goal on another island gives ``found=False`` without
     searching.  Algorithm name ``method``.
