@@ -117,20 +117,21 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
         grid.cell(start, name="start")
         grid.cell(goal, name="goal")
         raise
-    if status == FAILED:
+    found = status == FOUND
+    if not found:
+        if status != FAILED:  # raises: out of the grid or blocked
+            grid.cell(start if status == BAD_START else goal,
+                      name="start" if status == BAD_START else "goal", passable=True)
+            raise AssertionError("unreachable")
         path = empty_path()
-    elif status != FOUND:  # raises: out of the grid or blocked
-        grid.cell(start if status == BAD_START else goal,
-                  name="start" if status == BAD_START else "goal", passable=True)
-        raise AssertionError("unreachable")
     stats = SearchStats(exp, gen, 0, upd, mo, _clock() - t0)
     if record:
         # A node whose g improved sits on the heap more than once: keep its first item.
         heap = ws.open_nodes()
         first = np.sort(np.unique(heap, return_index=True)[1])
-        return PathResult(path, cost, status == FOUND, stats, method,
+        return PathResult(path, cost, found, stats, method,
                           grid.cells_of(ws.recorded()), grid.cells_of(heap[first]))
-    return PathResult(path, cost, status == FOUND, stats, method)
+    return PathResult(path, cost, found, stats, method)
 
 
 def primary_jump_points(grid: Grid) -> np.ndarray:
