@@ -23,7 +23,7 @@ from .._scratch import SingleThread
 from .._validate import xy
 from ..errors import ConcurrentUseError, InvalidQueryError
 from ..results import SearchStats, Status
-from .records import DEFAULT_FILTER, END, START, NavPath, QueryFilter, set_unset, unpacked
+from .records import DEFAULT_FILTER, END, START, LazyNavPath, NavPath, QueryFilter, set_unset
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
@@ -34,27 +34,13 @@ _new = object.__new__
 _STATUS = (Status.FAILED, Status.FOUND, Status.PARTIAL)
 
 
-class _ExactPath(NavPath):
+class _ExactPath(LazyNavPath):
     """The :class:`NavPath` of :meth:`PolyanyaSearch.find_path`: the path, cost, found and
     status are set at once, the other fields made when first read from ``_got``: (code
     (0 failed, 1 found, 2 partial), the kernel's answer, start (x, y), goal (x, y),
     snapped start, snapped goal, seconds)."""
 
-    __slots__ = ("_got",)
-    _got: tuple[Any, ...]
-
-    start = unpacked("start")
-    goal = unpacked("goal")
-    flags = unpacked("flags")
-    corner_polygons = unpacked("corner_polygons")
-    corridor = unpacked("corridor")
-    links = unpacked("links")
-    stats = unpacked("stats")
-    algorithm = unpacked("algorithm")
-    expanded_nodes = unpacked("expanded_nodes")
-    open_nodes = unpacked("open_nodes")
-    snapped_start = unpacked("snapped_start")
-    snapped_goal = unpacked("snapped_goal")
+    __slots__ = ()
 
     def _unpack(self) -> None:
         """Set every field still unset from the search's answer."""

@@ -21,7 +21,7 @@ from ..errors import ConcurrentUseError, InvalidQueryError, brief
 from ..results import SearchStats, Status
 from . import surface as _surface
 from .polyanya import PolyanyaSearch
-from .records import DEFAULT_FILTER, NavPath, QueryFilter, set_unset, unpacked
+from .records import DEFAULT_FILTER, LazyNavPath, NavPath, QueryFilter, set_unset
 
 if TYPE_CHECKING:
     from .mesh import NavMesh
@@ -33,27 +33,13 @@ _STATUS = (Status.FAILED, Status.FOUND, Status.PARTIAL)
 _new = object.__new__
 
 
-class _QueryPath(NavPath):
+class _QueryPath(LazyNavPath):
     """The :class:`NavPath` of :meth:`NavMeshQuery.find_path`: the path, cost, found and
     status are set at once, the other fields made from the kernel's answer (``_got``, see
     ``MeshQuery.find``) when first read: making them all costs more than the search on a
     small mesh."""
 
-    __slots__ = ("_got",)
-    _got: tuple[Any, ...]
-
-    start = unpacked("start")
-    goal = unpacked("goal")
-    flags = unpacked("flags")
-    corner_polygons = unpacked("corner_polygons")
-    corridor = unpacked("corridor")
-    links = unpacked("links")
-    stats = unpacked("stats")
-    algorithm = unpacked("algorithm")
-    expanded_nodes = unpacked("expanded_nodes")
-    open_nodes = unpacked("open_nodes")
-    snapped_start = unpacked("snapped_start")
-    snapped_goal = unpacked("snapped_goal")
+    __slots__ = ()
 
     def _unpack(self) -> None:
         """Set every field still unset from the kernel's answer."""

@@ -122,3 +122,30 @@ def set_unset(path: NavPath, values: dict[str, Any]) -> None:
             slot.__get__(path)          # set since: kept
         except AttributeError:
             slot.__set__(path, value)
+
+
+class LazyNavPath(NavPath):
+    """A :class:`NavPath` whose path, cost, found and status are set at once and whose other
+    fields (:data:`LAZY_FIELDS`) are made when first read, by the subclass's ``_unpack()``
+    from the search's answer kept in ``_got``: making them all costs more than the search on
+    a small mesh."""
+
+    __slots__ = ("_got",)
+    _got: tuple[Any, ...]
+
+    start = unpacked("start")
+    goal = unpacked("goal")
+    flags = unpacked("flags")
+    corner_polygons = unpacked("corner_polygons")
+    corridor = unpacked("corridor")
+    links = unpacked("links")
+    stats = unpacked("stats")
+    algorithm = unpacked("algorithm")
+    expanded_nodes = unpacked("expanded_nodes")
+    open_nodes = unpacked("open_nodes")
+    snapped_start = unpacked("snapped_start")
+    snapped_goal = unpacked("snapped_goal")
+
+    def _unpack(self) -> None:
+        """Set every field still unset from ``_got`` (see :func:`set_unset`)."""
+        raise NotImplementedError
