@@ -31,7 +31,7 @@ from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from .._validate import positive_float
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
-from ..results import PathResult, SearchStats, empty_path
+from ..results import PathResult, SearchStats, Status, empty_path
 from .grid import Grid
 from .index import GridIndex, require_grid
 
@@ -42,6 +42,7 @@ MAX_SIDE = 32000
 MAX_BUCKETS = 1 << 24
 
 _clock = time.perf_counter
+_FOUND, _FAILED = Status.FOUND, Status.FAILED
 
 #: Algorithm names of JPS+ results by (goal bounds given, bucketed).
 _PLUS_NAMES = {(False, False): "jps_plus", (False, True): "jps_plus_buckets",
@@ -92,17 +93,21 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
     (True, 4.414214, 5)
     """
     t0 = _clock()
-    jg = getattr(grid, "__dict__", {}).get("_jump_grid") or jump_grid(grid)
+    try:
+        jg = grid.__dict__["_jump_grid"]
+    except (AttributeError, KeyError):
+        jg = jump_grid(grid)
     # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked cells
     # and islands; anything else is normalised (and validated) first.
-    if not (type(start) is tuple and len(start) == 2 and type(start[0]) is int
-            and type(start[1]) is int):
+    if not (type(start) is tuple and type(goal) is tuple and len(start) == 2 == len(goal)
+            and type(start[0]) is int and type(start[1]) is int
+            and type(goal[0]) is int and type(goal[1]) is int):
         start = grid.cell(start, name="start", passable=True)
-    if not (type(goal) is tuple and len(goal) == 2 and type(goal[0]) is int
-            and type(goal[1]) is int):
         goal = grid.cell(goal, name="goal", passable=True)
     if workspace is None:
         ws = thread_workspace(jg.size)
+    elif type(workspace) is Workspace and workspace.size >= jg.size:
+        ws = workspace
     elif not isinstance(workspace, Workspace):
         raise InvalidQueryError(f"workspace must be a Workspace, got {type(workspace).__name__}")
     elif workspace.size < jg.size:
@@ -117,21 +122,22 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
         grid.cell(start, name="start")
         grid.cell(goal, name="goal")
         raise
-    found = status == FOUND
-    if not found:
-        if status != FAILED:  # raises: out of the grid or blocked
-            grid.cell(start if status == BAD_START else goal,
-                      name="start" if status == BAD_START else "goal", passable=True)
-            raise AssertionError("unreachable")
-        path = empty_path()
+    if status == FOUND:
+        found, state = True, _FOUND
+    elif status == FAILED:
+        found, state, path = False, _FAILED, empty_path()
+    else:  # raises: out of the grid or blocked
+        grid.cell(start if status == BAD_START else goal,
+                  name="start" if status == BAD_START else "goal", passable=True)
+        raise AssertionError("unreachable")
     stats = SearchStats(exp, gen, 0, upd, mo, _clock() - t0)
     if record:
         # A node whose g improved sits on the heap more than once: keep its first item.
         heap = ws.open_nodes()
         first = np.sort(np.unique(heap, return_index=True)[1])
-        return PathResult(path, cost, found, stats, method,
-                          grid.cells_of(ws.recorded()), grid.cells_of(heap[first]))
-    return PathResult(path, cost, found, stats, method)
+        return PathResult(path, cost, found, stats, method, grid.cells_of(ws.recorded()),
+                          grid.cells_of(heap[first]), state)
+    return PathResult(path, cost, found, stats, method, None, None, state)
 
 
 def primary_jump_points(grid: Grid) -> np.ndarray:
