@@ -126,9 +126,9 @@ def set_unset(path: NavPath, values: dict[str, Any]) -> None:
 
 class LazyNavPath(NavPath):
     """A :class:`NavPath` whose path, cost, found and status are set at once and whose other
-    fields (:data:`LAZY_FIELDS`) are made when first read, by the subclass's ``_unpack()``
-    from the search's answer kept in ``_got``: making them all costs more than the search on
-    a small mesh."""
+    fields (:data:`LAZY_FIELDS`) are made when first read, by the ``_unpack()`` each subclass
+    defines (it sets every field still unset, with :func:`set_unset`, from the search's
+    answer kept in ``_got``): making them all costs more than the search on a small mesh."""
 
     __slots__ = ("_got",)
     _got: tuple[Any, ...]
@@ -145,7 +145,3 @@ class LazyNavPath(NavPath):
     open_nodes = unpacked("open_nodes")
     snapped_start = unpacked("snapped_start")
     snapped_goal = unpacked("snapped_goal")
-
-    def _unpack(self) -> None:
-        """Set every field still unset from ``_got`` (see :func:`set_unset`)."""
-        raise NotImplementedError
