@@ -9,10 +9,16 @@ import math
 
 import numpy as np
 import pytest
-import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box
+from shapely.geometry import LineString, MultiPolygon, Point, box
+from test_query import (
+    check_copies_keep_fields,
+    check_found_path,
+    mesh_polygons,
+    random_world,
+    same_fields,
+)
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import NavMesh, NavMeshQuery, QueryFilter
@@ -21,22 +27,6 @@ from wayfinding.navmesh.polyanya import PolyanyaSearch
 from wayfinding.results import Status
 
 REL = 1e-9
-
-
-def random_world(seed, n_holes=10, size=20.0):
-    rng = np.random.default_rng(seed)
-    holes = []
-    for _ in range(n_holes):
-        x, y = rng.random(2) * size
-        w, h = rng.random(2) * size / 6 + 0.2
-        if rng.random() < 0.4:
-            ang = rng.random() * np.pi
-            holes.append(shapely.affinity.rotate(box(x, y, x + w, y + h), ang, use_radians=True))
-        else:
-            holes.append(box(x, y, x + w, y + h))
-    area = box(0, 0, size, size).difference(shapely.union_all(holes))
-    parts = [g for g in getattr(area, "geoms", [area]) if isinstance(g, Polygon)]
-    return max(parts, key=lambda g: g.area)
 
 
 def sample_points(area, rng, k):
@@ -266,11 +256,8 @@ def test_a_path_s_fields_read_late_are_those_of_its_own_query():
     their own query after later ones (found, failed, partial, snapped), equal the values
     worked out here from the path and the mesh, survive pickling, copying and replace, and
     a field set before it is read is kept; the query's method="polyanya" gives the same."""
-    import copy
-    import dataclasses
-    import pickle
 
-    from wayfinding.navmesh import END, START, NavPath
+    from wayfinding.navmesh import END, START
 
     area = random_world(11)
     mesh = NavMesh.build(area)
@@ -279,39 +266,15 @@ def test_a_path_s_fields_read_late_are_those_of_its_own_query():
     pts = [p for p in rng.random((200, 2)) * 20 if area.covers(Point(p))][:30]
     pairs = list(zip(pts[:14], pts[14:28])) + [((-3.0, 7.0), pts[0]), (pts[1], (25.0, 30.0))]
     results = [search.find_path(a, b) for a, b in pairs]
-    polys = [Polygon(mesh.vertices[mesh.polygons[i, :mesh.sizes[i]]])
-             for i in range(mesh.num_polygons)]
+    polys = mesh_polygons(mesh)
     for (a, b), r in zip(pairs, results):
-        assert isinstance(r, NavPath) and r.found and r.algorithm == "polyanya"
-        assert r.status is Status.FOUND
-        assert r.snapped_start == (not area.covers(Point(a)))
-        assert r.snapped_goal == (not area.covers(Point(b)))
-        if not r.snapped_start:
-            assert r.start.tolist() == list(a)
-        if not r.snapped_goal:
-            assert r.goal.tolist() == list(b)
-        assert r.start.tolist() == r.path[0].tolist() and r.goal.tolist() == r.path[-1].tolist()
-        assert r.flags.dtype == np.uint8 and r.flags[0] & START and r.flags[-1] & END
-        assert not (r.flags[1:-1] & (START | END)).any()
-        assert polys[r.corridor[0]].buffer(1e-9).covers(Point(r.start))
-        assert polys[r.corridor[-1]].buffer(1e-9).covers(Point(r.goal))
-        for corner, p in zip(r.path, r.corner_polygons):
-            assert polys[p].buffer(1e-9).covers(Point(corner))
+        check_found_path(r, a, b, area, polys)
+        assert r.algorithm == "polyanya" and r.status is Status.FOUND
         assert r.links.dtype == np.int32 and r.links.tolist() == []
         assert r.stats.generated >= 1 and 0 < r.stats.elapsed < 1
         assert r.expanded_nodes is None and r.open_nodes is None
-        assert math.isclose(r.cost, float(np.hypot(*np.diff(r.path, axis=0).T).sum()))
-        q = query.find_path(a, b, method="polyanya")
-        for f in dataclasses.fields(NavPath):
-            if f.name != "stats":
-                x, y = getattr(q, f.name), getattr(r, f.name)
-                assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), f.name
-    r = search.find_path(pts[0], pts[20])
-    for other in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r),
-                  dataclasses.replace(r, cost=r.cost)):
-        for f in dataclasses.fields(NavPath):
-            x, y = getattr(other, f.name), getattr(r, f.name)
-            assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), f.name
+        same_fields(query.find_path(a, b, method="polyanya"), r, skip=("stats",))
+    check_copies_keep_fields(search.find_path(pts[0], pts[20]))
     r = search.find_path(pts[2], pts[22])
     r.corridor = "mine"
     assert r.corridor == "mine" and r.flags[0] & START

@@ -567,12 +567,6 @@ def test_a_path_s_fields_read_late_are_those_of_its_own_query():
     """find_path's fields beyond the path, cost and status are made when first read: they
     still describe their own query after later queries, survive pickling, copying and
     replace, and a field set before it is read is kept."""
-    import copy
-    import dataclasses
-    import pickle
-
-    from wayfinding.navmesh import NavPath
-
     area = random_world(5)
     mesh = NavMesh.build(area)
     q = NavMeshQuery(mesh)
@@ -582,34 +576,67 @@ def test_a_path_s_fields_read_late_are_those_of_its_own_query():
     pairs = [(a, b) for a, b in zip(pts[:20], pts[20:])] + [(outside[0], pts[0]),
                                                              (pts[1], outside[1])]
     results = [q.find_path(a, b) for a, b in pairs]
-    polys = [Polygon(mesh.vertices[mesh.polygons[i, :mesh.sizes[i]]])
-             for i in range(mesh.num_polygons)]
+    polys = mesh_polygons(mesh)
     for (a, b), r in zip(pairs, results):
-        assert isinstance(r, NavPath) and r.found and r.algorithm == "navmesh"
-        assert r.snapped_start == (not area.covers(Point(a)))
-        assert r.snapped_goal == (not area.covers(Point(b)))
-        if not r.snapped_start:
-            assert r.start.tolist() == list(a)
-        if not r.snapped_goal:
-            assert r.goal.tolist() == list(b)
-        assert r.start.tolist() == r.path[0].tolist() and r.goal.tolist() == r.path[-1].tolist()
-        assert r.flags.dtype == np.uint8 and r.flags[0] & START and r.flags[-1] & END
-        assert not (r.flags[1:-1] & (START | END)).any()
-        assert polys[r.corridor[0]].buffer(1e-9).covers(Point(r.start))
-        assert polys[r.corridor[-1]].buffer(1e-9).covers(Point(r.goal))
+        check_found_path(r, a, b, area, polys)
+        assert r.algorithm == "navmesh"
         for x, y in zip(r.corridor[:-1], r.corridor[1:]):
             assert y in mesh.neighbours[x]
-        for corner, p in zip(r.path, r.corner_polygons):
-            assert polys[p].buffer(1e-9).covers(Point(corner))
         assert r.links.tolist() == [] and r.stats.expanded >= 1
         assert 0 < r.stats.elapsed < 1
-        assert math.isclose(r.cost, float(np.hypot(*np.diff(r.path, axis=0).T).sum()))
-    r = q.find_path(pts[0], pts[30])
-    for other in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r),
-                  dataclasses.replace(r, cost=r.cost)):
-        for f in dataclasses.fields(NavPath):
-            x, y = getattr(other, f.name), getattr(r, f.name)
-            assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), f.name
+    check_copies_keep_fields(q.find_path(pts[0], pts[30]))
     r = q.find_path(pts[2], pts[32])
     r.corridor = "mine"
     assert r.corridor == "mine" and r.flags[0] & START
+
+
+def mesh_polygons(mesh):
+    """The mesh's polygons as shapely polygons, by index."""
+    return [Polygon(mesh.vertices[mesh.polygons[i, :mesh.sizes[i]]])
+            for i in range(mesh.num_polygons)]
+
+
+def check_found_path(r, a, b, area, polys):
+    """The fields every mesh search gives a path it found from point a to point b of
+    ``area`` (``polys``: :func:`mesh_polygons`), worked out from the path and the mesh."""
+    from wayfinding.navmesh import NavPath
+
+    assert isinstance(r, NavPath) and r.found
+    assert r.snapped_start == (not area.covers(Point(a)))
+    assert r.snapped_goal == (not area.covers(Point(b)))
+    if not r.snapped_start:
+        assert r.start.tolist() == list(a)
+    if not r.snapped_goal:
+        assert r.goal.tolist() == list(b)
+    assert r.start.tolist() == r.path[0].tolist() and r.goal.tolist() == r.path[-1].tolist()
+    assert r.flags.dtype == np.uint8 and r.flags[0] & START and r.flags[-1] & END
+    assert not (r.flags[1:-1] & (START | END)).any()
+    assert polys[r.corridor[0]].buffer(1e-9).covers(Point(r.start))
+    assert polys[r.corridor[-1]].buffer(1e-9).covers(Point(r.goal))
+    for corner, p in zip(r.path, r.corner_polygons):
+        assert polys[p].buffer(1e-9).covers(Point(corner))
+    assert math.isclose(r.cost, float(np.hypot(*np.diff(r.path, axis=0).T).sum()))
+
+
+def same_fields(x, y, skip=()):
+    """Assert that two paths hold equal values in every :class:`NavPath` field but
+    ``skip``."""
+    import dataclasses
+
+    from wayfinding.navmesh import NavPath
+
+    for f in dataclasses.fields(NavPath):
+        if f.name not in skip:
+            u, v = getattr(x, f.name), getattr(y, f.name)
+            assert (np.array_equal(u, v) if isinstance(u, np.ndarray) else u == v), f.name
+
+
+def check_copies_keep_fields(r):
+    """A path pickled, copied, deep-copied or replaced holds the same fields."""
+    import copy
+    import dataclasses
+    import pickle
+
+    for other in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r),
+                  dataclasses.replace(r, cost=r.cost)):
+        same_fields(other, r)
