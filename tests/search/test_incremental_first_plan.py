@@ -1,57 +1,23 @@
 """Edits made right after an incremental planner's first plan: cells inside the region the
 first search settled, on its frontier (queued, not yet settled) and beyond it (never
 reached), costs raised, lowered, blocked and freed, the start's neighbours blocked, goals
-walled off and opened again.  Every replan's cost equals a plain Dijkstra written here."""
+walled off and opened again.  Every replan's cost equals the plain Dijkstra of test_incremental_lazy."""
 
-import heapq
 import math
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_incremental_lazy import STEPS, dijkstra
 
 from wayfinding.grid import Grid
 from wayfinding.search.incremental import DStarLite, LPAStar
 
-STEPS = [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)]
-
-
-def dijkstra(costs, a, b):
-    """Cost of the cheapest path from cell a to cell b (x, y) under the default grid rule: a
-    step costs its length times the mean of its two cells' costs, and a diagonal step needs
-    both side cells free."""
-    h, w = costs.shape
-    free = np.isfinite(costs)
-    if not (free[a[1], a[0]] and free[b[1], b[0]]):
-        return math.inf
-    dist = {a: 0.0}
-    queue = [(0.0, a)]
-    while queue:
-        d, (x, y) = heapq.heappop(queue)
-        if (x, y) == b:
-            return d
-        if d > dist[(x, y)]:
-            continue
-        for dx, dy in STEPS:
-            nx, ny = x + dx, y + dy
-            if not (0 <= nx < w and 0 <= ny < h and free[ny, nx]):
-                continue
-            length = 1.0
-            if dx and dy:
-                if not (free[y, nx] and free[ny, x]):
-                    continue
-                length = math.sqrt(2)
-            nd = d + length * 0.5 * (costs[y, x] + costs[ny, nx])
-            if nd < dist.get((nx, ny), math.inf):
-                dist[(nx, ny)] = nd
-                heapq.heappush(queue, (nd, (nx, ny)))
-    return math.inf
-
 
 def check(planner, costs, a, b):
     r = planner.replan()
-    best = dijkstra(costs, a, b)
+    best = dijkstra(costs, "no_corner_cutting", a, b)
     assert r.found == math.isfinite(best)
     if r.found:
         assert r.cost == pytest.approx(best, rel=1e-9)
