@@ -1,7 +1,8 @@
 """Edits made right after an incremental planner's first plan: cells inside the region the
 first search settled, on its frontier (queued, not yet settled) and beyond it (never
 reached), costs raised, lowered, blocked and freed, the start's neighbours blocked, goals
-walled off and opened again.  Every replan's cost equals the plain Dijkstra of test_incremental_lazy."""
+walled off and opened again.  Every replan's cost equals the plain Dijkstra of
+test_incremental_lazy."""
 
 import math
 
