@@ -67,6 +67,15 @@ def exclusive(method: F | None = None, /, **renames: str) -> Any:
     return _guard(method, renames)
 
 
+def busy_error(owner: Any, method: str) -> ConcurrentUseError:
+    """The error for a call of ``owner``'s ``method`` while another thread is using it: what
+    :func:`exclusive` raises, for hot methods that take the lock themselves."""
+    return ConcurrentUseError(
+        f"{type(owner).__name__} at {id(owner):#x}: {method}() called while another thread "
+        f"is using it (or a search sharing its scratch); it holds per-query scratch, so use "
+        f"one {type(owner).__name__} per thread")
+
+
 def _guard(method: F, renames: dict[str, str]) -> F:
     olds = frozenset(renames)
     label = method.__qualname__
@@ -77,10 +86,7 @@ def _guard(method: F, renames: dict[str, str]) -> F:
             kwargs = rename_keywords(label, renames, kwargs)
         busy = self._busy
         if not busy.acquire(False):
-            raise ConcurrentUseError(
-                f"{type(self).__name__} at {id(self):#x}: {method.__name__}() called while "
-                f"another thread is using it (or a search sharing its scratch); it holds "
-                f"per-query scratch, so use one {type(self).__name__} per thread")
+            raise busy_error(self, method.__name__)
         try:
             return method(self, *args, **kwargs)
         finally:

@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels._polyanya import PolyanyaKernel
-from .._scratch import SingleThread
+from .._scratch import SingleThread, busy_error
 from .._validate import xy
-from ..errors import ConcurrentUseError, InvalidQueryError
+from ..errors import InvalidQueryError
 from ..results import SearchStats, Status
 from .records import DEFAULT_FILTER, END, START, LazyNavPath, NavPath, QueryFilter, set_unset
 
@@ -149,10 +149,7 @@ class PolyanyaSearch(SingleThread):
         # costs a tenth of a small mesh's search.
         busy = self._busy
         if not busy.acquire(False):
-            raise ConcurrentUseError(
-                f"{type(self).__name__} at {id(self):#x}: find_path() called while another "
-                f"thread is using it (or a search sharing its scratch); it holds per-query "
-                f"scratch, so use one {type(self).__name__} per thread")
+            raise busy_error(self, "find_path")
         try:
             return self._find_path(start, goal, filter, partial)
         finally:

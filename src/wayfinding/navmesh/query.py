@@ -9,15 +9,15 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import _navmesh
-from .._scratch import SingleThread, exclusive
+from .._scratch import SingleThread, busy_error, exclusive
 from .._validate import finite_points, positive_float, xy
-from ..errors import ConcurrentUseError, InvalidQueryError, brief
+from ..errors import InvalidQueryError, brief
 from ..results import SearchStats, Status
 from . import surface as _surface
 from .polyanya import PolyanyaSearch
@@ -248,7 +248,7 @@ class NavMeshQuery(SingleThread):
         # the last query) written out: a call layer costs a tenth of a small mesh's query.
         busy = self._busy
         if not busy.acquire(False):
-            _busy_error(self)
+            raise busy_error(self, "find_path")
         try:
             if method == "astar" and filter is self._last \
                     and (partial is False or partial is True):
@@ -399,14 +399,6 @@ class NavMeshQuery(SingleThread):
                 return p, (float(pt[0]), float(pt[1]))
         raise InvalidQueryError(f"no random point found within radius {radius} of "
                                 f"{tuple(c)} in 1000 tries")
-
-
-def _busy_error(query: NavMeshQuery) -> NoReturn:
-    """The error of :func:`exclusive` for :meth:`NavMeshQuery.find_path`."""
-    raise ConcurrentUseError(
-        f"{type(query).__name__} at {id(query):#x}: find_path() called while another thread "
-        f"is using it (or a search sharing its scratch); it holds per-query scratch, so use "
-        f"one {type(query).__name__} per thread")
 
 
 def _one(point: ArrayLike, query: str) -> np.ndarray:
