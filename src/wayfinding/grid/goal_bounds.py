@@ -125,7 +125,7 @@ class GoalBounds(GridIndex):
         not depend on it (a process forked after its parent built on several threads builds
         on one: the OpenMP runtime cannot start threads there).  ``progress``: draw a
         progress bar on stderr (default: when stderr is a terminal).  ``checkpoint``: a file
-        where finished sources are saved (atomically, at most every ``checkpoint_every``
+        where the finished goals are saved (atomically, at most every ``checkpoint_every``
         seconds, on interruption and at the end); a build given an existing checkpoint
         resumes from it, and refuses one made for another map (:class:`IndexMismatchError`)
         or by an earlier layout (:class:`IndexFormatError`).
