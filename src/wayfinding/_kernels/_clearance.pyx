@@ -1,5 +1,4 @@
 # distutils: language = c++
-# distutils: extra_compile_args = -ffp-contract=off
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Local clearance triangulation build: Lawson flips to constrained Delaunay, refinement by
 wall splits at hidden gaps, and the traversal clearance of every corner.

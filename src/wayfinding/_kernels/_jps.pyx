@@ -1,5 +1,3 @@
-# distutils: extra_compile_args = --param=inline-unit-growth=300
-# (GCC otherwise leaves the A* relaxation out of its callers once the unit has grown: 2-3% slower.)
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Online jump point search on uniform-cost grids, with jumps scanned on bit-packed rows.
 
