@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 KERNELS := $(wildcard src/wayfinding/_kernels/*.pyx src/wayfinding/_kernels/*.pxd)
 
-.PHONY: demo test test-all bench lint clean
+.PHONY: demo test test-all test-pythons dist bench lint clean
 
 RECAST_ORACLE := tests/oracles/recast
 
@@ -29,11 +29,18 @@ $(VENV)/.bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet --no-deps jupedsim   # its declared deps pull a 1 GB viewer
 	touch $@
 
+# The [dist] extra's tools alone (the package itself stays as installed).
+$(VENV)/.dist: $(VENV)/.installed
+	$(PY) -c "import subprocess, sys, tomllib; extra = tomllib.load(open('pyproject.toml', 'rb'))\
+		['project']['optional-dependencies']['dist']; \
+		subprocess.check_call([sys.executable, '-m', 'pip', 'install', '--quiet', *extra])"
+	touch $@
+
 demo: $(VENV)/.installed
 	$(VENV)/bin/wayfinding demo --out wayfinding-demo
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks tools setup.py
 	$(VENV)/bin/mypy
 
 test: lint
@@ -41,6 +48,20 @@ test: lint
 
 test-all: lint $(RECAST_ORACLE)/node_modules/.installed
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -m "slow or not slow"
+	$(MAKE) test-pythons
+
+# sdist + repaired, stripped wheel; checks; the suite against the installed wheel (tools/dist.py).
+dist: $(VENV)/.dist
+	$(PY) tools/dist.py --out dist
+
+# The oldest and newest supported Pythons, each through its own wheel and fresh venv, where the
+# interpreter is on PATH or under pyenv.
+test-pythons: $(VENV)/.dist
+	for v in 3.10 3.13; do \
+		py=$$(command -v python$$v || ls $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$v*/bin/python$$v 2>/dev/null | tail -1); \
+		if [ -n "$$py" ]; then $(PY) tools/dist.py --python $$py --out dist/py$$v || exit 1; \
+		else echo "Python $$v not found (on PATH or under pyenv): not tested"; fi; \
+	done
 
 bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/grid_astar.py --out BENCHMARKS.md
@@ -62,4 +83,4 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/voxel.py --out BENCHMARKS.md
 
 clean:
-	rm -rf build $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so
+	rm -rf build dist $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so

@@ -5,6 +5,7 @@ The kernels are cythonized when they are built, not when setup.py is read, so an
 requirements).  Flags depend on the compiler: GCC and clang (Linux, macOS, MinGW) or MSVC.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -49,13 +50,16 @@ def compiler_family(compiler) -> str:
 
 
 class BuildKernels(build_ext):
-    """Cythonize the kernels, then compile them with their compiler's flags."""
+    """Cythonize the kernels, then compile them, one per core, with their compiler's flags."""
 
     def finalize_options(self) -> None:
         from Cython.Build import cythonize
 
-        self.distribution.ext_modules = cythonize(self.distribution.ext_modules,
-                                                  compiler_directives=DIRECTIVES)
+        self.distribution.ext_modules = cythonize(
+            self.distribution.ext_modules, compiler_directives=DIRECTIVES,
+            nthreads=os.cpu_count() if os.name == "posix" else 0)
+        if self.parallel is None:
+            self.parallel = True    # one compiler per core
         super().finalize_options()
 
     def build_extensions(self) -> None:
