@@ -25,6 +25,7 @@ from libcpp.algorithm cimport make_heap, pop_heap
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
+from ._portable cimport ctz64
 from ._predicates cimport grow, incircle, orient2d, sign_of, two_prod, two_sum
 
 cdef extern from *:
@@ -43,9 +44,7 @@ cdef extern from *:
         memcpy(&b, &h, 8);
         return (b & 0x000fffffffffffffULL) == 0;
     }
-    static inline int count_trailing_zeros(unsigned long long w) { return __builtin_ctzll(w); }
     """
-    int count_trailing_zeros(uint64_t w) noexcept nogil
     double ulp(double h) noexcept nogil
     bint power_of_two(double h) noexcept nogil
 
@@ -844,7 +843,7 @@ cdef class Mesh:
         for i in range(bits.size()):
             word = bits[i]
             while word:
-                t = <int>(64 * i) + count_trailing_zeros(word)
+                t = <int>(64 * i) + ctz64(word)
                 if self.T[t].changed >= when:
                     return True
                 word &= word - 1

@@ -16,75 +16,32 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
 from ._continuum_cells cimport Cell, Model, ahead, flow_speed, make_model, splat_into, step_cost
+from ._portable cimport (
+    compare_swap_seq_cst_u64 as swap_claim,
+    ctz64 as lowest_bit,
+    increment_acq_rel_i64 as take,
+    load_acquire_f64 as acquire,
+    load_acquire_i64 as load_count,
+    load_acquire_u64 as load_claim,
+    pause,
+    prefetch_write as prefetch,
+    store_release_f64,
+    store_release_i64 as publish,
+    store_seq_cst_i64 as store_flag,
+    store_seq_cst_u64 as store_claim,
+)
 
 
 cdef inline void close(Cell* c) noexcept nogil:
     c.cx = 0.0
     c.py = -INFINITY
     c.cy = 0.0
-    release_closed(&c.px)   # last: a thread that sees it closed sees its potential final
+    # Last: a thread that sees it closed sees its potential final.
+    store_release_f64(&c.px, -INFINITY)
 
 
 cdef inline bint is_closed(const Cell* c) noexcept nogil:
     return acquire(&c.px) == -INFINITY
-
-
-cdef extern from *:
-    """
-    static inline int wf_lowest_bit(unsigned long long v) { return __builtin_ctzll(v); }
-    static inline void wf_prefetch(const void *at) { __builtin_prefetch(at, 1, 3); }
-    static inline void wf_publish(long *at, long value) {
-        __atomic_store_n(at, value, __ATOMIC_RELEASE);
-    }
-    static inline long wf_load_count(long *at) {
-        return __atomic_load_n(at, __ATOMIC_ACQUIRE);
-    }
-    static inline long wf_take(long *at) { return __atomic_fetch_add(at, 1, __ATOMIC_ACQ_REL); }
-    static inline unsigned long long wf_load_claim(unsigned long long *at) {
-        return __atomic_load_n(at, __ATOMIC_ACQUIRE);
-    }
-    static inline int wf_swap_claim(unsigned long long *at, unsigned long long expected,
-                                    unsigned long long value) {
-        return __atomic_compare_exchange_n(at, &expected, value, 0, __ATOMIC_SEQ_CST,
-                                           __ATOMIC_SEQ_CST);
-    }
-    static inline void wf_store_claim(unsigned long long *at, unsigned long long value) {
-        __atomic_store_n(at, value, __ATOMIC_SEQ_CST);
-    }
-    static inline void wf_store_flag(long *at, long value) {
-        __atomic_store_n(at, value, __ATOMIC_SEQ_CST);
-    }
-    static inline void wf_publish_front(double *at, double value) {
-        __atomic_store(at, &value, __ATOMIC_RELEASE);
-    }
-    static inline void wf_release_closed(double *at) {
-        double closed = -INFINITY;
-        __atomic_store(at, &closed, __ATOMIC_RELEASE);
-    }
-    static inline double wf_acquire(const double *at) {
-        double value;
-        __atomic_load(at, &value, __ATOMIC_ACQUIRE);
-        return value;
-    }
-    static inline void wf_pause(void) {
-    #if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-    #endif
-    }
-    """
-    int lowest_bit "wf_lowest_bit"(unsigned long long v) noexcept nogil
-    void prefetch "wf_prefetch"(const void* at) noexcept nogil
-    void publish "wf_publish"(long* at, long value) noexcept nogil
-    long load_count "wf_load_count"(long* at) noexcept nogil
-    void publish_front "wf_publish_front"(double* at, double value) noexcept nogil
-    long take "wf_take"(long* at) noexcept nogil
-    uint64_t load_claim "wf_load_claim"(uint64_t* at) noexcept nogil
-    bint swap_claim "wf_swap_claim"(uint64_t* at, uint64_t expected, uint64_t value) noexcept nogil
-    void store_claim "wf_store_claim"(uint64_t* at, uint64_t value) noexcept nogil
-    void store_flag "wf_store_flag"(long* at, long value) noexcept nogil
-    void release_closed "wf_release_closed"(double* at) noexcept nogil
-    double acquire "wf_acquire"(const double* at) noexcept nogil
-    void pause "wf_pause"() noexcept nogil
 
 
 cdef struct Queue:
@@ -219,17 +176,17 @@ cdef struct Shared:
     # on cache lines of its own (a line both touch would bounce between the cores).
     char pad0[64]
     uint64_t gate
-    long closed
+    int64_t closed
     char pad1[64]
-    long count
-    long done
+    int64_t count
+    int64_t done
     double front
     char pad2[64]
     uint64_t claim
     char pad3[64]
-    long bands       # BANDS, or 1 with no helper
-    long band
-    long bands_done
+    int64_t bands    # BANDS, or 1 with no helper
+    int64_t band
+    int64_t bands_done
     char pad4[64]
 
 
@@ -249,7 +206,7 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
            const double[:, ::1] positions, const double[:, ::1] velocities,
            const int32_t[::1] goals, int width, int height, double radius, int offset,
            double rho_min, double rho_max, double alpha, double beta, double min_speed,
-           double[:, :, ::1] vectors, long epoch):
+           double[:, :, ::1] vectors, int64_t epoch):
     """One continuum-crowd update over padded flat cells (``cells``: ``(n, 8)`` rows of
     potential, best entries, density and velocity; ``order`` of n, ``link`` and ``bits``:
     scratch sized by :func:`ring_size`): splat the units, march the potential from the
@@ -265,7 +222,7 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     cdef Queue q
     cdef Shared* sh = shared_of(shared)
     cdef uint64_t gate
-    cdef long band
+    cdef int64_t band
     q.ring = ring_size(alpha, beta, min_speed)
     if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
             or bits.shape[0] != q.ring // 64 or order.shape[0] != size:
@@ -324,7 +281,7 @@ def assist(double[:, ::1] cells, const int32_t[::1] order, uint64_t[::1] shared,
            const uint8_t[::1] walls, const double[:, ::1] positions,
            const double[:, ::1] velocities, int width, int height, double radius, int offset,
            double rho_min, double rho_max, double alpha, double beta, double min_speed,
-           double[:, :, ::1] vectors, long epoch):
+           double[:, :, ::1] vectors, int64_t epoch):
     """The helper's side of :func:`update` number ``epoch`` (same arrays): wait a little
     for it to begin, take set-up bands while any are left, then write velocities behind
     the march.  Returns at once if that update is over or another has begun."""
@@ -338,14 +295,14 @@ def assist(double[:, ::1] cells, const int32_t[::1] order, uint64_t[::1] shared,
 cdef void help_update(Cell* cs, const int32_t* order, Shared* sh, const uint8_t[::1] walls,
                       const double[:, ::1] positions, const double[:, ::1] velocities,
                       double radius, const Model* m, double[:, :, ::1] vectors,
-                      long epoch) noexcept nogil:
+                      int64_t epoch) noexcept nogil:
     cdef uint64_t gate
-    cdef long band, waited = 0
+    cdef int64_t band, waited = 0
     while True:
         gate = load_claim(&sh.gate)
-        if <long> (gate >> 1) > epoch:
+        if <int64_t> (gate >> 1) > epoch:
             return
-        if <long> (gate >> 1) == epoch and not gate & 1 \
+        if <int64_t> (gate >> 1) == epoch and not gate & 1 \
                 and swap_claim(&sh.gate, gate, gate | 1):
             break
         waited += 1
@@ -418,7 +375,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     slower; writing velocities behind the front from inside the march ran 10% slower."""
     cdef int32_t u, n
     cdef int d
-    cdef long count = 0
+    cdef int64_t count = 0
     cdef Cell* e
     cdef double pu, c, value, cheapest = m.alpha + m.beta
     cdef int32_t b
@@ -429,7 +386,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
         count += 1
         pu = cs[u].p
         if (count & 63) == 0:
-            publish_front(&prog.front, pu)
+            store_release_f64(&prog.front, pu)
             publish(&prog.count, count)
         for d in range(4):
             # u is n's neighbour the opposite way, d ^ 1 (0 <-> 1, 2 <-> 3): keep it as
@@ -485,7 +442,7 @@ cdef void trail(const Cell* cs, const uint8_t[::1] walls, const Model* m, Shared
     time.)  Until the march ends it keeps two cheapest steps behind the front, and when the
     next cell is not ready waits for the march to publish more: cells by the front are the
     march's to write, and reading them from another core slows it down."""
-    cdef long count, seen = -1, j, end
+    cdef int64_t count, seen = -1, j, end
     cdef uint64_t word
     cdef int64_t lo, hi
     cdef int k, wp = m.width + 2

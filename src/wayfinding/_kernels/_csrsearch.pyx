@@ -18,12 +18,10 @@ from libc.stdlib cimport free, malloc
 from ._budget cimport Budget, make_budget, spent
 from ._constants cimport DH_EPS, FAILED, FOUND, RUNNING, TIE_EPS
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
+from ._portable cimport ctz64
 from ._workspace cimport Workspace
 
 cnp.import_array()
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
 
 # Goal-bounding build: an edge u -> v counts as tight (on a shortest path) when
 # g[u] + w <= g[v] * (1 + TIE_EPS), the searches' own tie tolerance; a looser test only makes
@@ -595,7 +593,7 @@ def goal_bounds(Workspace ws, const int64_t[::1] indptr, const int32_t[::1] indi
                 for w in range(words):
                     m = masks[t, w]
                     while m != 0:
-                        j = <int> (64 * w) + __builtin_ctzll(m)
+                        j = <int> (64 * w) + ctz64(m)
                         m &= m - 1
                         if x < box[4 * j]:
                             box[4 * j] = x

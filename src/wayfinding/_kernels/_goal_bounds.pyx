@@ -34,6 +34,7 @@ from libc.string cimport memset
 from ._canonical cimport Canon, canon_init, canonical_run
 from ._dijkstra cimport relax_neighbours
 from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, heap_pop, heap_push, vec_push
+from ._portable cimport aligned_alloc, aligned_free, ctz32, prefetch_write
 from ._steps cimport step_opposite, step_tables
 
 cnp.import_array()
@@ -47,18 +48,17 @@ cdef enum:
 cdef double LOOSE_TIE_EPS = 1e-10
 
 cdef extern from *:
-    int __builtin_ctz(unsigned int) nogil
-    void __builtin_prefetch(const void*, int, int) nogil
-    void* aligned_alloc(size_t, size_t) nogil
-
-cdef extern from *:
     """
+    #include <stddef.h>
     #include <string.h>
-    typedef unsigned short wf_u16x8 __attribute__((vector_size(16)));
 
     /* Widen the boxes of the directions in ``steps`` of one cell by the goal (x, y).  The
        cell's eight boxes are 32 uint16 kept as (xmin, ~xmax, ymin, ~ymax), so that every
-       lane is lowered; two directions per vector. */
+       lane is lowered; with GCC and clang two directions per vector, lane by lane with
+       other compilers. */
+    #if defined(__GNUC__)
+    typedef unsigned short wf_u16x8 __attribute__((vector_size(16)));
+
     static inline void wf_widen(unsigned short* box, unsigned int steps, unsigned short x,
                                 unsigned short y) {
         static const wf_u16x8 pick[4] = {
@@ -80,14 +80,32 @@ cdef extern from *:
             memcpy(box + 8 * q, &old, 16);
         }
     }
+    #else
+    static inline void wf_widen(unsigned short* box, unsigned int steps, unsigned short x,
+                                unsigned short y) {
+        unsigned short goal[4];
+        int d, j;
+        goal[0] = x;
+        goal[1] = (unsigned short) ~x;
+        goal[2] = y;
+        goal[3] = (unsigned short) ~y;
+        for (d = 0; d < 8; d++)
+            if ((steps >> d) & 1u)
+                for (j = 0; j < 4; j++)
+                    if (goal[j] < box[4 * d + j])
+                        box[4 * d + j] = goal[j];
+    }
+    #endif
 
     /* Merge ``count`` accumulator lanes (a multiple of 8, from a box boundary) into boxes in
        the plain (xmin, xmax, ymin, ymax) form: least of the min lanes, greatest of the max
        lanes (complemented in the accumulator). */
-    static inline void wf_merge(unsigned short* out, const unsigned short* acc, long count) {
+    static inline void wf_merge(unsigned short* out, const unsigned short* acc,
+                                ptrdiff_t count) {
+    #if defined(__GNUC__)
         const wf_u16x8 flip = {0, 0xFFFF, 0, 0xFFFF, 0, 0xFFFF, 0, 0xFFFF};
         wf_u16x8 o, a, lower;
-        long i;
+        ptrdiff_t i;
         for (i = 0; i < count; i += 8) {
             memcpy(&o, out + i, 16);
             memcpy(&a, acc + i, 16);
@@ -97,20 +115,32 @@ cdef extern from *:
             o ^= flip;
             memcpy(out + i, &o, 16);
         }
+    #else
+        ptrdiff_t i;
+        unsigned short flip, o;
+        for (i = 0; i < count; i++) {
+            flip = (i & 1) ? 0xFFFF : 0;
+            o = (unsigned short) (out[i] ^ flip);
+            if (acc[i] < o)
+                o = acc[i];
+            out[i] = (unsigned short) (o ^ flip);
+        }
+    #endif
     }
 
-    #if defined(__SSE2__)
+    #if defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64)
+    #define WF_SSE2 1
     #include <emmintrin.h>
     #endif
     /* The uniform tight-step test of two neighbouring cells v and v + 1 at once: bit d of
        *b0 (*b1) when g at the neighbour of v (v + 1) in direction d plus length[d] is at
        most scale * g of the cell (legal moves not applied). */
-    static inline void wf_tight_pair(const double* g, long v, const int* offset,
+    static inline void wf_tight_pair(const double* g, ptrdiff_t v, const int* offset,
                                      const double* length, double scale, unsigned int* b0,
                                      unsigned int* b1) {
         unsigned int r0 = 0, r1 = 0, m;
         int d;
-    #if defined(__SSE2__)
+    #if defined(WF_SSE2)
         __m128d lim = _mm_mul_pd(_mm_loadu_pd(g + v), _mm_set1_pd(scale));
         for (d = 0; d < 8; d++) {
             m = (unsigned int) _mm_movemask_pd(_mm_cmple_pd(
@@ -131,10 +161,10 @@ cdef extern from *:
         *b1 = r1;
     }
     """
-    void tight_pair "wf_tight_pair"(const double* g, long v, const int* offset,
+    void tight_pair "wf_tight_pair"(const double* g, Py_ssize_t v, const int* offset,
                                     const double* length, double scale, unsigned int* b0,
                                     unsigned int* b1) noexcept nogil
-    void merge "wf_merge"(uint16_t* out, const uint16_t* acc, long count) noexcept nogil
+    void merge "wf_merge"(uint16_t* out, const uint16_t* acc, Py_ssize_t count) noexcept nogil
     void widen "wf_widen"(uint16_t* box, unsigned int steps, uint16_t x,
                           uint16_t y) noexcept nogil
 
@@ -154,7 +184,7 @@ cdef struct Scratch:
                             # cell (in row-major order) as (xmin, ~xmax, ymin, ~ymax) per
                             # direction, all 65535 if empty
     uint32_t label
-    long work
+    int64_t work
     int status              # 0 ok, -1 out of memory
     # Per first-move mask m (1-255): least and greatest padded index, least and greatest
     # column of the cells whose mask is m; lo_flat[m] > hi_flat[m] when there are none.
@@ -192,7 +222,7 @@ cdef Scratch* scratch_new(Py_ssize_t n, const uint8_t* moves, int width,
 
 
 cdef void scratch_free(Scratch* s) noexcept nogil:
-    free(s.acc)
+    aligned_free(s.acc)
     free(s.g)
     free(s.stamp)
     free(s.pos)
@@ -295,7 +325,7 @@ cdef int first_moves(Scratch* s, const double* cost, const uint8_t* moves, int w
             m = 0
             base = stack.size
             while bits:
-                d = __builtin_ctz(bits)
+                d = ctz32(bits)
                 bits &= bits - 1
                 u = v + offset[d]       # the step u -> v is step_opposite(d)
                 t = mask[u]
@@ -343,7 +373,7 @@ cdef void write_boxes(Scratch* s, int width, uint16_t* box) noexcept nogil:
             continue
         bits = <unsigned int> m
         while bits:
-            d = __builtin_ctz(bits)
+            d = ctz32(bits)
             bits &= bits - 1
             lo_f[d] = min(lo_f[d], s.lo_flat[m])
             hi_f[d] = max(hi_f[d], s.hi_flat[m])
@@ -430,7 +460,7 @@ cdef int one_goal(Scratch* s, const double* cost, const uint8_t* moves, Py_ssize
     # are this flood's.  On uniform grids two neighbouring cells are tested at once (the
     # same test as tight_steps').
     while i < nfree:
-        __builtin_prefetch(s.acc + 32 * (i + 16), 1, 3)
+        prefetch_write(s.acc + 32 * (i + 16))
         v = free_cells[i]
         if uniform and i + 1 < nfree and free_cells[i + 1] == v + 1:
             tight_pair(s.g, v, offset, length, 1.0 + LOOSE_TIE_EPS, &b0, &b1)
@@ -458,13 +488,13 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
     (one row of 8 x 4 per cell).  Returns the summed work of the floods."""
     cdef Py_ssize_t n = moves.shape[0], ns = cells.shape[0], k, i, j
     cdef int nt, t = 0
-    cdef long work = 0
+    cdef int64_t work = 0
     cdef int failed = 0
     cdef bint uniform = True
     cdef uint16_t* col = NULL
     cdef int32_t* free_cells = NULL
     cdef Py_ssize_t nfree = 0
-    cdef long* works = NULL
+    cdef int64_t* works = NULL
     cdef int* status = NULL
     cdef Scratch** team = NULL
     cdef Scratch* s = NULL
@@ -492,7 +522,7 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
     sp = &cells[0]
     col = <uint16_t*> malloc(n * sizeof(uint16_t))
     free_cells = <int32_t*> malloc(n * sizeof(int32_t))
-    works = <long*> calloc(nt, sizeof(long))
+    works = <int64_t*> calloc(nt, sizeof(int64_t))
     status = <int*> calloc(nt, sizeof(int))
     team = <Scratch**> calloc(nt, sizeof(Scratch*))
     if col == NULL or free_cells == NULL or works == NULL or status == NULL or team == NULL:

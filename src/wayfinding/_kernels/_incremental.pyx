@@ -24,14 +24,12 @@
 # ``release_pool`` frees it.  Taking and giving back hold the GIL.
 cimport cython
 
-
-cdef extern from *:
-    int ctz "__builtin_ctzll"(unsigned long long) nogil
 from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 from ._constants cimport SQRT2, SQRT2_M1, TIE_EPS
+from ._portable cimport ctz64
 
 import numpy as np
 
@@ -360,7 +358,7 @@ cdef class IncrementalCore:
         for i in range(nd):
             bits = self.dirty[i]
             while bits:
-                self.seen[(i << 6) + <Py_ssize_t> ctz(bits)] = 0
+                self.seen[(i << 6) + <Py_ssize_t> ctz64(bits)] = 0
                 bits &= bits - 1
             self.dirty[i] = 0
 

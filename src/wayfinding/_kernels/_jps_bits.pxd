@@ -9,14 +9,7 @@
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
-cdef extern from *:
-    """
-    static inline int wf_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
-    static inline int wf_clz64(unsigned long long x) { return __builtin_clzll(x); }
-    """
-    # Index of the lowest / highest set bit of a non-zero word (from the bottom / the top).
-    int ctz64 "wf_ctz64"(uint64_t x) noexcept nogil
-    int clz64 "wf_clz64"(uint64_t x) noexcept nogil
+from ._portable cimport clz64, ctz64
 
 # Bit position of padded cell 0 in its row of bits.
 cdef enum:

@@ -35,6 +35,7 @@ from ._jps_tables cimport (
     fill_after_straight,
     octile,
 )
+from ._portable cimport ctz32
 from ._steps cimport step_dx, step_dy, step_of, step_offsets
 
 cnp.import_array()
@@ -42,17 +43,6 @@ cnp.import_array()
 # Step lengths.
 cdef double LENGTH[8]
 LENGTH[:] = [1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2]
-
-# Index of the lowest set bit (x != 0).
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define WF_CTZ(x) __builtin_ctz(x)
-    #else
-    static int WF_CTZ(unsigned int x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
-    #endif
-    """
-    int CTZ "WF_CTZ" (unsigned int x) noexcept nogil
 
 # Arrival direction code of the start node (explores all 8 directions).
 cdef enum:
@@ -395,7 +385,7 @@ cdef int plus_loop(PlusQuery* q, bint record, IntVec* rec, const uint16_t* boxes
                                     uy + k * step_dy(gd), k, gd, gu + k * LENGTH[gd]) != 0:
                 return -1
         while cand:
-            d = CTZ(cand)
+            d = ctz32(cand)
             cand &= cand - 1
             k = nu.dist[d]
             if plus_relax(q, u + k * offset[d], ux + k * step_dx(d), uy + k * step_dy(d), k,
