@@ -42,8 +42,15 @@ cdef extern from *:
     #error "the kernels build with GCC, clang or MSVC"
     #endif
 
+    /* Each kernel uses some of these: no warning for the others. */
+    #if defined(__GNUC__)
+    #define WF_INLINE static inline __attribute__((unused))
+    #else
+    #define WF_INLINE static inline
+    #endif
+
     /* Index of the lowest set bit of x (x != 0). */
-    static inline int wf_ctz32(unsigned int x) {
+    WF_INLINE int wf_ctz32(unsigned int x) {
     #if defined(WF_MSVC)
         unsigned long at;
         _BitScanForward(&at, x);
@@ -54,7 +61,7 @@ cdef extern from *:
     }
 
     /* Index of the lowest set bit of x (x != 0). */
-    static inline int wf_ctz64(unsigned long long x) {
+    WF_INLINE int wf_ctz64(unsigned long long x) {
     #if defined(WF_MSVC)
         unsigned long at;
         _BitScanForward64(&at, x);
@@ -65,7 +72,7 @@ cdef extern from *:
     }
 
     /* Number of zero bits above the highest set bit of x (x != 0). */
-    static inline int wf_clz64(unsigned long long x) {
+    WF_INLINE int wf_clz64(unsigned long long x) {
     #if defined(WF_MSVC)
         unsigned long at;
         _BitScanReverse64(&at, x);
@@ -76,7 +83,7 @@ cdef extern from *:
     }
 
     /* Fetch the cache line at ``at`` into every cache level, to be written. */
-    static inline void wf_prefetch_write(const void *at) {
+    WF_INLINE void wf_prefetch_write(const void *at) {
     #if defined(WF_MSVC_ARM64) && defined(__clang__)
         __builtin_prefetch(at, 1, 3);
     #elif defined(WF_MSVC_ARM64)
@@ -89,7 +96,7 @@ cdef extern from *:
     }
 
     /* Tell the core that this thread spins waiting for another (x86 ``pause``). */
-    static inline void wf_pause(void) {
+    WF_INLINE void wf_pause(void) {
     #if defined(WF_MSVC_ARM64)
         __yield();
     #elif defined(WF_MSVC)
@@ -99,7 +106,7 @@ cdef extern from *:
     #endif
     }
 
-    static inline int64_t wf_load_acquire_i64(const int64_t *at) {
+    WF_INLINE int64_t wf_load_acquire_i64(const int64_t *at) {
     #if defined(WF_MSVC)
         int64_t value = WF_LOAD64(at);
         WF_BARRIER();
@@ -109,7 +116,7 @@ cdef extern from *:
     #endif
     }
 
-    static inline void wf_store_release_i64(int64_t *at, int64_t value) {
+    WF_INLINE void wf_store_release_i64(int64_t *at, int64_t value) {
     #if defined(WF_MSVC)
         WF_BARRIER();
         WF_STORE64(at, value);
@@ -118,7 +125,7 @@ cdef extern from *:
     #endif
     }
 
-    static inline void wf_store_seq_cst_i64(int64_t *at, int64_t value) {
+    WF_INLINE void wf_store_seq_cst_i64(int64_t *at, int64_t value) {
     #if defined(WF_MSVC)
         _InterlockedExchange64((volatile __int64 *) at, value);
     #else
@@ -127,7 +134,7 @@ cdef extern from *:
     }
 
     /* Add one to *at; the value before. */
-    static inline int64_t wf_increment_acq_rel_i64(int64_t *at) {
+    WF_INLINE int64_t wf_increment_acq_rel_i64(int64_t *at) {
     #if defined(WF_MSVC)
         return _InterlockedExchangeAdd64((volatile __int64 *) at, 1);
     #else
@@ -135,7 +142,7 @@ cdef extern from *:
     #endif
     }
 
-    static inline uint64_t wf_load_acquire_u64(const uint64_t *at) {
+    WF_INLINE uint64_t wf_load_acquire_u64(const uint64_t *at) {
     #if defined(WF_MSVC)
         uint64_t value = (uint64_t) WF_LOAD64(at);
         WF_BARRIER();
@@ -145,7 +152,7 @@ cdef extern from *:
     #endif
     }
 
-    static inline void wf_store_seq_cst_u64(uint64_t *at, uint64_t value) {
+    WF_INLINE void wf_store_seq_cst_u64(uint64_t *at, uint64_t value) {
     #if defined(WF_MSVC)
         _InterlockedExchange64((volatile __int64 *) at, (__int64) value);
     #else
@@ -154,7 +161,7 @@ cdef extern from *:
     }
 
     /* Replace *at by value if it holds expected: 1 if it did, else 0. */
-    static inline int wf_compare_swap_seq_cst_u64(uint64_t *at, uint64_t expected,
+    WF_INLINE int wf_compare_swap_seq_cst_u64(uint64_t *at, uint64_t expected,
                                                   uint64_t value) {
     #if defined(WF_MSVC)
         return _InterlockedCompareExchange64((volatile __int64 *) at, (__int64) value,
@@ -165,7 +172,7 @@ cdef extern from *:
     #endif
     }
 
-    static inline double wf_load_acquire_f64(const double *at) {
+    WF_INLINE double wf_load_acquire_f64(const double *at) {
         double value;
     #if defined(WF_MSVC)
         __int64 bits = WF_LOAD64(at);
@@ -177,7 +184,7 @@ cdef extern from *:
         return value;
     }
 
-    static inline void wf_store_release_f64(double *at, double value) {
+    WF_INLINE void wf_store_release_f64(double *at, double value) {
     #if defined(WF_MSVC)
         __int64 bits;
         memcpy(&bits, &value, sizeof bits);
@@ -191,7 +198,7 @@ cdef extern from *:
     /* ``size`` bytes at a multiple of ``alignment`` (a power of two), or NULL; free them
        with wf_aligned_free.  The size is rounded up to a multiple of the alignment, as C11
        aligned_alloc requires. */
-    static inline void *wf_aligned_alloc(size_t alignment, size_t size) {
+    WF_INLINE void *wf_aligned_alloc(size_t alignment, size_t size) {
         size_t whole = (size + alignment - 1) & ~(alignment - 1);
         if (whole < size)
             return NULL;
@@ -205,7 +212,7 @@ cdef extern from *:
     #endif
     }
 
-    static inline void wf_aligned_free(void *at) {
+    WF_INLINE void wf_aligned_free(void *at) {
     #if defined(_WIN32)
         _aligned_free(at);
     #else
