@@ -558,11 +558,15 @@ cdef object run(const double[::1] cost, const uint8_t[::1] moves, int width,
             failed |= status[t]
         if goals and not failed:
             # Merge the threads' accumulators into the boxes, a block of cells per task.
+            # Fewer threads than asked for may have run (all the floods on the calling
+            # thread without OpenMP): the others have no scratch.
             for j in prange((nfree + MERGE_BLOCK - 1) // MERGE_BLOCK, num_threads=nt,
                             schedule="static"):
                 for i in range(MERGE_BLOCK * j, min(MERGE_BLOCK * (j + 1), nfree)):
                     for t in range(nt):
-                        merge(out + 32 * <Py_ssize_t> free_cells[i], team[t].acc + 32 * i, 32)
+                        if team[t] != NULL:
+                            merge(out + 32 * <Py_ssize_t> free_cells[i], team[t].acc + 32 * i,
+                                  32)
         for t in range(nt):
             if team[t] != NULL:
                 scratch_free(team[t])
