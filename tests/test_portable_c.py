@@ -1,8 +1,9 @@
 """The kernels' portable C layer (``_kernels/_portable.pxd``): it compiles as C and as C++
-with the C compiler found here and, where clang is on PATH, for the MSVC targets (x64, ARM64);
-its bit scans, atomics and aligned allocation give the results of a plain reference; the
-goal-bound box updates other compilers take (lane by lane) give those of the vector ones; and
-no other kernel source names a compiler builtin itself."""
+with the C compiler found here and, where clang is on PATH, for the MSVC targets (x64, ARM64),
+MinGW and macOS; its bit scans, atomics, aligned allocation and clock give the results of a
+plain reference; the goal-bound box updates other compilers take (lane by lane) give those of
+the vector ones; and no other kernel source names a compiler builtin or a POSIX clock
+itself."""
 
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ pytestmark = pytest.mark.skipif(not PORTABLE.exists(),
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 CLANG = shutil.which("clang")
 MSVC_TARGETS = ("x86_64-pc-windows-msvc", "aarch64-pc-windows-msvc")
+# Targets whose compilers are GCC-like, with the system headers of another machine.
+OTHER_TARGETS = ("x86_64-w64-windows-gnu", "arm64-apple-macos11", "x86_64-apple-macos10.9")
 
-# Stand-ins for the C runtime headers of the Windows SDK, absent here: clang's own resource
-# headers give <intrin.h>, <stddef.h> and <stdint.h> for the MSVC targets, not these.
-WINDOWS_HEADERS = {
+# Stand-ins for the system headers of Windows and macOS, absent here, declaring only what the
+# layer uses: clang's own resource headers give <intrin.h>, <stddef.h> and <stdint.h>.
+SYSTEM_HEADERS = {
     "stdlib.h": """
         #include <stddef.h>
         #ifdef __cplusplus
@@ -35,6 +38,7 @@ WINDOWS_HEADERS = {
         #endif
         void *malloc(size_t);
         void free(void *);
+        int posix_memalign(void **, size_t, size_t);
         #ifdef __cplusplus
         }
         #endif
@@ -58,6 +62,33 @@ WINDOWS_HEADERS = {
         #endif
     """,
     "setjmp.h": "typedef struct { unsigned long long part[32]; } jmp_buf[1];",
+    "time.h": "/* nothing used */",
+    "windows.h": """
+        typedef union _LARGE_INTEGER {
+            struct { unsigned long LowPart; long HighPart; } u;
+            long long QuadPart;
+        } LARGE_INTEGER;
+        #ifdef __cplusplus
+        extern "C" {
+        #endif
+        __declspec(dllimport) int __stdcall QueryPerformanceCounter(LARGE_INTEGER *);
+        __declspec(dllimport) int __stdcall QueryPerformanceFrequency(LARGE_INTEGER *);
+        #ifdef __cplusplus
+        }
+        #endif
+    """,
+    "mach/mach_time.h": """
+        #include <stdint.h>
+        typedef struct { uint32_t numer; uint32_t denom; } mach_timebase_info_data_t;
+        #ifdef __cplusplus
+        extern "C" {
+        #endif
+        int mach_timebase_info(mach_timebase_info_data_t *);
+        uint64_t mach_absolute_time(void);
+        #ifdef __cplusplus
+        }
+        #endif
+    """,
 }
 
 # Calls every function of the layer once (in MSVC mode clang warns of unused static functions;
@@ -73,7 +104,7 @@ int wf_use_all(void *p, int64_t *i, uint64_t *u, double *d) {
     r += wf_compare_swap_seq_cst_u64(u, 1, 2);
     wf_store_release_f64(d, wf_load_acquire_f64(d));
     wf_aligned_free(wf_aligned_alloc(64, 100));
-    return r;
+    return r + (wf_monotonic() > 0.0);
 }
 """
 
@@ -108,24 +139,44 @@ def test_compiles_with_the_compilers_found(compiler: str, language: str,
               verbatim_c(PORTABLE), tmp_path, "portable.c")
 
 
-@pytest.mark.skipif(CLANG is None, reason="clang is not on PATH: MSVC targets not checked")
-@pytest.mark.parametrize("language", ["c", "c++"])
-@pytest.mark.parametrize("target", MSVC_TARGETS)
-def test_compiles_for_msvc_targets(target: str, language: str, tmp_path: Path) -> None:
+def _cross_mode(target: str, language: str, tmp_path: Path) -> list[str]:
+    """clang's command to check C for ``target`` against the stand-in system headers
+    (skips when this clang cannot compile for it)."""
     assert CLANG is not None
-    headers = tmp_path / "windows"
-    headers.mkdir()
-    for name, text in WINDOWS_HEADERS.items():
+    headers = tmp_path / "system"
+    for name, text in SYSTEM_HEADERS.items():
+        (headers / name).parent.mkdir(parents=True, exist_ok=True)
         (headers / name).write_text(textwrap.dedent(text))
-    mode = [CLANG, f"--target={target}", "-fms-extensions", "-fms-compatibility",
-            "-isystem", str(headers), "-x", language, "-fsyntax-only"]
+    mode = [CLANG, f"--target={target}", "-nostdlibinc", "-isystem", str(headers),
+            "-x", language, "-fsyntax-only"]
+    if "msvc" in target:
+        mode[2:2] = ["-fms-extensions", "-fms-compatibility"]
+    elif "apple" in target and language == "c++":
+        mode[2:2] = ["-stdlib=libc++"]
     probe = subprocess.run([*mode, "-"], input="int x;\n", capture_output=True, text=True,
                            timeout=60)
     if probe.returncode != 0:
         pytest.skip(f"this clang cannot compile for {target}: {probe.stderr.strip()}")
+    return mode
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang is not on PATH: MSVC targets not checked")
+@pytest.mark.parametrize("language", ["c", "c++"])
+@pytest.mark.parametrize("target", MSVC_TARGETS)
+def test_compiles_for_msvc_targets(target: str, language: str, tmp_path: Path) -> None:
+    mode = _cross_mode(target, language, tmp_path)
     # The MSVC branch is the one compiled: _MSC_VER without __GNUC__.
     source = verbatim_c(PORTABLE) + USE_ALL + "\n#if !defined(WF_MSVC)\n#error no MSVC\n#endif\n"
     compile_c([*mode, "-Wall", "-Wextra", "-Werror"], source, tmp_path, "portable.c")
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang is not on PATH: other systems not checked")
+@pytest.mark.parametrize("language", ["c", "c++"])
+@pytest.mark.parametrize("target", OTHER_TARGETS)
+def test_compiles_for_mingw_and_macos(target: str, language: str, tmp_path: Path) -> None:
+    mode = _cross_mode(target, language, tmp_path)
+    compile_c([*mode, "-Wall", "-Wextra", "-Werror"], verbatim_c(PORTABLE), tmp_path,
+              "portable.c")
 
 
 def _reference_ctz(x: int) -> int:
@@ -149,7 +200,7 @@ int main(void) {{
     size_t k;
     int64_t i = 5;
     uint64_t u = 7;
-    double d = 1.5;
+    double d = 1.5, t0, t1;
     void *m[3];
     for (k = 0; k < sizeof words / sizeof words[0]; k++)
         printf("bits %d %d %d\\n", wf_ctz64(words[k]), wf_clz64(words[k]),
@@ -176,6 +227,10 @@ int main(void) {{
            m[1] != NULL && ((size_t) m[1] & 63) == 0, m[2] == NULL);
     wf_aligned_free(m[0]);
     wf_aligned_free(m[1]);
+    t0 = wf_monotonic();
+    for (k = 0; (t1 = wf_monotonic()) < t0 + 0.01 && k < 100000000; k++)
+        ;
+    printf("clock %d\\n", t1 >= t0 + 0.01 && t1 < t0 + 10.0);
     return 0;
 }}
 """
@@ -186,7 +241,7 @@ int main(void) {{
     expected = [f"bits {_reference_ctz(w)} {64 - w.bit_length()} "
                 f"{_reference_ctz(w & 0xFFFF_FFFF) if w & 0xFFFF_FFFF else -1}" for w in words]
     expected += ["i64 5 -3 9 10", "u64 7 0 18446744073709551615 1 2", "f64 1.5 -0.25",
-                 "alloc 1 1 1"]
+                 "alloc 1 1 1", "clock 1"]
     assert out == expected
 
 
@@ -253,5 +308,5 @@ def test_no_kernel_names_a_compiler_builtin() -> None:
                  for path in sorted([*KERNELS.glob("*.pyx"), *KERNELS.glob("*.pxd")])
                  if path != PORTABLE
                  for n, line in enumerate(path.read_text().splitlines(), 1)
-                 if "__builtin_" in line or "__atomic_" in line]
+                 if any(name in line for name in ("__builtin_", "__atomic_", "clock_gettime"))]
     assert not offenders, "use _portable.pxd:\n" + "\n".join(offenders)

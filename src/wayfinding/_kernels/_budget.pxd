@@ -1,6 +1,7 @@
 # Work budgets of resumable searches: a number of expansions and a wall-clock deadline.
 from libc.math cimport INFINITY
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from ._portable cimport monotonic
 
 # The outcomes of a slice (FAILED, FOUND, RUNNING) are in _constants.pxd.
 
@@ -8,12 +9,6 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 cdef struct Budget:
     long expansions     # expansions allowed in this slice; < 0: no limit
     double deadline     # monotonic clock time to stop at; INFINITY: none
-
-
-cdef inline double monotonic() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + 1e-9 * ts.tv_nsec
 
 
 cdef inline Budget make_budget(long max_expansions, double max_seconds) noexcept nogil:

@@ -10,7 +10,6 @@ from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from ._buckets cimport bucket
 from ._heap cimport Heap, heap_decrease, heap_free, heap_init, heap_pop, heap_push, HeapItem
 from ._navmesh_locate cimport in_polygon, locate_in
 from ._navmesh_points cimport HOLD_GIL_POLYGONS, plain_xy
+from ._portable cimport monotonic
 from ._predicates cimport orient2d
 
 cnp.import_array()
@@ -151,11 +151,6 @@ cdef inline void portal_point(double ax, double ay, double bx, double by, double
         t = 0.99
     ox[0] = ax + t * dx
     oy[0] = ay + t * dy
-
-
-cdef inline double seconds(const timespec* t0, const timespec* t1) noexcept nogil:
-    """Seconds from t0 to t1."""
-    return (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec)
 
 
 cdef bint plain_rows(object v):
@@ -651,8 +646,7 @@ cdef class MeshQuery:
         corner flags (1 start, 2 goal, 4 a link's start), the corridor and the off-mesh
         links taken (their ids in the mesh's list); seconds the call's wall time."""
         cdef double sx, sy, gx, gy
-        cdef timespec t0, t1
-        clock_gettime(CLOCK_MONOTONIC, &t0)
+        cdef double t0 = monotonic(), t1
         if self.allowed is None:
             raise ValueError("set a filter first (use_filter)")
         if not plain_xy(start, &sx, &sy) or not plain_xy(goal, &gx, &gy):
@@ -689,12 +683,12 @@ cdef class MeshQuery:
             if self.cvia[i] >= 0:
                 pk[0] = self.link_ref[self.cvia[i]]
                 pk += 1
-        clock_gettime(CLOCK_MONOTONIC, &t1)
+        t1 = monotonic()
         if r.code == 1:
             return (1, corners, True, r.length, r.expanded, r.generated, r.snap_s == 1,
-                    r.snap_g == 1, packed, r.m, seconds(&t0, &t1))
+                    r.snap_g == 1, packed, r.m, t1 - t0)
         return (r.code, corners, False, r.length, r.expanded, r.generated, r.snap_s == 1,
-                r.snap_g == 1, packed, r.m, seconds(&t0, &t1), r.sx, r.sy, r.gx, r.gy)
+                r.snap_g == 1, packed, r.m, t1 - t0, r.sx, r.sy, r.gx, r.gy)
 
     def find_many(self, starts, goals, bint partial):
         """:meth:`find` for each row of ``starts`` and ``goals``, C-contiguous (n, 2)

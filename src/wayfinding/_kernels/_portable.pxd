@@ -1,7 +1,8 @@
-# Bit scans, prefetches, spin-wait hints, atomics and aligned allocation for the kernels, one
-# definition for each compiler family: GCC and clang (Linux, macOS, MinGW) take the builtins,
-# MSVC (x64 and ARM64) the intrinsics of <intrin.h>.  The C below is valid as C and as C++;
-# no kernel names a compiler builtin itself (tests/test_portable_c.py checks both).
+# Bit scans, prefetches, spin-wait hints, atomics, aligned allocation and a monotonic clock for
+# the kernels, written once for each compiler family: GCC and clang (Linux, macOS, MinGW) take
+# the builtins, MSVC (x64 and ARM64) the intrinsics of <intrin.h>; allocation and the clock
+# follow the system (Windows, macOS, other POSIX).  The C below is valid as C and as C++; no
+# kernel names a compiler builtin or a POSIX clock itself (tests/test_portable_c.py checks).
 #
 # Atomics: the suffix names the memory order (acquire, release, acq_rel, seq_cst).  Under
 # MSVC, aligned 64-bit loads and stores are single instructions on both targets; an acquire
@@ -19,8 +20,18 @@ cdef extern from *:
     #include <stdint.h>
     #include <stdlib.h>
     #include <string.h>
+    #include <time.h>
     #if defined(_WIN32)
     #include <malloc.h>
+    #ifndef WIN32_LEAN_AND_MEAN
+    #define WIN32_LEAN_AND_MEAN
+    #endif
+    #ifndef NOMINMAX
+    #define NOMINMAX
+    #endif
+    #include <windows.h>
+    #elif defined(__APPLE__)
+    #include <mach/mach_time.h>
     #endif
 
     #if defined(_MSC_VER) && !defined(__GNUC__)
@@ -212,6 +223,24 @@ cdef extern from *:
     #endif
     }
 
+    /* Seconds on a clock that never goes back (from an arbitrary origin). */
+    WF_INLINE double wf_monotonic(void) {
+    #if defined(_WIN32)
+        LARGE_INTEGER count, frequency;
+        QueryPerformanceCounter(&count);
+        QueryPerformanceFrequency(&frequency);
+        return (double) count.QuadPart / (double) frequency.QuadPart;
+    #elif defined(__APPLE__)
+        mach_timebase_info_data_t base;
+        mach_timebase_info(&base);
+        return 1e-9 * ((double) mach_absolute_time() * base.numer / base.denom);
+    #else
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec + 1e-9 * ts.tv_nsec;
+    #endif
+    }
+
     WF_INLINE void wf_aligned_free(void *at) {
     #if defined(_WIN32)
         _aligned_free(at);
@@ -238,3 +267,4 @@ cdef extern from *:
     void store_release_f64 "wf_store_release_f64"(double* at, double value) noexcept nogil
     void* aligned_alloc "wf_aligned_alloc"(size_t alignment, size_t size) noexcept nogil
     void aligned_free "wf_aligned_free"(void* at) noexcept nogil
+    double monotonic "wf_monotonic"() noexcept nogil

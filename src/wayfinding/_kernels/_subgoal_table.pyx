@@ -33,8 +33,8 @@ from libcpp.algorithm cimport sort
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from ._portable cimport monotonic
 from ._subgoal_grid cimport (
     GridCtx,
     direct_h_reachable,
@@ -154,12 +154,6 @@ def build_table(const int32_t[::1] top_nodes, const int32_t[::1] top_index,
                 else:
                     d[k, i] = d[i, k]
     return out
-
-
-cdef inline double now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 cdef struct State:
@@ -533,7 +527,7 @@ cdef class TableQuery:
             put(r, self.result_off[5], None)
             put(r, self.result_off[6], None)
             put(r, self.result_off[7], flag)
-            put(st, self.stats_off[5], now() - t0)
+            put(st, self.stats_off[5], monotonic() - t0)
             return r
         st = _new(self.stats_cls)
         r = _new(self.result_cls)
@@ -541,14 +535,14 @@ cdef class TableQuery:
             self.expanded, self.generated, 0, 0, 0
         r.path, r.cost, r.found, r.stats, r.algorithm = path, cost, found, st, self.algorithm
         r.expanded_nodes, r.open_nodes, r.status = None, None, flag
-        st.elapsed = now() - t0
+        st.elapsed = monotonic() - t0
         return r
 
     def find_path(self, start, goal):
         """The :class:`PathResult` from cell ``start`` to cell ``goal`` (each a tuple of two
         ints), or an int: -1 (start) or -2 (goal) outside the grid or blocked, -4 when an
         endpoint is not a tuple of two ints."""
-        cdef double t0 = now()
+        cdef double t0 = monotonic()
         cdef int status
         cdef long a, b, c, d
         if not (type(start) is tuple and type(goal) is tuple and len(<tuple> start) == 2
@@ -579,7 +573,7 @@ cdef class TableQuery:
         cdef double t0
         out = [None] * k
         for i in range(k):
-            t0 = now()
+            t0 = monotonic()
             with nogil:
                 status = self.solve(<int> starts[i, 0], <int> starts[i, 1], <int> goals[i, 0],
                                     <int> goals[i, 1])
