@@ -53,11 +53,12 @@ cdef extern from *:
     #error "the kernels build with GCC, clang or MSVC"
     #endif
 
-    /* Each kernel uses some of these: no warning for the others. */
+    /* Each kernel uses some of these: no warning for the others.  MSVC's C takes __inline
+       in every language mode. */
     #if defined(__GNUC__)
     #define WF_INLINE static inline __attribute__((unused))
     #else
-    #define WF_INLINE static inline
+    #define WF_INLINE static __inline
     #endif
 
     /* Index of the lowest set bit of x (x != 0). */
