@@ -1,8 +1,9 @@
 """Build the compiled kernels (Cython 3) alongside the pure-Python package.
 
-The kernels are cythonized when they are built, not when setup.py is read, so an sdist holds the
-``.pyx`` sources only and building it needs a C/C++ compiler (Cython and numpy come as build
-requirements).  Flags depend on the compiler: GCC and clang (Linux, macOS, MinGW) or MSVC.
+The kernels are cythonized when they are built (into the build folder), not when setup.py is
+read, so an sdist holds the ``.pyx`` sources only and building it needs a C/C++ compiler
+(Cython and numpy come as build requirements).  Flags depend on the compiler: GCC and clang
+(Linux, macOS, MinGW) or MSVC.
 """
 
 import os
@@ -50,23 +51,25 @@ def compiler_family(compiler) -> str:
 
 
 class BuildKernels(build_ext):
-    """Cythonize the kernels, then compile them, one per core, with their compiler's flags."""
+    """Cythonize the kernels into the build folder (never beside the sources, so builds against
+    different numpy versions do not share generated C), then compile them, one per core, with
+    their compiler's flags."""
 
     def finalize_options(self) -> None:
-        from Cython.Build import cythonize
-
-        self.distribution.ext_modules = cythonize(
-            self.distribution.ext_modules, compiler_directives=DIRECTIVES,
-            nthreads=os.cpu_count() if os.name == "posix" else 0)
         if self.parallel is None:
             self.parallel = True    # one compiler per core
         super().finalize_options()
 
     def build_extensions(self) -> None:
         import numpy as np
+        from Cython.Build import cythonize
 
+        generated = cythonize(self.extensions, compiler_directives=DIRECTIVES,
+                              build_dir=os.path.join(self.build_temp, "cython"),
+                              nthreads=os.cpu_count() if os.name == "posix" else 0)
         family = compiler_family(self.compiler)
-        for ext in self.extensions:
+        for ext, c in zip(self.extensions, generated, strict=True):
+            ext.sources, ext.language = c.sources, c.language
             name = ext.name.rsplit(".", 1)[1]
             threads = OPENMP_FLAGS.get(family, []) if name in OPENMP else []
             ext.extra_compile_args = [*OPTIMIZE[family],

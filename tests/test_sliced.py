@@ -17,6 +17,7 @@ from strategies import seeded_csr_graphs, seeded_grids
 
 from wayfinding import (
     AdjacencyGraph,
+    CSRGraph,
     Grid,
     GridSearch,
     InvalidQueryError,
@@ -171,6 +172,16 @@ def test_result_while_running_reports_progress():
     r = search.result()
     assert not r.found and len(r.path) == 0 and r.stats.expanded == 10
     assert "running" in repr(search)
+
+
+def test_budgets_beyond_32_bits_are_taken_on_every_platform():
+    """The compiled budgets are 64-bit (C ``long`` is 32-bit on Windows)."""
+    grid = Grid(np.ones((30, 30), dtype=bool))
+    for method in ("astar", "bfs"):
+        search = GridSearch(grid).start((0, 0), (29, 29), method=method)
+        assert search.step(max_expansions=2**40) == "found"
+    graph = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0])
+    assert graph.start(0, 2).step(max_expansions=2**40) == "found"
 
 
 def test_timed_steps_stop_near_their_budget_and_always_progress():

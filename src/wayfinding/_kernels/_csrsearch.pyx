@@ -335,7 +335,7 @@ cdef class CSRRun:
         """(expanded, generated, max_open) so far."""
         return self.s.c.expanded, self.s.c.generated, self.s.c.max_open
 
-    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+    def advance(self, int64_t max_expansions=-1, double max_seconds=INFINITY):
         """Expand up to ``max_expansions`` more nodes (< 0: no limit) for at most
         ``max_seconds``; returns the status: 2 running, 1 found, 0 failed."""
         if self.status != RUNNING:

@@ -21,7 +21,7 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.math cimport INFINITY, NAN, fabsf, floorf, roundf, sqrt, sqrtf
-from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
@@ -2578,7 +2578,7 @@ cdef class PathRun:
         """(expanded, generated) so far."""
         return self.c_expanded, self.c_generated
 
-    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+    def advance(self, int64_t max_expansions=-1, double max_seconds=INFINITY):
         """Expand up to ``max_expansions`` more nodes (< 0: no limit) for at most
         ``max_seconds``; returns the status: RUN_RUNNING, RUN_FOUND (the goal reached) or
         RUN_FAILED (ended without it: :meth:`result` may still hold a partial path)."""

@@ -16,7 +16,7 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
 
 from ._budget cimport Budget, make_budget, spent
@@ -357,7 +357,7 @@ cdef class GridRun:
         """(expanded, generated, updated, max_open) so far."""
         return self.s.c.expanded, self.s.c.generated, self.s.c.updated, self.s.c.max_open
 
-    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+    def advance(self, int64_t max_expansions=-1, double max_seconds=INFINITY):
         """Expand up to ``max_expansions`` more cells (< 0: no limit) for at most
         ``max_seconds``; returns the status: 2 running, 1 found, 0 failed."""
         if self.status != RUNNING:
@@ -452,7 +452,7 @@ cdef class BfsRun:
         """(expanded, generated, updated, max_open) so far."""
         return self.c.expanded, self.c.generated, self.c.updated, self.c.max_open
 
-    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+    def advance(self, int64_t max_expansions=-1, double max_seconds=INFINITY):
         """As :meth:`GridRun.advance`."""
         if self.status != RUNNING:
             return self.status
@@ -655,7 +655,7 @@ cdef class BidirectionalRun:
         """Cost of the path found (inf unless found)."""
         return self.best if self.status == FOUND else INFINITY
 
-    def advance(self, long max_expansions=-1, double max_seconds=INFINITY):
+    def advance(self, int64_t max_expansions=-1, double max_seconds=INFINITY):
         """As :meth:`GridRun.advance`."""
         if self.status != RUNNING:
             return self.status
