@@ -70,13 +70,16 @@ def render_flow_svg(grid: Grid, field: ArrayLike | None = None, *,
                     vectors: ArrayLike | None = None, every: int | None = None,
                     path: Cells | None = None, start: ArrayLike | None = None,
                     goal: ArrayLike | None = None, cell_px: float | None = None,
-                    title: str | None = None) -> str:
+                    title: str | None = None, colour_bar: bool = True,
+                    heat_label: str = "cost to the goal") -> str:
     """An SVG of ``field`` (``(H, W)``: an integration field or potential, as a heat map)
     with ``vectors`` (``(H, W, 2)``, e.g. :attr:`FlowField.vectors`) as arrows on every
-    ``every``-th cell (default: about :data:`ARROWS_ACROSS` across), and the path and
-    endpoints of :func:`~wayfinding.viz.render_svg`."""
+    ``every``-th cell (default: about :data:`ARROWS_ACROSS` across), and the path,
+    endpoints and colour bar (labelled ``heat_label``) of
+    :func:`~wayfinding.viz.render_svg`."""
     svg = render_svg(grid, distances=_finite_field(field, grid), path=path, start=start,
-                     goal=goal, cell_px=cell_px, title=title)
+                     goal=goal, cell_px=cell_px, title=title, colour_bar=colour_bar,
+                     heat_label=heat_label)
     if vectors is None:
         return svg
     segs = arrow_segments(vectors, grid, every=every)
@@ -93,10 +96,12 @@ def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
                     vectors: ArrayLike | None = None, every: int | None = None,
                     path: Cells | None = None, start: ArrayLike | None = None,
                     goal: ArrayLike | None = None, scale: int | None = None,
-                    title: str | None = None) -> bytes:
+                    title: str | None = None, colour_bar: bool = True,
+                    heat_label: str = "cost to the goal") -> bytes:
     """The PNG counterpart of :func:`render_flow_svg` (needs Pillow)."""
     data = render_png(grid, distances=_finite_field(field, grid), path=path, start=start,
-                      goal=goal, scale=scale, title=title)
+                      goal=goal, scale=scale, title=title, colour_bar=colour_bar,
+                      heat_label=heat_label)
     if vectors is None:
         return data
     Image, ImageDraw, _ = _pillow()

@@ -26,7 +26,10 @@ from ..results import PathResult
 
 #: Every colour the renderers use, as ``#rrggbb``.  ``terrain`` is the colour of the costliest
 #: terrain (cheaper terrain is blended towards ``free``); ``heat`` is the distance ramp from
-#: near to far.
+#: near to far; ``outline`` and ``ring`` are the light and dark edges of the start and goal
+#: discs (so that they show on any colour); ``explored_mark`` and ``frontier_mark`` fill the
+#: marks of sparse explored and frontier cells; ``bar`` and ``text`` are the colour bar's
+#: background and lettering.
 PALETTE: dict[str, Any] = {
     "free": "#f4f3ee",
     "blocked": "#2e3038",
@@ -37,6 +40,11 @@ PALETTE: dict[str, Any] = {
     "start": "#1b9e4b",
     "goal": "#7b2cbf",
     "outline": "#ffffff",
+    "ring": "#1a1a1a",
+    "explored_mark": "#1f5fa8",
+    "frontier_mark": "#d9822b",
+    "bar": "#ffffff",
+    "text": "#222222",
     "heat": ("#fde725", "#5ec962", "#21918c", "#3b528b", "#440154"),
 }
 
@@ -56,6 +64,18 @@ MIN_STROKE_PX = 2.0
 MIN_RADIUS_PX = 4.0
 #: Longer side of a picture in pixels when no cell size is given.
 TARGET_PX = 800
+#: Radius of the start and goal discs as a fraction of the picture's longer side: they keep
+#: the same size on the picture whatever the map's size (never below :data:`MIN_RADIUS_PX`
+#: or 0.4 of a cell).
+MARKER_FRACTION = 0.012
+#: Radius of a mark on a sparse explored or frontier cell, as a fraction of the picture's
+#: longer side (never below :data:`MIN_MARK_PX` or 0.45 of a cell).
+MARK_FRACTION = 0.004
+MIN_MARK_PX = 2.5
+#: Colour bar under a heat map: the bar's height and the lettering's size as fractions of the
+#: picture's longer side (at least 8 and 10 pixels).
+BAR_FRACTION = 0.02
+FONT_FRACTION = 0.018
 
 
 def rgb(colour: str) -> tuple[int, int, int]:
@@ -139,6 +159,86 @@ def as_grid(grid: object) -> Grid:
 
 def optional_cell(value: ArrayLike | None, grid: Grid, name: str) -> tuple[int, int] | None:
     return None if value is None else grid.cell(value, name=name)
+
+
+def marker_radius(width_px: float, height_px: float, cell_px: float) -> float:
+    """Radius in pixels of the start and goal discs on a picture ``width_px`` x
+    ``height_px`` with cells ``cell_px`` wide: :data:`MARKER_FRACTION` of the longer side,
+    at least :data:`MIN_RADIUS_PX` and 0.4 of a cell."""
+    return max(MIN_RADIUS_PX, 0.4 * cell_px, MARKER_FRACTION * max(width_px, height_px))
+
+
+def mark_radius(width_px: float, height_px: float, cell_px: float) -> float:
+    """Radius in pixels of the mark drawn on a sparse explored or frontier cell."""
+    return max(MIN_MARK_PX, 0.45 * cell_px, MARK_FRACTION * max(width_px, height_px))
+
+
+def is_sparse(cells: np.ndarray) -> bool:
+    """Whether fewer than half of ``cells`` (``(n, 2)`` ``(x, y)``) have another of them as
+    a side neighbour: the scattered jump points, subgoals or landmarks that preprocessed and
+    pruning searches expand, as opposed to the solid regions of A* or Dijkstra."""
+    if not len(cells):
+        return False
+    x, y = cells[:, 0] + 1, cells[:, 1] + 1
+    stride = int(x.max()) + 2
+    code = np.unique(y * stride + x)
+    touching = np.zeros(len(code), dtype=bool)
+    for step in (1, -1, stride, -stride):
+        touching |= np.isin(code + step, code)
+    return bool(touching.mean() < 0.5)
+
+
+def wants_marks(cells: np.ndarray | None, marks: bool | None) -> bool:
+    """Whether ``cells`` are drawn as marks: ``marks`` when given, else when sparse."""
+    if cells is None or not len(cells):
+        return False
+    if marks is None:
+        return is_sparse(cells)
+    if not isinstance(marks, (bool, np.bool_)):
+        raise InvalidQueryError(f"marks {marks!r} must be True, False or None")
+    return bool(marks)
+
+
+def heat_range(grid: Grid, distances: np.ndarray | None) -> tuple[float, float] | None:
+    """The least and greatest finite ``distances`` on passable cells (the ends of the heat
+    ramp), or None when there are none."""
+    if distances is None:
+        return None
+    mask = grid.passable & np.isfinite(distances)
+    if not mask.any():
+        return None
+    vals = distances[mask]
+    return float(vals.min()), float(vals.max())
+
+
+def bar_layout(width_px: float, height_px: float) -> dict[str, float]:
+    """Where a colour bar goes under a picture ``width_px`` x ``height_px``, in pixels:
+    ``pad`` (margins), ``bar`` (the bar's height), ``font`` (the lettering's size) and
+    ``extra`` (the height the bar's strip adds below the picture)."""
+    longer = max(width_px, height_px)
+    font = max(10.0, round(FONT_FRACTION * longer))
+    bar = max(8.0, round(BAR_FRACTION * longer))
+    pad = round(font / 2)
+    return {"pad": pad, "bar": bar, "font": font, "extra": 3 * pad + bar + font + pad / 2}
+
+
+def bar_colours(n: int) -> np.ndarray:
+    """``(n, 3)`` uint8: the heat ramp from near (left) to far (right) in ``n`` steps,
+    banded in :data:`HEAT_LEVELS` levels as the heat map is."""
+    t = np.linspace(0.0, 1.0, max(n, 1))
+    t = np.floor(t * (HEAT_LEVELS - 1) + 0.5) / (HEAT_LEVELS - 1)
+    return np.clip(np.rint(_ramp(t)), 0, 255).astype(np.uint8)
+
+
+def value_text(value: float) -> str:
+    """A value at one end of a colour bar: four significant digits."""
+    return f"{value:.4g}"
+
+
+def check_label(heat_label: object) -> str:
+    if not isinstance(heat_label, str):
+        raise InvalidQueryError(f"heat_label {heat_label!r} must be a string")
+    return heat_label
 
 
 # ---------------------------------------------------------------------- colours
@@ -235,16 +335,25 @@ def auto_scale(grid: Grid) -> int:
 def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None = None,
                frontier: Cells | None = None, distances: ArrayLike | None = None,
                start: ArrayLike | None = None, goal: ArrayLike | None = None,
-               scale: int | None = None, title: str | None = None) -> bytes:
+               scale: int | None = None, title: str | None = None,
+               marks: bool | None = None, colour_bar: bool = True,
+               heat_label: str = "cost") -> bytes:
     """Draw a grid as PNG bytes; needs Pillow (``pip install 'wayfinding[viz]'``).
 
     Cells are ``scale`` x ``scale`` pixel blocks (an int >= 1; default: the longer side about
-    800 px), so the image is ``(W * scale) x (H * scale)`` pixels and cell ``(x, y)`` covers
+    800 px), so the map is ``(W * scale) x (H * scale)`` pixels and cell ``(x, y)`` covers
     pixels ``[x*scale, (x+1)*scale)`` across and ``[y*scale, (y+1)*scale)`` down.  Colours as
     :func:`cell_colours`; ``path`` (``(n, 2)`` ``(x, y)`` cells or a PathResult) is a line
     through cell centres (or, for a float polyline in cell units, through its points) in
-    ``PALETTE["path"]``; ``start`` and ``goal`` (``(x, y)`` cells)
-    are discs.  ``title`` is stored as the PNG ``Title`` text chunk.
+    ``PALETTE["path"]``; ``start`` and ``goal`` (``(x, y)`` cells) are discs with a light and
+    a dark edge, :data:`MARKER_FRACTION` of the picture's longer side in radius.
+    Explored and frontier cells are tinted; with ``marks`` (default: when they are sparse,
+    see :func:`is_sparse`, as the jump points of JPS are) each also gets a disc a few pixels
+    wide.  With ``distances`` and ``colour_bar``, a strip under the map shows the heat ramp
+    from the least to the greatest finite distance, its values at the ends and
+    ``heat_label`` (what the values are) in the middle; the picture is then taller than the
+    map by :func:`bar_layout`'s ``extra``.  ``title`` is stored as the PNG ``Title`` text
+    chunk.
 
     Raises :class:`~wayfinding.errors.InvalidQueryError` for arrays of the wrong shape or
     cells outside the grid, :class:`ImportError` when Pillow is missing.
@@ -259,15 +368,25 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
         s = int(scale)
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
+    heat_label = check_label(heat_label)
     cells = cell_colours(grid, explored=explored, frontier=frontier, distances=distances)
     route = None if path is None else route_points(path, grid)
     a = optional_cell(start, grid, "start")
     b = optional_cell(goal, grid, "goal")
+    spots = _mark_sets(grid, explored, frontier, marks)
+    ends = heat_range(grid, None if distances is None else as_distances(distances, grid)) \
+        if colour_bar else None
     Image, ImageDraw, PngImagePlugin = _pillow()
 
     pixels = np.ascontiguousarray(np.repeat(np.repeat(cells, s, axis=0), s, axis=1))
     img = Image.fromarray(pixels, "RGB")
     draw = ImageDraw.Draw(img)
+    map_w, map_h = img.size
+    rm = mark_radius(map_w, map_h, s)
+    for key, spot in spots:
+        for x, y in ((spot + 0.5) * s).tolist():
+            draw.ellipse((x - rm, y - rm, x + rm, y + rm), fill=rgb(PALETTE[key]),
+                         outline=rgb(PALETTE["outline"]))
     width = max(round(MIN_STROKE_PX), round(0.3 * s))
     if route is not None and len(route):
         pts = [(float(x), float(y)) for x, y in (route * s).tolist()]
@@ -277,12 +396,18 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
             draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=rgb(PALETTE["path"]))
         else:
             draw.line(pts, fill=rgb(PALETTE["path"]), width=width, joint="curve")
-    radius = max(MIN_RADIUS_PX, 0.4 * s)
+    radius = marker_radius(map_w, map_h, s)
+    edge = max(1, round(radius / 5))
     for cell, key in ((a, "start"), (b, "goal")):
         if cell is not None:
             cx, cy = (cell[0] + 0.5) * s, (cell[1] + 0.5) * s
+            outer = radius + edge
+            draw.ellipse((cx - outer, cy - outer, cx + outer, cy + outer),
+                         fill=rgb(PALETTE["ring"]))
             draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius),
-                         fill=rgb(PALETTE[key]), outline=rgb(PALETTE["outline"]))
+                         fill=rgb(PALETTE[key]), outline=rgb(PALETTE["outline"]), width=edge)
+    if ends is not None:
+        img = _with_colour_bar(img, ends, heat_label)
 
     info = None
     if title:
@@ -291,3 +416,46 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     buf = io.BytesIO()
     img.save(buf, format="PNG", pnginfo=info)
     return buf.getvalue()
+
+
+def _mark_sets(grid: Grid, explored: Cells | None, frontier: Cells | None,
+               marks: bool | None) -> list[tuple[str, np.ndarray]]:
+    """The explored and frontier cells to draw as marks, with their colour keys."""
+    out = []
+    for value, name, attr in ((explored, "explored", "expanded_nodes"),
+                              (frontier, "frontier", "open_nodes")):
+        if value is None:
+            continue
+        cells = as_cells(value, grid, name, attr=attr)
+        if wants_marks(cells, marks):
+            out.append((f"{name}_mark", cells.astype(np.float64)))
+    return out
+
+
+def font(size: float) -> Any:
+    """Pillow's default font at ``size`` pixels."""
+    from PIL import ImageFont
+
+    return ImageFont.load_default(size=size)
+
+
+def _with_colour_bar(img: Any, ends: tuple[float, float], heat_label: str) -> Any:
+    """``img`` with a colour bar strip added below it (see :func:`bar_layout`)."""
+    Image, ImageDraw, _ = _pillow()
+    w, h = img.size
+    lay = bar_layout(w, h)
+    pad, bar, size = int(lay["pad"]), int(lay["bar"]), lay["font"]
+    out = Image.new("RGB", (w, h + int(math.ceil(lay["extra"]))), rgb(PALETTE["bar"]))
+    out.paste(img, (0, 0))
+    n = max(1, w - 2 * pad)
+    strip = np.ascontiguousarray(np.repeat(bar_colours(n)[None], bar, axis=0))
+    out.paste(Image.fromarray(strip, "RGB"), (pad, h + pad))
+    draw = ImageDraw.Draw(out)
+    f = font(size)
+    y = h + 2 * pad + bar
+    ink = rgb(PALETTE["text"])
+    draw.text((pad, y), value_text(ends[0]), fill=ink, font=f, anchor="la")
+    draw.text((w - pad, y), value_text(ends[1]), fill=ink, font=f, anchor="ra")
+    if heat_label:
+        draw.text((w / 2, y), heat_label, fill=ink, font=f, anchor="ma")
+    return out
