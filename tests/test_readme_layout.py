@@ -41,6 +41,10 @@ FAMILIES = ["Grids", "Fast optimal search", "Graphs and world graphs", "Navigati
             "Voxel worlds", "The command line"]
 #: The most lines of code an example may have.
 MAX_LINES = 13
+#: The pictures at the top of the README (docs/img/gallery), in order, and where they link.
+STRIP = ["grid-search.png", "navmesh.png", "flow-field.png", "crowd.gif"]
+SITE = "https://wayfinding-dev.github.io/wayfinding/"
+GALLERY = SITE + "auto_examples/index.html"
 
 
 def prose(text: str) -> str:
@@ -214,6 +218,21 @@ README_EXAMPLES = examples(README.read_text(encoding="utf-8"))
 @pytest.fixture(scope="module")
 def readme() -> str:
     return README.read_text(encoding="utf-8")
+
+
+def test_top_says_what_it_is_and_shows_pictures(readme: str) -> None:
+    top = readme.split("\n## ", 1)[0]
+    paragraphs = [p for p in top.split("\n\n") if p.strip()]
+    assert paragraphs[0] == "# wayfinding"
+    assert "\n" not in paragraphs[1].strip(), "what it is, in one line"
+    links = re.findall(r"<a\b[^>]*\bhref=\"([^\"]+)\"[^>]*>\s*(<img\b[^>]*>)\s*</a>", top)
+    sources = [m.group(1) for _, img in links if (m := re.search(r'\bsrc="([^"]+)"', img))]
+    assert sources == [RAW + "docs/img/gallery/" + name for name in STRIP]
+    assert {href for href, _ in links} == {GALLERY}
+    for _, img in links:
+        alt = re.search(r'\balt="([^"]*)"', img)
+        assert alt is not None and len(alt.group(1).split()) >= 4, f"no alt text in {img}"
+    assert SITE in top and "make docs" in top
 
 
 def test_first_section_is_install(readme: str) -> None:
