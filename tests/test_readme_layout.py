@@ -281,11 +281,22 @@ def test_example_prints_what_the_readme_shows(example: Example, tmp_path: Path,
     assert normalized(run_example(example)) == normalized(example.shown or "")
 
 
-def test_tour_holds_doctests() -> None:
+def tour_pages() -> list[Path]:
+    """The tour and the pages in docs/ it links to (its sections may lead on to them)."""
     text = TOUR.read_text(encoding="utf-8")
-    examples = doctest.DocTestParser().get_examples(text)
-    assert len(examples) >= 100
-    assert "](docs/" not in text, "links in docs/ are relative to docs/"
+    pages = [TOUR]
+    for target in link_targets(text):
+        path = (TOUR.parent / target.partition("#")[0]).resolve()
+        if path.suffix == ".md" and path.is_file() and path not in pages:
+            pages.append(path)
+    return pages
+
+
+def test_tour_holds_doctests() -> None:
+    found = [doctest.DocTestParser().get_examples(page.read_text(encoding="utf-8"))
+             for page in tour_pages()]
+    assert sum(map(len, found)) >= 100
+    assert "](docs/" not in TOUR.read_text(encoding="utf-8"), "links in docs/ are relative to docs/"
 
 
 @pytest.mark.parametrize(("text", "found"), [
