@@ -84,6 +84,8 @@ SPHINX_GALLERY_CONF: dict[str, Any] = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
+    # examples/make_strip.py draws the README's pictures: not a gallery page
+    "ignore_pattern": r"__init__\.py|^make_strip\.py$",
     "image_scrapers": ("_gallery.scrape_pictures",),
     "reset_modules": ("_gallery.remember_pictures",),
     "reset_modules_order": "before",

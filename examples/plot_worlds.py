@@ -2,15 +2,16 @@
 World graphs on a dungeon
 =========================
 
-The same generated dungeon as four world graphs built from its walls for an agent of radius
-0.3 (a link is kept only when the capsule round it is clear): a waypoint lattice, points of
-visibility, a probabilistic roadmap, and a small hex map.  Each draws one path.
+The same generated dungeon as world graphs built from its walls for an agent of radius 0.3
+(a link is kept only when the capsule round it is clear): a waypoint lattice, Dirichlet
+domains (the area each lattice point is nearest), points of visibility and a probabilistic
+roadmap; then a small hex map.  Each draws one path.
 """
 
 import numpy as np
 
 from wayfinding.geometry import Obstacles
-from wayfinding.graph import Roadmap, VisibilityGraph, WaypointGraph
+from wayfinding.graph import DirichletDomains, Roadmap, VisibilityGraph, WaypointGraph
 from wayfinding.graph.waypoints import lattice_points
 from wayfinding.grid import HexGrid, generate
 from wayfinding.viz import save_world
@@ -24,6 +25,8 @@ start, goal = free[0], free[-1]
 lattice = lattice_points(walls, bounds, 2.0, radius=radius)
 worlds = {
     "waypoints": WaypointGraph.connect(lattice, walls, radius=radius, max_link=3.0),
+    "dirichlet": DirichletDomains(lattice, obstacles=walls, radius=radius, bounds=bounds,
+                                  adjacency="raster", cell_size=0.25),
     "visibility": VisibilityGraph.build(walls, radius=radius, bounds=bounds),
     "roadmap": Roadmap.build(walls, bounds, n=300, k=8, radius=radius, seed=1),
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,7 +51,8 @@ def test_there_is_an_example_per_demo_section():
     for needed in ("plot_grid_search", "plot_grid_methods", "plot_any_angle", "plot_worlds",
                    "plot_navmesh", "plot_clearance", "plot_navmesh3d", "plot_voxel",
                    "plot_flow_field", "plot_integration_field", "plot_lanes",
-                   "plot_crowd_circle", "plot_crowd_bottleneck", "plot_dstar_lite"):
+                   "plot_crowd_circle", "plot_crowd_bottleneck", "plot_dstar_lite",
+                   "plot_crowd_navigation", "plot_hierarchy", "plot_diagonal_rules"):
         assert needed in names
     assert (EXAMPLES / "GALLERY_HEADER.rst").is_file()
 
@@ -172,6 +174,9 @@ def test_gallery_settings_name_importable_callables():
     conf = gallery.SPHINX_GALLERY_CONF
     assert conf["examples_dirs"] == "../examples" and conf["gallery_dirs"] == "auto_examples"
     assert conf["filename_pattern"] == r"/plot_" and conf["download_all_examples"] is False
+    # every script in examples/ is a page unless ignored: make_strip.py must be
+    assert [p.name for p in EXAMPLES.glob("*.py")
+            if re.search(conf["ignore_pattern"], p.name)] == ["make_strip.py"]
     for key in ("image_scrapers", "reset_modules"):
         (name,) = conf[key]
         module, attr = name.split(".")
