@@ -225,7 +225,11 @@ def test_animation_has_a_frame_per_step_and_shows_the_agents(tmp_path):
     for i in range(gif.n_frames):
         gif.seek(i)
         shots.append(np.asarray(gif.convert("RGB")))
-    assert all(s.shape == still.shape for s in shots)
+    # every frame is the canvas, 200 wide, with the still picture centred on it
+    assert {s.shape for s in shots} == {shots[0].shape} and shots[0].shape[1] == 200
+    dy = (shots[0].shape[0] - still.shape[0]) // 2
+    dx = (shots[0].shape[1] - still.shape[1]) // 2
+    shots = [s[dy:dy + still.shape[0], dx:dx + still.shape[1]] for s in shots]
     assert all((s != still).any(axis=2).sum() > 10 for s in shots)
     assert (shots[0] != shots[1]).any()
     with pytest.raises(InvalidQueryError, match="GIF"):

@@ -27,13 +27,13 @@ def crowd_section(out: Path) -> str:
         sc = scenario(name, **options)
         agents = len(sc.crowd)
         run = simulate_crowd(sc)
-        gif = animate_run(out / f"crowd-{name}.gif", run, sc.obstacles, size=360)
+        gif = animate_run(out / f"crowd-{name}.gif", run, sc.obstacles)
         m = run.summary()
         rows.append((sc.name, agents, m))
         figures.append((f"{sc.name}: {m['completion']:.0%} of {agents} arrived",
                         gif.name))
     nav_run, walls = navigation_run()
-    gif = animate_run(out / "crowd-navigation.gif", nav_run, walls, size=360)
+    gif = animate_run(out / "crowd-navigation.gif", nav_run, walls)
     figures.append((f"navigation: {len(nav_run.arrived)} agents planning round a U-turn, "
                     f"{nav_run.completion:.0%} arrived, 90% by {nav_run.arrival_time(0.9):.0f} s",
                     gif.name))

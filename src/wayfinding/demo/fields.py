@@ -13,6 +13,9 @@ from ..fields.scenes import scene, simulate_scene
 from ..viz.fields import animate, save_flow
 from .maps import cave, longest
 
+#: The radius of the lane scene's units (cells), simulated and drawn.
+RADIUS = 0.35
+
 
 def fields_section(out: Path) -> str:
     """Draw the fields and run the lanes scene; return the HTML section."""
@@ -33,9 +36,9 @@ def fields_section(out: Path) -> str:
     route = tiles.route(far.start, goal)
     route.tile(route.sectors[0])
     first = (time.perf_counter() - t0) * 1e3
-    run = simulate_scene(scene("lanes", units=20), seconds=60.0)
+    run = simulate_scene(scene("lanes", units=20), seconds=60.0, radius=RADIUS)
     gif = animate(out / "lanes.gif", run.scene.grid, run.positions, groups=run.group,
-                  every=3)
+                  every=3, radius=RADIUS)
     figures.append((f"lane formation: {run.completion:.0%} arrived, 90% by "
                     f"{run.arrival_time(0.9):.0f} s", gif.name))
     esc = html.escape

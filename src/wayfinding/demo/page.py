@@ -51,7 +51,8 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
         figures.append((f"{method} in the cave: cost {r.cost:.4f} (optimum {far.optimal:.4f}), "
                         f"{r.stats.expanded:,} cells expanded", names[-1]))
     dist = search.distance_map(far.start)
-    names = pictures(out, "cave-distances", grid, distances=dist, start=far.start)
+    names = pictures(out, "cave-distances", grid, distances=dist, start=far.start,
+                     heat_label="cost from the start")
     figures.append(("cost from the start to every cell (distance map)", names[-1]))
 
     rooms = dungeon()

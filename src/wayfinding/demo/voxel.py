@@ -114,7 +114,7 @@ def voxel_section(out: Path) -> str:
     atomic_write_text(out / "voxel-city.html", voxels_html(
         grid, paths=paths, start=start, goal=goal, title="wayfinding: paths through a city"))
     run = swarm(grid, octree)
-    animate_voxels(out / "voxel-swarm.gif", grid, run.positions[::2], fps=10)
+    animate_voxels(out / "voxel-swarm.gif", grid, run.positions[::2], fps=10, radius=RADIUS)
     atomic_write_text(out / "voxel-swarm.html", voxels_html(
         grid, agents=run.positions, fps=10, title="wayfinding: a swarm crossing a city"))
     esc = html.escape

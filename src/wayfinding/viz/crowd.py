@@ -14,20 +14,25 @@ from numpy.typing import ArrayLike
 
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
-from .raster import _pillow, rgb, write_gif
+from .raster import GIF_PX, _pillow, gif_canvas, rgb, write_gif
 
 if TYPE_CHECKING:
     from ..crowd.metrics import Run
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+#: The one-pixel edge inside each agent's disc (discs of 3 pixels or more), so that agents in
+#: contact stay apart on the picture.
+EDGE = (40, 40, 40)
 
 
 def animate_run(picture_path: str | os.PathLike, run: Run, obstacles: Iterable[ArrayLike] = (),
-                *, groups: ArrayLike | None = None, size: int = 480, fps: float = 12.0,
+                *, groups: ArrayLike | None = None, size: int = GIF_PX, fps: float = 12.0,
                 frames: int = 150) -> Path:
-    """Write ``run`` (a :class:`~wayfinding.crowd.Run`) as a GIF at most ``size`` pixels
-    across, showing at most ``frames`` frames evenly spread over the run; ``groups``
-    (``(n,)`` ints) colour the agents (default: by the direction of their goal)."""
+    """Write ``run`` (a :class:`~wayfinding.crowd.Run`) as a GIF ``size`` pixels wide (the
+    scene fills ``size`` pixels along its longer side; see
+    :func:`~wayfinding.viz.raster.gif_canvas`), showing at most ``frames`` frames evenly
+    spread over the run, each agent a disc of its radius; ``groups`` (``(n,)`` ints) colour
+    the agents (default: by the direction of their goal)."""
     target = Path(picture_path)
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
@@ -38,12 +43,11 @@ def animate_run(picture_path: str | os.PathLike, run: Run, obstacles: Iterable[A
     pts = np.concatenate([pos[np.isfinite(pos[..., 0])].reshape(-1, 2), run.goal,
                           *polys]) if pos.size else run.goal
     lo, hi = pts.min(axis=0) - run.radius.max() - 1, pts.max(axis=0) + run.radius.max() + 1
-    scale = (size - 1) / float(max(hi - lo))
-    width, height = (int(math.ceil((hi - lo)[0] * scale)) + 1,
-                     int(math.ceil((hi - lo)[1] * scale)) + 1)
+    width, height, scale, dx, dy = gif_canvas(*(hi - lo), size)
 
     def px(xy: np.ndarray) -> np.ndarray:
-        return np.stack([(xy[..., 0] - lo[0]) * scale, (hi[1] - xy[..., 1]) * scale], -1)
+        return np.stack([(xy[..., 0] - lo[0]) * scale + dx,
+                         (hi[1] - xy[..., 1]) * scale + dy], -1)
 
     if groups is None:
         heading = np.arctan2(*(run.goal - pos[0]).T[::-1])
@@ -61,6 +65,7 @@ def animate_run(picture_path: str | os.PathLike, run: Run, obstacles: Iterable[A
         for (x, y), r, k in zip(px(pos[t]).tolist(), run.radius.tolist(), np.asarray(groups)):
             if math.isfinite(x) and math.isfinite(y):
                 rr = max(1.0, r * scale)
-                d.ellipse((x - rr, y - rr, x + rr, y + rr), fill=colours[int(k) % len(colours)])
+                d.ellipse((x - rr, y - rr, x + rr, y + rr), fill=colours[int(k) % len(colours)],
+                          outline=EDGE if rr >= 3 else None)
         images.append(img.convert("P", palette=Image.ADAPTIVE))
     return write_gif(target, images, fps)

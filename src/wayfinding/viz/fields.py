@@ -27,7 +27,17 @@ from .._io import atomic_write_bytes, atomic_write_text
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
-from .raster import PALETTE, Cells, _pillow, auto_scale, cell_colours, render_png, rgb, write_gif
+from .raster import (
+    GIF_PX,
+    PALETTE,
+    Cells,
+    _pillow,
+    cell_colours,
+    gif_canvas,
+    render_png,
+    rgb,
+    write_gif,
+)
 from .svg import _num, render_svg
 
 #: Arrows across the longer side of the map when ``every`` is not given.
@@ -131,33 +141,46 @@ def save_flow(picture_path: str | os.PathLike, grid: Grid, field: ArrayLike | No
 def animate(picture_path: str | os.PathLike, grid: Grid, frames: ArrayLike, *,
             groups: ArrayLike | None = None, field: ArrayLike | None = None,
             radius: float = 0.35, scale: int | None = None, fps: float = 10.0,
-            every: int = 1) -> Path:
+            every: int = 1, size: int = GIF_PX) -> Path:
     """An animated GIF of agents over ``grid``: ``frames`` is ``(T, n, 2)`` positions in
     cells (a cell's centre at its (x, y); NaN: not there), every ``every``-th frame drawn,
-    ``groups`` (``(n,)`` ints) colour them, ``field`` is the background heat map.  Needs
+    each agent a disc of ``radius`` cells; ``groups`` (``(n,)`` ints) colour them,
+    ``field`` is the background heat map.  The GIF is ``size`` pixels wide, the map filling
+    it along its longer side (see :func:`~wayfinding.viz.raster.gif_canvas`), or, with
+    ``scale`` (whole pixels a cell), exactly ``W * scale`` x ``H * scale``.  Needs
     Pillow."""
     pos = np.asarray(frames, dtype=np.float64)
     if pos.ndim != 3 or pos.shape[2] != 2 or not len(pos):
         raise InvalidQueryError(f"frames must have shape (T, n, 2), got {pos.shape}")
     fps, every = positive_float("fps", fps), count("every", every)
+    radius = positive_float("radius", radius)
     target = Path(picture_path)
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
     Image, ImageDraw, _ = _pillow()
-    s = scale if scale is not None else min(auto_scale(grid), 12)
-    base = cell_colours(grid, distances=_finite_field(field, grid))
-    base = np.ascontiguousarray(np.repeat(np.repeat(base, s, axis=0), s, axis=1))
+    cells = cell_colours(grid, distances=_finite_field(field, grid))
+    if scale is None:
+        width, height, s, dx, dy = gif_canvas(grid.width, grid.height, count("size", size,
+                                                                              min=32))
+    else:
+        s = float(count("scale", scale))
+        width, height, dx, dy = grid.width * int(s), grid.height * int(s), 0.0, 0.0
+    mapped = Image.fromarray(np.ascontiguousarray(cells), "RGB").resize(
+        (max(1, round(grid.width * s)), max(1, round(grid.height * s))), Image.NEAREST)
+    base = Image.new("RGB", (width, height), rgb(PALETTE["bar"]))
+    base.paste(mapped, (round(dx), round(dy)))
     kinds = np.zeros(pos.shape[1], dtype=int) if groups is None else np.asarray(groups)
     colours = [rgb(c) for c in ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")]
     r = max(1.0, radius * s)
     images = []
     for frame in pos[::every]:
-        img = Image.fromarray(base, "RGB")
+        img = base.copy()
         draw = ImageDraw.Draw(img)
         for (x, y), k in zip(frame.tolist(), kinds.tolist()):
             if math.isfinite(x) and math.isfinite(y):
-                cx, cy = (x + 0.5) * s, (y + 0.5) * s
-                draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colours[k % len(colours)])
+                cx, cy = (x + 0.5) * s + round(dx), (y + 0.5) * s + round(dy)
+                draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colours[k % len(colours)],
+                             outline=(40, 40, 40) if r >= 3 else None)
         images.append(img.convert("P", palette=Image.ADAPTIVE))
     return write_gif(target, images, fps)
 

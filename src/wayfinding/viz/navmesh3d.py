@@ -27,7 +27,7 @@ from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..navmesh3d import Level, NavMesh3D, region_colours
 from ._webgl import TRANSLUCENT, agent_frames, frame_rows, page
-from .raster import TARGET_PX, _pillow, write_gif
+from .raster import GIF_PX, TARGET_PX, _pillow, gif_canvas, write_gif
 
 
 def _flat(mesh: NavMesh3D) -> tuple[list[NDArray[np.float64]], NDArray[np.uint8]]:
@@ -113,26 +113,29 @@ def navmesh3d_html(mesh: NavMesh3D, *, level: Level | None = None,
 
 
 def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: ArrayLike,
-                      *, colours: ArrayLike | None = None, radius: float = 0.6,
-                      fps: float = 10.0, size: int = 640) -> Path:
+                      *, colours: ArrayLike | None = None, radius: float | None = None,
+                      fps: float = 10.0, size: int = GIF_PX) -> Path:
     """Write a top-down GIF (x right, z down) of ``agents`` (``(T, n, 3)`` positions per
     frame, NaN rows for absent agents) walking ``mesh``: the polygons shaded by height,
     lower ones first, its off-mesh links as yellow lines, the agents as discs of
-    ``radius`` (world units) coloured by ``colours`` (``(T, n, 3)`` or ``(n, 3)`` uint8;
-    default white), the higher drawn over the lower, with a dark outline; at most
-    ``size`` pixels across.  Needs Pillow."""
+    ``radius`` (world units; default: the agent radius the mesh was built for) coloured by
+    ``colours`` (``(T, n, 3)`` or ``(n, 3)`` uint8; default white), the higher drawn over
+    the lower, with a dark outline; ``size`` pixels wide, the mesh filling it along its
+    longer side (see :func:`~wayfinding.viz.raster.gif_canvas`).  Needs Pillow."""
     target = Path(picture_path)
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
     size, fps = count("size", size, min=32), positive_float("fps", fps)
-    radius = positive_float("radius", radius)
+    polys, _ = _flat(mesh)
+    radius = positive_float("radius", mesh.settings.agent_radius if radius is None
+                            else radius)
     pos, rgb = agent_frames(agents, colours)
     image_mod, draw_mod, _ = _pillow()
-    polys, _ = _flat(mesh)
     x0, z0, w, h = _frame(polys)
-    scale = (size - 8) / max(w, h)
-    base = image_mod.new("RGB", (max(int(w * scale) + 8, 1), max(int(h * scale) + 8, 1)),
-                         (32, 36, 43))
+    width, height, scale, dx, dy = gif_canvas(w + 8 * max(w, h) / size,
+                                              h + 8 * max(w, h) / size, size)
+    x0, z0 = x0 - dx / scale, z0 - dy / scale       # the mesh centred, 4 px from the edges
+    base = image_mod.new("RGB", (width, height), (32, 36, 43))
     draw = draw_mod.Draw(base)
     ys = [float(p[:, 1].mean()) for p in polys]
     lo, hi = (min(ys), max(ys)) if ys else (0.0, 1.0)
@@ -149,7 +152,7 @@ def animate_navmesh3d(picture_path: str | os.PathLike, mesh: NavMesh3D, agents: 
         for ex, ez in ends:
             draw.ellipse((ex - 3, ez - 3, ex + 3, ez + 3), fill=(240, 210, 60))
     images = []
-    rr = max(1.5, radius * scale)
+    rr = max(1.0, radius * scale)
     for t in range(len(pos)):
         img = base.copy()
         d = draw_mod.Draw(img)

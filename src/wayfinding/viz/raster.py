@@ -72,6 +72,11 @@ MARKER_FRACTION = 0.012
 #: longer side (never below :data:`MIN_MARK_PX` or 0.45 of a cell).
 MARK_FRACTION = 0.004
 MIN_MARK_PX = 2.5
+#: Width in pixels of every animation when no size is given: the GIFs of a page line up.
+GIF_PX = 560
+#: Least height of an animation as a fraction of its width: a long, thin scene is centred
+#: on a canvas this tall rather than drawn as a sliver.
+MIN_GIF_ASPECT = 1 / 3
 #: Colour bar under a heat map: the bar's height and the lettering's size as fractions of the
 #: picture's longer side (at least 8 and 10 pixels).
 BAR_FRACTION = 0.02
@@ -316,11 +321,28 @@ def _pillow() -> tuple[ModuleType, ModuleType, ModuleType]:
     return Image, ImageDraw, PngImagePlugin
 
 
+def gif_canvas(span_x: float, span_y: float, size: int) -> tuple[int, int, float, float,
+                                                                   float]:
+    """The canvas of an animation of a scene ``span_x`` x ``span_y`` (world units) at
+    ``size``: ``(width, height, scale, dx, dy)``.  The scene is scaled by ``scale`` pixels
+    a world unit to fill ``size`` pixels along its longer side; the canvas is ``size``
+    pixels wide and between ``size`` * :data:`MIN_GIF_ASPECT` and ``size`` pixels tall, and
+    the scene is centred on it, offset by ``(dx, dy)`` pixels."""
+    span_x, span_y = max(float(span_x), 1e-9), max(float(span_y), 1e-9)
+    scale = size / max(span_x, span_y)
+    width = size
+    height = int(min(size, max(math.ceil(span_y * scale), math.ceil(size * MIN_GIF_ASPECT))))
+    return width, height, scale, (width - span_x * scale) / 2, (height - span_y * scale) / 2
+
+
 def write_gif(target: str | os.PathLike, images: list[Any], fps: float) -> Path:
-    """Write Pillow ``images`` (palette mode) to ``target`` as a looping GIF at ``fps``
-    frames a second, through a temporary file and a rename."""
+    """Write Pillow ``images`` (palette mode, all of one size) to ``target`` as a looping
+    GIF at ``fps`` frames a second, through a temporary file and a rename."""
     if not images:
         raise InvalidQueryError("agents has no frames")
+    sizes = {im.size for im in images}
+    if len(sizes) != 1:
+        raise InvalidQueryError(f"the frames of a GIF must share one size, got {sorted(sizes)}")
     buf = io.BytesIO()
     images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
                    duration=max(20, round(1000 / fps)), loop=0)

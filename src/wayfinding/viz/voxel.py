@@ -54,7 +54,7 @@ from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 from ..voxel.grid import VoxelGrid
 from ._webgl import agent_frames, frame_rows, page
-from .raster import TARGET_PX, _pillow, write_gif
+from .raster import GIF_PX, MIN_GIF_ASPECT, TARGET_PX, _pillow, write_gif
 
 #: Smallest edge of a drawn voxel in the PNG, pixels; larger grids are merged into blocks.
 MIN_VOXEL_PX = 2.0
@@ -192,24 +192,36 @@ def render_voxels_png(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | 
 
 def animate_voxels(picture_path: str | os.PathLike, grid: VoxelGrid, agents: ArrayLike, *,
                    colours: ArrayLike | None = None, paths: Any = None, up: str = "y",
-                   fps: float = 10.0, size: int = TARGET_PX) -> Path:
+                   fps: float = 10.0, size: int = GIF_PX,
+                   radius: float | None = None) -> Path:
     """Write a GIF of ``agents`` (``(T, n, 3)`` world positions per frame, NaN rows for
     absent agents) flying through ``grid``, over its isometric picture (with ``paths``): each
-    agent a disc with a dark outline, coloured by ``colours`` (``(T, n, 3)`` or ``(n, 3)``
-    RGB 0..255; default white), the nearer drawn over the farther (agents are not hidden by
-    voxels).  Needs Pillow."""
+    agent the outline of a ball of ``radius`` (world units; default 0.45 of a voxel) as the
+    picture projects it, with a dark edge, coloured by ``colours`` (``(T, n, 3)`` or
+    ``(n, 3)`` RGB 0..255; default white), the nearer drawn over the farther (agents are not
+    hidden by voxels).  The GIF is ``size`` pixels wide, the picture centred on it and at
+    least ``size`` * :data:`~wayfinding.viz.raster.MIN_GIF_ASPECT` tall.  Needs Pillow."""
     target = Path(picture_path)
     if target.suffix.lower() != ".gif":
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
     fps = positive_float("fps", fps)
+    radius = positive_float("radius", 0.45 * grid.voxel_size if radius is None and
+                            isinstance(grid, VoxelGrid) else radius)
     pos, rgb = agent_frames(agents, colours)
-    base, project, order = _picture(grid, paths=paths, up=up, size=size)
+    picture, project, order = _picture(grid, paths=paths, up=up, size=size)
     image_mod, draw_mod, _ = _pillow()
+    width = max(size, picture.width)
+    height = max(picture.height, math.ceil(width * MIN_GIF_ASPECT))
+    dx, dy = (width - picture.width) // 2, (height - picture.height) // 2
+    base = image_mod.new("RGB", (width, height), BACKGROUND)
+    base.paste(picture, (dx, dy))
     voxel = (pos - np.asarray(grid.origin)) / grid.voxel_size
     frame_pos = voxel[..., list(order)]
-    xy = project(frame_pos)
+    xy = project(frame_pos) + np.array([dx, dy])
     depth = frame_pos.sum(axis=-1)
-    r = max(2.5, 0.45 * _scale(grid, up, size))
+    # the picture draws a voxel edge k pixels long along each axis, so a ball of radius rho
+    # voxels projects to a disc of radius rho * k * sqrt(3/2)
+    r = max(1.0, radius / grid.voxel_size * _scale(grid, up, size) * math.sqrt(1.5))
     images = []
     for t in range(len(pos)):
         img = base.copy()
