@@ -43,7 +43,8 @@ def animate_run(picture_path: str | os.PathLike, run: Run, obstacles: Iterable[A
     pts = np.concatenate([pos[np.isfinite(pos[..., 0])].reshape(-1, 2), run.goal,
                           *polys]) if pos.size else run.goal
     lo, hi = pts.min(axis=0) - run.radius.max() - 1, pts.max(axis=0) + run.radius.max() + 1
-    width, height, scale, dx, dy = gif_canvas(*(hi - lo), size)
+    width, height, scale, dx, dy = gif_canvas(float(hi[0] - lo[0]), float(hi[1] - lo[1]),
+                                              size)
 
     def px(xy: np.ndarray) -> np.ndarray:
         return np.stack([(xy[..., 0] - lo[0]) * scale + dx,
