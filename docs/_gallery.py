@@ -4,10 +4,11 @@ The examples in ``examples/`` draw with the library's own renderers (no matplotl
 writes PNG, GIF or SVG files into its working folder, which sphinx-gallery sets to the
 example's own folder.  Before an example runs, :func:`remember_pictures` notes the picture
 files already there; after each code block, :func:`scrape_pictures` moves the files that are
-new or rewritten since then to the paths sphinx-gallery gives, in name order, and returns the
-reST that shows them.  ``docs/conf.py`` imports :data:`SPHINX_GALLERY_CONF` (with ``docs/``
-on ``sys.path``), so both functions are named by their module path and the configuration
-stays picklable.
+new or rewritten since then to the paths sphinx-gallery gives, in the order they were
+written, and returns the reST that shows them, each with its original file name (without
+the suffix) as alt text.  ``docs/conf.py`` imports :data:`SPHINX_GALLERY_CONF` (with
+``docs/`` on ``sys.path``), so both functions are named by their module path and the
+configuration stays picklable.
 """
 
 from __future__ import annotations
@@ -49,34 +50,52 @@ def remember_pictures(gallery_conf: dict[str, Any], fname: str | None,
 
 def new_pictures(folder: Path) -> list[Path]:
     """The picture files of ``folder`` that are new or changed since it was last looked at,
-    in name order; the folder's current files become the ones seen."""
+    in the order they were written (by modification time, then name); the folder's current
+    files become the ones seen."""
     folder = folder.resolve()
     before = _seen.get(folder, {})
     now = _pictures(folder)
     _seen[folder] = now
-    return [folder / name for name in sorted(now) if before.get(name) != now[name]]
+    fresh = [name for name in now if before.get(name) != now[name]]
+    return [folder / name for name in sorted(fresh, key=lambda n: (now[n][1], n))]
 
 
 def scrape_pictures(block: Any, block_vars: dict[str, Any], gallery_conf: dict[str, Any]) -> str:
     """A sphinx-gallery image scraper: move the pictures the code block just wrote into
     the example's working folder to the image paths sphinx-gallery gives (keeping each
-    file's own suffix) and return the reST that shows them ("" when there are none)."""
+    file's own suffix) and return the reST that shows them, with each picture's original
+    file name, without its suffix, as alt text ("" when there are none)."""
     from sphinx_gallery.scrapers import figure_rst
 
     src_file = block_vars.get("src_file")
     folder = Path(src_file).parent if src_file else Path.cwd()
-    moved: list[str] = []
+    moved: dict[str, str] = {}                     # new path -> the stem the block wrote
     paths = iter(block_vars["image_path_iterator"])
     for picture in new_pictures(folder):
         target = Path(next(paths)).with_suffix(picture.suffix.lower())
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(picture, target)
-        moved.append(str(target))
+        moved[str(target)] = picture.stem
     # the moved files are gone from the folder: forget them
     _seen[folder.resolve()] = _pictures(folder)
     if not moved:
         return ""
-    return figure_rst(moved, gallery_conf["src_dir"])
+    return _name_alt_texts(figure_rst(list(moved), gallery_conf["src_dir"]), moved)
+
+
+def _name_alt_texts(rst: str, names: dict[str, str]) -> str:
+    """Give each ``image-sg`` directive of ``rst`` the alt text ``names`` holds for its
+    file (keyed by path; matched on the file's base name)."""
+    by_base = {Path(path).name: name for path, name in names.items()}
+    lines, alt = rst.splitlines(keepends=True), None
+    for i, line in enumerate(lines):
+        if "image-sg::" in line:
+            alt = by_base.get(line.strip().rsplit("/", 1)[-1])
+        elif alt is not None and line.lstrip().startswith(":alt:"):
+            indent = line[:len(line) - len(line.lstrip())]
+            lines[i] = f"{indent}:alt: {alt}\n"
+            alt = None
+    return "".join(lines)
 
 
 #: The gallery's settings, read by ``docs/conf.py``.

@@ -138,12 +138,16 @@ def test_scraper_moves_new_pictures_and_leaves_old_ones(site):
     (examples / "b.png").write_bytes(b"png bytes")
     (examples / "a.gif").write_bytes(b"gif bytes")
     (examples / "more.txt").write_text("still not a picture")
+    stamp = (examples / "old.png").stat().st_mtime_ns
+    os.utime(examples / "b.png", ns=(stamp + 10**9, stamp + 10**9))    # b written first
+    os.utime(examples / "a.gif", ns=(stamp + 2 * 10**9, stamp + 2 * 10**9))
     rst = gallery.scrape_pictures(None, block_vars, conf)
-    # in name order, each keeping its suffix, at the paths sphinx-gallery gave
-    assert (images / "sphx_glr_plot_x_001.gif").read_bytes() == b"gif bytes"
-    assert (images / "sphx_glr_plot_x_002.png").read_bytes() == b"png bytes"
-    assert "sphx_glr_plot_x_001.gif" in rst and "sphx_glr_plot_x_002.png" in rst
-    assert "old.png" not in rst
+    # in the order written, each keeping its suffix, at the paths sphinx-gallery gave
+    assert (images / "sphx_glr_plot_x_001.png").read_bytes() == b"png bytes"
+    assert (images / "sphx_glr_plot_x_002.gif").read_bytes() == b"gif bytes"
+    assert rst.index("sphx_glr_plot_x_001.png") < rst.index("sphx_glr_plot_x_002.gif")
+    # each picture's alt text is the name the block gave it
+    assert rst.index(":alt: b\n") < rst.index(":alt: a\n") and "old" not in rst
     assert sorted(p.name for p in examples.iterdir()) == ["more.txt", "notes.txt", "old.png",
                                                          "plot_x.py"]
     assert len(block_vars["image_path_iterator"]) == 2
