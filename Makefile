@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 KERNELS := $(wildcard src/wayfinding/_kernels/*.pyx src/wayfinding/_kernels/*.pxd)
 
-.PHONY: demo test test-all test-pythons dist bench lint clean
+.PHONY: demo test test-all test-pythons dist docs bench lint clean
 
 RECAST_ORACLE := tests/oracles/recast
 
@@ -29,10 +29,11 @@ $(VENV)/.bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet --no-deps jupedsim   # its declared deps pull a 1 GB viewer
 	touch $@
 
-# The [dist] extra's tools alone (the package itself stays as installed).
-$(VENV)/.dist: $(VENV)/.installed
+# An extra's tools alone, e.g. .venv/.extra-docs (the package itself stays as installed).
+.PRECIOUS: $(VENV)/.extra-%
+$(VENV)/.extra-%: $(VENV)/.installed
 	$(PY) -c "import subprocess, sys, tomllib; extra = tomllib.load(open('pyproject.toml', 'rb'))\
-		['project']['optional-dependencies']['dist']; \
+		['project']['optional-dependencies']['$*']; \
 		subprocess.check_call([sys.executable, '-m', 'pip', 'install', '--quiet', *extra])"
 	touch $@
 
@@ -46,17 +47,22 @@ lint: $(VENV)/.installed
 test: lint
 	$(PY) -m pytest
 
-test-all: lint $(RECAST_ORACLE)/node_modules/.installed
+test-all: lint $(RECAST_ORACLE)/node_modules/.installed docs
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -m "slow or not slow"
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b linkcheck docs docs/_build/linkcheck
 	$(MAKE) test-pythons
 
+# The documentation site (Sphinx; warnings are errors) into docs/_build/html.
+docs: $(VENV)/.extra-docs
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+
 # sdist + repaired, stripped wheel; checks; the suite against the installed wheel (tools/dist.py).
-dist: $(VENV)/.dist
+dist: $(VENV)/.extra-dist
 	$(PY) tools/dist.py --out dist
 
 # The oldest and newest supported Pythons, each through its own wheel and fresh venv, where the
 # interpreter is on PATH or under pyenv.
-test-pythons: $(VENV)/.dist
+test-pythons: $(VENV)/.extra-dist
 	for v in 3.10 3.13; do \
 		py=$$(command -v python$$v || ls $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$v*/bin/python$$v 2>/dev/null | tail -1); \
 		if [ -n "$$py" ]; then $(PY) tools/dist.py --python $$py --out dist/py$$v || exit 1; \
