@@ -4,9 +4,9 @@ ORCA: agents crossing a circle
 
 Agents start on a circle and each heads for the point opposite; ORCA (optimal reciprocal
 collision avoidance, RVO2's semantics) picks each agent's velocity to keep it clear of the
-others, and the crowd swirls through the centre.  In the dense centre ORCA's linear program
-becomes infeasible and small overlaps remain: the run counts them.  Colours show where each
-agent is bound; agents are drawn at their radius.
+others, and the crowd swirls through the centre.  ORCA keeps agents apart as long as its
+linear program is feasible; in the dense centre small overlaps remain, and the run counts
+them.  Colours show where each agent is bound; agents are drawn at their radius.
 """
 
 from wayfinding.crowd import scenario, simulate_crowd

@@ -5,7 +5,7 @@ Flow fields with arrows
 A flow field answers for every cell at once: the integration field (cost to the goal) and,
 from it, the direction to walk.  Exact Dijkstra moves in eight directions; fast marching
 travels in any direction, and with the line-of-sight pass every cell that sees the goal
-heads straight at it.  Warm colours are near the goal.
+heads straight at it.  Yellow is near the goal, purple far.
 """
 
 from wayfinding.fields import FlowField
@@ -18,5 +18,6 @@ goal = max(generate.benchmark_scenario(cave, per_bucket=2, seed=7),
 for name, options in (("dijkstra", {"method": "dijkstra"}),
                       ("eikonal", {"method": "eikonal", "order": 2, "los": True})):
     flow = FlowField.build(cave, [goal], **options)
-    print(f"{name:8} farthest reachable cell {flow.field[flow.field < float('inf')].max():.2f}")
+    far = flow.field[flow.field < float("inf")].max()
+    print(f"{name:8} cost from the farthest reachable cell {far:.2f}")
     save_flow(f"flow-{name}.png", cave, flow.field, vectors=flow.vectors, goal=goal)

@@ -1,10 +1,12 @@
 """
-Lanes in a continuum crowd
-==========================
+Lanes: two groups crossing a corridor
+=====================================
 
-Two groups cross a corridor in opposite directions, steered by the hybrid vector field (a
-continuum-crowd field near the units, a long-range path beyond): each group's field sees
-the other as density and flows round it, and lanes form.
+The lane-formation scene of the hybrid vector field: two groups cross a corridor in opposite
+directions, each steered by its own plan, a continuum-crowd field over the group's region
+(slow where the group is dense and moving another way) and a long-range path beyond it.
+Units accelerate towards their field's velocity, slide along walls and are pushed apart
+where they overlap.  Colours show the groups.
 """
 
 from wayfinding.fields.scenes import scene, simulate_scene

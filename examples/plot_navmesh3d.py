@@ -24,8 +24,8 @@ save_navmesh3d("navmesh3d-terrain.png", mesh)
 
 # %%
 # A level of a ground floor and platforms 3 up, joined by a flight of stairs: eight agents
-# walk up to the first platform, each following its path corridor on the
-# mesh and avoiding the others.  Lighter polygons are higher.
+# walk up to the first platform, each following its path corridor on the mesh and avoiding
+# the others.  Seen from above, the polygons shaded by height.
 level = generate.multi_storey()
 mesh = with_flags(build(level))
 nav = Navigator3D(mesh)
