@@ -1,6 +1,8 @@
 """The demonstration page, built through ``wayfinding demo``: every section and the files
 it links."""
 
+import re
+
 from wayfinding.cli import main
 
 
@@ -26,7 +28,7 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert "Any-angle paths in the cave" in text
     assert (tmp_path / "demo" / "cave-anyangle-theta.svg").exists()
     assert 'class="swept"' in (tmp_path / "demo" / "clearance-1.0.svg").read_text()
-    assert "<h2>Crowds</h2>" in text and (tmp_path / "demo" / "crowd-blocks.gif").exists()
+    assert ">Crowds</h2>" in text and (tmp_path / "demo" / "crowd-blocks.gif").exists()
     assert "Voxel navmeshes of 3D levels" in text
     assert (tmp_path / "demo" / "navmesh3d-building.svg").read_text().count('class="poly"') > 10
     assert "<canvas" in (tmp_path / "demo" / "navmesh3d-terrain.html").read_text()
@@ -37,3 +39,8 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert (tmp_path / "demo" / "voxel-city.png").stat().st_size > 1000
     assert (tmp_path / "demo" / "voxel-swarm.gif").stat().st_size > 1000
     assert "<canvas" in (tmp_path / "demo" / "voxel-swarm.html").read_text()
+    # the table of contents: one link per section, each to a heading of the page
+    nav = text[text.index('<nav class="contents"'):text.index("</nav>")]
+    links = re.findall(r'href="#([^"]+)"', nav)
+    headings = re.findall(r'<h2[^>]*\bid="([^"]+)"', text)
+    assert len(links) == text.count("<h2") >= 10 and links == headings

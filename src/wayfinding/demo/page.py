@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import platform
+import re
 import time
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -72,8 +73,44 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     text = _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures)
     sections = anyangle_section(out) + world_section(out) + navmesh_section(out) \
         + navmesh3d_section(out) + voxel_section(out) + fields_section(out) + crowd_section(out)
-    atomic_write_text(page, text.replace("</body>", sections + "</body>"))
+    atomic_write_text(page, with_contents(text.replace("</body>", sections + "</body>")))
     return page
+
+
+_H2 = re.compile(r"<h2(?P<attrs>[^>]*)>(?P<body>.*?)</h2>", re.S)
+
+
+def with_contents(page: str) -> str:
+    """``page`` with an ``id`` on every ``<h2>`` section heading (its first five words,
+    made unique) and a table of contents after the ``<h1>``: a ``<nav class="contents">``
+    holding one link per section, in order."""
+    taken: set[str] = set()
+    links: list[tuple[str, str]] = []
+
+    def anchor(m: re.Match[str]) -> str:
+        text = html.unescape(re.sub(r"<[^>]+>", "", m["body"]))
+        text = " ".join(text.split())
+        found = re.search(r'\bid="([^"]+)"', m["attrs"])
+        if found:
+            ident = found[1]
+        else:
+            words = re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
+            base = "-".join(words[:5]) or "section"
+            ident, k = base, 2
+            while ident in taken:
+                ident, k = f"{base}-{k}", k + 1
+        taken.add(ident)
+        links.append((ident, text))
+        attrs = m["attrs"] if found else f'{m["attrs"]} id="{ident}"'
+        return f"<h2{attrs}>{m['body']}</h2>"
+
+    page = _H2.sub(anchor, page)
+    items = "".join(f'<li><a href="#{html.escape(i)}">{html.escape(t)}</a></li>'
+                    for i, t in links)
+    nav = f'<nav class="contents" aria-label="Contents"><strong>Contents</strong><ol>{items}' \
+        "</ol></nav>"
+    head, sep, rest = page.partition("</h1>")
+    return head + sep + "\n" + nav + rest if sep else nav + page
 
 
 class _Finder(Protocol):
