@@ -26,7 +26,8 @@ def add_crowd_parser(sub: Any) -> None:
     """Register the ``crowd`` subcommand."""
     from ..crowd.scenarios import SCENARIOS
 
-    c = sub.add_parser("crowd", help="crowd scenarios under local-avoidance models",
+    c = sub.add_parser("crowd", help="crowds: run crowd scenarios under local-avoidance "
+                       "models, measure and draw them",
                        description="Run the standard crowd scenarios and measure them.")
     csub = c.add_subparsers(dest="crowd_command", required=True)
     r = csub.add_parser("run", help="run a scenario, print its metrics")

@@ -9,7 +9,8 @@ from typing import Any
 
 def add_demo_parser(sub: Any) -> None:
     """Register ``demo``."""
-    d = sub.add_parser("demo", help="solve and draw generated maps; write a page")
+    d = sub.add_parser("demo", help="every family: solve and draw generated worlds, "
+                       "write an HTML page")
     d.add_argument("--out", default="wayfinding-demo", help="output folder")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(run=cmd_demo)

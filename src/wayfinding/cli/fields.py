@@ -15,7 +15,8 @@ def add_fields_parser(sub: Any) -> None:
     """Register the ``field`` subcommand."""
     from ..fields.scenes import SCENES
 
-    f = sub.add_parser("field", help="flow fields and crowd-field scenes",
+    f = sub.add_parser("field", help="fields: draw flow fields towards a goal, run "
+                       "continuum-crowd scenes",
                        description="Integration and flow fields over a Moving AI map, and "
                        "the continuum-crowd scenes.")
     fsub = f.add_subparsers(dest="field_command", required=True)

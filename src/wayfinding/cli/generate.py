@@ -17,7 +17,7 @@ KINDS = ("caves", "rooms", "maze", "random", "city")
 def add_generate_parser(sub: Any) -> None:
     """Register the ``generate`` subcommand on an argparse subparsers object."""
     g = sub.add_parser(
-        "generate", help="write a generated map (.map) and its scenario (.scen)",
+        "generate", help="grids: write a generated map (.map) and its scenario (.scen)",
         description="Generate a map with a seed (the same seed gives the same map everywhere) "
         "and write it as a Moving AI .map file; unless --no-scen, also write OUT.scen with "
         "problems in Moving AI buckets (floor(length / 4)) and their optimal lengths.")

@@ -187,7 +187,7 @@ def add_grid_parsers(sub: Any) -> None:
     diag = {"choices": [d.value for d in Diagonal], "default": "no_corner_cutting",
             "help": "diagonal rule (default no_corner_cutting, the Moving AI rule)"}
 
-    p = sub.add_parser("path", help="find one path on a Moving AI .map")
+    p = sub.add_parser("path", help="grids: find one path on a Moving AI .map")
     p.add_argument("map", help="a Moving AI .map file")
     p.add_argument("--from", dest="start", type=cell, required=True, metavar="X,Y")
     p.add_argument("--to", dest="goal", type=cell, required=True, metavar="X,Y")
@@ -197,7 +197,8 @@ def add_grid_parsers(sub: Any) -> None:
     p.add_argument("--render", metavar="OUT", help="also draw the search to OUT (.png/.svg)")
     p.set_defaults(run=cmd_path)
 
-    s = sub.add_parser("scen", help="solve a Moving AI .scen file and check optimal lengths",
+    s = sub.add_parser("scen", help="grids: solve a Moving AI .scen file and check its optimal "
+                       "lengths",
                        description="Solve every problem of a .scen file (or a deterministic "
                        f"sample) and check each length. Methods: {_methods_help(METHODS)}.")
     s.add_argument("scen", help="a Moving AI .scen file")
@@ -210,7 +211,8 @@ def add_grid_parsers(sub: Any) -> None:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(run=cmd_scen, diagonal="no_corner_cutting")
 
-    ix = sub.add_parser("index", help="build a preprocessed index, or describe a saved one")
+    ix = sub.add_parser("index", help="grids: build a preprocessed index (JPS+, goal "
+                        "bounds, subgoal graphs, HPA*...) or describe a saved one")
     ixsub = ix.add_subparsers(dest="index_command", required=True)
     b = ixsub.add_parser("build", help="build an index for a .map and save it (.npz)")
     b.add_argument("map", help="a Moving AI .map file")
@@ -230,7 +232,8 @@ def add_grid_parsers(sub: Any) -> None:
     i.add_argument("--json", action="store_true", help="print one JSON object")
     i.set_defaults(run=cmd_index_info)
 
-    r = sub.add_parser("render", help="draw a map, a path, explored cells or a distance map")
+    r = sub.add_parser("render", help="grids: draw a map with a path, explored cells or a "
+                       "distance map (SVG, PNG)")
     r.add_argument("map", help="a Moving AI .map file")
     r.add_argument("-o", "--output", action="append", required=True, metavar="OUT",
                    help="picture to write (.png or .svg; repeatable)")

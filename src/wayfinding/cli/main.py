@@ -1,5 +1,6 @@
-"""The ``wayfinding`` command line: path, scen, index, render, demo, world, navmesh,
-navmesh3d, voxel.
+"""The ``wayfinding`` command line: path, scen, index, render, generate (grids), world
+(graphs and world graphs), navmesh and navmesh3d (navigation meshes in 2D and 3D), voxel,
+field, crowd and demo.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
@@ -26,13 +27,41 @@ from .navmesh3d import add_navmesh3d_parser
 from .voxel import add_voxel_parser
 from .world import add_world_parser
 
+#: What ``wayfinding --help`` says first.
+DESCRIPTION = """\
+A navigation toolkit for games: find and draw paths on grids, graphs and world graphs,
+navigation meshes in 2D and 3D and voxel worlds; steer many agents with flow fields and
+crowd models.  Each command below works on one family; `wayfinding COMMAND --help` tells
+more."""
+
+#: What ``wayfinding --help`` says last: the families and their commands, and the exit status.
+EPILOG = """\
+families and their commands:
+  grids                  path, scen, index, render, generate: Moving AI .map and .scen
+                         files, square grids with terrain costs; A*, Dijkstra, JPS, JPS+,
+                         goal bounds, subgoal graphs, HPA* and any-angle paths (Theta*)
+  graphs and world graphs
+                         world: waypoint graphs, Dirichlet domains, visibility graphs and
+                         probabilistic roadmaps built from a map's obstacles; hex grids
+  navigation meshes 2D   navmesh: convex-polygon meshes for one agent radius and
+                         clearance meshes for every radius; corridor and funnel paths
+  navigation meshes 3D   navmesh3d: voxel navmeshes of 3D levels as Recast builds them;
+                         paths, raycasts and nearest polygons
+  voxels                 voxel: 3D voxel worlds (Moving AI .3dmap, voxelized meshes) and
+                         sparse voxel octrees; 3D paths and .3dscen checks
+  fields                 field: integration and flow fields towards a goal; continuum-crowd
+                         scenes
+  crowds                 crowd: standard scenarios under ORCA, RVO, VO, power-law and
+                         anticipatory avoidance, with their metrics and GIFs
+  every family           demo: an HTML page that solves and draws each of them
+
+exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
+on stderr), 130 when interrupted, 141 when the output pipe is closed."""
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="wayfinding", description="Navigation for games: grids, graphs, navigation meshes, "
-        "fields and crowds.",
-        epilog="Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad "
-        "input (one line on stderr), 130 when interrupted, 141 when the output pipe is closed.")
+    parser = Parser(prog="wayfinding", description=DESCRIPTION, epilog=EPILOG,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_grid_parsers(sub)

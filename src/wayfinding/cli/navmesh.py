@@ -17,7 +17,8 @@ INPUTS = ".map (Moving AI), .wkt, .geojson/.json, or a saved mesh .npz"
 
 def add_navmesh_parser(sub: Any) -> None:
     """Register the ``navmesh`` subcommand on an argparse subparsers object."""
-    n = sub.add_parser("navmesh", help="build, query and draw navigation meshes",
+    n = sub.add_parser("navmesh", help="navigation meshes 2D: build, query and draw navigation "
+                       "and clearance meshes",
                        description="Navigation meshes from polygons or maps: " + INPUTS)
     nsub = n.add_subparsers(dest="navmesh_command", required=True)
 

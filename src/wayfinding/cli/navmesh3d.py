@@ -31,7 +31,8 @@ def add_navmesh3d_parser(sub: Any) -> None:
     """Register the ``navmesh3d`` subcommand on an argparse subparsers object."""
     from ..navmesh3d import BuildSettings
 
-    n = sub.add_parser("navmesh3d", help="build and draw voxel navmeshes of 3D levels",
+    n = sub.add_parser("navmesh3d", help="navigation meshes 3D: build, query and draw voxel "
+                       "navmeshes of 3D levels",
                        description="Voxel navigation meshes of 3D levels, built as Recast "
                                    "builds them.")
     nsub = n.add_subparsers(dest="navmesh3d_command", required=True)

@@ -46,7 +46,8 @@ def add_voxel_parser(sub: Any) -> None:
     methods = _methods()
     method_help = "search method (default astar). " + "; ".join(
         f"{k}: {v}" for k, v in methods.items())
-    v = sub.add_parser("voxel", help="voxel worlds and octrees: build, path, scen, render",
+    v = sub.add_parser("voxel", help="voxels: build voxel worlds and octrees, find 3D paths, "
+                       "check .3dscen files, draw them",
                        description="3D voxel worlds (Moving AI .3dmap, meshes) and sparse "
                                    "voxel octrees.")
     vsub = v.add_subparsers(dest="voxel_command", required=True)

@@ -29,7 +29,8 @@ KINDS = ("waypoints", "dirichlet", "visibility", "roadmap", "hex")
 def add_world_parser(sub: Any) -> None:
     """Register the ``world`` subcommand on an argparse subparsers object."""
     w = sub.add_parser(
-        "world", help="build a waypoint, Dirichlet, visibility, roadmap or hex world",
+        "world", help="graphs and world graphs: build a waypoint, Dirichlet, visibility, "
+        "roadmap or hex world, find a path, draw it",
         description="Build a world representation from the obstacles of a Moving AI .map "
         "(blocked cells become rectangles; cell (x, y) is the unit square at (x, y)) or, for "
         "hex, from an ASCII hex picture; optionally find a path between two world points.")
