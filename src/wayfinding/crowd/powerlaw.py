@@ -35,7 +35,7 @@ from .agents import Crowd
 
 
 def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
-    """The first tau > 0 with |w - v tau| = radius (w: the other agent's position relative
+    """The first tau > 0 with ``|w - v tau| = radius`` (w: the other agent's position relative
     to this one, v: this one's velocity relative to the other); inf when they never touch
     going straight on.  Arrays of shape ``(..., 2)`` and ``(...)``."""
     a = (v * v).sum(-1)

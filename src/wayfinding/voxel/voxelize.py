@@ -62,8 +62,11 @@ def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = 
     connectivity : int
         The grid's connectivity, 6, 18 or 26.
 
-    Raises :class:`~wayfinding.errors.InvalidGeometryError` for malformed input or a grid that
-    would exceed :data:`~wayfinding._validate.MAX_CELLS` voxels or :data:`MAX_HEIGHT` along y.
+    Raises
+    ------
+    InvalidGeometryError
+        For malformed input, or a grid that would exceed
+        :data:`~wayfinding._validate.MAX_CELLS` voxels or :data:`MAX_HEIGHT` along y.
     """
     v, t = _mesh(vertices, triangles)
     size = positive_float("voxel_size", voxel_size, error=InvalidGeometryError)
