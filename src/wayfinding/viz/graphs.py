@@ -35,13 +35,17 @@ from ..graph.positioned import PositionedGraph
 from ..grid.hex import HexGrid
 from ..navmesh import ClearanceMesh, NavMesh
 from ..results import PathResult
-from .raster import PALETTE, TARGET_PX, _ramp
-from .svg import _num, cell_rects
+from .raster import HEAT_LEVELS, MARKER_FRACTION, PALETTE, TARGET_PX, _ramp, bar_layout
+from .svg import _num, cell_rects, colour_bar_svg
 
 #: Colours of the world layers (the grid palette supplies path, start, goal, blocked).
 WORLD_PALETTE = {"edge": "#9aa0a6", "node": "#1f5fa8", "hex_free": "#f4f3ee",
                  "hex_line": "#c9c6bb", "mesh_line": "#7d8a96", "portal": "#b8c4ce",
                  "corridor": "#ffe8a3", "link": "#8e44ad"}
+
+#: Radius of the start and goal discs in pixels (the pictures are about
+#: :data:`~wayfinding.viz.raster.TARGET_PX` on their longer side), as the grid pictures'.
+MARKER_PX = MARKER_FRACTION * TARGET_PX
 
 #: Fill colours of navigation-mesh area types (area id modulo their number).
 AREA_COLOURS = ("#e8eef3", "#d6ecd2", "#cfe0f5", "#f6dccf", "#eadcf2", "#f3efc9")
@@ -59,7 +63,8 @@ Box = tuple[float, float, float, float]
 def render_world_svg(world: World, *, path: PathResult | Points | None = None,
                      start: ArrayLike | None = None, goal: ArrayLike | None = None,
                      title: str | None = None, nodes: bool = True, edges: bool = True,
-                     corridor: ArrayLike | None = None, radius: float = 0.0) -> str:
+                     corridor: ArrayLike | None = None, radius: float = 0.0,
+                     colour_bar: bool = True) -> str:
     """Draw a :class:`~wayfinding.graph.positioned.PositionedGraph` (any of the graph
     representations), a :class:`~wayfinding.grid.hex.HexGrid` or a
     :class:`~wayfinding.navmesh.NavMesh` as an SVG document.
@@ -69,8 +74,10 @@ def render_world_svg(world: World, *, path: PathResult | Points | None = None,
     or a cell (hex grid).  ``nodes``/``edges``: draw the nodes and links of a graph.
     ``corridor``: polygon ids of a mesh to highlight (default: a mesh path's corridor or a
     clearance path's channel).  A :class:`~wayfinding.navmesh.ClearanceMesh` is drawn with
-    its triangles shaded by traversal clearance (darker: narrower) and the path as the band
-    an agent of radius ``radius`` (default: the path's) sweeps.
+    its triangles shaded by their widest traversal clearance (pale yellow: narrow, through
+    green and blue, to pale purple: wide), with ``colour_bar`` a strip under it giving the
+    clearance of each shade in world units, and the path as the band an agent of radius
+    ``radius`` (default: the path's) sweeps.
     """
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
@@ -94,15 +101,23 @@ def render_world_svg(world: World, *, path: PathResult | Points | None = None,
     x0, y0, x1, y1 = box
     span = max(x1 - x0, y1 - y0, 1e-9)
     px = TARGET_PX / span
+    top = float(world.clearance.max(initial=0)) if isinstance(world, ClearanceMesh) else 0.0
+    bar = colour_bar and top > 0
+    extra = bar_layout((x1 - x0) * px, (y1 - y0) * px)["extra"] / px if bar else 0.0
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num((x1 - x0) * px)}" '
-           f'height="{_num((y1 - y0) * px)}" viewBox="{_num(x0)} {_num(y0)} '
-           f'{_num(x1 - x0)} {_num(y1 - y0)}">']
+           f'height="{_num((y1 - y0 + extra) * px)}" viewBox="{_num(x0)} {_num(y0)} '
+           f'{_num(x1 - x0)} {_num(y1 - y0 + extra)}">']
     if title:
         out.append(f"<title>{escape(title)}</title>")
     out.append(f'<rect x="{_num(x0)}" y="{_num(y0)}" width="{_num(x1 - x0)}" '
                f'height="{_num(y1 - y0)}" fill="{PALETTE["free"]}"/>')
     unit = 1.0 / px
     out.extend(layer(unit) if callable(layer) else layer for layer in body)
+    if bar:
+        shades = _clearance_shade(np.linspace(0.0, top, HEAT_LEVELS), top)
+        out.append(colour_bar_svg(x0, y1, x1 - x0, unit, span * px, (0.0, top),
+                                  "clearance (world units)",
+                                  colours=np.rint(shades).astype(np.uint8)))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -251,13 +266,12 @@ def _clearance_layers(mesh: ClearanceMesh, path: Points | None, radius: float,
     pad = 0.03 * max(x1 - x0, y1 - y0, 1.0)
     box = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
     widest = mesh.clearance.max(axis=1)
-    shade = _ramp(np.sqrt(widest / max(float(widest.max(initial=0)), 1e-300)))
-    shade = 0.55 * shade + 0.45 * 255          # pale, so the path stands out
+    shade = _clearance_shade(widest, float(mesh.clearance.max(initial=0)))
     hot = set() if corridor is None else {int(c) for c in np.asarray(corridor).ravel()}
     tris = mesh.vertices[mesh.triangles]
     polys = []
     for i in range(mesh.num_triangles):
-        red, green, blue = (int(c) for c in shade[i])
+        red, green, blue = (int(c) for c in np.rint(shade[i]))
         fill = WORLD_PALETTE["corridor"] if i in hot else f"#{red:02x}{green:02x}{blue:02x}"
         polys.append(f'<polygon class="triangle" points="{_pts(tris[i])}" fill="{fill}"/>')
     walls = " ".join(f"M{_num(a[0])},{_num(a[1])} L{_num(b[0])},{_num(b[1])}" for a, b in
@@ -280,6 +294,13 @@ def _clearance_layers(mesh: ClearanceMesh, path: Points | None, radius: float,
     return body, box
 
 
+def _clearance_shade(values: np.ndarray, top: float) -> np.ndarray:
+    """``(n, 3)`` float RGB of clearances ``values`` out of ``top``: the heat ramp over
+    ``sqrt(value / top)`` (narrow passages get more of it), paled so that the path stands
+    out."""
+    return 0.55 * _ramp(np.sqrt(values / max(top, 1e-300))) + 0.45 * 255
+
+
 def _path_and_ends(route: np.ndarray | None, extra: list[np.ndarray], start: ArrayLike | None,
                    goal: ArrayLike | None) -> list[Layer]:
     out: list[Layer] = []
@@ -291,8 +312,11 @@ def _path_and_ends(route: np.ndarray | None, extra: list[np.ndarray], start: Arr
     for key, pt in zip(names, extra, strict=True):
         x, y = pt[0].tolist()
         out.append(lambda u, key=key, x=x, y=y: f'<circle class="{key}" cx="{_num(x)}" '
-                   f'cy="{_num(y)}" r="{_num(5 * u)}" fill="{PALETTE[key]}" stroke="'
-                   f'{PALETTE["outline"]}" stroke-width="{_num(1.2 * u)}"/>')
+                   f'cy="{_num(y)}" r="{_num(MARKER_PX * u)}" fill="{PALETTE[key]}" stroke="'
+                   f'{PALETTE["outline"]}" stroke-width="{_num(MARKER_PX / 4 * u)}"/>'
+                   f'<circle class="{key}-ring" cx="{_num(x)}" cy="{_num(y)}" '
+                   f'r="{_num(1.15 * MARKER_PX * u)}" fill="none" stroke="{PALETTE["ring"]}" '
+                   f'stroke-width="{_num(0.12 * MARKER_PX * u)}"/>')
     return out
 
 

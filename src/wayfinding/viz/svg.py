@@ -188,23 +188,25 @@ def render_svg(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
 
 
 def colour_bar_svg(x0: float, y0: float, width: float, unit: float, longer_px: float,
-                   ends: tuple[float, float], label: str) -> str:
+                   ends: tuple[float, float], label: str, *,
+                   colours: np.ndarray | None = None) -> str:
     """A ``<g class="colour-bar">`` strip ``width`` user units wide whose top left corner is
     at ``(x0, y0)``, laid out by :func:`~wayfinding.viz.raster.bar_layout` for a picture
-    ``longer_px`` pixels on its longer side and ``unit`` user units a pixel: the heat ramp in
-    :data:`~wayfinding.viz.raster.HEAT_LEVELS` bands from ``ends[0]`` (left) to ``ends[1]``
+    ``longer_px`` pixels on its longer side and ``unit`` user units a pixel: ``colours``
+    (``(k, 3)`` RGB bands, default the heat ramp in
+    :data:`~wayfinding.viz.raster.HEAT_LEVELS` bands) from ``ends[0]`` (left) to ``ends[1]``
     (right), the two values under its ends and ``label`` under its middle."""
     lay = {k: v * unit for k, v in bar_layout(longer_px, 0.0).items()}
     pad, bar, size = lay["pad"], lay["bar"], lay["font"]
     inner = width - 2 * pad
-    band = inner / HEAT_LEVELS
-    colours = bar_colours(HEAT_LEVELS).tolist()
+    bands = (bar_colours(HEAT_LEVELS) if colours is None else np.asarray(colours)).tolist()
+    band = inner / len(bands)
     parts = [f'<g class="colour-bar"><rect class="bar-strip" x="{_num(x0)}" y="{_num(y0)}" '
              f'width="{_num(width)}" height="{_num(lay["extra"])}" fill="{PALETTE["bar"]}"/>']
     parts.extend(f'<rect class="bar-band" x="{_num(x0 + pad + k * band)}" '
                  f'y="{_num(y0 + pad)}" width="{_num(band * 1.02)}" height="{_num(bar)}" '
                  f'fill="#{r:02x}{g:02x}{b:02x}"/>'
-                 for k, (r, g, b) in enumerate(colours))
+                 for k, (r, g, b) in enumerate(bands))
     base = y0 + 2 * pad + bar + 0.8 * size
     style = (f'font-family="sans-serif" font-size="{_num(size)}" fill="{PALETTE["text"]}" '
              'shape-rendering="geometricPrecision"')
