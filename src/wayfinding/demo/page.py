@@ -199,11 +199,12 @@ Python {esc(platform.python_version())}; {esc(when)}.</p>
 <h2>The longest problem</h2>
 <p>Blue: cells expanded; orange: the open list when the search stopped; red: the path;
 green disc: start; purple disc: goal. Distance map: yellow near, through green and blue, to
-purple far.</p>{figs}
+purple far, as the bar under it gives in cost from the start.</p>{figs}
 <h2>Fast optimal search in the cave</h2>
 <p>Every problem of the scenario with each method; preprocessing is done once per map
 (jps_plus_buckets trades exactness for speed: cost ≤ optimum + 0.1). Pictures: the nodes each
-method expands (blue) on the longest problem — jump points, subgoals or cells.</p>
+method expands on the longest problem — cells tinted blue, and where they lie apart (jump
+points, subgoals) a dark blue dot on each.</p>
 <table><tr><th>method</th><th>problems</th><th>mismatches</th><th>median µs</th>
 <th>mean µs</th><th>mean expanded</th><th>preprocessing s</th><th>index MB</th></tr>
 {fast}</table>{fast_figs}

@@ -1,8 +1,11 @@
 """Pictures of grids and searches: SVG (no extra dependencies) and PNG (Pillow, ``[viz]``).
 
 Both renderers draw the same layers from one palette (:data:`PALETTE`): blocked and free
-cells, terrain shading, a distance heat map, explored and frontier cells, the path through
-cell centres, and start/goal discs.  Cells are ``(x, y)``; arrays are indexed ``[y, x]``.
+cells, terrain shading, a distance heat map (with a colour bar under the map giving the
+values at its ends), explored and frontier cells (with a dot on each where they lie apart,
+as the jump points of JPS do), the path through cell centres, and start/goal discs sized
+with the picture and edged light and dark.  Cells are ``(x, y)``; arrays are indexed
+``[y, x]``.
 
 >>> from wayfinding import Grid, find_path
 >>> g = Grid.from_ascii('''

@@ -32,8 +32,11 @@ from .raster import (
     PALETTE,
     Cells,
     _pillow,
+    as_grid,
     cell_colours,
+    draw_ends,
     gif_canvas,
+    optional_cell,
     render_png,
     rgb,
     write_gif,
@@ -42,6 +45,11 @@ from .svg import _num, render_svg
 
 #: Arrows across the longer side of the map when ``every`` is not given.
 ARROWS_ACROSS = 32
+
+#: The first lines of the SVG drawn over the arrows (the path, the discs, the colour bar).
+_OVER_ARROWS = ('<g class="marks"', '<g class="colour-bar"', '<polyline class="path"',
+                '<circle class="path-dot"', '<circle class="start"', '<circle class="goal"',
+                "</svg>")
 
 
 @positional_options("every", "passable_only")
@@ -99,7 +107,10 @@ def render_flow_svg(grid: Grid, field: ArrayLike | None = None, *,
     group = (f'<path class="arrows" d="{d}" fill="none" stroke="{PALETTE["outline"]}" '
              f'stroke-width="{_num(stroke)}" stroke-linecap="round" '
              'shape-rendering="geometricPrecision"/>')
-    return svg.replace("</svg>", group + "</svg>")
+    lines = svg.splitlines()
+    # the arrows go over the cells, under the path, the discs and the colour bar
+    at = next(i for i, line in enumerate(lines) if line.startswith(_OVER_ARROWS))
+    return "\n".join(lines[:at] + [group] + lines[at:]) + "\n"
 
 
 def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
@@ -109,20 +120,29 @@ def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
                     title: str | None = None, colour_bar: bool = True,
                     heat_label: str = "cost to the goal") -> bytes:
     """The PNG counterpart of :func:`render_flow_svg` (needs Pillow)."""
-    data = render_png(grid, distances=_finite_field(field, grid), path=path, start=start,
-                      goal=goal, scale=scale, title=title, colour_bar=colour_bar,
-                      heat_label=heat_label)
     if vectors is None:
-        return data
-    Image, ImageDraw, _ = _pillow()
+        return render_png(grid, distances=_finite_field(field, grid), path=path, start=start,
+                          goal=goal, scale=scale, title=title, colour_bar=colour_bar,
+                          heat_label=heat_label)
+    a = optional_cell(start, as_grid(grid), "start")
+    b = optional_cell(goal, grid, "goal")
+    segments = arrow_segments(vectors, grid, every=every).reshape(-1, 2, 2)
+    data = render_png(grid, distances=_finite_field(field, grid), path=path, scale=scale,
+                      title=title, colour_bar=colour_bar, heat_label=heat_label)
+    Image, ImageDraw, PngImagePlugin = _pillow()
     img = Image.open(io.BytesIO(data)).convert("RGB")
     s = img.width / grid.width
     draw = ImageDraw.Draw(img)
     width = max(1, round(0.08 * s * (every or max(1, max(grid.shape) // ARROWS_ACROSS))))
-    for seg in arrow_segments(vectors, grid, every=every).reshape(-1, 2, 2) * s:
+    for seg in segments * s:
         draw.line([tuple(seg[0]), tuple(seg[1])], fill=rgb(PALETTE["outline"]), width=width)
+    draw_ends(draw, a, b, s, grid.width * s, grid.height * s)    # the discs over the arrows
+    info = None
+    if title:
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Title", title)
     buf = io.BytesIO()
-    img.save(buf, format="PNG")
+    img.save(buf, format="PNG", pnginfo=info)
     return buf.getvalue()
 
 

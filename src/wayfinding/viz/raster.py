@@ -418,16 +418,7 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
             draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=rgb(PALETTE["path"]))
         else:
             draw.line(pts, fill=rgb(PALETTE["path"]), width=width, joint="curve")
-    radius = marker_radius(map_w, map_h, s)
-    edge = max(1, round(radius / 5))
-    for cell, key in ((a, "start"), (b, "goal")):
-        if cell is not None:
-            cx, cy = (cell[0] + 0.5) * s, (cell[1] + 0.5) * s
-            outer = radius + edge
-            draw.ellipse((cx - outer, cy - outer, cx + outer, cy + outer),
-                         fill=rgb(PALETTE["ring"]))
-            draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius),
-                         fill=rgb(PALETTE[key]), outline=rgb(PALETTE["outline"]), width=edge)
+    draw_ends(draw, a, b, s, map_w, map_h)
     if ends is not None:
         img = _with_colour_bar(img, ends, heat_label)
 
@@ -438,6 +429,23 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     buf = io.BytesIO()
     img.save(buf, format="PNG", pnginfo=info)
     return buf.getvalue()
+
+
+def draw_ends(draw: Any, start: tuple[int, int] | None, goal: tuple[int, int] | None,
+              s: float, map_w: float, map_h: float) -> None:
+    """Draw the ``start`` and ``goal`` cells' discs with Pillow's ``draw`` on a map of
+    ``map_w`` x ``map_h`` pixels with cells ``s`` pixels wide: :func:`marker_radius` wide,
+    a light edge inside and a dark ring outside."""
+    radius = marker_radius(map_w, map_h, s)
+    edge = max(1, round(radius / 5))
+    for cell, key in ((start, "start"), (goal, "goal")):
+        if cell is not None:
+            cx, cy = (cell[0] + 0.5) * s, (cell[1] + 0.5) * s
+            outer = radius + edge
+            draw.ellipse((cx - outer, cy - outer, cx + outer, cy + outer),
+                         fill=rgb(PALETTE["ring"]))
+            draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius),
+                         fill=rgb(PALETTE[key]), outline=rgb(PALETTE["outline"]), width=edge)
 
 
 def _mark_sets(grid: Grid, explored: Cells | None, frontier: Cells | None,

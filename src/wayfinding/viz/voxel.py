@@ -54,7 +54,7 @@ from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 from ..voxel.grid import VoxelGrid
 from ._webgl import agent_frames, frame_rows, page
-from .raster import GIF_PX, MIN_GIF_ASPECT, TARGET_PX, _pillow, write_gif
+from .raster import GIF_PX, MARKER_FRACTION, MIN_GIF_ASPECT, TARGET_PX, _pillow, write_gif
 
 #: Smallest edge of a drawn voxel in the PNG, pixels; larger grids are merged into blocks.
 MIN_VOXEL_PX = 2.0
@@ -305,12 +305,15 @@ def _picture(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | None = No
             draw.line(xy, fill=colour, width=line, joint="curve")
         r = line + 1
         draw.ellipse((xy[0][0] - r, xy[0][1] - r, xy[0][0] + r, xy[0][1] + r), fill=colour)
-    radius = max(4.0, 0.8 * k)
+    radius = max(4.0, 0.8 * k, MARKER_FRACTION * max(width, height))
+    edge = max(1, round(radius / 5))
     for point, colour in ends:
         if point is not None:
             cx, cy = project(point[list(order)]).tolist()
+            outer = radius + edge
+            draw.ellipse((cx - outer, cy - outer, cx + outer, cy + outer), fill=(20, 20, 20))
             draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=colour,
-                         outline=(255, 255, 255))
+                         outline=(255, 255, 255), width=edge)
     return image, project, order
 
 
