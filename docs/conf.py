@@ -26,6 +26,9 @@ extensions = [
     "cli_reference",
 ]
 
+# Text stays as written: "--help" is an option, not an en dash.
+smartquotes = False
+
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
@@ -36,8 +39,9 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "tour.md"]
 html_theme = "furo"
 html_title = f"wayfinding {release}"
 html_static_path = ["_static"]
+html_baseurl = "https://wayfinding-dev.github.io/wayfinding/"
 
-myst_enable_extensions = ["colon_fence", "deflist"]
+myst_enable_extensions = ["attrs_inline", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 autosummary_generate = True
