@@ -64,7 +64,8 @@ def flow_field(out: Path) -> Path:
                key=lambda p: p.optimal).goal
     flow = FlowField.build(cave, [goal], method="eikonal", order=2, los=True)
     return _save_fitted(render_flow_png(cave, flow.field, vectors=flow.vectors, every=3,
-                                         goal=goal, scale=SCALE), out / "flow-field.png")
+                                         goal=goal, scale=SCALE, colour_bar=False),
+                        out / "flow-field.png")
 
 
 def crowd(out: Path) -> Path:

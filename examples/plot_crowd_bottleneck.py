@@ -21,4 +21,4 @@ print(f"{agents} agents: {m['completion']:.0%} arrived, 90% by {m['t90']:.1f} s,
 # %%
 # The wall runs 20 up and down from the door; draw the part within 4 of it.
 near_door = [np.clip(wall, (-20.0, -4.0), (20.0, 4.0)) for wall in sc.obstacles]
-animate_run("crowd-bottleneck.gif", run, near_door, size=320, frames=80)
+animate_run("crowd-bottleneck.gif", run, near_door, frames=80)

@@ -18,4 +18,4 @@ run = simulate_crowd(sc)                            # until all arrive or time i
 m = run.summary()
 print(f"{agents} agents: {m['completion']:.0%} arrived, 90% by {m['t90']:.1f} s, "
       f"{m['collisions']} overlapping pair-steps, deepest overlap {m['max_penetration']:.3f}")
-animate_run("crowd-circle.gif", run, sc.obstacles, size=320, frames=80)
+animate_run("crowd-circle.gif", run, sc.obstacles, frames=80)

@@ -33,4 +33,4 @@ walls = [np.array(b, float) for b in ([(-1, -1), (13, -1), (13, 0), (-1, 0)],
                                       [(-1, -1), (0, -1), (0, 11), (-1, 11)],
                                       [(12, -1), (13, -1), (13, 11), (12, 11)],
                                       [(3, 4), (12, 4), (12, 6), (3, 6)])]
-animate_run("crowd-navigation.gif", run, walls, size=320, frames=80)
+animate_run("crowd-navigation.gif", run, walls, frames=80)

@@ -45,4 +45,4 @@ while len(frames) < 900 and not crowd.arrived().all():
     crowd.step(0.1)
     frames.append(crowd.position.copy())
 print(f"{int(crowd.arrived().sum())} of 12 arrived in {0.1 * (len(frames) - 1):.1f} s")
-animate_voxels("voxel-swarm.gif", city, np.stack(frames)[::3], fps=10, size=480)
+animate_voxels("voxel-swarm.gif", city, np.stack(frames)[::3], fps=10)
