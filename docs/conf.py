@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
@@ -67,3 +68,22 @@ if (DOCS / "_gallery.py").is_file():
 # every external address is skipped (they are the project's GitHub pages, Moving AI and
 # the papers and libraries the pages cite).
 linkcheck_ignore = [r"https?://.*"]
+
+
+def _class_signature(app: object, what: str, name: str, obj: object, options: object,
+                     signature: str | None, return_annotation: str | None
+                     ) -> tuple[str, str | None] | None:
+    """Classes under the single-thread guard, whose ``__new__`` takes ``*args, **kwargs``,
+    show the parameters of their ``__init__`` (annotations go to the description)."""
+    if what != "class" or signature != "(*args, **kwargs)" or not callable(obj):
+        return None
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    bare = [p.replace(annotation=p.empty) for p in sig.parameters.values()]
+    return str(sig.replace(parameters=bare, return_annotation=sig.empty)), return_annotation
+
+
+def setup(app: object) -> None:
+    app.connect("autodoc-process-signature", _class_signature)  # type: ignore[attr-defined]
