@@ -1,6 +1,6 @@
 """A Sphinx directive, ``wayfinding-cli``, that writes the command-line reference from the
-argparse parser of :mod:`wayfinding.cli`: one section per command and subcommand, with its
-usage, description, arguments and epilog, in the parser's own order.
+argparse parser of :mod:`wayfinding.cli`: one section per command and subcommand (inside its
+command's), with its usage, description, arguments and epilog, in the parser's own order.
 
 Docutils and Sphinx are imported inside :func:`setup`, so that this file imports without them
 (the test suite collects ``docs/`` for doctests).
@@ -95,7 +95,8 @@ def setup(app: Any) -> dict[str, Any]:
         has_content = False
 
         def run(self) -> list[Any]:
-            out = []
+            out: list[Any] = []
+            sections: dict[tuple[str, ...], Any] = {}
             for command in commands(cli_parser()):
                 section = nodes.section(ids=[nodes.make_id("cli " + command.title)])
                 section += nodes.title(command.title, command.title)
@@ -119,7 +120,11 @@ def setup(app: Any) -> dict[str, Any]:
                 if command.parser.epilog:
                     section += paragraph(command.parser.epilog)
                 self.state.document.note_implicit_target(section, section)
-                out.append(section)
+                sections[command.words] = section
+                if len(command.words) > 1:  # a subcommand sits inside its command's section
+                    sections[command.words[:-1]] += section
+                else:
+                    out.append(section)
             return out
 
     app.add_directive("wayfinding-cli", CliReference)
