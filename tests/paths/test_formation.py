@@ -29,7 +29,8 @@ def test_band_rows_stay_straight_and_anchor_the_inner_unit():
             gaps = np.linalg.norm(np.diff(row, axis=0), axis=1)
             assert np.allclose(gaps, 1.0)
             steps = np.diff(row, axis=0)
-            assert np.allclose(np.cross(steps[:-1], steps[1:]), 0, atol=1e-9)   # collinear
+            turns = steps[:-1, 0] * steps[1:, 1] - steps[:-1, 1] * steps[1:, 0]
+            assert np.allclose(turns, 0, atol=1e-9)                           # collinear
             # The anchor (an end unit: the inner one of the turn) trails its predecessor.
             ends = [np.linalg.norm(row[c] - slots[k - 1][c]) for c in (0, -1)]
             assert np.isclose(ends[0], 1.0) or np.isclose(ends[1], 1.0)

@@ -14,6 +14,12 @@ from wayfinding.paths import turning_path
 from wayfinding.paths.turning import SIDES
 
 
+def cross2(u, v):
+    """The z component of the cross product of 2D vectors (rows of) ``u`` and ``v``."""
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+
 @pytest.mark.parametrize("case", [
     # start, heading, goal, goal heading, sides, c1, c2, exit, enter, length
     ((0, 0), (0, 1), (10, 0), (0, -1), "RR", (2, 0), (8, 0), (2, 2), (8, 2), 2 * math.pi + 6),
@@ -67,7 +73,7 @@ def test_tangent_headings_and_shortest(v, r):
     # The start heading is tangent to circle 1 in its turning sense; likewise at the goal.
     for c, pt, h, s in ((c1, p, d, path.sides[0]), (c2, q, e, path.sides[1])):
         rad = pt - c
-        assert np.isclose(np.cross(rad, h), SIDES[s] * r, atol=1e-9 * max(1, r))
+        assert np.isclose(cross2(rad, h), SIDES[s] * r, atol=1e-9 * max(1, r))
     # Shorter than or equal to every other circle pair.
     for sides in ("LL", "LR", "RL", "RR"):
         s1, s2 = SIDES[sides[0]], SIDES[sides[1]]
@@ -219,7 +225,7 @@ def test_shortest_of_the_six_words(v, angles, r):
     # Curvature at most 1 / r: consecutive chords turn no more than an arc of radius r would.
     keep = size > 1e-9
     chords, size = chords[keep], size[keep]
-    turn = np.abs(np.arctan2(np.cross(chords[:-1], chords[1:]),
+    turn = np.abs(np.arctan2(cross2(chords[:-1], chords[1:]),
                              np.einsum("ij,ij->i", chords[:-1], chords[1:])))
     bound = 2 * np.arcsin(np.minimum(np.maximum(size[:-1], size[1:]) / (2 * r), 1))
     assert np.all(turn <= bound + 1e-7)
