@@ -110,5 +110,6 @@ SPHINX_GALLERY_CONF: dict[str, Any] = {
     "reset_modules_order": "before",
     "download_all_examples": False,
     "remove_config_comments": True,
+    "write_computation_times": False,
     "within_subsection_order": "FileNameSortKey",
 }

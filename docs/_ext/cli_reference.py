@@ -118,7 +118,11 @@ def setup(app: Any) -> dict[str, Any]:
                     listing += item
                 section += listing
                 if command.parser.epilog:
-                    section += paragraph(command.parser.epilog)
+                    if command.parser.formatter_class is argparse.RawDescriptionHelpFormatter:
+                        section += nodes.literal_block(command.parser.epilog,
+                                                       command.parser.epilog)
+                    else:
+                        section += paragraph(command.parser.epilog)
                 self.state.document.note_implicit_target(section, section)
                 sections[command.words] = section
                 if len(command.words) > 1:  # a subcommand sits inside its command's section

@@ -155,6 +155,7 @@ def one_way(*, n: int = 30, width: float = 4.0, length: float = 20.0) -> CrowdSc
     return CrowdScenario("one-way flow", crowd, 0.1, 120.0, obstacles=obstacles, noise=1e-4)
 
 
+#: The named scenarios: ``SCENARIOS[name](**options)`` builds one (keyword options only).
 SCENARIOS: dict[str, Callable[..., CrowdScenario]] = {
     "circle": circle, "crossing": crossing, "swap": swap, "blocks": blocks,
     "bottleneck": bottleneck, "crossing_flows": crossing_flows, "one_way": one_way}

@@ -170,7 +170,7 @@ class Grid:
 
     @cached_property
     def fingerprint(self) -> str:
-        """SHA-256 of the costs, shape and diagonal rule: identifies the map for indexes."""
+        """Identifies the map for indexes: SHA-256 of the costs, shape and diagonal rule."""
         h = hashlib.sha256()
         h.update(f"{self.shape}|{self._diagonal.value}|".encode())
         h.update(self._costs.tobytes())

@@ -234,6 +234,7 @@ class Prism:
 #: Any temporary obstacle.
 Obstacle: TypeAlias = Cylinder | Box | OrientedBox | Prism
 
+#: The temporary obstacle shapes a tile cache takes.
 OBSTACLE_TYPES = (Cylinder, Box, OrientedBox, Prism)
 
 
