@@ -4,9 +4,9 @@ arrival statistics of recorded movement runs."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -45,6 +45,29 @@ class Status(str, Enum):
 
     def __format__(self, spec: str) -> str:
         return format(self.value, spec)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two field values are equal, numpy arrays (also inside lists, tuples and
+    dicts) by shape and elements."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    if isinstance(a, (list, tuple)) and a.__class__ is b.__class__:
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+    return bool(a == b)
+
+
+def _fields_equal(self: Any, other: object) -> bool:
+    """``__eq__`` for dataclass records that hold numpy arrays: same class and every
+    compared field equal, arrays by shape and elements."""
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return all(_same(getattr(self, f.name), getattr(other, f.name))
+               for f in fields(cast(Any, self)) if f.compare)
 
 
 # Members read once: attribute access on an Enum class is slow on a search's hot path.
@@ -94,6 +117,8 @@ class PathResult:
     expanded_nodes: Any = None
     open_nodes: Any = None
     status: Status = None  # type: ignore[assignment]
+
+    __eq__ = _fields_equal
 
     def __post_init__(self) -> None:
         status = self.status

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._kernels import _neighbours
 from .._validate import positive_float
-from ..results import Arrivals
+from ..results import Arrivals, _fields_equal
 from .agents import Crowd
 
 #: Metabolic energy per unit mass of walking at speed v for one second: E_S + E_W v^2
@@ -39,6 +39,8 @@ class Run(Arrivals):
     radius: np.ndarray
     goal: np.ndarray
     arrived: np.ndarray
+
+    __eq__ = _fields_equal
 
     @cached_property
     def _overlaps(self) -> tuple[int, float]:

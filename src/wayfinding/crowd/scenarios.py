@@ -32,6 +32,7 @@ import numpy as np
 
 from .._deprecated import alias, positional_options, renamed_keywords, warn
 from ..errors import InvalidQueryError
+from ..results import _fields_equal
 from .agents import Crowd
 from .metrics import Run, record
 from .orca import ORCA
@@ -50,6 +51,8 @@ class CrowdScenario:
     _: KW_ONLY
     obstacles: list[np.ndarray] = field(default_factory=list)
     noise: float = 0.0
+
+    __eq__ = _fields_equal
 
 
 def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:

@@ -88,6 +88,7 @@ from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, QueryFilter
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
 from ..navmesh3d.corridor import PathCorridor, polygon_map
 from ..navmesh3d.query import _point
+from ..results import _fields_equal
 from .agents import Crowd
 from .orca import ORCA
 from .states import ARRIVED, IDLE, MOVING, NO_PATH, ON_LINK
@@ -114,6 +115,8 @@ class _Flight:
     t: float = 0.0
     #: a target given while in flight, planned on landing
     pending: tuple[float, float, float] | None = None
+
+    __eq__ = _fields_equal
 
 
 class Navigator3D:

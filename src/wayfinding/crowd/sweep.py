@@ -79,6 +79,7 @@ from .._deprecated import positional_options
 from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_points
+from ..results import _fields_equal
 
 
 class Order(Enum):
@@ -111,6 +112,8 @@ class Collision:
     overlap: float
     avoidance: np.ndarray
 
+    __eq__ = _fields_equal
+
 
 @positional_options("path", "collision", "resolved")
 @dataclass(frozen=True)
@@ -126,6 +129,8 @@ class Decision:
     path: np.ndarray | None = None
     collision: Collision | None = None
     resolved: bool = True
+
+    __eq__ = _fields_equal
 
 
 @positional_options("horizon")

@@ -18,6 +18,7 @@ from .._io import atomic_write_text
 from ..crowd.surface import Navigator3D
 from ..navmesh import OffMeshLink
 from ..navmesh3d import Level, NavMesh3D, build, generate, with_flags
+from ..results import _fields_equal
 from ..viz.navmesh3d import animate_navmesh3d, navmesh3d_html, save_navmesh3d
 
 #: Stage figures shown, in order, with their labels.
@@ -109,6 +110,8 @@ class CrowdScene:
     arrived: int
     seconds: float
     ms_per_frame: float
+
+    __eq__ = _fields_equal
 
     def colours(self) -> np.ndarray:
         """``(T, n, 3)`` uint8: blue to orange by height while walking, yellow on a link,

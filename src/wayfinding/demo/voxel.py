@@ -14,6 +14,7 @@ import numpy as np
 
 from .._io import atomic_write_text
 from ..crowd.flight import FlightCrowd
+from ..results import _fields_equal
 from ..viz.voxel import animate_voxels, save_voxels, voxels_html
 from ..voxel import generate
 from ..voxel.grid import VoxelGrid
@@ -37,6 +38,8 @@ class Swarm:
     arrived: int
     seconds: float
     ms_per_step: float
+
+    __eq__ = _fields_equal
 
 
 def demo_city() -> VoxelGrid:

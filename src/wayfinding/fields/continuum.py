@@ -47,6 +47,7 @@ from .._validate import choice, count, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..navmesh import NavMesh
+from ..results import _fields_equal
 from .flow import bilinear
 
 
@@ -275,6 +276,8 @@ class HybridPlan:
     region: tuple[int, int, int, int]
     destination: tuple[int, int]
     field: ContinuumField
+
+    __eq__ = _fields_equal
 
     def targets(self, positions: ArrayLike, velocities: ArrayLike) -> np.ndarray:
         """Each unit's target velocity (see :meth:`ContinuumField.targets`), in map

@@ -24,7 +24,7 @@ from .._deprecated import alias, renamed_keywords
 from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
-from ..results import Arrivals
+from ..results import Arrivals, _fields_equal
 from .continuum import ContinuumParams, HybridPlanner
 
 SCENES = ("lanes", "congestion", "maze")
@@ -36,6 +36,8 @@ class Group:
 
     positions: np.ndarray
     goal: tuple[int, int]
+
+    __eq__ = _fields_equal
 
 
 @dataclass
@@ -59,6 +61,8 @@ class SceneRun(Arrivals):
     arrived: np.ndarray
     closest: float = math.inf
     overlaps: int = 0
+
+    __eq__ = _fields_equal
 
 
 def scene(name: str, *, units: int = 40, seed: int = 0) -> Scene:

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from .._kernels import _canonical
 from .._kernels._workspace import Workspace
 from ..errors import InvalidQueryError
+from ..results import _fields_equal
 from .grid import Grid
 from .index import require_grid
 from .search import _cell_list, _searcher
@@ -41,6 +42,8 @@ class CanonicalStats:
     reopened: int
     reached: int
     jump_points: np.ndarray = field(repr=False)
+
+    __eq__ = _fields_equal
 
 
 def canonical_flood(grid: Grid, sources: ArrayLike, *, limit: float = math.inf,

@@ -58,7 +58,7 @@ from ..geometry.buckets import Buckets
 from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point, check_radius
 from ..geometry.predicates import Pt
-from ..results import PathResult, SearchStats
+from ..results import PathResult, SearchStats, _fields_equal
 from .build import triangulate, walkable_area
 from .mesh import bucket_index
 
@@ -86,6 +86,8 @@ class ClearancePath(PathResult):
     turns: Any = None
     channel: Any = None
     reason: str = ""
+
+    __eq__ = _fields_equal
 
 
 class ClearanceMesh:

@@ -37,6 +37,7 @@ from ..errors import (
     brief,
 )
 from ..geometry.buckets import Buckets, box_buckets
+from ..results import _fields_equal
 from . import build as _build
 from . import subtractive as _subtractive
 from .query import NavMeshQuery, NavPaths
@@ -77,6 +78,8 @@ class OffMeshLink:
     kind: str = "jump"
     user_id: int = 0
     radius: float | None = None
+
+    __eq__ = _fields_equal
 
 
 def checked_links(links: Any, *, dims: int,

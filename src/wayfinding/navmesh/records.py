@@ -14,7 +14,7 @@ import numpy as np
 from .._deprecated import positional_options
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
-from ..results import PathResult
+from ..results import PathResult, _fields_equal
 
 #: Corner flags of a straight path (as Detour's): its first point, its last point, and the
 #: start of an off-mesh link (the next point is the link's end).
@@ -90,6 +90,8 @@ class NavPath(PathResult):
     goal: Any = None
     snapped_start: bool = False
     snapped_goal: bool = False
+
+    __eq__ = _fields_equal
 
 
 #: NavPath fields a lazily filled result (see :func:`unpacked`) may leave unset at first.

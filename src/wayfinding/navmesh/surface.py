@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..geometry.obstacles import closest_on_segments
+from ..results import _fields_equal
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class RayHit:
     point: tuple[float, float]
     normal: tuple[float, float]
     polygons: np.ndarray
+
+    __eq__ = _fields_equal
 
     @property
     def hit(self) -> bool:

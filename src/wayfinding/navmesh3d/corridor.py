@@ -35,7 +35,7 @@ from .._arrays import concatenated_ranges
 from .._validate import count, positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, QueryFilter
-from ..results import Status
+from ..results import Status, _fields_equal
 from .navmesh import NavMesh3D
 from .query import HALF_EXTENTS, NavMesh3DQuery, _extents, _point
 
@@ -54,6 +54,8 @@ class Corners3D:
     points: np.ndarray
     flags: np.ndarray
     polygons: np.ndarray
+
+    __eq__ = _fields_equal
 
     def __len__(self) -> int:
         return len(self.points)

@@ -49,7 +49,7 @@ from .._scratch import SingleThread, exclusive
 from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
 from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
-from ..results import SearchStats, Status
+from ..results import SearchStats, Status, _fields_equal
 from ..sliced import SlicedSearch
 from .navmesh import MeshTile, NavMesh3D
 
@@ -81,6 +81,8 @@ class NavPath3D(NavPath):
     polygon whose search node came nearest the goal; as Detour's, that may be an off-mesh
     link's node (the path then ends on the link's segment)."""
 
+    __eq__ = _fields_equal
+
 
 @dataclass(frozen=True)
 class RayHit3D:
@@ -94,6 +96,8 @@ class RayHit3D:
     point: tuple[float, float, float]
     normal: tuple[float, float, float]
     polygons: np.ndarray
+
+    __eq__ = _fields_equal
 
     @property
     def hit(self) -> bool:
@@ -143,6 +147,8 @@ class SurfaceMove3D:
 
     point: tuple[float, float, float]
     polygons: np.ndarray
+
+    __eq__ = _fields_equal
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike
 from .._validate import allocation, count, number, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles
+from ..results import _fields_equal
 
 if TYPE_CHECKING:
     from ..grid.grid import Grid
@@ -53,6 +54,8 @@ class SmoothPath:
     points: np.ndarray
     energy: np.ndarray
     history: np.ndarray | None
+
+    __eq__ = _fields_equal
 
     @property
     def length(self) -> float:

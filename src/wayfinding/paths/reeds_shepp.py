@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike
 from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_point
+from ..results import _fields_equal
 from .turning import _unit
 
 _PI, _TAU = math.pi, 2 * math.pi
@@ -61,6 +62,8 @@ class ReedsSheppPath:
     word: str
     segments: tuple[float, ...]
     length: float
+
+    __eq__ = _fields_equal
 
     def poses(self, step: float) -> np.ndarray:
         """``(n, 3)`` float64 poses ``(x, y, heading)`` along the path, at most ``step``

@@ -28,6 +28,7 @@ from .._validate import positive_float
 from ..errors import InvalidQueryError
 from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point
+from ..results import _fields_equal
 
 #: Turning sides: +1 left (counter-clockwise), -1 right (clockwise).
 SIDES = {"L": 1, "R": -1}
@@ -53,6 +54,8 @@ class TurningPath:
     arcs: tuple[float, ...]
     length: float
     word: str
+
+    __eq__ = _fields_equal
 
     def points(self, step: float) -> np.ndarray:
         """``(n, 2)`` points along the path, at most ``step`` apart (both ends included)."""

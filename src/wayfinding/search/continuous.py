@@ -43,7 +43,7 @@ from .._validate import finite_float, number, positive_float
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
-from ..results import PathResult, SearchStats
+from ..results import PathResult, SearchStats, _fields_equal
 
 Interval = tuple[float, float]
 
@@ -117,6 +117,8 @@ class TimedPath(PathResult):
     arrive: np.ndarray = field(default_factory=lambda: np.empty(0))
     depart: np.ndarray = field(default_factory=lambda: np.empty(0))
     points: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
+
+    __eq__ = _fields_equal
 
     def position(self, t: float) -> np.ndarray:
         """Where the agent is at time ``t`` (waiting at nodes, straight along edges)."""

@@ -29,7 +29,7 @@ import numpy as np
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
 from ..graph.csr import CSRGraph
-from ..results import PathResult, SearchStats
+from ..results import PathResult, SearchStats, _fields_equal
 from .generic import astar
 from .hierarchy import HierarchicalGraph
 
@@ -50,6 +50,8 @@ class HierarchicalResult(PathResult):
     rounds: int = 0
     fallback: bool = False
     reached_goal: bool = False
+
+    __eq__ = _fields_equal
 
 
 def _nodes(h: HierarchicalGraph, level: int, indices: Any) -> list[Any]:

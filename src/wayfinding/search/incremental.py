@@ -60,7 +60,7 @@ from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
 from ..grid.rules import Diagonal
-from ..results import PathResult, SearchStats, Status
+from ..results import PathResult, SearchStats, Status, _fields_equal
 
 _NO_NODES = np.empty(0, dtype=np.int64)
 
@@ -290,6 +290,8 @@ class AnytimePath(PathResult):
     exists) and ``OUT_OF_BUDGET`` while the round under way may still find one."""
 
     epsilon: float = math.inf
+
+    __eq__ = _fields_equal
 
 
 class _Anytime(_Incremental):

@@ -17,7 +17,7 @@ from typing import Any
 
 from .._validate import budget, count
 from ..errors import InvalidQueryError
-from ..results import PathResult, SearchStats, Status
+from ..results import PathResult, SearchStats, Status, _fields_equal
 from .generic import _goal_test, _hashable, _heuristic
 
 #: Outcomes of a low-memory search.
@@ -37,6 +37,8 @@ class LowMemoryResult(PathResult):
 
     cutoffs: list[float] = field(default_factory=list)
     dropped: int = 0
+
+    __eq__ = _fields_equal
 
     @property
     def iterations(self) -> int:

@@ -46,7 +46,7 @@ from .._index import Index, check_world
 from .._kernels import _svo
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
 from ..progress import progress as progress_bar
-from ..results import PathResult, SearchStats, Status
+from ..results import PathResult, SearchStats, Status, _fields_equal
 from .grid import VoxelGrid
 from .smoothing import smooth_checked
 from .voxelize import voxelize
@@ -210,6 +210,8 @@ class OctreePathResult(PathResult):
     smoothed: Any = None
     smoothed_length: float = math.inf
     per_layer: Any = None
+
+    __eq__ = _fields_equal
 
 
 # --------------------------------------------------------------------------- the octree
