@@ -44,7 +44,7 @@ def array(arrays: Mapping[str, np.ndarray], name: str, dtype: DTypeLike,
 def _first_bad(a: np.ndarray, bad: np.ndarray) -> str:
     i = np.unravel_index(int(np.argmax(bad)), bad.shape)
     at = i[0] if len(i) == 1 else tuple(int(v) for v in i)
-    return f"[{at}] = {a[i]!r}"
+    return f"[{at}] = {a[i]}"
 
 
 def values_in(a: np.ndarray, name: str, lo: float, hi: float) -> np.ndarray:
@@ -133,6 +133,6 @@ def triangle(table: np.ndarray, name: str, src: np.ndarray, dst: np.ndarray,
             e = int(np.argmax(bad))
             raise FileFormatError(
                 f"array {name!r} breaks the triangle inequality: {name}[{k}, {int(dst[e])}] = "
-                f"{row[dst[e]]!r} exceeds {name}[{k}, {int(src[e])}] = {row[src[e]]!r} plus "
-                f"the edge's cost {weight[e]!r}")
+                f"{row[dst[e]]} exceeds {name}[{k}, {int(src[e])}] = {row[src[e]]} plus "
+                f"the edge's cost {weight[e]}")
     return table

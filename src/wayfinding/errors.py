@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._deprecated import positional_options
 
 
@@ -74,6 +76,10 @@ class CorruptScratchError(WayfindingError, RuntimeError):
 @positional_options("limit")
 def brief(value: object, *, limit: int = 80) -> str:
     """``repr(value)`` for an error message, cut to about ``limit`` characters with an
-    ellipsis, so that a huge bad value (a 1 MB line of garbage) never lands in a message."""
-    text = repr(value[:limit + 1] if isinstance(value, str) else value)
+    ellipsis, so that a huge bad value (a 1 MB line of garbage) never lands in a message.
+    A numpy number shows as its digits alone, under numpy 1 and 2 alike."""
+    if isinstance(value, (np.number, np.bool_)):
+        text = str(value)
+    else:
+        text = repr(value[:limit + 1] if isinstance(value, str) else value)
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"

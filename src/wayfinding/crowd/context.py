@@ -51,7 +51,7 @@ from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._validate import count, positive_float
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from .agents import Crowd
 
 TAU = 2 * math.pi
@@ -64,9 +64,9 @@ def _floats(value: Any, name: str) -> np.ndarray:
     try:
         a = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise InvalidQueryError(f"{name} {value!r} must be numbers") from None
+        raise InvalidQueryError(f"{name} {brief(value)} must be numbers") from None
     if not np.isfinite(a).all():
-        raise InvalidQueryError(f"{name} must be finite (got {value!r})")
+        raise InvalidQueryError(f"{name} must be finite (got {brief(value)})")
     return a
 
 
@@ -248,7 +248,7 @@ def _per_pair(value: Any, name: str, n: int, k: int, *, zero: bool) -> np.ndarra
                                 f"shape {v.shape}") from None
     if (v < 0).any() or (not zero and (v == 0).any()):
         raise InvalidQueryError(f"{name} must be {'>=' if zero else '>'} 0 "
-                                f"(got {v.min()!r})")
+                                f"(got {float(v.min()):g})")
     return v
 
 

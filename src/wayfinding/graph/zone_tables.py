@@ -145,8 +145,8 @@ class CSRZoneTable(GraphIndex):
             e = int(np.argmax(over))
             raise IndexFormatError(
                 f"array 'zone_dist' holds zone_dist[{zone[src[e]]}, {zone[graph.indices[e]]}]"
-                f" = {t[zone[src[e]], zone[graph.indices[e]]]!r}, more than the edge "
-                f"{src[e]} -> {graph.indices[e]} of cost {graph.weights[e]!r} between them")
+                f" = {t[zone[src[e]], zone[graph.indices[e]]]}, more than the edge "
+                f"{src[e]} -> {graph.indices[e]} of cost {graph.weights[e]} between them")
         return cls(graph, {"zone": zone, "zone_dist": t}, options, build_time)
 
     @property

@@ -302,8 +302,8 @@ def _check_graph(grid: Grid, arrays: dict[str, np.ndarray], levels: int
     wrong = costs != octile
     if wrong.any():
         i = int(np.argmax(wrong))
-        raise IndexFormatError(f"array 'costs' holds costs[{i}] = {costs[i]!r}, not the "
-                               f"octile distance {octile[i]!r} between its ends")
+        raise IndexFormatError(f"array 'costs' holds costs[{i}] = {costs[i]}, not the "
+                               f"octile distance {octile[i]} between its ends")
     return a
 
 
@@ -540,7 +540,7 @@ def _check_table(table: np.ndarray, a: dict[str, np.ndarray], top: np.ndarray) -
     edge (raises :class:`IndexFormatError`)."""
     if np.isnan(table).any() or (table < 0).any():
         i = np.unravel_index(int(np.argmax(np.isnan(table) | (table < 0))), table.shape)
-        raise IndexFormatError(f"array 'table' holds table{list(i)} = {table[i]!r}, not a "
+        raise IndexFormatError(f"array 'table' holds table{list(i)} = {table[i]}, not a "
                                f"distance")
     if not np.array_equal(table, table.T):
         i = np.unravel_index(int(np.argmax(table != table.T)), table.shape)
@@ -555,8 +555,8 @@ def _check_table(table: np.ndarray, a: dict[str, np.ndarray], top: np.ndarray) -
         low = table[k] < octile * (1 - 1e-12)
         if low.any():
             j = int(np.argmax(low))
-            raise IndexFormatError(f"array 'table' holds table[{k}, {j}] = {table[k, j]!r}, "
-                                   f"below the octile distance {octile[j]!r}")
+            raise IndexFormatError(f"array 'table' holds table[{k}, {j}] = {table[k, j]}, "
+                                   f"below the octile distance {octile[j]}")
     index = np.full(len(a["level"]), -1, dtype=np.int64)
     index[top] = np.arange(len(top))
     indptr, core_end = a["indptr"], a["core_end"]

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import warn
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..geometry.predicates import orient2d
 from ..graph import CSRGraph
 from ..results import PathResult, SearchStats
@@ -111,7 +111,7 @@ class VisibilityMap:
 def _point(value: Any, name: str) -> np.ndarray:
     p = np.asarray(value, dtype=np.float64) if not isinstance(value, str) else None
     if p is None or p.shape != (2,) or not np.isfinite(p).all():
-        raise InvalidQueryError(f"{name} must be a finite (x, y) point, got {value!r}")
+        raise InvalidQueryError(f"{name} must be a finite (x, y) point, got {brief(value)}")
     return p
 
 

@@ -56,7 +56,7 @@ import numpy as np
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
 from .._validate import number, step_budget
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
 from ..grid.rules import Diagonal
@@ -208,7 +208,7 @@ def planner_memory_cap(*, nbytes: int | None = None) -> int:
     if nbytes is None:
         return int(_incremental.pool_cap())
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
-        raise InvalidQueryError(f"nbytes must be an int >= 0, got {nbytes!r}")
+        raise InvalidQueryError(f"nbytes must be an int >= 0, got {brief(nbytes)}")
     return int(_incremental.pool_cap(int(nbytes)))
 
 

@@ -41,7 +41,7 @@ def agent_frames(agents: ArrayLike, colours: ArrayLike | None
     good = np.isfinite(rgb) & (rgb >= 0) & (rgb <= 255)
     if not good.all():
         raise InvalidQueryError(f"colours must be finite RGB values 0..255, got "
-                                f"{rgb[~good].ravel()[0]!r}")
+                                f"{float(rgb[~good].ravel()[0]):g}")
     if rgb.shape == (pos.shape[1], 3):
         rgb = np.broadcast_to(rgb, pos.shape)
     if rgb.shape != pos.shape:

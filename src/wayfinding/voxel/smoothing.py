@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _svo
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from .grid import VoxelGrid
 
 
@@ -52,7 +52,7 @@ def catmull_rom(points: Any, *, spacing: float = 0.25, alpha: float = 0.5) -> np
         raise InvalidQueryError(f"points must be an (n, 3) array of finite numbers, got shape "
                                 f"{p.shape}")
     if not spacing > 0:
-        raise InvalidQueryError(f"spacing must be > 0, got {spacing!r}")
+        raise InvalidQueryError(f"spacing must be > 0, got {brief(spacing)}")
     if len(p) < 3:
         return p.copy()
     samples, _ = _svo.catmull_rom_spans(np.ascontiguousarray(p), float(spacing), float(alpha))
@@ -89,7 +89,7 @@ def smooth_checked(grid: VoxelGrid, cells: np.ndarray, *, spacing: float = 0.5,
     (``int64[n, 3]``, C order), without checking it again: what the searches call on the
     paths they make (the check would unpack the whole grid)."""
     if not spacing > 0:
-        raise InvalidQueryError(f"spacing must be > 0, got {spacing!r}")
+        raise InvalidQueryError(f"spacing must be > 0, got {brief(spacing)}")
     corners = _shortcut(grid, cells)
     pts = corners + 0.5
     if curve and len(pts) >= 3:
