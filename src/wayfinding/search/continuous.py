@@ -24,7 +24,7 @@ state taken off the open list is the earliest possible arrival.
 ... .....''')
 >>> door = {(2, 1): [(0.0, 5.0)]}                   # the gap is shut until t = 5
 >>> plan = ContinuousPlanner(grid, doors=door).plan((2, 2), (2, 0))
->>> plan.cost, plan.arrive.tolist()                 # wait below the gap, then go through
+>>> float(plan.cost), plan.arrive.tolist()          # wait below the gap, then go through
 (6.0, [0.0, 5.0, 6.0])
 """
 
