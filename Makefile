@@ -41,7 +41,7 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/wayfinding demo --out wayfinding-demo
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check src tests benchmarks tools setup.py
+	$(VENV)/bin/ruff check src tests benchmarks tools examples docs setup.py
 	$(VENV)/bin/mypy
 
 test: lint
