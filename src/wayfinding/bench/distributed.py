@@ -56,13 +56,13 @@ def _distributed() -> Any:
 @contextmanager
 def _client(client: Any) -> Iterator[Any]:
     """The ``client`` given, or a client of a new 2-worker ``LocalCluster`` (worker
-    processes, no dashboard) closed after."""
+    processes, its dashboard on a free port) closed after."""
     if client is not None:
         yield client
         return
     distributed = _distributed()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as own:
         yield own
 
