@@ -24,6 +24,7 @@ from .generate import add_generate_parser
 from .grid import add_grid_parsers
 from .navmesh import add_navmesh_parser
 from .navmesh3d import add_navmesh3d_parser
+from .serve import add_serve_parser
 from .voxel import add_voxel_parser
 from .world import add_world_parser
 
@@ -54,6 +55,7 @@ families and their commands:
   crowds                 crowd: standard scenarios under ORCA, RVO, VO, power-law and
                          anticipatory avoidance, with their metrics and GIFs
   every family           demo: an HTML page that solves and draws each of them
+  service                serve: path and distance-map queries on grids over HTTP
 
 exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr), 130 when interrupted, 141 when the output pipe is closed."""
@@ -73,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_fields_parser(sub)
     add_crowd_parser(sub)
     add_generate_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 

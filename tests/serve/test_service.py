@@ -1,0 +1,311 @@
+"""The path service answers over HTTP from a live uvicorn server on 127.0.0.1: every route,
+the same paths and distance maps as the library, every 4xx case, the binary distance map,
+and the same answers under 20 parallel requests."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the [serve] extra (starlette) is not installed")
+uvicorn = pytest.importorskip("uvicorn", reason="the [serve] extra (uvicorn) is not installed")
+httpx = pytest.importorskip("httpx", reason="httpx (the HTTP client of these tests) is absent")
+
+from wayfinding import distance_map, find_path  # noqa: E402
+from wayfinding.errors import InvalidQueryError  # noqa: E402
+from wayfinding.grid.generate import maze, random_obstacles  # noqa: E402
+from wayfinding.grid.grid import Grid  # noqa: E402
+from wayfinding.grid.movingai import read_map, write_map  # noqa: E402
+from wayfinding.serve import SLICED_METHODS, Limits, create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("maps")
+    path = write_map(random_obstacles(40, 30, density=0.3, seed=4), folder / "rocks.map")
+    return {"maze": maze(31, 21, seed=2), "rocks": path,
+            "cut": Grid.from_ascii("....\n.#..\n....", diagonal="always")}
+
+
+@pytest.fixture(scope="module")
+def server(worlds: dict[str, Any]) -> Any:
+    app = create_app(worlds, limits=Limits(max_body_bytes=4096, max_expansions=5000))
+    config = uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    with httpx.Client(base_url=f"http://127.0.0.1:{config.port}", timeout=10) as client:
+        yield client
+    srv.should_exit = True
+    thread.join(10)
+
+
+def _grid(worlds: dict[str, Any], name: str) -> Grid:
+    w = worlds[name]
+    return w if isinstance(w, Grid) else read_map(w)
+
+
+def _free_cells(grid: Grid, count: int, seed: int) -> list[list[int]]:
+    ys, xs = np.nonzero(grid.passable)
+    pick = np.random.default_rng(seed).choice(len(xs), count, replace=False)
+    return [[int(xs[i]), int(ys[i])] for i in pick]
+
+
+def _error(response: Any, status: int, error: str) -> str:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error", "detail"} and body["error"] == error
+    return str(body["detail"])
+
+
+def test_worlds_lists_names_and_sizes(server: Any) -> None:
+    r = server.get("/worlds")
+    assert r.status_code == 200
+    assert r.json() == {"worlds": [
+        {"name": "maze", "width": 31, "height": 21, "diagonal": "no_corner_cutting"},
+        {"name": "rocks", "width": 40, "height": 30, "diagonal": "no_corner_cutting"},
+        {"name": "cut", "width": 4, "height": 3, "diagonal": "always"}]}
+
+
+@pytest.mark.parametrize("name", ["maze", "rocks", "cut"])
+@pytest.mark.parametrize("method", SLICED_METHODS)
+def test_paths_equal_the_library(server: Any, worlds: dict[str, Any], name: str,
+                                 method: str) -> None:
+    grid = _grid(worlds, name)
+    cells = _free_cells(grid, 6, seed=len(method))
+    for start, goal in zip(cells[::2], cells[1::2]):
+        r = server.post(f"/worlds/{name}/path", json={"start": start, "goal": goal,
+                                                       "method": method})
+        assert r.status_code == 200, r.text
+        got = r.json()
+        want = find_path(grid, tuple(start), tuple(goal), method=method)
+        assert got["path"] == want.path.tolist()
+        assert got["found"] is want.found and got["status"] == want.status.value
+        assert got["cost"] == (want.cost if want.found else None)
+        assert got["stats"]["expanded"] == want.stats.expanded
+
+
+def test_unreachable_goal_is_found_false_with_null_cost() -> None:
+    grid = Grid.from_ascii("..#..\n..#..")
+    app_worlds = {"wall": grid}
+    assert find_path(grid, (0, 0), (4, 0)).found is False
+    with _run(app_worlds) as client:
+        r = client.post("/worlds/wall/path", json={"start": [0, 0], "goal": [4, 0]})
+    assert r.status_code == 200
+    assert r.json()["found"] is False and r.json()["cost"] is None and r.json()["path"] == []
+
+
+class _run:
+    """A second live server for one test."""
+
+    def __init__(self, worlds: dict[str, Any], limits: Limits | None = None):
+        app = create_app(worlds, limits=limits or Limits())
+        self.config = uvicorn.Config(app, host="127.0.0.1", port=_free_port(),
+                                     log_level="warning")
+        self.server = uvicorn.Server(self.config)
+
+    def __enter__(self) -> Any:
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.02)
+        self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.config.port}")
+        return self.client
+
+    def __exit__(self, *exc: Any) -> None:
+        self.client.close()
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.mark.parametrize("name", ["maze", "rocks", "cut"])
+def test_distance_maps_equal_the_library(server: Any, worlds: dict[str, Any],
+                                         name: str) -> None:
+    grid = _grid(worlds, name)
+    sources = _free_cells(grid, 2, seed=7)
+    want = distance_map(grid, [tuple(s) for s in sources])
+    r = server.post(f"/worlds/{name}/distance", json={"sources": sources})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["shape"] == list(want.shape)
+    got = np.array([[np.inf if v is None else v for v in row] for row in body["distance"]])
+    np.testing.assert_array_equal(got, want)
+    assert np.isinf(want).any() or name == "cut"    # the null form is exercised
+
+
+def test_distance_map_binary_round_trip(server: Any, worlds: dict[str, Any]) -> None:
+    grid = _grid(worlds, "rocks")
+    sources = _free_cells(grid, 3, seed=1)
+    r = server.post("/worlds/rocks/distance", json={"sources": sources},
+                    headers={"Accept": "application/octet-stream"})
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/octet-stream"
+    shape = tuple(int(v) for v in r.headers["x-shape"].split(","))
+    got = np.frombuffer(r.content, dtype="<f8").reshape(shape)
+    np.testing.assert_array_equal(got, distance_map(grid, [tuple(s) for s in sources]))
+
+
+def test_openapi_schema_names_every_route(server: Any) -> None:
+    r = server.get("/openapi.json")
+    assert r.status_code == 200
+    schema = json.loads(r.text)
+    assert schema["openapi"] == "3.1.0" and schema["info"]["title"]
+    assert set(schema["paths"]) == {"/worlds", "/worlds/{name}/path",
+                                    "/worlds/{name}/distance", "/openapi.json"}
+    assert set(schema["paths"]["/worlds/{name}/path"]) == {"post"}
+    assert schema["paths"]["/worlds/{name}/path"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]["properties"]["method"]["enum"] == list(SLICED_METHODS)
+    refs = {v for v in _walk(schema) if isinstance(v, str) and v.startswith("#/")}
+    for ref in refs:      # every reference resolves
+        node: Any = schema
+        for part in ref[2:].split("/"):
+            node = node[part]
+    validator = pytest.importorskip("openapi_spec_validator",
+                                    reason="openapi-spec-validator is not installed")
+    validator.validate(schema)
+
+
+def _walk(value: Any) -> Any:
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v)
+    else:
+        yield value
+
+
+@pytest.mark.parametrize("body, detail", [
+    ({"start": [0, 0, 1], "goal": [0, 0]}, "start must be [x, y]"),
+    ({"start": [0, 0], "goal": "x"}, "goal must be [x, y]"),
+    ({"start": [0, 0]}, "goal must be [x, y]"),
+    ({"start": [0.0, 0], "goal": [0, 0]}, "start must be [x, y]"),
+    ({"start": [True, 0], "goal": [0, 0]}, "start must be [x, y]"),
+    ({"start": [0, 0], "goal": [31, 0]}, "outside the 31x21 world"),
+    ({"start": [-1, 0], "goal": [0, 0]}, "outside"),
+    ({"start": [0, 0], "goal": [1, 1]}, "goal [1, 1] is a blocked cell"),
+])
+def test_bad_coordinates_are_400(server: Any, body: dict[str, Any], detail: str) -> None:
+    assert detail in _error(server.post("/worlds/maze/path", json=body), 400,
+                            "bad coordinates")
+
+
+def test_bad_requests_are_4xx_json(server: Any, worlds: dict[str, Any]) -> None:
+    cells = _free_cells(_grid(worlds, "maze"), 2, seed=3)
+    ok = {"start": cells[0], "goal": cells[1]}
+    assert "not JSON" in _error(server.post("/worlds/maze/path", content=b"{start"), 400,
+                                "bad JSON")
+    _error(server.post("/worlds/maze/path", content=b"[1, 2]"), 400, "bad JSON")
+    _error(server.post("/worlds/maze/path", content=b"\xff\xfe"), 400, "bad JSON")
+    assert "'jps'" not in _error(server.post("/worlds/maze/path",
+                                             json={**ok, "method": "jps"}), 400,
+                                 "unknown method")
+    _error(server.post("/worlds/maze/path", json={**ok, "method": 3}), 400, "unknown method")
+    assert "'atlantis'" in _error(server.post("/worlds/atlantis/path", json=ok), 404,
+                                  "unknown world")
+    _error(server.post("/worlds/atlantis/distance", json={"sources": [cells[0]]}), 404,
+           "unknown world")
+    _error(server.get("/nowhere"), 404, "not found")
+    assert server.get("/worlds/maze/path").status_code == 405
+    _error(server.post("/worlds/maze/distance", json={"sources": []}), 400, "bad coordinates")
+    _error(server.post("/worlds/maze/distance", json={"sources": [[1, 1]]}), 400,
+           "bad coordinates")
+
+
+def test_too_large_bodies_are_413(server: Any, worlds: dict[str, Any]) -> None:
+    cells = _free_cells(_grid(worlds, "maze"), 2, seed=3)
+    big = json.dumps({"start": cells[0], "goal": cells[1], "pad": "x" * 5000}).encode()
+    _error(server.post("/worlds/maze/path", content=big), 413, "too large")
+
+    def chunks() -> Any:       # no Content-Length: the limit holds on the stream
+        yield big[:3000]
+        yield big[3000:]
+    _error(server.post("/worlds/maze/path", content=chunks()), 413, "too large")
+
+
+def test_out_of_budget_is_422(worlds: dict[str, Any]) -> None:
+    grid = _grid(worlds, "rocks")
+    a, b = _free_cells(grid, 2, seed=9)
+    want = find_path(grid, tuple(a), tuple(b), method="dijkstra")
+    need = want.stats.expanded
+    assert need > 10
+    body = {"start": a, "goal": b, "method": "dijkstra"}
+    with _run({"rocks": grid}, Limits(max_expansions=need - 1)) as client:
+        detail = _error(client.post("/worlds/rocks/path", json=body), 422, "out of budget")
+    assert f"{need - 1} expansions" in detail
+    with _run({"rocks": grid}, Limits(max_expansions=need)) as client:
+        r = client.post("/worlds/rocks/path", json=body)
+    assert r.status_code == 200 and r.json()["path"] == want.path.tolist()
+
+
+def test_twenty_parallel_requests_answer_as_serial(server: Any, worlds: dict[str, Any]) -> None:
+    grid = _grid(worlds, "rocks")
+    cells = _free_cells(grid, 40, seed=11)
+    bodies = [{"start": a, "goal": b, "method": SLICED_METHODS[i % 4]}
+              for i, (a, b) in enumerate(zip(cells[::2], cells[1::2]))]
+
+    def ask(body: dict[str, Any]) -> Any:
+        r = server.post("/worlds/rocks/path", json=body)
+        return r.status_code, {k: v for k, v in r.json().items() if k != "stats"}
+
+    serial = [ask(b) for b in bodies]
+    with ThreadPoolExecutor(20) as pool:
+        parallel = list(pool.map(ask, bodies))
+    assert parallel == serial
+    assert all(code == 200 for code, _ in serial)
+
+
+def test_limits_and_worlds_are_checked_at_load() -> None:
+    with pytest.raises(InvalidQueryError, match="100 cells, more than the limit of 99"):
+        create_app({"big": maze(10, 10)}, limits=Limits(max_cells=99))
+    with pytest.raises(InvalidQueryError, match="max_expansions must be a positive int"):
+        Limits(max_expansions=0)
+    with pytest.raises(InvalidQueryError, match="must be a Grid or the path"):
+        create_app({"x": 3})  # type: ignore[dict-item]
+
+
+def test_cli_serves_map_files(worlds: dict[str, Any]) -> None:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "wayfinding", "serve", str(worlds["rocks"]),
+                             "--port", str(port)], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/worlds")
+                break
+            except httpx.ConnectError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+        assert [w["name"] for w in r.json()["worlds"]] == ["rocks"]
+        grid = read_map(worlds["rocks"])
+        a, b = _free_cells(grid, 2, seed=5)
+        r = httpx.post(f"http://127.0.0.1:{port}/worlds/rocks/path",
+                       json={"start": a, "goal": b})
+        assert r.json()["path"] == find_path(grid, tuple(a), tuple(b)).path.tolist()
+    finally:
+        proc.terminate()
+        proc.wait(10)
