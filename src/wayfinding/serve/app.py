@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import __version__
 from ..errors import InvalidQueryError, WayfindingError
 from ..grid.grid import Grid
 from ..grid.jps import ONLINE_RULES
@@ -49,7 +50,7 @@ if TYPE_CHECKING:       # starlette is imported when an app is made: wayfinding 
 SLICED_METHODS = tuple(m for m in ALGORITHMS if m not in ONLINE_RULES)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Limits:
     """Limits of the service.
 
@@ -137,8 +138,6 @@ _NAME = [{"name": "name", "in": "path", "required": True, "schema": {"type": "st
 
 def openapi_schema() -> dict[str, Any]:
     """The OpenAPI 3.1 schema of the service's routes."""
-    from .. import __version__
-
     errors = {code: {**_ERROR, "description": text} for code, text in (
         ("400", "bad JSON, coordinates or method"), ("404", "unknown world"),
         ("413", "request body too large"), ("422", "out of the expansion budget"))}
