@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The installed distribution's metadata (what PyPI shows).
 METADATA = importlib.metadata.metadata("wayfinding")
 #: The import name of each requirement of the user-facing extras.
-IMPORTS = {"shapely": "shapely", "pillow": "PIL", "trimesh": "trimesh"}
-USER_EXTRAS = {"geometry", "viz", "mesh"}
+IMPORTS = {"shapely": "shapely", "pillow": "PIL", "trimesh": "trimesh", "dask": "distributed"}
+USER_EXTRAS = {"geometry", "viz", "mesh", "dask"}
 
 
 def _dist_tool():
