@@ -25,10 +25,12 @@ from wayfinding import distance_map, find_path  # noqa: E402
 from wayfinding.errors import InvalidQueryError  # noqa: E402
 from wayfinding.grid.generate import maze, random_obstacles  # noqa: E402
 from wayfinding.grid.grid import Grid  # noqa: E402
+from wayfinding.grid.methods import PREPROCESSED, make_solver  # noqa: E402
 from wayfinding.grid.movingai import read_map, write_map  # noqa: E402
-from wayfinding.serve import SLICED_METHODS, Limits, create_app  # noqa: E402
+from wayfinding.serve import SLICED_METHODS, WHOLE_METHODS, Limits, create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+INDEXED = ("jps_plus", "subgoal", "astar_gb", "hpa")
 
 
 def _free_port() -> int:
@@ -47,7 +49,8 @@ def worlds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def server(worlds: dict[str, Any]) -> Any:
-    app = create_app(worlds, limits=Limits(max_body_bytes=4096, max_expansions=5000))
+    app = create_app(worlds, limits=Limits(max_body_bytes=4096, max_expansions=5000),
+                     indexed={"rocks": INDEXED})
     config = uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -83,10 +86,13 @@ def _error(response: Any, status: int, error: str) -> str:
 def test_worlds_lists_names_and_sizes(server: Any) -> None:
     r = server.get("/worlds")
     assert r.status_code == 200
+    every = [*SLICED_METHODS, *WHOLE_METHODS]
     assert r.json() == {"worlds": [
-        {"name": "maze", "width": 31, "height": 21, "diagonal": "no_corner_cutting"},
-        {"name": "rocks", "width": 40, "height": 30, "diagonal": "no_corner_cutting"},
-        {"name": "cut", "width": 4, "height": 3, "diagonal": "always"}]}
+        {"name": "maze", "width": 31, "height": 21, "diagonal": "no_corner_cutting",
+         "methods": every},
+        {"name": "rocks", "width": 40, "height": 30, "diagonal": "no_corner_cutting",
+         "methods": [*every, *INDEXED]},
+        {"name": "cut", "width": 4, "height": 3, "diagonal": "always", "methods": every}]}
 
 
 @pytest.mark.parametrize("name", ["maze", "rocks", "cut"])
@@ -105,6 +111,33 @@ def test_paths_equal_the_library(server: Any, worlds: dict[str, Any], name: str,
         assert got["found"] is want.found and got["status"] == want.status.value
         assert got["cost"] == (want.cost if want.found else None)
         assert got["stats"]["expanded"] == want.stats.expanded
+
+
+@pytest.mark.parametrize("method", [*WHOLE_METHODS, *INDEXED])
+def test_whole_and_indexed_methods_equal_the_library(server: Any, worlds: dict[str, Any],
+                                                     method: str) -> None:
+    grid = _grid(worlds, "rocks")
+    solver = make_solver(grid, method)
+    cells = _free_cells(grid, 6, seed=21)
+    for start, goal in zip(cells[::2], cells[1::2]):
+        r = server.post("/worlds/rocks/path", json={"start": start, "goal": goal,
+                                                    "method": method})
+        assert r.status_code == 200, r.text
+        want = solver(tuple(start), tuple(goal))
+        got = r.json()
+        assert got["path"] == want.path.tolist() and got["found"] is want.found
+        assert got["cost"] == (want.cost if want.found else None)
+
+
+def test_index_methods_answer_only_where_indexed(server: Any, worlds: dict[str, Any]) -> None:
+    a, b = _free_cells(_grid(worlds, "maze"), 2, seed=3)
+    assert "on world 'maze'" in _error(server.post("/worlds/maze/path", json={
+        "start": a, "goal": b, "method": "jps_plus"}), 400, "unknown method")
+    with pytest.raises(InvalidQueryError, match="'nope' of world 'maze' is not one of"):
+        create_app({"maze": worlds["maze"]}, indexed={"maze": ["nope"]})
+    with pytest.raises(InvalidQueryError, match="world 'moon', which is not loaded"):
+        create_app({"maze": worlds["maze"]}, indexed={"moon": ["jps_plus"]})
+    assert set(INDEXED) < set(PREPROCESSED)
 
 
 def test_unreachable_goal_is_found_false_with_null_cost() -> None:
@@ -176,7 +209,7 @@ def test_openapi_schema_names_every_route(server: Any) -> None:
                                     "/worlds/{name}/distance", "/openapi.json"}
     assert set(schema["paths"]["/worlds/{name}/path"]) == {"post"}
     assert schema["paths"]["/worlds/{name}/path"]["post"]["requestBody"]["content"][
-        "application/json"]["schema"]["properties"]["method"]["enum"] == list(SLICED_METHODS)
+        "application/json"]["schema"]["required"] == ["start", "goal"]
     refs = {v for v in _walk(schema) if isinstance(v, str) and v.startswith("#/")}
     for ref in refs:      # every reference resolves
         node: Any = schema
@@ -220,9 +253,9 @@ def test_bad_requests_are_4xx_json(server: Any, worlds: dict[str, Any]) -> None:
                                 "bad JSON")
     _error(server.post("/worlds/maze/path", content=b"[1, 2]"), 400, "bad JSON")
     _error(server.post("/worlds/maze/path", content=b"\xff\xfe"), 400, "bad JSON")
-    assert "'jps'" not in _error(server.post("/worlds/maze/path",
-                                             json={**ok, "method": "jps"}), 400,
-                                 "unknown method")
+    assert "'maze'" in _error(server.post("/worlds/maze/path",
+                                          json={**ok, "method": "jps3"}), 400,
+                              "unknown method")
     _error(server.post("/worlds/maze/path", json={**ok, "method": 3}), 400, "unknown method")
     assert "'atlantis'" in _error(server.post("/worlds/atlantis/path", json=ok), 404,
                                   "unknown world")
@@ -261,10 +294,23 @@ def test_out_of_budget_is_422(worlds: dict[str, Any]) -> None:
     assert r.status_code == 200 and r.json()["path"] == want.path.tolist()
 
 
+def test_whole_methods_over_budget_are_422(worlds: dict[str, Any]) -> None:
+    grid = _grid(worlds, "rocks")
+    a, b = _free_cells(grid, 2, seed=9)
+    need = make_solver(grid, "jps")(tuple(a), tuple(b)).stats.expanded
+    assert need > 1
+    body = {"start": a, "goal": b, "method": "jps"}
+    with _run({"rocks": grid}, Limits(max_expansions=need - 1)) as client:
+        _error(client.post("/worlds/rocks/path", json=body), 422, "out of budget")
+    with _run({"rocks": grid}, Limits(max_expansions=need)) as client:
+        assert client.post("/worlds/rocks/path", json=body).status_code == 200
+
+
 def test_twenty_parallel_requests_answer_as_serial(server: Any, worlds: dict[str, Any]) -> None:
     grid = _grid(worlds, "rocks")
     cells = _free_cells(grid, 40, seed=11)
-    bodies = [{"start": a, "goal": b, "method": SLICED_METHODS[i % 4]}
+    mix = ["astar", "dijkstra", "bidirectional", "jps", "theta", "jps_plus", "subgoal", "hpa"]
+    bodies = [{"start": a, "goal": b, "method": mix[i % len(mix)]}
               for i, (a, b) in enumerate(zip(cells[::2], cells[1::2]))]
 
     def ask(body: dict[str, Any]) -> Any:
@@ -290,7 +336,7 @@ def test_limits_and_worlds_are_checked_at_load() -> None:
 def test_cli_serves_map_files(worlds: dict[str, Any]) -> None:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "wayfinding", "serve", str(worlds["rocks"]),
-                             "--port", str(port)], cwd=ROOT)
+                             "--port", str(port), "--index", "jps_plus"], cwd=ROOT)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -301,11 +347,13 @@ def test_cli_serves_map_files(worlds: dict[str, Any]) -> None:
                 assert proc.poll() is None and time.monotonic() < deadline
                 time.sleep(0.05)
         assert [w["name"] for w in r.json()["worlds"]] == ["rocks"]
+        assert r.json()["worlds"][0]["methods"][-1] == "jps_plus"
         grid = read_map(worlds["rocks"])
         a, b = _free_cells(grid, 2, seed=5)
-        r = httpx.post(f"http://127.0.0.1:{port}/worlds/rocks/path",
-                       json={"start": a, "goal": b})
-        assert r.json()["path"] == find_path(grid, tuple(a), tuple(b)).path.tolist()
+        for method in ("astar", "jps_plus"):
+            r = httpx.post(f"http://127.0.0.1:{port}/worlds/rocks/path",
+                           json={"start": a, "goal": b, "method": method})
+            assert r.json()["cost"] == find_path(grid, tuple(a), tuple(b)).cost
     finally:
         proc.terminate()
         proc.wait(10)

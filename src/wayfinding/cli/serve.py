@@ -16,6 +16,9 @@ def add_serve_parser(sub: Any) -> None:
                         "the suffix")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on")
     s.add_argument("--port", type=int, default=8000, help="port to listen on (0: any free)")
+    s.add_argument("--index", action="append", default=[], metavar="METHOD",
+                   help="also answer this preprocessed method (jps_plus, subgoal, hpa, ...) "
+                        "on every map, its indexes built at start; repeatable")
     s.add_argument("--max-expansions", type=int, default=1_000_000,
                    help="expansions a path request may make before it answers 422")
     s.set_defaults(run=cmd_serve)
@@ -38,6 +41,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if name in worlds:
             raise InvalidQueryError(f"two maps are named {name!r}: {worlds[name]} and {path}")
         worlds[name] = path
-    app = create_app(worlds, limits=Limits(max_expansions=args.max_expansions))
+    app = create_app(worlds, limits=Limits(max_expansions=args.max_expansions),
+                     indexed={name: args.index for name in worlds})
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

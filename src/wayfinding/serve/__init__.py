@@ -6,6 +6,6 @@ answers path and distance-map queries as JSON (the ``[serve]`` extra).
 >>> app = create_app({"arena": "arena.map"}, limits=limits)     # doctest: +SKIP
 """
 
-from .app import SLICED_METHODS, Limits, create_app, openapi_schema
+from .app import SLICED_METHODS, WHOLE_METHODS, Limits, create_app, openapi_schema
 
-__all__ = ["SLICED_METHODS", "Limits", "create_app", "openapi_schema"]
+__all__ = ["SLICED_METHODS", "WHOLE_METHODS", "Limits", "create_app", "openapi_schema"]

@@ -2,12 +2,14 @@
 
 Routes (every answer JSON unless asked otherwise; every error ``{"error", "detail"}``):
 
-- ``GET /worlds``: each world's name, width, height and diagonal rule.
+- ``GET /worlds``: each world's name, width, height, diagonal rule and path methods.
 - ``POST /worlds/{name}/path`` with ``{"start": [x, y], "goal": [x, y], "method": "astar"}``:
   the :class:`~wayfinding.results.PathResult` as ``path`` (``[[x, y], ...]``), ``cost``
   (``null`` when not found), ``found``, ``status`` and ``stats``.  ``method`` is one of
-  :data:`SLICED_METHODS` (default ``"astar"``); the search runs in slices of at most
-  :attr:`Limits.max_expansions` expansions and answers 422 when that is not enough.
+  :data:`SLICED_METHODS` (default ``"astar"``), whose search runs in slices of at most
+  :attr:`Limits.max_expansions` expansions and answers 422 when that is not enough; one of
+  :data:`WHOLE_METHODS` or of the world's indexed methods, answering 422 when the finished
+  search made more expansions than that.
 - ``POST /worlds/{name}/distance`` with ``{"sources": [[x, y], ...]}``: the distance map
   (cost from the nearest source to every cell, indexed ``[y][x]``) as nested lists with
   ``null`` where unreachable; with ``Accept: application/octet-stream`` the raw float64
@@ -27,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -35,8 +37,11 @@ import numpy as np
 
 from .. import __version__
 from ..errors import InvalidQueryError, WayfindingError
+from ..grid.anyangle import ANY_ANGLE
 from ..grid.grid import Grid
+from ..grid.index import GridIndex
 from ..grid.jps import ONLINE_RULES
+from ..grid.methods import PREPROCESSED, Solver, make_solver
 from ..grid.movingai import read_map
 from ..grid.search import ALGORITHMS, GridSearch
 from ..results import PathResult, Status
@@ -46,8 +51,12 @@ if TYPE_CHECKING:       # starlette is imported when an app is made: wayfinding 
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
 
-#: The path methods the service answers: the online grid searches that run in slices.
+#: The path methods every world answers that run in slices (the budget stops them early).
 SLICED_METHODS = tuple(m for m in ALGORITHMS if m not in ONLINE_RULES)
+
+#: The path methods every world answers that need no index but do not run in slices (the
+#: budget is checked on the finished search's expansions).
+WHOLE_METHODS = (*ONLINE_RULES, *ANY_ANGLE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,7 +163,9 @@ def openapi_schema() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": {"type": "object", "required": ["start", "goal"],
                                "properties": {"start": _POINT, "goal": _POINT,
-                                              "method": {"enum": list(SLICED_METHODS)}}}}}},
+                                              "method": {
+                                   "type": "string", "default": "astar",
+                                   "description": "a method the world lists"}}}}}},
                 "responses": {"200": {"description": "the path result", "content": {
                     "application/json": {"schema": {
                         "$ref": "#/components/schemas/PathResult"}}}}, **errors}}},
@@ -187,10 +198,36 @@ def openapi_schema() -> dict[str, Any]:
 
 
 class _Service:
-    def __init__(self, worlds: Mapping[str, Any], limits: Limits):
+    def __init__(self, worlds: Mapping[str, Any], limits: Limits,
+                 indexed: Mapping[str, Iterable[str]]):
         self.limits = limits
         self.grids = {str(k): _load(str(k), v, limits) for k, v in worlds.items()}
         self._local = threading.local()
+        self.methods = {k: [*SLICED_METHODS, *WHOLE_METHODS] for k in self.grids}
+        self.indexes: dict[str, list[GridIndex]] = {k: [] for k in self.grids}
+        for name, methods in indexed.items():
+            if name not in self.grids:
+                raise InvalidQueryError(f"indexed names world {name!r}, which is not loaded")
+            for method in methods:
+                if method not in PREPROCESSED:
+                    raise InvalidQueryError(f"indexed method {method!r} of world {name!r} is "
+                                            f"not one of {', '.join(PREPROCESSED)}")
+                # builds the indexes the method needs (once; shared by every thread, each
+                # of which keeps its own query scratch)
+                solver = make_solver(self.grids[name], method, indexes=self.indexes[name],
+                                     progress=False)
+                self.indexes[name].extend(solver.built)
+                self.methods[name].append(method)
+
+    def solver(self, name: str, method: str) -> Solver:
+        """This thread's solver of ``method`` (a whole or indexed method) on world ``name``."""
+        own: dict[tuple[str, str], Solver] | None = getattr(self._local, "solvers", None)
+        if own is None:
+            own = self._local.solvers = {}
+        key = (name, method)
+        if key not in own:
+            own[key] = make_solver(self.grids[name], method, indexes=self.indexes[name])
+        return own[key]
 
     def search(self, name: str) -> GridSearch:
         """This thread's search object for world ``name``."""
@@ -232,8 +269,8 @@ class _Service:
         from starlette.responses import JSONResponse
 
         return JSONResponse({"worlds": [
-            {"name": k, "width": g.width, "height": g.height, "diagonal": g.diagonal.value}
-            for k, g in self.grids.items()]})
+            {"name": k, "width": g.width, "height": g.height, "diagonal": g.diagonal.value,
+             "methods": self.methods[k]} for k, g in self.grids.items()]})
 
     async def path(self, request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
@@ -245,18 +282,21 @@ class _Service:
         start = _cell(body.get("start"), "start", grid)
         goal = _cell(body.get("goal"), "goal", grid)
         method = body.get("method", "astar")
-        if type(method) is not str or method not in SLICED_METHODS:
+        methods = self.methods[name]
+        if type(method) is not str or method not in methods:
             raise _Refused(400, "unknown method", f"method {json.dumps(method)} is not one "
-                           f"of {', '.join(SLICED_METHODS)}")
+                           f"of {', '.join(methods)} on world {name!r}")
         budget = self.limits.max_expansions
 
         def run() -> PathResult:
+            if method not in SLICED_METHODS:
+                return self.solver(name, method)(start, goal)
             sliced = self.search(name).start(start, goal, method=method)
             sliced.step(max_expansions=budget)
             return sliced.result()
 
         result = await run_in_threadpool(run)
-        if result.status is Status.RUNNING:
+        if result.status is Status.RUNNING or result.stats.expanded > budget:
             raise _Refused(422, "out of budget", f"the search made {result.stats.expanded} "
                            f"expansions, the limit per request, before it could end")
         return JSONResponse(_path_json(result))
@@ -304,11 +344,15 @@ async def _library(request: Request, exc: Exception) -> Response:
 
 
 def create_app(worlds: Mapping[str, Grid | str | os.PathLike[str]], *,
-               limits: Limits = Limits()) -> Starlette:
+               limits: Limits = Limits(),
+               indexed: Mapping[str, Iterable[str]] | None = None) -> Starlette:
     """An ASGI app answering path and distance-map queries on ``worlds``.
 
     ``worlds``: name -> :class:`~wayfinding.grid.grid.Grid` or path of a Moving AI ``.map``
-    file, loaded here once (the diagonal rule is each grid's own).  Raises
+    file, loaded here once (the diagonal rule is each grid's own).  Every world answers the
+    methods of :data:`SLICED_METHODS` and :data:`WHOLE_METHODS`; ``indexed``: world name ->
+    names of preprocessed methods (``grid.methods.PREPROCESSED``: ``"jps_plus"``,
+    ``"subgoal"``, ...) whose indexes are built here, once, for that world.  Raises
     :class:`~wayfinding.errors.InvalidQueryError` for a world over ``limits.max_cells`` and
     :class:`~wayfinding.errors.MapFormatError` for a bad file.  Serve it with any ASGI server
     (``uvicorn.run(app)``, or ``wayfinding serve``).  Needs the ``[serve]`` extra
@@ -320,7 +364,7 @@ def create_app(worlds: Mapping[str, Grid | str | os.PathLike[str]], *,
 
     if not isinstance(limits, Limits):
         raise InvalidQueryError(f"limits must be a Limits, got {type(limits).__name__}")
-    service = _Service(worlds, limits)
+    service = _Service(worlds, limits, indexed or {})
     routes = [Route("/worlds", service.list_worlds, methods=["GET"]),
               Route("/worlds/{name}/path", service.path, methods=["POST"]),
               Route("/worlds/{name}/distance", service.distance, methods=["POST"]),
