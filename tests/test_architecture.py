@@ -23,7 +23,7 @@ FLOORS = {
     "navmesh": ("navmesh", "navmesh3d", "voxel"),
     "search": ("search", "paths"),
     "movement": ("fields", "crowd"),
-    "apps": ("cli", "demo", "bench", "viz", "__main__", "__init__"),
+    "apps": ("cli", "demo", "bench", "viz", "serve", "__main__", "__init__"),
 }
 LEVEL = {part: i for i, parts in enumerate(FLOORS.values()) for part in parts}
 

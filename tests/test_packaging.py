@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The installed distribution's metadata (what PyPI shows).
 METADATA = importlib.metadata.metadata("wayfinding")
 #: The import name of each requirement of the user-facing extras.
-IMPORTS = {"shapely": "shapely", "pillow": "PIL", "trimesh": "trimesh", "dask": "distributed"}
-USER_EXTRAS = {"geometry", "viz", "mesh", "dask"}
+IMPORTS = {"shapely": "shapely", "pillow": "PIL", "trimesh": "trimesh", "dask": "distributed",
+           "starlette": "starlette", "uvicorn": "uvicorn"}
+USER_EXTRAS = {"geometry", "viz", "mesh", "dask", "serve"}
 
 
 def _dist_tool():

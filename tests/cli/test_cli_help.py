@@ -20,6 +20,7 @@ FAMILIES = {
     "voxels": {"voxel"},
     "fields": {"field"},
     "crowds": {"crowd"},
+    "service": {"serve"},
 }
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 def add_serve_parser(sub: Any) -> None:
     """Register ``serve``."""
-    s = sub.add_parser("serve", help="grids: answer path and distance-map queries over HTTP "
+    s = sub.add_parser("serve", help="service: path and distance-map queries on grids over HTTP "
                        "(the [serve] extra)")
     s.add_argument("maps", nargs="+", metavar="MAP",
                    help="Moving AI .map files; each is served under its file name without "
