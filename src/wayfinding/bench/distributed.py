@@ -29,7 +29,7 @@ from ..grid.goal_bounds import EMPTY, GoalBounds
 from ..grid.methods import ALGORITHMS, EXACT, METHODS, make_solver
 from ..grid.rules import Diagonal
 from ..progress import progress as progress_bar
-from ..results import PathResult
+from ..results import PathResult, _fields_equal
 from .scenarios import ScenarioReport, _valid, solve_problems
 
 
@@ -42,6 +42,8 @@ class ScenarioRun:
     report: ScenarioReport
     found: np.ndarray
     lengths: np.ndarray
+
+    __eq__ = _fields_equal
 
 
 def _distributed() -> Any:
