@@ -187,12 +187,18 @@ def _no_options(method: str, options: dict[str, Any]) -> None:
 
 # ------------------------------------------------------------------------ goal bounds
 
+def _empty_boxes(n: int) -> np.ndarray:
+    """Boxes of ``n`` padded cells that no goal has widened yet (lower ends EMPTY, upper 0)."""
+    boxes = np.empty((n, 8, 4), dtype=np.uint16)
+    boxes[:, :, 0::2] = EMPTY
+    boxes[:, :, 1::2] = 0
+    return boxes
+
+
 def _flood_batch(cost: np.ndarray, moves: np.ndarray, width: int, canonical: bool,
                  goals: np.ndarray) -> np.ndarray:
     """Boxes widened by one batch of goals only, from empty boxes, on one thread."""
-    boxes = np.empty((cost.size, 8, 4), dtype=np.uint16)
-    boxes[:, :, 0::2] = EMPTY
-    boxes[:, :, 1::2] = 0
+    boxes = _empty_boxes(cost.size)
     _goal_bounds.goal_bounds(cost, moves, width, goals, canonical, boxes, 1)
     return boxes
 
@@ -220,9 +226,7 @@ def build_goal_bounds_dask(grid: Grid, *, client: Any = None, batch: int = 256,
     cost, moves = grid.padded_costs, grid.moves
     n = cost.size
     goals = np.flatnonzero(np.isfinite(cost)).astype(np.int64)
-    boxes = np.empty((n, 8, 4), dtype=np.uint16)
-    boxes[:, :, 0::2] = EMPTY
-    boxes[:, :, 1::2] = 0
+    boxes = _empty_boxes(n)
     with _client(client) as c:
         cost_r, moves_r = c.scatter([cost, moves], broadcast=False)
         futures = [c.submit(_flood_batch, cost_r, moves_r, width, canonical,
