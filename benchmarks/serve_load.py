@@ -122,11 +122,12 @@ class Query:
         return head.encode() + body
 
 
-def make_queries(worlds: dict[str, Any], count: int, *, seed: int = SEED) -> list[Query]:
+def make_queries(worlds: dict[str, Any], count: int, *, seed: int = SEED,
+                 ranges: tuple[tuple[float, float], ...] = COST_RANGES) -> list[Query]:
     """``count`` queries in the proportions of :data:`MIX` (rounded), in a seeded order, with
-    the library's answers.  A path query takes a random free start, then a goal whose optimal
-    cost lies in a range of :data:`COST_RANGES` (taken in turn) from that start's distance
-    map."""
+    the library's answers, on ``worlds`` named as :data:`WORLDS`.  A path query takes a random
+    free start, then a goal whose optimal cost lies in ``[lo, hi)``, the next of ``ranges``
+    in turn, from that start's distance map (``ValueError`` when 100 starts have none)."""
     from wayfinding.grid.search import GridSearch
 
     rng = np.random.default_rng(seed)
@@ -145,16 +146,19 @@ def make_queries(worlds: dict[str, Any], count: int, *, seed: int = SEED) -> lis
             out.append(Query(kind, "small", {"sources": sources}, distance=rows))
             continue
         name = PATH_WORLDS[i % len(PATH_WORLDS)]
-        lo, hi = COST_RANGES[(i // len(PATH_WORLDS)) % len(COST_RANGES)]
+        lo, hi = ranges[(i // len(PATH_WORLDS)) % len(ranges)]
         grid, search = worlds[name], searches[name]
         ys, xs = np.nonzero(grid.passable)
-        while True:
+        for _ in range(100):
             j = int(rng.integers(len(xs)))
             start = (int(xs[j]), int(ys[j]))
             dist = search.distance_map(start)
             gy, gx = np.nonzero((dist >= lo) & (dist < hi))
             if len(gx):
                 break
+        else:
+            raise ValueError(f"no goal at a cost in [{lo:g}, {hi:g}) from 100 random starts "
+                             f"on world {name!r}")
         k = int(rng.integers(len(gx)))
         goal = (int(gx[k]), int(gy[k]))
         result = search.find_path(start, goal, method=kind)
@@ -210,7 +214,8 @@ async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
 @dataclass
 class Phase:
     """What one phase measured: answer latencies (s) over ``seconds`` of wall time, errors by
-    reason, ``rss`` samples ``(answers, bytes)`` and whether the time bound stopped it."""
+    reason, ``rss`` samples ``(answers, bytes)``, whether the time bound stopped it, and the
+    CPU seconds of the server (NaN when unknown) and of this process."""
 
     clients: int
     seconds: float = 0.0
@@ -218,23 +223,30 @@ class Phase:
     errors: Counter[str] = field(default_factory=Counter)
     rss: list[tuple[int, int]] = field(default_factory=list)
     timed_out: bool = False
+    server_cpu: float = 0.0
+    load_cpu: float = 0.0
 
     def row(self) -> list[str]:
-        """clients, requests, req/s, p50, p90, p99 (ms), errors."""
+        """clients, requests, req/s, p50, p90, p99 (ms), errors, server and load CPU (% of
+        one core)."""
         n = len(self.latencies)
         p50, p90, p99 = (np.percentile(self.latencies, (50, 90, 99)) * 1e3 if n
                          else (math.nan,) * 3)
-        rate = n / self.seconds if self.seconds > 0 else math.nan
+        rate, server, load = (np.array([n, self.server_cpu, self.load_cpu]) / self.seconds
+                              if self.seconds > 0 else (math.nan,) * 3)
         return [str(self.clients), f"{n + sum(self.errors.values()):,}", f"{rate:,.0f}",
-                f"{p50:.2f}", f"{p90:.2f}", f"{p99:.2f}", str(sum(self.errors.values()))]
+                f"{p50:.2f}", f"{p90:.2f}", f"{p99:.2f}", str(sum(self.errors.values())),
+                f"{100 * server:.0f}%" if math.isfinite(server) else "–",
+                f"{100 * load:.0f}%" if math.isfinite(load) else "–"]
 
 
 class Load:
     """Clients of the server at ``port`` sending ``queries`` in turn (the turn runs on from
-    one phase to the next)."""
+    one phase to the next); ``server``, the server's ``psutil.Process``, for its CPU time
+    and memory."""
 
-    def __init__(self, port: int, queries: list[Query]):
-        self.port, self.queries = port, queries
+    def __init__(self, port: int, queries: list[Query], *, server: Any = None):
+        self.port, self.queries, self.server = port, queries, server
         self.requests = [q.request(port) for q in queries]
         self.turn = 0
 
@@ -246,8 +258,17 @@ class Load:
         """Send ``requests`` requests from ``phase.clients`` clients, or as many as
         ``seconds`` allow; with ``record``, add their latencies and the wall time to
         ``phase``; ``sample(answers)`` after every ``every``-th answer."""
-        conns = await asyncio.gather(*(self._connect() for _ in range(phase.clients)))
+        conns: list[Any] = []
+        for conn in await asyncio.gather(*(self._connect() for _ in range(phase.clients)),
+                                         return_exceptions=True):
+            if isinstance(conn, (OSError, asyncio.TimeoutError)):
+                phase.errors[f"connection: {type(conn).__name__}"] += 1
+                conn = None     # the client tries again with its first request
+            elif isinstance(conn, BaseException):
+                raise conn
+            conns.append(conn)
         sent = answered = 0
+        cpu0 = self._server_cpu(), time.process_time()
         t0 = time.perf_counter()
         deadline = t0 + seconds
 
@@ -286,6 +307,15 @@ class Load:
         await asyncio.gather(*(client(c) for c in conns))
         if record:
             phase.seconds += time.perf_counter() - t0
+            phase.server_cpu += self._server_cpu() - cpu0[0]
+            phase.load_cpu += time.process_time() - cpu0[1]
+
+    def _server_cpu(self) -> float:
+        """The server's CPU seconds so far (user and system; NaN without its process)."""
+        if self.server is None:
+            return math.nan
+        times = self.server.cpu_times()
+        return float(times.user + times.system)
 
 
 def memory_verdict(rss: list[tuple[int, int]]) -> tuple[str, bool]:
@@ -361,10 +391,7 @@ def _importable(name: str) -> bool:
 
 
 async def _drive(load: Load, phases: tuple[tuple[int, int, float], ...],
-                 memory: tuple[int, int, int, float], pid: int) -> tuple[list[Phase], Phase]:
-    import psutil
-
-    server = psutil.Process(pid)
+                 memory: tuple[int, int, int, float]) -> tuple[list[Phase], Phase]:
     done = []
     for clients, requests, seconds in phases:
         phase = Phase(clients)
@@ -378,7 +405,7 @@ async def _drive(load: Load, phases: tuple[tuple[int, int, float], ...],
     t0 = time.perf_counter()
 
     def sample(answers: int) -> None:
-        mem.rss.append((answers, server.memory_info().rss))
+        mem.rss.append((answers, load.server.memory_info().rss))
         print(f"  memory: {answers:,}/{requests:,} answers, {time.perf_counter() - t0:.0f} s, "
               f"RSS {mem.rss[-1][1] / MIB:.1f} MiB, errors {sum(mem.errors.values())}",
               file=sys.stderr, flush=True)
@@ -407,7 +434,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryFile() as log:
         proc, port = start_server(log)
         try:
-            done, mem = asyncio.run(_drive(Load(port, queries), phases, memory, proc.pid))
+            import psutil
+
+            load = Load(port, queries, server=psutil.Process(proc.pid))
+            done, mem = asyncio.run(_drive(load, phases, memory))
         finally:
             stop_server(proc)
             log.seek(0)
@@ -438,8 +468,10 @@ def main(argv: list[str] | None = None) -> int:
         "the phase's time bound.  Latency from writing the request to reading the last "
         "byte of the answer; every answer checked against the library's (status 200, "
         "path found with the same cost and ends, the same distance map); errors count "
-        "every other answer and every connection error, warm-up included.",
-        table(["clients", "requests", "req/s", "p50 ms", "p90 ms", "p99 ms", "errors"],
+        "every other answer and every connection error, warm-up included.  CPU: the server's and "
+        "this process's CPU time over the phase's wall time (100% is one core).",
+        table(["clients", "requests", "req/s", "p50 ms", "p90 ms", "p99 ms", "errors",
+               "server CPU", "load CPU"],
               [p.row() for p in (*done, mem)]),
         f"Memory ({mem.clients} clients, the last row, sampled every {memory[2]:,} "
         f"answers): {verdict}."
