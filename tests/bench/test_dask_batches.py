@@ -21,6 +21,8 @@ from wayfinding.errors import InvalidGridError, InvalidQueryError  # noqa: E402
 from wayfinding.grid import Grid, read_map, read_scen  # noqa: E402
 from wayfinding.grid.generate import maze, random_obstacles, save_benchmark  # noqa: E402
 from wayfinding.grid.goal_bounds import GoalBounds  # noqa: E402
+from wayfinding.grid.hpa import HPAStar  # noqa: E402
+from wayfinding.grid.jps import JPSPlus  # noqa: E402
 from wayfinding.grid.methods import make_solver  # noqa: E402
 
 
@@ -62,6 +64,32 @@ def test_scenarios_equal_serial_run(client, scen_files, method):
         assert run.report.max_ratio == pytest.approx(report.max_ratio)
 
 
+@pytest.mark.parametrize("method", ["astar_gb", "jps_plus_gb", "hpa"])
+def test_preprocessed_indexes_built_once_per_map(client, scen_files, method, monkeypatch):
+    builds = []
+    real = GoalBounds.build.__func__, JPSPlus.build.__func__, HPAStar.build.__func__
+
+    def counted(k):
+        def build(cls, grid, **kw):
+            builds.append((cls.__name__, grid.fingerprint))
+            return real[k](cls, grid, **kw)
+        return classmethod(build)
+
+    for k, cls in enumerate((GoalBounds, JPSPlus, HPAStar)):
+        monkeypatch.setattr(cls, "build", counted(k))
+    runs = solve_scenarios_dask(scen_files, method=method, client=client, batch=3,
+                                progress=False)
+    needs = {"astar_gb": 1, "jps_plus_gb": 2, "hpa": 1}[method]
+    assert len(builds) == needs * len(scen_files) == len(set(builds))
+    monkeypatch.undo()
+    for path, run in zip(scen_files, runs):
+        serial = run_scenario(path, method=method, show_progress=False)
+        assert run.report.index_bytes == serial.index_bytes > 0
+        assert run.report.preprocess_s > 0
+        assert run.report.mismatches == serial.mismatches
+        assert run.found.sum() == serial.solved
+
+
 def test_scenarios_report_wrong_problems_as_serial(client, tmp_path):
     grid = random_obstacles(16, 12, density=0.2, seed=5)
     mp, sp = save_benchmark(grid, tmp_path / "w.map", per_bucket=3, seed=4)
@@ -87,6 +115,8 @@ def test_scenarios_bad_input(client, scen_files):
         solve_scenarios_dask(scen_files, method="jps", client=client, weight=2.0)
     with pytest.raises(InvalidQueryError, match="takes no search options"):
         solve_scenarios_dask(scen_files, method="astar_gb", client=client, weight=2.0)
+    with pytest.raises(InvalidQueryError, match="distributed.Client.*str"):
+        solve_scenarios_dask(scen_files, client="tcp://127.0.0.1:8786")
 
 
 @pytest.mark.parametrize("grid", [
@@ -111,6 +141,8 @@ def test_goal_bounds_bad_input(client):
         build_goal_bounds_dask(np.ones((3, 3)), client=client)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch"):
         build_goal_bounds_dask(maze(7, 7), client=client, batch=-1)
+    with pytest.raises(InvalidQueryError, match="distributed.Client.*LocalCluster"):
+        build_goal_bounds_dask(maze(7, 7), client=client.cluster)
 
 
 @pytest.mark.slow

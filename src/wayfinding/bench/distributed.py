@@ -12,24 +12,28 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._kernels import _goal_bounds
 from .._validate import count
-from ..errors import InvalidGridError, InvalidQueryError
+from ..errors import InvalidQueryError
 from ..grid import Grid, Problem, Scenario, read_map, read_scen
 from ..grid.anyangle import ANY_ANGLE, AnyAngle
-from ..grid.goal_bounds import EMPTY, GoalBounds
-from ..grid.methods import ALGORITHMS, EXACT, METHODS, make_solver
-from ..grid.rules import Diagonal
-from ..progress import progress as progress_bar
+from ..grid.goal_bounds import (
+    GoalBounds,
+    _build_options,
+    _empty_boxes,
+    _flood_plan,
+    _run_chunk,
+)
+from ..grid.index import GridIndex
+from ..grid.methods import ALGORITHMS, EXACT, METHODS, PREPROCESSED, make_solver
 from ..results import PathResult, _fields_equal
+from .dask_cluster import _client, _gather
 from .scenarios import ScenarioReport, _valid, solve_problems
 
 
@@ -46,43 +50,30 @@ class ScenarioRun:
     __eq__ = _fields_equal
 
 
-def _distributed() -> Any:
-    try:
-        import distributed
-    except ImportError as e:  # pragma: no cover - exercised only without the extra
-        raise ImportError("Dask batch work needs the [dask] extra: "
-                          "pip install 'wayfinding[dask]'") from e
-    return distributed
-
-
-@contextmanager
-def _client(client: Any) -> Iterator[Any]:
-    """The ``client`` given, or a client of a new 2-worker ``LocalCluster`` (worker
-    processes, its dashboard on a free port) closed after."""
-    if client is not None:
-        yield client
-        return
-    distributed = _distributed()
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as own:
-        yield own
-
-
-def _gather(futures: list[Any], label: str,
-            show: bool | None) -> Iterator[tuple[Any, Any]]:
-    """``(future, result)`` pairs as ``futures`` finish, with a progress bar over them."""
-    done = _distributed().as_completed(futures, with_results=True)
-    yield from progress_bar(done, len(futures), label=label, enabled=show is not False)
-
-
 # ------------------------------------------------------------------------- scenarios
 
-def _solve_batch(grid: Grid, method: str, problems: list[Problem],
-                 options: dict[str, Any]) -> tuple[dict[str, Any], list[float], list[Any]]:
-    """Solve one batch on a worker: the measured fields of :func:`solve_problems`, the
-    per-problem seconds and (found, cost) pairs."""
-    solve = make_solver(grid, method, progress=False, **options)
+#: An index as it travels to the workers: its class, arrays, options and build time.
+_Shipped = tuple[type[GridIndex], dict[str, np.ndarray], dict[str, Any], float]
+
+
+def _build_indexes(grid: Grid, method: str) -> list[_Shipped]:
+    """Build the indexes of a preprocessed ``method`` on ``grid`` (one task per map)."""
+    solver = make_solver(grid, method, progress=False)
+    return [(type(ix), ix.arrays, ix.options, ix.build_time) for ix in solver.indexes]
+
+
+def _index_cost(shipped: list[_Shipped]) -> tuple[float, int]:
+    """Seconds spent building the indexes and the bytes of their arrays."""
+    return (sum(t for _, _, _, t in shipped),
+            sum(a.nbytes for _, arrays, _, _ in shipped for a in arrays.values()))
+
+
+def _solve_batch(grid: Grid, method: str, problems: list[Problem], options: dict[str, Any],
+                 shipped: list[_Shipped]) -> tuple[dict[str, Any], list[float], list[Any]]:
+    """Solve one batch on a worker with the indexes of its map: the measured fields of
+    :func:`solve_problems`, the per-problem seconds and (found, cost) pairs."""
+    indexes = [cls(grid, arrays, opts, t) for cls, arrays, opts, t in shipped]
+    solve = make_solver(grid, method, indexes=indexes, progress=False, **options)
     exact = method in EXACT
     paths = AnyAngle(grid) if method in ANY_ANGLE else None
     seconds: list[float] = []
@@ -103,8 +94,10 @@ def _solve_batch(grid: Grid, method: str, problems: list[Problem],
 
 
 def _report(path: str, map_path: str, method: str, problems: list[Problem],
-            parts: list[tuple[dict[str, Any], list[float], list[Any]]]) -> ScenarioRun:
-    """Merge the batches of one file (in file order) into its :class:`ScenarioRun`."""
+            parts: list[tuple[dict[str, Any], list[float], list[Any]]],
+            cost: tuple[float, int]) -> ScenarioRun:
+    """Merge the batches of one file (in file order) and the ``(seconds, bytes)`` of its
+    map's indexes into its :class:`ScenarioRun`."""
     seconds = [s for _, part, _ in parts for s in part]
     outcome = [o for _, _, part in parts for o in part]
     found = np.array([f for f, _ in outcome], dtype=bool)
@@ -119,6 +112,7 @@ def _report(path: str, map_path: str, method: str, problems: list[Problem],
         solved=int(found.sum()), mismatches=sum(m["mismatches"] for m, _, _ in parts),
         median_us=float(np.median(us)), mean_us=float(np.mean(us)),
         p95_us=float(np.percentile(us, 95)), mean_expanded=expanded / max(len(problems), 1),
+        preprocess_s=cost[0], index_bytes=cost[1],
         worst=[w for m, _, _ in parts for w in m["worst"]][:10], exact=method in EXACT,
         mean_ratio=float(np.mean(ratios)) if len(ratios) else math.nan,
         max_ratio=float(np.max(ratios)) if len(ratios) else math.nan)
@@ -134,9 +128,10 @@ def solve_scenarios_dask(scenarios: Sequence[str | Path | Scenario], *, method: 
     ``scenarios``: ``.scen`` paths or :class:`Scenario` objects (their maps found as
     :meth:`Scenario.find_map` finds them, also in ``maps``).  ``method``: a name of
     :data:`~wayfinding.grid.methods.METHODS`; ``options`` go to the solver as in
-    :func:`~wayfinding.bench.run_scenario`.  ``batch`` (>= 1): problems per task; each task
-    builds its solver once, so preprocessed methods build their index once per task (give
-    them large batches).  ``client``: a ``distributed.Client``; None starts a 2-worker
+    :func:`~wayfinding.bench.run_scenario`.  ``batch`` (>= 1): problems per task.  A
+    preprocessed method's indexes are built once per map, in one task whose result every
+    task of that map reads (sent to each worker once); the reports give their build time
+    and bytes as the serial run's do.  ``client``: a ``distributed.Client``; None starts a 2-worker
     ``LocalCluster`` for the call.  ``progress``: a bar over the tasks on stderr (when it is a
     terminal; False: none).  Returns one :class:`ScenarioRun` per file, in the given order.
     """
@@ -165,17 +160,22 @@ def solve_scenarios_dask(scenarios: Sequence[str | Path | Scenario], *, method: 
     with _client(client) as c:
         keys: list[tuple[int, int]] = []
         futures = []
+        costs = []
         for i, (_, _, grid, problems) in enumerate(loaded):
-            remote = c.scatter(grid, broadcast=False)
+            remote, = c.scatter([grid], broadcast=False)
+            shipped = c.submit(_build_indexes, remote, method, pure=False) \
+                if method in PREPROCESSED else []
+            costs.append(c.submit(_index_cost, shipped, pure=False))
             for k in range(0, len(problems), batch):
                 keys.append((i, k))
                 futures.append(c.submit(_solve_batch, remote, method, problems[k:k + batch],
-                                        options, pure=False))
+                                        options, shipped, pure=False))
         where = {f.key: key for f, key in zip(futures, keys)}
         parts = {where[f.key]: result
                  for f, result in _gather(futures, "scenario batches", progress)}
+        spent = c.gather(costs)
     return [_report(path, map_path, method, problems,
-                    [parts[(i, k)] for k in range(0, len(problems), batch)])
+                    [parts[(i, k)] for k in range(0, len(problems), batch)], spent[i])
             for i, (path, map_path, _, problems) in enumerate(loaded)]
 
 
@@ -187,19 +187,11 @@ def _no_options(method: str, options: dict[str, Any]) -> None:
 
 # ------------------------------------------------------------------------ goal bounds
 
-def _empty_boxes(n: int) -> np.ndarray:
-    """Boxes of ``n`` padded cells that no goal has widened yet (lower ends EMPTY, upper 0)."""
-    boxes = np.empty((n, 8, 4), dtype=np.uint16)
-    boxes[:, :, 0::2] = EMPTY
-    boxes[:, :, 1::2] = 0
-    return boxes
-
-
 def _flood_batch(cost: np.ndarray, moves: np.ndarray, width: int, canonical: bool,
                  goals: np.ndarray) -> np.ndarray:
     """Boxes widened by one batch of goals only, from empty boxes, on one thread."""
     boxes = _empty_boxes(cost.size)
-    _goal_bounds.goal_bounds(cost, moves, width, goals, canonical, boxes, 1)
+    _run_chunk((cost, moves, width, canonical, 1), goals, boxes)
     return boxes
 
 
@@ -214,14 +206,9 @@ def build_goal_bounds_dask(grid: Grid, *, client: Any = None, batch: int = 256,
     Memory on the caller: two box arrays (64 bytes per padded cell each); per running task
     one more.
     """
-    if not isinstance(grid, Grid):
-        raise InvalidGridError(f"goal bounds need a Grid, got {type(grid).__name__}")
-    if grid.width > EMPTY or grid.height > EMPTY:
-        raise InvalidGridError(f"goal bounds store uint16 coordinates: the grid is "
-                               f"{grid.width}x{grid.height}, at most {EMPTY} per side")
+    canonical = _flood_plan(grid)
     batch = count("batch", batch)
     t0 = time.perf_counter()
-    canonical = grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING
     width = grid.width + 2
     cost, moves = grid.padded_costs, grid.moves
     n = cost.size
@@ -235,8 +222,8 @@ def build_goal_bounds_dask(grid: Grid, *, client: Any = None, batch: int = 256,
         for _, part in _gather(futures, "goal bounds (batches)", progress):
             np.minimum(boxes[:, :, 0::2], part[:, :, 0::2], out=boxes[:, :, 0::2])
             np.maximum(boxes[:, :, 1::2], part[:, :, 1::2], out=boxes[:, :, 1::2])
-    options = {"flood": "canonical" if canonical else "dijkstra", "chunk": batch}
-    return GoalBounds(grid, {"boxes": boxes}, options, time.perf_counter() - t0)
+    return GoalBounds(grid, {"boxes": boxes}, _build_options(canonical, batch),
+                      time.perf_counter() - t0)
 
 
 __all__ = ["ScenarioRun", "build_goal_bounds_dask", "solve_scenarios_dask"]

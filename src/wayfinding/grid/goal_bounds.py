@@ -133,11 +133,7 @@ class GoalBounds(GridIndex):
         shared out over the threads; progress, checkpoints and interruption (Ctrl-C) take
         effect between calls.  Maps up to 65535 cells wide and high.
         """
-        if not isinstance(grid, Grid):
-            raise InvalidGridError(f"goal bounds need a Grid, got {type(grid).__name__}")
-        if grid.width > EMPTY or grid.height > EMPTY:
-            raise InvalidGridError(f"goal bounds store uint16 coordinates: the grid is "
-                                   f"{grid.width}x{grid.height}, at most {EMPTY} per side")
+        canonical = _flood_plan(grid)
         workers = count("workers", (os.cpu_count() or 1) if workers is None else workers)
         chunk = count("chunk", max(256, 64 * workers) if chunk is None else chunk)
         every = float(checkpoint_every)
@@ -146,16 +142,13 @@ class GoalBounds(GridIndex):
         show = sys.stderr.isatty() if progress is None else bool(progress)
 
         t0 = time.perf_counter()
-        canonical = grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING
         wp = grid.width + 2
         n = (grid.height + 2) * wp
         sources = np.flatnonzero(np.isfinite(grid.padded_costs)).astype(np.int64)
         if checkpoint is not None and os.path.exists(checkpoint):
             boxes, done, spent = _read_checkpoint(checkpoint, grid)
         else:
-            boxes = np.empty((n, 8, 4), dtype=np.uint16)
-            boxes[:, :, 0::2] = EMPTY
-            boxes[:, :, 1::2] = 0
+            boxes = _empty_boxes(n)
             done, spent = np.zeros(n, dtype=bool), 0.0
         todo = sources[~done[sources]]
         chunks = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
@@ -179,8 +172,8 @@ class GoalBounds(GridIndex):
             raise
         if checkpoint is not None:
             save(checkpoint)
-        options = {"flood": "canonical" if canonical else "dijkstra", "chunk": chunk}
-        return cls(grid, {"boxes": boxes}, options, spent + time.perf_counter() - t0)
+        return cls(grid, {"boxes": boxes}, _build_options(canonical, chunk),
+                   spent + time.perf_counter() - t0)
 
     @classmethod
     def _members(cls, grid: Grid, options: dict[str, Any]) -> dict[str, int]:
@@ -218,6 +211,31 @@ class GoalBounds(GridIndex):
 
 
 # ---------------------------------------------------------------- build helpers
+
+def _flood_plan(grid: Grid) -> bool:
+    """Check that ``grid`` can hold goal bounds (a :class:`Grid` at most 65535 cells wide and
+    high, else :class:`InvalidGridError`) and say how a build floods it: True for canonical
+    Dijkstra (uniform ``no_corner_cutting`` grids), False for plain Dijkstra."""
+    if not isinstance(grid, Grid):
+        raise InvalidGridError(f"goal bounds need a Grid, got {type(grid).__name__}")
+    if grid.width > EMPTY or grid.height > EMPTY:
+        raise InvalidGridError(f"goal bounds store uint16 coordinates: the grid is "
+                               f"{grid.width}x{grid.height}, at most {EMPTY} per side")
+    return grid.is_uniform and grid.diagonal is Diagonal.NO_CORNER_CUTTING
+
+
+def _build_options(canonical: bool, chunk: int) -> dict[str, Any]:
+    """The options a build records: its flood (:func:`_flood_plan`) and goals per call."""
+    return {"flood": "canonical" if canonical else "dijkstra", "chunk": chunk}
+
+
+def _empty_boxes(n: int) -> np.ndarray:
+    """Boxes of ``n`` padded cells that no goal has widened yet (lower ends EMPTY, upper 0)."""
+    boxes = np.empty((n, 8, 4), dtype=np.uint16)
+    boxes[:, :, 0::2] = EMPTY
+    boxes[:, :, 1::2] = 0
+    return boxes
+
 
 def _run_chunk(context: tuple, goals: np.ndarray, boxes: np.ndarray) -> None:
     """Widen ``boxes`` (all cells, in place) by one chunk of goals (padded flat indices)."""
