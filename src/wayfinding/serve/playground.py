@@ -1,0 +1,359 @@
+"""The browser playground: :func:`playground_routes` gives the Starlette routes of a single
+page (plain JavaScript, no build step) and of the small JSON API it calls on worlds the user
+draws.  Every answer is computed by the library; the page only draws and animates.
+
+Routes (errors ``{"error", "detail"}`` with 400 for bad JSON or input, 413 for a body or a
+world over the limits, 422 when a search would take more than ``max_slices`` slices):
+
+- ``GET /`` and ``GET /playground``: the page; ``GET /playground/static/{name}``: its script
+  and style sheet.
+- ``GET /playground/api/methods``: the grid path methods (``name``, ``description``,
+  ``sliced``: runs in slices, ``recorded``: the expansion order is given) and the limits.
+- ``POST /playground/api/grid``: ``{"width", "height", "cells", "start", "goal", "method",
+  "diagonal", "slice"}``; ``cells`` is a string of ``width * height`` characters, row by
+  row (``y`` down), ``#`` a wall, ``.`` or ``1`` cost 1, ``2``..``9`` that cost.  The
+  answer is the path result (as the path service gives it, ``path`` in cells, or corner
+  points in cell units where ``polyline`` is true), ``slices`` (the counters after each
+  slice of at most ``slice`` expansions: ``expanded``, ``generated``, ``elapsed`` seconds;
+  one slice for a method that does not run in slices) and ``expanded_nodes`` /
+  ``open_nodes`` (``[[x, y], ...]`` in expansion order, or ``null`` where the method does
+  not record them).
+- ``POST /playground/api/navmesh``: ``{"width", "height", "obstacles", "radius", "start",
+  "goal"}`` (obstacles: polygons ``[[x, y], ...]`` inside the ``width`` x ``height``
+  rectangle): the :class:`~wayfinding.navmesh.NavMesh` built for that agent radius
+  (``polygons``: vertex lists), the path query's ``path``, ``cost``, ``found``,
+  ``corridor`` (polygon ids) and ``portals`` (``[ax, ay, bx, by]`` per step of the corridor).
+- ``POST /playground/api/flow``: a grid as above with ``goal`` and ``method``
+  (``"eikonal"`` or ``"dijkstra"``): the :class:`~wayfinding.fields.FlowField`'s
+  integration ``field`` (rows, ``null`` where unreachable), ``vectors`` (rows of
+  ``[dx, dy]``) and ``codes`` (rows of direction codes).
+- ``POST /playground/api/crowd``: ``{"width", "height", "obstacles", "agents", "frames",
+  "dt"}`` with agents ``{"position", "goal", "radius", "max_speed"}``: the agents stepped
+  under :class:`~wayfinding.crowd.ORCA` (kept inside the rectangle and out of the
+  obstacles), ``frames`` positions after each step (``[frame][agent] = [x, y]``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validate import count, finite_point, number
+from ..crowd import ORCA, Crowd
+from ..errors import WayfindingError
+from ..fields import FlowField
+from ..grid.anyangle import ANY_ANGLE
+from ..grid.grid import Grid
+from ..grid.methods import GOAL_BOUNDS, METHODS, PREPROCESSED, make_solver
+from ..grid.rules import Diagonal
+from ..grid.search import GridSearch
+from ..navmesh import NavMesh
+from ..results import PathResult, Status
+from .app import (
+    SLICED_METHODS,
+    WHOLE_METHODS,
+    Limits,
+    _error,
+    _number,
+    _path_json,
+    _Refused,
+    _Service,
+)
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+#: The folder of the page's files.
+STATIC = Path(__file__).with_name("static")
+
+#: The page's files served under ``/playground/static/``, with their media types.
+_FILES = {"playground.html": "text/html", "playground.js": "text/javascript",
+          "playground.css": "text/css"}
+
+#: Preprocessed methods whose indexes are cheap to build per request on a small grid (goal
+#: bounds run a search from every cell).
+CHEAP_PREPROCESSED = tuple(m for m, e in PREPROCESSED.items() if GOAL_BOUNDS not in e.needs)
+
+#: Every grid method the playground runs: sliced, whole, cheap preprocessed.
+PLAYGROUND_METHODS = (*SLICED_METHODS, *WHOLE_METHODS, *CHEAP_PREPROCESSED)
+
+_COSTS = {"#": math.inf, ".": 1.0, **{str(d): float(d) for d in range(1, 10)}}
+
+
+def _int(body: dict[str, Any], field: str, low: int, high: int, default: int | None = None
+         ) -> int:
+    return count(field, body.get(field, default), min=low, max=high)
+
+
+def _float(body: dict[str, Any], field: str, low: float, high: float,
+           default: float | None = None) -> float:
+    return number(field, body.get(field, default), min=low, max=high)
+
+
+def _point(value: Any, field: str, width: float, height: float) -> tuple[float, float]:
+    x, y = finite_point(field, value).tolist()
+    if not (0 <= x <= width and 0 <= y <= height):
+        raise _Refused(400, "bad coordinates", f"{field} {value} is outside the {width:g}x"
+                       f"{height:g} world")
+    return x, y
+
+
+def _cell(value: Any, field: str, grid: Grid) -> tuple[int, int]:
+    if not (isinstance(value, list) and len(value) == 2
+            and all(type(v) is int for v in value)):
+        raise _Refused(400, "bad coordinates", f"{field} must be [x, y] integers, got "
+                       f"{json.dumps(value)}")
+    x, y = value
+    if not (0 <= x < grid.width and 0 <= y < grid.height):
+        raise _Refused(400, "bad coordinates", f"{field} {value} is outside the "
+                       f"{grid.width}x{grid.height} grid")
+    return x, y
+
+
+def _rows(values: np.ndarray) -> list[Any]:
+    """An array as nested lists with ``None`` for inf."""
+    return [[float(v) if np.isfinite(v) else None for v in row] for row in values.tolist()]
+
+
+class _Playground:
+    def __init__(self, limits: Limits, max_cells: int, max_slices: int, max_agents: int,
+                 max_frames: int, max_obstacle_vertices: int):
+        self.reader = _Service({}, limits, {})
+        self.max_cells, self.max_slices = max_cells, max_slices
+        self.max_agents, self.max_frames = max_agents, max_frames
+        self.max_vertices = max_obstacle_vertices
+
+    def grid(self, body: dict[str, Any]) -> Grid:
+        side = self.max_cells
+        width, height = _int(body, "width", 1, side), _int(body, "height", 1, side)
+        if width * height > self.max_cells:
+            raise _Refused(413, "too large", f"the grid has {width}x{height} = "
+                           f"{width * height} cells, over the limit of {self.max_cells}")
+        cells = body.get("cells")
+        if not isinstance(cells, str) or len(cells) != width * height:
+            size = len(cells) if isinstance(cells, str) else type(cells).__name__
+            raise _Refused(400, "bad grid", f"cells must be a string of width x height = "
+                           f"{width * height} characters, got {size}")
+        bad = set(cells) - set(_COSTS)
+        if bad:
+            raise _Refused(400, "bad grid", f"cells may hold only '#', '.' and '1'..'9', got "
+                           f"{''.join(sorted(bad))!r}")
+        costs = np.array([_COSTS[c] for c in cells]).reshape(height, width)
+        diagonal = body.get("diagonal", Diagonal.NO_CORNER_CUTTING.value)
+        if diagonal not in [d.value for d in Diagonal]:
+            raise _Refused(400, "bad input", f"diagonal must be one of "
+                           f"{', '.join(d.value for d in Diagonal)}, got {json.dumps(diagonal)}")
+        return Grid(costs, diagonal=diagonal)
+
+    def world(self, body: dict[str, Any]) -> tuple[float, float, list[np.ndarray]]:
+        """The rectangle's size and the obstacle polygons of a navmesh or crowd body."""
+        width = _float(body, "width", 1.0, 10_000.0)
+        height = _float(body, "height", 1.0, 10_000.0)
+        obstacles = body.get("obstacles", [])
+        if not isinstance(obstacles, list):
+            raise _Refused(400, "bad obstacles", "obstacles must be a list of polygons")
+        polygons = []
+        for i, poly in enumerate(obstacles):
+            if not (isinstance(poly, list) and len(poly) >= 3):
+                raise _Refused(400, "bad obstacles", f"obstacles[{i}] must be a list of at "
+                               f"least 3 points, got {json.dumps(poly)[:80]}")
+            polygons.append(np.array([_point(p, f"obstacles[{i}][{k}]", width, height)
+                                      for k, p in enumerate(poly)]))
+        vertices = sum(len(p) for p in polygons)
+        if vertices > self.max_vertices:
+            raise _Refused(413, "too large", f"the obstacles have {vertices} vertices, over "
+                           f"the limit of {self.max_vertices}")
+        return width, height, polygons
+
+    async def page(self, request: Request) -> Response:
+        from starlette.responses import FileResponse
+
+        return FileResponse(STATIC / "playground.html", media_type="text/html")
+
+    async def static(self, request: Request) -> Response:
+        from starlette.responses import FileResponse
+
+        name = request.path_params["name"]
+        if name not in _FILES:
+            return _error(404, "not found", f"no playground file named {name!r}")
+        return FileResponse(STATIC / name, media_type=_FILES[name])
+
+    async def methods(self, request: Request) -> Response:
+        from starlette.responses import JSONResponse
+
+        return JSONResponse({
+            "methods": [{"name": m, "description": METHODS[m], "sliced": m in SLICED_METHODS,
+                         "recorded": m in SLICED_METHODS and m != "bidirectional"
+                         or m in WHOLE_METHODS and m not in ANY_ANGLE}
+                        for m in PLAYGROUND_METHODS],
+            "diagonals": [d.value for d in Diagonal],
+            "limits": {"max_cells": self.max_cells, "max_slices": self.max_slices,
+                       "max_agents": self.max_agents, "max_frames": self.max_frames}})
+
+    async def handle(self, request: Request, work: Any) -> Response:
+        """Read the body, run ``work(body)`` in the thread pool, answer its dict as JSON."""
+        from starlette.concurrency import run_in_threadpool
+        from starlette.responses import JSONResponse
+
+        try:
+            body = await self.reader.body(request)
+            return JSONResponse(await run_in_threadpool(work, body))
+        except _Refused as exc:
+            return _error(exc.status, exc.error, exc.detail)
+        except WayfindingError as exc:
+            return _error(400, "bad request", str(exc))
+
+    def grid_search(self, body: dict[str, Any]) -> dict[str, Any]:
+        grid = self.grid(body)
+        start, goal = _cell(body.get("start"), "start", grid), _cell(body.get("goal"), "goal",
+                                                                      grid)
+        method = body.get("method", "astar")
+        if type(method) is not str or method not in PLAYGROUND_METHODS:
+            raise _Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
+                           f"{', '.join(PLAYGROUND_METHODS)}")
+        size = _int(body, "slice", 1, self.max_cells, default=max(1, grid.width * grid.height
+                                                                   // 200))
+        slices: list[dict[str, Any]] = []
+        build = 0.0
+        if method in SLICED_METHODS:
+            sliced = GridSearch(grid).start(start, goal, method=method,
+                                            record=method != "bidirectional")
+            while sliced.step(max_expansions=size) is Status.RUNNING:
+                if len(slices) + 1 >= self.max_slices:
+                    raise _Refused(422, "too many slices", f"the search needs more than "
+                                   f"{self.max_slices} slices of {size} expansions; give a "
+                                   "larger slice")
+                s = sliced.stats
+                slices.append({"expanded": s.expanded, "generated": s.generated,
+                               "elapsed": s.elapsed})
+            result = sliced.result()
+        elif method in WHOLE_METHODS and method not in ANY_ANGLE:
+            result = GridSearch(grid).find_path(start, goal, method=method, record=True)
+        else:
+            t0 = time.perf_counter()
+            solver = make_solver(grid, method, progress=False)
+            build = time.perf_counter() - t0
+            result = solver(start, goal)
+        s = result.stats
+        slices.append({"expanded": s.expanded, "generated": s.generated, "elapsed": s.elapsed})
+        return {**_path_json(result), "method": method, "polyline": method in ANY_ANGLE,
+                "build_time": build, "slices": slices, **self.recorded(result)}
+
+    @staticmethod
+    def recorded(result: PathResult) -> dict[str, Any]:
+        return {name: None if value is None else np.asarray(value).tolist()
+                for name, value in (("expanded_nodes", result.expanded_nodes),
+                                    ("open_nodes", result.open_nodes))}
+
+    def navmesh(self, body: dict[str, Any]) -> dict[str, Any]:
+        width, height, holes = self.world(body)
+        radius = _float(body, "radius", 0.0, min(width, height) / 2, default=0.0)
+        start = _point(body.get("start"), "start", width, height)
+        goal = _point(body.get("goal"), "goal", width, height)
+        outline = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)]
+        mesh = NavMesh.build(outline=outline, holes=holes, radius=radius)
+        path = mesh.find_path(start, goal)
+        return {"polygons": [mesh.polygon(i).tolist() for i in range(mesh.num_polygons)],
+                "path": np.asarray(path.path).tolist(), "cost": _number(path.cost),
+                "found": bool(path.found), "status": path.status.value,
+                "corridor": np.asarray(path.corridor).tolist(),
+                "portals": portals(mesh, path.corridor),
+                "build_time": mesh.build_time}
+
+    def flow(self, body: dict[str, Any]) -> dict[str, Any]:
+        grid = self.grid(body)
+        goal = _cell(body.get("goal"), "goal", grid)
+        method = body.get("method", "eikonal")
+        if method not in ("eikonal", "dijkstra"):
+            raise _Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
+                           "eikonal, dijkstra")
+        t0 = time.perf_counter()
+        flow = FlowField.build(grid, [goal], method=method)
+        vectors = flow.vectors
+        elapsed = time.perf_counter() - t0
+        return {"field": _rows(flow.field), "vectors": vectors.tolist(),
+                "codes": flow.codes.tolist(), "elapsed": elapsed}
+
+    def crowd(self, body: dict[str, Any]) -> dict[str, Any]:
+        width, height, holes = self.world(body)
+        frames = _int(body, "frames", 1, self.max_frames, default=100)
+        dt = _float(body, "dt", 0.01, 1.0, default=0.1)
+        agents = body.get("agents")
+        if not isinstance(agents, list) or not 1 <= len(agents) <= self.max_agents:
+            raise _Refused(400 if not isinstance(agents, list) or not agents else 413,
+                           "bad agents", f"agents must be a list of 1 to {self.max_agents} "
+                           f"agents, got {len(agents) if isinstance(agents, list) else agents!r}")
+        crowd = Crowd()
+        for i, agent in enumerate(agents):
+            if not isinstance(agent, dict):
+                raise _Refused(400, "bad agents", f"agents[{i}] must be an object with "
+                               "position and goal")
+            crowd.add(_point(agent.get("position"), f"agents[{i}].position", width, height),
+                      goal=_point(agent.get("goal"), f"agents[{i}].goal", width, height),
+                      radius=_float(agent, "radius", 0.05, 5.0, default=0.4),
+                      max_speed=_float(agent, "max_speed", 0.0, 10.0, default=1.4))
+        outline = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)]
+        orca = ORCA(time_horizon=2.0, time_horizon_obst=1.0,
+                    obstacles=NavMesh.build(outline=outline, holes=holes))
+        t0 = time.perf_counter()
+        out = []
+        for _ in range(frames):
+            orca.step(crowd, dt)
+            out.append(crowd.position.tolist())
+        return {"frames": out, "radius": crowd.radius.tolist(), "dt": dt,
+                "elapsed": time.perf_counter() - t0}
+
+
+def portals(mesh: NavMesh, corridor: Any) -> list[list[float]]:
+    """The shared edges ``[ax, ay, bx, by]`` between each pair of consecutive polygons of
+    ``corridor`` (polygon ids of ``mesh``), in order."""
+    out = []
+    ids = np.asarray(corridor, dtype=np.int64)
+    for a, b in zip(ids[:-1], ids[1:]):
+        k = int(np.flatnonzero(mesh.neighbours[a] == b)[0])
+        n = int(mesh.sizes[a])
+        u, v = mesh.polygons[a, k], mesh.polygons[a, (k + 1) % n]
+        out.append([*mesh.vertices[u].tolist(), *mesh.vertices[v].tolist()])
+    return out
+
+
+def playground_routes(*, max_body_bytes: int = 256 * 1024, max_cells: int = 256 * 256,
+                      max_slices: int = 10_000, max_agents: int = 200, max_frames: int = 1000,
+                      max_obstacle_vertices: int = 2000) -> list[Route]:
+    """The routes of the playground page and its API (see the module docstring).
+
+    ``max_body_bytes``: largest request body (413 beyond); ``max_cells``: largest
+    grid (width x height cells; 413 beyond); ``max_slices``: slices one grid search may take
+    (422 beyond); ``max_agents``, ``max_obstacle_vertices``: the largest crowd and number of
+    obstacle vertices of one request (413 beyond); ``max_frames``: most crowd steps of one
+    request (400 beyond).  Mount
+    them in any Starlette app (``Starlette(routes=playground_routes())``).  Needs the
+    ``[serve]`` extra (starlette).
+    """
+    from starlette.routing import Route
+
+    play = _Playground(Limits(max_body_bytes=max_body_bytes), count("max_cells", max_cells),
+                       count("max_slices", max_slices), count("max_agents", max_agents),
+                       count("max_frames", max_frames),
+                       count("max_obstacle_vertices", max_obstacle_vertices))
+
+    def api(work: Any) -> Any:
+        async def endpoint(request: Request) -> Response:
+            return await play.handle(request, work)
+        return endpoint
+
+    return [Route("/", play.page, methods=["GET"]),
+            Route("/playground", play.page, methods=["GET"]),
+            Route("/playground/static/{name}", play.static, methods=["GET"]),
+            Route("/playground/api/methods", play.methods, methods=["GET"]),
+            Route("/playground/api/grid", api(play.grid_search), methods=["POST"]),
+            Route("/playground/api/navmesh", api(play.navmesh), methods=["POST"]),
+            Route("/playground/api/flow", api(play.flow), methods=["POST"]),
+            Route("/playground/api/crowd", api(play.crowd), methods=["POST"])]
