@@ -43,6 +43,8 @@ the optimum is measured, not bounded.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -113,11 +115,116 @@ def _cat(parts: list[np.ndarray], dt: DTypeLike) -> np.ndarray:
     return np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)
 
 
-def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
-                 ) -> tuple[dict[str, np.ndarray], CSRGraph, tuple[int, int]]:
-    """One level's tables over ``graph`` with tiles of side ``tile_size`` from ``origin``:
-    its arrays, the upper graph (one node per component, at its centre's position) and
-    the number of tiles across and down."""
+#: How a build runs its independent pieces: ``run(piece, context, items, label)`` returns
+#: ``[piece(context, item) for item in items]``, in order (a Dask build runs them in tasks).
+Runner = Callable[[Callable[[Any, Any], Any], Any, list[Any], str], list[Any]]
+
+
+def _serial(piece: Callable[[Any, Any], Any], context: Any, items: list[Any],
+            label: str) -> list[Any]:
+    """Run the pieces of a build one after another, here."""
+    return [piece(context, item) for item in items]
+
+
+@dataclass
+class _Level:
+    """What the near tables and centre tables of one level are computed from."""
+
+    graph: CSRGraph
+    back: CSRGraph            # ``graph`` reversed
+    src: np.ndarray           # source node of each edge
+    xy: np.ndarray
+    order: np.ndarray         # live nodes by tile, then id
+    tnode_ptr: np.ndarray
+    tw: int
+    th: int
+    slot_t: type
+    centre: np.ndarray
+    ctile: np.ndarray
+    by_tile: np.ndarray       # components by their centre's tile
+    tile_ptr: np.ndarray
+    joined: np.ndarray        # (from, to) components joined by an edge, grouped by target
+    joined_ptr: np.ndarray
+
+    def tile_nodes(self, t: int) -> np.ndarray:
+        return self.order[self.tnode_ptr[t]:self.tnode_ptr[t + 1]]
+
+    def block(self, t: int, ring: list[tuple[int, int]]) -> np.ndarray:
+        x0, y0 = t % self.tw, t // self.tw
+        parts = [self.tile_nodes((y0 + dy) * self.tw + x0 + dx) for dx, dy in ring
+                 if 0 <= x0 + dx < self.tw and 0 <= y0 + dy < self.th]
+        return np.sort(np.concatenate(parts)) if parts else np.empty(0, np.int64)
+
+
+_NEAR3 = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+
+
+def _near_table(lv: _Level, t: int) -> tuple[np.ndarray, np.ndarray]:
+    """Goal tile ``t``'s near table (it has goals): the nodes of its 3 × 3 block (sorted,
+    int32) and their exits toward each goal of the tile (shortest paths inside the block),
+    row by row."""
+    graph = lv.graph
+    goals = lv.tile_nodes(t)
+    nodes = lv.block(t, _NEAR3)
+    sub, emap = _subgraph(graph, lv.src, nodes)
+    back = sub.reversed()
+    gl = np.searchsorted(nodes, goals)
+    dist = np.stack([back.distances(int(i)) for i in gl], axis=1)
+    local = first_moves(sub, dist, slots=True)
+    # Local out-edge position -> position among the node's original edges.
+    mv = np.full(local.shape, np.iinfo(lv.slot_t).max, dtype=np.int64)
+    ok = local >= 0
+    rows = np.nonzero(ok)[0]
+    orig = emap[sub.indptr[rows] + local[ok]]
+    mv[ok] = orig - graph.indptr[nodes[rows]]
+    return nodes.astype(np.int32), mv.astype(lv.slot_t).ravel()
+
+
+def _centre_table(lv: _Level, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centre ``c``'s upper links (rows ``(from, c, cost)``), and its table: the covered
+    nodes (int32) and their exits toward the centre (exact shortest paths)."""
+    graph, xy, centre, tw, th = lv.graph, lv.xy, lv.centre, lv.tw, lv.th
+    n = graph.num_nodes
+    dc = lv.back.distances(int(centre[c]))
+    cx, cy = int(lv.ctile[c]) % tw, int(lv.ctile[c]) // tw
+    # Neighbouring components are linked only past no long detour (e.g. round a wall),
+    # so the components above stay compact; edge-joined ones keep every route possible.
+    near = np.concatenate([lv.by_tile[lv.tile_ptr[t]:lv.tile_ptr[t + 1]]
+                           for t in ((cy + dy) * tw + cx + dx for dx, dy in _NEAR3
+                                     if 0 <= cx + dx < tw and 0 <= cy + dy < th)])
+    straight = np.linalg.norm(xy[centre[near]] - xy[centre[c]], axis=1)
+    into = np.union1d(near[dc[centre[near]] <= MAX_DETOUR * straight],
+                      lv.joined[lv.joined_ptr[c]:lv.joined_ptr[c + 1], 0])
+    into = into[into != c]
+    link = np.stack([into, np.full(len(into), c), dc[centre[into]]], axis=1)
+    slot = first_moves(graph, dc[:, None], slots=True)[:, 0]
+    nxt = np.full(n, -1, dtype=np.int64)
+    has = slot >= 0
+    nxt[has] = graph.indices[graph.indptr[:-1][has] + slot[has]]
+    cover = np.zeros(n, dtype=bool)
+    cover[lv.block(int(lv.ctile[c]), _RING)] = True
+    cover[centre[into]] = True
+    cover &= np.isfinite(dc)
+    frontier = cover.copy()
+    while frontier.any():
+        step = nxt[frontier]
+        step = step[step >= 0]
+        fresh = np.zeros(n, dtype=bool)
+        fresh[step] = True
+        frontier = fresh & ~cover
+        cover |= fresh
+    members = np.flatnonzero(cover)
+    s = slot[members]
+    return link, members.astype(np.int32), \
+        np.where(s >= 0, s, np.iinfo(lv.slot_t).max).astype(lv.slot_t)
+
+
+def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float, run: Runner,
+                 name: str) -> tuple[dict[str, np.ndarray], CSRGraph, tuple[int, int]]:
+    """One level's tables over ``graph`` with tiles of side ``tile_size`` from ``origin``
+    (its near and centre tables through ``run``, labelled with the level's ``name``): its
+    arrays, the upper graph (one node per component, at its centre's position) and the
+    number of tiles across and down."""
     n = graph.num_nodes
     xy = _positions(graph)
     cell = np.floor((xy - origin) / tile_size).astype(np.int64)
@@ -135,25 +242,13 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
     goal_pos[order] = np.arange(len(order)) - tnode_ptr[tile[order]]
     max_deg = int(np.diff(graph.indptr).max()) if n else 0
     slot_t = np.uint8 if max_deg < 255 else np.uint16
-    none = np.iinfo(slot_t).max
-
-    def tile_nodes(t: int) -> np.ndarray:
-        return order[tnode_ptr[t]:tnode_ptr[t + 1]]
-
-    def block(t: int, ring: list[tuple[int, int]]) -> np.ndarray:
-        x0, y0 = t % tw, t // tw
-        parts = [tile_nodes((y0 + dy) * tw + x0 + dx) for dx, dy in ring
-                 if 0 <= x0 + dx < tw and 0 <= y0 + dy < th]
-        return np.sort(np.concatenate(parts)) if parts else np.empty(0, np.int64)
 
     # Components: strongly connected sets of in-tile edges; centre nearest the barycentre.
     comp = np.full(n, -1, dtype=np.int32)
     centres: list[int] = []
-    near3 = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
     for t in np.flatnonzero(np.diff(tnode_ptr)):
-        nodes = tile_nodes(int(t))
-        sub, _ = _subgraph(graph, src, np.sort(nodes))
-        nodes = np.sort(nodes)
+        nodes = np.sort(order[tnode_ptr[t]:tnode_ptr[t + 1]])
+        sub, _ = _subgraph(graph, src, nodes)
         reach = np.isfinite(np.array([sub.distances(i) for i in range(len(nodes))]))
         label = np.argmax(reach & reach.T, axis=1)
         for lab in np.unique(label):
@@ -164,93 +259,45 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float
             centres.append(int(members[np.argmin(d2)]))
     centre = np.array(centres, dtype=np.int32)
     ncomp = len(centre)
-
-    # Near tables: per goal tile, shortest paths inside its 3 × 3 block.
-    blk_ptr = np.zeros(ntiles + 1, dtype=np.int64)
-    near_ptr = np.zeros(ntiles + 1, dtype=np.int64)
-    blk_parts: list[np.ndarray] = []
-    near_parts: list[np.ndarray] = []
-    for t in range(ntiles):
-        goals = tile_nodes(t)
-        nodes = block(t, near3) if len(goals) else np.empty(0, np.int64)
-        if len(goals):
-            sub, emap = _subgraph(graph, src, nodes)
-            back = sub.reversed()
-            gl = np.searchsorted(nodes, goals)
-            dist = np.stack([back.distances(int(i)) for i in gl], axis=1)
-            local = first_moves(sub, dist, slots=True)
-            # Local out-edge position -> position among the node's original edges.
-            mv = np.full(local.shape, none, dtype=np.int64)
-            ok = local >= 0
-            rows = np.nonzero(ok)[0]
-            orig = emap[sub.indptr[rows] + local[ok]]
-            mv[ok] = orig - graph.indptr[nodes[rows]]
-            blk_parts.append(nodes.astype(np.int32))
-            near_parts.append(mv.astype(slot_t).ravel())
-        blk_ptr[t + 1] = blk_ptr[t] + len(nodes)
-        near_ptr[t + 1] = near_ptr[t] + len(nodes) * len(goals)
-
-    # Upper links and centre tables, one centre at a time (exact distances to it): memory
-    # in nodes plus links, never components x nodes.
-    back_graph = graph.reversed()
     ctile = tile[centre].astype(np.int64)
-    cx, cy = ctile % tw, ctile // tw
     by_tile = np.argsort(ctile, kind="stable")
     tile_ptr = np.searchsorted(ctile[by_tile], np.arange(ntiles + 1))
     ce = live[src] & (comp[src] != comp[graph.indices])
     joined = np.unique(np.stack([comp[src[ce]], comp[graph.indices[ce]]], axis=1), axis=0)
     joined = joined[np.argsort(joined[:, 1], kind="stable")]       # grouped by target
     joined_ptr = np.searchsorted(joined[:, 1], np.arange(ncomp + 1))
-    links: list[np.ndarray] = []                  # rows (from, to, cost)
+    lv = _Level(graph, graph.reversed(), src, xy, order, tnode_ptr, tw, th, slot_t, centre,
+                ctile, by_tile, tile_ptr, joined, joined_ptr)
+
+    # Near tables: per goal tile, shortest paths inside its 3 × 3 block.
+    goal_tiles = np.flatnonzero(np.diff(tnode_ptr)).tolist()
+    near_tables = run(_near_table, lv, goal_tiles, f"{name} near tables")
+    blk_ptr = np.zeros(ntiles + 1, dtype=np.int64)
+    near_ptr = np.zeros(ntiles + 1, dtype=np.int64)
+    goal_tiles = np.array(goal_tiles, dtype=np.int64)
+    blk_ptr[goal_tiles + 1] = [len(nodes) for nodes, _ in near_tables]
+    near_ptr[goal_tiles + 1] = [len(exits) for _, exits in near_tables]
+    np.cumsum(blk_ptr, out=blk_ptr)
+    np.cumsum(near_ptr, out=near_ptr)
+
+    # Upper links and centre tables, one centre at a time (exact distances to it): memory
+    # in nodes plus links, never components x nodes.
+    legs = run(_centre_table, lv, list(range(ncomp)), f"{name} centre tables")
     leg_ptr = np.zeros(ncomp + 1, dtype=np.int64)
-    leg_nodes: list[np.ndarray] = []
-    leg_slots: list[np.ndarray] = []
-    for c in range(ncomp):
-        dc = back_graph.distances(int(centre[c]))
-        # Neighbouring components are linked only past no long detour (e.g. round a wall),
-        # so the components above stay compact; edge-joined ones keep every route possible.
-        near = [by_tile[tile_ptr[t]:tile_ptr[t + 1]]
-                for t in ((cy[c] + dy) * tw + cx[c] + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)
-                          if 0 <= cx[c] + dx < tw and 0 <= cy[c] + dy < th)]
-        near = np.concatenate(near)
-        straight = np.linalg.norm(xy[centre[near]] - xy[centre[c]], axis=1)
-        into = np.union1d(near[dc[centre[near]] <= MAX_DETOUR * straight],
-                          joined[joined_ptr[c]:joined_ptr[c + 1], 0])
-        into = into[into != c]
-        links.append(np.stack([into, np.full(len(into), c), dc[centre[into]]], axis=1))
-        slot = first_moves(graph, dc[:, None], slots=True)[:, 0]
-        nxt = np.full(n, -1, dtype=np.int64)
-        has = slot >= 0
-        nxt[has] = graph.indices[graph.indptr[:-1][has] + slot[has]]
-        seed = block(int(ctile[c]), _RING)
-        cover = np.zeros(n, dtype=bool)
-        cover[seed] = True
-        cover[centre[into]] = True
-        cover &= np.isfinite(dc)
-        frontier = cover.copy()
-        while frontier.any():
-            step = nxt[frontier]
-            step = step[step >= 0]
-            fresh = np.zeros(n, dtype=bool)
-            fresh[step] = True
-            frontier = fresh & ~cover
-            cover |= fresh
-        members = np.flatnonzero(cover)
-        s = slot[members]
-        leg_nodes.append(members.astype(np.int32))
-        leg_slots.append(np.where(s >= 0, s, none).astype(slot_t))
-        leg_ptr[c + 1] = leg_ptr[c] + len(members)
-    link = np.concatenate(links) if links else np.zeros((0, 3))
+    np.cumsum(np.array([len(members) for _, members, _ in legs], dtype=np.int64),
+              out=leg_ptr[1:])
+    link = np.concatenate([rows for rows, _, _ in legs]) if legs else np.zeros((0, 3))
     link = link[np.lexsort((link[:, 1], link[:, 0]))]
     upper = CSRGraph.from_edges(ncomp, link[:, 0].astype(np.int64), link[:, 1].astype(np.int64),
                                 link[:, 2], coords=xy[centre])
 
     arrays = {
         "tile": tile, "comp": comp, "centre": centre, "goal_pos": goal_pos,
-        "tnode_ptr": tnode_ptr, "blk_ptr": blk_ptr, "blk_nodes": _cat(blk_parts, np.int32),
-        "near_ptr": near_ptr, "near": _cat(near_parts, slot_t),
-        "leg_ptr": leg_ptr, "leg_nodes": _cat(leg_nodes, np.int32),
-        "leg_slot": _cat(leg_slots, slot_t),
+        "tnode_ptr": tnode_ptr, "blk_ptr": blk_ptr,
+        "blk_nodes": _cat([nodes for nodes, _ in near_tables], np.int32),
+        "near_ptr": near_ptr, "near": _cat([exits for _, exits in near_tables], slot_t),
+        "leg_ptr": leg_ptr, "leg_nodes": _cat([m for _, m, _ in legs], np.int32),
+        "leg_slot": _cat([sl for _, _, sl in legs], slot_t),
     }
     return arrays, upper, (tw, th)
 
@@ -391,6 +438,14 @@ class CSRExitTables(GraphIndex):
         Cost per level: one Dijkstra per node on its tile and one per node on its 3 × 3
         block, one full reverse Dijkstra and one O(m) first-move pass per centre.
         """
+        return cls._build(graph, tile_size=tile_size, levels=levels, max_centres=max_centres,
+                          run=_serial)
+
+    @classmethod
+    def _build(cls, graph: CSRGraph, *, tile_size: float, levels: int, max_centres: int,
+               run: Runner) -> CSRExitTables:
+        """:meth:`build` with each level's near tables and centre tables computed by
+        ``run``."""
         if not isinstance(graph, CSRGraph):
             raise InvalidGridError(f"exit tables need a CSRGraph, got {type(graph).__name__}")
         if graph.num_nodes and graph.coords is None:
@@ -408,7 +463,7 @@ class CSRExitTables(GraphIndex):
                 arrays.update({f"u{lv}_indptr": g.indptr, f"u{lv}_indices": g.indices,
                                f"u{lv}_weights": g.weights,
                                f"u{lv}_coords": _positions(g)})
-            level, g, shape = _build_level(g, origin, size)
+            level, g, shape = _build_level(g, origin, size, run, f"exit tables level {lv}")
             arrays.update({_key(lv, k): v for k, v in level.items()})
             tiles.append(list(shape))
             size *= 2
