@@ -90,6 +90,13 @@ def test_preprocessed_indexes_built_once_per_map(client, scen_files, method, mon
         assert run.found.sum() == serial.solved
 
 
+def test_same_scenario_twice(client, scen_files):
+    twice = solve_scenarios_dask([scen_files[0], scen_files[0]], method="jps_plus",
+                                 client=client, batch=4, progress=False)
+    assert twice[0].found.tolist() == twice[1].found.tolist()
+    np.testing.assert_array_equal(twice[0].lengths, twice[1].lengths)
+
+
 def test_scenarios_report_wrong_problems_as_serial(client, tmp_path):
     grid = random_obstacles(16, 12, density=0.2, seed=5)
     mp, sp = save_benchmark(grid, tmp_path / "w.map", per_bucket=3, seed=4)

@@ -74,9 +74,13 @@ def _client(client: Any) -> Iterator[Any]:
 
 def _gather(futures: list[Any], label: str,
             show: bool | None) -> Iterator[tuple[Any, Any]]:
-    """``(future, result)`` pairs as ``futures`` finish, with a progress bar over them."""
+    """``(future, result)`` pairs as ``futures`` finish, with a progress bar over them; a
+    failed or cancelled task raises its error."""
     done = _distributed().as_completed(futures, with_results=True)
-    yield from progress_bar(done, len(futures), label=label, enabled=show is not False)
+    for f, result in progress_bar(done, len(futures), label=label, enabled=show is not False):
+        if f.status != "finished":
+            raise result if isinstance(result, BaseException) else f.exception()
+        yield f, result
 
 
 def _in_order(futures: list[Any], label: str, show: bool | None) -> list[Any]:
@@ -97,7 +101,7 @@ def _batched(client: Any, piece: Callable[[Any, Any], Any], context: Any, items:
              batch: int, label: str, show: bool | None) -> list[Any]:
     """``[piece(context, item) for item in items]`` as tasks of ``batch`` items each, with
     ``context`` sent to the workers once."""
-    remote, = client.scatter([context], broadcast=False)
+    remote, = client.scatter([context], broadcast=False, hash=False)
     futures = [client.submit(_each, piece, remote, items[k:k + batch], pure=False)
                for k in range(0, len(items), batch)]
     return [r for part in _in_order(futures, label, show) for r in part]

@@ -162,7 +162,7 @@ def solve_scenarios_dask(scenarios: Sequence[str | Path | Scenario], *, method: 
         futures = []
         costs = []
         for i, (_, _, grid, problems) in enumerate(loaded):
-            remote, = c.scatter([grid], broadcast=False)
+            remote, = c.scatter([grid], broadcast=False, hash=False)
             shipped = c.submit(_build_indexes, remote, method, pure=False) \
                 if method in PREPROCESSED else []
             costs.append(c.submit(_index_cost, shipped, pure=False))
@@ -215,7 +215,7 @@ def build_goal_bounds_dask(grid: Grid, *, client: Any = None, batch: int = 256,
     goals = np.flatnonzero(np.isfinite(cost)).astype(np.int64)
     boxes = _empty_boxes(n)
     with _client(client) as c:
-        cost_r, moves_r = c.scatter([cost, moves], broadcast=False)
+        cost_r, moves_r = c.scatter([cost, moves], broadcast=False, hash=False)
         futures = [c.submit(_flood_batch, cost_r, moves_r, width, canonical,
                             goals[k:k + batch], pure=False)
                    for k in range(0, len(goals), batch)]

@@ -302,6 +302,19 @@ def _build_level(graph: CSRGraph, origin: np.ndarray, tile_size: float, run: Run
     return arrays, upper, (tw, th)
 
 
+def _check_build(graph: CSRGraph, tile_size: Any, levels: Any) -> tuple[float, int]:
+    """Check the arguments of :meth:`CSRExitTables.build`; returns ``tile_size`` and
+    ``levels`` as numbers."""
+    if not isinstance(graph, CSRGraph):
+        raise InvalidGridError(f"exit tables need a CSRGraph, got {type(graph).__name__}")
+    if graph.num_nodes and graph.coords is None:
+        raise InvalidQueryError("exit tables need a graph with coords (node positions)")
+    tile_size = positive_float("tile_size", tile_size)
+    levels = count("levels", levels, min=2)     # tiled levels and the top table
+    check_positive(graph, "exit tables")
+    return tile_size, levels
+
+
 def _tile_shape(graph: CSRGraph, tile_size: float) -> tuple[int, int]:
     """Tiles across and down of level 0 (as :func:`_build_level` counts them)."""
     if not graph.num_nodes or graph.coords is None:
@@ -438,21 +451,15 @@ class CSRExitTables(GraphIndex):
         Cost per level: one Dijkstra per node on its tile and one per node on its 3 × 3
         block, one full reverse Dijkstra and one O(m) first-move pass per centre.
         """
+        tile_size, levels = _check_build(graph, tile_size, levels)
         return cls._build(graph, tile_size=tile_size, levels=levels, max_centres=max_centres,
                           run=_serial)
 
     @classmethod
     def _build(cls, graph: CSRGraph, *, tile_size: float, levels: int, max_centres: int,
                run: Runner) -> CSRExitTables:
-        """:meth:`build` with each level's near tables and centre tables computed by
-        ``run``."""
-        if not isinstance(graph, CSRGraph):
-            raise InvalidGridError(f"exit tables need a CSRGraph, got {type(graph).__name__}")
-        if graph.num_nodes and graph.coords is None:
-            raise InvalidQueryError("exit tables need a graph with coords (node positions)")
-        tile_size = positive_float("tile_size", tile_size)
-        levels = count("levels", levels, min=2)     # tiled levels and the top table
-        check_positive(graph, "exit tables")
+        """:meth:`build` of checked arguments (:func:`_check_build`), each level's near
+        tables and centre tables computed by ``run``."""
         t0 = time.perf_counter()
         origin = _positions(graph).min(axis=0) if graph.num_nodes else np.zeros(2)
         arrays: dict[str, np.ndarray] = {}
