@@ -268,12 +268,9 @@ class SparseVoxelOctree(Index):
             raise InvalidGridError(f"build needs a VoxelGrid, got {type(grid).__name__}")
         nthreads = _workers(workers)
         t0 = time.perf_counter()
+        top = _top_layer(grid)
         nx, ny, nz = grid.size
-        top = max(1, math.ceil(math.log2(max(1, math.ceil(max(nx, ny, nz) / 4)))))
-        if top >= MAX_LAYERS:
-            raise InvalidGridError(f"a grid of size {grid.size} needs {top + 1} octree layers; "
-                                   f"at most {MAX_LAYERS} fit a link")
-        dims = (-(-nz // 4), -(-ny // 4), -(-nx // 4))
+        dims = _leaf_dims(grid)
         masks = np.empty(dims, np.uint64)
         words = np.ascontiguousarray(grid.words)
         slabs = [(a, min(a + 4, dims[0])) for a in range(0, dims[0], 4)]
@@ -286,12 +283,7 @@ class SparseVoxelOctree(Index):
             bar = progress_bar(iter(range(steps)), steps, label="octree", enabled=progress)
             for _ in pool.map(leaf_slab, slabs):
                 next(bar, None)
-            status = [np.where(masks == 0, _FREE,
-                               np.where(masks == np.uint64(FULL_LEAF), _SOLID, _MIXED))
-                      .astype(np.uint8)]
-            for _ in range(top):
-                status.append(_coarser(status[-1]))
-            arrays = _layers(status, masks, top)
+            arrays = _tree(masks, top)
             _links(arrays, top, pool, nthreads, lambda: next(bar, None))
             for _ in bar:
                 pass
@@ -509,6 +501,32 @@ def _workers(workers: Any) -> int:
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InvalidQueryError(f"workers must be an integer >= 1, got {brief(workers)}")
     return int(workers)
+
+
+def _top_layer(grid: VoxelGrid) -> int:
+    """The root's layer of the octree of ``grid``; raises :class:`InvalidGridError` when
+    the tree would need more than :data:`MAX_LAYERS` layers."""
+    top = max(1, math.ceil(math.log2(max(1, math.ceil(max(grid.size) / 4)))))
+    if top >= MAX_LAYERS:
+        raise InvalidGridError(f"a grid of size {grid.size} needs {top + 1} octree layers; "
+                               f"at most {MAX_LAYERS} fit a link")
+    return top
+
+
+def _leaf_dims(grid: VoxelGrid) -> tuple[int, int, int]:
+    """Leaves along z, y and x (the shape of the leaves' mask array)."""
+    nx, ny, nz = grid.size
+    return -(-nz // 4), -(-ny // 4), -(-nx // 4)
+
+
+def _tree(masks: np.ndarray, top: int) -> dict[str, np.ndarray]:
+    """The nodes of every layer over the leaves' ``masks`` (``[lz, ly, lx]``), by
+    :func:`_layers`; neighbour links still to fill (:func:`_links`)."""
+    status = [np.where(masks == 0, _FREE, np.where(masks == np.uint64(FULL_LEAF), _SOLID,
+                                                   _MIXED)).astype(np.uint8)]
+    for _ in range(top):
+        status.append(_coarser(status[-1]))
+    return _layers(status, masks, top)
 
 
 def _coarser(s: np.ndarray) -> np.ndarray:
