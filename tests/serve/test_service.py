@@ -87,12 +87,14 @@ def test_worlds_lists_names_and_sizes(server: Any) -> None:
     r = server.get("/worlds")
     assert r.status_code == 200
     every = [*SLICED_METHODS, *WHOLE_METHODS]
+    grid = {"kind": "grid", "queries": ["path", "distance", "flow", "crowds"]}
     assert r.json() == {"worlds": [
-        {"name": "maze", "width": 31, "height": 21, "diagonal": "no_corner_cutting",
+        {"name": "maze", **grid, "width": 31, "height": 21, "diagonal": "no_corner_cutting",
          "methods": every},
-        {"name": "rocks", "width": 40, "height": 30, "diagonal": "no_corner_cutting",
+        {"name": "rocks", **grid, "width": 40, "height": 30, "diagonal": "no_corner_cutting",
          "methods": [*every, *INDEXED]},
-        {"name": "cut", "width": 4, "height": 3, "diagonal": "always", "methods": every}]}
+        {"name": "cut", **grid, "width": 4, "height": 3, "diagonal": "always",
+         "methods": every}]}
 
 
 @pytest.mark.parametrize("name", ["maze", "rocks", "cut"])
@@ -205,9 +207,11 @@ def test_openapi_schema_names_every_route(server: Any) -> None:
     assert r.status_code == 200
     schema = json.loads(r.text)
     assert schema["openapi"] == "3.1.0" and schema["info"]["title"]
-    assert set(schema["paths"]) == {"/worlds", "/worlds/{name}/path",
-                                    "/worlds/{name}/distance", "/openapi.json"}
-    assert set(schema["paths"]["/worlds/{name}/path"]) == {"post"}
+    served = {(route.path, method.lower()) for route in create_app({}).routes
+              for method in route.methods if method != "HEAD"}
+    assert served == {(path, method) for path, ops in schema["paths"].items()
+                      for method in ops}
+    assert len(served) == 9
     assert schema["paths"]["/worlds/{name}/path"]["post"]["requestBody"]["content"][
         "application/json"]["schema"]["required"] == ["start", "goal"]
     refs = {v for v in _walk(schema) if isinstance(v, str) and v.startswith("#/")}
@@ -329,7 +333,7 @@ def test_limits_and_worlds_are_checked_at_load() -> None:
         create_app({"big": maze(10, 10)}, limits=Limits(max_cells=99))
     with pytest.raises(InvalidQueryError, match="max_expansions must be a positive int"):
         Limits(max_expansions=0)
-    with pytest.raises(InvalidQueryError, match="must be a Grid or the path"):
+    with pytest.raises(InvalidQueryError, match="NavMesh3D or VoxelGrid, or the path"):
         create_app({"x": 3})  # type: ignore[dict-item]
 
 

@@ -1,324 +1,161 @@
-"""The path service: :func:`create_app` builds a Starlette ASGI app over grid worlds.
+"""The path service: :func:`create_app` builds a Starlette ASGI app over loaded worlds.
 
 Routes (every answer JSON unless asked otherwise; every error ``{"error", "detail"}``):
 
-- ``GET /worlds``: each world's name, width, height, diagonal rule and path methods.
-- ``POST /worlds/{name}/path`` with ``{"start": [x, y], "goal": [x, y], "method": "astar"}``:
-  the :class:`~wayfinding.results.PathResult` as ``path`` (``[[x, y], ...]``), ``cost``
-  (``null`` when not found), ``found``, ``status`` and ``stats``.  ``method`` is one of
-  :data:`SLICED_METHODS` (default ``"astar"``), whose search runs in slices of at most
-  :attr:`Limits.max_expansions` expansions and answers 422 when that is not enough; one of
-  :data:`WHOLE_METHODS` or of the world's indexed methods, answering 422 when the finished
-  search made more expansions than that.
-- ``POST /worlds/{name}/distance`` with ``{"sources": [[x, y], ...]}``: the distance map
-  (cost from the nearest source to every cell, indexed ``[y][x]``) as nested lists with
-  ``null`` where unreachable; with ``Accept: application/octet-stream`` the raw float64
-  little-endian array (``inf`` where unreachable), its shape ``H,W`` in the ``X-Shape``
-  header.
+- ``GET /worlds``: each world's name, ``kind`` (``grid``, ``navmesh``, ``navmesh3d``,
+  ``voxel``), size, the ``queries`` it answers and its path ``methods``.
+- ``POST /worlds/{name}/path`` with ``{"start", "goal", "method"}``: the
+  :class:`~wayfinding.results.PathResult` as ``path``, ``cost`` (``null`` when not found),
+  ``found``, ``status``, ``algorithm`` and ``stats``.  Grid worlds take cells ``[x, y]``
+  and the methods of :data:`SLICED_METHODS` (default ``"astar"``, run in slices that stop
+  at :attr:`Limits.max_expansions` expansions or the deadline), :data:`WHOLE_METHODS` and
+  their indexed ones (checked when the search ends); navmesh worlds world points (see
+  :mod:`.meshes`), voxel worlds voxels ``[x, y, z]`` (:mod:`.voxels`).
+- ``POST /worlds/{name}/distance`` with ``{"sources": [[x, y], ...]}`` (grids): the
+  distance map (cost from the nearest source to every cell, ``[y][x]``, ``null`` where
+  unreachable).
+- ``POST /worlds/{name}/flow`` with ``{"goals": [[x, y], ...], "method"}`` (grids): the
+  flow field (:func:`.grids.flow_json`).
+- ``POST /worlds/{name}/crowds``, ``GET|DELETE /crowds/{id}``, ``POST /crowds/{id}/step``:
+  crowd sessions on grid and 2D navmesh worlds (:mod:`.crowds`).
 - ``GET /openapi.json``: the OpenAPI 3.1 schema of these routes.
 
-Status codes: 400 for bad JSON, bad coordinates or an unknown method, 404 for an unknown
-world or route, 405 for a wrong HTTP method, 413 for a body over
-:attr:`Limits.max_body_bytes`, 422 when a search runs out of its expansion budget.
-Queries run in Starlette's thread pool (the kernels release the GIL), each thread with its
-own :class:`~wayfinding.grid.search.GridSearch` per world.
+Binary form: with ``Accept: application/octet-stream`` the distance map (float64, ``inf``
+where unreachable), the flow field (``"array": "codes"``, uint8, the default, or
+``"field"``, float64) and a crowd (positions, ``(n, 2)`` float64) answer raw little-endian
+bytes, the shape in ``X-Shape`` and the numpy dtype in ``X-Dtype``.
+
+Status codes: 400 for bad JSON, bad coordinates or values, an unknown method or a query the
+world's kind does not answer; 404 for an unknown world, crowd or route; 405 for a wrong HTTP
+method; 409 for a crowd stepping for another request; 413 for a body over
+:attr:`Limits.max_body_bytes`; 422 for a request over a limit (expansions, field cells,
+agents, steps); 429 for a crowd over :attr:`Limits.max_crowds`; 503 for a request past
+:attr:`Limits.max_seconds` (time runs out on the server's side: the same request may
+succeed when it is less busy).  Queries run in Starlette's thread pool (the kernels release
+the GIL), each thread with its own query object per world.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import threading
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .. import __version__
 from ..errors import InvalidQueryError, WayfindingError
-from ..grid.anyangle import ANY_ANGLE
-from ..grid.grid import Grid
-from ..grid.index import GridIndex
-from ..grid.jps import ONLINE_RULES
-from ..grid.methods import PREPROCESSED, Solver, make_solver
-from ..grid.movingai import read_map
-from ..grid.search import ALGORITHMS, GridSearch
-from ..results import PathResult, Status
+from . import protocol
+from .crowds import Crowds, CrowdSession
+from .grids import SLICED_METHODS, WHOLE_METHODS, GridWorld, flow_json
+from .limits import DEFAULT_LIMITS, Limits, Refused
+from .loading import open_world
+from .protocol import number, numbers, option, path_json
+from .schema import openapi_schema
+from .worlds import World
 
 if TYPE_CHECKING:       # starlette is imported when an app is made: wayfinding imports without it
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
+    from starlette.responses import Response
 
-#: The path methods every world answers that run in slices (the budget stops them early).
-SLICED_METHODS = tuple(m for m in ALGORITHMS if m not in ONLINE_RULES)
-
-#: The path methods every world answers that need no index but do not run in slices (the
-#: budget is checked on the finished search's expansions).
-WHOLE_METHODS = (*ONLINE_RULES, *ANY_ANGLE)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Limits:
-    """Limits of the service.
-
-    ``max_body_bytes``: largest request body (bytes; 413 beyond); ``max_cells``: largest
-    world loaded (width x height cells; :func:`create_app` refuses larger ones);
-    ``max_expansions``: expansions one path request may make (422 beyond).
-    """
-
-    max_body_bytes: int = 64 * 1024
-    max_cells: int = 4096 * 4096
-    max_expansions: int = 1_000_000
-
-    def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_cells", "max_expansions"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise InvalidQueryError(f"Limits.{name} must be a positive int, got {value!r}")
-
-
-class _Refused(Exception):
-    """A request answered with a 4xx status and a JSON error."""
-
-    def __init__(self, status: int, error: str, detail: str):
-        super().__init__(detail)
-        self.status, self.error, self.detail = status, error, detail
-
-
-def _error(status: int, error: str, detail: str) -> JSONResponse:
-    from starlette.responses import JSONResponse
-
-    return JSONResponse({"error": error, "detail": detail}, status_code=status)
-
-
-def _load(name: str, world: Any, limits: Limits) -> Grid:
-    if isinstance(world, Grid):
-        grid = world
-    elif isinstance(world, (str, os.PathLike)):
-        grid = read_map(world)
-    else:
-        raise InvalidQueryError(f"world {name!r} must be a Grid or the path of a Moving AI "
-                                f".map file, got {type(world).__name__}")
-    if grid.width * grid.height > limits.max_cells:
-        raise InvalidQueryError(
-            f"world {name!r} has {grid.width}x{grid.height} = {grid.width * grid.height} "
-            f"cells, more than the limit of {limits.max_cells}")
-    return grid
-
-
-def _cell(value: Any, field: str, grid: Grid) -> tuple[int, int]:
-    if not (isinstance(value, list) and len(value) == 2
-            and all(type(v) is int for v in value)):
-        raise _Refused(400, "bad coordinates", f"{field} must be [x, y] integers, got "
-                       f"{json.dumps(value)}")
-    x, y = value
-    if not (0 <= x < grid.width and 0 <= y < grid.height):
-        raise _Refused(400, "bad coordinates", f"{field} {value} is outside the "
-                       f"{grid.width}x{grid.height} world")
-    if not grid.is_passable((x, y)):
-        raise _Refused(400, "bad coordinates", f"{field} {value} is a blocked cell")
-    return x, y
-
-
-def _number(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
-
-
-def _path_json(result: PathResult) -> dict[str, Any]:
-    """A path result as a JSON-ready dict (``cost`` ``None`` when not found)."""
-    s = result.stats
-    return {"path": np.asarray(result.path).tolist(), "cost": _number(result.cost),
-            "found": bool(result.found), "status": result.status.value,
-            "algorithm": result.algorithm,
-            "stats": {"expanded": s.expanded, "generated": s.generated,
-                      "reopened": s.reopened, "updated": s.updated,
-                      "max_open": s.max_open, "elapsed": s.elapsed}}
-
-
-_POINT = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,
-          "description": "a cell (x, y)"}
-_ERROR = {"description": "bad request", "content": {"application/json": {"schema": {
-    "$ref": "#/components/schemas/Error"}}}}
-_NAME = [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"},
-          "description": "the world's name"}]
-
-
-def openapi_schema() -> dict[str, Any]:
-    """The OpenAPI 3.1 schema of the service's routes."""
-    errors = {code: {**_ERROR, "description": text} for code, text in (
-        ("400", "bad JSON, coordinates or method"), ("404", "unknown world"),
-        ("413", "request body too large"), ("422", "out of the expansion budget"))}
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "wayfinding path service", "version": __version__},
-        "paths": {
-            "/worlds": {"get": {"summary": "the loaded worlds", "operationId": "listWorlds",
-                                "responses": {"200": {"description": "worlds", "content": {
-                                    "application/json": {"schema": {"type": "object"}}}}}}},
-            "/worlds/{name}/path": {"post": {
-                "summary": "a path from start to goal", "operationId": "findPath",
-                "parameters": _NAME,
-                "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": {"type": "object", "required": ["start", "goal"],
-                               "properties": {"start": _POINT, "goal": _POINT,
-                                              "method": {
-                                   "type": "string", "default": "astar",
-                                   "description": "a method the world lists"}}}}}},
-                "responses": {"200": {"description": "the path result", "content": {
-                    "application/json": {"schema": {
-                        "$ref": "#/components/schemas/PathResult"}}}}, **errors}}},
-            "/worlds/{name}/distance": {"post": {
-                "summary": "cost from the nearest source to every cell",
-                "operationId": "distanceMap", "parameters": _NAME,
-                "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": {"type": "object", "required": ["sources"], "properties": {
-                        "sources": {"type": "array", "items": _POINT, "minItems": 1}}}}}},
-                "responses": {"200": {
-                    "description": "rows of costs, null where unreachable; or float64 "
-                                   "little-endian bytes, shape in the X-Shape header",
-                    "content": {
-                        "application/json": {"schema": {"type": "object"}},
-                        "application/octet-stream": {"schema": {
-                            "type": "string", "contentMediaType": "application/octet-stream"}}}},
-                    **{k: v for k, v in errors.items() if k != "422"}}}},
-            "/openapi.json": {"get": {"summary": "this schema", "operationId": "openapi",
-                                      "responses": {"200": {"description": "OpenAPI 3.1"}}}},
-        },
-        "components": {"schemas": {
-            "Error": {"type": "object", "required": ["error", "detail"], "properties": {
-                "error": {"type": "string"}, "detail": {"type": "string"}}},
-            "PathResult": {"type": "object", "properties": {
-                "path": {"type": "array", "items": _POINT},
-                "cost": {"type": ["number", "null"]}, "found": {"type": "boolean"},
-                "status": {"type": "string"}, "algorithm": {"type": "string"},
-                "stats": {"type": "object"}}}}},
-    }
+__all__ = ["SLICED_METHODS", "WHOLE_METHODS", "Limits", "create_app", "openapi_schema"]
 
 
 class _Service:
     def __init__(self, worlds: Mapping[str, Any], limits: Limits,
                  indexed: Mapping[str, Iterable[str]]):
         self.limits = limits
-        self.grids = {str(k): _load(str(k), v, limits) for k, v in worlds.items()}
-        self._local = threading.local()
-        self.methods = {k: [*SLICED_METHODS, *WHOLE_METHODS] for k in self.grids}
-        self.indexes: dict[str, list[GridIndex]] = {k: [] for k in self.grids}
+        self.worlds: dict[str, World] = {str(k): open_world(str(k), v, limits)
+                                         for k, v in worlds.items()}
         for name, methods in indexed.items():
-            if name not in self.grids:
+            world = self.worlds.get(name)
+            if world is None:
                 raise InvalidQueryError(f"indexed names world {name!r}, which is not loaded")
-            for method in methods:
-                if method not in PREPROCESSED:
-                    raise InvalidQueryError(f"indexed method {method!r} of world {name!r} is "
-                                            f"not one of {', '.join(PREPROCESSED)}")
-                # builds the indexes the method needs (once; shared by every thread, each
-                # of which keeps its own query scratch)
-                solver = make_solver(self.grids[name], method, indexes=self.indexes[name],
-                                     progress=False)
-                self.indexes[name].extend(solver.built)
-                self.methods[name].append(method)
-
-    def solver(self, name: str, method: str) -> Solver:
-        """This thread's solver of ``method`` (a whole or indexed method) on world ``name``."""
-        own: dict[tuple[str, str], Solver] | None = getattr(self._local, "solvers", None)
-        if own is None:
-            own = self._local.solvers = {}
-        key = (name, method)
-        if key not in own:
-            own[key] = make_solver(self.grids[name], method, indexes=self.indexes[name])
-        return own[key]
-
-    def search(self, name: str) -> GridSearch:
-        """This thread's search object for world ``name``."""
-        own: dict[str, GridSearch] | None = getattr(self._local, "searches", None)
-        if own is None:
-            own = self._local.searches = {}
-        if name not in own:
-            own[name] = GridSearch(self.grids[name])
-        return own[name]
-
-    def world(self, request: Request) -> str:
-        name = request.path_params["name"]
-        if name not in self.grids:
-            raise _Refused(404, "unknown world", f"no world named {name!r}; the worlds are "
-                           f"{', '.join(self.grids)}")
-        return str(name)
+            if not isinstance(world, GridWorld):
+                raise InvalidQueryError(f"indexed names world {name!r}, a {world.kind} "
+                                        "world: only grid worlds have indexed methods")
+            world.add_indexes(methods)
+        self.crowds = Crowds(limits)
 
     async def body(self, request: Request) -> dict[str, Any]:
-        size = request.headers.get("content-length")
-        limit = self.limits.max_body_bytes
-        if size is not None and size.isdigit() and int(size) > limit:
-            raise _Refused(413, "too large", f"the body has {size} bytes, over the limit of "
-                           f"{limit}")
-        data = b""
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > limit:
-                raise _Refused(413, "too large", f"the body is over the limit of {limit} "
-                               "bytes")
-        try:
-            value = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise _Refused(400, "bad JSON", f"the body is not JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise _Refused(400, "bad JSON", "the body must be a JSON object")
-        return value
+        """The request's JSON object under the body limit (:func:`.protocol.body`)."""
+        return await protocol.body(request, self.limits)
+
+    def world(self, request: Request, query: str) -> World:
+        """The world the request names, which must answer ``query``."""
+        name = request.path_params["name"]
+        world = self.worlds.get(name)
+        if world is None:
+            raise Refused(404, "unknown world", f"no world named {name!r}; the worlds are "
+                          f"{', '.join(self.worlds)}")
+        if query not in world.queries:
+            raise Refused(400, "unsupported query", f"world {name!r} is a {world.kind} world: "
+                          f"it answers {', '.join(world.queries)}, not {query}")
+        return world
+
+    async def run(self, request: Request, query: str,
+                  work: Callable[[World, dict[str, Any], float], Any]) -> tuple[World, Any]:
+        """Read the body and run ``work(world, body, deadline)`` in the thread pool."""
+        from starlette.concurrency import run_in_threadpool
+
+        deadline = self.limits.deadline()
+        world = self.world(request, query)
+        body = await protocol.body(request, self.limits)
+        return world, await run_in_threadpool(work, world, body, deadline)
 
     async def list_worlds(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
-        return JSONResponse({"worlds": [
-            {"name": k, "width": g.width, "height": g.height, "diagonal": g.diagonal.value,
-             "methods": self.methods[k]} for k, g in self.grids.items()]})
+        return JSONResponse({"worlds": [w.describe() for w in self.worlds.values()]})
 
     async def path(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
         from starlette.responses import JSONResponse
 
-        name = self.world(request)
-        body = await self.body(request)
-        grid = self.grids[name]
-        start = _cell(body.get("start"), "start", grid)
-        goal = _cell(body.get("goal"), "goal", grid)
-        method = body.get("method", "astar")
-        methods = self.methods[name]
-        if type(method) is not str or method not in methods:
-            raise _Refused(400, "unknown method", f"method {json.dumps(method)} is not one "
-                           f"of {', '.join(methods)} on world {name!r}")
-        budget = self.limits.max_expansions
-
-        def run() -> PathResult:
-            if method not in SLICED_METHODS:
-                return self.solver(name, method)(start, goal)
-            sliced = self.search(name).start(start, goal, method=method)
-            sliced.step(max_expansions=budget)
-            return sliced.result()
-
-        result = await run_in_threadpool(run)
-        if result.status is Status.RUNNING or result.stats.expanded > budget:
-            raise _Refused(422, "out of budget", f"the search made {result.stats.expanded} "
-                           f"expansions, the limit per request, before it could end")
-        return JSONResponse(_path_json(result))
+        _, answer = await self.run(request, "path",
+                                   lambda w, b, d: w.path(b, self.limits, d))
+        return JSONResponse(answer)
 
     async def distance(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-        from starlette.responses import JSONResponse, Response
+        from starlette.responses import JSONResponse
 
-        name = self.world(request)
-        body = await self.body(request)
-        grid = self.grids[name]
-        sources = body.get("sources")
-        if not isinstance(sources, list) or not sources:
-            raise _Refused(400, "bad coordinates", "sources must be a non-empty list of "
-                           "[x, y] cells")
-        cells = [_cell(s, f"sources[{i}]", grid) for i, s in enumerate(sources)]
-        out = await run_in_threadpool(lambda: self.search(name).distance_map(cells))
-        if "application/octet-stream" in request.headers.get("accept", ""):
-            return Response(out.astype("<f8").tobytes(), media_type="application/octet-stream",
-                            headers={"X-Shape": f"{out.shape[0]},{out.shape[1]}"})
-        rows = [[float(v) if np.isfinite(v) else None for v in row] for row in out.tolist()]
-        return JSONResponse({"shape": list(out.shape), "distance": rows})
+        _, out = await self.run(request, "distance",
+                                lambda w, b, d: _grid(w).distance(b, self.limits, d))
+        if protocol.wants_binary(request):
+            return protocol.binary(out)
+        return JSONResponse({"shape": list(out.shape), "distance": numbers(out)})
+
+    async def flow(self, request: Request) -> Response:
+        from starlette.responses import JSONResponse
+
+        def work(world: World, body: dict[str, Any], deadline: float) -> Any:
+            array = option(body, "array", "codes", ("codes", "field"))
+            return array, _grid(world).flow(body, self.limits, deadline)
+
+        _, (array, flow) = await self.run(request, "flow", work)
+        if protocol.wants_binary(request):
+            return protocol.binary(flow.codes if array == "codes" else flow.field)
+        return JSONResponse(flow_json(flow))
+
+    async def create_crowd(self, request: Request) -> Response:
+        _, session = await self.run(request, "crowds",
+                                    lambda w, b, d: self.crowds.create(w, b))
+        return _crowd(request, session, status=201)
+
+    async def read_crowd(self, request: Request) -> Response:
+        return _crowd(request, self.crowds.get(request.path_params["id"]))
+
+    async def delete_crowd(self, request: Request) -> Response:
+        from starlette.responses import Response
+
+        self.crowds.delete(request.path_params["id"])
+        return Response(status_code=204)
+
+    async def step_crowd(self, request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        deadline = self.limits.deadline()
+        key = request.path_params["id"]
+        self.crowds.get(key)
+        body = await protocol.body(request, self.limits)
+        session = await run_in_threadpool(self.crowds.step, key, body, deadline)
+        return _crowd(request, session)
 
     async def openapi(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
@@ -326,37 +163,60 @@ class _Service:
         return JSONResponse(openapi_schema())
 
 
+# The names the playground (:mod:`.playground`) reads from this module.
+_Refused, _error, _number, _path_json = Refused, protocol.error, number, path_json
+
+
+def _grid(world: World) -> GridWorld:
+    assert isinstance(world, GridWorld)     # only grid worlds list the field queries
+    return world
+
+
+def _crowd(request: Request, session: CrowdSession, *, status: int = 200) -> Response:
+    from starlette.responses import JSONResponse
+
+    if protocol.wants_binary(request):
+        response = protocol.binary(session.navigator.crowd.position)
+        response.status_code = status
+        return response
+    return JSONResponse(session.state(), status_code=status)
+
+
 async def _refused(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, _Refused)
-    return _error(exc.status, exc.error, exc.detail)
+    assert isinstance(exc, Refused)
+    return protocol.error(exc.status, exc.error, exc.detail)
 
 
 async def _http(request: Request, exc: Exception) -> Response:
     from starlette.exceptions import HTTPException
 
     assert isinstance(exc, HTTPException)
-    return _error(exc.status_code, "not found" if exc.status_code == 404 else "bad request",
-                  str(exc.detail))
+    return protocol.error(exc.status_code,
+                          "not found" if exc.status_code == 404 else "bad request",
+                          str(exc.detail))
 
 
 async def _library(request: Request, exc: Exception) -> Response:
-    return _error(400, "bad request", str(exc))
+    return protocol.error(400, "bad request", str(exc))
 
 
-def create_app(worlds: Mapping[str, Grid | str | os.PathLike[str]], *,
-               limits: Limits = Limits(),
+def create_app(worlds: Mapping[str, Any], *, limits: Limits = DEFAULT_LIMITS,
                indexed: Mapping[str, Iterable[str]] | None = None) -> Starlette:
-    """An ASGI app answering path and distance-map queries on ``worlds``.
+    """An ASGI app answering path, distance-map, flow-field and crowd queries on ``worlds``.
 
-    ``worlds``: name -> :class:`~wayfinding.grid.grid.Grid` or path of a Moving AI ``.map``
-    file, loaded here once (the diagonal rule is each grid's own).  Every world answers the
-    methods of :data:`SLICED_METHODS` and :data:`WHOLE_METHODS`; ``indexed``: world name ->
-    names of preprocessed methods (``grid.methods.PREPROCESSED``: ``"jps_plus"``,
-    ``"subgoal"``, ...) whose indexes are built here, once, for that world.  Raises
-    :class:`~wayfinding.errors.InvalidQueryError` for a world over ``limits.max_cells`` and
-    :class:`~wayfinding.errors.MapFormatError` for a bad file.  Serve it with any ASGI server
-    (``uvicorn.run(app)``, or ``wayfinding serve``).  Needs the ``[serve]`` extra
-    (starlette; ImportError without it).
+    ``worlds``: name -> a world, loaded here once: a :class:`~wayfinding.grid.grid.Grid`,
+    :class:`~wayfinding.navmesh.NavMesh` or :class:`~wayfinding.navmesh.ClearanceMesh`,
+    :class:`~wayfinding.navmesh3d.NavMesh3D` or :class:`~wayfinding.voxel.VoxelGrid`; or
+    the path of a file, by its suffix: ``.map`` (Moving AI grid), ``.3dmap`` (Moving AI
+    voxels), ``.npz`` (a mesh or voxel grid saved by the library, its kind read from the
+    file's header).  Every grid world answers the methods of :data:`SLICED_METHODS` and
+    :data:`WHOLE_METHODS`; ``indexed``: grid world name -> names of preprocessed methods
+    (``grid.methods.PREPROCESSED``: ``"jps_plus"``, ``"subgoal"``, ...) whose indexes are
+    built here, once, for that world.  Raises :class:`~wayfinding.errors.InvalidQueryError`
+    for another object or suffix, or a grid or voxel world over ``limits.max_cells``, and a
+    :class:`~wayfinding.errors.FileFormatError` (or ``OSError``) for a file it cannot read.
+    Serve it with any ASGI server (``uvicorn.run(app)``, or ``wayfinding serve``).  Needs
+    the ``[serve]`` extra (starlette; ImportError without it).
     """
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
@@ -368,6 +228,12 @@ def create_app(worlds: Mapping[str, Grid | str | os.PathLike[str]], *,
     routes = [Route("/worlds", service.list_worlds, methods=["GET"]),
               Route("/worlds/{name}/path", service.path, methods=["POST"]),
               Route("/worlds/{name}/distance", service.distance, methods=["POST"]),
+              Route("/worlds/{name}/flow", service.flow, methods=["POST"]),
+              Route("/worlds/{name}/crowds", service.create_crowd, methods=["POST"]),
+              Route("/crowds/{id}", service.read_crowd, methods=["GET"]),
+              Route("/crowds/{id}", service.delete_crowd, methods=["DELETE"]),
+              Route("/crowds/{id}/step", service.step_crowd, methods=["POST"]),
               Route("/openapi.json", service.openapi, methods=["GET"])]
-    return Starlette(routes=routes, exception_handlers={
-        _Refused: _refused, HTTPException: _http, WayfindingError: _library})
+    handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        Refused: _refused, HTTPException: _http, WayfindingError: _library}
+    return Starlette(routes=routes, exception_handlers=handlers)
