@@ -8,7 +8,9 @@ world over the limits, 422 when a search would take more than ``max_slices`` sli
 - ``GET /`` and ``GET /playground``: the page; ``GET /playground/static/{name}``: its script
   and style sheet.
 - ``GET /playground/api/methods``: the grid path methods (``name``, ``description``,
-  ``sliced``: runs in slices, ``recorded``: the expansion order is given) and the limits.
+  ``sliced``: runs in slices, ``recorded``: the expansion order is given, ``diagonals``: the
+  diagonal rules it takes, ``weighted``: whether it takes weighted grids), the diagonal
+  rules and the limits.
 - ``POST /playground/api/grid``: ``{"width", "height", "cells", "start", "goal", "method",
   "diagonal", "slice"}``; ``cells`` is a string of ``width * height`` characters, row by
   row (``y`` down), ``#`` a wall, ``.`` or ``1`` cost 1, ``2``..``9`` that cost.  The
@@ -129,6 +131,7 @@ class _Playground:
         self.max_cells, self.max_slices = max_cells, max_slices
         self.max_agents, self.max_frames = max_agents, max_frames
         self.max_vertices = max_obstacle_vertices
+        self.applicable: dict[str, dict[str, Any]] | None = None
 
     def grid(self, body: dict[str, Any]) -> Grid:
         side = self.max_cells
@@ -188,11 +191,13 @@ class _Playground:
     async def methods(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
+        if self.applicable is None:
+            self.applicable = _applicable()
         return JSONResponse({
             "methods": [{"name": m, "description": METHODS[m], "sliced": m in SLICED_METHODS,
                          "recorded": m in SLICED_METHODS and m != "bidirectional"
-                         or m in WHOLE_METHODS and m not in ANY_ANGLE}
-                        for m in PLAYGROUND_METHODS],
+                         or m in WHOLE_METHODS and m not in ANY_ANGLE,
+                         **self.applicable[m]} for m in PLAYGROUND_METHODS],
             "diagonals": [d.value for d in Diagonal],
             "limits": {"max_cells": self.max_cells, "max_slices": self.max_slices,
                        "max_agents": self.max_agents, "max_frames": self.max_frames}})
@@ -309,6 +314,28 @@ class _Playground:
             out.append(crowd.position.tolist())
         return {"frames": out, "radius": crowd.radius.tolist(), "dt": dt,
                 "elapsed": time.perf_counter() - t0}
+
+
+def _applicable() -> dict[str, dict[str, Any]]:
+    """Per method, the grids it answers on, found by asking it on 3x3 grids: ``diagonals``,
+    the diagonal rules it takes on uniform grids, and ``weighted``, whether it takes weighted
+    grids (with the rule ``no_corner_cutting``)."""
+    out: dict[str, dict[str, Any]] = {}
+    uniform, weighted = np.ones((3, 3)), np.ones((3, 3))
+    weighted[1, 1] = 2.0
+
+    def answers(costs: np.ndarray, diagonal: Diagonal, method: str) -> bool:
+        grid = Grid(costs, diagonal=diagonal)
+        try:
+            make_solver(grid, method, progress=False)((0, 0), (2, 2))
+        except WayfindingError:
+            return False
+        return True
+
+    for m in PLAYGROUND_METHODS:
+        out[m] = {"diagonals": [d.value for d in Diagonal if answers(uniform, d, m)],
+                  "weighted": answers(weighted, Diagonal.NO_CORNER_CUTTING, m)}
+    return out
 
 
 def portals(mesh: NavMesh, corridor: Any) -> list[list[float]]:
