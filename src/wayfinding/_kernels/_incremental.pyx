@@ -464,7 +464,8 @@ cdef class IncrementalCore:
         return it
 
     cdef void place(self, Py_ssize_t i, Item it) noexcept nogil:
-        cdef Py_ssize_t parent, child
+        """Put ``it`` at heap index ``i`` (a hole) and move it up or down to its place."""
+        cdef Py_ssize_t parent
         while i > 0:                              # up
             parent = (i - 1) >> 1
             if not before(it, self.heap[parent]):
@@ -472,7 +473,13 @@ cdef class IncrementalCore:
             self.heap[i] = self.heap[parent]
             self.slots[self.heap[i].mem].pos = <int32_t> i
             i = parent
-        while True:                               # down
+        self.sink(i, it)
+
+    cdef inline void sink(self, Py_ssize_t i, Item it) noexcept nogil:
+        """Put ``it`` at heap index ``i`` (a hole), moved down below its smaller children
+        while they come first."""
+        cdef Py_ssize_t child
+        while True:
             child = 2 * i + 1
             if child >= self.size:
                 break
@@ -577,30 +584,21 @@ cdef class IncrementalCore:
         if 16 * (n - old) >= n:
             self.size = n
             for i in range(n // 2 - 1, -1, -1):
-                self.sink(i)
+                self.sink(i, self.heap[i])
         else:
             for i in range(old, n):
                 self.size = i + 1
                 self.place(i, self.heap[i])
         return 0
 
-    cdef void sink(self, Py_ssize_t i) noexcept nogil:
-        """Move the item at ``i`` down below its smaller children while they come first."""
-        cdef Item it = self.heap[i]
-        cdef Py_ssize_t child
-        while True:
-            child = 2 * i + 1
-            if child >= self.size:
-                break
-            if child + 1 < self.size and before(self.heap[child + 1], self.heap[child]):
-                child += 1
-            if not before(self.heap[child], it):
-                break
-            self.heap[i] = self.heap[child]
-            self.slots[self.heap[i].mem].pos = <int32_t> i
-            i = child
-        self.heap[i] = it
-        self.slots[it.mem].pos = <int32_t> i
+    cdef inline int settled(self) except -1:
+        """Move ties the first search left on the stack into the heap.  The first search
+        leaves them there (a search on an open grid leaves one beside each step): every call
+        that reads or changes the queue, the keys or the target moves them first, so it
+        finds the heap the search would have left, in the time of the call that needs it."""
+        if self.n_ties > 0 and not self.tying:
+            self.untie()
+        return 0
 
     cdef int rekey(self) except -1:
         """Recompute every queued key: queue again."""
@@ -790,12 +788,20 @@ cdef class IncrementalCore:
     def nodes_changed(self, const int64_t[::1] nodes):
         """Recompute the rhs of ``nodes``, whose pull edges changed cost."""
         cdef Py_ssize_t i
+        self.settled()
         for i in range(nodes.shape[0]):
             self.update(<int> nodes[i])
 
     def reset_keys(self):
         """Recompute every queued key (after the heuristic's scale fell)."""
         self.rekey()
+
+    def move_target(self, int s):
+        """The target moved to ``s`` (D* Lite's agent): queued keys stay lower bounds, as
+        km grows by the heuristic's step; they are refreshed when they come up."""
+        self.settled()
+        self.km += self.h_scale * self.dist(self.target, s)
+        self.target = s
 
     cdef inline bint due(self, Item top, Item tk) noexcept nogil:
         """Whether the top key still comes before the target's.  LPA*'s order puts every
@@ -822,9 +828,9 @@ cdef class IncrementalCore:
                 self.first_grid()
             finally:
                 self.fresh = False
-                self.untie()
-            return t.g
+            return t.g                            # its ties wait on the stack (see ``settled``)
         self.fresh = False
+        self.settled()
         try:
             while True:
                 while self.n_ties > 0 and \
@@ -1110,6 +1116,7 @@ cdef class IncrementalCore:
         cdef int x, y, dx, dy, s
         cdef double floor = INFINITY
         cdef int* block
+        self.settled()
         if self.own == NULL:
             self.own = <double*> malloc(self.n * sizeof(double) + 1)   # uninitialised
             self.mine = <uint64_t*> calloc(self.words + 1, sizeof(uint64_t))
@@ -1160,6 +1167,7 @@ cdef class IncrementalCore:
     def queued(self):
         """The queued nodes and whether the queue is ordered (for checks)."""
         cdef Py_ssize_t i
+        self.settled()
         nodes = [self.heap[i].node for i in range(self.size)]
         ordered = all(not before(self.heap[i], self.heap[(i - 1) >> 1])
                       for i in range(1, self.size)) and \
@@ -1174,6 +1182,7 @@ cdef class IncrementalCore:
         cdef int s
         cdef Node* x
         cdef Slot* m
+        self.settled()
         self.eps = eps
         self.round = (self.round % ROUND) + 1     # CLOSED emptied
         for i in range(self.n_incons):
@@ -1207,6 +1216,22 @@ cdef class IncrementalCore:
         """Forget the search and start a new one from ``root`` towards ``target`` (edge
         costs kept), reusing the memory."""
         self.start_over(root, target, True)
+
+
+def grid_cells(const int64_t[:] nodes, int w):
+    """The (x, y) cells of grid nodes ``y * w + x``: (n, 2) int64, without an integer
+    division per node (see :meth:`IncrementalCore.row`)."""
+    out = np.empty((nodes.shape[0], 2), dtype=np.int64)
+    cdef int64_t[:, ::1] o = out
+    cdef double inv_w = 1.0 / w
+    cdef Py_ssize_t i
+    cdef int64_t s, y
+    for i in range(nodes.shape[0]):
+        s = nodes[i]
+        y = <int64_t> ((s + 0.5) * inv_w)
+        o[i, 0] = s - y * w
+        o[i, 1] = y
+    return out
 
 
 cdef int compare_ints(const void* a, const void* b) noexcept nogil:

@@ -113,8 +113,7 @@ class _GridEdges:
         return float(core.set_cells(np.array(cells, dtype=np.int64), np.array(values)))
 
     def path(self, nodes: np.ndarray) -> np.ndarray:
-        w = self.shape[1]
-        return np.stack([nodes % w, nodes // w], axis=1)
+        return _incremental.grid_cells(nodes, self.shape[1])
 
 
 class _GraphEdges:
@@ -244,9 +243,7 @@ class _Incremental(SingleThread):
         lower bounds (km grows by the heuristic's step): they are refreshed lazily when
         popped."""
         s = self._e.node(start, name="start")
-        core = self._core
-        core.km += core.h_scale * core.distance(core.target, s)
-        core.target = s
+        self._core.move_target(s)
         self.start = s
 
     @exclusive
