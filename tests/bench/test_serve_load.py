@@ -215,3 +215,17 @@ def test_refused_connections_are_errors() -> None:
     phase = serve_load.Phase(2)
     asyncio.run(serve_load.Load(_free_port(), [path]).run(phase, 3, 5.0))
     assert phase.errors == {"connection: ConnectionRefusedError": 5} and not phase.latencies
+
+
+def test_the_memory_phase_runs_after_the_phase_with_its_clients(
+        port: int, queries: list[serve_load.Query]) -> None:
+    psutil = pytest.importorskip("psutil", reason="psutil (the [bench] extra) is absent")
+    load = serve_load.Load(port, queries, server=psutil.Process())
+    done, mem, note = asyncio.run(serve_load._drive(
+        load, ((1, 10, 10.0), (2, 12, 10.0), (3, 9, 10.0)), (2, 40, 10, 10.0)))
+    assert [(p.clients, len(p.latencies)) for p in done] == [(1, 10), (2, 12), (3, 9)]
+    assert [n for n, _ in mem.rss] == [0, 10, 20, 30, 40] and len(mem.latencies) == 40
+    # the queries run on in turn: 5 warm-up requests per client before each load phase
+    assert load.turn == (5 + 10 + 10 + 12 + 40 + 15 + 9) % len(queries)
+    assert all(math.isfinite(p.server_cpu) for p in (*done, mem))
+    assert note.startswith("Server RSS after start-up (worlds loaded, no request yet) ")
