@@ -8,11 +8,13 @@ import sys
 from typing import Any
 
 from ..bench import run_scenario
+from ..bench.dask_cluster import dask_client
+from ..bench.distributed import build_goal_bounds_dask
 from ..errors import InvalidQueryError
 from ..grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, Grid, GridSearch, read_map, read_scen
 from ..grid.anyangle import ANY_ANGLE
 from ..grid.index import GridIndex, load_index, read_index_info
-from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, Solver, make_solver
+from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, IndexSpec, Solver, make_solver
 from .args import JSON_HELP, add_method_option, cell, positive_float, positive_int, to_json
 
 
@@ -124,8 +126,20 @@ def cmd_scen(args: argparse.Namespace) -> int:
 
 
 def cmd_index_build(args: argparse.Namespace) -> int:
+    if args.dask is None and args.batch is not None:
+        raise InvalidQueryError("--batch only applies with --dask")
     grid = _load(args)
     spec = INDEX_SPECS[args.kind]
+    index = _build_dask(args, grid, spec.name) if args.dask is not None \
+        else _build(args, grid, spec)
+    index.save(args.output)
+    where = f" on Dask ({args.dask})" if args.dask is not None else ""
+    print(f"{spec.name} index of {args.map}: {index.nbytes / 1e6:,.2f} MB, built in "
+          f"{index.build_time:,.2f} s{where} -> {args.output}")
+    return 0
+
+
+def _build(args: argparse.Namespace, grid: Grid, spec: IndexSpec) -> GridIndex:
     extra: dict[str, Any] = {}
     if spec.name == "goal_bounds":
         extra = {"workers": args.workers, "checkpoint": args.checkpoint,
@@ -136,11 +150,23 @@ def cmd_index_build(args: argparse.Namespace) -> int:
         extra["pivots"] = args.pivots
     elif args.pivots is not None:
         raise InvalidQueryError("--pivots only applies to differential")
-    index = spec.build(grid, **{k: v for k, v in extra.items() if v is not None})
-    index.save(args.output)
-    print(f"{spec.name} index of {args.map}: {index.nbytes / 1e6:,.2f} MB, built in "
-          f"{index.build_time:,.2f} s -> {args.output}")
-    return 0
+    return spec.build(grid, **{k: v for k, v in extra.items() if v is not None})
+
+
+#: The index kinds ``wayfinding index build --dask`` builds, with their Dask builds.
+_DASK_BUILDS = {"goal_bounds": build_goal_bounds_dask}
+
+
+def _build_dask(args: argparse.Namespace, grid: Grid, kind: str) -> GridIndex:
+    build = _DASK_BUILDS.get(kind)
+    if build is None:
+        raise InvalidQueryError(f"--dask builds only {', '.join(_DASK_BUILDS)}; build {kind} "
+                                "without --dask")
+    if args.workers is not None or args.checkpoint is not None or args.pivots is not None:
+        raise InvalidQueryError("--workers, --checkpoint and --pivots do not apply with --dask")
+    options = {} if args.batch is None else {"batch": args.batch}
+    with dask_client(args.dask) as client:
+        return build(grid, client=client, progress=not args.quiet, **options)
 
 
 def cmd_index_info(args: argparse.Namespace) -> int:
@@ -225,6 +251,12 @@ def add_grid_parsers(sub: Any) -> None:
                    help="goal_bounds: save progress here and resume from it")
     b.add_argument("--pivots", type=positive_int, default=None,
                    help="differential: number of pivots (default 8)")
+    b.add_argument("--dask", default=None, metavar="SCHEDULER",
+                   help="goal_bounds: build as a Dask task graph on SCHEDULER, a scheduler "
+                   "address (tcp://host:8786) or local:N for a LocalCluster of N worker "
+                   "processes (the [dask] extra)")
+    b.add_argument("--batch", type=positive_int, default=None, metavar="N",
+                   help="with --dask: goals flooded per task (default 256)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(run=cmd_index_build)
     i = ixsub.add_parser("info", help="describe a saved index")

@@ -55,7 +55,7 @@ from .._deprecated import warn
 from .._kernels import _codes, _tables
 from .._validate import count, positive_float
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
-from ..results import PathResult, SearchStats
+from ..results import PathResult, SearchStats, _fields_equal
 from .csr import CSRGraph, GraphIndex
 from .tables import (
     CSRPathTable,
@@ -145,6 +145,8 @@ class _Level:
     tile_ptr: np.ndarray
     joined: np.ndarray        # (from, to) components joined by an edge, grouped by target
     joined_ptr: np.ndarray
+
+    __eq__ = _fields_equal
 
     def tile_nodes(self, t: int) -> np.ndarray:
         return self.order[self.tnode_ptr[t]:self.tnode_ptr[t + 1]]
