@@ -35,9 +35,9 @@ is an error; any error makes the run exit with status 1.
 
 **Memory.**  100,000 requests at 8 clients (bounded in time), right after the 8-client
 phase, the server's resident set size (psutil) sampled before the first and after every
-5,000th answer.  Steady: the growth over
-the second half (last sample minus the half-way one) below :data:`STEADY_MIB`; exit status 1
-otherwise, or when the time bound stops the phase before its count.
+5,000th answer.  Steady: the growth over the second half (last sample minus the half-way
+one) below :data:`STEADY_MIB`; exit status 1 otherwise, or when the time bound stops the
+phase before its count.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -215,11 +216,13 @@ async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
 
 @dataclass
 class Phase:
-    """What one phase measured: answer latencies (s) over ``seconds`` of wall time, errors by
-    reason, ``rss`` samples ``(answers, bytes)``, whether the time bound stopped it, and the
-    CPU seconds of the server (NaN when unknown) and of this process."""
+    """What one phase measured: ``requests`` answered (or failed) and their latencies (s, of
+    the right answers) over ``seconds`` of wall time, errors by reason (warm-up included),
+    ``rss`` samples ``(answers, bytes)``, whether the time bound stopped it, and the CPU
+    seconds of the server (NaN when unknown) and of this process."""
 
     clients: int
+    requests: int = 0
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
@@ -229,14 +232,15 @@ class Phase:
     load_cpu: float = 0.0
 
     def row(self) -> list[str]:
-        """clients, requests, req/s, p50, p90, p99 (ms), errors, server and load CPU (% of
-        one core)."""
+        """clients, requests (marked when the time bound stopped them), req/s, p50, p90,
+        p99 (ms), errors, server and load CPU (% of one core)."""
         n = len(self.latencies)
         p50, p90, p99 = (np.percentile(self.latencies, (50, 90, 99)) * 1e3 if n
                          else (math.nan,) * 3)
         rate, server, load = (np.array([n, self.server_cpu, self.load_cpu]) / self.seconds
                               if self.seconds > 0 else (math.nan,) * 3)
-        return [str(self.clients), f"{n + sum(self.errors.values()):,}", f"{rate:,.0f}",
+        bound = " (time bound)" if self.timed_out else ""
+        return [str(self.clients), f"{self.requests:,}{bound}", f"{rate:,.0f}",
                 f"{p50:.2f}", f"{p90:.2f}", f"{p99:.2f}", str(sum(self.errors.values())),
                 f"{100 * server:.0f}%" if math.isfinite(server) else "–",
                 f"{100 * load:.0f}%" if math.isfinite(load) else "–"]
@@ -256,10 +260,12 @@ class Load:
         return await asyncio.wait_for(asyncio.open_connection(HOST, self.port), TIMEOUT)
 
     async def run(self, phase: Phase, requests: int, seconds: float, *,
-                  record: bool = True, sample: Any = None, every: int = 0) -> None:
+                  record: bool = True, sample: Callable[[int], None] | None = None,
+                  every: int = 0) -> None:
         """Send ``requests`` requests from ``phase.clients`` clients, or as many as
-        ``seconds`` allow; with ``record``, add their latencies and the wall time to
-        ``phase``; ``sample(answers)`` after every ``every``-th answer."""
+        ``seconds`` allow; with ``record``, add their count, latencies and wall time to
+        ``phase`` (errors are added in any case); ``sample(answers)`` after every
+        ``every``-th answer."""
         conns: list[Any] = []
         for conn in await asyncio.gather(*(self._connect() for _ in range(phase.clients)),
                                          return_exceptions=True):
@@ -278,7 +284,7 @@ class Load:
             nonlocal sent, answered
             while sent < requests:
                 if time.perf_counter() >= deadline:
-                    phase.timed_out = True
+                    phase.timed_out = phase.timed_out or record
                     break
                 sent += 1
                 i, self.turn = self.turn, (self.turn + 1) % len(self.queries)
@@ -308,6 +314,7 @@ class Load:
 
         await asyncio.gather(*(client(c) for c in conns))
         if record:
+            phase.requests += answered
             phase.seconds += time.perf_counter() - t0
             phase.server_cpu += self._server_cpu() - cpu0[0]
             phase.load_cpu += time.process_time() - cpu0[1]

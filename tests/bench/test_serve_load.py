@@ -137,10 +137,13 @@ def test_answers_are_checked_against_the_library_answer() -> None:
 
 
 def test_a_phase_row_gives_rate_percentiles_errors_and_cpu() -> None:
-    phase = serve_load.Phase(8, seconds=2.0, latencies=[i / 1000 for i in range(1, 101)],
-                             server_cpu=2.0, load_cpu=0.5)
+    phase = serve_load.Phase(8, requests=102, seconds=2.0,
+                             latencies=[i / 1000 for i in range(1, 101)], server_cpu=2.0,
+                             load_cpu=0.5)
     phase.errors["status 500"] += 2
     assert phase.row() == ["8", "102", "50", "50.50", "90.10", "99.01", "2", "100%", "25%"]
+    phase.timed_out = True
+    assert phase.row()[1] == "102 (time bound)"
 
 
 def test_memory_is_steady_when_the_second_half_grows_less_than_the_threshold() -> None:
@@ -187,7 +190,8 @@ def test_a_short_run_answers_every_query_right(port: int,
     phase = serve_load.Phase(4)
     samples: list[int] = []
     asyncio.run(load.run(phase, 60, 30.0, sample=samples.append, every=20))
-    assert not phase.errors and len(phase.latencies) == 60 and phase.seconds > 0
+    assert not phase.errors and phase.requests == len(phase.latencies) == 60
+    assert phase.seconds > 0
     assert samples == [20, 40, 60] and load.turn == 60 % len(queries)
     assert not phase.timed_out and np.isnan(phase.server_cpu) and phase.row()[-2] == "–"
 
@@ -201,13 +205,17 @@ def test_wrong_answers_and_refusals_are_counted_as_errors(
     phase = serve_load.Phase(2)
     asyncio.run(load.run(phase, 9, 30.0))
     assert phase.errors == {"wrong cost": 3, "status 404": 3}
-    assert len(phase.latencies) == 3
+    assert len(phase.latencies) == 3 and phase.requests == 9
 
 
 def test_a_run_stops_at_its_time_bound(port: int, queries: list[serve_load.Query]) -> None:
     phase = serve_load.Phase(2)
     asyncio.run(serve_load.Load(port, queries).run(phase, 10**6, 0.3))
     assert phase.timed_out and 0 < len(phase.latencies) < 10**6 and phase.seconds < 5
+    assert phase.requests == len(phase.latencies)
+    warm = serve_load.Phase(2)      # a warm-up is not recorded, nor marked as cut short
+    asyncio.run(serve_load.Load(port, queries).run(warm, 10**6, 0.2, record=False))
+    assert (warm.requests, warm.latencies, warm.seconds, warm.timed_out) == (0, [], 0.0, False)
 
 
 def test_refused_connections_are_errors() -> None:
@@ -215,6 +223,7 @@ def test_refused_connections_are_errors() -> None:
     phase = serve_load.Phase(2)
     asyncio.run(serve_load.Load(_free_port(), [path]).run(phase, 3, 5.0))
     assert phase.errors == {"connection: ConnectionRefusedError": 5} and not phase.latencies
+    assert phase.requests == 3
 
 
 def test_the_memory_phase_runs_after_the_phase_with_its_clients(
