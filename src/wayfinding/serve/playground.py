@@ -13,13 +13,14 @@ world over the limits, 422 when a search would take more than ``max_slices`` sli
   rules and the limits.
 - ``POST /playground/api/grid``: ``{"width", "height", "cells", "start", "goal", "method",
   "diagonal", "slice"}``; ``cells`` is a string of ``width * height`` characters, row by
-  row (``y`` down), ``#`` a wall, ``.`` or ``1`` cost 1, ``2``..``9`` that cost.  The
-  answer is the path result (as the path service gives it, ``path`` in cells, or corner
-  points in cell units where ``polyline`` is true), ``slices`` (the counters after each
-  slice of at most ``slice`` expansions: ``expanded``, ``generated``, ``elapsed`` seconds;
-  one slice for a method that does not run in slices) and ``expanded_nodes`` /
-  ``open_nodes`` (``[[x, y], ...]`` in expansion order, or ``null`` where the method does
-  not record them).
+  row (``y`` down), ``#`` a wall, ``.`` or ``1`` cost 1, ``2``..``9`` that cost; ``slice``
+  defaults to about 1/200 of the cells.  The answer is the path result (as the path
+  service gives it, ``path`` in cells, or corner points in cell units where ``polyline``
+  is true), ``build_time`` (seconds spent building a preprocessed method's indexes),
+  ``slices`` (the counters after each slice of at most ``slice`` expansions:
+  ``expanded``, ``generated``, ``elapsed`` seconds; one slice for a method that does not
+  run in slices) and ``expanded_nodes`` / ``open_nodes`` (``[[x, y], ...]`` in expansion
+  order, or ``null`` where the method does not record them).
 - ``POST /playground/api/navmesh``: ``{"width", "height", "obstacles", "radius", "start",
   "goal"}`` (obstacles: polygons ``[[x, y], ...]`` inside the ``width`` x ``height``
   rectangle): the :class:`~wayfinding.navmesh.NavMesh` built for that agent radius
@@ -30,9 +31,10 @@ world over the limits, 422 when a search would take more than ``max_slices`` sli
   integration ``field`` (rows, ``null`` where unreachable), ``vectors`` (rows of
   ``[dx, dy]``) and ``codes`` (rows of direction codes).
 - ``POST /playground/api/crowd``: ``{"width", "height", "obstacles", "agents", "frames",
-  "dt"}`` with agents ``{"position", "goal", "radius", "max_speed"}``: the agents stepped
-  under :class:`~wayfinding.crowd.ORCA` (kept inside the rectangle and out of the
-  obstacles), ``frames`` positions after each step (``[frame][agent] = [x, y]``).
+  "dt"}`` (default 100 frames of 0.1 s) with agents ``{"position", "goal", "radius",
+  "max_speed"}`` (default 0.4 and 1.4): the agents stepped under
+  :class:`~wayfinding.crowd.ORCA` (kept inside the rectangle and out of the obstacles),
+  ``frames`` the positions after each step (``[frame][agent] = [x, y]``).
 """
 
 from __future__ import annotations
@@ -223,8 +225,10 @@ class _Playground:
         if type(method) is not str or method not in PLAYGROUND_METHODS:
             raise _Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
                            f"{', '.join(PLAYGROUND_METHODS)}")
-        size = _int(body, "slice", 1, self.max_cells, default=max(1, grid.width * grid.height
-                                                                   // 200))
+        cells = grid.width * grid.height
+        # by default every cell fits in the slices, about 200 of them
+        size = _int(body, "slice", 1, self.max_cells,
+                    default=max(1, cells // 200, -(-cells // self.max_slices)))
         slices: list[dict[str, Any]] = []
         build = 0.0
         if method in SLICED_METHODS:
@@ -288,7 +292,7 @@ class _Playground:
 
     def crowd(self, body: dict[str, Any]) -> dict[str, Any]:
         width, height, holes = self.world(body)
-        frames = _int(body, "frames", 1, self.max_frames, default=100)
+        frames = _int(body, "frames", 1, self.max_frames, default=min(100, self.max_frames))
         dt = _float(body, "dt", 0.01, 1.0, default=0.1)
         agents = body.get("agents")
         if not isinstance(agents, list) or not 1 <= len(agents) <= self.max_agents:
