@@ -96,7 +96,7 @@ class GridWorld(World):
         else:
             result = sliced(self.search().start(start, goal, method=method), limits, deadline)
         if result.stats.expanded > budget:
-            raise over_budget(result.stats.expanded)
+            raise over_budget(result.stats.expanded, limits)
         return path_json(result)
 
     def field_size(self, limits: Limits) -> None:
@@ -134,7 +134,7 @@ def sliced(search: Any, limits: Limits, deadline: float) -> PathResult:
     result: PathResult = search.result()
     if status is Status.RUNNING:
         if result.stats.expanded >= limits.max_expansions:
-            raise over_budget(result.stats.expanded)
+            raise over_budget(result.stats.expanded, limits)
         raise timed_out("the search", limits.max_seconds)
     return result
 

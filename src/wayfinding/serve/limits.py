@@ -77,10 +77,14 @@ class BadCoordinates(Refused):
         super().__init__(400, "bad coordinates", detail)
 
 
-def over_budget(expanded: int) -> Refused:
-    """422: a search made ``expanded`` expansions, the limit, before it could end."""
-    return Refused(422, "out of budget", f"the search made {expanded} expansions, the limit "
-                   "per request, before it could end")
+def over_budget(expanded: int, limits: Limits) -> Refused:
+    """422: a search made ``expanded`` expansions, the limit (a search stopped by it) or more
+    (a search that cannot stop early, checked when it ends)."""
+    limit = limits.max_expansions
+    detail = f"the search made {expanded} expansions, " + (
+        f"more than the limit of {limit} per request" if expanded > limit
+        else "the limit per request, before it could end")
+    return Refused(422, "out of budget", detail)
 
 
 def timed_out(what: str, max_seconds: float) -> Refused:

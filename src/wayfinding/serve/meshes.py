@@ -90,7 +90,7 @@ class MeshWorld(World):
                              portals=corridor_portals(mesh, np.asarray(nav.corridor)))
         check_deadline(deadline, "the search", limits)
         if result.stats.expanded > limits.max_expansions:
-            raise over_budget(result.stats.expanded)
+            raise over_budget(result.stats.expanded, limits)
         return {**path_json(result), **extra}
 
 

@@ -44,5 +44,5 @@ class VoxelWorld(World):
         result = search.find_path(start, goal, method=method)
         check_deadline(deadline, "the search", limits)
         if result.stats.expanded > limits.max_expansions:
-            raise over_budget(result.stats.expanded)
+            raise over_budget(result.stats.expanded, limits)
         return path_json(result)
