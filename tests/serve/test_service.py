@@ -27,7 +27,9 @@ from wayfinding.grid.generate import maze, random_obstacles  # noqa: E402
 from wayfinding.grid.grid import Grid  # noqa: E402
 from wayfinding.grid.methods import PREPROCESSED, make_solver  # noqa: E402
 from wayfinding.grid.movingai import read_map, write_map  # noqa: E402
+from wayfinding.navmesh import NavMesh  # noqa: E402
 from wayfinding.serve import SLICED_METHODS, WHOLE_METHODS, Limits, create_app  # noqa: E402
+from wayfinding.voxel import VoxelGrid, find_voxel_path, write_3dmap  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 INDEXED = ("jps_plus", "subgoal", "astar_gb", "hpa")
@@ -337,27 +339,40 @@ def test_limits_and_worlds_are_checked_at_load() -> None:
         create_app({"x": 3})  # type: ignore[dict-item]
 
 
-def test_cli_serves_map_files(worlds: dict[str, Any]) -> None:
+def test_cli_serves_world_files(worlds: dict[str, Any], tmp_path: Path) -> None:
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)], radius=0.5)
+    mesh.save(tmp_path / "room.npz")
+    sky = VoxelGrid(np.zeros((3, 4, 5), bool))
+    write_3dmap(sky, tmp_path / "sky.3dmap")
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "wayfinding", "serve", str(worlds["rocks"]),
-                             "--port", str(port), "--index", "jps_plus"], cwd=ROOT)
+                             str(tmp_path / "room.npz"), str(tmp_path / "sky.3dmap"),
+                             "--port", str(port), "--index", "jps_plus",
+                             "--max-expansions", "3", "--max-seconds", "30"], cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20
         while True:
             try:
-                r = httpx.get(f"http://127.0.0.1:{port}/worlds")
+                r = httpx.get(f"{url}/worlds")
                 break
             except httpx.ConnectError:
                 assert proc.poll() is None and time.monotonic() < deadline
                 time.sleep(0.05)
-        assert [w["name"] for w in r.json()["worlds"]] == ["rocks"]
-        assert r.json()["worlds"][0]["methods"][-1] == "jps_plus"
+        listed = r.json()["worlds"]
+        assert [(w["name"], w["kind"]) for w in listed] == [
+            ("rocks", "grid"), ("room", "navmesh"), ("sky", "voxel")]
+        assert listed[0]["methods"][-1] == "jps_plus"
+        r = httpx.post(f"{url}/worlds/room/path", json={"start": [1, 1], "goal": [9, 9]})
+        assert r.json()["cost"] == mesh.find_path((1, 1), (9, 9)).cost
+        r = httpx.post(f"{url}/worlds/sky/path", json={"start": [0, 0, 0], "goal": [2, 2, 2]})
+        assert r.json()["cost"] == find_voxel_path(sky, (0, 0, 0), (2, 2, 2)).cost
         grid = read_map(worlds["rocks"])
         a, b = _free_cells(grid, 2, seed=5)
-        for method in ("astar", "jps_plus"):
-            r = httpx.post(f"http://127.0.0.1:{port}/worlds/rocks/path",
-                           json={"start": a, "goal": b, "method": method})
-            assert r.json()["cost"] == find_path(grid, tuple(a), tuple(b)).cost
+        want = find_path(grid, tuple(a), tuple(b))
+        assert want.stats.expanded > 3
+        r = httpx.post(f"{url}/worlds/rocks/path", json={"start": a, "goal": b})
+        assert "the limit per request" in _error(r, 422, "out of budget")   # --max-expansions
     finally:
         proc.terminate()
         proc.wait(10)
