@@ -260,6 +260,15 @@ def _agents(world: str, loaded: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"position": a, "goal": b, "radius": 0.4} for a, b in zip(points[::2], points[1::2])]
 
 
+def _navigator(world: str, loaded: dict[str, Any]) -> Navigator:
+    """A local navigator with the agents of :func:`_agents`, as the service makes one."""
+    nav = Navigator(loaded[world])
+    for a in _agents(world, loaded):
+        nav.add(a["position"], target=a["goal"],
+                **{k: v for k, v in a.items() if k not in ("position", "goal")})
+    return nav
+
+
 @pytest.mark.parametrize("world", ["rocks", "mesh"])
 def test_crowds_step_as_a_local_navigator(server: Any, loaded: dict[str, Any],
                                           world: str) -> None:
@@ -270,17 +279,17 @@ def test_crowds_step_as_a_local_navigator(server: Any, loaded: dict[str, Any],
     assert crowd["steps"] == 0 and crowd["ids"] == [0, 1, 2, 3]
     assert crowd["position"] == [a["position"] for a in agents]
     key = crowd["id"]
-    nav = Navigator(loaded[world])
-    for a in agents:
-        nav.add(a["position"], target=a["goal"],
-                **{k: v for k, v in a.items() if k not in ("position", "goal")})
+    nav = _navigator(world, loaded)
     for steps, dt in ((5, 0.1), (7, 0.25)):
         r = server.post(f"/crowds/{key}/step", json={"steps": steps, "dt": dt})
         assert r.status_code == 200, r.text
         for _ in range(steps):
             nav.update(dt)
+    nav.update(0.1)
+    assert np.array_equal(_binary(server.post(f"/crowds/{key}/step", json={},
+                                              headers=BINARY)), nav.crowd.position)
     got = server.get(f"/crowds/{key}").json()
-    assert got["steps"] == 12 and got["time"] == pytest.approx(2.25)
+    assert got["steps"] == 13 and got["time"] == pytest.approx(2.35)
     assert got["position"] == nav.crowd.position.tolist()
     assert got["velocity"] == nav.crowd.velocity.tolist()
     assert got["state"] == [nav.state(a) for a in nav.crowd.ids]
@@ -537,3 +546,27 @@ def test_parallel_requests_on_every_kind_answer_as_serial(server: Any,
     with ThreadPoolExecutor(16) as pool:
         parallel = list(pool.map(ask, asks))
     assert parallel == serial and all(code == 200 for code, _ in serial)
+
+
+def test_crowds_stepped_in_parallel_step_as_local_navigators(server: Any,
+                                                             loaded: dict[str, Any]) -> None:
+    worlds = ["rocks", "mesh", "rocks", "mesh"]
+    keys = [server.post(f"/worlds/{w}/crowds", json={"agents": _agents(w, loaded)}).json()["id"]
+            for w in worlds]
+
+    def step(key: str) -> Any:
+        for _ in range(4):
+            r = server.post(f"/crowds/{key}/step", json={"steps": 5})
+        return r.json()["position"]
+
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(step, keys))
+    finally:
+        for key in keys:
+            server.delete(f"/crowds/{key}")
+    for world, positions in zip(worlds, got):
+        nav = _navigator(world, loaded)
+        for _ in range(20):
+            nav.update(0.1)
+        assert positions == nav.crowd.position.tolist()
