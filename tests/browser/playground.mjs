@@ -176,6 +176,11 @@ try {
   const moved = await page.evaluate(() => window.playground.crowd.frames[window.playground.crowd.frame - 1]);
   steps.crowd = { agents: await text("crowd-agents"), frame: await text("crowd-frame"),
                   start: startPositions, moved, shot: await shot("crowd-playing") };
+  await page.click("#crowd-circle");
+  const circle = await page.evaluate(() => window.playground.crowd.agents.map((a) => a.position));
+  await page.click("#crowd-play");
+  await page.waitForFunction(() => window.playground.crowd.frame >= 250);
+  steps.circle = { start: circle, moved: await page.evaluate(() => window.playground.crowd.frames[window.playground.crowd.frame - 1]) };
   await page.click("#crowd-stop");
   await settled();
   report.apiErrors = await state("errors");

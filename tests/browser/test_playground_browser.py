@@ -157,6 +157,9 @@ def test_the_flow_and_crowd_views_draw_and_play(report: dict[str, Any]) -> None:
     assert crowd["agents"] == "24" and int(crowd["frame"].split(" / ")[0]) >= 60
     moved = np.hypot(*(np.array(crowd["moved"]) - np.array(crowd["start"])).T)
     assert (moved > 1.0).all()
+    circle = steps["circle"]
+    crossed = np.hypot(*(np.array(circle["moved"]) - np.array(circle["start"])).T)
+    assert np.median(crossed) > 12       # across the circle of radius about 8.5
 
 
 def _pixels(path: str) -> np.ndarray:

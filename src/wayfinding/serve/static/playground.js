@@ -338,7 +338,8 @@
 
     const worldAt = (event) => {
       const [px, py] = canvasPoint(canvas, event);
-      return [Math.min(n.width, Math.max(0, px / s)), Math.min(n.height, Math.max(0, py / s))];
+      // kept off the edge: an obstacle touching it would not leave a valid walkable area
+      return [Math.min(n.width - 0.1, Math.max(0.1, px / s)), Math.min(n.height - 0.1, Math.max(0.1, py / s))];
     };
     const near = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]) * s < 9;
     canvas.addEventListener("pointerdown", (event) => {
@@ -525,7 +526,8 @@
     $("crowd-circle").addEventListener("click", () => {
       const k = 2 * count(), agents = [];
       for (let i = 0; i < k; i++) {
-        const a = (2 * Math.PI * i) / k, cx = 15, cy = 10, r = 8.5;
+        // a little off a perfect circle: symmetric agents would stand still in the middle
+        const a = (2 * Math.PI * (i + 0.15 * Math.sin(1.7 * i))) / k, cx = 15, cy = 10, r = 8.5 + 0.3 * Math.sin(2.3 * i);
         agents.push({ position: [cx + r * Math.cos(a), cy + r * Math.sin(a)],
                       goal: [cx - r * Math.cos(a), cy - r * Math.sin(a)], radius: 0.3, group: i % 2 });
       }
