@@ -81,41 +81,51 @@ cdef Node* pool_block = NULL
 cdef size_t pool_size = 0          # bytes of the node block
 cdef uint64_t* pool_seen = NULL    # its "seen" bitmap, all zero
 cdef size_t pool_seen_size = 0     # bytes
-cdef size_t pool_limit = 128 << 20   # bytes: a larger freed pair is not kept
+cdef size_t pool_used = 0          # bytes of the pair the searches may have touched
+cdef size_t pool_layout = 0        # the last user's layout: places * 2 + tiled
+cdef size_t pool_limit = 128 << 20   # bytes: a freed pair that touched more is not kept
 
 
-cdef Node* take_nodes(size_t* nbytes, uint64_t** seen, size_t* seen_bytes) noexcept:
+cdef Node* take_nodes(size_t* nbytes, uint64_t** seen, size_t* seen_bytes,
+                      size_t* used, size_t* layout) noexcept:
     """A node array of at least ``nbytes[0]`` bytes and a zeroed bitmap of at least
     ``seen_bytes[0]``: the pooled pair if it is big enough (the sizes are then set to
-    its), else fresh ones (``seen[0]`` NULL if the bitmap could not be had)."""
-    global pool_block, pool_size, pool_seen, pool_seen_size
+    its, ``used[0]`` to the bytes its searches touched and ``layout[0]`` to its last
+    user's layout), else fresh ones (``seen[0]`` NULL if the bitmap could not be had;
+    ``used[0]`` 0)."""
+    global pool_block, pool_size, pool_seen, pool_seen_size, pool_used
     cdef Node* block
+    used[0] = 0
     if pool_block != NULL and pool_size >= nbytes[0] and pool_seen_size >= seen_bytes[0]:
         block, seen[0] = pool_block, pool_seen
-        nbytes[0], seen_bytes[0] = pool_size, pool_seen_size
-        pool_block, pool_size, pool_seen, pool_seen_size = NULL, 0, NULL, 0
+        nbytes[0], seen_bytes[0], used[0] = pool_size, pool_seen_size, pool_used
+        layout[0] = pool_layout
+        pool_block, pool_size, pool_seen, pool_seen_size, pool_used = NULL, 0, NULL, 0, 0
         return block
     seen[0] = <uint64_t*> calloc(seen_bytes[0], 1)
     return <Node*> malloc(nbytes[0])
 
 
-cdef void give_nodes(Node* block, size_t nbytes, uint64_t* seen, size_t seen_bytes) noexcept:
-    """Keep a node array and its bitmap (zeroed by the caller) in the pool if they are
-    larger than the pooled pair and within the cap together, else free them."""
-    global pool_block, pool_size, pool_seen, pool_seen_size
-    if block != NULL and seen != NULL and pool_size < nbytes \
-            and nbytes + seen_bytes <= pool_limit:
+cdef void give_nodes(Node* block, size_t nbytes, uint64_t* seen, size_t seen_bytes,
+                     size_t used, size_t layout) noexcept:
+    """Keep a node array and its bitmap (zeroed by the caller), whose searches touched
+    ``used`` bytes of them, last in ``layout``, in the pool if they are larger than the
+    pooled pair and touched no more than the cap, else free them."""
+    global pool_block, pool_size, pool_seen, pool_seen_size, pool_used, pool_layout
+    if block != NULL and seen != NULL and pool_size < nbytes and used <= pool_limit:
         free(pool_block)
         free(pool_seen)
         pool_block, pool_size, pool_seen, pool_seen_size = block, nbytes, seen, seen_bytes
+        pool_used, pool_layout = used, layout
     else:
         free(block)
         free(seen)
 
 
 def pool_bytes():
-    """Bytes of node memory kept from freed planners for the next ones."""
-    return pool_size + pool_seen_size
+    """Bytes of node memory kept from freed planners for the next ones (the bytes their
+    searches touched: a block laid out in tiles holds only its tiles in use)."""
+    return pool_used
 
 
 def pool_cap(long long nbytes=-1):
@@ -125,18 +135,18 @@ def pool_cap(long long nbytes=-1):
     cdef size_t old = pool_limit
     if nbytes >= 0:
         pool_limit = <size_t> nbytes
-        if pool_size + pool_seen_size > pool_limit:
+        if pool_used > pool_limit:
             release_pool()
     return old
 
 
 def release_pool():
     """Free the node memory kept from freed planners; returns the bytes freed."""
-    global pool_block, pool_size, pool_seen, pool_seen_size
-    cdef size_t freed = pool_size + pool_seen_size
+    global pool_block, pool_size, pool_seen, pool_seen_size, pool_used
+    cdef size_t freed = pool_used
     free(pool_block)
     free(pool_seen)
-    pool_block, pool_size, pool_seen, pool_seen_size = NULL, 0, NULL, 0
+    pool_block, pool_size, pool_seen, pool_seen_size, pool_used = NULL, 0, NULL, 0, 0
     return freed
 
 
@@ -151,6 +161,11 @@ cdef class IncrementalCore:
     cdef bint grid
     cdef readonly bint tiled          # grid: node memory in tiles (see ``ix``)
     cdef int tw                       # tiles of 16 x 16 cells per row of tiles
+    cdef int32_t* tile_at             # tiled: per tile, its place in the node memory (0: none)
+    cdef int32_t tiles                # tiled: places given to tiles so far (the first is none's)
+    cdef size_t used                  # bytes of the node memory searches may have touched
+    cdef size_t layout                # places * 2 + tiled: where this core's searches write
+    cdef size_t prior_layout          # the layout of the node memory's earlier user
     # graph world
     cdef const int64_t[::1] pull_ptr
     cdef const int32_t[::1] pull_nbr
@@ -216,6 +231,7 @@ cdef class IncrementalCore:
         self.heap = NULL
         self.nodes = NULL
         self.seen = NULL
+        self.tile_at = NULL
         self.dirty = NULL
         self.own = NULL
         self.mine = NULL
@@ -230,12 +246,30 @@ cdef class IncrementalCore:
         else:                                     # setup failed: the bitmap is not clean
             free(self.seen)
             self.seen = NULL
-        give_nodes(self.nodes, self.node_bytes, self.seen, self.seen_bytes)
+        give_nodes(self.nodes, self.node_bytes, self.seen, self.seen_bytes, self.touched(),
+                   self.layout)
+        free(self.tile_at)
         free(self.dirty)
         free(self.own)
         free(self.mine)
         free(self.incons)
         free(self.ties)
+
+    cdef size_t touched(self) noexcept:
+        """The bytes of the node memory and bitmap the searches may have touched, this
+        core's and its earlier users': the tiles given out (their nodes, slots and bits)
+        when tiled, else the whole of its places; added to the earlier users' when they
+        wrote elsewhere (another layout), else the larger."""
+        cdef size_t own, places
+        if self.tiled:
+            own = <size_t> self.tiles * 256 * (sizeof(Node) + sizeof(Slot)) + \
+                <size_t> self.tiles * 32
+        else:
+            places = self.layout >> 1
+            own = places * (sizeof(Node) + sizeof(Slot)) + (places + 7) // 8
+        if self.prior_layout == self.layout:
+            return own if own > self.used else self.used
+        return own + self.used
 
     cdef int setup(self, int n, double h_scale, int root, int target) except -1:
         cdef Py_ssize_t places = n               # node memory: one place per node
@@ -243,13 +277,20 @@ cdef class IncrementalCore:
         self.held = -1
         self.h_scale = h_scale
         self.tiled = self.grid and n * (sizeof(Node) + sizeof(Slot)) > pool_limit
-        if self.tiled:                           # whole tiles of 16 x 16 cells
+        if self.tiled:                           # whole tiles of 16 x 16 cells, and none's
             self.tw = (self.w + 15) >> 4
-            places = <Py_ssize_t> self.tw * ((self.h + 15) >> 4) * 256
+            places = (<Py_ssize_t> self.tw * ((self.h + 15) >> 4) + 1) * 256
+            self.tile_at = <int32_t*> calloc(self.tw * ((self.h + 15) >> 4), sizeof(int32_t))
+            self.tiles = 1
+            if self.tile_at == NULL:
+                raise MemoryError()
         self.words = (places + 63) // 64
         self.node_bytes = places * (sizeof(Node) + sizeof(Slot)) + 1
         self.seen_bytes = (self.words + 1) * sizeof(uint64_t)
-        self.nodes = take_nodes(&self.node_bytes, &self.seen, &self.seen_bytes)
+        self.layout = <size_t> places * 2 + self.tiled
+        self.prior_layout = self.layout
+        self.nodes = take_nodes(&self.node_bytes, &self.seen, &self.seen_bytes, &self.used,
+                                &self.prior_layout)
         self.slots = <Slot*> (self.nodes + places)   # uninitialised; ``seen`` zeroed
         self.dirty = <uint64_t*> calloc((self.words >> 6) + 1, sizeof(uint64_t))
         self.capacity = 64
@@ -320,8 +361,18 @@ cdef class IncrementalCore:
     # save.)
     cdef inline Py_ssize_t ixy(self, int x, int y) noexcept nogil:
         if self.tiled:
-            return ((((y >> 4) * self.tw + (x >> 4)) << 8) | ((y & 15) << 4) | (x & 15))
+            return (<Py_ssize_t> self.tile_at[(y >> 4) * self.tw + (x >> 4)] << 8) | \
+                ((y & 15) << 4) | (x & 15)
         return y * self.w + x
+
+    cdef inline Py_ssize_t claim(self, int x, int y) noexcept nogil:
+        """Tiled: the place of cell (x, y), its tile given the next free tile of the node
+        memory if it had none."""
+        cdef Py_ssize_t t = (y >> 4) * self.tw + (x >> 4)
+        if self.tile_at[t] == 0:
+            self.tile_at[t] = self.tiles
+            self.tiles += 1
+        return (<Py_ssize_t> self.tile_at[t] << 8) | ((y & 15) << 4) | (x & 15)
 
     cdef inline Py_ssize_t ix(self, int s) noexcept nogil:
         cdef int y
@@ -340,7 +391,12 @@ cdef class IncrementalCore:
         """Node ``s``'s state, created (g = rhs = inf, not queued) on first use."""
         cdef Py_ssize_t m = self.ix(s)
         cdef Node* x = &self.nodes[m]
+        cdef int y
         if not self.known_at(m):
+            if self.tiled and m < 256:            # no tile yet
+                y = self.row(s)
+                m = self.claim(s - y * self.w, y)
+                x = &self.nodes[m]
             self.seen[m >> 6] |= (<uint64_t> 1) << (m & 63)
             self.dirty[m >> 12] |= (<uint64_t> 1) << ((m >> 6) & 63)
             x.g = INFINITY
@@ -893,6 +949,7 @@ cdef class IncrementalCore:
         cdef Py_ssize_t mu, mv
         cdef bint tiled = self.tiled
         cdef Py_ssize_t tw = self.tw
+        cdef const int32_t* tile_at = self.tile_at
         cdef Node* x
         cdef Item top, it
         cdef Item* grown
@@ -981,10 +1038,13 @@ cdef class IncrementalCore:
                     c = gu + SQRT2 * (0.5 * (cu + cv))
                 if v == root:
                     continue
-                mv = ((((vy >> 4) * tw + (vx >> 4)) << 8) | ((vy & 15) << 4) | (vx & 15)) \
-                    if tiled else v
+                mv = ((<Py_ssize_t> tile_at[(vy >> 4) * tw + (vx >> 4)] << 8) |
+                      ((vy & 15) << 4) | (vx & 15)) if tiled else v
                 x = &nodes[mv]
                 if not (seen[mv >> 6] >> (mv & 63)) & 1:
+                    if tiled and mv < 256:        # no tile yet
+                        mv = self.claim(vx, vy)
+                        x = &nodes[mv]
                     seen[mv >> 6] |= (<uint64_t> 1) << (mv & 63)
                     dirty[mv >> 12] |= (<uint64_t> 1) << ((mv >> 6) & 63)
                     x.g = INFINITY
