@@ -25,7 +25,14 @@ from wayfinding.fields import FlowField  # noqa: E402
 from wayfinding.grid.generate import random_obstacles  # noqa: E402
 from wayfinding.grid.grid import Grid  # noqa: E402
 from wayfinding.navmesh import ClearanceMesh, NavMesh, NavMeshQuery  # noqa: E402
-from wayfinding.navmesh3d import NavMesh3D, NavMesh3DQuery, build, generate, with_flags  # noqa: E402
+from wayfinding.navmesh3d import (  # noqa: E402
+    Level,
+    NavMesh3D,
+    NavMesh3DQuery,
+    build,
+    generate,
+    with_flags,
+)
 from wayfinding.serve import Limits, create_app  # noqa: E402
 from wayfinding.voxel import METHODS, VoxelGrid, find_voxel_path, read_3dmap, write_3dmap  # noqa: E402
 from wayfinding.voxel import generate as voxels  # noqa: E402
@@ -500,13 +507,25 @@ def test_worlds_load_by_suffix_or_refuse_clearly(tmp_path: Path,
                                                  worlds: dict[str, Any]) -> None:
     VoxelGrid(np.zeros((2, 3, 4), bool)).save(tmp_path / "box.npz")
     ClearanceMesh.build(outline=OUTLINE).save(tmp_path / "wide.npz")
+    generate.stairs().to_obj(tmp_path / "stairs.obj")
     app = create_app({"box": tmp_path / "box.npz", "wide": str(tmp_path / "wide.npz"),
-                      "level": build(generate.floor())})
+                      "level": build(generate.floor()), "floor": generate.floor(),
+                      "stairs": tmp_path / "stairs.obj"})
     service = app.routes[0].endpoint.__self__
-    assert [w.kind for w in service.worlds.values()] == ["voxel", "navmesh", "navmesh3d"]
+    assert [w.kind for w in service.worlds.values()] == [
+        "voxel", "navmesh", "navmesh3d", "navmesh3d", "navmesh3d"]
+    stairs = NavMesh3DQuery(with_flags(build(Level.read(tmp_path / "stairs.obj"))))
+    a, b = (1.5, 0.0, 0.3), (1.5, 1.6, 3.8)
+    with Live({"stairs": tmp_path / "stairs.obj"}) as client:
+        got = client.post("/worlds/stairs/path", json={"start": a, "goal": b}).json()
+    want = stairs.find_path(a, b)
+    assert got["path"] == want.path.tolist() and got["found"] is want.found is True
     np.save(tmp_path / "plain.npy", np.zeros(3))
+    (tmp_path / "odd.txt").write_text("v 0 0 0\n")
+    with pytest.raises(InvalidQueryError, match="unknown world file suffix '.txt'"):
+        create_app({"odd": tmp_path / "odd.txt"})
     (tmp_path / "odd.obj").write_text("v 0 0 0\n")
-    with pytest.raises(InvalidQueryError, match="unknown world file suffix '.obj'"):
+    with pytest.raises(FileFormatError, match="odd.obj: no faces"):
         create_app({"odd": tmp_path / "odd.obj"})
     with pytest.raises(InvalidQueryError, match="unknown world file suffix '.npy'"):
         create_app({"plain": tmp_path / "plain.npy"})

@@ -30,7 +30,8 @@ def add_serve_parser(sub: Any) -> None:
                    help="world files, each served under its file name without the suffix: "
                         "Moving AI .map (grid) and .3dmap (voxels), and .npz meshes and "
                         "voxel grids the library saved (NavMesh, ClearanceMesh, NavMesh3D, "
-                        "VoxelGrid)")
+                        "VoxelGrid), and .obj/.gltf/.glb levels (built into a 3D navmesh "
+                        "with the default settings)")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on")
     s.add_argument("--port", type=int, default=8000, help="port to listen on (0: any free)")
     s.add_argument("--index", action="append", default=[], metavar="METHOD",

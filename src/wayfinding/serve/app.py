@@ -206,11 +206,13 @@ def create_app(worlds: Mapping[str, Any], *, limits: Limits = DEFAULT_LIMITS,
 
     ``worlds``: name -> a world, loaded here once: a :class:`~wayfinding.grid.grid.Grid`,
     :class:`~wayfinding.navmesh.NavMesh` or :class:`~wayfinding.navmesh.ClearanceMesh`,
-    :class:`~wayfinding.navmesh3d.NavMesh3D` or :class:`~wayfinding.voxel.VoxelGrid`; or
-    the path of a file, by its suffix: ``.map`` (Moving AI grid), ``.3dmap`` (Moving AI
+    :class:`~wayfinding.navmesh3d.NavMesh3D` (or a :class:`~wayfinding.navmesh3d.Level`,
+    built into one with the default build settings) or :class:`~wayfinding.voxel.VoxelGrid`;
+    or the path of a file, by its suffix: ``.map`` (Moving AI grid), ``.3dmap`` (Moving AI
     voxels), ``.npz`` (a mesh or voxel grid saved by the library, its kind read from the
-    file's header).  Every grid world answers the methods of :data:`SLICED_METHODS` and
-    :data:`WHOLE_METHODS`; ``indexed``: grid world name -> names of preprocessed methods
+    file's header), ``.obj``/``.gltf``/``.glb`` (a level, built as a Level is).  Every
+    grid world answers the methods of :data:`SLICED_METHODS` and :data:`WHOLE_METHODS`;
+    ``indexed``: grid world name -> names of preprocessed methods
     (``grid.methods.PREPROCESSED``: ``"jps_plus"``, ``"subgoal"``, ...) whose indexes are
     built here, once, for that world.  Raises :class:`~wayfinding.errors.InvalidQueryError`
     for another object or suffix, or a grid or voxel world over ``limits.max_cells``, and a

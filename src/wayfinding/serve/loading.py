@@ -12,7 +12,7 @@ from ..errors import FileFormatError, InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.movingai import read_map
 from ..navmesh import ClearanceMesh, NavMesh
-from ..navmesh3d import NavMesh3D
+from ..navmesh3d import Level, NavMesh3D, build
 from ..voxel import VoxelGrid, read_3dmap
 from .grids import GridWorld
 from .limits import Limits
@@ -22,14 +22,18 @@ from .worlds import World
 
 #: The file suffixes :func:`open_world` reads, and what each holds.
 SUFFIXES = {".map": "a Moving AI grid map", ".3dmap": "a Moving AI 3D voxel map",
-            ".npz": "a saved NavMesh, ClearanceMesh, NavMesh3D or VoxelGrid"}
+            ".npz": "a saved NavMesh, ClearanceMesh, NavMesh3D or VoxelGrid",
+            ".obj": "a 3D level", ".gltf": "a 3D level", ".glb": "a 3D level"}
 
 
 def open_world(name: str, world: Any, limits: Limits) -> World:
     """``world`` (an object, or a file path recognised by its suffix: :data:`SUFFIXES`)
-    loaded as a :class:`World` named ``name``."""
+    loaded as a :class:`World` named ``name``; a 3D :class:`Level` is built into its
+    :class:`NavMesh3D` with the default :class:`~wayfinding.navmesh3d.BuildSettings`."""
     if isinstance(world, (str, os.PathLike)):
         world = _read(world)
+    if isinstance(world, Level):
+        world = build(world)
     if isinstance(world, Grid):
         return GridWorld(name, world, limits)
     if isinstance(world, (NavMesh, ClearanceMesh)):
@@ -39,8 +43,8 @@ def open_world(name: str, world: Any, limits: Limits) -> World:
     if isinstance(world, VoxelGrid):
         return VoxelWorld(name, world, limits)
     raise InvalidQueryError(
-        f"world {name!r} must be a Grid, NavMesh, ClearanceMesh, NavMesh3D or VoxelGrid, or "
-        f"the path of a file ({', '.join(SUFFIXES)}), got {type(world).__name__}")
+        f"world {name!r} must be a Grid, NavMesh, ClearanceMesh, NavMesh3D, Level or "
+        f"VoxelGrid, or the path of a file ({', '.join(SUFFIXES)}), got {type(world).__name__}")
 
 
 def _read(path: str | os.PathLike[str]) -> Any:
@@ -51,6 +55,8 @@ def _read(path: str | os.PathLike[str]) -> Any:
         return read_map(path)
     if suffix == ".3dmap":
         return read_3dmap(path)
+    if suffix in (".obj", ".gltf", ".glb"):
+        return Level.read(path)
     if suffix == ".npz":
         with NpzFile(path, FileFormatError, "saved world") as f:
             fmt = f.header().get("format")
