@@ -27,9 +27,9 @@ world over the limits, 422 when a search would take more than ``max_slices`` sli
   (``polygons``: vertex lists), the path query's ``path``, ``cost``, ``found``,
   ``corridor`` (polygon ids) and ``portals`` (``[ax, ay, bx, by]`` per step of the corridor).
 - ``POST /playground/api/flow``: a grid as above with ``goal`` and ``method``
-  (``"eikonal"`` or ``"dijkstra"``): the :class:`~wayfinding.fields.FlowField`'s
-  integration ``field`` (rows, ``null`` where unreachable), ``vectors`` (rows of
-  ``[dx, dy]``) and ``codes`` (rows of direction codes).
+  (``"eikonal"`` or ``"dijkstra"``): the :class:`~wayfinding.fields.FlowField` as the
+  path service gives it (integration ``field``, ``null`` where unreachable, and direction
+  ``codes``) with ``vectors`` (rows of unit ``[dx, dy]``, zero at the goal and on walls).
 - ``POST /playground/api/crowd``: ``{"width", "height", "obstacles", "agents", "frames",
   "dt"}`` (default 100 frames of 0.1 s) with agents ``{"position", "goal", "radius",
   "max_speed"}`` (default 0.4 and 1.4): the agents stepped under
@@ -58,16 +58,9 @@ from ..grid.rules import Diagonal
 from ..grid.search import GridSearch
 from ..navmesh import NavMesh
 from ..results import PathResult, Status
-from .app import (
-    SLICED_METHODS,
-    WHOLE_METHODS,
-    Limits,
-    _error,
-    _number,
-    _path_json,
-    _Refused,
-    _Service,
-)
+from . import protocol
+from .grids import SLICED_METHODS, WHOLE_METHODS, flow_json
+from .limits import Limits, Refused
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -104,7 +97,7 @@ def _float(body: dict[str, Any], field: str, low: float, high: float,
 def _point(value: Any, field: str, width: float, height: float) -> tuple[float, float]:
     x, y = finite_point(field, value).tolist()
     if not (0 <= x <= width and 0 <= y <= height):
-        raise _Refused(400, "bad coordinates", f"{field} {value} is outside the {width:g}x"
+        raise Refused(400, "bad coordinates", f"{field} {value} is outside the {width:g}x"
                        f"{height:g} world")
     return x, y
 
@@ -112,24 +105,19 @@ def _point(value: Any, field: str, width: float, height: float) -> tuple[float, 
 def _cell(value: Any, field: str, grid: Grid) -> tuple[int, int]:
     if not (isinstance(value, list) and len(value) == 2
             and all(type(v) is int for v in value)):
-        raise _Refused(400, "bad coordinates", f"{field} must be [x, y] integers, got "
+        raise Refused(400, "bad coordinates", f"{field} must be [x, y] integers, got "
                        f"{json.dumps(value)}")
     x, y = value
     if not (0 <= x < grid.width and 0 <= y < grid.height):
-        raise _Refused(400, "bad coordinates", f"{field} {value} is outside the "
+        raise Refused(400, "bad coordinates", f"{field} {value} is outside the "
                        f"{grid.width}x{grid.height} grid")
     return x, y
-
-
-def _rows(values: np.ndarray) -> list[Any]:
-    """An array as nested lists with ``None`` for inf."""
-    return [[float(v) if np.isfinite(v) else None for v in row] for row in values.tolist()]
 
 
 class _Playground:
     def __init__(self, limits: Limits, max_cells: int, max_slices: int, max_agents: int,
                  max_frames: int, max_obstacle_vertices: int):
-        self.reader = _Service({}, limits, {})
+        self.limits = limits
         self.max_cells, self.max_slices = max_cells, max_slices
         self.max_agents, self.max_frames = max_agents, max_frames
         self.max_vertices = max_obstacle_vertices
@@ -139,21 +127,21 @@ class _Playground:
         side = self.max_cells
         width, height = _int(body, "width", 1, side), _int(body, "height", 1, side)
         if width * height > self.max_cells:
-            raise _Refused(413, "too large", f"the grid has {width}x{height} = "
+            raise Refused(413, "too large", f"the grid has {width}x{height} = "
                            f"{width * height} cells, over the limit of {self.max_cells}")
         cells = body.get("cells")
         if not isinstance(cells, str) or len(cells) != width * height:
             size = len(cells) if isinstance(cells, str) else type(cells).__name__
-            raise _Refused(400, "bad grid", f"cells must be a string of width x height = "
+            raise Refused(400, "bad grid", f"cells must be a string of width x height = "
                            f"{width * height} characters, got {size}")
         bad = set(cells) - set(_COSTS)
         if bad:
-            raise _Refused(400, "bad grid", f"cells may hold only '#', '.' and '1'..'9', got "
+            raise Refused(400, "bad grid", f"cells may hold only '#', '.' and '1'..'9', got "
                            f"{''.join(sorted(bad))!r}")
         costs = np.array([_COSTS[c] for c in cells]).reshape(height, width)
         diagonal = body.get("diagonal", Diagonal.NO_CORNER_CUTTING.value)
         if diagonal not in [d.value for d in Diagonal]:
-            raise _Refused(400, "bad input", f"diagonal must be one of "
+            raise Refused(400, "bad input", f"diagonal must be one of "
                            f"{', '.join(d.value for d in Diagonal)}, got {json.dumps(diagonal)}")
         return Grid(costs, diagonal=diagonal)
 
@@ -163,17 +151,17 @@ class _Playground:
         height = _float(body, "height", 1.0, 10_000.0)
         obstacles = body.get("obstacles", [])
         if not isinstance(obstacles, list):
-            raise _Refused(400, "bad obstacles", "obstacles must be a list of polygons")
+            raise Refused(400, "bad obstacles", "obstacles must be a list of polygons")
         polygons = []
         for i, poly in enumerate(obstacles):
             if not (isinstance(poly, list) and len(poly) >= 3):
-                raise _Refused(400, "bad obstacles", f"obstacles[{i}] must be a list of at "
+                raise Refused(400, "bad obstacles", f"obstacles[{i}] must be a list of at "
                                f"least 3 points, got {json.dumps(poly)[:80]}")
             polygons.append(np.array([_point(p, f"obstacles[{i}][{k}]", width, height)
                                       for k, p in enumerate(poly)]))
         vertices = sum(len(p) for p in polygons)
         if vertices > self.max_vertices:
-            raise _Refused(413, "too large", f"the obstacles have {vertices} vertices, over "
+            raise Refused(413, "too large", f"the obstacles have {vertices} vertices, over "
                            f"the limit of {self.max_vertices}")
         return width, height, polygons
 
@@ -187,7 +175,7 @@ class _Playground:
 
         name = request.path_params["name"]
         if name not in _FILES:
-            return _error(404, "not found", f"no playground file named {name!r}")
+            return protocol.error(404, "not found", f"no playground file named {name!r}")
         return FileResponse(STATIC / name, media_type=_FILES[name])
 
     async def methods(self, request: Request) -> Response:
@@ -210,12 +198,12 @@ class _Playground:
         from starlette.responses import JSONResponse
 
         try:
-            body = await self.reader.body(request)
-            return JSONResponse(await run_in_threadpool(work, body))
-        except _Refused as exc:
-            return _error(exc.status, exc.error, exc.detail)
+            data = await protocol.body(request, self.limits)
+            return JSONResponse(await run_in_threadpool(work, data))
+        except Refused as exc:
+            return protocol.error(exc.status, exc.error, exc.detail)
         except WayfindingError as exc:
-            return _error(400, "bad request", str(exc))
+            return protocol.error(400, "bad request", str(exc))
 
     def grid_search(self, body: dict[str, Any]) -> dict[str, Any]:
         grid = self.grid(body)
@@ -223,7 +211,7 @@ class _Playground:
                                                                       grid)
         method = body.get("method", "astar")
         if type(method) is not str or method not in PLAYGROUND_METHODS:
-            raise _Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
+            raise Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
                            f"{', '.join(PLAYGROUND_METHODS)}")
         cells = grid.width * grid.height
         # by default every cell fits in the slices, about 200 of them
@@ -236,7 +224,7 @@ class _Playground:
                                             record=method != "bidirectional")
             while sliced.step(max_expansions=size) is Status.RUNNING:
                 if len(slices) + 1 >= self.max_slices:
-                    raise _Refused(422, "too many slices", f"the search needs more than "
+                    raise Refused(422, "too many slices", f"the search needs more than "
                                    f"{self.max_slices} slices of {size} expansions; give a "
                                    "larger slice")
                 s = sliced.stats
@@ -252,7 +240,7 @@ class _Playground:
             result = solver(start, goal)
         s = result.stats
         slices.append({"expanded": s.expanded, "generated": s.generated, "elapsed": s.elapsed})
-        return {**_path_json(result), "method": method, "polyline": method in ANY_ANGLE,
+        return {**protocol.path_json(result), "method": method, "polyline": method in ANY_ANGLE,
                 "build_time": build, "slices": slices, **self.recorded(result)}
 
     @staticmethod
@@ -270,7 +258,7 @@ class _Playground:
         mesh = NavMesh.build(outline=outline, holes=holes, radius=radius)
         path = mesh.find_path(start, goal)
         return {"polygons": [mesh.polygon(i).tolist() for i in range(mesh.num_polygons)],
-                "path": np.asarray(path.path).tolist(), "cost": _number(path.cost),
+                "path": np.asarray(path.path).tolist(), "cost": protocol.number(path.cost),
                 "found": bool(path.found), "status": path.status.value,
                 "corridor": np.asarray(path.corridor).tolist(),
                 "portals": portals(mesh, path.corridor),
@@ -281,14 +269,12 @@ class _Playground:
         goal = _cell(body.get("goal"), "goal", grid)
         method = body.get("method", "eikonal")
         if method not in ("eikonal", "dijkstra"):
-            raise _Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
+            raise Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
                            "eikonal, dijkstra")
         t0 = time.perf_counter()
         flow = FlowField.build(grid, [goal], method=method)
-        vectors = flow.vectors
-        elapsed = time.perf_counter() - t0
-        return {"field": _rows(flow.field), "vectors": vectors.tolist(),
-                "codes": flow.codes.tolist(), "elapsed": elapsed}
+        vectors = flow.vectors.tolist()
+        return {**flow_json(flow), "vectors": vectors, "elapsed": time.perf_counter() - t0}
 
     def crowd(self, body: dict[str, Any]) -> dict[str, Any]:
         width, height, holes = self.world(body)
@@ -296,13 +282,13 @@ class _Playground:
         dt = _float(body, "dt", 0.01, 1.0, default=0.1)
         agents = body.get("agents")
         if not isinstance(agents, list) or not 1 <= len(agents) <= self.max_agents:
-            raise _Refused(400 if not isinstance(agents, list) or not agents else 413,
+            raise Refused(400 if not isinstance(agents, list) or not agents else 413,
                            "bad agents", f"agents must be a list of 1 to {self.max_agents} "
                            f"agents, got {len(agents) if isinstance(agents, list) else agents!r}")
         crowd = Crowd()
         for i, agent in enumerate(agents):
             if not isinstance(agent, dict):
-                raise _Refused(400, "bad agents", f"agents[{i}] must be an object with "
+                raise Refused(400, "bad agents", f"agents[{i}] must be an object with "
                                "position and goal")
             crowd.add(_point(agent.get("position"), f"agents[{i}].position", width, height),
                       goal=_point(agent.get("goal"), f"agents[{i}].goal", width, height),
