@@ -335,7 +335,7 @@ def test_limits_and_worlds_are_checked_at_load() -> None:
         create_app({"big": maze(10, 10)}, limits=Limits(max_cells=99))
     with pytest.raises(InvalidQueryError, match="max_expansions must be a positive int"):
         Limits(max_expansions=0)
-    with pytest.raises(InvalidQueryError, match="NavMesh3D or VoxelGrid, or the path"):
+    with pytest.raises(InvalidQueryError, match="Level or VoxelGrid, or the path of a file"):
         create_app({"x": 3})  # type: ignore[dict-item]
 
 
