@@ -37,7 +37,8 @@ def dask_client(scheduler: str) -> Iterator[Any]:
 
     ``scheduler``: ``local:N`` starts a ``LocalCluster`` of N (>= 1) single-threaded worker
     processes; anything else is the address of a running scheduler, ``host:port`` or
-    ``protocol://host:port`` (e.g. ``tcp://10.0.0.5:8786``), connected to within 30 s.
+    ``protocol://host:port`` (e.g. ``tcp://10.0.0.5:8786``; a host named ``local`` needs the
+    protocol), connected to within 30 s.
     Raises :class:`~wayfinding.errors.InvalidQueryError` for a string that is neither.
     """
     text = scheduler.strip() if isinstance(scheduler, str) else None

@@ -1,11 +1,13 @@
 """Batch work as Dask task graphs (the ``[dask]`` extra): whole Moving AI scenario sets and
 goal-bound builds, many queries per task, on a ``LocalCluster`` or any ``distributed``
-cluster.
+cluster (exit tables: :mod:`~wayfinding.bench.dask_exit_tables`; octrees:
+:mod:`~wayfinding.bench.dask_octree`; clients: :mod:`~wayfinding.bench.dask_cluster`).
 
 Results equal the serial run: :func:`solve_scenarios_dask` solves each problem with the same
-solver as :func:`~wayfinding.bench.run_scenario`, and :func:`build_goal_bounds_dask` merges
-per-batch boxes into the arrays :meth:`GoalBounds.build` gives.  Grids travel to the workers
-by pickling (scattered once per map), so workers need no shared file system.
+solver as :func:`~wayfinding.bench.run_scenario`, with each map's preprocessed indexes built
+once, and :func:`build_goal_bounds_dask` merges per-batch boxes into the arrays
+:meth:`GoalBounds.build` gives.  Grids travel to the workers by pickling (scattered once per
+map), so workers need no shared file system.
 """
 
 from __future__ import annotations
