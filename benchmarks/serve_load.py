@@ -74,11 +74,11 @@ MIX = {"astar": 0.7, "jps": 0.2, "distance": 0.1}
 #: ranges of optimal path cost the path queries are spread over, evenly.
 COST_RANGES = ((1.0, 16.0), (16.0, 64.0), (64.0, 256.0), (256.0, 1024.0))
 #: (clients, requests, seconds) of each phase, full and ``--quick``.
-PHASES = ((1, 3000, 20.0), (8, 6000, 20.0), (64, 8000, 25.0))
+PHASES = ((1, 3000, 15.0), (8, 6000, 15.0), (64, 8000, 20.0))
 QUICK_PHASES = ((1, 100, 5.0), (8, 200, 5.0), (64, 400, 5.0))
 WARMUP_PER_CLIENT = 5
 #: (clients, requests, sample every, seconds) of the memory phase, full and ``--quick``.
-MEMORY = (8, 100_000, 5_000, 360.0)
+MEMORY = (8, 100_000, 5_000, 300.0)
 QUICK_MEMORY = (8, 5_000, 500, 30.0)
 #: largest growth of the server's RSS over the second half of the memory phase (MiB).
 STEADY_MIB = 10.0
