@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidQueryError, WayfindingError
 from . import protocol
-from .crowds import Crowds, CrowdSession
+from .crowds import Crowds, Snapshot
 from .grids import SLICED_METHODS, WHOLE_METHODS, GridWorld, flow_json
 from .limits import DEFAULT_LIMITS, Limits, Refused
 from .loading import open_world
@@ -91,14 +91,14 @@ class _Service:
         return world
 
     async def run(self, request: Request, query: str,
-                  work: Callable[[World, dict[str, Any], float], Any]) -> tuple[World, Any]:
+                  work: Callable[[World, dict[str, Any], float], Any]) -> Any:
         """Read the body and run ``work(world, body, deadline)`` in the thread pool."""
         from starlette.concurrency import run_in_threadpool
 
         deadline = self.limits.deadline()
         world = self.world(request, query)
-        body = await protocol.body(request, self.limits)
-        return world, await run_in_threadpool(work, world, body, deadline)
+        body = await self.body(request)
+        return await run_in_threadpool(work, world, body, deadline)
 
     async def list_worlds(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
@@ -108,15 +108,14 @@ class _Service:
     async def path(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
-        _, answer = await self.run(request, "path",
-                                   lambda w, b, d: w.path(b, self.limits, d))
+        answer = await self.run(request, "path", lambda w, b, d: w.path(b, self.limits, d))
         return JSONResponse(answer)
 
     async def distance(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
-        _, out = await self.run(request, "distance",
-                                lambda w, b, d: _grid(w).distance(b, self.limits, d))
+        out = await self.run(request, "distance",
+                             lambda w, b, d: _grid(w).distance(b, self.limits, d))
         if protocol.wants_binary(request):
             return protocol.binary(out)
         return JSONResponse({"shape": list(out.shape), "distance": numbers(out)})
@@ -128,18 +127,20 @@ class _Service:
             array = option(body, "array", "codes", ("codes", "field"))
             return array, _grid(world).flow(body, self.limits, deadline)
 
-        _, (array, flow) = await self.run(request, "flow", work)
+        array, flow = await self.run(request, "flow", work)
         if protocol.wants_binary(request):
             return protocol.binary(flow.codes if array == "codes" else flow.field)
         return JSONResponse(flow_json(flow))
 
     async def create_crowd(self, request: Request) -> Response:
-        _, session = await self.run(request, "crowds",
-                                    lambda w, b, d: self.crowds.create(w, b))
-        return _crowd(request, session, status=201)
+        session = await self.run(request, "crowds", lambda w, b, d: self.crowds.create(w, b))
+        return _crowd(request, session.snapshot(), status=201)
 
     async def read_crowd(self, request: Request) -> Response:
-        return _crowd(request, self.crowds.get(request.path_params["id"]))
+        from starlette.concurrency import run_in_threadpool
+
+        return _crowd(request, await run_in_threadpool(self.crowds.read,
+                                                       request.path_params["id"]))
 
     async def delete_crowd(self, request: Request) -> Response:
         from starlette.responses import Response
@@ -153,9 +154,8 @@ class _Service:
         deadline = self.limits.deadline()
         key = request.path_params["id"]
         self.crowds.get(key)
-        body = await protocol.body(request, self.limits)
-        session = await run_in_threadpool(self.crowds.step, key, body, deadline)
-        return _crowd(request, session)
+        body = await self.body(request)
+        return _crowd(request, await run_in_threadpool(self.crowds.step, key, body, deadline))
 
     async def openapi(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
@@ -172,14 +172,15 @@ def _grid(world: World) -> GridWorld:
     return world
 
 
-def _crowd(request: Request, session: CrowdSession, *, status: int = 200) -> Response:
+def _crowd(request: Request, snapshot: Snapshot, *, status: int = 200) -> Response:
     from starlette.responses import JSONResponse
 
+    answer, positions = snapshot
     if protocol.wants_binary(request):
-        response = protocol.binary(session.navigator.crowd.position)
+        response = protocol.binary(positions)
         response.status_code = status
         return response
-    return JSONResponse(session.state(), status_code=status)
+    return JSONResponse(answer, status_code=status)
 
 
 async def _refused(request: Request, exc: Exception) -> Response:

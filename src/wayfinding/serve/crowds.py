@@ -16,11 +16,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .._validate import finite_point, positive_float
 from ..crowd import Navigator
 from ..errors import WayfindingError
 from .limits import BadRequest, Limits, Refused, steps, timed_out
 from .worlds import World
+
+#: A crowd's JSON answer and its binary form (:meth:`CrowdSession.snapshot`).
+Snapshot = tuple[dict[str, Any], np.ndarray]
 
 #: The options of an agent besides its ``position`` (:meth:`Navigator.add`'s).
 AGENT_OPTIONS = ("goal", "radius", "max_speed")
@@ -39,14 +44,16 @@ class CrowdSession:
     time: float = 0.0
     busy: threading.Lock = field(default_factory=threading.Lock)
 
-    def state(self) -> dict[str, Any]:
-        """The crowd as JSON: agent ``ids``, ``position``, ``velocity`` (rows in that
-        order) and each agent's navigation ``state``."""
+    def snapshot(self) -> Snapshot:
+        """The crowd now (call it while no step runs): as JSON, agent ``ids``,
+        ``position``, ``velocity`` (rows in that order) and each agent's navigation
+        ``state``; and a copy of the positions, ``(n, 2)`` float64, its binary form."""
         nav = self.navigator
         ids = nav.crowd.ids.tolist()
         return {"id": self.id, "world": self.world, "steps": self.steps, "time": self.time,
                 "ids": ids, "position": nav.crowd.position.tolist(),
-                "velocity": nav.crowd.velocity.tolist(), "state": [nav.state(a) for a in ids]}
+                "velocity": nav.crowd.velocity.tolist(),
+                "state": [nav.state(a) for a in ids]}, nav.crowd.position.copy()
 
 
 class Crowds:
@@ -99,6 +106,12 @@ class Crowds:
                                                          navigator=nav, used=now)
         return session
 
+    def read(self, key: str) -> Snapshot:
+        """Crowd ``key``'s :meth:`~CrowdSession.snapshot`, once a step under way ends."""
+        session = self.get(key)
+        with session.busy:
+            return session.snapshot()
+
     def get(self, key: str) -> CrowdSession:
         """The live crowd ``key`` (404 when none, or expired)."""
         now = time.monotonic()
@@ -117,9 +130,9 @@ class Crowds:
         with self._lock:
             self._sessions.pop(key, None)
 
-    def step(self, key: str, body: dict[str, Any], deadline: float) -> CrowdSession:
+    def step(self, key: str, body: dict[str, Any], deadline: float) -> Snapshot:
         """Step crowd ``key`` ``body["steps"]`` times (default 1) by ``body["dt"]`` seconds
-        (default 0.1), each step :meth:`Navigator.update`."""
+        (default 0.1), each step :meth:`Navigator.update`; its snapshot after."""
         session = self.get(key)
         n = steps(body.get("steps", 1), self.limits)
         dt = positive_float("dt", body.get("dt", 0.1), error=BadRequest)
@@ -133,8 +146,8 @@ class Crowds:
                 session.navigator.update(dt)
                 session.steps += 1
                 session.time += dt
+            return session.snapshot()
         finally:
             session.busy.release()
             session.used = time.monotonic()
-        return session
 

@@ -13,6 +13,7 @@ from .limits import Limits, Refused
 
 T = TypeVar("T")
 
+
 class World(ABC):
     """A loaded world: its ``kind``, the ``queries`` (route names) it answers, its path
     ``methods``, and one query object per thread (:meth:`own`) over read-only data."""
