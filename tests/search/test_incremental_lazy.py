@@ -219,3 +219,48 @@ def test_the_kept_node_memory_has_a_size_cap():
     finally:
         planner_memory_cap(nbytes=default)
         release_planner_memory()
+
+
+def test_a_tiled_planners_memory_is_kept_by_the_tiles_its_searches_reached():
+    import gc
+
+    from wayfinding._kernels import _incremental
+    from wayfinding.search.incremental import planner_memory_cap, release_planner_memory
+
+    rng = np.random.default_rng(9)
+    costs = rng.choice([1.0, 2.0, 3.0], size=(160, 160))
+    grid = Grid(costs)
+    tile = 256 * 24 + 32                           # a tile's nodes, slots and bits
+    default = planner_memory_cap()
+    release_planner_memory()
+    try:
+        planner_memory_cap(nbytes=24 * 160 * 160 - 1)  # below the grid's node memory: tiles
+        first = DStarLite(grid, (0, 0), (159, 150))
+        assert first._core.tiled
+        assert first.replan().cost == pytest.approx(
+            dijkstra(costs, "no_corner_cutting", (0, 0), (159, 150)), rel=1e-9)
+        del first
+        gc.collect()
+        kept = _incremental.pool_bytes()
+        assert kept % tile == 0 and 2 * tile <= kept < 101 * tile   # tile 0 and those reached
+        for cls, a, b in [(LPAStar, (5, 150), (150, 3)), (DStarLite, (80, 80), (0, 159))]:
+            planner = cls(grid, a, b)              # reuses the kept tiles, full of old state
+            assert _incremental.pool_bytes() == 0
+            assert planner.replan().cost == pytest.approx(
+                dijkstra(costs, "no_corner_cutting", a, b), rel=1e-9)
+            del planner
+            gc.collect()
+            assert _incremental.pool_bytes() >= kept
+        kept = _incremental.pool_bytes()
+        assert planner_memory_cap(nbytes=kept - 1) == 24 * 160 * 160 - 1   # freed now
+        assert _incremental.pool_bytes() == 0
+        planner_memory_cap(nbytes=3 * tile)
+        planner = LPAStar(grid, (0, 0), (159, 159))   # reaches more tiles than the cap holds
+        assert planner._core.tiled
+        planner.replan()
+        del planner
+        gc.collect()
+        assert _incremental.pool_bytes() == 0
+    finally:
+        planner_memory_cap(nbytes=default)
+        release_planner_memory()

@@ -17,11 +17,26 @@
 # so far) and handed to the next planner of at most their size, whose first plan then
 # touches pages already in memory instead of faulting on each fresh one.  The bitmap goes
 # back zeroed: a second bitmap, one bit per word of it, says which words to clear, so giving
-# back costs time in the nodes the searches reached, not in the world.  The pool holds up to
-# n * (sizeof(Node) + sizeof(Slot)) + n / 8 bytes (24.125 per node) of the largest world
-# planned on, and never more than ``pool_cap`` bytes (128 MiB unless set: a 2048 x 2048
-# grid's pair fits): a larger freed pair is freed.  ``pool_bytes`` reports the pool,
-# ``release_pool`` frees it.  Taking and giving back hold the GIL.
+# back costs time in the nodes the searches reached, not in the world.  The pool counts the
+# bytes of the pair its searches may have touched: n * (sizeof(Node) + sizeof(Slot)) + n / 8
+# (24.125 per node) on a world laid out by node, 6176 per tile given out on a grid laid out
+# in tiles (see ``ix``), and keeps a pair that touched no more than ``pool_cap`` bytes
+# (128 MiB unless set: a 2048 x 2048 grid's pair fits, and a 4096 x 4096 grid's as long as
+# its searches reach at most 21,700 of its 65,536 tiles); another pair is freed.
+# ``pool_bytes`` reports those bytes, ``release_pool`` frees the pair.  Taking and giving
+# back hold the GIL.
+#
+# The first plan against A* (benchmarks/dynamic.py): the first search is one A*-like loop
+# (``first_grid``) that leaves LPA*'s state.  Its ties wait on their stack until a later
+# call needs the queue (``settled``), and a grid path comes out as cells in one pass
+# (``grid_cells``).  Running the grid A* kernel itself (its workspace, converted to node
+# state at the first edit) was weighed and left: its order breaks ties on f and a float g,
+# not on LPA*'s keys, so the nodes it expands and the path the walk then picks among equal
+# ones would differ from this planner's, and its per-cell arrays (20 bytes a cell, row by
+# row) would fault more fresh pages on a large grid than these tiles.  The heap keeps its
+# own shape (two keys, the node and its place; positions in the slots) rather than
+# ``_heap.pxd``'s (f, float g, node; positions by node): sharing one routine would need a
+# second position scheme in the A* kernels' hot loops.
 cimport cython
 
 from libc.math cimport INFINITY, fabs, floor, sqrt
@@ -353,12 +368,14 @@ cdef class IncrementalCore:
 
     # ------------------------------------------------------------------ lazy state
     # A node's state lives at its place ``ix(node)`` in the node memory (and the bitmaps):
-    # the node id itself, except on a grid whose node memory is above the pool's cap (fresh
-    # memory for each planner, every page it touches a page fault): there the places run
-    # tile by tile, 16 x 16 cells each (256 places, 4 KiB of g and rhs), so that a search
-    # reaching a few cells of each row of a wide grid faults a few pages per tile instead
-    # of a few per row.  (On pooled memory tiles cost more in index arithmetic than they
-    # save.)
+    # the node id itself, except on a grid whose node memory is above the pool's cap:
+    # there the places run tile by tile, 16 x 16 cells each (256 places, 4 KiB of g and
+    # rhs), and a tile gets the next free one of the node memory when a search first
+    # reaches it (``tile_at``; tile 0, never given out, reads as unseen).  The tiles in use
+    # are then a prefix of the node memory, few on a wide grid where a search is a thin
+    # line across it: the pair is pooled by those bytes, and the next planner's search
+    # finds them in memory instead of faulting a page or two per tile.  (On a world within
+    # the cap, tiles cost more in index arithmetic than they save.)
     cdef inline Py_ssize_t ixy(self, int x, int y) noexcept nogil:
         if self.tiled:
             return (<Py_ssize_t> self.tile_at[(y >> 4) * self.tw + (x >> 4)] << 8) | \

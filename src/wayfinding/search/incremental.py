@@ -27,9 +27,12 @@ node's g too low, ties go to the smaller g, as the repairs need.
 
 A freed planner's node memory (about 24 bytes per node of its world) is kept for the next
 planner built on a world of at most that many nodes, whose first plan then finds it already
-in memory; one block is kept, the largest freed so far within a cap (128 MiB unless
-``planner_memory_cap(nbytes=...)`` sets another; a larger freed block is freed at once).
-:func:`release_planner_memory` frees it.
+in memory; one block is kept, the largest freed so far whose searches touched no more than
+a cap (128 MiB unless ``planner_memory_cap(nbytes=...)`` sets another; a block that touched
+more is freed at once).  On a grid whose node memory is above the cap, the memory is laid
+out in tiles of 16 × 16 cells given out in the order the searches reach them, so the block
+touches only those tiles (about 6 KiB each: a search across an open 4096² grid reaches a
+few hundred) and is kept too.  :func:`release_planner_memory` frees it.
 
 >>> from wayfinding.grid import Grid
 >>> planner = DStarLite(Grid.from_ascii('''
@@ -185,7 +188,7 @@ def release_planner_memory() -> int:
     Returns
     -------
     int
-        The bytes freed (0 when none was kept).
+        The bytes of it the searches had touched (0 when none was kept).
     """
     return int(_incremental.release_pool())
 
@@ -196,8 +199,8 @@ def planner_memory_cap(*, nbytes: int | None = None) -> int:
     Parameters
     ----------
     nbytes : int, optional
-        A new cap in bytes (>= 0; 0 keeps nothing).  A kept block above it is freed at
-        once, and a freed planner's block above it is freed rather than kept.
+        A new cap in bytes (>= 0; 0 keeps nothing).  A kept block whose searches touched
+        more is freed at once, and so is a freed planner's block rather than kept.
 
     Returns
     -------
