@@ -168,6 +168,8 @@ def test_navmesh_paths_equal_the_library(server: Any, loaded: dict[str, Any],
             for polygon in (p, q):      # each portal is an edge of both its polygons
                 corners = mesh.vertices[mesh.polygons[polygon, :mesh.sizes[polygon]]].tolist()
                 assert a in corners and b in corners
+            ahead = np.subtract(mesh.centroids()[q], mesh.centroids()[p])
+            assert np.cross(ahead, np.subtract(b, a)) > 0        # b on the walker's left
     assert "corridor" not in server.post("/worlds/mesh/path", json={
         "start": points[0], "goal": points[1]}).json()
 
@@ -192,7 +194,7 @@ def test_clearance_paths_equal_the_library(server: Any, loaded: dict[str, Any],
         got = r.json()
         assert got["path"] == want.path.tolist() and got["found"] is want.found
         assert got["cost"] == (want.cost if want.found else None)
-        assert got["reason"] == want.reason and got["corridor"] == want.channel.tolist()
+        assert got["reason"] == want.reason and got["channel"] == want.channel.tolist()
 
 
 def test_navmesh3d_paths_equal_the_library(server: Any, loaded: dict[str, Any]) -> None:

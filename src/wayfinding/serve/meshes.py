@@ -59,9 +59,9 @@ class MeshWorld(World):
 
     def path(self, body: dict[str, Any], limits: Limits, deadline: float) -> dict[str, Any]:
         """``start``, ``goal``, ``method``; ``partial`` (NavMesh); ``radius`` (ClearanceMesh,
-        default 0); ``corridor``: also answer the polygons walked through (``corridor``)
-        and, on a NavMesh, the edges crossed between them (``portals``, ``None`` for an
-        off-mesh link)."""
+        default 0); ``corridor``: also answer the polygons walked through (NavMesh:
+        ``corridor``, and the edges crossed between them, ``portals``; ClearanceMesh: the
+        triangles, ``channel``)."""
         start, goal = _point(body.get("start"), "start", 2), _point(body.get("goal"), "goal", 2)
         method = self.method(body, self.methods[0])
         corridor = _flag(body, "corridor")
@@ -77,7 +77,7 @@ class MeshWorld(World):
             result: PathResult = clear
             extra["reason"] = clear.reason
             if corridor:
-                extra["corridor"] = np.asarray(clear.channel).tolist()
+                extra["channel"] = np.asarray(clear.channel).tolist()
         else:
             partial = _flag(body, "partial")
             query = self.own("query", lambda: NavMeshQuery(mesh))
@@ -96,7 +96,8 @@ class MeshWorld(World):
 
 def corridor_portals(mesh: NavMesh, corridor: np.ndarray) -> list[Any]:
     """The edge crossed from each polygon of ``corridor`` to the next, ``[[x, y], [x, y]]``
-    (left then right as the polygon winds), ``None`` where an off-mesh link joins them."""
+    in the polygon's counter-clockwise order (the walker's right end, then left), ``None``
+    where an off-mesh link joins them."""
     a, b = corridor[:-1], corridor[1:]
     hit = mesh.neighbours[a] == b[:, None]
     k = hit.argmax(axis=1)
