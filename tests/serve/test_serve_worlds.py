@@ -390,6 +390,9 @@ def test_bad_steps_and_unknown_crowds_are_4xx(server: Any, loaded: dict[str, Any
         assert "over the limit of 40" in _error(server.post(
             f"/crowds/{key}/step", json={"steps": 41}), 422, "too many steps")
         _error(server.post(f"/crowds/{key}/step", content=b"{"), 400, "bad JSON")
+        _error(server.post(f"/crowds/{key}/step", json={"pad": "x" * 9000}), 413, "too large")
+        _error(server.post("/worlds/rocks/crowds", json={"agents": [{"position": [1, 1]}] * 700}),
+               413, "too large")
         assert server.get(f"/crowds/{key}").json()["steps"] == 0      # nothing changed
     finally:
         server.delete(f"/crowds/{key}")
@@ -473,8 +476,13 @@ def test_expansion_budget_holds_on_every_kind(loaded: dict[str, Any]) -> None:
 def test_requests_past_the_deadline_are_503(loaded: dict[str, Any]) -> None:
     open_grid = Grid.from_ascii("\n".join(["." * 400] * 300))
     sky = _free_voxels(loaded["sky"], 2, seed=1)
-    worlds = {"open": open_grid, "sky": loaded["sky"], "mesh": loaded["mesh"]}
+    worlds = {"open": open_grid, "sky": loaded["sky"], "mesh": loaded["mesh"],
+              "level": loaded["level"]}
     with Live(worlds, limits=Limits(max_seconds=1e-9)) as client:
+        _error(client.post("/worlds/mesh/path", json={"start": [1, 1], "goal": [18, 18]}),
+               503, "timed out")
+        _error(client.post("/worlds/level/path", json={"start": [1, 0, 1], "goal": [9, 0, 9]}),
+               503, "timed out")
         for method in ("dijkstra", "jps"):      # stopped in slices; checked when it ends
             assert "the search ran past the limit of 1e-09 s" in _error(client.post(
                 "/worlds/open/path", json={"start": [0, 0], "goal": [399, 299],
