@@ -18,6 +18,7 @@ const context = await chromium.launchPersistentContext(profile, {
   viewport: { width: 1280, height: 720 },
 });
 const page = context.pages()[0] || await context.newPage();
+page.setDefaultTimeout(90000);     // the machine may be busy
 page.on("console", (m) => report.console.push({ type: m.type(), text: m.text() }));
 page.on("pageerror", (e) => report.pageErrors.push(String(e)));
 page.on("requestfailed", (r) => report.failedRequests.push(r.url()));
@@ -132,8 +133,15 @@ try {
   await page.click("#grid-step");
   steps.stepped = { expanded: await text("grid-expanded"), slice: await text("grid-slice-count") };
   await page.click("#grid-play");
-  await page.waitForFunction(() => window.playground.grid.frame === 6);
-  steps.midPlay = { expanded: await text("grid-expanded"), shot: await shot("grid-playing") };
+  await page.waitForFunction(() => window.playground.grid.frame >= 6);
+  const sample = () => page.evaluate(() => ({
+    frame: window.playground.grid.frame, expanded: document.getElementById("grid-expanded").textContent }));
+  steps.playing = await sample();
+  await page.click("#grid-reset");     // stops the animation
+  for (let i = 0; i < 6; i++) await page.click("#grid-step");
+  steps.midPlay = await sample();
+  steps.midPlay.shot = await shot("grid-playing");
+  await page.click("#grid-play");
   await page.waitForFunction(() => window.playground.grid.frame === window.playground.grid.result.slices.length);
   steps.played = { expanded: await text("grid-expanded"), slice: await text("grid-slice-count"),
                    cost: await text("grid-cost"), shot: await shot("grid-played") };
