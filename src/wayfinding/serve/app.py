@@ -46,7 +46,7 @@ from .crowds import Crowds, Snapshot
 from .grids import SLICED_METHODS, WHOLE_METHODS, GridWorld, flow_json
 from .limits import DEFAULT_LIMITS, Limits, Refused
 from .loading import open_world
-from .protocol import number, numbers, option, path_json
+from .protocol import numbers, option
 from .schema import openapi_schema
 from .worlds import World
 
@@ -74,10 +74,6 @@ class _Service:
             world.add_indexes(methods)
         self.crowds = Crowds(limits)
 
-    async def body(self, request: Request) -> dict[str, Any]:
-        """The request's JSON object under the body limit (:func:`.protocol.body`)."""
-        return await protocol.body(request, self.limits)
-
     def world(self, request: Request, query: str) -> World:
         """The world the request names, which must answer ``query``."""
         name = request.path_params["name"]
@@ -97,7 +93,7 @@ class _Service:
 
         deadline = self.limits.deadline()
         world = self.world(request, query)
-        body = await self.body(request)
+        body = await protocol.body(request, self.limits)
         return await run_in_threadpool(work, world, body, deadline)
 
     async def list_worlds(self, request: Request) -> Response:
@@ -154,17 +150,13 @@ class _Service:
         deadline = self.limits.deadline()
         key = request.path_params["id"]
         self.crowds.get(key)
-        body = await self.body(request)
+        body = await protocol.body(request, self.limits)
         return _crowd(request, await run_in_threadpool(self.crowds.step, key, body, deadline))
 
     async def openapi(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
         return JSONResponse(openapi_schema())
-
-
-# The names the playground (:mod:`.playground`) reads from this module.
-_Refused, _error, _number, _path_json = Refused, protocol.error, number, path_json
 
 
 def _grid(world: World) -> GridWorld:
