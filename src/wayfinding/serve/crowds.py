@@ -21,7 +21,7 @@ import numpy as np
 from .._validate import finite_point, positive_float
 from ..crowd import Navigator
 from ..errors import WayfindingError
-from .limits import BadRequest, Limits, Refused, steps, timed_out
+from .limits import BadRequest, Limits, Refused, step_count, timed_out
 from .worlds import World
 
 #: A crowd's JSON answer and its binary form (:meth:`CrowdSession.snapshot`).
@@ -134,7 +134,7 @@ class Crowds:
         """Step crowd ``key`` ``body["steps"]`` times (default 1) by ``body["dt"]`` seconds
         (default 0.1), each step :meth:`Navigator.update`; its snapshot after."""
         session = self.get(key)
-        n = steps(body.get("steps", 1), self.limits)
+        n = step_count(body.get("steps", 1), self.limits)
         dt = positive_float("dt", body.get("dt", 0.1), error=BadRequest)
         if not session.busy.acquire(blocking=False):
             raise Refused(409, "crowd busy", f"crowd {key!r} is stepping for another request")

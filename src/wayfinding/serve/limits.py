@@ -99,7 +99,7 @@ def check_deadline(deadline: float, what: str, limits: Limits) -> None:
         raise timed_out(what, limits.max_seconds)
 
 
-def steps(value: object, limits: Limits) -> int:
+def step_count(value: object, limits: Limits) -> int:
     """A request's crowd step count: 400 unless a positive int, 422 over ``max_steps``."""
     n = count("steps", value, error=BadRequest)
     if n > limits.max_steps:
