@@ -39,6 +39,7 @@ world over the limits, 422 when a search would take more than ``max_slices`` sli
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -98,19 +99,7 @@ def _point(value: Any, field: str, width: float, height: float) -> tuple[float, 
     x, y = finite_point(field, value).tolist()
     if not (0 <= x <= width and 0 <= y <= height):
         raise Refused(400, "bad coordinates", f"{field} {value} is outside the {width:g}x"
-                       f"{height:g} world")
-    return x, y
-
-
-def _cell(value: Any, field: str, grid: Grid) -> tuple[int, int]:
-    if not (isinstance(value, list) and len(value) == 2
-            and all(type(v) is int for v in value)):
-        raise Refused(400, "bad coordinates", f"{field} must be [x, y] integers, got "
-                       f"{json.dumps(value)}")
-    x, y = value
-    if not (0 <= x < grid.width and 0 <= y < grid.height):
-        raise Refused(400, "bad coordinates", f"{field} {value} is outside the "
-                       f"{grid.width}x{grid.height} grid")
+                      f"{height:g} world")
     return x, y
 
 
@@ -121,28 +110,27 @@ class _Playground:
         self.max_cells, self.max_slices = max_cells, max_slices
         self.max_agents, self.max_frames = max_agents, max_frames
         self.max_vertices = max_obstacle_vertices
-        self.applicable: dict[str, dict[str, Any]] | None = None
 
     def grid(self, body: dict[str, Any]) -> Grid:
         side = self.max_cells
         width, height = _int(body, "width", 1, side), _int(body, "height", 1, side)
         if width * height > self.max_cells:
             raise Refused(413, "too large", f"the grid has {width}x{height} = "
-                           f"{width * height} cells, over the limit of {self.max_cells}")
+                          f"{width * height} cells, over the limit of {self.max_cells}")
         cells = body.get("cells")
         if not isinstance(cells, str) or len(cells) != width * height:
             size = len(cells) if isinstance(cells, str) else type(cells).__name__
             raise Refused(400, "bad grid", f"cells must be a string of width x height = "
-                           f"{width * height} characters, got {size}")
+                          f"{width * height} characters, got {size}")
         bad = set(cells) - set(_COSTS)
         if bad:
             raise Refused(400, "bad grid", f"cells may hold only '#', '.' and '1'..'9', got "
-                           f"{''.join(sorted(bad))!r}")
+                          f"{''.join(sorted(bad))!r}")
         costs = np.array([_COSTS[c] for c in cells]).reshape(height, width)
         diagonal = body.get("diagonal", Diagonal.NO_CORNER_CUTTING.value)
         if diagonal not in [d.value for d in Diagonal]:
             raise Refused(400, "bad input", f"diagonal must be one of "
-                           f"{', '.join(d.value for d in Diagonal)}, got {json.dumps(diagonal)}")
+                          f"{', '.join(d.value for d in Diagonal)}, got {json.dumps(diagonal)}")
         return Grid(costs, diagonal=diagonal)
 
     def world(self, body: dict[str, Any]) -> tuple[float, float, list[np.ndarray]]:
@@ -156,13 +144,13 @@ class _Playground:
         for i, poly in enumerate(obstacles):
             if not (isinstance(poly, list) and len(poly) >= 3):
                 raise Refused(400, "bad obstacles", f"obstacles[{i}] must be a list of at "
-                               f"least 3 points, got {json.dumps(poly)[:80]}")
+                              f"least 3 points, got {json.dumps(poly)[:80]}")
             polygons.append(np.array([_point(p, f"obstacles[{i}][{k}]", width, height)
                                       for k, p in enumerate(poly)]))
         vertices = sum(len(p) for p in polygons)
         if vertices > self.max_vertices:
             raise Refused(413, "too large", f"the obstacles have {vertices} vertices, over "
-                           f"the limit of {self.max_vertices}")
+                          f"the limit of {self.max_vertices}")
         return width, height, polygons
 
     async def page(self, request: Request) -> Response:
@@ -179,15 +167,15 @@ class _Playground:
         return FileResponse(STATIC / name, media_type=_FILES[name])
 
     async def methods(self, request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
         from starlette.responses import JSONResponse
 
-        if self.applicable is None:
-            self.applicable = _applicable()
+        applicable = await run_in_threadpool(_applicable)
         return JSONResponse({
             "methods": [{"name": m, "description": METHODS[m], "sliced": m in SLICED_METHODS,
                          "recorded": m in SLICED_METHODS and m != "bidirectional"
                          or m in WHOLE_METHODS and m not in ANY_ANGLE,
-                         **self.applicable[m]} for m in PLAYGROUND_METHODS],
+                         **applicable[m]} for m in PLAYGROUND_METHODS],
             "diagonals": [d.value for d in Diagonal],
             "limits": {"max_cells": self.max_cells, "max_slices": self.max_slices,
                        "max_agents": self.max_agents, "max_frames": self.max_frames}})
@@ -207,12 +195,13 @@ class _Playground:
 
     def grid_search(self, body: dict[str, Any]) -> dict[str, Any]:
         grid = self.grid(body)
-        start, goal = _cell(body.get("start"), "start", grid), _cell(body.get("goal"), "goal",
-                                                                      grid)
+        size_xy = (grid.width, grid.height)
+        start = protocol.coordinates(body.get("start"), "start", size_xy)
+        goal = protocol.coordinates(body.get("goal"), "goal", size_xy)
         method = body.get("method", "astar")
         if type(method) is not str or method not in PLAYGROUND_METHODS:
             raise Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
-                           f"{', '.join(PLAYGROUND_METHODS)}")
+                          f"{', '.join(PLAYGROUND_METHODS)}")
         cells = grid.width * grid.height
         # by default every cell fits in the slices, about 200 of them
         size = _int(body, "slice", 1, self.max_cells,
@@ -225,8 +214,8 @@ class _Playground:
             while sliced.step(max_expansions=size) is Status.RUNNING:
                 if len(slices) + 1 >= self.max_slices:
                     raise Refused(422, "too many slices", f"the search needs more than "
-                                   f"{self.max_slices} slices of {size} expansions; give a "
-                                   "larger slice")
+                                  f"{self.max_slices} slices of {size} expansions; give a "
+                                  "larger slice")
                 s = sliced.stats
                 slices.append({"expanded": s.expanded, "generated": s.generated,
                                "elapsed": s.elapsed})
@@ -266,11 +255,11 @@ class _Playground:
 
     def flow(self, body: dict[str, Any]) -> dict[str, Any]:
         grid = self.grid(body)
-        goal = _cell(body.get("goal"), "goal", grid)
+        goal = protocol.coordinates(body.get("goal"), "goal", (grid.width, grid.height))
         method = body.get("method", "eikonal")
         if method not in ("eikonal", "dijkstra"):
             raise Refused(400, "unknown method", f"method {json.dumps(method)} is not one of "
-                           "eikonal, dijkstra")
+                          "eikonal, dijkstra")
         t0 = time.perf_counter()
         flow = FlowField.build(grid, [goal], method=method)
         vectors = flow.vectors.tolist()
@@ -283,13 +272,13 @@ class _Playground:
         agents = body.get("agents")
         if not isinstance(agents, list) or not 1 <= len(agents) <= self.max_agents:
             raise Refused(400 if not isinstance(agents, list) or not agents else 413,
-                           "bad agents", f"agents must be a list of 1 to {self.max_agents} "
-                           f"agents, got {len(agents) if isinstance(agents, list) else agents!r}")
+                          "bad agents", f"agents must be a list of 1 to {self.max_agents} "
+                          f"agents, got {len(agents) if isinstance(agents, list) else agents!r}")
         crowd = Crowd()
         for i, agent in enumerate(agents):
             if not isinstance(agent, dict):
                 raise Refused(400, "bad agents", f"agents[{i}] must be an object with "
-                               "position and goal")
+                              "position and goal")
             crowd.add(_point(agent.get("position"), f"agents[{i}].position", width, height),
                       goal=_point(agent.get("goal"), f"agents[{i}].goal", width, height),
                       radius=_float(agent, "radius", 0.05, 5.0, default=0.4),
@@ -306,6 +295,7 @@ class _Playground:
                 "elapsed": time.perf_counter() - t0}
 
 
+@functools.cache
 def _applicable() -> dict[str, dict[str, Any]]:
     """Per method, the grids it answers on, found by asking it on 3x3 grids: ``diagonals``,
     the diagonal rules it takes on uniform grids, and ``weighted``, whether it takes weighted

@@ -219,6 +219,7 @@
     }
 
     const run = debounced(async () => {
+      if (!state.methodInfo) return;      // the method list is still loading
       if (!methodsFor()) { stop(); g.result = null; g.frame = 0; draw(); return; }
       const body = {
         width: g.width, height: g.height, cells: g.cells.join(""), start: g.start, goal: g.goal,
