@@ -356,3 +356,16 @@ def test_the_json_answers_are_plain_json(client: Any, weighted: Grid) -> None:
     start, goal = _corners(weighted)
     r = client.post("/playground/api/grid", json=_body(weighted, start, goal))
     assert json.loads(r.text, parse_constant=lambda c: pytest.fail(f"{c} in the answer"))
+
+
+def test_navmeshes_without_shapely_are_not_installed(client: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import wayfinding.navmesh.build as build
+
+    def absent() -> None:
+        raise ImportError("building a navigation mesh needs shapely")
+
+    monkeypatch.setattr(build, "_shapely", absent)
+    body = {**WORLD, "radius": 0.5, "start": [1, 6], "goal": [19, 6]}
+    assert "shapely" in _error(client.post("/playground/api/navmesh", json=body), 501,
+                               "not installed")

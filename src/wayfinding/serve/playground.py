@@ -3,7 +3,8 @@ page (plain JavaScript, no build step) and of the small JSON API it calls on wor
 draws.  Every answer is computed by the library; the page only draws and animates.
 
 Routes (errors ``{"error", "detail"}`` with 400 for bad JSON or input, 413 for a body or a
-world over the limits, 422 when a search would take more than ``max_slices`` slices):
+world over the limits, 422 when a search would take more than ``max_slices`` slices, 501
+for a navmesh or crowd without shapely, the ``[geometry]`` extra):
 
 - ``GET /`` and ``GET /playground``: the page; ``GET /playground/static/{name}``: its script
   and style sheet.
@@ -192,6 +193,8 @@ class _Playground:
             return protocol.error(exc.status, exc.error, exc.detail)
         except WayfindingError as exc:
             return protocol.error(400, "bad request", str(exc))
+        except ImportError as exc:          # navmeshes and crowd walls need [geometry]
+            return protocol.error(501, "not installed", str(exc))
 
     def grid_search(self, body: dict[str, Any]) -> dict[str, Any]:
         grid = self.grid(body)
