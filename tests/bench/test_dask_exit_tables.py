@@ -74,3 +74,23 @@ def test_exit_tables_bad_input(client):
         build_exit_tables_dask(g, tile_size=2.0, client=object())
     with pytest.raises(InvalidQueryError, match="max_centres"):
         build_exit_tables_dask(g, tile_size=0.5, max_centres=2, client=client, progress=False)
+
+
+def test_exit_tables_progress_bars(client, monkeypatch):
+    class Terminal:
+        text = ""
+
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            Terminal.text += s
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr("sys.stderr", Terminal())
+    build_exit_tables_dask(geometric_graph(4, n=30), tile_size=2.0, levels=3, client=client,
+                           batch=4)
+    for stage in ("exit tables level 0 near tables [", "exit tables level 1 centre tables ["):
+        assert stage in Terminal.text

@@ -66,3 +66,30 @@ def test_octree_bad_input(client):
         build_octree_dask(random_voxels((8, 8, 8)), client=client, batch=0)
     with pytest.raises(InvalidQueryError, match="distributed.Client"):
         build_octree_dask(random_voxels((8, 8, 8)), client="local:2")
+
+
+class _Terminal:
+    """A stderr stand-in that says it is a terminal and keeps what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_octree_progress_bars(client, monkeypatch):
+    err = _Terminal()
+    monkeypatch.setattr("sys.stderr", err)
+    build_octree_dask(random_voxels((16, 16, 40), seed=4), client=client, batch=16)
+    assert "octree leaves [" in err.text and "octree links (layer 0) [" in err.text
+    quiet = _Terminal()
+    monkeypatch.setattr("sys.stderr", quiet)
+    build_octree_dask(random_voxels((16, 16, 40), seed=4), client=client, progress=False)
+    assert quiet.text == ""
