@@ -175,6 +175,7 @@
       if (r && k > 0) {
         const counts = r.slices[k - 1];
         const shown = r.expanded_nodes ? Math.min(counts.expanded, r.expanded_nodes.length) : 0;
+        ctx.globalAlpha = 0.75;               // weighted cells show through
         ctx.fillStyle = colour("expanded");
         for (let i = 0; i < shown; i++) {
           const [x, y] = r.expanded_nodes[i];
@@ -184,6 +185,7 @@
           ctx.fillStyle = colour("open");
           for (const [x, y] of r.open_nodes) ctx.fillRect(x * g.cell + 1, y * g.cell + 1, g.cell - 2, g.cell - 2);
         }
+        ctx.globalAlpha = 1;
         if (k === n && r.found) {
           polyline(ctx, r.path, g.cell, g.cell, r.polyline ? 0 : 0.5, 3, colour("path"));
         }
@@ -302,7 +304,7 @@
           ctx.stroke();
         });
         ctx.strokeStyle = colour("portal");
-        ctx.lineWidth = 3;
+        ctx.lineWidth = 2;
         for (const [ax, ay, bx, by] of r.portals) {
           ctx.beginPath(); ctx.moveTo(ax * s, ay * s); ctx.lineTo(bx * s, by * s); ctx.stroke();
         }
