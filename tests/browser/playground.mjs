@@ -98,6 +98,23 @@ try {
   });
   steps.dragged = { goal: await state("grid.goal"), cost: r.cost };
 
+  // Grid: shift-drag draws weights, alt-drag erases.
+  const weights = () => page.evaluate(() => window.playground.grid.cells.filter((c) => c === "5").length);
+  const brushDrag = (key, a, b) => gridRun(async () => {
+    await page.keyboard.down(key);
+    await page.mouse.move(...a);
+    await page.mouse.down();
+    await page.mouse.move(...b, { steps: 12 });
+    await page.mouse.up();
+    await page.keyboard.up(key);
+  });
+  const w0 = await weights();
+  const wa = await cellPoint("grid-canvas", "grid", 2, 20), wb = await cellPoint("grid-canvas", "grid", 12, 20);
+  r = await brushDrag("Shift", wa, wb);
+  const w1 = await weights();
+  await brushDrag("Alt", wa, wb);
+  steps.weights = { before: w0, drawn: w1, erased: await weights(), found: r.result.found };
+
   // Grid: the methods the library refuses on weighted grids are disabled; on a uniform grid
   // every method in the dropdown runs to a path.
   steps.disabledWeighted = await page.$$eval("#grid-method option", (os) => os.filter((o) => o.disabled).map((o) => o.value));

@@ -100,6 +100,12 @@ def test_clicks_place_start_and_goal(report: dict[str, Any]) -> None:
     assert report["steps"]["dragged"]["goal"] == [45, 3]
 
 
+def test_shift_drag_draws_weights_and_alt_drag_erases(report: dict[str, Any]) -> None:
+    weights = report["steps"]["weights"]
+    assert weights["drawn"] == weights["before"] + 11 and weights["erased"] == weights["before"]
+    assert weights["found"]
+
+
 def test_a_drawn_wall_changes_the_path(report: dict[str, Any]) -> None:
     placed, walled = report["steps"]["placed"], report["steps"]["walled"]
     assert walled["found"]
