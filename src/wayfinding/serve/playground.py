@@ -26,7 +26,8 @@ for a navmesh or crowd without shapely, the ``[geometry]`` extra):
   "goal"}`` (obstacles: polygons ``[[x, y], ...]`` inside the ``width`` x ``height``
   rectangle): the :class:`~wayfinding.navmesh.NavMesh` built for that agent radius
   (``polygons``: vertex lists), the path query's ``path``, ``cost``, ``found``,
-  ``corridor`` (polygon ids) and ``portals`` (``[ax, ay, bx, by]`` per step of the corridor).
+  ``corridor`` (polygon ids) and ``portals`` (``[[x, y], [x, y]]`` per step of the
+  corridor, as the path service gives them).
 - ``POST /playground/api/flow``: a grid as above with ``goal`` and ``method``
   (``"eikonal"`` or ``"dijkstra"``): the :class:`~wayfinding.fields.FlowField` as the
   path service gives it (integration ``field``, ``null`` where unreachable, and direction
@@ -63,6 +64,7 @@ from ..results import PathResult, Status
 from . import protocol
 from .grids import SLICED_METHODS, WHOLE_METHODS, flow_json
 from .limits import Limits, Refused
+from .meshes import corridor_portals
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -253,7 +255,7 @@ class _Playground:
                 "path": np.asarray(path.path).tolist(), "cost": protocol.number(path.cost),
                 "found": bool(path.found), "status": path.status.value,
                 "corridor": np.asarray(path.corridor).tolist(),
-                "portals": portals(mesh, path.corridor),
+                "portals": corridor_portals(mesh, np.asarray(path.corridor)),
                 "build_time": mesh.build_time}
 
     def flow(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -318,19 +320,6 @@ def _applicable() -> dict[str, dict[str, Any]]:
     for m in PLAYGROUND_METHODS:
         out[m] = {"diagonals": [d.value for d in Diagonal if answers(uniform, d, m)],
                   "weighted": answers(weighted, Diagonal.NO_CORNER_CUTTING, m)}
-    return out
-
-
-def portals(mesh: NavMesh, corridor: Any) -> list[list[float]]:
-    """The shared edges ``[ax, ay, bx, by]`` between each pair of consecutive polygons of
-    ``corridor`` (polygon ids of ``mesh``), in order."""
-    out = []
-    ids = np.asarray(corridor, dtype=np.int64)
-    for a, b in zip(ids[:-1], ids[1:]):
-        k = int(np.flatnonzero(mesh.neighbours[a] == b)[0])
-        n = int(mesh.sizes[a])
-        u, v = mesh.polygons[a, k], mesh.polygons[a, (k + 1) % n]
-        out.append([*mesh.vertices[u].tolist(), *mesh.vertices[v].tolist()])
     return out
 
 

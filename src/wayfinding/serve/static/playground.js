@@ -305,7 +305,7 @@
         });
         ctx.strokeStyle = colour("portal");
         ctx.lineWidth = 2;
-        for (const [ax, ay, bx, by] of r.portals) {
+        for (const [[ax, ay], [bx, by]] of r.portals) {
           ctx.beginPath(); ctx.moveTo(ax * s, ay * s); ctx.lineTo(bx * s, by * s); ctx.stroke();
         }
       }
