@@ -3,6 +3,8 @@ refused before anything starts, and the builds on worker processes."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -46,6 +48,8 @@ def test_builds_on_worker_processes():
     graph = generate.caves(24, 20, fill=0.35, seed=4).to_csr()
     voxels = asteroids((40, 24, 33), seed=6)
     with dask_client("local:2") as client:
+        # glibc's default trimming, not Dask's 64 KiB threshold, in the worker processes
+        assert set(client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == {None}
         tables = build_exit_tables_dask(graph, tile_size=4.0, levels=3, client=client,
                                         batch=5, progress=False)
         tree = build_octree_dask(voxels, client=client, batch=100, progress=False)

@@ -13,6 +13,7 @@ from ..progress import progress as progress_bar
 
 _LOCAL = re.compile(r"local:(\d+)")
 _ADDRESS = re.compile(r"([a-z]+://)?[^\s:/]+:\d{1,5}")
+_TRIM = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 
 
 def _distributed() -> Any:
@@ -26,9 +27,14 @@ def _distributed() -> Any:
 
 def _local_cluster(workers: int) -> Any:
     """A ``LocalCluster`` of ``workers`` single-threaded worker processes, its dashboard on a
-    free port."""
-    return _distributed().LocalCluster(n_workers=workers, threads_per_worker=1,
-                                       dashboard_address=":0")
+    free port, their memory allocator left at its defaults (Dask's ``MALLOC_TRIM_THRESHOLD_``
+    of 64 KiB makes the builds' many short-lived arrays cost up to twice the CPU)."""
+    distributed = _distributed()
+    import dask
+
+    with dask.config.set({_TRIM: None}):
+        return distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                        dashboard_address=":0")
 
 
 @contextmanager
@@ -36,9 +42,11 @@ def dask_client(scheduler: str) -> Iterator[Any]:
     """A ``distributed.Client`` for ``scheduler``, closed after (the cluster it started too).
 
     ``scheduler``: ``local:N`` starts a ``LocalCluster`` of N (>= 1) single-threaded worker
-    processes; anything else is the address of a running scheduler, ``host:port`` or
-    ``protocol://host:port`` (e.g. ``tcp://10.0.0.5:8786``; a host named ``local`` needs the
-    protocol), connected to within 30 s.
+    processes with glibc's default memory trimming (see :func:`_local_cluster`; on clusters
+    of your own, leave ``MALLOC_TRIM_THRESHOLD_`` unset likewise); anything else is the
+    address of a running scheduler, ``host:port`` or ``protocol://host:port`` (e.g.
+    ``tcp://10.0.0.5:8786``; a host named ``local`` needs the protocol), connected to within
+    30 s.
     Raises :class:`~wayfinding.errors.InvalidQueryError` for a string that is neither.
     """
     text = scheduler.strip() if isinstance(scheduler, str) else None
