@@ -999,7 +999,11 @@ cdef class IncrementalCore:
             x = &nodes[mu]
             uy = self.row(u)
             ux = u - uy * w
-            if tied:                              # its rhs may have fallen since
+            if tied and x.rhs == -top.k2:         # its key as stacked
+                self.n_ties -= 1
+                slots[mu].pos = -1
+                self.fu = top.k1
+            elif tied:                            # its rhs fell since: its key again
                 self.n_ties -= 1
                 slots[mu].pos = -1
                 if u == target:
@@ -1062,8 +1066,9 @@ cdef class IncrementalCore:
                     if tiled and mv < 256:        # no tile yet
                         mv = self.claim(vx, vy)
                         x = &nodes[mv]
+                    if seen[mv >> 6] == 0:        # the word's first bit: flag it
+                        dirty[mv >> 12] |= (<uint64_t> 1) << ((mv >> 6) & 63)
                     seen[mv >> 6] |= (<uint64_t> 1) << (mv & 63)
-                    dirty[mv >> 12] |= (<uint64_t> 1) << ((mv >> 6) & 63)
                     x.g = INFINITY
                     slots[mv].mark = 0
                     self.initialised += 1
