@@ -15,6 +15,18 @@ $(RECAST_ORACLE)/node_modules/.installed: $(RECAST_ORACLE)/package-lock.json
 		--no-fund && touch node_modules/.installed; \
 	else echo "npm not found: the Recast oracle tests will skip"; fi
 
+BROWSER_TESTS := tests/browser
+
+# playwright-core (no browser download) drives Debian's Chromium in the playground's browser
+# test; Chromium is installed where it is absent when running as root; without node or
+# Chromium the test skips (fails under CI=true).
+$(BROWSER_TESTS)/node_modules/.installed: $(BROWSER_TESTS)/package-lock.json
+	if command -v npm >/dev/null; then cd $(BROWSER_TESTS) && npm ci --silent --no-audit \
+		--no-fund && touch node_modules/.installed; \
+	else echo "npm not found: the playground browser test will skip"; fi
+	if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -47,7 +59,7 @@ lint: $(VENV)/.installed
 test: lint
 	$(PY) -m pytest
 
-test-all: lint $(RECAST_ORACLE)/node_modules/.installed docs
+test-all: lint $(RECAST_ORACLE)/node_modules/.installed $(BROWSER_TESTS)/node_modules/.installed docs
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -m "slow or not slow"
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b linkcheck docs docs/_build/linkcheck
 	$(MAKE) test-pythons

@@ -55,7 +55,8 @@ families and their commands:
   crowds                 crowd: standard scenarios under ORCA, RVO, VO, power-law and
                          anticipatory avoidance, with their metrics and GIFs
   every family           demo: an HTML page that solves and draws each of them
-  service                serve: path and distance-map queries on grids over HTTP
+  service                serve: paths, distance maps, flow fields and crowds on grids,
+                         navmeshes and voxel worlds over HTTP; the playground
 
 exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr), 130 when interrupted, 141 when the output pipe is closed."""

@@ -24,10 +24,11 @@ _LIMITS = (("max_body_bytes", positive_int, "largest request body in bytes (413 
 def add_serve_parser(sub: Any) -> None:
     """Register ``serve``."""
     s = sub.add_parser("serve", help="service: path, distance-map, flow-field and crowd "
-                       "queries on grids, navmeshes and voxel worlds over HTTP (the [serve] "
-                       "extra)")
-    s.add_argument("maps", nargs="+", metavar="WORLD",
-                   help="world files, each served under its file name without the suffix: "
+                       "queries on grids, navmeshes and voxel worlds over HTTP, and the "
+                       "playground page (the [serve] extra)")
+    s.add_argument("maps", nargs="*", metavar="WORLD",
+                   help="world files (none: the playground alone), each served under its "
+                        "file name without the suffix: "
                         "Moving AI .map (grid) and .3dmap (voxels), and .npz meshes and "
                         "voxel grids the library saved (NavMesh, ClearanceMesh, NavMesh3D, "
                         "VoxelGrid), and .obj/.gltf/.glb levels (built into a 3D navmesh "
@@ -63,5 +64,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        if getattr(args, name) is not None})
     grids = [name for name, path in worlds.items() if Path(path).suffix.lower() == ".map"]
     app = create_app(worlds, limits=limits, indexed={name: args.index for name in grids})
+    print(f"playground: http://{args.host}:{args.port}/")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

@@ -8,5 +8,7 @@ or, for arrays, raw little-endian bytes (the ``[serve]`` extra).
 """
 
 from .app import SLICED_METHODS, WHOLE_METHODS, Limits, create_app, openapi_schema
+from .playground import playground_routes
 
-__all__ = ["SLICED_METHODS", "WHOLE_METHODS", "Limits", "create_app", "openapi_schema"]
+__all__ = ["SLICED_METHODS", "WHOLE_METHODS", "Limits", "create_app", "openapi_schema",
+           "playground_routes"]

@@ -46,6 +46,7 @@ from .crowds import Crowds, Snapshot
 from .grids import SLICED_METHODS, WHOLE_METHODS, GridWorld, flow_json
 from .limits import DEFAULT_LIMITS, Limits, Refused
 from .loading import open_world
+from .playground import playground_routes
 from .protocol import numbers, option
 from .schema import openapi_schema
 from .worlds import World
@@ -228,7 +229,8 @@ def create_app(worlds: Mapping[str, Any], *, limits: Limits = DEFAULT_LIMITS,
               Route("/crowds/{id}", service.read_crowd, methods=["GET"]),
               Route("/crowds/{id}", service.delete_crowd, methods=["DELETE"]),
               Route("/crowds/{id}/step", service.step_crowd, methods=["POST"]),
-              Route("/openapi.json", service.openapi, methods=["GET"])]
+              Route("/openapi.json", service.openapi, methods=["GET"]),
+              *playground_routes()]
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         Refused: _refused, HTTPException: _http, WayfindingError: _library}
     return Starlette(routes=routes, exception_handlers=handlers)

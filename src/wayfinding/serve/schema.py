@@ -21,10 +21,12 @@ _ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"
        "description": "the crowd's id"}
 _ERRORS = {"400": "bad JSON, coordinates, method or value, or a query the world does not "
                   "answer",
-           "404": "unknown world or crowd", "409": "the crowd is stepping for another request",
+           "404": "unknown world, crowd or page file",
+           "409": "the crowd is stepping for another request",
            "413": "request body too large",
            "422": "over a limit: expansions, field cells, agents or steps",
-           "429": "too many live crowds", "503": "past the time limit per request"}
+           "429": "too many live crowds", "503": "past the time limit per request",
+           "501": "a navmesh or crowd without shapely (the [geometry] extra)"}
 _BINARY_NOTE = ("; with Accept: application/octet-stream the raw little-endian array, its "
                 "shape in X-Shape (comma separated) and numpy dtype in X-Dtype")
 
@@ -55,6 +57,47 @@ def _op(op: str, summary: str, params: list[dict[str, Any]], responses: dict[str
     if body is not None:
         out["requestBody"] = body
     return out
+
+
+def _page(op: str, summary: str) -> dict[str, Any]:
+    return {"get": _op(op, summary, [], {"200": {"description": "the playground page",
+                                                 "content": {"text/html": {}}}}, ())}
+
+
+def _play(op: str, summary: str, required: list[str]) -> dict[str, Any]:
+    """A playground API route: its body's fields are listed in ``wayfinding.serve.playground``."""
+    body = {"required": True, "content": {"application/json": {"schema": {
+        "type": "object", "required": required}}}}
+    return {"post": _op(op, summary, [], {"200": {"description": summary, "content": {
+        "application/json": {"schema": {"type": "object"}}}}},
+        ("400", "413", "422", "501"), body)}
+
+
+def _playground() -> dict[str, Any]:
+    """The playground's page and the JSON API it calls on worlds drawn in the browser."""
+    grid = ["width", "height", "cells"]
+    return {
+        "/": _page("playground", "the playground page"),
+        "/playground": _page("playgroundPage", "the playground page"),
+        "/playground/static/{name}": {"get": _op(
+            "playgroundStatic", "the page's script and style sheet", [
+                {"name": "name", "in": "path", "required": True, "schema": {"type": "string"},
+                 "description": "the file's name"}],
+            {"200": {"description": "the file"}}, ("404",))},
+        "/playground/api/methods": {"get": _op(
+            "playgroundMethods", "the grid path methods, diagonal rules and limits", [],
+            {"200": {"description": "methods", "content": {"application/json": {
+                "schema": {"type": "object"}}}}}, ())},
+        "/playground/api/grid": _play("playgroundGrid", "a search on a drawn grid, slice "
+                                      "by slice", [*grid, "start", "goal"]),
+        "/playground/api/navmesh": _play("playgroundNavmesh", "a navmesh path around drawn "
+                                         "obstacles: mesh, corridor, portals, funnel",
+                                         ["width", "height", "start", "goal"]),
+        "/playground/api/flow": _play("playgroundFlow", "a flow field on a drawn grid",
+                                      [*grid, "goal"]),
+        "/playground/api/crowd": _play("playgroundCrowd", "an ORCA crowd's frames",
+                                       ["width", "height", "agents"]),
+    }
 
 
 def openapi_schema() -> dict[str, Any]:
@@ -115,6 +158,7 @@ def openapi_schema() -> dict[str, Any]:
                     "dt": {"type": "number", "exclusiveMinimum": 0, "default": 0.1}}))},
             "/openapi.json": {"get": _op("openapi", "this schema", [],
                                          {"200": {"description": "OpenAPI 3.1"}}, ())},
+            **_playground(),
         },
         "components": {"schemas": {
             "Error": {"type": "object", "required": ["error", "detail"], "properties": {
