@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from wayfinding.grid.anyangle import ANY_ANGLE
+from wayfinding.grid.generate import maze
 from wayfinding.grid.methods import EXACT
 
 pytestmark = pytest.mark.slow
@@ -50,13 +51,14 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server() -> Any:
     try:
+        import starlette  # noqa: F401
         import uvicorn
-        from starlette.applications import Starlette
     except ImportError:
         _require(False, "the [serve] extra (starlette, uvicorn) is not installed")
-    from wayfinding.serve.playground import playground_routes
+    from wayfinding.serve import create_app
 
-    config = uvicorn.Config(Starlette(routes=playground_routes()), host="127.0.0.1",
+    # the app `wayfinding serve` runs (with a world, to show the playground beside the service)
+    config = uvicorn.Config(create_app({"maze": maze(24, 24, seed=3)}), host="127.0.0.1",
                             port=_free_port(), log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
