@@ -71,11 +71,6 @@ cdef inline int32_t bucket(const Queue* q, double key) noexcept nogil:
     return <int32_t> ((<int64_t> (key * q.scale)) & (q.ring - 1))
 
 
-cdef inline void mark(Queue* q, int32_t b) noexcept nogil:
-    cdef uint64_t bit = (<uint64_t> 1) << (b & 63)
-    q.bits[b >> 6] = (q.bits[b >> 6] & ~bit) | (bit * (q.link[2 * (q.size + b)] != q.none))
-
-
 cdef inline void q_insert(Queue* q, const Cell* cells, int32_t n) noexcept nogil:
     cdef int32_t b = bucket(q, cells[n].p), head = q.size + b, first = q.link[2 * head]
     q.link[2 * n] = first
@@ -91,7 +86,8 @@ cdef inline void q_remove(Queue* q, int32_t n, int32_t b) noexcept nogil:
     cdef int32_t after = q.link[2 * n], before = q.link[2 * n + 1]
     q.link[2 * before] = after
     q.link[2 * after + 1] = before
-    mark(q, b)
+    if after == q.none and before >= q.size:     # it was the bucket's only cell
+        q.bits[b >> 6] &= ~((<uint64_t> 1) << (b & 63))
     q.count -= 1
 
 
