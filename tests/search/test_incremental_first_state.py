@@ -221,8 +221,24 @@ def test_the_step_masks_follow_every_diagonal_rule(rule):
     fast = LPAStar(masked, (1, 1), (28, 22))
     a, b = plain.replan(), fast.replan()
     assert a.cost == b.cost and a.stats.expanded == b.stats.expanded
+    assert np.array_equal(a.path, b.path)
     assert np.array_equal(plain._core.g, fast._core.g)
     assert np.array_equal(plain._core.rhs, fast._core.rhs)
+
+
+@pytest.mark.parametrize("cls", [DStarLite, LPAStar])
+@settings(max_examples=60, deadline=None)
+@given(world=worlds())
+def test_the_path_walked_with_step_masks_is_the_one_walked_without(cls, world):
+    # With masks the walk reads first only the neighbours that can give the least g + step
+    # within a node's rhs; it must pick the same one, the first least in step order.
+    costs, a, b, _ = world
+    plain = cls(Grid(costs.copy()), a, b)
+    fast = cls(grid_of(costs, True), a, b)
+    for planner in (plain, fast):
+        planner.replan()
+    r, f = plain._route(), fast._route()
+    assert all(np.array_equal(x, y) for x, y in zip(r[:2], f[:2])) and r[2] == f[2]
 
 
 def test_step_masks_of_another_shape_are_refused():

@@ -696,7 +696,7 @@ cdef class IncrementalCore:
         cdef double cs[8]
         if self.grid:
             if self.movesp != NULL and self.mine == NULL:
-                return self.best_pull_masked(s, via, edge, step)
+                return self.best_pull_masked(s, via, edge, step, INFINITY)
             if self.cell(s) == INFINITY:
                 return INFINITY
             for d in range(self.around(s, vs, cs)):
@@ -713,22 +713,27 @@ cdef class IncrementalCore:
                 step[0] = self.cost[self.pull_edge[e]]
         return best
 
-    cdef inline double best_pull_masked(self, int s, int* via, int64_t* edge,
-                                        double* step) noexcept nogil:
+    cdef inline double best_pull_masked(self, int s, int* via, int64_t* edge, double* step,
+                                        double bound) noexcept nogil:
         """:meth:`best_pull` on a grid with step masks and no changed cells: the same
-        minimum, first in the same order, over the legal steps only."""
+        minimum, first in the same order, over the legal steps only.  ``bound``: at least
+        that minimum (inf if not known); a neighbour whose g plus the cheapest step of its
+        length (h_scale per unit) is above it cannot give the minimum, and is passed over
+        before its cell cost is read."""
         cdef int sy = self.row(s), w = self.w, d, v
         cdef int sx = s - sy * w
         cdef Py_ssize_t m
         cdef bint tiled = self.tiled
         cdef uint8_t bits = self.movesp[s + 2 * sy + w + 3]
         cdef double best = INFINITY, cu = self.basep[s], c, cs
+        cdef double least = self.h_scale, least_diagonal = SQRT2 * self.h_scale
         for d in range(8):
             if not (bits >> d) & 1:
                 continue
             v = s + DY[d] * w + DX[d]
             m = self.ixy(sx + DX[d], sy + DY[d]) if tiled else v
-            if not self.known_at(m):
+            if not self.known_at(m) or \
+                    self.nodes[m].g + (least if d < 4 else least_diagonal) > bound:
                 continue
             cs = 0.5 * (cu + self.basep[v])
             if d >= 4:
@@ -1138,6 +1143,8 @@ cdef class IncrementalCore:
         cdef int64_t* out
         cdef int64_t* taken
         cdef int64_t* grown
+        cdef bint masked
+        cdef double bound
         empty = np.empty(0, dtype=np.int64)
         if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
             return empty, empty, INFINITY
@@ -1147,8 +1154,15 @@ cdef class IncrementalCore:
             if out == NULL or taken == NULL:
                 raise MemoryError()
             out[0] = s
+            masked = self.grid and self.movesp != NULL and self.mine == NULL
             while s != self.root and n <= limit:
-                self.best_pull(s, &nxt, &used, &c)
+                # With masks, a first pass reads only the cells that may give a g + step
+                # within the node's rhs (one of them, or one a rounding tie above it): its
+                # least is the minimum when it is within that bound, else all are read.
+                bound = self.nodes[self.ix(s)].rhs if masked else INFINITY
+                if not masked or not self.best_pull_masked(s, &nxt, &used, &c, bound) <= bound \
+                        or bound == INFINITY:
+                    self.best_pull(s, &nxt, &used, &c)
                 if nxt < 0:
                     break
                 total += c
