@@ -371,9 +371,9 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     64 cells frozen and when it ends.
 
     It takes about three quarters of an update, and is bound by the instructions it runs
-    (about 340 per cell at 128² of some 490 for the update, at some 3 a cycle: the queue
-    140, the loop over the neighbours 130, step costs 45, the quadratic 40; then the
-    velocities 90, set-up and splat 55), not by memory: compact per-cell arrays in place
+    (about 335 per cell at 128² of some 480 for the update, at some 3 a cycle: the queue
+    125, the loop over the neighbours 130, step costs 45, the quadratic 40; then the
+    velocities 90, set-up and splat 40), not by memory: compact per-cell arrays in place
     of the 64-byte records (potential, crowd and a state byte apart, best entries only for
     queued cells) ran no faster, while dropping the prefetch below made 256² grids a third
     slower; writing velocities behind the front from inside the march ran 10% slower.
