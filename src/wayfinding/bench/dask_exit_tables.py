@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any
 
 from .._validate import count
-from ..graph.exit_tables import MAX_CENTRES, CSRExitTables, _check_build
+from ..graph.exit_tables import MAX_CENTRES, CSRExitTables, Runner, _check_build
 from .dask_cluster import _batched, _client
 
 
@@ -23,7 +23,8 @@ def build_exit_tables_dask(graph: Any, *, tile_size: float, levels: int = 2,
     """:meth:`CSRExitTables.build` (same ``graph``, ``tile_size``, ``levels`` and
     ``max_centres``, same checks and errors) as a Dask task graph: per level, one task
     computes the near tables of ``batch`` (>= 1) goal tiles, another the tables of ``batch``
-    centres; the level's graph is sent to the workers once.
+    centres; what a stage reads (the level's graph, its reverse and its tiles) is sent to
+    the workers once.
 
     ``client``: a ``distributed.Client``; None starts a 2-worker ``LocalCluster`` for the
     call.  ``progress``: a bar over each stage's tasks on stderr (when it is a terminal;
@@ -32,8 +33,7 @@ def build_exit_tables_dask(graph: Any, *, tile_size: float, levels: int = 2,
     tile_size, levels = _check_build(graph, tile_size, levels)
     batch = count("batch", batch)
     with _client(client) as c:
-        run: Callable[[Callable[[Any, Any], Any], Any, list[Any], str], list[Any]] = \
-            partial(_run, c, batch, progress)
+        run: Runner = partial(_run, c, batch, progress)
         return CSRExitTables._build(graph, tile_size=tile_size, levels=levels,
                                     max_centres=max_centres, run=run)
 
