@@ -99,6 +99,7 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/tilecache.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd3d.py --out BENCHMARKS.md
 	$(PY) benchmarks/voxel.py --out BENCHMARKS.md
+	$(PY) benchmarks/serve_load.py --out BENCHMARKS.md
 
 clean:
 	rm -rf build dist $(VENV) src/*.egg-info src/wayfinding/_kernels/*.c src/wayfinding/_kernels/*.so

@@ -27,6 +27,7 @@ from wayfinding.grid.generate import maze, random_obstacles  # noqa: E402
 from wayfinding.grid.grid import Grid  # noqa: E402
 from wayfinding.grid.methods import PREPROCESSED, make_solver  # noqa: E402
 from wayfinding.grid.movingai import read_map, write_map  # noqa: E402
+from wayfinding.grid.search import GridSearch  # noqa: E402
 from wayfinding.navmesh import NavMesh  # noqa: E402
 from wayfinding.serve import SLICED_METHODS, WHOLE_METHODS, Limits, create_app  # noqa: E402
 from wayfinding.voxel import VoxelGrid, find_voxel_path, write_3dmap  # noqa: E402
@@ -328,6 +329,29 @@ def test_twenty_parallel_requests_answer_as_serial(server: Any, worlds: dict[str
         parallel = list(pool.map(ask, bodies))
     assert parallel == serial
     assert all(code == 200 for code, _ in serial)
+
+
+def test_requests_share_at_most_max_threads_query_objects(
+        worlds: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from wayfinding.serve import grids
+
+    made: list[int] = []
+
+    class Counted(GridSearch):
+        def __init__(self, *args: Any, **kwargs: Any):
+            made.append(threading.get_ident())
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(grids, "GridSearch", Counted)
+    grid = _grid(worlds, "rocks")
+    cells = _free_cells(grid, 48, seed=5)
+    bodies = [{"start": a, "goal": b} for a, b in zip(cells[::2], cells[1::2])]
+    with _run({"rocks": grid}, Limits(max_threads=2)) as client:
+        with ThreadPoolExecutor(24) as pool:
+            codes = list(pool.map(lambda b: client.post("/worlds/rocks/path",
+                                                        json=b).status_code, bodies))
+    assert codes == [200] * len(bodies)
+    assert 1 <= len(made) <= 2      # one search object per worker thread, two threads at most
 
 
 def test_limits_and_worlds_are_checked_at_load() -> None:

@@ -18,7 +18,8 @@ _LIMITS = (("max_body_bytes", positive_int, "largest request body in bytes (413 
            ("max_agents", positive_int, "agents in one crowd (422 beyond)"),
            ("max_steps", positive_int, "crowd steps one request may ask for (422 beyond)"),
            ("max_crowds", positive_int, "crowds kept at once (429 beyond)"),
-           ("crowd_idle_seconds", positive_float, "seconds an unused crowd is kept"))
+           ("crowd_idle_seconds", positive_float, "seconds an unused crowd is kept"),
+           ("max_threads", positive_int, "requests worked on at once (others wait)"))
 
 
 def add_serve_parser(sub: Any) -> None:

@@ -37,8 +37,9 @@ the GIL), each thread with its own query object per world.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import InvalidQueryError, WayfindingError
 from . import protocol
@@ -58,6 +59,8 @@ if TYPE_CHECKING:       # starlette is imported when an app is made: wayfinding 
 
 __all__ = ["SLICED_METHODS", "WHOLE_METHODS", "Limits", "create_app", "openapi_schema"]
 
+T = TypeVar("T")
+
 
 class _Service:
     def __init__(self, worlds: Mapping[str, Any], limits: Limits,
@@ -74,6 +77,7 @@ class _Service:
                                         "world: only grid worlds have indexed methods")
             world.add_indexes(methods)
         self.crowds = Crowds(limits)
+        self._limiter: Any = None
 
     def world(self, request: Request, query: str) -> World:
         """The world the request names, which must answer ``query``."""
@@ -90,12 +94,19 @@ class _Service:
     async def run(self, request: Request, query: str,
                   work: Callable[[World, dict[str, Any], float], Any]) -> Any:
         """Read the body and run ``work(world, body, deadline)`` in the thread pool."""
-        from starlette.concurrency import run_in_threadpool
-
         deadline = self.limits.deadline()
         world = self.world(request, query)
         body = await protocol.body(request, self.limits)
-        return await run_in_threadpool(work, world, body, deadline)
+        return await self.threaded(work, world, body, deadline)
+
+    async def threaded(self, func: Callable[..., T], *args: Any) -> T:
+        """``func(*args)`` in a worker thread, at most ``limits.max_threads`` at once."""
+        import anyio.to_thread
+
+        if self._limiter is None:      # made in the event loop that serves the app
+            self._limiter = anyio.CapacityLimiter(self.limits.max_threads)
+        return await anyio.to_thread.run_sync(functools.partial(func, *args),
+                                              limiter=self._limiter)
 
     async def list_worlds(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
@@ -134,10 +145,8 @@ class _Service:
         return _crowd(request, session.snapshot(), status=201)
 
     async def read_crowd(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        return _crowd(request, await run_in_threadpool(self.crowds.read,
-                                                       request.path_params["id"]))
+        return _crowd(request, await self.threaded(self.crowds.read,
+                                                   request.path_params["id"]))
 
     async def delete_crowd(self, request: Request) -> Response:
         from starlette.responses import Response
@@ -146,13 +155,11 @@ class _Service:
         return Response(status_code=204)
 
     async def step_crowd(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         deadline = self.limits.deadline()
         key = request.path_params["id"]
         self.crowds.get(key)
         body = await protocol.body(request, self.limits)
-        return _crowd(request, await run_in_threadpool(self.crowds.step, key, body, deadline))
+        return _crowd(request, await self.threaded(self.crowds.step, key, body, deadline))
 
     async def openapi(self, request: Request) -> Response:
         from starlette.responses import JSONResponse

@@ -22,7 +22,10 @@ class Limits:
     - ``max_field_cells``: cells a distance map or flow field may cover (422 beyond);
     - ``max_agents``: agents in one crowd (422 beyond); ``max_steps``: crowd steps one
       request may ask for (422 beyond); ``max_crowds``: crowds kept at once (429 beyond);
-      ``crowd_idle_seconds``: a crowd not used for that long is dropped.
+      ``crowd_idle_seconds``: a crowd not used for that long is dropped;
+    - ``max_threads``: requests worked on at once, each in its own thread with its own query
+      objects per world (the kernels release the GIL; more threads than cores gain little
+      and each keeps its query objects); further requests wait their turn.
     """
 
     max_body_bytes: int = 64 * 1024
@@ -34,6 +37,7 @@ class Limits:
     max_steps: int = 1000
     max_crowds: int = 64
     crowd_idle_seconds: float = 600.0
+    max_threads: int = 8
 
     def __post_init__(self) -> None:
         for f in fields(self):
