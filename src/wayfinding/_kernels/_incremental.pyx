@@ -1326,8 +1326,8 @@ cdef class IncrementalCore:
 
 
 def grid_cells(const int64_t[:] nodes, int w):
-    """The (x, y) cells of grid nodes ``y * w + x``: (n, 2) int64, without an integer
-    division per node (see :meth:`IncrementalCore.row`)."""
+    """The (x, y) cells of grid nodes ``y * w + x`` (ids of int range, as a core's are):
+    (n, 2) int64, without an integer division per node (see :meth:`IncrementalCore.row`)."""
     out = np.empty((nodes.shape[0], 2), dtype=np.int64)
     cdef int64_t[:, ::1] o = out
     cdef double inv_w = 1.0 / w
