@@ -608,15 +608,19 @@ cdef class IncrementalCore:
         return 0
 
     cdef inline void remove(self, int s) noexcept nogil:
-        """Take ``s`` off the heap (or the tie stack).  Bottom-up: the hole walks down
-        along the smaller children to a leaf (one comparison per level), then the last
-        item rises from there."""
-        cdef Py_ssize_t i = self.slots[self.ix(s)].pos, child, parent, n
+        """Take ``s`` off the heap (or the tie stack)."""
+        cdef Py_ssize_t m = self.ix(s)
+        cdef Py_ssize_t i = self.slots[m].pos
+        self.slots[m].pos = -1                    # off the tie stack: skipped there
+        if i >= 0:
+            self.take_out(i)
+
+    cdef inline void take_out(self, Py_ssize_t i) noexcept nogil:
+        """Close the hole at heap index ``i`` (its item's slot already cleared).  Bottom-up:
+        the hole walks down along the smaller children to a leaf (one comparison per
+        level), then the last item rises from there."""
+        cdef Py_ssize_t child, parent, n
         cdef Item last
-        if i < 0:
-            self.slots[self.ix(s)].pos = -1                # off the tie stack: skipped there
-            return
-        self.slots[self.ix(s)].pos = -1
         self.size -= 1
         n = self.size
         if i == n:
@@ -1033,8 +1037,9 @@ cdef class IncrementalCore:
                         dx = dx + dy
                     dx = hs * dx
                 self.fu = floor((x.rhs + dx) * 16777216.0 + 0.5) * (1.0 / 16777216.0)
-            else:
-                self.remove(u)
+            else:                                 # the heap's first
+                slots[mu].pos = -1
+                self.take_out(0)
                 self.fu = top.k1
             self.expanded += 1
             x.g = gu = x.rhs
