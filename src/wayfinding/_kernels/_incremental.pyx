@@ -978,7 +978,7 @@ cdef class IncrementalCore:
         cdef uint64_t* dirty = self.dirty
         cdef const double* cost = self.basep
         cdef int w = self.w, hgt = self.h, need = self.need_sides, diag = self.ndir == 8
-        cdef int root = self.root, target = self.target
+        cdef int target = self.target
         cdef int ty = self.row(target)
         cdef int tx = target - ty * w
         cdef double hs = self.h_scale, tol
@@ -1078,8 +1078,7 @@ cdef class IncrementalCore:
                     if cv == INFINITY:
                         continue
                     c = gu + SQRT2 * (0.5 * (cu + cv))
-                if v == root:
-                    continue
+                # (The root needs no test: it is reached, with rhs 0, so nothing lowers it.)
                 mv = ((<Py_ssize_t> tile_at[(vy >> 4) * tw + (vx >> 4)] << 8) |
                       ((vy & 15) << 4) | (vx & 15)) if tiled else v
                 x = &nodes[mv]
