@@ -26,9 +26,10 @@
 # ``pool_bytes`` reports those bytes, ``release_pool`` frees the pair.  Taking and giving
 # back hold the GIL.
 #
-# The first plan against A* (benchmarks/dynamic.py, medians per map): 0.9-1.2x A* on the
-# Moving AI maps, 1.35x (D* Lite) and 1.55x (LPA*) on an open 1024 x 1024 grid, 1.1x on an
-# open 4096 x 4096 grid (2.5-2.8x while its node memory was fresh for each planner).  The
+# The first plan against A* (benchmarks/dynamic.py, medians per map, from run to run on a
+# shared machine): 0.9-1.3x A* on the Moving AI maps, 1.2-1.55x on an open 1024 x 1024
+# grid, 0.95-1.15x on an open 4096 x 4096 grid (2.5-2.8x while its node memory was fresh
+# for each planner).  The
 # first search is one A*-like loop (``first_grid``) that leaves LPA*'s state; its ties wait
 # on their stack until a later call needs the queue (``settled``: the first edit or replan
 # pays for moving them, and measured no slower), and a grid path comes out as cells in one
