@@ -264,3 +264,27 @@ def test_a_tiled_planners_memory_is_kept_by_the_tiles_its_searches_reached():
     finally:
         planner_memory_cap(nbytes=default)
         release_planner_memory()
+
+
+def test_smaller_worlds_reusing_the_kept_memory_leave_its_count():
+    import gc
+
+    from wayfinding._kernels import _incremental
+    from wayfinding.search.incremental import release_planner_memory
+
+    release_planner_memory()
+    try:
+        big = LPAStar(Grid(np.ones((60, 70))), (0, 0), (69, 59))
+        big.replan()
+        del big
+        gc.collect()
+        kept = _incremental.pool_bytes()
+        assert kept >= 24 * 60 * 70
+        for _ in range(3):                 # they write within the places the big one did
+            small = DStarLite(Grid(np.ones((10, 10))), (0, 0), (9, 9))
+            assert small.replan().cost == pytest.approx(9 * math.sqrt(2))
+            del small
+            gc.collect()
+            assert _incremental.pool_bytes() == kept
+    finally:
+        release_planner_memory()

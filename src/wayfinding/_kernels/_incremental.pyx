@@ -285,8 +285,9 @@ cdef class IncrementalCore:
     cdef size_t touched(self) noexcept:
         """The bytes of the node memory and bitmap the searches may have touched, this
         core's and its earlier users': the tiles given out (their nodes, slots and bits)
-        when tiled, else the whole of its places; added to the earlier users' when they
-        wrote elsewhere (another layout), else the larger."""
+        when tiled, else the whole of its places (a prefix of the block); the larger of
+        this and the earlier users' when both wrote in the same places (the same layout, or
+        prefixes), else the sum."""
         cdef size_t own, places
         if self.tiled:
             own = <size_t> self.tiles * 256 * (sizeof(Node) + sizeof(Slot)) + \
@@ -294,7 +295,7 @@ cdef class IncrementalCore:
         else:
             places = self.layout >> 1
             own = places * (sizeof(Node) + sizeof(Slot)) + (places + 7) // 8
-        if self.prior_layout == self.layout:
+        if self.prior_layout == self.layout or not (self.tiled or self.prior_layout & 1):
             return own if own > self.used else self.used
         return own + self.used
 
