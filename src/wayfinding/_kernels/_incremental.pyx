@@ -549,7 +549,7 @@ cdef class IncrementalCore:
         it.mem = <int32_t> m
         return it
 
-    cdef void place(self, Py_ssize_t i, Item it) noexcept nogil:
+    cdef inline void place(self, Py_ssize_t i, Item it) noexcept nogil:
         """Put ``it`` at heap index ``i`` (a hole) and move it up or down to its place."""
         cdef Py_ssize_t parent
         while i > 0:                              # up
