@@ -28,27 +28,27 @@
 #
 # The first plan against A* (benchmarks/dynamic.py, medians per map, from run to run on a
 # shared machine): 0.9-1.3x A* on the Moving AI maps, 1.2-1.55x on an open 1024 x 1024
-# grid, 0.95-1.15x on an open 4096 x 4096 grid (2.5-2.8x while its node memory was fresh
-# for each planner).  The
-# first search is one A*-like loop (``first_grid``) that leaves LPA*'s state; its ties wait
-# on their stack until a later call needs the queue (``settled``: the first edit or replan
-# pays for moving them, and measured no slower), and a grid path comes out as cells in one
-# pass (``grid_cells``).  On the open grids the search itself now costs about one A*; what
-# remains is the path walk, a fifth of the plan or more (no parent array: each step reads
-# its neighbours, those that may hold the least first), and on the maps the loop's
-# bookkeeping (24-byte queue items, keys rounded to 2**-24, the tie stack weighed against
-# the heap's top), 10-20% above A*'s loop.  Tried and left: passing over a reached
-# neighbour that the cheapest step cannot improve before reading its cell cost (4% faster
-# on some maps, 7-16% slower on the maze and the 4096 x 4096 grid), the loop's counters
-# kept in locals and a branch-free least in the walk (no change).  Running the grid A*
-# kernel itself (its workspace, converted to node
-# state at the first edit) was weighed and left: its order breaks ties on f and a float g,
-# not on LPA*'s keys, so the nodes it expands and the path the walk then picks among equal
-# ones would differ from this planner's, and its per-cell arrays (20 bytes a cell, row by
-# row) would fault more fresh pages on a large grid than these tiles.  The heap keeps its
-# own shape (two keys, the node and its place; positions in the slots) rather than
-# ``_heap.pxd``'s (f, float g, node; positions by node): sharing one routine would need a
-# second position scheme in the A* kernels' hot loops.
+# grid, 0.9-1.25x on an open 4096 x 4096 grid (2.5-2.8x while its node memory was fresh for
+# each planner).  The first search is one A*-like loop (``first_grid``) that leaves LPA*'s
+# state; its ties wait on their stack until a later call needs the queue (``settled``: the
+# first edit or replan pays for moving them, and measured no slower), and a grid path comes
+# out as cells in one pass (``grid_cells``); ``place`` is inline (a lowered key no longer
+# costs a call: 4-9% off the first search on the maps).  On the open grids the search
+# itself costs about one A*; what remains is the path walk, a fifth of the plan or more (no
+# parent array: each step reads its neighbours, those that may hold the least first), and
+# on the maps the loop's bookkeeping (24-byte queue items, keys rounded to 2**-24, the tie
+# stack weighed against the heap's top), 10-20% above A*'s loop.  Tried and left: passing
+# over a reached neighbour that the cheapest step cannot improve before reading its cell
+# cost (4% faster on some maps, 7-16% slower on the maze and the 4096 x 4096 grid), the
+# loop's counters kept in locals and a branch-free least in the walk (no change).  Running
+# the grid A* kernel itself (its workspace, converted to node state at the first edit) was
+# weighed and left: its order breaks ties on f and a float g, not on LPA*'s keys, so the
+# nodes it expands and the path the walk then picks among equal ones would differ from this
+# planner's, and its per-cell arrays (20 bytes a cell, row by row) would fault more fresh
+# pages on a large grid than these tiles.  The heap keeps its own shape (two keys, the node
+# and its place; positions in the slots) rather than ``_heap.pxd``'s (f, float g, node;
+# positions by node): sharing one routine would need a second position scheme in the A*
+# kernels' hot loops.
 cimport cython
 
 from libc.math cimport INFINITY, fabs, floor, sqrt

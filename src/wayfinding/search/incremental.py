@@ -18,7 +18,7 @@ On a ``CSRGraph`` the edges are the graph's (ids in its CSR order; ``update_cost
 Building a planner on a grid takes constant time: the grid's costs are read in place (the
 changed cells are kept apart), and a node's state is created when a search first reaches
 it, so the first plan expands about as many cells as A* (in 0.9–1.3× its time on the
-Moving AI maps of BENCHMARKS.md, 1.2–1.55× on an open 1024² grid, 0.95–1.15× on an open
+Moving AI maps of BENCHMARKS.md, 1.2–1.55× on an open 1024² grid, 0.9–1.25× on an open
 4096² grid whose node memory is above the pool's cap).  That first search runs as one A*-like
 loop that leaves the state LPA* would; it reads the grid's step masks when A* has built
 them.
