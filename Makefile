@@ -86,6 +86,7 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/fast_search.py --out BENCHMARKS.md
 	$(PY) benchmarks/online_jps.py --out BENCHMARKS.md
 	$(PY) benchmarks/goal_bounds_build.py --out BENCHMARKS.md
+	$(PY) benchmarks/dask_speedup.py --out BENCHMARKS.md
 	$(PY) benchmarks/hierarchical.py --out BENCHMARKS.md
 	$(PY) benchmarks/tables.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh.py --out BENCHMARKS.md
