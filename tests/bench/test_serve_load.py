@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import math
-import socket
 import sys
-import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from live_server import free_port, live_server
 
 from wayfinding import distance_map, find_path
 from wayfinding.grid.generate import maze, random_obstacles
@@ -164,30 +162,14 @@ def test_memory_is_steady_when_the_second_half_grows_less_than_the_threshold() -
     assert serve_load.memory_verdict(leak[:2]) == ("memory: 2 samples, too few to judge", False)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def port(worlds: dict[str, Any]) -> Any:
     pytest.importorskip("starlette", reason="the [serve] extra (starlette) is not installed")
-    uvicorn = pytest.importorskip("uvicorn", reason="the [serve] extra (uvicorn) is absent")
+    pytest.importorskip("uvicorn", reason="the [serve] extra (uvicorn) is absent")
     from wayfinding.serve import create_app
 
-    config = uvicorn.Config(create_app(worlds), host="127.0.0.1", port=_free_port(),
-                            log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield config.port
-    server.should_exit = True
-    thread.join(10)
+    with live_server(create_app(worlds)) as url:
+        yield int(url.rsplit(":", 1)[1])
 
 
 def test_a_short_run_answers_every_query_right(port: int,
@@ -227,7 +209,7 @@ def test_a_run_stops_at_its_time_bound(port: int, queries: list[serve_load.Query
 def test_refused_connections_are_errors() -> None:
     path = serve_load.Query("astar", "rocks", {"start": [0, 0], "goal": [1, 1]})
     phase = serve_load.Phase(2)
-    asyncio.run(serve_load.Load(_free_port(), [path]).run(phase, 3, 5.0))
+    asyncio.run(serve_load.Load(free_port(), [path]).run(phase, 3, 5.0))
     assert phase.errors == {"connection: ConnectionRefusedError": 5} and not phase.latencies
     assert phase.requests == 3
 

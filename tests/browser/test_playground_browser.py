@@ -14,15 +14,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from live_server import live_server
 
 from wayfinding.grid.anyangle import ANY_ANGLE
 from wayfinding.grid.generate import maze
@@ -42,34 +40,18 @@ def _require(ok: bool, reason: str) -> None:
         pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server() -> Any:
     try:
         import starlette  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError:
         _require(False, "the [serve] extra (starlette, uvicorn) is not installed")
     from wayfinding.serve import create_app
 
     # the app `wayfinding serve` runs (with a world, to show the playground beside the service)
-    config = uvicorn.Config(create_app({"maze": maze(24, 24, seed=3)}), host="127.0.0.1",
-                            port=_free_port(), log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{config.port}"
-    srv.should_exit = True
-    thread.join(10)
+    with live_server(create_app({"maze": maze(24, 24, seed=3)})) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

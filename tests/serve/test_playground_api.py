@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-import socket
-import threading
-import time
 from typing import Any
 
 import numpy as np
 import pytest
+from live_server import live_server
 
 pytest.importorskip("starlette", reason="the [serve] extra (starlette) is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the [serve] extra (uvicorn) is not installed")
@@ -36,27 +34,11 @@ OBSTACLES = [[[4, 2], [8, 2], [8, 9], [4, 9]], [[11, 5], [15, 3], [16, 8]]]
 WORLD = {"width": 20, "height": 12, "obstacles": OBSTACLES}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def client() -> Any:
     app = Starlette(routes=playground_routes(**LIMITS))
-    config = uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    with httpx.Client(base_url=f"http://127.0.0.1:{config.port}", timeout=30) as http:
+    with live_server(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         yield http
-    srv.should_exit = True
-    thread.join(10)
 
 
 def _cells(grid: Grid) -> str:

@@ -5,17 +5,19 @@ and the same answers under 20 parallel requests."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from live_server import free_port, live_server
 
 pytest.importorskip("starlette", reason="the [serve] extra (starlette) is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the [serve] extra (uvicorn) is not installed")
@@ -36,12 +38,6 @@ ROOT = Path(__file__).resolve().parents[2]
 INDEXED = ("jps_plus", "subgoal", "astar_gb", "hpa")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("maps")
@@ -54,18 +50,8 @@ def worlds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def server(worlds: dict[str, Any]) -> Any:
     app = create_app(worlds, limits=Limits(max_body_bytes=4096, max_expansions=5000),
                      indexed={"rocks": INDEXED})
-    config = uvicorn.Config(app, host="127.0.0.1", port=_free_port(), log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    with httpx.Client(base_url=f"http://127.0.0.1:{config.port}", timeout=10) as client:
+    with live_server(app) as url, httpx.Client(base_url=url, timeout=10) as client:
         yield client
-    srv.should_exit = True
-    thread.join(10)
 
 
 def _grid(worlds: dict[str, Any], name: str) -> Grid:
@@ -155,27 +141,12 @@ def test_unreachable_goal_is_found_false_with_null_cost() -> None:
     assert r.json()["found"] is False and r.json()["cost"] is None and r.json()["path"] == []
 
 
-class _run:
+@contextmanager
+def _run(worlds: dict[str, Any], limits: Limits | None = None) -> Iterator[Any]:
     """A second live server for one test."""
-
-    def __init__(self, worlds: dict[str, Any], limits: Limits | None = None):
-        app = create_app(worlds, limits=limits or Limits())
-        self.config = uvicorn.Config(app, host="127.0.0.1", port=_free_port(),
-                                     log_level="warning")
-        self.server = uvicorn.Server(self.config)
-
-    def __enter__(self) -> Any:
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        while not self.server.started:
-            time.sleep(0.02)
-        self.client = httpx.Client(base_url=f"http://127.0.0.1:{self.config.port}")
-        return self.client
-
-    def __exit__(self, *exc: Any) -> None:
-        self.client.close()
-        self.server.should_exit = True
-        self.thread.join(10)
+    app = create_app(worlds, limits=limits or Limits())
+    with live_server(app) as url, httpx.Client(base_url=url) as client:
+        yield client
 
 
 @pytest.mark.parametrize("name", ["maze", "rocks", "cut"])
@@ -368,7 +339,7 @@ def test_cli_serves_world_files(worlds: dict[str, Any], tmp_path: Path) -> None:
     mesh.save(tmp_path / "room.npz")
     sky = VoxelGrid(np.zeros((3, 4, 5), bool))
     write_3dmap(sky, tmp_path / "sky.3dmap")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "wayfinding", "serve", str(worlds["rocks"]),
                              str(tmp_path / "room.npz"), str(tmp_path / "sky.3dmap"),
                              "--port", str(port), "--index", "jps_plus",
