@@ -10,7 +10,6 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [dask] extra (dask[distributed]) is absent")
 
-from distributed import Client, LocalCluster  # noqa: E402
 
 from wayfinding.bench import run_scenario  # noqa: E402
 from wayfinding.bench.distributed import (  # noqa: E402
@@ -24,13 +23,6 @@ from wayfinding.grid.goal_bounds import GoalBounds  # noqa: E402
 from wayfinding.grid.hpa import HPAStar  # noqa: E402
 from wayfinding.grid.jps import JPSPlus  # noqa: E402
 from wayfinding.grid.methods import make_solver  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")

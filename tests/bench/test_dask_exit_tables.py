@@ -8,20 +8,12 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [dask] extra (dask[distributed]) is absent")
 
-from distributed import Client, LocalCluster  # noqa: E402
 
 from wayfinding.bench.dask_exit_tables import build_exit_tables_dask  # noqa: E402
 from wayfinding.errors import InvalidGridError, InvalidQueryError  # noqa: E402
 from wayfinding.graph.csr import CSRGraph  # noqa: E402
 from wayfinding.graph.exit_tables import CSRExitTables  # noqa: E402
 from wayfinding.grid import generate  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
 
 
 def geometric_graph(seed, n=90, one_way=0.3):

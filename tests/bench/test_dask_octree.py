@@ -8,20 +8,12 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [dask] extra (dask[distributed]) is absent")
 
-from distributed import Client, LocalCluster  # noqa: E402
 
 from wayfinding.bench.dask_octree import build_octree_dask  # noqa: E402
 from wayfinding.errors import InvalidGridError, InvalidQueryError  # noqa: E402
 from wayfinding.voxel.generate import asteroids, random_voxels, tunnels  # noqa: E402
 from wayfinding.voxel.grid import VoxelGrid  # noqa: E402
 from wayfinding.voxel.octree import SparseVoxelOctree  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
 
 
 def assert_same_octree(built, serial):
