@@ -9,7 +9,7 @@ import pytest
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.geometry import Obstacles
-from wayfinding.groups.reform import ReformChoice, reform, time_to_reform
+from wayfinding.groups.reform import ReformChoice, blend_candidates, reform, time_to_reform
 
 RADIUS, SPEED = 0.4, 2.0
 COLUMN = np.array([[1.8, 0.0], [0.6, 0.0], [-0.6, 0.0], [-1.8, 0.0]])
@@ -112,6 +112,7 @@ def test_choices_compare_by_value():
     ({"positions": [[0.0, np.nan]]}, "positions"),
     ({"velocities": [[0.0, 0.0], [1.0, 0.0]]}, "velocities"),
     ({"candidates": []}, "candidates"),
+    ({"candidates": "column"}, "candidates"),
     ({"candidates": [[[0.0, 0.0], [1.0, 0.0]]]}, "2 slots for 1 members"),
     ({"heading": (0.0, 0.0)}, "heading"),
     ({"velocity": (np.inf, 0.0)}, "velocity"),
@@ -143,3 +144,36 @@ def test_reform_bad_input(kwargs, match):
 def test_time_to_reform_bad_input(positions, slots, tolerance, match):
     with pytest.raises(InvalidQueryError, match=match):
         time_to_reform(positions, slots, tolerance=tolerance)
+
+
+def test_blended_candidates_run_from_the_current_shape_to_each():
+    heading = np.array([0.0, 1.0])                         # the group faces +y
+    members = np.array([[10.0, 21.0], [10.0, 19.0]])       # a column along its heading
+    shapes = [LINE[1:3], COLUMN[1:3]]
+    blends = blend_candidates(members, (10.0, 20.0), heading, shapes, steps=3)
+    assert len(blends) == 6
+    assert np.allclose(blends[2], LINE[1:3]) and np.allclose(blends[5], COLUMN[1:3])
+    # In the frame the members sit at (+1, 0) and (-1, 0); each slot is reached in thirds.
+    start = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    assert np.allclose(blends[3], start + (COLUMN[1:3] - start) / 3)
+    assert np.allclose(blends[4], start + (COLUMN[1:3] - start) * 2 / 3)
+    assert np.allclose(blends[1], (blends[0] + blends[2]) / 2)
+    matched = LINE[1:3] + (blends[0] - LINE[1:3]) * 1.5     # each line slot's member
+    assert np.allclose(np.sort(matched[:, 0]), [-1.0, 1.0]) and np.allclose(matched[:, 1], 0)
+    choice = reform(members, np.zeros((2, 2)), blends, (10.0, 20.0), heading, preferred=2)
+    assert 0 <= choice.best < 6
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"steps": 0}, "steps"),
+    ({"shapes": [[[0.0, 0.0]]]}, "1 slots for 2 members"),
+    ({"heading": (0.0, 0.0)}, "heading"),
+    ({"shapes": []}, "shapes"),
+    ({"shapes": 3}, "shapes"),
+])
+def test_blend_candidates_bad_input(kwargs, match):
+    args = {"shapes": [LINE[:2]], "heading": (1.0, 0.0), "steps": 3}
+    args.update(kwargs)
+    with pytest.raises(InvalidQueryError, match=match):
+        blend_candidates([[0.0, 0.0], [1.0, 0.0]], (0.0, 0.0), args["heading"],
+                         args["shapes"], steps=args["steps"])

@@ -23,7 +23,9 @@ Its cost, the lower the better, is the sum of
 - ``preference`` x the candidate's distance from the preferred shape: the mean distance
   between their offsets under the optimal matching (0 for the preferred one itself).
 
-The cheapest candidate is chosen; ties go to the first.  Group peers are not obstacles to
+The cheapest candidate is chosen; ties go to the first.  :func:`blend_candidates` makes
+the candidates part of the way between the current shape and each allowed one (the notes'
+5 shapes x 3 steps = 15 evaluations).  Group peers are not obstacles to
 each other here: a formation is close by design.
 
 >>> column = [[1.0, 0.0], [-1.0, 0.0]]
@@ -79,8 +81,7 @@ class ReformChoice:
 
 def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[ArrayLike],
            position: ArrayLike, heading: ArrayLike, *, velocity: ArrayLike = (0.0, 0.0),
-           radius: float = 0.5,
-           max_speed: float = 1.5, obstacles: Obstacles | None = None,
+           radius: float = 0.5, max_speed: float = 1.5, obstacles: Obstacles | None = None,
            others: ArrayLike | None = None, other_velocities: ArrayLike | None = None,
            other_radius: float = 0.5, preferred: int = 0, time_horizon: float = 5.0,
            deviation: float = 1.0, safety: float = 1.0, travel: float = 0.1,
@@ -107,17 +108,8 @@ def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[Arr
     if v.shape != p.shape:
         raise InvalidQueryError(f"velocities {brief(velocities)} must be {n} (x, y) rows, one "
                                 "per member")
-    if isinstance(candidates, np.ndarray) and candidates.ndim == 3:
-        candidates = list(candidates)
-    if not isinstance(candidates, Sequence) or not len(candidates):
-        raise InvalidQueryError(f"candidates {brief(candidates)} must be a non-empty sequence "
-                                "of (n, 2) slot-offset arrays")
-    shapes = [_points(f"candidates[{i}]", c) for i, c in enumerate(candidates)]
-    for i, s in enumerate(shapes):
-        if len(s) != n:
-            raise InvalidQueryError(f"candidates[{i}] has {len(s)} slots for {n} members: "
-                                    "one slot per member")
-    h = unit_heading(heading)
+    shapes = _shapes("candidates", candidates, n)
+    anchor, h = finite_point("position", position), unit_heading(heading)
     gv = finite_point("velocity", velocity)
     r = positive_float("radius", radius)
     speed = positive_float("max_speed", max_speed)
@@ -136,7 +128,7 @@ def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[Arr
     costs, tcs, travels = np.empty(k), np.empty(k), np.empty(k)
     picks: list[tuple[np.ndarray, np.ndarray]] = []
     for i, offsets in enumerate(shapes):
-        world = to_world(offsets, position, h)
+        world = to_world(offsets, anchor, h)
         slots = np.empty_like(world)
         slots[assign_slots(p, world)] = world
         d = slots - p
@@ -161,6 +153,21 @@ def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[Arr
         picks.append((slots, sampled))
     best = int(np.argmin(costs))
     return ReformChoice(best, costs, tcs, travels, *picks[best])
+
+
+def _shapes(name: str, values: Any, n: int) -> list[np.ndarray]:
+    """``values`` (a non-empty sequence of slot-offset arrays) as ``(n, 2)`` float arrays."""
+    if isinstance(values, np.ndarray) and values.ndim == 3:
+        values = list(values)
+    if not isinstance(values, Sequence) or isinstance(values, str) or not len(values):
+        raise InvalidQueryError(f"{name} {brief(values)} must be a non-empty sequence of "
+                                "(n, 2) slot-offset arrays")
+    shapes = [_points(f"{name}[{i}]", c) for i, c in enumerate(values)]
+    for i, s in enumerate(shapes):
+        if len(s) != n:
+            raise InvalidQueryError(f"{name}[{i}] has {len(s)} slots for {n} members: one "
+                                    "slot per member")
+    return shapes
 
 
 def _others(others: Any, velocities: Any, radius: Any
@@ -215,6 +222,30 @@ def _shape_distance(offsets: np.ndarray, preferred: np.ndarray) -> float:
     """The mean distance between two shapes' slots under their optimal matching."""
     match = assign_slots(offsets, preferred)
     return float(np.hypot(*(preferred - offsets[match]).T).mean())
+
+
+def blend_candidates(positions: ArrayLike, position: ArrayLike, heading: ArrayLike,
+                     shapes: Sequence[ArrayLike], *, steps: int = 3) -> list[np.ndarray]:
+    """Candidates between the members' current shape and each of ``shapes``, for
+    :func:`reform`: per shape, ``steps`` slot-offset arrays ``(n, 2)`` a fraction ``1 /
+    steps``, ``2 / steps``, ... 1 of the way from each member's offset (its position in the
+    frame at ``position`` facing ``heading``) to the shape's slot it takes by the optimal
+    assignment; the last is the shape itself.  ``len(shapes) * steps`` arrays, shape by shape.
+
+    >>> [c.tolist() for c in blend_candidates([[0.0, 0.0]], (0.0, 0.0), (1.0, 0.0),
+    ...                                       [[[0.0, 2.0]]], steps=2)]
+    [[[0.0, 1.0]], [[0.0, 2.0]]]
+    """
+    p = _points("positions", positions)
+    anchor, h = finite_point("position", position), unit_heading(heading)
+    steps = count("steps", steps)
+    rel = p - anchor
+    current = np.column_stack([rel @ h, rel @ np.array([-h[1], h[0]])])
+    out: list[np.ndarray] = []
+    for offsets in _shapes("shapes", shapes, len(p)):
+        start = current[assign_slots(current, offsets)]     # each slot's member, now
+        out.extend(start + (offsets - start) * (j / steps) for j in range(1, steps + 1))
+    return out
 
 
 def time_to_reform(positions: ArrayLike, slots: ArrayLike, *, tolerance: float) -> int | None:
