@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.paths import Formation, turning_path
@@ -100,3 +102,28 @@ def test_turning_path_bad_input():
     with pytest.raises(InvalidQueryError, match="step"):
         f.follow(f.path_to((5.0, 5.0), (1.0, 0.0), radius=1.0), step=0.0)
     assert np.allclose(f.position, (0.0, 0.0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-8, 8), min_size=2, max_size=2), st.floats(-math.pi, math.pi),
+       st.floats(-math.pi, math.pi), st.floats(0.5, 3))
+@example([0.0, 0.0], 0.0, 0.0, 1.0)                      # its own pose
+@example([0.0, 2.0], 0.0, math.pi, 1.0)                  # a half turn on one circle
+def test_any_pose_is_reached_on_the_curve(goal, start_angle, goal_angle, radius):
+    heading = (math.cos(start_angle), math.sin(start_angle))
+    goal_heading = np.array([math.cos(goal_angle), math.sin(goal_angle)])
+    f = Formation(rows=2, columns=2, spacing=0.5, heading=heading)
+    path = f.path_to(goal, goal_heading, radius=radius)
+    frames = f.follow(path, step=0.25)
+    assert np.allclose(f.position, goal, atol=1e-9)
+    assert np.allclose(f.heading, goal_heading, atol=1e-9)
+    if frames:
+        centres = np.vstack([(0.0, 0.0), [s[0].mean(axis=0) for s in frames]])
+        curve = path.points(0.005)
+        near = np.min(np.linalg.norm(centres[:, None] - curve[None], axis=2), axis=1)
+        assert near.max() < 5e-3
+        hops = np.linalg.norm(np.diff(centres, axis=0), axis=1)
+        keep = hops > 1e-9
+        if keep.sum() >= 2:
+            moved = np.vstack([centres[:1], centres[1:][keep]])
+            assert menger(moved).max() <= 1 / radius + 1e-6
