@@ -1,0 +1,170 @@
+"""Formation following: a formation's reference point walks a path, and its members get
+preferred velocities towards their slots.
+
+Modes (:data:`MODES`):
+
+- ``"blind"``: each member arrives at its slot (:func:`~wayfinding.crowd.arrive`) and
+  ignores everyone else.
+- ``"steered"``: each member arrives at its slot extrapolated ``lookahead`` seconds along
+  the reference point's velocity (so it keeps pace rather than trailing), the target
+  pulled by ``cohesion`` (0 to 1) times the gap from the slots' barycentre to the
+  members': 1 keeps the slots around where the members are, so the group closes up
+  rather than strung out when some lag.  In formation the gap is zero.
+- ``"autonomous"``: the slot is the member's goal, as in ``"blind"``, and the crowd's
+  :class:`~wayfinding.crowd.ORCA` turns the preferred velocities into collision-free ones
+  among all the crowd's agents (members and others alike).
+
+The reference point moves at ``speed`` along the path, waiting while a member lags more
+than ``slack`` behind its slot.  It faces where the path leads (the point one bulk radius
+ahead), and over the last ``max(bulk radius, spacing)`` of the path turns to ``facing``:
+at the goal the slots stand rotated to ``facing`` and the members stop in them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validate import choice, finite_points, positive_float
+from ..crowd import ORCA, Crowd, arrive
+from ..errors import InvalidQueryError, brief
+from .shapes import FormationShape, unit_heading
+
+MODES = ("blind", "steered", "autonomous")
+
+
+def _angle(v: np.ndarray) -> float:
+    return math.atan2(v[1], v[0])
+
+
+class FormationFollower:
+    """Walk ``shape`` along ``path`` with the agents ``agents`` of ``crowd`` in its slots.
+
+    ``agents``: ``(n,)`` agent ids, the one in each slot of ``shape`` (``n`` slots; e.g.
+    :meth:`~wayfinding.groups.AgentGroup.slot_members`); ``path``: ``(m, 2)`` world
+    points (``m >= 1``; the reference point starts on the first); ``mode``: see
+    :data:`MODES`; ``speed``: the reference point's speed (world units/s; default 0.9 times
+    the slowest member's top speed); ``facing``: the heading at the goal (a nonzero ``(x,
+    y)`` vector; default the path's last direction); ``cohesion`` (0 to 1) and
+    ``lookahead`` (s, >= 0): the ``"steered"`` mode's; ``slack``: how far (world units)
+    a member may lag behind its slot before the reference point waits (default the
+    shape's spacing); ``orca``: the avoidance of ``"autonomous"`` (default ``ORCA()``).
+    """
+
+    def __init__(self, crowd: Crowd, agents: ArrayLike, shape: FormationShape,
+                 path: ArrayLike, *, mode: str = "blind", speed: float | None = None,
+                 facing: ArrayLike | None = None, cohesion: float = 0.0,
+                 lookahead: float = 1.0, slack: float | None = None,
+                 orca: ORCA | None = None):
+        if not isinstance(crowd, Crowd):
+            raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
+        if not isinstance(shape, FormationShape):
+            raise InvalidQueryError(f"shape {brief(shape)} must be a FormationShape")
+        ids = np.asarray(agents)
+        if ids.shape != (len(shape),) or ids.dtype.kind not in "iu" \
+                or len(np.unique(ids)) != len(ids):
+            raise InvalidQueryError(f"agents {brief(agents)} must be {len(shape)} distinct "
+                                    "agent ids, one per slot")
+        for a in ids.tolist():
+            crowd.row(a)                    # refuses an unknown id
+        pts, _ = finite_points("path", path)
+        keep = np.ones(len(pts), dtype=bool)
+        keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
+        self.path = pts[keep]
+        seg = np.hypot(*np.diff(self.path, axis=0).T)
+        self._arc = np.concatenate([[0.0], np.cumsum(seg)])
+        self.crowd, self.agents, self.shape = crowd, ids.astype(np.int64), shape
+        self.mode = choice("mode", mode, MODES)
+        rows = self._rows()
+        self.speed = 0.9 * float(crowd.max_speed[rows].min()) if speed is None \
+            else positive_float("speed", speed)
+        last = self.path[-1] - self.path[-2] if len(self.path) > 1 else np.array([1.0, 0.0])
+        self.facing = unit_heading(last if facing is None else facing, name="facing")
+        self.cohesion = positive_float("cohesion", cohesion, allow_zero=True, max=1.0)
+        self.lookahead = positive_float("lookahead", lookahead, allow_zero=True)
+        self.slack = shape.spacing if slack is None else positive_float("slack", slack)
+        if orca is not None and not isinstance(orca, ORCA):
+            raise InvalidQueryError(f"orca {brief(orca)} must be an ORCA or None")
+        self.orca = ORCA() if orca is None and self.mode == "autonomous" else orca
+        self._blend = max(shape.bulk_radius, shape.spacing)
+        #: The reference point's distance along the path (world units).
+        self.travelled = 0.0
+        self.velocity = np.zeros(2)
+        self.position, self.heading = self._pose(0.0)
+
+    def _rows(self) -> np.ndarray:
+        return np.array([self.crowd.row(a) for a in self.agents.tolist()], dtype=np.int64)
+
+    def _at(self, s: float) -> np.ndarray:
+        s = min(max(s, 0.0), self._arc[-1])
+        k = min(int(np.searchsorted(self._arc, s, side="right")) - 1, len(self._arc) - 2)
+        if k < 0:
+            return self.path[0].copy()
+        t = (s - self._arc[k]) / (self._arc[k + 1] - self._arc[k])
+        return self.path[k] + t * (self.path[k + 1] - self.path[k])
+
+    def _pose(self, s: float) -> tuple[np.ndarray, np.ndarray]:
+        p = self._at(s)
+        left = self._arc[-1] - s
+        if left <= 0.0:
+            return p, self.facing.copy()
+        ahead = self._at(s + self._blend) - p
+        along = _angle(ahead)
+        t = min(1.0, max(0.0, 1.0 - left / self._blend))
+        turn = (_angle(self.facing) - along + math.pi) % (2 * math.pi) - math.pi
+        a = along + t * turn
+        return p, np.array([math.cos(a), math.sin(a)])
+
+    @property
+    def arrived(self) -> bool:
+        """Whether the reference point has reached the end of the path."""
+        return self.travelled >= self._arc[-1]
+
+    def slots(self) -> np.ndarray:
+        """The slots now, ``(n, 2)`` world points, in slot order."""
+        return self.shape.world_slots(self.position, self.heading)
+
+    def slot_error(self) -> np.ndarray:
+        """Each member's distance to its slot now, ``(n,)``."""
+        d = self.crowd.position[self._rows()] - self.slots()
+        return np.hypot(d[:, 0], d[:, 1])
+
+    def advance(self, dt: float) -> None:
+        """Move the reference point ``dt`` seconds along the path (unless a member lags
+        more than ``slack``)."""
+        dt = positive_float("dt", dt)
+        before = self.position
+        if self.slot_error().max() <= self.slack:
+            self.travelled = min(self.travelled + self.speed * dt, float(self._arc[-1]))
+        self.position, self.heading = self._pose(self.travelled)
+        self.velocity = (self.position - before) / dt
+
+    def preferred(self, dt: float) -> np.ndarray:
+        """Every crowd agent's preferred velocity, ``(len(crowd), 2)``: the members' by the
+        mode, the others' :meth:`Crowd.preferred_velocity`."""
+        dt = positive_float("dt", dt)
+        crowd = self.crowd
+        out = crowd.preferred_velocity(dt)
+        rows = self._rows()
+        target = crowd.position.copy()
+        target[rows] = self.slots()
+        if self.mode == "steered":
+            slots = target[rows]
+            gap = crowd.position[rows].mean(axis=0) - slots.mean(axis=0)
+            target[rows] = slots + self.velocity * self.lookahead + self.cohesion * gap
+        slowing = float(crowd.max_speed[rows].max()) * dt or 1.0   # stop in one step
+        want = crowd.velocity + arrive(crowd, target, slowing=slowing)
+        out[rows] = want[rows]
+        return out
+
+    def step(self, dt: float) -> None:
+        """One step: move the reference point, then the crowd by the members' preferred
+        velocities (through ORCA in ``"autonomous"`` mode)."""
+        self.advance(dt)
+        pref = self.preferred(dt)
+        if self.orca is not None and self.mode == "autonomous":
+            self.orca.step(self.crowd, dt, preferred=pref)
+        else:
+            self.crowd.step(dt, velocity=pref)

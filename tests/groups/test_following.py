@@ -1,0 +1,124 @@
+"""Formation following: a wedge of eight walks a grid path in each mode and ends in its
+slots facing the given direction; under ORCA members never overlap; bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import wayfinding
+from wayfinding import InvalidQueryError
+from wayfinding.crowd import ORCA, Crowd
+from wayfinding.grid import Grid
+from wayfinding.groups.assign import assign_slots
+from wayfinding.groups.following import FormationFollower
+from wayfinding.groups.shapes import FormationShape
+
+RADIUS = 0.4
+FACING = np.array([0.0, -1.0])
+
+
+def open_path(grid):
+    result = wayfinding.find_path(grid, (12, 12), (46, 40))
+    assert result.found
+    return np.array([grid.cell_to_world(c) for c in result.path.tolist()])
+
+
+def setup(mode, **options):
+    grid = Grid(np.ones((60, 60)))
+    path = open_path(grid)
+    crowd = Crowd()
+    start = [path[0] + (dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-3.0, 0.0, 3.0)][:8]
+    for p in start:
+        crowd.add(p, radius=RADIUS, max_speed=1.5)
+    shape = FormationShape.wedge(8, spacing=2.0)
+    slots = shape.world_slots(path[0], path[1] - path[0])
+    agents = crowd.ids[assign_slots(crowd.position, slots)]
+    if mode == "autonomous":
+        options["orca"] = ORCA(time_horizon=2.0, obstacles=grid)
+    return grid, crowd, FormationFollower(crowd, agents, shape, path, mode=mode,
+                                          facing=FACING, **options), path
+
+
+def min_overlap(crowd):
+    d = np.hypot(*(crowd.position[:, None] - crowd.position[None]).transpose(2, 0, 1))
+    gap = d - (crowd.radius[:, None] + crowd.radius[None])
+    gap[np.diag_indices(len(crowd))] = np.inf
+    return gap.min()
+
+
+@pytest.mark.parametrize("mode, options", [("blind", {}), ("steered", {"cohesion": 0.5}),
+                                           ("autonomous", {})])
+def test_wedge_walks_the_path_and_arrives_in_formation_facing_the_given_way(mode, options):
+    _, crowd, f, path = setup(mode, **options)
+    worst = math.inf
+    for _ in range(1200):
+        f.step(0.1)
+        worst = min(worst, min_overlap(crowd))
+        if f.arrived and f.slot_error().max() < 0.05 and \
+                np.hypot(*crowd.velocity.T).max() < 1e-3:
+            break
+    assert f.arrived
+    np.testing.assert_allclose(f.heading, FACING, atol=1e-12)
+    np.testing.assert_allclose(f.slots(), f.shape.world_slots(path[-1], FACING), atol=1e-12)
+    assert f.slot_error().max() < 0.05
+    # the point of the wedge leads towards the facing direction
+    point = crowd.position[crowd.row(int(f.agents[0]))]
+    assert (point - path[-1]) @ FACING > 0
+    if mode == "autonomous":
+        assert worst >= -0.01 * RADIUS
+
+
+def test_members_keep_pace_on_the_way():
+    _, crowd, f, _ = setup("steered", lookahead=1.0)
+    errors = []
+    for _ in range(200):
+        f.step(0.1)
+        errors.append(f.slot_error().max())
+    assert 0.0 < f.travelled < f._arc[-1]
+    assert max(errors[100:]) <= f.slack
+
+
+def test_reference_point_waits_for_laggards():
+    _, crowd, f, _ = setup("blind")
+    crowd.max_speed[0] = 0.0            # one member cannot move
+    for _ in range(100):
+        f.step(0.1)
+    assert f.travelled < 3 * f.slack
+
+
+def test_other_agents_keep_their_own_goals():
+    _, crowd, f, _ = setup("blind")
+    other = crowd.add((5.0, 50.0), goal=(6.0, 50.0))
+    f.step(0.1)
+    row = crowd.row(other)
+    np.testing.assert_allclose(crowd.velocity[row], [1.4, 0.0])
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"mode": "flock"}, "mode"),
+    ({"agents": [0, 1]}, "agents"),
+    ({"agents": [0] * 8}, "agents"),
+    ({"agents": list(range(1, 9))}, "8"),
+    ({"path": [[np.nan, 0.0]]}, "path"),
+    ({"facing": (0.0, 0.0)}, "facing"),
+    ({"cohesion": 1.5}, "cohesion"),
+    ({"lookahead": -1.0}, "lookahead"),
+    ({"speed": 0.0}, "speed"),
+    ({"slack": 0.0}, "slack"),
+    ({"orca": "orca"}, "orca"),
+    ({"shape": [[0.0, 0.0]]}, "shape"),
+    ({"crowd": None}, "Crowd"),
+])
+def test_bad_input(change, match):
+    crowd = Crowd()
+    for k in range(8):
+        crowd.add((float(k), 0.0))
+    args = {"crowd": crowd, "agents": list(range(8)), "shape": FormationShape.wedge(8),
+            "path": [[0.0, 0.0], [5.0, 0.0]]}
+    args.update(change)
+    with pytest.raises(InvalidQueryError, match=match):
+        FormationFollower(args.pop("crowd"), args.pop("agents"), args.pop("shape"),
+                          args.pop("path"), **args)
