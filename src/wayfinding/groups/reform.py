@@ -125,34 +125,36 @@ def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[Arr
     q, qv, qr = _others(others, other_velocities, other_radius)
     spare = max(speed - math.hypot(*gv), 0.0)       # the speed left to reach a slot
     k = len(shapes)
-    costs, tcs, travels = np.empty(k), np.empty(k), np.empty(k)
-    picks: list[tuple[np.ndarray, np.ndarray]] = []
+    slots, sampled = np.empty((k, n, 2)), np.empty((k, n, 2))
+    dist, tcs, shape_gap = np.empty((k, n)), np.empty(k), np.empty(k)
     for i, offsets in enumerate(shapes):
         world = to_world(offsets, anchor, h)
-        slots = np.empty_like(world)
-        slots[assign_slots(p, world)] = world
-        d = slots - p
-        dist = np.hypot(d[:, 0], d[:, 1])
-        unit = np.divide(d, dist[:, None], out=np.zeros_like(d), where=dist[:, None] > 0)
-        sampled = gv + unit * spare
-        times = [_agent_time(slots, np.broadcast_to(gv, slots.shape), q, qv, r + qr, horizon),
-                 _agent_time(p, sampled, q, qv, r + qr, horizon)]
-        if walls is not None:
-            times.append(_contact_time(walls, slots, slots + gv * horizon,
-                                       np.full(n, horizon), r, touching_counts=True))
-            reach = np.minimum(dist, speed * horizon)
-            ends = p + unit * reach[:, None]
-            times.append(_contact_time(walls, p, ends, reach / speed, r, touching_counts=False))
-        tc = min(times)
-        travels[i], tcs[i] = dist.mean(), tc
-        change = np.hypot(*(sampled - v).T).mean() / speed
-        shape_gap = _shape_distance(offsets, shapes[best_shape])
-        penalty = 0.0 if math.isinf(tc) else 1 / max(tc, _MIN_TC) - 1 / horizon
-        costs[i] = (weights[0] * change + weights[1] * penalty + weights[2] * travels[i]
-                    + weights[3] * shape_gap)
-        picks.append((slots, sampled))
+        slots[i, assign_slots(p, world)] = world
+        d = slots[i] - p
+        dist[i] = np.hypot(d[:, 0], d[:, 1])
+        unit = np.divide(d, dist[i, :, None], out=np.zeros_like(d), where=dist[i, :, None] > 0)
+        sampled[i] = gv + unit * spare
+        tcs[i] = min(_agent_time(slots[i], np.broadcast_to(gv, (n, 2)), q, qv, r + qr, horizon),
+                     _agent_time(p, sampled[i], q, qv, r + qr, horizon))
+        shape_gap[i] = _shape_distance(offsets, shapes[best_shape])
+    if walls is not None:       # every slot's sweep, then every member's move, all at once
+        reach = np.minimum(dist, speed * horizon)
+        scale = np.divide(reach, dist, out=np.zeros_like(dist), where=dist > 0)
+        starts = np.concatenate([slots.reshape(-1, 2), np.tile(p, (k, 1))])
+        ends = np.concatenate([(slots + gv * horizon).reshape(-1, 2),
+                               (p + (slots - p) * scale[..., None]).reshape(-1, 2)])
+        duration = np.concatenate([np.full(k * n, horizon), (reach / speed).ravel()])
+        counts = np.arange(2 * k * n) < k * n
+        contact = _contact_times(walls, starts, ends, duration, r, counts)
+        tcs = np.minimum(tcs, contact.reshape(2, k, n).min(axis=(0, 2)))
+    travels = dist.mean(axis=1)
+    change = np.hypot(*np.moveaxis(sampled - v, -1, 0)).mean(axis=1) / speed
+    with np.errstate(divide="ignore"):
+        penalty = np.where(np.isinf(tcs), 0.0, 1 / np.maximum(tcs, _MIN_TC) - 1 / horizon)
+    costs = (weights[0] * change + weights[1] * penalty + weights[2] * travels
+             + weights[3] * shape_gap)
     best = int(np.argmin(costs))
-    return ReformChoice(best, costs, tcs, travels, *picks[best])
+    return ReformChoice(best, costs, tcs, travels, slots[best], sampled[best])
 
 
 def _shapes(name: str, values: Any, n: int) -> list[np.ndarray]:
@@ -184,27 +186,27 @@ def _others(others: Any, velocities: Any, radius: Any
     return q, qv, positive_float("other_radius", radius, allow_zero=True)
 
 
-def _contact_time(walls: Obstacles, a: np.ndarray, b: np.ndarray, duration: np.ndarray,
-                  r: float, *, touching_counts: bool) -> float:
-    """The earliest time a disc of radius ``r`` moving from ``a`` to ``b`` (rows) in
+def _contact_times(walls: Obstacles, a: np.ndarray, b: np.ndarray, duration: np.ndarray,
+                   r: float, touching_counts: np.ndarray) -> np.ndarray:
+    """Per row, the first time a disc of radius ``r`` moving from ``a`` to ``b`` in
     ``duration`` seconds touches an obstacle; inf for none.  A disc already touching one
-    gives 0 with ``touching_counts``, else is skipped.  The clear part of a blocked motion,
-    a prefix, is found by bisection."""
+    gives 0 where ``touching_counts``, else inf (skipped).  The clear part of a blocked
+    motion, a prefix, is found by bisection."""
+    out = np.full(len(a), np.inf)
     touching = ~walls.points_clear(a, radius=r)
-    if touching.any() and touching_counts:
-        return 0.0
-    moving = ~touching & (duration > 0)
-    blocked = np.zeros_like(moving)
-    blocked[moving] = ~walls.segments_clear(a[moving], b[moving], radius=r)
-    if not blocked.any():
-        return math.inf
-    a, b = a[blocked], b[blocked]
-    lo, hi = np.zeros(len(a)), np.ones(len(a))        # clear up to lo, blocked at hi
+    out[touching & touching_counts] = 0.0
+    rows = np.flatnonzero(~touching & (duration > 0))
+    rows = rows[~walls.segments_clear(a[rows], b[rows], radius=r)]
+    if not len(rows):
+        return out
+    a, b = a[rows], b[rows]
+    lo, hi = np.zeros(len(rows)), np.ones(len(rows))      # clear up to lo, blocked at hi
     for _ in range(_BISECTIONS):
         mid = (lo + hi) / 2
         ok = walls.segments_clear(a, a + (b - a) * mid[:, None], radius=r)
         lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
-    return float((lo * duration[blocked]).min())
+    out[rows] = lo * duration[rows]
+    return out
 
 
 def _agent_time(p: np.ndarray, v: np.ndarray, q: np.ndarray, qv: np.ndarray, reach: float,
