@@ -23,10 +23,10 @@ Its cost, the lower the better, is the sum of
 - ``preference`` x the candidate's distance from the preferred shape: the mean distance
   between their offsets under the optimal matching (0 for the preferred one itself).
 
-The cheapest candidate is chosen; ties go to the first.  :func:`blend_candidates` makes
-the candidates part of the way between the current shape and each allowed one (the notes'
-5 shapes x 3 steps = 15 evaluations).  Group peers are not obstacles to
-each other here: a formation is close by design.
+The cheapest candidate is chosen; ties go to the first.  Group peers are not obstacles to
+each other here: a formation is close by design.  :func:`blend_candidates` makes candidates
+part of the way from the current shape to each allowed one (the notes' 5 shapes x 3 steps =
+15 evaluations).
 
 >>> column = [[1.0, 0.0], [-1.0, 0.0]]
 >>> abreast = [[0.0, 1.0], [0.0, -1.0]]
