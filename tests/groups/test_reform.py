@@ -177,3 +177,19 @@ def test_blend_candidates_bad_input(kwargs, match):
     with pytest.raises(InvalidQueryError, match=match):
         blend_candidates([[0.0, 0.0], [1.0, 0.0]], (0.0, 0.0), args["heading"],
                          args["shapes"], steps=args["steps"])
+
+
+def test_members_take_slots_of_their_role():
+    members, still = np.array([[0.0, 1.0], [0.0, -1.0]]), np.zeros((2, 2))
+    line = np.array([[0.0, 1.0], [0.0, -1.0]])
+    plain = reform(members, still, [line], (0.0, 0.0), (1.0, 0.0))
+    assert np.allclose(plain.slots, members) and plain.travel[0] == 0.0
+    # The leader (role 1) is on the right but its slot is the left one: they swap.
+    swapped = reform(members, still, [line], (0.0, 0.0), (1.0, 0.0), roles=[0, 1],
+                     slot_roles=[[1, 0]])
+    assert np.allclose(swapped.slots, members[::-1]) and swapped.travel[0] == 2.0
+    with pytest.raises(InvalidQueryError, match="slot_roles"):
+        reform(members, still, [line], (0.0, 0.0), (1.0, 0.0), roles=[0, 1], slot_roles=[])
+    with pytest.raises(InvalidQueryError, match="as many members as slots"):
+        reform(members, still, [line], (0.0, 0.0), (1.0, 0.0), roles=[1, 1],
+               slot_roles=[[1, 0]])

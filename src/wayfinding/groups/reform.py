@@ -3,7 +3,8 @@ evaluation (Karamouzas and Overmars's formation adaptation), and measure the tim
 
 Each candidate is a set of slot offsets (``(n, 2)`` in the group's frame: +x forward, +y
 left) placed at the group's position facing its heading; the members take its slots by the
-optimal assignment (:func:`~wayfinding.groups.assign.assign_slots`).  The candidate's time
+optimal assignment (:func:`~wayfinding.groups.assign.assign_slots`; role-aware when
+roles are given).  The candidate's time
 to collision ``tc`` is the earliest of three, each inf when nothing is touched within
 ``time_horizon``:
 
@@ -83,7 +84,9 @@ def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[Arr
            position: ArrayLike, heading: ArrayLike, *, velocity: ArrayLike = (0.0, 0.0),
            radius: float = 0.5, max_speed: float = 1.5, obstacles: Obstacles | None = None,
            others: ArrayLike | None = None, other_velocities: ArrayLike | None = None,
-           other_radius: float = 0.5, preferred: int = 0, time_horizon: float = 5.0,
+           other_radius: float = 0.5, roles: ArrayLike | None = None,
+           slot_roles: Sequence[ArrayLike] | None = None, preferred: int = 0,
+           time_horizon: float = 5.0,
            deviation: float = 1.0, safety: float = 1.0, travel: float = 0.1,
            preference: float = 1.0) -> ReformChoice:
     """Score each candidate formation and choose the cheapest (see the module for the rule).
@@ -96,6 +99,8 @@ def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[Arr
     1.5): every member's.  ``obstacles``: polygons members must keep ``radius`` from.
     ``others``: ``(m, 2)`` positions of nearby agents not in the group, with
     ``other_velocities`` (``(m, 2)``, default still) and ``other_radius`` (>= 0).
+    ``roles``: the members' ``(n,)`` int roles, and ``slot_roles`` one ``(n,)`` int array
+    per candidate: a member takes only a slot of its role (default: all role 0).
     ``preferred``: the index of the preferred candidate.  ``time_horizon`` (s, > 0): later
     collisions are ignored.  ``deviation``, ``safety``, ``travel`` (per unit), ``preference``
     (per unit): the cost weights (>= 0); a higher ``travel`` keeps the current shape
@@ -125,11 +130,16 @@ def reform(positions: ArrayLike, velocities: ArrayLike, candidates: Sequence[Arr
     q, qv, qr = _others(others, other_velocities, other_radius)
     spare = max(speed - math.hypot(*gv), 0.0)       # the speed left to reach a slot
     k = len(shapes)
+    if slot_roles is not None and (not isinstance(slot_roles, Sequence)
+                                   or isinstance(slot_roles, str) or len(slot_roles) != k):
+        raise InvalidQueryError(f"slot_roles {brief(slot_roles)} must be a sequence of {k} "
+                                "role arrays, one per candidate")
     slots, sampled = np.empty((k, n, 2)), np.empty((k, n, 2))
     dist, tcs, shape_gap = np.empty((k, n)), np.empty(k), np.empty(k)
     for i, offsets in enumerate(shapes):
         world = to_world(offsets, anchor, h)
-        slots[i, assign_slots(p, world)] = world
+        slots[i, assign_slots(p, world, roles=roles,
+                              slot_roles=None if slot_roles is None else slot_roles[i])] = world
         d = slots[i] - p
         dist[i] = np.hypot(d[:, 0], d[:, 1])
         unit = np.divide(d, dist[i, :, None], out=np.zeros_like(d), where=dist[i, :, None] > 0)
