@@ -122,3 +122,22 @@ def test_bad_input(change, match):
     with pytest.raises(InvalidQueryError, match=match):
         FormationFollower(args.pop("crowd"), args.pop("agents"), args.pop("shape"),
                           args.pop("path"), **args)
+
+
+@pytest.mark.parametrize("mode", ["blind", "autonomous"])
+def test_members_crossing_to_mirrored_slots_overlap_only_without_avoidance(mode):
+    crowd = Crowd()
+    shape = FormationShape.line(6, spacing=1.2)
+    path = np.array([[0.0, 0.0], [0.5, 0.0]])
+    for p in shape.world_slots(path[0], (1.0, 0.0)):
+        crowd.add(p, radius=0.5, max_speed=1.5)
+    f = FormationFollower(crowd, crowd.ids[::-1], shape, path, mode=mode, slack=100.0,
+                          orca=ORCA(time_horizon=2.0) if mode == "autonomous" else None)
+    worst = math.inf
+    for _ in range(300):
+        f.step(0.05)
+        worst = min(worst, min_overlap(crowd))
+    if mode == "autonomous":
+        assert worst >= -0.01 * 0.5
+    else:
+        assert worst < -0.5            # blind members walk through one another

@@ -3,8 +3,9 @@ preferred velocities towards their slots.
 
 Modes (:data:`MODES`):
 
-- ``"blind"``: each member arrives at its slot (:func:`~wayfinding.crowd.arrive`) and
-  ignores everyone else.
+- ``"blind"``: each member heads for its slot at top speed, arriving in one step as
+  :meth:`~wayfinding.crowd.Crowd.preferred_velocity` does for a goal, and ignores
+  everyone else.
 - ``"steered"``: each member arrives at its slot extrapolated ``lookahead`` seconds along
   the reference point's velocity (so it keeps pace rather than trailing), the target
   pulled by ``cohesion`` (0 to 1) times the gap from the slots' barycentre to the
@@ -23,12 +24,13 @@ at the goal the slots stand rotated to ``facing`` and the members stop in them.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import choice, finite_points, positive_float
-from ..crowd import ORCA, Crowd, arrive
+from ..crowd import ORCA, Crowd
 from ..errors import InvalidQueryError, brief
 from .shapes import FormationShape, unit_heading
 
@@ -76,6 +78,7 @@ class FormationFollower:
         seg = np.hypot(*np.diff(self.path, axis=0).T)
         self._arc = np.concatenate([[0.0], np.cumsum(seg)])
         self.crowd, self.agents, self.shape = crowd, ids.astype(np.int64), shape
+        self._cached: np.ndarray | None = None
         self.mode = choice("mode", mode, MODES)
         rows = self._rows()
         self.speed = 0.9 * float(crowd.max_speed[rows].min()) if speed is None \
@@ -92,10 +95,16 @@ class FormationFollower:
         #: The reference point's distance along the path (world units).
         self.travelled = 0.0
         self.velocity = np.zeros(2)
-        self.position, self.heading = self._pose(0.0)
+        self._place(0.0)
 
     def _rows(self) -> np.ndarray:
-        return np.array([self.crowd.row(a) for a in self.agents.tolist()], dtype=np.int64)
+        """The members' rows of the crowd (looked up again only after rows moved)."""
+        rows = self._cached
+        ids = self.crowd.ids
+        if rows is None or rows.max() >= len(ids) or not (ids[rows] == self.agents).all():
+            rows = np.array([self.crowd.row(a) for a in self.agents.tolist()], dtype=np.int64)
+            self._cached = rows
+        return rows
 
     def _at(self, s: float) -> np.ndarray:
         s = min(max(s, 0.0), self._arc[-1])
@@ -122,13 +131,18 @@ class FormationFollower:
         """Whether the reference point has reached the end of the path."""
         return self.travelled >= self._arc[-1]
 
+    def _place(self, s: float) -> None:
+        self.position, self.heading = self._pose(s)
+        h, off = self.heading, self.shape.offsets
+        self._slots = self.position + off[:, :1] * h + off[:, 1:] * np.array([-h[1], h[0]])
+
     def slots(self) -> np.ndarray:
         """The slots now, ``(n, 2)`` world points, in slot order."""
-        return self.shape.world_slots(self.position, self.heading)
+        return self._slots.copy()
 
     def slot_error(self) -> np.ndarray:
         """Each member's distance to its slot now, ``(n,)``."""
-        d = self.crowd.position[self._rows()] - self.slots()
+        d = self.crowd.position[self._rows()] - self._slots
         return np.hypot(d[:, 0], d[:, 1])
 
     def advance(self, dt: float) -> None:
@@ -138,25 +152,30 @@ class FormationFollower:
         before = self.position
         if self.slot_error().max() <= self.slack:
             self.travelled = min(self.travelled + self.speed * dt, float(self._arc[-1]))
-        self.position, self.heading = self._pose(self.travelled)
+        self._place(self.travelled)
         self.velocity = (self.position - before) / dt
 
-    def preferred(self, dt: float) -> np.ndarray:
+    def preferred(self, dt: float, *, out: np.ndarray | None = None) -> np.ndarray:
         """Every crowd agent's preferred velocity, ``(len(crowd), 2)``: the members' by the
-        mode, the others' :meth:`Crowd.preferred_velocity`."""
+        mode, the others' :meth:`Crowd.preferred_velocity` (or, given ``out``, an ``(n,
+        2)`` float64 array, as it holds them: only the members' rows are written)."""
         dt = positive_float("dt", dt)
         crowd = self.crowd
-        out = crowd.preferred_velocity(dt)
+        if out is None:
+            out = crowd.preferred_velocity(dt)
+        elif not isinstance(out, np.ndarray) or out.shape != (len(crowd), 2) \
+                or out.dtype != np.float64:
+            raise InvalidQueryError(f"out must be a ({len(crowd)}, 2) float64 array")
         rows = self._rows()
-        target = crowd.position.copy()
-        target[rows] = self.slots()
+        position = crowd.position[rows]
+        target = self.slots()
         if self.mode == "steered":
-            slots = target[rows]
-            gap = crowd.position[rows].mean(axis=0) - slots.mean(axis=0)
-            target[rows] = slots + self.velocity * self.lookahead + self.cohesion * gap
-        slowing = float(crowd.max_speed[rows].max()) * dt or 1.0   # stop in one step
-        want = crowd.velocity + arrive(crowd, target, slowing=slowing)
-        out[rows] = want[rows]
+            gap = position.mean(axis=0) - target.mean(axis=0)
+            target += self.velocity * self.lookahead + self.cohesion * gap
+        to = target - position          # the crowd's own rule: top speed, arriving in one step
+        dist = np.hypot(to[:, 0], to[:, 1])
+        speed = np.minimum(crowd.max_speed[rows], dist / dt)
+        out[rows] = to * np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)[:, None]
         return out
 
     def step(self, dt: float) -> None:
@@ -168,3 +187,29 @@ class FormationFollower:
             self.orca.step(self.crowd, dt, preferred=pref)
         else:
             self.crowd.step(dt, velocity=pref)
+
+
+def step_formations(crowd: Crowd, followers: Sequence[FormationFollower], dt: float, *,
+                    orca: ORCA | None = None) -> None:
+    """One step of several formations in one crowd: every follower's reference point
+    moves, then the crowd moves once by the members' preferred velocities (the other
+    agents': :meth:`Crowd.preferred_velocity`), through ``orca`` when given (then every
+    agent avoids every other, whatever each follower's mode)."""
+    if not isinstance(crowd, Crowd):
+        raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
+    if orca is not None and not isinstance(orca, ORCA):
+        raise InvalidQueryError(f"orca {brief(orca)} must be an ORCA or None")
+    dt = positive_float("dt", dt)
+    followers = list(followers)
+    for f in followers:
+        if not isinstance(f, FormationFollower) or f.crowd is not crowd:
+            raise InvalidQueryError(f"{brief(f)} is not a FormationFollower of this crowd")
+    for f in followers:
+        f.advance(dt)
+    pref = crowd.preferred_velocity(dt)
+    for f in followers:
+        f.preferred(dt, out=pref)
+    if orca is None:
+        crowd.step(dt, velocity=pref)
+    else:
+        orca.step(crowd, dt, preferred=pref)
