@@ -13,7 +13,7 @@ from wayfinding import InvalidQueryError
 from wayfinding.crowd import ORCA, Crowd
 from wayfinding.grid import Grid
 from wayfinding.groups.assign import assign_slots
-from wayfinding.groups.following import FormationFollower
+from wayfinding.groups.following import FormationFollower, step_formations
 from wayfinding.groups.shapes import FormationShape
 
 RADIUS = 0.4
@@ -141,3 +141,59 @@ def test_members_crossing_to_mirrored_slots_overlap_only_without_avoidance(mode)
         assert worst >= -0.01 * 0.5
     else:
         assert worst < -0.5            # blind members walk through one another
+
+
+def two_formations():
+    crowd = Crowd()
+    shape = FormationShape.box(4, spacing=1.5)
+    followers = []
+    for start, goal in (((0.0, 0.0), (10.0, 0.0)), ((10.0, 0.5), (0.0, 0.5))):
+        slots = shape.world_slots(start, np.subtract(goal, start))
+        ids = [crowd.add(p, radius=0.4) for p in slots]
+        followers.append(FormationFollower(crowd, ids, shape, [start, goal]))
+    return crowd, followers
+
+
+def test_one_formation_stepped_together_is_stepped_alone():
+    a, b = setup("steered", cohesion=0.3)[1:3], setup("steered", cohesion=0.3)[1:3]
+    for _ in range(30):
+        a[1].step(0.1)
+        step_formations(b[0], [b[1]], 0.1)
+    np.testing.assert_array_equal(a[0].position, b[0].position)
+
+
+def test_two_formations_cross_under_orca_without_overlap_and_arrive():
+    crowd, followers = two_formations()
+    orca = ORCA(time_horizon=2.0)
+    worst = math.inf
+    for _ in range(400):
+        step_formations(crowd, followers, 0.1, orca=orca)
+        worst = min(worst, min_overlap(crowd))
+    assert worst >= -0.01 * 0.4
+    assert all(f.arrived and f.slot_error().max() < 0.05 for f in followers)
+
+
+def test_members_are_found_again_after_other_agents_leave():
+    crowd, followers = two_formations()
+    extra = crowd.add((50.0, 50.0))
+    for a in followers[0].agents.tolist():
+        crowd.remove(a)
+    crowd.remove(extra)                 # rows of the second formation move
+    step_formations(crowd, followers[1:], 0.1)
+    rows = [crowd.row(a) for a in followers[1].agents.tolist()]
+    np.testing.assert_array_equal(followers[1]._rows(), rows)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda c, fs: step_formations("crowd", fs, 0.1), "Crowd"),
+    (lambda c, fs: step_formations(c, fs, 0.0), "dt"),
+    (lambda c, fs: step_formations(c, fs, 0.1, orca="orca"), "orca"),
+    (lambda c, fs: step_formations(c, [*fs, 3], 0.1), "FormationFollower"),
+    (lambda c, fs: step_formations(Crowd(), fs, 0.1), "FormationFollower"),
+    (lambda c, fs: fs[0].preferred(0.1, out=np.zeros((3, 2))), "out"),
+    (lambda c, fs: fs[0].advance(-1.0), "dt"),
+])
+def test_bad_steps(call, match):
+    crowd, followers = two_formations()
+    with pytest.raises(InvalidQueryError, match=match):
+        call(crowd, followers)
