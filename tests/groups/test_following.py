@@ -14,6 +14,7 @@ from wayfinding.crowd import ORCA, Crowd
 from wayfinding.grid import Grid
 from wayfinding.groups.assign import assign_slots
 from wayfinding.groups.following import FormationFollower, step_formations
+from wayfinding.groups.hierarchy import AgentGroup, Snapshot
 from wayfinding.groups.shapes import FormationShape
 
 RADIUS = 0.4
@@ -197,3 +198,17 @@ def test_bad_steps(call, match):
     crowd, followers = two_formations()
     with pytest.raises(InvalidQueryError, match=match):
         call(crowd, followers)
+
+
+def test_a_group_that_gains_a_member_follows_in_its_refitted_shape():
+    crowd = Crowd()
+    rng = np.random.default_rng(7)
+    ids = [crowd.add(p, radius=0.3) for p in rng.uniform(-2, 2, (5, 2)) * [1, 3]]
+    group = AgentGroup(ids[:4], shape=FormationShape.wedge(4, spacing=1.5))
+    group.add(ids[4])
+    group.assign(Snapshot.of(crowd), (1.0, 0.0))
+    f = FormationFollower(crowd, group.slot_members(), group.shape,
+                          [group.state.barycentre, (12.0, 0.0)], mode="autonomous")
+    for _ in range(400):
+        f.step(0.1)
+    assert len(f.shape) == 5 and f.arrived and f.slot_error().max() < 0.05

@@ -19,6 +19,15 @@ The reference point moves at ``speed`` along the path, waiting while a member la
 than ``slack`` behind its slot.  It faces where the path leads (the point one bulk radius
 ahead), and over the last ``max(bulk radius, spacing)`` of the path turns to ``facing``:
 at the goal the slots stand rotated to ``facing`` and the members stop in them.
+
+>>> crowd = Crowd()
+>>> line = FormationShape.line(2)
+>>> ids = [crowd.add(p) for p in line.world_slots((0.0, 0.0), (1.0, 0.0))]
+>>> f = FormationFollower(crowd, ids, line, [(0.0, 0.0), (4.0, 0.0)], facing=(0.0, 1.0))
+>>> for _ in range(100):
+...     f.step(0.1)
+>>> f.arrived, crowd.position.round(6).tolist(), crowd.velocity.round(6).tolist()
+(True, [[3.0, 0.0], [5.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]])
 """
 
 from __future__ import annotations
