@@ -157,9 +157,11 @@ class FormationFollower:
     def advance(self, dt: float) -> None:
         """Move the reference point ``dt`` seconds along the path (unless a member lags
         more than ``slack``)."""
-        dt = positive_float("dt", dt)
+        _advance([self], positive_float("dt", dt))
+
+    def _move(self, dt: float, go: bool) -> None:
         before = self.position
-        if self.slot_error().max() <= self.slack:
+        if go:
             self.travelled = min(self.travelled + self.speed * dt, float(self._arc[-1]))
         self._place(self.travelled)
         self.velocity = (self.position - before) / dt
@@ -175,16 +177,7 @@ class FormationFollower:
         elif not isinstance(out, np.ndarray) or out.shape != (len(crowd), 2) \
                 or out.dtype != np.float64:
             raise InvalidQueryError(f"out must be a ({len(crowd)}, 2) float64 array")
-        rows = self._rows()
-        position = crowd.position[rows]
-        target = self.slots()
-        if self.mode == "steered":
-            gap = position.mean(axis=0) - target.mean(axis=0)
-            target += self.velocity * self.lookahead + self.cohesion * gap
-        to = target - position          # the crowd's own rule: top speed, arriving in one step
-        dist = np.hypot(to[:, 0], to[:, 1])
-        speed = np.minimum(crowd.max_speed[rows], dist / dt)
-        out[rows] = to * np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)[:, None]
+        _prefer([self], dt, out)
         return out
 
     def step(self, dt: float) -> None:
@@ -213,12 +206,49 @@ def step_formations(crowd: Crowd, followers: Sequence[FormationFollower], dt: fl
     for f in followers:
         if not isinstance(f, FormationFollower) or f.crowd is not crowd:
             raise InvalidQueryError(f"{brief(f)} is not a FormationFollower of this crowd")
-    for f in followers:
-        f.advance(dt)
     pref = crowd.preferred_velocity(dt)
-    for f in followers:
-        f.preferred(dt, out=pref)
+    if followers:
+        _advance(followers, dt)
+        _prefer(followers, dt, pref)
     if orca is None:
         crowd.step(dt, velocity=pref)
     else:
         orca.step(crowd, dt, preferred=pref)
+
+
+def _members(followers: list[FormationFollower]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """All followers' member rows, their positions and slots, and where each follower's
+    run starts (the followers share one crowd)."""
+    rows = [f._rows() for f in followers]
+    starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
+    every = np.concatenate(rows)
+    slots = np.concatenate([f._slots for f in followers])
+    return every, followers[0].crowd.position[every], slots, starts
+
+
+def _advance(followers: list[FormationFollower], dt: float) -> None:
+    """Move every follower's reference point (the lag test for all at once)."""
+    _, position, slots, starts = _members(followers)
+    d = position - slots
+    worst = np.maximum.reduceat(np.hypot(d[:, 0], d[:, 1]), starts).tolist()
+    for f, w in zip(followers, worst):
+        f._move(dt, w <= f.slack)
+
+
+def _prefer(followers: list[FormationFollower], dt: float, out: np.ndarray) -> None:
+    """Write every follower's members' preferred velocities into ``out`` (all at once)."""
+    rows, position, target, starts = _members(followers)
+    steered = [k for k, f in enumerate(followers) if f.mode == "steered"]
+    if steered:
+        counts = np.diff(np.append(starts, len(rows)))[:, None]
+        gap = (np.add.reduceat(position, starts) - np.add.reduceat(target, starts)) / counts
+        shift = np.zeros((len(followers), 2))
+        for k in steered:
+            f = followers[k]
+            shift[k] = f.velocity * f.lookahead + f.cohesion * gap[k]
+        target += np.repeat(shift, counts[:, 0], axis=0)
+    to = target - position          # the crowd's own rule: top speed, arriving in one step
+    dist = np.hypot(to[:, 0], to[:, 1])
+    speed = np.minimum(followers[0].crowd.max_speed[rows], dist / dt)
+    out[rows] = to * np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)[:, None]
