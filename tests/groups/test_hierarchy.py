@@ -181,3 +181,16 @@ def run_groups(order_seed):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_member_and_group_order_does_not_change_the_result(seed):
     np.testing.assert_array_equal(run_groups(0), run_groups(seed))
+
+
+def test_a_user_shape_gets_its_dropped_slots_back_when_members_return():
+    crowd, ids = make_crowd(4)
+    base = FormationShape.from_offsets([[1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [-1.0, 0.0]],
+                                       roles=[0, 1, 1, 2])
+    g = AgentGroup(ids, shape=base)
+    g.remove(ids[3])
+    g.remove(ids[2])
+    assert g.shape == base.fit(2)
+    g.add(ids[2])
+    g.add(ids[3])
+    assert g.shape == base

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
 from wayfinding.groups.shapes import KINDS, FormationShape
@@ -128,3 +130,18 @@ def test_shapes_are_read_only():
 def test_bad_input(call):
     with pytest.raises(InvalidQueryError):
         call()
+
+
+@settings(max_examples=50, deadline=None)
+@given(pattern=st.lists(st.tuples(st.integers(-5, 5), st.integers(-5, 5)), min_size=1,
+                        max_size=6, unique=True),
+       n=st.integers(1, 30))
+def test_fit_user_shapes_keeps_the_pattern_and_never_stacks_slots(pattern, n):
+    offsets = np.array(pattern, float)
+    s = FormationShape.from_offsets(offsets, roles=np.arange(len(pattern)), spacing=1.0)
+    fitted = s.fit(n)
+    m = min(n, len(pattern))
+    assert len(fitted) == n
+    np.testing.assert_array_equal(fitted.offsets[:m], offsets[:m])
+    assert fitted.roles.tolist() == [k % len(pattern) for k in range(n)]
+    assert len({tuple(p) for p in fitted.offsets.tolist()}) == n     # copies never overlap

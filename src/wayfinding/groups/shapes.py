@@ -7,7 +7,9 @@ of their slots' bounding box and are generated afresh for any slot count by
 lists its slots from the most to the least important: fitting it to fewer slots drops
 the last ones; fitting it to more repeats the whole pattern behind itself, one
 ``spacing`` behind its rearmost slot each time.  Roles follow the slots: the slot that
-repeats slot ``i`` takes its role.
+repeats slot ``i`` takes its role.  A fitted user shape is a new pattern: fit the
+original each time (as :class:`~wayfinding.groups.AgentGroup` does) so slots dropped when
+members left come back when others join.
 
 >>> w = FormationShape.wedge(5, spacing=2.0)
 >>> w.offsets.tolist()
