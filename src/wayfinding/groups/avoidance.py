@@ -4,14 +4,21 @@ agents, by ORCA's rule (van den Berg, Guy, Lin and Manocha) applied to the group
 
 For each neighbour the group builds the neighbour's shape grown by its own (their
 Minkowski sum, convex: a polygon, discs drawn as regular polygons round them so that the
-polygon holds the disc), and from it the velocity obstacle of the relative velocities that
-collide within ``time_horizon`` (one time step for a neighbour it already overlaps).  The
-smallest change ``u`` of the relative velocity that leaves the obstacle gives a half-plane of
-the group's velocities: at ``v + share * u``, facing out of the obstacle; ``share`` is 1/2
+polygon holds the disc), and from it the velocity obstacle: the cone of relative velocities
+that reach that polygon, cut at ``time_horizon``.  A change ``u`` of the relative velocity
+gives a half-plane of the group's velocities, at ``v + share * u`` facing along ``u``:
+already overlapping, ``u`` leads out of the polygon in one time step; inside the obstacle
+(a collision within the horizon), ``u`` leads out across the nearer side of the cone (the
+right side on a tie, as both groups of a pair see it), not through the cut (flat faces of
+boxes would otherwise only slow groups that meet head on, never turn them); outside it,
+``u`` leads to the obstacle's nearest point as in ORCA, except in front of the cut, where
+no half-plane is set until the collision comes within the horizon.  ``share`` is 1/2
 between two groups (each takes half of the change) and ``agent_share`` (default 1: the
 agents need not see the group) against agents.  The group takes the velocity nearest its
 preferred one within the half-planes and its top speed; when they leave none, the one that
-violates them least (all by the same amount, the least possible).
+violates them least (all by the same amount, the least possible).  The groups' shapes keep
+their headings through a step; a loop over the groups and their neighbours in Python, for
+tens of groups.
 
 >>> avoid = GroupAvoidance(time_horizon=8.0)
 >>> position = np.array([[-6.0, 0.0], [6.0, 0.1]])       # two groups head on
