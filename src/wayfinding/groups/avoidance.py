@@ -248,7 +248,7 @@ def _nearest(pref: np.ndarray, top: float, planes: list) -> np.ndarray:
         return best
     # With this much slack a standstill is allowed by every half-plane.
     lo, hi = 0.0, float(np.maximum((point * normal).sum(1), 0.0).max()) + 1.0
-    for _ in range(60):
+    for _ in range(50):
         mid = 0.5 * (lo + hi)
         if _solve(pref, top, point, normal, mid) is None:
             lo = mid

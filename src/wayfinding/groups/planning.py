@@ -136,7 +136,9 @@ def plan_group_path(world: Any, start: ArrayLike, goal: ArrayLike, *, offsets: A
     takes the full formation again where the full bulk clears it (on a grid: every cell
     under the bounding square of the bulk swept along the segment is free; on a mesh: the
     segment, split into pieces at most the full bulk radius long, keeps that radius from
-    every wall).  No path is ``found=False`` with its
+    every wall).  On a grid the swept squares stay on free cells under the ``never`` and
+    ``no_corner_cutting`` rules; the rules that let a diagonal step cut a corner let the
+    bulk cut it too.  No path is ``found=False`` with its
     ``reason``."""
     offs = _offsets("offsets", offsets)
     thin = None if narrow is None else _offsets("narrow", narrow)
