@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies import seeded_grids_and_rngs
 
 from wayfinding.errors import InvalidQueryError
-from wayfinding.grid import Grid
+from wayfinding.grid import Grid, GridSearch
 from wayfinding.groups.planning import BULK, NARROW, bulk_radius, plan_group_path
 from wayfinding.navmesh import ClearanceMesh
 
@@ -122,8 +122,9 @@ def test_group_plan_is_never_shorter_than_the_single_agent_optimum(grid_rng, for
     h, w = grid.shape
     start, goal = rng.uniform(0, (w, h)), rng.uniform(0, (w, h))
     plan = plan_group_path(grid, start, goal, offsets=offsets, member_radius=r, narrow=narrow)
-    sizes = [max(1, math.ceil(2 * radius - 1e-9)) for radius in plan.radius
-             if not math.isnan(radius)]
+    sizes = [max(1, math.ceil(2 * radius - 1e-9)) for radius in (plan.radius,
+                                                                  plan.narrow_radius)
+             if radius is not None]
     best = []
     for k in sizes:
         a = tuple(np.floor(start - k / 2 + 0.5).astype(int).tolist())
@@ -201,5 +202,20 @@ def test_bad_world_and_points_are_refused():
         plan_group_path(corridor(3), (math.nan, 0), (1, 1), offsets=LINE3, member_radius=0.5)
     plan = plan_group_path(corridor(3), (1.5, 3.5), (12.5, 3.5), offsets=LINE3,
                            member_radius=0.5)
-    with pytest.raises(InvalidQueryError, match="s"):
+    with pytest.raises(InvalidQueryError, match="must be a finite number"):
         plan.slots("far")
+    with pytest.raises(InvalidQueryError, match="GridSearch over the grid"):
+        plan_group_path(corridor(3), (1.5, 3.5), (12.5, 3.5), offsets=LINE3,
+                        member_radius=0.5, search=GridSearch(corridor(3)))
+    with pytest.raises(InvalidQueryError, match="not on a ClearanceMesh"):
+        plan_group_path(door_mesh(4.0), (2, 4), (18, 4), offsets=LINE3, member_radius=0.5,
+                        search=GridSearch(corridor(3)))
+
+
+def test_a_reused_search_gives_the_same_plans():
+    grid = corridor(4)
+    search = GridSearch(grid)
+    for y in (3.5, 4.0, 4.5):
+        kw = {"offsets": LINE3, "member_radius": 0.5}
+        assert plan_group_path(grid, (1.5, y), (12.5, y), search=search, **kw) == \
+            plan_group_path(grid, (1.5, y), (12.5, y), **kw)

@@ -15,14 +15,15 @@ walls, whatever its turns.
 >>> column = [[0.0, 0.0], [-1.0, 0.0], [-2.0, 0.0]]     # one behind the other: fits
 >>> plan = plan_group_path(Grid(free), (1.5, 3.0), (10.5, 3.0), offsets=line,
 ...                        member_radius=0.4, narrow=column)
->>> plan.found, plan.radius.tolist()
-(True, [1.4, 0.4])
+>>> plan.found, plan.radius, plan.narrow_radius
+(True, 1.4, 0.4)
 >>> ''.join("LC"[f] for f in plan.formation)            # per segment: line or column
 'LLCCCCCLL'
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,8 +49,8 @@ class GroupPlan:
     ``path``: ``(m, 2)`` float64 world points; ``formation``: ``(m - 1,)`` int8, per
     segment :data:`BULK` (the full formation) or :data:`NARROW`; ``cost``: the plan's cost
     (world units: on a grid the search's cost times the cell size, on a clearance mesh the
-    path's length); ``found``; ``radius``: the bulk radii of the full and the narrow
-    formation (the narrow one NaN when none was given); ``offsets``, ``narrow``: the two
+    path's length); ``found``; ``radius``, ``narrow_radius``: the bulk radii of the full
+    and the narrow formation (None when none was given); ``offsets``, ``narrow``: the two
     formations' slot offsets (``narrow`` None when none was given); ``reason``: why there is
     no plan ("" when found).
     """
@@ -58,9 +59,10 @@ class GroupPlan:
     formation: np.ndarray
     cost: float
     found: bool
-    radius: np.ndarray
+    radius: float
     offsets: np.ndarray
     narrow: np.ndarray | None = None
+    narrow_radius: float | None = None
     reason: str = ""
     _along: np.ndarray = field(init=False, compare=False)
 
@@ -120,7 +122,8 @@ def bulk_radius(offsets: ArrayLike, member_radius: float) -> float:
 
 
 def plan_group_path(world: Any, start: ArrayLike, goal: ArrayLike, *, offsets: ArrayLike,
-                    member_radius: float, narrow: ArrayLike | None = None) -> GroupPlan:
+                    member_radius: float, narrow: ArrayLike | None = None,
+                    search: GridSearch | None = None) -> GroupPlan:
     """Plan for a group whose formation has slot ``offsets`` (``(n, 2)``, +x forward, +y
     left) and whose members have radius ``member_radius`` (world units), from ``start`` to
     ``goal`` (world points), in ``world``: a :class:`~wayfinding.grid.Grid` or a
@@ -139,40 +142,49 @@ def plan_group_path(world: Any, start: ArrayLike, goal: ArrayLike, *, offsets: A
     every wall).  On a grid the swept squares stay on free cells under the ``never`` and
     ``no_corner_cutting`` rules; the rules that let a diagonal step cut a corner let the
     bulk cut it too.  No path is ``found=False`` with its
-    ``reason``."""
+    ``reason``.  ``search``: a :class:`~wayfinding.grid.GridSearch` over the same grid to
+    plan with (its node arrays are then reused from plan to plan; default: a new one)."""
     offs = _offsets("offsets", offsets)
     thin = None if narrow is None else _offsets("narrow", narrow)
     if thin is not None and len(thin) != len(offs):
         raise InvalidQueryError(f"narrow has {len(thin)} slots; offsets has {len(offs)}: "
                                 "a narrower formation needs as many")
     r = positive_float("member_radius", member_radius)
-    radius = np.array([bulk_radius(offs, r), math.nan if thin is None else bulk_radius(thin, r)])
+    radius = bulk_radius(offs, r)
+    thin_radius = None if thin is None else bulk_radius(thin, r)
+    done: dict[str, Any] = {"radius": radius, "offsets": offs, "narrow": thin,
+                            "narrow_radius": thin_radius}
     planner: Any
     if isinstance(world, Grid):
-        planner = _grid_route
+        if search is None:
+            search = GridSearch(world)
+        elif not isinstance(search, GridSearch) or search.grid is not world:
+            raise InvalidQueryError("search must be a GridSearch over the grid planned on")
+        planner = functools.partial(_grid_route, search)
     elif isinstance(world, ClearanceMesh):
+        if search is not None:
+            raise InvalidQueryError("search is for plans on a grid, not on a ClearanceMesh")
         planner = _mesh_route
     else:
         raise InvalidQueryError(f"world must be a Grid or a ClearanceMesh, got "
                                 f"{type(world).__name__}")
-    path, cost, reason = planner(world, start, goal, float(radius[0]))
+    path, cost, reason = planner(world, start, goal, radius)
     if path is not None:
         return GroupPlan(path=path, formation=np.zeros(len(path) - 1, dtype=np.int8),
-                         cost=cost, found=True, radius=radius, offsets=offs, narrow=thin)
-    if thin is not None and radius[1] < radius[0]:
-        path, cost, why = planner(world, start, goal, float(radius[1]))
+                         cost=cost, found=True, **done)
+    if thin_radius is not None and thin_radius < radius:
+        path, cost, why = planner(world, start, goal, thin_radius)
         if path is not None:
             if isinstance(world, Grid):
-                wide = _grid_fits(world, path, float(radius[0]))
+                wide = _grid_fits(world, path, radius)
             else:
-                path = _subdivide(path, float(radius[0]))
-                wide = _mesh_fits(world, path, float(radius[0]))
+                path = _subdivide(path, radius)
+                wide = _mesh_fits(world, path, radius)
             return GroupPlan(path=path, formation=np.where(wide, BULK, NARROW).astype(np.int8),
-                             cost=cost, found=True, radius=radius, offsets=offs, narrow=thin)
+                             cost=cost, found=True, **done)
         reason = f"{reason}; the narrow formation: {why}"
     return GroupPlan(path=np.empty((0, 2)), formation=np.empty(0, dtype=np.int8),
-                     cost=math.inf, found=False, radius=radius, offsets=offs, narrow=thin,
-                     reason=reason)
+                     cost=math.inf, found=False, reason=reason, **done)
 
 
 def _offsets(name: str, value: ArrayLike) -> np.ndarray:
@@ -191,8 +203,8 @@ def _agent_size(grid: Grid, radius: float) -> int:
     return max(1, math.ceil(2.0 * radius / grid.cell_size - 1e-9))
 
 
-def _grid_route(grid: Grid, start: ArrayLike, goal: ArrayLike, radius: float
-                ) -> tuple[np.ndarray | None, float, str]:
+def _grid_route(search: GridSearch, grid: Grid, start: ArrayLike, goal: ArrayLike,
+                radius: float) -> tuple[np.ndarray | None, float, str]:
     """The path of square centres for a disc of ``radius`` (None and the reason when none)."""
     k = _agent_size(grid, radius)
     seen = grid.for_agent(k)
@@ -205,7 +217,7 @@ def _grid_route(grid: Grid, start: ArrayLike, goal: ArrayLike, radius: float
         if not (0 <= cell[0] < w and 0 <= cell[1] < h) or not seen.passable[cell[1], cell[0]]:
             return None, math.inf, f"the bulk ({k} x {k} cells) does not fit at the {name}"
         ends.append((int(cell[0]), int(cell[1])))
-    result = GridSearch(grid).find_path(ends[0], ends[1], agent_size=k)
+    result = search.find_path(ends[0], ends[1], agent_size=k)
     if not result.found:
         return None, math.inf, f"no path for the bulk ({k} x {k} cells)"
     return origin + (result.path + k / 2) * cs, float(result.cost) * cs, ""
