@@ -12,7 +12,7 @@ from strategies import seeded_grids_and_rngs
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
-from wayfinding.groups.planning import BULK, NARROW, bulk_radius, plan_group_path
+from wayfinding.groups.planning import BULK, NARROW, plan_group_path, swept_radius
 from wayfinding.navmesh import ClearanceMesh
 
 LINE3 = np.array([[0.0, 1.0], [0.0, 0.0], [0.0, -1.0]])          # three abreast
@@ -71,9 +71,9 @@ def corridor(width: int, length: int = 14) -> Grid:
     return Grid(free)
 
 
-def test_bulk_radius_is_lateral_extent_plus_member_radius():
-    assert bulk_radius(LINE3, 0.5) == 1.5
-    assert bulk_radius(COLUMN3, 0.3) == 0.3
+def test_swept_radius_is_lateral_extent_plus_member_radius():
+    assert swept_radius(LINE3, 0.5) == 1.5
+    assert swept_radius(COLUMN3, 0.3) == 0.3
 
 
 @pytest.mark.parametrize("width", [3, 4])
@@ -153,7 +153,7 @@ def door_mesh(gap: float) -> ClearanceMesh:
                                       [(9.5, hi), (10.5, hi), (10.5, 7.5), (9.5, 7.5)]])
 
 
-def test_mesh_plan_uses_the_bulk_radius_where_it_fits():
+def test_mesh_plan_uses_the_swept_radius_where_it_fits():
     mesh = door_mesh(4.0)
     plan = plan_group_path(mesh, (2, 4), (18, 4), offsets=LINE3, member_radius=0.5)
     alone = mesh.find_path((2, 4), (18, 4), radius=1.5)

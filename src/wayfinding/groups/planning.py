@@ -5,8 +5,10 @@ A formation is given by its slot offsets, ``(n, 2)`` float64 in the formation's 
 forward, +y left).  Its members follow the path: member ``i`` stands at distance
 ``s + x_i`` along it (``s``: the group's own distance along the path), ``y_i`` to the left
 of it.  So the group sweeps a band of half-width ``max |y_i| + member_radius`` around the
-path, its *bulk radius*, and a path of that clearance keeps every member clear of the
-walls, whatever its turns.
+path, its *swept radius*, and a path of that clearance keeps every member clear of the
+walls, whatever its turns (a group that follows its path needs its width only, not the disc
+round all its slots).  A :class:`~wayfinding.groups.FormationShape` gives its offsets as
+``shape.offsets``.
 
 >>> from wayfinding.grid import Grid
 >>> free = np.ones((6, 12), dtype=bool)
@@ -49,7 +51,7 @@ class GroupPlan:
     ``path``: ``(m, 2)`` float64 world points; ``formation``: ``(m - 1,)`` int8, per
     segment :data:`BULK` (the full formation) or :data:`NARROW`; ``cost``: the plan's cost
     (world units: on a grid the search's cost times the cell size, on a clearance mesh the
-    path's length); ``found``; ``radius``, ``narrow_radius``: the bulk radii of the full
+    path's length); ``found``; ``radius``, ``narrow_radius``: the swept radii of the full
     and the narrow formation (None when none was given); ``offsets``, ``narrow``: the two
     formations' slot offsets (``narrow`` None when none was given); ``reason``: why there is
     no plan ("" when found).
@@ -86,7 +88,7 @@ class GroupPlan:
         along the path (clamped to the path): member ``i`` at ``s + x_i`` along the path
         (clamped to it), ``y_i`` to its left, ``x_i`` from the formation of the segment at
         ``s`` and ``y_i`` from that of the segment where the member stands (so members file
-        into the narrow formation as they reach its stretch, each within the bulk radius of
+        into the narrow formation as they reach its stretch, each within the swept radius of
         its own segment)."""
         if not self.found:
             raise InvalidQueryError("the plan has no path: no slots along it")
@@ -110,11 +112,11 @@ class GroupPlan:
         return np.clip(np.searchsorted(self._along, s, side="left") - 1, 0, len(self.path) - 2)
 
 
-def bulk_radius(offsets: ArrayLike, member_radius: float) -> float:
+def swept_radius(offsets: ArrayLike, member_radius: float) -> float:
     """The half-width of the band a formation sweeps when its members follow a path: the
     largest sideways offset plus the members' radius.
 
-    >>> bulk_radius([[0.0, 1.0], [0.0, -1.5], [-1.0, 0.0]], 0.5)
+    >>> swept_radius([[0.0, 1.0], [0.0, -1.5], [-1.0, 0.0]], 0.5)
     2.0
     """
     return float(np.abs(_offsets("offsets", offsets)[:, 1]).max()) + \
@@ -129,7 +131,7 @@ def plan_group_path(world: Any, start: ArrayLike, goal: ArrayLike, *, offsets: A
     ``goal`` (world points), in ``world``: a :class:`~wayfinding.grid.Grid` or a
     :class:`~wayfinding.navmesh.ClearanceMesh`.
 
-    The group plans as a disc of its :func:`bulk_radius`.  On a grid the disc is the
+    The group plans as a disc of its :func:`swept_radius`.  On a grid the disc is the
     square of ``k = ceil(2 radius / cell_size)`` cells an agent of ``agent_size`` k covers
     (:meth:`Grid.for_agent`), and the path runs between the centres of the squares
     nearest ``start`` and ``goal``; on a clearance mesh it is a path of clearance
@@ -138,7 +140,7 @@ def plan_group_path(world: Any, start: ArrayLike, goal: ArrayLike, *, offsets: A
     column) is given, the plan is the narrow formation's path, and each of its segments
     takes the full formation again where the full bulk clears it (on a grid: every cell
     under the bounding square of the bulk swept along the segment is free; on a mesh: the
-    segment, split into pieces at most the full bulk radius long, keeps that radius from
+    segment, split into pieces at most the full swept radius long, keeps that radius from
     every wall).  On a grid the swept squares stay on free cells under the ``never`` and
     ``no_corner_cutting`` rules; the rules that let a diagonal step cut a corner let the
     bulk cut it too.  No path is ``found=False`` with its
@@ -150,8 +152,8 @@ def plan_group_path(world: Any, start: ArrayLike, goal: ArrayLike, *, offsets: A
         raise InvalidQueryError(f"narrow has {len(thin)} slots; offsets has {len(offs)}: "
                                 "a narrower formation needs as many")
     r = positive_float("member_radius", member_radius)
-    radius = bulk_radius(offs, r)
-    thin_radius = None if thin is None else bulk_radius(thin, r)
+    radius = swept_radius(offs, r)
+    thin_radius = None if thin is None else swept_radius(thin, r)
     done: dict[str, Any] = {"radius": radius, "offsets": offs, "narrow": thin,
                             "narrow_radius": thin_radius}
     planner: Any
