@@ -150,6 +150,11 @@ def test_nearest_velocity_matches_a_brute_force_search():
             assert worst_got <= viol.min() + 1e-6
 
 
+def test_no_groups_take_no_velocities():
+    v = GroupAvoidance().velocities([], [], DT, preferred=[], max_speed=1.0, radius=[])
+    assert v.shape == (0, 2)
+
+
 @pytest.mark.parametrize("options, match", [
     ({}, "either radius"),
     ({"radius": [1.0, 1.0], "half_extents": [[1, 1], [1, 1]]}, "either radius"),

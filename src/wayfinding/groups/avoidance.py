@@ -193,6 +193,8 @@ def _minkowski(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     """``value`` as a finite float64 array of ``shape`` (-1: any length)."""
     arr = np.asarray(reals(name, value), dtype=np.float64)
+    if arr.size == 0 and len(shape) == 2:          # no groups
+        arr = arr.reshape(0, shape[1])
     if arr.ndim != len(shape) or any(w not in (-1, s) for w, s in zip(shape, arr.shape,
                                                                          strict=True)) \
             or not np.isfinite(arr).all():

@@ -141,11 +141,13 @@ def plan_group_path(world: Any, start: ArrayLike, goal: ArrayLike, *, offsets: A
     takes the full formation again where the full bulk clears it (on a grid: every cell
     under the bounding square of the bulk swept along the segment is free; on a mesh: the
     segment, split into pieces at most the full swept radius long, keeps that radius from
-    every wall).  On a grid the swept squares stay on free cells under the ``never`` and
-    ``no_corner_cutting`` rules; the rules that let a diagonal step cut a corner let the
-    bulk cut it too.  No path is ``found=False`` with its
-    ``reason``.  ``search``: a :class:`~wayfinding.grid.GridSearch` over the same grid to
-    plan with (its node arrays are then reused from plan to plan; default: a new one)."""
+    every wall; the mesh draws the path's arcs as chords every
+    :data:`~wayfinding.navmesh.clearance.ARC_STEP`, which cut a corner of radius ``rho`` by
+    up to ``rho (1 - cos(ARC_STEP / 2))``).  On a grid the swept squares stay on free cells
+    under the ``never`` and ``no_corner_cutting`` rules; the rules that let a diagonal step
+    cut a corner let the bulk cut it too.  No path is ``found=False`` with its ``reason``.
+    ``search``: a :class:`~wayfinding.grid.GridSearch` over the same grid to plan with (its
+    node arrays are then reused from plan to plan; default: a new one)."""
     offs = _offsets("offsets", offsets)
     thin = None if narrow is None else _offsets("narrow", narrow)
     if thin is not None and len(thin) != len(offs):
