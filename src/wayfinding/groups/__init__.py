@@ -2,12 +2,17 @@
 assignment, formation following, group-level planning and group avoidance."""
 
 from .assign import METHODS, assign_slots
+from .avoidance import GroupAvoidance
+from .flocking import SOCIAL_SHAPES, Flock, social_offsets, social_velocities
 from .following import MODES, FormationFollower, step_formations
 from .hierarchy import STAGES, AgentGroup, GroupState, Pipeline, Snapshot, Stage, update_groups
+from .planning import BULK, NARROW, GroupPlan, plan_group_path, swept_radius
 from .reform import ReformChoice, blend_candidates, reform, time_to_reform
 from .shapes import KINDS, FormationShape
 
-__all__ = ["KINDS", "METHODS", "MODES", "STAGES", "AgentGroup", "FormationFollower",
-           "FormationShape", "GroupState", "Pipeline", "ReformChoice", "Snapshot", "Stage",
-           "assign_slots", "blend_candidates", "reform", "step_formations", "time_to_reform",
+__all__ = ["BULK", "KINDS", "METHODS", "MODES", "NARROW", "SOCIAL_SHAPES", "STAGES",
+           "AgentGroup", "Flock", "FormationFollower", "FormationShape", "GroupAvoidance",
+           "GroupPlan", "GroupState", "Pipeline", "ReformChoice", "Snapshot", "Stage",
+           "assign_slots", "blend_candidates", "plan_group_path", "reform", "social_offsets",
+           "social_velocities", "step_formations", "swept_radius", "time_to_reform",
            "update_groups"]
