@@ -13,7 +13,7 @@ from wayfinding import InvalidQueryError
 from wayfinding.crowd import ORCA, Crowd
 from wayfinding.grid import Grid
 from wayfinding.groups.assign import assign_slots
-from wayfinding.groups.following import FormationFollower, step_formations
+from wayfinding.groups.following import MODES, FormationFollower, step_formations
 from wayfinding.groups.hierarchy import AgentGroup, Snapshot
 from wayfinding.groups.shapes import FormationShape
 
@@ -212,3 +212,61 @@ def test_a_group_that_gains_a_member_follows_in_its_refitted_shape():
     for _ in range(400):
         f.step(0.1)
     assert len(f.shape) == 5 and f.arrived and f.slot_error().max() < 0.05
+
+
+def reference_pose(f, s):
+    """The reference point and heading at ``s`` along ``f``'s path, one follower at a time
+    with scalar arithmetic."""
+    arc, path = f._arc, f.path
+
+    def at(d):
+        d = min(max(d, 0.0), arc[-1])
+        k = min(int(np.searchsorted(arc, d, side="right")) - 1, len(arc) - 2)
+        if k < 0:
+            return path[0].copy()
+        t = (d - arc[k]) / (arc[k + 1] - arc[k])
+        return path[k] + t * (path[k + 1] - path[k])
+
+    p, left = at(s), arc[-1] - s
+    if left <= 0.0:
+        return p, f.facing.copy()
+    blend = max(f.shape.bulk_radius, f.shape.spacing)
+    ahead = at(s + blend) - p
+    along = math.atan2(ahead[1], ahead[0])
+    t = min(1.0, max(0.0, 1.0 - left / blend))
+    turn = (math.atan2(f.facing[1], f.facing[0]) - along + math.pi) % (2 * math.pi) - math.pi
+    a = along + t * turn
+    return p, np.array([math.cos(a), math.sin(a)])
+
+
+def test_formations_stepped_together_match_a_per_group_reference():
+    crowd = Crowd()
+    rng = np.random.default_rng(3)
+    followers = []
+    for k in range(12):
+        shape = FormationShape.box(int(rng.integers(1, 7)), spacing=1.0 + 0.1 * k)
+        count = 1 if k == 0 else int(rng.integers(2, 9))
+        path = np.cumsum(rng.uniform(-4.0, 4.0, (count, 2)), axis=0) + 30.0 * k
+        start = shape.world_slots(path[0], (1.0, 0.0)) + rng.normal(0, 0.3, (len(shape), 2))
+        ids = [crowd.add(p, radius=0.3, max_speed=1.0 + 0.1 * k) for p in start]
+        followers.append(FormationFollower(crowd, ids, shape, path, mode=MODES[k % 3],
+                                           cohesion=0.4, facing=rng.normal(size=2)))
+    crowd.max_speed[crowd.row(int(followers[1].agents[0]))] = 0.0   # it waits for a laggard
+    for _ in range(150):
+        expected = []
+        for f in followers:
+            lag = f.slot_error().max()
+            s = min(f.travelled + f.speed * 0.1, f._arc[-1]) if lag <= f.slack else f.travelled
+            p, h = reference_pose(f, s)
+            off = f.shape.offsets
+            expected.append((s, p, h, p + off[:, :1] * h + off[:, 1:] * np.array([-h[1], h[0]]),
+                             (p - f.position) / 0.1))
+        step_formations(crowd, followers, 0.1)
+        for f, (s, p, h, slots, v) in zip(followers, expected):
+            assert f.travelled == s
+            np.testing.assert_array_equal(f.position, p)
+            np.testing.assert_array_equal(f.heading, h)
+            np.testing.assert_array_equal(f.slots(), slots)
+            np.testing.assert_array_equal(f.velocity, v)
+    assert followers[0].arrived and not followers[1].arrived
+    assert sum(f.arrived for f in followers) >= 3

@@ -46,10 +46,6 @@ from .shapes import FormationShape, unit_heading
 MODES = ("blind", "steered", "autonomous")
 
 
-def _angle(v: np.ndarray) -> float:
-    return math.atan2(v[1], v[0])
-
-
 class FormationFollower:
     """Walk ``shape`` along ``path`` with the agents ``agents`` of ``crowd`` in its slots.
 
@@ -104,7 +100,11 @@ class FormationFollower:
         #: The reference point's distance along the path (world units).
         self.travelled = 0.0
         self.velocity = np.zeros(2)
-        self._place(0.0)
+        #: The reference point and its heading, and the slots (world).
+        self.position: np.ndarray
+        self.heading: np.ndarray
+        self._slots: np.ndarray
+        _place([self], np.zeros(1))
 
     def _rows(self) -> np.ndarray:
         """The members' rows of the crowd (looked up again only after rows moved)."""
@@ -115,35 +115,10 @@ class FormationFollower:
             self._cached = rows
         return rows
 
-    def _at(self, s: float) -> np.ndarray:
-        s = min(max(s, 0.0), self._arc[-1])
-        k = min(int(np.searchsorted(self._arc, s, side="right")) - 1, len(self._arc) - 2)
-        if k < 0:
-            return self.path[0].copy()
-        t = (s - self._arc[k]) / (self._arc[k + 1] - self._arc[k])
-        return self.path[k] + t * (self.path[k + 1] - self.path[k])
-
-    def _pose(self, s: float) -> tuple[np.ndarray, np.ndarray]:
-        p = self._at(s)
-        left = self._arc[-1] - s
-        if left <= 0.0:
-            return p, self.facing.copy()
-        ahead = self._at(s + self._blend) - p
-        along = _angle(ahead)
-        t = min(1.0, max(0.0, 1.0 - left / self._blend))
-        turn = (_angle(self.facing) - along + math.pi) % (2 * math.pi) - math.pi
-        a = along + t * turn
-        return p, np.array([math.cos(a), math.sin(a)])
-
     @property
     def arrived(self) -> bool:
         """Whether the reference point has reached the end of the path."""
         return self.travelled >= self._arc[-1]
-
-    def _place(self, s: float) -> None:
-        self.position, self.heading = self._pose(s)
-        h, off = self.heading, self.shape.offsets
-        self._slots = self.position + off[:, :1] * h + off[:, 1:] * np.array([-h[1], h[0]])
 
     def slots(self) -> np.ndarray:
         """The slots now, ``(n, 2)`` world points, in slot order."""
@@ -157,14 +132,8 @@ class FormationFollower:
     def advance(self, dt: float) -> None:
         """Move the reference point ``dt`` seconds along the path (unless a member lags
         more than ``slack``)."""
-        _advance([self], positive_float("dt", dt))
-
-    def _move(self, dt: float, go: bool) -> None:
-        before = self.position
-        if go:
-            self.travelled = min(self.travelled + self.speed * dt, float(self._arc[-1]))
-        self._place(self.travelled)
-        self.velocity = (self.position - before) / dt
+        dt = positive_float("dt", dt)
+        _advance([self], dt, _members([self]))
 
     def preferred(self, dt: float, *, out: np.ndarray | None = None) -> np.ndarray:
         """Every crowd agent's preferred velocity, ``(len(crowd), 2)``: the members' by the
@@ -177,7 +146,7 @@ class FormationFollower:
         elif not isinstance(out, np.ndarray) or out.shape != (len(crowd), 2) \
                 or out.dtype != np.float64:
             raise InvalidQueryError(f"out must be a ({len(crowd)}, 2) float64 array")
-        _prefer([self], dt, out)
+        _prefer([self], dt, out, _members([self]))
         return out
 
     def step(self, dt: float) -> None:
@@ -208,8 +177,8 @@ def step_formations(crowd: Crowd, followers: Sequence[FormationFollower], dt: fl
             raise InvalidQueryError(f"{brief(f)} is not a FormationFollower of this crowd")
     pref = crowd.preferred_velocity(dt)
     if followers:
-        _advance(followers, dt)
-        _prefer(followers, dt, pref)
+        members = _members(followers)
+        _prefer(followers, dt, pref, _advance(followers, dt, members))
     if orca is None:
         crowd.step(dt, velocity=pref)
     else:
@@ -218,36 +187,108 @@ def step_formations(crowd: Crowd, followers: Sequence[FormationFollower], dt: fl
 
 def _members(followers: list[FormationFollower]
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """All followers' member rows, their positions and slots, and where each follower's
-    run starts (the followers share one crowd)."""
-    rows = [f._rows() for f in followers]
-    starts = np.cumsum([0] + [len(r) for r in rows[:-1]])
-    every = np.concatenate(rows)
+    """All followers' member rows (looked up again only where rows moved), their positions
+    and slots, and where each follower's run starts (the followers share one crowd)."""
+    crowd = followers[0].crowd
+    starts = np.cumsum([0] + [len(f.agents) for f in followers[:-1]])
+    cached = [f._cached for f in followers if f._cached is not None]
+    rows: np.ndarray | None = None
+    if len(cached) == len(followers):
+        rows = np.concatenate(cached)
+        ids = crowd.ids
+        if rows.max() >= len(ids) or \
+                not (ids[rows] == np.concatenate([f.agents for f in followers])).all():
+            rows = None
+    if rows is None:
+        rows = np.concatenate([f._rows() for f in followers])
     slots = np.concatenate([f._slots for f in followers])
-    return every, followers[0].crowd.position[every], slots, starts
+    return rows, crowd.position[rows], slots, starts
 
 
-def _advance(followers: list[FormationFollower], dt: float) -> None:
-    """Move every follower's reference point (the lag test for all at once)."""
-    _, position, slots, starts = _members(followers)
+def _at(arc: np.ndarray, path: np.ndarray, first: np.ndarray, counts: np.ndarray,
+        s: np.ndarray) -> np.ndarray:
+    """The points at distances ``s`` along the packed paths (``first``, ``counts``: each
+    path's run in ``arc``, its points' distances along it, and ``path``), clamped to the
+    paths' ends."""
+    last = first + counts - 1
+    s = np.minimum(np.maximum(s, 0.0), arc[last])
+    # the number of a path's points at or before s: its searchsorted(s, side="right")
+    below = np.add.reduceat(arc <= np.repeat(s, counts), first, dtype=np.intp)
+    k = first + np.clip(below - 1, 0, np.maximum(counts - 2, 0))
+    nxt = np.minimum(k + 1, last)
+    span = arc[nxt] - arc[k]
+    t = (s - arc[k]) / np.where(nxt > k, span, 1.0)
+    return path[k] + t[:, None] * (path[nxt] - path[k])
+
+
+def _place(followers: list[FormationFollower], s: np.ndarray) -> np.ndarray:
+    """Put every follower's reference point at its distance ``s`` along its path (its
+    position, heading and slots; the slots of all, packed, returned)."""
+    arcs = [f._arc for f in followers]
+    counts = np.array([len(a) for a in arcs])
+    first = np.cumsum(counts) - counts
+    arc, path = np.concatenate(arcs), np.concatenate([f.path for f in followers])
+    blend = np.array([f._blend for f in followers])
+    facing = np.array([f.facing for f in followers])
+    p = _at(arc, path, first, counts, s)
+    left = arc[first + counts - 1] - s
+    ahead = (_at(arc, path, first, counts, s + blend) - p).tolist()
+    along = np.array([math.atan2(y, x) for x, y in ahead])
+    t = np.minimum(1.0, np.maximum(0.0, 1.0 - left / blend))
+    goal = np.array([math.atan2(y, x) for x, y in facing.tolist()])
+    turn = (goal - along + math.pi) % (2 * math.pi) - math.pi
+    a = (along + t * turn).tolist()
+    turned = np.array([(math.cos(v), math.sin(v)) for v in a])
+    heading = np.where(left[:, None] > 0.0, turned, facing)
+    sizes = [len(f.agents) for f in followers]
+    h = np.repeat(heading, sizes, axis=0)
+    off = np.concatenate([f.shape.offsets for f in followers])
+    slots = np.repeat(p, sizes, axis=0) + off[:, :1] * h \
+        + off[:, 1:] * np.stack([-h[:, 1], h[:, 0]], axis=1)
+    end = np.cumsum(sizes)
+    for f, k, j in zip(followers, (end - sizes).tolist(), end.tolist()):
+        f._slots = slots[k:j]
+    for f, pk, hk in zip(followers, p, heading):
+        f.position, f.heading = pk, hk
+    return slots
+
+
+def _advance(followers: list[FormationFollower], dt: float,
+             members: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Move every follower's reference point ``dt`` seconds along its path, all at once,
+    those whose members all stand within ``slack`` of their slots (``members``: as
+    :func:`_members` gives them; returned with the new slots)."""
+    rows, position, slots, starts = members
     d = position - slots
-    worst = np.maximum.reduceat(np.hypot(d[:, 0], d[:, 1]), starts).tolist()
-    for f, w in zip(followers, worst):
-        f._move(dt, w <= f.slack)
+    worst = np.maximum.reduceat(np.hypot(d[:, 0], d[:, 1]), starts)
+    slack = np.array([f.slack for f in followers])
+    speed = np.array([f.speed for f in followers])
+    travelled = np.array([f.travelled for f in followers])
+    end = np.array([f._arc[-1] for f in followers])
+    s = np.where(worst <= slack, np.minimum(travelled + speed * dt, end), travelled)
+    before = np.array([f.position for f in followers])
+    slots = _place(followers, s)
+    velocity = (np.array([f.position for f in followers]) - before) / dt
+    for f, sk, v in zip(followers, s.tolist(), velocity):
+        f.travelled, f.velocity = sk, v
+    return rows, position, slots, starts
 
 
-def _prefer(followers: list[FormationFollower], dt: float, out: np.ndarray) -> None:
-    """Write every follower's members' preferred velocities into ``out`` (all at once)."""
-    rows, position, target, starts = _members(followers)
-    steered = [k for k, f in enumerate(followers) if f.mode == "steered"]
-    if steered:
+def _prefer(followers: list[FormationFollower], dt: float, out: np.ndarray,
+            members: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Write every follower's members' preferred velocities into ``out`` (all at once;
+    ``members``: as :func:`_members` gives them)."""
+    rows, position, target, starts = members
+    steered = np.array([f.mode == "steered" for f in followers])
+    if steered.any():
         counts = np.diff(np.append(starts, len(rows)))[:, None]
         gap = (np.add.reduceat(position, starts) - np.add.reduceat(target, starts)) / counts
-        shift = np.zeros((len(followers), 2))
-        for k in steered:
-            f = followers[k]
-            shift[k] = f.velocity * f.lookahead + f.cohesion * gap[k]
-        target += np.repeat(shift, counts[:, 0], axis=0)
+        velocity = np.array([f.velocity for f in followers])
+        lookahead = np.array([f.lookahead for f in followers])[:, None]
+        cohesion = np.array([f.cohesion for f in followers])[:, None]
+        shift = np.where(steered[:, None], velocity * lookahead + cohesion * gap, 0.0)
+        target = target + np.repeat(shift, counts[:, 0], axis=0)
     to = target - position          # the crowd's own rule: top speed, arriving in one step
     dist = np.hypot(to[:, 0], to[:, 1])
     speed = np.minimum(followers[0].crowd.max_speed[rows], dist / dt)
