@@ -80,3 +80,9 @@ def test_one_agent_has_no_pairs():
 def test_bad_reform_queries_are_refused(tolerance, start):
     with pytest.raises(InvalidQueryError):
         random_run(0).time_to_reform(tolerance, start=start)
+
+
+def test_groups_colour_members_by_formation():
+    run = random_run(0)
+    run.formation = np.array([0, 1, 1])
+    assert run.groups().tolist() == [1, 0, 2, 2, 0]

@@ -51,6 +51,13 @@ class FormationRun(Run):
         if self.formation is None:
             self.formation = np.zeros(len(self.members), dtype=np.int64)
 
+    def groups(self) -> np.ndarray:
+        """Per agent (column of ``positions``), its formation + 1, or 0 for an agent in
+        none: ``(n,)`` int64 (to colour the agents by)."""
+        out = np.zeros(self.positions.shape[1], dtype=np.int64)
+        out[self.members] = np.asarray(self.formation) + 1
+        return out
+
     def slot_error(self) -> tuple[np.ndarray, np.ndarray]:
         """The members' mean and largest distance to their slots at each step, two
         ``(steps + 1,)`` float64 arrays (world units)."""
