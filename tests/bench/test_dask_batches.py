@@ -35,8 +35,8 @@ def scen_files(tmp_path_factory):
 
 
 @pytest.mark.parametrize("method", ["astar", "jps", "jps_plus"])
-def test_scenarios_equal_serial_run(client, scen_files, method):
-    runs = solve_scenarios_dask(scen_files, method=method, client=client, batch=5,
+def test_scenarios_equal_serial_run(dask_client, scen_files, method):
+    runs = solve_scenarios_dask(scen_files, method=method, client=dask_client, batch=5,
                                 progress=False)
     assert len(runs) == len(scen_files)
     for path, run in zip(scen_files, runs):
@@ -57,7 +57,7 @@ def test_scenarios_equal_serial_run(client, scen_files, method):
 
 
 @pytest.mark.parametrize("method", ["astar_gb", "jps_plus_gb", "hpa"])
-def test_preprocessed_indexes_built_once_per_map(client, scen_files, method, monkeypatch):
+def test_preprocessed_indexes_built_once_per_map(dask_client, scen_files, method, monkeypatch):
     builds = []
     real = GoalBounds.build.__func__, JPSPlus.build.__func__, HPAStar.build.__func__
 
@@ -69,7 +69,7 @@ def test_preprocessed_indexes_built_once_per_map(client, scen_files, method, mon
 
     for k, cls in enumerate((GoalBounds, JPSPlus, HPAStar)):
         monkeypatch.setattr(cls, "build", counted(k))
-    runs = solve_scenarios_dask(scen_files, method=method, client=client, batch=3,
+    runs = solve_scenarios_dask(scen_files, method=method, client=dask_client, batch=3,
                                 progress=False)
     needs = {"astar_gb": 1, "jps_plus_gb": 2, "hpa": 1}[method]
     assert len(builds) == needs * len(scen_files) == len(set(builds))
@@ -82,14 +82,14 @@ def test_preprocessed_indexes_built_once_per_map(client, scen_files, method, mon
         assert run.found.sum() == serial.solved
 
 
-def test_same_scenario_twice(client, scen_files):
+def test_same_scenario_twice(dask_client, scen_files):
     twice = solve_scenarios_dask([scen_files[0], scen_files[0]], method="jps_plus",
-                                 client=client, batch=4, progress=False)
+                                 client=dask_client, batch=4, progress=False)
     assert twice[0].found.tolist() == twice[1].found.tolist()
     np.testing.assert_array_equal(twice[0].lengths, twice[1].lengths)
 
 
-def test_scenarios_report_wrong_problems_as_serial(client, tmp_path):
+def test_scenarios_report_wrong_problems_as_serial(dask_client, tmp_path):
     grid = random_obstacles(16, 12, density=0.2, seed=5)
     mp, sp = save_benchmark(grid, tmp_path / "w.map", per_bucket=3, seed=4)
     text = sp.read_text().splitlines()
@@ -97,23 +97,23 @@ def test_scenarios_report_wrong_problems_as_serial(client, tmp_path):
     fields[-1] = f"{float(fields[-1]) + 1:.8f}"  # a wrong optimum on the first problem
     text[1] = "\t".join(fields)
     sp.write_text("\n".join(text) + "\n")
-    run, = solve_scenarios_dask([read_scen(sp)], client=client, batch=2, progress=False)
+    run, = solve_scenarios_dask([read_scen(sp)], client=dask_client, batch=2, progress=False)
     serial = run_scenario(sp, show_progress=False)
     assert run.report.mismatches == serial.mismatches == 1
     assert run.report.worst == serial.worst
 
 
-def test_scenarios_bad_input(client, scen_files):
+def test_scenarios_bad_input(dask_client, scen_files):
     with pytest.raises(InvalidQueryError, match="'nope'"):
-        solve_scenarios_dask(scen_files, method="nope", client=client)
+        solve_scenarios_dask(scen_files, method="nope", client=dask_client)
     with pytest.raises(InvalidQueryError, match="no scenarios"):
-        solve_scenarios_dask([], client=client)
+        solve_scenarios_dask([], client=dask_client)
     with pytest.raises(ValueError, match="batch"):
-        solve_scenarios_dask(scen_files, client=client, batch=0)
+        solve_scenarios_dask(scen_files, client=dask_client, batch=0)
     with pytest.raises(InvalidQueryError, match="takes no"):
-        solve_scenarios_dask(scen_files, method="jps", client=client, weight=2.0)
+        solve_scenarios_dask(scen_files, method="jps", client=dask_client, weight=2.0)
     with pytest.raises(InvalidQueryError, match="takes no search options"):
-        solve_scenarios_dask(scen_files, method="astar_gb", client=client, weight=2.0)
+        solve_scenarios_dask(scen_files, method="astar_gb", client=dask_client, weight=2.0)
     with pytest.raises(InvalidQueryError, match="distributed.Client.*str"):
         solve_scenarios_dask(scen_files, client="tcp://127.0.0.1:8786")
 
@@ -124,9 +124,9 @@ def test_scenarios_bad_input(client, scen_files):
     Grid(np.where(np.random.default_rng(9).random((9, 13)) < 0.2, np.inf,
                   np.random.default_rng(10).integers(1, 5, (9, 13)).astype(float))),
 ], ids=["canonical", "corner-cutting", "weighted"])
-def test_goal_bounds_equal_serial_build(client, grid):
+def test_goal_bounds_equal_serial_build(dask_client, grid):
     serial = GoalBounds.build(grid, workers=1, progress=False)
-    built = build_goal_bounds_dask(grid, client=client, batch=7, progress=False)
+    built = build_goal_bounds_dask(grid, client=dask_client, batch=7, progress=False)
     assert isinstance(built, GoalBounds)
     np.testing.assert_array_equal(built.boxes, serial.boxes)
     assert built.options["flood"] == serial.options["flood"]
@@ -135,13 +135,13 @@ def test_goal_bounds_equal_serial_build(client, grid):
         assert built.find_path(s, g).cost == serial.find_path(s, g).cost
 
 
-def test_goal_bounds_bad_input(client):
+def test_goal_bounds_bad_input(dask_client):
     with pytest.raises(InvalidGridError, match="Grid"):
-        build_goal_bounds_dask(np.ones((3, 3)), client=client)  # type: ignore[arg-type]
+        build_goal_bounds_dask(np.ones((3, 3)), client=dask_client)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch"):
-        build_goal_bounds_dask(maze(7, 7), client=client, batch=-1)
+        build_goal_bounds_dask(maze(7, 7), client=dask_client, batch=-1)
     with pytest.raises(InvalidQueryError, match="distributed.Client.*LocalCluster"):
-        build_goal_bounds_dask(maze(7, 7), client=client.cluster)
+        build_goal_bounds_dask(maze(7, 7), client=dask_client.cluster)
 
 
 @pytest.mark.slow

@@ -45,30 +45,30 @@ def assert_same_tables(built, serial):
     (geometric_graph(2), 1.5, 3),
     (generate.caves(20, 16, fill=0.35, seed=2).to_csr(), 4.0, 3),
 ], ids=["geometric", "geometric-3-levels", "cave-grid"])
-def test_exit_tables_equal_serial_build(client, graph, tile_size, levels):
+def test_exit_tables_equal_serial_build(dask_client, graph, tile_size, levels):
     serial = CSRExitTables.build(graph, tile_size=tile_size, levels=levels)
-    built = build_exit_tables_dask(graph, tile_size=tile_size, levels=levels, client=client,
+    built = build_exit_tables_dask(graph, tile_size=tile_size, levels=levels, client=dask_client,
                                    batch=3, progress=False)
     assert_same_tables(built, serial)
     a, b = 0, graph.num_nodes - 1
     assert built.find_path(a, b).cost == serial.find_path(a, b).cost
 
 
-def test_exit_tables_bad_input(client):
+def test_exit_tables_bad_input(dask_client):
     g = geometric_graph(3, n=20)
     with pytest.raises(ValueError, match="batch"):
-        build_exit_tables_dask(g, tile_size=2.0, client=client, batch=0)
+        build_exit_tables_dask(g, tile_size=2.0, client=dask_client, batch=0)
     with pytest.raises(InvalidGridError, match="CSRGraph"):
-        build_exit_tables_dask(np.ones((3, 3)), tile_size=2.0, client=client)
+        build_exit_tables_dask(np.ones((3, 3)), tile_size=2.0, client=dask_client)
     with pytest.raises(InvalidQueryError, match="tile_size"):
-        build_exit_tables_dask(g, tile_size=-1.0, client=client)
+        build_exit_tables_dask(g, tile_size=-1.0, client=dask_client)
     with pytest.raises(InvalidQueryError, match="distributed.Client"):
         build_exit_tables_dask(g, tile_size=2.0, client=object())
     with pytest.raises(InvalidQueryError, match="max_centres"):
-        build_exit_tables_dask(g, tile_size=0.5, max_centres=2, client=client, progress=False)
+        build_exit_tables_dask(g, tile_size=0.5, max_centres=2, client=dask_client, progress=False)
 
 
-def test_exit_tables_progress_bars(client, monkeypatch):
+def test_exit_tables_progress_bars(dask_client, monkeypatch):
     class Terminal:
         text = ""
 
@@ -82,7 +82,7 @@ def test_exit_tables_progress_bars(client, monkeypatch):
             pass
 
     monkeypatch.setattr("sys.stderr", Terminal())
-    build_exit_tables_dask(geometric_graph(4, n=30), tile_size=2.0, levels=3, client=client,
+    build_exit_tables_dask(geometric_graph(4, n=30), tile_size=2.0, levels=3, client=dask_client,
                            batch=4)
     for stage in ("exit tables level 0 near tables [", "exit tables level 1 centre tables ["):
         assert stage in Terminal.text

@@ -33,16 +33,16 @@ def assert_same_octree(built, serial):
     (VoxelGrid(np.zeros((5, 3, 2), bool)), 4),
     (VoxelGrid(np.ones((9, 9, 9), bool)), 3),
 ], ids=["random", "asteroids", "tunnels-batch-1", "tiny-open", "solid"])
-def test_octree_equal_serial_build(client, grid, batch):
+def test_octree_equal_serial_build(dask_client, grid, batch):
     serial = SparseVoxelOctree.build(grid, workers=1)
-    built = build_octree_dask(grid, client=client, batch=batch, progress=False)
+    built = build_octree_dask(grid, client=dask_client, batch=batch, progress=False)
     assert_same_octree(built, serial)
 
 
-def test_octree_searches_as_serial(client):
+def test_octree_searches_as_serial(dask_client):
     grid = tunnels((24, 24, 24), seed=5)
     serial = SparseVoxelOctree.build(grid, workers=1)
-    built = build_octree_dask(grid, client=client, batch=64, progress=False)
+    built = build_octree_dask(grid, client=dask_client, batch=64, progress=False)
     free = np.argwhere(~grid.blocked)[:, ::-1]        # (x, y, z)
     a, b = tuple(free[0]), tuple(free[-1])
     got, want = built.find_path(a, b), serial.find_path(a, b)
@@ -51,11 +51,11 @@ def test_octree_searches_as_serial(client):
     np.testing.assert_array_equal(got.nodes, want.nodes)
 
 
-def test_octree_bad_input(client):
+def test_octree_bad_input(dask_client):
     with pytest.raises(InvalidGridError, match="VoxelGrid"):
-        build_octree_dask(np.zeros((4, 4, 4)), client=client)  # type: ignore[arg-type]
+        build_octree_dask(np.zeros((4, 4, 4)), client=dask_client)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch"):
-        build_octree_dask(random_voxels((8, 8, 8)), client=client, batch=0)
+        build_octree_dask(random_voxels((8, 8, 8)), client=dask_client, batch=0)
     with pytest.raises(InvalidQueryError, match="distributed.Client"):
         build_octree_dask(random_voxels((8, 8, 8)), client="local:2")
 
@@ -76,12 +76,12 @@ class _Terminal:
         pass
 
 
-def test_octree_progress_bars(client, monkeypatch):
+def test_octree_progress_bars(dask_client, monkeypatch):
     err = _Terminal()
     monkeypatch.setattr("sys.stderr", err)
-    build_octree_dask(random_voxels((16, 16, 40), seed=4), client=client, batch=16)
+    build_octree_dask(random_voxels((16, 16, 40), seed=4), client=dask_client, batch=16)
     assert "octree leaves [" in err.text and "octree links (layer 0) [" in err.text
     quiet = _Terminal()
     monkeypatch.setattr("sys.stderr", quiet)
-    build_octree_dask(random_voxels((16, 16, 40), seed=4), client=client, progress=False)
+    build_octree_dask(random_voxels((16, 16, 40), seed=4), client=dask_client, progress=False)
     assert quiet.text == ""
