@@ -84,6 +84,7 @@ class FormationFollower:
         self._arc = np.concatenate([[0.0], np.cumsum(seg)])
         self.crowd, self.agents, self.shape = crowd, ids.astype(np.int64), shape
         self._cached: np.ndarray | None = None
+        self._batch: _Batch | None = None
         self.mode = choice("mode", mode, MODES)
         rows = self._rows()
         self.speed = 0.9 * float(crowd.max_speed[rows].min()) if speed is None \
@@ -104,7 +105,7 @@ class FormationFollower:
         self.position: np.ndarray
         self.heading: np.ndarray
         self._slots: np.ndarray
-        _place([self], np.zeros(1))
+        _place(_Batch.of([self]), np.zeros(1))
 
     def _rows(self) -> np.ndarray:
         """The members' rows of the crowd (looked up again only after rows moved)."""
@@ -133,7 +134,8 @@ class FormationFollower:
         """Move the reference point ``dt`` seconds along the path (unless a member lags
         more than ``slack``)."""
         dt = positive_float("dt", dt)
-        _advance([self], dt, _members([self]))
+        batch = _Batch.of([self])
+        _advance(batch, dt, _members(batch))
 
     def preferred(self, dt: float, *, out: np.ndarray | None = None) -> np.ndarray:
         """Every crowd agent's preferred velocity, ``(len(crowd), 2)``: the members' by the
@@ -146,7 +148,8 @@ class FormationFollower:
         elif not isinstance(out, np.ndarray) or out.shape != (len(crowd), 2) \
                 or out.dtype != np.float64:
             raise InvalidQueryError(f"out must be a ({len(crowd)}, 2) float64 array")
-        _prefer([self], dt, out, _members([self]))
+        batch = _Batch.of([self])
+        _prefer(batch, dt, out, _members(batch))
         return out
 
     def step(self, dt: float) -> None:
@@ -177,118 +180,133 @@ def step_formations(crowd: Crowd, followers: Sequence[FormationFollower], dt: fl
             raise InvalidQueryError(f"{brief(f)} is not a FormationFollower of this crowd")
     pref = crowd.preferred_velocity(dt)
     if followers:
-        members = _members(followers)
-        _prefer(followers, dt, pref, _advance(followers, dt, members))
+        batch = _Batch.of(followers)
+        _prefer(batch, dt, pref, _advance(batch, dt, _members(batch)))
     if orca is None:
         crowd.step(dt, velocity=pref)
     else:
         orca.step(crowd, dt, preferred=pref)
 
 
-def _members(followers: list[FormationFollower]
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """All followers' member rows (looked up again only where rows moved), their positions
-    and slots, and where each follower's run starts (the followers share one crowd)."""
+class _Batch:
+    """Followers stepped together with their paths, shapes and members packed (these are
+    fixed once a follower is made); the first follower keeps the last batch it led."""
+
+    def __init__(self, followers: list[FormationFollower]):
+        self.followers = followers
+        arcs = [f._arc for f in followers]
+        counts = np.array([len(a) for a in arcs])
+        self.first = np.cumsum(counts) - counts
+        self.last = self.first + counts - 1
+        self.arc, self.path = np.concatenate(arcs), np.concatenate([f.path for f in followers])
+        # (follower, distance along its path) as complex numbers, which sort
+        # lexicographically: one exact searchsorted finds every follower's segment
+        self.key = np.empty(len(self.arc), dtype=np.complex128)
+        self.key.real = np.repeat(np.arange(len(followers)), counts)
+        self.key.imag = self.arc
+        self.end = self.arc[self.last]
+        self.blend = np.array([f._blend for f in followers])
+        self.sizes = np.array([len(f.agents) for f in followers])
+        self.starts = np.cumsum(self.sizes) - self.sizes
+        self.runs = list(zip(self.starts.tolist(), np.cumsum(self.sizes).tolist()))
+        self.offsets = np.concatenate([f.shape.offsets for f in followers])
+        self.agents = np.concatenate([f.agents for f in followers])
+        self.rows: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, followers: list[FormationFollower]) -> _Batch:
+        """The batch of ``followers`` (packed again unless it is the last one their first
+        follower led)."""
+        held = followers[0]._batch
+        if held is None or len(held.followers) != len(followers) \
+                or any(a is not b for a, b in zip(held.followers, followers)):
+            held = followers[0]._batch = cls(followers)
+        return held
+
+
+def _members(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All the batch's member rows (looked up again only after rows moved), their
+    positions and their slots."""
+    followers = batch.followers
     crowd = followers[0].crowd
-    starts = np.cumsum([0] + [len(f.agents) for f in followers[:-1]])
-    cached = [f._cached for f in followers if f._cached is not None]
-    rows: np.ndarray | None = None
-    if len(cached) == len(followers):
-        rows = np.concatenate(cached)
-        ids = crowd.ids
-        if rows.max() >= len(ids) or \
-                not (ids[rows] == np.concatenate([f.agents for f in followers])).all():
-            rows = None
-    if rows is None:
-        rows = np.concatenate([f._rows() for f in followers])
-    slots = np.concatenate([f._slots for f in followers])
-    return rows, crowd.position[rows], slots, starts
+    rows, ids = batch.rows, crowd.ids
+    if rows is None or rows.max() >= len(ids) or not (ids[rows] == batch.agents).all():
+        rows = batch.rows = np.concatenate([f._rows() for f in followers])
+    return rows, crowd.position[rows], np.concatenate([f._slots for f in followers])
 
 
-def _at(arc: np.ndarray, path: np.ndarray, first: np.ndarray, counts: np.ndarray,
-        s: np.ndarray) -> np.ndarray:
-    """The points at distances ``s`` along the packed paths (``first``, ``counts``: each
-    path's run in ``arc``, its points' distances along it, and ``path``), clamped to the
-    paths' ends."""
-    last = first + counts - 1
-    s = np.minimum(np.maximum(s, 0.0), arc[last])
-    # the number of a path's points at or before s: its searchsorted(s, side="right")
-    below = np.add.reduceat(arc <= np.repeat(s, counts), first, dtype=np.intp)
-    k = first + np.clip(below - 1, 0, np.maximum(counts - 2, 0))
-    nxt = np.minimum(k + 1, last)
-    span = arc[nxt] - arc[k]
-    t = (s - arc[k]) / np.where(nxt > k, span, 1.0)
+def _at(batch: _Batch, s: np.ndarray) -> np.ndarray:
+    """Each follower's point at its distance ``s`` along its path (clamped to the ends)."""
+    s = np.minimum(np.maximum(s, 0.0), batch.end)
+    query = np.empty(len(s), dtype=np.complex128)
+    query.real, query.imag = np.arange(len(s)), s
+    # each path's searchsorted(s, side="right") - 1, as far as its last segment
+    k = np.minimum(np.searchsorted(batch.key, query, side="right") - 1,
+                   np.maximum(batch.last - 1, batch.first))
+    nxt = np.minimum(k + 1, batch.last)
+    arc, path = batch.arc, batch.path
+    t = (s - arc[k]) / np.where(nxt > k, arc[nxt] - arc[k], 1.0)
     return path[k] + t[:, None] * (path[nxt] - path[k])
 
 
-def _place(followers: list[FormationFollower], s: np.ndarray) -> np.ndarray:
+def _place(batch: _Batch, s: np.ndarray) -> np.ndarray:
     """Put every follower's reference point at its distance ``s`` along its path (its
     position, heading and slots; the slots of all, packed, returned)."""
-    arcs = [f._arc for f in followers]
-    counts = np.array([len(a) for a in arcs])
-    first = np.cumsum(counts) - counts
-    arc, path = np.concatenate(arcs), np.concatenate([f.path for f in followers])
-    blend = np.array([f._blend for f in followers])
+    followers = batch.followers
     facing = np.array([f.facing for f in followers])
-    p = _at(arc, path, first, counts, s)
-    left = arc[first + counts - 1] - s
-    ahead = (_at(arc, path, first, counts, s + blend) - p).tolist()
+    p = _at(batch, s)
+    left = batch.end - s
+    ahead = (_at(batch, s + batch.blend) - p).tolist()
     along = np.array([math.atan2(y, x) for x, y in ahead])
-    t = np.minimum(1.0, np.maximum(0.0, 1.0 - left / blend))
+    t = np.minimum(1.0, np.maximum(0.0, 1.0 - left / batch.blend))
     goal = np.array([math.atan2(y, x) for x, y in facing.tolist()])
     turn = (goal - along + math.pi) % (2 * math.pi) - math.pi
-    a = (along + t * turn).tolist()
-    turned = np.array([(math.cos(v), math.sin(v)) for v in a])
+    turned = np.array([(math.cos(a), math.sin(a)) for a in (along + t * turn).tolist()])
     heading = np.where(left[:, None] > 0.0, turned, facing)
-    sizes = [len(f.agents) for f in followers]
-    h = np.repeat(heading, sizes, axis=0)
-    off = np.concatenate([f.shape.offsets for f in followers])
-    slots = np.repeat(p, sizes, axis=0) + off[:, :1] * h \
+    h, off = np.repeat(heading, batch.sizes, axis=0), batch.offsets
+    slots = np.repeat(p, batch.sizes, axis=0) + off[:, :1] * h \
         + off[:, 1:] * np.stack([-h[:, 1], h[:, 0]], axis=1)
-    end = np.cumsum(sizes)
-    for f, k, j in zip(followers, (end - sizes).tolist(), end.tolist()):
-        f._slots = slots[k:j]
-    for f, pk, hk in zip(followers, p, heading):
-        f.position, f.heading = pk, hk
+    for f, (k, j), pk, hk in zip(followers, batch.runs, p, heading):
+        f.position, f.heading, f._slots = pk, hk, slots[k:j]
     return slots
 
 
-def _advance(followers: list[FormationFollower], dt: float,
-             members: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _advance(batch: _Batch, dt: float, members: tuple[np.ndarray, np.ndarray, np.ndarray]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Move every follower's reference point ``dt`` seconds along its path, all at once,
     those whose members all stand within ``slack`` of their slots (``members``: as
     :func:`_members` gives them; returned with the new slots)."""
-    rows, position, slots, starts = members
+    followers = batch.followers
+    rows, position, slots = members
     d = position - slots
-    worst = np.maximum.reduceat(np.hypot(d[:, 0], d[:, 1]), starts)
+    worst = np.maximum.reduceat(np.hypot(d[:, 0], d[:, 1]), batch.starts)
     slack = np.array([f.slack for f in followers])
     speed = np.array([f.speed for f in followers])
     travelled = np.array([f.travelled for f in followers])
-    end = np.array([f._arc[-1] for f in followers])
-    s = np.where(worst <= slack, np.minimum(travelled + speed * dt, end), travelled)
+    s = np.where(worst <= slack, np.minimum(travelled + speed * dt, batch.end), travelled)
     before = np.array([f.position for f in followers])
-    slots = _place(followers, s)
+    slots = _place(batch, s)
     velocity = (np.array([f.position for f in followers]) - before) / dt
     for f, sk, v in zip(followers, s.tolist(), velocity):
         f.travelled, f.velocity = sk, v
-    return rows, position, slots, starts
+    return rows, position, slots
 
 
-def _prefer(followers: list[FormationFollower], dt: float, out: np.ndarray,
-            members: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> None:
+def _prefer(batch: _Batch, dt: float, out: np.ndarray,
+            members: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     """Write every follower's members' preferred velocities into ``out`` (all at once;
     ``members``: as :func:`_members` gives them)."""
-    rows, position, target, starts = members
+    followers = batch.followers
+    rows, position, target = members
     steered = np.array([f.mode == "steered" for f in followers])
     if steered.any():
-        counts = np.diff(np.append(starts, len(rows)))[:, None]
+        starts, counts = batch.starts, batch.sizes[:, None]
         gap = (np.add.reduceat(position, starts) - np.add.reduceat(target, starts)) / counts
         velocity = np.array([f.velocity for f in followers])
         lookahead = np.array([f.lookahead for f in followers])[:, None]
         cohesion = np.array([f.cohesion for f in followers])[:, None]
         shift = np.where(steered[:, None], velocity * lookahead + cohesion * gap, 0.0)
-        target = target + np.repeat(shift, counts[:, 0], axis=0)
+        target = target + np.repeat(shift, batch.sizes, axis=0)
     to = target - position          # the crowd's own rule: top speed, arriving in one step
     dist = np.hypot(to[:, 0], to[:, 1])
     speed = np.minimum(followers[0].crowd.max_speed[rows], dist / dt)
