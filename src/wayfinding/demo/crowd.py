@@ -1,5 +1,5 @@
 """The demo page's section on crowds: scenarios under ORCA as animations, with their
-metrics."""
+metrics, and the formation scenarios (:mod:`wayfinding.groups.scenarios`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..crowd import ORCA, Navigator, record, scenario, simulate_crowd
+from ..groups.scenarios import FORMATION_SCENARIOS, formation_scenario
 from ..navmesh import NavMesh
 from ..viz.crowd import animate_run
 
@@ -17,6 +18,10 @@ RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("crossing", {"angle": 90}), ("swap", {"n": 16}), ("crossing_flows", {"n": 16}),
     ("one_way", {"n": 24}), ("bottleneck", {"n": 30}), ("circle", {"n": 60, "size": 40}),
     ("blocks", {}))
+
+#: Formation runs drawn on the page: scenario name and options.
+FORMATION_RUNS: tuple[tuple[str, dict[str, Any]], ...] = tuple(
+    (name, {}) for name in sorted(FORMATION_SCENARIOS))
 
 
 def crowd_section(out: Path) -> str:
@@ -37,6 +42,8 @@ def crowd_section(out: Path) -> str:
     figures.append((f"navigation: {len(nav_run.arrived)} agents planning round a U-turn, "
                     f"{nav_run.completion:.0%} arrived, 90% by {nav_run.arrival_time(0.9):.0f} s",
                     gif.name))
+    formations, formation_figures = formation_rows(out)
+    figures += formation_figures
     esc = html.escape
     table = "".join(
         f"<tr><td>{esc(n)}</td><td>{a}</td><td>{m['completion']:.0%}</td>"
@@ -52,8 +59,40 @@ apart as long as its linear program is feasible; in dense jams small overlaps re
 and the table reports them.
 <table><tr><th>scenario</th><th>agents</th><th>arrived</th><th>t50 s</th><th>t90 s</th>
 <th>overlapping pair-steps</th><th>deepest overlap</th><th>path ratio</th></tr>{table}
+</table>
+<p>Formations (each formation in its own colour, single agents in another)
+walk through a doorway in column and reform past it, cross each other and cross a crowd,
+all under one ORCA. The slot error is each member's distance to its slot; the time to reform
+runs from the formation change past the door until every member is within 0.1 of its slot.
+<table><tr><th>scenario</th><th>agents</th><th>arrived</th><th>mean slot error</th>
+<th>largest slot error</th><th>time to reform s</th><th>least separation</th>
+<th>deepest overlap / radius</th></tr>{formations}
 </table>{figs}
 """
+
+
+def formation_rows(out: Path) -> tuple[str, list[tuple[str, str]]]:
+    """Run the formation scenarios, write their GIFs; return the table rows and the
+    figures (caption, file name)."""
+
+    rows, figures = [], []
+    esc = html.escape
+    for name, options in FORMATION_RUNS:
+        run = formation_scenario(name, **options)
+        gif = animate_run(out / f"crowd-{name}.gif", run, run.obstacles, groups=run.groups(),
+                          frames=80)
+        m = run.summary()
+        reform = run.time_to_reform(0.1) if run.reformed else None
+        agents = run.positions.shape[1]
+        rows.append(f"<tr><td>{esc(run.name)}</td><td>{agents}</td>"
+                    f"<td>{m['completion']:.0%}</td><td>{m['slot_error_mean']:.3f}</td>"
+                    f"<td>{m['slot_error_max']:.3f}</td>"
+                    f"<td>{'-' if reform is None else f'{reform:.1f}'}</td>"
+                    f"<td>{m['min_separation']:.3f}</td><td>{m['max_overlap_ratio']:.2%}</td>"
+                    "</tr>")
+        figures.append((f"{run.name}: {len(run.members)} in formation, {m['completion']:.0%} "
+                        f"of {agents} arrived", gif.name))
+    return "".join(rows), figures
 
 
 def navigation_run() -> tuple[Any, list[np.ndarray]]:

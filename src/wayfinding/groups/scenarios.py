@@ -123,7 +123,7 @@ def formation_door(*, n: int = 6, width: float = 1.2, seconds: float = 60.0) -> 
                                 "member's width: ORCA jams in narrower doorways")
     steps = max(int(round(positive_float("seconds", seconds) / DT)), 1)
     half = width / 2
-    walls = [_box(-0.25, half, 0.25, 20.0), _box(-0.25, -20.0, 0.25, -half)]
+    walls = [_box(-0.25, half, 0.25, 5.0), _box(-0.25, -5.0, 0.25, -half)]
     box, column = FormationShape.box(n, spacing=SPACING), FormationShape.column(n,
                                                                                 spacing=SPACING)
     line = FormationShape.line(n, spacing=SPACING)
