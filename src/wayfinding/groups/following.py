@@ -261,7 +261,8 @@ def _place(batch: _Batch, s: np.ndarray) -> np.ndarray:
     t = np.minimum(1.0, np.maximum(0.0, 1.0 - left / batch.blend))
     goal = np.array([math.atan2(y, x) for x, y in facing.tolist()])
     turn = (goal - along + math.pi) % (2 * math.pi) - math.pi
-    turned = np.array([(math.cos(a), math.sin(a)) for a in (along + t * turn).tolist()])
+    a = (along + t * turn).tolist()
+    turned = np.array([[math.cos(v) for v in a], [math.sin(v) for v in a]]).T
     heading = np.where(left[:, None] > 0.0, turned, facing)
     h, off = np.repeat(heading, batch.sizes, axis=0), batch.offsets
     slots = np.repeat(p, batch.sizes, axis=0) + off[:, :1] * h \
