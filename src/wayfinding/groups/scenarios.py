@@ -24,6 +24,7 @@ import numpy as np
 
 from .._validate import count, positive_float
 from ..crowd import ORCA, Crowd
+from ..crowd.scenarios import _box
 from ..errors import InvalidQueryError
 from ..geometry import Obstacles
 from .assign import assign_slots
@@ -35,10 +36,6 @@ from .shapes import FormationShape
 RADIUS, SPEED, SPACING, DT = 0.25, 1.3, 0.8, 0.1
 #: How near its slot (world units) every member must be for a formation to have arrived.
 SETTLED = 0.02
-
-
-def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
-    return np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], dtype=float)   # CCW
 
 
 def _place(crowd: Crowd, shape: FormationShape, at: tuple[float, float],
