@@ -113,12 +113,14 @@ def main(argv: list[str] | None = None) -> int:
         f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min; load average "
         f"{load:.1f} at the start)",
         f"{GROUPS} box formations of {MEMBERS} agents ({GROUPS * MEMBERS:,} agents) on a "
-        f"{SIZE}² caves map (`caves({SIZE}, {SIZE}, fill=0.3, seed=1)`), each walking a path "
-        "planned for its bulk; one step is `step_formations(..., orca=ORCA(time_horizon=2.0, "
+        f"{SIZE}² caves map (`grid.generate.caves({SIZE}, {SIZE}, fill=0.3, seed=1)`), each "
+        "walking a path planned for its bulk; one step is `step_formations(..., "
+        "orca=ORCA(time_horizon=2.0, "
         f"time_horizon_obst=2.0, obstacles=grid))` with dt {DT} s, one thread.  {steps} "
         f"steps after {warm} warm-up steps (set-up, including the obstacle tree: "
         f"{setup:.1f} s).  ORCA step: neighbours, ORCA and the move; formation update: the "
-        "rest (reference points along their paths, slots, preferred velocities).  "
+        "rest (reference points along their paths, slots, the members' and the other agents' "
+        "preferred velocities).  "
         f"Target: at most 5 ms per step (median): {verdict} ({med:.2f} ms).",
         table(["stage", "median ms", "p90 ms", "best ms"], rows)])
     publish(body, args.out, SECTION)
