@@ -43,7 +43,9 @@ def scene(groups: int):
     from wayfinding.groups import FormationFollower, FormationShape
 
     class TimedORCA(ORCA):
-        times: list[float] = []
+        def __init__(self, **options):
+            super().__init__(**options)
+            self.times: list[float] = []
 
         def step(self, *args, **kwargs):
             t0 = time.perf_counter()
