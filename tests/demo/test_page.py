@@ -29,6 +29,7 @@ def test_demo_writes_a_page(capsys, tmp_path):
     assert (tmp_path / "demo" / "cave-anyangle-theta.svg").exists()
     assert 'class="swept"' in (tmp_path / "demo" / "clearance-1.0.svg").read_text()
     assert ">Crowds</h2>" in text and (tmp_path / "demo" / "crowd-blocks.gif").exists()
+    assert (tmp_path / "demo" / "crowd-formation_door.gif").stat().st_size > 1000
     assert "Voxel navmeshes of 3D levels" in text
     assert (tmp_path / "demo" / "navmesh3d-building.svg").read_text().count('class="poly"') > 10
     assert "<canvas" in (tmp_path / "demo" / "navmesh3d-terrain.html").read_text()
