@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from terminal import Terminal
 
 pytest.importorskip("distributed", reason="the [dask] extra (dask[distributed]) is absent")
 
@@ -69,20 +70,9 @@ def test_exit_tables_bad_input(dask_client):
 
 
 def test_exit_tables_progress_bars(dask_client, monkeypatch):
-    class Terminal:
-        text = ""
-
-        def isatty(self):
-            return True
-
-        def write(self, s):
-            Terminal.text += s
-
-        def flush(self):
-            pass
-
-    monkeypatch.setattr("sys.stderr", Terminal())
+    err = Terminal()
+    monkeypatch.setattr("sys.stderr", err)
     build_exit_tables_dask(geometric_graph(4, n=30), tile_size=2.0, levels=3, client=dask_client,
                            batch=4)
     for stage in ("exit tables level 0 near tables [", "exit tables level 1 centre tables ["):
-        assert stage in Terminal.text
+        assert stage in err.getvalue()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from terminal import Terminal
 
 pytest.importorskip("distributed", reason="the [dask] extra (dask[distributed]) is absent")
 
@@ -60,28 +61,12 @@ def test_octree_bad_input(dask_client):
         build_octree_dask(random_voxels((8, 8, 8)), client="local:2")
 
 
-class _Terminal:
-    """A stderr stand-in that says it is a terminal and keeps what is written."""
-
-    def __init__(self):
-        self.text = ""
-
-    def isatty(self):
-        return True
-
-    def write(self, s):
-        self.text += s
-
-    def flush(self):
-        pass
-
-
 def test_octree_progress_bars(dask_client, monkeypatch):
-    err = _Terminal()
+    err = Terminal()
     monkeypatch.setattr("sys.stderr", err)
     build_octree_dask(random_voxels((16, 16, 40), seed=4), client=dask_client, batch=16)
-    assert "octree leaves [" in err.text and "octree links (layer 0) [" in err.text
-    quiet = _Terminal()
+    assert "octree leaves [" in err.getvalue() and "octree links (layer 0) [" in err.getvalue()
+    quiet = Terminal()
     monkeypatch.setattr("sys.stderr", quiet)
     build_octree_dask(random_voxels((16, 16, 40), seed=4), client=dask_client, progress=False)
-    assert quiet.text == ""
+    assert quiet.getvalue() == ""

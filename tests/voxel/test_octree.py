@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from movingai_data import require_movingai
+from terminal import Terminal
 
 from wayfinding.errors import (
     IndexFormatError,
@@ -546,15 +547,8 @@ def test_movingai_every_problem(name):
 
 
 def test_build_draws_a_progress_bar_on_a_terminal(monkeypatch):
-    import io
-    import sys
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     out = Terminal()
-    monkeypatch.setattr(sys, "stderr", out)
+    monkeypatch.setattr("sys.stderr", out)
     grid = VoxelGrid(np.random.default_rng(1).random((9, 30, 30)) < 0.1)
     SparseVoxelOctree.build(grid, progress=True)
     SparseVoxelOctree.build(grid, progress=False)
