@@ -1,0 +1,147 @@
+"""The lattice planner: the worked example of Driver San Francisco (Fig 20.4: path costs 5
+and 11), its top-k against exhaustive enumeration of every lattice path, the backward speed
+pass (Fig 20.5: 70 → 30 → 50 mph) and bad inputs."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding import InvalidQueryError
+from wayfinding.traffic.lattice import (
+    LatticeCosts,
+    lattice_node_costs,
+    plan_lattice,
+    propagate_speeds,
+)
+from wayfinding.traffic.prediction import CarField, Trajectory
+
+
+def worked_example():
+    """Four sets 10 m apart, lane 0 with traffic at y = 0, lane 1 oncoming at y = 4; the
+    vehicle drives 10 m/s, so it reaches set i at t = i + 1.  A parked car sits next to
+    set 0 in the oncoming lane; an oncoming car on the centre line reaches set 2 with it."""
+    xs = np.array([10.0, 20.0, 30.0, 40.0])
+    positions = np.stack([np.stack([xs, np.zeros(4)], 1), np.stack([xs, np.full(4, 4.0)], 1)],
+                         axis=1)
+    parked = Trajectory([[10.0, 4.0]], [0.0])
+    oncoming = Trajectory([[60.0, 2.0], [-40.0, 2.0]], [10.0, 10.0])
+    costs = LatticeCosts()
+    nodes = lattice_node_costs(positions, [1.0, 2.0, 3.0, 4.0], ["driving", "oncoming"],
+                               costs=costs, cars=CarField([parked, oncoming], radius=2.0))
+    return nodes, costs
+
+
+def test_worked_example_path_costs_5_and_11():
+    nodes, costs = worked_example()
+    paths = plan_lattice(nodes, 0, costs=costs, k=16)
+    assert paths[0].cost == 5.0 and paths[0].lanes.tolist() == [0, 0, 0, 0]
+    by_lanes = {tuple(p.lanes.tolist()): p.cost for p in paths}
+    assert by_lanes[(1, 1, 1, 1)] == 11.0
+    # The oncoming path's first node alone: lane change 2 + near a car 1 + oncoming 1.
+    assert by_lanes[(1, 0, 0, 0)] == 4.0 + 2.0 + 2.0 + 1.0
+    assert len(paths) == 2 ** 4     # with two lanes every lane sequence is a path
+
+
+def test_moving_car_is_near_only_when_it_is_there():
+    nodes, _ = worked_example()
+    # The oncoming car passes set 2 at t = 3 only: sets 0, 1 and 3 are clear in lane 0.
+    assert nodes[:, 0].tolist() == [0.0, 0.0, 1.0, 0.0]
+    assert nodes[:, 1].tolist() == [2.0, 1.0, 2.0, 1.0]
+
+
+def enumerate_top_k(nodes, start, costs, k):
+    n_sets, n_lanes = nodes.shape
+    scored = []
+    for lanes in itertools.product(range(n_lanes), repeat=n_sets):
+        total, prev = 0.0, start
+        for i, lane in enumerate(lanes):
+            diff = abs(lane - prev)
+            if diff > costs.max_lane_change:
+                total = math.inf
+                break
+            total += (costs.straight if diff == 0 else costs.lane_change * diff) + nodes[i, lane]
+            prev = lane
+        if total < math.inf:
+            scored.append((total, lanes))
+    scored.sort()
+    return scored[:k]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(1, 4), st.integers(1, 8),
+       st.integers(0, 3), st.integers(0, 4), st.integers(0, 3))
+def test_top_k_equals_exhaustive_enumeration(seed, n_sets, n_lanes, k, straight, change,
+                                             max_change):
+    rng = np.random.default_rng(seed)
+    nodes = rng.integers(0, 6, (n_sets, n_lanes)).astype(float)
+    nodes[rng.random((n_sets, n_lanes)) < 0.2] = np.inf
+    start = int(rng.integers(0, n_lanes))
+    costs = LatticeCosts(straight=straight, lane_change=change, max_lane_change=max_change)
+    got = [(p.cost, tuple(p.lanes.tolist())) for p in plan_lattice(nodes, start, costs=costs,
+                                                                  k=k)]
+    assert got == enumerate_top_k(nodes, start, costs, k)
+
+
+def test_no_usable_path_is_an_empty_list():
+    nodes = np.zeros((3, 2))
+    nodes[1] = np.inf
+    assert plan_lattice(nodes, 0, costs=LatticeCosts(), k=5) == []
+
+
+def test_lane_type_costs_and_blocked_nodes():
+    costs = LatticeCosts(lane_type=(("sidewalk", math.inf), ("oncoming", 3.0)))
+    positions = np.zeros((2, 3, 2))
+    nodes = lattice_node_costs(positions, [0.0, 1.0], ["driving", "oncoming", "sidewalk"],
+                               costs=costs, blocked=np.array([[False] * 3, [True, False, False]]))
+    assert nodes.tolist() == [[0.0, 3.0, math.inf], [math.inf, 3.0, math.inf]]
+
+
+def test_speed_propagation_worked_example():
+    # Set 4 is the desired 70 mph, set 3 nearly straight (70), set 2 a 30 mph corner; one
+    # step of braking allows +20 mph out of 30 (2·a·d = 50² - 30²).
+    speeds = propagate_speeds([70.0, 30.0, 70.0, 70.0], [1.0, 1.0, 1.0, 1.0], start_limit=70.0,
+                              deceleration=(50.0 ** 2 - 30.0 ** 2) / 2)
+    assert speeds[1:].tolist() == [50.0, 30.0, 70.0, 70.0]
+    assert speeds[0] == pytest.approx(math.sqrt(50.0 ** 2 + 1600.0))
+    assert speeds[0] < 70.0
+
+
+def test_speed_propagation_only_limits_earlier_nodes():
+    limits = np.array([90.0, 90.0, 90.0, 10.0, 90.0])
+    speeds = propagate_speeds(limits, np.full(5, 5.0), start_limit=90.0, deceleration=2.0)
+    assert speeds[5] == 90.0 and speeds[4] == 10.0
+    assert np.all(np.diff(speeds[:5]) <= 0)
+    assert np.all(speeds[1:] <= limits)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: plan_lattice(np.zeros(3), 0, costs=LatticeCosts()), "n_sets, n_lanes"),
+    (lambda: plan_lattice(np.full((2, 2), np.nan), 0, costs=LatticeCosts()), "NaN"),
+    (lambda: plan_lattice(-np.ones((2, 2)), 0, costs=LatticeCosts()), "negative"),
+    (lambda: plan_lattice(np.zeros((2, 2)), 2, costs=LatticeCosts()), "start_lane 2"),
+    (lambda: plan_lattice(np.zeros((2, 2)), 0, costs=LatticeCosts(), k=0), "k 0"),
+    (lambda: LatticeCosts(straight=-1), "straight -1"),
+    (lambda: LatticeCosts(max_lane_change=1.5), "max_lane_change 1.5"),
+    (lambda: LatticeCosts(lane_type=(("oncoming", float("nan")),)), "oncoming"),
+    (lambda: LatticeCosts(lane_type=("oncoming",)), "pair"),
+    (lambda: propagate_speeds([1, 2], [1], start_limit=1, deceleration=1), "distances"),
+    (lambda: propagate_speeds([1, -2], [1, 1], start_limit=1, deceleration=1), "limits"),
+    (lambda: propagate_speeds([1, 2], [1, 1], start_limit=1, deceleration=-1), "deceleration"),
+    (lambda: lattice_node_costs(np.zeros((2, 2)), [0, 1], ["a", "b"], costs=LatticeCosts()),
+     "n_sets, n_lanes, 2"),
+    (lambda: lattice_node_costs(np.zeros((2, 2, 2)), [0], ["a", "b"], costs=LatticeCosts()),
+     "arrival_times"),
+    (lambda: lattice_node_costs(np.zeros((2, 2, 2)), [0, 1], ["a"], costs=LatticeCosts()),
+     "lane_types"),
+    (lambda: lattice_node_costs(np.zeros((2, 2, 2)), [0, 1], ["a", "b"], costs=LatticeCosts(),
+                                blocked=np.zeros((2, 2))), "bool"),
+])
+def test_bad_inputs(call, message):
+    with pytest.raises(InvalidQueryError, match=message):
+        call()
