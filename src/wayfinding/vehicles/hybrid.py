@@ -1,0 +1,316 @@
+"""Hybrid A* for a car with a turning radius on a grid: states are continuous poses
+``(x, y, heading)`` kept one per cell and heading bin; each expansion drives six motion
+primitives (forward and reverse arcs turning left, straight and right, each a cell's diagonal
+long); the Reeds–Shepp analytic expansion (:func:`~wayfinding.paths.reeds_shepp_path`, or a
+forward-only word when reversing is off) is tried every few expansions and ends the search
+when the car's rectangle stays clear along it.
+
+The pose is the centre of the car's rectangle (``length`` along the heading, ``width``
+across), and the turning radius bounds the curvature of the centre's path.  The rectangle is
+tested against the blocked cells and the map's edge at samples close enough that no point of
+the car moves more than an eighth of a cell between two of them, each sample's rectangle
+grown by half that: every tested path is collision-free, a touch conservative.
+
+>>> from wayfinding.grid import Grid
+>>> open_field = Grid(np.ones((20, 30), dtype=bool))
+>>> r = plan_car_path(open_field, (5, 10, 0), (25, 10, 0), turning_radius=3, length=2,
+...                   width=1)
+>>> r.found, round(r.length, 6), r.poses[-1].round(6).tolist()
+(True, 20.0, [25.0, 10.0, 0.0])
+>>> plan_car_path(open_field, (5, 10, 0), (25, 10, 0), turning_radius=3, length=2,
+...               width=1, max_expansions=0).status
+Status.OUT_OF_BUDGET
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import budget, count, finite_point, number, positive_float
+from ..errors import InvalidQueryError
+from ..grid import Grid, GridSearch
+from ..paths.reeds_shepp import _advance, reeds_shepp_path
+from ..paths.turning import turning_path
+from ..results import SearchStats, Status, _fields_equal
+
+_TAU = 2 * math.pi
+#: Steering of the three primitives per gear: left, straight, right.
+_STEERS = (1, 0, -1)
+
+
+@dataclass(frozen=True)
+class CarPath:
+    """A car's planned path: ``poses`` ``(n, 3)`` float64 ``(x, y, heading)`` (world units,
+    heading in radians counter-clockwise from +x, unwrapped so it is continuous), sampled
+    finely along the path; ``gears`` ``(n,)`` int8: +1 where the car drives forward into
+    that sample, -1 in reverse (the first sample takes the gear of the second); ``length``:
+    the distance the car's centre drives (arc lengths, both gears); ``cost``: the length with
+    reverse driving weighted by ``reverse_cost``; ``found``/``status`` as for
+    :class:`~wayfinding.results.PathResult` (empty poses and ``inf`` when not found);
+    ``stats``: the search's counters."""
+
+    poses: np.ndarray
+    gears: np.ndarray
+    length: float
+    cost: float
+    found: bool
+    status: Status
+    stats: SearchStats
+
+    __eq__ = _fields_equal
+
+
+class _GridBody:
+    """The car's rectangle on a grid: whether it stays clear of blocked cells and of the
+    outside of the map."""
+
+    def __init__(self, grid: Grid, length: float, width: float, radius: float):
+        cs = grid.cell_size
+        self.origin = np.asarray(grid.origin, dtype=np.float64)
+        self.cs = cs
+        self.blocked = ~grid.passable
+        h, w = grid.shape
+        self.hi = self.origin + cs * np.array([w, h], dtype=np.float64)
+        reach = math.hypot(length, width) / 2     # the farthest point from the centre
+        shift = cs / 8                            # the most any point moves between samples
+        self.step = shift / (1 + reach / radius)
+        self.half = np.array([length / 2 + shift / 2, width / 2 + shift / 2])
+
+    def clear(self, poses: np.ndarray) -> bool:
+        """Whether the (grown) rectangle at every pose ``(m, 3)`` is clear."""
+        for i in range(0, len(poses), 48):
+            if not self._clear(poses[i:i + 48]):
+                return False
+        return True
+
+    def _clear(self, poses: np.ndarray) -> bool:
+        c, s = np.cos(poses[:, 2]), np.sin(poses[:, 2])
+        a, b = self.half
+        ex = np.abs(a * c) + np.abs(b * s)        # half extents of each rectangle's box
+        ey = np.abs(a * s) + np.abs(b * c)
+        lo = np.array([(poses[:, 0] - ex).min(), (poses[:, 1] - ey).min()])
+        hi = np.array([(poses[:, 0] + ex).max(), (poses[:, 1] + ey).max()])
+        if (lo < self.origin).any() or (hi > self.hi).any():
+            return False
+        x0, y0 = np.floor((lo - self.origin) / self.cs).astype(int)
+        x1, y1 = np.floor((hi - self.origin) / self.cs).astype(int)
+        ys, xs = np.nonzero(self.blocked[y0:y1 + 1, x0:x1 + 1])
+        if not len(xs):
+            return True
+        half_cell = self.cs / 2
+        cx = self.origin[0] + (xs + x0 + 0.5) * self.cs
+        cy = self.origin[1] + (ys + y0 + 0.5) * self.cs
+        dx = cx[None, :] - poses[:, 0, None]
+        dy = cy[None, :] - poses[:, 1, None]
+        c, s, ex, ey = c[:, None], s[:, None], ex[:, None], ey[:, None]
+        spread = half_cell * (np.abs(c) + np.abs(s))   # a cell's half extent on u and on v
+        hit = ((np.abs(dx) < half_cell + ex) & (np.abs(dy) < half_cell + ey)
+               & (np.abs(dx * c + dy * s) < a + spread)
+               & (np.abs(dy * c - dx * s) < b + spread))
+        return not bool(hit.any())
+
+
+def plan_car_path(world: Grid, start_pose: Any, goal_pose: Any, *, turning_radius: float,
+                  length: float, width: float, reverse: bool = True,
+                  reverse_cost: float = 1.0, heading_bins: int = 72,
+                  expansion_every: int = 5, max_expansions: int | None = 200_000
+                  ) -> CarPath:
+    """Plan a drivable, collision-free path for a car from ``start_pose`` to ``goal_pose``
+    (each ``(x, y, heading)``: world units, heading in radians counter-clockwise from +x)
+    on a :class:`~wayfinding.grid.Grid` (its blocked cells and the outside of the map are
+    obstacles) by hybrid A*.
+
+    ``turning_radius`` (world units, > 0): the tightest turn of the car's centre;
+    ``length``, ``width`` (world units, > 0): the car's rectangle, centred on the pose;
+    ``reverse``: whether the car may back up, each reversed unit costing ``reverse_cost``
+    (>= 1, default 1) — with ``reverse=False`` the analytic expansion takes only forward
+    Reeds–Shepp words and the heuristic the Dubins length; ``heading_bins`` (>= 4, default
+    72): the heading resolution of the closed set; ``expansion_every`` (>= 1, default 5):
+    the analytic expansion is tried on the start and every this many expansions;
+    ``max_expansions``: a budget (``None``: none), after which the status is
+    ``OUT_OF_BUDGET``.  The heuristic is the larger of the obstacle-free Reeds–Shepp (or
+    Dubins) length and the distance over the grid's cells where the car's inscribed disk
+    may stand (8-connected; infinite there means the goal is unreachable and the search
+    fails without expanding).  Not optimal: states are binned and primitives discrete.
+    Raises :class:`~wayfinding.errors.InvalidQueryError` for a bad option or a start or
+    goal where the car does not fit."""
+    if not isinstance(world, Grid):
+        raise InvalidQueryError(f"world {type(world).__name__} must be a Grid")
+    start = finite_point("start_pose", start_pose, 3)
+    goal = finite_point("goal_pose", goal_pose, 3)
+    radius = positive_float("turning_radius", turning_radius)
+    car_length = positive_float("length", length)
+    car_width = positive_float("width", width)
+    if not isinstance(reverse, bool):
+        raise InvalidQueryError(f"reverse {reverse!r} must be True or False")
+    back_cost = number("reverse_cost", reverse_cost, min=1.0)
+    bins = count("heading_bins", heading_bins, min=4, max=1 << 16)
+    every = count("expansion_every", expansion_every)
+    limit = budget("max_expansions", max_expansions)
+    body = _GridBody(world, car_length, car_width, radius)
+    for name, pose in (("start_pose", start), ("goal_pose", goal)):
+        if not body.clear(pose[None]):
+            raise InvalidQueryError(f"{name} {pose.tolist()} puts the car on a blocked cell "
+                                    "or off the map")
+    return _Search(world, body, start, goal, radius, reverse, back_cost, bins, every,
+                   limit).run()
+
+
+class _Search:
+    """One hybrid A* query's state."""
+
+    def __init__(self, grid: Grid, body: _GridBody, start: np.ndarray, goal: np.ndarray,
+                 radius: float, reverse: bool, back_cost: float, bins: int, every: int,
+                 limit: int | None):
+        self.grid, self.body, self.start, self.goal = grid, body, start, goal
+        self.radius, self.reverse, self.back_cost = radius, reverse, back_cost
+        self.bins, self.every, self.limit = bins, every, limit
+        self.goal_dir = (math.cos(goal[2]), math.sin(goal[2]))
+        cs = grid.cell_size
+        inner = min(body.half) - cs / 16          # the inscribed disk, ungrown
+        room = grid.obstacle_distance * cs + cs / math.sqrt(2) >= inner
+        stand = Grid(np.where(room & grid.passable, 1.0, np.inf), diagonal="always")
+        self.holonomic = GridSearch(stand).distance_map(
+            [self._cell(goal)]) * cs
+        self.spans = [cs * math.sqrt(2) * g for g in ((1, -1) if reverse else (1,))]
+
+    def _cell(self, pose: np.ndarray) -> tuple[int, int]:
+        x, y = self.grid.world_to_cell(pose[:2])
+        return x, y
+
+    def _key(self, pose: np.ndarray) -> tuple[int, int, int]:
+        x, y = self._cell(pose)
+        return x, y, int(pose[2] % _TAU / _TAU * self.bins) % self.bins
+
+    def _heuristic(self, pose: np.ndarray) -> float:
+        x, y = self._cell(pose)
+        far = float(self.holonomic[y, x])
+        direction = (math.cos(pose[2]), math.sin(pose[2]))
+        if self.reverse:
+            free = reeds_shepp_path(pose[:2], direction, self.goal[:2], self.goal_dir,
+                                    self.radius).length
+        else:
+            free = turning_path(pose[:2], direction, self.goal[:2], self.goal_dir,
+                                self.radius).length
+        return max(far, free)
+
+    def _drive(self, pose: np.ndarray, kappa: float, span: float) -> np.ndarray:
+        """Samples ``(k, 3)`` after ``pose`` (excluded) driving ``span`` (signed) with
+        curvature ``kappa``."""
+        k = max(int(math.ceil(abs(span) / self.body.step)), 1)
+        return _advance(float(pose[0]), float(pose[1]), float(pose[2]), kappa,
+                        span * np.arange(1, k + 1) / k)
+
+    def _expansion(self, pose: np.ndarray) -> tuple[list[np.ndarray], list[float]] | None:
+        """The analytic expansion's samples per segment and signed segment lengths, if the
+        car stays clear along it."""
+        direction = (math.cos(pose[2]), math.sin(pose[2]))
+        rs = reeds_shepp_path(pose[:2], direction, self.goal[:2], self.goal_dir,
+                              self.radius)
+        if not self.reverse and "-" in rs.word:
+            return None
+        parts, spans = [], []
+        for letter, s in zip(rs.word[::2], rs.segments):
+            if s == 0:
+                continue
+            part = self._drive(pose, {"L": 1, "R": -1, "S": 0}[letter] / self.radius, s)
+            if not self.body.clear(part):
+                return None
+            parts.append(part)
+            spans.append(s)
+            pose = part[-1]
+        return parts, spans
+
+    def run(self) -> CarPath:
+        t0 = time.perf_counter()
+        stats = SearchStats()
+        start = self.start
+        sx, sy = self._cell(start)
+        if not math.isfinite(self.holonomic[sy, sx]):
+            stats.elapsed = time.perf_counter() - t0
+            return _failed(Status.FAILED, stats)
+        # per node: pose, g, parent, arriving samples, signed span
+        poses, gs, parents = [start], [0.0], [-1]
+        samples: list[np.ndarray] = [start[None]]
+        spans: list[float] = [0.0]
+        best = {self._key(start): 0}
+        closed: set[tuple[int, int, int]] = set()
+        heap = [(self._heuristic(start), 0, 0)]
+        stats.generated = 1
+        tie = 1
+        while heap:
+            stats.max_open = max(stats.max_open, len(heap))
+            _, _, i = heapq.heappop(heap)
+            pose = poses[i]
+            key = self._key(pose)
+            if key in closed or best.get(key) != i:
+                continue
+            if self.limit is not None and stats.expanded >= self.limit:
+                stats.elapsed = time.perf_counter() - t0
+                return _failed(Status.OUT_OF_BUDGET, stats)
+            closed.add(key)
+            stats.expanded += 1
+            if (stats.expanded - 1) % self.every == 0:
+                tail = self._expansion(pose)
+                if tail is not None:
+                    stats.elapsed = time.perf_counter() - t0
+                    return self._result(i, parents, samples, spans, tail, stats)
+            for span in self.spans:
+                weight = abs(span) * (self.back_cost if span < 0 else 1.0)
+                for steer in _STEERS:
+                    part = self._drive(pose, steer / self.radius, span)
+                    if not self.body.clear(part):
+                        continue
+                    end = part[-1]
+                    k2 = self._key(end)
+                    if k2 in closed:
+                        continue
+                    g = gs[i] + weight
+                    j = best.get(k2)
+                    if j is not None and gs[j] <= g:
+                        continue
+                    h = self._heuristic(end)
+                    if not math.isfinite(h):
+                        continue
+                    j = len(poses)
+                    poses.append(end)
+                    gs.append(g)
+                    parents.append(i)
+                    samples.append(part)
+                    spans.append(span)
+                    best[k2] = j
+                    heapq.heappush(heap, (g + h, tie, j))
+                    tie += 1
+                    stats.generated += 1
+        stats.elapsed = time.perf_counter() - t0
+        return _failed(Status.FAILED, stats)
+
+    def _result(self, i: int, parents: list[int], samples: list[np.ndarray],
+                spans: list[float], tail: tuple[list[np.ndarray], list[float]],
+                stats: SearchStats) -> CarPath:
+        chain = []
+        while i >= 0:
+            chain.append(i)
+            i = parents[i]
+        chain.reverse()
+        parts = [samples[j] for j in chain] + tail[0]
+        signed = [spans[j] for j in chain[1:]] + tail[1]
+        gears = [np.full(len(samples[chain[0]]), 0, dtype=np.int8)]
+        gears += [np.full(len(p), 1 if s > 0 else -1, dtype=np.int8)
+                  for p, s in zip(parts[1:], signed)]
+        gear = np.concatenate(gears)
+        gear[0] = gear[1] if len(gear) > 1 else 1
+        length = float(sum(abs(s) for s in signed))
+        cost = float(sum(abs(s) * (self.back_cost if s < 0 else 1.0) for s in signed))
+        return CarPath(np.concatenate(parts), gear, length, cost, True, Status.FOUND, stats)
+
+
+def _failed(status: Status, stats: SearchStats) -> CarPath:
+    return CarPath(np.empty((0, 3)), np.empty(0, dtype=np.int8), math.inf, math.inf, False,
+                   status, stats)

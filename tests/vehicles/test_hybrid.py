@@ -1,0 +1,214 @@
+"""Hybrid A* for a car: drivable and collision-free paths, bounded below by the Reeds–Shepp
+length and the holonomic distance, the obstacle-free answer, reversing, failure, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid import Grid
+from wayfinding.grid.generate import caves
+from wayfinding.paths import reeds_shepp_path, turning_path
+from wayfinding.results import Status
+from wayfinding.vehicles.hybrid import CarPath, plan_car_path
+
+CAR = {"turning_radius": 3.0, "length": 2.0, "width": 1.0}
+
+
+def corridor(height: int = 6, length: int = 28) -> Grid:
+    """A closed corridor ``height`` cells wide inside a one-cell wall."""
+    free = np.zeros((height + 2, length + 2), dtype=bool)
+    free[1:-1, 1:-1] = True
+    return Grid(free)
+
+
+def cave() -> Grid:
+    return caves(48, 48, seed=3)
+
+
+def rect_points(pose: np.ndarray, length: float, width: float, n: int = 9) -> np.ndarray:
+    """Points filling the car's rectangle at ``pose`` (a lattice, edges included)."""
+    u = np.linspace(-length / 2, length / 2, n)
+    v = np.linspace(-width / 2, width / 2, n)
+    a, b = (m.ravel() for m in np.meshgrid(u, v))
+    c, s = math.cos(pose[2]), math.sin(pose[2])
+    return np.column_stack([pose[0] + a * c - b * s, pose[1] + a * s + b * c])
+
+
+def assert_clear(grid: Grid, poses: np.ndarray, length: float, width: float) -> None:
+    """Every point of the rectangle, at every pose and halfway between poses, lies on a
+    free cell of the map (checked point by point, independently of the planner)."""
+    mid = (poses[1:] + poses[:-1]) / 2
+    for pose in np.concatenate([poses, mid]):
+        pts = rect_points(pose, length, width)
+        cells, inside = grid.world_to_cells(pts)
+        assert inside.all(), pose
+        assert grid.passable[cells[:, 1], cells[:, 0]].all(), pose
+
+
+def assert_drivable(r: CarPath, radius: float) -> None:
+    """Curvature at most 1/radius, heading continuous and along the motion, gears right."""
+    d = np.diff(r.poses, axis=0)
+    chord = np.hypot(d[:, 0], d[:, 1])
+    assert (chord > 0).all()
+    # a circular arc of radius r turns 2 asin(chord / 2r) over a chord
+    turn = 2 * np.arcsin(np.minimum(chord / (2 * radius), 1.0))
+    assert (np.abs(d[:, 2]) <= turn * (1 + 1e-9) + 1e-12).all()
+    mid = r.poses[:-1, 2] + d[:, 2] / 2        # the chord's direction on an arc
+    along = d[:, 0] * np.cos(mid) + d[:, 1] * np.sin(mid)
+    across = d[:, 1] * np.cos(mid) - d[:, 0] * np.sin(mid)
+    np.testing.assert_allclose(np.abs(along), chord, rtol=1e-9)
+    assert np.abs(across).max() < 1e-9
+    np.testing.assert_array_equal(np.sign(along), r.gears[1:])
+    assert r.gears[0] == r.gears[1]
+    length = float(chord.sum())
+    assert r.length == pytest.approx(length, rel=1e-3)
+
+
+def lower_bounds(grid: Grid, start: tuple[float, float, float],
+                 goal: tuple[float, float, float], radius: float) -> tuple[float, float]:
+    """The Reeds–Shepp length and the straight distance between the poses."""
+    rs = reeds_shepp_path(start[:2], (math.cos(start[2]), math.sin(start[2])), goal[:2],
+                          (math.cos(goal[2]), math.sin(goal[2])), radius).length
+    return rs, math.dist(start[:2], goal[:2])
+
+
+CASES = {
+    "cave-a": (cave, (9.5, 9.5, 0.0), (38.5, 38.5, 1.5)),
+    "cave-b": (cave, (38.5, 38.5, math.pi), (9.5, 9.5, -1.0)),
+    "u-turn": (corridor, (20.0, 4.0, 0.0), (10.0, 4.0, math.pi)),
+    "parallel": (corridor, (6.0, 2.0, 0.0), (14.0, 2.0, 0.0)),
+}
+
+
+def _cave_pose_ok(grid: Grid, pose: tuple[float, float, float]) -> bool:
+    cells, inside = grid.world_to_cells(rect_points(np.array(pose), 3.0, 1.5))
+    return bool(inside.all() and grid.passable[cells[:, 1], cells[:, 0]].all())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_paths_are_drivable_clear_and_no_shorter_than_the_bounds(name: str) -> None:
+    make, start, goal = CASES[name]
+    grid = make()
+    car = dict(CAR)
+    r = plan_car_path(grid, start, goal, **car)
+    assert r.found and r.status is Status.FOUND
+    np.testing.assert_allclose(r.poses[0], start)
+    np.testing.assert_allclose(r.poses[-1, :2], goal[:2], atol=1e-9)
+    assert (r.poses[-1, 2] - goal[2]) / (2 * math.pi) == pytest.approx(
+        round((r.poses[-1, 2] - goal[2]) / (2 * math.pi)), abs=1e-9)
+    assert_drivable(r, car["turning_radius"])
+    assert_clear(grid, r.poses, car["length"], car["width"])
+    rs, straight = lower_bounds(grid, start, goal, car["turning_radius"])
+    assert r.length >= rs - 1e-9
+    assert r.length >= straight
+    assert r.cost == pytest.approx(r.length)
+
+
+def test_length_is_at_least_the_holonomic_optimum() -> None:
+    # A wall across a room with a gap at the top: any path of the centre climbs to the gap.
+    free = np.ones((24, 30), dtype=bool)
+    free[:18, 14:16] = False
+    grid = Grid(free)
+    start, goal = (5.0, 3.0, 0.0), (25.0, 3.0, 0.0)
+    r = plan_car_path(grid, start, goal, **CAR)
+    assert r.found
+    assert_clear(grid, r.poses, CAR["length"], CAR["width"])
+    # The centre stays width/2 from the wall, so it passes above y = 18 + 0.5 at x = 14..16.
+    gap = (14.0, 18.5)
+    holonomic = math.dist(start[:2], gap) + 2.0 + math.dist((16.0, 18.5), goal[:2])
+    assert r.length >= holonomic
+
+
+def test_the_open_field_answer_is_the_reeds_shepp_path() -> None:
+    grid = Grid(np.ones((40, 40), dtype=bool))
+    start, goal = (20.0, 20.0, 0.0), (17.0, 22.0, math.pi / 2)
+    r = plan_car_path(grid, start, goal, **CAR)
+    rs = reeds_shepp_path(start[:2], (1, 0), goal[:2], (0, 1), CAR["turning_radius"])
+    assert r.found and r.stats.expanded == 1
+    assert r.length == pytest.approx(rs.length, abs=1e-9)
+    # the same curve: each sample lies on Reeds–Shepp's finely drawn path
+    dense = rs.poses(0.001)
+    gap = np.min(np.hypot(r.poses[:, None, 0] - dense[None, :, 0],
+                          r.poses[:, None, 1] - dense[None, :, 1]), axis=1)
+    assert gap.max() < 1e-3
+    signs = [s for s in rs.segments if s != 0]
+    assert set(r.gears.tolist()) == {int(math.copysign(1, s)) for s in signs}
+
+
+def test_forward_only_uses_dubins_bounds_and_needs_room_to_turn() -> None:
+    grid = Grid(np.ones((40, 40), dtype=bool))
+    start, goal = (10.0, 20.0, 0.0), (30.0, 24.0, math.pi)
+    r = plan_car_path(grid, start, goal, **CAR, reverse=False)
+    assert r.found and (r.gears == 1).all()
+    assert_drivable(r, CAR["turning_radius"])
+    dubins = turning_path(start[:2], (1, 0), goal[:2], (-1, 0), CAR["turning_radius"])
+    assert r.length >= dubins.length - 1e-9
+    # a corridor narrower than the turning circle: turning round needs the reverse gear
+    narrow = corridor()
+    u_start, u_goal = CASES["u-turn"][1:]
+    assert not plan_car_path(narrow, u_start, u_goal, **CAR, reverse=False).found
+    back = plan_car_path(narrow, u_start, u_goal, **CAR)
+    assert back.found and (back.gears == -1).any()
+
+
+def test_reverse_cost_weighs_backing_up() -> None:
+    grid = corridor()
+    start, goal = CASES["u-turn"][1:]
+    r = plan_car_path(grid, start, goal, **CAR, reverse_cost=3.0)
+    assert r.found
+    backed = np.diff(r.poses[:, :2], axis=0)[r.gears[1:] < 0]
+    back = float(np.hypot(backed[:, 0], backed[:, 1]).sum())
+    assert r.cost == pytest.approx(r.length + 2 * back, rel=1e-3)
+
+
+def test_an_unreachable_goal_fails_cleanly() -> None:
+    free = np.ones((20, 30), dtype=bool)
+    free[:, 14:16] = False
+    r = plan_car_path(Grid(free), (5, 10, 0), (25, 10, 0), **CAR)
+    assert not r.found and r.status is Status.FAILED
+    assert r.poses.shape == (0, 3) and r.gears.shape == (0,)
+    assert r.length == math.inf and r.cost == math.inf
+
+
+def test_start_equal_to_goal_is_one_pose() -> None:
+    r = plan_car_path(corridor(), (10, 4, 1.0), (10, 4, 1.0), **CAR)
+    assert r.found and r.length == 0.0 and r.poses.shape == (1, 3)
+
+
+def test_budget_stops_the_search() -> None:
+    r = plan_car_path(cave(), *CASES["cave-a"][1:], **CAR, max_expansions=2,
+                      expansion_every=100)
+    assert r.status is Status.OUT_OF_BUDGET and not r.found and r.stats.expanded == 2
+
+
+def test_same_inputs_same_record() -> None:
+    a = plan_car_path(cave(), *CASES["cave-b"][1:], **CAR)
+    b = plan_car_path(cave(), *CASES["cave-b"][1:], **CAR)
+    assert a.poses.tobytes() == b.poses.tobytes() and a.length == b.length
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"world": np.ones((4, 4))}, "world"),
+    ({"start_pose": (1, 2)}, "start_pose"),
+    ({"goal_pose": (1, 2, math.nan)}, "goal_pose"),
+    ({"turning_radius": 0}, "turning_radius"),
+    ({"length": -1}, "length"),
+    ({"width": math.inf}, "width"),
+    ({"reverse": "yes"}, "reverse"),
+    ({"reverse_cost": 0.5}, "reverse_cost"),
+    ({"heading_bins": 2}, "heading_bins"),
+    ({"expansion_every": 0}, "expansion_every"),
+    ({"max_expansions": -1}, "max_expansions"),
+    ({"start_pose": (0.5, 4, 0)}, "start_pose .* off the map"),
+    ({"goal_pose": (10, 1.2, 0)}, "goal_pose .* blocked"),
+])
+def test_bad_input_is_refused(change: dict, match: str) -> None:
+    args = {"world": corridor(), "start_pose": (10, 4, 0), "goal_pose": (20, 4, 0), **CAR}
+    args.update(change)
+    with pytest.raises(InvalidQueryError, match=match):
+        plan_car_path(args.pop("world"), args.pop("start_pose"), args.pop("goal_pose"),
+                      **args)
