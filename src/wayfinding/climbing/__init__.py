@@ -1,4 +1,19 @@
 """Climbing: traversal markup (ledges, pipes, ladders), climb graphs with explicit and jump
 links, climb search and smoothed climbing paths."""
 
-__all__: list[str] = []
+from .graph import ClimbGraph, EdgeKind, build_climb_graph
+from .markup import Blockers, Capabilities, ElementKind, TraversalElement, transform_points
+from .search import (
+                     ClimbPath,
+                     ClimbPosition,
+                     ClimbReservations,
+                     ClueLink,
+                     clue_links,
+                     find_climb_path,
+)
+from .spline import ClimbSpline, LookAhead
+
+__all__ = ["Blockers", "Capabilities", "ClimbGraph", "ClimbPath", "ClimbPosition",
+           "ClimbReservations", "ClimbSpline", "ClueLink", "EdgeKind", "ElementKind",
+           "LookAhead", "TraversalElement", "build_climb_graph", "clue_links",
+           "find_climb_path", "transform_points"]

@@ -1,0 +1,266 @@
+"""Climb search: A* on a :class:`~wayfinding.climbing.graph.ClimbGraph` from and to any
+point along an element (mid-traversal start, replanning), soft edge reservations that
+spread characters over routes, and clue links that hand off between a navigation mesh and
+the climb graph.
+
+Edge costs are lengths in metres; an edge reserved by other characters costs ``penalty``
+more per character (in either direction).  The search is the compiled A* of
+:class:`~wayfinding.graph.CSRGraph` on the graph plus the query's start and goal.
+
+>>> from wayfinding.climbing import ElementKind, TraversalElement, build_climb_graph
+>>> wall = TraversalElement(ElementKind.LADDER, [(0, 0, 0), (0, 0, 6)])
+>>> g = build_climb_graph([wall])
+>>> p = find_climb_path(g, ClimbPosition(0, 1.5), ClimbPosition(0, 5.0))
+>>> p.found, p.cost, p.points[:, 2].tolist()
+(True, 3.5, [1.5, 3.0, 5.0])
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validate import number
+from ..errors import InvalidQueryError
+from ..graph import CSRGraph
+from ..navmesh import NavMesh
+from ..navmesh3d import NavMesh3D, NavMesh3DQuery
+from ..results import SearchStats, Status, _fields_equal, empty_path
+from .graph import ClimbGraph
+from .markup import transform_points
+
+
+@dataclass(frozen=True)
+class ClimbPosition:
+    """A point ``distance`` metres along element ``element`` of a climb graph."""
+
+    element: int
+    distance: float
+
+
+@dataclass(frozen=True, eq=False)
+class ClueLink:
+    """A hand-off between a navigation mesh and a climb graph: ``ground`` (``(3,)``, on the
+    mesh; ``polygon`` its polygon) joins climb node ``node`` at ``climb`` (``(3,)``), the
+    ``end`` ("foot" or "top") of element ``element``; ``length`` metres apart."""
+
+    element: int
+    end: str
+    node: int
+    climb: np.ndarray
+    ground: np.ndarray
+    polygon: int
+    length: float
+
+    __eq__ = _fields_equal
+
+
+@dataclass(eq=False)
+class ClimbPath:
+    """A climb route: ``points`` ``(n, 3)`` float64 from start to goal, ``nodes`` ``(n,)``
+    int64 climb-graph nodes (-1 for a start or goal between nodes or on the ground),
+    ``edges`` ``(n - 1,)`` int64 graph edges each step runs along (-1 for a clue link),
+    ``cost`` (reservations included; ``inf`` when not found), ``length`` metres, and the
+    search's ``status`` and ``stats``."""
+
+    points: np.ndarray
+    nodes: np.ndarray
+    edges: np.ndarray
+    cost: float
+    length: float
+    status: Status
+    stats: SearchStats = field(compare=False)
+
+    __eq__ = _fields_equal
+
+    @property
+    def found(self) -> bool:
+        return self.status is Status.FOUND
+
+    def transformed(self, rotation: Any, translation: Any) -> ClimbPath:
+        """This path moved with the object its elements are attached to (a rigid transform,
+        see :func:`~wayfinding.climbing.transform_points`): the same steps and costs."""
+        pts = transform_points(self.points, rotation, translation) if len(self.points) \
+            else self.points
+        return ClimbPath(pts, self.nodes, self.edges, self.cost, self.length, self.status,
+                         self.stats)
+
+
+class ClimbReservations:
+    """Soft reservations of climb-graph edges: each character's reserved edges cost the
+    others ``penalty`` metres more per character using them (>= 0).
+
+    >>> r = ClimbReservations(penalty=10.0)
+    >>> r.reserve("bot1", [0, 1]); r.users(0)
+    1
+    >>> r.release("bot1"); r.users(0)
+    0
+    """
+
+    def __init__(self, *, penalty: float = 10.0):
+        self.penalty = number("penalty", penalty, min=0.0)
+        self._held: dict[Hashable, tuple[int, ...]] = {}
+        self._count: Counter[int] = Counter()
+
+    def reserve(self, agent: Hashable, edges: Any) -> None:
+        """Reserve ``edges`` (edge ids, e.g. a :class:`ClimbPath`'s ``edges``; -1 ignored)
+        for ``agent``, replacing what it held."""
+        ids = np.asarray(edges)
+        if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
+            raise InvalidQueryError(f"edges {ids.tolist()!r} must be a 1D array of edge ids")
+        self.release(agent)
+        held = tuple(sorted({int(e) for e in ids if e >= 0}))
+        self._held[agent] = held
+        self._count.update(held)
+
+    def release(self, agent: Hashable) -> None:
+        """Drop ``agent``'s reservations (nothing when it holds none)."""
+        self._count.subtract(self._held.pop(agent, ()))
+        self._count += Counter()                         # drop zero counts
+
+    def users(self, edge: int, *, excluding: Hashable = None) -> int:
+        """How many characters (other than ``excluding``) reserve ``edge``."""
+        own = excluding is not None and edge in self._held.get(excluding, ())
+        return self._count[edge] - own
+
+    def extra(self, graph: ClimbGraph, *, excluding: Hashable = None) -> np.ndarray:
+        """The added cost of each edge of ``graph`` (``(m,)`` float64): ``penalty`` per
+        other character holding it or its reverse."""
+        out = np.zeros(len(graph.edges))
+        for e in self._count:
+            if e >= len(graph.edges):
+                continue
+            u, v = graph.edges[e]
+            n = self.users(e, excluding=excluding)
+            for k in (e, graph.edge_ids.get((int(v), int(u)), -1)):
+                if k >= 0:
+                    out[k] += n * self.penalty
+        return out
+
+
+def clue_links(graph: ClimbGraph, navmesh: Any, *, max_distance: float = 1.0,
+               ground_height: float = 0.0) -> list[ClueLink]:
+    """The clue links from ``navmesh`` to each element's foot (its lower end; the first on
+    a level element) and top: the nearest mesh point to each end within ``max_distance``
+    metres (> 0).  ``navmesh``: a :class:`~wayfinding.navmesh3d.NavMesh3D`, or a 2D
+    :class:`~wayfinding.navmesh.NavMesh` lying at height ``ground_height``."""
+    reach = number("max_distance", max_distance, min=0.0, min_open=True)
+    z0 = number("ground_height", ground_height)
+    if isinstance(navmesh, NavMesh3D):
+        query = NavMesh3DQuery(navmesh)
+
+        def nearest(p: np.ndarray) -> tuple[int, np.ndarray]:
+            poly, q = query.nearest(p, half_extents=(reach, reach, reach))
+            return poly, np.array(q)
+    elif isinstance(navmesh, NavMesh):
+        def nearest(p: np.ndarray) -> tuple[int, np.ndarray]:
+            poly, q = navmesh.nearest(p[:2])
+            return poly, np.array([q[0], q[1], z0])
+    else:
+        raise InvalidQueryError(f"navmesh {navmesh!r} must be a NavMesh or a NavMesh3D")
+    out = []
+    for i, rows in enumerate(graph.stops):
+        if not len(rows):
+            continue
+        ends = [int(rows[0, 1]), int(rows[-1, 1])]
+        if graph.nodes[ends[1], 2] < graph.nodes[ends[0], 2]:
+            ends.reverse()
+        for end, node in zip(("foot", "top"), ends):
+            poly, q = nearest(graph.nodes[node])
+            d = float(np.linalg.norm(q - graph.nodes[node])) if poly >= 0 else np.inf
+            if d <= reach:
+                out.append(ClueLink(i, end, node, graph.nodes[node], q, poly, d))
+    return out
+
+
+def _anchor(graph: ClimbGraph, where: Any, name: str
+            ) -> tuple[np.ndarray, list[tuple[int, float, int]], int, tuple[int, float]]:
+    """Where a query starts or ends: its point, its ``(node, metres, graph edge)``
+    attachments, its own node (-1 when between nodes) and its (element, distance) spot."""
+    if isinstance(where, ClueLink):
+        if not 0 <= where.node < graph.num_nodes:
+            raise InvalidQueryError(f"{name} clue link's node {where.node} is not in the graph")
+        return where.ground, [(where.node, where.length, -1)], -1, (-1, 0.0)
+    if isinstance(where, ClimbPosition):
+        e = where.element
+        if isinstance(e, bool) or not isinstance(e, (int, np.integer)) \
+                or not 0 <= e < len(graph.elements) or not len(graph.stops[e]):
+            raise InvalidQueryError(f"{name} element {e!r} is not a climbable element of "
+                                    f"the graph (0..{len(graph.elements) - 1})")
+        el = graph.elements[e]
+        d = number(f"{name} distance", where.distance, min=0.0, max=el.length)
+        rows = graph.stops[e]
+        k = int(np.searchsorted(rows[:, 0], d))
+        if k < len(rows) and rows[k, 0] == d:
+            node = int(rows[k, 1])
+            return graph.nodes[node], [], node, (e, d)
+        if k == 0 or k == len(rows):
+            raise InvalidQueryError(f"{name} distance {d:g} is outside element {e}'s nodes")
+        (d0, u), (d1, v) = rows[k - 1], rows[k]
+        u, v = int(u), int(v)
+        attach = [(u, d - d0, graph.edge_ids[(v, u)]), (v, d1 - d, graph.edge_ids[(u, v)])]
+        return el.point_at(d), attach, -1, (e, d)
+    if isinstance(where, (int, np.integer)) and not isinstance(where, bool) \
+            and 0 <= where < graph.num_nodes:
+        return graph.nodes[int(where)], [], int(where), (-1, 0.0)
+    raise InvalidQueryError(f"{name} {where!r} must be a node id (0..{graph.num_nodes - 1}), "
+                            "a ClimbPosition or a ClueLink")
+
+
+def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
+                    reservations: ClimbReservations | None = None, agent: Hashable = None,
+                    method: str = "astar") -> ClimbPath:
+    """The cheapest climb from ``start`` to ``goal``, each a node id, a
+    :class:`ClimbPosition` (a point along an element: mid-traversal) or a :class:`ClueLink`
+    (the path begins or ends on the ground).  ``reservations``: edges other characters use
+    cost more (``agent``'s own reservations excepted).  ``method``: ``"astar"`` (Euclidean
+    heuristic) or ``"dijkstra"``; both are exact.  Ties go to the graph's edge order."""
+    if reservations is not None and not isinstance(reservations, ClimbReservations):
+        raise InvalidQueryError(f"reservations {reservations!r} is not a ClimbReservations")
+    if method not in ("astar", "dijkstra"):
+        raise InvalidQueryError(f"unknown method {method!r}; expected 'astar' or 'dijkstra'")
+    p0, out0, n0, spot0 = _anchor(graph, start, "start")
+    p1, in1, n1, spot1 = _anchor(graph, goal, "goal")
+    n = graph.num_nodes
+    base = graph.edge_lengths
+    extra = reservations.extra(graph, excluding=agent) if reservations is not None \
+        else np.zeros(len(base))
+    src, dst = list(graph.edges[:, 0]), list(graph.edges[:, 1])
+    cost, length, under = list(base + extra), list(base), list(range(len(base)))
+    s = n0 if n0 >= 0 else n
+    t = n1 if n1 >= 0 else n + 1
+
+    def add(a: int, b: int, metres: float, edge: int) -> None:
+        src.append(a)
+        dst.append(b)
+        cost.append(metres + (extra[edge] if edge >= 0 else 0.0))
+        length.append(metres)
+        under.append(edge)
+
+    for node, metres, edge in out0:
+        add(s, node, metres, edge)
+    for node, metres, edge in in1:
+        add(node, t, metres, edge if edge < 0 else graph.edge_ids[tuple(graph.edges[edge][::-1])])
+    if spot0[0] >= 0 and spot0[0] == spot1[0] and out0 and in1 \
+            and {a[0] for a in out0} == {a[0] for a in in1}:
+        lo, hi = sorted((spot0[1], spot1[1]))
+        edge = out0[1][2] if spot1[1] > spot0[1] else out0[0][2]
+        add(s, t, hi - lo, edge)
+    coords = np.vstack([graph.nodes, p0, p1])
+    csr = CSRGraph.from_edges(n + 2, src, dst, cost, coords=coords)
+    r = csr.find_path(s, t, method=method)
+    if not r.found:
+        return ClimbPath(empty_path(3), np.empty(0, np.int64), np.empty(0, np.int64),
+                         np.inf, np.inf, Status.FAILED, r.stats)
+    ids = r.path.astype(np.int64)
+    pick = {(a, b): i for i, (a, b) in enumerate(zip(src, dst))}
+    steps = [pick[(int(a), int(b))] for a, b in zip(ids[:-1], ids[1:])]
+    pts = coords[ids].copy()
+    nodes = np.where(ids < n, ids, -1)
+    return ClimbPath(pts, nodes, np.array([under[k] for k in steps], dtype=np.int64),
+                     float(r.cost), float(sum(length[k] for k in steps)), Status.FOUND,
+                     r.stats)
