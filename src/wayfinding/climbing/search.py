@@ -146,7 +146,8 @@ def clue_links(graph: ClimbGraph, navmesh: Any, *, max_distance: float = 1.0,
                ground_height: float = 0.0) -> list[ClueLink]:
     """The clue links from ``navmesh`` to each element's foot (its lower end; the first on
     a level element) and top: the nearest mesh point to each end within ``max_distance``
-    metres (> 0).  ``navmesh``: a :class:`~wayfinding.navmesh3d.NavMesh3D`, or a 2D
+    metres (> 0).  ``navmesh``: a :class:`~wayfinding.navmesh3d.NavMesh3D` (whose y is up:
+    climb point ``(x, y, z)`` is its ``(x, z, y)``), or a 2D
     :class:`~wayfinding.navmesh.NavMesh` lying at height ``ground_height``."""
     reach = number("max_distance", max_distance, min=0.0, min_open=True)
     z0 = number("ground_height", ground_height)
@@ -154,8 +155,8 @@ def clue_links(graph: ClimbGraph, navmesh: Any, *, max_distance: float = 1.0,
         query = NavMesh3DQuery(navmesh)
 
         def nearest(p: np.ndarray) -> tuple[int, np.ndarray]:
-            poly, q = query.nearest(p, half_extents=(reach, reach, reach))
-            return poly, np.array(q)
+            poly, q = query.nearest(p[[0, 2, 1]], half_extents=(reach, reach, reach))
+            return poly, np.array(q)[[0, 2, 1]]
     elif isinstance(navmesh, NavMesh):
         def nearest(p: np.ndarray) -> tuple[int, np.ndarray]:
             poly, q = navmesh.nearest(p[:2])
