@@ -1,0 +1,114 @@
+"""Hybrid A* for a car: planner time and path length against two lower bounds.
+
+Run from the repository root::
+
+    python benchmarks/hybrid_astar.py [--out BENCHMARKS.md] [--quick]
+
+Generated 64 × 64 maps (caves; rooms 10 to 18 on a side joined by corridors 5 wide; two
+seeds each) and a car 3 long, 1.5 wide, turning
+radius 4 (cell size 1).  Per map, random pose pairs where the car fits, at least 20 apart
+and joined by a path of the car's centre; per pair, the median planner time of three runs of
+``plan_car_path`` (reverse allowed, cost factor 1), and its length divided by the
+obstacle-free Reeds–Shepp length and by the holonomic optimum (grid A*, 8-connected without
+corner cutting, over the cells whose centre is at least half the car's width from every
+blocked cell's centre).  Medians per map kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+import numpy as np
+from _report import machine_line, publish, table
+
+from wayfinding.grid import Grid, GridSearch
+from wayfinding.grid.generate import caves, rooms
+from wayfinding.paths import reeds_shepp_path
+from wayfinding.vehicles import plan_car_path
+
+SECTION = "## Hybrid A* (cars)"
+CAR = {"turning_radius": 4.0, "length": 3.0, "width": 1.5}
+MAPS = {"caves": lambda seed: caves(64, 64, seed=seed),
+        "rooms": lambda seed: rooms(64, 64, rooms=8, room_size=(10, 18), corridor=5,
+                                    seed=seed)}
+
+
+def fits(grid: Grid, pose: np.ndarray) -> bool:
+    """Whether the car's rectangle at ``pose`` lies on free cells (a lattice of points)."""
+    u, v = np.meshgrid(np.linspace(-1.5, 1.5, 9), np.linspace(-0.75, 0.75, 5))
+    c, s = math.cos(pose[2]), math.sin(pose[2])
+    pts = np.column_stack([pose[0] + u.ravel() * c - v.ravel() * s,
+                           pose[1] + u.ravel() * s + v.ravel() * c])
+    cells, inside = grid.world_to_cells(pts)
+    return bool(inside.all() and grid.passable[cells[:, 1], cells[:, 0]].all())
+
+
+def pairs(grid: Grid, clear: Grid, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    comp = clear.components
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    while len(out) < n:
+        a, b = (np.array([*rng.uniform(2, 62, 2), rng.uniform(-math.pi, math.pi)])
+                for _ in range(2))
+        ca, cb = (clear.world_to_cell(p[:2]) for p in (a, b))
+        if (math.dist(a[:2], b[:2]) >= 20 and fits(grid, a) and fits(grid, b)
+                and comp[ca[1], ca[0]] >= 0 and comp[ca[1], ca[0]] == comp[cb[1], cb[0]]):
+            out.append((a, b))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", help="write the section into this Markdown file")
+    ap.add_argument("--quick", action="store_true", help="two pairs per map, one seed")
+    args = ap.parse_args(argv)
+    per_map, seeds = (2, (1,)) if args.quick else (5, (1, 2))
+    t0, rows = time.perf_counter(), []
+    for kind, make in MAPS.items():
+        times, by_rs, by_holo, failed = [], [], [], 0
+        for seed in seeds:
+            grid = make(seed)
+            clear = Grid(np.where(grid.obstacle_distance >= CAR["width"] / 2, 1.0, np.inf))
+            search = GridSearch(clear)
+            for a, b in pairs(grid, clear, per_map, seed):
+                runs = []
+                for _ in range(3):
+                    r = plan_car_path(grid, a, b, **CAR)
+                    runs.append(r.stats.elapsed)
+                if not r.found:
+                    failed += 1
+                    continue
+                times.append(float(np.median(runs)))
+                rs = reeds_shepp_path(a[:2], (math.cos(a[2]), math.sin(a[2])), b[:2],
+                                      (math.cos(b[2]), math.sin(b[2])), CAR["turning_radius"])
+                holo = search.find_path(clear.world_to_cell(a[:2]),
+                                        clear.world_to_cell(b[:2])).cost
+                by_rs.append(r.length / rs.length)
+                by_holo.append(r.length / holo)
+        rows.append([kind, str(len(times) + failed), str(failed), *(
+            [f"{np.median(times) * 1e3:.1f}", f"{max(times) * 1e3:.1f}",
+             f"{np.median(by_rs):.3f}", f"{np.median(by_holo):.3f}",
+             f"{min(by_holo):.3f}–{max(by_holo):.3f}"] if times else ["–"] * 5)])
+        print(f"  {rows[-1]}", file=sys.stderr, flush=True)
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    cmd = " ".join(["python", "benchmarks/hybrid_astar.py",
+                    *(sys.argv[1:] if argv is None else argv)])
+    body = "\n\n".join([
+        f"Date: {when}  \nMachine: {machine_line()}  \n"
+        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min)",
+        "`plan_car_path` on generated 64 × 64 maps (two seeds each), a car 3 × 1.5 with "
+        "turning radius 4, random pose pairs at least 20 apart: the median planner time "
+        "(of three runs per pair), and the path length divided by the obstacle-free "
+        "Reeds–Shepp length and by the holonomic optimum (grid A* over the cells the car's "
+        "width fits, a cell-path length, so a ratio a little under 1 is possible).",
+        table(["map", "pairs", "failed", "median ms", "max ms", "length ÷ Reeds–Shepp",
+               "length ÷ holonomic", "÷ holonomic range"], rows)])
+    publish(body, args.out, SECTION)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
