@@ -1,0 +1,158 @@
+"""The road network (lane offsets, arc-length sampling, cubic curves, the generated grid) and
+route A* for driver personalities against networkx's Dijkstra on the lane graph."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding import InvalidQueryError
+from wayfinding.errors import InvalidGeometryError
+from wayfinding.traffic.roads import LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubic
+from wayfinding.traffic.routes import DriverCosts, find_route
+
+
+def test_lanes_are_offset_and_directed():
+    net = RoadNetwork()
+    road = net.add_road([[0, 0], [10, 0], [10, 10]],
+                        [LaneSpec(offset=-1.0), LaneSpec(offset=1.0, forward=False),
+                         LaneSpec(offset=-3.0, type=LaneType.SIDEWALK)], kind="alley")
+    fwd, back, walk = net.road_lanes(road)
+    np.testing.assert_allclose(fwd.points, [[0, -1], [11, -1], [11, 10]])
+    np.testing.assert_allclose(back.points, [[9, 10], [9, 1], [0, 1]])
+    assert fwd.length == pytest.approx(22.0) and back.length == pytest.approx(18.0)
+    assert walk.type is LaneType.SIDEWALK and walk.kind == "alley"
+    np.testing.assert_allclose(fwd.point_at([0.0, 5.5, 16.0, 99.0]),
+                               [[0, -1], [5.5, -1], [11, 4], [11, 10]])
+    np.testing.assert_allclose(back.heading(at_end=False), [0, -1])
+
+
+def test_cubic_samples_are_evenly_spaced_on_the_curve():
+    ctrl = np.array([[0.0, 0.0], [40.0, 0.0], [60.0, 50.0], [100.0, 50.0]])
+    pts = sample_cubic(ctrl, spacing=5.0)
+    steps = np.hypot(*np.diff(pts, axis=0).T)
+    assert steps.max() - steps.min() < 0.05 * steps.mean()
+    np.testing.assert_allclose(pts[[0, -1]], ctrl[[0, 3]])
+    u = np.linspace(0, 1, 20001)[:, None]
+    curve = ((1 - u) ** 3 * ctrl[0] + 3 * (1 - u) ** 2 * u * ctrl[1]
+             + 3 * (1 - u) * u ** 2 * ctrl[2] + u ** 3 * ctrl[3])
+    nearest = np.hypot(*(pts[:, None] - curve[None]).transpose(2, 0, 1)).min(axis=1)
+    assert nearest.max() < 0.05
+
+
+def test_road_grid_connections():
+    net = road_grid(3, 2, spacing=50.0)
+    assert len(net.roads) == 2 * 2 + 3 * 1 and len(net.lanes) == 14
+    for lane in net.lanes:
+        for nxt in net.successors_of(lane.id):
+            assert net.lanes[nxt].road != lane.road          # no U-turns
+            assert net.gap(lane.id, nxt) < 3.5                # the junction is short
+
+
+def oracle_cost(net, driver, a, b):
+    lane_factor = dict(driver.lane_type)
+    kind_factor = dict(driver.road_kind)
+    la, lb = net.lanes[a], net.lanes[b]
+    if lb.road in driver.avoid_roads:
+        return math.inf
+    factor = lane_factor.get(lb.type, 1.0) * kind_factor.get(lb.kind, 1.0)
+    da = la.points[-1] - la.points[-2]
+    db = lb.points[1] - lb.points[0]
+    angle = math.atan2(abs(da[0] * db[1] - da[1] * db[0]), float(da @ db))
+    gap = math.dist(la.points[-1], lb.points[0])
+    return gap + lb.length * factor + driver.turn * angle
+
+
+def networkx_cost(net, driver, start, goal):
+    g = nx.DiGraph()
+    for lane in net.lanes:
+        for nxt in net.successors_of(lane.id):
+            cost = oracle_cost(net, driver, lane.id, nxt)
+            if cost < math.inf:
+                g.add_edge(lane.id, nxt, weight=cost)
+    try:
+        return nx.dijkstra_path_length(g, start, goal)
+    except (nx.NetworkXNoPath, nx.NodeNotFound):
+        return 0.0 if start == goal else math.inf
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 5), st.integers(1, 4), st.integers(0, 2),
+       st.sampled_from([0.0, 5.0, 200.0]), st.floats(0.3, 3.0))
+def test_route_astar_equals_networkx_dijkstra(seed, cols, rows, every, turn, highway):
+    rng = np.random.default_rng(seed)
+    net = road_grid(cols, rows, spacing=float(rng.uniform(20, 80)), highway_every=every)
+    avoid = frozenset(int(r) for r in rng.choice(len(net.roads), size=len(net.roads) // 4,
+                                                   replace=False))
+    driver = DriverCosts(road_kind=(("highway", highway),), turn=turn, avoid_roads=avoid)
+    start, goal = (int(v) for v in rng.integers(0, len(net.lanes), 2))
+    want = networkx_cost(net, driver, start, goal)
+    for method in ("astar", "dijkstra"):
+        route = find_route(net, start, goal, driver=driver, method=method)
+        if want == math.inf:
+            assert not route.found
+            continue
+        assert route.found and route.cost == pytest.approx(want, rel=1e-9, abs=1e-9)
+        path = route.path.tolist()
+        assert path[0] == start and path[-1] == goal
+        steps = sum(oracle_cost(net, driver, a, b) for a, b in zip(path, path[1:]))
+        assert steps == pytest.approx(route.cost, rel=1e-9, abs=1e-9)
+
+
+def test_personalities_pick_different_routes():
+    # Along row 1 (streets): the highways of row 0 and columns 0, 2, 4, 6 make a detour that
+    # only a driver who prefers highways takes.
+    net = road_grid(8, 3, spacing=100.0, highway_every=2)
+    start = next(lane.id for lane in net.lanes if lane.forward
+                 and lane.points[0].tolist() == [0.0, 98.25] and lane.points[-1][0] == 100.0)
+    goal = next(lane.id for lane in net.lanes if lane.forward
+                and lane.points[-1].tolist() == [700.0, 98.25])
+    plain = find_route(net, start, goal, driver=DriverCosts())
+    fast = find_route(net, start, goal, driver=DriverCosts(road_kind=(("highway", 0.3),)))
+    assert {net.lanes[i].kind for i in plain.path.tolist()} == {"street"}
+    assert plain.cost == pytest.approx(600.0)
+    assert "highway" in {net.lanes[i].kind for i in fast.path.tolist()}
+    assert fast.cost < 0.3 * 600.0 + 2 * 100.0 + 100.0
+
+
+def test_sidewalks_are_forbidden_by_default():
+    net = RoadNetwork()
+    net.add_road([[0, 0], [10, 0]], [LaneSpec(offset=0.0)])
+    net.add_road([[10, 0], [20, 0]], [LaneSpec(offset=0.0, type=LaneType.SIDEWALK)])
+    net.connect(0, 1)
+    assert not find_route(net, 0, 1, driver=DriverCosts()).found
+    assert find_route(net, 0, 1, driver=DriverCosts(lane_type=())).cost == 10.0
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: RoadNetwork().add_road([[0, 0]], [LaneSpec(offset=0)]), InvalidGeometryError,
+     "at least 2"),
+    (lambda: RoadNetwork().add_road([[0, 0], [0, 0]], [LaneSpec(offset=0)]),
+     InvalidGeometryError, "consecutive"),
+    (lambda: RoadNetwork().add_road([[0, 0], [1, 0]], []), InvalidGeometryError, "LaneSpec"),
+    (lambda: LaneSpec(offset=math.nan), InvalidGeometryError, "offset"),
+    (lambda: LaneSpec(offset=0, type="driving"), InvalidGeometryError, "LaneType"),
+    (lambda: LaneSpec(offset=0, width=0), InvalidGeometryError, "width"),
+    (lambda: sample_cubic([[0, 0], [1, 1]], spacing=1), InvalidGeometryError, r"\(4, 2\)"),
+    (lambda: sample_cubic(np.zeros((4, 2)), spacing=0), InvalidGeometryError, "spacing"),
+    (lambda: road_grid(0, 2), InvalidQueryError, "columns 0"),
+    (lambda: road_grid(2, 2).connect(0, 99), InvalidQueryError, "b 99"),
+    (lambda: RoadNetwork().connect(0, 0), InvalidQueryError, "no lanes"),
+    (lambda: find_route(road_grid(2, 2), 0, 50, driver=DriverCosts()), InvalidQueryError,
+     "goal 50"),
+    (lambda: find_route(road_grid(2, 2), 0, 1, driver=DriverCosts(), method="bfs"),
+     InvalidQueryError, "method"),
+    (lambda: find_route(road_grid(2, 2), 0, 1, driver=None), InvalidQueryError, "DriverCosts"),
+    (lambda: DriverCosts(road_kind=(("highway", 0),)), InvalidQueryError, "highway"),
+    (lambda: DriverCosts(lane_type=(("sidewalk", 2.0),)), InvalidQueryError, "LaneType"),
+    (lambda: DriverCosts(turn=-1), InvalidQueryError, "turn"),
+    (lambda: DriverCosts(avoid_roads={1}), InvalidQueryError, "frozenset"),
+])
+def test_bad_inputs(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
