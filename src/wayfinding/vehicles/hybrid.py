@@ -81,9 +81,18 @@ class _GridBody:
         shift = cs / 8                            # the most any point moves between samples
         self.step = shift / (1 + reach / radius)
         self.half = np.array([length / 2 + shift / 2, width / 2 + shift / 2])
+        far = (grid.obstacle_distance - math.sqrt(2)) * cs
+        self.near = far <= math.hypot(*self.half)
 
     def clear(self, poses: np.ndarray) -> bool:
         """Whether the (grown) rectangle at every pose ``(m, 3)`` is clear."""
+        cells = np.floor((poses[:, :2] - self.origin) / self.cs).astype(np.int64)
+        h, w = self.blocked.shape
+        if ((cells < 0) | (cells >= (w, h))).any():
+            return False
+        # A blocked cell (or the map's outside) is at least (distance - sqrt 2) cells from any
+        # point of a cell whose centre is ``distance`` from the blocked cells' centres.
+        poses = poses[self.near[cells[:, 1], cells[:, 0]]]
         for i in range(0, len(poses), 48):
             if not self._clear(poses[i:i + 48]):
                 return False
