@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -75,12 +74,9 @@ class _DriverView:
         self.turn = driver.turn
         self.lane_cost = [lane.length * driver.factor(lane.type, lane.kind, lane.road)
                           for lane in net.lanes]
-        usable = [f for f, lane in zip(self.lane_cost, net.lanes, strict=True)
-                  if f < math.inf and lane.length > 0]
-        factors = [c / lane.length for c, lane in zip(self.lane_cost, net.lanes, strict=True)
-                   if c < math.inf and lane.length > 0]
-        self.min_factor = min([1.0, *factors]) if usable else 1.0
-        self.goal_start = np.zeros(2)
+        # Junction pieces count with factor 1, so the smallest factor is at most 1.
+        self.min_factor = min([1.0, *(c / lane.length for c, lane in zip(
+            self.lane_cost, net.lanes, strict=True) if c < math.inf and lane.length > 0)])
 
     def edge_cost(self, a: int, b: int) -> float:
         la, lb = self.net.lanes[a], self.net.lanes[b]
