@@ -136,7 +136,7 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     for i in use:
         e = els[i]
         stops[i] += [(float(c), p) for c, p in zip(e.cumulative, e.points)]
-        stops[i].append((e.length / 2, e.point_at(e.length / 2)))
+        stops[i].append((e.length / 2, e._point_at(e.length / 2)))
     lo = {i: els[i].points.min(axis=0) for i in use}
     hi = {i: els[i].points.max(axis=0) for i in use}
     reach = caps.reach + tol
@@ -153,26 +153,32 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
                     if d <= tol:
                         da = a.cumulative[u] + s * (a.cumulative[u + 1] - a.cumulative[u])
                         db = b.cumulative[v] + t * (b.cumulative[v + 1] - b.cumulative[v])
-                        stops[i].append((float(da), a.point_at(da)))
-                        stops[j].append((float(db), b.point_at(db)))
+                        stops[i].append((float(da), a._point_at(da)))
+                        stops[j].append((float(db), b._point_at(db)))
             for x, y in ((i, j), (j, i)):
                 src, dst = els[x], els[y]
                 for ds in (0.0, src.length / 2, src.length):
-                    dd, q = dst.closest(src.point_at(ds))
-                    if np.linalg.norm(q - src.point_at(ds)) > tol:
+                    p = src._point_at(ds)
+                    dd, q = dst._closest(p)
+                    if np.linalg.norm(q - p) > tol:
                         links.append((x, ds, y, dd))
                         stops[y].append((dd, q))
     # merge stop points closer than tol into nodes
     nodes: list[np.ndarray] = []
+    cells: dict[tuple[int, ...], list[int]] = {}         # spatial hash, cells of side tol
+    near = [(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)]
     per_element: list[np.ndarray] = []
     for i in range(len(els)):
         rows: list[tuple[float, int]] = []
         for d, p in sorted(stops[i], key=lambda s: s[0]):
-            k = next((n for n in range(len(nodes)) if np.linalg.norm(nodes[n] - p) <= tol),
-                     -1)
+            key = tuple(np.floor(p / tol).astype(np.int64).tolist())
+            k = next((n for dx, dy, dz in near
+                      for n in cells.get((key[0] + dx, key[1] + dy, key[2] + dz), ())
+                      if np.linalg.norm(nodes[n] - p) <= tol), -1)
             if k < 0:
                 k = len(nodes)
                 nodes.append(p)
+                cells.setdefault(key, []).append(k)
             if not rows or rows[-1][1] != k:
                 rows.append((d, k))
         arr = np.array(rows, dtype=np.float64).reshape(-1, 2)
@@ -197,7 +203,7 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
         u = _node_at(per_element[x], ds)
         v = _node_at(per_element[y], dd)
         p, q = pos[u], pos[v]
-        if block.blocks(p, q):
+        if block._blocks(p, q):
             continue
         for a, b in ((u, v), (v, u)):
             kind = _link_kind(pos[a], pos[b], caps)

@@ -95,7 +95,9 @@ class TraversalElement:
 
     def point_at(self, distance: float) -> np.ndarray:
         """The ``(3,)`` point ``distance`` along the element (0 .. :attr:`length`)."""
-        d = number("distance", distance, min=0.0, max=self.length)
+        return self._point_at(number("distance", distance, min=0.0, max=self.length))
+
+    def _point_at(self, d: float) -> np.ndarray:
         i = min(int(np.searchsorted(self.cumulative, d, side="right")) - 1,
                 len(self.points) - 2)
         a, b = self.cumulative[i], self.cumulative[i + 1]
@@ -104,7 +106,9 @@ class TraversalElement:
     def closest(self, point: Any) -> tuple[float, np.ndarray]:
         """The distance along the element of its point nearest ``point`` and that point;
         ties go to the smaller distance."""
-        p = finite_points("point", point, 3)[0][0]
+        return self._closest(finite_points("point", point, 3)[0][0])
+
+    def _closest(self, p: np.ndarray) -> tuple[float, np.ndarray]:
         a, b = self.points[:-1], self.points[1:]
         ab = b - a
         t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.einsum("ij,ij->i", ab, ab), 0, 1)
@@ -186,8 +190,9 @@ class Blockers:
 
     def blocks(self, a: Any, b: Any) -> bool:
         """Whether the segment from ``a`` to ``b`` (``(3,)`` points) is blocked."""
-        p = finite_points("a", a, 3)[0][0]
-        q = finite_points("b", b, 3)[0][0]
+        return self._blocks(finite_points("a", a, 3)[0][0], finite_points("b", b, 3)[0][0])
+
+    def _blocks(self, p: np.ndarray, q: np.ndarray) -> bool:
         return _box_hit(self.boxes, p, q) or _triangle_hit(self.triangles, p, q)
 
 
