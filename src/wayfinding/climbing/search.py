@@ -230,17 +230,12 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
     base = graph.edge_lengths
     extra = reservations.extra(graph, excluding=agent) if reservations is not None \
         else np.zeros(len(base))
-    src, dst = list(graph.edges[:, 0]), list(graph.edges[:, 1])
-    cost, length, under = list(base + extra), list(base), list(range(len(base)))
     s = n0 if n0 >= 0 else n
     t = n1 if n1 >= 0 else n + 1
+    added: dict[tuple[int, int], tuple[float, float, int]] = {}   # (a, b): cost, metres, edge
 
     def add(a: int, b: int, metres: float, edge: int) -> None:
-        src.append(a)
-        dst.append(b)
-        cost.append(metres + (extra[edge] if edge >= 0 else 0.0))
-        length.append(metres)
-        under.append(edge)
+        added[(a, b)] = (metres + (extra[edge] if edge >= 0 else 0.0), metres, edge)
 
     for node, metres, edge in out0:
         add(s, node, metres, edge)
@@ -251,17 +246,24 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
         lo, hi = sorted((spot0[1], spot1[1]))
         edge = out0[1][2] if spot1[1] > spot0[1] else out0[0][2]
         add(s, t, hi - lo, edge)
+    pairs = np.array(list(added), dtype=np.int64).reshape(-1, 2)
     coords = np.vstack([graph.nodes, p0, p1])
-    csr = CSRGraph.from_edges(n + 2, src, dst, cost, coords=coords)
+    csr = CSRGraph.from_edges(n + 2, np.concatenate([graph.edges[:, 0], pairs[:, 0]]),
+                              np.concatenate([graph.edges[:, 1], pairs[:, 1]]),
+                              np.concatenate([base + extra, [c[0] for c in added.values()]]),
+                              coords=coords)
     r = csr.find_path(s, t, method=method)
     if not r.found:
         return ClimbPath(empty_path(3), np.empty(0, np.int64), np.empty(0, np.int64),
                          np.inf, np.inf, Status.FAILED, r.stats)
     ids = r.path.astype(np.int64)
-    pick = {(a, b): i for i, (a, b) in enumerate(zip(src, dst))}
-    steps = [pick[(int(a), int(b))] for a, b in zip(ids[:-1], ids[1:])]
-    pts = coords[ids].copy()
-    nodes = np.where(ids < n, ids, -1)
-    return ClimbPath(pts, nodes, np.array([under[k] for k in steps], dtype=np.int64),
-                     float(r.cost), float(sum(length[k] for k in steps)), Status.FOUND,
-                     r.stats)
+    edges, metres = [], 0.0
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        if (a, b) in added:
+            edges.append(added[(a, b)][2])
+            metres += added[(a, b)][1]
+        else:
+            edges.append(graph.edge_ids[(a, b)])
+            metres += float(base[edges[-1]])
+    return ClimbPath(coords[ids], np.where(ids < n, ids, -1), np.array(edges, dtype=np.int64),
+                     float(r.cost), metres, Status.FOUND, r.stats)
