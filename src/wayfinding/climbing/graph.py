@@ -137,32 +137,32 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
         e = els[i]
         stops[i] += [(float(c), p) for c, p in zip(e.cumulative, e.points)]
         stops[i].append((e.length / 2, e._point_at(e.length / 2)))
-    lo = {i: els[i].points.min(axis=0) for i in use}
-    hi = {i: els[i].points.max(axis=0) for i in use}
+    lo = np.array([els[i].points.min(axis=0) for i in use]).reshape(-1, 3)
+    hi = np.array([els[i].points.max(axis=0) for i in use]).reshape(-1, 3)
     reach = caps.reach + tol
+    apart = (lo[:, None] - hi[None] > reach).any(axis=2)
+    pairs = np.argwhere(np.triu(~(apart | apart.T), 1))   # boxes within reach, i < j
     links: list[tuple[int, float, int, float]] = []      # (element, distance) pairs
-    for ia, i in enumerate(use):
-        for j in use[ia + 1:]:
-            if (lo[i] - hi[j] > reach).any() or (lo[j] - hi[i] > reach).any():
-                continue
-            a, b = els[i], els[j]
-            for u in range(len(a.points) - 1):
-                for v in range(len(b.points) - 1):
-                    s, t, d = _segment_closest(a.points[u], a.points[u + 1],
-                                               b.points[v], b.points[v + 1])
-                    if d <= tol:
-                        da = a.cumulative[u] + s * (a.cumulative[u + 1] - a.cumulative[u])
-                        db = b.cumulative[v] + t * (b.cumulative[v + 1] - b.cumulative[v])
-                        stops[i].append((float(da), a._point_at(da)))
-                        stops[j].append((float(db), b._point_at(db)))
-            for x, y in ((i, j), (j, i)):
-                src, dst = els[x], els[y]
-                for ds in (0.0, src.length / 2, src.length):
-                    p = src._point_at(ds)
-                    dd, q = dst._closest(p)
-                    if np.linalg.norm(q - p) > tol:
-                        links.append((x, ds, y, dd))
-                        stops[y].append((dd, q))
+    for ia, ja in pairs.tolist():
+        i, j = use[ia], use[ja]
+        a, b = els[i], els[j]
+        for u in range(len(a.points) - 1):
+            for v in range(len(b.points) - 1):
+                s, t, d = _segment_closest(a.points[u], a.points[u + 1],
+                                           b.points[v], b.points[v + 1])
+                if d <= tol:
+                    da = a.cumulative[u] + s * (a.cumulative[u + 1] - a.cumulative[u])
+                    db = b.cumulative[v] + t * (b.cumulative[v + 1] - b.cumulative[v])
+                    stops[i].append((float(da), a._point_at(da)))
+                    stops[j].append((float(db), b._point_at(db)))
+        for x, y in ((i, j), (j, i)):
+            src, dst = els[x], els[y]
+            for ds in (0.0, src.length / 2, src.length):
+                p = src._point_at(ds)
+                dd, q = dst._closest(p)
+                if tol < np.linalg.norm(q - p) <= reach:
+                    links.append((x, ds, y, dd))
+                    stops[y].append((dd, q))
     # merge stop points closer than tol into nodes
     nodes: list[np.ndarray] = []
     cells: dict[tuple[int, ...], list[int]] = {}         # spatial hash, cells of side tol
