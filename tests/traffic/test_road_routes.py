@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from wayfinding import InvalidQueryError
 from wayfinding.errors import InvalidGeometryError
 from wayfinding.traffic.roads import LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubic
-from wayfinding.traffic.routes import DriverCosts, find_route
+from wayfinding.traffic.routes import DriverCosts, RoutePlanner
 
 
 def test_lanes_are_offset_and_directed():
@@ -92,8 +92,9 @@ def test_route_astar_equals_networkx_dijkstra(seed, cols, rows, every, turn, hig
     driver = DriverCosts(road_kind=(("highway", highway),), turn=turn, avoid_roads=avoid)
     start, goal = (int(v) for v in rng.integers(0, len(net.lanes), 2))
     want = networkx_cost(net, driver, start, goal)
+    planner = RoutePlanner(net, driver=driver)
     for method in ("astar", "dijkstra"):
-        route = find_route(net, start, goal, driver=driver, method=method)
+        route = planner.find_route(start, goal, method=method)
         if want == math.inf:
             assert not route.found
             continue
@@ -112,8 +113,9 @@ def test_personalities_pick_different_routes():
                  and lane.points[0].tolist() == [0.0, 98.25] and lane.points[-1][0] == 100.0)
     goal = next(lane.id for lane in net.lanes if lane.forward
                 and lane.points[-1].tolist() == [700.0, 98.25])
-    plain = find_route(net, start, goal, driver=DriverCosts())
-    fast = find_route(net, start, goal, driver=DriverCosts(road_kind=(("highway", 0.3),)))
+    plain = RoutePlanner(net, driver=DriverCosts()).find_route(start, goal)
+    fast = RoutePlanner(net, driver=DriverCosts(road_kind=(("highway", 0.3),))).find_route(
+        start, goal)
     assert {net.lanes[i].kind for i in plain.path.tolist()} == {"street"}
     assert plain.cost == pytest.approx(600.0)
     assert "highway" in {net.lanes[i].kind for i in fast.path.tolist()}
@@ -125,8 +127,8 @@ def test_sidewalks_are_forbidden_by_default():
     net.add_road([[0, 0], [10, 0]], [LaneSpec(offset=0.0)])
     net.add_road([[10, 0], [20, 0]], [LaneSpec(offset=0.0, type=LaneType.SIDEWALK)])
     net.connect(0, 1)
-    assert not find_route(net, 0, 1, driver=DriverCosts()).found
-    assert find_route(net, 0, 1, driver=DriverCosts(lane_type=())).cost == 10.0
+    assert not RoutePlanner(net, driver=DriverCosts()).find_route(0, 1).found
+    assert RoutePlanner(net, driver=DriverCosts(lane_type=())).find_route(0, 1).cost == 10.0
 
 
 @pytest.mark.parametrize("call, error, message", [
@@ -143,11 +145,15 @@ def test_sidewalks_are_forbidden_by_default():
     (lambda: road_grid(0, 2), InvalidQueryError, "columns 0"),
     (lambda: road_grid(2, 2).connect(0, 99), InvalidQueryError, "b 99"),
     (lambda: RoadNetwork().connect(0, 0), InvalidQueryError, "no lanes"),
-    (lambda: find_route(road_grid(2, 2), 0, 50, driver=DriverCosts()), InvalidQueryError,
-     "goal 50"),
-    (lambda: find_route(road_grid(2, 2), 0, 1, driver=DriverCosts(), method="bfs"),
+    (lambda: RoutePlanner(road_grid(2, 2), driver=DriverCosts()).find_route(0, 50),
+     InvalidQueryError, "goal 50"),
+    (lambda: RoutePlanner(road_grid(2, 2), driver=DriverCosts()).find_route(0, 1,
+                                                                             method="bfs"),
      InvalidQueryError, "method"),
-    (lambda: find_route(road_grid(2, 2), 0, 1, driver=None), InvalidQueryError, "DriverCosts"),
+    (lambda: RoutePlanner(road_grid(2, 2), driver=None), InvalidQueryError, "DriverCosts"),
+    (lambda: RoutePlanner(None, driver=DriverCosts()), InvalidQueryError, "RoadNetwork"),
+    (lambda: RoutePlanner(RoadNetwork(), driver=DriverCosts()).find_route(0, 0),
+     InvalidQueryError, "no lanes"),
     (lambda: DriverCosts(road_kind=(("highway", 0),)), InvalidQueryError, "highway"),
     (lambda: DriverCosts(lane_type=(("sidewalk", 2.0),)), InvalidQueryError, "LaneType"),
     (lambda: DriverCosts(turn=-1), InvalidQueryError, "turn"),

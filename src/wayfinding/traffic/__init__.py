@@ -5,7 +5,7 @@ from .lattice import LatticeCosts, LatticePath, lattice_node_costs, plan_lattice
 from .levels import TrafficLod, road_lattice, traffic_lod
 from .prediction import CarField, Trajectory
 from .roads import Lane, LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubic
-from .routes import DriverCosts, find_route
+from .routes import DriverCosts, RoutePlanner
 
 __all__ = [
     "CarField",
@@ -16,9 +16,9 @@ __all__ = [
     "LatticeCosts",
     "LatticePath",
     "RoadNetwork",
+    "RoutePlanner",
     "TrafficLod",
     "Trajectory",
-    "find_route",
     "lattice_node_costs",
     "plan_lattice",
     "propagate_speeds",

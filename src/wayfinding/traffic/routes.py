@@ -3,31 +3,31 @@
 Entering lane ``b`` from lane ``a`` costs the junction piece between them (its length),
 plus ``b``'s length times the driver's factors for ``b``'s lane type and road kind, plus
 ``turn`` per radian of heading change from ``a``'s end to ``b``'s start.  A route's cost
-counts the lanes after the start lane.  The heuristic, the straight-line distance to the
-goal lane's start times the smallest factor plus the goal lane's own cost, is consistent,
-so routes are optimal.
+counts the lanes after the start lane.  A :class:`RoutePlanner` turns a network and a driver
+into a compiled lane graph once (nodes: lanes at their end points), then answers routes
+with its compiled A*, whose Euclidean heuristic is scaled to stay consistent, so routes are
+optimal.
 
 >>> from wayfinding.traffic.roads import road_grid
 >>> net = road_grid(3, 1, spacing=100.0)     # two roads in a row, a lane each way
->>> route = find_route(net, 0, 2, driver=DriverCosts())
+>>> route = RoutePlanner(net, driver=DriverCosts()).find_route(0, 2)
 >>> route.found, route.path.tolist(), route.cost
 (True, [0, 2], 100.0)
->>> find_route(net, 0, 2, driver=DriverCosts(avoid_roads=frozenset({1}))).found
+>>> RoutePlanner(net, driver=DriverCosts(avoid_roads=frozenset({1}))).find_route(0, 2).found
 False
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _validate
 from ..errors import InvalidQueryError
+from ..graph.csr import CSRGraph
 from ..results import PathResult
-from ..search.generic import astar
 from .roads import LaneType, RoadNetwork
 
 
@@ -66,52 +66,44 @@ class DriverCosts:
         return dict(self.lane_type).get(lane_type, 1.0) * dict(self.road_kind).get(kind, 1.0)
 
 
-class _DriverView:
-    """The lane graph as one driver sees it (the graph protocol of the generic search)."""
+class RoutePlanner:
+    """Routes over ``network`` for one ``driver``: the lane graph with the driver's costs,
+    built once (roads added or connected afterwards are not seen; build a new planner).
 
-    def __init__(self, net: RoadNetwork, driver: DriverCosts) -> None:
-        self.net = net
-        self.turn = driver.turn
-        self.lane_cost = [lane.length * driver.factor(lane.type, lane.kind, lane.road)
-                          for lane in net.lanes]
-        # Junction pieces count with factor 1, so the smallest factor is at most 1.
-        self.min_factor = min([1.0, *(c / lane.length for c, lane in zip(
-            self.lane_cost, net.lanes, strict=True) if c < math.inf and lane.length > 0)])
+    ``graph``: the :class:`~wayfinding.graph.csr.CSRGraph` of lanes (node = lane id, at the
+    lane's end point; edges into lanes the driver never enters are left out)."""
 
-    def edge_cost(self, a: int, b: int) -> float:
-        la, lb = self.net.lanes[a], self.net.lanes[b]
-        cos = float(np.clip(la.heading(at_end=True) @ lb.heading(at_end=False), -1.0, 1.0))
-        return self.net.gap(a, b) + self.lane_cost[b] + self.turn * math.acos(cos)
+    def __init__(self, network: RoadNetwork, *, driver: DriverCosts) -> None:
+        if not isinstance(network, RoadNetwork):
+            raise InvalidQueryError(f"network {network!r} must be a RoadNetwork")
+        if not isinstance(driver, DriverCosts):
+            raise InvalidQueryError(f"driver {driver!r} must be a DriverCosts")
+        self.network, self.driver = network, driver
+        lanes = network.lanes
+        n = len(lanes)
+        src = np.array([a for a in range(n) for _ in network._next[a]], dtype=np.int64)
+        dst = np.array([b for a in range(n) for b in network._next[a]], dtype=np.int64)
+        lane_cost = np.array([lane.length * driver.factor(lane.type, lane.kind, lane.road)
+                              for lane in lanes])
+        first = np.array([lane.points[0] for lane in lanes]).reshape(n, 2)
+        last = np.array([lane.points[-1] for lane in lanes]).reshape(n, 2)
+        head_in = np.array([lane.heading(at_end=False) for lane in lanes]).reshape(n, 2)
+        head_out = np.array([lane.heading(at_end=True) for lane in lanes]).reshape(n, 2)
+        keep = lane_cost[dst] < math.inf
+        src, dst = src[keep], dst[keep]
+        gap = np.hypot(*(first[dst] - last[src]).T)
+        cos = np.clip((head_out[src] * head_in[dst]).sum(axis=1), -1.0, 1.0)
+        weights = gap + lane_cost[dst] + driver.turn * np.arccos(cos)
+        self.graph = CSRGraph.from_edges(n, src, dst, weights, coords=last)
 
-    def successors(self, lane: int) -> Iterable[tuple[int, float]]:
-        for b in self.net._next[lane]:
-            if self.lane_cost[b] < math.inf:
-                yield b, self.edge_cost(lane, b)
+    def find_route(self, start: int, goal: int, *, method: str = "astar") -> PathResult:
+        """The cheapest route from lane ``start`` to lane ``goal``.
 
-    def heuristic(self, lane: int, goal: int) -> float:
-        if lane == goal:
-            return 0.0
-        end = self.net.lanes[lane].points[-1]
-        start = self.net.lanes[goal].points[0]
-        return self.min_factor * float(np.hypot(*(start - end))) + self.lane_cost[goal]
-
-
-def find_route(network: RoadNetwork, start: int, goal: int, *, driver: DriverCosts,
-               method: str = "astar") -> PathResult:
-    """The cheapest route for ``driver`` from lane ``start`` to lane ``goal``.
-
-    ``method``: ``"astar"`` or ``"dijkstra"`` (same routes, more expansions).  Returns a
-    :class:`~wayfinding.results.PathResult` whose ``path`` is the ``(n,)`` int64 lane ids
-    from ``start`` to ``goal`` (``network.route_points(path)`` is the polyline to follow);
-    not found when no allowed route exists (e.g. the goal lane is forbidden)."""
-    if not isinstance(network, RoadNetwork):
-        raise InvalidQueryError(f"network {network!r} must be a RoadNetwork")
-    if not isinstance(driver, DriverCosts):
-        raise InvalidQueryError(f"driver {driver!r} must be a DriverCosts")
-    s, g = network._lane("start", start), network._lane("goal", goal)
-    _validate.choice("method", method, ("astar", "dijkstra"))
-    view = _DriverView(network, driver)
-    h = view.heuristic if method == "astar" else (lambda lane, goal: 0.0)
-    result = astar(view, s, g, heuristic=h, path_dims=1)
-    result.algorithm = f"route {method}"
-    return result
+        ``method``: ``"astar"`` or ``"dijkstra"`` (same routes, more expansions).  Returns a
+        :class:`~wayfinding.results.PathResult` whose ``path`` is the ``(n,)`` int64 lane ids
+        from ``start`` to ``goal`` (``network.route_points(path)`` is the polyline to
+        follow); not found when no allowed route exists (e.g. the goal lane is forbidden)."""
+        s = self.network._lane("start", start)
+        g = self.network._lane("goal", goal)
+        _validate.choice("method", method, ("astar", "dijkstra"))
+        return self.graph.find_path(s, g, method=method)
