@@ -14,6 +14,7 @@ from wayfinding.climbing import (
     build_climb_graph,
     clue_links,
     find_climb_path,
+    nearest_position,
 )
 from wayfinding.errors import InvalidQueryError
 from wayfinding.navmesh import NavMesh
@@ -216,3 +217,16 @@ def test_unreachable_goal_is_not_found():
                            element(LADDER, (9, 0, 0), (9, 0, 6))])
     p = find_climb_path(g, ClimbPosition(0, 1.0), ClimbPosition(1, 1.0))
     assert not p.found and p.cost == np.inf and p.points.shape == (0, 3)
+
+
+def test_a_character_found_mid_climb_starts_from_the_nearest_point():
+    els = [element(LEDGE, (0, 0, 3), (4, 0, 3)), element(LADDER, (4, 0, 3), (4, 0, 9))]
+    g = build_climb_graph(els)
+    here = nearest_position(g, (1.2, -0.3, 2.6))
+    assert here == ClimbPosition(0, pytest.approx(1.2))
+    p = find_climb_path(g, here, ClimbPosition(1, 6.0))
+    assert p.cost == pytest.approx(2.8 + 6.0) and np.allclose(p.points[0], (1.2, 0, 3))
+    with pytest.raises(InvalidQueryError):
+        nearest_position(g, (0, 0))
+    with pytest.raises(InvalidQueryError):
+        nearest_position(build_climb_graph(els, capabilities=Capabilities(kinds=())), (0, 0, 0))

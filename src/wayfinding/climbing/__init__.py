@@ -4,16 +4,17 @@ links, climb search and smoothed climbing paths."""
 from .graph import ClimbGraph, EdgeKind, build_climb_graph
 from .markup import Blockers, Capabilities, ElementKind, TraversalElement, transform_points
 from .search import (
-                     ClimbPath,
-                     ClimbPosition,
-                     ClimbReservations,
-                     ClueLink,
-                     clue_links,
-                     find_climb_path,
+    ClimbPath,
+    ClimbPosition,
+    ClimbReservations,
+    ClueLink,
+    clue_links,
+    find_climb_path,
+    nearest_position,
 )
 from .spline import ClimbSpline, LookAhead
 
 __all__ = ["Blockers", "Capabilities", "ClimbGraph", "ClimbPath", "ClimbPosition",
            "ClimbReservations", "ClimbSpline", "ClueLink", "EdgeKind", "ElementKind",
            "LookAhead", "TraversalElement", "build_climb_graph", "clue_links",
-           "find_climb_path", "transform_points"]
+           "find_climb_path", "nearest_position", "transform_points"]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import number
+from .._validate import finite_points, number
 from ..errors import InvalidQueryError
 from ..graph import CSRGraph
 from ..navmesh import NavMesh
@@ -140,6 +140,30 @@ class ClimbReservations:
                 if k >= 0:
                     out[k] += n * self.penalty
         return out
+
+
+def nearest_position(graph: ClimbGraph, point: Any) -> ClimbPosition:
+    """The point of the graph's climbable elements nearest ``point`` (``(3,)``), where a
+    character found mid-climb starts its search; ties go to the lower element index.
+
+    >>> from wayfinding.climbing import ElementKind, TraversalElement, build_climb_graph
+    >>> g = build_climb_graph([TraversalElement(ElementKind.PIPE, [(0, 0, 0), (0, 0, 9)])])
+    >>> nearest_position(g, (0.4, -0.2, 5.5))
+    ClimbPosition(element=0, distance=5.5)
+    """
+    p = finite_points("point", point, 3)[0]
+    if len(p) != 1:
+        raise InvalidQueryError(f"point {p.tolist()!r} must be one (x, y, z) point")
+    best: tuple[float, int, float] = (np.inf, -1, 0.0)
+    for i, rows in enumerate(graph.stops):
+        if len(rows):
+            d, q = graph.elements[i]._closest(p[0])
+            gap = float(np.linalg.norm(q - p[0]))
+            if gap < best[0]:
+                best = (gap, i, d)
+    if best[1] < 0:
+        raise InvalidQueryError("the graph has no climbable element")
+    return ClimbPosition(best[1], best[2])
 
 
 def clue_links(graph: ClimbGraph, navmesh: Any, *, max_distance: float = 1.0,
