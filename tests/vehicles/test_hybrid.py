@@ -11,6 +11,7 @@ import pytest
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid
 from wayfinding.grid.generate import caves
+from wayfinding.navmesh import NavMesh
 from wayfinding.paths import reeds_shepp_path, turning_path
 from wayfinding.results import Status
 from wayfinding.vehicles.hybrid import CarPath, plan_car_path
@@ -192,7 +193,7 @@ def test_same_inputs_same_record() -> None:
 
 
 @pytest.mark.parametrize(("change", "match"), [
-    ({"world": np.ones((4, 4))}, "world"),
+    ({"world": np.ones((4, 4))}, "world ndarray must be a Grid or a NavMesh"),
     ({"start_pose": (1, 2)}, "start_pose"),
     ({"goal_pose": (1, 2, math.nan)}, "goal_pose"),
     ({"turning_radius": 0}, "turning_radius"),
@@ -204,7 +205,8 @@ def test_same_inputs_same_record() -> None:
     ({"expansion_every": 0}, "expansion_every"),
     ({"max_expansions": -1}, "max_expansions"),
     ({"start_pose": (0.5, 4, 0)}, "start_pose .* off the map"),
-    ({"goal_pose": (10, 1.2, 0)}, "goal_pose .* blocked"),
+    ({"goal_pose": (10, 1.2, 0)}, "goal_pose .* obstacle"),
+    ({"cell_size": 0}, "cell_size"),
 ])
 def test_bad_input_is_refused(change: dict, match: str) -> None:
     args = {"world": corridor(), "start_pose": (10, 4, 0), "goal_pose": (20, 4, 0), **CAR}
@@ -212,3 +214,55 @@ def test_bad_input_is_refused(change: dict, match: str) -> None:
     with pytest.raises(InvalidQueryError, match=match):
         plan_car_path(args.pop("world"), args.pop("start_pose"), args.pop("goal_pose"),
                       **args)
+
+
+def room_mesh() -> NavMesh:
+    """A 40 × 30 room split by a wall from the floor to y = 20, 2 thick: the way round is
+    above it."""
+    return NavMesh.build(outline=[(0, 0), (40, 0), (40, 30), (0, 30)],
+                         holes=[[(15, 0.5), (17, 0.5), (17, 20), (15, 20)]])
+
+
+def assert_on_mesh(mesh: NavMesh, poses: np.ndarray, length: float, width: float) -> None:
+    """Every point of the rectangle, at every pose and halfway between poses, is on the
+    mesh (located point by point)."""
+    mid = (poses[1:] + poses[:-1]) / 2
+    pts = np.concatenate([rect_points(p, length, width) for p in np.concatenate([poses, mid])])
+    assert (mesh.locate_many(pts) >= 0).all()
+
+
+@pytest.mark.parametrize(("start", "goal"), [
+    ((5.0, 5.0, 0.0), (30.0, 5.0, 0.0)),
+    ((5.0, 5.0, math.pi / 2), (8.0, 5.0, -math.pi / 2)),
+])
+def test_navmesh_paths_are_drivable_and_stay_on_the_mesh(start: tuple, goal: tuple) -> None:
+    mesh = room_mesh()
+    r = plan_car_path(mesh, start, goal, **CAR, cell_size=2.0)
+    assert r.found
+    assert_drivable(r, CAR["turning_radius"])
+    assert_on_mesh(mesh, r.poses, CAR["length"], CAR["width"])
+    rs, _ = lower_bounds(Grid(np.ones((1, 1), dtype=bool)), start, goal,
+                         CAR["turning_radius"])
+    assert r.length >= rs - 1e-9
+    assert r.length >= mesh.find_path(start[:2], goal[:2]).cost - 1e-9
+
+
+def test_navmesh_wall_blocks_the_rectangle_not_only_its_centre() -> None:
+    # A gap 0.8 wide in the wall, in line with both poses (and two narrow ones at the
+    # ends): a car 0.5 wide drives straight through, one 1 wide finds no way.
+    mesh = NavMesh.build(outline=[(0, 0), (40, 0), (40, 30), (0, 30)],
+                         holes=[[(15, 0.5), (17, 0.5), (17, 14.6), (15, 14.6)],
+                                [(15, 15.4), (17, 15.4), (17, 29.5), (15, 29.5)]])
+    narrow = plan_car_path(mesh, (5, 15, 0), (30, 15, 0), turning_radius=3, length=1,
+                           width=0.5)
+    assert narrow.found and narrow.length == pytest.approx(25)
+    assert_on_mesh(mesh, narrow.poses, 1, 0.5)
+    wide = plan_car_path(mesh, (5, 15, 0), (30, 15, 0), **CAR, max_expansions=300)
+    assert not wide.found
+
+
+def test_navmesh_bad_poses_are_refused() -> None:
+    with pytest.raises(InvalidQueryError, match="start_pose .* obstacle"):
+        plan_car_path(room_mesh(), (16, 10, 0), (30, 5, 0), **CAR)
+    with pytest.raises(InvalidQueryError, match="goal_pose .* obstacle"):
+        plan_car_path(room_mesh(), (5, 5, 0), (14.5, 10, 0), **CAR)
