@@ -330,6 +330,8 @@ class _Search:
         return parts, spans
 
     def run(self) -> CarPath:
+        """Search until the analytic expansion reaches the goal, the open list empties or
+        the budget is spent."""
         t0 = time.perf_counter()
         stats = SearchStats()
         start = self.start
@@ -395,6 +397,8 @@ class _Search:
     def _result(self, i: int, parents: list[int], samples: list[np.ndarray],
                 spans: list[float], tail: tuple[list[np.ndarray], list[float]],
                 stats: SearchStats) -> CarPath:
+        """The record of the path to node ``i`` followed by the analytic expansion
+        ``tail``."""
         chain = []
         while i >= 0:
             chain.append(i)
@@ -413,5 +417,6 @@ class _Search:
 
 
 def _failed(status: Status, stats: SearchStats) -> CarPath:
+    """The record of a search that found no path."""
     return CarPath(np.empty((0, 3)), np.empty(0, dtype=np.int8), math.inf, math.inf, False,
                    status, stats)
