@@ -18,6 +18,7 @@ from wayfinding.traffic.lattice import (
     lattice_node_costs,
     plan_lattice,
     propagate_speeds,
+    turn_speed_limits,
 )
 from wayfinding.traffic.prediction import CarField, Trajectory
 
@@ -120,7 +121,27 @@ def test_speed_propagation_only_limits_earlier_nodes():
     assert np.all(speeds[1:] <= limits)
 
 
+def test_turn_limits_from_the_circle_through_each_node():
+    # A right angle whose three points lie on a circle of radius 10 (centred at (10, 0)).
+    pts = [[0.0, 0.0], [10.0, 10.0], [20.0, 0.0], [30.0, 0.0], [40.0, 0.0], [30.0, 0.0]]
+    limits = turn_speed_limits(pts, max_speed=30.0, lateral_acceleration=8.1)
+    assert limits[1] == pytest.approx(9.0)            # sqrt(8.1 · 10)
+    assert limits[3] == 30.0                           # on a straight: the desired speed
+    assert limits[4] == 0.0                            # turns back
+    assert limits[0] == limits[-1] == 30.0
+    # Fed into the backward pass, the corner slows the approach and not what follows.
+    speeds = propagate_speeds(limits[1:], np.full(5, 10.0), start_limit=limits[0],
+                              deceleration=2.0)
+    assert speeds[0] == pytest.approx(math.sqrt(81.0 + 40.0)) and speeds[1] == pytest.approx(9.0)
+
+
 @pytest.mark.parametrize("call, message", [
+    (lambda: turn_speed_limits([[0, 0], [1, 1]], max_speed=0, lateral_acceleration=1),
+     "max_speed"),
+    (lambda: turn_speed_limits([[0, 0], [1, 1]], max_speed=1, lateral_acceleration=-1),
+     "lateral_acceleration"),
+    (lambda: turn_speed_limits([[0, math.inf]], max_speed=1, lateral_acceleration=1),
+     "finite"),
     (lambda: plan_lattice(np.zeros(3), 0, costs=LatticeCosts()), "n_sets, n_lanes"),
     (lambda: plan_lattice(np.full((2, 2), np.nan), 0, costs=LatticeCosts()), "NaN"),
     (lambda: plan_lattice(-np.ones((2, 2)), 0, costs=LatticeCosts()), "negative"),

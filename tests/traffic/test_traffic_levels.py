@@ -59,6 +59,23 @@ def test_mid_level_step_goes_around_a_stopped_car():
     assert speeds.tolist() == [20.0] * 7
 
 
+def test_planned_path_becomes_a_trajectory_queried_by_time():
+    net, road = two_way_road()
+    pos, labels = road_lattice(net, road, forward=True, start=10.0, spacing=10.0, n_sets=4)
+    costs = LatticeCosts()
+    best = plan_lattice(lattice_node_costs(pos, np.arange(1.0, 5.0), labels, costs=costs),
+                        1, costs=costs, k=1)[0]
+    points = np.vstack([[[0.0, -2.0]], pos[np.arange(4), best.lanes]])
+    speeds = propagate_speeds(np.array([10.0, 10.0, 10.0, 0.0]), np.full(4, 10.0),
+                              start_limit=10.0, deceleration=5.0)
+    assert speeds.tolist() == [10.0, 10.0, 10.0, 10.0, 0.0]
+    car = Trajectory(points, speeds)
+    # Three steps at 10 m/s, then braking 10 → 0 over the last 10 m (2 s at 5 m/s²).
+    assert car.duration == pytest.approx(5.0)
+    np.testing.assert_allclose(car.position_at([1.5, 4.0, 9.0]),
+                               [[15.0, -2.0], [30.0 + 10 - 2.5, -2.0], [40.0, -2.0]])
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: traffic_lod([-1.0], lattice_within=1.0), "distances"),
     (lambda: traffic_lod([1.0], lattice_within=-1.0), "lattice_within"),

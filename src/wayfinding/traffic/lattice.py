@@ -132,6 +132,37 @@ def plan_lattice(node_costs: Any, start_lane: int, *, costs: LatticeCosts,
     return [LatticePath(cost, np.array(lanes, dtype=np.int64)) for cost, lanes in top]
 
 
+def turn_speed_limits(points: Any, *, max_speed: float,
+                      lateral_acceleration: float) -> np.ndarray:
+    """The most speed each point of a path allows on its own: ``sqrt(a · R)`` where ``R`` is
+    the radius of the circle through the point and its two neighbours (``inf`` on a
+    straight), capped at ``max_speed``.
+
+    ``points``: ``(n, 2)`` float64, the path (e.g. the vehicle then one lattice node per
+    set).  ``max_speed``: the driver's desired speed (> 0).  ``lateral_acceleration``: the
+    most sideways acceleration the car holds, ``a`` (> 0; speed² per distance unit).  The
+    two ends have no turn and get ``max_speed``.  Returns ``(n,)`` float64, the ``limits``
+    of :func:`propagate_speeds` after the first (the vehicle's ``start_limit``)."""
+    pts, _ = _validate.finite_points("points", points)
+    top = _validate.positive_float("max_speed", max_speed)
+    lat = _validate.positive_float("lateral_acceleration", lateral_acceleration)
+    out = np.full(pts.shape[0], top)
+    if pts.shape[0] < 3:
+        return out
+    a, b, c = pts[:-2], pts[1:-1], pts[2:]
+    ab, bc, ca = (np.hypot(*(q - p).T) for p, q in ((a, b), (b, c), (c, a)))
+    cross = np.abs((b - a)[:, 0] * (c - a)[:, 1] - (b - a)[:, 1] * (c - a)[:, 0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        radius = np.where(cross > 0, ab * bc * ca / (2.0 * cross), np.inf)
+    # On one line a path that turns back stops there (radius 0); a repeated point makes
+    # no turn.
+    back = (cross == 0) & (((b - a) * (c - b)).sum(axis=1) < 0)
+    radius[back] = 0.0
+    radius[(ab == 0) | (bc == 0)] = np.inf
+    out[1:-1] = np.minimum(top, np.sqrt(lat * radius))
+    return out
+
+
 def propagate_speeds(limits: Any, distances: Any, *, start_limit: float,
                      deceleration: float) -> np.ndarray:
     """Speeds at the vehicle and at each node set after the backward pass.
