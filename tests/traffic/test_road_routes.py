@@ -122,6 +122,24 @@ def test_personalities_pick_different_routes():
     assert fast.cost < 0.3 * 600.0 + 2 * 100.0 + 100.0
 
 
+def turns(net, path):
+    heads = [tuple(np.round(net.lanes[i].heading(at_end=True), 6)) for i in path]
+    return sum(a != b for a, b in zip(heads, heads[1:]))
+
+
+def test_a_driver_who_avoids_turns_takes_one_corner():
+    net = road_grid(6, 6, spacing=50.0)
+    start = next(lane.id for lane in net.lanes if lane.forward
+                 and lane.points[0].tolist() == [0.0, -1.75])
+    goal = next(lane.id for lane in net.lanes if lane.forward
+                and lane.points[-1].tolist() == [251.75, 250.0])
+    calm = RoutePlanner(net, driver=DriverCosts(turn=1000.0)).find_route(start, goal)
+    assert calm.found and turns(net, calm.path.tolist()) == 1
+    # Every route of this length turns at least once; any staircase is as short.
+    plain = RoutePlanner(net, driver=DriverCosts()).find_route(start, goal)
+    assert plain.cost <= calm.cost - 1000.0 * math.pi / 2 + 1e-9
+
+
 def test_sidewalks_are_forbidden_by_default():
     net = RoadNetwork()
     net.add_road([[0, 0], [10, 0]], [LaneSpec(offset=0.0)])
