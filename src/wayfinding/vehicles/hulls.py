@@ -140,6 +140,10 @@ def merge_contours(contour: ArrayLike, shape: ArrayLike) -> np.ndarray:
     alt = check_polygon("contour", contour)
     cur = check_polygon("shape", shape)
     eps = _EPS * _scale(alt, cur)
+    if _touches(alt, cur, eps * 10) or _touches(cur, alt, eps * 10):
+        raise InvalidGeometryError("the shapes overlap degenerately: a vertex of one lies on "
+                                   "the boundary of the other (shared vertices or collinear "
+                                   "edges)")
     both = np.concatenate([cur, alt])
     start = int(np.lexsort((both[:, 0], both[:, 1]))[0])
     if start >= len(cur):
@@ -179,13 +183,22 @@ def merge_contours(contour: ArrayLike, shape: ArrayLike) -> np.ndarray:
     return _bridge(first, other)
 
 
-def _covers(poly: np.ndarray, points: np.ndarray, tol: float) -> bool:
-    """Whether every point lies inside ``poly`` or within ``tol`` of its boundary."""
+def _touches(poly: np.ndarray, points: np.ndarray, tol: float) -> bool:
+    """Whether some point lies within ``tol`` of the polygon's boundary."""
+    return bool((_boundary_gaps(poly, points) <= tol).any())
+
+
+def _boundary_gaps(poly: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Distance from each point to the polygon's boundary, ``(n,)``."""
     a, e = poly, np.roll(poly, -1, axis=0) - poly
     rel = points[:, None, :] - a[None]
     t = np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0)
-    gap = np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1)
-    return bool(((gap <= tol) | point_in_polygon(points, poly)).all())
+    return np.asarray(np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1))
+
+
+def _covers(poly: np.ndarray, points: np.ndarray, tol: float) -> bool:
+    """Whether every point lies inside ``poly`` or within ``tol`` of its boundary."""
+    return bool(((_boundary_gaps(poly, points) <= tol) | point_in_polygon(points, poly)).all())
 
 
 def _drop_duplicates(poly: np.ndarray, eps: float) -> np.ndarray:

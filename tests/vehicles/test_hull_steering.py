@@ -1,0 +1,201 @@
+"""Hull steering against compound vehicles: caching, side choice, pockets, street crossing."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidGeometryError, InvalidQueryError
+from wayfinding.vehicles.hull_steering import (
+    CARRIAGE,
+    Vehicle,
+    VehicleHull,
+    avoid_hulls,
+    street_crossing,
+)
+from wayfinding.vehicles.hulls import point_in_polygon
+
+
+def box_gap(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Signed distance of each point to the nearest clockwise convex box (negative inside)."""
+    out = np.full(len(points), np.inf)
+    for b in boxes:
+        e = np.roll(b, -1, axis=0) - b
+        rel = points[:, None, :] - b[None]
+        t = np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0)
+        d = np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1)
+        inside = ((e[None, :, 0] * rel[..., 1] - e[None, :, 1] * rel[..., 0]) < 0).all(axis=1)
+        out = np.minimum(out, np.where(inside, -d, d))
+    return out
+
+
+def enters(p: np.ndarray, q: np.ndarray, poly: np.ndarray, samples: int = 2001) -> bool:
+    """Whether the segment p→q passes through the polygon's interior (dense sampling, with
+    points within 1e-7 of the boundary counted as outside)."""
+    pts = p + np.linspace(0, 1, samples)[:, None] * (q - p)
+    inside = np.asarray(point_in_polygon(pts, poly))
+    e = np.roll(poly, -1, axis=0) - poly
+    rel = pts[:, None, :] - poly[None]
+    t = np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0)
+    gap = np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1)
+    return bool((inside & (gap > 1e-7)).any())
+
+
+def cart(**kwargs: object) -> Vehicle:
+    return Vehicle(CARRIAGE, **kwargs)  # type: ignore[arg-type]
+
+
+def test_hull_is_cached_and_shared() -> None:
+    v = cart(position=(1.0, 2.0), heading=0.3)
+    h = v.hull(0.3)
+    assert v.hull(0.3) is h and v.hull(0.5) is not h
+    v.move((4.0, 2.0), 0.3)
+    moved = v.hull(0.3)
+    assert moved is not h
+    np.testing.assert_allclose(moved.contour - h.contour, np.tile([3.0, 0.0], (len(h.contour), 1)))
+
+
+def test_parts_can_be_lost_and_added() -> None:
+    v = cart()
+    full = v.hull(0.3)
+    v.remove_part(2)
+    assert v.hull(0.3) is not full and len(v.parts) == 2
+    assert not point_in_polygon((2.45, -0.45), v.hull(0.3).contour)
+    v.add_part((-2.5, 0.0, 0.5, 0.5, 0.0))
+    assert point_in_polygon((-2.7, 0.0), v.hull(0.3).hull)
+
+
+def test_hull_covers_the_grown_boxes_and_pockets_fill_the_gap() -> None:
+    h = cart(heading=1.0).hull(0.3)
+    area = [0.5 * abs(np.dot(p[:, 0], np.roll(p[:, 1], -1)) - np.dot(np.roll(p[:, 0], -1), p[:, 1]))
+            for p in (h.hull, h.contour)]
+    tri = sum(0.5 * abs(np.cross(t[1] - t[0], t[2] - t[0])) for t in h.pockets)
+    np.testing.assert_allclose(area[0], area[1] + tri)
+    assert (h.lo == h.hull.min(axis=0)).all() and (h.hi == h.hull.max(axis=0)).all()
+
+
+def test_clear_segment_walks_straight() -> None:
+    h = Vehicle([(5.0, 0.0, 2.0, 1.0, 0.0)]).hull(0.5)
+    assert avoid_hulls((0.0, 3.0), (10.0, 3.0), [h]).tolist() == [10.0, 3.0]
+
+
+@pytest.mark.parametrize("y, side", [(0.4, 1.0), (-0.4, -1.0)])
+def test_blocked_segment_takes_the_side_turning_least(y: float, side: float) -> None:
+    h = Vehicle([(5.0, 0.0, 2.0, 1.0, 0.0)]).hull(0.5)
+    p, goal = np.array([0.0, y]), np.array([10.0, y])
+    wp = avoid_hulls(p, goal, [h], margin=0.0)
+    assert wp.tolist() == [2.5, 1.5 * side]
+    assert not enters(p, wp, h.hull)
+    other = np.array([2.5, -1.5 * side])
+    angle = [abs(math.atan2(float(np.cross(goal - p, d)), float((goal - p) @ d)))
+             for d in (wp - p, other - p)]
+    assert angle[0] < angle[1]
+
+
+def test_the_furthest_visible_vertex_is_chosen() -> None:
+    h = Vehicle([(0.0, 0.0, 1.0, 1.0, math.pi / 4)]).hull(0.0)
+    p, goal = np.array([-3.0, 0.2]), np.array([3.0, 0.2])
+    wp = avoid_hulls(p, goal, [h], margin=0.0)
+    np.testing.assert_allclose(wp, [0.0, math.sqrt(2)], atol=1e-12)
+    assert not enters(p, wp, h.hull)
+
+
+def test_moving_vehicle_is_passed_behind() -> None:
+    parked = Vehicle([(0.0, 0.0, 2.0, 0.5, 0.0)], position=(0.0, 3.0))
+    driving = Vehicle([(0.0, 0.0, 2.0, 0.5, 0.0)], position=(0.0, 3.0), velocity=(-1.0, 0.0))
+    p, goal = np.array([0.5, 0.0]), np.array([0.5, 6.0])
+    assert avoid_hulls(p, goal, [parked.hull(0.3)], margin=0.0)[0] > 0
+    assert avoid_hulls(p, goal, [driving.hull(0.3)], margin=0.0)[0] > 0
+    driving.move((0.0, 3.0), 0.0, velocity=(1.0, 0.0))
+    assert avoid_hulls(p, goal, [driving.hull(0.3)], margin=0.0)[0] < 0
+
+
+def test_broad_phase_skips_hulls_whose_box_misses() -> None:
+    h = Vehicle([(5.0, 0.0, 2.0, 1.0, 0.0)]).hull(0.0)
+    far = VehicleHull(h.contour, h.hull, h.pockets, h.lo + 100, h.hi + 100, h.velocity)
+    assert avoid_hulls((0.0, 0.0), (10.0, 0.0), [far]).tolist() == [10.0, 0.0]
+
+
+def walk(p: np.ndarray, goal: np.ndarray, h: VehicleHull, steps: int = 400) -> np.ndarray:
+    trail = [p]
+    for _ in range(steps):
+        wp = avoid_hulls(p, goal, [h], margin=0.0)
+        assert not enters(p, wp, h.contour)
+        gap = wp - p
+        d = float(np.hypot(*gap))
+        p = p + gap * min(1.0, 0.1 / d) if d > 0 else p
+        trail.append(p)
+        if np.allclose(p, goal):
+            break
+    return np.array(trail)
+
+
+def test_interaction_point_in_a_pocket_is_reached_without_entering_the_contour() -> None:
+    h = cart().hull(0.0)
+    door = np.array([2.5, 0.0])               # between the two horses
+    assert point_in_polygon(door, h.hull) and not point_in_polygon(door, h.contour)
+    assert avoid_hulls((4.0, 0.0), door, [h]).tolist() == door.tolist()
+    assert avoid_hulls((2.5, 3.0), door, [h]).tolist() != door.tolist()
+    trail = walk(np.array([2.5, 3.0]), door, h)
+    np.testing.assert_allclose(trail[-1], door)
+
+
+def test_agent_in_a_pocket_gets_out_round_the_contour() -> None:
+    h = cart().hull(0.0)
+    start, goal = np.array([2.5, 0.0]), np.array([2.5, 3.0])
+    trail = walk(start, goal, h)
+    np.testing.assert_allclose(trail[-1], goal)
+
+
+def test_agent_inside_the_contour_heads_out() -> None:
+    h = Vehicle([(0.0, 0.0, 2.0, 1.0, 0.0)]).hull(0.0)
+    wp = avoid_hulls((0.5, 0.8), (0.5, 5.0), [h], margin=0.1)
+    np.testing.assert_allclose(wp, [0.5, 1.1])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(position=(0, float("nan")), destination=(1, 1)), "position"),
+    (dict(position=(0, 0), destination="a"), "destination"),
+    (dict(position=(0, 0), destination=(1, 1), margin=-1.0), "margin"),
+    (dict(position=(0, 0), destination=(1, 1), cross_angle=2.0), "cross_angle"),
+])
+def test_avoid_refuses_bad_input(kwargs: dict, match: str) -> None:
+    with pytest.raises(InvalidQueryError, match=match):
+        avoid_hulls(hulls=[], **kwargs)
+
+
+def test_vehicle_refuses_bad_input() -> None:
+    with pytest.raises(InvalidGeometryError, match="parts"):
+        Vehicle([(0.0, 0.0, 1.0)])
+    with pytest.raises(InvalidGeometryError, match="radius"):
+        cart().hull(-0.1)
+    with pytest.raises(InvalidGeometryError, match="velocity"):
+        cart(velocity=(math.inf, 0.0))
+    lone = Vehicle([(0.0, 0.0, 1.0, 1.0, 0.0)])
+    with pytest.raises(InvalidQueryError, match="last part"):
+        lone.remove_part(0)
+    with pytest.raises(InvalidQueryError, match="index"):
+        cart().remove_part(7)
+
+
+@pytest.mark.parametrize("pedestrians, seed", [
+    (1, 0), (1, 1), pytest.param(4, 2, marks=pytest.mark.slow)])
+def test_street_crossing_never_enters_a_vehicle_and_reaches_the_goals(pedestrians: int,
+                                                                      seed: int) -> None:
+    run = street_crossing(pedestrians=pedestrians, seed=seed, duration=20.0)
+    assert run.reached.all()
+    for pos, boxes in zip(run.positions, run.boxes):
+        assert (box_gap(pos, boxes) >= run.radius).all()
+    speed = 1.4 * run.dt * np.arange(len(run.positions))
+    walked = np.minimum(speed[:, None] / 10.0, 1.0)
+    straight = run.positions[0] + walked[..., None] * (run.goals - run.positions[0])
+    assert min(box_gap(p, b).min() for p, b in zip(straight, run.boxes)) < run.radius
+
+
+def test_street_crossing_refuses_bad_input() -> None:
+    with pytest.raises(InvalidQueryError, match="pedestrians"):
+        street_crossing(pedestrians=0)
+    with pytest.raises(InvalidQueryError, match="dt"):
+        street_crossing(dt=0.0)
