@@ -98,6 +98,7 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/crowd_models.py --out BENCHMARKS.md
 	$(PY) benchmarks/groups.py --out BENCHMARKS.md
 	$(PY) benchmarks/climbing.py --out BENCHMARKS.md
+	$(PY) benchmarks/traffic.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh3d.py --out BENCHMARKS.md
 	$(PY) benchmarks/tilecache.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd3d.py --out BENCHMARKS.md
