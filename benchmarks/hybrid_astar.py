@@ -24,6 +24,7 @@ import time
 import numpy as np
 from _report import machine_line, publish, table
 
+from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
 from wayfinding.grid.generate import caves, rooms
 from wayfinding.paths import reeds_shepp_path
@@ -37,13 +38,12 @@ MAPS = {"caves": lambda seed: caves(64, 64, seed=seed),
 
 
 def fits(grid: Grid, pose: np.ndarray) -> bool:
-    """Whether the car's rectangle at ``pose`` lies on free cells (a lattice of points)."""
-    u, v = np.meshgrid(np.linspace(-1.5, 1.5, 9), np.linspace(-0.75, 0.75, 5))
-    c, s = math.cos(pose[2]), math.sin(pose[2])
-    pts = np.column_stack([pose[0] + u.ravel() * c - v.ravel() * s,
-                           pose[1] + u.ravel() * s + v.ravel() * c])
-    cells, inside = grid.world_to_cells(pts)
-    return bool(inside.all() and grid.passable[cells[:, 1], cells[:, 0]].all())
+    """Whether the planner takes ``pose`` for the car (a search of no expansions)."""
+    try:
+        plan_car_path(grid, pose, pose, **CAR, max_expansions=0)
+    except InvalidQueryError:
+        return False
+    return True
 
 
 def pairs(grid: Grid, clear: Grid, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
