@@ -1,0 +1,108 @@
+"""Hull steering: hull build time, waypoint query time and street-crossing quality.
+
+Run from the repository root::
+
+    python benchmarks/hull_steering.py [--out BENCHMARKS.md] [--quick]
+
+Build: the median time of merging and convexifying a carriage of 1, 2 or 3 boxes (body and
+horses, grown by 0.3 m) from scratch.  Query: the median time of one
+:func:`~wayfinding.vehicles.hull_steering.avoid_hulls` call for an agent whose straight line
+crosses one carriage, among V carriages on a 10 m grid (the rest left out by the broad
+phase).  Crossing: :func:`~wayfinding.vehicles.hull_steering.street_crossing` runs with N
+pedestrians (seeds 0..S-1): the time per simulated step, the smallest gap between an agent
+disc and a carriage box (must stay >= 0), the share of agents arriving, and the mean
+arrival time over the straight walk's time (10 m at 1.4 m/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+from _report import machine_line, publish, table
+
+from wayfinding.vehicles.hull_steering import CARRIAGE, Vehicle, avoid_hulls, street_crossing
+from wayfinding.vehicles.hulls import convexify, merge_boxes
+
+SECTION = "## Hull steering"
+
+
+def median_time(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def gaps(points: np.ndarray, boxes: np.ndarray) -> float:
+    out = np.inf
+    for b in boxes:
+        e = np.roll(b, -1, axis=0) - b
+        rel = points[:, None, :] - b[None]
+        t = np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0)
+        d = np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1)
+        inside = ((e[None, :, 0] * rel[..., 1] - e[None, :, 1] * rel[..., 0]) < 0).all(axis=1)
+        out = min(out, float(np.where(inside, -d, d).min()))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", help="write the section into this Markdown file")
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, seeds and vehicles")
+    args = ap.parse_args(argv)
+    repeat, seeds, fleets = (20, 1, (1, 10)) if args.quick else (200, 5, (1, 10, 100))
+    t_start = time.perf_counter()
+    build = []
+    for parts in (1, 2, 3):
+        t = median_time(lambda k=parts: convexify(merge_boxes(CARRIAGE[:k], grow=0.3)), repeat)
+        build.append([str(parts), f"{t * 1e6:.0f}"])
+    query = []
+    for v in fleets:
+        side = int(np.ceil(np.sqrt(v)))
+        hulls = [Vehicle(CARRIAGE, position=(10.0 * (i % side), 10.0 * (i // side))).hull(0.3)
+                 for i in range(v)]
+        t = median_time(lambda h=hulls: avoid_hulls((-3.0, 0.2), (6.0, 0.2), h), repeat)
+        query.append([str(v), f"{t * 1e6:.0f}"])
+    crossing = []
+    for n in (1, 5):
+        step_t, gap, arrived, ratio = [], np.inf, [], []
+        for seed in range(seeds):
+            t0 = time.perf_counter()
+            run = street_crossing(pedestrians=n, seed=seed, duration=30.0)
+            steps = len(run.positions) - 1
+            step_t.append((time.perf_counter() - t0) / steps)
+            gap = min(gap, min(gaps(p, b) for p, b in zip(run.positions, run.boxes))
+                      - run.radius)
+            arrived.extend(run.reached.tolist())
+            at = np.hypot(*(run.positions - run.goals[None]).transpose(2, 0, 1)) <= 1e-9
+            ratio.extend((at.argmax(axis=0) * run.dt / (10.0 / 1.4))[run.reached].tolist())
+        crossing.append([str(n), str(seeds), f"{np.median(step_t) * 1e3:.2f}", f"{gap:.3f}",
+                         f"{np.mean(arrived):.0%}", f"{np.mean(ratio):.2f}"])
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    cmd = " ".join(["python", "benchmarks/hull_steering.py",
+                    *(sys.argv[1:] if argv is None else argv)])
+    body = "\n\n".join([
+        f"Date: {when}  \nMachine: {machine_line()}  \n"
+        f"Command: `{cmd}` ({(time.perf_counter() - t_start) / 60:.1f} min)",
+        "Hull build (merge the grown boxes, then convexify), median µs:",
+        table(["boxes", "build µs"], build),
+        "One `avoid_hulls` query whose line crosses one carriage, among V carriages, "
+        "median µs:",
+        table(["vehicles", "query µs"], query),
+        "Street crossing (two lanes of carriages at 1 m/s, pedestrians at 1.4 m/s, "
+        "dt 0.05 s, 30 s): time per step, smallest disc-to-box gap, arrivals, and arrival "
+        "time ÷ straight-walk time:",
+        table(["pedestrians", "seeds", "step ms", "min gap m", "arrived",
+               "time ÷ straight"], crossing)])
+    publish(body, args.out, SECTION)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
