@@ -199,3 +199,14 @@ def test_street_crossing_refuses_bad_input() -> None:
         street_crossing(pedestrians=0)
     with pytest.raises(InvalidQueryError, match="dt"):
         street_crossing(dt=0.0)
+
+
+def test_the_way_to_a_chosen_vertex_is_checked_against_the_other_hulls() -> None:
+    a = Vehicle([(5.0, 0.0, 2.0, 1.0, 0.0)]).hull(0.5)
+    b = Vehicle([(1.3, 0.95, 0.3, 0.3, 0.0)]).hull(0.0)
+    p, goal = np.array([0.0, 0.4]), np.array([10.0, 0.4])
+    assert avoid_hulls(p, goal, [a], margin=0.0).tolist() == [2.5, 1.5]
+    assert enters(p, np.array([2.5, 1.5]), b.hull)
+    wp = avoid_hulls(p, goal, [a, b], margin=0.0)
+    np.testing.assert_allclose(wp, [1.6, 0.65])
+    assert not enters(p, wp, a.hull) and not enters(p, wp, b.hull)

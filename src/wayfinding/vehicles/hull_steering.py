@@ -16,7 +16,9 @@ a point:
 * otherwise, on the first hull hit, the furthest hull vertex visible from the agent is found
   on each side of the hit edge (walking down the clockwise indices goes right, up goes left)
   and the side whose vertex turns the heading least is taken; an agent crossing the path of
-  a moving vehicle (headings more perpendicular than ``cross_angle``) takes the side behind it;
+  a moving vehicle (headings more perpendicular than ``cross_angle``) takes the side behind
+  it; when the way to that vertex hits another hull, the agent aims round that one instead
+  (once per hull at most);
 * an agent or destination inside a hull (in a pocket between the real contour and the hull,
   such as an interaction point on the vehicle) follows the shortest path round the contour
   (a visibility graph over its vertices), which also leads out of a pocket;
@@ -257,30 +259,41 @@ def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[Veh
     goal = finite_point("destination", destination)
     pad = positive_float("margin", margin, allow_zero=True)
     limit = number("cross_angle", cross_angle, min=0.0, max=math.pi / 2)
-    lo, hi = np.minimum(p, goal), np.maximum(p, goal)
-    near = [h for h in hulls if (h.lo <= hi).all() and (lo <= h.hi).all()]
-    for h in near:
+    for h in _near(p, p, hulls):
         eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
         if point_in_polygon(p, h.contour) and _boundary_gap(p, h.contour) > eps:
             return _nearest_outside(p, h.contour, pad)
-    first: tuple[float, VehicleHull, int] | None = None
-    for h in near:
-        eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
-        inside = point_in_polygon(np.stack([p, goal]), h.hull)
-        if np.any(inside):
-            if not _clear(p, goal, h.contour, eps):
-                return _round_contour(p, goal, h.contour, eps)
-            continue
-        t0, t1, entry = _clip(p, goal, h.hull)
-        if (t1 - t0) * float(np.hypot(*(goal - p))) > eps and (first is None or t0 < first[0]):
-            first = (t0, h, entry)
-    if first is None:
-        return goal
-    _, h, entry = first
+    target = goal
+    for _ in range(len(hulls) + 1):
+        first: tuple[float, VehicleHull, int] | None = None
+        for h in _near(p, target, hulls):
+            eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
+            if np.any(point_in_polygon(np.stack([p, target]), h.hull)):
+                if not _clear(p, target, h.contour, eps):
+                    return _round_contour(p, target, h.contour, eps)
+                continue
+            t0, t1, entry = _clip(p, target, h.hull)
+            if (t1 - t0) * float(np.hypot(*(target - p))) > eps and (
+                    first is None or t0 < first[0]):
+                first = (t0, h, entry)
+        if first is None:
+            return target
+        target = _side_vertex(p, goal - p, first[1], first[2], limit, pad)
+    return target
+
+
+def _near(p: np.ndarray, q: np.ndarray, hulls: Sequence[VehicleHull]) -> list[VehicleHull]:
+    """The broad phase: hulls whose bounding box meets the segment p→q's."""
+    lo, hi = np.minimum(p, q), np.maximum(p, q)
+    return [h for h in hulls if (h.lo <= hi).all() and (lo <= h.hi).all()]
+
+
+def _side_vertex(p: np.ndarray, heading: np.ndarray, h: VehicleHull, entry: int,
+                 limit: float, pad: float) -> np.ndarray:
+    """The furthest vertex visible from p on the chosen side of hull edge ``entry``."""
     hull = h.hull
     m = len(hull)
     eps = 1e-9 * max(1.0, float(np.abs(hull).max()))
-    heading = goal - p
     sides = []
     for start, step in ((entry, -1), ((entry + 1) % m, 1)):
         k = start
