@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import count, finite_point, finite_points, number, positive_float
+from ..crowd import Crowd
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..results import _fields_equal
 from .hulls import convexify, merge_boxes, point_in_polygon
@@ -347,7 +348,8 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
     -x), ``carriages`` per lane spaced 11 m apart; pedestrians start on the kerb at y = 0 at
     x spread over [-3, 3] (jittered by ``seed``) and head for y = 10. Each step every
     pedestrian walks at ``speed`` (m/s) towards its waypoint against the hulls grown by
-    ``radius + margin`` (m), then the carriages advance. ``dt`` and ``duration`` in seconds.
+    ``radius + margin`` (m) (a :class:`~wayfinding.crowd.Crowd` moves them, at most
+    ``speed``), then the carriages advance. ``dt`` and ``duration`` in seconds.
     """
     n = count("pedestrians", pedestrians)
     k = count("carriages", carriages)
@@ -359,8 +361,11 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
     grow = r + positive_float("margin", margin, allow_zero=True)
     rng = np.random.default_rng(seed)
     xs = np.linspace(-3.0, 3.0, n) + rng.uniform(-0.3, 0.3, n)
-    pos = np.stack([xs, np.zeros(n)], axis=1)
     goals = np.stack([xs, np.full(n, 10.0)], axis=1)
+    crowd = Crowd()
+    for x, goal in zip(xs, goals):
+        crowd.add((x, 0.0), goal=goal, radius=r, max_speed=v)
+    pos = crowd.position
     fleet = []
     for lane_y, sign in ((3.0, 1.0), (7.0, -1.0)):
         for i in range(k):
@@ -372,15 +377,12 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
     done = np.zeros(n, dtype=bool)
     for _ in range(steps):
         hulls = [c.hull(grow) for c in fleet]
-        for a in range(n):
-            if done[a]:
-                continue
-            target = avoid_hulls(pos[a], goals[a], hulls, margin=margin)
-            gap = target - pos[a]
-            dist = float(np.hypot(*gap))
-            if dist > 0:
-                pos[a] = pos[a] + gap * min(1.0, v * step / dist)
-            done[a] = bool(np.hypot(*(goals[a] - pos[a])) <= 1e-9)
+        want = np.zeros((n, 2))
+        for a in np.flatnonzero(~done):
+            want[a] = (avoid_hulls(pos[a], goals[a], hulls, margin=margin) - pos[a]) / step
+        crowd.step(step, velocity=want)
+        pos = crowd.position
+        done = np.hypot(*(goals - pos).T) <= 1e-9
         for c in fleet:
             c.move(c.position + c.velocity * step, c.heading, velocity=c.velocity)
         positions.append(pos.copy())
