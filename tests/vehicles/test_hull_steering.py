@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
 from wayfinding.vehicles.hull_steering import (
@@ -210,3 +212,26 @@ def test_the_way_to_a_chosen_vertex_is_checked_against_the_other_hulls() -> None
     wp = avoid_hulls(p, goal, [a, b], margin=0.0)
     np.testing.assert_allclose(wp, [1.6, 0.65])
     assert not enters(p, wp, a.hull) and not enters(p, wp, b.hull)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.floats(-2, 2), st.floats(-2, 2), st.floats(0.3, 2),
+                          st.floats(0.2, 1), st.floats(0.0, math.pi)), min_size=1, max_size=3),
+       st.tuples(st.floats(-8, 8), st.floats(-8, 8)), st.tuples(st.floats(-8, 8),
+                                                                st.floats(-8, 8)))
+def test_waypoints_never_lead_through_a_hull(parts: list, start: tuple, end: tuple) -> None:
+    try:
+        h = Vehicle(parts).hull(0.3)
+    except InvalidGeometryError as exc:
+        assume("degenerately" not in str(exc))
+        raise
+    p, goal = np.array(start), np.array(end)
+    assume(not point_in_polygon(np.stack([p, goal]), h.hull).any())
+    assume(box_gap(np.stack([p, goal]), h.hull[None]).min() > 1e-3)
+    wp = avoid_hulls(p, goal, [h], margin=0.0)
+    assert not enters(p, wp, h.hull)
+    if not enters(p, goal, h.hull):
+        assert wp.tolist() == goal.tolist()
+    else:
+        event("the straight line crosses the hull")
+        assert (np.abs(h.hull - wp).sum(axis=1) < 1e-9).any()
