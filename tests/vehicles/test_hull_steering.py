@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
 from wayfinding.vehicles.hull_steering import (
     CARRIAGE,
+    Direction,
     Vehicle,
     VehicleHull,
     avoid_hulls,
+    relative_direction,
     street_crossing,
 )
 from wayfinding.vehicles.hulls import point_in_polygon
@@ -236,3 +238,22 @@ def test_waypoints_never_lead_through_a_hull(parts: list, start: tuple, shift: t
     else:
         event("the straight line crosses the hull")
         assert (np.abs(h.hull - wp).sum(axis=1) < 1e-9).any()
+
+
+@pytest.mark.parametrize("heading, velocity, expected", [
+    ((1.0, 0.0), (2.0, 0.0), Direction.SAME),
+    ((1.0, 0.9), (2.0, 0.0), Direction.SAME),
+    ((-1.0, 0.5), (2.0, 0.0), Direction.OPPOSITE),
+    ((0.0, 1.0), (2.0, 0.0), Direction.CROSSING),
+    ((-1.0, 2.0), (2.0, 0.0), Direction.CROSSING),
+    ((1.0, 0.0), (0.0, 0.0), Direction.STILL),
+    ((0.0, 0.0), (1.0, 0.0), Direction.STILL),
+])
+def test_relative_direction(heading: tuple, velocity: tuple, expected: Direction) -> None:
+    assert relative_direction(heading, velocity) is expected
+    assert relative_direction(velocity, heading) is expected
+
+
+def test_relative_direction_refuses_bad_angle() -> None:
+    with pytest.raises(InvalidQueryError, match="cross_angle"):
+        relative_direction((1, 0), (1, 0), cross_angle=-0.1)

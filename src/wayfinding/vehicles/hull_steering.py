@@ -16,8 +16,8 @@ a point:
 * otherwise, on the first hull hit, the furthest hull vertex visible from the agent is found
   on each side of the hit edge (walking down the clockwise indices goes right, up goes left)
   and the side whose vertex turns the heading least is taken; an agent crossing the path of
-  a moving vehicle (headings more perpendicular than ``cross_angle``) takes the side behind
-  it; when the way to that vertex hits another hull, the agent aims round that one instead
+  a moving vehicle (:func:`relative_direction` is ``CROSSING``) takes the side behind it;
+  when the way to that vertex hits another hull, the agent aims round that one instead
   (once per hull at most);
 * an agent or destination inside a hull (in a pocket between the real contour and the hull,
   such as an interaction point on the vehicle) follows the shortest path round the contour
@@ -41,6 +41,7 @@ import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -283,6 +284,35 @@ def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[Veh
     return target
 
 
+class Direction(Enum):
+    """An agent's heading relative to a vehicle's velocity."""
+
+    STILL = "still"            #: the vehicle does not move (or the agent stands)
+    SAME = "same"              #: within ``cross_angle`` of the vehicle's velocity
+    OPPOSITE = "opposite"      #: within ``cross_angle`` of its reverse
+    CROSSING = "crossing"      #: across its path: the agent passes behind it
+
+
+def relative_direction(heading: ArrayLike, velocity: ArrayLike, *,
+                       cross_angle: float = math.pi / 3) -> Direction:
+    """How an agent heading along ``heading`` (``(2,)``) moves relative to a vehicle moving
+    at ``velocity`` (``(2,)``); ``cross_angle`` in radians, ``[0, pi/2]``.
+
+    >>> relative_direction((0.0, 1.0), (2.0, 0.0)), relative_direction((-1.0, 0.1), (2.0, 0.0))
+    (<Direction.CROSSING: 'crossing'>, <Direction.OPPOSITE: 'opposite'>)
+    """
+    u = finite_point("heading", heading)
+    v = finite_point("velocity", velocity)
+    limit = number("cross_angle", cross_angle, min=0.0, max=math.pi / 2)
+    if not u.any() or not v.any():
+        return Direction.STILL
+    if _angle(u, v) < limit:
+        return Direction.SAME
+    if _angle(u, -v) < limit:
+        return Direction.OPPOSITE
+    return Direction.CROSSING
+
+
 def _near(p: np.ndarray, q: np.ndarray, hulls: Sequence[VehicleHull]) -> list[VehicleHull]:
     """The broad phase: hulls whose bounding box meets the segment p→q's."""
     lo, hi = np.minimum(p, q), np.maximum(p, q)
@@ -304,10 +334,7 @@ def _side_vertex(p: np.ndarray, heading: np.ndarray, h: VehicleHull, entry: int,
                 break
             k = nxt
         sides.append(hull[k])
-    speed = float(np.hypot(*h.velocity))
-    crossing = speed > 0 and _angle(heading, h.velocity) >= limit and \
-        _angle(heading, -h.velocity) >= limit
-    if crossing:
+    if relative_direction(heading, h.velocity, cross_angle=limit) is Direction.CROSSING:
         pick = min(sides, key=lambda v: float(v @ h.velocity))
     else:
         pick = min(sides, key=lambda v: _angle(v - p, heading))
