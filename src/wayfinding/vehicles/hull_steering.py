@@ -42,7 +42,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -51,7 +50,7 @@ from .._validate import count, finite_point, finite_points, number, positive_flo
 from ..crowd import Crowd
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..results import _fields_equal
-from .hulls import convexify, merge_boxes, point_in_polygon
+from .hulls import _boundary_gaps, _cross, convexify, merge_boxes, point_in_polygon
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,10 +141,6 @@ class Vehicle:
         return local @ np.array([[cos, sin], [-sin, cos]]) + self.position
 
 
-def _cross(u: np.ndarray, v: np.ndarray) -> Any:
-    return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
-
-
 def _clip(p: np.ndarray, q: np.ndarray, hull: np.ndarray) -> tuple[float, float, int]:
     """The parameter interval of p→q inside the convex clockwise ``hull`` and the index of
     the edge where it enters (-1 when p is already inside); empty when t0 >= t1."""
@@ -194,15 +189,7 @@ def _clear(p: np.ndarray, q: np.ndarray, contour: np.ndarray, eps: float) -> boo
 
 def _strictly_inside(points: np.ndarray, contour: np.ndarray, eps: float) -> np.ndarray:
     inside = np.asarray(point_in_polygon(points, contour)).reshape(-1)
-    return np.array([ins and _boundary_gap(pt, contour) > eps
-                     for pt, ins in zip(points, inside)], dtype=bool)
-
-
-def _boundary_gap(point: np.ndarray, poly: np.ndarray) -> float:
-    a, e = poly, np.roll(poly, -1, axis=0) - poly
-    rel = point - a
-    t = np.clip((rel * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
-    return float(np.hypot(*(rel - t[:, None] * e).T).min())
+    return inside & (_boundary_gaps(contour, points) > eps)
 
 
 def _nearest_outside(point: np.ndarray, contour: np.ndarray, margin: float) -> np.ndarray:
@@ -263,7 +250,7 @@ def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[Veh
     limit = number("cross_angle", cross_angle, min=0.0, max=math.pi / 2)
     for h in _near(p, p, hulls):
         eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
-        if point_in_polygon(p, h.contour) and _boundary_gap(p, h.contour) > eps:
+        if point_in_polygon(p, h.contour) and _boundary_gaps(h.contour, p[None])[0] > eps:
             return _nearest_outside(p, h.contour, pad)
     target = goal
     for _ in range(len(hulls) + 1):
