@@ -11,7 +11,8 @@ and joined by a path of the car's centre; per pair, the median planner time of t
 ``plan_car_path`` (reverse allowed, cost factor 1), and its length divided by the
 obstacle-free Reeds–Shepp length and by the holonomic optimum (grid A*, 8-connected without
 corner cutting, over the cells whose centre is at least half the car's width from every
-blocked cell's centre).  Medians per map kind.
+blocked cell's centre).  Medians per map kind; the rooms once more as the navigation mesh
+built from the grid (``NavMesh.build(grid)``), same pairs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 from _report import machine_line, publish, table
@@ -27,6 +29,7 @@ from _report import machine_line, publish, table
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
 from wayfinding.grid.generate import caves, rooms
+from wayfinding.navmesh import NavMesh
 from wayfinding.paths import reeds_shepp_path
 from wayfinding.vehicles import plan_car_path
 
@@ -60,6 +63,37 @@ def pairs(grid: Grid, clear: Grid, n: int, seed: int) -> list[tuple[np.ndarray, 
     return out
 
 
+def measure(kind: str, make: Callable[[int], Grid], seeds: tuple[int, ...], per_map: int, *,
+            mesh: bool) -> list[str]:
+    """One table row: the pairs of every seed's map, planned on the grid or on its
+    navigation mesh."""
+    times, by_rs, by_holo, failed = [], [], [], 0
+    for seed in seeds:
+        grid = make(seed)
+        clear = Grid(np.where(grid.obstacle_distance >= CAR["width"] / 2, 1.0, np.inf))
+        search = GridSearch(clear)
+        world: Grid | NavMesh = NavMesh.build(grid) if mesh else grid
+        for a, b in pairs(grid, clear, per_map, seed):
+            runs = []
+            for _ in range(3):
+                r = plan_car_path(world, a, b, **CAR)
+                runs.append(r.stats.elapsed)
+            if not r.found:
+                failed += 1
+                continue
+            times.append(float(np.median(runs)))
+            rs = reeds_shepp_path(a[:2], (math.cos(a[2]), math.sin(a[2])), b[:2],
+                                  (math.cos(b[2]), math.sin(b[2])), CAR["turning_radius"])
+            holo = search.find_path(clear.world_to_cell(a[:2]),
+                                    clear.world_to_cell(b[:2])).cost
+            by_rs.append(r.length / rs.length)
+            by_holo.append(r.length / holo)
+    return [kind, str(len(times) + failed), str(failed), *(
+        [f"{np.median(times) * 1e3:.1f}", f"{max(times) * 1e3:.1f}",
+         f"{np.median(by_rs):.3f}", f"{np.median(by_holo):.3f}",
+         f"{min(by_holo):.3f}–{max(by_holo):.3f}"] if times else ["–"] * 5)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="write the section into this Markdown file")
@@ -68,31 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     per_map, seeds = (2, (1,)) if args.quick else (5, (1, 2))
     t0, rows = time.perf_counter(), []
     for kind, make in MAPS.items():
-        times, by_rs, by_holo, failed = [], [], [], 0
-        for seed in seeds:
-            grid = make(seed)
-            clear = Grid(np.where(grid.obstacle_distance >= CAR["width"] / 2, 1.0, np.inf))
-            search = GridSearch(clear)
-            for a, b in pairs(grid, clear, per_map, seed):
-                runs = []
-                for _ in range(3):
-                    r = plan_car_path(grid, a, b, **CAR)
-                    runs.append(r.stats.elapsed)
-                if not r.found:
-                    failed += 1
-                    continue
-                times.append(float(np.median(runs)))
-                rs = reeds_shepp_path(a[:2], (math.cos(a[2]), math.sin(a[2])), b[:2],
-                                      (math.cos(b[2]), math.sin(b[2])), CAR["turning_radius"])
-                holo = search.find_path(clear.world_to_cell(a[:2]),
-                                        clear.world_to_cell(b[:2])).cost
-                by_rs.append(r.length / rs.length)
-                by_holo.append(r.length / holo)
-        rows.append([kind, str(len(times) + failed), str(failed), *(
-            [f"{np.median(times) * 1e3:.1f}", f"{max(times) * 1e3:.1f}",
-             f"{np.median(by_rs):.3f}", f"{np.median(by_holo):.3f}",
-             f"{min(by_holo):.3f}–{max(by_holo):.3f}"] if times else ["–"] * 5)])
+        rows.append(measure(kind, make, seeds, per_map, mesh=False))
         print(f"  {rows[-1]}", file=sys.stderr, flush=True)
+    rows.append(measure("rooms as a navmesh", MAPS["rooms"], seeds, per_map, mesh=True))
+    print(f"  {rows[-1]}", file=sys.stderr, flush=True)
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     cmd = " ".join(["python", "benchmarks/hybrid_astar.py",
                     *(sys.argv[1:] if argv is None else argv)])
@@ -103,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         "turning radius 4, random pose pairs at least 20 apart: the median planner time "
         "(of three runs per pair), and the path length divided by the obstacle-free "
         "Reeds–Shepp length and by the holonomic optimum (grid A* over the cells the car's "
-        "width fits, a cell-path length, so a ratio a little under 1 is possible).",
+        "width fits, a cell-path length, so a ratio a little under 1 is possible).  The "
+        "last row plans the rooms' pairs on the navigation mesh built from the same grid.",
         table(["map", "pairs", "failed", "median ms", "max ms", "length ÷ Reeds–Shepp",
                "length ÷ holonomic", "÷ holonomic range"], rows)])
     publish(body, args.out, SECTION)
