@@ -163,3 +163,15 @@ def test_merged_contours_stay_clockwise_and_hulls_cover_the_boxes(rows: list, gr
     allpts = np.concatenate(polys)
     assert on_or_inside(allpts, hull, tol=1e-6 * max(1.0, float(np.abs(allpts).max())))
     assert same_polygon(hull, monotone_hull(contour), tol=1e-6)
+
+
+def test_boxes_sharing_edges_merge_after_a_tiny_nudge() -> None:
+    horses = [(2.3, 0.45, 0.6, 0.25, 0.0), (2.3, -0.45, 0.6, 0.25, 0.0)]
+    with pytest.raises(InvalidGeometryError, match="degenerately"):
+        merge_contours(box_polygon((2.3, 0.45), (0.6, 0.25), 0.0, grow=0.3),
+                       box_polygon((2.3, -0.45), (0.6, 0.25), 0.0, grow=0.3))
+    contour = merge_boxes(horses, grow=0.3)
+    assert signed_area(contour) < 0
+    np.testing.assert_allclose(abs(signed_area(contour)), 1.8 * (0.9 + 1.1), rtol=1e-5)
+    hull, _ = convexify(contour)
+    assert same_polygon(hull, monotone_hull(contour), tol=1e-6)

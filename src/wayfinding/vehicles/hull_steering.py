@@ -19,9 +19,10 @@ a point:
   a moving vehicle (:func:`relative_direction` is ``CROSSING``) takes the side behind it;
   when the way to that vertex hits another hull, the agent aims round that one instead
   (once per hull at most);
-* an agent or destination inside a hull (in a pocket between the real contour and the hull,
-  such as an interaction point on the vehicle) follows the shortest path round the contour
-  (a visibility graph over its vertices), which also leads out of a pocket;
+* an agent or destination inside a hull or on its boundary (in a pocket between the real
+  contour and the hull, such as an interaction point on the vehicle) follows the shortest
+  path round the contour (a visibility graph over its vertices), which also leads out of a
+  pocket;
 * an agent inside the contour itself (a vehicle drove onto it) heads for the nearest point
   outside.
 
@@ -257,7 +258,9 @@ def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[Veh
         first: tuple[float, VehicleHull, int] | None = None
         for h in _near(p, target, hulls):
             eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
-            if np.any(point_in_polygon(np.stack([p, target]), h.hull)):
+            ends = np.stack([p, target])
+            if (np.asarray(point_in_polygon(ends, h.hull))
+                    | (_boundary_gaps(h.hull, ends) <= eps)).any():
                 if not _clear(p, target, h.contour, eps):
                     return _round_contour(p, target, h.contour, eps)
                 continue
@@ -347,9 +350,8 @@ class CrossingRun:
 
 
 #: One carriage in its own frame, heading +x: the body and two horses side by side ahead of
-#: it, a little apart from the body and one slightly ahead of the other (shapes sharing a
-#: collinear edge are refused by the merge).
-CARRIAGE = ((0.0, 0.0, 1.5, 0.8, 0.0), (2.3, 0.45, 0.6, 0.25, 0.0), (2.45, -0.45, 0.6, 0.25, 0.0))
+#: it, a little apart from the body and from each other.
+CARRIAGE = ((0.0, 0.0, 1.5, 0.8, 0.0), (2.3, 0.45, 0.6, 0.25, 0.0), (2.3, -0.45, 0.6, 0.25, 0.0))
 
 
 def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float = 0.3,

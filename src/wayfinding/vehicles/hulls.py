@@ -35,6 +35,9 @@ from numpy.typing import ArrayLike
 from .._validate import finite_point, finite_points, number, positive_float
 from ..errors import InvalidGeometryError
 
+#: Extra growth tried in turn, relative to the boxes' extent, for a box that touches the
+#: contour degenerately (:func:`merge_boxes`).
+NUDGES = (0.0, 1e-9, 1e-7, 1e-5)
 #: Relative tolerance of the contour walk (points closer than this times the shapes' size
 #: are the same point).
 _EPS = 1e-9
@@ -251,12 +254,25 @@ def _bridge(one: np.ndarray, two: np.ndarray) -> np.ndarray:
 
 def merge_boxes(boxes: ArrayLike, *, grow: float = 0.0) -> np.ndarray:
     """The merged clockwise contour of oriented boxes, each row ``(cx, cy, half_length,
-    half_width, heading)``, grown by ``grow`` (the agent radius), added one at a time."""
+    half_width, heading)``, grown by ``grow`` (the agent radius), added one at a time.
+
+    A box that touches the contour degenerately (a shared vertex, a collinear edge, as two
+    horses side by side) is grown a little more, by :data:`NUDGES` times the boxes' extent
+    in turn, until it merges: the contour only ever gets larger, so stays conservative.
+    """
     rows, _ = finite_points("boxes", boxes, dim=5, error=InvalidGeometryError)
-    polys = [box_polygon(r[:2], r[2:4], float(r[4]), grow=grow) for r in rows]
-    contour = polys[0]
-    for poly in polys[1:]:
-        contour = merge_contours(contour, poly)
+    pad = positive_float("grow", grow, allow_zero=True, error=InvalidGeometryError)
+    extent = float(np.abs(rows[:, :2]).max() + np.abs(rows[:, 2:4]).max() + pad + 1.0)
+    contour = box_polygon(rows[0, :2], rows[0, 2:4], float(rows[0, 4]), grow=pad)
+    for r in rows[1:]:
+        for k, nudge in enumerate(NUDGES):
+            poly = box_polygon(r[:2], r[2:4], float(r[4]), grow=pad + nudge * extent)
+            try:
+                contour = merge_contours(contour, poly)
+                break
+            except InvalidGeometryError as exc:
+                if "degenerately" not in str(exc) or k == len(NUDGES) - 1:
+                    raise
     return contour
 
 
