@@ -173,6 +173,10 @@ def test_avoid_refuses_bad_input(kwargs: dict, match: str) -> None:
 def test_vehicle_refuses_bad_input() -> None:
     with pytest.raises(InvalidGeometryError, match="parts"):
         Vehicle([(0.0, 0.0, 1.0)])
+    with pytest.raises(InvalidGeometryError, match="half_width"):
+        Vehicle([(0.0, 0.0, 1.0, 0.0, 0.0)])
+    with pytest.raises(InvalidGeometryError, match="half_length"):
+        cart().add_part((0.0, 0.0, -1.0, 1.0, 0.0))
     with pytest.raises(InvalidGeometryError, match="radius"):
         cart().hull(-0.1)
     with pytest.raises(InvalidGeometryError, match="velocity"):

@@ -85,7 +85,7 @@ class Vehicle:
     def __init__(self, parts: ArrayLike, *, position: ArrayLike = (0.0, 0.0),
                  heading: float = 0.0, velocity: ArrayLike = (0.0, 0.0)) -> None:
         rows, _ = finite_points("parts", parts, dim=5, error=InvalidGeometryError)
-        self._parts = [tuple(r) for r in rows.tolist()]
+        self._parts = [_part(r) for r in rows]
         self._local: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._world: dict[float, VehicleHull] = {}
         self.move(position, heading, velocity=velocity)
@@ -97,8 +97,7 @@ class Vehicle:
 
     def add_part(self, part: ArrayLike) -> None:
         """Add a box ``(cx, cy, half_length, half_width, heading)`` in the vehicle's frame."""
-        row = finite_point("part", part, dim=5, error=InvalidGeometryError)
-        self._parts.append(tuple(row.tolist()))
+        self._parts.append(_part(finite_point("part", part, dim=5, error=InvalidGeometryError)))
         self._local.clear()
         self._world.clear()
 
@@ -140,6 +139,13 @@ class Vehicle:
     def _place(self, local: np.ndarray) -> np.ndarray:
         cos, sin = math.cos(self.heading), math.sin(self.heading)
         return local @ np.array([[cos, sin], [-sin, cos]]) + self.position
+
+
+def _part(row: np.ndarray) -> tuple[float, ...]:
+    if not (row[2:4] > 0).all():
+        raise InvalidGeometryError(f"part {row.tolist()} must have half_length and half_width "
+                                   "> 0")
+    return tuple(row.tolist())
 
 
 def _clip(p: np.ndarray, q: np.ndarray, hull: np.ndarray) -> tuple[float, float, int]:
