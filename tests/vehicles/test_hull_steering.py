@@ -261,3 +261,10 @@ def test_relative_direction(heading: tuple, velocity: tuple, expected: Direction
 def test_relative_direction_refuses_bad_angle() -> None:
     with pytest.raises(InvalidQueryError, match="cross_angle"):
         relative_direction((1, 0), (1, 0), cross_angle=-0.1)
+
+
+def test_a_destination_inside_a_box_is_approached_not_entered() -> None:
+    h = Vehicle([(0.0, 0.0, 2.0, 1.0, 0.0)]).hull(0.0)
+    wp = avoid_hulls((-5.0, 0.5), (0.0, 0.5), [h], margin=0.0)
+    np.testing.assert_allclose(wp, [-2.0, 1.0])
+    assert avoid_hulls((-2.0, 0.0), (0.0, 0.0), [h], margin=0.0).tolist() == [-2.0, 0.0]

@@ -22,7 +22,8 @@ a point:
 * an agent or destination inside a hull or on its boundary (in a pocket between the real
   contour and the hull, such as an interaction point on the vehicle) follows the shortest
   path round the contour (a visibility graph over its vertices), which also leads out of a
-  pocket;
+  pocket; a destination inside the contour itself is only approached (to the reachable
+  contour corner nearest it);
 * an agent inside the contour itself (a vehicle drove onto it) heads for the nearest point
   outside.
 
@@ -205,13 +206,15 @@ def _nearest_outside(point: np.ndarray, contour: np.ndarray, margin: float) -> n
     t = np.clip((rel * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
     foot = a + t[:, None] * e
     k = int(np.argmin(np.hypot(*(point - foot).T)))
-    normal = np.array([e[k, 1], -e[k, 0]]) * -1.0
+    normal = np.array([-e[k, 1], e[k, 0]])          # outwards: the contour runs clockwise
     return foot[k] + normal / float(np.hypot(*normal)) * max(margin, 1e-6)
 
 
 def _round_contour(p: np.ndarray, goal: np.ndarray, contour: np.ndarray, eps: float
                    ) -> np.ndarray:
-    """The first corner of the shortest path p→goal keeping out of the contour."""
+    """The first corner of the shortest path p→goal keeping out of the contour; towards the
+    reachable corner nearest the goal when the goal lies inside the contour (p itself when
+    none is nearer than p)."""
     nodes = np.concatenate([p[None], contour, goal[None]])
     n = len(nodes)
     dist = [math.inf] * n
@@ -229,9 +232,12 @@ def _round_contour(p: np.ndarray, goal: np.ndarray, contour: np.ndarray, eps: fl
             if d + step < dist[j] and _clear(nodes[i], nodes[j], contour, eps):
                 dist[j], came[j] = d + step, i
                 heapq.heappush(heap, (d + step, j))
-    if came[n - 1] < 0:
-        return goal
     j = n - 1
+    if came[j] < 0:
+        reached = [i for i in range(n) if dist[i] < math.inf]
+        j = min(reached, key=lambda i: float(np.hypot(*(nodes[i] - goal))))
+        if j == 0:
+            return p
     while came[j] != 0:
         j = came[j]
     return nodes[j]
@@ -242,7 +248,7 @@ def _angle(u: np.ndarray, v: np.ndarray) -> float:
 
 
 def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[VehicleHull], *,
-          margin: float = 0.05, cross_angle: float = math.pi / 3) -> np.ndarray:
+                margin: float = 0.05, cross_angle: float = math.pi / 3) -> np.ndarray:
     """The agent's next waypoint, ``(2,)`` float64, against ``hulls`` grown by its radius.
 
     ``margin`` (>= 0, world units) pushes a chosen hull vertex outwards from the hull's
