@@ -93,6 +93,7 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/navmesh_routes.py --out BENCHMARKS.md
 	$(PY) benchmarks/anyangle.py --out BENCHMARKS.md
 	$(PY) benchmarks/hybrid_astar.py --out BENCHMARKS.md
+	$(PY) benchmarks/hull_steering.py --out BENCHMARKS.md
 	$(PY) benchmarks/dynamic.py --out BENCHMARKS.md
 	$(PY) benchmarks/fields.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd.py --out BENCHMARKS.md

@@ -2,6 +2,21 @@
 steering pedestrians round the hulls of moving and stopped vehicles.  The obstacle-free
 turning paths they build on (Dubins, Reeds–Shepp) are :mod:`wayfinding.paths`'."""
 
+from .hull_patching import VehiclePatcher
+from .hull_steering import (
+    CARRIAGE,
+    CrossingRun,
+    Direction,
+    Vehicle,
+    VehicleHull,
+    avoid_hulls,
+    relative_direction,
+    street_crossing,
+)
+from .hulls import box_polygon, convexify, merge_boxes, merge_contours, point_in_polygon
 from .hybrid import CarPath, plan_car_path
 
-__all__ = ["CarPath", "plan_car_path"]
+__all__ = ["CARRIAGE", "CarPath", "CrossingRun", "Direction", "Vehicle", "VehicleHull",
+           "VehiclePatcher", "avoid_hulls", "box_polygon", "convexify", "merge_boxes",
+           "merge_contours", "plan_car_path", "point_in_polygon", "relative_direction",
+           "street_crossing"]
