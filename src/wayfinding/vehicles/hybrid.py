@@ -29,6 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +70,11 @@ class CarPath:
     __eq__ = _fields_equal
 
 
+def _in_chunks(test: Callable[[np.ndarray], bool], poses: np.ndarray) -> bool:
+    """Whether ``test`` holds for every chunk of 48 poses (bounded temporaries)."""
+    return all(test(poses[i:i + 48]) for i in range(0, len(poses), 48))
+
+
 class _Body:
     """The car's rectangle, sampled along its moves: ``cell`` the size of the search's
     cells (world units), ``step`` the sampling step along the path, ``half`` the grown
@@ -81,6 +87,17 @@ class _Body:
         self.step = shift / (1 + reach / radius)
         self.half = np.array([length / 2 + shift / 2, width / 2 + shift / 2])
         self.inner = min(length, width) / 2       # the radius of the inscribed disk
+
+    def boxes(self, poses: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Each pose's cos and sin, its rectangle's box half extents, and the corners of
+        the box round them all: ``c, s, ex, ey, lo, hi``."""
+        c, s = np.cos(poses[:, 2]), np.sin(poses[:, 2])
+        a, b = self.half
+        ex = np.abs(a * c) + np.abs(b * s)
+        ey = np.abs(a * s) + np.abs(b * c)
+        lo = np.array([(poses[:, 0] - ex).min(), (poses[:, 1] - ey).min()])
+        hi = np.array([(poses[:, 0] + ex).max(), (poses[:, 1] + ey).max()])
+        return c, s, ex, ey, lo, hi
 
 
 class _GridBody(_Body):
@@ -120,19 +137,11 @@ class _GridBody(_Body):
             return False
         # A blocked cell (or the map's outside) is at least (distance - sqrt 2) cells from any
         # point of a cell whose centre is ``distance`` from the blocked cells' centres.
-        poses = poses[self.near[cells[:, 1], cells[:, 0]]]
-        for i in range(0, len(poses), 48):
-            if not self._clear(poses[i:i + 48]):
-                return False
-        return True
+        return _in_chunks(self._clear, poses[self.near[cells[:, 1], cells[:, 0]]])
 
     def _clear(self, poses: np.ndarray) -> bool:
-        c, s = np.cos(poses[:, 2]), np.sin(poses[:, 2])
+        c, s, ex, ey, lo, hi = self.boxes(poses)
         a, b = self.half
-        ex = np.abs(a * c) + np.abs(b * s)        # half extents of each rectangle's box
-        ey = np.abs(a * s) + np.abs(b * c)
-        lo = np.array([(poses[:, 0] - ex).min(), (poses[:, 1] - ey).min()])
-        hi = np.array([(poses[:, 0] + ex).max(), (poses[:, 1] + ey).max()])
         if (lo < self.origin).any() or (hi > self.hi).any():
             return False
         x0, y0 = np.floor((lo - self.origin) / self.cs).astype(int)
@@ -184,18 +193,11 @@ class _MeshBody(_Body):
         """Whether the (grown) rectangle at every pose ``(m, 3)`` is clear."""
         if (self.mesh.locate_many(poses[:, :2]) < 0).any():
             return False
-        for i in range(0, len(poses), 48):
-            if not self._clear(poses[i:i + 48]):
-                return False
-        return True
+        return _in_chunks(self._clear, poses)
 
     def _clear(self, poses: np.ndarray) -> bool:
-        c, s = np.cos(poses[:, 2]), np.sin(poses[:, 2])
+        c, s, ex, ey, lo, hi = self.boxes(poses)
         a, b = self.half
-        ex = np.abs(a * c) + np.abs(b * s)        # half extents of each rectangle's box
-        ey = np.abs(a * s) + np.abs(b * c)
-        lo = np.array([(poses[:, 0] - ex).min(), (poses[:, 1] - ey).min()])
-        hi = np.array([(poses[:, 0] + ex).max(), (poses[:, 1] + ey).max()])
         near = np.nonzero((self.hi > lo).all(1) & (self.lo < hi).all(1))[0]
         if not len(near):
             return True
