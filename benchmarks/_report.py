@@ -66,14 +66,16 @@ def machine_line(extra: str = "") -> str:
     return f"{text}; {extra}" if extra else text
 
 
-def run_header(script: str, argv: list[str] | None, data: Path, seconds: float,
-               extra: str = "") -> str:
-    """The date, machine (then ``extra``) and command lines that open every section."""
+def run_header(script: str, argv: list[str] | None, data: Path | None, seconds: float,
+               extra: str = "", *, note: str = "") -> str:
+    """The date, machine (then ``extra``) and command lines that open every section: the
+    command's data folder (none for generated worlds), minutes and ``note``."""
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     cmd = shlex.join(["python", f"benchmarks/{script}", *(sys.argv[1:] if argv is None
                                                           else argv)])
-    return (f"Date: {when}  \nMachine: {machine_line(extra)}  \nCommand: `{cmd}` (data: `{data}`; "
-            f"{seconds / 60:.1f} min)")
+    about = "; ".join([f"data: `{data}`"] * (data is not None) + [f"{seconds / 60:.1f} min"]
+                      + [note] * bool(note))
+    return f"Date: {when}  \nMachine: {machine_line(extra)}  \nCommand: `{cmd}` ({about})"
 
 
 def fmt_us(seconds: float) -> str:

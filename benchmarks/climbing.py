@@ -20,7 +20,7 @@ import sys
 import time
 
 import numpy as np
-from _report import machine_line, publish, table
+from _report import publish, run_header, table
 
 from wayfinding.climbing import (
     ClimbPosition,
@@ -87,11 +87,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{np.median(times['dijkstra']) * 1e3:.3f}",
                      f"{found / len(pairs):.0%}"])
         print(f"  {rows[-1]}", file=sys.stderr, flush=True)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/climbing.py", *(sys.argv[1:] if argv is None else argv)])
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line()}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min)",
+        run_header("climbing.py", argv, None, time.perf_counter() - t0),
         "Climb graphs of generated facades (bays × floors of 3 m; ledges with a third "
         "missing, a pipe every third bay, one ladder) for the default character, and climb "
         f"searches between {len(pairs)} random points along elements: median build time "

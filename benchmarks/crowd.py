@@ -24,7 +24,7 @@ import sys
 import time
 
 import numpy as np
-from _report import fmt_x, machine_line, publish, table
+from _report import fmt_x, publish, run_header, table
 
 SECTION = "## Crowds"
 CASES = ((250, 200.0), (1000, 400.0), (5000, 1000.0))
@@ -120,11 +120,9 @@ def main(argv: list[str] | None = None) -> int:
             rows.append([f"{name}, {n:,}", f"{a * 1e3:.3f}", f"{b * 1e3:.3f}", fmt_x(a / b),
                          f"{np.mean(mine) * 1e3:.3f}", f"{np.mean(theirs) * 1e3:.3f}"])
             print(f"  {rows[-1]}", file=sys.stderr, flush=True)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/crowd.py", *(sys.argv[1:] if argv is None else argv)])
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line('pyrvo 0.4.3 (RVO2 2.0.3)')}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min)",
+        run_header("crowd.py", argv, None, time.perf_counter() - t0,
+                   "pyrvo 0.4.3 (RVO2 2.0.3)"),
         f"ORCA per step, the first {args.steps} steps, medians and means: wayfinding's "
         "`ORCA.step` (neighbours, ORCA, move) against RVO2's `do_step`, one thread each.  "
         "Circle: RVO2's scenario (radius 200, 400 or 1,000; at speed 1 the agents reach the "

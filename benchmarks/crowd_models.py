@@ -31,7 +31,7 @@ import tempfile
 import time
 
 import numpy as np
-from _report import machine_line, publish, table
+from _report import publish, run_header, table
 
 SECTION = "## Crowd models"
 SIZES = (1000, 5000, 10000)
@@ -145,13 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         cells += ["–" if r is None else f"{np.median(r) * 1e3:.2f}" for r in runs]
         rows.append(cells)
         print(f"  {cells}", file=sys.stderr, flush=True)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/crowd_models.py",
-                    *(sys.argv[1:] if argv is None else argv)])
     peers = f"JuPedSim {jps.__version__}, PySocialForce {psf.__version__}"
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line(peers)}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min)",
+        run_header("crowd_models.py", argv, None, time.perf_counter() - t0, peers),
         "Milliseconds per step, medians of the first "
         f"{args.steps} steps (PySocialForce: {max(args.steps // 10, 3)}), one thread each: "
         "N agents 2 m apart in a square room walking to the exit along its east wall, time "

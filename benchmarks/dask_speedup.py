@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp.cleanup()
     load.append(os.getloadavg()[0])
     body = "\n".join([
-        run_header("dask_speedup.py", argv, Path("generated worlds"), time.perf_counter() - t0,
+        run_header("dask_speedup.py", argv, None, time.perf_counter() - t0,
                    f"dask {_dask_version()}"), "",
         "Wall seconds of each build or run on one process (the serial build on one thread) "
         "and through its Dask task graph on a `LocalCluster` of 2 single-threaded worker "

@@ -28,7 +28,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
-from _report import machine_line, publish, table  # noqa: E402
+from _report import publish, run_header, table  # noqa: E402
 
 SECTION = "## Groups"
 SIZE, GROUPS, MEMBERS = 256, 100, 20
@@ -108,12 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     med = np.median(total) * 1e3
     verdict = "met" if med <= 5.0 else "not met"
     print(f"  {rows}", file=sys.stderr, flush=True)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/groups.py", *(sys.argv[1:] if argv is None else argv)])
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line()}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min; load average "
-        f"{load:.1f} at the start)",
+        run_header("groups.py", argv, None, time.perf_counter() - t0, "",
+                   note=f"load average {load:.1f} at the start"),
         f"{GROUPS} box formations of {MEMBERS} agents ({GROUPS * MEMBERS:,} agents) on a "
         f"{SIZE}² caves map (`grid.generate.caves({SIZE}, {SIZE}, fill=0.3, seed=1)`), each "
         "walking a path planned for its bulk; one step is `step_formations(..., "

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from _report import machine_line, publish, table
+from _report import publish, run_header, table
 
 from wayfinding.vehicles.hull_steering import CARRIAGE, Vehicle, avoid_hulls, street_crossing
 from wayfinding.vehicles.hulls import convexify, merge_boxes
@@ -84,12 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             ratio.extend((at.argmax(axis=0) * run.dt / (10.0 / 1.4))[run.reached].tolist())
         crossing.append([str(n), str(seeds), f"{np.median(step_t) * 1e3:.2f}", f"{gap:.3f}",
                          f"{np.mean(arrived):.0%}", f"{np.mean(ratio):.2f}"])
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/hull_steering.py",
-                    *(sys.argv[1:] if argv is None else argv)])
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line()}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t_start) / 60:.1f} min)",
+        run_header("hull_steering.py", argv, None, time.perf_counter() - t_start),
         "Hull build (merge the grown boxes, then convexify), median µs:",
         table(["boxes", "build µs"], build),
         "One `avoid_hulls` query whose line crosses one carriage, among V carriages, "

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from _report import machine_line, publish, table
+from _report import publish, run_header, table
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid, GridSearch
@@ -106,12 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {rows[-1]}", file=sys.stderr, flush=True)
     rows.append(measure("rooms as a navmesh", MAPS["rooms"], seeds, per_map, mesh=True))
     print(f"  {rows[-1]}", file=sys.stderr, flush=True)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/hybrid_astar.py",
-                    *(sys.argv[1:] if argv is None else argv)])
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line()}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min)",
+        run_header("hybrid_astar.py", argv, None, time.perf_counter() - t0),
         "`plan_car_path` on generated 64 × 64 maps (two seeds each), a car 3 × 1.5 with "
         "turning radius 4, random pose pairs at least 20 apart: the median planner time "
         "(of three runs per pair), and the path length divided by the obstacle-free "

@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _report import machine_line, publish, table
+from _report import publish, run_header, table
 
 SECTION = "## Path service under load"
 HOST = "127.0.0.1"
@@ -466,9 +466,6 @@ def main(argv: list[str] | None = None) -> int:
     errors: Counter[str] = Counter()
     for phase in (*done, mem):
         errors.update(phase.errors)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/serve_load.py",
-                    *(sys.argv[1:] if argv is None else argv)])
     counts = Counter(q.kind for q in queries)
     bounds = "; ".join(f"{c} client{'s' * (c > 1)}: {n:,} requests or {t:g} s"
                        for c, n, t in phases)
@@ -478,9 +475,8 @@ def main(argv: list[str] | None = None) -> int:
                 + [f"the memory phase stopped by its time bound ({seconds:g} s) before "
                    f"{requests:,} requests"] * mem.timed_out)
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line(_stack())}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min; load average "
-        f"{busy:.2f} at the start)",
+        run_header("serve_load.py", argv, None, time.perf_counter() - t0, _stack(),
+                   note=f"load average {busy:.2f} at the start"),
         "The service (`create_app` under uvicorn, one worker process, access log off) in one "
         "process on 127.0.0.1; the load from another: one asyncio event loop, one keep-alive "
         "connection per client, one request at a time per client.  Worlds generated: "

@@ -24,7 +24,7 @@ import sys
 import time
 
 import numpy as np
-from _report import machine_line, publish, table
+from _report import publish, run_header, table
 
 SECTION = "## Traffic"
 
@@ -127,11 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     lattice, routes = lattice_rows(args.quick), route_rows(args.quick)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    cmd = " ".join(["python", "benchmarks/traffic.py", *(sys.argv[1:] if argv is None else argv)])
     body = "\n\n".join([
-        f"Date: {when}  \nMachine: {machine_line()}  \n"
-        f"Command: `{cmd}` ({(time.perf_counter() - t0) / 60:.1f} min)",
+        run_header("traffic.py", argv, None, time.perf_counter() - t0),
         "Lattice planner, 5 best paths per query (random node costs, a fifth unusable, "
         "straight 1, lane change 2): median ms per query of `plan_lattice` and of scoring "
         "every lane sequence one by one (the same top 5 costs, checked).",
