@@ -212,14 +212,8 @@ def _drop_duplicates(poly: np.ndarray, eps: float) -> np.ndarray:
 def _crosses_any(p: np.ndarray, q: np.ndarray, polys: tuple[np.ndarray, ...], eps: float
                  ) -> bool:
     for poly in polys:
-        a, b = poly, np.roll(poly, -1, axis=0)
-        d, e = q - p, b - a
-        den = _cross(d, e)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = _cross(a - p, e) / den
-            u = _cross(a - p, d) / den
-        inner = (t > eps) & (t < 1 - eps) & (u > eps) & (u < 1 - eps)
-        if inner.any():
+        t, u, _ = _hits(p, q, poly, eps)
+        if ((t > eps) & (t < 1 - eps) & (u > eps) & (u < 1 - eps)).any():
             return True
     return False
 
