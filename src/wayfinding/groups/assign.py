@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import choice, reals
 from ..errors import InvalidQueryError, brief
-from .shapes import unit_heading
+from .shapes import role_array, unit_heading
 
 try:
     from scipy.optimize import linear_sum_assignment as _linear_sum_assignment
@@ -44,15 +44,6 @@ def _points(name: str, value: Any) -> np.ndarray:
     if arr.ndim != 2 or arr.shape[1] != 2 or not np.isfinite(arr).all():
         raise InvalidQueryError(f"{name} {brief(value)} must be a finite (n, 2) array")
     return arr
-
-
-def _role_array(name: str, value: Any, n: int) -> np.ndarray:
-    if value is None:
-        return np.zeros(n, dtype=np.int64)
-    arr = np.asarray(value)
-    if arr.shape != (n,) or arr.dtype.kind not in "iu":
-        raise InvalidQueryError(f"{name} {brief(value)} must be {n} integers")
-    return arr.astype(np.int64)
 
 
 def _hungarian(cost: np.ndarray) -> np.ndarray:
@@ -133,8 +124,8 @@ def assign_slots(positions: ArrayLike, slots: ArrayLike, *, roles: ArrayLike | N
     if len(p) != n:
         raise InvalidQueryError(f"{len(p)} members cannot take {n} slots one each: fit the "
                                 "shape to the members first")
-    r = _role_array("roles", roles, n)
-    sr = _role_array("slot_roles", slot_roles, n)
+    r = role_array("roles", roles, n)
+    sr = role_array("slot_roles", slot_roles, n)
     out = np.empty(n, dtype=np.int64)
     for role in np.unique(np.concatenate([r, sr])):
         who, where = np.flatnonzero(r == role), np.flatnonzero(sr == role)

@@ -116,12 +116,13 @@ def _generate(kind: str, n: int, s: float, params: tuple) -> np.ndarray:
     return _centred(out)
 
 
-def _roles(roles: Any, n: int) -> np.ndarray:
-    if roles is None:
+def role_array(name: str, value: Any, n: int) -> np.ndarray:
+    """``n`` integer roles as int64 (all 0 for None); a clear error otherwise."""
+    if value is None:
         return np.zeros(n, dtype=np.int64)
-    arr = np.asarray(roles)
+    arr = np.asarray(value)
     if arr.shape != (n,) or arr.dtype.kind not in "iu":
-        raise InvalidQueryError(f"roles {brief(roles)} must be {n} integers, one per slot")
+        raise InvalidQueryError(f"{name} {brief(value)} must be {n} integers")
     return arr.astype(np.int64)
 
 
@@ -197,7 +198,8 @@ class FormationShape:
         n = count("n", n)
         allocation(f"a formation of {n} slots", n)
         s = positive_float("spacing", spacing)
-        return cls(_generate(kind, n, s, params), _roles(roles, n), s, kind=kind, params=params)
+        return cls(_generate(kind, n, s, params), role_array("roles", roles, n), s, kind=kind,
+                   params=params)
 
     @classmethod
     def line(cls, n: int, *, spacing: float = 2.0, roles: ArrayLike | None = None
@@ -256,4 +258,4 @@ class FormationShape:
         if arr.ndim != 2 or arr.shape[1] != 2 or not len(arr) or not np.isfinite(arr).all():
             raise InvalidQueryError(f"offsets {brief(offsets)} must be a finite (n, 2) array "
                                     "with n >= 1")
-        return cls(arr, _roles(roles, len(arr)), positive_float("spacing", spacing))
+        return cls(arr, role_array("roles", roles, len(arr)), positive_float("spacing", spacing))
