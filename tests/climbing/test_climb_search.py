@@ -193,6 +193,8 @@ def test_a_tilted_object_carries_its_graph_and_path():
     (0, "roof", {}),
     (0, 1, {"method": "bfs"}),
     (0, 1, {"reservations": {}}),
+    ([], 1, {}),
+    (0, [1, 2], {}),
 ])
 def test_bad_queries_are_refused(start, goal, options):
     g = build_climb_graph([element(LADDER, (0, 0, 0), (0, 0, 6))])

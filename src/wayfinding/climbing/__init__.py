@@ -1,8 +1,9 @@
 """Climbing: traversal markup (ledges, pipes, ladders), climb graphs with explicit and jump
-links, climb search and smoothed climbing paths."""
+links, climb search, smoothed climbing paths and generated climbing walls."""
 
 from .graph import ClimbGraph, EdgeKind, build_climb_graph
 from .markup import Blockers, Capabilities, ElementKind, TraversalElement, transform_points
+from .scenes import ClimbingWall, climbing_wall
 from .search import (
     ClimbPath,
     ClimbPosition,
@@ -15,6 +16,7 @@ from .search import (
 from .spline import ClimbSpline, LookAhead
 
 __all__ = ["Blockers", "Capabilities", "ClimbGraph", "ClimbPath", "ClimbPosition",
-           "ClimbReservations", "ClimbSpline", "ClueLink", "EdgeKind", "ElementKind",
-           "LookAhead", "TraversalElement", "build_climb_graph", "clue_links",
-           "find_climb_path", "nearest_position", "transform_points"]
+           "ClimbReservations", "ClimbSpline", "ClimbingWall", "ClueLink", "EdgeKind",
+           "ElementKind", "LookAhead", "TraversalElement", "build_climb_graph",
+           "climbing_wall", "clue_links", "find_climb_path", "nearest_position",
+           "transform_points"]

@@ -240,14 +240,25 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
                     reservations: ClimbReservations | None = None, agent: Hashable = None,
                     method: str = "astar") -> ClimbPath:
     """The cheapest climb from ``start`` to ``goal``, each a node id, a
-    :class:`ClimbPosition` (a point along an element: mid-traversal) or a :class:`ClueLink`
-    (the path begins or ends on the ground).  ``reservations``: edges other characters use
-    cost more (``agent``'s own reservations excepted).  ``method``: ``"astar"`` (Euclidean
+    :class:`ClimbPosition` (a point along an element: mid-traversal), a :class:`ClueLink`
+    (the path begins or ends on the ground) or a list of clue links (the cheapest of them;
+    the first on ties).  ``reservations``: edges other characters use cost more
+    (``agent``'s own reservations excepted).  ``method``: ``"astar"`` (Euclidean
     heuristic) or ``"dijkstra"``; both are exact.  Ties go to the graph's edge order."""
     if reservations is not None and not isinstance(reservations, ClimbReservations):
         raise InvalidQueryError(f"reservations {reservations!r} is not a ClimbReservations")
     if method not in ("astar", "dijkstra"):
         raise InvalidQueryError(f"unknown method {method!r}; expected 'astar' or 'dijkstra'")
+    for name, ends in (("start", start), ("goal", goal)):
+        if isinstance(ends, (list, tuple)):
+            if not ends or not all(isinstance(c, ClueLink) for c in ends):
+                raise InvalidQueryError(f"{name} {ends!r} must be a non-empty list of "
+                                        "ClueLinks")
+            tries = [find_climb_path(graph, c if name == "start" else start,
+                                     c if name == "goal" else goal,
+                                     reservations=reservations, agent=agent, method=method)
+                     for c in ends]
+            return min(tries, key=lambda p: p.cost)
     p0, out0, n0, spot0 = _anchor(graph, start, "start")
     p1, in1, n1, spot1 = _anchor(graph, goal, "goal")
     n = graph.num_nodes
