@@ -145,8 +145,8 @@ def climbing_wall(*, bays: int = 6, floors: int = 4, seed: int = 0) -> ClimbingW
                     (BAY * b + 1.7, 0.0, z + 1.0))
     add(ElementKind.LEDGE, "roof", (0.0, 0.0, heights[-1]), (width, 0.0, heights[-1]))
     counts = {ElementKind.PIPE: 0, ElementKind.LADDER: 0}
-    for kind, _bay, x, foot, top in risers:
-        add(kind, f"{kind.value}-{counts[kind]}", (x, 0.0, foot), (x, 0.0, top))
+    for kind, _bay, x, z0, z1 in risers:
+        add(kind, f"{kind.value}-{counts[kind]}", (x, 0.0, z0), (x, 0.0, z1))
         counts[kind] += 1
     # blockers: air conditioners in ledge gaps, balcony slabs under floors without pipes
     boxes = [((x - 0.15, -0.5, z - 0.3), (x + 0.15, 0.5, z + 0.3)) for x, z in conditioners]
