@@ -1,0 +1,183 @@
+"""The ``wayfinding vehicle`` commands: ``path`` (a car's path on a map file or a generated
+map, against its lower bounds; JSON, PNG) and ``crossing`` (the street-crossing run's
+metrics; JSON, GIF), and the values refused while parsing or by the library."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from wayfinding.cli.vehicles import add_vehicle_parser
+from wayfinding.grid import Grid, write_map
+from wayfinding.paths import reeds_shepp_path
+
+Image = pytest.importorskip("PIL.Image")
+
+
+@pytest.fixture
+def main(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str]], int]:
+    """``wayfinding.cli.main`` with the ``vehicle`` command registered (where the command
+    line does not hold it yet)."""
+    cli = importlib.import_module("wayfinding.cli.main")
+    build = cli.build_parser
+
+    def with_vehicles():
+        parser = build()
+        sub = parser._subparsers._group_actions[0]
+        if "vehicle" not in sub.choices:
+            add_vehicle_parser(sub)
+        return parser
+
+    monkeypatch.setattr(cli, "build_parser", with_vehicles)
+    return cli.main
+
+
+@pytest.fixture
+def street(tmp_path):
+    """A street 7 m wide and 24 long (cells of 1 m: the map's walls are its first and last
+    rows), written as a Moving AI map."""
+    free = np.ones((9, 24), dtype=bool)
+    free[[0, -1]] = False
+    path = tmp_path / "street.map"
+    write_map(Grid(free), path)
+    return path
+
+
+def test_vehicle_path_on_a_map_file(main, capsys, street, tmp_path):
+    png = tmp_path / "car.png"
+    assert main(["vehicle", "path", str(street), "--from", "3,4.5,0", "--to", "20,4.5,0",
+                 "--radius", "3", "--length", "2", "--width", "1", "--json",
+                 "--render", str(png)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["status"] == "found" and info["cusps"] == 0
+    assert info["length"] == pytest.approx(17.0) and info["reeds_shepp"] == pytest.approx(17.0)
+    assert info["holonomic"] == pytest.approx(17.0)
+    assert set(info) == {"map", "status", "length", "cost", "cusps", "reeds_shepp",
+                         "holonomic", "expanded", "seconds", "render"}
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.text["Title"].endswith("street.map")
+        pixels = np.asarray(im.convert("RGB"))
+    assert (pixels == (0x1f, 0x5f, 0xa8)).all(axis=2).any()           # driven forward
+    assert not (pixels == (0xd7, 0x26, 0x3d)).all(axis=2).any()       # never in reverse
+
+
+def test_a_u_turn_in_a_narrow_street_reverses(main, capsys, street):
+    argv = ["vehicle", "path", str(street), "--from", "12,3,0", "--to", "12,6,180",
+            "--radius", "3", "--length", "2", "--width", "1"]
+    assert main([*argv, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    rs = reeds_shepp_path((12, 3), (1, 0), (12, 6), (-1, 0), 3).length
+    assert info["cusps"] >= 1 and info["reeds_shepp"] == pytest.approx(rs, abs=1e-4)
+    assert info["length"] >= info["reeds_shepp"] - 1e-4
+    assert main([*argv, "--reverse-cost", "3", "--json"]) == 0
+    dear = json.loads(capsys.readouterr().out)
+    assert dear["cost"] > dear["length"] and dear["cusps"] >= 1
+    assert main([*argv, "--no-reverse", "--max-expansions", "300"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(("failed: no path", "out_of_budget: no path"))
+
+
+def test_vehicle_path_on_a_generated_map(main, capsys):
+    assert main(["vehicle", "path", "--generate", "rooms", "--seed", "1", "--from", "10,6,0",
+                 "--to", "30,6,0", "--max-expansions", "2000"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("found: length") and "holonomic optimum" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--from", "3,4.5", "--to", "20,4.5,0"], "is not a pose"),
+    (["--from", "3,4.5,nan", "--to", "20,4.5,0"], "finite"),
+    (["--from", "3,4.5,0", "--to", "20,4.5,0", "--radius", "0"], "must be a number > 0"),
+    (["--from", "3,4.5,0", "--to", "20,4.5,0", "--reverse-cost", "0.5"], ">= 1"),
+    (["--from", "3,4.5,0", "--to", "20,4.5,0", "--generate", "moon"], "invalid choice"),
+    (["--from", "3,4.5,0", "--to", "20,4.5,0", "--size", "4,4"], "from 8 to 4096"),
+])
+def test_vehicle_path_refuses_bad_options_while_parsing(main, capsys, street, argv, message):
+    with pytest.raises(SystemExit) as refused:
+        main(["vehicle", "path", str(street), *argv])
+    assert refused.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--from", "0.5,4.5,0", "--to", "20,4.5,0"], "start_pose"),          # off the map
+    (["--from", "3,4.5,0", "--to", "20,0.5,0"], "goal_pose"),             # on a wall
+    (["--generate", "caves", "--from", "3,4.5,0", "--to", "20,4.5,0"], "not both"),
+    (["--from", "3,4.5,0", "--to", "20,4.5,0", "--render", "car.svg"], "PNG"),
+])
+def test_vehicle_path_refuses_bad_input(main, capsys, street, tmp_path, argv, message):
+    argv = [a.replace("car.svg", str(tmp_path / "car.svg")) for a in argv]
+    assert main(["vehicle", "path", str(street), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wayfinding: error:") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "car.svg").exists()
+
+
+def test_vehicle_path_needs_a_map(main, capsys):
+    assert main(["vehicle", "path", "--from", "3,4.5,0", "--to", "20,4.5,0"]) == 2
+    assert "give a .map file or --generate" in capsys.readouterr().err
+
+
+def test_vehicle_crossing_command(main, capsys, tmp_path):
+    gif = tmp_path / "crossing.gif"
+    assert main(["vehicle", "crossing", "--pedestrians", "3", "--seed", "2", "--duration",
+                 "20", "--render", str(gif), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["pedestrians"] == 3 and info["arrived"] == 3 and info["completion"] == 1.0
+    assert info["carriages"] == 6 and info["steps"] == 400
+    assert 10 / 1.4 <= info["t_mean"] <= info["t_last"] <= 20
+    assert 0 <= info["least_gap"] < 1
+    with Image.open(gif) as im:
+        assert im.n_frames > 10
+    assert main(["vehicle", "crossing", "--pedestrians", "2", "--carriages", "1",
+                 "--duration", "15"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("street crossing: 2 of 2 pedestrians arrived")
+    assert "2 carriages" in out and "least gap to a carriage" in out
+
+
+def test_a_crossing_that_ends_before_anyone_arrives(main, capsys):
+    assert main(["vehicle", "crossing", "--duration", "1", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["arrived"] == 0 and info["t_mean"] is None and info["t_last"] is None
+    assert main(["vehicle", "crossing", "--duration", "1"]) == 0
+    assert "0 of 5 pedestrians arrived; least gap" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--pedestrians", "0"], "must be an integer >= 1"),
+    (["--dt", "-1"], "must be a number > 0"),
+    (["--carriage-speed", "inf"], "finite"),
+])
+def test_vehicle_crossing_refuses_bad_options(main, capsys, argv, message):
+    with pytest.raises(SystemExit) as refused:
+        main(["vehicle", "crossing", *argv])
+    assert refused.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_vehicle_crossing_refuses_a_picture_that_is_not_a_gif(main, capsys, tmp_path):
+    assert main(["vehicle", "crossing", "--duration", "1", "--render",
+                 str(tmp_path / "run.png")]) == 2
+    assert "GIF" in capsys.readouterr().err
+
+
+def test_the_crossing_gap_is_measured_to_the_boxes():
+    from wayfinding.vehicles import CrossingRun
+    from wayfinding.viz.vehicles import crossing_figures
+
+    box = np.array([[[0.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]]])      # clockwise
+    positions = np.array([[[3.0, 0.5]], [[1.5, 2.0]], [[0.5, 0.5]]])
+    run = CrossingRun(positions, np.repeat(box[None], 3, axis=0), np.array([[0.5, 0.5]]),
+                      np.array([True]), 0.25, 0.5)
+    info = crossing_figures(run)
+    assert info["least_gap"] == pytest.approx(-0.5 - 0.25)      # the last step, inside
+    assert info["t_mean"] == info["t_last"] == 1.0 and info["arrived"] == 1
+    run = CrossingRun(positions[:2], np.repeat(box[None], 2, axis=0), np.array([[9.0, 9.0]]),
+                      np.array([False]), 0.25, 0.5)
+    info = crossing_figures(run)
+    assert info["least_gap"] == pytest.approx(math.hypot(0.5, 1.0) - 0.25)
+    assert math.isnan(info["t_mean"]) and info["completion"] == 0.0
