@@ -21,31 +21,50 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .. import _validate
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
-from ..results import PathResult
+from ..results import PathResult, _fields_equal
+from .lattice import LatticeCosts
 from .roads import LaneType, RoadNetwork
 
 
 @dataclass(frozen=True, kw_only=True)
 class DriverCosts:
-    """A driver personality as a cost table.
+    """A driver personality: one record read by every planning stage (routes, the lattice
+    and the trajectory optimiser).
 
     ``lane_type``: ``(LaneType, factor)`` pairs multiplying a lane's length (types not
     listed: 1; ``inf`` forbids the type; the default forbids sidewalks).  ``road_kind``:
     ``(kind, factor)`` pairs for road kinds (e.g. ``(("highway", 0.6),)`` prefers highways;
     kinds not listed: 1).  ``turn``: cost per radian of turning at a junction (>= 0; large
     avoids turns).  ``avoid_roads``: road ids never entered (a getaway driver's roads with
-    police).  Factors are > 0 or ``inf``."""
+    police).  ``oncoming``: the factor for driving against the traffic in a driving lane
+    (routes follow lanes in their direction, so only the lattice and the optimiser meet
+    it).  ``desired_speed``: the speed the driver wants, world units per second (> 0).
+    ``car_avoidance``: how strongly other cars are avoided (>= 0; the lattice's cost near
+    a car, the weight of the cars' field in the optimiser).  Factors are > 0 or ``inf``:
+    a factor is a cost per unit length everywhere (a lane's length on routes, a lattice
+    step's cost through the lane, the inverse of the speed in the optimiser's field).
+
+    >>> reckless = DriverCosts(lane_type=(), oncoming=1.0, car_avoidance=0.2)
+    >>> reckless.lane_factor("sidewalk"), DriverCosts().lane_factor("sidewalk")
+    (1.0, inf)
+    >>> DriverCosts().lattice_costs().lane_type
+    (('driving', 0.0), ('parking', 0.0), ('sidewalk', inf), ('shoulder', 0.0), ('oncoming', 1.0))
+    """
 
     lane_type: tuple[tuple[LaneType, float], ...] = ((LaneType.SIDEWALK, math.inf),)
     road_kind: tuple[tuple[str, float], ...] = ()
     turn: float = 0.0
     avoid_roads: frozenset[int] = frozenset()
+    oncoming: float = 2.0
+    desired_speed: float = 15.0
+    car_avoidance: float = 1.0
 
     def __post_init__(self) -> None:
         for entry in (*self.lane_type, *self.road_kind):
@@ -58,12 +77,40 @@ class DriverCosts:
         _validate.positive_float("turn", self.turn, allow_zero=True)
         if not isinstance(self.avoid_roads, frozenset):
             raise InvalidQueryError(f"avoid_roads {self.avoid_roads!r} must be a frozenset")
+        _validate.positive_float("oncoming", self.oncoming, allow_inf=True)
+        _validate.positive_float("desired_speed", self.desired_speed)
+        _validate.positive_float("car_avoidance", self.car_avoidance, allow_zero=True)
 
     def factor(self, lane_type: LaneType, kind: str, road: int) -> float:
         """The factor on the length of a lane of this type and road kind (inf: never)."""
         if road in self.avoid_roads:
             return math.inf
         return dict(self.lane_type).get(lane_type, 1.0) * dict(self.road_kind).get(kind, 1.0)
+
+    def lane_factor(self, label: str) -> float:
+        """The factor of a lane as a car sees it across a road: ``label`` is a
+        :class:`LaneType` value or ``"oncoming"`` (the labels of
+        :func:`~wayfinding.traffic.levels.road_lattice`)."""
+        if label == "oncoming":
+            return self.oncoming
+        kind = _validate.choice("label", label, [t.value for t in LaneType] + ["oncoming"])
+        return dict(self.lane_type).get(LaneType(kind), 1.0)
+
+    def lattice_costs(self, *, straight: float = 1.0, lane_change: float = 2.0,
+                      near_distance: float = 2.0, max_lane_change: int = 1) -> LatticeCosts:
+        """This driver's :class:`~wayfinding.traffic.lattice.LatticeCosts`: a node in a
+        lane of factor ``f`` adds ``(f - 1) · straight`` (at least 0; ``inf`` stays
+        forbidden), so a straight step through it costs ``f · straight``; a node near a car
+        adds ``car_avoidance``.  The step costs are the lattice's own (defaults: Fig 20.4 of
+        *Driver San Francisco*, where the default driver's oncoming lane adds 1)."""
+        labels = [t.value for t in LaneType] + ["oncoming"]
+        base = _validate.positive_float("straight", straight, allow_zero=True)
+        extra = tuple((label, max(self.lane_factor(label) - 1.0, 0.0) * base
+                       if self.lane_factor(label) < math.inf else math.inf)
+                      for label in labels)
+        return LatticeCosts(straight=base, lane_change=lane_change, near_car=self.car_avoidance,
+                            near_distance=near_distance, lane_type=extra,
+                            max_lane_change=max_lane_change)
 
 
 class RoutePlanner:
@@ -107,3 +154,72 @@ class RoutePlanner:
         g = self.network._lane("goal", goal)
         _validate.choice("method", method, ("astar", "dijkstra"))
         return self.graph.find_path(s, g, method=method)
+
+
+@dataclass(frozen=True, eq=False)
+class RouteExtension:
+    """A route with road enough ahead: ``lanes`` ``(n,)`` int64, the route's lanes then
+    those appended; ``points`` ``(m, 2)`` float64, the polyline to follow (the lanes joined,
+    then the artificial point when there is one); ``added``, how many lanes were appended;
+    ``artificial``, the length of the straight piece past the network's end (0 when the
+    roads went on far enough)."""
+
+    lanes: np.ndarray
+    points: np.ndarray
+    added: int
+    artificial: float
+
+    __eq__ = _fields_equal
+
+
+def extend_route(planner: RoutePlanner, lanes: Any, *, at: float,
+                 ahead: float) -> RouteExtension:
+    """Artificial route extension: keep at least ``ahead`` world units of road in front of a
+    car ``at`` world units along a route, so that it keeps driving (and its prediction and
+    speed stay steady) instead of stopping dead at the route's end.
+
+    ``lanes``: the route's lane ids in order (e.g. a route's ``path``).  ``at``: how far
+    along the route's polyline (``network.route_points(lanes)``, junction pieces included)
+    the car is (>= 0).  ``ahead``: the road length wanted in front of it (> 0).  While the
+    route is too short, the lane the planner's driver may enter that continues straightest
+    (least heading change; ties: the lower lane id) is appended; where no lane goes on, an
+    artificial point extends the last lane straight ahead by the length still missing.
+
+    >>> from wayfinding.traffic.roads import road_grid
+    >>> planner = RoutePlanner(road_grid(4, 1, spacing=100.0), driver=DriverCosts())
+    >>> ext = extend_route(planner, [0], at=60.0, ahead=150.0)
+    >>> ext.lanes.tolist(), ext.added, ext.artificial
+    ([0, 2, 4], 2, 0.0)
+    >>> ext = extend_route(planner, [0, 2, 4], at=290.0, ahead=30.0)
+    >>> ext.lanes.tolist(), ext.artificial, ext.points[-1].tolist()
+    ([0, 2, 4], 20.0, [320.0, -1.75])
+    """
+    if not isinstance(planner, RoutePlanner):
+        raise InvalidQueryError(f"planner {planner!r} must be a RoutePlanner")
+    net = planner.network
+    route = [net._lane("lanes", lane) for lane in np.asarray(lanes).reshape(-1).tolist()]
+    if not route:
+        raise InvalidQueryError("lanes must name at least one lane")
+    pos = _validate.positive_float("at", at, allow_zero=True)
+    want = _validate.positive_float("ahead", ahead)
+    graph = planner.graph
+    length = net.lanes[route[0]].length + sum(net.gap(a, b) + net.lanes[b].length
+                                              for a, b in zip(route, route[1:]))
+    added = 0
+    while length - pos < want:
+        last = route[-1]
+        nxt = graph.indices[graph.indptr[last]:graph.indptr[last + 1]].tolist()
+        if not nxt:
+            break
+        head = net.lanes[last].heading(at_end=True)
+        best = max(sorted(nxt), key=lambda b: float(head @ net.lanes[b].heading(at_end=False)))
+        length += net.gap(last, best) + net.lanes[best].length
+        route.append(best)
+        added += 1
+        _validate.allocation("route extension lanes", added)
+    points = net.route_points(route)
+    missing = max(want - (length - pos), 0.0)
+    if missing > 0:
+        tip = points[-1] + net.lanes[route[-1]].heading(at_end=True) * missing
+        points = np.vstack([points, tip])
+    return RouteExtension(np.array(route, dtype=np.int64), points, added, missing)

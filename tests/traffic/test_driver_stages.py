@@ -1,0 +1,74 @@
+"""One driver personality read by every planning stage: its lane factors and car avoidance
+become the lattice's node costs (the default driver reproduces Fig 20.4), and its desired
+speed, lane factors and car avoidance set the trajectory optimiser's field and weights."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding import InvalidQueryError
+from wayfinding.traffic.lattice import LatticeCosts, lattice_node_costs, plan_lattice
+from wayfinding.traffic.prediction import CarField, Trajectory
+from wayfinding.traffic.roads import LaneType
+from wayfinding.traffic.routes import DriverCosts
+
+
+def worked_lattice():
+    """The worked example's four sets: lane 0 with traffic, lane 1 oncoming; a parked car
+    beside set 0 in the oncoming lane, an oncoming car reaching set 2 with the vehicle."""
+    xs = np.array([10.0, 20.0, 30.0, 40.0])
+    positions = np.stack([np.stack([xs, np.zeros(4)], 1), np.stack([xs, np.full(4, 4.0)], 1)],
+                         axis=1)
+    cars = CarField([Trajectory([[10.0, 4.0]], [0.0]),
+                     Trajectory([[60.0, 2.0], [-40.0, 2.0]], [10.0, 10.0])], radius=2.0)
+    return positions, cars
+
+
+def plan(driver, k=16):
+    positions, cars = worked_lattice()
+    costs = driver.lattice_costs()
+    nodes = lattice_node_costs(positions, [1.0, 2.0, 3.0, 4.0], ["driving", "oncoming"],
+                               costs=costs, cars=cars)
+    return {tuple(p.lanes.tolist()): p.cost for p in plan_lattice(nodes, 0, costs=costs, k=k)}
+
+
+def test_the_default_driver_is_the_worked_example():
+    costs = DriverCosts().lattice_costs()
+    assert dict(costs.lane_type)["oncoming"] == 1.0 and costs.near_car == 1.0
+    assert (costs.straight, costs.lane_change) == (LatticeCosts().straight,
+                                                    LatticeCosts().lane_change)
+    paths = plan(DriverCosts())
+    assert paths[(0, 0, 0, 0)] == 5.0 and paths[(1, 1, 1, 1)] == 11.0
+    assert min(paths, key=paths.get) == (0, 0, 0, 0)
+
+
+def test_personalities_change_the_lattice():
+    reckless = plan(DriverCosts(oncoming=1.0, car_avoidance=0.0))
+    # No cost for the oncoming lane nor for the cars: only the steps count.
+    assert reckless[(0, 0, 0, 0)] == 4.0 and reckless[(1, 1, 1, 1)] == 2.0 + 3.0
+    lawful = plan(DriverCosts(oncoming=math.inf))
+    assert all(1 not in lanes for lanes in lawful)
+    timid = plan(DriverCosts(car_avoidance=10.0))
+    assert timid[(0, 0, 0, 0)] == 4.0 + 10.0
+    # A lane type the driver likes (factor < 1) costs nothing extra, never less.
+    fond = DriverCosts(lane_type=((LaneType.PARKING, 0.5),)).lattice_costs()
+    assert dict(fond.lane_type)["parking"] == 0.0
+    assert dict(DriverCosts(lane_type=((LaneType.SHOULDER, 3.0),)).lattice_costs(
+        straight=2.0).lane_type)["shoulder"] == 4.0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: DriverCosts(oncoming=0.0), "oncoming 0"),
+    (lambda: DriverCosts(desired_speed=0.0), "desired_speed 0"),
+    (lambda: DriverCosts(desired_speed=math.inf), "desired_speed inf"),
+    (lambda: DriverCosts(car_avoidance=-1.0), "car_avoidance -1"),
+    (lambda: DriverCosts().lane_factor("bus"), "label 'bus'"),
+    (lambda: DriverCosts().lattice_costs(straight=-1.0), "straight -1"),
+    (lambda: DriverCosts().lattice_costs(max_lane_change=-1), "max_lane_change -1"),
+])
+def test_bad_inputs(call, message):
+    with pytest.raises(InvalidQueryError, match=message):
+        call()
