@@ -1,0 +1,385 @@
+"""``wayfinding traffic route|lattice``: a route by lane A* between two junctions of a
+generated road grid for one driver personality, and the mid-level lattice planner on one of
+its roads around other cars, with the speeds passed back from the last node set.
+
+Distances are world units (the road grid's ``--spacing`` apart), speeds world units a
+second.  A junction is a cell ``X,Y`` of the grid: column ``X``, row ``Y``, at world point
+``(X · spacing, Y · spacing)``."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidQueryError
+from ..results import PathResult, _fields_equal
+from ..traffic import (
+    CarField,
+    DriverCosts,
+    LaneType,
+    LatticeCosts,
+    LatticePath,
+    RoadNetwork,
+    RoutePlanner,
+    Trajectory,
+    lattice_node_costs,
+    plan_lattice,
+    propagate_speeds,
+    road_grid,
+    road_lattice,
+    turn_speed_limits,
+)
+from .args import (
+    JSON_HELP,
+    add_method_option,
+    cell,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    to_json,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Driver:
+    """A driver personality at every planning stage: ``route`` costs for route A*,
+    ``lattice`` costs for the mid-level planner, the desired ``speed`` (world units a
+    second) the speed limits start from, and what it is ``like`` in a few words."""
+
+    route: DriverCosts
+    lattice: LatticeCosts
+    speed: float
+    like: str
+
+    def describe(self) -> str:
+        """What the personality is like and its numbers, for the help."""
+        def factor(f: float) -> str:
+            return "never" if f == math.inf else f"x{f:g}"
+
+        route = [f"{t.value} {factor(f)}" for t, f in self.route.lane_type]
+        route += [f"{k} {factor(f)}" for k, f in self.route.road_kind]
+        route += [f"{self.route.turn:g} a radian turned"] if self.route.turn else []
+        lattice = [f"{t} {'never' if c == math.inf else f'+{c:g}'}"
+                   for t, c in self.lattice.lane_type]
+        lattice += [f"within {self.lattice.near_distance:g} of a car "
+                    f"+{self.lattice.near_car:g}"]
+        return (f"{self.like} (route: {', '.join(route)}; lattice: {', '.join(lattice)}; "
+                f"speed {self.speed:g})")
+
+
+#: The driver personalities the commands and the demo know, by name.
+DRIVERS: dict[str, Driver] = {
+    "cautious": Driver(
+        route=DriverCosts(road_kind=(("highway", 1.5),), turn=20.0),
+        lattice=LatticeCosts(near_car=20.0, near_distance=5.0,
+                             lane_type=(("oncoming", 10.0), ("sidewalk", math.inf))),
+        speed=12.0, like="keeps off highways, turns little, keeps well clear of cars and "
+        "oncoming lanes"),
+    "normal": Driver(
+        route=DriverCosts(),
+        lattice=LatticeCosts(near_car=10.0, near_distance=3.0,
+                             lane_type=(("oncoming", 2.0), ("sidewalk", math.inf))),
+        speed=15.0, like="takes the shortest roads, overtakes through oncoming lanes"),
+    "reckless": Driver(
+        route=DriverCosts(lane_type=((LaneType.SIDEWALK, 2.0),), road_kind=(("highway", 0.5),)),
+        lattice=LatticeCosts(near_car=5.0, near_distance=2.0,
+                             lane_type=(("oncoming", 0.0), ("sidewalk", 1.0))),
+        speed=22.0, like="races on highways, drives on sidewalks and oncoming lanes, "
+        "shaves past cars"),
+}
+
+DRIVER_HELP = "driver personality: " + "; ".join(
+    f"{name}: {d.describe()}" for name, d in DRIVERS.items()) + " (default normal)"
+
+
+def add_traffic_parser(sub: Any) -> None:
+    """Register the ``traffic`` subcommand."""
+    t = sub.add_parser("traffic", help="traffic: routes per driver personality on road grids, "
+                       "the mid-level lattice planner around other cars",
+                       description="Plan routes and lane lattices on a generated road grid.")
+    tsub = t.add_subparsers(dest="traffic_command", required=True)
+    r = tsub.add_parser("route", help="route A* between two junctions for a driver, print "
+                        "its cost, lanes, length and time",
+                        description="The cheapest route from a lane leaving junction --from "
+                        "to a lane arriving at junction --to (its cost counts the first lane).")
+    _network_options(r)
+    r.add_argument("--from", dest="start", type=cell, default=(0, 0), metavar="X,Y",
+                   help="start junction (default 0,0)")
+    r.add_argument("--to", dest="goal", type=cell, default=None, metavar="X,Y",
+                   help="goal junction (default the last: COLUMNS-1,ROWS-1)")
+    r.add_argument("--driver", choices=sorted(DRIVERS), default="normal", help=DRIVER_HELP)
+    r.add_argument("--avoid-roads", type=_road_ids, default=frozenset(), metavar="ID,ID",
+                   help="road ids never entered (as --json's roads lists them)")
+    add_method_option(r, ("astar", "dijkstra"))
+    r.add_argument("--render", metavar="OUT.png", help="draw the lanes and the route")
+    r.add_argument("--json", action="store_true", help=JSON_HELP)
+    r.set_defaults(run=cmd_route)
+
+    lat = tsub.add_parser("lattice", help="the lattice planner on one road around other "
+                          "cars: top paths, their costs and speed limits",
+                          description="Node sets along one road, one node per lane, every "
+                          "path scored around the other cars' predicted positions; the K "
+                          "cheapest with the speeds passed back from the last set.")
+    _network_options(lat)
+    lat.add_argument("--road", type=non_negative_int, default=0,
+                     help="road id (default 0: the first road from junction 0,0)")
+    lat.add_argument("--backward", action="store_true",
+                     help="drive the road from its end to its start")
+    lat.add_argument("--sets", type=positive_int, default=8, help="node sets (default 8)")
+    lat.add_argument("--set-spacing", type=positive_float, default=10.0,
+                     help="distance between node sets (default 10)")
+    lat.add_argument("--driver", choices=sorted(DRIVERS), default="normal", help=DRIVER_HELP)
+    lat.add_argument("--speed", type=positive_float, default=None,
+                     help="desired speed, world units a second (default the driver's)")
+    lat.add_argument("--lateral-acceleration", type=positive_float, default=8.0,
+                     help="most sideways acceleration in a turn (default 8)")
+    lat.add_argument("--deceleration", type=positive_float, default=6.0,
+                     help="most braking (default 6)")
+    lat.add_argument("--cars", type=non_negative_int, default=3,
+                     help="other cars on the road's lanes (default 3)")
+    lat.add_argument("--seed", type=non_negative_int, default=0,
+                     help="seed placing the other cars")
+    lat.add_argument("--top", type=positive_int, default=5, help="paths kept (default 5)")
+    lat.add_argument("--render", metavar="OUT.png",
+                     help="draw the lattice, the cars, the paths and the speeds")
+    lat.add_argument("--json", action="store_true", help=JSON_HELP)
+    lat.set_defaults(run=cmd_lattice)
+
+
+def _network_options(p: Any) -> None:
+    p.add_argument("--columns", type=positive_int, default=6, help="junctions across (default 6)")
+    p.add_argument("--rows", type=positive_int, default=4, help="junctions down (default 4)")
+    p.add_argument("--spacing", type=positive_float, default=100.0,
+                   help="distance between neighbouring junctions (default 100)")
+    p.add_argument("--highway-every", type=non_negative_int, default=0,
+                   help="every K-th row and column is a highway (default 0: none)")
+
+
+def _road_ids(text: str) -> frozenset[int]:
+    return frozenset(non_negative_int(v) for v in text.split(","))
+
+
+def junctions(network: RoadNetwork, spacing: float) -> tuple[dict[tuple[int, int], list[int]],
+                                                              dict[tuple[int, int], list[int]]]:
+    """The lanes leaving and the lanes arriving at each junction ``(x, y)`` of a road grid
+    built ``spacing`` apart (each road's centre line end is the mean of its two lanes' ends
+    there)."""
+    leaving: dict[tuple[int, int], list[int]] = {}
+    arriving: dict[tuple[int, int], list[int]] = {}
+    for _, ids in network.roads:
+        one, two = (network.lanes[i] for i in ids)
+        for lane, twin in ((one, two), (two, one)):
+            for ends, store in (((lane.points[0], twin.points[-1]), leaving),
+                                ((lane.points[-1], twin.points[0]), arriving)):
+                x, y = np.rint((ends[0] + ends[1]) / 2 / spacing).astype(int).tolist()
+                store.setdefault((x, y), []).append(lane.id)
+    return leaving, arriving
+
+
+def junction_route(planner: RoutePlanner, leaving: list[int], arriving: list[int], *,
+                   method: str) -> tuple[float, PathResult | None, int]:
+    """The cheapest route from any lane of ``leaving`` to any of ``arriving``: its cost
+    (the first lane's own cost included; inf when there is none), the route (None) and
+    the nodes expanded by all the searches."""
+    best: tuple[float, PathResult | None] = (math.inf, None)
+    expanded = 0
+    for s in leaving:
+        lane = planner.network.lanes[s]
+        first = planner.driver.factor(lane.type, lane.kind, lane.road) * lane.length
+        if first == math.inf:
+            continue
+        for g in arriving:
+            found = planner.find_route(s, g, method=method)
+            expanded += found.stats.expanded
+            if found.found and first + found.cost < best[0]:
+                best = (first + found.cost, found)
+    return best[0], best[1], expanded
+
+
+def cmd_route(args: Any) -> int:
+    net = road_grid(args.columns, args.rows, spacing=args.spacing,
+                    highway_every=args.highway_every)
+    goal = args.goal if args.goal is not None else (args.columns - 1, args.rows - 1)
+    for name, (x, y) in (("--from", args.start), ("--to", goal)):
+        if not (0 <= x < args.columns and 0 <= y < args.rows):
+            raise InvalidQueryError(f"{name} {x},{y} is not a junction of the {args.columns} x "
+                                    f"{args.rows} grid")
+    if args.start == goal:
+        raise InvalidQueryError(f"--from and --to are the same junction {goal[0]},{goal[1]}")
+    leaving, arriving = junctions(net, args.spacing)
+    if not leaving:
+        raise InvalidQueryError(f"the {args.columns} x {args.rows} grid has no roads")
+    if args.avoid_roads and max(args.avoid_roads) >= len(net.roads):
+        raise InvalidQueryError(f"--avoid-roads {max(args.avoid_roads)} is not a road id "
+                                f"(the grid has roads 0..{len(net.roads) - 1})")
+    driver = DRIVERS[args.driver]
+    costs = DriverCosts(lane_type=driver.route.lane_type, road_kind=driver.route.road_kind,
+                        turn=driver.route.turn, avoid_roads=args.avoid_roads)
+    t0 = time.perf_counter()
+    planner = RoutePlanner(net, driver=costs)
+    cost, route, expanded = junction_route(planner, leaving[args.start], arriving[goal],
+                                           method=args.method)
+    elapsed = time.perf_counter() - t0
+    lanes = [] if route is None else route.path.tolist()
+    length = (float(np.hypot(*np.diff(net.route_points(lanes), axis=0).T).sum())
+              if lanes else None)
+    if args.render:
+        from ..viz.traffic import save_road_routes
+
+        save_road_routes(args.render, net, routes=[lanes] if lanes else [],
+                         labels=[args.driver],
+                         title=f"{args.driver}: {args.start} to {goal}")
+    info = {"from": list(args.start), "to": list(goal), "driver": args.driver,
+            "method": args.method, "found": route is not None,
+            "cost": None if route is None else round(cost, 4), "lanes": lanes,
+            "roads": [net.lanes[i].road for i in lanes],
+            "kinds": [net.lanes[i].kind for i in lanes],
+            "length": None if length is None else round(length, 4),
+            "drive_seconds": None if length is None else round(length / driver.speed, 2),
+            "expanded": expanded, "ms": round(elapsed * 1e3, 3), "render": args.render}
+    if args.json:
+        print(to_json(info))
+    elif route is None:
+        print(f"{args.driver}: no route from {args.start} to {goal}; {expanded} lanes "
+              f"expanded in {info['ms']} ms" + (f"; wrote {args.render}" if args.render else ""))
+    else:
+        print(f"{args.driver}: {args.start} to {goal} costs {info['cost']} over {len(lanes)} "
+              f"lanes, {info['length']} long ({info['drive_seconds']} s at {driver.speed:g} a "
+              f"second); {expanded} lanes expanded in {info['ms']} ms"
+              + (f"; wrote {args.render}" if args.render else ""))
+    return 0
+
+
+@dataclass(frozen=True, eq=False)
+class LatticeRun:
+    """The mid-level step on one road: ``positions`` ``(n_sets + 1, n_lanes, 2)`` (row 0
+    abreast of the vehicle, then the node sets), the lanes' ``labels``, the vehicle's
+    ``start_lane``, the arrival ``times`` at the sets ``(n_sets,)`` at the desired speed,
+    the ``nodes`` costs ``(n_sets, n_lanes)``, the ``paths`` kept, and per path its turn
+    ``limits`` and propagated ``speeds`` (``(n_sets + 1,)`` each, the vehicle first), among
+    the ``cars``."""
+
+    positions: np.ndarray
+    labels: list[str]
+    start_lane: int
+    times: np.ndarray
+    nodes: np.ndarray
+    paths: list[LatticePath]
+    limits: list[np.ndarray]
+    speeds: list[np.ndarray]
+    cars: CarField
+
+    __eq__ = _fields_equal
+
+
+def path_points(positions: np.ndarray, start_lane: int, path: LatticePath) -> np.ndarray:
+    """``(n_sets + 1, 2)``: the vehicle (row 0 of ``positions``, in ``start_lane``), then
+    ``path``'s node in each set."""
+    sets = np.arange(1, positions.shape[0])
+    return np.vstack([positions[0, start_lane], positions[sets, path.lanes]])
+
+
+def place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
+               speed: float) -> list[Trajectory]:
+    """``count`` cars on the driving lanes of ``road``, each at a random place along a
+    random lane, a third of them parked and the rest driving on to the lane's end at 30 to
+    80% of ``speed``."""
+    lanes = [lane for lane in network.road_lanes(road) if lane.type is LaneType.DRIVING]
+    if count and not lanes:
+        raise InvalidQueryError(f"road {road} has no driving lane to place cars on")
+    rng = np.random.default_rng(seed)
+    cars = []
+    for _ in range(count):
+        lane = lanes[int(rng.integers(len(lanes)))]
+        s = float(rng.uniform(0.0, lane.length))
+        at = lane.point_at(s)
+        if rng.random() < 1 / 3:
+            cars.append(Trajectory([at], [0.0]))
+            continue
+        ahead = lane.points[lane.stations > s]
+        pts = np.vstack([at, ahead]) if len(ahead) else np.vstack([at, at])
+        cars.append(Trajectory(pts, np.full(len(pts), float(rng.uniform(0.3, 0.8)) * speed)))
+    return cars
+
+
+def lattice_run(network: RoadNetwork, road: int, *, forward: bool, driver: Driver,
+                n_sets: int, set_spacing: float, cars: list[Trajectory], top: int,
+                speed: float, lateral_acceleration: float, deceleration: float) -> LatticeRun:
+    """The lattice planner's step for a vehicle at the start of its driving lane on
+    ``road``: node costs around the ``cars`` at the times the vehicle reaches each set at
+    ``speed``, the ``top`` cheapest paths, and each path's turn limits and speeds after the
+    backward pass."""
+    positions, labels = road_lattice(network, road, forward=forward, start=0.0,
+                                     spacing=set_spacing, n_sets=n_sets + 1)
+    if "driving" not in labels:
+        raise InvalidQueryError(f"road {road} has no lane driving "
+                                f"{'forward' if forward else 'backward'}")
+    start = labels.index("driving")
+    field = CarField(cars, radius=driver.lattice.near_distance)
+    times = set_spacing * np.arange(1, n_sets + 1) / speed
+    nodes = lattice_node_costs(positions[1:], times, labels, costs=driver.lattice, cars=field)
+    paths = plan_lattice(nodes, start, costs=driver.lattice, k=top)
+    all_limits, all_speeds = [], []
+    for path in paths:
+        pts = path_points(positions, start, path)
+        limits = turn_speed_limits(pts, max_speed=speed,
+                                   lateral_acceleration=lateral_acceleration)
+        all_limits.append(limits)
+        all_speeds.append(propagate_speeds(limits[1:], np.hypot(*np.diff(pts, axis=0).T),
+                                           start_limit=limits[0], deceleration=deceleration))
+    return LatticeRun(positions, labels, start, times, nodes, paths, all_limits, all_speeds,
+                      field)
+
+
+def cmd_lattice(args: Any) -> int:
+    net = road_grid(args.columns, args.rows, spacing=args.spacing,
+                    highway_every=args.highway_every)
+    if not net.roads:
+        raise InvalidQueryError(f"the {args.columns} x {args.rows} grid has no roads")
+    if args.road >= len(net.roads):
+        raise InvalidQueryError(f"--road {args.road} is not a road id (the grid has roads "
+                                f"0..{len(net.roads) - 1})")
+    driver = DRIVERS[args.driver]
+    speed = args.speed if args.speed is not None else driver.speed
+    t0 = time.perf_counter()
+    cars = place_cars(net, args.road, count=args.cars, seed=args.seed, speed=speed)
+    run = lattice_run(net, args.road, forward=not args.backward, driver=driver,
+                      n_sets=args.sets, set_spacing=args.set_spacing, cars=cars, top=args.top,
+                      speed=speed, lateral_acceleration=args.lateral_acceleration,
+                      deceleration=args.deceleration)
+    elapsed = time.perf_counter() - t0
+    if args.render:
+        from ..viz.traffic import save_lattice
+
+        paths = [path_points(run.positions, run.start_lane, p) for p in run.paths]
+        save_lattice(args.render, run.positions, paths=paths,
+                     nodes=run.nodes, start_lane=run.start_lane, labels=run.labels,
+                     cars=run.cars, times=run.times,
+                     speeds=run.speeds[0] if run.paths else None,
+                     limits=run.limits[0] if run.paths else None,
+                     title=f"{args.driver} on road {args.road}")
+    rows = [{"cost": p.cost, "lanes": p.lanes.tolist(),
+             "limits": np.round(lim, 3).tolist(), "speeds": np.round(spd, 3).tolist()}
+            for p, lim, spd in zip(run.paths, run.limits, run.speeds)]
+    info = {"road": args.road, "forward": not args.backward, "driver": args.driver,
+            "speed": speed, "lanes": run.labels, "start_lane": run.start_lane,
+            "sets": args.sets, "cars": args.cars, "seed": args.seed,
+            "node_costs": run.nodes.tolist(), "paths": rows,
+            "ms": round(elapsed * 1e3, 3), "render": args.render}
+    if args.json:
+        print(to_json(info))
+        return 0
+    print(f"{args.driver} on road {args.road} ({' / '.join(run.labels)}), {args.sets} sets "
+          f"{args.set_spacing:g} apart, {args.cars} other cars (seed {args.seed}), desired "
+          f"speed {speed:g} a second: {len(rows)} paths in {info['ms']} ms"
+          + (f"; wrote {args.render}" if args.render else ""))
+    for k, row in enumerate(rows, 1):
+        print(f"  {k}. cost {row['cost']:g}  lanes {' '.join(map(str, row['lanes']))}  speeds "
+              + " ".join(f"{v:.1f}" for v in row["speeds"]))
+    if not rows:
+        print("  no path avoids the unusable nodes")
+    return 0

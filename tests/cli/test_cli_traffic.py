@@ -1,0 +1,251 @@
+"""The ``wayfinding traffic route|lattice`` commands: routes between junctions against a
+networkx oracle per driver personality, the lattice's top paths against exhaustive
+enumeration with their speeds, JSON and text output, pictures, and bad inputs."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding.cli.args import Parser
+from wayfinding.cli.traffic import DRIVERS, add_traffic_parser
+from wayfinding.traffic import road_grid
+
+nx = pytest.importorskip("networkx")
+
+
+@pytest.fixture
+def run(monkeypatch, capsys):
+    """``main`` with the traffic commands, as cli/main.py wires them: returns the exit
+    status and the output."""
+    cli_main = importlib.import_module("wayfinding.cli.main")
+
+    def build_parser():
+        parser = Parser(prog="wayfinding")
+        add_traffic_parser(parser.add_subparsers(dest="command", metavar="COMMAND"))
+        return parser
+
+    monkeypatch.setattr(cli_main, "build_parser", build_parser)
+
+    def call(*argv):
+        code = cli_main.main(["traffic", *argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return call
+
+
+def oracle_cost(net, spacing, driver, start, goal):
+    """The cheapest route from a lane leaving junction ``start`` to one arriving at
+    ``goal`` by networkx: a lane's cost is its length times the driver's factors, a step
+    adds the junction piece and the turn."""
+    g = nx.DiGraph()
+    for a, lane in enumerate(net.lanes):
+        for b in net.successors_of(a):
+            nxt = net.lanes[b]
+            factor = driver.factor(nxt.type, nxt.kind, nxt.road)
+            if factor == math.inf:
+                continue
+            turn = math.acos(max(-1.0, min(1.0, float(
+                lane.heading(at_end=True) @ nxt.heading(at_end=False)))))
+            g.add_edge(a, b, weight=net.gap(a, b) + nxt.length * factor + driver.turn * turn)
+
+    def at(point):
+        return tuple(int(v) for v in np.rint(point / spacing))
+
+    def near(lane, end):      # a road grid's lanes lie 1.75 to the right of the centre line
+        p, h = lane.points[end], lane.heading(at_end=end == -1)
+        return at(p + 1.75 * np.array([-h[1], h[0]]))
+
+    best = math.inf
+    for s, lane in enumerate(net.lanes):
+        first = driver.factor(lane.type, lane.kind, lane.road) * lane.length
+        if near(lane, 0) != start or first == math.inf or s not in g:
+            continue
+        dist = nx.single_source_dijkstra_path_length(g, s)
+        for t, other in enumerate(net.lanes):
+            if near(other, -1) == goal and t in dist:
+                best = min(best, first + dist[t])
+    return best
+
+
+@pytest.mark.parametrize("driver", sorted(DRIVERS))
+@pytest.mark.parametrize("start, goal", [((0, 0), (4, 2)), ((3, 1), (0, 2)), ((1, 0), (2, 0))])
+def test_route_cost_equals_the_networkx_oracle(run, driver, start, goal):
+    code, out, _ = run("route", "--columns", "5", "--rows", "3", "--highway-every", "2",
+                       "--from", f"{start[0]},{start[1]}", "--to", f"{goal[0]},{goal[1]}",
+                       "--driver", driver, "--json")
+    assert code == 0
+    info = json.loads(out)
+    net = road_grid(5, 3, spacing=100.0, highway_every=2)
+    want = oracle_cost(net, 100.0, DRIVERS[driver].route, start, goal)
+    assert info["found"] and info["cost"] == pytest.approx(want, abs=1e-3)
+    lanes = info["lanes"]
+    assert all(b in net.successors_of(a) for a, b in zip(lanes, lanes[1:]))
+    pts = net.route_points(lanes)
+    assert info["length"] == pytest.approx(np.hypot(*np.diff(pts, axis=0).T).sum(), abs=1e-3)
+    assert info["roads"] == [net.lanes[i].road for i in lanes]
+    assert info["drive_seconds"] == pytest.approx(info["length"] / DRIVERS[driver].speed,
+                                                  abs=0.01)
+
+
+def test_route_json_schema_text_and_picture(run, tmp_path):
+    code, out, _ = run("route", "--json")
+    assert code == 0
+    info = json.loads(out)
+    assert set(info) == {"from", "to", "driver", "method", "found", "cost", "lanes", "roads",
+                         "kinds", "length", "drive_seconds", "expanded", "ms", "render"}
+    assert info["from"] == [0, 0] and info["to"] == [5, 3] and info["driver"] == "normal"
+    # The normal driver takes a shortest route: 8 roads of 100 and the corners' pieces.
+    assert len(info["lanes"]) == 8 and 800.0 <= info["length"] < 810.0
+    png = tmp_path / "route.png"
+    code, out, _ = run("route", "--render", str(png))
+    assert code == 0 and "costs" in out and f"wrote {png}" in out
+    Image = pytest.importorskip("PIL.Image")
+    assert Image.open(png).size[0] == 800
+
+
+def test_personalities_take_different_routes(run):
+    routes = {}
+    for driver in ("cautious", "reckless"):
+        code, out, _ = run("route", "--columns", "8", "--rows", "5", "--highway-every", "3",
+                           "--from", "0,1", "--to", "7,4", "--driver", driver, "--json")
+        assert code == 0
+        routes[driver] = json.loads(out)
+    share = {d: r["kinds"].count("highway") / len(r["kinds"]) for d, r in routes.items()}
+    assert share["reckless"] > 0.5 and share["cautious"] == 0.0
+
+
+def test_dijkstra_finds_the_same_cost(run):
+    costs, expanded = {}, {}
+    for method in ("astar", "dijkstra"):
+        code, out, _ = run("route", "--columns", "7", "--rows", "7", "--method", method,
+                           "--json")
+        info = json.loads(out)
+        costs[method], expanded[method] = info["cost"], info["expanded"]
+    assert costs["astar"] == costs["dijkstra"]
+    assert expanded["astar"] < expanded["dijkstra"]
+
+
+def test_avoided_roads_leave_no_route(run):
+    code, out, _ = run("route", "--columns", "2", "--rows", "1", "--avoid-roads", "0",
+                       "--json")
+    info = json.loads(out)
+    assert code == 0 and not info["found"] and info["cost"] is None and info["lanes"] == []
+    code, out, _ = run("route", "--columns", "2", "--rows", "1", "--avoid-roads", "0")
+    assert code == 0 and "no route" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--from", "9,0"], "--from 9,0 is not a junction"),
+    (["--to", "0,4"], "--to 0,4 is not a junction"),
+    (["--from", "1,1", "--to", "1,1"], "same junction"),
+    (["--columns", "1", "--rows", "1"], "same junction"),
+    (["--avoid-roads", "500"], "--avoid-roads 500 is not a road id"),
+    (["--render", "route.gif"], "PNG"),
+])
+def test_route_refuses_bad_values(run, argv, message):
+    code, out, err = run("route", *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("wayfinding: error: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command, argv, message", [
+    ("route", ["--columns", "0"], "must be an integer >= 1"),
+    ("route", ["--from", "a,b"], "is not a cell"),
+    ("route", ["--driver", "sleepy"], "invalid choice"),
+    ("route", ["--method", "jps"], "invalid choice"),
+    ("route", ["--avoid-roads", "1,-2"], "must be an integer >= 0"),
+    ("lattice", ["--sets", "0"], "must be an integer >= 1"),
+    ("lattice", ["--top", "0"], "must be an integer >= 1"),
+    ("lattice", ["--speed", "-3"], "must be a number > 0"),
+    ("lattice", ["--set-spacing", "nan"], "finite"),
+])
+def test_parsing_refuses_bad_values(run, capsys, command, argv, message):
+    with pytest.raises(SystemExit) as refused:
+        run(command, *argv)
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and message in err and err.count("\n") == 1
+
+
+def enumerate_paths(nodes, start, costs, k):
+    """Every lane sequence scored (straight step, lane change per lane crossed), cheapest
+    ``k`` first, ties by lanes."""
+    scored = []
+    for lanes in itertools.product(range(nodes.shape[1]), repeat=nodes.shape[0]):
+        total, prev = 0.0, start
+        for i, lane in enumerate(lanes):
+            diff = abs(lane - prev)
+            if diff > costs.max_lane_change:
+                total = math.inf
+                break
+            total += (costs.straight if diff == 0 else costs.lane_change * diff) + nodes[i, lane]
+            prev = lane
+        if total < math.inf:
+            scored.append((total, list(lanes)))
+    return sorted(scored)[:k]
+
+
+@pytest.mark.parametrize("driver", sorted(DRIVERS))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lattice_top_paths_equal_exhaustive_enumeration(run, driver, seed):
+    code, out, _ = run("lattice", "--cars", "6", "--seed", str(seed), "--sets", "6",
+                       "--top", "7", "--driver", driver, "--json")
+    assert code == 0
+    info = json.loads(out)
+    nodes = np.array([[math.inf if v is None else v for v in row] for row in info["node_costs"]])
+    want = enumerate_paths(nodes, info["start_lane"], DRIVERS[driver].lattice, 7)
+    assert [(p["cost"], p["lanes"]) for p in info["paths"]] == want
+    speed = DRIVERS[driver].speed
+    for p in info["paths"]:
+        speeds, limits = np.array(p["speeds"]), np.array(p["limits"])
+        assert speeds.shape == limits.shape == (7,)
+        assert np.all(speeds <= limits + 1e-3) and np.all(speeds <= speed + 1e-9)
+        assert speeds[-1] == pytest.approx(speed)
+        # The backward pass: no speed exceeds what braking allows from the next one.
+        steps = np.full(6, 10.0)
+        steps[np.diff([info["start_lane"], *p["lanes"]]) != 0] = math.hypot(10.0, 3.5)
+        assert np.all(speeds[:-1] ** 2 <= speeds[1:] ** 2 + 2 * 6.0 * steps + 0.1)
+
+
+def test_lattice_json_schema_and_cars(run):
+    code, out, _ = run("lattice", "--cars", "0", "--json")
+    info = json.loads(out)
+    assert set(info) == {"road", "forward", "driver", "speed", "lanes", "start_lane", "sets",
+                         "cars", "seed", "node_costs", "paths", "ms", "render"}
+    assert info["lanes"] == ["driving", "oncoming"] and info["start_lane"] == 0
+    # Without other cars a node costs its lane's type only (the normal driver: oncoming +2).
+    assert info["node_costs"] == [[0.0, 2.0]] * 8
+    assert info["paths"][0] == {"cost": 8.0, "lanes": [0] * 8, "limits": [15.0] * 9,
+                                "speeds": [15.0] * 9}
+    code, out, _ = run("lattice", "--cars", "0", "--backward", "--json")
+    back = json.loads(out)
+    assert back["lanes"] == ["oncoming", "driving"] and back["start_lane"] == 1
+    seeded = [json.loads(run("lattice", "--cars", "8", "--seed", s, "--json")[1])["node_costs"]
+              for s in ("4", "4", "5")]
+    assert seeded[0] == seeded[1] != seeded[2]
+
+
+def test_lattice_text_and_picture(run, tmp_path):
+    png = tmp_path / "lattice.png"
+    code, out, _ = run("lattice", "--top", "3", "--render", str(png))
+    lines = out.splitlines()
+    assert code == 0 and "3 paths" in lines[0] and f"wrote {png}" in lines[0]
+    assert [ln.split()[0] for ln in lines[1:]] == ["1.", "2.", "3."]
+    Image = pytest.importorskip("PIL.Image")
+    assert Image.open(png).size[0] == 800
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--road", "999"], "--road 999 is not a road id"),
+    (["--columns", "1", "--rows", "1"], "has no roads"),
+    (["--render", "lattice.svg"], "PNG"),
+])
+def test_lattice_refuses_bad_values(run, argv, message):
+    code, out, err = run("lattice", *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("wayfinding: error: ") and message in err and err.count("\n") == 1
