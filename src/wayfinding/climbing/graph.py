@@ -84,33 +84,61 @@ class ClimbGraph:
                           self.edge_ids)
 
 
-def _segment_closest(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray
-                     ) -> tuple[float, float, float]:
-    """Parameters (s, t) in [0, 1] of the closest points of segments p0-p1 and q0-q1 and
-    their distance."""
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ragged ranges ``starts[g] .. starts[g] + counts[g]``: each item's group and
+    index, groups in order."""
+    group = np.repeat(np.arange(len(counts)), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    return group, np.arange(int(counts.sum())) - first + starts[group]
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def _segments_closest(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parameters (s, t) in [0, 1] of the closest points of segments ``p0[k]-p1[k]`` and
+    ``q0[k]-q1[k]`` (``(n, 3)`` arrays) and their distances; parallel segments take s = 0
+    where it is closest."""
     d1, d2, r = p1 - p0, q1 - q0, p0 - q0
-    a, e, f = d1 @ d1, d2 @ d2, d2 @ r
-    c, b = d1 @ r, d1 @ d2
+    a, e, f = _dot(d1, d1), _dot(d2, d2), _dot(d2, r)
+    c, b = _dot(d1, r), _dot(d1, d2)
     den = a * e - b * b
-    s = min(max((b * f - c * e) / den, 0.0), 1.0) if den > 1e-12 * a * e else 0.0
-    t = (b * s + f) / e
-    if t < 0.0:
-        t, s = 0.0, min(max(-c / a, 0.0), 1.0)
-    elif t > 1.0:
-        t, s = 1.0, min(max((b - c) / a, 0.0), 1.0)
-    return s, t, float(np.linalg.norm(p0 + s * d1 - q0 - t * d2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(den > 1e-12 * a * e, np.clip((b * f - c * e) / den, 0.0, 1.0), 0.0)
+        t = (b * s + f) / e
+        s = np.where(t < 0.0, np.clip(-c / a, 0.0, 1.0),
+                     np.where(t > 1.0, np.clip((b - c) / a, 0.0, 1.0), s))
+    t = np.clip(t, 0.0, 1.0)
+    gap = p0 + s[:, None] * d1 - q0 - t[:, None] * d2
+    return s, t, np.linalg.norm(gap, axis=1)
 
 
-def _link_kind(p: np.ndarray, q: np.ndarray, caps: Capabilities) -> EdgeKind | None:
-    """The kind of a link from p to q the capabilities allow, or None."""
+def _link_kinds(p: np.ndarray, q: np.ndarray, caps: Capabilities) -> np.ndarray:
+    """The kind of each link ``p[k]`` to ``q[k]`` the capabilities allow: ``(n,)`` int8,
+    -1 where none."""
     d = q - p
-    rise, run, dist = d[2], float(np.hypot(d[0], d[1])), float(np.linalg.norm(d))
-    if rise < 0:
-        ok = -rise <= caps.max_drop_height and run <= caps.max_jump_distance
-        return EdgeKind.DROP if ok else None
-    steep = bool(np.degrees(np.arctan2(rise, run)) <= caps.max_jump_angle) if dist else True
-    ok = dist <= caps.max_jump_distance and rise <= caps.max_jump_height and steep
-    return EdgeKind.JUMP if ok else None
+    rise, run, dist = d[:, 2], np.hypot(d[:, 0], d[:, 1]), np.linalg.norm(d, axis=1)
+    drop = (-rise <= caps.max_drop_height) & (run <= caps.max_jump_distance)
+    steep = (np.degrees(np.arctan2(rise, run)) <= caps.max_jump_angle) | (dist == 0)
+    jump = (dist <= caps.max_jump_distance) & (rise <= caps.max_jump_height) & steep
+    return np.where(rise < 0, np.where(drop, EdgeKind.DROP, -1),
+                    np.where(jump, EdgeKind.JUMP, -1)).astype(np.int8)
+
+
+def _candidate_pairs(lo: np.ndarray, hi: np.ndarray, reach: float) -> np.ndarray:
+    """The ``(k, 2)`` pairs ``i < j`` of boxes ``lo[i]..hi[i]`` no more than ``reach``
+    apart on every axis, in row order: a sweep along x, then the full test."""
+    order = np.argsort(lo[:, 0], kind="stable")
+    lo_x = lo[order, 0]
+    end = np.searchsorted(lo_x, hi[order, 0] + reach * (1 + 1e-9) + 1e-12, side="right")
+    first = np.arange(1, len(order) + 1)
+    a, b = _ranges(first, np.maximum(end - first, 0))
+    i, j = order[a], order[b]
+    near = ~((lo[i] - hi[j] > reach).any(axis=1) | (lo[j] - hi[i] > reach).any(axis=1))
+    pairs = np.sort(np.stack([i[near], j[near]], axis=1), axis=1)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
 def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None,
@@ -119,6 +147,10 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     character with ``capabilities`` (default :class:`Capabilities()`), links tested for
     line of sight against ``blockers``.  Elements closer than ``touch`` metres (> 0) touch:
     they share a merged node there and no link joins them at that spot.
+
+    The work is done on arrays: candidate element pairs by a sweep over their bounding
+    boxes, then every segment pair's closest points, every link's nearest landing point and
+    line-of-sight test in batches.  Node ids and edge order follow the elements' order.
     """
     els = tuple(elements)
     for i, e in enumerate(els):
@@ -131,92 +163,225 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     if not isinstance(block, Blockers):
         raise InvalidGeometryError(f"blockers {block!r} is not a Blockers")
     tol = number("touch", touch, min=0.0, min_open=True, error=InvalidGeometryError)
-    use = [i for i, e in enumerate(els) if e.kind in caps.kinds]
-    stops: list[list[tuple[float, np.ndarray]]] = [[] for _ in els]
-    for i in use:
-        e = els[i]
-        stops[i] += [(float(c), p) for c, p in zip(e.cumulative, e.points)]
-        stops[i].append((e.length / 2, e._point_at(e.length / 2)))
-    lo = np.array([els[i].points.min(axis=0) for i in use]).reshape(-1, 3)
-    hi = np.array([els[i].points.max(axis=0) for i in use]).reshape(-1, 3)
+    use = np.array([i for i, e in enumerate(els) if e.kind in caps.kinds], dtype=np.int64)
+    # the elements' points flattened: element e's vertices are vert[vstart[e]:vstart[e+1]]
+    nv = np.array([len(e.points) for e in els], dtype=np.int64)
+    vstart = np.concatenate([[0], np.cumsum(nv)])
+    vert = np.concatenate([e.points for e in els]) if els else np.empty((0, 3))
+    cum = np.concatenate([e.cumulative for e in els]) if els else np.empty(0)
+    length = np.array([e.length for e in els], dtype=np.float64)
+
+    shift = np.concatenate([[0.0], np.cumsum(length + 1.0)])[:-1]  # elements end to end
+    along = cum + np.repeat(shift, nv)
+
+    def points_at(el: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """The points ``d[k]`` along elements ``el[k]`` (as TraversalElement.point_at)."""
+        k = np.searchsorted(along, d + shift[el], side="right") - 1
+        k = np.clip(k, vstart[el], vstart[el + 1] - 2)
+        a, b = cum[k], cum[k + 1]
+        return vert[k] + ((d - a) / (b - a))[:, None] * (vert[k + 1] - vert[k])
+
+    # stops: (element, distance, point, order key); the key keeps the order in which the
+    # stops of one element at one distance were found, its first point naming their node
+    st_el: list[np.ndarray] = []
+    st_d: list[np.ndarray] = []
+    st_p: list[np.ndarray] = []
+    st_key: list[np.ndarray] = []
+    if len(use):
+        uv, uc = _ranges(vstart[use], nv[use])
+        centre_el = use
+        centre_d = length[use] / 2
+        st_el += [use[uv], centre_el]
+        st_d += [cum[uc], centre_d]
+        st_p += [vert[uc], points_at(centre_el, centre_d)]
+        st_key += [np.full(len(uc), -1.0), np.full(len(use), -1.0)]
+    lo = np.minimum.reduceat(vert, vstart[:-1])[use] if len(use) else np.empty((0, 3))
+    hi = np.maximum.reduceat(vert, vstart[:-1])[use] if len(use) else np.empty((0, 3))
     reach = caps.reach + tol
-    apart = (lo[:, None] - hi[None] > reach).any(axis=2)
-    pairs = np.argwhere(np.triu(~(apart | apart.T), 1))   # boxes within reach, i < j
-    links: list[tuple[int, float, int, float]] = []      # (element, distance) pairs
-    for ia, ja in pairs.tolist():
-        i, j = use[ia], use[ja]
-        a, b = els[i], els[j]
-        for u in range(len(a.points) - 1):
-            for v in range(len(b.points) - 1):
-                s, t, d = _segment_closest(a.points[u], a.points[u + 1],
-                                           b.points[v], b.points[v + 1])
-                if d <= tol:
-                    da = a.cumulative[u] + s * (a.cumulative[u + 1] - a.cumulative[u])
-                    db = b.cumulative[v] + t * (b.cumulative[v + 1] - b.cumulative[v])
-                    stops[i].append((float(da), a._point_at(da)))
-                    stops[j].append((float(db), b._point_at(db)))
-        for x, y in ((i, j), (j, i)):
-            src, dst = els[x], els[y]
-            for ds in (0.0, src.length / 2, src.length):
-                p = src._point_at(ds)
-                dd, q = dst._closest(p)
-                if tol < np.linalg.norm(q - p) <= reach:
-                    links.append((x, ds, y, dd))
-                    stops[y].append((dd, q))
-    # merge stop points closer than tol into nodes
-    nodes: list[np.ndarray] = []
-    cells: dict[tuple[int, ...], list[int]] = {}         # spatial hash, cells of side tol
-    near = [(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)]
-    per_element: list[np.ndarray] = []
-    for i in range(len(els)):
-        rows: list[tuple[float, int]] = []
-        for d, p in sorted(stops[i], key=lambda s: s[0]):
-            key = tuple(np.floor(p / tol).astype(np.int64).tolist())
-            k = next((n for dx, dy, dz in near
-                      for n in cells.get((key[0] + dx, key[1] + dy, key[2] + dz), ())
-                      if np.linalg.norm(nodes[n] - p) <= tol), -1)
-            if k < 0:
-                k = len(nodes)
-                nodes.append(p)
-                cells.setdefault(key, []).append(k)
-            if not rows or rows[-1][1] != k:
-                rows.append((d, k))
-        arr = np.array(rows, dtype=np.float64).reshape(-1, 2)
-        arr.flags.writeable = False
-        per_element.append(arr)
-    pos = np.array(nodes, dtype=np.float64).reshape(-1, 3)
-    edge_ids: dict[tuple[int, int], int] = {}
-    kinds: list[int] = []
-    lengths: list[float] = []
-
-    def add(u: int, v: int, kind: EdgeKind, length: float) -> None:
-        if u != v and (u, v) not in edge_ids:
-            edge_ids[(u, v)] = len(kinds)
-            kinds.append(kind)
-            lengths.append(length)
-
-    for table in per_element:
-        for (d0, u), (d1, v) in zip(table[:-1], table[1:]):
-            add(int(u), int(v), EdgeKind.CLIMB, float(d1 - d0))
-            add(int(v), int(u), EdgeKind.CLIMB, float(d1 - d0))
-    for x, ds, y, dd in links:
-        u = _node_at(per_element[x], ds)
-        v = _node_at(per_element[y], dd)
-        p, q = pos[u], pos[v]
-        if block._blocks(p, q):
-            continue
-        for a, b in ((u, v), (v, u)):
-            kind = _link_kind(pos[a], pos[b], caps)
-            if kind is not None:
-                add(a, b, kind, float(np.linalg.norm(pos[b] - pos[a])))
+    pairs = use[_candidate_pairs(lo, hi, reach)] if len(use) else np.empty((0, 2), np.int64)
+    npair = len(pairs)
+    # touching: every segment pair of every candidate pair of elements
+    ns = nv - 1
+    pi, pj = pairs[:, 0], pairs[:, 1]
+    g, flat = _ranges(np.zeros(npair, np.int64), ns[pi] * ns[pj])
+    u, v = flat // ns[pj][g], flat % ns[pj][g]
+    ka, kb = vstart[pi][g] + u, vstart[pj][g] + v
+    s_, t_, gap = _segments_closest(vert[ka], vert[ka + 1], vert[kb], vert[kb + 1])
+    hit = gap <= tol
+    g, u, v, ka, kb, s_, t_ = (x[hit] for x in (g, u, v, ka, kb, s_, t_))
+    da = cum[ka] + s_ * (cum[ka + 1] - cum[ka])
+    db = cum[kb] + t_ * (cum[kb + 1] - cum[kb])
+    slot = g * 2.0 * (1 << 20) + (u * ns[pj][g] + v) * 2.0      # found in pair, seg order
+    st_el += [pi[g], pj[g]]
+    st_d += [da, db]
+    st_p += [points_at(pi[g], da), points_at(pj[g], db)]
+    st_key += [slot, slot + 1]
+    # links: from each end and the centre of one element to the nearest point of the other
+    src = np.concatenate([pi, pj])
+    dst = np.concatenate([pj, pi])
+    dpair = np.concatenate([np.arange(npair), np.arange(npair)])
+    way = np.repeat([0, 1], npair)
+    src3 = np.repeat(src, 3)
+    ds3 = np.stack([np.zeros(len(src)), length[src] / 2, length[src]], axis=1).ravel()
+    p3 = points_at(src3, ds3)
+    dst3 = np.repeat(dst, 3)
+    q_of, kseg = _ranges(vstart[dst3], ns[dst3])
+    a, b = vert[kseg], vert[kseg + 1]
+    ab = b - a
+    pp = p3[q_of]
+    t = np.clip(_dot(pp - a, ab) / _dot(ab, ab), 0, 1)
+    q = a + t[:, None] * ab
+    dist = np.linalg.norm(q - pp, axis=1)
+    best = np.lexsort((kseg, dist, q_of))                  # nearest segment, first on ties
+    first = np.ones(len(best), dtype=bool)
+    first[1:] = q_of[best][1:] != q_of[best][:-1]
+    best = best[first]
+    dd = cum[kseg[best]] + t[best] * (cum[kseg[best] + 1] - cum[kseg[best]])
+    qq = q[best]
+    span = np.linalg.norm(qq - p3, axis=1)
+    ok = (tol < span) & (span <= reach)
+    link_src, link_ds = src3[ok], ds3[ok]
+    link_dst, link_dd, link_q = dst3[ok], dd[ok], qq[ok]
+    corner = np.tile([0, 1, 2], len(src))[ok]
+    link_order = (np.repeat(dpair, 3)[ok] * 2.0 * (1 << 20) + (1 << 20)
+                  + np.repeat(way, 3)[ok] * 4 + corner)
+    st_el.append(link_dst)
+    st_d.append(link_dd)
+    st_p.append(link_q)
+    st_key.append(link_order)
+    links = np.lexsort((link_order,))
+    link_src, link_ds, link_dst, link_dd = (x[links] for x in (link_src, link_ds, link_dst,
+                                                               link_dd))
+    # stops in order: by element, distance, then as found; merge those within tol
+    el_all = np.concatenate(st_el) if st_el else np.empty(0, np.int64)
+    d_all = np.concatenate(st_d) if st_d else np.empty(0)
+    p_all = np.concatenate(st_p) if st_p else np.empty((0, 3))
+    key_all = np.concatenate(st_key) if st_key else np.empty(0)
+    order = np.lexsort((key_all, d_all, el_all))
+    el_all, d_all, p_all = el_all[order], d_all[order], p_all[order]
+    node_of = _merge(p_all, tol)
+    keep = np.ones(len(order), dtype=bool)                 # drop repeats of one node
+    keep[1:] = (node_of[1:] != node_of[:-1]) | (el_all[1:] != el_all[:-1])
+    el_k, d_k, n_k = el_all[keep], d_all[keep], node_of[keep]
+    creators = np.flatnonzero(node_of == np.arange(len(node_of)))
+    pos = p_all[creators]
+    renumber = np.full(len(node_of), -1, dtype=np.int64)
+    renumber[creators] = np.arange(len(creators))
+    n_k = renumber[n_k]
+    rstart = np.searchsorted(el_k, np.arange(len(els) + 1))
+    table = np.stack([d_k, n_k.astype(np.float64)], axis=1)
+    table.flags.writeable = False
+    per_element = np.split(table, rstart[1:-1]) if els else []
+    # edges: along each element, both ways, then the links that see each other
+    same = el_k[1:] == el_k[:-1]
+    cu, cv = n_k[:-1][same], n_k[1:][same]
+    clen = (d_k[1:] - d_k[:-1])[same]
+    eu = np.stack([cu, cv], axis=1).ravel()
+    ev = np.stack([cv, cu], axis=1).ravel()
+    ekind = np.zeros(len(eu), dtype=np.int8)
+    elen = np.repeat(clen, 2)
+    row_along = d_k + shift[el_k]
+    lu = _node_near(n_k, d_k, row_along, rstart, link_src, link_ds, shift)
+    lv = _node_near(n_k, d_k, row_along, rstart, link_dst, link_dd, shift)
+    clear = ~block._blocks_many(pos[lu], pos[lv])
+    lu, lv = lu[clear], lv[clear]
+    au = np.stack([lu, lv], axis=1).ravel()
+    av = np.stack([lv, lu], axis=1).ravel()
+    akind = _link_kinds(pos[au], pos[av], caps)
+    alen = np.linalg.norm(pos[av] - pos[au], axis=1)
+    good = akind >= 0
+    eu = np.concatenate([eu, au[good]])
+    ev = np.concatenate([ev, av[good]])
+    ekind = np.concatenate([ekind, akind[good]])
+    elen = np.concatenate([elen, alen[good]])
+    real = np.flatnonzero(eu != ev)
+    _, firsts = np.unique(eu[real] * max(len(pos), 1) + ev[real], return_index=True)
+    take = real[np.sort(firsts)]
+    edges = np.stack([eu[take], ev[take]], axis=1).astype(np.int64).reshape(-1, 2)
+    karr = ekind[take]
+    larr = elen[take].astype(np.float64)
+    edge_ids = dict(zip(zip(edges[:, 0].tolist(), edges[:, 1].tolist()), range(len(edges))))
     pos.flags.writeable = False
-    edges = np.array(list(edge_ids), dtype=np.int64).reshape(-1, 2)
-    karr = np.array(kinds, dtype=np.int8)
-    larr = np.array(lengths, dtype=np.float64)
     edges.flags.writeable = karr.flags.writeable = larr.flags.writeable = False
     return ClimbGraph(els, pos, edges, karr, larr, tuple(per_element), edge_ids)
 
 
-def _node_at(rows: np.ndarray, distance: float) -> int:
-    """The node of an element's stop rows nearest ``distance`` along it."""
-    return int(rows[int(np.argmin(np.abs(rows[:, 0] - distance))), 1])
+_NEAR = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)],
+                 dtype=np.int64)
+
+
+def _merge(p: np.ndarray, tol: float) -> np.ndarray:
+    """Greedy merging of points ``p`` (``(n, 3)``) taken in order: each joins the first
+    earlier node within ``tol`` (in cells of side ``tol``: the neighbouring cells in a fixed
+    order, then the nodes' order) or becomes a node.  Returns each point's node as the
+    index of the point that made it."""
+    n = len(p)
+    out = np.arange(n)
+    if n < 2:
+        return out
+    key = np.floor(p / tol).astype(np.int64)
+    axes = [np.unique(key[:, k]) for k in range(3)]
+
+    def code(offset: np.ndarray) -> np.ndarray:
+        """Each point's neighbouring cell ``key + offset`` as one integer (-1: no point
+        lies in that cell)."""
+        out = np.zeros(n, dtype=np.int64)
+        ok = np.ones(n, dtype=bool)
+        for k, values in enumerate(axes):
+            want = key[:, k] + offset[k]
+            r = np.minimum(np.searchsorted(values, want), len(values) - 1)
+            ok &= values[r] == want
+            out = out * len(values) + r
+        return np.where(ok, out, -1)
+
+    own = code(np.zeros(3, dtype=np.int64))
+    cells, cell_of = np.unique(own, return_inverse=True)
+    members = np.argsort(cell_of, kind="stable")
+    cstart = np.searchsorted(cell_of[members], np.arange(len(cells) + 1))
+    pa: list[np.ndarray] = []
+    pb: list[np.ndarray] = []
+    po: list[np.ndarray] = []
+    for o, off in enumerate(_NEAR):
+        want = code(off)
+        c = np.minimum(np.searchsorted(cells, want), len(cells) - 1)
+        hit = np.flatnonzero((want >= 0) & (cells[c] == want))
+        grp, idx = _ranges(cstart[c[hit]], cstart[c[hit] + 1] - cstart[c[hit]])
+        a, b = hit[grp], members[idx]
+        early = b < a
+        a, b = a[early], b[early]
+        close = np.linalg.norm(p[a] - p[b], axis=1) <= tol
+        pa.append(a[close])
+        pb.append(b[close])
+        po.append(np.full(int(close.sum()), o))
+    a, b, o = np.concatenate(pa), np.concatenate(pb), np.concatenate(po)
+    if not len(a):
+        return out
+    rank = np.lexsort((b, o, a))
+    a, b = a[rank], b[rank]
+    heads = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+    # a point whose first candidate has no earlier neighbour joins it: that one is a node
+    sure = ~np.isin(b[heads], a)
+    out[a[heads[sure]]] = b[heads[sure]]
+    for k in heads[~sure].tolist():                        # the rest in order
+        s = int(a[k])
+        j = k
+        while j < len(a) and a[j] == s:
+            if out[b[j]] == b[j]:                          # an earlier node
+                out[s] = b[j]
+                break
+            j += 1
+    return out
+
+
+def _node_near(nodes: np.ndarray, dist: np.ndarray, along: np.ndarray, rstart: np.ndarray,
+               el: np.ndarray, at: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """The node of each element ``el[k]``'s stop rows nearest ``at[k]`` along it (the first
+    on ties).  Rows of all elements lie end to end: ``dist`` along their element, ``along``
+    = ``dist`` + ``shift`` of their element, increasing throughout."""
+    if not len(el):
+        return np.empty(0, dtype=np.int64)
+    k = np.searchsorted(along, at + shift[el])
+    cand = np.clip(k[:, None] + np.arange(-2, 2), rstart[el][:, None],
+                   rstart[el + 1][:, None] - 1)
+    gap = np.abs(dist[cand] - at[:, None])
+    return nodes[cand[np.arange(len(el)), np.argmin(gap, axis=1)]]

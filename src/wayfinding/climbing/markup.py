@@ -193,43 +193,58 @@ class Blockers:
         return self._blocks(finite_points("a", a, 3)[0][0], finite_points("b", b, 3)[0][0])
 
     def _blocks(self, p: np.ndarray, q: np.ndarray) -> bool:
-        return _box_hit(self.boxes, p, q) or _triangle_hit(self.triangles, p, q)
+        return bool(self._blocks_many(p[None], q[None])[0])
+
+    def _blocks_many(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Whether each segment ``p[k]``-``q[k]`` (``(n, 3)`` arrays) is blocked: ``(n,)``
+        bool, tested in chunks of about :data:`_CHUNK` segment-shape pairs."""
+        out = np.zeros(len(p), dtype=bool)
+        per = max(1, _CHUNK // max(len(self.boxes), len(self.triangles), 1))
+        for k in range(0, len(p), per):
+            a, b = p[k:k + per], q[k:k + per]
+            out[k:k + per] = _box_hit(self.boxes, a, b) | _triangle_hit(self.triangles, a, b)
+        return out
 
 
-def _box_hit(boxes: np.ndarray, p: np.ndarray, q: np.ndarray) -> bool:
-    """Whether segment p-q meets the open interior of any box (slab test)."""
-    if not len(boxes):
-        return False
-    d = q - p
-    lo, hi = boxes[:, 0], boxes[:, 1]
-    t0 = np.zeros(len(boxes))
-    t1 = np.ones(len(boxes))
-    ok = np.ones(len(boxes), dtype=bool)
-    for k in range(3):
-        if d[k] == 0:
-            ok &= (lo[:, k] < p[k]) & (p[k] < hi[:, k])
-        else:
-            a, b = (lo[:, k] - p[k]) / d[k], (hi[:, k] - p[k]) / d[k]
-            t0 = np.maximum(t0, np.minimum(a, b))
-            t1 = np.minimum(t1, np.maximum(a, b))
-    return bool((ok & (t0 < t1)).any())
+_CHUNK = 1 << 18
 
 
-def _triangle_hit(tris: np.ndarray, p: np.ndarray, q: np.ndarray) -> bool:
-    """Whether segment p-q crosses any triangle strictly between its ends (Möller–Trumbore;
-    a segment lying in a triangle's plane does not cross it)."""
-    if not len(tris):
-        return False
-    d = q - p
-    e1, e2 = tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]
+def _box_hit(boxes: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Whether each segment p[k]-q[k] meets the open interior of any box (slab test)."""
+    if not len(boxes) or not len(p):
+        return np.zeros(len(p), dtype=bool)
+    d = (q - p)[:, None, :]
+    p3 = p[:, None, :]
+    lo, hi = boxes[None, :, 0], boxes[None, :, 1]
+    t0 = np.zeros((len(p), len(boxes)))
+    t1 = np.ones((len(p), len(boxes)))
+    ok = np.ones((len(p), len(boxes)), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in range(3):
+            dk, pk = d[..., k], p3[..., k]
+            flat = dk == 0
+            a, b = (lo[..., k] - pk) / dk, (hi[..., k] - pk) / dk
+            t0 = np.where(flat, t0, np.maximum(t0, np.minimum(a, b)))
+            t1 = np.where(flat, t1, np.minimum(t1, np.maximum(a, b)))
+            ok &= ~flat | ((lo[..., k] < pk) & (pk < hi[..., k]))
+    return (ok & (t0 < t1)).any(axis=1)
+
+
+def _triangle_hit(tris: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Whether each segment p[k]-q[k] crosses any triangle strictly between its ends
+    (Möller–Trumbore; a segment lying in a triangle's plane does not cross it)."""
+    if not len(tris) or not len(p):
+        return np.zeros(len(p), dtype=bool)
+    d = (q - p)[:, None, :]
+    e1, e2 = (tris[:, 1] - tris[:, 0])[None], (tris[:, 2] - tris[:, 0])[None]
     h = np.cross(d, e2)
-    det = np.einsum("ij,ij->i", e1, h)
+    det = np.einsum("ntk,ntk->nt", np.broadcast_to(e1, h.shape), h)
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = 1.0 / det
-        s = p - tris[:, 0]
-        u = inv * np.einsum("ij,ij->i", s, h)
+        s = p[:, None, :] - tris[None, :, 0]
+        u = inv * np.einsum("ntk,ntk->nt", s, h)
         qv = np.cross(s, e1)
-        v = inv * (qv @ d)
-        t = inv * np.einsum("ij,ij->i", e2, qv)
+        v = inv * np.einsum("ntk,ntk->nt", qv, np.broadcast_to(d, qv.shape))
+        t = inv * np.einsum("ntk,ntk->nt", np.broadcast_to(e2, qv.shape), qv)
     hit = (det != 0) & (u >= 0) & (v >= 0) & (u + v <= 1) & (t > 0) & (t < 1)
-    return bool(hit.any())
+    return hit.any(axis=1)
