@@ -1,5 +1,6 @@
-"""Traffic: lane-aware road networks, routes with per-driver costs, the lattice planner over
-lanes, and predicted trajectories."""
+"""Traffic: lane-aware road networks, routes with per-driver costs (hierarchical over regions
+linked by bridges, extended past their end), the lattice planner over lanes, predicted
+trajectories, and the trajectory optimiser over the road's potential field."""
 
 from .lattice import (
     LatticeCosts,
@@ -10,25 +11,44 @@ from .lattice import (
     turn_speed_limits,
 )
 from .levels import TrafficLod, road_lattice, traffic_lod
+from .optimiser import (
+    CarModel,
+    OptimisedPath,
+    ScoreWeights,
+    lattice_seeds,
+    optimise_trajectory,
+)
 from .prediction import CarField, Trajectory
+from .regions import RegionRoutes, regions_by_tiles
+from .road_field import RoadField
 from .roads import Lane, LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubic
-from .routes import DriverCosts, RoutePlanner
+from .routes import DriverCosts, RouteExtension, RoutePlanner, extend_route
 
 __all__ = [
     "CarField",
+    "CarModel",
     "DriverCosts",
     "Lane",
     "LaneSpec",
     "LaneType",
     "LatticeCosts",
     "LatticePath",
+    "OptimisedPath",
+    "RegionRoutes",
+    "RoadField",
     "RoadNetwork",
+    "RouteExtension",
     "RoutePlanner",
+    "ScoreWeights",
     "TrafficLod",
     "Trajectory",
+    "extend_route",
     "lattice_node_costs",
+    "lattice_seeds",
+    "optimise_trajectory",
     "plan_lattice",
     "propagate_speeds",
+    "regions_by_tiles",
     "road_grid",
     "road_lattice",
     "sample_cubic",
