@@ -98,7 +98,7 @@ def test_route_json_schema_text_and_picture(run, tmp_path):
     assert code == 0
     info = json.loads(out)
     assert set(info) == {"from", "to", "driver", "method", "found", "cost", "lanes", "roads",
-                         "kinds", "length", "drive_seconds", "expanded", "ms", "render"}
+                         "kinds", "length", "drive_seconds", "expanded", "query_ms", "render"}
     assert info["from"] == [0, 0] and info["to"] == [5, 3] and info["driver"] == "normal"
     # The normal driver takes a shortest route: 8 roads of 100 and the corners' pieces.
     assert len(info["lanes"]) == 8 and 800.0 <= info["length"] < 810.0
@@ -131,13 +131,20 @@ def test_dijkstra_finds_the_same_cost(run):
     assert expanded["astar"] < expanded["dijkstra"]
 
 
-def test_avoided_roads_leave_no_route(run):
+def test_avoided_roads_leave_no_route(run, tmp_path):
     code, out, _ = run("route", "--columns", "2", "--rows", "1", "--avoid-roads", "0",
                        "--json")
     info = json.loads(out)
     assert code == 0 and not info["found"] and info["cost"] is None and info["lanes"] == []
-    code, out, _ = run("route", "--columns", "2", "--rows", "1", "--avoid-roads", "0")
-    assert code == 0 and "no route" in out
+    png = tmp_path / "none.png"
+    code, out, _ = run("route", "--columns", "2", "--rows", "1", "--avoid-roads", "0",
+                       "--render", str(png))
+    assert code == 0 and "no route" in out and png.exists()
+    # Avoiding the direct road sends the route round the block.
+    code, out, _ = run("route", "--columns", "2", "--rows", "2", "--to", "1,0",
+                       "--avoid-roads", "0", "--json")
+    info = json.loads(out)
+    assert info["found"] and 0 not in info["roads"] and len(info["lanes"]) == 3
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -215,16 +222,16 @@ def test_lattice_top_paths_equal_exhaustive_enumeration(run, driver, seed):
 def test_lattice_json_schema_and_cars(run):
     code, out, _ = run("lattice", "--cars", "0", "--json")
     info = json.loads(out)
-    assert set(info) == {"road", "forward", "driver", "speed", "lanes", "start_lane", "sets",
-                         "cars", "seed", "node_costs", "paths", "ms", "render"}
-    assert info["lanes"] == ["driving", "oncoming"] and info["start_lane"] == 0
+    assert set(info) == {"road", "forward", "driver", "speed", "lane_types", "start_lane",
+                         "sets", "cars", "seed", "node_costs", "paths", "query_ms", "render"}
+    assert info["lane_types"] == ["driving", "oncoming"] and info["start_lane"] == 0
     # Without other cars a node costs its lane's type only (the normal driver: oncoming +2).
     assert info["node_costs"] == [[0.0, 2.0]] * 8
     assert info["paths"][0] == {"cost": 8.0, "lanes": [0] * 8, "limits": [15.0] * 9,
                                 "speeds": [15.0] * 9}
     code, out, _ = run("lattice", "--cars", "0", "--backward", "--json")
     back = json.loads(out)
-    assert back["lanes"] == ["oncoming", "driving"] and back["start_lane"] == 1
+    assert back["lane_types"] == ["oncoming", "driving"] and back["start_lane"] == 1
     seeded = [json.loads(run("lattice", "--cars", "8", "--seed", s, "--json")[1])["node_costs"]
               for s in ("4", "4", "5")]
     assert seeded[0] == seeded[1] != seeded[2]

@@ -98,8 +98,8 @@ DRIVER_HELP = "driver personality: " + "; ".join(
 
 def add_traffic_parser(sub: Any) -> None:
     """Register the ``traffic`` subcommand."""
-    t = sub.add_parser("traffic", help="traffic: routes per driver personality on road grids, "
-                       "the mid-level lattice planner around other cars",
+    t = sub.add_parser("traffic", help="vehicles and traversal: routes per driver personality "
+                       "on road grids, the mid-level lattice planner around other cars",
                        description="Plan routes and lane lattices on a generated road grid.")
     tsub = t.add_subparsers(dest="traffic_command", required=True)
     r = tsub.add_parser("route", help="route A* between two junctions for a driver, print "
@@ -155,7 +155,7 @@ def _network_options(p: Any) -> None:
     p.add_argument("--rows", type=positive_int, default=4, help="junctions down (default 4)")
     p.add_argument("--spacing", type=positive_float, default=100.0,
                    help="distance between neighbouring junctions (default 100)")
-    p.add_argument("--highway-every", type=non_negative_int, default=0,
+    p.add_argument("--highway-every", type=non_negative_int, default=0, metavar="K",
                    help="every K-th row and column is a highway (default 0: none)")
 
 
@@ -231,7 +231,7 @@ def cmd_route(args: Any) -> int:
         from ..viz.traffic import save_road_routes
 
         save_road_routes(args.render, net, routes=[lanes] if lanes else [],
-                         labels=[args.driver],
+                         labels=[args.driver] if lanes else [],
                          title=f"{args.driver}: {args.start} to {goal}")
     info = {"from": list(args.start), "to": list(goal), "driver": args.driver,
             "method": args.method, "found": route is not None,
@@ -240,16 +240,17 @@ def cmd_route(args: Any) -> int:
             "kinds": [net.lanes[i].kind for i in lanes],
             "length": None if length is None else round(length, 4),
             "drive_seconds": None if length is None else round(length / driver.speed, 2),
-            "expanded": expanded, "ms": round(elapsed * 1e3, 3), "render": args.render}
+            "expanded": expanded, "query_ms": round(elapsed * 1e3, 3), "render": args.render}
     if args.json:
         print(to_json(info))
     elif route is None:
         print(f"{args.driver}: no route from {args.start} to {goal}; {expanded} lanes "
-              f"expanded in {info['ms']} ms" + (f"; wrote {args.render}" if args.render else ""))
+              f"expanded in {info['query_ms']} ms"
+              + (f"; wrote {args.render}" if args.render else ""))
     else:
         print(f"{args.driver}: {args.start} to {goal} costs {info['cost']} over {len(lanes)} "
               f"lanes, {info['length']} long ({info['drive_seconds']} s at {driver.speed:g} a "
-              f"second); {expanded} lanes expanded in {info['ms']} ms"
+              f"second); {expanded} lanes expanded in {info['query_ms']} ms"
               + (f"; wrote {args.render}" if args.render else ""))
     return 0
 
@@ -366,16 +367,16 @@ def cmd_lattice(args: Any) -> int:
              "limits": np.round(lim, 3).tolist(), "speeds": np.round(spd, 3).tolist()}
             for p, lim, spd in zip(run.paths, run.limits, run.speeds)]
     info = {"road": args.road, "forward": not args.backward, "driver": args.driver,
-            "speed": speed, "lanes": run.labels, "start_lane": run.start_lane,
+            "speed": speed, "lane_types": run.labels, "start_lane": run.start_lane,
             "sets": args.sets, "cars": args.cars, "seed": args.seed,
             "node_costs": run.nodes.tolist(), "paths": rows,
-            "ms": round(elapsed * 1e3, 3), "render": args.render}
+            "query_ms": round(elapsed * 1e3, 3), "render": args.render}
     if args.json:
         print(to_json(info))
         return 0
     print(f"{args.driver} on road {args.road} ({' / '.join(run.labels)}), {args.sets} sets "
           f"{args.set_spacing:g} apart, {args.cars} other cars (seed {args.seed}), desired "
-          f"speed {speed:g} a second: {len(rows)} paths in {info['ms']} ms"
+          f"speed {speed:g} a second: {len(rows)} paths in {info['query_ms']} ms"
           + (f"; wrote {args.render}" if args.render else ""))
     for k, row in enumerate(rows, 1):
         print(f"  {k}. cost {row['cost']:g}  lanes {' '.join(map(str, row['lanes']))}  speeds "

@@ -149,10 +149,10 @@ def _lattice(out: Path) -> tuple[str, list[tuple[str, str]]]:
         for k, (p, (_, v_path)) in enumerate(zip(kept, speeds), 1))
     figures = [
         (f"the five cheapest of the {2 ** nodes.shape[0]} lane sequences ({ms:.1f} ms to "
-         "score them all and pass the speeds back; the best in red) past a parked car, "
-         "boxes where the other cars are predicted at each set's arrival time (filled: "
-         "now); below, the best path's speed limits (orange) and the speeds passed back "
-         "(blue)", picture.name),
+         "score them all and pass the speeds back; the best in red) past a parked car; "
+         "the other cars now (filled) and where one is predicted beside a set when the "
+         "vehicle gets there (hollow); below, the best path's speed limits (orange) and "
+         "the speeds passed back (blue)", picture.name),
         ("the other cars' potential over six seconds (dark where a car is predicted), the "
          "time-dependent field of their predicted trajectories, with the vehicle (green) "
          "driving the best path at its passed-back speeds", gif.name)]

@@ -122,10 +122,10 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
     in ``start_lane``), then the node sets.  ``nodes``: ``(n_sets, n_lanes)`` node costs,
     shaded light (cheap) to dark (dear), unusable ones crossed.  ``labels``: the lanes'
     types.  ``paths``: ``(n_sets + 1, 2)`` polylines, the best first (drawn red on top).
-    ``cars`` and ``times`` ``(n_sets,)``: the other cars, drawn where they are predicted at
-    each set's arrival time (hollow) and now (filled).  ``speeds`` and ``limits``
-    ``(n_sets + 1,)``: the best path's propagated speeds and turn limits, drawn in a panel
-    below against the distance along the road."""
+    ``cars`` and ``times`` ``(n_sets,)``: the other cars, drawn now (filled) and, where
+    they are predicted at a set's arrival time within half a step of that set, hollow.
+    ``speeds`` and ``limits`` ``(n_sets + 1,)``: the best path's propagated speeds and turn
+    limits, drawn in a panel below against the distance along the road."""
     target = _png(picture_path)
     size = count("size", size, min=128)
     pos = np.asarray(positions, dtype=np.float64)
@@ -139,6 +139,9 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
     if len(labels) != n_lanes:
         raise InvalidQueryError(f"{len(labels)} labels for {n_lanes} lanes: give one each")
     start = count("start_lane", start_lane, min=0, max=n_lanes - 1)
+    drawn = [np.asarray(p, dtype=np.float64) for p in paths]
+    if any(p.ndim != 2 or p.shape[1] != 2 or not np.isfinite(p).all() for p in drawn):
+        raise InvalidQueryError("paths must be finite (m, 2) polylines")
     origin, along, left = _frame(pos, start)
 
     def frame(xy: np.ndarray) -> np.ndarray:
@@ -175,24 +178,33 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
         draw.text((6, line[0][1] - 6), str(labels[j]), fill=INK, font=f)
     others = [] if cars is None else cars.trajectories
     ts = [] if times is None else np.asarray(times, dtype=np.float64).reshape(-1).tolist()
-    car_marks = [(0.0, False)] + [(float(t), True) for t in ts] if others else []
+    if ts and len(ts) != n_sets:
+        raise InvalidQueryError(f"{len(ts)} times for {n_sets} sets: give one each")
+    # Now (filled, anywhere), and at each set's arrival time (hollow) where it is within
+    # half a step of that set: the cars that set's nodes are scored against.
+    at_set = local[1:, :, 0].mean(axis=1)
+    half = 0.5 * float(np.diff(local[:, :, 0].mean(axis=1)).mean())
+    car_marks = [(0.0, None)] + [(float(t), float(a)) for t, a in zip(ts, at_set)] \
+        if others else []
 
     def draw_cars(hollow: bool) -> None:
         r = 7.0
-        for t, empty in car_marks:
-            if empty != hollow:
+        ink = rgb(LATTICE_COLOURS["car"])
+        for t, near in car_marks:
+            if (near is not None) != hollow:
                 continue
             for car in others:
                 a, b = frame(car.position_at(t))[0].tolist()
+                if near is not None and abs(a - near) > half:
+                    continue
                 if a_lo - 1 <= a <= a_hi + 1 and b_lo <= b <= b_hi:
                     (x, y), = px(np.array([a, b]))
-                    ink = rgb(LATTICE_COLOURS["car"])
                     draw.rectangle((x - r * 1.6, y - r, x + r * 1.6, y + r), outline=ink,
-                                   fill=None if empty else ink, width=2 if empty else 1)
+                                   fill=None if hollow else ink, width=2 if hollow else 1)
 
     if car_marks:
         draw_cars(hollow=False)
-    lines = [px(frame(np.asarray(p, dtype=np.float64))) for p in paths]
+    lines = [px(frame(p)) for p in drawn]
     for line in lines[1:][::-1]:
         draw.line(line, fill=rgb(LATTICE_COLOURS["path"]), width=3)
     if lines:
@@ -219,8 +231,7 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
     if show_speed:
         _speed_panel(draw, f, np.asarray(speeds, dtype=np.float64),
                      None if limits is None else np.asarray(limits, dtype=np.float64),
-                     frame(np.asarray(paths[0], dtype=np.float64))[:, 0] if len(paths)
-                     else local[:, start, 0],
+                     frame(drawn[0])[:, 0] if drawn else local[:, start, 0],
                      x_of=lambda a: left_px + (a - a_lo) * sx, top=head + lane_h,
                      height=speed_h, width=width, right=right_px, left=left_px)
     return _save_png(target, img)
