@@ -124,20 +124,19 @@ def test_vehicle_path_needs_a_map(main, capsys):
 
 def test_vehicle_crossing_command(main, capsys, tmp_path):
     gif = tmp_path / "crossing.gif"
-    assert main(["vehicle", "crossing", "--pedestrians", "3", "--seed", "2", "--duration",
-                 "20", "--render", str(gif), "--json"]) == 0
+    assert main(["vehicle", "crossing", "--pedestrians", "3", "--carriages", "2", "--seed",
+                 "2", "--render", str(gif), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["pedestrians"] == 3 and info["arrived"] == 3 and info["completion"] == 1.0
-    assert info["carriages"] == 6 and info["steps"] == 400
-    assert 10 / 1.4 <= info["t_mean"] <= info["t_last"] <= 20
+    assert info["carriages"] == 4 and info["steps"] == 800
+    assert 10 / 1.4 <= info["t_mean"] <= info["t_last"] <= 40
     assert 0 <= info["least_gap"] < 1
     with Image.open(gif) as im:
         assert im.n_frames > 10
-    assert main(["vehicle", "crossing", "--pedestrians", "2", "--carriages", "1",
-                 "--duration", "15"]) == 0
+    assert main(["vehicle", "crossing", "--pedestrians", "2", "--carriages", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("street crossing: 2 of 2 pedestrians arrived")
-    assert "2 carriages" in out and "least gap to a carriage" in out
+    assert out.startswith("street crossing: 2 of 2 pedestrians arrived, on average after")
+    assert "least gap to a carriage" in out and "; 2 carriages, 800 steps" in out
 
 
 def test_a_crossing_that_ends_before_anyone_arrives(main, capsys):

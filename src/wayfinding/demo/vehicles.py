@@ -76,7 +76,7 @@ def vehicles_section(out: Path) -> str:
                                 width=CAR["width"], title=name)
             figures.append((f"{name}: {f['length']:.1f} m with {f['cusps']} "
                             f"cusp{'' if f['cusps'] == 1 else 's'}", png.name))
-    run = street_crossing(pedestrians=5, seed=1, duration=20.0)
+    run = street_crossing(pedestrians=5, seed=1)
     m = crossing_figures(run)
     gif = animate_crossing(out / "vehicle-crossing.gif", run, frames=100)
     figures.append((f"street crossing: {m['arrived']} of {m['pedestrians']} pedestrians "
