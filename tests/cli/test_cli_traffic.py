@@ -235,6 +235,11 @@ def test_lattice_json_schema_and_cars(run):
     seeded = [json.loads(run("lattice", "--cars", "8", "--seed", s, "--json")[1])["node_costs"]
               for s in ("4", "4", "5")]
     assert seeded[0] == seeded[1] != seeded[2]
+    # Ten sets fill the road; a desired speed of 10 is the last set's speed.
+    code, out, _ = run("lattice", "--sets", "10", "--speed", "10", "--json")
+    slow = json.loads(out)
+    assert code == 0 and slow["speed"] == 10.0
+    assert all(p["speeds"][-1] == 10.0 and len(p["speeds"]) == 11 for p in slow["paths"])
 
 
 def test_lattice_text_and_picture(run, tmp_path):
@@ -249,6 +254,8 @@ def test_lattice_text_and_picture(run, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--road", "999"], "--road 999 is not a road id"),
+    (["--sets", "11"], "--sets 11 every 10 run past the end of road 0 (100 long)"),
+    (["--sets", "5", "--set-spacing", "25"], "run past the end"),
     (["--columns", "1", "--rows", "1"], "has no roads"),
     (["--render", "lattice.svg"], "PNG"),
 ])

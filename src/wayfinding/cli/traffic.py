@@ -163,13 +163,16 @@ def _road_ids(text: str) -> frozenset[int]:
     return frozenset(non_negative_int(v) for v in text.split(","))
 
 
-def junctions(network: RoadNetwork, spacing: float) -> tuple[dict[tuple[int, int], list[int]],
-                                                              dict[tuple[int, int], list[int]]]:
+#: Lane ids by junction ``(x, y)``.
+ByJunction = dict[tuple[int, int], list[int]]
+
+
+def _junctions(network: RoadNetwork, spacing: float) -> tuple[ByJunction, ByJunction]:
     """The lanes leaving and the lanes arriving at each junction ``(x, y)`` of a road grid
     built ``spacing`` apart (each road's centre line end is the mean of its two lanes' ends
     there)."""
-    leaving: dict[tuple[int, int], list[int]] = {}
-    arriving: dict[tuple[int, int], list[int]] = {}
+    leaving: ByJunction = {}
+    arriving: ByJunction = {}
     for _, ids in network.roads:
         one, two = (network.lanes[i] for i in ids)
         for lane, twin in ((one, two), (two, one)):
@@ -180,8 +183,8 @@ def junctions(network: RoadNetwork, spacing: float) -> tuple[dict[tuple[int, int
     return leaving, arriving
 
 
-def junction_route(planner: RoutePlanner, leaving: list[int], arriving: list[int], *,
-                   method: str) -> tuple[float, PathResult | None, int]:
+def _junction_route(planner: RoutePlanner, leaving: list[int], arriving: list[int], *,
+                    method: str) -> tuple[float, PathResult | None, int]:
     """The cheapest route from any lane of ``leaving`` to any of ``arriving``: its cost
     (the first lane's own cost included; inf when there is none), the route (None) and
     the nodes expanded by all the searches."""
@@ -210,7 +213,7 @@ def cmd_route(args: Any) -> int:
                                     f"{args.rows} grid")
     if args.start == goal:
         raise InvalidQueryError(f"--from and --to are the same junction {goal[0]},{goal[1]}")
-    leaving, arriving = junctions(net, args.spacing)
+    leaving, arriving = _junctions(net, args.spacing)
     if not leaving:
         raise InvalidQueryError(f"the {args.columns} x {args.rows} grid has no roads")
     if args.avoid_roads and max(args.avoid_roads) >= len(net.roads):
@@ -221,7 +224,7 @@ def cmd_route(args: Any) -> int:
                         turn=driver.route.turn, avoid_roads=args.avoid_roads)
     t0 = time.perf_counter()
     planner = RoutePlanner(net, driver=costs)
-    cost, route, expanded = junction_route(planner, leaving[args.start], arriving[goal],
+    cost, route, expanded = _junction_route(planner, leaving[args.start], arriving[goal],
                                            method=args.method)
     elapsed = time.perf_counter() - t0
     lanes = [] if route is None else route.path.tolist()
@@ -256,7 +259,7 @@ def cmd_route(args: Any) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class LatticeRun:
+class _LatticeRun:
     """The mid-level step on one road: ``positions`` ``(n_sets + 1, n_lanes, 2)`` (row 0
     abreast of the vehicle, then the node sets), the lanes' ``labels``, the vehicle's
     ``start_lane``, the arrival ``times`` at the sets ``(n_sets,)`` at the desired speed,
@@ -277,15 +280,15 @@ class LatticeRun:
     __eq__ = _fields_equal
 
 
-def path_points(positions: np.ndarray, start_lane: int, path: LatticePath) -> np.ndarray:
+def _path_points(positions: np.ndarray, start_lane: int, path: LatticePath) -> np.ndarray:
     """``(n_sets + 1, 2)``: the vehicle (row 0 of ``positions``, in ``start_lane``), then
     ``path``'s node in each set."""
     sets = np.arange(1, positions.shape[0])
     return np.vstack([positions[0, start_lane], positions[sets, path.lanes]])
 
 
-def place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
-               speed: float) -> list[Trajectory]:
+def _place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
+                speed: float) -> list[Trajectory]:
     """``count`` cars on the driving lanes of ``road``, each at a random place along a
     random lane, a third of them parked and the rest driving on to the lane's end at 30 to
     80% of ``speed``."""
@@ -307,9 +310,10 @@ def place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
     return cars
 
 
-def lattice_run(network: RoadNetwork, road: int, *, forward: bool, driver: Driver,
-                n_sets: int, set_spacing: float, cars: list[Trajectory], top: int,
-                speed: float, lateral_acceleration: float, deceleration: float) -> LatticeRun:
+def _lattice_run(network: RoadNetwork, road: int, *, forward: bool, driver: Driver,
+                 n_sets: int, set_spacing: float, cars: list[Trajectory], top: int,
+                 speed: float, lateral_acceleration: float, deceleration: float
+                 ) -> _LatticeRun:
     """The lattice planner's step for a vehicle at the start of its driving lane on
     ``road``: node costs around the ``cars`` at the times the vehicle reaches each set at
     ``speed``, the ``top`` cheapest paths, and each path's turn limits and speeds after the
@@ -326,13 +330,13 @@ def lattice_run(network: RoadNetwork, road: int, *, forward: bool, driver: Drive
     paths = plan_lattice(nodes, start, costs=driver.lattice, k=top)
     all_limits, all_speeds = [], []
     for path in paths:
-        pts = path_points(positions, start, path)
+        pts = _path_points(positions, start, path)
         limits = turn_speed_limits(pts, max_speed=speed,
                                    lateral_acceleration=lateral_acceleration)
         all_limits.append(limits)
         all_speeds.append(propagate_speeds(limits[1:], np.hypot(*np.diff(pts, axis=0).T),
                                            start_limit=limits[0], deceleration=deceleration))
-    return LatticeRun(positions, labels, start, times, nodes, paths, all_limits, all_speeds,
+    return _LatticeRun(positions, labels, start, times, nodes, paths, all_limits, all_speeds,
                       field)
 
 
@@ -344,11 +348,15 @@ def cmd_lattice(args: Any) -> int:
     if args.road >= len(net.roads):
         raise InvalidQueryError(f"--road {args.road} is not a road id (the grid has roads "
                                 f"0..{len(net.roads) - 1})")
+    length = net.road_lanes(args.road)[0].length
+    if args.sets * args.set_spacing > length * (1 + 1e-9):
+        raise InvalidQueryError(f"--sets {args.sets} every {args.set_spacing:g} run past the "
+                                f"end of road {args.road} ({length:g} long)")
     driver = DRIVERS[args.driver]
     speed = args.speed if args.speed is not None else driver.speed
     t0 = time.perf_counter()
-    cars = place_cars(net, args.road, count=args.cars, seed=args.seed, speed=speed)
-    run = lattice_run(net, args.road, forward=not args.backward, driver=driver,
+    cars = _place_cars(net, args.road, count=args.cars, seed=args.seed, speed=speed)
+    run = _lattice_run(net, args.road, forward=not args.backward, driver=driver,
                       n_sets=args.sets, set_spacing=args.set_spacing, cars=cars, top=args.top,
                       speed=speed, lateral_acceleration=args.lateral_acceleration,
                       deceleration=args.deceleration)
@@ -356,7 +364,7 @@ def cmd_lattice(args: Any) -> int:
     if args.render:
         from ..viz.traffic import save_lattice
 
-        paths = [path_points(run.positions, run.start_lane, p) for p in run.paths]
+        paths = [_path_points(run.positions, run.start_lane, p) for p in run.paths]
         save_lattice(args.render, run.positions, paths=paths,
                      nodes=run.nodes, start_lane=run.start_lane, labels=run.labels,
                      cars=run.cars, times=run.times,
