@@ -82,6 +82,21 @@ def test_a_u_turn_in_a_narrow_street_reverses(main, capsys, street):
     assert out.startswith(("failed: no path", "out_of_budget: no path"))
 
 
+def test_a_goal_behind_a_wall_has_no_path_and_no_holonomic_optimum(main, capsys, tmp_path):
+    free = np.ones((9, 24), dtype=bool)
+    free[[0, -1]] = False
+    free[:, 12] = False
+    walled = tmp_path / "walled.map"
+    write_map(Grid(free), walled)
+    argv = ["vehicle", "path", str(walled), "--from", "3,4.5,0", "--to", "20,4.5,0"]
+    assert main([*argv, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["status"] == "failed" and info["length"] is None
+    assert info["holonomic"] is None and info["reeds_shepp"] == pytest.approx(17.0)
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("failed: no path after 0 expansions")
+
+
 def test_vehicle_path_on_a_generated_map(main, capsys):
     assert main(["vehicle", "path", "--generate", "rooms", "--seed", "1", "--from", "10,6,0",
                  "--to", "30,6,0", "--max-expansions", "2000"]) == 0
@@ -105,6 +120,7 @@ def test_vehicle_path_refuses_bad_options_while_parsing(main, capsys, street, ar
 
 @pytest.mark.parametrize("argv, message", [
     (["--from", "0.5,4.5,0", "--to", "20,4.5,0"], "start_pose"),          # off the map
+    (["--from", "-1,4.5,0", "--to", "20,4.5,0"], "start_pose"),
     (["--from", "3,4.5,0", "--to", "20,0.5,0"], "goal_pose"),             # on a wall
     (["--generate", "caves", "--from", "3,4.5,0", "--to", "20,4.5,0"], "not both"),
     (["--from", "3,4.5,0", "--to", "20,4.5,0", "--render", "car.svg"], "PNG"),

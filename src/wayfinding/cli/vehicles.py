@@ -56,8 +56,8 @@ def _size(text: str) -> tuple[int, int]:
 
 def add_vehicle_parser(sub: Any) -> None:
     """Register the ``vehicle`` subcommand and its ``path`` and ``crossing`` commands."""
-    v = sub.add_parser("vehicle", help="vehicles: plan a car's path with a turning radius; "
-                       "steer pedestrians across a street of carriages",
+    v = sub.add_parser("vehicle", help="vehicles and traversal: car paths with a turning "
+                       "radius by hybrid A*, pedestrians crossing a street of carriages",
                        description="Plan paths for cars and steer pedestrians round "
                        "vehicles.")
     vsub = v.add_subparsers(dest="vehicle_command", required=True)
