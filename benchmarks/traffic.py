@@ -13,6 +13,18 @@ driver preferring highways ×0.6 and turning at 10 per radian) between random la
 ``RoutePlanner.find_route`` with A* and with Dijkstra (the planner built once, timed apart),
 and networkx's Dijkstra on the same lane graph (its edges built beforehand, not timed).
 Medians per query.
+
+Regions: the same grids cut into square tiles of 10 × 10 junctions, and cut into three areas
+(the west half, the north-east and the south-east quarters) joined only by every 8th road
+across each border (the driver avoids the others: the bridges); ``RegionRoutes.find_route``
+exact and one-bridge against the flat ``RoutePlanner.find_route`` (A*) on the same random
+pairs: median ms, the flat time over the hierarchical one (> 1: faster), and the one-bridge
+cost over the optimum (exact costs checked equal to the flat ones).  Optimiser: a straight
+two-lane road with a slow car ahead in the car's lane, the lattice's 5 best paths
+(8 sets 10 apart) as seeds, ``optimise_trajectory`` over 3 s at 20 frames per second with up
+to 4 iterations per seed, for random car positions and speeds: median ms per plan, the
+chosen path's cost over its seed's, iterations, and plans whose seed collided against plans
+still colliding after optimising.
 """
 
 from __future__ import annotations
@@ -120,6 +132,137 @@ def route_rows(quick: bool) -> list[list[str]]:
     return rows
 
 
+def three_areas(n: int) -> tuple[np.ndarray, frozenset[int]]:
+    """Regions of ``road_grid(n, n)`` (spacing 100): west half, north-east, south-east; and
+    the roads across a border that are not bridges (every 8th crossing road is one)."""
+    from wayfinding.traffic import road_grid
+
+    net = road_grid(n, n, spacing=100.0, highway_every=4)
+    half = (n - 1) * 100.0 / 2
+    road_area = []
+    for _, lanes in net.roads:
+        mid = net.lanes[lanes[0]].points.mean(axis=0)
+        road_area.append(0 if mid[0] < half else 1 if mid[1] < half else 2)
+    ends = [net.lanes[lanes[0]].points[[0, -1]] for _, lanes in net.roads]
+    area_of = np.array([0 if x < half else 1 if y < half else 2
+                        for x, y in (e.mean(axis=0) for e in ends)])
+
+    def side(p: np.ndarray) -> int:
+        return 0 if p[0] < half else 1 if p[1] < half else 2
+
+    crossing = [r for r, e in enumerate(ends) if side(e[0]) != side(e[1])]
+    avoid = frozenset(r for i, r in enumerate(crossing) if i % 8)
+    regions = np.array([area_of[net.lanes[i].road] for i in range(len(net.lanes))])
+    return regions, avoid
+
+
+def region_rows(quick: bool) -> list[list[str]]:
+    from wayfinding.traffic import (
+        DriverCosts,
+        RegionRoutes,
+        RoutePlanner,
+        regions_by_tiles,
+        road_grid,
+    )
+
+    rows = []
+    for n in ((20, 40) if quick else (20, 40, 80)):
+        net = road_grid(n, n, spacing=100.0, highway_every=4)
+        for cut in ("tiles", "3 areas"):
+            if cut == "tiles":
+                regions, avoid = regions_by_tiles(net, size=1000.0), frozenset()
+            else:
+                regions, avoid = three_areas(n)
+            driver = DriverCosts(road_kind=(("highway", 0.6),), turn=10.0, avoid_roads=avoid)
+            planner = RoutePlanner(net, driver=driver)
+            t0 = time.perf_counter()
+            routes = RegionRoutes(planner, regions)
+            build = time.perf_counter() - t0
+            rng = np.random.default_rng(2)
+            times: dict[str, list[float]] = {"flat": [], "exact": [], "one_bridge": []}
+            ratio = []
+            for s, t in rng.integers(0, len(net.lanes), (20 if quick else 60, 2)).tolist():
+                t0 = time.perf_counter()
+                flat = planner.find_route(s, t)
+                times["flat"].append(time.perf_counter() - t0)
+                for method in ("exact", "one_bridge"):
+                    t0 = time.perf_counter()
+                    got = routes.find_route(s, t, method=method)
+                    times[method].append(time.perf_counter() - t0)
+                    if method == "exact":
+                        assert got.found == flat.found
+                        assert not flat.found or abs(got.cost - flat.cost) <= 1e-9 * flat.cost
+                    elif got.found and flat.cost > 0:
+                        ratio.append(got.cost / flat.cost)
+            med = {k: float(np.median(v)) for k, v in times.items()}
+            rows.append([f"{n} × {n}", cut, f"{int(regions.max()) + 1}",
+                         f"{len(routes.bridges):,}", f"{build * 1e3:.0f}",
+                         f"{med['flat'] * 1e3:.3f}", f"{med['exact'] * 1e3:.3f}",
+                         f"{med['flat'] / med['exact']:.2f}",
+                         f"{med['one_bridge'] * 1e3:.3f}",
+                         f"{med['flat'] / med['one_bridge']:.2f}",
+                         f"{len(ratio)}/{len(times['flat'])}",
+                         f"{np.median(ratio):.3f} / {max(ratio):.3f}" if ratio else "—"])
+            print(f"  {rows[-1]}", file=sys.stderr, flush=True)
+    return rows
+
+
+def optimiser_rows(quick: bool) -> list[list[str]]:
+    from wayfinding.traffic import (
+        CarField,
+        DriverCosts,
+        LaneSpec,
+        RoadField,
+        RoadNetwork,
+        Trajectory,
+        lattice_node_costs,
+        lattice_seeds,
+        optimise_trajectory,
+        plan_lattice,
+        road_lattice,
+    )
+
+    net = RoadNetwork()
+    net.add_road([[0, 0], [400, 0]], [LaneSpec(offset=-1.75), LaneSpec(offset=1.75)])
+    start = np.array([0.0, -1.75])
+    rng = np.random.default_rng(3)
+    rows = []
+    for name, driver in (("default", DriverCosts()),
+                         ("timid", DriverCosts(car_avoidance=3.0, desired_speed=12.0)),
+                         ("reckless", DriverCosts(car_avoidance=0.3, desired_speed=20.0))):
+        field = RoadField(net, car=start, heading=0.0, length=100.0, width=10.0, cell=0.5,
+                          driver=driver)
+        costs = driver.lattice_costs(near_distance=3.0)
+        positions, labels = road_lattice(net, 0, forward=True, start=10.0, spacing=10.0,
+                                         n_sets=8)
+        arrive = (10.0 + 10.0 * np.arange(8)) / driver.desired_speed
+        spent, gain, rounds, hit_before, hit_after = [], [], [], 0, 0
+        plans = 10 if quick else 40
+        for _ in range(plans):
+            x, y, v = rng.uniform(15, 40), rng.uniform(-2.6, -0.9), rng.uniform(0, 6)
+            cars = CarField([Trajectory([[x, y], [x + 100, y]], [v, v])], radius=2.0)
+            t0 = time.perf_counter()
+            nodes = lattice_node_costs(positions, arrive, labels, costs=costs, cars=cars)
+            seeds = lattice_seeds(start, positions, plan_lattice(nodes, 0, costs=costs, k=5),
+                                  driver=driver)
+            plan = optimise_trajectory(seeds, start=start, heading=0.0, speed=15.0,
+                                       field=field, driver=driver, cars=cars)
+            spent.append(time.perf_counter() - t0)
+            gain.append(plan.cost / plan.seed_costs[plan.seed])
+            rounds.append(plan.iterations)
+            first = optimise_trajectory(seeds[plan.seed:plan.seed + 1], start=start,
+                                        heading=0.0, speed=15.0, field=field, driver=driver,
+                                        cars=cars, max_iterations=0)
+            hit_before += first.collisions > 0
+            hit_after += plan.collisions > 0
+        rows.append([name, f"{plans}", f"{np.median(spent) * 1e3:.1f}",
+                     f"{np.median(gain):.3f} / {max(gain):.3f}",
+                     f"{np.median(rounds):.0f} / {max(rounds)}",
+                     f"{hit_before} → {hit_after}"])
+        print(f"  {rows[-1]}", file=sys.stderr, flush=True)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="write the section into this Markdown file")
@@ -127,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     lattice, routes = lattice_rows(args.quick), route_rows(args.quick)
+    regions, optimiser = region_rows(args.quick), optimiser_rows(args.quick)
     body = "\n\n".join([
         run_header("traffic.py", argv, None, time.perf_counter() - t0),
         "Lattice planner, 5 best paths per query (random node costs, a fifth unusable, "
@@ -137,7 +281,22 @@ def main(argv: list[str] | None = None) -> int:
         "pairs: the planner's one-off build, then median ms per query and nodes expanded, "
         "against networkx's Dijkstra on the same lane graph (same costs, checked).",
         table(["grid", "lanes", "planner build ms", "A* ms", "Dijkstra ms", "networkx ms",
-               "A* expanded", "Dijkstra expanded"], routes)])
+               "A* expanded", "Dijkstra expanded"], routes),
+        "Routes over regions linked by bridges (`RegionRoutes`) against the flat route A* on "
+        "the same pairs: tiles of 10 × 10 junctions, or three areas joined by every 8th "
+        "crossing road.  Exact costs equal the flat ones (checked); speed-up = flat ms / "
+        "hierarchical ms; the one-bridge scheme's cost over the optimum where it finds a "
+        "route (it finds none when no bridge joins the two regions directly).",
+        table(["grid", "regions", "count", "bridges", "build ms", "flat A* ms", "exact ms",
+               "exact speed-up", "one-bridge ms", "one-bridge speed-up",
+               "one-bridge found", "one-bridge cost ratio median / max"], regions),
+        "Trajectory optimiser: 5 lattice seeds, 3 s at 20 frames per second, up to 4 "
+        "iterations each, a slow car ahead at a random place and speed; ms per plan (lattice "
+        "costs, seeds and optimisation), the chosen path's cost over its seed's, accepted "
+        "iterations, and plans whose seed collides → plans still colliding.",
+        table(["driver", "plans", "ms per plan", "cost ratio median / max",
+               "iterations median / max", "seed collides → optimised collides"],
+              optimiser)])
     publish(body, args.out, SECTION)
     return 0
 

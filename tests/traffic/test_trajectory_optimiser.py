@@ -55,8 +55,10 @@ def gaps(plan, cars):
     return cars.distance(plan.points, plan.times)
 
 
-def test_the_optimiser_steers_round_a_car_the_seed_would_hit():
-    driver = DriverCosts()
+@pytest.mark.parametrize("avoidance", [1.0, 3.0])
+def test_the_optimiser_steers_round_a_car_the_seed_would_hit(avoidance):
+    # The push's length does not depend on how strongly the driver avoids cars.
+    driver = DriverCosts(car_avoidance=avoidance)
     net, cars = road(), slow_car()
     plan = optimise_trajectory([straight_seed()], start=START, heading=0.0, speed=15.0,
                                field=field_for(net, driver), driver=driver, cars=cars)
@@ -69,6 +71,18 @@ def test_the_optimiser_steers_round_a_car_the_seed_would_hit():
     assert plan.cost < plan.seed_costs[0]
     assert field_for(net, driver).on_road(plan.points).all()
     assert plan.points[:, 1].max() > 0.0      # it passes in lane 1
+
+
+def test_a_driver_who_barely_avoids_cars_stops_in_a_local_minimum():
+    # The cars weigh little in the score, so the loop stops once a push no longer pays:
+    # fewer collisions than the seed, not none (the optimiser is local, as in the notes).
+    driver = DriverCosts(car_avoidance=0.3)
+    args = dict(start=START, heading=0.0, speed=15.0, field=field_for(road(), driver),
+                driver=driver, cars=slow_car())
+    plan = optimise_trajectory([straight_seed()], **args)
+    seed = optimise_trajectory([straight_seed()], **args, max_iterations=0)
+    assert 0 < plan.collisions < seed.collisions and plan.iterations < 4
+    assert optimise_trajectory([straight_seed()], **args, max_iterations=8) == plan
 
 
 def test_without_car_avoidance_the_driver_keeps_the_collision():

@@ -19,10 +19,12 @@ falls; the best of several seeds (the lattice planner's top paths) wins.
   3. collision: ``w_collision`` on each frame where the car is off the road or within
      ``2 · radius`` of another car's predicted position.
 * **Loop** per seed: control path 0 samples the seed at the frame times; each next control
-  path is the actual path moved by ``-push · ∇P`` (away from high potential), taking only
+  path is the actual path moved against ``∇P`` (away from high potential), taking only
   the part of ``∇P`` across the car's heading at each frame (a push along the heading
-  would only re-time the control path, which the speed term governs); an iteration is
-  kept only while it lowers the score, for at most ``max_iterations``.  The accepted
+  would only re-time the control path, which the speed term governs), scaled so that the
+  frame pushed most moves ``push`` world units (the gradient's shape sets where the path
+  bends, not how far: a step that does not depend on the weights); an iteration is kept
+  only while it lowers the score, for at most ``max_iterations``.  The accepted
   scores therefore never rise, and the result is never worse than its seed.
 
 The driver (:class:`~wayfinding.traffic.routes.DriverCosts`) sets the road field's lane
@@ -230,7 +232,7 @@ def optimise_trajectory(seeds: Sequence[Trajectory], *, start: Any, heading: flo
                         speed: float, field: RoadField, driver: DriverCosts,
                         cars: CarField | None = None, model: CarModel = CarModel(),
                         weights: ScoreWeights = ScoreWeights(), horizon: float = 3.0,
-                        dt: float = 0.05, lookahead: int = 8, push: float = 2.0,
+                        dt: float = 0.05, lookahead: int = 8, push: float = 3.0,
                         max_iterations: int = 4, start_time: float = 0.0) -> OptimisedPath:
     """Simulate-and-score optimisation of each seed; the lowest-scoring result wins (ties:
     the earlier seed).  See the module for the model, controller, score and loop.
@@ -240,8 +242,8 @@ def optimise_trajectory(seeds: Sequence[Trajectory], *, start: Any, heading: flo
     (radians), ``speed`` (>= 0): the car's state at ``start_time`` (seconds).  ``field``:
     the road's static potential; ``cars``: the other cars' predicted field (none: an empty
     road).  ``horizon``: seconds simulated (> 0); ``dt``: the frame, seconds (> 0; at most
-    10,000 frames).  ``lookahead``: the controller's frames ahead (>= 1).  ``push``: world
-    units the control path moves sideways per unit of gradient (>= 0).  ``max_iterations``: the
+    10,000 frames).  ``lookahead``: the controller's frames ahead (>= 1).  ``push``: how far,
+    world units, the frame pushed most moves sideways per iteration (>= 0).  ``max_iterations``: the
     most improvements tried per seed (>= 0; the notes: 3–4 reach a local minimum)."""
     trajs = list(seeds)
     if not trajs or not all(isinstance(t, Trajectory) for t in trajs):
@@ -281,8 +283,10 @@ def optimise_trajectory(seeds: Sequence[Trajectory], *, start: Any, heading: flo
             break
         grad = _potential_gradient(pos, times, field, cars, car_weight)
         side = np.stack([-np.sin(hd), np.cos(hd)], axis=2)
-        grad = (grad * side).sum(axis=2)[..., None] * side
-        nxt = pos - shove * grad
+        across = (grad * side).sum(axis=2)
+        peak = np.abs(across).max(axis=1)
+        scale = np.divide(shove, peak, out=np.zeros_like(peak), where=peak > 1e-12)
+        nxt = pos - (scale[:, None] * across)[..., None] * side
         nxt[:, 0] = at
         p2, h2, v2 = _simulate(nxt, at, head, v0, model, step, ahead)
         c2, k2 = _score(p2, v2, times, field, cars, driver, weights, model, step)
