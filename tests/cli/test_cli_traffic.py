@@ -263,3 +263,17 @@ def test_lattice_refuses_bad_values(run, argv, message):
     code, out, err = run("lattice", *argv)
     assert code == 2 and out == ""
     assert err.startswith("wayfinding: error: ") and message in err and err.count("\n") == 1
+
+
+def test_help_names_the_family_and_the_personalities(run, capsys):
+    for command in ("route", "lattice"):
+        with pytest.raises(SystemExit) as done:
+            run(command, "--help")
+        text = " ".join(capsys.readouterr().out.split())
+        assert done.value.code == 0
+        for name, driver in DRIVERS.items():
+            assert f"{name}: {driver.describe()}" in text
+    assert "highway x1.5, 20 a radian turned" in DRIVERS["cautious"].describe()
+    assert "sidewalk never" in DRIVERS["normal"].describe()
+    top = importlib.import_module("wayfinding.cli.main").build_parser().format_help()
+    assert "traffic vehicles and traversal: routes" in " ".join(top.split())
