@@ -3,6 +3,8 @@ sees them, and the whole mid-level step on a road (lattice, costs, plan, speeds)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -29,6 +31,8 @@ def two_way_road():
 def test_lod_by_distance():
     assert traffic_lod([0.0, 150.0, 150.5], lattice_within=150.0) == [
         TrafficLod.LATTICE, TrafficLod.LATTICE, TrafficLod.ROUTE]
+    assert traffic_lod([0.0, 40.0, 40.5, 150.5], lattice_within=150.0, full_within=40.0) == [
+        TrafficLod.FULL, TrafficLod.FULL, TrafficLod.LATTICE, TrafficLod.ROUTE]
 
 
 def test_road_lattice_positions_and_labels():
@@ -79,6 +83,7 @@ def test_planned_path_becomes_a_trajectory_queried_by_time():
 @pytest.mark.parametrize("call, message", [
     (lambda: traffic_lod([-1.0], lattice_within=1.0), "distances"),
     (lambda: traffic_lod([1.0], lattice_within=-1.0), "lattice_within"),
+    (lambda: traffic_lod([1.0], lattice_within=1.0, full_within=math.nan), "full_within"),
     (lambda: road_lattice(two_way_road()[0], 5, forward=True, start=0, spacing=1, n_sets=1),
      "road 5"),
     (lambda: road_lattice(two_way_road()[0], 0, forward=1, start=0, spacing=1, n_sets=1),

@@ -1,14 +1,19 @@
 """Levels of detail for traffic, and the lattice a road offers a car ahead of it.
 
 Far from the player a car only follows its route (:attr:`TrafficLod.ROUTE`: the route's
-lanes joined, :meth:`~wayfinding.traffic.roads.RoadNetwork.route_points`); near the player it
-plans over the lane lattice (:attr:`TrafficLod.LATTICE`: :func:`road_lattice`, then
+lanes joined, :meth:`~wayfinding.traffic.roads.RoadNetwork.route_points`); nearer it plans
+over the lane lattice (:attr:`TrafficLod.LATTICE`: :func:`road_lattice`, then
 :func:`~wayfinding.traffic.lattice.lattice_node_costs`,
 :func:`~wayfinding.traffic.lattice.plan_lattice` and
-:func:`~wayfinding.traffic.lattice.propagate_speeds`).
+:func:`~wayfinding.traffic.lattice.propagate_speeds`); closest, the lattice's best paths
+seed the trajectory optimiser (:attr:`TrafficLod.FULL`:
+:func:`~wayfinding.traffic.optimiser.lattice_seeds` and
+:func:`~wayfinding.traffic.optimiser.optimise_trajectory`).
 
 >>> traffic_lod([10.0, 500.0], lattice_within=150.0)
 [TrafficLod.LATTICE, TrafficLod.ROUTE]
+>>> traffic_lod([10.0, 100.0, 500.0], lattice_within=150.0, full_within=50.0)
+[TrafficLod.FULL, TrafficLod.LATTICE, TrafficLod.ROUTE]
 """
 
 from __future__ import annotations
@@ -28,19 +33,25 @@ class TrafficLod(str, Enum):
 
     ROUTE = "route"
     LATTICE = "lattice"
+    FULL = "full"
 
     def __repr__(self) -> str:
         return f"TrafficLod.{self.name}"
 
 
-def traffic_lod(distances: Any, *, lattice_within: float) -> list[TrafficLod]:
-    """Each car's level from its distance to the player (world units, >= 0): the lattice
-    within ``lattice_within`` (inclusive), route following beyond."""
+def traffic_lod(distances: Any, *, lattice_within: float,
+                full_within: float | None = None) -> list[TrafficLod]:
+    """Each car's level from its distance to the player (world units, >= 0): the full
+    pipeline within ``full_within`` (inclusive; none: never), the lattice within
+    ``lattice_within`` (inclusive), route following beyond."""
     d = _validate.reals("distances", distances).reshape(-1)
     if not (np.isfinite(d).all() and (d >= 0).all()):
         raise InvalidQueryError("distances must be finite and >= 0")
     near = _validate.positive_float("lattice_within", lattice_within, allow_zero=True)
-    return [TrafficLod.LATTICE if v <= near else TrafficLod.ROUTE for v in d.tolist()]
+    full = -1.0 if full_within is None else \
+        _validate.positive_float("full_within", full_within, allow_zero=True)
+    return [TrafficLod.FULL if v <= full else TrafficLod.LATTICE if v <= near
+            else TrafficLod.ROUTE for v in d.tolist()]
 
 
 def road_lattice(network: RoadNetwork, road: int, *, forward: bool, start: float,
