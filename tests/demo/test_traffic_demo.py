@@ -1,15 +1,19 @@
 """The demo's traffic section: its pictures, its tables, and the notes' worked examples
 (Fig 20.4: path costs 5 and 11; Fig 20.5: speeds 50, 30, 70, 70) as the library computes
-them."""
+them; the traffic pictures refuse bad input."""
 
 from __future__ import annotations
 
 import math
 import re
 
+import numpy as np
 import pytest
 
 from wayfinding.demo.traffic import fig_20_4, fig_20_5, traffic_section
+from wayfinding.errors import InvalidQueryError
+from wayfinding.traffic import CarField, RoadNetwork, Trajectory, road_grid
+from wayfinding.viz.traffic import animate_car_field, save_lattice, save_road_routes
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -46,3 +50,47 @@ def test_section_draws_and_tabulates_traffic(tmp_path):
     assert speeds[5] < speeds[4] < speeds[3] == speeds[0]
     for notes, library in (("5", "5"), ("11", "11"), ("50 30 70 70", "50 30 70 70")):
         assert f"<td>{notes}</td><td>{library}</td>" in section
+
+
+def _lattice_picture(target, **change):
+    """save_lattice on a two-lane lattice of three sets, with ``change`` to its options."""
+    xs = np.array([0.0, 10.0, 20.0, 30.0])
+    positions = np.stack([np.stack([xs, np.zeros(4)], 1), np.stack([xs, np.full(4, 3.5)], 1)],
+                         axis=1)
+    options = {"paths": [positions[:, 0]], "nodes": np.zeros((3, 2)), "start_lane": 0,
+               "labels": ["driving", "oncoming"], "speeds": np.full(4, 5.0), **change}
+    return save_lattice(target, positions, **options)
+
+
+def test_pictures_refuse_bad_input(tmp_path):
+    net = road_grid(2, 2)
+    field = CarField([Trajectory([[0.0, 0.0]], [0.0])], radius=1.0)
+    lane = net.lanes[0].points
+    assert _lattice_picture(tmp_path / "ok.png").exists()
+    refused = [
+        (lambda: save_road_routes(tmp_path / "r.svg", net), "PNG"),
+        (lambda: save_road_routes(tmp_path / "r.png", net, routes=[[0]], labels=[]),
+         "0 labels for 1 routes"),
+        (lambda: save_road_routes(tmp_path / "r.png", net, routes=[[99]]), "lanes 99"),
+        (lambda: save_road_routes(tmp_path / "r.png", RoadNetwork()), "RoadNetwork with lanes"),
+        (lambda: _lattice_picture(tmp_path / "l.png", nodes=np.zeros((2, 2))), "nodes of shape"),
+        (lambda: _lattice_picture(tmp_path / "l.png", labels=["driving"]), "1 labels for 2"),
+        (lambda: _lattice_picture(tmp_path / "l.png", start_lane=2), "start_lane 2"),
+        (lambda: _lattice_picture(tmp_path / "l.png", paths=[[[0.0, np.nan]]]), "paths"),
+        (lambda: _lattice_picture(tmp_path / "l.png", speeds=np.ones(3)), "speeds of shape"),
+        (lambda: _lattice_picture(tmp_path / "l.png", cars=field, times=[1.0]), "1 times"),
+        (lambda: animate_car_field(tmp_path / "f.png", field, lanes=[lane], times=[0.0]),
+         "GIF"),
+        (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[], times=[0.0]),
+         "polylines"),
+        (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[lane], times=[]),
+         "times"),
+        (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[lane], times=[0.0],
+                                   resolution=0), "resolution"),
+        (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[lane], times=[0.0],
+                                   vehicle=lane), "Trajectory"),
+    ]
+    for call, message in refused:
+        with pytest.raises(InvalidQueryError, match=re.escape(message)):
+            call()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.png"]
