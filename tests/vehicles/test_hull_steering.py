@@ -263,8 +263,11 @@ def test_relative_direction_refuses_bad_angle() -> None:
         relative_direction((1, 0), (1, 0), cross_angle=-0.1)
 
 
-def test_a_destination_inside_a_box_is_approached_not_entered() -> None:
+@pytest.mark.parametrize("pockets", ["plan", "hug"])
+def test_a_destination_inside_a_box_is_approached_not_entered(pockets: str) -> None:
     h = Vehicle([(0.0, 0.0, 2.0, 1.0, 0.0)]).hull(0.0)
-    wp = avoid_hulls((-5.0, 0.5), (0.0, 0.5), [h], margin=0.0)
+    wp = avoid_hulls((-5.0, 0.5), (0.0, 0.5), [h], margin=0.0, pockets=pockets)
     np.testing.assert_allclose(wp, [-2.0, 1.0])
-    assert avoid_hulls((-2.0, 0.0), (0.0, 0.0), [h], margin=0.0).tolist() == [-2.0, 0.0]
+    # the nearest point of the contour stands in for the destination: (0, 1) above it
+    wp = avoid_hulls((-2.0, 1.0), (0.0, 0.6), [h], margin=0.0, pockets=pockets)
+    assert wp.tolist() == [0.0, 1.0]

@@ -39,7 +39,6 @@ True
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,11 +47,12 @@ from enum import Enum
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import count, finite_point, finite_points, number, positive_float
+from .._validate import choice, count, finite_point, finite_points, number, positive_float
 from ..crowd import Crowd
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..results import _fields_equal
 from .hulls import _boundary_gaps, _cross, convexify, merge_boxes, point_in_polygon
+from .pockets import _clear, _foot, _hug, _ring_path, _strictly_inside
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,72 +175,25 @@ def _crosses_hull(p: np.ndarray, q: np.ndarray, hull: np.ndarray, eps: float) ->
     return (t1 - t0) * float(np.hypot(*(q - p))) > eps
 
 
-def _clear(p: np.ndarray, q: np.ndarray, contour: np.ndarray, eps: float) -> bool:
-    """Whether the segment p→q keeps out of the contour's interior (touching is fine)."""
-    a, e = contour, np.roll(contour, -1, axis=0) - contour
-    d = q - p
-    den = _cross(d, e)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = _cross(a - p, e) / den
-        u = _cross(a - p, d) / den
-    if ((t > 1e-9) & (t < 1 - 1e-9) & (u > 1e-9) & (u < 1 - 1e-9)).any():
-        return False
-    length2 = float(d @ d)
-    if length2 == 0:
-        return True
-    s = ((a - p) @ d) / length2
-    near = np.hypot(*(p + s[:, None] * d - a).T) <= eps
-    cuts = np.unique(np.concatenate([[0.0, 1.0], s[near & (s > 0) & (s < 1)]]))
-    mids = p + ((cuts[:-1] + cuts[1:]) / 2)[:, None] * d
-    return not _strictly_inside(mids, contour, eps).any()
-
-
-def _strictly_inside(points: np.ndarray, contour: np.ndarray, eps: float) -> np.ndarray:
-    inside = np.asarray(point_in_polygon(points, contour)).reshape(-1)
-    return inside & (_boundary_gaps(contour, points) > eps)
-
-
 def _nearest_outside(point: np.ndarray, contour: np.ndarray, margin: float) -> np.ndarray:
-    a, e = contour, np.roll(contour, -1, axis=0) - contour
-    rel = point - a
-    t = np.clip((rel * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
-    foot = a + t[:, None] * e
-    k = int(np.argmin(np.hypot(*(point - foot).T)))
-    normal = np.array([-e[k, 1], e[k, 0]])          # outwards: the contour runs clockwise
-    return foot[k] + normal / float(np.hypot(*normal)) * max(margin, 1e-6)
+    foot, k = _foot(point, contour)
+    e = contour[(k + 1) % len(contour)] - contour[k]
+    normal = np.array([-e[1], e[0]])                # outwards: the contour runs clockwise
+    return foot + normal / float(np.hypot(*normal)) * max(margin, 1e-6)
 
 
-def _round_contour(p: np.ndarray, goal: np.ndarray, contour: np.ndarray, eps: float
-                   ) -> np.ndarray:
-    """The first corner of the shortest path p→goal keeping out of the contour; towards the
-    reachable corner nearest the goal when the goal lies inside the contour (p itself when
-    none is nearer than p)."""
-    nodes = np.concatenate([p[None], contour, goal[None]])
-    n = len(nodes)
-    dist = [math.inf] * n
-    came = [-1] * n
-    dist[0] = 0.0
-    heap = [(0.0, 0)]
-    while heap:
-        d, i = heapq.heappop(heap)
-        if d > dist[i]:
-            continue
-        if i == n - 1:
-            break
-        for j in range(1, n):
-            step = float(np.hypot(*(nodes[j] - nodes[i])))
-            if d + step < dist[j] and _clear(nodes[i], nodes[j], contour, eps):
-                dist[j], came[j] = d + step, i
-                heapq.heappush(heap, (d + step, j))
-    j = n - 1
-    if came[j] < 0:
-        reached = [i for i in range(n) if dist[i] < math.inf]
-        j = min(reached, key=lambda i: float(np.hypot(*(nodes[i] - goal))))
-        if j == 0:
-            return p
-    while came[j] != 0:
-        j = came[j]
-    return nodes[j]
+def _in_hull(p: np.ndarray, goal: np.ndarray, h: VehicleHull, pockets: str, eps: float
+             ) -> np.ndarray:
+    """The next waypoint p→goal when one end lies in the hull and the way is not clear:
+    across the local mesh of the pockets, or along the contour; a goal inside the contour
+    gives way to its nearest point on the contour."""
+    if _strictly_inside(goal[None], h.contour, eps)[0]:
+        goal, _ = _foot(goal, h.contour)
+    if pockets == "plan":
+        path = _ring_path(p, goal, h.contour, h.hull, h.pockets, eps)
+        if path is not None:
+            return path[min(1, len(path) - 1)]
+    return _hug(p, goal, h.contour, eps)
 
 
 def _angle(u: np.ndarray, v: np.ndarray) -> float:
@@ -248,19 +201,27 @@ def _angle(u: np.ndarray, v: np.ndarray) -> float:
 
 
 def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[VehicleHull], *,
-                margin: float = 0.05, cross_angle: float = math.pi / 3) -> np.ndarray:
+                margin: float = 0.05, cross_angle: float = math.pi / 3,
+                pockets: str = "plan") -> np.ndarray:
     """The agent's next waypoint, ``(2,)`` float64, against ``hulls`` grown by its radius.
 
     ``margin`` (>= 0, world units) pushes a chosen hull vertex outwards from the hull's
     centre, keeping the agent clear of a moving hull; ``cross_angle`` (radians in
     ``[0, pi/2]``): an agent whose heading makes at least this angle with a moving vehicle's
-    velocity (and its opposite) is crossing its path and passes behind it. The destination
-    itself comes back when nothing is in the way.
+    velocity (and its opposite) is crossing its path and passes behind it. ``pockets``: how
+    an agent or destination inside a hull finds its way when the straight line meets the
+    contour: ``"plan"`` (the default) takes the shortest path across the hull's pocket
+    triangles and a band round the hull
+    (:func:`~wayfinding.vehicles.pockets.pocket_path`), hugging the wall where the pockets
+    are not usable; ``"hug"`` always hugs the contour
+    (:func:`~wayfinding.vehicles.pockets.hug_contour`). The destination itself comes back
+    when nothing is in the way.
     """
     p = finite_point("position", position)
     goal = finite_point("destination", destination)
     pad = positive_float("margin", margin, allow_zero=True)
     limit = number("cross_angle", cross_angle, min=0.0, max=math.pi / 2)
+    mode = choice("pockets", pockets, ("plan", "hug"))
     for h in _near(p, p, hulls):
         eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
         if point_in_polygon(p, h.contour) and _boundary_gaps(h.contour, p[None])[0] > eps:
@@ -274,7 +235,7 @@ def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[Veh
             if (np.asarray(point_in_polygon(ends, h.hull))
                     | (_boundary_gaps(h.hull, ends) <= eps)).any():
                 if not _clear(p, target, h.contour, eps):
-                    return _round_contour(p, target, h.contour, eps)
+                    return _in_hull(p, target, h, mode, eps)
                 continue
             t0, t1, entry = _clip(p, target, h.hull)
             if (t1 - t0) * float(np.hypot(*(target - p))) > eps and (
@@ -313,6 +274,98 @@ def relative_direction(heading: ArrayLike, velocity: ArrayLike, *,
     if _angle(u, -v) < limit:
         return Direction.OPPOSITE
     return Direction.CROSSING
+
+
+def braking_factor(position: ArrayLike, velocity: ArrayLike, hulls: Sequence[VehicleHull], *,
+                   horizon: float = 2.0) -> float:
+    """The share of its intended ``velocity`` (``(2,)``, world units per second) an agent at
+    ``position`` keeps so as to pass behind the moving vehicles whose way it would cut,
+    in ``[0, 1]``.
+
+    A moving vehicle's **way ahead** is the ground its hull sweeps in the next ``horizon``
+    seconds (>= 0).  An agent that would enter a way ahead keeping ``velocity`` for
+    ``horizon`` seconds (the vehicles keeping theirs; the hulls are grown by the agent's
+    radius, so the agent counts as a point) slows to the largest share of ``velocity`` that
+    keeps it out of every way ahead over the horizon (sampled every 1/64, then refined to
+    1/4096): a vehicle whose path the agent crosses (:class:`Direction` ``CROSSING``)
+    passes first and the agent crosses behind it, or in front only with a horizon's worth
+    of the vehicle's travel to spare; an agent does not overtake a vehicle going its way
+    (``SAME``) into its way ahead.  1 when nothing is in the way, or when no share keeps
+    out (the agent is in a vehicle's way already, as one meeting it head on
+    (``OPPOSITE``) in its lane: braking cannot help, the waypoint must take it out).
+    Agents inside a hull and hulls whose vehicle stands are left out.
+
+    >>> cart = Vehicle([(0.0, 0.0, 1.0, 0.5, 0.0)], position=(-3.0, 2.0), velocity=(1.0, 0.0))
+    >>> # at full speed the agent would meet the cart in its lane: it slows so as to keep out
+    >>> # of the cart's way for the next 2 s (asked again every step, it waits for the cart)
+    >>> round(braking_factor((0.0, 0.0), (0.0, 1.4), [cart.hull(0.3)]), 3)
+    0.428
+    >>> braking_factor((0.0, 0.0), (0.0, 1.4), [cart.hull(0.3)], horizon=0.5)
+    1.0
+    """
+    p = finite_point("position", position)
+    u = finite_point("velocity", velocity)
+    span = positive_float("horizon", horizon, allow_zero=True)
+    ways = []
+    for h in hulls:
+        v = h.velocity
+        if not v.any() or point_in_polygon(p, h.hull):
+            continue
+        reach = np.stack([p, p - v * span, p + (u - v) * span])     # every share's moves
+        if (reach.min(axis=0) <= np.maximum(h.hi, h.hi + v * span)).all() and \
+                (np.minimum(h.lo, h.lo + v * span) <= reach.max(axis=0)).all():
+            eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
+            ways.append((_swept(h.hull, v * span), v, eps))
+
+    def enters(shares: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(shares), dtype=bool)
+        for way, v, eps in ways:
+            out |= _sweeps(p, (shares[:, None] * u - v) * span, way, eps)
+        return out
+
+    if not ways or not enters(np.ones(1))[0]:
+        return 1.0
+    shares = np.linspace(0.0, 1.0, 65)
+    free = np.flatnonzero(~enters(shares))
+    if not len(free):
+        return 1.0
+    lo, hi = float(shares[free[-1]]), float(shares[free[-1] + 1])
+    for _ in range(6):                       # the agent keeps out at lo, enters at hi
+        mid = 0.5 * (lo + hi)
+        if enters(np.array([mid]))[0]:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def _swept(hull: np.ndarray, move: np.ndarray) -> np.ndarray:
+    """The clockwise convex polygon a convex ``hull`` sweeps moving by ``move`` (the convex
+    hull of both places, by the monotone chain)."""
+    pts = np.unique(np.concatenate([hull, hull + move]), axis=0)
+    chain: list[np.ndarray] = []
+    for run in (pts, pts[::-1]):
+        side: list[np.ndarray] = []
+        for q in run:
+            while len(side) >= 2 and float(_cross(side[-1] - side[-2], q - side[-1])) >= 0:
+                side.pop()
+            side.append(q)
+        chain += side[:-1]
+    return np.array(chain)
+
+
+def _sweeps(p: np.ndarray, moves: np.ndarray, hull: np.ndarray, eps: float) -> np.ndarray:
+    """Whether the segments from p by each of ``moves`` (``(n, 2)``) pass through the convex
+    clockwise ``hull`` (more than ``eps`` of them inside), ``(n,)`` bool."""
+    a, e = hull, np.roll(hull, -1, axis=0) - hull
+    num = -_cross(e, p - a)                                  # (m,)
+    den = _cross(e[None], moves[:, None, :])                 # (n, m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num[None] / den
+    t0 = np.where(den < 0, t, 0.0).max(axis=1, initial=0.0)
+    t1 = np.where(den > 0, t, 1.0).min(axis=1, initial=1.0)
+    blocked = ((den == 0) & (num[None] <= 0)).any(axis=1)
+    return np.asarray(~blocked & ((t1 - t0) * np.hypot(*moves.T) > eps))
 
 
 def _near(p: np.ndarray, q: np.ndarray, hulls: Sequence[VehicleHull]) -> list[VehicleHull]:
@@ -368,8 +421,8 @@ CARRIAGE = ((0.0, 0.0, 1.5, 0.8, 0.0), (2.3, 0.45, 0.6, 0.25, 0.0), (2.3, -0.45,
 
 def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float = 0.3,
                     speed: float = 1.4, carriage_speed: float = 1.0, dt: float = 0.05,
-                    duration: float = 40.0, margin: float = 0.25, seed: int = 0
-                    ) -> CrossingRun:
+                    duration: float = 40.0, margin: float = 0.25, seed: int = 0,
+                    brake_horizon: float = 2.0) -> CrossingRun:
     """Pedestrians cross a two-lane street of moving carriages, steering with :func:`avoid_hulls`.
 
     The street runs along x with lanes at y = 3 (carriages driving +x) and y = 7 (driving
@@ -378,6 +431,9 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
     pedestrian walks at ``speed`` (m/s) towards its waypoint against the hulls grown by
     ``radius + margin`` (m) (a :class:`~wayfinding.crowd.Crowd` moves them, at most
     ``speed``), then the carriages advance. ``dt`` and ``duration`` in seconds.
+    ``brake_horizon`` (seconds, >= 0): how far ahead a pedestrian looks for a carriage
+    whose way it would cut, slowing down by :func:`braking_factor` to pass behind it; 0
+    turns braking off.
     """
     n = count("pedestrians", pedestrians)
     k = count("carriages", carriages)
@@ -387,6 +443,7 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
     step = positive_float("dt", dt)
     steps = math.ceil(positive_float("duration", duration) / step)
     grow = r + positive_float("margin", margin, allow_zero=True)
+    look = positive_float("brake_horizon", brake_horizon, allow_zero=True)
     rng = np.random.default_rng(seed)
     xs = np.linspace(-3.0, 3.0, n) + rng.uniform(-0.3, 0.3, n)
     goals = np.stack([xs, np.full(n, 10.0)], axis=1)
@@ -407,7 +464,10 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
         hulls = [c.hull(grow) for c in fleet]
         want = np.zeros((n, 2))
         for a in np.flatnonzero(~done):
-            want[a] = (avoid_hulls(pos[a], goals[a], hulls, margin=margin) - pos[a]) / step
+            gap = avoid_hulls(pos[a], goals[a], hulls, margin=margin) - pos[a]
+            want[a] = gap / step * min(1.0, v * step / max(float(np.hypot(*gap)), 1e-300))
+            if look > 0:
+                want[a] *= braking_factor(pos[a], want[a], hulls, horizon=look)
         crowd.step(step, velocity=want)
         pos = crowd.position
         done = np.hypot(*(goals - pos).T) <= 1e-9
