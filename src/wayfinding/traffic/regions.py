@@ -87,9 +87,10 @@ class RegionRoutes(SingleThread):
     regions and ``bridge_costs`` their ``(m,)`` float64 costs.  Holds its own search
     scratch: one thread at a time per object."""
 
-    __slots__ = ("planner", "regions", "bridges", "bridge_costs", "_nodes", "_local",
-                 "_inside", "_inside_back", "_portals", "_exits", "_entries", "_graph", "_coords",
-                 "_lane_coords", "_from_start", "_to_goal", "_direct", "_ws")
+    __slots__ = ("planner", "regions", "bridges", "bridge_costs", "_bridge_of", "_nodes",
+                 "_local", "_inside", "_inside_back", "_portals", "_exits", "_entries",
+                 "_graph", "_coords", "_lane_coords", "_from_start", "_to_goal", "_direct",
+                 "_ws")
 
     def __init__(self, planner: RoutePlanner, regions: Any) -> None:
         if not isinstance(planner, RoutePlanner):
@@ -113,6 +114,9 @@ class RegionRoutes(SingleThread):
         cross = reg[src] != reg[dst]
         self.bridges = np.column_stack([src[cross], dst[cross]]).reshape(-1, 2)
         self.bridge_costs = weights[cross].copy()
+        self._bridge_of: dict[tuple[int, int], float] = {}
+        for (a, b), w in zip(self.bridges.tolist(), self.bridge_costs.tolist()):
+            self._bridge_of[(a, b)] = min(w, self._bridge_of.get((a, b), math.inf))
         coords = graph.coords if graph.coords is not None else np.zeros((n, 2))
         # Each region's own lane graph, on local ids, forwards and reversed.
         count = int(reg.max()) + 1 if n else 0
@@ -215,16 +219,12 @@ class RegionRoutes(SingleThread):
         for a, b in hops:
             piece, c = self._inside_route(int(reg[a]), here, a, stats)
             path += piece[1:] + [b]
-            cost += c + self._bridge_cost(a, b)
+            cost += c + self._bridge_of[(a, b)]
             here = b
         piece, c = self._inside_route(rg, here, g, stats)
         path += piece[1:]
         stats.elapsed = time.perf_counter() - t0
         return PathResult(np.array(path, dtype=np.int64), cost + c, True, stats, method)
-
-    def _bridge_cost(self, a: int, b: int) -> float:
-        hit = (self.bridges[:, 0] == a) & (self.bridges[:, 1] == b)
-        return float(self.bridge_costs[hit].min())
 
     def _leg(self, lanes: np.ndarray, region: int, costs: np.ndarray) -> np.ndarray:
         """``costs`` (one region's, on local ids) at ``lanes``; inf for lanes elsewhere."""
