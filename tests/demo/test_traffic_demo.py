@@ -88,6 +88,10 @@ def test_pictures_refuse_bad_input(tmp_path):
         (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[lane], times=[0.0],
                                    resolution=0), "resolution"),
         (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[lane], times=[0.0],
+                                   resolution=1e-4), "field samples would need"),
+        (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[[[0.0, np.inf]]],
+                                   times=[0.0]), "finite (n, 2) polylines"),
+        (lambda: animate_car_field(tmp_path / "f.gif", field, lanes=[lane], times=[0.0],
                                    vehicle=lane), "Trajectory"),
     ]
     for call, message in refused:

@@ -16,10 +16,20 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._io import atomic_write_bytes
-from .._validate import count, positive_float
+from .._validate import allocation, count, positive_float
 from ..errors import InvalidQueryError
 from ..traffic import CarField, LaneType, RoadNetwork, Trajectory
-from .raster import GIF_PX, TARGET_PX, _pillow, bar_colours, font, gif_canvas, rgb, write_gif
+from .raster import (
+    GIF_PX,
+    PALETTE,
+    TARGET_PX,
+    _pillow,
+    bar_colours,
+    font,
+    gif_canvas,
+    rgb,
+    write_gif,
+)
 
 #: Lane colours by lane type.
 LANE_COLOURS = {LaneType.DRIVING: "#5a5f6b", LaneType.PARKING: "#6c8ebf",
@@ -89,13 +99,14 @@ def save_road_routes(picture_path: str | os.PathLike, network: RoadNetwork, *,
         draw.line(px(line), fill=colour, width=max(2, stroke - 2 * k), joint="curve")
     r = stroke * 1.8
     for line in lines:
-        for (x, y), key in zip(px(line[[0, -1]]), ("#1b9e4b", "#7b2cbf")):
-            draw.ellipse((x - r, y - r, x + r, y + r), fill=rgb(key), outline=INK)
+        for (x, y), key in zip(px(line[[0, -1]]), ("start", "goal")):
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=rgb(PALETTE[key]), outline=INK)
     if title is not None:
         draw.text((8, 6), title, fill=INK, font=f)
     for k, name in enumerate(names):
         y = 6 + (k + (title is not None)) * (f.size + 6)
-        draw.rectangle((8, y + 3, 28, y + f.size - 3), fill=rgb(ROUTE_COLOURS[k % 5]))
+        colour = rgb(ROUTE_COLOURS[k % len(ROUTE_COLOURS)])
+        draw.rectangle((8, y + 3, 28, y + f.size - 3), fill=colour)
         draw.text((34, y), name, fill=INK, font=f)
     return _save_png(target, img)
 
@@ -226,7 +237,7 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
     if car_marks:
         draw_cars(hollow=True)
     (vx, vy), = px(local[0, start])
-    draw.polygon([(vx + 9, vy), (vx - 7, vy - 6), (vx - 7, vy + 6)], fill=rgb("#1b9e4b"),
+    draw.polygon([(vx + 9, vy), (vx - 7, vy - 6), (vx - 7, vy + 6)], fill=rgb(PALETTE["start"]),
                  outline=INK)
     if show_speed:
         _speed_panel(draw, f, np.asarray(speeds, dtype=np.float64),
@@ -283,8 +294,9 @@ def animate_car_field(picture_path: str | os.PathLike, field: CarField, *,
     if vehicle is not None and not isinstance(vehicle, Trajectory):
         raise InvalidQueryError(f"vehicle {vehicle!r} must be a Trajectory")
     polylines = [np.asarray(p, dtype=np.float64) for p in lanes]
-    if not polylines or any(p.ndim != 2 or p.shape[1] != 2 for p in polylines):
-        raise InvalidQueryError("lanes must be one or more (n, 2) polylines")
+    if not polylines or any(p.ndim != 2 or p.shape[1] != 2 or not np.isfinite(p).all()
+                            for p in polylines):
+        raise InvalidQueryError("lanes must be one or more finite (n, 2) polylines")
     ts = np.asarray(times, dtype=np.float64).reshape(-1)
     if ts.size == 0 or not np.isfinite(ts).all():
         raise InvalidQueryError("times must be one or more finite times")
@@ -294,6 +306,7 @@ def animate_car_field(picture_path: str | os.PathLike, field: CarField, *,
     lo, hi = pts.min(axis=0) - 3 * field.radius, pts.max(axis=0) + 3 * field.radius
     nx = max(2, int(math.ceil((hi[0] - lo[0]) / step)))
     ny = max(2, int(math.ceil((hi[1] - lo[1]) / step)))
+    allocation("field samples", float(nx) * ny * ts.size)
     xs = lo[0] + (np.arange(nx) + 0.5) * step
     ys = hi[1] - (np.arange(ny) + 0.5) * step
     samples = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
@@ -321,9 +334,9 @@ def animate_car_field(picture_path: str | os.PathLike, field: CarField, *,
             draw.line(px(line), fill=(255, 255, 255), width=1)
         for car in field.trajectories:
             (x, y), = px(car.position_at(t))
-            draw.ellipse((x - 3, y - 3, x + 3, y + 3), fill=rgb("#d7263d"))
+            draw.ellipse((x - 3, y - 3, x + 3, y + 3), fill=rgb(LATTICE_COLOURS["best"]))
         if vehicle is not None:
-            green = rgb("#1b9e4b")
+            green = rgb(PALETTE["start"])
             draw.line(px(vehicle.points), fill=green, width=2)
             (x, y), = px(vehicle.position_at(t))
             draw.ellipse((x - 4, y - 4, x + 4, y + 4), fill=green, outline=INK)
