@@ -93,15 +93,22 @@ def test_a_goal_behind_a_wall_has_no_path_and_no_holonomic_optimum(main, capsys,
     info = json.loads(capsys.readouterr().out)
     assert info["status"] == "failed" and info["length"] is None
     assert info["holonomic"] is None and info["reeds_shepp"] == pytest.approx(17.0)
-    assert main(argv) == 0
-    assert capsys.readouterr().out.startswith("failed: no path after 0 expansions")
+    png = tmp_path / "walled.png"
+    assert main([*argv, "--render", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("failed: no path after 0 expansions")
+    assert "the holonomic optimum none" in out
+    with Image.open(png) as im:                 # the map and the two poses
+        pixels = np.asarray(im.convert("RGB"))
+    assert (pixels == (0x1b, 0x9e, 0x4b)).all(axis=2).any()
+    assert (pixels == (0x7b, 0x2c, 0xbf)).all(axis=2).any()
 
 
 def test_vehicle_path_on_a_generated_map(main, capsys):
     assert main(["vehicle", "path", "--generate", "rooms", "--seed", "1", "--from", "10,6,0",
                  "--to", "30,6,0", "--max-expansions", "2000"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("found: length") and "holonomic optimum" in out
+    assert out.startswith("found: length") and " x the holonomic optimum " in out
 
 
 @pytest.mark.parametrize("argv, message", [

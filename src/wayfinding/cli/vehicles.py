@@ -173,17 +173,19 @@ def cmd_car_path(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(info))
         return 0
-    bounds = (f"Reeds-Shepp lower bound {info['reeds_shepp']}, holonomic optimum "
-              + (f"{info['holonomic']}" if math.isfinite(info["holonomic"]) else "none"))
+    bounds = {"the Reeds-Shepp lower bound": info["reeds_shepp"],
+              "the holonomic optimum": info["holonomic"]}
     if path.found:
-        ratio = "" if not math.isfinite(info["holonomic"]) else \
-            f" ({path.length / info['holonomic']:.3f} of it)"
-        print(f"{info['status']}: length {info['length']}, cost {info['cost']}, "
-              f"{info['cusps']} cusp{'' if info['cusps'] == 1 else 's'}; {bounds}{ratio}; "
+        against = ", ".join(f"{path.length / v:.3f} x {k} {v}" if math.isfinite(v) else
+                            f"no {k.split(' ', 1)[1]}" for k, v in bounds.items())
+        print(f"{info['status']}: length {info['length']} (cost {info['cost']}), "
+              f"{info['cusps']} cusp{'' if info['cusps'] == 1 else 's'}; {against}; "
               f"{info['expanded']} expansions in {info['seconds']} s")
     else:
+        against = ", ".join(f"{k} {v if math.isfinite(v) else 'none'}"
+                            for k, v in bounds.items())
         print(f"{info['status']}: no path after {info['expanded']} expansions in "
-              f"{info['seconds']} s; {bounds}")
+              f"{info['seconds']} s; {against}")
     if args.render:
         print(args.render)
     return 0
