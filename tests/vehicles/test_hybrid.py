@@ -207,6 +207,7 @@ def test_same_inputs_same_record() -> None:
     ({"start_pose": (0.5, 4, 0)}, "start_pose .* off the map"),
     ({"goal_pose": (10, 1.2, 0)}, "goal_pose .* obstacle"),
     ({"cell_size": 0}, "cell_size"),
+    ({"cell_size": 1e-7}, "cell_size 1e-07 is too small for this world"),
 ])
 def test_bad_input_is_refused(change: dict, match: str) -> None:
     args = {"world": corridor(), "start_pose": (10, 4, 0), "goal_pose": (20, 4, 0), **CAR}
@@ -266,3 +267,5 @@ def test_navmesh_bad_poses_are_refused() -> None:
         plan_car_path(room_mesh(), (16, 10, 0), (30, 5, 0), **CAR)
     with pytest.raises(InvalidQueryError, match="goal_pose .* obstacle"):
         plan_car_path(room_mesh(), (5, 5, 0), (14.5, 10, 0), **CAR)
+    with pytest.raises(InvalidQueryError, match="cell_size .* too small"):
+        plan_car_path(room_mesh(), (5, 5, 0), (30, 5, 0), **CAR, cell_size=1e-6)
