@@ -5,14 +5,16 @@ A :class:`RegionRoutes` takes a :class:`~wayfinding.traffic.routes.RoutePlanner`
 graph and driver costs) and a region id per lane.  A *bridge* is a lane-graph edge from a
 lane of one region into a lane of another; its lanes are *portals*.  The build computes,
 inside each region only, the cheapest cost from every lane entered by a bridge to every
-lane a bridge leaves from: the abstract graph is those costs plus the bridges.  Two ways to
-route:
+lane a bridge leaves from: these *shortcuts* and the bridges are the abstract graph.  Two
+ways to route:
 
-* ``method="exact"``: the start reaches its region's exits and the goal is reached from
-  its region's entries by searches inside those two regions, then A* runs over the abstract
-  graph.  Any route splits into stretches inside one region joined by bridges, and the
-  abstract graph holds the cheapest of each stretch, so the cost is **the flat planner's
-  optimum**; the route is refined into lanes by A* inside each region it passes.
+* ``method="exact"``: one compiled A* over the lanes and the shortcuts that expands lanes
+  only inside the start's and the goal's regions and, in every other region, only its
+  portals (a zone bound of 0 or infinity, set per query): the abstract search with the two
+  ends' regions searched lane by lane.  Any route splits into stretches inside one region
+  joined by bridges, and a shortcut is the cheapest of each stretch, so the cost is **the
+  flat planner's optimum**; each shortcut taken is refined into lanes by A* inside its
+  region.
 * ``method="one_bridge"``: the notes' scheme (*Driver San Francisco*: three areas linked by
   bridges; path to a bridge joining both areas, then from the bridge to the goal).  In one
   region the route stays inside it; across regions it takes the best single bridge that
@@ -88,9 +90,8 @@ class RegionRoutes(SingleThread):
     scratch: one thread at a time per object."""
 
     __slots__ = ("planner", "regions", "bridges", "bridge_costs", "_bridge_of", "_nodes",
-                 "_local", "_inside", "_inside_back", "_portals", "_exits", "_entries",
-                 "_graph", "_coords", "_lane_coords", "_from_start", "_to_goal", "_direct",
-                 "_ws")
+                 "_local", "_inside", "_inside_back", "_shortcuts", "_graph", "_coords",
+                 "_zone", "_table", "_ws")
 
     def __init__(self, planner: RoutePlanner, regions: Any) -> None:
         if not isinstance(planner, RoutePlanner):
@@ -132,43 +133,37 @@ class RegionRoutes(SingleThread):
                                       coords=coords[nodes])
             self._inside.append(sub)
         self._inside_back = [sub.reversed() for sub in self._inside]
-        # Portals: abstract nodes 0..P-1; P is the query's start, P + 1 its goal.
+        # Shortcuts: inside each region, every entry to every exit at its cheapest cost
+        # there (left out where a lane edge already costs that).
         exits, entries = np.unique(self.bridges[:, 0]), np.unique(self.bridges[:, 1])
-        self._portals = np.union1d(exits, entries)
-        self._exits, self._entries = exits, entries
-        pid = np.full(n, -1, dtype=np.int64)
-        pid[self._portals] = np.arange(self._portals.size)
-        start, goal = self._portals.size, self._portals.size + 1
-        a_src, a_dst, a_w = [pid[self.bridges[:, 0]]], [pid[self.bridges[:, 1]]], \
-            [self.bridge_costs]
+        flat_cost = {(a, b): w for a, b, w in zip(src.tolist(), dst.tolist(), weights.tolist())}
+        self._shortcuts: set[tuple[int, int]] = set()
+        s_src, s_dst, s_w = [], [], []
         for r in range(count):
             outs = exits[reg[exits] == r]
             for e in entries[reg[entries] == r].tolist():
                 d = self._inside[r].distances(int(self._local[e]))[self._local[outs]]
-                ok = np.isfinite(d) & (outs != e)
-                a_src.append(np.full(int(ok.sum()), pid[e]))
-                a_dst.append(pid[outs[ok]])
-                a_w.append(d[ok])
-        # Per-query edges (costs filled at each query): start -> every exit, every entry ->
-        # goal, start -> goal (both in one region).
-        a_src += [np.full(exits.size, start), pid[entries], [start]]
-        a_dst += [pid[exits], np.full(entries.size, goal), [goal]]
-        a_w += [np.zeros(exits.size), np.zeros(entries.size), [0.0]]
-        s_all, d_all = np.concatenate(a_src), np.concatenate(a_dst)
-        order = np.argsort(s_all, kind="stable")
-        where = np.empty_like(order)
-        where[order] = np.arange(order.size)
-        indptr = np.zeros(goal + 2, dtype=np.int64)
-        np.cumsum(np.bincount(s_all, minlength=goal + 1), out=indptr[1:])
-        fixed = s_all.size - exits.size - entries.size - 1
-        self._from_start = where[fixed:fixed + exits.size]
-        self._to_goal = where[fixed + exits.size:fixed + exits.size + entries.size]
-        self._direct = int(where[-1])
-        self._graph = (indptr, d_all[order].astype(np.int32),
-                       np.concatenate(a_w).astype(np.float64)[order])
-        self._coords = np.vstack([coords[self._portals], np.zeros((2, 2))])
-        self._lane_coords = coords
-        self._ws = Workspace(goal + 1)
+                for x, c in zip(outs.tolist(), d.tolist()):
+                    if x != e and c < flat_cost.get((e, x), math.inf):
+                        s_src.append(e)
+                        s_dst.append(x)
+                        s_w.append(c)
+                        self._shortcuts.add((e, x))
+        all_src = np.concatenate([src, np.array(s_src, dtype=np.int64)])
+        order = np.argsort(all_src, kind="stable")
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(all_src, minlength=n), out=indptr[1:])
+        self._graph = (indptr,
+                       np.concatenate([dst, np.array(s_dst, dtype=np.int64)])[order]
+                       .astype(np.int32),
+                       np.concatenate([weights, np.array(s_w, dtype=np.float64)])[order])
+        self._coords = np.ascontiguousarray(coords, dtype=np.float64)
+        # Zones: 2 r for the lanes inside region r, 2 r + 1 for its portals.
+        portal = np.zeros(n, dtype=bool)
+        portal[exits] = portal[entries] = True
+        self._zone = (2 * reg + portal).astype(np.int32)
+        self._table = np.zeros((2 * count, 2 * count))
+        self._ws = Workspace(n)
 
     def _inside_route(self, region: int, a: int, b: int, stats: SearchStats
                       ) -> tuple[list[int], float]:
@@ -185,77 +180,68 @@ class RegionRoutes(SingleThread):
         :meth:`RoutePlanner.find_route <wayfinding.traffic.routes.RoutePlanner.find_route>`
         (``path``: ``(n,)`` int64 lane ids), found or not.
 
-        ``method``: ``"exact"`` (the optimum, abstract A* over all bridges) or
-        ``"one_bridge"`` (the notes' scheme; see the module).  ``stats`` counts the nodes
-        the two searches inside the start's and goal's regions reached plus those the
-        abstract and refining A* expanded."""
+        ``method``: ``"exact"`` (the optimum) or ``"one_bridge"`` (the notes' scheme); see
+        the module.  ``stats`` counts the nodes the searches expanded (for
+        ``"one_bridge"``, all the nodes its two floods inside the start's and goal's
+        regions reached), refinement included."""
         net = self.planner.network
         s, g = net._lane("start", start), net._lane("goal", goal)
         _validate.choice("method", method, ("exact", "one_bridge"))
         t0 = time.perf_counter()
+        stats = SearchStats()
+        result = self._exact(s, g, stats) if method == "exact" else self._one_bridge(s, g, stats)
+        stats.elapsed = time.perf_counter() - t0
+        if result is None:
+            return PathResult(np.empty(0, dtype=np.int64), math.inf, False, stats, method)
+        return result
+
+    def _one_bridge(self, s: int, g: int, stats: SearchStats) -> PathResult | None:
+        """The notes' scheme: inside one region, or over the best single bridge from the
+        start's region into the goal's."""
         reg, local = self.regions, self._local
         rs, rg = int(reg[s]), int(reg[g])
         ahead = self._inside[rs].distances(int(local[s]))
         behind = self._inside_back[rg].distances(int(local[g]))
-        stats = SearchStats(expanded=int(np.isfinite(ahead).sum() + np.isfinite(behind).sum()))
-        direct = float(ahead[local[g]]) if rs == rg else math.inf
-        hops: list[tuple[int, int]] = []       # bridges taken, in order
-        if method == "one_bridge":
-            found = direct < math.inf
-            if rs != rg:
-                ex, en = self.bridges[:, 0], self.bridges[:, 1]
-                use = np.flatnonzero((reg[ex] == rs) & (reg[en] == rg))
-                total = ahead[local[ex[use]]] + self.bridge_costs[use] + behind[local[en[use]]]
-                found = bool(use.size) and bool(np.isfinite(total).any())
-                if found:
-                    best = use[int(np.argmin(total))]
-                    hops = [(int(ex[best]), int(en[best]))]
-        else:
-            found, hops = self._abstract(s, g, ahead, behind, direct, stats)
-        if not found:
-            stats.elapsed = time.perf_counter() - t0
-            return PathResult(np.empty(0, dtype=np.int64), math.inf, False, stats, method)
-        path, cost, here = [s], 0.0, s
-        for a, b in hops:
-            piece, c = self._inside_route(int(reg[a]), here, a, stats)
-            path += piece[1:] + [b]
-            cost += c + self._bridge_of[(a, b)]
-            here = b
-        piece, c = self._inside_route(rg, here, g, stats)
-        path += piece[1:]
-        stats.elapsed = time.perf_counter() - t0
-        return PathResult(np.array(path, dtype=np.int64), cost + c, True, stats, method)
+        stats.expanded += int(np.isfinite(ahead).sum() + np.isfinite(behind).sum())
+        if rs == rg:
+            if not ahead[local[g]] < math.inf:
+                return None
+            path, cost = self._inside_route(rs, s, g, stats)
+            return PathResult(np.array(path, dtype=np.int64), cost, True, stats, "one_bridge")
+        ex, en = self.bridges[:, 0], self.bridges[:, 1]
+        use = np.flatnonzero((reg[ex] == rs) & (reg[en] == rg))
+        total = ahead[local[ex[use]]] + self.bridge_costs[use] + behind[local[en[use]]]
+        if not (use.size and np.isfinite(total).any()):
+            return None
+        best = use[int(np.argmin(total))]
+        a, b = int(ex[best]), int(en[best])
+        first, c1 = self._inside_route(rs, s, a, stats)
+        second, c2 = self._inside_route(rg, b, g, stats)
+        return PathResult(np.array(first + second, dtype=np.int64),
+                          c1 + self._bridge_of[(a, b)] + c2, True, stats, "one_bridge")
 
-    def _leg(self, lanes: np.ndarray, region: int, costs: np.ndarray) -> np.ndarray:
-        """``costs`` (one region's, on local ids) at ``lanes``; inf for lanes elsewhere."""
-        out = np.full(lanes.size, math.inf)
-        mine = self.regions[lanes] == region
-        out[mine] = costs[self._local[lanes[mine]]]
-        return out
-
-    def _abstract(self, s: int, g: int, ahead: np.ndarray, behind: np.ndarray, direct: float,
-                  stats: SearchStats) -> tuple[bool, list[tuple[int, int]]]:
-        """A* over the portals from ``s`` to ``g``: whether a route exists and the bridges
-        it takes."""
-        indptr, indices, base = self._graph
-        reg, portals = self.regions, self._portals
-        exits, entries = self._exits, self._entries
-        weights = base.copy()
-        weights[self._from_start] = self._leg(exits, reg[s], ahead)
-        weights[self._to_goal] = self._leg(entries, reg[g], behind)
-        weights[self._direct] = direct
-        coords = self._coords.copy()
-        n = portals.size
-        coords[n] = self._lane_coords[s]
-        coords[n + 1] = self._lane_coords[g]
+    def _exact(self, s: int, g: int, stats: SearchStats) -> PathResult | None:
+        """A* over the lane graph and the shortcuts, inside the start's and goal's regions
+        and across the others' portals only; ``None`` when there is no route."""
+        indptr, indices, weights = self._graph
+        reg = self.regions
+        column = self._table[:, self._zone[g]]
+        column[0::2] = math.inf
+        column[1::2] = 0.0
+        column[2 * reg[s]] = column[2 * reg[g]] = 0.0
         found, cost, exp, gen, _ = _csrsearch.search(
-            self._ws, indptr, indices, weights, coords, n, n + 1,
-            self.planner.graph.heuristic_scale, False)
+            self._ws, indptr, indices, weights, self._coords, s, g,
+            self.planner.graph.heuristic_scale, False, zone=self._zone,
+            zone_table=self._table)
         stats.expanded += int(exp)
         stats.generated += int(gen)
-        if not found or not cost < math.inf:
-            return False, []
-        ids = self._ws.path_to(n + 1)[1:-1].tolist()
-        nodes = portals[ids]
-        hops = [(int(a), int(b)) for a, b in zip(nodes[:-1], nodes[1:]) if reg[a] != reg[b]]
-        return True, hops
+        if not found:
+            return None
+        steps = self._ws.path_to(g).tolist()
+        path = [s]
+        for a, b in zip(steps, steps[1:]):
+            if (a, b) in self._shortcuts:
+                path += self._inside_route(int(reg[a]), a, b, stats)[0][1:]
+            else:
+                path.append(b)
+        return PathResult(np.array(path, dtype=np.int64), float(cost), True, stats, "exact")
