@@ -143,7 +143,16 @@ def lattice_seeds(start: Any, positions: Any, paths: Sequence[LatticePath], *,
 
     ``start``: the car's ``(x, y)``.  ``positions``: ``(n_sets, n_lanes, 2)`` the lattice's
     nodes (e.g. from :func:`~wayfinding.traffic.levels.road_lattice`).  ``paths``: from
-    :func:`~wayfinding.traffic.lattice.plan_lattice`."""
+    :func:`~wayfinding.traffic.lattice.plan_lattice`.  Speeds are at least 0.001, so a seed
+    never stalls.
+
+    >>> positions = np.array([[[10.0, 0.0], [10.0, 3.0]], [[20.0, 0.0], [20.0, 3.0]]])
+    >>> from wayfinding.traffic.lattice import plan_lattice
+    >>> best = plan_lattice(np.zeros((2, 2)), 0, costs=DriverCosts().lattice_costs(), k=1)
+    >>> seed = lattice_seeds([0, 0], positions, best, driver=DriverCosts(desired_speed=12.0))
+    >>> seed[0].points.tolist(), seed[0].speeds.tolist()
+    ([[0.0, 0.0], [10.0, 0.0], [20.0, 0.0]], [12.0, 12.0, 12.0])
+    """
     at = _validate.finite_point("start", start)
     pos = _validate.reals("positions", positions)
     if pos.ndim != 3 or pos.shape[2] != 2 or 0 in pos.shape or not np.isfinite(pos).all():
