@@ -136,27 +136,32 @@ class RegionRoutes(SingleThread):
         # Shortcuts: inside each region, every entry to every exit at its cheapest cost
         # there (left out where a lane edge already costs that).
         exits, entries = np.unique(self.bridges[:, 0]), np.unique(self.bridges[:, 1])
-        flat_cost = {(a, b): w for a, b, w in zip(src.tolist(), dst.tolist(), weights.tolist())}
-        self._shortcuts: set[tuple[int, int]] = set()
         s_src, s_dst, s_w = [], [], []
         for r in range(count):
             outs = exits[reg[exits] == r]
             for e in entries[reg[entries] == r].tolist():
                 d = self._inside[r].distances(int(self._local[e]))[self._local[outs]]
-                for x, c in zip(outs.tolist(), d.tolist()):
-                    if x != e and c < flat_cost.get((e, x), math.inf):
-                        s_src.append(e)
-                        s_dst.append(x)
-                        s_w.append(c)
-                        self._shortcuts.add((e, x))
-        all_src = np.concatenate([src, np.array(s_src, dtype=np.int64)])
+                row = slice(int(graph.indptr[e]), int(graph.indptr[e + 1]))
+                at = np.minimum(np.searchsorted(outs, dst[row]), max(outs.size - 1, 0))
+                lane_edge = np.full(outs.size, math.inf)
+                hit = outs[at] == dst[row] if outs.size else np.zeros(0, dtype=bool)
+                np.minimum.at(lane_edge, at[hit], weights[row][hit])
+                ok = (d < lane_edge) & (outs != e)
+                s_src.append(np.full(int(ok.sum()), e, dtype=np.int64))
+                s_dst.append(outs[ok])
+                s_w.append(d[ok])
+        s_src.append(np.zeros(0, dtype=np.int64))
+        s_dst.append(np.zeros(0, dtype=np.int64))
+        s_w.append(np.zeros(0))
+        short_src, short_dst = np.concatenate(s_src), np.concatenate(s_dst)
+        self._shortcuts = np.sort(short_src * max(n, 1) + short_dst)
+        all_src = np.concatenate([src, short_src])
         order = np.argsort(all_src, kind="stable")
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(all_src, minlength=n), out=indptr[1:])
         self._graph = (indptr,
-                       np.concatenate([dst, np.array(s_dst, dtype=np.int64)])[order]
-                       .astype(np.int32),
-                       np.concatenate([weights, np.array(s_w, dtype=np.float64)])[order])
+                       np.concatenate([dst, short_dst])[order].astype(np.int32),
+                       np.concatenate([weights, *s_w])[order])
         self._coords = np.ascontiguousarray(coords, dtype=np.float64)
         # Zones: 2 r for the lanes inside region r, 2 r + 1 for its portals.
         portal = np.zeros(n, dtype=bool)
@@ -237,10 +242,14 @@ class RegionRoutes(SingleThread):
         stats.generated += int(gen)
         if not found:
             return None
-        steps = self._ws.path_to(g).tolist()
+        steps = self._ws.path_to(g)
+        keys = steps[:-1] * max(reg.size, 1) + steps[1:]
+        where = np.minimum(np.searchsorted(self._shortcuts, keys), self._shortcuts.size - 1)
+        short = (self._shortcuts[where] == keys) if self._shortcuts.size else \
+            np.zeros(keys.size, dtype=bool)
         path = [s]
-        for a, b in zip(steps, steps[1:]):
-            if (a, b) in self._shortcuts:
+        for a, b, cut in zip(steps[:-1].tolist(), steps[1:].tolist(), short.tolist()):
+            if cut:
                 path += self._inside_route(int(reg[a]), a, b, stats)[0][1:]
             else:
                 path.append(b)
