@@ -76,9 +76,9 @@ def vehicles_section(out: Path) -> str:
                                 width=CAR["width"], title=name)
             figures.append((f"{name}: {f['length']:.1f} m with {f['cusps']} "
                             f"cusp{'' if f['cusps'] == 1 else 's'}", png.name))
-    run = street_crossing(pedestrians=5, seed=1)
+    run = street_crossing(pedestrians=4, seed=1, duration=30.0)
     m = crossing_figures(run)
-    gif = animate_crossing(out / "vehicle-crossing.gif", run, frames=100)
+    gif = animate_crossing(out / "vehicle-crossing.gif", run, frames=80)
     figures.append((f"street crossing: {m['arrived']} of {m['pedestrians']} pedestrians "
                     f"arrived, least gap to a carriage {m['least_gap']:.2f} m", gif.name))
     figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>{esc(cap)}"

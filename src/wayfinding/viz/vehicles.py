@@ -27,10 +27,10 @@ from .raster import GIF_PX, PALETTE, _pillow, auto_scale, cell_colours, gif_canv
 
 #: The colours of a car's path driven forward and in reverse, and of the car's outline.
 CAR_COLOURS = {"forward": "#1f5fa8", "reverse": "#d7263d", "car": "#555555"}
-#: The colours of a street crossing: the carriages' boxes, their hulls (grown by the
-#: pedestrians' radius), the pedestrians and their goals.
-CROSSING_COLOURS = {"box": "#6b4f2a", "hull": "#b08d57",
-                    "pedestrian": "#1f77b4", "goal": "#2ca02c"}
+#: The colours of a street crossing: the ground, the carriages' boxes, their hulls (grown by
+#: the pedestrians' radius), the pedestrians, their edges and their goals.
+CROSSING_COLOURS = {"ground": "#fafaf7", "box": "#6b4f2a", "hull": "#b08d57",
+                    "pedestrian": "#1f77b4", "edge": "#282828", "goal": "#2ca02c"}
 
 
 def _cusps(path: CarPath) -> int:
@@ -239,24 +239,24 @@ def animate_crossing(picture_path: str | os.PathLike, run: CrossingRun, *,
     if run.reached.all():
         last = min(last, int(arrive.max()) + math.ceil(1.0 / run.dt))
     Image, ImageDraw, _ = _pillow()
-    base = Image.new("RGB", (width, height), (250, 250, 247))
+    ink = {key: k for k, key in enumerate(CROSSING_COLOURS)}      # the frames' palette
+    base = Image.new("P", (width, height), ink["ground"])
+    base.putpalette([c for key in CROSSING_COLOURS for c in rgb(CROSSING_COLOURS[key])])
     draw = ImageDraw.Draw(base)
     rr = max(1.0, run.radius * scale)
     for x, y in px(run.goals):
-        draw.rectangle((x - rr / 2, y - rr / 2, x + rr / 2, y + rr / 2),
-                       fill=rgb(CROSSING_COLOURS["goal"]))
+        draw.rectangle((x - rr / 2, y - rr / 2, x + rr / 2, y + rr / 2), fill=ink["goal"])
     images = []
     for t in np.unique(np.linspace(0, last, min(frames, last + 1)).round().astype(int)):
         img = base.copy()
         d = ImageDraw.Draw(img)
         for car, (x, y, heading) in zip(fleet, _carriage_poses(run.boxes[t])):
             car.move((x, y), float(heading))
-            d.polygon(px(car.hull(run.radius).hull), outline=rgb(CROSSING_COLOURS["hull"]),
-                      width=2)
+            d.polygon(px(car.hull(run.radius).hull), outline=ink["hull"], width=2)
         for box in run.boxes[t]:
-            d.polygon(px(box), fill=rgb(CROSSING_COLOURS["box"]))
+            d.polygon(px(box), fill=ink["box"])
         for x, y in px(run.positions[t]):
-            d.ellipse((x - rr, y - rr, x + rr, y + rr),
-                      fill=rgb(CROSSING_COLOURS["pedestrian"]), outline=(40, 40, 40))
-        images.append(img.convert("P", palette=Image.ADAPTIVE))
+            d.ellipse((x - rr, y - rr, x + rr, y + rr), fill=ink["pedestrian"],
+                      outline=ink["edge"])
+        images.append(img)
     return write_gif(target, images, fps)
