@@ -11,9 +11,12 @@ import pytest
 
 from wayfinding import InvalidQueryError
 from wayfinding.traffic.lattice import LatticeCosts, lattice_node_costs, plan_lattice
+from wayfinding.traffic.levels import road_lattice
+from wayfinding.traffic.optimiser import lattice_seeds, optimise_trajectory
 from wayfinding.traffic.prediction import CarField, Trajectory
-from wayfinding.traffic.roads import LaneType
-from wayfinding.traffic.routes import DriverCosts
+from wayfinding.traffic.road_field import RoadField
+from wayfinding.traffic.roads import LaneType, road_grid
+from wayfinding.traffic.routes import DriverCosts, RoutePlanner, extend_route
 
 
 def worked_lattice():
@@ -58,6 +61,41 @@ def test_personalities_change_the_lattice():
     assert dict(fond.lane_type)["parking"] == 0.0
     assert dict(DriverCosts(lane_type=((LaneType.SHOULDER, 3.0),)).lattice_costs(
         straight=2.0).lane_type)["shoulder"] == 4.0
+
+
+def three_tiers(driver):
+    """Route, lattice and optimiser on a generated street (one lane each way) with a car
+    stopped in the driving lane at x = 40, all read from one driver record."""
+    net = road_grid(3, 1, spacing=100.0)
+    planner = RoutePlanner(net, driver=driver)
+    route = extend_route(planner, planner.find_route(0, 2).path, at=0.0, ahead=150.0)
+    assert net.lanes[int(route.lanes[0])].road == 0
+    start = net.lanes[int(route.lanes[0])].points[0]
+    stopped = CarField([Trajectory([[40.0, -1.75]], [0.0])], radius=2.0)
+    positions, labels = road_lattice(net, 0, forward=True, start=10.0, spacing=10.0,
+                                     n_sets=8)
+    costs = driver.lattice_costs(near_distance=3.0)
+    arrive = (10.0 + 10.0 * np.arange(8)) / driver.desired_speed
+    nodes = lattice_node_costs(positions, arrive, labels, costs=costs, cars=stopped)
+    paths = plan_lattice(nodes, 0, costs=costs, k=5)
+    field = RoadField(net, car=start, heading=0.0, length=80.0, width=10.0, cell=0.5,
+                      driver=driver)
+    plan = optimise_trajectory(lattice_seeds(start, positions, paths, driver=driver),
+                               start=start, heading=0.0, speed=15.0, field=field,
+                               driver=driver, cars=stopped)
+    return paths, field, plan
+
+
+def test_one_driver_record_runs_the_three_tiers():
+    paths, field, plan = three_tiers(DriverCosts(oncoming=1.0))
+    assert any(1 in p.lanes.tolist() for p in paths)
+    assert plan.collisions == 0 and plan.points[:, 1].max() > 0.0      # passes oncoming
+    assert field.on_road(plan.points).all()
+    paths, field, plan = three_tiers(DriverCosts(oncoming=math.inf))
+    assert all(1 not in p.lanes.tolist() for p in paths)
+    # The lawful driver never leaves its lane (it has no way round the stopped car: the
+    # optimiser pushes sideways only, so braking for a blocked lane is not found).
+    assert plan.points[:, 1].max() < 0.0 and field.on_road(plan.points).all()
 
 
 @pytest.mark.parametrize("call, message", [
