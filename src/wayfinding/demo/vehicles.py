@@ -1,7 +1,7 @@
-"""The demo page's section on vehicles: a car parking between two parked cars and turning
-round in a narrow street (hybrid A*, with reversing), its lengths against the Reeds–Shepp
-lower bound and the holonomic optimum, and pedestrians crossing a street of moving
-carriages under hull steering."""
+"""The demo page's section on vehicles: a car parking between two parked cars, turning
+round in a narrow street (hybrid A*, with reversing) and driving through generated rooms,
+its lengths against the Reeds–Shepp lower bound and the holonomic optimum, and pedestrians
+crossing a street of moving carriages under hull steering."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..grid import Grid
+from ..grid.generate import rooms
 from ..vehicles import plan_car_path, street_crossing
 from ..viz.vehicles import animate_crossing, car_path_figures, crossing_figures, save_car_path
 
@@ -40,6 +41,11 @@ def narrow_street() -> Grid:
     return Grid(free, cell_size=CELL)
 
 
+def generated_rooms() -> Grid:
+    """The library's rooms joined by corridors 5 m wide (1 m cells, 64 x 64, seed 1)."""
+    return rooms(64, 64, corridor=5, seed=1)
+
+
 #: The manoeuvres drawn: name, street, start and goal poses (m, m, radians), options.
 MANOEUVRES: tuple[tuple[str, Callable[[], Grid], tuple[float, float, float],
                         tuple[float, float, float], dict[str, Any]], ...] = (
@@ -47,6 +53,8 @@ MANOEUVRES: tuple[tuple[str, Callable[[], Grid], tuple[float, float, float],
     ("parallel parking, forward only", parking_street, (2.0, 5.0, 0.0), (9.25, 1.7, 0.0),
      {"reverse": False, "max_expansions": 300}),
     ("U-turn in a narrow street", narrow_street, (6.0, 2.1, 0.0), (6.0, 3.9, math.pi), {}),
+    ("across generated rooms", generated_rooms, (10.0, 6.0, 0.0), (50.0, 30.0, math.pi / 2),
+     {}),
 )
 
 
@@ -85,7 +93,8 @@ def vehicles_section(out: Path) -> str:
                    "</figcaption></figure>" for cap, src in figures)
     return f"""<h2>Vehicles</h2>
 <p>A car {CAR['length']:g} m long and {CAR['width']:g} m wide, turning no tighter than
-{CAR['turning_radius']:g} m, planned by hybrid A* on streets of {CELL:g} m cells: its path is
+{CAR['turning_radius']:g} m, planned by hybrid A* on streets of {CELL:g} m cells and through
+the rooms of a generated map of 1 m cells: its path is
 drawn blue where it drives forward and red in reverse, its outline every car length and at
 each cusp. The Reeds&ndash;Shepp length ignores the obstacles, and the holonomic optimum (the
 shortest cell path over the cells at least half the car's width from the walls) ignores the
