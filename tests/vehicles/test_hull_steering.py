@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
 from wayfinding.vehicles.hull_steering import (
     CARRIAGE,
+    CrossingRun,
     Direction,
     Vehicle,
     VehicleHull,
     avoid_hulls,
+    braking_factor,
     relative_direction,
     street_crossing,
 )
@@ -271,3 +273,70 @@ def test_a_destination_inside_a_box_is_approached_not_entered(pockets: str) -> N
     # the nearest point of the contour stands in for the destination: (0, 1) above it
     wp = avoid_hulls((-2.0, 1.0), (0.0, 0.6), [h], margin=0.0, pockets=pockets)
     assert wp.tolist() == [0.0, 1.0]
+
+
+def in_way(p: np.ndarray, u: np.ndarray, h: VehicleHull, horizon: float) -> bool:
+    """Whether an agent at p moving at u enters, within ``horizon`` seconds, ground the
+    vehicle's hull covers within ``horizon`` seconds ahead of where it is then (sampled;
+    touching the boundary is not entering)."""
+    t = np.linspace(0.0, horizon, 121)
+    rel = p + t[:, None] * (u - h.velocity)                  # the agent in the vehicle's frame
+    ahead = rel[:, None, :] - np.linspace(0.0, horizon, 121)[None, :, None] * h.velocity
+    return bool((box_gap(ahead.reshape(-1, 2), h.hull[None]) < -1e-9).any())
+
+
+@pytest.mark.parametrize("start, heading", [((0.0, 0.0), (0.0, 1.4)), ((1.0, 0.0), (-0.7, 1.2)),
+                                            ((-2.0, 5.0), (0.3, -1.4))])
+def test_braking_keeps_out_of_the_way_ahead_and_no_more(start: tuple, heading: tuple) -> None:
+    h = Vehicle([(0.0, 0.0, 1.5, 0.8, 0.0)], position=(-4.0, 2.5),
+                velocity=(1.0, 0.0)).hull(0.3)
+    p, u = np.array(start), np.array(heading)
+    assert in_way(p, u, h, 2.0)
+    share = braking_factor(p, u, [h], horizon=2.0)
+    assert 0.0 < share < 1.0
+    assert not in_way(p, share * u, h, 2.0)
+    assert in_way(p, (share + 1e-3) * u, h, 2.0)
+
+
+def test_braking_leaves_clear_ways_and_lost_causes_alone() -> None:
+    moving = Vehicle([(0.0, 0.0, 1.5, 0.8, 0.0)], position=(-4.0, 2.5), velocity=(1.0, 0.0))
+    h = moving.hull(0.3)
+    assert braking_factor((0.0, 0.0), (0.0, 1.4), [h], horizon=0.5) == 1.0   # far enough
+    assert braking_factor((0.0, 0.0), (0.0, -1.4), [h]) == 1.0               # walking away
+    assert braking_factor((0.0, 2.5), (0.0, 1.4), [h]) == 1.0                # in its way already
+    assert braking_factor((0.0, 0.0), (0.0, 1.4), [h], horizon=0.0) == 1.0
+    assert braking_factor((0.0, 0.0), (0.0, 1.4), []) == 1.0
+    moving.move(moving.position, 0.0)
+    assert braking_factor((0.0, 0.0), (0.0, 1.4), [moving.hull(0.3)]) == 1.0  # it stands
+
+
+def test_braking_refuses_bad_input() -> None:
+    with pytest.raises(InvalidQueryError, match="horizon"):
+        braking_factor((0, 0), (1, 0), [], horizon=-1.0)
+    with pytest.raises(InvalidQueryError, match="velocity"):
+        braking_factor((0, 0), (math.nan, 0), [])
+    with pytest.raises(InvalidQueryError, match="brake_horizon"):
+        street_crossing(brake_horizon=-0.5)
+
+
+def ahead(run: CrossingRun) -> float:
+    """The nearest a pedestrian came to standing in a carriage's lane ahead of its front
+    (its boxes' extent across the lane grown by the radius), inf if never."""
+    b = run.boxes.reshape(len(run.boxes), -1, len(CARRIAGE), 4, 2)
+    lo, hi = b.min(axis=(2, 3)), b.max(axis=(2, 3))             # (steps, carriages, 2)
+    sign = np.repeat([1.0, -1.0], b.shape[1] // 2)              # lane +x, then lane -x
+    pos = run.positions[:, :, None, :]                           # (steps, agents, 1, 2)
+    lane = (pos[..., 1] > lo[:, None, :, 1] - run.radius) \
+        & (pos[..., 1] < hi[:, None, :, 1] + run.radius)
+    gap = np.where(sign > 0, pos[..., 0] - hi[:, None, :, 0], lo[:, None, :, 0] - pos[..., 0])
+    return float(np.where(lane & (gap > 0), gap, np.inf).min())
+
+
+def test_pedestrians_brake_to_pass_behind_moving_carriages() -> None:
+    rushing = street_crossing(seed=8, duration=20.0, brake_horizon=0.0)
+    assert rushing.reached.all() and ahead(rushing) < 1.0      # it cut in front of one
+    run = street_crossing(seed=8, duration=20.0)
+    assert run.reached.all()
+    assert ahead(run) > 2.0 + run.radius        # never within 2 s of a carriage's front
+    for pos, boxes in zip(run.positions, run.boxes):
+        assert (box_gap(pos, boxes) >= run.radius).all()

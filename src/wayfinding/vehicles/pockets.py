@@ -113,8 +113,12 @@ def _ring_path(p: np.ndarray, g: np.ndarray, contour: np.ndarray, hull: np.ndarr
         return None
     best: tuple[float, np.ndarray] | None = None
     for portals in _corridors(links, ts, tg):
-        left = np.concatenate([p[None], verts[[a for a, _ in portals]], g[None]])
-        right = np.concatenate([p[None], verts[[b for _, b in portals]], g[None]])
+        ends = np.array(portals, dtype=np.int64).reshape(-1, 2)
+        # A portal through an end point is crossed for free; the funnel wants none.
+        keep = ~(_on_segment(p, verts[ends[:, 0]], verts[ends[:, 1]], eps)
+                 | _on_segment(g, verts[ends[:, 0]], verts[ends[:, 1]], eps))
+        left = np.concatenate([p[None], verts[ends[keep, 0]], g[None]])
+        right = np.concatenate([p[None], verts[ends[keep, 1]], g[None]])
         corners, _ = funnel_path(left, right)
         length = float(np.hypot(*np.diff(corners, axis=0).T).sum())
         if best is None or length < best[0]:
@@ -172,6 +176,13 @@ def _ring(contour: np.ndarray, hull: np.ndarray, pockets: np.ndarray, ends: np.n
     if len(walls) != sum(len(s) == 1 for s in edges.values()):
         return None
     return verts, tris, links
+
+
+def _on_segment(point: np.ndarray, a: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    """Whether ``point`` lies within ``eps`` of each segment a→b (``(n, 2)`` ends)."""
+    e = b - a
+    t = np.clip(((point - a) * e).sum(axis=1) / (e * e).sum(axis=1), 0.0, 1.0)
+    return np.asarray(np.hypot(*(a + t[:, None] * e - point).T) <= eps)
 
 
 def _locate(verts: np.ndarray, tris: np.ndarray, point: np.ndarray, eps: float) -> int:
