@@ -203,3 +203,20 @@ def test_the_crossing_gap_is_measured_to_the_boxes():
     info = crossing_figures(run)
     assert info["least_gap"] == pytest.approx(math.hypot(0.5, 1.0) - 0.25)
     assert math.isnan(info["t_mean"]) and info["completion"] == 0.0
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"spacing": 0.0}, "spacing"), ({"scale": 0}, "scale"), ({"length": -1.0}, "length"),
+    ({"title": 3}, "title"), ({"start_pose": (1.0, 2.0)}, "start_pose"),
+])
+def test_the_car_picture_refuses_bad_options(options, message):
+    from wayfinding.errors import InvalidQueryError
+    from wayfinding.vehicles import plan_car_path
+    from wayfinding.viz.vehicles import render_car_png
+
+    grid = Grid(np.ones((8, 12), dtype=bool))
+    path = plan_car_path(grid, (3, 4, 0), (9, 4, 0), turning_radius=2, length=2, width=1)
+    with pytest.raises(InvalidQueryError, match=message):
+        render_car_png(grid, path, **{"length": 2.0, "width": 1.0, **options})
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        render_car_png(np.ones((8, 12)), path, length=2.0, width=1.0)

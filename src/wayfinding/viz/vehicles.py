@@ -23,7 +23,17 @@ from ..geometry.obstacles import closest_on_segments
 from ..grid import Grid, GridSearch
 from ..paths import reeds_shepp_path
 from ..vehicles import CARRIAGE, CarPath, CrossingRun, Vehicle
-from .raster import GIF_PX, PALETTE, _pillow, auto_scale, cell_colours, gif_canvas, rgb, write_gif
+from .raster import (
+    GIF_PX,
+    PALETTE,
+    _pillow,
+    as_grid,
+    auto_scale,
+    cell_colours,
+    gif_canvas,
+    rgb,
+    write_gif,
+)
 
 #: The colours of a car's path driven forward and in reverse, and of the car's outline.
 CAR_COLOURS = {"forward": "#1f5fa8", "reverse": "#d7263d", "car": "#555555"}
@@ -98,9 +108,10 @@ def render_car_png(grid: Grid, path: CarPath, *, length: float, width: float,
     ``width`` rectangle (world units) outlined every ``spacing`` world units along the path
     (default: the car's length), at each cusp and at the end, and outlined boldly at
     ``start_pose`` and ``goal_pose`` (``(x, y, heading)``; default: the path's ends) in the
-    palette's start and goal colours.  ``title`` is stored as the PNG ``Title`` text chunk.  Raises
-    :class:`~wayfinding.errors.InvalidQueryError` for a bad option, :class:`ImportError`
-    when Pillow is missing."""
+    palette's start and goal colours.  ``title`` is stored as the PNG ``Title`` text chunk.
+    Raises :class:`~wayfinding.errors.InvalidQueryError` for a bad option,
+    :class:`ImportError` when Pillow is missing."""
+    grid = as_grid(grid)
     car_l, car_w = positive_float("length", length), positive_float("width", width)
     gap = car_l if spacing is None else positive_float("spacing", spacing)
     s = auto_scale(grid) if scale is None else count("scale", scale)
