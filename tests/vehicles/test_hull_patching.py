@@ -62,6 +62,29 @@ def test_a_vehicle_moving_again_is_avoided_at_once_and_unpatched_later() -> None
     assert patcher.waiting == 0 and patcher.navmesh.find_path((1, 3), (39, 3)).found
 
 
+@pytest.mark.parametrize("change, freed, cut", [("moved", (10.0, 3.0), (30.0, 3.0)),
+                                                ("lost a part", (10.0, 3.0), (13.0, 3.0))])
+def test_a_stopped_vehicle_whose_hole_no_longer_fits_is_avoided_until_patched_again(
+        change: str, freed: tuple, cut: tuple) -> None:
+    cart = Vehicle([(0.0, 0.0, 1.0, 1.0, 0.0), (3.0, 0.0, 1.0, 1.0, 0.0)], position=(10.0, 3.0))
+    patcher = VehiclePatcher(STREET, [cart])
+    assert not patcher.avoiding(cart)
+    assert patcher.navmesh.locate(freed) < 0
+    if change == "moved":
+        cart.move((30.0, 3.0), 0.0)            # towed away without a velocity
+    else:
+        cart.remove_part(0)                    # a horse lost where it stood
+    patcher.update()
+    assert patcher.avoiding(cart) and patcher.waiting == 1
+    assert patcher.hulls(0.0)[0] is cart.hull(0.0)
+    assert patcher.navmesh.locate(freed) < 0   # the old hole until the rebuild
+    patcher.step()
+    assert not patcher.avoiding(cart) and patcher.waiting == 0
+    assert patcher.navmesh.locate(freed) >= 0 and patcher.navmesh.locate(cut) < 0
+    patcher.update()
+    assert patcher.waiting == 0
+
+
 def test_patcher_refuses_bad_input() -> None:
     with pytest.raises(InvalidQueryError, match="per_step"):
         VehiclePatcher(STREET, [], per_step=0)

@@ -5,7 +5,9 @@ A moving vehicle is avoided by hull steering
 navigation mesh, so that a path request it blocks is refused. Many vehicles may stop in the
 same frame, so :meth:`VehiclePatcher.step` rebuilds the mesh for at most ``per_step`` of the
 waiting vehicles a frame. The signal follows the vehicle: avoidance is switched on as soon
-as it moves and off only once a rebuild covering it, stopped, has finished.
+as it moves and off only once a rebuild covering it, stopped, has finished; a stopped
+vehicle whose hole no longer fits it (it was moved, or lost or gained a part, without
+moving) is avoided again at once until a rebuild cuts its new shape.
 
 >>> from wayfinding.vehicles.hull_steering import Vehicle
 >>> street = [(0, 0), (0, 6), (20, 6), (20, 0)]
@@ -53,6 +55,7 @@ class VehiclePatcher:
         self._cut = {id(v): _stopped(v) for v in self._vehicles}
         self._waiting: list[Vehicle] = []
         self._in_mesh: dict[int, bool] = {}
+        self._shapes: dict[int, tuple[Any, ...]] = {}
         self.navmesh = self._build()
 
     def avoiding(self, vehicle: Vehicle) -> bool:
@@ -65,12 +68,14 @@ class VehiclePatcher:
 
     def update(self) -> None:
         """Take note of vehicles that started or stopped: one that moves is avoided at once
-        and waits for its hole to be removed; one that stopped waits for its hole."""
+        and waits for its hole to be removed; one that stopped waits for its hole; one cut
+        out whose pose or parts changed is avoided at once and waits for its new hole."""
         for v in self._vehicles:
             stopped = _stopped(v)
-            if not stopped:
+            moved = self._in_mesh[id(v)] and _shape(v) != self._shapes[id(v)]
+            if not stopped or moved:
                 self._cut[id(v)] = False
-            if stopped != self._in_mesh[id(v)] and v not in self._waiting:
+            if (stopped != self._in_mesh[id(v)] or moved) and v not in self._waiting:
                 self._waiting.append(v)
 
     def step(self) -> None:
@@ -95,6 +100,7 @@ class VehiclePatcher:
     def _build(self) -> NavMesh:
         area: Any = self._outline
         self._in_mesh = dict(self._cut)
+        self._shapes = {id(v): _shape(v) for v in self._vehicles}
         for v in self._vehicles:
             if self._cut[id(v)]:
                 area = area.difference(walkable_area(outline=v.hull(0.0).contour))
@@ -103,3 +109,8 @@ class VehiclePatcher:
 
 def _stopped(vehicle: Vehicle) -> bool:
     return not vehicle.velocity.any()
+
+
+def _shape(vehicle: Vehicle) -> tuple[Any, ...]:
+    """What the vehicle's hole depends on: its pose and its parts."""
+    return (vehicle.position.tobytes(), vehicle.heading, vehicle.parts.tobytes())

@@ -20,12 +20,18 @@ a point:
   when the way to that vertex hits another hull, the agent aims round that one instead
   (once per hull at most);
 * an agent or destination inside a hull or on its boundary (in a pocket between the real
-  contour and the hull, such as an interaction point on the vehicle) follows the shortest
-  path round the contour (a visibility graph over its vertices), which also leads out of a
-  pocket; a destination inside the contour itself is only approached (to the reachable
-  contour corner nearest it);
+  contour and the hull, such as an interaction point on the vehicle), when the straight
+  line meets the contour, takes the shortest path across the hull's pocket triangles and a
+  band round the hull (``pockets="plan"``, :func:`~wayfinding.vehicles.pockets.pocket_path`)
+  or hugs the contour (``pockets="hug"``, and wherever the pockets are not usable:
+  :func:`~wayfinding.vehicles.pockets.hug_contour`); a destination inside the contour
+  itself gives way to the nearest point of the contour;
 * an agent inside the contour itself (a vehicle drove onto it) heads for the nearest point
   outside.
+
+:func:`braking_factor` gives the share of its speed an agent keeps so as to pass behind a
+moving vehicle rather than cut into its way ahead; :func:`street_crossing` puts both to work
+on pedestrians crossing a street of moving carriages.
 
 >>> cart = Vehicle([(0.0, 0.0, 2.0, 1.0, 0.0)], position=(5.0, 0.0))
 >>> hull = cart.hull(0.5)
