@@ -203,8 +203,7 @@ def cmd_crossing(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     if args.render:
         animate_crossing(args.render, run)
-    info = {**crossing_figures(run), "carriages": 2 * args.carriages,
-            "seconds": round(elapsed, 2), "render": args.render}
+    info = {**crossing_figures(run), "seconds": round(elapsed, 2), "render": args.render}
     info = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in info.items()}
     print(to_json(info) if args.json else
           f"street crossing: {info['arrived']} of {info['pedestrians']} pedestrians arrived"

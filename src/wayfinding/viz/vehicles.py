@@ -190,24 +190,26 @@ def crossing_figures(run: CrossingRun) -> dict[str, Any]:
     on their goal at the end), ``completion`` (their share), the mean and latest arrival
     times ``t_mean`` and ``t_last`` in seconds (of those who arrived; ``nan`` when none
     did), the ``least_gap`` between a pedestrian's disc and a carriage box over the run
-    (world units; negative would mean an overlap) and the ``steps`` simulated."""
+    (world units; negative would mean an overlap), the ``steps`` simulated and the
+    ``carriages`` (groups of :data:`~wayfinding.vehicles.CARRIAGE`'s boxes)."""
     arrive = _arrival_steps(run)[run.reached] * run.dt
     n = len(run.goals)
-    return {"pedestrians": n, "arrived": int(run.reached.sum()),
+    return {"pedestrians": n, "carriages": _carriage_count(run),
+            "arrived": int(run.reached.sum()),
             "completion": float(run.reached.sum()) / n,
             "t_mean": float(arrive.mean()) if len(arrive) else math.nan,
             "t_last": float(arrive.max()) if len(arrive) else math.nan,
             "least_gap": float(crossing_gaps(run).min()), "steps": len(run.positions) - 1}
 
 
-def _carriages(run: CrossingRun) -> list[Vehicle]:
-    """One :data:`~wayfinding.vehicles.CARRIAGE` per group of boxes of the run's first step,
-    to be placed at each step."""
+def _carriage_count(run: CrossingRun) -> int:
+    """The number of carriages in ``run``: its boxes in groups of
+    :data:`~wayfinding.vehicles.CARRIAGE`'s parts."""
     parts = len(CARRIAGE)
     if run.boxes.shape[1] % parts:
         raise InvalidQueryError(f"a crossing run's {run.boxes.shape[1]} boxes are not "
                                 f"carriages of {parts} parts")
-    return [Vehicle(CARRIAGE) for _ in range(run.boxes.shape[1] // parts)]
+    return run.boxes.shape[1] // parts
 
 
 def _carriage_poses(boxes: np.ndarray) -> np.ndarray:
@@ -236,7 +238,7 @@ def animate_crossing(picture_path: str | os.PathLike, run: CrossingRun, *,
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
     size, fps = count("size", size, min=32), positive_float("fps", fps)
     frames = count("frames", frames)
-    fleet = _carriages(run)
+    fleet = [Vehicle(CARRIAGE) for _ in range(_carriage_count(run))]     # placed per frame
     ends = np.concatenate([run.positions[0], run.goals])
     lo, hi = ends.min(axis=0) - (8.0, 1.0), ends.max(axis=0) + (8.0, 1.0)
     width, height, scale, dx, dy = gif_canvas(float(hi[0] - lo[0]), float(hi[1] - lo[1]), size)
