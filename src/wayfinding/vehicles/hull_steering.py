@@ -57,7 +57,7 @@ from .._validate import choice, count, finite_point, finite_points, number, posi
 from ..crowd import Crowd
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..results import _fields_equal
-from .hulls import _boundary_gaps, _cross, convexify, merge_boxes, point_in_polygon
+from .hulls import _boundary_gaps, _cross, box_polygon, convexify, merge_boxes, point_in_polygon
 from .pockets import _clear, _foot, _hug, _ring_path, _strictly_inside
 
 
@@ -127,7 +127,7 @@ class Vehicle:
 
     def boxes(self) -> np.ndarray:
         """The parts' corners in the world, ``(p, 4, 2)`` float64, each box clockwise."""
-        return np.stack([self._place(merge_boxes([row])) for row in self._parts])
+        return np.stack([self._place(box_polygon(r[:2], r[2:4], r[4])) for r in self._parts])
 
     def hull(self, radius: float) -> VehicleHull:
         """The hull for agents of ``radius`` (>= 0), built once per parts and radius and
@@ -315,11 +315,12 @@ def braking_factor(position: ArrayLike, velocity: ArrayLike, hulls: Sequence[Veh
     ways = []
     for h in hulls:
         v = h.velocity
-        if not v.any() or point_in_polygon(p, h.hull):
+        if not v.any():
             continue
         reach = np.stack([p, p - v * span, p + (u - v) * span])     # every share's moves
         if (reach.min(axis=0) <= np.maximum(h.hi, h.hi + v * span)).all() and \
-                (np.minimum(h.lo, h.lo + v * span) <= reach.max(axis=0)).all():
+                (np.minimum(h.lo, h.lo + v * span) <= reach.max(axis=0)).all() and \
+                not point_in_polygon(p, h.hull):
             eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
             ways.append((_swept(h.hull, v * span), v, eps))
 
