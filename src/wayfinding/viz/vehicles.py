@@ -61,7 +61,20 @@ def car_path_figures(grid: Grid, path: CarPath, start_pose: ArrayLike, goal_pose
     path (no corner cutting) between the poses' cells over the cells whose centre lies at
     least ``width / 2`` from every blocked cell's centre (world units; ``inf`` when either
     cell is not among them or no such path exists) — a cell path, so a car's path may be a
-    little shorter.  Also the search's ``expanded`` states and ``seconds``."""
+    little shorter.  Also the search's ``expanded`` states and ``seconds``.
+
+    Turning round on the spot in an open field: three arcs (two cusps) of the Reeds–Shepp
+    length, and a holonomic optimum of zero:
+
+    >>> from wayfinding.vehicles import plan_car_path
+    >>> field = Grid(np.ones((20, 30), dtype=bool))
+    >>> turn = plan_car_path(field, (5, 10, 0), (5, 10, math.pi), turning_radius=3,
+    ...                      length=2, width=1)
+    >>> f = car_path_figures(field, turn, (5, 10, 0), (5, 10, math.pi), turning_radius=3,
+    ...                      width=1)
+    >>> f["status"], round(f["length"], 4), f["cusps"], round(f["reeds_shepp"], 4), f["holonomic"]
+    ('found', 9.4248, 2, 9.4248, 0.0)
+    """
     a = finite_point("start_pose", start_pose, 3)
     b = finite_point("goal_pose", goal_pose, 3)
     r = positive_float("turning_radius", turning_radius)
