@@ -8,10 +8,12 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
+from wayfinding._kernels import _hybrid
 from wayfinding.grid import Grid, GridSearch
 from wayfinding.grid.generate import caves
 from wayfinding.navmesh import NavMesh
@@ -357,3 +359,56 @@ def test_the_collision_test_matches_the_reference(world: str) -> None:
     got = [body.clear(run) for run in runs]
     assert got == [ref.clear(run) for run in runs]
     assert any(got[:20]) and not all(got[:20])
+
+
+def test_queries_on_threads_give_the_serial_answers() -> None:
+    grid = caves(48, 48, seed=3)
+    queries = [((9.5, 9.5, 0.0), (38.5, 38.5, 1.5)), ((38.5, 38.5, math.pi), (9.5, 9.5, -1.0))]
+    serial = [plan_car_path(grid, a, b, **CAR) for a, b in queries * 2]
+    with ThreadPoolExecutor(2) as pool:
+        threaded = list(pool.map(lambda q: plan_car_path(grid, *q, **CAR), queries * 2))
+    for got, want in zip(threaded, serial):
+        assert got.poses.tobytes() == want.poses.tobytes()
+        assert (got.stats.expanded, got.length) == (want.stats.expanded, want.length)
+
+
+KERNEL_OPTIONS = {"radius": 3.0, "reverse": True, "back_cost": 1.0, "cell": 2.0, "bins": 72,
+                  "every": 5, "limit": -1}
+
+
+def test_a_failing_mesh_distance_stops_the_kernel_with_its_error() -> None:
+    mesh = room_mesh()
+    body = _mesh_body(mesh, 2.0, CAR["length"], CAR["width"], CAR["turning_radius"])
+    start, goal = np.array([5.0, 5.0, 0.0]), np.array([30.0, 5.0, 0.0])
+    calls = []
+
+    def distance(x: float, y: float) -> float:
+        calls.append((x, y))
+        if len(calls) == 3:
+            raise KeyError("no such polygon")
+        return 0.0
+    body.aim(distance)
+    with pytest.raises(KeyError, match="no such polygon"):
+        _hybrid.plan(body, start, goal, **KERNEL_OPTIONS)
+    assert len(calls) == 3
+
+
+def test_the_kernel_refuses_bad_input() -> None:
+    mesh = room_mesh()
+    body = _mesh_body(mesh, 2.0, CAR["length"], CAR["width"], CAR["turning_radius"])
+    start, goal = np.array([5.0, 5.0, 0.0]), np.array([30.0, 5.0, 0.0])
+    with pytest.raises(ValueError, match="aim it first"):
+        _hybrid.plan(body, start, goal, **KERNEL_OPTIONS)
+    with pytest.raises(ValueError, match="must be callable"):
+        body.aim(1.5)
+    body.aim(lambda x, y: 0.0)
+    with pytest.raises(ValueError, match=r"\(3,\) poses"):
+        _hybrid.plan(body, start[:2], goal, **KERNEL_OPTIONS)
+    with pytest.raises(ValueError, match="every and bins"):
+        _hybrid.plan(body, start, goal, **{**KERNEL_OPTIONS, "every": 0})
+    with pytest.raises(ValueError, match=r"must be \(n, 3\)"):
+        body.clear(np.zeros((2, 2)))
+    grid = corridor()
+    grid_body = _grid_body(grid, 1.0, CAR["length"], CAR["width"], CAR["turning_radius"])
+    with pytest.raises(ValueError, match="grid's shape"):
+        grid_body.aim(np.zeros((3, 3)))

@@ -19,7 +19,7 @@ import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
 from cython.operator cimport dereference as deref
-from libc.math cimport (INFINITY, M_PI, acos, asin, atan2, ceil, copysign, cos, fabs, floor,
+from libc.math cimport (INFINITY, M_PI, NAN, acos, asin, atan2, ceil, copysign, cos, fabs, floor,
                         fma, fmod, frexp, isfinite, ldexp, sin, sqrt)
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
@@ -36,9 +36,14 @@ cdef Py_ssize_t CHUNK = 48
 KEY_RANGE = 1 << 23
 
 # Search outcomes, as :class:`wayfinding.results.Status` names them.
-FOUND = 0
-FAILED = 1
-OUT_OF_BUDGET = 2
+cdef enum:
+    S_FOUND = 0
+    S_FAILED = 1
+    S_OUT_OF_BUDGET = 2
+    S_STOPPED = -1      # a Python distance raised, or a signal handler did
+FOUND = S_FOUND
+FAILED = S_FAILED
+OUT_OF_BUDGET = S_OUT_OF_BUDGET
 
 
 # ------------------------------------------------------------------------------ arithmetic
@@ -399,14 +404,18 @@ cdef Py_ssize_t drive(double x, double y, double th, double kappa, double span, 
 # ------------------------------------------------------------------------------ bodies
 cdef class Body:
     """The car's rectangle on a world: ``a``, ``b`` the grown half length and half width,
-    ``step`` the sampling step along moves (world units)."""
+    ``step`` the sampling step along moves (world units); ``aimed`` once it has the
+    holonomic distances to a goal, ``failure`` what a Python distance raised."""
 
     cdef double a, b, step
+    cdef bint aimed
+    cdef object failure
 
     cdef bint clear_at(self, const double* poses, Py_ssize_t n) noexcept nogil:
         return False
 
-    cdef double holonomic(self, double x, double y) except? -1:
+    cdef double holonomic(self, double x, double y) noexcept nogil:
+        """The holonomic distance to the goal; NaN when it failed (see ``failure``)."""
         return INFINITY
 
     def clear(self, const double[:, ::1] poses) -> bool:
@@ -428,7 +437,6 @@ cdef class GridBody(Body):
     cdef const double[:, ::1] distances
     cdef double ox, oy, cs, hx, hy
     cdef int w, h
-    cdef bint aimed
 
     def __init__(self, const uint8_t[:, ::1] blocked, const uint8_t[:, ::1] near, double ox,
                  double oy, double cs, double a, double b, double step):
@@ -449,11 +457,9 @@ cdef class GridBody(Body):
         self.distances = distances
         self.aimed = True
 
-    cdef double holonomic(self, double x, double y) except? -1:
+    cdef double holonomic(self, double x, double y) noexcept nogil:
         cdef Py_ssize_t cx = <Py_ssize_t> floor((x - self.ox) / self.cs)
         cdef Py_ssize_t cy = <Py_ssize_t> floor((y - self.oy) / self.cs)
-        if not self.aimed:
-            raise ValueError("no distances: aim the body first")
         return self.distances[cy, cx]
 
     cdef bint clear_at(self, const double* p, Py_ssize_t n) noexcept nogil:
@@ -539,11 +545,18 @@ cdef class MeshBody(Body):
         if not callable(distance):
             raise ValueError("distance must be callable")
         self.distance = distance
+        self.aimed = True
 
-    cdef double holonomic(self, double x, double y) except? -1:
-        if self.distance is None:
-            raise ValueError("no distance: aim the body first")
-        return float(self.distance(x, y))
+    cdef double holonomic(self, double x, double y) noexcept nogil:
+        with gil:
+            return self.call(x, y)
+
+    cdef double call(self, double x, double y) noexcept:
+        try:
+            return float(self.distance(x, y))
+        except BaseException as e:
+            self.failure = e
+            return NAN
 
     cdef bint clear_at(self, const double* p, Py_ssize_t n) noexcept nogil:
         cdef Py_ssize_t i, lo_i, hi_i, j, m = self.wall_a.shape[0]
@@ -656,6 +669,13 @@ cdef class _Query:
     cdef vector[double] px, py, pth, g, spans
     cdef vector[int32_t] parent
     cdef vector[int8_t] steer
+    # the outcome: counters, the node the analytic expansion left from and its samples,
+    # signed segment lengths and sample counts; what interrupted the search
+    cdef int64_t expanded, generated, max_open
+    cdef int32_t last
+    cdef vector[double] tail, tail_spans
+    cdef vector[Py_ssize_t] tail_counts
+    cdef object failure
 
     cdef uint64_t key(self, double x, double y, double th) noexcept nogil:
         """The pose's search cell and heading bin, packed."""
@@ -664,7 +684,7 @@ cdef class _Query:
         return ((<uint64_t> ix & 0xFFFFFF) << 40) | ((<uint64_t> iy & 0xFFFFFF) << 16) \
             | <uint64_t> hb
 
-    cdef double heuristic(self, double x, double y, double th) except? -1:
+    cdef double heuristic(self, double x, double y, double th) noexcept nogil:
         """The larger of the obstacle-free Reeds–Shepp (or Dubins) length and the
         holonomic distance."""
         cdef Word w
@@ -674,6 +694,8 @@ cdef class _Query:
         else:
             free = dubins(x, y, th, self.gx, self.gy, self.gth, self.radius)
         holo = self.body.holonomic(x, y)
+        if holo != holo:
+            return holo
         return free if free > holo else holo
 
     cdef bint expansion(self, double x, double y, double th, vector[double]& out,
@@ -705,6 +727,97 @@ cdef class _Query:
             th = out[out.size() - 1]
         return True
 
+    cdef int run(self, double sx, double sy, double sth, int every,
+                 int64_t limit) noexcept nogil:
+        """The search from the start pose: S_FOUND (the path ends at node ``last`` and
+        the tail), S_FAILED, S_OUT_OF_BUDGET or S_STOPPED."""
+        cdef vector[Open] heap
+        cdef unordered_map[uint64_t, int32_t] best
+        cdef unordered_map[uint64_t, int32_t].iterator found
+        cdef vector[uint8_t] closed
+        cdef vector[double] part
+        cdef Open top
+        cdef int64_t tie = 1
+        cdef uint64_t k2
+        cdef int32_t i, j
+        cdef int st, gear
+        cdef Py_ssize_t k
+        cdef double x, y, th, span, weight, gnew, h, ex, ey, eth, step = self.body.step
+        cdef double diagonal = self.cell * sqrt(2.0)
+        h = self.body.holonomic(sx, sy)
+        if h != h:
+            return S_STOPPED
+        if not isfinite(h):
+            return S_FAILED
+        self.add(sx, sy, sth, 0.0, -1, 0.0, 0)
+        closed.push_back(0)
+        best[self.key(sx, sy, sth)] = 0
+        h = self.heuristic(sx, sy, sth)
+        if h != h:
+            return S_STOPPED
+        push(heap, Open(h, 0, 0))
+        self.generated = 1
+        while heap.size():
+            if <int64_t> heap.size() > self.max_open:
+                self.max_open = heap.size()
+            top = pop(heap)
+            i = top.node
+            x, y, th = self.px[i], self.py[i], self.pth[i]
+            if best[self.key(x, y, th)] != i:
+                continue
+            if limit >= 0 and self.expanded >= limit:
+                return S_OUT_OF_BUDGET
+            closed[i] = 1
+            self.expanded += 1
+            if (self.expanded - 1) % every == 0:
+                self.tail.clear()
+                self.tail_spans.clear()
+                self.tail_counts.clear()
+                if self.expansion(x, y, th, self.tail, self.tail_spans, self.tail_counts):
+                    self.last = i
+                    return S_FOUND
+            if self.expanded % 4096 == 0 and self.interrupted():
+                return S_STOPPED
+            for gear in range(1, -2 if self.reverse else 0, -2):
+                span = diagonal * gear
+                weight = fabs(span) * (self.back_cost if span < 0 else 1.0)
+                for st in range(1, -2, -1):
+                    part.clear()
+                    k = drive(x, y, th, st / self.radius, span, step, part)
+                    if not self.body.clear_at(&part[0], k):
+                        continue
+                    ex, ey, eth = part[3 * k - 3], part[3 * k - 2], part[3 * k - 1]
+                    k2 = self.key(ex, ey, eth)
+                    found = best.find(k2)
+                    if found != best.end() and closed[deref(found).second]:
+                        continue
+                    gnew = self.g[i] + weight
+                    if found != best.end() and self.g[deref(found).second] <= gnew:
+                        continue
+                    h = self.heuristic(ex, ey, eth)
+                    if h != h:
+                        return S_STOPPED
+                    if not isfinite(h):
+                        continue
+                    j = self.px.size()
+                    self.add(ex, ey, eth, gnew, i, span, <int8_t> st)
+                    closed.push_back(0)
+                    best[k2] = j
+                    push(heap, Open(gnew + h, tie, j))
+                    tie += 1
+                    self.generated += 1
+        return S_FAILED
+
+    cdef bint interrupted(self) noexcept nogil:
+        """Whether a signal handler raised (the exception kept in ``failure``)."""
+        with gil:
+            try:
+                PyErr_CheckSignals()
+            except BaseException as e:
+                self.failure = e
+                return True
+            return False
+
     cdef void add(self, double x, double y, double th, double g, int32_t parent, double span,
                   int8_t steer) noexcept nogil:
         self.px.push_back(x)
@@ -719,99 +832,40 @@ cdef class _Query:
 def plan(Body body, const double[::1] start, const double[::1] goal, *, double radius,
          bint reverse, double back_cost, double cell, int bins, int every, int64_t limit):
     """Hybrid A* from ``start`` to ``goal`` (poses ``(3,)`` float64) for the car ``body``
-    on its world: ``radius`` the turning radius, ``reverse`` whether it may back up at
-    ``back_cost`` per unit, ``cell`` the search cells' side, ``bins`` the heading bins,
-    ``every`` the analytic expansion's period, ``limit`` the expansions allowed (< 0: no
-    limit).  Returns ``(status, poses (n, 3) float64, gears (n,) int8, length, cost,
-    expanded, generated, max_open)``, status one of ``FOUND``, ``FAILED``,
+    (aimed at ``goal``) on its world: ``radius`` the turning radius, ``reverse`` whether it
+    may back up at ``back_cost`` per unit, ``cell`` the search cells' side, ``bins`` the
+    heading bins, ``every`` the analytic expansion's period, ``limit`` the expansions
+    allowed (< 0: no limit).  Returns ``(status, poses (n, 3) float64, gears (n,) int8,
+    length, cost, expanded, generated, max_open)``, status one of ``FOUND``, ``FAILED``,
     ``OUT_OF_BUDGET``; a search that finds no path returns empty arrays and infinite length
-    and cost.  Open nodes pop by f, ties to the first pushed."""
+    and cost.  Open nodes pop by f, ties to the first pushed.  Runs without the GIL but for
+    a mesh body's Python distance."""
     cdef _Query q = _Query()
-    cdef vector[Open] heap
-    cdef unordered_map[uint64_t, int32_t] best
-    cdef unordered_map[uint64_t, int32_t].iterator found
-    cdef vector[uint8_t] closed
-    cdef vector[double] part, tail, tail_spans
-    cdef vector[Py_ssize_t] tail_counts
-    cdef Open top
-    cdef int64_t expanded = 0, generated = 0, max_open = 0, tie = 1
-    cdef uint64_t k2
-    cdef int32_t i, j
-    cdef int st, gear
-    cdef Py_ssize_t k
-    cdef double x, y, th, span, weight, gnew, h, ex, ey, eth, step = body.step
-    cdef double diagonal = cell * sqrt(2.0)
+    cdef int status
     if start.shape[0] != 3 or goal.shape[0] != 3:
         raise ValueError("start and goal must be (3,) poses")
+    if not body.aimed:
+        raise ValueError("the body has no holonomic distances: aim it first")
+    if every < 1 or bins < 1 or not cell > 0 or not radius > 0:
+        raise ValueError("every and bins must be >= 1, cell and radius > 0")
     q.body = body
     q.gx, q.gy, q.gth = goal[0], goal[1], goal[2]
     q.radius, q.reverse, q.back_cost, q.cell, q.bins = radius, reverse, back_cost, cell, bins
-    if not isfinite(body.holonomic(start[0], start[1])):
-        return _failed(FAILED, 0, 0, 0)
-    q.add(start[0], start[1], start[2], 0.0, -1, 0.0, 0)
-    closed.push_back(0)
-    best[q.key(start[0], start[1], start[2])] = 0
-    push(heap, Open(q.heuristic(start[0], start[1], start[2]), 0, 0))
-    generated = 1
-    while heap.size():
-        if <int64_t> heap.size() > max_open:
-            max_open = heap.size()
-        top = pop(heap)
-        i = top.node
-        x, y, th = q.px[i], q.py[i], q.pth[i]
-        if best[q.key(x, y, th)] != i:
-            continue
-        if limit >= 0 and expanded >= limit:
-            return _failed(OUT_OF_BUDGET, expanded, generated, max_open)
-        closed[i] = 1
-        expanded += 1
-        if (expanded - 1) % every == 0:
-            tail.clear()
-            tail_spans.clear()
-            tail_counts.clear()
-            if q.expansion(x, y, th, tail, tail_spans, tail_counts):
-                return _found(q, i, tail, tail_spans, tail_counts, expanded, generated,
-                              max_open)
-        if expanded % 4096 == 0:
-            PyErr_CheckSignals()
-        for gear in range(1, -2 if reverse else 0, -2):
-            span = diagonal * gear
-            weight = fabs(span) * (back_cost if span < 0 else 1.0)
-            for st in range(1, -2, -1):
-                part.clear()
-                k = drive(x, y, th, st / radius, span, step, part)
-                if not body.clear_at(&part[0], k):
-                    continue
-                ex, ey, eth = part[3 * k - 3], part[3 * k - 2], part[3 * k - 1]
-                k2 = q.key(ex, ey, eth)
-                found = best.find(k2)
-                if found != best.end() and closed[deref(found).second]:
-                    continue
-                gnew = q.g[i] + weight
-                if found != best.end() and q.g[deref(found).second] <= gnew:
-                    continue
-                h = q.heuristic(ex, ey, eth)
-                if not isfinite(h):
-                    continue
-                j = q.px.size()
-                q.add(ex, ey, eth, gnew, i, span, <int8_t> st)
-                closed.push_back(0)
-                best[k2] = j
-                push(heap, Open(gnew + h, tie, j))
-                tie += 1
-                generated += 1
-    return _failed(FAILED, expanded, generated, max_open)
+    body.failure = None
+    with nogil:
+        status = q.run(start[0], start[1], start[2], every, limit)
+    if body.failure is not None:
+        raise body.failure
+    if q.failure is not None:
+        raise q.failure
+    if status != S_FOUND:
+        return (status, np.empty((0, 3)), np.empty(0, dtype=np.int8), INFINITY, INFINITY,
+                q.expanded, q.generated, q.max_open)
+    return _found(q)
 
 
-cdef tuple _failed(int status, int64_t expanded, int64_t generated, int64_t max_open):
-    return (status, np.empty((0, 3)), np.empty(0, dtype=np.int8), INFINITY, INFINITY,
-            expanded, generated, max_open)
-
-
-cdef tuple _found(_Query q, int32_t i, vector[double]& tail, vector[double]& tail_spans,
-                  vector[Py_ssize_t]& tail_counts, int64_t expanded, int64_t generated,
-                  int64_t max_open):
-    """The record of the path to node ``i`` followed by the analytic expansion: the
+cdef tuple _found(_Query q):
+    """The record of the path to node ``q.last`` followed by the analytic expansion: the
     primitives re-driven from each parent's pose (the same samples as in the search)."""
     cdef vector[int32_t] chain
     cdef vector[double] samples
@@ -822,6 +876,7 @@ cdef tuple _found(_Query q, int32_t i, vector[double]& tail, vector[double]& tai
     cdef int8_t gear
     cdef double[:, ::1] pv
     cdef int8_t[::1] gv
+    cdef int32_t i = q.last
     while i >= 0:
         chain.push_back(i)
         i = q.parent[i]
@@ -840,11 +895,11 @@ cdef tuple _found(_Query q, int32_t i, vector[double]& tail, vector[double]& tai
         gears.resize(gears.size() + n, gear)
         length += fabs(s)
         cost += fabs(s) * (q.back_cost if s < 0 else 1.0)
-    samples.insert(samples.end(), tail.begin(), tail.end())
-    for k in range(<Py_ssize_t> tail_spans.size()):
-        s = tail_spans[k]
+    samples.insert(samples.end(), q.tail.begin(), q.tail.end())
+    for k in range(<Py_ssize_t> q.tail_spans.size()):
+        s = q.tail_spans[k]
         gear = 1 if s > 0 else -1
-        gears.resize(gears.size() + tail_counts[k], gear)
+        gears.resize(gears.size() + q.tail_counts[k], gear)
         length += fabs(s)
         cost += fabs(s) * (q.back_cost if s < 0 else 1.0)
     gear = gears[1] if gears.size() > 1 else 1
@@ -860,4 +915,4 @@ cdef tuple _found(_Query q, int32_t i, vector[double]& tail, vector[double]& tai
     gv = out_gears
     for k in range(<Py_ssize_t> gears.size()):
         gv[k] = gears[k]
-    return (FOUND, poses, out_gears, length, cost, expanded, generated, max_open)
+    return (S_FOUND, poses, out_gears, length, cost, q.expanded, q.generated, q.max_open)
