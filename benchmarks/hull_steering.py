@@ -8,10 +8,15 @@ Build: the median time of merging and convexifying a carriage of 1, 2 or 3 boxes
 horses, grown by 0.3 m) from scratch.  Query: the median time of one
 :func:`~wayfinding.vehicles.hull_steering.avoid_hulls` call for an agent whose straight line
 crosses one carriage, among V carriages on a 10 m grid (the rest left out by the broad
-phase).  Crossing: :func:`~wayfinding.vehicles.hull_steering.street_crossing` runs with N
-pedestrians (seeds 0..S-1): the time per simulated step, the smallest gap between an agent
-disc and a carriage box (must stay >= 0), the share of agents arriving, and the mean
-arrival time over the straight walk's time (10 m at 1.4 m/s).
+phase).  Pockets: the median time of one ``avoid_hulls`` call for an agent in a pocket (or
+heading for one) whose straight line meets the contour, planning across the pockets or
+hugging the contour, and the length an agent walks (0.1 m steps towards its waypoints)
+over the shortest path's length.  Crossing:
+:func:`~wayfinding.vehicles.hull_steering.street_crossing` runs with N pedestrians (seeds
+0..S-1), braking off (horizon 0) and on (the default 2 s): the time per simulated step, the
+smallest gap between an agent disc and a carriage box (must stay >= 0), the nearest a
+pedestrian stood in a carriage's lane ahead of its front, the share of agents arriving, and
+the mean arrival time over the straight walk's time (10 m at 1.4 m/s).
 """
 
 from __future__ import annotations
@@ -24,8 +29,22 @@ from collections.abc import Callable
 import numpy as np
 from _report import publish, run_header, table
 
-from wayfinding.vehicles.hull_steering import CARRIAGE, Vehicle, avoid_hulls, street_crossing
+from wayfinding.vehicles.hull_steering import (
+    CARRIAGE,
+    CrossingRun,
+    Vehicle,
+    avoid_hulls,
+    street_crossing,
+)
 from wayfinding.vehicles.hulls import convexify, merge_boxes
+from wayfinding.vehicles.pockets import pocket_path
+
+#: A base with four teeth on top (deep pockets between them).
+COMB = [(0.0, 0.0, 4.0, 0.5, 0.0)] + [(x, 1.3, 0.4, 1.0, 0.0) for x in (-3.5, -1.5, 0.5, 2.5)]
+#: (name, parts, start, goal): agents leaving or entering pockets.
+POCKETS = [("carriage: between the horses to behind", CARRIAGE, (2.5, 0.0), (-5.0, 0.5)),
+           ("carriage: behind to between the horses", CARRIAGE, (-5.0, 0.5), (2.5, 0.0)),
+           ("comb: beside to the far pocket", COMB, (-6.0, 1.2), (3.5, 1.0))]
 
 SECTION = "## Hull steering"
 
@@ -51,6 +70,32 @@ def gaps(points: np.ndarray, boxes: np.ndarray) -> float:
     return out
 
 
+def walked(p: np.ndarray, goal: np.ndarray, hulls: list, pockets: str) -> float:
+    """The length an agent walks, 0.1 m at a time towards its waypoints, to ``goal``."""
+    total = 0.0
+    for _ in range(2000):
+        gap = avoid_hulls(p, goal, hulls, margin=0.0, pockets=pockets) - p
+        d = float(np.hypot(*gap))
+        if d == 0:
+            break
+        step = gap * min(1.0, 0.1 / d)
+        total += float(np.hypot(*step))
+        p = p + step
+    return total
+
+
+def ahead(run: CrossingRun) -> float:
+    """The nearest a pedestrian stood in a carriage's lane ahead of its front, in metres."""
+    b = run.boxes.reshape(len(run.boxes), -1, len(CARRIAGE), 4, 2)
+    lo, hi = b.min(axis=(2, 3)), b.max(axis=(2, 3))
+    sign = np.repeat([1.0, -1.0], b.shape[1] // 2)
+    pos = run.positions[:, :, None, :]
+    r = run.radius
+    lane = (pos[..., 1] > lo[:, None, :, 1] - r) & (pos[..., 1] < hi[:, None, :, 1] + r)
+    gap = np.where(sign > 0, pos[..., 0] - hi[:, None, :, 0], lo[:, None, :, 0] - pos[..., 0])
+    return float(np.where(lane & (gap > 0), gap, np.inf).min())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", help="write the section into this Markdown file")
@@ -69,21 +114,39 @@ def main(argv: list[str] | None = None) -> int:
                  for i in range(v)]
         t = median_time(lambda h=hulls: avoid_hulls((-3.0, 0.2), (6.0, 0.2), h), repeat)
         query.append([str(v), f"{t * 1e6:.0f}"])
+    pocket = []
+    for name, parts, start, goal in POCKETS:
+        h = Vehicle(parts).hull(0.0)
+        p, g = np.array(start), np.array(goal)
+        path = pocket_path(p, g, h.contour, h.hull, h.pockets)
+        if path is None:
+            raise RuntimeError(f"{name}: the pockets are not usable")
+        best = float(np.hypot(*np.diff(path, axis=0).T).sum())
+        row = [name]
+        for mode in ("plan", "hug"):
+            t = median_time(lambda m=mode, p=p, g=g, h=h: avoid_hulls(p, g, [h], margin=0.0,
+                                                                      pockets=m), repeat)
+            row += [f"{t * 1e6:.0f}", f"{walked(p, g, [h], mode) / best:.3f}"]
+        pocket.append(row)
     crossing = []
     for n in (1, 5):
-        step_t, gap, arrived, ratio = [], np.inf, [], []
-        for seed in range(seeds):
-            t0 = time.perf_counter()
-            run = street_crossing(pedestrians=n, seed=seed, duration=30.0)
-            steps = len(run.positions) - 1
-            step_t.append((time.perf_counter() - t0) / steps)
-            gap = min(gap, min(gaps(p, b) for p, b in zip(run.positions, run.boxes))
-                      - run.radius)
-            arrived.extend(run.reached.tolist())
-            at = np.hypot(*(run.positions - run.goals[None]).transpose(2, 0, 1)) <= 1e-9
-            ratio.extend((at.argmax(axis=0) * run.dt / (10.0 / 1.4))[run.reached].tolist())
-        crossing.append([str(n), str(seeds), f"{np.median(step_t) * 1e3:.2f}", f"{gap:.3f}",
-                         f"{np.mean(arrived):.0%}", f"{np.mean(ratio):.2f}"])
+        for brake in (0.0, 2.0):
+            step_t, gap, near, arrived, ratio = [], np.inf, np.inf, [], []
+            for seed in range(seeds):
+                t0 = time.perf_counter()
+                run = street_crossing(pedestrians=n, seed=seed, duration=30.0,
+                                      brake_horizon=brake)
+                steps = len(run.positions) - 1
+                step_t.append((time.perf_counter() - t0) / steps)
+                gap = min(gap, min(gaps(p, b) for p, b in zip(run.positions, run.boxes))
+                          - run.radius)
+                near = min(near, ahead(run))
+                arrived.extend(run.reached.tolist())
+                at = np.hypot(*(run.positions - run.goals[None]).transpose(2, 0, 1)) <= 1e-9
+                ratio.extend((at.argmax(axis=0) * run.dt / (10.0 / 1.4))[run.reached].tolist())
+            crossing.append([str(n), f"{brake:g}", str(seeds), f"{np.median(step_t) * 1e3:.2f}",
+                             f"{gap:.3f}", f"{near:.2f}", f"{np.mean(arrived):.0%}",
+                             f"{np.mean(ratio):.2f}"])
     body = "\n\n".join([
         run_header("hull_steering.py", argv, None, time.perf_counter() - t_start),
         "Hull build (merge the grown boxes, then convexify), median µs:",
@@ -91,11 +154,17 @@ def main(argv: list[str] | None = None) -> int:
         "One `avoid_hulls` query whose line crosses one carriage, among V carriages, "
         "median µs:",
         table(["vehicles", "query µs"], query),
+        "An agent leaving or entering a pocket (radius 0): one `avoid_hulls` query, median "
+        "µs, and the length walked ÷ the shortest path's, planning across the pockets or "
+        "hugging the contour:",
+        table(["scenario", "plan µs", "plan walk ÷ shortest", "hug µs",
+               "hug walk ÷ shortest"], pocket),
         "Street crossing (two lanes of carriages at 1 m/s, pedestrians at 1.4 m/s, "
-        "dt 0.05 s, 30 s): time per step, smallest disc-to-box gap, arrivals, and arrival "
-        "time ÷ straight-walk time:",
-        table(["pedestrians", "seeds", "step ms", "min gap m", "arrived",
-               "time ÷ straight"], crossing)])
+        "dt 0.05 s, 30 s), braking off (0) and on (horizon 2 s): time per step, smallest "
+        "disc-to-box gap, nearest stand in a carriage's lane ahead of its front, arrivals, "
+        "and arrival time ÷ straight-walk time:",
+        table(["pedestrians", "brake s", "seeds", "step ms", "min gap m", "nearest ahead m",
+               "arrived", "time ÷ straight"], crossing)])
     publish(body, args.out, SECTION)
     return 0
 
