@@ -162,6 +162,15 @@ def test_vehicle_crossing_command(main, capsys, tmp_path):
     assert "least gap to a carriage" in out and "; 2 carriages, 800 steps" in out
 
 
+def test_braking_can_be_turned_off(main, capsys):
+    gaps = []
+    for horizon in ("2", "0"):
+        assert main(["vehicle", "crossing", "--pedestrians", "2", "--carriages", "1",
+                     "--brake-horizon", horizon, "--json"]) == 0
+        gaps.append(json.loads(capsys.readouterr().out)["least_gap"])
+    assert gaps[0] != gaps[1] and min(gaps) >= 0
+
+
 def test_a_crossing_that_ends_before_anyone_arrives(main, capsys):
     assert main(["vehicle", "crossing", "--duration", "1", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
@@ -174,6 +183,7 @@ def test_a_crossing_that_ends_before_anyone_arrives(main, capsys):
     (["--pedestrians", "0"], "must be an integer >= 1"),
     (["--dt", "-1"], "must be a number > 0"),
     (["--carriage-speed", "inf"], "finite"),
+    (["--brake-horizon", "-1"], "must be a number >= 0"),
 ])
 def test_vehicle_crossing_refuses_bad_options(main, capsys, argv, message):
     with pytest.raises(SystemExit) as refused:

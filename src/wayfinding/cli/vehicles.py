@@ -121,6 +121,10 @@ def add_vehicle_parser(sub: Any) -> None:
                    help="carriage speed, m/s (default 1)")
     c.add_argument("--margin", type=non_negative_float, default=0.25,
                    help="extra clearance kept from the carriages, m (default 0.25)")
+    c.add_argument("--brake-horizon", type=non_negative_float, default=2.0,
+                   help="how far ahead (s) a pedestrian looks for a carriage whose way it "
+                   "would cut, slowing down to pass behind it; 0 turns braking off "
+                   "(default 2)")
     c.add_argument("--dt", type=positive_float, default=0.05,
                    help="time step, s (default 0.05)")
     c.add_argument("--duration", type=positive_float, default=40.0,
@@ -199,7 +203,8 @@ def cmd_crossing(args: argparse.Namespace) -> int:
     run = street_crossing(pedestrians=args.pedestrians, carriages=args.carriages,
                           radius=args.radius, speed=args.speed,
                           carriage_speed=args.carriage_speed, dt=args.dt,
-                          duration=args.duration, margin=args.margin, seed=args.seed)
+                          duration=args.duration, margin=args.margin, seed=args.seed,
+                          brake_horizon=args.brake_horizon)
     elapsed = time.perf_counter() - t0
     if args.render:
         animate_crossing(args.render, run)
