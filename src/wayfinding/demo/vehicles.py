@@ -105,7 +105,9 @@ second row parks the same car forward only, on a budget of 300 expansions.
 <th>length / holonomic</th><th>expansions</th><th>ms</th></tr>{''.join(rows)}</table>
 <p>{m['pedestrians']} pedestrians cross a two-lane street of horse-drawn carriages, each
 steering round the convex hulls of the carriages (body and horses merged, grown by the
-pedestrian's radius and a margin). {m['arrived']} of them arrived, on average after
+pedestrian's radius and a margin) and slowing down to pass behind a carriage whose way it
+would cut; the hulls are drawn grown by the radius alone. {m['arrived']} of them arrived,
+on average after
 {m['t_mean']:.1f} s (the last after {m['t_last']:.1f} s), and no pedestrian's disc came
 closer than {m['least_gap']:.2f} m to a carriage in {m['steps']} steps of {run.dt:g} s.
 {figs}
