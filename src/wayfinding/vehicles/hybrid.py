@@ -13,6 +13,11 @@ collision-free (a touch conservative): on a grid, exactly against each blocked c
 and the map's edge; on a navigation mesh, the centre must lie on the mesh and no wall edge
 may cross the rectangle.
 
+The search runs in a compiled kernel (``wayfinding._kernels._hybrid``) without the GIL, so
+plans can run on threads; on a navigation mesh it takes the GIL back for each holonomic
+distance (a mesh path query).  Open nodes pop by f, ties to the first pushed, so the same
+inputs give the same path.
+
 >>> from wayfinding.grid import Grid
 >>> open_field = Grid(np.ones((20, 30), dtype=bool))
 >>> r = plan_car_path(open_field, (5, 10, 0), (25, 10, 0), turning_radius=3, length=2,
@@ -96,7 +101,8 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
     holonomic distance: on a grid, over the cells where the car's inscribed disk may stand
     (8-connected); on a mesh, a point's shortest path.  Where the holonomic distance is
     infinite the goal is unreachable and the search fails without expanding.  Not optimal:
-    states are binned and primitives discrete.  Raises
+    states are binned and primitives discrete.  ``stats.elapsed`` times the search alone,
+    after the set-up (the car's rectangle on the world, the holonomic distances).  Raises
     :class:`~wayfinding.errors.InvalidQueryError` for a bad option or a start or goal
     where the car does not fit, or a ``cell_size`` so small that the world spans more than
     2**23 cells either side of 0."""
