@@ -57,13 +57,26 @@ def test_vehicle_path_on_a_map_file(main, capsys, street, tmp_path):
     assert info["status"] == "found" and info["cusps"] == 0
     assert info["length"] == pytest.approx(17.0) and info["reeds_shepp"] == pytest.approx(17.0)
     assert info["holonomic"] == pytest.approx(17.0)
-    assert set(info) == {"map", "status", "length", "cost", "cusps", "reeds_shepp",
+    assert set(info) == {"map", "world", "status", "length", "cost", "cusps", "reeds_shepp",
                          "holonomic", "expanded", "seconds", "render"}
+    assert info["world"] == "grid"
     with Image.open(png) as im:
         assert im.format == "PNG" and im.text["Title"].endswith("street.map")
         pixels = np.asarray(im.convert("RGB"))
     assert (pixels == (0x1f, 0x5f, 0xa8)).all(axis=2).any()           # driven forward
     assert not (pixels == (0xd7, 0x26, 0x3d)).all(axis=2).any()       # never in reverse
+
+
+def test_vehicle_path_on_the_navmesh_of_a_map(main, capsys, street):
+    assert main(["vehicle", "path", str(street), "--from", "3,4.5,0", "--to", "20,4.5,0",
+                 "--radius", "3", "--length", "2", "--width", "1", "--navmesh", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["world"] == "navmesh" and info["status"] == "found"
+    assert info["length"] == pytest.approx(17.0) and info["holonomic"] == pytest.approx(17.0)
+    assert main(["vehicle", "path", str(street), "--from", "12,3,0", "--to", "12,6,180",
+                 "--radius", "3", "--length", "2", "--width", "1", "--navmesh", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["status"] == "found" and info["cusps"] >= 1
 
 
 def test_a_u_turn_in_a_narrow_street_reverses(main, capsys, street):

@@ -1,7 +1,8 @@
 """``wayfinding vehicle``: ``path`` plans a car's path by hybrid A* on a Moving AI map or a
-generated one and compares its length with the Reeds–Shepp lower bound and the holonomic
-optimum; ``crossing`` runs pedestrians across a street of moving carriages under hull
-steering and measures their arrivals and the least gap to a carriage."""
+generated one (or on the navigation mesh built from it) and compares its length with the
+Reeds–Shepp lower bound and the holonomic optimum; ``crossing`` runs pedestrians across a
+street of moving carriages under hull steering and measures their arrivals and the least
+gap to a carriage."""
 
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ def add_vehicle_parser(sub: Any) -> None:
         "lower bounds",
         description="Plan a drivable, collision-free path for a car (a rectangle turning no "
         "tighter than its radius) between two poses on a Moving AI .map or a generated map "
-        "(cell (x, y) is the unit square at (x, y); y grows with the row), and compare its "
+        "(cell (x, y) is the unit square at (x, y); y grows with the row) or on the "
+        "navigation mesh built from it, and compare its "
         "length with the obstacle-free Reeds-Shepp length (a lower bound) and the holonomic "
         "optimum (the shortest 8-connected cell path over the cells at least half the car's "
         "width from every blocked cell).")
@@ -95,6 +97,9 @@ def add_vehicle_parser(sub: Any) -> None:
                    help="drive forward only")
     p.add_argument("--reverse-cost", type=_reverse_cost, default=1.0,
                    help="cost of a unit driven in reverse, >= 1 (default 1)")
+    p.add_argument("--navmesh", action="store_true",
+                   help="plan on the navigation mesh built from the map (the car's centre "
+                   "on the mesh, its rectangle inside the mesh's walls) instead of its cells")
     p.add_argument("--max-expansions", type=non_negative_int, default=200_000,
                    help="give up after this many expansions (default 200000)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -157,13 +162,15 @@ def _load_map(args: argparse.Namespace) -> Grid:
 
 
 def cmd_car_path(args: argparse.Namespace) -> int:
+    from ..navmesh import NavMesh
     from ..vehicles import plan_car_path
     from ..viz.vehicles import car_path_figures, save_car_path
 
     grid = _load_map(args)
     start, goal = ((x, y, math.radians(h)) for x, y, h in (args.start, args.goal))
     car = {"length": args.length, "width": args.width}
-    path = plan_car_path(grid, start, goal, turning_radius=args.radius, **car,
+    world = NavMesh.build(grid) if args.navmesh else grid
+    path = plan_car_path(world, start, goal, turning_radius=args.radius, **car,
                          reverse=args.reverse, reverse_cost=args.reverse_cost,
                          max_expansions=args.max_expansions)
     info = car_path_figures(grid, path, start, goal, turning_radius=args.radius,
@@ -172,7 +179,8 @@ def cmd_car_path(args: argparse.Namespace) -> int:
         save_car_path(args.render, grid, path, **car, start_pose=start, goal_pose=goal,
                       title=f"car path: {args.map or args.generate}")
     info = {"map": args.map or f"{args.generate} {args.size[0]}x{args.size[1]} seed "
-            f"{args.seed}", **info, "render": args.render}
+            f"{args.seed}", "world": "navmesh" if args.navmesh else "grid", **info,
+            "render": args.render}
     info = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in info.items()}
     if args.json:
         print(to_json(info))
