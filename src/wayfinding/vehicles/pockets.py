@@ -41,8 +41,8 @@ from ..errors import InvalidGeometryError, InvalidQueryError, brief
 from ..geometry.funnel import funnel_path
 from .hulls import _boundary_gaps, _cross, check_polygon, point_in_polygon
 
-#: Most triangle corridors :func:`pocket_path` compares (the ring has two; a mesh with more
-#: is not a ring round one contour and is refused).
+#: Most triangle corridors :func:`pocket_path` compares: a ring round one contour has one
+#: each way round, and no more.
 _MAX_CORRIDORS = 2
 
 
@@ -69,12 +69,8 @@ def pocket_path(start: ArrayLike, goal: ArrayLike, contour: ArrayLike, hull: Arr
         raise InvalidGeometryError(f"pockets {brief(pockets)} must be finite (k, 3, 2) "
                                    "triangles")
     eps = 1e-9 * max(1.0, float(np.abs(h).max()))
-    ends = np.stack([p, g])
-    inside = _strictly_inside(ends, c, eps)
-    if inside.any():
-        name = "start" if inside[0] else "goal"
-        raise InvalidQueryError(f"{name} {ends[int(not inside[0])].tolist()} lies inside "
-                                "the contour")
+    _outside("start", p, c, eps)
+    _outside("goal", g, c, eps)
     return _ring_path(p, g, c, h, tris, eps)
 
 
@@ -93,13 +89,14 @@ def hug_contour(start: ArrayLike, goal: ArrayLike, contour: ArrayLike) -> np.nda
     g = finite_point("goal", goal)
     c = check_polygon("contour", contour)
     eps = 1e-9 * max(1.0, float(np.abs(c).max()))
-    ends = np.stack([p, g])
-    inside = _strictly_inside(ends, c, eps)
-    if inside.any():
-        name = "start" if inside[0] else "goal"
-        raise InvalidQueryError(f"{name} {ends[int(not inside[0])].tolist()} lies inside "
-                                "the contour")
+    _outside("start", p, c, eps)
+    _outside("goal", g, c, eps)
     return _hug(p, g, c, eps)
+
+
+def _outside(name: str, point: np.ndarray, contour: np.ndarray, eps: float) -> None:
+    if _strictly_inside(point[None], contour, eps)[0]:
+        raise InvalidQueryError(f"{name} {point.tolist()} lies inside the contour")
 
 
 def _ring_path(p: np.ndarray, g: np.ndarray, contour: np.ndarray, hull: np.ndarray,
