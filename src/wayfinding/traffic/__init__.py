@@ -1,7 +1,9 @@
-"""Traffic: lane-aware road networks, routes with per-driver costs (hierarchical over regions
-linked by bridges, extended past their end), the lattice planner over lanes, predicted
-trajectories, and the trajectory optimiser over the road's potential field."""
+"""Traffic: lane-aware road networks, named driver personalities, routes with per-driver
+costs (hierarchical over regions linked by bridges, extended past their end), the lattice
+planner over lanes and its mid-level step on a road, predicted trajectories, and the
+trajectory optimiser over the road's potential field."""
 
+from .drivers import DRIVERS, driver
 from .lattice import (
     LatticeCosts,
     LatticePath,
@@ -10,7 +12,7 @@ from .lattice import (
     propagate_speeds,
     turn_speed_limits,
 )
-from .levels import TrafficLod, road_lattice, traffic_lod
+from .levels import LatticeStep, TrafficLod, lattice_step, road_lattice, traffic_lod
 from .optimiser import (
     CarModel,
     OptimisedPath,
@@ -25,6 +27,7 @@ from .roads import Lane, LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubi
 from .routes import DriverCosts, RouteExtension, RoutePlanner, extend_route
 
 __all__ = [
+    "DRIVERS",
     "CarField",
     "CarModel",
     "DriverCosts",
@@ -33,6 +36,7 @@ __all__ = [
     "LaneType",
     "LatticeCosts",
     "LatticePath",
+    "LatticeStep",
     "OptimisedPath",
     "RegionRoutes",
     "RoadField",
@@ -42,9 +46,11 @@ __all__ = [
     "ScoreWeights",
     "TrafficLod",
     "Trajectory",
+    "driver",
     "extend_route",
     "lattice_node_costs",
     "lattice_seeds",
+    "lattice_step",
     "optimise_trajectory",
     "plan_lattice",
     "propagate_speeds",

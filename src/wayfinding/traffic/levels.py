@@ -2,9 +2,10 @@
 
 Far from the player a car only follows its route (:attr:`TrafficLod.ROUTE`: the route's
 lanes joined, :meth:`~wayfinding.traffic.roads.RoadNetwork.route_points`); nearer it plans
-over the lane lattice (:attr:`TrafficLod.LATTICE`: :func:`road_lattice`, then
-:func:`~wayfinding.traffic.lattice.lattice_node_costs`,
-:func:`~wayfinding.traffic.lattice.plan_lattice` and
+over the lane lattice (:attr:`TrafficLod.LATTICE`: :func:`lattice_step`, which runs
+:func:`road_lattice`, :func:`~wayfinding.traffic.lattice.lattice_node_costs`,
+:func:`~wayfinding.traffic.lattice.plan_lattice`,
+:func:`~wayfinding.traffic.lattice.turn_speed_limits` and
 :func:`~wayfinding.traffic.lattice.propagate_speeds`); closest, the lattice's best paths
 seed the trajectory optimiser (:attr:`TrafficLod.FULL`:
 :func:`~wayfinding.traffic.optimiser.lattice_seeds` and
@@ -18,6 +19,8 @@ seed the trajectory optimiser (:attr:`TrafficLod.FULL`:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -25,7 +28,12 @@ import numpy as np
 
 from .. import _validate
 from ..errors import InvalidQueryError
+from ..results import _fields_equal
+from .lattice import LatticePath, lattice_node_costs, plan_lattice
+from .optimiser import CarModel, _speed_pass
+from .prediction import CarField, Trajectory
 from .roads import LaneType, RoadNetwork
+from .routes import DriverCosts
 
 
 class TrafficLod(str, Enum):
@@ -82,3 +90,90 @@ def road_lattice(network: RoadNetwork, road: int, *, forward: bool, start: float
         oncoming = lane.type is LaneType.DRIVING and lane.forward != forward
         labels.append("oncoming" if oncoming else lane.type.value)
     return positions, labels
+
+
+@dataclass(frozen=True, eq=False)
+class LatticeStep:
+    """The mid-level step on one road (:func:`lattice_step`).
+
+    ``positions``: ``(n_sets + 1, n_lanes, 2)`` float64, row 0 abreast of the vehicle, then
+    the node sets.  ``labels``: each lane's type as the car sees it.  ``start_lane``: the
+    vehicle's lane.  ``times``: ``(n_sets,)`` float64 seconds, when the vehicle reaches each
+    set at the driver's desired speed.  ``nodes``: ``(n_sets, n_lanes)`` float64, the node
+    costs.  ``paths``: the kept :class:`~wayfinding.traffic.lattice.LatticePath` objects,
+    cheapest first.  ``limits``, ``speeds``: per path, ``(n_sets + 1,)`` float64 (the
+    vehicle's first), its turn limits and its speeds after the backward pass.  ``cars``:
+    the other cars' :class:`~wayfinding.traffic.prediction.CarField`."""
+
+    positions: np.ndarray
+    labels: list[str]
+    start_lane: int
+    times: np.ndarray
+    nodes: np.ndarray
+    paths: list[LatticePath]
+    limits: list[np.ndarray]
+    speeds: list[np.ndarray]
+    cars: CarField
+
+    __eq__ = _fields_equal
+
+    def points(self, path: int) -> np.ndarray:
+        """``(n_sets + 1, 2)`` float64: the vehicle, then kept path ``path``'s node in each
+        set."""
+        index = _validate.count("path", path, min=0, max=len(self.paths) - 1)
+        return _path_points(self.positions, self.start_lane, self.paths[index])
+
+
+def _path_points(positions: np.ndarray, lane: int, path: LatticePath) -> np.ndarray:
+    """The vehicle (row 0 of ``positions``, in ``lane``), then ``path``'s node per set."""
+    sets = np.arange(1, positions.shape[0])
+    return np.vstack([positions[0, lane], positions[sets, path.lanes]])
+
+
+def lattice_step(network: RoadNetwork, road: int, *, forward: bool, driver: DriverCosts,
+                 cars: Sequence[Trajectory] = (), n_sets: int, spacing: float,
+                 start: float = 0.0, k: int = 5, model: CarModel | None = None) -> LatticeStep:
+    """The mid-level planner's step for a vehicle in the first lane driving with the
+    traffic on ``road`` (driven ``forward`` or backwards), ``start`` world units along it.
+
+    The ``n_sets`` node sets ``spacing`` apart ahead of it (:func:`road_lattice`); each
+    node's cost from ``driver.lattice_costs()`` around the ``cars``' predicted positions
+    when the vehicle gets there at ``driver.desired_speed``
+    (:func:`~wayfinding.traffic.lattice.lattice_node_costs`; the cars' field has radius
+    ``driver.clearance``); the ``k`` cheapest paths
+    (:func:`~wayfinding.traffic.lattice.plan_lattice`); per path, its turn limits
+    (:func:`~wayfinding.traffic.lattice.turn_speed_limits` with the ``model``'s sideways
+    grip) and its speeds passed back from the last set
+    (:func:`~wayfinding.traffic.lattice.propagate_speeds` with the ``model``'s braking).
+    ``model``: a :class:`~wayfinding.traffic.optimiser.CarModel` (none: the default one).
+    The paths seed :func:`~wayfinding.traffic.optimiser.optimise_trajectory` through
+    :func:`~wayfinding.traffic.optimiser.lattice_seeds`.
+
+    >>> from wayfinding.traffic.roads import road_grid
+    >>> parked = Trajectory([[50.0, -1.75]], [0.0])       # in the driving lane at set 5
+    >>> step = lattice_step(road_grid(2, 1, spacing=100.0), 0, forward=True,
+    ...                     driver=DriverCosts(car_avoidance=10.0), cars=[parked],
+    ...                     n_sets=8, spacing=10.0, k=1)
+    >>> step.labels, step.paths[0].lanes.tolist(), step.paths[0].cost
+    (['driving', 'oncoming'], [0, 0, 0, 0, 1, 0, 0, 0], 11.0)
+    """
+    if not isinstance(driver, DriverCosts):
+        raise InvalidQueryError(f"driver {driver!r} must be a DriverCosts")
+    car = CarModel() if model is None else model
+    if not isinstance(car, CarModel):
+        raise InvalidQueryError(f"model {model!r} must be a CarModel")
+    count = _validate.count("n_sets", n_sets, max=10**6)
+    positions, labels = road_lattice(network, road, forward=forward, start=start,
+                                     spacing=spacing, n_sets=count + 1)
+    if "driving" not in labels:
+        raise InvalidQueryError(f"road {road} has no lane driving "
+                                f"{'forward' if forward else 'backward'}")
+    lane = labels.index("driving")
+    field = CarField(cars, radius=driver.clearance)
+    costs = driver.lattice_costs()
+    times = float(spacing) * np.arange(1, count + 1) / driver.desired_speed
+    nodes = lattice_node_costs(positions[1:], times, labels, costs=costs, cars=field)
+    paths = plan_lattice(nodes, lane, costs=costs, k=k)
+    passes = [_speed_pass(_path_points(positions, lane, p), driver, car) for p in paths]
+    return LatticeStep(positions, labels, lane, times, nodes, paths,
+                       [lim for lim, _ in passes], [v for _, v in passes], field)

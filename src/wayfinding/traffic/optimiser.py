@@ -165,13 +165,22 @@ def lattice_seeds(start: Any, positions: Any, paths: Sequence[LatticePath], *,
             raise InvalidQueryError(f"path {path!r} must be a LatticePath with one lane of "
                                     f"the {pos.shape[1]} per set of the {pos.shape[0]}")
         pts = np.vstack([at, pos[np.arange(pos.shape[0]), path.lanes]])
-        limits = turn_speed_limits(pts, max_speed=driver.desired_speed,
-                                   lateral_acceleration=model.lateral_acceleration)
-        steps = np.hypot(*np.diff(pts, axis=0).T)
-        speeds = propagate_speeds(limits[1:], steps, start_limit=float(limits[0]),
-                                  deceleration=model.max_braking)
+        _, speeds = _speed_pass(pts, driver, model)
         out.append(Trajectory(pts, np.maximum(speeds, 1e-3)))
     return out
+
+
+def _speed_pass(points: np.ndarray, driver: DriverCosts,
+                model: CarModel) -> tuple[np.ndarray, np.ndarray]:
+    """A path's turn limits (the driver's desired speed capped by the model's sideways
+    grip) and its speeds after the backward pass with the model's braking, ``(n,)`` each
+    for the ``(n, 2)`` ``points``."""
+    limits = turn_speed_limits(points, max_speed=driver.desired_speed,
+                               lateral_acceleration=model.lateral_acceleration)
+    steps = np.hypot(*np.diff(points, axis=0).T)
+    speeds = propagate_speeds(limits[1:], steps, start_limit=float(limits[0]),
+                              deceleration=model.max_braking)
+    return limits, speeds
 
 
 def _simulate(control: np.ndarray, start: np.ndarray, heading: float, speed: float,

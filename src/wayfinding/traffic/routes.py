@@ -47,9 +47,12 @@ class DriverCosts:
     (routes follow lanes in their direction, so only the lattice and the optimiser meet
     it).  ``desired_speed``: the speed the driver wants, world units per second (> 0).
     ``car_avoidance``: how strongly other cars are avoided (>= 0; the lattice's cost near
-    a car, the weight of the cars' field in the optimiser).  Factors are > 0 or ``inf``:
-    a factor is a cost per unit length everywhere (a lane's length on routes, a lattice
-    step's cost through the lane, the inverse of the speed in the optimiser's field).
+    a car, the weight of the cars' field in the optimiser).  ``clearance``: how near
+    (world units, > 0) another car's predicted position makes a lattice node near it (and
+    the radius of the cars' field :func:`~wayfinding.traffic.levels.lattice_step` builds).
+    Factors are > 0 or ``inf``: a factor is a cost per unit length everywhere (a lane's
+    length on routes, a lattice step's cost through the lane, the inverse of the speed in
+    the optimiser's field).  Named personalities: :func:`~wayfinding.traffic.drivers.driver`.
 
     >>> reckless = DriverCosts(lane_type=(), oncoming=1.0, car_avoidance=0.2)
     >>> reckless.lane_factor("sidewalk"), DriverCosts().lane_factor("sidewalk")
@@ -65,6 +68,7 @@ class DriverCosts:
     oncoming: float = 2.0
     desired_speed: float = 15.0
     car_avoidance: float = 1.0
+    clearance: float = 2.0
 
     def __post_init__(self) -> None:
         for entry in (*self.lane_type, *self.road_kind):
@@ -80,6 +84,7 @@ class DriverCosts:
         _validate.positive_float("oncoming", self.oncoming, allow_inf=True)
         _validate.positive_float("desired_speed", self.desired_speed)
         _validate.positive_float("car_avoidance", self.car_avoidance, allow_zero=True)
+        _validate.positive_float("clearance", self.clearance)
 
     def factor(self, lane_type: LaneType, kind: str, road: int) -> float:
         """The factor on the length of a lane of this type and road kind (inf: never)."""
@@ -97,19 +102,22 @@ class DriverCosts:
         return dict(self.lane_type).get(LaneType(kind), 1.0)
 
     def lattice_costs(self, *, straight: float = 1.0, lane_change: float = 2.0,
-                      near_distance: float = 2.0, max_lane_change: int = 1) -> LatticeCosts:
+                      near_distance: float | None = None,
+                      max_lane_change: int = 1) -> LatticeCosts:
         """This driver's :class:`~wayfinding.traffic.lattice.LatticeCosts`: a node in a
         lane of factor ``f`` adds ``(f - 1) · straight`` (at least 0; ``inf`` stays
-        forbidden), so a straight step through it costs ``f · straight``; a node near a car
-        adds ``car_avoidance``.  The step costs are the lattice's own (defaults: Fig 20.4 of
+        forbidden), so a straight step through it costs ``f · straight``; a node within
+        ``near_distance`` (none: the driver's ``clearance``) of a car adds
+        ``car_avoidance``.  The step costs are the lattice's own (defaults: Fig 20.4 of
         *Driver San Francisco*, where the default driver's oncoming lane adds 1)."""
         labels = [t.value for t in LaneType] + ["oncoming"]
         base = _validate.positive_float("straight", straight, allow_zero=True)
         extra = tuple((label, max(self.lane_factor(label) - 1.0, 0.0) * base
                        if self.lane_factor(label) < math.inf else math.inf)
                       for label in labels)
+        near = self.clearance if near_distance is None else near_distance
         return LatticeCosts(straight=base, lane_change=lane_change, near_car=self.car_avoidance,
-                            near_distance=near_distance, lane_type=extra,
+                            near_distance=near, lane_type=extra,
                             max_lane_change=max_lane_change)
 
 
