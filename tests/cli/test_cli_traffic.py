@@ -5,7 +5,6 @@ enumeration with their speeds, JSON and text output, pictures, and bad inputs.""
 from __future__ import annotations
 
 import importlib
-import itertools
 import json
 import math
 
@@ -13,8 +12,8 @@ import numpy as np
 import pytest
 
 from wayfinding.cli.args import Parser
-from wayfinding.cli.traffic import DRIVERS, add_traffic_parser
-from wayfinding.traffic import road_grid
+from wayfinding.cli.traffic import _place_cars, add_traffic_parser, describe
+from wayfinding.traffic import DRIVERS, CarModel, driver, lattice_step, road_grid
 
 nx = pytest.importorskip("networkx")
 
@@ -73,23 +72,23 @@ def oracle_cost(net, spacing, driver, start, goal):
     return best
 
 
-@pytest.mark.parametrize("driver", sorted(DRIVERS))
+@pytest.mark.parametrize("name", sorted(DRIVERS))
 @pytest.mark.parametrize("start, goal", [((0, 0), (4, 2)), ((3, 1), (0, 2)), ((1, 0), (2, 0))])
-def test_route_cost_equals_the_networkx_oracle(run, driver, start, goal):
+def test_route_cost_equals_the_networkx_oracle(run, name, start, goal):
     code, out, _ = run("route", "--columns", "5", "--rows", "3", "--highway-every", "2",
                        "--from", f"{start[0]},{start[1]}", "--to", f"{goal[0]},{goal[1]}",
-                       "--driver", driver, "--json")
+                       "--driver", name, "--json")
     assert code == 0
     info = json.loads(out)
     net = road_grid(5, 3, spacing=100.0, highway_every=2)
-    want = oracle_cost(net, 100.0, DRIVERS[driver].route, start, goal)
+    want = oracle_cost(net, 100.0, driver(name), start, goal)
     assert info["found"] and info["cost"] == pytest.approx(want, abs=1e-3)
     lanes = info["lanes"]
     assert all(b in net.successors_of(a) for a, b in zip(lanes, lanes[1:]))
     pts = net.route_points(lanes)
     assert info["length"] == pytest.approx(np.hypot(*np.diff(pts, axis=0).T).sum(), abs=1e-3)
     assert info["roads"] == [net.lanes[i].road for i in lanes]
-    assert info["drive_seconds"] == pytest.approx(info["length"] / DRIVERS[driver].speed,
+    assert info["drive_seconds"] == pytest.approx(info["length"] / driver(name).desired_speed,
                                                   abs=0.01)
 
 
@@ -111,11 +110,11 @@ def test_route_json_schema_text_and_picture(run, tmp_path):
 
 def test_personalities_take_different_routes(run):
     routes = {}
-    for driver in ("cautious", "reckless"):
+    for name in ("cautious", "reckless"):
         code, out, _ = run("route", "--columns", "8", "--rows", "5", "--highway-every", "3",
-                           "--from", "0,1", "--to", "7,4", "--driver", driver, "--json")
+                           "--from", "0,1", "--to", "7,4", "--driver", name, "--json")
         assert code == 0
-        routes[driver] = json.loads(out)
+        routes[name] = json.loads(out)
     share = {d: r["kinds"].count("highway") / len(r["kinds"]) for d, r in routes.items()}
     assert share["reckless"] > 0.5 and share["cautious"] == 0.0
 
@@ -179,40 +178,30 @@ def test_parsing_refuses_bad_values(run, capsys, command, argv, message):
     assert refused.value.code == 2 and message in err and err.count("\n") == 1
 
 
-def enumerate_paths(nodes, start, costs, k):
-    """Every lane sequence scored (straight step, lane change per lane crossed), cheapest
-    ``k`` first, ties by lanes."""
-    scored = []
-    for lanes in itertools.product(range(nodes.shape[1]), repeat=nodes.shape[0]):
-        total, prev = 0.0, start
-        for i, lane in enumerate(lanes):
-            diff = abs(lane - prev)
-            if diff > costs.max_lane_change:
-                total = math.inf
-                break
-            total += (costs.straight if diff == 0 else costs.lane_change * diff) + nodes[i, lane]
-            prev = lane
-        if total < math.inf:
-            scored.append((total, list(lanes)))
-    return sorted(scored)[:k]
-
-
-@pytest.mark.parametrize("driver", sorted(DRIVERS))
+@pytest.mark.parametrize("name", sorted(DRIVERS))
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_lattice_top_paths_equal_exhaustive_enumeration(run, driver, seed):
+def test_lattice_prints_the_library_step(run, name, seed):
     code, out, _ = run("lattice", "--cars", "6", "--seed", str(seed), "--sets", "6",
-                       "--top", "7", "--driver", driver, "--json")
+                       "--top", "7", "--driver", name, "--json")
     assert code == 0
     info = json.loads(out)
+    costs = driver(name)
+    net = road_grid(6, 4, spacing=100.0)
+    cars = _place_cars(net, 0, count=6, seed=seed, speed=costs.desired_speed)
+    step = lattice_step(net, 0, forward=True, driver=costs, cars=cars, n_sets=6,
+                        spacing=10.0, k=7, model=CarModel(lateral_acceleration=8.0,
+                                                          max_braking=6.0))
     nodes = np.array([[math.inf if v is None else v for v in row] for row in info["node_costs"]])
-    want = enumerate_paths(nodes, info["start_lane"], DRIVERS[driver].lattice, 7)
-    assert [(p["cost"], p["lanes"]) for p in info["paths"]] == want
-    speed = DRIVERS[driver].speed
-    for p in info["paths"]:
-        speeds, limits = np.array(p["speeds"]), np.array(p["limits"])
-        assert speeds.shape == limits.shape == (7,)
-        assert np.all(speeds <= limits + 1e-3) and np.all(speeds <= speed + 1e-9)
-        assert speeds[-1] == pytest.approx(speed)
+    assert np.array_equal(nodes, step.nodes) and info["start_lane"] == step.start_lane
+    assert [(p["cost"], p["lanes"]) for p in info["paths"]] == \
+        [(p.cost, p.lanes.tolist()) for p in step.paths]
+    assert len(step.paths) == 7
+    for p, limits, speeds in zip(info["paths"], step.limits, step.speeds):
+        assert p["limits"] == np.round(limits, 3).tolist()
+        assert p["speeds"] == np.round(speeds, 3).tolist()
+        speeds = np.array(p["speeds"])
+        assert speeds.shape == (7,) and speeds[-1] == pytest.approx(costs.desired_speed)
+        assert np.all(speeds <= np.array(p["limits"]) + 1e-3)
         # The backward pass: no speed exceeds what braking allows from the next one.
         steps = np.full(6, 10.0)
         steps[np.diff([info["start_lane"], *p["lanes"]]) != 0] = math.hypot(10.0, 3.5)
@@ -271,9 +260,14 @@ def test_help_names_the_family_and_the_personalities(run, capsys):
             run(command, "--help")
         text = " ".join(capsys.readouterr().out.split())
         assert done.value.code == 0
-        for name, driver in DRIVERS.items():
-            assert f"{name}: {driver.describe()}" in text
-    assert "highway x1.5, 20 a radian turned" in DRIVERS["cautious"].describe()
-    assert "sidewalk never" in DRIVERS["normal"].describe()
+        for name, costs in DRIVERS.items():
+            assert f"{name}: {describe(costs)}" in text
+    # The help reads each personality's values.
+    assert "highway x1.5, 20 a radian turned" in describe(driver("cautious"))
+    assert "lattice: sidewalk never, oncoming +10, within 5 of a car +20; speed 12" in \
+        describe(driver("cautious"))
+    assert "sidewalk never" in describe(driver("normal"))
+    assert describe(driver("reckless")).startswith("route: sidewalk x2, highway x0.5; "
+                                                   "lattice: sidewalk +1, within 2")
     top = importlib.import_module("wayfinding.cli.main").build_parser().format_help()
     assert "traffic vehicles and traversal: routes" in " ".join(top.split())

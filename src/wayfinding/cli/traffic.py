@@ -10,28 +10,24 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidQueryError
-from ..results import PathResult, _fields_equal
+from ..results import PathResult
 from ..traffic import (
-    CarField,
+    DRIVERS,
+    CarModel,
     DriverCosts,
     LaneType,
-    LatticeCosts,
-    LatticePath,
     RoadNetwork,
     RoutePlanner,
     Trajectory,
-    lattice_node_costs,
-    plan_lattice,
-    propagate_speeds,
+    driver,
+    lattice_step,
     road_grid,
-    road_lattice,
-    turn_speed_limits,
 )
 from .args import (
     JSON_HELP,
@@ -44,56 +40,23 @@ from .args import (
 )
 
 
-@dataclass(frozen=True, kw_only=True)
-class Driver:
-    """A driver personality at every planning stage: ``route`` costs for route A*,
-    ``lattice`` costs for the mid-level planner, the desired ``speed`` (world units a
-    second) the speed limits start from, and what it is ``like`` in a few words."""
+def describe(costs: DriverCosts) -> str:
+    """A driver personality's numbers at each stage, for the help."""
+    def factor(f: float) -> str:
+        return "never" if f == math.inf else f"x{f:g}"
 
-    route: DriverCosts
-    lattice: LatticeCosts
-    speed: float
-    like: str
+    route = [f"{t.value} {factor(f)}" for t, f in costs.lane_type]
+    route += [f"{k} {factor(f)}" for k, f in costs.road_kind]
+    route += [f"{costs.turn:g} a radian turned"] if costs.turn else []
+    lattice = [f"{t} {'never' if c == math.inf else f'+{c:g}'}"
+               for t, c in costs.lattice_costs().lane_type if c]
+    lattice += [f"within {costs.clearance:g} of a car +{costs.car_avoidance:g}"]
+    return (f"route: {', '.join(route) or 'lengths'}; lattice: {', '.join(lattice)}; "
+            f"speed {costs.desired_speed:g}")
 
-    def describe(self) -> str:
-        """What the personality is like and its numbers, for the help."""
-        def factor(f: float) -> str:
-            return "never" if f == math.inf else f"x{f:g}"
-
-        route = [f"{t.value} {factor(f)}" for t, f in self.route.lane_type]
-        route += [f"{k} {factor(f)}" for k, f in self.route.road_kind]
-        route += [f"{self.route.turn:g} a radian turned"] if self.route.turn else []
-        lattice = [f"{t} {'never' if c == math.inf else f'+{c:g}'}"
-                   for t, c in self.lattice.lane_type]
-        lattice += [f"within {self.lattice.near_distance:g} of a car "
-                    f"+{self.lattice.near_car:g}"]
-        return (f"{self.like} (route: {', '.join(route)}; lattice: {', '.join(lattice)}; "
-                f"speed {self.speed:g})")
-
-
-#: The driver personalities the commands and the demo know, by name.
-DRIVERS: dict[str, Driver] = {
-    "cautious": Driver(
-        route=DriverCosts(road_kind=(("highway", 1.5),), turn=20.0),
-        lattice=LatticeCosts(near_car=20.0, near_distance=5.0,
-                             lane_type=(("oncoming", 10.0), ("sidewalk", math.inf))),
-        speed=12.0, like="keeps off highways, turns little, keeps well clear of cars and "
-        "oncoming lanes"),
-    "normal": Driver(
-        route=DriverCosts(),
-        lattice=LatticeCosts(near_car=10.0, near_distance=3.0,
-                             lane_type=(("oncoming", 2.0), ("sidewalk", math.inf))),
-        speed=15.0, like="takes the shortest roads, overtakes through oncoming lanes"),
-    "reckless": Driver(
-        route=DriverCosts(lane_type=((LaneType.SIDEWALK, 2.0),), road_kind=(("highway", 0.5),)),
-        lattice=LatticeCosts(near_car=5.0, near_distance=2.0,
-                             lane_type=(("oncoming", 0.0), ("sidewalk", 1.0))),
-        speed=22.0, like="races on highways, drives on sidewalks and oncoming lanes, "
-        "shaves past cars"),
-}
 
 DRIVER_HELP = "driver personality: " + "; ".join(
-    f"{name}: {d.describe()}" for name, d in DRIVERS.items()) + " (default normal)"
+    f"{name}: {describe(costs)}" for name, costs in DRIVERS.items()) + " (default normal)"
 
 
 def add_traffic_parser(sub: Any) -> None:
@@ -219,9 +182,7 @@ def cmd_route(args: Any) -> int:
     if args.avoid_roads and max(args.avoid_roads) >= len(net.roads):
         raise InvalidQueryError(f"--avoid-roads {max(args.avoid_roads)} is not a road id "
                                 f"(the grid has roads 0..{len(net.roads) - 1})")
-    driver = DRIVERS[args.driver]
-    costs = DriverCosts(lane_type=driver.route.lane_type, road_kind=driver.route.road_kind,
-                        turn=driver.route.turn, avoid_roads=args.avoid_roads)
+    costs = replace(driver(args.driver), avoid_roads=args.avoid_roads)
     t0 = time.perf_counter()
     planner = RoutePlanner(net, driver=costs)
     cost, route, expanded = _junction_route(planner, leaving[args.start], arriving[goal],
@@ -242,7 +203,7 @@ def cmd_route(args: Any) -> int:
             "roads": [net.lanes[i].road for i in lanes],
             "kinds": [net.lanes[i].kind for i in lanes],
             "length": None if length is None else round(length, 4),
-            "drive_seconds": None if length is None else round(length / driver.speed, 2),
+            "drive_seconds": None if length is None else round(length / costs.desired_speed, 2),
             "expanded": expanded, "query_ms": round(elapsed * 1e3, 3), "render": args.render}
     if args.json:
         print(to_json(info))
@@ -252,39 +213,11 @@ def cmd_route(args: Any) -> int:
               + (f"; wrote {args.render}" if args.render else ""))
     else:
         print(f"{args.driver}: {args.start} to {goal} costs {info['cost']} over {len(lanes)} "
-              f"lanes, {info['length']} long ({info['drive_seconds']} s at {driver.speed:g} a "
+              f"lanes, {info['length']} long ({info['drive_seconds']} s at "
+              f"{costs.desired_speed:g} a "
               f"second); {expanded} lanes expanded in {info['query_ms']} ms"
               + (f"; wrote {args.render}" if args.render else ""))
     return 0
-
-
-@dataclass(frozen=True, eq=False)
-class _LatticeRun:
-    """The mid-level step on one road: ``positions`` ``(n_sets + 1, n_lanes, 2)`` (row 0
-    abreast of the vehicle, then the node sets), the lanes' ``labels``, the vehicle's
-    ``start_lane``, the arrival ``times`` at the sets ``(n_sets,)`` at the desired speed,
-    the ``nodes`` costs ``(n_sets, n_lanes)``, the ``paths`` kept, and per path its turn
-    ``limits`` and propagated ``speeds`` (``(n_sets + 1,)`` each, the vehicle first), among
-    the ``cars``."""
-
-    positions: np.ndarray
-    labels: list[str]
-    start_lane: int
-    times: np.ndarray
-    nodes: np.ndarray
-    paths: list[LatticePath]
-    limits: list[np.ndarray]
-    speeds: list[np.ndarray]
-    cars: CarField
-
-    __eq__ = _fields_equal
-
-
-def _path_points(positions: np.ndarray, start_lane: int, path: LatticePath) -> np.ndarray:
-    """``(n_sets + 1, 2)``: the vehicle (row 0 of ``positions``, in ``start_lane``), then
-    ``path``'s node in each set."""
-    sets = np.arange(1, positions.shape[0])
-    return np.vstack([positions[0, start_lane], positions[sets, path.lanes]])
 
 
 def _place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
@@ -310,36 +243,6 @@ def _place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
     return cars
 
 
-def _lattice_run(network: RoadNetwork, road: int, *, forward: bool, driver: Driver,
-                 n_sets: int, set_spacing: float, cars: list[Trajectory], top: int,
-                 speed: float, lateral_acceleration: float, deceleration: float
-                 ) -> _LatticeRun:
-    """The lattice planner's step for a vehicle at the start of its driving lane on
-    ``road``: node costs around the ``cars`` at the times the vehicle reaches each set at
-    ``speed``, the ``top`` cheapest paths, and each path's turn limits and speeds after the
-    backward pass."""
-    positions, labels = road_lattice(network, road, forward=forward, start=0.0,
-                                     spacing=set_spacing, n_sets=n_sets + 1)
-    if "driving" not in labels:
-        raise InvalidQueryError(f"road {road} has no lane driving "
-                                f"{'forward' if forward else 'backward'}")
-    start = labels.index("driving")
-    field = CarField(cars, radius=driver.lattice.near_distance)
-    times = set_spacing * np.arange(1, n_sets + 1) / speed
-    nodes = lattice_node_costs(positions[1:], times, labels, costs=driver.lattice, cars=field)
-    paths = plan_lattice(nodes, start, costs=driver.lattice, k=top)
-    all_limits, all_speeds = [], []
-    for path in paths:
-        pts = _path_points(positions, start, path)
-        limits = turn_speed_limits(pts, max_speed=speed,
-                                   lateral_acceleration=lateral_acceleration)
-        all_limits.append(limits)
-        all_speeds.append(propagate_speeds(limits[1:], np.hypot(*np.diff(pts, axis=0).T),
-                                           start_limit=limits[0], deceleration=deceleration))
-    return _LatticeRun(positions, labels, start, times, nodes, paths, all_limits, all_speeds,
-                      field)
-
-
 def cmd_lattice(args: Any) -> int:
     net = road_grid(args.columns, args.rows, spacing=args.spacing,
                     highway_every=args.highway_every)
@@ -352,19 +255,21 @@ def cmd_lattice(args: Any) -> int:
     if args.sets * args.set_spacing > length * (1 + 1e-9):
         raise InvalidQueryError(f"--sets {args.sets} every {args.set_spacing:g} run past the "
                                 f"end of road {args.road} ({length:g} long)")
-    driver = DRIVERS[args.driver]
-    speed = args.speed if args.speed is not None else driver.speed
+    costs = driver(args.driver)
+    if args.speed is not None:
+        costs = replace(costs, desired_speed=args.speed)
+    speed = costs.desired_speed
+    model = CarModel(lateral_acceleration=args.lateral_acceleration,
+                     max_braking=args.deceleration)
     t0 = time.perf_counter()
     cars = _place_cars(net, args.road, count=args.cars, seed=args.seed, speed=speed)
-    run = _lattice_run(net, args.road, forward=not args.backward, driver=driver,
-                      n_sets=args.sets, set_spacing=args.set_spacing, cars=cars, top=args.top,
-                      speed=speed, lateral_acceleration=args.lateral_acceleration,
-                      deceleration=args.deceleration)
+    run = lattice_step(net, args.road, forward=not args.backward, driver=costs, cars=cars,
+                       n_sets=args.sets, spacing=args.set_spacing, k=args.top, model=model)
     elapsed = time.perf_counter() - t0
     if args.render:
         from ..viz.traffic import save_lattice
 
-        paths = [_path_points(run.positions, run.start_lane, p) for p in run.paths]
+        paths = [run.points(i) for i in range(len(run.paths))]
         save_lattice(args.render, run.positions, paths=paths,
                      nodes=run.nodes, start_lane=run.start_lane, labels=run.labels,
                      cars=run.cars, times=run.times,
