@@ -20,6 +20,7 @@ FAMILIES = {
     "voxels": {"voxel"},
     "fields": {"field"},
     "crowds": {"crowd"},
+    "vehicles and traversal": {"vehicle", "traffic"},
     "service": {"serve"},
 }
 

@@ -42,6 +42,10 @@ VOXEL_BUILD = {"voxels", "free", "grid_bytes", "dense_bytes", "read_s"}
 OCTREE_BUILD = {"octree", "octree_bytes", "octree_nodes", "octree_build_s"}
 CROWD_RUN = {"scenario", "model", "agents", "completion", "t50", "t90", "collisions",
              "max_penetration", "path_ratio", "energy", "jitter", "seconds", "render"}
+VEHICLE_PATH = {"map", "world", "status", "length", "cost", "cusps", "reeds_shepp",
+                "holonomic", "expanded", "seconds", "render"}
+VEHICLE_CROSSING = {"pedestrians", "carriages", "arrived", "completion", "t_mean", "t_last",
+                    "least_gap", "steps", "seconds", "render"}
 
 #: Each command line (``{d}``: the work folder) and the exact keys of its JSON object.
 SCHEMAS = {
@@ -77,6 +81,10 @@ SCHEMAS = {
     "field flow": ("field flow {d}/r.map --to 13,15 -o {d}/f.svg --json", FIELD_FLOW),
     "field scene": ("field scene lanes --units 5 --seconds 1 --json", FIELD_SCENE),
     "crowd run": ("crowd run circle --agents 4 --json", CROWD_RUN),
+    "vehicle path": ("vehicle path --generate rooms --seed 1 --from 10,6,0 --to 30,6,0 --json",
+                     VEHICLE_PATH),
+    "vehicle crossing": ("vehicle crossing --pedestrians 1 --carriages 1 --duration 2 --json",
+                         VEHICLE_CROSSING),
     "voxel build": ("voxel build {d}/v.3dmap --grid {d}/vg.npz --json", VOXEL_BUILD | {"grid"}),
     "voxel build octree": ("voxel build {d}/v.3dmap --octree {d}/vo.npz --quiet --json",
                            VOXEL_BUILD | OCTREE_BUILD),
@@ -155,7 +163,8 @@ def test_the_page_has_a_section_per_command():
                                  ("navmesh3d", "build"), ("navmesh3d", "info"),
                                  ("navmesh3d", "path"), ("navmesh3d", "raycast"),
                                  ("navmesh3d", "nearest"), ("field", "flow"),
-                                 ("field", "scene"), ("crowd", "run"), ("voxel", "build"),
+                                 ("field", "scene"), ("crowd", "run"), ("vehicle", "path"),
+                                 ("vehicle", "crossing"), ("voxel", "build"),
                                  ("voxel", "path"), ("voxel", "scen")}
 
 

@@ -1,6 +1,6 @@
 """The ``wayfinding`` command line: path, scen, index, render, generate (grids), world
 (graphs and world graphs), navmesh and navmesh3d (navigation meshes in 2D and 3D), voxel,
-field, crowd and demo.
+field, crowd, vehicle and traffic, demo and serve.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
@@ -25,6 +25,8 @@ from .grid import add_grid_parsers
 from .navmesh import add_navmesh_parser
 from .navmesh3d import add_navmesh3d_parser
 from .serve import add_serve_parser
+from .traffic import add_traffic_parser
+from .vehicles import add_vehicle_parser
 from .voxel import add_voxel_parser
 from .world import add_world_parser
 
@@ -54,6 +56,10 @@ families and their commands:
                          scenes
   crowds                 crowd: standard scenarios under ORCA, RVO, VO, power-law and
                          anticipatory avoidance, with their metrics and GIFs
+  vehicles and traversal
+                         vehicle, traffic: car paths by hybrid A* against their lower
+                         bounds and pedestrians crossing a street of carriages; routes per
+                         driver personality and lane lattices on road grids
   every family           demo: an HTML page that solves and draws each of them
   service                serve: paths, distance maps, flow fields and crowds on grids,
                          navmeshes and voxel worlds over HTTP; the playground
@@ -75,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_voxel_parser(sub)
     add_fields_parser(sub)
     add_crowd_parser(sub)
+    add_vehicle_parser(sub)
+    add_traffic_parser(sub)
     add_generate_parser(sub)
     add_serve_parser(sub)
     return parser

@@ -24,6 +24,8 @@ from .navmesh import navmesh_section
 from .navmesh3d import navmesh3d_section
 from .paths import anyangle_section
 from .pictures import pictures
+from .traffic import traffic_section
+from .vehicles import vehicles_section
 from .voxel import voxel_section
 from .worlds import world_section
 
@@ -72,7 +74,8 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     page = out / "index.html"
     text = _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures)
     sections = anyangle_section(out) + world_section(out) + navmesh_section(out) \
-        + navmesh3d_section(out) + voxel_section(out) + fields_section(out) + crowd_section(out)
+        + navmesh3d_section(out) + voxel_section(out) + fields_section(out) + crowd_section(out) \
+        + vehicles_section(out) + traffic_section(out)
     atomic_write_text(page, with_contents(text.replace("</body>", sections + "</body>")))
     return page
 
