@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from wayfinding.cli.args import Parser
-from wayfinding.cli.traffic import _place_cars, add_traffic_parser, describe
-from wayfinding.traffic import DRIVERS, CarModel, driver, lattice_step, road_grid
+from wayfinding.cli.traffic import _place_cars, add_traffic_parser
+from wayfinding.traffic import DRIVERS, CarModel, describe, driver, lattice_step, road_grid
 
 nx = pytest.importorskip("networkx")
 

@@ -4,6 +4,7 @@ them; the traffic pictures refuse bad input."""
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -12,7 +13,7 @@ import pytest
 
 from wayfinding.demo.traffic import fig_20_4, fig_20_5, traffic_section
 from wayfinding.errors import InvalidQueryError
-from wayfinding.traffic import CarField, RoadNetwork, Trajectory, road_grid
+from wayfinding.traffic import CarField, RoadNetwork, Trajectory, describe, driver, road_grid
 from wayfinding.viz.traffic import animate_car_field, save_lattice, save_road_routes
 
 Image = pytest.importorskip("PIL.Image")
@@ -31,15 +32,19 @@ def test_section_draws_and_tabulates_traffic(tmp_path):
     section = traffic_section(tmp_path)
     assert section.startswith("<h2>Traffic</h2>")
     pictures = re.findall(r"<img src='([^']+)'", section)
-    assert pictures == ["traffic-route-civilian.png", "traffic-route-racer.png",
+    assert pictures == ["traffic-route-cautious.png", "traffic-route-reckless.png",
                         "traffic-lattice.png", "traffic-field.gif"]
     for name in pictures:
         assert Image.open(tmp_path / name).size[0] > 100
     assert Image.open(tmp_path / "traffic-field.gif").n_frames == 25
-    # The racer's route runs mostly on highways, the civilian's on none.
-    shares = re.findall(r"<tr><td>(civilian|racer)</td>(?:<td>[^<]*</td>){3}<td>(\d+)%",
+    # The reckless driver's route runs mostly on highways, the cautious one's on none.
+    shares = re.findall(r"<tr><td>(cautious|reckless)</td>(?:<td>[^<]*</td>){3}<td>(\d+)%",
                         section)
-    assert dict(shares)["civilian"] == "0" and int(dict(shares)["racer"]) > 50
+    assert dict(shares)["cautious"] == "0" and int(dict(shares)["reckless"]) > 50
+    # The personalities and the lattice's costs are the library's.
+    assert f"<li>cautious: {html.escape(describe(driver('cautious')))}</li>" in section
+    assert ("the oncoming lane +2, a node within 3 of another car's predicted position at "
+            "the time the vehicle gets there +10") in " ".join(section.split())
     # The best lattice path swerves into the oncoming lane past the parked car at x = 50
     # (set 4) and back, braking before it.
     best = re.search(r"<tr><td>1</td><td>([\d.]+)</td><td>([\d ]+)</td><td>([\d. ]+)</td>",

@@ -20,11 +20,11 @@ from ..results import PathResult
 from ..traffic import (
     DRIVERS,
     CarModel,
-    DriverCosts,
     LaneType,
     RoadNetwork,
     RoutePlanner,
     Trajectory,
+    describe,
     driver,
     lattice_step,
     road_grid,
@@ -38,22 +38,6 @@ from .args import (
     positive_int,
     to_json,
 )
-
-
-def describe(costs: DriverCosts) -> str:
-    """A driver personality's numbers at each stage, for the help."""
-    def factor(f: float) -> str:
-        return "never" if f == math.inf else f"x{f:g}"
-
-    route = [f"{t.value} {factor(f)}" for t, f in costs.lane_type]
-    route += [f"{k} {factor(f)}" for k, f in costs.road_kind]
-    route += [f"{costs.turn:g} a radian turned"] if costs.turn else []
-    lattice = [f"{t} {'never' if c == math.inf else f'+{c:g}'}"
-               for t, c in costs.lattice_costs().lane_type if c]
-    lattice += [f"within {costs.clearance:g} of a car +{costs.car_avoidance:g}"]
-    return (f"route: {', '.join(route) or 'lengths'}; lattice: {', '.join(lattice)}; "
-            f"speed {costs.desired_speed:g}")
-
 
 DRIVER_HELP = "driver personality: " + "; ".join(
     f"{name}: {describe(costs)}" for name, costs in DRIVERS.items()) + " (default normal)"

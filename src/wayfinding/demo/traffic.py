@@ -1,8 +1,8 @@
-"""The demo page's section on traffic (*Driver San Francisco*): two driver personalities'
-routes across a generated road grid side by side, the lattice planner's cheapest paths past
-a parked car and an oncoming one with the best path's speeds, the worked examples of the
-notes (lattice path costs 5 and 11; speeds 70, 30 and 50 passed back) reproduced by the
-library, and the other cars' time-dependent potential as an animation."""
+"""The demo page's section on traffic (*Driver San Francisco*): two of the library's driver
+personalities' routes across a generated road grid side by side, the lattice planner's
+cheapest paths past a parked car and an oncoming one with the best path's speeds, the
+worked examples of the notes (lattice path costs 5 and 11; speeds 70, 30 and 50 passed back)
+reproduced by the library, and the other cars' time-dependent potential as an animation."""
 
 from __future__ import annotations
 
@@ -15,34 +15,27 @@ import numpy as np
 
 from ..traffic import (
     CarField,
+    CarModel,
     DriverCosts,
-    LatticeCosts,
     RoutePlanner,
     Trajectory,
+    describe,
+    driver,
     lattice_node_costs,
+    lattice_step,
     plan_lattice,
     propagate_speeds,
     road_grid,
-    road_lattice,
-    turn_speed_limits,
 )
 from ..viz.traffic import animate_car_field, save_lattice, save_road_routes
 
 #: The road grid drawn: junctions across and down, their spacing, the highways' period.
 COLUMNS, ROWS, SPACING, HIGHWAY_EVERY = 8, 5, 100.0, 3
-#: The two personalities whose routes are compared, with what they are like.
-DRIVERS = (
-    ("civilian", "pays 1.5 times a highway's length and 20 per radian turned",
-     DriverCosts(road_kind=(("highway", 1.5),), turn=20.0)),
-    ("racer", "pays 0.4 times a highway's length",
-     DriverCosts(road_kind=(("highway", 0.4),))),
-)
-#: The lattice's costs: the straight step and lane change of Fig 20.4, a car within 3 (a
-#: lane is 3.5 wide) +10, the oncoming lane +2.
-LATTICE = LatticeCosts(near_car=10.0, near_distance=3.0, lane_type=(("oncoming", 2.0),))
-#: The vehicle's desired speed, the most sideways acceleration and braking it has (world
-#: units, seconds).
-SPEED, LATERAL, BRAKING = 15.0, 8.0, 3.0
+#: The personalities whose routes are compared, and the one driving the lattice (a car
+#: within 3 of a node, a lane being 3.5 wide, adds 10; the oncoming lane adds 2).
+ROUTE_DRIVERS, LATTICE_DRIVER = ("cautious", "reckless"), "normal"
+#: The lattice vehicle: its most sideways acceleration and braking (world units, seconds).
+CAR = CarModel(lateral_acceleration=8.0, max_braking=3.0)
 
 
 def traffic_section(out: Path) -> str:
@@ -56,9 +49,9 @@ def traffic_section(out: Path) -> str:
     goal = next(lane.id for lane in net.lanes
                 if np.allclose(lane.points[[0, -1]], [[701.75, 300.0], [701.75, 400.0]]))
     route_rows, figures = [], []
-    for name, _, driver in DRIVERS:
+    for name in ROUTE_DRIVERS:
         t0 = time.perf_counter()
-        route = RoutePlanner(net, driver=driver).find_route(start, goal)
+        route = RoutePlanner(net, driver=driver(name)).find_route(start, goal)
         ms = (time.perf_counter() - t0) * 1e3
         lanes = route.path.tolist()
         length = float(np.hypot(*np.diff(net.route_points(lanes), axis=0).T).sum())
@@ -71,7 +64,10 @@ def traffic_section(out: Path) -> str:
                           f"<td>{ms:.1f}</td></tr>")
         figures.append((f"{name}: {len(lanes)} lanes, {length:.0f} long, cost "
                         f"{route.cost:.1f}", picture.name))
-    people = "".join(f"<li>the {esc(name)} {esc(like)}</li>" for name, like, _ in DRIVERS)
+    people = "".join(f"<li>{esc(name)}: {esc(describe(driver(name)))}</li>"
+                     for name in ROUTE_DRIVERS)
+    lattice_driver = driver(LATTICE_DRIVER)
+    costs = lattice_driver.lattice_costs()
     lattice_rows, lattice_figures = _lattice(out)
     example_rows = _worked_examples()
     route_figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>"
@@ -81,20 +77,23 @@ def traffic_section(out: Path) -> str:
     return f"""<h2>Traffic</h2>
 <p>A city of {COLUMNS} × {ROWS} junctions {SPACING:g} apart, one lane each way, the rows
 and columns whose index is a multiple of {HIGHWAY_EVERY} highways (drawn wider). Route A*
-runs over the lanes with each driver personality's costs, from the lane leaving junction
-(0, 1) eastwards to the lane reaching junction (7, 4) northwards (a route's cost counts the
-lanes after the first):</p>
+runs over the lanes with each driver personality's costs (its numbers below), from the lane
+leaving junction (0, 1) eastwards to the lane reaching junction (7, 4) northwards (a route's
+cost counts the lanes after the first):</p>
 <ul>{people}</ul>
 <table><tr><th>driver</th><th>cost</th><th>lanes</th><th>length</th><th>on highways</th>
 <th>lanes expanded</th><th>ms</th></tr>{''.join(route_rows)}</table>{route_figs}
-<p>The mid-level lattice planner on a road 100 long: node sets every 10 along it, one node
-per lane, every path scored exhaustively (straight step 1, lane change 2, the oncoming lane
-+2, a node within 3 of another car's predicted position at the time the vehicle gets there
-+10), the five cheapest kept, and the best path's speed limits from its turns (sideways
-acceleration {LATERAL:g}) passed backwards with the braking the car has ({BRAKING:g}), so
-that it brakes before it swerves. A car is parked in the driving lane halfway along, and an
-oncoming car meets the vehicle 60 along. The table gives the five paths (lane 0 drives
-with traffic, lane 1 is oncoming) and their speeds, the vehicle's first.</p>
+<p>The mid-level lattice planner on a road 100 long for the {LATTICE_DRIVER} driver: node
+sets every 10 along it, one node per lane, every path scored exhaustively (straight step
+{costs.straight:g}, lane change {costs.lane_change:g}, the oncoming lane \
++{costs.type_cost("oncoming"):g}, a node within {costs.near_distance:g} of another car's \
+predicted position at the time the vehicle gets there +{costs.near_car:g}), the five
+cheapest kept, and the best path's speed limits from its turns (desired speed \
+{lattice_driver.desired_speed:g}, sideways acceleration {CAR.lateral_acceleration:g})
+passed backwards with the braking the car has ({CAR.max_braking:g}), so that it brakes
+before it swerves. A car is parked in the driving lane halfway along, and an oncoming car
+meets the vehicle 60 along. The table gives the five paths (lane 0 drives with traffic,
+lane 1 is oncoming) and their speeds, the vehicle's first.</p>
 <table><tr><th>path</th><th>cost</th><th>lanes by set</th><th>speeds</th></tr>
 {lattice_rows}</table>{lattice_figs}
 <p>The notes' worked examples computed by the library: the lattice of Fig 20.4 (four sets,
@@ -117,38 +116,26 @@ def _lattice(out: Path) -> tuple[str, list[tuple[str, str]]]:
     # and an oncoming car that meets the vehicle at x = 60 (at 4 s, both driving 15).
     parked = Trajectory([forward.point_at(50.0)], [0.0])
     coming = Trajectory([[120.0, oncoming.points[0][1]], oncoming.points[-1]], [15.0, 15.0])
-    cars = CarField([parked, coming], radius=4.0)
     t0 = time.perf_counter()
     # Row 0 abreast of the vehicle (at the road's start), then nine sets.
-    positions, labels = road_lattice(net, 0, forward=True, start=0.0, spacing=10.0,
-                                     n_sets=10)
-    lane = labels.index("driving")
-    times = np.arange(1, 10) * 10.0 / SPEED
-    nodes = lattice_node_costs(positions[1:], times, labels, costs=LATTICE, cars=cars)
-    kept = plan_lattice(nodes, lane, costs=LATTICE, k=5)
-    paths, speeds = [], []
-    for path in kept:
-        points = np.vstack([positions[0, lane], positions[np.arange(1, 10), path.lanes]])
-        limits = turn_speed_limits(points, max_speed=SPEED, lateral_acceleration=LATERAL)
-        paths.append(points)
-        speeds.append((limits, propagate_speeds(limits[1:],
-                                                np.hypot(*np.diff(points, axis=0).T),
-                                                start_limit=limits[0],
-                                                deceleration=BRAKING)))
+    step = lattice_step(net, 0, forward=True, driver=driver(LATTICE_DRIVER),
+                        cars=[parked, coming], n_sets=9, spacing=10.0, k=5, model=CAR)
     ms = (time.perf_counter() - t0) * 1e3
-    picture = save_lattice(out / "traffic-lattice.png", positions, paths=paths, nodes=nodes,
-                           start_lane=lane, labels=labels, cars=cars, times=times,
-                           speeds=speeds[0][1], limits=speeds[0][0], size=720)
-    vehicle = Trajectory(paths[0], speeds[0][1])
-    gif = animate_car_field(out / "traffic-field.gif", cars,
+    paths = [step.points(i) for i in range(len(step.paths))]
+    picture = save_lattice(out / "traffic-lattice.png", step.positions, paths=paths,
+                           nodes=step.nodes, start_lane=step.start_lane, labels=step.labels,
+                           cars=step.cars, times=step.times, speeds=step.speeds[0],
+                           limits=step.limits[0], size=720)
+    vehicle = Trajectory(paths[0], step.speeds[0])
+    gif = animate_car_field(out / "traffic-field.gif", step.cars,
                             lanes=[forward.points, oncoming.points], vehicle=vehicle,
                             times=np.linspace(0.0, 6.0, 25), resolution=1.0)
     rows = "".join(
         f"<tr><td>{k}</td><td>{p.cost:g}</td><td>{' '.join(map(str, p.lanes.tolist()))}</td>"
         f"<td>{' '.join(f'{v:.1f}' for v in v_path.tolist())}</td></tr>"
-        for k, (p, (_, v_path)) in enumerate(zip(kept, speeds), 1))
+        for k, (p, v_path) in enumerate(zip(step.paths, step.speeds), 1))
     figures = [
-        (f"the five cheapest of the {2 ** nodes.shape[0]} lane sequences ({ms:.1f} ms to "
+        (f"the five cheapest of the {2 ** step.nodes.shape[0]} lane sequences ({ms:.1f} ms to "
          "score them all and pass the speeds back; the best in red) past a parked car; "
          "the other cars now (filled) and where one is predicted beside a set when the "
          "vehicle gets there (hollow); below, the best path's speed limits (orange) and "
@@ -160,7 +147,8 @@ def _lattice(out: Path) -> tuple[str, list[tuple[str, str]]]:
 
 
 def fig_20_4() -> dict[tuple[int, ...], float]:
-    """The lattice of *Driver San Francisco* Fig 20.4 scored by the library: the cost of
+    """The lattice of *Driver San Francisco* Fig 20.4 scored by the library for the default
+    driver (:class:`~wayfinding.traffic.routes.DriverCosts`): the cost of
     every path by its lanes (lane 0 with traffic at y = 0, lane 1 oncoming at y = 4; sets
     10 apart reached at t = 1..4 s)."""
     xs = np.array([10.0, 20.0, 30.0, 40.0])
@@ -168,7 +156,7 @@ def fig_20_4() -> dict[tuple[int, ...], float]:
                          axis=1)
     parked = Trajectory([[10.0, 4.0]], [0.0])
     coming = Trajectory([[60.0, 2.0], [-40.0, 2.0]], [10.0, 10.0])
-    costs = LatticeCosts()
+    costs = DriverCosts().lattice_costs()
     nodes = lattice_node_costs(positions, [1.0, 2.0, 3.0, 4.0], ["driving", "oncoming"],
                                costs=costs, cars=CarField([parked, coming], radius=2.0))
     return {tuple(p.lanes.tolist()): p.cost for p in plan_lattice(nodes, 0, costs=costs, k=16)}

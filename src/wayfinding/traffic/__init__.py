@@ -3,7 +3,7 @@ costs (hierarchical over regions linked by bridges, extended past their end), th
 planner over lanes and its mid-level step on a road, predicted trajectories, and the
 trajectory optimiser over the road's potential field."""
 
-from .drivers import DRIVERS, driver
+from .drivers import DRIVERS, describe, driver
 from .lattice import (
     LatticeCosts,
     LatticePath,
@@ -46,6 +46,7 @@ __all__ = [
     "ScoreWeights",
     "TrafficLod",
     "Trajectory",
+    "describe",
     "driver",
     "extend_route",
     "lattice_node_costs",

@@ -11,12 +11,13 @@ read by every planning stage (route A*, the lattice and the trajectory optimiser
 
 >>> driver("reckless").desired_speed, driver("cautious").lattice_costs().type_cost("oncoming")
 (22.0, 10.0)
->>> sorted(DRIVERS)
-['cautious', 'normal', 'reckless']
+>>> describe(driver("normal"))
+'route: sidewalk never; lattice: sidewalk never, oncoming +2, within 3 of a car +10; speed 15'
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -41,3 +42,20 @@ def driver(name: str) -> DriverCosts:
     refused with the names there are."""
     return DRIVERS[_validate.choice("driver", name, sorted(DRIVERS))]
 
+
+
+def describe(costs: DriverCosts) -> str:
+    """A driver personality's numbers at each stage in one line (for help texts and
+    pages): its route factors and turn cost, what a lattice node adds by lane type and near
+    a car, its desired speed."""
+    def factor(f: float) -> str:
+        return "never" if f == math.inf else f"x{f:g}"
+
+    route = [f"{t.value} {factor(f)}" for t, f in costs.lane_type]
+    route += [f"{k} {factor(f)}" for k, f in costs.road_kind]
+    route += [f"{costs.turn:g} a radian turned"] if costs.turn else []
+    lattice = [f"{t} {'never' if c == math.inf else f'+{c:g}'}"
+               for t, c in costs.lattice_costs().lane_type if c]
+    lattice += [f"within {costs.clearance:g} of a car +{costs.car_avoidance:g}"]
+    return (f"route: {', '.join(route) or 'lengths'}; lattice: {', '.join(lattice)}; "
+            f"speed {costs.desired_speed:g}")
