@@ -19,7 +19,7 @@ import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
 from cython.operator cimport dereference as deref
-from libc.math cimport (INFINITY, M_PI, NAN, acos, asin, atan2, ceil, copysign, cos, fabs, floor,
+from libc.math cimport (INFINITY, NAN, acos, asin, atan2, ceil, copysign, cos, fabs, floor,
                         fma, fmod, frexp, isfinite, ldexp, sin, sqrt)
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
@@ -27,7 +27,9 @@ from libcpp.vector cimport vector
 
 from ._navmesh_locate cimport locate_in
 
-cdef double TAU = 2 * M_PI
+#: math.pi (the double nearest pi) and twice it.
+cdef double PI = 3.141592653589793
+cdef double TAU = 2 * PI
 #: A Reeds–Shepp segment this short (in radii) on the wrong side of zero counts as empty.
 cdef double ZERO = 1e-12
 #: Poses tested together against the walls near all of them.
@@ -60,7 +62,7 @@ cdef inline double py_mod(double a, double b) noexcept nogil:
 
 cdef inline double wrap(double a) noexcept nogil:
     """``a`` as an angle in ``[-pi, pi)``."""
-    return py_mod(a + M_PI, TAU) - M_PI
+    return py_mod(a + PI, TAU) - PI
 
 
 cdef double py_hypot(double x, double y) noexcept nogil:
@@ -150,7 +152,7 @@ cdef int base_ccc(double x, double y, double phi, Word* out) noexcept nogil:
     gap = py_hypot(xi, eta)
     if gap <= 4:
         u = -2 * asin(gap / 4)
-        t = wrap(atan2(eta, xi) + u / 2 + M_PI)
+        t = wrap(atan2(eta, xi) + u / 2 + PI)
         v = wrap(phi - t + u)
         put(&out[0], 3, b"LRL", b"+-+" if v >= 0 else b"+--", t, u, v, 0, 0)
         return 1
@@ -184,7 +186,7 @@ cdef int base_cccc(double x, double y, double phi, Word* out) noexcept nogil:
 
 
 cdef int base_ccsc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double half = M_PI / 2, xi, eta, square, u, t, gap
+    cdef double half = PI / 2, xi, eta, square, u, t, gap
     cdef int n = 0
     xi = x - sin(phi)
     eta = y - 1 + cos(phi)
@@ -205,7 +207,7 @@ cdef int base_ccsc(double x, double y, double phi, Word* out) noexcept nogil:
 
 
 cdef int base_ccscc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double half = M_PI / 2, xi = x + sin(phi), eta = y - 1 - cos(phi), square, u, t
+    cdef double half = PI / 2, xi = x + sin(phi), eta = y - 1 - cos(phi), square, u, t
     square = xi * xi + eta * eta - 4
     if square >= 0:
         u = 4 - sqrt(square)
@@ -363,8 +365,8 @@ cdef double dubins(double px, double py, double th, double qx, double qy, double
                 else:
                     mx = dx / 2 - hm * nx
                     my = dy / 2 - hm * ny
-                ha = atan2(my, mx) + s1 * M_PI / 2
-                hb = atan2(my - dy, mx - dx) + s1 * M_PI / 2
+                ha = atan2(my, mx) + s1 * PI / 2
+                hb = atan2(my - dy, mx - dx) + s1 * PI / 2
                 length = r * (turn(s1 * ha) + turn(-s1 * (hb - ha)) + turn(s1 * (phi - hb)))
                 if length < best - 1e-12:
                     best = length
