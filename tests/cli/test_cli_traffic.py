@@ -146,16 +146,21 @@ def test_avoided_roads_leave_no_route(run, tmp_path):
     assert info["found"] and 0 not in info["roads"] and len(info["lanes"]) == 3
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--from", "9,0"], "--from 9,0 is not a junction"),
-    (["--to", "0,4"], "--to 0,4 is not a junction"),
-    (["--from", "1,1", "--to", "1,1"], "same junction"),
-    (["--columns", "1", "--rows", "1"], "same junction"),
-    (["--avoid-roads", "500"], "--avoid-roads 500 is not a road id"),
-    (["--render", "route.gif"], "PNG"),
+@pytest.mark.parametrize("command, argv, message", [
+    ("route", ["--from", "9,0"], "--from 9,0 is not a junction"),
+    ("route", ["--to", "0,4"], "--to 0,4 is not a junction"),
+    ("route", ["--from", "1,1", "--to", "1,1"], "same junction"),
+    ("route", ["--columns", "1", "--rows", "1"], "same junction"),
+    ("route", ["--avoid-roads", "500"], "--avoid-roads 500 is not a road id"),
+    ("route", ["--render", "route.gif"], "PNG"),
+    ("lattice", ["--road", "999"], "--road 999 is not a road id"),
+    ("lattice", ["--sets", "11"], "--sets 11 every 10 run past the end of road 0 (100 long)"),
+    ("lattice", ["--sets", "5", "--set-spacing", "25"], "run past the end"),
+    ("lattice", ["--columns", "1", "--rows", "1"], "has no roads"),
+    ("lattice", ["--render", "lattice.svg"], "PNG"),
 ])
-def test_route_refuses_bad_values(run, argv, message):
-    code, out, err = run("route", *argv)
+def test_commands_refuse_bad_values(run, command, argv, message):
+    code, out, err = run(command, *argv)
     assert code == 2 and out == ""
     assert err.startswith("wayfinding: error: ") and message in err and err.count("\n") == 1
 
@@ -239,19 +244,6 @@ def test_lattice_text_and_picture(run, tmp_path):
     assert [ln.split()[0] for ln in lines[1:]] == ["1.", "2.", "3."]
     Image = pytest.importorskip("PIL.Image")
     assert Image.open(png).size[0] == 800
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--road", "999"], "--road 999 is not a road id"),
-    (["--sets", "11"], "--sets 11 every 10 run past the end of road 0 (100 long)"),
-    (["--sets", "5", "--set-spacing", "25"], "run past the end"),
-    (["--columns", "1", "--rows", "1"], "has no roads"),
-    (["--render", "lattice.svg"], "PNG"),
-])
-def test_lattice_refuses_bad_values(run, argv, message):
-    code, out, err = run("lattice", *argv)
-    assert code == 2 and out == ""
-    assert err.startswith("wayfinding: error: ") and message in err and err.count("\n") == 1
 
 
 def test_help_names_the_family_and_the_personalities(run, capsys):
