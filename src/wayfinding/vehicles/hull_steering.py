@@ -312,17 +312,21 @@ def braking_factor(position: ArrayLike, velocity: ArrayLike, hulls: Sequence[Veh
     p = finite_point("position", position)
     u = finite_point("velocity", velocity)
     span = positive_float("horizon", horizon, allow_zero=True)
+    moving = [h for h in hulls if h.velocity.any()]
+    if not moving or span == 0:
+        return 1.0
+    vel = np.array([h.velocity for h in moving]) * span
+    low = np.array([h.lo for h in moving])
+    high = np.array([h.hi for h in moving])
+    ends = np.stack([np.broadcast_to(p, vel.shape), p - vel, p + u * span - vel])
+    near = (ends.min(axis=0) <= np.maximum(high, high + vel)).all(axis=1) \
+        & (np.minimum(low, low + vel) <= ends.max(axis=0)).all(axis=1)   # the broad phase
     ways = []
-    for h in hulls:
-        v = h.velocity
-        if not v.any():
-            continue
-        reach = np.stack([p, p - v * span, p + (u - v) * span])     # every share's moves
-        if (reach.min(axis=0) <= np.maximum(h.hi, h.hi + v * span)).all() and \
-                (np.minimum(h.lo, h.lo + v * span) <= reach.max(axis=0)).all() and \
-                not point_in_polygon(p, h.hull):
+    for k in np.flatnonzero(near):
+        h = moving[k]
+        if not point_in_polygon(p, h.hull):
             eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
-            ways.append((_swept(h.hull, v * span), v, eps))
+            ways.append((_swept(h.hull, vel[k]), h.velocity, eps))
 
     def enters(shares: np.ndarray) -> np.ndarray:
         out = np.zeros(len(shares), dtype=bool)
@@ -347,18 +351,22 @@ def braking_factor(position: ArrayLike, velocity: ArrayLike, hulls: Sequence[Veh
 
 
 def _swept(hull: np.ndarray, move: np.ndarray) -> np.ndarray:
-    """The clockwise convex polygon a convex ``hull`` sweeps moving by ``move`` (the convex
-    hull of both places, by the monotone chain)."""
-    pts = np.unique(np.concatenate([hull, hull + move]), axis=0)
-    chain: list[np.ndarray] = []
-    for run in (pts, pts[::-1]):
-        side: list[np.ndarray] = []
-        for q in run:
-            while len(side) >= 2 and float(_cross(side[-1] - side[-2], q - side[-1])) >= 0:
-                side.pop()
-            side.append(q)
-        chain += side[:-1]
-    return np.array(chain)
+    """The clockwise convex polygon a convex clockwise ``hull`` sweeps moving by ``move``
+    (non-zero): each vertex between two edges facing back (their outward normal at or
+    against ``move``) stays, one between two edges facing forward moves, and one between a
+    back and a front edge does both, in the order of the walk."""
+    e = np.roll(hull, -1, axis=0) - hull
+    front = (-e[:, 1] * move[0] + e[:, 0] * move[1] > 0).tolist()   # outward normal · move
+    out = []
+    for i, corner in enumerate(hull):
+        before, after = front[i - 1], front[i]
+        if not before:
+            out.append(corner)
+        if before or after:
+            out.append(corner + move)
+        if before and not after:
+            out.append(corner)
+    return np.array(out)
 
 
 def _sweeps(p: np.ndarray, moves: np.ndarray, hull: np.ndarray, eps: float) -> np.ndarray:

@@ -248,23 +248,23 @@ def _hug(p: np.ndarray, g: np.ndarray, contour: np.ndarray, eps: float) -> np.nd
     hit = p + s0 * (g - p)
     m = len(contour)
     _, k = _foot(hit, contour)
-    best = (math.inf, contour[(k + 1) % m])
+    best: tuple[float, list[int]] = (math.inf, [(k + 1) % m])
     for step, first in ((1, (k + 1) % m), (-1, k)):
-        walked, at, i = 0.0, hit, first
-        aim = contour[first]
+        walked, at, i, corners = 0.0, hit, first, []
         for _ in range(m):
             walked += float(np.hypot(*(contour[i] - at)))
             at = contour[i]
-            if _clear(p, at, contour, eps):
-                aim = at
+            corners.append(i)
+            if walked >= best[0]:
+                break
             if _clear(at, g, contour, eps):
+                best = (walked, corners)
                 break
             i = (i + step) % m
-        else:
-            walked = math.inf
-        if walked < best[0]:
-            best = (walked, aim)
-    return best[1]
+    corners = best[1]
+    seen = next((i for i in reversed(corners) if _clear(p, contour[i], contour, eps)),
+                corners[0])
+    return contour[seen]
 
 
 def _foot(point: np.ndarray, contour: np.ndarray) -> tuple[np.ndarray, int]:
