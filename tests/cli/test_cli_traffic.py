@@ -217,7 +217,9 @@ def test_lattice_json_schema_and_cars(run):
     code, out, _ = run("lattice", "--cars", "0", "--json")
     info = json.loads(out)
     assert set(info) == {"road", "forward", "driver", "speed", "lane_types", "start_lane",
-                         "sets", "cars", "seed", "node_costs", "paths", "query_ms", "render"}
+                         "sets", "cars", "seed", "node_costs", "paths", "optimised",
+                         "query_ms", "render"}
+    assert info["optimised"] is None
     assert info["lane_types"] == ["driving", "oncoming"] and info["start_lane"] == 0
     # Without other cars a node costs its lane's type only (the normal driver: oncoming +2).
     assert info["node_costs"] == [[0.0, 2.0]] * 8
@@ -234,6 +236,31 @@ def test_lattice_json_schema_and_cars(run):
     slow = json.loads(out)
     assert code == 0 and slow["speed"] == 10.0
     assert all(p["speeds"][-1] == 10.0 and len(p["speeds"]) == 11 for p in slow["paths"])
+
+
+@pytest.mark.parametrize("argv", [["--driver", "cautious", "--seed", "0"],
+                                  ["--driver", "reckless", "--seed", "2"],
+                                  ["--backward", "--road", "5", "--cars", "6", "--seed", "3"]])
+def test_lattice_optimises_from_its_paths(run, argv):
+    code, out, _ = run("lattice", "--optimise", "--json", *argv)
+    info = json.loads(out)
+    plan = info["optimised"]
+    assert code == 0 and set(plan) == {"seed", "cost", "seed_cost", "iterations",
+                                       "collisions", "ms"}
+    assert 0 <= plan["seed"] < len(info["paths"]) and plan["iterations"] >= 0
+    # The optimiser keeps an iteration only when it lowers the score.
+    assert plan["cost"] <= plan["seed_cost"]
+    assert (plan["iterations"] == 0) == (plan["cost"] == plan["seed_cost"])
+    code, text, _ = run("lattice", "--optimise", *argv)
+    assert f"optimised from path {plan['seed'] + 1}: cost {plan['cost']:g} against the " \
+        f"seed's {plan['seed_cost']:g} after {plan['iterations']} iterations" in text
+
+
+def test_lattice_optimiser_improves_a_seed(run):
+    code, out, _ = run("lattice", "--optimise", "--backward", "--road", "5", "--cars", "6",
+                       "--seed", "3", "--json")
+    plan = json.loads(out)["optimised"]
+    assert plan["iterations"] > 0 and plan["cost"] < plan["seed_cost"]
 
 
 def test_lattice_text_and_picture(run, tmp_path):

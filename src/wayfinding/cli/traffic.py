@@ -20,13 +20,19 @@ from ..results import PathResult
 from ..traffic import (
     DRIVERS,
     CarModel,
+    DriverCosts,
     LaneType,
+    LatticeStep,
+    OptimisedPath,
+    RoadField,
     RoadNetwork,
     RoutePlanner,
     Trajectory,
     describe,
     driver,
+    lattice_seeds,
     lattice_step,
+    optimise_trajectory,
     road_grid,
 )
 from .args import (
@@ -91,6 +97,10 @@ def add_traffic_parser(sub: Any) -> None:
     lat.add_argument("--seed", type=non_negative_int, default=0,
                      help="seed placing the other cars")
     lat.add_argument("--top", type=positive_int, default=5, help="paths kept (default 5)")
+    lat.add_argument("--optimise", action="store_true",
+                     help="also run the trajectory optimiser from the kept paths over the "
+                     "road's potential field and the cars' (the car's model: the sideways "
+                     "acceleration and braking above), and print its cost against its seed's")
     lat.add_argument("--render", metavar="OUT.png",
                      help="draw the lattice, the cars, the paths and the speeds")
     lat.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -227,6 +237,25 @@ def _place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
     return cars
 
 
+def _optimise(network: RoadNetwork, run: LatticeStep, *, driver: DriverCosts,
+              model: CarModel) -> OptimisedPath:
+    """The trajectory optimiser from ``run``'s kept paths, over a road field covering the
+    lattice (a quarter of its length behind the vehicle, a lane's width past its outer
+    nodes), for as long as the lattice takes at the desired speed."""
+    start = run.positions[0, run.start_lane]
+    ahead = run.positions[-1, run.start_lane] - start
+    heading = math.atan2(ahead[1], ahead[0])
+    span = float(np.hypot(*ahead))
+    side = np.array([-math.sin(heading), math.cos(heading)])
+    across = float(np.abs((run.positions - start) @ side).max())
+    field = RoadField(network, car=start, heading=heading, length=span * 4 / 3 + 10.0,
+                      width=2 * across + 7.0, cell=0.5, driver=driver)
+    seeds = lattice_seeds(start, run.positions[1:], run.paths, driver=driver, model=model)
+    return optimise_trajectory(seeds, start=start, heading=heading,
+                               speed=driver.desired_speed, field=field, driver=driver,
+                               cars=run.cars, model=model, horizon=span / driver.desired_speed)
+
+
 def cmd_lattice(args: Any) -> int:
     net = road_grid(args.columns, args.rows, spacing=args.spacing,
                     highway_every=args.highway_every)
@@ -250,6 +279,14 @@ def cmd_lattice(args: Any) -> int:
     run = lattice_step(net, args.road, forward=not args.backward, driver=costs, cars=cars,
                        n_sets=args.sets, spacing=args.set_spacing, k=args.top, model=model)
     elapsed = time.perf_counter() - t0
+    optimised = None
+    if args.optimise and run.paths:
+        t1 = time.perf_counter()
+        plan = _optimise(net, run, driver=costs, model=model)
+        optimised = {"seed": plan.seed, "cost": round(plan.cost, 4),
+                     "seed_cost": round(float(plan.seed_costs[plan.seed]), 4),
+                     "iterations": plan.iterations, "collisions": plan.collisions,
+                     "ms": round((time.perf_counter() - t1) * 1e3, 3)}
     if args.render:
         from ..viz.traffic import save_lattice
 
@@ -266,7 +303,7 @@ def cmd_lattice(args: Any) -> int:
     info = {"road": args.road, "forward": not args.backward, "driver": args.driver,
             "speed": speed, "lane_types": run.labels, "start_lane": run.start_lane,
             "sets": args.sets, "cars": args.cars, "seed": args.seed,
-            "node_costs": run.nodes.tolist(), "paths": rows,
+            "node_costs": run.nodes.tolist(), "paths": rows, "optimised": optimised,
             "query_ms": round(elapsed * 1e3, 3), "render": args.render}
     if args.json:
         print(to_json(info))
@@ -280,4 +317,9 @@ def cmd_lattice(args: Any) -> int:
               + " ".join(f"{v:.1f}" for v in row["speeds"]))
     if not rows:
         print("  no path avoids the unusable nodes")
+    if optimised is not None:
+        print(f"  optimised from path {optimised['seed'] + 1}: cost {optimised['cost']:g} "
+              f"against the seed's {optimised['seed_cost']:g} after "
+              f"{optimised['iterations']} iterations, {optimised['collisions']} colliding "
+              f"frames, in {optimised['ms']} ms")
     return 0
