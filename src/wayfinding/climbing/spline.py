@@ -93,19 +93,33 @@ class ClimbSpline:
         a, b = self.arc[i], self.arc[i + 1]
         return self.samples[i] + (d - a) / (b - a) * (self.samples[i + 1] - self.samples[i])
 
-    def project(self, point: Any) -> float:
-        """The arc length of the curve point nearest ``point`` (on the sampled curve)."""
+    def project(self, point: Any, *, span: Any = None) -> float:
+        """The arc length of the curve point nearest ``point`` (on the sampled curve).
+        ``span``: ``(first, last)`` arc lengths to search between (a follower's window
+        round its last position, so that a path passing near itself is not skipped;
+        default the whole curve)."""
         p = finite_points("point", point, 3)[0][0]
-        a, b = self.samples[:-1], self.samples[1:]
+        lo, hi = 0, len(self.samples) - 1
+        if span is not None:
+            first, last = (number("span", v, infinite=True) for v in np.ravel(span)) \
+                if np.size(span) == 2 else (np.nan, np.nan)
+            if not first <= last:
+                raise InvalidQueryError(f"span {span!r} must be two arc lengths, first <= last")
+            lo = min(max(int(np.searchsorted(self.arc, first, side="right")) - 1, 0), hi - 1)
+            hi = max(int(np.searchsorted(self.arc, last)), lo + 1)
+            hi = min(hi, len(self.samples) - 1)
+        a, b = self.samples[lo:hi], self.samples[lo + 1:hi + 1]
         ab = b - a
         t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.einsum("ij,ij->i", ab, ab), 0, 1)
         i = int(np.argmin(np.linalg.norm(a + t[:, None] * ab - p, axis=1)))
-        return float(self.arc[i] + t[i] * (self.arc[i + 1] - self.arc[i]))
+        return float(self.arc[lo + i] + t[i] * (self.arc[lo + i + 1] - self.arc[lo + i]))
 
-    def lookahead(self, point: Any, *, distance: float = LOOKAHEAD) -> LookAhead:
+    def lookahead(self, point: Any, *, distance: float = LOOKAHEAD,
+                  span: Any = None) -> LookAhead:
         """The controller input for a character at ``point``: the target ``distance``
-        metres (>= 0, default 2.8) along the curve beyond the curve point nearest it."""
+        metres (>= 0, default 2.8) along the curve beyond the curve point nearest it
+        (searched within ``span``, see :meth:`project`)."""
         d = number("distance", distance, min=0.0)
-        s = self.project(point)
+        s = self.project(point, span=span)
         here, there = self.at(s), self.at(s + d)
         return LookAhead(here, s, there, there - here)
