@@ -20,8 +20,9 @@ across each border (the driver avoids the others: the bridges); ``RegionRoutes.f
 exact and one-bridge against the flat ``RoutePlanner.find_route`` (A*) on the same random
 pairs: median ms, the flat time over the hierarchical one (> 1: faster), and the one-bridge
 cost over the optimum (exact costs checked equal to the flat ones).  Optimiser: a straight
-two-lane road with a slow car ahead in the car's lane, the lattice's 5 best paths
-(8 sets 10 apart) as seeds, ``optimise_trajectory`` over 3 s at 20 frames per second with up
+two-lane road with a slow car ahead in the car's lane, the 5 best paths of ``lattice_step``
+(8 sets 10 apart; the drivers' clearance 3 is both the lattice's near-car distance and the
+cars' field radius) as seeds, ``optimise_trajectory`` over 3 s at 20 frames per second with up
 to 4 iterations per seed, for random car positions and speeds: median ms per plan, the
 chosen path's cost over its seed's, iterations, and plans whose seed collided against plans
 still colliding after optimising.
@@ -209,17 +210,14 @@ def region_rows(quick: bool) -> list[list[str]]:
 
 def optimiser_rows(quick: bool) -> list[list[str]]:
     from wayfinding.traffic import (
-        CarField,
         DriverCosts,
         LaneSpec,
         RoadField,
         RoadNetwork,
         Trajectory,
-        lattice_node_costs,
         lattice_seeds,
+        lattice_step,
         optimise_trajectory,
-        plan_lattice,
-        road_lattice,
     )
 
     net = RoadNetwork()
@@ -227,24 +225,23 @@ def optimiser_rows(quick: bool) -> list[list[str]]:
     start = np.array([0.0, -1.75])
     rng = np.random.default_rng(3)
     rows = []
-    for name, driver in (("default", DriverCosts()),
-                         ("timid", DriverCosts(car_avoidance=3.0, desired_speed=12.0)),
-                         ("reckless", DriverCosts(car_avoidance=0.3, desired_speed=20.0))):
+    for name, driver in (("default", DriverCosts(clearance=3.0)),
+                         ("timid", DriverCosts(car_avoidance=3.0, desired_speed=12.0,
+                                               clearance=3.0)),
+                         ("reckless", DriverCosts(car_avoidance=0.3, desired_speed=20.0,
+                                                  clearance=3.0))):
         field = RoadField(net, car=start, heading=0.0, length=100.0, width=10.0, cell=0.5,
                           driver=driver)
-        costs = driver.lattice_costs(near_distance=3.0)
-        positions, labels = road_lattice(net, 0, forward=True, start=10.0, spacing=10.0,
-                                         n_sets=8)
-        arrive = (10.0 + 10.0 * np.arange(8)) / driver.desired_speed
         spent, gain, fixed, rounds, hit_before, hit_after = [], [], [], [], 0, 0
         plans = 10 if quick else 40
         for _ in range(plans):
             x, y, v = rng.uniform(15, 40), rng.uniform(-2.6, -0.9), rng.uniform(0, 6)
-            cars = CarField([Trajectory([[x, y], [x + 100, y]], [v, v])], radius=2.0)
+            slow = Trajectory([[x, y], [x + 100, y]], [v, v])
             t0 = time.perf_counter()
-            nodes = lattice_node_costs(positions, arrive, labels, costs=costs, cars=cars)
-            seeds = lattice_seeds(start, positions, plan_lattice(nodes, 0, costs=costs, k=5),
-                                  driver=driver)
+            step = lattice_step(net, 0, forward=True, driver=driver, cars=[slow], n_sets=8,
+                                spacing=10.0, k=5)
+            cars = step.cars
+            seeds = lattice_seeds(start, step.positions[1:], step.paths, driver=driver)
             plan = optimise_trajectory(seeds, start=start, heading=0.0, speed=15.0,
                                        field=field, driver=driver, cars=cars)
             spent.append(time.perf_counter() - t0)
