@@ -194,7 +194,7 @@ def test_vehicle_refuses_bad_input() -> None:
     (1, 0), (1, 1), pytest.param(4, 2, marks=pytest.mark.slow)])
 def test_street_crossing_never_enters_a_vehicle_and_reaches_the_goals(pedestrians: int,
                                                                       seed: int) -> None:
-    run = street_crossing(pedestrians=pedestrians, seed=seed, duration=20.0)
+    run = street_crossing(pedestrians=pedestrians, seed=seed, duration=30.0)
     assert run.reached.all()
     for pos, boxes in zip(run.positions, run.boxes):
         assert (box_gap(pos, boxes) >= run.radius).all()
