@@ -17,9 +17,10 @@ from wayfinding.traffic.lattice import (
     propagate_speeds,
     turn_speed_limits,
 )
-from wayfinding.traffic.levels import LatticeStep, lattice_step, road_lattice
-from wayfinding.traffic.optimiser import CarModel, lattice_seeds
+from wayfinding.traffic.levels import LatticeStep, lattice_step, optimise_step, road_lattice
+from wayfinding.traffic.optimiser import CarModel, lattice_seeds, optimise_trajectory
 from wayfinding.traffic.prediction import CarField, Trajectory
+from wayfinding.traffic.road_field import RoadField
 from wayfinding.traffic.roads import LaneSpec, LaneType, RoadNetwork, road_grid
 from wayfinding.traffic.routes import DriverCosts
 
@@ -104,6 +105,28 @@ def test_a_car_in_the_way_makes_the_step_swerve_and_brake():
     assert empty.speeds[0].tolist() == [22.0] * 5 and empty.cars.trajectories == []
 
 
+@pytest.mark.parametrize("name", sorted(DRIVERS))
+def test_the_full_level_optimises_from_the_steps_paths(name):
+    net = road_grid(3, 1, spacing=100.0)
+    slow = Trajectory([[30.0, -1.75], [200.0, -1.75]], [4.0, 4.0])
+    model = CarModel(max_braking=5.0)
+    costs = driver(name)
+    step = lattice_step(net, 0, forward=True, driver=costs, cars=[slow], n_sets=8,
+                        spacing=10.0, k=4, model=model)
+    plan = optimise_step(net, step, driver=costs, model=model)
+    # By hand: the road field over 80 ahead plus 10, a third of 90 behind, the lanes
+    # 3.5 apart plus 3.5 on each side.
+    start = step.positions[0, 0]
+    field = RoadField(net, car=start, heading=0.0, length=120.0, width=14.0, cell=0.5,
+                      driver=costs)
+    seeds = lattice_seeds(start, step.positions[1:], step.paths, driver=costs, model=model)
+    want = optimise_trajectory(seeds, start=start, heading=0.0, speed=costs.desired_speed,
+                               field=field, driver=costs, cars=step.cars, model=model,
+                               horizon=80.0 / costs.desired_speed)
+    assert plan == want and plan.cost <= plan.seed_costs[plan.seed]
+    assert len(plan.seed_costs) == 4 and field.on_road(plan.points).all()
+
+
 def test_presets_are_driver_records_read_by_every_stage():
     assert sorted(DRIVERS) == ["cautious", "normal", "reckless"]
     for name, costs in DRIVERS.items():
@@ -139,6 +162,13 @@ def sidewalk_road():
     return net
 
 
+def blocked_step():
+    """A step whose driver forbids every lane of the road: it keeps no path."""
+    return lattice_step(road_grid(2, 1), 0, forward=True, n_sets=2, spacing=5.0,
+                        driver=DriverCosts(lane_type=((LaneType.DRIVING, math.inf),),
+                                           oncoming=math.inf))
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: driver("sleepy"), "unknown driver 'sleepy'; expected one of 'cautious', "
      "'normal', 'reckless'"),
@@ -163,6 +193,16 @@ def sidewalk_road():
                           spacing=5.0), "road 0 has no lane driving backward"),
     (lambda: lattice_step(road_grid(2, 1), 0, forward=True, driver=DriverCosts(), n_sets=2,
                           spacing=5.0, k=1).points(1), "path 1"),
+    (lambda: optimise_step(road_grid(2, 1), None, driver=DriverCosts()),
+     "step None must be a LatticeStep"),
+    (lambda: optimise_step(road_grid(2, 1), blocked_step(), driver=DriverCosts()),
+     "step kept no path"),
+    (lambda: optimise_step(road_grid(2, 1), lattice_step(
+        road_grid(2, 1), 0, forward=True, driver=DriverCosts(), n_sets=1, spacing=5.0),
+        driver=None), "driver None must be a DriverCosts"),
+    (lambda: optimise_step(road_grid(2, 1), lattice_step(
+        road_grid(2, 1), 0, forward=True, driver=DriverCosts(), n_sets=1, spacing=5.0),
+        driver=DriverCosts(), cell=0.0), "cell 0"),
 ])
 def test_bad_inputs(call, message):
     with pytest.raises(InvalidQueryError, match=message):

@@ -20,19 +20,14 @@ from ..results import PathResult
 from ..traffic import (
     DRIVERS,
     CarModel,
-    DriverCosts,
     LaneType,
-    LatticeStep,
-    OptimisedPath,
-    RoadField,
     RoadNetwork,
     RoutePlanner,
     Trajectory,
     describe,
     driver,
-    lattice_seeds,
     lattice_step,
-    optimise_trajectory,
+    optimise_step,
     road_grid,
 )
 from .args import (
@@ -237,25 +232,6 @@ def _place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
     return cars
 
 
-def _optimise(network: RoadNetwork, run: LatticeStep, *, driver: DriverCosts,
-              model: CarModel) -> OptimisedPath:
-    """The trajectory optimiser from ``run``'s kept paths, over a road field covering the
-    lattice (a quarter of its length behind the vehicle, a lane's width past its outer
-    nodes), for as long as the lattice takes at the desired speed."""
-    start = run.positions[0, run.start_lane]
-    ahead = run.positions[-1, run.start_lane] - start
-    heading = math.atan2(ahead[1], ahead[0])
-    span = float(np.hypot(*ahead))
-    side = np.array([-math.sin(heading), math.cos(heading)])
-    across = float(np.abs((run.positions - start) @ side).max())
-    field = RoadField(network, car=start, heading=heading, length=span * 4 / 3 + 10.0,
-                      width=2 * across + 7.0, cell=0.5, driver=driver)
-    seeds = lattice_seeds(start, run.positions[1:], run.paths, driver=driver, model=model)
-    return optimise_trajectory(seeds, start=start, heading=heading,
-                               speed=driver.desired_speed, field=field, driver=driver,
-                               cars=run.cars, model=model, horizon=span / driver.desired_speed)
-
-
 def cmd_lattice(args: Any) -> int:
     net = road_grid(args.columns, args.rows, spacing=args.spacing,
                     highway_every=args.highway_every)
@@ -282,7 +258,7 @@ def cmd_lattice(args: Any) -> int:
     optimised = None
     if args.optimise and run.paths:
         t1 = time.perf_counter()
-        plan = _optimise(net, run, driver=costs, model=model)
+        plan = optimise_step(net, run, driver=costs, model=model)
         optimised = {"seed": plan.seed, "cost": round(plan.cost, 4),
                      "seed_cost": round(float(plan.seed_costs[plan.seed]), 4),
                      "iterations": plan.iterations, "collisions": plan.collisions,

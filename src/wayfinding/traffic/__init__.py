@@ -12,7 +12,14 @@ from .lattice import (
     propagate_speeds,
     turn_speed_limits,
 )
-from .levels import LatticeStep, TrafficLod, lattice_step, road_lattice, traffic_lod
+from .levels import (
+    LatticeStep,
+    TrafficLod,
+    lattice_step,
+    optimise_step,
+    road_lattice,
+    traffic_lod,
+)
 from .optimiser import (
     CarModel,
     OptimisedPath,
@@ -52,6 +59,7 @@ __all__ = [
     "lattice_node_costs",
     "lattice_seeds",
     "lattice_step",
+    "optimise_step",
     "optimise_trajectory",
     "plan_lattice",
     "propagate_speeds",

@@ -7,7 +7,7 @@ over the lane lattice (:attr:`TrafficLod.LATTICE`: :func:`lattice_step`, which r
 :func:`~wayfinding.traffic.lattice.plan_lattice`,
 :func:`~wayfinding.traffic.lattice.turn_speed_limits` and
 :func:`~wayfinding.traffic.lattice.propagate_speeds`); closest, the lattice's best paths
-seed the trajectory optimiser (:attr:`TrafficLod.FULL`:
+seed the trajectory optimiser (:attr:`TrafficLod.FULL`: :func:`optimise_step`, which runs
 :func:`~wayfinding.traffic.optimiser.lattice_seeds` and
 :func:`~wayfinding.traffic.optimiser.optimise_trajectory`).
 
@@ -30,8 +30,9 @@ from .. import _validate
 from ..errors import InvalidQueryError
 from ..results import _fields_equal
 from .lattice import LatticePath, lattice_node_costs, plan_lattice
-from .optimiser import CarModel, _speed_pass
+from .optimiser import CarModel, OptimisedPath, _speed_pass, lattice_seeds, optimise_trajectory
 from .prediction import CarField, Trajectory
+from .road_field import RoadField
 from .roads import LaneType, RoadNetwork
 from .routes import DriverCosts
 
@@ -177,3 +178,42 @@ def lattice_step(network: RoadNetwork, road: int, *, forward: bool, driver: Driv
     passes = [_speed_pass(_path_points(positions, lane, p), driver, car) for p in paths]
     return LatticeStep(positions, labels, lane, times, nodes, paths,
                        [lim for lim, _ in passes], [v for _, v in passes], field)
+
+
+def optimise_step(network: RoadNetwork, step: LatticeStep, *, driver: DriverCosts,
+                  model: CarModel | None = None, cell: float = 0.5) -> OptimisedPath:
+    """The full level after :func:`lattice_step`: the trajectory optimiser seeded by the
+    step's kept paths (:func:`~wayfinding.traffic.optimiser.lattice_seeds`,
+    :func:`~wayfinding.traffic.optimiser.optimise_trajectory`) from the vehicle at the
+    driver's desired speed, for as long as the lattice takes at that speed, among the
+    step's cars.
+
+    The road's potential (:class:`~wayfinding.traffic.road_field.RoadField`, cells
+    ``cell`` world units wide, > 0) covers a rectangle aimed from the vehicle at the last
+    set in its lane, reaching 10 past that set and a third as far behind the vehicle, and
+    a lane's width (3.5) past the outermost nodes on each side.  ``driver`` and ``model``
+    (none: the default :class:`~wayfinding.traffic.optimiser.CarModel`) should be the
+    step's.  Refuses a step that kept no path."""
+    if not isinstance(step, LatticeStep):
+        raise InvalidQueryError(f"step {step!r} must be a LatticeStep")
+    if not step.paths:
+        raise InvalidQueryError("step kept no path to seed the optimiser with")
+    if not isinstance(driver, DriverCosts):
+        raise InvalidQueryError(f"driver {driver!r} must be a DriverCosts")
+    car = CarModel() if model is None else model
+    if not isinstance(car, CarModel):
+        raise InvalidQueryError(f"model {model!r} must be a CarModel")
+    start = step.positions[0, step.start_lane]
+    ahead = step.positions[-1, step.start_lane] - start
+    span = float(np.hypot(*ahead))
+    if span == 0:
+        raise InvalidQueryError("step's last set is where the vehicle stands: no road ahead")
+    heading = float(np.arctan2(ahead[1], ahead[0]))
+    side = np.array([-ahead[1], ahead[0]]) / span
+    across = float(np.abs((step.positions - start) @ side).max())
+    field = RoadField(network, car=start, heading=heading, length=(span + 10.0) * 4 / 3,
+                      width=2 * across + 7.0, cell=cell, driver=driver)
+    seeds = lattice_seeds(start, step.positions[1:], step.paths, driver=driver, model=car)
+    return optimise_trajectory(seeds, start=start, heading=heading,
+                               speed=driver.desired_speed, field=field, driver=driver,
+                               cars=step.cars, model=car, horizon=span / driver.desired_speed)
