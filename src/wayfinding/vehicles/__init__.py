@@ -10,13 +10,15 @@ from .hull_steering import (
     Vehicle,
     VehicleHull,
     avoid_hulls,
+    braking_factor,
     relative_direction,
     street_crossing,
 )
 from .hulls import box_polygon, convexify, merge_boxes, merge_contours, point_in_polygon
 from .hybrid import CarPath, plan_car_path
+from .pockets import hug_contour, pocket_path
 
 __all__ = ["CARRIAGE", "CarPath", "CrossingRun", "Direction", "Vehicle", "VehicleHull",
-           "VehiclePatcher", "avoid_hulls", "box_polygon", "convexify", "merge_boxes",
-           "merge_contours", "plan_car_path", "point_in_polygon", "relative_direction",
-           "street_crossing"]
+           "VehiclePatcher", "avoid_hulls", "box_polygon", "braking_factor", "convexify",
+           "hug_contour", "merge_boxes", "merge_contours", "plan_car_path", "pocket_path",
+           "point_in_polygon", "relative_direction", "street_crossing"]
