@@ -375,31 +375,36 @@ cdef double dubins(double px, double py, double th, double qx, double qy, double
 
 # ------------------------------------------------------------------------------ driving
 cdef Py_ssize_t drive(double x, double y, double th, double kappa, double span, double step,
-                      vector[double]& out) noexcept nogil:
+                      vector[double]& out, vector[double]& trig) noexcept nogil:
     """Append the samples ``(k, 3)`` (flat) after ``(x, y, th)`` driving ``span`` (signed)
-    with curvature ``kappa`` to ``out``, ``k`` the fewest at most ``step`` apart (at least
-    one); return ``k``."""
+    with curvature ``kappa`` to ``out`` and the cosine and sine of their headings ``(k,
+    2)`` to ``trig``, ``k`` the fewest at most ``step`` apart (at least one); return
+    ``k``."""
     cdef Py_ssize_t k = <Py_ssize_t> ceil(fabs(span) / step), i
-    cdef double s, t, c, sn
+    cdef double s, t, c, sn, ct, st
     if k < 1:
         k = 1
+    c = cos(th)
+    sn = sin(th)
     if kappa == 0:
-        c = cos(th)
-        sn = sin(th)
         for i in range(1, k + 1):
             s = span * i / k
             out.push_back(x + s * c)
             out.push_back(y + s * sn)
             out.push_back(th)
+            trig.push_back(c)
+            trig.push_back(sn)
     else:
-        c = cos(th)
-        sn = sin(th)
         for i in range(1, k + 1):
             s = span * i / k
             t = th + kappa * s
-            out.push_back(x + (sin(t) - sn) / kappa)
-            out.push_back(y + (c - cos(t)) / kappa)
+            ct = cos(t)
+            st = sin(t)
+            out.push_back(x + (st - sn) / kappa)
+            out.push_back(y + (c - ct) / kappa)
             out.push_back(t)
+            trig.push_back(ct)
+            trig.push_back(st)
     return k
 
 
@@ -413,7 +418,10 @@ cdef class Body:
     cdef bint aimed
     cdef object failure
 
-    cdef bint clear_at(self, const double* poses, Py_ssize_t n) noexcept nogil:
+    cdef bint clear_at(self, const double* poses, const double* trig,
+                       Py_ssize_t n) noexcept nogil:
+        """Whether the grown rectangle at each of the ``n`` poses ``(n, 3)`` is clear,
+        ``trig`` ``(n, 2)`` the cosine and sine of their headings."""
         return False
 
     cdef double holonomic(self, double x, double y) noexcept nogil:
@@ -425,7 +433,14 @@ cdef class Body:
         clear."""
         if poses.shape[1] != 3:
             raise ValueError(f"poses {poses.shape[0]} x {poses.shape[1]} must be (n, 3)")
-        return self.clear_at(&poses[0, 0], poses.shape[0]) if poses.shape[0] else True
+        cdef vector[double] trig
+        cdef Py_ssize_t i
+        if not poses.shape[0]:
+            return True
+        for i in range(poses.shape[0]):
+            trig.push_back(cos(poses[i, 2]))
+            trig.push_back(sin(poses[i, 2]))
+        return self.clear_at(&poses[0, 0], &trig[0], poses.shape[0])
 
 
 cdef class GridBody(Body):
@@ -464,7 +479,8 @@ cdef class GridBody(Body):
         cdef Py_ssize_t cy = <Py_ssize_t> floor((y - self.oy) / self.cs)
         return self.distances[cy, cx]
 
-    cdef bint clear_at(self, const double* p, Py_ssize_t n) noexcept nogil:
+    cdef bint clear_at(self, const double* p, const double* trig,
+                       Py_ssize_t n) noexcept nogil:
         cdef Py_ssize_t i, cx, cy, x0, x1, y0, y1, gx, gy
         cdef double x, y, c, s, ex, ey, half = self.cs / 2, spread, dx, dy
         cdef double a = self.a, b = self.b
@@ -480,8 +496,8 @@ cdef class GridBody(Body):
             cy = <Py_ssize_t> floor((y - self.oy) / self.cs)
             if not self.near[cy, cx]:
                 continue
-            c = cos(p[3 * i + 2])
-            s = sin(p[3 * i + 2])
+            c = trig[2 * i]
+            s = trig[2 * i + 1]
             ex = fabs(a * c) + fabs(b * s)
             ey = fabs(a * s) + fabs(b * c)
             if x - ex < self.ox or y - ey < self.oy or x + ex > self.hx or y + ey > self.hy:
@@ -560,7 +576,8 @@ cdef class MeshBody(Body):
             self.failure = e
             return NAN
 
-    cdef bint clear_at(self, const double* p, Py_ssize_t n) noexcept nogil:
+    cdef bint clear_at(self, const double* p, const double* trig,
+                       Py_ssize_t n) noexcept nogil:
         cdef Py_ssize_t i, lo_i, hi_i, j, m = self.wall_a.shape[0]
         cdef double x, y, c, s, ex, ey, lox, loy, hix, hiy, ax, ay, bx, by, n0, n1, ta, tb
         cdef double a = self.a, b = self.b
@@ -576,8 +593,8 @@ cdef class MeshBody(Body):
             lox = loy = INFINITY
             hix = hiy = -INFINITY
             for i in range(lo_i, hi_i):
-                c = cos(p[3 * i + 2])
-                s = sin(p[3 * i + 2])
+                c = trig[2 * i]
+                s = trig[2 * i + 1]
                 ex = fabs(a * c) + fabs(b * s)
                 ey = fabs(a * s) + fabs(b * c)
                 lox = min(lox, p[3 * i] - ex)
@@ -594,8 +611,8 @@ cdef class MeshBody(Body):
             for i in range(lo_i, hi_i):
                 x = p[3 * i]
                 y = p[3 * i + 1]
-                c = cos(p[3 * i + 2])
-                s = sin(p[3 * i + 2])
+                c = trig[2 * i]
+                s = trig[2 * i + 1]
                 for w in self.near:
                     ax, ay = self.wall_a[w, 0], self.wall_a[w, 1]
                     bx, by = self.wall_b[w, 0], self.wall_b[w, 1]
@@ -675,7 +692,7 @@ cdef class _Query:
     # signed segment lengths and sample counts; what interrupted the search
     cdef int64_t expanded, generated, max_open
     cdef int32_t last
-    cdef vector[double] tail, tail_spans
+    cdef vector[double] tail, tail_trig, tail_spans
     cdef vector[Py_ssize_t] tail_counts
     cdef object failure
 
@@ -701,7 +718,8 @@ cdef class _Query:
         return free if free > holo else holo
 
     cdef bint expansion(self, double x, double y, double th, vector[double]& out,
-                        vector[double]& spans, vector[Py_ssize_t]& counts) noexcept nogil:
+                        vector[double]& trig, vector[double]& spans,
+                        vector[Py_ssize_t]& counts) noexcept nogil:
         """The analytic expansion from the pose: append its samples, its non-empty
         segments' signed lengths and their sample counts, and say whether the car stays
         clear along it (and, forward only, whether it never reverses)."""
@@ -718,9 +736,9 @@ cdef class _Query:
             s = self.radius * w.t[i]
             if s == 0:
                 continue
-            at = out.size()
-            k = drive(x, y, th, w.steer[i] / self.radius, s, self.body.step, out)
-            if not self.body.clear_at(&out[at], k):
+            at = out.size() // 3
+            k = drive(x, y, th, w.steer[i] / self.radius, s, self.body.step, out, trig)
+            if not self.body.clear_at(&out[3 * at], &trig[2 * at], k):
                 return False
             spans.push_back(s)
             counts.push_back(k)
@@ -737,7 +755,7 @@ cdef class _Query:
         cdef unordered_map[uint64_t, int32_t] best
         cdef unordered_map[uint64_t, int32_t].iterator found
         cdef vector[uint8_t] closed
-        cdef vector[double] part
+        cdef vector[double] part, part_trig
         cdef Open top
         cdef int64_t tie = 1
         cdef uint64_t k2
@@ -773,9 +791,11 @@ cdef class _Query:
             self.expanded += 1
             if (self.expanded - 1) % every == 0:
                 self.tail.clear()
+                self.tail_trig.clear()
                 self.tail_spans.clear()
                 self.tail_counts.clear()
-                if self.expansion(x, y, th, self.tail, self.tail_spans, self.tail_counts):
+                if self.expansion(x, y, th, self.tail, self.tail_trig, self.tail_spans,
+                                  self.tail_counts):
                     self.last = i
                     return S_FOUND
             if self.expanded % 4096 == 0 and self.interrupted():
@@ -785,8 +805,9 @@ cdef class _Query:
                 weight = fabs(span) * (self.back_cost if span < 0 else 1.0)
                 for st in range(1, -2, -1):
                     part.clear()
-                    k = drive(x, y, th, st / self.radius, span, step, part)
-                    if not self.body.clear_at(&part[0], k):
+                    part_trig.clear()
+                    k = drive(x, y, th, st / self.radius, span, step, part, part_trig)
+                    if not self.body.clear_at(&part[0], &part_trig[0], k):
                         continue
                     ex, ey, eth = part[3 * k - 3], part[3 * k - 2], part[3 * k - 1]
                     k2 = self.key(ex, ey, eth)
@@ -870,7 +891,7 @@ cdef tuple _found(_Query q):
     """The record of the path to node ``q.last`` followed by the analytic expansion: the
     primitives re-driven from each parent's pose (the same samples as in the search)."""
     cdef vector[int32_t] chain
-    cdef vector[double] samples
+    cdef vector[double] samples, trig
     cdef vector[int8_t] gears
     cdef Py_ssize_t k, m, n
     cdef int32_t node, par
@@ -892,7 +913,7 @@ cdef tuple _found(_Query q):
         par = q.parent[node]
         s = q.spans[node]
         n = drive(q.px[par], q.py[par], q.pth[par], q.steer[node] / q.radius, s,
-                  q.body.step, samples)
+                  q.body.step, samples, trig)
         gear = 1 if s > 0 else -1
         gears.resize(gears.size() + n, gear)
         length += fabs(s)
