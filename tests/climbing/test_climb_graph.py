@@ -150,3 +150,16 @@ def test_graph_moves_rigidly_with_its_markup():
 def test_bad_input_is_refused(make, error):
     with pytest.raises(error):
         make()
+
+
+def test_each_climb_edge_knows_its_element():
+    els = [element(LEDGE, (0, 0, 3), (4, 0, 3)), element(PIPE, (1, 0, 0), (1, 0, 8)),
+           element(LEDGE, (0, 0, 4), (4, 0, 4))]
+    g = build_climb_graph(els)
+    owner = g.edge_elements()
+    assert ((owner == -1) == (g.edge_kinds != EdgeKind.CLIMB)).all()
+    for (u, v), e in zip(g.edges.tolist(), owner.tolist()):
+        if e >= 0:
+            rows = g.stops[e][:, 1].tolist()
+            assert u in rows and v in rows and abs(rows.index(u) - rows.index(v)) == 1
+    assert set(owner.tolist()) == {-1, 0, 1, 2}

@@ -73,6 +73,19 @@ class ClimbGraph:
         """The number of jump and drop edges."""
         return int((self.edge_kinds != EdgeKind.CLIMB).sum())
 
+    def edge_elements(self) -> np.ndarray:
+        """``(m,)`` int64: the element each climb edge runs along (-1 for jumps and drops;
+        a climb edge along two elements that run together gives the first)."""
+        out = np.full(len(self.edges), -1, dtype=np.int64)
+        for i in range(len(self.stops) - 1, -1, -1):
+            nodes = self.stops[i][:, 1].astype(np.int64).tolist()
+            for u, v in zip(nodes[:-1], nodes[1:]):
+                for key in ((u, v), (v, u)):
+                    k = self.edge_ids.get(key, -1)
+                    if k >= 0 and self.edge_kinds[k] == EdgeKind.CLIMB:
+                        out[k] = i
+        return out
+
     def transformed(self, rotation: Any, translation: Any) -> ClimbGraph:
         """This graph moved rigidly with the object its elements are attached to: the same
         nodes, edges and lengths at moved positions (a rigid motion keeps distances, and
