@@ -13,8 +13,22 @@ import pytest
 
 from wayfinding.demo.traffic import fig_20_4, fig_20_5, traffic_section
 from wayfinding.errors import InvalidQueryError
-from wayfinding.traffic import CarField, RoadNetwork, Trajectory, describe, driver, road_grid
-from wayfinding.viz.traffic import animate_car_field, save_lattice, save_road_routes
+from wayfinding.traffic import (
+    CarField,
+    OptimisedPath,
+    RoadNetwork,
+    Trajectory,
+    describe,
+    driver,
+    road_grid,
+)
+from wayfinding.viz.raster import rgb
+from wayfinding.viz.traffic import (
+    LATTICE_COLOURS,
+    animate_car_field,
+    save_lattice,
+    save_road_routes,
+)
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -53,6 +67,10 @@ def test_section_draws_and_tabulates_traffic(tmp_path):
     lanes, speeds = best[2].split(), [float(v) for v in best[3].split()]
     assert lanes[4] == "1" and lanes.count("1") == 1
     assert speeds[5] < speeds[4] < speeds[3] == speeds[0]
+    # The optimiser's drive from the lattice's paths is drawn and scored against its seed.
+    scores = re.search(r"drive from path (\d) and its speeds \(score ([\d.]+) "
+                       r"against the seed's ([\d.]+)", html.unescape(section))
+    assert scores is not None and float(scores[2]) <= float(scores[3])
     for notes, library in (("5", "5"), ("11", "11"), ("50 30 70 70", "50 30 70 70")):
         assert f"<td>{notes}</td><td>{library}</td>" in section
 
@@ -65,6 +83,25 @@ def _lattice_picture(target, **change):
     options = {"paths": [positions[:, 0]], "nodes": np.zeros((3, 2)), "start_lane": 0,
                "labels": ["driving", "oncoming"], "speeds": np.full(4, 5.0), **change}
     return save_lattice(target, positions, **options)
+
+
+def test_lattice_picture_draws_an_optimised_drive(tmp_path):
+    xs = np.linspace(0.0, 30.0, 7)
+    drive = OptimisedPath(times=np.arange(7.0), points=np.stack([xs, xs / 10], 1),
+                          headings=np.zeros(7), speeds=np.full(7, 5.0), cost=1.0, seed=0,
+                          iterations=0, trace=np.ones(1), collisions=0, seed_costs=np.ones(1),
+                          final_costs=np.ones(1))
+    green = np.array(rgb(LATTICE_COLOURS["optimised"]))
+    counts = []
+    for name, change in (("plain.png", {}), ("drive.png", {"optimised": drive})):
+        pixels = np.asarray(Image.open(_lattice_picture(tmp_path / name, **change))
+                            .convert("RGB"))
+        counts.append(int((pixels == green).all(axis=2).sum()))
+    assert counts[0] == 0 and counts[1] > 100
+
+
+def positions_of_a_path():
+    return np.zeros((4, 2))
 
 
 def test_pictures_refuse_bad_input(tmp_path):
@@ -83,6 +120,8 @@ def test_pictures_refuse_bad_input(tmp_path):
         (lambda: _lattice_picture(tmp_path / "l.png", start_lane=2), "start_lane 2"),
         (lambda: _lattice_picture(tmp_path / "l.png", paths=[[[0.0, np.nan]]]), "paths"),
         (lambda: _lattice_picture(tmp_path / "l.png", speeds=np.ones(3)), "speeds of shape"),
+        (lambda: _lattice_picture(tmp_path / "l.png", optimised=positions_of_a_path()),
+         "must be an OptimisedPath"),
         (lambda: _lattice_picture(tmp_path / "l.png", cars=field, times=[1.0]), "1 times"),
         (lambda: animate_car_field(tmp_path / "f.png", field, lanes=[lane], times=[0.0]),
          "GIF"),

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from .._io import atomic_write_bytes
 from .._validate import allocation, count, positive_float
 from ..errors import InvalidQueryError
-from ..traffic import CarField, LaneType, RoadNetwork, Trajectory
+from ..traffic import CarField, LaneType, OptimisedPath, RoadNetwork, Trajectory
 from .raster import (
     GIF_PX,
     PALETTE,
@@ -36,9 +36,11 @@ LANE_COLOURS = {LaneType.DRIVING: "#5a5f6b", LaneType.PARKING: "#6c8ebf",
                 LaneType.SIDEWALK: "#c8a878", LaneType.SHOULDER: "#a9b0a0"}
 #: Route colours, in the order routes are given.
 ROUTE_COLOURS = ("#d7263d", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e")
-#: Lattice colours: paths after the best, the best, other cars, speed limits and speeds.
+#: Lattice colours: paths after the best, the best, other cars, speed limits and speeds, the
+#: optimised trajectory.
 LATTICE_COLOURS = {"path": "#8fb8e8", "best": "#d7263d", "car": "#222222",
-                   "limit": "#f2b45a", "speed": "#1f5fa8", "blocked": "#000000"}
+                   "limit": "#f2b45a", "speed": "#1f5fa8", "blocked": "#000000",
+                   "optimised": "#2ca02c"}
 BACKGROUND = (250, 250, 247)
 INK = rgb("#222222")
 #: Road kinds drawn wider than a street, by how many times.
@@ -124,8 +126,8 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
                  paths: Sequence[ArrayLike], nodes: ArrayLike, start_lane: int,
                  labels: Sequence[str], cars: CarField | None = None,
                  times: ArrayLike | None = None, speeds: ArrayLike | None = None,
-                 limits: ArrayLike | None = None, title: str | None = None,
-                 size: int = TARGET_PX) -> Path:
+                 limits: ArrayLike | None = None, optimised: OptimisedPath | None = None,
+                 title: str | None = None, size: int = TARGET_PX) -> Path:
     """Draw a road's lattice in the road's frame (along the road left to right, its width
     stretched to show the lanes) as a PNG ``size`` pixels wide.
 
@@ -136,8 +138,12 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
     ``cars`` and ``times`` ``(n_sets,)``: the other cars, drawn now (filled) and, where
     they are predicted at a set's arrival time within half a step of that set, hollow.
     ``speeds`` and ``limits`` ``(n_sets + 1,)``: the best path's propagated speeds and turn
-    limits, drawn in a panel below against the distance along the road."""
+    limits, drawn in a panel below against the distance along the road.  ``optimised``: the
+    trajectory optimiser's result from these paths, drawn green over them (and its speeds
+    in the panel below, when there is one)."""
     target = _png(picture_path)
+    if optimised is not None and not isinstance(optimised, OptimisedPath):
+        raise InvalidQueryError(f"optimised {optimised!r} must be an OptimisedPath")
     size = count("size", size, min=128)
     pos = np.asarray(positions, dtype=np.float64)
     if pos.ndim != 3 or pos.shape[2] != 2 or pos.shape[0] < 2 or not np.isfinite(pos).all():
@@ -220,6 +226,9 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
         draw.line(line, fill=rgb(LATTICE_COLOURS["path"]), width=3)
     if lines:
         draw.line(lines[0], fill=rgb(LATTICE_COLOURS["best"]), width=4)
+    if optimised is not None:
+        draw.line(px(frame(optimised.points)), fill=rgb(LATTICE_COLOURS["optimised"]),
+                  width=2)
     finite = cost[np.isfinite(cost)]
     dear = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
     ramp = bar_colours(64)
@@ -244,19 +253,24 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
                      None if limits is None else np.asarray(limits, dtype=np.float64),
                      frame(drawn[0])[:, 0] if drawn else local[:, start, 0],
                      x_of=lambda a: left_px + (a - a_lo) * sx, top=head + lane_h,
-                     height=speed_h, width=width, right=right_px, left=left_px)
+                     height=speed_h, width=width, right=right_px, left=left_px,
+                     driven=None if optimised is None else
+                     (frame(optimised.points)[:, 0], optimised.speeds))
     return _save_png(target, img)
 
 
 def _speed_panel(draw: Any, f: Any, speeds: np.ndarray, limits: np.ndarray | None,
                  along: np.ndarray, *, x_of: Any, top: float, height: float, width: float,
-                 right: float, left: float) -> None:
+                 right: float, left: float,
+                 driven: tuple[np.ndarray, np.ndarray] | None = None) -> None:
     """Speeds (dots and a line, with their values) and turn limits (a lighter line) against
-    the distance along the road, 0 at the panel's bottom."""
+    the distance along the road, 0 at the panel's bottom; ``driven``: the distances and
+    speeds of an optimised trajectory (a thin line)."""
     if speeds.shape != along.shape or (limits is not None and limits.shape != along.shape):
         raise InvalidQueryError(f"speeds of shape {speeds.shape} and limits must give one "
                                 f"speed for each of the {along.size} points of the best path")
-    values = speeds if limits is None else np.concatenate([speeds, limits])
+    values = np.concatenate([speeds, [] if limits is None else limits,
+                             [] if driven is None else driven[1]])
     most = float(values[np.isfinite(values)].max(initial=0.0)) or 1.0
     base, span = top + height - 18, height - 52
 
@@ -270,6 +284,9 @@ def _speed_panel(draw: Any, f: Any, speeds: np.ndarray, limits: np.ndarray | Non
     if limits is not None:
         draw.line([pt(a, v) for a, v in zip(along.tolist(), limits.tolist())],
                   fill=rgb(LATTICE_COLOURS["limit"]), width=2)
+    if driven is not None:
+        draw.line([pt(a, v) for a, v in zip(driven[0].tolist(), driven[1].tolist())],
+                  fill=rgb(LATTICE_COLOURS["optimised"]), width=2)
     line = [pt(a, v) for a, v in zip(along.tolist(), speeds.tolist())]
     draw.line(line, fill=rgb(LATTICE_COLOURS["speed"]), width=3)
     for (x, y), v in zip(line, speeds.tolist()):
