@@ -271,6 +271,11 @@ def test_lattice_text_and_picture(run, tmp_path):
     assert [ln.split()[0] for ln in lines[1:]] == ["1.", "2.", "3."]
     Image = pytest.importorskip("PIL.Image")
     assert Image.open(png).size[0] == 800
+    drive = tmp_path / "drive.png"
+    code, out, _ = run("lattice", "--top", "3", "--optimise", "--render", str(drive))
+    lines = out.splitlines()
+    assert code == 0 and lines[-1].startswith("  optimised from path ")
+    assert not np.array_equal(np.asarray(Image.open(png)), np.asarray(Image.open(drive)))
 
 
 def test_help_names_the_family_and_the_personalities(run, capsys):

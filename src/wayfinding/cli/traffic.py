@@ -95,7 +95,8 @@ def add_traffic_parser(sub: Any) -> None:
     lat.add_argument("--optimise", action="store_true",
                      help="also run the trajectory optimiser from the kept paths over the "
                      "road's potential field and the cars' (the car's model: the sideways "
-                     "acceleration and braking above), and print its cost against its seed's")
+                     "acceleration and braking above), print its cost against its seed's "
+                     "and draw its drive in green")
     lat.add_argument("--render", metavar="OUT.png",
                      help="draw the lattice, the cars, the paths and the speeds")
     lat.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -255,7 +256,7 @@ def cmd_lattice(args: Any) -> int:
     run = lattice_step(net, args.road, forward=not args.backward, driver=costs, cars=cars,
                        n_sets=args.sets, spacing=args.set_spacing, k=args.top, model=model)
     elapsed = time.perf_counter() - t0
-    optimised = None
+    optimised, plan = None, None
     if args.optimise and run.paths:
         t1 = time.perf_counter()
         plan = optimise_step(net, run, driver=costs, model=model)
@@ -271,7 +272,7 @@ def cmd_lattice(args: Any) -> int:
                      nodes=run.nodes, start_lane=run.start_lane, labels=run.labels,
                      cars=run.cars, times=run.times,
                      speeds=run.speeds[0] if run.paths else None,
-                     limits=run.limits[0] if run.paths else None,
+                     limits=run.limits[0] if run.paths else None, optimised=plan,
                      title=f"{args.driver} on road {args.road}")
     rows = [{"cost": p.cost, "lanes": p.lanes.tolist(),
              "limits": np.round(lim, 3).tolist(), "speeds": np.round(spd, 3).tolist()}
