@@ -204,8 +204,8 @@ def cmd_route(args: Any) -> int:
     else:
         print(f"{args.driver}: {args.start} to {goal} costs {info['cost']} over {len(lanes)} "
               f"lanes, {info['length']} long ({info['drive_seconds']} s at "
-              f"{costs.desired_speed:g} a "
-              f"second); {expanded} lanes expanded in {info['query_ms']} ms"
+              f"{costs.desired_speed:g} a second); {expanded} lanes expanded in "
+              f"{info['query_ms']} ms"
               + (f"; wrote {args.render}" if args.render else ""))
     return 0
 
