@@ -163,3 +163,39 @@ def test_each_climb_edge_knows_its_element():
             rows = g.stops[e][:, 1].tolist()
             assert u in rows and v in rows and abs(rows.index(u) - rows.index(v)) == 1
     assert set(owner.tolist()) == {-1, 0, 1, 2}
+
+
+def crosses(tri, p, q):
+    """Whether segment p-q crosses triangle tri strictly between its ends (plain
+    Möller–Trumbore, one pair)."""
+    d, e1, e2 = q - p, tri[1] - tri[0], tri[2] - tri[0]
+    h = np.cross(d, e2)
+    det = e1 @ h
+    if det == 0:
+        return False
+    s = p - tri[0]
+    u = (s @ h) / det
+    qv = np.cross(s, e1)
+    v, t = (d @ qv) / det, (e2 @ qv) / det
+    return u >= 0 and v >= 0 and u + v <= 1 and 0 < t < 1
+
+
+def inside_box(box, p, q):
+    t = np.linspace(0, 1, 4001)[:, None]
+    pts = p + t * (q - p)
+    return bool(np.all((pts > box[0] + 1e-9) & (pts < box[1] - 1e-9), axis=1).any())
+
+
+def test_batched_line_of_sight_matches_plain_tests():
+    rng = np.random.default_rng(9)
+    lo = rng.uniform(0, 4, (3, 3))
+    boxes = np.stack([lo, lo + rng.uniform(0.5, 1.5, lo.shape)], axis=1)
+    tris = rng.uniform(0, 5, (4, 3, 3))
+    p, q = rng.uniform(-1, 6, (150, 3)), rng.uniform(-1, 6, (150, 3))
+    q[:20, 2] = p[:20, 2]                                # level segments (a flat slab axis)
+    by_tris = Blockers(triangles=tris)._blocks_many(p, q)
+    by_boxes = Blockers(boxes=boxes)._blocks_many(p, q)
+    assert by_tris.tolist() == [any(crosses(t, a, b) for t in tris) for a, b in zip(p, q)]
+    assert by_boxes.tolist() == [any(inside_box(x, a, b) for x in boxes)
+                                 for a, b in zip(p, q)]
+    assert 0 < by_tris.sum() < len(p) and 0 < by_boxes.sum() < len(p)

@@ -79,3 +79,21 @@ def test_smoothing_a_planned_climb():
 def test_bad_input_is_refused(make):
     with pytest.raises(InvalidQueryError):
         make()
+
+
+def test_a_projection_window_keeps_a_follower_on_its_part_of_the_path():
+    # up 4 m, right 1 m, down 4 m: the way down passes 1 m from the way up
+    s = ClimbSpline([(0, 0, 0), (0, 0, 4), (1, 0, 4), (1, 0, 0)])
+    near_start = (0.6, 0.0, 1.0)                         # nearer the way down
+    assert s.project(near_start) > s.length / 2
+    assert s.project(near_start, span=(0.0, 2.8)) < 1.5
+    a = s.lookahead(near_start, span=(0.0, 2.8))
+    assert a.vector[2] > 0                               # still climbing up
+    assert s.project((5, 0, 5), span=(3.0, 3.0)) == pytest.approx(3.0, abs=0.2)
+
+
+@pytest.mark.parametrize("span", [(2.0, 1.0), (0.0,), (np.nan, 1.0), "all"])
+def test_bad_projection_windows_are_refused(span):
+    s = ClimbSpline([(0, 0, 0), (0, 0, 4)])
+    with pytest.raises(InvalidQueryError):
+        s.project((0, 0, 1), span=span)

@@ -9,11 +9,14 @@ character's axes, ``(right, up, depth)`` each in [-1, 1], as
 (``up x right``).  The :class:`ClimbProcessor` turns it into movement with one set of
 transition thresholds:
 
-* along an element (a climb edge) it moves forward or back when the input's component
-  along the edge is at least ``climb_threshold`` of its length, and holds otherwise;
 * at a node it takes the outgoing edge closest in direction to the input: a climb edge
-  within ``climb_threshold``, a jump or drop only within ``link_threshold`` (a jump needs a
-  more decided input); none: it holds;
+  within ``climb_threshold`` (the least cosine), a jump or drop only within
+  ``link_threshold`` (a jump needs a more decided input);
+* along an element (a climb edge) it moves forward or back when the input's component
+  along the edge is at least ``along_threshold`` of its length (shimmying);
+* where neither applies it makes for the nearest node within ``snap`` metres along the
+  elements whose edges answer the input (the pipe just beside a ledge hang, for an input
+  up), and otherwise holds;
 * a jump or drop, once started, runs to its end at ``jump_speed`` whatever the input.
 
 An input shorter than ``dead_zone`` holds.  Speeds are metres a second; a step's unused
@@ -104,8 +107,10 @@ class ClimbProcessor:
     ``right`` and ``up``: the character's axes in the world (perpendicular; default x and
     z, facing a wall along x).  ``climb_speed`` and ``jump_speed``: metres a second (> 0).
     ``climb_threshold`` and ``link_threshold``: the least cosine between the input and an
-    edge for taking it, in (0, 1].  ``dead_zone``: the shortest input that moves, in
-    [0, 1).  See the module docstring for the rules.
+    edge for taking it at a node, ``along_threshold`` for moving along an element, each
+    in (0, 1].  ``snap``: how far along the elements it makes for a transition, metres
+    (>= 0).  ``dead_zone``: the shortest input that moves, in [0, 1).  See the module
+    docstring for the rules.
     """
 
     def __init__(self, graph: ClimbGraph, start: Any, *, right: Any = (1.0, 0.0, 0.0),
