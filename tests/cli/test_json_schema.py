@@ -46,6 +46,10 @@ VEHICLE_PATH = {"map", "world", "status", "length", "cost", "cusps", "reeds_shep
                 "holonomic", "expanded", "seconds", "render"}
 VEHICLE_CROSSING = {"pedestrians", "carriages", "arrived", "completion", "t_mean", "t_last",
                     "least_gap", "steps", "seconds", "render"}
+TRAFFIC_ROUTE = {"from", "to", "driver", "method", "found", "cost", "lanes", "roads", "kinds",
+                 "length", "drive_seconds", "expanded", "query_ms", "render"}
+TRAFFIC_LATTICE = {"road", "forward", "driver", "speed", "lane_types", "start_lane", "sets",
+                   "cars", "seed", "node_costs", "paths", "optimised", "query_ms", "render"}
 
 #: Each command line (``{d}``: the work folder) and the exact keys of its JSON object.
 SCHEMAS = {
@@ -85,6 +89,9 @@ SCHEMAS = {
                      VEHICLE_PATH),
     "vehicle crossing": ("vehicle crossing --pedestrians 1 --carriages 1 --duration 2 --json",
                          VEHICLE_CROSSING),
+    "traffic route": ("traffic route --columns 3 --rows 2 --json", TRAFFIC_ROUTE),
+    "traffic lattice": ("traffic lattice --columns 2 --rows 1 --cars 2 --optimise --json",
+                        TRAFFIC_LATTICE),
     "voxel build": ("voxel build {d}/v.3dmap --grid {d}/vg.npz --json", VOXEL_BUILD | {"grid"}),
     "voxel build octree": ("voxel build {d}/v.3dmap --octree {d}/vo.npz --quiet --json",
                            VOXEL_BUILD | OCTREE_BUILD),
@@ -164,7 +171,8 @@ def test_the_page_has_a_section_per_command():
                                  ("navmesh3d", "path"), ("navmesh3d", "raycast"),
                                  ("navmesh3d", "nearest"), ("field", "flow"),
                                  ("field", "scene"), ("crowd", "run"), ("vehicle", "path"),
-                                 ("vehicle", "crossing"), ("voxel", "build"),
+                                 ("vehicle", "crossing"), ("traffic", "route"),
+                                 ("traffic", "lattice"), ("voxel", "build"),
                                  ("voxel", "path"), ("voxel", "scen")}
 
 
