@@ -8,8 +8,10 @@ and Dubins lengths of the heuristic and the Reeds–Shepp analytic expansion.
 The floating-point operations are those of the library's Python definitions
 (:func:`~wayfinding.paths.reeds_shepp_path`, :func:`~wayfinding.paths.turning_path`):
 the same formulas in the same order, floored angles as Python's ``%`` has them, distances
-by :func:`py_hypot` (correctly rounded, as Python's ``math.hypot``), and the norms and dot
-products numpy takes from the BLAS with one fused multiply-add.
+by :func:`py_hypot` (Python's ``math.hypot`` method: correctly rounded but for near ties),
+and the norms and dot products numpy takes from the BLAS with one fused multiply-add.  The
+search holds no Python object but a navigation mesh's distance callable, for which it takes
+the GIL back.
 
 Poses are ``(x, y, heading)`` float64, heading in radians counter-clockwise from +x; a
 car's rectangle is centred on its pose, ``a`` the half length and ``b`` the half width
@@ -34,7 +36,7 @@ cdef double TAU = 2 * PI
 cdef double ZERO = 1e-12
 #: Poses tested together against the walls near all of them.
 cdef Py_ssize_t CHUNK = 48
-#: Search cells per axis a key holds (each coordinate in [-2**23, 2**23)).
+#: A search key holds cell coordinates in [-KEY_RANGE, KEY_RANGE) on each axis.
 KEY_RANGE = 1 << 23
 
 # Search outcomes, as :class:`wayfinding.results.Status` names them.
