@@ -142,6 +142,16 @@ def test_the_lookahead_driver_alone_follows_a_simple_climb():
     assert ai.progress == pytest.approx(ai.spline.length, abs=0.15)
 
 
+def test_a_follower_with_no_way_holds_still_and_plans_once():
+    g = build_climb_graph([element(LADDER, (0, 0, 0), (0, 0, 6)),
+                           element(LADDER, (9, 0, 0), (9, 0, 6))])
+    mover, ai = ClimbProcessor(g, 0), ClimbFollower(g, ClimbPosition(1, 3.0))
+    for _ in range(5):
+        assert ai.stick(mover.state).tolist() == [0, 0, 0]
+        mover.step((0, 0, 0), DT)
+    assert ai.plans == 1 and not ai.path.found
+
+
 def test_state_records_compare_by_value():
     a = ClimbState(1, -1, 0.0, np.array([0.0, 0, 1]), ClimbMode.HOLD)
     assert a == ClimbState(1, -1, 0.0, np.array([0.0, 0, 1]), ClimbMode.HOLD)

@@ -372,7 +372,7 @@ class ClimbFollower:
         if astray and self.path is not None \
                 and np.array_equal(self.path.points[0], state.position):
             return np.zeros(3)                   # planned from here already: stuck
-        if d is None or astray:
+        if self.path is None or astray:
             self._held = 0
             here: Any = state.node if state.node >= 0 else \
                 nearest_position(self.graph, state.position)
