@@ -25,6 +25,9 @@ EXTRA_COMPILE_ARGS = {
     # Clearance values are compared for equality with a plain evaluation: no fused multiply-add.
     "_clearance": {"gcc": ["-ffp-contract=off"], "clang": ["-ffp-contract=off"],
                    "msvc": ["/fp:precise"]},
+    # The car planner repeats the Python paths' arithmetic bit for bit: no fused multiply-add.
+    "_hybrid": {"gcc": ["-ffp-contract=off"], "clang": ["-ffp-contract=off"],
+                "msvc": ["/fp:precise"]},
 }
 # Kernels whose loops run on several threads (OpenMP, ``cython.parallel.prange``).  Apple's
 # clang has no OpenMP runtime: there these loops run on the calling thread.
