@@ -210,24 +210,30 @@ _CHUNK = 1 << 18
 
 
 def _box_hit(boxes: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Whether each segment p[k]-q[k] meets the open interior of any box (slab test)."""
+    """Whether each segment p[k]-q[k] meets the open interior of any box: the slab test on
+    the segment-box pairs whose bounding boxes overlap."""
+    out = np.zeros(len(p), dtype=bool)
     if not len(boxes) or not len(p):
-        return np.zeros(len(p), dtype=bool)
-    d = (q - p)[:, None, :]
-    p3 = p[:, None, :]
-    lo, hi = boxes[None, :, 0], boxes[None, :, 1]
-    t0 = np.zeros((len(p), len(boxes)))
-    t1 = np.ones((len(p), len(boxes)))
-    ok = np.ones((len(p), len(boxes)), dtype=bool)
+        return out
+    lo, hi = boxes[:, 0], boxes[:, 1]
+    near = ((np.minimum(p, q)[:, None] < hi[None]) & (np.maximum(p, q)[:, None] > lo[None])
+            ).all(axis=2)
+    s, b = np.nonzero(near)
+    if not len(s):
+        return out
+    ps, d, lo, hi = p[s], q[s] - p[s], lo[b], hi[b]
+    t0, t1 = np.zeros(len(s)), np.ones(len(s))
+    ok = np.ones(len(s), dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):
         for k in range(3):
-            dk, pk = d[..., k], p3[..., k]
+            dk, pk = d[:, k], ps[:, k]
             flat = dk == 0
-            a, b = (lo[..., k] - pk) / dk, (hi[..., k] - pk) / dk
-            t0 = np.where(flat, t0, np.maximum(t0, np.minimum(a, b)))
-            t1 = np.where(flat, t1, np.minimum(t1, np.maximum(a, b)))
-            ok &= ~flat | ((lo[..., k] < pk) & (pk < hi[..., k]))
-    return (ok & (t0 < t1)).any(axis=1)
+            a, c = (lo[:, k] - pk) / dk, (hi[:, k] - pk) / dk
+            t0 = np.where(flat, t0, np.maximum(t0, np.minimum(a, c)))
+            t1 = np.where(flat, t1, np.minimum(t1, np.maximum(a, c)))
+            ok &= ~flat | ((lo[:, k] < pk) & (pk < hi[:, k]))
+    out[s[ok & (t0 < t1)]] = True
+    return out
 
 
 def _triangle_hit(tris: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
