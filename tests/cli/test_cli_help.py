@@ -20,7 +20,7 @@ FAMILIES = {
     "voxels": {"voxel"},
     "fields": {"field"},
     "crowds": {"crowd"},
-    "vehicles and traversal": {"vehicle", "traffic"},
+    "vehicles and traversal": {"vehicle", "traffic", "climb"},
     "service": {"serve"},
 }
 

@@ -1,6 +1,6 @@
 """The ``wayfinding`` command line: path, scen, index, render, generate (grids), world
 (graphs and world graphs), navmesh and navmesh3d (navigation meshes in 2D and 3D), voxel,
-field, crowd, vehicle and traffic, demo and serve.
+field, crowd, vehicle, traffic and climb, demo and serve.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
@@ -17,6 +17,7 @@ import sys
 from .. import __version__
 from ..errors import WayfindingError
 from .args import Parser, join_negative_pairs
+from .climbing import add_climb_parser
 from .crowd import add_crowd_parser
 from .demo import add_demo_parser
 from .fields import add_fields_parser
@@ -57,9 +58,10 @@ families and their commands:
   crowds                 crowd: standard scenarios under ORCA, RVO, VO, power-law and
                          anticipatory avoidance, with their metrics and GIFs
   vehicles and traversal
-                         vehicle, traffic: car paths by hybrid A* against their lower
-                         bounds and pedestrians crossing a street of carriages; routes per
-                         driver personality and lane lattices on road grids
+                         vehicle, traffic, climb: car paths by hybrid A* against their
+                         lower bounds and pedestrians crossing a street of carriages;
+                         routes per driver personality and lane lattices on road grids;
+                         climb paths over ledges, pipes and ladders on a generated wall
   every family           demo: an HTML page that solves and draws each of them
   service                serve: paths, distance maps, flow fields and crowds on grids,
                          navmeshes and voxel worlds over HTTP; the playground
@@ -83,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_crowd_parser(sub)
     add_vehicle_parser(sub)
     add_traffic_parser(sub)
+    add_climb_parser(sub)
     add_generate_parser(sub)
     add_serve_parser(sub)
     return parser
