@@ -113,8 +113,8 @@ def reference_build(els, caps=DEFAULT, block=OPEN, tol=1e-6):
     return pos, edges, per_element
 
 
-def assert_same_graph(g, els, caps=DEFAULT, block=OPEN):
-    pos, edges, rows = reference_build(els, caps, block)
+def assert_same_graph(g, els, caps=DEFAULT, block=OPEN, tol=1e-6):
+    pos, edges, rows = reference_build(els, caps, block, tol)
     assert g.nodes.shape == pos.shape and np.allclose(g.nodes, pos, rtol=0, atol=1e-9)
     assert [tuple(e) for e in g.edges.tolist()] == list(edges)
     assert g.edge_kinds.tolist() == [k for k, _ in edges.values()]
@@ -161,6 +161,14 @@ def test_build_equals_the_reference_on_random_levels(seed):
     els, caps, block = random_level(seed)
     assert_same_graph(build_climb_graph(els, capabilities=caps, blockers=block), els, caps,
                       block)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_build_equals_the_reference_with_a_coarse_touch(seed):
+    """Points up to 0.3 m apart merge: each joins the earliest node within reach."""
+    els, caps, block = random_level(seed)
+    g = build_climb_graph(els, capabilities=caps, blockers=block, touch=0.3)
+    assert_same_graph(g, els, caps, block, tol=0.3)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -159,7 +159,9 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     """The climb graph of ``elements`` (a sequence of :class:`TraversalElement`) for a
     character with ``capabilities`` (default :class:`Capabilities()`), links tested for
     line of sight against ``blockers``.  Elements closer than ``touch`` metres (> 0) touch:
-    they share a merged node there and no link joins them at that spot.
+    they share a merged node there and no link joins them at that spot.  Node points are
+    taken element by element, along each by distance: a point within ``touch`` of an
+    earlier node joins the earliest such node.
 
     The work is done on arrays: candidate element pairs by a sweep over their bounding
     boxes, then every segment pair's closest points, every link's nearest landing point and
@@ -324,10 +326,9 @@ _NEAR = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1
 
 
 def _merge(p: np.ndarray, tol: float) -> np.ndarray:
-    """Greedy merging of points ``p`` (``(n, 3)``) taken in order: each joins the first
-    earlier node within ``tol`` (in cells of side ``tol``: the neighbouring cells in a fixed
-    order, then the nodes' order) or becomes a node.  Returns each point's node as the
-    index of the point that made it."""
+    """Greedy merging of points ``p`` (``(n, 3)``) taken in order: each joins the earliest
+    node within ``tol`` or becomes a node (candidates found in cells of side ``tol``).
+    Returns each point's node as the index of the point that made it."""
     n = len(p)
     out = np.arange(n)
     if n < 2:
@@ -353,8 +354,7 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
     cstart = np.searchsorted(cell_of[members], np.arange(len(cells) + 1))
     pa: list[np.ndarray] = []
     pb: list[np.ndarray] = []
-    po: list[np.ndarray] = []
-    for o, off in enumerate(_NEAR):
+    for off in _NEAR:
         want = code(off)
         c = np.minimum(np.searchsorted(cells, want), len(cells) - 1)
         hit = np.flatnonzero((want >= 0) & (cells[c] == want))
@@ -365,11 +365,10 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
         close = np.linalg.norm(p[a] - p[b], axis=1) <= tol
         pa.append(a[close])
         pb.append(b[close])
-        po.append(np.full(int(close.sum()), o))
-    a, b, o = np.concatenate(pa), np.concatenate(pb), np.concatenate(po)
+    a, b = np.concatenate(pa), np.concatenate(pb)
     if not len(a):
         return out
-    rank = np.lexsort((b, o, a))
+    rank = np.lexsort((b, a))
     a, b = a[rank], b[rank]
     heads = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
     # a point whose first candidate has no earlier neighbour joins it: that one is a node
