@@ -58,18 +58,6 @@ def median_time(fn: Callable[[], object], repeat: int) -> float:
     return float(np.median(times))
 
 
-def gaps(points: np.ndarray, boxes: np.ndarray) -> float:
-    out = np.inf
-    for b in boxes:
-        e = np.roll(b, -1, axis=0) - b
-        rel = points[:, None, :] - b[None]
-        t = np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0)
-        d = np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1)
-        inside = ((e[None, :, 0] * rel[..., 1] - e[None, :, 1] * rel[..., 0]) < 0).all(axis=1)
-        out = min(out, float(np.where(inside, -d, d).min()))
-    return out
-
-
 def walked(p: np.ndarray, goal: np.ndarray, hulls: list, pockets: str) -> float:
     """The length an agent walks, 0.1 m at a time towards its waypoints, to ``goal``."""
     total = 0.0
@@ -138,12 +126,11 @@ def main(argv: list[str] | None = None) -> int:
                                       brake_horizon=brake)
                 steps = len(run.positions) - 1
                 step_t.append((time.perf_counter() - t0) / steps)
-                gap = min(gap, min(gaps(p, b) for p, b in zip(run.positions, run.boxes))
-                          - run.radius)
+                gap = min(gap, float(run.gaps().min()))
                 near = min(near, ahead(run))
                 arrived.extend(run.reached.tolist())
-                at = np.hypot(*(run.positions - run.goals[None]).transpose(2, 0, 1)) <= 1e-9
-                ratio.extend((at.argmax(axis=0) * run.dt / (10.0 / 1.4))[run.reached].tolist())
+                at = run.arrival_steps()[run.reached] * run.dt
+                ratio.extend((at / (10.0 / 1.4)).tolist())
             crossing.append([str(n), f"{brake:g}", str(seeds), f"{np.median(step_t) * 1e3:.2f}",
                              f"{gap:.3f}", f"{near:.2f}", f"{np.mean(arrived):.0%}",
                              f"{np.mean(ratio):.2f}"])

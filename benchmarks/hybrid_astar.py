@@ -11,7 +11,7 @@ and joined by a path of the car's centre; per pair, the median planner time of t
 ``plan_car_path`` (reverse allowed, cost factor 1) — the search alone (its
 ``stats.elapsed``) and the whole call (with the set-up: the car's rectangle on the world and
 the holonomic distances to the goal) — and its length divided by the
-obstacle-free Reeds–Shepp length and by the holonomic optimum (grid A*, 8-connected without
+obstacle-free Reeds–Shepp length and by the holonomic optimum (``car_path_bounds``: grid A*, 8-connected without
 corner cutting, over the cells whose centre is at least half the car's width from every
 blocked cell's centre).  Medians per map kind; the rooms once more as the navigation mesh
 built from the grid (``NavMesh.build(grid)``), same pairs.
@@ -29,11 +29,10 @@ import numpy as np
 from _report import publish, run_header, table
 
 from wayfinding.errors import InvalidQueryError
-from wayfinding.grid import Grid, GridSearch
+from wayfinding.grid import Grid
 from wayfinding.grid.generate import caves, rooms
 from wayfinding.navmesh import NavMesh
-from wayfinding.paths import reeds_shepp_path
-from wayfinding.vehicles import plan_car_path
+from wayfinding.vehicles import car_path_bounds, plan_car_path
 
 SECTION = "## Hybrid A* (cars)"
 CAR = {"turning_radius": 4.0, "length": 3.0, "width": 1.5}
@@ -51,17 +50,20 @@ def fits(grid: Grid, pose: np.ndarray) -> bool:
     return True
 
 
-def pairs(grid: Grid, clear: Grid, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def pairs(grid: Grid, n: int, seed: int
+          ) -> list[tuple[np.ndarray, np.ndarray, tuple[float, float]]]:
+    """``n`` random pose pairs where the car fits, at least 20 apart and joined by a
+    holonomic path, each with its two lower bounds."""
     rng = np.random.default_rng(seed)
-    comp = clear.components
-    out: list[tuple[np.ndarray, np.ndarray]] = []
+    out: list[tuple[np.ndarray, np.ndarray, tuple[float, float]]] = []
     while len(out) < n:
         a, b = (np.array([*rng.uniform(2, 62, 2), rng.uniform(-math.pi, math.pi)])
                 for _ in range(2))
-        ca, cb = (clear.world_to_cell(p[:2]) for p in (a, b))
-        if (math.dist(a[:2], b[:2]) >= 20 and fits(grid, a) and fits(grid, b)
-                and comp[ca[1], ca[0]] >= 0 and comp[ca[1], ca[0]] == comp[cb[1], cb[0]]):
-            out.append((a, b))
+        if math.dist(a[:2], b[:2]) >= 20 and fits(grid, a) and fits(grid, b):
+            bounds = car_path_bounds(grid, a, b, turning_radius=CAR["turning_radius"],
+                                     width=CAR["width"])
+            if math.isfinite(bounds[1]):
+                out.append((a, b, bounds))
     return out
 
 
@@ -72,10 +74,8 @@ def measure(kind: str, make: Callable[[int], Grid], seeds: tuple[int, ...], per_
     times, calls, by_rs, by_holo, failed = [], [], [], [], 0
     for seed in seeds:
         grid = make(seed)
-        clear = Grid(np.where(grid.obstacle_distance >= CAR["width"] / 2, 1.0, np.inf))
-        search = GridSearch(clear)
         world: Grid | NavMesh = NavMesh.build(grid) if mesh else grid
-        for a, b in pairs(grid, clear, per_map, seed):
+        for a, b, (rs, holo) in pairs(grid, per_map, seed):
             runs, walls = [], []
             for _ in range(3):
                 t0 = time.perf_counter()
@@ -87,11 +87,7 @@ def measure(kind: str, make: Callable[[int], Grid], seeds: tuple[int, ...], per_
                 continue
             times.append(float(np.median(runs)))
             calls.append(float(np.median(walls)))
-            rs = reeds_shepp_path(a[:2], (math.cos(a[2]), math.sin(a[2])), b[:2],
-                                  (math.cos(b[2]), math.sin(b[2])), CAR["turning_radius"])
-            holo = search.find_path(clear.world_to_cell(a[:2]),
-                                    clear.world_to_cell(b[:2])).cost
-            by_rs.append(r.length / rs.length)
+            by_rs.append(r.length / rs)
             by_holo.append(r.length / holo)
     return [kind, str(len(times) + failed), str(failed), *(
         [f"{np.median(times) * 1e3:.1f}", f"{max(times) * 1e3:.1f}",

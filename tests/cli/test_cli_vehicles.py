@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -208,30 +207,6 @@ def test_vehicle_crossing_refuses_a_picture_that_is_not_a_gif(main, capsys, tmp_
     assert main(["vehicle", "crossing", "--duration", "1", "--render",
                  str(tmp_path / "run.png")]) == 2
     assert "GIF" in capsys.readouterr().err
-
-
-def test_the_crossing_gap_is_measured_to_the_boxes():
-    from wayfinding.errors import InvalidQueryError
-    from wayfinding.vehicles import CARRIAGE, CrossingRun, Vehicle
-    from wayfinding.viz.vehicles import crossing_figures
-
-    boxes = Vehicle(CARRIAGE).boxes()            # the body spans [-1.5, 1.5] x [-0.8, 0.8]
-    positions = np.array([[[-3.0, 0.0]], [[0.0, 2.0]], [[0.0, 0.0]]])
-    run = CrossingRun(positions, np.repeat(boxes[None], 3, axis=0), np.array([[0.0, 0.0]]),
-                      np.array([True]), 0.25, 0.5)
-    info = crossing_figures(run)
-    assert info["least_gap"] == pytest.approx(-0.8 - 0.25)      # the last step, inside
-    assert info["t_mean"] == info["t_last"] == 1.0 and info["arrived"] == 1
-    assert info["carriages"] == 1
-    run = CrossingRun(positions[:2], np.repeat(boxes[None], 2, axis=0),
-                      np.array([[9.0, 9.0]]), np.array([False]), 0.25, 0.5)
-    info = crossing_figures(run)
-    assert info["least_gap"] == pytest.approx(1.2 - 0.25)
-    assert math.isnan(info["t_mean"]) and info["completion"] == 0.0
-    run = CrossingRun(positions[:2], np.repeat(boxes[None, :2], 2, axis=0),
-                      np.array([[9.0, 9.0]]), np.array([False]), 0.25, 0.5)
-    with pytest.raises(InvalidQueryError, match="2 boxes are not carriages of 3 parts"):
-        crossing_figures(run)
 
 
 @pytest.mark.parametrize("options, message", [

@@ -340,3 +340,32 @@ def test_pedestrians_brake_to_pass_behind_moving_carriages() -> None:
     assert ahead(run) > 2.0 + run.radius        # never within 2 s of a carriage's front
     for pos, boxes in zip(run.positions, run.boxes):
         assert (box_gap(pos, boxes) >= run.radius).all()
+
+
+def test_crossing_gaps_are_the_signed_distances_to_the_boxes_less_the_radius() -> None:
+    run = street_crossing(pedestrians=3, seed=4, duration=6.0)
+    expected = np.stack([box_gap(p, b) for p, b in zip(run.positions, run.boxes)]) - run.radius
+    np.testing.assert_allclose(run.gaps(), expected, rtol=0, atol=1e-12)
+    assert run.gaps().shape == (len(run.positions), 3)
+
+
+def test_crossing_summary_counts_arrivals_and_the_least_gap() -> None:
+    boxes = Vehicle(CARRIAGE).boxes()            # the body spans [-1.5, 1.5] x [-0.8, 0.8]
+    positions = np.array([[[-3.0, 0.0]], [[0.0, 2.0]], [[0.0, 0.0]]])
+    run = CrossingRun(positions, np.repeat(boxes[None], 3, axis=0), np.array([[0.0, 0.0]]),
+                      np.array([True]), 0.25, 0.5)
+    np.testing.assert_allclose(run.gaps()[:, 0], [1.5 - 0.25, 1.2 - 0.25, -0.8 - 0.25])
+    assert run.arrival_steps().tolist() == [2]
+    assert run.summary() == {"pedestrians": 1, "carriages": 1, "arrived": 1,
+                             "completion": 1.0, "t_mean": 1.0, "t_last": 1.0,
+                             "least_gap": pytest.approx(-1.05), "steps": 2}
+    run = CrossingRun(positions[:2], np.repeat(boxes[None], 2, axis=0),
+                      np.array([[9.0, 9.0]]), np.array([False]), 0.25, 0.5)
+    info = run.summary()
+    assert info["least_gap"] == pytest.approx(1.2 - 0.25) and info["arrived"] == 0
+    assert math.isnan(info["t_mean"]) and math.isnan(info["t_last"])
+    assert info["completion"] == 0.0 and run.arrival_steps().tolist() == [-1]
+    run = CrossingRun(positions[:2], np.repeat(boxes[None, :2], 2, axis=0),
+                      np.array([[9.0, 9.0]]), np.array([False]), 0.25, 0.5)
+    with pytest.raises(InvalidQueryError, match="2 boxes are not carriages of 3 parts"):
+        run.summary()

@@ -14,7 +14,7 @@ from wayfinding.grid.generate import caves
 from wayfinding.navmesh import NavMesh
 from wayfinding.paths import reeds_shepp_path, turning_path
 from wayfinding.results import Status
-from wayfinding.vehicles.hybrid import CarPath, plan_car_path
+from wayfinding.vehicles.hybrid import CarPath, car_path_bounds, plan_car_path
 
 CAR = {"turning_radius": 3.0, "length": 2.0, "width": 1.0}
 
@@ -269,3 +269,69 @@ def test_navmesh_bad_poses_are_refused() -> None:
         plan_car_path(room_mesh(), (5, 5, 0), (14.5, 10, 0), **CAR)
     with pytest.raises(InvalidQueryError, match="cell_size .* too small"):
         plan_car_path(room_mesh(), (5, 5, 0), (30, 5, 0), **CAR, cell_size=1e-6)
+
+
+def test_cusps_count_the_changes_of_gear() -> None:
+    stats = plan_car_path(corridor(), (6.0, 2.0, 0.0), (6.0, 2.0, 0.0), **CAR).stats
+    gears = np.array([-1, -1, 1, 1, 1, -1, 1], dtype=np.int8)     # three changes
+    r = CarPath(np.zeros((7, 3)), gears, 1.0, 1.0, True, Status.FOUND, stats)
+    assert r.cusps == 3
+    assert CarPath(np.empty((0, 3)), np.empty(0, dtype=np.int8), math.inf, math.inf, False,
+                   Status.FAILED, stats).cusps == 0
+    parking = plan_car_path(corridor(), (6.0, 2.0, 0.0), (14.0, 2.0, 0.0), **CAR)
+    assert parking.cusps == int((parking.gears[1:] != parking.gears[:-1]).sum())
+
+
+def holonomic_oracle(grid: Grid, a: tuple[int, int], b: tuple[int, int], half: float) -> float:
+    """networkx Dijkstra over the cells whose centre is at least ``half`` from every blocked
+    cell's centre (the map's outside blocked), 8-connected without corner cutting."""
+    import networkx as nx
+
+    h, w = grid.shape
+    pad = np.zeros((h + 2, w + 2), dtype=bool)
+    pad[1:-1, 1:-1] = grid.passable
+    blocked = np.argwhere(~pad) - 1                     # (row, column) of blocked centres
+    ok = {(x, y) for y in range(h) for x in range(w)
+          if np.hypot(*(blocked - (y, x)).T).min() * grid.cell_size >= half}
+    g = nx.Graph()
+    g.add_nodes_from(ok)
+    for x, y in ok:
+        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            q = (x + dx, y + dy)
+            if q in ok and (dx == 0 or dy == 0 or ((x + dx, y) in ok and (x, y + dy) in ok)):
+                g.add_edge((x, y), q, weight=math.hypot(dx, dy))
+    if a not in ok or b not in ok or not nx.has_path(g, a, b):
+        return math.inf
+    return nx.dijkstra_path_length(g, a, b) * grid.cell_size
+
+
+@pytest.mark.parametrize("width", [0.8, 1.5, 2.5, 4.5])
+def test_the_bounds_are_the_reeds_shepp_length_and_the_holonomic_optimum(width: float) -> None:
+    free = np.ones((14, 18), dtype=bool)
+    free[:9, 7:9] = False                               # a wall with a gap above it
+    free[11, 3] = False                                 # narrows the way up to the gap
+    grid = Grid(free, cell_size=0.5, origin=(1.0, -2.0))
+    start, goal = (2.3, 0.4, 0.3), (8.6, 0.2, -2.0)
+    rs, holonomic = car_path_bounds(grid, start, goal, turning_radius=1.7, width=width)
+    assert rs == reeds_shepp_path(start[:2], (math.cos(0.3), math.sin(0.3)), goal[:2],
+                                  (math.cos(-2.0), math.sin(-2.0)), 1.7).length
+    cells = [grid.world_to_cell(p[:2]) for p in (start, goal)]
+    expected = holonomic_oracle(grid, *cells, width / 2)
+    assert holonomic == pytest.approx(expected, rel=1e-12)
+    assert math.isfinite(holonomic) == (width < 2.0)  # a wider car does not fit through
+
+
+def test_the_holonomic_bound_is_inf_off_the_map_and_bad_input_is_refused() -> None:
+    grid = corridor()
+    assert car_path_bounds(grid, (-5.0, 2.0, 0.0), (6.0, 2.0, 0.0), turning_radius=2.0,
+                           width=1.0)[1] == math.inf
+    for change, match in [({"turning_radius": 0.0}, "turning_radius"),
+                          ({"width": -1.0}, "width"), ({"start_pose": (1.0, 2.0)}, "start_pose"),
+                          ({"goal_pose": (1.0, math.nan, 0.0)}, "goal_pose")]:
+        options = {"start_pose": (3.0, 3.0, 0.0), "goal_pose": (9.0, 3.0, 0.0),
+                   "turning_radius": 2.0, "width": 1.0, **change}
+        with pytest.raises(InvalidQueryError, match=match):
+            car_path_bounds(grid, **options)
+    with pytest.raises(InvalidQueryError, match="Grid"):
+        car_path_bounds(np.ones((4, 4)), (1.0, 1.0, 0.0), (2.0, 2.0, 0.0),  # type: ignore[arg-type]
+                        turning_radius=1.0, width=1.0)

@@ -163,8 +163,8 @@ def _load_map(args: argparse.Namespace) -> Grid:
 
 def cmd_car_path(args: argparse.Namespace) -> int:
     from ..navmesh import NavMesh
-    from ..vehicles import plan_car_path
-    from ..viz.vehicles import car_path_figures, save_car_path
+    from ..vehicles import car_path_bounds, plan_car_path
+    from ..viz.vehicles import save_car_path
 
     grid = _load_map(args)
     start, goal = ((x, y, math.radians(h)) for x, y, h in (args.start, args.goal))
@@ -173,13 +173,16 @@ def cmd_car_path(args: argparse.Namespace) -> int:
     path = plan_car_path(world, start, goal, turning_radius=args.radius, **car,
                          reverse=args.reverse, reverse_cost=args.reverse_cost,
                          max_expansions=args.max_expansions)
-    info = car_path_figures(grid, path, start, goal, turning_radius=args.radius,
-                            width=args.width)
+    rs, holonomic = car_path_bounds(grid, start, goal, turning_radius=args.radius,
+                                    width=args.width)
     if args.render:
         save_car_path(args.render, grid, path, **car, start_pose=start, goal_pose=goal,
                       title=f"car path: {args.map or args.generate}")
     info = {"map": args.map or f"{args.generate} {args.size[0]}x{args.size[1]} seed "
-            f"{args.seed}", "world": "navmesh" if args.navmesh else "grid", **info,
+            f"{args.seed}", "world": "navmesh" if args.navmesh else "grid",
+            "status": str(path.status), "length": path.length, "cost": path.cost,
+            "cusps": path.cusps, "reeds_shepp": rs, "holonomic": holonomic,
+            "expanded": path.stats.expanded, "seconds": path.stats.elapsed,
             "render": args.render}
     info = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in info.items()}
     if args.json:
@@ -205,7 +208,7 @@ def cmd_car_path(args: argparse.Namespace) -> int:
 
 def cmd_crossing(args: argparse.Namespace) -> int:
     from ..vehicles import street_crossing
-    from ..viz.vehicles import animate_crossing, crossing_figures
+    from ..viz.vehicles import animate_crossing
 
     t0 = time.perf_counter()
     run = street_crossing(pedestrians=args.pedestrians, carriages=args.carriages,
@@ -216,7 +219,7 @@ def cmd_crossing(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     if args.render:
         animate_crossing(args.render, run)
-    info = {**crossing_figures(run), "seconds": round(elapsed, 2), "render": args.render}
+    info = {**run.summary(), "seconds": round(elapsed, 2), "render": args.render}
     info = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in info.items()}
     print(to_json(info) if args.json else
           f"street crossing: {info['arrived']} of {info['pedestrians']} pedestrians arrived"

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..grid import Grid
 from ..grid.generate import rooms
-from ..vehicles import plan_car_path, street_crossing
-from ..viz.vehicles import animate_crossing, car_path_figures, crossing_figures, save_car_path
+from ..vehicles import car_path_bounds, plan_car_path, street_crossing
+from ..viz.vehicles import animate_crossing, save_car_path
 
 #: The demo's car: metres, the turning radius of its centre.
 CAR: dict[str, Any] = {"turning_radius": 2.5, "length": 3.0, "width": 1.4}
@@ -70,22 +70,21 @@ def vehicles_section(out: Path) -> str:
     for k, (name, street, start, goal, options) in enumerate(MANOEUVRES):
         grid = street()
         path = plan_car_path(grid, start, goal, **CAR, **options)
-        f = car_path_figures(grid, path, start, goal, turning_radius=CAR["turning_radius"],
-                             width=CAR["width"])
-        rows.append(f"<tr><td>{esc(name)}</td><td>{esc(f['status'])}</td>"
-                    f"<td>{_number(f['length'])}</td><td>{f['cusps'] if path.found else '-'}"
-                    f"</td><td>{_number(f['reeds_shepp'])}</td>"
-                    f"<td>{_number(f['length'] / f['reeds_shepp'], 3)}</td>"
-                    f"<td>{_number(f['holonomic'])}</td>"
-                    f"<td>{_number(f['length'] / f['holonomic'], 3)}</td>"
-                    f"<td>{f['expanded']}</td><td>{f['seconds'] * 1e3:.0f}</td></tr>")
+        rs, holonomic = car_path_bounds(grid, start, goal, turning_radius=CAR["turning_radius"],
+                                        width=CAR["width"])
+        rows.append(f"<tr><td>{esc(name)}</td><td>{esc(str(path.status))}</td>"
+                    f"<td>{_number(path.length)}</td><td>{path.cusps if path.found else '-'}"
+                    f"</td><td>{_number(rs)}</td><td>{_number(path.length / rs, 3)}</td>"
+                    f"<td>{_number(holonomic)}</td>"
+                    f"<td>{_number(path.length / holonomic, 3)}</td>"
+                    f"<td>{path.stats.expanded}</td><td>{path.stats.elapsed * 1e3:.0f}</td></tr>")
         if path.found:
             png = save_car_path(out / f"vehicle-{k}.png", grid, path, length=CAR["length"],
                                 width=CAR["width"], title=name)
-            figures.append((f"{name}: {f['length']:.1f} m with {f['cusps']} "
-                            f"cusp{'' if f['cusps'] == 1 else 's'}", png.name))
+            figures.append((f"{name}: {path.length:.1f} m with {path.cusps} "
+                            f"cusp{'' if path.cusps == 1 else 's'}", png.name))
     run = street_crossing(pedestrians=4, seed=1, duration=30.0)
-    m = crossing_figures(run)
+    m = run.summary()
     gif = animate_crossing(out / "vehicle-crossing.gif", run, frames=80)
     figures.append((f"street crossing: {m['arrived']} of {m['pedestrians']} pedestrians "
                     f"arrived, least gap to a carriage {m['least_gap']:.2f} m", gif.name))

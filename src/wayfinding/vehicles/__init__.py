@@ -15,10 +15,11 @@ from .hull_steering import (
     street_crossing,
 )
 from .hulls import box_polygon, convexify, merge_boxes, merge_contours, point_in_polygon
-from .hybrid import CarPath, plan_car_path
+from .hybrid import CarPath, car_path_bounds, plan_car_path
 from .pockets import hug_contour, pocket_path
 
 __all__ = ["CARRIAGE", "CarPath", "CrossingRun", "Direction", "Vehicle", "VehicleHull",
-           "VehiclePatcher", "avoid_hulls", "box_polygon", "braking_factor", "convexify",
+           "VehiclePatcher", "avoid_hulls", "box_polygon", "braking_factor", "car_path_bounds",
+           "convexify",
            "hug_contour", "merge_boxes", "merge_contours", "plan_car_path", "pocket_path",
            "point_in_polygon", "relative_direction", "street_crossing"]

@@ -56,6 +56,8 @@ from numpy.typing import ArrayLike
 from .._validate import choice, count, finite_point, finite_points, number, positive_float
 from ..crowd import Crowd
 from ..errors import InvalidGeometryError, InvalidQueryError
+from ..geometry import orient2d
+from ..geometry.obstacles import closest_on_segments
 from ..results import _fields_equal
 from .hulls import _boundary_gaps, _cross, box_polygon, convexify, merge_boxes, point_in_polygon
 from .pockets import _clear, _foot, _hug, _ring_path, _strictly_inside
@@ -427,6 +429,49 @@ class CrossingRun:
     dt: float
 
     __eq__ = _fields_equal
+
+    @property
+    def carriages(self) -> int:
+        """The number of carriages: the boxes in groups of :data:`CARRIAGE`'s parts."""
+        parts = len(CARRIAGE)
+        if self.boxes.shape[1] % parts:
+            raise InvalidQueryError(f"a crossing run's {self.boxes.shape[1]} boxes are not "
+                                    f"carriages of {parts} parts")
+        return self.boxes.shape[1] // parts
+
+    def arrival_steps(self) -> np.ndarray:
+        """The first step at which each pedestrian stands on its goal, ``(n,)`` int64
+        (``-1``: never)."""
+        there = np.hypot(*(self.positions - self.goals[None]).transpose(2, 0, 1)) <= 1e-9
+        return np.where(there.any(axis=0), there.argmax(axis=0), -1)
+
+    def gaps(self) -> np.ndarray:
+        """The gap between each pedestrian's disc and the nearest carriage box at each step,
+        ``(steps + 1, n)`` float64 (world units; negative where a disc overlaps a box)."""
+        t, n, b = *self.positions.shape[:2], self.boxes.shape[1]
+        shape = (t, n, b, 4, 2)
+        v = np.broadcast_to(self.positions[:, :, None, None, :], shape).reshape(-1, 2)
+        a = np.broadcast_to(self.boxes[:, None], shape).reshape(-1, 2)
+        z = np.broadcast_to(np.roll(self.boxes, -1, axis=2)[:, None], shape).reshape(-1, 2)
+        dist = closest_on_segments(v, a, z)[0].reshape(shape[:-1])
+        inside = (np.asarray(orient2d(a, z, v)) < 0).reshape(shape[:-1]).all(axis=3)
+        signed = np.where(inside, -1.0, 1.0) * dist.min(axis=3)
+        return signed.min(axis=2, initial=np.inf) - self.radius
+
+    def summary(self) -> dict[str, float]:
+        """The run's figures: ``pedestrians``, ``carriages`` (groups of :data:`CARRIAGE`'s
+        boxes), ``arrived`` (how many stand on their goal at the end) and ``completion``
+        (their share), the mean and latest arrival times ``t_mean`` and ``t_last`` in
+        seconds (of those who arrived; ``nan`` when none did), the ``least_gap`` between a
+        pedestrian's disc and a carriage box over the run (world units; negative would mean
+        an overlap) and the ``steps`` simulated."""
+        arrive = self.arrival_steps()[self.reached] * self.dt
+        n = len(self.goals)
+        return {"pedestrians": n, "carriages": self.carriages, "arrived": int(self.reached.sum()),
+                "completion": float(self.reached.sum()) / n,
+                "t_mean": float(arrive.mean()) if len(arrive) else math.nan,
+                "t_last": float(arrive.max()) if len(arrive) else math.nan,
+                "least_gap": float(self.gaps().min()), "steps": len(self.positions) - 1}
 
 
 #: One carriage in its own frame, heading +x: the body and two horses side by side ahead of

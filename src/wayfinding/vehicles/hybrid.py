@@ -44,6 +44,7 @@ from .._validate import budget, count, finite_point, number, positive_float
 from ..errors import InvalidQueryError
 from ..grid import Grid, GridSearch
 from ..navmesh import NavMesh
+from ..paths import reeds_shepp_path
 from ..results import SearchStats, Status, _fields_equal
 
 #: The kernel's outcomes.
@@ -71,6 +72,48 @@ class CarPath:
     stats: SearchStats
 
     __eq__ = _fields_equal
+
+    @property
+    def cusps(self) -> int:
+        """The number of changes of gear (forward to reverse or back) along the path."""
+        return int(np.count_nonzero(np.diff(self.gears)))
+
+
+def car_path_bounds(grid: Grid, start_pose: Any, goal_pose: Any, *, turning_radius: float,
+                    width: float) -> tuple[float, float]:
+    """Two lower bounds on the length of a car's path on ``grid`` from ``start_pose`` to
+    ``goal_pose`` (each ``(x, y, heading)``: world units, heading in radians): the
+    obstacle-free Reeds–Shepp length for ``turning_radius`` (world units, > 0), and the
+    holonomic optimum: the length of the shortest 8-connected path (no corner cutting)
+    between the poses' cells over the cells whose centre lies at least ``width / 2`` (world
+    units, > 0) from every blocked cell's centre, ``inf`` when either cell is off the map or
+    not among them, or no such path exists.  The holonomic optimum is a cell path's length,
+    so a car's path may be a little shorter.  Returns ``(reeds_shepp, holonomic)`` in world
+    units.  Raises :class:`~wayfinding.errors.InvalidQueryError` for a bad argument.
+
+    Turning round on the spot in an open field: three arcs of radius 3 whose lengths add up
+    to 3 pi, and a holonomic optimum of zero:
+
+    >>> from wayfinding.grid import Grid
+    >>> field = Grid(np.ones((20, 30), dtype=bool))
+    >>> rs, holonomic = car_path_bounds(field, (5, 10, 0), (5, 10, math.pi), turning_radius=3,
+    ...                                 width=1)
+    >>> round(rs, 4), holonomic
+    (9.4248, 0.0)
+    """
+    if not isinstance(grid, Grid):
+        raise InvalidQueryError(f"grid {type(grid).__name__} must be a Grid")
+    a = finite_point("start_pose", start_pose, 3)
+    b = finite_point("goal_pose", goal_pose, 3)
+    r = positive_float("turning_radius", turning_radius)
+    half = positive_float("width", width) / 2
+    rs = reeds_shepp_path(a[:2], (math.cos(a[2]), math.sin(a[2])), b[:2],
+                          (math.cos(b[2]), math.sin(b[2])), r).length
+    clear = Grid(np.where(grid.obstacle_distance * grid.cell_size >= half, 1.0, np.inf))
+    ends = [grid.world_to_cell(p[:2]) for p in (a, b)]
+    if not all(clear.in_bounds(c) and clear.passable[c[1], c[0]] for c in ends):
+        return rs, math.inf
+    return rs, float(GridSearch(clear).find_path(*ends).cost) * grid.cell_size
 
 
 def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,

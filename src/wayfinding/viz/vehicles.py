@@ -1,8 +1,6 @@
-"""Pictures of vehicles and the figures printed beside them: a car's planned path on a grid
-(PNG: the car's rectangle every few metres, the path coloured by gear) with its length
-against two lower bounds, and a street-crossing run (GIF: the carriages, their hulls and
-the pedestrians) with its arrivals and the least gap between a pedestrian and a carriage.
-Pictures need Pillow (the ``[viz]`` extra)."""
+"""Pictures of vehicles: a car's planned path on a grid (PNG: the car's rectangle every few
+metres, the path coloured by gear) and a street-crossing run (GIF: the carriages, their
+hulls and the pedestrians).  Pictures need Pillow (the ``[viz]`` extra)."""
 
 from __future__ import annotations
 
@@ -18,10 +16,7 @@ from numpy.typing import ArrayLike
 from .._io import atomic_write_bytes
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError
-from ..geometry import orient2d
-from ..geometry.obstacles import closest_on_segments
-from ..grid import Grid, GridSearch
-from ..paths import reeds_shepp_path
+from ..grid import Grid
 from ..vehicles import CARRIAGE, CarPath, CrossingRun, Vehicle
 from .raster import (
     GIF_PX,
@@ -41,53 +36,6 @@ CAR_COLOURS = {"forward": "#1f5fa8", "reverse": "#d7263d", "car": "#555555"}
 #: the pedestrians' radius), the pedestrians, their edges and their goals.
 CROSSING_COLOURS = {"ground": "#fafaf7", "box": "#6b4f2a", "hull": "#b08d57",
                     "pedestrian": "#1f77b4", "edge": "#282828", "goal": "#2ca02c"}
-
-
-def _cusps(path: CarPath) -> int:
-    """The number of changes of gear (forward to reverse or back) along ``path``."""
-    return int(np.count_nonzero(np.diff(path.gears)))
-
-
-def _direction(heading: float) -> tuple[float, float]:
-    return math.cos(heading), math.sin(heading)
-
-
-def car_path_figures(grid: Grid, path: CarPath, start_pose: ArrayLike, goal_pose: ArrayLike,
-                     *, turning_radius: float, width: float) -> dict[str, Any]:
-    """The figures of a car's path on ``grid`` from ``start_pose`` to ``goal_pose`` (each
-    ``(x, y, heading)``, world units and radians): its ``status``, ``length`` and ``cost``,
-    its ``cusps``, the obstacle-free Reeds–Shepp length for ``turning_radius``
-    (``reeds_shepp``, a lower bound) and the ``holonomic`` optimum: the shortest 8-connected
-    path (no corner cutting) between the poses' cells over the cells whose centre lies at
-    least ``width / 2`` from every blocked cell's centre (world units; ``inf`` when either
-    cell is not among them or no such path exists) — a cell path, so a car's path may be a
-    little shorter.  Also the search's ``expanded`` states and ``seconds``.
-
-    Turning round on the spot in an open field: three arcs (two cusps) of the Reeds–Shepp
-    length, and a holonomic optimum of zero:
-
-    >>> from wayfinding.vehicles import plan_car_path
-    >>> field = Grid(np.ones((20, 30), dtype=bool))
-    >>> turn = plan_car_path(field, (5, 10, 0), (5, 10, math.pi), turning_radius=3,
-    ...                      length=2, width=1)
-    >>> f = car_path_figures(field, turn, (5, 10, 0), (5, 10, math.pi), turning_radius=3,
-    ...                      width=1)
-    >>> f["status"], round(f["length"], 4), f["cusps"], round(f["reeds_shepp"], 4), f["holonomic"]
-    ('found', 9.4248, 2, 9.4248, 0.0)
-    """
-    a = finite_point("start_pose", start_pose, 3)
-    b = finite_point("goal_pose", goal_pose, 3)
-    r = positive_float("turning_radius", turning_radius)
-    half = positive_float("width", width) / 2
-    rs = reeds_shepp_path(a[:2], _direction(a[2]), b[:2], _direction(b[2]), r).length
-    clear = Grid(np.where(grid.obstacle_distance * grid.cell_size >= half, 1.0, np.inf))
-    ca, cb = (grid.world_to_cell(p[:2]) for p in (a, b))
-    holonomic = math.inf
-    if all(clear.in_bounds(c) and clear.passable[c[1], c[0]] for c in (ca, cb)):
-        holonomic = float(GridSearch(clear).find_path(ca, cb).cost) * grid.cell_size
-    return {"status": str(path.status), "length": path.length, "cost": path.cost,
-            "cusps": _cusps(path), "reeds_shepp": rs, "holonomic": holonomic,
-            "expanded": path.stats.expanded, "seconds": path.stats.elapsed}
 
 
 def _rectangles(poses: np.ndarray, length: float, width: float) -> np.ndarray:
@@ -177,54 +125,6 @@ def save_car_path(picture_path: str | os.PathLike, grid: Grid, path: CarPath,
     return atomic_write_bytes(target, render_car_png(grid, path, **options))
 
 
-def _arrival_steps(run: CrossingRun) -> np.ndarray:
-    """The first step at which each pedestrian stands on its goal (``-1``: never)."""
-    there = np.hypot(*(run.positions - run.goals[None]).transpose(2, 0, 1)) <= 1e-9
-    return np.where(there.any(axis=0), there.argmax(axis=0), -1)
-
-
-def crossing_gaps(run: CrossingRun) -> np.ndarray:
-    """The gap between each pedestrian's disc and the nearest carriage box at each step,
-    ``(steps + 1, n)`` float64 (world units; negative where a disc overlaps a box)."""
-    out = np.empty(run.positions.shape[:2])
-    for t, (points, boxes) in enumerate(zip(run.positions, run.boxes)):
-        a = np.broadcast_to(boxes, (len(points), *boxes.shape)).reshape(-1, 2)
-        b = np.broadcast_to(np.roll(boxes, -1, axis=1), (len(points), *boxes.shape))
-        v = np.repeat(points, boxes.shape[0] * 4, axis=0)
-        dist = closest_on_segments(v, a, b.reshape(-1, 2))[0].reshape(len(points), -1, 4)
-        inside = (np.asarray(orient2d(a, b.reshape(-1, 2), v)) < 0).reshape(dist.shape)
-        signed = np.where(inside.all(axis=2), -1.0, 1.0) * dist.min(axis=2)
-        out[t] = signed.min(axis=1) - run.radius
-    return out
-
-
-def crossing_figures(run: CrossingRun) -> dict[str, Any]:
-    """The figures of a street-crossing run: ``pedestrians``, ``arrived`` (how many stand
-    on their goal at the end), ``completion`` (their share), the mean and latest arrival
-    times ``t_mean`` and ``t_last`` in seconds (of those who arrived; ``nan`` when none
-    did), the ``least_gap`` between a pedestrian's disc and a carriage box over the run
-    (world units; negative would mean an overlap), the ``steps`` simulated and the
-    ``carriages`` (groups of :data:`~wayfinding.vehicles.CARRIAGE`'s boxes)."""
-    arrive = _arrival_steps(run)[run.reached] * run.dt
-    n = len(run.goals)
-    return {"pedestrians": n, "carriages": _carriage_count(run),
-            "arrived": int(run.reached.sum()),
-            "completion": float(run.reached.sum()) / n,
-            "t_mean": float(arrive.mean()) if len(arrive) else math.nan,
-            "t_last": float(arrive.max()) if len(arrive) else math.nan,
-            "least_gap": float(crossing_gaps(run).min()), "steps": len(run.positions) - 1}
-
-
-def _carriage_count(run: CrossingRun) -> int:
-    """The number of carriages in ``run``: its boxes in groups of
-    :data:`~wayfinding.vehicles.CARRIAGE`'s parts."""
-    parts = len(CARRIAGE)
-    if run.boxes.shape[1] % parts:
-        raise InvalidQueryError(f"a crossing run's {run.boxes.shape[1]} boxes are not "
-                                f"carriages of {parts} parts")
-    return run.boxes.shape[1] // parts
-
-
 def _carriage_poses(boxes: np.ndarray) -> np.ndarray:
     """Each carriage's position and heading ``(k, 3)`` from its world boxes ``(k * p, 4,
     2)``: the heading turns the body-to-first-horse offset of
@@ -251,7 +151,7 @@ def animate_crossing(picture_path: str | os.PathLike, run: CrossingRun, *,
         raise InvalidQueryError(f"animations are GIF files, not {str(target)!r}")
     size, fps = count("size", size, min=32), positive_float("fps", fps)
     frames = count("frames", frames)
-    fleet = [Vehicle(CARRIAGE) for _ in range(_carriage_count(run))]     # placed per frame
+    fleet = [Vehicle(CARRIAGE) for _ in range(run.carriages)]     # placed per frame
     ends = np.concatenate([run.positions[0], run.goals])
     lo, hi = ends.min(axis=0) - (8.0, 1.0), ends.max(axis=0) + (8.0, 1.0)
     width, height, scale, dx, dy = gif_canvas(float(hi[0] - lo[0]), float(hi[1] - lo[1]), size)
@@ -260,7 +160,7 @@ def animate_crossing(picture_path: str | os.PathLike, run: CrossingRun, *,
         return [(float((x - lo[0]) * scale + dx), float((hi[1] - y) * scale + dy))
                 for x, y in np.asarray(xy).reshape(-1, 2).tolist()]
 
-    arrive = _arrival_steps(run)
+    arrive = run.arrival_steps()
     last = len(run.positions) - 1
     if run.reached.all():
         last = min(last, int(arrive.max()) + math.ceil(1.0 / run.dt))
