@@ -154,6 +154,80 @@ def _candidate_pairs(lo: np.ndarray, hi: np.ndarray, reach: float) -> np.ndarray
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
+class _Flat:
+    """The elements' polylines end to end: element ``e``'s vertices are
+    ``vert[vstart[e]:vstart[e + 1]]`` with arc lengths ``cum``; ``along`` = ``cum`` +
+    ``shift[e]`` increases through all elements (each shifted past the one before)."""
+
+    def __init__(self, els: tuple[TraversalElement, ...]):
+        self.nv = np.array([len(e.points) for e in els], dtype=np.int64)
+        self.ns = self.nv - 1
+        self.vstart = np.concatenate([[0], np.cumsum(self.nv)])
+        self.vert = np.concatenate([e.points for e in els]) if els else np.empty((0, 3))
+        self.cum = np.concatenate([e.cumulative for e in els]) if els else np.empty(0)
+        self.length = np.array([e.length for e in els], dtype=np.float64)
+        self.shift = np.concatenate([[0.0], np.cumsum(self.length + 1.0)])[:-1]
+        self.along = self.cum + np.repeat(self.shift, self.nv)
+
+    def points_at(self, el: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """The points ``d[k]`` metres along elements ``el[k]`` (as
+        :meth:`TraversalElement.point_at`)."""
+        k = np.searchsorted(self.along, d + self.shift[el], side="right") - 1
+        k = np.clip(k, self.vstart[el], self.vstart[el + 1] - 2)
+        a, b = self.cum[k], self.cum[k + 1]
+        return self.vert[k] + ((d - a) / (b - a))[:, None] * (self.vert[k + 1] - self.vert[k])
+
+
+def _touching(f: _Flat, pairs: np.ndarray, tol: float
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where the elements of each candidate pair touch (segment pairs within ``tol``): the
+    stops on both elements as ``(element, distance, point)`` arrays, with the pair index
+    and the segment pair's place in it (first element's stop first)."""
+    pi, pj = pairs[:, 0], pairs[:, 1]
+    g, flat = _ranges(np.zeros(len(pairs), np.int64), f.ns[pi] * f.ns[pj])
+    u, v = flat // f.ns[pj][g], flat % f.ns[pj][g]
+    ka, kb = f.vstart[pi][g] + u, f.vstart[pj][g] + v
+    s, t, gap = _segments_closest(f.vert[ka], f.vert[ka + 1], f.vert[kb], f.vert[kb + 1])
+    hit = gap <= tol
+    g, flat, ka, kb, s, t = (x[hit] for x in (g, flat, ka, kb, s, t))
+    da = f.cum[ka] + s * (f.cum[ka + 1] - f.cum[ka])
+    db = f.cum[kb] + t * (f.cum[kb + 1] - f.cum[kb])
+    el = np.concatenate([pi[g], pj[g]])
+    d = np.concatenate([da, db])
+    pts = f.points_at(el, d) if len(el) else np.empty((0, 3))
+    return el, d, pts, np.concatenate([g, g]), np.concatenate([2 * flat, 2 * flat + 1])
+
+
+def _landings(f: _Flat, pairs: np.ndarray, tol: float, reach: float
+              ) -> tuple[np.ndarray, ...]:
+    """The link candidates of each pair, both ways: from each end and the centre of one
+    element to the nearest point of the other, kept when more than ``tol`` and at most
+    ``reach`` metres apart.  Returns ``(source, distance along it, target, distance along
+    it, landing point, pair index, place in the pair)``."""
+    n = len(pairs)
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    src3, dst3 = np.repeat(src, 3), np.repeat(dst, 3)
+    ds3 = np.stack([np.zeros(len(src)), f.length[src] / 2, f.length[src]], axis=1).ravel()
+    p3 = f.points_at(src3, ds3) if len(src3) else np.empty((0, 3))
+    q_of, kseg = _ranges(f.vstart[dst3], f.ns[dst3])
+    a, ab = f.vert[kseg], f.vert[kseg + 1] - f.vert[kseg]
+    pp = p3[q_of]
+    t = np.clip(_dot(pp - a, ab) / _dot(ab, ab), 0, 1)
+    q = a + t[:, None] * ab
+    best = np.lexsort((kseg, np.linalg.norm(q - pp, axis=1), q_of))  # nearest, first on ties
+    first = np.ones(len(best), dtype=bool)
+    first[1:] = q_of[best][1:] != q_of[best][:-1]
+    best = best[first]
+    dd = f.cum[kseg[best]] + t[best] * (f.cum[kseg[best] + 1] - f.cum[kseg[best]])
+    qq = q[best]
+    span = np.linalg.norm(qq - p3, axis=1)
+    ok = (tol < span) & (span <= reach)
+    pair = np.tile(np.arange(n), 2)
+    place = np.repeat(np.repeat([0, 1], n), 3) * 3 + np.tile([0, 1, 2], len(src))
+    return (src3[ok], ds3[ok], dst3[ok], dd[ok], qq[ok], np.repeat(pair, 3)[ok], place[ok])
+
+
 def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None,
                       blockers: Blockers | None = None, touch: float = 1e-6) -> ClimbGraph:
     """The climb graph of ``elements`` (a sequence of :class:`TraversalElement`) for a
@@ -178,104 +252,36 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     if not isinstance(block, Blockers):
         raise InvalidGeometryError(f"blockers {block!r} is not a Blockers")
     tol = number("touch", touch, min=0.0, min_open=True, error=InvalidGeometryError)
+    f = _Flat(els)
     use = np.array([i for i, e in enumerate(els) if e.kind in caps.kinds], dtype=np.int64)
-    # the elements' points flattened: element e's vertices are vert[vstart[e]:vstart[e+1]]
-    nv = np.array([len(e.points) for e in els], dtype=np.int64)
-    vstart = np.concatenate([[0], np.cumsum(nv)])
-    vert = np.concatenate([e.points for e in els]) if els else np.empty((0, 3))
-    cum = np.concatenate([e.cumulative for e in els]) if els else np.empty(0)
-    length = np.array([e.length for e in els], dtype=np.float64)
-
-    shift = np.concatenate([[0.0], np.cumsum(length + 1.0)])[:-1]  # elements end to end
-    along = cum + np.repeat(shift, nv)
-
-    def points_at(el: np.ndarray, d: np.ndarray) -> np.ndarray:
-        """The points ``d[k]`` along elements ``el[k]`` (as TraversalElement.point_at)."""
-        k = np.searchsorted(along, d + shift[el], side="right") - 1
-        k = np.clip(k, vstart[el], vstart[el + 1] - 2)
-        a, b = cum[k], cum[k + 1]
-        return vert[k] + ((d - a) / (b - a))[:, None] * (vert[k + 1] - vert[k])
-
-    # stops: (element, distance, point, order key); the key keeps the order in which the
-    # stops of one element at one distance were found, its first point naming their node
-    st_el: list[np.ndarray] = []
-    st_d: list[np.ndarray] = []
-    st_p: list[np.ndarray] = []
-    st_key: list[np.ndarray] = []
-    if len(use):
-        uv, uc = _ranges(vstart[use], nv[use])
-        centre_el = use
-        centre_d = length[use] / 2
-        st_el += [use[uv], centre_el]
-        st_d += [cum[uc], centre_d]
-        st_p += [vert[uc], points_at(centre_el, centre_d)]
-        st_key += [np.full(len(uc), -1.0), np.full(len(use), -1.0)]
-    lo = np.minimum.reduceat(vert, vstart[:-1])[use] if len(use) else np.empty((0, 3))
-    hi = np.maximum.reduceat(vert, vstart[:-1])[use] if len(use) else np.empty((0, 3))
     reach = caps.reach + tol
-    pairs = use[_candidate_pairs(lo, hi, reach)] if len(use) else np.empty((0, 2), np.int64)
-    npair = len(pairs)
-    # touching: every segment pair of every candidate pair of elements
-    ns = nv - 1
-    pi, pj = pairs[:, 0], pairs[:, 1]
-    g, flat = _ranges(np.zeros(npair, np.int64), ns[pi] * ns[pj])
-    u, v = flat // ns[pj][g], flat % ns[pj][g]
-    ka, kb = vstart[pi][g] + u, vstart[pj][g] + v
-    s_, t_, gap = _segments_closest(vert[ka], vert[ka + 1], vert[kb], vert[kb + 1])
-    hit = gap <= tol
-    g, u, v, ka, kb, s_, t_ = (x[hit] for x in (g, u, v, ka, kb, s_, t_))
-    da = cum[ka] + s_ * (cum[ka + 1] - cum[ka])
-    db = cum[kb] + t_ * (cum[kb + 1] - cum[kb])
-    slot = g * 2.0 * (1 << 20) + (u * ns[pj][g] + v) * 2.0      # found in pair, seg order
-    st_el += [pi[g], pj[g]]
-    st_d += [da, db]
-    st_p += [points_at(pi[g], da), points_at(pj[g], db)]
-    st_key += [slot, slot + 1]
-    # links: from each end and the centre of one element to the nearest point of the other
-    src = np.concatenate([pi, pj])
-    dst = np.concatenate([pj, pi])
-    dpair = np.concatenate([np.arange(npair), np.arange(npair)])
-    way = np.repeat([0, 1], npair)
-    src3 = np.repeat(src, 3)
-    ds3 = np.stack([np.zeros(len(src)), length[src] / 2, length[src]], axis=1).ravel()
-    p3 = points_at(src3, ds3)
-    dst3 = np.repeat(dst, 3)
-    q_of, kseg = _ranges(vstart[dst3], ns[dst3])
-    a, b = vert[kseg], vert[kseg + 1]
-    ab = b - a
-    pp = p3[q_of]
-    t = np.clip(_dot(pp - a, ab) / _dot(ab, ab), 0, 1)
-    q = a + t[:, None] * ab
-    dist = np.linalg.norm(q - pp, axis=1)
-    best = np.lexsort((kseg, dist, q_of))                  # nearest segment, first on ties
-    first = np.ones(len(best), dtype=bool)
-    first[1:] = q_of[best][1:] != q_of[best][:-1]
-    best = best[first]
-    dd = cum[kseg[best]] + t[best] * (cum[kseg[best] + 1] - cum[kseg[best]])
-    qq = q[best]
-    span = np.linalg.norm(qq - p3, axis=1)
-    ok = (tol < span) & (span <= reach)
-    link_src, link_ds = src3[ok], ds3[ok]
-    link_dst, link_dd, link_q = dst3[ok], dd[ok], qq[ok]
-    corner = np.tile([0, 1, 2], len(src))[ok]
-    link_order = (np.repeat(dpair, 3)[ok] * 2.0 * (1 << 20) + (1 << 20)
-                  + np.repeat(way, 3)[ok] * 4 + corner)
-    st_el.append(link_dst)
-    st_d.append(link_dd)
-    st_p.append(link_q)
-    st_key.append(link_order)
-    links = np.lexsort((link_order,))
-    link_src, link_ds, link_dst, link_dd = (x[links] for x in (link_src, link_ds, link_dst,
-                                                               link_dd))
-    # stops in order: by element, distance, then as found; merge those within tol
-    el_all = np.concatenate(st_el) if st_el else np.empty(0, np.int64)
-    d_all = np.concatenate(st_d) if st_d else np.empty(0)
-    p_all = np.concatenate(st_p) if st_p else np.empty((0, 3))
-    key_all = np.concatenate(st_key) if st_key else np.empty(0)
-    order = np.lexsort((key_all, d_all, el_all))
+    if len(use):
+        lo = np.minimum.reduceat(f.vert, f.vstart[:-1])[use]
+        hi = np.maximum.reduceat(f.vert, f.vstart[:-1])[use]
+        pairs = use[_candidate_pairs(lo, hi, reach)]
+    else:
+        pairs = np.empty((0, 2), np.int64)
+    # stops: each element's vertices and centre, where it touches another, where links land
+    uv, uc = _ranges(f.vstart[use], f.nv[use])
+    centre = f.length[use] / 2
+    t_el, t_d, t_p, t_pair, t_place = _touching(f, pairs, tol)
+    src, ds, dst, dd, landing, l_pair, l_place = _landings(f, pairs, tol, reach)
+    # the order the stops of one element at one distance were found in: the first names
+    # their node (vertices and centres, then pair by pair its touches and its landings)
+    width = 2 * int((f.ns[pairs[:, 0]] * f.ns[pairs[:, 1]]).max(initial=0)) + 6
+    el_all = np.concatenate([use[uv], use, t_el, dst])
+    d_all = np.concatenate([f.cum[uc], centre, t_d, dd])
+    p_all = np.concatenate([f.vert[uc], f.points_at(use, centre) if len(use)
+                            else np.empty((0, 3)), t_p, landing])
+    key = np.concatenate([np.full(len(uc) + len(use), -1, np.int64),
+                          t_pair * width + t_place, l_pair * width + width - 6 + l_place])
+    order = np.lexsort((key, d_all, el_all))
     el_all, d_all, p_all = el_all[order], d_all[order], p_all[order]
+    links = np.argsort(l_pair * width + l_place, kind="stable")
+    src, ds, dst, dd = src[links], ds[links], dst[links], dd[links]
+    # nodes: merge stops within tol; each element's rows (distance, node) without repeats
     node_of = _merge(p_all, tol)
-    keep = np.ones(len(order), dtype=bool)                 # drop repeats of one node
+    keep = np.ones(len(order), dtype=bool)
     keep[1:] = (node_of[1:] != node_of[:-1]) | (el_all[1:] != el_all[:-1])
     el_k, d_k, n_k = el_all[keep], d_all[keep], node_of[keep]
     creators = np.flatnonzero(node_of == np.arange(len(node_of)))
@@ -287,28 +293,23 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     table = np.stack([d_k, n_k.astype(np.float64)], axis=1)
     table.flags.writeable = False
     per_element = np.split(table, rstart[1:-1]) if els else []
-    # edges: along each element, both ways, then the links that see each other
+    # edges: along each element both ways, then the links that see each other, each pair
+    # of nodes once (the first)
     same = el_k[1:] == el_k[:-1]
     cu, cv = n_k[:-1][same], n_k[1:][same]
-    clen = (d_k[1:] - d_k[:-1])[same]
-    eu = np.stack([cu, cv], axis=1).ravel()
-    ev = np.stack([cv, cu], axis=1).ravel()
-    ekind = np.zeros(len(eu), dtype=np.int8)
-    elen = np.repeat(clen, 2)
-    row_along = d_k + shift[el_k]
-    lu = _node_near(n_k, d_k, row_along, rstart, link_src, link_ds, shift)
-    lv = _node_near(n_k, d_k, row_along, rstart, link_dst, link_dd, shift)
+    row_along = d_k + f.shift[el_k]
+    lu = _node_near(n_k, d_k, row_along, rstart, src, ds, f.shift)
+    lv = _node_near(n_k, d_k, row_along, rstart, dst, dd, f.shift)
     clear = ~block._blocks_many(pos[lu], pos[lv])
-    lu, lv = lu[clear], lv[clear]
-    au = np.stack([lu, lv], axis=1).ravel()
-    av = np.stack([lv, lu], axis=1).ravel()
+    au = np.stack([lu[clear], lv[clear]], axis=1).ravel()
+    av = np.stack([lv[clear], lu[clear]], axis=1).ravel()
     akind = _link_kinds(pos[au], pos[av], caps)
-    alen = np.linalg.norm(pos[av] - pos[au], axis=1)
     good = akind >= 0
-    eu = np.concatenate([eu, au[good]])
-    ev = np.concatenate([ev, av[good]])
-    ekind = np.concatenate([ekind, akind[good]])
-    elen = np.concatenate([elen, alen[good]])
+    eu = np.concatenate([np.stack([cu, cv], axis=1).ravel(), au[good]])
+    ev = np.concatenate([np.stack([cv, cu], axis=1).ravel(), av[good]])
+    ekind = np.concatenate([np.zeros(2 * len(cu), dtype=np.int8), akind[good]])
+    elen = np.concatenate([np.repeat((d_k[1:] - d_k[:-1])[same], 2),
+                           np.linalg.norm(pos[av] - pos[au], axis=1)[good]])
     real = np.flatnonzero(eu != ev)
     _, firsts = np.unique(eu[real] * max(len(pos), 1) + ev[real], return_index=True)
     take = real[np.sort(firsts)]
