@@ -5,13 +5,12 @@ docstring defines it): the expansion loop over the six motion primitives, the ca
 rectangle tested along them on a grid or a navigation mesh, the obstacle-free Reeds–Shepp
 and Dubins lengths of the heuristic and the Reeds–Shepp analytic expansion.
 
-The floating-point operations are those of the library's Python definitions
-(:func:`~wayfinding.paths.reeds_shepp_path`, :func:`~wayfinding.paths.turning_path`):
-the same formulas in the same order, floored angles as Python's ``%`` has them, distances
-by :func:`py_hypot` (Python's ``math.hypot`` method: correctly rounded but for near ties),
-and the norms and dot products numpy takes from the BLAS with one fused multiply-add.  The
-search holds no Python object but a navigation mesh's distance callable, for which it takes
-the GIL back.
+The Reeds–Shepp and Dubins words are those of the library's paths
+(:func:`~wayfinding.paths.reeds_shepp_path`, :func:`~wayfinding.paths.turning_path`),
+computed by the one compiled definition both share (``_turning``); headings become unit
+vectors as numpy's norm makes them, and the samples along a move are those of
+:meth:`~wayfinding.paths.ReedsSheppPath.poses`.  The search holds no Python object but a
+navigation mesh's distance callable, for which it takes the GIL back.
 
 Poses are ``(x, y, heading)`` float64, heading in radians counter-clockwise from +x; a
 car's rectangle is centred on its pose, ``a`` the half length and ``b`` the half width
@@ -21,19 +20,14 @@ import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
 from cython.operator cimport dereference as deref
-from libc.math cimport (INFINITY, NAN, acos, asin, atan2, ceil, copysign, cos, fabs, floor,
-                        fma, fmod, frexp, isfinite, ldexp, sin, sqrt)
+from libc.math cimport INFINITY, NAN, ceil, copysign, cos, fabs, floor, isfinite, sin, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from ._navmesh_locate cimport locate_in
+from ._turning cimport TAU, Dubins, Word, blas_dot2, dubins, py_mod, reeds_shepp
 
-#: math.pi (the double nearest pi) and twice it.
-cdef double PI = 3.141592653589793
-cdef double TAU = 2 * PI
-#: A Reeds–Shepp segment this short (in radii) on the wrong side of zero counts as empty.
-cdef double ZERO = 1e-12
 #: Poses tested together against the walls near all of them.
 cdef Py_ssize_t CHUNK = 48
 #: A search key holds cell coordinates in [-KEY_RANGE, KEY_RANGE) on each axis.
@@ -50,329 +44,35 @@ FAILED = S_FAILED
 OUT_OF_BUDGET = S_OUT_OF_BUDGET
 
 
-# ------------------------------------------------------------------------------ arithmetic
-cdef inline double py_mod(double a, double b) noexcept nogil:
-    """``a % b`` as Python floors it (the sign of ``b``)."""
-    cdef double m = fmod(a, b)
-    if m != 0.0:
-        if (b < 0) != (m < 0):
-            m += b
-    else:
-        m = copysign(0.0, b)
-    return m
-
-
-cdef inline double wrap(double a) noexcept nogil:
-    """``a`` as an angle in ``[-pi, pi)``."""
-    return py_mod(a + PI, TAU) - PI
-
-
-cdef double py_hypot(double x, double y) noexcept nogil:
-    """sqrt(x**2 + y**2) correctly rounded but for near ties: the square root of the
-    rounded sum corrected by the sum's exact residual (Python's ``math.hypot`` method)."""
-    cdef double ax = fabs(x), ay = fabs(y), t, p1, e1, p2, e2, s, err, h, hh, eh, r
-    cdef int ex = 0
-    if ax < ay:
-        t = ax
-        ax = ay
-        ay = t
-    if ay == 0.0 or not isfinite(ax) or not isfinite(ay):
-        return ax if isfinite(ay) or ay != ay else ay
-    if ax > 1e150 or ay < 1e-150:
-        frexp(ax, &ex)
-        return ldexp(py_hypot(ldexp(ax, -ex), ldexp(ay, -ex)), ex)
-    p1 = ax * ax
-    e1 = fma(ax, ax, -p1)
-    p2 = ay * ay
-    e2 = fma(ay, ay, -p2)
-    s = p1 + p2
-    err = (p1 - (s - (s - p1))) + (p2 - (s - p1))     # two-sum of the squares
-    h = sqrt(s)
-    hh = h * h
-    eh = fma(h, h, -hh)
-    r = ((s - hh) - eh) + (err + e1 + e2)
-    return h + r / (2.0 * h)
-
-
-cdef inline double blas_dot2(double x0, double x1, double y0, double y1) noexcept nogil:
-    """``x0 y0 + x1 y1`` rounded as numpy's two-element dot product (one fused
-    multiply-add)."""
-    return fma(x1, y1, x0 * y0)
-
-
+# ------------------------------------------------------------------------------ free lengths
 cdef inline void unit(double c, double s, double* u) noexcept nogil:
-    """The direction ``(c, s)`` divided by its norm."""
+    """The direction ``(c, s)`` divided by its norm (as numpy divides by its norm)."""
     cdef double n = sqrt(blas_dot2(c, s, c, s))
     u[0] = c / n
     u[1] = s / n
 
 
-# ------------------------------------------------------------------------------ Reeds–Shepp
-cdef struct Word:
-    int n                # segments
-    int steer[5]         # +1 left, -1 right, 0 straight
-    int sign[5]          # +1 forward, -1 reverse (base words only)
-    double t[5]          # signed lengths in radii
-
-
-cdef inline void put(Word* w, int n, const char* letters, const char* signs, double t0,
-                     double t1, double t2, double t3, double t4) noexcept nogil:
-    cdef int i
-    cdef double ts[5]
-    ts[0] = t0
-    ts[1] = t1
-    ts[2] = t2
-    ts[3] = t3
-    ts[4] = t4
-    w.n = n
-    for i in range(n):
-        w.steer[i] = 1 if letters[i] == b'L' else (-1 if letters[i] == b'R' else 0)
-        w.sign[i] = -1 if signs[i] == b'-' else 1
-        w.t[i] = ts[i]
-
-
-cdef int base_csc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double u, t, xi, eta, square
-    cdef int n = 0
-    u = py_hypot(x - sin(phi), y - 1 + cos(phi))
-    t = atan2(y - 1 + cos(phi), x - sin(phi))
-    put(&out[n], 3, b"LSL", b"+++", t, u, wrap(phi - t), 0, 0)
-    n += 1
-    xi = x + sin(phi)
-    eta = y - 1 - cos(phi)
-    square = xi * xi + eta * eta - 4
-    if square >= 0:
-        u = sqrt(square)
-        t = wrap(atan2(eta, xi) + atan2(2, u))
-        put(&out[n], 3, b"LSR", b"+++", t, u, wrap(t - phi), 0, 0)
-        n += 1
-    return n
-
-
-cdef int base_ccc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double xi = x - sin(phi), eta = y - 1 + cos(phi), gap, u, t, v
-    gap = py_hypot(xi, eta)
-    if gap <= 4:
-        u = -2 * asin(gap / 4)
-        t = wrap(atan2(eta, xi) + u / 2 + PI)
-        v = wrap(phi - t + u)
-        put(&out[0], 3, b"LRL", b"+-+" if v >= 0 else b"+--", t, u, v, 0, 0)
-        return 1
-    return 0
-
-
-cdef inline void turns(double u, double w, double xi, double eta, double phi, double* t,
-                       double* v) noexcept nogil:
-    """First and last arcs of L t R u L w R v (see the Python definition)."""
-    cdef double a = sin(u) - sin(u - w), b = cos(u) - cos(u - w) - 1
-    t[0] = atan2(eta * a - xi * b, xi * a + eta * b)
-    v[0] = wrap(t[0] - u + w - phi)
-
-
-cdef int base_cccc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double xi = x + sin(phi), eta = y - 1 - cos(phi), gap, u, c, t = 0, v = 0
-    cdef int n = 0
-    gap = py_hypot(xi, eta)
-    if gap <= 2:
-        u = acos((2 + gap) / 4)
-        turns(u, -u, xi, eta, phi, &t, &v)
-        put(&out[n], 4, b"LRLR", b"++--", t, u, -u, v, 0)
-        n += 1
-    c = (20 - gap * gap) / 16
-    if 0 <= c <= 1:
-        u = -acos(c)
-        turns(u, u, xi, eta, phi, &t, &v)
-        put(&out[n], 4, b"LRLR", b"+--+", t, u, u, v, 0)
-        n += 1
-    return n
-
-
-cdef int base_ccsc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double half = PI / 2, xi, eta, square, u, t, gap
-    cdef int n = 0
-    xi = x - sin(phi)
-    eta = y - 1 + cos(phi)
-    square = xi * xi + eta * eta - 4
-    if square >= 0:
-        u = 2 - sqrt(square)
-        t = wrap(atan2(eta, xi) - atan2(u - 2, -2))
-        put(&out[n], 4, b"LRSL", b"+---", t, -half, u, wrap(phi - t - half), 0)
-        n += 1
-    xi = x + sin(phi)
-    eta = y - 1 - cos(phi)
-    gap = py_hypot(xi, eta)
-    if gap >= 2:
-        t = atan2(xi, -eta)
-        put(&out[n], 4, b"LRSR", b"+---", t, -half, 2 - gap, wrap(t + half - phi), 0)
-        n += 1
-    return n
-
-
-cdef int base_ccscc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double half = PI / 2, xi = x + sin(phi), eta = y - 1 - cos(phi), square, u, t
-    square = xi * xi + eta * eta - 4
-    if square >= 0:
-        u = 4 - sqrt(square)
-        t = wrap(atan2(eta, xi) - atan2(u - 4, -2))
-        put(&out[0], 5, b"LRSLR", b"+---+", t, -half, u, -half, wrap(t - phi))
-        return 1
-    return 0
-
-
-cdef int base_words(int family, double x, double y, double phi, Word* out) noexcept nogil:
-    if family == 0:
-        return base_csc(x, y, phi, out)
-    if family == 1:
-        return base_ccc(x, y, phi, out)
-    if family == 2:
-        return base_cccc(x, y, phi, out)
-    if family == 3:
-        return base_ccsc(x, y, phi, out)
-    return base_ccscc(x, y, phi, out)
-
-
-cdef double rs_shortest(double x, double y, double phi, Word* best) noexcept nogil:
-    """The shortest word (lengths in radii) to the goal ``(x, y, phi)`` from the origin
-    facing +x, radius 1, and its length: every base word under time flip, reflection and,
-    for the families that are not their own reverse, backward reading; ties to the first."""
-    cdef double cp = cos(phi), sp = sin(phi), bx, by, gx, gy, gphi, length
-    cdef double best_length = INFINITY, t
-    cdef Word base[2]
-    cdef Word w
-    cdef int family, view, views, flip, mirror, k, m, i
-    cdef bint ok
-    for family in range(5):
-        views = 2 if family == 1 or family == 3 else 1
-        for view in range(views):
-            if view == 0:
-                bx, by = x, y
-            else:
-                bx = x * cp + y * sp
-                by = x * sp - y * cp
-            for flip in range(2):
-                for mirror in range(2):
-                    gx = -bx if flip else bx
-                    gy = -by if mirror else by
-                    gphi = -phi if flip != mirror else phi
-                    m = base_words(family, gx, gy, gphi, base)
-                    for k in range(m):
-                        w = base[k]
-                        ok = True
-                        for i in range(w.n):
-                            t = w.t[i]
-                            if (t < 0) != (w.sign[i] < 0):
-                                if fabs(t) > ZERO:
-                                    ok = False
-                                    break
-                                w.t[i] = 0.0 if w.sign[i] > 0 else -0.0
-                        if not ok:
-                            continue
-                        for i in range(w.n):
-                            if flip:
-                                w.t[i] = -w.t[i]
-                            if mirror:
-                                w.steer[i] = -w.steer[i]
-                        if view == 1:
-                            for i in range(w.n // 2):
-                                w.t[i], w.t[w.n - 1 - i] = w.t[w.n - 1 - i], w.t[i]
-                                w.steer[i], w.steer[w.n - 1 - i] = w.steer[w.n - 1 - i], w.steer[i]
-                        length = 0.0
-                        for i in range(w.n):
-                            length += fabs(w.t[i])
-                        if length < best_length - ZERO:
-                            best[0] = w
-                            best_length = length
-    return best_length
-
-
-cdef double reeds_shepp(double px, double py, double th, double qx, double qy, double gth,
-                        double radius, Word* best) noexcept nogil:
+cdef double reeds_shepp_poses(double px, double py, double th, double qx, double qy,
+                              double gth, double radius, Word* best) noexcept nogil:
     """The shortest Reeds–Shepp word from the pose to the goal pose (headings in radians)
     and its length in world units; the word's lengths stay in radii."""
     cdef double d[2]
     cdef double e[2]
-    cdef double dx, dy, a0, a1
     unit(cos(th), sin(th), d)
     unit(cos(gth), sin(gth), e)
-    a0 = atan2(d[1], d[0])
-    a1 = atan2(e[1], e[0])
-    dx = (qx - px) / radius
-    dy = (qy - py) / radius
-    return radius * rs_shortest(d[0] * dx + d[1] * dy, d[0] * dy - d[1] * dx,
-                                wrap(a1 - a0), best)
+    return reeds_shepp(d[0], d[1], e[0], e[1], qx - px, qy - py, radius, best)
 
 
-# ------------------------------------------------------------------------------ Dubins
-cdef inline double turn(double angle) noexcept nogil:
-    """``angle`` in ``[0, 2 pi)``; within 1e-12 of a whole turn, none."""
-    cdef double sweep = py_mod(angle, TAU)
-    return 0.0 if sweep > TAU - 1e-12 else sweep
-
-
-cdef double dubins(double px, double py, double th, double qx, double qy, double gth,
-                   double r) noexcept nogil:
+cdef double dubins_poses(double px, double py, double th, double qx, double qy, double gth,
+                         double r) noexcept nogil:
     """The length of the shortest forward (Dubins) path between the poses."""
     cdef double d[2]
     cdef double e[2]
-    cdef double wx = qx - px, wy = qy - py, g0, g1, phi, sin_phi, versine, best = INFINITY
-    cdef double dx, dy, ll, k, lam, ux, uy, h, seg, length, dist, hm, nx, ny, mx, my
-    cdef double ha, hb, half_s
-    cdef int word, s1, s2, side
-    # LSL, LSR, RSL, RSR, RLR, LRL
-    cdef int first[6]
-    cdef int last[6]
-    first[:] = [1, 1, -1, -1, -1, 1]
-    last[:] = [1, -1, 1, -1, -1, 1]
+    cdef Dubins best
     unit(cos(th), sin(th), d)
     unit(cos(gth), sin(gth), e)
-    g0 = blas_dot2(d[0], d[1], wx, wy)
-    g1 = blas_dot2(-d[1], d[0], wx, wy)
-    phi = atan2(d[0] * e[1] - d[1] * e[0], d[0] * e[0] + d[1] * e[1])
-    sin_phi = sin(phi)
-    half_s = sin(phi / 2)
-    versine = 2 * (half_s * half_s)
-    for word in range(6):
-        s1 = first[word]
-        s2 = last[word]
-        dx = g0 + r * (-s2 * sin_phi)
-        dy = g1 + r * ((s2 - s1) - s2 * versine)
-        if word < 4:
-            ll = dx * dx + dy * dy
-            k = s2 * r - s1 * r
-            if not (ll == 0 or ll < k * k):
-                lam = sqrt(max(ll - k * k, 0.0))
-                ux = (lam * dx + k * dy) / ll
-                uy = (lam * dy - k * dx) / ll
-                h = atan2(uy, ux)
-                seg = sqrt(max(blas_dot2(dx, dy, dx, dy) - ((s2 - s1) * r) * ((s2 - s1) * r),
-                               0.0))
-                length = r * (turn(s1 * h) + turn(s2 * (phi - h))) + seg
-            elif s1 == s2 and dx == 0 and dy == 0:
-                length = r * (turn(s1 * phi) + 0.0) + 0.0
-            else:
-                continue
-            if length < best - 1e-12:
-                best = length
-        else:
-            dist = sqrt(blas_dot2(dx, dy, dx, dy))
-            if dist == 0 or dist > 4 * r:
-                continue
-            hm = sqrt(max(4 * r * r - dist * dist / 4, 0.0))
-            nx = -dy / dist
-            ny = dx / dist
-            for side in range(2):
-                if side == 0:
-                    mx = dx / 2 + hm * nx
-                    my = dy / 2 + hm * ny
-                else:
-                    mx = dx / 2 - hm * nx
-                    my = dy / 2 - hm * ny
-                ha = atan2(my, mx) + s1 * PI / 2
-                hb = atan2(my - dy, mx - dx) + s1 * PI / 2
-                length = r * (turn(s1 * ha) + turn(-s1 * (hb - ha)) + turn(s1 * (phi - hb)))
-                if length < best - 1e-12:
-                    best = length
-    return best
+    dubins(d[0], d[1], e[0], e[1], qx - px, qy - py, r, &best)
+    return best.length
 
 
 # ------------------------------------------------------------------------------ driving
@@ -711,9 +411,9 @@ cdef class _Query:
         cdef Word w
         cdef double free, holo
         if self.reverse:
-            free = reeds_shepp(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
+            free = reeds_shepp_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
         else:
-            free = dubins(x, y, th, self.gx, self.gy, self.gth, self.radius)
+            free = dubins_poses(x, y, th, self.gx, self.gy, self.gth, self.radius)
         holo = self.body.holonomic(x, y)
         if holo != holo:
             return holo
@@ -729,7 +429,7 @@ cdef class _Query:
         cdef int i
         cdef Py_ssize_t at, k
         cdef double s
-        reeds_shepp(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
+        reeds_shepp_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
         if not self.reverse:
             for i in range(w.n):
                 if copysign(1.0, w.t[i]) < 0:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._kernels import _turning
 from .._validate import positive_float
 from ..errors import InvalidQueryError
-from ..geometry.circles import tangent
 from ..geometry.obstacles import as_point
 from ..results import _fields_equal
 
@@ -95,64 +95,20 @@ def turning_path(start: ArrayLike, heading: ArrayLike, goal: ArrayLike,
     d, e = _unit(heading, "heading"), _unit(goal_heading, "goal_heading")
     r = positive_float("radius", radius)
     rot = np.array([[d[0], -d[1]], [d[1], d[0]]])        # the start's frame to the world
-    g = rot.T @ (q - p)
-    phi = math.atan2(d[0] * e[1] - d[1] * e[0], d[0] * e[0] + d[1] * e[1])
-    sin_phi, versine = math.sin(phi), 2 * math.sin(phi / 2) ** 2      # 1 - cos phi
-    best: TurningPath | None = None
-    for word in ("LSL", "LSR", "RSL", "RSR", "RLR", "LRL"):
-        s1, s2 = SIDES[word[0]], SIDES[word[2]]
-        c1 = np.array([0.0, s1 * r])
-        # From the start's circle centre to the goal's: g + s2 r (-sin, cos)(phi) - c1.
-        delta = g + r * np.array([-s2 * sin_phi, s2 - s1 - s2 * versine])
-        if word[1] == "S":
-            leg = tangent((0.0, 0.0), s1, r, delta, s2, r)
-            if leg is not None:
-                ux, uy, a, b = leg       # the direction of the segment; its ends from c1
-                h = math.atan2(uy, ux)
-                seg = math.sqrt(max(float(delta @ delta) - ((s2 - s1) * r) ** 2, 0.0))
-                arcs: tuple[float, ...] = (_turn(s1 * h), _turn(s2 * (phi - h)))
-                ends = np.array([a, b])
-            elif s1 == s2 and not delta.any():
-                arcs = (_turn(s1 * phi), 0.0)   # one circle through both poses: its arc
-                seg, ends = 0.0, np.array([g, g]) - c1
-            else:
-                continue
-            candidates = [(r * sum(arcs) + seg, np.array([c1, c1 + delta]), ends, arcs)]
-        else:
-            candidates = []
-            for m in _middle_circles(delta, r):
-                ha = math.atan2(m[1], m[0]) + s1 * math.pi / 2   # headings where it touches
-                hb = math.atan2(m[1] - delta[1], m[0] - delta[0]) + s1 * math.pi / 2
-                arcs = (_turn(s1 * ha), _turn(-s1 * (hb - ha)), _turn(s1 * (phi - hb)))
-                candidates.append((r * sum(arcs), np.array([c1, c1 + m, c1 + delta]),
-                                   np.array([m, m + delta]) / 2, arcs))
-        for length, centres, ends, arcs in candidates:
-            if best is None or length < best.length - 1e-12:
-                exit_, enter = p + rot @ (c1 + ends[0]), p + rot @ (c1 + ends[1])
-                best = TurningPath(p, q, r, word[0] + word[2], p + centres @ rot.T, exit_,
-                                   enter, arcs, length, word)
-    if best is None:   # unreachable: a same-side pair has a tangent or shares its circle
+    w = q - p
+    word, arcs, length, last, via = _turning.dubins_word(d[0], d[1], e[0], e[1], w[0], w[1], r)
+    if not word:   # unreachable: a same-side pair has a tangent or shares its circle
         raise InvalidQueryError("no Dubins word joins these poses")
-    return best
-
-
-def _middle_circles(delta: np.ndarray, r: float) -> list[np.ndarray]:
-    """Centres, from the first circle's, of the circles of radius ``r`` touching from
-    outside both circles of radius ``r`` whose centres differ by ``delta``: ``2 r`` from
-    each; none when the circles coincide (every such circle touches them at one point, so
-    the middle arc is empty or whole)."""
-    dist = float(np.linalg.norm(delta))
-    if dist == 0 or dist > 4 * r:
-        return []
-    h = math.sqrt(max(4 * r * r - dist * dist / 4, 0.0))
-    normal = np.array([-delta[1], delta[0]]) / dist
-    return [delta / 2 + h * normal, delta / 2 - h * normal]
-
-
-def _turn(angle: float) -> float:
-    """``angle`` in ``[0, 2 pi)``, as an arc's turn; within ``1e-12`` of a whole turn, none."""
-    sweep = angle % (2 * math.pi)
-    return 0.0 if sweep > 2 * math.pi - 1e-12 else sweep
+    c1 = np.array([0.0, SIDES[word[0]] * r])
+    delta = np.array(last)
+    if word[1] == "S":
+        centres, ends = np.array([c1, c1 + delta]), np.array(via)
+    else:
+        m = np.array(via[0])
+        centres, ends = np.array([c1, c1 + m, c1 + delta]), np.array([m, m + delta]) / 2
+    exit_, enter = p + rot @ (c1 + ends[0]), p + rot @ (c1 + ends[1])
+    return TurningPath(p, q, r, word[0] + word[2], p + centres @ rot.T, exit_, enter, arcs,
+                       length, word)
 
 
 def _arc(c: np.ndarray, a: np.ndarray, side: int, sweep: float, r: float,

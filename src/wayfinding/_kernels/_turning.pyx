@@ -1,0 +1,398 @@
+# distutils: language = c++
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The lengths and word choice of the shortest Reeds–Shepp and Dubins paths (the arithmetic
+of :func:`wayfinding.paths.reeds_shepp_path` and :func:`wayfinding.paths.turning_path`,
+whose docstrings define them), for those functions and for the car planner's heuristic and
+analytic expansion (``_hybrid``, which cimports them).
+
+Angles are floored as Python's ``%`` floors them, distances are :func:`py_hypot` (Python's
+``math.hypot`` method: correctly rounded but for near ties) and two-element dot products
+are rounded as numpy's (one fused multiply-add), so that the results do not depend on the C
+library's ``hypot`` or on the compiler contracting other products and sums.
+
+Headings are unit direction vectors ``(d0, d1)`` (start) and ``(e0, e1)`` (goal), the goal
+``(wx, wy)`` from the start, in world units."""
+
+from libc.math cimport INFINITY, acos, asin, atan2, cos, fabs, fma, frexp, isfinite, ldexp, sin, sqrt
+
+#: A Reeds–Shepp segment this short (in radii) on the wrong side of zero counts as empty: a
+#: rounding error, not a change of direction.
+cdef double ZERO = 1e-12
+#: Dubins words, in the order they are tried (ties go to the first).
+WORDS = ("LSL", "LSR", "RSL", "RSR", "RLR", "LRL")
+cdef int FIRST[6]
+cdef int LAST[6]
+FIRST[:] = [1, 1, -1, -1, -1, 1]
+LAST[:] = [1, -1, 1, -1, -1, 1]
+cdef const char* LETTERS = b"RSL"      # by steering + 1
+
+
+cdef double py_hypot(double x, double y) noexcept nogil:
+    """sqrt(x**2 + y**2) correctly rounded but for near ties: the square root of the
+    rounded sum corrected by the sum's exact residual (Python's ``math.hypot`` method)."""
+    cdef double ax = fabs(x), ay = fabs(y), t, p1, e1, p2, e2, s, err, h, hh, eh, r
+    cdef int ex = 0
+    if ax < ay:
+        t = ax
+        ax = ay
+        ay = t
+    if ay == 0.0 or not isfinite(ax) or not isfinite(ay):
+        return ax if isfinite(ay) or ay != ay else ay
+    if ax > 1e150 or ay < 1e-150:
+        frexp(ax, &ex)
+        return ldexp(py_hypot(ldexp(ax, -ex), ldexp(ay, -ex)), ex)
+    p1 = ax * ax
+    e1 = fma(ax, ax, -p1)
+    p2 = ay * ay
+    e2 = fma(ay, ay, -p2)
+    s = p1 + p2
+    err = (p1 - (s - (s - p1))) + (p2 - (s - p1))     # two-sum of the squares
+    h = sqrt(s)
+    hh = h * h
+    eh = fma(h, h, -hh)
+    r = ((s - hh) - eh) + (err + e1 + e2)
+    return h + r / (2.0 * h)
+
+
+
+
+# ------------------------------------------------------------------------------ Reeds–Shepp
+# The base words, in the frame of a start at the origin facing +x and a radius of 1: each
+# writes the words of its kind that reach the goal (x, y, phi) with arcs of at most pi (as
+# every shortest path has) and returns how many.  L+ t from the origin ends at
+# (sin t, 1 - cos t); the left circle of a pose (x, y, phi) has its centre at
+# (x - sin phi, y + cos phi), the right one at (x + sin phi, y - cos phi).
+cdef inline void put(Word* w, int n, const char* letters, const char* signs, double t0,
+                     double t1, double t2, double t3, double t4) noexcept nogil:
+    cdef int i
+    cdef double ts[5]
+    ts[0] = t0
+    ts[1] = t1
+    ts[2] = t2
+    ts[3] = t3
+    ts[4] = t4
+    w.n = n
+    for i in range(n):
+        w.steer[i] = 1 if letters[i] == b'L' else (-1 if letters[i] == b'R' else 0)
+        w.sign[i] = -1 if signs[i] == b'-' else 1
+        w.t[i] = ts[i]
+
+
+cdef int base_csc(double x, double y, double phi, Word* out) noexcept nogil:
+    cdef double u, t, xi, eta, square
+    cdef int n = 0
+    # L+S+L+: the centres differ by u along the heading t after the first arc.
+    u = py_hypot(x - sin(phi), y - 1 + cos(phi))
+    t = atan2(y - 1 + cos(phi), x - sin(phi))
+    put(&out[n], 3, b"LSL", b"+++", t, u, wrap(phi - t), 0, 0)
+    n += 1
+    # L+S+R+: the centres differ by rot(t) (u, -2), with u^2 = |difference|^2 - 4.
+    xi = x + sin(phi)
+    eta = y - 1 - cos(phi)
+    square = xi * xi + eta * eta - 4
+    if square >= 0:
+        u = sqrt(square)
+        t = wrap(atan2(eta, xi) + atan2(2, u))
+        put(&out[n], 3, b"LSR", b"+++", t, u, wrap(t - phi), 0, 0)
+        n += 1
+    return n
+
+
+cdef int base_ccc(double x, double y, double phi, Word* out) noexcept nogil:
+    # L+R-L±: the left circles 4 |sin(u / 2)| apart, the middle one touching both; the
+    # centres differ by 4 sin(u / 2) (cos, sin)(t - u / 2), and phi = t - u + v.
+    cdef double xi = x - sin(phi), eta = y - 1 + cos(phi), gap, u, t, v
+    gap = py_hypot(xi, eta)
+    if gap <= 4:
+        u = -2 * asin(gap / 4)
+        t = wrap(atan2(eta, xi) + u / 2 + PI)
+        v = wrap(phi - t + u)
+        put(&out[0], 3, b"LRL", b"+-+" if v >= 0 else b"+--", t, u, v, 0, 0)
+        return 1
+    return 0
+
+
+cdef inline void turns(double u, double w, double xi, double eta, double phi, double* t,
+                       double* v) noexcept nogil:
+    """First and last arcs of L t R u L w R v whose right circles' centres differ by
+    ``(xi, eta)`` = 2 rot(t) (sin u - sin(u - w), cos u - cos(u - w) - 1), with
+    phi = t - u + w - v."""
+    cdef double a = sin(u) - sin(u - w), b = cos(u) - cos(u - w) - 1
+    t[0] = atan2(eta * a - xi * b, xi * a + eta * b)
+    v[0] = wrap(t[0] - u + w - phi)
+
+
+cdef int base_cccc(double x, double y, double phi, Word* out) noexcept nogil:
+    cdef double xi = x + sin(phi), eta = y - 1 - cos(phi), gap, u, c, t = 0, v = 0
+    cdef int n = 0
+    gap = py_hypot(xi, eta)
+    # L+R+L-R-, the middle arcs equal: 2 cos u - 1 = gap / 2 (Reeds and Shepp's root of
+    # |2 cos u - 1| = gap / 2).
+    if gap <= 2:
+        u = acos((2 + gap) / 4)
+        turns(u, -u, xi, eta, phi, &t, &v)
+        put(&out[n], 4, b"LRLR", b"++--", t, u, -u, v, 0)
+        n += 1
+    # L+R-L-R+, the middle arcs equal and at most pi / 2: 5 - 4 cos u = gap^2 / 4.
+    c = (20 - gap * gap) / 16
+    if 0 <= c <= 1:
+        u = -acos(c)
+        turns(u, u, xi, eta, phi, &t, &v)
+        put(&out[n], 4, b"LRLR", b"+--+", t, u, u, v, 0)
+        n += 1
+    return n
+
+
+cdef int base_ccsc(double x, double y, double phi, Word* out) noexcept nogil:
+    cdef double half = PI / 2, xi, eta, square, u, t, gap
+    cdef int n = 0
+    # L+R-(pi/2)S-L-: the left centres differ by rot(t) (-2, u - 2).
+    xi = x - sin(phi)
+    eta = y - 1 + cos(phi)
+    square = xi * xi + eta * eta - 4
+    if square >= 0:
+        u = 2 - sqrt(square)
+        t = wrap(atan2(eta, xi) - atan2(u - 2, -2))
+        put(&out[n], 4, b"LRSL", b"+---", t, -half, u, wrap(phi - t - half), 0)
+        n += 1
+    # L+R-(pi/2)S-R-: the start's left centre and the goal's right one differ by
+    # (2 - u) (sin t, -cos t).
+    xi = x + sin(phi)
+    eta = y - 1 - cos(phi)
+    gap = py_hypot(xi, eta)
+    if gap >= 2:
+        t = atan2(xi, -eta)
+        put(&out[n], 4, b"LRSR", b"+---", t, -half, 2 - gap, wrap(t + half - phi), 0)
+        n += 1
+    return n
+
+
+cdef int base_ccscc(double x, double y, double phi, Word* out) noexcept nogil:
+    # L+R-(pi/2)S-L-(pi/2)R+: the start's left centre and the goal's right one differ by
+    # rot(t) (-2, u - 4).
+    cdef double half = PI / 2, xi = x + sin(phi), eta = y - 1 - cos(phi), square, u, t
+    square = xi * xi + eta * eta - 4
+    if square >= 0:
+        u = 4 - sqrt(square)
+        t = wrap(atan2(eta, xi) - atan2(u - 4, -2))
+        put(&out[0], 5, b"LRSLR", b"+---+", t, -half, u, -half, wrap(t - phi))
+        return 1
+    return 0
+
+
+cdef int base_words(int family, double x, double y, double phi, Word* out) noexcept nogil:
+    """The base words of ``family``: 0 CSC, 1 CCC, 2 CCCC, 3 CCSC, 4 CCSCC."""
+    if family == 0:
+        return base_csc(x, y, phi, out)
+    if family == 1:
+        return base_ccc(x, y, phi, out)
+    if family == 2:
+        return base_cccc(x, y, phi, out)
+    if family == 3:
+        return base_ccsc(x, y, phi, out)
+    return base_ccscc(x, y, phi, out)
+
+
+cdef double rs_shortest(double x, double y, double phi, Word* best) noexcept nogil:
+    """The shortest word (lengths in radii) to the goal ``(x, y, phi)`` from the origin
+    facing +x, radius 1, and its length: every base word under time flip, reflection and,
+    for the families that are not their own reverse, backward reading (the goal
+    ``(x cos phi + y sin phi, x sin phi - y cos phi, phi)``, the segments in reverse order);
+    ties to the first.  No word (``best.n`` 0) and an infinite length if none reaches it."""
+    cdef double cp = cos(phi), sp = sin(phi), bx, by, gx, gy, gphi, length
+    cdef double best_length = INFINITY, t
+    cdef Word base[2]
+    cdef Word w
+    cdef int family, view, views, flip, mirror, k, m, i
+    cdef bint ok
+    best.n = 0
+    for family in range(5):
+        views = 2 if family == 1 or family == 3 else 1
+        for view in range(views):
+            if view == 0:
+                bx, by = x, y
+            else:
+                bx = x * cp + y * sp
+                by = x * sp - y * cp
+            for flip in range(2):
+                for mirror in range(2):
+                    gx = -bx if flip else bx
+                    gy = -by if mirror else by
+                    gphi = -phi if flip != mirror else phi
+                    m = base_words(family, gx, gy, gphi, base)
+                    for k in range(m):
+                        w = base[k]
+                        ok = True
+                        for i in range(w.n):
+                            t = w.t[i]
+                            if (t < 0) != (w.sign[i] < 0):
+                                if fabs(t) > ZERO:
+                                    ok = False
+                                    break
+                                w.t[i] = 0.0 if w.sign[i] > 0 else -0.0
+                        if not ok:
+                            continue
+                        for i in range(w.n):
+                            if flip:
+                                w.t[i] = -w.t[i]
+                            if mirror:
+                                w.steer[i] = -w.steer[i]
+                        if view == 1:
+                            for i in range(w.n // 2):
+                                w.t[i], w.t[w.n - 1 - i] = w.t[w.n - 1 - i], w.t[i]
+                                w.steer[i], w.steer[w.n - 1 - i] = w.steer[w.n - 1 - i], w.steer[i]
+                        length = 0.0
+                        for i in range(w.n):
+                            length += fabs(w.t[i])
+                        if length < best_length - ZERO:
+                            best[0] = w
+                            best_length = length
+    return best_length
+
+
+
+cdef double reeds_shepp(double d0, double d1, double e0, double e1, double wx, double wy,
+                        double radius, Word* best) noexcept nogil:
+    """The shortest Reeds–Shepp word between the poses and its length in world units
+    (infinite if none); the word's lengths stay in radii."""
+    cdef double dx = wx / radius, dy = wy / radius
+    return radius * rs_shortest(d0 * dx + d1 * dy, d0 * dy - d1 * dx,
+                                wrap(atan2(e1, e0) - atan2(d1, d0)), best)
+
+
+# ------------------------------------------------------------------------------ Dubins
+cdef inline double turn(double angle) noexcept nogil:
+    """``angle`` in ``[0, 2 pi)``, as an arc's turn; within 1e-12 of a whole turn, none."""
+    cdef double sweep = py_mod(angle, TAU)
+    return 0.0 if sweep > TAU - 1e-12 else sweep
+
+
+cdef inline void set_best(Dubins* best, int word, double length, double dx, double dy,
+                          double a0, double a1, double a2, int n) noexcept nogil:
+    """Make the candidate ``best``."""
+    best.word = word
+    best.length = length
+    best.dx = dx
+    best.dy = dy
+    best.arcs[0] = a0
+    best.arcs[1] = a1
+    best.arcs[2] = a2
+    best.arcs_n = n
+
+
+cdef void dubins(double d0, double d1, double e0, double e1, double wx, double wy,
+                 double r, Dubins* best) noexcept nogil:
+    """The shortest forward (Dubins) word between the poses, ``r`` the turning radius."""
+    cdef double g0, g1, phi, sin_phi, versine, dx, dy, ll, k, lam, ux, uy, h, seg, length
+    cdef double dist, hm, nx, ny, mx, my, ha, hb, half_s, a0, a1, a2
+    cdef int word, s1, s2, side
+    best.word = -1
+    best.length = INFINITY
+    # The goal in the start's frame, and the turn between the headings.
+    g0 = blas_dot2(d0, d1, wx, wy)
+    g1 = blas_dot2(-d1, d0, wx, wy)
+    phi = atan2(d0 * e1 - d1 * e0, d0 * e0 + d1 * e1)
+    sin_phi = sin(phi)
+    half_s = sin(phi / 2)
+    versine = 2 * (half_s * half_s)       # 1 - cos phi, kept when phi is tiny
+    for word in range(6):
+        s1 = FIRST[word]
+        s2 = LAST[word]
+        # From the start's circle centre (0, s1 r) to the goal's:
+        # g + s2 r (-sin, cos)(phi) - (0, s1 r).
+        dx = g0 + r * (-s2 * sin_phi)
+        dy = g1 + r * ((s2 - s1) - s2 * versine)
+        if word < 4:
+            # The tangent leaving the first circle on its side s1 and joining the last on
+            # its side s2, in the direction (ux, uy); none when the circles are too close.
+            ll = dx * dx + dy * dy
+            k = s2 * r - s1 * r
+            if not (ll == 0 or ll < k * k):
+                lam = sqrt(max(ll - k * k, 0.0))
+                ux = (lam * dx + k * dy) / ll
+                uy = (lam * dy - k * dx) / ll
+                h = atan2(uy, ux)
+                seg = sqrt(max(blas_dot2(dx, dy, dx, dy) - ((s2 - s1) * r) * ((s2 - s1) * r),
+                               0.0))
+                a0 = turn(s1 * h)
+                a1 = turn(s2 * (phi - h))
+                length = r * (a0 + a1) + seg
+                if length < best.length - 1e-12:
+                    best.ax = 0.0 + s1 * r * uy
+                    best.ay = 0.0 - s1 * r * ux
+                    best.bx = dx + s2 * r * uy
+                    best.by = dy - s2 * r * ux
+                    set_best(best, word, length, dx, dy, a0, a1, 0.0, 2)
+            elif s1 == s2 and dx == 0 and dy == 0:
+                # One circle through both poses: its arc.
+                a0 = turn(s1 * phi)
+                length = r * (a0 + 0.0) + 0.0
+                if length < best.length - 1e-12:
+                    best.ax = best.bx = g0 - 0.0
+                    best.ay = best.by = g1 - s1 * r
+                    set_best(best, word, length, dx, dy, a0, 0.0, 0.0, 2)
+        else:
+            # The middle circles touching both from outside, 2 r from each centre; none when
+            # the circles coincide (the middle arc would be empty or whole).
+            dist = sqrt(blas_dot2(dx, dy, dx, dy))
+            if dist == 0 or dist > 4 * r:
+                continue
+            hm = sqrt(max(4 * r * r - dist * dist / 4, 0.0))
+            nx = -dy / dist
+            ny = dx / dist
+            for side in range(2):
+                if side == 0:
+                    mx = dx / 2 + hm * nx
+                    my = dy / 2 + hm * ny
+                else:
+                    mx = dx / 2 - hm * nx
+                    my = dy / 2 - hm * ny
+                ha = atan2(my, mx) + s1 * PI / 2      # the headings where it touches
+                hb = atan2(my - dy, mx - dx) + s1 * PI / 2
+                a0 = turn(s1 * ha)
+                a1 = turn(-s1 * (hb - ha))
+                a2 = turn(s1 * (phi - hb))
+                length = r * (a0 + a1 + a2)
+                if length < best.length - 1e-12:
+                    best.ax = mx
+                    best.ay = my
+                    set_best(best, word, length, dx, dy, a0, a1, a2, 3)
+
+
+# ------------------------------------------------------------------------------ Python
+def reeds_shepp_word(double d0, double d1, double e0, double e1, double wx, double wy,
+                     double radius):
+    """The shortest Reeds–Shepp word from a start facing the unit direction ``(d0, d1)``
+    to the goal ``(wx, wy)`` away facing ``(e0, e1)``, for ``radius`` > 0: ``(heading,
+    goal_heading, letters, lengths, length)``, the headings in radians (``atan2``), the
+    letters ``L``, ``R`` and ``S`` as a string, their signed lengths in radii (negative
+    when reversing) and the length in world units; ``("", (), inf)`` for the last three
+    when no word reaches the goal."""
+    cdef Word w
+    cdef double length
+    cdef int i
+    with nogil:
+        length = reeds_shepp(d0, d1, e0, e1, wx, wy, radius, &w)
+    return (atan2(d1, d0), atan2(e1, e0),
+            "".join([chr(LETTERS[w.steer[i] + 1]) for i in range(w.n)]),
+            tuple([w.t[i] for i in range(w.n)]), length)
+
+
+def dubins_word(double d0, double d1, double e0, double e1, double wx, double wy,
+                double radius):
+    """The shortest Dubins word from a start facing the unit direction ``(d0, d1)`` to the
+    goal ``(wx, wy)`` away facing ``(e0, e1)``, for ``radius`` > 0: ``(word, arcs, length,
+    last, via)``, ``word`` one of :data:`WORDS` (``""`` when none reaches the goal),
+    ``arcs`` the turn on each arc (radians) and, in the start's frame (at the origin facing
+    +x) from the first steering circle's centre, ``last`` the last one's centre and
+    ``via`` the ends of the segment, or the middle circle's centre."""
+    cdef Dubins b
+    with nogil:
+        dubins(d0, d1, e0, e1, wx, wy, radius, &b)
+    if b.word < 0:
+        return "", (), INFINITY, (), ()
+    if b.arcs_n == 2:
+        return (WORDS[b.word], (b.arcs[0], b.arcs[1]), b.length, (b.dx, b.dy),
+                ((b.ax, b.ay), (b.bx, b.by)))
+    return (WORDS[b.word], (b.arcs[0], b.arcs[1], b.arcs[2]), b.length, (b.dx, b.dy),
+            ((b.ax, b.ay),))
