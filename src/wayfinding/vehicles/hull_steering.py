@@ -59,7 +59,15 @@ from ..errors import InvalidGeometryError, InvalidQueryError
 from ..geometry import orient2d
 from ..geometry.obstacles import closest_on_segments
 from ..results import _fields_equal
-from .hulls import _boundary_gaps, _cross, box_polygon, convexify, merge_boxes, point_in_polygon
+from .hulls import (
+    _boundary_gaps,
+    _cross,
+    _following,
+    box_polygon,
+    convexify,
+    merge_boxes,
+    point_in_polygon,
+)
 from .pockets import _clear, _foot, _hug, _ring_path, _strictly_inside
 
 
@@ -95,7 +103,8 @@ class Vehicle:
                  heading: float = 0.0, velocity: ArrayLike = (0.0, 0.0)) -> None:
         rows, _ = finite_points("parts", parts, dim=5, error=InvalidGeometryError)
         self._parts = [_part(r) for r in rows]
-        self._local: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._corners: np.ndarray | None = None        # the parts' corners in its frame
+        self._local: dict[float, tuple[np.ndarray, int, int]] = {}   # contour, hull, pockets
         self._world: dict[float, VehicleHull] = {}
         self.move(position, heading, velocity=velocity)
 
@@ -107,6 +116,7 @@ class Vehicle:
     def add_part(self, part: ArrayLike) -> None:
         """Add a box ``(cx, cy, half_length, half_width, heading)`` in the vehicle's frame."""
         self._parts.append(_part(finite_point("part", part, dim=5, error=InvalidGeometryError)))
+        self._corners = None
         self._local.clear()
         self._world.clear()
 
@@ -116,6 +126,7 @@ class Vehicle:
             raise InvalidQueryError(f"index {index!r} must name one of the {len(self._parts)} "
                                     "parts, and the last part cannot be removed")
         del self._parts[index]
+        self._corners = None
         self._local.clear()
         self._world.clear()
 
@@ -127,9 +138,16 @@ class Vehicle:
         self.velocity = finite_point("velocity", velocity, error=InvalidGeometryError)
         self._world.clear()
 
+    def _advance(self, dt: float) -> None:
+        """Move the vehicle by its velocity for ``dt`` seconds (checked by the caller)."""
+        self.position = self.position + self.velocity * dt
+        self._world.clear()
+
     def boxes(self) -> np.ndarray:
         """The parts' corners in the world, ``(p, 4, 2)`` float64, each box clockwise."""
-        return np.stack([self._place(box_polygon(r[:2], r[2:4], r[4])) for r in self._parts])
+        if self._corners is None:
+            self._corners = np.stack([box_polygon(r[:2], r[2:4], r[4]) for r in self._parts])
+        return self._place(self._corners)
 
     def hull(self, radius: float) -> VehicleHull:
         """The hull for agents of ``radius`` (>= 0), built once per parts and radius and
@@ -139,10 +157,14 @@ class Vehicle:
             if r not in self._local:
                 contour = merge_boxes(self._parts, grow=r)
                 hull, pockets = convexify(contour)
-                self._local[r] = (contour, hull, pockets)
-            contour, hull, pockets = (self._place(a) for a in self._local[r])
-            self._world[r] = VehicleHull(contour, hull, pockets, hull.min(axis=0),
-                                         hull.max(axis=0), self.velocity.copy())
+                self._local[r] = (np.concatenate([contour, hull, pockets.reshape(-1, 2)]),
+                                  len(contour), len(hull))
+            shapes, c, m = self._local[r]
+            placed = self._place(shapes)              # one product for the three shapes
+            hull = placed[c:c + m]
+            self._world[r] = VehicleHull(placed[:c], hull, placed[c + m:].reshape(-1, 3, 2),
+                                         hull.min(axis=0), hull.max(axis=0),
+                                         self.velocity.copy())
         return self._world[r]
 
     def _place(self, local: np.ndarray) -> np.ndarray:
@@ -160,22 +182,16 @@ def _part(row: np.ndarray) -> tuple[float, ...]:
 def _clip(p: np.ndarray, q: np.ndarray, hull: np.ndarray) -> tuple[float, float, int]:
     """The parameter interval of p→q inside the convex clockwise ``hull`` and the index of
     the edge where it enters (-1 when p is already inside); empty when t0 >= t1."""
-    t0, t1, entry = 0.0, 1.0, -1
-    d = q - p
-    for k in range(len(hull)):
-        a, b = hull[k], hull[(k + 1) % len(hull)]
-        num, den = -float(_cross(b - a, p - a)), float(_cross(b - a, d))
-        if den == 0:
-            if num <= 0:
-                return 1.0, 0.0, -1
-            continue
+    e = _following(hull) - hull
+    num, den = -_cross(e, p - hull), _cross(e, q - p)
+    if ((den == 0) & (num <= 0)).any():
+        return 1.0, 0.0, -1
+    with np.errstate(divide="ignore", invalid="ignore"):
         t = num / den
-        if den < 0:
-            if t > t0:
-                t0, entry = t, k
-        elif t < t1:
-            t1 = t
-    return t0, t1, entry
+    enter = np.where(den < 0, t, -np.inf)
+    k = int(enter.argmax())                  # the first edge entered last
+    t0, entry = (float(enter[k]), k) if enter[k] > 0 else (0.0, -1)
+    return t0, float(np.where(den > 0, t, 1.0).min(initial=1.0)), entry
 
 
 def _crosses_hull(p: np.ndarray, q: np.ndarray, hull: np.ndarray, eps: float) -> bool:
@@ -230,6 +246,12 @@ def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[Veh
     pad = positive_float("margin", margin, allow_zero=True)
     limit = number("cross_angle", cross_angle, min=0.0, max=math.pi / 2)
     mode = choice("pockets", pockets, ("plan", "hug"))
+    return _avoid(p, goal, hulls, pad, limit, mode)
+
+
+def _avoid(p: np.ndarray, goal: np.ndarray, hulls: Sequence[VehicleHull], pad: float,
+           limit: float, mode: str) -> np.ndarray:
+    """:func:`avoid_hulls` on checked arguments."""
     for h in _near(p, p, hulls):
         eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
         if point_in_polygon(p, h.contour) and _boundary_gaps(h.contour, p[None])[0] > eps:
@@ -314,42 +336,66 @@ def braking_factor(position: ArrayLike, velocity: ArrayLike, hulls: Sequence[Veh
     p = finite_point("position", position)
     u = finite_point("velocity", velocity)
     span = positive_float("horizon", horizon, allow_zero=True)
-    moving = [h for h in hulls if h.velocity.any()]
-    if not moving or span == 0:
-        return 1.0
-    vel = np.array([h.velocity for h in moving]) * span
-    low = np.array([h.lo for h in moving])
-    high = np.array([h.hi for h in moving])
-    ends = np.stack([np.broadcast_to(p, vel.shape), p - vel, p + u * span - vel])
-    near = (ends.min(axis=0) <= np.maximum(high, high + vel)).all(axis=1) \
-        & (np.minimum(low, low + vel) <= ends.max(axis=0)).all(axis=1)   # the broad phase
-    ways = []
-    for k in np.flatnonzero(near):
-        h = moving[k]
-        if not point_in_polygon(p, h.hull):
-            eps = 1e-9 * max(1.0, float(np.abs(h.hull).max()))
-            ways.append((_swept(h.hull, vel[k]), h.velocity, eps))
+    return _Ways(hulls, span).braking(p, u)
 
-    def enters(shares: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(shares), dtype=bool)
-        for way, v, eps in ways:
-            out |= _sweeps(p, (shares[:, None] * u - v) * span, way, eps)
-        return out
 
-    if not ways or not enters(np.ones(1))[0]:
-        return 1.0
-    shares = np.linspace(0.0, 1.0, 65)
-    free = np.flatnonzero(~enters(shares))
-    if not len(free):
-        return 1.0
-    lo, hi = float(shares[free[-1]]), float(shares[free[-1] + 1])
-    for _ in range(6):                       # the agent keeps out at lo, enters at hi
-        mid = 0.5 * (lo + hi)
-        if enters(np.array([mid]))[0]:
-            hi = mid
-        else:
-            lo = mid
-    return lo
+class _Ways:
+    """The moving hulls' ways ahead over ``span`` seconds, shared by every agent braking
+    against the same hulls: their bounding boxes, and each swept polygon once asked for."""
+
+    def __init__(self, hulls: Sequence[VehicleHull], span: float) -> None:
+        self.span = span
+        self.moving = [h for h in hulls if h.velocity.any()] if span > 0 else []
+        if self.moving:
+            self.vel = np.array([h.velocity for h in self.moving]) * span
+            low = np.array([h.lo for h in self.moving])
+            high = np.array([h.hi for h in self.moving])
+            self.top = np.maximum(high, high + self.vel)
+            self.bottom = np.minimum(low, low + self.vel)
+        self.swept: dict[int, tuple[np.ndarray, float]] = {}
+
+    def way(self, k: int) -> tuple[np.ndarray, float]:
+        """Moving hull ``k``'s way ahead and its tolerance."""
+        if k not in self.swept:
+            h = self.moving[k]
+            self.swept[k] = (_swept(h.hull, self.vel[k]),
+                             1e-9 * max(1.0, float(np.abs(h.hull).max())))
+        return self.swept[k]
+
+    def braking(self, p: np.ndarray, u: np.ndarray) -> float:
+        """:func:`braking_factor` of an agent at ``p`` meaning to walk at ``u``."""
+        if not self.moving:
+            return 1.0
+        span, vel = self.span, self.vel
+        ends = np.stack([np.broadcast_to(p, vel.shape), p - vel, p + u * span - vel])
+        near = (ends.min(axis=0) <= self.top).all(axis=1) \
+            & (self.bottom <= ends.max(axis=0)).all(axis=1)   # the broad phase
+        ways = []
+        for k in np.flatnonzero(near):
+            h = self.moving[k]
+            if not point_in_polygon(p, h.hull):
+                ways.append((*self.way(k), h.velocity))
+
+        def enters(shares: np.ndarray) -> np.ndarray:
+            out = np.zeros(len(shares), dtype=bool)
+            for way, eps, v in ways:
+                out |= _sweeps(p, (shares[:, None] * u - v) * span, way, eps)
+            return out
+
+        if not ways or not enters(np.ones(1))[0]:
+            return 1.0
+        shares = np.linspace(0.0, 1.0, 65)
+        free = np.flatnonzero(~enters(shares))
+        if not len(free):
+            return 1.0
+        lo, hi = float(shares[free[-1]]), float(shares[free[-1] + 1])
+        for _ in range(6):                       # the agent keeps out at lo, enters at hi
+            mid = 0.5 * (lo + hi)
+            if enters(np.array([mid]))[0]:
+                hi = mid
+            else:
+                lo = mid
+        return lo
 
 
 def _swept(hull: np.ndarray, move: np.ndarray) -> np.ndarray:
@@ -357,7 +403,7 @@ def _swept(hull: np.ndarray, move: np.ndarray) -> np.ndarray:
     (non-zero): each vertex between two edges facing back (their outward normal at or
     against ``move``) stays, one between two edges facing forward moves, and one between a
     back and a front edge does both, in the order of the walk."""
-    e = np.roll(hull, -1, axis=0) - hull
+    e = _following(hull) - hull
     front = (-e[:, 1] * move[0] + e[:, 0] * move[1] > 0).tolist()   # outward normal · move
     out = []
     for i, corner in enumerate(hull):
@@ -374,7 +420,7 @@ def _swept(hull: np.ndarray, move: np.ndarray) -> np.ndarray:
 def _sweeps(p: np.ndarray, moves: np.ndarray, hull: np.ndarray, eps: float) -> np.ndarray:
     """Whether the segments from p by each of ``moves`` (``(n, 2)``) pass through the convex
     clockwise ``hull`` (more than ``eps`` of them inside), ``(n,)`` bool."""
-    a, e = hull, np.roll(hull, -1, axis=0) - hull
+    a, e = hull, _following(hull) - hull
     num = -_cross(e, p - a)                                  # (m,)
     den = _cross(e[None], moves[:, None, :])                 # (n, m)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -502,7 +548,8 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
     cv = positive_float("carriage_speed", carriage_speed, allow_zero=True)
     step = positive_float("dt", dt)
     steps = math.ceil(positive_float("duration", duration) / step)
-    grow = r + positive_float("margin", margin, allow_zero=True)
+    pad = positive_float("margin", margin, allow_zero=True)
+    grow = r + pad
     look = positive_float("brake_horizon", brake_horizon, allow_zero=True)
     rng = np.random.default_rng(seed)
     xs = np.linspace(-3.0, 3.0, n) + rng.uniform(-0.3, 0.3, n)
@@ -520,19 +567,20 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
                                  velocity=(sign * cv, 0.0)))
     positions, boxes = [pos.copy()], [np.concatenate([c.boxes() for c in fleet])]
     done = np.zeros(n, dtype=bool)
+    limit = math.pi / 3                                  # avoid_hulls' cross_angle
     for _ in range(steps):
         hulls = [c.hull(grow) for c in fleet]
+        ways = _Ways(hulls, look)
         want = np.zeros((n, 2))
         for a in np.flatnonzero(~done):
-            gap = avoid_hulls(pos[a], goals[a], hulls, margin=margin) - pos[a]
+            gap = _avoid(pos[a], goals[a], hulls, pad, limit, "plan") - pos[a]
             want[a] = gap / step * min(1.0, v * step / max(float(np.hypot(*gap)), 1e-300))
-            if look > 0:
-                want[a] *= braking_factor(pos[a], want[a], hulls, horizon=look)
+            want[a] *= ways.braking(pos[a], want[a])
         crowd.step(step, velocity=want)
         pos = crowd.position
         done = np.hypot(*(goals - pos).T) <= 1e-9
         for c in fleet:
-            c.move(c.position + c.velocity * step, c.heading, velocity=c.velocity)
+            c._advance(step)
         positions.append(pos.copy())
         boxes.append(np.concatenate([c.boxes() for c in fleet]))
     return CrossingRun(np.stack(positions), np.stack(boxes), goals, done, r, step)

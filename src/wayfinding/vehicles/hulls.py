@@ -97,7 +97,7 @@ def point_in_polygon(points: ArrayLike, polygon: np.ndarray) -> np.ndarray | boo
     bool, ``(n, 2)`` points an ``(n,)`` bool array.
     """
     pts, one = finite_points("points", points, error=InvalidGeometryError)
-    a, b = polygon, np.roll(polygon, -1, axis=0)
+    a, b = polygon, _following(polygon)
     px, py = pts[:, :1], pts[:, 1:]
     straddle = (a[:, 1] > py) != (b[:, 1] > py)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -110,11 +110,16 @@ def _cross(u: np.ndarray, v: np.ndarray) -> Any:
     return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
 
+def _following(poly: np.ndarray) -> np.ndarray:
+    """Each vertex's successor round the polygon ``(n, 2)`` (``np.roll`` by -1, cheaper)."""
+    return np.concatenate([poly[1:], poly[:1]])
+
+
 def _hits(p: np.ndarray, q: np.ndarray, poly: np.ndarray, eps: float
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parameters ``t`` along p→q, ``u`` along each edge, and whether the segment p→q meets
     that edge of ``poly`` (parallel edges never do)."""
-    a, b = poly, np.roll(poly, -1, axis=0)
+    a, b = poly, _following(poly)
     d, e = q - p, b - a
     den = _cross(d, e)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -193,7 +198,7 @@ def _touches(poly: np.ndarray, points: np.ndarray, tol: float) -> bool:
 
 def _boundary_gaps(poly: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Distance from each point to the polygon's boundary, ``(n,)``."""
-    a, e = poly, np.roll(poly, -1, axis=0) - poly
+    a, e = poly, _following(poly) - poly
     rel = points[:, None, :] - a[None]
     t = np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0)
     return np.asarray(np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1))
