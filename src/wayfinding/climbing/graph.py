@@ -61,6 +61,8 @@ class ClimbGraph:
     edge_lengths: np.ndarray
     stops: tuple[np.ndarray, ...]
     edge_ids: dict[tuple[int, int], int] = field(repr=False)
+    _searchable: dict[str, Any] = field(default_factory=dict, init=False, repr=False,
+                                        compare=False)
 
     __eq__ = _fields_equal
 

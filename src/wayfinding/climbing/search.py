@@ -236,69 +236,103 @@ def _anchor(graph: ClimbGraph, where: Any, name: str
                             "a ClimbPosition or a ClueLink")
 
 
+def _ends(graph: ClimbGraph, where: Any, name: str, extra: np.ndarray, *, goal: bool
+          ) -> tuple[list[tuple[int, float, float, int, np.ndarray | None]], tuple[int, float]]:
+    """Where a query starts (or ends): its ways on and off the graph, each ``(graph node,
+    cost, metres, edge, point off the graph or None)`` (edge -1 for a clue link or a node
+    itself), and its (element, distance) spot."""
+    if isinstance(where, (list, tuple)):
+        if not where or not all(isinstance(c, ClueLink) for c in where):
+            raise InvalidQueryError(f"{name} {where!r} must be a non-empty list of ClueLinks")
+        items = list(where)
+    else:
+        items = [where]
+    ways: list[tuple[int, float, float, int, np.ndarray | None]] = []
+    spot = (-1, 0.0)
+    for item in items:
+        point, attach, node, spot = _anchor(graph, item, name)
+        if node >= 0:
+            ways.append((node, 0.0, 0.0, -1, None))
+        for near, metres, edge in attach:
+            if goal and edge >= 0:
+                edge = graph.edge_ids[tuple(graph.edges[edge][::-1].tolist())]
+            ways.append((near, metres + (extra[edge] if edge >= 0 else 0.0), metres, edge,
+                         point))
+    return ways, spot
+
+
+def _searchable(graph: ClimbGraph, extra: np.ndarray) -> CSRGraph:
+    """The graph for the compiled search, its costs the lengths plus ``extra``: kept with
+    the graph when nothing is reserved, built for the query otherwise."""
+    if extra.any():
+        return CSRGraph.from_edges(graph.num_nodes, graph.edges[:, 0], graph.edges[:, 1],
+                                   graph.edge_lengths + extra, coords=graph.nodes)
+    csr = graph._searchable.get("lengths")
+    if csr is None:
+        csr = graph._searchable["lengths"] = CSRGraph.from_edges(
+            graph.num_nodes, graph.edges[:, 0], graph.edges[:, 1], graph.edge_lengths,
+            coords=graph.nodes)
+    return csr
+
+
 def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
                     reservations: ClimbReservations | None = None, agent: Hashable = None,
                     method: str = "astar") -> ClimbPath:
     """The cheapest climb from ``start`` to ``goal``, each a node id, a
     :class:`ClimbPosition` (a point along an element: mid-traversal), a :class:`ClueLink`
-    (the path begins or ends on the ground) or a list of clue links (the cheapest of them;
-    the first on ties).  ``reservations``: edges other characters use cost more
-    (``agent``'s own reservations excepted).  ``method``: ``"astar"`` (Euclidean
-    heuristic) or ``"dijkstra"``; both are exact.  Ties go to the graph's edge order."""
+    (the path begins or ends on the ground) or a list of clue links (the cheapest of them).
+    ``reservations``: edges other characters use cost more (``agent``'s own reservations
+    excepted).  ``method``: ``"astar"`` (Euclidean heuristic) or ``"dijkstra"``; both are
+    exact.
+
+    The compiled search runs on the graph (kept with it between queries while nothing is
+    reserved) from each way onto it to each way off it: a point between nodes has two, a
+    clue link one.  Ties go to the first way on, then the first way off; a start and goal
+    along the same stretch of an element are joined directly first."""
     if reservations is not None and not isinstance(reservations, ClimbReservations):
         raise InvalidQueryError(f"reservations {reservations!r} is not a ClimbReservations")
     if method not in ("astar", "dijkstra"):
         raise InvalidQueryError(f"unknown method {method!r}; expected 'astar' or 'dijkstra'")
-    for name, ends in (("start", start), ("goal", goal)):
-        if isinstance(ends, (list, tuple)):
-            if not ends or not all(isinstance(c, ClueLink) for c in ends):
-                raise InvalidQueryError(f"{name} {ends!r} must be a non-empty list of "
-                                        "ClueLinks")
-            tries = [find_climb_path(graph, c if name == "start" else start,
-                                     c if name == "goal" else goal,
-                                     reservations=reservations, agent=agent, method=method)
-                     for c in ends]
-            return min(tries, key=lambda p: p.cost)
-    p0, out0, n0, spot0 = _anchor(graph, start, "start")
-    p1, in1, n1, spot1 = _anchor(graph, goal, "goal")
-    n = graph.num_nodes
-    base = graph.edge_lengths
     extra = reservations.extra(graph, excluding=agent) if reservations is not None \
-        else np.zeros(len(base))
-    s = n0 if n0 >= 0 else n
-    t = n1 if n1 >= 0 else n + 1
-    added: dict[tuple[int, int], tuple[float, float, int]] = {}   # (a, b): cost, metres, edge
-
-    def add(a: int, b: int, metres: float, edge: int) -> None:
-        added[(a, b)] = (metres + (extra[edge] if edge >= 0 else 0.0), metres, edge)
-
-    for node, metres, edge in out0:
-        add(s, node, metres, edge)
-    for node, metres, edge in in1:
-        add(node, t, metres, edge if edge < 0 else graph.edge_ids[tuple(graph.edges[edge][::-1])])
-    if spot0[0] >= 0 and spot0[0] == spot1[0] and out0 and in1 \
-            and {a[0] for a in out0} == {a[0] for a in in1}:
+        else np.zeros(len(graph.edges))
+    ons, spot0 = _ends(graph, start, "start", extra, goal=False)
+    offs, spot1 = _ends(graph, goal, "goal", extra, goal=True)
+    csr = _searchable(graph, extra)
+    stats = SearchStats()
+    best: tuple[float, Any, Any, Any] = (np.inf, None, None, None)
+    if spot0[0] >= 0 and spot0[0] == spot1[0] and all(w[4] is not None for w in ons + offs) \
+            and {w[0] for w in ons} == {w[0] for w in offs}:
         lo, hi = sorted((spot0[1], spot1[1]))
-        edge = out0[1][2] if spot1[1] > spot0[1] else out0[0][2]
-        add(s, t, hi - lo, edge)
-    pairs = np.array(list(added), dtype=np.int64).reshape(-1, 2)
-    coords = np.vstack([graph.nodes, p0, p1])
-    csr = CSRGraph.from_edges(n + 2, np.concatenate([graph.edges[:, 0], pairs[:, 0]]),
-                              np.concatenate([graph.edges[:, 1], pairs[:, 1]]),
-                              np.concatenate([base + extra, [c[0] for c in added.values()]]),
-                              coords=coords)
-    r = csr.find_path(s, t, method=method)
-    if not r.found:
+        edge = ons[1][3] if spot1[1] > spot0[1] else ons[0][3]
+        best = (hi - lo + extra[edge], ons[0], offs[0], edge)
+    for on in ons:
+        for off in offs:
+            if on[0] == off[0]:
+                ids, cost = np.array([on[0]], dtype=np.int64), 0.0
+            else:
+                r = csr.find_path(on[0], off[0], method=method)
+                stats.expanded += r.stats.expanded
+                stats.generated += r.stats.generated
+                stats.max_open = max(stats.max_open, r.stats.max_open)
+                stats.elapsed += r.stats.elapsed
+                if not r.found:
+                    continue
+                ids, cost = r.path.astype(np.int64), float(r.cost)
+            if on[1] + cost + off[1] < best[0]:
+                best = (on[1] + cost + off[1], on, off, ids)
+    total, on, off, route = best
+    if on is None:
         return ClimbPath(empty_path(3), np.empty(0, np.int64), np.empty(0, np.int64),
-                         np.inf, np.inf, Status.FAILED, r.stats)
-    ids = r.path.astype(np.int64)
-    edges, metres = [], 0.0
-    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
-        if (a, b) in added:
-            edges.append(added[(a, b)][2])
-            metres += added[(a, b)][1]
-        else:
-            edges.append(graph.edge_ids[(a, b)])
-            metres += float(base[edges[-1]])
-    return ClimbPath(coords[ids], np.where(ids < n, ids, -1), np.array(edges, dtype=np.int64),
-                     float(r.cost), metres, Status.FOUND, r.stats)
+                         np.inf, np.inf, Status.FAILED, stats)
+    if not isinstance(route, np.ndarray):                  # along one stretch, directly
+        return ClimbPath(np.array([on[4], off[4]]), np.array([-1, -1], dtype=np.int64),
+                         np.array([route], dtype=np.int64),
+                         float(total), abs(spot1[1] - spot0[1]), Status.FOUND, stats)
+    steps = [graph.edge_ids[(a, b)] for a, b in zip(route[:-1].tolist(), route[1:].tolist())]
+    head = [on[4]] if on[4] is not None else []
+    tail = [off[4]] if off[4] is not None else []
+    points = np.vstack(head + [graph.nodes[route]] + tail)
+    nodes = np.concatenate([[-1] * len(head), route, [-1] * len(tail)]).astype(np.int64)
+    edges = np.array([on[3]] * len(head) + steps + [off[3]] * len(tail), dtype=np.int64)
+    metres = on[2] + float(graph.edge_lengths[steps].sum()) + off[2]
+    return ClimbPath(points, nodes, edges, float(total), metres, Status.FOUND, stats)
