@@ -82,6 +82,30 @@ def test_astar_equals_networkx_dijkstra_on_random_markup(seed):
             assert np.allclose(a.points[-1], els[j].point_at(t.distance))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_reserved_costs_equal_networkx_between_nodes(seed):
+    els = random_markup(seed)
+    g = build_climb_graph(els, capabilities=Capabilities(max_jump_distance=2.5))
+    rng = np.random.default_rng(200 + seed)
+    res = ClimbReservations(penalty=3.0)
+    res.reserve("other", rng.choice(len(g.edges), size=len(g.edges) // 3, replace=False))
+    extra = res.extra(g, excluding="me")
+    G = nx.DiGraph()
+    for (u, v), w in zip(g.edges.tolist(), g.edge_lengths + extra):
+        G.add_edge(u, v, weight=w)
+    for _ in range(10):
+        s, t = (int(k) for k in rng.integers(g.num_nodes, size=2))
+        p = find_climb_path(g, s, t, reservations=res, agent="me")
+        try:
+            want = 0.0 if s == t else nx.dijkstra_path_length(G, s, t)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            want = np.inf
+        assert p.cost == pytest.approx(want)
+        assert find_climb_path(g, s, t).cost <= p.cost          # the kept graph is unchanged
+        if p.found:
+            assert p.cost == pytest.approx(p.length + extra[p.edges].sum())
+
+
 def test_mid_traversal_start_between_nodes():
     els = [element(LEDGE, (0, 0, 3), (4, 0, 3)), element(LADDER, (4, 0, 3), (4, 0, 9))]
     g = build_climb_graph(els)
