@@ -5,15 +5,17 @@ of :func:`wayfinding.paths.reeds_shepp_path` and :func:`wayfinding.paths.turning
 whose docstrings define them), for those functions and for the car planner's heuristic and
 analytic expansion (``_hybrid``, which cimports them).
 
-Angles are floored as Python's ``%`` floors them, distances are :func:`py_hypot` (Python's
-``math.hypot`` method: correctly rounded but for near ties) and two-element dot products
+Angles are floored as Python's ``%`` floors them, distances are correctly rounded (the
+kernels' one ``hypot``, as Python's ``math.hypot`` has them) and two-element dot products
 are rounded as numpy's (one fused multiply-add), so that the results do not depend on the C
 library's ``hypot`` or on the compiler contracting other products and sums.
 
 Headings are unit direction vectors ``(d0, d1)`` (start) and ``(e0, e1)`` (goal), the goal
 ``(wx, wy)`` from the start, in world units."""
 
-from libc.math cimport INFINITY, acos, asin, atan2, cos, fabs, fma, frexp, isfinite, ldexp, sin, sqrt
+from libc.math cimport INFINITY, acos, asin, atan2, cos, fabs, sin, sqrt
+
+from ._hypot cimport hypot
 
 #: A Reeds–Shepp segment this short (in radii) on the wrong side of zero counts as empty: a
 #: rounding error, not a change of direction.
@@ -25,36 +27,6 @@ cdef int LAST[6]
 FIRST[:] = [1, 1, -1, -1, -1, 1]
 LAST[:] = [1, -1, 1, -1, -1, 1]
 cdef const char* LETTERS = b"RSL"      # by steering + 1
-
-
-cdef double py_hypot(double x, double y) noexcept nogil:
-    """sqrt(x**2 + y**2) correctly rounded but for near ties: the square root of the
-    rounded sum corrected by the sum's exact residual (Python's ``math.hypot`` method)."""
-    cdef double ax = fabs(x), ay = fabs(y), t, p1, e1, p2, e2, s, err, h, hh, eh, r
-    cdef int ex = 0
-    if ax < ay:
-        t = ax
-        ax = ay
-        ay = t
-    if ay == 0.0 or not isfinite(ax) or not isfinite(ay):
-        return ax if isfinite(ay) or ay != ay else ay
-    if ax > 1e150 or ay < 1e-150:
-        frexp(ax, &ex)
-        return ldexp(py_hypot(ldexp(ax, -ex), ldexp(ay, -ex)), ex)
-    p1 = ax * ax
-    e1 = fma(ax, ax, -p1)
-    p2 = ay * ay
-    e2 = fma(ay, ay, -p2)
-    s = p1 + p2
-    err = (p1 - (s - (s - p1))) + (p2 - (s - p1))     # two-sum of the squares
-    h = sqrt(s)
-    hh = h * h
-    eh = fma(h, h, -hh)
-    r = ((s - hh) - eh) + (err + e1 + e2)
-    return h + r / (2.0 * h)
-
-
-
 
 # ------------------------------------------------------------------------------ Reeds–Shepp
 # The base words, in the frame of a start at the origin facing +x and a radius of 1: each
@@ -82,7 +54,7 @@ cdef int base_csc(double x, double y, double phi, Word* out) noexcept nogil:
     cdef double u, t, xi, eta, square
     cdef int n = 0
     # L+S+L+: the centres differ by u along the heading t after the first arc.
-    u = py_hypot(x - sin(phi), y - 1 + cos(phi))
+    u = hypot(x - sin(phi), y - 1 + cos(phi))
     t = atan2(y - 1 + cos(phi), x - sin(phi))
     put(&out[n], 3, b"LSL", b"+++", t, u, wrap(phi - t), 0, 0)
     n += 1
@@ -102,7 +74,7 @@ cdef int base_ccc(double x, double y, double phi, Word* out) noexcept nogil:
     # L+R-L±: the left circles 4 |sin(u / 2)| apart, the middle one touching both; the
     # centres differ by 4 sin(u / 2) (cos, sin)(t - u / 2), and phi = t - u + v.
     cdef double xi = x - sin(phi), eta = y - 1 + cos(phi), gap, u, t, v
-    gap = py_hypot(xi, eta)
+    gap = hypot(xi, eta)
     if gap <= 4:
         u = -2 * asin(gap / 4)
         t = wrap(atan2(eta, xi) + u / 2 + PI)
@@ -125,7 +97,7 @@ cdef inline void turns(double u, double w, double xi, double eta, double phi, do
 cdef int base_cccc(double x, double y, double phi, Word* out) noexcept nogil:
     cdef double xi = x + sin(phi), eta = y - 1 - cos(phi), gap, u, c, t = 0, v = 0
     cdef int n = 0
-    gap = py_hypot(xi, eta)
+    gap = hypot(xi, eta)
     # L+R+L-R-, the middle arcs equal: 2 cos u - 1 = gap / 2 (Reeds and Shepp's root of
     # |2 cos u - 1| = gap / 2).
     if gap <= 2:
@@ -159,7 +131,7 @@ cdef int base_ccsc(double x, double y, double phi, Word* out) noexcept nogil:
     # (2 - u) (sin t, -cos t).
     xi = x + sin(phi)
     eta = y - 1 - cos(phi)
-    gap = py_hypot(xi, eta)
+    gap = hypot(xi, eta)
     if gap >= 2:
         t = atan2(xi, -eta)
         put(&out[n], 4, b"LRSR", b"+---", t, -half, 2 - gap, wrap(t + half - phi), 0)
