@@ -63,6 +63,7 @@ from .hulls import (
     _boundary_gaps,
     _cross,
     _following,
+    _inside,
     box_polygon,
     convexify,
     merge_boxes,
@@ -373,7 +374,7 @@ class _Ways:
         ways = []
         for k in np.flatnonzero(near):
             h = self.moving[k]
-            if not point_in_polygon(p, h.hull):
+            if not _inside(p[None], h.hull)[0]:
                 ways.append((*self.way(k), h.velocity))
 
         def enters(shares: np.ndarray) -> np.ndarray:
@@ -382,20 +383,25 @@ class _Ways:
                 out |= _sweeps(p, (shares[:, None] * u - v) * span, way, eps)
             return out
 
-        if not ways or not enters(np.ones(1))[0]:
+        if not ways:
             return 1.0
-        shares = np.linspace(0.0, 1.0, 65)
-        free = np.flatnonzero(~enters(shares))
-        if not len(free):
+        shares = np.linspace(0.0, 1.0, 65)                # steps of 1/64, exact
+        blocked = enters(shares)
+        free = np.flatnonzero(~blocked)
+        if not blocked[-1] or not len(free):
             return 1.0
-        lo, hi = float(shares[free[-1]]), float(shares[free[-1] + 1])
-        for _ in range(6):                       # the agent keeps out at lo, enters at hi
-            mid = 0.5 * (lo + hi)
-            if enters(np.array([mid]))[0]:
+        # Bisect between the last free share and the next, to 1/4096: the midpoints are
+        # exact multiples of 1/4096, all tested in one call.
+        fine = shares[free[-1]] + np.arange(65) / 4096
+        hit = enters(fine)
+        lo, hi = 0, 64                           # the agent keeps out at lo, enters at hi
+        for _ in range(6):
+            mid = (lo + hi) // 2
+            if hit[mid]:
                 hi = mid
             else:
                 lo = mid
-        return lo
+        return float(fine[lo])
 
 
 def _swept(hull: np.ndarray, move: np.ndarray) -> np.ndarray:

@@ -97,13 +97,18 @@ def point_in_polygon(points: ArrayLike, polygon: np.ndarray) -> np.ndarray | boo
     bool, ``(n, 2)`` points an ``(n,)`` bool array.
     """
     pts, one = finite_points("points", points, error=InvalidGeometryError)
+    inside = _inside(pts, polygon)
+    return bool(inside[0]) if one else inside
+
+
+def _inside(pts: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """:func:`point_in_polygon` of checked points ``(n, 2)``, ``(n,)`` bool."""
     a, b = polygon, _following(polygon)
     px, py = pts[:, :1], pts[:, 1:]
     straddle = (a[:, 1] > py) != (b[:, 1] > py)
     with np.errstate(divide="ignore", invalid="ignore"):
         x_cross = a[:, 0] + (py - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
-    inside = (np.count_nonzero(straddle & (x_cross > px), axis=1) % 2) == 1
-    return bool(inside[0]) if one else inside
+    return np.asarray((np.count_nonzero(straddle & (x_cross > px), axis=1) % 2) == 1)
 
 
 def _cross(u: np.ndarray, v: np.ndarray) -> Any:
