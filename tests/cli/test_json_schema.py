@@ -46,6 +46,9 @@ VEHICLE_PATH = {"map", "world", "status", "length", "cost", "cusps", "reeds_shep
                 "holonomic", "expanded", "seconds", "render"}
 VEHICLE_CROSSING = {"pedestrians", "carriages", "arrived", "completion", "t_mean", "t_last",
                     "least_gap", "steps", "seconds", "render"}
+CLIMB_PATH = {"seed", "bays", "floors", "elements", "nodes", "edges", "links", "found", "length",
+              "cost", "steps", "route", "points", "spline_length", "build_seconds",
+              "search_seconds", "render"}
 TRAFFIC_ROUTE = {"from", "to", "driver", "method", "found", "cost", "lanes", "roads", "kinds",
                  "length", "drive_seconds", "expanded", "query_ms", "render"}
 TRAFFIC_LATTICE = {"road", "forward", "driver", "speed", "lane_types", "start_lane", "sets",
@@ -92,6 +95,7 @@ SCHEMAS = {
     "traffic route": ("traffic route --columns 3 --rows 2 --json", TRAFFIC_ROUTE),
     "traffic lattice": ("traffic lattice --columns 2 --rows 1 --cars 2 --optimise --json",
                         TRAFFIC_LATTICE),
+    "climb path": ("climb path --seed 1 --json", CLIMB_PATH),
     "voxel build": ("voxel build {d}/v.3dmap --grid {d}/vg.npz --json", VOXEL_BUILD | {"grid"}),
     "voxel build octree": ("voxel build {d}/v.3dmap --octree {d}/vo.npz --quiet --json",
                            VOXEL_BUILD | OCTREE_BUILD),
@@ -172,7 +176,8 @@ def test_the_page_has_a_section_per_command():
                                  ("navmesh3d", "nearest"), ("field", "flow"),
                                  ("field", "scene"), ("crowd", "run"), ("vehicle", "path"),
                                  ("vehicle", "crossing"), ("traffic", "route"),
-                                 ("traffic", "lattice"), ("voxel", "build"),
+                                 ("traffic", "lattice"), ("climb", "path"),
+                                 ("voxel", "build"),
                                  ("voxel", "path"), ("voxel", "scen")}
 
 
