@@ -16,12 +16,13 @@ from wayfinding.vehicles.hull_steering import (
     Direction,
     Vehicle,
     VehicleHull,
+    _clip,
     avoid_hulls,
     braking_factor,
     relative_direction,
     street_crossing,
 )
-from wayfinding.vehicles.hulls import point_in_polygon
+from wayfinding.vehicles.hulls import box_polygon, point_in_polygon
 
 
 def box_gap(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -369,3 +370,17 @@ def test_crossing_summary_counts_arrivals_and_the_least_gap() -> None:
                       np.array([[9.0, 9.0]]), np.array([False]), 0.25, 0.5)
     with pytest.raises(InvalidQueryError, match="2 boxes are not carriages of 3 parts"):
         run.summary()
+
+
+@pytest.mark.parametrize("p, q, expected", [
+    ((-3.0, 0.0), (3.0, 0.0), (1 / 3, 2 / 3, 3)),      # in by the left edge, out by the right
+    ((0.0, 0.0), (0.0, 5.0), (0.0, 0.2, -1)),          # from inside: no entry edge
+    ((-3.0, -3.0), (3.0, 3.0), (1 / 3, 2 / 3, 2)),     # in at a corner: the first edge there
+    ((-3.0, 2.0), (3.0, 2.0), (1.0, 0.0, -1)),         # along the top edge, outside: empty
+    ((3.0, 0.0), (5.0, 0.0), (0.0, -1.0, -1)),         # away from the square: empty
+])
+def test_a_segment_is_clipped_to_a_hull(p: tuple, q: tuple, expected: tuple) -> None:
+    square = box_polygon((0.0, 0.0), (1.0, 1.0), 0.0)  # edges: top, right, bottom, left
+    t0, t1, entry = _clip(np.array(p), np.array(q), square)
+    assert (t0, t1, entry) == (pytest.approx(expected[0]), pytest.approx(expected[1]),
+                               expected[2])
