@@ -28,6 +28,7 @@ FIRST[:] = [1, 1, -1, -1, -1, 1]
 LAST[:] = [1, -1, 1, -1, -1, 1]
 cdef const char* LETTERS = b"RSL"      # by steering + 1
 
+
 # ------------------------------------------------------------------------------ Reeds–Shepp
 # The base words, in the frame of a start at the origin facing +x and a radius of 1: each
 # writes the words of its kind that reach the goal (x, y, phi) with arcs of at most pi (as
@@ -36,6 +37,7 @@ cdef const char* LETTERS = b"RSL"      # by steering + 1
 # (x - sin phi, y + cos phi), the right one at (x + sin phi, y - cos phi).
 cdef inline void put(Word* w, int n, const char* letters, const char* signs, double t0,
                      double t1, double t2, double t3, double t4) noexcept nogil:
+    """Make ``w`` the base word of ``n`` segments: their letters, signs and lengths."""
     cdef int i
     cdef double ts[5]
     ts[0] = t0
