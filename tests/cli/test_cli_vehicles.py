@@ -4,14 +4,13 @@ metrics; JSON, GIF), and the values refused while parsing or by the library."""
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from wayfinding.cli.vehicles import add_vehicle_parser
+from wayfinding.cli import main as cli_main
 from wayfinding.grid import Grid, write_map
 from wayfinding.paths import reeds_shepp_path
 
@@ -19,21 +18,9 @@ Image = pytest.importorskip("PIL.Image")
 
 
 @pytest.fixture
-def main(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str]], int]:
-    """``wayfinding.cli.main`` with the ``vehicle`` command registered (where the command
-    line does not hold it yet)."""
-    cli = importlib.import_module("wayfinding.cli.main")
-    build = cli.build_parser
-
-    def with_vehicles():
-        parser = build()
-        sub = parser._subparsers._group_actions[0]
-        if "vehicle" not in sub.choices:
-            add_vehicle_parser(sub)
-        return parser
-
-    monkeypatch.setattr(cli, "build_parser", with_vehicles)
-    return cli.main
+def main() -> Callable[[list[str]], int]:
+    """``wayfinding.cli.main``."""
+    return cli_main
 
 
 @pytest.fixture
