@@ -10,11 +10,12 @@ radius 4 (cell size 1).  Per map, random pose pairs where the car fits, at least
 and joined by a path of the car's centre; per pair, the median planner time of three runs of
 ``plan_car_path`` (reverse allowed, cost factor 1) — the search alone (its
 ``stats.elapsed``) and the whole call (with the set-up: the car's rectangle on the world and
-the holonomic distances to the goal) — and its length divided by the
-obstacle-free Reeds–Shepp length and by the holonomic optimum (``car_path_bounds``: grid A*, 8-connected without
-corner cutting, over the cells whose centre is at least half the car's width from every
-blocked cell's centre).  Medians per map kind; the rooms once more as the navigation mesh
-built from the grid (``NavMesh.build(grid)``), same pairs.
+the holonomic distances to the goal) — and its length divided by the two lower bounds of
+``car_path_bounds``: the obstacle-free Reeds–Shepp length and the holonomic optimum (grid
+A*, 8-connected without corner cutting, over the cells whose centre is at least half the
+car's width from every blocked cell's centre).  Medians per map kind; the rooms once more
+as the navigation mesh built from the grid (``NavMesh.build(grid)``), same pairs and the
+same bounds.
 """
 
 from __future__ import annotations
