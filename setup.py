@@ -28,6 +28,9 @@ EXTRA_COMPILE_ARGS = {
     # The car planner repeats the Python paths' arithmetic bit for bit: no fused multiply-add.
     "_hybrid": {"gcc": ["-ffp-contract=off"], "clang": ["-ffp-contract=off"],
                 "msvc": ["/fp:precise"]},
+    # The Reeds–Shepp and Dubins words round as the library defines them: no fused multiply-add.
+    "_turning": {"gcc": ["-ffp-contract=off"], "clang": ["-ffp-contract=off"],
+                 "msvc": ["/fp:precise"]},
 }
 # Kernels whose loops run on several threads (OpenMP, ``cython.parallel.prange``).  Apple's
 # clang has no OpenMP runtime: there these loops run on the calling thread.

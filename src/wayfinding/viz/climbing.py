@@ -13,7 +13,6 @@ b'\\x89PNG'
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ from .._io import atomic_write_bytes
 from .._validate import count, finite_points
 from ..climbing import Blockers, ClimbGraph, ClimbPath, ClimbSpline, ClueLink, EdgeKind
 from ..errors import InvalidQueryError
-from .raster import TARGET_PX, _pillow, font, rgb
+from .raster import TARGET_PX, _pillow, font, png_bytes, rgb
 
 #: The colours of the picture, ``#rrggbb``: elements by kind, links by kind, the paths in
 #: turn (``paths``), their splines, blockers, the ground and the background.
@@ -115,9 +114,7 @@ def render_climb_png(graph: ClimbGraph, *, blockers: Blockers | None = None,
                      outline=rgb(COLOURS["spline"]))
     if title:
         draw.text((6, 6), title, fill=rgb(COLOURS["spline"]), font=font(16))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
+    return png_bytes(img)
 
 
 def save_climb(picture_path: str | os.PathLike, graph: ClimbGraph, **options: Any) -> Path:

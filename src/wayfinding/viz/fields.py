@@ -37,6 +37,7 @@ from .raster import (
     draw_ends,
     gif_canvas,
     optional_cell,
+    png_bytes,
     render_png,
     rgb,
     write_gif,
@@ -129,7 +130,7 @@ def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
     segments = arrow_segments(vectors, grid, every=every).reshape(-1, 2, 2)
     data = render_png(grid, distances=_finite_field(field, grid), path=path, scale=scale,
                       title=title, colour_bar=colour_bar, heat_label=heat_label)
-    Image, ImageDraw, PngImagePlugin = _pillow()
+    Image, ImageDraw, _ = _pillow()
     img = Image.open(io.BytesIO(data)).convert("RGB")
     s = img.width / grid.width
     draw = ImageDraw.Draw(img)
@@ -137,13 +138,7 @@ def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
     for seg in segments * s:
         draw.line([tuple(seg[0]), tuple(seg[1])], fill=rgb(PALETTE["outline"]), width=width)
     draw_ends(draw, a, b, s, grid.width * s, grid.height * s)    # the discs over the arrows
-    info = None
-    if title:
-        info = PngImagePlugin.PngInfo()
-        info.add_text("Title", title)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", pnginfo=info)
-    return buf.getvalue()
+    return png_bytes(img, title)
 
 
 def save_flow(picture_path: str | os.PathLike, grid: Grid, field: ArrayLike | None = None,

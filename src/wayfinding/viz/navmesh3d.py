@@ -14,7 +14,6 @@ animate over both: a top-down GIF (:func:`animate_navmesh3d`) and the HTML page'
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from pathlib import Path
@@ -27,7 +26,7 @@ from .._validate import count, positive_float
 from ..errors import InvalidQueryError
 from ..navmesh3d import Level, NavMesh3D, region_colours
 from ._webgl import TRANSLUCENT, agent_frames, frame_rows, page
-from .raster import GIF_PX, TARGET_PX, _pillow, gif_canvas, write_gif
+from .raster import GIF_PX, TARGET_PX, _pillow, gif_canvas, png_bytes, write_gif
 
 
 def _flat(mesh: NavMesh3D) -> tuple[list[NDArray[np.float64]], NDArray[np.uint8]]:
@@ -84,9 +83,7 @@ def render_navmesh3d_png(mesh: NavMesh3D) -> bytes:
     for p, c in zip(polys, colours.tolist(), strict=True):
         pts = [((x - x0) * scale + 4, (z - z0) * scale + 4) for x, z in p[:, [0, 2]].tolist()]
         draw.polygon(pts, fill=tuple(c[:3]), outline=(32, 36, 43))
-    buf = io.BytesIO()
-    image.save(buf, format="PNG")
-    return buf.getvalue()
+    return png_bytes(image)
 
 
 def navmesh3d_html(mesh: NavMesh3D, *, level: Level | None = None,

@@ -321,6 +321,19 @@ def _pillow() -> tuple[ModuleType, ModuleType, ModuleType]:
     return Image, ImageDraw, PngImagePlugin
 
 
+def png_bytes(img: Any, title: str | None = None) -> bytes:
+    """A Pillow image encoded as PNG bytes, with ``title`` as its ``Title`` text chunk when
+    given."""
+    _, _, PngImagePlugin = _pillow()
+    info = None
+    if title:
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Title", title)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", pnginfo=info)
+    return buf.getvalue()
+
+
 def gif_canvas(span_x: float, span_y: float, size: int) -> tuple[int, int, float, float,
                                                                    float]:
     """The canvas of an animation of a scene ``span_x`` x ``span_y`` (world units) at
@@ -398,7 +411,7 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     spots = _mark_sets(grid, explored, frontier, marks)
     ends = heat_range(grid, None if distances is None else as_distances(distances, grid)) \
         if colour_bar else None
-    Image, ImageDraw, PngImagePlugin = _pillow()
+    Image, ImageDraw, _ = _pillow()
 
     pixels = np.ascontiguousarray(np.repeat(np.repeat(cells, s, axis=0), s, axis=1))
     img = Image.fromarray(pixels, "RGB")
@@ -421,14 +434,7 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     draw_ends(draw, a, b, s, map_w, map_h)
     if ends is not None:
         img = _with_colour_bar(img, ends, heat_label)
-
-    info = None
-    if title:
-        info = PngImagePlugin.PngInfo()
-        info.add_text("Title", title)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", pnginfo=info)
-    return buf.getvalue()
+    return png_bytes(img, title)
 
 
 def draw_ends(draw: Any, start: tuple[int, int] | None, goal: tuple[int, int] | None,

@@ -5,7 +5,6 @@ animation (GIF).  World coordinates, y up.  Needs Pillow (the ``[viz]`` extra)."
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Sequence
@@ -27,6 +26,7 @@ from .raster import (
     bar_colours,
     font,
     gif_canvas,
+    png_bytes,
     rgb,
     write_gif,
 )
@@ -56,9 +56,7 @@ def _png(target: str | os.PathLike) -> Path:
 
 
 def _save_png(target: Path, img: Any) -> Path:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return atomic_write_bytes(target, buf.getvalue())
+    return atomic_write_bytes(target, png_bytes(img))
 
 
 def save_road_routes(picture_path: str | os.PathLike, network: RoadNetwork, *,

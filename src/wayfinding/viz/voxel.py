@@ -38,7 +38,6 @@ True
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Sequence
@@ -54,7 +53,15 @@ from ..errors import InvalidQueryError, brief
 from ..results import PathResult
 from ..voxel.grid import VoxelGrid
 from ._webgl import agent_frames, frame_rows, page
-from .raster import GIF_PX, MARKER_FRACTION, MIN_GIF_ASPECT, TARGET_PX, _pillow, write_gif
+from .raster import (
+    GIF_PX,
+    MARKER_FRACTION,
+    MIN_GIF_ASPECT,
+    TARGET_PX,
+    _pillow,
+    png_bytes,
+    write_gif,
+)
 
 #: Smallest edge of a drawn voxel in the PNG, pixels; larger grids are merged into blocks.
 MIN_VOXEL_PX = 2.0
@@ -185,9 +192,7 @@ def render_voxels_png(grid: VoxelGrid, *, paths: Any = None, start: ArrayLike | 
     Needs Pillow (``[viz]``)."""
     image, _, _ = _picture(grid, paths=paths, start=start, goal=goal, boxes=boxes, up=up,
                            size=size)
-    buf = io.BytesIO()
-    image.save(buf, format="PNG")
-    return buf.getvalue()
+    return png_bytes(image)
 
 
 def animate_voxels(picture_path: str | os.PathLike, grid: VoxelGrid, agents: ArrayLike, *,
