@@ -20,9 +20,10 @@ free[1:5, :14] = free[1:5, 23:] = False       # the two parked cars
 street = Grid(free, cell_size=0.5)
 car = plan_car_path(street, (2.0, 5.0, 0.0), (9.25, 1.7, 0.0), turning_radius=2.5,
                     length=3.0, width=1.4)
-print(f"parked: {car.length:.2f} m with {np.count_nonzero(np.diff(car.gears))} cusp")
+print(f"parked: {car.length:.2f} m with {car.cusps} cusp")
 save_car_path("car-parking.png", street, car, length=3.0, width=1.4)
 
 run = street_crossing(pedestrians=4, seed=1, duration=30.0)
-print(f"{int(run.reached.sum())} of {len(run.reached)} pedestrians crossed")
+s = run.summary()
+print(f"{s['arrived']} of {s['pedestrians']} pedestrians crossed, least gap {s['least_gap']:.2f} m")
 animate_crossing("street-crossing.gif", run, frames=80)

@@ -4,7 +4,6 @@ hulls and the pedestrians).  Pictures need Pillow (the ``[viz]`` extra)."""
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from pathlib import Path
@@ -26,6 +25,7 @@ from .raster import (
     auto_scale,
     cell_colours,
     gif_canvas,
+    png_bytes,
     rgb,
     write_gif,
 )
@@ -83,7 +83,7 @@ def render_car_png(grid: Grid, path: CarPath, *, length: float, width: float,
     if path.found:
         ends = [path.poses[:1] if ends[0] is None else ends[0],
                 path.poses[-1:] if ends[1] is None else ends[1]]
-    Image, ImageDraw, PngImagePlugin = _pillow()
+    Image, ImageDraw, _ = _pillow()
     origin = np.asarray(grid.origin)
 
     def px(xy: np.ndarray) -> list[tuple[float, float]]:
@@ -106,13 +106,7 @@ def render_car_png(grid: Grid, path: CarPath, *, length: float, width: float,
         if pose is not None:
             draw.polygon(px(_rectangles(pose, car_l, car_w)[0]), outline=rgb(PALETTE[key]),
                          width=stroke)
-    info = None
-    if title:
-        info = PngImagePlugin.PngInfo()
-        info.add_text("Title", title)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", pnginfo=info)
-    return buf.getvalue()
+    return png_bytes(img, title)
 
 
 def save_car_path(picture_path: str | os.PathLike, grid: Grid, path: CarPath,
