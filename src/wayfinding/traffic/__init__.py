@@ -1,7 +1,8 @@
 """Traffic: lane-aware road networks, named driver personalities, routes with per-driver
 costs (hierarchical over regions linked by bridges, extended past their end), the lattice
-planner over lanes and its mid-level step on a road, predicted trajectories, and the
-trajectory optimiser over the road's potential field."""
+planner over lanes and its mid-level step on a road, predicted trajectories, the
+trajectory optimiser over the road's potential field, and the simulation stepping many cars
+with levels of detail and asynchronous planning."""
 
 from .drivers import DRIVERS, describe, driver
 from .lattice import (
@@ -32,6 +33,7 @@ from .regions import RegionRoutes, regions_by_tiles
 from .road_field import RoadField
 from .roads import Lane, LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubic
 from .routes import DriverCosts, RouteExtension, RoutePlanner, extend_route
+from .simulation import PlanExecutor, Traffic, TrafficStep, cars_on_grid
 
 __all__ = [
     "DRIVERS",
@@ -45,14 +47,18 @@ __all__ = [
     "LatticePath",
     "LatticeStep",
     "OptimisedPath",
+    "PlanExecutor",
     "RegionRoutes",
     "RoadField",
     "RoadNetwork",
     "RouteExtension",
     "RoutePlanner",
     "ScoreWeights",
+    "Traffic",
     "TrafficLod",
+    "TrafficStep",
     "Trajectory",
+    "cars_on_grid",
     "describe",
     "driver",
     "extend_route",
