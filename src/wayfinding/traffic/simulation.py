@@ -30,7 +30,8 @@ late plan never moves a car back along its road.  With every result collected in
 (``threads=0``, or :meth:`Traffic.wait` before each step), the same inputs give the same
 cars whatever the number of threads.
 
-Every ``publish_every`` seconds (staggered over the cars) each car appends its predicted
+Every ``publish_every`` seconds (the first time a tenth to the whole of it after the car
+is added, to spread the work over the steps) each car appends its predicted
 trajectory for the next ``horizon`` seconds (a :class:`~wayfinding.traffic.prediction.
 Trajectory`): the state it would reach step by step following its current plan.
 :meth:`Traffic.predicted_position` answers by time from the piece published last before
@@ -290,13 +291,14 @@ class Traffic:
         self._plan_time.append(-math.inf)
         self._tasks.append(None)
         self._history.append(deque(maxlen=max(int(math.ceil(10.0 / self.publish_every)), 1)))
-        self._next_publish.append(self.time + (car % 10) * self.publish_every / 10)
+        self._next_publish.append(0.0)
         self._s = np.append(self._s, along)
         self._d = np.append(self._d, 0.0)
         self._speed = np.append(self._speed, costs.desired_speed)
         self._levels.append(TrafficLod.ROUTE)
         self._packed = None
         self._publish(car)
+        self._next_publish[car] = self.time + (car % 10 + 1) * self.publish_every / 10
         return car
 
     @property
@@ -314,6 +316,11 @@ class Traffic:
     def offsets(self) -> np.ndarray:
         """``(cars,)`` float64: each car's offset to the left of its route (world units)."""
         return self._d.copy()
+
+    @property
+    def speeds(self) -> np.ndarray:
+        """``(cars,)`` float64: each car's speed (world units per second)."""
+        return self._speed.copy()
 
     @property
     def positions(self) -> np.ndarray:
@@ -428,11 +435,16 @@ class Traffic:
             for k in range(steps):
                 s[k + 1], d[k + 1], v[k + 1] = self._advance(s[k], plan, desired)
             corners = route.base + route.stations
-            inside = corners[(corners > s[0]) & (corners < s[-1])]
-            at = np.sort(np.concatenate((s, inside)), kind="stable")
-            along_d = np.interp(at, s, d)
-            along_v = np.interp(at, s, v)
-            built = Trajectory(route.place(at, along_d), along_v, start_time=start)
+            at = np.concatenate((s, corners[(corners > s[0]) & (corners < s[-1])]))
+            order = np.argsort(at, kind="stable")
+            points = route.place(at[order], np.interp(at[order], s, d))
+            travelled = np.concatenate(([0.0], np.cumsum(np.hypot(*np.diff(points, axis=0).T))))
+            # Each step's stretch is driven in dt: a step's speed is the mean of its two
+            # stretches' (so a stretch's time, 2·length / (v0 + v1), stays near dt).
+            mark = travelled[np.argsort(order, kind="stable")[:s.size]]
+            pace = np.diff(mark) / self.dt
+            v = np.concatenate(([pace[0]], (pace[:-1] + pace[1:]) / 2, [pace[-1]]))
+            built = Trajectory(points, np.interp(travelled, mark, v), start_time=start)
             self._history[car][index] = (start, built, state)
         return built
 
