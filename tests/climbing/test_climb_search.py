@@ -256,3 +256,33 @@ def test_a_character_found_mid_climb_starts_from_the_nearest_point():
         nearest_position(g, (0, 0))
     with pytest.raises(InvalidQueryError):
         nearest_position(build_climb_graph(els, capabilities=Capabilities(kinds=())), (0, 0, 0))
+
+
+def test_one_compiled_search_serves_every_way_on_and_off(monkeypatch):
+    from wayfinding.climbing import search as module
+    from wayfinding.climbing.scenes import climbing_wall
+    from wayfinding.graph import CSRGraph
+
+    wall = climbing_wall(bays=4, floors=3, seed=1)
+    g = wall.graph()
+    clues = wall.clues(g)
+    res = ClimbReservations(penalty=5.0)
+    res.reserve("bot1", find_climb_path(g, clues, wall.position("roof")).edges)
+    calls = []
+    kernel = module._csrsearch.search
+
+    def counted(*args):
+        calls.append(args[5:7])
+        return kernel(*args)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a query built a graph")
+
+    monkeypatch.setattr(module._csrsearch, "search", counted)
+    monkeypatch.setattr(CSRGraph, "from_edges", refused)
+    mid = ClimbPosition(0, 0.5 * g.elements[0].length)
+    for start, goal in ((clues, wall.position("roof")), (mid, clues), (mid, 7)):
+        for options in ({}, {"reservations": res, "agent": "bot2"}):
+            calls.clear()
+            assert find_climb_path(g, start, goal, **options).found
+            assert calls == [(g.num_nodes, g.num_nodes + 1)]

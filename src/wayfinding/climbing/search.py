@@ -4,8 +4,9 @@ spread characters over routes, and clue links that hand off between a navigation
 the climb graph.
 
 Edge costs are lengths in metres; an edge reserved by other characters costs ``penalty``
-more per character (in either direction).  The search is the compiled A* of
-:class:`~wayfinding.graph.CSRGraph` on the graph plus the query's start and goal.
+more per character (in either direction).  One compiled A* (the kernel of
+:class:`~wayfinding.graph.CSRGraph`) runs per query, on the graph plus a virtual start
+joined to every way onto it and a virtual goal joined from every way off it.
 
 >>> from wayfinding.climbing import ElementKind, TraversalElement, build_climb_graph
 >>> wall = TraversalElement(ElementKind.LADDER, [(0, 0, 0), (0, 0, 6)])
@@ -17,6 +18,7 @@ more per character (in either direction).  The search is the compiled A* of
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -24,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import _csrsearch
+from .._scratch import thread_workspace
 from .._validate import finite_points, number
 from ..errors import InvalidQueryError
-from ..graph import CSRGraph
 from ..navmesh import NavMesh
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
 from ..results import SearchStats, Status, _fields_equal, empty_path
@@ -261,18 +264,78 @@ def _ends(graph: ClimbGraph, where: Any, name: str, extra: np.ndarray, *, goal: 
     return ways, spot
 
 
-def _searchable(graph: ClimbGraph, extra: np.ndarray) -> CSRGraph:
-    """The graph for the compiled search, its costs the lengths plus ``extra``: kept with
-    the graph when nothing is reserved, built for the query otherwise."""
+@dataclass(frozen=True)
+class _Layout:
+    """The graph laid out for one compiled search per query: each node's edges then one
+    spare slot (a zero-cost loop, turned into the node's edge to the virtual goal when it
+    is a way off), followed by the virtual start's row, filled per query.  ``at``: each
+    graph edge's place in ``indices``; ``hscale``: the lowest cost per metre of straight
+    line over the edges (reservations only add to it)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray
+    at: np.ndarray
+    hscale: float
+
+
+def _layout(graph: ClimbGraph) -> _Layout:
+    """The graph's :class:`_Layout`, built on first use and kept with the graph."""
+    lay = graph._searchable.get("layout")
+    if lay is None:
+        n, m = graph.num_nodes, len(graph.edges)
+        src = np.concatenate([graph.edges[:, 0], np.arange(n)])
+        order = np.argsort(src, kind="stable")
+        at = np.empty(n + m, np.int64)
+        at[order] = np.arange(n + m)
+        indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+        dst = np.concatenate([graph.edges[:, 1], np.arange(n)])
+        weights = np.concatenate([graph.edge_lengths, np.zeros(n)])
+        straight = np.linalg.norm(graph.nodes[graph.edges[:, 1]]
+                                  - graph.nodes[graph.edges[:, 0]], axis=1)
+        ratio = graph.edge_lengths[straight > 0] / straight[straight > 0]
+        lay = graph._searchable["layout"] = _Layout(
+            indptr, dst[order].astype(np.int32), weights[order], at[:m],
+            float(ratio.min()) if ratio.size else 0.0)
+    return lay
+
+
+def _search(graph: ClimbGraph, extra: np.ndarray, ons: list, offs: list, method: str
+            ) -> tuple[float, np.ndarray, SearchStats]:
+    """One compiled search from a virtual start, joined to each way on at its cost, to a
+    virtual goal, joined from each way off at its cost: ``(cost, graph nodes from the way
+    on to the way off, stats)``; cost ``inf`` and no nodes when there is no way.
+
+    A* aims at the way off's point when every way off has the same one: each way off
+    costs at least its straight distance, so the Euclidean heuristic (at most one per
+    metre) stays admissible and consistent; otherwise the search is Dijkstra's."""
+    t0 = time.perf_counter()
+    lay = _layout(graph)
+    n = graph.num_nodes
+    source, sink = n, n + 1
+    indices = np.concatenate([lay.indices, [w[0] for w in ons]]).astype(np.int32)
+    weights = np.concatenate([lay.weights, [w[1] for w in ons]])
     if extra.any():
-        return CSRGraph.from_edges(graph.num_nodes, graph.edges[:, 0], graph.edges[:, 1],
-                                   graph.edge_lengths + extra, coords=graph.nodes)
-    csr = graph._searchable.get("lengths")
-    if csr is None:
-        csr = graph._searchable["lengths"] = CSRGraph.from_edges(
-            graph.num_nodes, graph.edges[:, 0], graph.edges[:, 1], graph.edge_lengths,
-            coords=graph.nodes)
-    return csr
+        weights[lay.at] += extra
+    for node, cost, *_ in offs:
+        slot = lay.indptr[node + 1] - 1
+        if indices[slot] != sink or cost < weights[slot]:
+            indices[slot], weights[slot] = sink, cost
+    end = lay.indptr[-1] + len(ons)
+    indptr = np.concatenate([lay.indptr, [end, end]])
+    aims = [graph.nodes[w[0]] if w[4] is None else w[4] for w in offs]
+    same = all(np.array_equal(a, aims[0]) for a in aims)
+    hscale = min(lay.hscale, 1.0) if method == "astar" and same else 0.0
+    coords = np.empty((n + 2, 3))
+    coords[:n], coords[n:] = graph.nodes, aims[0]
+    ws = thread_workspace(n + 2)
+    found, cost, expanded, generated, max_open = _csrsearch.search(
+        ws, indptr, indices, weights, coords, source, sink, hscale, False)
+    route = ws.path_to(sink)[1:-1].astype(np.int64) if found else np.empty(0, np.int64)
+    stats = SearchStats(expanded=expanded, generated=generated, max_open=max_open,
+                        elapsed=time.perf_counter() - t0)
+    return (float(cost) if found else np.inf), route, stats
 
 
 def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
@@ -285,10 +348,12 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
     excepted).  ``method``: ``"astar"`` (Euclidean heuristic) or ``"dijkstra"``; both are
     exact.
 
-    The compiled search runs on the graph (kept with it between queries while nothing is
-    reserved) from each way onto it to each way off it: a point between nodes has two, a
-    clue link one.  Ties go to the first way on, then the first way off; a start and goal
-    along the same stretch of an element are joined directly first."""
+    One compiled search runs from all the ways onto the graph at once (a point between
+    nodes has two, a clue link one) to the cheapest way off it, on arrays kept with the
+    graph between queries (reservations are added to a copy of the costs).  A* aims at the
+    goal's point, and is Dijkstra's search for a list of clue links to the goal.  A start
+    and goal along the same stretch of an element are joined directly when no way round is
+    cheaper."""
     if reservations is not None and not isinstance(reservations, ClimbReservations):
         raise InvalidQueryError(f"reservations {reservations!r} is not a ClimbReservations")
     if method not in ("astar", "dijkstra"):
@@ -297,29 +362,17 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
         else np.zeros(len(graph.edges))
     ons, spot0 = _ends(graph, start, "start", extra, goal=False)
     offs, spot1 = _ends(graph, goal, "goal", extra, goal=True)
-    csr = _searchable(graph, extra)
-    stats = SearchStats()
     best: tuple[float, Any, Any, Any] = (np.inf, None, None, None)
     if spot0[0] >= 0 and spot0[0] == spot1[0] and all(w[4] is not None for w in ons + offs) \
             and {w[0] for w in ons} == {w[0] for w in offs}:
         lo, hi = sorted((spot0[1], spot1[1]))
         edge = ons[1][3] if spot1[1] > spot0[1] else ons[0][3]
         best = (hi - lo + extra[edge], ons[0], offs[0], edge)
-    for on in ons:
-        for off in offs:
-            if on[0] == off[0]:
-                ids, cost = np.array([on[0]], dtype=np.int64), 0.0
-            else:
-                r = csr.find_path(on[0], off[0], method=method)
-                stats.expanded += r.stats.expanded
-                stats.generated += r.stats.generated
-                stats.max_open = max(stats.max_open, r.stats.max_open)
-                stats.elapsed += r.stats.elapsed
-                if not r.found:
-                    continue
-                ids, cost = r.path.astype(np.int64), float(r.cost)
-            if on[1] + cost + off[1] < best[0]:
-                best = (on[1] + cost + off[1], on, off, ids)
+    cost, route, stats = _search(graph, extra, ons, offs, method)
+    if cost < best[0]:
+        on = min((w for w in ons if w[0] == route[0]), key=lambda w: w[1])
+        off = min((w for w in offs if w[0] == route[-1]), key=lambda w: w[1])
+        best = (cost, on, off, route)
     total, on, off, route = best
     if on is None:
         return ClimbPath(empty_path(3), np.empty(0, np.int64), np.empty(0, np.int64),
