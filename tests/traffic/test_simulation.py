@@ -178,6 +178,7 @@ def sidewalk_network():
     ({"executor": object()}, "submit"),
     ({"max_age": 0.05}, "max_age"),
     ({"replan_every": 0.0}, "replan_every"),
+    ({"max_asks": 0}, "max_asks"),
     ({"n_sets": 1}, "n_sets"),
     ({"spacing": -2.0}, "spacing"),
     ({"ahead": 0.0}, "ahead"),

@@ -126,3 +126,20 @@ def test_threads_and_inline_tasks_agree_when_results_arrive_in_time():
     for a, b in zip(inline, threaded):
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
         assert a[2:] == b[2:]
+
+
+def test_asks_per_step_are_capped_longest_waiting_first():
+    executor = Delayed(1)
+    net = road_grid(4, 4, spacing=100.0)
+    with Traffic(net, dt=0.1, executor=executor, lattice_within=1e6, max_asks=3) as traffic:
+        cars_on_grid(traffic, 12, seed=2)
+        asked_by = []
+        for _ in range(12):
+            before = len(executor.pending)
+            step = traffic.step([150.0, 150.0])
+            assert step.asked <= 3 and len(executor.pending) - before == step.asked
+            asked_by.append(step.asked)
+            executor.tick()
+        # Capped at 3 a step, the 12 cars' first asks spread over the first steps.
+        assert asked_by[:4] == [3, 3, 3, 3]
+        assert sum(asked_by) > 12

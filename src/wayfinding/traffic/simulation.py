@@ -202,6 +202,8 @@ class Traffic:
     ``submit(fn, *args)`` returning a :class:`~concurrent.futures.Future`; ``threads``
     must then be 0).  ``max_age``: seconds after which a plan's result is too old to use
     (>= ``dt``).  ``replan_every``: seconds between a planning car's requests (> 0).
+    ``max_asks``: the most tasks asked in one step (>= 1), those who have waited longest
+    first (ties: the lower id), which spreads the planning over the steps.
     ``n_sets``, ``spacing``: the lattice's node sets and their spacing (world units).
     ``ahead``: road kept ahead of each car on its route (world units, > 0).
     ``publish_every``: seconds between a car's predictions (> 0); ``horizon``: how many
@@ -211,8 +213,8 @@ class Traffic:
     def __init__(self, network: RoadNetwork, *, dt: float = 0.1,
                  lattice_within: float = 150.0, full_within: float | None = None,
                  threads: int = 0, executor: PlanExecutor | None = None, max_age: float = 1.0,
-                 replan_every: float = 0.5, n_sets: int = 8, spacing: float = 10.0,
-                 ahead: float = 200.0, publish_every: float = 1.0,
+                 replan_every: float = 0.5, max_asks: int = 10**9, n_sets: int = 8,
+                 spacing: float = 10.0, ahead: float = 200.0, publish_every: float = 1.0,
                  horizon: float = 3.0) -> None:
         if not isinstance(network, RoadNetwork):
             raise InvalidQueryError(f"network {network!r} must be a RoadNetwork")
@@ -234,6 +236,7 @@ class Traffic:
             raise InvalidQueryError(f"max_age {max_age!r} must be at least dt {dt!r}: "
                                     "every result would be too old")
         self.replan_every = _validate.positive_float("replan_every", replan_every)
+        self.max_asks = _validate.count("max_asks", max_asks, max=10**9)
         self.n_sets = _validate.count("n_sets", n_sets, min=2, max=1000)
         self.spacing = _validate.positive_float("spacing", spacing)
         self.ahead = _validate.positive_float("ahead", ahead)
@@ -493,17 +496,21 @@ class Traffic:
                                 np.concatenate(([self._speed[car]], v[keep])))
         return applied, dropped
 
-    def _ask(self, car: int, level: TrafficLod, positions: np.ndarray) -> bool:
+    def _due(self, car: int) -> tuple[int, float, float] | None:
+        """Where planning car ``car`` is (:meth:`_lane_of`) if it should ask for a plan
+        now, else none."""
         if self._tasks[car] is not None:
-            return False
+            return None
         plan = self._plans[car]
         fresh = self.time - self._plan_time[car] < self.replan_every - 1e-9
         if fresh and (plan is None or self._s[car] < plan[0][-1]):
-            return False
+            return None
         where = self._lane_of(car)
         if where is None:
             self._plans[car], self._plan_time[car] = None, self.time
-            return False
+        return where
+
+    def _ask(self, car: int, where: tuple[int, float, float], positions: np.ndarray) -> None:
         lane, along, lane_base = where
         reach = 2.0 * self.n_sets * self.spacing
         near = np.flatnonzero(np.hypot(*(positions - positions[car]).T) <= reach)
@@ -514,10 +521,9 @@ class Traffic:
                 cars.append(Trajectory(piece.points, piece.speeds,
                                        start_time=piece.start_time - self.time))
         future = self._executor.submit(_plan_task, self.network, lane, along, lane_base,
-                                       self._drivers[car], level, cars, self.n_sets,
-                                       self.spacing)
+                                       self._drivers[car], self._levels[car], cars,
+                                       self.n_sets, self.spacing)
         self._tasks[car] = (self.time, future)
-        return True
 
     def step(self, focus: Any) -> TrafficStep:
         """Advance every car by ``dt`` around ``focus`` (the player's ``(x, y)``): collect
@@ -535,7 +541,11 @@ class Traffic:
                                    lattice_within=self.lattice_within,
                                    full_within=self.full_within)
         near = [c for c, lod in enumerate(self._levels) if lod is not TrafficLod.ROUTE]
-        asked = sum(self._ask(c, self._levels[c], positions) for c in near)
+        due = sorted(((self._plan_time[c], c, where) for c in near
+                      if (where := self._due(c)) is not None), key=lambda e: e[:2])
+        for _, c, where in due[:self.max_asks]:
+            self._ask(c, where, positions)
+        asked = min(len(due), self.max_asks)
         far = np.ones(self.count, dtype=bool)
         far[near] = False
         desired = np.array([costs.desired_speed for costs in self._drivers])
@@ -550,8 +560,8 @@ class Traffic:
         self._steps += 1
         self.time = self._steps * self.dt
         self._maintain_routes()
-        due = np.flatnonzero(np.array(self._next_publish) <= self.time + 1e-9)
-        for c in due.tolist():
+        publish = np.flatnonzero(np.array(self._next_publish) <= self.time + 1e-9)
+        for c in publish.tolist():
             self._publish(c)
         counts = [sum(lod is level for lod in self._levels) for level in TrafficLod]
         return TrafficStep(self.time, counts[0], counts[1], counts[2], asked, applied,
