@@ -4,8 +4,9 @@ navigation-mesh ground, for examples, the command line, the demo and tests.
 :func:`climbing_wall` lays out ``bays`` x ``floors`` on the wall plane y = 0 (x along the
 wall, z up; bays :data:`BAY` metres wide, floors :data:`FLOOR` metres high, the first
 floor's ledges :data:`SILL` metres up, a roof ledge along the whole top).  Between two bays
-a floor's ledges either meet (a shared node) or leave a gap of 0.4..1.6 m (a jump); a
-quarter of the ledges not needed by a pipe are missing.  Pipes run up from the ground or a
+a floor's ledges either meet (a shared node) or leave a gap of 0.4..1.6 m (a jump); each
+ledge not needed by a pipe is missing with probability 1/4 (a quarter of them on
+average).  Pipes run up from the ground or a
 floor through the floors above (crossing their ledges), ladders from the ground to the
 first floor, short window sills sit 1 m above some ledges (a jump up), and blockers (air
 conditioners in ledge gaps, balcony slabs under floors) stop some jumps and drops.  Each
@@ -18,7 +19,7 @@ joined to the feet of the pipes and ladders by clue links.
 >>> wall = climbing_wall(seed=3)
 >>> g = wall.graph()
 >>> p = find_climb_path(g, wall.clues(g), wall.position("roof"))
->>> p.found, p.edges[0] == -1, bool(p.points[0, 2] == 0.0)
+>>> p.found, bool(p.edges[0] == -1), bool(p.points[0, 2] == 0.0)
 (True, True, True)
 """
 
@@ -125,7 +126,8 @@ def climbing_wall(*, bays: int = 6, floors: int = 4, seed: int = 0) -> ClimbingW
         if meet:
                 needed.update((f, b) for b in range(min(meet), max(meet) + 1))
     pipes = {b for kind, b, *_ in risers if kind is ElementKind.PIPE}
-    # ledges: gaps between bays (0: the ledges meet), a quarter missing unless needed
+    # ledges: gaps between bays (0: the ledges meet), each missing with probability
+    # 1/4 unless needed
     conditioners: list[tuple[float, float]] = []
     for f in range(floors):
         gaps = [0.0 if rng.random() < 0.3 else float(rng.uniform(0.4, 1.6))
