@@ -20,6 +20,7 @@ from ..climbing import (
     ClimbProcessor,
     ClimbReservations,
     ClimbSpline,
+    EdgeKind,
     climbing_wall,
     find_climb_path,
 )
@@ -88,8 +89,8 @@ def climbing_section(out: Path) -> str:
     clues = wall.clues(graph)
     path = find_climb_path(graph, clues, wall.position("roof"))
     spline = ClimbSpline(path.points)
-    kinds = {k: int(v) for k, v in zip(*np.unique(graph.edge_kinds[path.edges[path.edges >= 0]],
-                                                  return_counts=True))}
+    used = graph.edge_kinds[path.edges[path.edges >= 0]]
+    kinds = {kind: int(np.count_nonzero(used == kind)) for kind in EdgeKind}
     figures = []
     name = save_climb(out / "climbing-wall.png", graph, blockers=wall.blockers, clues=clues,
                       paths=[path], splines=[spline],
@@ -122,7 +123,7 @@ def climbing_section(out: Path) -> str:
     rows = (f"<tr><td>{len(wall.elements)}</td><td>{graph.num_nodes}</td>"
             f"<td>{len(graph.edges)}</td><td>{graph.num_links}</td><td>{len(clues)}</td>"
             f"<td>{built * 1e3:.0f}</td><td>{len(path.edges)}</td>"
-            f"<td>{kinds.get(0, 0)} / {kinds.get(1, 0)} / {kinds.get(2, 0)}</td>"
+            f"<td>{kinds[EdgeKind.CLIMB]} / {kinds[EdgeKind.JUMP]} / {kinds[EdgeKind.DROP]}</td>"
             f"<td>{path.length:.2f}</td></tr>")
     figs = "".join(f"<figure><img src='{esc(src)}' alt='{esc(cap)}'><figcaption>{esc(cap)}"
                    "</figcaption></figure>" for cap, src in figures)

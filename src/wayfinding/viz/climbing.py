@@ -90,8 +90,7 @@ def render_climb_png(graph: ClimbGraph, *, blockers: Blockers | None = None,
         draw.line((gx0, gz, gx1, gz), fill=rgb(COLOURS["ground"]), width=line)
     if links:
         for (u, v), kind in zip(graph.edges.tolist(), graph.edge_kinds.tolist()):
-            if kind != EdgeKind.CLIMB and u < v or (kind != EdgeKind.CLIMB and
-                                                    (v, u) not in graph.edge_ids):
+            if kind != EdgeKind.CLIMB and (u < v or (v, u) not in graph.edge_ids):
                 colour = COLOURS["jump" if kind == EdgeKind.JUMP else "drop"]
                 draw.line(px(graph.nodes[[u, v]]), fill=rgb(colour), width=1)
     for e in graph.elements:
