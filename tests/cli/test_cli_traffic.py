@@ -263,6 +263,17 @@ def test_lattice_optimiser_improves_a_seed(run):
     assert plan["iterations"] > 0 and plan["cost"] < plan["seed_cost"]
 
 
+@pytest.mark.parametrize("sets", [9, 10])
+def test_lattice_optimises_up_to_the_road_end(run, sets):
+    # Ten sets 10 apart reach the end of the one road of a 2 x 1 grid: the road's potential
+    # leads to where the road ends inside its rectangle.
+    code, out, err = run("lattice", "--columns", "2", "--rows", "1", "--sets", str(sets),
+                         "--optimise", "--json")
+    info = json.loads(out)
+    assert code == 0 and err == "" and info["optimised"]["cost"] <= \
+        info["optimised"]["seed_cost"]
+
+
 def test_lattice_text_and_picture(run, tmp_path):
     png = tmp_path / "lattice.png"
     code, out, _ = run("lattice", "--top", "3", "--render", str(png))

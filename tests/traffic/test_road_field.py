@@ -95,8 +95,8 @@ def test_gradient_points_uphill():
                        driver=DriverCosts()), "length 0"),
     (lambda: RoadField(two_way(), car=[0, 0], heading=0.0, length=10.0, width=4.0, cell=-1,
                        driver=DriverCosts()), "cell -1"),
-    (lambda: RoadField(two_way(), car=[50, 0], heading=math.pi / 2, length=40.0, width=4.0,
-                       cell=1.0, driver=DriverCosts()), "far end"),
+    (lambda: RoadField(two_way(), car=[50, 5], heading=math.pi / 2, length=40.0, width=4.0,
+                       cell=1.0, driver=DriverCosts()), "no drivable cell ahead"),
     (lambda: RoadField(two_way(), car=[0, 0], heading=0.0, length=1e6, width=1e6, cell=1e-3,
                        driver=DriverCosts()), "cells"),
     (lambda: field_of(two_way(), DriverCosts()).value([[0, 1, 2]]), "points"),
@@ -104,3 +104,75 @@ def test_gradient_points_uphill():
 def test_bad_inputs(call, message):
     with pytest.raises(InvalidQueryError, match=message):
         call()
+
+
+def test_a_road_ending_inside_the_rectangle_is_driven_to_its_end():
+    net = RoadNetwork()
+    net.add_road([[0, 0], [100, 0]], [LaneSpec(offset=0.0)])
+    # The rectangle reaches 35 past the road's end: its farthest drivable cells are the
+    # goal, and the potential is the distance still to drive to them.
+    field = RoadField(net, car=[80.0, 0.0], heading=0.0, length=60.0, width=8.0, cell=0.5,
+                      driver=DriverCosts())
+    free = np.flatnonzero(np.isfinite(field.values).any(axis=0))
+    end = int(free.max())
+    assert (field.values[:, end][np.isfinite(field.values[:, end])] == 0).all()
+    assert field.origin[0] + (end + 1) * 0.5 > 100.0 and not field.on_road([[103.0, 0]])[0]
+    a, b = field.value([[85.0, 0.0], [95.0, 0.0]])
+    assert a - b == pytest.approx(10.0, abs=1e-6)
+
+
+def highway_and_street():
+    net = RoadNetwork()
+    net.add_road([[0, 0], [200, 0]], [LaneSpec(offset=0.0)], kind="highway")
+    net.add_road([[0, 20], [200, 20]], [LaneSpec(offset=0.0)])
+    return net
+
+
+def on(net, driver, y):
+    return RoadField(net, car=[20.0, y], heading=0.0, length=60.0, width=8.0, cell=0.5,
+                     driver=driver)
+
+
+def test_the_field_reads_the_road_kind_and_the_avoided_roads():
+    net = highway_and_street()
+    probe = [[30.0, 0.0], [50.0, 0.0]]
+    plain = np.diff(on(net, DriverCosts(), 0.0).value(probe))[0]
+    slow = np.diff(on(net, DriverCosts(road_kind=(("highway", 3.0),)), 0.0).value(probe))[0]
+    assert plain == pytest.approx(-20.0, abs=1e-6) and slow == pytest.approx(-60.0, abs=1e-6)
+    # The street (road 1) keeps factor 1 for a driver who slows on highways.
+    street = on(net, DriverCosts(road_kind=(("highway", 3.0),)), 20.0)
+    assert np.diff(street.value([[30.0, 20.0], [50.0, 20.0]]))[0] == pytest.approx(-20.0,
+                                                                                 abs=1e-6)
+    # An avoided road is a wall: the street stays drivable, the highway is off the road.
+    avoid = on(net, DriverCosts(avoid_roads=frozenset({0})), 20.0)
+    assert avoid.on_road([[30.0, 20.0], [30.0, 0.0]]).tolist() == [True, False]
+    with pytest.raises(InvalidQueryError, match="no drivable cell ahead"):
+        on(net, DriverCosts(avoid_roads=frozenset({0})), 0.0)
+
+
+def test_oncoming_multiplies_the_road_kind():
+    net = RoadNetwork()
+    net.add_road([[0, 0], [200, 0]], [LaneSpec(offset=0.0, forward=False)], kind="highway")
+    driver = DriverCosts(oncoming=2.0, road_kind=(("highway", 1.5),))
+    field = on(net, driver, 0.0)
+    probe = [[30.0, 0.0], [50.0, 0.0]]
+    assert np.diff(field.value(probe))[0] == pytest.approx(-20.0 * 3.0, abs=1e-6)
+    assert driver.factor(LaneType.DRIVING, "highway", 0, oncoming=True) == 3.0
+    assert driver.factor(LaneType.SHOULDER, "highway", 0, oncoming=True) == 1.5
+
+
+@pytest.mark.parametrize("option, size", [("length", {"length": 1.4}),
+                                          ("width", {"width": 0.5})])
+def test_a_rectangle_needs_two_cells_each_way(option, size):
+    shape = {"length": 10.0, "width": 4.0, **size}
+    with pytest.raises(InvalidQueryError, match=f"{option} {size[option]:g} .*two cells"):
+        RoadField(two_way(), car=[5, 0], heading=0.0, cell=1.0, driver=DriverCosts(), **shape)
+
+
+@pytest.mark.parametrize("car, heading", [((230.0, -1.75), 0.0),    # past the road's end
+                                          ((205.0, -1.75), 0.0),    # the road ends behind
+                                          ((50.0, 20.0), 0.0)])     # off every road
+def test_no_drivable_cell_ahead_is_refused(car, heading):
+    with pytest.raises(InvalidQueryError, match=r"no drivable cell ahead of the car"):
+        RoadField(two_way(), car=car, heading=heading, length=40.0, width=4.0, cell=1.0,
+                  driver=DriverCosts())

@@ -4,11 +4,14 @@ end of an oriented search rectangle, over the lanes the driver likes.
 The rectangle is aligned with ``heading``; the car sits centred across it, a quarter of the
 way along (*Driver San Francisco*: the optimiser's search area).  Each cell takes the lane
 under its centre (within half the lane's width of the lane's line): its speed is ``1 / f``
-for the driver's factor ``f`` of that lane as the car sees it (a driving lane running
-against ``heading`` is ``"oncoming"``), the best lane where several overlap; cells on no
-lane, or on lanes the driver forbids, are walls.  The potential is the travel time
-(:func:`~wayfinding.fields.eikonal_field`, first order) to the row of drivable cells at the
-far end, so following its gradient downhill drives ahead along the preferred lanes.
+for the driver's whole factor ``f`` of that lane as the car sees it,
+``driver.factor(lane.type, lane.kind, lane.road, oncoming=...)`` (lane type, road kind,
+``inf`` on avoided roads; a driving lane running against ``heading`` takes the driver's
+``oncoming`` factor for its type's), the best lane where several overlap; cells on no lane,
+or on lanes the driver forbids, are walls.  The potential is the travel time
+(:func:`~wayfinding.fields.eikonal_field`, first order) to the drivable cells of the
+farthest column holding any (the far end, or where the road ends inside the rectangle), so
+following its gradient downhill drives ahead along the preferred lanes.
 
 >>> from wayfinding.traffic.roads import LaneSpec, RoadNetwork
 >>> from wayfinding.traffic.routes import DriverCosts
@@ -32,7 +35,7 @@ import numpy as np
 from .. import _validate
 from ..errors import InvalidQueryError
 from ..fields import eikonal_field
-from .roads import LaneType, RoadNetwork
+from .roads import RoadNetwork
 from .routes import DriverCosts
 
 
@@ -41,10 +44,11 @@ class RoadField:
 
     ``car``: the car's ``(x, y)``; ``heading``: the rectangle's direction, radians
     (counter-clockwise from +x; aim it at a point ahead on the route); ``length``,
-    ``width``: the rectangle's size, world units (> 0; the car is ``length / 4`` from its
-    back edge); ``cell``: the grid spacing (> 0); ``driver``: whose lane factors set the
-    speeds.  ``values``: ``(H, W)`` float64 travel times indexed ``[across, along]`` (inf
-    on walls); ``origin``: the back edge's middle; ``direction``: the unit heading."""
+    ``width``: the rectangle's size, world units (at least two cells each; the car is
+    ``length / 4`` from its back edge); ``cell``: the grid spacing (> 0); ``driver``: whose
+    factors set the speeds.  Refuses a rectangle with no drivable cell ahead of the car.
+    ``values``: ``(H, W)`` float64 travel times indexed ``[across, along]`` (inf on walls);
+    ``origin``: the back edge's middle; ``direction``: the unit heading."""
 
     __slots__ = ("values", "origin", "direction", "cell", "width", "_filled", "_grad")
 
@@ -59,7 +63,11 @@ class RoadField:
         long = _validate.positive_float("length", length)
         wide = _validate.positive_float("width", width)
         step = _validate.positive_float("cell", cell)
-        cols, rows = max(int(round(long / step)), 1), max(int(round(wide / step)), 1)
+        cols, rows = int(round(long / step)), int(round(wide / step))
+        for name, size, cells in (("length", long, cols), ("width", wide, rows)):
+            if cells < 2:
+                raise InvalidQueryError(f"{name} {size:g} is {cells} cells of {step:g}: the "
+                                        "rectangle needs at least two cells each way")
         _validate.allocation("road field cells", float(cols) * rows)
         self.direction = np.array([math.cos(angle), math.sin(angle)])
         self.origin = at - self.direction * long / 4
@@ -73,18 +81,23 @@ class RoadField:
             if (lane.points.max(axis=0) < lo - lane.width).any() or \
                     (lane.points.min(axis=0) > hi + lane.width).any():
                 continue
+            with_it = driver.factor(lane.type, lane.kind, lane.road)
+            against = driver.factor(lane.type, lane.kind, lane.road, oncoming=True)
+            if with_it == against == math.inf:
+                continue
             dist, seg = _to_polyline(centres, lane.points)
             along = np.diff(lane.points, axis=0)[seg] @ self.direction
-            base = driver.lane_factor(lane.type.value)
-            wrong_way = driver.oncoming if lane.type is LaneType.DRIVING else base
-            here = np.where(along < 0, wrong_way, base)
+            here = np.where(along < 0, against, with_it)
             inside = dist <= lane.width / 2
             factor[inside] = np.minimum(factor[inside], here[inside])
         speed = np.where(np.isfinite(factor), 1.0 / factor, 0.0).reshape(rows, cols)
-        goal = [(cols - 1, y) for y in np.flatnonzero(speed[:, -1] > 0).tolist()]
-        if not goal:
-            raise InvalidQueryError("the search rectangle's far end has no drivable cell: "
-                                    "aim heading along the road")
+        drivable = np.flatnonzero((speed > 0).any(axis=0))
+        last = int(drivable[-1]) if drivable.size else -1
+        if (last + 0.5) * step <= long / 4:
+            raise InvalidQueryError(f"the search rectangle has no drivable cell ahead of the "
+                                    f"car at {at.tolist()} heading {angle:g}: the road ends "
+                                    "behind it, or heading leaves the road")
+        goal = [(last, y) for y in np.flatnonzero(speed[:, last] > 0).tolist()]
         self.values = eikonal_field(speed, goal, cell_size=step)
         finite = np.isfinite(self.values)
         top = float(self.values[finite].max()) + long if finite.any() else long

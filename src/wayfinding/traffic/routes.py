@@ -86,11 +86,16 @@ class DriverCosts:
         _validate.positive_float("car_avoidance", self.car_avoidance, allow_zero=True)
         _validate.positive_float("clearance", self.clearance)
 
-    def factor(self, lane_type: LaneType, kind: str, road: int) -> float:
-        """The factor on the length of a lane of this type and road kind (inf: never)."""
+    def factor(self, lane_type: LaneType, kind: str, road: int, *,
+               oncoming: bool = False) -> float:
+        """The factor on the length of a lane of this type and road kind on road ``road``
+        (inf: never, as on every avoided road).  ``oncoming``: the lane is driven against
+        its direction, so a driving lane's type factor is the driver's ``oncoming``."""
         if road in self.avoid_roads:
             return math.inf
-        return dict(self.lane_type).get(lane_type, 1.0) * dict(self.road_kind).get(kind, 1.0)
+        own = self.oncoming if oncoming and lane_type is LaneType.DRIVING else \
+            dict(self.lane_type).get(lane_type, 1.0)
+        return own * dict(self.road_kind).get(kind, 1.0)
 
     def lane_factor(self, label: str) -> float:
         """The factor of a lane as a car sees it across a road: ``label`` is a
