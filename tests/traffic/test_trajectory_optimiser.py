@@ -173,6 +173,24 @@ def test_a_sharp_lattice_turn_slows_the_seed_before_it():
     assert seed.speeds[2] < seed.speeds[1] < seed.speeds[0] <= 15.0
 
 
+@pytest.mark.parametrize("speed", [1.0, 4.0, 10.0])
+def test_the_sideways_grip_holds_while_the_car_accelerates(speed):
+    # A seed turning hard to the left at 20 a second, the car starting slower and
+    # accelerating: each frame's turn, taken at the speed the car moves with in that
+    # frame, keeps v² · curvature within the model's sideways grip.
+    model = CarModel(max_acceleration=20.0, max_steer=1.2, lateral_acceleration=8.0)
+    seed = Trajectory([[0.0, -1.75], [6.0, -1.75], [6.0, 60.0]], [20.0, 20.0, 20.0])
+    dt = 0.05
+    plan = optimise_trajectory([seed], start=START, heading=0.0, speed=speed,
+                               field=field_for(road(), DriverCosts()), driver=DriverCosts(),
+                               model=model, horizon=1.5, dt=dt, max_iterations=0)
+    moved = plan.speeds[1:]
+    turned = np.abs(np.diff(plan.headings))
+    assert (np.diff(plan.speeds) > 0).any() and turned.max() > 0
+    # The heading turns by v · curvature · dt in a frame driven at v.
+    assert (moved * turned / dt <= model.lateral_acceleration * (1 + 1e-9)).all()
+
+
 def kwargs(**change):
     driver = DriverCosts()
     base = dict(start=START, heading=0.0, speed=10.0, field=field_for(road(), driver),

@@ -4,7 +4,8 @@ falls; the best of several seeds (the lattice planner's top paths) wins.
 
 * **Vehicle** (:class:`CarModel`): a kinematic bicycle with bounded steering, throttle,
   braking, top speed and sideways grip (the steering is capped so that ``v² / R`` stays
-  within ``lateral_acceleration``), stepped at ``dt``.
+  within ``lateral_acceleration`` for the speed ``v`` the frame is driven at, after its
+  acceleration), stepped at ``dt``.
 * **Controller**: pure pursuit.  At frame ``k`` it steers towards the control path's point
   ``lookahead`` frames ahead and accelerates (within the car's limits) towards the control
   path's own speed there, ``|c[k+1] - c[k]| / dt``.
@@ -43,7 +44,7 @@ stepped together with numpy).
 >>> seed = Trajectory([[0, 0], [60, 0]], [10.0, 10.0])
 >>> plan = optimise_trajectory([seed], start=[0, 0], heading=0.0, speed=10.0, field=field,
 ...                            driver=driver, horizon=2.0)
->>> plan.collisions, round(float(plan.points[-1, 0]), 3), plan.cost <= plan.seed_costs[0]
+>>> plan.collisions, round(float(plan.points[-1, 0]), 3), bool(plan.cost <= plan.seed_costs[0])
 (0, 20.0, True)
 """
 
@@ -201,13 +202,13 @@ def _simulate(control: np.ndarray, start: np.ndarray, heading: float, speed: flo
         to = target - p
         dist = np.maximum(np.hypot(to[:, 0], to[:, 1]), 1e-9)
         alpha = np.arctan2(to[:, 1], to[:, 0]) - h
-        curvature = 2.0 * np.sin(alpha) / dist
-        grip = model.lateral_acceleration / np.maximum(v * v, 1e-9)
-        curvature = np.clip(curvature, -grip, grip)
-        steer = np.clip(np.arctan(curvature * model.wheelbase), -model.max_steer,
-                        model.max_steer)
         accel = np.clip((wish[:, i] - v) / dt, -model.max_braking, model.max_acceleration)
         v2 = np.clip(v + accel * dt, 0.0, model.max_speed)
+        # The frame is driven at v2: its curvature is capped for that speed.
+        grip = model.lateral_acceleration / np.maximum(v2 * v2, 1e-9)
+        curvature = np.clip(2.0 * np.sin(alpha) / dist, -grip, grip)
+        steer = np.clip(np.arctan(curvature * model.wheelbase), -model.max_steer,
+                        model.max_steer)
         h2 = h + v2 / model.wheelbase * np.tan(steer) * dt
         pos[:, i + 1] = p + (v2 * dt)[:, None] * np.column_stack([np.cos(h2), np.sin(h2)])
         head[:, i + 1], vel[:, i + 1] = h2, v2
