@@ -1,13 +1,17 @@
-"""Named driver personalities: each one :class:`~wayfinding.traffic.routes.DriverCosts`
-read by every planning stage (route A*, the lattice and the trajectory optimiser).
+"""Named driver personalities: each one :class:`~wayfinding.traffic.routes.DriverCosts`,
+whose fields route A*, the lattice and the trajectory optimiser each read as its
+docstring lists (routes and the optimiser's road field: lane type, road kind and avoided
+roads; the lattice: lane type as the car sees it).
 
-* ``cautious``: pays 1.5 times a highway's length and 20 per radian turned, never takes a
-  sidewalk, pays 11 times a stretch against the traffic, keeps 5 from other cars (20 for a
-  lattice node nearer), wants 12 a second.
+* ``cautious``: pays 1.5 times a highway's length and 20 per radian turned (on routes;
+  the road field drives highways 1.5 times slower), never takes a sidewalk, pays 11 times
+  a stretch against the traffic (the lattice and the road field), keeps 5 from other cars
+  (20 for a lattice node nearer), wants 12 a second.
 * ``normal``: the shortest roads, no sidewalks, 3 times a stretch against the traffic (it
   overtakes), keeps 3 from other cars (10 for a node nearer), wants 15 a second.
-* ``reckless``: pays half a highway's length, twice a sidewalk's, no more against the
-  traffic than with it, shaves past other cars (2, 5 for a node nearer), wants 22 a second.
+* ``reckless``: pays half a highway's length (routes and the road field), twice a
+  sidewalk's, no more against the traffic than with it, shaves past other cars (2, 5 for
+  a node nearer), wants 22 a second.
 
 >>> driver("reckless").desired_speed, driver("cautious").lattice_costs().type_cost("oncoming")
 (22.0, 10.0)

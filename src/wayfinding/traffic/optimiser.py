@@ -29,8 +29,9 @@ falls; the best of several seeds (the lattice planner's top paths) wins.
   scores therefore never rise, and the result is never worse than its seed.
 
 The driver (:class:`~wayfinding.traffic.routes.DriverCosts`) sets the road field's lane
-speeds, the desired speed and how strongly the cars repel: the same record as routes and
-the lattice.  The loop over frames is Python (a few hundred frames per plan, all seeds
+speeds (its whole factor per lane: lane type as the car sees it, road kind, avoided roads),
+the desired speed and how strongly the cars repel: the same record as routes and the
+lattice.  The loop over frames is Python (a few hundred frames per plan, all seeds
 stepped together with numpy).
 
 >>> from wayfinding.traffic.roads import LaneSpec, RoadNetwork

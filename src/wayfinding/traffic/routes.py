@@ -35,24 +35,36 @@ from .roads import LaneType, RoadNetwork
 
 @dataclass(frozen=True, kw_only=True)
 class DriverCosts:
-    """A driver personality: one record read by every planning stage (routes, the lattice
-    and the trajectory optimiser).
+    """A driver personality: one record for the three planning stages, each reading the
+    fields listed below.
 
-    ``lane_type``: ``(LaneType, factor)`` pairs multiplying a lane's length (types not
-    listed: 1; ``inf`` forbids the type; the default forbids sidewalks).  ``road_kind``:
-    ``(kind, factor)`` pairs for road kinds (e.g. ``(("highway", 0.6),)`` prefers highways;
-    kinds not listed: 1).  ``turn``: cost per radian of turning at a junction (>= 0; large
-    avoids turns).  ``avoid_roads``: road ids never entered (a getaway driver's roads with
-    police).  ``oncoming``: the factor for driving against the traffic in a driving lane
-    (routes follow lanes in their direction, so only the lattice and the optimiser meet
-    it).  ``desired_speed``: the speed the driver wants, world units per second (> 0).
-    ``car_avoidance``: how strongly other cars are avoided (>= 0; the lattice's cost near
-    a car, the weight of the cars' field in the optimiser).  ``clearance``: how near
-    (world units, > 0) another car's predicted position makes a lattice node near it (and
-    the radius of the cars' field :func:`~wayfinding.traffic.levels.lattice_step` builds).
-    Factors are > 0 or ``inf``: a factor is a cost per unit length everywhere (a lane's
-    length on routes, a lattice step's cost through the lane, the inverse of the speed in
-    the optimiser's field).  Named personalities: :func:`~wayfinding.traffic.drivers.driver`.
+    ``lane_type``: ``(LaneType, factor)`` pairs for lane types (types not listed: 1;
+    ``inf`` forbids the type; the default forbids sidewalks).  ``road_kind``: ``(kind,
+    factor)`` pairs for road kinds (e.g. ``(("highway", 0.6),)`` prefers highways; kinds
+    not listed: 1).  ``turn``: cost per radian of turning at a junction (>= 0; large avoids
+    turns).  ``avoid_roads``: road ids never entered (a getaway driver's roads with
+    police).  ``oncoming``: the factor replacing a driving lane's type factor where it is
+    driven against the traffic.  ``desired_speed``: the speed the driver wants, world units
+    per second (> 0).  ``car_avoidance``: how strongly other cars are avoided (>= 0).
+    ``clearance``: how near (world units, > 0) another car's predicted position makes a
+    lattice node near it.  Factors are > 0 or ``inf``.  What each stage reads:
+
+    * route A* (:class:`RoutePlanner`): :meth:`factor` of each lane (lane type times road
+      kind, ``inf`` on avoided roads) times its length, and ``turn``; routes follow lanes
+      in their direction, so ``oncoming`` never applies;
+    * the lattice (:meth:`lattice_costs`, :func:`~wayfinding.traffic.levels.lattice_step`):
+      the lane type factors as the car sees each lane (:meth:`lane_factor`, ``oncoming``
+      included) as node costs, not the road kind nor the avoided roads (a lattice runs on
+      one road, which the route chose); ``car_avoidance`` near a car; ``clearance`` (also
+      the radius of the cars' field ``lattice_step`` builds); ``desired_speed`` (the
+      arrival times at the sets and the speed limits);
+    * the trajectory optimiser: its road field
+      (:class:`~wayfinding.traffic.road_field.RoadField`) reads :meth:`factor` with
+      ``oncoming`` as the car sees each lane (the inverse of a cell's speed, so a travel
+      time per unit length); ``desired_speed`` (its seeds and its speed term);
+      ``car_avoidance`` (the weight of the cars' field).
+
+    Named personalities: :func:`~wayfinding.traffic.drivers.driver`.
 
     >>> reckless = DriverCosts(lane_type=(), oncoming=1.0, car_avoidance=0.2)
     >>> reckless.lane_factor("sidewalk"), DriverCosts().lane_factor("sidewalk")
@@ -98,9 +110,9 @@ class DriverCosts:
         return own * dict(self.road_kind).get(kind, 1.0)
 
     def lane_factor(self, label: str) -> float:
-        """The factor of a lane as a car sees it across a road: ``label`` is a
-        :class:`LaneType` value or ``"oncoming"`` (the labels of
-        :func:`~wayfinding.traffic.levels.road_lattice`)."""
+        """The type factor of a lane as a car sees it across a road (no road kind, no
+        avoided roads): ``label`` is a :class:`LaneType` value or ``"oncoming"`` (the labels
+        of :func:`~wayfinding.traffic.levels.road_lattice`)."""
         if label == "oncoming":
             return self.oncoming
         kind = _validate.choice("label", label, [t.value for t in LaneType] + ["oncoming"])
@@ -110,8 +122,9 @@ class DriverCosts:
                       near_distance: float | None = None,
                       max_lane_change: int = 1) -> LatticeCosts:
         """This driver's :class:`~wayfinding.traffic.lattice.LatticeCosts`: a node in a
-        lane of factor ``f`` adds ``(f - 1) · straight`` (at least 0; ``inf`` stays
-        forbidden), so a straight step through it costs ``f · straight``; a node within
+        lane of type factor ``f`` (:meth:`lane_factor`) adds ``max(f - 1, 0) · straight``
+        (``inf`` stays forbidden), so a straight step through it costs
+        ``max(f, 1) · straight``; a node within
         ``near_distance`` (none: the driver's ``clearance``) of a car adds
         ``car_avoidance``.  The step costs are the lattice's own (defaults: Fig 20.4 of
         *Driver San Francisco*, where the default driver's oncoming lane adds 1)."""
