@@ -1,6 +1,6 @@
 """Climbing movement: one processor for AI and player input; the AI following its
-look-ahead reaches the goal of its climb path, replaying the same sticks as a player gives
-the same climb, and the processor's transition rules."""
+look-ahead reaches the goal of its climb path, a player's hand-written sticks move the
+character where worked out by hand, and the processor's transition rules."""
 
 import numpy as np
 import pytest
@@ -83,15 +83,35 @@ def test_the_ai_climbs_from_a_clue_to_the_roof(seed):
     assert states[-1].position[2] == pytest.approx(wall.height)
 
 
-def test_a_player_giving_the_same_sticks_makes_the_same_climb():
-    wall = climbing_wall(seed=1)
-    g = wall.graph()
-    start, goal = ClimbPosition(0, 0.5), wall.position("roof")
-    states, sticks, _, _ = follow(g, start, goal)
-    player = ClimbProcessor(g, start)
-    replay = [player.state] + [player.step(s, DT) for s in sticks]
-    assert replay == states
-    assert ClimbMode.CLIMB in {s.mode for s in states}
+def test_a_hand_written_stick_sequence_moves_as_worked_out():
+    # a 4 m ladder up to a 4 m ledge, a 1 m gap, a 3 m ledge; climbing 1 m/s at full
+    # stick (in proportion below it), jumping 4 m/s; each row: stick, seconds, where
+    # the character is after it and what it was doing
+    els = [element(LADDER, (0, 0, 0), (0, 0, 4)), element(LEDGE, (0, 0, 4), (4, 0, 4)),
+           element(LEDGE, (5, 0, 4), (8, 0, 4))]
+    g = build_climb_graph(els)
+    up, half_up, right, left, none = (0, 1, 0), (0, 0.5, 0), (1, 0, 0), (-1, 0, 0), (0, 0, 0)
+    climb, jump, hold = ClimbMode.CLIMB, ClimbMode.JUMP, ClimbMode.HOLD
+    script = [
+        (up, 1.5, (0, 0, 1.5), climb),
+        (half_up, 1.0, (0, 0, 2.0), climb),        # half the stick, half the speed
+        (up, 2.0, (0, 0, 4.0), climb),             # stops at the corner: no way on up
+        (none, 1.0, (0, 0, 4.0), hold),
+        (up, 1.0, (0, 0, 4.0), hold),              # nothing above the corner
+        (right, 2.5, (2.5, 0, 4), climb),          # shimmy along the ledge
+        (left, 0.5, (2.0, 0, 4), climb),           # and back
+        (right, 2.0, (4.0, 0, 4), climb),          # to its end
+        (right, 0.125, (4.5, 0, 4), jump),         # half way over the gap
+        (none, 0.125, (5.0, 0, 4), jump),          # a jump runs to its end
+        (right, 1.0, (6.0, 0, 4), climb),
+        (left, 1.0, (5.0, 0, 4), climb),           # back to the gap
+        (left, 1.5, (2.75, 0, 4), climb),          # 0.25 s over it, then 1.25 m on
+    ]
+    mover = ClimbProcessor(g, ClimbPosition(0, 0.0), climb_speed=1.0, jump_speed=4.0)
+    for stick, seconds, position, mode in script:
+        state = mover.step(stick, seconds)
+        assert np.allclose(state.position, position), (stick, seconds, position)
+        assert state.mode is mode, (stick, seconds, mode)
 
 
 def test_a_players_stick_climbs_shimmies_and_jumps():
@@ -174,6 +194,10 @@ def test_state_records_compare_by_value():
     lambda g: LookAheadDriver([(0, 0, 0), (0, 0, 1)]),
     lambda g: ClimbFollower(g, 1, replan=0),
     lambda g: ClimbFollower(g, 1).stick(None),
+    lambda g: ClimbFollower(g, "nonsense"),                 # goals refused when made
+    lambda g: ClimbFollower(g, 99),
+    lambda g: ClimbFollower(g, ClimbPosition(0, 9.0)),
+    lambda g: ClimbFollower(g, []),
 ])
 def test_bad_input_is_refused(make):
     g = build_climb_graph([element(LADDER, (0, 0, 0), (0, 0, 6))])

@@ -33,6 +33,7 @@ time carries on past the nodes it reaches.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import Enum
@@ -48,6 +49,7 @@ from .search import (
     ClimbPath,
     ClimbPosition,
     ClimbReservations,
+    _ends,
     find_climb_path,
     nearest_position,
 )
@@ -141,7 +143,7 @@ class ClimbProcessor:
         self.snap = number("snap", snap, min=0.0)
         self._node, self._edge, self._along = self._place(start)
         self._mode = ClimbMode.HOLD
-        self._heading = False           # making for a transition along an element
+        self._seeking_transition = False    # making for a transition along an element
 
     def _place(self, start: Any) -> tuple[int, int, float]:
         g = self.graph
@@ -200,7 +202,7 @@ class ClimbProcessor:
             e = self._edge
             kind = EdgeKind(int(g.edge_kinds[e]))
             if kind is EdgeKind.CLIMB:
-                if not self._heading:
+                if not self._seeking_transition:
                     c = float(aim @ self._dir[e])
                     if abs(c) < self.along_threshold and not self._reach_for(aim):
                         break
@@ -219,7 +221,7 @@ class ClimbProcessor:
             else:
                 left -= rest / speed
                 self._node, self._edge, self._along = int(g.edges[e, 1]), -1, 0.0
-                self._heading = False
+                self._seeking_transition = False
         return self.state
 
     def _turn(self) -> None:
@@ -246,7 +248,7 @@ class ClimbProcessor:
         either."""
         node = self._node
         best = self._best(node, aim)
-        self._heading = best < 0
+        self._seeking_transition = best < 0
         if best < 0:
             best = self._towards(node, aim)
             if best < 0:
@@ -261,8 +263,9 @@ class ClimbProcessor:
         reached = {node: (0.0, -1, -1)}                 # node: metres, first edge, from
         todo = [(0.0, node)]
         while todo:
-            todo.sort()
-            metres, n = todo.pop(0)
+            metres, n = heapq.heappop(todo)
+            if metres > reached[n][0]:
+                continue                                # a stale entry
             if n != node and self._best(n, aim, away_from=reached[n][2]) >= 0:
                 return reached[n][1]
             for e in self._order[self._first[n]:self._first[n + 1]].tolist():
@@ -271,7 +274,7 @@ class ClimbProcessor:
                 if g.edge_kinds[e] == EdgeKind.CLIMB and far <= self.snap \
                         and far < reached.get(m, (np.inf,))[0]:
                     reached[m] = (far, e if n == node else reached[n][1], n)
-                    todo.append((far, m))
+                    heapq.heappush(todo, (far, m))
         return -1
 
     def _reach_for(self, aim: np.ndarray) -> bool:
@@ -287,7 +290,7 @@ class ClimbProcessor:
             return False
         if ends[0][1] == 1:
             self._turn()
-        self._heading = True
+        self._seeking_transition = True
         return True
 
 
@@ -336,6 +339,7 @@ class ClimbFollower:
                  reservations: ClimbReservations | None = None, agent: Hashable = None):
         if not isinstance(graph, ClimbGraph):
             raise InvalidQueryError(f"graph {graph!r} is not a ClimbGraph")
+        _ends(graph, goal, "goal", np.zeros(len(graph.edges)), goal=True)    # checked once
         self.graph, self.goal = graph, goal
         self.right, self.up = _frame(right, up)[:2]
         self.distance = number("distance", distance, min=0.0)
