@@ -142,3 +142,19 @@ def test_pictures_refuse_bad_input(tmp_path):
         with pytest.raises(InvalidQueryError, match=re.escape(message)):
             call()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.png"]
+
+
+@pytest.mark.parametrize("bad", [math.nan, -1.0, -math.inf])
+def test_lattice_picture_refuses_node_costs_below_zero_or_nan(tmp_path, bad):
+    nodes = np.zeros((3, 2))
+    nodes[1, 1] = bad
+    with pytest.raises(InvalidQueryError, match=re.escape(f"node cost {bad!r} at set 1, "
+                                                          "lane 1")):
+        _lattice_picture(tmp_path / "l.png", nodes=nodes)
+    assert not (tmp_path / "l.png").exists()
+
+
+def test_lattice_picture_crosses_unusable_nodes(tmp_path):
+    nodes = np.zeros((3, 2))
+    nodes[1, 1] = math.inf
+    assert _lattice_picture(tmp_path / "l.png", nodes=nodes).exists()

@@ -130,11 +130,12 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
     stretched to show the lanes) as a PNG ``size`` pixels wide.
 
     ``positions``: ``(n_sets + 1, n_lanes, 2)``, row 0 abreast of the vehicle (which stands
-    in ``start_lane``), then the node sets.  ``nodes``: ``(n_sets, n_lanes)`` node costs,
-    shaded light (cheap) to dark (dear), unusable ones crossed.  ``labels``: the lanes'
-    types.  ``paths``: ``(n_sets + 1, 2)`` polylines, the best first (drawn red on top).
-    ``cars`` and ``times`` ``(n_sets,)``: the other cars, drawn now (filled) and, where
-    they are predicted at a set's arrival time within half a step of that set, hollow.
+    in ``start_lane``), then the node sets.  ``nodes``: ``(n_sets, n_lanes)`` node costs
+    (>= 0), shaded light (cheap) to dark (dear), unusable ones (inf) crossed.
+    ``labels``: the lanes' types.  ``paths``: ``(n_sets + 1, 2)`` polylines, the best
+    first (drawn red on top).  ``cars`` and ``times`` ``(n_sets,)``: the other cars, drawn
+    now (filled) and, where they are predicted at a set's arrival time within half a step
+    of that set, hollow.
     ``speeds`` and ``limits`` ``(n_sets + 1,)``: the best path's propagated speeds and turn
     limits, drawn in a panel below against the distance along the road.  ``optimised``: the
     trajectory optimiser's result from these paths, drawn green over them (and its speeds
@@ -151,6 +152,11 @@ def save_lattice(picture_path: str | os.PathLike, positions: ArrayLike, *,
     cost = np.asarray(nodes, dtype=np.float64)
     if cost.shape != (n_sets, n_lanes):
         raise InvalidQueryError(f"nodes of shape {cost.shape} must be ({n_sets}, {n_lanes})")
+    bad = np.argwhere(~(cost >= 0))
+    if bad.size:
+        i, j = bad[0].tolist()
+        raise InvalidQueryError(f"node cost {float(cost[i, j])!r} at set {i}, lane {j}: node "
+                                "costs are >= 0, or inf for an unusable node")
     if len(labels) != n_lanes:
         raise InvalidQueryError(f"{len(labels)} labels for {n_lanes} lanes: give one each")
     start = count("start_lane", start_lane, min=0, max=n_lanes - 1)
