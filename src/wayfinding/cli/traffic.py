@@ -213,8 +213,9 @@ def cmd_route(args: Any) -> int:
 def _place_cars(network: RoadNetwork, road: int, *, count: int, seed: int,
                 speed: float) -> list[Trajectory]:
     """``count`` cars on the driving lanes of ``road``, each at a random place along a
-    random lane, a third of them parked and the rest driving on to the lane's end at 30 to
-    80% of ``speed``."""
+    random lane and, independently, parked with probability 1/3, else driving on to the
+    lane's end at a speed drawn uniformly from 30 to 80% of ``speed`` (so about a third
+    are parked, not exactly)."""
     lanes = [lane for lane in network.road_lanes(road) if lane.type is LaneType.DRIVING]
     if count and not lanes:
         raise InvalidQueryError(f"road {road} has no driving lane to place cars on")

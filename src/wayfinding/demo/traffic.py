@@ -138,8 +138,9 @@ def _lattice(out: Path) -> tuple[str, list[tuple[str, str]]]:
         f"<tr><td>{k}</td><td>{p.cost:g}</td><td>{' '.join(map(str, p.lanes.tolist()))}</td>"
         f"<td>{' '.join(f'{v:.1f}' for v in v_path.tolist())}</td></tr>"
         for k, (p, v_path) in enumerate(zip(step.paths, step.speeds), 1))
+    sequences = step.nodes.shape[1] ** step.nodes.shape[0]     # lanes ** sets
     figures = [
-        (f"the five cheapest of the {2 ** step.nodes.shape[0]} lane sequences ({ms:.1f} ms to "
+        (f"the five cheapest of the {sequences} lane sequences ({ms:.1f} ms to "
          "score them all and pass the speeds back; the best in red) past a parked car; "
          "the other cars now (filled) and where one is predicted beside a set when the "
          "vehicle gets there (hollow); below, the best path's speed limits (orange) and "
