@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arrays import concatenated_ranges
 from .._validate import number
 from ..errors import InvalidGeometryError
 from ..results import _fields_equal
@@ -99,14 +100,6 @@ class ClimbGraph:
                           self.edge_ids)
 
 
-def _ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For ragged ranges ``starts[g] .. starts[g] + counts[g]``: each item's group and
-    index, groups in order."""
-    group = np.repeat(np.arange(len(counts)), counts)
-    first = np.repeat(np.cumsum(counts) - counts, counts)
-    return group, np.arange(int(counts.sum())) - first + starts[group]
-
-
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b)
 
@@ -149,7 +142,8 @@ def _candidate_pairs(lo: np.ndarray, hi: np.ndarray, reach: float) -> np.ndarray
     lo_x = lo[order, 0]
     end = np.searchsorted(lo_x, hi[order, 0] + reach * (1 + 1e-9) + 1e-12, side="right")
     first = np.arange(1, len(order) + 1)
-    a, b = _ranges(first, np.maximum(end - first, 0))
+    count = np.maximum(end - first, 0)
+    a, b = np.repeat(np.arange(len(order)), count), concatenated_ranges(first, count)
     i, j = order[a], order[b]
     near = ~((lo[i] - hi[j] > reach).any(axis=1) | (lo[j] - hi[i] > reach).any(axis=1))
     pairs = np.sort(np.stack([i[near], j[near]], axis=1), axis=1)
@@ -186,7 +180,8 @@ def _touching(f: _Flat, pairs: np.ndarray, tol: float
     stops on both elements as ``(element, distance, point)`` arrays, with the pair index
     and the segment pair's place in it (first element's stop first)."""
     pi, pj = pairs[:, 0], pairs[:, 1]
-    g, flat = _ranges(np.zeros(len(pairs), np.int64), f.ns[pi] * f.ns[pj])
+    count = f.ns[pi] * f.ns[pj]
+    g, flat = np.repeat(np.arange(len(pairs)), count), concatenated_ranges(0, count)
     u, v = flat // f.ns[pj][g], flat % f.ns[pj][g]
     ka, kb = f.vstart[pi][g] + u, f.vstart[pj][g] + v
     s, t, gap = _segments_closest(f.vert[ka], f.vert[ka + 1], f.vert[kb], f.vert[kb + 1])
@@ -212,7 +207,8 @@ def _landings(f: _Flat, pairs: np.ndarray, tol: float, reach: float
     src3, dst3 = np.repeat(src, 3), np.repeat(dst, 3)
     ds3 = np.stack([np.zeros(len(src)), f.length[src] / 2, f.length[src]], axis=1).ravel()
     p3 = f.points_at(src3, ds3) if len(src3) else np.empty((0, 3))
-    q_of, kseg = _ranges(f.vstart[dst3], f.ns[dst3])
+    q_of = np.repeat(np.arange(len(dst3)), f.ns[dst3])
+    kseg = concatenated_ranges(f.vstart[dst3], f.ns[dst3])
     a, ab = f.vert[kseg], f.vert[kseg + 1] - f.vert[kseg]
     pp = p3[q_of]
     t = np.clip(_dot(pp - a, ab) / _dot(ab, ab), 0, 1)
@@ -264,22 +260,24 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     else:
         pairs = np.empty((0, 2), np.int64)
     # stops: each element's vertices and centre, where it touches another, where links land
-    uv, uc = _ranges(f.vstart[use], f.nv[use])
+    vertex_owner = np.repeat(np.arange(len(use)), f.nv[use])
+    vertex_row = concatenated_ranges(f.vstart[use], f.nv[use])
     centre = f.length[use] / 2
-    t_el, t_d, t_p, t_pair, t_place = _touching(f, pairs, tol)
-    src, ds, dst, dd, landing, l_pair, l_place = _landings(f, pairs, tol, reach)
+    touch_element, touch_distance, touch_point, touch_pair, touch_place = _touching(f, pairs, tol)
+    src, ds, dst, dd, landing, landing_pair, landing_place = _landings(f, pairs, tol, reach)
     # the order the stops of one element at one distance were found in: the first names
     # their node (vertices and centres, then pair by pair its touches and its landings)
     width = 2 * int((f.ns[pairs[:, 0]] * f.ns[pairs[:, 1]]).max(initial=0)) + 6
-    el_all = np.concatenate([use[uv], use, t_el, dst])
-    d_all = np.concatenate([f.cum[uc], centre, t_d, dd])
-    p_all = np.concatenate([f.vert[uc], f.points_at(use, centre) if len(use)
-                            else np.empty((0, 3)), t_p, landing])
-    key = np.concatenate([np.full(len(uc) + len(use), -1, np.int64),
-                          t_pair * width + t_place, l_pair * width + width - 6 + l_place])
+    el_all = np.concatenate([use[vertex_owner], use, touch_element, dst])
+    d_all = np.concatenate([f.cum[vertex_row], centre, touch_distance, dd])
+    p_all = np.concatenate([f.vert[vertex_row], f.points_at(use, centre) if len(use)
+                            else np.empty((0, 3)), touch_point, landing])
+    key = np.concatenate([np.full(len(vertex_row) + len(use), -1, np.int64),
+                          touch_pair * width + touch_place,
+                          landing_pair * width + width - 6 + landing_place])
     order = np.lexsort((key, d_all, el_all))
     el_all, d_all, p_all = el_all[order], d_all[order], p_all[order]
-    links = np.argsort(l_pair * width + l_place, kind="stable")
+    links = np.argsort(landing_pair * width + landing_place, kind="stable")
     src, ds, dst, dd = src[links], ds[links], dst[links], dd[links]
     # nodes: merge stops within tol; each element's rows (distance, node) without repeats
     node_of = _merge(p_all, tol)
@@ -298,30 +296,30 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     # edges: along each element both ways, then the links that see each other, each pair
     # of nodes once (the first)
     same = el_k[1:] == el_k[:-1]
-    cu, cv = n_k[:-1][same], n_k[1:][same]
+    climb_u, climb_v = n_k[:-1][same], n_k[1:][same]
     row_along = d_k + f.shift[el_k]
-    lu = _node_near(n_k, d_k, row_along, rstart, src, ds, f.shift)
-    lv = _node_near(n_k, d_k, row_along, rstart, dst, dd, f.shift)
-    clear = ~block._blocks_many(pos[lu], pos[lv])
-    au = np.stack([lu[clear], lv[clear]], axis=1).ravel()
-    av = np.stack([lv[clear], lu[clear]], axis=1).ravel()
-    akind = _link_kinds(pos[au], pos[av], caps)
-    good = akind >= 0
-    eu = np.concatenate([np.stack([cu, cv], axis=1).ravel(), au[good]])
-    ev = np.concatenate([np.stack([cv, cu], axis=1).ravel(), av[good]])
-    ekind = np.concatenate([np.zeros(2 * len(cu), dtype=np.int8), akind[good]])
+    link_u = _node_near(n_k, d_k, row_along, rstart, src, ds, f.shift)
+    link_v = _node_near(n_k, d_k, row_along, rstart, dst, dd, f.shift)
+    clear = ~block._blocks_many(pos[link_u], pos[link_v])
+    both_u = np.stack([link_u[clear], link_v[clear]], axis=1).ravel()
+    both_v = np.stack([link_v[clear], link_u[clear]], axis=1).ravel()
+    both_kind = _link_kinds(pos[both_u], pos[both_v], caps)
+    good = both_kind >= 0
+    eu = np.concatenate([np.stack([climb_u, climb_v], axis=1).ravel(), both_u[good]])
+    ev = np.concatenate([np.stack([climb_v, climb_u], axis=1).ravel(), both_v[good]])
+    ekind = np.concatenate([np.zeros(2 * len(climb_u), dtype=np.int8), both_kind[good]])
     elen = np.concatenate([np.repeat((d_k[1:] - d_k[:-1])[same], 2),
-                           np.linalg.norm(pos[av] - pos[au], axis=1)[good]])
+                           np.linalg.norm(pos[both_v] - pos[both_u], axis=1)[good]])
     real = np.flatnonzero(eu != ev)
     _, firsts = np.unique(eu[real] * max(len(pos), 1) + ev[real], return_index=True)
     take = real[np.sort(firsts)]
     edges = np.stack([eu[take], ev[take]], axis=1).astype(np.int64).reshape(-1, 2)
-    karr = ekind[take]
-    larr = elen[take].astype(np.float64)
+    edge_kinds = ekind[take]
+    edge_lengths = elen[take].astype(np.float64)
     edge_ids = dict(zip(zip(edges[:, 0].tolist(), edges[:, 1].tolist()), range(len(edges))))
     pos.flags.writeable = False
-    edges.flags.writeable = karr.flags.writeable = larr.flags.writeable = False
-    return ClimbGraph(els, pos, edges, karr, larr, tuple(per_element), edge_ids)
+    edges.flags.writeable = edge_kinds.flags.writeable = edge_lengths.flags.writeable = False
+    return ClimbGraph(els, pos, edges, edge_kinds, edge_lengths, tuple(per_element), edge_ids)
 
 
 _NEAR = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)],
@@ -361,7 +359,9 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
         want = code(off)
         c = np.minimum(np.searchsorted(cells, want), len(cells) - 1)
         hit = np.flatnonzero((want >= 0) & (cells[c] == want))
-        grp, idx = _ranges(cstart[c[hit]], cstart[c[hit] + 1] - cstart[c[hit]])
+        size = cstart[c[hit] + 1] - cstart[c[hit]]
+        grp = np.repeat(np.arange(len(hit)), size)
+        idx = concatenated_ranges(cstart[c[hit]], size)
         a, b = hit[grp], members[idx]
         early = b < a
         a, b = a[early], b[early]
