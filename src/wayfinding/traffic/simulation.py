@@ -48,6 +48,7 @@ it; a planning car avoids the other cars' latest pieces.
 
 from __future__ import annotations
 
+import copy
 import math
 import time as _time
 from collections import deque
@@ -143,16 +144,18 @@ class TrafficStep:
 
 
 def _plan_task(network: RoadNetwork, lane_id: int, along: float, lane_base: float,
-               driver: DriverCosts, level: TrafficLod, cars: list[Trajectory],
+               driver: DriverCosts, level: TrafficLod, cars: list[Trajectory], now: float,
                n_sets: int, spacing: float) -> _Profile | None:
     """A plan for a car ``along`` world units into lane ``lane_id`` (the lane starting at
-    driven distance ``lane_base``), among ``cars`` (times relative to the ask)."""
+    driven distance ``lane_base``) asked at time ``now``, among the ``cars``' predicted
+    trajectories."""
     lane = network.lanes[lane_id]
     road = network.road_lanes(lane.road)
     scale = lane.length / road[0].length          # own-lane units per reference unit
     sets = min(n_sets, int((lane.length - along) / (spacing * scale)))
     if sets < 2:
         return None
+    cars = [_shifted(car, now) for car in cars]         # the lattice's times start at 0
     step = lattice_step(network, lane.road, forward=lane.forward, driver=driver, cars=cars,
                         n_sets=sets, spacing=spacing, start=along / scale, k=5)
     if not step.paths:
@@ -174,6 +177,14 @@ def _plan_task(network: RoadNetwork, lane_id: int, along: float, lane_base: floa
     s = lane_base + rel
     return (np.append(s, s[-1] + spacing), np.append(d, 0.0),
             np.append(v, driver.desired_speed))
+
+
+def _shifted(car: Trajectory, by: float) -> Trajectory:
+    """``car``'s trajectory with its times ``by`` seconds earlier (already checked)."""
+    moved = copy.copy(car)
+    moved.start_time = car.start_time - by
+    moved.times = car.times - by
+    return moved
 
 
 def _project(points: np.ndarray, stations: np.ndarray,
@@ -514,15 +525,10 @@ class Traffic:
         lane, along, lane_base = where
         reach = 2.0 * self.n_sets * self.spacing
         near = np.flatnonzero(np.hypot(*(positions - positions[car]).T) <= reach)
-        cars = []
-        for other in near.tolist():
-            if other != car:
-                piece = self.prediction(other)
-                cars.append(Trajectory(piece.points, piece.speeds,
-                                       start_time=piece.start_time - self.time))
+        cars = [self.prediction(other) for other in near.tolist() if other != car]
         future = self._executor.submit(_plan_task, self.network, lane, along, lane_base,
                                        self._drivers[car], self._levels[car], cars,
-                                       self.n_sets, self.spacing)
+                                       self.time, self.n_sets, self.spacing)
         self._tasks[car] = (self.time, future)
 
     def step(self, focus: Any) -> TrafficStep:
