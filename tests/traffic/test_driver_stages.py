@@ -1,6 +1,7 @@
-"""One driver personality read by every planning stage: its lane factors and car avoidance
-become the lattice's node costs (the default driver reproduces Fig 20.4), and its desired
-speed, lane factors and car avoidance set the trajectory optimiser's field and weights."""
+"""One driver personality for the three planning stages, each reading its fields: lane type
+factors and car avoidance become the lattice's node costs (the default driver reproduces
+Fig 20.4); the whole per-lane factor (lane type, road kind, avoided roads) weighs routes
+and the optimiser's road field, and desired speed and car avoidance its weights."""
 
 from __future__ import annotations
 
@@ -96,6 +97,26 @@ def test_one_driver_record_runs_the_three_tiers():
     # The lawful driver never leaves its lane (it has no way round the stopped car: the
     # optimiser pushes sideways only, so braking for a blocked lane is not found).
     assert plan.points[:, 1].max() < 0.0 and field.on_road(plan.points).all()
+
+
+def test_road_kind_and_avoided_roads_reach_routes_and_the_road_field_not_the_lattice():
+    net = road_grid(3, 1, spacing=100.0, highway_every=1)      # every road a highway
+    slow = DriverCosts(road_kind=(("highway", 3.0),))
+    assert slow.lattice_costs() == DriverCosts().lattice_costs()
+    assert RoutePlanner(net, driver=slow).find_route(0, 2).cost == 300.0
+    probe = [[20.0, -1.75], [40.0, -1.75]]
+
+    def field(driver):
+        return RoadField(net, car=[10.0, -1.75], heading=0.0, length=60.0, width=10.0,
+                         cell=0.5, driver=driver)
+    assert np.diff(field(slow).value(probe))[0] == pytest.approx(3.0 * np.diff(
+        field(DriverCosts()).value(probe))[0])
+    away = DriverCosts(avoid_roads=frozenset({0}))
+    assert away.lattice_costs() == DriverCosts().lattice_costs()
+    assert RoutePlanner(net, driver=DriverCosts()).find_route(3, 1).found
+    assert not RoutePlanner(net, driver=away).find_route(3, 1).found
+    with pytest.raises(InvalidQueryError, match="no drivable cell ahead"):
+        field(away)
 
 
 @pytest.mark.parametrize("call, message", [
