@@ -260,12 +260,15 @@ class Traffic:
         self._routes: list[_Route] = []
         self._plans: list[_Profile | None] = []
         self._plan_time: list[float] = []
-        self._tasks: list[tuple[float, Future[Any]] | None] = []
+        #: The planning task in flight per car: the time it was asked, its future.
+        self._tasks: dict[int, tuple[float, Future[Any]]] = {}
+        self._planned: set[int] = set()          # the cars with a plan
         self._history: list[deque[tuple[float, Trajectory | None, tuple[Any, ...]]]] = []
         self._next_publish: list[float] = []
         self._s = np.empty(0)
         self._d = np.empty(0)
         self._speed = np.empty(0)
+        self._desired = np.empty(0)
         self._levels: list[TrafficLod] = []
         self._packed: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float] | None = None
 
@@ -303,12 +306,12 @@ class Traffic:
         self._routes.append(_Route(self.network, ext.lanes, ext.points, 0.0))
         self._plans.append(None)
         self._plan_time.append(-math.inf)
-        self._tasks.append(None)
         self._history.append(deque(maxlen=max(int(math.ceil(10.0 / self.publish_every)), 1)))
         self._next_publish.append(0.0)
         self._s = np.append(self._s, along)
         self._d = np.append(self._d, 0.0)
         self._speed = np.append(self._speed, costs.desired_speed)
+        self._desired = np.append(self._desired, costs.desired_speed)
         self._levels.append(TrafficLod.ROUTE)
         self._packed = None
         self._publish(car)
@@ -486,11 +489,11 @@ class Traffic:
     # -- stepping --------------------------------------------------------------------
     def _collect(self) -> tuple[int, int]:
         applied = dropped = 0
-        for car, task in enumerate(self._tasks):
-            if task is None or not task[1].done():
+        for car in sorted(self._tasks):
+            asked, future = self._tasks[car]
+            if not future.done():
                 continue
-            asked, future = task
-            self._tasks[car] = None
+            del self._tasks[car]
             result = future.result()
             if self.time - asked > self.max_age + 1e-9 or self._levels[car] is TrafficLod.ROUTE:
                 dropped += 1
@@ -502,6 +505,7 @@ class Traffic:
                 continue
             s, d, v = result
             keep = s > self._s[car]
+            self._planned.add(car)
             self._plans[car] = (np.concatenate(([self._s[car]], s[keep])),
                                 np.concatenate(([self._d[car]], d[keep])),
                                 np.concatenate(([self._speed[car]], v[keep])))
@@ -510,7 +514,7 @@ class Traffic:
     def _due(self, car: int) -> tuple[int, float, float] | None:
         """Where planning car ``car`` is (:meth:`_lane_of`) if it should ask for a plan
         now, else none."""
-        if self._tasks[car] is not None:
+        if car in self._tasks:
             return None
         plan = self._plans[car]
         fresh = self.time - self._plan_time[car] < self.replan_every - 1e-9
@@ -554,29 +558,29 @@ class Traffic:
         asked = min(len(due), self.max_asks)
         far = np.ones(self.count, dtype=bool)
         far[near] = False
-        desired = np.array([costs.desired_speed for costs in self._drivers])
-        self._s[far] += desired[far] * self.dt
+        self._s[far] += self._desired[far] * self.dt
         self._d[far] = 0.0
-        self._speed[far] = desired[far]
+        self._speed[far] = self._desired[far]
         for c in near:
             self._s[c], self._d[c], self._speed[c] = self._advance(
                 float(self._s[c]), self._plans[c], self._drivers[c].desired_speed)
-        for c in np.flatnonzero(far).tolist():
+        for c in [c for c in self._planned if far[c]]:
             self._plans[c] = None
+            self._planned.discard(c)
         self._steps += 1
         self.time = self._steps * self.dt
         self._maintain_routes()
         publish = np.flatnonzero(np.array(self._next_publish) <= self.time + 1e-9)
         for c in publish.tolist():
             self._publish(c)
-        counts = [sum(lod is level for lod in self._levels) for level in TrafficLod]
+        counts = [self._levels.count(level) for level in TrafficLod]
         return TrafficStep(self.time, counts[0], counts[1], counts[2], asked, applied,
                            dropped, _time.perf_counter() - started)
 
     def wait(self) -> None:
         """Block until every planning task in flight has finished (their results are
         collected by the next step)."""
-        _wait_futures([task[1] for task in self._tasks if task is not None])
+        _wait_futures([future for _, future in self._tasks.values()])
 
     def close(self) -> None:
         """Stop the worker threads (tasks in flight finish first)."""
