@@ -12,7 +12,7 @@ from wayfinding.traffic.drivers import driver
 from wayfinding.traffic.levels import TrafficLod, traffic_lod
 from wayfinding.traffic.roads import LaneSpec, LaneType, RoadNetwork, road_grid
 from wayfinding.traffic.routes import DriverCosts
-from wayfinding.traffic.simulation import Traffic, cars_on_grid
+from wayfinding.traffic.simulation import Traffic, add_random_cars
 
 FAR = [1e6, 1e6]
 
@@ -42,7 +42,7 @@ def test_a_far_car_drives_its_straight_road_exactly_at_its_speed():
 def test_far_cars_move_along_their_turning_routes_at_their_speed(name):
     net = road_grid(3, 3, spacing=80.0)
     with Traffic(net, dt=0.1, ahead=120.0) as traffic:
-        ids = cars_on_grid(traffic, 12, seed=3, drivers=[name])
+        ids = add_random_cars(traffic, 12, seed=3, drivers=[name])
         speed = driver(name).desired_speed
         start = traffic.distances
         for k in range(1, 301):
@@ -80,7 +80,7 @@ def test_cars_never_stop_at_their_routes_end():
 def test_levels_follow_the_distance_to_the_focus():
     net = road_grid(5, 5, spacing=100.0)
     with Traffic(net, lattice_within=120.0, full_within=40.0) as traffic:
-        cars_on_grid(traffic, 40, seed=5)
+        add_random_cars(traffic, 40, seed=5)
         focus = np.array([200.0, 200.0])
         before = traffic.positions
         step = traffic.step(focus)
@@ -116,7 +116,7 @@ def test_a_fast_near_car_plans_past_a_slow_one(full):
 def test_predictions_are_appended_about_every_second_and_queryable_by_time():
     with Traffic(road_grid(4, 4, spacing=100.0), dt=0.1, publish_every=1.0,
                  horizon=1.5) as traffic:
-        cars_on_grid(traffic, 20, seed=7)
+        add_random_cars(traffic, 20, seed=7)
         seen = [[traffic.prediction(car).start_time] for car in range(traffic.count)]
         times, where = [], []
         for _ in range(50):
@@ -229,9 +229,9 @@ def test_bad_queries_are_refused():
         with pytest.raises(InvalidQueryError, match="t must be finite"):
             traffic.predicted_position(0, [0.0, np.inf])
         with pytest.raises(InvalidQueryError, match="drivers"):
-            cars_on_grid(traffic, 2, drivers=["speedy"])
+            add_random_cars(traffic, 2, drivers=["speedy"])
         with pytest.raises(InvalidQueryError, match="drivers"):
-            cars_on_grid(traffic, 2, drivers=[])
+            add_random_cars(traffic, 2, drivers=[])
         with pytest.raises(InvalidQueryError, match="count"):
-            cars_on_grid(traffic, -2)
+            add_random_cars(traffic, -2)
         assert traffic.count == 1

@@ -11,7 +11,7 @@ import pytest
 
 from wayfinding.traffic.drivers import driver
 from wayfinding.traffic.roads import road_grid
-from wayfinding.traffic.simulation import Traffic, cars_on_grid
+from wayfinding.traffic.simulation import Traffic, add_random_cars
 
 
 class Delayed:
@@ -110,7 +110,7 @@ def run(threads, steps=40):
     net = road_grid(4, 4, spacing=100.0)
     with Traffic(net, dt=0.1, threads=threads, lattice_within=150.0,
                  full_within=40.0) as traffic:
-        cars_on_grid(traffic, 30, seed=11)
+        add_random_cars(traffic, 30, seed=11)
         history = []
         for _ in range(steps):
             step = traffic.step([150.0, 150.0])
@@ -132,7 +132,7 @@ def test_asks_per_step_are_capped_longest_waiting_first():
     executor = Delayed(1)
     net = road_grid(4, 4, spacing=100.0)
     with Traffic(net, dt=0.1, executor=executor, lattice_within=1e6, max_asks=3) as traffic:
-        cars_on_grid(traffic, 12, seed=2)
+        add_random_cars(traffic, 12, seed=2)
         asked_by = []
         for _ in range(12):
             before = len(executor.pending)

@@ -33,7 +33,7 @@ from .regions import RegionRoutes, regions_by_tiles
 from .road_field import RoadField
 from .roads import Lane, LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubic
 from .routes import DriverCosts, RouteExtension, RoutePlanner, extend_route
-from .simulation import PlanExecutor, Traffic, TrafficStep, cars_on_grid
+from .simulation import PlanExecutor, Traffic, TrafficStep, add_random_cars
 
 __all__ = [
     "DRIVERS",
@@ -58,7 +58,7 @@ __all__ = [
     "TrafficLod",
     "TrafficStep",
     "Trajectory",
-    "cars_on_grid",
+    "add_random_cars",
     "describe",
     "driver",
     "extend_route",

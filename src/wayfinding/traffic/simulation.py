@@ -594,8 +594,8 @@ class Traffic:
         self.close()
 
 
-def cars_on_grid(traffic: Traffic, count: int, *, seed: int = 0,
-                 drivers: Sequence[str] = ("cautious", "normal", "reckless")) -> list[int]:
+def add_random_cars(traffic: Traffic, count: int, *, seed: int = 0,
+                    drivers: Sequence[str] = ("cautious", "normal", "reckless")) -> list[int]:
     """Add ``count`` cars to ``traffic`` at random driving lanes, points along them,
     goals and drivers (of ``drivers``) from ``seed``; unreachable goals give a car
     without one.  Returns their ids."""
