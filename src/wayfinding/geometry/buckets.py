@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._arrays import concatenated_ranges
+
 #: A bucket index: ``(ptr, members, ox, oy, cell, nx, ny)`` (see :func:`box_buckets`).
 Buckets = tuple[np.ndarray, np.ndarray, float, float, float, int, int]
 
@@ -28,7 +30,7 @@ def box_buckets(lo: np.ndarray, hi: np.ndarray, cell: float) -> Buckets:
         cell *= 2
     nx, ny = (np.floor(span / cell).astype(np.int64) + 1).tolist()
     owner = np.repeat(np.arange(m), counts)
-    local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    local = concatenated_ranges(0, counts)
     w = (c1[:, 0] - c0[:, 0] + 1)[owner]
     key = (c0[owner, 1] + local // w) * nx + c0[owner, 0] + local % w
     order = np.lexsort((owner, key))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._arrays import concatenated_ranges
 from ..errors import InvalidQueryError
 from .obstacles import as_points
 
@@ -104,7 +105,7 @@ def _ring_cells(owners: np.ndarray, rings: np.ndarray) -> tuple[np.ndarray, ...]
     sizes = np.where(rings == 0, 1, 8 * rings)
     owner = np.repeat(owners, sizes)
     r = np.repeat(rings, sizes)
-    t = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    t = concatenated_ranges(0, sizes)
     side, pos = np.divmod(t, np.maximum(2 * r, 1))
     dx = np.select([side == 0, side == 1, side == 2], [pos - r, r, r - pos], -r)
     dy = np.select([side == 0, side == 1, side == 2], [-r, pos - r, r], r - pos)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arrays import concatenated_ranges
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
 from ..graph.csr import CSRGraph
@@ -259,9 +260,7 @@ def _corridor_search(csr: CSRGraph, nodes: np.ndarray, start: int, goal: int
     """
     starts, ends = csr.indptr[nodes], csr.indptr[nodes + 1]
     counts = ends - starts
-    total = int(counts.sum())
-    edges = np.repeat(starts - (np.cumsum(counts) - counts), counts) + \
-        np.arange(total, dtype=np.int64)
+    edges = concatenated_ranges(starts, counts)
     src = np.repeat(np.arange(len(nodes), dtype=np.int64), counts)
     tgt = csr.indices[edges]
     pos = np.minimum(np.searchsorted(nodes, tgt), len(nodes) - 1)

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .. import _saved
+from .._arrays import concatenated_ranges
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError
 from ..graph.csr import CSRGraph, GraphIndex
 
@@ -373,8 +374,7 @@ class HierarchicalGraph(GraphIndex):
         ptr, mem = self._mptr[level], self._mem[level]
         groups = np.asarray(groups, dtype=np.int64)
         counts = ptr[groups + 1] - ptr[groups]
-        at = np.repeat(ptr[groups] - (np.cumsum(counts) - counts), counts) + \
-            np.arange(int(counts.sum()), dtype=np.int64)
+        at = concatenated_ranges(ptr[groups], counts)
         return np.sort(mem[at])
 
 
