@@ -66,8 +66,8 @@ class RoadField:
         cols, rows = int(round(long / step)), int(round(wide / step))
         for name, size, cells in (("length", long, cols), ("width", wide, rows)):
             if cells < 2:
-                raise InvalidQueryError(f"{name} {size:g} is {cells} cells of {step:g}: the "
-                                        "rectangle needs at least two cells each way")
+                raise InvalidQueryError(f"{name} {size:g} spans {cells} cell(s) of {step:g}: "
+                                        "the rectangle needs at least two cells each way")
         _validate.allocation("road field cells", float(cols) * rows)
         self.direction = np.array([math.cos(angle), math.sin(angle)])
         self.origin = at - self.direction * long / 4
