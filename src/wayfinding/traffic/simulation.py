@@ -25,15 +25,17 @@ Planning runs as tasks on a thread pool (``threads`` workers; 0 runs each task i
 asked).  A task is stamped with the time it was asked; the car keeps following its previous
 plan meanwhile.  A finished task is collected at the start of the next step: older than
 ``max_age`` seconds it is dropped and asked again; otherwise it is re-based on where the car
-is now (the profile's part behind ``s`` dropped, the car's own ``(s, d)`` put first), so a
-late plan never moves a car back along its road.  With every result collected in time
-(``threads=0``, or :meth:`Traffic.wait` before each step), the same inputs give the same
-cars whatever the number of threads.
+is now (the profile's part behind ``s`` dropped, the car's own ``s``, ``d`` and speed put
+first), so a late plan never moves a car back along its road.  ``max_asks`` caps the tasks
+asked in one step (the cars waiting longest first), spreading the planning over the steps.
+With every result collected in time (``threads=0``, or :meth:`Traffic.wait` before each
+step), the same inputs give the same cars whatever the number of threads.
 
 Every ``publish_every`` seconds (the first time a tenth to the whole of it after the car
 is added, to spread the work over the steps) each car appends its predicted
-trajectory for the next ``horizon`` seconds (a :class:`~wayfinding.traffic.prediction.
-Trajectory`): the state it would reach step by step following its current plan.
+trajectory for the next ``horizon`` seconds (a
+:class:`~wayfinding.traffic.prediction.Trajectory`): the places it would reach step by step
+following its current plan.
 :meth:`Traffic.predicted_position` answers by time from the piece published last before
 it; a planning car avoids the other cars' latest pieces.
 
@@ -414,17 +416,6 @@ class Traffic:
         return int(r.lanes[i]), along, r.base + float(r.stations[r.offsets[i]])
 
     # -- predictions -----------------------------------------------------------------
-    def _forward(self, car: int, steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The ``(s, d, v)`` car ``car`` reaches at each of the next ``steps`` steps
-        following its current plan (its state first)."""
-        s, d, v = np.empty(steps + 1), np.empty(steps + 1), np.empty(steps + 1)
-        s[0], d[0], v[0] = self._s[car], self._d[car], self._speed[car]
-        plan = self._plans[car]
-        desired = self._drivers[car].desired_speed
-        for k in range(steps):
-            s[k + 1], d[k + 1], v[k + 1] = self._advance(s[k], plan, desired)
-        return s, d, v
-
     def _advance(self, s: float, plan: _Profile | None,
                  desired: float) -> tuple[float, float, float]:
         """One step of a planning car from ``s``: its next ``(s, d, v)``."""
@@ -437,8 +428,8 @@ class Traffic:
 
     def _publish(self, car: int) -> None:
         steps = max(int(math.ceil(self.horizon / self.dt)), 1)
-        state = (self._routes[car], self._plans[car], self._s[car], self._d[car],
-                 self._speed[car], steps, self._drivers[car].desired_speed)
+        state = (self._routes[car], self._plans[car], self._s[car], self._d[car], steps,
+                 self._drivers[car].desired_speed)
         self._history[car].append((self.time, None, state))
         self._next_publish[car] = self.time + self.publish_every
 
@@ -446,11 +437,11 @@ class Traffic:
         """Car ``car``'s prediction ``index`` as a trajectory (built when first asked)."""
         start, built, state = self._history[car][index]
         if built is None:
-            route, plan, s0, d0, v0, steps, desired = state
-            s, d, v = np.empty(steps + 1), np.empty(steps + 1), np.empty(steps + 1)
-            s[0], d[0], v[0] = s0, d0, v0
-            for k in range(steps):
-                s[k + 1], d[k + 1], v[k + 1] = self._advance(s[k], plan, desired)
+            route, plan, s0, d0, steps, desired = state
+            s, d = np.empty(steps + 1), np.empty(steps + 1)
+            s[0], d[0] = s0, d0
+            for k in range(steps):        # the steps the car would take on its plan
+                s[k + 1], d[k + 1], _ = self._advance(s[k], plan, desired)
             corners = route.base + route.stations
             at = np.concatenate((s, corners[(corners > s[0]) & (corners < s[-1])]))
             order = np.argsort(at, kind="stable")
