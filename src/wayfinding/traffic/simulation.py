@@ -217,7 +217,8 @@ class Traffic:
     (>= ``dt``).  ``replan_every``: seconds between a planning car's requests (> 0).
     ``max_asks``: the most tasks asked in one step (>= 1), those who have waited longest
     first (ties: the lower id), which spreads the planning over the steps.
-    ``n_sets``, ``spacing``: the lattice's node sets and their spacing (world units).
+    ``n_sets``, ``spacing``: the lattice's node sets (2 to 1000) and their spacing (world
+    units, > 0).
     ``ahead``: road kept ahead of each car on its route (world units, > 0).
     ``publish_every``: seconds between a car's predictions (> 0); ``horizon``: how many
     seconds each covers (> 0); a car keeps those of the last 10 seconds (at least one).
