@@ -138,7 +138,7 @@ def render_flow_png(grid: Grid, field: ArrayLike | None = None, *,
     for seg in segments * s:
         draw.line([tuple(seg[0]), tuple(seg[1])], fill=rgb(PALETTE["outline"]), width=width)
     draw_ends(draw, a, b, s, grid.width * s, grid.height * s)    # the discs over the arrows
-    return png_bytes(img, title)
+    return png_bytes(img, title=title)
 
 
 def save_flow(picture_path: str | os.PathLike, grid: Grid, field: ArrayLike | None = None,

@@ -321,7 +321,7 @@ def _pillow() -> tuple[ModuleType, ModuleType, ModuleType]:
     return Image, ImageDraw, PngImagePlugin
 
 
-def png_bytes(img: Any, title: str | None = None) -> bytes:
+def png_bytes(img: Any, *, title: str | None = None) -> bytes:
     """A Pillow image encoded as PNG bytes, with ``title`` as its ``Title`` text chunk when
     given."""
     _, _, PngImagePlugin = _pillow()
@@ -434,7 +434,7 @@ def render_png(grid: Grid, *, path: Cells | None = None, explored: Cells | None 
     draw_ends(draw, a, b, s, map_w, map_h)
     if ends is not None:
         img = _with_colour_bar(img, ends, heat_label)
-    return png_bytes(img, title)
+    return png_bytes(img, title=title)
 
 
 def draw_ends(draw: Any, start: tuple[int, int] | None, goal: tuple[int, int] | None,

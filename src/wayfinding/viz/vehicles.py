@@ -106,7 +106,7 @@ def render_car_png(grid: Grid, path: CarPath, *, length: float, width: float,
         if pose is not None:
             draw.polygon(px(_rectangles(pose, car_l, car_w)[0]), outline=rgb(PALETTE[key]),
                          width=stroke)
-    return png_bytes(img, title)
+    return png_bytes(img, title=title)
 
 
 def save_car_path(picture_path: str | os.PathLike, grid: Grid, path: CarPath,
