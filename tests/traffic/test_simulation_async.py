@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from wayfinding.traffic.drivers import driver
+from wayfinding.traffic.optimiser import CarModel
 from wayfinding.traffic.roads import road_grid
 from wayfinding.traffic.simulation import Traffic, add_random_cars
 
@@ -143,3 +144,17 @@ def test_asks_per_step_are_capped_longest_waiting_first():
         # Capped at 3 a step, the 12 cars' first asks spread over the first steps.
         assert asked_by[:4] == [3, 3, 3, 3]
         assert sum(asked_by) > 12
+
+
+def test_on_threads_without_waiting_no_car_ever_moves_back():
+    net = road_grid(4, 4, spacing=100.0)
+    fastest = CarModel().max_speed          # the optimiser's cars stay below it
+    with Traffic(net, dt=0.1, threads=2, lattice_within=150.0, full_within=40.0,
+                 max_age=0.2) as traffic:
+        add_random_cars(traffic, 30, seed=13)
+        last = traffic.distances
+        for _ in range(40):         # results arrive whenever the workers finish them
+            traffic.step([150.0, 150.0])
+            moved = traffic.distances - last
+            assert (moved >= 0).all() and (moved <= fastest * 0.1 + 1e-9).all()
+            last = traffic.distances
