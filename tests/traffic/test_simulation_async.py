@@ -65,10 +65,8 @@ def test_late_plans_are_rebased_on_where_the_car_is_now(k):
         for args, result in executor.finished():
             car = [driver(name) for name in DRIVERS].index(args[4])
             # Re-based: from the car's own (s, d, v) when the result arrives, then the
-            # plan's points ahead of it (none: the car drives its lane).
-            if result is None:
-                profiles[car] = None
-            else:
+            # plan's points ahead of it (none: the car keeps the plan it has).
+            if result is not None:
                 ps, pd, pv = result
                 ahead = ps > s[car]
                 profiles[car] = (np.concatenate(([s[car]], ps[ahead])),

@@ -19,7 +19,7 @@ Every step each car gets a level from its distance to the focus point
   and speed at each distance along the route, ending with a return to the lane one lattice
   spacing past its last node; past it the car drives its lane at its desired speed.  A car
   on a junction piece, on the artificial end of a route or within two lattice spacings of
-  its road's end asks for no plan.
+  its road's end gets no new plan (it keeps the one it has).
 
 Planning runs as tasks on a thread pool (``threads`` workers; 0 runs each task inline when
 asked).  A task is stamped with the time it was asked; the car keeps following its previous
@@ -492,8 +492,7 @@ class Traffic:
                 continue
             applied += 1
             self._plan_time[car] = asked
-            if result is None:
-                self._plans[car] = None
+            if result is None:          # no road to plan on: the current plan goes on
                 continue
             s, d, v = result
             keep = s > self._s[car]
@@ -513,8 +512,8 @@ class Traffic:
         if fresh and (plan is None or self._s[car] < plan[0][-1]):
             return None
         where = self._lane_of(car)
-        if where is None:
-            self._plans[car], self._plan_time[car] = None, self.time
+        if where is None:               # asks again in replan_every
+            self._plan_time[car] = self.time
         return where
 
     def _ask(self, car: int, where: tuple[int, float, float], positions: np.ndarray) -> None:
