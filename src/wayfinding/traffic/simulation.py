@@ -162,7 +162,6 @@ def _plan_task(network: RoadNetwork, lane_id: int, along: float, lane_base: floa
                         n_sets=sets, spacing=spacing, start=along / scale, k=5)
     if not step.paths:
         return None
-    own = [r.id for r in road].index(lane_id)
     if level is TrafficLod.FULL:
         plan = optimise_step(network, step, driver=driver)
         rel, d = _project(lane.points, lane.stations, plan.points)
@@ -171,10 +170,8 @@ def _plan_task(network: RoadNetwork, lane_id: int, along: float, lane_base: floa
     else:
         rel = np.minimum(along + spacing * scale * np.arange(sets + 1), lane.length)
         chosen = np.concatenate(([step.start_lane], step.paths[0].lanes))
-        nodes = step.positions[np.arange(sets + 1), chosen]
-        mine = step.positions[:, own]
-        _, d = _project(lane.points, lane.stations, nodes)
-        d = d - _project(lane.points, lane.stations, mine)[1]
+        _, d = _project(lane.points, lane.stations,
+                        step.positions[np.arange(sets + 1), chosen])
         v = step.speeds[0]
     s = lane_base + rel
     return (np.append(s, s[-1] + spacing), np.append(d, 0.0),
