@@ -286,3 +286,30 @@ def test_one_compiled_search_serves_every_way_on_and_off(monkeypatch):
             calls.clear()
             assert find_climb_path(g, start, goal, **options).found
             assert calls == [(g.num_nodes, g.num_nodes + 1)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_searches_to_and_between_clue_lists_equal_dijkstra(seed):
+    # to a list of clue links A* runs backwards, aiming at the start; between two lists
+    # it is Dijkstra's; with and without reservations, and the arrays are put back
+    from wayfinding.climbing.scenes import climbing_wall
+
+    wall = climbing_wall(bays=5, floors=3, seed=seed)
+    g = wall.graph()
+    clues = wall.clues(g)
+    res = ClimbReservations(penalty=3.0)
+    res.reserve("bot1", find_climb_path(g, clues, wall.position("roof")).edges)
+    rng = np.random.default_rng(seed)
+    for _ in range(6):
+        e = int(rng.integers(len(g.elements)))
+        here = ClimbPosition(e, float(rng.uniform(0, g.elements[e].length)))
+        for start, goal in ((here, clues), (clues, here), (clues, clues[::-1])):
+            for options in ({}, {"reservations": res, "agent": "bot2"}):
+                p = find_climb_path(g, start, goal, **options)
+                want = find_climb_path(g, start, goal, method="dijkstra", **options)
+                assert p.cost == pytest.approx(want.cost, rel=1e-12)
+                on_graph = (p.nodes[:-1] >= 0) & (p.nodes[1:] >= 0)
+                assert np.array_equal(g.edges[p.edges[on_graph]],
+                                      np.stack([p.nodes[:-1], p.nodes[1:]], 1)[on_graph])
+    assert find_climb_path(g, clues, wall.position("roof")) == \
+        find_climb_path(g, clues, wall.position("roof"))

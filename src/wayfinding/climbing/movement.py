@@ -339,7 +339,7 @@ class ClimbFollower:
                  reservations: ClimbReservations | None = None, agent: Hashable = None):
         if not isinstance(graph, ClimbGraph):
             raise InvalidQueryError(f"graph {graph!r} is not a ClimbGraph")
-        _ends(graph, goal, "goal", np.zeros(len(graph.edges)), goal=True)    # checked once
+        _ends(graph, goal, "goal", None, goal=True)                   # checked once
         self.graph, self.goal = graph, goal
         self.right, self.up = _frame(right, up)[:2]
         self.distance = number("distance", distance, min=0.0)

@@ -18,6 +18,7 @@ joined to every way onto it and a virtual goal joined from every way off it.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Hashable
@@ -239,11 +240,12 @@ def _anchor(graph: ClimbGraph, where: Any, name: str
                             "a ClimbPosition or a ClueLink")
 
 
-def _ends(graph: ClimbGraph, where: Any, name: str, extra: np.ndarray, *, goal: bool
+def _ends(graph: ClimbGraph, where: Any, name: str, extra: np.ndarray | None, *, goal: bool
           ) -> tuple[list[tuple[int, float, float, int, np.ndarray | None]], tuple[int, float]]:
     """Where a query starts (or ends): its ways on and off the graph, each ``(graph node,
     cost, metres, edge, point off the graph or None)`` (edge -1 for a clue link or a node
-    itself), and its (element, distance) spot."""
+    itself; cost the metres plus the edge's ``extra``, None when nothing is reserved), and
+    its (element, distance) spot."""
     if isinstance(where, (list, tuple)):
         if not where or not all(isinstance(c, ClueLink) for c in where):
             raise InvalidQueryError(f"{name} {where!r} must be a non-empty list of ClueLinks")
@@ -259,83 +261,126 @@ def _ends(graph: ClimbGraph, where: Any, name: str, extra: np.ndarray, *, goal: 
         for near, metres, edge in attach:
             if goal and edge >= 0:
                 edge = graph.edge_ids[tuple(graph.edges[edge][::-1].tolist())]
-            ways.append((near, metres + (extra[edge] if edge >= 0 else 0.0), metres, edge,
-                         point))
+            added = extra[edge] if extra is not None and edge >= 0 else 0.0
+            ways.append((near, metres + added, metres, edge, point))
     return ways, spot
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Layout:
-    """The graph laid out for one compiled search per query: each node's edges then one
-    spare slot (a zero-cost loop, turned into the node's edge to the virtual goal when it
-    is a way off), followed by the virtual start's row, filled per query.  ``at``: each
-    graph edge's place in ``indices``; ``hscale``: the lowest cost per metre of straight
-    line over the edges (reservations only add to it)."""
+    """The graph laid out for one compiled search per query (its edges reversed for a
+    search from the goal back to the start): each node's edges then one spare slot (a
+    zero-cost loop, turned into the node's edge to the virtual goal when it is a way
+    there), followed by the virtual start's row, filled per query.  ``at``: each graph
+    edge's place in ``indices``; ``hscale``: the lowest cost per metre of straight line
+    over the edges (reservations only add to it).  ``scratch``: each thread's copy of the
+    arrays, which a query changes in place and puts back."""
 
     indptr: np.ndarray
     indices: np.ndarray
     weights: np.ndarray
     at: np.ndarray
     hscale: float
+    scratch: threading.local = field(default_factory=threading.local)
+
+    __eq__ = _fields_equal
+
+    def arrays(self, nodes: np.ndarray, starts: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """This thread's ``(indptr, indices, weights, coords)`` with room for ``starts``
+        edges out of the virtual start; ``coords`` holds ``nodes`` then the two virtual
+        nodes."""
+        size = len(self.indices)
+        mine = getattr(self.scratch, "arrays", None)
+        if mine is None or len(mine[1]) < size + starts:
+            room = size + max(starts, 8)
+            indices, weights = np.empty(room, np.int32), np.empty(room)
+            indices[:size], weights[:size] = self.indices, self.weights
+            indptr = np.empty(len(self.indptr) + 2, np.int64)
+            indptr[:-2] = self.indptr
+            coords = np.empty((len(nodes) + 2, 3))
+            coords[:-2] = nodes
+            mine = self.scratch.arrays = (indptr, indices, weights, coords)
+        return mine
 
 
-def _layout(graph: ClimbGraph) -> _Layout:
-    """The graph's :class:`_Layout`, built on first use and kept with the graph."""
-    lay = graph._searchable.get("layout")
+def _layout(graph: ClimbGraph, reverse: bool) -> _Layout:
+    """The graph's :class:`_Layout` (of its reversed edges when ``reverse``), built on
+    first use and kept with the graph."""
+    name = "reversed" if reverse else "forward"
+    lay = graph._searchable.get(name)
     if lay is None:
         n, m = graph.num_nodes, len(graph.edges)
-        src = np.concatenate([graph.edges[:, 0], np.arange(n)])
+        tail, head = graph.edges[:, int(reverse)], graph.edges[:, 1 - int(reverse)]
+        src = np.concatenate([tail, np.arange(n)])
         order = np.argsort(src, kind="stable")
         at = np.empty(n + m, np.int64)
         at[order] = np.arange(n + m)
         indptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-        dst = np.concatenate([graph.edges[:, 1], np.arange(n)])
+        dst = np.concatenate([head, np.arange(n)])
         weights = np.concatenate([graph.edge_lengths, np.zeros(n)])
-        straight = np.linalg.norm(graph.nodes[graph.edges[:, 1]]
-                                  - graph.nodes[graph.edges[:, 0]], axis=1)
+        straight = np.linalg.norm(graph.nodes[head] - graph.nodes[tail], axis=1)
         ratio = graph.edge_lengths[straight > 0] / straight[straight > 0]
-        lay = graph._searchable["layout"] = _Layout(
+        lay = graph._searchable[name] = _Layout(
             indptr, dst[order].astype(np.int32), weights[order], at[:m],
             float(ratio.min()) if ratio.size else 0.0)
     return lay
 
 
-def _search(graph: ClimbGraph, extra: np.ndarray, ons: list, offs: list, method: str
+def _aim(graph: ClimbGraph, ways: list) -> np.ndarray | None:
+    """The one point all ``ways`` lead to off the graph (or their one node), else None."""
+    aims = [graph.nodes[w[0]] if w[4] is None else w[4] for w in ways]
+    return aims[0] if all(np.array_equal(a, aims[0]) for a in aims) else None
+
+
+def _search(graph: ClimbGraph, extra: np.ndarray | None, ons: list, offs: list, method: str
             ) -> tuple[float, np.ndarray, SearchStats]:
     """One compiled search from a virtual start, joined to each way on at its cost, to a
     virtual goal, joined from each way off at its cost: ``(cost, graph nodes from the way
-    on to the way off, stats)``; cost ``inf`` and no nodes when there is no way.
+    on to the way off, stats)``; cost ``inf`` and no nodes when there is no way.  ``extra``:
+    the reservations' added cost of each edge (None: nothing reserved).
 
-    A* aims at the way off's point when every way off has the same one: each way off
-    costs at least its straight distance, so the Euclidean heuristic (at most one per
-    metre) stays admissible and consistent; otherwise the search is Dijkstra's."""
+    A* aims at the point all the ways off lead to; when they lead to several (a list of
+    clue links) and all the ways on come from one, it runs backwards from the goal on
+    the reversed edges, aiming at the start; otherwise it is Dijkstra's search.  Each way
+    off costs at least its straight distance, so the Euclidean heuristic (at most one per
+    metre) stays admissible and consistent."""
     t0 = time.perf_counter()
-    lay = _layout(graph)
+    aim = _aim(graph, offs)
+    back = aim is None and method == "astar"
+    if back:
+        aim = _aim(graph, ons)
+        ons, offs = offs, ons
+    lay = _layout(graph, back)
     n = graph.num_nodes
     source, sink = n, n + 1
-    indices = np.concatenate([lay.indices, [w[0] for w in ons]]).astype(np.int32)
-    weights = np.concatenate([lay.weights, [w[1] for w in ons]])
-    if extra.any():
-        weights[lay.at] += extra
-    for node, cost, *_ in offs:
-        slot = lay.indptr[node + 1] - 1
-        if indices[slot] != sink or cost < weights[slot]:
-            indices[slot], weights[slot] = sink, cost
-    end = lay.indptr[-1] + len(ons)
-    indptr = np.concatenate([lay.indptr, [end, end]])
-    aims = [graph.nodes[w[0]] if w[4] is None else w[4] for w in offs]
-    same = all(np.array_equal(a, aims[0]) for a in aims)
-    hscale = min(lay.hscale, 1.0) if method == "astar" and same else 0.0
-    coords = np.empty((n + 2, 3))
-    coords[:n], coords[n:] = graph.nodes, aims[0]
+    size = len(lay.indices)
+    indptr, indices, weights, coords = lay.arrays(graph.nodes, len(ons))
+    indptr[-2:] = size + len(ons)
+    indices[size:size + len(ons)] = [w[0] for w in ons]
+    weights[size:size + len(ons)] = [w[1] for w in ons]
+    slots = lay.indptr[[w[0] for w in offs]] + np.diff(lay.indptr)[[w[0] for w in offs]] - 1
+    coords[n:] = 0.0 if aim is None else aim
+    hscale = min(lay.hscale, 1.0) if method == "astar" and aim is not None else 0.0
     ws = thread_workspace(n + 2)
-    found, cost, expanded, generated, max_open = _csrsearch.search(
-        ws, indptr, indices, weights, coords, source, sink, hscale, False)
+    try:
+        if extra is not None:
+            weights[lay.at] += extra
+        for slot, (_, cost, *_) in zip(slots.tolist(), offs):
+            if indices[slot] != sink or cost < weights[slot]:
+                indices[slot], weights[slot] = sink, cost
+        found, cost, expanded, generated, max_open = _csrsearch.search(
+            ws, indptr, indices, weights, coords, source, sink, hscale, False)
+    finally:                                    # put the thread's arrays back
+        indices[slots] = lay.indices[slots]
+        weights[slots] = 0.0
+        if extra is not None:
+            weights[:size] = lay.weights
     route = ws.path_to(sink)[1:-1].astype(np.int64) if found else np.empty(0, np.int64)
     stats = SearchStats(expanded=expanded, generated=generated, max_open=max_open,
                         elapsed=time.perf_counter() - t0)
-    return (float(cost) if found else np.inf), route, stats
+    return (float(cost) if found else np.inf), (route[::-1] if back else route), stats
 
 
 def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
@@ -351,7 +396,8 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
     One compiled search runs from all the ways onto the graph at once (a point between
     nodes has two, a clue link one) to the cheapest way off it, on arrays kept with the
     graph between queries (reservations are added to a copy of the costs).  A* aims at the
-    goal's point, and is Dijkstra's search for a list of clue links to the goal.  A start
+    goal's point; to a list of clue links it runs backwards, aiming at the start's point
+    (Dijkstra's search between two lists of clue links).  A start
     and goal along the same stretch of an element are joined directly when no way round is
     cheaper."""
     if reservations is not None and not isinstance(reservations, ClimbReservations):
@@ -359,7 +405,9 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
     if method not in ("astar", "dijkstra"):
         raise InvalidQueryError(f"unknown method {method!r}; expected 'astar' or 'dijkstra'")
     extra = reservations.extra(graph, excluding=agent) if reservations is not None \
-        else np.zeros(len(graph.edges))
+        else None
+    if extra is not None and not extra.any():
+        extra = None                                    # nothing reserved by others
     ons, spot0 = _ends(graph, start, "start", extra, goal=False)
     offs, spot1 = _ends(graph, goal, "goal", extra, goal=True)
     best: tuple[float, Any, Any, Any] = (np.inf, None, None, None)
@@ -367,7 +415,7 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
             and {w[0] for w in ons} == {w[0] for w in offs}:
         lo, hi = sorted((spot0[1], spot1[1]))
         edge = ons[1][3] if spot1[1] > spot0[1] else ons[0][3]
-        best = (hi - lo + extra[edge], ons[0], offs[0], edge)
+        best = (hi - lo + (extra[edge] if extra is not None else 0.0), ons[0], offs[0], edge)
     cost, route, stats = _search(graph, extra, ons, offs, method)
     if cost < best[0]:
         on = min((w for w in ons if w[0] == route[0]), key=lambda w: w[1])
