@@ -313,3 +313,24 @@ def test_searches_to_and_between_clue_lists_equal_dijkstra(seed):
                                       np.stack([p.nodes[:-1], p.nodes[1:]], 1)[on_graph])
     assert find_climb_path(g, clues, wall.position("roof")) == \
         find_climb_path(g, clues, wall.position("roof"))
+
+
+def test_queries_on_threads_equal_the_same_queries_inline():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from wayfinding.climbing.scenes import climbing_wall
+
+    wall = climbing_wall(bays=5, floors=4, seed=2)
+    g = wall.graph()
+    clues = wall.clues(g)
+    res = ClimbReservations(penalty=4.0)
+    res.reserve("bot1", find_climb_path(g, clues, wall.position("roof")).edges)
+    queries = [(ClimbPosition(e, 0.4 * g.elements[e].length), goal, options)
+               for e in range(0, len(g.elements), 3)
+               for goal in (clues, wall.position("roof"))
+               for options in ({}, {"reservations": res, "agent": "bot2"})]
+    want = [find_climb_path(g, s, t, **o) for s, t, o in queries]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            got = list(pool.map(lambda q: find_climb_path(g, q[0], q[1], **q[2]), queries))
+            assert got == want
