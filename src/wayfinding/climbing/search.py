@@ -360,7 +360,7 @@ def _search(graph: ClimbGraph, extra: np.ndarray | None, ons: list, offs: list, 
     indptr[-2:] = size + len(ons)
     indices[size:size + len(ons)] = [w[0] for w in ons]
     weights[size:size + len(ons)] = [w[1] for w in ons]
-    slots = lay.indptr[[w[0] for w in offs]] + np.diff(lay.indptr)[[w[0] for w in offs]] - 1
+    slots = lay.indptr[[w[0] + 1 for w in offs]] - 1
     coords[n:] = 0.0 if aim is None else aim
     hscale = min(lay.hscale, 1.0) if method == "astar" and aim is not None else 0.0
     ws = thread_workspace(n + 2)
