@@ -395,11 +395,11 @@ def find_climb_path(graph: ClimbGraph, start: Any, goal: Any, *,
 
     One compiled search runs from all the ways onto the graph at once (a point between
     nodes has two, a clue link one) to the cheapest way off it, on arrays kept with the
-    graph between queries (reservations are added to a copy of the costs).  A* aims at the
-    goal's point; to a list of clue links it runs backwards, aiming at the start's point
-    (Dijkstra's search between two lists of clue links).  A start
-    and goal along the same stretch of an element are joined directly when no way round is
-    cheaper."""
+    graph between queries (each thread sets its own copy for the query's ends and
+    reservations and puts it back).  A* aims at the goal's point; to a list of clue links
+    it runs backwards, aiming at the start's point (Dijkstra's search between two lists of
+    clue links).  A start and goal along the same stretch of an element are joined
+    directly when no way round is cheaper."""
     if reservations is not None and not isinstance(reservations, ClimbReservations):
         raise InvalidQueryError(f"reservations {reservations!r} is not a ClimbReservations")
     if method not in ("astar", "dijkstra"):
