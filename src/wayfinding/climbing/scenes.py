@@ -6,12 +6,12 @@ wall, z up; bays :data:`BAY` metres wide, floors :data:`FLOOR` metres high, the 
 floor's ledges :data:`SILL` metres up, a roof ledge along the whole top).  Between two bays
 a floor's ledges either meet (a shared node) or leave a gap of 0.4..1.6 m (a jump); each
 ledge not needed by a pipe is missing with probability 1/4 (a quarter of them on
-average).  Pipes run up from the ground or a
-floor through the floors above (crossing their ledges), ladders from the ground to the
-first floor, short window sills sit 1 m above some ledges (a jump up), and blockers (air
-conditioners in ledge gaps, balcony slabs under floors) stop some jumps and drops.  Each
-floor is reached by a pipe and its ledges join the pipes that meet it (while the bays have
-free slots, three a bay), so the default character can climb from the ground to the roof.
+average).  Pipes run up from the ground or a floor through the floors above (crossing
+their ledges), ladders from the ground to the first floor, short window sills sit 1 m
+above some ledges (a jump up), and blockers (air conditioners in ledge gaps, balcony
+slabs under floors) stop some jumps and drops.  Each floor is reached by a pipe and its
+ledges join the pipes that meet it (while the bays have free slots, three a bay), so the
+default character can climb from the ground to the roof.
 The ground is a 2D :class:`~wayfinding.navmesh.NavMesh` in front of the wall (y < 0) at height 0,
 joined to the feet of the pipes and ladders by clue links.
 
