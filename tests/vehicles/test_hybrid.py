@@ -156,6 +156,27 @@ def test_forward_only_uses_dubins_bounds_and_needs_room_to_turn() -> None:
     assert back.found and (back.gears == -1).any()
 
 
+def test_forward_only_the_analytic_expansion_drives_the_dubins_word() -> None:
+    # The shortest Reeds–Shepp word backs up (L-R-L+); the Dubins word (RSL) is clear in
+    # the open field, so the expansion from the start ends the search.
+    grid = Grid(np.ones((40, 40), dtype=bool))
+    start, goal = (20.0, 20.0, 0.0), (17.0, 22.0, math.pi / 2)
+    rs = reeds_shepp_path(start[:2], (1, 0), goal[:2], (0, 1), CAR["turning_radius"])
+    assert "-" in rs.word
+    r = plan_car_path(grid, start, goal, **CAR, reverse=False)
+    assert r.found and r.stats.expanded == 1 and (r.gears == 1).all()
+    dubins = turning_path(start[:2], (1, 0), goal[:2], (0, 1), CAR["turning_radius"])
+    assert r.length == pytest.approx(dubins.length, abs=1e-9)
+    np.testing.assert_allclose(r.poses[-1, :2], goal[:2], atol=1e-9)
+    assert_drivable(r, CAR["turning_radius"])
+    assert_clear(grid, r.poses, CAR["length"], CAR["width"])
+    # the same curve: each sample lies on the finely drawn Dubins path
+    dense = dubins.points(0.001)
+    gap = np.min(np.hypot(r.poses[:, None, 0] - dense[None, :, 0],
+                          r.poses[:, None, 1] - dense[None, :, 1]), axis=1)
+    assert gap.max() < 1e-3
+
+
 def test_reverse_cost_weighs_backing_up() -> None:
     grid = corridor()
     start, goal = CASES["u-turn"][1:]

@@ -169,12 +169,22 @@ def reference_plan(world: Grid | NavMesh, start: tuple, goal: tuple, *, turning_
         return _advance(float(p[0]), float(p[1]), float(p[2]), kappa,
                         span * np.arange(1, k + 1) / k)
 
+    def word(p: np.ndarray) -> list[tuple[str, float]]:
+        """The analytic expansion's letters and signed lengths: the shortest Reeds–Shepp
+        word, or forward only the shortest Dubins word."""
+        d = (math.cos(p[2]), math.sin(p[2]))
+        if reverse:
+            rs = reeds_shepp_path(p[:2], d, g0[:2], goal_dir, r)
+            return list(zip(rs.word[::2], rs.segments))
+        dubins = turning_path(p[:2], d, g0[:2], goal_dir, r)
+        first, last = r * dubins.arcs[0], r * dubins.arcs[-1]
+        middle = (dubins.length - r * (dubins.arcs[0] + dubins.arcs[1])
+                  if dubins.word[1] == "S" else r * dubins.arcs[1])
+        return list(zip(dubins.word, (first, middle, last)))
+
     def analytic(p: np.ndarray) -> tuple[list[np.ndarray], list[float]] | None:
-        rs = reeds_shepp_path(p[:2], (math.cos(p[2]), math.sin(p[2])), g0[:2], goal_dir, r)
-        if not reverse and "-" in rs.word:
-            return None
         parts, spans = [], []
-        for letter, s in zip(rs.word[::2], rs.segments):
+        for letter, s in word(p):
             if s == 0:
                 continue
             part = drive(p, {"L": 1, "R": -1, "S": 0}[letter] / r, s)
@@ -301,6 +311,11 @@ CASES = {
                             {"cell_size": 2.0, "max_expansions": 40}),
     "mesh-across": (room_mesh, (10.0, 12.0, 1.0), (24.0, 8.0, -1.0), {"cell_size": 2.0}),
     "mesh-turn": (room_mesh, (5.0, 5.0, math.pi / 2), (8.0, 5.0, -math.pi / 2), {}),
+    # forward only, where the Dubins word ends the search early
+    "mesh-turn-forward": (room_mesh, (5.0, 5.0, math.pi / 2), (8.0, 5.0, -math.pi / 2),
+                          {"reverse": False}),
+    "pillars-back-forward": (pillars, (22.0, 16.0, 3.0), (4.0, 13.0, 0.5),
+                             {"cell_size": 1.0, "reverse": False}),
 }
 
 
@@ -391,6 +406,20 @@ def test_a_failing_mesh_distance_stops_the_kernel_with_its_error() -> None:
     with pytest.raises(KeyError, match="no such polygon"):
         _hybrid.plan(body, start, goal, **KERNEL_OPTIONS)
     assert len(calls) == 3
+
+
+def test_the_start_holonomic_distance_is_asked_once() -> None:
+    mesh = room_mesh()
+    body = _mesh_body(mesh, 2.0, CAR["length"], CAR["width"], CAR["turning_radius"])
+    calls = []
+
+    def distance(x: float, y: float) -> float:
+        calls.append((x, y))
+        return 0.0
+    body.aim(distance)
+    status = _hybrid.plan(body, np.array([5.0, 5.0, 0.0]), np.array([30.0, 5.0, 0.0]),
+                          **{**KERNEL_OPTIONS, "limit": 0})[0]
+    assert status == _hybrid.OUT_OF_BUDGET and calls == [(5.0, 5.0)]
 
 
 def test_the_kernel_refuses_bad_input() -> None:

@@ -3,12 +3,13 @@
 """Hybrid A* for a car (the search of :func:`wayfinding.vehicles.plan_car_path`, whose
 docstring defines it): the expansion loop over the six motion primitives, the car's
 rectangle tested along them on a grid or a navigation mesh, the obstacle-free Reeds–Shepp
-and Dubins lengths of the heuristic and the Reeds–Shepp analytic expansion.
+and Dubins lengths of the heuristic and the analytic expansion (the Reeds–Shepp word, or
+the Dubins word when the car may not reverse).
 
 The Reeds–Shepp and Dubins words are those of the library's paths
 (:func:`~wayfinding.paths.reeds_shepp_path`, :func:`~wayfinding.paths.turning_path`),
-computed by the one compiled definition both share (``_turning``); headings become unit
-vectors as numpy's norm makes them, and the samples along a move are those of
+computed by the one compiled definition both share (``_turning``), headings made unit
+vectors by its norm as those functions make them; the samples along a move are those of
 :meth:`~wayfinding.paths.ReedsSheppPath.poses`.  The search holds no Python object but a
 navigation mesh's distance callable, for which it takes the GIL back.
 
@@ -20,13 +21,13 @@ import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
 from cython.operator cimport dereference as deref
-from libc.math cimport INFINITY, NAN, ceil, copysign, cos, fabs, floor, isfinite, sin, sqrt
+from libc.math cimport INFINITY, NAN, ceil, cos, fabs, floor, isfinite, sin, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from ._navmesh_locate cimport locate_in
-from ._turning cimport TAU, Dubins, Word, blas_dot2, dubins, py_mod, reeds_shepp
+from ._turning cimport TAU, Dubins, Word, dubins, dubins_parts, py_mod, reeds_shepp, vec_norm
 
 #: Poses tested together against the walls near all of them.
 cdef Py_ssize_t CHUNK = 48
@@ -46,8 +47,8 @@ OUT_OF_BUDGET = S_OUT_OF_BUDGET
 
 # ------------------------------------------------------------------------------ free lengths
 cdef inline void unit(double c, double s, double* u) noexcept nogil:
-    """The direction ``(c, s)`` divided by its norm (as numpy divides by its norm)."""
-    cdef double n = sqrt(blas_dot2(c, s, c, s))
+    """The direction ``(c, s)`` divided by its norm."""
+    cdef double n = vec_norm(c, s)
     u[0] = c / n
     u[1] = s / n
 
@@ -64,14 +65,14 @@ cdef double reeds_shepp_poses(double px, double py, double th, double qx, double
 
 
 cdef double dubins_poses(double px, double py, double th, double qx, double qy, double gth,
-                         double r) noexcept nogil:
-    """The length of the shortest forward (Dubins) path between the poses."""
+                         double r, Dubins* best) noexcept nogil:
+    """The shortest forward (Dubins) word from the pose to the goal pose (headings in
+    radians) and its length."""
     cdef double d[2]
     cdef double e[2]
-    cdef Dubins best
     unit(cos(th), sin(th), d)
     unit(cos(gth), sin(gth), e)
-    dubins(d[0], d[1], e[0], e[1], qx - px, qy - py, r, &best)
+    dubins(d[0], d[1], e[0], e[1], qx - px, qy - py, r, best)
     return best.length
 
 
@@ -405,41 +406,55 @@ cdef class _Query:
         return ((<uint64_t> ix & 0xFFFFFF) << 40) | ((<uint64_t> iy & 0xFFFFFF) << 16) \
             | <uint64_t> hb
 
-    cdef double heuristic(self, double x, double y, double th) noexcept nogil:
-        """The larger of the obstacle-free Reeds–Shepp (or Dubins) length and the
-        holonomic distance."""
+    cdef double free_length(self, double x, double y, double th) noexcept nogil:
+        """The obstacle-free Reeds–Shepp (or Dubins) length from the pose to the goal."""
         cdef Word w
-        cdef double free, holo
+        cdef Dubins b
         if self.reverse:
-            free = reeds_shepp_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
-        else:
-            free = dubins_poses(x, y, th, self.gx, self.gy, self.gth, self.radius)
-        holo = self.body.holonomic(x, y)
+            return reeds_shepp_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
+        return dubins_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &b)
+
+    cdef double heuristic(self, double x, double y, double th, double holo) noexcept nogil:
+        """The larger of the obstacle-free length and ``holo``, the pose's holonomic
+        distance (NaN, when that failed, passes through)."""
+        cdef double free
         if holo != holo:
             return holo
+        free = self.free_length(x, y, th)
         return free if free > holo else holo
 
     cdef bint expansion(self, double x, double y, double th, vector[double]& out,
                         vector[double]& trig, vector[double]& spans,
                         vector[Py_ssize_t]& counts) noexcept nogil:
-        """The analytic expansion from the pose: append its samples, its non-empty
+        """The analytic expansion from the pose, the shortest Reeds–Shepp word to the goal
+        (forward only, the shortest Dubins word): append its samples, its non-empty
         segments' signed lengths and their sample counts, and say whether the car stays
-        clear along it (and, forward only, whether it never reverses)."""
+        clear along it."""
         cdef Word w
-        cdef int i
+        cdef Dubins b
+        cdef int i, n
+        cdef int steer[5]
+        cdef double lengths[5]
         cdef Py_ssize_t at, k
         cdef double s
-        reeds_shepp_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
-        if not self.reverse:
-            for i in range(w.n):
-                if copysign(1.0, w.t[i]) < 0:
-                    return False
-        for i in range(w.n):
-            s = self.radius * w.t[i]
+        if self.reverse:
+            reeds_shepp_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &w)
+            n = w.n
+            for i in range(n):
+                steer[i] = w.steer[i]
+                lengths[i] = self.radius * w.t[i]
+        else:
+            dubins_poses(x, y, th, self.gx, self.gy, self.gth, self.radius, &b)
+            if b.word < 0:
+                return False
+            n = 3
+            dubins_parts(&b, self.radius, steer, lengths)
+        for i in range(n):
+            s = lengths[i]
             if s == 0:
                 continue
             at = out.size() // 3
-            k = drive(x, y, th, w.steer[i] / self.radius, s, self.body.step, out, trig)
+            k = drive(x, y, th, steer[i] / self.radius, s, self.body.step, out, trig)
             if not self.body.clear_at(&out[3 * at], &trig[2 * at], k):
                 return False
             spans.push_back(s)
@@ -474,10 +489,7 @@ cdef class _Query:
         self.add(sx, sy, sth, 0.0, -1, 0.0, 0)
         closed.push_back(0)
         best[self.key(sx, sy, sth)] = 0
-        h = self.heuristic(sx, sy, sth)
-        if h != h:
-            return S_STOPPED
-        push(heap, Open(h, 0, 0))
+        push(heap, Open(self.heuristic(sx, sy, sth, h), 0, 0))
         self.generated = 1
         while heap.size():
             if <int64_t> heap.size() > self.max_open:
@@ -519,7 +531,7 @@ cdef class _Query:
                     gnew = self.g[i] + weight
                     if found != best.end() and self.g[deref(found).second] <= gnew:
                         continue
-                    h = self.heuristic(ex, ey, eth)
+                    h = self.heuristic(ex, ey, eth, self.body.holonomic(ex, ey))
                     if h != h:
                         return S_STOPPED
                     if not isfinite(h):

@@ -1,7 +1,7 @@
 # The Reeds–Shepp and Dubins arithmetic of wayfinding.paths (reeds_shepp_path,
 # turning_path), shared with the car planner (_hybrid): defined once, in _turning.pyx, but
 # for the small helpers below, inlined where they are used.
-from libc.math cimport copysign, fma, fmod
+from libc.math cimport copysign, fma, fmod, sqrt
 
 cdef extern from *:
     """
@@ -29,10 +29,17 @@ cdef inline double wrap(double a) noexcept nogil:
     return py_mod(a + PI, TAU) - PI
 
 
-cdef inline double blas_dot2(double x0, double x1, double y0, double y1) noexcept nogil:
-    """``x0 y0 + x1 y1`` rounded as numpy's two-element dot product (one fused
-    multiply-add)."""
+cdef inline double dot2(double x0, double x1, double y0, double y1) noexcept nogil:
+    """``x0 y0 + x1 y1``, the second product fused into the sum (C's ``fma``, correctly
+    rounded, so the same on every machine)."""
     return fma(x1, y1, x0 * y0)
+
+
+cdef inline double vec_norm(double x, double y) noexcept nogil:
+    """The length of the vector ``(x, y)``: the square root of :func:`dot2` (``0`` for a
+    vector so short that its square underflows, ``inf`` for one so long that it
+    overflows)."""
+    return sqrt(dot2(x, y, x, y))
 
 
 # A Reeds–Shepp word.
@@ -59,3 +66,5 @@ cdef double reeds_shepp(double d0, double d1, double e0, double e1, double wx, d
                         double radius, Word* best) noexcept nogil
 cdef void dubins(double d0, double d1, double e0, double e1, double wx, double wy,
                  double r, Dubins* best) noexcept nogil
+cdef void dubins_parts(const Dubins* best, double r, int* steer,
+                       double* spans) noexcept nogil

@@ -6,9 +6,10 @@ whose docstrings define them), for those functions and for the car planner's heu
 analytic expansion (``_hybrid``, which cimports them).
 
 Angles are floored as Python's ``%`` floors them, distances are correctly rounded (the
-kernels' one ``hypot``, as Python's ``math.hypot`` has them) and two-element dot products
-are rounded as numpy's (one fused multiply-add), so that the results do not depend on the C
-library's ``hypot`` or on the compiler contracting other products and sums.
+kernels' one ``hypot``, as Python's ``math.hypot`` has them) and a product is fused into a
+sum only where the code says so (:func:`dot2`, :func:`vec_norm`: C's correctly rounded
+``fma``; the kernel is compiled without contraction), so that the results depend neither on
+the C library's ``hypot`` nor on the compiler.
 
 Headings are unit direction vectors ``(d0, d1)`` (start) and ``(e0, e1)`` (goal), the goal
 ``(wx, wy)`` from the start, in world units."""
@@ -257,14 +258,14 @@ cdef inline void set_best(Dubins* best, int word, double length, double dx, doub
 cdef void dubins(double d0, double d1, double e0, double e1, double wx, double wy,
                  double r, Dubins* best) noexcept nogil:
     """The shortest forward (Dubins) word between the poses, ``r`` the turning radius."""
-    cdef double g0, g1, phi, sin_phi, versine, dx, dy, ll, k, lam, ux, uy, h, seg, length
+    cdef double g0, g1, phi, sin_phi, versine, dx, dy, ll, k, ux, uy, h, seg, length
     cdef double dist, hm, nx, ny, mx, my, ha, hb, half_s, a0, a1, a2
     cdef int word, s1, s2, side
     best.word = -1
     best.length = INFINITY
     # The goal in the start's frame, and the turn between the headings.
-    g0 = blas_dot2(d0, d1, wx, wy)
-    g1 = blas_dot2(-d1, d0, wx, wy)
+    g0 = dot2(d0, d1, wx, wy)
+    g1 = dot2(-d1, d0, wx, wy)
     phi = atan2(d0 * e1 - d1 * e0, d0 * e0 + d1 * e1)
     sin_phi = sin(phi)
     half_s = sin(phi / 2)
@@ -278,37 +279,36 @@ cdef void dubins(double d0, double d1, double e0, double e1, double wx, double w
         dy = g1 + r * ((s2 - s1) - s2 * versine)
         if word < 4:
             # The tangent leaving the first circle on its side s1 and joining the last on
-            # its side s2, in the direction (ux, uy); none when the circles are too close.
+            # its side s2, in the direction (ux, uy) and seg long (seg^2 + k^2 = ll, the
+            # squared distance between the centres); none when the circles are too close.
             ll = dx * dx + dy * dy
-            k = s2 * r - s1 * r
+            k = (s2 - s1) * r
             if not (ll == 0 or ll < k * k):
-                lam = sqrt(max(ll - k * k, 0.0))
-                ux = (lam * dx + k * dy) / ll
-                uy = (lam * dy - k * dx) / ll
+                seg = sqrt(ll - k * k)
+                ux = (seg * dx + k * dy) / ll
+                uy = (seg * dy - k * dx) / ll
                 h = atan2(uy, ux)
-                seg = sqrt(max(blas_dot2(dx, dy, dx, dy) - ((s2 - s1) * r) * ((s2 - s1) * r),
-                               0.0))
                 a0 = turn(s1 * h)
                 a1 = turn(s2 * (phi - h))
                 length = r * (a0 + a1) + seg
                 if length < best.length - 1e-12:
-                    best.ax = 0.0 + s1 * r * uy
-                    best.ay = 0.0 - s1 * r * ux
+                    best.ax = s1 * r * uy
+                    best.ay = -s1 * r * ux
                     best.bx = dx + s2 * r * uy
                     best.by = dy - s2 * r * ux
                     set_best(best, word, length, dx, dy, a0, a1, 0.0, 2)
             elif s1 == s2 and dx == 0 and dy == 0:
                 # One circle through both poses: its arc.
                 a0 = turn(s1 * phi)
-                length = r * (a0 + 0.0) + 0.0
+                length = r * a0
                 if length < best.length - 1e-12:
-                    best.ax = best.bx = g0 - 0.0
+                    best.ax = best.bx = g0
                     best.ay = best.by = g1 - s1 * r
                     set_best(best, word, length, dx, dy, a0, 0.0, 0.0, 2)
         else:
             # The middle circles touching both from outside, 2 r from each centre; none when
             # the circles coincide (the middle arc would be empty or whole).
-            dist = sqrt(blas_dot2(dx, dy, dx, dy))
+            dist = vec_norm(dx, dy)
             if dist == 0 or dist > 4 * r:
                 continue
             hm = sqrt(max(4 * r * r - dist * dist / 4, 0.0))
@@ -333,7 +333,33 @@ cdef void dubins(double d0, double d1, double e0, double e1, double wx, double w
                     set_best(best, word, length, dx, dy, a0, a1, a2, 3)
 
 
+cdef void dubins_parts(const Dubins* best, double r, int* steer,
+                       double* spans) noexcept nogil:
+    """The three parts of the word ``best`` (one found, for the turning radius ``r``), in
+    driving order: ``steer`` their steering (+1 left, -1 right, 0 straight) and ``spans``
+    their lengths in world units (>= 0): an arc's, ``r`` times its turn; the segment's, the
+    word's length less its arcs'."""
+    cdef int s1 = FIRST[best.word]
+    steer[0] = s1
+    steer[2] = LAST[best.word]
+    spans[0] = r * best.arcs[0]
+    if best.arcs_n == 2:
+        steer[1] = 0
+        spans[1] = best.length - r * (best.arcs[0] + best.arcs[1])
+        spans[2] = r * best.arcs[1]
+    else:
+        steer[1] = -s1
+        spans[1] = r * best.arcs[1]
+        spans[2] = r * best.arcs[2]
+
+
 # ------------------------------------------------------------------------------ Python
+def norm(double x, double y):
+    """The length of the vector ``(x, y)`` as the kernels take it when they make a heading
+    a unit vector (:func:`vec_norm`)."""
+    return vec_norm(x, y)
+
+
 def reeds_shepp_word(double d0, double d1, double e0, double e1, double wx, double wy,
                      double radius):
     """The shortest Reeds–Shepp word from a start facing the unit direction ``(d0, d1)``

@@ -120,8 +120,10 @@ def _arc(c: np.ndarray, a: np.ndarray, side: int, sweep: float, r: float,
 
 
 def _unit(value: ArrayLike, name: str) -> np.ndarray:
+    """``value`` divided by its norm, as the kernels take it (so the car planner's headings
+    are these); refuses the zero vector."""
     v = as_point(value, name)
-    n = float(np.linalg.norm(v))
+    n = _turning.norm(v[0], v[1])
     if n == 0:
         raise InvalidQueryError(f"{name} must not be the zero vector")
     return v / n

@@ -1,9 +1,10 @@
 """Hybrid A* for a car with a turning radius on a grid or a 2D navigation mesh: states are
 continuous poses ``(x, y, heading)`` kept one per cell and heading bin; each expansion drives
 six motion primitives (forward and reverse arcs turning left, straight and right, each a
-cell's diagonal long); the Reeds–Shepp analytic expansion
-(:func:`~wayfinding.paths.reeds_shepp_path`, or a forward-only word when reversing is off) is
-tried every few expansions and ends the search when the car's rectangle stays clear along it.
+cell's diagonal long); the analytic expansion, the shortest obstacle-free word to the goal
+(:func:`~wayfinding.paths.reeds_shepp_path`, or :func:`~wayfinding.paths.turning_path`'s
+Dubins word when reversing is off), is tried every few expansions and ends the search when
+the car's rectangle stays clear along it.
 
 The pose is the centre of the car's rectangle (``length`` along the heading, ``width``
 across), and the turning radius bounds the curvature of the centre's path.  The rectangle is
@@ -131,14 +132,14 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
     ``turning_radius`` (world units, > 0): the tightest turn of the car's centre;
     ``length``, ``width`` (world units, > 0): the car's rectangle, centred on the pose;
     ``reverse``: whether the car may back up, each reversed unit costing ``reverse_cost``
-    (>= 1, default 1) — with ``reverse=False`` the analytic expansion takes only forward
-    Reeds–Shepp words and the heuristic the Dubins length; ``cell_size`` (world units,
-    > 0): the side of the search's cells, primitives being a cell's diagonal long and
-    collision samples an eighth of a cell apart (default: the grid's cell size; on a
-    navigation mesh, the car's width); ``heading_bins`` (>= 4, default 72): the heading
-    resolution of the closed set; ``expansion_every`` (>= 1, default 5): the analytic
-    expansion is tried on the start and every this many expansions; ``max_expansions``: a
-    budget (``None``: none), after which the status is ``OUT_OF_BUDGET``.
+    (>= 1, default 1) — with ``reverse=False`` the analytic expansion drives the Dubins
+    word and the heuristic takes the Dubins length; ``cell_size`` (world units, > 0): the
+    side of the search's cells, primitives being a cell's diagonal long and collision
+    samples an eighth of a cell apart (default: the grid's cell size; on a navigation mesh,
+    the car's width); ``heading_bins`` (>= 4, default 72): the heading resolution of the
+    closed set; ``expansion_every`` (>= 1, default 5): the analytic expansion is tried on
+    the start and every this many expansions; ``max_expansions``: a budget (``None``:
+    none), after which the status is ``OUT_OF_BUDGET``.
 
     The heuristic is the larger of the obstacle-free Reeds–Shepp (or Dubins) length and a
     holonomic distance: on a grid, over the cells where the car's inscribed disk may stand
