@@ -22,7 +22,8 @@ FLOORS = {
     "grid": ("grid",),
     "navmesh": ("navmesh", "navmesh3d", "voxel"),
     "search": ("search", "paths"),
-    "movement": ("fields", "crowd", "groups", "vehicles", "traffic", "climbing"),
+    "movement": ("fields", "crowd", "groups", "vehicles", "traffic", "climbing",
+                 "planning"),
     "apps": ("cli", "demo", "bench", "viz", "serve", "__main__", "__init__"),
 }
 LEVEL = {part: i for i, parts in enumerate(FLOORS.values()) for part in parts}
