@@ -180,3 +180,85 @@ def test_sidewalks_are_forbidden_by_default():
 def test_bad_inputs(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def networkx_between(net, driver, starts, goals):
+    """The cheapest route from a lane of ``starts`` (its own cost counted) to one of
+    ``goals`` by networkx's Dijkstra from each start lane in turn."""
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(net.lanes)))
+    for lane in net.lanes:
+        for nxt in net.successors_of(lane.id):
+            cost = oracle_cost(net, driver, lane.id, nxt)
+            if cost < math.inf:
+                g.add_edge(lane.id, nxt, weight=cost)
+    best = math.inf
+    for s in set(starts):
+        lane = net.lanes[s]
+        own = lane.length * dict(driver.lane_type).get(lane.type, 1.0) * \
+            dict(driver.road_kind).get(lane.kind, 1.0)
+        if lane.road in driver.avoid_roads:
+            continue
+        dist = nx.single_source_dijkstra_path_length(g, s)
+        best = min([best, *(own + dist[t] for t in goals if t in dist)])
+    return best, g
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 5), st.integers(1, 4), st.integers(0, 2),
+       st.sampled_from([0.0, 5.0, 200.0]), st.floats(0.3, 3.0), st.integers(1, 4),
+       st.integers(1, 4))
+def test_route_between_lane_sets_equals_networkx(seed, cols, rows, every, turn, highway,
+                                                 n_starts, n_goals):
+    rng = np.random.default_rng(seed)
+    net = road_grid(cols, rows, spacing=float(rng.uniform(20, 80)), highway_every=every)
+    avoid = frozenset(int(r) for r in rng.choice(len(net.roads), size=len(net.roads) // 4,
+                                                   replace=False))
+    driver = DriverCosts(road_kind=(("highway", highway),), turn=turn, avoid_roads=avoid)
+    starts = rng.integers(0, len(net.lanes), n_starts).tolist()
+    goals = rng.integers(0, len(net.lanes), n_goals).tolist()
+    want, g = networkx_between(net, driver, starts, goals)
+    planner = RoutePlanner(net, driver=driver)
+    for method in ("astar", "dijkstra"):
+        route = planner.find_route_between(starts, goals, method=method)
+        if want == math.inf:
+            assert not route.found and route.path.size == 0
+            continue
+        assert route.found and route.cost == pytest.approx(want, rel=1e-9, abs=1e-9)
+        lanes = route.path.tolist()
+        assert lanes[0] in starts and lanes[-1] in goals
+        walked = planner.lane_costs[lanes[0]] + sum(g[a][b]["weight"]
+                                                    for a, b in zip(lanes, lanes[1:]))
+        assert walked == pytest.approx(route.cost, rel=1e-9, abs=1e-9)
+
+
+def test_route_between_skips_forbidden_start_lanes_and_aims_its_search():
+    net = RoadNetwork()
+    net.add_road([[0, 0], [10, 0]], [LaneSpec(offset=0.0, type=LaneType.SIDEWALK)])
+    net.add_road([[0, 5], [10, 5]], [LaneSpec(offset=0.0)])
+    net.add_road([[10, 0], [30, 0]], [LaneSpec(offset=0.0)])
+    net.connect(0, 2)
+    net.connect(1, 2)
+    planner = RoutePlanner(net, driver=DriverCosts())
+    route = planner.find_route_between([0, 1], [2])
+    assert route.path.tolist() == [1, 2]
+    assert route.cost == pytest.approx(10.0 + math.hypot(0, 5) + 20.0)
+    assert not planner.find_route_between([0], [2]).found
+    grid = RoutePlanner(road_grid(12, 12, spacing=50.0), driver=DriverCosts())
+    ends = [grid.find_route_between([0, 1], list(range(400, 420)), method=method)
+            for method in ("astar", "dijkstra")]
+    assert ends[0].cost == pytest.approx(ends[1].cost)
+    assert ends[0].stats.expanded < ends[1].stats.expanded
+
+
+@pytest.mark.parametrize("starts, goals, method, message", [
+    ([], [1], "astar", "starts must name"),
+    ([0], np.empty(0, dtype=int), "astar", "goals must name"),
+    ([0, 99], [1], "astar", "starts 99"),
+    ([0], [1, -1], "astar", "goals -1"),
+    ([0], [1], "bfs", "method"),
+])
+def test_route_between_refuses_bad_inputs(starts, goals, method, message):
+    planner = RoutePlanner(road_grid(2, 2), driver=DriverCosts())
+    with pytest.raises(InvalidQueryError, match=message):
+        planner.find_route_between(starts, goals, method=method)

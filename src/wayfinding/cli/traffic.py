@@ -8,7 +8,6 @@ second.  A junction is a cell ``X,Y`` of the grid: column ``X``, row ``Y``, at w
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import replace
 from typing import Any
@@ -16,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidQueryError
-from ..results import PathResult
 from ..traffic import (
     DRIVERS,
     CarModel,
@@ -136,26 +134,6 @@ def _junctions(network: RoadNetwork, spacing: float) -> tuple[ByJunction, ByJunc
     return leaving, arriving
 
 
-def _junction_route(planner: RoutePlanner, leaving: list[int], arriving: list[int], *,
-                    method: str) -> tuple[float, PathResult | None, int]:
-    """The cheapest route from any lane of ``leaving`` to any of ``arriving``: its cost
-    (the first lane's own cost included; inf when there is none), the route (None) and
-    the nodes expanded by all the searches."""
-    best: tuple[float, PathResult | None] = (math.inf, None)
-    expanded = 0
-    for s in leaving:
-        lane = planner.network.lanes[s]
-        first = planner.driver.factor(lane.type, lane.kind, lane.road) * lane.length
-        if first == math.inf:
-            continue
-        for g in arriving:
-            found = planner.find_route(s, g, method=method)
-            expanded += found.stats.expanded
-            if found.found and first + found.cost < best[0]:
-                best = (first + found.cost, found)
-    return best[0], best[1], expanded
-
-
 def cmd_route(args: Any) -> int:
     net = road_grid(args.columns, args.rows, spacing=args.spacing,
                     highway_every=args.highway_every)
@@ -175,9 +153,10 @@ def cmd_route(args: Any) -> int:
     costs = replace(driver(args.driver), avoid_roads=args.avoid_roads)
     t0 = time.perf_counter()
     planner = RoutePlanner(net, driver=costs)
-    cost, route, expanded = _junction_route(planner, leaving[args.start], arriving[goal],
-                                           method=args.method)
+    found = planner.find_route_between(leaving[args.start], arriving[goal],
+                                       method=args.method)
     elapsed = time.perf_counter() - t0
+    route, cost, expanded = (found if found.found else None), found.cost, found.stats.expanded
     lanes = [] if route is None else route.path.tolist()
     length = (float(np.hypot(*np.diff(net.route_points(lanes), axis=0).T).sum())
               if lanes else None)

@@ -20,15 +20,18 @@ False
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .. import _validate
+from .._kernels import _csrsearch
+from .._scratch import thread_workspace
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
-from ..results import PathResult, _fields_equal
+from ..results import PathResult, SearchStats, _fields_equal
 from .lattice import LatticeCosts
 from .roads import LaneType, RoadNetwork
 
@@ -144,7 +147,9 @@ class RoutePlanner:
     built once (roads added or connected afterwards are not seen; build a new planner).
 
     ``graph``: the :class:`~wayfinding.graph.csr.CSRGraph` of lanes (node = lane id, at the
-    lane's end point; edges into lanes the driver never enters are left out)."""
+    lane's end point; edges into lanes the driver never enters are left out).
+    ``lane_costs``: ``(n_lanes,)`` float64, each lane's own cost, its length times the
+    driver's :meth:`~DriverCosts.factor` (``inf``: never entered)."""
 
     def __init__(self, network: RoadNetwork, *, driver: DriverCosts) -> None:
         if not isinstance(network, RoadNetwork):
@@ -168,6 +173,22 @@ class RoutePlanner:
         cos = np.clip((head_out[src] * head_in[dst]).sum(axis=1), -1.0, 1.0)
         weights = gap + lane_cost[dst] + driver.turn * np.arccos(cos)
         self.graph = CSRGraph.from_edges(n, src, dst, weights, coords=last)
+        self.lane_costs = lane_cost
+        self.lane_costs.flags.writeable = False
+        # the edges turned around, each lane's row ending in a spare slot (a zero-cost
+        # loop, made the lane's edge to the virtual start when it is a start lane)
+        back = self.graph.reversed()
+        rows = np.diff(back.indptr) + 1
+        self._back_indptr = np.zeros(n + 3, np.int64)
+        np.cumsum(rows, out=self._back_indptr[1:n + 1])
+        self._back_indptr[n + 1:] = self._back_indptr[n]
+        self._spare = self._back_indptr[1:n + 1] - 1
+        own = np.ones(self._back_indptr[n], bool)
+        own[self._spare] = False
+        self._back_indices = np.empty(self._back_indptr[n], np.int32)
+        self._back_indices[own], self._back_indices[self._spare] = back.indices, np.arange(n)
+        self._back_weights = np.zeros(self._back_indptr[n])
+        self._back_weights[own] = back.weights
 
     def find_route(self, start: int, goal: int, *, method: str = "astar") -> PathResult:
         """The cheapest route from lane ``start`` to lane ``goal``.
@@ -180,6 +201,67 @@ class RoutePlanner:
         g = self.network._lane("goal", goal)
         _validate.choice("method", method, ("astar", "dijkstra"))
         return self.graph.find_path(s, g, method=method)
+
+    def find_route_between(self, starts: Any, goals: Any, *,
+                           method: str = "astar") -> PathResult:
+        """The cheapest route from any lane of ``starts`` to any lane of ``goals`` (e.g. the
+        lanes leaving one junction and those arriving at another), counting the start
+        lane's own cost (:attr:`lane_costs`) as well as the lanes after it.
+
+        One compiled search runs backwards, on the edges turned around, from a virtual
+        goal joined to every goal lane to a virtual start joined from every start lane at
+        that lane's own cost.  ``method``: ``"astar"`` (its Euclidean heuristic aims at the
+        start lanes' mean start point, scaled down so that no start lane's own cost is
+        underestimated: the routes stay optimal) or ``"dijkstra"``.  Returns a
+        :class:`~wayfinding.results.PathResult` whose ``path`` is the ``(n,)`` int64 lane
+        ids from a start lane to a goal lane; not found when no allowed route exists
+        (start lanes the driver never enters are left out).
+
+        >>> from wayfinding.traffic.roads import road_grid
+        >>> planner = RoutePlanner(road_grid(3, 1, spacing=100.0), driver=DriverCosts())
+        >>> route = planner.find_route_between([0], [2, 3])    # junction 0 to 2
+        >>> route.path.tolist(), route.cost
+        ([0, 2], 200.0)
+        >>> planner.find_route_between([1, 2], [2]).path.tolist()
+        [2]
+        """
+        n = len(self.network.lanes)
+        ends = []
+        for name, lanes in (("starts", starts), ("goals", goals)):
+            ids = np.asarray(lanes).reshape(-1)
+            if ids.size == 0:
+                raise InvalidQueryError(f"{name} must name at least one lane")
+            ends.append(sorted({self.network._lane(name, lane) for lane in ids.tolist()}))
+        _validate.choice("method", method, ("astar", "dijkstra"))
+        t0 = time.perf_counter()
+        usable = [s for s in ends[0] if self.lane_costs[s] < math.inf]
+        source, sink = n, n + 1
+        size = len(self._back_indices)
+        indptr = self._back_indptr.copy()
+        indptr[-1] = size + len(ends[1])
+        indices = np.concatenate([self._back_indices, np.array(ends[1], np.int32)])
+        weights = np.concatenate([self._back_weights, np.zeros(len(ends[1]))])
+        indices[self._spare[usable]] = source
+        weights[self._spare[usable]] = self.lane_costs[usable]
+        coords = np.zeros((n + 2, 2))
+        coords[:n] = self.graph.coords
+        hscale = 0.0
+        if method == "astar" and usable:
+            aim = np.mean([self.network.lanes[s].points[0] for s in usable], axis=0)
+            coords[n:] = aim
+            reach = np.hypot(*(coords[usable] - aim).T)
+            far = reach > 0
+            hscale = min([self.graph.heuristic_scale,
+                          *(self.lane_costs[usable][far] / reach[far]).tolist()])
+        ws = thread_workspace(n + 2)
+        found, cost, expanded, generated, max_open = _csrsearch.search(
+            ws, indptr, indices, weights, coords, sink, source, hscale, False)
+        path = ws.path_to(source)[-2:0:-1].astype(np.int64) if found else \
+            np.empty(0, np.int64)
+        stats = SearchStats(expanded=expanded, generated=generated, max_open=max_open,
+                            elapsed=time.perf_counter() - t0)
+        return PathResult(path, float(cost) if found else math.inf, bool(found), stats,
+                          method)
 
 
 @dataclass(frozen=True, eq=False)
