@@ -78,6 +78,7 @@ def test_the_step_equals_its_stages_by_hand(name, forward, seed):
     assert all(np.array_equal(a, b) for a, b in zip(step.speeds, speeds))
     assert all(np.array_equal(step.points(i), p) for i, p in enumerate(points))
     assert step.cars.trajectories == cars and step.cars.radius == driver(name).clearance
+    assert step.driver == driver(name) and step.model is model
     # The paths seed the optimiser at the same speeds.
     seeds = lattice_seeds(positions[0, lane], positions[1:], step.paths, driver=driver(name),
                           model=model)
@@ -103,6 +104,7 @@ def test_a_car_in_the_way_makes_the_step_swerve_and_brake():
                          spacing=10.0, k=1)
     assert empty.paths[0].lanes.tolist() == [0] * 4 and empty.paths[0].cost == 4.0
     assert empty.speeds[0].tolist() == [22.0] * 5 and empty.cars.trajectories == []
+    assert empty.driver == driver("reckless") and empty.model == CarModel()
 
 
 @pytest.mark.parametrize("name", sorted(DRIVERS))
@@ -113,7 +115,8 @@ def test_the_full_level_optimises_from_the_steps_paths(name):
     costs = driver(name)
     step = lattice_step(net, 0, forward=True, driver=costs, cars=[slow], n_sets=8,
                         spacing=10.0, k=4, model=model)
-    plan = optimise_step(net, step, driver=costs, model=model)
+    assert step.driver is costs and step.model is model
+    plan = optimise_step(net, step)
     # By hand: the road field over 80 ahead plus 10, a third of 90 behind, the lanes
     # 3.5 apart plus 3.5 on each side.
     start = step.positions[0, 0]
@@ -193,16 +196,11 @@ def blocked_step():
                           spacing=5.0), "road 0 has no lane driving backward"),
     (lambda: lattice_step(road_grid(2, 1), 0, forward=True, driver=DriverCosts(), n_sets=2,
                           spacing=5.0, k=1).points(1), "path 1"),
-    (lambda: optimise_step(road_grid(2, 1), None, driver=DriverCosts()),
-     "step None must be a LatticeStep"),
-    (lambda: optimise_step(road_grid(2, 1), blocked_step(), driver=DriverCosts()),
-     "step kept no path"),
+    (lambda: optimise_step(road_grid(2, 1), None), "step None must be a LatticeStep"),
+    (lambda: optimise_step(road_grid(2, 1), blocked_step()), "step kept no path"),
     (lambda: optimise_step(road_grid(2, 1), lattice_step(
         road_grid(2, 1), 0, forward=True, driver=DriverCosts(), n_sets=1, spacing=5.0),
-        driver=None), "driver None must be a DriverCosts"),
-    (lambda: optimise_step(road_grid(2, 1), lattice_step(
-        road_grid(2, 1), 0, forward=True, driver=DriverCosts(), n_sets=1, spacing=5.0),
-        driver=DriverCosts(), cell=0.0), "cell 0"),
+        cell=0.0), "cell 0"),
 ])
 def test_bad_inputs(call, message):
     with pytest.raises(InvalidQueryError, match=message):

@@ -239,7 +239,7 @@ def cmd_lattice(args: Any) -> int:
     optimised, plan = None, None
     if args.optimise and run.paths:
         t1 = time.perf_counter()
-        plan = optimise_step(net, run, driver=costs, model=model)
+        plan = optimise_step(net, run)
         optimised = {"seed": plan.seed, "cost": round(plan.cost, 4),
                      "seed_cost": round(float(plan.seed_costs[plan.seed]), 4),
                      "iterations": plan.iterations, "collisions": plan.collisions,

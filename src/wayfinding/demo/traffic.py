@@ -123,7 +123,7 @@ def _lattice(out: Path) -> tuple[str, list[tuple[str, str]]]:
                         cars=[parked, coming], n_sets=9, spacing=10.0, k=5, model=CAR)
     ms = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
-    plan = optimise_step(net, step, driver=driver(LATTICE_DRIVER), model=CAR)
+    plan = optimise_step(net, step)
     plan_ms = (time.perf_counter() - t0) * 1e3
     paths = [step.points(i) for i in range(len(step.paths))]
     picture = save_lattice(out / "traffic-lattice.png", step.positions, paths=paths,

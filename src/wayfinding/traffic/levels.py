@@ -104,7 +104,10 @@ class LatticeStep:
     costs.  ``paths``: the kept :class:`~wayfinding.traffic.lattice.LatticePath` objects,
     cheapest first.  ``limits``, ``speeds``: per path, ``(n_sets + 1,)`` float64 (the
     vehicle's first), its turn limits and its speeds after the backward pass.  ``cars``:
-    the other cars' :class:`~wayfinding.traffic.prediction.CarField`."""
+    the other cars' :class:`~wayfinding.traffic.prediction.CarField`.  ``driver``,
+    ``model``: the :class:`~wayfinding.traffic.routes.DriverCosts` and
+    :class:`~wayfinding.traffic.optimiser.CarModel` the step was planned for (which
+    :func:`optimise_step` goes on with)."""
 
     positions: np.ndarray
     labels: list[str]
@@ -115,6 +118,8 @@ class LatticeStep:
     limits: list[np.ndarray]
     speeds: list[np.ndarray]
     cars: CarField
+    driver: DriverCosts
+    model: CarModel
 
     __eq__ = _fields_equal
 
@@ -177,32 +182,27 @@ def lattice_step(network: RoadNetwork, road: int, *, forward: bool, driver: Driv
     paths = plan_lattice(nodes, lane, costs=costs, k=k)
     passes = [_speed_pass(_path_points(positions, lane, p), driver, car) for p in paths]
     return LatticeStep(positions, labels, lane, times, nodes, paths,
-                       [lim for lim, _ in passes], [v for _, v in passes], field)
+                       [lim for lim, _ in passes], [v for _, v in passes], field, driver, car)
 
 
-def optimise_step(network: RoadNetwork, step: LatticeStep, *, driver: DriverCosts,
-                  model: CarModel | None = None, cell: float = 0.5) -> OptimisedPath:
+def optimise_step(network: RoadNetwork, step: LatticeStep, *,
+                  cell: float = 0.5) -> OptimisedPath:
     """The full level after :func:`lattice_step`: the trajectory optimiser seeded by the
     step's kept paths (:func:`~wayfinding.traffic.optimiser.lattice_seeds`,
     :func:`~wayfinding.traffic.optimiser.optimise_trajectory`) from the vehicle at the
-    driver's desired speed, for as long as the lattice takes at that speed, among the
-    step's cars.
+    step's driver's desired speed, for as long as the lattice takes at that speed, among
+    the step's cars, with the step's driver and car model.
 
     The road's potential (:class:`~wayfinding.traffic.road_field.RoadField`, cells
     ``cell`` world units wide, > 0) covers a rectangle aimed from the vehicle at the last
     set in its lane, reaching 10 past that set and a third as far behind the vehicle, and
-    a lane's width (3.5) past the outermost nodes on each side.  ``driver`` and ``model``
-    (none: the default :class:`~wayfinding.traffic.optimiser.CarModel`) should be the
-    step's.  Refuses a step that kept no path."""
+    a lane's width (3.5) past the outermost nodes on each side.  Refuses a step that kept
+    no path."""
     if not isinstance(step, LatticeStep):
         raise InvalidQueryError(f"step {step!r} must be a LatticeStep")
     if not step.paths:
         raise InvalidQueryError("step kept no path to seed the optimiser with")
-    if not isinstance(driver, DriverCosts):
-        raise InvalidQueryError(f"driver {driver!r} must be a DriverCosts")
-    car = CarModel() if model is None else model
-    if not isinstance(car, CarModel):
-        raise InvalidQueryError(f"model {model!r} must be a CarModel")
+    driver, car = step.driver, step.model
     start = step.positions[0, step.start_lane]
     ahead = step.positions[-1, step.start_lane] - start
     span = float(np.hypot(*ahead))

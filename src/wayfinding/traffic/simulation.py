@@ -163,7 +163,7 @@ def _plan_task(network: RoadNetwork, lane_id: int, along: float, lane_base: floa
     if not step.paths:
         return None
     if level is TrafficLod.FULL:
-        plan = optimise_step(network, step, driver=driver)
+        plan = optimise_step(network, step)
         rel, d = _project(lane.points, lane.stations, plan.points)
         keep = np.concatenate(([True], rel[1:] > np.maximum.accumulate(rel)[:-1]))
         rel, d, v = rel[keep], d[keep], plan.speeds[keep]
