@@ -6,7 +6,9 @@ plus ``b``'s length times the driver's factors for ``b``'s lane type and road ki
 counts the lanes after the start lane.  A :class:`RoutePlanner` turns a network and a driver
 into a compiled lane graph once (nodes: lanes at their end points), then answers routes
 with its compiled A*, whose Euclidean heuristic is scaled to stay consistent, so routes are
-optimal.
+optimal.  :meth:`RoutePlanner.find_route_between` answers the cheapest route from any of
+several start lanes (their own cost counted) to any of several goal lanes, such as from one
+junction to another, in one search.
 
 >>> from wayfinding.traffic.roads import road_grid
 >>> net = road_grid(3, 1, spacing=100.0)     # two roads in a row, a lane each way
