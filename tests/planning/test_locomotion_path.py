@@ -1,0 +1,183 @@
+"""Locomotion paths: a navmesh path as corridor and points, post-processed for clip playback
+(minimum segment length, tight opposite turns pushed apart or made fail-safe stops)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.navmesh import NavMesh
+from wayfinding.planning.locomotion import LocomotionPath, locomotion_path, process_path
+from wayfinding.results import Status
+
+pytest.importorskip("shapely")
+
+ZIGZAG = [(0, 0), (5, 0), (5, 1.2), (10, 1.2)]     # two opposite 90-degree turns 1.2 m apart
+
+
+def step_corridor(half: float) -> NavMesh:
+    """A corridor along y=0 that steps up to y=1.2 at x=5; each arm ``2 * half`` wide."""
+    return NavMesh.build(outline=[(-1, -half), (5 + half, -half), (5 + half, 1.2 - half),
+                                  (11, 1.2 - half), (11, 1.2 + half), (5 - half, 1.2 + half),
+                                  (5 - half, half), (-1, half)])
+
+
+def test_close_points_merge_and_segments_keep_the_minimum() -> None:
+    p = process_path([(0, 0), (3, 0), (3.4, 0.3), (3.6, 0.2), (8, 0), (8.5, 0.5)],
+                     min_segment=1.0)
+    assert (p.lengths()[:-1] >= 1.0).all()
+    assert p.points[0].tolist() == [0, 0] and p.points[-1].tolist() == [8.5, 0.5]
+    assert p.lengths()[:3].sum() >= 2.0       # the first three segments cover 2-3 m
+    assert not p.stops.any() and p.found and p.status is Status.FOUND
+
+
+def test_a_short_last_segment_drops_the_point_before_the_goal() -> None:
+    p = process_path([(0, 0), (4, 0), (4.5, 0.2)], min_segment=1.0)
+    assert p.points.tolist() == [[0, 0], [4.5, 0.2]]
+
+
+def test_only_the_goal_forces_a_segment_under_the_minimum() -> None:
+    p = process_path([(0, 0), (0.3, 0), (0.5, 0.1)], min_segment=1.0)
+    assert p.points.tolist() == [[0, 0], [0.5, 0.1]]
+
+
+def test_a_short_middle_segment_merges_into_its_midpoint() -> None:
+    p = process_path([(0, 0), (5, 0), (5.4, 0.2), (10, 0)], min_segment=1.0)
+    assert np.allclose(p.points, [(0, 0), (5.2, 0.1), (10, 0)])
+
+
+def test_no_minimum_keeps_the_points() -> None:
+    pts = [(0, 0), (1, 0), (1.1, 0), (2, 1)]
+    assert process_path(pts, min_segment=0.0, turn_space=0.0).points.tolist() == \
+        np.asarray(pts, dtype=float).tolist()
+
+
+def test_tight_opposite_turns_are_pushed_apart_in_open_space() -> None:
+    p = process_path(ZIGZAG, turn_space=2.0)
+    assert np.allclose(p.points, [(0, 0), (5, -0.4), (5, 1.6), (10, 1.2)])
+    assert np.isclose(p.lengths()[1], 2.0) and not p.stops.any()
+    turns = p.turns()
+    assert turns[0] * turns[1] < 0
+
+
+def test_turns_the_same_way_are_not_separated() -> None:
+    pts = [(0, 0), (5, 0), (5, 1.2), (0, 1.2)]     # a U-turn: both turns to the left
+    p = process_path(pts, turn_space=2.0)
+    assert p.points.tolist() == np.asarray(pts, dtype=float).tolist()
+
+
+def test_gentle_opposite_turns_are_not_separated() -> None:
+    pts = [(0, 0), (5, 0), (6, 0.3), (11, 0.3)]
+    p = process_path(pts, turn_space=2.0, sharp_turn=math.radians(45))
+    assert p.points.tolist() == np.asarray(pts, dtype=float).tolist()
+
+
+def test_turns_pushed_apart_where_the_corridor_has_room() -> None:
+    mesh = step_corridor(1.0)
+    p = process_path(ZIGZAG, mesh=mesh, turn_space=2.0)
+    assert np.allclose(p.points, [(0, 0), (5, -0.4), (5, 1.6), (10, 1.2)])
+    assert not p.stops.any()
+
+
+def test_turns_without_room_become_a_fail_safe_stop() -> None:
+    mesh = step_corridor(0.3)
+    p = process_path(ZIGZAG, mesh=mesh, turn_space=2.0)
+    assert p.points.tolist() == np.asarray(ZIGZAG, dtype=float).tolist()
+    assert p.stops.tolist() == [False, True, False, False]
+
+
+def test_merging_respects_the_walls() -> None:
+    mesh = step_corridor(0.3)
+    p = process_path([(0, 0), (5, 0), (5, 1.2), (10, 1.2)], mesh=mesh, min_segment=1.5,
+                     turn_space=0.0)
+    # the 1.2 m step cannot be cut: its midpoint and both shortcuts run into the walls
+    assert p.points.tolist() == np.asarray(ZIGZAG, dtype=float).tolist()
+    assert np.allclose(process_path(ZIGZAG, min_segment=1.5, turn_space=0.0).points,
+                       [(0, 0), (5, 0.6), (10, 1.2)])
+
+
+def test_a_mesh_path_keeps_its_corridor() -> None:
+    mesh = NavMesh.build(outline=[(0, 0), (8, 0), (8, 7), (10, 7), (10, 0), (20, 0),
+                                  (20, 10), (0, 10)])             # a wall 7 m high
+    got = mesh.find_path((2, 2), (18, 2))
+    p = locomotion_path(mesh, (2, 2), (18, 2), min_segment=3.0)
+    assert isinstance(p, LocomotionPath) and p.found
+    assert p.corridor.tolist() == list(got.corridor)
+    assert p.points[0].tolist() == [2, 2] and p.points[-1].tolist() == [18, 2]
+    assert (p.lengths() >= 3.0).all()
+    # the 2 m across the wall's top cannot merge at its midpoint (in the wall): the
+    # segments before and after it meet above the wall instead
+    assert len(got.path) == 4 and np.allclose(p.points, [(2, 2), (62 / 7, 54 / 7), (18, 2)])
+    assert all(not mesh.raycast(a, b).hit for a, b in zip(p.points[:-1], p.points[1:]))
+
+
+def test_no_route_is_a_failed_status() -> None:
+    mesh = NavMesh.build("MULTIPOLYGON (((0 0, 4 0, 4 10, 0 10, 0 0)),"
+                         " ((6 0, 10 0, 10 10, 6 10, 6 0)))")
+    p = locomotion_path(mesh, (1, 5), (9, 5))
+    assert not p.found and p.status is Status.FAILED
+    assert p.points.shape == (0, 2) and p.stops.shape == (0,) and p.corridor.shape == (0,)
+
+
+def test_start_equal_to_goal_is_one_zero_segment() -> None:
+    mesh = NavMesh.build(outline=[(0, 0), (4, 0), (4, 4), (0, 4)])
+    p = locomotion_path(mesh, (1, 1), (1, 1))
+    assert p.found and p.points.tolist() == [[1, 1], [1, 1]]
+
+
+def test_records_compare_by_value() -> None:
+    assert process_path(ZIGZAG) == process_path(ZIGZAG)
+    assert process_path(ZIGZAG) != process_path(ZIGZAG, turn_space=0.0)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"min_segment": -1.0}, "min_segment"),
+    ({"min_segment": math.nan}, "min_segment"),
+    ({"turn_space": True}, "turn_space"),
+    ({"sharp_turn": 4.0}, "sharp_turn"),
+    ({"mesh": "mesh"}, "mesh must be a NavMesh"),
+])
+def test_bad_options_are_refused(options: dict, message: str) -> None:
+    with pytest.raises(InvalidQueryError, match=message):
+        process_path(ZIGZAG, **options)
+
+
+@pytest.mark.parametrize("points, message", [
+    ([(0, 0)], "start and a goal"),
+    ([(0, 0), (1, math.inf)], "finite"),
+    ("path", "points"),
+])
+def test_bad_points_are_refused(points: object, message: str) -> None:
+    with pytest.raises(InvalidQueryError, match=message):
+        process_path(points)  # type: ignore[arg-type]
+
+
+def test_locomotion_path_refuses_a_non_mesh_and_bad_options() -> None:
+    with pytest.raises(InvalidQueryError, match="NavMesh"):
+        locomotion_path([(0, 0)], (0, 0), (1, 1))  # type: ignore[arg-type]
+    mesh = NavMesh.build(outline=[(0, 0), (4, 0), (4, 4), (0, 4)])
+    with pytest.raises(InvalidQueryError, match="min_segment"):
+        locomotion_path(mesh, (1, 1), (3, 3), min_segment=-2)
+
+
+coords = st.floats(-20, 20, allow_nan=False).map(lambda v: round(v, 3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(coords, coords), min_size=2, max_size=12),
+       st.floats(0.0, 4.0))
+def test_open_space_segments_keep_the_minimum(points: list, min_segment: float) -> None:
+    p = process_path(points, min_segment=min_segment, turn_space=0.0)
+    assert p.points[0].tolist() == list(map(float, points[0]))
+    assert p.points[-1].tolist() == list(map(float, points[-1]))
+    if len(p.points) > 2:
+        assert (p.lengths() >= min_segment).all()
+    original = {tuple(map(float, q)) for q in points}
+    # every kept point is a given point or the midpoint of merged points
+    assert len(p.points) <= len(points)
+    assert all(tuple(q) in original or len(points) > 3 for q in p.points.tolist())
