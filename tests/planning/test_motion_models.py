@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from wayfinding.errors import InvalidQueryError
+from wayfinding.errors import FileFormatError, InvalidQueryError
 from wayfinding.planning.motion_models import (
     MotionModel,
     fit_deceleration,
@@ -293,3 +293,32 @@ def test_run_time_calls_refuse_bad_input(call, match):
 def test_selectable_speeds_are_clamped_into_the_range():
     model = make_model()
     assert [model.clamp_speed(v) for v in (0.0, 0.2, 3.0, 9.0)] == [0.0, 0.5, 3.0, 6.0]
+
+
+# -- files ---------------------------------------------------------------------------------
+
+
+def test_a_saved_model_loads_equal(tmp_path):
+    model = make_model().scaled(scale=1.3, rate=0.9)
+    model.save(tmp_path / "hero.npz")
+    assert MotionModel.load(tmp_path / "hero.npz") == model
+
+
+def test_a_malformed_model_file_is_refused_with_its_name(tmp_path):
+    path = tmp_path / "hero.npz"
+    make_model().save(path)
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["radii"] = arrays["radii"][:2]
+    np.savez(path, **arrays)
+    with pytest.raises(FileFormatError, match=r"hero\.npz: malformed motion model: radii"):
+        MotionModel.load(path)
+    del arrays["radii"]
+    np.savez(path, **arrays)
+    with pytest.raises(FileFormatError, match="lacks the array 'radii'"):
+        MotionModel.load(path)
+    (tmp_path / "text.npz").write_text("not a model")
+    with pytest.raises(FileFormatError, match=r"text\.npz"):
+        MotionModel.load(tmp_path / "text.npz")
+    with pytest.raises(FileFormatError, match="not found"):
+        MotionModel.load(tmp_path / "absent.npz")

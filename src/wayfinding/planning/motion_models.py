@@ -39,18 +39,27 @@ of that limit:
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._io import read_npz, write_npz
 from .._validate import number, positive_float, reals
-from ..errors import InvalidQueryError
+from ..errors import FileFormatError, InvalidQueryError
 from ..results import _fields_equal
 from .motion_simulation import (
     wrap_angle,
 )
+
+
+FORMAT = "wayfinding-motion-model"
+VERSION = 1
+#: The arrays of a saved model, in :class:`MotionModel`'s field order.
+_TABLES = ("stop_distances", "stop_speeds", "deceleration", "overshoot_angles",
+           "overshoot_speeds", "overshoot", "radius_speeds", "radii")
 
 
 def _vector(name: str, value: Any, n: int | None = None) -> np.ndarray:
@@ -311,6 +320,29 @@ class MotionModel:
         if margin_left != margin_right:
             return "left" if margin_left > margin_right else "right"
         return "left" if left <= right else "right"
+
+    # -- files -----------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model to ``path`` (``.npz`` with a JSON header), atomically."""
+        header = {"format": FORMAT, "version": VERSION, "min_speed": self.min_speed,
+                  "max_speed": self.max_speed}
+        write_npz(path, header, **{name: getattr(self, name) for name in _TABLES})
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> MotionModel:
+        """Read a model written by :meth:`save`; a malformed file raises
+        :class:`~wayfinding.errors.FileFormatError` naming it and the reason."""
+        header, arrays = read_npz(path, FORMAT, VERSION, "motion model", FileFormatError,
+                                  _TABLES)
+        missing = [name for name in _TABLES if name not in arrays]
+        if missing:
+            raise FileFormatError(f"motion model lacks the array {missing[0]!r}", path)
+        try:
+            return cls(min_speed=header.get("min_speed"), max_speed=header.get("max_speed"),
+                       **{name: arrays[name] for name in _TABLES})
+        except InvalidQueryError as exc:
+            raise FileFormatError(f"malformed motion model: {exc}", path) from None
 
     # -- adaptation ------------------------------------------------------------------------
 
