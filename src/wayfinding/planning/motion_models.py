@@ -54,7 +54,6 @@ from .motion_simulation import (
     wrap_angle,
 )
 
-
 FORMAT = "wayfinding-motion-model"
 VERSION = 1
 #: The arrays of a saved model, in :class:`MotionModel`'s field order.
