@@ -313,9 +313,13 @@ def test_a_malformed_model_file_is_refused_with_its_name(tmp_path):
     np.savez(path, **arrays)
     with pytest.raises(FileFormatError, match=r"hero\.npz: malformed motion model: radii"):
         MotionModel.load(path)
+    arrays["radii"] = arrays["radii"].astype(np.float32)
+    np.savez(path, **arrays)
+    with pytest.raises(FileFormatError, match="array 'radii' must be float64"):
+        MotionModel.load(path)
     del arrays["radii"]
     np.savez(path, **arrays)
-    with pytest.raises(FileFormatError, match="lacks the array 'radii'"):
+    with pytest.raises(FileFormatError, match="array 'radii' .* is missing"):
         MotionModel.load(path)
     (tmp_path / "text.npz").write_text("not a model")
     with pytest.raises(FileFormatError, match=r"text\.npz"):

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import _saved
 from .._io import read_npz, write_npz
 from .._validate import number, positive_float, reals
 from ..errors import FileFormatError, InvalidQueryError
@@ -334,12 +335,15 @@ class MotionModel:
         :class:`~wayfinding.errors.FileFormatError` naming it and the reason."""
         header, arrays = read_npz(path, FORMAT, VERSION, "motion model", FileFormatError,
                                   _TABLES)
-        missing = [name for name in _TABLES if name not in arrays]
-        if missing:
-            raise FileFormatError(f"motion model lacks the array {missing[0]!r}", path)
+        shapes = {"deceleration": (3,), "overshoot": (None, None)}
         try:
-            return cls(min_speed=header.get("min_speed"), max_speed=header.get("max_speed"),
-                       **{name: arrays[name] for name in _TABLES})
+            tables = {name: _saved.array(arrays, name, np.float64, shapes.get(name, (None,)))
+                      for name in _TABLES}
+            speeds = [_saved.number(_saved.option(header, name), name, positive=True)
+                      for name in ("min_speed", "max_speed")]
+            return cls(min_speed=speeds[0], max_speed=speeds[1], **tables)
+        except FileFormatError as exc:
+            raise FileFormatError(exc.reason, path) from None
         except InvalidQueryError as exc:
             raise FileFormatError(f"malformed motion model: {exc}", path) from None
 
