@@ -1,0 +1,587 @@
+"""The action-stack planner of locomotion planning: which clips of a
+:class:`~wayfinding.planning.clips.ClipCatalogue` carry a character along the next segment of
+a :class:`~wayfinding.planning.locomotion.LocomotionPath`, and in what end state.
+
+The catalogue's states fall in two kinds.  A **transfer** state has a straight looped clip
+(start and end state the same, moving forward without turning, with a root speed above zero
+at both ends; the first such clip in catalogue order is its loop): walking, running.  Every
+other state is a **stance** (standing, crouching).  The clips then play these roles:
+
+* **pre-transfer**: from a stance into a transfer state (a start, possibly turning: the 8
+  directional stand-to-run starts);
+* **transfer**: the loop, played for any distance (its speed adjusted);
+* **post-transfer**: from a transfer state into a stance (a stop, possibly turning);
+* **transfer turns**: clips of a transfer state to itself that turn (turning while running);
+* **direct**: any clip from one state to the wanted end state that lands on the mark alone
+  (a step clip for a short move).
+
+**Planning one segment** (:meth:`LocomotionPlanner.plan_segment`) to a target point, either
+stopping there in a stance (with a facing, or any) or passing through in a transfer state,
+takes the quickest of: a direct clip that hits the mark; or a post-transfer chosen first,
+then the transfer, then the pre-transfer (the action-stack is built backward from the wanted
+end state: first chosen, last executed), where the transfer's length is what the segment
+leaves between the two clips — a pre- and post-transfer that need more room than the segment
+has do not fit.  A non-transfer clip may be turned by at most ``max_twist`` over its playing
+(the pre-transfer's direction adjustment, the post-transfer's facing adjustment); the
+transfer's heading is solved so that the post-transfer ends exactly on the target.
+
+**Missing clips** are decomposed: when neither way exists from the current state, the
+planner plays a clip that stays in place into another stance (crouch to stand) or turns
+on the spot, and plans again from there (at most ``max_prefix`` such clips).  Still nothing
+gives the **fail-safe**: turn toward the target on the spot and walk there by step clips
+(stance clips to the same stance that move forward, stretched by at most ``max_stretch``).
+
+**Look-ahead** (:meth:`LocomotionPlanner.plan`): the end state of the path's first segment
+comes from the next ones (``look_ahead`` segments in all): the character passes through the
+segment's end moving when the next segments can be planned from there moving, and stops
+there otherwise (and at the goal, and at the path's fail-safe stops).
+
+**Hitting the mark** is the acceptance measure: :meth:`ActionStack.end_pose` replays the
+actions clip by clip, and :func:`hits_mark` checks the pose against the target within the
+position and facing tolerances.
+
+>>> import math
+>>> from wayfinding.planning.clips import default_clips
+>>> planner = LocomotionPlanner(default_clips())
+>>> stack = planner.plan_segment("standing", (0, 0, 0), (20, 0), facing=math.pi / 2)
+>>> [a.clip.name for a in stack.actions]
+['stand_to_walk', 'walk_to_run', 'run', 'run_to_walk', 'walk_to_stand', 'turn_left_90']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validate import count, finite_point, number, positive_float
+from ..errors import InvalidQueryError, brief
+from ..results import Status
+from .clips import Clip, ClipCatalogue
+from .locomotion import LocomotionPath
+
+#: Action roles, as :attr:`Action.role` names them.
+ROLES = ("direct", "pre_transfer", "transfer", "post_transfer", "transfer_turn", "stance",
+         "turn", "step")
+_UNINTERRUPTIBLE = frozenset(("pre_transfer", "post_transfer", "direct", "stance"))
+
+Pose = tuple[float, float, float]
+
+
+def _wrap(a: float) -> float:
+    """``a`` radians brought into ``[-pi, pi)``."""
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One clip of a plan.
+
+    ``clip``: the :class:`~wayfinding.planning.clips.Clip`; ``role``: one of :data:`ROLES`;
+    ``start``/``end``: the root poses ``(x, y, heading)`` before and after it; ``twist``:
+    radians the clip is turned by over its playing (its start heading is ``start``'s plus
+    ``twist``); ``loops``: for a transfer, how many of the clip's lengths it covers, else
+    its stretch (1: as authored); ``duration``: seconds.  Pre- and post-transfers, direct
+    clips and stance changes are not interruptible.
+    """
+
+    clip: Clip
+    role: str
+    start: Pose
+    end: Pose
+    twist: float
+    loops: float
+    duration: float
+
+    @property
+    def interruptible(self) -> bool:
+        return self.role not in _UNINTERRUPTIBLE
+
+
+def _play(clip: Clip, pose: Pose, twist: float = 0.0, stretch: float = 1.0) -> Pose:
+    """The end pose of ``clip`` played from ``pose`` turned by ``twist`` with its motion
+    scaled by ``stretch``."""
+    x, y, h = pose
+    h += twist
+    c, s = math.cos(h), math.sin(h)
+    dx, dy = clip.dx * stretch, clip.dy * stretch
+    return (x + c * dx - s * dy, y + s * dx + c * dy, h + clip.rotation)
+
+
+def _play_chain(clips: Sequence[Clip], pose: Pose, twist: float) -> Pose:
+    """The end pose of ``clips`` played one after another from ``pose``, the first turned
+    by ``twist``."""
+    for k, c in enumerate(clips):
+        pose = _play(c, pose, twist if k == 0 else 0.0)
+    return pose
+
+
+def _action(clip: Clip, role: str, pose: Pose, twist: float = 0.0,
+            stretch: float = 1.0) -> Action:
+    return Action(clip, role, pose, _play(clip, pose, twist, stretch), twist, stretch,
+                  clip.duration)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionStack:
+    """The actions planned for one segment, in execution order (built backward: the last
+    was chosen first).
+
+    ``state``: the animation state after them; ``status``:
+    :attr:`~wayfinding.results.Status.FOUND` or :attr:`~wayfinding.results.Status.FAILED`
+    (no action reaches the target, fail-safe included); ``replanned``: how many leading
+    actions decomposed a missing clip (the rest was planned again after them);
+    ``fail_safe``: whether the turn-and-step fail-safe was used.
+    """
+
+    actions: tuple[Action, ...]
+    state: str
+    status: Status
+    replanned: int
+    fail_safe: bool
+
+    @property
+    def found(self) -> bool:
+        return self.status is Status.FOUND
+
+    @property
+    def duration(self) -> float:
+        """Seconds the actions take."""
+        return sum(a.duration for a in self.actions)
+
+    def end_pose(self, pose: ArrayLike) -> np.ndarray:
+        """The pose ``(x, y, heading)`` after replaying the actions clip by clip from
+        ``pose`` (each transfer along its heading, each other clip with its twist and
+        stretch): float64 ``(3,)``."""
+        p: Pose = tuple(finite_point("pose", pose, 3).tolist())
+        for a in self.actions:
+            if a.role == "transfer":
+                x, y, h = p
+                h += a.twist
+                d = a.loops * a.clip.dx
+                p = (x + d * math.cos(h), y + d * math.sin(h), h)
+            else:
+                p = _play(a.clip, p, a.twist, a.loops)
+        return np.array(p)
+
+
+def hits_mark(pose: ArrayLike, target: ArrayLike, *, facing: float | None = None,
+              position_tolerance: float = 0.1, facing_tolerance: float = math.radians(10)
+              ) -> bool:
+    """Whether ``pose`` ``(x, y, heading)`` lies within ``position_tolerance`` (world
+    units) of ``target`` ``(x, y)`` and, when ``facing`` (radians) is given, its heading
+    within ``facing_tolerance`` (radians) of it.
+
+    >>> hits_mark((1.0, 0.05, 0.1), (1, 0), facing=0.0)
+    True
+    """
+    p = finite_point("pose", pose, 3)
+    t = finite_point("target", target)
+    tol = positive_float("position_tolerance", position_tolerance, allow_zero=True)
+    ftol = positive_float("facing_tolerance", facing_tolerance, allow_zero=True)
+    if math.hypot(p[0] - t[0], p[1] - t[1]) > tol:
+        return False
+    return facing is None or abs(_wrap(float(p[2]) - number("facing", facing))) <= ftol
+
+
+class LocomotionPlanner:
+    """Plans action-stacks from the clips of ``catalogue`` (see the module text).
+
+    ``position_tolerance``: how far from the target an end pose may be (world units, >= 0);
+    ``facing_tolerance``: how far from the wanted facing (radians, >= 0); ``max_twist``: the
+    most a non-transfer clip may be turned over its playing (radians, >= 0); ``max_stretch``:
+    the most a step clip's motion may be scaled up or down (a fraction in ``[0, 1)``);
+    ``look_ahead``: segments weighed by :meth:`plan` (>= 1; 2-3 in practice);
+    ``max_prefix``: clips played in place before planning again (>= 0).
+    """
+
+    def __init__(self, catalogue: ClipCatalogue, *, position_tolerance: float = 0.1,
+                 facing_tolerance: float = math.radians(10), max_twist: float = math.radians(15),
+                 max_stretch: float = 0.2, look_ahead: int = 3, max_prefix: int = 2) -> None:
+        if not isinstance(catalogue, ClipCatalogue):
+            raise InvalidQueryError(f"catalogue must be a ClipCatalogue, got "
+                                    f"{type(catalogue).__name__}")
+        self.catalogue = catalogue
+        self.position_tolerance = positive_float("position_tolerance", position_tolerance,
+                                                 allow_zero=True)
+        self.facing_tolerance = positive_float("facing_tolerance", facing_tolerance,
+                                               allow_zero=True)
+        self.max_twist = positive_float("max_twist", max_twist, allow_zero=True)
+        self.max_stretch = number("max_stretch", max_stretch, min=0.0, max=1.0, max_open=True)
+        self.look_ahead = count("look_ahead", look_ahead)
+        self.max_prefix = count("max_prefix", max_prefix, min=0)
+        self.loops: dict[str, Clip] = {}
+        for c in catalogue.clips:
+            if c.start_state == c.end_state and c.dx > 0 and c.dy == 0 and c.rotation == 0 \
+                    and c.start_speed > 0 and c.end_speed > 0 and c.start_state not in self.loops:
+                self.loops[c.start_state] = c
+
+    def __repr__(self) -> str:
+        return f"LocomotionPlanner({self.catalogue!r}, transfers {sorted(self.loops)})"
+
+    def is_transfer(self, state: str) -> bool:
+        """Whether ``state`` has a transfer loop."""
+        return state in self.loops
+
+    # ------------------------------------------------------------------ one segment
+    def plan_segment(self, state: str, pose: ArrayLike, target: ArrayLike, *,
+                     facing: float | None = None, through: bool = False,
+                     stance: str | None = None, avoid: Sequence[str] = ()) -> ActionStack:
+        """The action-stack that takes a character in animation ``state`` at ``pose``
+        ``(x, y, heading)`` to ``target`` ``(x, y)``.
+
+        ``through=False``: it stops there in a stance (``stance``, or any), facing
+        ``facing`` (radians; ``None``: any).  ``through=True``: it passes the target moving
+        in a transfer state (any facing).  ``avoid``: animation states not to enter (no
+        running here).  An unknown ``state`` raises
+        :class:`~wayfinding.errors.InvalidQueryError`.
+        """
+        self.catalogue.following(state)         # refuses an unknown state
+        p = finite_point("pose", pose, 3)
+        start: Pose = (float(p[0]), float(p[1]), float(p[2]))
+        tx, ty = finite_point("target", target).tolist()
+        f = None if facing is None else number("facing", facing)
+        if through is not True and through is not False:
+            raise InvalidQueryError(f"through {brief(through)} must be True or False")
+        if stance is not None and stance not in self.catalogue.states:
+            raise InvalidQueryError(f"unknown stance {brief(stance)}")
+        banned = frozenset(avoid)
+        goal = _Goal((tx, ty), f, through, stance, banned)
+        return self._plan(state, start, goal)
+
+    def _plan(self, state: str, pose: Pose, goal: _Goal) -> ActionStack:
+        best = self._best(state, pose, goal)
+        if best is not None:
+            return ActionStack(tuple(best[1]), best[2], Status.FOUND, 0, False)
+        prefix = self._decompose(state, pose, goal)
+        if prefix is not None:
+            return prefix
+        return self._fail_safe(state, pose, goal)
+
+    def _ends_ok(self, state: str, goal: _Goal) -> bool:
+        if goal.through:
+            return self.is_transfer(state)
+        return not self.is_transfer(state) and (goal.stance is None or state == goal.stance)
+
+    def _best(self, state: str, pose: Pose, goal: _Goal
+              ) -> tuple[float, list[Action], str] | None:
+        """The quickest direct or pre/transfer/post way, or None.  A stop whose facing no
+        clip meets is also tried as a stop in any facing followed by turns on the spot."""
+        best: tuple[float, list[Action], str] | None = None
+        for c in self.catalogue.following(state):
+            if c.end_state in goal.avoid or not self._ends_ok(c.end_state, goal):
+                continue
+            act = self._direct(c, pose, goal)
+            if act is not None and (best is None or act.duration < best[0] - 1e-12):
+                best = (act.duration, [act], c.end_state)
+        for t, loop in self.loops.items():
+            if t in goal.avoid:
+                continue
+            got = self._via_transfer(state, pose, t, loop, goal)
+            if got is not None and (best is None or got[0] < best[0] - 1e-12):
+                best = got
+        if goal.facing is not None and not goal.through:
+            free = _Goal(goal.target, None, False, goal.stance, goal.avoid)
+            got = self._best(state, pose, free)
+            if got is not None:
+                turn = self._turn_on_spot(got[2], got[1][-1].end, goal.facing)
+                if turn is not None:
+                    total = got[0] + sum(a.duration for a in turn)
+                    if best is None or total < best[0] - 1e-12:
+                        best = (total, [*got[1], *turn], got[2])
+        return best
+
+    def _twist_to(self, want: float) -> float | None:
+        """The twist that turns by ``want`` radians, or None beyond :attr:`max_twist`."""
+        w = _wrap(want)
+        return w if abs(w) <= self.max_twist + 1e-12 else None
+
+    def _facing_ok(self, heading: float, goal: _Goal) -> bool:
+        return goal.facing is None or \
+            abs(_wrap(heading - goal.facing)) <= self.facing_tolerance + 1e-12
+
+    def _direct(self, clip: Clip, pose: Pose, goal: _Goal) -> Action | None:
+        """``clip`` alone, twisted toward the target (and facing), when it hits the mark."""
+        x, y, h = pose
+        tx, ty = goal.target
+        if math.hypot(clip.dx, clip.dy) > 0:
+            aim = math.atan2(ty - y, tx - x) - h - math.atan2(clip.dy, clip.dx)
+        else:
+            aim = 0.0 if goal.facing is None else goal.facing - h - clip.rotation
+        twist = self._twist_to(aim)
+        if twist is None:
+            return None
+        act = _action(clip, "direct", pose, twist)
+        ex, ey, eh = act.end
+        if math.hypot(ex - tx, ey - ty) > self.position_tolerance:
+            return None
+        if not goal.through and not self._facing_ok(eh, goal):
+            return None
+        return act
+
+    def _chains(self, state: str, into: Any, depth: int = 2) -> list[tuple[Clip, ...]]:
+        """Chains of at most ``depth`` transition clips (each changing the state) from
+        ``state`` whose last clip ends in a state ``into`` accepts, through transfer states
+        only (stand to walk, walk to run), in catalogue order."""
+        out: list[tuple[Clip, ...]] = []
+        paths: list[tuple[Clip, ...]] = [()]
+        for _ in range(depth):
+            grown = []
+            for chain in paths:
+                at = chain[-1].end_state if chain else state
+                for c in self.catalogue.following(at):
+                    if c.end_state == c.start_state or any(c.end_state == x.start_state
+                                                           for x in chain):
+                        continue
+                    if self.is_transfer(c.end_state):
+                        grown.append((*chain, c))
+                    if into(c.end_state):
+                        out.append((*chain, c))
+            paths = grown
+        return out
+
+    def _via_transfer(self, state: str, pose: Pose, t: str, loop: Clip, goal: _Goal
+                      ) -> tuple[float, list[Action], str] | None:
+        """The quickest pre-transfer + transfer in ``t`` + post-transfer, chosen backward:
+        each of them a chain of at most two clips (stand to walk, walk to run)."""
+        avoid = goal.avoid
+        if goal.through:
+            posts: list[tuple[Clip, ...]] = [()]
+        else:
+            posts = [chain for chain in self._chains(
+                t, lambda s: self._ends_ok(s, goal) and s not in avoid)
+                if not any(c.end_state in avoid for c in chain)]
+        pres: list[tuple[Clip, ...]] = [
+            chain for chain in self._chains(state, lambda s: s == t)
+            if not any(c.end_state in avoid for c in chain)]
+        if state == t:
+            pres = [(), *((c,) for c in self.catalogue.following(t)
+                          if c.end_state == t and c.rotation != 0)]
+        best: tuple[float, list[Action], str] | None = None
+        for post in posts:                          # the end is chosen first
+            for pre in pres:
+                got = self._fit(pose, pre, loop, post, goal, state == t)
+                if got is not None and (best is None or got[0] < best[0] - 1e-12):
+                    best = got
+        return best
+
+    def _fit(self, pose: Pose, pre: tuple[Clip, ...], loop: Clip, post: tuple[Clip, ...],
+             goal: _Goal, moving: bool) -> tuple[float, list[Action], str] | None:
+        """Solve the transfer's heading so that ``post`` ends on the target after ``pre``
+        and the loop (``pre``'s first clip twisted to aim along it, ``post``'s first clip
+        twisted toward the facing); None when the clips do not fit the segment."""
+        x0, y0, h0 = pose
+        tx, ty = goal.target
+        heading = math.atan2(ty - y0, tx - x0)
+        turn = sum(c.rotation for c in pre)
+        post_turn = sum(c.rotation for c in post)
+        tw1 = tw3 = 0.0
+        e: Pose = pose
+        sx, sy = tx, ty
+        for _ in range(50):
+            if post and goal.facing is not None:
+                tw3 = max(-self.max_twist, min(self.max_twist,
+                                               _wrap(goal.facing - heading - post_turn)))
+            if post:
+                ox, oy, _ = _play_chain(post, (0.0, 0.0, heading), tw3)
+                sx, sy = tx - ox, ty - oy
+            tw = self._twist_to(heading - h0 - turn)
+            if tw is None:
+                return None
+            tw1 = tw
+            e = _play_chain(pre, pose, tw1) if pre else pose
+            gap = math.hypot(sx - e[0], sy - e[1])
+            new = math.atan2(sy - e[1], sx - e[0]) if gap > 1e-9 else heading
+            if abs(_wrap(new - heading)) < 1e-12:
+                break
+            heading = new
+        else:
+            return None
+        if not pre and not moving:
+            return None
+        distance = math.hypot(sx - e[0], sy - e[1])
+        stack: list[Action] = []                         # pushed from the end
+        p: Pose = (sx, sy, heading)
+        for k, c in enumerate(post):
+            stack.append(_action(c, "post_transfer", p, tw3 if k == 0 else 0.0))
+            p = stack[-1].end
+        if post:
+            stack = stack[::-1]
+            if not self._facing_ok(p[2], goal) or \
+                    math.hypot(p[0] - tx, p[1] - ty) > self.position_tolerance:
+                return None
+        stack.append(Action(loop, "transfer", e, (sx, sy, heading),
+                            _wrap(heading - e[2]), distance / loop.dx, distance / loop.speed))
+        played: list[Action] = []
+        p = pose
+        for k, c in enumerate(pre):
+            played.append(_action(c, "transfer_turn" if moving else "pre_transfer", p,
+                                  tw1 if k == 0 else 0.0))
+            p = played[-1].end
+        stack.extend(reversed(played))
+        stack.reverse()                                  # in execution order
+        end_state = post[-1].end_state if post else loop.end_state
+        return sum(a.duration for a in stack), stack, end_state
+
+    # ------------------------------------------------------------------ fallbacks
+    def _decompose(self, state: str, pose: Pose, goal: _Goal) -> ActionStack | None:
+        """Clips played in place (stance changes, turns on the spot twisted toward the
+        target), then a plan again: the quickest, over at most :attr:`max_prefix` such
+        clips; None when none helps."""
+        frontier: list[tuple[float, list[Action], str, Pose]] = [(0.0, [], state, pose)]
+        best: ActionStack | None = None
+        for _ in range(self.max_prefix):
+            grown = []
+            for spent, acts, s, p in frontier:
+                for c in self.catalogue.following(s):
+                    if c.dx or c.dy or self.is_transfer(c.end_state) or c.end_state in goal.avoid \
+                            or (c.end_state == s and c.rotation == 0):
+                        continue
+                    if c.end_state == s:                 # a turn, twisted toward the target
+                        aim = math.atan2(goal.target[1] - p[1], goal.target[0] - p[0])
+                        act = _action(c, "turn", p, max(-self.max_twist, min(
+                            self.max_twist, _wrap(aim - p[2] - c.rotation))))
+                    else:
+                        act = _action(c, "stance", p)
+                    then = self._best(c.end_state, act.end, goal)
+                    if then is not None:
+                        total = spent + act.duration + then[0]
+                        if best is None or total < best.duration - 1e-12:
+                            best = ActionStack((*acts, act, *then[1]), then[2], Status.FOUND,
+                                               len(acts) + 1, False)
+                    grown.append((spent + act.duration, [*acts, act], c.end_state, act.end))
+            frontier = grown
+        return best
+
+    def _turn_on_spot(self, state: str, pose: Pose, want: float) -> list[Action] | None:
+        """Turns on the spot in ``state`` (each twisted by at most :attr:`max_twist`) to
+        heading ``want``, greedily; None when the catalogue cannot turn that way."""
+        turns = [c for c in self.catalogue.following(state)
+                 if c.end_state == state and c.rotation != 0 and not c.dx and not c.dy]
+        out: list[Action] = []
+        p = pose
+        for _ in range(32):
+            left = _wrap(want - p[2])
+            if abs(left) <= self.facing_tolerance:
+                return out
+            same = [c for c in turns if c.rotation * left > 0]
+            if not same:
+                return None
+            c = min(same, key=lambda c: abs(left - c.rotation))
+            act = _action(c, "turn", p, max(-self.max_twist, min(self.max_twist,
+                                                                left - c.rotation)))
+            out.append(act)
+            p = act.end
+        return None
+
+    def _fail_safe(self, state: str, pose: Pose, goal: _Goal) -> ActionStack:
+        """Turn toward the target, step there, turn to the facing: never stuck while the
+        catalogue has a turn on the spot and a step forward."""
+        failed = ActionStack((), state, Status.FAILED, 0, True)
+        if self.is_transfer(state) or goal.through:
+            return failed
+        x, y, _ = pose
+        tx, ty = goal.target
+        acts: list[Action] = []
+        dist = math.hypot(tx - x, ty - y)
+        if dist > self.position_tolerance:
+            steps = [c for c in self.catalogue.following(state)
+                     if c.end_state == state and c.dx > 0 and not c.dy and not c.rotation]
+            if not steps:
+                return failed
+            step = max(steps, key=lambda c: (c.dx, -self.catalogue.clips.index(c)))
+            turn = self._turn_on_spot(state, pose, math.atan2(ty - y, tx - x))
+            if turn is None:
+                return failed
+            acts += turn
+            p = acts[-1].end if acts else pose
+            n = max(1, math.ceil(dist / (step.dx * (1 + self.max_stretch))))
+            stretch = max(1 - self.max_stretch, dist / (n * step.dx))
+            aim = math.atan2(ty - p[1], tx - p[0])
+            for _ in range(n):
+                act = _action(step, "step", p, _wrap(aim - p[2]) if abs(_wrap(aim - p[2]))
+                              <= self.max_twist else 0.0, stretch)
+                acts.append(act)
+                p = act.end
+        p = acts[-1].end if acts else pose
+        if goal.facing is not None:
+            turn = self._turn_on_spot(state, p, goal.facing)
+            if turn is None:
+                return failed
+            acts += turn
+            p = acts[-1].end if acts else p
+        if not hits_mark(p, goal.target, facing=goal.facing,
+                         position_tolerance=self.position_tolerance,
+                         facing_tolerance=self.facing_tolerance):
+            return failed
+        return ActionStack(tuple(acts), state, Status.FOUND, 0, True)
+
+    # ------------------------------------------------------------------ look-ahead
+    def plan(self, path: LocomotionPath, state: str, pose: ArrayLike, *,
+             facing: float | None = None, avoid: Sequence[str] = ()) -> ActionStack:
+        """The action-stack for the first segment of ``path`` (from ``pose`` to its second
+        point), its end state chosen by looking ahead (see the module text): pass through
+        moving when the next ``look_ahead - 1`` segments can be planned from there (each
+        passing through moving or stopping at its end), else stop there facing the next
+        segment.  ``facing``: the facing wanted at the path's goal; ``avoid``: as for
+        :meth:`plan_segment`."""
+        if not isinstance(path, LocomotionPath):
+            raise InvalidQueryError(f"path must be a LocomotionPath, got {type(path).__name__}")
+        if len(path.points) < 2:
+            raise InvalidQueryError("path holds no segment to plan (it was not found)")
+        p = finite_point("pose", pose, 3)
+        start: Pose = (float(p[0]), float(p[1]), float(p[2]))
+        f = None if facing is None else number("facing", facing)
+        self.catalogue.following(state)         # refuses an unknown state
+        banned = frozenset(avoid)
+        through = self._segment_goal(path, 1, True, f, banned)
+        if through is not None:
+            got = self._best(state, start, through)
+            if got is not None and self._ahead_ok(path, 2, got[2], got[1][-1].end, f, banned):
+                return ActionStack(tuple(got[1]), got[2], Status.FOUND, 0, False)
+        stop = self._segment_goal(path, 1, False, f, banned)
+        assert stop is not None                 # a segment may always end by stopping
+        return self._plan(state, start, stop)
+
+    def _segment_goal(self, path: LocomotionPath, i: int, through: bool,
+                      facing: float | None, banned: frozenset[str]) -> _Goal | None:
+        """The goal of the segment ending at point ``i``: stopping there facing the next
+        segment (``facing`` at the path's goal), or passing through moving; None for
+        passing through the path's goal or one of its fail-safe stops."""
+        pts = path.points
+        last = i == len(pts) - 1
+        if through and (last or path.stops[i]):
+            return None
+        if through:
+            want = None
+        elif last:
+            want = facing
+        else:
+            want = math.atan2(pts[i + 1][1] - pts[i][1], pts[i + 1][0] - pts[i][0])
+        return _Goal((float(pts[i][0]), float(pts[i][1])), want, through, None, banned)
+
+    def _ahead_ok(self, path: LocomotionPath, i: int, state: str, pose: Pose,
+                  facing: float | None, banned: frozenset[str]) -> bool:
+        """Whether the segments from point ``i - 1`` on (``look_ahead - 1`` of them) can be
+        planned from ``pose`` in ``state``, each passing through moving or stopping."""
+        for j in range(i, min(i + self.look_ahead - 1, len(path.points))):
+            through = self._segment_goal(path, j, True, facing, banned)
+            got = None if through is None else self._best(state, pose, through)
+            if got is None:
+                stop = self._segment_goal(path, j, False, facing, banned)
+                return stop is not None and self._best(state, pose, stop) is not None
+            state, pose = got[2], got[1][-1].end
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Goal:
+    target: tuple[float, float]
+    facing: float | None
+    through: bool
+    stance: str | None
+    avoid: frozenset[str]
