@@ -38,9 +38,10 @@ of that limit:
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -79,15 +80,20 @@ def _increasing(name: str, arr: np.ndarray, *, strict: bool = True) -> None:
                                 f"{'increasing' if strict else 'non-decreasing'}")
 
 
-def _speed_within(distances: np.ndarray, speeds: np.ndarray, d: float) -> float:
-    """The largest speed whose distance (a non-decreasing table from ``(0, 0)``, linear
+def _inverse_table(distances: np.ndarray, speeds: np.ndarray) -> tuple[list[float], list[float]]:
+    """A distance-over-speed table from ``(0, 0)``, its distances made non-decreasing, as
+    lists for :func:`_speed_within`."""
+    return ([0.0, *np.maximum.accumulate(distances).tolist()], [0.0, *speeds.tolist()])
+
+
+def _speed_within(table: tuple[list[float], list[float]], d: float) -> float:
+    """The largest speed whose distance in ``table`` (from :func:`_inverse_table`, linear
     between rows) is at most ``d``; the last speed beyond the table."""
-    xs = np.concatenate(([0.0], np.maximum.accumulate(distances)))
-    vs = np.concatenate(([0.0], speeds))
-    j = int(np.searchsorted(xs, d, side="right")) - 1
+    xs, vs = table
+    j = bisect.bisect_right(xs, d) - 1
     if j >= len(xs) - 1:
-        return float(vs[-1])
-    return float(vs[j] + (vs[j + 1] - vs[j]) * (d - xs[j]) / (xs[j + 1] - xs[j]))
+        return vs[-1]
+    return vs[j] + (vs[j + 1] - vs[j]) * (d - xs[j]) / (xs[j + 1] - xs[j])
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,6 +189,10 @@ class MotionModel:
     overshoot: np.ndarray
     radius_speeds: np.ndarray
     radii: np.ndarray
+    _stop_table: tuple[list[float], list[float]] = field(init=False, repr=False,
+                                                          compare=False)
+    _turn_tables: list[tuple[list[float], list[float]]] = field(init=False, repr=False,
+                                                                compare=False)
 
     __eq__ = _fields_equal
 
@@ -215,6 +225,10 @@ class MotionModel:
         if self.overshoot_angles[0] != 0.0 or abs(self.overshoot_angles[-1] - math.pi) > 1e-9:
             raise InvalidQueryError(f"overshoot_angles {self.overshoot_angles.tolist()!r:.80} "
                                     "must run from 0 to pi")
+        # the tables read backwards, once
+        put(self, "_stop_table", _inverse_table(self.stop_distances, self.stop_speeds))
+        put(self, "_turn_tables", [_inverse_table(row, self.overshoot_speeds)
+                                   for row in self.overshoot])
 
     # -- the model's functions -------------------------------------------------------------
 
@@ -229,7 +243,7 @@ class MotionModel:
         """The highest speed (m/s) from which the stop needs at most ``distance`` metres
         (>= 0): the table read backwards from ``(0 m, 0 m/s)``, the top speed beyond it."""
         d = positive_float("distance", distance, allow_zero=True)
-        return _speed_within(self.stop_distances, self.stop_speeds, d)
+        return _speed_within(self._stop_table, d)
 
     def overshoot_at(self, angle: float, speed: float) -> float:
         """The overshoot (m) of a turn by ``angle`` (radians; its magnitude, wrapped into
@@ -285,7 +299,7 @@ class MotionModel:
         angles = self.overshoot_angles
         hi = min(int(np.searchsorted(angles, theta)), len(angles) - 1)
         rows = {max(hi - 1, 0), hi} if angles[hi] != theta else {hi}
-        return min(_speed_within(self.overshoot[i], self.overshoot_speeds, d) for i in rows)
+        return min(_speed_within(self._turn_tables[i], d) for i in rows)
 
     def turn_cap(self, angle: float, free_distance: float, distance: float) -> float:
         """The current speed cap (m/s) for a turn by ``angle`` ahead at ``distance`` metres
