@@ -231,6 +231,33 @@ def test_the_capped_controller_stops_on_its_mark(name, mark):
     assert -(0.1 + 0.03 * mark) <= x - mark <= model.max_speed * DT
 
 
+def scaled_params(params: ControllerParams, u: float, p: float) -> ControllerParams:
+    """The controller at size ``u`` played at rate ``p``: lengths times ``u``, times
+    divided by ``p``."""
+    return dataclasses.replace(
+        params, min_speed=params.min_speed * u * p, max_speed=params.max_speed * u * p,
+        acceleration=params.acceleration * u * p * p,
+        deceleration=params.deceleration * u * p * p,
+        stop_deceleration=params.stop_deceleration * u * p * p,
+        lateral_acceleration=params.lateral_acceleration * u * p * p,
+        turn_rate=params.turn_rate * p, blend_delay=params.blend_delay / p)
+
+
+@pytest.mark.parametrize("u, p", [(2.0, 1.0), (0.5, 1.0), (1.0, 1.5), (1.5, 0.8)])
+def test_fitting_a_scaled_controller_gives_the_scaled_model(u, p):
+    """Simulated at frames of ``dt / p`` (the same frames of animation), the controller at
+    size ``u`` and rate ``p`` fits to exactly the fitted model scaled by ``u`` and ``p``."""
+    settings = SimulationSettings(dt=DT / p, window=0.5 / p, max_time=30.0 / p,
+                                  speed_tolerance=0.01 * u * p, turn_tolerance=0.01 * p)
+    fit = fit_motion_model(SimulatedController(params=scaled_params(PARAMS["default"], u, p)),
+                           rough_min_speed=u * p, rough_max_speed=4.0 * u * p,
+                           settings=settings)
+    assert fit.model is not None
+    report = compare_models(fitted(PARAMS["default"]).scaled(scale=u, rate=p), fit.model,
+                            tolerance=1e-9)
+    assert report.ok, report.changes[:3]
+
+
 # -- regression ----------------------------------------------------------------------------
 
 

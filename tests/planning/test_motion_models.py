@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from wayfinding.errors import FileFormatError, InvalidQueryError
 from wayfinding.planning.motion_models import (
@@ -66,6 +68,20 @@ def test_the_fit_recovers_known_coefficients_exactly(abc):
     fit = fit_deceleration(d, a * d**2 + b * d + c * np.sqrt(d))
     np.testing.assert_allclose(fit.coefficients, abc, atol=1e-10)
     assert fit.max_error < 1e-10 and fit.rms < 1e-10
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-3.0, 3.0), min_size=3, max_size=3),
+       st.lists(st.floats(0.01, 50.0), min_size=3, max_size=30, unique=True))
+def test_the_fit_recovers_any_coefficients_from_any_distances(abc, distances):
+    d = np.array(distances)
+    a, b, c = abc
+    design = np.column_stack((d**2, d, np.sqrt(d)))
+    assume(np.linalg.cond(design) < 1e6)
+    fit = fit_deceleration(d, design @ np.array(abc))
+    scale = max(1.0, float(np.abs(design).max()))
+    np.testing.assert_allclose(fit.coefficients, abc, atol=1e-7 * scale)
+    assert fit.max_error <= 1e-8 * scale * max(1.0, abs(a) + abs(b) + abs(c))
 
 
 def test_the_fit_reports_its_residuals_and_is_the_least_squares_optimum():

@@ -304,7 +304,8 @@ class MotionModel:
     def turn_cap(self, angle: float, free_distance: float, distance: float) -> float:
         """The current speed cap (m/s) for a turn by ``angle`` ahead at ``distance`` metres
         with ``free_distance`` metres of room beside the new path: the turn's speed limit
-        fed to :meth:`future_speed_cap`."""
+        fed to :meth:`future_speed_cap`.  For a wall ``D`` metres straight ahead past the
+        corner, the point it blocks lies ``D |sin(angle)|`` from the new path: pass that."""
         return self.future_speed_cap(self.turn_speed_limit(angle, free_distance), distance)
 
     def arrival_radius(self, speed: float, bearing: float, *, radius: float) -> float:
