@@ -107,8 +107,8 @@ class ControllerParams:
 class SimulatedController:
     """A deterministic character controller following :class:`ControllerParams`.
 
-    Each step: the command given ``blend_delay`` seconds ago (the first one until then)
-    becomes the goal; the speed moves toward the goal speed clamped into the clip range
+    Each step: the command given ``blend_delay`` seconds ago becomes the goal (rest until
+    then); the speed moves toward the goal speed clamped into the clip range
     (or toward 0 with the stop animation when the goal speed is 0) by the curve's rate times
     ``dt``, never past it; the heading turns toward the goal heading by at most the turn
     limit times ``dt`` (the short way; a half turn goes left); the character then moves
@@ -133,13 +133,20 @@ class SimulatedController:
 
     def step(self, goal_speed: float, goal_heading: float, dt: float
              ) -> tuple[float, float, float, float]:
-        """Advance ``dt`` seconds under the command: see the class."""
+        """Advance ``dt`` seconds (> 0) under the command (``goal_speed`` >= 0 m/s,
+        ``goal_heading`` radians): see the class."""
+        if not (type(goal_speed) is float and type(goal_heading) is float
+                and type(dt) is float and 0.0 <= goal_speed < math.inf
+                and -math.inf < goal_heading < math.inf and 0.0 < dt < math.inf):
+            goal_speed = positive_float("goal_speed", goal_speed, allow_zero=True)
+            goal_heading = number("goal_heading", goal_heading)
+            dt = positive_float("dt", dt)
         p = self.params
         self._time += dt
         self._pending.append((self._time, goal_speed, goal_heading))
         while self._pending and self._pending[0][0] <= self._time - p.blend_delay + 1e-12:
-            _, *goal = self._pending.popleft()
-            self._goal = (goal[0], goal[1])
+            _, speed, heading = self._pending.popleft()
+            self._goal = (speed, heading)
         speed_goal, heading_goal = self._goal
         v = self._speed
         if speed_goal <= 0.0:
