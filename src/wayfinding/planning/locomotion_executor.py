@@ -1,0 +1,219 @@
+"""The executor of locomotion planning: plays the action-stacks a
+:class:`~wayfinding.planning.locomotion_plan.LocomotionPlanner` makes, segment by segment
+along a :class:`~wayfinding.planning.locomotion.LocomotionPath`, takes new move requests
+without stopping and starting again where it need not, and tells the AI how it stands.
+
+A request is taken at the next moment the character may be interrupted: at once when it is
+idle or in a transfer or turning clip, else when the playing start, stop or stance change
+ends (those are never cut short).  **Request coalescing**: when the new path agrees with
+the one being followed over what the current action-stack was planned from (the points of
+the planner's look-ahead from the segment's end, their fail-safe stops, and the facing
+wanted when the goal lies among them), the current action-stack is kept and only the rest
+of the path is replaced; otherwise the stack is dropped and the next one is planned from
+where the character stands.
+
+:attr:`LocomotionExecutor.status` is a :class:`MoveStatus`: ``IDLE``, ``WAITING`` (a
+request taken, not yet moving), ``MOVING`` (in a clip that may be interrupted), ``BUSY``
+(in a clip that may not), ``ARRIVED`` (at the goal of the last request) or ``FAILED`` (no
+plan: the character stays where it is, in its state).
+
+>>> from wayfinding.planning.clips import default_clips
+>>> from wayfinding.planning.locomotion import process_path
+>>> from wayfinding.planning.locomotion_plan import LocomotionPlanner
+>>> walker = LocomotionExecutor(LocomotionPlanner(default_clips()), "standing", (0, 0, 0))
+>>> walker.request(process_path([(0, 0), (20, 0)])); walker.status
+MoveStatus.WAITING
+>>> walker.update(0.1), walker.action.clip.name
+(MoveStatus.BUSY, 'stand_to_walk')
+>>> while walker.update(0.1) is not MoveStatus.ARRIVED: pass
+>>> walker.pose.round(6).tolist(), walker.state
+([20.0, 0.0, 0.0], 'standing')
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validate import finite_point, number, positive_float
+from ..errors import InvalidQueryError
+from .locomotion import LocomotionPath
+from .locomotion_plan import Action, ActionStack, LocomotionPlanner
+
+
+class MoveStatus(str, Enum):
+    """How a :class:`LocomotionExecutor` stands (see the module text); each member equals
+    its lower-case name as a string."""
+
+    IDLE = "idle"
+    WAITING = "waiting"
+    MOVING = "moving"
+    BUSY = "busy"
+    ARRIVED = "arrived"
+    FAILED = "failed"
+
+    def __repr__(self) -> str:
+        return f"MoveStatus.{self.name}"
+
+
+class LocomotionExecutor:
+    """Plays a character's action-stacks; see the module text.
+
+    ``planner``: the :class:`~wayfinding.planning.locomotion_plan.LocomotionPlanner`;
+    ``state``: the character's animation state; ``pose``: its root pose ``(x, y,
+    heading)``.  Counters for the AI and for debugging: ``plans`` (action-stacks planned),
+    ``coalesced`` (requests that kept the current stack), ``replaced`` (requests that
+    dropped it).
+    """
+
+    def __init__(self, planner: LocomotionPlanner, state: str, pose: ArrayLike) -> None:
+        if not isinstance(planner, LocomotionPlanner):
+            raise InvalidQueryError(f"planner must be a LocomotionPlanner, got "
+                                    f"{type(planner).__name__}")
+        planner.catalogue.following(state)          # refuses an unknown state
+        self.planner = planner
+        self.state = state
+        self._pose = finite_point("pose", pose, 3).copy()
+        self._path: LocomotionPath | None = None
+        self._facing: float | None = None
+        self._index = 0                  # the path point the current stack leads to
+        self._pending: tuple[LocomotionPath, float | None] | None = None
+        self._actions: list[Action] = []
+        self._clock = 0.0                # seconds into the current action
+        self.status = MoveStatus.IDLE
+        self.plans = self.coalesced = self.replaced = 0
+        self.stack: ActionStack | None = None
+
+    def __repr__(self) -> str:
+        return f"LocomotionExecutor({self.state!r}, {self.status})"
+
+    @property
+    def pose(self) -> np.ndarray:
+        """The root pose ``(x, y, heading)`` now: float64 ``(3,)``, moved along a playing
+        transfer, else that at the start of the playing clip."""
+        a = self.action
+        if a is None or a.role != "transfer" or a.duration == 0:
+            return self._pose.copy()
+        f = min(self._clock / a.duration, 1.0)
+        return np.array([a.start[0] + f * (a.end[0] - a.start[0]),
+                         a.start[1] + f * (a.end[1] - a.start[1]), a.end[2]])
+
+    @property
+    def action(self) -> Action | None:
+        """The action playing, or None."""
+        return self._actions[0] if self._actions else None
+
+    def request(self, path: LocomotionPath, *, facing: float | None = None) -> None:
+        """Ask the character to follow ``path`` (from where it stands) to its goal, facing
+        ``facing`` (radians, or any) there; taken at the next :meth:`update` where the
+        character may be interrupted.  A later request replaces one not yet taken."""
+        if not isinstance(path, LocomotionPath):
+            raise InvalidQueryError(f"path must be a LocomotionPath, got {type(path).__name__}")
+        if len(path.points) < 2:
+            raise InvalidQueryError("path holds no segment to follow (it was not found)")
+        f = None if facing is None else number("facing", facing)
+        self._pending = (path, f)
+        if self.status in (MoveStatus.IDLE, MoveStatus.ARRIVED, MoveStatus.FAILED):
+            self.status = MoveStatus.WAITING
+
+    def update(self, dt: float) -> MoveStatus:
+        """Advance ``dt`` seconds (>= 0): take a pending request where allowed, play the
+        actions, plan the next segment when a stack ends; returns :attr:`status`."""
+        dt = positive_float("dt", dt, allow_zero=True)
+        while True:
+            a = self.action
+            if self._pending is not None and (a is None or a.interruptible):
+                self._take()
+                a = self.action
+            if a is None:
+                if not self._next_stack():
+                    return self.status
+                continue
+            left = a.duration - self._clock
+            if dt < left:
+                self._clock += dt
+                self.status = MoveStatus.MOVING if a.interruptible else MoveStatus.BUSY
+                return self.status
+            dt -= left
+            self._end_action()
+
+    # ------------------------------------------------------------------ internals
+    def _end_action(self) -> None:
+        a = self._actions.pop(0)
+        self._pose = np.array(a.end)
+        self.state = a.clip.end_state
+        self._clock = 0.0
+
+    def _finish_early(self) -> None:
+        """End the playing transfer or turn where it has got to."""
+        self._pose = self.pose
+        a = self._actions[0]
+        self.state = a.clip.end_state
+        self._actions = []
+        self._clock = 0.0
+
+    def _take(self) -> None:
+        """Take the pending request, coalescing it with the current one where it may."""
+        assert self._pending is not None
+        path, facing = self._pending
+        self._pending = None
+        if self._path is not None and self._actions and self._same_ahead(path, facing):
+            self._path, self._facing, self._index = path, facing, 1
+            self.coalesced += 1
+            return
+        if self._actions:
+            self.replaced += 1
+            self._finish_early()
+        self._path, self._facing, self._index = path, facing, 0
+
+    def _same_ahead(self, path: LocomotionPath, facing: float | None) -> bool:
+        """Whether ``path`` agrees with the followed path over the current stack's
+        look-ahead."""
+        old = self._path
+        assert old is not None
+        n = self.planner.look_ahead
+        tol = self.planner.position_tolerance
+        a = old.points[self._index:self._index + n]
+        b = path.points[1:1 + n]
+        if len(a) != len(b) or not np.all(np.hypot(*(a - b).T) <= tol):
+            return False
+        if not np.array_equal(old.stops[self._index:self._index + n], path.stops[1:1 + n]):
+            return False
+        goal_seen = self._index + n >= len(old.points)
+        return not goal_seen or facing == self._facing
+
+    def _next_stack(self) -> bool:
+        """Plan the next segment (True) or settle the status when there is none."""
+        path = self._path
+        if path is None:
+            if self.status is not MoveStatus.FAILED:
+                self.status = MoveStatus.IDLE if self.status is not MoveStatus.ARRIVED \
+                    else MoveStatus.ARRIVED
+            return False
+        if self._index >= len(path.points) - 1:
+            self._path = None
+            self.status = MoveStatus.ARRIVED
+            return False
+        rest = LocomotionPath(np.vstack([self._pose[:2], path.points[self._index + 1:]]),
+                              np.concatenate([[False], path.stops[self._index + 1:]]),
+                              path.corridor, path.status)
+        if math.hypot(*(rest.points[1] - rest.points[0])) <= self.planner.position_tolerance \
+                and len(rest.points) > 2:
+            self._index += 1                   # already at this point
+            return True
+        stack = self.planner.plan(rest, self.state, self._pose, facing=self._facing)
+        self.plans += 1
+        self.stack = stack
+        if not stack.found:
+            self._path = None
+            self.status = MoveStatus.FAILED
+            return False
+        self._actions = list(stack.actions)
+        self._index += 1
+        if not self._actions:                  # on the mark already
+            return True
+        self._clock = 0.0
+        return True

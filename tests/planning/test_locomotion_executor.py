@@ -1,0 +1,129 @@
+"""The locomotion executor: playing action-stacks along a path, request coalescing, and the
+status it reports."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.planning.clips import Clip, ClipCatalogue
+from wayfinding.planning.locomotion import process_path
+from wayfinding.planning.locomotion_executor import LocomotionExecutor, MoveStatus
+from wayfinding.planning.locomotion_plan import LocomotionPlanner, hits_mark
+
+ST, RN = "standing", "running"
+CLIPS = ClipCatalogue([
+    Clip("idle", ST, ST, duration=1.0),
+    Clip("turn_left_90", ST, ST, duration=0.9, rotation=math.pi / 2),
+    Clip("turn_right_90", ST, ST, duration=0.9, rotation=-math.pi / 2),
+    Clip("start_run", ST, RN, duration=0.7, dx=2.0, end_speed=4),
+    Clip("run", RN, RN, duration=0.5, dx=2.0, start_speed=4, end_speed=4),
+    Clip("stop_run", RN, ST, duration=0.6, dx=1.5, start_speed=4),
+])
+
+
+def run(walker: LocomotionExecutor, seconds: float, dt: float = 0.05) -> list[MoveStatus]:
+    seen = []
+    for _ in range(round(seconds / dt)):
+        status = walker.update(dt)
+        if not seen or seen[-1] is not status:
+            seen.append(status)
+    return seen
+
+
+def clips_played(walker: LocomotionExecutor, seconds: float, dt: float = 0.05) -> list[str]:
+    names: list[str] = []
+    for _ in range(round(seconds / dt)):
+        walker.update(dt)
+        a = walker.action
+        if a is not None and (not names or names[-1] != a.clip.name):
+            names.append(a.clip.name)
+    return names
+
+
+def test_a_request_is_followed_to_the_goal_with_its_status() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    assert walker.status is MoveStatus.IDLE and walker.update(0.1) is MoveStatus.IDLE
+    walker.request(process_path([(0, 0), (10, 0), (20, 1.0)]), facing=math.pi / 2)
+    assert walker.status is MoveStatus.WAITING
+    seen = run(walker, 12.0)
+    # start (busy), run through (10, 0) (moving), stop (busy), turn on the spot (moving)
+    assert seen == [MoveStatus.BUSY, MoveStatus.MOVING, MoveStatus.BUSY, MoveStatus.MOVING,
+                    MoveStatus.ARRIVED]
+    assert walker.state == ST and walker.plans == 2 and walker.stack.actions[-1].role == "turn"
+    assert hits_mark(walker.pose, (20, 1.0), facing=math.pi / 2)
+
+
+def test_the_pose_moves_along_a_transfer() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (20, 0)]))
+    walker.update(0.7 + 1.0)                 # the start, then a second of running
+    assert walker.action is not None and walker.action.role == "transfer"
+    assert np.allclose(walker.pose, (6.0, 0.0, 0.0))
+
+
+def test_a_request_changing_only_the_far_end_keeps_the_stack() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS, look_ahead=2), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (10, 0), (20, 1.0), (30, 0)]))
+    walker.update(1.5)
+    kept = walker.stack
+    x, y, _ = walker.pose
+    walker.request(process_path([(x, y), (10, 0), (20, 1.0), (35, 5)]))
+    walker.update(0.05)
+    assert walker.coalesced == 1 and walker.replaced == 0 and walker.stack is kept
+    played = clips_played(walker, 3.0)
+    assert "stop_run" not in played and "start_run" not in played
+    run(walker, 20.0)
+    assert walker.status is MoveStatus.ARRIVED and hits_mark(walker.pose, (35, 5))
+
+
+def test_a_request_changing_the_next_point_replans_without_stopping() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS, look_ahead=2), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (10, 0), (20, 1.0)]))
+    walker.update(1.5)
+    x, y, _ = walker.pose
+    walker.request(process_path([(x, y), (14, 0.3), (25, 0)]))
+    walker.update(0.05)
+    assert walker.replaced == 1 and walker.coalesced == 0 and walker.state == RN
+    assert walker.action is not None and walker.action.clip.name == "run"
+    run(walker, 20.0)
+    assert walker.status is MoveStatus.ARRIVED and hits_mark(walker.pose, (25, 0))
+
+
+def test_a_start_is_never_cut_short() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (20, 0)]))
+    walker.update(0.2)
+    assert walker.status is MoveStatus.BUSY and walker.action.clip.name == "start_run"
+    walker.request(process_path([(0.5, 0), (0.5, 20)]))
+    walker.update(0.2)
+    assert walker.action.clip.name == "start_run" and walker.replaced == 0
+    walker.update(0.4)                       # the start ends: the request is taken
+    assert walker.replaced == 1
+
+
+def test_no_plan_is_a_failed_status_that_keeps_the_character() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (1.0, 0)]))     # nothing covers 1 m
+    assert walker.update(0.1) is MoveStatus.FAILED
+    assert walker.pose.tolist() == [0, 0, 0] and walker.state == ST
+    walker.request(process_path([(0, 0), (10, 0)]))
+    assert walker.status is MoveStatus.WAITING and walker.update(0.1) is MoveStatus.BUSY
+
+
+def test_bad_arguments_are_refused() -> None:
+    planner = LocomotionPlanner(CLIPS)
+    with pytest.raises(InvalidQueryError, match="LocomotionPlanner"):
+        LocomotionExecutor(CLIPS, ST, (0, 0, 0))  # type: ignore[arg-type]
+    with pytest.raises(InvalidQueryError, match="unknown animation state"):
+        LocomotionExecutor(planner, "flying", (0, 0, 0))
+    walker = LocomotionExecutor(planner, ST, (0, 0, 0))
+    with pytest.raises(InvalidQueryError, match="LocomotionPath"):
+        walker.request([(0, 0), (1, 0)])  # type: ignore[arg-type]
+    with pytest.raises(InvalidQueryError, match="dt"):
+        walker.update(-1.0)
+    with pytest.raises(InvalidQueryError, match="facing"):
+        walker.request(process_path([(0, 0), (10, 0)]), facing=math.nan)
