@@ -1,0 +1,539 @@
+"""Footstep planning for crowds (Singh et al.): each character plans timed footsteps with a
+short-horizon anytime search over an inverted-pendulum locomotion model, avoiding the
+footsteps other characters have already planned, in space and time.
+
+A state is the end of a step: the COM's position and velocity, the stance foot, which foot
+it is and the interval of orientations that foot may take.  An action is the parabola's
+axis ``φ`` (offsets from the current heading, plus one straight at the goal), the COM
+speed at the step's start and the step's duration; :func:`~wayfinding.planning.
+footstep_model.step_curve` turns it into the step's COM curve.  A step is refused when
+its velocity does not run forward along ``φ``, its foot spacing or COM advance is outside
+the model's ``stride`` range, its foot orientations are empty (below) or one of its five
+collision circles meets another character's at a sampled time.
+
+Its cost is the step's energy ``P T + m/2 |v² − (v0 cos 2θ)²| + w m α L`` (``θ`` the leg's
+angle at contact, ``sin θ = spacing / 2l``; ``L`` the COM's path length); the heuristic
+``P T_min n + w m α D``, with ``D`` the distance left to the goal circle and ``n = ⌈D /
+stride_max⌉`` the fewest steps that cover it, never overestimates.
+
+Foot orientations: the new foot points between the parabola's axis and the COM's velocity
+at the step's end, and within ``foot_turn`` of every orientation the previous foot may
+take (``[hi_prev − turn, lo_prev + turn]``); the intersection is the new interval (empty:
+no step).  Any orientation in it is then compatible with any of the previous one's: the
+plan takes each interval's middle.
+
+Search: rounds of weighted A* (:class:`~wayfinding.search.generic.AStarSearch`, the goal a
+predicate) over the tree of steps with the heuristic inflated by ``ε``, from ``epsilon``
+down by ``epsilon_step`` to 1, each within ``max_expansions`` (the horizon ``N_max``);
+the steps a round generates are kept for the next.  The best plan found is returned with
+its round's ``ε``; when no round reaches the goal the plan leads to the expanded state
+nearest to it (status ``PARTIAL``).  The compiled ARA* of :mod:`wayfinding.search` needs
+a grid or a ``CSRGraph``; footstep states are continuous, hence these rounds.
+
+Collisions are tested on a time grid of ``sample_interval`` seconds shared by everyone:
+at each sample the circles must keep ``clearance`` apart, which also covers the motion
+between samples while the two characters' relative speed stays below ``2 clearance /
+sample_interval``.  A character stands at the end of its plan from then on.
+
+>>> plan = plan_footsteps((0.0, 0.0), (3.0, 0.0), velocity=(1.0, 0.0))
+>>> plan.status, bool(np.hypot(*(plan.com[-1] - (3.0, 0.0))) <= 0.3)
+(Status.FOUND, True)
+>>> bool(np.all(np.diff(plan.times) > 0)), plan.feet.shape[1]
+(True, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validate import count, finite_point, number, positive_float, xy
+from ..errors import InvalidQueryError
+from ..results import SearchStats, Status, _fields_equal
+from ..search.generic import AStarSearch
+from .footstep_model import (
+    LocomotionModel,
+    StepCurve,
+    arc_length,
+    bending_energy,
+    canonical,
+    curve_kind,
+    solve_start,
+    to_world,
+)
+
+#: Default ``φ`` offsets from the current heading, radians (the goal-directed one is added).
+TURNS = (0.0, -0.25, 0.25, -0.5, 0.5, -0.9, 0.9, -1.3, 1.3)
+#: Default step speeds as fractions of the model's preferred speed.
+SPEEDS = (0.5, 1.0)
+#: Default step durations as fractions of the model's preferred duration.
+DURATIONS = (0.8, 1.0)
+#: States in one cell are one node of the search: position (m), heading (rad), speed
+#: (m/s) and, when there are others to avoid, time (s).
+CELL = (0.1, math.pi / 16, 0.1, 0.1)
+
+
+@dataclass(slots=True, repr=False, kw_only=True)
+class FootstepPlan:
+    """Timed footsteps and the COM trajectory of one character.
+
+    Step ``i`` (1..k) runs from ``times[i-1]`` to ``times[i]`` (s) on the stance foot
+    ``feet[i]``; row 0 is the start.  ``com``, ``com_velocity``: ``(k+1, 2)`` float64 at
+    those times.  ``feet``: ``(k+1, 2)`` float64 foot positions; ``sides``: ``(k+1,)`` int8,
+    +1 right foot, −1 left.  ``orientation_bounds``: ``(k+1, 2)`` float64 interval of each
+    foot's orientation (radians, unwrapped, low first); ``orientations``: ``(k+1,)`` the
+    chosen one (its middle).  ``curves``: ``(k, 4)`` float64 per step ``(origin x, origin
+    y, φ, t0)`` and ``apex_speed``: ``(k,)``, the canonical curves (see
+    :class:`~wayfinding.planning.footstep_model.StepCurve`).  ``cost``: energy in J;
+    ``status``: ``FOUND`` (the last COM is within the goal radius), ``PARTIAL`` (the
+    search's budget ran out: the plan leads to the state nearest the goal) or ``FAILED``
+    (no valid first step).  ``epsilon``: the bound of the round that found it (inf unless
+    ``FOUND``).
+    """
+
+    times: np.ndarray
+    com: np.ndarray
+    com_velocity: np.ndarray
+    feet: np.ndarray
+    sides: np.ndarray
+    orientation_bounds: np.ndarray
+    orientations: np.ndarray
+    curves: np.ndarray
+    apex_speed: np.ndarray
+    cost: float
+    status: Status
+    epsilon: float = math.inf
+    curve: str = "parabola"
+    model: LocomotionModel = field(default_factory=LocomotionModel)
+    stats: SearchStats = field(default_factory=SearchStats)
+
+    __eq__ = _fields_equal
+
+    @property
+    def found(self) -> bool:
+        """Whether the plan reaches the goal."""
+        return self.status is Status.FOUND
+
+    def __len__(self) -> int:
+        return len(self.times) - 1
+
+    def __repr__(self) -> str:
+        return (f"FootstepPlan({self.status}: steps={len(self)}, "
+                f"duration={self.times[-1] - self.times[0]:.3g} s, cost={self.cost:.6g})")
+
+    def trajectory(self, t: Any) -> tuple[np.ndarray, np.ndarray]:
+        """COM positions and velocities ``(m, 2)`` at the times ``t`` ``(m,)`` (s), from
+        the steps' analytic curves; before the plan the character is at its start, after
+        it standing (velocity 0) at its end."""
+        times = np.asarray(t, dtype=np.float64).reshape(-1)
+        if not np.isfinite(times).all():
+            raise InvalidQueryError(f"t {t!r} must be finite times")
+        pos = np.repeat(self.com[-1:], len(times), axis=0)
+        vel = np.zeros_like(pos)
+        first = times <= self.times[0]
+        pos[first] = self.com[0]
+        vel[first] = self.com_velocity[0]
+        inside = ~first & (times < self.times[-1])
+        if inside.any() and len(self):
+            tt = times[inside]
+            i = np.clip(np.searchsorted(self.times, tt, side="right") - 1, 0, len(self) - 1)
+            tau = self.curves[i, 3] + (tt - self.times[i])
+            px, py, vx, vy = to_world(
+                self.curves[i, 0], self.curves[i, 1], self.curves[i, 2], self.sides[i + 1],
+                *canonical(tau, self.apex_speed[i], self.model, self.curve == "hyperbola"))
+            pos[inside] = np.stack([px, py], 1)
+            vel[inside] = np.stack([vx, vy], 1)
+        return pos, vel
+
+    def body(self, t: Any) -> np.ndarray:
+        """Centres ``(m, 5, 2)`` of the five collision circles at the times ``t``: torso (on
+        the COM), left and right shoulder (``shoulder_offset`` across the heading), the
+        stance foot and the other foot; radii in ``model.radii``."""
+        times = np.asarray(t, dtype=np.float64).reshape(-1)
+        pos, _ = self.trajectory(times)
+        _, vel = self.trajectory(np.minimum(times, np.nextafter(self.times[-1], -math.inf)))
+        i = np.clip(np.searchsorted(self.times, times, side="right"), 0, len(self))
+        other = np.maximum(i - 1, 0)
+        return _bodies(self.model, pos, vel, self.feet[i], self.feet[other])
+
+
+def _bodies(model: LocomotionModel, pos: np.ndarray, vel: np.ndarray, stance: np.ndarray,
+            other: np.ndarray) -> np.ndarray:
+    speed = np.hypot(vel[:, 0], vel[:, 1])
+    speed[speed == 0] = 1.0
+    left = np.stack([-vel[:, 1], vel[:, 0]], 1) / speed[:, None] * model.shoulder_offset
+    return np.stack([pos, pos + left, pos - left, stance, other], 1)
+
+
+class _State:
+    """A state of the search: the end of a step (identity is the node's identity)."""
+
+    __slots__ = ("com", "vel", "foot", "side", "lo", "hi", "time", "parent", "curve",
+                 "children", "dist", "key")
+
+    def __init__(self, com: tuple[float, float], vel: tuple[float, float],
+                 foot: tuple[float, float], side: int, lo: float, hi: float, t: float,
+                 parent: _State | None, curve: StepCurve | None, goal: tuple[float, float]):
+        self.com, self.vel, self.foot, self.side = com, vel, foot, side
+        self.lo, self.hi, self.time = lo, hi, t
+        self.parent, self.curve = parent, curve
+        self.children: list[tuple[_State, float]] | None = None
+        self.dist = math.hypot(goal[0] - com[0], goal[1] - com[1])
+        self.key: tuple[int, ...] = ()
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _State) and self.key == other.key
+
+
+class _Steps:
+    """The tree of footsteps as a graph for :class:`AStarSearch`."""
+
+    def __init__(self, model: LocomotionModel, goal: tuple[float, float], radius: float,
+                 actions: tuple[np.ndarray, np.ndarray, np.ndarray], hyperbola: bool,
+                 others: list[FootstepPlan], dt: float, clearance: float, view: float):
+        self.model, self.goal, self.radius = model, goal, radius
+        self.turns, self.speeds, self.durations = actions
+        self.hyperbola, self.others, self.dt = hyperbola, others, dt
+        self.clearance, self.view = clearance, view
+        self.c_step = model.rate * model.step_duration[0]
+        self.c_metre = bending_energy(model, model.alpha, 1.0)
+        self._grid = np.empty((0, len(others), 5, 2))
+        if others:
+            radii = np.stack([o.model.radii for o in others])           # (n, 5)
+            self.reach = model.radii[:, None, None] + radii[None] + clearance  # (5, n, 5)
+            self.ends = np.array([o.times[-1] for o in others])
+
+    def _others_at(self, j0: int, j1: int) -> np.ndarray:
+        """The others' circles at grid times ``j0 * dt .. j1 * dt``: ``(m, n, 5, 2)``."""
+        if j1 >= len(self._grid):
+            last = max(j1 + 1, 2 * len(self._grid), 64)
+            t = np.arange(last) * self.dt
+            self._grid = np.stack([o.body(t) for o in self.others], 1)
+        return self._grid[j0:j1 + 1]
+
+    def heuristic(self, s: _State, _goal: Any) -> float:
+        d = max(0.0, s.dist - self.radius)
+        return self.c_step * math.ceil(d / self.model.stride[2] - 1e-12) + self.c_metre * d
+
+    def is_goal(self, s: _State) -> bool:
+        """Within the goal radius, and where standing from then on meets nobody."""
+        if s.dist > self.radius:
+            return False
+        if not self.others:
+            return True
+        j0 = int(math.ceil(s.time / self.dt - 1e-9))
+        j1 = max(j0, int(math.ceil(float(self.ends.max()) / self.dt)) + 1)
+        n = j1 - j0 + 1
+        mine = _bodies(self.model, np.tile(s.com, (n, 1)), np.tile(s.vel, (n, 1)),
+                       np.tile(s.foot, (n, 1)), np.tile(s.parent.foot if s.parent else s.foot,
+                                                         (n, 1)))
+        return not self._meets(mine, j0, j1, np.ones(len(self.others), dtype=bool))
+
+    def _meets(self, mine: np.ndarray, j0: int, j1: int, near: np.ndarray) -> bool:
+        """Whether circles ``mine`` ``(t, 5, 2)`` at grid times ``j0 .. j1`` meet those of
+        the ``near`` others."""
+        theirs = self._others_at(j0, j1)[:, near]                           # (t, n, 5, 2)
+        gap = mine[:, :, None, None, :] - theirs[:, None]                   # (t, 5, n, 5, 2)
+        dist2 = np.einsum("...i,...i->...", gap, gap)
+        return bool((dist2 < self.reach[:, near] ** 2).any())
+
+    def key(self, s: _State) -> tuple[int, ...]:
+        """The cell of a state for duplicate detection: position, heading, speed, foot and
+        (with others to avoid) time."""
+        heading = math.atan2(s.vel[1], s.vel[0])
+        return (round(s.com[0] / CELL[0]), round(s.com[1] / CELL[0]),
+                round(heading / CELL[1]) % round(2 * math.pi / CELL[1]),
+                round(math.hypot(*s.vel) / CELL[2]), s.side,
+                round(s.time / CELL[3]) if self.others else 0)
+
+    def successors(self, u: _State) -> list[tuple[_State, float]]:
+        if u.children is None:
+            u.children = self._expand(u)
+        return u.children
+
+    def _expand(self, u: _State) -> list[tuple[_State, float]]:
+        """Every action at once: the curves, strides, orientations and costs as arrays,
+        then the collision test for the steps left."""
+        m, hyp = self.model, self.hyperbola
+        speed0 = math.hypot(*u.vel)
+        ux, uy = u.vel[0] / speed0, u.vel[1] / speed0
+        heading = math.atan2(uy, ux)
+        goal_phi = math.atan2(self.goal[1] - u.com[1], self.goal[0] - u.com[0])
+        phis = np.append(heading + self.turns, goal_phi)
+        phi, v, dur = (a.ravel() for a in np.meshgrid(phis, self.speeds, self.durations,
+                                                      indexing="ij"))
+        side = -u.side
+        c, s = np.cos(phi), np.sin(phi)
+        vx = (c * ux + s * uy) * v
+        vy = side * (-s * ux + c * uy) * v
+        ok = vx > 1e-9
+        phi, v, dur, vx, vy = phi[ok], v[ok], dur[ok], vx[ok], vy[ok]
+        t0, apex = solve_start(vx, vy, m, hyp)
+        x0, y0, _, _ = canonical(t0, apex, m, hyp)
+        px, py, _, _ = to_world(0.0, 0.0, phi, side, x0, y0, 0.0, 0.0)
+        ox, oy = u.com[0] - px, u.com[1] - py
+        fx, fy, _, _ = to_world(ox, oy, phi, side, 0.0, -m.foot_offset, 0.0, 0.0)
+        spacing = np.hypot(fx - u.foot[0], fy - u.foot[1])
+        ex, ey, evx, evy = to_world(ox, oy, phi, side, *canonical(t0 + dur, apex, m, hyp))
+        lo_s, _, hi_s = m.stride
+        lo, hi = _orientations(phi, np.arctan2(evy, evx), u.lo, u.hi, m.foot_turn)
+        ok = (spacing >= lo_s) & (spacing <= hi_s) & (lo <= hi) \
+            & (np.hypot(ex - u.com[0], ey - u.com[1]) <= hi_s)
+        idx = np.flatnonzero(ok)
+        if not len(idx):
+            return []
+        theta = np.arcsin(np.minimum(1.0, 0.5 * spacing[idx] / m.leg_length))
+        cost = m.rate * dur[idx] \
+            + 0.5 * m.mass * np.abs(v[idx] ** 2 - (speed0 * np.cos(2 * theta)) ** 2) \
+            + bending_energy(m, m.alpha, arc_length(t0[idx], t0[idx] + dur[idx], apex[idx],
+                                                     m, hyp))
+        near = self._near(u)
+        if near.any():
+            keep = ~self._collide(u, idx, (ox, oy, phi, t0, dur, apex, fx, fy), side, near)
+            idx, cost = idx[keep], cost[keep]
+        cols = (ox[idx], oy[idx], phi[idx], t0[idx], dur[idx], apex[idx], fx[idx], fy[idx],
+                ex[idx], ey[idx], evx[idx], evy[idx], lo[idx], hi[idx], cost)
+        out = []
+        for o_x, o_y, p, t, d, a, f_x, f_y, e_x, e_y, e_vx, e_vy, b_lo, b_hi, c in zip(
+                *(col.tolist() for col in cols)):
+            curve = StepCurve((o_x, o_y), p, side, t, t + d, a, hyp)
+            state = _State((e_x, e_y), (e_vx, e_vy), (f_x, f_y), side, b_lo, b_hi, u.time + d,
+                           u, curve, self.goal)
+            state.key = self.key(state)
+            out.append((state, c))
+        return out
+
+    def _near(self, u: _State) -> np.ndarray:
+        """Which others are within the view radius when the step begins."""
+        if not self.others:
+            return np.zeros(0, dtype=bool)
+        if math.isinf(self.view):
+            return np.ones(len(self.others), dtype=bool)
+        j = int(round(u.time / self.dt))
+        at = self._others_at(j, j)[0, :, 0]
+        return np.hypot(at[:, 0] - u.com[0], at[:, 1] - u.com[1]) <= self.view
+
+    def _collide(self, u: _State, idx: np.ndarray, steps: tuple[np.ndarray, ...], side: int,
+                 near: np.ndarray) -> np.ndarray:
+        """Which of the steps ``idx`` (arrays ``steps``: origin x, y, φ, t0, duration, apex
+        speed, foot x, y) meet the ``near`` others at a grid time within them."""
+        ox, oy, phi, t0, dur, apex, fx, fy = (a[idx, None] for a in steps)
+        j0 = int(math.ceil(u.time / self.dt - 1e-9))
+        j1 = np.floor((u.time + dur[:, 0]) / self.dt + 1e-9).astype(np.int64)
+        span = max(int(j1.max()) - j0 + 1, 0)
+        if span == 0:
+            return np.zeros(len(idx), dtype=bool)
+        grid = np.arange(j0, j0 + span)
+        px, py, vx, vy = to_world(ox, oy, phi, side, *canonical(
+            grid * self.dt - u.time + t0, apex, self.model, self.hyperbola))
+        c = len(idx)
+        flat = c * span
+        mine = _bodies(self.model, np.stack([px, py], -1).reshape(flat, 2),
+                       np.stack([vx, vy], -1).reshape(flat, 2),
+                       np.broadcast_to(np.stack([fx, fy], -1), (c, span, 2)).reshape(flat, 2),
+                       np.broadcast_to(np.asarray(u.foot), (flat, 2))).reshape(c, span, 5, 2)
+        theirs = self._others_at(j0, j0 + span - 1)[:, near]               # (t, n, 5, 2)
+        gap = mine[:, :, :, None, None, :] - theirs[None, :, None]         # (c, t, 5, n, 5, 2)
+        hit = (np.einsum("...i,...i->...", gap, gap) < self.reach[:, near] ** 2).any(
+            axis=(2, 3, 4))
+        return (hit & (grid[None, :] <= j1[:, None])).any(axis=1)
+
+
+def _orientations(phi: np.ndarray, heading: np.ndarray, lo: float, hi: float, turn: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The next foot's orientation interval: between ``phi`` and ``heading`` and within
+    ``turn`` of every angle in ``[lo, hi]`` (low > high when empty)."""
+    b = phi + (heading - phi + math.pi) % (2 * math.pi) - math.pi
+    b_lo, b_hi = np.minimum(phi, b), np.maximum(phi, b)
+    a_lo, a_hi = hi - turn, lo + turn
+    shift = 2 * math.pi * np.round((0.5 * (a_lo + a_hi) - 0.5 * (b_lo + b_hi)) / (2 * math.pi))
+    return np.maximum(a_lo, b_lo + shift), np.minimum(a_hi, b_hi + shift)
+
+
+def _actions(model: LocomotionModel, turns: Any, speeds: Any, durations: Any
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def values(name: str, value: Any, scale: float, positive: bool) -> np.ndarray:
+        arr = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bool)) \
+            else np.array([np.nan])
+        if arr.ndim != 1 or len(arr) == 0 or not np.isfinite(arr).all() \
+                or (positive and not (arr > 0).all()):
+            raise InvalidQueryError(f"{name} {value!r} must be a non-empty sequence of "
+                                    f"finite numbers{' > 0' if positive else ''}")
+        return arr * scale
+    speeds_ = values("speeds", speeds, model.speeds[1], True)
+    lo_v, _, hi_v = model.speeds
+    speeds_ = speeds_[(speeds_ >= lo_v - 1e-12) & (speeds_ <= hi_v + 1e-12)]
+    durations_ = values("durations", durations, model.step_duration[1], True)
+    lo_t, _, hi_t = model.step_duration
+    durations_ = durations_[(durations_ >= lo_t - 1e-12) & (durations_ <= hi_t + 1e-12)]
+    if not len(speeds_) or not len(durations_):
+        raise InvalidQueryError(f"speeds {speeds!r} and durations {durations!r} (fractions "
+                                "of the preferred values) leave no action within the "
+                                "model's limits")
+    return values("turns", turns, 1.0, False), speeds_, durations_
+
+
+def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionModel | None = None,
+                   others: Any = (), start_time: float = 0.0, side: str = "left",
+                   goal_radius: float = 0.3, curve: str = "parabola", turns: Any = TURNS,
+                   speeds: Any = SPEEDS, durations: Any = DURATIONS, epsilon: float = 3.0,
+                   epsilon_step: float = 1.0, max_expansions: int = 500,
+                   max_seconds: float | None = None, sample_interval: float = 0.05,
+                   clearance: float = 0.1, view_radius: float = math.inf) -> FootstepPlan:
+    """Plan footsteps for one character from its COM at ``start`` to within
+    ``goal_radius`` of ``goal`` (see the module).
+
+    ``velocity``: the COM's ``(vx, vy)`` at the start (m/s, not zero: the planner walks).
+    ``model``: the :class:`~wayfinding.planning.footstep_model.LocomotionModel` (None: the
+    defaults).  ``others``: the :class:`FootstepPlan` of characters to avoid.
+    ``start_time`` (s, >= 0, on the shared clock).  ``side``: the foot on the ground at the
+    start (``"left"`` or ``"right"``; the first step is the other).  ``curve``:
+    ``"parabola"`` or ``"hyperbola"`` (exact, slower).  ``turns``: ``φ`` offsets (radians)
+    from the heading; ``speeds`` and ``durations``: fractions of the model's preferred
+    speed and duration (those outside its limits are dropped).  ``epsilon`` (>= 1) and
+    ``epsilon_step`` (> 0): the rounds' inflations.  ``max_expansions``: ``N_max`` per
+    round (>= 1).  ``max_seconds``: no new round after that long (None: no limit).
+    ``sample_interval`` (s, at most the shortest step), ``clearance`` (m, >= 0),
+    ``view_radius`` (m; others farther at a step's start are ignored).
+    """
+    t0 = time.perf_counter()
+    model = LocomotionModel() if model is None else model
+    if not isinstance(model, LocomotionModel):
+        raise InvalidQueryError(f"model must be a LocomotionModel, got {type(model).__name__}")
+    com = xy("start", start)
+    target = xy("goal", goal)
+    vel = finite_point("velocity", velocity)
+    if not np.hypot(*vel) > 0:
+        raise InvalidQueryError(f"velocity {velocity!r} must not be zero: a footstep plan "
+                                "starts walking")
+    others = list(others)
+    for o in others:
+        if not isinstance(o, FootstepPlan):
+            raise InvalidQueryError(f"others must be FootstepPlan records, got "
+                                    f"{type(o).__name__}")
+    start_time = number("start_time", start_time, min=0.0)
+    stance = {"left": -1, "right": 1}.get(side) if isinstance(side, str) else None
+    if stance is None:
+        raise InvalidQueryError(f"side {side!r} must be 'left' or 'right'")
+    goal_radius = positive_float("goal_radius", goal_radius)
+    hyperbola = curve_kind(curve)
+    actions = _actions(model, turns, speeds, durations)
+    epsilon = number("epsilon", epsilon, min=1.0)
+    epsilon_step = positive_float("epsilon_step", epsilon_step)
+    max_expansions = count("max_expansions", max_expansions)
+    if max_seconds is not None:
+        max_seconds = positive_float("max_seconds", max_seconds, allow_zero=True)
+    dt = positive_float("sample_interval", sample_interval, max=model.step_duration[0])
+    clearance = positive_float("clearance", clearance, allow_zero=True)
+    view = positive_float("view_radius", view_radius, allow_inf=True)
+
+    graph = _Steps(model, target, goal_radius, actions, hyperbola, others, dt, clearance, view)
+    heading = math.atan2(vel[1], vel[0])
+    off = -stance * model.foot_offset      # the stance foot beside the COM
+    foot = (com[0] - math.sin(heading) * off, com[1] + math.cos(heading) * off)
+    root = _State(com, (float(vel[0]), float(vel[1])), foot, stance, heading, heading,
+                  start_time, None, None, target)
+    root.key = graph.key(root)
+    stats = SearchStats()
+    best: tuple[float, float, _State] | None = None      # cost, epsilon, last state
+    nearest = root
+    eps = epsilon
+    while True:
+        search = AStarSearch(graph, root, graph.is_goal, heuristic=graph.heuristic,
+                             weight=eps, record=True)
+        result = search.run(max_expansions=max_expansions)
+        stats.expanded += result.stats.expanded
+        stats.generated += result.stats.generated
+        stats.max_open = max(stats.max_open, result.stats.max_open)
+        if result.found and (best is None or result.cost < best[0]):
+            best = (result.cost, eps, result.path[-1])
+        for s in result.expanded_nodes:
+            if s.dist < nearest.dist:
+                nearest = s
+        if eps <= 1.0 or (max_seconds is not None
+                          and time.perf_counter() - t0 >= max_seconds):
+            break
+        eps = max(1.0, eps - epsilon_step)
+    if best is not None:
+        last, status, bound = best[2], Status.FOUND, best[1]
+    else:
+        last, bound = nearest, math.inf
+        status = Status.FAILED if root.children == [] else Status.PARTIAL
+    stats.elapsed = time.perf_counter() - t0
+    return _record(last, model, graph, status, bound, curve, stats)
+
+
+def _record(last: _State, model: LocomotionModel, graph: _Steps, status: Status,
+            epsilon: float, curve: str, stats: SearchStats) -> FootstepPlan:
+    chain = []
+    s: _State | None = last
+    while s is not None:
+        chain.append(s)
+        s = s.parent
+    chain.reverse()
+    steps = chain[1:]
+    bounds = np.array([(s.lo, s.hi) for s in chain])
+    cost = 0.0
+    for a, b in zip(chain, steps):
+        cost += next(c for child, c in a.children or () if child is b)
+    return FootstepPlan(
+        times=np.array([s.time for s in chain]),
+        com=np.array([s.com for s in chain]),
+        com_velocity=np.array([s.vel for s in chain]),
+        feet=np.array([s.foot for s in chain]),
+        sides=np.array([s.side for s in chain], dtype=np.int8),
+        orientation_bounds=bounds, orientations=bounds.mean(axis=1),
+        curves=np.array([(*s.curve.origin, s.curve.phi, s.curve.t0) for s in steps
+                         if s.curve is not None]).reshape(-1, 4),
+        apex_speed=np.array([s.curve.vx for s in steps if s.curve is not None]),
+        cost=cost, status=status, epsilon=epsilon, curve=curve, model=model, stats=stats)
+
+
+def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
+               models: Any = None, **options: Any) -> list[FootstepPlan]:
+    """Footstep plans for a crowd, in priority order: character ``i`` plans against the
+    plans of characters ``0 .. i-1`` (which then stand at their ends).
+
+    ``starts``, ``goals``: ``(n, 2)`` COM positions.  ``velocities``: ``(n, 2)`` start
+    velocities (None: each character's preferred speed towards its goal).  ``models``: one
+    :class:`~wayfinding.planning.footstep_model.LocomotionModel` for all, a sequence of
+    ``n``, or None (the defaults).  Other options as :func:`plan_footsteps`.
+    """
+    from .._validate import finite_points
+    p, _ = finite_points("starts", starts)
+    g, _ = finite_points("goals", goals)
+    if len(p) != len(g):
+        raise InvalidQueryError(f"starts and goals hold {len(p)} and {len(g)} points; "
+                                "they must match")
+    if "others" in options or "velocity" in options or "model" in options:
+        raise InvalidQueryError("plan_crowd sets others, velocity and model itself; use "
+                                "velocities= and models=")
+    if models is None or isinstance(models, LocomotionModel):
+        ms = [models or LocomotionModel()] * len(p)
+    else:
+        ms = list(models)
+        if len(ms) != len(p):
+            raise InvalidQueryError(f"models holds {len(ms)} models for {len(p)} characters")
+    if velocities is None:
+        d = g - p
+        norm = np.hypot(d[:, 0], d[:, 1])
+        norm[norm == 0] = 1.0
+        heading = d / norm[:, None]
+        heading[np.hypot(d[:, 0], d[:, 1]) == 0] = (1.0, 0.0)
+        v = heading * np.array([m.speeds[1] for m in ms])[:, None]
+    else:
+        v, _ = finite_points("velocities", velocities)
+        if len(v) != len(p):
+            raise InvalidQueryError(f"velocities holds {len(v)} for {len(p)} characters")
+    plans: list[FootstepPlan] = []
+    for i in range(len(p)):
+        plans.append(plan_footsteps(p[i], g[i], velocity=v[i], model=ms[i],
+                                    others=list(plans), **options))
+    return plans
