@@ -245,3 +245,56 @@ def test_bad_plan_arguments_are_refused() -> None:
         planner.plan_segment(ST, (0, 0, 0), (1, 0), stance="sitting")
     with pytest.raises(InvalidQueryError, match="LocomotionPath"):
         planner.plan([(0, 0), (1, 0)], ST, (0, 0, 0))  # type: ignore[arg-type]
+
+
+def straight_library() -> ClipCatalogue:
+    """Walking and running with chained starts and stops, and two step clips: every clip
+    straight ahead, so the quickest plan along a line can be counted out by hand."""
+    wk = "walking"
+    return ClipCatalogue([
+        Clip("step_short", ST, ST, duration=0.9, dx=0.8),
+        Clip("step_long", ST, ST, duration=1.3, dx=2.6),
+        Clip("start_walk", ST, wk, duration=0.8, dx=0.6, end_speed=1.4),
+        Clip("walk", wk, wk, duration=1.0, dx=1.4, start_speed=1.4, end_speed=1.4),
+        Clip("stop_walk", wk, ST, duration=0.8, dx=0.6, start_speed=1.4),
+        Clip("walk_to_run", wk, RN, duration=0.8, dx=2.1, start_speed=1.4, end_speed=4),
+        Clip("run_to_walk", RN, wk, duration=0.8, dx=2.1, start_speed=4, end_speed=1.4),
+        Clip("start_run", ST, RN, duration=1.1, dx=3.0, end_speed=4),
+        Clip("run", RN, RN, duration=0.5, dx=2.0, start_speed=4, end_speed=4),
+        Clip("stop_run", RN, ST, duration=0.9, dx=2.5, start_speed=4),
+    ])
+
+
+def brute_force_quickest(catalogue: ClipCatalogue, distance: float, tol: float) -> float:
+    """The least time from standing to standing ``distance`` ahead: one direct clip, or
+    any start chain, a loop stretched to the distance left (>= 0) and any stop chain."""
+    c = catalogue
+    best = min((k.duration for k in (c["step_short"], c["step_long"])
+                if abs(k.dx - distance) <= tol), default=math.inf)
+    starts = {"walking": [[c["start_walk"]]],
+              RN: [[c["start_run"]], [c["start_walk"], c["walk_to_run"]]]}
+    stops = {"walking": [[c["stop_walk"]]],
+             RN: [[c["stop_run"]], [c["run_to_walk"], c["stop_walk"]]]}
+    loops = {"walking": c["walk"], RN: c["run"]}
+    for t, loop in loops.items():
+        for pre in starts[t]:
+            for post in stops[t]:
+                left = distance - sum(k.dx for k in pre + post)
+                if left >= -1e-9:
+                    best = min(best, sum(k.duration for k in pre + post)
+                               + max(left, 0.0) / (loop.dx / loop.duration))
+    return best
+
+
+@pytest.mark.parametrize("distance", [0.8, 1.2, 2.6, 3.0, 4.5, 5.5, 8.0, 12.0, 30.0])
+def test_the_plan_is_the_quickest_way_counted_by_brute_force(distance: float) -> None:
+    catalogue = straight_library()
+    planner = LocomotionPlanner(catalogue, max_twist=0.0)
+    stack = planner.plan_segment(ST, (0, 0, 0), (distance, 0), facing=0.0)
+    want = brute_force_quickest(catalogue, distance, planner.position_tolerance)
+    if math.isinf(want):
+        assert not stack.found or stack.fail_safe
+    else:
+        assert stack.found and not stack.fail_safe
+        assert stack.duration == pytest.approx(want)
+        assert_hits(planner, stack, (0, 0, 0), (distance, 0), 0.0)
