@@ -1,0 +1,398 @@
+"""Movement planning over clip graphs: the book's standing / mid-walk example, the optimum
+against brute force over every short clip sequence, goals hit within their tolerances, the
+Dubins length as a lower bound, collisions with grids and navigation meshes, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid import Grid
+from wayfinding.navmesh import NavMesh
+from wayfinding.paths import turning_path
+from wayfinding.planning.clips import Clip, ClipCatalogue, default_clips
+from wayfinding.planning.movement import MovementPlan, plan_movement
+from wayfinding.results import Status
+
+EXACT = {"position_resolution": 1e-9, "heading_resolution": 1e-9}
+ST, MW = "standing", "mid-walk"
+
+
+def book_clips() -> ClipCatalogue:
+    """The book's biped (4.9.3): walk, stand-to-walk, walk-to-stand, sidestep and
+    turn-on-the-spot between the states standing and mid-walk."""
+    return ClipCatalogue([
+        Clip("walk", MW, MW, duration=1.0, dx=1.0, start_speed=1.0, end_speed=1.0),
+        Clip("stand_to_walk", ST, MW, duration=0.8, dx=0.5, end_speed=1.0),
+        Clip("walk_to_stand", MW, ST, duration=0.8, dx=0.5, start_speed=1.0),
+        Clip("sidestep_left", ST, ST, duration=1.0, dy=0.5),
+        Clip("sidestep_right", ST, ST, duration=1.0, dy=-0.5),
+        Clip("turn_left", ST, ST, duration=1.0, rotation=math.pi / 2),
+        Clip("turn_right", ST, ST, duration=1.0, rotation=-math.pi / 2),
+    ])
+
+
+def lava_room() -> Grid:
+    """A 12 x 8 room (1 m cells) whose lava (blocked) leaves a path along its top side."""
+    free = np.ones((8, 12), dtype=bool)
+    free[0:6, 5:7] = False
+    return Grid(free)
+
+
+def free_area(world) -> object:
+    """The walkable area as a shapely geometry: the oracle of collisions (the test skips
+    without shapely, the ``[geometry]`` extra)."""
+    pytest.importorskip("shapely")
+    from shapely.geometry import Polygon, box
+    from shapely.ops import unary_union
+
+    if isinstance(world, NavMesh):
+        return unary_union([Polygon(world.polygon(i)) for i in range(world.num_polygons)])
+    cs, (ox, oy) = world.cell_size, world.origin
+    ys, xs = np.nonzero(world.passable)
+    return unary_union([box(ox + x * cs, oy + y * cs, ox + (x + 1) * cs, oy + (y + 1) * cs)
+                        for x, y in zip(xs.tolist(), ys.tolist())])
+
+
+def clear(area, points: np.ndarray) -> bool:
+    """Whether the polyline through ``points`` lies inside ``area`` without touching its
+    boundary (None: the open plane)."""
+    if area is None:
+        return True
+    from shapely.geometry import LineString, Point
+
+    geom = Point(points[0]) if np.allclose(points, points[0], rtol=0, atol=0) \
+        else LineString(points)
+    return area.contains_properly(geom)
+
+
+def in_goal(pose, state, goal, area, tol, htol, ends) -> bool:
+    return (state in ends and math.hypot(pose[0] - goal[0], pose[1] - goal[1]) <= tol
+            and abs(math.remainder(pose[2] - goal[2], 2 * math.pi)) <= htol
+            and clear(area, np.array([pose[:2], goal[:2]])))
+
+
+def brute_force(clips, world, start, state, goal, tol, htol, ends, depth, *, below=math.inf,
+                step=0.1):
+    """The cheapest sequence of at most ``depth`` clips ending in the goal region and
+    costing less than ``below``, found by playing every such sequence (depth first, a
+    sequence left as soon as it costs ``below`` or more): ``(cost, names)``, ``(inf, ())``
+    when there is none."""
+    area = None if world is None else free_area(world)
+    best = [below, None]
+
+    def play(pose, anim, cost, names):
+        if in_goal(pose, anim, goal, area, tol, htol, ends) and cost < best[0]:
+            best[:] = [cost, names]
+        if len(names) == depth:
+            return
+        for clip in clips.clips:
+            if clip.start_state != anim or cost + clip.duration >= best[0]:
+                continue
+            path = clip.root_path(pose, step)
+            if clear(area, path[:, :2]):
+                play(path[-1], clip.end_state, cost + clip.duration, names + (clip.name,))
+
+    play(np.asarray(start, float), state, 0.0, ())
+    return (math.inf, ()) if best[1] is None else (best[0], best[1])
+
+
+def replay(plan: MovementPlan, clips: ClipCatalogue, start) -> None:
+    """Each pose is the previous one after the clip between them; states chain."""
+    np.testing.assert_array_equal(plan.poses[0], start)
+    for i, name in enumerate(plan.clips):
+        clip = clips[name]
+        assert clip.start_state == plan.states[i] and clip.end_state == plan.states[i + 1]
+        np.testing.assert_allclose(plan.poses[i + 1], clip.end_pose(plan.poses[i]),
+                                   atol=1e-12)
+    assert plan.time == pytest.approx(sum(clips[n].duration for n in plan.clips))
+    assert plan.times[-1] == pytest.approx(plan.time)
+    assert plan.length == pytest.approx(sum(clips[n].length for n in plan.clips))
+
+
+# --- the book's example ------------------------------------------------------------------
+
+def test_book_lava_room_route_walks_turns_and_reaches_the_far_door():
+    clips, room = book_clips(), lava_room()
+    start, door = (1.5, 1.5, 0.0), (11.0, 1.5, 0.0)
+    plan = plan_movement(room, clips, start, door, start_state=ST, position_tolerance=0.5)
+    assert plan.found
+    replay(plan, clips, start)
+    assert math.hypot(*(plan.poses[-1, :2] - door[:2])) <= 0.5
+    area = free_area(room)
+    for pose, name in zip(plan.poses[:-1], plan.clips):
+        assert clear(area, clips[name].root_path(pose, 0.02)[:, :2])
+    used = set(plan.clips)
+    assert "walk" in used and used & {"turn_left", "turn_right", "sidestep_left",
+                                      "sidestep_right"}
+    # No straight line: the lava lies across it.
+    direct = plan_movement(None, clips, start, door, start_state=ST, position_tolerance=0.5)
+    assert set(direct.clips) <= {"stand_to_walk", "walk", "walk_to_stand"}
+    assert plan.time > direct.time
+
+
+def test_book_route_is_the_cheapest_sequence():
+    clips, room = book_clips(), lava_room()
+    start, goal = (3.5, 4.5, 0.0), (3.5, 7.0, 0.0)
+    plan = plan_movement(room, clips, start, goal, start_state=ST, position_tolerance=0.3,
+                         **EXACT)
+    cost, names = brute_force(clips, room, start, ST, goal, 0.3, math.pi,
+                              set(clips.states), 6)
+    assert plan.found and len(plan.clips) <= 6
+    assert plan.cost == pytest.approx(cost)
+
+
+def test_an_animation_that_overshoots_cannot_hit_an_exact_target():
+    # Needing 2 m forward and a 30 degree right turn, a clip of 1.5 m and 45 degrees fails.
+    goal = (2 * math.cos(0), 0.0, -math.pi / 6)
+    wrong = ClipCatalogue([Clip("turn_walk", ST, ST, duration=1.0, dx=1.5 * math.cos(math.pi / 8),
+                                dy=-1.5 * math.sin(math.pi / 8), rotation=-math.pi / 4)])
+    plan = plan_movement(None, wrong, (0, 0, 0), goal, position_tolerance=0.01,
+                         heading_tolerance=0.01)
+    assert plan.status is Status.FAILED and not plan.found
+    assert plan.poses.shape == (0, 3) and plan.cost == math.inf
+    right = ClipCatalogue([*wrong.clips, Clip("fit", ST, ST, duration=1.0, dx=2.0,
+                                              rotation=-math.pi / 6)])
+    assert plan_movement(None, right, (0, 0, 0), goal, position_tolerance=0.01,
+                         heading_tolerance=0.01).clips == ("fit",)
+
+
+def test_running_moves_two_metres_and_keeps_its_speed():
+    run = Clip("run", "running", "running", duration=0.5, dx=2.0, start_speed=4.0,
+               end_speed=4.0)
+    clips = ClipCatalogue([run])
+    plan = plan_movement(None, clips, (0, 0, math.pi / 2), (0, 6, 0), start_state="running",
+                         position_tolerance=1e-9)
+    assert plan.clips == ("run", "run", "run")
+    np.testing.assert_allclose(plan.poses[:, 1], [0, 2, 4, 6], atol=1e-12)
+    assert run.start_speed == run.end_speed
+
+
+# --- optimality against brute force ------------------------------------------------------
+
+def small_catalogues() -> dict[str, ClipCatalogue]:
+    arc = math.pi / 4
+    return {
+        "turns": ClipCatalogue([
+            Clip("go", "a", "a", duration=1.0, dx=1.0),
+            Clip("left", "a", "a", duration=0.7, rotation=math.pi / 2),
+            Clip("right", "a", "a", duration=0.9, rotation=-math.pi / 2),
+            Clip("hop", "a", "a", duration=1.3, dx=2.0, dy=0.5)]),
+        "states": ClipCatalogue([
+            Clip("start", "s", "m", duration=0.6, dx=0.4),
+            Clip("stop", "m", "s", duration=0.5, dx=0.3),
+            Clip("step", "m", "m", duration=0.8, dx=1.0),
+            Clip("veer", "m", "m", duration=0.8, dx=math.sin(arc), dy=1 - math.cos(arc),
+                 rotation=arc),
+            Clip("side", "s", "s", duration=0.9, dy=-0.6)]),
+    }
+
+
+WORLDS = {
+    "open": lambda: None,
+    "grid": lambda: Grid(np.array([[1, 1, 1, 1, 1, 1, 1, 1],
+                                   [1, 1, 1, 1, 1, 1, 1, 1],
+                                   [1, 1, 1, 0, 1, 1, 1, 1],
+                                   [1, 1, 1, 1, 1, 1, 1, 1],
+                                   [1, 1, 1, 1, 1, 1, 1, 1],
+                                   [1, 1, 1, 1, 1, 1, 1, 1]], dtype=bool), origin=(-2.0, -3.0)),
+    "navmesh": lambda: NavMesh.build(outline=[(-2, -3), (6, -3), (6, 3), (-2, 3)],
+                                     holes=[[(1, -0.5), (2, -0.8), (2.2, 0.1), (1.2, 0.3)]]),
+}
+
+
+@pytest.mark.parametrize("world_name", list(WORLDS))
+@pytest.mark.parametrize("cat_name", ["turns", "states"])
+@pytest.mark.parametrize("goal, tol, htol", [
+    ((3.0, 0.0, 0.0), 0.3, math.pi),
+    ((4.0, 1.2, math.pi / 2), 0.5, 0.8),
+    ((0.0, -1.5, 0.0), 0.4, 0.3),
+])
+def test_planner_optimum_equals_brute_force(world_name, cat_name, goal, tol, htol):
+    world, clips = WORLDS[world_name](), small_catalogues()[cat_name]
+    state = "s" if cat_name == "states" else "a"
+    start, depth = (0.0, 0.0, 0.0), 7
+    plan = plan_movement(world, clips, start, goal, start_state=state, position_tolerance=tol,
+                         heading_tolerance=htol, **EXACT)
+    assert plan.found
+    replay(plan, clips, start)
+    area = None if world is None else free_area(world)
+    assert in_goal(plan.poses[-1], plan.states[-1], goal, area, tol, htol, clips.states)
+    for pose, name in zip(plan.poses[:-1], plan.clips):
+        assert clear(area, clips[name].root_path(pose, 0.1)[:, :2])
+    # Every sequence of up to `depth` clips cheaper than the plan (by more than rounding)
+    # misses the goal; the plan itself is found when it is that short.
+    cost, names = brute_force(clips, world, start, state, goal, tol, htol, set(clips.states),
+                              depth, below=plan.cost + 1e-9)
+    if len(plan.clips) <= depth:
+        assert cost == pytest.approx(plan.cost)
+    else:
+        assert cost == math.inf
+
+
+def test_end_states_and_penalties_are_honoured_and_optimal():
+    clips = small_catalogues()["states"]
+    goal = (2.5, 0.0, 0.0)
+    plan = plan_movement(None, clips, (0, 0, 0), goal, start_state="s",
+                         position_tolerance=0.25, end_states={"s"}, **EXACT)
+    cost, names = brute_force(clips, None, (0, 0, 0), "s", goal, 0.25, math.pi, {"s"}, 6)
+    assert plan.states[-1] == "s" and plan.cost == pytest.approx(cost)
+    penalised = plan_movement(None, clips, (0, 0, 0), goal, start_state="s",
+                              position_tolerance=0.25, end_states={"s"},
+                              penalties={"step": 5.0}, **EXACT)
+    assert "step" not in penalised.clips
+    assert penalised.cost == pytest.approx(penalised.time)
+    assert penalised.cost >= plan.cost
+
+
+# --- targets, tolerances, lower bounds ---------------------------------------------------
+
+GOALS = [(6.0, 3.0, 1.0), (-2.0, 1.5, math.pi), (2.0, -5.0, -1.2), (9.0, 0.5, 0.0),
+         (0.5, 0.0, math.pi / 2)]
+
+
+@pytest.mark.parametrize("goal", GOALS)
+@pytest.mark.parametrize("tol, htol, ends", [(0.3, math.pi, None), (0.4, 0.35, {"standing"}),
+                                             (0.5, 0.5, {"walking", "running"})])
+def test_plans_hit_their_target_within_the_tolerances(goal, tol, htol, ends):
+    clips = default_clips()
+    plan = plan_movement(None, clips, (0, 0, 0), goal, position_tolerance=tol,
+                         heading_tolerance=htol, end_states=ends)
+    assert plan.found
+    replay(plan, clips, (0, 0, 0))
+    x, y, h = plan.poses[-1]
+    assert math.hypot(x - goal[0], y - goal[1]) <= tol
+    assert abs(math.remainder(h - goal[2], 2 * math.pi)) <= htol
+    assert ends is None or plan.states[-1] in ends
+
+
+def forward_arcs(kappa: float) -> ClipCatalogue:
+    """Forward clips whose root curvature is at most ``kappa``."""
+    out = [Clip("straight", "w", "w", duration=1.0, dx=1.0)]
+    for name, k, length in (("left", kappa, 1.0), ("right", -kappa, 1.0),
+                            ("soft_left", kappa / 2, 1.5), ("soft_right", -kappa / 2, 0.7)):
+        turn = k * length
+        r = 1 / abs(k)
+        out.append(Clip(name, "w", "w", duration=length, dx=r * math.sin(abs(turn)),
+                        dy=math.copysign(r * (1 - math.cos(turn)), turn), rotation=turn))
+    return ClipCatalogue(out)
+
+
+@pytest.mark.parametrize("kappa", [0.5, 1.0])
+@pytest.mark.parametrize("goal", [(5.0, 2.0, 0.5), (1.0, 4.0, 2.0), (-3.0, 1.0, math.pi),
+                                  (6.0, -1.0, -0.4)])
+def test_dubins_length_bounds_the_root_path_when_curvature_is_bounded(kappa, goal):
+    clips = forward_arcs(kappa)
+    assert clips.max_curvature == pytest.approx(kappa)
+    plan = plan_movement(None, clips, (0, 0, 0), goal, start_state="w",
+                         position_tolerance=0.4, heading_tolerance=0.4,
+                         position_resolution=0.2, heading_resolution=math.radians(10))
+    assert plan.found
+    x, y, h = plan.poses[-1]
+    dubins = turning_path((0, 0), (1, 0), (x, y), (math.cos(h), math.sin(h)),
+                          radius=1 / clips.max_curvature)
+    assert dubins.length <= plan.length + 1e-9
+    sampled = np.concatenate([clips[n].root_path(p, 0.01)[:, :2]
+                              for p, n in zip(plan.poses[:-1], plan.clips)])
+    assert np.hypot(*np.diff(sampled, axis=0).T).sum() == pytest.approx(plan.length, rel=1e-4)
+
+
+def test_unbounded_curvature_has_no_dubins_bound():
+    assert default_clips().max_curvature == math.inf
+
+
+# --- worlds ------------------------------------------------------------------------------
+
+def test_navmesh_plans_go_round_the_hole_on_the_mesh():
+    mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 10), (0, 10)],
+                         holes=[[(6, 0.5), (9, 0.5), (9, 8), (6, 8)]])
+    clips = default_clips()
+    start, goal = (2.0, 2.0, 0.0), (13.0, 2.0, 0.0)
+    plan = plan_movement(mesh, clips, start, goal, position_tolerance=0.4)
+    assert plan.found
+    area = free_area(mesh)
+    for pose, name in zip(plan.poses[:-1], plan.clips):
+        assert clear(area, clips[name].root_path(pose, 0.1)[:, :2])
+    samples = np.concatenate([clips[n].root_path(p, 0.1)[:, :2]
+                              for p, n in zip(plan.poses[:-1], plan.clips)])
+    by_hole = samples[(samples[:, 0] > 6) & (samples[:, 0] < 9)]
+    assert len(by_hole) and ((by_hole[:, 1] < 0.5) | (by_hole[:, 1] > 8)).all()
+    assert plan.length >= mesh.find_path(start[:2], goal[:2]).cost - 0.4
+
+
+def test_a_grid_with_an_origin_and_cell_size_is_walled_in_world_units():
+    grid = Grid(np.ones((4, 10), dtype=bool), origin=(100.0, 50.0), cell_size=0.5)
+    clips = default_clips()
+    plan = plan_movement(grid, clips, (101.0, 51.0, 0.0), (104.0, 51.0, 0.0),
+                         position_tolerance=0.3)
+    assert plan.found
+    assert (plan.poses[:, 0] < 105.0).all() and (plan.poses[:, 1] < 52.0).all()
+    # The same trip along a room too short for it fails the start check of a wall.
+    with pytest.raises(InvalidQueryError, match="goal .* off the walkable area"):
+        plan_movement(grid, clips, (101.0, 51.0, 0.0), (106.0, 51.0, 0.0))
+
+
+def test_goal_must_be_in_sight_from_the_end_pose():
+    # A thin wall just before the goal: ends within the tolerance behind it do not count.
+    free = np.ones((6, 12), dtype=bool)
+    free[0:5, 6] = False
+    room = Grid(free)
+    clips = book_clips()
+    plan = plan_movement(room, clips, (1.5, 2.5, 0.0), (7.5, 2.5, 0.0), start_state=ST,
+                         position_tolerance=1.6)
+    assert plan.found and plan.poses[-1, 0] > 7.0
+
+
+def test_budget_stops_the_search():
+    plan = plan_movement(None, default_clips(), (0, 0, 0), (20, 5, 0), max_expansions=3)
+    assert plan.status is Status.OUT_OF_BUDGET and not plan.found
+    assert plan.stats.expanded == 3
+    assert plan.clips == () and plan.times.shape == (0,)
+
+
+def test_start_in_the_goal_region_is_an_empty_plan():
+    plan = plan_movement(None, default_clips(), (1, 1, 0.2), (1.1, 1, 0))
+    assert plan.found and plan.clips == () and plan.time == 0.0 and plan.cost == 0.0
+    assert plan.poses.tolist() == [[1.0, 1.0, 0.2]] and plan.states == ("standing",)
+
+
+def test_plans_are_deterministic_records():
+    a = plan_movement(None, default_clips(), (0, 0, 0), (5, 3, 1))
+    b = plan_movement(None, default_clips(), (0, 0, 0), (5, 3, 1))
+    assert a.clips == b.clips and a.cost == b.cost
+    assert a == MovementPlan(a.clips, a.poses.copy(), a.states, a.times.copy(), a.time,
+                             a.cost, a.length, a.status, a.stats)
+    assert "clips" in repr(a)
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"clips": "walk"}, "clips 'walk' must be a ClipCatalogue"),
+    ({"start": (0, math.nan, 0)}, "start"),
+    ({"goal": (1, 2)}, "goal"),
+    ({"start_state": "flying"}, "unknown start_state 'flying'"),
+    ({"position_tolerance": -1}, "position_tolerance -1"),
+    ({"heading_tolerance": 4}, "heading_tolerance 4"),
+    ({"end_states": "standing"}, "not one string"),
+    ({"end_states": {"flying"}}, "end_states"),
+    ({"end_states": set()}, "end_states"),
+    ({"penalties": {"fly": 1}}, "unknown clip 'fly'"),
+    ({"penalties": {"walk": -1}}, "penalty of 'walk' -1"),
+    ({"position_resolution": 0}, "position_resolution 0"),
+    ({"heading_resolution": math.inf}, "heading_resolution inf"),
+    ({"step": 0}, "step 0"),
+    ({"max_expansions": -1}, "max_expansions -1"),
+    ({"world": "room"}, "world str must be"),
+    ({"world": lava_room(), "start": (5.5, 2.5, 0)}, r"start \(5.5, 2.5\) is off"),
+    ({"world": lava_room(), "goal": (-1, 2.5, 0)}, "goal .* is off"),
+])
+def test_bad_arguments_are_refused(kwargs, message):
+    args = {"world": None, "clips": default_clips(), "start": (0.5, 0.5, 0),
+            "goal": (3, 0.5, 0), **kwargs}
+    with pytest.raises(InvalidQueryError, match=message):
+        plan_movement(args.pop("world"), args.pop("clips"), args.pop("start"),
+                      args.pop("goal"), **args)
