@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -81,7 +81,7 @@ class MovementPlan:
     cost: float
     length: float
     status: Status
-    stats: SearchStats = field(default_factory=SearchStats)
+    stats: SearchStats
 
     __eq__ = _fields_equal
 
