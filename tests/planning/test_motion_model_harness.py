@@ -200,13 +200,15 @@ def test_the_fit_measures_the_controller_s_known_motion():
 
 
 @pytest.mark.parametrize("name", sorted(PARAMS))
-def test_the_fitted_deceleration_is_close_to_the_worst_case_it_was_fitted_to(name):
+def test_the_fitted_deceleration_stays_under_the_worst_case_it_was_fitted_to(name):
     params = PARAMS[name]
     fit = fit_motion_model(SimulatedController(params=params), rough_min_speed=1.0,
                            rough_max_speed=4.0,
                            settings=SimulationSettings(jitter=params.jitter))
     assert fit.deceleration is not None
-    assert fit.deceleration.rms < 0.25 and fit.deceleration.max_error < 0.5
+    # a bounded fit: never more loss than the worst run measured
+    assert (fit.deceleration.residuals <= 1e-9).all()
+    assert fit.deceleration.rms < 0.5 and fit.deceleration.max_error < 1.0
     assert len(fit.deceleration.residuals) >= 5
 
 

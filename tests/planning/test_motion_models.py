@@ -100,6 +100,41 @@ def test_the_fit_reports_its_residuals_and_is_the_least_squares_optimum():
     np.testing.assert_allclose(fit.coefficients, [0.1, 0.5, 0.3], atol=0.15)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_bounded_fit_is_the_constrained_least_squares_optimum(seed):
+    optimize = pytest.importorskip("scipy.optimize")
+    rng = np.random.default_rng(seed)
+    d = np.sort(rng.uniform(0.05, 6.0, 25))
+    dv = 0.05 * d**2 + 0.6 * d + 0.4 * np.sqrt(d) + rng.normal(0.0, 0.1, len(d))
+    fit = fit_deceleration(d, np.abs(dv), bound=True)
+    design = np.column_stack((d**2, d, np.sqrt(d)))
+    y = np.abs(dv)
+    assert (fit.residuals <= 1e-9).all()
+    # SLSQP as the independent oracle: the same optimum, no better feasible point
+    ref = optimize.minimize(lambda x: ((design @ x - y) ** 2).sum(), np.zeros(3),
+                            method="SLSQP", options={"ftol": 1e-15, "maxiter": 1000},
+                            constraints=[{"type": "ineq", "fun": lambda x: y - design @ x}])
+    assert (fit.residuals**2).sum() <= ((design @ ref.x - y) ** 2).sum() + 1e-9
+    np.testing.assert_allclose(fit.coefficients, ref.x, atol=1e-4)
+    free = fit_deceleration(d, y)
+    assert (free.residuals**2).sum() <= (fit.residuals**2).sum()
+
+
+def test_an_exact_model_is_its_own_bounded_fit():
+    d = np.linspace(0.2, 4.0, 9)
+    fit = fit_deceleration(d, 0.1 * d**2 + 0.5 * d + 0.3 * np.sqrt(d), bound=True)
+    np.testing.assert_allclose(fit.coefficients, [0.1, 0.5, 0.3], atol=1e-9)
+
+
+def test_the_bounded_fit_stays_under_any_losses_but_a_negative_one_at_0():
+    fit = fit_deceleration([1.0, 2.0, 3.0, 4.0], [-1.0, -3.0, -1.0, 2.0], bound=True)
+    assert (fit.residuals <= 1e-9).all()
+    with pytest.raises(InvalidQueryError, match="at distance 0"):
+        fit_deceleration([0.0, 1.0, 2.0, 3.0], [-1.0, 1.0, 2.0, 3.0], bound=True)
+    with pytest.raises(InvalidQueryError, match="bound"):
+        fit_deceleration([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], bound=1)
+
+
 @pytest.mark.parametrize("d, dv, match", [
     ([1.0, 2.0], [1.0, 2.0], "at least 3"),
     ([1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 0.0], "at least 3"),

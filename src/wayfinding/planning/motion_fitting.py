@@ -11,7 +11,8 @@ controller by offline simulation, and the regression report between two fits.
 2. stops from speeds across the range: the longest distance over the samples;
 3. slow-downs from speeds across the range to ``min_speed``: for each speed loss, the longest
    distance any run needed to lose it (the worst case over the starting speeds), fitted by
-   :func:`~wayfinding.planning.motion_models.fit_deceleration`;
+   :func:`~wayfinding.planning.motion_models.fit_deceleration` never above it
+   (``bound=True``);
 4. turns by angles uniformly spaced over 0°–180° at speeds across the range: the distance
    from the character's settled straight line to the ideal line (the switch point along the
    new heading), the largest over the samples;
@@ -137,9 +138,10 @@ def fit_motion_model(controller: CharacterController, *, rough_min_speed: float,
             run = _run(controller, MotionCommand(start_speed=v, goal_speed=v_min), settings,
                        runs)
             reach = _loss_distances(run, losses)
-            needed = np.maximum(needed, np.where(losses <= v - v_min + 1e-9, reach, 0.0))
-        usable = np.isfinite(needed) & (needed > 0)
-        decel = fit_deceleration(needed[usable], losses[usable])
+            # a run counts for the losses it reached (the last may fall short by the noise)
+            needed = np.maximum(needed, np.where(np.isfinite(reach), reach, 0.0))
+        usable = needed > 0
+        decel = fit_deceleration(needed[usable], losses[usable], bound=True)
 
         angles = np.linspace(0.0, math.pi, n_angles)
         overshoot = np.zeros((n_angles, n))

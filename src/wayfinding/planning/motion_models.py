@@ -9,7 +9,8 @@ A :class:`MotionModel` says what a character's animations really do, measured of
   table (``stop_distances`` against ``stop_speeds``);
 * the **deceleration function** ``dv(d) = a d² + b d + c √d``: the speed the character can
   surely lose within ``d`` metres, fitted by least squares (the model is linear in
-  ``a, b, c``) to the worst case over the starting speeds (:func:`fit_deceleration`);
+  ``a, b, c``) to the worst case over the starting speeds, optionally never above it
+  (:func:`fit_deceleration`);
 * the **overshoot**: how far the character ends beside the ideal path after turning by an
   angle at a speed, one row per angle uniformly spaced over 0°–180°;
 * the **rotation radius**: the radius of the tightest circle at each speed.
@@ -39,6 +40,7 @@ of that limit:
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import os
 from dataclasses import dataclass, field
@@ -111,15 +113,61 @@ class DecelerationFit:
     __eq__ = _fields_equal
 
 
-def fit_deceleration(distances: ArrayLike, speed_losses: ArrayLike) -> DecelerationFit:
+def _bounded_lstsq(design: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The ``x`` minimising ``|design x - y|²`` subject to ``design x <= y`` (``design`` of
+    three columns, full rank, its rows of positive distances: ``x = (0, -t, 0)`` for a large
+    ``t`` keeps every row, so the problem always has a solution).
+
+    The optimum of this convex problem solves the equality-constrained problem on a set of
+    at most three linearly independent active rows: every such set is solved (three rows
+    fix ``x``; fewer, through the KKT system) and the feasible solution of least error kept.
+    The cost grows as ``n³``."""
+    n = len(y)
+    tol = 1e-9 * max(1.0, float(np.abs(y).max()))
+    gram2 = 2.0 * design.T @ design
+    rhs2 = 2.0 * design.T @ y
+    candidates = [np.linalg.solve(gram2, rhs2)]
+    for k in (1, 2):
+        for rows in itertools.combinations(range(n), k):
+            c = design[list(rows)]
+            kkt = np.block([[gram2, c.T], [c, np.zeros((k, k))]])
+            try:
+                candidates.append(np.linalg.solve(kkt, np.concatenate((rhs2, y[list(rows)])))[:3])
+            except np.linalg.LinAlgError:      # dependent rows: another set covers them
+                continue
+    if n >= 3:
+        triples = np.array(list(itertools.combinations(range(n), 3)))
+        systems = design[triples]
+        ok = np.abs(np.linalg.det(systems)) > 1e-12 * np.abs(systems).max(axis=(1, 2))**3
+        if ok.any():
+            candidates.extend(np.linalg.solve(systems[ok], y[triples[ok]][..., None])[..., 0])
+    xs = np.array(candidates)
+    fitted = xs @ design.T
+    feasible = (fitted <= y + tol).all(axis=1)
+    errors = np.where(feasible, ((fitted - y) ** 2).sum(axis=1), np.inf)
+    return np.asarray(xs[int(np.argmin(errors))])
+
+
+def fit_deceleration(distances: ArrayLike, speed_losses: ArrayLike, *, bound: bool = False
+                     ) -> DecelerationFit:
     """Fit ``dv(d) = a d² + b d + c √d`` to measured pairs: ``distances`` (``(n,)``, metres,
     >= 0) and the ``speed_losses`` over them (``(n,)``, m/s), by linear least squares.  At
     least three distinct positive distances are needed.
+
+    With ``bound``, the fit is the least-squares one among those never above a measured
+    loss (every residual <= 0): a worst case, whose loss within ``d`` the character surely
+    achieves at the measured distances, so that caps built on it are safe there.  It solves
+    a small quadratic programme exactly, at a cost growing as ``n³`` (a few hundred points
+    at most are sensible); a negative loss at distance 0, which no such fit stays under, is
+    refused.
 
     >>> d = np.array([0.5, 1.0, 2.0, 4.0])
     >>> fit = fit_deceleration(d, 0.1 * d**2 + 0.5 * d + 0.3 * np.sqrt(d))
     >>> fit.coefficients.round(9).tolist(), fit.max_error < 1e-12
     ([0.1, 0.5, 0.3], True)
+    >>> below = fit_deceleration(d, [0.4, 1.1, 1.2, 2.9], bound=True)
+    >>> bool((below.residuals <= 1e-9).all())
+    True
     """
     d = _vector("distances", distances)
     dv = _vector("speed_losses", speed_losses, len(d))
@@ -128,8 +176,17 @@ def fit_deceleration(distances: ArrayLike, speed_losses: ArrayLike) -> Decelerat
     if len(np.unique(d[d > 0])) < 3:
         raise InvalidQueryError(f"distances {d.tolist()!r:.80} must hold at least 3 distinct "
                                 "positive values to fit three coefficients")
+    if not isinstance(bound, bool):
+        raise InvalidQueryError(f"bound {bound!r} must be a bool")
     design = np.column_stack((d * d, d, np.sqrt(d)))
-    coefficients = np.linalg.lstsq(design, dv, rcond=None)[0]
+    if not bound:
+        coefficients = np.linalg.lstsq(design, dv, rcond=None)[0]
+    else:
+        if (dv[d == 0] < 0).any():
+            raise InvalidQueryError(f"speed_losses {dv.tolist()!r:.80} at distance 0 must be "
+                                    ">= 0 for a fit bounded by them")
+        moving = d > 0
+        coefficients = _bounded_lstsq(design[moving], dv[moving])
     residuals = design @ coefficients - dv
     return DecelerationFit(coefficients, residuals, float(np.sqrt(np.mean(residuals**2))),
                            float(np.abs(residuals).max()))
