@@ -20,8 +20,8 @@ so the straight path of a navigation mesh is post-processed before any clip is c
   stops there, steps toward the next point and starts again.
 
 "Walkable" is checked on the mesh when one is given (a ray along the segment from a point on
-a usable polygon reaches its end, :meth:`~wayfinding.navmesh.NavMesh.raycast`); points
-alone are taken to lie in open space.
+a usable polygon reaches its end, :meth:`~wayfinding.navmesh.NavMesh.raycast`, going on past
+a corner it only grazes); points alone are taken to lie in open space.
 
 >>> import numpy as np
 >>> p = process_path([(0, 0), (5, 0), (5.3, 0.1), (10, 0)], min_segment=1.0)
@@ -54,6 +54,9 @@ MIN_SEGMENT = 1.0
 TURN_SPACE = 2.0
 #: Default least turn (radians) that counts as sharp for :func:`process_path`.
 SHARP_TURN = math.pi / 3
+#: How near a mesh vertex (relative to the coordinates' size) a ray's stop counts as
+#: grazing that corner.
+_GRAZE = 1e-7
 
 
 @dataclass(slots=True)
@@ -105,16 +108,34 @@ class _Walkable:
         self.mesh, self.filter = mesh, filter
 
     def __call__(self, *points: np.ndarray) -> bool:
-        if self.mesh is None:
-            return True
-        for a, b in zip(points[:-1], points[1:]):
+        return self.mesh is None or all(self._segment(a, b)
+                                        for a, b in zip(points[:-1], points[1:]))
+
+    def _segment(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether the segment ``a``-``b`` is walkable.  A ray that only grazes a corner of
+        the mesh (stops within :data:`_GRAZE` of a mesh vertex, and goes on into the mesh
+        just past it) is followed on from there: rounding can stop a ray along a path
+        segment that leaves a corner."""
+        mesh = self.mesh
+        assert mesh is not None
+        start = np.asarray(a, dtype=np.float64)
+        end = np.asarray(b, dtype=np.float64)
+        for _ in range(8):
             try:
-                hit = self.mesh.raycast(a, b, filter=self.filter)
+                hit = mesh.raycast(start, end, filter=self.filter)
             except InvalidQueryError:          # a point off the usable polygons
                 return False
-            if hit.hit:
+            if not hit.hit:
+                return True
+            p = np.array(hit.point)
+            left = float(np.hypot(*(end - p)))
+            scale = _GRAZE * max(1.0, float(np.abs(p).max()))
+            if left <= scale:
+                return True
+            if np.hypot(*(mesh.vertices - p).T).min() > scale:
                 return False
-        return True
+            start = p + (end - p) * (scale / left)
+        return False
 
 
 def _options(min_segment: Any, turn_space: Any, sharp_turn: Any) -> tuple[float, float, float]:
@@ -165,13 +186,14 @@ def _merge_short(path: list[np.ndarray], min_seg: float, walkable: _Walkable) ->
             return
         i, last = best, len(path) - 1
         if 0 < i and i + 1 < last:
-            for joint in ((path[i] + path[i + 1]) / 2, _meeting(*path[i - 1:i + 3])):
-                if joint is not None and walkable(path[i - 1], joint, path[i + 2]):
-                    path[i:i + 2] = [joint]
-                    break
-            else:
-                joint = None
-            if joint is not None:
+            mid = (path[i] + path[i + 1]) / 2
+            meet = _meeting(*path[i - 1:i + 3])
+            # the corner's two new legs extend segments already walked: only they are cast
+            if walkable(path[i - 1], mid, path[i + 2]):
+                path[i:i + 2] = [mid]
+                continue
+            if meet is not None and walkable(path[i], meet, path[i + 1]):
+                path[i:i + 2] = [meet]
                 continue
         if i + 1 < last and walkable(path[i], path[i + 2]):
             del path[i + 1]

@@ -369,40 +369,61 @@ class LocomotionPlanner:
                     best = got
         return best
 
+    def _root(self, f: Any, aim: float) -> float | None:
+        """The heading within :attr:`max_twist` of ``aim`` where ``f`` (its first value)
+        is zero, the nearest to ``aim`` of those found by bisection between 33 evenly
+        spaced headings; None when there is none."""
+        if self.max_twist == 0:
+            return aim if abs(f(aim)[0]) <= 1e-9 else None
+        hs = np.linspace(aim - self.max_twist, aim + self.max_twist, 33).tolist()
+        vals = [f(h)[0] for h in hs]
+        roots = [h for h, v in zip(hs, vals) if v == 0]
+        for a, b, fa, fb in zip(hs[:-1], hs[1:], vals[:-1], vals[1:]):
+            if fa * fb < 0 and abs(fa) < math.pi / 2 and abs(fb) < math.pi / 2:
+                for _ in range(60):
+                    m = (a + b) / 2
+                    fm = f(m)[0]
+                    if fm == 0:
+                        a = b = m
+                        break
+                    a, fa, b = (m, fm, b) if fa * fm > 0 else (a, fa, m)
+                roots.append((a + b) / 2)
+        return min(roots, key=lambda h: abs(h - aim), default=None)
+
     def _fit(self, pose: Pose, pre: tuple[Clip, ...], loop: Clip, post: tuple[Clip, ...],
              goal: _Goal, moving: bool) -> tuple[float, list[Action], str] | None:
         """Solve the transfer's heading so that ``post`` ends on the target after ``pre``
         and the loop (``pre``'s first clip twisted to aim along it, ``post``'s first clip
         twisted toward the facing); None when the clips do not fit the segment."""
-        x0, y0, h0 = pose
-        tx, ty = goal.target
-        heading = math.atan2(ty - y0, tx - x0)
-        turn = sum(c.rotation for c in pre)
-        post_turn = sum(c.rotation for c in post)
-        tw1 = tw3 = 0.0
-        e: Pose = pose
-        sx, sy = tx, ty
-        for _ in range(50):
-            if post and goal.facing is not None:
-                tw3 = max(-self.max_twist, min(self.max_twist,
-                                               _wrap(goal.facing - heading - post_turn)))
-            if post:
-                ox, oy, _ = _play_chain(post, (0.0, 0.0, heading), tw3)
-                sx, sy = tx - ox, ty - oy
-            tw = self._twist_to(heading - h0 - turn)
-            if tw is None:
-                return None
-            tw1 = tw
-            e = _play_chain(pre, pose, tw1) if pre else pose
-            gap = math.hypot(sx - e[0], sy - e[1])
-            new = math.atan2(sy - e[1], sx - e[0]) if gap > 1e-9 else heading
-            if abs(_wrap(new - heading)) < 1e-12:
-                break
-            heading = new
-        else:
-            return None
         if not pre and not moving:
             return None
+        h0 = pose[2]
+        tx, ty = goal.target
+        aim = h0 + sum(c.rotation for c in pre)          # the heading with no twist
+        post_turn = sum(c.rotation for c in post)
+
+        def solve(h: float) -> tuple[float, Pose, float, float, float]:
+            """How far the way from the pre-transfer's end to the post-transfer's start
+            turns from heading ``h`` (0 when the transfer runs along ``h``), and those
+            points and the post-transfer's twist."""
+            tw3 = 0.0
+            if post and goal.facing is not None:
+                tw3 = max(-self.max_twist, min(self.max_twist,
+                                               _wrap(goal.facing - h - post_turn)))
+            sx, sy = tx, ty
+            if post:
+                ox, oy, _ = _play_chain(post, (0.0, 0.0, h), tw3)
+                sx, sy = tx - ox, ty - oy
+            e = _play_chain(pre, pose, h - aim) if pre else pose
+            if math.hypot(sx - e[0], sy - e[1]) <= 1e-9:
+                return 0.0, e, sx, sy, tw3
+            return _wrap(math.atan2(sy - e[1], sx - e[0]) - h), e, sx, sy, tw3
+
+        heading = self._root(solve, aim)
+        if heading is None:
+            return None
+        _, e, sx, sy, tw3 = solve(heading)
+        tw1 = heading - aim
         distance = math.hypot(sx - e[0], sy - e[1])
         stack: list[Action] = []                         # pushed from the end
         p: Pose = (sx, sy, heading)
