@@ -15,7 +15,8 @@ with the naïve model steering assumes (a stop from ``v`` takes ``v² / (2 a)`` 
 animation's nominal deceleration ``a``, no lag) shows what the fit buys.  Last, the default
 controller at twice the size (speeds, accelerations and lengths doubled) walks with the
 default fit scaled by :meth:`~wayfinding.planning.motion_models.MotionModel.scaled`, and the
-time of one cap.
+time of one cap.  The future-speed cap is measured the same way: from rest toward a point
+that wants a lower speed.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ CONTROLLERS = {
 }
 QUICK = ("default", "long lag, noisy")
 MARKS = (0.5, 1.0, 2.0, 3.0, 5.0, 7.5, 10.0, 20.0, 50.0)
+FUTURES = (1.0, 2.0, 4.0)
+AHEAD = (5.0, 15.0, 30.0)
 
 
 def walk(controller: SimulatedController, mark: float, limit) -> float:
@@ -66,6 +69,23 @@ def errors(params: ControllerParams, limit) -> tuple[float, float]:
     """The most the walks ended short of and past their marks (m)."""
     ends = [walk(SimulatedController(params=params), m, limit) - m for m in MARKS]
     return max(0.0, -min(ends)), max(0.0, max(ends))
+
+
+def arrival_excess(params: ControllerParams, model: MotionModel) -> tuple[float, float]:
+    """From rest, capped by ``future_speed_cap`` toward a point needing each of
+    :data:`FUTURES` at each of :data:`AHEAD` metres: the most the speed there fell below and
+    rose above the speed wanted (m/s)."""
+    gaps = []
+    for future in FUTURES:
+        for ahead in AHEAD:
+            controller = SimulatedController(params=params)
+            controller.reset(3)
+            x = v = 0.0
+            while x < ahead:
+                x, _, _, v = controller.step(model.future_speed_cap(future, ahead - x), 0.0,
+                                             DT)
+            gaps.append(v - future)
+    return max(0.0, -min(gaps)), max(0.0, max(gaps))
 
 
 def fitted_limit(model: MotionModel):
@@ -104,8 +124,9 @@ def main(argv: list[str] | None = None) -> int:
                      f"{fit.deceleration.rms:.3f}", f"{fit.deceleration.max_error:.3f}"])
         short, past = errors(params, fitted_limit(model))
         naive_short, naive_past = errors(params, naive_limit(params))
+        slow, fast = arrival_excess(params, model)
         marks.append([name, f"{short:.3f}", f"{past:.3f}", f"{naive_short:.3f}",
-                      f"{naive_past:.3f}"])
+                      f"{naive_past:.3f}", f"{slow:.3f}", f"{fast:.3f}"])
         print(f"  {fits[-1]} {marks[-1]}", file=sys.stderr, flush=True)
     base = CONTROLLERS["default"]
     big = dataclasses.replace(
@@ -115,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         lateral_acceleration=2 * base.lateral_acceleration)
     scaled = models["default"].scaled(scale=2.0)
     short, past = errors(big, fitted_limit(scaled))
-    marks.append(["default at scale 2, model scaled", f"{short:.3f}", f"{past:.3f}", "", ""])
+    marks.append(["default at scale 2, model scaled", f"{short:.3f}", f"{past:.3f}", "", "",
+                  "", ""])
     calls = 20000
     t = time.perf_counter()
     for k in range(calls):
@@ -126,14 +148,18 @@ def main(argv: list[str] | None = None) -> int:
         "Fits of simulated controllers (rough range 1–4 m/s, 3 samples per command, 30 Hz): "
         "fit time, commands run, the speed range found, the deceleration "
         "`dv(d) = a d² + b d + c √d` and the RMS and largest residual of its least-squares "
-        "fit to the worst-case slow-downs (m/s).",
+        "fit to the worst-case slow-downs, bounded never to exceed them (m/s).",
         table(["controller", "fit s", "commands", "range m/s", "a, b, c", "rms", "max"],
               fits),
         f"Walking from rest to marks {MARKS[0]:g}–{MARKS[-1]:g} m ahead under the stop "
         "trigger and its 95% cap: the most the character ended short of or past its mark "
         "(m), with the fitted model and with the naïve model (stops of `v² / 2a` at the stop "
-        "animation's nominal deceleration, no lag).",
-        table(["controller", "short", "past", "naïve short", "naïve past"], marks),
+        "animation's nominal deceleration, no lag).  Then, capped by `future_speed_cap` toward "
+        f"a point {'/'.join(f'{a:g}' for a in AHEAD)} m ahead that wants "
+        f"{'/'.join(f'{f:g}' for f in FUTURES)} m/s: the most the speed there fell below or "
+        "rose above the speed wanted (m/s).",
+        table(["controller", "short", "past", "naïve short", "naïve past", "arrival below",
+               "arrival above"], marks),
         f"One `stop_control_speed` call: {fmt_us(per_cap)} µs."])
     publish(body, args.out, SECTION)
     return 0

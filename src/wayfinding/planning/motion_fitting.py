@@ -132,7 +132,7 @@ def fit_motion_model(controller: CharacterController, *, rough_min_speed: float,
             controller, MotionCommand(start_speed=v, goal_speed=0.0), settings,
             runs).trajectories) for v in speeds.tolist()]
 
-        losses = np.linspace(0.0, v_max - v_min, 2 * n + 1)[1:]
+        losses = np.linspace(0.0, v_max - v_min, 8 * n + 1)[1:]
         needed = np.zeros(len(losses))
         for v in speeds[1:].tolist():
             run = _run(controller, MotionCommand(start_speed=v, goal_speed=v_min), settings,
