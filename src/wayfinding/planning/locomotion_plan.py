@@ -236,8 +236,8 @@ class LocomotionPlanner:
 
         ``through=False``: it stops there in a stance (``stance``, or any), facing
         ``facing`` (radians; ``None``: any).  ``through=True``: it passes the target moving
-        in a transfer state (any facing).  ``avoid``: animation states not to enter (no
-        running here).  An unknown ``state`` raises
+        in a transfer state (``stance``, or any; any facing).  ``avoid``: animation states
+        not to enter (no running here).  An unknown ``state`` raises
         :class:`~wayfinding.errors.InvalidQueryError`.
         """
         self.catalogue.following(state)         # refuses an unknown state
@@ -263,9 +263,8 @@ class LocomotionPlanner:
         return self._fail_safe(state, pose, goal)
 
     def _ends_ok(self, state: str, goal: _Goal) -> bool:
-        if goal.through:
-            return self.is_transfer(state)
-        return not self.is_transfer(state) and (goal.stance is None or state == goal.stance)
+        return self.is_transfer(state) is goal.through and \
+            (goal.stance is None or state == goal.stance)
 
     def _best(self, state: str, pose: Pose, goal: _Goal
               ) -> tuple[float, list[Action], str] | None:
@@ -559,14 +558,27 @@ class LocomotionPlanner:
         f = None if facing is None else number("facing", facing)
         self.catalogue.following(state)         # refuses an unknown state
         banned = frozenset(avoid)
-        through = self._segment_goal(path, 1, True, f, banned)
-        if through is not None:
-            got = self._best(state, start, through)
-            if got is not None and self._ahead_ok(path, 2, got[2], got[1][-1].end, f, banned):
+        for got in self._passing(path, 1, state, start, f, banned):
+            if self._ahead_ok(path, 2, got[2], got[1][-1].end, f, banned):
                 return ActionStack(tuple(got[1]), got[2], Status.FOUND, 0, False)
         stop = self._segment_goal(path, 1, False, f, banned)
         assert stop is not None                 # a segment may always end by stopping
         return self._plan(state, start, stop)
+
+    def _passing(self, path: LocomotionPath, i: int, state: str, pose: Pose,
+                 facing: float | None, banned: frozenset[str]
+                 ) -> list[tuple[float, list[Action], str]]:
+        """The quickest way through point ``i`` moving, one per transfer state, quickest
+        first (ties: catalogue order); none at the goal or a fail-safe stop."""
+        goal = self._segment_goal(path, i, True, facing, banned)
+        if goal is None:
+            return []
+        out = []
+        for t in self.loops:
+            got = self._best(state, pose, _Goal(goal.target, None, True, t, banned))
+            if got is not None:
+                out.append(got)
+        return sorted(out, key=lambda g: g[0])
 
     def _segment_goal(self, path: LocomotionPath, i: int, through: bool,
                       facing: float | None, banned: frozenset[str]) -> _Goal | None:
@@ -586,17 +598,17 @@ class LocomotionPlanner:
         return _Goal((float(pts[i][0]), float(pts[i][1])), want, through, None, banned)
 
     def _ahead_ok(self, path: LocomotionPath, i: int, state: str, pose: Pose,
-                  facing: float | None, banned: frozenset[str]) -> bool:
-        """Whether the segments from point ``i - 1`` on (``look_ahead - 1`` of them) can be
-        planned from ``pose`` in ``state``, each passing through moving or stopping."""
-        for j in range(i, min(i + self.look_ahead - 1, len(path.points))):
-            through = self._segment_goal(path, j, True, facing, banned)
-            got = None if through is None else self._best(state, pose, through)
-            if got is None:
-                stop = self._segment_goal(path, j, False, facing, banned)
-                return stop is not None and self._best(state, pose, stop) is not None
-            state, pose = got[2], got[1][-1].end
-        return True
+                  facing: float | None, banned: frozenset[str], depth: int = 1) -> bool:
+        """Whether the segment ending at point ``i`` and the next ones, up to
+        :attr:`look_ahead` segments counted from the first, can be planned from ``pose`` in
+        ``state``: each passing through moving (in any transfer state) or stopping."""
+        if depth >= self.look_ahead or i >= len(path.points):
+            return True
+        for got in self._passing(path, i, state, pose, facing, banned):
+            if self._ahead_ok(path, i + 1, got[2], got[1][-1].end, facing, banned, depth + 1):
+                return True
+        stop = self._segment_goal(path, i, False, facing, banned)
+        return stop is not None and self._best(state, pose, stop) is not None
 
 
 @dataclass(frozen=True, slots=True)
