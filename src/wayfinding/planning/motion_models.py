@@ -15,10 +15,12 @@ A :class:`MotionModel` says what a character's animations really do, measured of
   angle at a speed, one row per angle uniformly spaced over 0°–180°;
 * the **rotation radius**: the radius of the tightest circle at each speed.
 
-:func:`fit_motion_model` builds one from a controller (or reports why it cannot);
-:meth:`MotionModel.scaled` adapts it to a size scale and playback rate;
-:func:`compare_models` and :func:`regenerate` flag what changed between two fits beyond
-tolerances.  Units: metres, m/s, radians.
+:func:`~wayfinding.planning.motion_fitting.fit_motion_model` builds one from a controller
+(or reports why it cannot); :meth:`MotionModel.scaled` adapts it to a size scale and playback
+rate; :meth:`MotionModel.save`/:meth:`MotionModel.load` keep it in a file;
+:func:`~wayfinding.planning.motion_fitting.compare_models` and
+:func:`~wayfinding.planning.motion_fitting.regenerate` flag what changed between two fits
+beyond tolerances.  Units: metres, m/s, radians.
 
 At run time (the ``*_cap``/``*_limit`` methods): to be at 2 m/s in 3 m with a model whose
 ``dv(3) = 2``, the current speed is capped at 4 m/s; a stop triggers when the physical speed
