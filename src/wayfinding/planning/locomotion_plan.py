@@ -63,6 +63,7 @@ from ..errors import InvalidQueryError, brief
 from ..results import Status
 from .clips import Clip, ClipCatalogue
 from .locomotion import LocomotionPath
+from .motion_simulation import wrap_angle
 
 #: Action roles, as :attr:`Action.role` names them.
 ROLES = ("direct", "pre_transfer", "transfer", "post_transfer", "transfer_turn", "stance",
@@ -70,11 +71,6 @@ ROLES = ("direct", "pre_transfer", "transfer", "post_transfer", "transfer_turn",
 _UNINTERRUPTIBLE = frozenset(("pre_transfer", "post_transfer", "direct", "stance"))
 
 Pose = tuple[float, float, float]
-
-
-def _wrap(a: float) -> float:
-    """``a`` radians brought into ``[-pi, pi)``."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +181,7 @@ def hits_mark(pose: ArrayLike, target: ArrayLike, *, facing: float | None = None
     ftol = positive_float("facing_tolerance", facing_tolerance, allow_zero=True)
     if math.hypot(p[0] - t[0], p[1] - t[1]) > tol:
         return False
-    return facing is None or abs(_wrap(float(p[2]) - number("facing", facing))) <= ftol
+    return facing is None or abs(wrap_angle(float(p[2]) - number("facing", facing))) <= ftol
 
 
 class LocomotionPlanner:
@@ -296,12 +292,12 @@ class LocomotionPlanner:
 
     def _twist_to(self, want: float) -> float | None:
         """The twist that turns by ``want`` radians, or None beyond :attr:`max_twist`."""
-        w = _wrap(want)
+        w = wrap_angle(want)
         return w if abs(w) <= self.max_twist + 1e-12 else None
 
     def _facing_ok(self, heading: float, goal: _Goal) -> bool:
         return goal.facing is None or \
-            abs(_wrap(heading - goal.facing)) <= self.facing_tolerance + 1e-12
+            abs(wrap_angle(heading - goal.facing)) <= self.facing_tolerance + 1e-12
 
     def _direct(self, clip: Clip, pose: Pose, goal: _Goal) -> Action | None:
         """``clip`` alone, twisted toward the target (and facing), when it hits the mark."""
@@ -408,7 +404,7 @@ class LocomotionPlanner:
             tw3 = 0.0
             if post and goal.facing is not None:
                 tw3 = max(-self.max_twist, min(self.max_twist,
-                                               _wrap(goal.facing - h - post_turn)))
+                                               wrap_angle(goal.facing - h - post_turn)))
             sx, sy = tx, ty
             if post:
                 ox, oy, _ = _play_chain(post, (0.0, 0.0, h), tw3)
@@ -416,7 +412,7 @@ class LocomotionPlanner:
             e = _play_chain(pre, pose, h - aim) if pre else pose
             if math.hypot(sx - e[0], sy - e[1]) <= 1e-9:
                 return 0.0, e, sx, sy, tw3
-            return _wrap(math.atan2(sy - e[1], sx - e[0]) - h), e, sx, sy, tw3
+            return wrap_angle(math.atan2(sy - e[1], sx - e[0]) - h), e, sx, sy, tw3
 
         heading = self._root(solve, aim)
         if heading is None:
@@ -435,7 +431,7 @@ class LocomotionPlanner:
                     math.hypot(p[0] - tx, p[1] - ty) > self.position_tolerance:
                 return None
         stack.append(Action(loop, "transfer", e, (sx, sy, heading),
-                            _wrap(heading - e[2]), distance / loop.dx, distance / loop.speed))
+                            wrap_angle(heading - e[2]), distance / loop.dx, distance / loop.speed))
         played: list[Action] = []
         p = pose
         for k, c in enumerate(pre):
@@ -464,7 +460,7 @@ class LocomotionPlanner:
                     if c.end_state == s:                 # a turn, twisted toward the target
                         aim = math.atan2(goal.target[1] - p[1], goal.target[0] - p[0])
                         act = _action(c, "turn", p, max(-self.max_twist, min(
-                            self.max_twist, _wrap(aim - p[2] - c.rotation))))
+                            self.max_twist, wrap_angle(aim - p[2] - c.rotation))))
                     else:
                         act = _action(c, "stance", p)
                     then = self._best(c.end_state, act.end, goal)
@@ -485,7 +481,7 @@ class LocomotionPlanner:
         out: list[Action] = []
         p = pose
         for _ in range(32):
-            left = _wrap(want - p[2])
+            left = wrap_angle(want - p[2])
             if abs(left) <= self.facing_tolerance:
                 return out
             same = [c for c in turns if c.rotation * left > 0]
@@ -523,7 +519,7 @@ class LocomotionPlanner:
             stretch = max(1 - self.max_stretch, dist / (n * step.dx))
             aim = math.atan2(ty - p[1], tx - p[0])
             for _ in range(n):
-                act = _action(step, "step", p, _wrap(aim - p[2]) if abs(_wrap(aim - p[2]))
+                act = _action(step, "step", p, wrap_angle(aim - p[2]) if abs(wrap_angle(aim - p[2]))
                               <= self.max_twist else 0.0, stretch)
                 acts.append(act)
                 p = act.end
