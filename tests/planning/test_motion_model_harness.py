@@ -82,6 +82,37 @@ class Dog(SimulatedController):
                             goal_heading, dt)
 
 
+class Cart:
+    """A controller of the user's own: speed and heading follow the command at bounded rates
+    (2 m/s² up, 3 m/s² down, 1 rad/s), speeds in 1..5 m/s."""
+
+    def reset(self, seed: int) -> None:
+        self.x = self.y = self.h = self.v = 0.0
+
+    def step(self, goal_speed, goal_heading, dt):
+        target = 0.0 if goal_speed == 0 else min(max(goal_speed, 1.0), 5.0)
+        self.v += max(min(target - self.v, 2.0 * dt), -3.0 * dt)
+        self.h += max(min(math.remainder(goal_heading - self.h, 2 * math.pi), dt), -dt)
+        self.x += self.v * dt * math.cos(self.h)
+        self.y += self.v * dt * math.sin(self.h)
+        return self.x, self.y, self.h, self.v
+
+    def recentre(self) -> None:
+        self.x = self.y = 0.0
+
+
+def test_a_controller_of_the_user_s_own_is_fitted_through_the_step_interface():
+    fit = fit_motion_model(Cart(), rough_min_speed=1.0, rough_max_speed=5.0)
+    model = fit.model
+    assert fit.failures == () and model is not None
+    step = (7.5 - 0.5) / 11                 # the goal speeds tried: 0.5 to 7.5 m/s
+    assert model.min_speed == pytest.approx(0.5 + step) and model.max_speed <= 5.0
+    assert model.max_speed > 5.0 - step
+    for v, d in zip(model.stop_speeds, model.stop_distances):
+        assert d == pytest.approx(v * v / 6.0, abs=v * DT)
+    np.testing.assert_allclose(model.radii, model.radius_speeds, rtol=1e-9)
+
+
 # -- the controller ------------------------------------------------------------------------
 
 
