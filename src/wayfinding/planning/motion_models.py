@@ -386,8 +386,6 @@ class MotionModel:
         left_room = positive_float("free_left", free_left, allow_zero=True, allow_inf=True)
         right_room = positive_float("free_right", free_right, allow_zero=True, allow_inf=True)
         left = wrap_angle(number("angle", angle)) % (2 * math.pi)
-        if left == 0.0:
-            left = 0.0
         right = 2 * math.pi - left if left else 0.0
         margin_left = left_room - self.overshoot_at(min(left, math.pi), speed)
         margin_right = right_room - self.overshoot_at(min(right, math.pi), speed)
