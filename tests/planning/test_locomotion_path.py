@@ -141,6 +141,8 @@ def test_records_compare_by_value() -> None:
     ({"turn_space": True}, "turn_space"),
     ({"sharp_turn": 4.0}, "sharp_turn"),
     ({"mesh": "mesh"}, "mesh must be a NavMesh"),
+    ({"corridor": ["a"]}, "corridor"),
+    ({"corridor": [0.5]}, "corridor"),
 ])
 def test_bad_options_are_refused(options: dict, message: str) -> None:
     with pytest.raises(InvalidQueryError, match=message):

@@ -245,6 +245,10 @@ def test_bad_plan_arguments_are_refused() -> None:
         planner.plan_segment(ST, (0, 0, 0), (1, 0), stance="sitting")
     with pytest.raises(InvalidQueryError, match="LocomotionPath"):
         planner.plan([(0, 0), (1, 0)], ST, (0, 0, 0))  # type: ignore[arg-type]
+    with pytest.raises(InvalidQueryError, match="avoid"):
+        planner.plan_segment(ST, (0, 0, 0), (1, 0), avoid=RN)
+    with pytest.raises(InvalidQueryError, match="unknown animation state 'swimming'"):
+        planner.plan(process_path([(0, 0), (5, 0)]), ST, (0, 0, 0), avoid=["swimming"])
 
 
 def straight_library() -> ClipCatalogue:

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import finite_points, number, positive_float
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..navmesh import NavMesh, QueryFilter
 from ..navmesh.records import DEFAULT_FILTER
 from ..results import Status, _fields_equal
@@ -167,7 +167,10 @@ def process_path(points: ArrayLike, *, mesh: NavMesh | None = None,
     path = [p.copy() for p in pts]
     _merge_short(path, min_seg, walkable)
     stops = _separate_turns(path, min_seg, space, sharp, walkable)
-    corr = np.asarray(corridor, dtype=np.int32).reshape(-1)
+    corr = np.asarray(corridor)
+    if corr.dtype.kind not in "iu" and corr.size:
+        raise InvalidQueryError(f"corridor {brief(corridor)} must be polygon ids (integers)")
+    corr = corr.astype(np.int32).reshape(-1)
     return LocomotionPath(np.array(path, dtype=np.float64).reshape(-1, 2), stops, corr,
                           Status.FOUND)
 

@@ -223,6 +223,16 @@ class LocomotionPlanner:
         """Whether ``state`` has a transfer loop."""
         return state in self.loops
 
+    def _avoided(self, avoid: Sequence[str]) -> frozenset[str]:
+        """``avoid`` as a set of the catalogue's states (a lone string or an unknown state
+        is refused)."""
+        if isinstance(avoid, str) or not all(isinstance(a, str) for a in avoid):
+            raise InvalidQueryError(f"avoid {brief(avoid)} must be a list of animation states")
+        unknown = sorted(set(avoid) - self.catalogue.states)
+        if unknown:
+            raise InvalidQueryError(f"avoid names unknown animation state {unknown[0]!r}")
+        return frozenset(avoid)
+
     # ------------------------------------------------------------------ one segment
     def plan_segment(self, state: str, pose: ArrayLike, target: ArrayLike, *,
                      facing: float | None = None, through: bool = False,
@@ -245,7 +255,7 @@ class LocomotionPlanner:
             raise InvalidQueryError(f"through {brief(through)} must be True or False")
         if stance is not None and stance not in self.catalogue.states:
             raise InvalidQueryError(f"unknown stance {brief(stance)}")
-        banned = frozenset(avoid)
+        banned = self._avoided(avoid)
         goal = _Goal((tx, ty), f, through, stance, banned)
         return self._plan(state, start, goal)
 
@@ -553,7 +563,7 @@ class LocomotionPlanner:
         start: Pose = (float(p[0]), float(p[1]), float(p[2]))
         f = None if facing is None else number("facing", facing)
         self.catalogue.following(state)         # refuses an unknown state
-        banned = frozenset(avoid)
+        banned = self._avoided(avoid)
         for got in self._passing(path, 1, state, start, f, banned):
             if self._ahead_ok(path, 2, got[2], got[1][-1].end, f, banned):
                 return ActionStack(tuple(got[1]), got[2], Status.FOUND, 0, False)
