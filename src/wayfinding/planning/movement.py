@@ -203,25 +203,31 @@ class _ClipGraph:
 
     def __init__(self, catalogue: ClipCatalogue, world: _World, step: float,
                  resolution: tuple[float, float], penalties: Mapping[str, float]) -> None:
-        self.catalogue, self.world, self.step = catalogue, world, step
+        self.catalogue, self.world = catalogue, world
         self.pr, self.hr = resolution
-        self.penalties = penalties
+        self.turns = max(1, round(2 * math.pi / self.hr))
+        # Each clip's root path from the origin facing +x, turned and moved onto each state.
+        self.moves = {state: [(clip, clip.root_path((0.0, 0.0, 0.0), step),
+                               clip.duration + penalties.get(clip.name, 0.0))
+                              for clip in catalogue.following(state)]
+                      for state in catalogue.states}
 
-    def state(self, pose: np.ndarray, anim: str, prev: _State | None,
+    def state(self, x: float, y: float, h: float, anim: str, prev: _State | None,
               via: Clip | None) -> _State:
-        x, y, h = float(pose[0]), float(pose[1]), float(pose[2])
         wrapped = math.remainder(h, 2 * math.pi)
-        turns = max(1, round(2 * math.pi / self.hr))
-        key = (round(x / self.pr), round(y / self.pr), round(wrapped / self.hr) % turns, anim)
+        key = (round(x / self.pr), round(y / self.pr), round(wrapped / self.hr) % self.turns,
+               anim)
         return _State(x, y, h, anim, key, prev, via)
 
     def successors(self, u: _State) -> Iterator[tuple[_State, float]]:
-        pose = (u.x, u.y, u.h)
-        for clip in self.catalogue.following(u.anim):
-            path = clip.root_path(pose, self.step)
-            if self.world.clear(path[:, :2]):
-                yield (self.state(path[-1], clip.end_state, u, clip),
-                       clip.duration + self.penalties.get(clip.name, 0.0))
+        c, s = math.cos(u.h), math.sin(u.h)
+        turn = np.array([[c, s], [-s, c]])
+        for clip, local, cost in self.moves[u.anim]:
+            points = local[:, :2] @ turn + (u.x, u.y)
+            if self.world.clear(points):
+                end = clip.end_pose((u.x, u.y, u.h))
+                yield self.state(float(end[0]), float(end[1]), float(end[2]), clip.end_state,
+                                 u, clip), cost
 
 
 def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any, goal: Any,
@@ -296,7 +302,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
             return 0.0
         return max(0.0, walls.distance(u.x, u.y) - tol) / vmax
 
-    first = graph.state(s, start_state, None, None)
+    first = graph.state(float(s[0]), float(s[1]), float(s[2]), start_state, None, None)
     result = AStarSearch(graph, first, reached, heuristic=heuristic).run(
         max_expansions=max_expansions)
     if not result.found:
