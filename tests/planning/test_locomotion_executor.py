@@ -127,3 +127,48 @@ def test_bad_arguments_are_refused() -> None:
         walker.update(-1.0)
     with pytest.raises(InvalidQueryError, match="facing"):
         walker.request(process_path([(0, 0), (10, 0)]), facing=math.nan)
+
+
+def rates_through(walker: LocomotionExecutor, seconds: float, dt: float
+                  ) -> list[tuple[str, float]]:
+    out = []
+    for _ in range(round(seconds / dt)):
+        walker.update(dt)
+        a = walker.action
+        out.append((a.clip.name if a is not None else "", walker.rate))
+    return out
+
+
+def test_a_transfer_ends_on_a_whole_loop_cycle() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (20, 0)]))
+    dt = 0.02
+    seen = rates_through(walker, 8.0, dt)
+    loops = (20 - 2.0 - 1.5) / 2.0                   # 8.25 cycles: 8 whole ones are played
+    assert walker.rate_change == pytest.approx(8 / loops - 1)
+    assert walker.phase_error is not None and walker.phase_error < 0.02
+    rates = [r for _, r in seen]
+    assert max(abs(b - a) for a, b in zip(rates[:-1], rates[1:])) <= 0.5 * dt + 1e-12
+    # the rate is kept across the switch to the stop, then eases back to 1
+    first_stop = next(r for name, r in seen if name == "stop_run")
+    assert first_stop < 0.99
+    assert rates[-1] == pytest.approx(1.0)
+    assert hits_mark(walker.pose, (20, 0)) and walker.status is MoveStatus.ARRIVED
+
+
+def test_a_pose_beyond_the_tolerance_is_ignored() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0), pose_tolerance=0.01)
+    walker.request(process_path([(0, 0), (20, 0)]))
+    seen = rates_through(walker, 8.0, 0.05)
+    assert walker.rate_change == pytest.approx(8 / 8.25 - 1)
+    assert walker.phase_error is None and all(r == 1.0 for _, r in seen)
+    assert hits_mark(walker.pose, (20, 0))
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"pose_tolerance": -0.1}, "pose_tolerance"),
+    ({"max_rate_change": 0.0}, "max_rate_change"),
+])
+def test_bad_executor_options_are_refused(options: dict, message: str) -> None:
+    with pytest.raises(InvalidQueryError, match=message):
+        LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0), **options)

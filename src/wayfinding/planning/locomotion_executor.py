@@ -17,6 +17,16 @@ request taken, not yet moving), ``MOVING`` (in a clip that may be interrupted), 
 (in a clip that may not), ``ARRIVED`` (at the goal of the last request) or ``FAILED`` (no
 plan: the character stays where it is, in its state).
 
+**Pose matching**: a transfer should end on a whole cycle of its loop, so that the stop
+after it starts on the foot it was authored for.  The loop's root moves as planned; its
+animation plays at :attr:`LocomotionExecutor.rate`, steered each update toward the rate that
+plays the remaining whole cycles in the remaining time.  ``rate_change`` is the change a
+transfer needs (whole cycles over the cycles at the authored rate, less 1); beyond
+``pose_tolerance`` the pose is ignored (the rate eases back to 1).  The rate moves by at
+most ``max_rate_change`` per second and is kept across clip switches (the next clip plays
+at it, as it eases back), so no clip visibly jumps in speed; ``phase_error`` is the part of a
+cycle the last matched transfer ended off its whole cycle.
+
 >>> from wayfinding.planning.clips import default_clips
 >>> from wayfinding.planning.locomotion import process_path
 >>> from wayfinding.planning.locomotion_plan import LocomotionPlanner
@@ -64,12 +74,15 @@ class LocomotionExecutor:
 
     ``planner``: the :class:`~wayfinding.planning.locomotion_plan.LocomotionPlanner`;
     ``state``: the character's animation state; ``pose``: its root pose ``(x, y,
-    heading)``.  Counters for the AI and for debugging: ``plans`` (action-stacks planned),
-    ``coalesced`` (requests that kept the current stack), ``replaced`` (requests that
-    dropped it).
+    heading)``; ``pose_tolerance``: the largest playback-rate change (a fraction, >= 0) used
+    to end a transfer on a whole loop cycle; ``max_rate_change``: how fast the playback rate
+    may change (per second, > 0).  Counters for the AI and for debugging: ``plans``
+    (action-stacks planned), ``coalesced`` (requests that kept the current stack),
+    ``replaced`` (requests that dropped it).
     """
 
-    def __init__(self, planner: LocomotionPlanner, state: str, pose: ArrayLike) -> None:
+    def __init__(self, planner: LocomotionPlanner, state: str, pose: ArrayLike, *,
+                 pose_tolerance: float = 0.1, max_rate_change: float = 0.5) -> None:
         if not isinstance(planner, LocomotionPlanner):
             raise InvalidQueryError(f"planner must be a LocomotionPlanner, got "
                                     f"{type(planner).__name__}")
@@ -86,6 +99,14 @@ class LocomotionExecutor:
         self.status = MoveStatus.IDLE
         self.plans = self.coalesced = self.replaced = 0
         self.stack: ActionStack | None = None
+        self.pose_tolerance = positive_float("pose_tolerance", pose_tolerance, allow_zero=True)
+        self.max_rate_change = positive_float("max_rate_change", max_rate_change)
+        self.rate = 1.0
+        self.rate_change: float | None = None
+        self.phase_error: float | None = None
+        self._started: Action | None = None
+        self._phase = 0.0                # loop cycles played in the current transfer
+        self._whole: int | None = None   # the whole cycles it is to end on, None: any
 
     def __repr__(self) -> str:
         return f"LocomotionExecutor({self.state!r}, {self.status})"
@@ -123,6 +144,7 @@ class LocomotionExecutor:
         """Advance ``dt`` seconds (>= 0): take a pending request where allowed, play the
         actions, plan the next segment when a stack ends; returns :attr:`status`."""
         dt = positive_float("dt", dt, allow_zero=True)
+        adjusted = False
         while True:
             a = self.action
             if self._pending is not None and (a is None or a.interruptible):
@@ -132,15 +154,48 @@ class LocomotionExecutor:
                 if not self._next_stack():
                     return self.status
                 continue
-            left = a.duration - self._clock
+            if a is not self._started:
+                self._begin(a)
+            if not adjusted:
+                self._adjust_rate(a, dt)
+                adjusted = True
+            transfer = a.role == "transfer"
+            speed = 1.0 if transfer else self.rate       # action seconds per second
+            left = (a.duration - self._clock) / speed
             if dt < left:
-                self._clock += dt
+                self._clock += dt * speed
+                self._phase += dt * self.rate / a.clip.duration
                 self.status = MoveStatus.MOVING if a.interruptible else MoveStatus.BUSY
                 return self.status
             dt -= left
+            self._phase += left * self.rate / a.clip.duration
+            if transfer and self._whole is not None:
+                self.phase_error = abs(self._phase - self._whole)
             self._end_action()
 
     # ------------------------------------------------------------------ internals
+    def _begin(self, a: Action) -> None:
+        """Start playing ``a``: for a transfer, the rate change that ends it on a whole
+        loop cycle, and whether that is within :attr:`pose_tolerance`."""
+        self._started, self._phase, self._whole = a, 0.0, None
+        if a.role == "transfer" and a.loops > 0:
+            whole = max(1, round(a.loops))
+            self.rate_change = whole / a.loops - 1.0
+            self.phase_error = None
+            if abs(self.rate_change) <= self.pose_tolerance:
+                self._whole = whole
+
+    def _adjust_rate(self, a: Action, dt: float) -> None:
+        """Move the playback rate toward what ``a`` wants, by at most
+        :attr:`max_rate_change` per second: the rate that plays the transfer's remaining
+        whole cycles in its remaining time (kept within 0.5-2), else 1."""
+        want = 1.0
+        left = a.duration - self._clock
+        if self._whole is not None and left > 0:
+            want = min(2.0, max(0.5, (self._whole - self._phase) * a.clip.duration / left))
+        step = self.max_rate_change * dt
+        self.rate += max(-step, min(step, want - self.rate))
+
     def _end_action(self) -> None:
         a = self._actions.pop(0)
         self._pose = np.array(a.end)
