@@ -57,16 +57,17 @@ def free_area(world) -> object:
                         for x, y in zip(xs.tolist(), ys.tolist())])
 
 
+def polyline(points: np.ndarray) -> object:
+    """The shapely polyline through ``points`` (a point when they all coincide)."""
+    from shapely.geometry import LineString, Point
+
+    return Point(points[0]) if (points == points[0]).all() else LineString(points)
+
+
 def clear(area, points: np.ndarray) -> bool:
     """Whether the polyline through ``points`` lies inside ``area`` without touching its
     boundary (None: the open plane)."""
-    if area is None:
-        return True
-    from shapely.geometry import LineString, Point
-
-    geom = Point(points[0]) if np.allclose(points, points[0], rtol=0, atol=0) \
-        else LineString(points)
-    return area.contains_properly(geom)
+    return area is None or area.contains_properly(polyline(points))
 
 
 def in_goal(pose, state, goal, area, tol, htol, ends) -> bool:
@@ -385,6 +386,7 @@ def test_plans_are_deterministic_records():
     ({"position_resolution": 0}, "position_resolution 0"),
     ({"heading_resolution": math.inf}, "heading_resolution inf"),
     ({"step": 0}, "step 0"),
+    ({"radius": -0.1}, "radius -0.1"),
     ({"max_expansions": -1}, "max_expansions -1"),
     ({"world": "room"}, "world str must be"),
     ({"world": lava_room(), "start": (5.5, 2.5, 0)}, r"start \(5.5, 2.5\) is off"),
@@ -396,3 +398,32 @@ def test_bad_arguments_are_refused(kwargs, message):
     with pytest.raises(InvalidQueryError, match=message):
         plan_movement(args.pop("world"), args.pop("clips"), args.pop("start"),
                       args.pop("goal"), **args)
+
+
+def test_radius_keeps_the_root_path_off_the_walls():
+    hall = Grid(np.ones((3, 14), dtype=bool))            # a hall 3 m wide
+    clips = default_clips()
+    start, goal = (1.5, 1.5, 0.0), (12.0, 1.5, 0.0)
+    plan = plan_movement(hall, clips, start, goal, radius=0.4, position_tolerance=0.3)
+    assert plan.found
+    walls = free_area(hall).boundary
+    for pose, name in zip(plan.poses[:-1], plan.clips):
+        assert walls.distance(polyline(clips[name].root_path(pose, 0.1)[:, :2])) > 0.4
+    # The default catalogue's sidesteps and arcs swing the root sideways: a wider disc
+    # leaves fewer plans, never a cheaper one.
+    point = plan_movement(hall, clips, start, goal, position_tolerance=0.3)
+    assert point.cost <= plan.cost
+    with pytest.raises(InvalidQueryError, match="within radius 1.6 of a wall"):
+        plan_movement(hall, clips, start, goal, radius=1.6)
+
+
+@pytest.mark.parametrize("radius", [0.5, 0.9])
+def test_radius_against_a_navmesh_matches_the_distance_oracle(radius):
+    mesh = WORLDS["navmesh"]()
+    clips = small_catalogues()["turns"]
+    plan = plan_movement(mesh, clips, (-1.0, 0.5, 0.0), (4.0, 0.0, 0.0), start_state="a",
+                         radius=radius, position_tolerance=0.5)
+    assert plan.found
+    walls = free_area(mesh).boundary
+    for pose, name in zip(plan.poses[:-1], plan.clips):
+        assert walls.distance(polyline(clips[name].root_path(pose, 0.1)[:, :2])) > radius

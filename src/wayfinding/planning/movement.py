@@ -11,20 +11,26 @@ heading, and an animation state among ``end_states``.
 The world is ``None`` (an open plane), a :class:`~wayfinding.grid.Grid` (its passable cells,
 ``cell_size`` world units each from its ``origin``) or a 2D
 :class:`~wayfinding.navmesh.NavMesh`.  A clip may play only when its root path, a polyline
-through poses at most ``step`` apart along the clip's arc or segment, touches no wall (the
-edges between the walkable area and the rest; touching counts).
+through poses at most ``step`` apart along the clip's arc or segment, stays farther than
+``radius`` from every wall (the edges between the walkable area and the rest); with
+``radius`` 0 it may not touch one.
 
 The heuristic is the distance to the goal less ``position_tolerance``, divided by the
 catalogue's largest mean root speed: on a navigation mesh the shortest path on the mesh, on a
-grid or the open plane the straight line.  No clip sequence moves its root faster on average,
-and the root path to any point of the goal region is at least that long, so the heuristic is
-admissible and the plan is the cheapest (with the search's own tie-breaking).
+grid or the open plane the straight line (plan on ``NavMesh.build(grid)``, the same walkable
+area, for the shortest path round a grid's walls).  No clip sequence moves its root faster on
+average, and the root path to any point of the goal region is at least that long, so the
+heuristic is admissible and the plan is the cheapest (with the search's own tie-breaking).
 
 States whose positions round to the same multiple of ``position_resolution`` and headings to
-the same multiple of ``heading_resolution`` (with the same animation state) count as one; the
-first reached is kept and the poses of the plan are those of its clips played one after the
-other.  With the resolutions at their smallest (``1e-9``) only coinciding states merge and the
-plan is optimal over all clip sequences; coarser ones bound the search and may miss it.
+the same multiple of ``heading_resolution`` (with the same animation state) count as one: the
+search keeps the cheapest route it has found to each, and the poses of the plan are those of
+its clips played one after the other from the start.  With the resolutions at their smallest
+(``1e-9``) only coinciding states merge and the plan is optimal over all clip sequences;
+coarser ones bound the search and may miss the optimum.  Ties go as in
+:class:`~wayfinding.search.AStarSearch` (the larger cost so far, then the state generated
+first; clips in catalogue order), so the same inputs give the same plan.  A grid's terrain
+costs play no part: a clip costs its duration wherever it plays.
 
 >>> from wayfinding.planning.clips import default_clips
 >>> plan = plan_movement(None, default_clips(), (0, 0, 0), (3, 0, 0),
@@ -33,8 +39,10 @@ plan is optimal over all clip sequences; coarser ones bound the search and may m
 (Status.FOUND, ('stand_to_walk', 'walk', 'walk_to_stand'))
 >>> round(plan.time, 6), plan.poses[-1].round(6).tolist()
 (2.6, [2.6, 0.0, 0.0])
->>> plan_movement(None, default_clips(), (0, 0, 0), (0, 0, 0)).clips
+>>> plan_movement(None, default_clips(), (0, 0, 0), (0, 0, 0)).clips    # already there
 ()
+>>> plan_movement(None, default_clips(), (0, 0, 0), (9, 9, 0), max_expansions=0).status
+Status.OUT_OF_BUDGET
 """
 
 from __future__ import annotations
@@ -143,6 +151,16 @@ def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         - (a[..., 1] - o[..., 1]) * (b[..., 0] - o[..., 0])
 
 
+def _to_segment(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distance of ``point`` to the segment ``a``-``b`` (a point when they coincide),
+    broadcast over the leading axes."""
+    ab = b - a
+    length2 = (ab * ab).sum(axis=-1)
+    t = ((point - a) * ab).sum(axis=-1) / np.where(length2 > 0, length2, 1.0)
+    near = a + np.clip(t, 0.0, 1.0)[..., None] * ab
+    return np.hypot(point[..., 0] - near[..., 0], point[..., 1] - near[..., 1])
+
+
 class _World:
     """Collision tests of root paths against a world's walls, and its distances."""
 
@@ -168,11 +186,12 @@ class _World:
         cell = self.world.world_to_cell(point)
         return self.world.in_bounds(cell) and self.world.is_passable(cell)
 
-    def clear(self, points: np.ndarray) -> bool:
-        """Whether the polyline through ``points`` ``(m, 2)`` touches no wall."""
+    def clear(self, points: np.ndarray, radius: float) -> bool:
+        """Whether the polyline through ``points`` ``(m, 2)`` stays farther than ``radius``
+        from every wall (with ``radius`` 0: touches none)."""
         if not len(self.wa):
             return True
-        lo, hi = points.min(axis=0), points.max(axis=0)
+        lo, hi = points.min(axis=0) - radius, points.max(axis=0) + radius
         near = np.nonzero((self.hi[:, 0] >= lo[0]) & (self.lo[:, 0] <= hi[0])
                           & (self.hi[:, 1] >= lo[1]) & (self.lo[:, 1] <= hi[1]))[0]
         if not len(near):
@@ -185,8 +204,14 @@ class _World:
             & (np.minimum(p[..., 0], q[..., 0]) <= self.hi[near][None, :, 0]) \
             & (np.maximum(p[..., 1], q[..., 1]) >= self.lo[near][None, :, 1]) \
             & (np.minimum(p[..., 1], q[..., 1]) <= self.hi[near][None, :, 1])
-        hit = (d1 * d2 <= 0) & (d3 * d4 <= 0) & boxes
-        return not bool(hit.any())
+        if ((d1 * d2 <= 0) & (d3 * d4 <= 0) & boxes).any():
+            return False
+        if radius == 0.0:
+            return True
+        # Segments that do not cross are nearest at an end of one of them.
+        gap = np.minimum(np.minimum(_to_segment(p, a, b), _to_segment(q, a, b)),
+                         np.minimum(_to_segment(a, p, q), _to_segment(b, p, q)))
+        return bool(gap.min() > radius)
 
     def distance(self, x: float, y: float) -> float:
         """A lower bound of the root path's length from ``(x, y)`` to the goal point: the
@@ -201,9 +226,9 @@ class _ClipGraph:
     """The lazily generated state graph: successors of a state are the states after each
     clip that may play in it and whose root path is clear."""
 
-    def __init__(self, catalogue: ClipCatalogue, world: _World, step: float,
+    def __init__(self, catalogue: ClipCatalogue, world: _World, radius: float, step: float,
                  resolution: tuple[float, float], penalties: Mapping[str, float]) -> None:
-        self.catalogue, self.world = catalogue, world
+        self.catalogue, self.world, self.radius = catalogue, world, radius
         self.pr, self.hr = resolution
         self.turns = max(1, round(2 * math.pi / self.hr))
         # Each clip's root path from the origin facing +x, turned and moved onto each state.
@@ -224,7 +249,7 @@ class _ClipGraph:
         turn = np.array([[c, s], [-s, c]])
         for clip, local, cost in self.moves[u.anim]:
             points = local[:, :2] @ turn + (u.x, u.y)
-            if self.world.clear(points):
+            if self.world.clear(points, self.radius):
                 end = clip.end_pose((u.x, u.y, u.h))
                 yield self.state(float(end[0]), float(end[1]), float(end[2]), clip.end_state,
                                  u, clip), cost
@@ -233,7 +258,7 @@ class _ClipGraph:
 def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any, goal: Any,
                   *, start_state: str = "standing", position_tolerance: float = 0.25,
                   heading_tolerance: float = math.pi, end_states: Iterable[str] | None = None,
-                  penalties: Mapping[str, float] | None = None,
+                  penalties: Mapping[str, float] | None = None, radius: float = 0.0,
                   position_resolution: float = 0.05,
                   heading_resolution: float = math.radians(2.5), step: float = 0.1,
                   max_expansions: int | None = 100_000) -> MovementPlan:
@@ -244,14 +269,16 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
     ``position_tolerance`` (world units, >= 0) and ``heading_tolerance`` (radians in
     [0, π]; π: any heading) bound the end pose; ``end_states`` the animation states the plan
     may end in (default: any).  ``penalties``: extra cost (>= 0, seconds) per play of the
-    clips it names.  ``position_resolution`` (world units) and ``heading_resolution``
+    clips it names.  ``radius`` (world units, >= 0): the root path keeps farther than this
+    from every wall (the character's disc; 0: a point that may not touch a wall).
+    ``position_resolution`` (world units) and ``heading_resolution``
     (radians), both >= 1e-9: the lattice on which states merge.  ``step`` (world units,
     > 0): the largest gap between the root path's samples tested against the walls.
     ``max_expansions``: the search's budget (``None``: no limit); a search it stops ends
     ``OUT_OF_BUDGET``.
 
     Raises :class:`~wayfinding.errors.InvalidQueryError` for a bad argument, a start off the
-    walkable area or a goal point off it.
+    walkable area or within ``radius`` of a wall, or a goal point off the walkable area.
     """
     if not isinstance(clips, ClipCatalogue):
         raise InvalidQueryError(f"clips {brief(clips)} must be a ClipCatalogue")
@@ -280,6 +307,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         extra[name] = number(f"penalty of {name!r}", value, min=0.0)
     pr = number("position_resolution", position_resolution, min=FINEST)
     hr = number("heading_resolution", heading_resolution, min=FINEST, max=math.pi)
+    radius = number("radius", radius, min=0.0)
     step = number("step", step, min=0.0, min_open=True)
     max_expansions = budget("max_expansions", max_expansions)
     walls = _World(world, g[:2])
@@ -287,15 +315,18 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         if not walls.inside(point[:2]):
             raise InvalidQueryError(f"{name} {brief(tuple(point[:2].tolist()))} is off the "
                                     "walkable area")
+    if not walls.clear(np.array([s[:2], s[:2]]), radius):
+        raise InvalidQueryError(f"start {brief(tuple(s[:2].tolist()))} is within radius "
+                                f"{radius:g} of a wall")
 
-    graph = _ClipGraph(clips, walls, step, (pr, hr), extra)
+    graph = _ClipGraph(clips, walls, radius, step, (pr, hr), extra)
     vmax = clips.max_speed
     gx, gy, gh = g
 
     def reached(u: _State) -> bool:
         return (u.anim in ends and math.hypot(u.x - gx, u.y - gy) <= tol
                 and abs(math.remainder(u.h - gh, 2 * math.pi)) <= htol
-                and walls.clear(np.array([[u.x, u.y], [gx, gy]])))
+                and walls.clear(np.array([[u.x, u.y], [gx, gy]]), 0.0))
 
     def heuristic(u: _State, _goal: Any) -> float:
         if vmax == 0.0:
