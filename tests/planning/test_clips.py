@@ -43,6 +43,8 @@ def test_an_arc_clip_has_its_curvature_and_arc_length(rotation):
     Clip("back", "s", "s", duration=1.0, dx=-1.0),            # step back
     Clip("skew", "s", "s", duration=1.0, dx=1.0, dy=0.3, rotation=0.1),            # off the arc
     Clip("idle", "s", "s", duration=1.0),
+    Clip("loop", "s", "s", duration=1.0, dx=math.sin(4.0), dy=1 - math.cos(4.0),
+         rotation=4.0),                              # an arc beyond half a turn
 ])
 def test_motion_off_a_forward_arc_has_unbounded_curvature(clip):
     assert clip.curvature is None

@@ -7,8 +7,9 @@ left, ``rotation`` radians counter-clockwise), the animation state it starts fro
 the other's end state) and the root speeds at its ends (metres per second).
 
 The root travels a circular arc (a straight line when it does not turn) when the clip's
-displacement lies on the arc tangent to its start and end headings and leads forward: then
-:attr:`Clip.curvature` is that arc's signed curvature.  Otherwise (a turn on the spot, a
+displacement lies on the arc tangent to its start and end headings (to a relative 1e-9) and
+leads forward, turning by less than half a turn: then :attr:`Clip.curvature` is that arc's
+signed curvature.  Otherwise (a turn on the spot, a
 sidestep, a step back) the root travels the straight segment from start to end while its
 heading turns evenly, and the curvature is unbounded (``None``).
 
@@ -150,7 +151,7 @@ def _arc(dx: float, dy: float, rotation: float) -> tuple[float | None, float]:
         return (0.0, chord) if dy == 0.0 and dx > 0.0 else (None, chord)
     half = rotation / 2.0
     # On the arc tangent to both headings the chord points along half the rotation.
-    on_arc = dx > 0.0 and abs(abs(rotation) - math.pi) > 1e-12 and abs(rotation) < math.pi \
+    on_arc = dx > 0.0 and abs(rotation) < math.pi \
         and abs(dy - dx * math.tan(half)) <= _ARC_TOL * max(chord, 1.0)
     if not on_arc:
         return None, chord
