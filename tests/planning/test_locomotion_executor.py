@@ -11,7 +11,11 @@ import pytest
 from wayfinding.errors import InvalidQueryError
 from wayfinding.planning.clips import Clip, ClipCatalogue
 from wayfinding.planning.locomotion import process_path
-from wayfinding.planning.locomotion_executor import LocomotionExecutor, MoveStatus
+from wayfinding.planning.locomotion_executor import (
+    LocomotionExecutor,
+    LocomotionScheduler,
+    MoveStatus,
+)
 from wayfinding.planning.locomotion_plan import LocomotionPlanner, hits_mark
 
 ST, RN = "standing", "running"
@@ -172,3 +176,58 @@ def test_a_pose_beyond_the_tolerance_is_ignored() -> None:
 def test_bad_executor_options_are_refused(options: dict, message: str) -> None:
     with pytest.raises(InvalidQueryError, match=message):
         LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0), **options)
+
+
+def test_the_scheduler_serves_moving_then_standing_then_new_requests() -> None:
+    planner = LocomotionPlanner(CLIPS)
+    moving = LocomotionExecutor(planner, ST, (0, 0, 0))
+    moving.request(process_path([(0, 0), (10, 0), (20, 1.0)]))
+    moving.update(0.01)                                  # plans to pass (10, 0) running
+    moving.update(10.0, plan=False)                      # and runs out of actions there
+    standing = LocomotionExecutor(planner, ST, (0, 5, 0))
+    stop = process_path([(0, 5), (10, 5), (20, 6.0)])
+    stop.stops[1] = True
+    standing.request(stop)
+    standing.update(0.01)                                # plans to stop at (10, 5)
+    standing.update(10.0, plan=False)
+    fresh = LocomotionExecutor(planner, ST, (0, 10, 0))
+    fresh.request(process_path([(0, 10), (10, 10)]))
+    assert (moving.need, standing.need, fresh.need) == (3, 2, 1)
+    assert moving.status is standing.status is MoveStatus.WAITING
+    assert moving.state == RN and standing.state == ST
+    scheduler = LocomotionScheduler([fresh, standing, moving], budget=1)
+    served = []
+    for _ in range(3):
+        scheduler.update(0.01)
+        served += scheduler.served
+    assert served == [2, 1, 0]
+    both = LocomotionScheduler([LocomotionExecutor(planner, ST, (0, y, 0)) for y in (0, 5)],
+                               budget=2)
+    for e in both.executors:
+        e.request(process_path([(0, e.pose[1]), (10, e.pose[1])]))
+    assert both.update(0.01) == [MoveStatus.BUSY, MoveStatus.BUSY] and both.served == [0, 1]
+
+
+def test_a_waiting_character_is_served_before_a_newer_one_of_the_same_need() -> None:
+    planner = LocomotionPlanner(CLIPS)
+    crowd = [LocomotionExecutor(planner, ST, (0, y, 0)) for y in (0, 5, 10)]
+    scheduler = LocomotionScheduler(crowd, budget=1)
+    for i in (1, 2):
+        crowd[i].request(process_path([(0, 5 * i), (10, 5 * i)]))
+    scheduler.update(0.01)
+    assert scheduler.served == [1] and scheduler.waited == [0, 0, 1]
+    crowd[0].request(process_path([(0, 0), (10, 0)]))
+    scheduler.update(0.01)
+    assert scheduler.served == [2]              # it has waited longer than crowd[0]
+    scheduler.update(0.01)
+    assert scheduler.served == [0] and scheduler.waited == [0, 0, 0]
+
+
+def test_bad_scheduler_arguments_are_refused() -> None:
+    with pytest.raises(InvalidQueryError, match="executors"):
+        LocomotionScheduler([CLIPS])  # type: ignore[list-item]
+    with pytest.raises(InvalidQueryError, match="budget"):
+        LocomotionScheduler([], budget=0)
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    with pytest.raises(InvalidQueryError, match="plan"):
+        walker.update(0.1, plan=1)  # type: ignore[arg-type]

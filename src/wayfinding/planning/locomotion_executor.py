@@ -17,6 +17,10 @@ request taken, not yet moving), ``MOVING`` (in a clip that may be interrupted), 
 (in a clip that may not), ``ARRIVED`` (at the goal of the last request) or ``FAILED`` (no
 plan: the character stays where it is, in its state).
 
+Planning is what costs: a :class:`LocomotionScheduler` lets only a budget of characters plan
+per update, the moving ones that need their next action-stack first, then the standing ones,
+then those with a new request to take; the rest wait.
+
 **Pose matching**: a transfer should end on a whole cycle of its loop, so that the stop
 after it starts on the foot it was authored for.  The loop's root moves as planned; its
 animation plays at :attr:`LocomotionExecutor.rate`, steered each update toward the rate that
@@ -43,12 +47,13 @@ MoveStatus.WAITING
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from enum import Enum
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import finite_point, number, positive_float
+from .._validate import count, finite_point, number, positive_float
 from ..errors import InvalidQueryError
 from .locomotion import LocomotionPath
 from .locomotion_plan import Action, ActionStack, LocomotionPlanner
@@ -140,17 +145,35 @@ class LocomotionExecutor:
         if self.status in (MoveStatus.IDLE, MoveStatus.ARRIVED, MoveStatus.FAILED):
             self.status = MoveStatus.WAITING
 
-    def update(self, dt: float) -> MoveStatus:
+    @property
+    def need(self) -> int:
+        """The planning work this character waits for, by priority: 3 an action-stack while
+        in a transfer state (moving), 2 an action-stack in a stance, 1 a new request to
+        take, 0 none."""
+        a = self.action
+        path = self._path
+        if a is None and path is not None and self._index < len(path.points) - 1:
+            return 3 if self.planner.is_transfer(self.state) else 2
+        return int(self._pending is not None and (a is None or a.interruptible))
+
+    def update(self, dt: float, *, plan: bool = True) -> MoveStatus:
         """Advance ``dt`` seconds (>= 0): take a pending request where allowed, play the
-        actions, plan the next segment when a stack ends; returns :attr:`status`."""
+        actions, plan the next segment when a stack ends; returns :attr:`status`.
+        ``plan=False`` defers the planning work (taking a request, planning a stack): the
+        character plays what it has, then waits (``WAITING``)."""
         dt = positive_float("dt", dt, allow_zero=True)
+        if plan is not True and plan is not False:
+            raise InvalidQueryError(f"plan {plan!r} must be True or False")
         adjusted = False
         while True:
             a = self.action
-            if self._pending is not None and (a is None or a.interruptible):
+            if self._pending is not None and (a is None or a.interruptible) and plan:
                 self._take()
                 a = self.action
             if a is None:
+                if not plan and self.need:
+                    self.status = MoveStatus.WAITING
+                    return self.status
                 if not self._next_stack():
                     return self.status
                 continue
@@ -272,3 +295,46 @@ class LocomotionExecutor:
             return True
         self._clock = 0.0
         return True
+
+
+class LocomotionScheduler:
+    """Updates many :class:`LocomotionExecutor` objects under a planning budget: at most
+    ``budget`` (>= 1) of them may plan in one :meth:`update`, served by their
+    :attr:`~LocomotionExecutor.need` (an action-stack for a moving character first, then
+    for a standing one, then a new request), then by how many updates they have waited,
+    then by their order.  The others play what they have and wait; a moving character
+    that runs out of actions stops where its stack ended.
+
+    >>> from wayfinding.planning.clips import default_clips
+    >>> from wayfinding.planning.locomotion import process_path
+    >>> from wayfinding.planning.locomotion_plan import LocomotionPlanner
+    >>> planner = LocomotionPlanner(default_clips())
+    >>> crowd = [LocomotionExecutor(planner, "standing", (0, y, 0)) for y in (0, 5)]
+    >>> for c, y in zip(crowd, (0, 5)):
+    ...     c.request(process_path([(0, y), (20, y)]))
+    >>> scheduler = LocomotionScheduler(crowd, budget=1)
+    >>> scheduler.update(0.1), scheduler.served
+    ([MoveStatus.BUSY, MoveStatus.WAITING], [0])
+    """
+
+    def __init__(self, executors: Sequence[LocomotionExecutor], *, budget: int = 1) -> None:
+        self.executors = list(executors)
+        if not all(isinstance(e, LocomotionExecutor) for e in self.executors):
+            raise InvalidQueryError("executors must be LocomotionExecutor objects")
+        self.budget = count("budget", budget)
+        self.waited = [0] * len(self.executors)
+        self.served: list[int] = []
+
+    def update(self, dt: float) -> list[MoveStatus]:
+        """Update every executor by ``dt`` seconds, the :attr:`budget` neediest planning
+        (their indices, served first to last, in :attr:`served`); their statuses."""
+        needs = [e.need for e in self.executors]
+        order = sorted((i for i, n in enumerate(needs) if n),
+                       key=lambda i: (-needs[i], -self.waited[i], i))
+        self.served = order[:self.budget]
+        granted = set(self.served)
+        out = []
+        for i, e in enumerate(self.executors):
+            out.append(e.update(dt, plan=i in granted))
+            self.waited[i] = 0 if i in granted or not needs[i] else self.waited[i] + 1
+        return out
