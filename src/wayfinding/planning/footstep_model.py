@@ -106,7 +106,9 @@ class LocomotionModel:
     metres (0.1, 0.7, 1.0).  ``speed``: COM speed at a step's start
     ``(lowest, preferred, highest)``; None: ``(0.3, 1, 1.3)`` times the Froude speed.
     ``foot_turn``: how far a foot may point from the previous foot (π/2; lower for a
-    character that cannot turn sharply).  ``metabolic_rate``: ``P`` in W (None: 1 W/kg).
+    character that cannot turn sharply).  ``max_leg_angle``: the stance leg's largest angle
+    from vertical (π/6, where the pendulum's small-angle model holds): the COM stays within
+    ``l sin`` of it from the foot.  ``metabolic_rate``: ``P`` in W (None: 1 W/kg).
     ``curvature_weight``: ``w`` of the bending work (0.3; 0.2–0.5 recommended).
     ``torso_radius``, ``shoulder_radius``, ``shoulder_offset``, ``foot_radius``: the five
     collision circles (torso on the COM, two shoulders beside it across the velocity, two
@@ -121,6 +123,7 @@ class LocomotionModel:
     stride: tuple[float, float, float] = (0.1, 0.7, 1.0)
     speed: tuple[float, float, float] | None = None
     foot_turn: float = math.pi / 2
+    max_leg_angle: float = math.pi / 6
     metabolic_rate: float | None = None
     curvature_weight: float = 0.3
     torso_radius: float = 0.15
@@ -137,6 +140,8 @@ class LocomotionModel:
         put(self, "shoulder_offset",
             positive_float("shoulder_offset", self.shoulder_offset, allow_zero=True))
         put(self, "foot_turn", number("foot_turn", self.foot_turn, min=0.0, max=math.pi))
+        put(self, "max_leg_angle", number("max_leg_angle", self.max_leg_angle, min=0.0,
+                                          max=math.pi / 2, min_open=True, max_open=True))
         put(self, "curvature_weight",
             positive_float("curvature_weight", self.curvature_weight, allow_zero=True))
         if self.pelvis_height is None:
@@ -162,6 +167,12 @@ class LocomotionModel:
     def rate(self) -> float:
         """The metabolic rate ``P`` in force, W."""
         return cast(float, self.metabolic_rate)
+
+    @property
+    def reach(self) -> float:
+        """The farthest the COM may be from the stance foot, horizontally: ``l sin``
+        ``max_leg_angle``."""
+        return self.leg_length * math.sin(self.max_leg_angle)
 
     @property
     def k(self) -> float:

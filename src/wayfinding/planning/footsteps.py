@@ -8,11 +8,14 @@ axis ``φ`` (offsets from the current heading, plus one straight at the goal), t
 speed at the step's start and the step's duration; :func:`~wayfinding.planning.
 footstep_model.step_curve` turns it into the step's COM curve.  A step is refused when
 its velocity does not run forward along ``φ``, its foot spacing or COM advance is outside
-the model's ``stride`` range, its foot orientations are empty (below) or one of its five
+the model's ``stride`` range, the COM leaves the model's ``reach`` of the foot (the leg
+tilts beyond ``max_leg_angle``; the farthest points are the step's ends), its foot
+orientations are empty (below) or one of its five
 collision circles meets another character's at a sampled time.
 
 Its cost is the step's energy ``P T + m/2 |v² − (v0 cos 2θ)²| + w m α L`` (``θ`` the leg's
-angle at contact, ``sin θ = spacing / 2l``; ``L`` the COM's path length); the heuristic
+angle from vertical at contact, ``sin θ`` the COM's distance from the new foot over ``l``;
+``L`` the COM's path length); the heuristic
 ``P T_min n + w m α D``, with ``D`` the distance left to the goal circle and ``n = ⌈D /
 stride_max⌉`` the fewest steps that cover it, never overestimates.
 
@@ -24,8 +27,9 @@ plan takes each interval's middle.
 
 Search: rounds of weighted A* (:class:`~wayfinding.search.generic.AStarSearch`, the goal a
 predicate) over the tree of steps with the heuristic inflated by ``ε``, from ``epsilon``
-down by ``epsilon_step`` to 1, each within ``max_expansions`` (the horizon ``N_max``);
-the steps a round generates are kept for the next.  The best plan found is returned with
+down by ``epsilon_step`` to 1, which share ``max_expansions`` (the horizon ``N_max``):
+the first round answers, the later ones improve its plan with what is left; the steps a
+round generates are kept for the next.  The best plan found is returned with
 its round's ``ε``; when no round reaches the goal the plan leads to the expanded state
 nearest to it (status ``PARTIAL``).  The compiled ARA* of :mod:`wayfinding.search` needs
 a grid or a ``CSRGraph``; footstep states are continuous, hence these rounds.
@@ -127,14 +131,15 @@ class FootstepPlan:
 
     def trajectory(self, t: Any) -> tuple[np.ndarray, np.ndarray]:
         """COM positions and velocities ``(m, 2)`` at the times ``t`` ``(m,)`` (s), from
-        the steps' analytic curves; before the plan the character is at its start, after
-        it standing (velocity 0) at its end."""
+        the steps' analytic curves; at a step's start time, that step's (after the heel
+        strike: its speed is the action's); before the plan the character is at its start,
+        from its end on standing (velocity 0) there."""
         times = np.asarray(t, dtype=np.float64).reshape(-1)
         if not np.isfinite(times).all():
             raise InvalidQueryError(f"t {t!r} must be finite times")
         pos = np.repeat(self.com[-1:], len(times), axis=0)
         vel = np.zeros_like(pos)
-        first = times <= self.times[0]
+        first = times < self.times[0]
         pos[first] = self.com[0]
         vel[first] = self.com_velocity[0]
         inside = ~first & (times < self.times[-1])
@@ -284,12 +289,14 @@ class _Steps:
         ex, ey, evx, evy = to_world(ox, oy, phi, side, *canonical(t0 + dur, apex, m, hyp))
         lo_s, _, hi_s = m.stride
         lo, hi = _orientations(phi, np.arctan2(evy, evx), u.lo, u.hi, m.foot_turn)
+        lean = np.hypot(fx - u.com[0], fy - u.com[1])
         ok = (spacing >= lo_s) & (spacing <= hi_s) & (lo <= hi) \
-            & (np.hypot(ex - u.com[0], ey - u.com[1]) <= hi_s)
+            & (np.hypot(ex - u.com[0], ey - u.com[1]) <= hi_s) \
+            & (lean <= m.reach) & (np.hypot(ex - fx, ey - fy) <= m.reach)
         idx = np.flatnonzero(ok)
         if not len(idx):
             return []
-        theta = np.arcsin(np.minimum(1.0, 0.5 * spacing[idx] / m.leg_length))
+        theta = np.arcsin(lean[idx] / m.leg_length)
         cost = m.rate * dur[idx] \
             + 0.5 * m.mass * np.abs(v[idx] ** 2 - (speed0 * np.cos(2 * theta)) ** 2) \
             + bending_energy(m, m.alpha, arc_length(t0[idx], t0[idx] + dur[idx], apex[idx],
@@ -383,8 +390,8 @@ def _actions(model: LocomotionModel, turns: Any, speeds: Any, durations: Any
 def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionModel | None = None,
                    others: Any = (), start_time: float = 0.0, side: str = "left",
                    goal_radius: float = 0.3, curve: str = "parabola", turns: Any = TURNS,
-                   speeds: Any = SPEEDS, durations: Any = DURATIONS, epsilon: float = 3.0,
-                   epsilon_step: float = 1.0, max_expansions: int = 500,
+                   speeds: Any = SPEEDS, durations: Any = DURATIONS, epsilon: float = 5.0,
+                   epsilon_step: float = 1.0, max_expansions: int = 1000,
                    max_seconds: float | None = None, sample_interval: float = 0.05,
                    clearance: float = 0.1, view_radius: float = math.inf) -> FootstepPlan:
     """Plan footsteps for one character from its COM at ``start`` to within
@@ -398,8 +405,8 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
     ``"parabola"`` or ``"hyperbola"`` (exact, slower).  ``turns``: ``φ`` offsets (radians)
     from the heading; ``speeds`` and ``durations``: fractions of the model's preferred
     speed and duration (those outside its limits are dropped).  ``epsilon`` (>= 1) and
-    ``epsilon_step`` (> 0): the rounds' inflations.  ``max_expansions``: ``N_max`` per
-    round (>= 1).  ``max_seconds``: no new round after that long (None: no limit).
+    ``epsilon_step`` (> 0): the rounds' inflations.  ``max_expansions``: ``N_max``, for
+    all the rounds together (>= 1).  ``max_seconds``: no new round after that long (None: no limit).
     ``sample_interval`` (s, at most the shortest step), ``clearance`` (m, >= 0),
     ``view_radius`` (m; others farther at a step's start are ignored).
     """
@@ -448,7 +455,7 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
     while True:
         search = AStarSearch(graph, root, graph.is_goal, heuristic=graph.heuristic,
                              weight=eps, record=True)
-        result = search.run(max_expansions=max_expansions)
+        result = search.run(max_expansions=max_expansions - stats.expanded)
         stats.expanded += result.stats.expanded
         stats.generated += result.stats.generated
         stats.max_open = max(stats.max_open, result.stats.max_open)
@@ -457,8 +464,8 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
         for s in result.expanded_nodes:
             if s.dist < nearest.dist:
                 nearest = s
-        if eps <= 1.0 or (max_seconds is not None
-                          and time.perf_counter() - t0 >= max_seconds):
+        if eps <= 1.0 or stats.expanded >= max_expansions or (
+                max_seconds is not None and time.perf_counter() - t0 >= max_seconds):
             break
         eps = max(1.0, eps - epsilon_step)
     if best is not None:
