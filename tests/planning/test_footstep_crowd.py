@@ -1,0 +1,92 @@
+"""A crowd of footstep-planned characters: in priority order each avoids the footsteps of
+those before it; checked here with a collision test of this file's own, over all five
+circles, against the records."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.planning.footstep_model import LocomotionModel
+from wayfinding.planning.footsteps import FootstepPlan, plan_crowd, plan_footsteps
+from wayfinding.results import Status
+
+#: Two walkers passing head on, two crossing their lane: every pair meets near (2, 0).
+STARTS = [(0.0, 0.0), (4.0, 0.2), (2.0, -1.8), (2.2, 2.2)]
+GOALS = [(4.0, 0.0), (0.0, 0.2), (2.0, 2.4), (2.2, -1.8)]
+BUDGET = {"max_expansions": 1500}
+
+
+def circles(plan: FootstepPlan, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The five circles at times ``t``, built here from the record: torso on the COM,
+    shoulders across the COM's heading (the last heading once standing), the foot on the
+    ground and the one before it."""
+    m = plan.model
+    pos, vel = plan.trajectory(t)
+    _, last = plan.trajectory([plan.times[-1] - 1e-9])
+    heading = np.where((np.hypot(*vel.T) > 0)[:, None], vel, last)
+    heading = heading / np.hypot(*heading.T)[:, None]
+    side = np.stack([-heading[:, 1], heading[:, 0]], 1) * m.shoulder_offset
+    step = np.searchsorted(plan.times, t, side="right").clip(0, len(plan))
+    centres = np.stack([pos, pos + side, pos - side, plan.feet[step],
+                        plan.feet[np.maximum(step - 1, 0)]], 1)
+    radii = np.array([m.torso_radius, m.shoulder_radius, m.shoulder_radius, m.foot_radius,
+                      m.foot_radius])
+    return centres, radii
+
+
+def overlap(a: FootstepPlan, b: FootstepPlan) -> float:
+    """The deepest overlap of two characters' circles, sampled every 5 ms until both
+    stand (<= 0: none)."""
+    t = np.arange(0.0, max(a.times[-1], b.times[-1]) + 0.5, 0.005)
+    ca, ra = circles(a, t)
+    cb, rb = circles(b, t)
+    gap = np.linalg.norm(ca[:, :, None] - cb[:, None], axis=-1) - ra[:, None] - rb[None]
+    return float(-gap.min())
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    return plan_crowd(STARTS, GOALS, **BUDGET)
+
+
+def test_crowd_reaches_its_goals(crowd):
+    assert [p.status for p in crowd] == [Status.FOUND] * 4
+    for plan, goal in zip(crowd, GOALS):
+        assert np.hypot(*(plan.com[-1] - goal)) <= 0.3
+
+
+@pytest.mark.parametrize(("i", "j"), list(itertools.combinations(range(4), 2)))
+def test_crowd_footsteps_are_collision_free(crowd, i, j):
+    assert overlap(crowd[i], crowd[j]) <= 0
+
+
+def test_alone_they_would_collide(crowd):
+    alone = [plan_footsteps(s, g, velocity=p.com_velocity[0], **BUDGET)
+             for s, g, p in zip(STARTS, GOALS, crowd)]
+    assert max(overlap(a, b) for a, b in itertools.combinations(alone, 2)) > 0
+    # the first in priority plans as if alone
+    assert np.array_equal(alone[0].feet, crowd[0].feet)
+
+
+def test_crowd_options():
+    slow = LocomotionModel(speed=(0.3, 1.0, 1.2))
+    plans = plan_crowd([(0.0, 0.0), (0.0, 2.0)], [(3.0, 0.0), (3.0, 2.0)],
+                       velocities=[(1.0, 0.0), (1.0, 0.0)], models=[LocomotionModel(), slow],
+                       max_expansions=300)
+    assert plans[1].model is slow and all(p.found for p in plans)
+    assert np.allclose(plans[0].com_velocity[0], (1.0, 0.0))
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    ({"goals": [(1.0, 0.0)]}, "must match"),
+    ({"velocities": [(1.0, 0.0)]}, "velocities"),
+    ({"models": [LocomotionModel()]}, "models"),
+    ({"others": []}, "sets others"),
+    ({"starts": [(0.0, float("nan")), (1.0, 1.0)]}, "starts"),
+])
+def test_crowd_bad_input(args, match):
+    call = {"starts": [(0.0, 0.0), (0.0, 1.0)], "goals": [(2.0, 0.0), (2.0, 1.0)]} | args
+    with pytest.raises(InvalidQueryError, match=match):
+        plan_crowd(call.pop("starts"), call.pop("goals"), **call)
