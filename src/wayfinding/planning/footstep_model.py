@@ -219,7 +219,7 @@ def canonical(t: Any, vx: Any, model: LocomotionModel, hyperbola: bool
     return vx * t, a * t * t, vx + 0.0 * t, 2.0 * a * t
 
 
-def to_world(origin_x: Any, origin_y: Any, phi: Any, side: Any, x: Any, y: Any, dx: Any,
+def step_to_world(origin_x: Any, origin_y: Any, phi: Any, side: Any, x: Any, y: Any, dx: Any,
              dy: Any) -> tuple[Any, Any, Any, Any]:
     """Canonical position and velocity to world: ``origin + x e1 + side y e2`` with
     ``e1 = (cos φ, sin φ)``, ``e2 = (−sin φ, cos φ)``; returns ``px, py, vx, vy``."""
@@ -264,7 +264,7 @@ def arc_length(t0: Any, t1: Any, vx: Any, model: LocomotionModel, hyperbola: boo
 class StepCurve:
     """One step's COM curve: the canonical curve (:func:`canonical`) with apex speed
     ``vx`` for local times ``t0 .. t1``, placed in the world by ``origin``, ``phi`` and
-    ``side`` (:func:`to_world`; +1: a right foot, right of the axis; −1: a left one)."""
+    ``side`` (:func:`step_to_world`; +1: a right foot, right of the axis; −1: a left one)."""
 
     origin: tuple[float, float]
     phi: float
@@ -276,14 +276,14 @@ class StepCurve:
 
     def world(self, t: np.ndarray, model: LocomotionModel) -> tuple[np.ndarray, np.ndarray]:
         """COM positions and velocities ``(m, 2)`` at local times ``t`` ``(m,)``."""
-        px, py, vx, vy = to_world(self.origin[0], self.origin[1], self.phi, self.side,
+        px, py, vx, vy = step_to_world(self.origin[0], self.origin[1], self.phi, self.side,
                                   *canonical(np.asarray(t, dtype=np.float64), self.vx,
                                              model, self.hyperbola))
         return np.stack([px, py], 1), np.stack([vx, vy], 1)
 
     def foot(self, model: LocomotionModel) -> tuple[float, float]:
         """The stance foot in world coordinates."""
-        px, py, _, _ = to_world(self.origin[0], self.origin[1], self.phi, self.side, 0.0,
+        px, py, _, _ = step_to_world(self.origin[0], self.origin[1], self.phi, self.side, 0.0,
                                 -model.foot_offset, 0.0, 0.0)
         return float(px), float(py)
 
@@ -306,7 +306,7 @@ def step_curve(model: LocomotionModel, start: tuple[float, float],
         return None
     t0, apex = solve_start(vx, vy, model, hyperbola)
     x0, y0, _, _ = canonical(t0, apex, model, hyperbola)
-    px, py, _, _ = to_world(0.0, 0.0, phi, side, x0, y0, 0.0, 0.0)
+    px, py, _, _ = step_to_world(0.0, 0.0, phi, side, x0, y0, 0.0, 0.0)
     return StepCurve((start[0] - float(px), start[1] - float(py)), phi, side, float(t0),
                      float(t0) + duration, float(apex), hyperbola)
 

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count, finite_point, number, positive_float, xy
+from .._validate import count, finite_point, finite_points, number, positive_float, xy
 from ..errors import InvalidQueryError
 from ..results import SearchStats, Status, _fields_equal
 from ..search.generic import AStarSearch
@@ -67,7 +67,7 @@ from .footstep_model import (
     canonical,
     curve_kind,
     solve_start,
-    to_world,
+    step_to_world,
 )
 
 #: Default ``φ`` offsets from the current heading, radians (the goal-directed one is added).
@@ -147,7 +147,7 @@ class FootstepPlan:
             tt = times[inside]
             i = np.clip(np.searchsorted(self.times, tt, side="right") - 1, 0, len(self) - 1)
             tau = self.curves[i, 3] + (tt - self.times[i])
-            px, py, vx, vy = to_world(
+            px, py, vx, vy = step_to_world(
                 self.curves[i, 0], self.curves[i, 1], self.curves[i, 2], self.sides[i + 1],
                 *canonical(tau, self.apex_speed[i], self.model, self.curve == "hyperbola"))
             pos[inside] = np.stack([px, py], 1)
@@ -282,11 +282,11 @@ class _Steps:
         phi, v, dur, vx, vy = phi[ok], v[ok], dur[ok], vx[ok], vy[ok]
         t0, apex = solve_start(vx, vy, m, hyp)
         x0, y0, _, _ = canonical(t0, apex, m, hyp)
-        px, py, _, _ = to_world(0.0, 0.0, phi, side, x0, y0, 0.0, 0.0)
+        px, py, _, _ = step_to_world(0.0, 0.0, phi, side, x0, y0, 0.0, 0.0)
         ox, oy = u.com[0] - px, u.com[1] - py
-        fx, fy, _, _ = to_world(ox, oy, phi, side, 0.0, -m.foot_offset, 0.0, 0.0)
+        fx, fy, _, _ = step_to_world(ox, oy, phi, side, 0.0, -m.foot_offset, 0.0, 0.0)
         spacing = np.hypot(fx - u.foot[0], fy - u.foot[1])
-        ex, ey, evx, evy = to_world(ox, oy, phi, side, *canonical(t0 + dur, apex, m, hyp))
+        ex, ey, evx, evy = step_to_world(ox, oy, phi, side, *canonical(t0 + dur, apex, m, hyp))
         lo_s, _, hi_s = m.stride
         lo, hi = _orientations(phi, np.arctan2(evy, evx), u.lo, u.hi, m.foot_turn)
         lean = np.hypot(fx - u.com[0], fy - u.com[1])
@@ -338,7 +338,7 @@ class _Steps:
         if span == 0:
             return np.zeros(len(idx), dtype=bool)
         grid = np.arange(j0, j0 + span)
-        px, py, vx, vy = to_world(ox, oy, phi, side, *canonical(
+        px, py, vx, vy = step_to_world(ox, oy, phi, side, *canonical(
             grid * self.dt - u.time + t0, apex, self.model, self.hyperbola))
         c = len(idx)
         flat = c * span
@@ -513,7 +513,6 @@ def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
     :class:`~wayfinding.planning.footstep_model.LocomotionModel` for all, a sequence of
     ``n``, or None (the defaults).  Other options as :func:`plan_footsteps`.
     """
-    from .._validate import finite_points
     p, _ = finite_points("starts", starts)
     g, _ = finite_points("goals", goals)
     if len(p) != len(g):
