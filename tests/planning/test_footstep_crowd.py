@@ -70,6 +70,14 @@ def test_alone_they_would_collide(crowd):
     assert np.array_equal(alone[0].feet, crowd[0].feet)
 
 
+def test_short_horizons_stop_where_they_meet_nobody():
+    plans = plan_crowd(STARTS, GOALS, max_expansions=60)
+    assert any(p.status is Status.PARTIAL for p in plans)
+    moving = [p for p in plans if p.status is not Status.FAILED]
+    assert all(len(p) == 0 for p in plans if p.status is Status.FAILED)
+    assert max(overlap(a, b) for a, b in itertools.combinations(moving, 2)) <= 0
+
+
 def test_crowd_options():
     slow = LocomotionModel(speed=(0.3, 1.0, 1.2))
     plans = plan_crowd([(0.0, 0.0), (0.0, 2.0)], [(3.0, 0.0), (3.0, 2.0)],

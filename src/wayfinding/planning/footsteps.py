@@ -29,15 +29,17 @@ Search: rounds of weighted A* (:class:`~wayfinding.search.generic.AStarSearch`, 
 predicate) over the tree of steps with the heuristic inflated by ``ε``, from ``epsilon``
 down by ``epsilon_step`` to 1, which share ``max_expansions`` (the horizon ``N_max``):
 the first round answers, the later ones improve its plan with what is left; the steps a
-round generates are kept for the next.  The best plan found is returned with
-its round's ``ε``; when no round reaches the goal the plan leads to the expanded state
-nearest to it (status ``PARTIAL``).  The compiled ARA* of :mod:`wayfinding.search` needs
-a grid or a ``CSRGraph``; footstep states are continuous, hence these rounds.
+round generates are kept for the next.  The best plan found is returned with its round's
+``ε``; when no round reaches the goal the plan leads to the expanded state nearest to it
+where the character may stop (status ``PARTIAL``).  The compiled ARA* of
+:mod:`wayfinding.search` needs a grid or a ``CSRGraph``; footstep states are continuous,
+hence these rounds.
 
 Collisions are tested on a time grid of ``sample_interval`` seconds shared by everyone:
 at each sample the circles must keep ``clearance`` apart, which also covers the motion
 between samples while the two characters' relative speed stays below ``2 clearance /
-sample_interval``.  A character stands at the end of its plan from then on.
+sample_interval``.  A character stands at the end of its plan from then on, so a plan
+ends only where standing meets none of the others' plans.
 
 >>> plan = plan_footsteps((0.0, 0.0), (3.0, 0.0), velocity=(1.0, 0.0))
 >>> plan.status, bool(np.hypot(*(plan.com[-1] - (3.0, 0.0))) <= 0.3)
@@ -94,9 +96,10 @@ class FootstepPlan:
     y, φ, t0)`` and ``apex_speed``: ``(k,)``, the canonical curves (see
     :class:`~wayfinding.planning.footstep_model.StepCurve`).  ``cost``: energy in J;
     ``status``: ``FOUND`` (the last COM is within the goal radius), ``PARTIAL`` (the
-    search's budget ran out: the plan leads to the state nearest the goal) or ``FAILED``
-    (no valid first step).  ``epsilon``: the bound of the round that found it (inf unless
-    ``FOUND``).
+    search's budget ran out: the plan leads to the state nearest the goal where the
+    character may stop) or ``FAILED`` (no valid first step, or none leads to a place where
+    it may stop: the record holds the start alone, and it does not avoid the others).
+    ``epsilon``: the bound of the round that found it (inf unless ``FOUND``).
     """
 
     times: np.ndarray
@@ -229,8 +232,10 @@ class _Steps:
 
     def is_goal(self, s: _State) -> bool:
         """Within the goal radius, and where standing from then on meets nobody."""
-        if s.dist > self.radius:
-            return False
+        return s.dist <= self.radius and self.may_stop(s)
+
+    def may_stop(self, s: _State) -> bool:
+        """Whether standing at ``s`` from its time on meets nobody."""
         if not self.others:
             return True
         j0 = int(math.ceil(s.time / self.dt - 1e-9))
@@ -462,7 +467,7 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
         if result.found and (best is None or result.cost < best[0]):
             best = (result.cost, eps, result.path[-1])
         for s in result.expanded_nodes:
-            if s.dist < nearest.dist:
+            if s.dist < nearest.dist and graph.may_stop(s):
                 nearest = s
         if eps <= 1.0 or stats.expanded >= max_expansions or (
                 max_seconds is not None and time.perf_counter() - t0 >= max_seconds):
@@ -472,7 +477,8 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
         last, status, bound = best[2], Status.FOUND, best[1]
     else:
         last, bound = nearest, math.inf
-        status = Status.FAILED if root.children == [] else Status.PARTIAL
+        status = Status.PARTIAL if nearest is not root or graph.may_stop(root) \
+            and root.children else Status.FAILED
     stats.elapsed = time.perf_counter() - t0
     return _record(last, model, graph, status, bound, curve, stats)
 
