@@ -29,11 +29,13 @@ Search: rounds of weighted A* (:class:`~wayfinding.search.generic.AStarSearch`, 
 predicate) over the tree of steps with the heuristic inflated by ``ε``, from ``epsilon``
 down by ``epsilon_step`` to 1, which share ``max_expansions`` (the horizon ``N_max``):
 the first round answers, the later ones improve its plan with what is left; the steps a
-round generates are kept for the next.  The best plan found is returned with its round's
-``ε``; when no round reaches the goal the plan leads to the expanded state nearest to it
-where the character may stop (status ``PARTIAL``).  The compiled ARA* of
-:mod:`wayfinding.search` needs a grid or a ``CSRGraph``; footstep states are continuous,
-hence these rounds.
+round generates are kept for the next.  States whose position, heading, speed, foot and
+time fall in one cell (:data:`CELL`) count as one node, the cheapest kept (the bound ``ε``
+holds over the plans this merging keeps).  The best plan found is
+returned with its round's ``ε``; when no round reaches the goal the plan leads to the
+expanded state nearest to it where the character may stop (status ``PARTIAL``).  The
+compiled ARA* of :mod:`wayfinding.search` needs a grid or a ``CSRGraph``; footstep states
+are continuous, hence these rounds.
 
 Collisions are tested on a time grid of ``sample_interval`` seconds shared by everyone:
 at each sample the circles must keep ``clearance`` apart, which also covers the motion
@@ -178,7 +180,8 @@ def _bodies(model: LocomotionModel, pos: np.ndarray, vel: np.ndarray, stance: np
 
 
 class _State:
-    """A state of the search: the end of a step (identity is the node's identity)."""
+    """A state of the search: the end of a step.  States in one cell (``key``, see
+    :data:`CELL`) are one node of the search, which keeps the cheapest."""
 
     __slots__ = ("com", "vel", "foot", "side", "lo", "hi", "time", "parent", "curve",
                  "children", "dist", "key")
