@@ -209,3 +209,18 @@ def test_a_slow_model_keeps_its_speeds():
     _, v = plan.trajectory(plan.times[:-1])
     assert np.all(np.hypot(*v.T) <= 0.8 + 1e-9) and np.all(np.hypot(*v.T) >= 0.2 - 1e-9)
     assert np.hypot(*(plan.com[-1] - (3.0, 0.0))) < np.hypot(*(starts[0] - (3.0, 0.0)))
+
+
+def test_others_out_of_view_are_ignored():
+    oncoming = plan_footsteps((4.0, 0.1), (0.0, 0.1), velocity=(-1.2, 0.0), side="right",
+                              **FAST)
+    far = plan_footsteps((104.0, 0.1), (100.0, 0.1), velocity=(-1.2, 0.0), side="right",
+                         **FAST)
+    walk = {"velocity": (1.2, 0.0)} | FAST
+    blind = plan_footsteps((0.0, 0.0), (4.0, 0.0), others=[oncoming], view_radius=0.01,
+                           **walk)
+    alone = plan_footsteps((0.0, 0.0), (4.0, 0.0), others=[far], **walk)
+    assert np.array_equal(blind.feet, alone.feet)
+    assert closest_approach(oncoming, blind) < 0
+    with pytest.raises(InvalidQueryError, match="view_radius"):
+        plan_footsteps((0.0, 0.0), (4.0, 0.0), view_radius=0.0, **walk)
