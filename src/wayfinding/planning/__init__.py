@@ -3,6 +3,8 @@ points — movement planning over a clip graph, locomotion planning along a corr
 planning for crowds, and motion models fitted to a character controller."""
 
 from .clips import Clip, ClipCatalogue, default_clips
+from .footstep_model import LocomotionModel, StepCurve, froude_speed, pendulum, step_curve
+from .footsteps import FootstepPlan, plan_crowd, plan_footsteps
 from .locomotion import LocomotionPath, locomotion_path, process_path
 from .locomotion_executor import LocomotionExecutor, LocomotionScheduler, MoveStatus
 from .locomotion_plan import Action, ActionStack, LocomotionPlanner, hits_mark
@@ -30,10 +32,12 @@ from .movement import MovementPlan, plan_movement
 
 __all__ = [
     "Action", "ActionStack", "CharacterController", "Clip", "ClipCatalogue", "CommandRun",
-    "ControllerParams", "DecelerationFit", "LocomotionExecutor", "LocomotionPath",
-    "LocomotionPlanner", "LocomotionScheduler", "ModelChange", "ModelRegression",
-    "MotionCommand", "MotionModel", "MotionModelFit", "MotionTrace", "MoveStatus",
-    "MovementPlan", "SimulatedController", "SimulationSettings", "compare_models",
-    "default_clips", "fit_deceleration", "fit_motion_model", "hits_mark", "locomotion_path",
-    "plan_movement", "process_path", "regenerate", "simulate", "speed_range", "wrap_angle",
+    "ControllerParams", "DecelerationFit", "FootstepPlan", "LocomotionExecutor",
+    "LocomotionModel", "LocomotionPath", "LocomotionPlanner", "LocomotionScheduler",
+    "ModelChange", "ModelRegression", "MotionCommand", "MotionModel", "MotionModelFit",
+    "MotionTrace", "MoveStatus", "MovementPlan", "SimulatedController", "SimulationSettings",
+    "StepCurve", "compare_models", "default_clips", "fit_deceleration", "fit_motion_model",
+    "froude_speed", "hits_mark", "locomotion_path", "pendulum", "plan_crowd", "plan_footsteps",
+    "plan_movement", "process_path", "regenerate", "simulate", "speed_range", "step_curve",
+    "wrap_angle"
 ]
