@@ -101,6 +101,10 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/groups.py --out BENCHMARKS.md
 	$(PY) benchmarks/climbing.py --out BENCHMARKS.md
 	$(PY) benchmarks/traffic.py --out BENCHMARKS.md
+	$(PY) benchmarks/movement_planning.py --out BENCHMARKS.md
+	$(PY) benchmarks/locomotion.py --out BENCHMARKS.md
+	$(PY) benchmarks/motion_models.py --out BENCHMARKS.md
+	$(PY) benchmarks/footsteps.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh3d.py --out BENCHMARKS.md
 	$(PY) benchmarks/tilecache.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd3d.py --out BENCHMARKS.md
