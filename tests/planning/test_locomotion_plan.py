@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidQueryError
@@ -130,6 +130,26 @@ def test_the_fail_safe_turns_and_steps_to_the_goal() -> None:
     assert_hits(planner, stack, (0, 0, 0), (0, 5), math.pi)
 
 
+def test_turns_on_the_spot_are_the_quickest_that_land_within_the_tolerance() -> None:
+    # 122.7 degrees: a 90 twisted to 105 leaves 17.7, which no turn twisted by 15 meets,
+    # but two 45s twisted to 60 each land 2.7 short
+    planner = LocomotionPlanner(library())
+    target = (4 * math.cos(1.0), 4 * math.sin(1.0))
+    stack = planner.plan_segment(ST, (0, 0, 0), target, facing=math.pi)
+    assert names(stack)[-2:] == ["turn_left_45", "turn_left_45"]
+    assert all(abs(a.twist) <= planner.max_twist + 1e-12 for a in stack.actions)
+    assert_hits(planner, stack, (0, 0, 0), target, math.pi)
+    only_90 = ClipCatalogue([Clip("turn_left_90", ST, ST, duration=0.9, rotation=math.pi / 2),
+                             Clip("step", ST, ST, duration=0.8, dx=0.7)])
+    # left turns only: a quarter turn to the right is three to the left
+    right = LocomotionPlanner(only_90).plan_segment(ST, (0, 0, 0), (0, -2.1))
+    assert right.fail_safe and names(right)[:3] == ["turn_left_90"] * 3
+    assert_hits(LocomotionPlanner(only_90), right, (0, 0, 0), (0, -2.1))
+    # no twist and only quarter turns: an eighth of a turn cannot be met
+    stiff = LocomotionPlanner(only_90, max_twist=0.0)
+    assert not stiff.plan_segment(ST, (0, 0, 0), (0, 0), facing=math.pi / 4).found
+
+
 def test_no_way_at_all_is_a_failed_stack() -> None:
     catalogue = ClipCatalogue([Clip("idle", ST, ST, duration=1.0)])
     stack = LocomotionPlanner(catalogue).plan_segment(ST, (0, 0, 0), (5, 0))
@@ -196,6 +216,7 @@ def test_a_short_next_segment_makes_the_character_stop() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.5, 30.0), st.floats(-math.pi, math.pi),
        st.sampled_from([None, 0.0, math.pi / 2, math.pi, -math.pi / 2]))
+@example(4.0, 1.0, math.pi)     # 122.7 degrees to turn after arriving: two 45s, not a 90 and more
 def test_plans_hit_the_mark(distance: float, bearing: float, facing: float | None) -> None:
     planner = LocomotionPlanner(library())
     target = (distance * math.cos(bearing), distance * math.sin(bearing))

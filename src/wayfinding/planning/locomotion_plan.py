@@ -50,6 +50,7 @@ position and facing tolerances.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -484,24 +485,34 @@ class LocomotionPlanner:
         return best
 
     def _turn_on_spot(self, state: str, pose: Pose, want: float) -> list[Action] | None:
-        """Turns on the spot in ``state`` (each twisted by at most :attr:`max_twist`) to
-        heading ``want``, greedily; None when the catalogue cannot turn that way."""
+        """The quickest turns on the spot in ``state`` to heading ``want`` (within
+        :attr:`facing_tolerance`), the wanted turn shared evenly among their twists (each at
+        most :attr:`max_twist`); at most 32 turns, none turning past two full turns; None
+        when the catalogue cannot turn that way."""
         turns = [c for c in self.catalogue.following(state)
                  if c.end_state == state and c.rotation != 0 and not c.dx and not c.dy]
-        out: list[Action] = []
-        p = pose
-        for _ in range(32):
-            left = wrap_angle(want - p[2])
-            if abs(left) <= self.facing_tolerance:
+        left = wrap_angle(want - pose[2])
+        heap: list[tuple[float, int, float, tuple[int, ...]]] = [(0.0, 0, 0.0, ())]
+        seen: set[tuple[float, int]] = set()
+        while heap:
+            spent, k, net, chain = heapq.heappop(heap)
+            if (round(net, 9), k) in seen:
+                continue
+            seen.add((round(net, 9), k))
+            miss = wrap_angle(left - net)
+            share = max(-k * self.max_twist, min(k * self.max_twist, miss))
+            if abs(miss - share) <= self.facing_tolerance + 1e-12:
+                out: list[Action] = []
+                p = pose
+                for i in chain:
+                    out.append(_action(turns[i], "turn", p, share / k))
+                    p = out[-1].end
                 return out
-            same = [c for c in turns if c.rotation * left > 0]
-            if not same:
-                return None
-            c = min(same, key=lambda c: abs(left - c.rotation))
-            act = _action(c, "turn", p, max(-self.max_twist, min(self.max_twist,
-                                                                left - c.rotation)))
-            out.append(act)
-            p = act.end
+            if k < 32:
+                for i, c in enumerate(turns):
+                    if abs(net + c.rotation) <= 4 * math.pi:
+                        heapq.heappush(heap, (spent + c.duration, k + 1, net + c.rotation,
+                                              (*chain, i)))
         return None
 
     def _fail_safe(self, state: str, pose: Pose, goal: _Goal) -> ActionStack:
