@@ -8,7 +8,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 #: The largest integer an option takes (a count, a size or a seed): counts this large
@@ -152,6 +152,21 @@ def cell(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"{text!r} is not a cell 'X,Y' of two integers") \
             from None
     return x, y
+
+
+def three_numbers(form: str) -> Callable[[str], tuple[float, float, float]]:
+    """An argument type reading three finite comma-separated numbers, ``form`` naming them
+    in its messages (e.g. ``"a world point 'X,Y,Z'"``)."""
+    def parse(text: str) -> tuple[float, float, float]:
+        try:
+            a, b, c = (float(v) for v in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {form} of three numbers") \
+                from None
+        if not all(math.isfinite(v) for v in (a, b, c)):
+            raise argparse.ArgumentTypeError(f"{text!r} must hold three finite numbers")
+        return a, b, c
+    return parse
 
 
 def point(text: str) -> tuple[float, float]:

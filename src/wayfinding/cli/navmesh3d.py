@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import time
 from collections import Counter
 from typing import Any
@@ -21,6 +20,7 @@ from .args import (
     non_negative_int,
     positive_float,
     positive_int,
+    three_numbers,
     to_json,
 )
 
@@ -114,16 +114,8 @@ def add_navmesh3d_parser(sub: Any) -> None:
     e.set_defaults(run=cmd_navmesh3d_nearest)
 
 
-def point3(text: str) -> tuple[float, float, float]:
-    """A finite world point ``X,Y,Z`` (y up)."""
-    try:
-        x, y, z = (float(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a world point 'X,Y,Z' of three "
-                                         "numbers") from None
-    if not all(math.isfinite(v) for v in (x, y, z)):
-        raise argparse.ArgumentTypeError(f"{text!r} must hold three finite numbers")
-    return x, y, z
+#: A finite world point ``X,Y,Z`` (y up).
+point3 = three_numbers("a world point 'X,Y,Z'")
 
 
 def _on_off(text: str) -> bool:

@@ -18,6 +18,7 @@ from .args import (
     non_negative_int,
     positive_float,
     positive_int,
+    three_numbers,
     to_json,
 )
 from .generate import KINDS
@@ -30,17 +31,8 @@ GENERATORS = {"caves": "caves", "rooms": "rooms", "maze": "maze", "random": "ran
               "city": "city"}
 
 
-def _pose(text: str) -> tuple[float, float, float]:
-    """A pose ``X,Y,HEADING``: a world point and a heading in degrees, counter-clockwise
-    from +x."""
-    try:
-        x, y, heading = (float(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a pose 'X,Y,HEADING' of three "
-                                         "numbers") from None
-    if not all(math.isfinite(v) for v in (x, y, heading)):
-        raise argparse.ArgumentTypeError(f"{text!r} must hold finite numbers")
-    return x, y, heading
+#: A pose ``X,Y,HEADING``: a world point and a heading in degrees, counter-clockwise from +x.
+_pose = three_numbers("a pose 'X,Y,HEADING'")
 
 
 def _size(text: str) -> tuple[int, int]:
