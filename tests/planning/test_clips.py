@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from wayfinding.errors import FileFormatError, InvalidQueryError
-from wayfinding.planning.clips import Clip, ClipCatalogue, default_clips
+from wayfinding.planning.clips import Clip, ClipCatalogue, default_clips, local_to_world
 
 
 def arc_clip(length: float, rotation: float) -> Clip:
@@ -131,26 +131,26 @@ GOOD = {"name": "walk", "duration": 1.0, "dx": 1.4, "start_state": "w", "end_sta
     ({"format": "wayfinding.clips", "version": 1, "clips": []}, "clips must be"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [3]}, "clips[0] must be"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "duration": 0}]},
-     "clips[0].duration"),
+     "clips[0]: clip 'walk' duration"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "dx": "far"}]},
-     "clips[0].dx"),
+     "clips[0]: clip 'walk' dx"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "dy": None}]},
-     "clips[0].dy"),
+     "clips[0]: clip 'walk' dy"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "rotation": 9}]},
-     "clips[0].rotation"),
+     "clips[0]: clip 'walk' rotation"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "end_speed": -1}]},
-     "clips[0].end_speed"),
+     "clips[0]: clip 'walk' end_speed"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "name": ""}]},
-     "clips[0].name"),
+     "clips[0]: clip name ''"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "start_state": 1}]},
-     "clips[0].start_state"),
+     "clips[0]: clip 'walk' start_state"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [{**GOOD, "speed": 1}]},
      "unknown field 'speed'"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [
         {k: v for k, v in GOOD.items() if k != "duration"}]},
      "clips[0] lacks the field 'duration'"),
     ({"format": "wayfinding.clips", "version": 1, "clips": [GOOD, GOOD]},
-     "clips[1].name 'walk' is repeated"),
+     "clips: clip name 'walk' is repeated"),
 ])
 def test_bad_files_name_the_file_and_the_field(tmp_path, doc, message):
     path = tmp_path / "bad.json"
@@ -204,9 +204,23 @@ def test_bad_catalogues_and_queries_are_refused():
     clips = default_clips()
     with pytest.raises(InvalidQueryError, match="unknown animation state 'flying'"):
         clips.following("flying")
+    with pytest.raises(InvalidQueryError, match=r"unknown animation state \['standing'\]"):
+        clips.following(["standing"])
+    with pytest.raises(InvalidQueryError, match=r"unknown clip \['walk'\]"):
+        clips.successors(["walk"])
     with pytest.raises(InvalidQueryError, match="unknown clip 'fly'"):
         clips.successors("fly")
     with pytest.raises(InvalidQueryError, match="pose"):
         clips["walk"].end_pose((0.0, math.nan, 0.0))
     with pytest.raises(InvalidQueryError, match="step"):
         clips["walk"].root_path((0.0, 0.0, 0.0), 0.0)
+
+
+def test_local_to_world_turns_offsets_by_the_heading_and_broadcasts():
+    pose = (1.0, 2.0, math.pi / 2)
+    x, y = local_to_world(pose, 3.0, 1.0)
+    assert (x, y) == pytest.approx((0.0, 5.0))
+    xs, ys = local_to_world(pose, np.array([0.0, 1.0]), np.zeros(2))
+    assert np.allclose(xs, [1.0, 1.0]) and np.allclose(ys, [2.0, 3.0])
+    walk = default_clips()["walk"]
+    assert walk.end_pose(pose)[:2] == pytest.approx(local_to_world(pose, walk.dx, walk.dy))

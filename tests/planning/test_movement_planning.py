@@ -14,7 +14,7 @@ from wayfinding.grid import Grid
 from wayfinding.navmesh import NavMesh
 from wayfinding.paths import turning_path
 from wayfinding.planning.clips import Clip, ClipCatalogue, default_clips
-from wayfinding.planning.movement import MovementPlan, plan_movement
+from wayfinding.planning.movement import FINEST, MovementPlan, plan_movement
 from wayfinding.results import Status
 
 EXACT = {"position_resolution": 1e-9, "heading_resolution": 1e-9}
@@ -293,12 +293,28 @@ def test_dubins_length_bounds_the_root_path_when_curvature_is_bounded(kappa, goa
                          position_resolution=0.2, heading_resolution=math.radians(10))
     assert plan.found
     x, y, h = plan.poses[-1]
+    # The end pose is a pose of the goal region, so the bound below is one on reaching it.
+    gx, gy, gh = goal
+    assert math.hypot(x - gx, y - gy) <= 0.4 + 1e-9
+    assert abs(math.remainder(h - gh, 2 * math.pi)) <= 0.4 + 1e-9
     dubins = turning_path((0, 0), (1, 0), (x, y), (math.cos(h), math.sin(h)),
                           radius=1 / clips.max_curvature)
     assert dubins.length <= plan.length + 1e-9
     sampled = np.concatenate([clips[n].root_path(p, 0.01)[:, :2]
                               for p, n in zip(plan.poses[:-1], plan.clips)])
     assert np.hypot(*np.diff(sampled, axis=0).T).sum() == pytest.approx(plan.length, rel=1e-4)
+
+
+def test_headings_a_whole_turn_apart_merge_at_any_heading_resolution():
+    # Half turns either way reach the headings pi and -pi: one state, not two, even when the
+    # resolution does not divide a turn (FINEST does not).
+    clips = ClipCatalogue([Clip("left", "s", "s", duration=1.0, rotation=math.pi),
+                           Clip("right", "s", "s", duration=1.0, rotation=-math.pi)])
+    for hr in (FINEST, 0.3, math.pi / 2):
+        plan = plan_movement(None, clips, (0, 0, 0), (0, 0, math.pi / 2), start_state="s",
+                             heading_tolerance=0.1, heading_resolution=hr)
+        assert plan.status is Status.FAILED
+        assert plan.stats.expanded == 2
 
 
 def test_unbounded_curvature_has_no_dubins_bound():
@@ -391,6 +407,11 @@ def test_plans_are_deterministic_records():
     ({"world": "room"}, "world str must be"),
     ({"world": lava_room(), "start": (5.5, 2.5, 0)}, r"start \(5.5, 2.5\) is off"),
     ({"world": lava_room(), "goal": (-1, 2.5, 0)}, "goal .* is off"),
+    ({"start_state": ["standing"]}, r"unknown start_state \['standing'\]"),
+    ({"end_states": [["standing"]]}, "end_states"),
+    ({"penalties": "walk"}, "penalties 'walk' must be a mapping"),
+    ({"penalties": [1, 2]}, r"penalties \[1, 2\] must be a mapping"),
+    ({"penalties": {("walk",): 1}}, "unknown clip"),
 ])
 def test_bad_arguments_are_refused(kwargs, message):
     args = {"world": None, "clips": default_clips(), "start": (0.5, 0.5, 0),

@@ -60,10 +60,18 @@ _FIELDS = ("name", "start_state", "end_state", "duration", "dx", "dy", "rotation
 _REQUIRED = ("name", "start_state", "end_state", "duration")
 
 
-def _label(what: str, value: Any, error: type[Exception]) -> str:
+def _label(what: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise error(f"{what} {brief(value)} must be a non-empty string")
+        raise InvalidQueryError(f"{what} {brief(value)} must be a non-empty string")
     return value
+
+
+def local_to_world(pose: tuple[float, float, float], dx: Any, dy: Any) -> tuple[Any, Any]:
+    """The world ``(x, y)`` of the offset ``dx`` forward, ``dy`` to the left of ``pose``
+    ``(x, y, heading)``; ``dx`` and ``dy`` are numbers or arrays (broadcast together)."""
+    x, y, h = pose
+    c, s = math.cos(h), math.sin(h)
+    return x + c * dx - s * dy, y + s * dx + c * dy
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,16 +101,15 @@ class Clip:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        s(self, "name", _label("clip name", self.name, InvalidQueryError))
+        s(self, "name", _label("clip name", self.name))
         where = f"clip {self.name!r}"
         s(self, "duration", number(f"{where} duration", self.duration, min=0.0, min_open=True))
         s(self, "dx", number(f"{where} dx", self.dx))
         s(self, "dy", number(f"{where} dy", self.dy))
         s(self, "rotation", number(f"{where} rotation", self.rotation, min=-2 * math.pi,
                                    max=2 * math.pi))
-        s(self, "start_state", _label(f"{where} start_state", self.start_state,
-                                      InvalidQueryError))
-        s(self, "end_state", _label(f"{where} end_state", self.end_state, InvalidQueryError))
+        s(self, "start_state", _label(f"{where} start_state", self.start_state))
+        s(self, "end_state", _label(f"{where} end_state", self.end_state))
         s(self, "start_speed", number(f"{where} start_speed", self.start_speed, min=0.0))
         s(self, "end_speed", number(f"{where} end_speed", self.end_speed, min=0.0))
         curvature, length = _arc(self.dx, self.dy, self.rotation)
@@ -117,17 +124,15 @@ class Clip:
     def end_pose(self, pose: ArrayLike) -> np.ndarray:
         """The pose ``(x, y, heading)`` after playing the clip from ``pose``: its root motion
         turned into the world by the start heading.  float64 ``(3,)``."""
-        x, y, h = finite_point("pose", pose, 3)
-        c, s = math.cos(h), math.sin(h)
-        return np.array([x + c * self.dx - s * self.dy, y + s * self.dx + c * self.dy,
-                         h + self.rotation])
+        x, y, h = finite_point("pose", pose, 3).tolist()
+        return np.array([*local_to_world((x, y, h), self.dx, self.dy), h + self.rotation])
 
     def root_path(self, pose: ArrayLike, step: float) -> np.ndarray:
         """Root poses ``(x, y, heading)`` along the clip played from ``pose``, start and end
         included, no two consecutive ones more than ``step`` metres apart (nor more than 15°
         of heading): float64 ``(n, 3)``."""
         step = number("step", step, min=0.0, min_open=True)
-        x, y, h = finite_point("pose", pose, 3)
+        x, y, h = finite_point("pose", pose, 3).tolist()
         n = max(1, math.ceil(self.length / step), math.ceil(abs(self.rotation) / (math.pi / 12)))
         t = np.linspace(0.0, 1.0, n + 1)
         turn = self.rotation * t
@@ -136,8 +141,7 @@ class Clip:
             lx, ly = r * np.sin(turn), r * (1.0 - np.cos(turn))
         else:
             lx, ly = self.dx * t, self.dy * t
-        c, s = math.cos(h), math.sin(h)
-        return np.column_stack([x + c * lx - s * ly, y + s * lx + c * ly, h + turn])
+        return np.column_stack([*local_to_world((x, y, h), lx, ly), h + turn])
 
     def to_dict(self) -> dict[str, Any]:
         """The clip as the JSON object a saved catalogue holds."""
@@ -217,14 +221,14 @@ class ClipCatalogue(Mapping[str, Clip]):
         """The clips that may play in animation ``state`` (those starting from it), in
         catalogue order; an unknown state raises
         :class:`~wayfinding.errors.InvalidQueryError`."""
-        if state not in self.states:
+        if not isinstance(state, str) or state not in self.states:
             raise InvalidQueryError(f"unknown animation state {brief(state)}; the catalogue "
                                     f"has {', '.join(sorted(self.states))}")
         return self._from.get(state, ())
 
     def successors(self, name: str) -> tuple[Clip, ...]:
         """The clips that may follow the clip called ``name``."""
-        if name not in self._clips:
+        if not isinstance(name, str) or name not in self._clips:
             raise InvalidQueryError(f"unknown clip {brief(name)}")
         return self._from.get(self._clips[name].end_state, ())
 
@@ -275,19 +279,15 @@ class ClipCatalogue(Mapping[str, Clip]):
         entries = data.get("clips")
         if not isinstance(entries, list) or not entries:
             raise FileFormatError("clips must be a non-empty list", path)
-        clips = []
-        seen: set[str] = set()
-        for i, entry in enumerate(entries):
-            clip = _clip_from(entry, f"clips[{i}]", path)
-            if clip.name in seen:
-                raise FileFormatError(f"clips[{i}].name {clip.name!r} is repeated", path)
-            seen.add(clip.name)
-            clips.append(clip)
-        return cls(clips)
+        clips = [_clip_from(entry, f"clips[{i}]", path) for i, entry in enumerate(entries)]
+        try:
+            return cls(clips)
+        except InvalidQueryError as exc:
+            raise FileFormatError(f"clips: {exc}", path) from None
 
 
 def _clip_from(entry: Any, where: str, path: object) -> Clip:
-    """One clip of a catalogue file, each field checked with the file's error."""
+    """One clip of a catalogue file; a bad field raises the file's error naming it."""
     if not isinstance(entry, dict):
         raise FileFormatError(f"{where} must be a JSON object", path)
     unknown = sorted(set(entry) - set(_FIELDS))
@@ -296,25 +296,10 @@ def _clip_from(entry: Any, where: str, path: object) -> Clip:
     for key in _REQUIRED:
         if key not in entry:
             raise FileFormatError(f"{where} lacks the field {key!r}", path)
-    values: dict[str, Any] = {}
-    for key in _FIELDS:
-        if key not in entry:
-            continue
-        label = f"{where}.{key}"
-        try:
-            if key in ("name", "start_state", "end_state"):
-                values[key] = _label(label, entry[key], InvalidQueryError)
-            elif key == "duration":
-                values[key] = number(label, entry[key], min=0.0, min_open=True)
-            elif key in ("start_speed", "end_speed"):
-                values[key] = number(label, entry[key], min=0.0)
-            elif key == "rotation":
-                values[key] = number(label, entry[key], min=-2 * math.pi, max=2 * math.pi)
-            else:
-                values[key] = number(label, entry[key])
-        except InvalidQueryError as exc:
-            raise FileFormatError(str(exc), path) from None
-    return Clip(**values)
+    try:
+        return Clip(**entry)
+    except InvalidQueryError as exc:
+        raise FileFormatError(f"{where}: {exc}", path) from None
 
 
 def _arc_clip(name: str, state: str, length: float, rotation: float, duration: float,

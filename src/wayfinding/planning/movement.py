@@ -60,7 +60,7 @@ from ..grid import Grid
 from ..navmesh import NavMesh
 from ..results import SearchStats, Status, _fields_equal
 from ..search.generic import AStarSearch
-from .clips import Clip, ClipCatalogue
+from .clips import Clip, ClipCatalogue, local_to_world
 
 #: The finest state resolution (metres and radians): states closer than this coincide.
 FINEST = 1e-9
@@ -239,16 +239,15 @@ class _ClipGraph:
 
     def state(self, x: float, y: float, h: float, anim: str, prev: _State | None,
               via: Clip | None) -> _State:
-        wrapped = math.remainder(h, 2 * math.pi)
-        key = (round(x / self.pr), round(y / self.pr), round(wrapped / self.hr) % self.turns,
-               anim)
+        # Headings a whole turn apart share a key even when hr does not divide a turn.
+        key = (round(x / self.pr), round(y / self.pr),
+               round((h % (2 * math.pi)) / self.hr) % self.turns, anim)
         return _State(x, y, h, anim, key, prev, via)
 
     def successors(self, u: _State) -> Iterator[tuple[_State, float]]:
-        c, s = math.cos(u.h), math.sin(u.h)
-        turn = np.array([[c, s], [-s, c]])
+        pose = (u.x, u.y, u.h)
         for clip, local, cost in self.moves[u.anim]:
-            points = local[:, :2] @ turn + (u.x, u.y)
+            points = np.column_stack(local_to_world(pose, local[:, 0], local[:, 1]))
             if self.world.clear(points, self.radius):
                 end = clip.end_pose((u.x, u.y, u.h))
                 yield self.state(float(end[0]), float(end[1]), float(end[2]), clip.end_state,
@@ -284,7 +283,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         raise InvalidQueryError(f"clips {brief(clips)} must be a ClipCatalogue")
     s = finite_point("start", start, 3)
     g = finite_point("goal", goal, 3)
-    if start_state not in clips.states:
+    if not isinstance(start_state, str) or start_state not in clips.states:
         raise InvalidQueryError(f"unknown start_state {brief(start_state)}; the catalogue has "
                                 f"{', '.join(sorted(clips.states))}")
     tol = number("position_tolerance", position_tolerance, min=0.0)
@@ -295,14 +294,17 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         if isinstance(end_states, str):
             raise InvalidQueryError(f"end_states {brief(end_states)} must be a collection of "
                                     "animation states, not one string")
-        ends = frozenset(end_states)
-        unknown = sorted(map(str, ends - clips.states))
+        ends = frozenset(e for e in end_states if isinstance(e, str))
+        unknown = [e for e in end_states if not isinstance(e, str) or e not in clips.states]
         if not ends or unknown:
             raise InvalidQueryError(f"end_states {brief(end_states)} must name animation "
                                     f"states of the catalogue ({', '.join(sorted(clips.states))})")
+    if penalties is not None and not isinstance(penalties, Mapping):
+        raise InvalidQueryError(f"penalties {brief(penalties)} must be a mapping of clip names "
+                                "to seconds")
     extra = dict(penalties or {})
     for name, value in extra.items():
-        if name not in clips:
+        if not isinstance(name, str) or name not in clips:
             raise InvalidQueryError(f"penalties name an unknown clip {brief(name)}")
         extra[name] = number(f"penalty of {name!r}", value, min=0.0)
     pr = number("position_resolution", position_resolution, min=FINEST)
