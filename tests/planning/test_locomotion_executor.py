@@ -16,7 +16,7 @@ from wayfinding.planning.locomotion_executor import (
     LocomotionScheduler,
     MoveStatus,
 )
-from wayfinding.planning.locomotion_plan import LocomotionPlanner, hits_mark
+from wayfinding.planning.locomotion_plan import LocomotionPlanner, Role, hits_mark
 
 ST, RN = "standing", "running"
 CLIPS = ClipCatalogue([
@@ -231,3 +231,39 @@ def test_bad_scheduler_arguments_are_refused() -> None:
     walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
     with pytest.raises(InvalidQueryError, match="plan"):
         walker.update(0.1, plan=1)  # type: ignore[arg-type]
+
+
+def test_an_interrupted_turn_keeps_the_part_played() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (0, 20)]))
+    for _ in range(8):
+        walker.update(0.1)
+    turn = walker.action
+    assert turn is not None and turn.role is Role.TURN and turn.clip.name == "turn_left_90"
+    played = turn.start[2] + 0.8 / turn.duration * (turn.end[2] - turn.start[2])
+    assert walker.pose.tolist() == pytest.approx([0.0, 0.0, played])
+    walker.request(process_path([(0, 0), (20, 0)]))
+    walker.update(0.0)                       # taken at once: a turn may be interrupted
+    assert walker.replaced == 1 and walker.stack is not None
+    assert walker.stack.actions[0].start == pytest.approx((0.0, 0.0, played))
+
+
+def test_a_turn_reports_the_pose_turned_so_far() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    walker.request(process_path([(0, 0), (0, 20)]))
+    walker.update(0.45)
+    turn = walker.action
+    assert turn is not None and turn.role is Role.TURN
+    assert walker.pose[2] == pytest.approx((turn.start[2] + turn.end[2]) / 2)
+
+
+def test_the_scheduler_refuses_an_executor_listed_twice() -> None:
+    walker = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 0, 0))
+    other = LocomotionExecutor(LocomotionPlanner(CLIPS), ST, (0, 5, 0))
+    with pytest.raises(InvalidQueryError, match="executors 0 and 2 are the same executor"):
+        LocomotionScheduler([walker, other, walker])
+
+
+def test_a_state_that_is_not_a_string_is_refused() -> None:
+    with pytest.raises(InvalidQueryError, match=r"animation state \['standing'\] must be a"):
+        LocomotionExecutor(LocomotionPlanner(CLIPS), [ST], (0, 0, 0))  # type: ignore[arg-type]

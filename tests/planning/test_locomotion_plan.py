@@ -262,8 +262,8 @@ def test_bad_plan_arguments_are_refused() -> None:
         planner.plan_segment(ST, (0, 0), (1, 0))
     with pytest.raises(InvalidQueryError, match="through"):
         planner.plan_segment(ST, (0, 0, 0), (1, 0), through=1)  # type: ignore[arg-type]
-    with pytest.raises(InvalidQueryError, match="stance"):
-        planner.plan_segment(ST, (0, 0, 0), (1, 0), stance="sitting")
+    with pytest.raises(InvalidQueryError, match="unknown animation state 'sitting'"):
+        planner.plan_segment(ST, (0, 0, 0), (1, 0), end_state="sitting")
     with pytest.raises(InvalidQueryError, match="LocomotionPath"):
         planner.plan([(0, 0), (1, 0)], ST, (0, 0, 0))  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match="avoid"):
@@ -323,3 +323,52 @@ def test_the_plan_is_the_quickest_way_counted_by_brute_force(distance: float) ->
         assert stack.found and not stack.fail_safe
         assert stack.duration == pytest.approx(want)
         assert_hits(planner, stack, (0, 0, 0), (distance, 0), 0.0)
+
+
+def test_the_fail_safe_ends_in_the_wanted_stance_or_fails() -> None:
+    planner = LocomotionPlanner(library())
+    stack = planner.plan_segment(ST, (0, 0, 0), (3, 0), end_state=CR)
+    assert not stack.found or stack.state == CR
+    stack = planner.plan_segment(ST, (0, 0, 0), (3, 0), end_state=ST)
+    assert stack.found and stack.state == ST
+
+
+def test_the_fail_safe_tries_every_step_clip_quickest_first() -> None:
+    steps = ClipCatalogue([Clip("step_short", ST, ST, duration=0.9, dx=0.8),
+                           Clip("step_long", ST, ST, duration=1.3, dx=2.6)])
+    planner = LocomotionPlanner(steps)
+    stack = planner.plan_segment(ST, (0, 0, 0), (1.6, 0), facing=0.0)
+    assert stack.fail_safe and names(stack) == ["step_short", "step_short"]
+    assert_hits(planner, stack, (0, 0, 0), (1.6, 0), 0.0)
+    stack = planner.plan_segment(ST, (0, 0, 0), (2.6, 0))      # one long step is quicker
+    assert names(stack) == ["step_long"]
+    assert_hits(planner, stack, (0, 0, 0), (2.6, 0))
+
+
+def test_hits_mark_checks_the_facing_even_off_the_mark() -> None:
+    with pytest.raises(InvalidQueryError, match="facing"):
+        hits_mark((5, 0, 0), (0, 0), facing=math.nan)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.plan_segment([ST], (0, 0, 0), (1, 0)), r"animation state \['standing'\]"),
+    (lambda p: p.plan_segment(ST, (0, 0, 0), (1, 0), end_state=[CR]), "animation state"),
+    (lambda p: p.plan_segment(ST, (0, 0, 0), (1, 0), end_state=RN),
+     "end_state 'running' must be a stance with through=False"),
+    (lambda p: p.plan_segment(ST, (0, 0, 0), (1, 0), through=True, end_state=ST),
+     "end_state 'standing' must be a transfer state with through=True"),
+    (lambda p: p.plan(process_path([(0, 0), (5, 0)]), {ST: 1}, (0, 0, 0)), "animation state"),
+])
+def test_bad_states_are_refused(call: object, message: str) -> None:
+    planner = LocomotionPlanner(library())
+    with pytest.raises(InvalidQueryError, match=message):
+        call(planner)  # type: ignore[operator]
+
+
+def test_a_transfer_and_a_step_say_how_many_times_and_how_stretched_they_play() -> None:
+    planner = LocomotionPlanner(library())
+    run = planner.plan_segment(ST, (0, 0, 0), (20, 0), facing=0.0).actions[1]
+    assert run.loops == pytest.approx(8.25) and run.stretch == 1.0
+    steps = ClipCatalogue([Clip("step", ST, ST, duration=0.9, dx=1.0)])
+    stack = LocomotionPlanner(steps).plan_segment(ST, (0, 0, 0), (2.2, 0))
+    assert [(a.loops, a.stretch) for a in stack.actions] == [(1.0, pytest.approx(1.1))] * 2

@@ -56,7 +56,7 @@ from numpy.typing import ArrayLike
 from .._validate import count, finite_point, number, positive_float
 from ..errors import InvalidQueryError
 from .locomotion import LocomotionPath
-from .locomotion_plan import Action, ActionStack, LocomotionPlanner
+from .locomotion_plan import Action, ActionStack, LocomotionPlanner, Role
 
 
 class MoveStatus(str, Enum):
@@ -91,7 +91,7 @@ class LocomotionExecutor:
         if not isinstance(planner, LocomotionPlanner):
             raise InvalidQueryError(f"planner must be a LocomotionPlanner, got "
                                     f"{type(planner).__name__}")
-        planner.catalogue.following(state)          # refuses an unknown state
+        planner.check_state(state)
         self.planner = planner
         self.state = state
         self._pose = finite_point("pose", pose, 3).copy()
@@ -118,14 +118,17 @@ class LocomotionExecutor:
 
     @property
     def pose(self) -> np.ndarray:
-        """The root pose ``(x, y, heading)`` now: float64 ``(3,)``, moved along a playing
-        transfer, else that at the start of the playing clip."""
+        """The root pose ``(x, y, heading)`` now: float64 ``(3,)``.  Along a playing clip
+        that may be interrupted it moves by the part of the clip played, straight from the
+        clip's start to its end (a transfer keeps its heading, any other clip turns
+        evenly); in any other clip it is the pose at the clip's start."""
         a = self.action
-        if a is None or a.role != "transfer" or a.duration == 0:
+        if a is None or not a.interruptible or a.duration == 0:
             return self._pose.copy()
         f = min(self._clock / a.duration, 1.0)
+        h = a.end[2] if a.role is Role.TRANSFER else a.start[2] + f * (a.end[2] - a.start[2])
         return np.array([a.start[0] + f * (a.end[0] - a.start[0]),
-                         a.start[1] + f * (a.end[1] - a.start[1]), a.end[2]])
+                         a.start[1] + f * (a.end[1] - a.start[1]), h])
 
     @property
     def action(self) -> Action | None:
@@ -182,7 +185,7 @@ class LocomotionExecutor:
             if not adjusted:
                 self._adjust_rate(a, dt)
                 adjusted = True
-            transfer = a.role == "transfer"
+            transfer = a.role is Role.TRANSFER
             speed = 1.0 if transfer else self.rate       # action seconds per second
             left = (a.duration - self._clock) / speed
             if dt < left:
@@ -201,7 +204,7 @@ class LocomotionExecutor:
         """Start playing ``a``: for a transfer, the rate change that ends it on a whole
         loop cycle, and whether that is within :attr:`pose_tolerance`."""
         self._started, self._phase, self._whole = a, 0.0, None
-        if a.role == "transfer" and a.loops > 0:
+        if a.role is Role.TRANSFER and a.loops > 0:
             whole = max(1, round(a.loops))
             self.rate_change = whole / a.loops - 1.0
             self.phase_error = None
@@ -226,7 +229,7 @@ class LocomotionExecutor:
         self._clock = 0.0
 
     def _finish_early(self) -> None:
-        """End the playing transfer or turn where it has got to."""
+        """End the playing interruptible clip where it has got to (see :attr:`pose`)."""
         self._pose = self.pose
         a = self._actions[0]
         self.state = a.clip.end_state
@@ -299,7 +302,7 @@ class LocomotionExecutor:
 
 class LocomotionScheduler:
     """Updates many :class:`LocomotionExecutor` objects under a planning budget: at most
-    ``budget`` (>= 1) of them may plan in one :meth:`update`, served by their
+    ``budget`` (>= 1) of them may plan in one :meth:`update` (each listed once), served by their
     :attr:`~LocomotionExecutor.need` (an action-stack for a moving character first, then
     for a standing one, then a new request), then by how many updates they have waited,
     then by their order.  The others play what they have and wait; a moving character
@@ -321,6 +324,12 @@ class LocomotionScheduler:
         self.executors = list(executors)
         if not all(isinstance(e, LocomotionExecutor) for e in self.executors):
             raise InvalidQueryError("executors must be LocomotionExecutor objects")
+        seen: dict[int, int] = {}
+        for i, e in enumerate(self.executors):
+            if id(e) in seen:
+                raise InvalidQueryError(f"executors {seen[id(e)]} and {i} are the same "
+                                        f"executor; each character may be listed once")
+            seen[id(e)] = i
         self.budget = count("budget", budget)
         self.waited = [0] * len(self.executors)
         self.served: list[int] = []

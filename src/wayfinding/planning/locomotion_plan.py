@@ -54,6 +54,7 @@ import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -66,10 +67,30 @@ from .clips import Clip, ClipCatalogue
 from .locomotion import LocomotionPath
 from .motion_simulation import wrap_angle
 
-#: Action roles, as :attr:`Action.role` names them.
-ROLES = ("direct", "pre_transfer", "transfer", "post_transfer", "transfer_turn", "stance",
-         "turn", "step")
-_UNINTERRUPTIBLE = frozenset(("pre_transfer", "post_transfer", "direct", "stance"))
+
+class Role(str, Enum):
+    """The role of an :class:`Action` in its stack (see the module text); each member
+    equals its lower-case name as a string."""
+
+    DIRECT = "direct"
+    PRE_TRANSFER = "pre_transfer"
+    TRANSFER = "transfer"
+    POST_TRANSFER = "post_transfer"
+    TRANSFER_TURN = "transfer_turn"
+    STANCE = "stance"
+    TURN = "turn"
+    STEP = "step"
+
+    def __repr__(self) -> str:
+        return f"Role.{self.name}"
+
+
+#: Every :class:`Role`, in declaration order.
+ROLES = tuple(Role)
+#: The most sequences of turns on the spot one facing adjustment expands.
+TURN_EXPANSIONS = 4096
+
+_UNINTERRUPTIBLE = frozenset((Role.PRE_TRANSFER, Role.POST_TRANSFER, Role.DIRECT, Role.STANCE))
 
 Pose = tuple[float, float, float]
 
@@ -78,20 +99,22 @@ Pose = tuple[float, float, float]
 class Action:
     """One clip of a plan.
 
-    ``clip``: the :class:`~wayfinding.planning.clips.Clip`; ``role``: one of :data:`ROLES`;
+    ``clip``: the :class:`~wayfinding.planning.clips.Clip`; ``role``: its :class:`Role`;
     ``start``/``end``: the root poses ``(x, y, heading)`` before and after it; ``twist``:
     radians the clip is turned by over its playing (its start heading is ``start``'s plus
-    ``twist``); ``loops``: for a transfer, how many of the clip's lengths it covers, else
-    its stretch (1: as authored); ``duration``: seconds.  Pre- and post-transfers, direct
-    clips and stance changes are not interruptible.
+    ``twist``); ``loops``: how many times the clip plays (a transfer: the loop lengths it
+    covers, any fraction; every other clip: 1); ``stretch``: the scale of the clip's motion
+    (1: as authored; a step may be stretched, a transfer never is); ``duration``: seconds.
+    Pre- and post-transfers, direct clips and stance changes are not interruptible.
     """
 
     clip: Clip
-    role: str
+    role: Role
     start: Pose
     end: Pose
     twist: float
     loops: float
+    stretch: float
     duration: float
 
     @property
@@ -117,9 +140,9 @@ def _play_chain(clips: Sequence[Clip], pose: Pose, twist: float) -> Pose:
     return pose
 
 
-def _action(clip: Clip, role: str, pose: Pose, twist: float = 0.0,
+def _action(clip: Clip, role: Role, pose: Pose, twist: float = 0.0,
             stretch: float = 1.0) -> Action:
-    return Action(clip, role, pose, _play(clip, pose, twist, stretch), twist, stretch,
+    return Action(clip, role, pose, _play(clip, pose, twist, stretch), twist, 1.0, stretch,
                   clip.duration)
 
 
@@ -156,13 +179,13 @@ class ActionStack:
         stretch): float64 ``(3,)``."""
         p: Pose = tuple(finite_point("pose", pose, 3).tolist())
         for a in self.actions:
-            if a.role == "transfer":
+            if a.role is Role.TRANSFER:
                 x, y, h = p
                 h += a.twist
                 d = a.loops * a.clip.dx
                 p = (x + d * math.cos(h), y + d * math.sin(h), h)
             else:
-                p = _play(a.clip, p, a.twist, a.loops)
+                p = _play(a.clip, p, a.twist, a.stretch)
         return np.array(p)
 
 
@@ -180,9 +203,10 @@ def hits_mark(pose: ArrayLike, target: ArrayLike, *, facing: float | None = None
     t = finite_point("target", target)
     tol = positive_float("position_tolerance", position_tolerance, allow_zero=True)
     ftol = positive_float("facing_tolerance", facing_tolerance, allow_zero=True)
+    f = None if facing is None else number("facing", facing)
     if math.hypot(p[0] - t[0], p[1] - t[1]) > tol:
         return False
-    return facing is None or abs(wrap_angle(float(p[2]) - number("facing", facing))) <= ftol
+    return f is None or abs(wrap_angle(float(p[2]) - f)) <= ftol
 
 
 class LocomotionPlanner:
@@ -224,6 +248,14 @@ class LocomotionPlanner:
         """Whether ``state`` has a transfer loop."""
         return state in self.loops
 
+    def check_state(self, state: str) -> str:
+        """``state`` checked to be one of the catalogue's animation states (else
+        :class:`~wayfinding.errors.InvalidQueryError`)."""
+        if not isinstance(state, str):
+            raise InvalidQueryError(f"animation state {brief(state)} must be a string")
+        self.catalogue.following(state)         # refuses an unknown state
+        return state
+
     def _avoided(self, avoid: Sequence[str]) -> frozenset[str]:
         """``avoid`` as a set of the catalogue's states (a lone string or an unknown state
         is refused)."""
@@ -237,27 +269,32 @@ class LocomotionPlanner:
     # ------------------------------------------------------------------ one segment
     def plan_segment(self, state: str, pose: ArrayLike, target: ArrayLike, *,
                      facing: float | None = None, through: bool = False,
-                     stance: str | None = None, avoid: Sequence[str] = ()) -> ActionStack:
+                     end_state: str | None = None, avoid: Sequence[str] = ()) -> ActionStack:
         """The action-stack that takes a character in animation ``state`` at ``pose``
         ``(x, y, heading)`` to ``target`` ``(x, y)``.
 
-        ``through=False``: it stops there in a stance (``stance``, or any), facing
-        ``facing`` (radians; ``None``: any).  ``through=True``: it passes the target moving
-        in a transfer state (``stance``, or any; any facing).  ``avoid``: animation states
+        ``through=False``: it stops there in a stance, facing ``facing`` (radians; ``None``:
+        any).  ``through=True``: it passes the target moving in a transfer state (any
+        facing).  ``end_state``: the state to be in there (a stance when stopping, a
+        transfer state when passing through; ``None``: any).  ``avoid``: animation states
         not to enter (no running here).  An unknown ``state`` raises
         :class:`~wayfinding.errors.InvalidQueryError`.
         """
-        self.catalogue.following(state)         # refuses an unknown state
+        self.check_state(state)
         p = finite_point("pose", pose, 3)
         start: Pose = (float(p[0]), float(p[1]), float(p[2]))
         tx, ty = finite_point("target", target).tolist()
         f = None if facing is None else number("facing", facing)
         if through is not True and through is not False:
             raise InvalidQueryError(f"through {brief(through)} must be True or False")
-        if stance is not None and stance not in self.catalogue.states:
-            raise InvalidQueryError(f"unknown stance {brief(stance)}")
+        if end_state is not None:
+            self.check_state(end_state)
+            if self.is_transfer(end_state) is not through:
+                kind = "transfer state" if through else "stance"
+                raise InvalidQueryError(f"end_state {end_state!r} must be a {kind} "
+                                        f"with through={through}")
         banned = self._avoided(avoid)
-        goal = _Goal((tx, ty), f, through, stance, banned)
+        goal = _Goal((tx, ty), f, through, end_state, banned)
         return self._plan(state, start, goal)
 
     def _plan(self, state: str, pose: Pose, goal: _Goal) -> ActionStack:
@@ -271,7 +308,7 @@ class LocomotionPlanner:
 
     def _ends_ok(self, state: str, goal: _Goal) -> bool:
         return self.is_transfer(state) is goal.through and \
-            (goal.stance is None or state == goal.stance)
+            (goal.end_state is None or state == goal.end_state)
 
     def _best(self, state: str, pose: Pose, goal: _Goal
               ) -> tuple[float, list[Action], str] | None:
@@ -291,7 +328,7 @@ class LocomotionPlanner:
             if got is not None and (best is None or got[0] < best[0] - 1e-12):
                 best = got
         if goal.facing is not None and not goal.through:
-            free = _Goal(goal.target, None, False, goal.stance, goal.avoid)
+            free = _Goal(goal.target, None, False, goal.end_state, goal.avoid)
             got = self._best(state, pose, free)
             if got is not None:
                 turn = self._turn_on_spot(got[2], got[1][-1].end, goal.facing)
@@ -321,7 +358,7 @@ class LocomotionPlanner:
         twist = self._twist_to(aim)
         if twist is None:
             return None
-        act = _action(clip, "direct", pose, twist)
+        act = _action(clip, Role.DIRECT, pose, twist)
         ex, ey, eh = act.end
         if math.hypot(ex - tx, ey - ty) > self.position_tolerance:
             return None
@@ -361,12 +398,13 @@ class LocomotionPlanner:
             posts = [chain for chain in self._chains(
                 t, lambda s: self._ends_ok(s, goal) and s not in avoid)
                 if not any(c.end_state in avoid for c in chain)]
-        pres: list[tuple[Clip, ...]] = [
-            chain for chain in self._chains(state, lambda s: s == t)
-            if not any(c.end_state in avoid for c in chain)]
+        pres: list[tuple[Clip, ...]]
         if state == t:
             pres = [(), *((c,) for c in self.catalogue.following(t)
                           if c.end_state == t and c.rotation != 0)]
+        else:
+            pres = [chain for chain in self._chains(state, lambda s: s == t)
+                    if not any(c.end_state in avoid for c in chain)]
         best: tuple[float, list[Action], str] | None = None
         for post in posts:                          # the end is chosen first
             for pre in pres:
@@ -434,19 +472,20 @@ class LocomotionPlanner:
         stack: list[Action] = []                         # pushed from the end
         p: Pose = (sx, sy, heading)
         for k, c in enumerate(post):
-            stack.append(_action(c, "post_transfer", p, tw3 if k == 0 else 0.0))
+            stack.append(_action(c, Role.POST_TRANSFER, p, tw3 if k == 0 else 0.0))
             p = stack[-1].end
         if post:
             stack = stack[::-1]
             if not self._facing_ok(p[2], goal) or \
                     math.hypot(p[0] - tx, p[1] - ty) > self.position_tolerance:
                 return None
-        stack.append(Action(loop, "transfer", e, (sx, sy, heading),
-                            wrap_angle(heading - e[2]), distance / loop.dx, distance / loop.speed))
+        stack.append(Action(loop, Role.TRANSFER, e, (sx, sy, heading),
+                            wrap_angle(heading - e[2]), distance / loop.dx, 1.0,
+                            distance / loop.speed))
         played: list[Action] = []
         p = pose
         for k, c in enumerate(pre):
-            played.append(_action(c, "transfer_turn" if moving else "pre_transfer", p,
+            played.append(_action(c, Role.TRANSFER_TURN if moving else Role.PRE_TRANSFER, p,
                                   tw1 if k == 0 else 0.0))
             p = played[-1].end
         stack.extend(reversed(played))
@@ -470,10 +509,10 @@ class LocomotionPlanner:
                         continue
                     if c.end_state == s:                 # a turn, twisted toward the target
                         aim = math.atan2(goal.target[1] - p[1], goal.target[0] - p[0])
-                        act = _action(c, "turn", p, max(-self.max_twist, min(
+                        act = _action(c, Role.TURN, p, max(-self.max_twist, min(
                             self.max_twist, wrap_angle(aim - p[2] - c.rotation))))
                     else:
-                        act = _action(c, "stance", p)
+                        act = _action(c, Role.STANCE, p)
                     then = self._best(c.end_state, act.end, goal)
                     if then is not None:
                         total = spent + act.duration + then[0]
@@ -488,24 +527,28 @@ class LocomotionPlanner:
         """The quickest turns on the spot in ``state`` to heading ``want`` (within
         :attr:`facing_tolerance`), the wanted turn shared evenly among their twists (each at
         most :attr:`max_twist`); at most 32 turns, none turning past two full turns; None
-        when the catalogue cannot turn that way."""
+        when the catalogue cannot turn that way.  Sequences of as many turns whose net
+        rotations fall in the same :attr:`facing_tolerance`-wide bin count as one (the
+        quickest is kept), and at most :data:`TURN_EXPANSIONS` sequences are expanded."""
         turns = [c for c in self.catalogue.following(state)
                  if c.end_state == state and c.rotation != 0 and not c.dx and not c.dy]
         left = wrap_angle(want - pose[2])
         heap: list[tuple[float, int, float, tuple[int, ...]]] = [(0.0, 0, 0.0, ())]
-        seen: set[tuple[float, int]] = set()
-        while heap:
+        seen: set[tuple[int, int]] = set()
+        width = max(self.facing_tolerance, 1e-9)
+        while heap and len(seen) < TURN_EXPANSIONS:
             spent, k, net, chain = heapq.heappop(heap)
-            if (round(net, 9), k) in seen:
+            key = (round(net / width), k)
+            if key in seen:
                 continue
-            seen.add((round(net, 9), k))
+            seen.add(key)
             miss = wrap_angle(left - net)
             share = max(-k * self.max_twist, min(k * self.max_twist, miss))
             if abs(miss - share) <= self.facing_tolerance + 1e-12:
                 out: list[Action] = []
                 p = pose
                 for i in chain:
-                    out.append(_action(turns[i], "turn", p, share / k))
+                    out.append(_action(turns[i], Role.TURN, p, share / k))
                     p = out[-1].end
                 return out
             if k < 32:
@@ -517,45 +560,52 @@ class LocomotionPlanner:
 
     def _fail_safe(self, state: str, pose: Pose, goal: _Goal) -> ActionStack:
         """Turn toward the target, step there, turn to the facing: never stuck while the
-        catalogue has a turn on the spot and a step forward."""
+        catalogue has a turn on the spot and a step forward.  Each step clip is tried
+        (as many of it as the distance needs, all stretched alike), the quickest first
+        (ties: catalogue order); the first that hits the mark is taken.  Fails when the
+        character is moving, passes through, or is wanted in another stance."""
         failed = ActionStack((), state, Status.FAILED, 0, True)
-        if self.is_transfer(state) or goal.through:
+        if self.is_transfer(state) or goal.through or goal.end_state not in (None, state):
             return failed
         x, y, _ = pose
         tx, ty = goal.target
-        acts: list[Action] = []
         dist = math.hypot(tx - x, ty - y)
+        walks: list[list[Action]] = [[]]
         if dist > self.position_tolerance:
-            steps = [c for c in self.catalogue.following(state)
-                     if c.end_state == state and c.dx > 0 and not c.dy and not c.rotation]
-            if not steps:
-                return failed
-            step = max(steps, key=lambda c: (c.dx, -self.catalogue.clips.index(c)))
             turn = self._turn_on_spot(state, pose, math.atan2(ty - y, tx - x))
             if turn is None:
                 return failed
-            acts += turn
+            start = turn[-1].end if turn else pose
+            aim = math.atan2(ty - start[1], tx - start[0])
+            twist = wrap_angle(aim - start[2])
+            twist = twist if abs(twist) <= self.max_twist else 0.0
+            options = []
+            for k, c in enumerate(self.catalogue.following(state)):
+                if c.end_state == state and c.dx > 0 and not c.dy and not c.rotation:
+                    n = max(1, math.ceil(dist / (c.dx * (1 + self.max_stretch))))
+                    options.append((n * c.duration, k, c, n))
+            walks = []
+            for _, _, step, n in sorted(options, key=lambda o: o[:2]):
+                stretch = max(1 - self.max_stretch, dist / (n * step.dx))
+                acts = list(turn)
+                p = start
+                for _ in range(n):
+                    acts.append(_action(step, Role.STEP, p, twist, stretch))
+                    p = acts[-1].end
+                walks.append(acts)
+        for acts in walks:
             p = acts[-1].end if acts else pose
-            n = max(1, math.ceil(dist / (step.dx * (1 + self.max_stretch))))
-            stretch = max(1 - self.max_stretch, dist / (n * step.dx))
-            aim = math.atan2(ty - p[1], tx - p[0])
-            for _ in range(n):
-                act = _action(step, "step", p, wrap_angle(aim - p[2]) if abs(wrap_angle(aim - p[2]))
-                              <= self.max_twist else 0.0, stretch)
-                acts.append(act)
-                p = act.end
-        p = acts[-1].end if acts else pose
-        if goal.facing is not None:
-            turn = self._turn_on_spot(state, p, goal.facing)
-            if turn is None:
-                return failed
-            acts += turn
-            p = acts[-1].end if acts else p
-        if not hits_mark(p, goal.target, facing=goal.facing,
+            if goal.facing is not None:
+                turn = self._turn_on_spot(state, p, goal.facing)
+                if turn is None:
+                    return failed
+                acts = acts + turn
+                p = acts[-1].end if acts else p
+            if hits_mark(p, goal.target, facing=goal.facing,
                          position_tolerance=self.position_tolerance,
                          facing_tolerance=self.facing_tolerance):
-            return failed
-        return ActionStack(tuple(acts), state, Status.FOUND, 0, True)
+                return ActionStack(tuple(acts), state, Status.FOUND, 0, True)
+        return failed
 
     # ------------------------------------------------------------------ look-ahead
     def plan(self, path: LocomotionPath, state: str, pose: ArrayLike, *,
@@ -573,7 +623,7 @@ class LocomotionPlanner:
         p = finite_point("pose", pose, 3)
         start: Pose = (float(p[0]), float(p[1]), float(p[2]))
         f = None if facing is None else number("facing", facing)
-        self.catalogue.following(state)         # refuses an unknown state
+        self.check_state(state)
         banned = self._avoided(avoid)
         for got in self._passing(path, 1, state, start, f, banned):
             if self._ahead_ok(path, 2, got[2], got[1][-1].end, f, banned):
@@ -633,5 +683,5 @@ class _Goal:
     target: tuple[float, float]
     facing: float | None
     through: bool
-    stance: str | None
+    end_state: str | None
     avoid: frozenset[str]
