@@ -127,6 +127,24 @@ def _arrow(draw: Any, view: _View, pose: ArrayLike, length: float, colour: str,
     draw.polygon(view.px([tip, left, right]), fill=rgb(colour))
 
 
+def _label(draw: Any, at: tuple[float, float], text: str, colour: str, lettering: Any,
+           placed: list[tuple[float, float, float, float]]) -> None:
+    """Write ``text`` at ``at``, moved down a line at a time past the boxes of the labels
+    ``placed`` before it (which it joins), so that labels of coinciding poses stay apart, and
+    left of the picture's right edge."""
+    x, y = at
+    wide = draw.textbbox((0, 0), text, font=lettering)[2]
+    x = max(0.0, min(x, draw.im.size[0] - wide - 2))      # kept inside the picture
+    while True:
+        box = draw.textbbox((x, y), text, font=lettering)
+        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                   for b in placed):
+            break
+        y += box[3] - box[1] + 2
+    placed.append(box)
+    draw.text((x, y), text, fill=rgb(colour), font=lettering)
+
+
 def _title(title: object) -> str | None:
     if title is not None and not isinstance(title, str):
         raise InvalidQueryError(f"title {title!r} must be a string")
@@ -188,11 +206,11 @@ def render_movement_png(world: Grid | NavMesh | None, plan: MovementPlan,
         draw.line(view.px(path), fill=rgb(palette[order[name] % len(palette)]), width=2 * line,
                   joint="curve")
     text = font(max(10, round(size / 60)))
+    placed: list[tuple[float, float, float, float]] = []
     for pose, name in zip(plan.poses[:-1], plan.clips):
-        colour = palette[order[name] % len(palette)]
         _arrow(draw, view, pose, 0.35, COLOURS["text"], max(1, line // 2))
         (x, y), = view.px(pose[:2])
-        draw.text((x + 4, y + 4), name, fill=rgb(colour), font=text)
+        _label(draw, (x + 4, y + 4), name, palette[order[name] % len(palette)], text, placed)
     return png_bytes(_titled(img, title), title=title)
 
 
@@ -240,11 +258,12 @@ def render_locomotion_png(mesh: NavMesh, path: LocomotionPath, *,
         else:
             draw.ellipse((x - r, y - r, x + r, y + r), fill=rgb(COLOURS["points"]))
     text = font(max(10, round(size / 70)))
+    placed: list[tuple[float, float, float, float]] = []
     for a in actions:
         if a.role != "transfer":
             _arrow(draw, view, a.start, 0.4, COLOURS["roles"][a.role], max(1, line // 2))
             (x, y), = view.px(a.start[:2])
-            draw.text((x + 4, y - 14), a.clip.name, fill=rgb(COLOURS["text"]), font=text)
+            _label(draw, (x + 4, y + 4), a.clip.name, COLOURS["text"], text, placed)
     return png_bytes(_titled(img, title), title=title)
 
 
