@@ -179,7 +179,34 @@ def test_open_space_segments_keep_the_minimum(points: list, min_segment: float) 
     assert p.points[-1].tolist() == list(map(float, points[-1]))
     if len(p.points) > 2:
         assert (p.lengths() >= min_segment).all()
-    original = {tuple(map(float, q)) for q in points}
-    # every kept point is a given point or the midpoint of merged points
-    assert len(p.points) <= len(points)
-    assert all(tuple(q) in original or len(points) > 3 for q in p.points.tolist())
+    assert np.array_equal(p.points, open_space_merge(points, min_segment))
+
+
+def open_space_merge(points: list, min_segment: float) -> np.ndarray:
+    """The minimum-segment rule in open space, written out plainly: the shortest segment
+    (the first of equals) below ``min_segment`` is mended, an inner one by merging its ends
+    into their midpoint, the first by dropping its later end, the last its earlier end."""
+    path = [np.array(q, dtype=np.float64) for q in points]
+    while len(path) > 2:
+        lengths = [float(np.hypot(*(b - a))) for a, b in zip(path[:-1], path[1:])]
+        i = int(np.argmin(lengths))
+        if lengths[i] >= min_segment:
+            break
+        if 0 < i < len(path) - 2:
+            path[i:i + 2] = [(path[i] + path[i + 1]) / 2]
+        else:
+            del path[1 if i == 0 else i]
+    return np.array(path)
+
+
+@pytest.mark.parametrize("corridor, message", [
+    ([[1, 2], [3]], "flat sequence of polygon ids"),
+    ([[1, 2], [3, 4]], "flat sequence of polygon ids"),
+    ([1.5, 2], "flat sequence of polygon ids"),
+    ([True], "flat sequence of polygon ids"),
+    ([3, -1], r"polygon ids in \[0, 2147483647\]"),
+    ([2**40], r"polygon ids in \[0, 2147483647\]"),
+])
+def test_a_bad_corridor_is_refused(corridor: object, message: str) -> None:
+    with pytest.raises(InvalidQueryError, match=message):
+        process_path([(0, 0), (5, 0)], corridor=corridor)  # type: ignore[arg-type]

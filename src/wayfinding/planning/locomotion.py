@@ -167,12 +167,25 @@ def process_path(points: ArrayLike, *, mesh: NavMesh | None = None,
     path = [p.copy() for p in pts]
     _merge_short(path, min_seg, walkable)
     stops = _separate_turns(path, min_seg, space, sharp, walkable)
-    corr = np.asarray(corridor)
-    if corr.dtype.kind not in "iu" and corr.size:
-        raise InvalidQueryError(f"corridor {brief(corridor)} must be polygon ids (integers)")
-    corr = corr.astype(np.int32).reshape(-1)
+    corr = _corridor(corridor)
     return LocomotionPath(np.array(path, dtype=np.float64).reshape(-1, 2), stops, corr,
                           Status.FOUND)
+
+
+def _corridor(corridor: ArrayLike) -> np.ndarray:
+    """``corridor`` as an int32 ``(m,)`` array of polygon ids (integers in ``[0, 2**31)``,
+    in one flat sequence)."""
+    try:
+        corr = np.asarray(corridor)
+    except (ValueError, TypeError):         # ragged sequences
+        corr = np.empty(1, dtype=object)
+    if corr.size and (corr.dtype.kind not in "iu" or corr.ndim != 1):
+        raise InvalidQueryError(f"corridor {brief(corridor)} must be a flat sequence of "
+                                "polygon ids (integers)")
+    if corr.size and (corr.min() < 0 or corr.max() > np.iinfo(np.int32).max):
+        raise InvalidQueryError(f"corridor {brief(corridor)} must hold polygon ids in "
+                                f"[0, {np.iinfo(np.int32).max}]")
+    return corr.astype(np.int32).reshape(-1)
 
 
 def _merge_short(path: list[np.ndarray], min_seg: float, walkable: _Walkable) -> None:
