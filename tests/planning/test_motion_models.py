@@ -206,6 +206,13 @@ def test_doubling_the_size_doubles_the_speeds():
     assert make_model().scaled(scale=2.0).max_speed == 12.0
 
 
+def test_the_residuals_scale_as_the_speed_losses():
+    big = make_model(deceleration_rms=0.1, deceleration_max_error=0.3).scaled(scale=2.0,
+                                                                              rate=1.5)
+    assert (big.deceleration_rms, big.deceleration_max_error) == pytest.approx((0.3, 0.9))
+    assert make_model().scaled(scale=2.0).deceleration_rms is None
+
+
 # -- the stop trigger ----------------------------------------------------------------------
 
 
@@ -312,6 +319,9 @@ def test_the_turn_side_takes_the_side_with_room():
     ({"overshoot": np.zeros((4, 4))}, "overshoot"),
     ({"overshoot": -np.ones((5, 4))}, "overshoot"),
     ({"radii": np.array([0.2, -0.8, 2.0, 4.5])}, "radii"),
+    ({"deceleration_rms": -0.1}, "deceleration_rms"),
+    ({"deceleration_max_error": float("nan")}, "deceleration_max_error"),
+    ({"deceleration_rms": "0.1"}, "deceleration_rms"),
 ])
 def test_a_malformed_model_is_refused(changes, match):
     with pytest.raises(InvalidQueryError, match=match):
@@ -353,6 +363,15 @@ def test_a_saved_model_loads_equal(tmp_path):
     model = make_model().scaled(scale=1.3, rate=0.9)
     model.save(tmp_path / "hero.npz")
     assert MotionModel.load(tmp_path / "hero.npz") == model
+
+
+def test_a_saved_model_keeps_its_deceleration_residuals(tmp_path):
+    model = make_model(deceleration_rms=0.25, deceleration_max_error=0.75)
+    model.save(tmp_path / "hero.npz")
+    loaded = MotionModel.load(tmp_path / "hero.npz")
+    assert loaded == model
+    assert (loaded.deceleration_rms, loaded.deceleration_max_error) == (0.25, 0.75)
+    assert loaded != make_model()
 
 
 def test_a_malformed_model_file_is_refused_with_its_name(tmp_path):

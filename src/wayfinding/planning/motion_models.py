@@ -10,7 +10,7 @@ A :class:`MotionModel` says what a character's animations really do, measured of
 * the **deceleration function** ``dv(d) = a d² + b d + c √d``: the speed the character can
   surely lose within ``d`` metres, fitted by least squares (the model is linear in
   ``a, b, c``) to the worst case over the starting speeds, optionally never above it
-  (:func:`fit_deceleration`);
+  (:func:`fit_deceleration`), with the fit's residuals summarised;
 * the **overshoot**: how far the character ends beside the ideal path after turning by an
   angle at a speed, one row per angle uniformly spaced over 0°–180°;
 * the **rotation radius**: the radius of the tightest circle at each speed.
@@ -55,16 +55,16 @@ from .. import _saved
 from .._io import read_npz, write_npz
 from .._validate import number, positive_float, reals
 from ..errors import FileFormatError, InvalidQueryError
+from ..geometry.angles import wrap_angle
 from ..results import _fields_equal
-from .motion_simulation import (
-    wrap_angle,
-)
 
 FORMAT = "wayfinding-motion-model"
 VERSION = 1
 #: The arrays of a saved model, in :class:`MotionModel`'s field order.
 _TABLES = ("stop_distances", "stop_speeds", "deceleration", "overshoot_angles",
            "overshoot_speeds", "overshoot", "radius_speeds", "radii")
+#: The deceleration fit's residual summary, in the header when known.
+_RESIDUALS = ("deceleration_rms", "deceleration_max_error")
 
 
 def _vector(name: str, value: Any, n: int | None = None) -> np.ndarray:
@@ -235,7 +235,9 @@ class MotionModel:
     of ``dv(d)``.  ``overshoot_angles``: ``(k,)`` turn angles (radians, increasing from 0 to
     pi); ``overshoot_speeds``: ``(m,)`` m/s, increasing; ``overshoot``: ``(k, m)`` metres.
     ``radius_speeds``/``radii``: ``(r,)`` each, m/s increasing and metres.  Tables are
-    linear between their rows.
+    linear between their rows.  ``deceleration_rms``/``deceleration_max_error``: the
+    root mean square and largest magnitude of the deceleration fit's residuals (m/s, >= 0;
+    ``None`` when unknown), kept so that a regenerated fit can be compared with it.
     """
 
     min_speed: float
@@ -248,6 +250,8 @@ class MotionModel:
     overshoot: np.ndarray
     radius_speeds: np.ndarray
     radii: np.ndarray
+    deceleration_rms: float | None = None
+    deceleration_max_error: float | None = None
     _stop_table: tuple[list[float], list[float]] = field(init=False, repr=False,
                                                           compare=False)
     _turn_tables: list[tuple[list[float], list[float]]] = field(init=False, repr=False,
@@ -279,6 +283,9 @@ class MotionModel:
         _increasing("stop_distances", self.stop_distances, strict=False)
         for name in ("stop_speeds", "overshoot_angles", "overshoot_speeds", "radius_speeds"):
             _increasing(name, getattr(self, name))
+        for name in ("deceleration_rms", "deceleration_max_error"):
+            if getattr(self, name) is not None:
+                put(self, name, positive_float(name, getattr(self, name), allow_zero=True))
         if (self.radii < 0).any():
             raise InvalidQueryError(f"radii {self.radii.tolist()!r:.80} must be >= 0")
         if self.overshoot_angles[0] != 0.0 or abs(self.overshoot_angles[-1] - math.pi) > 1e-9:
@@ -385,8 +392,9 @@ class MotionModel:
         on a tie, the shorter turn (left for a half turn)."""
         left_room = positive_float("free_left", free_left, allow_zero=True, allow_inf=True)
         right_room = positive_float("free_right", free_right, allow_zero=True, allow_inf=True)
-        left = wrap_angle(number("angle", angle)) % (2 * math.pi)
-        right = 2 * math.pi - left if left else 0.0
+        turn = wrap_angle(number("angle", angle))
+        left = turn if turn >= 0.0 else turn + 2 * math.pi
+        right = -turn if turn <= 0.0 else 2 * math.pi - turn
         margin_left = left_room - self.overshoot_at(min(left, math.pi), speed)
         margin_right = right_room - self.overshoot_at(min(right, math.pi), speed)
         if margin_left != margin_right:
@@ -399,6 +407,8 @@ class MotionModel:
         """Write the model to ``path`` (``.npz`` with a JSON header), atomically."""
         header = {"format": FORMAT, "version": VERSION, "min_speed": self.min_speed,
                   "max_speed": self.max_speed}
+        header.update({name: getattr(self, name) for name in _RESIDUALS
+                       if getattr(self, name) is not None})
         write_npz(path, header, **{name: getattr(self, name) for name in _TABLES})
 
     @classmethod
@@ -413,7 +423,10 @@ class MotionModel:
                       for name in _TABLES}
             speeds = [_saved.number(_saved.option(header, name), name, positive=True)
                       for name in ("min_speed", "max_speed")]
-            return cls(min_speed=speeds[0], max_speed=speeds[1], **tables)
+            rms, worst = (None if name not in header else _saved.number(header[name], name)
+                          for name in _RESIDUALS)
+            return cls(min_speed=speeds[0], max_speed=speeds[1], deceleration_rms=rms,
+                       deceleration_max_error=worst, **tables)
         except FileFormatError as exc:
             raise FileFormatError(exc.reason, path) from None
         except InvalidQueryError as exc:
@@ -424,7 +437,8 @@ class MotionModel:
     def scaled(self, *, scale: float = 1.0, rate: float = 1.0) -> MotionModel:
         """The model of the same character at size ``scale`` ``u`` and playback ``rate`` ``p``
         (both > 0): lengths times ``u``, speeds times ``u p``, so that
-        ``dv(d, u, p) = p (a d²/u + b d + c √(u d)) = p u dv(d/u)``."""
+        ``dv(d, u, p) = p (a d²/u + b d + c √(u d)) = p u dv(d/u)`` (its residuals times
+        ``u p``)."""
         u = positive_float("scale", scale)
         p = positive_float("rate", rate)
         a, b, c = self.deceleration.tolist()
@@ -434,4 +448,8 @@ class MotionModel:
             deceleration=np.array([p * a / u, p * b, p * c * math.sqrt(u)]),
             overshoot_angles=self.overshoot_angles,
             overshoot_speeds=self.overshoot_speeds * u * p, overshoot=self.overshoot * u,
-            radius_speeds=self.radius_speeds * u * p, radii=self.radii * u)
+            radius_speeds=self.radius_speeds * u * p, radii=self.radii * u,
+            deceleration_rms=None if self.deceleration_rms is None
+            else self.deceleration_rms * u * p,
+            deceleration_max_error=None if self.deceleration_max_error is None
+            else self.deceleration_max_error * u * p)

@@ -10,8 +10,8 @@ a turn rate, a delay standing for the animation blend and optional speed noise.
 character is brought to a stable straight speed, the command switches to its goal and the
 harness records the trajectory until the motion is stable again.  It only measures: nothing
 measured is fed back into the commands.  A run that does not settle within its time limit
-is flagged ``"unstable"``, one whose controller reports NaN or infinity ``"non_finite"``;
-failure is a normal outcome, never an exception.
+is flagged :attr:`RunFailure.UNSTABLE`, one whose controller reports NaN or infinity
+:attr:`RunFailure.NON_FINITE`; failure is a normal outcome, never an exception.
 
 >>> run = simulate(SimulatedController(), MotionCommand(start_speed=2.0, goal_speed=0.0))
 >>> run.failure is None, len(run.trajectories)
@@ -25,12 +25,14 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Protocol
 
 import numpy as np
 
 from .._validate import count, number, positive_float
 from ..errors import InvalidQueryError
+from ..geometry.angles import wrap_angle
 from ..results import _fields_equal
 
 
@@ -51,16 +53,6 @@ class CharacterController(Protocol):
              ) -> tuple[float, float, float, float]: ...
 
     def recentre(self) -> None: ...
-
-
-def wrap_angle(angle: float) -> float:
-    """``angle`` (radians) wrapped into ``(-pi, pi]``.
-
-    >>> wrap_angle(3 * math.pi / 2) == -math.pi / 2, wrap_angle(-math.pi) == math.pi
-    (True, True)
-    """
-    out = math.remainder(angle, 2 * math.pi)
-    return math.pi if out == -math.pi else out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -255,15 +247,38 @@ class MotionTrace:
         return float(self.turn_rate[self.time > self.time[-1] - window + 1e-9].mean())
 
 
+class RunFailure(str, Enum):
+    """Why a command's run failed; each member equals its lower-case name as a string.
+
+    ``UNSTABLE``: the motion did not settle within the phase's time limit; ``NON_FINITE``:
+    the controller reported NaN or infinity.
+
+    >>> RunFailure.UNSTABLE == "unstable", str(RunFailure.NON_FINITE)
+    (True, 'non_finite')
+    """
+
+    UNSTABLE = "unstable"
+    NON_FINITE = "non_finite"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"RunFailure.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 @dataclass(frozen=True)
 class CommandRun:
     """All samples of one command: ``trajectories`` (one per sample that settled, in seed
-    order) and ``failure``: ``None``, or ``"unstable"`` / ``"non_finite"`` with ``seed``
-    the first sample that failed (then no trajectories)."""
+    order) and ``failure``: ``None``, or the :class:`RunFailure` of ``seed``, the first
+    sample that failed (then no trajectories)."""
 
     command: MotionCommand
     trajectories: tuple[MotionTrace, ...]
-    failure: str | None = field(default=None, kw_only=True)
+    failure: RunFailure | None = field(default=None, kw_only=True)
     seed: int | None = field(default=None, kw_only=True)
 
     def spread(self, window: float) -> float:
@@ -272,7 +287,7 @@ class CommandRun:
 
 
 class _Unsettled(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: RunFailure) -> None:
         self.reason = reason
 
 
@@ -292,7 +307,7 @@ def _phase(controller: CharacterController, speed: float, heading: float | None,
         goal = state[2] + math.pi / 2 if heading is None else heading
         x, y, h, v = controller.step(speed, goal, dt)
         if not all(map(math.isfinite, (x, y, h, v))):
-            raise _Unsettled("non_finite")
+            raise _Unsettled(RunFailure.NON_FINITE)
         unwrapped = state[2] + wrap_angle(h - state[2])
         rate = (unwrapped - state[2]) / dt
         state[2:] = [unwrapped, x + state[0], y + state[1], v]
@@ -310,7 +325,7 @@ def _phase(controller: CharacterController, speed: float, heading: float | None,
                     and max(rates) - min(rates) <= settings.turn_tolerance \
                     and (heading is None or abs(rate) <= settings.turn_tolerance):
                 return frames
-    raise _Unsettled("unstable")
+    raise _Unsettled(RunFailure.UNSTABLE)
 
 
 def _sample(controller: CharacterController, command: MotionCommand, seed: int,
@@ -330,7 +345,11 @@ def simulate(controller: CharacterController, command: MotionCommand, *,
     """Run ``command`` ``settings.samples`` times on ``controller`` (seeds 0, 1...) and
     return the measured trajectories, or the failure of the first sample that did not
     settle: see the module."""
+    if not isinstance(command, MotionCommand):
+        raise InvalidQueryError(f"command {command!r:.80} must be a MotionCommand")
     settings = SimulationSettings() if settings is None else settings
+    if not isinstance(settings, SimulationSettings):
+        raise InvalidQueryError(f"settings {settings!r:.80} must be a SimulationSettings")
     out = []
     for seed in range(settings.samples):
         try:
