@@ -156,8 +156,10 @@ def test_locomotion_pictures_refuse_bad_inputs():
 
 @pytest.fixture(scope="module")
 def pair():
-    first = plan_footsteps((0.0, 0.0), (3.0, 0.0), velocity=(1.0, 0.0))
-    second = plan_footsteps((0.0, 2.0), (3.0, 2.0), velocity=(1.0, 0.0), others=[first])
+    first = plan_footsteps((0.0, 0.0), (2.0, 0.0), velocity=(1.0, 0.0), max_expansions=200)
+    second = plan_footsteps((0.0, 2.0), (2.0, 2.0), velocity=(1.0, 0.0), others=[first],
+                            max_expansions=200)
+    assert len(first) >= 2 and len(second) >= 2
     return [first, second]
 
 
