@@ -290,9 +290,11 @@ def straight_library() -> ClipCatalogue:
     ])
 
 
-def brute_force_quickest(catalogue: ClipCatalogue, distance: float, tol: float) -> float:
-    """The least time from standing to standing ``distance`` ahead: one direct clip, or
-    any start chain, a loop stretched to the distance left (>= 0) and any stop chain."""
+def quickest_of_the_planner_shapes(catalogue: ClipCatalogue, distance: float, tol: float
+                                   ) -> float:
+    """The least time from standing to standing ``distance`` ahead in the shapes the
+    planner weighs: one direct clip, or any start chain, a loop stretched to the distance
+    left (>= 0) and any stop chain."""
     c = catalogue
     best = min((k.duration for k in (c["step_short"], c["step_long"])
                 if abs(k.dx - distance) <= tol), default=math.inf)
@@ -311,12 +313,58 @@ def brute_force_quickest(catalogue: ClipCatalogue, distance: float, tol: float) 
     return best
 
 
-@pytest.mark.parametrize("distance", [0.8, 1.2, 2.6, 3.0, 4.5, 5.5, 8.0, 12.0, 30.0])
-def test_the_plan_is_the_quickest_way_counted_by_brute_force(distance: float) -> None:
+def quickest_clip_sequence(catalogue: ClipCatalogue, distance: float, tol: float,
+                           max_clips: int = 6) -> float:
+    """The least time from standing to standing ``distance`` ahead over every sequence of
+    at most ``max_clips`` clips of a straight catalogue (loops aside), each transfer
+    state passed through playing its loop for any length >= 0 (so the distance left goes
+    to the quickest loop passed): a brute force over real clip sequences."""
+    loops = {c.start_state: c for c in catalogue.clips
+             if c.start_state == c.end_state and c.start_speed > 0}
+    others = [c for c in catalogue.clips if c not in loops.values()]
+    best = math.inf
+
+    def grow(state: str, covered: float, spent: float, speed: float, n: int) -> None:
+        nonlocal best
+        if state == ST:
+            if speed and covered <= distance + tol:
+                best = min(best, spent + max(distance - covered, 0.0) / speed)
+            elif abs(covered - distance) <= tol:
+                best = min(best, spent)
+        if n == max_clips or covered > distance + tol:
+            return
+        if state in loops:
+            speed = max(speed, loops[state].speed)
+        for c in others:
+            if c.start_state == state:
+                grow(c.end_state, covered + c.dx, spent + c.duration, speed, n + 1)
+
+    grow(ST, 0.0, 0.0, 0.0, 0)
+    return best
+
+
+#: How much slower than the quickest clip sequence a plan of :func:`straight_library` may
+#: be: the planner weighs one direct clip or one start, loop and stop, never several stance
+#: clips in a row (3.4 m: start, walk, stop 3.17 s against a short and a long step 2.2 s).
+SEQUENCE_FACTOR = 1.45
+
+
+@pytest.mark.parametrize("distance", [0.8, 1.2, 1.6, 2.6, 3.0, 3.4, 4.5, 5.5, 8.0, 12.0, 30.0])
+def test_the_plan_is_near_the_quickest_clip_sequence(distance: float) -> None:
     catalogue = straight_library()
     planner = LocomotionPlanner(catalogue, max_twist=0.0)
     stack = planner.plan_segment(ST, (0, 0, 0), (distance, 0), facing=0.0)
-    want = brute_force_quickest(catalogue, distance, planner.position_tolerance)
+    least = quickest_clip_sequence(catalogue, distance, planner.position_tolerance)
+    assert stack.found and not stack.fail_safe
+    assert least - 1e-9 <= stack.duration <= SEQUENCE_FACTOR * least
+
+
+@pytest.mark.parametrize("distance", [0.8, 1.2, 1.6, 2.6, 3.0, 3.4, 4.5, 5.5, 8.0, 12.0, 30.0])
+def test_the_plan_is_the_quickest_of_the_shapes_it_weighs(distance: float) -> None:
+    catalogue = straight_library()
+    planner = LocomotionPlanner(catalogue, max_twist=0.0)
+    stack = planner.plan_segment(ST, (0, 0, 0), (distance, 0), facing=0.0)
+    want = quickest_of_the_planner_shapes(catalogue, distance, planner.position_tolerance)
     if math.isinf(want):
         assert not stack.found or stack.fail_safe
     else:

@@ -23,13 +23,17 @@ end state: first chosen, last executed), where the transfer's length is what the
 leaves between the two clips — a pre- and post-transfer that need more room than the segment
 has do not fit.  A non-transfer clip may be turned by at most ``max_twist`` over its playing
 (the pre-transfer's direction adjustment, the post-transfer's facing adjustment); the
-transfer's heading is solved so that the post-transfer ends exactly on the target.
+transfer's heading is solved so that the post-transfer ends exactly on the target.  These
+two shapes are all a segment weighs: several stance clips in a row (two steps) are not
+tried before the fail-safe, so a plan may be slower than the quickest sequence of clips.
 
 **Missing clips** are decomposed: when neither way exists from the current state, the
 planner plays a clip that stays in place into another stance (crouch to stand) or turns
 on the spot, and plans again from there (at most ``max_prefix`` such clips).  Still nothing
 gives the **fail-safe**: turn toward the target on the spot and walk there by step clips
-(stance clips to the same stance that move forward, stretched by at most ``max_stretch``).
+(stance clips to the same stance that move forward, stretched by at most ``max_stretch``):
+repeats of one step clip, the quickest that lands on the mark; it keeps the stance, so it
+fails when another ``end_state`` is wanted.
 
 **Look-ahead** (:meth:`LocomotionPlanner.plan`): the end state of the path's first segment
 comes from the next ones (``look_ahead`` segments in all): the character passes through the
