@@ -9,6 +9,7 @@ from .locomotion import LocomotionPath, locomotion_path, process_path
 from .locomotion_executor import LocomotionExecutor, LocomotionScheduler, MoveStatus
 from .locomotion_plan import Action, ActionStack, LocomotionPlanner, hits_mark
 from .motion_fitting import (
+    FitFailure,
     ModelChange,
     ModelRegression,
     MotionModelFit,
@@ -23,21 +24,21 @@ from .motion_simulation import (
     ControllerParams,
     MotionCommand,
     MotionTrace,
+    RunFailure,
     SimulatedController,
     SimulationSettings,
     simulate,
-    wrap_angle,
 )
 from .movement import MovementPlan, plan_movement
 
 __all__ = [
     "Action", "ActionStack", "CharacterController", "Clip", "ClipCatalogue", "CommandRun",
-    "ControllerParams", "DecelerationFit", "FootstepPlan", "LocomotionExecutor",
+    "ControllerParams", "DecelerationFit", "FitFailure", "FootstepPlan", "LocomotionExecutor",
     "LocomotionModel", "LocomotionPath", "LocomotionPlanner", "LocomotionScheduler",
     "ModelChange", "ModelRegression", "MotionCommand", "MotionModel", "MotionModelFit",
-    "MotionTrace", "MoveStatus", "MovementPlan", "SimulatedController", "SimulationSettings",
-    "StepCurve", "compare_models", "default_clips", "fit_deceleration", "fit_motion_model",
-    "froude_speed", "hits_mark", "locomotion_path", "pendulum", "plan_crowd", "plan_footsteps",
-    "plan_movement", "process_path", "regenerate", "simulate", "speed_range", "step_curve",
-    "wrap_angle"
+    "MotionTrace", "MoveStatus", "MovementPlan", "RunFailure", "SimulatedController",
+    "SimulationSettings", "StepCurve", "compare_models", "default_clips", "fit_deceleration",
+    "fit_motion_model", "froude_speed", "hits_mark", "locomotion_path", "pendulum", "plan_crowd",
+    "plan_footsteps", "plan_movement", "process_path", "regenerate", "simulate", "speed_range",
+    "step_curve"
 ]
