@@ -420,3 +420,14 @@ def test_a_transfer_and_a_step_say_how_many_times_and_how_stretched_they_play() 
     steps = ClipCatalogue([Clip("step", ST, ST, duration=0.9, dx=1.0)])
     stack = LocomotionPlanner(steps).plan_segment(ST, (0, 0, 0), (2.2, 0))
     assert [(a.loops, a.stretch) for a in stack.actions] == [(1.0, pytest.approx(1.1))] * 2
+
+
+def test_turns_on_the_spot_find_a_reachable_facing_and_give_up_on_another() -> None:
+    turns = ClipCatalogue([Clip(f"turn_{d}", ST, ST, duration=0.5, rotation=math.radians(d))
+                           for d in (45, -40)])
+    planner = LocomotionPlanner(turns, max_twist=0.0, facing_tolerance=math.radians(1))
+    stack = planner.plan_segment(ST, (0, 0, 0), (0, 0), facing=math.radians(5))
+    assert sorted(names(stack)) == ["turn_-40", "turn_45"]
+    assert_hits(planner, stack, (0, 0, 0), (0, 0), math.radians(5))
+    # 45a - 40b is a multiple of 5 degrees: 2.5 +- 1 is out of reach
+    assert not planner.plan_segment(ST, (0, 0, 0), (0, 0), facing=math.radians(2.5)).found
