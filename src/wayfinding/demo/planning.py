@@ -143,7 +143,8 @@ clip's speed as its heuristic, chose {len(turn.clips)} clips taking {turn.time:.
 {turn.cost:.1f}, {turn.length:.1f} m of root path, {turn.stats.expanded} expansions); each
 clip's root path is drawn in its colour and named at its start.
 <table><tr><th>#</th><th>clip</th><th>starts at s</th><th>s</th></tr>{rows}</table>
-<p>Along a generated corridor through a hall of pillars, the mesh's straight path (grey) is
+<p>Along the corridor a navigation mesh finds through a hall of four pillars (tinted), its
+straight path (grey) is
 post-processed into points the clips can play ({len(route.points)} points,
 {int(route.stops.sum())} fail-safe stops), and an executor plays the action-stacks planned
 with {walker.planner.look_ahead} segments of look-ahead in {DT:g} s updates:
