@@ -12,7 +12,7 @@ from wayfinding.planning.footstep_model import LocomotionModel, heel_strike_ener
 from wayfinding.planning.footsteps import FootstepPlan, plan_footsteps
 from wayfinding.results import Status
 
-FAST = {"epsilon": 5.0, "epsilon_step": 10.0, "max_expansions": 400}
+FAST = {"epsilon": 3.5, "epsilon_step": 10.0, "max_expansions": 400}
 
 
 def stance_feet(plan: FootstepPlan, t: np.ndarray) -> np.ndarray:
@@ -45,7 +45,7 @@ def test_goal_inside_the_horizon_is_reached(walk):
     assert walk.status is Status.FOUND and walk.found
     assert np.hypot(*(walk.com[-1] - (4.0, 1.0))) <= 0.3
     assert np.hypot(*(walk.com[-2] - (4.0, 1.0))) > 0.3 or len(walk) == 1
-    assert walk.epsilon == 5.0
+    assert walk.epsilon == 3.5
     assert walk.stats.expanded > 0 and walk.stats.generated > walk.stats.expanded
 
 
@@ -152,10 +152,16 @@ def test_head_on_walkers_avoid_each_other():
 
 
 def test_collisions_are_tested_in_space_time():
-    crossing = plan_footsteps((2.0, -1.8), (2.0, 3.0), velocity=(0.0, 1.3), **FAST)
     far = plan_footsteps((102.0, -1.8), (102.0, 3.0), velocity=(0.0, 1.3), **FAST)
-    walk = {"velocity": (1.2, 0.0)} | FAST
+    walk = {"velocity": (1.2, 0.0), "turns": (0.0,)} | FAST
     free = plan_footsteps((0.0, 0.0), (4.0, 0.0), others=[far], **walk)
+    # a character crossing the walk 1.3 m after its start, leaving so as to meet it there
+    x, y = free.trajectory([2.0])[0][0]
+    up = {"velocity": (0.0, 1.3)} | FAST
+    first = plan_footsteps((x, y - 1.3), (x, y + 3.0), **up)
+    grid = np.arange(0.0, 2.0, 0.01)
+    reach = grid[np.argmin(np.hypot(*(first.trajectory(grid)[0] - (x, y)).T))]
+    crossing = plan_footsteps((x, y - 1.3), (x, y + 3.0), start_time=2.0 - reach, **up)
     assert closest_approach(crossing, free) < 0          # at the same time they meet
     met = plan_footsteps((0.0, 0.0), (4.0, 0.0), others=[crossing], velocity=(1.2, 0.0),
                          max_expansions=1500)

@@ -314,3 +314,30 @@ def step_curve(model: LocomotionModel, start: tuple[float, float],
 def curve_kind(model_name: Any) -> bool:
     """Whether ``model_name`` (one of :data:`MODELS`) is the hyperbola."""
     return choice("curve", model_name, MODELS) == "hyperbola"
+
+
+def top_speed(model: LocomotionModel, speed: Any, hyperbola: bool) -> Any:
+    """An upper bound on the COM's speed during any step that starts at ``speed`` and keeps
+    the COM within ``reach`` of the foot at ``(0, −d)``.  Parabola: the apex speed is at
+    most ``speed`` and ``α t² + d <= reach`` bounds ``(2 α t)²`` by ``4 α (reach − d)``.
+    Hyperbola: ``d cosh kt <= reach`` bounds ``cosh`` by ``C = reach / d``, so the speed is
+    at most ``√(speed² C² + d² k² (C² − 1))``."""
+    v = np.asarray(speed, dtype=np.float64)
+    d, reach = model.foot_offset, model.reach
+    if hyperbola:
+        c2 = max(1.0, reach / d) ** 2
+        return np.sqrt(v * v * c2 + d * d * model.k ** 2 * (c2 - 1.0))
+    return np.sqrt(v * v + 4.0 * model.alpha * max(0.0, reach - d))
+
+
+def least_energy_per_metre(model: LocomotionModel, speeds: Any, durations: Any,
+                           hyperbola: bool = False) -> float:
+    """A lower bound on the energy per metre of COM advance of any footstep whose start
+    speed is one of ``speeds`` and duration one of ``durations``: a step of ``T`` s
+    advances at most ``min(stride_max, top_speed T)`` (:func:`top_speed`) and costs at
+    least ``P T + w m α L`` with its path ``L`` no shorter than its advance (the heel strike's
+    ``ΔE2 >= 0``), so the bound is ``w m α + min P T / min(stride_max, top_speed T)``."""
+    v = np.asarray(speeds, dtype=np.float64)[:, None]
+    t = np.asarray(durations, dtype=np.float64)[None, :]
+    advance = np.minimum(model.stride[2], top_speed(model, v, hyperbola) * t)
+    return bending_energy(model, model.alpha, 1.0) + float((model.rate * t / advance).min())

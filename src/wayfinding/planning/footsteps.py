@@ -15,9 +15,13 @@ collision circles meets another character's at a sampled time.
 
 Its cost is the step's energy ``P T + m/2 |v² − (v0 cos 2θ)²| + w m α L`` (``θ`` the leg's
 angle from vertical at contact, ``sin θ`` the COM's distance from the new foot over ``l``;
-``L`` the COM's path length); the heuristic
-``P T_min n + w m α D``, with ``D`` the distance left to the goal circle and ``n = ⌈D /
-stride_max⌉`` the fewest steps that cover it, never overestimates.
+``L`` the COM's path length); the heuristic is ``λ D``, with ``D`` the distance left to
+the goal circle and ``λ`` the least energy per metre of any step (:func:`~wayfinding.
+planning.footstep_model.least_energy_per_metre`: at the best speed and duration, a step's
+``P T`` over the most it can advance), or ``P T_min ⌈D / stride_max⌉ + w m α D`` when that
+is larger; both never overestimate.  With others to avoid, a character may also wait
+(stand still over both feet for one of ``waits`` seconds, costing ``P W`` and the
+``m v0² / 2`` of stopping) and so let someone pass.
 
 Foot orientations: the new foot points between the parabola's axis and the COM's velocity
 at the step's end, and within ``foot_turn`` of every orientation the previous foot may
@@ -70,6 +74,7 @@ from .footstep_model import (
     bending_energy,
     canonical,
     curve_kind,
+    least_energy_per_metre,
     solve_start,
     step_to_world,
 )
@@ -80,6 +85,9 @@ TURNS = (0.0, -0.25, 0.25, -0.5, 0.5, -0.9, 0.9, -1.3, 1.3)
 SPEEDS = (0.5, 1.0)
 #: Default step durations as fractions of the model's preferred duration.
 DURATIONS = (0.8, 1.0)
+#: Default waits (standing still, only with others to avoid) as fractions of the model's
+#: preferred step duration.
+WAITS = (1.0,)
 #: States in one cell are one node of the search: position (m), heading (rad), speed
 #: (m/s) and, when there are others to avoid, time (s).
 CELL = (0.1, math.pi / 16, 0.1, 0.1)
@@ -102,6 +110,9 @@ class FootstepPlan:
     character may stop) or ``FAILED`` (no valid first step, or none leads to a place where
     it may stop: the record holds the start alone, and it does not avoid the others).
     ``epsilon``: the bound of the round that found it (inf unless ``FOUND``).
+    ``standing``: ``(k,)`` bool, the steps that are waits: the COM stands still over both
+    feet (its row of ``curves`` holds the COM, the heading and 0; ``apex_speed`` 0; its
+    foot is the trailing one, still on the ground).
     """
 
     times: np.ndarray
@@ -119,8 +130,13 @@ class FootstepPlan:
     curve: str = "parabola"
     model: LocomotionModel = field(default_factory=LocomotionModel)
     stats: SearchStats = field(default_factory=SearchStats)
+    standing: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     __eq__ = _fields_equal
+
+    def __post_init__(self) -> None:
+        if len(self.standing) != len(self.times) - 1:
+            self.standing = np.zeros(len(self.times) - 1, dtype=bool)
 
     @property
     def found(self) -> bool:
@@ -155,6 +171,9 @@ class FootstepPlan:
             px, py, vx, vy = step_to_world(
                 self.curves[i, 0], self.curves[i, 1], self.curves[i, 2], self.sides[i + 1],
                 *canonical(tau, self.apex_speed[i], self.model, self.curve == "hyperbola"))
+            still = self.standing[i]
+            px, py = np.where(still, self.com[i, 0], px), np.where(still, self.com[i, 1], py)
+            vx, vy = np.where(still, 0.0, vx), np.where(still, 0.0, vy)
             pos[inside] = np.stack([px, py], 1)
             vel[inside] = np.stack([vx, vy], 1)
         return pos, vel
@@ -167,6 +186,11 @@ class FootstepPlan:
         pos, _ = self.trajectory(times)
         _, vel = self.trajectory(np.minimum(times, np.nextafter(self.times[-1], -math.inf)))
         i = np.clip(np.searchsorted(self.times, times, side="right"), 0, len(self))
+        rows = self.com_velocity
+        moving = np.hypot(rows[:, 0], rows[:, 1]) > 0
+        last = np.maximum.accumulate(np.where(moving, np.arange(len(rows)), 0))
+        still = (vel == 0).all(axis=1)
+        vel[still] = rows[last[np.maximum(i - 1, 0)]][still]
         other = np.maximum(i - 1, 0)
         return _bodies(self.model, pos, vel, self.feet[i], self.feet[other])
 
@@ -184,7 +208,7 @@ class _State:
     :data:`CELL`) are one node of the search, which keeps the cheapest."""
 
     __slots__ = ("com", "vel", "foot", "side", "lo", "hi", "time", "parent", "curve",
-                 "children", "dist", "key")
+                 "children", "dist", "key", "heading")
 
     def __init__(self, com: tuple[float, float], vel: tuple[float, float],
                  foot: tuple[float, float], side: int, lo: float, hi: float, t: float,
@@ -195,6 +219,9 @@ class _State:
         self.children: list[tuple[_State, float]] | None = None
         self.dist = math.hypot(goal[0] - com[0], goal[1] - com[1])
         self.key: tuple[int, ...] = ()
+        self.heading: float = math.atan2(vel[1], vel[0])
+        if vel == (0.0, 0.0) and parent is not None:
+            self.heading = parent.heading          # standing keeps the heading it had
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -208,13 +235,15 @@ class _Steps:
 
     def __init__(self, model: LocomotionModel, goal: tuple[float, float], radius: float,
                  actions: tuple[np.ndarray, np.ndarray, np.ndarray], hyperbola: bool,
-                 others: list[FootstepPlan], dt: float, clearance: float, view: float):
+                 others: list[FootstepPlan], dt: float, clearance: float, view: float,
+                 waits: np.ndarray):
         self.model, self.goal, self.radius = model, goal, radius
         self.turns, self.speeds, self.durations = actions
         self.hyperbola, self.others, self.dt = hyperbola, others, dt
         self.clearance, self.view = clearance, view
-        self.c_step = model.rate * model.step_duration[0]
-        self.c_metre = bending_energy(model, model.alpha, 1.0)
+        self.waits = waits if others else waits[:0]
+        self.c_step = model.rate * float(self.durations.min())
+        self.c_metre = least_energy_per_metre(model, self.speeds, self.durations, hyperbola)
         self._grid = np.empty((0, len(others), 5, 2))
         if others:
             radii = np.stack([o.model.radii for o in others])           # (n, 5)
@@ -231,7 +260,8 @@ class _Steps:
 
     def heuristic(self, s: _State, _goal: Any) -> float:
         d = max(0.0, s.dist - self.radius)
-        return self.c_step * math.ceil(d / self.model.stride[2] - 1e-12) + self.c_metre * d
+        return max(self.c_metre * d, self.c_step * math.ceil(d / self.model.stride[2] - 1e-12)
+                   + bending_energy(self.model, self.model.alpha, d))
 
     def is_goal(self, s: _State) -> bool:
         """Within the goal radius, and where standing from then on meets nobody."""
@@ -244,7 +274,8 @@ class _Steps:
         j0 = int(math.ceil(s.time / self.dt - 1e-9))
         j1 = max(j0, int(math.ceil(float(self.ends.max()) / self.dt)) + 1)
         n = j1 - j0 + 1
-        mine = _bodies(self.model, np.tile(s.com, (n, 1)), np.tile(s.vel, (n, 1)),
+        mine = _bodies(self.model, np.tile(s.com, (n, 1)),
+                       np.tile((math.cos(s.heading), math.sin(s.heading)), (n, 1)),
                        np.tile(s.foot, (n, 1)), np.tile(s.parent.foot if s.parent else s.foot,
                                                          (n, 1)))
         return not self._meets(mine, j0, j1, np.ones(len(self.others), dtype=bool))
@@ -260,7 +291,7 @@ class _Steps:
     def key(self, s: _State) -> tuple[int, ...]:
         """The cell of a state for duplicate detection: position, heading, speed, foot and
         (with others to avoid) time."""
-        heading = math.atan2(s.vel[1], s.vel[0])
+        heading = s.heading
         return (round(s.com[0] / CELL[0]), round(s.com[1] / CELL[0]),
                 round(heading / CELL[1]) % round(2 * math.pi / CELL[1]),
                 round(math.hypot(*s.vel) / CELL[2]), s.side,
@@ -268,16 +299,45 @@ class _Steps:
 
     def successors(self, u: _State) -> list[tuple[_State, float]]:
         if u.children is None:
-            u.children = self._expand(u)
+            u.children = self._expand(u) + self._wait(u)
         return u.children
+
+    def _wait(self, u: _State) -> list[tuple[_State, float]]:
+        """Standing still for each of ``waits`` seconds: the COM stops over both feet (the
+        trailing foot becomes the record's foot, so the next step swings the other);
+        energy ``P W + m/2 v0²``.  Refused where standing meets someone."""
+        if not len(self.waits):
+            return []
+        m = self.model
+        if u.parent is not None:
+            foot, lo, hi = u.parent.foot, u.parent.lo, u.parent.hi
+        else:
+            foot, lo, hi = (2 * u.com[0] - u.foot[0], 2 * u.com[1] - u.foot[1]), u.lo, u.hi
+        stop = 0.5 * m.mass * (u.vel[0] ** 2 + u.vel[1] ** 2)
+        near = self._near(u)
+        j0 = int(math.ceil(u.time / self.dt - 1e-9))
+        head = (math.cos(u.heading), math.sin(u.heading))
+        out = []
+        for w in self.waits.tolist():
+            j1 = int(math.floor((u.time + w) / self.dt + 1e-9))
+            n = j1 - j0 + 1
+            if near.any() and n > 0 and self._meets(
+                    _bodies(m, np.tile(u.com, (n, 1)), np.tile(head, (n, 1)),
+                            np.tile(u.foot, (n, 1)), np.tile(foot, (n, 1))), j0, j1, near):
+                continue
+            state = _State(u.com, (0.0, 0.0), foot, -u.side, lo, hi, u.time + w, u, None,
+                           self.goal)
+            state.key = self.key(state)
+            out.append((state, m.rate * w + stop))
+        return out
 
     def _expand(self, u: _State) -> list[tuple[_State, float]]:
         """Every action at once: the curves, strides, orientations and costs as arrays,
         then the collision test for the steps left."""
         m, hyp = self.model, self.hyperbola
         speed0 = math.hypot(*u.vel)
-        ux, uy = u.vel[0] / speed0, u.vel[1] / speed0
-        heading = math.atan2(uy, ux)
+        heading = u.heading
+        ux, uy = math.cos(heading), math.sin(heading)
         goal_phi = math.atan2(self.goal[1] - u.com[1], self.goal[0] - u.com[0])
         phis = np.append(heading + self.turns, goal_phi)
         phi, v, dur = (a.ravel() for a in np.meshgrid(phis, self.speeds, self.durations,
@@ -372,36 +432,42 @@ def _orientations(phi: np.ndarray, heading: np.ndarray, lo: float, hi: float, tu
     return np.maximum(a_lo, b_lo + shift), np.minimum(a_hi, b_hi + shift)
 
 
+def _fractions(name: str, value: Any, scale: float, *, positive: bool = True,
+               empty: bool = False) -> np.ndarray:
+    """``value`` (a sequence of finite numbers, > 0 when ``positive``; may be empty when
+    ``empty``) times ``scale``, as an array."""
+    arr = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bool)) \
+        else np.array([np.nan])
+    if arr.ndim != 1 or (len(arr) == 0 and not empty) or not np.isfinite(arr).all() \
+            or (positive and not (arr > 0).all()):
+        raise InvalidQueryError(f"{name} {value!r} must be a{'' if empty else ' non-empty'} "
+                                f"sequence of finite numbers{' > 0' if positive else ''}")
+    return arr * scale
+
+
 def _actions(model: LocomotionModel, turns: Any, speeds: Any, durations: Any
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    def values(name: str, value: Any, scale: float, positive: bool) -> np.ndarray:
-        arr = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bool)) \
-            else np.array([np.nan])
-        if arr.ndim != 1 or len(arr) == 0 or not np.isfinite(arr).all() \
-                or (positive and not (arr > 0).all()):
-            raise InvalidQueryError(f"{name} {value!r} must be a non-empty sequence of "
-                                    f"finite numbers{' > 0' if positive else ''}")
-        return arr * scale
-    speeds_ = values("speeds", speeds, model.speeds[1], True)
+    speeds_ = _fractions("speeds", speeds, model.speeds[1])
     lo_v, _, hi_v = model.speeds
     speeds_ = speeds_[(speeds_ >= lo_v - 1e-12) & (speeds_ <= hi_v + 1e-12)]
-    durations_ = values("durations", durations, model.step_duration[1], True)
+    durations_ = _fractions("durations", durations, model.step_duration[1])
     lo_t, _, hi_t = model.step_duration
     durations_ = durations_[(durations_ >= lo_t - 1e-12) & (durations_ <= hi_t + 1e-12)]
     if not len(speeds_) or not len(durations_):
         raise InvalidQueryError(f"speeds {speeds!r} and durations {durations!r} (fractions "
                                 "of the preferred values) leave no action within the "
                                 "model's limits")
-    return values("turns", turns, 1.0, False), speeds_, durations_
+    return _fractions("turns", turns, 1.0, positive=False), speeds_, durations_
 
 
 def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionModel | None = None,
                    others: Any = (), start_time: float = 0.0, side: str = "left",
                    goal_radius: float = 0.3, curve: str = "parabola", turns: Any = TURNS,
-                   speeds: Any = SPEEDS, durations: Any = DURATIONS, epsilon: float = 5.0,
+                   speeds: Any = SPEEDS, durations: Any = DURATIONS, epsilon: float = 3.5,
                    epsilon_step: float = 1.0, max_expansions: int = 1000,
                    max_seconds: float | None = None, sample_interval: float = 0.05,
-                   clearance: float = 0.1, view_radius: float = math.inf) -> FootstepPlan:
+                   clearance: float = 0.1, view_radius: float = math.inf,
+                   waits: Any = WAITS) -> FootstepPlan:
     """Plan footsteps for one character from its COM at ``start`` to within
     ``goal_radius`` of ``goal`` (see the module).
 
@@ -416,7 +482,9 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
     ``epsilon_step`` (> 0): the rounds' inflations.  ``max_expansions``: ``N_max``, for
     all the rounds together (>= 1).  ``max_seconds``: no new round after that long (None: no limit).
     ``sample_interval`` (s, at most the shortest step), ``clearance`` (m, >= 0),
-    ``view_radius`` (m; others farther at a step's start are ignored).
+    ``view_radius`` (m; others farther at a step's start are ignored).  ``waits``:
+    durations of standing still as fractions of the preferred step duration (``()``:
+    never wait; used only with others to avoid).
     """
     t0 = time.perf_counter()
     model = LocomotionModel() if model is None else model
@@ -440,6 +508,7 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
     goal_radius = positive_float("goal_radius", goal_radius)
     hyperbola = curve_kind(curve)
     actions = _actions(model, turns, speeds, durations)
+    pauses = _fractions("waits", waits, model.step_duration[1], empty=True)
     epsilon = number("epsilon", epsilon, min=1.0)
     epsilon_step = positive_float("epsilon_step", epsilon_step)
     max_expansions = count("max_expansions", max_expansions)
@@ -449,7 +518,8 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
     clearance = positive_float("clearance", clearance, allow_zero=True)
     view = positive_float("view_radius", view_radius, allow_inf=True)
 
-    graph = _Steps(model, target, goal_radius, actions, hyperbola, others, dt, clearance, view)
+    graph = _Steps(model, target, goal_radius, actions, hyperbola, others, dt, clearance, view,
+                   pauses)
     heading = math.atan2(vel[1], vel[0])
     off = -stance * model.foot_offset      # the stance foot beside the COM
     foot = (com[0] - math.sin(heading) * off, com[1] + math.cos(heading) * off)
@@ -506,16 +576,34 @@ def _record(last: _State, model: LocomotionModel, graph: _Steps, status: Status,
         feet=np.array([s.foot for s in chain]),
         sides=np.array([s.side for s in chain], dtype=np.int8),
         orientation_bounds=bounds, orientations=bounds.mean(axis=1),
-        curves=np.array([(*s.curve.origin, s.curve.phi, s.curve.t0) for s in steps
-                         if s.curve is not None]).reshape(-1, 4),
-        apex_speed=np.array([s.curve.vx for s in steps if s.curve is not None]),
-        cost=cost, status=status, epsilon=epsilon, curve=curve, model=model, stats=stats)
+        curves=np.array([(*s.curve.origin, s.curve.phi, s.curve.t0) if s.curve is not None
+                         else (*s.com, s.heading, 0.0) for s in steps]).reshape(-1, 4),
+        apex_speed=np.array([s.curve.vx if s.curve is not None else 0.0 for s in steps]),
+        cost=cost, status=status, epsilon=epsilon, curve=curve, model=model, stats=stats,
+        standing=np.array([s.curve is None for s in steps], dtype=bool))
+
+
+def clashes(a: FootstepPlan, b: FootstepPlan, *, sample_interval: float = 0.05,
+            clearance: float = 0.0) -> bool:
+    """Whether two characters' five circles come closer than ``clearance`` at a time
+    ``0, dt, 2 dt ..`` (``dt = sample_interval``) until both stand."""
+    dt = positive_float("sample_interval", sample_interval)
+    t = np.arange(0.0, max(a.times[-1], b.times[-1]) + dt, dt)
+    gap = a.body(t)[:, :, None] - b.body(t)[:, None]
+    reach = a.model.radii[:, None] + b.model.radii[None] + clearance
+    return bool((np.einsum("...i,...i->...", gap, gap) < reach ** 2).any())
 
 
 def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
-               models: Any = None, **options: Any) -> list[FootstepPlan]:
+               models: Any = None, repair: bool = True, **options: Any) -> list[FootstepPlan]:
     """Footstep plans for a crowd, in priority order: character ``i`` plans against the
     plans of characters ``0 .. i-1`` (which then stand at their ends).
+
+    ``repair``: when character ``i`` does not reach its goal, it plans again against the
+    characters standing still alone (those without a plan), the earlier characters whose
+    plans its new one meets plan again against everyone else, and the exchange is kept when
+    more characters reach their goals.  A character left without a plan (``FAILED``) stands
+    at its start: the earlier plans that meet it are planned again around it.
 
     ``starts``, ``goals``: ``(n, 2)`` COM positions.  ``velocities``: ``(n, 2)`` start
     velocities (None: each character's preferred speed towards its goal).  ``models``: one
@@ -547,8 +635,33 @@ def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
         v, _ = finite_points("velocities", velocities)
         if len(v) != len(p):
             raise InvalidQueryError(f"velocities holds {len(v)} for {len(p)} characters")
+    if not isinstance(repair, bool):
+        raise InvalidQueryError(f"repair {repair!r} must be True or False")
+    dt = options.get("sample_interval", 0.05)
+    gap = options.get("clearance", 0.1)
+
+    def plan(i: int, others: list[FootstepPlan]) -> FootstepPlan:
+        return plan_footsteps(p[i], g[i], velocity=v[i], model=ms[i], others=others,
+                              **options)
+
+    def replan(plans: list[FootstepPlan], mine: FootstepPlan) -> list[FootstepPlan]:
+        """``plans`` with those that meet ``mine`` planned again against all the others."""
+        out = list(plans) + [mine]
+        for j in range(len(plans)):
+            if clashes(out[j], mine, sample_interval=dt, clearance=gap):
+                out[j] = plan(j, out[:j] + out[j + 1:])
+        return out[:-1]
+
     plans: list[FootstepPlan] = []
     for i in range(len(p)):
-        plans.append(plan_footsteps(p[i], g[i], velocity=v[i], model=ms[i],
-                                    others=list(plans), **options))
+        mine = plan(i, list(plans))
+        if repair and not mine.found:
+            ahead = plan(i, [o for o in plans if o.status is Status.FAILED])
+            if ahead.found:
+                moved = replan(plans, ahead)
+                if sum(o.found for o in moved) + 1 > sum(o.found for o in plans) + mine.found:
+                    plans, mine = moved, ahead
+            if mine.status is Status.FAILED:
+                plans = replan(plans, mine)
+        plans.append(mine)
     return plans
