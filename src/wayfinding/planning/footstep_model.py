@@ -330,7 +330,7 @@ def top_speed(model: LocomotionModel, speed: Any, hyperbola: bool) -> Any:
     return np.sqrt(v * v + 4.0 * model.alpha * max(0.0, reach - d))
 
 
-def least_energy_per_metre(model: LocomotionModel, speeds: Any, durations: Any,
+def least_energy_per_metre(model: LocomotionModel, speeds: Any, durations: Any, *,
                            hyperbola: bool = False) -> float:
     """A lower bound on the energy per metre of COM advance of any footstep whose start
     speed is one of ``speeds`` and duration one of ``durations``: a step of ``T`` s

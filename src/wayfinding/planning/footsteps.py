@@ -243,7 +243,8 @@ class _Steps:
         self.clearance, self.view = clearance, view
         self.waits = waits if others else waits[:0]
         self.c_step = model.rate * float(self.durations.min())
-        self.c_metre = least_energy_per_metre(model, self.speeds, self.durations, hyperbola)
+        self.c_metre = least_energy_per_metre(model, self.speeds, self.durations,
+                                              hyperbola=hyperbola)
         self._grid = np.empty((0, len(others), 5, 2))
         if others:
             radii = np.stack([o.model.radii for o in others])           # (n, 5)
