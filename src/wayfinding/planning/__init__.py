@@ -7,7 +7,7 @@ from .footstep_model import LocomotionModel, StepCurve, froude_speed, pendulum, 
 from .footsteps import FootstepPlan, plan_crowd, plan_footsteps
 from .locomotion import LocomotionPath, locomotion_path, process_path
 from .locomotion_executor import LocomotionExecutor, LocomotionScheduler, MoveStatus
-from .locomotion_plan import Action, ActionStack, LocomotionPlanner, hits_mark
+from .locomotion_plan import Action, ActionStack, LocomotionPlanner, Role, hits_mark
 from .motion_fitting import (
     FitFailure,
     ModelChange,
@@ -36,7 +36,7 @@ __all__ = [
     "ControllerParams", "DecelerationFit", "FitFailure", "FootstepPlan", "LocomotionExecutor",
     "LocomotionModel", "LocomotionPath", "LocomotionPlanner", "LocomotionScheduler",
     "ModelChange", "ModelRegression", "MotionCommand", "MotionModel", "MotionModelFit",
-    "MotionTrace", "MoveStatus", "MovementPlan", "RunFailure", "SimulatedController",
+    "MotionTrace", "MoveStatus", "MovementPlan", "Role", "RunFailure", "SimulatedController",
     "SimulationSettings", "StepCurve", "compare_models", "default_clips", "fit_deceleration",
     "fit_motion_model", "froude_speed", "hits_mark", "locomotion_path", "pendulum", "plan_crowd",
     "plan_footsteps", "plan_movement", "process_path", "regenerate", "simulate", "speed_range",
