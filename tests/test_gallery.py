@@ -52,7 +52,9 @@ def test_there_is_an_example_per_demo_section():
                    "plot_navmesh", "plot_clearance", "plot_navmesh3d", "plot_voxel",
                    "plot_flow_field", "plot_integration_field", "plot_lanes",
                    "plot_crowd_circle", "plot_crowd_bottleneck", "plot_dstar_lite",
-                   "plot_crowd_navigation", "plot_hierarchy", "plot_diagonal_rules"):
+                   "plot_crowd_navigation", "plot_hierarchy", "plot_diagonal_rules",
+                   "plot_car_parking", "plot_traffic_routes", "plot_climbing",
+                   "plot_corner_turn", "plot_footstep_crowd"):
         assert needed in names
     assert (EXAMPLES / "GALLERY_HEADER.rst").is_file()
 

@@ -24,6 +24,7 @@ from .maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
 from .navmesh import navmesh_section
 from .navmesh3d import navmesh3d_section
 from .paths import anyangle_section
+from .planning import planning_section
 from .pictures import pictures
 from .traffic import traffic_section
 from .vehicles import vehicles_section
@@ -76,7 +77,8 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     text = _html(reports, figures, rule_rows, a, b, fast_rows, fast_figures)
     sections = anyangle_section(out) + world_section(out) + navmesh_section(out) \
         + navmesh3d_section(out) + voxel_section(out) + fields_section(out) + crowd_section(out) \
-        + vehicles_section(out) + traffic_section(out) + climbing_section(out)
+        + vehicles_section(out) + traffic_section(out) + climbing_section(out) \
+        + planning_section(out)
     atomic_write_text(page, with_contents(text.replace("</body>", sections + "</body>")))
     return page
 
