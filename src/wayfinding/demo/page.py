@@ -24,8 +24,8 @@ from .maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
 from .navmesh import navmesh_section
 from .navmesh3d import navmesh3d_section
 from .paths import anyangle_section
-from .planning import planning_section
 from .pictures import pictures
+from .planning import planning_section
 from .traffic import traffic_section
 from .vehicles import vehicles_section
 from .voxel import voxel_section
