@@ -340,6 +340,26 @@ def test_navmesh_plans_go_round_the_hole_on_the_mesh():
     assert plan.length >= mesh.find_path(start[:2], goal[:2]).cost - 0.4
 
 
+def test_the_navmesh_heuristic_is_the_exact_shortest_path_once_per_position(monkeypatch):
+    mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 10), (0, 10)],
+                         holes=[[(6, 0.5), (9, 0.5), (9, 8), (6, 8)]])
+    calls: list[tuple] = []
+    find_path = NavMesh.find_path
+
+    def counted(self, start, goal, **options):
+        calls.append((tuple(start), options.get("method")))
+        return find_path(self, start, goal, **options)
+
+    monkeypatch.setattr(NavMesh, "find_path", counted)
+    plan = plan_movement(mesh, default_clips(), (2.0, 2.0, 0.0), (13.0, 2.0, 0.0),
+                         position_tolerance=0.4)
+    assert plan.found and calls
+    # Exact lengths (an estimate above the shortest path would not be admissible), and
+    # states that differ only in heading or animation state share one search.
+    assert {method for _, method in calls} == {"polyanya"}
+    assert len(set(calls)) == len(calls)
+
+
 def test_a_grid_with_an_origin_and_cell_size_is_walled_in_world_units():
     grid = Grid(np.ones((4, 10), dtype=bool), origin=(100.0, 50.0), cell_size=0.5)
     clips = default_clips()

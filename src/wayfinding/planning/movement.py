@@ -16,9 +16,10 @@ through poses at most ``step`` apart along the clip's arc or segment, stays fart
 ``radius`` 0 it may not touch one.
 
 The heuristic is the distance to the goal less ``position_tolerance``, divided by the
-catalogue's largest mean root speed: on a navigation mesh the shortest path on the mesh, on a
-grid or the open plane the straight line (plan on ``NavMesh.build(grid)``, the same walkable
-area, for the shortest path round a grid's walls).  No clip sequence moves its root faster on
+catalogue's largest mean root speed: on a navigation mesh the exact shortest path on the mesh
+(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch`, once per position reached), on a grid
+or the open plane the straight line (plan on ``NavMesh.build(grid)``, the same walkable area,
+for the shortest path round a grid's walls).  No clip sequence moves its root faster on
 average, and the root path to any point of the goal region is at least that long, so the
 heuristic is admissible and the plan is the cheapest (with the search's own tie-breaking).
 
@@ -174,6 +175,7 @@ class _World:
             self.wa = self.wb = np.empty((0, 2))
         else:
             self.wa, self.wb = _walls(world)
+        self.known: dict[tuple[float, float], float] = {}
         self.lo = np.minimum(self.wa, self.wb)
         self.hi = np.maximum(self.wa, self.wb)
 
@@ -215,11 +217,16 @@ class _World:
 
     def distance(self, x: float, y: float) -> float:
         """A lower bound of the root path's length from ``(x, y)`` to the goal point: the
-        shortest path on a navigation mesh, the straight line elsewhere."""
-        if isinstance(self.world, NavMesh):
-            found = self.world.find_path((x, y), self.goal)
-            return float(found.cost) if found.found else math.inf
-        return math.hypot(x - self.goal[0], y - self.goal[1])
+        exact shortest path on a navigation mesh (``inf`` when none reaches the goal), the
+        straight line elsewhere.  Remembered per position: states that differ only in
+        heading or animation state share it."""
+        if self.world is None or isinstance(self.world, Grid):
+            return math.hypot(x - self.goal[0], y - self.goal[1])
+        d = self.known.get((x, y))
+        if d is None:
+            found = self.world.find_path((x, y), self.goal, method="polyanya")
+            d = self.known[x, y] = float(found.cost) if found.found else math.inf
+        return d
 
 
 class _ClipGraph:
