@@ -19,13 +19,14 @@ BUDGET = {"max_expansions": 1500}
 
 
 def circles(plan: FootstepPlan, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The five circles at times ``t``, built here from the record: torso on the COM,
-    shoulders across the COM's heading (the last heading once standing), the foot on the
-    ground and the one before it."""
+    """The five circles at times ``t`` (ascending), built here from the record: torso on
+    the COM, shoulders across the COM's heading (the last heading it moved with while it
+    stands), the foot on the ground and the one before it."""
     m = plan.model
     pos, vel = plan.trajectory(t)
-    _, last = plan.trajectory([plan.times[-1] - 1e-9])
-    heading = np.where((np.hypot(*vel.T) > 0)[:, None], vel, last)
+    moving = np.hypot(*vel.T) > 0
+    last = np.maximum.accumulate(np.where(moving, np.arange(len(t)), -1))
+    heading = np.where((last >= 0)[:, None], vel[np.maximum(last, 0)], plan.com_velocity[0])
     heading = heading / np.hypot(*heading.T)[:, None]
     side = np.stack([-heading[:, 1], heading[:, 0]], 1) * m.shoulder_offset
     step = np.searchsorted(plan.times, t, side="right").clip(0, len(plan))
@@ -98,3 +99,31 @@ def test_crowd_bad_input(args, match):
     call = {"starts": [(0.0, 0.0), (0.0, 1.0)], "goals": [(2.0, 0.0), (2.0, 1.0)]} | args
     with pytest.raises(InvalidQueryError, match=match):
         plan_crowd(call.pop("starts"), call.pop("goals"), **call)
+
+
+def test_a_character_waits_to_let_another_pass():
+    # one slow speed, one duration, straight or at the goal: only waiting lets it pass
+    narrow = {"turns": (0.0,), "speeds": (0.5,), "durations": (1.0,), "max_expansions": 600}
+    walk = {"velocity": (0.74, 0.0)} | narrow
+    alone = plan_footsteps((0.0, 0.0), (3.0, 0.0), **walk)
+    x, y = alone.trajectory([2.0])[0][0]
+    up = {"velocity": (0.0, 1.4)} | BUDGET
+    first = plan_footsteps((x, y - 1.6), (x, y + 3.0), **up)
+    grid = np.arange(0.0, 2.0, 0.01)
+    reach = grid[np.argmin(np.hypot(*(first.trajectory(grid)[0] - (x, y)).T))]
+    crossing = plan_footsteps((x, y - 1.6), (x, y + 3.0), start_time=2.0 - reach, **up)
+    assert overlap(alone, crossing) > 0
+    plan = plan_footsteps((0.0, 0.0), (3.0, 0.0), others=[crossing], **walk)
+    assert plan.found and plan.standing.any() and overlap(plan, crossing) <= 0
+    never = plan_footsteps((0.0, 0.0), (3.0, 0.0), others=[crossing], waits=(), **walk)
+    assert not never.found and not never.standing.any()
+    # while it waits it stands still over both feet, heading as it walked
+    for i in np.flatnonzero(plan.standing):
+        t = np.linspace(plan.times[i], plan.times[i + 1], 7)[1:-1]
+        pos, vel = plan.trajectory(t)
+        assert np.allclose(pos, plan.com[i]) and np.allclose(vel, 0.0)
+        assert np.allclose(plan.com[i + 1], plan.com[i])
+        body = plan.body(t)
+        assert {tuple(f) for f in body[:, 3:].reshape(-1, 2).round(9)} \
+            == {tuple(plan.feet[i].round(9)), tuple(plan.feet[i + 1].round(9))}
+        assert np.allclose(np.hypot(*(body[:, 1] - body[:, 0]).T), plan.model.shoulder_offset)
