@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from wayfinding.errors import InvalidQueryError
+from wayfinding.geometry.obstacles import segment_gaps, segments_cross
 from wayfinding.grid import Grid
 from wayfinding.navmesh import NavMesh
 from wayfinding.paths import turning_path
@@ -439,6 +440,32 @@ def test_bad_arguments_are_refused(kwargs, message):
     with pytest.raises(InvalidQueryError, match=message):
         plan_movement(args.pop("world"), args.pop("clips"), args.pop("start"),
                       args.pop("goal"), **args)
+
+
+def test_wall_tests_count_touching_as_meeting():
+    # Segment pairs: crossing, an end on the other, collinear overlapping, collinear apart,
+    # parallel apart.
+    p = np.array([(0, 0), (0, 0), (0, 0), (0, 0), (0, 1)], dtype=float)
+    q = np.array([(2, 2), (1, 0), (2, 0), (1, 0), (2, 1)], dtype=float)
+    a = np.array([(0, 2), (1, -1), (1, 0), (2, 0), (0, 0)], dtype=float)
+    b = np.array([(2, 0), (1, 1), (3, 0), (3, 0), (2, 0)], dtype=float)
+    assert segments_cross(p, q, a, b).tolist() == [True, False, False, False, False]
+    assert segments_cross(p, q, a, b, touching=True).tolist() == [True, True, True, False,
+                                                                  False]
+    assert segment_gaps(p, q, a, b).tolist() == [0.0, 0.0, 0.0, 1.0, 1.0]
+
+
+def test_a_root_path_that_grazes_a_wall_is_refused():
+    # The quicker side step ends on the room's wall (x = 0), touching it: at radius 0 the
+    # plan takes the slower, shorter one.
+    room = Grid(np.ones((4, 4), dtype=bool))
+    clips = ClipCatalogue([Clip("left", "s", "s", duration=1.0, dy=0.5),
+                           Clip("half_left", "s", "s", duration=2.0, dy=0.4)])
+    plan = plan_movement(room, clips, (0.5, 1.0, math.pi / 2), (0.1, 1.0, 0.0),
+                         start_state="s", position_tolerance=0.15)
+    assert plan.clips == ("half_left",)
+    assert plan_movement(None, clips, (0.5, 1.0, math.pi / 2), (0.1, 1.0, 0.0),
+                         start_state="s", position_tolerance=0.15).clips == ("left",)
 
 
 def test_radius_keeps_the_root_path_off_the_walls():

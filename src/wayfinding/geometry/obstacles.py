@@ -166,12 +166,12 @@ class Obstacles:
         clear = np.ones(len(p), dtype=bool)
         if len(si):
             # cheap test first: a proper crossing blocks for every radius
-            crossing = _proper_crossing(p[si], q[si], self._a[ei], self._b[ei])
+            crossing = segments_cross(p[si], q[si], self._a[ei], self._b[ei])
             clear[si[crossing]] = False
             if r > TOLERANCE:
                 left = clear[si]
                 s2, e2 = si[left], ei[left]
-                d = _segment_distance(p[s2], q[s2], self._a[e2], self._b[e2])
+                d = segment_gaps(p[s2], q[s2], self._a[e2], self._b[e2])
                 clear[s2[d < r - TOLERANCE]] = False
         # A segment that does not cross a boundary lies wholly inside or outside each
         # polygon, apart from the places where it touches a vertex: test the pieces between
@@ -327,23 +327,29 @@ def closest_on_segments(v: np.ndarray, a: np.ndarray, b: np.ndarray
     return np.hypot(*(v - closest).T), closest
 
 
-def _proper_crossing(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Segments p–q and a–b cross at a point interior to both (each strictly separates the
-    other's endpoints, beyond the tolerance)."""
+def segments_cross(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray, *,
+                   touching: bool = False) -> np.ndarray:
+    """``(n,)`` bool: segment ``p[i]``–``q[i]`` crosses ``a[i]``–``b[i]`` (``(n, 2)`` float64
+    each) at a point interior to both, each strictly separating the other's ends beyond the
+    tolerance.  ``touching=True``: they meet at all (an end on the other, a collinear
+    overlap, a crossing), by the exact signs of the orientations, without tolerance."""
     pq, ab = q - p, b - a
-    lpq = np.hypot(*pq.T)
-    lab = np.hypot(*ab.T)
     o1, o2 = _cross(pq, a - p), _cross(pq, b - p)
     o3, o4 = _cross(ab, p - a), _cross(ab, q - a)
-    t1 = TOLERANCE * lpq
-    t2 = TOLERANCE * lab
+    if touching:
+        lo, hi = np.minimum(p, q), np.maximum(p, q)
+        boxes = ((hi >= np.minimum(a, b)) & (lo <= np.maximum(a, b))).all(axis=1)
+        return (o1 * o2 <= 0) & (o3 * o4 <= 0) & boxes
+    t1 = TOLERANCE * np.hypot(*pq.T)
+    t2 = TOLERANCE * np.hypot(*ab.T)
     return (((o1 > t1) & (o2 < -t1)) | ((o1 < -t1) & (o2 > t1))) & (
         ((o3 > t2) & (o4 < -t2)) | ((o3 < -t2) & (o4 > t2)))
 
 
-def _segment_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance between segments ``p[i]``–``q[i]`` and ``a[i]``–``b[i]``: 0 when they
-    intersect, else the least of the four endpoint-to-segment distances."""
+def segment_gaps(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(n,)`` distances between segments ``p[i]``–``q[i]`` and ``a[i]``–``b[i]`` (``(n, 2)``
+    float64 each, a segment whose ends coincide being a point): 0 when they cross or touch,
+    else the least of the four endpoint-to-segment distances."""
     d = np.minimum.reduce([closest_on_segments(p, a, b)[0], closest_on_segments(q, a, b)[0],
                            closest_on_segments(a, p, q)[0], closest_on_segments(b, p, q)[0]])
     pq, ab = q - p, b - a

@@ -57,6 +57,7 @@ import numpy as np
 
 from .._validate import budget, finite_point, number
 from ..errors import InvalidQueryError, brief
+from ..geometry.obstacles import segment_gaps, segments_cross
 from ..grid import Grid
 from ..navmesh import NavMesh
 from ..results import SearchStats, Status, _fields_equal
@@ -146,22 +147,6 @@ def _walls(world: Grid | NavMesh) -> tuple[np.ndarray, np.ndarray]:
     return origin + a * cs, origin + b * cs
 
 
-def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The z of ``(a - o) x (b - o)``, broadcast."""
-    return (a[..., 0] - o[..., 0]) * (b[..., 1] - o[..., 1]) \
-        - (a[..., 1] - o[..., 1]) * (b[..., 0] - o[..., 0])
-
-
-def _to_segment(point: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The distance of ``point`` to the segment ``a``-``b`` (a point when they coincide),
-    broadcast over the leading axes."""
-    ab = b - a
-    length2 = (ab * ab).sum(axis=-1)
-    t = ((point - a) * ab).sum(axis=-1) / np.where(length2 > 0, length2, 1.0)
-    near = a + np.clip(t, 0.0, 1.0)[..., None] * ab
-    return np.hypot(point[..., 0] - near[..., 0], point[..., 1] - near[..., 1])
-
-
 class _World:
     """Collision tests of root paths against a world's walls, and its distances."""
 
@@ -198,22 +183,13 @@ class _World:
                           & (self.hi[:, 1] >= lo[1]) & (self.lo[:, 1] <= hi[1]))[0]
         if not len(near):
             return True
-        p, q = points[:-1, None, :], points[1:, None, :]
-        a, b = self.wa[near][None], self.wb[near][None]
-        d1, d2 = _cross(p, q, a), _cross(p, q, b)
-        d3, d4 = _cross(a, b, p), _cross(a, b, q)
-        boxes = (np.maximum(p[..., 0], q[..., 0]) >= self.lo[near][None, :, 0]) \
-            & (np.minimum(p[..., 0], q[..., 0]) <= self.hi[near][None, :, 0]) \
-            & (np.maximum(p[..., 1], q[..., 1]) >= self.lo[near][None, :, 1]) \
-            & (np.minimum(p[..., 1], q[..., 1]) <= self.hi[near][None, :, 1])
-        if ((d1 * d2 <= 0) & (d3 * d4 <= 0) & boxes).any():
+        # Every (piece of the path, wall) pair: not meeting, and farther apart than radius.
+        pieces = np.repeat(np.arange(len(points) - 1), len(near))
+        walls = np.tile(near, len(points) - 1)
+        pair = (points[pieces], points[pieces + 1], self.wa[walls], self.wb[walls])
+        if segments_cross(*pair, touching=True).any():
             return False
-        if radius == 0.0:
-            return True
-        # Segments that do not cross are nearest at an end of one of them.
-        gap = np.minimum(np.minimum(_to_segment(p, a, b), _to_segment(q, a, b)),
-                         np.minimum(_to_segment(a, p, q), _to_segment(b, p, q)))
-        return bool(gap.min() > radius)
+        return radius == 0.0 or bool((segment_gaps(*pair) > radius).all())
 
     def distance(self, x: float, y: float) -> float:
         """A lower bound of the root path's length from ``(x, y)`` to the goal point: the
