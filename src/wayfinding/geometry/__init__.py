@@ -6,8 +6,8 @@ portals, angles wrapped into (-pi, pi]."""
 from .angles import wrap_angle
 from .circles import circle_tangent
 from .funnel import funnel_path
-from .obstacles import TOLERANCE, Obstacles
+from .obstacles import TOLERANCE, Obstacles, segment_gaps, segments_cross
 from .predicates import incircle, orient2d
 
 __all__ = ["TOLERANCE", "Obstacles", "circle_tangent", "funnel_path", "incircle", "orient2d",
-           "wrap_angle"]
+           "segment_gaps", "segments_cross", "wrap_angle"]

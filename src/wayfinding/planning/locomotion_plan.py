@@ -66,10 +66,10 @@ from numpy.typing import ArrayLike
 
 from .._validate import count, finite_point, number, positive_float
 from ..errors import InvalidQueryError, brief
+from ..geometry.angles import wrap_angle
 from ..results import Status
-from .clips import Clip, ClipCatalogue
+from .clips import Clip, ClipCatalogue, local_to_world
 from .locomotion import LocomotionPath
-from .motion_simulation import wrap_angle
 
 
 class Role(str, Enum):
@@ -129,11 +129,9 @@ class Action:
 def _play(clip: Clip, pose: Pose, twist: float = 0.0, stretch: float = 1.0) -> Pose:
     """The end pose of ``clip`` played from ``pose`` turned by ``twist`` with its motion
     scaled by ``stretch``."""
-    x, y, h = pose
-    h += twist
-    c, s = math.cos(h), math.sin(h)
-    dx, dy = clip.dx * stretch, clip.dy * stretch
-    return (x + c * dx - s * dy, y + s * dx + c * dy, h + clip.rotation)
+    turned = (pose[0], pose[1], pose[2] + twist)
+    x, y = local_to_world(turned, clip.dx * stretch, clip.dy * stretch)
+    return (x, y, turned[2] + clip.rotation)
 
 
 def _play_chain(clips: Sequence[Clip], pose: Pose, twist: float) -> Pose:
@@ -184,10 +182,8 @@ class ActionStack:
         p: Pose = tuple(finite_point("pose", pose, 3).tolist())
         for a in self.actions:
             if a.role is Role.TRANSFER:
-                x, y, h = p
-                h += a.twist
-                d = a.loops * a.clip.dx
-                p = (x + d * math.cos(h), y + d * math.sin(h), h)
+                p = (p[0], p[1], p[2] + a.twist)
+                p = (*local_to_world(p, a.loops * a.clip.dx, 0.0), p[2])
             else:
                 p = _play(a.clip, p, a.twist, a.stretch)
         return np.array(p)

@@ -57,6 +57,7 @@ import numpy as np
 
 from .._validate import budget, finite_point, number
 from ..errors import InvalidQueryError, brief
+from ..geometry.angles import wrap_angle
 from ..geometry.obstacles import segment_gaps, segments_cross
 from ..grid import Grid
 from ..navmesh import NavMesh
@@ -310,7 +311,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
 
     def reached(u: _State) -> bool:
         return (u.anim in ends and math.hypot(u.x - gx, u.y - gy) <= tol
-                and abs(math.remainder(u.h - gh, 2 * math.pi)) <= htol
+                and abs(wrap_angle(u.h - gh)) <= htol
                 and walls.clear(np.array([[u.x, u.y], [gx, gy]]), 0.0))
 
     def heuristic(u: _State, _goal: Any) -> float:
