@@ -38,7 +38,8 @@ _TIME_ROW = re.compile(r"^(.*(?:µs/\w+| s)) +[\d.,]+$", re.M)
 #: The families the quick start shows, one example each, in this order.
 FAMILIES = ["Grids", "Fast optimal search", "Graphs and world graphs", "Navigation meshes",
             "3D navigation meshes", "Any-angle paths", "Dynamic search", "Fields", "Crowds",
-            "Voxel worlds", "Vehicles and traversal", "The command line"]
+            "Voxel worlds", "Vehicles and traversal",
+            "Planning with the body", "The command line"]
 #: The most lines of code an example may have.
 MAX_LINES = 13
 #: The pictures at the top of the README (docs/img/gallery), in order, and where they link.
