@@ -135,9 +135,9 @@ def test_a_character_without_a_plan_stands_where_it_started():
     # the second cannot take a step (its shortest stride is too long): the first, planned
     # before it, walks through its start unless planned again around it
     stuck = LocomotionModel(stride=(0.9, 0.95, 1.0))
-    first, = plan_crowd([(0.0, 0.0)], [(4.0, 0.0)], max_expansions=1000)
+    first, = plan_crowd([(0.0, 0.0)], [(4.0, 0.0)], max_expansions=600)
     x, y = first.trajectory([2.5])[0][0]
-    call = {"models": [LocomotionModel(), stuck], "max_expansions": 1000}
+    call = {"models": [LocomotionModel(), stuck], "max_expansions": 600}
     blind = plan_crowd([(0.0, 0.0), (x, y)], [(4.0, 0.0), (x, y + 3.0)], repair=False, **call)
     assert blind[1].status is Status.FAILED and overlap(*blind) > 0
     plans = plan_crowd([(0.0, 0.0), (x, y)], [(4.0, 0.0), (x, y + 3.0)], **call)

@@ -209,7 +209,7 @@ def test_bad_points():
 def test_a_slow_model_keeps_its_speeds():
     slow = LocomotionModel(speed=(0.2, 0.6, 0.8))
     plan = plan_footsteps((0.0, 0.0), (3.0, 0.0), velocity=(0.6, 0.0), model=slow,
-                          max_expansions=1500)
+                          max_expansions=300)
     assert plan.model is slow and len(plan) >= 1
     starts, _ = plan.trajectory(plan.times[:-1])
     _, v = plan.trajectory(plan.times[:-1])
