@@ -488,24 +488,53 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
     never wait; used only with others to avoid).
     """
     t0 = time.perf_counter()
-    model = LocomotionModel() if model is None else model
-    if not isinstance(model, LocomotionModel):
-        raise InvalidQueryError(f"model must be a LocomotionModel, got {type(model).__name__}")
     com = xy("start", start)
-    target = xy("goal", goal)
     vel = finite_point("velocity", velocity)
     if not np.hypot(*vel) > 0:
         raise InvalidQueryError(f"velocity {velocity!r} must not be zero: a footstep plan "
                                 "starts walking")
+    start_time = number("start_time", start_time, min=0.0)
+    stance = {"left": -1, "right": 1}.get(side) if isinstance(side, str) else None
+    if stance is None:
+        raise InvalidQueryError(f"side {side!r} must be 'left' or 'right'")
+    graph, search = _setup(
+        goal, model, others, goal_radius=goal_radius, curve=curve, turns=turns, speeds=speeds,
+        durations=durations, epsilon=epsilon, epsilon_step=epsilon_step,
+        max_expansions=max_expansions, max_seconds=max_seconds,
+        sample_interval=sample_interval, clearance=clearance, view_radius=view_radius,
+        waits=waits)
+    return _search(graph, _start(graph, com, vel, stance, start_time), *search, t0)[0]
+
+
+def _start(graph: _Steps, com: Any, vel: Any, stance: int, start_time: float) -> _State:
+    """The root walking from ``com`` at ``vel``, the stance foot beside it."""
+    heading = math.atan2(vel[1], vel[0])
+    off = -stance * graph.model.foot_offset
+    foot = (com[0] - math.sin(heading) * off, com[1] + math.cos(heading) * off)
+    root = _State((float(com[0]), float(com[1])), (float(vel[0]), float(vel[1])), foot,
+                  stance, heading, heading, start_time, None, None, graph.goal)
+    root.key = graph.key(root)
+    return root
+
+
+def _setup(goal: Any, model: LocomotionModel | None, others: Any, *, goal_radius: float = 0.3,
+           curve: str = "parabola", turns: Any = TURNS, speeds: Any = SPEEDS,
+           durations: Any = DURATIONS, epsilon: float = 3.5, epsilon_step: float = 1.0,
+           max_expansions: int = 1000, max_seconds: float | None = None,
+           sample_interval: float = 0.05, clearance: float = 0.1,
+           view_radius: float = math.inf, waits: Any = WAITS
+           ) -> tuple[_Steps, tuple[str, float, float, int, float | None]]:
+    """The checked options of :func:`plan_footsteps` as the graph of steps and the search's
+    ``(curve, epsilon, epsilon_step, max_expansions, max_seconds)``."""
+    model = LocomotionModel() if model is None else model
+    if not isinstance(model, LocomotionModel):
+        raise InvalidQueryError(f"model must be a LocomotionModel, got {type(model).__name__}")
+    target = xy("goal", goal)
     others = list(others)
     for o in others:
         if not isinstance(o, FootstepPlan):
             raise InvalidQueryError(f"others must be FootstepPlan records, got "
                                     f"{type(o).__name__}")
-    start_time = number("start_time", start_time, min=0.0)
-    stance = {"left": -1, "right": 1}.get(side) if isinstance(side, str) else None
-    if stance is None:
-        raise InvalidQueryError(f"side {side!r} must be 'left' or 'right'")
     goal_radius = positive_float("goal_radius", goal_radius)
     hyperbola = curve_kind(curve)
     actions = _actions(model, turns, speeds, durations)
@@ -518,15 +547,17 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
     dt = positive_float("sample_interval", sample_interval, max=model.step_duration[0])
     clearance = positive_float("clearance", clearance, allow_zero=True)
     view = positive_float("view_radius", view_radius, allow_inf=True)
-
     graph = _Steps(model, target, goal_radius, actions, hyperbola, others, dt, clearance, view,
                    pauses)
-    heading = math.atan2(vel[1], vel[0])
-    off = -stance * model.foot_offset      # the stance foot beside the COM
-    foot = (com[0] - math.sin(heading) * off, com[1] + math.cos(heading) * off)
-    root = _State(com, (float(vel[0]), float(vel[1])), foot, stance, heading, heading,
-                  start_time, None, None, target)
-    root.key = graph.key(root)
+    return graph, (curve, epsilon, epsilon_step, max_expansions, max_seconds)
+
+
+def _search(graph: _Steps, root: _State, curve: str, epsilon: float, epsilon_step: float,
+            max_expansions: int, max_seconds: float | None, t0: float
+            ) -> tuple[FootstepPlan, np.ndarray]:
+    """The anytime rounds from ``root`` (see the module) and the plan's energy per step;
+    ``t0``: when planning began."""
+    model = graph.model
     stats = SearchStats()
     best: tuple[float, float, _State] | None = None      # cost, epsilon, last state
     nearest = root
@@ -558,7 +589,7 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
 
 
 def _record(last: _State, model: LocomotionModel, graph: _Steps, status: Status,
-            epsilon: float, curve: str, stats: SearchStats) -> FootstepPlan:
+            epsilon: float, curve: str, stats: SearchStats) -> tuple[FootstepPlan, np.ndarray]:
     chain = []
     s: _State | None = last
     while s is not None:
@@ -567,10 +598,9 @@ def _record(last: _State, model: LocomotionModel, graph: _Steps, status: Status,
     chain.reverse()
     steps = chain[1:]
     bounds = np.array([(s.lo, s.hi) for s in chain])
-    cost = 0.0
-    for a, b in zip(chain, steps):
-        cost += next(c for child, c in a.children or () if child is b)
-    return FootstepPlan(
+    costs = np.array([next(c for child, c in a.children or () if child is b)
+                      for a, b in zip(chain, steps)], dtype=np.float64)
+    plan = FootstepPlan(
         times=np.array([s.time for s in chain]),
         com=np.array([s.com for s in chain]),
         com_velocity=np.array([s.vel for s in chain]),
@@ -580,8 +610,10 @@ def _record(last: _State, model: LocomotionModel, graph: _Steps, status: Status,
         curves=np.array([(*s.curve.origin, s.curve.phi, s.curve.t0) if s.curve is not None
                          else (*s.com, s.heading, 0.0) for s in steps]).reshape(-1, 4),
         apex_speed=np.array([s.curve.vx if s.curve is not None else 0.0 for s in steps]),
-        cost=cost, status=status, epsilon=epsilon, curve=curve, model=model, stats=stats,
+        cost=float(sum(costs.tolist())), status=status, epsilon=epsilon, curve=curve,
+        model=model, stats=stats,
         standing=np.array([s.curve is None for s in steps], dtype=bool))
+    return plan, costs
 
 
 def clashes(a: FootstepPlan, b: FootstepPlan, *, sample_interval: float = 0.05,
@@ -611,31 +643,7 @@ def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
     :class:`~wayfinding.planning.footstep_model.LocomotionModel` for all, a sequence of
     ``n``, or None (the defaults).  Other options as :func:`plan_footsteps`.
     """
-    p, _ = finite_points("starts", starts)
-    g, _ = finite_points("goals", goals)
-    if len(p) != len(g):
-        raise InvalidQueryError(f"starts and goals hold {len(p)} and {len(g)} points; "
-                                "they must match")
-    if "others" in options or "velocity" in options or "model" in options:
-        raise InvalidQueryError("plan_crowd sets others, velocity and model itself; use "
-                                "velocities= and models=")
-    if models is None or isinstance(models, LocomotionModel):
-        ms = [models or LocomotionModel()] * len(p)
-    else:
-        ms = list(models)
-        if len(ms) != len(p):
-            raise InvalidQueryError(f"models holds {len(ms)} models for {len(p)} characters")
-    if velocities is None:
-        d = g - p
-        norm = np.hypot(d[:, 0], d[:, 1])
-        norm[norm == 0] = 1.0
-        heading = d / norm[:, None]
-        heading[np.hypot(d[:, 0], d[:, 1]) == 0] = (1.0, 0.0)
-        v = heading * np.array([m.speeds[1] for m in ms])[:, None]
-    else:
-        v, _ = finite_points("velocities", velocities)
-        if len(v) != len(p):
-            raise InvalidQueryError(f"velocities holds {len(v)} for {len(p)} characters")
+    p, g, v, ms = _crowd(starts, goals, velocities, models, options)
     if not isinstance(repair, bool):
         raise InvalidQueryError(f"repair {repair!r} must be True or False")
     dt = options.get("sample_interval", 0.05)
@@ -666,3 +674,159 @@ def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
                 plans = replan(plans, mine)
         plans.append(mine)
     return plans
+
+
+def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, models: Any = None,
+                       interval: float = 0.5, duration: float = 30.0,
+                       **options: Any) -> list[FootstepPlan]:
+    """Footstep plans for a crowd planned on a rolling horizon: first in priority order as
+    :func:`plan_crowd` without its repair, then every ``interval`` seconds each character
+    that has not reached its goal plans again, in order, against the others' current plans,
+    from the end of its step under way at that time (or standing where its plan stopped),
+    keeping its steps before; so does a character whose plan meets one left without a
+    plan (``FAILED``: standing at its start).  A plan that finds no first step keeps the
+    old one.  With a short horizon (``max_expansions``) no early plan reaches far into the
+    others' way, and those boxed in try again once the others have moved.
+
+    ``interval`` (s, > 0): the replanning period.  ``duration`` (s, >= 0): the last
+    replanning time.  Other options as :func:`plan_crowd`.  Each record holds the steps
+    walked and planned: ``cost`` their energy (a stand until a replanning time costs as
+    a wait), ``status`` and ``epsilon`` those of the last plan, ``stats`` summed over the
+    character's plans.
+
+    >>> plan, = run_footstep_crowd([(0.0, 0.0)], [(3.0, 0.0)], max_expansions=40)
+    >>> plan.status.name, bool(plan.stats.expanded > 40)
+    ('FOUND', True)
+    """
+    p, g, v, ms = _crowd(starts, goals, velocities, models, options)
+    interval = positive_float("interval", interval)
+    duration = positive_float("duration", duration, allow_zero=True)
+    plans: list[FootstepPlan] = []
+    costs: list[np.ndarray] = []
+    for i in range(len(p)):
+        t0 = time.perf_counter()
+        graph, search = _setup(g[i], ms[i], plans, **options)
+        plan, cost = _search(graph, _start(graph, p[i], v[i], -1, 0.0), *search, t0)
+        plans.append(plan)
+        costs.append(cost)
+    dt = options.get("sample_interval", 0.05)
+    gap = options.get("clearance", 0.1)
+    t = interval
+    while t <= duration + 1e-9 and not all(o.found for o in plans):
+        for i in range(len(p)):
+            if plans[i].found and not any(
+                    o.status is Status.FAILED and clashes(plans[i], o, sample_interval=dt,
+                                                         clearance=gap) for o in plans):
+                continue
+            t0 = time.perf_counter()
+            graph, search = _setup(g[i], ms[i], plans[:i] + plans[i + 1:], **options)
+            head, head_cost, root = _resume(plans[i], costs[i], t, graph)
+            tail, tail_cost = _search(graph, root, *search, t0)
+            if tail.status is not Status.FAILED:
+                plans[i], costs[i] = _join(head, tail, plans[i].stats), np.concatenate(
+                    [head_cost, tail_cost])
+                plans[i].cost = float(sum(costs[i].tolist()))
+        t += interval
+    return plans
+
+
+def _resume(plan: FootstepPlan, cost: np.ndarray, t: float, graph: _Steps
+            ) -> tuple[FootstepPlan, np.ndarray, _State]:
+    """The steps of ``plan`` kept when it is planned again at time ``t`` (those ending by
+    the first step end at or after ``t``, or all and a stand until ``t``), their energies
+    and the search's root at their end."""
+    m = plan.model
+    j = int(np.searchsorted(plan.times, t - 1e-9))
+    moving = np.flatnonzero(np.hypot(*plan.com_velocity[:j + 1].T) > 0)
+    vel = plan.com_velocity[moving[-1]] if len(moving) else (1.0, 0.0)
+    heading = math.atan2(vel[1], vel[0])
+    if j < len(plan.times):
+        head = _rows(plan, j + 1)
+        cost = cost[:j]
+    else:
+        j = len(plan.times) - 1
+        k = max(j - 1, 0)
+        foot = plan.feet[k] if j else 2 * plan.com[j] - plan.feet[j]
+        v0 = plan.com_velocity[j]
+        stand = m.rate * (t - plan.times[j]) + 0.5 * m.mass * float(v0 @ v0)
+        head = FootstepPlan(
+            times=np.append(plan.times, t), com=np.vstack([plan.com, plan.com[j]]),
+            com_velocity=np.vstack([plan.com_velocity, (0.0, 0.0)]),
+            feet=np.vstack([plan.feet, foot]),
+            sides=np.append(plan.sides, -plan.sides[j]).astype(np.int8),
+            orientation_bounds=np.vstack([plan.orientation_bounds,
+                                          plan.orientation_bounds[k]]),
+            orientations=np.append(plan.orientations, plan.orientations[k]),
+            curves=np.vstack([plan.curves, (*plan.com[j], heading, 0.0)]),
+            apex_speed=np.append(plan.apex_speed, 0.0), cost=0.0, status=plan.status,
+            curve=plan.curve, model=m, standing=np.append(plan.standing, True))
+        cost = np.append(cost, stand)
+        j += 1
+    lo, hi = head.orientation_bounds[j]
+    root = _State(tuple(head.com[j].tolist()), tuple(head.com_velocity[j].tolist()),
+                  tuple(head.feet[j].tolist()), int(head.sides[j]), float(lo), float(hi),
+                  float(head.times[j]), None, None, graph.goal)
+    root.heading = heading
+    root.key = graph.key(root)
+    return head, cost, root
+
+
+def _rows(plan: FootstepPlan, n: int) -> FootstepPlan:
+    """The first ``n`` rows of ``plan`` (its first ``n - 1`` steps)."""
+    return FootstepPlan(
+        times=plan.times[:n], com=plan.com[:n], com_velocity=plan.com_velocity[:n],
+        feet=plan.feet[:n], sides=plan.sides[:n], orientation_bounds=plan.orientation_bounds[:n],
+        orientations=plan.orientations[:n], curves=plan.curves[:n - 1],
+        apex_speed=plan.apex_speed[:n - 1], cost=0.0, status=plan.status, curve=plan.curve,
+        model=plan.model, standing=plan.standing[:n - 1])
+
+
+def _join(head: FootstepPlan, tail: FootstepPlan, stats: SearchStats) -> FootstepPlan:
+    """``head``'s steps then ``tail``'s (which starts at ``head``'s end), ``stats`` and
+    ``tail``'s summed."""
+    total = SearchStats(expanded=stats.expanded + tail.stats.expanded,
+                        generated=stats.generated + tail.stats.generated,
+                        max_open=max(stats.max_open, tail.stats.max_open),
+                        elapsed=stats.elapsed + tail.stats.elapsed)
+    return FootstepPlan(
+        times=np.append(head.times, tail.times[1:]), com=np.vstack([head.com, tail.com[1:]]),
+        com_velocity=np.vstack([head.com_velocity, tail.com_velocity[1:]]),
+        feet=np.vstack([head.feet, tail.feet[1:]]),
+        sides=np.append(head.sides, tail.sides[1:]).astype(np.int8),
+        orientation_bounds=np.vstack([head.orientation_bounds, tail.orientation_bounds[1:]]),
+        orientations=np.append(head.orientations, tail.orientations[1:]),
+        curves=np.vstack([head.curves, tail.curves]),
+        apex_speed=np.append(head.apex_speed, tail.apex_speed), cost=0.0,
+        status=tail.status, epsilon=tail.epsilon, curve=tail.curve, model=tail.model,
+        stats=total, standing=np.append(head.standing, tail.standing))
+
+
+def _crowd(starts: Any, goals: Any, velocities: Any, models: Any, options: dict[str, Any]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[LocomotionModel]]:
+    """A crowd's checked starts, goals, start velocities and models."""
+    p, _ = finite_points("starts", starts)
+    g, _ = finite_points("goals", goals)
+    if len(p) != len(g):
+        raise InvalidQueryError(f"starts and goals hold {len(p)} and {len(g)} points; "
+                                "they must match")
+    if "others" in options or "velocity" in options or "model" in options:
+        raise InvalidQueryError("the crowd sets others, velocity and model itself; use "
+                                "velocities= and models=")
+    if models is None or isinstance(models, LocomotionModel):
+        ms = [models or LocomotionModel()] * len(p)
+    else:
+        ms = list(models)
+        if len(ms) != len(p):
+            raise InvalidQueryError(f"models holds {len(ms)} models for {len(p)} characters")
+    if velocities is None:
+        d = g - p
+        norm = np.hypot(d[:, 0], d[:, 1])
+        norm[norm == 0] = 1.0
+        heading = d / norm[:, None]
+        heading[np.hypot(d[:, 0], d[:, 1]) == 0] = (1.0, 0.0)
+        v = heading * np.array([m.speeds[1] for m in ms])[:, None]
+    else:
+        v, _ = finite_points("velocities", velocities)
+        if len(v) != len(p):
+            raise InvalidQueryError(f"velocities holds {len(v)} for {len(p)} characters")
+    return p, g, v, ms
