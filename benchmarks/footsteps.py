@@ -12,6 +12,8 @@ default model, actions and waits, priority order with its repair, ``max_expansio
 largest planner time, the share that reached its goal, the number left without a plan
 (``FAILED``: they stand at their starts) and the least gap between any two characters'
 five circles, those standing included (sampled every 10 ms; < 0 would be a collision).
+The same crowds with :func:`~wayfinding.planning.footsteps.run_footstep_crowd`: short
+plans (``max_expansions`` 600) made again every 0.5 s against the others' current plans.
 Then one character alone walking 6 m, on the parabola and on the exact hyperbola.
 """
 
@@ -25,13 +27,20 @@ import time
 import numpy as np
 from _report import publish, run_header, table
 
-from wayfinding.planning.footsteps import FootstepPlan, plan_crowd, plan_footsteps
+from wayfinding.planning.footsteps import (
+    FootstepPlan,
+    plan_crowd,
+    plan_footsteps,
+    run_footstep_crowd,
+)
 from wayfinding.results import Status
 
 SECTION = "## Footstep planning"
 CROWDS = (4, 8, 12)
 QUICK = (4,)
 BUDGET = 1500
+ROLLING_BUDGET = 600
+INTERVAL = 0.5
 
 
 def two_way(n: int) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
@@ -70,6 +79,19 @@ def crowd_row(n: int) -> list[str]:
             f"{min(gaps):.3f}", f"{total:.1f}"]
 
 
+def rolling_row(n: int) -> list[str]:
+    starts, goals = two_way(n)
+    t = time.perf_counter()
+    plans = run_footstep_crowd(starts, goals, max_expansions=ROLLING_BUDGET,
+                               interval=INTERVAL)
+    total = time.perf_counter() - t
+    failed = sum(p.status is Status.FAILED for p in plans)
+    gaps = [least_gap(a, b) for a, b in itertools.combinations(plans, 2)] or [np.inf]
+    return [f"{n}", f"{np.mean([p.stats.expanded for p in plans]):,.0f}",
+            f"{np.mean([p.found for p in plans]):.0%}", f"{failed}",
+            f"{max(p.times[-1] for p in plans):.1f}", f"{min(gaps):.3f}", f"{total:.1f}"]
+
+
 def solo_row(curve: str) -> list[str]:
     t = time.perf_counter()
     plan = plan_footsteps((0.0, 0.0), (6.0, 0.0), velocity=(1.2, 0.0), curve=curve)
@@ -87,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     for n in QUICK if args.quick else CROWDS:
         rows.append(crowd_row(n))
         print(f"  {rows[-1]}", file=sys.stderr, flush=True)
+    rolling = []
+    for n in QUICK if args.quick else CROWDS:
+        rolling.append(rolling_row(n))
+        print(f"  {rolling[-1]}", file=sys.stderr, flush=True)
     solo = [solo_row(c) for c in ("parabola", "hyperbola")]
     body = "\n\n".join([
         run_header("footsteps.py", argv, None, time.perf_counter() - t0),
@@ -100,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         "time (the repair's plans included).",
         table(["characters", "generated", "expanded", "plan ms", "max ms", "found", "failed",
                "least gap m", "total s"], rows),
+        "The same crowds on a rolling horizon with `run_footstep_crowd` (`max_expansions` "
+        f"{ROLLING_BUDGET} per plan, every character short of its goal planning again every "
+        f"{INTERVAL} s against the others' current plans): nodes expanded per character "
+        "over all its plans, share at the goal, characters with no plan, when the last "
+        "one stops (s), least gap (m) and the whole run's planning time.",
+        table(["characters", "expanded", "found", "failed", "last stop s", "least gap m",
+               "total s"], rolling),
         "One character walking 6 m alone (default options): steps, duration (s), energy "
         "(J), the bound of the round that found the plan, nodes expanded and planner time.",
         table(["curve", "steps", "s", "J", "epsilon", "expanded", "ms"], solo)])
