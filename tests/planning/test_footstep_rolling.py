@@ -2,6 +2,8 @@
 interval reach goals that one short plan each does not, and stay collision-free (checked
 with the five-circle test of the crowd tests' own, against the records)."""
 
+import itertools
+
 import numpy as np
 import pytest
 from test_footstep_crowd import overlap
@@ -73,3 +75,17 @@ def test_rolling_bad_input(args, match):
     call = {"starts": [(0.0, 0.0), (0.0, 1.0)], "goals": [(2.0, 0.0), (2.0, 1.0)]} | args
     with pytest.raises(InvalidQueryError, match=match):
         run_footstep_crowd(call.pop("starts"), call.pop("goals"), **call)
+
+
+@pytest.mark.slow
+def test_eight_in_two_way_traffic_all_arrive():
+    # the benchmark's two-way crowd: in priority order some are boxed in for good
+    starts = [(0.0, 0.8 * (i // 2)) if i % 2 == 0 else (6.0, 0.8 * (i // 2) + 0.2)
+              for i in range(8)]
+    goals = [(6.0, y) if x == 0.0 else (0.0, y) for x, y in starts]
+    once = plan_crowd(starts, goals, max_expansions=1500)
+    assert not all(p.found for p in once)
+    plans = run_footstep_crowd(starts, goals, max_expansions=600)
+    assert all(p.found for p in plans)
+    for a, b in itertools.combinations(plans, 2):
+        assert overlap(a, b) <= 0
