@@ -4,7 +4,7 @@ planning for crowds, and motion models fitted to a character controller."""
 
 from .clips import Clip, ClipCatalogue, default_clips
 from .footstep_model import LocomotionModel, StepCurve, froude_speed, pendulum, step_curve
-from .footsteps import FootstepPlan, plan_crowd, plan_footsteps
+from .footsteps import FootstepPlan, plan_crowd, plan_footsteps, run_footstep_crowd
 from .locomotion import LocomotionPath, locomotion_path, process_path
 from .locomotion_executor import LocomotionExecutor, LocomotionScheduler, MoveStatus
 from .locomotion_plan import Action, ActionStack, LocomotionPlanner, Role, hits_mark
@@ -39,6 +39,6 @@ __all__ = [
     "MotionTrace", "MoveStatus", "MovementPlan", "Role", "RunFailure", "SimulatedController",
     "SimulationSettings", "StepCurve", "compare_models", "default_clips", "fit_deceleration",
     "fit_motion_model", "froude_speed", "hits_mark", "locomotion_path", "pendulum", "plan_crowd",
-    "plan_footsteps", "plan_movement", "process_path", "regenerate", "simulate", "speed_range",
-    "step_curve"
+    "plan_footsteps", "plan_movement", "process_path", "regenerate", "run_footstep_crowd",
+    "simulate", "speed_range", "step_curve"
 ]
