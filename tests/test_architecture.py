@@ -17,7 +17,7 @@ ROOT = Path(wayfinding.__file__).parent
 #: navmesh sits above grid and grid above graph.
 FLOORS = {
     "base": ("geometry", "errors", "results", "sliced", "progress", "_io", "_index", "_saved",
-             "_validate", "_scratch", "_deprecated", "_kernels", "_arrays"),
+             "_validate", "_scratch", "_deprecated", "_kernels", "_arrays", "constraints"),
     "graph": ("graph",),
     "grid": ("grid",),
     "navmesh": ("navmesh", "navmesh3d", "voxel"),
