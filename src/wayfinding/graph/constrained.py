@@ -222,9 +222,7 @@ class ConstraintDomain:
             ok = self.segments_free(a, b)
             legs = np.full(len(near), np.inf)
             if ok.any():
-                length = np.hypot(*(b[ok] - a[ok]).T)
-                legs[ok] = length if constraints is None else \
-                    constraints.transition_costs(a[ok], b[ok], length, t=t)
+                legs[ok] = self._legs(a[ok], b[ok], constraints, t)
             good = np.isfinite(legs)
             if good.any():
                 i = int(np.argmax(good))
@@ -236,10 +234,17 @@ class ConstraintDomain:
         node, _ = self.join(point, constraints, t=t)
         if node < 0:
             return node, float("inf")
-        a, b = self._points[node][None], point[None]
-        length = np.hypot(*(b - a).T)
-        leg = length if constraints is None else constraints.transition_costs(a, b, length, t=t)
-        return node, float(leg[0])
+        return node, float(self._legs(self._points[node][None], point[None], constraints, t)[0])
+
+    #: Base cost per world unit of a leg joining a query point to a state.
+    leg_cost = 1.0
+
+    def _legs(self, a: np.ndarray, b: np.ndarray, constraints: Any, t: float) -> np.ndarray:
+        """``(m,)`` constrained costs of the straight legs ``a[i]`` → ``b[i]``."""
+        base = np.hypot(*(b - a).T) * self.leg_cost
+        if constraints is None:
+            return base
+        return np.asarray(constraints.transition_costs(a, b, base, t=t), dtype=np.float64)
 
     def find_path(self, start: Any, goal: Any, constraints: Any, *, t: float = 0.0,
                   method: str = "astar") -> ConstrainedPath:

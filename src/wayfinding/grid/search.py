@@ -26,6 +26,7 @@ from .._validate import choice, count, number
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, empty_path
 from ..sliced import SlicedSearch
+from .constrained import grid_domain
 from .grid import Grid
 from .heuristics import heuristic_code
 from .index import require_grid
@@ -90,7 +91,8 @@ class GridSearch(SingleThread):
     def find_path(self, start: Any, goal: Any, *, method: str = "astar",
                   heuristic: str | None = None, weight: float | None = None,
                   agent_size: int = 1, record: bool = False,
-                  differential: Any = None, bounds: Any = None) -> PathResult:
+                  differential: Any = None, bounds: Any = None, constraints: Any = None,
+                  t: float = 0.0) -> PathResult:
         """Find a path from ``start`` to ``goal`` (``(x, y)`` cells).
 
         ``method``: one of :data:`ALGORITHMS`.  ``heuristic``: ``"octile"`` (default, or
@@ -106,9 +108,22 @@ class GridSearch(SingleThread):
         steps whose box does not hold the goal are skipped (``astar``, ``weighted_astar``,
         ``dijkstra``).
 
+        ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet` whose multiplier
+        field (evaluated at cell centres in world units, at time ``t`` seconds) multiplies
+        each step's cost, hard constraints forbidding the steps that cross them: the search
+        runs on the grid's dense domain (:class:`~wayfinding.grid.constrained.GridConstraintDomain`)
+        and returns a :class:`~wayfinding.graph.constrained.ConstrainedPath`
+        (``astar`` or ``dijkstra`` only, with no other option).
+
         Blocked or out-of-grid endpoints raise :class:`InvalidQueryError`; an unreachable
         goal gives ``found=False`` without searching (island ids differ).
         """
+        if constraints is not None:
+            _constrained_only(method, heuristic=heuristic, weight=weight,
+                              agent_size=agent_size, record=record, differential=differential,
+                              bounds=bounds)
+            return grid_domain(self.grid).find_cells(start, goal, constraints, t=t,
+                                                     method=method)
         if type(method) is str and method in ONLINE_RULES:
             if heuristic not in (None, "octile") or weight is not None \
                     or differential is not None or bounds is not None:
@@ -257,6 +272,19 @@ class GridSearch(SingleThread):
             _gridsearch.flood(self._ws, grid.padded_costs, grid.moves, grid.width + 2, flat,
                               lim, out)
         return out
+
+
+def _constrained_only(method: Any, **options: Any) -> None:
+    """Refuse what a constrained grid search does not take: methods other than A* and
+    Dijkstra, and the options of the grid's own searches."""
+    if method not in ("astar", "dijkstra"):
+        raise InvalidQueryError(f"method {method!r} does not take constraints; a constrained "
+                                "search uses 'astar' or 'dijkstra'")
+    given = [name for name, value in options.items()
+             if value is not None and value is not False and not (
+                 name == "agent_size" and type(value) is int and value == 1)]
+    if given:
+        raise InvalidQueryError(f"{', '.join(given)} cannot be combined with constraints")
 
 
 def _pivot_table(differential: Any, grid: Grid, method: str,
