@@ -53,6 +53,19 @@ TRAFFIC_ROUTE = {"from", "to", "driver", "method", "found", "cost", "lanes", "ro
                  "length", "drive_seconds", "expanded", "query_ms", "render"}
 TRAFFIC_LATTICE = {"road", "forward", "driver", "speed", "lane_types", "start_lane", "sets",
                    "cars", "seed", "node_costs", "paths", "optimised", "query_ms", "render"}
+CLIPS = {"source", "clips", "states", "max_speed", "max_curvature", "output"}
+CLIP_ENTRY = {"name", "start_state", "end_state", "duration", "dx", "dy", "rotation",
+              "start_speed", "end_speed", "length", "speed", "curvature"}
+MOVEMENT = {"map", "world", "status", "clips", "states", "times", "poses", "time", "cost",
+            "length", "position_error", "heading_error", "expanded", "seconds", "render"}
+FOOTSTEPS = {"mode", "plans", "clashes", "least_gap", "seconds", "render"}
+FOOTSTEP_PLAN = {"from", "to", "status", "steps", "waits", "duration", "cost", "epsilon",
+                 "expanded", "times", "feet", "sides", "orientations", "com", "com_samples"}
+
+#: The keys of the entries of a list a command prints: the command, the list's key and the
+#: keys of each entry.
+ENTRIES = {("scen",): ("worst", WORST), ("clips",): ("clips", CLIP_ENTRY),
+           ("footsteps",): ("plans", FOOTSTEP_PLAN)}
 
 #: Each command line (``{d}``: the work folder) and the exact keys of its JSON object.
 SCHEMAS = {
@@ -96,6 +109,13 @@ SCHEMAS = {
     "traffic lattice": ("traffic lattice --columns 2 --rows 1 --cars 2 --optimise --json",
                         TRAFFIC_LATTICE),
     "climb path": ("climb path --seed 1 --json", CLIMB_PATH),
+    "clips": ("clips --json", CLIPS),
+    "clips output": ("clips -o {d}/clips.json --json", CLIPS),
+    "movement": ("movement --from 0,0,0 --to 3,0,0 --tolerance 0.5 --json", MOVEMENT),
+    "movement grid": ("movement {d}/r.map --from 8.5,13.5,0 --to 12.5,13.5,0 --json",
+                      MOVEMENT),
+    "footsteps": ("footsteps --from 0,0 --to 1,0 --from 1,1 --to 0,1 --max-expansions 200 "
+                  "--json", FOOTSTEPS),
     "voxel build": ("voxel build {d}/v.3dmap --grid {d}/vg.npz --json", VOXEL_BUILD | {"grid"}),
     "voxel build octree": ("voxel build {d}/v.3dmap --octree {d}/vo.npz --quiet --json",
                            VOXEL_BUILD | OCTREE_BUILD),
@@ -138,6 +158,9 @@ def test_json_keys_are_the_documented_ones(printed, name):
     keys = SCHEMAS[name][1]
     assert code == 0
     assert set(data) == keys, (sorted(set(data) - keys), sorted(keys - set(data)))
+    key, entry_keys = ENTRIES.get(tuple(SCHEMAS[name][0].split()[:1]), (None, set()))
+    for entry in data.get(key, []) if key else []:
+        assert set(entry) == entry_keys, (sorted(set(entry) ^ entry_keys))
 
 
 def _mismatched_scen(work: Path) -> tuple[int, dict]:
@@ -177,6 +200,7 @@ def test_the_page_has_a_section_per_command():
                                  ("field", "scene"), ("crowd", "run"), ("vehicle", "path"),
                                  ("vehicle", "crossing"), ("traffic", "route"),
                                  ("traffic", "lattice"), ("climb", "path"),
+                                 ("clips",), ("movement",), ("footsteps",),
                                  ("voxel", "build"),
                                  ("voxel", "path"), ("voxel", "scen")}
 
@@ -190,7 +214,8 @@ def test_each_section_lists_exactly_the_keys_its_command_prints(printed, work):
         for name, (_, data) in runs.items():
             if tuple(lines[name].split()[:len(command)]) == command:
                 shown |= set(data)
-                for entry in data.get("worst", []) if command == ("scen",) else []:
+                key = ENTRIES.get(command, (None,))[0]
+                for entry in data.get(key, []) if key else []:
                     shown |= set(entry)
         assert shown, f"no command line runs {' '.join(command)}"
         assert keys == shown, (command, "not printed:", sorted(keys - shown),

@@ -1,6 +1,7 @@
 """The ``wayfinding`` command line: path, scen, index, render, generate (grids), world
 (graphs and world graphs), navmesh and navmesh3d (navigation meshes in 2D and 3D), voxel,
-field, crowd, vehicle, traffic and climb, demo and serve.
+field, crowd, vehicle, traffic and climb, clips, movement and footsteps (planning with the
+body), demo and serve.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
@@ -25,6 +26,7 @@ from .generate import add_generate_parser
 from .grid import add_grid_parsers
 from .navmesh import add_navmesh_parser
 from .navmesh3d import add_navmesh3d_parser
+from .planning import add_planning_parsers
 from .serve import add_serve_parser
 from .traffic import add_traffic_parser
 from .vehicles import add_vehicle_parser
@@ -62,6 +64,11 @@ families and their commands:
                          lower bounds and pedestrians crossing a street of carriages;
                          routes per driver personality and lane lattices on road grids;
                          climb paths over ledges, pipes and ladders on a generated wall
+  planning with the body
+                         clips, movement, footsteps: animation clip catalogues; the
+                         cheapest clip sequence to a goal pose on a plane, map or
+                         navmesh; timed footsteps for a few characters avoiding each
+                         other's bodies
   every family           demo: an HTML page that solves and draws each of them
   service                serve: paths, distance maps, flow fields and crowds on grids,
                          navmeshes and voxel worlds over HTTP; the playground
@@ -86,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_vehicle_parser(sub)
     add_traffic_parser(sub)
     add_climb_parser(sub)
+    add_planning_parsers(sub)
     add_generate_parser(sub)
     add_serve_parser(sub)
     return parser

@@ -1,0 +1,432 @@
+"""``wayfinding clips|movement|footsteps``: planning with the body.  ``clips`` prints a clip
+catalogue (the library's biped, or a JSON file checked field by field) and writes it out to
+edit; ``movement`` plans the cheapest clip sequence from a start pose to a goal region on the
+open plane, a Moving AI map, a generated map or a navigation mesh; ``footsteps`` plans timed
+footsteps for one or a few characters who avoid each other's bodies in space and time.
+
+Poses are ``X,Y,HEADING``: a world point and a heading in degrees counter-clockwise from +x
+(the JSON output gives headings in degrees too, except a catalogue's clip ``rotation``, in
+radians as its file holds it)."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidQueryError
+from .args import (
+    JSON_HELP,
+    non_negative_float,
+    non_negative_int,
+    point,
+    positive_float,
+    positive_int,
+    three_numbers,
+    to_json,
+)
+from .generate import KINDS
+from .navmesh import INPUTS, read_area
+from .vehicles import _load_map, _size
+
+#: A pose ``X,Y,HEADING``: a world point and a heading in degrees, counter-clockwise from +x.
+_pose = three_numbers("a pose 'X,Y,HEADING'")
+
+#: Where ``--from`` and ``--to`` of ``footsteps`` go when neither is given.
+WALK = ((0.0, 0.0), (4.0, 0.0))
+
+
+def _degrees(text: str) -> float:
+    """An angle in degrees from 0 to 180."""
+    value = non_negative_float(text)
+    if value > 180:
+        raise argparse.ArgumentTypeError(f"{text} must be from 0 to 180 degrees")
+    return value
+
+
+def _resolution(text: str) -> float:
+    """A heading resolution in degrees, > 0 and at most 180."""
+    value = positive_float(text)
+    if value > 180:
+        raise argparse.ArgumentTypeError(f"{text} must be at most 180 degrees")
+    return value
+
+
+def _penalty(text: str) -> tuple[str, float]:
+    """``CLIP=SECONDS``: an extra cost per play of a clip."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a penalty 'CLIP=SECONDS'")
+    try:
+        return name, non_negative_float(value)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r}: the penalty of {name!r} must be a "
+                                         "number of seconds >= 0") from None
+
+
+def _states(text: str) -> tuple[str, ...]:
+    """Animation states ``NAME,NAME``."""
+    names = tuple(v.strip() for v in text.split(","))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of animation states "
+                                         "'NAME,NAME'")
+    return names
+
+
+def _picture(suffix: str) -> Any:
+    """An argument type taking a file name that ends in ``suffix`` (``.png``, ``.gif``)."""
+    def parse(text: str) -> str:
+        if Path(text).suffix.lower() != suffix:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {suffix[1:].upper()} file "
+                                             f"(OUT{suffix})")
+        return text
+    return parse
+
+
+def add_planning_parsers(sub: Any) -> None:
+    """Register the ``clips``, ``movement`` and ``footsteps`` subcommands."""
+    c = sub.add_parser(
+        "clips", help="planning with the body: print a clip catalogue, check a catalogue "
+        "file, write one to edit",
+        description="Print the animation clips movement planning plays (the library's "
+        "biped: standing, walking at 1.4 m/s, running at 4 m/s) or those of a catalogue file, "
+        "checked field by field; with -o, write the catalogue as JSON to edit and give back "
+        "with --clips.")
+    c.add_argument("--clips", metavar="FILE", help="a clip catalogue (JSON) instead of the "
+                   "library's biped")
+    c.add_argument("-o", "--output", metavar="OUT.json", help="write the catalogue here")
+    c.add_argument("--json", action="store_true", help=JSON_HELP)
+    c.set_defaults(run=cmd_clips)
+
+    m = sub.add_parser(
+        "movement", help="planning with the body: the cheapest sequence of animation clips "
+        "from a start pose to a goal pose",
+        description="Plan by A* the cheapest sequence of animation clips (each costs its "
+        "duration) from a start pose, standing, to within --tolerance of a goal point and "
+        "--heading-tolerance of its heading, the root path clear of the walls, on the open "
+        "plane (no MAP), a map file, a generated map or the navigation mesh built from it; "
+        "print the clips, when each starts, the cost and how far the plan ends from the "
+        "goal pose.")
+    m.add_argument("map", nargs="?", help=f"the world: {INPUTS} (default: the open plane)")
+    m.add_argument("--generate", choices=KINDS, metavar="KIND",
+                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as `wayfinding "
+                   "generate` makes them; cells of 1 world unit)")
+    m.add_argument("--size", type=_size, default=(24, 24), metavar="W,H",
+                   help="--generate: columns and rows (default 24,24)")
+    m.add_argument("--corridor", type=positive_int, default=3,
+                   help="--generate maze and rooms: corridor width in cells (default 3)")
+    m.add_argument("--seed", type=non_negative_int, default=0,
+                   help="--generate: random seed (default 0)")
+    m.add_argument("--navmesh", action="store_true",
+                   help="plan on the navigation mesh built from the map instead of its cells "
+                   "(the heuristic is then the exact shortest path)")
+    m.add_argument("--from", dest="start", type=_pose, required=True, metavar="X,Y,HEADING",
+                   help="start pose: the root (world units) and heading (degrees "
+                   "counter-clockwise from +x)")
+    m.add_argument("--to", dest="goal", type=_pose, required=True, metavar="X,Y,HEADING",
+                   help="goal pose, as --from")
+    m.add_argument("--clips", metavar="FILE",
+                   help="a clip catalogue (JSON, as `wayfinding clips -o` writes it; default "
+                   "the library's biped)")
+    m.add_argument("--start-state", default="standing", metavar="NAME",
+                   help="the animation state at the start (default standing)")
+    m.add_argument("--end-states", type=_states, default=None, metavar="NAME,NAME",
+                   help="the animation states the plan may end in (default any)")
+    m.add_argument("--tolerance", type=non_negative_float, default=0.25, metavar="M",
+                   help="the end's largest distance from the goal point, world units "
+                   "(default 0.25)")
+    m.add_argument("--heading-tolerance", type=_degrees, default=180.0, metavar="DEG",
+                   help="the end heading's largest difference from the goal's, degrees "
+                   "(0..180, default 180: any heading)")
+    m.add_argument("--radius", type=non_negative_float, default=0.0,
+                   help="the root path keeps farther than this from every wall, world units "
+                   "(default 0: it may not touch one)")
+    m.add_argument("--penalty", type=_penalty, action="append", default=[],
+                   metavar="CLIP=SECONDS", help="extra cost per play of a clip (repeat for "
+                   "more clips)")
+    m.add_argument("--resolution", type=positive_float, default=0.05, metavar="M",
+                   help="states closer than this merge, world units (default 0.05; smaller "
+                   "is closer to the optimum and slower)")
+    m.add_argument("--heading-resolution", type=_resolution, default=2.5, metavar="DEG",
+                   help="headings closer than this merge, degrees (default 2.5)")
+    m.add_argument("--step", type=positive_float, default=0.1,
+                   help="the root path's samples tested against the walls are at most this "
+                   "far apart, world units (default 0.1)")
+    m.add_argument("--max-expansions", type=non_negative_int, default=100_000,
+                   help="give up after this many expansions (default 100000)")
+    m.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
+                   help="draw the world, the root path by clip, each clip's start and the "
+                   "goal region")
+    m.add_argument("--json", action="store_true", help=JSON_HELP)
+    m.set_defaults(run=cmd_movement)
+
+    f = sub.add_parser(
+        "footsteps", help="planning with the body: timed footsteps for one or a few "
+        "characters avoiding each other's bodies",
+        description="Plan timed footsteps over an inverted-pendulum model of each "
+        "character's centre of mass (COM), from --from to within --goal-radius of --to, "
+        "each character starting at its preferred speed towards its goal.  Characters plan "
+        "in order, each avoiding the five body circles of those before it in space and time "
+        "(one left short of its goal plans again with the others making way), or with "
+        "--rolling all replan on a rolling horizon.  Print each plan, whether two bodies "
+        "meet and the least gap between them.  Give --from and --to once per character, in "
+        "the same order (default one walker from 0,0 to 4,0).")
+    f.add_argument("--from", dest="starts", type=point, action="append", metavar="X,Y",
+                   help="a character's COM at the start, metres (repeat per character)")
+    f.add_argument("--to", dest="goals", type=point, action="append", metavar="X,Y",
+                   help="its goal, metres (repeat per character, in the order of --from)")
+    f.add_argument("--goal-radius", type=positive_float, default=0.3, metavar="M",
+                   help="a plan arrives within this of its goal, metres (default 0.3)")
+    f.add_argument("--clearance", type=non_negative_float, default=0.1, metavar="M",
+                   help="the gap kept between two bodies' circles, metres (default 0.1)")
+    f.add_argument("--max-expansions", type=positive_int, default=1000,
+                   help="the search's budget per plan, steps expanded (default 1000)")
+    f.add_argument("--epsilon", type=positive_float, default=3.5,
+                   help="the first round's heuristic inflation, >= 1; later rounds lower it "
+                   "to 1 (default 3.5)")
+    f.add_argument("--curve", choices=("parabola", "hyperbola"), default="parabola",
+                   help="the COM curve of a step: parabola (fast) or hyperbola (exact, "
+                   "slower; default parabola)")
+    f.add_argument("--no-repair", dest="repair", action="store_false",
+                   help="priority order only: a character short of its goal does not ask the "
+                   "others to make way")
+    f.add_argument("--rolling", type=positive_float, default=None, metavar="SECONDS",
+                   help="replan every character not yet at its goal every SECONDS against the "
+                   "others' current plans (a rolling horizon: pair with a small "
+                   "--max-expansions)")
+    f.add_argument("--duration", type=non_negative_float, default=30.0, metavar="SECONDS",
+                   help="--rolling: the last replanning time (default 30)")
+    f.add_argument("--com-every", type=positive_float, default=0.1, metavar="SECONDS",
+                   help="--json: the COM's position every SECONDS along each plan "
+                   "(default 0.1)")
+    f.add_argument("--render", type=_picture(".gif"), metavar="OUT.gif",
+                   help="write the crowd as an animated GIF: footprints as they land, COM "
+                   "curves and bodies")
+    f.add_argument("--json", action="store_true", help=JSON_HELP)
+    f.set_defaults(run=cmd_footsteps)
+
+
+def _catalogue(path: str | None) -> Any:
+    """The catalogue in the file ``path``, or the library's biped."""
+    from ..planning import ClipCatalogue, default_clips
+
+    return default_clips() if path is None else ClipCatalogue.load(path)
+
+
+def _clip_row(clip: Any) -> dict[str, Any]:
+    return {**clip.to_dict(), "length": clip.length, "speed": clip.speed,
+            "curvature": clip.curvature}
+
+
+def cmd_clips(args: argparse.Namespace) -> int:
+    clips = _catalogue(args.clips)
+    if args.output:
+        clips.save(args.output)
+    info = {"source": args.clips or "default",
+            "clips": [{k: (round(v, 6) if isinstance(v, float) else v)
+                       for k, v in _clip_row(c).items()} for c in clips.clips],
+            "states": sorted(clips.states), "max_speed": round(clips.max_speed, 6),
+            "max_curvature": round(clips.max_curvature, 6), "output": args.output}
+    if args.json:
+        print(to_json(info))
+        return 0
+    bend = clips.max_curvature
+    print(f"{args.clips or 'the default catalogue'}: {len(clips)} clips over the states "
+          f"{', '.join(info['states'])}; fastest {clips.max_speed:.2f} m/s on average; "
+          + ("some turn or move off a forward arc (unbounded curvature)" if math.isinf(bend)
+             else "every moving clip goes straight ahead" if bend == 0
+             else f"tightest arc {bend:.3f} 1/m (radius {1 / bend:.2f} m)")
+          + (f"; wrote {args.output}" if args.output else ""))
+    width = max(len(c.name) for c in clips.clips)
+    print(f"  {'clip':<{width}}  {'from > to':<21} {'s':>5} {'dx':>6} {'dy':>6} {'turn':>6} "
+          f"{'m/s':>5} {'1/m':>6}")
+    for c in clips.clips:
+        bend_text = "-" if c.curvature is None else f"{c.curvature:.3f}"
+        print(f"  {c.name:<{width}}  {c.start_state + ' > ' + c.end_state:<21} "
+              f"{c.duration:>5.2f} {c.dx:>6.2f} {c.dy:>6.2f} {math.degrees(c.rotation):>5.0f}° "
+              f"{c.speed:>5.2f} {bend_text:>6}")
+    return 0
+
+
+def _world(args: argparse.Namespace) -> Any:
+    """The world ``args`` name: None (the open plane), a grid or a navigation mesh."""
+    from ..navmesh import NavMesh
+
+    if args.map is None and args.generate is None:
+        if args.navmesh:
+            raise InvalidQueryError("--navmesh needs a map: give MAP or --generate KIND")
+        return None
+    if args.map is not None and args.generate is None \
+            and Path(args.map).suffix.lower() != ".map":
+        area = read_area(args.map)
+        if isinstance(area, str):
+            return NavMesh.build(area)
+        if not isinstance(area, NavMesh):
+            raise InvalidQueryError(f"{args.map}: a clearance mesh cannot be planned on; "
+                                    "give a navigation mesh or the walkable area")
+        return area
+    grid = _load_map(args)
+    return NavMesh.build(grid) if args.navmesh else grid
+
+
+def _describe(args: argparse.Namespace, world: Any) -> tuple[str | None, str]:
+    """The map as the output names it, and the kind of world planned on."""
+    if world is None:
+        return None, "plane"
+    kind = "grid" if type(world).__name__ == "Grid" else "navmesh"
+    if args.map is not None:
+        return args.map, kind
+    return f"{args.generate} {args.size[0]}x{args.size[1]} seed {args.seed}", kind
+
+
+def cmd_movement(args: argparse.Namespace) -> int:
+    from ..geometry.angles import wrap_angle
+    from ..planning import plan_movement
+
+    clips = _catalogue(args.clips)
+    world = _world(args)
+    start, goal = ((x, y, math.radians(h)) for x, y, h in (args.start, args.goal))
+    t0 = time.perf_counter()
+    plan = plan_movement(world, clips, start, goal, start_state=args.start_state,
+                         position_tolerance=args.tolerance,
+                         heading_tolerance=math.radians(args.heading_tolerance),
+                         end_states=args.end_states, penalties=dict(args.penalty),
+                         radius=args.radius, position_resolution=args.resolution,
+                         heading_resolution=math.radians(args.heading_resolution),
+                         step=args.step, max_expansions=args.max_expansions)
+    elapsed = time.perf_counter() - t0
+    source, kind = _describe(args, world)
+    if args.render:
+        from .._io import atomic_write_bytes
+        from ..viz.planning import render_movement_png
+
+        what = "no plan" if not plan.found else f"{len(plan.clips)} clips, {plan.time:.2f} s"
+        atomic_write_bytes(args.render, render_movement_png(
+            world, plan, clips, goal=goal, position_tolerance=args.tolerance,
+            title=f"movement by clips on {source or 'the open plane'}: {what}"))
+    end = plan.poses[-1] if plan.found else None
+    info = {"map": source, "world": kind, "status": str(plan.status),
+            "clips": list(plan.clips), "states": list(plan.states),
+            "times": [round(v, 4) for v in plan.times.tolist()],
+            "poses": [[round(x, 4), round(y, 4), round(math.degrees(h), 4)]
+                      for x, y, h in plan.poses.tolist()],
+            "time": plan.time, "cost": plan.cost, "length": plan.length,
+            "position_error": None if end is None else math.dist(end[:2], goal[:2]),
+            "heading_error": None if end is None else
+            abs(math.degrees(wrap_angle(float(end[2]) - goal[2]))),
+            "expanded": plan.stats.expanded, "seconds": elapsed, "render": args.render}
+    info = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in info.items()}
+    if args.json:
+        print(to_json(info))
+        return 0
+    where = f"on {source} ({kind})" if source else "on the open plane"
+    if not plan.found:
+        print(f"{info['status']}: no clip sequence {where} after {info['expanded']} expansions "
+              f"in {info['seconds']} s" + (f"; wrote {args.render}" if args.render else ""))
+        return 0
+    print(f"{info['status']} {where}: {len(plan.clips)} clips, {plan.time:.2f} s (cost "
+          f"{plan.cost:.2f}), {plan.length:.2f} m of root motion; ends "
+          f"{info['position_error']:.3f} m from the goal point, {info['heading_error']:.1f}° "
+          f"from its heading; {info['expanded']} expansions in {info['seconds']} s"
+          + (f"; wrote {args.render}" if args.render else ""))
+    width = max((len(n) for n in plan.clips), default=0)
+    for k, (name, t, (x, y, h)) in enumerate(zip(plan.clips, info["times"], info["poses"])):
+        print(f"  {k + 1:>2}. {t:>6.2f} s  {name:<{width}}  from ({x:.2f}, {y:.2f}) facing "
+              f"{h:.0f}°")
+    x, y, h = info["poses"][-1]
+    print(f"      {info['times'][-1]:>6.2f} s  {plan.states[-1]:<{width}}  at ({x:.2f}, "
+          f"{y:.2f}) facing {h:.0f}°")
+    return 0
+
+
+def _ends(args: argparse.Namespace) -> tuple[list[tuple[float, float]],
+                                             list[tuple[float, float]]]:
+    """The characters' starts and goals."""
+    if args.starts is None and args.goals is None:
+        return [WALK[0]], [WALK[1]]
+    starts, goals = args.starts or [], args.goals or []
+    if len(starts) != len(goals):
+        raise InvalidQueryError(f"{len(starts)} --from and {len(goals)} --to: give one of "
+                                "each per character")
+    return starts, goals
+
+
+def _plan_row(plan: Any, start: tuple[float, float], goal: tuple[float, float],
+              every: float) -> dict[str, Any]:
+    """One character's plan as the JSON output holds it."""
+    import numpy as np
+
+    def rounded(a: Any) -> Any:
+        return (np.round(np.asarray(a, dtype=np.float64), 4) + 0.0).tolist()   # no -0.0
+
+    t = np.arange(float(plan.times[0]), float(plan.times[-1]) + every / 2, every)
+    com, _ = plan.trajectory(t)
+    return {"from": list(start), "to": list(goal), "status": str(plan.status),
+            "steps": len(plan), "waits": int(plan.standing.sum()),
+            "duration": round(float(plan.times[-1] - plan.times[0]), 4),
+            "cost": round(plan.cost, 4), "epsilon": plan.epsilon,
+            "expanded": plan.stats.expanded, "times": rounded(plan.times),
+            "feet": rounded(plan.feet),
+            "sides": ["right" if s > 0 else "left" for s in plan.sides.tolist()],
+            "orientations": rounded(np.degrees(plan.orientations)), "com": rounded(plan.com),
+            "com_samples": rounded(np.column_stack([t, com]))}
+
+
+def cmd_footsteps(args: argparse.Namespace) -> int:
+    from ..demo.planning import least_gap
+    from ..planning import plan_crowd, run_footstep_crowd
+    from ..planning.footsteps import clashes
+    from ..viz.planning import animate_footsteps
+
+    starts, goals = _ends(args)
+    options = {"goal_radius": args.goal_radius, "clearance": args.clearance,
+               "max_expansions": args.max_expansions, "epsilon": args.epsilon,
+               "curve": args.curve}
+    t0 = time.perf_counter()
+    if args.rolling is None:
+        plans = plan_crowd(starts, goals, repair=args.repair, **options)
+    elif not args.repair:
+        raise InvalidQueryError("--no-repair is for planning in priority order; --rolling "
+                                "replans instead")
+    else:
+        plans = run_footstep_crowd(starts, goals, interval=args.rolling,
+                                   duration=args.duration, **options)
+    elapsed = time.perf_counter() - t0
+    if args.render:
+        animate_footsteps(args.render, plans)
+    pairs = list(itertools.combinations(range(len(plans)), 2))
+    met = [[i, j] for i, j in pairs if clashes(plans[i], plans[j])]
+    gap = min((least_gap(plans[i], plans[j]) for i, j in pairs), default=None)
+    info = {"mode": "priority" if args.rolling is None else "rolling",
+            "plans": [_plan_row(p, s, g, args.com_every)
+                      for p, s, g in zip(plans, starts, goals)],
+            "clashes": met, "least_gap": None if gap is None else round(gap, 4),
+            "seconds": round(elapsed, 3), "render": args.render}
+    if args.json:
+        print(to_json(info))
+        return 0
+    how = ("in priority order" + (", the short asking the others to make way"
+                                  if args.repair and len(plans) > 1 else "")
+           if args.rolling is None else f"on a rolling horizon, replanning every "
+           f"{args.rolling:g} s")
+    arrived = sum(p.found for p in plans)
+    print(f"footsteps for {len(plans)} character{'s' if len(plans) > 1 else ''} {how}: "
+          f"{arrived} arrived; planned in {info['seconds']} s"
+          + (f"; wrote {args.render}" if args.render else ""))
+    for k, row in enumerate(info["plans"]):
+        eps = "" if math.isinf(row["epsilon"]) else f" (ε {row['epsilon']:g})"
+        waits = f" ({row['waits']} waits)" if row["waits"] else ""
+        print(f"  {k}: {row['status']}, {row['steps']} steps{waits} in {row['duration']:g} s, "
+              f"{row['cost']:.1f} J{eps}; from {_xy(row['from'])} towards {_xy(row['to'])}, "
+              f"ends at {_xy(row['com'][-1])}")
+    if gap is not None:
+        print("  bodies meet: " + ", ".join(f"{i} and {j}" for i, j in met) if met else
+              f"  no two bodies meet; least gap {gap:.3f} m")
+    return 0
+
+
+def _xy(p: Any) -> str:
+    return f"({p[0]:.2f}, {p[1]:.2f})"
