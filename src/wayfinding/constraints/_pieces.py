@@ -1,0 +1,240 @@
+"""A closed planar set as a union of pieces: simple polygons, discs and circular sectors.
+
+Every annotation is one of these unions, so containment, distance and segment tests are
+written once here.  A point belongs to the set when it lies within
+:data:`~wayfinding.geometry.TOLERANCE` of a piece; the distance to a union is the least
+distance to its pieces; a segment meets the union when it meets one piece.  Work is
+vectorised over points (or segments) times pieces, in chunks of about a million pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+
+from ..geometry.obstacles import TOLERANCE, Obstacles, closest_on_segments, segments_cross
+from ..geometry.predicates import orient2d
+
+#: Rough cap on the number of (point, edge) pairs examined at once (memory bound).
+CHUNK_PAIRS = 1_000_000
+TWO_PI = 2.0 * math.pi
+
+
+def chunks(n: int, width: int) -> Iterator[slice]:
+    """Slices of ``range(n)`` whose rows times ``width`` stay near :data:`CHUNK_PAIRS`."""
+    step = max(1, CHUNK_PAIRS // max(1, width))
+    for lo in range(0, n, step):
+        yield slice(lo, min(n, lo + step))
+
+
+def _pairs(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (row, column) of an ``(m, k)`` table, row-major."""
+    return np.repeat(np.arange(m), k), np.tile(np.arange(k), m)
+
+
+def _min_per_row(values: np.ndarray, m: int, k: int) -> np.ndarray:
+    return values.reshape(m, k).min(axis=1) if k else np.full(m, np.inf)
+
+
+class Pieces:
+    """A union of closed pieces.
+
+    ``polygons``: simple polygons, each ``(k, 2)`` float64 with a nonzero area (checked by
+    the caller); ``discs``: ``(d, 3)`` rows ``(cx, cy, r)``; ``sectors``: ``(s, 5)`` rows
+    ``(ax, ay, radius, start, span)``, the points within ``radius`` of the apex whose
+    direction lies ``0..span`` radians counter-clockwise from ``start`` (span in (0, 2π]).
+    """
+
+    def __init__(self, polygons: Sequence[np.ndarray] = (),
+                 discs: np.ndarray | None = None, sectors: np.ndarray | None = None):
+        self.polygons = tuple(polygons)
+        self.discs = np.empty((0, 3)) if discs is None else np.asarray(discs, float)
+        self.sectors = np.empty((0, 5)) if sectors is None else np.asarray(sectors, float)
+        self._obstacles = Obstacles(self.polygons)
+        if self.polygons:
+            self._a = np.concatenate(self.polygons)
+            self._b = np.concatenate([np.roll(p, -1, axis=0) for p in self.polygons])
+        else:
+            self._a = self._b = np.empty((0, 2))
+        # sector boundaries: the two radii as segments
+        apex = self.sectors[:, :2]
+        r, start, span = self.sectors[:, 2], self.sectors[:, 3], self.sectors[:, 4]
+        self._r0 = apex + r[:, None] * np.stack([np.cos(start), np.sin(start)], axis=1)
+        end = start + span
+        self._r1 = apex + r[:, None] * np.stack([np.cos(end), np.sin(end)], axis=1)
+
+    # -- bounds -------------------------------------------------------------------------
+    def bounds(self) -> tuple[float, float, float, float]:
+        """``(xmin, ymin, xmax, ymax)`` of the union."""
+        lo, hi = [], []
+        if len(self._a):
+            lo.append(self._a.min(axis=0))
+            hi.append(self._a.max(axis=0))
+        if len(self.discs):
+            c, r = self.discs[:, :2], self.discs[:, 2:3]
+            lo.append((c - r).min(axis=0))
+            hi.append((c + r).max(axis=0))
+        for (ax, ay, r, start, span), p0, p1 in zip(self.sectors, self._r0, self._r1):
+            pts = [(ax, ay), p0, p1]
+            for k in range(4):        # the axis extremes of the circle inside the wedge
+                if (k * math.pi / 2 - start) % TWO_PI <= span:
+                    pts.append((ax + r * math.cos(k * math.pi / 2),
+                                ay + r * math.sin(k * math.pi / 2)))
+            arr = np.array(pts, dtype=np.float64)
+            lo.append(arr.min(axis=0))
+            hi.append(arr.max(axis=0))
+        low, high = np.min(lo, axis=0), np.max(hi, axis=0)
+        return (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
+
+    # -- points -------------------------------------------------------------------------
+    def distance(self, p: np.ndarray) -> np.ndarray:
+        """``(n,)`` float64: distance from each point to the union (0 inside)."""
+        d = np.full(len(p), np.inf)
+        if len(self._a):
+            d = np.minimum(d, self._polygon_distance(p))
+        if len(self.discs):
+            d = np.minimum(d, self._disc_distance(p))
+        if len(self.sectors):
+            d = np.minimum(d, self._sector_distance(p))
+        return d
+
+    def contains(self, p: np.ndarray) -> np.ndarray:
+        """``(n,)`` bool: each point lies in the union (within the tolerance)."""
+        return self.distance(p) <= TOLERANCE
+
+    def _polygon_distance(self, p: np.ndarray) -> np.ndarray:
+        a, b = self._a, self._b
+        k = len(a)
+        out = np.empty(len(p))
+        for part in chunks(len(p), k):
+            pc = p[part]
+            rows, cols = _pairs(len(pc), k)
+            out[part] = _min_per_row(closest_on_segments(pc[rows], a[cols], b[cols])[0],
+                                     len(pc), k)
+        out[self._obstacles.contains(p)] = 0.0
+        return out
+
+    def _disc_distance(self, p: np.ndarray) -> np.ndarray:
+        c, r = self.discs[:, :2], self.discs[:, 2]
+        out = np.empty(len(p))
+        for part in chunks(len(p), len(c)):
+            pc = p[part]
+            gap = np.hypot(pc[:, None, 0] - c[None, :, 0], pc[:, None, 1] - c[None, :, 1]) - r
+            out[part] = np.maximum(gap.min(axis=1), 0.0)
+        return out
+
+    def _sector_distance(self, p: np.ndarray) -> np.ndarray:
+        s = self.sectors
+        k = len(s)
+        out = np.empty(len(p))
+        for part in chunks(len(p), 3 * k):
+            pc = p[part]
+            rows, cols = _pairs(len(pc), k)
+            q, apex = pc[rows], s[cols, :2]
+            rad, start, span = s[cols, 2], s[cols, 3], s[cols, 4]
+            dx, dy = q[:, 0] - apex[:, 0], q[:, 1] - apex[:, 1]
+            in_wedge = _in_wedge(np.arctan2(dy, dx), start, span)
+            d = np.minimum(closest_on_segments(q, apex, self._r0[cols])[0],
+                           closest_on_segments(q, apex, self._r1[cols])[0])
+            d = np.where(in_wedge, np.minimum(d, np.maximum(np.hypot(dx, dy) - rad, 0.0)), d)
+            out[part] = _min_per_row(d, len(pc), k)
+        return out
+
+    # -- segments -----------------------------------------------------------------------
+    def crosses(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``(n,)`` bool: segment ``a[i]``–``b[i]`` meets the union (touching counts)."""
+        hit = self.contains(a)
+        todo = np.flatnonzero(~hit)
+        a, b = a[todo], b[todo]
+        met = np.zeros(len(todo), dtype=bool)
+        if len(self._a):
+            met |= segments_meet(a, b, self._a, self._b, touching=True)
+        if len(self.discs):
+            c, r = self.discs[:, :2], self.discs[:, 2]
+            met |= _any_pair(a, b, len(c), lambda aa, bb, cols: closest_on_segments(
+                c[cols], aa, bb)[0] <= r[cols] + TOLERANCE)
+        if len(self.sectors):
+            apex = self.sectors[:, :2]
+            met |= segments_meet(a, b, np.concatenate([apex, apex]),
+                                 np.concatenate([self._r0, self._r1]), touching=True)
+            met |= _any_pair(a, b, len(self.sectors), self._arc_met)
+        hit[todo] = met
+        return hit
+
+    def _arc_met(self, a: np.ndarray, b: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Whether segment a–b meets the arc of sector ``cols`` (the circle's points whose
+        direction lies in the wedge)."""
+        s = self.sectors[cols]
+        apex, rad, start, span = s[:, :2], s[:, 2], s[:, 3], s[:, 4]
+        u, f = b - a, a - apex
+        qa = np.einsum("ij,ij->i", u, u)
+        qb = 2.0 * np.einsum("ij,ij->i", f, u)
+        qc = np.einsum("ij,ij->i", f, f) - rad * rad
+        disc = qb * qb - 4.0 * qa * qc
+        ok = (disc >= 0) & (qa > 0)
+        root = np.sqrt(np.where(ok, disc, 0.0))
+        safe = np.where(qa > 0, qa, 1.0)
+        met = np.zeros(len(a), dtype=bool)
+        for sign in (-1.0, 1.0):
+            t = (-qb + sign * root) / (2.0 * safe)
+            pt = a + t[:, None] * u
+            ang = np.arctan2(pt[:, 1] - apex[:, 1], pt[:, 0] - apex[:, 0])
+            met |= ok & (t >= 0) & (t <= 1) & _in_wedge(ang, start, span)
+        return met
+
+
+def _in_wedge(angle: np.ndarray, start: np.ndarray | float, span: np.ndarray | float
+              ) -> np.ndarray:
+    """Whether each direction ``angle`` lies ``0..span`` radians counter-clockwise from
+    ``start``."""
+    return ((angle - start) % TWO_PI <= span) | (np.asarray(span) >= TWO_PI)
+
+
+def _any_pair(a: np.ndarray, b: np.ndarray, k: int,
+              test: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """``(n,)`` bool: ``test(a_rows, b_rows, columns)`` holds for one of the ``k`` columns
+    of each segment."""
+    out = np.zeros(len(a), dtype=bool)
+    for part in chunks(len(a), k):
+        ac, bc = a[part], b[part]
+        rows, cols = _pairs(len(ac), k)
+        out[part] = test(ac[rows], bc[rows], cols).reshape(len(ac), k).any(axis=1)
+    return out
+
+
+def segments_meet(a: np.ndarray, b: np.ndarray, e0: np.ndarray, e1: np.ndarray, *,
+                  touching: bool) -> np.ndarray:
+    """``(n,)`` bool: segment ``a[i]``–``b[i]`` crosses one of the edges ``e0[j]``–``e1[j]``
+    (:func:`~wayfinding.geometry.segments_cross`, touching or properly): a box test
+    first, then the orientation signs on the pairs whose boxes overlap."""
+    out = np.zeros(len(a), dtype=bool)
+    elo, ehi = np.minimum(e0, e1), np.maximum(e0, e1)
+    for part in chunks(len(a), len(e0)):
+        ac, bc = a[part], b[part]
+        slo, shi = np.minimum(ac, bc), np.maximum(ac, bc)
+        near = ((slo[:, None, :] <= ehi[None]) & (shi[:, None, :] >= elo[None])).all(axis=2)
+        rows, cols = np.nonzero(near)
+        if len(rows):
+            met = segments_cross(ac[rows], bc[rows], e0[cols], e1[cols], touching=touching)
+            out[part.start + rows[met]] = True
+    return out
+
+
+def convex_hull(points: np.ndarray) -> np.ndarray:
+    """The convex hull of ``(n, 2)`` points, counter-clockwise, without collinear vertices
+    (Andrew's monotone chain with exact orientations); fewer than 3 rows when the points
+    are collinear."""
+    pts = np.unique(points, axis=0)       # sorted by x, then y
+    if len(pts) < 3:
+        return pts
+    lower: list[int] = []
+    upper: list[int] = []
+    for chain, order in ((lower, range(len(pts))), (upper, range(len(pts) - 1, -1, -1))):
+        for i in order:
+            while len(chain) >= 2 and orient2d(pts[chain[-2]], pts[chain[-1]], pts[i]) <= 0:
+                chain.pop()
+            chain.append(i)
+    hull = pts[lower[:-1] + upper[:-1]]
+    return hull
