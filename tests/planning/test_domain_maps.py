@@ -1,0 +1,127 @@
+"""Relationships between the domains of control: task priorities (Eq. 9.2/9.3, worked
+example 36), the constant-speed time assignment (example 37), space-time tunnels and the
+mapping of mesh polygons to grid cells."""
+
+import math
+
+import numpy as np
+import pytest
+
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid import Grid
+from wayfinding.navmesh import NavMesh
+from wayfinding.planning.domain_grid import GridDomain
+from wayfinding.planning.domain_maps import MeshGridMap, Tunnel, time_assignment
+from wayfinding.planning.domain_navmesh import NavMeshDomain
+from wayfinding.planning.tasks import priority
+
+
+@pytest.mark.parametrize(("hops", "epsilon", "expected"), [
+    (0, math.inf, 1.0),       # T0
+    (1, math.inf, 1.0),       # 1 hop from T0, invalid solution: 1 · 1
+    (2, 2.5, 5.0),            # 2 hops, ε = 2.5: 2 · 2.5
+    (3, math.inf, 3.0),       # 3 hops, invalid: 3 · 1
+    (2, 1.0, math.inf),       # optimal: μ · ∞
+    (4, 1.0, math.inf),
+])
+def test_priorities_are_the_worked_example(hops, epsilon, expected):
+    assert priority(hops, epsilon) == expected
+
+
+def test_a_finished_task_runs_last_and_t0_always_first_in_value():
+    assert priority(2, math.inf, finished=True) == math.inf
+    assert priority(0, 1.0) == 1.0
+
+
+@pytest.mark.parametrize(("hops", "epsilon"), [(-1, 2.0), (1.5, 2.0), (1, 0.5),
+                                               (1, float("nan")), (True, 2.0)])
+def test_bad_priority_arguments_are_refused(hops, epsilon):
+    with pytest.raises(InvalidQueryError):
+        priority(hops, epsilon)
+
+
+def test_time_assignment_is_constant_speed_along_the_arc():
+    pts = np.array([(0.0, 0.0), (3.0, 4.0), (3.0, 9.0), (0.0, 9.0)])   # arcs 5, 5, 3
+    t = time_assignment(pts, 2.0, 15.0)
+    arc = np.array([0.0, 5.0, 10.0, 13.0])
+    assert np.allclose(t, 2.0 + 13.0 * arc / 13.0)
+    assert np.all(np.diff(t) > 0)
+    assert time_assignment([(1.0, 1.0)], 4.0, 9.0).tolist() == [4.0]
+    assert time_assignment([(1.0, 1.0), (1.0, 1.0)], 4.0, 9.0).tolist() == [4.0, 4.0]
+
+
+@pytest.mark.parametrize(("points", "ts", "tg"), [
+    ([(0, 0), (1, 0)], 5.0, 4.0), ([(0, 0), (float("nan"), 0)], 0.0, 1.0),
+    ([(0, 0, 0)], 0.0, 1.0), ([(0, 0), (1, 0)], float("inf"), 1.0)])
+def test_bad_time_assignments_are_refused(points, ts, tg):
+    with pytest.raises(InvalidQueryError):
+        time_assignment(points, ts, tg)
+
+
+def test_a_tunnel_holds_exactly_the_window_around_each_timed_cell():
+    cells = [(2, 2), (3, 2)]
+    tunnel = Tunnel(cells, [1.0, 2.5], dx=1, dk=1)
+    expected = set()
+    for (x, y), t in zip(cells, [1.0, 2.5]):
+        for k in range(-5, 10):
+            if abs(k - t) <= 1:
+                expected |= {(x + a, y + b, k) for a in (-1, 0, 1) for b in (-1, 0, 1)}
+    inside = {(x, y, k) for x in range(8) for y in range(8) for k in range(-5, 10)
+              if (x, y, k) in tunnel}
+    assert inside == expected
+    assert len(tunnel) == len(expected)
+
+
+@pytest.mark.parametrize(("cells", "steps", "opts"), [
+    ([(0, 0), (1, 0)], [0.0], {}), ([], [], {}), ([(0, 0)], [float("nan")], {}),
+    ([(0, 0)], [0.0], {"dx": -1}), ([(0, 0)], [0.0], {"dk": 1.5})])
+def test_bad_tunnels_are_refused(cells, steps, opts):
+    with pytest.raises(InvalidQueryError):
+        Tunnel(cells, steps, **opts)
+
+
+@pytest.fixture(scope="module")
+def world():
+    grid = Grid.from_ascii("""
+        ..........
+        ..........
+        ....##....
+        ....##....
+        ..........""")
+    mesh = NavMesh.build(grid)
+    return NavMeshDomain(mesh), GridDomain(grid, radius=0.3)
+
+
+def test_a_polygon_maps_to_the_free_cells_whose_centres_lie_in_it(world):
+    mesh, grid = world
+    lam = MeshGridMap(mesh, grid)
+    seen = np.zeros(grid.walls.shape, dtype=int)
+    for p in range(mesh.num_states):
+        cells = lam.cells(p)
+        for x, y in cells.tolist():
+            seen[y, x] += 1
+            assert mesh.mesh.locate(grid.position((x, y))) == p
+    # every free cell belongs to exactly one polygon (its centre is never on an edge here)
+    assert (seen[grid.static_free] == 1).all() and (seen[~grid.static_free] == 0).all()
+
+
+def test_the_candidate_is_the_polygon_cell_nearest_its_centre(world):
+    mesh, grid = world
+    lam = MeshGridMap(mesh, grid)
+    for p in range(mesh.num_states):
+        cells = lam.cells(p)
+        c = lam.candidate(p)
+        gaps = np.hypot(*(grid.positions(cells) - mesh.centres[p]).T)
+        assert math.isclose(np.hypot(*(grid.position(c) - mesh.centres[p])), gaps.min())
+
+
+def test_waypoints_run_from_start_through_inner_candidates_to_goal(world):
+    mesh, grid = world
+    lam = MeshGridMap(mesh, grid)
+    path = mesh.graph().find_path(mesh.state((0.5, 0.5)), mesh.state((9.5, 4.5))).path
+    points = lam.waypoints(path, (0, 0), (9, 4))
+    assert points[0] == (0, 0) and points[-1] == (9, 4)
+    assert points[1:-1] == [lam.candidate(p) for p in path[1:-1]
+                            if lam.candidate(p) not in ((0, 0), (9, 4))]
+    assert all(a != b for a, b in zip(points, points[1:]))
+    assert lam.waypoints([3], (2, 2), (2, 2)) == [(2, 2), (2, 2)]
