@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from ..geometry.obstacles import TOLERANCE, Obstacles, closest_on_segments, segments_cross
-from ..geometry.predicates import orient2d
 
 #: Rough cap on the number of (point, edge) pairs examined at once (memory bound).
 CHUNK_PAIRS = 1_000_000
@@ -224,17 +223,22 @@ def segments_meet(a: np.ndarray, b: np.ndarray, e0: np.ndarray, e1: np.ndarray, 
 
 def convex_hull(points: np.ndarray) -> np.ndarray:
     """The convex hull of ``(n, 2)`` points, counter-clockwise, without collinear vertices
-    (Andrew's monotone chain with exact orientations); fewer than 3 rows when the points
-    are collinear."""
+    (Andrew's monotone chain, float64 turns: a vertex within rounding of a straight edge
+    may be dropped); fewer than 3 rows when the points are collinear."""
     pts = np.unique(points, axis=0)       # sorted by x, then y
     if len(pts) < 3:
         return pts
-    lower: list[int] = []
-    upper: list[int] = []
-    for chain, order in ((lower, range(len(pts))), (upper, range(len(pts) - 1, -1, -1))):
-        for i in order:
-            while len(chain) >= 2 and orient2d(pts[chain[-2]], pts[chain[-1]], pts[i]) <= 0:
+    rows = pts.tolist()
+
+    def turn(o: list[float], a: list[float], b: list[float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    chains: list[list[list[float]]] = []
+    for order in (rows, rows[::-1]):
+        chain: list[list[float]] = []
+        for p in order:
+            while len(chain) >= 2 and turn(chain[-2], chain[-1], p) <= 0:
                 chain.pop()
-            chain.append(i)
-    hull = pts[lower[:-1] + upper[:-1]]
-    return hull
+            chain.append(p)
+        chains.append(chain[:-1])
+    return np.array(chains[0] + chains[1], dtype=np.float64)

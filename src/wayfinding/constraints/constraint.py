@@ -193,7 +193,7 @@ class ConstraintSet:
     [1.0]
     """
 
-    def __init__(self, constraints: Iterable[Constraint] = (), *, base: Weight | None = None):
+    def __init__(self, constraints: Iterable[Constraint], *, base: Weight | None = None):
         items = tuple(constraints)
         for i, c in enumerate(items):
             if not isinstance(c, Constraint):

@@ -1,0 +1,168 @@
+"""Constraint sets: the influence bounds (a property test), replacing a constraint, large
+batches, and refusing bad constraints, weights, times and costs."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wayfinding.constraints import (
+    Between,
+    Constraint,
+    ConstraintSet,
+    Disc,
+    LineOfSight,
+    Region,
+    Side,
+)
+from wayfinding.errors import InvalidGeometryError, InvalidQueryError
+
+coord = st.floats(-10, 10, allow_nan=False)
+weight = st.one_of(st.floats(-6, 6, allow_nan=False), st.sampled_from([-5.0, 0.0, 2.0]))
+
+
+@st.composite
+def annotations(draw):
+    x, y = draw(coord), draw(coord)
+    kind = draw(st.sampled_from(["disc", "region", "side", "between", "sight"]))
+    disc = Disc((x, y), draw(st.floats(0.2, 3)))
+    if kind == "disc":
+        return disc
+    w, h = draw(st.floats(0.3, 4)), draw(st.floats(0.3, 4))
+    rect = Region([(x, y), (x + w, y), (x + w, y + h), (x, y + h)])
+    if kind == "region":
+        return rect
+    if kind == "side":
+        return Side(rect, draw(st.sampled_from(["front", "back", "left", "right"])),
+                    heading=draw(st.floats(-4, 4)), depth=draw(st.floats(0.1, 3)))
+    if kind == "between":
+        return Between(rect, Disc((draw(coord), draw(coord)), 1.0))
+    return LineOfSight((x, y), draw(st.floats(-4, 4)), fov=draw(st.floats(0.1, 2 * math.pi)),
+                       range=draw(st.floats(0.5, 5)),
+                       occluders=[[(x + 1, y - 1), (x + 1, y + 1)]])
+
+
+@st.composite
+def constraints(draw):
+    ann = draw(annotations())
+    if draw(st.integers(0, 5)) == 0:
+        return Constraint.hard(ann)
+    return Constraint(ann, draw(weight), near=draw(st.booleans()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(constraints(), min_size=1, max_size=4), st.integers(0, 3),
+       st.one_of(st.none(), st.floats(0, 8)), st.integers(0, 2**32 - 1))
+def test_influence_bounds_hold_every_change(items, which, base, seed):
+    """A point where the field differs from the field without constraint ``which`` lies in
+    that constraint's influence bounds (with a fixed base; with the default base only a
+    repeller or a zero weight leaves W0 alone)."""
+    which %= len(items)
+    c = items[which]
+    if base is None and not c.is_hard and c.weight_at(0.0) > 0:
+        base = 3.0
+    rest = items[:which] + items[which + 1:]
+    full = ConstraintSet(items, base=base)
+    less = ConstraintSet(rest, base=base)
+    rng = np.random.default_rng(seed)
+    box = full.influence()[which]
+    pts = rng.uniform(-20, 20, (400, 2))
+    if box is not None:      # also points in and just around the box
+        x0, y0, x1, y1 = (max(-50.0, min(50.0, v)) for v in box)
+        pts = np.vstack([pts, rng.uniform((x0 - 1, y0 - 1), (x1 + 1, y1 + 1), (400, 2))])
+    changed = full.multiplier(pts) != less.multiplier(pts)
+    if box is None:
+        assert not changed.any()
+        return
+    x0, y0, x1, y1 = box
+    inside = (pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0) & (pts[:, 1] <= y1)
+    assert not (changed & ~inside).any()
+
+
+def test_influence_of_near_grows_by_the_weight():
+    room = Region([(0, 0), (4, 0), (4, 2), (0, 2)])
+    field = ConstraintSet([Constraint(room, -3.0), Constraint(room, -3.0, near=True),
+                           Constraint.hard(room), Constraint(room, 0.0, near=True)])
+    boxes = field.influence()
+    np.testing.assert_allclose(boxes[0], (0, 0, 4, 2), atol=1e-8)
+    np.testing.assert_allclose(boxes[1], (-3, -3, 7, 5), atol=1e-8)
+    np.testing.assert_allclose(boxes[2], (0, 0, 4, 2), atol=1e-8)
+    assert boxes[3] is None
+
+
+def test_replaced_and_with_annotation_move_a_constraint():
+    guard = Constraint(Disc((0, 0), 1.0), -4.0, near=True)
+    field = ConstraintSet([guard, Constraint.hard(Disc((9, 9), 1.0))], base=1.0)
+    moved = field.replaced(0, guard.with_annotation(guard.annotation.moved((5, 0))))
+    assert moved.base_weight() == 1.0 and len(moved) == 2 and moved[1] is field[1]
+    np.testing.assert_allclose(moved.multiplier([(5, 0), (0, 0)]), [1.1 ** 5, 1.1])
+    assert field[1].with_annotation(Disc((0, 0), 1)).is_hard
+    with pytest.raises(InvalidQueryError, match="not one of the 2 constraints"):
+        field.replaced(2, guard)
+    with pytest.raises(InvalidQueryError, match="not a Constraint"):
+        field.replaced(0, "guard")
+
+
+def test_a_million_points_in_one_call():
+    field = ConstraintSet([Constraint(Region([(0, 0), (3, 0), (3, 3), (1, 4)]), -2.0,
+                                      near=True),
+                           Constraint(Disc((5, 5), 1.0), 2.0),
+                           Constraint.hard(Disc((8, 2), 0.5))])
+    pts = np.random.default_rng(0).uniform(-2, 10, (1_000_000, 2))
+    m = field.multiplier(pts)
+    assert m.shape == (1_000_000,) and np.all(m >= 1)
+    some = np.random.default_rng(1).choice(len(pts), 50, replace=False)
+    np.testing.assert_array_equal(field.multiplier(pts[some]), m[some])
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: Constraint("grass", 1.0), "not an Annotation"),
+    (lambda: Constraint(Disc((0, 0), 1), "heavy"), "finite number or a callable"),
+    (lambda: Constraint(Disc((0, 0), 1), math.nan), "finite number or a callable"),
+    (lambda: Constraint(Disc((0, 0), 1), math.inf), "finite number or a callable"),
+    (lambda: Constraint(Disc((0, 0), 1), True), "finite number or a callable"),
+    (lambda: Constraint(Disc((0, 0), 1), None), "finite number or a callable"),
+    (lambda: Constraint(Disc((0, 0), 1), 1.0, near="yes"), "near"),
+    (lambda: ConstraintSet([Disc((0, 0), 1)]), "not a Constraint"),
+    (lambda: ConstraintSet([], base=math.nan), "base"),
+    (lambda: ConstraintSet([], base="auto"), "base"),
+])
+def test_bad_constraints(make, match):
+    with pytest.raises(InvalidQueryError, match=match):
+        make()
+
+
+def test_a_weight_callable_is_checked_when_called():
+    field = ConstraintSet([Constraint(Disc((0, 0), 1), lambda t: math.nan if t > 1 else 1.0)])
+    assert field.multiplier([(0, 0)], t=0.0).tolist() == [1.0]
+    with pytest.raises(InvalidQueryError, match=r"weight\(t=2\) returned nan"):
+        field.multiplier([(0, 0)], t=2.0)
+    with pytest.raises(InvalidQueryError, match="returned 'x'"):
+        Constraint(Disc((0, 0), 1), lambda t: "x").weight_at(0.0)
+    with pytest.raises(InvalidQueryError, match=r"base\(t=0\) returned inf"):
+        ConstraintSet([], base=lambda t: math.inf).base_weight()
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda f: f.multiplier([(0, 0)], t=math.nan), "t nan"),
+    (lambda f: f.multiplier([(0, math.nan)]), "not finite"),
+    (lambda f: f.weights([[0, 0, 0]]), r"shape \(m, 2\)"),
+    (lambda f: f.transition_costs([(0, 0)], [(1, 1), (2, 2)]), "differ in shape"),
+    (lambda f: f.transition_costs([(0, 0)], [(1, 1)], [1.0, 2.0]), r"shape \(1,\)"),
+    (lambda f: f.transition_costs([(0, 0)], [(1, 1)], [-1.0]), r"base\[0\] = -1.0"),
+    (lambda f: f.transition_costs([(0, 0)], [(1, 1)], [math.nan]), r"base\[0\] = nan"),
+    (lambda f: f.transition_costs([(0, 0)], [(1, 1)], ["a"]), "numbers"),
+    (lambda f: f.influence(t=math.inf), "t inf"),
+    (lambda f: f.base_weight(t="noon"), "t 'noon'"),
+])
+def test_bad_queries(call, match):
+    field = ConstraintSet([Constraint(Disc((0, 0), 1.0), -1.0)])
+    with pytest.raises(InvalidQueryError, match=match):
+        call(field)
+
+
+def test_an_annotation_can_be_refused_by_geometry_not_by_the_constraint():
+    with pytest.raises(InvalidGeometryError):
+        Constraint(Disc((0, 0), -1), 1.0)
