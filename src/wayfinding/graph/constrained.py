@@ -18,9 +18,13 @@ from typing import Any
 import numpy as np
 
 from .._validate import choice, finite_float, finite_point
-from ..errors import InvalidGridError, InvalidQueryError
+from ..constraints import ConstraintSet
+from ..errors import InvalidGridError, InvalidQueryError, brief
 from ..results import PathResult, SearchStats, _fields_equal
 from .csr import CSRGraph
+
+#: A constraint set, or None for the base costs.
+Fields = ConstraintSet | None
 
 #: How many nearest states :meth:`ConstraintDomain.join` tries per round.
 _JOIN_ROUND = 32
@@ -146,7 +150,7 @@ class ConstraintDomain:
         return CSRGraph(self._indptr, self._edges[:, 1], self._base, coords=self._points)
 
     # -- costs ------------------------------------------------------------------------
-    def costs(self, constraints: Any, *, t: float = 0.0,
+    def costs(self, constraints: Fields, *, t: float = 0.0,
               goal: int | None = None) -> np.ndarray:
         """``(k,)`` float64 cost of each transition under ``constraints`` (a
         :class:`~wayfinding.constraints.ConstraintSet`, or None for the base costs) at time
@@ -155,17 +159,14 @@ class ConstraintDomain:
         hard constraint.  ``goal``: the goal state, for domains whose states carry search
         context (every state at the goal's point may then end a path)."""
         t = finite_float("t", t)
-        if constraints is None:
+        field = checked(constraints)
+        if field is None:
             return np.array(self._base)
         a = self._points[self._edges[:, 0]]
         b = self._points[self._edges[:, 1]]
-        out = np.asarray(constraints.transition_costs(a, b, self._base, t=t), dtype=np.float64)
-        if out.shape != self._base.shape:
-            raise InvalidQueryError(f"constraints gave {out.shape} costs for "
-                                    f"{self.num_edges} edges")
-        return out
+        return field.transition_costs(a, b, self._base, t=t)
 
-    def graph(self, constraints: Any, *, t: float = 0.0,
+    def graph(self, constraints: Fields, *, t: float = 0.0,
               goal: int | None = None) -> CSRGraph:
         """The domain under ``constraints`` as a :class:`CSRGraph` (coords :attr:`points`,
         so A* uses the Euclidean heuristic, admissible since multipliers are >= 1).  The
@@ -206,12 +207,14 @@ class ConstraintDomain:
         """The states a query point may join (all here)."""
         return np.arange(self.num_nodes, dtype=np.int64)
 
-    def join(self, point: Any, constraints: Any, *, t: float = 0.0) -> tuple[int, float]:
+    def join(self, point: Any, constraints: Fields, *, t: float = 0.0) -> tuple[int, float]:
         """The state a query point enters the domain by, and the constrained cost of the
         straight leg to it: the nearest state (Euclidean, ties to the lowest id) whose leg
         is free (:meth:`segments_free`) and crosses no hard constraint; ``(-1, inf)`` when
         none is.  The same leg, reversed, leaves the domain at the goal."""
         p = finite_point("point", point)
+        checked(constraints)
+        t = finite_float("t", t)
         cand = self._join_states()
         d = np.hypot(*(self._points[cand] - p).T)
         order = cand[np.lexsort((cand, d))]
@@ -229,7 +232,7 @@ class ConstraintDomain:
                 return int(near[i]), float(legs[i])
         return -1, float("inf")
 
-    def _leave(self, point: np.ndarray, constraints: Any, t: float) -> tuple[int, float]:
+    def _leave(self, point: np.ndarray, constraints: Fields, t: float) -> tuple[int, float]:
         """The goal's state and the cost of the leg from it to the goal point."""
         node, _ = self.join(point, constraints, t=t)
         if node < 0:
@@ -239,14 +242,14 @@ class ConstraintDomain:
     #: Base cost per world unit of a leg joining a query point to a state.
     leg_cost = 1.0
 
-    def _legs(self, a: np.ndarray, b: np.ndarray, constraints: Any, t: float) -> np.ndarray:
+    def _legs(self, a: np.ndarray, b: np.ndarray, constraints: Fields, t: float) -> np.ndarray:
         """``(m,)`` constrained costs of the straight legs ``a[i]`` → ``b[i]``."""
         base = np.hypot(*(b - a).T) * self.leg_cost
         if constraints is None:
             return base
-        return np.asarray(constraints.transition_costs(a, b, base, t=t), dtype=np.float64)
+        return constraints.transition_costs(a, b, base, t=t)
 
-    def find_path(self, start: Any, goal: Any, constraints: Any, *, t: float = 0.0,
+    def find_path(self, start: Any, goal: Any, constraints: Fields, *, t: float = 0.0,
                   method: str = "astar") -> ConstrainedPath:
         """The cheapest route from world point ``start`` to ``goal`` through the domain
         under ``constraints`` at time ``t`` (compiled A* or Dijkstra, ``method``).
@@ -260,6 +263,7 @@ class ConstraintDomain:
         g = finite_point("goal", goal)
         method = choice("method", method, ("astar", "dijkstra"))
         t = finite_float("t", t)
+        checked(constraints)
         u, leg_s = self.join(s, constraints, t=t)
         v, leg_g = self._leave(g, constraints, t)
         name = f"{method}_{self.kind}"
@@ -277,9 +281,19 @@ class ConstraintDomain:
         return ConstrainedPath(path=pts[keep], cost=float(r.cost) + leg_s + leg_g, found=True,
                                stats=stats, algorithm=name, nodes=nodes)
 
-    def _search(self, u: int, v: int, constraints: Any, t: float, method: str) -> PathResult:
+    def _search(self, u: int, v: int, constraints: Fields, t: float, method: str
+                ) -> PathResult:
         """A search from state ``u`` to state ``v`` (``path``: the states)."""
         return self.graph(constraints, t=t, goal=v).find_path(u, v, method=method)
+
+
+def checked(constraints: Any) -> ConstraintSet | None:
+    """``constraints`` after checking that it is a
+    :class:`~wayfinding.constraints.ConstraintSet` or None."""
+    if constraints is not None and not isinstance(constraints, ConstraintSet):
+        raise InvalidQueryError(f"constraints {brief(constraints)} must be a ConstraintSet "
+                                "(wayfinding.constraints) or None")
+    return constraints
 
 
 def _not_found(name: str, t0: float, stats: SearchStats | None = None) -> ConstrainedPath:

@@ -15,6 +15,7 @@ from ..errors import InvalidGridError, InvalidQueryError
 from ..geometry.nearest import PointIndex
 from ..geometry.obstacles import Obstacles, as_points, check_radius
 from ..results import PathResult, SearchStats
+from .constrained import ConstraintDomain
 from .csr import CSRGraph
 
 
@@ -170,9 +171,17 @@ class PositionedGraph:
         clear of the obstacles for the radius."""
         return self._obstacles.segments_clear(a, b, radius=self._radius)
 
+    @cached_property
+    def constraint_domain(self) -> ConstraintDomain:
+        """The graph as a :class:`~wayfinding.graph.constrained.ConstraintDomain`: its nodes
+        as states, each link both ways with its weight as base cost; a query point joins
+        the nearest node whose straight link is clear (:meth:`links_clear`)."""
+        return _LinkDomain(self)
+
     @renamed_keywords(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "astar",
-                  join: str | None = None) -> PathResult:
+                  join: str | None = None, constraints: Any = None,
+                  t: float = 0.0) -> PathResult:
         """A path between two world points through the graph (compiled A* or Dijkstra).
 
         ``join`` says how the end points enter the graph: ``"quantize"`` walks from each
@@ -185,7 +194,26 @@ class PositionedGraph:
         (repeated points dropped); ``cost`` adds the straight end legs (Euclidean) to the
         graph cost.  Points inside an obstacle or closer to one than the radius raise
         :class:`InvalidQueryError`; no route gives ``found=False``.
+
+        ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet` whose multiplier
+        field at time ``t`` (seconds) multiplies each link's weight and each end leg's
+        length, hard constraints forbidding what crosses them; the search runs on
+        :attr:`constraint_domain` (each end point joins its nearest node by a clear leg that
+        crosses no hard constraint; ``join`` must be left unset) and returns a
+        :class:`~wayfinding.graph.constrained.ConstrainedPath`.
         """
+        if constraints is not None:
+            if join is not None:
+                raise InvalidQueryError("join cannot be combined with constraints (end points "
+                                        "join their nearest node with a clear leg)")
+            self._nodes_exist()
+            s, g = as_points(start, "start"), as_points(goal, "goal")
+            if len(s) != 1 or len(g) != 1:
+                raise InvalidQueryError("start and goal must each be one (x, y) point")
+            check_clear_points(np.concatenate([s, g]), self._obstacles, self._radius,
+                               "end point")
+            return self.constraint_domain.find_path(s[0], g[0], constraints, t=t,
+                                                    method=method)
         t0 = time.perf_counter()
         s = as_points(start, "start")
         g = as_points(goal, "goal")
@@ -240,6 +268,22 @@ class PositionedGraph:
         if not r.found:
             return _not_found(method, t0, r.stats)
         return _result(coords[r.path], r.cost, r, t0)
+
+
+class _LinkDomain(ConstraintDomain):
+    """A positioned graph's links as a constraint domain (see
+    :attr:`PositionedGraph.constraint_domain`)."""
+
+    kind = "graph"
+
+    def __init__(self, graph: PositionedGraph):
+        e = graph.edges
+        super().__init__(graph.positions, np.concatenate([e, e[:, ::-1]]),
+                         np.concatenate([graph.weights, graph.weights]))
+        self._obstacles, self._radius = graph.obstacles, graph.radius
+
+    def segments_free(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return self._obstacles.segments_clear(a, b, radius=self._radius)
 
 
 def _result(points: np.ndarray, cost: float, r: PathResult, t0: float) -> PathResult:

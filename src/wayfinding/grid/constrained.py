@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from .._validate import choice, finite_float, finite_point
-from ..graph.constrained import ConstrainedPath, ConstraintDomain
-from ..results import SearchStats
+from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
+from ..results import PathResult, SearchStats
 from .grid import Grid
 
 
@@ -52,11 +52,12 @@ class GridConstraintDomain(ConstraintDomain):
         self.grid = grid
         self.leg_cost = 1.0 / grid.cell_size
 
-    def join(self, point: Any, constraints: Any, *, t: float = 0.0) -> tuple[int, float]:
+    def join(self, point: Any, constraints: Fields, *, t: float = 0.0) -> tuple[int, float]:
         """The state of the passable cell holding ``point`` and the constrained cost of the
         leg to its centre; ``(-1, inf)`` off the grid, in a blocked cell, or when the leg
         crosses a hard constraint."""
         p = finite_point("point", point)
+        checked(constraints)
         cells, inside = self.grid.world_to_cells(p)
         x, y = (int(v) for v in cells[0])
         if not inside[0] or not self.grid.passable[y, x]:
@@ -65,20 +66,25 @@ class GridConstraintDomain(ConstraintDomain):
         leg = self._legs(p[None], self.points[node][None], constraints, finite_float("t", t))
         return (node, float(leg[0])) if np.isfinite(leg[0]) else (-1, math.inf)
 
-    def find_cells(self, start: Any, goal: Any, constraints: Any, *, t: float = 0.0,
+    def find_cells(self, start: Any, goal: Any, constraints: Fields, *, t: float = 0.0,
                    method: str = "astar") -> ConstrainedPath:
         """The cheapest route between two cells ``(x, y)`` under ``constraints`` at time
         ``t``: ``path`` is the ``(m, 2)`` int64 cells (the grid's path form), ``nodes`` the
-        states.  Blocked or out-of-grid cells raise
-        :class:`~wayfinding.errors.InvalidQueryError`."""
+        states.  An end cell whose centre lies in a hard constraint has no path; blocked or
+        out-of-grid cells raise :class:`~wayfinding.errors.InvalidQueryError`."""
         t0 = time.perf_counter()
         s = self.grid.cell(start, name="start", passable=True)
         g = self.grid.cell(goal, name="goal", passable=True)
         method = choice("method", method, ("astar", "dijkstra"))
         t = finite_float("t", t)
+        field = checked(constraints)
         w = self.grid.width
-        r = self._search(s[1] * w + s[0], g[1] * w + g[0], constraints, t, method)
+        ends = [s[1] * w + s[0], g[1] * w + g[0]]
         name = f"{method}_{self.kind}"
+        if field is not None and np.isinf(field.multiplier(self.points[ends], t=t)).any():
+            r = PathResult(np.empty(0, dtype=np.int64), math.inf, False)   # in a hard one
+        else:
+            r = self._search(ends[0], ends[1], field, t, method)
         stats = SearchStats(expanded=r.stats.expanded, generated=r.stats.generated,
                             max_open=r.stats.max_open, elapsed=time.perf_counter() - t0)
         if not r.found:

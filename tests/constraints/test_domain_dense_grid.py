@@ -1,0 +1,191 @@
+"""The dense uniform domain of a grid: its states and transitions are the grid's, its costs
+the grid's step costs times a constraint field, and a search on it is exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import dijkstra
+from strategies import RULES, TERRAIN, seeded_grid_problems
+
+from wayfinding import Grid, find_path
+from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
+from wayfinding.errors import InvalidQueryError
+from wayfinding.grid.constrained import GridConstraintDomain, grid_domain
+
+
+def random_constraints(rng, box, *, hard=True):
+    """A random constraint set over ``box`` ``(xmin, ymin, xmax, ymax)``: two to four soft
+    In or Near constraints on discs and triangles, weights in [-5, 5], and (with ``hard``) a
+    hard disc."""
+    x0, y0, x1, y1 = box
+    span = max(x1 - x0, y1 - y0)
+    items = []
+    for _ in range(rng.integers(2, 5)):
+        if rng.random() < 0.5:
+            shape = Disc(rng.uniform((x0, y0), (x1, y1)), rng.uniform(0.1, 0.3) * span)
+        else:
+            shape = Region(rng.uniform((x0, y0), (x1, y1), (3, 2)))
+        items.append(Constraint(shape, float(rng.choice([-1, 1]) * rng.uniform(0.5, 5)),
+                                near=bool(rng.random() < 0.5)))
+    if hard:
+        items.append(Constraint.hard(Disc(rng.uniform((x0, y0), (x1, y1)),
+                                          rng.uniform(0.05, 0.15) * span)))
+    return ConstraintSet(items)
+
+
+def near(centre, weight, radius=1.0):
+    return ConstraintSet([Constraint(Disc(centre, radius), weight, near=True)])
+
+
+def scipy_cost(domain, costs, u, v):
+    ok = np.isfinite(costs)
+    e = domain.edges[ok]
+    m = csr_array((costs[ok], (e[:, 0], e[:, 1])), shape=(domain.num_nodes,) * 2)
+    return float(dijkstra(m, indices=u)[v])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seeded_grid_problems(rules=RULES, terrain=TERRAIN, max_side=14))
+def test_without_constraints_the_domain_costs_what_the_grid_a_star_does(problem):
+    grid, s, g = problem
+    r = grid_domain(grid).find_cells(s, g, None)
+    ref = find_path(grid, s, g)
+    assert r.found == ref.found
+    if ref.found:
+        assert r.cost == pytest.approx(ref.cost, rel=1e-12, abs=1e-12)
+        assert grid.path_cost(r.path) == pytest.approx(r.cost, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seeded_grid_problems(rules=RULES, terrain=TERRAIN, max_side=14), st.integers(0, 2**31),
+       st.sampled_from(["astar", "dijkstra"]))
+def test_constrained_cost_equals_scipy_dijkstra_on_the_same_graph(problem, seed, method):
+    grid, s, g = problem
+    rng = np.random.default_rng(seed)
+    h, w = grid.shape
+    field = random_constraints(rng, (0, 0, w, h))
+    d = grid_domain(grid)
+    r = find_path(grid, s, g, constraints=field, method=method)
+    u, v = s[1] * w + s[0], g[1] * w + g[0]
+    expect = scipy_cost(d, d.costs(field), u, v)
+    if np.isinf(field.multiplier(d.points[[u, v]])).any():     # an end in a hard region
+        expect = np.inf
+    if np.isinf(expect):
+        assert not r.found
+    else:
+        assert r.found and r.cost == pytest.approx(expect, rel=1e-9, abs=1e-12)
+        steps = np.searchsorted(d.edges[:, 0] * d.num_nodes + d.edges[:, 1],
+                                r.nodes[:-1] * d.num_nodes + r.nodes[1:])
+        assert d.costs(field)[steps].sum() == pytest.approx(r.cost, rel=1e-12)
+
+
+def test_states_sit_at_cell_centres_and_edges_are_sorted_without_duplicates():
+    grid = Grid(np.ones((3, 4)), origin=(10.0, -2.0), cell_size=0.5)
+    d = GridConstraintDomain(grid)
+    assert d.points[1 * 4 + 2].tolist() == [10.0 + 2.5 * 0.5, -2.0 + 1.5 * 0.5]
+    key = d.edges[:, 0] * d.num_nodes + d.edges[:, 1]
+    assert np.all(np.diff(key) > 0)
+    csr = d.base_graph
+    src = np.repeat(np.arange(csr.num_nodes), np.diff(csr.indptr))
+    assert np.array_equal(np.stack([src, csr.indices], 1), d.edges)
+    assert np.array_equal(csr.weights, d.base_costs)
+    assert grid_domain(grid) is grid_domain(grid)
+
+
+def test_a_world_point_joins_the_cell_holding_it():
+    grid = Grid.from_ascii("...\n.#.\n...")
+    d = grid_domain(grid)
+    assert d.join((2.2, 0.7), None) == (2, pytest.approx(np.hypot(0.3, 0.2)))
+    assert d.join((1.5, 1.5), None) == (-1, np.inf)            # a blocked cell
+    assert d.join((-0.5, 0.5), None) == (-1, np.inf)           # off the grid
+    r = d.find_path((0.1, 0.1), (2.9, 2.9), None)
+    assert r.path[0].tolist() == [0.1, 0.1] and r.path[-1].tolist() == [2.9, 2.9]
+    assert r.cost == pytest.approx(2 * np.hypot(0.4, 0.4) + 4.0)
+
+
+def test_a_hard_field_around_the_goal_leaves_no_path():
+    grid = Grid(np.ones((5, 5)))
+    hard = ConstraintSet([Constraint.hard(Disc((4.5, 4.5), 1.2))])
+    r = find_path(grid, (0, 0), (4, 4), constraints=hard)
+    assert not r.found and r.cost == np.inf and len(r.path) == 0
+
+
+@pytest.mark.parametrize("options", [
+    {"method": "jps"}, {"method": "bidirectional"}, {"method": "weighted_astar"},
+    {"weight": 2.0}, {"heuristic": "euclidean"}, {"record": True}, {"agent_size": 2},
+    {"differential": object()}, {"bounds": object()}])
+def test_options_that_do_not_take_constraints_are_refused(options):
+    grid = Grid(np.ones((4, 4)))
+    with pytest.raises(InvalidQueryError, match="constraints"):
+        find_path(grid, (0, 0), (3, 3), constraints=near((0, 0), -2), **options)
+
+
+@pytest.mark.parametrize("start, goal, t", [((9, 0), (1, 1), 0.0), ((1, 1), (1, 1.5), 0.0),
+                                            ((0, 0), (1, 1), float("nan"))])
+def test_bad_queries_are_refused(start, goal, t):
+    grid = Grid.from_ascii("...\n.#.\n...")
+    with pytest.raises(InvalidQueryError):
+        find_path(grid, start, goal, constraints=near((0, 0), -2), t=t)
+
+
+def hard_polygons(constraints):
+    """The shapely polygons of a set's hard discs and regions."""
+    shapely = pytest.importorskip("shapely")
+    out = []
+    for c in constraints:
+        if c.is_hard:
+            a = c.annotation
+            out.append(shapely.Point(a.centre).buffer(a.radius, quad_segs=64)
+                       if isinstance(a, Disc) else shapely.Polygon(a.vertices))
+    return out
+
+
+def assert_outside(path, polygons):
+    """No segment of ``path`` ((m, 2) world points) meets a polygon's interior (a margin of
+    1e-9 for the buffered discs' chords)."""
+    shapely = pytest.importorskip("shapely")
+    line = shapely.LineString(path) if len(path) > 1 else shapely.Point(path[0])
+    for poly in polygons:
+        assert not line.intersects(poly.buffer(-1e-9))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeded_grid_problems(rules=RULES, terrain=TERRAIN, max_side=14), st.integers(0, 2**31))
+def test_paths_never_enter_a_hard_region(problem, seed):
+    grid, s, g = problem
+    h, w = grid.shape
+    field = random_constraints(np.random.default_rng(seed), (0, 0, w, h))
+    r = find_path(grid, s, g, constraints=field)
+    if r.found:
+        assert_outside(grid_domain(grid).points[r.nodes], hard_polygons(field))
+
+
+def test_a_repeller_on_the_straight_route_bends_it_and_an_attractor_pulls_it():
+    grid = Grid(np.ones((9, 15)))
+    straight = find_path(grid, (0, 4), (14, 4), constraints=ConstraintSet([]))
+    assert straight.cost == 14.0 and np.all(straight.path[:, 1] == 4)
+    away = find_path(grid, (0, 4), (14, 4),
+                     constraints=ConstraintSet([Constraint(Disc((7.5, 4.5), 1.5), -5)]))
+    assert away.cost > 14.0 and not np.any(np.all(away.path == (7, 4), axis=1))
+    lane = Region([(-1, 0.5), (16, 0.5), (16, 2.6), (-1, 2.6)])
+    towards = find_path(grid, (0, 4), (14, 4), constraints=ConstraintSet([Constraint(lane, 5)]))
+    assert np.count_nonzero(towards.path[:, 1] <= 2) > 7
+
+
+def test_a_time_varying_weight_changes_the_route_with_t():
+    grid = Grid(np.ones((9, 15)))
+    field = ConstraintSet([Constraint(Disc((7.5, 4.5), 1.0), lambda t: -5.0 * (t > 10),
+                                      near=True)])
+    day = find_path(grid, (0, 4), (14, 4), constraints=field, t=0.0)
+    night = find_path(grid, (0, 4), (14, 4), constraints=field, t=20.0)
+    assert day.cost == 14.0 and night.cost > 14.0
+
+
+def test_constraints_must_be_a_constraint_set():
+    grid = Grid(np.ones((4, 4)))
+    with pytest.raises(InvalidQueryError, match="ConstraintSet"):
+        find_path(grid, (0, 0), (3, 3), constraints=[Constraint.hard(Disc((1, 1), 1))])
