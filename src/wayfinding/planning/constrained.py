@@ -1,0 +1,462 @@
+"""Constraint-aware planning (Kapadia et al.): AD* over a search domain whose transition
+costs a constraint set multiplies, repaired when the constraints, the time or the agent change.
+
+A :class:`ConstraintPlanner` runs the library's :class:`~wayfinding.search.ADStar` on a
+:class:`~wayfinding.graph.constrained.ConstraintDomain` (the grid's dense domain, a
+navigation mesh's triangulation, dense, hybrid or adaptive highway domain, a positioned
+graph's links) with the costs :meth:`ConstraintDomain.costs
+<wayfinding.graph.constrained.ConstraintDomain.costs>` gives: each transition's base cost
+times the mean multiplier at four samples along it, ``inf`` across a hard constraint.  The
+search is rooted at the agent's goal with the heuristic aimed at the agent (Likhachev's
+convention), so the agent may move along its path without a new search.  The start and goal
+are world points; each joins its domain state as :meth:`ConstraintDomain.join
+<wayfinding.graph.constrained.ConstraintDomain.join>` says, and the straight legs to them are
+part of the cost, so a finished plan costs what ``domain.find_path`` finds.
+
+:meth:`~ConstraintPlanner.plan` is anytime: its first path is within ``epsilon`` times the
+optimum (2.5 by default, the seed's ε0) and each round lowers the bound by ``step`` down to
+1 (optimal), within the budget of each call.  Changes are repaired by Algorithm 16
+(ConstraintChangeUpdate): :meth:`~ConstraintPlanner.move_constraint`,
+:meth:`~ConstraintPlanner.set_constraints` and :meth:`~ConstraintPlanner.set_time` re-cost
+only the transitions in the old and new regions of influence of the constraints that
+changed (:meth:`ConstraintSet.influence <wayfinding.constraints.ConstraintSet.influence>`;
+hard ones become ``inf``) and hand those whose cost changed to the search, which repairs
+within its current epsilon.  A change of the base weight W0 (adding or removing an
+attractor, or the time changing a callable weight of one) lifts every cost: the planner
+then starts over at ``epsilon0``.  The start moved to a state on the current path keeps the
+search (the queue is re-keyed); moved off it, or the goal changed, the plan is cleared and
+planning restarts at ``epsilon0`` (Algorithms 13–15).
+
+Constraints that cannot all be met are traded off by their weights (best effort): each plan
+reports, per constraint, the share of its path's length inside that constraint's annotation
+(:attr:`ConstraintPlan.satisfaction`).
+
+>>> from wayfinding.constraints import Constraint, ConstraintSet, Region
+>>> from wayfinding.graph.constrained import ConstraintDomain
+>>> ring = ConstraintDomain([(0, 0), (2, 0), (2, 2), (0, 2)],
+...                        [(0, 1), (1, 2), (2, 3), (3, 0), (1, 0), (2, 1), (3, 2), (0, 3)],
+...                        [2.0] * 8)
+>>> planner = ConstraintPlanner(ring, (0, 0), (2, 2), None, epsilon=1.0)
+>>> planner.plan().path.tolist()                              # ties: through (2, 0)
+[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0]]
+>>> wall = Region([(1.5, -0.5), (2.5, -0.5), (2.5, 0.5), (1.5, 0.5)])
+>>> planner.set_constraints(ConstraintSet([Constraint.hard(wall)]))
+>>> plan = planner.plan()
+>>> plan.path.tolist(), plan.cost, plan.satisfaction.tolist()
+([[0.0, 0.0], [0.0, 2.0], [2.0, 2.0]], 4.0, [0.0])
+>>> planner.move_start((7, 7)); planner.plan().found      # joins (2, 2), the goal's state
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._scratch import SingleThread, exclusive
+from .._validate import count, finite_float, finite_point, number, step_budget
+from ..constraints import Annotation, Constraint, ConstraintSet
+from ..errors import InvalidQueryError, brief
+from ..graph.constrained import ConstrainedPath, ConstraintDomain
+from ..graph.csr import CSRGraph
+from ..results import SearchStats, Status, _fields_equal
+from ..search.incremental import ADStar, AnytimePath
+
+#: Sample pieces per annotation extent when measuring the share of a path inside it: a
+#: boundary crossing between two samples is then found by bisection to float precision.
+_SHARE_PIECES = 32
+#: The most sample pieces per path segment and annotation.
+_SHARE_MAX_PIECES = 256
+#: Refinements of a piece whose ends lie outside an annotation it meets (a graze).
+_SHARE_REFINE = 6
+#: Bisection steps that find a boundary crossing within a piece.
+_SHARE_BISECT = 60
+
+
+@dataclass(slots=True, repr=False, kw_only=True)
+class ConstraintPlan(ConstrainedPath):
+    """A constraint-aware plan: ``path`` the ``(m, 2)`` float64 world points from the start
+    point to the goal point, ``cost`` its constrained cost (the legs joining the end points
+    to their states included), ``nodes`` the ``(j,)`` int64 domain states it passes through.
+    ``epsilon``: the bound of an anytime plan (``cost`` at most ``epsilon`` times the
+    optimum; 1: optimal; inf when no path is known or the path is the previous round's after
+    a change not yet repaired).  ``satisfaction``: ``(c,)`` float64, per constraint of the
+    planner's set in order, the share of the path's length inside its annotation (0 without
+    a path, or for a path of length 0 outside).  ``status`` as
+    :class:`~wayfinding.search.incremental.AnytimePath`."""
+
+    epsilon: float = math.inf
+    satisfaction: Any = None
+
+    __eq__ = _fields_equal
+
+    def __post_init__(self) -> None:
+        ConstrainedPath.__post_init__(self)
+        if self.satisfaction is None:
+            self.satisfaction = np.empty(0)
+
+
+def _constraint_set(constraints: Any, name: str = "constraints") -> ConstraintSet:
+    """``constraints`` as a :class:`~wayfinding.constraints.ConstraintSet`: None (no
+    constraint), a set, or an iterable of :class:`~wayfinding.constraints.Constraint`."""
+    if constraints is None:
+        return ConstraintSet(())
+    if isinstance(constraints, ConstraintSet):
+        return constraints
+    if isinstance(constraints, Constraint):
+        return ConstraintSet([constraints])
+    if isinstance(constraints, Iterable) and not isinstance(constraints, (str, bytes)):
+        items = list(constraints)
+        for i, c in enumerate(items):
+            if not isinstance(c, Constraint):
+                raise InvalidQueryError(f"{name}[{i}] {brief(c)} is not a Constraint")
+        return ConstraintSet(items)
+    raise InvalidQueryError(f"{name} {brief(constraints)} must be a ConstraintSet, a "
+                            "Constraint, an iterable of them or None")
+
+
+def inside_shares(constraints: ConstraintSet, path: Any) -> np.ndarray:
+    """``(c,)`` float64: per constraint of ``constraints``, the share of the length of
+    ``path`` (``(m, 2)`` world points) inside its annotation.
+
+    Each segment is sampled at about 32 pieces per extent of the annotation (its bounding
+    box's smaller side; at most 256 pieces per segment); a boundary crossing between two
+    samples is found by bisection to float precision, and a piece whose ends lie outside
+    but which meets the annotation is refined.  Exact (to the annotations' border tolerance,
+    :data:`~wayfinding.geometry.TOLERANCE` per crossing) when the path crosses the border at
+    most once per piece, as it always does a convex annotation's.
+
+    >>> from wayfinding.constraints import Constraint, ConstraintSet, Disc
+    >>> shares = inside_shares(ConstraintSet([Constraint(Disc((5, 0), 1.0), -2)]),
+    ...                        [(0, 0), (10, 0)])
+    >>> shares.round(6).tolist()
+    [0.2]
+    """
+    cs = _constraint_set(constraints)
+    pts = np.asarray(path, dtype=np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 2 or not np.isfinite(pts).all():
+        raise InvalidQueryError(f"path {brief(path)} must be a finite (m, 2) array of points")
+    out = np.zeros(len(cs))
+    if len(pts) < 2:
+        return out
+    a, b = pts[:-1], pts[1:]
+    total = float(np.hypot(*(b - a).T).sum())
+    if total <= 0:
+        return out
+    for i, c in enumerate(cs):
+        out[i] = min(1.0, _inside_length(c.annotation, a, b) / total)
+    return out
+
+
+def _inside_length(ann: Annotation, a: np.ndarray, b: np.ndarray) -> float:
+    """The length of the segments ``a[i]`` → ``b[i]`` inside ``ann`` (see
+    :func:`inside_shares`)."""
+    x0, y0, x1, y1 = ann.bounds
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    meet = (lo[:, 0] <= x1) & (hi[:, 0] >= x0) & (lo[:, 1] <= y1) & (hi[:, 1] >= y0)
+    a, b = a[meet], b[meet]
+    if not len(a):
+        return 0.0
+    spacing = max(min(x1 - x0, y1 - y0), 1e-9) / _SHARE_PIECES
+    length = np.hypot(*(b - a).T)
+    pieces = np.clip(np.ceil(length / spacing), 1, _SHARE_MAX_PIECES).astype(np.int64)
+    p, q = _split(a, b, pieces)
+    inside = 0.0
+    for depth in range(_SHARE_REFINE + 1):
+        in_p, in_q = ann.contains(p), ann.contains(q)
+        both = in_p & in_q
+        inside += float(np.hypot(*(q[both] - p[both]).T).sum())
+        mixed = in_p != in_q
+        if mixed.any():
+            inner = np.where(in_p[mixed, None], p[mixed], q[mixed])
+            outer = np.where(in_p[mixed, None], q[mixed], p[mixed])
+            edge = _boundary(ann, inner, outer)
+            inside += float(np.hypot(*(edge - inner).T).sum())
+        graze = ~in_p & ~in_q
+        if depth == _SHARE_REFINE or not graze.any():
+            break
+        graze[graze] = ann.crosses(p[graze], q[graze])
+        if not graze.any():
+            break
+        p, q = _split(p[graze], q[graze], np.full(int(graze.sum()), 8))
+    return inside
+
+
+def _split(a: np.ndarray, b: np.ndarray, pieces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Segment ``a[i]`` → ``b[i]`` cut into ``pieces[i]`` equal pieces: their ends."""
+    seg = np.repeat(np.arange(len(a)), pieces)
+    first = np.repeat(np.cumsum(pieces) - pieces, pieces)
+    k = (np.arange(len(seg)) - first).astype(np.float64)
+    n = pieces[seg].astype(np.float64)
+    d = b[seg] - a[seg]
+    return a[seg] + d * (k / n)[:, None], a[seg] + d * ((k + 1) / n)[:, None]
+
+
+def _boundary(ann: Annotation, inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """The last point inside ``ann`` from ``inner`` (inside) towards ``outer`` (outside),
+    by bisection."""
+    for _ in range(_SHARE_BISECT):
+        mid = 0.5 * (inner + outer)
+        c = ann.contains(mid)[:, None]
+        inner, outer = np.where(c, mid, inner), np.where(c, outer, mid)
+    return inner
+
+
+class ConstraintPlanner(SingleThread):
+    """AD* from world point ``start`` to ``goal`` over ``domain`` (a
+    :class:`~wayfinding.graph.constrained.ConstraintDomain`) under ``constraints`` (a
+    :class:`~wayfinding.constraints.ConstraintSet`, an iterable of
+    :class:`~wayfinding.constraints.Constraint` or None) at time ``t`` (seconds, for
+    time-varying weights), repaired as the module says.
+
+    ``epsilon``: the first round's inflation (>= 1; 2.5 by default, the seed's ε0; 1 plans
+    optimally at once); ``step``: how much each round lowers it (> 0).  One thread at a
+    time.
+    """
+
+    _costs: np.ndarray          # the current cost of each domain transition
+    _s: int                     # the start's and goal's states (-1: none joined)...
+    _g: int
+    _s_leg: float               # ...and the costs of the legs joining them
+    _g_leg: float
+    _ad: ADStar | None          # the search (none while an end point joins no state)
+
+    def __init__(self, domain: ConstraintDomain, start: Any, goal: Any,
+                 constraints: Any, *, t: float = 0.0, epsilon: float = 2.5,
+                 step: float = 0.5):
+        if not isinstance(domain, ConstraintDomain):
+            raise InvalidQueryError(f"domain {brief(domain)} is not a ConstraintDomain")
+        self._domain = domain
+        self._start = finite_point("start", start)
+        self._goal = finite_point("goal", goal)
+        self._set = _constraint_set(constraints)
+        self._t = finite_float("t", t)
+        self.epsilon0 = number("epsilon", epsilon, min=1.0)
+        self.step = number("step", step, min=0.0, min_open=True)
+        self._repaired = domain.num_edges
+        self._published: tuple[Any, ConstraintPlan] | None = None
+        self._rebuild()
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def domain(self) -> ConstraintDomain:
+        return self._domain
+
+    @property
+    def constraints(self) -> ConstraintSet:
+        """The constraint set planned under."""
+        return self._set
+
+    @property
+    def t(self) -> float:
+        """The time (seconds) the weights are taken at."""
+        return self._t
+
+    @property
+    def start(self) -> np.ndarray:
+        """The agent's position, ``(2,)`` float64 world point."""
+        return self._start.copy()
+
+    @property
+    def goal(self) -> np.ndarray:
+        """The goal, ``(2,)`` float64 world point."""
+        return self._goal.copy()
+
+    @property
+    def costs(self) -> np.ndarray:
+        """``(k,)`` float64 current cost of each domain transition (read-only view)."""
+        view = self._costs.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def repaired_edges(self) -> int:
+        """How many transitions the last change re-costed (all of them after a start
+        over)."""
+        return self._repaired
+
+    @property
+    def epsilon(self) -> float:
+        """The inflation of the round under way (``epsilon0`` after a start over)."""
+        return self.epsilon0 if self._ad is None else self._ad.epsilon
+
+    @property
+    def finished(self) -> bool:
+        """Whether the plan is optimal (the epsilon-1 round ended), or none exists."""
+        return self._ad is None or self._ad.finished
+
+    # -- planning ---------------------------------------------------------------------
+    @exclusive
+    def plan(self, *, max_expansions: int | None = None,
+             max_seconds: float | None = None) -> ConstraintPlan:
+        """Work within the budget (expansions and/or seconds; none: until optimal) and
+        return the best plan published so far (see
+        :meth:`ADStar.plan <wayfinding.search.incremental.ADStar.plan>`)."""
+        max_expansions, max_seconds = step_budget(max_expansions, max_seconds)
+        name = f"ad_star_{self._domain.kind}"
+        if self._ad is None:
+            return ConstraintPlan(path=np.empty((0, 2)), cost=math.inf, found=False,
+                                  stats=SearchStats(), algorithm=name, status=Status.FAILED,
+                                  satisfaction=np.zeros(len(self._set)))
+        r = self._ad.plan(max_expansions=max_expansions, max_seconds=max_seconds)
+        if self._published is not None and self._published[0] is r:
+            last = self._published[1]
+            return ConstraintPlan(path=last.path, cost=last.cost, found=last.found,
+                                  stats=r.stats, algorithm=name, status=last.status,
+                                  epsilon=last.epsilon, nodes=last.nodes,
+                                  satisfaction=last.satisfaction)
+        out = self._plan_of(r, name)
+        self._published = (r, out)
+        return out
+
+    def _plan_of(self, r: AnytimePath, name: str) -> ConstraintPlan:
+        """The world plan of the search's published node path ``r``."""
+        nodes = np.asarray(r.path, dtype=np.int64)
+        if not r.found or not len(nodes):
+            return ConstraintPlan(path=np.empty((0, 2)), cost=math.inf, found=False,
+                                  stats=r.stats, algorithm=name, status=r.status,
+                                  satisfaction=np.zeros(len(self._set)))
+        cost = float(r.cost) + self._s_leg + self._g_leg
+        pts = np.concatenate([self._start[None], self._domain.points[nodes], self._goal[None]])
+        keep = np.ones(len(pts), dtype=bool)
+        keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
+        pts = pts[keep]
+        return ConstraintPlan(path=pts, cost=cost, found=True, stats=r.stats, algorithm=name,
+                              status=r.status, epsilon=r.epsilon, nodes=nodes,
+                              satisfaction=inside_shares(self._set, pts))
+
+    # -- changes ----------------------------------------------------------------------
+    @exclusive
+    def set_constraints(self, constraints: Any) -> None:
+        """Plan under ``constraints`` from now on: the transitions in the regions of
+        influence of the constraints removed and added (by identity) are re-costed."""
+        new = _constraint_set(constraints)
+        old_ids = {id(c) for c in self._set}
+        new_ids = {id(c) for c in new}
+        boxes = [box for c, box in zip(self._set, self._set.influence(t=self._t))
+                 if id(c) not in new_ids]
+        boxes += [box for c, box in zip(new, new.influence(t=self._t)) if id(c) not in old_ids]
+        self._change(new, self._t, boxes)
+
+    @exclusive
+    def move_constraint(self, index: int, annotation: Annotation) -> None:
+        """Constraint ``index`` now lies on ``annotation`` (an object or agent moved, e.g.
+        ``annotation.moved(...)``), with its weight and preposition kept: the transitions
+        in its old and new regions of influence are re-costed."""
+        if not len(self._set):
+            raise InvalidQueryError(f"index {brief(index)}: the planner has no constraint")
+        i = count("index", index, min=0, max=len(self._set) - 1)
+        old = self._set[i]
+        new = self._set.replaced(i, old.with_annotation(annotation))
+        boxes = [self._set.influence(t=self._t)[i], new.influence(t=self._t)[i]]
+        self._change(new, self._t, boxes)
+
+    @exclusive
+    def set_time(self, t: float) -> None:
+        """Take the weights at time ``t`` (seconds) from now on: the transitions in the old
+        and new regions of influence of the constraints whose weight changed are
+        re-costed."""
+        t = finite_float("t", t)
+        old = self._set.influence(t=self._t)
+        new = self._set.influence(t=t)
+        boxes = []
+        for c, a, b in zip(self._set, old, new):
+            if not c.is_hard and c.weight_at(self._t) != c.weight_at(t):
+                boxes += [a, b]
+        self._change(self._set, t, boxes)
+
+    @exclusive
+    def move_start(self, start: Any) -> None:
+        """The agent is now at world point ``start``.  On a state of the current path the
+        search goes on from there; elsewhere the plan is cleared and planning restarts at
+        ``epsilon0``."""
+        self._start = finite_point("start", start)
+        self._published = None
+        s, self._s_leg = self._domain.join(self._start, self._set, t=self._t)
+        if self._ad is None or s < 0 or self._g < 0:
+            self._s = s
+            self._rebuild()
+            return
+        self._move_to(s)
+
+    @exclusive
+    def set_goal(self, goal: Any) -> None:
+        """Plan to world point ``goal`` from now on: the plan is cleared and planning starts
+        over at ``epsilon0``."""
+        self._goal = finite_point("goal", goal)
+        self._rebuild()
+
+    def _move_to(self, s: int) -> None:
+        """The agent's state is now ``s``: re-key on the current path, else restart."""
+        assert self._ad is not None
+        on_path = np.asarray(self._ad.plan(max_expansions=0).path, dtype=np.int64)
+        self._s = s
+        if np.any(on_path == s):
+            self._ad.move_start(s)
+        else:
+            self._ad.restart(s, self._g)
+
+    def _change(self, new: ConstraintSet, t: float, boxes: list[Any]) -> None:
+        """Plan under ``new`` at time ``t``: re-cost the transitions meeting ``boxes``
+        (Algorithm 16), or start over when W0 or the goal's state changed."""
+        w0 = self._set.base_weight(t=self._t)
+        self._set, self._t = new, t
+        self._published = None
+        if self._ad is None or new.base_weight(t=t) != w0:
+            self._rebuild()
+            return
+        s, self._s_leg = self._domain.join(self._start, new, t=t)
+        g, self._g_leg = self._domain.join(self._goal, new, t=t)
+        if s < 0 or g != self._g:
+            self._rebuild()
+            return
+        live = [box for box in boxes if box is not None]
+        ids = self._domain.edges_meeting(live) if live else np.empty(0, dtype=np.int64)
+        fresh = self._edge_costs(ids)
+        changed = fresh != self._costs[ids]
+        self._costs[ids] = fresh
+        self._repaired = len(ids)
+        if changed.any():
+            self._ad.update_costs(dict(zip(ids[changed].tolist(), fresh[changed].tolist())))
+        if s != self._s:
+            self._move_to(s)
+
+    def _edge_costs(self, ids: np.ndarray) -> np.ndarray:
+        """The costs of transitions ``ids`` under the current constraints and time: only
+        those are computed when the domain costs transitions one by one."""
+        d = self._domain
+        if type(d).costs is not ConstraintDomain.costs:
+            return d.costs(self._set, t=self._t, goal=self._g)[ids]
+        if not len(ids):
+            return np.empty(0)
+        e = d.edges[ids]
+        return np.asarray(self._set.transition_costs(d.points[e[:, 0]], d.points[e[:, 1]],
+                                                     d.base_costs[ids], t=self._t),
+                          dtype=np.float64)
+
+    def _rebuild(self) -> None:
+        """Start over: join the end points, cost every transition and begin a new search at
+        ``epsilon0`` (none when an end point joins no state)."""
+        d = self._domain
+        self._published = None
+        self._s, self._s_leg = d.join(self._start, self._set, t=self._t)
+        self._g, self._g_leg = d.join(self._goal, self._set, t=self._t)
+        goal = self._g if self._g >= 0 else None
+        self._costs = np.array(d.costs(self._set, t=self._t, goal=goal), dtype=np.float64)
+        self._repaired = d.num_edges
+        self._ad = None
+        if self._s < 0 or self._g < 0:
+            return
+        blocked = ~np.isfinite(self._costs)
+        # CSRGraph takes finite costs: blocked transitions enter at their base cost (no
+        # more than their constrained cost, so the heuristic stays admissible) and are
+        # closed before the first search.
+        weights = np.where(blocked, d.base_costs, self._costs)
+        graph = CSRGraph(d.indptr, d.edges[:, 1], weights, coords=d.points)
+        self._ad = ADStar(graph, self._s, self._g, epsilon=self.epsilon0, step=self.step)
+        if blocked.any():
+            self._ad.update_costs(dict.fromkeys(np.flatnonzero(blocked).tolist(), math.inf))

@@ -1,0 +1,348 @@
+"""Constraint-aware planning with AD*: every plan against a fresh Dijkstra (scipy) on the same
+constrained costs, the anytime bound, the seed's worked examples 19–22 (repair after edge-cost
+changes, the start moved along and off the path, the goal changed, a hard constraint moved
+onto the path), repairs that re-cost only the old and new regions of influence, time-varying
+weights, conflicting constraints with their satisfaction shares, and bad input."""
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
+from wayfinding.errors import InvalidQueryError
+from wayfinding.graph.constrained import ConstraintDomain
+from wayfinding.grid import Grid
+from wayfinding.grid.constrained import GridConstraintDomain
+from wayfinding.planning.constrained import ConstraintPlan, ConstraintPlanner, inside_shares
+
+
+def open_domain():
+    """A 30 x 20 grid with a wall across x = 14 open at both ends: cell centres at (x + 0.5,
+    y + 0.5)."""
+    free = np.ones((20, 30), dtype=bool)
+    free[3:17, 14] = False
+    return GridConstraintDomain(Grid(free))
+
+
+def random_domain(seed):
+    """Random points joined to their 5 nearest neighbours both ways, base cost the length."""
+    rng = np.random.default_rng(seed)
+    pts = rng.random((120, 2)) * 20
+    d = np.hypot(*(pts[:, None] - pts[None]).transpose(2, 0, 1))
+    near = np.argsort(d, axis=1)[:, 1:6]
+    src = np.repeat(np.arange(len(pts)), 5)
+    e = np.concatenate([np.stack([src, near.ravel()], 1), np.stack([near.ravel(), src], 1)])
+    return ConstraintDomain(pts, e, np.hypot(*(pts[e[:, 1]] - pts[e[:, 0]]).T))
+
+
+def fresh_cost(domain, constraints, start, goal, t=0.0):
+    """The optimum by scipy's Dijkstra on the domain's constrained costs, legs included."""
+    cs = ConstraintSet(()) if constraints is None else constraints
+    s, leg_s = domain.join(start, cs, t=t)
+    g, leg_g = domain.join(goal, cs, t=t)
+    if s < 0 or g < 0:
+        return math.inf
+    c = domain.costs(cs, t=t)
+    ok = np.isfinite(c)
+    e = domain.edges[ok]
+    m = csr_matrix((c[ok], (e[:, 0], e[:, 1])), shape=(domain.num_nodes,) * 2)
+    return float(dijkstra(m, indices=s)[g]) + leg_s + leg_g
+
+
+def route_cost(planner, nodes):
+    """The cost of a route through states ``nodes`` summed from the planner's current edge
+    costs."""
+    d = planner.domain
+    total = 0.0
+    for u, v in zip(nodes[:-1], nodes[1:]):
+        lo, hi = d.indptr[u], d.indptr[u + 1]
+        total += planner.costs[lo + int(np.flatnonzero(d.edges[lo:hi, 1] == v)[0])]
+    return total
+
+
+def centre(x, y):
+    return (x + 0.5, y + 0.5)
+
+
+START, GOAL = centre(2, 10), centre(27, 10)
+GUARD = Disc((20.5, 10.5), 1.5)
+HALL = Region([(4, 8), (12, 8), (12, 13), (4, 13)])
+CASES = {
+    "none": None,
+    "near repeller": ConstraintSet([Constraint(GUARD, -5, near=True)]),
+    "in attractor": ConstraintSet([Constraint(HALL, 4)]),
+    "hard disc": ConstraintSet([Constraint.hard(GUARD)]),
+    "mixed": ConstraintSet([Constraint(GUARD, -5, near=True), Constraint(HALL, 2, near=True),
+                            Constraint.hard(Disc((8.5, 3.5), 2.0))]),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_optimal_plan_equals_a_fresh_dijkstra_on_the_grid_domain(case):
+    domain = open_domain()
+    planner = ConstraintPlanner(domain, START, GOAL, CASES[case], epsilon=1.0)
+    plan = planner.plan()
+    assert isinstance(plan, ConstraintPlan) and plan.found and plan.epsilon == 1.0
+    assert plan.cost == pytest.approx(fresh_cost(domain, CASES[case], START, GOAL), abs=1e-9)
+    assert plan.cost == pytest.approx(route_cost(planner, plan.nodes), abs=1e-9)
+    assert plan.path[0].tolist() == list(START) and plan.path[-1].tolist() == list(GOAL)
+    assert np.array_equal(plan.path, domain.points[plan.nodes])
+    assert plan.algorithm == "ad_star_grid" and planner.finished
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_optimal_plan_equals_a_fresh_dijkstra_on_a_random_domain(seed):
+    domain = random_domain(seed)
+    cs = ConstraintSet([Constraint(Disc((10, 10), 3.0), -6, near=True),
+                        Constraint(Region([(2, 2), (8, 2), (8, 6), (2, 6)]), 3)])
+    a, b = domain.points[0], domain.points[1]
+    plan = ConstraintPlanner(domain, a, b, cs, epsilon=1.0).plan()
+    expected = fresh_cost(domain, cs, a, b)
+    assert plan.found == math.isfinite(expected)
+    assert plan.cost == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("case", ["near repeller", "mixed"])
+def test_every_published_cost_is_within_epsilon_of_the_optimum(case):
+    domain = open_domain()
+    best = fresh_cost(domain, CASES[case], START, GOAL)
+    planner = ConstraintPlanner(domain, START, GOAL, CASES[case], epsilon=2.5, step=0.5)
+    seen = []
+    while True:
+        plan = planner.plan(max_expansions=3)
+        if plan.found and math.isfinite(plan.epsilon):
+            assert plan.cost <= plan.epsilon * best + 1e-9
+            seen.append(plan.epsilon)
+        if planner.finished:
+            break
+    assert seen[0] > 1.0 and seen[-1] == 1.0 and seen == sorted(seen, reverse=True)
+    assert plan.cost == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_moved_soft_constraints_are_repaired_to_a_fresh_search(seed):
+    """Example 20: edge costs raised and lowered (a repeller and an attractor moved at
+    random), each repair equal to a fresh search, re-costing only the old and new regions
+    of influence."""
+    rng = np.random.default_rng(seed)
+    domain = open_domain()
+    cs = ConstraintSet([Constraint(Disc((20, 10), 1.0), -6, near=True),
+                        Constraint(Region([(5, 5), (9, 5), (9, 9), (5, 9)]), 3)])
+    planner = ConstraintPlanner(domain, START, GOAL, cs, epsilon=2.0)
+    planner.plan()
+    for _ in range(4):
+        i = int(rng.integers(2))
+        old = planner.constraints
+        moved = old[i].annotation.moved(tuple(rng.uniform(-4, 4, 2)))
+        planner.move_constraint(i, moved)
+        new = planner.constraints
+        assert new[i].annotation is moved and new[1 - i] is old[1 - i]
+        region = domain.edges_meeting([old.influence()[i], new.influence()[i]])
+        assert planner.repaired_edges == len(region) < domain.num_edges
+        assert np.array_equal(planner.costs, domain.costs(new))
+        plan = planner.plan()
+        assert plan.epsilon == 1.0
+        assert plan.cost == pytest.approx(fresh_cost(domain, new, START, GOAL), abs=1e-9)
+        assert plan.cost == pytest.approx(route_cost(planner, plan.nodes), abs=1e-9)
+
+
+def test_start_moved_along_the_path_keeps_the_search():
+    """Example 21: the agent steps along its path; the queue is re-keyed, epsilon is not
+    reset, the rest of the path stays published, and the repair costs less than a fresh
+    search."""
+    domain = open_domain()
+    cs = CASES["mixed"]
+    planner = ConstraintPlanner(domain, START, GOAL, cs, epsilon=1.0)
+    first = planner.plan()
+    here = tuple(first.path[6])
+    planner.move_start(here)
+    assert planner.epsilon == 1.0
+    rest = planner.plan(max_expansions=0)
+    assert rest.found and np.array_equal(rest.path, first.path[6:]) and rest.epsilon == math.inf
+    plan = planner.plan()
+    fresh = ConstraintPlanner(domain, here, GOAL, cs, epsilon=1.0).plan()
+    assert plan.cost == pytest.approx(fresh_cost(domain, cs, here, GOAL), abs=1e-9)
+    walked = route_cost(planner, first.nodes[:7])
+    assert plan.cost == pytest.approx(first.cost - walked, abs=1e-9)     # the rest is optimal
+    assert plan.stats.expanded < fresh.stats.expanded
+
+
+def test_start_moved_off_the_path_restarts_at_epsilon0():
+    domain = open_domain()
+    planner = ConstraintPlanner(domain, START, GOAL, CASES["near repeller"], epsilon=2.5)
+    planner.plan()
+    assert planner.epsilon == 1.0
+    off = centre(5, 18)
+    planner.move_start(off)
+    assert planner.epsilon == 2.5
+    cleared = planner.plan(max_expansions=0)
+    assert not cleared.found and cleared.status == "out_of_budget"
+    plan = planner.plan()
+    assert plan.path[0].tolist() == list(off)
+    assert plan.cost == pytest.approx(fresh_cost(domain, CASES["near repeller"], off, GOAL),
+                                      abs=1e-9)
+
+
+def test_goal_changed_restarts_at_epsilon0():
+    domain = open_domain()
+    planner = ConstraintPlanner(domain, START, GOAL, CASES["mixed"], epsilon=2.5)
+    planner.plan()
+    goal = centre(25, 2)
+    planner.set_goal(goal)
+    assert planner.epsilon == 2.5 and not planner.plan(max_expansions=0).found
+    assert planner.goal.tolist() == list(goal)
+    plan = planner.plan()
+    assert plan.path[-1].tolist() == list(goal)
+    assert plan.cost == pytest.approx(fresh_cost(domain, CASES["mixed"], START, goal), abs=1e-9)
+
+
+def test_hard_constraint_moved_onto_the_path_is_avoided():
+    """Example 22: a dynamic obstacle moves onto the path; the repaired path keeps out of it
+    (shapely) and costs what a fresh search finds, and only the edges in its old and new
+    regions of influence were re-costed."""
+    domain = open_domain()
+    car = Disc((20.5, 1.5), 1.2)
+    cs = ConstraintSet([Constraint(GUARD.moved((0, 6)), -3, near=True), Constraint.hard(car)])
+    planner = ConstraintPlanner(domain, START, GOAL, cs, epsilon=2.5)
+    before = planner.plan()
+    spot = before.path[np.argmin(np.abs(before.path[:, 0] - 20.5))]     # on the path
+    planner.move_constraint(1, car.moved(spot - car.centre))
+    region = domain.edges_meeting([cs.influence()[1], planner.constraints.influence()[1]])
+    assert planner.repaired_edges == len(region) < domain.num_edges // 10
+    assert np.isinf(planner.costs).sum() > 0
+    after = planner.plan()
+    assert after.found and after.epsilon == 1.0
+    assert shapely.LineString(after.path).distance(shapely.Point(spot)) > 1.2
+    assert after.cost == pytest.approx(fresh_cost(domain, planner.constraints, START, GOAL),
+                                       abs=1e-9)
+    assert after.satisfaction[1] == 0.0
+
+
+def test_a_night_repeller_switched_on_by_the_time_changes_the_path():
+    domain = open_domain()
+    district = Region([(16, 6), (24, 6), (24, 15), (16, 15)])
+    night = Constraint(district, lambda t: -8.0 if t >= 20 or t < 6 else 0.0)
+    planner = ConstraintPlanner(domain, START, GOAL, [night], t=12.0, epsilon=1.0)
+    day = planner.plan()
+    assert day.satisfaction[0] > 0.2                               # straight through
+    planner.set_time(22.0)
+    assert planner.t == 22.0
+    region = domain.edges_meeting([night._box(-8.0)])
+    assert planner.repaired_edges == len(region) < domain.num_edges
+    late = planner.plan()
+    assert late.satisfaction[0] < 1e-9 and late.cost > day.cost      # around it
+    assert late.cost == pytest.approx(fresh_cost(domain, ConstraintSet([night]), START, GOAL,
+                                                 t=22.0), abs=1e-9)
+    planner.set_time(9.0)
+    assert planner.plan().cost == pytest.approx(day.cost, abs=1e-9)
+
+
+@pytest.mark.parametrize(("attract", "repel", "through"), [(5.0, -3.0, True),
+                                                           (3.0, -5.0, False)])
+def test_conflicting_constraints_trade_off_by_weight(attract, repel, through):
+    """Attract and repel the same area: the stronger weight wins, and the plan reports
+    how much of it lies in each annotation (shapely's intersection length)."""
+    domain = open_domain()
+    yard = Region([(4, 11), (20, 11), (20, 18), (4, 18)])
+    cs = ConstraintSet([Constraint(yard, attract), Constraint(yard, repel)])
+    plan = ConstraintPlanner(domain, START, GOAL, cs, epsilon=1.0).plan()
+    assert plan.cost == pytest.approx(fresh_cost(domain, cs, START, GOAL), abs=1e-9)
+    line = shapely.LineString(plan.path)
+    share = line.intersection(shapely.Polygon(yard.vertices)).length / line.length
+    assert plan.satisfaction == pytest.approx([share, share], abs=1e-6)
+    assert (share > 0.5) if through else (share == 0.0)
+
+
+def test_satisfaction_shares_match_shapely_on_a_winding_path():
+    rng = np.random.default_rng(3)
+    path = np.cumsum(rng.normal(0, 2.0, (40, 2)), axis=0)
+    notch = Region([(-6, -6), (6, -6), (6, 6), (0, 0), (-6, 6)])    # not convex
+    disc = Disc((2, 1), 3.0)
+    shares = inside_shares(ConstraintSet([Constraint(notch, 1), Constraint.hard(disc)]), path)
+    line = shapely.LineString(path)
+    expected = line.intersection(shapely.Polygon(notch.vertices)).length / line.length
+    assert shares[0] == pytest.approx(expected, abs=1e-6)
+    circle = shapely.Point(2, 1).buffer(3.0, quad_segs=4096)
+    assert shares[1] == pytest.approx(line.intersection(circle).length / line.length,
+                                      abs=1e-4)
+
+
+def test_adding_an_attractor_lifts_every_cost_and_starts_over():
+    domain = open_domain()
+    planner = ConstraintPlanner(domain, START, GOAL, CASES["near repeller"], epsilon=2.5)
+    planner.plan()
+    cs = ConstraintSet([*CASES["near repeller"], Constraint(HALL, 3)])
+    planner.set_constraints(cs)
+    assert planner.repaired_edges == domain.num_edges and planner.epsilon == 2.5
+    assert planner.plan().cost == pytest.approx(fresh_cost(domain, cs, START, GOAL), abs=1e-9)
+    planner.set_constraints(ConstraintSet([cs[1]]))               # a repeller removed
+    assert planner.repaired_edges == len(domain.edges_meeting([cs.influence()[0]]))
+    assert planner.plan().cost == pytest.approx(
+        fresh_cost(domain, ConstraintSet([cs[1]]), START, GOAL), abs=1e-9)
+
+
+def test_no_path_is_an_outcome_until_the_constraint_leaves():
+    domain = open_domain()
+    cage = Disc(GOAL, 2.5)
+    planner = ConstraintPlanner(domain, START, GOAL, [Constraint.hard(cage)])
+    plan = planner.plan()
+    assert not plan.found and plan.status == "failed" and plan.cost == math.inf
+    assert plan.satisfaction.tolist() == [0.0] and plan.path.shape == (0, 2)
+    planner.move_constraint(0, cage.moved((0, -6)))
+    plan = planner.plan()
+    assert plan.found
+    assert plan.cost == pytest.approx(fresh_cost(domain, planner.constraints, START, GOAL),
+                                      abs=1e-9)
+
+
+def test_start_equal_to_goal():
+    planner = ConstraintPlanner(open_domain(), START, START, CASES["mixed"])
+    plan = planner.plan()
+    assert plan.found and plan.cost == 0.0 and plan.path.tolist() == [list(START)]
+
+
+def planner_on(domain, constraints=None, **options):
+    return ConstraintPlanner(domain, START, GOAL, constraints, **options)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda d: ConstraintPlanner("grid", START, GOAL, None), "not a ConstraintDomain"),
+    (lambda d: ConstraintPlanner(d, (math.nan, 0), GOAL, None), "start"),
+    (lambda d: ConstraintPlanner(d, START, (1, 2, 3), None), "goal"),
+    (lambda d: planner_on(d, [GUARD]), "not a Constraint"),
+    (lambda d: planner_on(d, "guard"), "ConstraintSet"),
+    (lambda d: planner_on(d, epsilon=0.5), "epsilon"),
+    (lambda d: planner_on(d, step=0), "step"),
+    (lambda d: planner_on(d, t=math.inf), "t"),
+    (lambda d: planner_on(d).plan(max_expansions=-1), "max_expansions"),
+    (lambda d: planner_on(d).plan(max_seconds=math.nan), "max_seconds"),
+    (lambda d: planner_on(d).move_constraint(0, GUARD), "no constraint"),
+    (lambda d: planner_on(d, CASES["hard disc"]).move_constraint(1, GUARD), "index"),
+    (lambda d: planner_on(d, CASES["hard disc"]).move_constraint(-1, GUARD), "index"),
+    (lambda d: planner_on(d, CASES["hard disc"]).move_constraint(0.0, GUARD), "index"),
+    (lambda d: planner_on(d, CASES["hard disc"]).move_constraint(0, "x"), "Annotation"),
+    (lambda d: planner_on(d).set_time(math.nan), "t"),
+    (lambda d: planner_on(d).move_start(None), "start"),
+    (lambda d: planner_on(d).set_goal("here"), "goal"),
+    (lambda d: planner_on(d).set_constraints(3), "ConstraintSet"),
+    (lambda d: inside_shares(CASES["hard disc"], [[0, 0], [math.nan, 1]]), "path"),
+])
+def test_bad_input_raises_and_names_it(call, message):
+    with pytest.raises(InvalidQueryError, match=message):
+        call(open_domain())
+
+
+def test_bad_input_changes_nothing():
+    domain = open_domain()
+    planner = ConstraintPlanner(domain, START, GOAL, CASES["mixed"], epsilon=1.0)
+    plan = planner.plan()
+    costs = planner.costs.copy()
+    for bad in (lambda: planner.move_constraint(0, "x"), lambda: planner.set_time(math.nan),
+                lambda: planner.move_start((0, math.inf))):
+        with pytest.raises(InvalidQueryError):
+            bad()
+    assert np.array_equal(planner.costs, costs) and planner.plan() == plan
