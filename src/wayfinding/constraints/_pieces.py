@@ -100,8 +100,14 @@ class Pieces:
         return d
 
     def contains(self, p: np.ndarray) -> np.ndarray:
-        """``(n,)`` bool: each point lies in the union (within the tolerance)."""
-        return self.distance(p) <= TOLERANCE
+        """``(n,)`` bool: each point lies in the union (within the tolerance); only the
+        points in its bounds are measured."""
+        x0, y0, x1, y1 = self.bounds()
+        out = np.zeros(len(p), dtype=bool)
+        near = np.flatnonzero((p[:, 0] >= x0 - TOLERANCE) & (p[:, 0] <= x1 + TOLERANCE)
+                              & (p[:, 1] >= y0 - TOLERANCE) & (p[:, 1] <= y1 + TOLERANCE))
+        out[near] = self.distance(p[near]) <= TOLERANCE
+        return out
 
     def _polygon_distance(self, p: np.ndarray) -> np.ndarray:
         a, b = self._a, self._b
@@ -219,6 +225,24 @@ def segments_meet(a: np.ndarray, b: np.ndarray, e0: np.ndarray, e1: np.ndarray, 
             met = segments_cross(ac[rows], bc[rows], e0[cols], e1[cols], touching=touching)
             out[part.start + rows[met]] = True
     return out
+
+
+def crossing_pairs(a: np.ndarray, b: np.ndarray, *, touching: bool
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``i < j`` of segments ``a[i]``–``b[i]`` that cross
+    (:func:`~wayfinding.geometry.segments_cross`, touching or properly): two int64 arrays,
+    from a box test then the orientation signs, in chunks."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    found_i, found_j = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
+    for part in chunks(len(a), len(a)):
+        rows = np.arange(part.start, part.stop)
+        near = ((lo[rows, None] <= hi[None]) & (hi[rows, None] >= lo[None])).all(axis=2)
+        i, j = np.nonzero(near & (rows[:, None] < np.arange(len(a))[None]))
+        i = rows[i]
+        met = segments_cross(a[i], b[i], a[j], b[j], touching=touching)
+        found_i.append(i[met])
+        found_j.append(j[met])
+    return np.concatenate(found_i), np.concatenate(found_j)
 
 
 def convex_hull(points: np.ndarray) -> np.ndarray:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry.obstacles import TOLERANCE, segments_cross
-from ._pieces import TWO_PI, Pieces, chunks
+from ..geometry.obstacles import TOLERANCE
+from ._pieces import TWO_PI, Pieces, chunks, crossing_pairs
 
 
 def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -41,17 +41,10 @@ def _critical(eye: np.ndarray, start: float, fov: float, rng: float, a: np.ndarr
         t = (-qb + sign * root) / (2.0 * qa)
         keep = ok & (t >= 0) & (t <= 1)
         pts.append(a[keep] + t[keep, None] * e[keep])
-    # crossings of two occluders: pairs i < j, a box test first
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    for part in chunks(len(a), len(a)):
-        rows = np.arange(part.start, part.stop)
-        near = ((lo[rows, None] <= hi[None]) & (hi[rows, None] >= lo[None])).all(axis=2)
-        i, j = np.nonzero(near & (rows[:, None] < np.arange(len(a))[None]))
-        i = rows[i]
-        hit = segments_cross(a[i], b[i], a[j], b[j])
-        i, j = i[hit], j[hit]
-        t = _cross(a[j] - a[i], e[j]) / _cross(e[i], e[j])
-        pts.append(a[i] + t[:, None] * e[i])
+    # crossings of two occluders
+    i, j = crossing_pairs(a, b, touching=False)
+    t = _cross(a[j] - a[i], e[j]) / _cross(e[i], e[j])
+    pts.append(a[i] + t[:, None] * e[i])
     offs = _offsets(np.concatenate(pts), eye, start)
     offs = np.concatenate([[0.0, fov], offs[offs <= fov]])
     return np.unique(offs)

@@ -26,22 +26,22 @@ radians (counter-clockwise, y up) about the annotation's ``anchor``, then shifte
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import choice, finite_float, finite_point, number, positive_float, reals
-from ..errors import InvalidGeometryError
+from ..errors import InvalidGeometryError, InvalidQueryError
 from ..geometry.circles import tangent
 from ..geometry.obstacles import (
     TOLERANCE,
     Obstacles,
     as_points,
     closest_on_segments,
-    segments_cross,
 )
-from ._pieces import TWO_PI, Pieces, convex_hull, segments_meet
+from ._pieces import TWO_PI, Pieces, convex_hull, crossing_pairs, segments_meet
 from ._visibility import visible_pieces
 
 #: The sides a :class:`Side` band may lie on.
@@ -57,7 +57,7 @@ def _turned(points: np.ndarray, centre: np.ndarray, turn: float, offset: np.ndar
         + centre + offset
 
 
-class Annotation:
+class Annotation(ABC):
     """A closed 2D volume in world units (the base of every annotation).
 
     Subclasses set ``self._pieces`` (the volume) and define ``anchor``, ``_transformed``
@@ -78,7 +78,7 @@ class Annotation:
         volume: an endpoint lies in it or the segment touches its border."""
         pa, pb = as_points(a, "a"), as_points(b, "b")
         if pa.shape != pb.shape:
-            raise InvalidGeometryError(f"a {pa.shape} and b {pb.shape} differ in shape")
+            raise InvalidQueryError(f"a {pa.shape} and b {pb.shape} differ in shape")
         return self._pieces.crosses(pa, pb)
 
     @property
@@ -87,9 +87,9 @@ class Annotation:
         return self._pieces.bounds()
 
     @property
+    @abstractmethod
     def anchor(self) -> tuple[float, float]:
         """The point :meth:`moved` turns the annotation about."""
-        raise NotImplementedError
 
     def moved(self, offset: ArrayLike = (0.0, 0.0), *, turn: float = 0.0) -> Annotation:
         """A copy turned by ``turn`` radians (counter-clockwise) about :attr:`anchor`, then
@@ -98,8 +98,9 @@ class Annotation:
         angle = finite_float("turn", turn, error=InvalidGeometryError)
         return self._transformed(np.array(self.anchor), angle, shift)
 
+    @abstractmethod
     def _transformed(self, centre: np.ndarray, turn: float, offset: np.ndarray) -> Annotation:
-        raise NotImplementedError
+        """A copy turned by ``turn`` radians about ``centre``, then shifted by ``offset``."""
 
     def _sites(self) -> np.ndarray:
         """``(s, 3)`` discs ``(cx, cy, r)`` (r = 0 for points) whose convex hull is this
@@ -131,10 +132,8 @@ def _polygon(name: str, vertices: ArrayLike) -> np.ndarray:
     # adjacent edges may not fold back onto each other; others may not meet at all
     u, w = b - a, np.roll(b, -1, axis=0) - b
     fold = (u[:, 0] * w[:, 1] - u[:, 1] * w[:, 0] == 0) & (np.einsum("ij,ij->i", u, w) < 0)
-    i, j = np.triu_indices(k, 2)
-    keep = (j - i) < k - 1
-    i, j = i[keep], j[keep]
-    touch = segments_cross(a[i], b[i], a[j], b[j], touching=True)
+    i, j = crossing_pairs(a, b, touching=True)
+    touch = (j - i > 1) & (j - i < k - 1)         # neighbours share a vertex
     if fold.any() or touch.any():
         where = int(np.flatnonzero(fold)[0]) if fold.any() else int(i[touch][0])
         raise InvalidGeometryError(f"{name} is not simple: edge {where} meets another edge")
