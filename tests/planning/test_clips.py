@@ -103,6 +103,27 @@ def test_max_curvature_is_finite_when_every_clip_is_an_arc():
     assert clips.max_curvature == pytest.approx(0.25)
 
 
+@pytest.mark.parametrize("others, kappa", [
+    ([arc_clip(2.0, -0.8)], 0.4),
+    ([Clip("walk", "w", "w", duration=1.0, dx=1.0)], 0.0),
+    ([], 0.0),
+])
+def test_standing_still_does_not_count_toward_the_largest_curvature(others, kappa):
+    idle = Clip("idle", "s", "s", duration=0.5)
+    assert ClipCatalogue([idle, *others]).max_curvature == pytest.approx(kappa)
+
+
+@pytest.mark.parametrize("clip", [
+    Clip("turn", "s", "s", duration=1.0, rotation=-0.3),           # on the spot
+    Clip("side", "s", "s", duration=1.0, dy=0.5),                  # sidestep
+    Clip("back", "s", "s", duration=1.0, dx=-1.0),                 # step back
+    Clip("skew", "s", "s", duration=1.0, dx=1.0, dy=0.3, rotation=0.1),
+])
+def test_one_clip_off_a_forward_arc_unbounds_the_curvature(clip):
+    clips = ClipCatalogue([arc_clip(2.0, 0.5), Clip("idle", "s", "s", duration=0.5), clip])
+    assert clips.max_curvature == math.inf
+
+
 def test_catalogue_round_trips_through_a_file(tmp_path):
     clips = default_clips()
     path = clips.save(tmp_path / "clips.json")

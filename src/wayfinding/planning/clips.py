@@ -240,10 +240,18 @@ class ClipCatalogue(Mapping[str, Clip]):
 
     @property
     def max_curvature(self) -> float:
-        """The largest absolute curvature of a clip's root path (1/m); ``inf`` when some clip's
-        curvature is unbounded."""
-        return max(math.inf if c.curvature is None else abs(c.curvature)
-                   for c in self._clips.values())
+        """The largest absolute curvature of a clip's root path (1/m): ``inf`` when some clip
+        moves off a forward arc (turns on the spot, sidesteps, steps back; see the module
+        docstring), 0 when every clip goes straight ahead or stands still.  A clip that
+        neither moves nor turns leaves the root where it is and does not count.
+
+        When it is finite, every clip sequence's root path is a forward path whose heading
+        turns continuously and never tighter than radius ``1 / max_curvature``, so it is at
+        least as long as the Dubins path between its start and end poses
+        (:func:`~wayfinding.paths.turning_path` with that radius)."""
+        return max((math.inf if c.curvature is None else abs(c.curvature)
+                    for c in self._clips.values()
+                    if c.dx != 0.0 or c.dy != 0.0 or c.rotation != 0.0), default=0.0)
 
     def to_json(self) -> str:
         """The catalogue as the JSON text :meth:`save` writes."""
