@@ -1,6 +1,7 @@
 """Movement planning over clip graphs: the book's standing / mid-walk example, the optimum
-against brute force over every short clip sequence, goals hit within their tolerances, the
-Dubins length as a lower bound, collisions with grids and navigation meshes, bad input."""
+against brute force over every short clip sequence (with and without bounded curvature,
+exact goals too), goals hit within their tolerances, collisions with grids and navigation
+meshes, bad input.  The Dubins bound: test_movement_dubins.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from wayfinding.errors import InvalidQueryError
 from wayfinding.geometry.obstacles import segment_gaps, segments_cross
 from wayfinding.grid import Grid
 from wayfinding.navmesh import NavMesh
-from wayfinding.paths import turning_path
 from wayfinding.planning.clips import Clip, ClipCatalogue, default_clips
 from wayfinding.planning.movement import FINEST, MovementPlan, plan_movement
 from wayfinding.results import Status
@@ -190,6 +190,14 @@ def small_catalogues() -> dict[str, ClipCatalogue]:
             Clip("veer", "m", "m", duration=0.8, dx=math.sin(arc), dy=1 - math.cos(arc),
                  rotation=arc),
             Clip("side", "s", "s", duration=0.9, dy=-0.6)]),
+        "arcs": ClipCatalogue([      # bounded curvature: the heuristic bounds the turn too
+            Clip("wait", "a", "a", duration=0.5),
+            Clip("start", "a", "m", duration=0.6, dx=0.5),
+            Clip("stop", "m", "a", duration=0.5, dx=0.4),
+            Clip("step", "m", "m", duration=0.8, dx=1.0),
+            Clip("left", "m", "m", duration=0.9, dx=0.6, dy=0.6, rotation=2 * arc),
+            Clip("right", "m", "m", duration=0.8, dx=math.sin(arc), dy=math.cos(arc) - 1,
+                 rotation=-arc)]),
     }
 
 
@@ -207,7 +215,7 @@ WORLDS = {
 
 
 @pytest.mark.parametrize("world_name", list(WORLDS))
-@pytest.mark.parametrize("cat_name", ["turns", "states"])
+@pytest.mark.parametrize("cat_name", ["turns", "states", "arcs"])
 @pytest.mark.parametrize("goal, tol, htol", [
     ((3.0, 0.0, 0.0), 0.3, math.pi),
     ((4.0, 1.2, math.pi / 2), 0.5, 0.8),
@@ -233,6 +241,30 @@ def test_planner_optimum_equals_brute_force(world_name, cat_name, goal, tol, hto
         assert cost == pytest.approx(plan.cost)
     else:
         assert cost == math.inf
+
+
+def test_the_arcs_catalogue_bounds_its_curvature():
+    assert small_catalogues()["arcs"].max_curvature == pytest.approx(1 / 0.6)
+
+
+@pytest.mark.parametrize("world_name", list(WORLDS))
+@pytest.mark.parametrize("names", [("start", "left", "right", "step"),
+                                   ("start", "left", "left", "right", "stop"),
+                                   ("start", "left", "step", "right", "right", "stop")])
+def test_exact_goals_keep_the_optimum_with_the_dubins_heuristic(world_name, names):
+    # Both tolerances 0: the heuristic takes the Dubins length to the goal pose.
+    world, clips = WORLDS[world_name](), small_catalogues()["arcs"]
+    goal = np.zeros(3)
+    for name in names:
+        goal = clips[name].end_pose(goal)
+    plan = plan_movement(world, clips, (0, 0, 0), goal, start_state="a",
+                         position_tolerance=0.0, heading_tolerance=0.0, **EXACT)
+    assert plan.found
+    assert plan.poses[-1, :2].tolist() == goal[:2].tolist()
+    cost, _ = brute_force(clips, world, (0, 0, 0), "a", goal, 1e-9, 1e-9, set(clips.states),
+                          len(names), below=plan.cost + 1e-9)
+    assert cost == pytest.approx(plan.cost)
+    assert plan.cost <= sum(clips[n].duration for n in names) + 1e-12
 
 
 def test_end_states_and_penalties_are_honoured_and_optimal():
@@ -271,41 +303,6 @@ def test_plans_hit_their_target_within_the_tolerances(goal, tol, htol, ends):
     assert ends is None or plan.states[-1] in ends
 
 
-def forward_arcs(kappa: float) -> ClipCatalogue:
-    """Forward clips whose root curvature is at most ``kappa``."""
-    out = [Clip("straight", "w", "w", duration=1.0, dx=1.0)]
-    for name, k, length in (("left", kappa, 1.0), ("right", -kappa, 1.0),
-                            ("soft_left", kappa / 2, 1.5), ("soft_right", -kappa / 2, 0.7)):
-        turn = k * length
-        r = 1 / abs(k)
-        out.append(Clip(name, "w", "w", duration=length, dx=r * math.sin(abs(turn)),
-                        dy=math.copysign(r * (1 - math.cos(turn)), turn), rotation=turn))
-    return ClipCatalogue(out)
-
-
-@pytest.mark.parametrize("kappa", [0.5, 1.0])
-@pytest.mark.parametrize("goal", [(5.0, 2.0, 0.5), (1.0, 4.0, 2.0), (-3.0, 1.0, math.pi),
-                                  (6.0, -1.0, -0.4)])
-def test_dubins_length_bounds_the_root_path_when_curvature_is_bounded(kappa, goal):
-    clips = forward_arcs(kappa)
-    assert clips.max_curvature == pytest.approx(kappa)
-    plan = plan_movement(None, clips, (0, 0, 0), goal, start_state="w",
-                         position_tolerance=0.4, heading_tolerance=0.4,
-                         position_resolution=0.2, heading_resolution=math.radians(10))
-    assert plan.found
-    x, y, h = plan.poses[-1]
-    # The end pose is a pose of the goal region, so the bound below is one on reaching it.
-    gx, gy, gh = goal
-    assert math.hypot(x - gx, y - gy) <= 0.4 + 1e-9
-    assert abs(math.remainder(h - gh, 2 * math.pi)) <= 0.4 + 1e-9
-    dubins = turning_path((0, 0), (1, 0), (x, y), (math.cos(h), math.sin(h)),
-                          radius=1 / clips.max_curvature)
-    assert dubins.length <= plan.length + 1e-9
-    sampled = np.concatenate([clips[n].root_path(p, 0.01)[:, :2]
-                              for p, n in zip(plan.poses[:-1], plan.clips)])
-    assert np.hypot(*np.diff(sampled, axis=0).T).sum() == pytest.approx(plan.length, rel=1e-4)
-
-
 def test_headings_a_whole_turn_apart_merge_at_any_heading_resolution():
     # Half turns either way reach the headings pi and -pi: one state, not two, even when the
     # resolution does not divide a turn (FINEST does not).
@@ -316,10 +313,6 @@ def test_headings_a_whole_turn_apart_merge_at_any_heading_resolution():
                              heading_tolerance=0.1, heading_resolution=hr)
         assert plan.status is Status.FAILED
         assert plan.stats.expanded == 2
-
-
-def test_unbounded_curvature_has_no_dubins_bound():
-    assert default_clips().max_curvature == math.inf
 
 
 # --- worlds ------------------------------------------------------------------------------

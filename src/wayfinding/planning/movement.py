@@ -23,6 +23,17 @@ for the shortest path round a grid's walls).  No clip sequence moves its root fa
 average, and the root path to any point of the goal region is at least that long, so the
 heuristic is admissible and the plan is the cheapest (with the search's own tie-breaking).
 
+When the catalogue's :attr:`~wayfinding.planning.clips.ClipCatalogue.max_curvature` is
+finite and not 0, every root path is a forward path turning no tighter than radius
+``r = 1 / max_curvature``, at least ``r`` metres long per radian its heading turns, and the
+heuristic takes the larger of that distance and ``r`` times a lower bound of the turn to the
+goal region: to the goal heading window, and, unless it turns by half a turn or more, by way
+of a direction toward the goal disc (a path's mean heading points from its start to its end).
+Only for an exact goal (both tolerances 0) does it also take the Dubins length to the goal
+pose (:func:`~wayfinding.paths.turning_path`): the Dubins length jumps between nearby goal
+poses, so it bounds no region around one.  Both count ``1 - 1e-9`` of themselves, for
+rounding.
+
 States whose positions round to the same multiple of ``position_resolution`` and headings to
 the same multiple of ``heading_resolution`` (with the same animation state) count as one: the
 search keeps the cheapest route it has found to each, and the poses of the plan are those of
@@ -61,12 +72,16 @@ from ..geometry.angles import wrap_angle
 from ..geometry.obstacles import segment_gaps, segments_cross
 from ..grid import Grid
 from ..navmesh import NavMesh
+from ..paths import turning_path
 from ..results import SearchStats, Status, _fields_equal
 from ..search.generic import AStarSearch
 from .clips import Clip, ClipCatalogue, local_to_world
 
 #: The finest state resolution (metres and radians): states closer than this coincide.
 FINEST = 1e-9
+
+#: The share of a curvature bound the heuristic trusts, leaving room for rounding.
+_TRUST = 1.0 - 1e-9
 
 
 @dataclass(frozen=True)
@@ -238,6 +253,26 @@ class _ClipGraph:
                                  u, clip), cost
 
 
+def _least_turn(h: float, dx: float, dy: float, gh: float, tol: float, htol: float) -> float:
+    """A lower bound (radians) of how far the heading of a forward path turns in all (the
+    integral of its absolute curvature) from heading ``h`` to a point within ``tol`` of the
+    offset ``(dx, dy)`` with a heading within ``htol`` of ``gh``: the turn to the goal heading
+    window and, while it turns by less than half a turn in all, by way of the direction from
+    start to end (the mean of its headings), which lies between the bearings of the goal
+    disc's tangents."""
+    window = max(0.0, abs(wrap_angle(gh - h)) - htol)
+    dist = math.hypot(dx, dy)
+    if dist <= tol:
+        return window
+    bearing, spread = math.atan2(dy, dx), math.asin(tol / dist)
+    # Turning to a direction and on to the window is piecewise linear in the direction:
+    # least at the ends of the bearings or where it bends upwards inside them.
+    ways = [bearing - spread, bearing + spread] + [
+        a for a in (h, gh - htol, gh + htol) if abs(wrap_angle(a - bearing)) <= spread]
+    via = min(abs(wrap_angle(a - h)) + max(0.0, abs(wrap_angle(gh - a)) - htol) for a in ways)
+    return max(window, min(math.pi, via))
+
+
 def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any, goal: Any,
                   *, start_state: str = "standing", position_tolerance: float = 0.25,
                   heading_tolerance: float = math.pi, end_states: Iterable[str] | None = None,
@@ -314,10 +349,22 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
                 and abs(wrap_angle(u.h - gh)) <= htol
                 and walls.clear(np.array([[u.x, u.y], [gx, gy]]), 0.0))
 
+    kappa = clips.max_curvature
+    turning = 1.0 / kappa if 0.0 < kappa < math.inf else 0.0    # metres per radian turned
+    exact = tol == 0.0 and htol == 0.0
+
     def heuristic(u: _State, _goal: Any) -> float:
         if vmax == 0.0:
             return 0.0
-        return max(0.0, walls.distance(u.x, u.y) - tol) / vmax
+        bound = walls.distance(u.x, u.y) - tol
+        if turning:
+            bound = max(bound, _TRUST * turning * _least_turn(u.h, gx - u.x, gy - u.y, gh,
+                                                              tol, htol))
+            if exact:
+                bound = max(bound, _TRUST * turning_path(
+                    (u.x, u.y), (math.cos(u.h), math.sin(u.h)), (gx, gy),
+                    (math.cos(gh), math.sin(gh)), turning).length)
+        return max(0.0, bound) / vmax
 
     first = graph.state(float(s[0]), float(s[1]), float(s[2]), start_state, None, None)
     result = AStarSearch(graph, first, reached, heuristic=heuristic).run(
