@@ -12,7 +12,7 @@ from wayfinding.geometry import Obstacles
 
 shapely = pytest.importorskip("shapely")
 from shapely import affinity  # noqa: E402
-from shapely.geometry import Point, Polygon, box  # noqa: E402
+from shapely.geometry import LineString, Point, Polygon, box  # noqa: E402
 
 #: Segments of arcs in the shapely stand-ins for discs and sectors: their chords sit within
 #: radius · (1 - cos(pi / 4 / QUAD)) of the true arcs.
@@ -44,13 +44,16 @@ def sector(position, heading, fov, rng_):
 
 def visible(position, heading, fov, range_, segments):
     """The visible region as a shapely geometry: the sector less each occluder's shadow (the
-    quadrilateral from the segment to far beyond it, away from the eye)."""
+    segment closed by an arc far beyond it, about the eye, between the rays through its
+    ends)."""
     view = sector(position, heading, fov, range_)
     eye = np.asarray(position, float)
     for a, b in np.asarray(segments, float):
-        far = [eye + (p - eye) / np.hypot(*(p - eye)) * 10 * range_ for p in (a, b)]
-        shadow = Polygon([a, b, far[1], far[0]]).buffer(0)
-        view = view.difference(shadow)
+        ta, tb = (math.atan2(*(p - eye)[::-1]) for p in (a, b))
+        turn = math.remainder(tb - ta, 2 * math.pi)        # the short way round, < pi
+        ang = ta + np.linspace(0, turn, 33)[::-1]
+        far = eye + 10 * range_ * np.column_stack([np.cos(ang), np.sin(ang)])
+        view = view.difference(Polygon(np.vstack([[a, b], far])).buffer(0))
     return view
 
 
@@ -295,3 +298,19 @@ def test_one_point_and_no_points():
     assert d.contains((0.5, 0)).tolist() == [True]
     assert d.distance(np.empty((0, 2))).shape == (0,)
     assert d.crosses(np.empty((0, 2)), np.empty((0, 2))).shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_line_of_sight_past_random_crossing_occluders(seed):
+    rng = np.random.default_rng(seed)
+    segs = rng.uniform(1, 9, (10, 2, 2))
+    eye = np.array([5.0, 5.0])
+    gap = [shapely.distance(Point(eye), LineString(s)) for s in segs]
+    segs = segs[np.array(gap) > 0.05]
+    heading, fov = rng.uniform(-3, 3), rng.uniform(1, 2 * np.pi)
+    los = LineOfSight(eye, heading, fov=fov, range=4.0, occluders=segs)
+    pts, _, _ = samples(seed + 30, n=1000)
+    inside_sector = LineOfSight(eye, heading, fov=fov, range=4.0).contains(pts)
+    want = [s and not ray_hidden(eye, p, segs) for p, s in zip(pts, inside_sector)]
+    np.testing.assert_array_equal(los.contains(pts), want)
+    check_against(los, visible(eye, heading, fov, 4.0, segs), seed + 40, exact=False)

@@ -75,15 +75,16 @@ class Pieces:
             c, r = self.discs[:, :2], self.discs[:, 2:3]
             lo.append((c - r).min(axis=0))
             hi.append((c + r).max(axis=0))
-        for (ax, ay, r, start, span), p0, p1 in zip(self.sectors, self._r0, self._r1):
-            pts = [(ax, ay), p0, p1]
-            for k in range(4):        # the axis extremes of the circle inside the wedge
-                if (k * math.pi / 2 - start) % TWO_PI <= span:
-                    pts.append((ax + r * math.cos(k * math.pi / 2),
-                                ay + r * math.sin(k * math.pi / 2)))
-            arr = np.array(pts, dtype=np.float64)
-            lo.append(arr.min(axis=0))
-            hi.append(arr.max(axis=0))
+        if len(self.sectors):
+            apex, r = self.sectors[:, :2], self.sectors[:, 2:3]
+            start, span = self.sectors[:, 3:4], self.sectors[:, 4:5]
+            axes = np.arange(4) * (math.pi / 2)            # the circle's extreme points
+            on_arc = _in_wedge(axes[None], start, span)
+            ext = apex[:, None] + r[:, :, None] * np.stack([np.cos(axes), np.sin(axes)], axis=1)
+            ext = np.where(on_arc[:, :, None], ext, apex[:, None])
+            pts = np.concatenate([apex, self._r0, self._r1, ext.reshape(-1, 2)])
+            lo.append(pts.min(axis=0))
+            hi.append(pts.max(axis=0))
         low, high = np.min(lo, axis=0), np.max(hi, axis=0)
         return (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
 

@@ -77,7 +77,7 @@ def visible_pieces(eye: np.ndarray, start: float, fov: float, rng: float, segs: 
         which[part] = s.argmin(axis=1)
         best[part] = s.min(axis=1)
     blocked = best < rng
-    triangles = []
+    triangles: list[np.ndarray] = []
     if blocked.any():
         w = which[blocked]
         ends = []
@@ -86,18 +86,15 @@ def visible_pieces(eye: np.ndarray, start: float, fov: float, rng: float, segs: 
             s = _cross(f[w], e[w]) / _cross(u, e[w])
             ends.append(eye + s[:, None] * u)
         p, q = ends
-        area = 0.5 * _cross(p - eye, q - eye)
-        for pi, qi in zip(p[area > TOLERANCE], q[area > TOLERANCE]):
-            triangles.append(np.array([eye, pi, qi]))
+        keep = 0.5 * _cross(p - eye, q - eye) > TOLERANCE
+        triangles = list(np.stack([np.broadcast_to(eye, p.shape)[keep], p[keep], q[keep]],
+                                  axis=1))
     # open view: merge runs of consecutive open intervals into one sector each
-    open_ = ~blocked
-    sectors = []
-    if open_.any():
-        idx = np.flatnonzero(open_)
-        new = np.ones(len(idx), dtype=bool)
-        new[1:] = (idx[1:] != idx[:-1] + 1) | (lo[idx[1:]] != hi[idx[:-1]])
-        first = idx[new]
-        last = idx[np.concatenate([np.flatnonzero(new)[1:] - 1, [len(idx) - 1]])]
-        for f0, l0 in zip(first, last):
-            sectors.append((eye[0], eye[1], rng, start + lo[f0], hi[l0] - lo[f0]))
-    return Pieces(triangles, sectors=np.array(sectors, dtype=np.float64).reshape(-1, 5))
+    idx = np.flatnonzero(~blocked)
+    new = np.ones(len(idx), dtype=bool)
+    new[1:] = (idx[1:] != idx[:-1] + 1) | (lo[idx[1:]] != hi[idx[:-1]])
+    first = idx[new]
+    last = idx[np.append(np.flatnonzero(new)[1:] - 1, len(idx) - 1)] if len(idx) else idx
+    sectors = np.column_stack([np.broadcast_to(eye, (len(first), 2)), np.full(len(first), rng),
+                               start + lo[first], hi[last] - lo[first]])
+    return Pieces(triangles, sectors=sectors)

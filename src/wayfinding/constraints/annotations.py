@@ -215,10 +215,11 @@ def _hull_pieces(sites: np.ndarray) -> Pieces:
     points where pairs of discs touch their outer common tangents, and the discs.  Every
     such point lies on a disc, so the polygon lies in the hull; and the hull's border is
     made of those tangents and of arcs of the discs, so polygon and discs cover it."""
-    pts = []
-    for i, (xi, yi, ri) in enumerate(sites.tolist()):
-        for j, (xj, yj, rj) in enumerate(sites.tolist()):
-            if i != j:
+    pts = [tuple(c) for c in sites[sites[:, 2] == 0, :2].tolist()]   # points: themselves
+    rows = sites.tolist()
+    for i, (xi, yi, ri) in enumerate(rows):
+        for j, (xj, yj, rj) in enumerate(rows):
+            if i != j and (ri > 0 or rj > 0):
                 t = tangent((xi, yi), 1, ri, (xj, yj), 1, rj)
                 if t is not None:
                     pts += [t[2], t[3]]
