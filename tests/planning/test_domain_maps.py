@@ -115,13 +115,34 @@ def test_the_candidate_is_the_polygon_cell_nearest_its_centre(world):
         assert math.isclose(np.hypot(*(grid.position(c) - mesh.centres[p])), gaps.min())
 
 
-def test_waypoints_run_from_start_through_inner_candidates_to_goal(world):
+def test_a_portal_is_the_middle_of_the_shared_edge(world):
+    mesh, grid = world
+    lam = MeshGridMap(mesh, grid)
+    m = mesh.mesh
+    for a in range(m.num_polygons):
+        for i in range(m.sizes[a]):
+            b = int(m.neighbours[a, i])
+            if b < 0:
+                continue
+            ends = m.vertices[[m.polygons[a, i], m.polygons[a, (i + 1) % m.sizes[a]]]]
+            assert np.allclose(lam.portal(a, b), ends.mean(axis=0))
+            assert np.allclose(lam.portal(b, a), ends.mean(axis=0))
+    assert lam.portal(0, 0) is None
+
+
+def test_waypoints_run_from_start_through_the_entered_portals_to_goal(world):
     mesh, grid = world
     lam = MeshGridMap(mesh, grid)
     path = mesh.graph().find_path(mesh.state((0.5, 0.5)), mesh.state((9.5, 4.5))).path
+    assert len(path) >= 3
     points = lam.waypoints(path, (0, 0), (9, 4))
     assert points[0] == (0, 0) and points[-1] == (9, 4)
-    assert points[1:-1] == [lam.candidate(p) for p in path[1:-1]
-                            if lam.candidate(p) not in ((0, 0), (9, 4))]
+    inner = [lam.candidate(b, near=lam.portal(a, b)) for a, b in zip(path[:-2], path[1:-1])]
+    assert points[1:-1] == [c for i, c in enumerate(inner)
+                            if c != ([(0, 0)] + inner)[i] and c != (9, 4)]
+    for (a, b), c in zip(zip(path[:-2], path[1:-1]), inner):
+        assert c in map(tuple, lam.cells(b).tolist())
+        gaps = np.hypot(*(grid.positions(lam.cells(b)) - lam.portal(a, b)).T)
+        assert math.isclose(np.hypot(*(grid.position(c) - lam.portal(a, b))), gaps.min())
     assert all(a != b for a, b in zip(points, points[1:]))
     assert lam.waypoints([3], (2, 2), (2, 2)) == [(2, 2), (2, 2)]

@@ -91,26 +91,41 @@ class MeshGridMap:
         p = self.mesh.graph().node(polygon, name="polygon")
         return self._cells[(self.owner == p) & self.grid.static_free].astype(np.int64)
 
-    def candidate(self, polygon: int) -> Cell:
-        """The single candidate of λ(polygon): its cell nearest the polygon's centre, or,
-        when no free cell centre lies in the polygon (a sliver), the free cell nearest the
-        centre; raises :class:`InvalidQueryError` on a grid with no free cell."""
+    def candidate(self, polygon: int, *, near: Any = None) -> Cell:
+        """The single candidate of λ(polygon): its cell nearest ``near`` (a world point;
+        default the polygon's centre), or, when no free cell centre lies in the polygon
+        (a sliver), the free cell nearest that point; raises :class:`InvalidQueryError`
+        on a grid with no free cell."""
         cells = self.cells(polygon)
         if not len(cells):
             cells = self._cells[self.grid.static_free].astype(np.int64)
             if not len(cells):
                 raise InvalidQueryError("the grid has no cell where the agent fits")
-        gap = np.hypot(*(self.grid.positions(cells) - self.mesh.centres[polygon]).T)
+        point = self.mesh.centres[polygon] if near is None else np.asarray(near, float)
+        gap = np.hypot(*(self.grid.positions(cells) - point).T)
         x, y = cells[int(np.argmin(gap))]
         return int(x), int(y)
 
+    def portal(self, a: int, b: int) -> np.ndarray | None:
+        """The midpoint ``(2,)`` of the edge polygons ``a`` and ``b`` share (None when
+        they share none: a jump link)."""
+        m = self.mesh.mesh
+        k = np.flatnonzero(m.neighbours[a, :m.sizes[a]] == b)
+        if not len(k):
+            return None
+        i = int(k[0])
+        ends = m.vertices[[m.polygons[a, i], m.polygons[a, (i + 1) % m.sizes[a]]]]
+        return ends.mean(axis=0)
+
     def waypoints(self, polygons: Any, start: Cell, goal: Cell) -> list[Cell]:
         """The successive waypoints of a Σ2 plan (its polygons, start to goal) in Σ3:
-        ``start``, the candidates of the polygons between the first and the last, then
-        ``goal``, without repeats in a row.  Consecutive pairs are the Σ3 problems."""
+        ``start``, then for each polygon after the first but the last, its candidate
+        nearest the middle of the edge it was entered by (its centre after a jump link),
+        then ``goal``, without repeats in a row.  Consecutive pairs are the Σ3 problems."""
+        polys = [int(p) for p in polygons]
         out = [start]
-        for p in list(polygons)[1:-1]:
-            c = self.candidate(int(p))
+        for a, b in zip(polys[:-2], polys[1:-1]):
+            c = self.candidate(b, near=self.portal(a, b))
             if c != out[-1]:
                 out.append(c)
         if goal != out[-1] or len(out) == 1:

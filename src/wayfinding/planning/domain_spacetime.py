@@ -129,7 +129,7 @@ class SpaceTimeDomain(Domain):
         self.set_entities(entities)
         # per problem (see problem()): watched entities, tunnel, goal and arrival step
         self._watch: list[PublishedPath] = []
-        self._steps: dict[int, np.ndarray] = {}
+        self._steps: dict[int, list[tuple[float, float, float]]] = {}
         self.tunnel: Any = None
         self.goal: tuple[int, int] = (0, 0)
         self.arrive: int | None = None
@@ -191,11 +191,12 @@ class SpaceTimeDomain(Domain):
         """The entities the current problem watches."""
         return list(self._watch)
 
-    def _at_step(self, k: int) -> np.ndarray:
-        """``(m, 2)`` positions of the watched entities at step ``k``."""
+    def _at_step(self, k: int) -> list[tuple[float, float, float]]:
+        """The watched entities at step ``k``: ``(x, y, radius + agent radius)`` each."""
         if k not in self._steps:
-            self._steps[k] = np.array([e.at(k * self.dt)[0] for e in self._watch]
-                                      ).reshape(-1, 2)
+            r = self.grid.radius
+            self._steps[k] = [(*e.at(k * self.dt)[0].tolist(), e.radius + r)
+                              for e in self._watch]
         return self._steps[k]
 
     def actions(self, s: Any) -> list[State]:
@@ -235,15 +236,17 @@ class SpaceTimeDomain(Domain):
             return False
         if not self._watch:
             return True
-        a, b = g.positions([s[:2], (x, y)])
-        e0, e1 = self._at_step(s[4]), self._at_step(k)
-        off, rel = a - e0, (b - a) - (e1 - e0)
-        rr = (rel * rel).sum(1)
-        tau = np.clip(-np.where(rr > 0, (off * rel).sum(1) / np.where(rr > 0, rr, 1), 0),
-                      0.0, 1.0)
-        gap = np.hypot(*(off + tau[:, None] * rel).T)
-        reach = np.array([e.radius for e in self._watch]) + g.radius
-        return bool((gap >= reach).all())
+        (ox, oy), cs = g.walls.origin, g.cell_size
+        ax, ay = ox + (s[0] + 0.5) * cs, oy + (s[1] + 0.5) * cs
+        mx, my = (x - s[0]) * cs, (y - s[1]) * cs          # the agent's move
+        for (e0x, e0y, reach), (e1x, e1y, _) in zip(self._at_step(s[4]), self._at_step(k)):
+            px, py = ax - e0x, ay - e0y                    # relative position and motion
+            rx, ry = mx - (e1x - e0x), my - (e1y - e0y)
+            rr = rx * rx + ry * ry
+            tau = min(1.0, max(0.0, -(px * rx + py * ry) / rr)) if rr > 0 else 0.0
+            if math.hypot(px + tau * rx, py + tau * ry) < reach:
+                return False
+        return True
 
     def valid_path(self, states: Any) -> bool:
         """Whether every transition of ``states`` (``(n, 5)``, a plan) passes Φ against
