@@ -314,3 +314,13 @@ def test_line_of_sight_past_random_crossing_occluders(seed):
     want = [s and not ray_hidden(eye, p, segs) for p, s in zip(pts, inside_sector)]
     np.testing.assert_array_equal(los.contains(pts), want)
     check_against(los, visible(eye, heading, fov, 4.0, segs), seed + 40, exact=False)
+
+
+def test_a_walled_in_eye_sees_only_itself():
+    d = 1e-5
+    square = [(5 - d, 5 - d), (5 + d, 5 - d), (5 + d, 5 + d), (5 - d, 5 + d)]
+    walls = [[square[i], square[(i + 1) % 4]] for i in range(4)]
+    los = LineOfSight((5, 5), 0.0, fov=2 * math.pi, range=3.0, occluders=walls)
+    assert los.contains([(5, 5), (6, 5)]).tolist() == [True, False]
+    np.testing.assert_allclose(los.distance([(5, 5), (8, 9)]), [0, 5], atol=1e-4)
+    assert los.crosses([(0, 5)], [(9, 5)]).tolist() == [True]

@@ -54,7 +54,8 @@ def visible_pieces(eye: np.ndarray, start: float, fov: float, rng: float, segs: 
                    ) -> Pieces:
     """The points within ``rng`` of ``eye`` whose direction lies ``0..fov`` radians
     counter-clockwise from ``start``, and whose sight line crosses none of the
-    ``(k, 2, 2)`` segments ``segs`` (none of which passes through the eye)."""
+    ``(k, 2, 2)`` segments ``segs`` (none of which passes through the eye).  A view walled
+    in closer than the tolerance all round is the eye alone."""
     a, b = segs[:, 0], segs[:, 1]
     e = b - a
     crit = _critical(eye, start, fov, rng, a, b)
@@ -97,4 +98,6 @@ def visible_pieces(eye: np.ndarray, start: float, fov: float, rng: float, segs: 
     last = idx[np.append(np.flatnonzero(new)[1:] - 1, len(idx) - 1)] if len(idx) else idx
     sectors = np.column_stack([np.broadcast_to(eye, (len(first), 2)), np.full(len(first), rng),
                                start + lo[first], hi[last] - lo[first]])
+    if not triangles and not len(sectors):      # walled in closer than the tolerance
+        return Pieces(discs=np.array([[eye[0], eye[1], 0.0]]))
     return Pieces(triangles, sectors=sectors)
