@@ -1,0 +1,382 @@
+"""The planning-with-the-body commands: ``clips`` (print, check and write a catalogue),
+``movement`` (clip sequences on the open plane, map files, meshes and generated maps, against
+a brute-force search over a small clip graph; JSON, PNG) and ``footsteps`` (one walker and
+two meeting head on, against the library's crowd planner; JSON, GIF), and the values refused
+while parsing or by the library."""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import io
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wayfinding.cli import main
+from wayfinding.grid import Grid, write_map
+from wayfinding.planning import Clip, ClipCatalogue, default_clips, plan_crowd
+
+Image = pytest.importorskip("PIL.Image")
+
+#: A catalogue small enough to search by hand: steps of 1 m (1 s) and 2 m (1.5 s) straight
+#: ahead, quarter turns on the spot (0.5 s), all while standing.
+TINY = {"step": (1.0, 1.0, 0), "stride": (2.0, 1.5, 0), "turn_left": (0.0, 0.5, 1),
+        "turn_right": (0.0, 0.5, -1)}
+
+
+def run(capsys, *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv: object) -> dict:
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    """:data:`TINY` saved as a catalogue file."""
+    path = tmp_path_factory.mktemp("clips") / "tiny.json"
+    ClipCatalogue([Clip(name, "standing", "standing", duration=t, dx=dx,
+                        rotation=turn * math.pi / 2)
+                   for name, (dx, t, turn) in TINY.items()]).save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def wall(tmp_path_factory) -> tuple[Path, Grid]:
+    """A 12 x 8 room (cells of 1 m) with a wall across x = 6..7 from y = 0 to y = 6."""
+    free = np.ones((8, 12), dtype=bool)
+    free[:6, 6] = False
+    path = tmp_path_factory.mktemp("maps") / "wall.map"
+    write_map(Grid(free), path)
+    return path, Grid(free)
+
+
+def least_time(start, goal, *, clear, position_tolerance, heading=None, penalties=None):
+    """The cheapest :data:`TINY` sequence (Dijkstra over its lattice of positions and quarter
+    headings) from ``start`` ``(x, y, quarter turns)`` to within ``position_tolerance`` of
+    ``goal`` (``(x, y)``), facing ``heading`` quarter turns (None: any), each move's
+    straight segment ``clear``: (cost, time)."""
+    penalties = penalties or {}
+    best = {start: 0.0}
+    queue = [(0.0, 0.0, start)]
+    while queue:
+        cost, t, (x, y, q) = heapq.heappop(queue)
+        if cost > best[(x, y, q)]:
+            continue
+        if math.dist((x, y), goal) <= position_tolerance + 1e-9 \
+                and (heading is None or q % 4 == heading % 4):
+            return cost, t
+        for name, (dx, duration, turn) in TINY.items():
+            ux, uy = round(math.cos(q * math.pi / 2)), round(math.sin(q * math.pi / 2))
+            nxt = (x + ux * dx, y + uy * dx, (q + turn) % 4)
+            if not clear((x, y), nxt[:2]):
+                continue
+            c = cost + duration + penalties.get(name, 0.0)
+            if c < best.get(nxt, math.inf) - 1e-12:
+                best[nxt] = c
+                heapq.heappush(queue, (c, t + duration, nxt))
+    return math.inf, math.inf
+
+
+def replay(info: dict, clips: ClipCatalogue) -> np.ndarray:
+    """The poses ``(x, y, heading in radians)`` after each clip of a printed plan, played
+    from its first pose."""
+    x, y, h = info["poses"][0]
+    poses = [np.array([x, y, math.radians(h)])]
+    for name in info["clips"]:
+        poses.append(clips[name].end_pose(poses[-1]))
+    return np.array(poses)
+
+
+# --- clips ----------------------------------------------------------------------------------
+
+def test_clips_prints_and_writes_the_default_catalogue(capsys, tmp_path):
+    clips = default_clips()
+    code, out, _ = run(capsys, "clips")
+    assert code == 0 and f"{len(clips)} clips" in out
+    for c in clips.clips:
+        assert f"  {c.name} " in out
+    out_file = tmp_path / "mine.json"
+    info = run_json(capsys, "clips", "-o", out_file)
+    assert info["source"] == "default" and info["output"] == str(out_file)
+    assert ClipCatalogue.load(out_file) == clips
+    assert [c["name"] for c in info["clips"]] == list(clips)
+    assert info["states"] == sorted(clips.states)
+    assert info["max_speed"] == pytest.approx(clips.max_speed)
+    assert info["max_curvature"] is None                        # turns on the spot
+    for row, c in zip(info["clips"], clips.clips):
+        assert row["duration"] == pytest.approx(c.duration)
+        assert row["length"] == pytest.approx(c.length, abs=1e-6)
+        assert (row["curvature"] is None) == (c.curvature is None)
+
+
+def test_an_edited_catalogue_is_read_back(capsys, tmp_path):
+    path = tmp_path / "clips.json"
+    assert main(["clips", "-o", str(path)]) == 0
+    capsys.readouterr()
+    data = json.loads(path.read_text())
+    data["clips"] = [c for c in data["clips"] if c["start_state"] == "standing"
+                     and c["end_state"] == "standing"]
+    path.write_text(json.dumps(data))
+    info = run_json(capsys, "clips", "--clips", path)
+    assert info["source"] == str(path) and info["states"] == ["standing"]
+    assert {c["name"] for c in info["clips"]} == {c["name"] for c in data["clips"]}
+    assert info["max_speed"] == pytest.approx(0.5 / 0.8)       # a sidestep
+    # the planner plays only the file's clips: a sidestep to the left and back
+    plan = run_json(capsys, "movement", "--clips", path, "--from", "0,0,0", "--to", "0,1,0",
+                    "--tolerance", "0", "--heading-tolerance", "0")
+    assert plan["clips"] == ["sidestep_left", "sidestep_left"]
+
+
+# --- movement -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("penalties", [{}, {"stride": 0.4}, {"stride": 1.0}])
+def test_movement_on_the_open_plane_is_the_least_over_the_clip_graph(capsys, tiny, penalties):
+    argv = ["movement", "--clips", tiny, "--from", "0,0,0", "--to", "3,1,90",
+            "--tolerance", "0.01", "--heading-tolerance", "1"]
+    for name, value in penalties.items():
+        argv += ["--penalty", f"{name}={value}"]
+    info = run_json(capsys, *argv)
+    cost, t = least_time((0, 0, 0), (3, 1), clear=lambda a, b: True, position_tolerance=0.01,
+                         heading=1, penalties=penalties)
+    assert info["status"] == "found" and info["world"] == "plane" and info["map"] is None
+    assert info["cost"] == pytest.approx(cost) and info["time"] == pytest.approx(t)
+    clips = ClipCatalogue.load(tiny)
+    poses = replay(info, clips)
+    assert np.allclose(np.array(info["poses"])[:, :2], poses[:, :2], atol=1e-4)
+    assert np.allclose(np.array(info["poses"])[:, 2], np.degrees(poses[:, 2]), atol=1e-3)
+    assert info["times"] == pytest.approx(np.cumsum([0] + [clips[n].duration
+                                                           for n in info["clips"]]).tolist())
+    assert info["position_error"] <= 0.01 and info["heading_error"] <= 1
+    assert ("stride" in info["clips"]) == (penalties.get("stride", 0) < 0.5)
+
+
+def test_movement_round_a_wall_is_the_least_over_the_clip_graph(capsys, tiny, wall, tmp_path):
+    path, grid = wall
+
+    def clear(a, b):
+        for u in np.linspace(0.0, 1.0, 41):
+            x, y = a[0] + u * (b[0] - a[0]), a[1] + u * (b[1] - a[1])
+            if not grid.in_bounds((int(x), int(y))) or not grid.is_passable((int(x), int(y))):
+                return False
+        return True
+
+    png = tmp_path / "wall.png"
+    info = run_json(capsys, "movement", path, "--clips", tiny, "--from", "2.5,2.5,0",
+                    "--to", "9.5,2.5,0", "--tolerance", "0.1", "--render", png)
+    cost, _ = least_time((2.5, 2.5, 0), (9.5, 2.5), clear=clear, position_tolerance=0.1)
+    straight, _ = least_time((2.5, 2.5, 0), (9.5, 2.5), clear=lambda a, b: True,
+                             position_tolerance=0.1)
+    assert info["world"] == "grid" and info["map"] == str(path)
+    assert info["cost"] == pytest.approx(cost) and cost > straight
+    assert all(clear(a, b) for a, b in itertools.pairwise(replay(info, ClipCatalogue.load(tiny))))
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.text["Title"].startswith("movement by clips on ")
+    assert info["render"] == str(png)
+    code, out, _ = run(capsys, "movement", path, "--clips", tiny, "--from", "2.5,2.5,0",
+                       "--to", "9.5,2.5,0", "--tolerance", "0.1")
+    assert code == 0 and out.startswith(f"found on {path} (grid): {len(info['clips'])} clips")
+    assert out.count("stride") == info["clips"].count("stride")
+
+
+def test_movement_on_meshes(capsys, tiny, wall, tmp_path):
+    path, _ = wall
+    argv = ["--clips", tiny, "--from", "2.5,2.5,0", "--to", "9.5,2.5,0", "--tolerance", "0.1"]
+    on_grid = run_json(capsys, "movement", path, *argv)
+    built = run_json(capsys, "movement", path, "--navmesh", *argv)
+    mesh = tmp_path / "wall.npz"
+    assert main(["navmesh", "build", str(path), "-o", str(mesh)]) == 0
+    capsys.readouterr()
+    saved = run_json(capsys, "movement", mesh, *argv)
+    assert built["world"] == saved["world"] == "navmesh"
+    assert built["cost"] == saved["cost"] == pytest.approx(on_grid["cost"])
+    room = tmp_path / "room.wkt"
+    room.write_text("POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))")
+    info = run_json(capsys, "movement", room, *argv)
+    assert info["world"] == "navmesh" and info["status"] == "found"
+
+
+def test_movement_on_a_generated_map(capsys):
+    info = run_json(capsys, "movement", "--generate", "rooms", "--seed", "0", "--from",
+                    "7.5,5.5,0", "--to", "9.5,5.5,0", "--end-states", "standing")
+    assert info["map"] == "rooms 24x24 seed 0" and info["world"] == "grid"
+    assert info["status"] == "found" and info["states"][-1] == "standing"
+
+
+def test_movement_without_a_plan(capsys):
+    info = run_json(capsys, "movement", "--from", "0,0,0", "--to", "9,9,0",
+                    "--max-expansions", "0")
+    assert info["status"] == "out_of_budget" and info["clips"] == [] and info["poses"] == []
+    assert info["cost"] is None and info["position_error"] is None
+    code, out, _ = run(capsys, "movement", "--from", "0,0,0", "--to", "9,9,0",
+                       "--max-expansions", "0")
+    assert code == 0 and out.startswith("out_of_budget: no clip sequence on the open plane")
+
+
+# --- footsteps ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def head_on(tmp_path_factory) -> tuple[dict, Path]:
+    """Two walkers meeting head on, planned by the command line (JSON and GIF)."""
+    gif = tmp_path_factory.mktemp("footsteps") / "crowd.gif"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["footsteps", "--from", "0,0", "--to", "4,0", "--from", "4,0.2", "--to",
+                     "0,0.2", "--com-every", "0.25", "--render", str(gif), "--json"]) == 0
+    return json.loads(out.getvalue()), gif
+
+
+def test_footsteps_are_the_crowd_planners(head_on):
+    info, gif = head_on
+    plans = plan_crowd([(0, 0), (4, 0.2)], [(4, 0), (0, 0.2)])
+    assert info["mode"] == "priority" and len(info["plans"]) == 2
+    for row, plan, goal in zip(info["plans"], plans, [(4, 0), (0, 0.2)]):
+        assert row["status"] == str(plan.status) == "found"
+        assert row["steps"] == len(plan) and row["cost"] == pytest.approx(plan.cost, abs=1e-3)
+        assert np.allclose(row["times"], plan.times, atol=1e-4)
+        assert np.allclose(row["feet"], plan.feet, atol=1e-4)
+        assert math.dist(row["com"][-1], goal) <= 0.3
+        assert row["sides"] == ["right" if s > 0 else "left" for s in plan.sides]
+        t = np.array(row["com_samples"])[:, 0]
+        assert t[0] == 0 and np.allclose(np.diff(t), 0.25)
+        assert t[-1] == pytest.approx(row["times"][-1], abs=0.125)
+        assert np.allclose(np.array(row["com_samples"])[:, 1:], plan.trajectory(t)[0],
+                           atol=1e-4)
+    t = np.arange(0.0, max(p.times[-1] for p in plans) + 0.5, 0.01)
+    a, b = (p.body(t) for p in plans)
+    gap = np.linalg.norm(a[:, :, None] - b[:, None], axis=-1) \
+        - plans[0].model.radii[:, None] - plans[1].model.radii[None]
+    assert info["clashes"] == [] and info["least_gap"] == pytest.approx(gap.min(), abs=1e-4)
+    assert info["least_gap"] >= 0
+    with Image.open(gif) as im:
+        assert im.format == "GIF" and im.n_frames > 1
+
+
+def test_footsteps_text_and_one_walker(capsys):
+    code, out, _ = run(capsys, "footsteps", "--from", "0,0", "--to", "2,0")
+    assert code == 0 and out.startswith("footsteps for 1 character in priority order: 1 "
+                                        "arrived")
+    assert "0: found" in out and "towards (2.00, 0.00)" in out and "gap" not in out
+    info = run_json(capsys, "footsteps", "--from", "0,0", "--to", "2,0")
+    assert info["least_gap"] is None and info["clashes"] == []
+    row, = info["plans"]
+    assert np.all(np.diff(row["times"]) > 0) and row["waits"] == 0
+
+
+def test_footsteps_on_a_rolling_horizon(capsys):
+    argv = ["footsteps", "--from", "0,0", "--to", "3,0", "--max-expansions", "40"]
+    short = run_json(capsys, *argv)
+    rolling = run_json(capsys, *argv, "--rolling", "0.5")
+    assert short["mode"] == "priority" and short["plans"][0]["status"] == "partial"
+    assert rolling["mode"] == "rolling" and rolling["plans"][0]["status"] == "found"
+    assert rolling["plans"][0]["expanded"] > 40
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+CLIP = {"name": "walk", "start_state": "walking", "end_state": "walking", "duration": 1.0,
+        "dx": 1.4}
+
+
+def catalogue(*clips: object, **top: object) -> str:
+    return json.dumps({"format": "wayfinding.clips", "version": 1, "clips": list(clips),
+                       **top})
+
+
+@pytest.mark.parametrize("command", ["clips", "movement"])
+@pytest.mark.parametrize("text, problem", [
+    ("{\"format\": ", "line 1: not JSON"),
+    ("[]", "the top level must be a JSON object"),
+    (catalogue(CLIP, format="wayfinding.maps"), "format 'wayfinding.maps' must be"),
+    (catalogue(), "clips must be a non-empty list"),
+    (catalogue({k: v for k, v in CLIP.items() if k != "start_state"}),
+     "clips[0] lacks the field 'start_state'"),
+    (catalogue(CLIP, {**CLIP, "name": "run", "speed": 4}), "clips[1] has unknown field 'speed'"),
+    (catalogue({**CLIP, "duration": -1}), "clips[0]: clip 'walk' duration"),
+    (catalogue(CLIP, CLIP), "clip name 'walk' is repeated"),
+    (None, "file not found"),
+])
+def test_a_malformed_clip_file_names_the_file_and_the_problem(capsys, tmp_path, command, text,
+                                                              problem):
+    path = tmp_path / "bad.json"
+    if text is not None:
+        path.write_text(text)
+    out = tmp_path / "out.json"
+    argv = {"clips": ["clips", "--clips", path, "-o", out],
+            "movement": ["movement", "--clips", path, "--from", "0,0,0", "--to", "1,0,0"]}
+    code, printed, err = run(capsys, *argv[command])
+    assert code == 2 and not printed and err.count("\n") == 1
+    assert err.startswith(f"wayfinding: error: {path}") and problem in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["movement", "--from", "1,2", "--to", "3,0,0"], "not a pose 'X,Y,HEADING'"),
+    (["movement", "--from", "a,b,c", "--to", "3,0,0"], "not a pose 'X,Y,HEADING'"),
+    (["movement", "--from", "0,0,0", "--to", "3,0,inf"], "three finite numbers"),
+    (["movement", "--from", "0,0,0"], "--to"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--heading-tolerance", "200"],
+     "from 0 to 180 degrees"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--heading-resolution", "0"], "> 0"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--penalty", "walk"],
+     "not a penalty 'CLIP=SECONDS'"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--penalty", "walk=-1"],
+     "the penalty of 'walk'"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--end-states", "walking,,standing"],
+     "animation states"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--render", "plan.gif"],
+     "not a PNG file"),
+    (["movement", "--generate", "rooms", "--size", "4,4", "--from", "0,0,0", "--to", "1,0,0"],
+     "from 8 to 4096"),
+    (["movement", "--generate", "lake", "--from", "0,0,0", "--to", "1,0,0"], "--generate"),
+    (["footsteps", "--from", "1;2", "--to", "3,0"], "not a world point 'X,Y'"),
+    (["footsteps", "--render", "crowd.png"], "not a GIF file"),
+    (["footsteps", "--com-every", "0"], "> 0"),
+    (["footsteps", "--max-expansions", "0"], ">= 1"),
+    (["footsteps", "--curve", "spline"], "--curve"),
+])
+def test_values_refused_while_parsing(capsys, argv, message):
+    with pytest.raises(SystemExit) as refused:
+        main(argv)
+    assert refused.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--start-state", "flying"],
+     "unknown start_state 'flying'"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--end-states", "flying"],
+     "end_states"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--penalty", "fly=1"],
+     "unknown clip 'fly'"),
+    (["movement", "{wall}", "--from", "6.5,2.5,0", "--to", "1.5,1.5,0"],
+     "start (6.5, 2.5) is off the walkable area"),
+    (["movement", "{wall}", "--generate", "rooms", "--from", "1.5,1.5,0", "--to", "2,2,0"],
+     "not both"),
+    (["movement", "--navmesh", "--from", "0,0,0", "--to", "1,0,0"], "--navmesh needs a map"),
+    (["movement", "{dir}/world.txt", "--from", "0,0,0", "--to", "1,0,0"],
+     "unknown input type '.txt'"),
+    (["movement", "--from", "0,0,0", "--to", "1,0,0", "--render", "{dir}/none/plan.png"],
+     "plan.png"),
+    (["footsteps", "--from", "0,0", "--to", "1,0", "--from", "2,2"],
+     "2 --from and 1 --to: give one of each per character"),
+    (["footsteps", "--to", "1,0"], "0 --from and 1 --to"),
+    (["footsteps", "--rolling", "0.5", "--no-repair"], "--no-repair"),
+    (["footsteps", "--epsilon", "0.5"], "epsilon 0.5 must be a finite number >= 1"),
+])
+def test_values_refused_by_the_library(capsys, tmp_path, wall, argv, message):
+    argv = [a.format(wall=wall[0], dir=tmp_path) for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and not out
+    assert err.startswith("wayfinding: error: ") and message in err and err.count("\n") == 1
