@@ -111,6 +111,7 @@ def test_every_published_cost_is_within_epsilon_of_the_optimum(case):
     domain = open_domain()
     best = fresh_cost(domain, CASES[case], START, GOAL)
     planner = ConstraintPlanner(domain, START, GOAL, CASES[case], epsilon=2.5, step=0.5)
+    assert planner.epsilon == 2.5 and not planner.finished
     seen = []
     while True:
         plan = planner.plan(max_expansions=3)
@@ -345,4 +346,6 @@ def test_bad_input_changes_nothing():
                 lambda: planner.move_start((0, math.inf))):
         with pytest.raises(InvalidQueryError):
             bad()
-    assert np.array_equal(planner.costs, costs) and planner.plan() == plan
+    again = planner.plan()
+    assert np.array_equal(planner.costs, costs) and again.stats.expanded == 0
+    assert np.array_equal(again.path, plan.path) and again.cost == plan.cost

@@ -51,8 +51,9 @@ True
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -296,38 +297,35 @@ class ConstraintPlanner(SingleThread):
         """Work within the budget (expansions and/or seconds; none: until optimal) and
         return the best plan published so far (see
         :meth:`ADStar.plan <wayfinding.search.incremental.ADStar.plan>`)."""
+        t0 = time.perf_counter()
         max_expansions, max_seconds = step_budget(max_expansions, max_seconds)
-        name = f"ad_star_{self._domain.kind}"
         if self._ad is None:
-            return ConstraintPlan(path=np.empty((0, 2)), cost=math.inf, found=False,
-                                  stats=SearchStats(), algorithm=name, status=Status.FAILED,
-                                  satisfaction=np.zeros(len(self._set)))
+            return self._none(Status.FAILED, SearchStats(elapsed=time.perf_counter() - t0))
         r = self._ad.plan(max_expansions=max_expansions, max_seconds=max_seconds)
-        if self._published is not None and self._published[0] is r:
-            last = self._published[1]
-            return ConstraintPlan(path=last.path, cost=last.cost, found=last.found,
-                                  stats=r.stats, algorithm=name, status=last.status,
-                                  epsilon=last.epsilon, nodes=last.nodes,
-                                  satisfaction=last.satisfaction)
-        out = self._plan_of(r, name)
-        self._published = (r, out)
-        return out
+        if self._published is None or self._published[0] is not r:
+            self._published = (r, self._plan_of(r))
+        stats = SearchStats(expanded=r.stats.expanded, elapsed=time.perf_counter() - t0)
+        return replace(self._published[1], stats=stats)
 
-    def _plan_of(self, r: AnytimePath, name: str) -> ConstraintPlan:
-        """The world plan of the search's published node path ``r``."""
+    def _none(self, status: Status, stats: SearchStats) -> ConstraintPlan:
+        """No plan (yet)."""
+        return ConstraintPlan(path=np.empty((0, 2)), cost=math.inf, found=False, stats=stats,
+                              algorithm=f"ad_star_{self._domain.kind}", status=status,
+                              satisfaction=np.zeros(len(self._set)))
+
+    def _plan_of(self, r: AnytimePath) -> ConstraintPlan:
+        """The world plan of the search's published node path ``r`` (stats left empty)."""
         nodes = np.asarray(r.path, dtype=np.int64)
         if not r.found or not len(nodes):
-            return ConstraintPlan(path=np.empty((0, 2)), cost=math.inf, found=False,
-                                  stats=r.stats, algorithm=name, status=r.status,
-                                  satisfaction=np.zeros(len(self._set)))
+            return self._none(r.status, SearchStats())
         cost = float(r.cost) + self._s_leg + self._g_leg
         pts = np.concatenate([self._start[None], self._domain.points[nodes], self._goal[None]])
         keep = np.ones(len(pts), dtype=bool)
         keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
         pts = pts[keep]
-        return ConstraintPlan(path=pts, cost=cost, found=True, stats=r.stats, algorithm=name,
-                              status=r.status, epsilon=r.epsilon, nodes=nodes,
-                              satisfaction=inside_shares(self._set, pts))
+        return ConstraintPlan(path=pts, cost=cost, found=True, algorithm=f"ad_star_"
+                              f"{self._domain.kind}", status=r.status, epsilon=r.epsilon,
+                              nodes=nodes, satisfaction=inside_shares(self._set, pts))
 
     # -- changes ----------------------------------------------------------------------
     @exclusive
