@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry.obstacles import TOLERANCE
+from ..geometry.obstacles import TOLERANCE, _cross
 from ._pieces import TWO_PI, Pieces, chunks, crossing_pairs
-
-
-def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
 
 def _offsets(points: np.ndarray, eye: np.ndarray, start: float) -> np.ndarray:

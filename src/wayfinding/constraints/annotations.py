@@ -33,11 +33,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import choice, finite_float, finite_point, number, positive_float, reals
-from ..errors import InvalidGeometryError, InvalidQueryError
+from ..errors import InvalidGeometryError, InvalidGridError, InvalidQueryError
 from ..geometry.circles import tangent
 from ..geometry.obstacles import (
     TOLERANCE,
     Obstacles,
+    _signed_area,
     as_points,
     closest_on_segments,
 )
@@ -112,21 +113,10 @@ class Annotation(ABC):
 
 def _polygon(name: str, vertices: ArrayLike) -> np.ndarray:
     """``vertices`` as a counter-clockwise simple polygon, ``(k, 2)`` float64, read-only."""
-    poly = np.array(reals(name, vertices, error=InvalidGeometryError))
-    if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
-        raise InvalidGeometryError(
-            f"{name} must be a (k, 2) array with k >= 3, got shape {poly.shape}")
-    if not np.isfinite(poly).all():
-        raise InvalidGeometryError(f"{name} has a NaN or infinite vertex")
-    nxt = np.roll(poly, -1, axis=0)
-    if np.any(np.all(poly == nxt, axis=1)):
-        raise InvalidGeometryError(f"{name} repeats a vertex consecutively")
-    x, y = poly[:, 0], poly[:, 1]
-    area = 0.5 * float(np.dot(x, nxt[:, 1]) - np.dot(nxt[:, 0], y))
-    if abs(area) <= TOLERANCE:
-        raise InvalidGeometryError(f"{name} is degenerate (area {area:.3g})")
-    if area < 0:
-        poly = poly[::-1].copy()
+    try:
+        poly = Obstacles([vertices]).polygons[0]
+    except InvalidGridError as exc:
+        raise InvalidGeometryError(f"{name}: {exc}") from None
     k = len(poly)
     a, b = poly, np.roll(poly, -1, axis=0)
     # adjacent edges may not fold back onto each other; others may not meet at all
@@ -137,7 +127,6 @@ def _polygon(name: str, vertices: ArrayLike) -> np.ndarray:
     if fold.any() or touch.any():
         where = int(np.flatnonzero(fold)[0]) if fold.any() else int(i[touch][0])
         raise InvalidGeometryError(f"{name} is not simple: edge {where} meets another edge")
-    poly.flags.writeable = False
     return poly
 
 
@@ -227,10 +216,8 @@ def _hull_pieces(sites: np.ndarray) -> Pieces:
     polygons = []
     if len(pts) >= 3:
         hull = convex_hull(np.array(pts, dtype=np.float64))
-        if len(hull) >= 3:
-            x, y = hull[:, 0], hull[:, 1]
-            if 0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)) > TOLERANCE:
-                polygons.append(hull)
+        if len(hull) >= 3 and _signed_area(hull) > TOLERANCE:
+            polygons.append(hull)
     return Pieces(polygons, discs=discs)
 
 
