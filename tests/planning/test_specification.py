@@ -16,8 +16,8 @@ from wayfinding.grid import Grid
 from wayfinding.grid.constrained import GridConstraintDomain
 from wayfinding.planning.constrained import ConstraintPlan
 from wayfinding.planning.specification import (
-    Leg,
     Specification,
+    SpecificationLeg,
     SpecificationPlan,
     plan_specification,
 )
@@ -128,7 +128,9 @@ def test_specifications_are_immutable_and_legs_compare_by_value():
     with pytest.raises(ValueError):
         longer.legs[0].goal[0] = 3.0
     cs = ConstraintSet(())
-    assert Leg(np.array([1.0, 2.0]), cs) == Leg(np.array([1.0, 2.0]), cs)
+    leg = SpecificationLeg(np.array([1.0, 2.0]), cs)
+    assert leg == SpecificationLeg(np.array([1.0, 2.0]), cs)
+    assert leg != SpecificationLeg(np.array([1.0, 2.5]), cs)
     assert "Specification(start=(1.5, 1.5)" in repr(longer)
 
 

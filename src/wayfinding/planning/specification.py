@@ -39,7 +39,7 @@ from .constrained import ConstraintPlan, ConstraintPlanner, _constraint_set
 
 
 @dataclass(frozen=True, eq=False)
-class Leg:
+class SpecificationLeg:
     """One leg of a :class:`Specification`: go to ``goal`` (``(2,)`` float64 world point)
     under ``constraints``."""
 
@@ -61,7 +61,7 @@ class Specification:
     def __init__(self, start: Any):
         self._start = finite_point("start", start)
         self._start.flags.writeable = False
-        self._legs: tuple[Leg, ...] = ()
+        self._legs: tuple[SpecificationLeg, ...] = ()
 
     @property
     def start(self) -> np.ndarray:
@@ -69,7 +69,7 @@ class Specification:
         return self._start
 
     @property
-    def legs(self) -> tuple[Leg, ...]:
+    def legs(self) -> tuple[SpecificationLeg, ...]:
         return self._legs
 
     def __len__(self) -> int:
@@ -79,7 +79,7 @@ class Specification:
         goals = ", ".join(str(tuple(leg.goal.tolist())) for leg in self._legs)
         return f"Specification(start={tuple(self._start.tolist())}, goals=[{goals}])"
 
-    def _extended(self, legs: list[Leg]) -> Specification:
+    def _extended(self, legs: list[SpecificationLeg]) -> Specification:
         out = Specification(self._start)
         out._legs = self._legs + tuple(legs)
         return out
@@ -99,10 +99,10 @@ class Specification:
         return self._extended([first, second] * laps)
 
 
-def _leg(goal: Any, constraints: Any, name: str) -> Leg:
+def _leg(goal: Any, constraints: Any, name: str) -> SpecificationLeg:
     point = finite_point(name, goal)
     point.flags.writeable = False
-    return Leg(point, _constraint_set(constraints))
+    return SpecificationLeg(point, _constraint_set(constraints))
 
 
 @dataclass(slots=True, repr=False, kw_only=True)
