@@ -17,6 +17,7 @@ from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_navmesh import DensityDomain, NavMeshDomain
 from wayfinding.planning.domain_spacetime import PublishedPath, SpaceTimeDomain
 from wayfinding.planning.multidomain import MultiDomainPlanner, plan_multidomain
+from wayfinding.planning.tasks import Event
 from wayfinding.results import Status
 
 #: The documented bound of the settled plan over the grid optimum (multidomain's docstring).
@@ -252,3 +253,56 @@ def test_bad_events_and_budgets_are_refused(two_ways):
     with pytest.raises(InvalidQueryError):
         plan_multidomain(s1, s2, s3, START, GOAL, max_frames=0)
     assert planner.goal_cell == (19, 7) and planner.time == 0.0      # nothing changed
+
+
+def test_events_reach_the_tasks_that_watch_them():
+    s1, s2, s3, s4 = domains(TWO_WAYS, density=_crowded_bottom, entities=[])
+    planner = MultiDomainPlanner(s1, s2, s3, (0.5, 4.5), (19.5, 4.5), spacetime=s4,
+                                 max_tasks=10)
+    while not planner.settled:
+        planner.think()
+    seen = planner.events
+    assert ("T2", Event.PLAN_CHANGED) in seen                  # Π(Σ1) arrived
+    assert ("T3[0]", Event.PLAN_CHANGED) in seen               # the waypoint pairs
+    assert ("T4", Event.PLAN_CHANGED) in seen                  # the imminent leg
+    assert planner.frame().events[:len(seen)] == seen and planner.events == []
+    for change, event, names in [
+            (lambda: planner.set_time(3.0), Event.ENVIRONMENT_CHANGED, ["T2"]),
+            (lambda: planner.set_obstacles([(18.5, 1.5, 0.5)]), Event.ENVIRONMENT_CHANGED,
+             [f"T3[{i}]" for i in range(len(planner.legs))]),
+            (lambda: planner.set_entities([PublishedPath([(15.5, 1.5)], [0.0], 0.3)]),
+             Event.ENVIRONMENT_CHANGED, ["T4"]),
+            (lambda: planner.set_goal((19.5, 0.5)), Event.GOAL_CHANGED, ["T1", "T2"])]:
+        change()
+        assert [n for n, e in planner.events if e is event] == names
+        planner.events.clear()
+    assert planner.t1.watches == {Event.START_CHANGED, Event.GOAL_CHANGED}
+    assert planner.t2.watches == frozenset(Event)
+
+
+def test_a_wait_longer_than_the_tunnel_is_planned_without_it():
+    corridor = Grid.from_ascii("""
+        ################
+        ................
+        ################""")
+    # an entity stands in the corridor for 8 s, then leaves it to the right
+    blocker = PublishedPath([(9.5, 1.5), (9.5, 1.5), (30.5, 1.5)], [0.0, 8.0, 12.0], 0.3)
+    s1, s2, s3, s4 = domains(corridor, radius=0.3, entities=[blocker], speed_weight=0.0,
+                             horizon=200)
+    planner = MultiDomainPlanner(s1, s2, s3, (0.5, 1.5), (15.5, 1.5), spacetime=s4,
+                                 speed=2.0, max_tasks=10)
+    walk, tunnels = [(planner.time, planner.position.copy())], set()
+    for _ in range(120):
+        planner.frame(max_expansions=3000)
+        if planner.t4 is not None:
+            tunnels.add(planner.t4.tunnel is None)
+        walk.append((planner.time, planner.position.copy()))
+        if planner.cell == planner.goal_cell:
+            break
+    assert planner.cell == (15, 1)
+    assert tunnels == {True, False}                  # it gave up the tunnel on the way
+    assert planner.time > 8.0
+    for (t0, a), (t1, b) in zip(walk, walk[1:]):
+        for u in np.linspace(0.0, 1.0, 33):
+            gap = np.hypot(*(a + u * (b - a) - blocker.at(t0 + u * (t1 - t0))[0]))
+            assert gap >= blocker.radius + s3.radius - 1e-9

@@ -46,7 +46,10 @@ from .domain_grid import Cell, GridDomain
 from .domain_maps import MeshGridMap, Tunnel, time_assignment
 from .domain_navmesh import DensityDomain, NavMeshDomain
 from .domain_spacetime import PublishedPath, SpaceTimeDomain
-from .tasks import GraphTask, PlanningTask, SpaceTimeTask
+from .tasks import Event, GraphTask, PlanningTask, SpaceTimeTask
+
+_START, _GOAL = Event.START_CHANGED, Event.GOAL_CHANGED
+_PLAN, _WORLD = Event.PLAN_CHANGED, Event.ENVIRONMENT_CHANGED
 
 
 @dataclass(eq=False)
@@ -84,11 +87,13 @@ class MultiDomainPlan:
 @dataclass(eq=False)
 class FrameReport:
     """What one frame did: ``tasks``, the tasks run as ``(name, expansions)`` in run
-    order (``"T0"`` last), ``moved`` whether the agent took a step of a plan (a wait
+    order (``"T0"`` last), ``events`` the ``(name, Event)`` delivered to tasks since the
+    frame before (in order), ``moved`` whether the agent took a step of a plan (a wait
     included), ``position`` its world
     point after, ``seconds`` the frame's wall time."""
 
     tasks: list[tuple[str, int]]
+    events: list[tuple[str, Event]]
     moved: bool
     position: np.ndarray
     seconds: float
@@ -159,15 +164,17 @@ class MultiDomainPlanner:
         self.cell, self.goal_cell = grid.state(start), grid.state(goal)
         self.position = grid.position(self.cell)
         self.velocity = (0, 0)
+        self.events: list[tuple[str, Event]] = []
         self._reset()
 
     # ------------------------------------------------------------------ tasks
     def _reset(self) -> None:
         """New Σ1 and Σ2 tasks for the current start and goal; no finer ones yet."""
         a, b = self._polygons
-        opts = {"epsilon": self.epsilon, "step": self.epsilon_step}
-        self.t1 = GraphTask(self.static, a, b, 4, **opts)
-        self.t2 = GraphTask(self.dynamic, a, b, 3, t=self.time, **opts)
+        self.t1 = GraphTask(self.static, a, b, 4, watches=frozenset({_START, _GOAL}),
+                            epsilon=self.epsilon, step=self.epsilon_step)
+        self.t2 = GraphTask(self.dynamic, a, b, 3, t=self.time, epsilon=self.epsilon,
+                            step=self.epsilon_step)
         self._corridor = np.ones(len(self.dynamic.sources), dtype=bool)
         self._static_plan: tuple[int, ...] = ()
         self._dynamic_plan: tuple[int, ...] = ()
@@ -201,6 +208,7 @@ class MultiDomainPlanner:
         p1 = tuple(self.t1.plan.path.tolist()) if self.t1.plan.found else ()
         if p1 != self._static_plan:
             self._static_plan = p1
+            self._emit("T2", self.t2, _PLAN)
             if self.corridor is not None:
                 self._set_corridor(self._rings(p1))
         p2 = tuple(self.t2.plan.path.tolist()) if self.t2.plan.found else ()
@@ -217,6 +225,8 @@ class MultiDomainPlanner:
         if key != self._leg_plan:
             self._leg_plan = key
             self._refine()
+            if self.t4 is not None:
+                self._emit("T4", self.t4, _PLAN)
 
     def _rings(self, polygons: tuple[int, ...]) -> np.ndarray:
         """Edges of Σ2 inside the corridor of ``polygons``."""
@@ -236,9 +246,12 @@ class MultiDomainPlanner:
         points = self.map.waypoints(polygons, self.cell, self.goal_cell)
         old = {(t.start, t.goal): t for t in self.legs}
         self.waypoints = points
-        self.legs = [old.get(pair) or GraphTask(self.grid, *pair, 2, epsilon=self.epsilon,
-                                                 step=self.epsilon_step)
-                     for pair in zip(points, points[1:])]
+        self.legs = [old.get(pair) or GraphTask(
+            self.grid, *pair, 2, watches=frozenset({_START, _PLAN, _WORLD}),
+            epsilon=self.epsilon, step=self.epsilon_step) for pair in zip(points, points[1:])]
+        for i, task in enumerate(self.legs):
+            if task not in old.values():
+                self._emit(f"T3[{i}]", task, _PLAN)
 
     def _refine(self, *, tunnel: bool = True) -> None:
         """A Σ4 task from the agent's state in the tunnel of the imminent Σ3 plan (from its
@@ -321,6 +334,7 @@ class MultiDomainPlanner:
             c = self.legs[0].plan.path[1]
             nxt = (int(c[0]), int(c[1]))
             self.legs[0].move_start(nxt)
+            self._emit("T3[0]", self.legs[0], _START)
         self.time += self.dt
         if nxt is None:
             self.velocity = (0, 0)
@@ -356,10 +370,16 @@ class MultiDomainPlanner:
         t0 = time.perf_counter()
         ran = self.think(max_expansions=max_expansions, max_seconds=max_seconds)
         moved = self.act()
-        return FrameReport(ran + [("T0", 0)], moved, self.position.copy(),
+        events, self.events = self.events, []
+        return FrameReport(ran + [("T0", 0)], events, moved, self.position.copy(),
                            time.perf_counter() - t0)
 
     # ------------------------------------------------------------------ events
+    def _emit(self, name: str, task: PlanningTask, event: Event) -> None:
+        """Log ``event`` delivered to ``task`` (named ``name``) if the task watches it."""
+        if event in task.watches:
+            self.events.append((name, event))
+
     def _move_agent(self, cell: Cell) -> None:
         """START_CHANGED: the agent is in ``cell`` (and its polygon); a reached waypoint
         retires its leg."""
@@ -369,6 +389,8 @@ class MultiDomainPlanner:
         if poly != self.t1.start:
             self.t1.move_start(poly)
             self.t2.move_start(poly)
+            self._emit("T1", self.t1, _START)
+            self._emit("T2", self.t2, _START)
         if self.legs and cell == self.legs[0].goal and len(self.legs) > 1:
             self.legs.pop(0)
             self.waypoints.pop(0)
@@ -382,6 +404,8 @@ class MultiDomainPlanner:
         self._polygons = (self.static.state(self.position), poly)
         self.goal_cell = cell
         self._reset()
+        self._emit("T1", self.t1, _GOAL)
+        self._emit("T2", self.t2, _GOAL)
 
     def set_time(self, t: float) -> None:
         """ENVIRONMENT_CHANGED for Σ2: its densities are now those at time ``t``."""
@@ -390,13 +414,15 @@ class MultiDomainPlanner:
         self.time = t
         changed = np.flatnonzero((old != new) & self._corridor)
         self.t2.update_costs({int(e): float(new[e]) for e in changed})
+        self._emit("T2", self.t2, _WORLD)
 
     def set_obstacles(self, obstacles: Any) -> None:
         """ENVIRONMENT_CHANGED for Σ3: the dynamic obstacles' discs are now
         ``obstacles`` (``(m, 3)`` ``(x, y, radius)``)."""
         changes = self.grid.set_obstacles(obstacles)
-        for task in self.legs:
+        for i, task in enumerate(self.legs):
             task.update_costs(changes)
+            self._emit(f"T3[{i}]", task, _WORLD)
         self._leg_plan = ()
         self._cascade()
 
@@ -407,6 +433,8 @@ class MultiDomainPlanner:
             raise InvalidQueryError("set_entities needs a spacetime domain")
         self.spacetime.set_entities(entities)
         self._refine()
+        if self.t4 is not None:
+            self._emit("T4", self.t4, _WORLD)
 
     # ------------------------------------------------------------------ results
     def result(self) -> MultiDomainPlan:

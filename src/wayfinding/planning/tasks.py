@@ -64,11 +64,10 @@ class PlanningTask(ABC):
     it has no valid one), ``hops`` to T0, the :class:`Event` s it ``watches``; :meth:`run`
     works within a budget and returns the expansions it made."""
 
-    watches: frozenset[Event] = frozenset()
-
-    def __init__(self, domain: Any, hops: int):
+    def __init__(self, domain: Any, hops: int, watches: frozenset[Event]):
         self.domain = domain
         self.hops = count("hops", hops)
+        self.watches = frozenset(watches)
         self.plan = AnytimePath(np.empty((0,), dtype=np.int64), math.inf, False,
                                 SearchStats(), domain.name, status=Status.OUT_OF_BUDGET)
 
@@ -91,11 +90,10 @@ class GraphTask(PlanningTask):
     """A Σ1, Σ2 or Σ3 problem on :class:`~wayfinding.search.ADStar`: ``start`` and
     ``goal`` are polygons (mesh domains) or cells (grid domain)."""
 
-    watches = frozenset(Event)
-
     def __init__(self, domain: NavMeshDomain | GridDomain, start: Any, goal: Any, hops: int,
-                 *, epsilon: float = 2.5, step: float = 0.5, t: float = 0.0):
-        super().__init__(domain, hops)
+                 *, watches: frozenset[Event] = frozenset(Event), epsilon: float = 2.5,
+                 step: float = 0.5, t: float = 0.0):
+        super().__init__(domain, hops, watches)
         world = domain.current if isinstance(domain, GridDomain) else domain.graph(t=t)
         self.planner = ADStar(world, start, goal, epsilon=epsilon, step=step)
         self.start, self.goal = start, goal
@@ -132,12 +130,11 @@ class SpaceTimeTask(PlanningTask):
     container of ``(x, y, k)``, or None), arriving near step ``arrive``; ``plan.path`` is
     ``(n, 5)`` int64 states."""
 
-    watches = frozenset({Event.PLAN_CHANGED, Event.ENVIRONMENT_CHANGED})
-
     def __init__(self, domain: SpaceTimeDomain, start: State, goal: Cell, *, tunnel: Any = None,
                  arrive: int | None = None, hops: int = 1, epsilon: float = 2.5,
                  step: float = 0.5):
-        super().__init__(domain, hops)
+        super().__init__(domain, hops, frozenset({Event.PLAN_CHANGED,
+                                                  Event.ENVIRONMENT_CHANGED}))
         self.epsilon0 = number("epsilon", epsilon, min=1.0)
         self.step = number("step", step, min=0.0, min_open=True)
         self.start, self.goal, self.tunnel, self.arrive = start, goal, tunnel, arrive
