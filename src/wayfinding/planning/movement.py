@@ -31,8 +31,8 @@ goal region: to the goal heading window, and, unless it turns by half a turn or 
 of a direction toward the goal disc (a path's mean heading points from its start to its end).
 Only for an exact goal (both tolerances 0) does it also take the Dubins length to the goal
 pose (:func:`~wayfinding.paths.turning_path`): the Dubins length jumps between nearby goal
-poses, so it bounds no region around one.  Both count ``1 - 1e-9`` of themselves, for
-rounding.
+poses, so it bounds no region around one.  Both bounds are scaled by ``1 - 1e-9`` to allow
+for rounding.
 
 States whose positions round to the same multiple of ``position_resolution`` and headings to
 the same multiple of ``heading_resolution`` (with the same animation state) count as one: the
