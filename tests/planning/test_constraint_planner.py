@@ -12,7 +12,7 @@ import shapely
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
+from wayfinding.constraints import Between, Constraint, ConstraintSet, Disc, LineOfSight, Region
 from wayfinding.errors import InvalidQueryError
 from wayfinding.graph.constrained import ConstraintDomain
 from wayfinding.grid import Grid
@@ -240,6 +240,33 @@ def test_a_night_repeller_switched_on_by_the_time_changes_the_path():
                                                  t=22.0), abs=1e-9)
     planner.set_time(9.0)
     assert planner.plan().cost == pytest.approx(day.cost, abs=1e-9)
+
+
+def test_a_turning_guard_is_avoided_between_two_buildings():
+    """Fig. 6.2's scene: not in the grass, not near the guard's line of sight (true line of
+    sight: the wall hides what lies behind it), near the space between two buildings.  The
+    guard turns step by step; each repair equals a fresh search and re-costs only the old and
+    new sectors' regions of influence."""
+    domain = open_domain()
+    wall = [[(14.0, 3.0), (14.0, 17.0)]]
+    eye = LineOfSight((22.5, 18.5), -math.pi / 2, fov=math.pi / 3, range=12.0, occluders=wall)
+    cs = ConstraintSet([Constraint.hard(Region([(5, 12), (9, 12), (9, 16), (5, 16)])),
+                        Constraint(eye, -4, near=True),
+                        Constraint(Between(Disc((18, 3), 1.0), Disc((24, 3), 1.0)), 2,
+                                   near=True)])
+    planner = ConstraintPlanner(domain, START, GOAL, cs, epsilon=2.5)
+    planner.plan()
+    for _ in range(5):
+        old = planner.constraints
+        planner.move_constraint(1, old[1].annotation.moved(turn=0.35))
+        region = domain.edges_meeting([old.influence()[1], planner.constraints.influence()[1]])
+        assert planner.repaired_edges == len(region) < domain.num_edges
+        plan = planner.plan()
+        assert plan.cost == pytest.approx(fresh_cost(domain, planner.constraints, START, GOAL),
+                                          abs=1e-9)
+        assert plan.satisfaction[0] == 0.0
+        assert not shapely.LineString(plan.path).intersects(
+            shapely.Polygon([(5, 12), (9, 12), (9, 16), (5, 16)]))
 
 
 @pytest.mark.parametrize(("attract", "repel", "through"), [(5.0, -3.0, True),
