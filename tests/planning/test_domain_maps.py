@@ -13,7 +13,7 @@ from wayfinding.navmesh import NavMesh
 from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_maps import MeshGridMap, Tunnel, time_assignment
 from wayfinding.planning.domain_navmesh import NavMeshDomain
-from wayfinding.planning.tasks import priority
+from wayfinding.planning.tasks import task_priority
 
 
 @pytest.mark.parametrize(("hops", "epsilon", "expected"), [
@@ -25,19 +25,19 @@ from wayfinding.planning.tasks import priority
     (4, 1.0, math.inf),
 ])
 def test_priorities_are_the_worked_example(hops, epsilon, expected):
-    assert priority(hops, epsilon) == expected
+    assert task_priority(hops, epsilon) == expected
 
 
 def test_a_finished_task_runs_last_and_t0_always_first_in_value():
-    assert priority(2, math.inf, finished=True) == math.inf
-    assert priority(0, 1.0) == 1.0
+    assert task_priority(2, math.inf, finished=True) == math.inf
+    assert task_priority(0, 1.0) == 1.0
 
 
 @pytest.mark.parametrize(("hops", "epsilon"), [(-1, 2.0), (1.5, 2.0), (1, 0.5),
                                                (1, float("nan")), (True, 2.0)])
 def test_bad_priority_arguments_are_refused(hops, epsilon):
     with pytest.raises(InvalidQueryError):
-        priority(hops, epsilon)
+        task_priority(hops, epsilon)
 
 
 def test_time_assignment_is_constant_speed_along_the_arc():

@@ -17,7 +17,7 @@ from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_navmesh import DensityDomain, NavMeshDomain
 from wayfinding.planning.domain_spacetime import PublishedPath, SpaceTimeDomain
 from wayfinding.planning.multidomain import MultiDomainPlanner, plan_multidomain
-from wayfinding.planning.tasks import Event
+from wayfinding.planning.tasks import TaskEvent
 from wayfinding.results import Status
 
 #: The documented bound of the settled plan over the grid optimum (multidomain's docstring).
@@ -262,22 +262,22 @@ def test_events_reach_the_tasks_that_watch_them():
     while not planner.settled:
         planner.think()
     seen = planner.events
-    assert ("T2", Event.PLAN_CHANGED) in seen                  # Π(Σ1) arrived
-    assert ("T3[0]", Event.PLAN_CHANGED) in seen               # the waypoint pairs
-    assert ("T4", Event.PLAN_CHANGED) in seen                  # the imminent leg
+    assert ("T2", TaskEvent.PLAN_CHANGED) in seen                  # Π(Σ1) arrived
+    assert ("T3[0]", TaskEvent.PLAN_CHANGED) in seen               # the waypoint pairs
+    assert ("T4", TaskEvent.PLAN_CHANGED) in seen                  # the imminent leg
     assert planner.frame().events[:len(seen)] == seen and planner.events == []
     for change, event, names in [
-            (lambda: planner.set_time(3.0), Event.ENVIRONMENT_CHANGED, ["T2"]),
-            (lambda: planner.set_obstacles([(18.5, 1.5, 0.5)]), Event.ENVIRONMENT_CHANGED,
+            (lambda: planner.set_time(3.0), TaskEvent.ENVIRONMENT_CHANGED, ["T2"]),
+            (lambda: planner.set_obstacles([(18.5, 1.5, 0.5)]), TaskEvent.ENVIRONMENT_CHANGED,
              [f"T3[{i}]" for i in range(len(planner.legs))]),
             (lambda: planner.set_entities([PublishedPath([(15.5, 1.5)], [0.0], 0.3)]),
-             Event.ENVIRONMENT_CHANGED, ["T4"]),
-            (lambda: planner.set_goal((19.5, 0.5)), Event.GOAL_CHANGED, ["T1", "T2"])]:
+             TaskEvent.ENVIRONMENT_CHANGED, ["T4"]),
+            (lambda: planner.set_goal((19.5, 0.5)), TaskEvent.GOAL_CHANGED, ["T1", "T2"])]:
         change()
         assert [n for n, e in planner.events if e is event] == names
         planner.events.clear()
-    assert planner.t1.watches == {Event.START_CHANGED, Event.GOAL_CHANGED}
-    assert planner.t2.watches == frozenset(Event)
+    assert planner.t1.watches == {TaskEvent.START_CHANGED, TaskEvent.GOAL_CHANGED}
+    assert planner.t2.watches == frozenset(TaskEvent)
 
 
 def test_a_wait_longer_than_the_tunnel_is_planned_without_it():

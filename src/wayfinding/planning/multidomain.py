@@ -46,10 +46,10 @@ from .domain_grid import Cell, GridDomain
 from .domain_maps import MeshGridMap, Tunnel, time_assignment
 from .domain_navmesh import DensityDomain, NavMeshDomain
 from .domain_spacetime import PublishedPath, SpaceTimeDomain
-from .tasks import Event, GraphTask, PlanningTask, SpaceTimeTask
+from .tasks import GraphTask, PlanningTask, SpaceTimeTask, TaskEvent
 
-_START, _GOAL = Event.START_CHANGED, Event.GOAL_CHANGED
-_PLAN, _WORLD = Event.PLAN_CHANGED, Event.ENVIRONMENT_CHANGED
+_START, _GOAL = TaskEvent.START_CHANGED, TaskEvent.GOAL_CHANGED
+_PLAN, _WORLD = TaskEvent.PLAN_CHANGED, TaskEvent.ENVIRONMENT_CHANGED
 
 
 @dataclass(eq=False)
@@ -87,13 +87,13 @@ class MultiDomainPlan:
 @dataclass(eq=False)
 class FrameReport:
     """What one frame did: ``tasks``, the tasks run as ``(name, expansions)`` in run
-    order (``"T0"`` last), ``events`` the ``(name, Event)`` delivered to tasks since the
+    order (``"T0"`` last), ``events`` the ``(name, TaskEvent)`` delivered to tasks since the
     frame before (in order), ``moved`` whether the agent took a step of a plan (a wait
     included), ``position`` its world
     point after, ``seconds`` the frame's wall time."""
 
     tasks: list[tuple[str, int]]
-    events: list[tuple[str, Event]]
+    events: list[tuple[str, TaskEvent]]
     moved: bool
     position: np.ndarray
     seconds: float
@@ -164,7 +164,7 @@ class MultiDomainPlanner:
         self.cell, self.goal_cell = grid.state(start), grid.state(goal)
         self.position = grid.position(self.cell)
         self.velocity = (0, 0)
-        self.events: list[tuple[str, Event]] = []
+        self.events: list[tuple[str, TaskEvent]] = []
         self._reset()
 
     # ------------------------------------------------------------------ tasks
@@ -375,7 +375,7 @@ class MultiDomainPlanner:
                            time.perf_counter() - t0)
 
     # ------------------------------------------------------------------ events
-    def _emit(self, name: str, task: PlanningTask, event: Event) -> None:
+    def _emit(self, name: str, task: PlanningTask, event: TaskEvent) -> None:
         """Log ``event`` delivered to ``task`` (named ``name``) if the task watches it."""
         if event in task.watches:
             self.events.append((name, event))

@@ -1,6 +1,6 @@
 """Planning tasks of the multi-domain planner (Kapadia et al., §9.4): each task keeps a
 plan for one problem ⟨Σ, start, goal⟩ valid, and ideally optimal, while its start, goal
-and costs change, with an anytime dynamic planner; tasks exchange :class:`Event` s and
+and costs change, with an anytime dynamic planner; tasks exchange :class:`TaskEvent` s and
 are run in the order of their :func:`priority`.
 
 Σ1, Σ2 and Σ3 tasks run the library's :class:`~wayfinding.search.ADStar` on the domain's
@@ -27,7 +27,7 @@ from .domain_navmesh import NavMeshDomain
 from .domain_spacetime import SpaceTimeDomain, State
 
 
-class Event(str, Enum):
+class TaskEvent(str, Enum):
     """What a task watches: its start or goal moved, the plan it refines changed, or the
     environment (costs) changed."""
 
@@ -40,15 +40,15 @@ class Event(str, Enum):
         return self.value
 
 
-def priority(hops: int, epsilon: float, *, finished: bool = False) -> float:
+def task_priority(hops: int, epsilon: float, *, finished: bool = False) -> float:
     """The priority of a task (Eq. 9.2/9.3; the smallest runs first): 1 for the execution
     task T0 (``hops`` 0), else ``hops · Ω`` with ``hops`` the number of edges from the
     task to T0 in the dependency chain and Ω 1 when the task has no valid plan
     (``epsilon`` inf, as :class:`~wayfinding.search.AnytimePath` says), ``epsilon`` when
     its plan is inflated, inf when it is optimal or ``finished`` (nothing left to do).
 
-    >>> priority(0, math.inf), priority(1, math.inf), priority(2, 2.5), priority(3, 1.0)
-    (1.0, 1.0, 5.0, inf)
+    >>> [task_priority(h, e) for h, e in ((0, math.inf), (1, math.inf), (2, 2.5), (3, 1.0))]
+    [1.0, 1.0, 5.0, inf]
     """
     hops = count("hops", hops, min=0)
     epsilon = number("epsilon", epsilon, min=1.0, infinite=True)
@@ -61,10 +61,10 @@ def priority(hops: int, epsilon: float, *, finished: bool = False) -> float:
 
 class PlanningTask(ABC):
     """A task: ``plan`` (an :class:`~wayfinding.search.AnytimePath`, ``epsilon`` inf while
-    it has no valid one), ``hops`` to T0, the :class:`Event` s it ``watches``; :meth:`run`
+    it has no valid one), ``hops`` to T0, the :class:`TaskEvent` s it ``watches``; :meth:`run`
     works within a budget and returns the expansions it made."""
 
-    def __init__(self, domain: Any, hops: int, watches: frozenset[Event]):
+    def __init__(self, domain: Any, hops: int, watches: frozenset[TaskEvent]):
         self.domain = domain
         self.hops = count("hops", hops)
         self.watches = frozenset(watches)
@@ -78,7 +78,8 @@ class PlanningTask(ABC):
 
     @property
     def priority(self) -> float:
-        return priority(self.hops, self.plan.epsilon, finished=self.finished)
+        """The task's :func:`task_priority` now."""
+        return task_priority(self.hops, self.plan.epsilon, finished=self.finished)
 
     @abstractmethod
     def run(self, *, max_expansions: int | None = None,
@@ -91,7 +92,7 @@ class GraphTask(PlanningTask):
     ``goal`` are polygons (mesh domains) or cells (grid domain)."""
 
     def __init__(self, domain: NavMeshDomain | GridDomain, start: Any, goal: Any, hops: int,
-                 *, watches: frozenset[Event] = frozenset(Event), epsilon: float = 2.5,
+                 *, watches: frozenset[TaskEvent] = frozenset(TaskEvent), epsilon: float = 2.5,
                  step: float = 0.5, t: float = 0.0):
         super().__init__(domain, hops, watches)
         world = domain.current if isinstance(domain, GridDomain) else domain.graph(t=t)
@@ -133,8 +134,8 @@ class SpaceTimeTask(PlanningTask):
     def __init__(self, domain: SpaceTimeDomain, start: State, goal: Cell, *, tunnel: Any = None,
                  arrive: int | None = None, hops: int = 1, epsilon: float = 2.5,
                  step: float = 0.5):
-        super().__init__(domain, hops, frozenset({Event.PLAN_CHANGED,
-                                                  Event.ENVIRONMENT_CHANGED}))
+        super().__init__(domain, hops, frozenset({TaskEvent.PLAN_CHANGED,
+                                                  TaskEvent.ENVIRONMENT_CHANGED}))
         self.epsilon0 = number("epsilon", epsilon, min=1.0)
         self.step = number("step", step, min=0.0, min_open=True)
         self.start, self.goal, self.tunnel, self.arrive = start, goal, tunnel, arrive
