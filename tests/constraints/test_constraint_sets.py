@@ -68,10 +68,11 @@ def test_influence_bounds_hold_every_change(items, which, base, seed):
     less = ConstraintSet(rest, base=base)
     rng = np.random.default_rng(seed)
     box = full.influence()[which]
-    pts = rng.uniform(-20, 20, (400, 2))
-    if box is not None:      # also points in and just around the box
-        x0, y0, x1, y1 = (max(-50.0, min(50.0, v)) for v in box)
-        pts = np.vstack([pts, rng.uniform((x0 - 1, y0 - 1), (x1 + 1, y1 + 1), (400, 2))])
+    # points all over, and around the annotation out to twice the Near radius
+    x0, y0, x1, y1 = c.annotation.bounds
+    reach = 1.0 + (0.0 if c.is_hard else 2 * abs(c.weight_at(0.0)))
+    pts = np.vstack([rng.uniform(-20, 20, (400, 2)),
+                     rng.uniform((x0 - reach, y0 - reach), (x1 + reach, y1 + reach), (800, 2))])
     changed = full.multiplier(pts) != less.multiplier(pts)
     if box is None:
         assert not changed.any()
@@ -79,6 +80,24 @@ def test_influence_bounds_hold_every_change(items, which, base, seed):
     x0, y0, x1, y1 = box
     inside = (pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0) & (pts[:, 1] <= y1)
     assert not (changed & ~inside).any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(constraints(), st.integers(0, 2**32 - 1))
+def test_weights_follow_the_formulas_everywhere(c, seed):
+    """W_c from the annotation's own contains and distance at every point (no bounds
+    used): In is w inside, Near w · max(0, 1 - r / |w|), hard -inf inside."""
+    x0, y0, x1, y1 = c.annotation.bounds
+    w = c.weight_at(0.0)
+    reach = 1.0 + (0.0 if c.is_hard else 2 * abs(w))
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform((x0 - reach, y0 - reach), (x1 + reach, y1 + reach), (1000, 2))
+    inside = c.annotation.contains(pts)
+    if c.near and w != 0:
+        want = w * np.maximum(0.0, 1.0 - c.annotation.distance(pts) / abs(w))
+    else:
+        want = np.where(inside, w, 0.0)
+    np.testing.assert_allclose(c.weights(pts), want, rtol=0, atol=1e-12)
 
 
 def test_influence_of_near_grows_by_the_weight():
