@@ -306,3 +306,20 @@ def test_a_wait_longer_than_the_tunnel_is_planned_without_it():
         for u in np.linspace(0.0, 1.0, 33):
             gap = np.hypot(*(a + u * (b - a) - blocker.at(t0 + u * (t1 - t0))[0]))
             assert gap >= blocker.radius + s3.radius - 1e-9
+
+
+@pytest.mark.parametrize("corridor", [1, None])
+def test_an_unreachable_goal_fails_at_once_and_the_agent_stands_still(corridor):
+    split = Grid.from_ascii("""
+        ...#....
+        ...#....
+        ...#....""")
+    s1, s2, s3, _ = domains(split)
+    plan = plan_multidomain(s1, s2, s3, (0.5, 0.5), (7.5, 2.5), corridor=corridor,
+                            max_frames=5)
+    assert plan.status is Status.FAILED and not plan.found and plan.cost == math.inf
+    planner = MultiDomainPlanner(s1, s2, s3, (0.5, 0.5), (7.5, 2.5), corridor=corridor)
+    for _ in range(5):
+        report = planner.frame(max_expansions=50)
+        assert not report.moved and report.position.tolist() == [0.5, 0.5]
+    assert planner.settled

@@ -307,10 +307,12 @@ class MultiDomainPlanner:
 
     @property
     def settled(self) -> bool:
-        """Whether every task's plan is optimal (or proven impossible) and the chain is
-        complete: nothing is left to plan until an event."""
-        complete = bool(self.legs) or (self.t2.finished and not self.t2.plan.found) \
-            or (self.t1.finished and not self.t1.plan.found)
+        """Whether nothing is left to plan until an event: a mesh domain proved there is no
+        path, or every task's plan is optimal (or proven impossible) and the chain is
+        complete."""
+        if any(t.finished and not t.plan.found for t in (self.t1, self.t2)):
+            return True
+        complete = bool(self.legs)
         if self.spacetime is not None and self.legs and self.legs[0].plan.found:
             complete = complete and self.t4 is not None
         return complete and all(t.priority == math.inf for _, t in self.tasks)
@@ -468,7 +470,22 @@ def plan_multidomain(static: NavMeshDomain, dynamic: DensityDomain, grid: GridDo
     """Plan from ``start`` to ``goal`` with a :class:`MultiDomainPlanner` (``options`` as
     its) that thinks, without acting and with no budget per frame, until it is
     :attr:`~MultiDomainPlanner.settled` or ``max_frames`` frames have passed; returns its
-    :meth:`~MultiDomainPlanner.result`."""
+    :meth:`~MultiDomainPlanner.result`.
+
+    >>> from wayfinding.grid import Grid
+    >>> from wayfinding.navmesh import NavMesh
+    >>> grid = Grid.from_ascii('''
+    ... ........
+    ... ..##....
+    ... ........''')
+    >>> mesh = NavMesh.build(grid)
+    >>> static, dynamic = NavMeshDomain(mesh), DensityDomain(mesh, np.zeros(mesh.num_polygons))
+    >>> plan = plan_multidomain(static, dynamic, GridDomain(grid), (0.5, 0.5), (7.5, 2.5))
+    >>> plan.status, round(plan.cost, 4), plan.waypoints.tolist()
+    (Status.FOUND, 7.8284, [[0, 0], [5, 1], [7, 2]])
+    >>> plan_multidomain(static, dynamic, GridDomain(grid), (0.5, 0.5), (0.5, 0.5)).cost
+    0.0
+    """
     max_frames = count("max_frames", max_frames)
     options.setdefault("max_tasks", 1_000_000)
     planner = MultiDomainPlanner(static, dynamic, grid, start, goal, **options)
