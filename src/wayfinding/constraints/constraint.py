@@ -56,11 +56,11 @@ Weight = float | Callable[[float], float]
 Box = tuple[float, float, float, float]
 
 
-def _weight(value: Any, name: str, *, infinite: bool = False) -> Weight:
+def _weight(value: Any, name: str) -> Weight:
     if callable(value):
         return value
     try:
-        return number(name, value, infinite=infinite)
+        return number(name, value)
     except InvalidQueryError:
         raise InvalidQueryError(f"{name} {brief(value)} must be a finite number or a callable "
                                 "t -> weight") from None
