@@ -21,7 +21,7 @@ FAMILIES = {
     "fields": {"field"},
     "crowds": {"crowd"},
     "vehicles and traversal": {"vehicle", "traffic", "climb"},
-    "planning with the body": {"clips", "movement", "footsteps"},
+    "planning with the body": {"clips", "movement", "footsteps", "motion"},
     "service": {"serve"},
 }
 

@@ -19,7 +19,17 @@ import pytest
 
 from wayfinding.cli import main
 from wayfinding.grid import Grid, write_map
-from wayfinding.planning import Clip, ClipCatalogue, default_clips, plan_crowd
+from wayfinding.planning import (
+    Clip,
+    ClipCatalogue,
+    ControllerParams,
+    MotionModel,
+    SimulatedController,
+    SimulationSettings,
+    default_clips,
+    fit_motion_model,
+    plan_crowd,
+)
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -282,6 +292,64 @@ def test_footsteps_on_a_rolling_horizon(capsys):
     assert rolling["plans"][0]["expanded"] > 40
 
 
+# --- motion fit -----------------------------------------------------------------------------
+
+def test_motion_fit_reports_the_libraries_fit_and_its_residuals(capsys, tmp_path):
+    model, png = tmp_path / "model.npz", tmp_path / "fit.png"
+    info = run_json(capsys, "motion", "fit", "-o", model, "--render", png)
+    fit = fit_motion_model(SimulatedController(), rough_min_speed=1.0, rough_max_speed=4.0)
+    assert info["fitted"] and info["failures"] == [] and info["runs"] == len(fit.runs)
+    assert MotionModel.load(model) == fit.model and info["output"] == str(model)
+    assert info["min_speed"] == pytest.approx(fit.model.min_speed, abs=1e-4)
+    assert info["max_speed"] == pytest.approx(fit.model.max_speed, abs=1e-4)
+    assert np.allclose(info["deceleration"], fit.deceleration.coefficients, atol=1e-6)
+    residuals = np.array(info["residuals"])
+    assert np.allclose(residuals, fit.deceleration.residuals, atol=1e-6)
+    assert (residuals <= 1e-6).all()                  # never above the measured worst case
+    assert info["rms"] == pytest.approx(np.sqrt(np.mean(residuals ** 2)), abs=1e-5)
+    assert info["max_error"] == pytest.approx(np.abs(residuals).max(), abs=1e-6)
+    assert info["overshoot_angles"][0] == 0 and info["overshoot_angles"][-1] == 180
+    assert np.allclose(info["overshoot"], fit.model.overshoot, atol=1e-4)
+    assert np.allclose(info["radii"], fit.model.radii, atol=1e-4)
+    with Image.open(png) as im:
+        assert im.format == "PNG"
+    code, out, _ = run(capsys, "motion", "fit")
+    assert code == 0 and f"rms {fit.deceleration.rms:.4f}" in out
+    assert f"speeds {fit.model.min_speed:.3f} to {fit.model.max_speed:.3f} m/s" in out
+
+
+def test_motion_fit_of_another_controller_against_a_saved_model(capsys, tmp_path):
+    model = tmp_path / "model.npz"
+    argv = ["motion", "fit", "--samples", "1", "--steps", "3", "--angle-steps", "3"]
+    assert run_json(capsys, *argv, "-o", model)["changes"] is None
+    same = run_json(capsys, *argv, "--against", model)
+    assert same["changes"] == []
+    slower = run_json(capsys, *argv, "--max-speed", "5", "--turn-rate", "90", "--against",
+                      model)
+    assert slower["controller"]["max_speed"] == 5 and slower["controller"]["turn_rate"] == 90
+    want = fit_motion_model(
+        SimulatedController(params=ControllerParams(max_speed=5, turn_rate=math.pi / 2)),
+        rough_min_speed=1.0, rough_max_speed=4.0, steps=3, angle_steps=3,
+        settings=SimulationSettings(samples=1))
+    assert np.allclose(slower["radii"], want.model.radii, atol=1e-4)
+    changed = {c["quantity"] for c in slower["changes"]}
+    assert {"max_speed", "rotation_radius"} <= changed
+    for c in slower["changes"]:
+        assert c["relative"] > 0.05
+        assert c["relative"] == pytest.approx(abs(c["new"] - c["old"])
+                                              / max(abs(c["old"]), 0.05), abs=1e-3)
+    code, out, _ = run(capsys, *argv, "--max-speed", "5", "--against", model)
+    assert code == 0 and f"against {model}: " in out and "max_speed: 6 -> 5" in out
+
+
+def test_a_motion_fit_that_fails_says_why(capsys):
+    info = run_json(capsys, "motion", "fit", "--min-speed", "1", "--max-speed", "1.05")
+    assert not info["fitted"] and info["failures"] == [["speed_range", "narrow_speed_range"]]
+    assert info["min_speed"] is None and info["deceleration"] is None and info["radii"] is None
+    code, out, _ = run(capsys, "motion", "fit", "--min-speed", "1", "--max-speed", "1.05")
+    assert code == 0 and out.startswith("no motion model after") and "narrow_speed_range" in out
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 CLIP = {"name": "walk", "start_state": "walking", "end_state": "walking", "duration": 1.0,
@@ -344,6 +412,10 @@ def test_a_malformed_clip_file_names_the_file_and_the_problem(capsys, tmp_path, 
     (["footsteps", "--com-every", "0"], "> 0"),
     (["footsteps", "--max-expansions", "0"], ">= 1"),
     (["footsteps", "--curve", "spline"], "--curve"),
+    (["motion", "fit", "--steps", "1"], "must be an integer >= 2"),
+    (["motion", "fit", "--render", "fit.svg"], "not a PNG file"),
+    (["motion", "fit", "--max-speed", "-1"], "--max-speed"),
+    (["motion"], "motion_command"),
 ])
 def test_values_refused_while_parsing(capsys, argv, message):
     with pytest.raises(SystemExit) as refused:
@@ -374,6 +446,12 @@ def test_values_refused_while_parsing(capsys, argv, message):
     (["footsteps", "--to", "1,0"], "0 --from and 1 --to"),
     (["footsteps", "--rolling", "0.5", "--no-repair"], "--no-repair"),
     (["footsteps", "--epsilon", "0.5"], "epsilon 0.5 must be a finite number >= 1"),
+    (["motion", "fit", "--min-speed", "0"], "min_speed 0"),
+    (["motion", "fit", "--jitter", "1"], "jitter 1"),
+    (["motion", "fit", "--rough-min", "4", "--rough-max", "1"], "rough_max_speed 1"),
+    (["motion", "fit", "--against", "{dir}/old.npz"], "old.npz"),
+    (["motion", "fit", "--min-speed", "1", "--max-speed", "1.05", "--render", "{dir}/f.png"],
+     "no deceleration fit"),
 ])
 def test_values_refused_by_the_library(capsys, tmp_path, wall, argv, message):
     argv = [a.format(wall=wall[0], dir=tmp_path) for a in argv]

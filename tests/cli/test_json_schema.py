@@ -59,6 +59,10 @@ CLIP_ENTRY = {"name", "start_state", "end_state", "duration", "dx", "dy", "rotat
 MOVEMENT = {"map", "world", "status", "clips", "states", "times", "poses", "time", "cost",
             "length", "position_error", "heading_error", "expanded", "seconds", "render"}
 FOOTSTEPS = {"mode", "plans", "clashes", "least_gap", "seconds", "render"}
+MOTION_FIT = {"controller", "fitted", "failures", "min_speed", "max_speed", "stop_speeds",
+              "stop_distances", "deceleration", "residuals", "rms", "max_error",
+              "overshoot_angles", "overshoot_speeds", "overshoot", "radius_speeds", "radii",
+              "runs", "changes", "output", "seconds", "render"}
 FOOTSTEP_PLAN = {"from", "to", "status", "steps", "waits", "duration", "cost", "epsilon",
                  "expanded", "times", "feet", "sides", "orientations", "com", "com_samples"}
 
@@ -116,6 +120,10 @@ SCHEMAS = {
                       MOVEMENT),
     "footsteps": ("footsteps --from 0,0 --to 1,0 --from 1,1 --to 0,1 --max-expansions 200 "
                   "--json", FOOTSTEPS),
+    "motion fit": ("motion fit --samples 1 --steps 3 --angle-steps 2 -o {d}/model.npz --json",
+                   MOTION_FIT),
+    "motion fit against": ("motion fit --samples 1 --steps 3 --angle-steps 2 --max-speed 5 "
+                           "--against {d}/model.npz --json", MOTION_FIT),
     "voxel build": ("voxel build {d}/v.3dmap --grid {d}/vg.npz --json", VOXEL_BUILD | {"grid"}),
     "voxel build octree": ("voxel build {d}/v.3dmap --octree {d}/vo.npz --quiet --json",
                            VOXEL_BUILD | OCTREE_BUILD),
@@ -201,6 +209,7 @@ def test_the_page_has_a_section_per_command():
                                  ("vehicle", "crossing"), ("traffic", "route"),
                                  ("traffic", "lattice"), ("climb", "path"),
                                  ("clips",), ("movement",), ("footsteps",),
+                                 ("motion", "fit"),
                                  ("voxel", "build"),
                                  ("voxel", "path"), ("voxel", "scen")}
 

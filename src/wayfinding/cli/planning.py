@@ -1,8 +1,10 @@
-"""``wayfinding clips|movement|footsteps``: planning with the body.  ``clips`` prints a clip
-catalogue (the library's biped, or a JSON file checked field by field) and writes it out to
-edit; ``movement`` plans the cheapest clip sequence from a start pose to a goal region on the
-open plane, a Moving AI map, a generated map or a navigation mesh; ``footsteps`` plans timed
-footsteps for one or a few characters who avoid each other's bodies in space and time.
+"""``wayfinding clips|movement|footsteps|motion``: planning with the body.  ``clips`` prints a
+clip catalogue (the library's biped, or a JSON file checked field by field) and writes it out
+to edit; ``movement`` plans the cheapest clip sequence from a start pose to a goal region on
+the open plane, a Moving AI map, a generated map or a navigation mesh; ``footsteps`` plans
+timed footsteps for one or a few characters who avoid each other's bodies in space and time;
+``motion fit`` fits a motion model to the library's simulated character controller, reports
+its deceleration fit's residuals and compares it with a saved model.
 
 Poses are ``X,Y,HEADING``: a world point and a heading in degrees counter-clockwise from +x
 (the JSON output gives headings in degrees too, except a catalogue's clip ``rotation``, in
@@ -37,6 +39,22 @@ _pose = three_numbers("a pose 'X,Y,HEADING'")
 
 #: Where ``--from`` and ``--to`` of ``footsteps`` go when neither is given.
 WALK = ((0.0, 0.0), (4.0, 0.0))
+
+
+#: The help of each option of :class:`~wayfinding.planning.ControllerParams` (``turn_rate``
+#: is given in degrees a second).
+CONTROLLER = {
+    "min_speed": "the slowest clip's speed, m/s",
+    "max_speed": "the fastest clip's speed, m/s",
+    "acceleration": "speeding up, m/s²",
+    "deceleration": "slowing down to a lower speed, m/s² at rest",
+    "deceleration_falloff": "the share of the deceleration lost at full speed, in [0, 1)",
+    "stop_deceleration": "the stop animation's deceleration, m/s²",
+    "turn_rate": "the fastest turn, degrees a second",
+    "lateral_acceleration": "the most sideways acceleration in a turn, m/s²",
+    "blend_delay": "how late commands act (the animation blend's lag), seconds",
+    "jitter": "each step's relative speed noise, in [0, 1)",
+}
 
 
 def _degrees(text: str) -> float:
@@ -208,6 +226,59 @@ def add_planning_parsers(sub: Any) -> None:
     f.add_argument("--json", action="store_true", help=JSON_HELP)
     f.set_defaults(run=cmd_footsteps)
 
+    mo = sub.add_parser("motion", help="planning with the body: fit a motion model to a "
+                        "character controller, report its residuals, compare it with another",
+                        description="Motion models fitted to a character controller.")
+    msub = mo.add_subparsers(dest="motion_command", required=True)
+    fit = msub.add_parser(
+        "fit", help="fit a motion model to the simulated controller, print it with the "
+        "deceleration fit's residuals",
+        description="Drive the library's simulated character controller (its parameters "
+        "below) with deterministic commands and fit a motion model to what it measures: "
+        "the speed range, the stopping distances, the deceleration dv(d) = a d² + b d + "
+        "c √d (least squares, never above the measured worst case; its residuals "
+        "reported), the overshoot after turns and the rotation radius; save it, draw the "
+        "deceleration fit, or compare it with a saved model.")
+    from ..planning import ControllerParams
+
+    defaults = ControllerParams()
+    for name, text in CONTROLLER.items():
+        value = getattr(defaults, name)
+        if name == "turn_rate":
+            value = math.degrees(value)
+        fit.add_argument("--" + name.replace("_", "-"), type=non_negative_float,
+                         default=None, metavar="DEG" if name == "turn_rate" else "X",
+                         help=f"controller: {text} (default {value:g})")
+    fit.add_argument("--rough-min", type=positive_float, default=1.0, metavar="M/S",
+                     help="the game's estimate of the slowest speed, where the speeds are "
+                     "explored (default 1)")
+    fit.add_argument("--rough-max", type=positive_float, default=4.0, metavar="M/S",
+                     help="the estimate of the fastest speed (default 4)")
+    fit.add_argument("--samples", type=positive_int, default=3,
+                     help="runs per command, seeded 0, 1, ... (default 3)")
+    fit.add_argument("--steps", type=_at_least_two, default=5,
+                     help="speeds for the stops, slow-downs, turns and circles (default 5)")
+    fit.add_argument("--angle-steps", type=_at_least_two, default=7,
+                     help="turn angles from 0 to 180 degrees (default 7)")
+    fit.add_argument("-o", "--output", metavar="OUT.npz", help="save the model here")
+    fit.add_argument("--against", metavar="MODEL.npz",
+                     help="compare with a saved model: list what changed beyond "
+                     "--tolerance")
+    fit.add_argument("--tolerance", type=positive_float, default=0.05,
+                     help="--against: the relative change flagged (default 0.05)")
+    fit.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
+                     help="draw the speed lost against the distance travelled and the "
+                     "fitted curve")
+    fit.add_argument("--json", action="store_true", help=JSON_HELP)
+    fit.set_defaults(run=cmd_motion_fit)
+
+
+def _at_least_two(text: str) -> int:
+    value = positive_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"{text} must be an integer >= 2")
+    return value
+
 
 def _catalogue(path: str | None) -> Any:
     """The catalogue in the file ``path``, or the library's biped."""
@@ -359,9 +430,7 @@ def _plan_row(plan: Any, start: tuple[float, float], goal: tuple[float, float],
     """One character's plan as the JSON output holds it."""
     import numpy as np
 
-    def rounded(a: Any) -> Any:
-        return (np.round(np.asarray(a, dtype=np.float64), 4) + 0.0).tolist()   # no -0.0
-
+    rounded = _rounded
     t = np.arange(float(plan.times[0]), float(plan.times[-1]) + every / 2, every)
     com, _ = plan.trajectory(t)
     return {"from": list(start), "to": list(goal), "status": str(plan.status),
@@ -428,5 +497,117 @@ def cmd_footsteps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rounded(values: Any, digits: int = 4) -> Any:
+    """An array as nested lists of floats rounded to ``digits`` (no ``-0.0``)."""
+    import numpy as np
+
+    return (np.round(np.asarray(values, dtype=np.float64), digits) + 0.0).tolist()
+
+
 def _xy(p: Any) -> str:
     return f"({p[0]:.2f}, {p[1]:.2f})"
+
+
+def cmd_motion_fit(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    import numpy as np
+
+    from ..planning import (
+        ControllerParams,
+        MotionModel,
+        SimulatedController,
+        SimulationSettings,
+        compare_models,
+        fit_motion_model,
+    )
+
+    given = {name: getattr(args, name) for name in CONTROLLER if getattr(args, name) is not None}
+    if "turn_rate" in given:
+        given["turn_rate"] = math.radians(given["turn_rate"])
+    params = ControllerParams(**given)
+    old = None if args.against is None else MotionModel.load(args.against)
+    t0 = time.perf_counter()
+    fit = fit_motion_model(SimulatedController(params=params), rough_min_speed=args.rough_min,
+                           rough_max_speed=args.rough_max,
+                           settings=SimulationSettings(samples=args.samples,
+                                                       jitter=params.jitter),
+                           steps=args.steps, angle_steps=args.angle_steps)
+    elapsed = time.perf_counter() - t0
+    model, decel = fit.model, fit.deceleration
+    if model is not None and args.output:
+        model.save(args.output)
+    if args.render:
+        from .._io import atomic_write_bytes
+        from ..viz.planning import render_deceleration_png
+
+        atomic_write_bytes(args.render, render_deceleration_png(
+            fit, title="speed lost against the distance travelled"))
+    changes = None
+    if old is not None and model is not None:
+        changes = [{"quantity": c.quantity,
+                    "at": None if c.at is None else
+                    [round(math.degrees(c.at[0]), 4), round(c.at[1], 4)]
+                    if isinstance(c.at, tuple) else round(c.at, 4),
+                    "old": round(c.old, 4), "new": round(c.new, 4),
+                    "relative": round(c.relative, 4)}
+                   for c in compare_models(old, model, tolerance=args.tolerance).changes]
+    controller = asdict(params)
+    controller["turn_rate"] = math.degrees(params.turn_rate)
+    tables: dict[str, Any] = dict.fromkeys(
+        ("min_speed", "max_speed", "stop_speeds", "stop_distances", "overshoot_angles",
+         "overshoot_speeds", "overshoot", "radius_speeds", "radii"))
+    if model is not None:
+        tables = {"min_speed": round(model.min_speed, 4), "max_speed": round(model.max_speed, 4),
+                  "stop_speeds": _rounded(model.stop_speeds),
+                  "stop_distances": _rounded(model.stop_distances),
+                  "overshoot_angles": _rounded(np.degrees(model.overshoot_angles)),
+                  "overshoot_speeds": _rounded(model.overshoot_speeds),
+                  "overshoot": _rounded(model.overshoot),
+                  "radius_speeds": _rounded(model.radius_speeds), "radii": _rounded(model.radii)}
+    info = {"controller": {k: round(v, 6) for k, v in controller.items()},
+            "fitted": model is not None,
+            "failures": [[what, str(reason)] for what, reason in fit.failures], **tables,
+            "deceleration": None if decel is None else _rounded(decel.coefficients, 6),
+            "residuals": None if decel is None else _rounded(decel.residuals, 6),
+            "rms": None if decel is None else round(decel.rms, 6),
+            "max_error": None if decel is None else round(decel.max_error, 6),
+            "runs": len(fit.runs), "changes": changes,
+            "output": args.output if model is not None else None,
+            "seconds": round(elapsed, 3), "render": args.render}
+    if args.json:
+        print(to_json(info))
+        return 0
+    if model is None:
+        print(f"no motion model after {len(fit.runs)} command runs: "
+              + "; ".join(f"{what}: {reason}" for what, reason in fit.failures)
+              + (f" (deceleration fit's rms residual {decel.rms:.3f} m/s)" if decel else "")
+              + (f"; wrote {args.render}" if args.render else ""))
+        return 0
+    a, b, c = decel.coefficients.tolist() if decel is not None else (0.0, 0.0, 0.0)
+    print(f"motion model from {len(fit.runs)} command runs in {info['seconds']} s: speeds "
+          f"{model.min_speed:.3f} to {model.max_speed:.3f} m/s"
+          + (f"; wrote {args.output}" if args.output else "")
+          + (f"; wrote {args.render}" if args.render else ""))
+    if decel is not None:
+        print(f"  deceleration dv(d) = {a:.4f} d² {b:+.4f} d {c:+.4f} √d m/s; residuals over "
+              f"{len(decel.residuals)} distances: rms {decel.rms:.4f}, largest "
+              f"{decel.max_error:.4f} m/s")
+    print("  stopping distance: " + ", ".join(
+        f"{d:.2f} m from {v:.2f} m/s" for v, d in zip(info["stop_speeds"],
+                                                     info["stop_distances"])))
+    print("  rotation radius: " + ", ".join(
+        f"{r:.2f} m at {v:.2f} m/s" for v, r in zip(info["radius_speeds"], info["radii"])))
+    print("  overshoot at the fastest speed: " + ", ".join(
+        f"{o[-1]:.2f} m after {t:g}°" for t, o in zip(info["overshoot_angles"],
+                                                     info["overshoot"])))
+    if changes is not None:
+        print(f"  against {args.against}: " + ("no change beyond "
+                                              f"{args.tolerance:g}" if not changes else
+                                              f"{len(changes)} changes beyond "
+                                              f"{args.tolerance:g}"))
+        for ch in changes:
+            at = "" if ch["at"] is None else f" at {ch['at']}"
+            print(f"    {ch['quantity']}{at}: {ch['old']:g} -> {ch['new']:g} "
+                  f"({ch['relative']:.1%})")
+    return 0
