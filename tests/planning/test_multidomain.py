@@ -131,19 +131,30 @@ def test_the_agent_stands_still_until_it_has_a_plan_then_reaches_its_goal():
     assert planner.cell == (23, 15)
 
 
-def test_each_frame_runs_the_most_urgent_tasks_and_shares_the_budget_by_priority():
+def test_each_frame_runs_the_most_urgent_tasks_ties_going_upstream_first():
     s1, s2, s3, _ = domains(random_world(5))
-    planner = MultiDomainPlanner(s1, s2, s3, (0.5, 0.5), (23.5, 15.5), max_tasks=4)
-    for _ in range(30):
-        before = {name: t.priority for name, t in planner.tasks}
+    planner = MultiDomainPlanner(s1, s2, s3, (0.5, 0.5), (23.5, 15.5), max_tasks=4,
+                                 corridor=None)
+    for _ in range(40):
+        ready = sorted((t.priority, i, name) for i, (name, t) in enumerate(planner.tasks)
+                       if t.priority < math.inf)
         ran = planner.think(max_expansions=60)
-        ready = sorted(p for p in before.values() if p < math.inf)
-        names = [name for name, _ in ran]
-        assert [before[n] for n in names] == ready[:len(names)] or "T2" not in names
-        assert len(ran) <= 3
+        assert [name for name, _ in ran] == [name for _, _, name in ready[:3]]
         if planner.settled:
             break
     assert planner.settled and planner.result().found
+
+
+def test_the_budget_is_shared_in_proportion_to_one_over_priority():
+    s1, s2, s3, _ = domains(random_world(5))
+    planner = MultiDomainPlanner(s1, s2, s3, (0.5, 0.5), (23.5, 15.5), max_tasks=3,
+                                 corridor=None)
+    p1, p2 = planner.t1.priority, planner.t2.priority          # 4 and 3: both invalid
+    assert (p1, p2) == (4.0, 3.0)
+    ran = dict(planner.think(max_expansions=7))
+    total = 1 / p1 + 1 / p2
+    assert ran["T2"] == int(7 * (1 / p2) / total) == 4      # the more urgent gets more
+    assert ran["T1"] == int(7 * (1 / p1) / total) == 3
 
 
 def test_the_executed_walk_keeps_clear_of_a_published_path():
