@@ -330,7 +330,7 @@ class MultiDomainPlanner:
         if self.t4 is not None and self.t4.finished and not self.t4.plan.found:
             self._refine(tunnel=False)
         elif self.t4 is not None and self.t4.plan.found:
-            nxt = self._spacetime_step()
+            nxt = self._spacetime_step(self.t4)
         elif self.spacetime is None and self.legs and self.legs[0].plan.found \
                 and len(self.legs[0].plan.path) > 1:
             c = self.legs[0].plan.path[1]
@@ -344,27 +344,25 @@ class MultiDomainPlanner:
         self._move_agent(nxt)
         return True
 
-    def _spacetime_step(self) -> Cell | None:
-        """The next cell along T(Σ4)'s plan (None: stand still), the plan aligned with now
-        first."""
-        assert self.t4 is not None
-        path = self.t4.plan.path
+    def _spacetime_step(self, task: SpaceTimeTask) -> Cell | None:
+        """The next cell along ``task``'s plan (None: stand still), the plan aligned with
+        now first."""
+        path = task.plan.path
         now = self._state()
         if tuple(path[0].tolist()) != now:
             shifted = path.copy()
             shifted[:, 4] += now[4] - path[0, 4]
             shifted[0] = now
-            if not self.spacetime.valid_path(shifted):        # type: ignore[union-attr]
+            if not task.domain.valid_path(shifted):
                 self._refine()
                 return None
-            self.t4.plan.path = shifted
-        if len(self.t4.plan.path) < 2:
+            task.plan.path = shifted
+        if len(task.plan.path) < 2:
             return None
-        x, y, vx, vy, k = (int(v) for v in self.t4.plan.path[1])
-        s = (x, y, vx, vy, k)
+        x, y, vx, vy, k = (int(v) for v in task.plan.path[1])
         self.velocity = (vx, vy)
-        self.t4.move_start(s)
-        return s[0], s[1]
+        task.move_start((x, y, vx, vy, k))
+        return x, y
 
     def frame(self, *, max_expansions: int | None = None,
               max_seconds: float | None = None) -> FrameReport:
