@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import KW_ONLY, dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,6 +28,7 @@ from .._deprecated import positional_options, renamed_keywords, warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
 from .._validate import INT64_MAX, allocation, choice, count, finite_points, positive_float
+from ..constraints import ConstraintSet
 from ..errors import (
     FileFormatError,
     InvalidGeometryError,
@@ -37,9 +38,11 @@ from ..errors import (
     brief,
 )
 from ..geometry.buckets import Buckets, box_buckets
+from ..graph.constrained import ConstrainedPath
 from ..results import _fields_equal
 from . import build as _build
 from . import subtractive as _subtractive
+from .constraint_domains import constrained_query
 from .query import NavMeshQuery, NavPaths
 from .records import DEFAULT_FILTER, NavPath, QueryFilter
 from .surface import RayHit, WallDistance
@@ -470,9 +473,28 @@ class NavMesh:
             q = self._local.query = NavMeshQuery(self)
         return q
 
+    @overload
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = ...,
+                  partial: bool = ..., method: str = ..., constraints: None = None,
+                  domain: str = ..., spacing: float | None = ..., t: float = ...
+                  ) -> NavPath: ...
+
+    @overload
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = ...,
+                  partial: bool = ..., method: str = ..., constraints: ConstraintSet,
+                  domain: str = ..., spacing: float | None = ..., t: float = ...
+                  ) -> ConstrainedPath: ...
+
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
-                  partial: bool = False, method: str = "astar") -> NavPath:
-        """:meth:`NavMeshQuery.find_path` on this thread's query."""
+                  partial: bool = False, method: str = "astar",
+                  constraints: ConstraintSet | None = None, domain: str = "tri",
+                  spacing: float | None = None, t: float = 0.0) -> NavPath | ConstrainedPath:
+        """:meth:`NavMeshQuery.find_path` on this thread's query (with ``constraints``, a
+        constrained search as there)."""
+        if constraints is not None or domain != "tri" or spacing is not None:
+            return constrained_query(self, start, goal, filter=filter, partial=partial,
+                                     method=method, constraints=constraints, domain=domain,
+                                     spacing=spacing, t=t)
         return self._query()._find_path(start, goal, filter, partial, method)
 
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,

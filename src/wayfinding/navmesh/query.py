@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,9 +17,12 @@ from numpy.typing import ArrayLike
 from .._kernels import _navmesh
 from .._scratch import SingleThread, busy_error, exclusive
 from .._validate import finite_points, positive_float, xy
+from ..constraints import ConstraintSet
 from ..errors import InvalidQueryError, brief
+from ..graph.constrained import ConstrainedPath
 from ..results import SearchStats, Status
 from . import surface as _surface
+from .constraint_domains import constrained_query
 from .polyanya import PolyanyaSearch
 from .records import DEFAULT_FILTER, LazyNavPath, NavPath, QueryFilter, set_unset
 
@@ -215,8 +218,22 @@ class NavMeshQuery(SingleThread):
         return self.mesh._nearest(pts, self._filter(filter)[0])
 
     # ------------------------------------------------------------------ paths
+    @overload
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = ...,
+                  partial: bool = ..., method: str = ..., constraints: None = None,
+                  domain: str = ..., spacing: float | None = ..., t: float = ...
+                  ) -> NavPath: ...
+
+    @overload
+    def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = ...,
+                  partial: bool = ..., method: str = ..., constraints: ConstraintSet,
+                  domain: str = ..., spacing: float | None = ..., t: float = ...
+                  ) -> ConstrainedPath: ...
+
     def find_path(self, start: ArrayLike, goal: ArrayLike, *, filter: QueryFilter = DEFAULT_FILTER,
-                  partial: bool = False, method: str = "astar") -> NavPath:
+                  partial: bool = False, method: str = "astar",
+                  constraints: ConstraintSet | None = None, domain: str = "tri",
+                  spacing: float | None = None, t: float = 0.0) -> NavPath | ConstrainedPath:
         """The straight path from ``start`` to ``goal`` (world points), in one compiled call:
         point location, A* over the ways into the usable polygons, then the funnel through
         the corridor's portals.  A search node is a polygon entered through one of its
@@ -243,7 +260,19 @@ class NavMeshQuery(SingleThread):
         so a filter with area costs other than 1 raises, and off-mesh links are not taken),
         1.2–1.8× the default's time (``benchmarks/navmesh_routes.py``, worlds of 5–708
         polygons).
+
+        ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet`: the search runs
+        on one of the mesh's constraint domains (``domain``: ``"tri"``, ``"dense"``,
+        ``"hybrid"`` or ``"adaptive"``; ``spacing``, world units, for the dense ones; see
+        :mod:`wayfinding.navmesh.constraint_domains`) under the multiplier field at time
+        ``t`` (seconds) and returns a
+        :class:`~wayfinding.graph.constrained.ConstrainedPath` (``method`` ``"astar"`` or
+        ``"dijkstra"``; no filter, no partial paths).
         """
+        if constraints is not None or domain != "tri" or spacing is not None:
+            return constrained_query(self.mesh, start, goal, filter=filter, partial=partial,
+                                     method=method, constraints=constraints, domain=domain,
+                                     spacing=spacing, t=t)
         # The guard of :func:`exclusive` and the common case (plain points, the filter of
         # the last query) written out: a call layer costs a tenth of a small mesh's query.
         busy = self._busy

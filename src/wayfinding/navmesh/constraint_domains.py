@@ -1,0 +1,465 @@
+"""The search domains of constraint-aware planning on a navigation mesh (Kapadia et al.):
+
+- ``"tri"`` (:class:`TriangulationDomain`): the midpoints of the mesh's edges, with a
+  transition both ways between every two edges of a polygon (six per triangle); built on
+  the mesh triangulated and cut along the static annotations' borders, so that they have
+  states;
+- ``"dense"`` (:class:`DenseMeshDomain`): points every ``spacing`` world units, kept within
+  ``spacing·√2/2`` of the mesh and clamped onto it, each linked to its 8 lattice
+  neighbours where the segment stays on the mesh;
+- ``"hybrid"`` (:class:`HybridDomain`): the dense domain plus "highways": every transition
+  of the triangulation domain between the dense states nearest its ends;
+- ``"adaptive"`` (:class:`AdaptiveDomain`): the dense domain with fewer branches where no
+  constraint acts.
+
+Every transition's base cost is its length (world units); off-mesh links and area costs are
+not part of these domains.  A query point joins the nearest state whose straight leg stays
+on the mesh and crosses no hard constraint.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validate import choice, count, finite_float, finite_point, positive_float
+from ..constraints import SAMPLES, Annotation, Between, Disc, LineOfSight, Region, Side
+from ..errors import InvalidQueryError
+from ..geometry.obstacles import segments_cross
+from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
+from . import build as _build
+from .records import DEFAULT_FILTER, QueryFilter
+
+if TYPE_CHECKING:
+    from .mesh import NavMesh
+
+#: The lattice directions of the dense domains, counter-clockwise from +x.
+DIRECTIONS = np.array([(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)])
+
+#: The domain kinds of :func:`constraint_domain`.
+DOMAINS = ("tri", "dense", "hybrid", "adaptive")
+
+#: Fractions along a segment checked to lie on the mesh (with its wall crossings).
+_ON_MESH_SAMPLES = (1 / 8, 3 / 8, 1 / 2, 5 / 8, 7 / 8)
+
+#: Segments tested against the walls per block (bounds the temporary arrays).
+_BLOCK = 2048
+
+
+class MeshDomain(ConstraintDomain):
+    """A :class:`~wayfinding.graph.constrained.ConstraintDomain` on a navigation mesh: the
+    segments of its legs must stay on the mesh."""
+
+    def __init__(self, mesh: NavMesh, points: Any, edges: Any, base_costs: Any):
+        super().__init__(points, edges, base_costs)
+        self.mesh = mesh
+
+    def segments_free(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``(m,)`` bool: segment ``a[i]`` → ``b[i]`` stays on the mesh (see
+        :func:`segments_on_mesh`)."""
+        return segments_on_mesh(self.mesh, a, b)
+
+
+def mesh_walls(mesh: NavMesh) -> tuple[np.ndarray, np.ndarray]:
+    """The mesh's walls (polygon edges without a neighbour): ``(w, 2)`` starts and ends."""
+    k = np.arange(mesh.max_verts)
+    wall = (k[None, :] < mesh.sizes[:, None]) & (mesh.neighbours < 0)
+    pi, ki = np.nonzero(wall)
+    nxt = np.take_along_axis(mesh.polygons, (k[None, :] + 1) % mesh.sizes[:, None], 1)
+    return mesh.vertices[mesh.polygons[pi, ki]], mesh.vertices[nxt[pi, ki]]
+
+
+def on_mesh(mesh: NavMesh, points: np.ndarray) -> np.ndarray:
+    """``(n,)`` bool: each point lies on a polygon (its border included, within 1e-9 of the
+    mesh's size)."""
+    if not len(points):
+        return np.zeros(0, dtype=bool)
+    _, snapped = mesh._nearest(np.ascontiguousarray(points, dtype=np.float64),
+                               np.ones(mesh.num_polygons, dtype=np.uint8))
+    return np.hypot(*(snapped - points).T) <= 1e-9 * max(mesh.reach, 1.0)
+
+
+def segments_on_mesh(mesh: NavMesh, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(m,)`` bool: segment ``a[i]`` → ``b[i]`` stays on the mesh: its ends and the points
+    at 1/8, 3/8, 1/2, 5/8 and 7/8 along it lie on a polygon, and it crosses no wall
+    (touching one, as a segment along it does, is allowed)."""
+    a = np.asarray(a, dtype=np.float64).reshape(-1, 2)
+    b = np.asarray(b, dtype=np.float64).reshape(-1, 2)
+    frac = np.array((0.0, *_ON_MESH_SAMPLES, 1.0))
+    pts = a[None] + frac[:, None, None] * (b - a)[None]
+    ok = on_mesh(mesh, pts.reshape(-1, 2)).reshape(len(frac), -1).all(axis=0)
+    w0, w1 = mesh_walls(mesh)
+    lo_w, hi_w = np.minimum(w0, w1), np.maximum(w0, w1)
+    for lo in range(0, len(a), _BLOCK):
+        sa, sb = a[lo:lo + _BLOCK], b[lo:lo + _BLOCK]
+        lo_s, hi_s = np.minimum(sa, sb), np.maximum(sa, sb)
+        i, j = np.nonzero((lo_s[:, None, 0] <= hi_w[None, :, 0])
+                          & (hi_s[:, None, 0] >= lo_w[None, :, 0])
+                          & (lo_s[:, None, 1] <= hi_w[None, :, 1])
+                          & (hi_s[:, None, 1] >= lo_w[None, :, 1]))
+        hit = segments_cross(sa[i], sb[i], w0[j], w1[j])
+        ok[lo + np.unique(i[hit])] = False
+    return ok
+
+
+class TriangulationDomain(MeshDomain):
+    """Σ_tri of a mesh: a state at the midpoint of every polygon edge (shared edges once),
+    and a transition both ways between every two edges of each polygon, as long as the
+    segment between the midpoints (six per triangle).
+
+    >>> from wayfinding.navmesh import NavMesh
+    >>> mesh = NavMesh.build(outline=[(0, 0), (4, 0), (4, 4), (0, 4)], max_verts=3)
+    >>> d = TriangulationDomain(mesh)
+    >>> d.num_nodes, d.num_edges
+    (5, 12)
+    >>> round(d.find_path((0.5, 0.5), (3.5, 3.5), None).cost, 6)
+    5.990705
+    """
+
+    kind = "tri"
+
+    def __init__(self, mesh: NavMesh):
+        k = np.arange(mesh.max_verts)
+        valid = k[None, :] < mesh.sizes[:, None]
+        nxt = np.take_along_axis(mesh.polygons, (k[None, :] + 1) % mesh.sizes[:, None], 1)
+        a = np.minimum(mesh.polygons, nxt)[valid]
+        b = np.maximum(mesh.polygons, nxt)[valid]
+        keys, edge_of = np.unique(np.stack([a, b], 1), axis=0, return_inverse=True)
+        edge_of = edge_of.ravel()
+        points = 0.5 * (mesh.vertices[keys[:, 0]] + mesh.vertices[keys[:, 1]])
+        pairs = [np.empty((0, 2), dtype=np.int64)]
+        starts = np.concatenate([[0], np.cumsum(mesh.sizes)])
+        for size in np.unique(mesh.sizes):
+            polys = np.flatnonzero(mesh.sizes == size)
+            i, j = np.nonzero(~np.eye(size, dtype=bool))
+            ids = edge_of[starts[polys][:, None] + np.arange(size)[None]]
+            pairs.append(np.stack([ids[:, i].ravel(), ids[:, j].ravel()], 1))
+        edges = np.concatenate(pairs)
+        length = np.hypot(*(points[edges[:, 1]] - points[edges[:, 0]]).T)
+        super().__init__(mesh, points, edges, length)
+
+
+def cut_mesh(mesh: NavMesh, annotations: Any) -> NavMesh:
+    """The mesh's walkable area triangulated again (``max_verts=3``), cut along the borders
+    of ``annotations`` (Regions, Discs as 32-gons, Sides, Betweens) so that each triangle
+    lies wholly inside or outside each of them.  Needs the ``[geometry]`` extra."""
+    shapely = _build._shapely()
+    area = shapely.union_all([shapely.Polygon(mesh.polygon(i))
+                              for i in range(mesh.num_polygons)])
+    regions = [(outline(a), 1, 1) for a in annotations]
+    return type(mesh).build(area, max_verts=3, regions=regions)
+
+
+def outline(annotation: Annotation) -> Any:
+    """A shapely polygon of an annotation's volume (a Disc as a 32-gon, a Between as the
+    hull of its parts' outlines); a line of sight has none (it moves and is occluded), and
+    raises :class:`~wayfinding.errors.InvalidQueryError`."""
+    shapely = _build._shapely()
+    if isinstance(annotation, Region):
+        return shapely.Polygon(annotation.vertices)
+    if isinstance(annotation, Disc):
+        return shapely.Point(annotation.centre).buffer(annotation.radius, quad_segs=8)
+    if isinstance(annotation, Side):
+        return shapely.Polygon(annotation.corners)
+    if isinstance(annotation, Between):
+        return shapely.convex_hull(shapely.union_all([outline(p) for p in annotation.parts]))
+    kind = "a line of sight" if isinstance(annotation, LineOfSight) else \
+        type(annotation).__name__
+    raise InvalidQueryError(f"{kind} cannot be cut into the mesh: use another domain than "
+                            "'tri' for it")
+
+
+class DenseMeshDomain(MeshDomain):
+    """Σ_dense of a mesh: lattice points ``(xmin + i·spacing, ymin + j·spacing)`` over the
+    mesh's bounds, kept when within ``spacing·√2/2`` of the mesh and clamped onto its
+    nearest point, each linked to its 8 lattice neighbours (both ways) where the segment
+    stays on the mesh (:func:`segments_on_mesh`).
+
+    ``lattice``: ``(n, 2)`` int64 lattice index ``(i, j)`` of each state; ``neighbour``:
+    ``(n, 8)`` int64 the state in each of :data:`DIRECTIONS`, -1 where there is no
+    transition; ``edge_of``: ``(n, 8)`` int64 the edge id of that transition (-1 none).
+
+    >>> from wayfinding.navmesh import NavMesh
+    >>> mesh = NavMesh.build(outline=[(0, 0), (4, 0), (4, 4), (0, 4)])
+    >>> d = DenseMeshDomain(mesh, spacing=1.0)
+    >>> d.num_nodes, round(d.find_path((0, 0), (4, 3), None).cost, 6)
+    (25, 5.242641)
+    """
+
+    kind = "dense"
+
+    def __init__(self, mesh: NavMesh, *, spacing: float):
+        self.spacing = positive_float("spacing", spacing)
+        x0, y0 = mesh.vertices.min(axis=0)
+        x1, y1 = mesh.vertices.max(axis=0)
+        nx = int(math.floor((x1 - x0) / self.spacing + 1e-9)) + 1
+        ny = int(math.floor((y1 - y0) / self.spacing + 1e-9)) + 1
+        if nx * ny > 4_000_000:
+            raise InvalidQueryError(f"spacing {spacing!r} would make {nx * ny} lattice points "
+                                    "(4e6 max); use a larger one")
+        jj, ii = np.divmod(np.arange(nx * ny), nx)
+        pts = np.stack([x0 + ii * self.spacing, y0 + jj * self.spacing], 1)
+        _, snapped = mesh._nearest(pts, np.ones(mesh.num_polygons, dtype=np.uint8))
+        keep = np.hypot(*(snapped - pts).T) <= self.spacing * math.sqrt(0.5) + 1e-12
+        lattice = np.stack([ii[keep], jj[keep]], 1).astype(np.int64)
+        points = snapped[keep]
+        table = np.full(nx * ny, -1, dtype=np.int64)
+        table[np.flatnonzero(keep)] = np.arange(len(points))
+        src, dst = [], []
+        for di, dj in DIRECTIONS:
+            ti, tj = lattice[:, 0] + di, lattice[:, 1] + dj
+            inside = (ti >= 0) & (ti < nx) & (tj >= 0) & (tj < ny)
+            u = np.flatnonzero(inside)
+            v = table[tj[u] * nx + ti[u]]
+            u, v = u[v >= 0], v[v >= 0]
+            src.append(u)
+            dst.append(v)
+        s, t = np.concatenate(src), np.concatenate(dst)
+        ok = segments_on_mesh(mesh, points[s], points[t])
+        s, t = s[ok], t[ok]
+        super().__init__(mesh, points, np.stack([s, t], 1),
+                         np.hypot(*(points[t] - points[s]).T))
+        self.lattice = lattice
+        e = self.edges
+        step = lattice[e[:, 1]] - lattice[e[:, 0]]
+        code = _direction_codes(step)
+        self.neighbour = np.full((len(points), 8), -1, dtype=np.int64)
+        self.edge_of = np.full((len(points), 8), -1, dtype=np.int64)
+        self.neighbour[e[:, 0], code] = e[:, 1]
+        self.edge_of[e[:, 0], code] = np.arange(len(e))
+        for arr in (self.lattice, self.neighbour, self.edge_of):
+            arr.flags.writeable = False
+
+
+def _direction_codes(step: np.ndarray) -> np.ndarray:
+    """The index in :data:`DIRECTIONS` of each ``(k, 2)`` lattice step."""
+    key = (step[:, 0] + 1) * 3 + step[:, 1] + 1
+    table = np.full(9, -1, dtype=np.int64)
+    table[(DIRECTIONS[:, 0] + 1) * 3 + DIRECTIONS[:, 1] + 1] = np.arange(8)
+    return table[key]
+
+
+class HybridDomain(MeshDomain):
+    """Σ_hybrid of a mesh: the dense domain's states and transitions, plus a "highway"
+    transition for every transition ``(s, s')`` of the triangulation domain between the
+    dense states nearest ``s`` and ``s'`` (when they differ, are not already linked, and
+    the segment stays on the mesh).  Never costlier than the dense domain, which it holds.
+
+    ``highway``: ``(k,)`` bool, the transitions that are highways.
+    """
+
+    kind = "hybrid"
+
+    def __init__(self, mesh: NavMesh, *, spacing: float):
+        dense = DenseMeshDomain(mesh, spacing=spacing)
+        tri = TriangulationDomain(mesh)
+        nearest = _nearest_states(dense.points, tri.points)
+        pairs = nearest[tri.edges]
+        pairs = pairs[(pairs[:, 0] != pairs[:, 1])]
+        n = dense.num_nodes
+        pairs = np.unique(pairs, axis=0)
+        known = np.isin(pairs[:, 0] * n + pairs[:, 1], dense.edges[:, 0] * n + dense.edges[:, 1])
+        pairs = pairs[~known]
+        pts = dense.points
+        pairs = pairs[segments_on_mesh(mesh, pts[pairs[:, 0]], pts[pairs[:, 1]])]
+        edges = np.concatenate([dense.edges, pairs])
+        super().__init__(mesh, pts, edges, np.hypot(*(pts[edges[:, 1]] - pts[edges[:, 0]]).T))
+        self.spacing = dense.spacing
+        key = self.edges[:, 0] * n + self.edges[:, 1]
+        self.highway = np.isin(key, pairs[:, 0] * n + pairs[:, 1])
+        self.highway.flags.writeable = False
+
+
+class AdaptiveDomain(DenseMeshDomain):
+    """Σ_adaptive (the adaptive highway domain) of a mesh: the dense domain's states and
+    transitions, with fewer branches where no constraint acts.
+
+    The lattice points whose indices are both multiples of ``max_skips`` (K, default 4) are
+    *junctions*; a *run* is a straight line of K dense steps from a junction to the next one
+    (along x, y or a diagonal).  A state inside a run skips on along it: of its
+    transitions only those along its runs are enabled (one onward, one back; more where
+    runs cross).  A run is *cancelled* where the integral of ``Σ_c |W_c|`` along it (4
+    samples per step, world units) exceeds ``threshold`` (>= 0; 0: a run skips only where
+    no soft constraint acts) or it crosses a hard constraint; a state is *full* (all its
+    transitions enabled) at a junction, inside a cancelled run, on no run at all (beside a
+    wall, or off the lines), or within K lattice steps of the goal.  Disabled transitions
+    cost ``inf``: the transitions are those of the dense domain for every constraint set
+    (what an incremental planner needs) and the field decides the branching.
+
+    Every path here is a path of the dense domain, so it is never cheaper than the dense
+    optimum; every path of the junctions' uniform graph (spacing ``K·spacing``, runs as
+    its transitions) is a path here, so between junctions it is never costlier than that
+    path costs in dense steps.
+
+    ``runs``: ``(R, K + 1)`` int64 the states along each run, junction to junction.
+
+    >>> from wayfinding.navmesh import NavMesh
+    >>> mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 12), (0, 12)])
+    >>> r = AdaptiveDomain(mesh, spacing=1.0).find_path((0, 0), (16, 7), None)
+    >>> dense = DenseMeshDomain(mesh, spacing=1.0).find_path((0, 0), (16, 7), None)
+    >>> round(r.cost - dense.cost, 9), r.stats.expanded < dense.stats.expanded
+    (0.0, True)
+    """
+
+    kind = "adaptive"
+
+    def __init__(self, mesh: NavMesh, *, spacing: float, max_skips: int = 4,
+                 threshold: float = 0.0):
+        k = self.max_skips = count("max_skips", max_skips, min=1, max=64)
+        self.threshold = positive_float("threshold", threshold, allow_zero=True)
+        super().__init__(mesh, spacing=spacing)
+        n = self.num_nodes
+        junction = np.flatnonzero((self.lattice % k == 0).all(axis=1))
+        runs, steps = [], []
+        for code in (0, 1, 2, 7):               # +x, diagonal, +y, anti-diagonal
+            at = junction
+            nodes = [at]
+            ids: list[np.ndarray] = []
+            for _ in range(k):
+                ok = self.neighbour[at, code] >= 0 if len(at) else np.zeros(0, dtype=bool)
+                keep = np.flatnonzero(ok)
+                nodes = [x[keep] for x in nodes]
+                ids = [x[keep] for x in ids]
+                at = at[keep]
+                ids.append(self.edge_of[at, code])
+                at = self.neighbour[at, code]
+                nodes.append(at)
+            runs.append(np.stack(nodes, 1) if len(at) else np.empty((0, k + 1), np.int64))
+            steps.append(np.stack(ids, 1) if len(at) else np.empty((0, k), np.int64))
+        self.runs = np.concatenate(runs).astype(np.int64)
+        self._run_steps = np.concatenate(steps).astype(np.int64)
+        # the edges a run enables: both ways between consecutive states, from its inside
+        key = self._edges[:, 0] * n + self._edges[:, 1]
+        inner = self.runs[:, 1:-1]
+        fwd = np.stack([inner, self.runs[:, 2:]], -1).reshape(-1, 2)
+        bwd = np.stack([inner, self.runs[:, :-2]], -1).reshape(-1, 2)
+        pairs = np.concatenate([fwd, bwd])
+        self._run_edge = np.searchsorted(key, pairs[:, 0] * n + pairs[:, 1])
+        self._run_of_edge = np.tile(np.repeat(np.arange(len(self.runs)), max(k - 1, 0)), 2)
+        self._junction = np.zeros(n, dtype=bool)
+        self._junction[junction] = True
+        for arr in (self.runs, self._run_steps, self._run_edge, self._run_of_edge,
+                    self._junction):
+            arr.flags.writeable = False
+
+    def cancelled(self, constraints: Fields, *, t: float = 0.0) -> np.ndarray:
+        """``(R,)`` bool: the runs that ``constraints`` cancel at time ``t``."""
+        field = checked(constraints)
+        t = finite_float("t", t)
+        if field is None or not len(self.runs):
+            return np.zeros(len(self.runs), dtype=bool)
+        e = self._edges
+        used = np.unique(self._run_steps)
+        a, b = self._points[e[used, 0]], self._points[e[used, 1]]
+        frac = np.array(SAMPLES)
+        pts = (a[None] + frac[:, None, None] * (b - a)[None]).reshape(-1, 2)
+        area = np.zeros(self.num_edges)
+        for c in field:
+            if c.is_hard:
+                area[used[c.annotation.crosses(a, b)]] = np.inf
+            else:
+                w = np.abs(c.weights(pts, t=t)).reshape(len(frac), -1).mean(axis=0)
+                area[used] += w * self._base[used]
+        return area[self._run_steps].sum(axis=1) > self.threshold
+
+    def full(self, constraints: Fields, *, t: float = 0.0,
+             goal: int | None = None) -> np.ndarray:
+        """``(n,)`` bool: the states whose transitions are all enabled (see the class)."""
+        n = self.num_nodes
+        off = self.cancelled(constraints, t=t)
+        inner = self.runs[:, 1:-1]
+        out = self._junction.copy()
+        out[inner[off].ravel()] = True
+        on_run = np.zeros(n, dtype=bool)
+        on_run[inner[~off].ravel()] = True
+        out |= ~on_run
+        if goal is not None:
+            g = count("goal", goal, min=0, max=n - 1)
+            out |= np.abs(self.lattice - self.lattice[g]).max(axis=1) <= self.max_skips
+        return out
+
+    def costs(self, constraints: Fields, *, t: float = 0.0,
+              goal: int | None = None) -> np.ndarray:
+        """As :meth:`ConstraintDomain.costs`, with the transitions the adaptive rule
+        disables (out of a state that is not full, other than along its live runs) at
+        ``inf``; ``goal`` keeps the states near it full, so that paths can reach it."""
+        out = super().costs(constraints, t=t)
+        live = self.full(constraints, t=t, goal=goal)[self._edges[:, 0]]
+        off = self.cancelled(constraints, t=t)
+        live[self._run_edge[~off[self._run_of_edge]]] = True
+        out[~live] = np.inf
+        return out
+
+    def _edge_extent(self) -> tuple[np.ndarray, np.ndarray]:
+        """Whether a transition is enabled depends on the runs through its source: the
+        box of K steps around it."""
+        lo, hi = super()._edge_extent()
+        reach = self.max_skips * self.spacing * math.sqrt(2.0)
+        src = self._points[self._edges[:, 0]]
+        return np.minimum(lo, src - reach), np.maximum(hi, src + reach)
+
+
+def _nearest_states(states: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``(m,)`` int64: the state nearest each point (ties to the lowest id)."""
+    out = np.empty(len(points), dtype=np.int64)
+    for lo in range(0, len(points), 256):
+        d = np.hypot(*(states[None] - points[lo:lo + 256, None]).transpose(2, 0, 1))
+        out[lo:lo + 256] = d.argmin(axis=1)
+    return out
+
+
+def constraint_domain(mesh: NavMesh, domain: str, *, spacing: float | None = None,
+                      constraints: Fields = None) -> MeshDomain:
+    """The mesh's domain of kind ``domain`` (one of :data:`DOMAINS`), built once per mesh
+    and options and kept with the mesh (the ``"tri"`` domain once per set of static
+    annotations: those of ``constraints`` other than lines of sight, cut into the mesh).
+    ``spacing`` (world units, > 0) is required by the dense kinds and refused by
+    ``"tri"``.  The adaptive domain has its defaults (build an :class:`AdaptiveDomain` for
+    others)."""
+    choice("domain", domain, DOMAINS)
+    field = checked(constraints)
+    cache = mesh.__dict__.setdefault("_constraint_domains", {})
+    if domain == "tri":
+        if spacing is not None:
+            raise InvalidQueryError("spacing goes with the dense domains, not 'tri'")
+        static = tuple(c.annotation for c in (field or ())
+                       if not isinstance(c.annotation, LineOfSight))
+        key: tuple = ("tri", static)
+        if key not in cache:
+            for old in [k for k in cache if k[0] == "tri"]:
+                del cache[old]          # one cut mesh kept: the annotations change often
+            cache[key] = TriangulationDomain(cut_mesh(mesh, static) if static else mesh)
+        return cache[key]
+    if spacing is None:
+        raise InvalidQueryError(f"the {domain!r} domain needs spacing= (world units)")
+    spacing = positive_float("spacing", spacing)
+    key = (domain, spacing)
+    if key not in cache:
+        kinds = {"dense": DenseMeshDomain, "hybrid": HybridDomain, "adaptive": AdaptiveDomain}
+        cache[key] = kinds[domain](mesh, spacing=spacing)
+    return cache[key]
+
+
+def constrained_query(mesh: NavMesh, start: Any, goal: Any, *, filter: QueryFilter,
+                      partial: bool, method: str, constraints: Fields, domain: str,
+                      spacing: float | None, t: float) -> ConstrainedPath:
+    """A mesh's ``find_path`` with ``constraints``: the cheapest route between two world
+    points under them at time ``t``, searched in the mesh's ``domain``
+    (:func:`constraint_domain`).  The options constrained searches do not take are
+    refused, and an end point off the mesh raises
+    :class:`~wayfinding.errors.InvalidQueryError`."""
+    if constraints is None:
+        raise InvalidQueryError("domain and spacing go with constraints=")
+    if filter is not DEFAULT_FILTER and filter != DEFAULT_FILTER:
+        raise InvalidQueryError("a filter cannot be combined with constraints")
+    if partial is not False:
+        raise InvalidQueryError("partial=True cannot be combined with constraints")
+    method = choice("method", method, ("astar", "dijkstra"))
+    d = constraint_domain(mesh, domain, spacing=spacing, constraints=constraints)
+    ends = [finite_point(name, p) for name, p in (("start", start), ("goal", goal))]
+    for name, p in zip(("start", "goal"), ends):
+        if not on_mesh(mesh, p[None])[0]:
+            raise InvalidQueryError(f"{name} {p.tolist()} is off the mesh")
+    return d.find_path(ends[0], ends[1], constraints, t=t, method=method)
