@@ -19,6 +19,7 @@ from wayfinding.planning.domain_spacetime import PublishedPath, SpaceTimeDomain
 from wayfinding.planning.multidomain import MultiDomainPlanner, plan_multidomain
 from wayfinding.planning.tasks import TaskEvent
 from wayfinding.results import Status
+from wayfinding.search import dijkstra
 
 #: The documented bound of the settled plan over the grid optimum (multidomain's docstring).
 FACTOR = 1.5
@@ -334,3 +335,22 @@ def test_an_unreachable_goal_fails_at_once_and_the_agent_stands_still(corridor):
         report = planner.frame(max_expansions=50)
         assert not report.moved and report.position.tolist() == [0.5, 0.5]
     assert planner.settled
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_space_time_plan_is_never_below_the_space_time_optimum_of_its_leg(seed):
+    s1, s2, s3, s4 = domains(random_world(seed), entities=[], speed_weight=0.0,
+                             horizon=120)
+    start, goal = (0.5, 0.5 + seed % 16), (23.5, 15.5 - (seed * 7) % 16)
+    planner = MultiDomainPlanner(s1, s2, s3, start, goal, spacetime=s4, speed=2.0,
+                                 max_tasks=10)
+    while not planner.settled:
+        planner.think()
+    states = planner.result().spacetime
+    assert len(states) and tuple(states[-1, :2]) == planner.legs[0].goal
+    first = tuple(int(v) for v in states[0])
+    s4.problem(first, planner.legs[0].goal)
+    exact = dijkstra(s4, first, s4.is_goal)
+    assert planner.t4.plan.epsilon == 1.0
+    assert exact.cost - 1e-9 <= planner.t4.plan.cost <= 1.25 * exact.cost
+    assert s4.valid_path(states)
