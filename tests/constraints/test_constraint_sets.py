@@ -185,3 +185,39 @@ def test_bad_queries(call, match):
 def test_an_annotation_can_be_refused_by_geometry_not_by_the_constraint():
     with pytest.raises(InvalidGeometryError):
         Constraint(Disc((0, 0), -1), 1.0)
+
+
+HOSTILE = [10**30, -10**30, None, True, "1", math.nan, math.inf, [], object()]
+DISC = Disc((0, 0), 1.0)
+CALLS = {
+    "Disc radius": lambda v: Disc((0, 0), v),
+    "Disc centre": lambda v: Disc(v, 1.0),
+    "Side heading": lambda v: Side(DISC, "front", heading=v, depth=1.0),
+    "Side depth": lambda v: Side(DISC, "front", heading=0.0, depth=v),
+    "Side side": lambda v: Side(DISC, v, heading=0.0, depth=1.0),
+    "LineOfSight heading": lambda v: LineOfSight((0, 0), v, fov=1.0, range=1.0),
+    "LineOfSight fov": lambda v: LineOfSight((0, 0), 0.0, fov=v, range=1.0),
+    "LineOfSight range": lambda v: LineOfSight((0, 0), 0.0, fov=1.0, range=v),
+    "moved turn": lambda v: DISC.moved((0, 0), turn=v),
+    "moved offset": lambda v: DISC.moved(v),
+    "Constraint weight": lambda v: Constraint(DISC, v),
+    "Constraint near": lambda v: Constraint(DISC, 1.0, near=v),
+    "ConstraintSet base": lambda v: ConstraintSet([], base=v),
+    "multiplier t": lambda v: ConstraintSet([Constraint(DISC, 1.0)]).multiplier([(0, 0)], t=v),
+    "weight_at t": lambda v: Constraint(DISC, 1.0).weight_at(v),
+    "callable weight result": lambda v: Constraint(DISC, lambda t: v).weight_at(0.0),
+}
+
+
+#: Hostile values that are good values of one parameter.
+VALID = {("Constraint near", True), ("ConstraintSet base", None)}
+
+
+@pytest.mark.parametrize("value", HOSTILE, ids=repr)
+@pytest.mark.parametrize("name", CALLS)
+def test_hostile_scalars_get_a_clear_error(name, value):
+    if any(name == n and value is v for n, v in VALID):
+        CALLS[name](value)
+        return
+    with pytest.raises((InvalidQueryError, InvalidGeometryError)):
+        CALLS[name](value)
