@@ -12,7 +12,7 @@ from test_domain_dense_grid import assert_outside, hard_polygons, random_constra
 
 from wayfinding.constraints import Constraint, ConstraintSet, Disc, LineOfSight, Region
 from wayfinding.errors import InvalidQueryError
-from wayfinding.navmesh import NavMesh, QueryFilter
+from wayfinding.navmesh import NavMesh, NavMeshQuery, QueryFilter
 from wayfinding.navmesh.constraint_domains import (
     DOMAINS,
     DenseMeshDomain,
@@ -189,3 +189,13 @@ def test_end_points_off_the_mesh_are_refused(start, goal):
     with pytest.raises(InvalidQueryError, match="off the mesh"):
         mesh.find_path(start, goal, constraints=ConstraintSet([]), domain="dense",
                        spacing=1.0)
+
+
+def test_a_query_object_searches_as_the_mesh_does():
+    mesh, rng, size = random_world(5)
+    field = random_constraints(rng, (0, 0, *size), hard=False)
+    s, g = free_point(mesh, rng, size), free_point(mesh, rng, size)
+    for kind, spacing in (("tri", None), ("adaptive", 1.0)):
+        a = NavMeshQuery(mesh).find_path(s, g, constraints=field, domain=kind, spacing=spacing)
+        b = mesh.find_path(s, g, constraints=field, domain=kind, spacing=spacing)
+        assert a.cost == b.cost and np.array_equal(a.path, b.path)

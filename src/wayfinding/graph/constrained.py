@@ -34,9 +34,10 @@ _JOIN_ROUND = 32
 class ConstrainedPath(PathResult):
     """A path through a :class:`ConstraintDomain`: ``path`` is an ``(m, 2)`` float64 array
     of world points from the start point to the goal point (the end points joined to their
-    states by straight legs, repeated points dropped), ``cost`` the constrained cost of the
-    whole route (legs included); ``nodes`` the ``(j,)`` int64 domain states it passes
-    through, in order (empty when not found)."""
+    states by straight legs, repeated points dropped; a grid's search between cells gives
+    its ``(m, 2)`` int64 cells instead), ``cost`` the constrained cost of the whole route
+    (legs included); ``nodes`` the ``(j,)`` int64 domain states it passes through, in order
+    (empty when not found)."""
 
     nodes: Any = None
 
@@ -156,8 +157,8 @@ class ConstraintDomain:
         :class:`~wayfinding.constraints.ConstraintSet`, or None for the base costs) at time
         ``t`` (seconds, for time-varying weights): the base cost times the mean multiplier
         at the samples 1/8, 3/8, 5/8, 7/8 along it; ``inf`` where the transition crosses a
-        hard constraint.  ``goal``: the goal state, for domains whose states carry search
-        context (every state at the goal's point may then end a path)."""
+        hard constraint.  ``goal``: the goal state, for domains whose transitions depend
+        on it (the adaptive highway domain keeps the states near it fully branched)."""
         t = finite_float("t", t)
         field = checked(constraints)
         if field is None:

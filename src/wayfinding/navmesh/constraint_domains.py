@@ -106,8 +106,9 @@ def segments_on_mesh(mesh: NavMesh, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 class TriangulationDomain(MeshDomain):
     """Σ_tri of a mesh: a state at the midpoint of every polygon edge (shared edges once),
-    and a transition both ways between every two edges of each polygon, as long as the
-    segment between the midpoints (six per triangle).
+    and a transition both ways between every two edges of each polygon (six per triangle),
+    whose base cost is the distance between the midpoints.  Built on a mesh of triangles
+    (``max_verts=3``), it is the seed's domain; on any other mesh, its generalisation.
 
     >>> from wayfinding.navmesh import NavMesh
     >>> mesh = NavMesh.build(outline=[(0, 0), (4, 0), (4, 4), (0, 4)], max_verts=3)
