@@ -21,7 +21,8 @@ FAMILIES = {
     "fields": {"field"},
     "crowds": {"crowd"},
     "vehicles and traversal": {"vehicle", "traffic", "climb"},
-    "planning with the body": {"clips", "movement", "footsteps", "motion"},
+    "planning with the body": {"clips", "movement", "locomotion", "footsteps",
+                               "motion"},
     "service": {"serve"},
 }
 

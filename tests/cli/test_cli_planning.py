@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 
 from wayfinding.cli import main
+from wayfinding.geometry.angles import wrap_angle
 from wayfinding.grid import Grid, write_map
+from wayfinding.navmesh import NavMesh
 from wayfinding.planning import (
     Clip,
     ClipCatalogue,
@@ -28,6 +30,7 @@ from wayfinding.planning import (
     SimulationSettings,
     default_clips,
     fit_motion_model,
+    locomotion_path,
     plan_crowd,
 )
 
@@ -233,6 +236,59 @@ def test_movement_without_a_plan(capsys):
     assert code == 0 and out.startswith("out_of_budget: no clip sequence on the open plane")
 
 
+# --- locomotion -----------------------------------------------------------------------------
+
+def test_locomotion_round_a_wall_hits_its_mark(capsys, wall, tmp_path):
+    path, grid = wall
+    png = tmp_path / "walk.png"
+    info = run_json(capsys, "locomotion", path, "--from", "2.5,2.5", "--to", "9.5,2.5",
+                    "--facing", "-90", "--render", png)
+    want = locomotion_path(NavMesh.build(grid, radius=0.3), (2.5, 2.5), (9.5, 2.5))
+    assert info["path_status"] == "found" and np.allclose(info["points"], want.points,
+                                                          atol=1e-4)
+    assert info["stops"] == want.stops.tolist() and info["corridor"] == len(want.corridor)
+    for a, b in itertools.pairwise(info["points"]):       # the path keeps off the wall
+        for u in np.linspace(0.0, 1.0, 101):
+            x, y = a[0] + u * (b[0] - a[0]), a[1] + u * (b[1] - a[1])
+            assert grid.is_passable((int(x), int(y)))
+    assert info["status"] == "arrived" and info["hits_mark"]
+    assert info["miss"] <= 0.1 and abs(wrap_angle(math.radians(info["end"][2] + 90))) \
+        <= math.radians(10)
+    actions = info["actions"]
+    x0, y0 = info["points"][0]
+    (x1, y1) = info["points"][1]
+    assert actions[0]["start"] == pytest.approx(
+        [x0, y0, math.degrees(math.atan2(y1 - y0, x1 - x0))], abs=1e-3)
+    for a, b in itertools.pairwise(actions):               # each starts where the last ended
+        assert np.allclose(a["end"][:2], b["start"][:2], atol=1e-3)
+    assert info["end"] == pytest.approx(actions[-1]["end"], abs=1e-3)
+    played = sum(a["duration"] for a in actions)
+    assert info["simulated_seconds"] == pytest.approx(played, abs=0.05 + 1e-6)
+    assert info["plans"] >= len(info["points"]) - 1
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.text["Title"] == f"locomotion on {path}: arrived"
+    code, out, _ = run(capsys, "locomotion", path, "--from", "2.5,2.5", "--to", "9.5,2.5")
+    assert code == 0 and out.startswith(f"arrived on {path}: {len(want.points) - 1} segments")
+    assert "(hits it)" in out and out.count(" transfer ") == sum(a["role"] == "transfer"
+                                                                  for a in actions)
+
+
+def test_locomotion_without_a_path_or_the_time_to_arrive(capsys, tmp_path, wall):
+    free = np.ones((8, 12), dtype=bool)
+    free[:, 6] = False
+    split = tmp_path / "split.map"
+    write_map(Grid(free), split)
+    info = run_json(capsys, "locomotion", split, "--from", "2.5,2.5", "--to", "9.5,2.5")
+    assert info["path_status"] == info["status"] == "failed" and info["end"] is None
+    assert info["points"] == [] and info["actions"] == [] and not info["hits_mark"]
+    code, out, _ = run(capsys, "locomotion", split, "--from", "2.5,2.5", "--to", "9.5,2.5")
+    assert code == 0 and out.startswith(f"no path on {split} from (2.50, 2.50)")
+    short = run_json(capsys, "locomotion", wall[0], "--from", "2.5,2.5", "--to", "9.5,2.5",
+                     "--max-seconds", "1")
+    assert short["status"] in ("moving", "busy") and not short["hits_mark"]
+    assert short["simulated_seconds"] == pytest.approx(1.0) and short["miss"] > 1
+
+
 # --- footsteps ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -412,6 +468,12 @@ def test_a_malformed_clip_file_names_the_file_and_the_problem(capsys, tmp_path, 
     (["footsteps", "--com-every", "0"], "> 0"),
     (["footsteps", "--max-expansions", "0"], ">= 1"),
     (["footsteps", "--curve", "spline"], "--curve"),
+    (["locomotion", "--from", "1,1"], "--to"),
+    (["locomotion", "--from", "1,1", "--to", "2,2", "--heading", "inf"], "finite number"),
+    (["locomotion", "--from", "1,1", "--to", "2,2", "--sharp-turn", "181"],
+     "from 0 to 180 degrees"),
+    (["locomotion", "--from", "1,1", "--to", "2,2", "--dt", "0"], "> 0"),
+    (["locomotion", "--from", "1,1", "--to", "2,2", "--render", "walk.svg"], "not a PNG file"),
     (["motion", "fit", "--steps", "1"], "must be an integer >= 2"),
     (["motion", "fit", "--render", "fit.svg"], "not a PNG file"),
     (["motion", "fit", "--max-speed", "-1"], "--max-speed"),
@@ -436,7 +498,14 @@ def test_values_refused_while_parsing(capsys, argv, message):
      "start (6.5, 2.5) is off the walkable area"),
     (["movement", "{wall}", "--generate", "rooms", "--from", "1.5,1.5,0", "--to", "2,2,0"],
      "not both"),
-    (["movement", "--navmesh", "--from", "0,0,0", "--to", "1,0,0"], "--navmesh needs a map"),
+    (["movement", "--navmesh", "--from", "0,0,0", "--to", "1,0,0"],
+     "movement needs a map for its navigation mesh"),
+    (["locomotion", "--from", "1,1", "--to", "2,2"],
+     "locomotion needs a map for its navigation mesh"),
+    (["locomotion", "{wall}", "--from", "2.5,2.5", "--to", "9.5,2.5", "--start-state",
+      "flying"], "unknown animation state 'flying'"),
+    (["locomotion", "{wall}", "--from", "2.5,2.5", "--to", "9.5,2.5", "--clips",
+      "{dir}/none.json"], "none.json: file not found"),
     (["movement", "{dir}/world.txt", "--from", "0,0,0", "--to", "1,0,0"],
      "unknown input type '.txt'"),
     (["movement", "--from", "0,0,0", "--to", "1,0,0", "--render", "{dir}/none/plan.png"],

@@ -59,6 +59,8 @@ CLIP_ENTRY = {"name", "start_state", "end_state", "duration", "dx", "dy", "rotat
 MOVEMENT = {"map", "world", "status", "clips", "states", "times", "poses", "time", "cost",
             "length", "position_error", "heading_error", "expanded", "seconds", "render"}
 FOOTSTEPS = {"mode", "plans", "clashes", "least_gap", "seconds", "render"}
+LOCOMOTION = {"map", "path_status", "status", "points", "stops", "corridor", "actions", "plans",
+              "end", "miss", "hits_mark", "simulated_seconds", "seconds", "render"}
 MOTION_FIT = {"controller", "fitted", "failures", "min_speed", "max_speed", "stop_speeds",
               "stop_distances", "deceleration", "residuals", "rms", "max_error",
               "overshoot_angles", "overshoot_speeds", "overshoot", "radius_speeds", "radii",
@@ -118,6 +120,7 @@ SCHEMAS = {
     "movement": ("movement --from 0,0,0 --to 3,0,0 --tolerance 0.5 --json", MOVEMENT),
     "movement grid": ("movement {d}/r.map --from 8.5,13.5,0 --to 12.5,13.5,0 --json",
                       MOVEMENT),
+    "locomotion": ("locomotion {d}/r.map --from 8.5,13.5 --to 12.5,16.5 --json", LOCOMOTION),
     "footsteps": ("footsteps --from 0,0 --to 1,0 --from 1,1 --to 0,1 --max-expansions 200 "
                   "--json", FOOTSTEPS),
     "motion fit": ("motion fit --samples 1 --steps 3 --angle-steps 2 -o {d}/model.npz --json",
@@ -208,7 +211,8 @@ def test_the_page_has_a_section_per_command():
                                  ("field", "scene"), ("crowd", "run"), ("vehicle", "path"),
                                  ("vehicle", "crossing"), ("traffic", "route"),
                                  ("traffic", "lattice"), ("climb", "path"),
-                                 ("clips",), ("movement",), ("footsteps",),
+                                 ("clips",), ("movement",), ("locomotion",),
+                                 ("footsteps",),
                                  ("motion", "fit"),
                                  ("voxel", "build"),
                                  ("voxel", "path"), ("voxel", "scen")}

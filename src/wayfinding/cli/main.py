@@ -1,7 +1,7 @@
 """The ``wayfinding`` command line: path, scen, index, render, generate (grids), world
 (graphs and world graphs), navmesh and navmesh3d (navigation meshes in 2D and 3D), voxel,
-field, crowd, vehicle, traffic and climb, clips, movement, footsteps and motion (planning
-with the body), demo and serve.
+field, crowd, vehicle, traffic and climb, clips, movement, locomotion, footsteps and motion
+(planning with the body), demo and serve.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
@@ -65,10 +65,11 @@ families and their commands:
                          routes per driver personality and lane lattices on road grids;
                          climb paths over ledges, pipes and ladders on a generated wall
   planning with the body
-                         clips, movement, footsteps, motion: animation clip catalogues;
-                         the cheapest clip sequence to a goal pose on a plane, map or
-                         navmesh; timed footsteps for a few characters avoiding each
-                         other's bodies; motion models fitted to a character controller
+                         clips, movement, locomotion, footsteps, motion: animation clip
+                         catalogues; the cheapest clip sequence to a goal pose on a plane,
+                         map or navmesh; navmesh paths played clip by clip to their mark;
+                         timed footsteps for a few characters avoiding each other's
+                         bodies; motion models fitted to a character controller
   every family           demo: an HTML page that solves and draws each of them
   service                serve: paths, distance maps, flow fields and crowds on grids,
                          navmeshes and voxel worlds over HTTP; the playground

@@ -1,10 +1,11 @@
-"""``wayfinding clips|movement|footsteps|motion``: planning with the body.  ``clips`` prints a
-clip catalogue (the library's biped, or a JSON file checked field by field) and writes it out
-to edit; ``movement`` plans the cheapest clip sequence from a start pose to a goal region on
-the open plane, a Moving AI map, a generated map or a navigation mesh; ``footsteps`` plans
-timed footsteps for one or a few characters who avoid each other's bodies in space and time;
-``motion fit`` fits a motion model to the library's simulated character controller, reports
-its deceleration fit's residuals and compares it with a saved model.
+"""``wayfinding clips|movement|locomotion|footsteps|motion``: planning with the body.  ``clips``
+prints a clip catalogue (the library's biped, or a JSON file checked field by field) and
+writes it out to edit; ``movement`` plans the cheapest clip sequence from a start pose to a
+goal region on the open plane, a Moving AI map, a generated map or a navigation mesh;
+``locomotion`` plays a navigation-mesh path by clips, segment by segment, to its mark;
+``footsteps`` plans timed footsteps for one or a few characters who avoid each other's bodies
+in space and time; ``motion fit`` fits a motion model to the library's simulated character
+controller, reports its deceleration fit's residuals and compares it with a saved model.
 
 Poses are ``X,Y,HEADING``: a world point and a heading in degrees counter-clockwise from +x
 (the JSON output gives headings in degrees too, except a catalogue's clip ``rotation``, in
@@ -22,6 +23,7 @@ from typing import Any
 from ..errors import InvalidQueryError
 from .args import (
     JSON_HELP,
+    _finite,
     non_negative_float,
     non_negative_int,
     point,
@@ -128,16 +130,7 @@ def add_planning_parsers(sub: Any) -> None:
         "plane (no MAP), a map file, a generated map or the navigation mesh built from it; "
         "print the clips, when each starts, the cost and how far the plan ends from the "
         "goal pose.")
-    m.add_argument("map", nargs="?", help=f"the world: {INPUTS} (default: the open plane)")
-    m.add_argument("--generate", choices=KINDS, metavar="KIND",
-                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as `wayfinding "
-                   "generate` makes them; cells of 1 world unit)")
-    m.add_argument("--size", type=_size, default=(24, 24), metavar="W,H",
-                   help="--generate: columns and rows (default 24,24)")
-    m.add_argument("--corridor", type=positive_int, default=3,
-                   help="--generate maze and rooms: corridor width in cells (default 3)")
-    m.add_argument("--seed", type=non_negative_int, default=0,
-                   help="--generate: random seed (default 0)")
+    _world_options(m, "the world: " + INPUTS + " (default: the open plane)")
     m.add_argument("--navmesh", action="store_true",
                    help="plan on the navigation mesh built from the map instead of its cells "
                    "(the heuristic is then the exact shortest path)")
@@ -273,6 +266,64 @@ def add_planning_parsers(sub: Any) -> None:
     fit.set_defaults(run=cmd_motion_fit)
 
 
+    lo = sub.add_parser(
+        "locomotion", help="planning with the body: follow a navmesh path by clips, segment "
+        "by segment, and hit the mark",
+        description="Find the straight path on a navigation mesh (a mesh file, polygons, or "
+        "the mesh built from a map for --radius), make it playable by clips (segments at "
+        "least --min-segment long, tight opposite turns pushed --turn-space apart or made "
+        "fail-safe stops) and play it: a locomotion executor plans action-stacks (starts, "
+        "loops stretched to the segment, stops, turns on the spot) segment by segment, "
+        "looking ahead, every --dt seconds; print the path, the clips played and how far "
+        "from the goal the character ends.")
+    _world_options(lo, "the world: " + INPUTS + " (or give --generate)")
+    lo.add_argument("--radius", type=non_negative_float, default=0.3,
+                    help="the character's radius the mesh is built for (maps and polygons), "
+                    "world units (default 0.3)")
+    lo.add_argument("--from", dest="start", type=point, required=True, metavar="X,Y",
+                    help="where the character stands")
+    lo.add_argument("--to", dest="goal", type=point, required=True, metavar="X,Y",
+                    help="its mark")
+    lo.add_argument("--heading", type=_finite, default=None, metavar="DEG",
+                    help="its heading at the start, degrees counter-clockwise from +x "
+                    "(default along the path's first segment)")
+    lo.add_argument("--facing", type=_finite, default=None, metavar="DEG",
+                    help="the facing wanted at the mark, degrees (default any)")
+    lo.add_argument("--clips", metavar="FILE", help="a clip catalogue (JSON; default the "
+                    "library's biped)")
+    lo.add_argument("--start-state", default="standing", metavar="NAME",
+                    help="the animation state at the start (default standing)")
+    lo.add_argument("--min-segment", type=positive_float, default=1.0, metavar="M",
+                    help="the shortest segment of the playable path (default 1)")
+    lo.add_argument("--turn-space", type=positive_float, default=2.0, metavar="M",
+                    help="the room two sharp turns need back to back (default 2)")
+    lo.add_argument("--sharp-turn", type=_degrees, default=60.0, metavar="DEG",
+                    help="the least turn that counts as sharp, degrees (default 60)")
+    lo.add_argument("--dt", type=positive_float, default=0.05,
+                    help="the executor's update, seconds (default 0.05)")
+    lo.add_argument("--max-seconds", type=positive_float, default=600.0,
+                    help="stop playing after this long, simulated seconds (default 600)")
+    lo.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
+                    help="draw the mesh, the corridor, the straight and playable paths and "
+                    "the actions played")
+    lo.add_argument("--json", action="store_true", help=JSON_HELP)
+    lo.set_defaults(run=cmd_locomotion, navmesh=True)
+
+
+def _world_options(p: Any, where: str) -> None:
+    """A world to plan on: a file, or a generated map."""
+    p.add_argument("map", nargs="?", help=where)
+    p.add_argument("--generate", choices=KINDS, metavar="KIND",
+                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as `wayfinding "
+                   "generate` makes them; cells of 1 world unit)")
+    p.add_argument("--size", type=_size, default=(24, 24), metavar="W,H",
+                   help="--generate: columns and rows (default 24,24)")
+    p.add_argument("--corridor", type=positive_int, default=3,
+                   help="--generate maze and rooms: corridor width in cells (default 3)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="--generate: random seed (default 0)")
+
+
 def _at_least_two(text: str) -> int:
     value = positive_int(text)
     if value < 2:
@@ -322,25 +373,27 @@ def cmd_clips(args: argparse.Namespace) -> int:
     return 0
 
 
-def _world(args: argparse.Namespace) -> Any:
-    """The world ``args`` name: None (the open plane), a grid or a navigation mesh."""
+def _world(args: argparse.Namespace, *, radius: float = 0.0) -> Any:
+    """The world ``args`` name: None (the open plane), a grid or a navigation mesh (built
+    from polygons or a map for an agent of ``radius``)."""
     from ..navmesh import NavMesh
 
     if args.map is None and args.generate is None:
         if args.navmesh:
-            raise InvalidQueryError("--navmesh needs a map: give MAP or --generate KIND")
+            raise InvalidQueryError(f"{args.command} needs a map for its navigation mesh: "
+                                    "give MAP or --generate KIND")
         return None
     if args.map is not None and args.generate is None \
             and Path(args.map).suffix.lower() != ".map":
         area = read_area(args.map)
         if isinstance(area, str):
-            return NavMesh.build(area)
+            return NavMesh.build(area, radius=radius)
         if not isinstance(area, NavMesh):
             raise InvalidQueryError(f"{args.map}: a clearance mesh cannot be planned on; "
                                     "give a navigation mesh or the walkable area")
         return area
     grid = _load_map(args)
-    return NavMesh.build(grid) if args.navmesh else grid
+    return NavMesh.build(grid, radius=radius) if args.navmesh else grid
 
 
 def _describe(args: argparse.Namespace, world: Any) -> tuple[str | None, str]:
@@ -406,10 +459,10 @@ def cmd_movement(args: argparse.Namespace) -> int:
     width = max((len(n) for n in plan.clips), default=0)
     for k, (name, t, (x, y, h)) in enumerate(zip(plan.clips, info["times"], info["poses"])):
         print(f"  {k + 1:>2}. {t:>6.2f} s  {name:<{width}}  from ({x:.2f}, {y:.2f}) facing "
-              f"{h:.0f}°")
+              f"{round(h)}°")
     x, y, h = info["poses"][-1]
     print(f"      {info['times'][-1]:>6.2f} s  {plan.states[-1]:<{width}}  at ({x:.2f}, "
-          f"{y:.2f}) facing {h:.0f}°")
+          f"{y:.2f}) facing {round(h)}°")
     return 0
 
 
@@ -610,4 +663,94 @@ def cmd_motion_fit(args: argparse.Namespace) -> int:
             at = "" if ch["at"] is None else f" at {ch['at']}"
             print(f"    {ch['quantity']}{at}: {ch['old']:g} -> {ch['new']:g} "
                   f"({ch['relative']:.1%})")
+    return 0
+
+
+def cmd_locomotion(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..planning import (
+        LocomotionExecutor,
+        LocomotionPlanner,
+        MoveStatus,
+        hits_mark,
+        locomotion_path,
+    )
+    from ..progress import progress
+
+    clips = _catalogue(args.clips)
+    planner = LocomotionPlanner(clips)
+    planner.check_state(args.start_state)
+    mesh = _world(args, radius=args.radius)
+    source, _ = _describe(args, mesh)
+    facing = None if args.facing is None else math.radians(args.facing)
+    t0 = time.perf_counter()
+    path = locomotion_path(mesh, args.start, args.goal, min_segment=args.min_segment,
+                           turn_space=args.turn_space, sharp_turn=math.radians(args.sharp_turn))
+    played: list[Any] = []
+    track = [np.asarray(args.start, dtype=np.float64)]
+    status, walker = MoveStatus.FAILED, None
+    if path.found:
+        (x0, y0), (x1, y1) = path.points[0], path.points[1]
+        heading = math.radians(args.heading) if args.heading is not None \
+            else math.atan2(y1 - y0, x1 - x0)
+        walker = LocomotionExecutor(planner, args.start_state, (x0, y0, heading))
+        walker.request(path, facing=facing)
+        total = math.ceil(args.max_seconds / args.dt)
+        for _ in progress(range(total), total, label="playing", enabled=not args.json):
+            status = walker.update(args.dt)
+            a = walker.action
+            if a is not None and (not played or a is not played[-1]):
+                played.append(a)
+            track.append(walker.pose[:2])
+            if status in (MoveStatus.ARRIVED, MoveStatus.FAILED):
+                break
+    elapsed = time.perf_counter() - t0
+    end = walker.pose if walker is not None else None
+    if args.render:
+        from .._io import atomic_write_bytes
+        from ..viz.planning import render_locomotion_png
+
+        raw = mesh.find_path(args.start, args.goal)
+        atomic_write_bytes(args.render, render_locomotion_png(
+            mesh, path, actions=played, raw=raw.path if raw.found else None,
+            track=np.array(track), title=f"locomotion on {source}: {status.value}"))
+
+    def pose(p: Any) -> list[float]:
+        return [round(float(p[0]), 4), round(float(p[1]), 4),
+                round(math.degrees(float(p[2])), 4)]
+
+    info = {"map": source, "path_status": str(path.status), "status": status.value,
+            "points": _rounded(path.points), "stops": path.stops.tolist(),
+            "corridor": len(path.corridor),
+            "actions": [{"clip": a.clip.name, "role": a.role.value, "start": pose(a.start),
+                         "end": pose(a.end), "duration": round(a.duration, 4),
+                         "loops": round(a.loops, 4)} for a in played],
+            "plans": 0 if walker is None else walker.plans,
+            "end": None if end is None else pose(end),
+            "miss": None if end is None else round(math.dist(end[:2], args.goal), 4),
+            "hits_mark": end is not None and status is MoveStatus.ARRIVED
+            and hits_mark(end, args.goal, facing=facing),
+            "simulated_seconds": round((len(track) - 1) * args.dt, 4), "seconds": round(elapsed, 3),
+            "render": args.render}
+    if args.json:
+        print(to_json(info))
+        return 0
+    where = f"on {source}"
+    if not path.found:
+        print(f"no path {where} from {_xy(args.start)} to {_xy(args.goal)} ({path.status})"
+              + (f"; wrote {args.render}" if args.render else ""))
+        return 0
+    stops = int(path.stops.sum())
+    print(f"{status.value} {where}: {len(path.points) - 1} segments"
+          + (f" ({stops} fail-safe stop{'s' if stops > 1 else ''})" if stops else "")
+          + f", {len(played)} actions in {info['plans']} action-stacks, "
+          f"{info['simulated_seconds']:g} s played; ends {info['miss']:.3f} m from the mark"
+          + (" (hits it)" if info["hits_mark"] else " (misses it)")
+          + f"; {info['seconds']} s" + (f"; wrote {args.render}" if args.render else ""))
+    width = max((len(a["clip"]) for a in info["actions"]), default=0)
+    for a in info["actions"]:
+        x, y, h = a["start"]
+        print(f"  {a['clip']:<{width}}  {a['role']:<13} {a['duration']:>5.2f} s  from "
+              f"({x:.2f}, {y:.2f}) facing {round(h)}°")
     return 0
