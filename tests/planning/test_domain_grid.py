@@ -66,6 +66,27 @@ def test_obstacles_block_the_cells_their_discs_reach_and_report_the_changes():
     assert np.array_equal(d.free, d.static_free)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_random_obstacles_block_what_brute_force_says(seed):
+    rng = np.random.default_rng(seed)
+    cell_size = float(rng.choice([0.5, 1.0, 2.0]))
+    grid = Grid.from_ascii(PICTURE, cell_size=cell_size, origin=(-3.0, 1.0))
+    d = GridDomain(grid, radius=float(rng.uniform(0, 0.8)))
+    w, h = 12 * cell_size, 6 * cell_size
+    discs = np.column_stack([rng.uniform(-3.0 - w / 2, -3.0 + 1.5 * w, 12),
+                             rng.uniform(1.0 - h / 2, 1.0 + 1.5 * h, 12),
+                             rng.uniform(0, 1.5, 12)])
+    discs[0, 2] = 2.2 * w                        # one disc far bigger than the rest,
+    discs[0, :2] = (-3.0 - 2 * w, 1.0 - h)       # from far off the grid, over a corner
+    d.set_obstacles(discs)
+    want = np.array([[_fits(grid, d.radius, x, y, discs.tolist()) for x in range(12)]
+                     for y in range(6)])
+    assert np.array_equal(d.free, want)
+    big = np.array([[_fits(grid, d.radius, x, y, discs[:1].tolist()) for x in range(12)]
+                    for y in range(6)])
+    assert big.any() and not big[d.static_free].all()
+
+
 def test_costs_are_euclidean_and_ad_star_repairs_to_the_exact_optimum():
     grid = Grid.from_ascii(PICTURE, cell_size=0.5)
     d = GridDomain(grid, radius=0.2)

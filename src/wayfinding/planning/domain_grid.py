@@ -101,9 +101,22 @@ class GridDomain(Domain):
         discs = obstacle_discs(obstacles)
         free = self.static_free.copy()
         if len(discs):
-            gap = np.hypot(self._centres[..., None, 0] - discs[:, 0],
-                           self._centres[..., None, 1] - discs[:, 1])
-            free &= ~(gap < discs[:, 2] + self.radius).any(axis=-1)
+            # each disc tests the cells of one square around the grid cell nearest its
+            # centre, wide enough for the largest reach (at most the grid)
+            h, w = free.shape
+            reach = discs[:, 2] + self.radius
+            side = min(int(math.ceil(reach.max() / self.cell_size)) + 1, max(h, w))
+            offs = np.arange(-side, side + 1)
+            home = np.floor((discs[:, :2] - self.walls.origin) / self.cell_size)
+            home = np.clip(home, 0, [w - 1, h - 1]).astype(np.int64)
+            xs = home[:, 0, None, None] + offs[None, None, :]
+            ys = home[:, 1, None, None] + offs[None, :, None]
+            xs, ys = np.broadcast_arrays(xs, ys)
+            cx = self.walls.origin[0] + (xs + 0.5) * self.cell_size
+            cy = self.walls.origin[1] + (ys + 0.5) * self.cell_size
+            hit = (np.hypot(cx - discs[:, 0, None, None], cy - discs[:, 1, None, None])
+                   < reach[:, None, None]) & (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+            free[ys[hit], xs[hit]] = False
         ys, xs = np.nonzero(free != self.free)
         self.obstacles, self.free = discs, free
         self.current = self._grid(free)
