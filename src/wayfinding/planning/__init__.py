@@ -1,8 +1,15 @@
 """Planning with the body: characters that move by animation clips and feet rather than as
 points — movement planning over a clip graph, locomotion planning along a corridor, footstep
-planning for crowds, and motion models fitted to a character controller."""
+planning for crowds, and motion models fitted to a character controller — and planning with
+multiple domains of control (static mesh, mesh with a density field, grid, space-time) that
+refine a coarse plan in finer domains within a budget per frame."""
 
 from .clips import Clip, ClipCatalogue, default_clips
+from .domain_base import Domain
+from .domain_grid import GridDomain
+from .domain_maps import MeshGridMap, Tunnel, time_assignment
+from .domain_navmesh import DensityDomain, NavMeshDomain
+from .domain_spacetime import PublishedPath, SpaceTimeDomain
 from .footstep_model import LocomotionModel, StepCurve, froude_speed, pendulum, step_curve
 from .footsteps import FootstepPlan, plan_crowd, plan_footsteps, run_footstep_crowd
 from .locomotion import LocomotionPath, locomotion_path, process_path
@@ -30,15 +37,21 @@ from .motion_simulation import (
     simulate,
 )
 from .movement import MovementPlan, plan_movement
+from .multidomain import FrameReport, MultiDomainPlan, MultiDomainPlanner, plan_multidomain
+from .tasks import GraphTask, PlanningTask, SpaceTimeTask, TaskEvent, task_priority
 
 __all__ = [
     "Action", "ActionStack", "CharacterController", "Clip", "ClipCatalogue", "CommandRun",
-    "ControllerParams", "DecelerationFit", "FitFailure", "FootstepPlan", "LocomotionExecutor",
+    "ControllerParams", "DecelerationFit", "DensityDomain", "Domain", "FitFailure",
+    "FootstepPlan", "FrameReport", "GraphTask", "GridDomain", "LocomotionExecutor",
     "LocomotionModel", "LocomotionPath", "LocomotionPlanner", "LocomotionScheduler",
-    "ModelChange", "ModelRegression", "MotionCommand", "MotionModel", "MotionModelFit",
-    "MotionTrace", "MoveStatus", "MovementPlan", "Role", "RunFailure", "SimulatedController",
-    "SimulationSettings", "StepCurve", "compare_models", "default_clips", "fit_deceleration",
-    "fit_motion_model", "froude_speed", "hits_mark", "locomotion_path", "pendulum", "plan_crowd",
-    "plan_footsteps", "plan_movement", "process_path", "regenerate", "run_footstep_crowd",
-    "simulate", "speed_range", "step_curve"
+    "MeshGridMap", "ModelChange", "ModelRegression", "MotionCommand", "MotionModel",
+    "MotionModelFit", "MotionTrace", "MoveStatus", "MovementPlan", "MultiDomainPlan",
+    "MultiDomainPlanner", "NavMeshDomain", "PlanningTask", "PublishedPath", "Role",
+    "RunFailure", "SimulatedController", "SimulationSettings", "SpaceTimeDomain",
+    "SpaceTimeTask", "StepCurve", "TaskEvent", "Tunnel", "compare_models", "default_clips",
+    "fit_deceleration", "fit_motion_model", "froude_speed", "hits_mark", "locomotion_path",
+    "pendulum", "plan_crowd", "plan_footsteps", "plan_movement", "plan_multidomain",
+    "process_path", "regenerate", "run_footstep_crowd", "simulate", "speed_range",
+    "step_curve", "task_priority", "time_assignment"
 ]
