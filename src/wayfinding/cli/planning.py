@@ -166,7 +166,7 @@ def add_planning_parsers(sub: Any) -> None:
     m.add_argument("--step", type=positive_float, default=0.1,
                    help="the root path's samples tested against the walls are at most this "
                    "far apart, world units (default 0.1)")
-    m.add_argument("--max-expansions", type=non_negative_int, default=100_000,
+    m.add_argument("--max-expansions", type=non_negative_int, default=100_000, metavar="N",
                    help="give up after this many expansions (default 100000)")
     m.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
                    help="draw the world, the root path by clip, each clip's start and the "
@@ -193,9 +193,9 @@ def add_planning_parsers(sub: Any) -> None:
                    help="a plan arrives within this of its goal, metres (default 0.3)")
     f.add_argument("--clearance", type=non_negative_float, default=0.1, metavar="M",
                    help="the gap kept between two bodies' circles, metres (default 0.1)")
-    f.add_argument("--max-expansions", type=positive_int, default=1000,
+    f.add_argument("--max-expansions", type=positive_int, default=1000, metavar="N",
                    help="the search's budget per plan, steps expanded (default 1000)")
-    f.add_argument("--epsilon", type=positive_float, default=3.5,
+    f.add_argument("--epsilon", type=positive_float, default=3.5, metavar="E",
                    help="the first round's heuristic inflation, >= 1; later rounds lower it "
                    "to 1 (default 3.5)")
     f.add_argument("--curve", choices=("parabola", "hyperbola"), default="parabola",
@@ -449,12 +449,12 @@ def cmd_movement(args: argparse.Namespace) -> int:
     where = f"on {source} ({kind})" if source else "on the open plane"
     if not plan.found:
         print(f"{info['status']}: no clip sequence {where} after {info['expanded']} expansions "
-              f"in {info['seconds']} s" + (f"; wrote {args.render}" if args.render else ""))
+              f"in {elapsed * 1e3:,.1f} ms" + (f"; wrote {args.render}" if args.render else ""))
         return 0
     print(f"{info['status']} {where}: {len(plan.clips)} clips, {plan.time:.2f} s (cost "
           f"{plan.cost:.2f}), {plan.length:.2f} m of root motion; ends "
           f"{info['position_error']:.3f} m from the goal point, {info['heading_error']:.1f}° "
-          f"from its heading; {info['expanded']} expansions in {info['seconds']} s"
+          f"from its heading; {info['expanded']} expansions in {elapsed * 1e3:,.1f} ms"
           + (f"; wrote {args.render}" if args.render else ""))
     width = max((len(n) for n in plan.clips), default=0)
     for k, (name, t, (x, y, h)) in enumerate(zip(plan.clips, info["times"], info["poses"])):
@@ -530,13 +530,13 @@ def cmd_footsteps(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(info))
         return 0
-    how = ("in priority order" + (", the short asking the others to make way"
+    how = ("in priority order" + (" with repair"
                                   if args.repair and len(plans) > 1 else "")
            if args.rolling is None else f"on a rolling horizon, replanning every "
            f"{args.rolling:g} s")
     arrived = sum(p.found for p in plans)
     print(f"footsteps for {len(plans)} character{'s' if len(plans) > 1 else ''} {how}: "
-          f"{arrived} arrived; planned in {info['seconds']} s"
+          f"{arrived} arrived; planned in {elapsed * 1e3:,.0f} ms"
           + (f"; wrote {args.render}" if args.render else ""))
     for k, row in enumerate(info["plans"]):
         eps = "" if math.isinf(row["epsilon"]) else f" (ε {row['epsilon']:g})"
@@ -638,7 +638,7 @@ def cmd_motion_fit(args: argparse.Namespace) -> int:
               + (f"; wrote {args.render}" if args.render else ""))
         return 0
     a, b, c = decel.coefficients.tolist() if decel is not None else (0.0, 0.0, 0.0)
-    print(f"motion model from {len(fit.runs)} command runs in {info['seconds']} s: speeds "
+    print(f"motion model from {len(fit.runs)} command runs in {elapsed * 1e3:,.0f} ms: speeds "
           f"{model.min_speed:.3f} to {model.max_speed:.3f} m/s"
           + (f"; wrote {args.output}" if args.output else "")
           + (f"; wrote {args.render}" if args.render else ""))
@@ -747,7 +747,7 @@ def cmd_locomotion(args: argparse.Namespace) -> int:
           + f", {len(played)} actions in {info['plans']} action-stacks, "
           f"{info['simulated_seconds']:g} s played; ends {info['miss']:.3f} m from the mark"
           + (" (hits it)" if info["hits_mark"] else " (misses it)")
-          + f"; {info['seconds']} s" + (f"; wrote {args.render}" if args.render else ""))
+          + f"; {elapsed * 1e3:,.1f} ms" + (f"; wrote {args.render}" if args.render else ""))
     width = max((len(a["clip"]) for a in info["actions"]), default=0)
     for a in info["actions"]:
         x, y, h = a["start"]
