@@ -17,6 +17,8 @@ from wayfinding.errors import InvalidQueryError
 from wayfinding.graph.constrained import ConstraintDomain
 from wayfinding.grid import Grid
 from wayfinding.grid.constrained import GridConstraintDomain
+from wayfinding.navmesh import NavMesh
+from wayfinding.navmesh.constraint_domains import DOMAINS, constraint_domain
 from wayfinding.planning.constrained import ConstraintPlan, ConstraintPlanner, inside_shares
 
 
@@ -46,7 +48,7 @@ def fresh_cost(domain, constraints, start, goal, t=0.0):
     g, leg_g = domain.join(goal, cs, t=t)
     if s < 0 or g < 0:
         return math.inf
-    c = domain.costs(cs, t=t)
+    c = domain.costs(cs, t=t, goal=g)
     ok = np.isfinite(c)
     e = domain.edges[ok]
     m = csr_matrix((c[ok], (e[:, 0], e[:, 1])), shape=(domain.num_nodes,) * 2)
@@ -104,6 +106,33 @@ def test_optimal_plan_equals_a_fresh_dijkstra_on_a_random_domain(seed):
     expected = fresh_cost(domain, cs, a, b)
     assert plan.found == math.isfinite(expected)
     assert plan.cost == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("kind", DOMAINS)
+def test_plans_and_repairs_on_every_mesh_domain_equal_a_fresh_dijkstra(kind):
+    """The triangulation (cut along the static annotations), dense, hybrid and adaptive
+    highway domains of a mesh with a pillar: the optimal plan, and every repair after a
+    repeller and a hard region move, cost what a fresh search finds."""
+    mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 10), (0, 10)],
+                         holes=[[(7, 3), (9, 3), (9, 7), (7, 7)]])
+    cs = ConstraintSet([Constraint(Disc((12, 5), 1.0), -5, near=True),
+                        Constraint.hard(Region([(3, 6), (5, 6), (5, 8), (3, 8)])),
+                        Constraint(Region([(2, 0), (6, 0), (6, 3), (2, 3)]), 2)])
+    domain = constraint_domain(mesh, kind, spacing=None if kind == "tri" else 0.5,
+                               constraints=cs)
+    start, goal = (1.0, 5.0), (15.0, 5.5)
+    planner = ConstraintPlanner(domain, start, goal, cs, epsilon=2.0)
+    plan = planner.plan()
+    assert plan.found and plan.algorithm == f"ad_star_{kind}"
+    assert plan.cost == pytest.approx(fresh_cost(domain, cs, start, goal), abs=1e-9)
+    for i, offset in [(0, (-1.0, 2.5)), (1, (2.0, -3.0)), (0, (0.5, -4.0))]:
+        planner.move_constraint(i, planner.constraints[i].annotation.moved(offset))
+        assert planner.repaired_edges < domain.num_edges
+        plan = planner.plan()
+        assert plan.cost == pytest.approx(fresh_cost(domain, planner.constraints, start, goal),
+                                          abs=1e-9)
+        assert not shapely.LineString(plan.path).intersects(
+            shapely.Polygon(planner.constraints[1].annotation.vertices))
 
 
 @pytest.mark.parametrize("case", ["near repeller", "mixed"])
