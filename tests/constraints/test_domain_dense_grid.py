@@ -189,3 +189,17 @@ def test_constraints_must_be_a_constraint_set():
     grid = Grid(np.ones((4, 4)))
     with pytest.raises(InvalidQueryError, match="ConstraintSet"):
         find_path(grid, (0, 0), (3, 3), constraints=[Constraint.hard(Disc((1, 1), 1))])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_costs_sample_only_near_constraints_and_equal_sampling_every_transition(seed):
+    rng = np.random.default_rng(seed)
+    grid = Grid(np.ones((30, 40)))
+    d = grid_domain(grid)
+    field = ConstraintSet([Constraint(Disc(rng.uniform(0, 40, 2), rng.uniform(0.5, 3)),
+                                      float(rng.uniform(-5, 5)), near=bool(rng.random() < 0.5))
+                           for _ in range(3)] + [Constraint.hard(Disc(rng.uniform(0, 30, 2),
+                                                                      1.5))])
+    e = d.edges
+    every = field.transition_costs(d.points[e[:, 0]], d.points[e[:, 1]], d.base_costs)
+    assert np.allclose(d.costs(field), every, rtol=1e-14, atol=0)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import choice, finite_float, finite_point
-from ..constraints import ConstraintSet
+from ..constraints import BASE, SAMPLES, ConstraintSet
 from ..errors import InvalidGridError, InvalidQueryError, brief
 from ..results import PathResult, SearchStats, _fields_equal
 from .csr import CSRGraph
@@ -158,14 +158,25 @@ class ConstraintDomain:
         ``t`` (seconds, for time-varying weights): the base cost times the mean multiplier
         at the samples 1/8, 3/8, 5/8, 7/8 along it; ``inf`` where the transition crosses a
         hard constraint.  ``goal``: the goal state, for domains whose transitions depend
-        on it (the adaptive highway domain keeps the states near it fully branched)."""
+        on it (the adaptive highway domain keeps the states near it fully branched).
+
+        Only the transitions whose bounding box meets a constraint's influence are sampled;
+        elsewhere the field is the background ``max(1, 1.1 ** W0)`` (the same cost as
+        :meth:`~wayfinding.constraints.ConstraintSet.transition_costs` gives, to rounding)."""
         t = finite_float("t", t)
         field = checked(constraints)
         if field is None:
             return np.array(self._base)
-        a = self._points[self._edges[:, 0]]
-        b = self._points[self._edges[:, 1]]
-        return field.transition_costs(a, b, self._base, t=t)
+        m0 = np.power(BASE, np.maximum(np.full((len(SAMPLES), 1), field.base_weight(t=t)), 0.0))
+        out = m0.mean(axis=0)[0] * self._base
+        boxes = [box for box in field.influence(t=t) if box is not None]
+        if boxes:
+            lo, hi = self._segment_boxes
+            ids = _meeting(lo, hi, boxes)
+            e = self._edges[ids]
+            out[ids] = field.transition_costs(self._points[e[:, 0]], self._points[e[:, 1]],
+                                              self._base[ids], t=t)
+        return out
 
     def graph(self, constraints: Fields, *, t: float = 0.0,
               goal: int | None = None) -> CSRGraph:
@@ -185,18 +196,20 @@ class ConstraintDomain:
         """``(m,)`` int64 sorted ids of the edges whose cost may depend on the field within
         any of ``boxes`` (``(b, 4)`` ``(xmin, ymin, xmax, ymax)``): those whose bounding box
         meets one (for repairing a plan when constraints change)."""
-        bx = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-        lo, hi = self._edge_extent()
-        hit = np.zeros(self.num_edges, dtype=bool)
-        for x0, y0, x1, y1 in bx:
-            hit |= (lo[:, 0] <= x1) & (hi[:, 0] >= x0) & (lo[:, 1] <= y1) & (hi[:, 1] >= y0)
-        return np.flatnonzero(hit).astype(np.int64)
+        return _meeting(*self._edge_extent(), boxes)
 
     def _edge_extent(self) -> tuple[np.ndarray, np.ndarray]:
         """``(k, 2)`` lower and upper corners of the region each edge's cost depends on."""
+        return self._segment_boxes
+
+    @cached_property
+    def _segment_boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(k, 2)`` lower and upper corners of each edge's segment (read-only)."""
         a = self._points[self._edges[:, 0]]
         b = self._points[self._edges[:, 1]]
-        return np.minimum(a, b), np.maximum(a, b)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        lo.flags.writeable = hi.flags.writeable = False
+        return lo, hi
 
     # -- joining and searching --------------------------------------------------------
     def segments_free(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -286,6 +299,15 @@ class ConstraintDomain:
                 ) -> PathResult:
         """A search from state ``u`` to state ``v`` (``path``: the states)."""
         return self.graph(constraints, t=t, goal=v).find_path(u, v, method=method)
+
+
+def _meeting(lo: np.ndarray, hi: np.ndarray, boxes: Any) -> np.ndarray:
+    """``(m,)`` int64 sorted ids of the boxes ``lo[i]``–``hi[i]`` that meet any of
+    ``boxes`` (``(b, 4)`` ``(xmin, ymin, xmax, ymax)``)."""
+    hit = np.zeros(len(lo), dtype=bool)
+    for x0, y0, x1, y1 in np.asarray(boxes, dtype=np.float64).reshape(-1, 4):
+        hit |= (lo[:, 0] <= x1) & (hi[:, 0] >= x0) & (lo[:, 1] <= y1) & (hi[:, 1] >= y0)
+    return np.flatnonzero(hit).astype(np.int64)
 
 
 def checked(constraints: Any) -> ConstraintSet | None:
