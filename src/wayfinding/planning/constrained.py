@@ -20,12 +20,16 @@ optimum (2.5 by default, the seed's ε0) and each round lowers the bound by ``st
 :meth:`~ConstraintPlanner.set_constraints` and :meth:`~ConstraintPlanner.set_time` re-cost
 only the transitions in the old and new regions of influence of the constraints that
 changed (:meth:`ConstraintSet.influence <wayfinding.constraints.ConstraintSet.influence>`;
-hard ones become ``inf``) and hand those whose cost changed to the search, which repairs
-within its current epsilon.  A change of the base weight W0 (adding or removing an
-attractor, or the time changing a callable weight of one) lifts every cost: the planner
-then starts over at ``epsilon0``.  The start moved to a state on the current path keeps the
-search (the queue is re-keyed); moved off it, or the goal changed, the plan is cleared and
-planning restarts at ``epsilon0`` (Algorithms 13–15).
+hard ones become ``inf``; the transitions a region meets are the domain's
+:meth:`~wayfinding.graph.constrained.ConstraintDomain.edges_meeting`) and hand those whose
+cost changed to the search, which repairs within its current epsilon.  A domain whose
+transition costs depend on more than each transition's own segment (the adaptive highway
+domain) has its costs computed whole, and still hands over only those transitions.  A
+change of the base weight W0 (adding or removing an attractor, or the time changing a
+callable weight of one) lifts every cost: the planner then starts over at ``epsilon0``.
+The start moved to a state on the current path keeps the search (the queue is re-keyed);
+moved off it, or the goal changed, the plan is cleared and planning restarts at
+``epsilon0`` (Algorithms 13–15).
 
 Constraints that cannot all be met are traded off by their weights (best effort): each plan
 reports, per constraint, the share of its path's length inside that constraint's annotation
