@@ -398,6 +398,16 @@ def test_motion_fit_of_another_controller_against_a_saved_model(capsys, tmp_path
     assert code == 0 and f"against {model}: " in out and "max_speed: 6 -> 5" in out
 
 
+def test_motion_fit_help_names_the_controllers_defaults():
+    from wayfinding.cli.planning import CONTROLLER
+
+    defaults = ControllerParams()
+    assert set(CONTROLLER) == set(defaults.__dataclass_fields__)
+    for name, (_, shown) in CONTROLLER.items():
+        value = getattr(defaults, name)
+        assert shown == pytest.approx(math.degrees(value) if name == "turn_rate" else value)
+
+
 def test_a_motion_fit_that_fails_says_why(capsys):
     info = run_json(capsys, "motion", "fit", "--min-speed", "1", "--max-speed", "1.05")
     assert not info["fitted"] and info["failures"] == [["speed_range", "narrow_speed_range"]]

@@ -43,19 +43,21 @@ _pose = three_numbers("a pose 'X,Y,HEADING'")
 WALK = ((0.0, 0.0), (4.0, 0.0))
 
 
-#: The help of each option of :class:`~wayfinding.planning.ControllerParams` (``turn_rate``
-#: is given in degrees a second).
+#: The help of each option of :class:`~wayfinding.planning.ControllerParams` and the
+#: default it names (``turn_rate`` in degrees a second); written here so that ``--help``
+#: does not import the planning package (a test holds them to the library's defaults).
 CONTROLLER = {
-    "min_speed": "the slowest clip's speed, m/s",
-    "max_speed": "the fastest clip's speed, m/s",
-    "acceleration": "speeding up, m/s²",
-    "deceleration": "slowing down to a lower speed, m/s² at rest",
-    "deceleration_falloff": "the share of the deceleration lost at full speed, in [0, 1)",
-    "stop_deceleration": "the stop animation's deceleration, m/s²",
-    "turn_rate": "the fastest turn, degrees a second",
-    "lateral_acceleration": "the most sideways acceleration in a turn, m/s²",
-    "blend_delay": "how late commands act (the animation blend's lag), seconds",
-    "jitter": "each step's relative speed noise, in [0, 1)",
+    "min_speed": ("the slowest clip's speed, m/s", 0.5),
+    "max_speed": ("the fastest clip's speed, m/s", 6.0),
+    "acceleration": ("speeding up, m/s²", 4.0),
+    "deceleration": ("slowing down to a lower speed, m/s² at rest", 6.0),
+    "deceleration_falloff": ("the share of the deceleration lost at full speed, in [0, 1)",
+                             0.5),
+    "stop_deceleration": ("the stop animation's deceleration, m/s²", 8.0),
+    "turn_rate": ("the fastest turn, degrees a second", 180.0),
+    "lateral_acceleration": ("the most sideways acceleration in a turn, m/s²", 8.0),
+    "blend_delay": ("how late commands act (the animation blend's lag), seconds", 0.1),
+    "jitter": ("each step's relative speed noise, in [0, 1)", 0.0),
 }
 
 
@@ -107,7 +109,8 @@ def _picture(suffix: str) -> Any:
 
 
 def add_planning_parsers(sub: Any) -> None:
-    """Register the ``clips``, ``movement`` and ``footsteps`` subcommands."""
+    """Register the ``clips``, ``movement``, ``locomotion``, ``footsteps`` and ``motion``
+    subcommands."""
     c = sub.add_parser(
         "clips", help="planning with the body: print a clip catalogue, check a catalogue "
         "file, write one to edit",
@@ -174,6 +177,49 @@ def add_planning_parsers(sub: Any) -> None:
     m.add_argument("--json", action="store_true", help=JSON_HELP)
     m.set_defaults(run=cmd_movement)
 
+    lo = sub.add_parser(
+        "locomotion", help="planning with the body: follow a navmesh path by clips, segment "
+        "by segment, and hit the mark",
+        description="Find the straight path on a navigation mesh (a mesh file, polygons, or "
+        "the mesh built from a map for --radius), make it playable by clips (segments at "
+        "least --min-segment long, tight opposite turns pushed --turn-space apart or made "
+        "fail-safe stops) and play it: a locomotion executor plans action-stacks (starts, "
+        "loops stretched to the segment, stops, turns on the spot) segment by segment, "
+        "looking ahead, every --dt seconds; print the path, the clips played and how far "
+        "from the goal the character ends.")
+    _world_options(lo, "the world: " + INPUTS + " (or give --generate)")
+    lo.add_argument("--radius", type=non_negative_float, default=0.3,
+                    help="the character's radius the mesh is built for (maps and polygons), "
+                    "world units (default 0.3)")
+    lo.add_argument("--from", dest="start", type=point, required=True, metavar="X,Y",
+                    help="where the character stands")
+    lo.add_argument("--to", dest="goal", type=point, required=True, metavar="X,Y",
+                    help="its mark")
+    lo.add_argument("--heading", type=_finite, default=None, metavar="DEG",
+                    help="its heading at the start, degrees counter-clockwise from +x "
+                    "(default along the path's first segment)")
+    lo.add_argument("--facing", type=_finite, default=None, metavar="DEG",
+                    help="the facing wanted at the mark, degrees (default any)")
+    lo.add_argument("--clips", metavar="FILE", help="a clip catalogue (JSON; default the "
+                    "library's biped)")
+    lo.add_argument("--start-state", default="standing", metavar="NAME",
+                    help="the animation state at the start (default standing)")
+    lo.add_argument("--min-segment", type=positive_float, default=1.0, metavar="M",
+                    help="the shortest segment of the playable path (default 1)")
+    lo.add_argument("--turn-space", type=positive_float, default=2.0, metavar="M",
+                    help="the room two sharp turns need back to back (default 2)")
+    lo.add_argument("--sharp-turn", type=_degrees, default=60.0, metavar="DEG",
+                    help="the least turn that counts as sharp, degrees (default 60)")
+    lo.add_argument("--dt", type=positive_float, default=0.05,
+                    help="the executor's update, seconds (default 0.05)")
+    lo.add_argument("--max-seconds", type=positive_float, default=600.0,
+                    help="stop playing after this long, simulated seconds (default 600)")
+    lo.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
+                    help="draw the mesh, the corridor, the straight and playable paths and "
+                    "the actions played")
+    lo.add_argument("--json", action="store_true", help=JSON_HELP)
+    lo.set_defaults(run=cmd_locomotion, navmesh=True)
+
     f = sub.add_parser(
         "footsteps", help="planning with the body: timed footsteps for one or a few "
         "characters avoiding each other's bodies",
@@ -232,13 +278,7 @@ def add_planning_parsers(sub: Any) -> None:
         "c √d (least squares, never above the measured worst case; its residuals "
         "reported), the overshoot after turns and the rotation radius; save it, draw the "
         "deceleration fit, or compare it with a saved model.")
-    from ..planning import ControllerParams
-
-    defaults = ControllerParams()
-    for name, text in CONTROLLER.items():
-        value = getattr(defaults, name)
-        if name == "turn_rate":
-            value = math.degrees(value)
+    for name, (text, value) in CONTROLLER.items():
         fit.add_argument("--" + name.replace("_", "-"), type=non_negative_float,
                          default=None, metavar="DEG" if name == "turn_rate" else "X",
                          help=f"controller: {text} (default {value:g})")
@@ -264,50 +304,6 @@ def add_planning_parsers(sub: Any) -> None:
                      "fitted curve")
     fit.add_argument("--json", action="store_true", help=JSON_HELP)
     fit.set_defaults(run=cmd_motion_fit)
-
-
-    lo = sub.add_parser(
-        "locomotion", help="planning with the body: follow a navmesh path by clips, segment "
-        "by segment, and hit the mark",
-        description="Find the straight path on a navigation mesh (a mesh file, polygons, or "
-        "the mesh built from a map for --radius), make it playable by clips (segments at "
-        "least --min-segment long, tight opposite turns pushed --turn-space apart or made "
-        "fail-safe stops) and play it: a locomotion executor plans action-stacks (starts, "
-        "loops stretched to the segment, stops, turns on the spot) segment by segment, "
-        "looking ahead, every --dt seconds; print the path, the clips played and how far "
-        "from the goal the character ends.")
-    _world_options(lo, "the world: " + INPUTS + " (or give --generate)")
-    lo.add_argument("--radius", type=non_negative_float, default=0.3,
-                    help="the character's radius the mesh is built for (maps and polygons), "
-                    "world units (default 0.3)")
-    lo.add_argument("--from", dest="start", type=point, required=True, metavar="X,Y",
-                    help="where the character stands")
-    lo.add_argument("--to", dest="goal", type=point, required=True, metavar="X,Y",
-                    help="its mark")
-    lo.add_argument("--heading", type=_finite, default=None, metavar="DEG",
-                    help="its heading at the start, degrees counter-clockwise from +x "
-                    "(default along the path's first segment)")
-    lo.add_argument("--facing", type=_finite, default=None, metavar="DEG",
-                    help="the facing wanted at the mark, degrees (default any)")
-    lo.add_argument("--clips", metavar="FILE", help="a clip catalogue (JSON; default the "
-                    "library's biped)")
-    lo.add_argument("--start-state", default="standing", metavar="NAME",
-                    help="the animation state at the start (default standing)")
-    lo.add_argument("--min-segment", type=positive_float, default=1.0, metavar="M",
-                    help="the shortest segment of the playable path (default 1)")
-    lo.add_argument("--turn-space", type=positive_float, default=2.0, metavar="M",
-                    help="the room two sharp turns need back to back (default 2)")
-    lo.add_argument("--sharp-turn", type=_degrees, default=60.0, metavar="DEG",
-                    help="the least turn that counts as sharp, degrees (default 60)")
-    lo.add_argument("--dt", type=positive_float, default=0.05,
-                    help="the executor's update, seconds (default 0.05)")
-    lo.add_argument("--max-seconds", type=positive_float, default=600.0,
-                    help="stop playing after this long, simulated seconds (default 600)")
-    lo.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
-                    help="draw the mesh, the corridor, the straight and playable paths and "
-                    "the actions played")
-    lo.add_argument("--json", action="store_true", help=JSON_HELP)
-    lo.set_defaults(run=cmd_locomotion, navmesh=True)
 
 
 def _world_options(p: Any, where: str) -> None:
@@ -400,7 +396,9 @@ def _describe(args: argparse.Namespace, world: Any) -> tuple[str | None, str]:
     """The map as the output names it, and the kind of world planned on."""
     if world is None:
         return None, "plane"
-    kind = "grid" if type(world).__name__ == "Grid" else "navmesh"
+    from ..navmesh import NavMesh
+
+    kind = "navmesh" if isinstance(world, NavMesh) else "grid"
     if args.map is not None:
         return args.map, kind
     return f"{args.generate} {args.size[0]}x{args.size[1]} seed {args.seed}", kind
