@@ -31,8 +31,9 @@ goal region: to the goal heading window, and, unless it turns by half a turn or 
 of a direction toward the goal disc (a path's mean heading points from its start to its end).
 Only for an exact goal (both tolerances 0) does it also take the Dubins length to the goal
 pose (:func:`~wayfinding.paths.turning_path`): the Dubins length jumps between nearby goal
-poses, so it bounds no region around one.  Both bounds are scaled by ``1 - 1e-9`` to allow
-for rounding.
+poses, so it bounds no region around one.  (An exact goal is met only by a clip sequence
+that lands on it to the last bit; states merged even at the finest resolution may lose it.)
+Both bounds are scaled by ``1 - 1e-9`` to allow for rounding.
 
 States whose positions round to the same multiple of ``position_resolution`` and headings to
 the same multiple of ``heading_resolution`` (with the same animation state) count as one: the
