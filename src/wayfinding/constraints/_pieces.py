@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from .._arrays import concatenated_ranges
 from ..geometry.obstacles import TOLERANCE, Obstacles, closest_on_segments, segments_cross
 
 #: Rough cap on the number of (point, edge) pairs examined at once (memory bound).
@@ -31,10 +32,6 @@ def chunks(n: int, width: int) -> Iterator[slice]:
 def _pairs(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Every (row, column) of an ``(m, k)`` table, row-major."""
     return np.repeat(np.arange(m), k), np.tile(np.arange(k), m)
-
-
-def _min_per_row(values: np.ndarray, m: int, k: int) -> np.ndarray:
-    return values.reshape(m, k).min(axis=1) if k else np.full(m, np.inf)
 
 
 class Pieces:
@@ -63,41 +60,79 @@ class Pieces:
         self._r0 = apex + r[:, None] * np.stack([np.cos(start), np.sin(start)], axis=1)
         end = start + span
         self._r1 = apex + r[:, None] * np.stack([np.cos(end), np.sin(end)], axis=1)
+        # one row per piece: kind (0 polygon, 1 disc, 2 sector), index within its kind and
+        # bounding box
+        sizes = np.array([len(q) for q in self.polygons], dtype=np.int64)
+        self._start = np.concatenate([[0], np.cumsum(sizes)])
+        counts = (len(self.polygons), len(self.discs), len(self.sectors))
+        self._kind = np.repeat(np.arange(3), counts)
+        self._index = np.concatenate([np.arange(k) for k in counts])
+        c, rd = self.discs[:, :2], self.discs[:, 2:3]
+        slo, shi = self._sector_boxes()
+        self._lo = np.concatenate([np.array([q.min(axis=0) for q in self.polygons]).reshape(-1, 2),
+                                   c - rd, slo])
+        self._hi = np.concatenate([np.array([q.max(axis=0) for q in self.polygons]).reshape(-1, 2),
+                                   c + rd, shi])
+
+    def _sector_boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(s, 2)`` lower and upper corners of each sector's bounding box."""
+        apex, r = self.sectors[:, :2], self.sectors[:, 2:3]
+        start, span = self.sectors[:, 3:4], self.sectors[:, 4:5]
+        axes = np.arange(4) * (math.pi / 2)            # the circle's extreme points
+        on_arc = _in_wedge(axes[None], start, span)
+        ext = apex[:, None] + r[:, :, None] * np.stack([np.cos(axes), np.sin(axes)], axis=1)
+        ext = np.where(on_arc[:, :, None], ext, apex[:, None])
+        pts = np.concatenate([apex[:, None], self._r0[:, None], self._r1[:, None], ext], axis=1)
+        return pts.min(axis=1), pts.max(axis=1)
 
     # -- bounds -------------------------------------------------------------------------
     def bounds(self) -> tuple[float, float, float, float]:
         """``(xmin, ymin, xmax, ymax)`` of the union."""
-        lo, hi = [], []
-        if len(self._a):
-            lo.append(self._a.min(axis=0))
-            hi.append(self._a.max(axis=0))
-        if len(self.discs):
-            c, r = self.discs[:, :2], self.discs[:, 2:3]
-            lo.append((c - r).min(axis=0))
-            hi.append((c + r).max(axis=0))
-        if len(self.sectors):
-            apex, r = self.sectors[:, :2], self.sectors[:, 2:3]
-            start, span = self.sectors[:, 3:4], self.sectors[:, 4:5]
-            axes = np.arange(4) * (math.pi / 2)            # the circle's extreme points
-            on_arc = _in_wedge(axes[None], start, span)
-            ext = apex[:, None] + r[:, :, None] * np.stack([np.cos(axes), np.sin(axes)], axis=1)
-            ext = np.where(on_arc[:, :, None], ext, apex[:, None])
-            pts = np.concatenate([apex, self._r0, self._r1, ext.reshape(-1, 2)])
-            lo.append(pts.min(axis=0))
-            hi.append(pts.max(axis=0))
-        low, high = np.min(lo, axis=0), np.max(hi, axis=0)
+        low, high = self._lo.min(axis=0), self._hi.max(axis=0)
         return (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
 
     # -- points -------------------------------------------------------------------------
     def distance(self, p: np.ndarray) -> np.ndarray:
-        """``(n,)`` float64: distance from each point to the union (0 inside)."""
-        d = np.full(len(p), np.inf)
-        if len(self._a):
-            d = np.minimum(d, self._polygon_distance(p))
-        if len(self.discs):
-            d = np.minimum(d, self._disc_distance(p))
-        if len(self.sectors):
-            d = np.minimum(d, self._sector_distance(p))
+        """``(n,)`` float64: distance from each point to the union (0 inside).
+
+        Pieces are pruned per point: the distance to a piece's bounding box bounds its
+        distance from below, and the distance to the piece of the nearest box bounds the
+        answer from above; only the pieces whose lower bound is within it are measured."""
+        out = np.empty(len(p))
+        lo, hi = self._lo, self._hi
+        for part in chunks(len(p), len(lo)):
+            pc = p[part]
+            gap = np.maximum(np.maximum(lo[None] - pc[:, None], pc[:, None] - hi[None]), 0.0)
+            lower = np.hypot(gap[..., 0], gap[..., 1])
+            upper = np.maximum(self._pair_distance(pc, lower.argmin(axis=1)), 0.0)
+            # slack: the two bounds may round apart when they meet (a disc seen square on)
+            rows, cols = np.nonzero(lower <= upper[:, None] * (1 + 1e-12) + TOLERANCE)
+            best = upper.copy()
+            np.minimum.at(best, rows, self._pair_distance(pc[rows], cols))
+            out[part] = np.maximum(best, 0.0)
+        if self.polygons:
+            out[self._obstacles.contains(p)] = 0.0
+        return out
+
+    def _pair_distance(self, q: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Distance from each point ``q[i]`` to piece ``cols[i]`` (to a polygon's border)."""
+        d = np.empty(len(q))
+        kind, index = self._kind[cols], self._index[cols]
+        sel = np.flatnonzero(kind == 0)
+        if len(sel):
+            pid = index[sel]
+            sizes = self._start[pid + 1] - self._start[pid]
+            edge = concatenated_ranges(self._start[pid], sizes)
+            owner = np.repeat(sel, sizes)
+            gaps = closest_on_segments(q[owner], self._a[edge], self._b[edge])[0]
+            d[sel] = np.minimum.reduceat(gaps, np.cumsum(sizes) - sizes)
+        sel = np.flatnonzero(kind == 1)
+        if len(sel):
+            disc = self.discs[index[sel]]
+            d[sel] = np.hypot(*(q[sel] - disc[:, :2]).T) - disc[:, 2]
+        sel = np.flatnonzero(kind == 2)
+        if len(sel):
+            d[sel] = self._sector_distance(q[sel], index[sel])
         return d
 
     def contains(self, p: np.ndarray) -> np.ndarray:
@@ -110,43 +145,16 @@ class Pieces:
         out[near] = self.distance(p[near]) <= TOLERANCE
         return out
 
-    def _polygon_distance(self, p: np.ndarray) -> np.ndarray:
-        a, b = self._a, self._b
-        k = len(a)
-        out = np.empty(len(p))
-        for part in chunks(len(p), k):
-            pc = p[part]
-            rows, cols = _pairs(len(pc), k)
-            out[part] = _min_per_row(closest_on_segments(pc[rows], a[cols], b[cols])[0],
-                                     len(pc), k)
-        out[self._obstacles.contains(p)] = 0.0
-        return out
-
-    def _disc_distance(self, p: np.ndarray) -> np.ndarray:
-        c, r = self.discs[:, :2], self.discs[:, 2]
-        out = np.empty(len(p))
-        for part in chunks(len(p), len(c)):
-            pc = p[part]
-            gap = np.hypot(pc[:, None, 0] - c[None, :, 0], pc[:, None, 1] - c[None, :, 1]) - r
-            out[part] = np.maximum(gap.min(axis=1), 0.0)
-        return out
-
-    def _sector_distance(self, p: np.ndarray) -> np.ndarray:
-        s = self.sectors
-        k = len(s)
-        out = np.empty(len(p))
-        for part in chunks(len(p), 3 * k):
-            pc = p[part]
-            rows, cols = _pairs(len(pc), k)
-            q, apex = pc[rows], s[cols, :2]
-            rad, start, span = s[cols, 2], s[cols, 3], s[cols, 4]
-            dx, dy = q[:, 0] - apex[:, 0], q[:, 1] - apex[:, 1]
-            in_wedge = _in_wedge(np.arctan2(dy, dx), start, span)
-            d = np.minimum(closest_on_segments(q, apex, self._r0[cols])[0],
-                           closest_on_segments(q, apex, self._r1[cols])[0])
-            d = np.where(in_wedge, np.minimum(d, np.maximum(np.hypot(dx, dy) - rad, 0.0)), d)
-            out[part] = _min_per_row(d, len(pc), k)
-        return out
+    def _sector_distance(self, q: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """Distance from each point ``q[i]`` to sector ``which[i]``: 0 inside, else the
+        least distance to its two radii and, in its wedge, to its arc."""
+        s = self.sectors[which]
+        apex, rad, start, span = s[:, :2], s[:, 2], s[:, 3], s[:, 4]
+        dx, dy = q[:, 0] - apex[:, 0], q[:, 1] - apex[:, 1]
+        in_wedge = _in_wedge(np.arctan2(dy, dx), start, span)
+        d = np.minimum(closest_on_segments(q, apex, self._r0[which])[0],
+                       closest_on_segments(q, apex, self._r1[which])[0])
+        return np.where(in_wedge, np.minimum(d, np.maximum(np.hypot(dx, dy) - rad, 0.0)), d)
 
     # -- segments -----------------------------------------------------------------------
     def crosses(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
