@@ -136,6 +136,20 @@ def test_a_million_points_in_one_call():
     np.testing.assert_array_equal(field.multiplier(pts[some]), m[some])
 
 
+def test_transition_costs_across_chunks():
+    """More transitions than one batch holds: each costs what it costs alone."""
+    field = ConstraintSet([Constraint(Disc((5, 5), 2.0), -3.0, near=True),
+                           Constraint.hard(Region([(7, 0), (8, 0), (8, 3)]))])
+    rng = np.random.default_rng(2)
+    a = rng.uniform(0, 10, (300_000, 2))
+    b = a + rng.uniform(-1, 1, a.shape)
+    got = field.transition_costs(a, b)
+    some = np.concatenate([[0, 262_143, 262_144, 299_999], rng.choice(len(a), 40)])
+    for i in some:
+        assert got[i] == field.transition_costs(a[i:i + 1], b[i:i + 1])[0]
+    assert np.isinf(got).any() and np.isfinite(got).any()
+
+
 @pytest.mark.parametrize("make, match", [
     (lambda: Constraint("grass", 1.0), "not an Annotation"),
     (lambda: Constraint(Disc((0, 0), 1), "heavy"), "finite number or a callable"),
