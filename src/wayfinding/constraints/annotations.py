@@ -364,8 +364,9 @@ class LineOfSight(Annotation):
     an occluder's end sees past it.  Occluders passing within
     :data:`~wayfinding.geometry.TOLERANCE` of the position are ignored (an agent standing on
     a wall is not blinded by it).  ``distance`` and ``crosses`` use the visible region, the
-    union of triangles behind which occluders stand and sectors of open view; with k
-    occluders in range it has O(k) pieces, and queries cost O(n · pieces).  The anchor is
+    union of triangles up to the occluders and sectors of open view: with k occluders in
+    range it has O(k) pieces (built in O(k²) for their crossings), and a query of n points
+    measures each against the pieces whose bounding boxes come near it.  The anchor is
     the position; ``moved`` turns the heading with it, the occluders stay in the world.
 
     >>> eye = LineOfSight((0, 0), 0.0, fov=math.pi / 2, range=10.0,
