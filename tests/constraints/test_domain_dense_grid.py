@@ -203,3 +203,22 @@ def test_costs_sample_only_near_constraints_and_equal_sampling_every_transition(
     e = d.edges
     every = field.transition_costs(d.points[e[:, 0]], d.points[e[:, 1]], d.base_costs)
     assert np.allclose(d.costs(field), every, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("near", [False, True], ids=["in", "near"])
+def test_finer_steps_cost_a_straight_route_its_path_integral(near):
+    """The seed's subdivision invariance: a straight route costs the integral of the
+    multiplier along it, to within the Riemann error of its steps, which shrinks as the
+    steps do (a grid's step costs are in cells: times ``cell_size`` in world units)."""
+    band = Region([(6.3, -100), (11.7, -100), (11.7, 100), (6.3, 100)])
+    field = ConstraintSet([Constraint(band, -4.0, near=near)])
+    errors = []
+    for k in (1, 2, 4, 8):
+        grid = Grid(np.ones((1, 20 * k)), cell_size=1.0 / k)
+        r = find_path(grid, (0, 0), (20 * k - 1, 0), constraints=field)
+        x = np.linspace(0.5 / k, 20 - 0.5 / k, 20_001)
+        m = field.multiplier(np.stack([x, np.zeros_like(x)], 1))
+        exact = float(((m[1:] + m[:-1]) / 2 * np.diff(x)).sum())
+        errors.append(abs(r.cost / k - exact))
+    assert errors[0] <= 2 * 0.25 * (1.1 ** 4 - 1) + 1e-3          # two boundary steps at most
+    assert errors[-1] < errors[0] / 2
