@@ -481,18 +481,17 @@ def _plan_row(plan: Any, start: tuple[float, float], goal: tuple[float, float],
     """One character's plan as the JSON output holds it."""
     import numpy as np
 
-    rounded = _rounded
     t = np.arange(float(plan.times[0]), float(plan.times[-1]) + every / 2, every)
     com, _ = plan.trajectory(t)
     return {"from": list(start), "to": list(goal), "status": str(plan.status),
             "steps": len(plan), "waits": int(plan.standing.sum()),
             "duration": round(float(plan.times[-1] - plan.times[0]), 4),
             "cost": round(plan.cost, 4), "epsilon": plan.epsilon,
-            "expanded": plan.stats.expanded, "times": rounded(plan.times),
-            "feet": rounded(plan.feet),
+            "expanded": plan.stats.expanded, "times": _rounded(plan.times),
+            "feet": _rounded(plan.feet),
             "sides": ["right" if s > 0 else "left" for s in plan.sides.tolist()],
-            "orientations": rounded(np.degrees(plan.orientations)), "com": rounded(plan.com),
-            "com_samples": rounded(np.column_stack([t, com]))}
+            "orientations": _rounded(np.degrees(plan.orientations)), "com": _rounded(plan.com),
+            "com_samples": _rounded(np.column_stack([t, com]))}
 
 
 def cmd_footsteps(args: argparse.Namespace) -> int:
@@ -543,8 +542,9 @@ def cmd_footsteps(args: argparse.Namespace) -> int:
               f"{row['cost']:.1f} J{eps}; from {_xy(row['from'])} towards {_xy(row['to'])}, "
               f"ends at {_xy(row['com'][-1])}")
     if gap is not None:
-        print("  bodies meet: " + ", ".join(f"{i} and {j}" for i, j in met) if met else
-              f"  no two bodies meet; least gap {gap:.3f} m")
+        meet = ("bodies meet: " + ", ".join(f"{i} and {j}" for i, j in met)) if met \
+            else "no two bodies meet"
+        print(f"  {meet}; least gap {gap:.3f} m")
     return 0
 
 
@@ -633,14 +633,15 @@ def cmd_motion_fit(args: argparse.Namespace) -> int:
         print(f"no motion model after {len(fit.runs)} command runs: "
               + "; ".join(f"{what}: {reason}" for what, reason in fit.failures)
               + (f" (deceleration fit's rms residual {decel.rms:.3f} m/s)" if decel else "")
+              + ("; nothing saved" if args.output else "")
               + (f"; wrote {args.render}" if args.render else ""))
         return 0
-    a, b, c = decel.coefficients.tolist() if decel is not None else (0.0, 0.0, 0.0)
     print(f"motion model from {len(fit.runs)} command runs in {elapsed * 1e3:,.0f} ms: speeds "
           f"{model.min_speed:.3f} to {model.max_speed:.3f} m/s"
           + (f"; wrote {args.output}" if args.output else "")
           + (f"; wrote {args.render}" if args.render else ""))
     if decel is not None:
+        a, b, c = decel.coefficients.tolist()
         print(f"  deceleration dv(d) = {a:.4f} d² {b:+.4f} d {c:+.4f} √d m/s; residuals over "
               f"{len(decel.residuals)} distances: rms {decel.rms:.4f}, largest "
               f"{decel.max_error:.4f} m/s")
@@ -686,10 +687,11 @@ def cmd_locomotion(args: argparse.Namespace) -> int:
     path = locomotion_path(mesh, args.start, args.goal, min_segment=args.min_segment,
                            turn_space=args.turn_space, sharp_turn=math.radians(args.sharp_turn))
     played: list[Any] = []
-    track = [np.asarray(args.start, dtype=np.float64)]
+    track: list[Any] = []
     status, walker = MoveStatus.FAILED, None
     if path.found:
         (x0, y0), (x1, y1) = path.points[0], path.points[1]
+        track.append(path.points[0])
         heading = math.radians(args.heading) if args.heading is not None \
             else math.atan2(y1 - y0, x1 - x0)
         walker = LocomotionExecutor(planner, args.start_state, (x0, y0, heading))
@@ -712,7 +714,8 @@ def cmd_locomotion(args: argparse.Namespace) -> int:
         raw = mesh.find_path(args.start, args.goal)
         atomic_write_bytes(args.render, render_locomotion_png(
             mesh, path, actions=played, raw=raw.path if raw.found else None,
-            track=np.array(track), title=f"locomotion on {source}: {status.value}"))
+            track=np.array(track) if track else None,
+            title=f"locomotion on {source}: {status.value}"))
 
     def pose(p: Any) -> list[float]:
         return [round(float(p[0]), 4), round(float(p[1]), 4),
@@ -729,7 +732,8 @@ def cmd_locomotion(args: argparse.Namespace) -> int:
             "miss": None if end is None else round(math.dist(end[:2], args.goal), 4),
             "hits_mark": end is not None and status is MoveStatus.ARRIVED
             and hits_mark(end, args.goal, facing=facing),
-            "simulated_seconds": round((len(track) - 1) * args.dt, 4), "seconds": round(elapsed, 3),
+            "simulated_seconds": round(max(len(track) - 1, 0) * args.dt, 4),
+            "seconds": round(elapsed, 3),
             "render": args.render}
     if args.json:
         print(to_json(info))
