@@ -9,8 +9,11 @@ import math
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
+from strategies import RULES, TERRAIN, endpoints, seeded_grids_and_rngs
 
 from wayfinding.constraints import Between, Constraint, ConstraintSet, Disc, LineOfSight, Region
 from wayfinding.errors import InvalidQueryError
@@ -178,6 +181,46 @@ def test_moved_soft_constraints_are_repaired_to_a_fresh_search(seed):
         assert plan.epsilon == 1.0
         assert plan.cost == pytest.approx(fresh_cost(domain, new, START, GOAL), abs=1e-9)
         assert plan.cost == pytest.approx(route_cost(planner, plan.nodes), abs=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), world=seeded_grids_and_rngs(rules=RULES, terrain=TERRAIN, min_side=3,
+                                                   max_side=14))
+def test_random_changes_on_random_grids_repair_to_a_fresh_search(data, world):
+    """Random grids (every diagonal rule, terrain costs), random soft, hard and timed
+    constraints moved at random, the time changed and the agent moved along its path:
+    after each change the plan costs what a fresh search finds, and every transition's cost
+    is what the domain gives for the new constraints."""
+    grid, rng = world
+    (sx, sy), (gx, gy) = data.draw(endpoints(grid.passable))
+    domain = GridConstraintDomain(grid)
+    h, w = grid.shape
+
+    def disc():
+        return Disc(tuple(rng.uniform(0, [w, h])), float(rng.uniform(0.3, 2.0)))
+    cs = ConstraintSet([Constraint(disc(), float(rng.uniform(-6, -1)), near=True),
+                        Constraint(disc(), float(rng.uniform(1, 4))),
+                        Constraint.hard(disc()),
+                        Constraint(disc(), lambda t: -5.0 if t > 1 else 0.0)])
+    start, goal = centre(sx, sy), centre(gx, gy)
+    planner = ConstraintPlanner(domain, start, goal, cs, epsilon=float(rng.uniform(1, 3)))
+    plan = planner.plan()
+    for _ in range(4):
+        what = data.draw(st.sampled_from(["move", "time", "walk"]))
+        if what == "move":
+            i = data.draw(st.integers(0, 3))
+            shift = tuple(rng.uniform(-3, 3, 2))
+            planner.move_constraint(i, planner.constraints[i].annotation.moved(shift))
+        elif what == "time":
+            planner.set_time(float(rng.uniform(0, 2)))
+        elif plan.found:
+            start = tuple(plan.path[len(plan.path) // 2])
+            planner.move_start(start)
+        assert np.array_equal(planner.costs, domain.costs(planner.constraints, t=planner.t))
+        plan = planner.plan()
+        expected = fresh_cost(domain, planner.constraints, start, goal, t=planner.t)
+        assert plan.found == math.isfinite(expected)
+        assert plan.cost == pytest.approx(expected, abs=1e-9)
 
 
 def test_start_moved_along_the_path_keeps_the_search():
