@@ -233,6 +233,15 @@ def test_moved_objects_carry_their_bands_and_hulls():
     np.testing.assert_allclose(band.bounds, (-1, 0, 0, 1), atol=1e-12)
     gap = Between(Disc((0, 0), 1), Disc((4, 0), 1)).moved((0, 3))
     assert gap.contains([(2, 3), (2, 0)]).tolist() == [True, False]
+    tri = [(6, 0), (9, 1), (7, 3)]
+    turned = Between(Region(tri), Disc((1, 1), 1.0)).moved((2, -1), turn=1.0)
+    hull = shapely.convex_hull(shapely.union(Polygon(tri),
+                                             Point(1, 1).buffer(1.0, quad_segs=QUAD)))
+    cx, cy = Polygon(tri).centroid.coords[0]
+    pivot = ((cx + 1) / 2, (cy + 1) / 2)          # midway between the parts' anchors
+    assert turned.anchor == pytest.approx((pivot[0] + 2, pivot[1] - 1))
+    want = affinity.translate(affinity.rotate(hull, 1.0, origin=pivot, use_radians=True), 2, -1)
+    check_against(turned, want, 9, exact=False)
 
 
 def test_a_line_of_sight_ignores_occluders_through_its_eye_and_beyond_its_range():
