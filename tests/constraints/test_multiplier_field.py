@@ -1,23 +1,19 @@
 """The multiplier field and transition costs: the worked examples of the constraint notes
-(seed 002, section 12, examples 14-18), time-varying weights and the influence bounds."""
+(seed 002, section 12, examples 14-18) and time-varying weights."""
 
 import math
 
 import numpy as np
 import pytest
 
-from wayfinding.constraints import (
-    SAMPLES,
-    Constraint,
-    ConstraintSet,
-    Disc,
-    Region,
-)
+from wayfinding.constraints import SAMPLES, Constraint, ConstraintSet, Disc, Region
 
 #: A unit disc at the origin: r(x) is |x| - 1 outside it.
 UNIT = Disc((0.0, 0.0), 1.0)
-#: A point at distance r from the unit disc.
+
+
 def at(r: float) -> tuple[float, float]:
+    """A point at distance ``r`` from :data:`UNIT`."""
     return (1.0 + r, 0.0)
 
 
