@@ -62,13 +62,13 @@ def test_hard_is_infinite_inside_and_on_crossing_transitions():
     field = ConstraintSet([Constraint.hard(Disc((5.0, 0.0), 0.3))])
     m = field.multiplier([(5, 0), (5.29, 0), (5.31, 0), (0, 0)])
     assert m.tolist() == [math.inf, math.inf, 1.0, 1.0]
-    # samples at 1/8, 3/8, 5/8, 7/8 of 0..8 are 1, 3, 5, 7: 5 is inside; shift to miss it
-    a, b = np.array([[0.0, 0.0], [0.0, 0.0], [0.0, 0.5]]), np.array(
-        [[8.0, 0.0], [9.6, 0.0], [10.0, 0.5]])
-    assert not field.multiplier(a[1] + np.outer(SAMPLES, b[1] - a[1])).max() == math.inf
+    # the samples of 0..8 are x = 1, 3, 5, 7 (5 inside); those of 0..9.6 miss the disc
+    a = np.array([[0.0, 0.0], [0.0, 0.0], [0.0, 0.5]])
+    b = np.array([[8.0, 0.0], [9.6, 0.0], [10.0, 0.5]])
+    assert np.isfinite(field.multiplier(a[1] + np.outer(SAMPLES, b[1] - a[1]))).all()
     assert field.transition_costs(a, b).tolist() == [math.inf, math.inf, 10.0]
-    touching = field.transition_costs([(0.0, 0.3)], [(10.0, 0.3)])
-    assert touching.tolist() == [math.inf]
+    grazing = field.transition_costs([(0.0, 0.3)], [(10.0, 0.3)])     # touches its top
+    assert grazing.tolist() == [math.inf]
 
 
 def test_transition_cost_is_the_mean_sample_times_the_base():
