@@ -107,7 +107,7 @@ class ConstraintPlan(ConstrainedPath):
 
 def _constraint_set(constraints: Any, name: str = "constraints") -> ConstraintSet:
     """``constraints`` as a :class:`~wayfinding.constraints.ConstraintSet`: None (no
-    constraint), a set, or an iterable of :class:`~wayfinding.constraints.Constraint`."""
+    constraint), a set, one :class:`~wayfinding.constraints.Constraint` or an iterable of them."""
     if constraints is None:
         return ConstraintSet(())
     if isinstance(constraints, ConstraintSet):
@@ -214,9 +214,9 @@ def _boundary(ann: Annotation, inner: np.ndarray, outer: np.ndarray) -> np.ndarr
 class ConstraintPlanner(SingleThread):
     """AD* from world point ``start`` to ``goal`` over ``domain`` (a
     :class:`~wayfinding.graph.constrained.ConstraintDomain`) under ``constraints`` (a
-    :class:`~wayfinding.constraints.ConstraintSet`, an iterable of
-    :class:`~wayfinding.constraints.Constraint` or None) at time ``t`` (seconds, for
-    time-varying weights), repaired as the module says.
+    :class:`~wayfinding.constraints.ConstraintSet`, one
+    :class:`~wayfinding.constraints.Constraint` or an iterable of them, or None) at time
+    ``t`` (seconds, for time-varying weights), repaired as the module says.
 
     ``epsilon``: the first round's inflation (>= 1; 2.5 by default, the seed's ε0; 1 plans
     optimally at once); ``step``: how much each round lowers it (> 0).  One thread at a
@@ -379,11 +379,10 @@ class ConstraintPlanner(SingleThread):
         self._start = finite_point("start", start)
         self._published = None
         s, self._s_leg = self._domain.join(self._start, self._set, t=self._t)
-        if self._ad is None or s < 0 or self._g < 0:
-            self._s = s
+        if self._ad is None or s < 0:
             self._rebuild()
             return
-        self._move_to(s)
+        self._move_to(self._ad, s)
 
     @exclusive
     def set_goal(self, goal: Any) -> None:
@@ -392,15 +391,15 @@ class ConstraintPlanner(SingleThread):
         self._goal = finite_point("goal", goal)
         self._rebuild()
 
-    def _move_to(self, s: int) -> None:
-        """The agent's state is now ``s``: re-key on the current path, else restart."""
-        assert self._ad is not None
-        on_path = np.asarray(self._ad.plan(max_expansions=0).path, dtype=np.int64)
+    def _move_to(self, ad: ADStar, s: int) -> None:
+        """The agent's state is now ``s``: the search ``ad`` re-keys if ``s`` is on its
+        current path, else restarts."""
+        on_path = np.asarray(ad.plan(max_expansions=0).path, dtype=np.int64)
         self._s = s
         if np.any(on_path == s):
-            self._ad.move_start(s)
+            ad.move_start(s)
         else:
-            self._ad.restart(s, self._g)
+            ad.restart(s, self._g)
 
     def _change(self, new: ConstraintSet, t: float, boxes: list[Any]) -> None:
         """Plan under ``new`` at time ``t``: re-cost the transitions meeting ``boxes``
@@ -408,7 +407,8 @@ class ConstraintPlanner(SingleThread):
         w0 = self._set.base_weight(t=self._t)
         self._set, self._t = new, t
         self._published = None
-        if self._ad is None or new.base_weight(t=t) != w0:
+        ad = self._ad
+        if ad is None or new.base_weight(t=t) != w0:
             self._rebuild()
             return
         s, self._s_leg = self._domain.join(self._start, new, t=t)
@@ -423,9 +423,9 @@ class ConstraintPlanner(SingleThread):
         self._costs[ids] = fresh
         self._repaired = len(ids)
         if changed.any():
-            self._ad.update_costs(dict(zip(ids[changed].tolist(), fresh[changed].tolist())))
+            ad.update_costs(dict(zip(ids[changed].tolist(), fresh[changed].tolist())))
         if s != self._s:
-            self._move_to(s)
+            self._move_to(ad, s)
 
     def _edge_costs(self, ids: np.ndarray) -> np.ndarray:
         """The costs of transitions ``ids`` under the current constraints and time: only
