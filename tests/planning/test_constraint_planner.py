@@ -293,6 +293,30 @@ def test_hard_constraint_moved_onto_the_path_is_avoided():
     assert after.cost == pytest.approx(fresh_cost(domain, planner.constraints, START, GOAL),
                                        abs=1e-9)
     assert after.satisfaction[1] == 0.0
+    fresh = ConstraintPlanner(domain, START, GOAL, planner.constraints, epsilon=1.0).plan()
+    assert after.stats.expanded < fresh.stats.expanded
+
+
+def test_the_agent_waits_while_a_change_is_repaired():
+    """Until the repair's round ends the planner answers with the last path while it is
+    still open (no bound: epsilon inf) and with none once a hard constraint closes it: the
+    agent stops and waits.  Slices of a frame's time budget finish the repair."""
+    domain = open_domain()
+    cs = ConstraintSet([Constraint(GUARD, -3, near=True), Constraint.hard(Disc((5, 1), 1.0))])
+    planner = ConstraintPlanner(domain, START, GOAL, cs, epsilon=2.5)
+    first = planner.plan()
+    planner.move_constraint(0, GUARD.moved((0, 3)))
+    open_path = planner.plan(max_expansions=0)
+    assert open_path.found and open_path.epsilon == math.inf
+    assert np.array_equal(open_path.path, first.path) and open_path.cost != first.cost
+    spot = first.path[len(first.path) // 2]
+    planner.move_constraint(1, Disc(tuple(spot), 1.0))
+    waiting = planner.plan(max_expansions=0)
+    assert not waiting.found and waiting.status == "out_of_budget"
+    while not planner.finished:
+        plan = planner.plan(max_seconds=0.001)
+    assert plan.cost == pytest.approx(fresh_cost(domain, planner.constraints, START, GOAL),
+                                      abs=1e-9)
 
 
 def test_a_night_repeller_switched_on_by_the_time_changes_the_path():
