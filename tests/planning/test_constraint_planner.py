@@ -328,7 +328,7 @@ def test_a_night_repeller_switched_on_by_the_time_changes_the_path():
     assert day.satisfaction[0] > 0.2                               # straight through
     planner.set_time(22.0)
     assert planner.t == 22.0
-    region = domain.edges_meeting([night._box(-8.0)])
+    region = domain.edges_meeting(ConstraintSet([night]).influence(t=22.0))
     assert planner.repaired_edges == len(region) < domain.num_edges
     late = planner.plan()
     assert late.satisfaction[0] < 1e-9 and late.cost > day.cost      # around it
