@@ -163,6 +163,7 @@ def test_movement_on_the_open_plane_is_the_least_over_the_clip_graph(capsys, tin
     cost, t = least_time((0, 0, 0), (3, 1), clear=lambda a, b: True, position_tolerance=0.01,
                          heading=1, penalties=penalties)
     assert info["status"] == "found" and info["world"] == "plane" and info["map"] is None
+    assert info["dubins"] is None                 # turns on the spot: no curvature bound
     assert info["cost"] == pytest.approx(cost) and info["time"] == pytest.approx(t)
     clips = ClipCatalogue.load(tiny)
     poses = replay(info, clips)
@@ -172,6 +173,34 @@ def test_movement_on_the_open_plane_is_the_least_over_the_clip_graph(capsys, tin
                                                            for n in info["clips"]]).tolist())
     assert info["position_error"] <= 0.01 and info["heading_error"] <= 1
     assert ("stride" in info["clips"]) == (penalties.get("stride", 0) < 0.5)
+
+
+@pytest.fixture(scope="module")
+def arcs(tmp_path_factory) -> Path:
+    """A walking catalogue of forward moves only: 1.4 m straight ahead or along a 30° arc
+    (radius 1.4 / (π/6)), each in 1 s, so its curvature is bounded."""
+    path = tmp_path_factory.mktemp("clips") / "arcs.json"
+    t = math.pi / 6
+    r = 1.4 / t
+    ClipCatalogue([Clip("walk", "walking", "walking", duration=1.0, dx=1.4)] + [
+        Clip(name, "walking", "walking", duration=1.0, dx=r * math.sin(t),
+             dy=side * r * (1 - math.cos(t)), rotation=side * t)
+        for name, side in (("left", 1), ("right", -1))]).save(path)
+    return path
+
+
+@pytest.mark.parametrize("goal, tight", [("2.6738,2.6738,90", True), ("2.6738,0.7164,0", False)])
+def test_the_dubins_length_bounds_the_root_path(capsys, arcs, goal, tight):
+    info = run_json(capsys, "movement", "--clips", arcs, "--start-state", "walking", "--from",
+                    "0,0,0", "--to", goal, "--tolerance", "0.01", "--heading-tolerance", "1")
+    assert info["status"] == "found" and info["dubins"] <= info["length"] + 1e-9
+    if tight:                       # a quarter circle of the arcs' radius: its own Dubins path
+        assert info["clips"] == ["left"] * 3
+        assert info["dubins"] == pytest.approx(1.4 / (math.pi / 6) * math.pi / 2, abs=1e-4)
+    code, out, _ = run(capsys, "movement", "--clips", arcs, "--start-state", "walking",
+                       "--from", "0,0,0", "--to", goal, "--tolerance", "0.01",
+                       "--heading-tolerance", "1")
+    assert code == 0 and f"(the Dubins path between its ends: {info['dubins']:.2f} m)" in out
 
 
 def test_movement_round_a_wall_is_the_least_over_the_clip_graph(capsys, tiny, wall, tmp_path):

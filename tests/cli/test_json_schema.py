@@ -57,7 +57,7 @@ CLIPS = {"source", "clips", "states", "max_speed", "max_curvature", "output"}
 CLIP_ENTRY = {"name", "start_state", "end_state", "duration", "dx", "dy", "rotation",
               "start_speed", "end_speed", "length", "speed", "curvature"}
 MOVEMENT = {"map", "world", "status", "clips", "states", "times", "poses", "time", "cost",
-            "length", "position_error", "heading_error", "expanded", "seconds", "render"}
+            "length", "dubins", "position_error", "heading_error", "expanded", "seconds", "render"}
 FOOTSTEPS = {"mode", "plans", "clashes", "least_gap", "seconds", "render"}
 LOCOMOTION = {"map", "path_status", "status", "points", "stops", "corridor", "actions", "plans",
               "end", "miss", "hits_mark", "simulated_seconds", "seconds", "render"}

@@ -430,12 +430,20 @@ def cmd_movement(args: argparse.Namespace) -> int:
             world, plan, clips, goal=goal, position_tolerance=args.tolerance,
             title=f"movement by clips on {source or 'the open plane'}: {what}"))
     end = plan.poses[-1] if plan.found else None
+    bend = clips.max_curvature
+    dubins = None
+    if end is not None and 0 < bend < math.inf:
+        from ..paths import turning_path
+
+        (x0, y0, h0), (x1, y1, h1) = plan.poses[0].tolist(), end.tolist()
+        dubins = turning_path((x0, y0), (math.cos(h0), math.sin(h0)), (x1, y1),
+                              (math.cos(h1), math.sin(h1)), 1.0 / bend).length
     info = {"map": source, "world": kind, "status": str(plan.status),
             "clips": list(plan.clips), "states": list(plan.states),
             "times": [round(v, 4) for v in plan.times.tolist()],
             "poses": [[round(x, 4), round(y, 4), round(math.degrees(h), 4)]
                       for x, y, h in plan.poses.tolist()],
-            "time": plan.time, "cost": plan.cost, "length": plan.length,
+            "time": plan.time, "cost": plan.cost, "length": plan.length, "dubins": dubins,
             "position_error": None if end is None else math.dist(end[:2], goal[:2]),
             "heading_error": None if end is None else
             abs(math.degrees(wrap_angle(float(end[2]) - goal[2]))),
@@ -450,7 +458,9 @@ def cmd_movement(args: argparse.Namespace) -> int:
               f"in {elapsed * 1e3:,.1f} ms" + (f"; wrote {args.render}" if args.render else ""))
         return 0
     print(f"{info['status']} {where}: {len(plan.clips)} clips, {plan.time:.2f} s (cost "
-          f"{plan.cost:.2f}), {plan.length:.2f} m of root motion; ends "
+          f"{plan.cost:.2f}), {plan.length:.2f} m of root motion"
+          + ("" if dubins is None else f" (the Dubins path between its ends: {dubins:.2f} m)")
+          + f"; ends "
           f"{info['position_error']:.3f} m from the goal point, {info['heading_error']:.1f}° "
           f"from its heading; {info['expanded']} expansions in {elapsed * 1e3:,.1f} ms"
           + (f"; wrote {args.render}" if args.render else ""))
