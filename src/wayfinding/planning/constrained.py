@@ -14,9 +14,9 @@ are world points; each joins its domain state as :meth:`ConstraintDomain.join
 part of the cost, so a finished plan costs what ``domain.find_path`` finds.
 
 :meth:`~ConstraintPlanner.plan` is anytime: its first path is within ``epsilon`` times the
-optimum (2.5 by default, the seed's ε0) and each round lowers the bound by ``step`` down to
-1 (optimal), within the budget of each call.  Changes are repaired by Algorithm 16
-(ConstraintChangeUpdate): :meth:`~ConstraintPlanner.move_constraint`,
+optimum (2.5 by default, Kapadia et al.'s ε0) and each round lowers the bound by ``step``
+down to 1 (optimal), within the budget of each call.  Changes are repaired as their
+ConstraintChangeUpdate does: :meth:`~ConstraintPlanner.move_constraint`,
 :meth:`~ConstraintPlanner.set_constraints` and :meth:`~ConstraintPlanner.set_time` re-cost
 only the transitions in the old and new regions of influence of the constraints that
 changed (:meth:`ConstraintSet.influence <wayfinding.constraints.ConstraintSet.influence>`;
@@ -29,7 +29,7 @@ change of the base weight W0 (adding or removing an attractor, or the time chang
 callable weight of one) lifts every cost: the planner then starts over at ``epsilon0``.
 The start moved to a state on the current path keeps the search (the queue is re-keyed);
 moved off it, or the goal changed, the plan is cleared and planning restarts at
-``epsilon0`` (Algorithms 13–15).
+``epsilon0``.
 
 Constraints that cannot all be met are traded off by their weights (best effort): each plan
 reports, per constraint, the share of its path's length inside that constraint's annotation
@@ -218,7 +218,7 @@ class ConstraintPlanner(SingleThread):
     :class:`~wayfinding.constraints.Constraint` or an iterable of them, or None) at time
     ``t`` (seconds, for time-varying weights), repaired as the module says.
 
-    ``epsilon``: the first round's inflation (>= 1; 2.5 by default, the seed's ε0; 1 plans
+    ``epsilon``: the first round's inflation (>= 1; 2.5 by default, Kapadia et al.'s ε0; 1 plans
     optimally at once); ``step``: how much each round lowers it (> 0).  One thread at a
     time.
     """
@@ -403,7 +403,7 @@ class ConstraintPlanner(SingleThread):
 
     def _change(self, new: ConstraintSet, t: float, boxes: list[Any]) -> None:
         """Plan under ``new`` at time ``t``: re-cost the transitions meeting ``boxes``
-        (Algorithm 16), or start over when W0 or the goal's state changed."""
+        (ConstraintChangeUpdate), or start over when W0 or the goal's state changed."""
         w0 = self._set.base_weight(t=self._t)
         self._set, self._t = new, t
         self._published = None
