@@ -138,6 +138,9 @@ def test_between_two_regions_is_their_convex_hull(seed):
     (Disc((5, 5), 3.0), Disc((6, 5), 1.0)),                       # one inside the other
     (Disc((2, 8), 1.5), Region([(6, 0), (10, 1), (9, 4)])),
     (Region([(0, 0), (2, 0), (1, 2)]), Between(Disc((8, 8), 1.0), Disc((9, 2), 0.5))),
+    (Disc((5, 5), 2.0), Region([(4, 4), (9, 4), (9, 6)])),             # overlapping
+    (Disc((5, 5), 2.0), Disc((5, 5), 2.0)),                            # the same disc
+    (Region([(1, 1), (3, 1), (2, 4)]), Region([(1, 1), (3, 1), (2, 4)])),
 ])
 def test_between_with_discs_is_the_convex_hull(a, b):
     def shape(ann):
