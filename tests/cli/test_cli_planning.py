@@ -255,6 +255,14 @@ def test_movement_on_a_generated_map(capsys):
     assert info["status"] == "found" and info["states"][-1] == "standing"
 
 
+def test_negative_coordinates_parse(capsys):
+    info = run_json(capsys, "movement", "--from", "-1,-2,-90", "--to", "-1,-4,-90")
+    assert info["poses"][0] == [-1.0, -2.0, -90.0] and info["position_error"] <= 0.25
+    info = run_json(capsys, "footsteps", "--from", "-1,0", "--to", "-2.5,0",
+                    "--max-expansions", "200")
+    assert info["plans"][0]["from"] == [-1.0, 0.0] and info["plans"][0]["com"][-1][0] < -2
+
+
 def test_movement_without_a_plan(capsys):
     info = run_json(capsys, "movement", "--from", "0,0,0", "--to", "9,9,0",
                     "--max-expansions", "0")
