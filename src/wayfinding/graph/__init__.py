@@ -3,6 +3,7 @@ their differential heuristics, goal bounds, path tables, zone tables and exit ta
 representations whose nodes sit at world points (waypoints, Dirichlet domains, points of
 visibility, probabilistic roadmaps); instanced building graphs placed in a world graph."""
 
+from .constrained import ConstrainedPath, ConstraintDomain
 from .csr import CSRGraph
 from .differential import CSRDifferentialHeuristic
 from .dirichlet import DirichletDomains
@@ -19,7 +20,7 @@ from .zone_tables import CSRZoneTable
 
 __all__ = [
     "AdjacencyGraph", "CSRDifferentialHeuristic", "CSRExitTables", "CSRGoalBounds", "CSRGraph",
-    "CSRPathTable", "CSRZoneTable", "DirichletDomains", "Graph", "InstanceGraph",
-    "PositionedGraph", "Roadmap", "VisibilityGraph", "WaypointGraph", "WorldGraph",
-    "assign_node_offsets",
+    "CSRPathTable", "CSRZoneTable", "ConstrainedPath", "ConstraintDomain", "DirichletDomains",
+    "Graph", "InstanceGraph", "PositionedGraph", "Roadmap", "VisibilityGraph", "WaypointGraph",
+    "WorldGraph", "assign_node_offsets"
 ]

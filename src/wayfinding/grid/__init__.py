@@ -4,6 +4,7 @@ any-angle paths, and hex grids."""
 
 from .anyangle import ANY_ANGLE, AnyAngle
 from .canonical import canonical_distance_map
+from .constrained import GridConstraintDomain, grid_domain
 from .differential import DifferentialHeuristic
 from .goal_bounds import GoalBounds
 from .grid import Grid
@@ -30,11 +31,12 @@ from .subgoal import SubgoalGraph, SubgoalTable
 from .terrain import ASCII_TERRAIN, MOVINGAI_TERRAIN
 
 __all__ = [
-    "ALGORITHMS", "ANY_ANGLE", "ASCII_TERRAIN", "AnyAngle", "Diagonal", "DifferentialHeuristic",
-    "GoalBounds", "Grid", "GridIndex", "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid",
-    "INDEX_KINDS", "JPSPlus", "METHODS", "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph",
-    "SubgoalTable", "canonical_distance_map", "distance_map", "find_path", "find_path_jps",
-    "find_paths", "format_map", "format_scen", "hex_distance", "load_index", "make_solver",
-    "primary_jump_points", "read_index_info", "read_map", "read_scen", "smooth_path", "write_map",
-    "write_scen",
+    "ALGORITHMS", "ANY_ANGLE", "ASCII_TERRAIN", "AnyAngle", "Diagonal",
+    "DifferentialHeuristic", "GoalBounds", "Grid", "GridConstraintDomain", "GridIndex",
+    "GridSearch", "HEURISTIC_CODES", "HPAStar", "HexGrid", "INDEX_KINDS", "JPSPlus", "METHODS",
+    "MOVINGAI_TERRAIN", "Problem", "Scenario", "SubgoalGraph", "SubgoalTable",
+    "canonical_distance_map", "distance_map", "find_path", "find_path_jps", "find_paths",
+    "format_map", "format_scen", "grid_domain", "hex_distance", "load_index", "make_solver",
+    "primary_jump_points", "read_index_info", "read_map", "read_scen", "smooth_path",
+    "write_map", "write_scen"
 ]

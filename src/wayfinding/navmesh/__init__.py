@@ -4,11 +4,21 @@ clearance triangulations, which serve agents of every radius."""
 
 from .build import walkable_area
 from .clearance import ClearanceMesh, ClearancePath
+from .constraint_domains import (
+    AdaptiveDomain,
+    DenseMeshDomain,
+    HybridDomain,
+    TriangulationDomain,
+    constraint_domain,
+)
 from .mesh import MAX_VERTS, NavMesh, OffMeshLink
 from .polyanya import PolyanyaSearch
 from .query import NavMeshQuery, NavPaths
 from .records import END, OFFMESH, START, NavPath, QueryFilter
 
-__all__ = ["END", "MAX_VERTS", "OFFMESH", "START", "ClearanceMesh", "ClearancePath", "NavMesh",
-           "NavMeshQuery", "NavPath", "NavPaths", "OffMeshLink", "PolyanyaSearch", "QueryFilter",
-           "walkable_area"]
+__all__ = [
+    "AdaptiveDomain", "ClearanceMesh", "ClearancePath", "DenseMeshDomain", "END",
+    "HybridDomain", "MAX_VERTS", "NavMesh", "NavMeshQuery", "NavPath", "NavPaths", "OFFMESH",
+    "OffMeshLink", "PolyanyaSearch", "QueryFilter", "START", "TriangulationDomain",
+    "constraint_domain", "walkable_area"
+]

@@ -1,10 +1,13 @@
-"""Planning with the body: characters that move by animation clips and feet rather than as
-points — movement planning over a clip graph, locomotion planning along a corridor, footstep
-planning for crowds, and motion models fitted to a character controller — and planning with
-multiple domains of control (static mesh, mesh with a density field, grid, space-time) that
-refine a coarse plan in finer domains within a budget per frame."""
+"""Planning with the body and beyond the point agent: characters that move by animation clips
+and feet — movement planning over a clip graph, locomotion planning along a corridor, footstep
+planning for crowds, motion models fitted to a character controller — constraint-aware
+planning (AD* over constraint domains, repaired as constraints change; chained specifications
+and patrols), and planning with multiple domains of control (static mesh, mesh with a density
+field, grid, space-time) that refine a coarse plan in finer domains within a budget per
+frame."""
 
 from .clips import Clip, ClipCatalogue, default_clips
+from .constrained import ConstraintPlan, ConstraintPlanner, inside_shares
 from .domain_base import Domain
 from .domain_grid import GridDomain
 from .domain_maps import MeshGridMap, Tunnel, time_assignment
@@ -38,20 +41,28 @@ from .motion_simulation import (
 )
 from .movement import MovementPlan, plan_movement
 from .multidomain import FrameReport, MultiDomainPlan, MultiDomainPlanner, plan_multidomain
+from .specification import (
+    Specification,
+    SpecificationLeg,
+    SpecificationPlan,
+    plan_specification,
+)
 from .tasks import GraphTask, PlanningTask, SpaceTimeTask, TaskEvent, task_priority
 
 __all__ = [
     "Action", "ActionStack", "CharacterController", "Clip", "ClipCatalogue", "CommandRun",
-    "ControllerParams", "DecelerationFit", "DensityDomain", "Domain", "FitFailure",
-    "FootstepPlan", "FrameReport", "GraphTask", "GridDomain", "LocomotionExecutor",
-    "LocomotionModel", "LocomotionPath", "LocomotionPlanner", "LocomotionScheduler",
-    "MeshGridMap", "ModelChange", "ModelRegression", "MotionCommand", "MotionModel",
-    "MotionModelFit", "MotionTrace", "MoveStatus", "MovementPlan", "MultiDomainPlan",
-    "MultiDomainPlanner", "NavMeshDomain", "PlanningTask", "PublishedPath", "Role",
-    "RunFailure", "SimulatedController", "SimulationSettings", "SpaceTimeDomain",
-    "SpaceTimeTask", "StepCurve", "TaskEvent", "Tunnel", "compare_models", "default_clips",
-    "fit_deceleration", "fit_motion_model", "froude_speed", "hits_mark", "locomotion_path",
-    "pendulum", "plan_crowd", "plan_footsteps", "plan_movement", "plan_multidomain",
+    "ConstraintPlan", "ConstraintPlanner", "ControllerParams", "DecelerationFit",
+    "DensityDomain", "Domain", "FitFailure", "FootstepPlan", "FrameReport", "GraphTask",
+    "GridDomain", "LocomotionExecutor", "LocomotionModel", "LocomotionPath",
+    "LocomotionPlanner", "LocomotionScheduler", "MeshGridMap", "ModelChange",
+    "ModelRegression", "MotionCommand", "MotionModel", "MotionModelFit", "MotionTrace",
+    "MoveStatus", "MovementPlan", "MultiDomainPlan", "MultiDomainPlanner", "NavMeshDomain",
+    "PlanningTask", "PublishedPath", "Role", "RunFailure", "SimulatedController",
+    "SimulationSettings", "SpaceTimeDomain", "SpaceTimeTask", "Specification",
+    "SpecificationLeg", "SpecificationPlan", "StepCurve", "TaskEvent", "Tunnel",
+    "compare_models", "default_clips", "fit_deceleration", "fit_motion_model", "froude_speed",
+    "hits_mark", "inside_shares", "locomotion_path", "pendulum", "plan_crowd",
+    "plan_footsteps", "plan_movement", "plan_multidomain", "plan_specification",
     "process_path", "regenerate", "run_footstep_crowd", "simulate", "speed_range",
     "step_curve", "task_priority", "time_assignment"
 ]

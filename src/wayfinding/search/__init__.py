@@ -73,7 +73,15 @@ def find_path(world: Any, start: Any, goal: Any, *, method: str = "astar",
     goal and the generic search for open goals.  Other graphs use :func:`astar` /
     :func:`dijkstra`.  Voxel grids use their compiled searches (``method``: see
     :data:`wayfinding.voxel.METHODS`; they take one goal voxel and no other option).
+    ``constraints=`` (and ``t=``) search a grid's dense constraint domain (one goal cell, no
+    user heuristic); navigation meshes and positioned graphs take them in their own
+    ``find_path``.
     """
+    if options.get("constraints") is not None and not (
+            isinstance(world, Grid) and _compiled(world, heuristic, goal)):
+        raise InvalidQueryError("constraints= needs a Grid with one goal cell and no user "
+                                "heuristic here (NavMesh.find_path and PositionedGraph."
+                                "find_path take them too)")
     if isinstance(world, VoxelGrid) and heuristic is None and not options \
             and not _open_goal(goal):
         return find_voxel_path(world, start, goal, method=method)
@@ -102,6 +110,9 @@ def start_search(world: Any, start: Any, goal: Any, *, method: str = "astar",
     >>> search.status, search.result().cost
     (Status.FOUND, 3.0)
     """
+    if options.get("constraints") is not None:
+        raise InvalidQueryError("constrained searches do not run in slices: use find_path, "
+                                "or a ConstraintPlanner's plan() with a budget")
     if _compiled(world, heuristic, goal):
         if isinstance(world, Grid):
             return GridSearch(world).start(start, goal, method=method, heuristic=heuristic,
