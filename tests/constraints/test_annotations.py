@@ -249,8 +249,19 @@ def test_moved_objects_carry_their_bands_and_hulls():
 
 def test_a_line_of_sight_ignores_occluders_through_its_eye_and_beyond_its_range():
     los = LineOfSight((0, 0), 0.0, fov=math.pi, range=3.0,
-                      occluders=[[(0, -1), (0, 1)], [(5, -1), (5, 1)]])
+                      occluders=[[(0, -1), (0, 1)], [(5, -1), (5, 1)], [(1, 0), (1, 0)]])
     assert los.contains([(2, 0)]).tolist() == [True]
+
+
+def test_a_line_of_sight_past_parallel_collinear_and_radial_occluders():
+    segs = np.array([[(2, -1), (2, 1)], [(2.5, -1), (2.5, 1)], [(1, 1.5), (3, 1.5)],
+                     [(2, 1.5), (4, 1.5)], [(1, -1), (3, -3)], [(3, 0.5), (4, 0.5)]])
+    los = LineOfSight((0, 0), 0.0, fov=2.0, range=4.0, occluders=segs)
+    pts, _, _ = samples(3, n=800, lo=-1, hi=5)
+    inside_sector = LineOfSight((0, 0), 0.0, fov=2.0, range=4.0).contains(pts)
+    want = [s and not ray_hidden((0, 0), p, segs) for p, s in zip(pts, inside_sector)]
+    np.testing.assert_array_equal(los.contains(pts), want)
+    check_against(los, visible((0, 0), 0.0, 2.0, 4.0, segs), 4, exact=False)
 
 
 @pytest.mark.parametrize("make, match", [

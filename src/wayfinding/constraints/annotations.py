@@ -363,10 +363,11 @@ class LineOfSight(Annotation):
     position to it properly crosses an occluder (a ray test); a sight line that only grazes
     an occluder's end sees past it.  Occluders passing within
     :data:`~wayfinding.geometry.TOLERANCE` of the position are ignored (an agent standing on
-    a wall is not blinded by it).  ``distance`` and ``crosses`` use the visible region, the
-    union of triangles up to the occluders and sectors of open view: with k occluders in
-    range it has O(k) pieces (built in O(k²) for their crossings), and a query of n points
-    measures each against the pieces whose bounding boxes come near it.  The anchor is
+    a wall is not blinded by it), and so are occluders of length 0.  ``distance`` and
+    ``crosses`` use the visible region, the union of triangles up to the occluders and
+    sectors of open view: with k occluders in range it has O(k) pieces (built in O(k²) for
+    their crossings), and a query of n points measures each against the pieces whose
+    bounding boxes come near it.  The anchor is
     the position; ``moved`` turns the heading with it, the occluders stay in the world.
 
     >>> eye = LineOfSight((0, 0), 0.0, fov=math.pi / 2, range=10.0,
@@ -390,7 +391,8 @@ class LineOfSight(Annotation):
         if len(segs):
             gap = closest_on_segments(np.broadcast_to(self._position, (len(segs), 2)),
                                       segs[:, 0], segs[:, 1])[0]
-            segs = segs[(gap <= self._range) & (gap > TOLERANCE)]
+            length = np.hypot(*(segs[:, 1] - segs[:, 0]).T)
+            segs = segs[(gap <= self._range) & (gap > TOLERANCE) & (length > 0)]
         self._segments = segs
         self._pieces = visible_pieces(self._position, start, self._fov, self._range, segs) \
             if len(segs) else self._sector
