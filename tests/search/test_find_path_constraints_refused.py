@@ -5,7 +5,6 @@ import pytest
 from wayfinding import Grid
 from wayfinding.constraints import Constraint, ConstraintSet, Disc
 from wayfinding.errors import InvalidQueryError
-from wayfinding.graph import CSRGraph
 from wayfinding.search import find_path, start_search
 
 FIELD = ConstraintSet([Constraint(Disc((2.0, 0.0), 1.0), -3.0)])
@@ -21,7 +20,7 @@ def test_other_queries_refuse_constraints(case):
     grid = Grid.from_ascii(".....")
     world, goal, heuristic = grid, (4, 0), None
     if case == "csr":
-        world, goal = CSRGraph.from_grid(grid), 4
+        world, goal = grid.to_csr(), 4
     elif case == "open goal":
         goal = {(4, 0), (3, 0)}
     else:
