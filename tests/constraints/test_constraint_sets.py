@@ -116,6 +116,7 @@ def test_replaced_and_with_annotation_move_a_constraint():
     field = ConstraintSet([guard, Constraint.hard(Disc((9, 9), 1.0))], base=1.0)
     moved = field.replaced(0, guard.with_annotation(guard.annotation.moved((5, 0))))
     assert moved.base_weight() == 1.0 and len(moved) == 2 and moved[1] is field[1]
+    assert field[1:] == (field[1],) and list(field) == list(field.constraints)
     np.testing.assert_allclose(moved.multiplier([(5, 0), (0, 0)]), [1.1 ** 5, 1.1])
     assert field[1].with_annotation(Disc((0, 0), 1)).is_hard
     with pytest.raises(InvalidQueryError, match="not one of the 2 constraints"):

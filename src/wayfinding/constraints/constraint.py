@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -211,7 +211,14 @@ class ConstraintSet:
     def __iter__(self) -> Iterator[Constraint]:
         return iter(self._constraints)
 
-    def __getitem__(self, index: int) -> Constraint:
+    @overload
+    def __getitem__(self, index: int) -> Constraint: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Constraint, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Constraint | tuple[Constraint, ...]:
+        """A constraint by its place, or a tuple of them for a slice."""
         return self._constraints[index]
 
     def __repr__(self) -> str:
