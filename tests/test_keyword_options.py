@@ -30,6 +30,9 @@ ALLOWED = {
                     "voxel.octree.OctreePathResult", "graph.constrained.ConstrainedPath",
                     "planning.constrained.ConstraintPlan",
                     "planning.specification.SpecificationPlan")},
+    # A transition's base cost may be left out (its length); a move may be a turn alone.
+    "wayfinding.constraints.constraint.ConstraintSet.transition_costs": {"base"},
+    "wayfinding.constraints.annotations.Annotation.moved": {"offset"},
     "wayfinding.results.SearchStats.__init__": {"expanded", "generated", "reopened", "updated",
                                                 "max_open", "elapsed"},
     "wayfinding.search.scheduler.PathRequest.__init__": {"callback", "status", "result",

@@ -2,15 +2,18 @@
 
 Floors (imports only go down; the README's architecture section spells them out):
 
-* apps: ``cli``, ``demo``, ``bench``, ``viz``;
-* movement: ``fields``, ``crowd``;
+* apps: ``cli``, ``demo``, ``bench``, ``viz``, ``serve``;
+* movement: ``fields``, ``crowd``, ``groups``, ``vehicles``, ``traffic``, ``climbing``,
+  ``planning``;
 * search: ``search`` (generic algorithms over the graph protocol), ``paths``;
 * worlds: ``navmesh``, ``navmesh3d``, ``voxel`` > ``grid`` > ``graph``, each with its own
   fast searches;
-* base: ``geometry``, ``errors``, ``results``, ``sliced`` and the compiled ``_kernels``.
+* base: ``geometry``, ``constraints``, ``errors``, ``results``, ``sliced`` and the compiled
+  ``_kernels``.
 """
 
 from ._kernels._workspace import Workspace
+from .constraints import Constraint, ConstraintSet
 from .errors import (
     FileFormatError,
     IndexFormatError,
@@ -31,7 +34,8 @@ from .voxel import VoxelGrid
 __version__ = "0.1.0"
 
 __all__ = [
-    "AdjacencyGraph", "CSRGraph", "Diagonal", "FileFormatError", "Graph", "Grid",
+    "AdjacencyGraph", "CSRGraph", "Constraint", "ConstraintSet", "Diagonal", "FileFormatError",
+    "Graph", "Grid",
     "GridSearch", "IndexFormatError", "IndexMismatchError", "InvalidGridError",
     "InvalidQueryError", "MapFormatError", "PathResult",
     "ScenarioFormatError", "SearchStats", "SlicedSearch", "Status", "VoxelGrid", "WayfindingError",
