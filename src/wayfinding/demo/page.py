@@ -18,6 +18,7 @@ from ..grid.methods import INDEX_SPECS, PREPROCESSED, make_solver
 from ..grid.movingai import Problem, Scenario
 from ..results import PathResult
 from .climbing import climbing_section
+from .constraints import constraints_section
 from .crowd import crowd_section
 from .fields import fields_section
 from .maps import CAVE_TEXT, DUNGEON_TEXT, cave, dungeon, longest, write_cave
@@ -78,7 +79,7 @@ def run_demo(out: Path, *, show_progress: bool = True) -> Path:
     sections = anyangle_section(out) + world_section(out) + navmesh_section(out) \
         + navmesh3d_section(out) + voxel_section(out) + fields_section(out) + crowd_section(out) \
         + vehicles_section(out) + traffic_section(out) + climbing_section(out) \
-        + planning_section(out)
+        + planning_section(out) + constraints_section(out)
     atomic_write_text(page, with_contents(text.replace("</body>", sections + "</body>")))
     return page
 
