@@ -54,7 +54,7 @@ def test_there_is_an_example_per_demo_section():
                    "plot_crowd_circle", "plot_crowd_bottleneck", "plot_dstar_lite",
                    "plot_crowd_navigation", "plot_hierarchy", "plot_diagonal_rules",
                    "plot_car_parking", "plot_traffic_routes", "plot_climbing",
-                   "plot_corner_turn", "plot_footstep_crowd"):
+                   "plot_corner_turn", "plot_footstep_crowd", "plot_constraints"):
         assert needed in names
     assert (EXAMPLES / "GALLERY_HEADER.rst").is_file()
 
