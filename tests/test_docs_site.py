@@ -24,7 +24,7 @@ import wayfinding
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 FAMILIES = ("grids", "graphs", "navmesh", "navmesh3d", "anyangle", "dynamic", "fields",
-            "crowds", "voxels", "vehicles", "planning")
+            "crowds", "voxels", "vehicles", "planning", "constraints")
 
 
 def _extension(name: str) -> types.ModuleType:
