@@ -89,11 +89,15 @@ def constraint_sets(grid: Grid) -> dict[str, ConstraintSet | None]:
             "all three": ConstraintSet([seen, cover, pond])}
 
 
-def repair(grid: Grid, constraints: ConstraintSet) -> list[tuple[str, ConstraintPlan, float]]:
+#: A repair frame: its label, the constraints, the optimal plan, a fresh search's cost and
+#: the transitions re-costed to get there.
+Frame = tuple[str, ConstraintSet, ConstraintPlan, float, int]
+
+
+def repair(grid: Grid, constraints: ConstraintSet) -> list[Frame]:
     """The guard (constraint 0 of ``constraints``) turns :data:`TURNS` times by
-    :data:`TURN`; AD* repairs after each turn.  Returns per frame (before the turns, then
-    after each) its label, the optimal plan and the cost of a fresh search under the same
-    constraints."""
+    :data:`TURN`; AD* repairs after each turn.  Returns the frames before the turns, then
+    after each."""
     domain = grid_domain(grid)
     planner = ConstraintPlanner(domain, START, GOAL, constraints)
     frames = []
@@ -102,10 +106,8 @@ def repair(grid: Grid, constraints: ConstraintSet) -> list[tuple[str, Constraint
             planner.move_constraint(0, guard(grid, TURN * k))
         plan = planner.plan()
         fresh = domain.find_path(START, GOAL, planner.constraints).cost
-        label = "before the turn" if not k else \
-            f"turned {TURN * k:.1f} rad: {planner.repaired_edges} of {domain.num_edges} " \
-            "re-costed"
-        frames.append((label, plan, fresh))
+        label = f"turned {TURN * k:.1f} rad" if k else "before the turn"
+        frames.append((label, planner.constraints, plan, fresh, planner.repaired_edges))
     return frames
 
 
@@ -140,17 +142,17 @@ def constraints_section(out: Path) -> str:
         title="multiplier field of all three"))
 
     frames = repair(grid, every)
-    gap = max(abs(plan.cost - fresh) for _, plan, fresh in frames)
-    shown = [(label, ConstraintSet([every[0].with_annotation(guard(grid, TURN * k)),
-                                    *every[1:]]), plan)
-             for k, (label, plan, _) in enumerate(frames)]
+    gap = max(abs(plan.cost - fresh) for _, _, plan, fresh, _ in frames)
+    shown = [(label, cs, plan) for label, cs, plan, _, _ in frames]
     animate_constraints(out / "constraints-repair.gif", grid, shown, start=START, goal=GOAL,
                         size=320, fps=1.5)
     atomic_write_bytes(out / "constraints-repair.png", render_constraint_panels(
         grid, [shown[0], shown[-1]], start=START, goal=GOAL, size=360,
         title="before and after the guard turns"))
-    repairs = "".join(f"<tr><td>{esc(label)}</td><td>{plan.cost:.3f}</td><td>{fresh:.3f}</td>"
-                      "</tr>" for label, plan, fresh in frames)
+    total = grid_domain(grid).num_edges
+    repairs = "".join(f"<tr><td>{esc(label)}</td><td>{done} of {total}</td>"
+                      f"<td>{plan.cost:.3f}</td><td>{fresh:.3f}</td></tr>"
+                      for label, _, plan, fresh, done in frames)
 
     mesh = NavMesh.build(grid)
     domain_rows = []
@@ -199,7 +201,8 @@ wall to the gap south of it; after each turn AD* re-costs only the transitions i
 and new regions of influence of its line of sight and repairs its plan, which stays equal
 to a fresh search (largest difference {gap:.1e}): the walk moves from one gap to the
 other.
-<table><tr><th>step</th><th>AD* cost</th><th>fresh search</th></tr>{repairs}</table>
+<table><tr><th>step</th><th>transitions costed</th><th>AD* cost</th><th>fresh search</th></tr>
+{repairs}</table>
 <p>On a navigation mesh built from the same courtyard, under all three constraints, the
 four domains: edge midpoints on the mesh cut along the static annotations (tri), a lattice
 every {SPACING:g} m (dense), the lattice with the triangulation's highways (hybrid) and the

@@ -65,7 +65,7 @@ from .raster import (
 COLOURS: dict[str, Any] = {
     "blocked": "#2e3038", "hard": "#d9d9d9", "hatch": "#6b6b6b", "hard_edge": "#111111",
     "attract": "#0b6e2e", "repel": "#f08c00",
-    "paths": ("#d7263d", "#1f77b4", "#ffffff", "#8c564b"),
+    "paths": ("#d7263d", "#1f77b4", "#e377c2", "#8c564b"),
     "gap": "#ffffff", "static": "#08519c", "dynamic": "#c6dbef", "waypoint": "#111111",
     "spacetime": "#d7263d", "legs": "#f08c00",
 }
