@@ -13,7 +13,12 @@ On a grid the nodes are cells (``y * W + x``) and every pair of neighbouring cel
 edge whose cost follows the grid's diagonal rule and the current cell costs, so blocking
 or freeing a cell (``update_costs({(x, y): cost})``, ``inf`` blocks) changes only costs.
 On a ``CSRGraph`` the edges are the graph's (ids in its CSR order; ``update_costs`` takes
-``{(u, v): cost}`` or ``{edge_id: cost}``).
+``{(u, v): cost}`` or ``{edge_id: cost}``).  Many changes at once go faster as arrays:
+``update_costs(keys, costs=values)`` with ``keys`` a ``(k, 2)`` integer array of ``(x, y)``
+cells on a grid, a ``(k,)`` integer array of edge ids or a ``(k, 2)`` one of ``(u, v)``
+node pairs on a graph, and ``values`` their ``(k,)`` new costs or one cost for all; it
+changes what ``update_costs(dict(zip(keys, values)))`` would (a key given twice takes its
+last cost), is checked as strictly and repairs the same way.
 
 Building a planner on a grid takes constant time: the grid's costs are read in place (the
 changed cells are kept apart), and a node's state is created when a search first reaches
@@ -50,6 +55,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -58,7 +64,7 @@ import numpy as np
 
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
-from .._validate import number, step_budget
+from .._validate import number, reals, step_budget
 from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -101,19 +107,43 @@ class _GridEdges:
         x, y = self.grid.cell(value, name=name)
         return y * self.shape[1] + x
 
-    def apply(self, changes: Any, core: _incremental.IncrementalCore, backward: bool) -> float:
-        """Apply ``{(x, y): cost}``: the kernel updates the nodes whose steps change.
-        Returns the lowest cost per unit length a changed step may have."""
-        cells, values = [], []
-        for cell, cost in dict(changes).items():
-            cells.append(self.grid.cell(cell, name="changed cell"))
-            values.append(float(cost))
-            if not values[-1] > 0:  # NaN too
-                raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be > 0 "
-                                        "(inf blocks it)")
-        if not cells:
+    def apply(self, changes: Any, costs: Any, core: _incremental.IncrementalCore,
+              backward: bool) -> float:
+        """Apply ``{(x, y): cost}`` (``costs`` None) or cells ``changes`` with ``costs``: the
+        kernel updates the nodes whose steps change.  Returns the lowest cost per unit
+        length a changed step may have."""
+        if costs is None:
+            cells, values = [], []
+            for cell, cost in _mapping(changes).items():
+                cells.append(self.grid.cell(cell, name="changed cell"))
+                values.append(float(cost))
+                if not values[-1] > 0:  # NaN too
+                    raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be > 0 "
+                                            "(inf blocks it)")
+            xy = np.array(cells, dtype=np.int64).reshape(-1, 2)
+            value = np.array(values, dtype=np.float64)
+        else:
+            xy, value = self._arrays(changes, costs)
+        if not len(xy):
             return math.inf
-        return float(core.set_cells(np.array(cells, dtype=np.int64), np.array(values)))
+        return float(core.set_cells(xy, value))
+
+    def _arrays(self, changes: Any, costs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Cells ``changes`` ((k, 2) integers) and their ``costs`` checked as the mapping
+        form checks them, in order (the first bad pair raises); a cell given twice keeps
+        its last cost."""
+        xy = _keys("changed cells", changes, "a (k, 2) array of (x, y) cells", ((2,),))
+        value = _costs(costs, len(xy))
+        h, w = self.shape
+        bad_cell = (xy[:, 0] < 0) | (xy[:, 0] >= w) | (xy[:, 1] < 0) | (xy[:, 1] >= h)
+        bad = bad_cell | ~(value > 0)   # NaN too
+        if bad.any():
+            i = int(np.argmax(bad))
+            cell = self.grid.cell(tuple(xy[i].tolist()), name="changed cell")
+            raise InvalidQueryError(f"cost {float(value[i])!r} of cell {cell} must be > 0 "
+                                    "(inf blocks it)")
+        keep = _last(xy[:, 1] * w + xy[:, 0])
+        return np.ascontiguousarray(xy[keep]), value[keep]
 
     def path(self, nodes: np.ndarray) -> np.ndarray:
         return _incremental.grid_cells(nodes, self.shape[1])
@@ -148,38 +178,136 @@ class _GraphEdges:
     def node(self, value: Any, name: str) -> int:
         return self.graph._node(value, name=name)
 
-    def apply(self, changes: Any, core: _incremental.IncrementalCore, backward: bool) -> float:
-        """Apply ``{(u, v): cost}`` or ``{edge_id: cost}`` and update ``core``'s nodes the
-        changed edges pull into.  Returns the lowest cost per unit length among them."""
-        edges = []
-        for key, cost in dict(changes).items():
-            if isinstance(key, tuple):
-                u, v = (self.graph._node(k, name="edge end") for k in key)
-                lo, hi = self.by_source[u], self.by_source[u + 1]
-                hits = lo + np.flatnonzero(self.dst[lo:hi] == v)
-                if not len(hits):
-                    raise InvalidQueryError(f"no edge {u} -> {v} in the graph")
-            else:
-                if isinstance(key, bool) or not isinstance(key, (int, np.integer)) \
-                        or not 0 <= key < len(self.cost):
-                    raise InvalidQueryError(f"edge id {key!r} is out of range")
-                hits = np.array([key])
-            value = float(cost)
-            if math.isnan(value) or value < 0:
-                raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 (inf removes it)")
-            edges.append((hits, value))
-        if not edges:
-            return math.inf
-        for hits, value in edges:  # checked first: bad input changes nothing
-            self.cost[hits] = value
-        ids = np.concatenate([hits for hits, _ in edges])
+    def apply(self, changes: Any, costs: Any, core: _incremental.IncrementalCore,
+              backward: bool) -> float:
+        """Apply ``{(u, v): cost}`` or ``{edge_id: cost}`` (``costs`` None), or edges
+        ``changes`` with ``costs``, and update ``core``'s nodes the changed edges pull into.
+        Returns the lowest cost per unit length among them."""
+        if costs is None:
+            edges = []
+            for key, cost in _mapping(changes).items():
+                if isinstance(key, tuple):
+                    hits = self._edges_between(*(self.graph._node(k, name="edge end")
+                                                 for k in key))
+                else:
+                    if isinstance(key, bool) or not isinstance(key, (int, np.integer)) \
+                            or not 0 <= key < len(self.cost):
+                        raise InvalidQueryError(f"edge id {key!r} is out of range")
+                    hits = np.array([key])
+                value = float(cost)
+                if math.isnan(value) or value < 0:
+                    raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 (inf removes "
+                                            "it)")
+                edges.append((hits, np.full(len(hits), value)))
+            if not edges:
+                return math.inf
+            ids = np.concatenate([hits for hits, _ in edges])
+            values = np.concatenate([v for _, v in edges])
+        else:
+            ids, values = self._arrays(changes, costs)
+            if not len(ids):
+                return math.inf
+        keep = _last(ids)            # all checked above: bad input changed nothing
+        self.cost[ids[keep]] = values[keep]
         length = np.hypot(*(self.coords[self.dst[ids]] - self.coords[self.src[ids]]).T)
         ok = (length > 0) & np.isfinite(self.cost[ids])
         core.nodes_changed(np.unique((self.src if backward else self.dst)[ids]))
         return float((self.cost[ids][ok] / length[ok]).min(initial=math.inf))
 
+    def _edges_between(self, u: int, v: int) -> np.ndarray:
+        """The ids of the edges ``u`` -> ``v`` (all of them, when parallel)."""
+        lo, hi = self.by_source[u], self.by_source[u + 1]
+        hits = lo + np.flatnonzero(self.dst[lo:hi] == v)
+        if not len(hits):
+            raise InvalidQueryError(f"no edge {u} -> {v} in the graph")
+        return hits
+
+    @cached_property
+    def _pair_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """The edge ids sorted by (source, target) and their keys ``source * n + target``."""
+        order = np.lexsort((self.dst, self.src))
+        return order, self.src[order] * self.n + self.dst[order]
+
+    def _arrays(self, changes: Any, costs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Edge ids ((k,) integers) or node pairs ((k, 2) integers) ``changes`` and their
+        ``costs`` checked as the mapping form checks them, in order (the first bad pair
+        raises): the ids of the edges they change and the new costs, one per id."""
+        keys = _keys("changed edges", changes, "a (k,) array of edge ids or a (k, 2) array "
+                     "of (u, v) node pairs", ((), (2,)))
+        value = _costs(costs, len(keys))
+        bad_cost = np.isnan(value) | (value < 0)
+        if keys.ndim == 1:
+            bad = bad_cost | (keys < 0) | (keys >= len(self.cost))
+            if bad.any():
+                i = int(np.argmax(bad))
+                if not 0 <= keys[i] < len(self.cost):
+                    raise InvalidQueryError(f"edge id {int(keys[i])!r} is out of range")
+                raise InvalidQueryError(f"edge cost {float(value[i])!r} must be >= 0 (inf "
+                                        "removes it)")
+            return keys, value
+        order, sorted_keys = self._pair_order
+        bad_node = ((keys < 0) | (keys >= self.n)).any(axis=1)
+        key = np.where(bad_node, -1, keys[:, 0] * self.n + keys[:, 1])
+        lo = np.searchsorted(sorted_keys, key, side="left")
+        hi = np.searchsorted(sorted_keys, key, side="right")
+        bad = bad_node | (lo == hi) | bad_cost
+        if bad.any():
+            i = int(np.argmax(bad))
+            if bad_node[i] or lo[i] == hi[i]:
+                self._edges_between(*(self.graph._node(int(k), name="edge end")
+                                      for k in keys[i]))
+            raise InvalidQueryError(f"edge cost {float(value[i])!r} must be >= 0 (inf "
+                                    "removes it)")
+        hits = hi - lo                 # parallel edges: every one changes
+        first = np.repeat(lo - np.cumsum(hits) + hits, hits)
+        return order[first + np.arange(len(first))], np.repeat(value, hits)
+
     def path(self, nodes: np.ndarray) -> np.ndarray:
         return nodes
+
+
+def _mapping(changes: Any) -> dict[Any, Any]:
+    """``changes`` as a dict of its key-cost pairs (a mapping, or an iterable of pairs)."""
+    if isinstance(changes, np.ndarray):
+        raise InvalidQueryError(f"changes {brief(changes)} is an array: give the new costs "
+                                "with costs=")
+    try:
+        return dict(changes)
+    except (TypeError, ValueError):
+        raise InvalidQueryError(f"changes {brief(changes)} must be a mapping {{key: cost}}, "
+                                "or an array of keys with costs=") from None
+
+
+def _keys(name: str, value: Any, what: str, rows: tuple[Any, ...]) -> np.ndarray:
+    """``value`` as an int64 array of keys, one per row of a shape in ``rows`` (``()``: a
+    flat array, ``(2,)``: pairs); an empty array of any shape holds none."""
+    arr = np.asarray(value)
+    if isinstance(value, Mapping) or arr.dtype == object:
+        raise InvalidQueryError(f"{name} {brief(value)} must be {what} (a mapping holds its "
+                                "own costs: leave costs= out)")
+    if arr.size == 0:
+        arr = arr.reshape((0, *rows[0]))
+    if arr.shape[1:] not in rows or arr.ndim == 0:
+        raise InvalidQueryError(f"{name} must be {what}, got shape {arr.shape}")
+    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+        raise InvalidQueryError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
+def _costs(costs: Any, k: int) -> np.ndarray:
+    """``costs`` as ``(k,)`` float64: one number for every key, or one per key."""
+    value = reals("costs", costs)
+    if value.shape not in ((), (k,)):
+        raise InvalidQueryError(f"costs must be one number or ({k},) for the {k} keys, got "
+                                f"shape {value.shape}")
+    return np.broadcast_to(value, (k,))
+
+
+def _last(keys: np.ndarray) -> np.ndarray:
+    """The positions of the last occurrence of each distinct key (as a dict built from the
+    pairs keeps them)."""
+    back = np.unique(keys[::-1], return_index=True)[1]
+    return len(keys) - 1 - back
 
 
 def release_planner_memory() -> int:
@@ -250,9 +378,12 @@ class _Incremental(SingleThread):
         self.start = s
 
     @exclusive
-    def update_costs(self, changes: Any) -> None:
-        """Change edge costs (see the module); the next :meth:`replan` repairs the search."""
-        floor = self._e.apply(changes, self._core, self.backward)
+    def update_costs(self, changes: Any, *, costs: Any = None) -> None:
+        """Change edge costs: ``changes`` a mapping ``{key: cost}``, or with ``costs`` an
+        array of keys and their new costs (see the module).  Bad input raises
+        :class:`~wayfinding.errors.InvalidQueryError` and changes nothing.  The next
+        :meth:`replan` repairs the search."""
+        floor = self._e.apply(changes, costs, self._core, self.backward)
         # Keep the heuristic admissible: no edge may cost less per unit of length.
         if floor < self._core.h_scale:
             self._core.h_scale = floor
@@ -330,11 +461,12 @@ class _Anytime(_Incremental):
         self._forget()
 
     @exclusive
-    def update_costs(self, changes: Any) -> None:
-        """Change edge costs; the repair runs as a new round at the current epsilon.  Until
-        it ends, :meth:`plan` answers with the last path if it is still open (its new cost,
-        ``epsilon`` inf), else with none."""
-        super().update_costs(changes)
+    def update_costs(self, changes: Any, *, costs: Any = None) -> None:
+        """Change edge costs (a mapping, or keys with ``costs``: see the module); the
+        repair runs as a new round at the current epsilon.  Until it ends, :meth:`plan`
+        answers with the last path if it is still open (its new cost, ``epsilon`` inf),
+        else with none."""
+        super().update_costs(changes, costs=costs)
         self._stale()
         self._new_round()
 
