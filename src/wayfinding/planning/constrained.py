@@ -423,7 +423,7 @@ class ConstraintPlanner(SingleThread):
         self._costs[ids] = fresh
         self._repaired = len(ids)
         if changed.any():
-            ad.update_costs(dict(zip(ids[changed].tolist(), fresh[changed].tolist())))
+            ad.update_costs(ids[changed], costs=fresh[changed])
         if s != self._s:
             self._move_to(ad, s)
 
@@ -461,4 +461,4 @@ class ConstraintPlanner(SingleThread):
         graph = CSRGraph(d.indptr, d.edges[:, 1], weights, coords=d.points)
         self._ad = ADStar(graph, self._s, self._g, epsilon=self.epsilon0, step=self.step)
         if blocked.any():
-            self._ad.update_costs(dict.fromkeys(np.flatnonzero(blocked).tolist(), math.inf))
+            self._ad.update_costs(np.flatnonzero(blocked), costs=math.inf)
