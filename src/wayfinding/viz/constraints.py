@@ -250,6 +250,18 @@ def _paint(field: _Field, m: np.ndarray, constraints: ConstraintSet | None, t: f
     return out
 
 
+def _listed(values: Any, name: str, what: str) -> list[Any]:
+    """``values`` (an iterable) as a list; anything else raises
+    :class:`~wayfinding.errors.InvalidQueryError`."""
+    if isinstance(values, (str, bytes)):
+        raise InvalidQueryError(f"{name} {brief(values)} must be a sequence of {what}")
+    try:
+        return list(values)
+    except TypeError:
+        raise InvalidQueryError(f"{name} {brief(values)} must be a sequence of {what}") \
+            from None
+
+
 def _ends(start: ArrayLike | None, goal: ArrayLike | None
           ) -> tuple[np.ndarray | None, np.ndarray | None]:
     return (None if start is None else finite_point("start", start),
@@ -291,7 +303,8 @@ def render_constraints_png(world: Grid | NavMesh, constraints: ConstraintSet | N
     t = finite_float("t", t)
     size = count("size", size, min=64)
     title = _title(title)
-    routes = [_route(world, p, f"paths[{k}]") for k, p in enumerate(paths)]
+    routes = [_route(world, p, f"paths[{k}]")
+              for k, p in enumerate(_listed(paths, "paths", "paths"))]
     a, b = _ends(start, goal)
     grid = _Field(world, size)
     m = grid.multiplier(field, t)
@@ -316,7 +329,7 @@ def _panels(world: Grid | NavMesh, panels: Sequence[Panel], start: ArrayLike | N
             ) -> tuple[list[Any], float]:
     """The titled pictures of ``panels`` on one scale, and that scale's top."""
     world = _world(world)
-    items = list(panels)
+    items = _listed(panels, "panels", "(label, constraints, path) panels")
     if not items:
         raise InvalidQueryError("panels holds no (label, constraints, path) panel")
     t = finite_float("t", t)
