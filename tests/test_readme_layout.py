@@ -39,7 +39,7 @@ _TIME_ROW = re.compile(r"^(.*(?:µs/\w+| s)) +[\d.,]+$", re.M)
 FAMILIES = ["Grids", "Fast optimal search", "Graphs and world graphs", "Navigation meshes",
             "3D navigation meshes", "Any-angle paths", "Dynamic search", "Fields", "Crowds",
             "Voxel worlds", "Vehicles and traversal",
-            "Planning with the body", "The command line"]
+            "Planning with the body", "Constraint-aware navigation", "The command line"]
 #: The most lines of code an example may have.
 MAX_LINES = 13
 #: The pictures at the top of the README (docs/img/gallery), in order, and where they link.
