@@ -23,6 +23,7 @@ FAMILIES = {
     "vehicles and traversal": {"vehicle", "traffic", "climb"},
     "planning with the body": {"clips", "movement", "locomotion", "footsteps",
                                "motion"},
+    "constraint-aware planning": {"constraints", "multidomain"},
     "service": {"serve"},
 }
 

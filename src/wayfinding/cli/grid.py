@@ -16,6 +16,16 @@ from ..grid.anyangle import ANY_ANGLE
 from ..grid.index import GridIndex, load_index, read_index_info
 from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, IndexSpec, Solver, make_solver
 from .args import JSON_HELP, add_method_option, cell, positive_float, positive_int, to_json
+from .constraints import (
+    add_constraint_options,
+    cell_points,
+    path_constraints,
+    plan_time,
+    png_target,
+    print_shares,
+    shares,
+    write_png,
+)
 
 
 def _methods_help(methods: dict[str, str]) -> str:
@@ -78,7 +88,10 @@ def _solver(args: argparse.Namespace, grid: Grid, **extra: Any) -> Solver:
 
 def cmd_path(args: argparse.Namespace) -> int:
     _check_index_method(args)
+    field = path_constraints(args)
     grid = _load(args)
+    if field is not None:
+        return _constrained_path(args, grid, field)
     record = bool(args.render) and args.method not in ("bidirectional", *PREPROCESSED,
                                                      *ANY_ANGLE)
     solve = _solver(args, grid, **({"record": True} if record else {}))
@@ -100,6 +113,43 @@ def cmd_path(args: argparse.Namespace) -> int:
         print(" ".join(f"{x:g},{y:g}" for x, y in r.path.tolist()))
     else:
         print(f"no path from {args.start} to {args.goal}")
+    if args.render:
+        print(f"picture: {args.render}", file=sys.stderr)
+    return 0
+
+
+def _constrained_path(args: argparse.Namespace, grid: Grid, field: Any) -> int:
+    """``path --constraints FILE``: the grid's constrained search (astar or dijkstra)."""
+    if args.index:
+        raise InvalidQueryError("--index cannot be combined with --constraints")
+    if args.render:
+        png_target(args.render, "--render")
+    t = plan_time(args)
+    r = GridSearch(grid).find_path(args.start, args.goal, constraints=field, t=t,
+                                   **_search_options(args))
+    points = cell_points(grid, r.path)
+    inside = shares(field, points)
+    if args.render:
+        from ..viz.constraints import render_constraints_png
+
+        start, goal = cell_points(grid, [args.start, args.goal])
+        write_png(args.render, render_constraints_png(
+            grid, field, paths=[r] if r.found else [], start=start, goal=goal, t=t,
+            title=f"{args.constraints} at t={t:g}"))
+    if args.json:
+        print(to_json({
+            "found": r.found, "cost": r.cost if r.found else None, "algorithm": r.algorithm,
+            "path": r.path.tolist(), "expanded": r.stats.expanded,
+            "generated": r.stats.generated, "elapsed_us": r.stats.elapsed * 1e6,
+            "constraints": args.constraints, "t": t, "satisfaction": inside,
+        }))
+    elif r.found:
+        print(f"cost {r.cost:.8f}, {len(r.path) - 1} steps, {r.stats.expanded} expanded, "
+              f"{r.stats.elapsed * 1e6:.0f} µs, under {args.constraints} at t={t:g}")
+        print(" ".join(f"{x:g},{y:g}" for x, y in r.path.tolist()))
+        print_shares(field, inside, t)
+    else:
+        print(f"no path from {args.start} to {args.goal} under {args.constraints} at t={t:g}")
     if args.render:
         print(f"picture: {args.render}", file=sys.stderr)
     return 0
@@ -220,7 +270,9 @@ def add_grid_parsers(sub: Any) -> None:
     p.add_argument("--diagonal", **diag)
     _add_search_options(p)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
-    p.add_argument("--render", metavar="OUT", help="also draw the search to OUT (.png/.svg)")
+    p.add_argument("--render", metavar="OUT", help="also draw the search to OUT (.png/.svg; "
+                   "with --constraints the constraint field under the path, .png)")
+    add_constraint_options(p)
     p.set_defaults(run=cmd_path)
 
     s = sub.add_parser("scen", help="grids: solve a Moving AI .scen file and check its optimal "

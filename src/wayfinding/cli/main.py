@@ -1,7 +1,8 @@
 """The ``wayfinding`` command line: path, scen, index, render, generate (grids), world
 (graphs and world graphs), navmesh and navmesh3d (navigation meshes in 2D and 3D), voxel,
 field, crowd, vehicle, traffic and climb, clips, movement, locomotion, footsteps and motion
-(planning with the body), demo and serve.
+(planning with the body), constraints and multidomain (constraint-aware planning), demo and
+serve.
 
 Exit status: 0 on success, 1 when a scenario run finds mismatches, 2 on bad input (one line
 on stderr: ``wayfinding: error: ...``), 130 when interrupted (Ctrl-C), 141 when the reader of
@@ -19,6 +20,7 @@ from .. import __version__
 from ..errors import WayfindingError
 from .args import Parser, join_negative_pairs
 from .climbing import add_climb_parser
+from .constraints import add_constraints_parsers
 from .crowd import add_crowd_parser
 from .demo import add_demo_parser
 from .fields import add_fields_parser
@@ -70,6 +72,12 @@ families and their commands:
                          map or navmesh; navmesh paths played clip by clip to their mark;
                          timed footsteps for a few characters avoiding each other's
                          bodies; motion models fitted to a character controller
+  constraint-aware planning
+                         constraints, multidomain: the multiplier field of a constraints
+                         file (regions, discs, the space between objects, sides, lines of
+                         sight; in, near and hard) and paths under several files side by
+                         side (grid path and navmesh path take --constraints too); plans
+                         across a static mesh, a density mesh, the grid and space-time
   every family           demo: an HTML page that solves and draws each of them
   service                serve: paths, distance maps, flow fields and crowds on grids,
                          navmeshes and voxel worlds over HTTP; the playground
@@ -95,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_traffic_parser(sub)
     add_climb_parser(sub)
     add_planning_parsers(sub)
+    add_constraints_parsers(sub)
     add_generate_parser(sub)
     add_serve_parser(sub)
     return parser

@@ -10,9 +10,24 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
-from .args import JSON_HELP, non_negative_float, point, positive_int, to_json
+from .args import JSON_HELP, non_negative_float, point, positive_float, positive_int, to_json
+from .constraints import (
+    add_constraint_options,
+    path_constraints,
+    plan_time,
+    png_target,
+    print_shares,
+    shares,
+    write_png,
+)
 
 INPUTS = ".map (Moving AI), .wkt, .geojson/.json, or a saved mesh .npz"
+#: The search domains of ``navmesh path --constraints`` (as
+#: :data:`wayfinding.navmesh.constraint_domains.DOMAINS`, written here so that ``--help``
+#: does not import the mesh package).
+DOMAINS = ("tri", "dense", "hybrid", "adaptive")
+#: The spacing of the dense domains when ``--spacing`` is not given, world units.
+SPACING = 1.0
 
 
 def add_navmesh_parser(sub: Any) -> None:
@@ -44,8 +59,18 @@ def add_navmesh_parser(sub: Any) -> None:
     p.add_argument("--to", dest="goal", type=point, required=True, metavar="X,Y")
     p.add_argument("--exact", action="store_true",
                    help="also compute the exact shortest length (needs polygon input)")
-    p.add_argument("-o", "--output", metavar="OUT.svg", help="draw the mesh and the path")
+    p.add_argument("-o", "--output", metavar="OUT.svg", help="draw the mesh and the path "
+                   "(with --constraints: the constraint field under the path, OUT.png)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_constraint_options(p)
+    p.add_argument("--domain", choices=DOMAINS, default=None,
+                   help="with --constraints: the search domain: tri (edge midpoints of the "
+                   "mesh cut along the annotations, the default), dense (points every "
+                   "--spacing), hybrid (dense with the tri highways), adaptive (dense, "
+                   "skipping ahead where no constraint acts)")
+    p.add_argument("--spacing", type=positive_float, default=None, metavar="S",
+                   help="with --domain dense, hybrid or adaptive: the points' spacing, world "
+                   "units (default 1)")
     p.set_defaults(run=cmd_navmesh_path)
     r = nsub.add_parser("render", help="draw a mesh (SVG)")
     common(r)
@@ -124,6 +149,11 @@ def cmd_navmesh_build(args: argparse.Namespace) -> int:
 def cmd_navmesh_path(args: argparse.Namespace) -> int:
     from ..navmesh import ClearanceMesh
 
+    field = path_constraints(args)
+    if field is None and (args.domain is not None or args.spacing is not None):
+        raise InvalidQueryError("--domain and --spacing go with --constraints")
+    if field is not None:
+        return _constrained_path(args, field)
     mesh, source = load_mesh(args)
     clear = isinstance(mesh, ClearanceMesh)
     t0 = time.perf_counter()
@@ -173,6 +203,52 @@ def cmd_navmesh_path(args: argparse.Namespace) -> int:
                   f"{(r.cost / info['exact'] - 1) * 100:.3f}%)")
     else:
         print(f"path: not found{' (' + r.reason + ')' if clear else ''}")
+    if args.output:
+        print(args.output)
+    return 0
+
+
+def _constrained_path(args: argparse.Namespace, field: Any) -> int:
+    """``navmesh path --constraints FILE``: the mesh's constrained search in ``--domain``."""
+    from ..navmesh import NavMesh
+
+    if args.clearance or args.exact:
+        raise InvalidQueryError("--clearance and --exact cannot be combined with --constraints")
+    domain = args.domain or "tri"
+    if domain == "tri" and args.spacing is not None:
+        raise InvalidQueryError("--spacing goes with --domain dense, hybrid or adaptive")
+    spacing = None if domain == "tri" else args.spacing or SPACING
+    if args.output:
+        png_target(args.output, "-o")
+    mesh, _ = load_mesh(args)
+    if not isinstance(mesh, NavMesh):
+        raise InvalidQueryError(f"{args.input}: a clearance mesh takes no --constraints")
+    t = plan_time(args)
+    t0 = time.perf_counter()
+    r = mesh.find_path(args.start, args.goal, constraints=field, domain=domain,
+                       spacing=spacing, t=t)
+    elapsed = time.perf_counter() - t0
+    inside = shares(field, r.path)
+    if args.output:
+        from ..viz.constraints import render_constraints_png
+
+        write_png(args.output, render_constraints_png(
+            mesh, field, paths=[r] if r.found else [], start=args.start, goal=args.goal,
+            t=t, title=f"{args.constraints} at t={t:g}, {domain} domain"))
+    if args.json:
+        print(to_json({"found": r.found, "cost": r.cost if r.found else None,
+                       "path": r.path.tolist(), "query_ms": round(elapsed * 1e3, 3),
+                       "domain": domain, "spacing": spacing, "states": len(r.nodes),
+                       "expanded": r.stats.expanded, "constraints": args.constraints,
+                       "t": t, "satisfaction": inside}))
+        return 0
+    if r.found:
+        print(f"path: cost {r.cost:.4f}, {len(r.path)} points, {len(r.nodes)} states of the "
+              f"{domain} domain, {r.stats.expanded} expanded, {elapsed * 1e3:.3f} ms, under "
+              f"{args.constraints} at t={t:g}")
+        print_shares(field, inside, t)
+    else:
+        print(f"path: not found under {args.constraints} at t={t:g}")
     if args.output:
         print(args.output)
     return 0
