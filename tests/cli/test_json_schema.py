@@ -65,17 +65,37 @@ MOTION_FIT = {"controller", "fitted", "failures", "min_speed", "max_speed", "sto
               "stop_distances", "deceleration", "residuals", "rms", "max_error",
               "overshoot_angles", "overshoot_speeds", "overshoot", "radius_speeds", "radii",
               "runs", "changes", "output", "seconds", "render"}
+CONSTRAINED = {"constraints", "t", "satisfaction"}
+NAVMESH_CONSTRAINED = {"found", "cost", "path", "query_ms", "domain", "spacing", "states",
+                       "expanded"} | CONSTRAINED
+CONSTRAINTS_FIELD = {"map", "constraints", "t", "cells", "base_weight", "min", "max", "mean",
+                     "raised", "hard", "inside", "render"}
+CONSTRAINTS_COMPARE = {"map", "from", "to", "method", "t", "runs", "render"}
+COMPARE_RUN = {"constraints", "found", "cost", "length", "satisfaction", "expanded"}
+MULTIDOMAIN = {"map", "from", "to", "status", "cost", "optimum", "ratio", "epsilon", "static",
+               "dynamic", "waypoints", "legs", "spacetime_states", "spacetime_seconds",
+               "seconds", "render"}
 FOOTSTEP_PLAN = {"from", "to", "status", "steps", "waits", "duration", "cost", "epsilon",
                  "expanded", "times", "feet", "sides", "orientations", "com", "com_samples"}
 
 #: The keys of the entries of a list a command prints: the command, the list's key and the
 #: keys of each entry.
 ENTRIES = {("scen",): ("worst", WORST), ("clips",): ("clips", CLIP_ENTRY),
-           ("footsteps",): ("plans", FOOTSTEP_PLAN)}
+           ("footsteps",): ("plans", FOOTSTEP_PLAN),
+           ("constraints", "compare"): ("runs", COMPARE_RUN)}
+
+
+def _entries(line: str) -> tuple[str | None, set[str]]:
+    """The list key and entry keys of the command ``line`` runs (its longest prefix in
+    :data:`ENTRIES`)."""
+    words = tuple(line.split())
+    return next((ENTRIES[words[:n]] for n in (2, 1) if words[:n] in ENTRIES), (None, set()))
 
 #: Each command line (``{d}``: the work folder) and the exact keys of its JSON object.
 SCHEMAS = {
     "path": ("path {d}/r.map --from 13,15 --to 24,29 --json", PATH),
+    "path constraints": ("path {d}/r.map --from 13,15 --to 24,29 --constraints {d}/c.json "
+                         "--time 2 --json", PATH | CONSTRAINED),
     "path any-angle": ("path {d}/r.map --from 13,15 --to 24,29 --method theta --json", PATH),
     "scen": ("scen {d}/r.map.scen --quiet --json", SCEN),
     "scen preprocessed": ("scen {d}/r.map.scen --method jps_plus --quiet --json", SCEN),
@@ -95,6 +115,14 @@ SCHEMAS = {
                            "--json", NAVMESH_PATH | {"exact"}),
     "navmesh path clearance": ("navmesh path {d}/r.map --clearance --radius 0.2 --from "
                                "13.5,15.5 --to 25.5,17.5 --json", CLEARANCE_PATH),
+    "navmesh path constraints": ("navmesh path {d}/r.map --from 13.5,15.5 --to 25.5,17.5 "
+                                 "--constraints {d}/c.json --domain dense --json",
+                                 NAVMESH_CONSTRAINED),
+    "constraints field": ("constraints field {d}/r.map {d}/c.json --json", CONSTRAINTS_FIELD),
+    "constraints compare": ("constraints compare {d}/r.map --from 13,15 --to 24,29 "
+                            "{d}/c.json {d}/c.json --json", CONSTRAINTS_COMPARE),
+    "multidomain": ("multidomain {d}/r.map --from 13.5,15.5 --to 24.5,29.5 --json",
+                    MULTIDOMAIN),
     "navmesh3d build": ("navmesh3d build {d}/s.obj -o {d}/s.npz --json",
                         NAVMESH3D_INFO | {"output"}),
     "navmesh3d info": ("navmesh3d info {d}/s.npz --json", NAVMESH3D_INFO | {"settings"}),
@@ -143,6 +171,10 @@ def work(tmp_path_factory) -> Path:
     assert main(["index", "build", str(d / "r.map"), "jps_plus", "-o", str(d / "j.npz"),
                  "--quiet"]) == 0
     (d / "h.txt").write_text(" . . .\n  . . .\n . . .\n")
+    (d / "c.json").write_text(json.dumps({
+        "format": "wayfinding.constraints", "version": 1,
+        "annotations": {"pond": {"kind": "disc", "centre": [18, 22], "radius": 3}},
+        "constraints": [{"near": "pond", "weight": {"schedule": [[0, 2], [1, -4]]}}]}))
     generate.stairs(steps=3).to_obj(d / "s.obj")
     write_3dmap(VoxelGrid.from_cells((6, 6, 6), [(5, 0, 0)]), d / "v.3dmap")
     write_3dscen(Scenario3D("v.3dmap", [Problem3D((0, 0, 0), (5, 5, 5), 5 * math.sqrt(3))]),
@@ -169,7 +201,7 @@ def test_json_keys_are_the_documented_ones(printed, name):
     keys = SCHEMAS[name][1]
     assert code == 0
     assert set(data) == keys, (sorted(set(data) - keys), sorted(keys - set(data)))
-    key, entry_keys = ENTRIES.get(tuple(SCHEMAS[name][0].split()[:1]), (None, set()))
+    key, entry_keys = _entries(SCHEMAS[name][0])
     for entry in data.get(key, []) if key else []:
         assert set(entry) == entry_keys, (sorted(set(entry) ^ entry_keys))
 
@@ -213,7 +245,8 @@ def test_the_page_has_a_section_per_command():
                                  ("traffic", "lattice"), ("climb", "path"),
                                  ("clips",), ("movement",), ("locomotion",),
                                  ("footsteps",),
-                                 ("motion", "fit"),
+                                 ("motion", "fit"), ("constraints", "field"),
+                                 ("constraints", "compare"), ("multidomain",),
                                  ("voxel", "build"),
                                  ("voxel", "path"), ("voxel", "scen")}
 
@@ -227,7 +260,7 @@ def test_each_section_lists_exactly_the_keys_its_command_prints(printed, work):
         for name, (_, data) in runs.items():
             if tuple(lines[name].split()[:len(command)]) == command:
                 shown |= set(data)
-                key = ENTRIES.get(command, (None,))[0]
+                key = _entries(" ".join(command))[0]
                 for entry in data.get(key, []) if key else []:
                     shown |= set(entry)
         assert shown, f"no command line runs {' '.join(command)}"
