@@ -18,10 +18,25 @@ GOALS = [(4.0, 0.0), (0.0, 0.2), (2.0, 2.4), (2.2, -1.8)]
 BUDGET = {"max_expansions": 1500}
 
 
-def circles(plan: FootstepPlan, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def other_foot(plan: FootstepPlan, t: float, swing: bool = True) -> np.ndarray:
+    """Where the foot off the ground during step i is at time ``t``: on its way from
+    ``feet[i-1]`` to ``feet[i+1]``, the share of the step gone (``swing``; not during a
+    wait or the last step, nor after it), else held back at ``feet[i-1]``."""
+    i = min(int(np.searchsorted(plan.times, t, side="right")), len(plan))
+    if i == 0:
+        return plan.feet[0]
+    lift = plan.feet[i - 1]
+    if not swing or i == len(plan) or plan.standing[i - 1]:
+        return lift
+    share = (t - plan.times[i - 1]) / (plan.times[i] - plan.times[i - 1])
+    return lift + share * (plan.feet[i + 1] - lift)
+
+
+def circles(plan: FootstepPlan, t: np.ndarray, swing: bool = True
+            ) -> tuple[np.ndarray, np.ndarray]:
     """The five circles at times ``t`` (ascending), built here from the record: torso on
     the COM, shoulders across the COM's heading (the last heading it moved with while it
-    stands), the foot on the ground and the one before it."""
+    stands), the foot on the ground and the other one (:func:`other_foot`)."""
     m = plan.model
     pos, vel = plan.trajectory(t)
     moving = np.hypot(*vel.T) > 0
@@ -31,18 +46,18 @@ def circles(plan: FootstepPlan, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     side = np.stack([-heading[:, 1], heading[:, 0]], 1) * m.shoulder_offset
     step = np.searchsorted(plan.times, t, side="right").clip(0, len(plan))
     centres = np.stack([pos, pos + side, pos - side, plan.feet[step],
-                        plan.feet[np.maximum(step - 1, 0)]], 1)
+                        np.array([other_foot(plan, x, swing) for x in t.tolist()])], 1)
     radii = np.array([m.torso_radius, m.shoulder_radius, m.shoulder_radius, m.foot_radius,
                       m.foot_radius])
     return centres, radii
 
 
-def overlap(a: FootstepPlan, b: FootstepPlan) -> float:
+def overlap(a: FootstepPlan, b: FootstepPlan, swing: bool = True) -> float:
     """The deepest overlap of two characters' circles, sampled every 5 ms until both
-    stand (<= 0: none)."""
+    stand (<= 0: none); ``swing``: their feet swing (else held back, :func:`other_foot`)."""
     t = np.arange(0.0, max(a.times[-1], b.times[-1]) + 0.5, 0.005)
-    ca, ra = circles(a, t)
-    cb, rb = circles(b, t)
+    ca, ra = circles(a, t, swing)
+    cb, rb = circles(b, t, swing)
     gap = np.linalg.norm(ca[:, :, None] - cb[:, None], axis=-1) - ra[:, None] - rb[None]
     return float(-gap.min())
 

@@ -56,10 +56,10 @@ def test_without_replanning_it_is_one_plan_each():
 def test_a_character_without_a_plan_is_walked_around():
     stuck = LocomotionModel(stride=(0.9, 0.95, 1.0))
     first, = plan_crowd([(0.0, 0.0)], [(4.0, 0.0)], max_expansions=600)
-    x, y = first.trajectory([2.5])[0][0]
+    x, y = first.trajectory([3.0])[0][0]
     plans = run_footstep_crowd([(0.0, 0.0), (x, y)], [(4.0, 0.0), (x, y + 3.0)],
                                models=[LocomotionModel(), stuck], max_expansions=600,
-                               duration=0.5)
+                               duration=1.0)
     # the first, planned before the second failed, walked through its start: planned again
     assert plans[0].found and overlap(*plans) <= 0
 

@@ -45,7 +45,11 @@ Collisions are tested on a time grid of ``sample_interval`` seconds shared by ev
 at each sample the circles must keep ``clearance`` apart, which also covers the motion
 between samples while the two characters' relative speed stays below ``2 clearance /
 sample_interval``.  A character stands at the end of its plan from then on, so a plan
-ends only where standing meets none of the others' plans.
+ends only where standing meets none of the others' plans.  During a step the other foot
+swings (:meth:`FootstepPlan.body`) to where the next step puts it down, so a step's
+swinging foot is known only once the next step is chosen: a step is tested with its
+torso, shoulders and stance foot, and the swing of the step before it with each step,
+wait or stop that follows.
 
 >>> plan = plan_footsteps((0.0, 0.0), (3.0, 0.0), velocity=(1.0, 0.0))
 >>> plan.status, bool(np.hypot(*(plan.com[-1] - (3.0, 0.0))) <= 0.3)
@@ -181,18 +185,29 @@ class FootstepPlan:
     def body(self, t: Any) -> np.ndarray:
         """Centres ``(m, 5, 2)`` of the five collision circles at the times ``t``: torso (on
         the COM), left and right shoulder (``shoulder_offset`` across the heading), the
-        stance foot and the other foot; radii in ``model.radii``."""
+        stance foot and the other foot; radii in ``model.radii``.
+
+        During step ``i`` the other foot swings from ``feet[i-1]`` to ``feet[i+1]`` (where
+        step ``i+1`` puts it down as it begins) in a straight line at constant speed; it
+        stays at ``feet[i-1]`` during a wait, during the last step and after it.  A step
+        after a wait sets its foot down as it begins (the foot it replaces lifts then)."""
         times = np.asarray(t, dtype=np.float64).reshape(-1)
         pos, _ = self.trajectory(times)
         _, vel = self.trajectory(np.minimum(times, np.nextafter(self.times[-1], -math.inf)))
-        i = np.clip(np.searchsorted(self.times, times, side="right"), 0, len(self))
+        k = len(self)
+        i = np.clip(np.searchsorted(self.times, times, side="right"), 0, k)
         rows = self.com_velocity
         moving = np.hypot(rows[:, 0], rows[:, 1]) > 0
         last = np.maximum.accumulate(np.where(moving, np.arange(len(rows)), 0))
         still = (vel == 0).all(axis=1)
         vel[still] = rows[last[np.maximum(i - 1, 0)]][still]
-        other = np.maximum(i - 1, 0)
-        return _bodies(self.model, pos, vel, self.feet[i], self.feet[other])
+        before = np.maximum(i - 1, 0)
+        swings = (i >= 1) & (i < k) & ~np.append(False, self.standing)[i]
+        other = np.where(swings[:, None], _swing(
+            self.feet[before], self.feet[np.minimum(i + 1, k)], self.times[before],
+            np.where(swings, self.times[i], self.times[before] + 1.0), times),
+            self.feet[before])
+        return _bodies(self.model, pos, vel, self.feet[i], other)
 
 
 def _bodies(model: LocomotionModel, pos: np.ndarray, vel: np.ndarray, stance: np.ndarray,
@@ -203,19 +218,35 @@ def _bodies(model: LocomotionModel, pos: np.ndarray, vel: np.ndarray, stance: np
     return np.stack([pos, pos + left, pos - left, stance, other], 1)
 
 
+def _swing(lift: np.ndarray, land: np.ndarray, t0: Any, t1: Any, t: Any) -> np.ndarray:
+    """A foot swinging from ``lift`` at time ``t0`` to ``land`` at ``t1`` (``t1 > t0``) in a
+    straight line at constant speed, at the times ``t`` (clipped to the swing; arrays
+    broadcast, points last)."""
+    u = np.clip((np.asarray(t) - t0) / (np.asarray(t1) - t0), 0.0, 1.0)
+    return lift + u[..., None] * (land - lift)
+
+
 class _State:
     """A state of the search: the end of a step.  States in one cell (``key``, see
-    :data:`CELL`) are one node of the search, which keeps the cheapest."""
+    :data:`CELL`) are one node of the search, which keeps the cheapest.  ``other``: where
+    the other foot was when the step began (a root: where it stands), ``since``: when the
+    step began, ``swings``: whether that foot swings during the step to the next step's
+    foot (a walking step; not a wait or a root)."""
 
     __slots__ = ("com", "vel", "foot", "side", "lo", "hi", "time", "parent", "curve",
-                 "children", "dist", "key", "heading")
+                 "children", "dist", "key", "heading", "other", "since", "swings")
 
     def __init__(self, com: tuple[float, float], vel: tuple[float, float],
                  foot: tuple[float, float], side: int, lo: float, hi: float, t: float,
-                 parent: _State | None, curve: StepCurve | None, goal: tuple[float, float]):
+                 parent: _State | None, curve: StepCurve | None, goal: tuple[float, float],
+                 *, other: tuple[float, float] | None = None, since: float | None = None,
+                 swings: bool = False):
         self.com, self.vel, self.foot, self.side = com, vel, foot, side
         self.lo, self.hi, self.time = lo, hi, t
         self.parent, self.curve = parent, curve
+        self.other = foot if other is None else other
+        self.since = t if since is None else since
+        self.swings = swings
         self.children: list[tuple[_State, float]] | None = None
         self.dist = math.hypot(goal[0] - com[0], goal[1] - com[1])
         self.key: tuple[int, ...] = ()
@@ -269,17 +300,19 @@ class _Steps:
         return s.dist <= self.radius and self.may_stop(s)
 
     def may_stop(self, s: _State) -> bool:
-        """Whether standing at ``s`` from its time on meets nobody."""
+        """Whether standing at ``s`` from its time on meets nobody (nor does the other
+        foot, kept down during the step that ends there)."""
         if not self.others:
             return True
         j0 = int(math.ceil(s.time / self.dt - 1e-9))
         j1 = max(j0, int(math.ceil(float(self.ends.max()) / self.dt)) + 1)
         n = j1 - j0 + 1
+        everyone = np.ones(len(self.others), dtype=bool)
         mine = _bodies(self.model, np.tile(s.com, (n, 1)),
                        np.tile((math.cos(s.heading), math.sin(s.heading)), (n, 1)),
-                       np.tile(s.foot, (n, 1)), np.tile(s.parent.foot if s.parent else s.foot,
-                                                         (n, 1)))
-        return not self._meets(mine, j0, j1, np.ones(len(self.others), dtype=bool))
+                       np.tile(s.foot, (n, 1)), np.tile(s.other, (n, 1)))
+        return not self._meets(mine, j0, j1, everyone) \
+            and not self._swing_meets(s, np.array([s.other]), everyone)[0]
 
     def _meets(self, mine: np.ndarray, j0: int, j1: int, near: np.ndarray) -> bool:
         """Whether circles ``mine`` ``(t, 5, 2)`` at grid times ``j0 .. j1`` meet those of
@@ -306,16 +339,17 @@ class _Steps:
     def _wait(self, u: _State) -> list[tuple[_State, float]]:
         """Standing still for each of ``waits`` seconds: the COM stops over both feet (the
         trailing foot becomes the record's foot, so the next step swings the other);
-        energy ``P W + m/2 v0²``.  Refused where standing meets someone."""
+        energy ``P W + m/2 v0²``.  Refused where standing meets someone, or the other foot,
+        kept down during ``u``'s step, does."""
         if not len(self.waits):
             return []
         m = self.model
-        if u.parent is not None:
-            foot, lo, hi = u.parent.foot, u.parent.lo, u.parent.hi
-        else:
-            foot, lo, hi = (2 * u.com[0] - u.foot[0], 2 * u.com[1] - u.foot[1]), u.lo, u.hi
+        foot = u.other
+        lo, hi = (u.parent.lo, u.parent.hi) if u.parent is not None else (u.lo, u.hi)
         stop = 0.5 * m.mass * (u.vel[0] ** 2 + u.vel[1] ** 2)
         near = self._near(u)
+        if near.any() and self._swing_meets(u, np.array([foot]), near)[0]:
+            return []
         j0 = int(math.ceil(u.time / self.dt - 1e-9))
         head = (math.cos(u.heading), math.sin(u.heading))
         out = []
@@ -327,7 +361,7 @@ class _Steps:
                             np.tile(u.foot, (n, 1)), np.tile(foot, (n, 1))), j0, j1, near):
                 continue
             state = _State(u.com, (0.0, 0.0), foot, -u.side, lo, hi, u.time + w, u, None,
-                           self.goal)
+                           self.goal, other=u.foot, since=u.time)
             state.key = self.key(state)
             out.append((state, m.rate * w + stop))
         return out
@@ -381,7 +415,7 @@ class _Steps:
                 *(col.tolist() for col in cols)):
             curve = StepCurve((o_x, o_y), p, side, t, t + d, a, hyp)
             state = _State((e_x, e_y), (e_vx, e_vy), (f_x, f_y), side, b_lo, b_hi, u.time + d,
-                           u, curve, self.goal)
+                           u, curve, self.goal, other=u.foot, since=u.time, swings=True)
             state.key = self.key(state)
             out.append((state, c))
         return out
@@ -399,27 +433,48 @@ class _Steps:
     def _collide(self, u: _State, idx: np.ndarray, steps: tuple[np.ndarray, ...], side: int,
                  near: np.ndarray) -> np.ndarray:
         """Which of the steps ``idx`` (arrays ``steps``: origin x, y, φ, t0, duration, apex
-        speed, foot x, y) meet the ``near`` others at a grid time within them."""
+        speed, foot x, y) meet the ``near`` others at a grid time within them (torso,
+        shoulders and stance foot; the foot swinging meanwhile is tested with the next
+        step), or make the foot swinging during ``u``'s step meet them."""
         ox, oy, phi, t0, dur, apex, fx, fy = (a[idx, None] for a in steps)
+        hit = self._swing_meets(u, np.concatenate([fx, fy], 1), near)
         j0 = int(math.ceil(u.time / self.dt - 1e-9))
         j1 = np.floor((u.time + dur[:, 0]) / self.dt + 1e-9).astype(np.int64)
         span = max(int(j1.max()) - j0 + 1, 0)
         if span == 0:
-            return np.zeros(len(idx), dtype=bool)
+            return hit
         grid = np.arange(j0, j0 + span)
         px, py, vx, vy = step_to_world(ox, oy, phi, side, *canonical(
             grid * self.dt - u.time + t0, apex, self.model, self.hyperbola))
         c = len(idx)
         flat = c * span
+        stance = np.broadcast_to(np.stack([fx, fy], -1), (c, span, 2)).reshape(flat, 2)
         mine = _bodies(self.model, np.stack([px, py], -1).reshape(flat, 2),
-                       np.stack([vx, vy], -1).reshape(flat, 2),
-                       np.broadcast_to(np.stack([fx, fy], -1), (c, span, 2)).reshape(flat, 2),
-                       np.broadcast_to(np.asarray(u.foot), (flat, 2))).reshape(c, span, 5, 2)
+                       np.stack([vx, vy], -1).reshape(flat, 2), stance,
+                       stance)[:, :4].reshape(c, span, 4, 2)
         theirs = self._others_at(j0, j0 + span - 1)[:, near]               # (t, n, 5, 2)
-        gap = mine[:, :, :, None, None, :] - theirs[None, :, None]         # (c, t, 5, n, 5, 2)
-        hit = (np.einsum("...i,...i->...", gap, gap) < self.reach[:, near] ** 2).any(
+        gap = mine[:, :, :, None, None, :] - theirs[None, :, None]         # (c, t, 4, n, 5, 2)
+        meets = (np.einsum("...i,...i->...", gap, gap) < self.reach[:4, near] ** 2).any(
             axis=(2, 3, 4))
-        return (hit & (grid[None, :] <= j1[:, None])).any(axis=1)
+        return hit | (meets & (grid[None, :] <= j1[:, None])).any(axis=1)
+
+    def _swing_meets(self, u: _State, lands: np.ndarray, near: np.ndarray) -> np.ndarray:
+        """For each place ``lands`` ``(c, 2)`` the foot swinging during ``u``'s step may be
+        put down, whether it meets the ``near`` others at a grid time of that step (it
+        swings from ``u.other`` in a straight line at constant speed; it stays there when
+        ``u``'s step is a wait or ``u`` is a root)."""
+        j0 = int(math.ceil(u.since / self.dt - 1e-9))
+        j1 = int(math.floor(u.time / self.dt + 1e-9))
+        if j1 < j0 or u.since >= u.time or not near.any():
+            return np.zeros(len(lands), dtype=bool)
+        t = np.arange(j0, j1 + 1) * self.dt
+        lift = np.asarray(u.other)
+        feet = _swing(lift, lands[:, None], u.since, u.time, t) if u.swings \
+            else np.broadcast_to(lift, (len(lands), len(t), 2))             # (c, t, 2)
+        theirs = self._others_at(j0, j1)[:, near]                           # (t, n, 5, 2)
+        gap = feet[:, :, None, None, :] - theirs[None]                      # (c, t, n, 5, 2)
+        return (np.einsum("...i,...i->...", gap, gap) < self.reach[4, near] ** 2).any(
+            axis=(1, 2, 3))
 
 
 def _orientations(phi: np.ndarray, heading: np.ndarray, lo: float, hi: float, turn: float
@@ -507,12 +562,14 @@ def plan_footsteps(start: Any, goal: Any, *, velocity: Any, model: LocomotionMod
 
 
 def _start(graph: _Steps, com: Any, vel: Any, stance: int, start_time: float) -> _State:
-    """The root walking from ``com`` at ``vel``, the stance foot beside it."""
+    """The root walking from ``com`` at ``vel``, the stance foot beside it (the other foot
+    opposite, where a wait puts it down)."""
     heading = math.atan2(vel[1], vel[0])
     off = -stance * graph.model.foot_offset
     foot = (com[0] - math.sin(heading) * off, com[1] + math.cos(heading) * off)
     root = _State((float(com[0]), float(com[1])), (float(vel[0]), float(vel[1])), foot,
-                  stance, heading, heading, start_time, None, None, graph.goal)
+                  stance, heading, heading, start_time, None, None, graph.goal,
+                  other=(2 * float(com[0]) - foot[0], 2 * float(com[1]) - foot[1]))
     root.key = graph.key(root)
     return root
 
@@ -682,11 +739,14 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
     """Footstep plans for a crowd planned on a rolling horizon: first in priority order as
     :func:`plan_crowd` without its repair, then every ``interval`` seconds each character
     that has not reached its goal plans again, in order, against the others' current plans,
-    from the end of its step under way at that time (or standing where its plan stopped),
-    keeping its steps before; so does a character whose plan meets one left without a
-    plan (``FAILED``: standing at its start).  A plan that finds no first step keeps the
-    old one.  With a short horizon (``max_expansions``) no early plan reaches far into the
-    others' way, and those boxed in try again once the others have moved.
+    keeping its steps up to the one after its step under way at that time (the foot
+    swinging meanwhile lands where that one begins) and planning from there, or from
+    standing where its plan stopped; so does a character whose plan meets one left without
+    a plan (``FAILED``: standing at its start).  What a character has done is never
+    changed: a plan that ends with its step under way is kept until the next replanning
+    time, as is one for which no first step is found.  With a short horizon
+    (``max_expansions``) no early plan reaches far into the others' way, and those boxed in
+    try again once the others have moved.
 
     ``interval`` (s, > 0): the replanning period.  ``duration`` (s, >= 0): the last
     replanning time.  Other options as :func:`plan_crowd`.  Each record holds the steps
@@ -720,7 +780,10 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
                 continue
             t0 = time.perf_counter()
             graph, search = _setup(g[i], ms[i], plans[:i] + plans[i + 1:], **options)
-            head, head_cost, root = _resume(plans[i], costs[i], t, graph)
+            resumed = _resume(plans[i], costs[i], t, graph)
+            if resumed is None:
+                continue
+            head, head_cost, root = resumed
             tail, tail_cost = _search(graph, root, *search, t0)
             if tail.status is not Status.FAILED:
                 plans[i], costs[i] = _join(head, tail, plans[i].stats), np.concatenate(
@@ -731,16 +794,20 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
 
 
 def _resume(plan: FootstepPlan, cost: np.ndarray, t: float, graph: _Steps
-            ) -> tuple[FootstepPlan, np.ndarray, _State]:
-    """The steps of ``plan`` kept when it is planned again at time ``t`` (those ending by
-    the first step end at or after ``t``, or all and a stand until ``t``), their energies
-    and the search's root at their end."""
+            ) -> tuple[FootstepPlan, np.ndarray, _State] | None:
+    """The steps of ``plan`` kept when it is planned again at time ``t`` (those begun
+    before ``t`` and the next, on whose foot the foot swinging at ``t`` lands; or all and a
+    stand until ``t`` when they have all ended), their energies and the search's root at
+    their end; None when the plan ends with its step under way at ``t``."""
     m = plan.model
-    j = int(np.searchsorted(plan.times, t - 1e-9))
-    moving = np.flatnonzero(np.hypot(*plan.com_velocity[:j + 1].T) > 0)
+    j = int(np.searchsorted(plan.times, t - 1e-9))        # steps 1..j have begun
+    if j == len(plan):
+        return None
+    moving = np.flatnonzero(np.hypot(*plan.com_velocity[:j + 2].T) > 0)
     vel = plan.com_velocity[moving[-1]] if len(moving) else (1.0, 0.0)
     heading = math.atan2(vel[1], vel[0])
-    if j < len(plan.times):
+    if j < len(plan):
+        j += 1
         head = _rows(plan, j + 1)
         cost = cost[:j]
     else:
@@ -765,7 +832,9 @@ def _resume(plan: FootstepPlan, cost: np.ndarray, t: float, graph: _Steps
     lo, hi = head.orientation_bounds[j]
     root = _State(tuple(head.com[j].tolist()), tuple(head.com_velocity[j].tolist()),
                   tuple(head.feet[j].tolist()), int(head.sides[j]), float(lo), float(hi),
-                  float(head.times[j]), None, None, graph.goal)
+                  float(head.times[j]), None, None, graph.goal,
+                  other=tuple(head.feet[j - 1].tolist()), since=float(head.times[j - 1]),
+                  swings=not head.standing[j - 1])
     root.heading = heading
     root.key = graph.key(root)
     return head, cost, root
