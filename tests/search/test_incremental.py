@@ -194,9 +194,86 @@ def test_ad_star_repairs_to_the_optimum(seed):
         planner.update_costs(changes)
 
 
+def first_plan(planner):
+    """Expand one state per call until the planner publishes a path (or none exists): the
+    answer and the expansions it took."""
+    used = 0
+    while True:
+        r = planner.plan(max_expansions=1)
+        used += r.stats.expanded
+        if r.found or planner.finished:
+            return r, used
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), cls=st.sampled_from([ARAStar, ADStar]),
+       raise_epsilon=st.booleans())
+def test_a_cut_path_is_repaired_from_epsilon0_with_raise_epsilon(seed, cls, raise_epsilon):
+    rng = np.random.default_rng(seed)
+    h, w = 14, 18
+    costs = np.where(rng.random((h, w)) < 0.2, np.inf, rng.integers(1, 4, (h, w))).astype(float)
+    free = np.argwhere(np.isfinite(costs))[:, ::-1]
+    a, b = (tuple(free[i]) for i in rng.choice(len(free), 2, replace=False))
+    planner = cls(Grid(costs), a, b, epsilon=2.0, raise_epsilon=raise_epsilon)
+    best = planner.plan()
+    if len(best.path) < 3:
+        return
+    # A cost raised on the path keeps it open: the repair stays at epsilon 1.
+    x, y = (int(v) for v in best.path[1])
+    costs[y, x] += 1
+    planner.update_costs({(x, y): costs[y, x]})
+    assert planner.epsilon == 1.0 and planner.plan(max_expansions=0).found
+    planner.plan()
+    # A cell of the path blocked cuts it: with raise_epsilon the repair starts at 2.
+    x, y = (int(v) for v in planner.plan(max_expansions=0).path[1])
+    costs[y, x] = np.inf
+    planner.update_costs({(x, y): np.inf})
+    assert planner.epsilon == (2.0 if raise_epsilon else 1.0)
+    r, _ = first_plan(planner)
+    optimal = fresh_cost(costs, "no_corner_cutting", a, b)
+    assert r.found == math.isfinite(optimal)
+    if r.found:
+        assert 1.0 <= r.epsilon <= planner.epsilon0
+        assert r.cost <= r.epsilon * optimal + 1e-9
+        check_path(costs, "no_corner_cutting", r, a, b)
+    final = planner.plan()
+    assert final.cost == pytest.approx(optimal) and planner.finished
+
+
+@pytest.mark.parametrize("cls", [ARAStar, ADStar])
+@pytest.mark.parametrize("along", [0.2, 0.5, 0.8])
+def test_raise_epsilon_finds_a_cut_path_again_with_fewer_expansions(cls, along):
+    grid = generated_grid("caves")
+    far = max(generated_scen("caves"), key=lambda p: p.optimal)
+    used = {}
+    for raise_epsilon in (False, True):
+        planner = cls(grid, far.start, far.goal, epsilon=2.5, raise_epsilon=raise_epsilon)
+        path = planner.plan().path
+        cut = tuple(int(v) for v in path[int(len(path) * along)])
+        planner.update_costs({cut: math.inf})
+        r, used[raise_epsilon] = first_plan(planner)
+        costs = np.array(grid.costs)
+        costs[cut[1], cut[0]] = np.inf
+        assert r.found and r.cost <= r.epsilon * fresh_cost(costs, "no_corner_cutting",
+                                                            far.start, far.goal) + 1e-9
+    assert used[True] < used[False]
+
+
+def test_ad_star_moved_off_its_path_starts_at_epsilon0_with_raise_epsilon():
+    grid = Grid(np.ones((6, 8)))
+    for raise_epsilon in (False, True):
+        planner = ADStar(grid, (0, 0), (7, 5), epsilon=3.0, raise_epsilon=raise_epsilon)
+        planner.plan()
+        planner.move_start((0, 5))                      # off the diagonal path
+        assert planner.epsilon == (3.0 if raise_epsilon else 1.0)
+        assert planner.plan().cost == pytest.approx(7.0)
+
+
 def test_anytime_bad_input():
     grid = Grid(np.ones((4, 4)))
     with pytest.raises(InvalidQueryError, match="epsilon"):
         ARAStar(grid, (0, 0), (3, 3), epsilon=0.5)
     with pytest.raises(InvalidQueryError, match="step"):
         ADStar(grid, (0, 0), (3, 3), step=0)
+    with pytest.raises(InvalidQueryError, match="raise_epsilon 1 must be True or False"):
+        ARAStar(grid, (0, 0), (3, 3), raise_epsilon=1)

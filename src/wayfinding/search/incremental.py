@@ -426,16 +426,23 @@ class AnytimePath(PathResult):
 
 
 class _Anytime(_Incremental):
-    """The anytime rounds shared by :class:`ARAStar` and :class:`ADStar`."""
+    """The anytime rounds shared by :class:`ARAStar` and :class:`ADStar`: ``epsilon`` the
+    first round's inflation (>= 1), ``step`` how much each round lowers it (> 0),
+    ``raise_epsilon`` whether a repair of a cut path starts at ``epsilon0``."""
 
     def __init__(self, world: Grid | CSRGraph, start: Any, goal: Any, *, epsilon: float = 2.5,
-                 step: float = 0.5):
+                 step: float = 0.5, raise_epsilon: bool = False):
         epsilon = number("epsilon", epsilon, min=1.0)
         step = number("step", step, min=0.0, min_open=True)
+        if not isinstance(raise_epsilon, bool):
+            raise InvalidQueryError(f"raise_epsilon {brief(raise_epsilon)} must be True or "
+                                    "False")
         super().__init__(world, start, goal)
         self._core.anytime = True
         self._core.eps = float(epsilon)
         self.epsilon0, self.step = float(epsilon), float(step)
+        self.raise_epsilon = raise_epsilon
+        self._raise = False                # the next round starts at epsilon0
         self._done = False                 # the current round has finished
         self._forget()
 
@@ -463,7 +470,8 @@ class _Anytime(_Incremental):
     @exclusive
     def update_costs(self, changes: Any, *, costs: Any = None) -> None:
         """Change edge costs (a mapping, or keys with ``costs``: see the module); the
-        repair runs as a new round at the current epsilon.  Until it ends, :meth:`plan`
+        repair runs as a new round at the current epsilon (at ``epsilon0`` with
+        ``raise_epsilon`` if the published path lost an edge).  Until it ends, :meth:`plan`
         answers with the last path if it is still open (its new cost, ``epsilon`` inf),
         else with none."""
         super().update_costs(changes, costs=costs)
@@ -472,21 +480,24 @@ class _Anytime(_Incremental):
 
     def _stale(self, first: int | None = 0) -> None:
         """The published path lost its bound: keep its part from node ``first`` on (None:
-        none of it) with its current cost, if every edge is still open."""
-        if first is None or not self._best.found:
-            self._forget()
-            return
-        nodes, edges = (ids[first:] for ids in self._best_route)
-        cost = float(self._core.edge_costs(np.ascontiguousarray(edges)).sum())
-        if not math.isfinite(cost):
-            self._forget()
-            return
-        self._best = AnytimePath(self._e.path(nodes), cost, True, SearchStats(), self._name(),
-                                 epsilon=math.inf)
-        self._best_route = (nodes, edges)
+        none of it) with its current cost, if every edge is still open; a path dropped
+        makes the next round start at ``epsilon0`` with ``raise_epsilon``."""
+        found = self._best.found
+        self._raise = False
+        if first is not None and found:
+            nodes, edges = (ids[first:] for ids in self._best_route)
+            cost = float(self._core.edge_costs(np.ascontiguousarray(edges)).sum())
+            if math.isfinite(cost):
+                self._best = AnytimePath(self._e.path(nodes), cost, True, SearchStats(),
+                                         self._name(), epsilon=math.inf)
+                self._best_route = (nodes, edges)
+                return
+        self._forget()
+        self._raise = found and self.raise_epsilon
 
     def _new_round(self) -> None:
-        self._core.next_round(self._core.eps)
+        eps = self._core.eps
+        self._core.next_round(max(eps, self.epsilon0) if self._raise else eps)
         self._done = False
 
     @exclusive
@@ -555,20 +566,29 @@ class _Anytime(_Incremental):
 class ARAStar(_Anytime):
     """Anytime Repairing A*: a forward search from ``start`` whose first path is within
     ``epsilon`` times the optimum; each round lowers epsilon by ``step`` and reuses the
-    previous work, down to 1 (optimal)."""
+    previous work, down to 1 (optimal).  With ``raise_epsilon`` a change that cuts the
+    published path starts its repair at ``epsilon`` again (see :class:`ADStar`)."""
 
 
 class ADStar(_Anytime):
     """Anytime Dynamic A*: ARA*'s rounds on D* Lite's backward search, so edge cost changes
     (:meth:`update_costs`) and agent moves (:meth:`move_start`) are repaired within the
-    current epsilon."""
+    current epsilon.
+
+    ``raise_epsilon`` (False by default): a change that leaves no published path (an edge
+    of it removed, or the agent moved off it) starts its repair round at ``epsilon0``
+    rather than at the current epsilon, so a path within ``epsilon0`` comes back within
+    few expansions and the next rounds refine it (Likhachev et al.'s "increase epsilon"
+    after significant changes).  A change that leaves the path open keeps the current
+    epsilon: the agent has a path to follow meanwhile."""
 
     backward = True
 
     @exclusive
     def move_start(self, start: Any) -> None:
         """The agent is now at ``start``; until the new round ends, :meth:`plan` answers
-        with the rest of the last path if ``start`` is on it (``epsilon`` inf)."""
+        with the rest of the last path if ``start`` is on it (``epsilon`` inf; off it, the
+        round starts at ``epsilon0`` with ``raise_epsilon``)."""
         self._move_target(start)
         at = np.flatnonzero(self._best_route[0] == self.start)
         self._stale(int(at[0]) if len(at) else None)
