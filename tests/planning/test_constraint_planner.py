@@ -297,6 +297,62 @@ def test_hard_constraint_moved_onto_the_path_is_avoided():
     assert after.stats.expanded < fresh.stats.expanded
 
 
+def walled_domain(n=60):
+    """An n x n grid with a wall down its middle column, open for a fifth of it at both
+    ends."""
+    free = np.ones((n, n), dtype=bool)
+    free[n // 5:n - n // 5, n // 2] = False
+    return GridConstraintDomain(Grid(free))
+
+
+def first_plan(planner):
+    """Expand one state per call until the planner publishes a plan: it and the expansions
+    it took."""
+    used = 0
+    while True:
+        plan = planner.plan(max_expansions=1)
+        used += plan.stats.expanded
+        if plan.found or planner.finished:
+            return plan, used
+
+
+@pytest.mark.parametrize("along", [0.5, 0.7])
+def test_a_path_cut_by_a_hard_constraint_comes_back_quickly_from_epsilon0(along):
+    """Kapadia et al.'s real-time rule: a change that cuts the published path (a hard
+    constraint moved onto it) starts the repair at epsilon0 again, so a plan within its
+    reported epsilon comes back within fewer expansions than a repair at the current
+    epsilon (1), and later rounds refine it to the optimum."""
+    domain = walled_domain()
+    start, goal = (2.5, 30.0), (57.5, 30.0)
+    car = Disc((30.0, 1.5), 1.5)
+    used = {}
+    for raise_epsilon in (False, True):
+        cs = ConstraintSet([Constraint(Disc((42, 24), 7.5), -3, near=True),
+                            Constraint.hard(car)])
+        planner = ConstraintPlanner(domain, start, goal, cs, epsilon=2.5,
+                                    raise_epsilon=raise_epsilon)
+        path = planner.plan().path
+        spot = path[int(len(path) * along)]
+        planner.move_constraint(1, car.moved(spot - car.centre))
+        assert planner.epsilon == (2.5 if raise_epsilon else 1.0)
+        plan, used[raise_epsilon] = first_plan(planner)
+        best = fresh_cost(domain, planner.constraints, start, goal)
+        assert plan.found and 1.0 <= plan.epsilon <= 2.5
+        assert plan.cost <= plan.epsilon * best + 1e-9
+        assert shapely.LineString(plan.path).distance(shapely.Point(spot)) > 1.5
+        final = planner.plan()
+        assert final.epsilon == 1.0 and final.cost == pytest.approx(best, abs=1e-9)
+    assert used[True] < used[False]
+
+
+def test_a_path_left_open_by_a_change_keeps_the_current_epsilon():
+    domain = open_domain()
+    planner = ConstraintPlanner(domain, START, GOAL, CASES["near repeller"], epsilon=2.5)
+    planner.plan()
+    planner.move_constraint(0, planner.constraints[0].annotation.moved((0, 2)))
+    assert planner.epsilon == 1.0 and planner.plan(max_expansions=0).found
+
+
 def test_the_agent_waits_while_a_change_is_repaired():
     """Until the repair's round ends the planner answers with the last path while it is
     still open (no bound: epsilon inf) and with none once a hard constraint closes it: the
@@ -441,6 +497,7 @@ def planner_on(domain, constraints=None, **options):
     (lambda d: planner_on(d, "guard"), "ConstraintSet"),
     (lambda d: planner_on(d, epsilon=0.5), "epsilon"),
     (lambda d: planner_on(d, step=0), "step"),
+    (lambda d: planner_on(d, raise_epsilon=1), "raise_epsilon 1 must be True or False"),
     (lambda d: planner_on(d, t=math.inf), "t"),
     (lambda d: planner_on(d).plan(max_expansions=-1), "max_expansions"),
     (lambda d: planner_on(d).plan(max_seconds=math.nan), "max_seconds"),

@@ -22,7 +22,12 @@ only the transitions in the old and new regions of influence of the constraints 
 changed (:meth:`ConstraintSet.influence <wayfinding.constraints.ConstraintSet.influence>`;
 hard ones become ``inf``; the transitions a region meets are the domain's
 :meth:`~wayfinding.graph.constrained.ConstraintDomain.edges_meeting`) and hand those whose
-cost changed to the search, which repairs within its current epsilon.  A domain whose
+cost changed to the search, which repairs within its current epsilon.  A change that cuts
+the published path (a hard constraint moved onto it) leaves the agent without a path: its
+repair starts at ``epsilon0`` again, so a plan within that bound comes back within few
+expansions and the next calls refine it (Kapadia et al.'s real-time rule: raise epsilon
+when a plan is invalidated; ``raise_epsilon=False`` repairs at the current epsilon, which
+may take several times the expansions before the agent has a path again).  A domain whose
 transition costs depend on more than each transition's own segment (the adaptive highway
 domain) has its costs computed whole, and still hands over only those transitions.  A
 change of the base weight W0 (adding or removing an attractor, or the time changing a
@@ -219,8 +224,9 @@ class ConstraintPlanner(SingleThread):
     ``t`` (seconds, for time-varying weights), repaired as the module says.
 
     ``epsilon``: the first round's inflation (>= 1; 2.5 by default, Kapadia et al.'s ε0; 1 plans
-    optimally at once); ``step``: how much each round lowers it (> 0).  One thread at a
-    time.
+    optimally at once); ``step``: how much each round lowers it (> 0); ``raise_epsilon``
+    (True by default): a change that cuts the published path is repaired from ``epsilon``
+    again (see the module).  One thread at a time.
     """
 
     _costs: np.ndarray          # the current cost of each domain transition
@@ -232,7 +238,7 @@ class ConstraintPlanner(SingleThread):
 
     def __init__(self, domain: ConstraintDomain, start: Any, goal: Any,
                  constraints: Any, *, t: float = 0.0, epsilon: float = 2.5,
-                 step: float = 0.5):
+                 step: float = 0.5, raise_epsilon: bool = True):
         if not isinstance(domain, ConstraintDomain):
             raise InvalidQueryError(f"domain {brief(domain)} is not a ConstraintDomain")
         self._domain = domain
@@ -242,6 +248,10 @@ class ConstraintPlanner(SingleThread):
         self._t = finite_float("t", t)
         self.epsilon0 = number("epsilon", epsilon, min=1.0)
         self.step = number("step", step, min=0.0, min_open=True)
+        if not isinstance(raise_epsilon, bool):
+            raise InvalidQueryError(f"raise_epsilon {brief(raise_epsilon)} must be True or "
+                                    "False")
+        self.raise_epsilon = raise_epsilon
         self._repaired = domain.num_edges
         self._published: tuple[Any, ConstraintPlan] | None = None
         self._rebuild()
@@ -459,6 +469,7 @@ class ConstraintPlanner(SingleThread):
         # closed before the first search.
         weights = np.where(blocked, d.base_costs, self._costs)
         graph = CSRGraph(d.indptr, d.edges[:, 1], weights, coords=d.points)
-        self._ad = ADStar(graph, self._s, self._g, epsilon=self.epsilon0, step=self.step)
+        self._ad = ADStar(graph, self._s, self._g, epsilon=self.epsilon0, step=self.step,
+                          raise_epsilon=self.raise_epsilon)
         if blocked.any():
             self._ad.update_costs(np.flatnonzero(blocked), costs=math.inf)
