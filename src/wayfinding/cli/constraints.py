@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._io import atomic_write_bytes
 from ..errors import InvalidQueryError
 from .args import JSON_HELP, _finite, cell, point, positive_int, to_json
 
@@ -27,9 +28,9 @@ if TYPE_CHECKING:
     from ..grid import Grid
 
 #: The help of ``--constraints``.
-CONSTRAINTS_HELP = ("plan under the constraint set of this JSON file (soft In/Near "
-                    "constraints, hard ones, time schedules of weights; the format is "
-                    "wayfinding.constraints.files')")
+CONSTRAINTS_HELP = ("plan under the constraint set of this JSON file: named annotations "
+                    "and in/near/hard constraints on them, weights or schedules of weights "
+                    "(the format: wayfinding.constraints.files)")
 #: The help of ``--time``.
 TIME_HELP = "with --constraints: the time, seconds, the file's weight schedules are read at " \
     "(default 0)"
@@ -65,7 +66,7 @@ def cell_points(grid: Grid, cells: Any) -> np.ndarray:
     return np.asarray(grid.origin) + (xy + 0.5) * grid.cell_size
 
 
-def path_length(points: Any) -> float:
+def _length(points: Any) -> float:
     """The length of a polyline of ``(m, 2)`` world points."""
     import numpy as np
 
@@ -107,12 +108,6 @@ def png_target(text: str, option: str) -> str:
         raise InvalidQueryError(f"{option} {text!r}: the constraint field is drawn as PNG "
                                 "only; give OUT.png")
     return text
-
-
-def write_png(path: str, data: bytes) -> None:
-    from .._io import atomic_write_bytes
-
-    atomic_write_bytes(path, data)
 
 
 # ------------------------------------------------------------------------------ commands
@@ -227,7 +222,7 @@ def cmd_field(args: argparse.Namespace) -> int:
     if args.render:
         from ..viz.constraints import render_constraints_png
 
-        write_png(args.render, render_constraints_png(
+        atomic_write_bytes(args.render, render_constraints_png(
             grid, field, t=args.time, size=args.size,
             title=f"{Path(args.file).name} at t={args.time:g}"))
     if args.json:
@@ -260,13 +255,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pts = cell_points(grid, r.path) if r.found else cell_points(grid, [])
         runs.append({"constraints": name, "found": r.found,
                      "cost": r.cost if r.found else None,
-                     "length": round(path_length(pts), 6) if r.found else None,
+                     "length": round(_length(pts), 6) if r.found else None,
                      "satisfaction": shares(cs, pts), "expanded": r.stats.expanded})
     start, goal = (cell_points(grid, [c])[0] for c in (args.start, args.goal))
     if args.render:
         from ..viz.constraints import render_constraint_panels
 
-        write_png(args.render, render_constraint_panels(
+        atomic_write_bytes(args.render, render_constraint_panels(
             grid, [(Path(n).name, cs, r) for n, cs, r in zip(args.files, sets, results)],
             start=start, goal=goal, t=args.time,
             title=f"{args.start} to {args.goal} under {len(sets)} constraint sets"))
@@ -338,7 +333,7 @@ def cmd_multidomain(args: argparse.Namespace) -> int:
         from ..viz.constraints import render_multidomain_png
 
         view = MultiDomainPlanner(static, dynamic, cells, args.start, args.goal, **options)
-        write_png(args.render, render_multidomain_png(
+        atomic_write_bytes(args.render, render_multidomain_png(
             view, plan=plan, title=f"multi-domain: {info['map']}"))
     if args.json:
         print(to_json(info))

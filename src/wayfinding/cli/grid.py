@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import Any
 
+from .._io import atomic_write_bytes
 from ..bench import run_scenario
 from ..bench.dask_cluster import dask_client
 from ..bench.distributed import build_goal_bounds_dask
@@ -24,7 +25,6 @@ from .constraints import (
     png_target,
     print_shares,
     shares,
-    write_png,
 )
 
 
@@ -133,7 +133,7 @@ def _constrained_path(args: argparse.Namespace, grid: Grid, field: Any) -> int:
         from ..viz.constraints import render_constraints_png
 
         start, goal = cell_points(grid, [args.start, args.goal])
-        write_png(args.render, render_constraints_png(
+        atomic_write_bytes(args.render, render_constraints_png(
             grid, field, paths=[r] if r.found else [], start=start, goal=goal, t=t,
             title=f"{args.constraints} at t={t:g}"))
     if args.json:

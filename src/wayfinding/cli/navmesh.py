@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._io import atomic_write_bytes
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
 from .args import JSON_HELP, non_negative_float, point, positive_float, positive_int, to_json
 from .constraints import (
@@ -18,7 +19,6 @@ from .constraints import (
     png_target,
     print_shares,
     shares,
-    write_png,
 )
 
 INPUTS = ".map (Moving AI), .wkt, .geojson/.json, or a saved mesh .npz"
@@ -232,7 +232,7 @@ def _constrained_path(args: argparse.Namespace, field: Any) -> int:
     if args.output:
         from ..viz.constraints import render_constraints_png
 
-        write_png(args.output, render_constraints_png(
+        atomic_write_bytes(args.output, render_constraints_png(
             mesh, field, paths=[r] if r.found else [], start=args.start, goal=args.goal,
             t=t, title=f"{args.constraints} at t={t:g}, {domain} domain"))
     if args.json:
