@@ -7,6 +7,7 @@ import copy
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -269,3 +270,26 @@ def test_a_missing_or_binary_file_is_refused(tmp_path):
     (tmp_path / "b.json").write_bytes(b"\x00\x01")
     with pytest.raises(FileFormatError, match="binary"):
         load_constraints(tmp_path / "b.json")
+
+
+def _documented(where: str) -> str:
+    """The example file of the JSON reference page or of the module's docstring."""
+    if where == "page":
+        doc = (Path(__file__).parents[2] / "docs" / "cli-json.md").read_text()
+        text = doc[doc.index("### The constraints file"):]
+        return text[text.index("```json") + 7:].split("```")[0]
+    import textwrap
+
+    from wayfinding.constraints import files
+
+    block = (files.__doc__ or "").split("A file is one JSON object::")[1].split("\n\n")[1]
+    return textwrap.dedent(block)
+
+
+@pytest.mark.parametrize("where", ["page", "docstring"])
+def test_the_documented_example_reads(tmp_path, where):
+    cs = load_constraints(_write(tmp_path, _documented(where)))
+    assert [(c.is_hard, c.near) for c in cs][:2] == [(False, True), (False, False)]
+    assert cs[0].weight_at(0) == -6.0 and isinstance(cs[0].annotation, LineOfSight)
+    assert cs[1].weight_at(0) == 4.0 and cs[1].weight_at(20) == -2.0
+    assert cs[-1].is_hard and isinstance(cs[-1].annotation, Disc)
