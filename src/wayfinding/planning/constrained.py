@@ -24,10 +24,12 @@ hard ones become ``inf``; the transitions a region meets are the domain's
 :meth:`~wayfinding.graph.constrained.ConstraintDomain.edges_meeting`) and hand those whose
 cost changed to the search, which repairs within its current epsilon.  A change that cuts
 the published path (a hard constraint moved onto it) leaves the agent without a path: its
-repair starts at ``epsilon0`` again, so a plan within that bound comes back within few
-expansions and the next calls refine it (Kapadia et al.'s real-time rule: raise epsilon
-when a plan is invalidated; ``raise_epsilon=False`` repairs at the current epsilon, which
-may take several times the expansions before the agent has a path again).  A domain whose
+repair starts at ``epsilon0`` again, so a plan within that bound usually comes back within
+fewer expansions (a sixth to a half of them in five of six cuts measured on a walled
+100 × 100 grid and a mesh's dense domain; a third more in the sixth, a detour the inflated
+heuristic misjudges) and the next calls refine it (Kapadia et al.'s real-time rule: raise
+epsilon when a plan is invalidated; ``raise_epsilon=False`` repairs at the current
+epsilon).  A domain whose
 transition costs depend on more than each transition's own segment (the adaptive highway
 domain) has its costs computed whole, and still hands over only those transitions.  A
 change of the base weight W0 (adding or removing an attractor, or the time changing a

@@ -577,10 +577,10 @@ class ADStar(_Anytime):
 
     ``raise_epsilon`` (False by default): a change that leaves no published path (an edge
     of it removed, or the agent moved off it) starts its repair round at ``epsilon0``
-    rather than at the current epsilon, so a path within ``epsilon0`` comes back within
-    few expansions and the next rounds refine it (Likhachev et al.'s "increase epsilon"
-    after significant changes).  A change that leaves the path open keeps the current
-    epsilon: the agent has a path to follow meanwhile."""
+    rather than at the current epsilon, so a path within ``epsilon0`` usually comes back
+    within fewer expansions, and the next rounds refine it (Likhachev et al.'s "increase
+    epsilon" after significant changes).  A change that leaves the path open keeps the
+    current epsilon: the agent has a path to follow meanwhile."""
 
     backward = True
 
