@@ -19,12 +19,13 @@ from wayfinding.planning.constrained import inside_shares
 START, GOAL = (13, 15), (24, 29)
 #: The same ends as world points (cell centres, cells of 1 world unit at the origin).
 START_XY, GOAL_XY = (13.5, 15.5), (24.5, 29.5)
-#: A pond nobody may enter, a band to keep away from and a disc whose pull turns into a push
-#: at t = 10.
+#: A pond nobody may enter, across the unconstrained route: its centre and radius.
+POND = ((23.0, 25.0), 1.5)
+#: The pond, a band to keep away from and a disc whose pull turns into a push at t = 10.
 FILE = {
     "format": "wayfinding.constraints", "version": 1,
     "annotations": {
-        "pond": {"kind": "disc", "centre": [18, 22], "radius": 3},
+        "pond": {"kind": "disc", "centre": list(POND[0]), "radius": POND[1]},
         "band": {"kind": "region", "vertices": [[10, 14], [30, 14], [30, 18], [10, 18]]},
         "spot": {"kind": "disc", "centre": [22, 25], "radius": 2},
     },
@@ -119,6 +120,20 @@ def test_a_constrained_navmesh_path_costs_what_the_library_finds(capsys, work, d
                                                  abs=1e-6)
 
 
+@pytest.mark.parametrize("domain", ["tri", "dense", "hybrid", "adaptive"])
+def test_a_printed_path_never_enters_the_hard_pond(capsys, work, domain):
+    shapely = pytest.importorskip("shapely")
+    data = run_json(capsys, "navmesh", "path", work / "r.map", "--from", "13.5,15.5", "--to",
+                    "24.5,29.5", "--constraints", work / "c.json", "--domain", domain)
+    pond = shapely.Point(*POND[0]).buffer(POND[1], quad_segs=256)
+    route = shapely.LineString(data["path"])
+    assert data["found"] and route.intersection(pond).length < 1e-9
+    # the pond lies across the unconstrained route: the constraint moved the path
+    plain = run_json(capsys, "navmesh", "path", work / "r.map", "--from", "13.5,15.5", "--to",
+                     "24.5,29.5")
+    assert shapely.LineString(plain["path"]).intersection(pond).length > 0.5
+
+
 def test_a_constrained_navmesh_path_draws_the_field(capsys, work, tmp_path):
     png = tmp_path / "n.png"
     code, out, _ = run(capsys, "navmesh", "path", work / "r.map", "--from", "13.5,15.5",
@@ -134,7 +149,8 @@ def test_the_field_statistics_are_those_of_the_free_cells(capsys, work, tmp_path
     grid = read_map(work / "r.map")
     ys, xs = np.nonzero(grid.passable)
     centres = np.stack([xs, ys], 1) + 0.5
-    in_pond = np.hypot(centres[:, 0] - 18, centres[:, 1] - 22) <= 3
+    (px, py), radius = POND
+    in_pond = np.hypot(centres[:, 0] - px, centres[:, 1] - py) <= radius
     assert data["cells"] == len(centres) and data["hard"] == int(in_pond.sum()) > 0
     in_band = (centres[:, 0] >= 10) & (centres[:, 0] <= 30) & (centres[:, 1] >= 14) \
         & (centres[:, 1] <= 18)
