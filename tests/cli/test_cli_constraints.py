@@ -284,3 +284,10 @@ def test_a_bad_file_names_the_file_and_the_entry_on_every_command(capsys, work, 
     assert code == 2 and out == ""
     assert err.startswith(f"wayfinding: error: {bad}: {entry}")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_domain_choices_are_the_librarys():
+    from wayfinding.cli.navmesh import DOMAINS as OFFERED
+    from wayfinding.navmesh.constraint_domains import DOMAINS
+
+    assert OFFERED == DOMAINS
