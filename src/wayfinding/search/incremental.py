@@ -496,8 +496,7 @@ class _Anytime(_Incremental):
         self._raise = found and self.raise_epsilon
 
     def _new_round(self) -> None:
-        eps = self._core.eps
-        self._core.next_round(max(eps, self.epsilon0) if self._raise else eps)
+        self._core.next_round(self.epsilon0 if self._raise else self._core.eps)
         self._done = False
 
     @exclusive
