@@ -189,8 +189,7 @@ class MultiDomainPlanner:
         """Σ2's tunnel: edges with both ends in it keep their cost, the others are cut."""
         costs = self.dynamic.edge_costs(t=self.time)
         changed = np.flatnonzero(inside != self._corridor)
-        self.t2.update_costs({int(e): (float(costs[e]) if inside[e] else math.inf)
-                              for e in changed})
+        self.t2.update_costs(changed, costs=np.where(inside[changed], costs[changed], math.inf))
         self._corridor = inside
 
     @property
@@ -413,7 +412,7 @@ class MultiDomainPlanner:
         old, new = self.dynamic.edge_costs(t=self.time), self.dynamic.edge_costs(t=t)
         self.time = t
         changed = np.flatnonzero((old != new) & self._corridor)
-        self.t2.update_costs({int(e): float(new[e]) for e in changed})
+        self.t2.update_costs(changed, costs=new[changed])
         self._emit("T2", self.t2, _WORLD)
 
     def set_obstacles(self, obstacles: Any) -> None:

@@ -104,10 +104,11 @@ class GraphTask(PlanningTask):
     def finished(self) -> bool:
         return self._finished
 
-    def update_costs(self, changes: dict[Any, float]) -> None:
-        """Repair after costs changed (``{edge_id: cost}`` or ``{(x, y): cost}``)."""
-        if changes:
-            self.planner.update_costs(changes)
+    def update_costs(self, changes: Any, *, costs: Any = None) -> None:
+        """Repair after costs changed: ``{edge_id: cost}`` or ``{(x, y): cost}``, or an
+        array of those keys with ``costs`` (as the planners' ``update_costs``)."""
+        if len(changes):
+            self.planner.update_costs(changes, costs=costs)
             self.plan = self.planner.plan(max_expansions=0)
             self._finished = False
 
