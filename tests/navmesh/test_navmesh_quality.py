@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import Polygon, box
 
 from wayfinding.errors import InvalidGeometryError
@@ -174,9 +176,10 @@ def brute_small_angles(mesh, degrees):
 
 
 @pytest.mark.parametrize("method", ["delaunay", "subtractive"])
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_built_meshes_agree_with_shapely_and_brute_force(method, seed):
-    free = obstacle_world(60, 40, obstacles=10, seed=seed)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1), obstacles=st.integers(0, 12))
+def test_built_meshes_agree_with_shapely_and_brute_force(method, seed, obstacles):
+    free = obstacle_world(60, 40, obstacles=obstacles, seed=seed)
     mesh = NavMesh.build(free, method=method)
     q = mesh_quality(mesh, area=free)
     union = shapely.union_all([Polygon(mesh.polygon(i)) for i in range(mesh.num_polygons)])

@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import Polygon, box
 
 from wayfinding.errors import InvalidGeometryError
@@ -51,6 +53,25 @@ def test_worlds_have_edges_at_any_angle(seed):
     edges = np.concatenate([np.diff(np.asarray(h.coords), axis=0) for h in world.interiors])
     slanted = (np.abs(edges) > 1e-9 * np.abs(pts).max()).all(axis=1)
     assert slanted.sum() >= len(edges) // 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(width=st.floats(5, 200), height=st.floats(5, 200), obstacles=st.integers(0, 12),
+       gap=st.floats(0.05, 3), seed=st.integers(0, 2**63 - 1))
+def test_any_world_made_keeps_the_rules_or_is_refused(width, height, obstacles, gap, seed):
+    try:
+        world = obstacle_world(width, height, obstacles=obstacles, gap=gap, seed=seed)
+    except InvalidGeometryError as exc:
+        assert "could not place obstacle" in str(exc)
+        return
+    assert world.is_valid and len(world.interiors) == obstacles
+    assert world.exterior.equals(box(0, 0, width, height).exterior)
+    shapes = holes(world)
+    for h in shapes:
+        assert world.exterior.distance(h) >= gap * (1 - 1e-9)
+        assert h.convex_hull.area == pytest.approx(h.area)
+    for a, b in itertools.combinations(shapes, 2):
+        assert a.distance(b) >= gap * (1 - 1e-9)
 
 
 def test_the_same_seed_gives_the_same_world_and_others_differ():
