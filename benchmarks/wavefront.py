@@ -8,17 +8,18 @@ Run from the repository root::
                                    [--repeats N] [--seed S] [--data DIR] [--quick]
 
 Builders: ``NavMesh.build(area, method=...)`` with ``"delaunay"`` (constrained Delaunay +
-Hertel–Mehlhorn), ``"subtractive"`` and ``"wavefront"`` (with ``seed=``) where the library
-has it.  Worlds: ``--worlds`` random obstacle worlds (``obstacle_world(100, 100,
-obstacles=30, seed=k)``: walls, boxes and pillars at any angle, as the chapter's 25) and
-small Moving AI maps polygonised in place (``walkable_area`` of the grid, the largest
-connected part), skipped with a printed reason where the data is absent.  Quality:
-``mesh_quality`` with its default thresholds (interior angle < 10°, diameter > 10 × width,
-shared boundary < 1 world unit, regions joined to the rest only at corners) against the free
-space.  Build time: the median of ``--repeats`` builds.  Path excess: ``find_path``'s length
-over the exact shortest (Polyanya on the Delaunay mesh, ``method="polyanya"``), minus 1,
-over ``--queries`` random pairs of points per world (``random_point`` of the Delaunay mesh,
-the same pairs for every builder).  ``--quick``: 3 worlds, 20 queries, 2 repeats, one map.
+Hertel–Mehlhorn), ``"subtractive"`` and ``"wavefront"`` (``seed=0``, with and without its
+convex merge) where the library has it.  Worlds: ``--worlds`` random obstacle worlds
+(``obstacle_world(100, 100, obstacles=30, seed=k)``: walls, boxes and pillars at any angle,
+as the chapter's 25) and small Moving AI maps polygonised in place (``walkable_area`` of the
+grid, the largest connected part), skipped with a printed reason where the data is absent.
+Quality: ``mesh_quality`` with its default thresholds (interior angle < 10°, diameter > 10 ×
+width, shared boundary < 1 world unit, regions joined to the rest only at corners) against
+the free space.  Build time: the median of ``--repeats`` builds.  Path excess:
+``find_path``'s length over the exact shortest (Polyanya on the Delaunay mesh,
+``method="polyanya"``), minus 1, over ``--queries`` random pairs of points per world
+(``random_point`` of the Delaunay mesh, the same pairs for every builder).  ``--quick``: 3
+worlds, 20 queries, 2 repeats, one map.
 """
 
 from __future__ import annotations
@@ -37,21 +38,24 @@ MAPS = ("dao/arena", "dao/den312d", "dao/lak303d")
 KINDS = ("small_angle", "slivers", "narrow", "disconnected")
 
 
-def builders() -> list[tuple[str, dict[str, Any]]]:
-    """The builders this library has: (method, extra keywords)."""
+def builders() -> list[tuple[str, str, dict[str, Any]]]:
+    """The builders this library has: (label, method, extra keywords)."""
     from shapely.geometry import box
 
     from wayfinding.errors import WayfindingError
     from wayfinding.navmesh import NavMesh
 
-    out: list[tuple[str, dict[str, Any]]] = [("delaunay", {}), ("subtractive", {})]
-    try:
-        NavMesh.build(box(0, 0, 4, 4).difference(box(1, 1, 2, 2)), method="wavefront", seed=0)
-    except (WayfindingError, TypeError) as exc:
-        print(f"wavefront builder not available ({exc}): comparing the other two",
-              file=sys.stderr)
-    else:
-        out.append(("wavefront", {"seed": 0}))
+    out: list[tuple[str, str, dict[str, Any]]] = [("delaunay", "delaunay", {}),
+                                                   ("subtractive", "subtractive", {})]
+    room = box(0, 0, 4, 4).difference(box(1, 1, 2, 2))
+    for label, extra in (("wavefront", {"seed": 0}),
+                         ("wavefront, no merge", {"seed": 0, "merge": False})):
+        try:
+            NavMesh.build(room, method="wavefront", **extra)
+        except (WayfindingError, TypeError) as exc:
+            print(f"{label}: not available ({exc})", file=sys.stderr)
+        else:
+            out.append((label, "wavefront", extra))
     return out
 
 
@@ -77,7 +81,7 @@ def movingai_area(data: Path, name: str) -> Any:
     return max(shapely.get_parts(area), key=lambda g: g.area)
 
 
-def measure(area: Any, methods: list[tuple[str, dict[str, Any]]], queries: int,
+def measure(area: Any, methods: list[tuple[str, str, dict[str, Any]]], queries: int,
             repeats: int, seed: int) -> dict[str, dict[str, Any]]:
     """Per builder: its mesh's quality, median build seconds and path excesses."""
     from wayfinding.navmesh import NavMesh
@@ -89,7 +93,7 @@ def measure(area: Any, methods: list[tuple[str, dict[str, Any]]], queries: int,
     pairs = list(zip(pts[:queries].tolist(), pts[queries:].tolist()))
     exact = np.array([reference.find_path(a, b, method="polyanya").cost for a, b in pairs])
     out = {}
-    for method, extra in methods:
+    for label, method, extra in methods:
         times = []
         for _ in range(repeats):
             t0 = time.perf_counter()
@@ -97,7 +101,7 @@ def measure(area: Any, methods: list[tuple[str, dict[str, Any]]], queries: int,
             times.append(time.perf_counter() - t0)
         lengths = np.array([mesh.find_path(a, b).cost for a, b in pairs])
         excess = np.where(exact > 0, lengths / np.where(exact > 0, exact, 1.0) - 1.0, 0.0)
-        out[method] = {"quality": mesh_quality(mesh, area=area),
+        out[label] = {"quality": mesh_quality(mesh, area=area),
                        "build": float(np.median(times)), "excess": excess}
     return out
 
@@ -105,8 +109,8 @@ def measure(area: Any, methods: list[tuple[str, dict[str, Any]]], queries: int,
 def rows(name: str, runs: list[dict[str, dict[str, Any]]]) -> list[list[str]]:
     """One row per builder over the worlds of ``runs``."""
     out = []
-    for method in runs[0]:
-        got = [run[method] for run in runs]
+    for label in runs[0]:
+        got = [run[label] for run in runs]
         q = [g["quality"] for g in got]
         regions = np.array([x.regions for x in q], float)
         degenerate = np.array([len(x.degenerate) for x in q], float)
@@ -114,7 +118,7 @@ def rows(name: str, runs: list[dict[str, dict[str, Any]]]) -> list[list[str]]:
         excess = np.concatenate([g["excess"] for g in got])
         finite = excess[np.isfinite(excess)]
         out.append([
-            name, method, f"{regions.mean():.1f}", f"{degenerate.mean():.1f}",
+            name, label, f"{regions.mean():.1f}", f"{degenerate.mean():.1f}",
             f"{100 * degenerate.sum() / regions.sum():.1f}%", kinds,
             f"{max(x.max_confluence for x in q)}", f"{sum(len(x.crowded) for x in q)}",
             f"{100 * min(x.coverage for x in q):.4f}%",
@@ -160,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in MAPS[:1] if args.quick else MAPS:
             area = movingai_area(data, name)
             body += rows(name, [measure(area, methods, queries, repeats, args.seed)])
-    names = ", ".join(f"`{m}`" for m, _ in methods)
+    names = ", ".join(f"`{m}`" + (" (`merge=False`)" if "merge" in extra else "")
+                      for _, m, extra in methods)
     parts = [
         run_header("wavefront.py", argv, data, time.perf_counter() - t0),
         f"Builders: {names} (`NavMesh.build(area, method=...)`).  Random worlds: "
