@@ -42,6 +42,7 @@ from ..graph.constrained import ConstrainedPath
 from ..results import _fields_equal
 from . import build as _build
 from . import subtractive as _subtractive
+from . import wavefront as _wavefront
 from .constraint_domains import constrained_query
 from .query import NavMeshQuery, NavPaths
 from .records import DEFAULT_FILTER, NavPath, QueryFilter
@@ -190,7 +191,8 @@ class NavMesh:
     def build(cls, area: Any = None, *, outline: Any = None, holes: Any = (),
               radius: float = 0.0, max_verts: int = MAX_VERTS, quad_segs: int = 4,
               links: Any = (), snap: float = 1.0, method: str = "delaunay",
-              cell_size: float | None = None, regions: Any = ()) -> NavMesh:
+              cell_size: float | None = None, regions: Any = (), seed: int | None = None,
+              merge: bool | None = None) -> NavMesh:
         """Build the mesh of a walkable area for an agent of ``radius`` (world units).
 
         ``area``/``outline``/``holes``: see :func:`~wayfinding.navmesh.build.walkable_area`
@@ -204,7 +206,12 @@ class NavMesh:
         ``"subtractive"`` (convex obstacles cut out of convex pieces of the outline, first
         cut by a square grid of side ``cell_size`` when given; see :mod:`.subtractive`; polygons
         keep every vertex their neighbours put on their edges, so ``max_verts`` does not
-        apply).
+        apply), or ``"wavefront"`` (convex regions grown one at a time from seeds next to
+        the walls, by jumps to events: axis-aligned between regions, flush with sloped walls;
+        the first seed drawn with ``numpy.random.default_rng(seed)`` (an int >= 0, default
+        0); adjacent regions whose union is convex merged when ``merge`` (default True); see
+        :mod:`.wavefront`; polygons keep their neighbours' corners as the subtractive
+        builder's, so ``max_verts`` does not apply).
 
         ``regions``: ``(shape, area_id, flags)`` triples (a shapely polygon, WKT or GeoJSON;
         0..255; a 16-bit mask) marking area types, later ones over earlier ones; the rest
@@ -216,7 +223,13 @@ class NavMesh:
         radius = positive_float("radius", radius, allow_zero=True, error=InvalidGeometryError)
         snap = positive_float("snap", snap, allow_zero=True, error=InvalidGeometryError)
         quad_segs = count("quad_segs", quad_segs, error=InvalidGeometryError)
-        choice("method", method, ("delaunay", "subtractive"), error=InvalidGeometryError)
+        choice("method", method, ("delaunay", "subtractive", "wavefront"),
+               error=InvalidGeometryError)
+        if (seed is not None or merge is not None) and method != "wavefront":
+            raise InvalidGeometryError("seed= and merge= go with method='wavefront'")
+        seed = count("seed", 0 if seed is None else seed, min=0, error=InvalidGeometryError)
+        merge = choice("merge", True if merge is None else merge, (True, False),
+                       error=InvalidGeometryError)
         if cell_size is not None:
             cell_size = positive_float("cell_size", cell_size, error=InvalidGeometryError)
             if method != "subtractive":
@@ -234,8 +247,10 @@ class NavMesh:
             if method == "delaunay":
                 verts, tris = _build.triangulate(part)
                 found = [verts[p] for p in _build.merge_convex(verts, tris, max_verts)]
-            else:
+            elif method == "subtractive":
                 found = _subtractive.subtractive_pieces(part, cell_size=cell_size)
+            else:
+                found = _wavefront.wavefront_regions(part, seed=seed, merge=merge)
             pieces += found
             piece_area += [area_id] * len(found)
             piece_flags += [flag] * len(found)

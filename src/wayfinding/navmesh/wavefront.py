@@ -1,0 +1,425 @@
+"""The wavefront builder: convex regions grown one at a time from seeds by jumps to events,
+after Hale and Youngblood's iterative wavefront edge expansion.
+
+A region is an axis-aligned box (its four *classification edges*, top, bottom, right, left)
+cut by the half-planes of the walls it conforms to, so it is convex, and its sides are at
+most four axis-aligned ones plus one on each wall it met at a slant (its *order*).  Walls
+are the edges of the walkable area (outline and holes) and of the regions already placed,
+each directed with the unclaimed space on its left.  The loop:
+
+1. *Seeding.*  One seed next to every edge of the area (a point a little off the edge's
+   middle, inside), taken in an order drawn from ``numpy.random.default_rng(seed)``.  A seed
+   already claimed by a region is dropped.  When none is left, seeds are put next to every
+   edge of the placed regions (outside them), and dropped again when claimed; when those
+   run out too, one seed goes at the most inward point of every piece of unclaimed space
+   larger than ``1e-12`` times the squared world size (GEOS's ``polylabel``), and when there
+   is none the loop ends.  A seed grows from a square of half-side ``min(d / 2, u)``, ``d``
+   its distance to the nearest wall and ``u = 1e-3`` times the world size (the unit seed).
+2. *Edge classification.*  Walls facing away from the seed (exact
+   :func:`~wayfinding.geometry.orient2d`) are dropped; the others go to the first of the
+   categories +y, −y, +x, −x whose 90° wedge round the seed they enter.  A wall parallel to
+   its category's classification edge gives one event, its point closest to the seed
+   (case A); another wall whose closest point is an end gives that end, the intruding
+   vertex (case B); any other wall splits (case C): its closest point, then its two ends.
+   Events are sorted by distance to the seed; a split's ends come right after their split
+   point and before every farther event (the pseudo-distance is ``d + ε`` with ``ε``
+   infinitesimal).
+3. *Edge expansion.*  Each event in turn moves the classification edges facing it (at most
+   two) to it, all at once, then the region is checked: a wall crossing its inside (by more
+   than ``1e-11`` times the world size) is a collision.  A collision is resolved by cutting
+   the region with the wall's half-plane (a conforming edge) when the region before the jump
+   lies on the wall's free side and the cut side stays within the wall's ends; otherwise the
+   jump is undone and each moved edge is contracted: it is swept from where it was towards
+   the event and stops where it first meets a wall, for good.  The region is done when the
+   events run out or all four edges have stopped.
+4. *Reseeding*, as in step 1, until no seed is left.
+
+With ``merge``, adjacent regions whose union is convex are merged afterwards (shared edges
+longest first, as Hertel–Mehlhorn).  Regions are welded as the subtractive builder's pieces:
+a corner lying on a neighbour's side becomes a (collinear) vertex of that side too, so a
+polygon may have more than ``max_verts`` vertices.
+
+Needs the ``[geometry]`` extra (shapely) for the walkable area and the last seeding rule.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..geometry.predicates import orient2d
+from . import build as _build
+from . import subtractive as _subtractive
+
+#: The unit seed's half-side, as a fraction of the world size.
+UNIT_SEED = 1e-3
+#: How far (a fraction of the world size) a wall must reach into a region to collide.
+OVERLAP = 1e-11
+
+_TOP, _BOTTOM, _RIGHT, _LEFT = range(4)     # classification edges in category order
+
+
+class _Walls:
+    """Directed wall segments ``a -> b`` with the unclaimed space on their left, growing as
+    regions are placed."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray):
+        self.a, self.b = a, b
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> None:
+        self.a, self.b = np.concatenate([self.a, a]), np.concatenate([self.b, b])
+
+    def distance(self, p: np.ndarray) -> np.ndarray:
+        """Distances from ``p`` to every wall."""
+        d = self.b - self.a
+        t = np.clip(((p - self.a) * d).sum(1) / np.maximum((d * d).sum(1), 1e-300), 0, 1)
+        return np.hypot(*(self.a + t[:, None] * d - p).T)
+
+    def winding(self, p: np.ndarray) -> int:
+        """The winding number of the walls round ``p``: 1 where ``p`` is unclaimed walkable
+        space, less elsewhere (``p`` off every wall)."""
+        a, b = self.a, self.b
+        side = orient2d(a, b, p)
+        up = (a[:, 1] <= p[1]) & (b[:, 1] > p[1]) & (side > 0)
+        down = (b[:, 1] <= p[1]) & (a[:, 1] > p[1]) & (side < 0)
+        return int(up.sum()) - int(down.sum())
+
+
+def _crossing(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which segments ``a -> b`` reach into convex counter-clockwise ``poly`` shrunk by
+    ``tol``, with the parameter interval ``[t0, t1]`` of the part inside (Cyrus–Beck)."""
+    lo, hi = poly.min(axis=0), poly.max(axis=0)
+    near = np.flatnonzero((np.minimum(a, b) < hi).all(axis=1)
+                          & (np.maximum(a, b) > lo).all(axis=1))
+    hit, t0, t1 = np.zeros(len(a), bool), np.zeros(len(a)), np.ones(len(a))
+    hit[near], t0[near], t1[near] = _crossing_near(a[near], b[near], poly, tol)
+    return hit, t0, t1
+
+
+def _crossing_near(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    p, q = poly, np.roll(poly, -1, axis=0)
+    e = q - p
+    length = np.hypot(*e.T)
+    keep = length > 0
+    p, e, length = p[keep], e[keep], length[keep]
+    # f(x) = distance of x inside the line of each side, for both ends of every segment.
+    fa = (e[None, :, 0] * (a[:, None, 1] - p[None, :, 1])
+          - e[None, :, 1] * (a[:, None, 0] - p[None, :, 0])) / length - tol
+    fb = (e[None, :, 0] * (b[:, None, 1] - p[None, :, 1])
+          - e[None, :, 1] * (b[:, None, 0] - p[None, :, 0])) / length - tol
+    out = (fa < 0) & (fb < 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(fa != fb, -fa / (fb - fa), 0.0)
+    t0 = np.where((fa < 0) & (fb >= 0), t, 0.0).max(axis=1)
+    t1 = np.where((fa >= 0) & (fb < 0), t, 1.0).min(axis=1)
+    hit = ~out.any(axis=1) & (t0 <= t1)
+    return hit, t0, t1
+
+
+def _box_poly(box: np.ndarray, cuts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The region of ``box`` ``(x0, y0, x1, y1)`` cut by the half-planes left of ``cuts``."""
+    x0, y0, x1, y1 = box
+    poly = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    for a, b in cuts:
+        poly = _subtractive._clip(poly, a, b, keep_left=True)
+    return poly
+
+
+class _Region:
+    """One region growing from a seed square (see the module)."""
+
+    def __init__(self, walls: _Walls, seed: np.ndarray, half: float, tol: float):
+        self.walls, self.seed, self.tol = walls, seed, tol
+        self.box = np.concatenate([seed - half, seed + half])
+        self.cuts: list[tuple[np.ndarray, np.ndarray]] = []
+        self.cut_ids: set[int] = set()
+        self.stopped = [False] * 4
+
+    def poly(self, box: np.ndarray | None = None) -> np.ndarray:
+        return _box_poly(self.box if box is None else box, self.cuts)
+
+    def events(self) -> list[tuple[float, int, int, np.ndarray]]:
+        """``(distance, rank, order, point)`` events of the walls facing the seed, sorted."""
+        a, b, s = self.walls.a, self.walls.b, self.seed
+        facing = np.flatnonzero(orient2d(a, b, s) > 0)
+        a, b = a[facing], b[facing]
+        d = b - a
+        t = np.clip(((s - a) * d).sum(1) / np.maximum((d * d).sum(1), 1e-300), 0, 1)
+        close = a + t[:, None] * d
+        dist = np.hypot(*(close - s).T)
+        category = _categories(a - s, b - s)
+        parallel = np.where(category < 2, d[:, 1] == 0, d[:, 0] == 0)
+        split = ~parallel & (t > 0) & (t < 1)
+        out: list[tuple[float, int, int, np.ndarray]] = []
+        for i in range(len(a)):
+            out.append((float(dist[i]), 0, len(out), close[i]))
+            if split[i]:
+                out.append((float(dist[i]), 1, len(out), a[i]))
+                out.append((float(dist[i]), 1, len(out), b[i]))
+        out.sort(key=lambda e: e[:3])
+        return out
+
+    def grow(self) -> np.ndarray:
+        """Expand by the events (step 3); the region's final polygon."""
+        for *_, point in self.events():
+            if all(self.stopped):
+                break
+            self._jump(point)
+        return self.poly()
+
+    def _target(self, point: np.ndarray) -> np.ndarray:
+        x0, y0, x1, y1 = self.box
+        px, py = point
+        new = self.box.copy()
+        if py > y1 and not self.stopped[_TOP]:
+            new[3] = py
+        if py < y0 and not self.stopped[_BOTTOM]:
+            new[1] = py
+        if px > x1 and not self.stopped[_RIGHT]:
+            new[2] = px
+        if px < x0 and not self.stopped[_LEFT]:
+            new[0] = px
+        return new
+
+    def _hits(self, poly: np.ndarray) -> np.ndarray:
+        hit, _, _ = _crossing(self.walls.a, self.walls.b, poly, self.tol)
+        if self.cut_ids:
+            hit[list(self.cut_ids)] = False
+        return np.flatnonzero(hit)
+
+    def _jump(self, point: np.ndarray) -> None:
+        new = self._target(point)
+        if (new == self.box).all():
+            return
+        old_poly = self.poly()
+        cuts, cut_ids = list(self.cuts), set(self.cut_ids)
+        poly = self.poly(new)
+        hits = self._hits(poly)
+        while len(hits):
+            for k in hits:
+                cut = self._conforming(int(k), old_poly, poly)
+                if cut is not None:
+                    poly = cut
+                    break
+            else:
+                break
+            hits = self._hits(poly)
+        if not len(hits) and self._within_ends(poly):
+            self.box = new
+            return
+        self.cuts, self.cut_ids = cuts, cut_ids      # undo the jump, contract each edge
+        for edge in range(4):
+            if new[_SLOT[edge]] != self.box[_SLOT[edge]]:
+                self._sweep(edge, new[_SLOT[edge]])
+
+    def _side(self, a: np.ndarray, b: np.ndarray, poly: np.ndarray) -> bool:
+        """Whether the corners of ``poly`` on the line of wall ``a -> b`` lie within its
+        ends."""
+        d = b - a
+        length = math.hypot(*d)
+        off = np.abs(d[0] * (poly[:, 1] - a[1]) - d[1] * (poly[:, 0] - a[0])) / length
+        t = ((poly[off <= self.tol] - a) @ d) / length
+        return not ((t < -self.tol) | (t > length + self.tol)).any()
+
+    def _within_ends(self, poly: np.ndarray) -> bool:
+        """Whether every conforming side of ``poly`` lies within its wall's ends."""
+        return all(self._side(a, b, poly) for a, b in self.cuts)
+
+    def _conforming(self, k: int, old_poly: np.ndarray, poly: np.ndarray
+                    ) -> np.ndarray | None:
+        """``poly`` cut by wall ``k``'s half-plane, if the region before the jump lies on
+        its free side and the cut side stays within the wall's ends; else None."""
+        a, b = self.walls.a[k], self.walls.b[k]
+        d = b - a
+        length = math.hypot(*d)
+        if length == 0:
+            return None
+        inside = (d[0] * (old_poly[:, 1] - a[1]) - d[1] * (old_poly[:, 0] - a[0])) / length
+        if (inside < -self.tol).any():
+            return None
+        cut = _subtractive._clip(poly, a, b, keep_left=True)
+        if len(cut) < 3 or not self._side(a, b, cut):
+            return None
+        self.cuts.append((a, b))
+        self.cut_ids.add(k)
+        return cut
+
+    def _sweep(self, edge: int, target: float) -> None:
+        """Move ``edge`` towards ``target`` as far as it can go, and stop it for good if
+        that is short of ``target`` (the contraction).  It can go as far as the first wall
+        it meets, or less where a conforming side would pass its wall's end: the places
+        tried are that wall contact and the walls' ends on the way, farthest first."""
+        slot = _SLOT[edge]
+        axis, sign = slot % 2, (1 if edge in (_TOP, _RIGHT) else -1)
+        here = self.box[slot]
+        swept = self.box.copy()
+        swept[slot ^ 2] = here                    # the band between old and new position
+        swept[slot] = target
+        poly = _box_poly(swept, self.cuts)
+        limit = target
+        if len(poly) >= 3:
+            a, b = self.walls.a, self.walls.b
+            hit, t0, t1 = _crossing(a, b, poly, self.tol)
+            if self.cut_ids:
+                hit[list(self.cut_ids)] = False
+            if hit.any():
+                d = b[hit] - a[hit]
+                ends = np.stack([a[hit, axis] + t0[hit] * d[:, axis],
+                                 a[hit, axis] + t1[hit] * d[:, axis]])
+                limit = min(limit, ends.min()) if sign > 0 else max(limit, ends.max())
+        tries = {limit} | {float(p[axis]) for a, b in self.cuts for p in (a, b)
+                           if 0 < sign * (p[axis] - here) < sign * (limit - here)}
+        if limit != target:
+            self.stopped[edge] = True
+        for place in sorted(tries, key=lambda v: -sign * v):
+            new = self.box.copy()
+            new[slot] = place
+            poly = self.poly(new)
+            if not len(self._hits(poly)) and self._within_ends(poly):
+                self.box = new
+                if place != target:
+                    self.stopped[edge] = True
+                return
+        self.stopped[edge] = True
+
+
+#: Each classification edge's coordinate in the box ``(x0, y0, x1, y1)``.
+_SLOT = {_TOP: 3, _BOTTOM: 1, _RIGHT: 2, _LEFT: 0}
+
+
+def _categories(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The first of the wedges +y, −y, +x, −x (0..3) round the origin that each segment
+    ``a -> b`` enters (a segment through the origin counts as +y)."""
+    out = np.full(len(a), 3)
+    for c, (u, v) in reversed(list(enumerate(((0, 1), (0, -1), (1, 0), (-1, 0))))):
+        # Wedge c: along·(u, v) >= |across|, i.e. two half-planes through the origin.
+        lo, hi = np.zeros(len(a)), np.ones(len(a))
+        empty = np.zeros(len(a), bool)
+        for w in ((u - v, v + u), (u + v, v - u)):
+            fa, fb = a @ np.array(w, float), b @ np.array(w, float)
+            empty |= (fa < 0) & (fb < 0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(fa != fb, -fa / (fb - fa), 0.0)
+            lo = np.where((fa < 0) & (fb >= 0), np.maximum(lo, t), lo)
+            hi = np.where((fa >= 0) & (fb < 0), np.minimum(hi, t), hi)
+        out = np.where(~empty & (lo <= hi), c, out)
+    return out
+
+
+def _rings(area: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of a (Multi)Polygon, directed with the area on their left."""
+    from shapely.geometry.polygon import orient
+
+    a_list, b_list = [], []
+    for part in getattr(area, "geoms", [area]):
+        part = orient(part, 1.0)
+        for ring in (part.exterior, *part.interiors):
+            pts = np.asarray(ring.coords, np.float64)[:-1]
+            nxt = np.roll(pts, -1, axis=0)
+            keep = (pts != nxt).any(axis=1)
+            a_list.append(pts[keep])
+            b_list.append(nxt[keep])
+    return np.concatenate(a_list), np.concatenate(b_list)
+
+
+def _edge_seeds(a: np.ndarray, b: np.ndarray, walls: _Walls) -> list[np.ndarray]:
+    """A point a little inside the middle of each edge ``a -> b`` (on its left): a quarter of
+    the edge's length or half the middle's distance to the nearest other wall off it,
+    whichever is less."""
+    seeds = []
+    for i in range(len(a)):
+        d = b[i] - a[i]
+        length = math.hypot(*d)
+        mid = (a[i] + b[i]) / 2
+        normal = np.array([-d[1], d[0]]) / length
+        dist = walls.distance(mid)
+        dist = dist[dist > 0]
+        step = min(length / 4, dist.min() / 2 if len(dist) else length / 4)
+        if step > 0:
+            seeds.append(mid + step * normal)
+    return seeds
+
+
+def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[np.ndarray]:
+    """Convex regions covering a valid walkable (Multi)Polygon (see the module), each a
+    counter-clockwise ``(k, 2)`` float64 array; the same for the same ``seed``.
+
+    >>> from shapely.geometry import box
+    >>> [r.tolist() for r in wavefront_regions(box(0, 0, 4, 3))]
+    [[[0.0, 0.0], [4.0, 0.0], [4.0, 3.0], [0.0, 3.0]]]
+    """
+    shapely = _build._shapely()
+    from shapely.ops import polylabel
+
+    x0, y0, x1, y1 = area.bounds
+    size = max(x1 - x0, y1 - y0)
+    tol, unit, tiny = OVERLAP * size, UNIT_SEED * size, 1e-12 * size * size
+    a, b = _rings(area)
+    walls = _Walls(a, b)
+    rng = np.random.default_rng(seed)
+    seeds = _edge_seeds(a, b, walls)
+    seeds = [seeds[i] for i in rng.permutation(len(seeds))]
+    regions: list[np.ndarray] = []
+    placed = -1
+    stage = 0                   # 0: next to the area's edges, 1: the regions', 2: polylabel
+    while True:
+        if not seeds:
+            if stage == 0:
+                stage = 1
+                ring_a = np.concatenate(regions) if regions else np.empty((0, 2))
+                ring_b = np.concatenate([np.roll(r, -1, axis=0) for r in regions]) \
+                    if regions else np.empty((0, 2))
+                seeds = _edge_seeds(ring_b, ring_a, walls)    # outside: reversed edges
+                continue
+            rest = shapely.difference(area, shapely.union_all(
+                [shapely.Polygon(r) for r in regions]))
+            pieces = [g for g in shapely.get_parts(rest) if g.area > tiny]
+            seeds = [np.array(polylabel(g, tolerance=g.area / g.length / 50).coords[0])
+                     for g in pieces]
+            if not seeds or stage == 2 and len(regions) == placed:
+                break
+            stage, placed = 2, len(regions)
+        s = seeds.pop(0)
+        if walls.winding(s) != 1:
+            continue                                   # claimed: dropped
+        clear = walls.distance(s).min()
+        if clear <= tol:
+            continue
+        poly = _Region(walls, s, min(clear / 2, unit), tol).grow()
+        if len(poly) < 3 or _subtractive._area(poly) <= tiny:
+            continue
+        regions.append(poly)
+        walls.add(np.roll(poly, -1, axis=0), poly)     # reversed: unclaimed on the left
+    return _merged(regions, tol) if merge else regions
+
+
+def _merged(regions: list[np.ndarray], tol: float) -> list[np.ndarray]:
+    """Adjacent regions merged, shared edges longest first, while the union stays convex."""
+    verts, polys, _ = _subtractive.weld(regions, tol)
+    rings: list[list[int] | None] = list(polys)
+    owner = {(r[k], r[(k + 1) % len(r)]): i for i, r in enumerate(polys) for k in range(len(r))}
+    edges = sorted(((u, v) for (u, v) in owner if u < v and (v, u) in owner),
+                   key=lambda e: (-float(np.hypot(*(verts[e[0]] - verts[e[1]]))), e))
+    xs, ys = verts[:, 0].tolist(), verts[:, 1].tolist()
+    for u, v in edges:
+        pa, pb = owner.get((u, v)), owner.get((v, u))
+        if pa is None or pb is None or pa == pb:
+            continue
+        ra, rb = rings[pa], rings[pb]
+        assert ra is not None and rb is not None
+        shared = {(x, y) for x, y in zip(ra, ra[1:] + ra[:1])} & \
+            {(y, x) for x, y in zip(rb, rb[1:] + rb[:1])}
+        if len(shared) != 1:
+            continue
+        joined = _build._joined(ra, rb, u, v)
+        if not _build._convex_at_joins(xs, ys, joined, len(ra) - 1):
+            continue
+        rings[pa], rings[pb] = joined, None
+        del owner[(u, v)], owner[(v, u)]
+        for k in range(len(joined)):
+            owner[(joined[k], joined[(k + 1) % len(joined)])] = pa
+    return [verts[r] for r in rings if r is not None]

@@ -1,0 +1,239 @@
+"""The wavefront builder: on random worlds with obstacles at any angle the regions cover the
+walkable area exactly, do not overlap, are convex (before the merge: boxes cut only along
+walls), meet at most five at a point and are fewer than the constrained Delaunay triangles;
+the chapter's cases (an empty room, one square); determinism; degenerate input; bad input;
+the mesh serves paths, the crowd manager and pictures."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shapely.geometry import Polygon, box
+
+from wayfinding.errors import InvalidGeometryError
+from wayfinding.geometry import orient2d
+from wayfinding.navmesh import NavMesh
+from wayfinding.navmesh.exact import VisibilityMap
+from wayfinding.navmesh.subtractive import weld
+from wayfinding.navmesh.wavefront import wavefront_regions
+
+
+def random_world(seed, obstacles=6, width=40.0, height=30.0):
+    """A room with ``obstacles`` disjoint convex obstacles at random angles (rectangles and
+    triangles), at least 0.5 apart and from the walls."""
+    rng = np.random.default_rng(seed)
+    holes = []
+    for _ in range(200):
+        if len(holes) == obstacles:
+            break
+        r = rng.uniform(1.0, 4.0)
+        if rng.random() < 0.5:
+            corners = np.array([[-r, -r / 3], [r, -r / 3], [r, r / 3], [-r, r / 3]])
+        else:
+            corners = r * np.array([[1, 0], [-0.5, 0.8], [-0.5, -0.8]])
+        turn = rng.uniform(0, math.pi) if rng.random() < 0.75 else 0.0
+        rot = np.array([[math.cos(turn), math.sin(turn)], [-math.sin(turn), math.cos(turn)]])
+        shape = Polygon(corners @ rot + rng.uniform([5, 5], [width - 5, height - 5]))
+        if all(shape.distance(h) > 0.5 for h in holes):
+            holes.append(shape)
+    return Polygon([(0, 0), (width, 0), (width, height), (0, height)],
+                   [h.exterior.coords for h in holes])
+
+
+def check_regions(regions, area, *, exact_convex=True):
+    """Coverage, disjoint interiors and convexity of ``regions`` over ``area``."""
+    geoms = [Polygon(r) for r in regions]
+    tol = 1e-9 * area.area
+    union = shapely.union_all(geoms)
+    assert union.symmetric_difference(area).area <= tol
+    assert sum(g.area for g in geoms) - union.area <= tol       # interiors disjoint
+    tree = shapely.STRtree(geoms)
+    left, right = tree.query(geoms, predicate="intersects")
+    pairs = left < right
+    overlap = shapely.area(shapely.intersection(np.take(geoms, left[pairs]),
+                                                np.take(geoms, right[pairs])))
+    assert overlap.sum() <= tol
+    for r in regions:
+        assert len(r) >= 3 and Polygon(r).area > 0
+        turns = orient2d(np.roll(r, 1, axis=0), r, np.roll(r, -1, axis=0))
+        if exact_convex:
+            assert (turns >= 0).all()
+        else:
+            a, c = np.roll(r, 1, axis=0), np.roll(r, -1, axis=0)
+            cross = (r[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (r[:, 1] - a[:, 1]) * (
+                c[:, 0] - a[:, 0])
+            assert (cross >= -1e-9 * area.area).all()
+
+
+def most_meeting(regions, size):
+    """The most regions that share one point (corners welded, T-junctions included)."""
+    _, polys, _ = weld(regions, 1e-9 * size)
+    return max(Counter(v for p in polys for v in set(p)).values())
+
+
+def cdt_triangles(area):
+    return len(shapely.get_parts(shapely.constrained_delaunay_triangles(area)))
+
+
+def sides_on_walls(region, area, tol):
+    """Whether every side of ``region`` that is not axis-aligned lies along the area's
+    boundary (a conforming edge)."""
+    walls = area.boundary
+    for p, q in zip(region, np.roll(region, -1, axis=0), strict=True):
+        if abs(p[0] - q[0]) <= tol or abs(p[1] - q[1]) <= tol:
+            continue
+        if walls.distance(shapely.Point((p + q) / 2)) > tol:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("world", range(4))
+@pytest.mark.parametrize("merge", [False, True])
+def test_regions_cover_random_worlds_exactly_without_overlap(world, merge):
+    area = random_world(world)
+    regions = wavefront_regions(area, seed=world, merge=merge)
+    check_regions(regions, area, exact_convex=False)
+    assert most_meeting(regions, 40.0) <= 5
+    assert len(regions) <= cdt_triangles(area)
+    if not merge:               # the documented order: a box cut only along walls
+        assert all(sides_on_walls(r, area, 1e-9 * 40) for r in regions)
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(world=st.integers(0, 2**31), seed=st.integers(0, 2**31), merge=st.booleans(),
+       obstacles=st.integers(0, 12))
+def test_regions_cover_hypothesis_worlds(world, seed, merge, obstacles):
+    area = random_world(world, obstacles)
+    regions = wavefront_regions(area, seed=seed, merge=merge)
+    check_regions(regions, area, exact_convex=False)
+    assert most_meeting(regions, 40.0) <= 5
+    assert len(regions) <= cdt_triangles(area)
+
+
+def test_an_empty_room_is_one_region_equal_to_the_room():
+    mesh = NavMesh.build(outline=[(-2, 1), (7, 1), (7, 4.5), (-2, 4.5)], method="wavefront")
+    assert mesh.num_polygons == 1
+    assert sorted(map(tuple, mesh.polygon(0).tolist())) == [(-2, 1), (-2, 4.5), (7, 1),
+                                                             (7, 4.5)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_one_square_in_the_middle_needs_few_regions(seed):
+    area = box(0, 0, 10, 10).difference(box(4, 4, 6, 6))
+    mesh = NavMesh.build(area, method="wavefront", seed=seed)
+    assert 4 <= mesh.num_polygons <= 8
+    check_regions([mesh.polygon(i) for i in range(mesh.num_polygons)], area)
+
+
+def test_a_sloped_wall_becomes_a_side_of_the_region_that_meets_it():
+    # A triangle notch cut from the room's top right: the region there gains a sloped side.
+    area = Polygon([(0, 0), (10, 0), (10, 6), (6, 10), (0, 10)])
+    regions = wavefront_regions(area, merge=False)
+    check_regions(regions, area)
+    assert len(regions) == 1 and len(regions[0]) == 5
+
+
+def test_the_same_seed_gives_the_same_mesh_and_seeds_change_the_start():
+    area = random_world(7)
+    one = NavMesh.build(area, method="wavefront", seed=11)
+    two = NavMesh.build(area, method="wavefront", seed=11)
+    assert np.array_equal(one.vertices, two.vertices)
+    assert np.array_equal(one.polygons, two.polygons)
+    others = {NavMesh.build(area, method="wavefront", seed=s).vertices.tobytes()
+              for s in range(4)}
+    assert len(others) > 1
+
+
+DEGENERATE = {
+    "collinear outline corners": Polygon([(0, 0), (3, 0), (6, 0), (10, 0), (10, 5),
+                                          (10, 10), (0, 10), (0, 5)]),
+    "collinear hole corners": Polygon(
+        [(0, 0), (10, 0), (10, 10), (0, 10)], [[(3, 3), (5, 3), (7, 3), (7, 7), (3, 7)]]),
+    "holes touching at a corner": Polygon(
+        [(0, 0), (10, 0), (10, 10), (0, 10)],
+        [[(2, 2), (5, 2), (5, 5), (2, 5)], [(5, 5), (8, 6), (6, 8)]]),
+    "hole touching the outline": Polygon(
+        [(0, 0), (10, 0), (10, 10), (0, 10)], [[(0, 5), (3, 4), (3, 6)]]),
+    "sliver hole": Polygon([(0, 0), (10, 0), (10, 10), (0, 10)],
+                           [[(1, 5), (9, 5.001), (9, 5.0015)]]),
+    "sliver room": Polygon([(0, 0), (10, 0.0), (10, 1e-3), (0, 2e-3)]),
+    "thin corridor at a slant": Polygon([(0, 0), (10, 9.99), (10, 10), (0, 0.01)]),
+    "comb": Polygon([(0, 0), (9, 0), (9, 3)] + [(x, y) for i in range(8, 0, -2)
+                                                 for x, y in ((i, 3), (i, 1), (i - 1, 1),
+                                                              (i - 1, 3))] + [(0, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", DEGENERATE)
+def test_degenerate_input_is_covered_without_a_crash(name):
+    area = DEGENERATE[name]
+    assert area.is_valid
+    for merge in (False, True):
+        regions = wavefront_regions(area, merge=merge)
+        check_regions(regions, area, exact_convex=False)
+    mesh = NavMesh.build(area, method="wavefront")
+    assert mesh.polygon_areas().sum() == pytest.approx(area.area, rel=1e-9)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"seed": -1}, "seed"),
+    ({"seed": 1.5}, "seed"),
+    ({"seed": True}, "seed"),
+    ({"merge": "yes"}, "merge"),
+    ({"merge": 1}, "merge"),
+    ({"method": "delaunay", "seed": 3}, "wavefront"),
+    ({"method": "subtractive", "merge": False}, "wavefront"),
+])
+def test_bad_options_are_refused(kwargs, match):
+    kwargs = {"method": "wavefront", **kwargs}
+    with pytest.raises(InvalidGeometryError, match=match):
+        NavMesh.build(box(0, 0, 10, 10), **kwargs)
+
+
+def test_an_invalid_area_is_refused():
+    with pytest.raises(InvalidGeometryError, match="invalid walkable area"):
+        NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],
+                      holes=[[(-2, 4), (3, 4), (3, 6), (-2, 6)]], method="wavefront")
+
+
+def test_paths_on_the_mesh_are_found_and_no_shorter_than_the_exact_ones():
+    area = random_world(3)
+    mesh = NavMesh.build(area, method="wavefront")
+    exact = VisibilityMap(area)
+    rng = np.random.default_rng(0)
+    points = [p for p in rng.uniform([0, 0], [40, 30], (60, 2))
+              if area.contains(shapely.Point(p))][:20]
+    for start, goal in zip(points[::2], points[1::2], strict=False):
+        r, best = mesh.find_path(start, goal), exact.find_path(start, goal)
+        assert r.found and best.found
+        assert r.cost >= best.cost - 1e-9
+        assert r.cost <= 1.5 * best.cost + 1e-9
+        assert area.buffer(1e-9).covers(shapely.LineString(r.path))
+
+
+def test_the_crowd_manager_walks_agents_across_the_mesh():
+    from wayfinding.crowd.navigator import ARRIVED, Navigator
+
+    area = box(0, 0, 20, 12).difference(shapely.affinity.rotate(box(8, 3, 12, 9), 30))
+    nav = Navigator(NavMesh.build(area, radius=0.3, method="wavefront"))
+    ids = [nav.add((1.5, 1.5 + 3 * k), target=(18.5, 10.5 - 3 * k), radius=0.3,
+                   max_speed=1.5) for k in range(3)]
+    for _ in range(600):
+        nav.update(0.05)
+    assert [nav.state(a) for a in ids] == [ARRIVED] * 3
+
+
+def test_the_mesh_is_drawn():
+    from wayfinding.viz import render_world_svg
+
+    mesh = NavMesh.build(random_world(1), method="wavefront")
+    r = mesh.find_path((1, 1), (39, 29))
+    svg = render_world_svg(mesh, path=r, start=r.start, goal=r.goal)
+    assert svg.startswith("<svg") and svg.count("<polygon") >= mesh.num_polygons
