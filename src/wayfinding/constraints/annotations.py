@@ -304,6 +304,11 @@ class Side(Annotation):
         return self._corners
 
     @property
+    def annotation(self) -> Annotation:
+        """The object whose side this is."""
+        return self._object
+
+    @property
     def side(self) -> str:
         return str(self._side)
 
@@ -412,6 +417,11 @@ class LineOfSight(Annotation):
     @property
     def range(self) -> float:
         return self._range
+
+    @property
+    def occluders(self) -> Any:
+        """The occluders as given (None: none)."""
+        return self._occluders
 
     @property
     def anchor(self) -> tuple[float, float]:

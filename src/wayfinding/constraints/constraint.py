@@ -205,6 +205,11 @@ class ConstraintSet:
     def constraints(self) -> tuple[Constraint, ...]:
         return self._constraints
 
+    @property
+    def base(self) -> Weight | None:
+        """The base weight as given (None: the sum of the positive weights)."""
+        return self._base
+
     def __len__(self) -> int:
         return len(self._constraints)
 

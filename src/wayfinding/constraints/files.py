@@ -342,12 +342,12 @@ class _Writer:
             a, b = ann.parts
             return {"kind": "between", "a": self.name(a), "b": self.name(b)}
         if isinstance(ann, Side):
-            return {"kind": "side", "of": self.name(ann._object), "side": ann.side,
+            return {"kind": "side", "of": self.name(ann.annotation), "side": ann.side,
                     "heading": ann.heading, "depth": ann.depth}
         if isinstance(ann, LineOfSight):
             out: dict[str, Any] = {"kind": "line_of_sight", "position": list(ann.position),
                                    "heading": ann.heading, "fov": ann.fov, "range": ann.range}
-            occluders = ann._occluders
+            occluders = ann.occluders
             if isinstance(occluders, Obstacles):
                 out["occluder_polygons"] = [p.tolist() for p in occluders.polygons]
             elif occluders is not None:
@@ -388,7 +388,7 @@ def save_constraints(constraints: ConstraintSet, path: str | os.PathLike) -> Pat
         else:
             items.append({"near" if c.near else "in": name,
                           "weight": _weight_entry(c.weight, f"constraints[{i}].weight")})
-    base = constraints._base
+    base = constraints.base
     base_entry = None if base is None else _weight_entry(base, "base")
     return atomic_write_text(path, _text(writer.entries, items, base_entry))
 
