@@ -66,6 +66,7 @@ from .smoothing import segments_clear
 #: The faces of a growing region in the category order +y, -y, +x, -x, +z, -z: ``(axis,
 #: sign)`` with axes 0, 1, 2 = x, y, z.
 FACE_ORDER = ((1, 1), (1, -1), (0, 1), (0, -1), (2, 1), (2, -1))
+_FACE = {face: i for i, face in enumerate(FACE_ORDER)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -295,9 +296,9 @@ class _Builder:
         self.rng = rng
         self.free = ~grid.blocked
         self.taken = grid.blocked.copy()
-        self.bound = np.array(grid.size, np.int64)
-        self.reg_lo: list[np.ndarray] = []
-        self.reg_hi: list[np.ndarray] = []
+        self.bound = list(grid.size)
+        self.reg_lo: list[list[int]] = []
+        self.reg_hi: list[list[int]] = []
 
     def run(self) -> tuple[np.ndarray, np.ndarray]:
         seeds = _cells(_next_to(~self.free) & self.free)
@@ -306,7 +307,7 @@ class _Builder:
         while len(seeds):
             for x, y, z in seeds[self.rng.permutation(len(seeds))].tolist():
                 if not self.taken[z, y, x]:
-                    self._grow(np.array([x, y, z], np.int64))
+                    self._grow([x, y, z])
             seeds = self._reseed()
         if not self.reg_lo:
             return np.zeros((0, 3), np.int64), np.zeros((0, 3), np.int64)
@@ -320,12 +321,12 @@ class _Builder:
         seeds = _cells(_next_to(claimed) & open_)
         return seeds if len(seeds) else _cells(open_)[:1]
 
-    def _grow(self, seed: np.ndarray) -> None:
-        lo, hi = seed.copy(), seed + 1
-        active = np.array([hi[a] < self.bound[a] if s > 0 else lo[a] > 0
-                           for a, s in FACE_ORDER])
-        while active.any():
-            t, clo = self._nearest_event(lo, hi, active)
+    def _grow(self, seed: list[int]) -> None:
+        bound = self.bound
+        lo, hi = list(seed), [v + 1 for v in seed]
+        active = [hi[a] < bound[a] if s > 0 else lo[a] > 0 for a, s in FACE_ORDER]
+        while any(active):
+            t, cells = self._nearest_event(lo, hi, active)
             for (a, s), on in zip(FACE_ORDER, active, strict=True):
                 if on:
                     if s > 0:
@@ -335,13 +336,13 @@ class _Builder:
             for f, (a, s) in enumerate(FACE_ORDER):
                 if not active[f]:
                     continue
-                nlo, nhi = lo.copy(), hi.copy()
+                nlo, nhi = lo[:], hi[:]
                 if s > 0:
                     nhi[a] += 1
                 else:
                     nlo[a] -= 1
-                if nhi[a] > self.bound[a] or nlo[a] < 0 \
-                        or ((clo < nhi) & (clo >= nlo)).all(axis=1).any():
+                if nhi[a] > bound[a] or nlo[a] < 0 \
+                        or ((cells < nhi) & (cells >= nlo)).all(axis=1).any():
                     active[f] = False
                 else:
                     lo, hi = nlo, nhi
@@ -349,33 +350,59 @@ class _Builder:
         self.reg_lo.append(lo)
         self.reg_hi.append(hi)
 
-    def _nearest_event(self, lo: np.ndarray, hi: np.ndarray, active: np.ndarray
+    def _nearest_event(self, lo: list[int], hi: list[int], active: list[bool]
                        ) -> tuple[int, np.ndarray]:
         """The nearest event of the box ``[lo, hi)`` growing on its ``active`` faces: the
         growth ``t`` (voxels, the same on every active face) at which it would first take a
         voxel already taken or leave the grid, and the taken voxels it would then take
-        (``int64[m, 3]``, x, y, z).  The taken voxels are looked for in a window round the
-        box, doubled until the nearest one found is nearer than the window's edge."""
-        up = np.array([active[FACE_ORDER.index((a, 1))] for a in range(3)])
-        down = np.array([active[FACE_ORDER.index((a, -1))] for a in range(3)])
-        edge = min(int(self.bound[a] - hi[a] if s > 0 else lo[a]) + 1
+        (``int64[m, 3]``, x, y, z).
+
+        The taken voxels are looked for in a window round the box (the box holds none),
+        widened on the active sides 4, 8, 16... voxels, each time reading only the shell
+        it adds, until the nearest found is no further than the window's edge: any voxel
+        outside is further."""
+        bound = self.bound
+        up = [active[_FACE[a, 1]] for a in range(3)]
+        down = [active[_FACE[a, -1]] for a in range(3)]
+        edge = min((bound[a] - hi[a] if s > 0 else lo[a]) + 1
                    for (a, s), on in zip(FACE_ORDER, active, strict=True) if on)
+        found = [np.zeros((0, 3), np.int64)]
+        inner_lo, inner_hi = lo, hi
+        box_lo, box_hi = np.array(lo), np.array(hi) - 1
         w = 4
         while True:
-            wlo = np.where(down, np.maximum(lo - w, 0), lo)
-            whi = np.where(up, np.minimum(hi + w, self.bound), hi)
-            gaps = [np.maximum(np.maximum(lo[a] - np.arange(wlo[a], whi[a]),
-                                          np.arange(wlo[a], whi[a]) - hi[a] + 1), 0)
-                    for a in range(3)]
-            need = np.maximum(np.maximum(gaps[2][:, None, None], gaps[1][None, :, None]),
-                              gaps[0][None, None, :])
-            taken = self.taken[wlo[2]:whi[2], wlo[1]:whi[1], wlo[0]:whi[0]]
-            near = need[taken]
-            t = min(int(near.min(initial=edge)), edge)
+            wlo = [max(lo[a] - w, 0) if down[a] else lo[a] for a in range(3)]
+            whi = [min(hi[a] + w, bound[a]) if up[a] else hi[a] for a in range(3)]
+            for plo, phi in _shell(inner_lo, inner_hi, wlo, whi):
+                z, y, x = np.nonzero(self.taken[plo[2]:phi[2], plo[1]:phi[1], plo[0]:phi[0]])
+                if len(z):
+                    found.append(np.stack([x + plo[0], y + plo[1], z + plo[2]], axis=1))
+            inner_lo, inner_hi = wlo, whi
+            cells = np.vstack(found) if len(found) > 1 else found[0]
+            need = np.maximum(np.maximum(box_lo - cells, cells - box_hi), 0).max(
+                axis=1, initial=0)
+            t = min(int(need.min(initial=edge)), edge)
             if t <= w:
-                z, y, x = np.nonzero(taken & (need == t))
-                return t, np.stack([x + wlo[0], y + wlo[1], z + wlo[2]], axis=1)
+                return t, cells[need == t]
+            found = [cells]
             w *= 2
+
+
+def _shell(inner_lo: list[int], inner_hi: list[int], outer_lo: list[int],
+           outer_hi: list[int]) -> list[tuple[list[int], list[int]]]:
+    """The box ``[outer_lo, outer_hi)`` less the box ``[inner_lo, inner_hi)`` inside it, as
+    at most six disjoint boxes ``(lo, hi)`` (x, y, z): the slabs below and above the inner
+    box along z, then along y within its z range, then along x within its y and z range."""
+    out = []
+    lo, hi = outer_lo[:], outer_hi[:]
+    for a in (2, 1, 0):
+        below_hi, above_lo = hi[:], lo[:]
+        below_hi[a], above_lo[a] = inner_lo[a], inner_hi[a]
+        for plo, phi in ((lo[:], below_hi), (above_lo, hi[:])):
+            if all(u < v for u, v in zip(plo, phi, strict=True)):
+                out.append((plo, phi))
+        lo[a], hi[a] = inner_lo[a], inner_hi[a]
+    return out
 
 
 def _next_to(mask: np.ndarray) -> np.ndarray:
