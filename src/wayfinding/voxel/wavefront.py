@@ -167,7 +167,9 @@ class VoxelRegions:
         A* over the portals (each the centre of a shared face rectangle; the start and goal
         joined to the portals of their regions; costs and estimate Euclidean) picks the
         regions; each point is then slid within its portal rectangle to shorten the path
-        until it settles.  With ``smooth``, corners are dropped where the straight segment
+        until no point moves more than 1e-4 voxels (at most 40 sweeps).  A query rebuilds
+        the weights of the search graph (vectorised, proportional to its edges: every pair
+        of portals of a region) before the compiled A*.  With ``smooth``, corners are dropped where the straight segment
         between the points kept stays clear of blocked voxels by
         :func:`~wayfinding.voxel.smoothing.segments_clear` (its bounding box is free).
         Every segment lies in the closed free space (in one region, or clear), so the path
@@ -240,52 +242,80 @@ class VoxelRegions:
         return int(self.labels[int(c[2]), int(c[1]), int(c[0])])
 
     @cached_property
-    def _incidence(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The portals of each region: ``(indptr, portals)`` in CSR form over regions, and
-        the base graph's ``int64[m, 2]`` directed edges between portals of one region."""
-        k = len(self.edges)
-        region = self.edges.T.ravel()
-        portal = np.tile(np.arange(k, dtype=np.int64), 2)
-        order = np.lexsort((portal, region))
-        region, portal = region[order], portal[order]
-        indptr = np.zeros(len(self.lo) + 1, np.int64)
-        np.cumsum(np.bincount(region, minlength=len(self.lo)), out=indptr[1:])
-        deg = np.diff(indptr)
-        # Every ordered pair of distinct portals of a region.
-        pairs_of = np.repeat(np.arange(len(self.lo)), deg * deg)
-        first = np.repeat(indptr[:-1], deg * deg)
-        local = np.arange(len(pairs_of)) - np.repeat(np.cumsum(deg * deg) - deg * deg,
-                                                     deg * deg)
-        d = deg[pairs_of]
-        a = portal[first + local // np.maximum(d, 1)]
-        b = portal[first + local % np.maximum(d, 1)]
-        keep = a != b
-        return indptr, portal, np.stack([a[keep], b[keep]], axis=1)
-
-    @cached_property
-    def _centres(self) -> np.ndarray:
-        """``float64[k, 3]`` the centres of the portal rectangles, voxel units."""
-        return (self.portal_lo + self.portal_hi) / 2.0
+    def _search_graph(self) -> _PortalGraph:
+        return _PortalGraph(self)
 
     def _portal_path(self, s: np.ndarray, g: np.ndarray, rs: int, rg: int
                      ) -> tuple[bool, np.ndarray, SearchStats]:
-        indptr, portal, base = self._incidence
-        k = len(self.edges)
-        centres = self._centres
-        ps = portal[indptr[rs]:indptr[rs + 1]]
-        pg = portal[indptr[rg]:indptr[rg + 1]]
-        src = np.concatenate([base[:, 0], np.full(len(ps), k), pg])
-        dst = np.concatenate([base[:, 1], ps, np.full(len(pg), k + 1)])
-        coords = np.vstack([centres, s, g])
-        w = np.linalg.norm(coords[src] - coords[dst], axis=1)
-        graph = CSRGraph.from_edges(k + 2, src, dst, w, coords=coords)
-        r = graph.find_path(k, k + 1)
+        graph = self._search_graph
+        r = graph.query(s, g, rs, rg).find_path(graph.hub + rs, graph.hub + rg)
         if not r.found:
             return False, np.empty((0, 3)), r.stats
         chosen = r.path[1:-1]
-        pts = _relax(np.vstack([s, centres[chosen], g]), self.portal_lo[chosen],
+        pts = _relax(np.vstack([s, graph.centres[chosen], g]), self.portal_lo[chosen],
                      self.portal_hi[chosen], self.portal_axis[chosen])
         return True, pts, r.stats
+
+
+class _PortalGraph:
+    """The search graph of a decomposition, built once: a node per portal (at the centre of
+    its rectangle, voxel units) joined to every other portal of each of its two regions at
+    their distance, and a hub node per region joined both ways to the region's portals.  A
+    query gives the hub of the start's region the start's position and edges to its portals
+    at their distances from the start, and likewise the goal's hub; every other hub edge
+    costs :attr:`unused`, more than any path of portal edges, so a path only goes through
+    other hubs where no path of portal edges exists, and none does then: a hub joins only
+    portals its region already joins."""
+
+    def __init__(self, regions: VoxelRegions):
+        k, n = len(regions.edges), len(regions.lo)
+        self.hub = k
+        self.centres = (regions.portal_lo + regions.portal_hi) / 2.0
+        self.coords = np.vstack([self.centres, (regions.lo + regions.hi) / 2.0])
+        # (region, portal) incidences, grouped by region.
+        region = regions.edges.T.ravel()
+        portal = np.tile(np.arange(k, dtype=np.int64), 2)
+        order = np.lexsort((portal, region))
+        region, portal = region[order], portal[order]
+        self.first = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(region, minlength=n), out=self.first[1:])
+        self.portal = portal
+        deg = np.diff(self.first)
+        # Every ordered pair of distinct portals of a region.
+        sq = deg * deg
+        owner = np.repeat(np.arange(n), sq)
+        local = np.arange(int(sq.sum())) - np.repeat(np.cumsum(sq) - sq, sq)
+        d = np.maximum(deg[owner], 1)
+        a = portal[self.first[owner] + local // d]
+        b = portal[self.first[owner] + local % d]
+        a, b = a[a != b], b[a != b]
+        hubs = k + region
+        src = np.concatenate([a, hubs, portal])
+        dst = np.concatenate([b, portal, hubs])
+        diagonal = float(np.linalg.norm(regions.grid.size))
+        self.unused = 2.0 * (k + 2) * diagonal + 1.0
+        weights = np.concatenate([np.linalg.norm(self.coords[a] - self.coords[b], axis=1),
+                                  np.full(2 * len(portal), self.unused)])
+        order = np.argsort(src, kind="stable")
+        where = np.empty(len(order), np.int64)
+        where[order] = np.arange(len(order))
+        self.out_slot = where[len(a):len(a) + len(portal)]
+        self.in_slot = where[len(a) + len(portal):]
+        self.indptr = np.zeros(k + n + 1, np.int64)
+        np.cumsum(np.bincount(src, minlength=k + n), out=self.indptr[1:])
+        self.indices = dst[order]
+        self.weights = weights[order]
+
+    def query(self, s: np.ndarray, g: np.ndarray, rs: int, rg: int) -> CSRGraph:
+        """The graph with the hubs of regions ``rs`` and ``rg`` at ``s`` and ``g``."""
+        w = self.weights.copy()
+        coords = self.coords.copy()
+        coords[self.hub + rs], coords[self.hub + rg] = s, g
+        at_s = slice(self.first[rs], self.first[rs + 1])
+        at_g = slice(self.first[rg], self.first[rg + 1])
+        w[self.out_slot[at_s]] = np.linalg.norm(self.centres[self.portal[at_s]] - s, axis=1)
+        w[self.in_slot[at_g]] = np.linalg.norm(self.centres[self.portal[at_g]] - g, axis=1)
+        return CSRGraph(self.indptr, self.indices, w, coords=coords)
 
 
 # --------------------------------------------------------------------------- the build
@@ -489,7 +519,7 @@ def _box_counts(lo: np.ndarray, hi: np.ndarray, shape: tuple[int, int, int]) -> 
 
 
 def _relax(pts: np.ndarray, plo: np.ndarray, phi: np.ndarray, axis: np.ndarray, *,
-           rounds: int = 200, tol: float = 1e-9) -> np.ndarray:
+           rounds: int = 40, tol: float = 1e-4) -> np.ndarray:
     """Slide each inner point of ``pts`` within its portal rectangle towards the straight
     line between its neighbours (odd points, then even ones), keeping a move only where it
     shortens the path, until no point moves by more than ``tol``."""
@@ -526,14 +556,18 @@ def _relax(pts: np.ndarray, plo: np.ndarray, phi: np.ndarray, axis: np.ndarray, 
 
 def _shortcut(grid: VoxelGrid, pts: np.ndarray) -> np.ndarray:
     """Drop corners of a polyline (voxel units) where the segment between the points kept
-    is clear by :func:`~wayfinding.voxel.smoothing.segments_clear`, greedily from the
-    start: from each kept point, the furthest later point it reaches clear."""
+    is clear by :func:`~wayfinding.voxel.smoothing.segments_clear` (its bounding box lies in
+    the closed cubes of free voxels), greedily from the start: from each kept point, the
+    furthest later point it reaches clear (all tested in one call)."""
     keep = [0]
     i, n = 0, len(pts)
-    while i < n - 1:
-        j = n - 1
-        while j > i + 1 and not segments_clear(grid, pts[[i, j]], margin=0.0)[0]:
-            j -= 1
-        keep.append(j)
-        i = j
+    while i < n - 2:
+        later = pts[i + 2:]
+        pairs = np.empty((2 * len(later), 3))
+        pairs[0::2], pairs[1::2] = pts[i], later
+        clear = np.flatnonzero(segments_clear(grid, pairs, margin=0.0)[0::2])
+        i = i + 2 + int(clear[-1]) if len(clear) else i + 1
+        keep.append(i)
+    if keep[-1] != n - 1:
+        keep.append(n - 1)
     return pts[keep]
