@@ -105,6 +105,8 @@ def _crossing_near(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
     e = q - p
     length = np.hypot(*e.T)
     keep = length > 0
+    if keep.sum() < 3:                          # no inside
+        return np.zeros(len(a), bool), np.zeros(len(a)), np.ones(len(a))
     p, e, length = p[keep], e[keep], length[keep]
     # f(x) = distance of x inside the line of each side, for both ends of every segment.
     fa = (e[None, :, 0] * (a[:, None, 1] - p[None, :, 1])
@@ -267,9 +269,11 @@ class _Region:
             if self.cut_ids:
                 hit[list(self.cut_ids)] = False
             if hit.any():
-                d = b[hit] - a[hit]
-                ends = np.stack([a[hit, axis] + t0[hit] * d[:, axis],
-                                 a[hit, axis] + t1[hit] * d[:, axis]])
+                # The part of each wall in the band itself (not shrunk), its ends exact.
+                a, b = a[hit], b[hit]
+                _, t0, t1 = _crossing_near(a, b, poly, 0.0)
+                ends = np.stack([np.where(t0 <= 0, a[:, axis], a[:, axis] + t0 * (b - a)[:, axis]),
+                                 np.where(t1 >= 1, b[:, axis], a[:, axis] + t1 * (b - a)[:, axis])])
                 limit = min(limit, ends.min()) if sign > 0 else max(limit, ends.max())
         tries = {limit} | {float(p[axis]) for a, b in self.cuts for p in (a, b)
                            if 0 < sign * (p[axis] - here) < sign * (limit - here)}
