@@ -106,6 +106,7 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/motion_models.py --out BENCHMARKS.md
 	$(PY) benchmarks/footsteps.py --out BENCHMARKS.md
 	$(PY) benchmarks/multidomain.py --out BENCHMARKS.md
+	$(PY) benchmarks/constraints.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh3d.py --out BENCHMARKS.md
 	$(PY) benchmarks/tilecache.py --out BENCHMARKS.md
 	$(PY) benchmarks/crowd3d.py --out BENCHMARKS.md
