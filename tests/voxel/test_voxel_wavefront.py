@@ -373,3 +373,24 @@ def test_find_path_and_quality_refuse_bad_options(small):
     for bad in (1, 2.5, True, "8"):
         with pytest.raises(InvalidQueryError, match="sliver_ratio"):
             small.quality(sliver_ratio=bad)
+
+
+def test_boxes_given_directly_are_judged_by_quality():
+    grid = VoxelGrid(np.zeros((2, 2, 4), bool))
+    halves = VoxelRegions(grid, [[0, 0, 0], [2, 0, 0]], [[2, 2, 2], [4, 2, 2]])
+    assert halves.edges.tolist() == [[0, 1]] and halves.quality().exact_cover
+    assert not VoxelRegions(grid, [[0, 0, 0]], [[2, 2, 2]]).quality().exact_cover
+
+
+@pytest.mark.parametrize("lo, hi, match", [
+    ([[0, 0, 0]], [[5, 2, 2]], "inside"), ([[1, 0, 0]], [[1, 2, 2]], "empty"),
+    ([[0, 0]], [[2, 2]], r"\(n, 3\)"), ([[0.0, 0, 0]], [[1, 1, 1]], "integers"),
+    ([[0, 0, 0]], [[1, 1, 1], [2, 2, 2]], "as many")])
+def test_boxes_given_directly_are_checked(lo, hi, match):
+    with pytest.raises(InvalidGridError, match=match):
+        VoxelRegions(VoxelGrid(np.zeros((2, 2, 4), bool)), lo, hi)
+
+
+def test_regions_need_a_voxel_grid():
+    with pytest.raises(InvalidGridError, match="VoxelGrid"):
+        VoxelRegions(np.zeros((2, 2, 2), bool), [[0, 0, 0]], [[1, 1, 1]])

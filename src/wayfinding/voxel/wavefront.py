@@ -107,12 +107,18 @@ class VoxelRegions:
     ``portal_lo``, ``portal_hi``: ``int64[k, 3]`` the corners of that rectangle in voxel
     units (equal on its normal axis), ``portal_axis``: ``int64[k]`` that axis.  All arrays
     are read-only.
+
+    ``VoxelRegions(grid, lo, hi)`` takes any boxes inside the grid (an ``InvalidGridError``
+    otherwise) and finds their portals; :meth:`quality` tells whether they cover the free
+    voxels exactly, which the searches assume.
     """
 
-    def __init__(self, grid: VoxelGrid, lo: np.ndarray, hi: np.ndarray):
+    def __init__(self, grid: VoxelGrid, lo: Any, hi: Any):
+        if not isinstance(grid, VoxelGrid):
+            raise InvalidGridError(f"VoxelRegions needs a VoxelGrid, got "
+                                   f"{type(grid).__name__}")
         self.grid = grid
-        self.lo = np.ascontiguousarray(lo, np.int64)
-        self.hi = np.ascontiguousarray(hi, np.int64)
+        self.lo, self.hi = _boxes(grid, lo, hi)
         self.labels = np.full(grid.shape, -1, np.int32)
         for i, (a, b) in enumerate(zip(self.lo.tolist(), self.hi.tolist(), strict=True)):
             self.labels[a[2]:b[2], a[1]:b[1], a[0]:b[0]] = i
@@ -169,9 +175,10 @@ class VoxelRegions:
         regions; each point is then slid within its portal rectangle to shorten the path
         until no point moves more than 1e-4 voxels (at most 40 sweeps).  A query rebuilds
         the weights of the search graph (vectorised, proportional to its edges: every pair
-        of portals of a region) before the compiled A*.  With ``smooth``, corners are dropped where the straight segment
-        between the points kept stays clear of blocked voxels by
-        :func:`~wayfinding.voxel.smoothing.segments_clear` (its bounding box is free).
+        of portals of a region) before the compiled A*.  With ``smooth``, corners are
+        dropped where the straight segment between the points kept stays clear of blocked
+        voxels by :func:`~wayfinding.voxel.smoothing.segments_clear` (its bounding box lies
+        in the closed cubes of free voxels).
         Every segment lies in the closed free space (in one region, or clear), so the path
         may touch the faces of blocked voxels.
 
@@ -433,6 +440,28 @@ def _shell(inner_lo: list[int], inner_hi: list[int], outer_lo: list[int],
                 out.append((plo, phi))
         lo[a], hi[a] = inner_lo[a], inner_hi[a]
     return out
+
+
+def _boxes(grid: VoxelGrid, lo: Any, hi: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``lo`` and ``hi`` as ``int64[n, 3]`` arrays after checking that each box ``[lo, hi)``
+    holds at least one voxel and lies inside ``grid``."""
+    out = []
+    for name, value in (("lo", lo), ("hi", hi)):
+        a = np.asarray(value)
+        if a.ndim != 2 or a.shape[1] != 3 or (a.size and a.dtype.kind not in "iu"):
+            raise InvalidGridError(f"{name} must be an (n, 3) array of integers (x, y, z), "
+                                   f"got shape {a.shape} and dtype {a.dtype}")
+        out.append(np.ascontiguousarray(a, np.int64))
+    blo, bhi = out
+    if len(blo) != len(bhi):
+        raise InvalidGridError(f"lo and hi must hold as many boxes, got {len(blo)} and "
+                               f"{len(bhi)}")
+    bad = ((blo < 0) | (bhi > np.array(grid.size)) | (bhi <= blo)).any(axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidGridError(f"box {i} [{blo[i].tolist()}, {bhi[i].tolist()}) is empty or "
+                               f"not inside the grid of size {grid.size}")
+    return blo, bhi
 
 
 def _next_to(mask: np.ndarray) -> np.ndarray:
