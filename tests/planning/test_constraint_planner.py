@@ -156,6 +156,40 @@ def test_every_published_cost_is_within_epsilon_of_the_optimum(case):
     assert plan.cost == pytest.approx(best, abs=1e-9)
 
 
+@pytest.mark.parametrize("kind", DOMAINS)
+@pytest.mark.parametrize("seed", range(3))
+def test_every_published_cost_is_within_epsilon_on_every_mesh_domain(kind, seed):
+    """The triangulation, dense, hybrid and adaptive domains of a mesh with a pillar, a
+    repeller moved at random between small budgets: every plan published with a bound costs
+    at most epsilon times a fresh Dijkstra's optimum, and the last is optimal."""
+    rng = np.random.default_rng(seed)
+    mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 10), (0, 10)],
+                         holes=[[(7, 3), (9, 3), (9, 7), (7, 7)]])
+    cs = ConstraintSet([Constraint(Disc(tuple(rng.uniform((0, 0), (16, 10))), 1.5), -6,
+                                   near=True),
+                        Constraint(Region([(2, 0), (6, 0), (6, 3), (2, 3)]), 3),
+                        Constraint.hard(Disc(tuple(rng.uniform((0, 0), (16, 10))), 1.0))])
+    domain = constraint_domain(mesh, kind, spacing=None if kind == "tri" else 0.5,
+                               constraints=cs)
+    start, goal = (0.7, 5.1), (15.3, 5.4)
+    planner = ConstraintPlanner(domain, start, goal, cs, epsilon=3.0, step=0.5)
+    bounded = 0
+    for k in range(40):
+        if k % 10 == 5:
+            shift = tuple(rng.uniform(-3, 3, 2))
+            planner.move_constraint(0, planner.constraints[0].annotation.moved(shift))
+        plan = planner.plan(max_expansions=int(rng.integers(1, 40)))
+        if plan.found and math.isfinite(plan.epsilon):
+            best = fresh_cost(domain, planner.constraints, start, goal)
+            assert plan.cost <= plan.epsilon * best + 1e-9
+            bounded += 1 if plan.epsilon > 1 else 0
+    assert bounded > 0
+    plan = planner.plan()
+    assert plan.epsilon == 1.0
+    assert plan.cost == pytest.approx(fresh_cost(domain, planner.constraints, start, goal),
+                                      abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_moved_soft_constraints_are_repaired_to_a_fresh_search(seed):
     """Example 20: edge costs raised and lowered (a repeller and an attractor moved at
@@ -463,6 +497,26 @@ def test_adding_an_attractor_lifts_every_cost_and_starts_over():
     assert planner.repaired_edges == len(domain.edges_meeting([cs.influence()[0]]))
     assert planner.plan().cost == pytest.approx(
         fresh_cost(domain, ConstraintSet([cs[1]]), START, GOAL), abs=1e-9)
+
+
+@pytest.mark.parametrize(("before", "after"), [(2, 1), (1, 2), (2, 0), (1, 3)])
+def test_a_constraint_given_several_times_weighs_each_time_and_is_repaired_by_count(before,
+                                                                                    after):
+    """The same constraint object twice weighs twice; changing how many times it is given
+    re-costs its region (the set is compared by counts, not by membership)."""
+    domain = open_domain()
+    guard = Constraint(Disc((21, 10), 2.0), -5, near=True)
+    other = Constraint(Disc((8, 4), 1.0), -2, near=True)
+    first = ConstraintSet([guard] * before + [other])
+    planner = ConstraintPlanner(domain, START, GOAL, first, epsilon=1.0)
+    assert planner.plan().cost == pytest.approx(fresh_cost(domain, first, START, GOAL),
+                                                abs=1e-9)
+    second = ConstraintSet([other] + [guard] * after)
+    planner.set_constraints(second)
+    assert planner.repaired_edges == len(domain.edges_meeting([first.influence()[0]]))
+    assert np.array_equal(planner.costs, domain.costs(second))
+    assert planner.plan().cost == pytest.approx(fresh_cost(domain, second, START, GOAL),
+                                                abs=1e-9)
 
 
 def test_no_path_is_an_outcome_until_the_constraint_leaves():

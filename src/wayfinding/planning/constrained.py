@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -347,13 +348,13 @@ class ConstraintPlanner(SingleThread):
     @exclusive
     def set_constraints(self, constraints: Any) -> None:
         """Plan under ``constraints`` from now on: the transitions in the regions of
-        influence of the constraints removed and added (by identity) are re-costed."""
+        influence of the constraints removed and added are re-costed (a constraint object is
+        compared by identity and counted: one given twice weighs twice)."""
         new = _constraint_set(constraints)
-        old_ids = {id(c) for c in self._set}
-        new_ids = {id(c) for c in new}
-        boxes = [box for c, box in zip(self._set, self._set.influence(t=self._t))
-                 if id(c) not in new_ids]
-        boxes += [box for c, box in zip(new, new.influence(t=self._t)) if id(c) not in old_ids]
+        before = Counter(id(c) for c in self._set)
+        after = Counter(id(c) for c in new)
+        boxes = [box for s in (self._set, new) for c, box in zip(s, s.influence(t=self._t))
+                 if before[id(c)] != after[id(c)]]
         self._change(new, self._t, boxes)
 
     @exclusive
