@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from movingai_data import require_movingai
 
 from wayfinding.errors import InvalidGridError, InvalidQueryError
 from wayfinding.voxel import generate
 from wayfinding.voxel.grid import VoxelGrid
+from wayfinding.voxel.movingai3d import read_3dmap, read_3dscen
 from wayfinding.voxel.search import find_voxel_path
 from wayfinding.voxel.wavefront import VoxelRegionQuality, VoxelRegions
 
@@ -269,6 +271,33 @@ def test_locate_gives_the_region_of_the_voxel_and_minus_one_off_it():
         assert regions.locate(grid.cell_to_world((x, y, z))) == regions.labels[z, y, x]
     assert regions.locate((-0.5, 1.0, 1.0)) == -1
     assert regions.locate((12.0, 1.0, 1.0)) == -1
+
+
+# --------------------------------------------------------------------------- Moving AI 3D
+def warframe(name: str, n: int) -> None:
+    """Decompose a Warframe map and solve ``n`` of its problems, evenly spread."""
+    root = require_movingai()
+    grid = read_3dmap(root / "maps" / "warframe" / f"{name}.3dmap")
+    problems = read_3dscen(root / "scenarios" / "warframe" / f"{name}.3dmap.3dscen").problems
+    regions = VoxelRegions.build(grid)
+    assert regions.quality().exact_cover
+    for i in np.linspace(0, len(problems) - 1, n).round().astype(int):
+        p = problems[i]
+        a, b = grid.cell_to_world(p.start), grid.cell_to_world(p.goal)
+        r = regions.find_path(a, b)
+        assert r.found and r.cost >= math.dist(a, b) - 1e-9
+        pts = (r.path - np.asarray(grid.origin)) / grid.voxel_size
+        for u, v in zip(pts[:-1], pts[1:], strict=True):
+            assert segment_in_free_space(regions, u, v)
+
+
+def test_warframe_simple_is_covered_and_a_sample_of_its_problems_solved():
+    warframe("Simple", 40)
+
+
+@pytest.mark.slow
+def test_warframe_a1_is_covered_and_a_sample_of_its_problems_solved():
+    warframe("A1", 20)
 
 
 # --------------------------------------------------------------------------- degenerate worlds
