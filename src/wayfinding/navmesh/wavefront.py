@@ -67,9 +67,24 @@ class _Walls:
 
     def __init__(self, a: np.ndarray, b: np.ndarray):
         self.a, self.b = a, b
+        self.lo, self.hi = np.minimum(a, b), np.maximum(a, b)
 
     def add(self, a: np.ndarray, b: np.ndarray) -> None:
         self.a, self.b = np.concatenate([self.a, a]), np.concatenate([self.b, b])
+        self.lo, self.hi = np.minimum(self.a, self.b), np.maximum(self.a, self.b)
+
+    def crossing(self, poly: np.ndarray, tol: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which walls reach into convex counter-clockwise ``poly`` shrunk by ``tol``, with
+        the parameter interval ``[t0, t1]`` of the part inside (:func:`_crossing`), the
+        walls clear of its bounding box skipped."""
+        lo, hi = poly.min(axis=0), poly.max(axis=0)
+        near = np.flatnonzero((self.lo[:, 0] < hi[0]) & (self.lo[:, 1] < hi[1])
+                              & (self.hi[:, 0] > lo[0]) & (self.hi[:, 1] > lo[1]))
+        n = len(self.a)
+        hit, t0, t1 = np.zeros(n, bool), np.zeros(n), np.ones(n)
+        hit[near], t0[near], t1[near] = _crossing(self.a[near], self.b[near], poly, tol)
+        return hit, t0, t1
 
     def distance(self, p: np.ndarray) -> np.ndarray:
         """Distances from ``p`` to every wall."""
@@ -91,16 +106,6 @@ def _crossing(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which segments ``a -> b`` reach into convex counter-clockwise ``poly`` shrunk by
     ``tol``, with the parameter interval ``[t0, t1]`` of the part inside (Cyrus–Beck)."""
-    lo, hi = poly.min(axis=0), poly.max(axis=0)
-    near = np.flatnonzero((np.minimum(a, b) < hi).all(axis=1)
-                          & (np.maximum(a, b) > lo).all(axis=1))
-    hit, t0, t1 = np.zeros(len(a), bool), np.zeros(len(a)), np.ones(len(a))
-    hit[near], t0[near], t1[near] = _crossing_near(a[near], b[near], poly, tol)
-    return hit, t0, t1
-
-
-def _crossing_near(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     p, q = poly, np.roll(poly, -1, axis=0)
     e = q - p
     length = np.hypot(*e.T)
@@ -140,12 +145,13 @@ class _Region:
         self.cuts: list[tuple[np.ndarray, np.ndarray]] = []
         self.cut_ids: set[int] = set()
         self.stopped = [False] * 4
+        self.current = self.poly(self.box)          # the region's polygon now
 
-    def poly(self, box: np.ndarray | None = None) -> np.ndarray:
-        return _box_poly(self.box if box is None else box, self.cuts)
+    def poly(self, box: np.ndarray) -> np.ndarray:
+        return _box_poly(box, self.cuts)
 
-    def events(self) -> list[tuple[float, int, int, np.ndarray]]:
-        """``(distance, rank, order, point)`` events of the walls facing the seed, sorted."""
+    def events(self) -> np.ndarray:
+        """``(E, 2)`` event points of the walls facing the seed, nearest first."""
         a, b, s = self.walls.a, self.walls.b, self.seed
         facing = np.flatnonzero(orient2d(a, b, s) > 0)
         a, b = a[facing], b[facing]
@@ -156,22 +162,33 @@ class _Region:
         category = _categories(a - s, b - s)
         parallel = np.where(category < 2, d[:, 1] == 0, d[:, 0] == 0)
         split = ~parallel & (t > 0) & (t < 1)
-        out: list[tuple[float, int, int, np.ndarray]] = []
-        for i in range(len(a)):
-            out.append((float(dist[i]), 0, len(out), close[i]))
-            if split[i]:
-                out.append((float(dist[i]), 1, len(out), a[i]))
-                out.append((float(dist[i]), 1, len(out), b[i]))
-        out.sort(key=lambda e: e[:3])
-        return out
+        # A split's ends: rank 1, right after the split point (rank 0) at the same distance.
+        ends = np.flatnonzero(split)
+        key = np.concatenate([dist, dist[ends], dist[ends]])
+        rank = np.concatenate([np.zeros(len(dist)), np.ones(2 * len(ends))])
+        order = np.concatenate([2 * np.arange(len(dist)), 2 * ends, 2 * ends + 1])
+        points = np.concatenate([close, a[ends], b[ends]])
+        return points[np.lexsort((order, rank, key))]
 
     def grow(self) -> np.ndarray:
-        """Expand by the events (step 3); the region's final polygon."""
-        for *_, point in self.events():
-            if all(self.stopped):
+        """Expand by the events in turn (step 3), skipping those that would move no edge;
+        the region's final polygon."""
+        points = self.events()
+        at = 0
+        while at < len(points) and not all(self.stopped):
+            x0, y0, x1, y1 = self.box
+            rest = points[at:]
+            moves = np.zeros(len(rest), bool)
+            for edge, test in ((_TOP, rest[:, 1] > y1), (_BOTTOM, rest[:, 1] < y0),
+                               (_RIGHT, rest[:, 0] > x1), (_LEFT, rest[:, 0] < x0)):
+                if not self.stopped[edge]:
+                    moves |= test
+            if not moves.any():
                 break
-            self._jump(point)
-        return self.poly()
+            at += int(np.argmax(moves))
+            self._jump(points[at])
+            at += 1
+        return self.current
 
     def _target(self, point: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = self.box
@@ -188,7 +205,7 @@ class _Region:
         return new
 
     def _hits(self, poly: np.ndarray) -> np.ndarray:
-        hit, _, _ = _crossing(self.walls.a, self.walls.b, poly, self.tol)
+        hit, _, _ = self.walls.crossing(poly, self.tol)
         if self.cut_ids:
             hit[list(self.cut_ids)] = False
         return np.flatnonzero(hit)
@@ -197,7 +214,7 @@ class _Region:
         new = self._target(point)
         if (new == self.box).all():
             return
-        old_poly = self.poly()
+        old_poly = self.current
         cuts, cut_ids = list(self.cuts), set(self.cut_ids)
         poly = self.poly(new)
         hits = self._hits(poly)
@@ -211,7 +228,7 @@ class _Region:
                 break
             hits = self._hits(poly)
         if not len(hits) and self._within_ends(poly):
-            self.box = new
+            self.box, self.current = new, poly
             return
         self.cuts, self.cut_ids = cuts, cut_ids      # undo the jump, contract each edge
         for edge in range(4):
@@ -221,11 +238,16 @@ class _Region:
     def _side(self, a: np.ndarray, b: np.ndarray, poly: np.ndarray) -> bool:
         """Whether the corners of ``poly`` on the line of wall ``a -> b`` lie within its
         ends."""
-        d = b - a
-        length = math.hypot(*d)
-        off = np.abs(d[0] * (poly[:, 1] - a[1]) - d[1] * (poly[:, 0] - a[0])) / length
-        t = ((poly[off <= self.tol] - a) @ d) / length
-        return not ((t < -self.tol) | (t > length + self.tol)).any()
+        ax, ay = float(a[0]), float(a[1])
+        dx, dy = float(b[0]) - ax, float(b[1]) - ay
+        length = math.hypot(dx, dy)
+        tol = self.tol
+        for x, y in poly.tolist():
+            if abs(dx * (y - ay) - dy * (x - ax)) <= tol * length:
+                t = ((x - ax) * dx + (y - ay) * dy) / length
+                if t < -tol or t > length + tol:
+                    return False
+        return True
 
     def _within_ends(self, poly: np.ndarray) -> bool:
         """Whether every conforming side of ``poly`` lies within its wall's ends."""
@@ -265,13 +287,13 @@ class _Region:
         limit = target
         if len(poly) >= 3:
             a, b = self.walls.a, self.walls.b
-            hit, t0, t1 = _crossing(a, b, poly, self.tol)
+            hit, _, _ = self.walls.crossing(poly, self.tol)
             if self.cut_ids:
                 hit[list(self.cut_ids)] = False
             if hit.any():
                 # The part of each wall in the band itself (not shrunk), its ends exact.
                 a, b = a[hit], b[hit]
-                _, t0, t1 = _crossing_near(a, b, poly, 0.0)
+                _, t0, t1 = _crossing(a, b, poly, 0.0)
                 ends = np.stack([np.where(t0 <= 0, a[:, axis], a[:, axis] + t0 * (b - a)[:, axis]),
                                  np.where(t1 >= 1, b[:, axis], a[:, axis] + t1 * (b - a)[:, axis])])
                 limit = min(limit, ends.min()) if sign > 0 else max(limit, ends.max())
@@ -284,7 +306,7 @@ class _Region:
             new[slot] = place
             poly = self.poly(new)
             if not len(self._hits(poly)) and self._within_ends(poly):
-                self.box = new
+                self.box, self.current = new, poly
                 if place != target:
                     self.stopped[edge] = True
                 return
