@@ -33,6 +33,17 @@ The regions cover every free voxel exactly once and no blocked one; at most 8 re
 any point (disjoint boxes each hold a different one of the 8 voxels round a lattice point),
 inside the chapter's bound of 10 in 3D.
 
+Measured (one core; paths between 200 random pairs of free voxel centres, smoothed) against
+greedy box meshing, the same merge applied to single voxels: the wavefront makes 7 to 33 %
+more boxes (tunnels 64 x 48 x 64: 2,766 against 2,588; asteroids 64 x 48 x 64: 6,143 against
+5,077; towers 96 x 32 x 96: 256 against 192) but 2 to 15 times fewer slivers (55 against
+825, 426 against 3,400; towers 46 against 25), and its paths are shorter (mean length over
+the grid's 26-connected optimum 0.896 against 0.915, 0.933 against 1.052, 0.932 against
+0.954).  Builds take 0.6 to 4 s there and 47 s on Moving AI's A1 (89 million free voxels,
+29,532 boxes, 2.6 GB peak); its windows read only what lies round each box, so a world of
+a few large boxes builds fast (an empty 128^3 world round one block: 6 boxes, 0.14 s).
+The growth is plain Python over numpy, about 0.6 ms a box.
+
 >>> import numpy as np
 >>> from wayfinding.voxel.grid import VoxelGrid
 >>> regions = VoxelRegions.build(VoxelGrid(np.zeros((4, 5, 6), bool)))
