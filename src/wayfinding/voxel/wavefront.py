@@ -168,6 +168,7 @@ class VoxelRegions:
 
     @property
     def num_regions(self) -> int:
+        """How many regions (boxes)."""
         return len(self.lo)
 
     # ---------------------------------------------------------------- queries
