@@ -130,19 +130,36 @@ def test_a_portal_is_the_middle_of_the_shared_edge(world):
     assert lam.portal(0, 0) is None
 
 
-def test_waypoints_run_from_start_through_the_entered_portals_to_goal(world):
+def test_waypoints_are_the_bends_of_the_string_pulled_corridor(world):
     mesh, grid = world
     lam = MeshGridMap(mesh, grid)
+    m = mesh.mesh
     path = mesh.graph().find_path(mesh.state((0.5, 0.5)), mesh.state((9.5, 4.5))).path
     assert len(path) >= 3
-    points = lam.waypoints(path, (0, 0), (9, 4))
+    points, index = lam.waypoints(path, (0, 0), (9, 4))
     assert points[0] == (0, 0) and points[-1] == (9, 4)
-    inner = [lam.candidate(b, near=lam.portal(a, b)) for a, b in zip(path[:-2], path[1:-1])]
-    assert points[1:-1] == [c for i, c in enumerate(inner)
-                            if c != ([(0, 0)] + inner)[i] and c != (9, 4)]
-    for (a, b), c in zip(zip(path[:-2], path[1:-1]), inner):
-        assert c in map(tuple, lam.cells(b).tolist())
-        gaps = np.hypot(*(grid.positions(lam.cells(b)) - lam.portal(a, b)).T)
-        assert math.isclose(np.hypot(*(grid.position(c) - lam.portal(a, b))), gaps.min())
-    assert all(a != b for a, b in zip(points, points[1:]))
-    assert lam.waypoints([3], (2, 2), (2, 2)) == [(2, 2), (2, 2)]
+    assert index[0] == 0 and index[-1] == len(path) - 1 and index == sorted(index)
+    assert len(points) == len(index) and all(a != b for a, b in zip(points, points[1:]))
+    # the block stands between the ends: the way round it bends at one of its corners,
+    # and the waypoint is the cell diagonally outside that corner, off the blocked one
+    assert len(points) == 3
+    (i,), c = index[1:-1], points[1]
+    a, b = int(path[i - 1]), int(path[i])
+    k = int(np.flatnonzero(m.neighbours[a, :m.sizes[a]] == b)[0])
+    ends = m.vertices[[m.polygons[a, k], m.polygons[a, (k + 1) % m.sizes[a]]]]
+    centre = grid.position(c)
+    corner = [e for e in ends if math.isclose(np.hypot(*(e - centre)), math.sqrt(0.5))]
+    assert len(corner) == 1 and tuple(corner[0]) in {(4.0, 2.0), (6.0, 2.0), (4.0, 4.0),
+                                                     (6.0, 4.0)}
+    x, y = (2 * corner[0] - centre).astype(int)
+    assert not grid.static_free[y, x] and grid.static_free[c[1], c[0]]
+    assert lam.waypoints([3], (2, 2), (2, 2)) == ([(2, 2), (2, 2)], [0, 0])
+
+
+def test_a_corridor_seen_through_has_no_inner_waypoint(world):
+    mesh, grid = world
+    lam = MeshGridMap(mesh, grid)
+    path = mesh.graph().find_path(mesh.state((0.5, 0.5)), mesh.state((9.5, 2.5))).path
+    assert len(path) >= 2                     # several polygons, one straight line
+    points, index = lam.waypoints(path, (0, 0), (9, 2))
+    assert points == [(0, 0), (9, 2)] and index == [0, len(path) - 1]

@@ -164,10 +164,10 @@ def test_the_executed_walk_keeps_clear_of_a_published_path():
     s1, s2, s3, s4 = domains(grid, radius=0.3, entities=[crossing], speed_weight=0.25)
     planner = MultiDomainPlanner(s1, s2, s3, (0.5, 2.5), (15.5, 2.5), spacetime=s4,
                                  speed=2.0)
-    walk = [(planner.time, planner.position.copy())]
+    walk = [(planner.t, planner.position.copy())]
     for _ in range(120):
         planner.frame(max_expansions=400)
-        walk.append((planner.time, planner.position.copy()))
+        walk.append((planner.t, planner.position.copy()))
         if planner.cell == planner.goal_cell:
             break
     assert planner.cell == (15, 2)
@@ -230,7 +230,7 @@ START, GOAL = (0.5, 0.5), (19.5, 7.5)
 @pytest.mark.parametrize(("change", "kwargs"), [
     ("other mesh", {}), ("grid as mesh", {}), ("start in a wall", {}), ("goal off", {}),
     ("", {"max_tasks": 1}), ("", {"corridor": -1}), ("", {"speed": 0.0}),
-    ("", {"epsilon": 0.5}), ("", {"epsilon_step": 0.0}), ("", {"time": np.nan}),
+    ("", {"epsilon": 0.5}), ("", {"epsilon_step": 0.0}), ("", {"t": np.nan}),
     ("other grid", {})])
 def test_bad_planners_are_refused(two_ways, change, kwargs):
     s1, s2, s3 = two_ways
@@ -264,7 +264,7 @@ def test_bad_events_and_budgets_are_refused(two_ways):
         planner.think(max_expansions=-1)
     with pytest.raises(InvalidQueryError):
         plan_multidomain(s1, s2, s3, START, GOAL, max_frames=0)
-    assert planner.goal_cell == (19, 7) and planner.time == 0.0      # nothing changed
+    assert planner.goal_cell == (19, 7) and planner.t == 0.0      # nothing changed
 
 
 def test_events_reach_the_tasks_that_watch_them():
@@ -303,17 +303,17 @@ def test_a_wait_longer_than_the_tunnel_is_planned_without_it():
                              horizon=200)
     planner = MultiDomainPlanner(s1, s2, s3, (0.5, 1.5), (15.5, 1.5), spacetime=s4,
                                  speed=2.0, max_tasks=10)
-    walk, tunnels = [(planner.time, planner.position.copy())], set()
+    walk, tunnels = [(planner.t, planner.position.copy())], set()
     for _ in range(120):
         planner.frame(max_expansions=3000)
         if planner.t4 is not None:
             tunnels.add(planner.t4.tunnel is None)
-        walk.append((planner.time, planner.position.copy()))
+        walk.append((planner.t, planner.position.copy()))
         if planner.cell == planner.goal_cell:
             break
     assert planner.cell == (15, 1)
     assert tunnels == {True, False}                  # it gave up the tunnel on the way
-    assert planner.time > 8.0
+    assert planner.t > 8.0
     for (t0, a), (t1, b) in zip(walk, walk[1:]):
         for u in np.linspace(0.0, 1.0, 33):
             gap = np.hypot(*(a + u * (b - a) - blocker.at(t0 + u * (t1 - t0))[0]))

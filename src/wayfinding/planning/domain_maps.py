@@ -19,6 +19,7 @@ import numpy as np
 
 from .._validate import count, finite_points, number
 from ..errors import InvalidQueryError
+from ..geometry.funnel import funnel_path
 from .domain_grid import Cell, GridDomain
 from .domain_navmesh import NavMeshDomain
 
@@ -117,17 +118,104 @@ class MeshGridMap:
         ends = m.vertices[[m.polygons[a, i], m.polygons[a, (i + 1) % m.sizes[a]]]]
         return ends.mean(axis=0)
 
-    def waypoints(self, polygons: Any, start: Cell, goal: Cell) -> list[Cell]:
-        """The successive waypoints of a Σ2 plan (its polygons, start to goal) in Σ3:
-        ``start``, then for each polygon after the first but the last, its candidate
-        nearest the middle of the edge it was entered by (its centre after a jump link),
-        then ``goal``, without repeats in a row.  Consecutive pairs are the Σ3 problems."""
+    def jump(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """The take-off and landing points ``(2,)`` of an off-mesh link from polygon ``a``
+        to ``b`` (their centres when no link joins them)."""
+        m = self.mesh.mesh
+        for link, (u, v) in zip(m.links, m.link_polygons.tolist()):
+            if (u, v) == (a, b):
+                return np.asarray(link.start, float)[:2], np.asarray(link.end, float)[:2]
+            if link.bidirectional and (v, u) == (a, b):
+                return np.asarray(link.end, float)[:2], np.asarray(link.start, float)[:2]
+        return self.mesh.centres[a], self.mesh.centres[b]
+
+    def waypoints(self, polygons: Any, start: Cell,
+                  goal: Cell) -> tuple[list[Cell], list[int]]:
+        """The successive waypoints of a Σ2 plan (its polygons, start to goal) in Σ3 and,
+        per waypoint, the index in ``polygons`` of the polygon it stands for.
+
+        The plan's run of polygons between off-mesh links is string-pulled
+        (:func:`~wayfinding.geometry.funnel_path`) from ``start``'s centre to ``goal``'s
+        (or to the link's take-off point, from its landing point): each bend, at the end of
+        the portal into polygon ``i``, gives the free cell nearest the point half a cell
+        diagonal outside the bend (on the bisector, away from the corner the line turns
+        round: the cell a grid path bending there passes), standing for polygon ``i``; a
+        link gives the candidates nearest its two ends.  ``start`` comes first
+        (index 0) and ``goal`` last (the last index), without repeats in a row (a repeated
+        cell keeps the later index).  Consecutive pairs are the Σ3 problems."""
         polys = [int(p) for p in polygons]
-        out = [start]
-        for a, b in zip(polys[:-2], polys[1:-1]):
-            c = self.candidate(b, near=self.portal(a, b))
-            if c != out[-1]:
-                out.append(c)
+        out, index = [start], [0]
+
+        def add(cell: Cell, i: int) -> None:
+            if cell == out[-1]:
+                index[-1] = i
+            else:
+                out.append(cell)
+                index.append(i)
+
+        here = self.grid.position(start)
+        first = 0
+        for i in range(1, len(polys) + 1):
+            if i < len(polys) and self.portal(polys[i - 1], polys[i]) is not None:
+                continue
+            end = self.grid.position(goal) if i == len(polys) \
+                else self.jump(polys[i - 1], polys[i])[0]
+            for point, k in self._bends(polys[first:i], here, end):
+                add(self.nearest_free(point), first + k)
+            if i < len(polys):
+                off, here = self.jump(polys[i - 1], polys[i])
+                if i - 1 > 0:
+                    add(self.candidate(polys[i - 1], near=off), i - 1)
+                add(self.candidate(polys[i], near=here), i)
+                first = i
         if goal != out[-1] or len(out) == 1:
             out.append(goal)
+            index.append(len(polys) - 1)
+        else:
+            index[-1] = len(polys) - 1
+        return out, index
+
+    def nearest_free(self, point: Any) -> Cell:
+        """The cell nearest the world point ``point`` where the agent fits among the walls;
+        raises :class:`InvalidQueryError` on a grid with no such cell."""
+        cells = self._cells[self.grid.static_free]
+        if not len(cells):
+            raise InvalidQueryError("the grid has no cell where the agent fits")
+        gap = np.hypot(*(self.grid.positions(cells) - np.asarray(point, float)).T)
+        x, y = cells[int(np.argmin(gap))]
+        return int(x), int(y)
+
+    def _bends(self, polys: list[int], start: np.ndarray,
+               end: np.ndarray) -> list[tuple[np.ndarray, int]]:
+        """The bends of the shortest line from ``start`` to ``end`` through the portals of
+        the run ``polys``, each moved half a cell diagonal outward along its bisector:
+        ``(point, i)`` with ``i`` the position in ``polys`` of the polygon entered at the
+        bend."""
+        if len(polys) < 2:
+            return []
+        centres = self.mesh.centres
+        left, right = [start], [start]
+        for a, b in zip(polys, polys[1:]):
+            m = self.mesh.mesh
+            k = int(np.flatnonzero(m.neighbours[a, :m.sizes[a]] == b)[0])
+            u, v = m.vertices[[m.polygons[a, k], m.polygons[a, (k + 1) % m.sizes[a]]]]
+            d = centres[b] - centres[a]
+            ahead = d[0] * (v - u)[1] - d[1] * (v - u)[0] > 0     # v left of a -> b
+            left.append(v if ahead else u)
+            right.append(u if ahead else v)
+        left.append(end)
+        right.append(end)
+        corners, portal = funnel_path(np.array(left), np.array(right))
+        out = []
+        for j in range(1, len(corners) - 1):
+            k = int(portal[j])
+            if not 0 < k < len(polys):
+                continue
+            into, out_of = corners[j] - corners[j - 1], corners[j + 1] - corners[j]
+            lengths = np.hypot(*into), np.hypot(*out_of)
+            away = into / max(lengths[0], 1e-300) - out_of / max(lengths[1], 1e-300)
+            size = float(np.hypot(*away))
+            shift = away / size * self.grid.cell_size * math.sqrt(0.5) \
+                if min(lengths) > 0 and size > 1e-12 else 0.0
+            out.append((corners[j] + shift, k))
         return out

@@ -41,7 +41,7 @@ import numpy as np
 
 from .._validate import count, number, positive_float, step_budget
 from ..errors import InvalidQueryError
-from ..results import Status, _fields_equal
+from ..results import PathResult, SearchStats, Status, _fields_equal
 from .domain_grid import Cell, GridDomain
 from .domain_maps import MeshGridMap, Tunnel, time_assignment
 from .domain_navmesh import DensityDomain, NavMeshDomain
@@ -52,36 +52,38 @@ _START, _GOAL = TaskEvent.START_CHANGED, TaskEvent.GOAL_CHANGED
 _PLAN, _WORLD = TaskEvent.PLAN_CHANGED, TaskEvent.ENVIRONMENT_CHANGED
 
 
-@dataclass(eq=False)
-class MultiDomainPlan:
-    """The planner's plans at one moment.
+@dataclass(slots=True, repr=False, kw_only=True)
+class MultiDomainPlan(PathResult):
+    """The planner's plans at one moment, as a :class:`~wayfinding.results.PathResult`:
+    ``path`` the ``(n, 2)`` float64 world points of the Σ3 legs joined, ``cost`` their
+    summed cost (inf while a leg is missing), ``status`` ``FOUND`` when every leg has a
+    plan, ``FAILED`` when a domain proved there is none, else ``OUT_OF_BUDGET``;
+    ``stats`` the expansions and seconds of every task run so far, ``algorithm``
+    ``"multidomain"``.
 
     ``static``, ``dynamic``: ``(a,)`` int64 polygons of Π(Σ1) and Π(Σ2) (empty: none yet);
     ``waypoints``: ``(w, 2)`` int64 Σ3 cells, the agent's cell first; ``legs``: one
-    ``(m, 2)`` int64 Σ3 cell path per waypoint pair (empty: not planned yet); ``path``:
-    ``(n, 2)`` float64 world points of the legs joined; ``cost``: their summed cost
-    (inf while a leg is missing); ``spacetime``: ``(s, 5)`` int64 Σ4 states
-    ``(x, y, vx, vy, k)`` of the imminent leg (empty: none); ``epsilon``: the largest
-    bound of the plans (inf while one is missing or invalid); ``status``: ``FOUND`` when
-    every leg has a plan, ``FAILED`` when a domain proved there is none, else
-    ``OUT_OF_BUDGET``.
+    ``(m, 2)`` int64 Σ3 cell path per waypoint pair (empty: not planned yet);
+    ``spacetime``: ``(s, 5)`` int64 Σ4 states ``(x, y, vx, vy, k)`` of the imminent leg
+    (empty: none); ``epsilon``: the largest bound of the plans (inf while one is missing
+    or has no bound, as a Σ4 plan whose heuristic may overestimate).
     """
 
-    static: np.ndarray
-    dynamic: np.ndarray
-    waypoints: np.ndarray
-    legs: list[np.ndarray]
-    path: np.ndarray
-    cost: float
-    spacetime: np.ndarray
-    epsilon: float
-    status: Status
-    found: bool = field(init=False)
+    static: Any = None
+    dynamic: Any = None
+    waypoints: Any = None
+    legs: list[np.ndarray] = field(default_factory=list)
+    spacetime: Any = None
+    epsilon: float = math.inf
 
     __eq__ = _fields_equal
 
     def __post_init__(self) -> None:
-        self.found = self.status is Status.FOUND
+        PathResult.__post_init__(self)
+        for name, width in (("static", 0), ("dynamic", 0), ("waypoints", 2),
+                            ("spacetime", 5)):
+            if getattr(self, name) is None:
+                setattr(self, name, np.empty((0, width) if width else (0,), dtype=np.int64))
 
 
 @dataclass(eq=False)
@@ -125,11 +127,14 @@ class MultiDomainPlanner:
         The Σ4 tunnel's half widths, cells and steps (>= 0).
     epsilon, epsilon_step : float, default 2.5 and 0.5
         Every task's first inflation and its decrease per round.
+    raise_epsilon : bool, default False
+        Whether a change that cuts a Σ1–Σ3 plan starts its repair at ``epsilon``
+        (:class:`~wayfinding.search.ADStar`'s option).
     max_tasks : int, default 2
         Tasks run per frame, T0 included (>= 2).
     dt : float, default 0.5
         Seconds per executed step without a Σ4 domain (Σ4's ``dt`` with one).
-    time : float, default 0.0
+    t : float, default 0.0
         The current time in seconds (Σ2's densities are read at it).
     """
 
@@ -137,7 +142,8 @@ class MultiDomainPlanner:
                  start: Any, goal: Any, *, spacetime: SpaceTimeDomain | None = None,
                  speed: float = 1.0, corridor: int | None = 1, tunnel_cells: int = 1,
                  tunnel_steps: int = 2, epsilon: float = 2.5, epsilon_step: float = 0.5,
-                 max_tasks: int = 2, dt: float = 0.5, time: float = 0.0):
+                 raise_epsilon: bool = False, max_tasks: int = 2, dt: float = 0.5,
+                 t: float = 0.0):
         for name, value, kind in (("static", static, NavMeshDomain),
                                   ("dynamic", dynamic, DensityDomain),
                                   ("grid", grid, GridDomain)):
@@ -156,15 +162,19 @@ class MultiDomainPlanner:
         self.tunnel_steps = count("tunnel_steps", tunnel_steps, min=0)
         self.epsilon = number("epsilon", epsilon, min=1.0)
         self.epsilon_step = number("epsilon_step", epsilon_step, min=0.0, min_open=True)
+        if not isinstance(raise_epsilon, bool):
+            raise InvalidQueryError(f"raise_epsilon {raise_epsilon!r} must be True or False")
+        self.raise_epsilon = raise_epsilon
         self.max_tasks = count("max_tasks", max_tasks, min=2)
         self.dt = spacetime.dt if spacetime is not None else positive_float("dt", dt)
-        self.time = number("time", time)
+        self.t = number("t", t)
         self.map = MeshGridMap(static, grid)
         self._polygons = (static.state(start), static.state(goal))
         self.cell, self.goal_cell = grid.state(start), grid.state(goal)
         self.position = grid.position(self.cell)
         self.velocity = (0, 0)
         self.events: list[tuple[str, TaskEvent]] = []
+        self.stats = SearchStats()
         self._reset()
 
     # ------------------------------------------------------------------ tasks
@@ -172,13 +182,15 @@ class MultiDomainPlanner:
         """New Σ1 and Σ2 tasks for the current start and goal; no finer ones yet."""
         a, b = self._polygons
         self.t1 = GraphTask(self.static, a, b, 4, watches=frozenset({_START, _GOAL}),
-                            epsilon=self.epsilon, step=self.epsilon_step)
-        self.t2 = GraphTask(self.dynamic, a, b, 3, t=self.time, epsilon=self.epsilon,
-                            step=self.epsilon_step)
+                            epsilon=self.epsilon, step=self.epsilon_step,
+                            raise_epsilon=self.raise_epsilon)
+        self.t2 = GraphTask(self.dynamic, a, b, 3, t=self.t, epsilon=self.epsilon,
+                            step=self.epsilon_step, raise_epsilon=self.raise_epsilon)
         self._corridor = np.ones(len(self.dynamic.sources), dtype=bool)
         self._static_plan: tuple[int, ...] = ()
         self._dynamic_plan: tuple[int, ...] = ()
         self.waypoints: list[Cell] = []
+        self._entered: list[int] = []      # per waypoint, the Σ2 polygon it stands for
         self.legs: list[GraphTask] = []
         self.t4: SpaceTimeTask | None = None
         self._leg_plan: tuple[Any, ...] = ()
@@ -187,7 +199,11 @@ class MultiDomainPlanner:
 
     def _set_corridor(self, inside: np.ndarray) -> None:
         """Σ2's tunnel: edges with both ends in it keep their cost, the others are cut."""
-        costs = self.dynamic.edge_costs(t=self.time)
+        if self._dynamic_plan:                 # the rest of Π(Σ2) stays open
+            on = np.zeros(self.static.num_states, dtype=bool)
+            on[list(self._dynamic_plan)] = True
+            inside = inside | (on[self.dynamic.sources] & on[self.dynamic.targets])
+        costs = self.dynamic.edge_costs(t=self.t)
         changed = np.flatnonzero(inside != self._corridor)
         self.t2.update_costs(changed, costs=np.where(inside[changed], costs[changed], math.inf))
         self._corridor = inside
@@ -240,14 +256,15 @@ class MultiDomainPlanner:
     def _split(self, polygons: tuple[int, ...]) -> None:
         """Σ3 tasks for the waypoint pairs of Π(Σ2) (kept where a pair is unchanged)."""
         if not polygons:
-            self.waypoints, self.legs = [], []
+            self.waypoints, self._entered, self.legs = [], [], []
             return
-        points = self.map.waypoints(polygons, self.cell, self.goal_cell)
+        points, index = self.map.waypoints(polygons, self.cell, self.goal_cell)
         old = {(t.start, t.goal): t for t in self.legs}
-        self.waypoints = points
+        self.waypoints, self._entered = points, [polygons[i] for i in index]
         self.legs = [old.get(pair) or GraphTask(
             self.grid, *pair, 2, watches=frozenset({_START, _PLAN, _WORLD}),
-            epsilon=self.epsilon, step=self.epsilon_step) for pair in zip(points, points[1:])]
+            epsilon=self.epsilon, step=self.epsilon_step, raise_epsilon=self.raise_epsilon)
+            for pair in zip(points, points[1:])]
         for i, task in enumerate(self.legs):
             if task not in old.values():
                 self._emit(f"T3[{i}]", task, _PLAN)
@@ -275,7 +292,7 @@ class MultiDomainPlanner:
 
     def _step(self) -> int:
         """The current time step."""
-        return int(round(self.time / self.dt))
+        return int(round(self.t / self.dt))
 
     def _state(self) -> tuple[int, int, int, int, int]:
         """The agent's Σ4 state now."""
@@ -300,7 +317,10 @@ class MultiDomainPlanner:
             share = (1.0 / p) / total
             budget = None if max_expansions is None else max(1, int(max_expansions * share))
             seconds = None if max_seconds is None else max_seconds * share
+            t0 = time.perf_counter()
             ran.append((name, task.run(max_expansions=budget, max_seconds=seconds)))
+            self.stats.expanded += ran[-1][1]
+            self.stats.elapsed += time.perf_counter() - t0
             self._cascade()
         return ran
 
@@ -336,7 +356,7 @@ class MultiDomainPlanner:
             nxt = (int(c[0]), int(c[1]))
             self.legs[0].move_start(nxt)
             self._emit("T3[0]", self.legs[0], _START)
-        self.time += self.dt
+        self.t += self.dt
         if nxt is None:
             self.velocity = (0, 0)
             return False
@@ -380,19 +400,22 @@ class MultiDomainPlanner:
             self.events.append((name, event))
 
     def _move_agent(self, cell: Cell) -> None:
-        """START_CHANGED: the agent is in ``cell`` (and its polygon); a reached waypoint
-        retires its leg."""
+        """START_CHANGED: the agent is in ``cell``.  A reached waypoint retires its leg,
+        and T1 and T2 start again from the polygon of Π(Σ2) it stands for: the rest of
+        Π(Σ2) from there is still optimal, so the waypoints stay.  Between waypoints the
+        coarse tasks keep their start, whatever polygons the grid leg crosses."""
         self.cell = cell
         self.position = self.grid.position(cell)
-        poly = self.static.state(self.position)
-        if poly != self.t1.start:
-            self.t1.move_start(poly)
-            self.t2.move_start(poly)
-            self._emit("T1", self.t1, _START)
-            self._emit("T2", self.t2, _START)
         if self.legs and cell == self.legs[0].goal and len(self.legs) > 1:
             self.legs.pop(0)
             self.waypoints.pop(0)
+            self._entered.pop(0)
+            poly = self._entered[0]
+            if poly != self.t1.start:
+                self.t1.move_start(poly)
+                self.t2.move_start(poly)
+                self._emit("T1", self.t1, _START)
+                self._emit("T2", self.t2, _START)
         if self.waypoints:
             self.waypoints[0] = cell
         self._cascade()
@@ -409,8 +432,8 @@ class MultiDomainPlanner:
     def set_time(self, t: float) -> None:
         """ENVIRONMENT_CHANGED for Σ2: its densities are now those at time ``t``."""
         t = number("t", t)
-        old, new = self.dynamic.edge_costs(t=self.time), self.dynamic.edge_costs(t=t)
-        self.time = t
+        old, new = self.dynamic.edge_costs(t=self.t), self.dynamic.edge_costs(t=t)
+        self.t = t
         changed = np.flatnonzero((old != new) & self._corridor)
         self.t2.update_costs(changed, costs=new[changed])
         self._emit("T2", self.t2, _WORLD)
@@ -455,10 +478,13 @@ class MultiDomainPlanner:
         st = self.t4.plan.path if self.t4 is not None and self.t4.plan.found \
             else np.empty((0, 5), dtype=np.int64)
         return MultiDomainPlan(
-            np.asarray(t1.path if t1.found else [], dtype=np.int64),
-            np.asarray(t2.path if t2.found else [], dtype=np.int64),
-            np.array(self.waypoints, dtype=np.int64).reshape(-1, 2), legs, path, cost,
-            st, float(eps), status)
+            path, cost, complete, SearchStats(self.stats.expanded,
+                                              elapsed=self.stats.elapsed),
+            "multidomain", status=status,
+            static=np.asarray(t1.path if t1.found else [], dtype=np.int64),
+            dynamic=np.asarray(t2.path if t2.found else [], dtype=np.int64),
+            waypoints=np.array(self.waypoints, dtype=np.int64).reshape(-1, 2), legs=legs,
+            spacetime=st, epsilon=float(eps))
 
 
 def plan_multidomain(static: NavMeshDomain, dynamic: DensityDomain, grid: GridDomain,

@@ -89,14 +89,17 @@ class PlanningTask(ABC):
 
 class GraphTask(PlanningTask):
     """A Σ1, Σ2 or Σ3 problem on :class:`~wayfinding.search.ADStar`: ``start`` and
-    ``goal`` are polygons (mesh domains) or cells (grid domain)."""
+    ``goal`` are polygons (mesh domains) or cells (grid domain); ``epsilon``, ``step`` and
+    ``raise_epsilon`` as ADStar's (``raise_epsilon``: a change that cuts the plan starts
+    the repair at ``epsilon``, the third real-time guarantee of §9.6)."""
 
     def __init__(self, domain: NavMeshDomain | GridDomain, start: Any, goal: Any, hops: int,
                  *, watches: frozenset[TaskEvent] = frozenset(TaskEvent), epsilon: float = 2.5,
-                 step: float = 0.5, t: float = 0.0):
+                 step: float = 0.5, raise_epsilon: bool = False, t: float = 0.0):
         super().__init__(domain, hops, watches)
         world = domain.current if isinstance(domain, GridDomain) else domain.graph(t=t)
-        self.planner = ADStar(world, start, goal, epsilon=epsilon, step=step)
+        self.planner = ADStar(world, start, goal, epsilon=epsilon, step=step,
+                              raise_epsilon=raise_epsilon)
         self.start, self.goal = start, goal
         self._finished = False
 
@@ -130,7 +133,9 @@ class GraphTask(PlanningTask):
 class SpaceTimeTask(PlanningTask):
     """A Σ4 problem: from the state ``start`` to the cell ``goal`` inside ``tunnel`` (a
     container of ``(x, y, k)``, or None), arriving near step ``arrive``; ``plan.path`` is
-    ``(n, 5)`` int64 states."""
+    ``(n, 5)`` int64 states.  The plan's ``epsilon`` is the round's inflation, or inf (no
+    bound) when the domain's time-aware heuristic may overestimate (``speed_weight`` > 0
+    with an ``arrive`` step)."""
 
     def __init__(self, domain: SpaceTimeDomain, start: State, goal: Cell, *, tunnel: Any = None,
                  arrive: int | None = None, hops: int = 1, epsilon: float = 2.5,
@@ -182,9 +187,10 @@ class SpaceTimeTask(PlanningTask):
             if status is Status.RUNNING:
                 break
             if result.found:
+                bound = math.inf if d.speed_weight and self.arrive is not None else self._eps
                 self.plan = AnytimePath(np.array(result.path, dtype=np.int64).reshape(-1, 5),
                                         result.cost, True, result.stats, d.name,
-                                        epsilon=self._eps)
+                                        epsilon=bound)
             elif not self.plan.found:
                 self.plan = AnytimePath(np.empty((0, 5), dtype=np.int64), math.inf, False,
                                         result.stats, d.name, status=Status.FAILED)
