@@ -60,6 +60,7 @@ The growth is plain Python over numpy, about 0.6 ms a box.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -67,9 +68,10 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import _csrsearch
+from .._scratch import thread_workspace
 from .._validate import count, finite_point
 from ..errors import InvalidGridError, InvalidQueryError
-from ..graph.csr import CSRGraph
 from ..results import PathResult, SearchStats, Status
 from .grid import VoxelGrid
 from .smoothing import segments_clear
@@ -185,9 +187,9 @@ class VoxelRegions:
         A* over the portals (each the centre of a shared face rectangle; the start and goal
         joined to the portals of their regions; costs and estimate Euclidean) picks the
         regions; each point is then slid within its portal rectangle to shorten the path
-        until no point moves more than 1e-4 voxels (at most 40 sweeps).  A query rebuilds
-        the weights of the search graph (vectorised, proportional to its edges: every pair
-        of portals of a region) before the compiled A*.  With ``smooth``, corners are
+        until no point moves more than 1e-4 voxels (at most 40 sweeps).  The search graph
+        is built at the first query (its edges join every pair of portals of a region);
+        each query re-weighs only the edges of its two ends.  With ``smooth``, corners are
         dropped where the straight segment between the points kept stays clear of blocked
         voxels by :func:`~wayfinding.voxel.smoothing.segments_clear` (its bounding box lies
         in the closed cubes of free voxels).
@@ -267,13 +269,12 @@ class VoxelRegions:
     def _portal_path(self, s: np.ndarray, g: np.ndarray, rs: int, rg: int
                      ) -> tuple[bool, np.ndarray, SearchStats]:
         graph = self._search_graph
-        r = graph.query(s, g, rs, rg).find_path(graph.hub + rs, graph.hub + rg)
-        if not r.found:
-            return False, np.empty((0, 3)), r.stats
-        chosen = r.path[1:-1]
+        found, chosen, stats = graph.search(s, g, rs, rg)
+        if not found:
+            return False, np.empty((0, 3)), stats
         pts = _relax(np.vstack([s, graph.centres[chosen], g]), self.portal_lo[chosen],
                      self.portal_hi[chosen], self.portal_axis[chosen])
-        return True, pts, r.stats
+        return True, pts, stats
 
 
 class _PortalGraph:
@@ -281,10 +282,12 @@ class _PortalGraph:
     its rectangle, voxel units) joined to every other portal of each of its two regions at
     their distance, and a hub node per region joined both ways to the region's portals.  A
     query gives the hub of the start's region the start's position and edges to its portals
-    at their distances from the start, and likewise the goal's hub; every other hub edge
-    costs :attr:`unused`, more than any path of portal edges, so a path only goes through
-    other hubs where no path of portal edges exists, and none does then: a hub joins only
-    portals its region already joins."""
+    at their distances from the start, and likewise the goal's hub, in this thread's copy of
+    the weights and positions, put back after the search; every other hub edge costs
+    :attr:`unused`, more than any path of portal edges, so a path only goes through other
+    hubs where no path of portal edges exists, and none does then: a hub joins only portals
+    its region already joins.  Every edge costs at least the distance between its ends, so
+    the Euclidean estimate is consistent."""
 
     def __init__(self, regions: VoxelRegions):
         k, n = len(regions.edges), len(regions.lo)
@@ -322,19 +325,35 @@ class _PortalGraph:
         self.in_slot = where[len(a) + len(portal):]
         self.indptr = np.zeros(k + n + 1, np.int64)
         np.cumsum(np.bincount(src, minlength=k + n), out=self.indptr[1:])
-        self.indices = dst[order]
-        self.weights = weights[order]
+        self.indices = np.ascontiguousarray(dst[order], np.int32)
+        self.weights = np.ascontiguousarray(weights[order])
+        self._local = threading.local()
 
-    def query(self, s: np.ndarray, g: np.ndarray, rs: int, rg: int) -> CSRGraph:
-        """The graph with the hubs of regions ``rs`` and ``rg`` at ``s`` and ``g``."""
-        w = self.weights.copy()
-        coords = self.coords.copy()
-        coords[self.hub + rs], coords[self.hub + rg] = s, g
+    def search(self, s: np.ndarray, g: np.ndarray, rs: int, rg: int
+               ) -> tuple[bool, np.ndarray, SearchStats]:
+        """Compiled A* from ``s`` in region ``rs`` to ``g`` in region ``rg``: whether a path
+        exists, the portals it crosses (``int64[m]``) and the search's counters."""
+        arrays = getattr(self._local, "arrays", None)
+        if arrays is None:
+            arrays = self._local.arrays = (self.weights.copy(), self.coords.copy())
+        w, coords = arrays
+        hs, hg = self.hub + rs, self.hub + rg
         at_s = slice(self.first[rs], self.first[rs + 1])
         at_g = slice(self.first[rg], self.first[rg + 1])
-        w[self.out_slot[at_s]] = np.linalg.norm(self.centres[self.portal[at_s]] - s, axis=1)
-        w[self.in_slot[at_g]] = np.linalg.norm(self.centres[self.portal[at_g]] - g, axis=1)
-        return CSRGraph(self.indptr, self.indices, w, coords=coords)
+        out_s, in_g = self.out_slot[at_s], self.in_slot[at_g]
+        ws = thread_workspace(len(self.indptr) - 1)
+        try:
+            coords[hs], coords[hg] = s, g
+            w[out_s] = np.linalg.norm(self.centres[self.portal[at_s]] - s, axis=1)
+            w[in_g] = np.linalg.norm(self.centres[self.portal[at_g]] - g, axis=1)
+            found, _, expanded, generated, max_open = _csrsearch.search(
+                ws, self.indptr, self.indices, w, coords, hs, hg, 1.0, False)
+        finally:
+            w[out_s] = w[in_g] = self.unused
+            coords[hs], coords[hg] = self.coords[hs], self.coords[hg]
+        stats = SearchStats(expanded=expanded, generated=generated, max_open=max_open)
+        chosen = ws.path_to(hg)[1:-1].astype(np.int64) if found else np.empty(0, np.int64)
+        return bool(found), chosen, stats
 
 
 # --------------------------------------------------------------------------- the build
@@ -561,31 +580,31 @@ def _box_counts(lo: np.ndarray, hi: np.ndarray, shape: tuple[int, int, int]) -> 
 
 def _relax(pts: np.ndarray, plo: np.ndarray, phi: np.ndarray, axis: np.ndarray, *,
            rounds: int = 40, tol: float = 1e-4) -> np.ndarray:
-    """Slide each inner point of ``pts`` within its portal rectangle towards the straight
-    line between its neighbours (odd points, then even ones), keeping a move only where it
-    shortens the path, until no point moves by more than ``tol``."""
+    """Slide each inner point of ``pts`` within its portal rectangle (``plo``, ``phi``,
+    normal ``axis``, one per inner point) towards the straight line between its neighbours
+    (odd points, then even ones), keeping a move only where it shortens the path, until no
+    point moves by more than ``tol``."""
     p = pts.copy()
-    inner = np.arange(1, len(p) - 1)
-    lo, hi = plo.astype(np.float64), phi.astype(np.float64)
+    sets = []
+    for parity in (1, 0):
+        k = np.arange(1, len(p) - 1)
+        k = k[k % 2 == parity]
+        if len(k):
+            rows, ax = np.arange(len(k)), axis[k - 1]
+            sets.append((k, rows, ax, plo[k - 1, ax].astype(np.float64),
+                         plo[k - 1].astype(np.float64), phi[k - 1].astype(np.float64)))
     for _ in range(rounds):
         moved = 0.0
-        for parity in (1, 0):
-            k = inner[inner % 2 == parity]
-            if not len(k):
-                continue
+        for k, rows, ax, plane, lo, hi in sets:
             a, b, cur = p[k - 1], p[k + 1], p[k]
-            ax = axis[k - 1]
-            rows = np.arange(len(k))
-            plane = lo[k - 1, ax]
             da = a[rows, ax] - plane
-            db = b[rows, ax] - plane
-            denom = da - db
-            t = np.where(np.abs(denom) > 0, da / np.where(denom == 0, 1.0, denom), 0.5)
-            cand = a + np.clip(t, 0.0, 1.0)[:, None] * (b - a)
-            cand = np.clip(cand, lo[k - 1], hi[k - 1])
+            denom = da - (b[rows, ax] - plane)
+            t = np.divide(da, denom, out=np.full(len(k), 0.5), where=denom != 0)
+            cand = a + np.minimum(np.maximum(t, 0.0), 1.0)[:, None] * (b - a)
+            cand = np.minimum(np.maximum(cand, lo), hi)
             cand[rows, ax] = plane
-            old = np.linalg.norm(cur - a, axis=1) + np.linalg.norm(b - cur, axis=1)
-            new = np.linalg.norm(cand - a, axis=1) + np.linalg.norm(b - cand, axis=1)
+            old = _lengths(cur - a) + _lengths(b - cur)
+            new = _lengths(cand - a) + _lengths(b - cand)
             better = new < old - 1e-12
             if better.any():
                 moved = max(moved, float(np.abs(cand[better] - cur[better]).max()))
@@ -593,6 +612,11 @@ def _relax(pts: np.ndarray, plo: np.ndarray, phi: np.ndarray, axis: np.ndarray, 
         if moved <= tol:
             break
     return p
+
+
+def _lengths(d: np.ndarray) -> np.ndarray:
+    """The lengths of the rows of ``d``."""
+    return np.sqrt(np.einsum("ij,ij->i", d, d))
 
 
 def _shortcut(grid: VoxelGrid, pts: np.ndarray) -> np.ndarray:
