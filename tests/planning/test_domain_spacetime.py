@@ -170,3 +170,32 @@ def test_bad_space_time_problems_are_refused():
         d.start_state((0.5, 0.5), velocity=(2, 0))
     with pytest.raises(InvalidQueryError):
         SpaceTimeDomain(Grid.from_ascii(ROOM))
+
+
+def _timed_problem(seed):
+    rng = np.random.default_rng(seed)
+    g = GridDomain(Grid(rng.random((10, 14)) > 0.2), radius=0.0)
+    cells = np.argwhere(g.static_free)
+    (ay, ax), (by, bx) = cells[rng.integers(len(cells), size=2)]
+    walker = PublishedPath([rng.uniform(0, 14, 2), rng.uniform(0, 14, 2)], [0, 10], 0.4)
+    return g, walker, (ax + 0.5, ay + 0.5), (int(bx), int(by)), int(rng.integers(3, 30))
+
+
+@pytest.mark.parametrize("speed_weight", [0.0, 0.25])
+def test_the_published_bound_holds_and_is_none_when_the_heuristic_may_overestimate(
+        speed_weight):
+    above = 0
+    for seed in range(68, 72):
+        g, walker, start, goal, arrive = _timed_problem(seed)
+        d = SpaceTimeDomain(g, entities=[walker], max_speed=1, horizon=60,
+                            speed_weight=speed_weight)
+        s = d.start_state(start)
+        task = _plan(d, s, goal, arrive=arrive)
+        if not task.plan.found:
+            continue
+        d.problem(s, goal, arrive=arrive)
+        exact = dijkstra(d, s, d.is_goal).cost
+        assert exact - 1e-9 <= task.plan.cost <= task.plan.epsilon * exact + 1e-9
+        assert task.plan.epsilon == (math.inf if speed_weight else 1.0)
+        above += task.plan.cost > exact + 1e-9
+    assert above == 0 if speed_weight == 0.0 else above >= 1   # the bound 1 would be false

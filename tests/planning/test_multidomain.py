@@ -17,8 +17,8 @@ from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_navmesh import DensityDomain, NavMeshDomain
 from wayfinding.planning.domain_spacetime import PublishedPath, SpaceTimeDomain
 from wayfinding.planning.multidomain import MultiDomainPlanner, plan_multidomain
-from wayfinding.planning.tasks import TaskEvent
-from wayfinding.results import Status
+from wayfinding.planning.tasks import GraphTask, TaskEvent
+from wayfinding.results import PathResult, Status
 from wayfinding.search import dijkstra
 
 #: The documented bound of the settled plan over the grid optimum (multidomain's docstring).
@@ -354,3 +354,97 @@ def test_the_space_time_plan_is_never_below_the_space_time_optimum_of_its_leg(se
     assert planner.t4.plan.epsilon == 1.0
     assert exact.cost - 1e-9 <= planner.t4.plan.cost <= 1.25 * exact.cost
     assert s4.valid_path(states)
+
+
+def blocks_world(seed, w=40, h=30, blocks=25, largest=7):
+    """The review's family: a 40 × 30 grid with 25 blocks of up to 7 × 7 cells and two
+    random free cells (where an agent of radius 0.3 fits) as start and goal."""
+    rng = np.random.default_rng(seed)
+    free = np.ones((h, w), dtype=bool)
+    for _ in range(blocks):
+        x, y = rng.integers(0, w - 1), rng.integers(0, h - 1)
+        free[y:y + rng.integers(1, largest + 1), x:x + rng.integers(1, largest + 1)] = False
+    grid = Grid(free)
+    cells = np.argwhere(GridDomain(grid, radius=0.3).static_free)
+    (ay, ax), (by, bx) = cells[rng.integers(len(cells), size=2)]
+    return grid, (ax + 0.5, ay + 0.5), (bx + 0.5, by + 0.5)
+
+
+def family(name, seed):
+    """The Σ1–Σ3 domains and the ends of world ``seed`` of a family: ``"open"`` (the
+    random worlds above, left edge to right edge), ``"blocks"`` (:func:`blocks_world`) or
+    ``"radius"`` (the random worlds with meshes built for the agent's radius 0.3)."""
+    if name == "blocks":
+        grid, start, goal = blocks_world(seed)
+    else:
+        grid = random_world(seed)
+        start, goal = (0.5, 0.5 + seed % 16), (23.5, 15.5 - (seed * 7) % 16)
+    mesh = NavMesh.build(grid, radius=0.3) if name == "radius" else NavMesh.build(grid)
+    return (NavMeshDomain(mesh), DensityDomain(mesh, np.zeros(mesh.num_polygons)),
+            GridDomain(grid, radius=0.3), start, goal)
+
+
+def walk(name, seed):
+    """Frames (no budget, two tasks a frame) until the agent of world ``seed`` of
+    ``name`` stands on its goal (None: not within the bound), and the cells of the grid
+    optimum between its ends (inf: none)."""
+    s1, s2, s3, start, goal = family(name, seed)
+    best = grid_optimum(s3, s3.state(start), s3.state(goal))
+    planner = MultiDomainPlanner(s1, s2, s3, start, goal)
+    bound = 60 + 4 * int(best / s3.cell_size) if math.isfinite(best) else 60
+    for frame in range(bound):
+        if planner.cell == planner.goal_cell:
+            return frame, best
+        planner.frame()
+    return None, best
+
+
+@pytest.mark.parametrize(("name", "seed"), [(n, s) for n in ("open", "blocks", "radius")
+                                            for s in (11, 20, 13, 25)])
+def test_the_agent_arrives_in_a_bounded_number_of_frames(name, seed):
+    frames, best = walk(name, seed)
+    assert frames is not None or not math.isfinite(best)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["open", "blocks", "radius"])
+def test_the_agent_arrives_in_every_world_of_a_family(name):
+    walks = [walk(name, seed) for seed in range(200)]
+    assert [s for s, (frames, best) in enumerate(walks)
+            if frames is None and math.isfinite(best)] == []
+
+
+@pytest.mark.parametrize("raise_epsilon", [False, True])
+def test_a_cut_leg_is_repaired_from_the_first_inflation_with_raise_epsilon(raise_epsilon):
+    g = GridDomain(TWO_WAYS, radius=0.3)
+    task = GraphTask(g, (0, 7), (19, 7), 2, epsilon=2.0, raise_epsilon=raise_epsilon)
+    while not task.finished:
+        task.run()
+    assert task.plan.epsilon == 1.0
+    x, y = (int(v) for v in task.plan.path[len(task.plan.path) // 2])
+    task.update_costs(g.set_obstacles([(x + 0.5, y + 0.5, 0.4)]))
+    assert task.planner.epsilon == (2.0 if raise_epsilon else 1.0)
+    task.run(max_expansions=10_000)
+    assert task.plan.found and tuple(task.plan.path[-1]) == (19, 7)
+    assert all(g.free[cy, cx] for cx, cy in task.plan.path.tolist())
+    assert task.plan.cost <= task.plan.epsilon * grid_optimum(g, (0, 7), (19, 7)) + 1e-9
+    planner = MultiDomainPlanner(*domains(TWO_WAYS)[:3], START, GOAL,
+                                 raise_epsilon=raise_epsilon)
+    while not planner.settled:
+        planner.think()
+    assert {t.planner.raise_epsilon for _, t in planner.tasks} == {raise_epsilon}
+
+
+def test_the_plan_is_a_path_result_with_the_tasks_work():
+    s1, s2, s3, _ = domains(TWO_WAYS)
+    planner = MultiDomainPlanner(s1, s2, s3, START, GOAL, max_tasks=10)
+    ran = 0
+    while not planner.settled:
+        ran += sum(n for _, n in planner.think())
+    plan = planner.result()
+    assert isinstance(plan, PathResult) and plan.algorithm == "multidomain"
+    assert plan.stats.expanded == ran > 0 and plan.stats.elapsed > 0
+    assert plan.found and len(plan) == len(plan.path) and plan == planner.result()
+    waiting = MultiDomainPlanner(s1, s2, s3, START, GOAL).result()
+    assert waiting.status is Status.OUT_OF_BUDGET and not waiting.found
+    assert waiting.stats.expanded == 0 and waiting.static.shape == (0,)
