@@ -12,26 +12,32 @@ each directed with the unclaimed space on its left.  The loop:
    already claimed by a region is dropped.  When none is left, seeds are put next to every
    edge of the placed regions (outside them), and dropped again when claimed; when those
    run out too, one seed goes at the most inward point of every piece of unclaimed space
-   larger than ``1e-12`` times the squared world size (GEOS's ``polylabel``), and when there
-   is none the loop ends.  A seed grows from a square of half-side ``min(d / 2, u)``, ``d``
-   its distance to the nearest wall and ``u = 1e-3`` times the world size (the unit seed).
+   larger than ``1e-12`` times the squared world size (GEOS's ``polylabel``), again after
+   each such round; the loop ends when there is no such piece, or when a round placed no
+   region (only pieces thinner than the collision tolerance below are left then).  A seed
+   grows from a square of half-side ``min(d / 2, u)``, ``d`` its distance to the nearest
+   wall and ``u = 1e-3`` times the world size (the unit seed); a seed closer than the
+   collision tolerance to a wall is dropped.
 2. *Edge classification.*  Walls facing away from the seed (exact
    :func:`~wayfinding.geometry.orient2d`) are dropped; the others go to the first of the
    categories +y, −y, +x, −x whose 90° wedge round the seed they enter.  A wall parallel to
    its category's classification edge gives one event, its point closest to the seed
    (case A); another wall whose closest point is an end gives that end, the intruding
    vertex (case B); any other wall splits (case C): its closest point, then its two ends.
-   Events are sorted by distance to the seed; a split's ends come right after their split
-   point and before every farther event (the pseudo-distance is ``d + ε`` with ``ε``
-   infinitesimal).
+   Events are sorted by distance to the seed, ties in wall order; a split's ends come right
+   after their split point and before every farther event (the pseudo-distance is ``d + ε``
+   with ``ε`` infinitesimal).  Events that would move no edge (inside the region, or only
+   beyond stopped edges) are skipped.
 3. *Edge expansion.*  Each event in turn moves the classification edges facing it (at most
    two) to it, all at once, then the region is checked: a wall crossing its inside (by more
    than ``1e-11`` times the world size) is a collision.  A collision is resolved by cutting
    the region with the wall's half-plane (a conforming edge) when the region before the jump
    lies on the wall's free side and the cut side stays within the wall's ends; otherwise the
-   jump is undone and each moved edge is contracted: it is swept from where it was towards
-   the event and stops where it first meets a wall, for good.  The region is done when the
-   events run out or all four edges have stopped.
+   jump is undone and each moved edge in turn is contracted: it is swept from where it was
+   towards the event and goes as far as the first wall it meets (or, if the region's
+   conforming sides would then pass their walls' ends, to the farthest such end on the way
+   that keeps them within), and an edge that falls short of the event stops for good.  The
+   region is done when the events run out or all four edges have stopped.
 4. *Reseeding*, as in step 1, until no seed is left.
 
 With ``merge``, adjacent regions whose union is convex are merged afterwards (shared edges
@@ -374,9 +380,19 @@ def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[n
     """Convex regions covering a valid walkable (Multi)Polygon (see the module), each a
     counter-clockwise ``(k, 2)`` float64 array; the same for the same ``seed``.
 
+    An empty room is one region; a room with a square pillar, four (a ring of boxes), as
+    a mesh through :meth:`~wayfinding.navmesh.NavMesh.build`:
+
     >>> from shapely.geometry import box
     >>> [r.tolist() for r in wavefront_regions(box(0, 0, 4, 3))]
     [[[0.0, 0.0], [4.0, 0.0], [4.0, 3.0], [0.0, 3.0]]]
+    >>> from wayfinding.navmesh import NavMesh
+    >>> mesh = NavMesh.build(box(0, 0, 10, 10).difference(box(4, 4, 6, 6)),
+    ...                      method="wavefront", seed=0)
+    >>> mesh.num_polygons, round(float(mesh.polygon_areas().sum()), 6)
+    (4, 96.0)
+    >>> round(mesh.find_path((1, 5), (9, 5)).cost, 6)
+    8.324555
     """
     shapely = _build._shapely()
     from shapely.ops import polylabel
