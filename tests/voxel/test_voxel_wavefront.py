@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -244,6 +245,18 @@ def test_smoothing_never_lengthens_a_path(built):
         if rough.found:
             smooth = regions.find_path(grid.cell_to_world(a), grid.cell_to_world(b))
             assert smooth.cost <= rough.cost + 1e-9
+
+
+def test_queries_on_threads_and_in_any_order_agree():
+    grid = WORLDS["tunnels"]()
+    regions = VoxelRegions.build(grid)
+    ends = [(grid.cell_to_world(a), grid.cell_to_world(b)) for a, b in pairs(grid, 16, 3)]
+    alone = [VoxelRegions.build(grid).find_path(a, b) for a, b in ends]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda e: regions.find_path(*e), ends))
+    backwards = [regions.find_path(a, b) for a, b in reversed(ends)][::-1]
+    for r, t, w in zip(alone, threaded, backwards, strict=True):
+        assert np.array_equal(r.path, t.path) and np.array_equal(r.path, w.path)
 
 
 def test_a_path_over_a_wall_hugs_its_top_edge():
