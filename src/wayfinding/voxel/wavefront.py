@@ -15,17 +15,18 @@ The build
    next to a region are the new seeds (in a new random order); when there are none either
    (a world without blocked voxels) the first unclaimed free voxel in ``[z, y, x]`` order.
 2. *Events.*  A region starts as its seed voxel and grows one at a time.  Its six faces are
-   classified in the order +y, -y, +x, -x, +z, -z.  The obstructions are boxes: the runs
-   along x of exposed blocked voxels, the regions already placed, and the world's bounds.
-   In a voxel world every face is parallel to a region face (the chapter's case A), so the
-   event of an obstruction is the growth, the same on every face still expanding, at which
-   the region would first overlap it.
+   classified in the order +y, -y, +x, -x, +z, -z.  The obstructions are the voxels already
+   taken (blocked, or claimed by a region placed before) and the world's bounds.  In a
+   voxel world every obstruction face is parallel to a region face (the chapter's case A),
+   so the event of a taken voxel is the growth, the same on every face still expanding, at
+   which the region would first take it.  The nearest events are found in a window round
+   the region, widened 4, 8, 16... voxels on the expanding sides (each time reading only
+   the shell it adds) until the nearest taken voxel found lies within it.
 3. *Expansion.*  The region jumps to just before the nearest event, all expanding faces
    at once; then the faces move one voxel each in the category order, and a face whose move
-   would overlap an obstruction (only those of the nearest event can) stops.  The
-   simultaneous move overlaps one, so at least one face stops each round: a region takes at
-   most six rounds, each one vectorised pass over the obstructions, so the build costs
-   O(obstructions x regions) and not the free volume.
+   would take a voxel of the nearest event (no other can be in the way) or leave the grid
+   stops.  The simultaneous move would take one, so at least one face stops each round: a
+   region grows in at most six rounds, never voxel by voxel.
 4. *Reseeding*, then, with ``merge``, adjacent regions whose union is still a box are
    merged (runs along y, then x, then z, repeated until none is left).
 
@@ -33,16 +34,18 @@ The regions cover every free voxel exactly once and no blocked one; at most 8 re
 any point (disjoint boxes each hold a different one of the 8 voxels round a lattice point),
 inside the chapter's bound of 10 in 3D.
 
-Measured (one core; paths between 200 random pairs of free voxel centres, smoothed) against
-greedy box meshing, the same merge applied to single voxels: the wavefront makes 7 to 33 %
-more boxes (tunnels 64 x 48 x 64: 2,766 against 2,588; asteroids 64 x 48 x 64: 6,143 against
-5,077; towers 96 x 32 x 96: 256 against 192) but 2 to 15 times fewer slivers (55 against
-825, 426 against 3,400; towers 46 against 25), and its paths are shorter (mean length over
-the grid's 26-connected optimum 0.896 against 0.915, 0.933 against 1.052, 0.932 against
-0.954).  Builds take 0.6 to 4 s there and 47 s on Moving AI's A1 (89 million free voxels,
-29,532 boxes, 2.6 GB peak); its windows read only what lies round each box, so a world of
-a few large boxes builds fast (an empty 128^3 world round one block: 6 boxes, 0.14 s).
-The growth is plain Python over numpy, about 0.6 ms a box.
+Measured (one core of a shared machine; paths between 200 random pairs of free voxel
+centres, smoothed) against greedy box meshing, the same merge applied to single voxels: the
+wavefront makes 7 to 33 % more boxes (tunnels 64 x 48 x 64: 2,766 against 2,588; asteroids
+64 x 48 x 64: 6,143 against 5,077; towers 96 x 32 x 96: 256 against 192; random 32^3 at
+density 0.2: 6,505 against 5,593) but 8 to 15 times fewer slivers on all but the towers
+(55 against 825, 426 against 3,400, 114 against 939; towers 46 against 25), and its paths
+are shorter (mean length over the grid's 26-connected optimum 0.896 against 0.915, 0.933
+against 1.052, 0.932 against 0.954, 0.886 against 0.920).  Builds take 0.4 to 4 s there and
+47 s on Moving AI's A1 (89 million free voxels, 29,532 boxes, 2.6 GB peak).  The windows
+read about the volume of the boxes they grow, so the build time follows the free volume
+(an empty 128^3 world round one block: 6 boxes, 0.3 s; 256^3: 3 s); the growth is plain
+Python over numpy, about 0.6 ms a box.
 
 >>> import numpy as np
 >>> from wayfinding.voxel.grid import VoxelGrid
