@@ -62,10 +62,6 @@ def shared_faces(regions: VoxelRegions) -> dict[tuple[int, int], tuple[tuple, tu
     return out
 
 
-def in_box(p: np.ndarray, lo: np.ndarray, hi: np.ndarray, eps: float = 1e-9) -> bool:
-    return bool(np.all(p >= lo - eps) and np.all(p <= hi + eps))
-
-
 def in_closed_free_space(grid: VoxelGrid, p: np.ndarray) -> bool:
     """Whether point ``p`` (voxel units) lies in the closed cube of a free voxel."""
     options = [{int(math.floor(v)), int(math.ceil(v)) - 1} for v in p]
@@ -77,8 +73,9 @@ def in_closed_free_space(grid: VoxelGrid, p: np.ndarray) -> bool:
 def segment_in_free_space(regions: VoxelRegions, a: np.ndarray, b: np.ndarray) -> bool:
     """Whether a segment (voxel units) lies in one closed region, or, sampled densely, in
     the closed cubes of free voxels."""
-    if any(in_box(a, lo, hi) and in_box(b, lo, hi)
-           for lo, hi in zip(regions.lo, regions.hi, strict=True)):
+    eps = 1e-9
+    inside = (np.minimum(a, b) >= regions.lo - eps) & (np.maximum(a, b) <= regions.hi + eps)
+    if inside.all(axis=1).any():
         return True
     return all(in_closed_free_space(regions.grid, a + t * (b - a))
                for t in np.linspace(0.0, 1.0, 201))
