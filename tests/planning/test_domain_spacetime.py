@@ -13,6 +13,7 @@ from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_maps import Tunnel, time_assignment
 from wayfinding.planning.domain_spacetime import PublishedPath, SpaceTimeDomain
 from wayfinding.planning.tasks import SpaceTimeTask
+from wayfinding.results import Status
 from wayfinding.search import dijkstra, find_path
 
 ROOM = """
@@ -199,3 +200,32 @@ def test_the_published_bound_holds_and_is_none_when_the_heuristic_may_overestima
         assert task.plan.epsilon == (math.inf if speed_weight else 1.0)
         above += task.plan.cost > exact + 1e-9
     assert above == 0 if speed_weight == 0.0 else above >= 1   # the bound 1 would be false
+
+
+@pytest.mark.parametrize("window", [(20, 22), (12, 12), (9, 30)])
+def test_a_timed_goal_is_reached_within_its_window_at_dijkstra_s_optimum(window):
+    d = _domain(speed_weight=0.0, horizon=40)
+    start = (0, 0, 0, 0, 0)
+    task = _plan(d, start, (9, 0), window=window)
+    assert task.finished and task.plan.found and task.plan.epsilon == 1.0
+    steps = task.plan.path
+    assert tuple(steps[-1, :2]) == (9, 0) and window[0] <= steps[-1, 4] <= window[1]
+    assert d.valid_path(steps)
+    d.problem(start, (9, 0), window=window)
+    exact = dijkstra(d, start, d.is_goal)
+    assert math.isclose(task.plan.cost, exact.cost, rel_tol=1e-12)
+    untimed = _plan(d, start, (9, 0))
+    assert untimed.plan.path[-1, 4] == 9                    # straight there, no window
+    assert (task.plan.cost > untimed.plan.cost) == (window[0] > 9)
+
+
+def test_a_window_too_early_to_reach_fails():
+    task = _plan(_domain(speed_weight=0.0, horizon=40), (0, 0, 0, 0, 0), (9, 0),
+                 window=(3, 8))                              # nine steps at least
+    assert task.finished and task.plan.status is Status.FAILED
+
+
+@pytest.mark.parametrize("window", [(5,), (8, 3), (-1, 4), (1.5, 3), "ab"])
+def test_bad_windows_are_refused(window):
+    with pytest.raises(InvalidQueryError, match="window"):
+        _domain().problem((0, 0, 0, 0, 0), (9, 0), window=window)

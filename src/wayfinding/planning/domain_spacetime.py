@@ -133,6 +133,7 @@ class SpaceTimeDomain(Domain):
         self.tunnel: Any = None
         self.goal: tuple[int, int] = (0, 0)
         self.arrive: int | None = None
+        self.window: tuple[int, int] | None = None
 
     def set_entities(self, entities: Iterable[PublishedPath]) -> None:
         """Replace the dynamic entities (takes effect at the next :meth:`problem`)."""
@@ -159,15 +160,26 @@ class SpaceTimeDomain(Domain):
         return (x, y, vx, vy, count("step", step, min=0, max=self.horizon))
 
     def problem(self, start: State, goal: tuple[int, int], *, tunnel: Any = None,
-                arrive: int | None = None) -> None:
+                arrive: int | None = None, window: tuple[int, int] | None = None) -> None:
         """Set the problem the domain answers: ``start`` a state, ``goal`` a free cell,
         ``tunnel`` a container of allowed ``(x, y, k)`` (None: no tunnel), ``arrive`` the
-        step the agent should reach the goal at (None: the heuristic has no speed term).
-        Chooses the watched entities (foveal region at the start)."""
+        step the agent should reach the goal at (None: the heuristic has no speed term),
+        ``window`` the steps ``(first, last)`` a timed goal is reached within (a state on
+        the goal cell earlier is not the goal: the agent waits or walks on; none later is
+        valid; None: any step).  Chooses the watched entities (foveal region at the
+        start)."""
         gx, gy = self.grid.walls.cell(goal, name="goal")
         if not self.grid.static_free[gy, gx]:
             raise InvalidQueryError(f"goal cell {(gx, gy)} is blocked for the agent")
-        self.goal, self.tunnel = (gx, gy), tunnel
+        if window is not None:
+            try:
+                first, last = window
+            except (TypeError, ValueError):
+                raise InvalidQueryError(f"window {brief(window)} must be two steps "
+                                        "(first, last)") from None
+            first = count("window's first step", first, min=0)
+            window = (first, count("window's last step", last, min=first))
+        self.goal, self.tunnel, self.window = (gx, gy), tunnel, window
         self.arrive = None if arrive is None else count("arrive", arrive, min=0)
         here = self.grid.positions([start[:2]])[0]
         heading = np.array(start[2:4], dtype=np.float64)
@@ -219,13 +231,16 @@ class SpaceTimeDomain(Domain):
         return h
 
     def is_goal(self, s: Any) -> bool:
-        """Whether ``s`` stands on the problem's goal cell."""
-        return (s[0], s[1]) == self.goal
+        """Whether ``s`` stands on the problem's goal cell (within its window)."""
+        w = self.window
+        return (s[0], s[1]) == self.goal and (w is None or w[0] <= s[4] <= w[1])
 
     def valid(self, s: Any, n: Any) -> bool:
         g = self.grid
         x, y, k = n[0], n[1], n[4]
         if k > self.horizon or not g.walls.in_bounds((x, y)) or not g.static_free[y, x]:
+            return False
+        if self.window is not None and k > self.window[1]:
             return False
         if self.tunnel is not None and (x, y, k) not in self.tunnel:
             return False

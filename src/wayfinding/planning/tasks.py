@@ -132,21 +132,23 @@ class GraphTask(PlanningTask):
 
 class SpaceTimeTask(PlanningTask):
     """A Σ4 problem: from the state ``start`` to the cell ``goal`` inside ``tunnel`` (a
-    container of ``(x, y, k)``, or None), arriving near step ``arrive``; ``plan.path`` is
+    container of ``(x, y, k)``, or None), arriving near step ``arrive`` (within the steps
+    ``window`` for a timed goal, see :meth:`SpaceTimeDomain.problem`); ``plan.path`` is
     ``(n, 5)`` int64 states.  The plan's ``epsilon`` is the round's inflation, or inf (no
     bound) when the domain's time-aware heuristic may overestimate (``speed_weight`` > 0
     with an ``arrive`` step)."""
 
     def __init__(self, domain: SpaceTimeDomain, start: State, goal: Cell, *, tunnel: Any = None,
-                 arrive: int | None = None, hops: int = 1, epsilon: float = 2.5,
-                 step: float = 0.5):
+                 arrive: int | None = None, window: tuple[int, int] | None = None,
+                 hops: int = 1, epsilon: float = 2.5, step: float = 0.5):
         super().__init__(domain, hops, frozenset({TaskEvent.PLAN_CHANGED,
                                                   TaskEvent.ENVIRONMENT_CHANGED}))
         self.epsilon0 = number("epsilon", epsilon, min=1.0)
         self.step = number("step", step, min=0.0, min_open=True)
         self.start, self.goal, self.tunnel, self.arrive = start, goal, tunnel, arrive
         self.plan.path = np.empty((0, 5), dtype=np.int64)
-        domain.problem(start, goal, tunnel=tunnel, arrive=arrive)
+        domain.problem(start, goal, tunnel=tunnel, arrive=arrive, window=window)
+        self.window = domain.window
         self._eps = self.epsilon0
         self._search = self._round()
         self._finished = False
@@ -174,7 +176,8 @@ class SpaceTimeTask(PlanningTask):
     def run(self, *, max_expansions: int | None = None,
             max_seconds: float | None = None) -> int:
         d = self.domain
-        d.problem(self.start, self.goal, tunnel=self.tunnel, arrive=self.arrive)
+        d.problem(self.start, self.goal, tunnel=self.tunnel, arrive=self.arrive,
+                  window=self.window)
         spent = 0
         while not self._finished:
             left = None if max_expansions is None else max_expansions - spent
