@@ -122,3 +122,37 @@ def test_bad_mesh_domains_are_refused(mesh):
         NavMeshDomain(mesh).cost(99, 0)
     with pytest.raises(InvalidQueryError):
         NavMeshDomain(mesh).state((np.nan, 1.0))
+
+
+def test_a_problem_s_ends_stand_for_their_polygons(mesh, islands):
+    start, goal = (0.5, 0.5), (11.5, 7.5)
+    for world in (mesh, islands):
+        d = DensityDomain(world, np.linspace(0.0, 2.0, world.num_polygons), k=1.5)
+        a = d.state(start)
+        b = d.state(goal if world is mesh else (9.5, 3.5))
+        ends = (start, goal if world is mesh else (9.5, 3.5))
+        at, lengths = d.placed(ends)
+        expected = world.centroids()
+        expected[b], expected[a] = ends[1], ends[0]
+        assert np.array_equal(at, expected)
+        walk = ~d.jumps
+        gap = np.hypot(*(at[d.targets] - at[d.sources]).T)
+        assert np.allclose(lengths[walk], gap[walk])
+        assert np.array_equal(lengths[d.jumps], d.lengths[d.jumps])   # links keep theirs
+        rho = d.density()
+        assert np.allclose(d.edge_costs(ends=ends),
+                           lengths * (1 + 1.5 * (rho[d.sources] + rho[d.targets]) / 2))
+        g = d.graph(ends=ends)
+        assert np.array_equal(g.coords, at)
+        assert np.array_equal(g.weights, d.edge_costs(ends=ends))
+        # the compiled plan between the ends is Dijkstra's on those costs
+        n = d.num_states
+        m = csr_matrix((d.edge_costs(ends=ends), (d.sources, d.targets)), shape=(n, n))
+        best = sp_dijkstra(m, indices=a)[b]
+        assert math.isclose(ADStar(g, a, b, epsilon=1.0).plan().cost, best, rel_tol=1e-12)
+    d = NavMeshDomain(mesh)
+    assert d.placed()[0] is d.centres and d.placed()[1] is d.lengths
+    assert d.graph(ends=None) is d.graph()
+    for bad in [(start,), (start, (99.0, 0.0)), ((np.nan, 0.0), goal), 5]:
+        with pytest.raises(InvalidQueryError):
+            d.placed(bad)

@@ -4,9 +4,12 @@
 A state is a polygon id; a transition goes to a polygon sharing an edge (cost: the
 distance between the two polygons' centres, :meth:`NavMesh.centroids`) or along one of the
 mesh's off-mesh links (jumps: the link's own ``cost`` when it has one, else ``jump_cost``
-times the centre distance).  The heuristic is the Euclidean distance between centres
-scaled by the lowest cost per unit length of any edge (:class:`~wayfinding.graph.CSRGraph`'s
-rule, at no density), so it never overestimates.
+times the centre distance).  A problem's ``ends`` (its start and goal points) may stand
+for their polygons instead of the centres: the edges of those two polygons then cost the
+distance from the point (a large polygon's centre can be far from where the agent is).
+The heuristic is the Euclidean distance between the polygons' points scaled by the lowest
+cost per unit length of any edge (:class:`~wayfinding.graph.CSRGraph`'s rule, at no
+density), so it never overestimates.
 
 Σ2 scales every edge by the density it crosses (erratum #27 of the notes: the seed gives no
 formula): ``cost = length · (1 + k · (φ_u(t) + φ_v(t)) / 2)``, the mean of the two
@@ -83,13 +86,44 @@ class NavMeshDomain(Domain):
     def num_states(self) -> int:
         return self.mesh.num_polygons
 
-    def edge_costs(self, *, t: float = 0.0) -> np.ndarray:
-        """``(k,)`` float64: every transition's cost at time ``t`` (seconds)."""
-        return self.lengths
+    def placed(self, ends: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Where each polygon stands and what each walking transition measures:
+        ``(P, 2)`` points (the centres, but the polygons of ``ends``, a problem's
+        ``(start, goal)`` world points, at those points; start first where they share one)
+        and ``(k,)`` lengths (the distances between those points; links keep their cost).
+        """
+        if ends is None:
+            return self.centres, self.lengths
+        try:
+            start, goal = ends
+        except (TypeError, ValueError):
+            raise InvalidQueryError(f"ends {brief(ends)} must be (start, goal) points") \
+                from None
+        at = self.centres.copy()
+        moved = []
+        for point in (goal, start):
+            p = finite_point("ends", point)
+            moved.append(self.state(p))
+            at[moved[-1]] = p
+        touched = np.isin(self.sources, moved) | np.isin(self.targets, moved)
+        touched &= ~self.jumps
+        lengths = self.lengths.copy()
+        lengths[touched] = np.hypot(*(at[self.targets[touched]]
+                                      - at[self.sources[touched]]).T)
+        return at, lengths
 
-    def graph(self, *, t: float = 0.0) -> CSRGraph:
+    def edge_costs(self, *, t: float = 0.0, ends: Any = None) -> np.ndarray:
+        """``(k,)`` float64: every transition's cost at time ``t`` (seconds), for a
+        problem between ``ends`` (see :meth:`placed`; None: centre to centre)."""
+        return self.placed(ends)[1]
+
+    def graph(self, *, t: float = 0.0, ends: Any = None) -> CSRGraph:
         """The domain as a :class:`CSRGraph` at time ``t``: node ``i`` is polygon ``i`` at
-        its centre, edge ids in the order of ``sources``."""
+        its centre (the polygons of ``ends`` at those points, see :meth:`placed`), edge
+        ids in the order of ``sources``."""
+        if ends is not None:
+            return CSRGraph(self._ptr, self.targets, self.edge_costs(t=t, ends=ends),
+                            coords=self.placed(ends)[0])
         if t not in self._graphs:
             self._graphs = {t: CSRGraph(self._ptr, self.targets, self.edge_costs(t=t),
                                         coords=self.centres)}
@@ -169,6 +203,7 @@ class DensityDomain(NavMeshDomain):
         """``(P,)`` float64: the density of each polygon at time ``t``."""
         return self._checked(self._density(t), t)
 
-    def edge_costs(self, *, t: float = 0.0) -> np.ndarray:
+    def edge_costs(self, *, t: float = 0.0, ends: Any = None) -> np.ndarray:
         d = self.density(t=t)
-        return self.lengths * (1.0 + self.k * 0.5 * (d[self.sources] + d[self.targets]))
+        return self.placed(ends)[1] * (1.0 + self.k * 0.5 * (d[self.sources]
+                                                             + d[self.targets]))

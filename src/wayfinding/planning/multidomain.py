@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count, number, positive_float, step_budget
+from .._validate import count, finite_point, number, positive_float, step_budget
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, Status, _fields_equal
 from .domain_grid import Cell, GridDomain
@@ -169,6 +169,7 @@ class MultiDomainPlanner:
         self.dt = spacetime.dt if spacetime is not None else positive_float("dt", dt)
         self.t = number("t", t)
         self.map = MeshGridMap(static, grid)
+        self._ends = (finite_point("start", start), finite_point("goal", goal))
         self._polygons = (static.state(start), static.state(goal))
         self.cell, self.goal_cell = grid.state(start), grid.state(goal)
         self.position = grid.position(self.cell)
@@ -183,9 +184,10 @@ class MultiDomainPlanner:
         a, b = self._polygons
         self.t1 = GraphTask(self.static, a, b, 4, watches=frozenset({_START, _GOAL}),
                             epsilon=self.epsilon, step=self.epsilon_step,
-                            raise_epsilon=self.raise_epsilon)
+                            raise_epsilon=self.raise_epsilon, ends=self._ends)
         self.t2 = GraphTask(self.dynamic, a, b, 3, t=self.t, epsilon=self.epsilon,
-                            step=self.epsilon_step, raise_epsilon=self.raise_epsilon)
+                            step=self.epsilon_step, raise_epsilon=self.raise_epsilon,
+                            ends=self._ends)
         self._corridor = np.ones(len(self.dynamic.sources), dtype=bool)
         self._static_plan: tuple[int, ...] = ()
         self._dynamic_plan: tuple[int, ...] = ()
@@ -203,7 +205,7 @@ class MultiDomainPlanner:
             on = np.zeros(self.static.num_states, dtype=bool)
             on[list(self._dynamic_plan)] = True
             inside = inside | (on[self.dynamic.sources] & on[self.dynamic.targets])
-        costs = self.dynamic.edge_costs(t=self.t)
+        costs = self.dynamic.edge_costs(t=self.t, ends=self._ends)
         changed = np.flatnonzero(inside != self._corridor)
         self.t2.update_costs(changed, costs=np.where(inside[changed], costs[changed], math.inf))
         self._corridor = inside
@@ -423,6 +425,7 @@ class MultiDomainPlanner:
     def set_goal(self, goal: Any) -> None:
         """GOAL_CHANGED: plan to the world point ``goal`` from where the agent is."""
         poly, cell = self.static.state(goal), self.grid.state(goal)
+        self._ends = (self.position.copy(), finite_point("goal", goal))
         self._polygons = (self.static.state(self.position), poly)
         self.goal_cell = cell
         self._reset()
@@ -432,7 +435,8 @@ class MultiDomainPlanner:
     def set_time(self, t: float) -> None:
         """ENVIRONMENT_CHANGED for Σ2: its densities are now those at time ``t``."""
         t = number("t", t)
-        old, new = self.dynamic.edge_costs(t=self.t), self.dynamic.edge_costs(t=t)
+        old = self.dynamic.edge_costs(t=self.t, ends=self._ends)
+        new = self.dynamic.edge_costs(t=t, ends=self._ends)
         self.t = t
         changed = np.flatnonzero((old != new) & self._corridor)
         self.t2.update_costs(changed, costs=new[changed])
@@ -505,7 +509,7 @@ def plan_multidomain(static: NavMeshDomain, dynamic: DensityDomain, grid: GridDo
     >>> static, dynamic = NavMeshDomain(mesh), DensityDomain(mesh, np.zeros(mesh.num_polygons))
     >>> plan = plan_multidomain(static, dynamic, GridDomain(grid), (0.5, 0.5), (7.5, 2.5))
     >>> plan.status, round(plan.cost, 4), plan.waypoints.tolist()
-    (Status.FOUND, 7.8284, [[0, 0], [5, 1], [7, 2]])
+    (Status.FOUND, 7.8284, [[0, 0], [4, 0], [7, 2]])
     >>> plan_multidomain(static, dynamic, GridDomain(grid), (0.5, 0.5), (0.5, 0.5)).cost
     0.0
     """

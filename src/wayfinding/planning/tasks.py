@@ -89,15 +89,18 @@ class PlanningTask(ABC):
 
 class GraphTask(PlanningTask):
     """A Σ1, Σ2 or Σ3 problem on :class:`~wayfinding.search.ADStar`: ``start`` and
-    ``goal`` are polygons (mesh domains) or cells (grid domain); ``epsilon``, ``step`` and
+    ``goal`` are polygons (mesh domains, whose ``ends`` points may stand for them: see
+    :meth:`NavMeshDomain.placed`) or cells (grid domain); ``epsilon``, ``step`` and
     ``raise_epsilon`` as ADStar's (``raise_epsilon``: a change that cuts the plan starts
     the repair at ``epsilon``, the third real-time guarantee of §9.6)."""
 
     def __init__(self, domain: NavMeshDomain | GridDomain, start: Any, goal: Any, hops: int,
                  *, watches: frozenset[TaskEvent] = frozenset(TaskEvent), epsilon: float = 2.5,
-                 step: float = 0.5, raise_epsilon: bool = False, t: float = 0.0):
+                 step: float = 0.5, raise_epsilon: bool = False, t: float = 0.0,
+                 ends: Any = None):
         super().__init__(domain, hops, watches)
-        world = domain.current if isinstance(domain, GridDomain) else domain.graph(t=t)
+        world = domain.current if isinstance(domain, GridDomain) \
+            else domain.graph(t=t, ends=ends)
         self.planner = ADStar(world, start, goal, epsilon=epsilon, step=step,
                               raise_epsilon=raise_epsilon)
         self.start, self.goal = start, goal
