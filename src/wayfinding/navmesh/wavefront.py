@@ -89,7 +89,8 @@ class _Walls:
                               & (self.hi[:, 0] > lo[0]) & (self.hi[:, 1] > lo[1]))
         n = len(self.a)
         hit, t0, t1 = np.zeros(n, bool), np.zeros(n), np.ones(n)
-        hit[near], t0[near], t1[near] = _crossing(self.a[near], self.b[near], poly, tol)
+        if len(near):
+            hit[near], t0[near], t1[near] = _crossing(self.a[near], self.b[near], poly, tol)
         return hit, t0, t1
 
     def distance(self, p: np.ndarray) -> np.ndarray:
@@ -134,10 +135,27 @@ def _crossing(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
 
 
 def _box_poly(box: np.ndarray, cuts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """The region of ``box`` ``(x0, y0, x1, y1)`` cut by the half-planes left of ``cuts``."""
-    x0, y0, x1, y1 = box
-    poly = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    """The region of ``box`` ``(x0, y0, x1, y1)`` cut by the half-planes left of ``cuts``
+    (an axis-aligned cut clamps the box, a sloped one clips it)."""
+    x0, y0, x1, y1 = box.tolist()
+    sloped = []
     for a, b in cuts:
+        if a[1] == b[1]:
+            if b[0] < a[0]:
+                y1 = min(y1, float(a[1]))
+            else:
+                y0 = max(y0, float(a[1]))
+        elif a[0] == b[0]:
+            if b[1] > a[1]:
+                x1 = min(x1, float(a[0]))
+            else:
+                x0 = max(x0, float(a[0]))
+        else:
+            sloped.append((a, b))
+    if x0 >= x1 or y0 >= y1:
+        return np.empty((0, 2))
+    poly = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    for a, b in sloped:
         poly = _subtractive._clip(poly, a, b, keep_left=True)
     return poly
 
