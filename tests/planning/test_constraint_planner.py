@@ -2,7 +2,8 @@
 constrained costs, the anytime bound, the seed's worked examples 19–22 (repair after edge-cost
 changes, the start moved along and off the path, the goal changed, a hard constraint moved
 onto the path), repairs that re-cost only the old and new regions of influence, time-varying
-weights, conflicting constraints with their satisfaction shares, and bad input."""
+weights, conflicting constraints traded off by weight (Fig. 6.2's line of sight over the space
+between two buildings) with their satisfied shares, and bad input."""
 
 import math
 
@@ -22,7 +23,12 @@ from wayfinding.grid import Grid
 from wayfinding.grid.constrained import GridConstraintDomain
 from wayfinding.navmesh import NavMesh
 from wayfinding.navmesh.constraint_domains import DOMAINS, constraint_domain
-from wayfinding.planning.constrained import ConstraintPlan, ConstraintPlanner, inside_shares
+from wayfinding.planning.constrained import (
+    ConstraintPlan,
+    ConstraintPlanner,
+    inside_shares,
+    satisfied_shares,
+)
 
 
 def open_domain():
@@ -174,11 +180,12 @@ def test_every_published_cost_is_within_epsilon_on_every_mesh_domain(kind, seed)
     start, goal = (0.7, 5.1), (15.3, 5.4)
     planner = ConstraintPlanner(domain, start, goal, cs, epsilon=3.0, step=0.5)
     bounded = 0
+    scale = domain.num_nodes // 500 + 1                 # budgets in proportion to the domain
     for k in range(40):
         if k % 10 == 5:
             shift = tuple(rng.uniform(-3, 3, 2))
             planner.move_constraint(0, planner.constraints[0].annotation.moved(shift))
-        plan = planner.plan(max_expansions=int(rng.integers(1, 40)))
+        plan = planner.plan(max_expansions=int(rng.integers(1, 40)) * scale)
         if plan.found and math.isfinite(plan.epsilon):
             best = fresh_cost(domain, planner.constraints, start, goal)
             assert plan.cost <= plan.epsilon * best + 1e-9
@@ -326,7 +333,7 @@ def test_hard_constraint_moved_onto_the_path_is_avoided():
     assert shapely.LineString(after.path).distance(shapely.Point(spot)) > 1.2
     assert after.cost == pytest.approx(fresh_cost(domain, planner.constraints, START, GOAL),
                                        abs=1e-9)
-    assert after.satisfaction[1] == 0.0
+    assert after.satisfied[1] == 1.0
     fresh = ConstraintPlanner(domain, START, GOAL, planner.constraints, epsilon=1.0).plan()
     assert after.stats.expanded < fresh.stats.expanded
 
@@ -415,13 +422,15 @@ def test_a_night_repeller_switched_on_by_the_time_changes_the_path():
     night = Constraint(district, lambda t: -8.0 if t >= 20 or t < 6 else 0.0)
     planner = ConstraintPlanner(domain, START, GOAL, [night], t=12.0, epsilon=1.0)
     day = planner.plan()
-    assert day.satisfaction[0] > 0.2                               # straight through
+    assert inside_shares([night], day.path)[0] > 0.2               # straight through
+    assert day.satisfied[0] == 1.0                                 # (no weight by day)
     planner.set_time(22.0)
     assert planner.t == 22.0
     region = domain.edges_meeting(ConstraintSet([night]).influence(t=22.0))
     assert planner.repaired_edges == len(region) < domain.num_edges
     late = planner.plan()
-    assert late.satisfaction[0] < 1e-9 and late.cost > day.cost      # around it
+    assert inside_shares([night], late.path)[0] < 1e-9 and late.cost > day.cost   # around
+    assert late.satisfied[0] > 1 - 1e-9
     assert late.cost == pytest.approx(fresh_cost(domain, ConstraintSet([night]), START, GOAL,
                                                  t=22.0), abs=1e-9)
     planner.set_time(9.0)
@@ -450,7 +459,7 @@ def test_a_turning_guard_is_avoided_between_two_buildings():
         plan = planner.plan()
         assert plan.cost == pytest.approx(fresh_cost(domain, planner.constraints, START, GOAL),
                                           abs=1e-9)
-        assert plan.satisfaction[0] == 0.0
+        assert plan.satisfied[0] == 1.0
         assert not shapely.LineString(plan.path).intersects(
             shapely.Polygon([(5, 12), (9, 12), (9, 16), (5, 16)]))
 
@@ -459,7 +468,8 @@ def test_a_turning_guard_is_avoided_between_two_buildings():
                                                            (3.0, -5.0, False)])
 def test_conflicting_constraints_trade_off_by_weight(attract, repel, through):
     """Attract and repel the same area: the stronger weight wins, and the plan reports
-    how much of it lies in each annotation (shapely's intersection length)."""
+    how much of it satisfies each (shapely's intersection length: the attractor's share
+    inside, the repeller's outside)."""
     domain = open_domain()
     yard = Region([(4, 11), (20, 11), (20, 18), (4, 18)])
     cs = ConstraintSet([Constraint(yard, attract), Constraint(yard, repel)])
@@ -467,22 +477,130 @@ def test_conflicting_constraints_trade_off_by_weight(attract, repel, through):
     assert plan.cost == pytest.approx(fresh_cost(domain, cs, START, GOAL), abs=1e-9)
     line = shapely.LineString(plan.path)
     share = line.intersection(shapely.Polygon(yard.vertices)).length / line.length
-    assert plan.satisfaction == pytest.approx([share, share], abs=1e-6)
+    assert plan.satisfied == pytest.approx([share, 1 - share], abs=1e-6)
+    assert inside_shares(cs, plan.path) == pytest.approx([share, share], abs=1e-6)
     assert (share > 0.5) if through else (share == 0.0)
 
 
-def test_satisfaction_shares_match_shapely_on_a_winding_path():
-    rng = np.random.default_rng(3)
-    path = np.cumsum(rng.normal(0, 2.0, (40, 2)), axis=0)
+def between_buildings():
+    """Fig. 6.2's scene on a 30 x 20 grid: buildings B (below) and C (above) with a gap
+    between them on the straight route from the start to the goal, grass above C."""
+    free = np.ones((20, 30), dtype=bool)
+    free[2:7, 12:16] = False
+    free[13:18, 12:16] = False
+    b = Region([(12, 2), (16, 2), (16, 7), (12, 7)])
+    c = Region([(12, 13), (16, 13), (16, 18), (12, 18)])
+    grass = Region([(9, 17), (19, 17), (19, 20), (9, 20)])
+    return GridConstraintDomain(Grid(free)), Between(b, c), grass
+
+
+def fig62(watch, near_between):
+    """Not In grass ∧ Not Near the guard's line of sight (``watch``) ∧ Near Between(B, C)
+    (``near_between``): the guard, east of the gap, looks through it."""
+    domain, between, grass = between_buildings()
+    eye = LineOfSight((21, 10), math.pi, fov=math.pi / 3, range=12.0)
+    cs = ConstraintSet([Constraint.hard(grass), Constraint(eye, watch, near=True),
+                        Constraint(between, near_between, near=True)])
+    start, goal = (1.5, 10.5), (28.5, 10.5)
+    plan = ConstraintPlanner(domain, start, goal, cs, epsilon=1.0).plan()
+    assert plan.found
+    assert plan.cost == pytest.approx(fresh_cost(domain, cs, start, goal), abs=1e-9)
+    assert not shapely.LineString(plan.path).intersects(shapely.Polygon(grass.vertices))
+    assert plan.satisfied[0] == 1.0
+    return plan, cs
+
+
+@pytest.mark.parametrize(("watch", "near_between", "through"),
+                         [(-2.0, 3.0, True), (-8.0, 3.0, False), (-8.0, 6.0, True)])
+def test_line_of_sight_over_between_is_traded_off_by_weight(watch, near_between, through):
+    """Fig. 6.2's conflict: the guard's line of sight covers the space between the
+    buildings.  A repeller stronger than the attractor sends the path round the buildings,
+    out of both; a weaker one (or a stronger attractor) keeps it between them, in sight."""
+    plan, cs = fig62(watch, near_between)
+    inside = inside_shares(cs, plan.path)
+    if through:
+        assert inside[1] > 0.3 and inside[2] > 0.1
+    else:
+        assert inside[1] == 0.0 and inside[2] == 0.0
+
+
+def test_a_stronger_repeller_is_satisfied_more_and_the_attractor_less():
+    """Best effort: raising the line of sight's weight moves the plan's satisfaction from
+    the attractor to the repeller; every share matches an independent integral."""
+    weak, cs_weak = fig62(-2.0, 3.0)
+    strong, cs_strong = fig62(-8.0, 3.0)
+    assert strong.satisfied[1] > weak.satisfied[1]
+    assert strong.satisfied[2] < weak.satisfied[2]
+    for plan, cs in [(weak, cs_weak), (strong, cs_strong)]:
+        assert plan.satisfied == pytest.approx(satisfied_oracle(cs, plan.path), abs=1e-3)
+
+
+def to_shapely(ann):
+    """A region or disc as a shapely polygon (a disc as a fine polygon)."""
+    if isinstance(ann, Region):
+        return shapely.Polygon(ann.vertices)
+    return shapely.Point(*ann.centre).buffer(ann.radius, quad_segs=256)
+
+
+def distance_oracle(ann, pts):
+    """Distance from ``pts`` to ``ann`` (0 inside): a disc's from its centre, a region's
+    and a Between hull's from shapely, a sight sector's from its own method."""
+    if isinstance(ann, Disc):
+        return np.maximum(0.0, np.hypot(*(pts - ann.centre).T) - ann.radius)
+    if isinstance(ann, Between):
+        shape = shapely.GeometryCollection([to_shapely(p) for p in ann.parts]).convex_hull
+    elif isinstance(ann, Region):
+        shape = to_shapely(ann)
+    else:
+        return ann.distance(pts)
+    return shapely.distance(shape, shapely.points(pts))
+
+
+def satisfied_oracle(cs, path, samples=2000):
+    """Per constraint, the mean along ``path`` of its membership (1 - its distance over
+    |w| for Near, clipped at 0; the indicator for In and hard), flipped for repellers:
+    midpoint sums of ``samples`` pieces per segment."""
+    path = np.asarray(path, dtype=float)
+    out = []
+    for c in cs:
+        total = acc = 0.0
+        for a, b in zip(path[:-1], path[1:]):
+            f = (np.arange(samples) + 0.5) / samples
+            pts = a + (b - a) * f[:, None]
+            dist = distance_oracle(c.annotation, pts)
+            w = c.weight_at(0.0)
+            mu = (np.maximum(0.0, 1 - dist / abs(w)) if c.near and not c.is_hard
+                  else (dist == 0).astype(float))
+            length = float(np.hypot(*(b - a)))
+            acc += mu.mean() * length
+            total += length
+        mean = acc / total
+        out.append(mean if c.weight_at(0.0) > 0 else 1 - mean)
+    return out
+
+
+def test_satisfied_shares_match_an_independent_integral_on_a_winding_path():
+    rng = np.random.default_rng(5)
+    path = np.cumsum(rng.normal(0, 2.0, (30, 2)), axis=0)
     notch = Region([(-6, -6), (6, -6), (6, 6), (0, 0), (-6, 6)])    # not convex
-    disc = Disc((2, 1), 3.0)
-    shares = inside_shares(ConstraintSet([Constraint(notch, 1), Constraint.hard(disc)]), path)
-    line = shapely.LineString(path)
-    expected = line.intersection(shapely.Polygon(notch.vertices)).length / line.length
-    assert shares[0] == pytest.approx(expected, abs=1e-6)
-    circle = shapely.Point(2, 1).buffer(3.0, quad_segs=4096)
-    assert shares[1] == pytest.approx(line.intersection(circle).length / line.length,
-                                      abs=1e-4)
+    cs = ConstraintSet([Constraint(notch, 2), Constraint(notch, -3, near=True),
+                        Constraint(Disc((2, 1), 3.0), 4, near=True),
+                        Constraint(Between(Disc((-4, 3), 1.0), Region([(5, 5), (7, 5),
+                                                                       (7, 8)])), -2.5,
+                                   near=True),
+                        Constraint.hard(Disc((0, -3), 1.5))])
+    shares = satisfied_shares(cs, path)
+    assert shares == pytest.approx(satisfied_oracle(cs, path), abs=1e-3)
+    assert ((shares >= 0) & (shares <= 1)).all()
+
+
+def test_satisfied_shares_at_a_point_without_a_path_and_for_a_weight_of_zero():
+    lamp = Constraint(Disc((0, 0), 1.0), 4, near=True)
+    off = Constraint(Disc((0, 0), 1.0), lambda t: 0.0 if t < 10 else -2.0)
+    cs = ConstraintSet([lamp, off])
+    assert satisfied_shares(cs, [(2, 0)]).tolist() == [0.75, 1.0]        # μ = 1 - 1/4
+    assert satisfied_shares(cs, [(0.5, 0)], t=12).tolist() == [1.0, 0.0]
+    assert satisfied_shares(cs, np.empty((0, 2))).tolist() == [0.0, 0.0]
 
 
 def test_adding_an_attractor_lifts_every_cost_and_starts_over():
@@ -525,7 +643,7 @@ def test_no_path_is_an_outcome_until_the_constraint_leaves():
     planner = ConstraintPlanner(domain, START, GOAL, [Constraint.hard(cage)])
     plan = planner.plan()
     assert not plan.found and plan.status == "failed" and plan.cost == math.inf
-    assert plan.satisfaction.tolist() == [0.0] and plan.path.shape == (0, 2)
+    assert plan.satisfied.tolist() == [0.0] and plan.path.shape == (0, 2)
     planner.move_constraint(0, cage.moved((0, -6)))
     plan = planner.plan()
     assert plan.found
@@ -565,6 +683,9 @@ def planner_on(domain, constraints=None, **options):
     (lambda d: planner_on(d).set_goal("here"), "goal"),
     (lambda d: planner_on(d).set_constraints(3), "ConstraintSet"),
     (lambda d: inside_shares(CASES["hard disc"], [[0, 0], [math.nan, 1]]), "path"),
+    (lambda d: satisfied_shares(CASES["hard disc"], [0, 1]), "path"),
+    (lambda d: satisfied_shares(CASES["hard disc"], [[0, 0]], t=math.nan), "t"),
+    (lambda d: satisfied_shares("guard", [[0, 0]]), "ConstraintSet"),
 ])
 def test_bad_input_raises_and_names_it(call, message):
     with pytest.raises(InvalidQueryError, match=message):

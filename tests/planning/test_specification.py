@@ -94,7 +94,7 @@ def test_a_patrol_repeats_its_two_legs_lap_after_lap(laps):
         + (laps - 1) * b_to_a
     assert plan.cost == pytest.approx(expected, abs=1e-9)
     # The patrol keeps to the alley it is attracted to.
-    assert all(leg.satisfaction[0] > 0.9 for leg in plan.legs[2:])
+    assert all(leg.satisfied[0] > 0.9 for leg in plan.legs[2:])
 
 
 def test_a_leg_without_a_path_ends_the_plan():

@@ -39,8 +39,9 @@ moved off it, or the goal changed, the plan is cleared and planning restarts at
 ``epsilon0``.
 
 Constraints that cannot all be met are traded off by their weights (best effort): each plan
-reports, per constraint, the share of its path's length inside that constraint's annotation
-(:attr:`ConstraintPlan.satisfaction`).
+reports, per constraint, the share of its path's length along which that constraint is
+satisfied (:attr:`ConstraintPlan.satisfied`, :func:`satisfied_shares`; the raw share inside
+each annotation is :func:`inside_shares`).
 
 >>> from wayfinding.constraints import Constraint, ConstraintSet, Region
 >>> from wayfinding.graph.constrained import ConstraintDomain
@@ -53,8 +54,8 @@ reports, per constraint, the share of its path's length inside that constraint's
 >>> wall = Region([(1.5, -0.5), (2.5, -0.5), (2.5, 0.5), (1.5, 0.5)])
 >>> planner.set_constraints(ConstraintSet([Constraint.hard(wall)]))
 >>> plan = planner.plan()
->>> plan.path.tolist(), plan.cost, plan.satisfaction.tolist()
-([[0.0, 0.0], [0.0, 2.0], [2.0, 2.0]], 4.0, [0.0])
+>>> plan.path.tolist(), plan.cost, plan.satisfied.tolist()
+([[0.0, 0.0], [0.0, 2.0], [2.0, 2.0]], 4.0, [1.0])
 >>> planner.move_start((7, 7)); planner.plan().found      # joins (2, 2), the goal's state
 True
 """
@@ -88,6 +89,10 @@ _SHARE_MAX_PIECES = 256
 _SHARE_REFINE = 6
 #: Bisection steps that find a boundary crossing within a piece.
 _SHARE_BISECT = 60
+#: Sample pieces per unit of a Near constraint's reach |w| when averaging its membership.
+_NEAR_PIECES = 64
+#: The most such pieces per path segment.
+_NEAR_MAX_PIECES = 4096
 
 
 @dataclass(slots=True, repr=False, kw_only=True)
@@ -97,20 +102,21 @@ class ConstraintPlan(ConstrainedPath):
     to their states included), ``nodes`` the ``(j,)`` int64 domain states it passes through.
     ``epsilon``: the bound of an anytime plan (``cost`` at most ``epsilon`` times the
     optimum; 1: optimal; inf when no path is known or the path is the previous round's after
-    a change not yet repaired).  ``satisfaction``: ``(c,)`` float64, per constraint of the
-    planner's set in order, the share of the path's length inside its annotation (0 without
-    a path, or for a path of length 0 outside).  ``status`` as
+    a change not yet repaired).  ``satisfied``: ``(c,)`` float64, per constraint of the
+    planner's set in order, the share of the path's length along which it is satisfied at
+    the planner's time (:func:`satisfied_shares`: 1 when the path does all it asks, for
+    attractors and repellers alike; 0 without a path).  ``status`` as
     :class:`~wayfinding.search.incremental.AnytimePath`."""
 
     epsilon: float = math.inf
-    satisfaction: Any = None
+    satisfied: Any = None
 
     __eq__ = _fields_equal
 
     def __post_init__(self) -> None:
         ConstrainedPath.__post_init__(self)
-        if self.satisfaction is None:
-            self.satisfaction = np.empty(0)
+        if self.satisfied is None:
+            self.satisfied = np.empty(0)
 
 
 def _constraint_set(constraints: Any, name: str = "constraints") -> ConstraintSet:
@@ -150,9 +156,7 @@ def inside_shares(constraints: ConstraintSet, path: Any) -> np.ndarray:
     [0.2]
     """
     cs = _constraint_set(constraints)
-    pts = np.asarray(path, dtype=np.float64)
-    if pts.ndim != 2 or pts.shape[1] != 2 or not np.isfinite(pts).all():
-        raise InvalidQueryError(f"path {brief(path)} must be a finite (m, 2) array of points")
+    pts = _path_points(path)
     out = np.zeros(len(cs))
     if len(pts) < 2:
         return out
@@ -163,6 +167,79 @@ def inside_shares(constraints: ConstraintSet, path: Any) -> np.ndarray:
     for i, c in enumerate(cs):
         out[i] = min(1.0, _inside_length(c.annotation, a, b) / total)
     return out
+
+
+def satisfied_shares(constraints: Any, path: Any, *, t: float = 0.0) -> np.ndarray:
+    """``(c,)`` float64 in [0, 1]: per constraint of ``constraints``, the share of the
+    length of ``path`` (``(m, 2)`` world points) along which it is satisfied at time ``t``.
+
+    A constraint's membership along the path is ``μ(x) = W_c(x) / w``: 1 inside its
+    annotation and 0 outside for In and hard constraints; for Near, 1 inside falling
+    linearly to 0 at ``|w|`` outside.  An attractor's share is the mean of ``μ`` over the
+    path's length, a repeller's and a hard constraint's the mean of ``1 - μ``: 1 always
+    means the path does what the constraint asks, for attractors and repellers alike.  A
+    constraint of weight 0 at ``t`` asks nothing (1); a path of length 0 takes ``μ`` at its
+    point; an empty path satisfies nothing (0).  In and hard shares are exact as
+    :func:`inside_shares`; Near means are midpoint sums over pieces of at most ``|w| / 64``
+    (4096 per segment at most; ``μ`` changes by at most ``1 / |w|`` per unit).
+
+    >>> from wayfinding.constraints import Constraint, ConstraintSet, Disc
+    >>> guard = Constraint(Disc((5, 0), 1.0), -2)
+    >>> satisfied_shares(ConstraintSet([guard]), [(0, 0), (10, 0)]).round(6).tolist()
+    [0.8]
+    >>> lamp = Constraint(Disc((5, 0), 1.0), 2, near=True)     # μ: 1 inside, 0 at 2 out
+    >>> satisfied_shares(ConstraintSet([lamp]), [(0, 0), (10, 0)]).round(6).tolist()
+    [0.4]
+    """
+    cs = _constraint_set(constraints)
+    t = finite_float("t", t)
+    pts = _path_points(path)
+    out = np.zeros(len(cs))
+    if not len(pts):
+        return out
+    a, b = pts[:-1], pts[1:]
+    length = np.hypot(*(b - a).T)
+    total = float(length.sum())
+    for i, c in enumerate(cs):
+        w = c.weight_at(t)
+        if w == 0:
+            out[i] = 1.0
+            continue
+        if total <= 0:
+            mean = float(c.weights(pts[:1], t=t)[0] / w)
+        elif c.near and not c.is_hard:
+            mean = _near_length(c, w, t, a, b, length) / total
+        else:
+            mean = _inside_length(c.annotation, a, b) / total
+        mean = min(1.0, max(0.0, mean))
+        out[i] = mean if w > 0 else 1.0 - mean
+    return out
+
+
+def _path_points(path: Any) -> np.ndarray:
+    """``path`` as a finite ``(m, 2)`` float64 array of points."""
+    pts = np.asarray(path, dtype=np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 2 or not np.isfinite(pts).all():
+        raise InvalidQueryError(f"path {brief(path)} must be a finite (m, 2) array of points")
+    return pts
+
+
+def _near_length(c: Constraint, w: float, t: float, a: np.ndarray, b: np.ndarray,
+                 length: np.ndarray) -> float:
+    """The integral of a Near constraint's membership ``W_c / w`` along the segments
+    ``a[i]`` → ``b[i]`` (see :func:`satisfied_shares`)."""
+    x0, y0, x1, y1 = c.annotation.bounds
+    r = abs(w)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    meet = ((lo[:, 0] <= x1 + r) & (hi[:, 0] >= x0 - r) & (lo[:, 1] <= y1 + r)
+            & (hi[:, 1] >= y0 - r))
+    if not meet.any():
+        return 0.0
+    pieces = np.clip(np.ceil(length[meet] * _NEAR_PIECES / r), 1,
+                     _NEAR_MAX_PIECES).astype(np.int64)
+    p, q = _split(a[meet], b[meet], pieces)
+    mu = c.weights(0.5 * (p + q), t=t) / w
+    return float((mu * np.hypot(*(q - p).T)).sum())
 
 
 def _inside_length(ann: Annotation, a: np.ndarray, b: np.ndarray) -> float:
@@ -328,7 +405,7 @@ class ConstraintPlanner(SingleThread):
         """No plan (yet)."""
         return ConstraintPlan(path=np.empty((0, 2)), cost=math.inf, found=False, stats=stats,
                               algorithm=f"ad_star_{self._domain.kind}", status=status,
-                              satisfaction=np.zeros(len(self._set)))
+                              satisfied=np.zeros(len(self._set)))
 
     def _plan_of(self, r: AnytimePath) -> ConstraintPlan:
         """The world plan of the search's published node path ``r`` (stats left empty)."""
@@ -342,7 +419,8 @@ class ConstraintPlanner(SingleThread):
         pts = pts[keep]
         return ConstraintPlan(path=pts, cost=cost, found=True, algorithm=f"ad_star_"
                               f"{self._domain.kind}", status=r.status, epsilon=r.epsilon,
-                              nodes=nodes, satisfaction=inside_shares(self._set, pts))
+                              nodes=nodes, satisfied=satisfied_shares(self._set, pts,
+                                                                        t=self._t))
 
     # -- changes ----------------------------------------------------------------------
     @exclusive
