@@ -73,25 +73,30 @@ class _Walls:
 
     def __init__(self, a: np.ndarray, b: np.ndarray):
         self.a, self.b = a, b
-        self.lo, self.hi = np.minimum(a, b), np.maximum(a, b)
+        self._boxes()
 
     def add(self, a: np.ndarray, b: np.ndarray) -> None:
         self.a, self.b = np.concatenate([self.a, a]), np.concatenate([self.b, b])
-        self.lo, self.hi = np.minimum(self.a, self.b), np.maximum(self.a, self.b)
+        self._boxes()
+
+    def _boxes(self) -> None:
+        lo, hi = np.minimum(self.a, self.b), np.maximum(self.a, self.b)
+        self.x0, self.y0 = np.ascontiguousarray(lo[:, 0]), np.ascontiguousarray(lo[:, 1])
+        self.x1, self.y1 = np.ascontiguousarray(hi[:, 0]), np.ascontiguousarray(hi[:, 1])
 
     def crossing(self, poly: np.ndarray, tol: float
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Which walls reach into convex counter-clockwise ``poly`` shrunk by ``tol``, with
-        the parameter interval ``[t0, t1]`` of the part inside (:func:`_crossing`), the
-        walls clear of its bounding box skipped."""
-        lo, hi = poly.min(axis=0), poly.max(axis=0)
-        near = np.flatnonzero((self.lo[:, 0] < hi[0]) & (self.lo[:, 1] < hi[1])
-                              & (self.hi[:, 0] > lo[0]) & (self.hi[:, 1] > lo[1]))
-        n = len(self.a)
-        hit, t0, t1 = np.zeros(n, bool), np.zeros(n), np.ones(n)
-        if len(near):
-            hit[near], t0[near], t1[near] = _crossing(self.a[near], self.b[near], poly, tol)
-        return hit, t0, t1
+        """The walls reaching into convex counter-clockwise ``poly`` shrunk by ``tol`` (ids),
+        with the parameter interval ``[t0, t1]`` of the part inside (:func:`_crossing`);
+        walls clear of its bounding box are skipped."""
+        x0, y0 = poly.min(axis=0).tolist()
+        x1, y1 = poly.max(axis=0).tolist()
+        near = np.flatnonzero((self.x0 < x1) & (self.y0 < y1) & (self.x1 > x0)
+                              & (self.y1 > y0))
+        if not len(near):
+            return near, np.empty(0), np.empty(0)
+        hit, t0, t1 = _crossing(self.a[near], self.b[near], poly, tol)
+        return near[hit], t0[hit], t1[hit]
 
     def distance(self, p: np.ndarray) -> np.ndarray:
         """Distances from ``p`` to every wall."""
@@ -229,10 +234,12 @@ class _Region:
         return new
 
     def _hits(self, poly: np.ndarray) -> np.ndarray:
+        """The walls (ids) reaching into ``poly``, but those it conforms to."""
+        if len(poly) < 3:
+            return np.empty(0, np.int64)
         hit, _, _ = self.walls.crossing(poly, self.tol)
-        if self.cut_ids:
-            hit[list(self.cut_ids)] = False
-        return np.flatnonzero(hit)
+        return np.array([k for k in hit.tolist() if k not in self.cut_ids], np.int64) \
+            if self.cut_ids else hit
 
     def _jump(self, point: np.ndarray) -> None:
         new = self._target(point)
@@ -310,13 +317,10 @@ class _Region:
         poly = _box_poly(swept, self.cuts)
         limit = target
         if len(poly) >= 3:
-            a, b = self.walls.a, self.walls.b
-            hit, _, _ = self.walls.crossing(poly, self.tol)
-            if self.cut_ids:
-                hit[list(self.cut_ids)] = False
-            if hit.any():
+            hit = self._hits(poly)
+            if len(hit):
                 # The part of each wall in the band itself (not shrunk), its ends exact.
-                a, b = a[hit], b[hit]
+                a, b = self.walls.a[hit], self.walls.b[hit]
                 _, t0, t1 = _crossing(a, b, poly, 0.0)
                 ends = np.stack([np.where(t0 <= 0, a[:, axis], a[:, axis] + t0 * (b - a)[:, axis]),
                                  np.where(t1 >= 1, b[:, axis], a[:, axis] + t1 * (b - a)[:, axis])])
