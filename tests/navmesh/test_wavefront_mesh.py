@@ -13,11 +13,12 @@ import pytest
 import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from movingai_data import movingai_grid, movingai_names
 from shapely.geometry import Polygon, box
 
 from wayfinding.errors import InvalidGeometryError
 from wayfinding.geometry import orient2d
-from wayfinding.navmesh import NavMesh
+from wayfinding.navmesh import NavMesh, walkable_area
 from wayfinding.navmesh.exact import VisibilityMap
 from wayfinding.navmesh.subtractive import weld
 from wayfinding.navmesh.wavefront import wavefront_regions
@@ -103,6 +104,17 @@ def test_regions_cover_hypothesis_worlds(world, seed, merge, obstacles):
         assert len(regions) <= cdt_triangles(area)
     else:
         assert all(sides_on_walls(r, area, 1e-9 * 40) for r in regions)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", movingai_names("dao/den312d"))
+def test_a_moving_ai_map_is_covered_by_fewer_regions_than_triangles(name):
+    area = walkable_area(movingai_grid(name))
+    mesh = NavMesh.build(area, method="wavefront")
+    regions = [mesh.polygon(i) for i in range(mesh.num_polygons)]
+    check_regions(regions, area)
+    assert len(regions) <= cdt_triangles(area)
+    assert most_meeting(regions, max(area.bounds)) <= 5
 
 
 def test_an_empty_room_is_one_region_equal_to_the_room():
