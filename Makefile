@@ -91,6 +91,7 @@ bench: $(VENV)/.bench $(RECAST_ORACLE)/node_modules/.installed
 	$(PY) benchmarks/tables.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh.py --out BENCHMARKS.md
 	$(PY) benchmarks/navmesh_routes.py --out BENCHMARKS.md
+	$(PY) benchmarks/wavefront.py --out BENCHMARKS.md
 	$(PY) benchmarks/anyangle.py --out BENCHMARKS.md
 	$(PY) benchmarks/hybrid_astar.py --out BENCHMARKS.md
 	$(PY) benchmarks/hull_steering.py --out BENCHMARKS.md
