@@ -1,6 +1,8 @@
-"""Chained specifications and patrols: each leg optimal under its own constraints (against
-scipy's Dijkstra on the leg's constrained costs), the legs joined end to end, a patrol's laps
-repeated, a leg with no path ending the plan, and bad input."""
+"""Chained specifications and patrols: each leg optimal under its own constraints at the time
+the agent starts it (against scipy's Dijkstra on the leg's constrained costs), the legs joined
+end to end, a patrol's laps repeated and searched once, a leg with no path ending the plan;
+their execution by a runner that walks the legs as time passes and repairs each leg's plan
+when a constraint moves or the time changes a weight; and bad input."""
 
 import math
 
@@ -14,11 +16,12 @@ from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid
 from wayfinding.grid.constrained import GridConstraintDomain
-from wayfinding.planning.constrained import ConstraintPlan
+from wayfinding.planning.constrained import ConstraintPlan, inside_shares
 from wayfinding.planning.specification import (
     Specification,
     SpecificationLeg,
     SpecificationPlan,
+    SpecificationRunner,
     plan_specification,
 )
 
@@ -121,6 +124,154 @@ def test_time_varying_weights_are_taken_at_the_time_given():
     assert night.cost > day.cost
 
 
+def length(path):
+    return float(np.hypot(*np.diff(np.asarray(path), axis=0).T).sum())
+
+
+@pytest.mark.parametrize(("speed", "late"), [(0.5, True), (1.0, True), (4.0, False)])
+def test_each_leg_is_planned_at_the_time_the_agent_starts_it(speed, late):
+    """A repeller switched on at 12 s: the first leg, at 0 s, goes through its area; the
+    return leg starts when the first arrives (its length over the speed) and is planned at
+    that time: around it when the agent is slow enough to get there after 12 s."""
+    d = domain()
+    lamp = Constraint(Region([(3, 0), (9, 0), (9, 16), (3, 16)]),
+                      lambda t: -9.0 if t >= 12 else 0.0)
+    cs = ConstraintSet([lamp])
+    there, back = (22.5, 3.5), (1.5, 8.5)
+    plan = plan_specification(d, Specification(back).then(there, cs).then(back, cs),
+                              speed=speed)
+    assert plan.found and plan.times[0] == 0.0
+    begins = [back, there]
+    for i, leg in enumerate(plan.legs):
+        assert plan.times[i + 1] == pytest.approx(plan.times[i] + length(leg.path) / speed,
+                                                  abs=1e-9)
+        assert leg.cost == pytest.approx(optimum(d, cs, begins[i], [there, back][i],
+                                                 t=plan.times[i]), abs=1e-9)
+    assert (plan.times[1] >= 12) == late
+    at_start = optimum(d, cs, there, back, t=0.0)
+    assert (plan.legs[1].cost > at_start + 1) if late else \
+        (plan.legs[1].cost == pytest.approx(at_start, abs=1e-9))
+
+
+def test_a_patrol_is_searched_once_per_distinct_leg_and_counted_once():
+    d = domain()
+    spec = Specification((2.5, 13.5)).then(CORNER, None).patrol(A, B, STAY, laps=4)
+    plan = plan_specification(d, spec)
+    distinct = {id(leg): leg for leg in plan.legs}
+    assert len(distinct) == 4                 # to the corner, to A, A to B, B to A
+    assert plan.stats.expanded == sum(leg.stats.expanded for leg in distinct.values())
+    one_lap = plan_specification(d, Specification((2.5, 13.5)).then(CORNER, None)
+                                 .patrol(A, B, STAY, laps=1))
+    assert plan.stats.expanded == one_lap.stats.expanded + plan.legs[3].stats.expanded
+
+
+def test_a_patrol_under_a_timed_weight_plans_each_lap_at_its_own_time():
+    """A guard on duty from 40 s: the laps before are planned without it, the laps after
+    around it, each leg optimal at its own start time."""
+    d = domain()
+    guard = Constraint(Disc((20.5, 8), 2.0), lambda t: -6.0 if t >= 40 else 0.0, near=True)
+    cs = ConstraintSet([guard])
+    plan = plan_specification(d, Specification(A).patrol(B, A, cs, laps=3))
+    assert plan.found and len(plan.legs) == 6
+    for i, leg in enumerate(plan.legs):
+        begin, goal = (A, B) if i % 2 == 0 else (B, A)
+        assert leg.cost == pytest.approx(optimum(d, cs, begin, goal, t=plan.times[i]),
+                                         abs=1e-9)
+    on = plan.times[:-1] >= 40
+    assert on.any() and not on.all()
+    assert plan.legs[0].cost == pytest.approx(11.0) and plan.legs[-1].cost > 11.5
+    assert plan.stats.expanded == sum(
+        leg.stats.expanded for leg in {id(leg): leg for leg in plan.legs}.values())
+
+
+def run(runner, dt, **budget):
+    """Advance ``runner`` by ``dt`` until it is done: the number of steps."""
+    steps = 0
+    while not runner.done:
+        runner.advance(dt, **budget)
+        steps += 1
+        assert steps < 10_000
+    return steps
+
+
+@pytest.mark.parametrize("dt", [0.3, 1.0, 7.0])
+def test_a_runner_walks_the_planned_specification(dt):
+    """Without changes, a runner with an unbounded budget arrives at every goal when the
+    plan says, having walked the planned legs' lengths."""
+    d = domain()
+    spec = Specification((2.5, 13.5)).then(CORNER, WATCH).patrol(A, B, STAY, laps=2)
+    plan = plan_specification(d, spec, t=3.0, speed=1.5)
+    runner = SpecificationRunner(d, spec, t=3.0, speed=1.5)
+    assert runner.leg == 0 and not runner.done and runner.t == 3.0
+    run(runner, dt)
+    assert runner.done and runner.planner is None and runner.leg == len(spec)
+    assert runner.arrivals == pytest.approx(plan.times[1:], abs=1e-9)
+    assert runner.position.tolist() == list(B)
+    assert length(runner.walked) == pytest.approx(length(plan.path), abs=1e-9)
+    assert runner.t >= runner.arrivals[-1]
+    assert runner.advance(1.0) is None and runner.done
+
+
+def test_a_runner_with_a_small_budget_waits_for_its_plans_and_arrives():
+    d = domain()
+    spec = Specification((2.5, 13.5)).then(A, WATCH).patrol(B, A, STAY, laps=2)
+    runner = SpecificationRunner(d, spec, speed=2.0, epsilon=2.5)
+    first = runner.advance(0.5, max_expansions=3)
+    assert not first.found and runner.position.tolist() == [2.5, 13.5] and runner.t == 0.5
+    run(runner, 0.5, max_expansions=20)
+    assert runner.position.tolist() == list(A) and len(runner.arrivals) == 5
+    assert np.all(np.diff(runner.arrivals) > 0)
+
+
+def test_a_runner_repairs_a_hard_constraint_moved_onto_its_path():
+    """A cart (hard) moves onto the path ahead of the agent: the planner repairs to the
+    optimum under the moved cart, the agent walks round it, and a later leg that holds the
+    same constraint sees it moved too."""
+    d = domain()
+    cart = Constraint.hard(Disc((2.0, 3.0), 0.8))
+    cs = ConstraintSet([Constraint(Disc((12, 2), 1.0), -3, near=True), cart])
+    spec = Specification((1.5, 14.5)).then((22.5, 14.5), cs).then((1.5, 14.5), cs)
+    runner = SpecificationRunner(d, spec, speed=1.0, epsilon=1.0)
+    runner.advance(3.0)
+    ahead = tuple(runner.planner.plan().path[8])
+    runner.move_constraint(1, Disc(ahead, 1.2))
+    moved = runner.constraints
+    assert moved[0][1] is moved[1][1] and moved[0][1].annotation.centre == ahead
+    assert moved[0][0] is cs[0]
+    planner = runner.planner
+    plan = planner.plan()
+    assert plan.cost == pytest.approx(optimum(d, moved[0], planner.start, (22.5, 14.5)),
+                                      abs=1e-9)
+    run(runner, 1.0)
+    disc = shapely.Point(ahead).buffer(1.2)
+    assert not shapely.LineString(runner.walked).intersects(disc)
+    assert runner.position.tolist() == [1.5, 14.5]
+
+
+def test_a_runner_repairs_when_the_time_switches_a_weight_on():
+    """A repeller switched on at 6 s across the route: the agent, which set off through
+    it, is replanned round it once the time comes."""
+    d = domain()
+    wall = Region([(17, 10), (19, 10), (19, 16), (17, 16)])
+    alarm = Constraint(wall, lambda t: -20.0 if t >= 6 else 0.0)
+    cs = ConstraintSet([alarm])
+    start, goal = (1.5, 13.5), (22.5, 13.5)
+    runner = SpecificationRunner(d, Specification(start).then(goal, cs), speed=1.0,
+                                 epsilon=1.0)
+    runner.advance(0.0)
+    straight = runner.planner.plan().path
+    assert np.all(straight[:, 1] == 13.5)                             # through it
+    runner.advance(6.5)
+    planner = runner.planner
+    assert planner.t == 6.5
+    plan = planner.plan()
+    assert plan.cost == pytest.approx(optimum(d, cs, planner.start, goal, t=6.5), abs=1e-9)
+    # Round it (a corner cut where the multiplier's four samples allow it).
+    assert plan.path[:, 1].min() < 10 and plan.satisfied[0] > 0.9
+    run(runner, 1.0)
+    assert inside_shares(cs, runner.walked)[0] < inside_shares(cs, straight)[0] / 3
+
+
 def test_specifications_are_immutable_and_legs_compare_by_value():
     base = Specification(CORNER)
     longer = base.then(A, None)
@@ -132,6 +283,12 @@ def test_specifications_are_immutable_and_legs_compare_by_value():
     assert leg == SpecificationLeg(np.array([1.0, 2.0]), cs)
     assert leg != SpecificationLeg(np.array([1.0, 2.5]), cs)
     assert "Specification(start=(1.5, 1.5)" in repr(longer)
+
+
+def finished(d):
+    runner = SpecificationRunner(d, Specification(CORNER).then((3.5, 1.5), WATCH))
+    runner.advance(10.0)
+    return runner
 
 
 @pytest.mark.parametrize(("call", "message"), [
@@ -146,6 +303,26 @@ def test_specifications_are_immutable_and_legs_compare_by_value():
     (lambda d: plan_specification(d, [A, B]), "specification"),
     (lambda d: plan_specification(d, Specification(CORNER)), "no leg"),
     (lambda d: plan_specification(d, Specification(CORNER).then(A, None), t=math.nan), "t"),
+    (lambda d: plan_specification(d, Specification(CORNER).then(A, None), speed=0), "speed"),
+    (lambda d: SpecificationRunner("grid", Specification(CORNER).then(A, None)), "domain"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER)), "no leg"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, None), speed=-1),
+     "speed"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, None), epsilon=0.5),
+     "epsilon"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, None)).advance(-1),
+     "dt"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, None)).advance(math.nan),
+     "dt"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, None)).advance(
+        1, max_expansions=-1), "max_expansions"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, None)).move_constraint(
+        0, Disc((1, 1), 1.0)), "no constraint"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, WATCH)).move_constraint(
+        1, Disc((1, 1), 1.0)), "index"),
+    (lambda d: SpecificationRunner(d, Specification(CORNER).then(A, WATCH)).move_constraint(
+        0, "here"), "Annotation"),
+    (lambda d: finished(d).move_constraint(0, Disc((1, 1), 1.0)), "done"),
 ])
 def test_bad_input_raises_and_names_it(call, message):
     with pytest.raises(InvalidQueryError, match=message):
