@@ -84,19 +84,16 @@ class _Walls:
         self.x0, self.y0 = np.ascontiguousarray(lo[:, 0]), np.ascontiguousarray(lo[:, 1])
         self.x1, self.y1 = np.ascontiguousarray(hi[:, 0]), np.ascontiguousarray(hi[:, 1])
 
-    def crossing(self, poly: np.ndarray, tol: float
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The walls reaching into convex counter-clockwise ``poly`` shrunk by ``tol`` (ids),
-        with the parameter interval ``[t0, t1]`` of the part inside (:func:`_crossing`);
-        walls clear of its bounding box are skipped."""
+    def crossing(self, poly: np.ndarray, tol: float) -> np.ndarray:
+        """The ids of the walls reaching into convex counter-clockwise ``poly`` shrunk by
+        ``tol`` (:func:`_crossing`); walls clear of its bounding box are skipped."""
         x0, y0 = poly.min(axis=0).tolist()
         x1, y1 = poly.max(axis=0).tolist()
         near = np.flatnonzero((self.x0 < x1) & (self.y0 < y1) & (self.x1 > x0)
                               & (self.y1 > y0))
         if not len(near):
-            return near, np.empty(0), np.empty(0)
-        hit, t0, t1 = _crossing(self.a[near], self.b[near], poly, tol)
-        return near[hit], t0[hit], t1[hit]
+            return near
+        return near[_crossing(self.a[near], self.b[near], poly, tol)[0]]
 
     def distance(self, p: np.ndarray) -> np.ndarray:
         """Distances from ``p`` to every wall."""
@@ -237,7 +234,7 @@ class _Region:
         """The walls (ids) reaching into ``poly``, but those it conforms to."""
         if len(poly) < 3:
             return np.empty(0, np.int64)
-        hit, _, _ = self.walls.crossing(poly, self.tol)
+        hit = self.walls.crossing(poly, self.tol)
         return np.array([k for k in hit.tolist() if k not in self.cut_ids], np.int64) \
             if self.cut_ids else hit
 
@@ -258,7 +255,7 @@ class _Region:
             else:
                 break
             hits = self._hits(poly)
-        if not len(hits) and self._within_ends(poly):
+        if not len(hits) and len(poly) >= 3 and self._within_ends(poly):
             self.box, self.current = new, poly
             return
         self.cuts, self.cut_ids = cuts, cut_ids      # undo the jump, contract each edge
@@ -322,18 +319,17 @@ class _Region:
                 # The part of each wall in the band itself (not shrunk), its ends exact.
                 a, b = self.walls.a[hit], self.walls.b[hit]
                 _, t0, t1 = _crossing(a, b, poly, 0.0)
-                ends = np.stack([np.where(t0 <= 0, a[:, axis], a[:, axis] + t0 * (b - a)[:, axis]),
-                                 np.where(t1 >= 1, b[:, axis], a[:, axis] + t1 * (b - a)[:, axis])])
+                step = (b - a)[:, axis]
+                ends = np.stack([np.where(t0 <= 0, a[:, axis], a[:, axis] + t0 * step),
+                                 np.where(t1 >= 1, b[:, axis], a[:, axis] + t1 * step)])
                 limit = min(limit, ends.min()) if sign > 0 else max(limit, ends.max())
         tries = {limit} | {float(p[axis]) for a, b in self.cuts for p in (a, b)
                            if 0 < sign * (p[axis] - here) < sign * (limit - here)}
-        if limit != target:
-            self.stopped[edge] = True
         for place in sorted(tries, key=lambda v: -sign * v):
             new = self.box.copy()
             new[slot] = place
             poly = self.poly(new)
-            if not len(self._hits(poly)) and self._within_ends(poly):
+            if len(poly) >= 3 and not len(self._hits(poly)) and self._within_ends(poly):
                 self.box, self.current = new, poly
                 if place != target:
                     self.stopped[edge] = True
@@ -388,6 +384,8 @@ def _edge_seeds(a: np.ndarray, b: np.ndarray, walls: _Walls) -> list[np.ndarray]
     for i in range(len(a)):
         d = b[i] - a[i]
         length = math.hypot(*d)
+        if length == 0:
+            continue
         mid = (a[i] + b[i]) / 2
         normal = np.array([-d[1], d[0]]) / length
         dist = walls.distance(mid)
@@ -454,6 +452,7 @@ def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[n
         if clear <= tol:
             continue
         poly = _Region(walls, s, min(clear / 2, unit), tol).grow()
+        poly = poly[(poly != np.roll(poly, 1, axis=0)).any(axis=1)]    # repeated corners
         if len(poly) < 3 or _subtractive._area(poly) <= tiny:
             continue
         regions.append(poly)
