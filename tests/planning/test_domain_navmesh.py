@@ -131,7 +131,7 @@ def test_a_problem_s_ends_stand_for_their_polygons(mesh, islands):
         a = d.state(start)
         b = d.state(goal if world is mesh else (9.5, 3.5))
         ends = (start, goal if world is mesh else (9.5, 3.5))
-        at, lengths = d.placed(ends)
+        at, lengths = d.placed(ends=ends)
         expected = world.centroids()
         expected[b], expected[a] = ends[1], ends[0]
         assert np.array_equal(at, expected)
@@ -155,4 +155,4 @@ def test_a_problem_s_ends_stand_for_their_polygons(mesh, islands):
     assert d.graph(ends=None) is d.graph()
     for bad in [(start,), (start, (99.0, 0.0)), ((np.nan, 0.0), goal), 5]:
         with pytest.raises(InvalidQueryError):
-            d.placed(bad)
+            d.placed(ends=bad)

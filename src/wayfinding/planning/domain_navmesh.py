@@ -86,7 +86,7 @@ class NavMeshDomain(Domain):
     def num_states(self) -> int:
         return self.mesh.num_polygons
 
-    def placed(self, ends: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def placed(self, *, ends: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Where each polygon stands and what each walking transition measures:
         ``(P, 2)`` points (the centres, but the polygons of ``ends``, a problem's
         ``(start, goal)`` world points, at those points; start first where they share one)
@@ -115,7 +115,7 @@ class NavMeshDomain(Domain):
     def edge_costs(self, *, t: float = 0.0, ends: Any = None) -> np.ndarray:
         """``(k,)`` float64: every transition's cost at time ``t`` (seconds), for a
         problem between ``ends`` (see :meth:`placed`; None: centre to centre)."""
-        return self.placed(ends)[1]
+        return self.placed(ends=ends)[1]
 
     def graph(self, *, t: float = 0.0, ends: Any = None) -> CSRGraph:
         """The domain as a :class:`CSRGraph` at time ``t``: node ``i`` is polygon ``i`` at
@@ -123,7 +123,7 @@ class NavMeshDomain(Domain):
         ids in the order of ``sources``."""
         if ends is not None:
             return CSRGraph(self._ptr, self.targets, self.edge_costs(t=t, ends=ends),
-                            coords=self.placed(ends)[0])
+                            coords=self.placed(ends=ends)[0])
         if t not in self._graphs:
             self._graphs = {t: CSRGraph(self._ptr, self.targets, self.edge_costs(t=t),
                                         coords=self.centres)}
@@ -205,5 +205,5 @@ class DensityDomain(NavMeshDomain):
 
     def edge_costs(self, *, t: float = 0.0, ends: Any = None) -> np.ndarray:
         d = self.density(t=t)
-        return self.placed(ends)[1] * (1.0 + self.k * 0.5 * (d[self.sources]
+        return self.placed(ends=ends)[1] * (1.0 + self.k * 0.5 * (d[self.sources]
                                                              + d[self.targets]))
