@@ -9,7 +9,7 @@ import pytest
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid
-from wayfinding.navmesh import NavMesh
+from wayfinding.navmesh import NavMesh, OffMeshLink
 from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_maps import MeshGridMap, Tunnel, time_assignment
 from wayfinding.planning.domain_navmesh import NavMeshDomain
@@ -163,3 +163,21 @@ def test_a_corridor_seen_through_has_no_inner_waypoint(world):
     assert len(path) >= 2                     # several polygons, one straight line
     points, index = lam.waypoints(path, (0, 0), (9, 2))
     assert points == [(0, 0), (9, 2)] and index == [0, len(path) - 1]
+
+
+def test_a_jump_link_gives_waypoints_at_its_take_off_and_landing():
+    mesh = NavMesh.build("MULTIPOLYGON(((0 0, 4 0, 4 4, 0 4, 0 0)), "
+                         "((6 0, 10 0, 10 4, 6 4, 6 0)))",
+                         links=[OffMeshLink((3.5, 2.0), (6.5, 2.0))])
+    grid = GridDomain(Grid.from_ascii("\n".join(["....##...."] * 4)), radius=0.3)
+    lam = MeshGridMap(NavMeshDomain(mesh), grid)
+    left, right = mesh.locate((0.5, 0.5)), mesh.locate((9.5, 3.5))
+    points, index = lam.waypoints([left, right], (0, 0), (9, 3))
+    assert points[0] == (0, 0) and points[-1] == (9, 3) and index == [0, 0, 1, 1]
+    (ax, ay), (bx, by) = points[1:3]
+    assert ax == 3 and bx == 6                      # the cells by the link's two ends
+    for cell, end in zip(points[1:3], [(3.5, 2.0), (6.5, 2.0)]):
+        assert np.hypot(*(grid.position(cell) - end)) <= math.sqrt(0.5) + 1e-12
+    assert [tuple(p) for p in lam.jump(left, right)] == [(3.5, 2.0), (6.5, 2.0)]
+    assert [tuple(p) for p in lam.jump(right, left)] == [tuple(mesh.centroids()[right]),
+                                                         tuple(mesh.centroids()[left])]

@@ -164,8 +164,7 @@ class MeshGridMap:
                 add(self.nearest_free(point), first + k)
             if i < len(polys):
                 off, here = self.jump(polys[i - 1], polys[i])
-                if i - 1 > 0:
-                    add(self.candidate(polys[i - 1], near=off), i - 1)
+                add(self.candidate(polys[i - 1], near=off), i - 1)
                 add(self.candidate(polys[i], near=here), i)
                 first = i
         if goal != out[-1] or len(out) == 1:
