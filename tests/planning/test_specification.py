@@ -212,6 +212,20 @@ def test_a_runner_walks_the_planned_specification(dt):
     assert runner.advance(1.0) is None and runner.done
 
 
+@pytest.mark.parametrize("dt", [0.1, 0.45])
+def test_a_runner_walks_straight_to_goals_off_the_domain_states(dt):
+    """End points between states: the agent walks the joining legs once, never back and
+    forth, and arrives when the plan says."""
+    d = domain()
+    spec = Specification((1.2, 13.9)).then((22.3, 3.7), WATCH).then((2.05, 2.6), None)
+    plan = plan_specification(d, spec, speed=1.3)
+    runner = SpecificationRunner(d, spec, speed=1.3)
+    run(runner, dt)
+    assert length(runner.walked) == pytest.approx(length(plan.path), abs=1e-9)
+    assert runner.arrivals == pytest.approx(plan.times[1:], abs=1e-9)
+    assert runner.position.tolist() == [2.05, 2.6]
+
+
 def test_a_runner_with_a_small_budget_waits_for_its_plans_and_arrives():
     d = domain()
     spec = Specification((2.5, 13.5)).then(A, WATCH).patrol(B, A, STAY, laps=2)

@@ -223,8 +223,9 @@ class SpecificationRunner(SingleThread):
     ``raise_epsilon`` as there), made when the agent starts the leg, at that time.  As time
     passes the planner takes the weights at the new time (repairing the regions of the
     constraints whose weight changed), and :meth:`move_constraint` repairs a moved one.  The
-    agent finishes the transition it is on (a domain state is its next stop) before it
-    follows a repaired path; until a plan is known, it waits where it is.  One thread at a
+    agent finishes the transition it is on (a domain state is its next stop, or the leg's
+    goal on its last one) before it follows a repaired path; until a plan is known, it waits
+    where it is.  One thread at a
     time.
 
     >>> from wayfinding.graph.constrained import ConstraintDomain
@@ -244,6 +245,8 @@ class SpecificationRunner(SingleThread):
 
     _planner: ConstraintPlanner | None      # the current leg's (none once done)
     _heading: np.ndarray                    # where the agent walks to first: its planner's start
+    _last: bool                             # whether it is on its transition to the leg's goal
+    _followed: ConstraintPlan               # the plan it follows
 
     def __init__(self, domain: ConstraintDomain, specification: Specification, *,
                  t: float = 0.0, speed: float = 1.0, epsilon: float = 2.5, step: float = 0.5,
@@ -318,6 +321,8 @@ class SpecificationRunner(SingleThread):
                                           epsilon=self._epsilon, step=self._step,
                                           raise_epsilon=self._raise)
         self._heading = self._position.copy()
+        self._last = False
+        self._followed = self._planner.plan(max_expansions=0)
 
     @exclusive
     def advance(self, dt: float, *, max_expansions: int | None = None,
@@ -332,14 +337,17 @@ class SpecificationRunner(SingleThread):
         dt = number("dt", dt, min=0.0)
         max_expansions, max_seconds = step_budget(max_expansions, max_seconds)
         left = dt
-        plan = None
         while self._planner is not None:
-            plan = self._planner.plan(max_expansions=max_expansions, max_seconds=max_seconds)
-            if not plan.found:
-                break                                                 # wait for a plan
-            route = plan.path
-            if np.any(route[0] != self._position):
-                route = np.concatenate([self._position[None], route])
+            if self._last:                                # on the transition to the goal
+                route = np.stack([self._position, self._planner.goal])
+            else:
+                self._followed = self._planner.plan(max_expansions=max_expansions,
+                                                    max_seconds=max_seconds)
+                if not self._followed.found:
+                    break                                             # wait for a plan
+                route = self._followed.path
+                if np.any(route[0] != self._position):
+                    route = np.concatenate([self._position[None], route])
             steps = np.hypot(*np.diff(route, axis=0).T)
             reach = np.concatenate([[0.0], np.cumsum(steps)])
             walk = self.speed * left
@@ -360,14 +368,17 @@ class SpecificationRunner(SingleThread):
             if np.any(here != self._walked[-1]):
                 self._walked.append(here)
             self._position = here
-            if np.any(route[k] != self._heading):
-                self._heading = route[k].copy()
-                self._planner.move_start(self._heading)
+            if k == len(route) - 1:
+                self._last = True
+            elif np.any(route[k] != self._heading):
+                self._heading = route[k].copy()                   # a state: the search
+                self._planner.move_start(self._heading)           # goes on from there
             break
         self._t += left
-        if self._planner is not None:
-            self._planner.set_time(self._t)
-        return plan
+        if self._planner is None:
+            return None
+        self._planner.set_time(self._t)
+        return self._followed
 
     @exclusive
     def move_constraint(self, index: int, annotation: Annotation) -> None:
