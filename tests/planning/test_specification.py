@@ -286,6 +286,44 @@ def test_a_runner_repairs_when_the_time_switches_a_weight_on():
     assert inside_shares(cs, runner.walked)[0] < inside_shares(cs, straight)[0] / 3
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_runner_under_random_moves_and_times_repairs_each_leg_to_a_fresh_search(seed):
+    """A patrol under a moving repeller, a timed attractor and a fixed hard pond, advanced
+    by random steps with random budgets: after every step the current leg's repaired plan
+    costs what a fresh search from the agent's next stop finds at the time now, the agent
+    never walks into the pond, and it reaches every goal."""
+    rng = np.random.default_rng(seed)
+    d = domain()
+    pond = Constraint.hard(Region([(4, 4), (7, 4), (7, 7), (4, 7)]))
+    guard = Constraint(Disc((18, 8), 1.5), -5, near=True)
+    bell = Constraint(Region([(0, 12), (24, 12), (24, 16), (0, 16)]),
+                      lambda t: 3.0 if int(t) % 20 < 10 else 0.0)
+    cs = ConstraintSet([pond, guard, bell])
+    spec = Specification((2.5, 13.5)).then(A, cs).patrol(B, A, cs, laps=2)
+    runner = SpecificationRunner(d, spec, speed=float(rng.uniform(0.7, 2.0)),
+                                 epsilon=float(rng.uniform(1, 3)))
+    steps = 0
+    while not runner.done:
+        if rng.random() < 0.2:
+            shift = tuple(rng.uniform(-3, 3, 2))
+            moved = runner.constraints[runner.leg][1].annotation.moved(shift)
+            runner.move_constraint(1, moved)
+        runner.advance(float(rng.uniform(0.2, 3.0)),
+                       max_expansions=int(rng.integers(5, 200)))
+        steps += 1
+        planner = runner.planner
+        if planner is not None:
+            plan = planner.plan()
+            assert planner.constraints is runner.constraints[runner.leg]
+            expected = optimum(d, planner.constraints, planner.start, planner.goal,
+                               t=planner.t)
+            assert plan.cost == pytest.approx(expected, abs=1e-9)
+        assert steps < 2000
+    assert len(runner.arrivals) == len(spec)
+    water = shapely.Polygon(pond.annotation.vertices)
+    assert not shapely.LineString(runner.walked).intersects(water)
+
+
 def test_specifications_are_immutable_and_legs_compare_by_value():
     base = Specification(CORNER)
     longer = base.then(A, None)
