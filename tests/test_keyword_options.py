@@ -29,7 +29,8 @@ ALLOWED = {
                     "search.lowmem.LowMemoryResult", "navmesh3d.query.NavPath3D",
                     "voxel.octree.OctreePathResult", "graph.constrained.ConstrainedPath",
                     "planning.constrained.ConstraintPlan",
-                    "planning.specification.SpecificationPlan")},
+                    "planning.specification.SpecificationPlan",
+                    "planning.multidomain.MultiDomainPlan")},
     # A transition's base cost may be left out (its length); a move may be a turn alone.
     "wayfinding.constraints.constraint.ConstraintSet.transition_costs": {"base"},
     "wayfinding.constraints.annotations.Annotation.moved": {"offset"},
