@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from movingai_data import movingai_grid, movingai_names
 from shapely.geometry import Polygon, box
+from strategies import seeded_grids
 
 from wayfinding.errors import InvalidGeometryError
 from wayfinding.geometry import orient2d
@@ -78,17 +79,22 @@ def sides_on_walls(region, area, tol):
     return True
 
 
-@pytest.mark.parametrize("world", range(4))
-@pytest.mark.parametrize("merge", [False, True])
-def test_regions_cover_random_worlds_exactly_without_overlap(world, merge):
-    area = random_world(world)
-    regions = wavefront_regions(area, seed=world, merge=merge)
+def check_wavefront(area, seed, merge):
+    """The chapter's properties of the regions of ``area``."""
+    regions = wavefront_regions(area, seed=seed, merge=merge)
+    size = max(area.bounds[2] - area.bounds[0], area.bounds[3] - area.bounds[1])
     check_regions(regions, area, exact_convex=False)
-    assert most_meeting(regions, 40.0) <= 5
+    assert most_meeting(regions, size) <= 5
     if merge:                   # unmerged regions may outnumber the triangles by a few
         assert len(regions) <= cdt_triangles(area)
     else:                       # the documented order: a box cut only along walls
-        assert all(sides_on_walls(r, area, 1e-9 * 40) for r in regions)
+        assert all(sides_on_walls(r, area, 1e-9 * size) for r in regions)
+
+
+@pytest.mark.parametrize("world", range(4))
+@pytest.mark.parametrize("merge", [False, True])
+def test_regions_cover_random_worlds_exactly_without_overlap(world, merge):
+    check_wavefront(random_world(world), world, merge)
 
 
 @pytest.mark.slow
@@ -96,14 +102,15 @@ def test_regions_cover_random_worlds_exactly_without_overlap(world, merge):
 @given(world=st.integers(0, 2**20), seed=st.integers(0, 2**31), merge=st.booleans(),
        obstacles=st.integers(0, 12))
 def test_regions_cover_hypothesis_worlds(world, seed, merge, obstacles):
-    area = random_world(world, obstacles)
-    regions = wavefront_regions(area, seed=seed, merge=merge)
-    check_regions(regions, area, exact_convex=False)
-    assert most_meeting(regions, 40.0) <= 5
-    if merge:
-        assert len(regions) <= cdt_triangles(area)
-    else:
-        assert all(sides_on_walls(r, area, 1e-9 * 40) for r in regions)
+    check_wavefront(random_world(world, obstacles), seed, merge)
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grid=seeded_grids(max_side=14), seed=st.integers(0, 2**31), merge=st.booleans())
+def test_regions_cover_the_cells_of_random_grids(grid, seed, merge):
+    # Passable cells touching at corners only, one-cell corridors, several parts.
+    check_wavefront(walkable_area(grid), seed, merge)
 
 
 @pytest.mark.slow
