@@ -1,6 +1,6 @@
 """3D voxel worlds for flight: dense bit-packed voxel grids under the Moving AI 3D move rule,
-their exact and any-angle searches, sparse voxel octrees (after *Warframe*), path smoothing in
-3D and the Moving AI 3D benchmark files.
+their exact and any-angle searches, sparse voxel octrees (after *Warframe*), box decompositions
+by wavefront expansion with portal-to-portal paths, path smoothing in 3D and the Moving AI 3D benchmark files.
 
 >>> import numpy as np
 >>> grid = VoxelGrid(np.zeros((4, 4, 4), bool))
@@ -44,11 +44,13 @@ from .search import VoxelSearch, find_voxel_path, find_voxel_paths, voxel_distan
 from .sight import line_of_sight, lines_of_sight
 from .smoothing import catmull_rom, segments_clear, shortcut_voxels, smooth_flight_path
 from .voxelize import voxelize
+from .wavefront import VoxelRegionQuality, VoxelRegions
 
 __all__ = [
     "CONNECTIVITIES", "FULL_LEAF", "LINK_NULL", "LINK_SOLID", "METHODS", "MOVES", "MOVE_COSTS",
     "OctreePathResult", "Problem3D", "SVOVariant", "SVO_VARIANTS", "Scenario3D",
-    "SparseVoxelOctree", "VoxelGrid", "VoxelMethod", "VoxelSearch", "catmull_rom",
+    "SparseVoxelOctree", "VoxelGrid", "VoxelMethod", "VoxelRegionQuality", "VoxelRegions",
+    "VoxelSearch", "catmull_rom",
     "find_voxel_path", "find_voxel_paths", "format_3dmap", "generate", "line_of_sight",
     "lines_of_sight", "morton_decode", "morton_encode", "morton_parent", "octile3",
     "pack_link", "read_3dmap", "read_3dscen", "segments_clear", "shortcut_voxels",
