@@ -1,6 +1,7 @@
 """3D voxel worlds for flight: dense bit-packed voxel grids under the Moving AI 3D move rule,
 their exact and any-angle searches, sparse voxel octrees (after *Warframe*), box decompositions
-by wavefront expansion with portal-to-portal paths, path smoothing in 3D and the Moving AI 3D benchmark files.
+by wavefront expansion with portal-to-portal paths, path smoothing in 3D and the Moving AI 3D
+benchmark files.
 
 >>> import numpy as np
 >>> grid = VoxelGrid(np.zeros((4, 4, 4), bool))
