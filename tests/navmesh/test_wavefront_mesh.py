@@ -204,6 +204,17 @@ def test_bad_options_are_refused(kwargs, match):
         NavMesh.build(box(0, 0, 10, 10), **kwargs)
 
 
+@pytest.mark.parametrize(("area", "kwargs", "match"), [
+    (3, {}, "cannot read a walkable area"),
+    ("POLYGON ((0 0, 4 4, 4 0, 0 4, 0 0))", {}, "invalid walkable area"),
+    (box(0, 0, 1, 1), {"seed": -2}, "seed"),
+    (box(0, 0, 1, 1), {"merge": None}, "merge"),
+])
+def test_the_regions_function_refuses_bad_input(area, kwargs, match):
+    with pytest.raises(InvalidGeometryError, match=match):
+        wavefront_regions(area, **kwargs)
+
+
 def test_an_invalid_area_is_refused():
     with pytest.raises(InvalidGeometryError, match="invalid walkable area"):
         NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)],

@@ -55,6 +55,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import choice, count
+from ..errors import InvalidGeometryError
 from ..geometry.predicates import orient2d
 from . import build as _build
 from . import subtractive as _subtractive
@@ -397,8 +399,12 @@ def _edge_seeds(a: np.ndarray, b: np.ndarray, walls: _Walls) -> list[np.ndarray]
 
 
 def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[np.ndarray]:
-    """Convex regions covering a valid walkable (Multi)Polygon (see the module), each a
-    counter-clockwise ``(k, 2)`` float64 array; the same for the same ``seed``.
+    """Convex regions covering a walkable area (anything
+    :func:`~wayfinding.navmesh.build.walkable_area` reads; see the module), each a
+    counter-clockwise ``(k, 2)`` float64 array.  ``seed`` (an int >= 0): the seed of
+    ``numpy.random.default_rng`` that orders the first seeds, so the same ``seed`` gives
+    the same regions; ``merge``: merge adjacent regions whose union is convex.  Bad input
+    raises :class:`~wayfinding.errors.InvalidGeometryError`.
 
     An empty room is one region; a room with a square pillar, four (a ring of boxes), as
     a mesh through :meth:`~wayfinding.navmesh.NavMesh.build`:
@@ -417,6 +423,9 @@ def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[n
     shapely = _build._shapely()
     from shapely.ops import polylabel
 
+    area = _build.walkable_area(area)
+    seed = count("seed", seed, min=0, error=InvalidGeometryError)
+    merge = choice("merge", merge, (True, False), error=InvalidGeometryError)
     x0, y0, x1, y1 = area.bounds
     size = max(x1 - x0, y1 - y0)
     tol, unit, tiny = OVERLAP * size, UNIT_SEED * size, 1e-12 * size * size
