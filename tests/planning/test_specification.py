@@ -262,6 +262,19 @@ def test_a_runner_repairs_a_hard_constraint_moved_onto_its_path():
     assert runner.position.tolist() == [1.5, 14.5]
 
 
+def test_a_runner_that_has_not_set_off_is_not_held_to_its_first_transition():
+    d = domain()
+    cart = Constraint.hard(Disc((10.0, 2.0), 0.4))
+    runner = SpecificationRunner(d, Specification((1.5, 14.5)).then((22.5, 14.5), [cart]),
+                                 epsilon=1.0)
+    first = runner.advance(0.0)
+    assert runner.position.tolist() == [1.5, 14.5] and runner.t == 0.0
+    runner.move_constraint(0, Disc(tuple(first.path[1]), 0.4))
+    run(runner, 0.5)
+    assert not shapely.LineString(runner.walked).intersects(
+        shapely.Point(first.path[1]).buffer(0.4))
+
+
 def test_a_runner_repairs_when_the_time_switches_a_weight_on():
     """A repeller switched on at 6 s across the route: the agent, which set off through
     it, is replanned round it once the time comes."""

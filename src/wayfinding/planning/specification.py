@@ -225,8 +225,7 @@ class SpecificationRunner(SingleThread):
     constraints whose weight changed), and :meth:`move_constraint` repairs a moved one.  The
     agent finishes the transition it is on (a domain state is its next stop, or the leg's
     goal on its last one) before it follows a repaired path; until a plan is known, it waits
-    where it is.  One thread at a
-    time.
+    where it is.  One thread at a time.
 
     >>> from wayfinding.graph.constrained import ConstraintDomain
     >>> line = ConstraintDomain([(0, 0), (1, 0), (2, 0)], [(0, 1), (1, 2), (1, 0), (2, 1)],
@@ -328,7 +327,7 @@ class SpecificationRunner(SingleThread):
     def advance(self, dt: float, *, max_expansions: int | None = None,
                 max_seconds: float | None = None) -> ConstraintPlan | None:
         """Let ``dt`` seconds (>= 0) pass: the current leg's planner works within the budget
-        (expansions and/or seconds per call, as
+        (expansions and/or seconds, given to each of its calls of
         :meth:`ConstraintPlanner.plan
         <wayfinding.planning.constrained.ConstraintPlanner.plan>`; none: until optimal),
         the agent walks its plan at ``speed``, reaching goals and starting the next legs
@@ -361,6 +360,8 @@ class SpecificationRunner(SingleThread):
                 self._leg += 1
                 self._start_leg()
                 continue
+            if walk <= 0:
+                break                                       # no time left to set off
             k = int(np.searchsorted(reach, walk, side="right"))       # next stop: route[k]
             f = (walk - reach[k - 1]) / steps[k - 1]
             here = route[k - 1] + f * (route[k] - route[k - 1])
