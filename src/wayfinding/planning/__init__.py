@@ -7,7 +7,7 @@ field, grid, space-time) that refine a coarse plan in finer domains within a bud
 frame."""
 
 from .clips import Clip, ClipCatalogue, default_clips
-from .constrained import ConstraintPlan, ConstraintPlanner, inside_shares
+from .constrained import ConstraintPlan, ConstraintPlanner, inside_shares, satisfied_shares
 from .domain_base import Domain
 from .domain_grid import GridDomain
 from .domain_maps import MeshGridMap, Tunnel, time_assignment
@@ -45,6 +45,7 @@ from .specification import (
     Specification,
     SpecificationLeg,
     SpecificationPlan,
+    SpecificationRunner,
     plan_specification,
 )
 from .tasks import GraphTask, PlanningTask, SpaceTimeTask, TaskEvent, task_priority
@@ -59,10 +60,10 @@ __all__ = [
     "MoveStatus", "MovementPlan", "MultiDomainPlan", "MultiDomainPlanner", "NavMeshDomain",
     "PlanningTask", "PublishedPath", "Role", "RunFailure", "SimulatedController",
     "SimulationSettings", "SpaceTimeDomain", "SpaceTimeTask", "Specification",
-    "SpecificationLeg", "SpecificationPlan", "StepCurve", "TaskEvent", "Tunnel",
-    "compare_models", "default_clips", "fit_deceleration", "fit_motion_model", "froude_speed",
-    "hits_mark", "inside_shares", "locomotion_path", "pendulum", "plan_crowd",
+    "SpecificationLeg", "SpecificationPlan", "SpecificationRunner", "StepCurve", "TaskEvent",
+    "Tunnel", "compare_models", "default_clips", "fit_deceleration", "fit_motion_model",
+    "froude_speed", "hits_mark", "inside_shares", "locomotion_path", "pendulum", "plan_crowd",
     "plan_footsteps", "plan_movement", "plan_multidomain", "plan_specification",
-    "process_path", "regenerate", "run_footstep_crowd", "simulate", "speed_range",
-    "step_curve", "task_priority", "time_assignment"
+    "process_path", "regenerate", "run_footstep_crowd", "satisfied_shares", "simulate",
+    "speed_range", "step_curve", "task_priority", "time_assignment"
 ]
