@@ -1,5 +1,8 @@
-"""The adaptive highway domain: fewer states expanded than the dense domain, with and without
-constraints, and its costs between the dense optimum and the junction graph's."""
+"""The adaptive highway domain (states of a point, a direction and remaining skips): searches
+exact on its own graph (scipy), out of hard regions (shapely), never cheaper than the dense
+domain nor costlier than the lattice of maximum skips, runs that skip only where no constraint
+acts, repairs by the constraint planner equal to fresh plans, and fewer states expanded than
+the dense domain where the search is focused."""
 
 from __future__ import annotations
 
@@ -7,15 +10,16 @@ import numpy as np
 import pytest
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
-from test_domain_dense_grid import random_constraints
-from test_domain_mesh import random_world
+from test_domain_dense_grid import assert_outside, hard_polygons, random_constraints
+from test_domain_mesh import free_point, random_world
 
-from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
+from wayfinding.constraints import SAMPLES, Constraint, ConstraintSet, Disc, Region
 from wayfinding.errors import InvalidQueryError
-from wayfinding.navmesh import NavMesh
-from wayfinding.navmesh.constraint_domains import AdaptiveDomain, DenseMeshDomain
+from wayfinding.navmesh import AdaptiveDomain, DenseMeshDomain, NavMesh
+from wayfinding.navmesh.constraint_domains import DIRECTIONS, constraint_domain, segments_on_mesh
+from wayfinding.planning import ConstraintPlanner
 
-#: The comparison world: 40 × 24 with two buildings, a repeller, an attractor and a hard disc.
+#: A 40 × 24 world with two buildings, a repeller, an attractor and a hard disc.
 OUTLINE = [(0, 0), (40, 0), (40, 24), (0, 24)]
 HOLES = [[(10, 5), (14, 5), (14, 15), (10, 15)], [(24, 10), (30, 10), (30, 20), (24, 20)]]
 FIELD = ConstraintSet([Constraint(Disc((20, 10), 3), -4, near=True),
@@ -23,82 +27,243 @@ FIELD = ConstraintSet([Constraint(Disc((20, 10), 3), -4, near=True),
                        Constraint.hard(Disc((34, 6), 2))])
 
 
-@pytest.mark.parametrize("field", [None, FIELD], ids=["no constraints", "constraints"])
-def test_fewer_states_are_expanded_than_in_the_dense_domain(field):
-    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
-    dense = DenseMeshDomain(mesh, spacing=0.5).find_path((0, 0), (38, 22), field)
-    adaptive = AdaptiveDomain(mesh, spacing=0.5).find_path((0, 0), (38, 22), field)
-    assert dense.found and adaptive.found
-    assert adaptive.stats.expanded < dense.stats.expanded
-    assert dense.cost <= adaptive.cost <= 1.05 * dense.cost
-
-
-def junction_cost(d, costs, u, v):
-    """The cheapest path from junction u to junction v over whole runs, each costing its
-    dense steps."""
-    steps = costs[d._run_steps].sum(axis=1)
-    ok = np.isfinite(steps)
-    a, b = d.runs[ok, 0], d.runs[ok, -1]
-    m = csr_array((np.concatenate([steps[ok], steps[ok]]),
-                   (np.concatenate([a, b]), np.concatenate([b, a]))),
-                  shape=(d.num_nodes,) * 2)
+def optimum(n, edges, costs, u, v):
+    """scipy's Dijkstra from ``u`` to ``v`` over the finite ``costs`` of ``edges``."""
+    ok = np.isfinite(costs)
+    m = csr_array((costs[ok], (edges[ok, 0], edges[ok, 1])), shape=(n, n))
     return float(dijkstra(m, indices=u)[v])
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_costs_lie_between_the_dense_optimum_and_the_junction_graph(seed):
+def blocked_pair(d, rng, field):
+    """Two full states whose straight segment leaves the mesh (so a query between their
+    points goes through the domain)."""
+    n = d.dense.num_nodes
+    while True:
+        u, v = (int(x) for x in rng.integers(n, size=2))
+        if not d.segments_free(d.points[u][None], d.points[v][None])[0]:
+            return u, v
+
+
+@pytest.mark.parametrize("constrained", [False, True], ids=["no constraints", "constraints"])
+@pytest.mark.parametrize("seed", range(6))
+def test_searches_equal_scipy_dijkstra_on_the_domains_own_graph(seed, constrained):
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size)) if constrained else None
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
+    u, v = blocked_pair(d, rng, field)
+    expect = optimum(d.num_nodes, d.edges, d.costs(field, goal=v), u, v)
+    r = d.graph(field, goal=v).find_path(u, v)
+    assert r.found == np.isfinite(expect)
+    if r.found:
+        assert r.cost == pytest.approx(expect, rel=1e-9)
+    q = d.find_path(d.points[u], d.points[v], constraints=field)
+    assert q.found == r.found
+    if q.found:
+        assert q.cost == pytest.approx(expect, rel=1e-9)
+        assert q.nodes[0] == u and q.nodes[-1] == v
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_paths_stay_on_the_mesh_and_out_of_hard_regions(seed):
     mesh, rng, size = random_world(seed)
     field = random_constraints(rng, (0, 0, *size))
-    d = AdaptiveDomain(mesh, spacing=1.0)
-    junctions = np.flatnonzero((d.lattice % d.max_skips == 0).all(axis=1))
-    u, v = (int(x) for x in rng.choice(junctions, 2, replace=False))
-    r = d.find_path(d.points[u], d.points[v], field)
-    dense = DenseMeshDomain(mesh, spacing=1.0).find_path(d.points[u], d.points[v], field)
-    bound = junction_cost(d, DenseMeshDomain.costs(d, field), u, v)
+    s, g = free_point(mesh, rng, size), free_point(mesh, rng, size)
+    r = mesh.find_path(s, g, constraints=field, domain="adaptive", spacing=1.0)
+    dense = mesh.find_path(s, g, constraints=field, domain="dense", spacing=1.0)
     assert r.found == dense.found
     if r.found:
-        assert r.nodes[0] == u and r.nodes[-1] == v
-        assert dense.cost * (1 - 1e-12) <= r.cost <= bound * (1 + 1e-12)
-    else:
-        assert bound == np.inf
+        assert segments_on_mesh(mesh, r.path[:-1], r.path[1:]).all()
+        assert_outside(r.path, hard_polygons(field))
+        assert r.cost >= dense.cost * (1 - 1e-12)
 
 
-def test_one_skip_is_the_dense_domain():
-    mesh, _, _ = random_world(4)
-    one = AdaptiveDomain(mesh, spacing=1.0, max_skips=1)
-    dense = DenseMeshDomain(mesh, spacing=1.0)
-    a = one.find_path((1, 1), (11, 9), FIELD)
-    b = dense.find_path((1, 1), (11, 9), FIELD)
-    assert a.cost == b.cost and a.stats.expanded == b.stats.expanded
+def lattice(d, field, v):
+    """The moves between full states that the adaptive domain realises without branching
+    anywhere else: uncancelled runs of K dense steps, single dense steps whose |W| integral
+    exceeds the threshold, and uncancelled runs of 1 to K steps onto ``v`` (without
+    constraints: the lattice of maximum skips, with a last short run onto the goal).
+    Returns ``(m, 2)`` edges and ``(m,)`` costs over the dense states."""
+    dense, k = d.dense, d.max_skips
+    step_cost = dense.costs(field)
+    area = d.weight_integrals(field)
+    src, dst, cost = [], [], []
+    for code in range(8):
+        at = np.arange(dense.num_nodes)
+        total, integral = np.zeros(len(at)), np.zeros(len(at))
+        origin = at.copy()
+        for j in range(1, k + 1):
+            e = dense.edge_of[at, code]
+            keep = e >= 0
+            at, origin, e = dense.neighbour[at[keep], code], origin[keep], e[keep]
+            total, integral = total[keep] + step_cost[e], integral[keep] + area[e]
+            if j == 1:
+                single = area[e] > d.threshold
+                src.append(origin[single])
+                dst.append(at[single])
+                cost.append(total[single])
+            whole = (integral <= d.threshold) & ((at == v) | (j == k))
+            src.append(origin[whole])
+            dst.append(at[whole])
+            cost.append(total[whole])
+    return np.stack([np.concatenate(src), np.concatenate(dst)], 1), np.concatenate(cost)
 
 
-def test_a_higher_threshold_cancels_fewer_runs():
-    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
-    counts = [int(AdaptiveDomain(mesh, spacing=0.5, threshold=x).cancelled(FIELD).sum())
-              for x in (0.0, 1.0, 10.0, 1e9)]
-    assert counts[0] > 0 and counts == sorted(counts, reverse=True)
-    assert counts[-1] == int(AdaptiveDomain(mesh, spacing=0.5).cancelled(
-        ConstraintSet([Constraint.hard(Disc((34, 6), 2))])).sum())
+@pytest.mark.parametrize("constrained", [False, True], ids=["no constraints", "constraints"])
+@pytest.mark.parametrize("seed", range(8))
+def test_never_cheaper_than_dense_nor_costlier_than_the_lattice_of_maximum_skips(
+        seed, constrained):
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size)) if constrained else None
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
+    n = d.dense.num_nodes
+    u = int(rng.integers(n))
+    edges, costs = lattice(d, field, -1)
+    ok = np.isfinite(costs)
+    far = dijkstra(csr_array((costs[ok], (edges[ok, 0], edges[ok, 1])), shape=(n, n)),
+                   indices=u)
+    v = int(rng.choice(np.flatnonzero(np.isfinite(far) & (np.arange(n) != u))))
+    got = optimum(d.num_nodes, d.edges, d.costs(field, goal=v), u, v)
+    floor = optimum(n, d.dense.edges, d.dense.costs(field), u, v)
+    bound = optimum(n, *lattice(d, field, v), u, v)
+    assert np.isfinite(bound)
+    assert floor * (1 - 1e-12) <= got <= bound * (1 + 1e-12)
 
 
 def test_runs_skip_only_where_no_constraint_acts():
     mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
-    d = AdaptiveDomain(mesh, spacing=0.5)
-    off = d.cancelled(FIELD)
-    pts = d.points[d.runs]                                   # (R, K + 1, 2)
-    mid = 0.5 * (pts[:, 1:] + pts[:, :-1]).reshape(-1, 2)
-    touched = np.zeros(len(mid), dtype=bool)
-    for c in FIELD:
-        touched |= c.weights(mid) != 0
-    assert np.all(off[touched.reshape(len(off), -1).any(axis=1)])
-    assert not d.cancelled(None).any()
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=0.5))
+    n, k = d.dense.num_nodes, d.max_skips
+    c = d.costs(FIELD)
+    into_skip = np.flatnonzero(np.isfinite(c) & (d.edges[:, 1] >= n))
+    target = d.edges[into_skip, 1]
+    taken = k - d.remaining[target]                       # steps from the run's full state
+    lattice = d.dense.lattice
+    table = {tuple(x): i for i, x in enumerate(lattice.tolist())}
+    step = DIRECTIONS[d.direction[target]]
+    end = lattice[d.state_point[target]]
+    frac = np.array(SAMPLES)
+    acting = 0
+    for j in range(int(taken.max())):
+        sel = np.flatnonzero(taken > j)
+        a = np.array([table[tuple(x)] for x in (end[sel] - (j + 1) * step[sel]).tolist()])
+        b = np.array([table[tuple(x)] for x in (end[sel] - j * step[sel]).tolist()])
+        pa, pb = d.dense.points[a], d.dense.points[b]
+        pts = (pa[None] + frac[:, None, None] * (pb - pa)[None]).reshape(-1, 2)
+        for con in FIELD:
+            if con.is_hard:
+                assert not con.annotation.crosses(pa, pb).any()
+            else:
+                assert not np.any(con.weights(pts))
+        acting += len(sel)
+    assert acting > 0
+    assert np.isfinite(d.costs(None)[np.flatnonzero(d.edges[:, 1] >= n)]).sum() > len(into_skip)
+
+
+def test_a_higher_threshold_keeps_more_runs_skipping():
+    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
+    counts = []
+    for threshold in (0.0, 1.0, 10.0, 1e9):
+        d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=0.5), threshold=threshold)
+        into_skip = d.edges[:, 1] >= d.dense.num_nodes
+        counts.append(int(np.isfinite(d.costs(FIELD)[into_skip]).sum()))
+    free = int(np.isfinite(d.costs(None)[into_skip]).sum())
+    assert counts == sorted(counts) and counts[0] < counts[-1] <= free
+
+
+def test_states_carry_a_direction_and_remaining_skips():
+    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0), max_skips=3)
+    n = d.dense.num_nodes
+    assert np.array_equal(d.points[:n], d.dense.points)
+    assert np.all(d.direction[:n] == -1) and np.all(d.remaining[:n] == 0)
+    skip = slice(n, None)
+    assert set(np.unique(d.direction[skip]).tolist()) == set(range(8))
+    assert set(np.unique(d.remaining[skip]).tolist()) == {1, 2}
+    assert np.array_equal(d.points[skip], d.dense.points[d.state_point[skip]])
+    out = np.diff(d.indptr)
+    assert out[:n].max() == 16
+    on = d.dense.neighbour[d.state_point[skip], d.direction[skip]] >= 0
+    # on, on as a full state (cancelled), the goal link; the last skip: on and the link
+    expect = np.where(d.remaining[skip] > 1, 3, 2)
+    assert np.array_equal(out[n:][on], expect[on]) and np.all(out[n:][~on] > 3)
+
+
+@pytest.mark.parametrize("holes, start, goal", [
+    ([], (2, 10), (30, 13)),
+    ([[(15, 15), (17, 15), (17, 17), (15, 17)]], (2, 2), (30, 30))],
+    ids=["pond in the open", "pillar on the diagonal"])
+def test_a_focused_search_expands_fewer_states_than_the_dense_domain(holes, start, goal):
+    side = 32 if holes else 20
+    mesh = NavMesh.build(outline=[(0, 0), (32, 0), (32, side), (0, side)], holes=holes)
+    field = ConstraintSet([Constraint.hard(Disc((16, 10), 1.5))])
+    d = DenseMeshDomain(mesh, spacing=0.5)
+    dense = d.find_path(start, goal, constraints=field)
+    adaptive = AdaptiveDomain(d).find_path(start, goal, constraints=field)
+    assert dense.found and adaptive.found and len(adaptive.nodes) > 0
+    assert adaptive.stats.expanded < dense.stats.expanded
+    assert dense.cost <= adaptive.cost <= 1.05 * dense.cost
+
+
+def test_one_skip_is_the_dense_domain():
+    mesh, _, _ = random_world(4)
+    one = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0), max_skips=1)
+    dense = DenseMeshDomain(mesh, spacing=1.0)
+    assert one.num_nodes == dense.num_nodes and np.array_equal(one.edges, dense.edges)
+    assert np.array_equal(one.costs(FIELD, goal=3), dense.costs(FIELD))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_repairs_by_the_constraint_planner_equal_fresh_plans(seed):
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size))
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
+    s, g = free_point(mesh, rng, size), free_point(mesh, rng, size)
+    planner = ConstraintPlanner(d, s, g, field, epsilon=1.0)
+    planner.plan()
+    i = int(rng.integers(len(field)))
+    moved = field[i].annotation.moved(rng.uniform(-3, 3, 2))
+    planner.move_constraint(i, moved)
+    changed = field.replaced(i, field[i].with_annotation(moved))
+    assert planner.repaired_edges < d.num_edges
+    repaired = planner.plan()
+    fresh = ConstraintPlanner(d, s, g, changed, epsilon=1.0).plan()
+    assert repaired.found == fresh.found
+    if fresh.found:
+        assert repaired.cost == pytest.approx(fresh.cost, rel=1e-9)
+        u, _ = d.join(s, changed)
+        v, _ = d.join(g, changed)
+        assert repaired.nodes[0] == u and repaired.nodes[-1] == v
 
 
 @pytest.mark.parametrize("options, match", [
     ({"max_skips": 0}, "max_skips"), ({"max_skips": 2.5}, "max_skips"),
-    ({"threshold": -1.0}, "threshold"), ({"threshold": float("nan")}, "threshold"),
-    ({"spacing": 0.0}, "spacing")])
+    ({"threshold": -1.0}, "threshold"), ({"threshold": float("nan")}, "threshold")])
 def test_bad_options_are_refused(options, match):
     mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
     with pytest.raises(InvalidQueryError, match=match):
-        AdaptiveDomain(mesh, **{"spacing": 1.0, **options})
+        AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0), **options)
+
+
+@pytest.mark.parametrize("kind", ["tri", "hybrid"])
+def test_only_a_dense_domain_is_refined(kind):
+    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
+    with pytest.raises(InvalidQueryError, match="dense"):
+        AdaptiveDomain(constraint_domain(mesh, kind, spacing=None if kind == "tri" else 1.0))
+    with pytest.raises(InvalidQueryError, match="dense"):
+        AdaptiveDomain(mesh)
+
+
+def test_the_meshs_adaptive_domain_refines_its_dense_domain():
+    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
+    d = constraint_domain(mesh, "adaptive", spacing=1.0)
+    assert isinstance(d, AdaptiveDomain) and d.dense is constraint_domain(mesh, "dense",
+                                                                          spacing=1.0)
+
+
+def test_a_goal_stands_for_the_full_state_at_its_point():
+    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
+    skip = d.num_nodes - 1
+    assert np.array_equal(d.costs(FIELD, goal=skip), d.costs(FIELD, goal=d.state_point[skip]))
+    with pytest.raises(InvalidQueryError, match="goal"):
+        d.costs(FIELD, goal=d.num_nodes)

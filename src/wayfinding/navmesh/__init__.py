@@ -2,10 +2,10 @@
 or from a grid, for agents of a given radius, with Detour-like queries; and local
 clearance triangulations, which serve agents of every radius."""
 
+from .adaptive_domain import AdaptiveDomain
 from .build import walkable_area
 from .clearance import ClearanceMesh, ClearancePath
 from .constraint_domains import (
-    AdaptiveDomain,
     DenseMeshDomain,
     HybridDomain,
     TriangulationDomain,

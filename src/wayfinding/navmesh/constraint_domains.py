@@ -9,8 +9,8 @@
   neighbours where the segment stays on the mesh;
 - ``"hybrid"`` (:class:`HybridDomain`): the dense domain plus "highways": every transition
   of the triangulation domain between the dense states nearest its ends;
-- ``"adaptive"`` (:class:`AdaptiveDomain`): the dense domain with fewer branches where no
-  constraint acts.
+- ``"adaptive"`` (:class:`~wayfinding.navmesh.adaptive_domain.AdaptiveDomain`): the dense
+  domain's points with states that skip ahead in straight runs where no constraint acts.
 
 Every transition's base cost is its length (world units); off-mesh links and area costs are
 not part of these domains.  A query point joins the nearest state whose straight leg stays
@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validate import choice, count, finite_float, finite_point, positive_float
-from ..constraints import SAMPLES, Annotation, Between, Disc, LineOfSight, Region, Side
+from .._validate import choice, finite_point, positive_float
+from ..constraints import Annotation, Between, Disc, LineOfSight, Region, Side
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import segments_cross
 from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
 from . import build as _build
+from .adaptive_domain import AdaptiveDomain
 from .records import DEFAULT_FILTER, QueryFilter
 
 if TYPE_CHECKING:
@@ -273,135 +274,6 @@ class HybridDomain(MeshDomain):
         self.highway.flags.writeable = False
 
 
-class AdaptiveDomain(DenseMeshDomain):
-    """Σ_adaptive (the adaptive highway domain) of a mesh: the dense domain's states and
-    transitions, with fewer branches where no constraint acts.
-
-    The lattice points whose indices are both multiples of ``max_skips`` (K, default 4) are
-    *junctions*; a *run* is a straight line of K dense steps from a junction to the next one
-    (along x, y or a diagonal).  A state inside a run skips on along it: of its
-    transitions only those along its runs are enabled (one onward, one back; more where
-    runs cross).  A run is *cancelled* where the integral of ``Σ_c |W_c|`` along it (4
-    samples per step, world units) exceeds ``threshold`` (>= 0; 0: a run skips only where
-    no soft constraint acts) or it crosses a hard constraint; a state is *full* (all its
-    transitions enabled) at a junction, inside a cancelled run, on no run at all (beside a
-    wall, or off the lines), or within K lattice steps of the goal.  Disabled transitions
-    cost ``inf``: the transitions are those of the dense domain for every constraint set
-    (what an incremental planner needs) and the field decides the branching.
-
-    Every path here is a path of the dense domain, so it is never cheaper than the dense
-    optimum; every path of the junctions' uniform graph (spacing ``K·spacing``, runs as
-    its transitions) is a path here, so between junctions it is never costlier than that
-    path costs in dense steps.
-
-    ``runs``: ``(R, K + 1)`` int64 the states along each run, junction to junction.
-
-    >>> from wayfinding.navmesh import NavMesh
-    >>> mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 12), (0, 12)])
-    >>> r = AdaptiveDomain(mesh, spacing=1.0).find_path((0, 0), (16, 7), None)
-    >>> dense = DenseMeshDomain(mesh, spacing=1.0).find_path((0, 0), (16, 7), None)
-    >>> round(r.cost - dense.cost, 9), r.stats.expanded < dense.stats.expanded
-    (0.0, True)
-    """
-
-    kind = "adaptive"
-
-    def __init__(self, mesh: NavMesh, *, spacing: float, max_skips: int = 4,
-                 threshold: float = 0.0):
-        k = self.max_skips = count("max_skips", max_skips, min=1, max=64)
-        self.threshold = positive_float("threshold", threshold, allow_zero=True)
-        super().__init__(mesh, spacing=spacing)
-        n = self.num_nodes
-        junction = np.flatnonzero((self.lattice % k == 0).all(axis=1))
-        runs, steps = [], []
-        for code in (0, 1, 2, 7):               # +x, diagonal, +y, anti-diagonal
-            at = junction
-            nodes = [at]
-            ids: list[np.ndarray] = []
-            for _ in range(k):
-                ok = self.neighbour[at, code] >= 0 if len(at) else np.zeros(0, dtype=bool)
-                keep = np.flatnonzero(ok)
-                nodes = [x[keep] for x in nodes]
-                ids = [x[keep] for x in ids]
-                at = at[keep]
-                ids.append(self.edge_of[at, code])
-                at = self.neighbour[at, code]
-                nodes.append(at)
-            runs.append(np.stack(nodes, 1) if len(at) else np.empty((0, k + 1), np.int64))
-            steps.append(np.stack(ids, 1) if len(at) else np.empty((0, k), np.int64))
-        self.runs = np.concatenate(runs).astype(np.int64)
-        self._run_steps = np.concatenate(steps).astype(np.int64)
-        # the edges a run enables: both ways between consecutive states, from its inside
-        key = self._edges[:, 0] * n + self._edges[:, 1]
-        inner = self.runs[:, 1:-1]
-        fwd = np.stack([inner, self.runs[:, 2:]], -1).reshape(-1, 2)
-        bwd = np.stack([inner, self.runs[:, :-2]], -1).reshape(-1, 2)
-        pairs = np.concatenate([fwd, bwd])
-        self._run_edge = np.searchsorted(key, pairs[:, 0] * n + pairs[:, 1])
-        self._run_of_edge = np.tile(np.repeat(np.arange(len(self.runs)), max(k - 1, 0)), 2)
-        self._junction = np.zeros(n, dtype=bool)
-        self._junction[junction] = True
-        for arr in (self.runs, self._run_steps, self._run_edge, self._run_of_edge,
-                    self._junction):
-            arr.flags.writeable = False
-
-    def cancelled(self, constraints: Fields, *, t: float = 0.0) -> np.ndarray:
-        """``(R,)`` bool: the runs that ``constraints`` cancel at time ``t``."""
-        field = checked(constraints)
-        t = finite_float("t", t)
-        if field is None or not len(self.runs):
-            return np.zeros(len(self.runs), dtype=bool)
-        e = self._edges
-        used = np.unique(self._run_steps)
-        a, b = self._points[e[used, 0]], self._points[e[used, 1]]
-        frac = np.array(SAMPLES)
-        pts = (a[None] + frac[:, None, None] * (b - a)[None]).reshape(-1, 2)
-        area = np.zeros(self.num_edges)
-        for c in field:
-            if c.is_hard:
-                area[used[c.annotation.crosses(a, b)]] = np.inf
-            else:
-                w = np.abs(c.weights(pts, t=t)).reshape(len(frac), -1).mean(axis=0)
-                area[used] += w * self._base[used]
-        return area[self._run_steps].sum(axis=1) > self.threshold
-
-    def full(self, constraints: Fields, *, t: float = 0.0,
-             goal: int | None = None) -> np.ndarray:
-        """``(n,)`` bool: the states whose transitions are all enabled (see the class)."""
-        n = self.num_nodes
-        off = self.cancelled(constraints, t=t)
-        inner = self.runs[:, 1:-1]
-        out = self._junction.copy()
-        out[inner[off].ravel()] = True
-        on_run = np.zeros(n, dtype=bool)
-        on_run[inner[~off].ravel()] = True
-        out |= ~on_run
-        if goal is not None:
-            g = count("goal", goal, min=0, max=n - 1)
-            out |= np.abs(self.lattice - self.lattice[g]).max(axis=1) <= self.max_skips
-        return out
-
-    def costs(self, constraints: Fields, *, t: float = 0.0,
-              goal: int | None = None) -> np.ndarray:
-        """As :meth:`ConstraintDomain.costs`, with the transitions the adaptive rule
-        disables (out of a state that is not full, other than along its live runs) at
-        ``inf``; ``goal`` keeps the states near it full, so that paths can reach it."""
-        out = super().costs(constraints, t=t)
-        live = self.full(constraints, t=t, goal=goal)[self._edges[:, 0]]
-        off = self.cancelled(constraints, t=t)
-        live[self._run_edge[~off[self._run_of_edge]]] = True
-        out[~live] = np.inf
-        return out
-
-    def _edge_extent(self) -> tuple[np.ndarray, np.ndarray]:
-        """Whether a transition is enabled depends on the runs through its source: the
-        box of K steps around it."""
-        lo, hi = super()._edge_extent()
-        reach = self.max_skips * self.spacing * math.sqrt(2.0)
-        src = self._points[self._edges[:, 0]]
-        return np.minimum(lo, src - reach), np.maximum(hi, src + reach)
-
-
 def _nearest_states(states: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``(m,)`` int64: the state nearest each point (ties to the lowest id)."""
     out = np.empty(len(points), dtype=np.int64)
@@ -412,13 +284,14 @@ def _nearest_states(states: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def constraint_domain(mesh: NavMesh, domain: str, *, spacing: float | None = None,
-                      constraints: Fields = None) -> MeshDomain:
+                      constraints: Fields = None) -> MeshDomain | AdaptiveDomain:
     """The mesh's domain of kind ``domain`` (one of :data:`DOMAINS`), built once per mesh
     and options and kept with the mesh (the ``"tri"`` domain once per set of static
     annotations: those of ``constraints`` other than lines of sight, cut into the mesh).
     ``spacing`` (world units, > 0) is required by the dense kinds and refused by
-    ``"tri"``.  The adaptive domain has its defaults (build an :class:`AdaptiveDomain` for
-    others)."""
+    ``"tri"``.  The adaptive domain is built on the dense domain of the same spacing, with
+    its defaults (build an :class:`~wayfinding.navmesh.adaptive_domain.AdaptiveDomain`
+    for others)."""
     choice("domain", domain, DOMAINS)
     field = checked(constraints)
     cache = mesh.__dict__.setdefault("_constraint_domains", {})
@@ -438,8 +311,12 @@ def constraint_domain(mesh: NavMesh, domain: str, *, spacing: float | None = Non
     spacing = positive_float("spacing", spacing)
     key = (domain, spacing)
     if key not in cache:
-        kinds = {"dense": DenseMeshDomain, "hybrid": HybridDomain, "adaptive": AdaptiveDomain}
-        cache[key] = kinds[domain](mesh, spacing=spacing)
+        if domain == "adaptive":
+            constraint_domain(mesh, "dense", spacing=spacing)
+            cache[key] = AdaptiveDomain(cache[("dense", spacing)])
+        else:
+            kinds = {"dense": DenseMeshDomain, "hybrid": HybridDomain}
+            cache[key] = kinds[domain](mesh, spacing=spacing)
     return cache[key]
 
 
