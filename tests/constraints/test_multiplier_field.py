@@ -124,3 +124,34 @@ def test_time_varying_weights():
     assert grows.multiplier([at(2)], t=4.0)[0] == pytest.approx(1.1 ** 2)
     base = ConstraintSet([Constraint(UNIT, 1.0)], base=lambda t: 2.0 * t)
     assert base.base_weight(t=3.0) == 6.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Constraint(UNIT, 8000.0), lambda: Constraint(UNIT, -8000.0, near=True),
+    lambda: ConstraintSet([Constraint(UNIT, 1.0)], base=-7500.0),
+    lambda: ConstraintSet([Constraint(UNIT, 4000.0), Constraint(UNIT, -3500.0)])])
+def test_weights_that_would_overflow_the_multiplier_are_refused(make):
+    from wayfinding.errors import InvalidQueryError
+
+    with pytest.raises(InvalidQueryError, match="overflow"):
+        make()
+
+
+def test_a_callable_weight_beyond_the_limit_is_refused_when_evaluated():
+    from wayfinding.errors import InvalidQueryError
+
+    field = ConstraintSet([Constraint(UNIT, lambda t: -9000.0 if t > 5 else -9.0)])
+    assert field.multiplier([at(0)], t=0.0)[0] == pytest.approx(1.1 ** 9)
+    with pytest.raises(InvalidQueryError, match=r"weight\(t=6\) -9000"):
+        field.multiplier([at(0)], t=6.0)
+
+
+def test_the_largest_weights_keep_every_multiplier_and_cost_finite():
+    """Up to the limit, a strong repeller is not a hard constraint: the field is finite and
+    a transition across it costs more than one around it."""
+    field = ConstraintSet([Constraint(UNIT, -2000.0), Constraint(Disc((9, 9), 1.0), 2000.0)])
+    m = field.multiplier([at(-1), at(3), (9.0, 9.0)])
+    assert np.isfinite(m).all() and m[0] == pytest.approx(1.1 ** 4000, rel=1e-9)
+    assert m[2] == 1.0
+    across, around = field.transition_costs([(-2, 0), (-2, 3)], [(2, 0), (2, 3)])
+    assert np.isfinite(across) and across > around

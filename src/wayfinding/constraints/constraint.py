@@ -49,6 +49,9 @@ BASE = 1.1
 SAMPLES = (0.125, 0.375, 0.625, 0.875)
 #: Transitions costed at once by :meth:`ConstraintSet.transition_costs` (memory bound).
 _CHUNK_SEGMENTS = 1 << 18
+#: The largest total weight ``|W0| + Σ |w|`` of a set: ``1.1 ** 7000`` is about 1e290, so
+#: multipliers (and costs of transitions up to 1e18 long) stay finite.
+_MAX_TOTAL = 7000.0
 
 #: A weight: a number, or a callable from the time to a number.
 Weight = float | Callable[[float], float]
@@ -60,10 +63,19 @@ def _weight(value: Any, name: str) -> Weight:
     if callable(value):
         return value
     try:
-        return number(name, value)
+        w = number(name, value)
     except InvalidQueryError:
         raise InvalidQueryError(f"{name} {brief(value)} must be a finite number or a callable "
                                 "t -> weight") from None
+    return _bounded(w, name)
+
+
+def _bounded(w: float, name: str) -> float:
+    if abs(w) > _MAX_TOTAL:
+        raise InvalidQueryError(f"{name} {w:g} is beyond ±{_MAX_TOTAL:g}: the "
+                                f"multiplier 1.1 ** |w| would overflow; use a hard "
+                                "constraint to forbid a volume")
+    return w
 
 
 def _evaluate(value: Weight, name: str, t: float) -> float:
@@ -71,10 +83,11 @@ def _evaluate(value: Weight, name: str, t: float) -> float:
         return value
     got = value(t)
     try:
-        return number(f"{name}(t={t:g})", got)
+        w = number(f"{name}(t={t:g})", got)
     except InvalidQueryError:
         raise InvalidQueryError(f"{name}(t={t:g}) returned {brief(got)}, not a finite "
                                 "number") from None
+    return _bounded(w, f"{name}(t={t:g})")
 
 
 def _time(t: Any) -> float:
@@ -182,7 +195,10 @@ class ConstraintSet:
     the base weight W0, a number, a callable ``t -> W0`` or None for the default, the sum of
     the positive weights at the time asked (the conservative choice: the multiplier is >= 1
     wherever the attractors overlap).  A higher W0 lifts every cost and makes a distance
-    heuristic less informed.  Immutable.
+    heuristic less informed.  ``|W0| + Σ |w|`` must stay within 7000 (``1.1 ** 7000`` is
+    about 1e290), so that no multiplier overflows: a weight beyond that is refused with
+    :class:`~wayfinding.errors.InvalidQueryError` (when given, or for callables when
+    evaluated).  Immutable.
 
     >>> from wayfinding.constraints import Disc
     >>> camp = Constraint(Disc((0, 0), 1.0), 3, near=True)
@@ -200,6 +216,9 @@ class ConstraintSet:
                 raise InvalidQueryError(f"constraint {i} {brief(c)} is not a Constraint")
         self._constraints = items
         self._base = None if base is None else _weight(base, "base")
+        if not any(callable(c.weight) for c in items if not c.is_hard) \
+                and not callable(self._base):
+            self._total(self._soft_weights(0.0), 0.0)
 
     @property
     def constraints(self) -> tuple[Constraint, ...]:
@@ -255,6 +274,16 @@ class ConstraintSet:
             return _evaluate(self._base, "base", t)
         return float(sum(w for _, w in soft if w > 0))
 
+    def _total(self, soft: list[tuple[Constraint, float]], t: float) -> float:
+        """W0 at ``t``, after checking that ``|W0| + Σ |w|`` keeps the multiplier finite."""
+        w0 = self._w0(soft, t)
+        total = abs(w0) + sum(abs(w) for _, w in soft)
+        if total > _MAX_TOTAL:
+            raise InvalidQueryError(
+                f"the weights at t={t:g} add up to {total:g} (|W0| + Σ|w|), beyond "
+                f"{_MAX_TOTAL:g}: the multiplier 1.1 ** (W0 - ΣW) would overflow")
+        return w0
+
     def weights(self, points: ArrayLike, *, t: float = 0.0) -> np.ndarray:
         """``(n,)`` float64: ``Σ W_c`` of the soft constraints at each point at time ``t``."""
         p = as_points(points, "points")
@@ -280,8 +309,8 @@ class ConstraintSet:
 
     def _soft_multiplier(self, p: np.ndarray, t: float) -> np.ndarray:
         soft = self._soft_weights(t)
-        w0 = self._w0(soft, t)
-        with np.errstate(over="ignore"):
+        w0 = self._total(soft, t)
+        with np.errstate(over="ignore"):        # r / |w| for a subnormal Near weight
             return np.power(BASE, np.maximum(w0 - self._sum(p, soft), 0.0))
 
     def transition_costs(self, a: ArrayLike, b: ArrayLike, base: ArrayLike | None = None, *,
