@@ -114,6 +114,9 @@ def _navmesh_calls() -> dict[str, Callable[[Any], Any]]:
         "NavMesh.build.radius": lambda v: NavMesh.build(outline=SQUARE, radius=v),
         "NavMesh.build.max_verts": lambda v: NavMesh.build(outline=SQUARE, max_verts=v),
         "NavMesh.build.quad_segs": lambda v: NavMesh.build(outline=SQUARE, quad_segs=v),
+        "NavMesh.build.seed": lambda v: NavMesh.build(outline=SQUARE, method="wavefront", seed=v),
+        "NavMesh.build.merge": lambda v: NavMesh.build(outline=SQUARE, method="wavefront",
+                                                       merge=v),
         "NavMesh.build.snap": lambda v: NavMesh.build(outline=SQUARE, snap=v),
         "NavMesh.build.method": lambda v: NavMesh.build(outline=SQUARE, method=v),
         "NavMesh.build.cell_size": lambda v: NavMesh.build(outline=SQUARE, method="subtractive",
@@ -293,6 +296,7 @@ CALLS: dict[str, Callable[[Any], Any]] = {
 ALLOWED = {
     "find_path.weight": {"None"}, "find_path.heuristic": {"None"},
     "distance_map.limit": {"inf"}, "NavMesh.build.cell_size": {"None"},
+    "NavMesh.build.seed": {"None"}, "NavMesh.build.merge": {"None", "True"},
     "OffMeshLink.cost": {"None"}, "QueryFilter.costs": {"inf"},
     "FlowField.build.limit": {"inf"}, "FlowField.trace.max_steps": {"None"},
     "dijkstra_field.limit": {"inf"}, "Crowd.add.max_accel": {"inf"},
