@@ -102,9 +102,21 @@ def test_a_world_point_joins_the_cell_holding_it():
     assert d.join((2.2, 0.7), None) == (2, pytest.approx(np.hypot(0.3, 0.2)))
     assert d.join((1.5, 1.5), None) == (-1, np.inf)            # a blocked cell
     assert d.join((-0.5, 0.5), None) == (-1, np.inf)           # off the grid
-    r = d.find_path((0.1, 0.1), (2.9, 2.9), None)
+    r = d.find_path((0.1, 0.1), (2.9, 2.9))
     assert r.path[0].tolist() == [0.1, 0.1] and r.path[-1].tolist() == [2.9, 2.9]
     assert r.cost == pytest.approx(2 * np.hypot(0.4, 0.4) + 4.0)
+
+
+def test_two_points_of_one_cell_are_joined_straight_and_start_equal_to_goal_costs_nothing():
+    grid = Grid.from_ascii("...\n.#.\n...")
+    d = grid_domain(grid)
+    r = d.find_path((0.2, 0.3), (0.8, 0.3))
+    assert r.cost == pytest.approx(0.6) and r.path.tolist() == [[0.2, 0.3], [0.8, 0.3]]
+    assert r.nodes.tolist() == []
+    same = d.find_path((2.3, 0.4), (2.3, 0.4), constraints=near((2.5, 0.5), -3))
+    assert same.found and same.cost == 0.0 and same.path.tolist() == [[2.3, 0.4]]
+    other = d.find_path((0.9, 0.5), (1.1, 0.5))          # neighbouring cells: through both
+    assert other.nodes.tolist() == [0, 1] and other.cost == pytest.approx(0.4 + 1.0 + 0.4)
 
 
 def test_a_hard_field_around_the_goal_leaves_no_path():
@@ -130,6 +142,100 @@ def test_bad_queries_are_refused(start, goal, t):
     grid = Grid.from_ascii("...\n.#.\n...")
     with pytest.raises(InvalidQueryError):
         find_path(grid, start, goal, constraints=near((0, 0), -2), t=t)
+
+
+def _oracle_weights(c, w, p):
+    """``W_c`` at points ``p`` from the annotation's geometry alone: exact distances to a
+    disc, shapely's to a region."""
+    a = c.annotation
+    if isinstance(a, Disc):
+        dist = np.maximum(np.hypot(*(p - a.centre).T) - a.radius, 0.0)
+    else:
+        shapely = pytest.importorskip("shapely")
+        dist = shapely.distance(shapely.Polygon(a.vertices), shapely.points(p))
+    if c.near:
+        return w * np.maximum(0.0, 1.0 - dist / abs(w))
+    return np.where(dist <= 0.0, w, 0.0)
+
+
+def oracle_multiplier(field, p, t=0.0):
+    """``max(1, 1.1 ** (W0 - Σ W_c))`` at points ``p`` (``(n, 2)``), W0 the sum of the
+    positive weights; hard constraints are left to :func:`oracle_costs`."""
+    soft = [(c, c.weight_at(t)) for c in field if not c.is_hard]
+    w0 = sum(w for _, w in soft if w > 0)
+    total = sum((_oracle_weights(c, w, p) for c, w in soft), np.zeros(len(p)))
+    return np.maximum(1.0, 1.1 ** (w0 - total))
+
+
+def oracle_costs(field, a, b, base, t=0.0):
+    """The cost of transitions ``a[i]`` → ``b[i]`` with base costs ``base``: the mean of
+    :func:`oracle_multiplier` at 1/8, 3/8, 5/8, 7/8 times the base, ``inf`` where the
+    segment meets a hard disc (exact) or region (shapely)."""
+    if not len(a):
+        return np.empty(0)
+    m = np.mean([oracle_multiplier(field, a + f * (b - a), t) for f in (1 / 8, 3 / 8, 5 / 8,
+                                                                       7 / 8)], axis=0)
+    out = m * base
+    for c in field:
+        if not c.is_hard:
+            continue
+        ann = c.annotation
+        if isinstance(ann, Disc):
+            d = b - a
+            along = np.clip(np.einsum("ij,ij->i", ann.centre - a, d)
+                            / np.maximum(np.einsum("ij,ij->i", d, d), 1e-300), 0, 1)
+            near_point = a + along[:, None] * d
+            out[np.hypot(*(near_point - ann.centre).T) <= ann.radius] = np.inf
+        else:
+            shapely = pytest.importorskip("shapely")
+            lines = shapely.linestrings(np.stack([a, b], 1))
+            out[shapely.intersects(shapely.Polygon(ann.vertices), lines)] = np.inf
+    return out
+
+
+def oracle_legs(field, a, b, piece, leg_cost=1.0):
+    """Legs ``a[i]`` → ``b[i]`` costed in equal pieces of at most ``piece`` world units."""
+    out = np.empty(len(a))
+    for i in range(len(a)):
+        length = float(np.hypot(*(b[i] - a[i])))
+        k = max(1, int(np.ceil(length / piece)))
+        f = np.arange(k + 1) / k
+        pts = a[i] + f[:, None] * (b[i] - a[i])
+        out[i] = oracle_costs(field, pts[:-1], pts[1:], np.full(k, length / k * leg_cost)).sum()
+    return out
+
+
+def oracle_joins(d, p, field, free, count):
+    """The ``count`` nearest states of ``d`` (brute force, ties to the lowest id) among
+    ``states`` whose leg from ``p`` is ``free`` and finite, with the legs' costs."""
+    states = d._join_states()
+    dist = np.hypot(*(d.points[states] - p).T)
+    order = states[np.lexsort((states, dist))]
+    a = np.repeat(p[None], len(order), axis=0)
+    ok = free(a, d.points[order])
+    legs = np.full(len(order), np.inf)
+    legs[ok] = oracle_legs(field, a[ok], d.points[order[ok]], d._leg_piece, d.leg_cost)
+    good = np.isfinite(legs)
+    return order[good][:count], legs[good][:count]
+
+
+def oracle_route(d, costs, s, g, field, free, *, goals_count=None):
+    """The cost of the cheapest route from point ``s`` to ``g``: scipy's Dijkstra over the
+    domain's transitions at ``costs``, a start node joined to the start's nearest states,
+    the goal's nearest states joined to a goal node, and the straight leg when ``free``."""
+    n = d.num_nodes
+    starts, s_legs = oracle_joins(d, s, field, free, d.join_count)
+    goals, g_legs = oracle_joins(d, g, field, free, goals_count or d.join_count)
+    ok = np.isfinite(costs)
+    src = [d.edges[ok, 0], np.full(len(starts), n), goals]
+    dst = [d.edges[ok, 1], starts, np.full(len(goals), n + 1)]
+    w = [costs[ok], s_legs, g_legs]
+    best = np.inf
+    if free(s[None], g[None])[0]:
+        best = float(oracle_legs(field, s[None], g[None], d._leg_piece, d.leg_cost)[0])
+    m = csr_array((np.concatenate(w), (np.concatenate(src), np.concatenate(dst))),
+                  shape=(n + 2,) * 2)
+    return min(best, float(dijkstra(m, indices=n)[n + 1]))
 
 
 def hard_polygons(constraints):

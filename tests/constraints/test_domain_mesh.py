@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import dijkstra
-from test_domain_dense_grid import assert_outside, hard_polygons, random_constraints
+from test_domain_dense_grid import (
+    assert_outside,
+    hard_polygons,
+    oracle_costs,
+    oracle_route,
+    random_constraints,
+)
 
 from wayfinding.constraints import Constraint, ConstraintSet, Disc, LineOfSight, Region
 from wayfinding.errors import InvalidQueryError
@@ -55,34 +59,92 @@ def domain_of(mesh, kind, field):
                              constraints=field)
 
 
-def scipy_cost(d, costs, u, v):
-    ok = np.isfinite(costs)
-    m = csr_array((costs[ok], (d.edges[ok, 0], d.edges[ok, 1])), shape=(d.num_nodes,) * 2)
-    return float(dijkstra(m, indices=u)[v])
+def mesh_free(mesh):
+    """Whether segments stay on the mesh, by shapely: the union of its polygons covers
+    them (1e-9 margin)."""
+    area = shapely.union_all([shapely.Polygon(mesh.polygon(i))
+                              for i in range(mesh.num_polygons)]).buffer(1e-9)
+    shapely.prepare(area)
+
+    def free(a, b):
+        return shapely.covers(area, shapely.linestrings(np.stack([a, b], 1)))
+    return free
 
 
 @pytest.mark.parametrize("kind", DOMAINS)
 @pytest.mark.parametrize("seed", range(6))
 def test_constrained_cost_equals_scipy_dijkstra_on_the_domain(kind, seed):
+    """The route's cost equals scipy's Dijkstra on the domain's transitions costed by an
+    independent multiplier (exact disc distances, shapely for regions and the mesh), with
+    the end points joined to their nearest states and to each other where the mesh allows
+    (the adaptive domain's own costs, whose rule decides its transitions, and its goal
+    joined through one state)."""
     mesh, rng, size = random_world(seed)
     field = random_constraints(rng, (0, 0, *size))
     s, g = free_point(mesh, rng, size), free_point(mesh, rng, size)
     r = mesh.find_path(s, g, constraints=field, domain=kind,
                        spacing=None if kind == "tri" else 1.0)
     d = domain_of(mesh, kind, field)
-    u, leg_s = d.join(s, field)
-    v, leg_g = d.join(g, field)
-    expect = np.inf if min(u, v) < 0 else \
-        scipy_cost(d, d.costs(field, goal=v), u, v) + leg_s + leg_g
+    free = mesh_free(mesh)
+    if kind == "adaptive":
+        v, _ = d.join(g, field)
+        costs, goals = d.costs(field, goal=v if v >= 0 else None), 1
+    else:
+        e = d.edges
+        costs, goals = oracle_costs(field, d.points[e[:, 0]], d.points[e[:, 1]],
+                                    d.base_costs), None
+        assert np.allclose(d.costs(field), costs, rtol=1e-12, atol=0)
+        assert np.array_equal(np.isinf(d.costs(field)), np.isinf(costs))
+    expect = oracle_route(d, costs, s, g, field, free, goals_count=goals)
     assert r.found == np.isfinite(expect)
     if r.found:
         assert r.cost == pytest.approx(expect, rel=1e-9)
         assert r.path[0].tolist() == s.tolist() and r.path[-1].tolist() == g.tolist()
-        assert segments_on_mesh(mesh, r.path[:-1], r.path[1:]).all()
+        assert free(r.path[:-1], r.path[1:]).all()
         assert_outside(r.path, hard_polygons(field))
-        area = shapely.union_all([shapely.Polygon(mesh.polygon(i))
-                                  for i in range(mesh.num_polygons)])
-        assert area.buffer(1e-9).covers(shapely.LineString(r.path))
+
+
+def test_dense_transitions_never_cut_through_a_hole_between_its_corners():
+    hole = [(2.14, 2.14), (2.36, 2.14), (2.36, 2.36), (2.14, 2.36)]
+    mesh = NavMesh.build(outline=[(0, 0), (10, 0), (10, 10), (0, 10)], holes=[hole])
+    diagonal = segments_on_mesh(mesh, np.array([[2.0, 2.0], [2.0, 2.0], [2.14, 2.0]]),
+                                np.array([[3.0, 3.0], [2.14, 2.14], [2.14, 3.0]]))
+    assert diagonal.tolist() == [False, True, True]     # through; to a corner; along a wall
+    d = DenseMeshDomain(mesh, spacing=1.0)
+    e = d.edges
+    free = mesh_free(mesh)
+    assert np.array_equal(free(d.points[e[:, 0]], d.points[e[:, 1]]), np.ones(len(e), bool))
+    r = mesh.find_path((0.5, 0.5), (5.5, 5.5), constraints=ConstraintSet([]), domain="dense",
+                       spacing=1.0)
+    assert not shapely.LineString(r.path).intersects(shapely.Polygon(hole).buffer(-1e-9))
+
+
+@pytest.mark.parametrize("kind", ["tri", "dense", "hybrid"])
+def test_near_points_are_joined_straight_and_start_equal_to_goal_costs_nothing(kind):
+    mesh = NavMesh.build(outline=[(0, 0), (6, 0), (6, 6), (0, 6)],
+                         holes=[[(2.5, 1), (3.5, 1), (3.5, 5), (2.5, 5)]])
+    spacing = None if kind == "tri" else 1.0
+    pond = ConstraintSet([Constraint.hard(Disc((5, 5), 0.5))])
+    same = mesh.find_path((2.3, 2.3), (2.3, 2.3), constraints=pond, domain=kind,
+                          spacing=spacing)
+    assert same.found and same.cost == 0.0 and same.path.tolist() == [[2.3, 2.3]]
+    close = mesh.find_path((0.5, 0.5), (1.5, 1.2), constraints=pond, domain=kind,
+                           spacing=spacing)
+    assert close.path.tolist() == [[0.5, 0.5], [1.5, 1.2]]
+    assert close.cost == pytest.approx(np.hypot(1.0, 0.7))
+    around = mesh.find_path((1.5, 3), (4.5, 3), constraints=pond, domain=kind,
+                            spacing=spacing)
+    assert around.found and len(around.nodes) > 0 and around.cost > 3.0
+    assert mesh_free(mesh)(around.path[:-1], around.path[1:]).all()
+
+
+def test_a_dense_path_leaves_its_start_towards_the_goal():
+    mesh = NavMesh.build(outline=[(0, 0), (8, 0), (8, 8), (0, 8)],
+                         holes=[[(3, 3), (5, 3), (5, 5), (3, 5)]])
+    r = mesh.find_path((0.5, 0.5), (7.5, 7.5), constraints=ConstraintSet([]), domain="dense",
+                       spacing=1.0)
+    assert [0.0, 0.0] not in r.path.tolist()          # no step back to a corner state
+    assert np.all(np.diff(r.path[:, 0] + r.path[:, 1]) > 0)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -117,7 +179,7 @@ def test_moving_a_constraint_changes_only_edges_in_its_old_and_new_influence(kin
                                          field[i].weight, near=field[i].near)
                            if not field[i].is_hard
                            else Constraint.hard(field[i].annotation.moved((2.0, 1.0))))
-    goal = int(rng.integers(d.num_nodes))
+    goal = int(rng.integers(len(d._join_states())))
     before, after = d.costs(field, goal=goal), d.costs(moved, goal=goal)
     changed = np.flatnonzero(~((before == after) | np.isclose(before, after, rtol=1e-12)))
     boxes = [b for b in (field.influence()[i], moved.influence()[i]) if b is not None]
@@ -199,3 +261,16 @@ def test_a_query_object_searches_as_the_mesh_does():
         a = NavMeshQuery(mesh).find_path(s, g, constraints=field, domain=kind, spacing=spacing)
         b = mesh.find_path(s, g, constraints=field, domain=kind, spacing=spacing)
         assert a.cost == b.cost and np.array_equal(a.path, b.path)
+
+
+def test_wayfinding_find_path_hands_constraints_to_the_mesh():
+    from wayfinding import find_path
+
+    mesh, rng, size = random_world(3)
+    field = random_constraints(rng, (0, 0, *size), hard=False)
+    s, g = free_point(mesh, rng, size), free_point(mesh, rng, size)
+    r = find_path(mesh, s, g, constraints=field, domain="dense", spacing=1.0)
+    ref = mesh.find_path(s, g, constraints=field, domain="dense", spacing=1.0)
+    assert r.found and r.cost == ref.cost and np.array_equal(r.path, ref.path)
+    with pytest.raises(InvalidQueryError, match="spacing"):
+        find_path(mesh, s, g, constraints=field, domain="dense")

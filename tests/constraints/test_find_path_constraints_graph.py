@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import dijkstra
-from test_domain_dense_grid import assert_outside, hard_polygons, random_constraints
+from test_domain_dense_grid import (
+    assert_outside,
+    hard_polygons,
+    oracle_costs,
+    oracle_route,
+    random_constraints,
+)
 
-from wayfinding.constraints import Constraint, ConstraintSet, Disc
+from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
 from wayfinding.errors import InvalidQueryError
 from wayfinding.geometry import Obstacles
 from wayfinding.graph import PositionedGraph, WaypointGraph
@@ -25,17 +29,17 @@ def random_graph(seed):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_cost_equals_scipy_dijkstra_with_the_legs(seed):
+    """The route's cost equals scipy's Dijkstra over the links costed by an independent
+    multiplier, the end points joined to their nearest nodes and to each other by clear
+    legs."""
     graph, rng = random_graph(seed)
     field = random_constraints(rng, (0, 0, 20, 20))
     s, g = rng.uniform(0, 20, 2), rng.uniform(0, 20, 2)
     r = graph.find_path(s, g, constraints=field)
     d = graph.constraint_domain
-    u, leg_s = d.join(s, field)
-    v, leg_g = d.join(g, field)
-    c = d.costs(field)
-    ok = np.isfinite(c)
-    m = csr_array((c[ok], (d.edges[ok, 0], d.edges[ok, 1])), shape=(d.num_nodes,) * 2)
-    expect = np.inf if min(u, v) < 0 else dijkstra(m, indices=u)[v] + leg_s + leg_g
+    e = d.edges
+    costs = oracle_costs(field, d.points[e[:, 0]], d.points[e[:, 1]], d.base_costs)
+    expect = oracle_route(d, costs, s, g, field, graph.links_clear)
     assert r.found == np.isfinite(expect)
     if r.found:
         assert r.cost == pytest.approx(expect, rel=1e-9)
@@ -43,13 +47,49 @@ def test_cost_equals_scipy_dijkstra_with_the_legs(seed):
         assert_outside(r.path, hard_polygons(field))
 
 
-def test_without_soft_weights_the_cost_is_the_plain_graph_cost():
-    graph, rng = random_graph(3)
-    d = graph.constraint_domain
-    s, g = d.points[0], d.points[7]
+@pytest.mark.parametrize("seed", range(8))
+def test_routes_never_enter_a_hard_region(seed):
+    """Checked with shapely: no leg or link of a route meets a hard disc or region, even
+    where the plain route crosses it."""
+    shapely = pytest.importorskip("shapely")
+    graph, rng = random_graph(seed)
+    s, g = graph.positions[0], graph.positions[-1]
     plain = graph.find_path(s, g, join="quantize")
-    r = graph.find_path(s, g, constraints=ConstraintSet([]))
-    assert r.cost == pytest.approx(plain.cost, rel=1e-12)
+    line = shapely.LineString(plain.path)
+    middle = np.asarray(line.interpolate(0.5, normalized=True).coords[0])
+    if seed % 2:
+        hard = Constraint.hard(Disc(middle, 1.5))
+    else:
+        hard = Constraint.hard(Region(middle + [(-1.5, -1), (1.5, -1), (0, 1.5)]))
+    field = ConstraintSet([hard, *random_constraints(rng, (0, 0, 20, 20), hard=False)])
+    polygons = hard_polygons(field)
+    assert line.intersects(polygons[0])
+    r = graph.find_path(s + 0.01, g - 0.01, constraints=field)
+    if r.found:
+        assert_outside(r.path, polygons)
+        assert r.cost >= plain.cost - 0.05
+
+
+def test_start_equal_to_goal_costs_nothing_and_a_clear_straight_leg_is_a_route():
+    graph = WaypointGraph([(0, 0), (10, 0)], [(0, 1)])
+    field = ConstraintSet([Constraint(Disc((5, 5), 1), -3, near=True)])
+    same = graph.find_path((4, 2), (4, 2), constraints=field)
+    assert same.found and same.cost == 0.0 and same.path.tolist() == [[4.0, 2.0]]
+    r = graph.find_path((4, 2), (6, 2), constraints=field)
+    assert r.path.tolist() == [[4.0, 2.0], [6.0, 2.0]] and len(r.nodes) == 0
+    assert r.cost == pytest.approx(field.transition_costs([(4, 2)], [(6, 2)])[0])
+
+
+def test_without_soft_weights_the_cost_lies_between_the_plain_joins():
+    """Joining several nearest nodes and the straight leg is never worse than walking to
+    the nearest node, never better than linking the ends to every node they see."""
+    graph, rng = random_graph(3)
+    for _ in range(10):
+        s, g = rng.uniform(0, 20, 2), rng.uniform(0, 20, 2)
+        quantize = graph.find_path(s, g, join="quantize")
+        connect = graph.find_path(s, g, join="connect")
+        r = graph.find_path(s, g, constraints=ConstraintSet([]))
+        assert connect.cost - 1e-9 <= r.cost <= quantize.cost + 1e-9
 
 
 def test_legs_are_clear_of_obstacles():
@@ -57,15 +97,15 @@ def test_legs_are_clear_of_obstacles():
     graph = WaypointGraph([(0, 0), (0, 3), (9, 3), (9, 0)], [(0, 1), (1, 2), (2, 3)],
                           obstacles=wall)
     r = graph.find_path((3, 0), (6, 0), constraints=ConstraintSet([]))
-    assert r.nodes.tolist() == [0, 1, 2, 3]
-    assert r.cost == pytest.approx(3 + 3 + 9 + 3 + 3)
+    assert r.nodes.tolist() == [1, 2]
+    assert r.cost == pytest.approx(2 * np.hypot(3, 3) + 9)
 
 
 def test_a_hard_disc_on_a_node_blocks_its_links():
     graph = WaypointGraph([(0, 0), (5, 0), (10, 0), (5, 4)], [(0, 1), (1, 2), (0, 3), (3, 2)])
     field = ConstraintSet([Constraint.hard(Disc((5, 0), 1.0))])
     r = graph.find_path((0, 0), (10, 0), constraints=field)
-    assert r.nodes.tolist() == [0, 3, 2]
+    assert r.nodes.tolist() == [3] and r.cost == pytest.approx(2 * np.hypot(5, 4))
 
 
 @pytest.mark.parametrize("options, match", [
@@ -76,3 +116,16 @@ def test_bad_queries_are_refused(options, match):
     options = {"constraints": ConstraintSet([]), **options}
     with pytest.raises(InvalidQueryError, match=match):
         graph.find_path((0, 0), (5, 0), **options)
+
+
+def test_wayfinding_find_path_hands_constraints_to_the_graph():
+    from wayfinding import find_path
+
+    graph, rng = random_graph(4)
+    field = random_constraints(rng, (0, 0, 20, 20))
+    s, g = graph.positions[2] + 0.1, graph.positions[30] - 0.1
+    r = find_path(graph, s, g, constraints=field, method="dijkstra", t=1.0)
+    ref = graph.find_path(s, g, constraints=field, method="dijkstra", t=1.0)
+    assert r.found and r.cost == ref.cost and np.array_equal(r.path, ref.path)
+    with pytest.raises(InvalidQueryError, match="constraints= needs"):
+        find_path(graph, s, g, constraints=field, heuristic=lambda a, b: 0.0)

@@ -82,6 +82,19 @@ class CSRGraph:
             arr.flags.writeable = False
 
     @classmethod
+    def _trusted(cls, indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray,
+                 coords: np.ndarray, hscale: float) -> CSRGraph:
+        """A graph on arrays the library built and checked itself, shared as they are (no
+        copy, no check, no O(edges) pass): ``indptr`` int64, ``indices`` int32, ``weights``
+        float64 >= 0 (``inf``: an edge no finite path takes; a goal reached only through
+        one has cost ``inf``), ``coords`` ``(n, 2)`` float64 (or ``(0, 2)``) and the
+        heuristic scale ``hscale`` (an admissible one for these weights, 0 for none)."""
+        g = cls.__new__(cls)
+        g.indptr, g.indices, g.weights = indptr, indices, weights
+        g._coords, g._hscale = coords, float(hscale)
+        return g
+
+    @classmethod
     def from_edges(cls, n: int, sources: Any, targets: Any, weights: Any, *,
                    directed: bool = True, coords: Any = None) -> CSRGraph:
         """Build from parallel arrays of edges; ``directed=False`` adds each edge both ways.

@@ -24,7 +24,8 @@ class GridConstraintDomain(ConstraintDomain):
     without transitions.
 
     A world point joins the state of the cell holding it (a leg inside the cell, whose
-    length in steps is its world length over ``cell_size``).
+    length in steps is its world length over ``cell_size``); two points of one cell are
+    joined by their straight leg.
 
     >>> grid = Grid.from_ascii('''
     ... ...
@@ -35,6 +36,8 @@ class GridConstraintDomain(ConstraintDomain):
     (9, 16)
     >>> d.find_cells((0, 0), (2, 2), None).cost
     4.0
+    >>> d.find_path((0.25, 0.5), (0.75, 0.5)).cost     # within one cell: the straight leg
+    0.5
     """
 
     kind = "grid"
@@ -52,19 +55,37 @@ class GridConstraintDomain(ConstraintDomain):
         self.grid = grid
         self.leg_cost = 1.0 / grid.cell_size
 
-    def join(self, point: Any, constraints: Fields, *, t: float = 0.0) -> tuple[int, float]:
+    def joins(self, point: Any, constraints: Fields, *, t: float = 0.0
+              ) -> tuple[np.ndarray, np.ndarray]:
         """The state of the passable cell holding ``point`` and the constrained cost of the
-        leg to its centre; ``(-1, inf)`` off the grid, in a blocked cell, or when the leg
-        crosses a hard constraint."""
+        leg to its centre (``(1,)`` arrays); none off the grid, in a blocked cell, or when
+        the leg crosses a hard constraint."""
         p = finite_point("point", point)
-        checked(constraints)
+        field = checked(constraints)
+        t = finite_float("t", t)
+        node = self._cell_state(p)
+        if node >= 0:
+            leg = self._legs(p[None], self.points[node][None], field, t)
+            if np.isfinite(leg[0]):
+                return np.array([node]), leg
+        return np.empty(0, dtype=np.int64), np.empty(0)
+
+    def _cell_state(self, p: np.ndarray) -> int:
+        """The state of the passable cell holding world point ``p`` (-1: none)."""
         cells, inside = self.grid.world_to_cells(p)
         x, y = (int(v) for v in cells[0])
         if not inside[0] or not self.grid.passable[y, x]:
-            return -1, math.inf
-        node = y * self.grid.width + x
-        leg = self._legs(p[None], self.points[node][None], constraints, finite_float("t", t))
-        return (node, float(leg[0])) if np.isfinite(leg[0]) else (-1, math.inf)
+            return -1
+        return y * self.grid.width + x
+
+    def _direct(self, start: np.ndarray, goal: np.ndarray, constraints: Fields,
+                t: float) -> float:
+        """The straight leg between two points of the same passable cell (the grid's moves
+        join any others)."""
+        node = self._cell_state(start)
+        if node < 0 or node != self._cell_state(goal):
+            return math.inf
+        return float(self._legs(start[None], goal[None], constraints, t)[0])
 
     def find_cells(self, start: Any, goal: Any, constraints: Fields, *, t: float = 0.0,
                    method: str = "astar") -> ConstrainedPath:

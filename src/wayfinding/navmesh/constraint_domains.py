@@ -13,13 +13,15 @@
   domain's points with states that skip ahead in straight runs where no constraint acts.
 
 Every transition's base cost is its length (world units); off-mesh links and area costs are
-not part of these domains.  A query point joins the nearest state whose straight leg stays
-on the mesh and crosses no hard constraint.
+not part of these domains.  A query point joins its nearest states whose straight legs stay
+on the mesh and cross no hard constraint, and two query points are joined straight where
+that segment does (:meth:`~wayfinding.graph.constrained.ConstraintDomain.find_path`).
 """
 
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,6 +29,7 @@ import numpy as np
 from .._validate import choice, finite_point, positive_float
 from ..constraints import Annotation, Between, Disc, LineOfSight, Region, Side
 from ..errors import InvalidQueryError
+from ..geometry.nearest import PointIndex
 from ..geometry.obstacles import segments_cross
 from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
 from . import build as _build
@@ -42,8 +45,8 @@ DIRECTIONS = np.array([(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -
 #: The domain kinds of :func:`constraint_domain`.
 DOMAINS = ("tri", "dense", "hybrid", "adaptive")
 
-#: Fractions along a segment checked to lie on the mesh (with its wall crossings).
-_ON_MESH_SAMPLES = (1 / 8, 3 / 8, 1 / 2, 5 / 8, 7 / 8)
+#: Where a mesh keeps its walls (:func:`mesh_walls`).
+_WALLS = "_constraint_walls"
 
 #: Segments tested against the walls per block (bounds the temporary arrays).
 _BLOCK = 2048
@@ -51,25 +54,42 @@ _BLOCK = 2048
 
 class MeshDomain(ConstraintDomain):
     """A :class:`~wayfinding.graph.constrained.ConstraintDomain` on a navigation mesh: the
-    segments of its legs must stay on the mesh."""
+    segments of its legs must stay on the mesh (``walkable``: the mesh whose walls decide
+    that, when the domain is built on a re-triangulation of it; default ``mesh``)."""
 
-    def __init__(self, mesh: NavMesh, points: Any, edges: Any, base_costs: Any):
+    def __init__(self, mesh: NavMesh, points: Any, edges: Any, base_costs: Any, *,
+                 walkable: NavMesh | None = None):
         super().__init__(points, edges, base_costs)
         self.mesh = mesh
+        self.walkable = mesh if walkable is None else walkable
 
     def segments_free(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``(m,)`` bool: segment ``a[i]`` → ``b[i]`` stays on the mesh (see
+        """``(m,)`` bool: segment ``a[i]`` → ``b[i]`` stays on the walkable mesh (see
         :func:`segments_on_mesh`)."""
-        return segments_on_mesh(self.mesh, a, b)
+        return segments_on_mesh(self.walkable, a, b)
+
+    @cached_property
+    def _leg_piece(self) -> float:
+        """Legs are costed in pieces of at most the lattice ``spacing`` in the dense kinds
+        (so that they cost alike in each), else of the median transition length."""
+        spacing = getattr(self, "spacing", None)
+        return float(spacing) if spacing is not None else super()._leg_piece
 
 
 def mesh_walls(mesh: NavMesh) -> tuple[np.ndarray, np.ndarray]:
-    """The mesh's walls (polygon edges without a neighbour): ``(w, 2)`` starts and ends."""
-    k = np.arange(mesh.max_verts)
-    wall = (k[None, :] < mesh.sizes[:, None]) & (mesh.neighbours < 0)
-    pi, ki = np.nonzero(wall)
-    nxt = np.take_along_axis(mesh.polygons, (k[None, :] + 1) % mesh.sizes[:, None], 1)
-    return mesh.vertices[mesh.polygons[pi, ki]], mesh.vertices[nxt[pi, ki]]
+    """The mesh's walls, the edges of :meth:`NavMesh.boundary`'s loops: ``(w, 2)`` starts
+    and ends (read-only; worked out once per mesh)."""
+    walls = mesh.__dict__.get(_WALLS)
+    if walls is None:
+        loops = mesh.boundary()
+        if loops:
+            a = np.concatenate(loops)
+            b = np.concatenate([np.roll(loop, -1, axis=0) for loop in loops])
+        else:
+            a = b = np.empty((0, 2))
+        a.flags.writeable = b.flags.writeable = False
+        walls = mesh.__dict__[_WALLS] = (a, b)
+    return walls
 
 
 def on_mesh(mesh: NavMesh, points: np.ndarray) -> np.ndarray:
@@ -83,46 +103,73 @@ def on_mesh(mesh: NavMesh, points: np.ndarray) -> np.ndarray:
 
 
 def segments_on_mesh(mesh: NavMesh, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``(m,)`` bool: segment ``a[i]`` → ``b[i]`` stays on the mesh: its ends and the points
-    at 1/8, 3/8, 1/2, 5/8 and 7/8 along it lie on a polygon, and it crosses no wall
-    (touching one, as a segment along it does, is allowed)."""
+    """``(m,)`` bool: segment ``a[i]`` → ``b[i]`` stays on the (closed) mesh: it crosses no
+    wall (:func:`mesh_walls`), and its ends and the midpoints of its pieces between the
+    wall corners it touches lie on a polygon.  Without a crossing, each such piece lies
+    wholly on or wholly off the mesh, so the test is exact (to the 1e-9 tolerance of
+    :func:`on_mesh` and of touching): a segment along a wall or through a corner stays
+    on, one through a hole between two of its corners does not."""
     a = np.asarray(a, dtype=np.float64).reshape(-1, 2)
     b = np.asarray(b, dtype=np.float64).reshape(-1, 2)
-    frac = np.array((0.0, *_ON_MESH_SAMPLES, 1.0))
-    pts = a[None] + frac[:, None, None] * (b - a)[None]
-    ok = on_mesh(mesh, pts.reshape(-1, 2)).reshape(len(frac), -1).all(axis=0)
+    ok = on_mesh(mesh, np.concatenate([a, b])).reshape(2, -1).all(axis=0)
     w0, w1 = mesh_walls(mesh)
     lo_w, hi_w = np.minimum(w0, w1), np.maximum(w0, w1)
+    tol = 1e-9 * max(mesh.reach, 1.0)
+    seg, frac = [np.arange(len(a))] * 2, [np.zeros(len(a)), np.ones(len(a))]
     for lo in range(0, len(a), _BLOCK):
         sa, sb = a[lo:lo + _BLOCK], b[lo:lo + _BLOCK]
         lo_s, hi_s = np.minimum(sa, sb), np.maximum(sa, sb)
-        i, j = np.nonzero((lo_s[:, None, 0] <= hi_w[None, :, 0])
-                          & (hi_s[:, None, 0] >= lo_w[None, :, 0])
-                          & (lo_s[:, None, 1] <= hi_w[None, :, 1])
-                          & (hi_s[:, None, 1] >= lo_w[None, :, 1]))
+        i, j = np.nonzero((lo_s[:, None, 0] <= hi_w[None, :, 0] + tol)
+                          & (hi_s[:, None, 0] >= lo_w[None, :, 0] - tol)
+                          & (lo_s[:, None, 1] <= hi_w[None, :, 1] + tol)
+                          & (hi_s[:, None, 1] >= lo_w[None, :, 1] - tol))
         hit = segments_cross(sa[i], sb[i], w0[j], w1[j])
         ok[lo + np.unique(i[hit])] = False
+        d = sb[i] - sa[i]
+        length = np.hypot(*d.T)
+        for corner in (w0[j], w1[j]):      # the wall corners on the segment
+            rel = corner - sa[i]
+            along = np.einsum("ij,ij->i", rel, d) / np.maximum(length * length, 1e-300)
+            off = np.abs(rel[:, 0] * d[:, 1] - rel[:, 1] * d[:, 0]) / np.maximum(length,
+                                                                                1e-300)
+            on = (off <= tol) & (along > 0) & (along < 1)
+            seg.append(lo + i[on])
+            frac.append(along[on])
+    s, f = np.concatenate(seg), np.concatenate(frac)
+    order = np.lexsort((f, s))
+    s, f = s[order], f[order]
+    pair = np.flatnonzero((s[1:] == s[:-1]) & (f[1:] > f[:-1]))
+    if len(pair):
+        mid = 0.5 * (f[pair] + f[pair + 1])
+        k = s[pair]
+        inside = on_mesh(mesh, a[k] + mid[:, None] * (b[k] - a[k]))
+        ok[np.unique(k[~inside])] = False
     return ok
 
 
 class TriangulationDomain(MeshDomain):
     """Σ_tri of a mesh: a state at the midpoint of every polygon edge (shared edges once),
     and a transition both ways between every two edges of each polygon (six per triangle),
-    whose base cost is the distance between the midpoints.  Built on a mesh of triangles
-    (``max_verts=3``), it is the seed's domain; on any other mesh, its generalisation.
+    whose base cost is the distance between the midpoints (``walkable``: the mesh it
+    re-triangulates, whose walls decide where legs may go; default ``mesh``).  Built on a
+    mesh of triangles (``max_verts=3``), it is the seed's domain; on any other mesh, its
+    generalisation.
 
     >>> from wayfinding.navmesh import NavMesh
     >>> mesh = NavMesh.build(outline=[(0, 0), (4, 0), (4, 4), (0, 4)], max_verts=3)
     >>> d = TriangulationDomain(mesh)
     >>> d.num_nodes, d.num_edges
     (5, 12)
-    >>> round(d.find_path((0.5, 0.5), (3.5, 3.5), None).cost, 6)
-    5.990705
+    >>> from wayfinding.constraints import Constraint, ConstraintSet, Disc
+    >>> pond = ConstraintSet([Constraint.hard(Disc((2, 2), 0.5))])
+    >>> r = d.find_path((0.5, 0.5), (3.5, 3.5), constraints=pond)   # around the pond
+    >>> round(r.cost, 6), r.path.tolist()
+    (5.389025, [[0.5, 0.5], [2.0, 4.0], [3.5, 3.5]])
     """
 
     kind = "tri"
 
-    def __init__(self, mesh: NavMesh):
+    def __init__(self, mesh: NavMesh, *, walkable: NavMesh | None = None):
         k = np.arange(mesh.max_verts)
         valid = k[None, :] < mesh.sizes[:, None]
         nxt = np.take_along_axis(mesh.polygons, (k[None, :] + 1) % mesh.sizes[:, None], 1)
@@ -140,7 +187,7 @@ class TriangulationDomain(MeshDomain):
             pairs.append(np.stack([ids[:, i].ravel(), ids[:, j].ravel()], 1))
         edges = np.concatenate(pairs)
         length = np.hypot(*(points[edges[:, 1]] - points[edges[:, 0]]).T)
-        super().__init__(mesh, points, edges, length)
+        super().__init__(mesh, points, edges, length, walkable=walkable)
 
 
 def cut_mesh(mesh: NavMesh, annotations: Any) -> NavMesh:
@@ -186,8 +233,11 @@ class DenseMeshDomain(MeshDomain):
     >>> from wayfinding.navmesh import NavMesh
     >>> mesh = NavMesh.build(outline=[(0, 0), (4, 0), (4, 4), (0, 4)])
     >>> d = DenseMeshDomain(mesh, spacing=1.0)
-    >>> d.num_nodes, round(d.find_path((0, 0), (4, 3), None).cost, 6)
-    (25, 5.242641)
+    >>> from wayfinding.constraints import Constraint, ConstraintSet, Disc
+    >>> pond = ConstraintSet([Constraint.hard(Disc((2, 2), 0.5))])
+    >>> r = d.find_path((0, 0), (4, 3), constraints=pond)
+    >>> d.num_nodes, round(r.cost, 6), r.path.tolist()
+    (25, 5.064495, [[0.0, 0.0], [2.0, 1.0], [3.0, 2.0], [4.0, 3.0]])
     """
 
     kind = "dense"
@@ -257,7 +307,7 @@ class HybridDomain(MeshDomain):
     def __init__(self, mesh: NavMesh, *, spacing: float):
         dense = DenseMeshDomain(mesh, spacing=spacing)
         tri = TriangulationDomain(mesh)
-        nearest = _nearest_states(dense.points, tri.points)
+        nearest = PointIndex(dense.points).nearest(tri.points)
         pairs = nearest[tri.edges]
         pairs = pairs[(pairs[:, 0] != pairs[:, 1])]
         n = dense.num_nodes
@@ -272,15 +322,6 @@ class HybridDomain(MeshDomain):
         key = self.edges[:, 0] * n + self.edges[:, 1]
         self.highway = np.isin(key, pairs[:, 0] * n + pairs[:, 1])
         self.highway.flags.writeable = False
-
-
-def _nearest_states(states: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``(m,)`` int64: the state nearest each point (ties to the lowest id)."""
-    out = np.empty(len(points), dtype=np.int64)
-    for lo in range(0, len(points), 256):
-        d = np.hypot(*(states[None] - points[lo:lo + 256, None]).transpose(2, 0, 1))
-        out[lo:lo + 256] = d.argmin(axis=1)
-    return out
 
 
 def constraint_domain(mesh: NavMesh, domain: str, *, spacing: float | None = None,
@@ -304,7 +345,8 @@ def constraint_domain(mesh: NavMesh, domain: str, *, spacing: float | None = Non
         if key not in cache:
             for old in [k for k in cache if k[0] == "tri"]:
                 del cache[old]          # one cut mesh kept: the annotations change often
-            cache[key] = TriangulationDomain(cut_mesh(mesh, static) if static else mesh)
+            cache[key] = TriangulationDomain(cut_mesh(mesh, static), walkable=mesh) \
+                if static else TriangulationDomain(mesh)
         return cache[key]
     if spacing is None:
         raise InvalidQueryError(f"the {domain!r} domain needs spacing= (world units)")
@@ -340,4 +382,4 @@ def constrained_query(mesh: NavMesh, start: Any, goal: Any, *, filter: QueryFilt
     for name, p in zip(("start", "goal"), ends):
         if not on_mesh(mesh, p[None])[0]:
             raise InvalidQueryError(f"{name} {p.tolist()} is off the mesh")
-    return d.find_path(ends[0], ends[1], constraints, t=t, method=method)
+    return d.find_path(ends[0], ends[1], constraints=constraints, t=t, method=method)
