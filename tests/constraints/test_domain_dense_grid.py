@@ -328,3 +328,33 @@ def test_finer_steps_cost_a_straight_route_its_path_integral(near):
         errors.append(abs(r.cost / k - exact))
     assert errors[0] <= 2 * 0.25 * (1.1 ** 4 - 1) + 1e-3          # two boundary steps at most
     assert errors[-1] < errors[0] / 2
+
+
+def test_a_query_costs_only_the_transitions_near_the_constraints_and_reuses_them(monkeypatch):
+    """On a 60 × 60 grid (about 28,000 transitions) with one Near disc, a query samples the
+    field on the transitions near it (under 1,000) and the legs; another query with the same
+    set and time samples none but its legs; a new time samples them again."""
+    grid = Grid(np.ones((60, 60)))
+    d = GridConstraintDomain(grid)
+    field = ConstraintSet([Constraint(Disc((30.5, 30.5), 1.0), lambda t: -3.0, near=True)])
+    sampled = []
+    real = ConstraintSet.transition_costs
+
+    def counting(self, a, b, base=None, *, t=0.0):
+        sampled.append(len(np.atleast_2d(a)))
+        return real(self, a, b, base, t=t)
+
+    monkeypatch.setattr(ConstraintSet, "transition_costs", counting)
+    first = d.find_path((25.5, 30.5), (36.5, 30.5), constraints=field)
+    assert 0 < max(sampled) <= 1000 < d.num_edges // 20
+    sampled.clear()
+    again = d.find_path((25.5, 30.5), (36.5, 30.5), constraints=field)
+    assert again.cost == first.cost and max(sampled) <= 2          # the two legs
+    sampled.clear()
+    d.find_path((25.5, 30.5), (36.5, 30.5), constraints=field, t=1.0)
+    assert max(sampled) > 2
+    every = real(field, d.points[d.edges[:, 0]], d.points[d.edges[:, 1]], d.base_costs)
+    assert np.allclose(d.costs(field), every, rtol=1e-14, atol=0)
+    full = GridConstraintDomain(grid).graph(field)      # the same routes without the cache
+    ref = full.find_path(30 * 60 + 25, 30 * 60 + 36)
+    assert first.cost == pytest.approx(ref.cost, rel=1e-12)

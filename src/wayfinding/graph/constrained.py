@@ -54,7 +54,8 @@ class ConstraintDomain:
     transitions with base costs.
 
     ``points``: ``(n, 2)`` float64 world point of each state (several states may share a
-    point).  ``edges``: ``(k, 2)`` int64 ``(source, target)`` pairs; they are stored sorted
+    point, as the adaptive highway domain's states with a direction and remaining skips
+    do).  ``edges``: ``(k, 2)`` int64 ``(source, target)`` pairs; they are stored sorted
     by (source, target), without duplicates or self-loops, so that **domain edge i is CSR
     edge id i** of :attr:`base_graph` (``indptr`` gives each state's run of edges): an
     incremental planner builds on :attr:`base_graph` and hands ``{i: costs[i]}`` to its
