@@ -204,7 +204,7 @@ class ConstraintDomain:
                 return _background_multiplier(field, t), hit[1], hit[2]
         m0 = _background_multiplier(field, t)
         boxes = [box for box in field.influence(t=t) if box is not None]
-        ids = self._edge_index.meeting(boxes) if boxes else np.empty(0, dtype=np.int64)
+        ids = self.edges_meeting(boxes) if boxes else np.empty(0, dtype=np.int64)
         e = self._edges[ids]
         values = field.transition_costs(self._points[e[:, 0]], self._points[e[:, 1]],
                                         self._base[ids], t=t)
@@ -236,15 +236,31 @@ class ConstraintDomain:
         """``(m,)`` int64 sorted ids of the edges whose cost may depend on the field within
         any of ``boxes`` (``(b, 4)`` ``(xmin, ymin, xmax, ymax)``): those whose bounding box
         meets one (for repairing a plan when constraints change)."""
-        return self._edge_index.meeting(boxes)
+        index, sources = self._edge_index
+        states = sources[index.meeting(boxes)]
+        ids = concatenated_ranges(self._indptr[states], np.diff(self._indptr)[states])
+        lo, hi = self._edge_extent()
+        lo, hi = lo[ids], hi[ids]
+        hit = np.zeros(len(ids), dtype=bool)
+        for x0, y0, x1, y1 in np.asarray(boxes, dtype=np.float64).reshape(-1, 4):
+            hit |= (lo[:, 0] <= x1) & (hi[:, 0] >= x0) & (lo[:, 1] <= y1) & (hi[:, 1] >= y0)
+        return np.sort(ids[hit])
 
     def _edge_extent(self) -> tuple[np.ndarray, np.ndarray]:
         """``(k, 2)`` lower and upper corners of the region each edge's cost depends on."""
         return self._segment_boxes
 
     @cached_property
-    def _edge_index(self) -> BoxIndex:
-        return BoxIndex(*self._edge_extent())
+    def _edge_index(self) -> tuple[BoxIndex, np.ndarray]:
+        """The states with transitions, indexed by the box holding their transitions'
+        extents (a state's transitions are one run of ids), and those states."""
+        lo, hi = self._edge_extent()
+        sources = np.flatnonzero(np.diff(self._indptr) > 0)
+        if not len(sources):
+            return BoxIndex(np.empty((0, 2)), np.empty((0, 2))), sources
+        first = self._indptr[sources]
+        return BoxIndex(np.minimum.reduceat(lo, first, axis=0),
+                        np.maximum.reduceat(hi, first, axis=0)), sources
 
     @cached_property
     def _segment_boxes(self) -> tuple[np.ndarray, np.ndarray]:
