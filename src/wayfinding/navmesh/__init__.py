@@ -13,12 +13,15 @@ from .constraint_domains import (
 )
 from .mesh import MAX_VERTS, NavMesh, OffMeshLink
 from .polyanya import PolyanyaSearch
+from .quality import MeshQuality, mesh_quality
 from .query import NavMeshQuery, NavPaths
 from .records import END, OFFMESH, START, NavPath, QueryFilter
+from .worlds import obstacle_world
 
 __all__ = [
     "AdaptiveDomain", "ClearanceMesh", "ClearancePath", "DenseMeshDomain", "END",
-    "HybridDomain", "MAX_VERTS", "NavMesh", "NavMeshQuery", "NavPath", "NavPaths", "OFFMESH",
-    "OffMeshLink", "PolyanyaSearch", "QueryFilter", "START", "TriangulationDomain",
-    "constraint_domain", "walkable_area"
+    "HybridDomain", "MAX_VERTS", "MeshQuality", "NavMesh", "NavMeshQuery", "NavPath",
+    "NavPaths", "OFFMESH", "OffMeshLink", "PolyanyaSearch", "QueryFilter", "START",
+    "TriangulationDomain", "constraint_domain", "mesh_quality", "obstacle_world",
+    "walkable_area"
 ]
