@@ -70,6 +70,7 @@ def test_a_character_without_a_plan_is_walked_around():
     ({"goals": [(1.0, 0.0)]}, "must match"),
     ({"others": []}, "sets others"),
     ({"max_expansions": 0}, "max_expansions"),
+    ({"give_way": 1}, "give_way"),
 ])
 def test_rolling_bad_input(args, match):
     call = {"starts": [(0.0, 0.0), (0.0, 1.0)], "goals": [(2.0, 0.0), (2.0, 1.0)]} | args

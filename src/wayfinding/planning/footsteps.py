@@ -735,7 +735,7 @@ def plan_crowd(starts: Any, goals: Any, *, velocities: Any = None,
 
 def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, models: Any = None,
                        interval: float = 0.5, duration: float = 30.0,
-                       **options: Any) -> list[FootstepPlan]:
+                       give_way: bool = True, **options: Any) -> list[FootstepPlan]:
     """Footstep plans for a crowd planned on a rolling horizon: first in priority order as
     :func:`plan_crowd` without its repair, then every ``interval`` seconds each character
     that has not reached its goal plans again, in order, against the others' current plans,
@@ -748,8 +748,16 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
     (``max_expansions``) no early plan reaches far into the others' way, and those boxed in
     try again once the others have moved.
 
+    A character still standing from then on short of its goal (``give_way``) plans once
+    against those standing alone; when that plan reaches its goal, the others whose plans
+    it meets plan again around it (in order, each against all the current plans), and the
+    exchange is kept when none is left without a tail and none meets it any more.  This
+    breaks the deadlock of a character whose start is next to another's goal: the other
+    stops in front of it, which boxes it in.
+
     ``interval`` (s, > 0): the replanning period.  ``duration`` (s, >= 0): the last
-    replanning time.  Other options as :func:`plan_crowd`.  Each record holds the steps
+    replanning time.  ``give_way``: whether the others give way to a character standing
+    (once per character).  Other options as :func:`plan_crowd`.  Each record holds the steps
     walked and planned: ``cost`` their energy (a stand until a replanning time costs as
     a wait), ``status`` and ``epsilon`` those of the last plan, ``stats`` summed over the
     character's plans.
@@ -761,6 +769,8 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
     p, g, v, ms = _crowd(starts, goals, velocities, models, options)
     interval = positive_float("interval", interval)
     duration = positive_float("duration", duration, allow_zero=True)
+    if not isinstance(give_way, bool):
+        raise InvalidQueryError(f"give_way {give_way!r} must be True or False")
     plans: list[FootstepPlan] = []
     costs: list[np.ndarray] = []
     for i in range(len(p)):
@@ -771,6 +781,42 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
         costs.append(cost)
     dt = options.get("sample_interval", 0.05)
     gap = options.get("clearance", 0.1)
+
+    def replan(i: int, t: float, others: list[FootstepPlan]
+               ) -> tuple[FootstepPlan, np.ndarray] | None:
+        """Character ``i``'s plan made again at ``t`` against ``others`` (None: kept)."""
+        t0 = time.perf_counter()
+        graph, search = _setup(g[i], ms[i], others, **options)
+        resumed = _resume(plans[i], costs[i], t, graph)
+        if resumed is None:
+            return None
+        head, head_cost, root = resumed
+        tail, tail_cost = _search(graph, root, *search, t0)
+        if tail.status is Status.FAILED:
+            return None
+        plan, cost = _join(head, tail, plans[i].stats), np.concatenate([head_cost, tail_cost])
+        plan.cost = float(sum(cost.tolist()))
+        return plan, cost
+
+    def way(i: int, t: float) -> None:
+        """The others give way to character ``i`` at ``t`` (see above)."""
+        ahead = replan(i, t, [o for j, o in enumerate(plans) if j != i and _stands(o, t)])
+        if ahead is None or not ahead[0].found:
+            return
+        moved, spent = list(plans), list(costs)
+        moved[i], spent[i] = ahead
+        for j in range(len(p)):
+            if j != i and clashes(moved[j], moved[i], sample_interval=dt, clearance=gap):
+                new = replan(j, t, moved[:j] + moved[j + 1:])
+                if new is None:
+                    return
+                moved[j], spent[j] = new
+        if any(clashes(o, moved[i], sample_interval=dt, clearance=gap)
+               for j, o in enumerate(moved) if j != i):
+            return
+        plans[:], costs[:] = moved, spent
+
+    gave: set[int] = set()
     t = interval
     while t <= duration + 1e-9 and not all(o.found for o in plans):
         for i in range(len(p)):
@@ -778,36 +824,39 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
                     o.status is Status.FAILED and clashes(plans[i], o, sample_interval=dt,
                                                          clearance=gap) for o in plans):
                 continue
-            t0 = time.perf_counter()
-            graph, search = _setup(g[i], ms[i], plans[:i] + plans[i + 1:], **options)
-            resumed = _resume(plans[i], costs[i], t, graph)
-            if resumed is None:
-                continue
-            head, head_cost, root = resumed
-            tail, tail_cost = _search(graph, root, *search, t0)
-            if tail.status is not Status.FAILED:
-                plans[i], costs[i] = _join(head, tail, plans[i].stats), np.concatenate(
-                    [head_cost, tail_cost])
-                plans[i].cost = float(sum(costs[i].tolist()))
+            new = replan(i, t, plans[:i] + plans[i + 1:])
+            if new is not None:
+                plans[i], costs[i] = new
+            if give_way and i not in gave and not plans[i].found and _stands(plans[i], t):
+                gave.add(i)
+                way(i, t)
         t += interval
     return plans
+
+
+def _stands(plan: FootstepPlan, t: float) -> bool:
+    """Whether ``plan`` takes no step ending after ``t`` (it stands, or waits, from then
+    on)."""
+    return not bool((~plan.standing & (plan.times[1:] > t + 1e-9)).any())
 
 
 def _resume(plan: FootstepPlan, cost: np.ndarray, t: float, graph: _Steps
             ) -> tuple[FootstepPlan, np.ndarray, _State] | None:
     """The steps of ``plan`` kept when it is planned again at time ``t`` (those begun
-    before ``t`` and the next, on whose foot the foot swinging at ``t`` lands; or all and a
-    stand until ``t`` when they have all ended), their energies and the search's root at
-    their end; None when the plan ends with its step under way at ``t``."""
+    before ``t`` and, when the last of them walks, the next, on whose foot the foot
+    swinging at ``t`` lands; or all and a stand until ``t`` when they have all ended),
+    their energies and the search's root at their end; None when the plan ends with a
+    walking step under way at ``t``."""
     m = plan.model
     j = int(np.searchsorted(plan.times, t - 1e-9))        # steps 1..j have begun
-    if j == len(plan):
-        return None
-    moving = np.flatnonzero(np.hypot(*plan.com_velocity[:j + 2].T) > 0)
+    if 1 <= j <= len(plan) and not plan.standing[j - 1]:
+        if j == len(plan):
+            return None
+        j += 1
+    moving = np.flatnonzero(np.hypot(*plan.com_velocity[:j + 1].T) > 0)
     vel = plan.com_velocity[moving[-1]] if len(moving) else (1.0, 0.0)
     heading = math.atan2(vel[1], vel[0])
-    if j < len(plan):
-        j += 1
+    if j <= len(plan):
         head = _rows(plan, j + 1)
         cost = cost[:j]
     else:
