@@ -358,3 +358,20 @@ def test_a_query_costs_only_the_transitions_near_the_constraints_and_reuses_them
     full = GridConstraintDomain(grid).graph(field)      # the same routes without the cache
     ref = full.find_path(30 * 60 + 25, 30 * 60 + 36)
     assert first.cost == pytest.approx(ref.cost, rel=1e-12)
+
+
+def test_threads_querying_one_domain_under_different_sets_get_their_own_routes():
+    from concurrent.futures import ThreadPoolExecutor
+
+    grid = Grid(np.ones((40, 40)))
+    d = GridConstraintDomain(grid)
+    rng = np.random.default_rng(3)
+    sets = [random_constraints(rng, (0, 0, 40, 40)) for _ in range(4)]
+    queries = [(sets[i % 4], tuple(rng.uniform(0, 40, 2)), tuple(rng.uniform(0, 40, 2)))
+               for i in range(24)]
+    ref = GridConstraintDomain(grid)
+    alone = [ref.find_path(s, g, constraints=f).cost for f, s, g in queries]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(lambda q: d.find_path(q[1], q[2], constraints=q[0]).cost,
+                                 queries))
+    assert together == alone
