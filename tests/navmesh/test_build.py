@@ -110,6 +110,33 @@ def test_merging_reduces_the_triangles():
     check_mesh(mesh, area)
 
 
+@pytest.mark.parametrize("max_verts, want", [
+    (8, [[5, 6, 7, 0, 1, 2, 3, 4]]),
+    (6, [[6, 7, 0, 1, 2, 5], [2, 3, 4, 5]]),        # a second join would have 8 corners
+])
+def test_merging_takes_convex_polygons_of_any_size(max_verts, want):
+    # Three unit squares in a row; the shared edges tie in length, so vertex ids decide.
+    verts = np.array([[0, 0], [1, 0], [2, 0], [3, 0], [3, 1], [2, 1], [1, 1], [0, 1]], float)
+    squares = [[0, 1, 6, 7], [1, 2, 5, 6], [2, 3, 4, 5]]
+    assert merge_convex(verts, squares, max_verts) == want
+    assert merge_convex(verts, np.array(squares), max_verts) == want
+
+
+def test_merging_single_edges_leaves_apart_polygons_sharing_a_run_of_edges():
+    # A and B share the two edges of x = 1 split at (1, 0.5); B and C share one edge.
+    verts = np.array([[0, 0], [1, 0], [1, 0.5], [1, 1], [0, 1], [2, 0], [2, 1], [3, 0],
+                      [3, 1]], float)
+    a, b, c = [0, 1, 2, 3, 4], [1, 5, 6, 3, 2], [5, 7, 8, 6]
+    assert merge_convex(verts, [a, b, c], 16, single_edge=True) == [a, [6, 3, 2, 1, 5, 7, 8]]
+
+
+def test_merging_keeps_a_reflex_join_apart():
+    # An L of two rectangles: their union is not convex.
+    verts = np.array([[0, 0], [2, 0], [2, 1], [1, 1], [0, 1], [1, 3], [0, 3]], float)
+    polys = [[0, 1, 2, 3, 4], [4, 3, 5, 6]]
+    assert merge_convex(verts, polys, 16) == polys
+
+
 def test_grid_area_follows_origin_and_cell_size():
     grid = Grid.from_ascii("..#\n...\n#..", origin=(10.0, -5.0), cell_size=2.0)
     area = walkable_area(grid)

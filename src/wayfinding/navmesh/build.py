@@ -196,16 +196,17 @@ def triangulate(area: Any) -> tuple[np.ndarray, np.ndarray]:
     return verts, np.ascontiguousarray(tri[turn != 0])
 
 
-def merge_convex(verts: np.ndarray, tris: np.ndarray, max_verts: int) -> list[list[int]]:
-    """Hertel–Mehlhorn: merge counter-clockwise triangles across their shared edges, longest
-    edge first, while the merged polygon stays convex and has at most ``max_verts``
-    vertices.  Returns the polygons as counter-clockwise vertex lists."""
-    triangles = [list(map(int, t)) for t in tris]
-    polys: list[list[int] | None] = list(triangles)
-    owner: dict[tuple[int, int], int] = {}
-    for p, t in enumerate(triangles):
-        for k in range(3):
-            owner[(t[k], t[(k + 1) % 3])] = p
+def merge_convex(verts: np.ndarray, polys: Any, max_verts: int, *,
+                 single_edge: bool = False) -> list[list[int]]:
+    """Hertel–Mehlhorn: merge counter-clockwise convex polygons (a ``(T, 3)`` int array of
+    triangles, or lists of vertex ids into ``verts``) across their shared edges, longest
+    edge first (ties by vertex ids), while the merged polygon stays convex and has at most
+    ``max_verts`` vertices.  ``single_edge``: leave apart two polygons sharing more than one
+    edge (welded polygons with collinear corners may share a run of edges).  Returns the
+    polygons as counter-clockwise vertex lists."""
+    given = [list(map(int, p)) for p in polys]
+    rings: list[list[int] | None] = list(given)
+    owner = {(ring[k - 1], ring[k]): p for p, ring in enumerate(given) for k in range(len(ring))}
     # Interior edges (u < v, seen from both sides), longest first; ties by vertex ids.
     edges = [(u, v) for (u, v) in owner if u < v and (v, u) in owner]
     ends = np.array(edges, dtype=np.int64).reshape(-1, 2)
@@ -217,18 +218,20 @@ def merge_convex(verts: np.ndarray, tris: np.ndarray, max_verts: int) -> list[li
         pa, pb = owner.get((u, v)), owner.get((v, u))
         if pa is None or pb is None or pa == pb:
             continue
-        a, b = polys[pa], polys[pb]
+        a, b = rings[pa], rings[pb]
         assert a is not None and b is not None       # owner names live polygons only
         if len(a) + len(b) - 2 > max_verts:
+            continue
+        if single_edge and len(set(zip(a, a[1:] + a[:1])) & set(zip(b[1:] + b[:1], b))) > 1:
             continue
         merged = _joined(a, b, u, v)
         if not _convex_at_joins(xs, ys, merged, len(a) - 1):
             continue
-        polys[pa], polys[pb] = merged, None
+        rings[pa], rings[pb] = merged, None
         del owner[(u, v)], owner[(v, u)]
         for k in range(len(merged)):
-            owner[(merged[k], merged[(k + 1) % len(merged)])] = pa
-    return [p for p in polys if p is not None]
+            owner[(merged[k - 1], merged[k])] = pa
+    return [p for p in rings if p is not None]
 
 
 def _joined(a: list[int], b: list[int], u: int, v: int) -> list[int]:

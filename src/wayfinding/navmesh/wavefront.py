@@ -470,28 +470,8 @@ def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[n
 
 
 def _merged(regions: list[np.ndarray], tol: float) -> list[np.ndarray]:
-    """Adjacent regions merged, shared edges longest first, while the union stays convex."""
+    """Adjacent regions welded, then merged across single shared edges, longest first,
+    while the union stays convex (:func:`~wayfinding.navmesh.build.merge_convex`)."""
     verts, polys, _ = _subtractive.weld(regions, tol)
-    rings: list[list[int] | None] = list(polys)
-    owner = {(r[k], r[(k + 1) % len(r)]): i for i, r in enumerate(polys) for k in range(len(r))}
-    edges = sorted(((u, v) for (u, v) in owner if u < v and (v, u) in owner),
-                   key=lambda e: (-float(np.hypot(*(verts[e[0]] - verts[e[1]]))), e))
-    xs, ys = verts[:, 0].tolist(), verts[:, 1].tolist()
-    for u, v in edges:
-        pa, pb = owner.get((u, v)), owner.get((v, u))
-        if pa is None or pb is None or pa == pb:
-            continue
-        ra, rb = rings[pa], rings[pb]
-        assert ra is not None and rb is not None
-        shared = {(x, y) for x, y in zip(ra, ra[1:] + ra[:1])} & \
-            {(y, x) for x, y in zip(rb, rb[1:] + rb[:1])}
-        if len(shared) != 1:
-            continue
-        joined = _build._joined(ra, rb, u, v)
-        if not _build._convex_at_joins(xs, ys, joined, len(ra) - 1):
-            continue
-        rings[pa], rings[pb] = joined, None
-        del owner[(u, v)], owner[(v, u)]
-        for k in range(len(joined)):
-            owner[(joined[k], joined[(k + 1) % len(joined)])] = pa
-    return [verts[r] for r in rings if r is not None]
+    unbounded = sum(map(len, polys))               # no merged polygon has more corners
+    return [verts[r] for r in _build.merge_convex(verts, polys, unbounded, single_edge=True)]
