@@ -146,7 +146,7 @@ def test_bad_queries_are_refused(start, goal, t):
 
 def _oracle_weights(c, w, p):
     """``W_c`` at points ``p`` from the annotation's geometry alone: exact distances to a
-    disc, shapely's to a region."""
+    disc, shapely's to a region (In within 1e-9 of it)."""
     a = c.annotation
     if isinstance(a, Disc):
         dist = np.maximum(np.hypot(*(p - a.centre).T) - a.radius, 0.0)
@@ -155,7 +155,7 @@ def _oracle_weights(c, w, p):
         dist = shapely.distance(shapely.Polygon(a.vertices), shapely.points(p))
     if c.near:
         return w * np.maximum(0.0, 1.0 - dist / abs(w))
-    return np.where(dist <= 0.0, w, 0.0)
+    return np.where(dist <= 1e-9, w, 0.0)       # closed: a sample on the border is in
 
 
 def oracle_multiplier(field, p, t=0.0):
@@ -219,13 +219,13 @@ def oracle_joins(d, p, field, free, count):
     return order[good][:count], legs[good][:count]
 
 
-def oracle_route(d, costs, s, g, field, free, *, goals_count=None):
+def oracle_route(d, costs, s, g, field, free):
     """The cost of the cheapest route from point ``s`` to ``g``: scipy's Dijkstra over the
     domain's transitions at ``costs``, a start node joined to the start's nearest states,
     the goal's nearest states joined to a goal node, and the straight leg when ``free``."""
     n = d.num_nodes
     starts, s_legs = oracle_joins(d, s, field, free, d.join_count)
-    goals, g_legs = oracle_joins(d, g, field, free, goals_count or d.join_count)
+    goals, g_legs = oracle_joins(d, g, field, free, d.join_count)
     ok = np.isfinite(costs)
     src = [d.edges[ok, 0], np.full(len(starts), n), goals]
     dst = [d.edges[ok, 1], starts, np.full(len(goals), n + 1)]

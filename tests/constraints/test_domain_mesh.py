@@ -71,14 +71,13 @@ def mesh_free(mesh):
     return free
 
 
-@pytest.mark.parametrize("kind", DOMAINS)
+@pytest.mark.parametrize("kind", ["tri", "dense", "hybrid"])
 @pytest.mark.parametrize("seed", range(6))
 def test_constrained_cost_equals_scipy_dijkstra_on_the_domain(kind, seed):
     """The route's cost equals scipy's Dijkstra on the domain's transitions costed by an
     independent multiplier (exact disc distances, shapely for regions and the mesh), with
     the end points joined to their nearest states and to each other where the mesh allows
-    (the adaptive domain's own costs, whose rule decides its transitions, and its goal
-    joined through one state)."""
+    (the adaptive domain, whose own search this is not, has its tests apart)."""
     mesh, rng, size = random_world(seed)
     field = random_constraints(rng, (0, 0, *size))
     s, g = free_point(mesh, rng, size), free_point(mesh, rng, size)
@@ -86,16 +85,11 @@ def test_constrained_cost_equals_scipy_dijkstra_on_the_domain(kind, seed):
                        spacing=None if kind == "tri" else 1.0)
     d = domain_of(mesh, kind, field)
     free = mesh_free(mesh)
-    if kind == "adaptive":
-        v, _ = d.join(g, field)
-        costs, goals = d.costs(field, goal=v if v >= 0 else None), 1
-    else:
-        e = d.edges
-        costs, goals = oracle_costs(field, d.points[e[:, 0]], d.points[e[:, 1]],
-                                    d.base_costs), None
-        assert np.allclose(d.costs(field), costs, rtol=1e-12, atol=0)
-        assert np.array_equal(np.isinf(d.costs(field)), np.isinf(costs))
-    expect = oracle_route(d, costs, s, g, field, free, goals_count=goals)
+    e = d.edges
+    costs = oracle_costs(field, d.points[e[:, 0]], d.points[e[:, 1]], d.base_costs)
+    assert np.allclose(d.costs(field), costs, rtol=1e-12, atol=0)
+    assert np.array_equal(np.isinf(d.costs(field)), np.isinf(costs))
+    expect = oracle_route(d, costs, s, g, field, free)
     assert r.found == np.isfinite(expect)
     if r.found:
         assert r.cost == pytest.approx(expect, rel=1e-9)
@@ -274,3 +268,21 @@ def test_wayfinding_find_path_hands_constraints_to_the_mesh():
     assert r.found and r.cost == ref.cost and np.array_equal(r.path, ref.path)
     with pytest.raises(InvalidQueryError, match="spacing"):
         find_path(mesh, s, g, constraints=field, domain="dense")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_cut_triangulation_links_across_its_t_junctions(seed):
+    """Where cutting splits one side of an edge into shorter edges, the domain links their
+    midpoints along it: it is as connected as the walkable mesh, and every transition
+    stays on the mesh."""
+    from scipy.sparse.csgraph import connected_components
+
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size))
+    d = domain_of(mesh, "tri", field)
+    plain = TriangulationDomain(mesh)
+    parts = [connected_components(x.base_graph.to_scipy(), directed=False)[0]
+             for x in (d, plain)]
+    assert parts[0] == parts[1]
+    e = d.edges
+    assert mesh_free(mesh)(d.points[e[:, 0]], d.points[e[:, 1]]).all()

@@ -151,7 +151,9 @@ class TriangulationDomain(MeshDomain):
     """Σ_tri of a mesh: a state at the midpoint of every polygon edge (shared edges once),
     and a transition both ways between every two edges of each polygon (six per triangle),
     whose base cost is the distance between the midpoints (``walkable``: the mesh it
-    re-triangulates, whose walls decide where legs may go; default ``mesh``).  Built on a
+    re-triangulates, whose walls decide where legs may go, default ``mesh``; given it, an
+    edge whose other side T-junctions split into shorter edges is linked to them along
+    it, :func:`_split_links`, so the cut does not disconnect the domain).  Built on a
     mesh of triangles (``max_verts=3``), it is the seed's domain; on any other mesh, its
     generalisation.
 
@@ -185,9 +187,52 @@ class TriangulationDomain(MeshDomain):
             i, j = np.nonzero(~np.eye(size, dtype=bool))
             ids = edge_of[starts[polys][:, None] + np.arange(size)[None]]
             pairs.append(np.stack([ids[:, i].ravel(), ids[:, j].ravel()], 1))
+        if walkable is not None:
+            pairs.append(_split_links(mesh, keys))
         edges = np.concatenate(pairs)
         length = np.hypot(*(points[edges[:, 1]] - points[edges[:, 0]]).T)
         super().__init__(mesh, points, edges, length, walkable=walkable)
+
+
+def _split_links(mesh: NavMesh, keys: np.ndarray) -> np.ndarray:
+    """``(m, 2)`` transitions (both ways) across the T-junctions of a re-triangulated
+    mesh: where vertices split one side of a polygon edge (a wall of ``mesh``) into
+    shorter edges of its neighbours, the edge's midpoint state is linked to each shorter
+    edge's midpoint state, along the edge (``keys``: ``(s, 2)`` sorted vertex pairs of the
+    states)."""
+    out = [np.empty((0, 2), dtype=np.int64)]
+    v = mesh.vertices
+    nv = len(v)
+    code = keys[:, 0] * nv + keys[:, 1]
+    k = np.arange(mesh.max_verts)
+    wall = (k[None, :] < mesh.sizes[:, None]) & (mesh.neighbours < 0)
+    pi, ki = np.nonzero(wall)
+    nxt = np.take_along_axis(mesh.polygons, (k[None, :] + 1) % mesh.sizes[:, None], 1)
+    wa, wb = mesh.polygons[pi, ki], nxt[pi, ki]
+    tol = 1e-9 * max(mesh.reach, 1.0)
+    for lo in range(0, len(wa), 256):
+        a, b = v[wa[lo:lo + 256]], v[wb[lo:lo + 256]]
+        d = b - a
+        rel = v[None] - a[:, None]
+        sq = np.maximum(np.einsum("ij,ij->i", d, d), 1e-300)
+        t = np.einsum("wvj,wj->wv", rel, d) / sq[:, None]
+        off = np.abs(rel[..., 0] * d[:, None, 1] - rel[..., 1] * d[:, None, 0]) \
+            / np.sqrt(sq)[:, None]
+        on = (t > 0) & (t < 1) & (off <= tol)
+        for w in np.flatnonzero(on.any(axis=1)):
+            inside = np.flatnonzero(on[w])
+            chain = np.concatenate([[wa[lo + w]], inside[np.argsort(t[w, inside])],
+                                    [wb[lo + w]]])
+            sub = np.sort(np.stack([chain[:-1], chain[1:]], 1), axis=1)
+            at = np.searchsorted(code, sub[:, 0] * nv + sub[:, 1])
+            found = (at < len(code)) & (code[np.minimum(at, len(code) - 1)]
+                                        == sub[:, 0] * nv + sub[:, 1])
+            whole = np.searchsorted(code, min(wa[lo + w], wb[lo + w]) * nv
+                                    + max(wa[lo + w], wb[lo + w]))
+            parts = at[found]
+            out.append(np.stack([np.full(len(parts), whole), parts], 1))
+            out.append(np.stack([parts, np.full(len(parts), whole)], 1))
+    return np.concatenate(out).astype(np.int64)
 
 
 def cut_mesh(mesh: NavMesh, annotations: Any) -> NavMesh:
