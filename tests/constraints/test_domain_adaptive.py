@@ -1,8 +1,11 @@
-"""The adaptive highway domain (states of a point, a direction and remaining skips): searches
-exact on its own graph (scipy), out of hard regions (shapely), never cheaper than the dense
-domain nor costlier than the lattice of maximum skips, runs that skip only where no constraint
-acts, repairs by the constraint planner equal to fresh plans, and fewer states expanded than
-the dense domain where the search is focused."""
+"""The adaptive highway domain.  Its lazy search (``find_path``): dense routes (every step a
+dense transition, on the mesh and out of hard regions by shapely) costing the sum of their
+transitions, never below the dense optimum, the dense search where no run can skip, found
+exactly when the dense domain finds one, deterministic, and fewer states expanded than the
+dense search.  Its eager graph (states of a point, a direction and remaining skips, for the
+planner): exact on its own graph (scipy), never cheaper than the dense domain nor costlier
+than the lattice of maximum skips, runs that skip only where no constraint acts, and repairs
+by the constraint planner equal to fresh plans."""
 
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ def blocked_pair(d, rng, field):
 
 @pytest.mark.parametrize("constrained", [False, True], ids=["no constraints", "constraints"])
 @pytest.mark.parametrize("seed", range(6))
-def test_searches_equal_scipy_dijkstra_on_the_domains_own_graph(seed, constrained):
+def test_the_eager_graph_searches_equal_scipy_dijkstra_on_it(seed, constrained):
     mesh, rng, size = random_world(seed)
     field = random_constraints(rng, (0, 0, *size)) if constrained else None
     d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
@@ -56,11 +59,51 @@ def test_searches_equal_scipy_dijkstra_on_the_domains_own_graph(seed, constraine
     assert r.found == np.isfinite(expect)
     if r.found:
         assert r.cost == pytest.approx(expect, rel=1e-9)
-    q = d.find_path(d.points[u], d.points[v], constraints=field)
-    assert q.found == r.found
-    if q.found:
-        assert q.cost == pytest.approx(expect, rel=1e-9)
-        assert q.nodes[0] == u and q.nodes[-1] == v
+
+
+def blocked_query(mesh, rng, size):
+    """Two free points whose straight segment leaves the mesh (so a route between them
+    goes through the domain's states)."""
+    while True:
+        s, g = free_point(mesh, rng, size), free_point(mesh, rng, size)
+        if not segments_on_mesh(mesh, s[None], g[None])[0]:
+            return s, g
+
+
+def walked_cost(dense, field, s, g, nodes):
+    """The cost of the route ``s`` → ``nodes`` → ``g`` from its parts: the start's and
+    goal's legs as the dense domain joins them, and the constrained cost of the dense
+    transition of each step (a step that is no dense transition fails the test)."""
+    ids = {(a, b): i for i, (a, b) in enumerate(dense.edges.tolist())}
+    steps = [ids[a, b] for a, b in zip(nodes[:-1].tolist(), nodes[1:].tolist())]
+    legs = []
+    for end, state in ((s, nodes[0]), (g, nodes[-1])):
+        states, costs = dense.joins(end, field)
+        assert state in states
+        legs.append(float(costs[states == state][0]))
+    return sum(legs) + float(dense.costs(field)[steps].sum())
+
+
+@pytest.mark.parametrize("constrained", [False, True], ids=["no constraints", "constraints"])
+@pytest.mark.parametrize("seed", range(10))
+def test_a_lazy_route_is_a_dense_route_costing_its_transitions(seed, constrained):
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size)) if constrained else None
+    dense = DenseMeshDomain(mesh, spacing=0.5)
+    d = AdaptiveDomain(dense)
+    s, g = blocked_query(mesh, rng, size)
+    r = d.find_path(s, g, constraints=field)
+    best = dense.find_path(s, g, constraints=field)
+    assert r.found == best.found
+    if not r.found:
+        return
+    assert r.algorithm == "astar_adaptive" and len(r.nodes) > 1
+    assert r.cost == pytest.approx(walked_cost(dense, field, s, g, r.nodes), rel=1e-9)
+    assert r.cost >= best.cost * (1 - 1e-12)
+    assert r.path[0].tolist() == s.tolist() and r.path[-1].tolist() == g.tolist()
+    assert segments_on_mesh(mesh, r.path[:-1], r.path[1:]).all()
+    if field is not None:
+        assert_outside(r.path, hard_polygons(field))
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -75,6 +118,104 @@ def test_paths_stay_on_the_mesh_and_out_of_hard_regions(seed):
         assert segments_on_mesh(mesh, r.path[:-1], r.path[1:]).all()
         assert_outside(r.path, hard_polygons(field))
         assert r.cost >= dense.cost * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("method", ["astar", "dijkstra"])
+@pytest.mark.parametrize("seed", range(4))
+def test_without_skips_the_lazy_search_is_the_dense_search(seed, method):
+    """With one skip every state is full (the lattice of maximum skips is the dense
+    lattice), so the lazy search finds the dense optimum."""
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size))
+    dense = DenseMeshDomain(mesh, spacing=0.5)
+    s, g = blocked_query(mesh, rng, size)
+    r = AdaptiveDomain(dense, max_skips=1).find_path(s, g, constraints=field, method=method)
+    best = dense.find_path(s, g, constraints=field, method=method)
+    assert r.found == best.found
+    if r.found:
+        assert r.cost == pytest.approx(best.cost, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_where_constraints_act_everywhere_the_lazy_search_is_the_dense_search(seed):
+    """A soft region over the whole world cancels every run (every step's |W| integral
+    exceeds the threshold), so the lazy search branches fully everywhere: the dense
+    optimum, as the lattice of maximum skips is then the dense lattice."""
+    mesh, rng, size = random_world(seed)
+    w, h = size
+    cover = Constraint(Region([(-1, -1), (w + 1, -1), (w + 1, h + 1), (-1, h + 1)]), -1)
+    field = ConstraintSet([cover, *random_constraints(rng, (0, 0, *size))])
+    dense = DenseMeshDomain(mesh, spacing=0.5)
+    s, g = blocked_query(mesh, rng, size)
+    r = AdaptiveDomain(dense).find_path(s, g, constraints=field)
+    best = dense.find_path(s, g, constraints=field)
+    assert r.found == best.found
+    if r.found:
+        assert r.cost == pytest.approx(best.cost, rel=1e-9)
+
+
+@pytest.mark.parametrize("max_skips", [2, 16])
+@pytest.mark.parametrize("seed", range(4))
+def test_long_runs_still_find_every_route_the_dense_domain_does(seed, max_skips):
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size))
+    dense = DenseMeshDomain(mesh, spacing=0.5)
+    d = AdaptiveDomain(dense, max_skips=max_skips)
+    for f in (None, field):
+        s, g = blocked_query(mesh, rng, size)
+        r, best = d.find_path(s, g, constraints=f), dense.find_path(s, g, constraints=f)
+        assert r.found == best.found
+        if r.found:
+            assert r.cost == pytest.approx(walked_cost(dense, f, s, g, r.nodes), rel=1e-9)
+            assert r.cost >= best.cost * (1 - 1e-12)
+
+
+def test_a_run_blocked_off_from_the_goal_still_reaches_it():
+    """A wall with one gap far from both ends: the gap lies off the runs from the start,
+    and the goal behind the wall is still reached, at no less than the dense optimum."""
+    mesh = NavMesh.build(outline=[(0, 0), (14, 0), (14, 12.7), (15, 12.7), (15, 0), (30, 0),
+                                  (30, 30), (15, 30), (15, 13.3), (14, 13.3), (14, 30),
+                                  (0, 30)])
+    dense = DenseMeshDomain(mesh, spacing=0.5)
+    r = AdaptiveDomain(dense, max_skips=16).find_path((2, 27.2), (28, 2.2))
+    best = dense.find_path((2, 27.2), (28, 2.2))
+    assert best.found and r.found
+    assert best.cost * (1 - 1e-12) <= r.cost
+    assert r.cost == pytest.approx(walked_cost(dense, None, np.array([2, 27.2]),
+                                               np.array([28, 2.2]), r.nodes), rel=1e-9)
+
+
+def test_the_lazy_search_is_deterministic():
+    mesh, rng, size = random_world(2)
+    field = random_constraints(rng, (0, 0, *size))
+    s, g = blocked_query(mesh, rng, size)
+    a = AdaptiveDomain(DenseMeshDomain(mesh, spacing=0.5)).find_path(s, g, constraints=field)
+    b = AdaptiveDomain(DenseMeshDomain(mesh, spacing=0.5)).find_path(s, g, constraints=field)
+    assert a.found and a.cost == b.cost and np.array_equal(a.nodes, b.nodes)
+    assert (a.stats.expanded, a.stats.generated) == (b.stats.expanded, b.stats.generated)
+
+
+def test_the_lazy_search_expands_fewer_states_than_the_dense_one_in_most_rooms():
+    ratios = []
+    for seed in range(10):
+        mesh, rng, size = random_world(seed)
+        dense = DenseMeshDomain(mesh, spacing=0.5)
+        s, g = blocked_query(mesh, rng, size)
+        r = AdaptiveDomain(dense).find_path(s, g)
+        ratios.append(r.stats.expanded / dense.find_path(s, g).stats.expanded)
+    assert np.median(ratios) < 1
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"method": "bfs"}, "method"), ({"start": (np.nan, 1.0)}, "start"),
+    ({"goal": (1.0, 2.0, 3.0)}, "goal"), ({"constraints": "pond"}, "constraints"),
+    ({"t": np.inf}, "t")])
+def test_bad_queries_are_refused(options, match):
+    mesh = NavMesh.build(outline=OUTLINE, holes=HOLES)
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
+    query = {"start": (2.0, 2.0), "goal": (38.0, 22.0), "constraints": FIELD, **options}
+    with pytest.raises(InvalidQueryError, match=match):
+        d.find_path(query.pop("start"), query.pop("goal"), **query)
 
 
 def lattice(d, field, v):

@@ -4,15 +4,19 @@ search skips ahead in straight runs there and branches fully near constraints.""
 
 from __future__ import annotations
 
+import heapq
+import math
+import time
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validate import count, finite_float, positive_float
+from .._validate import choice, count, finite_float, finite_point, positive_float
 from ..constraints import SAMPLES
 from ..errors import InvalidQueryError, brief
-from ..graph.constrained import ConstraintDomain, Fields, checked
+from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
+from ..results import SearchStats
 
 if TYPE_CHECKING:
     from .constraint_domains import DenseMeshDomain
@@ -31,14 +35,21 @@ class AdaptiveDomain(ConstraintDomain):
     mesh's own, kept with it, is ``constraint_domain(mesh, "dense", spacing=...)``) as
     states with search context, expanded with fewer branches where no constraint acts.
 
-    A state is *full* (a lattice point; states ``0..n-1`` are the dense domain's states, in
-    its order) or a *skip state* ``(q, d, k)``: a point, one of the 8 lattice directions
-    and ``k`` remaining skips, ``1 <= k < K`` (``K = max_skips``, default 4, the chapter's
-    value).  A full state ``p`` has, for each direction ``d`` with a dense transition to
-    ``q = p + d``, a successor at ``q``: the skip state ``(q, d, K - 1)`` while the
-    integral of ``Σ_c |W_c|`` along ``p → q`` is at most ``threshold``, else the full state
-    ``q``.  A skip state ``(q, d, k)`` has one successor, at ``q + d``: the skip state
-    ``(q + d, d, k - 1)`` (the full state when ``k = 1``) while the integral along its
+    It is searched two ways.  :meth:`find_path` (and so ``NavMesh.find_path(...,
+    domain="adaptive")``) runs the chapter's lazily evaluated search over the dense
+    lattice: each point one state, its direction and remaining skips set by its current
+    best parent, so points off the runs are never generated.  The planner
+    (:class:`~wayfinding.planning.ConstraintPlanner`) needs a fixed graph to repair, and
+    repairs on the eager graph below, whose states carry the search context.
+
+    The eager graph: a state is *full* (a lattice point; states ``0..n-1`` are the dense
+    domain's states, in its order) or a *skip state* ``(q, d, k)``: a point, one of the 8
+    lattice directions and ``k`` remaining skips, ``1 <= k < K`` (``K = max_skips``, default
+    4, the chapter's value).  A full state ``p`` has, for each direction ``d`` with a dense
+    transition to ``q = p + d``, a successor at ``q``: the skip state ``(q, d, K - 1)``
+    while the integral of ``Σ_c |W_c|`` along ``p → q`` is at most ``threshold``, else the
+    full state ``q``.  A skip state ``(q, d, k)`` has one successor, at ``q + d``: the skip
+    state ``(q + d, d, k - 1)`` (the full state when ``k = 1``) while the integral along its
     whole run, from the full state ``q - (K - k)·d`` it left through ``q + d``, is at most
     ``threshold``, else the full state ``q + d``.  So a run skips at most K steps, and
     density stays full where constraints act.  The integral is the 4-sample Riemann sum of
@@ -52,8 +63,8 @@ class AdaptiveDomain(ConstraintDomain):
     goal (a transition of cost 0 onto the full state there), and a skip state within K
     lattice steps of it in x and y steps onto the full state at its point at no cost, so
     that the search branches fully near the goal (a run reaches the goal's point itself
-    only if it lies on the run's line).  A
-    query point joins its nearest full state.
+    only if it lies on the run's line).  A query point joins its nearest full state
+    (:meth:`join`, as the planner joins it).
 
     The domain holds every alternative as a transition, and :meth:`costs` disables those
     the field and the goal rule out (cost ``inf``): a change of constraints is a change of
@@ -65,11 +76,11 @@ class AdaptiveDomain(ConstraintDomain):
     (without constraints: the uniform lattice of spacing ``K·spacing`` from the start's
     state, with a last short run onto the goal).
 
-    Fewer states are expanded than in the dense domain only when the search is focused (a
-    tight heuristic: few detours, no attractor lifting the background multiplier): each
-    point carries up to ``1 + 8·(K - 1)`` states, so a search that floods an area (A*
-    around obstacles, AD* searching back from the goal and proving its plan optimal)
-    expands more (docs/quickstart/constraints.md has the measured figures).
+    On the eager graph a search expands more states than the dense search does: each
+    point carries up to ``1 + 8·(K - 1)`` states, and a search that floods an area (AD*
+    searching back from the goal and proving its plan optimal) meets many of them.  The
+    lazy search expands fewer than the dense one (docs/quickstart/constraints.md has the
+    measured figures).
 
     ``state_point``: ``(N,)`` int64 the full state at each state's point; ``direction``:
     ``(N,)`` int64 index in :data:`~wayfinding.navmesh.constraint_domains.DIRECTIONS` of
@@ -89,8 +100,9 @@ class AdaptiveDomain(ConstraintDomain):
 
     kind = "adaptive"
 
-    #: A query point joins its nearest full state only: each further state it entered by
-    #: would start another lattice of runs, and the search would expand them all.
+    #: On the eager graph (the planner's) a query point joins its nearest full state only:
+    #: each further state it entered by would start another lattice of runs, and the
+    #: search would expand them all.
     join_count = 1
 
     def __init__(self, dense: DenseMeshDomain, *, max_skips: int = 4, threshold: float = 0.0):
@@ -260,3 +272,189 @@ class AdaptiveDomain(ConstraintDomain):
         """Legs are costed in pieces of at most ``spacing``, as in the dense domain."""
         return float(self.spacing)
 
+    # -- the lazy search ---------------------------------------------------------------
+    def find_path(self, start: Any, goal: Any, constraints: Fields = None, *, t: float = 0.0,
+                  method: str = "astar") -> ConstrainedPath:
+        """The route from world point ``start`` to ``goal`` under ``constraints`` at time
+        ``t`` found by the chapter's lazily evaluated search over :attr:`dense` (A*, or
+        Dijkstra for ``method="dijkstra"``), not by a search of the eager graph.
+
+        Each lattice point is one state.  When a state is generated (or generated again
+        by a cheaper parent) it takes its direction, remaining skips and the |W| integral
+        of its run from that parent: a full state branches along its dense transitions,
+        each successor a skip state with ``max_skips - 1`` skips left where the step's
+        integral is within ``threshold`` (else a full state); a skip state has one
+        successor, the next point in its direction, with one skip fewer (a full state at
+        the last), while the run's integral stays within ``threshold``; it branches as a
+        full state does where the run cannot go on (a wall, a hard constraint, the
+        threshold) and within ``max_skips`` lattice steps (in x and y) of a goal's state.
+        Points off the runs are never generated.  Should the open list run out before the
+        goal, the skip states that went on are expanded again as full states, so a route
+        is found exactly when the dense domain has one.  The ends join :attr:`dense` as its own
+        queries do (its 8 nearest states; the straight leg between the ends where free).
+
+        The route is a dense route: every step a dense transition, its ``cost`` the sum
+        of their constrained costs and the legs', never below the dense optimum.  A
+        generated point keeps one parent, so the search is not exact on any fixed graph;
+        with ``max_skips=1``, or where every step's integral exceeds ``threshold``, it is
+        the dense search.  The heuristic (Euclidean, as the dense domain's) is consistent,
+        so a closed state is never reopened.  Ties in f go to the smaller heuristic, then
+        to the state generated first.  ``nodes`` are :attr:`dense` states; ``stats``
+        counts the start and each lattice point expanded.
+        """
+        t0 = time.perf_counter()
+        s = finite_point("start", start)
+        g = finite_point("goal", goal)
+        method = choice("method", method, ("astar", "dijkstra"))
+        t = finite_float("t", t)
+        field = checked(constraints)
+        name = f"{method}_{self.kind}"
+        dense = self.dense
+        starts, s_legs = dense.joins(s, field, t=t)
+        goals, g_legs = dense.joins(g, field, t=t)
+        direct = dense._direct(s, g, field, t)
+        scale = 0.0 if method == "dijkstra" else self._heuristic_scale
+        nodes, cost, stats = self._lazy(s, g, starts, s_legs, goals, g_legs, direct, field,
+                                        t, scale)
+        if not math.isfinite(cost):
+            stats.elapsed = time.perf_counter() - t0
+            return ConstrainedPath(path=np.empty((0, 2)), cost=math.inf, found=False,
+                                   stats=stats, algorithm=name)
+        ids = np.asarray(nodes, dtype=np.int64)
+        pts = np.concatenate([s[None], dense.points[ids], g[None]])
+        keep = np.ones(len(pts), dtype=bool)
+        keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
+        stats.elapsed = time.perf_counter() - t0
+        return ConstrainedPath(path=pts[keep], cost=cost, found=True, stats=stats,
+                               algorithm=name, nodes=ids)
+
+    @cached_property
+    def _heuristic_scale(self) -> float:
+        return min(self.dense.base_graph.heuristic_scale, self.dense.leg_cost)
+
+    @cached_property
+    def _lattice_lists(self) -> tuple[list, list, list, list]:
+        """The dense lattice as Python lists for the search loop: each point's 8
+        neighbours and transitions (-1: none), its lattice index and its world point."""
+        d = self.dense
+        return (d.neighbour.tolist(), d.edge_of.tolist(), d.lattice.tolist(),
+                d.points.tolist())
+
+    def _step_lists(self, field: Fields, t: float) -> tuple[list, list]:
+        """The constrained cost and the |W| integral of each dense transition for
+        ``field`` at ``t`` as lists, kept for the last few sets and times asked."""
+        key = (id(field), t)
+        with self._lock:
+            hit = self._lazy_fields.get(key)
+            if hit is not None and hit[0] is field:
+                return hit[1], hit[2]
+        cost = self.dense.costs(field, t=t).tolist()
+        area = self.weight_integrals(field, t=t).tolist()
+        with self._lock:
+            self._lazy_fields[key] = (field, cost, area)
+            while len(self._lazy_fields) > 4:
+                del self._lazy_fields[next(iter(self._lazy_fields))]
+        return cost, area
+
+    @cached_property
+    def _lazy_fields(self) -> dict[tuple, tuple[Any, list, list]]:
+        return {}
+
+    def _lazy(self, s: np.ndarray, g: np.ndarray, starts: np.ndarray, s_legs: np.ndarray,
+              goals: np.ndarray, g_legs: np.ndarray, direct: float, field: Fields, t: float,
+              scale: float) -> tuple[list[int], float, SearchStats]:
+        """The lazy A* (:meth:`find_path`): the dense states of the route and its cost
+        (``inf``: none), and the search's statistics."""
+        nb, eo, lat, pts = self._lattice_lists
+        step, area = self._step_lists(field, t)
+        k, limit = self.max_skips, self.threshold
+        gx, gy = float(g[0]), float(g[1])
+        leg = dict(zip(goals.tolist(), g_legs.tolist()))
+        if leg:
+            box = np.asarray([lat[v] for v in leg])
+            x0, y0 = (box.min(axis=0) - k).tolist()
+            x1, y1 = (box.max(axis=0) + k).tolist()
+        else:
+            x0, y0, x1, y1 = 1, 1, 0, 0          # no goal state: nowhere near one
+        everywhere = tuple((c, k - 1, 0.0) for c in range(8))
+        hypot, push, pop, inf = math.hypot, heapq.heappush, heapq.heappop, math.inf
+        best: dict[int, float] = {}
+        parent: dict[int, int] = {}
+        run: dict[int, tuple[int, int, float]] = {}     # direction, skips left, integral
+        closed: set[int] = set()
+        heap: list[tuple[float, float, int, int]] = []
+        goal, seq = -2, 0
+        found = direct
+        if math.isfinite(direct):
+            push(heap, (direct, 0.0, seq, goal))
+            seq += 1
+        for u, c in zip(starts.tolist(), s_legs.tolist()):
+            if c < best.get(u, inf):
+                best[u], parent[u], run[u] = c, -1, (-1, 0, 0.0)
+                h = scale * hypot(pts[u][0] - gx, pts[u][1] - gy)
+                push(heap, (c + h, h, seq, u))
+                seq += 1
+        expanded, most = 1, len(heap)
+        narrow: list[int] = []        # skip states expanded with their one successor
+        while heap or narrow:
+            if not heap:
+                # exhausted without the goal: branch fully where runs went on, so that
+                # the search reaches every point the dense domain does
+                for u in narrow:
+                    closed.discard(u)
+                    run[u] = (-1, 0, 0.0)
+                    h = scale * hypot(pts[u][0] - gx, pts[u][1] - gy)
+                    push(heap, (best[u] + h, h, seq, u))
+                    seq += 1
+                narrow.clear()
+            _, _, _, u = pop(heap)
+            if u == goal:
+                break
+            if u in closed:
+                continue
+            closed.add(u)
+            expanded += 1
+            gu = best[u]
+            if u in leg and gu + leg[u] < found:
+                found = gu + leg[u]
+                parent[goal] = u
+                push(heap, (found, 0.0, seq, goal))
+                seq += 1
+            d, left, acc = run[u]
+            lx, ly = lat[u]
+            branches = everywhere
+            if left and not (x0 <= lx <= x1 and y0 <= ly <= y1):
+                e = eo[u][d]
+                if e >= 0 and step[e] < inf and acc + area[e] <= limit:
+                    branches = ((d, left - 1, acc + area[e]),)
+                    narrow.append(u)
+            for c, rest, a in branches:
+                e = eo[u][c]
+                if e < 0:
+                    continue
+                w = step[e]
+                if w == inf:
+                    continue
+                v = nb[u][c]
+                gv = gu + w
+                if gv >= best.get(v, inf) or v in closed:
+                    continue
+                if rest == k - 1:
+                    a = area[e]
+                    if a > limit:
+                        rest = 0
+                best[v], parent[v] = gv, u
+                run[v] = (c, rest, a) if rest else (-1, 0, 0.0)
+                h = scale * hypot(pts[v][0] - gx, pts[v][1] - gy)
+                push(heap, (gv + h, h, seq, v))
+                seq += 1
+            most = max(most, len(heap))
+        stats = SearchStats(expanded=expanded, generated=seq, max_open=most)
+        if not math.isfinite(found):
+            return [], inf, stats
+        nodes = []
+        v = parent.get(goal, -1)
+        while v >= 0:
+            nodes.append(v)
+            v = parent[v]
+        return nodes[::-1], found, stats
