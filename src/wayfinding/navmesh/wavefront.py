@@ -116,14 +116,20 @@ class _Walls:
 def _crossing(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which segments ``a -> b`` reach into convex counter-clockwise ``poly`` shrunk by
-    ``tol``, with the parameter interval ``[t0, t1]`` of the part inside (Cyrus–Beck)."""
-    p, q = poly, np.roll(poly, -1, axis=0)
-    e = q - p
-    length = np.hypot(*e.T)
+    ``tol``, with the parameter interval ``[t0, t1]`` of the part inside (Cyrus–Beck).
+    A few segments (the usual case) are tested one by one in floats, with the same
+    arithmetic, faster than arrays that small."""
+    p = poly
+    e = np.concatenate([p[1:], p[:1]]) - p
+    length = np.hypot(e[:, 0], e[:, 1])
     keep = length > 0
-    if keep.sum() < 3:                          # no inside
+    sides = int(np.count_nonzero(keep))
+    if sides < 3:                               # no inside
         return np.zeros(len(a), bool), np.zeros(len(a)), np.ones(len(a))
-    p, e, length = p[keep], e[keep], length[keep]
+    if sides < len(p):
+        p, e, length = p[keep], e[keep], length[keep]
+    if len(a) <= _FEW:
+        return _crossing_few(a, b, p, e, length, tol)
     # f(x) = distance of x inside the line of each side, for both ends of every segment.
     fa = (e[None, :, 0] * (a[:, None, 1] - p[None, :, 1])
           - e[None, :, 1] * (a[:, None, 0] - p[None, :, 0])) / length - tol
@@ -136,6 +142,33 @@ def _crossing(a: np.ndarray, b: np.ndarray, poly: np.ndarray, tol: float
     t1 = np.where((fa >= 0) & (fb < 0), t, 1.0).min(axis=1)
     hit = ~out.any(axis=1) & (t0 <= t1)
     return hit, t0, t1
+
+
+#: Up to how many segments :func:`_crossing` tests one by one.
+_FEW = 8
+
+
+def _crossing_few(a: np.ndarray, b: np.ndarray, p: np.ndarray, e: np.ndarray,
+                  length: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_crossing` for a few segments, against sides from ``p`` along ``e``."""
+    sides = list(zip(p[:, 0].tolist(), p[:, 1].tolist(), e[:, 0].tolist(), e[:, 1].tolist(),
+                     length.tolist()))
+    hits, t0s, t1s = [], [], []
+    for (ax, ay), (bx, by) in zip(a.tolist(), b.tolist()):
+        t0, t1, out = 0.0, 1.0, False
+        for px, py, ex, ey, n in sides:
+            fa = (ex * (ay - py) - ey * (ax - px)) / n - tol
+            fb = (ex * (by - py) - ey * (bx - px)) / n - tol
+            if fa < 0 and fb < 0:
+                out = True
+            elif fa < 0:
+                t0 = max(t0, -fa / (fb - fa))
+            elif fb < 0:
+                t1 = min(t1, -fa / (fb - fa))
+        hits.append(not out and t0 <= t1)
+        t0s.append(t0)
+        t1s.append(t1)
+    return np.array(hits, bool), np.array(t0s), np.array(t1s)
 
 
 def _box_poly(box: np.ndarray, cuts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
