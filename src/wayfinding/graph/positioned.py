@@ -198,8 +198,9 @@ class PositionedGraph:
         ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet` whose multiplier
         field at time ``t`` (seconds) multiplies each link's weight and each end leg's
         length, hard constraints forbidding what crosses them; the search runs on
-        :attr:`constraint_domain` (each end point joins its nearest node by a clear leg that
-        crosses no hard constraint; ``join`` must be left unset) and returns a
+        :attr:`constraint_domain` (each end point joins its eight nearest nodes by clear legs
+        that cross no hard constraint, and a clear straight leg between the end points is a
+        route too; ``join`` must be left unset) and returns a
         :class:`~wayfinding.graph.constrained.ConstrainedPath`.
         """
         if constraints is not None:
