@@ -1,11 +1,12 @@
 """The adaptive highway domain.  Its lazy search (``find_path``): dense routes (every step a
 dense transition, on the mesh and out of hard regions by shapely) costing the sum of their
-transitions, never below the dense optimum, the dense search where no run can skip, found
-exactly when the dense domain finds one, deterministic, and fewer states expanded than the
-dense search.  Its eager graph (states of a point, a direction and remaining skips, for the
-planner): exact on its own graph (scipy), never cheaper than the dense domain nor costlier
-than the lattice of maximum skips, runs that skip only where no constraint acts, and repairs
-by the constraint planner equal to fresh plans."""
+transitions, never below the dense optimum, the dense search where no run can skip, within
+the lattice of maximum skips on random rooms, found exactly when the dense domain finds one,
+deterministic, and fewer states expanded than the dense search.  Its eager graph (states of
+a point, a direction and remaining skips, for the planner): exact on its own graph (scipy),
+never cheaper than the dense domain nor costlier than the lattice of maximum skips, runs
+that skip only where no constraint acts, and repairs by the constraint planner equal to
+fresh plans."""
 
 from __future__ import annotations
 
@@ -408,3 +409,28 @@ def test_a_goal_stands_for_the_full_state_at_its_point():
     assert np.array_equal(d.costs(FIELD, goal=skip), d.costs(FIELD, goal=d.state_point[skip]))
     with pytest.raises(InvalidQueryError, match="goal"):
         d.costs(FIELD, goal=d.num_nodes)
+
+
+@pytest.mark.parametrize("constrained", [False, True], ids=["no constraints", "constraints"])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_lazy_search_stays_within_the_lattice_of_maximum_skips_on_random_rooms(
+        seed, constrained):
+    """A point keeps one parent, so no proof bounds the lazy route by the lattice of
+    maximum skips in general (it holds where the lattice is the dense one, above); on these
+    rooms it stays within it, between lattice points the lattice joins."""
+    mesh, rng, size = random_world(seed)
+    field = random_constraints(rng, (0, 0, *size)) if constrained else None
+    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
+    n = d.dense.num_nodes
+    u = int(rng.integers(n))
+    edges, costs = lattice(d, field, -1)
+    ok = np.isfinite(costs)
+    far = dijkstra(csr_array((costs[ok], (edges[ok, 0], edges[ok, 1])), shape=(n, n)),
+                   indices=u)
+    v = int(rng.choice(np.flatnonzero(np.isfinite(far) & (np.arange(n) != u))))
+    bound = optimum(n, *lattice(d, field, v), u, v)
+    p, q = d.dense.points[u], d.dense.points[v]
+    floor = d.dense.find_path(p, q, constraints=field).cost
+    r = d.find_path(p, q, constraints=field)
+    assert r.found
+    assert floor * (1 - 1e-12) <= r.cost <= bound * (1 + 1e-12)
