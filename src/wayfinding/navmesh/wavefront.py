@@ -67,6 +67,8 @@ UNIT_SEED = 1e-3
 OVERLAP = 1e-11
 
 _TOP, _BOTTOM, _RIGHT, _LEFT = range(4)     # classification edges in category order
+#: How many events :meth:`_Region.grow` scans at a time for the next one that moves an edge.
+_SCAN = 64
 
 
 class _Walls:
@@ -235,16 +237,20 @@ class _Region:
         """Expand by the events in turn (step 3), skipping those that would move no edge;
         the region's final polygon."""
         points = self.events()
+        reach = np.concatenate([points, -points], axis=1)     # (x, y, -x, -y) per event
         at = 0
         while at < len(points) and not all(self.stopped):
-            x0, y0, x1, y1 = self.box
-            rest = points[at:]
-            moves = np.zeros(len(rest), bool)
-            for edge, test in ((_TOP, rest[:, 1] > y1), (_BOTTOM, rest[:, 1] < y0),
-                               (_RIGHT, rest[:, 0] > x1), (_LEFT, rest[:, 0] < x0)):
-                if not self.stopped[edge]:
-                    moves |= test
-            if not moves.any():
+            # An event moves an edge when it lies beyond it: x > x1, y > y1, x < x0 or
+            # y < y0, stopped edges never.  Events that move none now never will.
+            x0, y0, x1, y1 = self.box.tolist()
+            limit = np.array([x1, y1, -x0, -y0])
+            limit[[self.stopped[e] for e in (_RIGHT, _TOP, _LEFT, _BOTTOM)]] = np.inf
+            while at < len(points):
+                moves = (reach[at:at + _SCAN] > limit).any(axis=1)
+                if moves.any():
+                    break
+                at += _SCAN
+            else:
                 break
             at += int(np.argmax(moves))
             self._jump(points[at])
