@@ -100,10 +100,13 @@ class _Walls:
         return near[_crossing(self.a[near], self.b[near], poly, tol)[0]]
 
     def distance(self, p: np.ndarray) -> np.ndarray:
-        """Distances from ``p`` to every wall."""
+        """Distances from a point ``p`` (``(2,)``) to every wall, ``(W,)``, or from each of
+        ``(n, 2)`` points, ``(n, W)``."""
+        p = p[..., None, :]
         d = self.b - self.a
-        t = np.clip(((p - self.a) * d).sum(1) / np.maximum((d * d).sum(1), 1e-300), 0, 1)
-        return np.hypot(*(self.a + t[:, None] * d - p).T)
+        t = np.clip(((p - self.a) * d).sum(-1) / np.maximum((d * d).sum(-1), 1e-300), 0, 1)
+        near = self.a + t[..., None] * d - p
+        return np.hypot(near[..., 0], near[..., 1])
 
     def winding(self, p: np.ndarray) -> int:
         """The winding number of the walls round ``p``: 1 where ``p`` is unclaimed walkable
@@ -421,20 +424,26 @@ def _edge_seeds(a: np.ndarray, b: np.ndarray, walls: _Walls) -> list[np.ndarray]
     """A point a little inside the middle of each edge ``a -> b`` (on its left): a quarter of
     the edge's length or half the middle's distance to the nearest other wall off it,
     whichever is less."""
+    mids = (a + b) / 2
+    nearest = np.full(len(a), np.inf)           # to a wall off the middle; inf for none
+    for at in range(0, len(a), _CHUNK):
+        dist = walls.distance(mids[at:at + _CHUNK])
+        nearest[at:at + _CHUNK] = np.where(dist > 0, dist, np.inf).min(axis=1, initial=np.inf)
     seeds = []
-    for i in range(len(a)):
+    for i, near in enumerate(nearest.tolist()):
         d = b[i] - a[i]
         length = math.hypot(*d)
         if length == 0:
             continue
-        mid = (a[i] + b[i]) / 2
         normal = np.array([-d[1], d[0]]) / length
-        dist = walls.distance(mid)
-        dist = dist[dist > 0]
-        step = min(length / 4, dist.min() / 2 if len(dist) else length / 4)
+        step = min(length / 4, near / 2)
         if step > 0:
-            seeds.append(mid + step * normal)
+            seeds.append(mids[i] + step * normal)
     return seeds
+
+
+#: How many edge middles :func:`_edge_seeds` measures against the walls at once.
+_CHUNK = 256
 
 
 def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[np.ndarray]:
