@@ -105,7 +105,7 @@ def repair(grid: Grid, constraints: ConstraintSet) -> list[Frame]:
         if k:
             planner.move_constraint(0, guard(grid, TURN * k))
         plan = planner.plan()
-        fresh = domain.find_path(START, GOAL, planner.constraints).cost
+        fresh = domain.find_path(START, GOAL, constraints=planner.constraints).cost
         label = f"turned {TURN * k:.1f} rad" if k else "before the turn"
         frames.append((label, planner.constraints, plan, fresh, planner.repaired_edges))
     return frames

@@ -367,7 +367,7 @@ class ConstraintDomain:
         return np.add.reduceat(part, first) if len(a) else np.empty(0)
 
     # -- searching --------------------------------------------------------------------
-    def find_path(self, start: Any, goal: Any, constraints: Fields = None, *, t: float = 0.0,
+    def find_path(self, start: Any, goal: Any, *, constraints: Fields = None, t: float = 0.0,
                   method: str = "astar") -> ConstrainedPath:
         """The cheapest route from world point ``start`` to ``goal`` through the domain
         under ``constraints`` at time ``t`` (compiled A* or Dijkstra, ``method``).

@@ -213,7 +213,7 @@ class PositionedGraph:
                 raise InvalidQueryError("start and goal must each be one (x, y) point")
             check_clear_points(np.concatenate([s, g]), self._obstacles, self._radius,
                                "end point")
-            return self.constraint_domain.find_path(s[0], g[0], constraints, t=t,
+            return self.constraint_domain.find_path(s[0], g[0], constraints=constraints, t=t,
                                                     method=method)
         t0 = time.perf_counter()
         s = as_points(start, "start")

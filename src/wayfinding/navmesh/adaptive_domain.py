@@ -273,7 +273,7 @@ class AdaptiveDomain(ConstraintDomain):
         return float(self.spacing)
 
     # -- the lazy search ---------------------------------------------------------------
-    def find_path(self, start: Any, goal: Any, constraints: Fields = None, *, t: float = 0.0,
+    def find_path(self, start: Any, goal: Any, *, constraints: Fields = None, t: float = 0.0,
                   method: str = "astar") -> ConstrainedPath:
         """The route from world point ``start`` to ``goal`` under ``constraints`` at time
         ``t`` found by the chapter's lazily evaluated search over :attr:`dense` (A*, or

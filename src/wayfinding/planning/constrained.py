@@ -11,7 +11,8 @@ search is rooted at the agent's goal with the heuristic aimed at the agent (Likh
 convention), so the agent may move along its path without a new search.  The start and goal
 are world points; each joins its domain state as :meth:`ConstraintDomain.join
 <wayfinding.graph.constrained.ConstraintDomain.join>` says, and the straight legs to them are
-part of the cost, so a finished plan costs what ``domain.find_path`` finds.
+part of the cost, so a finished plan costs what ``domain.find_path`` finds (the adaptive
+highway domain's ``find_path`` is its lazy search; the planner searches its eager graph).
 
 :meth:`~ConstraintPlanner.plan` is anytime: its first path is within ``epsilon`` times the
 optimum (2.5 by default, Kapadia et al.'s ε0) and each round lowers the bound by ``step``
