@@ -13,7 +13,8 @@ largest planner time, the share that reached its goal, the number left without a
 (``FAILED``: they stand at their starts) and the least gap between any two characters'
 five circles, those standing included (sampled every 10 ms; < 0 would be a collision).
 The same crowds with :func:`~wayfinding.planning.footsteps.run_footstep_crowd`: short
-plans (``max_expansions`` 600) made again every 0.5 s against the others' current plans.
+plans (``max_expansions`` 600) made again every 0.5 s against the others' current plans,
+the others giving way once to a character left standing.
 Then one character alone walking 6 m, on the parabola and on the exact hyperbola.
 """
 
@@ -128,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                "least gap m", "total s"], rows),
         "The same crowds on a rolling horizon with `run_footstep_crowd` (`max_expansions` "
         f"{ROLLING_BUDGET} per plan, every character short of its goal planning again every "
-        f"{INTERVAL} s against the others' current plans): nodes expanded per character "
+        f"{INTERVAL} s against the others' current plans, the others giving way once to a "
+        "character left standing): nodes expanded per character "
         "over all its plans, share at the goal, characters with no plan, when the last "
         "one stops (s), least gap (m) and the whole run's planning time.",
         table(["characters", "expanded", "found", "failed", "last stop s", "least gap m",
