@@ -4,6 +4,7 @@ their preprocessed indexes (differential heuristics, goal bounds)."""
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 import warnings
 from functools import cached_property
@@ -16,9 +17,11 @@ from .._index import Index, check_world
 from .._kernels import _codes, _csrsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
+from .._validate import finite_float
 from ..errors import InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 from ..sliced import SlicedSearch
+from . import constrained as _constrained  # a module reference: it builds on this one
 
 # Counters of the compiled run, in the order of its ``counters``.
 _COUNTERS = ("expanded", "generated", "max_open")
@@ -205,7 +208,7 @@ class CSRGraph:
     @renamed_keywords(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "astar", record: bool = False,
                   differential: Any = None, bounds: Any = None,
-                  zones: Any = None) -> PathResult:
+                  zones: Any = None, constraints: Any = None, t: float = 0.0) -> PathResult:
         """Compiled A* (``"astar"``) or Dijkstra (``"dijkstra"``) from start to goal.
         ``path`` is an ``(n,)`` int64 array of node ids.
 
@@ -218,7 +221,20 @@ class CSRGraph:
         consistent.  All keep the search optimal; the algorithm is reported with ``_dh`` /
         ``_gb`` / ``_zones`` appended.  An index built for
         another graph raises :class:`IndexMismatchError`.
+
+        ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet` whose multiplier
+        field at time ``t`` (seconds) multiplies each edge's weight (the mean at four samples
+        along the straight segment between its nodes' coords), hard constraints forbidding
+        the edges that cross them; the search runs on :attr:`constraint_domain` and returns
+        a :class:`~wayfinding.graph.constrained.ConstrainedPath` (``path`` and ``nodes``
+        the node ids; no path when an end node lies in a hard constraint).  It needs
+        ``(n, 2)`` coords and takes none of the other options.
         """
+        if constraints is not None:
+            if record or differential is not None or bounds is not None or zones is not None:
+                raise InvalidQueryError("constraints cannot be combined with record, "
+                                        "differential, bounds or zones")
+            return self._constrained_path(start, goal, method, constraints, t)
         t0 = time.perf_counter()
         ws = thread_workspace(self.num_nodes)
         run, finish, _ = self._begin(start, goal, method, record, differential, bounds, zones, ws)
@@ -226,6 +242,43 @@ class CSRGraph:
         exp, gen, mo = run.counters
         return finish(found, SearchStats(expanded=exp, generated=gen, max_open=mo,
                                          elapsed=time.perf_counter() - t0))
+
+    @cached_property
+    def constraint_domain(self) -> _constrained.ConstraintDomain:
+        """The graph as a :class:`~wayfinding.graph.constrained.ConstraintDomain`: its nodes
+        as states at their ``(n, 2)`` coords, its edges (those of finite weight) as
+        transitions with their weights as base costs.  A graph without coords, or with
+        ``(n, 3)`` ones, raises :class:`InvalidQueryError` (constraints live on a plane)."""
+        if self.coords is None or self._coords.shape[1] != 2:
+            raise InvalidQueryError(f"constraints need (n, 2) node coords; this graph has "
+                                    f"{'none' if self.coords is None else self._coords.shape}")
+        src = np.repeat(np.arange(self.num_nodes), np.diff(self.indptr))
+        ok = np.isfinite(self.weights)
+        edges = np.stack([src[ok], self.indices[ok]], 1)
+        return _constrained.ConstraintDomain(self._coords, edges, self.weights[ok])
+
+    def _constrained_path(self, start: Any, goal: Any, method: str, constraints: Any,
+                          t: float) -> PathResult:
+        """:meth:`find_path` under ``constraints`` at time ``t``."""
+        t0 = time.perf_counter()
+        s, g = self._node(start, name="start"), self._node(goal, name="goal")
+        if method not in ("astar", "dijkstra"):
+            raise InvalidQueryError(f"unknown method {method!r} for CSRGraph; "
+                                    "expected 'astar' or 'dijkstra'")
+        field = _constrained.checked(constraints)
+        t = finite_float("t", t)
+        domain = self.constraint_domain
+        name = f"{method}_{domain.kind}"
+        if field is not None and np.isinf(field.multiplier(domain.points[[s, g]], t=t)).any():
+            r = PathResult(np.empty(0, dtype=np.int64), math.inf, False)   # in a hard one
+        else:
+            r = domain._search(s, g, field, t, method)
+        stats = SearchStats(expanded=r.stats.expanded, generated=r.stats.generated,
+                            max_open=r.stats.max_open, elapsed=time.perf_counter() - t0)
+        nodes = np.asarray(r.path, dtype=np.int64) if r.found else np.empty(0, dtype=np.int64)
+        return _constrained.ConstrainedPath(path=nodes, found=r.found, stats=stats,
+                                            cost=float(r.cost) if r.found else math.inf,
+                                            algorithm=name, nodes=nodes)
 
     @renamed_keywords(algo="method")
     def start(self, start: Any, goal: Any, *, method: str = "astar", record: bool = False,

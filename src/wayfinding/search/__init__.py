@@ -22,6 +22,7 @@ from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..graph.positioned import PositionedGraph
 from ..grid.grid import Grid
+from ..grid.hex import HexGrid
 from ..grid.search import GridSearch, _searcher
 from ..navmesh.mesh import NavMesh
 from ..results import PathResult
@@ -77,17 +78,18 @@ def find_path(world: Any, start: Any, goal: Any, *, method: str = "astar",
     :data:`wayfinding.voxel.METHODS`; they take one goal voxel and no other option).
     ``constraints=`` (and ``t=``) search a grid's dense constraint domain (one goal cell, no
     user heuristic), or go with ``method`` and the other options to the ``find_path`` of a
-    :class:`~wayfinding.navmesh.NavMesh` (``domain=``, ``spacing=``) or a
-    :class:`~wayfinding.graph.PositionedGraph` (one goal point, no user heuristic).
+    :class:`~wayfinding.navmesh.NavMesh` (``domain=``, ``spacing=``), a
+    :class:`~wayfinding.graph.PositionedGraph`, a :class:`CSRGraph` with ``(n, 2)`` coords
+    or a :class:`~wayfinding.grid.HexGrid` (one goal, no user heuristic).
     """
     if options.get("constraints") is not None:
-        if isinstance(world, (NavMesh, PositionedGraph)) and heuristic is None \
-                and not _open_goal(goal):
+        if isinstance(world, (NavMesh, PositionedGraph, CSRGraph, HexGrid)) \
+                and heuristic is None and not _open_goal(goal):
             return world.find_path(start, goal, method=method, **options)
         if not (isinstance(world, Grid) and _compiled(world, heuristic, goal)):
-            raise InvalidQueryError("constraints= needs a Grid with one goal cell, a NavMesh "
-                                    "or a PositionedGraph with one goal point, and no user "
-                                    "heuristic")
+            raise InvalidQueryError("constraints= needs a Grid, HexGrid or CSRGraph with one "
+                                    "goal, a NavMesh or a PositionedGraph with one goal "
+                                    "point, and no user heuristic")
     if isinstance(world, VoxelGrid) and heuristic is None and not options \
             and not _open_goal(goal):
         return find_voxel_path(world, start, goal, method=method)
