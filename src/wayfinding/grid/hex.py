@@ -261,13 +261,31 @@ class HexGrid:
                                    np.concatenate(cost), coords=centres)
 
     @renamed_keywords(algo="method")
-    def find_path(self, start: Any, goal: Any, *, method: str = "astar") -> PathResult:
+    def find_path(self, start: Any, goal: Any, *, method: str = "astar",
+                  constraints: Any = None, t: float = 0.0) -> PathResult:
         """Cheapest path between two passable ``(q, r)`` cells with the compiled search of
         :meth:`to_csr` (built once and kept): A* (``"astar"``) or Dijkstra
         (``"dijkstra"``).  ``path`` is an ``(n, 2)`` int64 array of cells.  The A* heuristic
         is the Euclidean distance between tile centres scaled to the cheapest step per unit
         length, admissible and consistent; it is within a factor 2/√3 of the hex distance
-        times the cheapest tile cost."""
+        times the cheapest tile cost.
+
+        ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet` (annotations in
+        world units, where the tile centres lie) whose multiplier field at time ``t``
+        (seconds) multiplies each step's cost (the mean at four samples along the segment
+        between the two centres), hard constraints forbidding the steps that cross them;
+        the search runs on the move graph's
+        :attr:`~wayfinding.graph.CSRGraph.constraint_domain` and returns a
+        :class:`~wayfinding.graph.constrained.ConstrainedPath` (``path`` the cells,
+        ``nodes`` their ids ``r·W + q``; no path when an end centre lies in a hard
+        constraint).
+
+        >>> from wayfinding.constraints import Constraint, ConstraintSet, Disc
+        >>> h = HexGrid(np.ones((1, 3)))
+        >>> wall = ConstraintSet([Constraint.hard(Disc(h.localize([(1, 0)])[0], 0.5))])
+        >>> h.find_path((0, 0), (2, 0), constraints=wall).found
+        False
+        """
         s = self.cell(start, name="start", passable=True)
         g = self.cell(goal, name="goal", passable=True)
         if method not in ("astar", "dijkstra"):
@@ -276,8 +294,12 @@ class HexGrid:
         if self._csr is None:
             self._csr = self.to_csr()
         w = self.shape[1]
-        r = self._csr.find_path(s[1] * w + s[0], g[1] * w + g[0], method=method)
+        r = self._csr.find_path(s[1] * w + s[0], g[1] * w + g[0], method=method,
+                                constraints=constraints, t=t)
         path = np.stack([r.path % w, r.path // w], axis=1).astype(np.int64)
+        if constraints is not None:
+            r.path = path
+            return r
         return PathResult(path, r.cost, r.found, r.stats, method)
 
 
