@@ -34,9 +34,8 @@ predicate) over the tree of steps with the heuristic inflated by ``ε``, from ``
 down by ``epsilon_step`` to 1, which share ``max_expansions`` (the horizon ``N_max``):
 the first round answers, the later ones improve its plan with what is left; the steps a
 round generates are kept for the next.  States whose position, heading, speed, foot and
-time fall in one cell (:data:`CELL`; all times after the others' plans have ended in one)
-count as one node, the cheapest kept (the bound ``ε`` holds over the plans this merging
-keeps).  The best plan found is
+time fall in one cell (:data:`CELL`) count as one node, the cheapest kept (the bound ``ε``
+holds over the plans this merging keeps).  The best plan found is
 returned with its round's ``ε``; when no round reaches the goal the plan leads to the
 expanded state nearest to it where the character may stop (status ``PARTIAL``).  The
 compiled ARA* of :mod:`wayfinding.search` needs a grid or a ``CSRGraph``; footstep states
@@ -282,7 +281,6 @@ class _Steps:
             radii = np.stack([o.model.radii for o in others])           # (n, 5)
             self.reach = model.radii[:, None, None] + radii[None] + clearance  # (5, n, 5)
             self.ends = np.array([o.times[-1] for o in others])
-            self.still = float(self.ends.max())    # from then on everyone else stands
 
     def _others_at(self, j0: int, j1: int) -> np.ndarray:
         """The others' circles at grid times ``j0 * dt .. j1 * dt``: ``(m, n, 5, 2)``."""
@@ -326,13 +324,12 @@ class _Steps:
 
     def key(self, s: _State) -> tuple[int, ...]:
         """The cell of a state for duplicate detection: position, heading, speed, foot and
-        (with others to avoid) time, up to when the last of them stops (the world stands
-        still from then on)."""
+        (with others to avoid) time."""
         heading = s.heading
         return (round(s.com[0] / CELL[0]), round(s.com[1] / CELL[0]),
                 round(heading / CELL[1]) % round(2 * math.pi / CELL[1]),
                 round(math.hypot(*s.vel) / CELL[2]), s.side,
-                round(min(s.time, self.still) / CELL[3]) if self.others else 0)
+                round(s.time / CELL[3]) if self.others else 0)
 
     def successors(self, u: _State) -> list[tuple[_State, float]]:
         if u.children is None:
