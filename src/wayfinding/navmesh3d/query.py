@@ -48,9 +48,11 @@ from .._kernels import _detour
 from .._scratch import SingleThread, exclusive
 from .._validate import positive_float
 from ..errors import InvalidQueryError, brief
+from ..graph.constrained import ConstrainedPath
 from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
 from ..results import SearchStats, Status, _fields_equal
 from ..sliced import SlicedSearch
+from .constrained import Mesh3DConstraintDomain
 from .navmesh import MeshTile, NavMesh3D
 
 __all__ = ["END", "OFFMESH", "START", "NavMesh3DQuery", "NavPath3D", "NavPaths3D",
@@ -337,6 +339,7 @@ class NavMesh3DQuery(SingleThread):
         self._link_areas = np.array([x.area for x in mesh.links], np.uint8)
         self._revision = mesh.revision
         self._filters: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+        self._domains: dict[Any, Mesh3DConstraintDomain] = {}
         self._fan_cache: tuple[list[np.ndarray], np.ndarray] | None = None
         if _taken.get(mesh) == self._revision[0]:   # no change since the layout took them
             self._seen = self._revision[0]
@@ -372,6 +375,7 @@ class NavMesh3DQuery(SingleThread):
         self._areas = np.concatenate([t.polymesh.areas for t in tiles]) \
             if tiles else np.zeros(0, np.uint8)
         self._filters.clear()
+        self._domains.clear()
         if self._seen:
             self._data.set_areas(np.arange(len(self._areas), dtype=np.int32),
                                  np.ascontiguousarray(self._areas, np.uint8))
@@ -420,7 +424,8 @@ class NavMesh3DQuery(SingleThread):
     def find_path(self, start: ArrayLike, goal: ArrayLike, *,
                   filter: QueryFilter = DEFAULT_FILTER,
                   half_extents: ArrayLike = HALF_EXTENTS, partial: bool = False,
-                  crossings: str | None = None) -> NavPath3D:
+                  crossings: str | None = None, constraints: Any = None, t: float = 0.0,
+                  method: str = "astar") -> NavPath3D | ConstrainedPath:
         """The straight path from ``start`` to ``goal`` (world points): each end's nearest
         polygon (:meth:`nearest`), A* over the usable polygons from the start point (node
         positions at the midpoints of the edges entered by, step cost its length times the
@@ -433,9 +438,27 @@ class NavMesh3DQuery(SingleThread):
 
         ``crossings``: ``"area"`` adds a corner (flags 0) where the path crosses from one
         area to another, ``"all"`` where it crosses any polygon edge (Detour's straight-path
-        options), e.g. to change speed or animation there; None (default): turns only."""
+        options), e.g. to change speed or animation there; None (default): turns only.
+
+        ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet` on the ground
+        plane (x, z) (Recast's axes: y is up) whose multiplier field at time ``t`` (seconds)
+        multiplies the costs, hard constraints forbidding what crosses them: the search
+        (compiled A* or Dijkstra, ``method``) runs on the usable polygons' edge midpoints
+        (:class:`~wayfinding.navmesh3d.constrained.Mesh3DConstraintDomain`, built once per
+        filter; off-mesh links left out), each end joining the edges of its nearest
+        polygon, and gives a :class:`~wayfinding.graph.constrained.ConstrainedPath` of
+        ``(m, 3)`` world points.  ``partial`` and ``crossings`` do not apply to it."""
         if type(partial) is not bool:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
+        if constraints is not None:
+            if partial or crossings is not None:
+                raise InvalidQueryError("constraints cannot be combined with partial or "
+                                        "crossings")
+            return self._constrained_path(start, goal, filter, half_extents, constraints, t,
+                                          method)
+        if method != "astar":
+            raise InvalidQueryError(f"method {method!r} needs constraints; the polygon "
+                                    "search is A*")
         t0 = time.perf_counter()
         s, g = _point(start, "start"), _point(goal, "goal")
         if self._seen != self._revision[0]:
@@ -450,6 +473,31 @@ class NavMesh3DQuery(SingleThread):
         path = _navpath(outcome, stats)
         stats.elapsed = time.perf_counter() - t0
         return path
+
+    def _constrained_path(self, start: ArrayLike, goal: ArrayLike, filter: QueryFilter,
+                          half_extents: ArrayLike, constraints: Any, t: float,
+                          method: str) -> ConstrainedPath:
+        """:meth:`find_path` under ``constraints``: each end's nearest usable polygon, then
+        the route through the filter's constraint domain."""
+        s, g = _point(start, "start"), _point(goal, "goal")
+        allowed = self._filter(filter)[0]
+        e = _extents(half_extents)
+        ends = [self._search.nearest(*p, *e, allowed) for p in (s, g)]
+        return self.constraint_domain(filter=filter).find_route(
+            int(ends[0][0]), ends[0][1:], int(ends[1][0]), ends[1][1:],
+            constraints=constraints, t=t, method=method)
+
+    def constraint_domain(self, *, filter: QueryFilter = DEFAULT_FILTER
+                          ) -> Mesh3DConstraintDomain:
+        """The mesh's constraint domain for ``filter`` (its usable polygons and area
+        costs), built once per filter and again after the mesh's flags or areas change."""
+        _, costs = self._filter(filter)
+        got = self._domains.get(filter.key)
+        if got is None:
+            usable = np.asarray(filter.usable(self._flags, self._areas), dtype=bool)
+            got = self._domains[filter.key] = Mesh3DConstraintDomain(
+                self.mesh, usable, costs[self._areas].astype(np.float64))
+        return got
 
     @exclusive
     def start(self, start: ArrayLike, goal: ArrayLike, *,
