@@ -14,6 +14,8 @@ from test_domain_dense_grid import assert_outside, hard_polygons, oracle_costs, 
 
 from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
 from wayfinding.errors import InvalidQueryError
+from wayfinding.navmesh import QueryFilter
+from wayfinding.navmesh.records import DEFAULT_FILTER
 from wayfinding.navmesh3d import NavMesh3DQuery, build, generate, with_flags
 
 LEVELS = {
@@ -44,15 +46,17 @@ def ends(query, rng):
             return found[0][1], found[1][1]
 
 
-def oracle(query, field, s, g, t=0.0):
+def oracle(query, field, s, g, t=0.0, area_cost=None, filter=DEFAULT_FILTER,
+           half_extents=(1, 8, 1)):
     """scipy's Dijkstra over the polygons' edge midpoints (one node per midpoint), each
     polygon linking its midpoints in pairs at the 3D distance times an independent
     multiplier on (x, z); the ends joined to their nearest polygon's midpoints (and to
-    each other on one polygon)."""
+    each other on one polygon); ``area_cost`` per polygon (inf: closed), default 1."""
     key, pts, src, dst = {}, [], [], []
     polys = query.mesh.polygons()
-    own = []
-    for poly in polys:
+    per = np.ones(len(polys)) if area_cost is None else area_cost
+    own, owner = [], []
+    for p, poly in enumerate(polys):
         mids = 0.5 * (poly + np.roll(poly, -1, axis=0))
         ids = []
         for m in mids:
@@ -62,22 +66,26 @@ def oracle(query, field, s, g, t=0.0):
                 pts.append(m)
             ids.append(key[k])
         own.append(ids)
-        for i, j in itertools.permutations(ids, 2):
-            src.append(i)
-            dst.append(j)
+        if np.isfinite(per[p]):
+            for i, j in itertools.permutations(ids, 2):
+                src.append(i)
+                dst.append(j)
+                owner.append(p)
     pts = np.array(pts)
     n = len(pts)
     src, dst = np.array(src), np.array(dst)
     a, b = pts[src], pts[dst]
     costs = list(oracle_costs(field, a[:, [0, 2]], b[:, [0, 2]],
-                              np.linalg.norm(b - a, axis=1), t))
+                              np.linalg.norm(b - a, axis=1) * per[owner], t))
     src, dst = list(src), list(dst)
-    (ps, _), (pg, _) = (query.nearest(p, half_extents=(1, 8, 1)) for p in (s, g))
+    (ps, s), (pg, g) = (query.nearest(p, half_extents=half_extents, filter=filter)
+                        for p in (s, g))                  # the ends snapped onto them
     for node, p, poly, out in ((n, s, ps, True), (n + 1, g, pg, False)):
         p = np.asarray(p)
         targets = pts[own[poly]]
         legs = oracle_costs(field, np.repeat(p[None, [0, 2]], len(targets), 0),
-                            targets[:, [0, 2]], np.linalg.norm(targets - p, axis=1), t)
+                            targets[:, [0, 2]],
+                            np.linalg.norm(targets - p, axis=1) * per[poly], t)
         for state, leg in zip(own[poly], legs):
             src.append(node if out else state)
             dst.append(state if out else node)
@@ -87,7 +95,7 @@ def oracle(query, field, s, g, t=0.0):
         src.append(n)
         dst.append(n + 1)
         costs.append(oracle_costs(field, sa[None, [0, 2]], ga[None, [0, 2]],
-                                  np.array([np.linalg.norm(ga - sa)]), t)[0])
+                                  np.array([np.linalg.norm(ga - sa) * per[ps]]), t)[0])
     costs = np.array(costs)
     ok = np.isfinite(costs)
     m = csr_array((costs[ok], (np.array(src)[ok], np.array(dst)[ok])), shape=(n + 2,) * 2)
@@ -193,3 +201,25 @@ def test_the_domain_follows_the_mesh_flags():
     mesh.set_flags(np.arange(mesh.num_polygons), np.zeros(mesh.num_polygons, np.uint16))
     after = q.constraint_domain()
     assert before.num_edges > 0 and after.num_edges == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_area_costs_scale_the_base_costs_and_closed_areas_leave_the_domain(seed):
+    """Polygons of an area costing 3 (or closed, cost inf) under the query's filter:
+    the route's cost is scipy's with those base costs."""
+    mesh = with_flags(build(generate.terrain(size=32)))
+    rng = np.random.default_rng(300 + seed)
+    some = np.flatnonzero(rng.random(mesh.num_polygons) < 0.3)
+    mesh.set_areas(some, np.full(len(some), 5, np.uint8))
+    q = NavMesh3DQuery(mesh)
+    weight = 3.0 if seed % 2 else np.inf
+    per = np.ones(mesh.num_polygons)
+    per[some] = weight
+    f = QueryFilter(costs={5: weight})
+    field = random_constraints(rng, ground_box(mesh))
+    s, g = ends(q, rng)
+    r = q.find_path(s, g, constraints=field, filter=f, half_extents=(1, 8, 1))
+    expect = oracle(q, field, s, g, area_cost=per, filter=f)
+    assert r.found == np.isfinite(expect)
+    if r.found:
+        assert r.cost == pytest.approx(expect, rel=1e-9)
