@@ -17,6 +17,7 @@ CompactHeightfield(33 x 33, 961 spans, 961 walkable)
 from . import generate
 from .build import build
 from .compact import CompactHeightfield, compact, erode, mark_volumes, median_filter
+from .constrained import Mesh3DConstraintDomain
 from .contours import build_contours
 from .corridor import Corners3D, PathCorridor, polygon_map
 from .detail import build_detail
@@ -43,13 +44,14 @@ from .regions import BORDER_REG, Regions, build_regions, distance_field
 from .settings import BuildSettings, Voxels
 from .tilecache import TileCache
 
-__all__ = ["BORDER_REG", "DROP", "JUMP", "OFFMESH", "Box", "BuildReport", "BuildSettings",
-           "CompactHeightfield", "Contour", "ContourSet", "ConvexVolume", "Corners3D",
-           "Cylinder", "DetailMesh", "Heightfield", "Level", "LevelFormatError", "MeshTile",
-           "NavMesh3D", "NavMesh3DQuery", "NavPath3D", "NavPaths3D", "NearbyPolygons3D",
-           "OrientedBox", "PathCorridor", "PolyMesh", "Prism", "RayHit3D", "RayHits3D",
-           "Regions", "SurfaceMove3D", "TileCache", "Voxels", "WALKABLE", "WallDistance3D",
-           "build", "build_contours", "build_detail", "build_polymesh", "build_regions",
-           "compact", "distance_field", "erode", "filter_spans", "generate", "ledge_links",
-           "mark_volumes", "median_filter", "polygon_map", "rasterize", "read_obj",
-           "region_colours", "with_flags"]
+__all__ = ["BORDER_REG", "Box", "BuildReport", "BuildSettings", "CompactHeightfield", "Contour",
+           "ContourSet", "ConvexVolume", "Corners3D", "Cylinder", "DROP", "DetailMesh",
+           "Heightfield", "JUMP", "Level", "LevelFormatError", "Mesh3DConstraintDomain",
+           "MeshTile", "NavMesh3D", "NavMesh3DQuery", "NavPath3D", "NavPaths3D",
+           "NearbyPolygons3D", "OFFMESH", "OrientedBox", "PathCorridor", "PolyMesh",
+           "Prism", "RayHit3D", "RayHits3D", "Regions", "SurfaceMove3D", "TileCache",
+           "Voxels", "WALKABLE", "WallDistance3D", "build", "build_contours",
+           "build_detail", "build_polymesh", "build_regions", "compact", "distance_field",
+           "erode", "filter_spans", "generate", "ledge_links", "mark_volumes",
+           "median_filter", "polygon_map", "rasterize", "read_obj", "region_colours",
+           "with_flags"]
