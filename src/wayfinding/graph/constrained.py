@@ -392,16 +392,7 @@ class ConstraintDomain:
             goals, g_legs = goals[:1], g_legs[:1]
         direct = self._direct(s, g, field, t)
         r = self._route(s, g, starts, s_legs, goals, g_legs, direct, field, t, method)
-        if not r.found:
-            return _not_found(name, t0, r.stats)
-        nodes = np.asarray(r.path, dtype=np.int64)
-        pts = np.concatenate([s[None], self._points[nodes], g[None]])
-        keep = np.ones(len(pts), dtype=bool)
-        keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
-        stats = SearchStats(expanded=r.stats.expanded, generated=r.stats.generated,
-                            max_open=r.stats.max_open, elapsed=time.perf_counter() - t0)
-        return ConstrainedPath(path=pts[keep], cost=float(r.cost), found=True, stats=stats,
-                               algorithm=name, nodes=nodes)
+        return _routed(name, t0, r, s, g, self._points)
 
     @cached_property
     def _goal_dependent(self) -> bool:
@@ -592,8 +583,25 @@ def checked(constraints: Any) -> ConstraintSet | None:
     return constraints
 
 
-def _not_found(name: str, t0: float, stats: SearchStats | None = None) -> ConstrainedPath:
+def _not_found(name: str, t0: float, stats: SearchStats | None = None, *,
+               dims: int = 2) -> ConstrainedPath:
     st = stats if stats is not None else SearchStats()
     st.elapsed = time.perf_counter() - t0
-    return ConstrainedPath(path=np.empty((0, 2)), cost=float("inf"), found=False, stats=st,
+    return ConstrainedPath(path=np.empty((0, dims)), cost=float("inf"), found=False, stats=st,
                            algorithm=name)
+
+
+def _routed(name: str, t0: float, r: PathResult, start: np.ndarray, goal: np.ndarray,
+            coords: np.ndarray) -> ConstrainedPath:
+    """The :class:`ConstrainedPath` of route ``r`` (node ids through states at ``coords``)
+    from world point ``start`` to ``goal``, repeated points dropped."""
+    if not r.found:
+        return _not_found(name, t0, r.stats, dims=coords.shape[1])
+    nodes = np.asarray(r.path, dtype=np.int64)
+    pts = np.concatenate([start[None], coords[nodes], goal[None]])
+    keep = np.ones(len(pts), dtype=bool)
+    keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
+    stats = SearchStats(expanded=r.stats.expanded, generated=r.stats.generated,
+                        max_open=r.stats.max_open, elapsed=time.perf_counter() - t0)
+    return ConstrainedPath(path=pts[keep], cost=float(r.cost), found=True, stats=stats,
+                           algorithm=name, nodes=nodes)

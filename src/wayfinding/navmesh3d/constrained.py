@@ -18,8 +18,14 @@ from typing import Any
 import numpy as np
 
 from .._validate import choice, finite_float
-from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
-from ..results import SearchStats
+from ..graph.constrained import (
+    ConstrainedPath,
+    ConstraintDomain,
+    Fields,
+    _not_found,
+    _routed,
+    checked,
+)
 from .navmesh import NavMesh3D
 
 
@@ -111,7 +117,7 @@ class Mesh3DConstraintDomain(ConstraintDomain):
         name = f"{method}_{self.kind}"
         ends = (int(start_polygon), int(goal_polygon))
         if min(ends) < 0 or not self._usable[list(ends)].all():
-            return _not_found(name, t0)
+            return _not_found(name, t0, dims=3)
         s = np.asarray(start, dtype=np.float64)
         g = np.asarray(goal, dtype=np.float64)
         joined = []
@@ -126,20 +132,4 @@ class Mesh3DConstraintDomain(ConstraintDomain):
         (starts, s_legs), (goals, g_legs) = joined
         r = self._route(s[[0, 2]], g[[0, 2]], starts, s_legs, goals, g_legs, direct, field,
                         t, method)
-        if not r.found:
-            return _not_found(name, t0, r.stats)
-        nodes = np.asarray(r.path, dtype=np.int64)
-        pts = np.concatenate([s[None], self._points3d[nodes], g[None]])
-        keep = np.ones(len(pts), dtype=bool)
-        keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
-        stats = SearchStats(expanded=r.stats.expanded, generated=r.stats.generated,
-                            max_open=r.stats.max_open, elapsed=time.perf_counter() - t0)
-        return ConstrainedPath(path=pts[keep], cost=float(r.cost), found=True, stats=stats,
-                               algorithm=name, nodes=nodes)
-
-
-def _not_found(name: str, t0: float, stats: SearchStats | None = None) -> ConstrainedPath:
-    st = stats if stats is not None else SearchStats()
-    st.elapsed = time.perf_counter() - t0
-    return ConstrainedPath(path=np.empty((0, 3)), cost=math.inf, found=False, stats=st,
-                           algorithm=name)
+        return _routed(name, t0, r, s, g, self._points3d)
