@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError
@@ -224,6 +224,8 @@ def test_the_way_to_a_chosen_vertex_is_checked_against_the_other_hulls() -> None
 
 
 @settings(max_examples=150, deadline=None)
+@example(parts=[(0.0, 0.0, 1.0, 1.0, 0.0), (0.0, 0.0, 2.0, 1.0, 0.0)], start=(0.0, 2.0),
+         shift=(1.1125369292536007e-308, 0.0))     # a line all but parallel to two sides
 @given(st.lists(st.tuples(st.floats(-2, 2), st.floats(-2, 2), st.floats(0.3, 2),
                           st.floats(0.2, 1), st.floats(0.0, math.pi)), min_size=1, max_size=3),
        st.tuples(st.floats(-8, 8), st.floats(-8, 8)), st.tuples(st.floats(-3, 3),

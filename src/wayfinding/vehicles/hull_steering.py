@@ -187,7 +187,7 @@ def _clip(p: np.ndarray, q: np.ndarray, hull: np.ndarray) -> tuple[float, float,
     num, den = -_cross(e, p - hull), _cross(e, q - p)
     if ((den == 0) & (num <= 0)).any():
         return 1.0, 0.0, -1
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t = num / den
     enter = np.where(den < 0, t, -np.inf)
     k = int(enter.argmax())                  # the first edge entered last
