@@ -240,9 +240,12 @@ class NavMesh:
         source_walls = _wall_loops(geom)
         geom = _build.eroded(geom, radius, quad_segs=quad_segs)
         x0, y0, x1, y1 = geom.bounds
-        tol = 0.0 if method == "delaunay" else 1e-9 * max(x1 - x0, y1 - y0, 1.0)
         pieces, piece_area, piece_flags = [], [], []
         parts = _build.split_regions(geom, regions)
+        # Delaunay triangles of one part share exact vertices; cut pieces and the parts'
+        # borders (rounded by the overlays) meet within a tolerance.
+        tol = 0.0 if method == "delaunay" and len(parts) == 1 \
+            else 1e-9 * max(x1 - x0, y1 - y0, 1.0)
         for part, area_id, flag in parts:
             if method == "delaunay":
                 verts, tris = _build.triangulate(part)
