@@ -51,17 +51,25 @@ def random_domain(seed):
 
 
 def fresh_cost(domain, constraints, start, goal, t=0.0):
-    """The optimum by scipy's Dijkstra on the domain's constrained costs, legs included."""
+    """The optimum by scipy's Dijkstra on the query graph of ``domain.find_path``: the
+    domain's constrained costs, a start node and a goal node joined to their states by the
+    legs' costs, and the straight leg between them when it is free."""
     cs = ConstraintSet(()) if constraints is None else constraints
-    s, leg_s = domain.join(start, cs, t=t)
-    g, leg_g = domain.join(goal, cs, t=t)
-    if s < 0 or g < 0:
-        return math.inf
-    c = domain.costs(cs, t=t, goal=g)
+    s, g = np.asarray(start, dtype=float), np.asarray(goal, dtype=float)
+    starts, s_legs = domain.joins(s, cs, t=t)
+    goals, g_legs = domain.joins(g, cs, t=t)
+    if type(domain).costs is not ConstraintDomain.costs:       # goal-dependent costs
+        goals, g_legs = goals[:1], g_legs[:1]
+    n = domain.num_nodes
+    c = domain.costs(cs, t=t, goal=int(goals[0]) if len(goals) else None)
     ok = np.isfinite(c)
-    e = domain.edges[ok]
-    m = csr_matrix((c[ok], (e[:, 0], e[:, 1])), shape=(domain.num_nodes,) * 2)
-    return float(dijkstra(m, indices=s)[g]) + leg_s + leg_g
+    direct = domain._direct(s, g, cs, t)
+    src = np.concatenate([domain.edges[ok, 0], np.full(len(starts), n), goals, [n]])
+    dst = np.concatenate([domain.edges[ok, 1], starts, np.full(len(goals), n + 1), [n + 1]])
+    w = np.concatenate([c[ok], s_legs, g_legs, [direct]])
+    keep = np.isfinite(w)
+    m = csr_matrix((w[keep], (src[keep], dst[keep])), shape=(n + 2,) * 2)   # zeros kept
+    return float(dijkstra(m, indices=n)[n + 1])
 
 
 def route_cost(planner, nodes):
@@ -142,6 +150,54 @@ def test_plans_and_repairs_on_every_mesh_domain_equal_a_fresh_dijkstra(kind):
                                           abs=1e-9)
         assert not shapely.LineString(plan.path).intersects(
             shapely.Polygon(planner.constraints[1].annotation.vertices))
+
+
+def query_cost(domain, planner):
+    """What ``domain.find_path`` finds for the planner's query (the adaptive highway
+    domain's find_path is its lazy search: Dijkstra on its eager graph with the same joins
+    there)."""
+    if domain.kind == "adaptive":
+        return fresh_cost(domain, planner.constraints, planner.start, planner.goal,
+                          t=planner.t)
+    return domain.find_path(planner.start, planner.goal, constraints=planner.constraints,
+                            t=planner.t, method="dijkstra").cost
+
+
+@pytest.mark.parametrize("kind", [*DOMAINS, "random"])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_finished_plan_costs_what_find_path_finds(kind, seed):
+    """The planner searches find_path's query graph (every joining state and the straight
+    leg): a finished plan, and every repair after a repeller moves over the start, a hard
+    disc onto the goal's legs and the time switches a weight on, costs what find_path
+    finds."""
+    rng = np.random.default_rng(seed)
+    if kind == "random":
+        domain = random_domain(seed)
+        start, goal = tuple(rng.uniform(0, 4, 2)), tuple(rng.uniform(16, 20, 2))
+    else:
+        mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 10), (0, 10)],
+                             holes=[[(7, 3), (9, 3), (9, 7), (7, 7)]])
+        start = (float(rng.uniform(0.5, 3)), float(rng.uniform(0.5, 9.5)))
+        goal = (float(rng.uniform(13, 15.5)), float(rng.uniform(0.5, 9.5)))
+    cs = ConstraintSet([Constraint(Disc((5, 5), 1.0), -5, near=True),
+                        Constraint.hard(Disc((11, 8), 0.8)),
+                        Constraint(Region([(2, 0), (6, 0), (6, 3), (2, 3)]),
+                                   lambda t: 3.0 if t > 1 else 0.0)])
+    if kind != "random":
+        domain = constraint_domain(mesh, kind, spacing=None if kind == "tri" else 0.5,
+                                   constraints=cs)
+    planner = ConstraintPlanner(domain, start, goal, cs, epsilon=2.0)
+    plan = planner.plan()
+    assert plan.found and plan.cost == pytest.approx(query_cost(domain, planner), abs=1e-9)
+    for change in [lambda: planner.move_constraint(0, Disc(start, 1.5)),
+                   lambda: planner.move_constraint(1, Disc(np.add(goal, (-1.0, 0.5)), 0.6)),
+                   lambda: planner.set_time(2.0)]:
+        change()
+        plan = planner.plan()
+        expected = query_cost(domain, planner)
+        assert plan.found == math.isfinite(expected)
+        assert plan.cost == pytest.approx(expected, abs=1e-9)
+        assert plan.path[0].tolist() == list(start) and plan.path[-1].tolist() == list(goal)
 
 
 @pytest.mark.parametrize("case", ["near repeller", "mixed"])

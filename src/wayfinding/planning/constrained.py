@@ -9,35 +9,38 @@ graph's links) with the costs :meth:`ConstraintDomain.costs
 times the mean multiplier at four samples along it, ``inf`` across a hard constraint.  The
 search is rooted at the agent's goal with the heuristic aimed at the agent (Likhachev's
 convention), so the agent may move along its path without a new search.  The start and goal
-are world points; each joins its domain state as :meth:`ConstraintDomain.join
-<wayfinding.graph.constrained.ConstraintDomain.join>` says, and the straight legs to them are
-part of the cost, so a finished plan costs what ``domain.find_path`` finds (the adaptive
-highway domain's ``find_path`` is its lazy search; the planner searches its eager graph).
+are world points, and the search runs on ``domain.find_path``'s query graph: a start node and
+a goal node joined to the states of :meth:`ConstraintDomain.joins
+<wayfinding.graph.constrained.ConstraintDomain.joins>` by their legs' costs, and to each other
+by the straight leg when it is free, so a finished plan costs what ``domain.find_path`` finds
+(the adaptive highway domain's ``find_path`` is its lazy search; the planner searches its
+eager graph with the same joins).
 
 :meth:`~ConstraintPlanner.plan` is anytime: its first path is within ``epsilon`` times the
 optimum (2.5 by default, Kapadia et al.'s ε0) and each round lowers the bound by ``step``
 down to 1 (optimal), within the budget of each call.  Changes are repaired as their
 ConstraintChangeUpdate does: :meth:`~ConstraintPlanner.move_constraint`,
 :meth:`~ConstraintPlanner.set_constraints` and :meth:`~ConstraintPlanner.set_time` re-cost
-only the transitions in the old and new regions of influence of the constraints that
-changed (:meth:`ConstraintSet.influence <wayfinding.constraints.ConstraintSet.influence>`;
-hard ones become ``inf``; the transitions a region meets are the domain's
-:meth:`~wayfinding.graph.constrained.ConstraintDomain.edges_meeting`) and hand those whose
-cost changed to the search, which repairs within its current epsilon.  A change that cuts
-the published path (a hard constraint moved onto it) leaves the agent without a path: its
-repair starts at ``epsilon0`` again, so a plan within that bound usually comes back within
-fewer expansions (a sixth to a half of them in five of six cuts measured on a walled
-100 × 100 grid and a mesh's dense domain; a third more in the sixth, a detour the inflated
-heuristic misjudges) and the next calls refine it (Kapadia et al.'s real-time rule: raise
-epsilon when a plan is invalidated; ``raise_epsilon=False`` repairs at the current
-epsilon).  A domain whose
-transition costs depend on more than each transition's own segment (the adaptive highway
-domain) has its costs computed whole, and still hands over only those transitions.  A
-change of the base weight W0 (adding or removing an attractor, or the time changing a
-callable weight of one) lifts every cost: the planner then starts over at ``epsilon0``.
-The start moved to a state on the current path keeps the search (the queue is re-keyed);
-moved off it, or the goal changed, the plan is cleared and planning restarts at
-``epsilon0``.
+only the transitions in the old and new regions of influence of the constraints that changed
+(:meth:`ConstraintSet.influence <wayfinding.constraints.ConstraintSet.influence>`; hard ones
+become ``inf``; the transitions a region meets are the domain's
+:meth:`~wayfinding.graph.constrained.ConstraintDomain.edges_meeting`), cost the end points'
+legs again and hand those whose cost changed to the search, which repairs within its current
+epsilon.  A change that cuts the published path (a hard constraint moved onto it) leaves the
+agent without a path: its repair starts at ``epsilon0`` again, so a plan within that bound
+usually comes back within fewer expansions (a sixth to a half of them in five of six cuts
+measured on a walled 100 × 100 grid and a mesh's dense domain; a third more in the sixth, a
+detour the inflated heuristic misjudges) and the next calls refine it (Kapadia et al.'s
+real-time rule: raise epsilon when a plan is invalidated; ``raise_epsilon=False`` repairs at
+the current epsilon).  A domain whose transition costs depend on more than each transition's
+own segment (the adaptive highway domain) has its costs computed whole, and still hands over
+only those transitions.  A change of the base weight W0 (adding or removing an attractor, or
+the time changing a callable weight of one) lifts every cost: the planner then starts over
+at ``epsilon0``.  A change that alters which states an end point joins starts a new search at
+``epsilon0`` (the transitions are still re-costed only where the change reaches).  The start
+moved to a state on the current path keeps the search (the queue is re-keyed and the agent
+goes on from that state); moved off it, or the goal changed, the plan is cleared and
+planning restarts at ``epsilon0``.
 
 Constraints that cannot all be met are traded off by their weights (best effort): each plan
 reports, per constraint, the share of its path's length along which that constraint is
@@ -50,15 +53,16 @@ each annotation is :func:`inside_shares`).
 ...                        [(0, 1), (1, 2), (2, 3), (3, 0), (1, 0), (2, 1), (3, 2), (0, 3)],
 ...                        [2.0] * 8)
 >>> planner = ConstraintPlanner(ring, (0, 0), (2, 2), None, epsilon=1.0)
->>> planner.plan().path.tolist()                              # ties: through (2, 0)
-[[0.0, 0.0], [2.0, 0.0], [2.0, 2.0]]
+>>> planner.plan().path.tolist()                              # free: the straight leg
+[[0.0, 0.0], [2.0, 2.0]]
+>>> pillar = Region([(0.5, 0.5), (1.5, 0.5), (1.5, 1.5), (0.5, 1.5)])
 >>> wall = Region([(1.5, -0.5), (2.5, -0.5), (2.5, 0.5), (1.5, 0.5)])
->>> planner.set_constraints(ConstraintSet([Constraint.hard(wall)]))
+>>> planner.set_constraints(ConstraintSet([Constraint.hard(pillar), Constraint.hard(wall)]))
 >>> plan = planner.plan()
 >>> plan.path.tolist(), plan.cost, plan.satisfied.tolist()
-([[0.0, 0.0], [0.0, 2.0], [2.0, 2.0]], 4.0, [1.0])
->>> planner.move_start((7, 7)); planner.plan().found      # joins (2, 2), the goal's state
-True
+([[0.0, 0.0], [0.0, 2.0], [2.0, 2.0]], 4.0, [1.0, 1.0])
+>>> planner.move_start((7, 7)); planner.plan().path.tolist()   # off the ring: straight on
+[[7.0, 7.0], [2.0, 2.0]]
 """
 
 from __future__ import annotations
@@ -311,11 +315,15 @@ class ConstraintPlanner(SingleThread):
     """
 
     _costs: np.ndarray          # the current cost of each domain transition
-    _s: int                     # the start's and goal's states (-1: none joined)...
-    _g: int
-    _s_leg: float               # ...and the costs of the legs joining them
-    _g_leg: float
-    _ad: ADStar | None          # the search (none while an end point joins no state)
+    _starts: np.ndarray         # the states the start and goal join (their legs are
+    _goals: np.ndarray          # query edges _s_ids and _g_ids)
+    _s_ids: np.ndarray
+    _g_ids: np.ndarray
+    _d_id: int                  # the query edge of the straight leg (-1: not free)
+    _where: np.ndarray          # the query edge of each domain transition
+    _leg_costs: np.ndarray      # the current cost of each leg, by query edge
+    _agent: int                 # the search's agent node: the start node or a state
+    _ad: ADStar | None          # the search (none when no route can join the end points)
 
     def __init__(self, domain: ConstraintDomain, start: Any, goal: Any,
                  constraints: Any, *, t: float = 0.0, epsilon: float = 2.5,
@@ -413,12 +421,12 @@ class ConstraintPlanner(SingleThread):
         nodes = np.asarray(r.path, dtype=np.int64)
         if not r.found or not len(nodes):
             return self._none(r.status, SearchStats())
-        cost = float(r.cost) + self._s_leg + self._g_leg
+        nodes = nodes[nodes < self._domain.num_nodes]
         pts = np.concatenate([self._start[None], self._domain.points[nodes], self._goal[None]])
         keep = np.ones(len(pts), dtype=bool)
         keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
         pts = pts[keep]
-        return ConstraintPlan(path=pts, cost=cost, found=True, algorithm=f"ad_star_"
+        return ConstraintPlan(path=pts, cost=float(r.cost), found=True, algorithm=f"ad_star_"
                               f"{self._domain.kind}", status=r.status, epsilon=r.epsilon,
                               nodes=nodes, satisfied=satisfied_shares(self._set, pts,
                                                                         t=self._t))
@@ -466,15 +474,19 @@ class ConstraintPlanner(SingleThread):
     @exclusive
     def move_start(self, start: Any) -> None:
         """The agent is now at world point ``start``.  On a state of the current path the
-        search goes on from there; elsewhere the plan is cleared and planning restarts at
-        ``epsilon0``."""
+        search goes on from that state; elsewhere the plan is cleared and planning restarts
+        at ``epsilon0``."""
         self._start = finite_point("start", start)
         self._published = None
-        s, self._s_leg = self._domain.join(self._start, self._set, t=self._t)
-        if self._ad is None or s < 0:
-            self._rebuild()
-            return
-        self._move_to(self._ad, s)
+        if self._ad is not None:
+            on_path = np.asarray(self._ad.plan(max_expansions=0).path, dtype=np.int64)
+            on_path = on_path[on_path < self._domain.num_nodes]
+            at = on_path[np.all(self._domain.points[on_path] == self._start, axis=1)]
+            if len(at):
+                self._agent = int(at[0])
+                self._ad.move_start(self._agent)
+                return
+        self._new_search(self._joins(self._start), self._joins(self._goal, goal=True))
 
     @exclusive
     def set_goal(self, goal: Any) -> None:
@@ -483,19 +495,10 @@ class ConstraintPlanner(SingleThread):
         self._goal = finite_point("goal", goal)
         self._rebuild()
 
-    def _move_to(self, ad: ADStar, s: int) -> None:
-        """The agent's state is now ``s``: the search ``ad`` re-keys if ``s`` is on its
-        current path, else restarts."""
-        on_path = np.asarray(ad.plan(max_expansions=0).path, dtype=np.int64)
-        self._s = s
-        if np.any(on_path == s):
-            ad.move_start(s)
-        else:
-            ad.restart(s, self._g)
-
     def _change(self, new: ConstraintSet, t: float, boxes: list[Any]) -> None:
-        """Plan under ``new`` at time ``t``: re-cost the transitions meeting ``boxes``
-        (ConstraintChangeUpdate), or start over when W0 or the goal's state changed."""
+        """Plan under ``new`` at time ``t``: re-cost the transitions meeting ``boxes`` and
+        the legs (ConstraintChangeUpdate); start over when W0 changed, and search anew
+        when the joined states changed."""
         w0 = self._set.base_weight(t=self._t)
         self._set, self._t = new, t
         self._published = None
@@ -503,28 +506,43 @@ class ConstraintPlanner(SingleThread):
         if ad is None or new.base_weight(t=t) != w0:
             self._rebuild()
             return
-        s, self._s_leg = self._domain.join(self._start, new, t=t)
-        g, self._g_leg = self._domain.join(self._goal, new, t=t)
-        if s < 0 or g != self._g:
-            self._rebuild()
+        d, n = self._domain, self._domain.num_nodes
+        goals, g_legs = self._joins(self._goal, goal=True)
+        same = np.array_equal(goals, self._goals)
+        if not same and type(d).costs is not ConstraintDomain.costs:
+            self._rebuild()                     # every cost depends on the goal's state
             return
         live = [box for box in boxes if box is not None]
-        ids = self._domain.edges_meeting(live) if live else np.empty(0, dtype=np.int64)
-        fresh = self._edge_costs(ids)
-        changed = fresh != self._costs[ids]
-        self._costs[ids] = fresh
-        self._repaired = len(ids)
-        if changed.any():
-            ad.update_costs(ids[changed], costs=fresh[changed])
-        if s != self._s:
-            self._move_to(ad, s)
+        moved = d.edges_meeting(live) if live else np.empty(0, dtype=np.int64)
+        fresh = self._edge_costs(moved)
+        changed = fresh != self._costs[moved]
+        self._costs[moved] = fresh
+        self._repaired = len(moved)
+        legs = [g_legs]
+        if self._agent == n:
+            starts, s_legs = self._joins(self._start)
+            same = same and np.array_equal(starts, self._starts)
+            legs.append(s_legs)
+            if self._d_id >= 0:
+                legs.append(np.array([d._direct(self._start, self._goal, new, t)]))
+        if not same:
+            self._new_search(self._joins(self._start), (goals, g_legs))
+            return
+        leg_ids = np.concatenate([self._g_ids, self._s_ids, [self._d_id]])[:sum(map(len, legs))]
+        leg_costs = np.concatenate(legs)
+        alter = leg_costs != self._leg_costs[leg_ids]
+        self._leg_costs[leg_ids] = leg_costs
+        q_ids = np.concatenate([self._where[moved[changed]], leg_ids[alter]])
+        if len(q_ids):
+            ad.update_costs(q_ids, costs=np.concatenate([fresh[changed], leg_costs[alter]]))
 
     def _edge_costs(self, ids: np.ndarray) -> np.ndarray:
         """The costs of transitions ``ids`` under the current constraints and time: only
         those are computed when the domain costs transitions one by one."""
         d = self._domain
         if type(d).costs is not ConstraintDomain.costs:
-            return d.costs(self._set, t=self._t, goal=self._g)[ids]
+            goal = int(self._goals[0]) if len(self._goals) else None
+            return d.costs(self._set, t=self._t, goal=goal)[ids]
         if not len(ids):
             return np.empty(0)
         e = d.edges[ids]
@@ -532,26 +550,67 @@ class ConstraintPlanner(SingleThread):
                                                      d.base_costs[ids], t=self._t),
                           dtype=np.float64)
 
+    def _joins(self, point: np.ndarray, *, goal: bool = False
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """The states ``point`` joins and its legs' costs, as ``domain.find_path`` joins
+        them (the ``goal`` of a goal-dependent domain through its nearest state only)."""
+        states, legs = self._domain.joins(point, self._set, t=self._t)
+        if goal and type(self._domain).costs is not ConstraintDomain.costs:
+            states, legs = states[:1], legs[:1]
+        return states, legs
+
     def _rebuild(self) -> None:
         """Start over: join the end points, cost every transition and begin a new search at
-        ``epsilon0`` (none when an end point joins no state)."""
+        ``epsilon0`` on the query graph (none when no route can join the end points)."""
         d = self._domain
         self._published = None
-        self._s, self._s_leg = d.join(self._start, self._set, t=self._t)
-        self._g, self._g_leg = d.join(self._goal, self._set, t=self._t)
-        goal = self._g if self._g >= 0 else None
+        starts = self._joins(self._start)
+        goals = self._joins(self._goal, goal=True)
+        goal = int(goals[0][0]) if len(goals[0]) else None
         self._costs = np.array(d.costs(self._set, t=self._t, goal=goal), dtype=np.float64)
         self._repaired = d.num_edges
+        self._new_search(starts, goals)
+
+    def _new_search(self, starts: tuple[np.ndarray, np.ndarray],
+                    goals: tuple[np.ndarray, np.ndarray]) -> None:
+        """A new search at ``epsilon0`` on the query graph of the current transition costs,
+        the start point joining ``starts`` and the goal point ``goals`` (states, legs'
+        costs); none when no route can join the end points."""
+        d, n = self._domain, self._domain.num_nodes
+        self._published = None
+        self._starts, s_legs = starts
+        self._goals, g_legs = goals
+        self._agent = n
         self._ad = None
-        if self._s < 0 or self._g < 0:
+        free = bool(d.segments_free(self._start[None], self._goal[None])[0])
+        if not free and not (len(self._starts) and len(self._goals)):
             return
-        blocked = ~np.isfinite(self._costs)
-        # CSRGraph takes finite costs: blocked transitions enter at their base cost (no
-        # more than their constrained cost, so the heuristic stays admissible) and are
-        # closed before the first search.
-        weights = np.where(blocked, d.base_costs, self._costs)
-        graph = CSRGraph(d.indptr, d.edges[:, 1], weights, coords=d.points)
-        self._ad = ADStar(graph, self._s, self._g, epsilon=self.epsilon0, step=self.step,
+        direct = d._direct(self._start, self._goal, self._set, self._t) if free else math.inf
+        length = float(np.hypot(*(self._goal - self._start))) * d.leg_cost
+        k, j, m = d.num_edges, len(self._starts), len(self._goals)
+        src = np.concatenate([d.edges[:, 0], np.full(j + free, n), self._goals])
+        dst = np.concatenate([d.edges[:, 1], self._starts, np.full(free + m, n + 1)])
+        # CSRGraph takes finite costs: blocked edges enter at their base cost (no more than
+        # their constrained cost, so the heuristic stays admissible) and are closed before
+        # the first search.
+        cost = np.concatenate([self._costs, s_legs, [direct] * free, g_legs])
+        base = np.concatenate([d.base_costs, s_legs, [length] * free, g_legs])
+        order = np.lexsort((dst, src))
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        self._where = position[:k]
+        self._s_ids = position[k:k + j]
+        self._d_id = int(position[k + j]) if free else -1
+        self._g_ids = position[k + j + free:]
+        self._leg_costs = np.full(len(order), np.nan)       # the legs' costs, by query edge
+        self._leg_costs[position[k:]] = cost[k:]
+        indptr = np.zeros(n + 3, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=n + 2), out=indptr[1:])
+        blocked = ~np.isfinite(cost[order])
+        coords = np.concatenate([d.points, self._start[None], self._goal[None]])
+        graph = CSRGraph(indptr, dst[order], np.where(blocked, base[order], cost[order]),
+                         coords=coords)
+        self._ad = ADStar(graph, n, n + 1, epsilon=self.epsilon0, step=self.step,
                           raise_epsilon=self.raise_epsilon)
         if blocked.any():
             self._ad.update_costs(np.flatnonzero(blocked), costs=math.inf)
