@@ -64,7 +64,7 @@ def components(mesh):
     return label
 
 
-@pytest.mark.parametrize("method", ["delaunay", "wavefront"])
+@pytest.mark.parametrize("method", ["delaunay", "subtractive", "wavefront"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(world=marked_worlds())
 def test_region_borders_are_shared_edges(method, world):
@@ -118,3 +118,11 @@ def test_a_region_across_a_room_leaves_no_walls_inside():
     assert {int(a) for a in mesh.areas} == {0, 7}
     r = mesh.find_path((1, 1), (9, 9))
     assert r.found
+
+
+@pytest.mark.parametrize("cell_size", [None, 2.5])
+def test_subtractive_keeps_an_island_inside_another_part_s_hole(cell_size):
+    area = box(0, 0, 10, 10).difference(box(2, 2, 8, 8)).union(box(4, 4, 6, 6))
+    mesh = NavMesh.build(area, method="subtractive", cell_size=cell_size)
+    total = sum(Polygon(mesh.polygon(i)).area for i in range(mesh.num_polygons))
+    assert total == pytest.approx(68.0, rel=1e-12)

@@ -90,11 +90,14 @@ def subtractive_pieces(area: Any, *, cell_size: float | None = None) -> list[np.
 
     parts = list(getattr(area, "geoms", [area]))
     pieces: list[np.ndarray] = []
-    obstacles: list[np.ndarray] = []
-    for part in parts:
-        pieces += _convex_parts(Polygon(part.exterior))
+    owner: list[int] = []               # the part each piece comes from
+    obstacles: list[tuple[int, np.ndarray]] = []
+    for i, part in enumerate(parts):
+        found = _convex_parts(Polygon(part.exterior))
+        pieces += found
+        owner += [i] * len(found)
         for hole in part.interiors:
-            obstacles += _convex_parts(Polygon(hole))
+            obstacles += [(i, obs) for obs in _convex_parts(Polygon(hole))]
     x0, y0, x1, y1 = area.bounds
     tiny = 1e-12 * max(x1 - x0, y1 - y0, 1.0) ** 2
     if cell_size is not None:
@@ -106,8 +109,8 @@ def subtractive_pieces(area: Any, *, cell_size: float | None = None) -> list[np.
             for gy in np.arange(y0, y1, cell_size):
                 grid.append(np.array([[gx, gy], [gx + cell_size, gy],
                                       [gx + cell_size, gy + cell_size], [gx, gy + cell_size]]))
-        cut = []
-        for p in pieces:
+        cut, cut_owner = [], []
+        for p, i in zip(pieces, owner):
             for g in grid:
                 q = p
                 for k in range(4):
@@ -116,17 +119,22 @@ def subtractive_pieces(area: Any, *, cell_size: float | None = None) -> list[np.
                         break
                 if _area(q) > tiny:
                     cut.append(q)
-        pieces = cut
-    for obs in obstacles:
+                    cut_owner.append(i)
+        pieces, owner = cut, cut_owner
+    # A part's holes cut only its own pieces (another part may lie inside one of them).
+    for at, obs in obstacles:
         lo, hi = obs.min(axis=0), obs.max(axis=0)
-        kept = []
-        for p in pieces:
-            if (p.max(axis=0) < lo).any() or (p.min(axis=0) > hi).any():
+        kept, kept_owner = [], []
+        for p, i in zip(pieces, owner):
+            if i != at or (p.max(axis=0) < lo).any() or (p.min(axis=0) > hi).any():
                 kept.append(p)
+                kept_owner.append(i)
                 continue
             rest = subtract(p, obs, tiny)
-            kept += [p] if rest is None else rest
-        pieces = kept
+            out = [p] if rest is None else rest
+            kept += out
+            kept_owner += [i] * len(out)
+        pieces, owner = kept, kept_owner
     return pieces
 
 
