@@ -358,7 +358,7 @@ def test_the_space_time_plan_is_never_below_the_space_time_optimum_of_its_leg(se
 
 
 def blocks_world(seed, w=40, h=30, blocks=25, largest=7):
-    """The review's family: a 40 × 30 grid with 25 blocks of up to 7 × 7 cells and two
+    """The blocks family: a 40 × 30 grid with 25 blocks of up to 7 × 7 cells and two
     random free cells (where an agent of radius 0.3 fits) as start and goal."""
     rng = np.random.default_rng(seed)
     free = np.ones((h, w), dtype=bool)

@@ -15,8 +15,8 @@ import numpy as np
 from .._validate import choice, count, finite_float, finite_point, positive_float
 from ..constraints import SAMPLES
 from ..errors import InvalidQueryError, brief
-from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
-from ..results import SearchStats
+from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, _routed, checked
+from ..results import PathResult, SearchStats
 
 if TYPE_CHECKING:
     from .constraint_domains import DenseMeshDomain
@@ -316,17 +316,10 @@ class AdaptiveDomain(ConstraintDomain):
         scale = 0.0 if method == "dijkstra" else self._heuristic_scale
         nodes, cost, stats = self._lazy(s, g, starts, s_legs, goals, g_legs, direct, field,
                                         t, scale)
-        if not math.isfinite(cost):
-            stats.elapsed = time.perf_counter() - t0
-            return ConstrainedPath(path=np.empty((0, 2)), cost=math.inf, found=False,
-                                   stats=stats, algorithm=name)
-        ids = np.asarray(nodes, dtype=np.int64)
-        pts = np.concatenate([s[None], dense.points[ids], g[None]])
-        keep = np.ones(len(pts), dtype=bool)
-        keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
-        stats.elapsed = time.perf_counter() - t0
-        return ConstrainedPath(path=pts[keep], cost=cost, found=True, stats=stats,
-                               algorithm=name, nodes=ids)
+        found = math.isfinite(cost)
+        route = PathResult(np.asarray(nodes if found else [], dtype=np.int64), cost, found,
+                           stats, name)
+        return _routed(name, t0, route, s, g, dense.points)
 
     @cached_property
     def _heuristic_scale(self) -> float:
