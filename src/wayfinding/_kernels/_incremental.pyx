@@ -56,7 +56,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 from ._constants cimport SQRT2, SQRT2_M1, TIE_EPS
-from ._portable cimport ctz64
+from ._portable cimport ctz32, ctz64
 
 import numpy as np
 
@@ -75,12 +75,18 @@ cdef struct Node:
 
 cdef struct Slot:      # kept apart from g and rhs: the heap's moves write only these
     int32_t pos        # heap index, -1 off the heap, ON_TIES on the tie stack
-    uint32_t mark      # bit 31: in INCONS; low bits: the round it was closed in
+    uint32_t mark      # bit 31: in INCONS; bits 27-30: VIA and LOW; low bits: the round it was closed in
 
 
 cdef int32_t ON_TIES = -2         # Node.pos of a node on the tie stack
 cdef uint32_t INCONS = 0x80000000u
-cdef uint32_t ROUND = 0x7fffffffu
+cdef uint32_t ROUND = 0x07ffffffu
+# While the first search's state stands (IncrementalCore.pointed), a grid node's VIA bits
+# give the step (N, E, ..., NW) to the neighbour :meth:`IncrementalCore.walk` picks from it,
+# and LOW says that neighbour offers less than the node's rhs (a gain within the rounding
+# margin, which the rhs does not take); without LOW it offers exactly the rhs.
+cdef uint32_t VIA = 0x70000000u
+cdef uint32_t LOW = 0x08000000u
 
 # Grid steps: N, E, S, W, then the diagonals NE, SE, SW, NW.
 cdef int DX[8]
@@ -102,6 +108,14 @@ cdef inline bint not_after(Item a, Item b) noexcept nogil:
         return a.k1 < INFINITY or a.k2 <= b.k2
     tol = 1e-9 * (1.0 + fabs(b.k1))
     return a.k1 < b.k1 - tol or (fabs(a.k1 - b.k1) <= tol and a.k2 <= b.k2 + tol)
+
+
+cdef inline double grid24(double k) noexcept nogil:
+    """``floor(k * 2**24 + 0.5) / 2**24`` (a key on the 2**-24 grid, see ``deep``) for a
+    finite ``k >= 0``; below 2**38, truncating to an integer is the floor."""
+    if k < 274877906944.0:
+        return <double> (<int64_t> (k * 16777216.0 + 0.5)) * (1.0 / 16777216.0)
+    return floor(k * 16777216.0 + 0.5) * (1.0 / 16777216.0)
 
 
 cdef Node* pool_block = NULL
@@ -253,6 +267,9 @@ cdef class IncrementalCore:
     # Nothing expanded since the search (re)started: the next grid search may run as
     # :meth:`first_grid`.
     cdef bint fresh
+    # The state :meth:`first_grid` left stands (no node's g or rhs changed since): each
+    # reached node's VIA bits name the neighbour the walk picks, and the walk follows them.
+    cdef bint pointed
 
     def __cinit__(self):
         self.heap = NULL
@@ -799,6 +816,7 @@ cdef class IncrementalCore:
         cdef int64_t edge
         cdef double c
         cdef Node* x = self.at(s)
+        self.pointed = False
         if s != self.root:
             x.rhs = self.best_pull(s, &via, &edge, &c)
         return self.settle(s)
@@ -833,6 +851,7 @@ cdef class IncrementalCore:
         cdef int d, v = -1, ux, uy
         cdef int64_t e
         x.g = x.rhs
+        self.pointed = False
         self.remove(u)
         m.mark = (m.mark & INCONS) | self.round
         cdef int vs[8]
@@ -856,6 +875,7 @@ cdef class IncrementalCore:
         cdef int d, v = -1, ux, uy
         cdef int64_t e
         x.g = INFINITY
+        self.pointed = False
         m.mark &= INCONS                          # its expansion is undone
         self.update(u)
         if old == INFINITY:
@@ -884,6 +904,7 @@ cdef class IncrementalCore:
         """Recompute the rhs of ``nodes``, whose pull edges changed cost."""
         cdef Py_ssize_t i
         self.settled()
+        self.pointed = False
         for i in range(nodes.shape[0]):
             self.update(<int> nodes[i])
 
@@ -1011,7 +1032,7 @@ cdef class IncrementalCore:
             else:
                 break
             if t.g == t.rhs and t.g < INFINITY:   # the target is done: stop past its key
-                tk = floor(t.g * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+                tk = grid24(t.g)
                 tol = 1e-9 * (1.0 + fabs(tk))
                 if not (top.k1 < tk - tol or (fabs(top.k1 - tk) <= tol and
                                               top.k2 <= tol - t.g)):
@@ -1038,22 +1059,24 @@ cdef class IncrementalCore:
                     else:
                         dx = dx + dy
                     dx = hs * dx
-                self.fu = floor((x.rhs + dx) * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+                self.fu = grid24(x.rhs + dx)
             else:                                 # the heap's first
                 slots[mu].pos = -1
                 self.take_out(0)
                 self.fu = top.k1
             self.expanded += 1
             x.g = gu = x.rhs
-            slots[mu].mark = rnd
+            slots[mu].mark = (slots[mu].mark & (VIA | LOW)) | rnd
             cu = cost[u]
-            if masks != NULL:
-                bits = masks[u + 2 * uy + w + 3]   # its padded cell: (uy + 1) (w + 2) + ux + 1
-            for d in range(8 if diag else 4):
+            if masks != NULL:                     # its padded cell: (uy + 1) (w + 2) + ux + 1
+                bits = masks[u + 2 * uy + w + 3] & (0xff if diag else 0x0f)
+            else:                                 # every direction, N, E, S, W first
+                bits = 0xff if diag else 0x0f
+            while bits:                           # the legal steps, in the order N .. NW
+                d = ctz32(bits)
+                bits = bits & (bits - 1)
                 vx, vy = ux + DX[d], uy + DY[d]
                 if masks != NULL:
-                    if not (bits >> d) & 1:
-                        continue
                     v = vy * w + vx
                     cv = cost[v]
                     if d < 4:
@@ -1092,16 +1115,22 @@ cdef class IncrementalCore:
                         dirty[mv >> 12] |= (<uint64_t> 1) << ((mv >> 6) & 63)
                     seen[mv >> 6] |= (<uint64_t> 1) << (mv & 63)
                     x.g = INFINITY
-                    slots[mv].mark = 0
+                    slots[mv].mark = <uint32_t> (d ^ 2) << 28   # the way back: d reversed
                     self.initialised += 1
                     p = -1
                 elif c < x.rhs * (1.0 - TIE_EPS):
                     p = slots[mv].pos
-                    slots[mv].mark = slots[mv].mark & ~INCONS
+                    slots[mv].mark = (slots[mv].mark & ROUND) | (<uint32_t> (d ^ 2) << 28)
                     if p == ON_TIES:              # still least or tied
                         x.rhs = c
                         continue
                 else:
+                    if c == x.rhs and not slots[mv].mark & LOW:   # a tie with its pick
+                        if (d ^ 2) < <int> ((slots[mv].mark >> 28) & 7):
+                            slots[mv].mark = (slots[mv].mark & ~VIA) | \
+                                (<uint32_t> (d ^ 2) << 28)
+                    elif c <= x.rhs:              # a gain within the rounding margin
+                        self.tie_via(mv, vx, vy, d ^ 2, c)
                     continue
                 x.rhs = c
                 if v == target:
@@ -1114,7 +1143,7 @@ cdef class IncrementalCore:
                     else:
                         dx = dx + dy
                     dx = hs * dx
-                it.k1 = floor((c + dx) * 16777216.0 + 0.5) * (1.0 / 16777216.0)
+                it.k1 = grid24(c + dx)
                 it.k2 = -c
                 it.node = v
                 it.mem = <int32_t> mv
@@ -1147,7 +1176,25 @@ cdef class IncrementalCore:
                         i = parent
                     self.heap[i] = it
                     slots[mv].pos = <int32_t> i
+        self.pointed = True
         return 0
+
+    cdef void tie_via(self, Py_ssize_t mv, int vx, int vy, int dw, double c) noexcept nogil:
+        """:meth:`first_grid`: the neighbour at step ``dw`` from cell (vx, vy), at place
+        ``mv``, offers it ``c``, at most its rhs and not below it by the rounding margin:
+        it becomes the one the walk picks (VIA) if ``c`` is below what the current one
+        offers (its g plus the step, as the walk sums them), or equal and first in the
+        walk's order; LOW then says whether the pick offers less than the rhs."""
+        cdef Slot* m = &self.slots[mv]
+        cdef int p = (m.mark >> 28) & 7, px = vx + DX[p], py = vy + DY[p]
+        cdef double cs = 0.5 * (self.basep[vy * self.w + vx] + self.basep[py * self.w + px])
+        if p >= 4:
+            cs = SQRT2 * cs
+        cs = cs + self.nodes[self.ixy(px, py)].g
+        if c < cs or (c == cs and dw < p):
+            m.mark = (m.mark & ~VIA) | (<uint32_t> dw << 28)
+            cs = c
+        m.mark = (m.mark | LOW) if cs < self.nodes[mv].rhs else (m.mark & ~LOW)
 
     def walk(self, int s, int limit):
         """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
@@ -1165,6 +1212,8 @@ cdef class IncrementalCore:
         empty = np.empty(0, dtype=np.int64)
         if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
             return empty, empty, INFINITY
+        if self.pointed:                          # the first search named each pick
+            return self.follow(s, limit)
         out = <int64_t*> malloc(cap * sizeof(int64_t))
         taken = <int64_t*> malloc(cap * sizeof(int64_t))
         try:
@@ -1177,8 +1226,8 @@ cdef class IncrementalCore:
                 # within the node's rhs (one of them, or one a rounding tie above it): its
                 # least is the minimum when it is within that bound, else all are read.
                 bound = self.nodes[self.ix(s)].rhs if masked else INFINITY
-                if not masked or not self.best_pull_masked(s, &nxt, &used, &c, bound) <= bound \
-                        or bound == INFINITY:
+                if not masked or bound == INFINITY or \
+                        not self.best_pull_masked(s, &nxt, &used, &c, bound) <= bound:
                     self.best_pull(s, &nxt, &used, &c)
                 if nxt < 0:
                     break
@@ -1200,6 +1249,61 @@ cdef class IncrementalCore:
                 return empty, empty, INFINITY
             return (np.asarray(<int64_t[:n]> out).copy(),
                     np.asarray(<int64_t[:n - 1]> taken).copy() if n > 1 else empty, total)
+        finally:
+            free(out)
+            free(taken)
+
+    cdef follow(self, int s, int limit):
+        """:meth:`walk` from ``s`` (reached) while :meth:`first_grid`'s state stands: each
+        node's VIA bits give the step the walk takes, so no neighbour is read."""
+        cdef const Slot* slots = self.slots
+        cdef const double* cost = self.basep
+        cdef int w = self.w, root = self.root, d, y
+        cdef int off[8]
+        cdef bint tiled = self.tiled
+        cdef Py_ssize_t n = 1, cap = 256, m
+        cdef double total = 0.0, cs = cost[s], cn, c
+        cdef int64_t* out = <int64_t*> malloc(cap * sizeof(int64_t))
+        cdef int64_t* taken = <int64_t*> malloc(cap * sizeof(int64_t))
+        cdef int64_t* grown
+        for d in range(8):
+            off[d] = DY[d] * w + DX[d]
+        try:
+            if out == NULL or taken == NULL:
+                raise MemoryError()
+            out[0] = s
+            while s != root and n <= limit:
+                if tiled:
+                    y = self.row(s)
+                    m = self.ixy(s - y * w, y)
+                else:
+                    m = s
+                d = (slots[m].mark >> 28) & 7
+                taken[n - 1] = 8 * <int64_t> s + d
+                s = s + off[d]
+                cn = cost[s]
+                c = 0.5 * (cs + cn)
+                if d >= 4:
+                    c = SQRT2 * c
+                total += c
+                cs = cn
+                out[n] = s
+                n += 1
+                if n == cap:
+                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    out = grown
+                    grown = <int64_t*> realloc(taken, 2 * cap * sizeof(int64_t))
+                    if grown == NULL:
+                        raise MemoryError()
+                    taken, cap = grown, 2 * cap
+            if s != root:
+                empty = np.empty(0, dtype=np.int64)
+                return empty, empty, INFINITY
+            return (np.asarray(<int64_t[:n]> out).copy(),
+                    np.asarray(<int64_t[:n - 1]> taken).copy() if n > 1
+                    else np.empty(0, dtype=np.int64), total)
         finally:
             free(out)
             free(taken)
@@ -1230,6 +1334,7 @@ cdef class IncrementalCore:
         cdef double floor = INFINITY
         cdef int* block
         self.settled()
+        self.pointed = False
         if self.own == NULL:
             self.own = <double*> malloc(self.n * sizeof(double) + 1)   # uninitialised
             self.mine = <uint64_t*> calloc(self.words + 1, sizeof(uint64_t))
@@ -1321,6 +1426,7 @@ cdef class IncrementalCore:
         self.deep = True
         self.root, self.target, self.km = root, target, 0.0
         self.fresh = True
+        self.pointed = False
         self.at(root).rhs = 0.0
         self.push(root)
         return 0
