@@ -54,6 +54,7 @@ cimport cython
 from libc.math cimport INFINITY, fabs, floor, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.string cimport memcpy
 
 from ._constants cimport SQRT2, SQRT2_M1, TIE_EPS
 from ._portable cimport ctz32, ctz64
@@ -163,6 +164,44 @@ cdef void give_nodes(Node* block, size_t nbytes, uint64_t* seen, size_t seen_byt
         free(seen)
 
 
+# A freed planner's queue arrays, the heap's [0] and the tie stack's [1] (each the largest
+# freed so far within the cap), serve the next planner, which need not grow them again.
+cdef Item* pool_items[2]
+cdef Py_ssize_t pool_items_cap[2]
+
+
+cdef Item* take_items(int which, Py_ssize_t* cap) noexcept:
+    """The pooled queue array ``which``, its capacity set in ``cap[0]``, if one is kept,
+    else a new one of ``cap[0]`` items (NULL if it could not be had)."""
+    cdef Item* items = pool_items[which]
+    if items == NULL:
+        return <Item*> malloc(cap[0] * sizeof(Item))
+    cap[0] = pool_items_cap[which]
+    pool_items[which] = NULL
+    pool_items_cap[which] = 0
+    return items
+
+
+cdef void give_items(int which, Item* items, Py_ssize_t cap) noexcept:
+    """Keep a queue array of ``cap`` items as pool array ``which`` if it is larger than the
+    one kept and within the cap, else free it."""
+    if items != NULL and cap > pool_items_cap[which] and \
+            <size_t> cap * sizeof(Item) <= pool_limit:
+        free(pool_items[which])
+        pool_items[which], pool_items_cap[which] = items, cap
+    else:
+        free(items)
+
+
+cdef void free_items(size_t limit) noexcept:
+    """Free the pooled queue arrays above ``limit`` bytes."""
+    cdef int which
+    for which in range(2):
+        if <size_t> pool_items_cap[which] * sizeof(Item) > limit:
+            free(pool_items[which])
+            pool_items[which], pool_items_cap[which] = NULL, 0
+
+
 def pool_bytes():
     """Bytes of node memory kept from freed planners for the next ones (the bytes their
     searches touched: a block laid out in tiles holds only its tiles in use)."""
@@ -178,16 +217,19 @@ def pool_cap(long long nbytes=-1):
         pool_limit = <size_t> nbytes
         if pool_used > pool_limit:
             release_pool()
+        free_items(pool_limit)
     return old
 
 
 def release_pool():
-    """Free the node memory kept from freed planners; returns the bytes freed."""
+    """Free the node memory and queue arrays kept from freed planners; returns the bytes of
+    node memory freed."""
     global pool_block, pool_size, pool_seen, pool_seen_size, pool_used
     cdef size_t freed = pool_used
     free(pool_block)
     free(pool_seen)
     pool_block, pool_size, pool_seen, pool_seen_size, pool_used = NULL, 0, NULL, 0, 0
+    free_items(0)
     return freed
 
 
@@ -270,6 +312,10 @@ cdef class IncrementalCore:
     # The state :meth:`first_grid` left stands (no node's g or rhs changed since): each
     # reached node's VIA bits name the neighbour the walk picks, and the walk follows them.
     cdef bint pointed
+    # The last walk's nodes and edge ids (see :meth:`trace`), kept for the next.
+    cdef int64_t* route
+    cdef int64_t* route_edges
+    cdef Py_ssize_t cap_route
 
     def __cinit__(self):
         self.heap = NULL
@@ -282,9 +328,12 @@ cdef class IncrementalCore:
         self.movesp = NULL
         self.incons = NULL
         self.ties = NULL
+        self.route = NULL
+        self.route_edges = NULL
+        self.cap_route = 0
 
     def __dealloc__(self):
-        free(self.heap)
+        give_items(0, self.heap, self.capacity)
         if self.dirty != NULL:
             self.clear_seen()
         else:                                     # setup failed: the bitmap is not clean
@@ -297,7 +346,9 @@ cdef class IncrementalCore:
         free(self.own)
         free(self.mine)
         free(self.incons)
-        free(self.ties)
+        give_items(1, self.ties, self.cap_ties)
+        free(self.route)
+        free(self.route_edges)
 
     cdef size_t touched(self) noexcept:
         """The bytes of the node memory and bitmap the searches may have touched, this
@@ -339,11 +390,11 @@ cdef class IncrementalCore:
         self.slots = <Slot*> (self.nodes + places)   # uninitialised; ``seen`` zeroed
         self.dirty = <uint64_t*> calloc((self.words >> 6) + 1, sizeof(uint64_t))
         self.capacity = 64
-        self.heap = <Item*> malloc(self.capacity * sizeof(Item))
+        self.heap = take_items(0, &self.capacity)
         self.cap_incons = 16
         self.incons = <int32_t*> malloc(self.cap_incons * sizeof(int32_t))
         self.cap_ties = 64
-        self.ties = <Item*> malloc(self.cap_ties * sizeof(Item))
+        self.ties = take_items(1, &self.cap_ties)
         if self.nodes == NULL or self.seen == NULL or self.dirty == NULL or self.heap == NULL \
                 or self.incons == NULL or self.ties == NULL:
             raise MemoryError()
@@ -1013,15 +1064,20 @@ cdef class IncrementalCore:
         cdef Node* x
         cdef Item top, it
         cdef Item* grown
-        cdef int u, v, d, ux, uy, vx, vy
+        cdef int u, v, d, ux, uy, vx = 0, vy = 0
         cdef int32_t p
         cdef double gu, cu, cv, c, dx, dy, tk
         cdef double side[4]
+        cdef int off[8]                           # the steps' offsets from a node
+        cdef double length[8]                     # and their lengths
         cdef bint tied
         cdef uint32_t rnd = self.round
         cdef const uint8_t* masks = self.movesp
         cdef uint8_t bits = 0
         cdef Py_ssize_t i, parent
+        for d in range(8):
+            off[d] = DY[d] * w + DX[d]
+            length[d] = 1.0 if d < 4 else SQRT2
         while True:
             tied = self.n_ties > 0 and (self.size == 0 or
                                         not before(self.heap[0], self.ties[self.n_ties - 1]))
@@ -1075,15 +1131,14 @@ cdef class IncrementalCore:
             while bits:                           # the legal steps, in the order N .. NW
                 d = ctz32(bits)
                 bits = bits & (bits - 1)
-                vx, vy = ux + DX[d], uy + DY[d]
                 if masks != NULL:
-                    v = vy * w + vx
+                    v = u + off[d]
                     cv = cost[v]
-                    if d < 4:
-                        c = gu + 0.5 * (cu + cv)
-                    else:
-                        c = gu + SQRT2 * (0.5 * (cu + cv))
+                    c = gu + length[d] * (0.5 * (cu + cv))   # length 1: exactly the mean
+                    if tiled:
+                        vx, vy = ux + DX[d], uy + DY[d]
                 elif d < 4:
+                    vx, vy = ux + DX[d], uy + DY[d]
                     side[d] = INFINITY
                     if vx < 0 or vx >= w or vy < 0 or vy >= hgt:
                         continue
@@ -1093,6 +1148,7 @@ cdef class IncrementalCore:
                         continue
                     c = gu + 0.5 * (cu + cv)
                 else:
+                    vx, vy = ux + DX[d], uy + DY[d]
                     if vx < 0 or vx >= w or vy < 0 or vy >= hgt:
                         continue
                     if (side[0 if DY[d] < 0 else 2] < INFINITY) + \
@@ -1130,14 +1186,14 @@ cdef class IncrementalCore:
                             slots[mv].mark = (slots[mv].mark & ~VIA) | \
                                 (<uint32_t> (d ^ 2) << 28)
                     elif c <= x.rhs:              # a gain within the rounding margin
-                        self.tie_via(mv, vx, vy, d ^ 2, c)
+                        self.tie_via(mv, ux + DX[d], uy + DY[d], d ^ 2, c)
                     continue
                 x.rhs = c
                 if v == target:
                     dx = 0.0
                 else:
-                    dx = fabs(<double> (vx - tx))
-                    dy = fabs(<double> (vy - ty))
+                    dx = fabs(<double> (ux - tx + DX[d]))
+                    dy = fabs(<double> (uy - ty + DY[d]))
                     if diag:
                         dx = (dx + SQRT2_M1 * dy) if dx > dy else (dy + SQRT2_M1 * dx)
                     else:
@@ -1196,117 +1252,113 @@ cdef class IncrementalCore:
             cs = c
         m.mark = (m.mark | LOW) if cs < self.nodes[mv].rhs else (m.mark & ~LOW)
 
-    def walk(self, int s, int limit):
-        """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
-        ids, int64 ids of the edges taken, the sum of their costs); empty and inf when the
-        walk finds no way."""
-        cdef double total = 0.0, c
-        cdef int nxt
-        cdef int64_t used
-        cdef Py_ssize_t n = 1, cap = 64
-        cdef int64_t* out
-        cdef int64_t* taken
-        cdef int64_t* grown
-        cdef bint masked
-        cdef double bound
-        empty = np.empty(0, dtype=np.int64)
-        if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
-            return empty, empty, INFINITY
-        if self.pointed:                          # the first search named each pick
-            return self.follow(s, limit)
-        out = <int64_t*> malloc(cap * sizeof(int64_t))
-        taken = <int64_t*> malloc(cap * sizeof(int64_t))
-        try:
-            if out == NULL or taken == NULL:
-                raise MemoryError()
-            out[0] = s
-            masked = self.grid and self.movesp != NULL and self.mine == NULL
-            while s != self.root and n <= limit:
-                # With masks, a first pass reads only the cells that may give a g + step
-                # within the node's rhs (one of them, or one a rounding tie above it): its
-                # least is the minimum when it is within that bound, else all are read.
-                bound = self.nodes[self.ix(s)].rhs if masked else INFINITY
-                if not masked or bound == INFINITY or \
-                        not self.best_pull_masked(s, &nxt, &used, &c, bound) <= bound:
-                    self.best_pull(s, &nxt, &used, &c)
-                if nxt < 0:
-                    break
-                total += c
-                s = nxt
-                if n == cap:
-                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    out = grown
-                    grown = <int64_t*> realloc(taken, 2 * cap * sizeof(int64_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    taken, cap = grown, 2 * cap
-                taken[n - 1] = used
-                out[n] = s
-                n += 1
-            if s != self.root:
-                return empty, empty, INFINITY
-            return (np.asarray(<int64_t[:n]> out).copy(),
-                    np.asarray(<int64_t[:n - 1]> taken).copy() if n > 1 else empty, total)
-        finally:
-            free(out)
-            free(taken)
+    cdef int grow_route(self) except -1:
+        """Double the route buffers (or make the first ones)."""
+        cdef Py_ssize_t cap = 2 * self.cap_route if self.cap_route else 256
+        cdef int64_t* grown = <int64_t*> realloc(self.route, cap * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError()
+        self.route = grown
+        grown = <int64_t*> realloc(self.route_edges, cap * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError()
+        self.route_edges, self.cap_route = grown, cap
+        return 0
 
-    cdef follow(self, int s, int limit):
-        """:meth:`walk` from ``s`` (reached) while :meth:`first_grid`'s state stands: each
-        node's VIA bits give the step the walk takes, so no neighbour is read."""
-        cdef const Slot* slots = self.slots
-        cdef const double* cost = self.basep
-        cdef int w = self.w, root = self.root, d, y
+    cdef Py_ssize_t trace(self, int s, int limit, double* total) except -1:
+        """From ``s``, follow the pull edge minimising cost + g (first in edge order among
+        equals) until the root: its nodes into ``route``, the ids of the edges taken into
+        ``route_edges``, the sum of their costs into ``total``; returns the number of nodes,
+        0 when the walk finds no way (within ``limit`` steps)."""
+        cdef double c, bound, cs, cn
+        cdef int nxt, d, y, w = self.w, root = self.root
         cdef int off[8]
-        cdef bint tiled = self.tiled
-        cdef Py_ssize_t n = 1, cap = 256, m
-        cdef double total = 0.0, cs = cost[s], cn, c
-        cdef int64_t* out = <int64_t*> malloc(cap * sizeof(int64_t))
-        cdef int64_t* taken = <int64_t*> malloc(cap * sizeof(int64_t))
-        cdef int64_t* grown
-        for d in range(8):
-            off[d] = DY[d] * w + DX[d]
-        try:
-            if out == NULL or taken == NULL:
-                raise MemoryError()
-            out[0] = s
+        cdef int64_t used
+        cdef Py_ssize_t n = 1, m
+        cdef bint masked = self.grid and self.movesp != NULL and self.mine == NULL
+        total[0] = 0.0
+        if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
+            return 0
+        if self.cap_route == 0:
+            self.grow_route()
+        self.route[0] = s
+        if self.pointed:
+            # The first search named each node's pick (VIA): no neighbour is read.
+            for d in range(8):
+                off[d] = DY[d] * w + DX[d]
+            cs = self.basep[s]
             while s != root and n <= limit:
-                if tiled:
+                if self.tiled:
                     y = self.row(s)
                     m = self.ixy(s - y * w, y)
                 else:
                     m = s
-                d = (slots[m].mark >> 28) & 7
-                taken[n - 1] = 8 * <int64_t> s + d
+                d = (self.slots[m].mark >> 28) & 7
+                used = 8 * <int64_t> s + d
                 s = s + off[d]
-                cn = cost[s]
+                cn = self.basep[s]
                 c = 0.5 * (cs + cn)
                 if d >= 4:
                     c = SQRT2 * c
-                total += c
+                total[0] += c
                 cs = cn
-                out[n] = s
+                if n == self.cap_route:
+                    self.grow_route()
+                self.route_edges[n - 1] = used
+                self.route[n] = s
                 n += 1
-                if n == cap:
-                    grown = <int64_t*> realloc(out, 2 * cap * sizeof(int64_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    out = grown
-                    grown = <int64_t*> realloc(taken, 2 * cap * sizeof(int64_t))
-                    if grown == NULL:
-                        raise MemoryError()
-                    taken, cap = grown, 2 * cap
-            if s != root:
-                empty = np.empty(0, dtype=np.int64)
-                return empty, empty, INFINITY
-            return (np.asarray(<int64_t[:n]> out).copy(),
-                    np.asarray(<int64_t[:n - 1]> taken).copy() if n > 1
-                    else np.empty(0, dtype=np.int64), total)
-        finally:
-            free(out)
-            free(taken)
+            return n if s == root else 0
+        while s != root and n <= limit:
+            # With masks, a first pass reads only the cells that may give a g + step within
+            # the node's rhs (one of them, or one a rounding tie above it): its least is the
+            # minimum when it is within that bound, else all are read.
+            bound = self.nodes[self.ix(s)].rhs if masked else INFINITY
+            if not masked or bound == INFINITY or \
+                    not self.best_pull_masked(s, &nxt, &used, &c, bound) <= bound:
+                self.best_pull(s, &nxt, &used, &c)
+            if nxt < 0:
+                break
+            total[0] += c
+            s = nxt
+            if n == self.cap_route:
+                self.grow_route()
+            self.route_edges[n - 1] = used
+            self.route[n] = s
+            n += 1
+        return n if s == root else 0
+
+    def walk(self, int s, int limit):
+        """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node
+        ids, int64 ids of the edges taken, the sum of their costs); empty and inf when the
+        walk finds no way."""
+        cdef double total
+        cdef Py_ssize_t n = self.trace(s, limit, &total)
+        nodes = np.empty(n, dtype=np.int64)
+        edges = np.empty(n - 1 if n > 1 else 0, dtype=np.int64)
+        cdef int64_t[::1] o = nodes
+        cdef int64_t[::1] e = edges
+        if n == 0:
+            return nodes, edges, INFINITY
+        memcpy(&o[0], self.route, n * sizeof(int64_t))
+        if n > 1:
+            memcpy(&e[0], self.route_edges, (n - 1) * sizeof(int64_t))
+        return nodes, edges, total
+
+    def cells(self, int s, int limit, bint reverse):
+        """Grid: :meth:`walk`'s path from ``s`` as cells, ((n, 2) int64 (x, y), from the
+        root's end when ``reverse``; the sum of its step costs); empty and inf when the
+        walk finds no way."""
+        cdef double total
+        cdef Py_ssize_t n = self.trace(s, limit, &total), i
+        cdef int64_t node, y
+        out = np.empty((n, 2), dtype=np.int64)
+        cdef int64_t[:, ::1] o = out
+        for i in range(n):
+            node = self.route[n - 1 - i if reverse else i]
+            y = self.row(<int> node)
+            o[i, 0] = node - y * self.w
+            o[i, 1] = y
+        return out, total if n else INFINITY
 
     cdef double edge_cost(self, int64_t e) noexcept nogil:
         cdef int u, v = -1

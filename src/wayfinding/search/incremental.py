@@ -148,6 +148,12 @@ class _GridEdges:
     def path(self, nodes: np.ndarray) -> np.ndarray:
         return _incremental.grid_cells(nodes, self.shape[1])
 
+    def route(self, core: _incremental.IncrementalCore,
+              backward: bool) -> tuple[np.ndarray, float]:
+        """The current path from start to goal as ``(n, 2)`` cells, and its cost (empty and
+        inf when there is none), in one pass of the kernel."""
+        return core.cells(core.target, self.n, not backward)
+
 
 class _GraphEdges:
     """A ``CSRGraph``'s edges with mutable costs."""
@@ -264,6 +270,13 @@ class _GraphEdges:
 
     def path(self, nodes: np.ndarray) -> np.ndarray:
         return nodes
+
+    def route(self, core: _incremental.IncrementalCore,
+              backward: bool) -> tuple[np.ndarray, float]:
+        """The current path from start to goal (node ids) and its cost (empty and inf when
+        there is none)."""
+        nodes, _, cost = core.walk(core.target, self.n)
+        return (nodes if backward else nodes[::-1]), cost
 
 
 def _mapping(changes: Any) -> dict[Any, Any]:
@@ -397,10 +410,10 @@ class _Incremental(SingleThread):
         before = self._core.expanded
         self._core.compute()
         stats = SearchStats(expanded=int(self._core.expanded - before))
-        nodes, _, cost = self._route()
+        path, cost = self._e.route(self._core, self.backward)
         stats.elapsed = time.perf_counter() - t0
         name = "dstar_lite" if self.backward else "lpa_star"
-        return PathResult(self._e.path(nodes), float(cost), len(nodes) > 0, stats, name)
+        return PathResult(path, float(cost), len(path) > 0, stats, name)
 
     def _route(self) -> tuple[np.ndarray, np.ndarray, float]:
         """The current path from start to goal: its node ids, the ids of its edges and its
