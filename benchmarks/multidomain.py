@@ -11,7 +11,8 @@ World families (an agent of radius 0.3 on unit cells):
   rightmost columns free), meshes built from the grids, crossing from the left edge to the
   right;
 - ``blocks``: 40 × 30 grids with 25 random blocks of up to 7 × 7 cells, meshes built from
-  the grids, between two random cells where the agent fits;
+  the grids, between two random free cells joined by a path
+  (``wayfinding.grid.worlds.blocks_world``);
 - ``radius``: the ``open`` worlds with meshes built for the agent's radius.
 
 ``plan_multidomain`` plans Σ1 → Σ2 (no density) → Σ3 waypoint legs until every task is
@@ -35,6 +36,7 @@ import numpy as np
 from _report import publish, run_header, table
 
 from wayfinding.grid import Grid
+from wayfinding.grid.worlds import blocks_world
 from wayfinding.navmesh import NavMesh
 from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_maps import Tunnel, time_assignment
@@ -62,19 +64,6 @@ def random_world(seed: int, w: int = 24, h: int = 16, blocks: int = 7) -> Grid:
     return Grid(free)
 
 
-def blocks_world(seed: int, w: int = 40, h: int = 30, blocks: int = 25,
-                 largest: int = 7) -> tuple[Grid, tuple[float, float], tuple[float, float]]:
-    rng = np.random.default_rng(seed)
-    free = np.ones((h, w), dtype=bool)
-    for _ in range(blocks):
-        x, y = rng.integers(0, w - 1), rng.integers(0, h - 1)
-        free[y:y + rng.integers(1, largest + 1), x:x + rng.integers(1, largest + 1)] = False
-    grid = Grid(free)
-    cells = np.argwhere(GridDomain(grid, radius=0.3).static_free)
-    (ay, ax), (by, bx) = cells[rng.integers(len(cells), size=2)]
-    return grid, (ax + 0.5, ay + 0.5), (bx + 0.5, by + 0.5)
-
-
 def endpoints(seed: int) -> tuple[tuple[float, float], tuple[float, float]]:
     return (0.5, 0.5 + seed % 16), (23.5, 15.5 - (seed * 7) % 16)
 
@@ -92,7 +81,7 @@ def family(name: str, seed: int) -> tuple[NavMeshDomain, DensityDomain, GridDoma
                                           tuple[float, float], tuple[float, float]]:
     """World ``seed`` of the family ``name``: its Σ1–Σ3 domains, start and goal."""
     if name == "blocks":
-        grid, start, goal = blocks_world(seed)
+        grid, start, goal = blocks_world(40, 30, seed=seed)
     else:
         grid = random_world(seed)
         start, goal = endpoints(seed)

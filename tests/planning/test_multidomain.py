@@ -12,6 +12,7 @@ from scipy.sparse.csgraph import dijkstra as sp_dijkstra
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import Grid
+from wayfinding.grid.worlds import blocks_world
 from wayfinding.navmesh import NavMesh
 from wayfinding.planning.domain_grid import GridDomain
 from wayfinding.planning.domain_navmesh import DensityDomain, NavMeshDomain
@@ -357,26 +358,13 @@ def test_the_space_time_plan_is_never_below_the_space_time_optimum_of_its_leg(se
     assert s4.valid_path(states)
 
 
-def blocks_world(seed, w=40, h=30, blocks=25, largest=7):
-    """The blocks family: a 40 × 30 grid with 25 blocks of up to 7 × 7 cells and two
-    random free cells (where an agent of radius 0.3 fits) as start and goal."""
-    rng = np.random.default_rng(seed)
-    free = np.ones((h, w), dtype=bool)
-    for _ in range(blocks):
-        x, y = rng.integers(0, w - 1), rng.integers(0, h - 1)
-        free[y:y + rng.integers(1, largest + 1), x:x + rng.integers(1, largest + 1)] = False
-    grid = Grid(free)
-    cells = np.argwhere(GridDomain(grid, radius=0.3).static_free)
-    (ay, ax), (by, bx) = cells[rng.integers(len(cells), size=2)]
-    return grid, (ax + 0.5, ay + 0.5), (bx + 0.5, by + 0.5)
-
-
 def family(name, seed):
     """The Σ1–Σ3 domains and the ends of world ``seed`` of a family: ``"open"`` (the
-    random worlds above, left edge to right edge), ``"blocks"`` (:func:`blocks_world`) or
-    ``"radius"`` (the random worlds with meshes built for the agent's radius 0.3)."""
+    random worlds above, left edge to right edge), ``"blocks"`` (the 40 × 30
+    :func:`~wayfinding.grid.worlds.blocks_world`) or ``"radius"`` (the random worlds with
+    meshes built for the agent's radius 0.3)."""
     if name == "blocks":
-        grid, start, goal = blocks_world(seed)
+        grid, start, goal = blocks_world(40, 30, seed=seed)
     else:
         grid = random_world(seed)
         start, goal = (0.5, 0.5 + seed % 16), (23.5, 15.5 - (seed * 7) % 16)
