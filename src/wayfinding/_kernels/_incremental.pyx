@@ -268,6 +268,7 @@ cdef class IncrementalCore:
     cdef uint64_t* mine
     cdef const uint8_t[::1] moves     # the grid's legal-step masks, if given (padded, W + 2)
     cdef const uint8_t* movesp        # NULL when not given
+    cdef bint uniform                 # with the masks: every passable cell costs 1
     # state
     cdef public double h_scale
     cdef Node* nodes
@@ -419,17 +420,19 @@ cdef class IncrementalCore:
         core.setup(core.h * core.w, h_scale, root, target)
         return core
 
-    def use_moves(self, const uint8_t[::1] moves):
+    def use_moves(self, const uint8_t[::1] moves, bint uniform=False):
         """Grid: the legal steps of every cell as bit masks (bit d for the step ``d`` in the
         order N, E, S, W, NE, SE, SW, NW) over the grid padded with a blocked border,
         flattened ((H + 2) * (W + 2)), built from the costs this core reads under its
         diagonal rule; the first search then reads one mask per cell instead of testing
-        its neighbours' costs."""
+        its neighbours' costs.  ``uniform``: every passable cell costs 1, so a step costs
+        its length and the first search reads no cell cost."""
         if not self.grid or moves.shape[0] != (self.h + 2) * (self.w + 2):
             raise ValueError(f"move masks of {moves.shape[0]} cells for a "
                              f"{self.w} x {self.h} grid padded by one cell")
         self.moves = moves
         self.movesp = &moves[0]
+        self.uniform = uniform
 
     @staticmethod
     def on_graph(int n, const int64_t[::1] pull_ptr, const int32_t[::1] pull_nbr,
@@ -620,32 +623,38 @@ cdef class IncrementalCore:
     cdef inline void place(self, Py_ssize_t i, Item it) noexcept nogil:
         """Put ``it`` at heap index ``i`` (a hole) and move it up or down to its place."""
         cdef Py_ssize_t parent
+        cdef Item* heap = self.heap               # locals: stores through slots may alias
+        cdef Slot* slots = self.slots
+        cdef Item moved
         while i > 0:                              # up
             parent = (i - 1) >> 1
-            if not before(it, self.heap[parent]):
+            moved = heap[parent]
+            if not before(it, moved):
                 break
-            self.heap[i] = self.heap[parent]
-            self.slots[self.heap[i].mem].pos = <int32_t> i
+            heap[i] = moved
+            slots[moved.mem].pos = <int32_t> i
             i = parent
         self.sink(i, it)
 
     cdef inline void sink(self, Py_ssize_t i, Item it) noexcept nogil:
         """Put ``it`` at heap index ``i`` (a hole), moved down below its smaller children
         while they come first."""
-        cdef Py_ssize_t child
+        cdef Py_ssize_t child, n = self.size
+        cdef Item* heap = self.heap
+        cdef Slot* slots = self.slots
         while True:
             child = 2 * i + 1
-            if child >= self.size:
+            if child >= n:
                 break
-            if child + 1 < self.size and before(self.heap[child + 1], self.heap[child]):
+            if child + 1 < n and before(heap[child + 1], heap[child]):
                 child += 1
-            if not before(self.heap[child], it):
+            if not before(heap[child], it):
                 break
-            self.heap[i] = self.heap[child]
-            self.slots[self.heap[i].mem].pos = <int32_t> i
+            heap[i] = heap[child]
+            slots[heap[i].mem].pos = <int32_t> i
             i = child
-        self.heap[i] = it
-        self.slots[it.mem].pos = <int32_t> i
+        heap[i] = it
+        slots[it.mem].pos = <int32_t> i
 
     cdef inline int push(self, int s) except -1:
         cdef Item* grown
@@ -690,30 +699,34 @@ cdef class IncrementalCore:
         the hole walks down along the smaller children to a leaf (one comparison per
         level), then the last item rises from there."""
         cdef Py_ssize_t child, parent, n
-        cdef Item last
+        cdef Item last, moved
+        cdef Item* heap = self.heap
+        cdef Slot* slots = self.slots
         self.size -= 1
         n = self.size
         if i == n:
             return
-        last = self.heap[n]
+        last = heap[n]
         while True:
             child = 2 * i + 1
             if child >= n:
                 break
             if child + 1 < n:
-                child += before(self.heap[child + 1], self.heap[child])
-            self.heap[i] = self.heap[child]
-            self.slots[self.heap[i].mem].pos = <int32_t> i
+                child += before(heap[child + 1], heap[child])
+            moved = heap[child]
+            heap[i] = moved
+            slots[moved.mem].pos = <int32_t> i
             i = child
         while i > 0:
             parent = (i - 1) >> 1
-            if not before(last, self.heap[parent]):
+            moved = heap[parent]
+            if not before(last, moved):
                 break
-            self.heap[i] = self.heap[parent]
-            self.slots[self.heap[i].mem].pos = <int32_t> i
+            heap[i] = moved
+            slots[moved.mem].pos = <int32_t> i
             i = parent
-        self.heap[i] = last
-        self.slots[last.mem].pos = <int32_t> i
+        heap[i] = last
+        slots[last.mem].pos = <int32_t> i
 
     cdef int untie(self) except -1:
         """Move the tie stack into the heap: appended, then sifted up one by one, or the
@@ -1062,8 +1075,9 @@ cdef class IncrementalCore:
         cdef Py_ssize_t tw = self.tw
         cdef const int32_t* tile_at = self.tile_at
         cdef Node* x
-        cdef Item top, it
+        cdef Item top, it, moved
         cdef Item* grown
+        cdef Item* heap
         cdef int u, v, d, ux, uy, vx = 0, vy = 0
         cdef int32_t p
         cdef double gu, cu, cv, c, dx, dy, tk
@@ -1073,6 +1087,7 @@ cdef class IncrementalCore:
         cdef bint tied
         cdef uint32_t rnd = self.round
         cdef const uint8_t* masks = self.movesp
+        cdef bint uniform = self.uniform
         cdef uint8_t bits = 0
         cdef Py_ssize_t i, parent
         for d in range(8):
@@ -1133,8 +1148,10 @@ cdef class IncrementalCore:
                 bits = bits & (bits - 1)
                 if masks != NULL:
                     v = u + off[d]
-                    cv = cost[v]
-                    c = gu + length[d] * (0.5 * (cu + cv))   # length 1: exactly the mean
+                    if uniform:                   # the mean of two 1s: exactly the length
+                        c = gu + length[d]
+                    else:
+                        c = gu + length[d] * (0.5 * (cu + cost[v]))   # length 1: the mean
                     if tiled:
                         vx, vy = ux + DX[d], uy + DY[d]
                 elif d < 4:
@@ -1223,14 +1240,16 @@ cdef class IncrementalCore:
                         self.capacity *= 2
                     i = self.size                 # sift up from a new leaf
                     self.size += 1
+                    heap = self.heap
                     while i > 0:
                         parent = (i - 1) >> 1
-                        if not before(it, self.heap[parent]):
+                        moved = heap[parent]
+                        if not before(it, moved):
                             break
-                        self.heap[i] = self.heap[parent]
-                        slots[self.heap[i].mem].pos = <int32_t> i
+                        heap[i] = moved
+                        slots[moved.mem].pos = <int32_t> i
                         i = parent
-                    self.heap[i] = it
+                    heap[i] = it
                     slots[mv].pos = <int32_t> i
         self.pointed = True
         return 0
@@ -1270,43 +1289,59 @@ cdef class IncrementalCore:
         equals) until the root: its nodes into ``route``, the ids of the edges taken into
         ``route_edges``, the sum of their costs into ``total``; returns the number of nodes,
         0 when the walk finds no way (within ``limit`` steps)."""
-        cdef double c, bound, cs, cn
-        cdef int nxt, d, y, w = self.w, root = self.root
+        cdef double c, bound, cs, cn, sum = 0.0
+        cdef int nxt, d, x, y, w = self.w, root = self.root
         cdef int off[8]
         cdef int64_t used
-        cdef Py_ssize_t n = 1, m
+        cdef Py_ssize_t n = 1, m, tw = self.tw, tile = -1, base = 0
         cdef bint masked = self.grid and self.movesp != NULL and self.mine == NULL
+        cdef bint tiled = self.tiled, uniform = self.uniform
+        cdef const int32_t* tile_at = self.tile_at
+        cdef const Slot* slots = self.slots
+        cdef const double* cost = self.basep
+        cdef int64_t* route
+        cdef int64_t* edges
         total[0] = 0.0
         if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
             return 0
         if self.cap_route == 0:
             self.grow_route()
-        self.route[0] = s
+        route, edges = self.route, self.route_edges
+        route[0] = s
         if self.pointed:
-            # The first search named each node's pick (VIA): no neighbour is read.
+            # The first search named each node's pick (VIA): no neighbour is read.  Locals,
+            # as the stores into the route may alias the core's fields.
             for d in range(8):
                 off[d] = DY[d] * w + DX[d]
             cs = self.basep[s]
+            y = self.row(s)
+            x = s - y * w
             while s != root and n <= limit:
-                if self.tiled:
-                    y = self.row(s)
-                    m = self.ixy(s - y * w, y)
+                if tiled:
+                    if (y >> 4) * tw + (x >> 4) != tile:   # into another tile
+                        tile = (y >> 4) * tw + (x >> 4)
+                        base = <Py_ssize_t> tile_at[tile] << 8
+                    m = base | ((y & 15) << 4) | (x & 15)
                 else:
                     m = s
-                d = (self.slots[m].mark >> 28) & 7
-                used = 8 * <int64_t> s + d
-                s = s + off[d]
-                cn = self.basep[s]
-                c = 0.5 * (cs + cn)
+                d = (slots[m].mark >> 28) & 7
+                edges[n - 1] = 8 * <int64_t> s + d
+                s, x, y = s + off[d], x + DX[d], y + DY[d]
+                if uniform:                       # the mean of two 1s: 1
+                    c = 1.0
+                else:
+                    cn = cost[s]
+                    c = 0.5 * (cs + cn)
+                    cs = cn
                 if d >= 4:
                     c = SQRT2 * c
-                total[0] += c
-                cs = cn
+                sum += c
+                route[n] = s
+                n += 1
                 if n == self.cap_route:
                     self.grow_route()
-                self.route_edges[n - 1] = used
-                self.route[n] = s
-                n += 1
+                    route, edges = self.route, self.route_edges
+            total[0] = sum
             return n if s == root else 0
         while s != root and n <= limit:
             # With masks, a first pass reads only the cells that may give a g + step within
@@ -1350,13 +1385,15 @@ cdef class IncrementalCore:
         walk finds no way."""
         cdef double total
         cdef Py_ssize_t n = self.trace(s, limit, &total), i
-        cdef int64_t node, y
+        cdef int64_t node, y, w = self.w
+        cdef const int64_t* route = self.route
+        cdef double inv_w = self.inv_w
         out = np.empty((n, 2), dtype=np.int64)
         cdef int64_t[:, ::1] o = out
         for i in range(n):
-            node = self.route[n - 1 - i if reverse else i]
-            y = self.row(<int> node)
-            o[i, 0] = node - y * self.w
+            node = route[n - 1 - i if reverse else i]
+            y = <int64_t> ((node + 0.5) * inv_w)   # as :meth:`row`
+            o[i, 0] = node - y * w
             o[i, 1] = y
         return out, total if n else INFINITY
 

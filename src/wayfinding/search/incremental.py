@@ -91,10 +91,11 @@ class _GridEdges:
         core = _incremental.IncrementalCore.on_grid(
             self.grid.costs, need, rule is not Diagonal.NEVER, self.h_scale, root, target)
         # The grid's step masks when something (A*) built them already: the first search
-        # reads one per cell.  Building them here would cost a pass over the whole grid.
+        # reads one per cell, and no cell cost when the grid is known to be uniform.
+        # Building either here would cost a pass over the whole grid.
         moves = vars(self.grid).get("moves")
         if moves is not None:
-            core.use_moves(moves)
+            core.use_moves(moves, vars(self.grid).get("is_uniform", False))
         return core
 
     @cached_property
