@@ -105,7 +105,7 @@ def exact(domain: Any, start: np.ndarray, goal: np.ndarray, cs: ConstraintSet) -
     vs, legs_g = domain.joins(goal, cs)
     if isinstance(domain, AdaptiveDomain):      # its costs depend on the goal's state
         vs, legs_g = vs[:1], legs_g[:1]
-    best = domain._direct(start, goal, cs, 0.0)
+    best = domain.straight_leg(start, goal, cs)
     if len(us) and len(vs):
         graph = domain.graph(cs, goal=int(vs[0])).to_scipy()
         dist = dijkstra(graph, indices=us)[:, vs]

@@ -63,7 +63,7 @@ def fresh_cost(domain, constraints, start, goal, t=0.0):
     n = domain.num_nodes
     c = domain.costs(cs, t=t, goal=int(goals[0]) if len(goals) else None)
     ok = np.isfinite(c)
-    direct = domain._direct(s, g, cs, t)
+    direct = domain.straight_leg(s, g, cs, t=t)
     src = np.concatenate([domain.edges[ok, 0], np.full(len(starts), n), goals, [n]])
     dst = np.concatenate([domain.edges[ok, 1], starts, np.full(len(goals), n + 1), [n + 1]])
     w = np.concatenate([c[ok], s_legs, g_legs, [direct]])
@@ -98,6 +98,35 @@ CASES = {
     "mixed": ConstraintSet([Constraint(GUARD, -5, near=True), Constraint(HALL, 2, near=True),
                             Constraint.hard(Disc((8.5, 3.5), 2.0))]),
 }
+
+
+@pytest.mark.parametrize(("a", "b", "cs", "expected"), [
+    ((1, 1), (5, 4), None, 5.0),
+    ((1, 1), (5, 4), ConstraintSet(()), 5.0),
+    ((1, 1), (5, 4), ConstraintSet([Constraint.hard(Disc((3, 2.5), 0.5))]), math.inf),
+    ((1, 1), (5, 4), ConstraintSet([Constraint.hard(Disc((9, 9), 0.5))]), 5.0),
+])
+def test_the_straight_leg_of_a_domain_costs_its_length_unless_a_hard_constraint_cuts_it(
+        a, b, cs, expected):
+    assert random_domain(0).straight_leg(a, b, cs) == pytest.approx(expected)
+
+
+def test_the_straight_leg_of_a_grid_domain_stays_in_one_passable_cell():
+    domain = open_domain()
+    assert domain.straight_leg((2.25, 10.5), (2.75, 10.5), None) == pytest.approx(0.5)
+    assert domain.straight_leg((2.25, 10.5), (3.75, 10.5), None) == math.inf
+    assert domain.straight_leg((14.25, 10.5), (14.75, 10.5), None) == math.inf    # the wall
+    assert domain.straight_leg((-1, 10.5), (-0.5, 10.5), None) == math.inf       # off the grid
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_straight_leg_is_the_route_of_a_query_within_one_cell(case):
+    domain = open_domain()
+    a, b = (20.1, 10.2), (20.9, 10.8)
+    leg = domain.straight_leg(a, b, CASES[case])
+    route = domain.find_path(a, b, constraints=CASES[case])
+    assert route.found == math.isfinite(leg)
+    assert route.cost == pytest.approx(leg) and (not route.found or len(route.nodes) == 0)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -742,6 +771,12 @@ def planner_on(domain, constraints=None, **options):
     (lambda d: satisfied_shares(CASES["hard disc"], [0, 1]), "path"),
     (lambda d: satisfied_shares(CASES["hard disc"], [[0, 0]], t=math.nan), "t"),
     (lambda d: satisfied_shares("guard", [[0, 0]]), "ConstraintSet"),
+    (lambda d: d.straight_leg((0, math.nan), GOAL, None), "start"),
+    (lambda d: d.straight_leg(START, "here", None), "goal"),
+    (lambda d: d.straight_leg(START, GOAL, 3), "ConstraintSet"),
+    (lambda d: d.straight_leg(START, GOAL, None, t=math.nan), "t"),
+    (lambda d: random_domain(0).straight_leg((0, 0, 0), GOAL, None), "start"),
+    (lambda d: random_domain(0).straight_leg(START, GOAL, "pond"), "ConstraintSet"),
 ])
 def test_bad_input_raises_and_names_it(call, message):
     with pytest.raises(InvalidQueryError, match=message):

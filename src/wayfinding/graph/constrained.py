@@ -332,13 +332,28 @@ class ConstraintDomain:
         states, legs = self.joins(point, constraints, t=t)
         return (int(states[0]), float(legs[0])) if len(states) else (-1, float("inf"))
 
-    def _direct(self, start: np.ndarray, goal: np.ndarray, constraints: Fields,
-                t: float) -> float:
-        """The constrained cost of the straight leg from ``start`` to ``goal`` when it is
-        free and crosses no hard constraint, else ``inf``."""
-        if not self.segments_free(start[None], goal[None])[0]:
+    def straight_leg(self, start: Any, goal: Any, constraints: Fields, *,
+                     t: float = 0.0) -> float:
+        """The constrained cost of the straight leg between the ends, world points
+        ``start`` and ``goal``, under ``constraints`` at time ``t``, costed as
+        :meth:`joins`' legs are; ``inf`` when the leg is not free (:meth:`segments_free`)
+        or crosses a hard constraint.  :meth:`find_path` takes the leg as a route of its
+        own where it is finite.
+
+        >>> d = ConstraintDomain([[0, 0], [1, 0]], [[0, 1], [1, 0]], [1.0, 1.0])
+        >>> d.straight_leg((0, 1), (2, 1), None)
+        2.0
+        >>> from wayfinding.constraints import Constraint, Disc
+        >>> d.straight_leg((0, 1), (2, 1), ConstraintSet([Constraint.hard(Disc((1, 1), 0.5))]))
+        inf
+        """
+        s = finite_point("start", start)
+        g = finite_point("goal", goal)
+        field = checked(constraints)
+        t = finite_float("t", t)
+        if not self.segments_free(s[None], g[None])[0]:
             return float("inf")
-        return float(self._legs(start[None], goal[None], constraints, t)[0])
+        return float(self._legs(s[None], g[None], field, t)[0])
 
     @cached_property
     def _leg_piece(self) -> float:
@@ -374,7 +389,8 @@ class ConstraintDomain:
 
         Each end point joins the domain through its :attr:`join_count` nearest states
         reachable by a free straight leg that crosses no hard constraint (:meth:`joins`),
-        and the straight leg from ``start`` to ``goal`` itself is a route when it is free;
+        and the straight leg from ``start`` to ``goal`` itself (:meth:`straight_leg`) is a
+        route when it is free;
         the legs' constrained costs are part of ``cost`` (a leg is costed as transitions
         are, in pieces no longer than the domain's median transition).  No route gives
         ``found=False``.
@@ -390,7 +406,7 @@ class ConstraintDomain:
         goals, g_legs = self.joins(g, field, t=t)
         if self._goal_dependent and len(goals):
             goals, g_legs = goals[:1], g_legs[:1]
-        direct = self._direct(s, g, field, t)
+        direct = self.straight_leg(s, g, field, t=t)
         r = self._route(s, g, starts, s_legs, goals, g_legs, direct, field, t, method)
         return _routed(name, t0, r, s, g, self._points)
 

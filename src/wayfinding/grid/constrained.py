@@ -78,14 +78,21 @@ class GridConstraintDomain(ConstraintDomain):
             return -1
         return y * self.grid.width + x
 
-    def _direct(self, start: np.ndarray, goal: np.ndarray, constraints: Fields,
-                t: float) -> float:
-        """The straight leg between two points of the same passable cell (the grid's moves
-        join any others)."""
-        node = self._cell_state(start)
-        if node < 0 or node != self._cell_state(goal):
+    def straight_leg(self, start: Any, goal: Any, constraints: Fields, *,
+                     t: float = 0.0) -> float:
+        """The constrained cost of the straight leg between the ends, world points
+        ``start`` and ``goal``, under ``constraints`` at time ``t``: a leg only within one
+        passable cell (the grid's moves join any others), so ``inf`` when the ends lie in
+        different cells, off the grid or in a blocked cell, or the leg crosses a hard
+        constraint."""
+        s = finite_point("start", start)
+        g = finite_point("goal", goal)
+        field = checked(constraints)
+        t = finite_float("t", t)
+        node = self._cell_state(s)
+        if node < 0 or node != self._cell_state(g):
             return math.inf
-        return float(self._legs(start[None], goal[None], constraints, t)[0])
+        return float(self._legs(s[None], g[None], field, t)[0])
 
     def find_cells(self, start: Any, goal: Any, constraints: Fields, *, t: float = 0.0,
                    method: str = "astar") -> ConstrainedPath:

@@ -312,7 +312,7 @@ class AdaptiveDomain(ConstraintDomain):
         dense = self.dense
         starts, s_legs = dense.joins(s, field, t=t)
         goals, g_legs = dense.joins(g, field, t=t)
-        direct = dense._direct(s, g, field, t)
+        direct = dense.straight_leg(s, g, field, t=t)
         scale = 0.0 if method == "dijkstra" else self._heuristic_scale
         nodes, cost, stats = self._lazy(s, g, starts, s_legs, goals, g_legs, direct, field,
                                         t, scale)

@@ -524,7 +524,7 @@ class ConstraintPlanner(SingleThread):
             same = same and np.array_equal(starts, self._starts)
             legs.append(s_legs)
             if self._d_id >= 0:
-                legs.append(np.array([d._direct(self._start, self._goal, new, t)]))
+                legs.append(np.array([d.straight_leg(self._start, self._goal, new, t=t)]))
         if not same:
             self._new_search(self._joins(self._start), (goals, g_legs))
             return
@@ -585,7 +585,8 @@ class ConstraintPlanner(SingleThread):
         free = bool(d.segments_free(self._start[None], self._goal[None])[0])
         if not free and not (len(self._starts) and len(self._goals)):
             return
-        direct = d._direct(self._start, self._goal, self._set, self._t) if free else math.inf
+        direct = (d.straight_leg(self._start, self._goal, self._set, t=self._t) if free
+                  else math.inf)
         length = float(np.hypot(*(self._goal - self._start))) * d.leg_cost
         k, j, m = d.num_edges, len(self._starts), len(self._goals)
         src = np.concatenate([d.edges[:, 0], np.full(j + free, n), self._goals])
