@@ -96,6 +96,27 @@ DX[:] = [0, 1, 0, -1, 1, 1, -1, -1]
 DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
 
+# The grids :meth:`IncrementalCore.first_grid` is compiled for: the common ones (step masks,
+# node memory by node, diagonal steps; cell costs read or all 1) without the tests for the
+# others, which the general one makes as it runs.
+cdef struct AnyGrid:
+    char unused
+
+
+cdef struct OctileGrid:
+    char unused
+
+
+cdef struct UniformOctileGrid:
+    char unused
+
+
+ctypedef fused GridKind:
+    AnyGrid
+    OctileGrid
+    UniformOctileGrid
+
+
 cdef inline bint before(Item a, Item b) noexcept nogil:
     # Bitwise, not short-circuit: compiles without branches (the heap's hot spot).
     return (a.k1 < b.k1) | ((a.k1 == b.k1) & (a.k2 < b.k2))
@@ -1002,10 +1023,18 @@ cdef class IncrementalCore:
         cdef bint tied
         cdef long long start = self.expanded
         cdef Node* t = self.at(self.target)
+        cdef AnyGrid any_grid
+        cdef OctileGrid octile
+        cdef UniformOctileGrid uniform_octile
         if self.fresh and budget < 0 and self.grid and self.mine == NULL and self.deep \
                 and not self.anytime and self.km == 0.0 and self.eps == 1.0:
             try:
-                self.first_grid()
+                if self.tiled or self.movesp == NULL or self.ndir != 8:
+                    self.first_grid(&any_grid)
+                elif self.uniform:
+                    self.first_grid(&uniform_octile)
+                else:
+                    self.first_grid(&octile)
             finally:
                 self.fresh = False
             return t.g                            # its ties wait on the stack (see ``settled``)
@@ -1053,7 +1082,7 @@ cdef class IncrementalCore:
             self.untie()
         return t.g
 
-    cdef int first_grid(self) except -1:
+    cdef int first_grid(self, GridKind* kind) except -1:
         """:meth:`compute`'s first search on a grid with no changed cells and km 0, as one
         loop: the same expansions in the same order and the same state left behind (an
         expanded node has g = rhs, a reached one its rhs and key on the queue), without
@@ -1064,14 +1093,14 @@ cdef class IncrementalCore:
         cdef uint64_t* seen = self.seen
         cdef uint64_t* dirty = self.dirty
         cdef const double* cost = self.basep
-        cdef int w = self.w, hgt = self.h, need = self.need_sides, diag = self.ndir == 8
+        cdef int w = self.w, hgt = self.h, need = self.need_sides
         cdef int target = self.target
         cdef int ty = self.row(target)
         cdef int tx = target - ty * w
         cdef double hs = self.h_scale, tol
         cdef Node* t = &nodes[self.ix(target)]
         cdef Py_ssize_t mu, mv
-        cdef bint tiled = self.tiled
+        cdef bint masked, uniform, tiled, diag
         cdef Py_ssize_t tw = self.tw
         cdef const int32_t* tile_at = self.tile_at
         cdef Node* x
@@ -1087,9 +1116,15 @@ cdef class IncrementalCore:
         cdef bint tied
         cdef uint32_t rnd = self.round
         cdef const uint8_t* masks = self.movesp
-        cdef bint uniform = self.uniform
         cdef uint8_t bits = 0
+        cdef uint64_t word
         cdef Py_ssize_t i, parent
+        if GridKind is AnyGrid:
+            masked, uniform, tiled, diag = masks != NULL, self.uniform, self.tiled, self.ndir == 8
+        elif GridKind is OctileGrid:
+            masked, uniform, tiled, diag = True, False, False, True
+        else:
+            masked, uniform, tiled, diag = True, True, False, True
         for d in range(8):
             off[d] = DY[d] * w + DX[d]
             length[d] = 1.0 if d < 4 else SQRT2
@@ -1139,14 +1174,14 @@ cdef class IncrementalCore:
             x.g = gu = x.rhs
             slots[mu].mark = (slots[mu].mark & (VIA | LOW)) | rnd
             cu = cost[u]
-            if masks != NULL:                     # its padded cell: (uy + 1) (w + 2) + ux + 1
+            if masked:                            # its padded cell: (uy + 1) (w + 2) + ux + 1
                 bits = masks[u + 2 * uy + w + 3] & (0xff if diag else 0x0f)
             else:                                 # every direction, N, E, S, W first
                 bits = 0xff if diag else 0x0f
             while bits:                           # the legal steps, in the order N .. NW
                 d = ctz32(bits)
                 bits = bits & (bits - 1)
-                if masks != NULL:
+                if masked:
                     v = u + off[d]
                     if uniform:                   # the mean of two 1s: exactly the length
                         c = gu + length[d]
@@ -1180,13 +1215,15 @@ cdef class IncrementalCore:
                 mv = ((<Py_ssize_t> tile_at[(vy >> 4) * tw + (vx >> 4)] << 8) |
                       ((vy & 15) << 4) | (vx & 15)) if tiled else v
                 x = &nodes[mv]
-                if not (seen[mv >> 6] >> (mv & 63)) & 1:
+                word = seen[mv >> 6]
+                if not (word >> (mv & 63)) & 1:
                     if tiled and mv < 256:        # no tile yet
                         mv = self.claim(vx, vy)
                         x = &nodes[mv]
-                    if seen[mv >> 6] == 0:        # the word's first bit: flag it
+                        word = seen[mv >> 6]
+                    if word == 0:                 # the word's first bit: flag it
                         dirty[mv >> 12] |= (<uint64_t> 1) << ((mv >> 6) & 63)
-                    seen[mv >> 6] |= (<uint64_t> 1) << (mv & 63)
+                    seen[mv >> 6] = word | ((<uint64_t> 1) << (mv & 63))
                     x.g = INFINITY
                     slots[mv].mark = <uint32_t> (d ^ 2) << 28   # the way back: d reversed
                     self.initialised += 1
