@@ -809,7 +809,14 @@ cdef Py_ssize_t funnel_core(const double* left, const double* right, Py_ssize_t 
                 ey[side] = ny
                 ei[side] = i
                 continue
-            # The new end crosses the other side: that side's end is a corner.
+            # The new end crosses the other side: that side's end is a corner.  When that
+            # end is this portal's own, the portal is seen edge-on from the apex (on its
+            # line, or past it by a rounding of nearly collinear vertices): the way goes
+            # round the nearer end.
+            if ei[other] == i and (nx - ax) * (nx - ax) + (ny - ay) * (ny - ay) \
+                    < (ex[other] - ax) * (ex[other] - ax) + (ey[other] - ay) * (ey[other] - ay):
+                ex[other] = nx
+                ey[other] = ny
             ax = ex[other]
             ay = ey[other]
             apex_i = ei[other]
@@ -846,6 +853,25 @@ def funnel(const double[:, ::1] left, const double[:, ::1] right, double[:, ::1]
     return funnel_core(&left[0, 0], &right[0, 0], n, &out[0, 0], &index[0])
 
 
+cdef inline void portal_run(const int32_t[:, ::1] polys, const int32_t[::1] sizes,
+                            const int32_t[:, ::1] neigh, int p, int e, int32_t* a,
+                            int32_t* b, int* first) noexcept nogil:
+    """The portal from polygon p into q = neigh[p, e]: the run of p's edges that border q,
+    which holds edge e (two convex polygons share one segment, split into several edges
+    where a vertex lies on it): its ends a, b (p's vertices, in p's order) and its first
+    edge."""
+    cdef int size = sizes[p], lo = e, hi = e, q = neigh[p, e], steps = 1
+    while steps < size and neigh[p, (lo + size - 1) % size] == q:
+        lo = (lo + size - 1) % size
+        steps += 1
+    while steps < size and neigh[p, (hi + 1) % size] == q:
+        hi = (hi + 1) % size
+        steps += 1
+    a[0] = polys[p, lo]
+    b[0] = polys[p, (hi + 1) % size]
+    first[0] = lo
+
+
 cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] polys,
                               const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
                               const int32_t* corridor, const int32_t* via, Py_ssize_t m,
@@ -859,7 +885,7 @@ cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] 
     needs room for 2 m + 2 corners, left/right/bend for m + 2 points, index for m + 2.
     Returns the number of corners."""
     cdef Py_ssize_t first = 0, i, j, e, n, c, k = 0, got
-    cdef int p, q, size
+    cdef int p, q, size, lo
     cdef int32_t a, b
     cdef double px = sx, py = sy, ex, ey
     for i in range(1, m + 1):
@@ -884,8 +910,7 @@ cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] 
             for e in range(size):
                 if neigh[p, e] == q:
                     break
-            a = polys[p, e]
-            b = polys[p, (e + 1) % size]
+            portal_run(polys, sizes, neigh, p, e, &a, &b, &lo)
             left[2 * n] = verts[b, 0]
             left[2 * n + 1] = verts[b, 1]
             right[2 * n] = verts[a, 0]

@@ -1,0 +1,85 @@
+"""The default path query on meshes from every builder: two polygons whose shared boundary
+is split into several edges (a vertex of a third polygon, or a merge, on it) are crossed
+anywhere along the whole boundary, a portal seen edge-on from the funnel's apex is passed
+round its nearer end, and on random worlds every builder's paths are within 5% of the
+exact shortest on the same mesh (``method="polyanya"``)."""
+
+import numpy as np
+import pytest
+
+from wayfinding._kernels import _navmesh
+from wayfinding.navmesh import NavMesh
+from wayfinding.navmesh.worlds import obstacle_world
+
+
+def split_square(shift):
+    """A 10 x 10 square cut at x = 5 into two polygons sharing the edges (5,0)-(5,5) and
+    (5,5)-(5,10); ``shift`` rotates the left polygon's vertex list (so the shared run may
+    wrap round its first vertex)."""
+    left = np.roll(np.array([0, 1, 2, 3, 4]), -shift)
+    verts = np.array([(0, 0), (5, 0), (5, 5), (5, 10), (0, 10), (10, 0), (10, 10)], float)
+    polys = np.array([left, [1, 5, 6, 3, 2]], np.int32)
+    return NavMesh(verts, polys, np.array([5, 5], np.int32))
+
+
+@pytest.mark.parametrize("shift", range(5))
+@pytest.mark.parametrize("start, goal", [((1, 9), (9, 8)), ((1, 1), (9, 2)), ((9, 8), (1, 9)),
+                                         ((2, 6), (8, 4)), ((4, 0.5), (6, 9.5))])
+def test_a_boundary_of_several_edges_is_crossed_anywhere(shift, start, goal):
+    mesh = split_square(shift)
+    assert (mesh.neighbours[0] == 1).sum() == 2          # the boundary is two edges
+    r = mesh.find_path(start, goal)
+    assert r.found and r.path.tolist() == [list(map(float, start)), list(map(float, goal))]
+    assert r.cost == pytest.approx(np.hypot(*np.subtract(goal, start)), rel=1e-12)
+
+
+def test_a_portal_seen_edge_on_is_passed_round_its_nearer_end():
+    # From the start, the second portal's ends lie on one line with it, the right end
+    # rounded a hair to the left of the left end's direction: the way goes round the
+    # left end (2, 2 - 2e-9), which the path reaches first, not the right end beyond it.
+    start, goal = (0.0, 0.0), (2.0, 3.0)
+    left = np.array([start, (1, 1), (2, 2 - 2e-9), goal])
+    right = np.array([start, (2, 0), (3, 3 - 1e-9), goal])
+    out, index = np.empty((5, 2)), np.empty(5, np.int32)
+    k = _navmesh.funnel(left, right, out, index)
+    assert out[:k].tolist() == [list(start), [2.0, 2 - 2e-9], list(goal)]
+    assert index[:k].tolist() == [0, 2, 3]
+
+
+BUILDERS = {"delaunay": {}, "subtractive": {"method": "subtractive"},
+            "wavefront": {"method": "wavefront", "seed": 0},
+            "wavefront, no merge": {"method": "wavefront", "seed": 0, "merge": False}}
+
+
+def excesses(world_seed, builder, n=100):
+    """Over n random pairs of points (drawn on the default mesh, as
+    ``benchmarks/wavefront.py`` does): the default query's length on the builder's mesh
+    over the exact shortest on the same mesh, minus 1."""
+    world = obstacle_world(100, 100, obstacles=30, seed=world_seed)
+    mesh = NavMesh.build(world, **BUILDERS[builder])
+    rng = np.random.default_rng(world_seed)
+    reference = NavMesh.build(world)
+    pts = np.array([reference.random_point(rng=rng)[1] for _ in range(2 * n)])
+    out = []
+    for a, b in zip(pts[:n], pts[n:]):
+        r, exact = mesh.find_path(a, b), mesh.find_path(a, b, method="polyanya")
+        assert r.found and exact.found
+        assert r.cost >= exact.cost * (1 - 1e-9)
+        out.append(r.cost / exact.cost - 1 if exact.cost > 0 else 0.0)
+    return np.array(out)
+
+
+# Worlds where the query went 98% (wavefront, seed 1) and 31% (subtractive, seed 12) long.
+@pytest.mark.parametrize("builder, world_seed", [("wavefront", 1), ("subtractive", 12),
+                                                  ("delaunay", 12)])
+def test_every_builder_is_within_five_percent_of_the_shortest(builder, world_seed):
+    got = excesses(world_seed, builder)
+    assert got.max() <= 0.05
+    assert (got < 1e-9).mean() >= 0.8           # most paths are the shortest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("builder", list(BUILDERS))
+@pytest.mark.parametrize("world_seed", range(25))
+def test_every_builder_on_many_worlds_is_within_five_percent(builder, world_seed):
+    assert excesses(world_seed, builder).max() <= 0.05
