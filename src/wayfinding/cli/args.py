@@ -54,6 +54,11 @@ def add_method_option(p: argparse.ArgumentParser, choices: Sequence[str], *,
                    action=_MethodOption, help=argparse.SUPPRESS)
 
 
+def add_json_option(p: argparse.ArgumentParser) -> None:
+    """``--json``: print one JSON object (:func:`to_json`) instead of text."""
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+
+
 def _integer(text: str, least: int) -> int:
     try:
         value = int(text)
@@ -139,8 +144,8 @@ def to_json(value: Any) -> str:
     return json.dumps(_nulled(value), allow_nan=False)
 
 
-__all__ = ["JSON_HELP", "LARGEST_INT", "PAIR_OPTIONS", "Parser", "add_method_option",
-           "join_negative_pairs",
+__all__ = ["JSON_HELP", "LARGEST_INT", "PAIR_OPTIONS", "Parser", "add_json_option",
+           "add_method_option", "join_negative_pairs",
            "non_negative_float", "non_negative_int", "positive_float", "positive_int",
            "to_json"]
 

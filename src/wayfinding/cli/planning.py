@@ -22,8 +22,8 @@ from typing import Any
 
 from ..errors import InvalidQueryError
 from .args import (
-    JSON_HELP,
     _finite,
+    add_json_option,
     non_negative_float,
     non_negative_int,
     point,
@@ -108,6 +108,36 @@ def _picture(suffix: str) -> Any:
     return parse
 
 
+def _world_options(p: Any, where: str) -> None:
+    """A world to plan on: a file, or a generated map."""
+    p.add_argument("map", nargs="?", help=where)
+    p.add_argument("--generate", choices=KINDS, metavar="KIND",
+                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as `wayfinding "
+                   "generate` makes them; cells of 1 world unit)")
+    p.add_argument("--size", type=_size, default=(24, 24), metavar="W,H",
+                   help="--generate: columns and rows (default 24,24)")
+    p.add_argument("--corridor", type=positive_int, default=3,
+                   help="--generate maze and rooms: corridor width in cells (default 3)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="--generate: random seed (default 0)")
+
+
+def _render_option(p: Any, suffix: str, what: str) -> None:
+    """``--render OUT<suffix>``: draw ``what`` to a file of that kind."""
+    p.add_argument("--render", type=_picture(suffix), metavar=f"OUT{suffix}", help=what)
+
+
+def _clips_option(p: Any, what: str) -> None:
+    """``--clips FILE``: the clip catalogue to plan with (``what`` says which by default)."""
+    p.add_argument("--clips", metavar="FILE", help=what)
+
+
+def _start_state_option(p: Any) -> None:
+    """``--start-state NAME``: the animation state at the start."""
+    p.add_argument("--start-state", default="standing", metavar="NAME",
+                   help="the animation state at the start (default standing)")
+
+
 def add_planning_parsers(sub: Any) -> None:
     """Register the ``clips``, ``movement``, ``locomotion``, ``footsteps`` and ``motion``
     subcommands."""
@@ -118,10 +148,9 @@ def add_planning_parsers(sub: Any) -> None:
         "biped: standing, walking at 1.4 m/s, running at 4 m/s) or those of a catalogue file, "
         "checked field by field; with -o, write the catalogue as JSON to edit and give back "
         "with --clips.")
-    c.add_argument("--clips", metavar="FILE", help="a clip catalogue (JSON) instead of the "
-                   "library's biped")
+    _clips_option(c, "a clip catalogue (JSON) instead of the library's biped")
     c.add_argument("-o", "--output", metavar="OUT.json", help="write the catalogue here")
-    c.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(c)
     c.set_defaults(run=cmd_clips)
 
     m = sub.add_parser(
@@ -142,11 +171,9 @@ def add_planning_parsers(sub: Any) -> None:
                    "counter-clockwise from +x)")
     m.add_argument("--to", dest="goal", type=_pose, required=True, metavar="X,Y,HEADING",
                    help="goal pose, as --from")
-    m.add_argument("--clips", metavar="FILE",
-                   help="a clip catalogue (JSON, as `wayfinding clips -o` writes it; default "
-                   "the library's biped)")
-    m.add_argument("--start-state", default="standing", metavar="NAME",
-                   help="the animation state at the start (default standing)")
+    _clips_option(m, "a clip catalogue (JSON, as `wayfinding clips -o` writes it; default "
+                  "the library's biped)")
+    _start_state_option(m)
     m.add_argument("--end-states", type=_states, default=None, metavar="NAME,NAME",
                    help="the animation states the plan may end in (default any)")
     m.add_argument("--tolerance", type=non_negative_float, default=0.25, metavar="M",
@@ -171,10 +198,9 @@ def add_planning_parsers(sub: Any) -> None:
                    "far apart, world units (default 0.1)")
     m.add_argument("--max-expansions", type=non_negative_int, default=100_000, metavar="N",
                    help="give up after this many expansions (default 100000)")
-    m.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
-                   help="draw the world, the root path by clip, each clip's start and the "
-                   "goal region")
-    m.add_argument("--json", action="store_true", help=JSON_HELP)
+    _render_option(m, ".png", "draw the world, the root path by clip, each clip's start and "
+                   "the goal region")
+    add_json_option(m)
     m.set_defaults(run=cmd_movement)
 
     lo = sub.add_parser(
@@ -200,10 +226,8 @@ def add_planning_parsers(sub: Any) -> None:
                     "(default along the path's first segment)")
     lo.add_argument("--facing", type=_finite, default=None, metavar="DEG",
                     help="the facing wanted at the mark, degrees (default any)")
-    lo.add_argument("--clips", metavar="FILE", help="a clip catalogue (JSON; default the "
-                    "library's biped)")
-    lo.add_argument("--start-state", default="standing", metavar="NAME",
-                    help="the animation state at the start (default standing)")
+    _clips_option(lo, "a clip catalogue (JSON; default the library's biped)")
+    _start_state_option(lo)
     lo.add_argument("--min-segment", type=positive_float, default=1.0, metavar="M",
                     help="the shortest segment of the playable path (default 1)")
     lo.add_argument("--turn-space", type=positive_float, default=2.0, metavar="M",
@@ -214,10 +238,9 @@ def add_planning_parsers(sub: Any) -> None:
                     help="the executor's update, seconds (default 0.05)")
     lo.add_argument("--max-seconds", type=positive_float, default=600.0,
                     help="stop playing after this long, simulated seconds (default 600)")
-    lo.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
-                    help="draw the mesh, the corridor, the straight and playable paths and "
-                    "the actions played")
-    lo.add_argument("--json", action="store_true", help=JSON_HELP)
+    _render_option(lo, ".png", "draw the mesh, the corridor, the straight and playable paths "
+                   "and the actions played")
+    add_json_option(lo)
     lo.set_defaults(run=cmd_locomotion, navmesh=True)
 
     f = sub.add_parser(
@@ -259,10 +282,9 @@ def add_planning_parsers(sub: Any) -> None:
     f.add_argument("--com-every", type=positive_float, default=0.1, metavar="SECONDS",
                    help="--json: the COM's position every SECONDS along each plan "
                    "(default 0.1)")
-    f.add_argument("--render", type=_picture(".gif"), metavar="OUT.gif",
-                   help="write the crowd as an animated GIF: footprints as they land, COM "
-                   "curves and bodies")
-    f.add_argument("--json", action="store_true", help=JSON_HELP)
+    _render_option(f, ".gif", "write the crowd as an animated GIF: footprints as they land, "
+                   "COM curves and bodies")
+    add_json_option(f)
     f.set_defaults(run=cmd_footsteps)
 
     mo = sub.add_parser("motion", help="planning with the body: fit a motion model to a "
@@ -299,25 +321,10 @@ def add_planning_parsers(sub: Any) -> None:
                      "--tolerance")
     fit.add_argument("--tolerance", type=positive_float, default=0.05,
                      help="--against: the relative change flagged (default 0.05)")
-    fit.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
-                     help="draw the speed lost against the distance travelled and the "
-                     "fitted curve")
-    fit.add_argument("--json", action="store_true", help=JSON_HELP)
+    _render_option(fit, ".png", "draw the speed lost against the distance travelled and the "
+                   "fitted curve")
+    add_json_option(fit)
     fit.set_defaults(run=cmd_motion_fit)
-
-
-def _world_options(p: Any, where: str) -> None:
-    """A world to plan on: a file, or a generated map."""
-    p.add_argument("map", nargs="?", help=where)
-    p.add_argument("--generate", choices=KINDS, metavar="KIND",
-                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as `wayfinding "
-                   "generate` makes them; cells of 1 world unit)")
-    p.add_argument("--size", type=_size, default=(24, 24), metavar="W,H",
-                   help="--generate: columns and rows (default 24,24)")
-    p.add_argument("--corridor", type=positive_int, default=3,
-                   help="--generate maze and rooms: corridor width in cells (default 3)")
-    p.add_argument("--seed", type=non_negative_int, default=0,
-                   help="--generate: random seed (default 0)")
 
 
 def _at_least_two(text: str) -> int:
