@@ -15,13 +15,18 @@ through poses at most ``step`` apart along the clip's arc or segment, stays fart
 ``radius`` from every wall (the edges between the walkable area and the rest); with
 ``radius`` 0 it may not touch one.
 
-The heuristic is the distance to the goal less ``position_tolerance``, divided by the
-catalogue's largest mean root speed: on a navigation mesh the exact shortest path on the mesh
-(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch`, once per position reached), on a grid
-or the open plane the straight line (plan on ``NavMesh.build(grid)``, the same walkable area,
-for the shortest path round a grid's walls).  No clip sequence moves its root faster on
-average, and the root path to any point of the goal region is at least that long, so the
-heuristic is admissible and the plan is the cheapest (with the search's own tie-breaking).
+The heuristic is a lower bound of the root path's length to the goal point less
+``position_tolerance``, divided by the catalogue's largest mean root speed.  On the open
+plane the bound is the straight line; on a grid or a navigation mesh it is also, when that
+is larger, the exact shortest path on the walkable area from a corner of the cell (the
+grid's, or the mesh polygon) holding the position, less the straight line to that corner:
+the cell is convex, so that line is a path.  Each corner's shortest path
+(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh, on a grid on
+``NavMesh.build(grid)``, the same walkable area) is found once per query, the first time a
+state reaches its cell.  No clip sequence moves its root faster on average, and the root
+path to any point of the goal region is at least that long, so the heuristic is admissible
+and the plan is the cheapest (with the search's own tie-breaking); it need not be
+consistent, so a state reached more cheaply after its expansion is expanded again.
 
 When the catalogue's :attr:`~wayfinding.planning.clips.ClipCatalogue.max_curvature` is
 finite and not 0, every root path is a forward path turning no tighter than radius
@@ -42,8 +47,11 @@ its clips played one after the other from the start.  With the resolutions at th
 (``1e-9``) only coinciding states merge and the plan is optimal over all clip sequences;
 coarser ones bound the search and may miss the optimum.  Ties go as in
 :class:`~wayfinding.search.AStarSearch` (the larger cost so far, then the state generated
-first; clips in catalogue order), so the same inputs give the same plan.  A grid's terrain
-costs play no part: a clip costs its duration wherever it plays.
+first; clips in catalogue order; a state's heuristic is that of the first pose to reach its
+lattice point), so the same inputs give the same plan.  A grid's terrain costs play no
+part: a clip costs its duration wherever it plays.  The search runs in a compiled kernel
+(``wayfinding._kernels._movement``) that takes the GIL back only for a corner's shortest
+path.
 
 >>> from wayfinding.planning.clips import default_clips
 >>> plan = plan_movement(None, default_clips(), (0, 0, 0), (3, 0, 0),
@@ -61,28 +69,31 @@ Status.OUT_OF_BUDGET
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._kernels import _movement
 from .._validate import budget, finite_point, number
 from ..errors import InvalidQueryError, brief
-from ..geometry.angles import wrap_angle
-from ..geometry.obstacles import segment_gaps, segments_cross
+from ..geometry.buckets import box_buckets
 from ..grid import Grid
 from ..navmesh import NavMesh
-from ..paths import turning_path
 from ..results import SearchStats, Status, _fields_equal
-from ..search.generic import AStarSearch
-from .clips import Clip, ClipCatalogue, local_to_world
+from .clips import ClipCatalogue
 
 #: The finest state resolution (metres and radians): states closer than this coincide.
 FINEST = 1e-9
 
-#: The share of a curvature bound the heuristic trusts, leaving room for rounding.
-_TRUST = 1.0 - 1e-9
+#: The kernel's outcomes.
+_STATUS = {_movement.FOUND: Status.FOUND, _movement.FAILED: Status.FAILED,
+           _movement.OUT_OF_BUDGET: Status.OUT_OF_BUDGET}
+
+#: The least turn of a forward path to the goal region (see the kernel's ``least_turn``).
+_least_turn = _movement.least_turn
 
 
 @dataclass(frozen=True)
@@ -122,156 +133,62 @@ class MovementPlan:
         return f"MovementPlan({state}, expanded={self.stats.expanded})"
 
 
-class _State:
-    """A search node: a root pose and animation state, equal to another when their
-    resolution keys are; ``via`` the clip that led here from ``prev``."""
-
-    __slots__ = ("x", "y", "h", "anim", "key", "prev", "via")
-
-    def __init__(self, x: float, y: float, h: float, anim: str, key: tuple,
-                 prev: _State | None, via: Clip | None) -> None:
-        self.x, self.y, self.h, self.anim, self.key = x, y, h, anim, key
-        self.prev, self.via = prev, via
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _State) and self.key == other.key
-
-    def __repr__(self) -> str:
-        return f"({self.x:.6g}, {self.y:.6g}, {self.h:.6g}, {self.anim!r})"
-
-
-def _walls(world: Grid | NavMesh) -> tuple[np.ndarray, np.ndarray]:
-    """The world's walls as segments: starts and ends, ``(w, 2)`` float64 each."""
-    if isinstance(world, NavMesh):
+def _walls(world: Grid | NavMesh | None) -> _movement.Walls:
+    """The world's walls (the edges between the walkable area and the rest) as segments in
+    uniform buckets."""
+    if world is None:
+        a = b = np.empty((0, 2))
+    elif isinstance(world, NavMesh):
         loops = world.boundary()
-        if not loops:
-            return np.empty((0, 2)), np.empty((0, 2))
-        return (np.concatenate(loops).astype(np.float64),
-                np.concatenate([np.roll(v, -1, axis=0) for v in loops]).astype(np.float64))
-    free = np.pad(world.passable, 1)            # the outside is not walkable
+        a = np.concatenate(loops).astype(np.float64) if loops else np.empty((0, 2))
+        b = np.concatenate([np.roll(v, -1, axis=0) for v in loops]).astype(np.float64) \
+            if loops else np.empty((0, 2))
+    else:
+        free = np.pad(world.passable, 1)            # the outside is not walkable
+        cs = world.cell_size
+        # Vertical edges: between columns x-1 and x of the padded array, at world x = x - 1.
+        vy, vx = np.nonzero(free[:, 1:] != free[:, :-1])
+        # Horizontal edges: between rows y-1 and y, at world y = y - 1.
+        hy, hx = np.nonzero(free[1:, :] != free[:-1, :])
+        origin = np.array(world.origin, dtype=np.float64)
+        a = origin + np.concatenate([np.column_stack([vx, vy - 1]),
+                                     np.column_stack([hx - 1, hy])]) * cs
+        b = origin + np.concatenate([np.column_stack([vx, vy]),
+                                     np.column_stack([hx, hy])]) * cs
+    a, b = np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64)
+    size = world.cell_size if isinstance(world, Grid) else \
+        float(np.hypot(*(b - a).T).mean()) if len(a) else 1.0
+    return _movement.Walls(a, b, *box_buckets(np.minimum(a, b), np.maximum(a, b), size))
+
+
+def _inside(world: Grid | NavMesh | None, point: np.ndarray) -> bool:
+    """Whether ``point`` is on the walkable area."""
+    if world is None:
+        return True
+    if isinstance(world, NavMesh):
+        return world.locate(point) >= 0
+    cell = world.world_to_cell(point)
+    return world.in_bounds(cell) and world.is_passable(cell)
+
+
+def _field(world: Grid | NavMesh | None, goal: np.ndarray) -> _movement.Field:
+    """The lower bound of a position's shortest path to the goal point from its cell's
+    corners (none on the open plane)."""
+    if world is None:
+        return _movement.Field()
+    mesh = world if isinstance(world, NavMesh) else NavMesh.build(world)
+    target = (float(goal[0]), float(goal[1]))
+
+    def distance(x: float, y: float) -> float:
+        found = mesh.find_path((x, y), target, method="polyanya")
+        return float(found.cost) if found.found else math.inf
+
+    if isinstance(world, NavMesh):
+        return _movement.MeshField(world.vertices, world.polygons, world.sizes,
+                                   *world._buckets, distance)
+    h, w = world.passable.shape
     ox, oy = world.origin
-    cs = world.cell_size
-    # Vertical edges: between columns x-1 and x of the padded array, at world x = x - 1.
-    vy, vx = np.nonzero(free[:, 1:] != free[:, :-1])
-    # Horizontal edges: between rows y-1 and y, at world y = y - 1.
-    hy, hx = np.nonzero(free[1:, :] != free[:-1, :])
-    a = np.concatenate([np.column_stack([vx, vy - 1]), np.column_stack([hx - 1, hy])])
-    b = np.concatenate([np.column_stack([vx, vy]), np.column_stack([hx, hy])])
-    origin = np.array([ox, oy])
-    return origin + a * cs, origin + b * cs
-
-
-class _World:
-    """Collision tests of root paths against a world's walls, and its distances."""
-
-    def __init__(self, world: Any, goal: np.ndarray) -> None:
-        if world is not None and not isinstance(world, (Grid, NavMesh)):
-            raise InvalidQueryError(f"world {type(world).__name__} must be None, a Grid or a "
-                                    "NavMesh")
-        self.world = world
-        self.goal = goal
-        if world is None:
-            self.wa = self.wb = np.empty((0, 2))
-        else:
-            self.wa, self.wb = _walls(world)
-        self.known: dict[tuple[float, float], float] = {}
-        self.lo = np.minimum(self.wa, self.wb)
-        self.hi = np.maximum(self.wa, self.wb)
-
-    def inside(self, point: np.ndarray) -> bool:
-        """Whether ``point`` is on the walkable area."""
-        if self.world is None:
-            return True
-        if isinstance(self.world, NavMesh):
-            return self.world.locate(point) >= 0
-        cell = self.world.world_to_cell(point)
-        return self.world.in_bounds(cell) and self.world.is_passable(cell)
-
-    def clear(self, points: np.ndarray, radius: float) -> bool:
-        """Whether the polyline through ``points`` ``(m, 2)`` stays farther than ``radius``
-        from every wall (with ``radius`` 0: touches none)."""
-        if not len(self.wa):
-            return True
-        lo, hi = points.min(axis=0) - radius, points.max(axis=0) + radius
-        near = np.nonzero((self.hi[:, 0] >= lo[0]) & (self.lo[:, 0] <= hi[0])
-                          & (self.hi[:, 1] >= lo[1]) & (self.lo[:, 1] <= hi[1]))[0]
-        if not len(near):
-            return True
-        # Every (piece of the path, wall) pair: not meeting, and farther apart than radius.
-        pieces = np.repeat(np.arange(len(points) - 1), len(near))
-        walls = np.tile(near, len(points) - 1)
-        pair = (points[pieces], points[pieces + 1], self.wa[walls], self.wb[walls])
-        if segments_cross(*pair, touching=True).any():
-            return False
-        return radius == 0.0 or bool((segment_gaps(*pair) > radius).all())
-
-    def distance(self, x: float, y: float) -> float:
-        """A lower bound of the root path's length from ``(x, y)`` to the goal point: the
-        exact shortest path on a navigation mesh (``inf`` when none reaches the goal), the
-        straight line elsewhere.  Remembered per position: states that differ only in
-        heading or animation state share it."""
-        if self.world is None or isinstance(self.world, Grid):
-            return math.hypot(x - self.goal[0], y - self.goal[1])
-        d = self.known.get((x, y))
-        if d is None:
-            found = self.world.find_path((x, y), self.goal, method="polyanya")
-            d = self.known[x, y] = float(found.cost) if found.found else math.inf
-        return d
-
-
-class _ClipGraph:
-    """The lazily generated state graph: successors of a state are the states after each
-    clip that may play in it and whose root path is clear."""
-
-    def __init__(self, catalogue: ClipCatalogue, world: _World, radius: float, step: float,
-                 resolution: tuple[float, float], penalties: Mapping[str, float]) -> None:
-        self.catalogue, self.world, self.radius = catalogue, world, radius
-        self.pr, self.hr = resolution
-        self.turns = max(1, round(2 * math.pi / self.hr))
-        # Each clip's root path from the origin facing +x, turned and moved onto each state.
-        self.moves = {state: [(clip, clip.root_path((0.0, 0.0, 0.0), step),
-                               clip.duration + penalties.get(clip.name, 0.0))
-                              for clip in catalogue.following(state)]
-                      for state in catalogue.states}
-
-    def state(self, x: float, y: float, h: float, anim: str, prev: _State | None,
-              via: Clip | None) -> _State:
-        # Headings a whole turn apart share a key even when hr does not divide a turn.
-        key = (round(x / self.pr), round(y / self.pr),
-               round((h % (2 * math.pi)) / self.hr) % self.turns, anim)
-        return _State(x, y, h, anim, key, prev, via)
-
-    def successors(self, u: _State) -> Iterator[tuple[_State, float]]:
-        pose = (u.x, u.y, u.h)
-        for clip, local, cost in self.moves[u.anim]:
-            points = np.column_stack(local_to_world(pose, local[:, 0], local[:, 1]))
-            if self.world.clear(points, self.radius):
-                end = clip.end_pose((u.x, u.y, u.h))
-                yield self.state(float(end[0]), float(end[1]), float(end[2]), clip.end_state,
-                                 u, clip), cost
-
-
-def _least_turn(h: float, dx: float, dy: float, gh: float, tol: float, htol: float) -> float:
-    """A lower bound (radians) of how far the heading of a forward path turns in all (the
-    integral of its absolute curvature) from heading ``h`` to a point within ``tol`` of the
-    offset ``(dx, dy)`` with a heading within ``htol`` of ``gh``: the turn to the goal heading
-    window and, while it turns by less than half a turn in all, by way of the direction from
-    start to end (the mean of its headings), which lies between the bearings of the goal
-    disc's tangents."""
-    window = max(0.0, abs(wrap_angle(gh - h)) - htol)
-    dist = math.hypot(dx, dy)
-    if dist <= tol:
-        return window
-    bearing, spread = math.atan2(dy, dx), math.asin(tol / dist)
-    # Turning to a direction and on to the window is piecewise linear in the direction:
-    # least at the ends of the bearings or where it bends upwards inside them.
-    ways = [bearing - spread, bearing + spread] + [
-        a for a in (h, gh - htol, gh + htol) if abs(wrap_angle(a - bearing)) <= spread]
-    via = min(abs(wrap_angle(a - h)) + max(0.0, abs(wrap_angle(gh - a)) - htol) for a in ways)
-    return max(window, min(math.pi, via))
+    return _movement.GridField(float(ox), float(oy), float(world.cell_size), w, h, distance)
 
 
 def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any, goal: Any,
@@ -332,59 +249,54 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
     radius = number("radius", radius, min=0.0)
     step = number("step", step, min=0.0, min_open=True)
     max_expansions = budget("max_expansions", max_expansions)
-    walls = _World(world, g[:2])
+    if world is not None and not isinstance(world, (Grid, NavMesh)):
+        raise InvalidQueryError(f"world {type(world).__name__} must be None, a Grid or a "
+                                "NavMesh")
+    t0 = time.perf_counter()
+    walls = _walls(world)
     for name, point in (("start", s), ("goal", g)):
-        if not walls.inside(point[:2]):
+        if not _inside(world, point[:2]):
             raise InvalidQueryError(f"{name} {brief(tuple(point[:2].tolist()))} is off the "
                                     "walkable area")
     if not walls.clear(np.array([s[:2], s[:2]]), radius):
         raise InvalidQueryError(f"start {brief(tuple(s[:2].tolist()))} is within radius "
                                 f"{radius:g} of a wall")
 
-    graph = _ClipGraph(clips, walls, radius, step, (pr, hr), extra)
-    vmax = clips.max_speed
-    gx, gy, gh = g
-
-    def reached(u: _State) -> bool:
-        return (u.anim in ends and math.hypot(u.x - gx, u.y - gy) <= tol
-                and abs(wrap_angle(u.h - gh)) <= htol
-                and walls.clear(np.array([[u.x, u.y], [gx, gy]]), 0.0))
-
+    names = sorted(clips.states)
+    index = {name: i for i, name in enumerate(names)}
+    played = clips.clips
+    number_of = {clip.name: i for i, clip in enumerate(played)}
+    samples = [clip.root_path((0.0, 0.0, 0.0), step)[:, :2] for clip in played]
+    follow = [[number_of[c.name] for c in clips.following(name)] for name in names]
     kappa = clips.max_curvature
-    turning = 1.0 / kappa if 0.0 < kappa < math.inf else 0.0    # metres per radian turned
-    exact = tol == 0.0 and htol == 0.0
-
-    def heuristic(u: _State, _goal: Any) -> float:
-        if vmax == 0.0:
-            return 0.0
-        bound = walls.distance(u.x, u.y) - tol
-        if turning:
-            bound = max(bound, _TRUST * turning * _least_turn(u.h, gx - u.x, gy - u.y, gh,
-                                                              tol, htol))
-            if exact:
-                bound = max(bound, _TRUST * turning_path(
-                    (u.x, u.y), (math.cos(u.h), math.sin(u.h)), (gx, gy),
-                    (math.cos(gh), math.sin(gh)), turning).length)
-        return max(0.0, bound) / vmax
-
-    first = graph.state(float(s[0]), float(s[1]), float(s[2]), start_state, None, None)
-    result = AStarSearch(graph, first, reached, heuristic=heuristic).run(
-        max_expansions=max_expansions)
-    if not result.found:
+    status, poses, used, *counts = _movement.plan(
+        walls, _field(world, g),
+        np.array([index[c.start_state] for c in played], dtype=np.int32),
+        np.array([index[c.end_state] for c in played], dtype=np.int32),
+        np.array([c.dx for c in played]), np.array([c.dy for c in played]),
+        np.array([c.rotation for c in played]),
+        np.array([c.duration + extra.get(c.name, 0.0) for c in played]),
+        np.concatenate([[0], np.cumsum([len(p) for p in samples])]).astype(np.int64),
+        np.ascontiguousarray(np.concatenate(samples)),
+        np.concatenate([[0], np.cumsum([len(f) for f in follow])]).astype(np.int64),
+        np.array([c for f in follow for c in f], dtype=np.int32),
+        np.array([name in ends for name in names], dtype=np.uint8), s, index[start_state], g,
+        tol=tol, htol=htol, radius=radius, position_resolution=pr, heading_resolution=hr,
+        vmax=clips.max_speed, turning=1.0 / kappa if 0.0 < kappa < math.inf else 0.0,
+        exact=tol == 0.0 and htol == 0.0,
+        limit=-1 if max_expansions is None else max_expansions)
+    expanded, generated, reopened, updated, max_open = counts
+    stats = SearchStats(expanded=expanded, generated=generated, reopened=reopened,
+                        updated=updated, max_open=max_open,
+                        elapsed=time.perf_counter() - t0)
+    result = _STATUS[status]
+    if result is not Status.FOUND:
         return MovementPlan((), np.empty((0, 3)), (), np.empty(0), math.inf, math.inf,
-                            math.inf, result.status, result.stats)
-    chain: list[_State] = []
-    node: _State | None = result.path[-1]
-    while node is not None:
-        chain.append(node)
-        node = node.prev
-    chain.reverse()
-    played = [n.via for n in chain[1:] if n.via is not None]
-    durations = np.array([0.0] + [c.duration for c in played])
-    times = np.cumsum(durations)
+                            math.inf, result, stats)
+    chosen = [played[i] for i in used.tolist()]
+    times = np.cumsum([0.0] + [c.duration for c in chosen])
     return MovementPlan(
-        tuple(c.name for c in played),
-        np.array([[n.x, n.y, n.h] for n in chain], dtype=np.float64),
-        tuple(n.anim for n in chain), times, float(times[-1]),
-        float(times[-1] + sum(extra.get(c.name, 0.0) for c in played)),
-        float(sum(c.length for c in played)), result.status, result.stats)
+        tuple(c.name for c in chosen), poses,
+        (start_state, *(c.end_state for c in chosen)), times, float(times[-1]),
+        float(times[-1] + sum(extra.get(c.name, 0.0) for c in chosen)),
+        float(sum(c.length for c in chosen)), result, stats)
