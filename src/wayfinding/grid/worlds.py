@@ -18,6 +18,8 @@ from .grid import Grid
 #: Largest side :func:`blocks_world` accepts (the grid itself caps the cell count too).
 _MAX_SIDE = 16384
 
+__all__ = ["blocks_world"]
+
 
 def blocks_world(width: int, height: int, *, blocks: int = 25, largest: int = 7,
                  seed: int = 0) -> tuple[Grid, tuple[float, float], tuple[float, float]]:
