@@ -1109,7 +1109,7 @@ cdef class IncrementalCore:
         cdef Item* heap
         cdef int u, v, d, ux, uy, vx = 0, vy = 0
         cdef int32_t p
-        cdef double gu, cu, cv, c, dx, dy, tk
+        cdef double gu, cu = 1.0, cv, c, dx, dy, tk
         cdef double side[4]
         cdef int off[8]                           # the steps' offsets from a node
         cdef double length[8]                     # and their lengths
@@ -1173,7 +1173,8 @@ cdef class IncrementalCore:
             self.expanded += 1
             x.g = gu = x.rhs
             slots[mu].mark = (slots[mu].mark & (VIA | LOW)) | rnd
-            cu = cost[u]
+            if not uniform:
+                cu = cost[u]
             if masked:                            # its padded cell: (uy + 1) (w + 2) + ux + 1
                 bits = masks[u + 2 * uy + w + 3] & (0xff if diag else 0x0f)
             else:                                 # every direction, N, E, S, W first
@@ -1228,6 +1229,8 @@ cdef class IncrementalCore:
                     slots[mv].mark = <uint32_t> (d ^ 2) << 28   # the way back: d reversed
                     self.initialised += 1
                     p = -1
+                elif c > x.rhs:                   # no gain (most reached neighbours)
+                    continue
                 elif c < x.rhs * (1.0 - TIE_EPS):
                     p = slots[mv].pos
                     slots[mv].mark = (slots[mv].mark & ROUND) | (<uint32_t> (d ^ 2) << 28)
@@ -1239,7 +1242,7 @@ cdef class IncrementalCore:
                         if (d ^ 2) < <int> ((slots[mv].mark >> 28) & 7):
                             slots[mv].mark = (slots[mv].mark & ~VIA) | \
                                 (<uint32_t> (d ^ 2) << 28)
-                    elif c <= x.rhs:              # a gain within the rounding margin
+                    else:                         # a gain within the rounding margin
                         self.tie_via(mv, ux + DX[d], uy + DY[d], d ^ 2, c)
                     continue
                 x.rhs = c
