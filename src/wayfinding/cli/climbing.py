@@ -12,7 +12,7 @@ import math
 import time
 from typing import Any
 
-from .args import JSON_HELP, non_negative_float, non_negative_int, positive_int, to_json
+from .args import add_json_option, non_negative_float, non_negative_int, positive_int, to_json
 
 #: What ``--from`` and ``--to`` take.
 PLACES = ("ground (the cheapest clue link), an element's name (its middle), NAME:D (D metres "
@@ -100,7 +100,7 @@ def add_climb_parser(sub: Any) -> None:
                    help="search method (default astar; both exact)")
     p.add_argument("--render", metavar="OUT.png",
                    help="draw the wall, its links, the path and its spline")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(p)
     p.set_defaults(run=cmd_climb_path)
 
 

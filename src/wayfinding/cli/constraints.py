@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._io import atomic_write_bytes
 from ..errors import InvalidQueryError
-from .args import JSON_HELP, _finite, cell, point, positive_int, to_json
+from .args import _finite, add_json_option, cell, point, positive_int, to_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,7 +114,7 @@ def png_target(text: str, option: str) -> str:
 
 def add_constraints_parsers(sub: Any) -> None:
     """Register ``constraints`` (``field``, ``compare``) and ``multidomain``."""
-    from .planning import _picture, _world_options
+    from .planning import _render_option, _world_options
 
     c = sub.add_parser("constraints", help="constraint-aware planning: the multiplier field "
                        "of a constraints file and paths under several files side by side",
@@ -130,11 +130,10 @@ def add_constraints_parsers(sub: Any) -> None:
     f.add_argument("file", help="a constraints file (.json)")
     f.add_argument("--time", type=_finite, default=0.0, metavar="T",
                    help="seconds: when the weight schedules are read (default 0)")
-    f.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
-                   help="draw the field as a heat map, annotations outlined")
+    _render_option(f, ".png", "draw the field as a heat map, annotations outlined")
     f.add_argument("--size", type=positive_int, default=640, metavar="PX",
                    help="--render: pixels along the longer side (>= 64, default 640)")
-    f.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(f)
     f.set_defaults(run=cmd_field)
 
     m = csub.add_parser("compare", help="the same start and goal under several constraints "
@@ -148,9 +147,8 @@ def add_constraints_parsers(sub: Any) -> None:
                    help="search method (default astar)")
     m.add_argument("--time", type=_finite, default=0.0, metavar="T",
                    help="seconds: when the weight schedules are read (default 0)")
-    m.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
-                   help="draw each file's field and path side by side, on one scale")
-    m.add_argument("--json", action="store_true", help=JSON_HELP)
+    _render_option(m, ".png", "draw each file's field and path side by side, on one scale")
+    add_json_option(m)
     m.set_defaults(run=cmd_compare)
 
     md = sub.add_parser("multidomain", help="constraint-aware planning: one agent's plan "
@@ -173,9 +171,8 @@ def add_constraints_parsers(sub: Any) -> None:
                     help="plan no space-time trajectory for the imminent leg")
     md.add_argument("--max-frames", type=positive_int, default=10_000, metavar="N",
                     help="frames of thinking at most (default 10000)")
-    md.add_argument("--render", type=_picture(".png"), metavar="OUT.png",
-                    help="draw the corridor, the waypoints, the legs and the trajectory")
-    md.add_argument("--json", action="store_true", help=JSON_HELP)
+    _render_option(md, ".png", "draw the corridor, the waypoints, the legs and the trajectory")
+    add_json_option(md)
     md.set_defaults(run=cmd_multidomain)
 
 

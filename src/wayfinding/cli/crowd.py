@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .args import JSON_HELP, non_negative_int, positive_float, positive_int, to_json
+from .args import add_json_option, non_negative_int, positive_float, positive_int, to_json
 
 MODELS = ("orca", "rvo", "vo", "powerlaw", "anticipatory")
 
@@ -46,7 +46,7 @@ def add_crowd_parser(sub: Any) -> None:
                    "bottleneck and one_way)")
     r.add_argument("--seed", type=non_negative_int, default=0, help="preferred-velocity noise seed")
     r.add_argument("--render", metavar="OUT.gif", help="write the run as an animated GIF")
-    r.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(r)
     r.set_defaults(run=cmd_run)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .args import JSON_HELP, cell, positive_float, positive_int, to_json
+from .args import add_json_option, cell, positive_float, positive_int, to_json
 
 SCENE_UNITS = {"lanes": 30, "congestion": 90, "maze": 20}
 
@@ -31,7 +31,7 @@ def add_fields_parser(sub: Any) -> None:
                    help="an arrow on every N-th cell (default: about 32 across)")
     p.add_argument("-o", "--output", action="append", required=True, metavar="OUT",
                    help="picture to write (.png or .svg; repeatable)")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(p)
     p.set_defaults(run=cmd_flow)
     s = fsub.add_parser("scene", help="run a continuum-crowd scene")
     s.add_argument("scene", choices=SCENES)
@@ -40,7 +40,7 @@ def add_fields_parser(sub: Any) -> None:
     s.add_argument("--seconds", type=positive_float, default=120.0,
                    help="time simulated (default 120)")
     s.add_argument("--render", metavar="OUT.gif", help="write the run as an animated GIF")
-    s.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(s)
     s.set_defaults(run=cmd_scene)
 
 

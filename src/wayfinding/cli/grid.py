@@ -16,7 +16,7 @@ from ..grid import ALGORITHMS, HEURISTIC_CODES, Diagonal, Grid, GridSearch, read
 from ..grid.anyangle import ANY_ANGLE
 from ..grid.index import GridIndex, load_index, read_index_info
 from ..grid.methods import INDEX_SPECS, METHODS, PREPROCESSED, IndexSpec, Solver, make_solver
-from .args import JSON_HELP, add_method_option, cell, positive_float, positive_int, to_json
+from .args import add_json_option, add_method_option, cell, positive_float, positive_int, to_json
 from .constraints import (
     add_constraint_options,
     cell_points,
@@ -269,7 +269,7 @@ def add_grid_parsers(sub: Any) -> None:
     p.add_argument("--to", dest="goal", type=cell, required=True, metavar="X,Y")
     p.add_argument("--diagonal", **diag)
     _add_search_options(p)
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(p)
     p.add_argument("--render", metavar="OUT", help="also draw the search to OUT (.png/.svg; "
                    "with --constraints the constraint field under the path, .png)")
     add_constraint_options(p)
@@ -285,7 +285,7 @@ def add_grid_parsers(sub: Any) -> None:
                    help="solve an evenly spread sample of N problems")
     s.add_argument("--maps", action="append", metavar="DIR",
                    help="extra folder to look for the map in (repeatable)")
-    s.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(s)
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(run=cmd_scen, diagonal="no_corner_cutting")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from .._io import atomic_write_bytes
 from ..errors import InvalidGeometryError, InvalidQueryError, NavMeshFormatError
-from .args import JSON_HELP, non_negative_float, point, positive_float, positive_int, to_json
+from .args import add_json_option, non_negative_float, point, positive_float, positive_int, to_json
 from .constraints import (
     add_constraint_options,
     path_constraints,
@@ -51,7 +51,7 @@ def add_navmesh_parser(sub: Any) -> None:
     b = nsub.add_parser("build", help="build a mesh and save it (.npz)")
     common(b)
     b.add_argument("-o", "--output", required=True, metavar="OUT.npz")
-    b.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(b)
     b.set_defaults(run=cmd_navmesh_build)
     p = nsub.add_parser("path", help="find the path between two world points")
     common(p)
@@ -61,7 +61,7 @@ def add_navmesh_parser(sub: Any) -> None:
                    help="also compute the exact shortest length (needs polygon input)")
     p.add_argument("-o", "--output", metavar="OUT.svg", help="draw the mesh and the path "
                    "(with --constraints: the constraint field under the path, OUT.png)")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(p)
     add_constraint_options(p)
     p.add_argument("--domain", choices=DOMAINS, default=None,
                    help="with --constraints: the search domain: tri (edge midpoints of the "

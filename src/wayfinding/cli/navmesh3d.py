@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from .args import (
-    JSON_HELP,
+    add_json_option,
     non_negative_float,
     non_negative_int,
     positive_float,
@@ -79,11 +79,11 @@ def add_navmesh3d_parser(sub: Any) -> None:
     b.add_argument("--link-spacing", type=positive_float, default=None,
                    help="with --ledge-links: samples along a ledge this far apart (default "
                         "the agent radius)")
-    b.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(b)
     b.set_defaults(run=cmd_navmesh3d_build)
     i = nsub.add_parser("info", help="a saved navmesh's figures, stage by stage")
     i.add_argument("mesh", metavar="MESH.npz")
-    i.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(i)
     i.set_defaults(run=cmd_navmesh3d_info)
     r = nsub.add_parser("render", help="draw a saved navmesh: .svg/.png top down, .html 3D")
     r.add_argument("mesh", metavar="MESH.npz")
@@ -99,18 +99,18 @@ def add_navmesh3d_parser(sub: Any) -> None:
     p.add_argument("--crossings", choices=("area", "all"), default=None,
                    help="add a corner where the path crosses into another area (area) or "
                         "crosses any polygon edge (all)")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(p)
     p.set_defaults(run=cmd_navmesh3d_path)
     c = nsub.add_parser("raycast", help="walk a segment over a saved mesh to the first wall")
     c.add_argument("mesh", metavar="MESH.npz")
     c.add_argument("--from", dest="start", type=point3, required=True, metavar="X,Y,Z")
     c.add_argument("--to", dest="goal", type=point3, required=True, metavar="X,Y,Z")
-    c.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(c)
     c.set_defaults(run=cmd_navmesh3d_raycast)
     e = nsub.add_parser("nearest", help="the polygon of a saved mesh nearest a point")
     e.add_argument("mesh", metavar="MESH.npz")
     e.add_argument("--at", type=point3, required=True, metavar="X,Y,Z")
-    e.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(e)
     e.set_defaults(run=cmd_navmesh3d_nearest)
 
 

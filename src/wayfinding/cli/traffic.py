@@ -29,7 +29,7 @@ from ..traffic import (
     road_grid,
 )
 from .args import (
-    JSON_HELP,
+    add_json_option,
     add_method_option,
     cell,
     non_negative_int,
@@ -62,7 +62,7 @@ def add_traffic_parser(sub: Any) -> None:
                    help="road ids never entered (as --json's roads lists them)")
     add_method_option(r, ("astar", "dijkstra"))
     r.add_argument("--render", metavar="OUT.png", help="draw the lanes and the route")
-    r.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(r)
     r.set_defaults(run=cmd_route)
 
     lat = tsub.add_parser("lattice", help="the lattice planner on one road around other "
@@ -97,7 +97,7 @@ def add_traffic_parser(sub: Any) -> None:
                      "and draw its drive in green")
     lat.add_argument("--render", metavar="OUT.png",
                      help="draw the lattice, the cars, the paths and the speeds")
-    lat.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(lat)
     lat.set_defaults(run=cmd_lattice)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidQueryError
 from .args import (
-    JSON_HELP,
+    add_json_option,
     non_negative_float,
     non_negative_int,
     positive_float,
@@ -94,7 +94,7 @@ def add_vehicle_parser(sub: Any) -> None:
                    "on the mesh, its rectangle inside the mesh's walls) instead of its cells")
     p.add_argument("--max-expansions", type=non_negative_int, default=200_000,
                    help="give up after this many expansions (default 200000)")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(p)
     p.add_argument("--render", metavar="OUT.png",
                    help="draw the map, the car every car length and the path by gear")
     p.set_defaults(run=cmd_car_path)
@@ -128,7 +128,7 @@ def add_vehicle_parser(sub: Any) -> None:
                    help="simulated time, s (default 40)")
     c.add_argument("--seed", type=non_negative_int, default=0,
                    help="seed of the start and carriage jitter (default 0)")
-    c.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(c)
     c.add_argument("--render", metavar="OUT.gif", help="write the run as an animated GIF")
     c.set_defaults(run=cmd_crossing)
 

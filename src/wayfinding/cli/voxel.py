@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .args import JSON_HELP, add_method_option, positive_float, positive_int, to_json
+from .args import add_json_option, add_method_option, positive_float, positive_int, to_json
 
 MESHES = (".obj", ".gltf", ".glb")
 WORLD_HELP = "a Moving AI .3dmap or a voxel grid saved by 'voxel build --grid' (.npz)"
@@ -64,7 +64,7 @@ def add_voxel_parser(sub: Any) -> None:
                    help="meshes: block the voxels enclosed by the surface too")
     b.add_argument("--workers", type=positive_int, default=None,
                    help="threads building the octree (default: all cores)")
-    b.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(b)
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(run=cmd_voxel_build)
 
@@ -74,7 +74,7 @@ def add_voxel_parser(sub: Any) -> None:
     p.add_argument("--to", dest="goal", type=cell3, required=True, metavar="X,Y,Z")
     add_method_option(p, list(methods), help=method_help)
     p.add_argument("--octree", metavar="FILE", help="svo: a saved octree of this world")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(p)
     p.add_argument("--render", metavar="OUT", help="also draw the path (.png or .html)")
     p.set_defaults(run=cmd_voxel_path)
 
@@ -89,7 +89,7 @@ def add_voxel_parser(sub: Any) -> None:
     s.add_argument("--maps", action="append", metavar="DIR",
                    help="extra folder to look for the map in (repeatable)")
     s.add_argument("--octree", metavar="FILE", help="svo: a saved octree of the map")
-    s.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(s)
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(run=cmd_voxel_scen)
 

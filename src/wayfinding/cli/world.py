@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidQueryError
 from .args import (
-    JSON_HELP,
+    add_json_option,
     add_method_option,
     non_negative_float,
     non_negative_int,
@@ -58,7 +58,7 @@ def add_world_parser(sub: Any) -> None:
     w.add_argument("--size", type=positive_float, default=1.0, help="hex: hex size (default 1)")
     add_method_option(w, ("astar", "dijkstra"))
     w.add_argument("-o", "--output", metavar="OUT.svg", help="draw the world (and path)")
-    w.add_argument("--json", action="store_true", help=JSON_HELP)
+    add_json_option(w)
     w.set_defaults(run=cmd_world)
 
 
