@@ -84,5 +84,6 @@ def plan(
     vmax: float,
     turning: float,
     exact: bool,
+    field_after: int,
     limit: int,
 ) -> tuple[int, NDArray[np.float64], NDArray[np.int32], int, int, int, int, int]: ...

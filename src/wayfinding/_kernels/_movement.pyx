@@ -408,7 +408,7 @@ cdef class _Query:
     cdef Walls walls
     cdef Field field
     cdef double radius, gx, gy, gh, tol, htol, vmax, turning, pr, hr
-    cdef int64_t turns
+    cdef int64_t turns, field_after
     cdef bint exact
     cdef const uint8_t[::1] ends
     # the clips: states, root motion, cost, samples (local (x, y) from ptr[c] to ptr[c + 1])
@@ -502,11 +502,12 @@ cdef class _Query:
         if self.vmax == 0.0:
             return 0.0
         bound = hypot(x - self.gx, y - self.gy)
-        d = self.field.bound(x, y)
-        if d != d:
-            return d
-        if d > bound:
-            bound = d
+        if self.expanded >= self.field_after:
+            d = self.field.bound(x, y)
+            if d != d:
+                return d
+            if d > bound:
+                bound = d
         bound = bound - self.tol
         if self.turning != 0.0:
             t = (1.0 - 1e-9) * self.turning * least_turn(h, self.gx - x, self.gy - y, self.gh,
@@ -637,7 +638,7 @@ def plan(Walls walls, Field field, const int32_t[::1] clip_from, const int32_t[:
          const int32_t[::1] follow, const uint8_t[::1] ends, const double[::1] start,
          int start_state, const double[::1] goal, *, double tol, double htol, double radius,
          double position_resolution, double heading_resolution, double vmax,
-         double turning, bint exact, int64_t limit):
+         double turning, bint exact, int64_t field_after, int64_t limit):
     """The cheapest clip sequence from ``start`` (pose ``(3,)`` float64, animation state
     ``start_state``) to the goal region round ``goal`` (pose ``(3,)``): clip ``c`` plays
     from state ``clip_from[c]`` to ``clip_to[c]`` moving the root ``(dx[c], dy[c])`` in its
@@ -646,7 +647,8 @@ def plan(Walls walls, Field field, const int32_t[::1] clip_from, const int32_t[:
     state ``a`` are ``follow[follow_ptr[a]:follow_ptr[a + 1]]`` in catalogue order; the
     plan may end in the states whose ``ends`` entry is set.  The other options as
     ``plan_movement`` has them (``turning`` the least turning radius, 0 when unbounded;
-    ``vmax`` the top mean speed; ``limit`` the expansions allowed, < 0: no limit).
+    ``vmax`` the top mean speed; ``field_after`` the expansions made before the heuristic
+    asks ``field`` too; ``limit`` the expansions allowed, < 0: no limit).
 
     Returns ``(status, poses (n + 1, 3) float64, clips (n,) int32, expanded, generated,
     reopened, updated, max_open)``, status one of ``FOUND``, ``FAILED``, ``OUT_OF_BUDGET``
@@ -679,7 +681,7 @@ def plan(Walls walls, Field field, const int32_t[::1] clip_from, const int32_t[:
     q.gx, q.gy, q.gh, q.tol, q.htol, q.radius = goal[0], goal[1], goal[2], tol, htol, radius
     q.pr, q.hr = position_resolution, heading_resolution
     q.turns = max(1, <int64_t> rint(TAU / heading_resolution))
-    q.vmax, q.turning, q.exact = vmax, turning, exact
+    q.vmax, q.turning, q.exact, q.field_after = vmax, turning, exact, field_after
     q.last = -1
     field.failure = None
     with nogil:

@@ -16,17 +16,19 @@ through poses at most ``step`` apart along the clip's arc or segment, stays fart
 ``radius`` 0 it may not touch one.
 
 The heuristic is a lower bound of the root path's length to the goal point less
-``position_tolerance``, divided by the catalogue's largest mean root speed.  On the open
-plane the bound is the straight line; on a grid or a navigation mesh it is also, when that
-is larger, the exact shortest path on the walkable area from a corner of the cell (the
-grid's, or the mesh polygon) holding the position, less the straight line to that corner:
-the cell is convex, so that line is a path.  Each corner's shortest path
-(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh, on a grid on
-``NavMesh.build(grid)``, the same walkable area) is found once per query, the first time a
-state reaches its cell.  No clip sequence moves its root faster on average, and the root
-path to any point of the goal region is at least that long, so the heuristic is admissible
-and the plan is the cheapest (with the search's own tie-breaking); it need not be
-consistent, so a state reached more cheaply after its expansion is expanded again.
+``position_tolerance``, divided by the catalogue's largest mean root speed.  The bound is
+the straight line or, on a navigation mesh (on a grid, once the search has expanded
+:data:`FIELD_AFTER` states: a wall in the way, most likely), when that is larger, the exact
+shortest path on the walkable area from a corner of the cell (the mesh polygon, or the
+grid's) holding the position, less the straight line to that corner: the cell is convex, so
+that line is a path.  Each corner's shortest path
+(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh; on a grid on
+``NavMesh.build(grid)``, the same walkable area, built at that point, so that a short search
+does no work over the whole map) is found once per query, the first time a state reaches
+its cell.  No clip sequence moves its root faster on average, and the root path to any
+point of the goal region is at least that long, so the heuristic is admissible and the plan
+is the cheapest (with the search's own tie-breaking); it need not be consistent, so a state
+reached more cheaply after its expansion is expanded again.
 
 When the catalogue's :attr:`~wayfinding.planning.clips.ClipCatalogue.max_curvature` is
 finite and not 0, every root path is a forward path turning no tighter than radius
@@ -68,6 +70,7 @@ Status.OUT_OF_BUDGET
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Iterable, Mapping
@@ -91,6 +94,10 @@ FINEST = 1e-9
 #: The kernel's outcomes.
 _STATUS = {_movement.FOUND: Status.FOUND, _movement.FAILED: Status.FAILED,
            _movement.OUT_OF_BUDGET: Status.OUT_OF_BUDGET}
+
+#: The expansions the search makes on a grid before its heuristic takes the shortest paths
+#: round the walls too.
+FIELD_AFTER = 1_000
 
 #: The least turn of a forward path to the goal region (see the kernel's ``least_turn``).
 _least_turn = _movement.least_turn
@@ -173,14 +180,17 @@ def _inside(world: Grid | NavMesh | None, point: np.ndarray) -> bool:
 
 def _field(world: Grid | NavMesh | None, goal: np.ndarray) -> _movement.Field:
     """The lower bound of a position's shortest path to the goal point from its cell's
-    corners (none on the open plane)."""
+    corners (none on the open plane); a grid's mesh is built at the first corner."""
     if world is None:
         return _movement.Field()
-    mesh = world if isinstance(world, NavMesh) else NavMesh.build(world)
     target = (float(goal[0]), float(goal[1]))
 
+    @functools.cache
+    def mesh() -> NavMesh:
+        return world if isinstance(world, NavMesh) else NavMesh.build(world)
+
     def distance(x: float, y: float) -> float:
-        found = mesh.find_path((x, y), target, method="polyanya")
+        found = mesh().find_path((x, y), target, method="polyanya")
         return float(found.cost) if found.found else math.inf
 
     if isinstance(world, NavMesh):
@@ -284,6 +294,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         tol=tol, htol=htol, radius=radius, position_resolution=pr, heading_resolution=hr,
         vmax=clips.max_speed, turning=1.0 / kappa if 0.0 < kappa < math.inf else 0.0,
         exact=tol == 0.0 and htol == 0.0,
+        field_after=FIELD_AFTER if isinstance(world, Grid) else 0,
         limit=-1 if max_expansions is None else max_expansions)
     expanded, generated, reopened, updated, max_open = counts
     stats = SearchStats(expanded=expanded, generated=generated, reopened=reopened,
