@@ -262,3 +262,21 @@ def test_route_between_refuses_bad_inputs(starts, goals, method, message):
     planner = RoutePlanner(road_grid(2, 2), driver=DriverCosts())
     with pytest.raises(InvalidQueryError, match=message):
         planner.find_route_between(starts, goals, method=method)
+
+
+@pytest.mark.parametrize("cols,rows,spacing", [(2, 1, 10.0), (3, 2, 50.0), (5, 4, 100.0)])
+def test_a_road_grid_names_each_junctions_leaving_and_arriving_lanes(cols, rows, spacing):
+    net = road_grid(cols, rows, spacing=spacing)
+    assert sorted(net.junctions) == [(x, y) for x in range(cols) for y in range(rows)]
+    lanes = len(net.lanes)
+    for (x, y), (leaving, arriving) in net.junctions.items():
+        here = np.array([x, y]) * spacing
+        assert leaving and len(leaving) == len(arriving)
+        for i in leaving:       # a lane leaves at its start and arrives at its end, 1.75 off
+            assert np.hypot(*(net.lanes[i].points[0] - here)) == pytest.approx(1.75)
+        for i in arriving:
+            assert np.hypot(*(net.lanes[i].points[-1] - here)) == pytest.approx(1.75)
+            assert set(net.successors_of(i)) <= set(leaving)
+    every = [i for pair in net.junctions.values() for i in pair[0]]
+    assert sorted(every) == list(range(lanes))      # each lane leaves exactly one junction
+    assert RoadNetwork().junctions == {}

@@ -114,26 +114,6 @@ def _road_ids(text: str) -> frozenset[int]:
     return frozenset(non_negative_int(v) for v in text.split(","))
 
 
-#: Lane ids by junction ``(x, y)``.
-ByJunction = dict[tuple[int, int], list[int]]
-
-
-def _junctions(network: RoadNetwork, spacing: float) -> tuple[ByJunction, ByJunction]:
-    """The lanes leaving and the lanes arriving at each junction ``(x, y)`` of a road grid
-    built ``spacing`` apart (each road's centre line end is the mean of its two lanes' ends
-    there)."""
-    leaving: ByJunction = {}
-    arriving: ByJunction = {}
-    for _, ids in network.roads:
-        one, two = (network.lanes[i] for i in ids)
-        for lane, twin in ((one, two), (two, one)):
-            for ends, store in (((lane.points[0], twin.points[-1]), leaving),
-                                ((lane.points[-1], twin.points[0]), arriving)):
-                x, y = np.rint((ends[0] + ends[1]) / 2 / spacing).astype(int).tolist()
-                store.setdefault((x, y), []).append(lane.id)
-    return leaving, arriving
-
-
 def cmd_route(args: Any) -> int:
     net = road_grid(args.columns, args.rows, spacing=args.spacing,
                     highway_every=args.highway_every)
@@ -144,8 +124,7 @@ def cmd_route(args: Any) -> int:
                                     f"{args.rows} grid")
     if args.start == goal:
         raise InvalidQueryError(f"--from and --to are the same junction {goal[0]},{goal[1]}")
-    leaving, arriving = _junctions(net, args.spacing)
-    if not leaving:
+    if not net.junctions:
         raise InvalidQueryError(f"the {args.columns} x {args.rows} grid has no roads")
     if args.avoid_roads and max(args.avoid_roads) >= len(net.roads):
         raise InvalidQueryError(f"--avoid-roads {max(args.avoid_roads)} is not a road id "
@@ -153,7 +132,7 @@ def cmd_route(args: Any) -> int:
     costs = replace(driver(args.driver), avoid_roads=args.avoid_roads)
     t0 = time.perf_counter()
     planner = RoutePlanner(net, driver=costs)
-    found = planner.find_route_between(leaving[args.start], arriving[goal],
+    found = planner.find_route_between(net.junctions[args.start][0], net.junctions[goal][1],
                                        method=args.method)
     elapsed = time.perf_counter() - t0
     route, cost, expanded = (found if found.found else None), found.cost, found.stats.expanded

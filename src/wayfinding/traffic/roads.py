@@ -151,6 +151,9 @@ class RoadNetwork:
         self.lanes: list[Lane] = []
         #: Per road: its kind and its lane ids.
         self.roads: list[tuple[str, list[int]]] = []
+        #: Per named junction (``(x, y)`` of :func:`road_grid`): the ids of the lanes leaving
+        #: it and of the lanes arriving at it; empty for a network built road by road.
+        self.junctions: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
         self._next: list[list[int]] = []
 
     def add_road(self, centreline: Any, lanes: Sequence[LaneSpec], *,
@@ -221,7 +224,15 @@ def road_grid(columns: int, rows: int, *, spacing: float = 100.0,
     """A city of ``columns`` × ``rows`` junctions ``spacing`` apart joined by two-way roads
     (one lane each way, 3.5 wide), every lane connected at each junction to every lane
     leaving it except the U-turn.  With ``highway_every`` = k > 0 every k-th row and column
-    is of kind ``"highway"``, the rest ``"street"``."""
+    is of kind ``"highway"``, the rest ``"street"``.  Junction ``(x, y)`` (at world point
+    ``(x * spacing, y * spacing)``) lists its leaving and arriving lanes in
+    :attr:`RoadNetwork.junctions`.
+
+    >>> net = road_grid(3, 2)
+    >>> leaving, arriving = net.junctions[(0, 0)]
+    >>> len(net.roads), len(leaving), len(arriving)
+    (7, 2, 2)
+    """
     cols = _validate.count("columns", columns)
     rws = _validate.count("rows", rows)
     gap = _validate.positive_float("spacing", spacing, error=InvalidGeometryError)
@@ -250,4 +261,5 @@ def road_grid(columns: int, rows: int, *, spacing: float = 100.0,
             for leaving, twin in out_of.get(junction, []):
                 if twin != lane:
                     net.connect(lane, leaving)
+    net.junctions = {j: ([lane for lane, _ in out_of[j]], into[j]) for j in sorted(into)}
     return net
