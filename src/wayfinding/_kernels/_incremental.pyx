@@ -96,9 +96,9 @@ DX[:] = [0, 1, 0, -1, 1, 1, -1, -1]
 DY[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
 
 
-# The grids :meth:`IncrementalCore.first_grid` is compiled for: the common ones (step masks,
-# node memory by node, diagonal steps; cell costs read or all 1) without the tests for the
-# others, which the general one makes as it runs.
+# The grids :meth:`IncrementalCore.first_grid` is compiled for: the common ones (step masks
+# and diagonal steps; node memory by node or in tiles; cell costs read or all 1) without the
+# tests for the others, which the general one makes as it runs.
 cdef struct AnyGrid:
     char unused
 
@@ -111,10 +111,20 @@ cdef struct UniformOctileGrid:
     char unused
 
 
+cdef struct TiledOctileGrid:
+    char unused
+
+
+cdef struct TiledUniformOctileGrid:
+    char unused
+
+
 ctypedef fused GridKind:
     AnyGrid
     OctileGrid
     UniformOctileGrid
+    TiledOctileGrid
+    TiledUniformOctileGrid
 
 
 cdef inline bint before(Item a, Item b) noexcept nogil:
@@ -1026,11 +1036,18 @@ cdef class IncrementalCore:
         cdef AnyGrid any_grid
         cdef OctileGrid octile
         cdef UniformOctileGrid uniform_octile
+        cdef TiledOctileGrid tiled_octile
+        cdef TiledUniformOctileGrid tiled_uniform_octile
         if self.fresh and budget < 0 and self.grid and self.mine == NULL and self.deep \
                 and not self.anytime and self.km == 0.0 and self.eps == 1.0:
             try:
-                if self.tiled or self.movesp == NULL or self.ndir != 8:
+                if self.movesp == NULL or self.ndir != 8:
                     self.first_grid(&any_grid)
+                elif self.tiled:
+                    if self.uniform:
+                        self.first_grid(&tiled_uniform_octile)
+                    else:
+                        self.first_grid(&tiled_octile)
                 elif self.uniform:
                     self.first_grid(&uniform_octile)
                 else:
@@ -1123,8 +1140,12 @@ cdef class IncrementalCore:
             masked, uniform, tiled, diag = masks != NULL, self.uniform, self.tiled, self.ndir == 8
         elif GridKind is OctileGrid:
             masked, uniform, tiled, diag = True, False, False, True
-        else:
+        elif GridKind is UniformOctileGrid:
             masked, uniform, tiled, diag = True, True, False, True
+        elif GridKind is TiledOctileGrid:
+            masked, uniform, tiled, diag = True, False, True, True
+        else:
+            masked, uniform, tiled, diag = True, True, True, True
         for d in range(8):
             off[d] = DY[d] * w + DX[d]
             length[d] = 1.0 if d < 4 else SQRT2
