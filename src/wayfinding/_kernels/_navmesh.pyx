@@ -231,7 +231,8 @@ cdef class MeshQuery:
     (generation stamps: O(1) reset per query) and the corridor and corner scratch.
 
     The search's nodes are the ways into a polygon: through one of its portals (node
-    ``p * W + e`` enters ``neigh[p, e]`` through edge e of p, W the polygons' row width),
+    ``p * W + e`` enters ``neigh[p, e]`` through the portal whose first edge is edge e of
+    p, W the polygons' row width; see ``portal_run``),
     by an off-mesh link (node ``P * W + 1 + l``) or as the start (node ``P * W``); each
     node keeps the point where it enters (see ``portal_point``), so two ways into one
     polygon are kept apart.  With ``both_ways``, a route that is not a straight line is
@@ -253,6 +254,7 @@ cdef class MeshQuery:
     cdef const double[::1] link_cost
     cdef const int32_t[::1] link_ref
     cdef double* g
+    cdef double* est
     cdef double* px
     cdef double* py
     cdef int32_t* parent
@@ -272,6 +274,9 @@ cdef class MeshQuery:
     cdef double* right
     cdef double* bend
     cdef int32_t* index
+    cdef int32_t* way_to
+    cdef int32_t* way_a
+    cdef int32_t* way_b
     cdef const uint8_t[::1] allowed
     cdef const double[::1] cost
     cdef const uint8_t[::1] link_ok
@@ -285,6 +290,7 @@ cdef class MeshQuery:
                  double cell, int nx, int ny, link_ptr, link_to, link_pts, link_cost,
                  link_ref):
         cdef Py_ssize_t i, cap
+        cdef int p, e, lo
         self.verts, self.polys, self.sizes, self.neigh = verts, polys, sizes, neigh
         self.cell_ptr, self.cell_polys = cell_ptr, cell_polys
         self.ox, self.oy, self.cell, self.nx, self.ny = ox, oy, cell, nx, ny
@@ -296,6 +302,7 @@ cdef class MeshQuery:
         self.nodes = self.start_node + 1 + link_to.shape[0]
         cap = self.nodes + 1
         self.g = <double*> malloc(cap * sizeof(double))
+        self.est = <double*> malloc(cap * sizeof(double))
         self.px = <double*> malloc(cap * sizeof(double))
         self.py = <double*> malloc(cap * sizeof(double))
         self.parent = <int32_t*> malloc(cap * sizeof(int32_t))
@@ -317,20 +324,37 @@ cdef class MeshQuery:
         self.right = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.bend = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.index = <int32_t*> malloc((cap + 2) * sizeof(int32_t))
-        if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.px == NULL \
+        # Per edge slot p * W + e: the polygon its portal leads into (-1 for a wall, padding
+        # or an edge after the first of its portal) and the portal's ends.
+        self.way_to = <int32_t*> malloc(cap * sizeof(int32_t))
+        self.way_a = <int32_t*> malloc(cap * sizeof(int32_t))
+        self.way_b = <int32_t*> malloc(cap * sizeof(int32_t))
+        if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.est == NULL \
+                or self.px == NULL \
                 or self.py == NULL or self.parent == NULL or self.pos == NULL \
                 or self.stamp == NULL or self.closed == NULL or self.corr == NULL \
                 or self.cvia == NULL or self.corr2 == NULL or self.out == NULL \
                 or self.flags == NULL or self.owner == NULL or self.out_b == NULL \
                 or self.flags_b == NULL or self.owner_b == NULL or self.left == NULL \
-                or self.right == NULL or self.bend == NULL or self.index == NULL:
+                or self.right == NULL or self.bend == NULL or self.index == NULL \
+                or self.way_to == NULL or self.way_a == NULL or self.way_b == NULL:
             raise MemoryError()
         for i in range(cap):
             self.stamp[i] = 0
         self.label = 0
+        for p in range(self.n):
+            for e in range(self.width):
+                i = p * self.width + e
+                self.way_to[i] = -1
+                if e < sizes[p] and neigh[p, e] >= 0:
+                    portal_run(self.polys, self.sizes, self.neigh, p, e, &self.way_a[i],
+                               &self.way_b[i], &lo)
+                    if lo == e:
+                        self.way_to[i] = neigh[p, e]
 
     def __dealloc__(self):
         free(self.g)
+        free(self.est)
         free(self.px)
         free(self.py)
         free(self.parent)
@@ -350,6 +374,9 @@ cdef class MeshQuery:
         free(self.right)
         free(self.bend)
         free(self.index)
+        free(self.way_to)
+        free(self.way_a)
+        free(self.way_b)
         heap_free(&self.heap)
 
     def locate_one(self, double x, double y):
@@ -373,6 +400,7 @@ cdef class MeshQuery:
         if self.stamp[s] != self.label:
             self.stamp[s] = self.label
             self.g[s] = INFINITY
+            self.est[s] = INFINITY
             self.closed[s] = 0
             self.pos[s] = -1
 
@@ -482,12 +510,12 @@ cdef class MeshQuery:
             n = self.sizes[p]
             for e in range(n + self.link_ptr[p + 1] - self.link_ptr[p]):
                 if e < n:
-                    q = self.neigh[p, e]
+                    t = p * self.width + e
+                    q = self.way_to[t]
                     if q < 0 or q == prev or not self.allowed[q]:
                         continue
-                    t = p * self.width + e
-                    a = self.polys[p, e]
-                    b = self.polys[p, e + 1 if e + 1 < n else 0]
+                    a = self.way_a[t]
+                    b = self.way_b[t]
                     portal_point(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0],
                                  self.verts[b, 1], x, y, gx, gy, &nx, &ny)
                     step = self.cost[p] * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y))
@@ -512,9 +540,14 @@ cdef class MeshQuery:
                     h = 0.0
                 else:
                     h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
-                if ng >= self.g[t]:
+                # Of two ways into one node, the one kept has the smaller estimate through
+                # it (g plus the heuristic from its own point), not the smaller g: a way
+                # that costs a little less but enters far from the goal's side would cut
+                # off the better one.
+                if ng + h >= self.est[t]:
                     continue
                 self.g[t] = ng
+                self.est[t] = ng + h
                 self.px[t] = nx
                 self.py[t] = ny
                 self.parent[t] = s
