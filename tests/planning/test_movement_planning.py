@@ -1,7 +1,8 @@
 """Movement planning over clip graphs: the book's standing / mid-walk example, the optimum
 against brute force over every short clip sequence (with and without bounded curvature,
 exact goals too), goals hit within their tolerances, collisions with grids and navigation
-meshes, bad input.  The Dubins bound: test_movement_dubins.py."""
+meshes, bad input; the compiled search's wall test against GEOS and its distance field
+against the exact shortest paths.  The Dubins bound: test_movement_dubins.py."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import math
 import numpy as np
 import pytest
 
+from wayfinding._kernels import _movement
 from wayfinding.errors import InvalidQueryError
 from wayfinding.geometry.obstacles import segment_gaps, segments_cross
 from wayfinding.grid import Grid
 from wayfinding.navmesh import NavMesh
+from wayfinding.planning import movement
 from wayfinding.planning.clips import Clip, ClipCatalogue, default_clips
 from wayfinding.planning.movement import FINEST, MovementPlan, plan_movement
 from wayfinding.results import Status
@@ -488,3 +491,130 @@ def test_radius_against_a_navmesh_matches_the_distance_oracle(radius):
     walls = free_area(mesh).boundary
     for pose, name in zip(plan.poses[:-1], plan.clips):
         assert walls.distance(polyline(clips[name].root_path(pose, 0.1)[:, :2])) > radius
+
+
+# --- the compiled search: walls, the distance field ----------------------------------------
+
+def random_room(seed: int) -> Grid:
+    """A 10 x 8 grid with a few blocked cells, half a metre per cell, off the origin."""
+    free = np.random.default_rng(seed).random((8, 10)) > 0.2
+    return Grid(free, origin=(-1.0, 2.0), cell_size=0.5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("radius", [0.0, 0.2])
+def test_the_wall_test_matches_the_geometry_oracle(seed, radius):
+    # Polylines on a lattice of eighths touch walls exactly; the oracle is GEOS.
+    world = random_room(seed)
+    walls = movement._walls(world)
+    boundary = free_area(world).boundary
+    rng = np.random.default_rng(seed)
+    for _ in range(150):
+        n = int(rng.integers(2, 6))
+        start = rng.uniform((-1.5, 1.5), (4.5, 6.5))
+        points = start + np.cumsum(rng.uniform(-0.6, 0.6, (n, 2)), axis=0)
+        if not radius:
+            points = np.round(points * 8) / 8
+        line = polyline(points)
+        if radius:
+            gap = boundary.distance(line)
+            if abs(gap - radius) < 1e-9:
+                continue
+            expected = gap > radius
+        else:
+            expected = not line.intersects(boundary)
+        assert walls.clear(np.ascontiguousarray(points), radius) is expected, points.tolist()
+
+
+def exact_distance(world, goal):
+    """The exact shortest path of a point to ``goal`` on the world's walkable area (the
+    reduced visibility graph, an independent oracle)."""
+    from wayfinding.navmesh.exact import VisibilityMap
+
+    area = free_area(world)
+    vm = VisibilityMap(area)
+    return lambda p: float(vm.find_path(p, goal).cost)
+
+
+@pytest.mark.parametrize("world_name", ["grid", "navmesh"])
+def test_the_distance_field_bounds_the_shortest_path_from_below(world_name):
+    world = lava_room() if world_name == "grid" else NavMesh.build(lava_room())
+    goal = np.array([10.5, 1.5])
+    field = movement._field(world, goal, 0.5)
+    exact = exact_distance(world, goal)
+    rng = np.random.default_rng(5)
+    area = free_area(world)
+    from shapely.geometry import Point
+
+    points = [p for p in rng.uniform((0, 0), (12, 8), (300, 2)) if area.covers(Point(p))]
+    for p in points[:60]:
+        bound = field.at(*p)
+        assert bound <= exact(p) + 1e-9
+    # At a corner of its cell (the wall's) the bound is the corner's shortest path; behind
+    # the wall it beats the straight line by far.
+    assert field.at(5.0, 6.0) == pytest.approx(exact((5.0, 6.0)), abs=1e-9)
+    behind = (2.0, 1.0)
+    assert field.at(*behind) > math.dist(behind, goal) + 2.0
+
+
+def test_a_failing_corner_distance_raises_its_error(monkeypatch):
+    def broken(self, start, goal, **options):
+        raise ArithmeticError("no path today")
+
+    monkeypatch.setattr(NavMesh, "find_path", broken)
+    mesh = WORLDS["navmesh"]()
+    with pytest.raises(ArithmeticError, match="no path today"):
+        plan_movement(mesh, default_clips(), (0, 0, 0), (4, 0, 0))
+
+
+def test_grid_searches_take_the_field_only_when_they_run_long(monkeypatch):
+    calls: list[tuple] = []
+    find_path = NavMesh.find_path
+
+    def counted(self, start, goal, **options):
+        calls.append(tuple(start))
+        return find_path(self, start, goal, **options)
+
+    monkeypatch.setattr(NavMesh, "find_path", counted)
+    room = lava_room()
+    short = plan_movement(room, default_clips(), (1.5, 1.5, 0.0), (4.0, 2.5, 0.0))
+    assert short.found and short.stats.expanded < movement.FIELD_AFTER and not calls
+    # Round the lava: the straight line alone leaves the search far from done.
+    start, door = (1.5, 1.5, 0.0), (10.5, 1.5, 0.0)
+    plan = plan_movement(room, default_clips(), start, door, max_expansions=100_000)
+    assert plan.found and plan.stats.expanded > movement.FIELD_AFTER and calls
+    assert len(set(calls)) == len(calls)             # once per corner
+    monkeypatch.setattr(movement, "FIELD_AFTER", 10**9)
+    blind = plan_movement(room, default_clips(), start, door, max_expansions=plan.stats.expanded)
+    assert blind.status is Status.OUT_OF_BUDGET
+
+
+@pytest.mark.parametrize("cat_name", ["turns", "states", "arcs"])
+@pytest.mark.parametrize("goal, tol, htol", [
+    ((3.0, 0.0, 0.0), 0.3, math.pi),
+    ((4.0, 1.2, math.pi / 2), 0.5, 0.8),
+    ((0.0, -1.5, 0.0), 0.4, 0.3),
+])
+def test_grid_optimum_with_the_field_from_the_first_expansion(monkeypatch, cat_name, goal, tol,
+                                                              htol):
+    monkeypatch.setattr(movement, "FIELD_AFTER", 0)
+    test_planner_optimum_equals_brute_force("grid", cat_name, goal, tol, htol)
+
+
+def test_the_kernel_refuses_mismatched_arrays():
+    walls = movement._walls(None)
+    ints, floats = np.zeros(1, dtype=np.int32), np.zeros(1)
+    args = [walls, _movement.Field(), ints, ints, floats, floats, floats, floats,
+            np.array([0, 1]), np.zeros((1, 2)), np.array([0, 1]), ints,
+            np.ones(1, dtype=np.uint8), np.zeros(3), 0, np.zeros(3)]
+    options = dict(tol=0.1, htol=1.0, radius=0.0, position_resolution=0.1,
+                   heading_resolution=0.1, vmax=1.0, turning=0.0, exact=False, field_after=0,
+                   limit=10)
+    with pytest.raises(ValueError, match="fewer than two samples"):
+        _movement.plan(*args, **options)
+    args[8] = np.array([0, 5])
+    with pytest.raises(ValueError, match="one length per clip"):
+        _movement.plan(*args[:2], ints, np.zeros(2, dtype=np.int32), *args[4:], **options)
+    with pytest.raises(ValueError, match=r"\(m, 2\)"):
+        _movement.Walls(np.zeros((2, 2)), np.zeros((3, 2)), np.zeros(2, dtype=np.int64),
+                        np.zeros(0, dtype=np.int32), 0.0, 0.0, 1.0, 1, 1)

@@ -55,6 +55,10 @@ class MeshField(Field):
         nx: int,
         ny: int,
         distance: Callable[[float, float], float],
+        lx: float,
+        ly: float,
+        spacing: float,
+        columns: int,
     ) -> None: ...
 
 def least_turn(h: float, dx: float, dy: float, gh: float, tol: float, htol: float) -> float: ...

@@ -19,22 +19,23 @@ lattice key.
 Walls are segments ``(m, 2)`` float64 from ``a`` to ``b`` listed in uniform buckets (as
 :func:`~wayfinding.geometry.buckets.box_buckets` lists boxes).  The distance field bounds a
 pose's shortest path to the goal point from below: its cell's (a grid's) or polygon's (a
-navigation mesh's) corners' shortest paths, asked of a Python callable once per corner,
-less the straight line to each corner (the cell or polygon is convex, so that line is a
-path)."""
+navigation mesh's, with the corners of its lattice square inside that polygon) corners'
+shortest paths, asked of a Python callable once per corner, less the straight line to each
+corner (the cell or polygon is convex, so that line is a path)."""
 
 import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
-from libc.math cimport INFINITY, NAN, asin, atan2, cos, fabs, isfinite, remainder, rint, sin
+from libc.math cimport INFINITY, NAN, asin, atan2, cos, fabs, floor, isfinite, remainder, rint, sin
 from libc.math cimport hypot as c_hypot
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
+from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from ._buckets cimport bucket
 from ._hypot cimport hypot
-from ._navmesh_locate cimport locate_in
+from ._navmesh_locate cimport in_polygon, locate_in
 from ._turning cimport PI, TAU, Dubins, dubins, py_mod, vec_norm
 
 # Search outcomes, as :class:`wayfinding.results.Status` names them.
@@ -253,28 +254,43 @@ cdef class GridField(Field):
 
 cdef class MeshField(Field):
     """The field over a navigation mesh's convex polygons (its vertices, polygons, sizes and
-    point-location buckets, as its compiled queries take them); ``distance(x, y)`` a
-    vertex's shortest path to the goal point (``inf``: none)."""
+    point-location buckets, as its compiled queries take them); ``distance(x, y)`` a point's
+    shortest path to the goal point (``inf``: none).  A position's corners are its
+    polygon's vertices and the corners of its square of a lattice ``spacing`` wide from
+    ``(lx, ly)`` that lie in that polygon (so a large polygon bounds no worse than a grid of
+    that spacing)."""
 
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
     cdef const int64_t[::1] cell_ptr
     cdef const int32_t[::1] cell_polys
-    cdef double box_x, box_y, box_cell
+    cdef double box_x, box_y, box_cell, lx, ly, spacing
     cdef int nx, ny
+    cdef int64_t columns
+    cdef unordered_map[int64_t, double] lattice
 
     def __init__(self, const double[:, ::1] verts, const int32_t[:, ::1] polys,
                  const int32_t[::1] sizes, const int64_t[::1] cell_ptr,
                  const int32_t[::1] cell_polys, double box_x, double box_y, double box_cell,
-                 int nx, int ny, distance: object):
-        if not callable(distance):
-            raise ValueError("distance must be callable")
+                 int nx, int ny, distance: object, double lx, double ly, double spacing,
+                 int64_t columns):
+        if not callable(distance) or not spacing > 0 or columns < 1:
+            raise ValueError("distance must be callable, spacing > 0 and columns >= 1")
         self.verts, self.polys, self.sizes = verts, polys, sizes
         self.cell_ptr, self.cell_polys = cell_ptr, cell_polys
         self.box_x, self.box_y, self.box_cell, self.nx, self.ny = box_x, box_y, box_cell, nx, ny
+        self.lx, self.ly, self.spacing, self.columns = lx, ly, spacing, columns
         self.distance = distance
         self.known.assign(verts.shape[0], NAN)
+
+    cdef bint vertex_of(self, int p, double x, double y) noexcept nogil:
+        """Whether ``(x, y)`` is a vertex of polygon ``p`` (a corner already counted)."""
+        cdef int k
+        for k in range(self.sizes[p]):
+            if self.verts[self.polys[p, k], 0] == x and self.verts[self.polys[p, k], 1] == y:
+                return True
+        return False
 
     cdef double bound(self, double x, double y) noexcept nogil:
         cdef int p = locate_in(self.verts, self.polys, self.sizes, self.cell_ptr,
@@ -282,7 +298,8 @@ cdef class MeshField(Field):
                                self.nx, self.ny, NULL, x, y)
         cdef int k
         cdef int32_t v
-        cdef double best = 0.0, d
+        cdef int64_t i, j, ci, cj, key
+        cdef double best = 0.0, d, vx, vy
         if p < 0:
             return 0.0
         for k in range(self.sizes[p]):
@@ -293,6 +310,27 @@ cdef class MeshField(Field):
             d -= hypot(x - self.verts[v, 0], y - self.verts[v, 1])
             if d > best:
                 best = d
+        ci = <int64_t> floor((x - self.lx) / self.spacing)
+        cj = <int64_t> floor((y - self.ly) / self.spacing)
+        for j in range(cj, cj + 2):
+            for i in range(ci, ci + 2):
+                vx = self.lx + i * self.spacing
+                vy = self.ly + j * self.spacing
+                if (not in_polygon(self.verts, self.polys, self.sizes, p, vx, vy)
+                        or self.vertex_of(p, vx, vy)):
+                    continue
+                key = j * self.columns + i
+                if self.lattice.count(key):
+                    d = self.lattice[key]
+                else:
+                    with gil:
+                        d = self.call(vx, vy)
+                    if d != d:
+                        return d
+                    self.lattice[key] = d
+                d -= hypot(x - vx, y - vy)
+                if d > best:
+                    best = d
         return best
 
 
@@ -671,6 +709,11 @@ def plan(Walls walls, Field field, const int32_t[::1] clip_from, const int32_t[:
     for c in range(follow.shape[0]):
         if not 0 <= follow[c] < n:
             raise ValueError(f"follow[{c}] names no clip")
+    for a in range(nstates):
+        if not 0 <= follow_ptr[a] <= follow_ptr[a + 1] <= follow.shape[0]:
+            raise ValueError("follow_ptr must rise from 0 to the length of follow")
+    if sample_ptr[0] != 0:
+        raise ValueError("sample_ptr must start at 0")
     if not 0 <= start_state < nstates:
         raise ValueError("start_state names no state")
     if not position_resolution > 0 or not heading_resolution > 0:

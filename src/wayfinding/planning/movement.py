@@ -19,15 +19,17 @@ The heuristic is a lower bound of the root path's length to the goal point less
 ``position_tolerance``, divided by the catalogue's largest mean root speed.  The bound is
 the straight line or, on a navigation mesh (on a grid, once the search has expanded
 :data:`FIELD_AFTER` states: a wall in the way, most likely), when that is larger, the exact
-shortest path on the walkable area from a corner of the cell (the mesh polygon, or the
-grid's) holding the position, less the straight line to that corner: the cell is convex, so
-that line is a path.  Each corner's shortest path
-(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh; on a grid on
+shortest path on the walkable area from a corner of the position's cell less the straight
+line to that corner: the cell is convex, so that line is a path.  On a grid the cells are
+its own; on a mesh, the polygon holding the position, its corners being its vertices and
+those of the position's square of a lattice (half the median root path length of the clips
+wide, the scale of the search's steps) that lie in the polygon.  Each corner's shortest
+path (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh; on a grid on
 ``NavMesh.build(grid)``, the same walkable area, built at that point, so that a short search
-does no work over the whole map) is found once per query, the first time a state reaches
-its cell.  No clip sequence moves its root faster on average, and the root path to any
-point of the goal region is at least that long, so the heuristic is admissible and the plan
-is the cheapest (with the search's own tie-breaking); it need not be consistent, so a state
+does no work over the whole map) is found once per query, the first time a state needs it.
+No clip sequence moves its root faster on average, and the root path to any point of the
+goal region is at least that long, so the heuristic is admissible and the plan is the
+cheapest (with the search's own tie-breaking); it need not be consistent, so a state
 reached more cheaply after its expansion is expanded again.
 
 When the catalogue's :attr:`~wayfinding.planning.clips.ClipCatalogue.max_curvature` is
@@ -178,9 +180,10 @@ def _inside(world: Grid | NavMesh | None, point: np.ndarray) -> bool:
     return world.in_bounds(cell) and world.is_passable(cell)
 
 
-def _field(world: Grid | NavMesh | None, goal: np.ndarray) -> _movement.Field:
+def _field(world: Grid | NavMesh | None, goal: np.ndarray, spacing: float) -> _movement.Field:
     """The lower bound of a position's shortest path to the goal point from its cell's
-    corners (none on the open plane); a grid's mesh is built at the first corner."""
+    corners (none on the open plane; on a navigation mesh, with the corners of a lattice
+    ``spacing`` wide); a grid's mesh is built at the first corner."""
     if world is None:
         return _movement.Field()
     target = (float(goal[0]), float(goal[1]))
@@ -194,11 +197,22 @@ def _field(world: Grid | NavMesh | None, goal: np.ndarray) -> _movement.Field:
         return float(found.cost) if found.found else math.inf
 
     if isinstance(world, NavMesh):
+        lo, hi = world.vertices.min(axis=0), world.vertices.max(axis=0)
+        spacing = max(spacing, float((hi - lo).max()) * 1e-6)
         return _movement.MeshField(world.vertices, world.polygons, world.sizes,
-                                   *world._buckets, distance)
+                                   *world._buckets, distance, float(lo[0]), float(lo[1]),
+                                   spacing, int((hi[0] - lo[0]) // spacing) + 2)
     h, w = world.passable.shape
     ox, oy = world.origin
     return _movement.GridField(float(ox), float(oy), float(world.cell_size), w, h, distance)
+
+
+def _spacing(clips: ClipCatalogue) -> float:
+    """The side of a navigation mesh's lattice squares for the distance field: half the
+    median root path length of the clips that move (1 when none does), the scale of the
+    search's steps."""
+    lengths = [c.length for c in clips.clips if c.length > 0]
+    return float(np.median(lengths)) / 2 if lengths else 1.0
 
 
 def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any, goal: Any,
@@ -280,7 +294,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
     follow = [[number_of[c.name] for c in clips.following(name)] for name in names]
     kappa = clips.max_curvature
     status, poses, used, *counts = _movement.plan(
-        walls, _field(world, g),
+        walls, _field(world, g, _spacing(clips)),
         np.array([index[c.start_state] for c in played], dtype=np.int32),
         np.array([index[c.end_state] for c in played], dtype=np.int32),
         np.array([c.dx for c in played]), np.array([c.dy for c in played]),
