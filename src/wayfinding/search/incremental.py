@@ -22,22 +22,24 @@ last cost), is checked as strictly and repairs the same way.
 
 Building a planner on a grid takes constant time: the grid's costs are read in place (the
 changed cells are kept apart), and a node's state is created when a search first reaches
-it, so the first plan expands about as many cells as A* (in 0.9–1.3× its time on the
-Moving AI maps of BENCHMARKS.md, 1.2–1.55× on an open 1024² grid, 0.9–1.25× on an open
+it, so the first plan expands about as many cells as A* (in 0.8–1.06× its time on the
+Moving AI maps of BENCHMARKS.md, 0.94–0.97× on an open 1024² grid, 0.91–0.94× on an open
 4096² grid whose node memory is above the pool's cap).  That first search runs as one A*-like
 loop that leaves the state LPA* would; it reads the grid's step masks when A* has built
-them.
+them (and no cell cost when A* has found the grid uniform), and notes for each cell the
+neighbour the path then steps to, so the first path reads no neighbours.
 The first search breaks ties towards the target as A* does; once a change makes some
 node's g too low, ties go to the smaller g, as the repairs need.
 
 A freed planner's node memory (about 24 bytes per node of its world) is kept for the next
 planner built on a world of at most that many nodes, whose first plan then finds it already
-in memory; one block is kept, the largest freed so far whose searches touched no more than
-a cap (128 MiB unless ``planner_memory_cap(nbytes=...)`` sets another; a block that touched
-more is freed at once).  On a grid whose node memory is above the cap, the memory is laid
-out in tiles of 16 × 16 cells given out in the order the searches reach them, so the block
-touches only those tiles (about 6 KiB each: a search across an open 4096² grid reaches a
-few hundred) and is kept too.  :func:`release_planner_memory` frees it.
+in memory, and so are its queue's arrays; one block is kept, the largest freed so far whose
+searches touched no more than a cap (128 MiB unless ``planner_memory_cap(nbytes=...)`` sets
+another; a block that touched more is freed at once).  On a grid whose node memory is above
+the cap, the memory is laid out in tiles of 16 × 16 cells given out in the order the
+searches reach them, so the block touches only those tiles (about 6 KiB each: a search
+across an open 4096² grid reaches a few hundred) and is kept too.
+:func:`release_planner_memory` frees it.
 
 >>> from wayfinding.grid import Grid
 >>> planner = DStarLite(Grid.from_ascii('''
@@ -325,12 +327,13 @@ def _last(keys: np.ndarray) -> np.ndarray:
 
 
 def release_planner_memory() -> int:
-    """Free the node memory kept from freed planners for the next ones.
+    """Free the node memory (and the queue arrays) kept from freed planners for the next
+    ones.
 
     Returns
     -------
     int
-        The bytes of it the searches had touched (0 when none was kept).
+        The bytes of node memory the searches had touched (0 when none was kept).
     """
     return int(_incremental.release_pool())
 
