@@ -578,13 +578,13 @@ def test_grid_searches_take_the_field_only_when_they_run_long(monkeypatch):
     monkeypatch.setattr(NavMesh, "find_path", counted)
     room = lava_room()
     short = plan_movement(room, default_clips(), (1.5, 1.5, 0.0), (4.0, 2.5, 0.0))
-    assert short.found and short.stats.expanded < movement.FIELD_AFTER and not calls
+    assert short.found and short.stats.expanded < movement._FIELD_AFTER and not calls
     # Round the lava: the straight line alone leaves the search far from done.
     start, door = (1.5, 1.5, 0.0), (10.5, 1.5, 0.0)
     plan = plan_movement(room, default_clips(), start, door, max_expansions=100_000)
-    assert plan.found and plan.stats.expanded > movement.FIELD_AFTER and calls
+    assert plan.found and plan.stats.expanded > movement._FIELD_AFTER and calls
     assert len(set(calls)) == len(calls)             # once per corner
-    monkeypatch.setattr(movement, "FIELD_AFTER", 10**9)
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 10**9)
     blind = plan_movement(room, default_clips(), start, door, max_expansions=plan.stats.expanded)
     assert blind.status is Status.OUT_OF_BUDGET
 
@@ -597,7 +597,7 @@ def test_grid_searches_take_the_field_only_when_they_run_long(monkeypatch):
 ])
 def test_grid_optimum_with_the_field_from_the_first_expansion(monkeypatch, cat_name, goal, tol,
                                                               htol):
-    monkeypatch.setattr(movement, "FIELD_AFTER", 0)
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 0)
     test_planner_optimum_equals_brute_force("grid", cat_name, goal, tol, htol)
 
 

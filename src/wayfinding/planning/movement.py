@@ -18,7 +18,7 @@ through poses at most ``step`` apart along the clip's arc or segment, stays fart
 The heuristic is a lower bound of the root path's length to the goal point less
 ``position_tolerance``, divided by the catalogue's largest mean root speed.  The bound is
 the straight line or, on a navigation mesh (on a grid, once the search has expanded
-:data:`FIELD_AFTER` states: a wall in the way, most likely), when that is larger, the exact
+1,000 states: a wall in the way, most likely), when that is larger, the exact
 shortest path on the walkable area from a corner of the position's cell less the straight
 line to that corner: the cell is convex, so that line is a path.  On a grid the cells are
 its own; on a mesh, the polygon holding the position, its corners being its vertices and
@@ -99,7 +99,7 @@ _STATUS = {_movement.FOUND: Status.FOUND, _movement.FAILED: Status.FAILED,
 
 #: The expansions the search makes on a grid before its heuristic takes the shortest paths
 #: round the walls too.
-FIELD_AFTER = 1_000
+_FIELD_AFTER = 1_000
 
 #: The least turn of a forward path to the goal region (see the kernel's ``least_turn``).
 _least_turn = _movement.least_turn
@@ -193,6 +193,8 @@ def _field(world: Grid | NavMesh | None, goal: np.ndarray, spacing: float) -> _m
         return world if isinstance(world, NavMesh) else NavMesh.build(world)
 
     def distance(x: float, y: float) -> float:
+        if mesh().locate((x, y)) < 0:
+            return -math.inf            # a corner off the mesh bounds nothing
         found = mesh().find_path((x, y), target, method="polyanya")
         return float(found.cost) if found.found else math.inf
 
@@ -308,7 +310,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         tol=tol, htol=htol, radius=radius, position_resolution=pr, heading_resolution=hr,
         vmax=clips.max_speed, turning=1.0 / kappa if 0.0 < kappa < math.inf else 0.0,
         exact=tol == 0.0 and htol == 0.0,
-        field_after=FIELD_AFTER if isinstance(world, Grid) else 0,
+        field_after=_FIELD_AFTER if isinstance(world, Grid) else 0,
         limit=-1 if max_expansions is None else max_expansions)
     expanded, generated, reopened, updated, max_open = counts
     stats = SearchStats(expanded=expanded, generated=generated, reopened=reopened,
