@@ -139,6 +139,31 @@ def test_the_first_search_leaves_lpa_stars_state(cls, masks, tiles, world):
     assert again.stats.expanded == 0 and again.cost == r.cost
 
 
+@pytest.mark.parametrize("uniform", [False, True])
+@pytest.mark.parametrize("tiles", [False, True])
+@pytest.mark.parametrize("masks", [False, True])
+@pytest.mark.parametrize("cls", [DStarLite, LPAStar])
+@settings(max_examples=40, deadline=None)
+@given(world=worlds())
+def test_the_first_path_is_the_one_a_walk_over_every_neighbour_takes(cls, masks, tiles,
+                                                                     uniform, world):
+    """The first plan's path follows the steps its search noted for each cell; a cost set
+    to its own value drops them, and the walk then reads every neighbour of each cell:
+    the same path and cost, bit for bit."""
+    costs, a, b, _ = world
+    if uniform:                                       # the search then reads no cell cost
+        costs = np.where(np.isfinite(costs), 1.0, math.inf)
+    grid = grid_of(costs, masks)
+    assert grid.is_uniform or not uniform
+    with layout(tiles):
+        planner = cls(grid, a, b)
+    first = planner.replan()
+    planner.update_costs({a: float(costs[a[1], a[0]])})
+    again = planner.replan()
+    assert again.cost == first.cost
+    assert np.array_equal(again.path, first.path)
+
+
 @pytest.mark.parametrize("cls", [DStarLite, LPAStar])
 def test_the_first_search_stops_at_the_target_on_an_open_grid(cls):
     costs = np.ones((64, 64))
