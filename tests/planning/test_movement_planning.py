@@ -337,7 +337,7 @@ def test_navmesh_plans_go_round_the_hole_on_the_mesh():
     assert plan.length >= mesh.find_path(start[:2], goal[:2]).cost - 0.4
 
 
-def test_the_navmesh_heuristic_is_the_exact_shortest_path_once_per_position(monkeypatch):
+def test_the_navmesh_heuristic_asks_exact_shortest_paths_once_per_corner(monkeypatch):
     mesh = NavMesh.build(outline=[(0, 0), (16, 0), (16, 10), (0, 10)],
                          holes=[[(6, 0.5), (9, 0.5), (9, 8), (6, 8)]])
     calls: list[tuple] = []
@@ -348,11 +348,12 @@ def test_the_navmesh_heuristic_is_the_exact_shortest_path_once_per_position(monk
         return find_path(self, start, goal, **options)
 
     monkeypatch.setattr(NavMesh, "find_path", counted)
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 0)
     plan = plan_movement(mesh, default_clips(), (2.0, 2.0, 0.0), (13.0, 2.0, 0.0),
                          position_tolerance=0.4)
     assert plan.found and calls
     # Exact lengths (an estimate above the shortest path would not be admissible), and
-    # states that differ only in heading or animation state share one search.
+    # states that share a corner share one search.
     assert {method for _, method in calls} == {"polyanya"}
     assert len(set(calls)) == len(calls)
 
@@ -562,12 +563,14 @@ def test_a_failing_corner_distance_raises_its_error(monkeypatch):
         raise ArithmeticError("no path today")
 
     monkeypatch.setattr(NavMesh, "find_path", broken)
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 0)
     mesh = WORLDS["navmesh"]()
     with pytest.raises(ArithmeticError, match="no path today"):
         plan_movement(mesh, default_clips(), (0, 0, 0), (4, 0, 0))
 
 
-def test_grid_searches_take_the_field_only_when_they_run_long(monkeypatch):
+@pytest.mark.parametrize("world_name", ["grid", "navmesh"])
+def test_searches_take_the_field_only_when_they_run_long(monkeypatch, world_name):
     calls: list[tuple] = []
     find_path = NavMesh.find_path
 
@@ -576,7 +579,7 @@ def test_grid_searches_take_the_field_only_when_they_run_long(monkeypatch):
         return find_path(self, start, goal, **options)
 
     monkeypatch.setattr(NavMesh, "find_path", counted)
-    room = lava_room()
+    room = lava_room() if world_name == "grid" else NavMesh.build(lava_room())
     short = plan_movement(room, default_clips(), (1.5, 1.5, 0.0), (4.0, 2.5, 0.0))
     assert short.found and short.stats.expanded < movement._FIELD_AFTER and not calls
     # Round the lava: the straight line alone leaves the search far from done.
@@ -595,10 +598,11 @@ def test_grid_searches_take_the_field_only_when_they_run_long(monkeypatch):
     ((4.0, 1.2, math.pi / 2), 0.5, 0.8),
     ((0.0, -1.5, 0.0), 0.4, 0.3),
 ])
-def test_grid_optimum_with_the_field_from_the_first_expansion(monkeypatch, cat_name, goal, tol,
-                                                              htol):
+@pytest.mark.parametrize("world_name", ["grid", "navmesh"])
+def test_optimum_with_the_field_from_the_first_expansion(monkeypatch, world_name, cat_name, goal,
+                                                         tol, htol):
     monkeypatch.setattr(movement, "_FIELD_AFTER", 0)
-    test_planner_optimum_equals_brute_force("grid", cat_name, goal, tol, htol)
+    test_planner_optimum_equals_brute_force(world_name, cat_name, goal, tol, htol)
 
 
 def test_the_kernel_refuses_mismatched_arrays():

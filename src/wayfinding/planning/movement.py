@@ -17,14 +17,14 @@ through poses at most ``step`` apart along the clip's arc or segment, stays fart
 
 The heuristic is a lower bound of the root path's length to the goal point less
 ``position_tolerance``, divided by the catalogue's largest mean root speed.  The bound is
-the straight line or, on a navigation mesh (on a grid, once the search has expanded
-1,000 states: a wall in the way, most likely), when that is larger, the exact
-shortest path on the walkable area from a corner of the position's cell less the straight
-line to that corner: the cell is convex, so that line is a path.  On a grid the cells are
-its own; on a mesh, the polygon holding the position, its corners being its vertices and
-those of the position's square of a lattice (half the median root path length of the clips
-wide, the scale of the search's steps) that lie in the polygon.  Each corner's shortest
-path (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh; on a grid on
+the straight line or, on a grid or a navigation mesh once the search has expanded 1,000
+states (a wall in the way, most likely), when that is larger, the exact shortest path on the
+walkable area from a corner of the position's cell less the straight line to that corner:
+the cell is convex, so that line is a path.  On a grid the cells are its own; on a mesh,
+the polygon holding the position, its corners being its vertices and those of the
+position's square of a lattice (half the median root path length of the clips wide, the
+scale of the search's steps) that lie in the polygon.  Each corner's shortest path
+(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh; on a grid on
 ``NavMesh.build(grid)``, the same walkable area, built at that point, so that a short search
 does no work over the whole map) is found once per query, the first time a state needs it.
 No clip sequence moves its root faster on average, and the root path to any point of the
@@ -97,8 +97,8 @@ FINEST = 1e-9
 _STATUS = {_movement.FOUND: Status.FOUND, _movement.FAILED: Status.FAILED,
            _movement.OUT_OF_BUDGET: Status.OUT_OF_BUDGET}
 
-#: The expansions the search makes on a grid before its heuristic takes the shortest paths
-#: round the walls too.
+#: The expansions the search makes before its heuristic takes the shortest paths round the
+#: walls too (few searches that need no more meet a wall).
 _FIELD_AFTER = 1_000
 
 #: The least turn of a forward path to the goal region (see the kernel's ``least_turn``).
@@ -310,7 +310,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         tol=tol, htol=htol, radius=radius, position_resolution=pr, heading_resolution=hr,
         vmax=clips.max_speed, turning=1.0 / kappa if 0.0 < kappa < math.inf else 0.0,
         exact=tol == 0.0 and htol == 0.0,
-        field_after=_FIELD_AFTER if isinstance(world, Grid) else 0,
+        field_after=_FIELD_AFTER,
         limit=-1 if max_expansions is None else max_expansions)
     expanded, generated, reopened, updated, max_open = counts
     stats = SearchStats(expanded=expanded, generated=generated, reopened=reopened,
