@@ -236,17 +236,26 @@ class NavMeshQuery(SingleThread):
                   spacing: float | None = None, t: float = 0.0) -> NavPath | ConstrainedPath:
         """The straight path from ``start`` to ``goal`` (world points), in one compiled call:
         point location, A* over the ways into the usable polygons, then the funnel through
-        the corridor's portals.  A search node is a polygon entered through one of its
-        portals (or by an off-mesh link), at the point of that portal on the shortest way
-        from the previous node's point to the goal (kept off its ends; Detour takes the
-        portal's midpoint, which picks worse corridors).  Where every usable polygon costs
-        the same and the mesh has no off-mesh links, a route that is not a straight line
-        is searched for again from the goal to the start, and the corridor whose straight
-        path is shorter is kept: the search's estimate (a polyline through portal points
-        chosen toward its goal) can rank two corridors of nearly equal length wrongly, and
-        the two directions seldom err on the same query.  On random worlds and
-        ``dao/arena2`` the paths are within 3% of the exact shortest (see BENCHMARKS.md,
-        "Navigation meshes").
+        the corridor's portals.  A portal is the whole boundary two polygons share (several
+        edges where a vertex lies on it, as in merged or subtractive meshes).  A search
+        node is a polygon entered through one of its portals (or by an off-mesh link), at
+        the point of that portal on the shortest way from the previous node's point to the
+        goal (kept off its ends; Detour takes the portal's midpoint, which picks worse
+        corridors); of two ways into one node the search keeps the one whose estimate
+        through its own point is smaller.  Where every usable polygon costs the same and
+        the mesh has no off-mesh links, a route that is not a straight line is searched
+        for again from the goal to the start, and the corridor whose straight path is
+        shorter is kept: the search's estimate (a polyline through portal points chosen
+        toward its goal) can rank two corridors of nearly equal length wrongly, and the two
+        directions seldom err on the same query.
+
+        What it guarantees: a path inside the usable polygons, the shortest through the
+        corridor it returns, never shorter than the exact shortest.  The corridor is not
+        always the shortest one: on random worlds and ``dao/arena2`` the default mesh's
+        paths are within 3% of the exact shortest, and meshes of every builder
+        (``delaunay``, ``subtractive``, ``wavefront`` with and without its merge) within
+        5% (see BENCHMARKS.md, "Navigation meshes" and "Navigation-mesh builders").  Where
+        the shortest is needed, use ``method="polyanya"``.
 
         A point off the mesh, or on an unusable polygon, is moved to the nearest usable
         polygon (``snapped_start``/``snapped_goal``).  No route gives ``found=False`` and
