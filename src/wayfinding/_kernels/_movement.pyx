@@ -7,11 +7,12 @@ tested against the walls, the goal region's test and the heuristic.
 
 The arithmetic is that of the Python definitions it stands for, step for step: a clip's
 samples and end pose turned into the world as ``local_to_world`` does, lattice keys rounded
-half to even as ``round`` does, distances by ``math.hypot``'s correctly rounded ``hypot``,
-headings wrapped by ``math.remainder``, the Dubins length by the library's one compiled
-definition (``_turning``), a wall met by the orientation signs of
+half to even as ``round`` does, distances to the goal by ``math.hypot``'s correctly rounded
+``hypot``, headings wrapped by ``math.remainder``, the Dubins length by the library's one
+compiled definition (``_turning``), a wall met by the orientation signs of
 :func:`~wayfinding.geometry.obstacles.segments_cross` (``touching=True``) and a clearance by
-:func:`~wayfinding.geometry.obstacles.segment_gaps`.  Ties go as in
+:func:`~wayfinding.geometry.obstacles.segment_gaps` (with numpy's ``hypot``, the C
+library's).  Ties go as in
 :class:`~wayfinding.search.AStarSearch`: the smaller f, then the larger cost so far, then the
 state generated first; a state's heuristic is the one of the first pose that reached its
 lattice key.
@@ -21,7 +22,8 @@ Walls are segments ``(m, 2)`` float64 from ``a`` to ``b`` listed in uniform buck
 pose's shortest path to the goal point from below: its cell's (a grid's) or polygon's (a
 navigation mesh's, with the corners of its lattice square inside that polygon) corners'
 shortest paths, asked of a Python callable once per corner, less the straight line to each
-corner (the cell or polygon is convex, so that line is a path)."""
+corner (the cell or polygon is convex, so that line is a path); the heuristic takes it once
+the search has made a given number of expansions."""
 
 import numpy as np
 
@@ -468,8 +470,8 @@ cdef class _Query:
     cdef vector[int32_t] table
     cdef uint64_t mask
     # nodes
-    cdef vector[double] nx, ny, nh
-    cdef vector[int32_t] nanim, nparent, nclip, nslot
+    cdef vector[double] node_x, node_y, node_h
+    cdef vector[int32_t] node_anim, node_parent, node_clip, node_slot
     # the outcome
     cdef int64_t expanded, generated, reopened, updated, max_open
     cdef int32_t last
@@ -522,14 +524,14 @@ cdef class _Query:
 
     cdef int32_t node(self, double x, double y, double h, int32_t anim, int32_t parent,
                       int32_t clip, int32_t slot) noexcept nogil:
-        self.nx.push_back(x)
-        self.ny.push_back(y)
-        self.nh.push_back(h)
-        self.nanim.push_back(anim)
-        self.nparent.push_back(parent)
-        self.nclip.push_back(clip)
-        self.nslot.push_back(slot)
-        return self.nx.size() - 1
+        self.node_x.push_back(x)
+        self.node_y.push_back(y)
+        self.node_h.push_back(h)
+        self.node_anim.push_back(anim)
+        self.node_parent.push_back(parent)
+        self.node_clip.push_back(clip)
+        self.node_slot.push_back(slot)
+        return self.node_x.size() - 1
 
     cdef double heuristic(self, double x, double y, double h) noexcept nogil:
         """The movement module's heuristic (NaN when the field's callable failed)."""
@@ -566,12 +568,12 @@ cdef class _Query:
     cdef bint reached(self, int32_t i) noexcept nogil:
         """Whether node ``i`` lies in the goal region."""
         cdef double seg[4]
-        cdef double x = self.nx[i], y = self.ny[i]
-        if not self.ends[self.nanim[i]]:
+        cdef double x = self.node_x[i], y = self.node_y[i]
+        if not self.ends[self.node_anim[i]]:
             return False
         if not hypot(x - self.gx, y - self.gy) <= self.tol:
             return False
-        if not fabs(wrap_angle(self.nh[i] - self.gh)) <= self.htol:
+        if not fabs(wrap_angle(self.node_h[i] - self.gh)) <= self.htol:
             return False
         seg[0], seg[1], seg[2], seg[3] = x, y, self.gx, self.gy
         return self.walls.clear_at(seg, 2, 0.0)
@@ -604,7 +606,7 @@ cdef class _Query:
         while heap.size():
             top = pop(heap)
             i = top.node
-            s = self.nslot[i]
+            s = self.node_slot[i]
             if self.closed[s] or top.g > self.sg[s]:
                 continue
             if self.reached(i):
@@ -616,10 +618,10 @@ cdef class _Query:
             self.expanded += 1
             if self.expanded % 4096 == 0 and self.interrupted():
                 return S_STOPPED
-            x, y, h = self.nx[i], self.ny[i], self.nh[i]
+            x, y, h = self.node_x[i], self.node_y[i], self.node_h[i]
             co = cos(h)
             si = sin(h)
-            for k in range(self.f_ptr[self.nanim[i]], self.f_ptr[self.nanim[i] + 1]):
+            for k in range(self.f_ptr[self.node_anim[i]], self.f_ptr[self.node_anim[i] + 1]):
                 c = self.follow[k]
                 pts.clear()
                 for j in range(self.s_ptr[c], self.s_ptr[c + 1]):
@@ -741,7 +743,7 @@ def plan(Walls walls, Field field, const int32_t[::1] clip_from, const int32_t[:
     cdef int32_t i = q.last
     while i >= 0:
         chain.push_back(i)
-        i = q.nparent[i]
+        i = q.node_parent[i]
     m = chain.size()
     poses = np.empty((m, 3))
     clips = np.empty(m - 1, dtype=np.int32)
@@ -749,7 +751,7 @@ def plan(Walls walls, Field field, const int32_t[::1] clip_from, const int32_t[:
     cdef int32_t[::1] cv = clips
     for c in range(m):
         i = chain[m - 1 - c]
-        pv[c, 0], pv[c, 1], pv[c, 2] = q.nx[i], q.ny[i], q.nh[i]
+        pv[c, 0], pv[c, 1], pv[c, 2] = q.node_x[i], q.node_y[i], q.node_h[i]
         if c:
-            cv[c - 1] = q.nclip[i]
+            cv[c - 1] = q.node_clip[i]
     return (S_FOUND, poses, clips, *stats)
