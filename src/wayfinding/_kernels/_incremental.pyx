@@ -1126,7 +1126,7 @@ cdef class IncrementalCore:
         cdef uint64_t* dirty = self.dirty
         cdef const double* cost = self.basep
         cdef int w = self.w, hgt = self.h, need = self.need_sides
-        cdef int target = self.target
+        cdef int target = self.target, root = self.root
         cdef int ty = self.row(target)
         cdef int tx = target - ty * w
         cdef double hs = self.h_scale, tol
@@ -1213,6 +1213,10 @@ cdef class IncrementalCore:
                 cu = cost[u]
             if masked:                            # its padded cell: (uy + 1) (w + 2) + ux + 1
                 bits = masks[u + 2 * uy + w + 3] & (0xff if diag else 0x0f)
+                if u != root:
+                    # Not back to its pick (VIA): g(u) = rhs(u) is at least that one's g
+                    # plus the step, so the step back gains nothing.
+                    bits = bits & ~(1 << ((slots[mu].mark >> 28) & 7))
             else:                                 # every direction, N, E, S, W first
                 bits = 0xff if diag else 0x0f
             while bits:                           # the legal steps, in the order N .. NW
