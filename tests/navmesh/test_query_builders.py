@@ -7,7 +7,7 @@ exact shortest on the same mesh (``method="polyanya"``)."""
 import numpy as np
 import pytest
 
-from wayfinding._kernels import _navmesh
+from wayfinding.geometry import funnel_path
 from wayfinding.navmesh import NavMesh
 from wayfinding.navmesh.worlds import obstacle_world
 
@@ -40,10 +40,9 @@ def test_a_portal_seen_edge_on_is_passed_round_its_nearer_end():
     start, goal = (0.0, 0.0), (2.0, 3.0)
     left = np.array([start, (1, 1), (2, 2 - 2e-9), goal])
     right = np.array([start, (2, 0), (3, 3 - 1e-9), goal])
-    out, index = np.empty((5, 2)), np.empty(5, np.int32)
-    k = _navmesh.funnel(left, right, out, index)
-    assert out[:k].tolist() == [list(start), [2.0, 2 - 2e-9], list(goal)]
-    assert index[:k].tolist() == [0, 2, 3]
+    corners, index = funnel_path(left, right)
+    assert corners.tolist() == [list(start), [2.0, 2 - 2e-9], list(goal)]
+    assert index.tolist() == [0, 2, 3]
 
 
 BUILDERS = {"delaunay": {}, "subtractive": {"method": "subtractive"},
