@@ -28,6 +28,9 @@ EXTRA_COMPILE_ARGS = {
     # The car planner repeats the Python paths' arithmetic bit for bit: no fused multiply-add.
     "_hybrid": {"gcc": ["-ffp-contract=off"], "clang": ["-ffp-contract=off"],
                 "msvc": ["/fp:precise"]},
+    # The movement planner repeats the Python definitions' arithmetic: no fused multiply-add.
+    "_movement": {"gcc": ["-ffp-contract=off"], "clang": ["-ffp-contract=off"],
+                  "msvc": ["/fp:precise"]},
     # The Reeds–Shepp and Dubins words round as the library defines them: no fused multiply-add.
     "_turning": {"gcc": ["-ffp-contract=off"], "clang": ["-ffp-contract=off"],
                  "msvc": ["/fp:precise"]},

@@ -164,8 +164,7 @@ def add_planning_parsers(sub: Any) -> None:
         "goal pose.")
     _world_options(m, "the world: " + INPUTS + " (default: the open plane)")
     m.add_argument("--navmesh", action="store_true",
-                   help="plan on the navigation mesh built from the map instead of its cells "
-                   "(the heuristic is then the exact shortest path)")
+                   help="plan on the navigation mesh built from the map instead of its cells")
     m.add_argument("--from", dest="start", type=_pose, required=True, metavar="X,Y,HEADING",
                    help="start pose: the root (world units) and heading (degrees "
                    "counter-clockwise from +x)")
