@@ -26,43 +26,47 @@
 # ``pool_bytes`` reports those bytes, ``release_pool`` frees the pair (and the queue
 # arrays kept beside it, see ``pool_items``).  Taking and giving back hold the GIL.
 #
-# The first plan against A* (benchmarks/dynamic.py, medians per map of the per-query
-# ratios, on a shared machine): 0.8-1.06x A* on the Moving AI maps, 0.94-0.97x on an open
-# 1024 x 1024 grid, 0.91-0.94x on an open 4096 x 4096 grid (D* Lite and LPA* alike; before
-# the changes below 0.94-1.26x, 1.32-1.43x and 0.89-1.24x).  The first search is one A*-like
-# loop (``first_grid``) that leaves LPA*'s state, compiled apart (``GridKind``) for the
-# grids with step masks and diagonal steps (node memory by node or in tiles, cell costs
+# The first plan against A* (benchmarks/dynamic.py, medians per map of the per-query ratios,
+# three runs on a shared machine): 0.8-1.03x A* for D* Lite and 0.9-1.09x for LPA* on the
+# Moving AI maps (LPA*'s highest on dao/den312d, where it expands what A* does and D* Lite
+# fewer), 0.94-1.0x on an open 1024 x 1024 grid, 0.75-1.03x on an open 4096 x 4096 grid
+# (before the changes below 0.94-1.26x, 1.32-1.43x and 0.89-1.24x).  The first search is one
+# A*-like loop (``first_grid``) that leaves LPA*'s state, compiled apart (``GridKind``) for
+# the grids with step masks and diagonal steps (node memory by node or in tiles, cell costs
 # read or all 1: a grid known to be uniform has no cost read) without the tests the others
-# make as they run (7% fewer instructions on dao/den312d); its ties wait on their stack until a
-# later call needs the queue (``settled``: the first edit or replan pays for moving them,
-# and measured no slower).  While that state stands (``pointed``: no g or rhs changed
-# since), each reached node's VIA bits name the neighbour the path walk picks (the least
-# g + step, first in step order): kept as the offers come in, a tie with the pick decided
-# by step order and a gain within the rounding margin, which the rhs does not take, by its
-# value (LOW), so the walk (``trace``) follows them and reads no neighbour; the path is
-# the one the walk reading every neighbour takes.  That took the walk from a fifth or more
-# of the plan on the open grids to about a tenth (the steps are a chain of dependent
-# loads), and a grid path comes out as cells from the same call (``cells``, no node or
-# edge array).  A freed planner's queue arrays serve the next one (growing them cost about
-# a tenth of the first plan on the open 1024 x 1024 grid); ``place`` is inline (a lowered
-# key no longer costs a call: 4-9% off the first search on the maps), the heap's loops keep
-# its arrays in locals, and a reached neighbour that gains nothing is passed over with one
-# comparison.  What remains (callgrind, instructions of the first search and path against
-# A*'s search and path): 1.11x on dao/den312d, 1.25x on the open 1024 x 1024 grid, from
-# the loop's bookkeeping (24-byte queue items moved as each new side node rises to the
-# heap's top, keys rounded to 2**-24, the "seen" bit read per neighbour); LPA* expands as
-# many nodes as A*, D* Lite's backward search often fewer.  Tried and left: passing over a
-# reached neighbour that the cheapest step cannot improve before reading its cell cost (4%
-# faster on some maps, 7-16% slower on the maze and the 4096 x 4096 grid), the loop's
-# counters kept in locals, a branch-free least in the walk and the heuristic in integers
-# (no change).  Running the grid A* kernel itself (its workspace, converted to node state
-# at the first edit) was weighed and left: its order breaks ties on f and a float g, not on
-# LPA*'s keys, so the nodes it expands and the path the walk then picks among equal ones
-# would differ from this planner's, and its per-cell arrays (20 bytes a cell, row by row)
-# would fault more fresh pages on a large grid than these tiles.  The heap keeps its own
-# shape (two keys, the node and its place; positions in the slots) rather than
-# ``_heap.pxd``'s (f, float g, node; positions by node): sharing one routine would need a
-# second position scheme in the A* kernels' hot loops.
+# make as they run (7% fewer instructions on dao/den312d); its ties wait on their stack until
+# a later call needs the queue (``settled``: the first edit or replan pays for moving them,
+# and measured no slower).  While that state stands (``pointed``: no g or rhs changed since),
+# each reached node's VIA bits name the neighbour the path walk picks (the least g + step,
+# first in step order): kept as the offers come in, a tie with the pick decided by step order
+# and a gain within the rounding margin, which the rhs does not take, by its value (LOW), so
+# the walk (``trace``) follows them and reads no neighbour; the path is the one the walk
+# reading every neighbour takes.  That took the walk from a fifth or more of the plan on the
+# open grids to about a tenth (the steps are a chain of dependent loads), and a grid path
+# comes out as cells from the same call (``cells``, no node or edge array).  A freed planner's
+# queue arrays serve the next one (growing them cost about a tenth of the first plan on the
+# open 1024 x 1024 grid); ``place`` is inline (a lowered key no longer costs a call: 4-9% off
+# the first search on the maps), the heap's loops keep its arrays in locals, a reached
+# neighbour that gains nothing is passed over with one comparison, and a node offers nothing
+# back to its pick (VIA: its g is that one's plus a step, so the step back gains nothing; 3%
+# fewer instructions).  What remains (callgrind, instructions of the first search and path
+# against A*'s search and path, 20 queries): LPA* 1.20x on dao/den312d (D* Lite's backward
+# search expands fewer nodes there: both together 1.08x), 1.22x on the open 1024 x 1024 grid,
+# from the loop's bookkeeping (24-byte queue items moved as each new side node rises to the
+# heap's top, keys rounded to 2**-24, the "seen" bit read per neighbour, the tie stack weighed
+# against the heap's top); in time the first plan is still about one A*, whose call spends
+# more around its loop (checks, its path) than ``replan`` does.  Tried and left: passing over
+# a reached neighbour that the cheapest step cannot improve before reading its cell cost (4%
+# faster on some maps, 7-16% slower on the maze and the 4096 x 4096 grid), the loop's counters
+# kept in locals, a branch-free least in the walk and the heuristic in integers (no change).
+# Running the grid A* kernel itself (its workspace, converted to node state at the first edit)
+# was weighed and left: its order breaks ties on f and a float g, not on LPA*'s keys, so the
+# nodes it expands and the path the walk then picks among equal ones would differ from this
+# planner's, and its per-cell arrays (20 bytes a cell, row by row) would fault more fresh
+# pages on a large grid than these tiles.  The heap keeps its own shape (two keys, the node
+# and its place; positions in the slots) rather than ``_heap.pxd``'s (f, float g, node;
+# positions by node): sharing one routine would need a second position scheme in the A*
+# kernels' hot loops.
 cimport cython
 
 from libc.math cimport INFINITY, fabs, floor, sqrt

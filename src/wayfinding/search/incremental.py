@@ -22,8 +22,8 @@ last cost), is checked as strictly and repairs the same way.
 
 Building a planner on a grid takes constant time: the grid's costs are read in place (the
 changed cells are kept apart), and a node's state is created when a search first reaches
-it, so the first plan expands about as many cells as A* (in 0.8–1.06× its time on the
-Moving AI maps of BENCHMARKS.md, 0.94–0.97× on an open 1024² grid, 0.91–0.94× on an open
+it, so the first plan expands about as many cells as A* (in 0.8–1.09× its time on the
+Moving AI maps of BENCHMARKS.md, 0.94–1.0× on an open 1024² grid, 0.75–1.03× on an open
 4096² grid whose node memory is above the pool's cap).  That first search runs as one A*-like
 loop that leaves the state LPA* would; it reads the grid's step masks when A* has built
 them (and no cell cost when A* has found the grid uniform), and notes for each cell the
