@@ -211,6 +211,15 @@ cdef int append(Buffers* b, const int32_t* corr, Py_ssize_t m, const double* cor
     return 0
 
 
+cdef struct Way:
+    # A search's step out of a polygon through one of its edges: the polygon it leads into
+    # (-1 for a wall, padding or an edge after the first of its portal) and the portal's
+    # ends (see ``portal_run``).
+    int32_t to
+    int32_t a
+    int32_t b
+
+
 cdef struct Route:
     # One query's outcome: 0 no route, 1 to the goal, 2 partial, -1 out of memory.
     int code
@@ -232,13 +241,14 @@ cdef class MeshQuery:
 
     The search's nodes are the ways into a polygon: through one of its portals (node
     ``p * W + e`` enters ``neigh[p, e]`` through the portal whose first edge is edge e of
-    p, W the polygons' row width; see ``portal_run``),
-    by an off-mesh link (node ``P * W + 1 + l``) or as the start (node ``P * W``); each
-    node keeps the point where it enters (see ``portal_point``), so two ways into one
-    polygon are kept apart.  With ``both_ways``, a route that is not a straight line is
-    searched for again from the goal to the start and the corridor of the shorter straight
-    path is kept: the estimate (a polyline through points chosen toward the search's goal)
-    ranks corridors of nearly equal length either way, and the two directions seldom err on
+    p, W the polygons' row width; see ``portal_run``), by an off-mesh link (node
+    ``P * W + 1 + l``) or as the start (node ``P * W``); each node keeps the point where it
+    enters (see ``portal_point``), so two ways into one polygon are kept apart.  With
+    ``both_ways``, a route that is not a straight line is searched for again from the goal
+    to the start (keeping, of two ways into a node, the cheaper rather than the one of
+    smaller estimate: see ``search``) and the corridor of the shorter straight path is kept:
+    the estimate (a polyline through points chosen toward the search's goal) ranks
+    corridors of nearly equal length either way, and the two searches seldom err on
     the same query."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
@@ -254,7 +264,7 @@ cdef class MeshQuery:
     cdef const double[::1] link_cost
     cdef const int32_t[::1] link_ref
     cdef double* g
-    cdef double* est
+    cdef double* key
     cdef double* px
     cdef double* py
     cdef int32_t* parent
@@ -274,9 +284,7 @@ cdef class MeshQuery:
     cdef double* right
     cdef double* bend
     cdef int32_t* index
-    cdef int32_t* way_to
-    cdef int32_t* way_a
-    cdef int32_t* way_b
+    cdef Way* ways
     cdef const uint8_t[::1] allowed
     cdef const double[::1] cost
     cdef const uint8_t[::1] link_ok
@@ -302,7 +310,7 @@ cdef class MeshQuery:
         self.nodes = self.start_node + 1 + link_to.shape[0]
         cap = self.nodes + 1
         self.g = <double*> malloc(cap * sizeof(double))
-        self.est = <double*> malloc(cap * sizeof(double))
+        self.key = <double*> malloc(cap * sizeof(double))
         self.px = <double*> malloc(cap * sizeof(double))
         self.py = <double*> malloc(cap * sizeof(double))
         self.parent = <int32_t*> malloc(cap * sizeof(int32_t))
@@ -324,20 +332,15 @@ cdef class MeshQuery:
         self.right = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.bend = <double*> malloc((2 * cap + 4) * sizeof(double))
         self.index = <int32_t*> malloc((cap + 2) * sizeof(int32_t))
-        # Per edge slot p * W + e: the polygon its portal leads into (-1 for a wall, padding
-        # or an edge after the first of its portal) and the portal's ends.
-        self.way_to = <int32_t*> malloc(cap * sizeof(int32_t))
-        self.way_a = <int32_t*> malloc(cap * sizeof(int32_t))
-        self.way_b = <int32_t*> malloc(cap * sizeof(int32_t))
-        if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.est == NULL \
-                or self.px == NULL \
-                or self.py == NULL or self.parent == NULL or self.pos == NULL \
+        self.ways = <Way*> malloc(cap * sizeof(Way))           # per edge slot p * W + e
+        if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.key == NULL \
+                or self.px == NULL or self.py == NULL or self.parent == NULL or self.pos == NULL \
                 or self.stamp == NULL or self.closed == NULL or self.corr == NULL \
                 or self.cvia == NULL or self.corr2 == NULL or self.out == NULL \
                 or self.flags == NULL or self.owner == NULL or self.out_b == NULL \
                 or self.flags_b == NULL or self.owner_b == NULL or self.left == NULL \
                 or self.right == NULL or self.bend == NULL or self.index == NULL \
-                or self.way_to == NULL or self.way_a == NULL or self.way_b == NULL:
+                or self.ways == NULL:
             raise MemoryError()
         for i in range(cap):
             self.stamp[i] = 0
@@ -345,16 +348,16 @@ cdef class MeshQuery:
         for p in range(self.n):
             for e in range(self.width):
                 i = p * self.width + e
-                self.way_to[i] = -1
+                self.ways[i].to = -1
                 if e < sizes[p] and neigh[p, e] >= 0:
-                    portal_run(self.polys, self.sizes, self.neigh, p, e, &self.way_a[i],
-                               &self.way_b[i], &lo)
+                    portal_run(self.polys, self.sizes, self.neigh, p, e, &self.ways[i].a,
+                               &self.ways[i].b, &lo)
                     if lo == e:
-                        self.way_to[i] = neigh[p, e]
+                        self.ways[i].to = neigh[p, e]
 
     def __dealloc__(self):
         free(self.g)
-        free(self.est)
+        free(self.key)
         free(self.px)
         free(self.py)
         free(self.parent)
@@ -374,9 +377,7 @@ cdef class MeshQuery:
         free(self.right)
         free(self.bend)
         free(self.index)
-        free(self.way_to)
-        free(self.way_a)
-        free(self.way_b)
+        free(self.ways)
         heap_free(&self.heap)
 
     def locate_one(self, double x, double y):
@@ -399,8 +400,7 @@ cdef class MeshQuery:
     cdef inline void touch(self, int s) noexcept nogil:
         if self.stamp[s] != self.label:
             self.stamp[s] = self.label
-            self.g[s] = INFINITY
-            self.est[s] = INFINITY
+            self.key[s] = INFINITY
             self.closed[s] = 0
             self.pos[s] = -1
 
@@ -461,15 +461,18 @@ cdef class MeshQuery:
         return k
 
     cdef int search(self, int start, double sx, double sy, int goal, double gx, double gy,
-                    double h_scale, int* expanded, int* generated) noexcept nogil:
+                    double h_scale, bint by_estimate, int* expanded,
+                    int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the polygons
         the filter set last allows: moving inside polygon p costs the distance times cost[p];
-        crossing a usable (link_ok) off-mesh link l costs link_cost[l].  Returns the goal's
-        node, -1 when the goal is not reached, -2 when out of memory."""
+        crossing a usable (link_ok) off-mesh link l costs link_cost[l].  Of two ways into a
+        node it keeps the one of smaller estimate (``by_estimate``) or of smaller g.
+        Returns the goal's node, -1 when the goal is not reached, -2 when out of memory."""
         cdef int s, p, q, prev, k, n, e, t
         cdef int32_t a, b
         cdef int64_t l
         cdef double x, y, nx, ny, step, ng, h, direct
+        cdef double keep_h = 1.0 if by_estimate else 0.0
         cdef HeapItem it
         self.label += 1
         if self.label == 0:
@@ -511,11 +514,11 @@ cdef class MeshQuery:
             for e in range(n + self.link_ptr[p + 1] - self.link_ptr[p]):
                 if e < n:
                     t = p * self.width + e
-                    q = self.way_to[t]
+                    q = self.ways[t].to
                     if q < 0 or q == prev or not self.allowed[q]:
                         continue
-                    a = self.way_a[t]
-                    b = self.way_b[t]
+                    a = self.ways[t].a
+                    b = self.ways[t].b
                     portal_point(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0],
                                  self.verts[b, 1], x, y, gx, gy, &nx, &ny)
                     step = self.cost[p] * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y))
@@ -540,14 +543,16 @@ cdef class MeshQuery:
                     h = 0.0
                 else:
                     h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
-                # Of two ways into one node, the one kept has the smaller estimate through
-                # it (g plus the heuristic from its own point), not the smaller g: a way
-                # that costs a little less but enters far from the goal's side would cut
-                # off the better one.
-                if ng + h >= self.est[t]:
+                # Of two ways into one node the one kept has the smaller estimate through
+                # it (g plus the heuristic from its own point; by_estimate), or the smaller
+                # g.  Each rule loses a better corridor now and then: a way that costs a
+                # little less but enters far from the goal's side cuts off the better one,
+                # or a way that enters on the goal's side but leaves through the next
+                # portal badly; the two searches of a query use one rule each.
+                if ng + keep_h * h >= self.key[t]:
                     continue
                 self.g[t] = ng
-                self.est[t] = ng + h
+                self.key[t] = ng + keep_h * h
                 self.px[t] = nx
                 self.py[t] = ny
                 self.parent[t] = s
@@ -618,7 +623,7 @@ cdef class MeshQuery:
         r.gy = gy
         if ps < 0 or pg < 0:
             return r
-        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, &r.expanded, &r.generated)
+        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, True, &r.expanded, &r.generated)
         if node == -2:
             r.code = -1
             return r
@@ -628,7 +633,7 @@ cdef class MeshQuery:
                 r.code = 0
                 return r
             pg = self.nearest_reached(gx, gy, &bx, &by)
-            node = self.search(ps, sx, sy, pg, bx, by, h_scale, &exp2, &gen2)
+            node = self.search(ps, sx, sy, pg, bx, by, h_scale, True, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node < 0:
@@ -642,7 +647,7 @@ cdef class MeshQuery:
         if r.code == 1 and self.both_ways and self.link_to.shape[0] == 0 and r.k > 2:
             m1 = r.m
             memcpy(self.corr2, self.corr, m1 * sizeof(int32_t))
-            node = self.search(pg, gx, gy, ps, sx, sy, h_scale, &exp2, &gen2)
+            node = self.search(pg, gx, gy, ps, sx, sy, h_scale, False, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node == -2:
