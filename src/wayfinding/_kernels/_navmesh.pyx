@@ -334,13 +334,13 @@ cdef class MeshQuery:
         self.index = <int32_t*> malloc((cap + 2) * sizeof(int32_t))
         self.ways = <Way*> malloc(cap * sizeof(Way))           # per edge slot p * W + e
         if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.key == NULL \
-                or self.px == NULL or self.py == NULL or self.parent == NULL or self.pos == NULL \
-                or self.stamp == NULL or self.closed == NULL or self.corr == NULL \
-                or self.cvia == NULL or self.corr2 == NULL or self.out == NULL \
-                or self.flags == NULL or self.owner == NULL or self.out_b == NULL \
-                or self.flags_b == NULL or self.owner_b == NULL or self.left == NULL \
-                or self.right == NULL or self.bend == NULL or self.index == NULL \
-                or self.ways == NULL:
+                or self.px == NULL or self.py == NULL or self.parent == NULL \
+                or self.pos == NULL or self.stamp == NULL or self.closed == NULL \
+                or self.corr == NULL or self.cvia == NULL or self.corr2 == NULL \
+                or self.out == NULL or self.flags == NULL or self.owner == NULL \
+                or self.out_b == NULL or self.flags_b == NULL or self.owner_b == NULL \
+                or self.left == NULL or self.right == NULL or self.bend == NULL \
+                or self.index == NULL or self.ways == NULL:
             raise MemoryError()
         for i in range(cap):
             self.stamp[i] = 0
@@ -445,7 +445,7 @@ cdef class MeshQuery:
         at their cost); returns the number of corners."""
         cdef Py_ssize_t k, i
         cdef double total = 0.0, dx, dy
-        k = straight_core(self.verts, self.polys, self.sizes, self.neigh, self.corr,
+        k = straight_core(self.verts, self.ways, self.width, self.sizes, self.corr,
                           self.cvia, m, self.link_pts, sx, sy, gx, gy, self.out, self.flags,
                           self.owner, self.left, self.right, self.bend, self.index)
         for i in range(1, k):
@@ -910,21 +910,21 @@ cdef inline void portal_run(const int32_t[:, ::1] polys, const int32_t[::1] size
     first[0] = lo
 
 
-cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] polys,
-                              const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
-                              const int32_t* corridor, const int32_t* via, Py_ssize_t m,
-                              const double[:, ::1] link_pts, double sx, double sy, double gx,
-                              double gy, double* out, uint8_t* flags, int32_t* owner,
-                              double* left, double* right, double* bend,
-                              int32_t* index) noexcept nogil:
+cdef Py_ssize_t straight_core(const double[:, ::1] verts, const Way* ways, int width,
+                              const int32_t[::1] sizes, const int32_t* corridor,
+                              const int32_t* via, Py_ssize_t m, const double[:, ::1] link_pts,
+                              double sx, double sy, double gx, double gy, double* out,
+                              uint8_t* flags, int32_t* owner, double* left, double* right,
+                              double* bend, int32_t* index) noexcept nogil:
     """The straight path through a corridor of m polygons (and per polygon the off-mesh
-    link that entered it or -1): the funnel over each stretch between links.  Writes
+    link that entered it or -1), over a mesh's ways (rows of ``width``; see
+    ``MeshQuery``): the funnel over each stretch between links.  Writes
     corners (x, y interleaved), their flags (4 at a link's start) and polygons; ``out``
     needs room for 2 m + 2 corners, left/right/bend for m + 2 points, index for m + 2.
     Returns the number of corners."""
     cdef Py_ssize_t first = 0, i, j, e, n, c, k = 0, got
-    cdef int p, q, size, lo
-    cdef int32_t a, b
+    cdef int p, q
+    cdef const Way* w
     cdef double px = sx, py = sy, ex, ey
     for i in range(1, m + 1):
         if i < m and via[i] < 0:
@@ -944,15 +944,14 @@ cdef Py_ssize_t straight_core(const double[:, ::1] verts, const int32_t[:, ::1] 
         for j in range(first, i - 1):
             p = corridor[j]
             q = corridor[j + 1]
-            size = sizes[p]
-            for e in range(size):
-                if neigh[p, e] == q:
+            w = ways + p * width
+            for e in range(sizes[p]):
+                if w[e].to == q:
                     break
-            portal_run(polys, sizes, neigh, p, e, &a, &b, &lo)
-            left[2 * n] = verts[b, 0]
-            left[2 * n + 1] = verts[b, 1]
-            right[2 * n] = verts[a, 0]
-            right[2 * n + 1] = verts[a, 1]
+            left[2 * n] = verts[w[e].b, 0]
+            left[2 * n + 1] = verts[w[e].b, 1]
+            right[2 * n] = verts[w[e].a, 0]
+            right[2 * n + 1] = verts[w[e].a, 1]
             n += 1
         left[2 * n] = ex
         left[2 * n + 1] = ey
