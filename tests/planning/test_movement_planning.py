@@ -622,3 +622,19 @@ def test_the_kernel_refuses_mismatched_arrays():
     with pytest.raises(ValueError, match=r"\(m, 2\)"):
         _movement.Walls(np.zeros((2, 2)), np.zeros((3, 2)), np.zeros(2, dtype=np.int64),
                         np.zeros(0, dtype=np.int32), 0.0, 0.0, 1.0, 1, 1)
+
+
+def test_the_kernel_refuses_none_for_its_walls_and_field():
+    walls = movement._walls(None)
+    ints, zero, one = np.zeros(1, dtype=np.int32), np.zeros(1), np.ones(1)
+    args = [ints, ints, one, zero, zero, one, np.array([0, 2]),
+            np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([0, 1]), ints,
+            np.ones(1, dtype=np.uint8), np.zeros(3), 0, np.array([5.0, 0.0, 0.0])]
+    options = dict(tol=0.1, htol=1.0, radius=0.0, position_resolution=0.1,
+                   heading_resolution=0.1, vmax=1.0, turning=0.0, exact=False, field_after=0,
+                   limit=10)
+    with pytest.raises(TypeError, match="walls"):
+        _movement.plan(None, _movement.Field(), *args, **options)
+    with pytest.raises(TypeError, match="field"):
+        _movement.plan(walls, None, *args, **options)
+    assert _movement.plan(walls, _movement.Field(), *args, **options)[0] == _movement.FOUND

@@ -671,9 +671,9 @@ cdef class _Query:
             return False
 
 
-def plan(Walls walls, Field field, const int32_t[::1] clip_from, const int32_t[::1] clip_to,
-         const double[::1] dx, const double[::1] dy, const double[::1] rotation,
-         const double[::1] cost, const int64_t[::1] sample_ptr,
+def plan(Walls walls not None, Field field not None, const int32_t[::1] clip_from,
+         const int32_t[::1] clip_to, const double[::1] dx, const double[::1] dy,
+         const double[::1] rotation, const double[::1] cost, const int64_t[::1] sample_ptr,
          const double[:, ::1] samples, const int64_t[::1] follow_ptr,
          const int32_t[::1] follow, const uint8_t[::1] ends, const double[::1] start,
          int start_state, const double[::1] goal, *, double tol, double htol, double radius,
