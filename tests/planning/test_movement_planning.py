@@ -624,6 +624,17 @@ def test_the_kernel_refuses_mismatched_arrays():
                         np.zeros(0, dtype=np.int32), 0.0, 0.0, 1.0, 1, 1)
 
 
+def test_a_nan_corner_distance_is_refused(monkeypatch):
+    room = Grid(np.ones((5, 5), dtype=bool))
+    field = _movement.GridField(0.0, 0.0, 1.0, 5, 5, lambda x, y: math.nan)
+    with pytest.raises(ValueError, match="NaN"):
+        field.at(1.5, 1.5)
+    monkeypatch.setattr(movement, "_field", lambda world, goal, spacing: field)
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 0)
+    with pytest.raises(ValueError, match=r"from \(1\.0, 1\.0\) to the goal is NaN"):
+        plan_movement(room, default_clips(), (1, 1, 0), (4, 4, 0))
+
+
 def test_the_kernel_refuses_none_for_its_walls_and_field():
     walls = movement._walls(None)
     ints, zero, one = np.zeros(1, dtype=np.int32), np.zeros(1), np.ones(1)

@@ -187,7 +187,7 @@ cdef class Field:
     """A lower bound of the shortest path from a point to the goal point: the largest of its
     cell's or polygon's corners' shortest paths (asked of ``distance(x, y)`` once per
     corner) less the straight line to the corner; 0 where it knows no cell (the base
-    class); ``failure`` what the callable raised."""
+    class); ``failure`` what the callable raised (or the error for a NaN it returned)."""
 
     cdef object distance
     cdef object failure
@@ -206,11 +206,18 @@ cdef class Field:
         return d
 
     cdef double call(self, double x, double y) noexcept:
+        """The callable's answer at ``(x, y)``, NaN (with ``failure`` set) when it raised or
+        gave NaN."""
+        cdef double d
         try:
-            return float(self.distance(x, y))
+            d = float(self.distance(x, y))
         except BaseException as e:
             self.failure = e
             return NAN
+        if d != d:
+            self.failure = ValueError(f"the shortest path from ({x!r}, {y!r}) to the goal "
+                                      "is NaN")
+        return d
 
     def at(self, double x, double y) -> float:
         """The bound at ``(x, y)`` (0 off the field's cells)."""
