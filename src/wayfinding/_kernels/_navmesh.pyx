@@ -1,6 +1,7 @@
 # Navigation-mesh kernels: point location in convex polygons, nearest point on the mesh, A*
-# over the ways into polygons (node position = the point of the entry edge on the shortest
-# two-leg way toward the goal, or an off-mesh link's end) with a check of the best
+# over the ways into polygons (node position = the point of the entry portal, the whole
+# boundary two polygons share, on the shortest two-leg way toward the goal, or an off-mesh
+# link's end) with a check of the best
 # corridors' straight paths, the funnel (string pulling) over a corridor's portals, and
 # whole queries in one call.
 # Orientation tests are exact.
