@@ -32,6 +32,7 @@ from libc.math cimport INFINITY, NAN, asin, atan2, cos, fabs, floor, isfinite, r
 from libc.math cimport hypot as c_hypot
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
+from cython.operator cimport dereference as deref
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
@@ -184,26 +185,19 @@ cdef class Walls:
 
 # ------------------------------------------------------------------------------ distance fields
 cdef class Field:
-    """A lower bound of the shortest path from a point to the goal point: the largest of its
-    cell's or polygon's corners' shortest paths (asked of ``distance(x, y)`` once per
-    corner) less the straight line to the corner; 0 where it knows no cell (the base
-    class); ``failure`` what the callable raised (or the error for a NaN it returned)."""
+    """A lower bound of the shortest path from a point to the goal point: the largest, over
+    its cell's or polygon's corners, of the corner's shortest path (asked of
+    ``distance(x, y)`` once per corner) less the straight line to the corner; 0 where it
+    knows no cell (the base class); ``failure`` what the callable raised (or the error for
+    a NaN it returned).  Values are kept in a hash map made as corners are asked: a query
+    that never asks one allocates nothing."""
 
     cdef object distance
     cdef object failure
-    cdef vector[double] known
+    cdef unordered_map[int64_t, double] known
 
     cdef double bound(self, double x, double y) noexcept nogil:
         return 0.0
-
-    cdef double corner(self, Py_ssize_t i, double x, double y) noexcept nogil:
-        """Corner ``i``'s shortest path (at ``(x, y)``), NaN when the callable failed."""
-        cdef double d = self.known[i]
-        if d != d:
-            with gil:
-                d = self.call(x, y)
-            self.known[i] = d
-        return d
 
     cdef double call(self, double x, double y) noexcept:
         """The callable's answer at ``(x, y)``, NaN (with ``failure`` set) when it raised or
@@ -217,6 +211,18 @@ cdef class Field:
         if d != d:
             self.failure = ValueError(f"the shortest path from ({x!r}, {y!r}) to the goal "
                                       "is NaN")
+        return d
+
+    cdef double ask(self, int64_t key, double x, double y) noexcept nogil:
+        """The callable's answer at ``(x, y)``, kept under ``key`` (NaN when it failed)."""
+        cdef unordered_map[int64_t, double].iterator it = self.known.find(key)
+        cdef double d
+        if it != self.known.end():
+            return deref(it).second
+        with gil:
+            d = self.call(x, y)
+        if d == d:
+            self.known[key] = d
         return d
 
     def at(self, double x, double y) -> float:
@@ -240,10 +246,10 @@ cdef class GridField(Field):
             raise ValueError("distance must be callable, w and h >= 1, cs > 0")
         self.ox, self.oy, self.cs, self.w, self.h = ox, oy, cs, w, h
         self.distance = distance
-        self.known.assign(<size_t> (w + 1) * (h + 1), NAN)
 
     cdef double bound(self, double x, double y) noexcept nogil:
-        cdef int cx = bucket(x - self.ox, self.cs, self.w), cy = bucket(y - self.oy, self.cs, self.h)
+        cdef int cx = bucket(x - self.ox, self.cs, self.w)
+        cdef int cy = bucket(y - self.oy, self.cs, self.h)
         cdef int i, j
         cdef double best = 0.0, vx, vy, d
         if cx < 0 or cy < 0 or cx >= self.w or cy >= self.h:
@@ -252,7 +258,7 @@ cdef class GridField(Field):
             for i in range(cx, cx + 2):
                 vx = self.ox + i * self.cs
                 vy = self.oy + j * self.cs
-                d = self.corner(<Py_ssize_t> j * (self.w + 1) + i, vx, vy)
+                d = self.ask(<int64_t> j * (self.w + 1) + i, vx, vy)
                 if d != d:
                     return d
                 d -= hypot(x - vx, y - vy)
@@ -277,7 +283,6 @@ cdef class MeshField(Field):
     cdef double box_x, box_y, box_cell, lx, ly, spacing
     cdef int nx, ny
     cdef int64_t columns
-    cdef unordered_map[int64_t, double] lattice
 
     def __init__(self, const double[:, ::1] verts, const int32_t[:, ::1] polys,
                  const int32_t[::1] sizes, const int64_t[::1] cell_ptr,
@@ -291,7 +296,6 @@ cdef class MeshField(Field):
         self.box_x, self.box_y, self.box_cell, self.nx, self.ny = box_x, box_y, box_cell, nx, ny
         self.lx, self.ly, self.spacing, self.columns = lx, ly, spacing, columns
         self.distance = distance
-        self.known.assign(verts.shape[0], NAN)
 
     cdef bint vertex_of(self, int p, double x, double y) noexcept nogil:
         """Whether ``(x, y)`` is a vertex of polygon ``p`` (a corner already counted)."""
@@ -307,13 +311,13 @@ cdef class MeshField(Field):
                                self.nx, self.ny, NULL, x, y)
         cdef int k
         cdef int32_t v
-        cdef int64_t i, j, ci, cj, key
+        cdef int64_t i, j, ci, cj
         cdef double best = 0.0, d, vx, vy
         if p < 0:
             return 0.0
         for k in range(self.sizes[p]):
             v = self.polys[p, k]
-            d = self.corner(v, self.verts[v, 0], self.verts[v, 1])
+            d = self.ask(v, self.verts[v, 0], self.verts[v, 1])
             if d != d:
                 return d
             d -= hypot(x - self.verts[v, 0], y - self.verts[v, 1])
@@ -328,15 +332,9 @@ cdef class MeshField(Field):
                 if (not in_polygon(self.verts, self.polys, self.sizes, p, vx, vy)
                         or self.vertex_of(p, vx, vy)):
                     continue
-                key = j * self.columns + i
-                if self.lattice.count(key):
-                    d = self.lattice[key]
-                else:
-                    with gil:
-                        d = self.call(vx, vy)
-                    if d != d:
-                        return d
-                    self.lattice[key] = d
+                d = self.ask(-1 - (j * self.columns + i), vx, vy)
+                if d != d:
+                    return d
                 d -= hypot(x - vx, y - vy)
                 if d > best:
                     best = d
