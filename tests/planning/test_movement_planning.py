@@ -624,9 +624,85 @@ def test_the_kernel_refuses_mismatched_arrays():
                         np.zeros(0, dtype=np.int32), 0.0, 0.0, 1.0, 1, 1)
 
 
+# --- the distance field: pinches, bad answers --------------------------------------------
+
+def pinch_grid(cell_size: float = 1.0) -> Grid:
+    """Free cells (0, 2) and (1, 3) (and (1, 3)'s row) touch only at the corner
+    ``(1, 3) * cell_size``: from one side to the other is the long way round."""
+    return Grid(np.array([[1, 1, 1, 1, 1],
+                          [1, 0, 0, 0, 1],
+                          [1, 0, 1, 1, 1],
+                          [0, 1, 1, 1, 1]], dtype=bool), cell_size=cell_size)
+
+
+def pinch_rooms(method: str) -> NavMesh:
+    """Two rooms touching only at their corner (4, 4), joined the long way round by a
+    corridor, as the mesh of one builder."""
+    pytest.importorskip("shapely")
+    from shapely.geometry import box
+    from shapely.ops import unary_union
+
+    area = unary_union([box(0, 0, 4, 4), box(4, 4, 8, 8), box(-2, 0, 0, 10), box(-2, 8, 8, 10)])
+    return NavMesh.build(area, method=method)
+
+
+PINCHES = {      # a world, the goal, a point on the goal's side of the pinch near it
+    "grid": (pinch_grid, (1.5, 3.5), (1.2, 3.2)),
+    "grid mesh": (lambda: NavMesh.build(pinch_grid()), (1.5, 3.5), (1.2, 3.2)),
+    "delaunay": (lambda: pinch_rooms("delaunay"), (6.0, 5.0), (4.6, 4.3)),
+    "subtractive": (lambda: pinch_rooms("subtractive"), (6.0, 5.0), (4.6, 4.3)),
+}
+
+
+@pytest.mark.parametrize("name", list(PINCHES))
+def test_the_distance_field_bounds_the_shortest_path_at_a_pinch(name):
+    make, goal, near = PINCHES[name]
+    world = make()
+    field = movement._field(world, np.array([*goal, 0.0]), 0.5)
+    # The exact search from the point (the visibility graph would pass through the pinch,
+    # which a root path may not touch).
+    mesh = world if isinstance(world, NavMesh) else NavMesh.build(world)
+
+    def exact(p):
+        return float(mesh.find_path(p, goal, method="polyanya").cost)
+
+    # Beside the pinch on the goal's side: the pinch corner's way round is no bound there.
+    assert field.at(*near) <= exact(near) + 1e-9
+    area = free_area(world)
+    from shapely.geometry import Point
+
+    lo, hi = np.array(area.bounds[:2]), np.array(area.bounds[2:])
+    rng = np.random.default_rng(11)
+    points = [p for p in rng.uniform(lo, hi, (400, 2)) if area.contains(Point(p))]
+    corner = np.array(near).round()
+    points += [p for p in corner + rng.uniform(-0.3, 0.3, (200, 2)) if area.contains(Point(p))]
+    for p in points:
+        assert field.at(*p) <= exact(p) + 1e-9, p
+
+
+def witness_grid() -> Grid:
+    """A grid whose cheapest plan (from seeded random poses) passes by pinch corners."""
+    return Grid(np.array([[1, 0, 1, 1, 1, 1, 1], [1, 0, 1, 1, 1, 1, 1], [1, 0, 1, 0, 0, 1, 0],
+                          [1, 1, 1, 1, 1, 0, 0], [1, 1, 0, 1, 1, 1, 1], [0, 1, 1, 0, 1, 1, 1],
+                          [0, 1, 1, 1, 1, 0, 1]], dtype=bool), cell_size=1.5)
+
+
+@pytest.mark.parametrize("method", [None, "delaunay", "subtractive"])
+def test_plans_by_pinches_cost_what_the_search_without_the_field_finds(monkeypatch, method):
+    world = witness_grid() if method is None else NavMesh.build(witness_grid(), method=method)
+    start, goal = (5.064969755412081, 0.9314184966807181, -1.8520564436567983), (8.25, 6.75, 0)
+    options = dict(position_resolution=0.1, heading_resolution=0.1, max_expansions=60_000)
+    plan = plan_movement(world, default_clips(), start, goal, **options)
+    assert plan.found and plan.stats.expanded > movement._FIELD_AFTER
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 10**12)
+    blind = plan_movement(world, default_clips(), start, goal, **options)
+    assert blind.found and plan.cost == pytest.approx(blind.cost, abs=1e-9)
+
+
 def test_a_nan_corner_distance_is_refused(monkeypatch):
     room = Grid(np.ones((5, 5), dtype=bool))
-    field = _movement.GridField(0.0, 0.0, 1.0, 5, 5, lambda x, y: math.nan)
+    free = np.ascontiguousarray(room.passable).view(np.uint8)
+    field = _movement.GridField(0.0, 0.0, 1.0, free, lambda x, y: math.nan)
     with pytest.raises(ValueError, match="NaN"):
         field.at(1.5, 1.5)
     monkeypatch.setattr(movement, "_field", lambda world, goal, spacing: field)

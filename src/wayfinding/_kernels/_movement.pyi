@@ -35,8 +35,7 @@ class GridField(Field):
         ox: float,
         oy: float,
         cs: float,
-        w: int,
-        h: int,
+        free: NDArray[np.uint8],
         distance: Callable[[float, float], float],
     ) -> None: ...
 
@@ -47,6 +46,7 @@ class MeshField(Field):
         verts: NDArray[np.float64],
         polys: NDArray[np.int32],
         sizes: NDArray[np.int32],
+        neighbours: NDArray[np.int32],
         cell_ptr: NDArray[np.int64],
         cell_polys: NDArray[np.int32],
         box_x: float,

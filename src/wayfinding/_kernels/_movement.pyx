@@ -21,9 +21,9 @@ Walls are segments ``(m, 2)`` float64 from ``a`` to ``b`` listed in uniform buck
 :func:`~wayfinding.geometry.buckets.box_buckets` lists boxes).  The distance field bounds a
 pose's shortest path to the goal point from below: its cell's (a grid's) or polygon's (a
 navigation mesh's, with the corners of its lattice square inside that polygon) corners'
-shortest paths, asked of a Python callable once per corner, less the straight line to each
-corner (the cell or polygon is convex, so that line is a path); the heuristic takes it once
-the search has made a given number of expansions."""
+shortest paths, asked of a Python callable once per corner (and side, at a pinch), less the
+straight line to each corner (the cell or polygon is convex, so that line is a path); the
+heuristic takes it once the search has made a given number of expansions."""
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from libcpp.vector cimport vector
 from ._buckets cimport bucket
 from ._hypot cimport hypot
 from ._navmesh_locate cimport in_polygon, locate_in
+from ._predicates cimport orient2d
 from ._turning cimport PI, TAU, Dubins, dubins, py_mod, vec_norm
 
 # Search outcomes, as :class:`wayfinding.results.Status` names them.
@@ -189,8 +190,14 @@ cdef class Field:
     its cell's or polygon's corners, of the corner's shortest path (asked of
     ``distance(x, y)`` once per corner) less the straight line to the corner; 0 where it
     knows no cell (the base class); ``failure`` what the callable raised (or the error for
-    a NaN it returned).  Values are kept in a hash map made as corners are asked: a query
-    that never asks one allocates nothing."""
+    a NaN it returned).
+
+    At a pinch corner (where the walkable area touches itself at one point) the corner's
+    shortest path depends on the side it leaves by, so it is asked from a point ``c`` just
+    inside the position's cell or polygon instead, and the corner's value is that path
+    less ``|c - corner|`` (the bound of a path that passes by the corner); the value is
+    kept per corner and side.  Values are kept in hash maps made as corners are asked: a
+    query that never asks one allocates nothing."""
 
     cdef object distance
     cdef object failure
@@ -225,6 +232,14 @@ cdef class Field:
             self.known[key] = d
         return d
 
+    cdef double inside(self, int64_t key, double vx, double vy, double cx,
+                       double cy) noexcept nogil:
+        """The value of corner ``(vx, vy)`` seen from the side of the point ``(cx, cy)``
+        (within its convex cell or polygon, not the corner): the callable's answer at
+        ``c`` less ``|c - v|``, kept under ``key``."""
+        cdef double d = self.ask(key, cx, cy)
+        return d - hypot(cx - vx, cy - vy) if d == d else d
+
     def at(self, double x, double y) -> float:
         """The bound at ``(x, y)`` (0 off the field's cells)."""
         cdef double d = self.bound(x, y)
@@ -235,30 +250,52 @@ cdef class Field:
 
 
 cdef class GridField(Field):
-    """The field over a grid's cells: ``w`` x ``h`` cells of side ``cs`` from ``(ox, oy)``;
-    ``distance(x, y)`` a grid corner's shortest path to the goal point (``inf``: none)."""
+    """The field over a grid's cells: ``w`` x ``h`` cells of side ``cs`` from ``(ox, oy)``,
+    walkable where ``free`` (``(h, w)`` uint8, ``[y, x]``) is set; ``distance(x, y)`` a
+    point's shortest path to the goal point (``inf``: none; ``-inf``: it bounds nothing).
+    A grid corner is a pinch where exactly two diagonally opposite cells about it are
+    free."""
 
+    cdef const uint8_t[:, ::1] free
     cdef double ox, oy, cs
     cdef int w, h
 
-    def __init__(self, double ox, double oy, double cs, int w, int h, distance: object):
-        if not callable(distance) or w < 1 or h < 1 or not cs > 0:
-            raise ValueError("distance must be callable, w and h >= 1, cs > 0")
-        self.ox, self.oy, self.cs, self.w, self.h = ox, oy, cs, w, h
+    def __init__(self, double ox, double oy, double cs, const uint8_t[:, ::1] free,
+                 distance: object):
+        if not callable(distance) or free.shape[0] < 1 or free.shape[1] < 1 or not cs > 0:
+            raise ValueError("distance must be callable, free at least 1 x 1, cs > 0")
+        self.ox, self.oy, self.cs, self.free = ox, oy, cs, free
+        self.h, self.w = free.shape[0], free.shape[1]
         self.distance = distance
+
+    cdef inline bint open_at(self, int i, int j) noexcept nogil:
+        return 0 <= i < self.w and 0 <= j < self.h and self.free[j, i] != 0
 
     cdef double bound(self, double x, double y) noexcept nogil:
         cdef int cx = bucket(x - self.ox, self.cs, self.w)
         cdef int cy = bucket(y - self.oy, self.cs, self.h)
         cdef int i, j
-        cdef double best = 0.0, vx, vy, d
-        if cx < 0 or cy < 0 or cx >= self.w or cy >= self.h:
+        cdef int64_t key
+        cdef bint sw, se, nw, ne
+        cdef double best = 0.0, vx, vy, d, t
+        if cx < 0 or cy < 0 or cx >= self.w or cy >= self.h or not self.free[cy, cx]:
             return 0.0
         for j in range(cy, cy + 2):
             for i in range(cx, cx + 2):
                 vx = self.ox + i * self.cs
                 vy = self.oy + j * self.cs
-                d = self.ask(<int64_t> j * (self.w + 1) + i, vx, vy)
+                key = 2 * (<int64_t> j * (self.w + 1) + i)
+                sw, se = self.open_at(i - 1, j - 1), self.open_at(i, j - 1)
+                nw, ne = self.open_at(i - 1, j), self.open_at(i, j)
+                if (sw and ne and not se and not nw) or (se and nw and not sw and not ne):
+                    # A pinch: from just inside this cell, on the diagonal to its centre.
+                    t = self.cs * 2.0 ** -20
+                    while (vx + t == vx or vy + t == vy) and t < 0.25 * self.cs:
+                        t *= 2.0
+                    d = self.inside(key + (j == cy), vx, vy,
+                                    vx + (t if i == cx else -t), vy + (t if j == cy else -t))
+                else:
+                    d = self.ask(key, vx, vy)
                 if d != d:
                     return d
                 d -= hypot(x - vx, y - vy)
@@ -268,30 +305,37 @@ cdef class GridField(Field):
 
 
 cdef class MeshField(Field):
-    """The field over a navigation mesh's convex polygons (its vertices, polygons, sizes and
-    point-location buckets, as its compiled queries take them); ``distance(x, y)`` a point's
-    shortest path to the goal point (``inf``: none).  A position's corners are its
-    polygon's vertices and the corners of its square of a lattice ``spacing`` wide from
-    ``(lx, ly)`` that lie in that polygon (so a large polygon bounds no worse than a grid of
-    that spacing)."""
+    """The field over a navigation mesh's convex polygons (its vertices, polygons, sizes,
+    neighbours and point-location buckets, as its compiled queries take them);
+    ``distance(x, y)`` a point's shortest path to the goal point (``inf``: none; ``-inf``:
+    it bounds nothing).  A position's corners are its polygon's vertices and the corners of
+    its square of a lattice ``spacing`` wide from ``(lx, ly)`` that lie in that polygon (so
+    a large polygon bounds no worse than a grid of that spacing).  A vertex is a pinch for
+    a polygon when the lowest polygon holding it (where the callable's search starts) is
+    not met turning about the vertex from that polygon through shared edges."""
 
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
+    cdef const int32_t[:, ::1] neighbours
     cdef const int64_t[::1] cell_ptr
     cdef const int32_t[::1] cell_polys
     cdef double box_x, box_y, box_cell, lx, ly, spacing
     cdef int nx, ny
     cdef int64_t columns
+    cdef unordered_map[int64_t, double] corners
 
     def __init__(self, const double[:, ::1] verts, const int32_t[:, ::1] polys,
-                 const int32_t[::1] sizes, const int64_t[::1] cell_ptr,
-                 const int32_t[::1] cell_polys, double box_x, double box_y, double box_cell,
-                 int nx, int ny, distance: object, double lx, double ly, double spacing,
-                 int64_t columns):
+                 const int32_t[::1] sizes, const int32_t[:, ::1] neighbours,
+                 const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys, double box_x,
+                 double box_y, double box_cell, int nx, int ny, distance: object, double lx,
+                 double ly, double spacing, int64_t columns):
         if not callable(distance) or not spacing > 0 or columns < 1:
             raise ValueError("distance must be callable, spacing > 0 and columns >= 1")
-        self.verts, self.polys, self.sizes = verts, polys, sizes
+        if (sizes.shape[0] != polys.shape[0] or neighbours.shape[0] != polys.shape[0]
+                or neighbours.shape[1] != polys.shape[1]):
+            raise ValueError("polys, sizes and neighbours must have one row per polygon")
+        self.verts, self.polys, self.sizes, self.neighbours = verts, polys, sizes, neighbours
         self.cell_ptr, self.cell_polys = cell_ptr, cell_polys
         self.box_x, self.box_y, self.box_cell, self.nx, self.ny = box_x, box_y, box_cell, nx, ny
         self.lx, self.ly, self.spacing, self.columns = lx, ly, spacing, columns
@@ -305,6 +349,75 @@ cdef class MeshField(Field):
                 return True
         return False
 
+    cdef int index_of(self, int p, int32_t v) noexcept nogil:
+        """Where vertex ``v`` stands in polygon ``p`` (-1: not there)."""
+        cdef int k
+        for k in range(self.sizes[p]):
+            if self.polys[p, k] == v:
+                return k
+        return -1
+
+    cdef bint fan_has(self, int p, int k, int q) noexcept nogil:
+        """Whether polygon ``q`` is met turning about vertex ``k`` of polygon ``p`` either way
+        through the edges the polygons share at that vertex."""
+        cdef int32_t v = self.polys[p, k]
+        cdef int way, cur, kc, nb, e, steps
+        if q == p:
+            return True
+        for way in range(2):
+            cur, kc = p, k
+            for steps in range(self.polys.shape[0]):
+                e = kc if way == 0 else (kc + self.sizes[cur] - 1) % self.sizes[cur]
+                nb = self.neighbours[cur, e]
+                if nb < 0 or nb == p:
+                    break
+                if nb == q:
+                    return True
+                kc = self.index_of(nb, v)
+                if kc < 0:
+                    break
+                cur = nb
+        return False
+
+    cdef double vertex(self, int p, int k) noexcept nogil:
+        """The value of vertex ``k`` of polygon ``p`` (NaN when the callable failed)."""
+        cdef int64_t slot = <int64_t> p * self.polys.shape[1] + k
+        cdef unordered_map[int64_t, double].iterator it = self.corners.find(slot)
+        cdef int32_t v = self.polys[p, k]
+        cdef double vx = self.verts[v, 0], vy = self.verts[v, 1], cx = 0.0, cy = 0.0, t, px, py
+        cdef double d
+        cdef int q, i, n = self.sizes[p]
+        cdef bint inner
+        if it != self.corners.end():
+            return deref(it).second
+        q = locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
+                      self.box_x, self.box_y, self.box_cell, self.nx, self.ny, NULL, vx, vy)
+        if q >= 0 and self.fan_has(p, k, q):
+            d = self.ask(v, vx, vy)
+        else:
+            # A pinch: from a point strictly inside p on the way to its vertex mean.
+            for i in range(n):
+                cx += self.verts[self.polys[p, i], 0] / n
+                cy += self.verts[self.polys[p, i], 1] / n
+            t = 2.0 ** -20
+            d = -INFINITY           # a degenerate polygon: the corner bounds nothing
+            while t <= 1.0:
+                px, py = vx + t * (cx - vx), vy + t * (cy - vy)
+                inner = True
+                for i in range(n):
+                    if orient2d(self.verts[self.polys[p, i], 0], self.verts[self.polys[p, i], 1],
+                                self.verts[self.polys[p, (i + 1) % n], 0],
+                                self.verts[self.polys[p, (i + 1) % n], 1], px, py) <= 0:
+                        inner = False
+                        break
+                if inner:
+                    d = self.inside(self.verts.shape[0] + slot, vx, vy, px, py)
+                    break
+                t *= 2.0
+        if d == d:
+            self.corners[slot] = d
+        return d
+
     cdef double bound(self, double x, double y) noexcept nogil:
         cdef int p = locate_in(self.verts, self.polys, self.sizes, self.cell_ptr,
                                self.cell_polys, self.box_x, self.box_y, self.box_cell,
@@ -317,7 +430,7 @@ cdef class MeshField(Field):
             return 0.0
         for k in range(self.sizes[p]):
             v = self.polys[p, k]
-            d = self.ask(v, self.verts[v, 0], self.verts[v, 1])
+            d = self.vertex(p, k)
             if d != d:
                 return d
             d -= hypot(x - self.verts[v, 0], y - self.verts[v, 1])

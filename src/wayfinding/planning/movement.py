@@ -27,6 +27,10 @@ scale of the search's steps) that lie in the polygon.  Each corner's shortest pa
 (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh; on a grid on
 ``NavMesh.build(grid)``, the same walkable area, built at that point, so that a short search
 does no work over the whole map) is found once per query, the first time a state needs it.
+At a pinch, a corner where the walkable area touches itself (two cells or polygons meeting
+only there, which no root path may pass), the way from the corner depends on the side it
+leaves by: the path is found from a point ``c`` just inside the position's cell, once per
+side, and less ``|c - corner|`` stands for the corner's.
 No clip sequence moves its root faster on average, and the root path to any point of the
 goal region is at least that long, so the heuristic is admissible and the plan is the
 cheapest (with the search's own tie-breaking); it need not be consistent, so a state
@@ -202,11 +206,11 @@ def _field(world: Grid | NavMesh | None, goal: np.ndarray, spacing: float) -> _m
         lo, hi = world.vertices.min(axis=0), world.vertices.max(axis=0)
         spacing = max(spacing, float((hi - lo).max()) * 1e-6)
         return _movement.MeshField(world.vertices, world.polygons, world.sizes,
-                                   *world._buckets, distance, float(lo[0]), float(lo[1]),
-                                   spacing, int((hi[0] - lo[0]) // spacing) + 2)
-    h, w = world.passable.shape
+                                   world.neighbours, *world._buckets, distance, float(lo[0]),
+                                   float(lo[1]), spacing, int((hi[0] - lo[0]) // spacing) + 2)
     ox, oy = world.origin
-    return _movement.GridField(float(ox), float(oy), float(world.cell_size), w, h, distance)
+    free = np.ascontiguousarray(world.passable).view(np.uint8)
+    return _movement.GridField(float(ox), float(oy), float(world.cell_size), free, distance)
 
 
 def _spacing(clips: ClipCatalogue) -> float:
