@@ -87,3 +87,16 @@ def test_every_builder_is_within_five_percent_of_the_shortest(builder, world_see
 @pytest.mark.parametrize("world_seed", range(25))
 def test_every_builder_on_many_worlds_is_within_five_percent(builder, world_seed):
     assert excesses(world_seed, builder).max() <= 0.05
+
+
+@pytest.mark.parametrize("shift", range(5))
+def test_the_shared_boundary_is_the_whole_run_of_edges(shift):
+    from wayfinding.serve.meshes import corridor_portals
+
+    mesh = split_square(shift)
+    assert mesh.shared_boundary(0, 1).tolist() == [[5.0, 0.0], [5.0, 10.0]]
+    assert mesh.shared_boundary(1, 0).tolist() == [[5.0, 10.0], [5.0, 0.0]]
+    assert corridor_portals(mesh, np.array([0, 1])) == [[[5.0, 0.0], [5.0, 10.0]]]
+    lone = NavMesh(np.array([(0, 0), (1, 0), (0, 1), (5, 5), (6, 5), (5, 6)], float),
+                   np.array([[0, 1, 2], [3, 4, 5]], np.int32), np.array([3, 3], np.int32))
+    assert lone.shared_boundary(0, 1) is None

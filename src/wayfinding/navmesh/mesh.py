@@ -397,6 +397,30 @@ class NavMesh:
         pts = self.vertices[idx] * (self.polygons >= 0)[..., None]
         return pts.sum(axis=1) / self.sizes[:, None]
 
+    def shared_boundary(self, a: int, b: int) -> np.ndarray | None:
+        """The ends ``(2, 2)`` of the boundary polygons ``a`` and ``b`` share, in ``a``'s
+        counter-clockwise order (a walker going from ``a`` to ``b`` has the first on its
+        right), or None when they share none.  Two convex polygons share at most one
+        segment, but vertices along it (a third polygon's corner, or a merge) may split it
+        into several edges: the ends are those of the whole run.
+
+        >>> square = NavMesh(np.array([(0, 0), (5, 0), (5, 5), (5, 10), (0, 10), (10, 0),
+        ...                            (10, 10)], float),
+        ...                  np.array([[0, 1, 2, 3, 4], [1, 5, 6, 3, 2]], np.int32),
+        ...                  np.array([5, 5], np.int32))
+        >>> square.shared_boundary(0, 1).tolist(), square.shared_boundary(1, 0).tolist()
+        ([[5.0, 0.0], [5.0, 10.0]], [[5.0, 10.0], [5.0, 0.0]])
+        """
+        size = int(self.sizes[a])
+        hit = (self.neighbours[a, :size] == b).tolist()
+        if not any(hit):
+            return None
+        first = next((i for i in range(size) if hit[i] and not hit[i - 1]), 0)
+        last = first
+        while hit[(last + 1) % size] and (last + 1) % size != first:
+            last = (last + 1) % size
+        return self.vertices[[self.polygons[a, first], self.polygons[a, (last + 1) % size]]]
+
     def boundary(self) -> list[np.ndarray]:
         """The walls as closed loops of corners, ``(k, 2)`` each, with the walkable side on
         the right of every edge: clockwise around the mesh's outside, counter-clockwise

@@ -108,15 +108,10 @@ class MeshGridMap:
         return int(x), int(y)
 
     def portal(self, a: int, b: int) -> np.ndarray | None:
-        """The midpoint ``(2,)`` of the edge polygons ``a`` and ``b`` share (None when
+        """The midpoint ``(2,)`` of the boundary polygons ``a`` and ``b`` share (None when
         they share none: a jump link)."""
-        m = self.mesh.mesh
-        k = np.flatnonzero(m.neighbours[a, :m.sizes[a]] == b)
-        if not len(k):
-            return None
-        i = int(k[0])
-        ends = m.vertices[[m.polygons[a, i], m.polygons[a, (i + 1) % m.sizes[a]]]]
-        return ends.mean(axis=0)
+        ends = self.mesh.mesh.shared_boundary(a, b)
+        return None if ends is None else ends.mean(axis=0)
 
     def jump(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         """The take-off and landing points ``(2,)`` of an off-mesh link from polygon ``a``
@@ -195,9 +190,10 @@ class MeshGridMap:
         centres = self.mesh.centres
         left, right = [start], [start]
         for a, b in zip(polys, polys[1:]):
-            m = self.mesh.mesh
-            k = int(np.flatnonzero(m.neighbours[a, :m.sizes[a]] == b)[0])
-            u, v = m.vertices[[m.polygons[a, k], m.polygons[a, (k + 1) % m.sizes[a]]]]
+            ends = self.mesh.mesh.shared_boundary(a, b)
+            if ends is None:
+                raise InvalidQueryError(f"polygons {a} and {b} of the run share no boundary")
+            u, v = ends
             d = centres[b] - centres[a]
             ahead = d[0] * (v - u)[1] - d[1] * (v - u)[0] > 0     # v left of a -> b
             left.append(v if ahead else u)

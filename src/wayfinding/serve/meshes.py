@@ -95,15 +95,13 @@ class MeshWorld(World):
 
 
 def corridor_portals(mesh: NavMesh, corridor: np.ndarray) -> list[Any]:
-    """The edge crossed from each polygon of ``corridor`` to the next, ``[[x, y], [x, y]]``
-    in the polygon's counter-clockwise order (the walker's right end, then left), ``None``
+    """The boundary crossed from each polygon of ``corridor`` to the next (its whole run of
+    edges: :meth:`NavMesh.shared_boundary`), ``[[x, y], [x, y]]`` in the polygon's
+    counter-clockwise order (the walker's right end, then left), ``None``
     where an off-mesh link joins them."""
-    a, b = corridor[:-1], corridor[1:]
-    hit = mesh.neighbours[a] == b[:, None]
-    k = hit.argmax(axis=1)
-    ends = np.stack([mesh.polygons[a, k], mesh.polygons[a, (k + 1) % mesh.sizes[a]]], axis=1)
-    edges = mesh.vertices[ends].tolist()
-    return [e if ok else None for e, ok in zip(edges, hit.any(axis=1).tolist())]
+    ends = (mesh.shared_boundary(a, b) for a, b in zip(corridor[:-1].tolist(),
+                                                        corridor[1:].tolist()))
+    return [None if e is None else e.tolist() for e in ends]
 
 
 class Mesh3DWorld(World):
