@@ -624,7 +624,7 @@ def test_the_kernel_refuses_mismatched_arrays():
                         np.zeros(0, dtype=np.int32), 0.0, 0.0, 1.0, 1, 1)
 
 
-# --- the distance field: pinches, bad answers --------------------------------------------
+# --- the distance field: pinches, unflagged polygons, bad answers ------------------------
 
 def pinch_grid(cell_size: float = 1.0) -> Grid:
     """Free cells (0, 2) and (1, 3) (and (1, 3)'s row) touch only at the corner
@@ -697,6 +697,26 @@ def test_plans_by_pinches_cost_what_the_search_without_the_field_finds(monkeypat
     monkeypatch.setattr(movement, "_FIELD_AFTER", 10**12)
     blind = plan_movement(world, default_clips(), start, goal, **options)
     assert blind.found and plan.cost == pytest.approx(blind.cost, abs=1e-9)
+
+
+def test_the_distance_field_crosses_polygons_without_flags(monkeypatch):
+    pytest.importorskip("shapely")
+    from shapely.geometry import box
+
+    area = box(0, 0, 12, 4)
+    mesh = NavMesh.build(area, regions=[(box(4, 0, 8, 3.5), 1, 0)])
+    assert (mesh.flags == 0).any() and len(mesh.boundary()) == 1     # walkable all through
+    field = movement._field(mesh, np.array([11.0, 1.0, 0.0]), 0.5)
+    exact = exact_distance(mesh, (11.0, 1.0))
+    for p in [(1.0, 1.0), (3.5, 3.8), (6.0, 0.5), (0.2, 3.9), (4.0, 0.0)]:
+        assert field.at(*p) <= exact(p) + 1e-9, p
+    assert field.at(1.0, 1.0) == pytest.approx(10.0, abs=1e-9)    # not round the region
+    options = dict(position_resolution=0.2, heading_resolution=0.2, max_expansions=30_000)
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 0)
+    plan = plan_movement(mesh, default_clips(), (1, 1, 0), (11, 1, 0), **options)
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 10**12)
+    blind = plan_movement(mesh, default_clips(), (1, 1, 0), (11, 1, 0), **options)
+    assert plan.found and plan.cost == pytest.approx(blind.cost, abs=1e-9)
 
 
 def test_a_nan_corner_distance_is_refused(monkeypatch):

@@ -24,13 +24,14 @@ the cell is convex, so that line is a path.  On a grid the cells are its own; on
 the polygon holding the position, its corners being its vertices and those of the
 position's square of a lattice (half the median root path length of the clips wide, the
 scale of the search's steps) that lie in the polygon.  Each corner's shortest path
-(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh; on a grid on
-``NavMesh.build(grid)``, the same walkable area, built at that point, so that a short search
-does no work over the whole map) is found once per query, the first time a state needs it.
-At a pinch, a corner where the walkable area touches itself (two cells or polygons meeting
-only there, which no root path may pass), the way from the corner depends on the side it
-leaves by: the path is found from a point ``c`` just inside the position's cell, once per
-side, and less ``|c - corner|`` stands for the corner's.
+(:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh, every polygon walkable
+whatever its flags; on a grid on ``NavMesh.build(grid)``, the same walkable area, built at
+that point, so that a short search does no work over the whole map) is found once per
+query, the first time a state needs it.  At a pinch, a corner where the walkable area touches
+itself (two cells or polygons meeting only there, which no root path may pass), the way
+from the corner depends on the side it leaves by: the path is found from a point ``c``
+just inside the position's cell, once per side, and less ``|c - corner|`` stands for the
+corner's.
 No clip sequence moves its root faster on average, and the root path to any point of the
 goal region is at least that long, so the heuristic is admissible and the plan is the
 cheapest (with the search's own tie-breaking); it need not be consistent, so a state
@@ -194,7 +195,12 @@ def _field(world: Grid | NavMesh | None, goal: np.ndarray, spacing: float) -> _m
 
     @functools.cache
     def mesh() -> NavMesh:
-        return world if isinstance(world, NavMesh) else NavMesh.build(world)
+        if isinstance(world, NavMesh):
+            # Every polygon is walkable for movement; the exact search skips those with no
+            # flags, so it searches a copy flagged all through.
+            return world if world.flags.all() else \
+                world.with_areas(flags=np.ones(world.num_polygons, np.uint16))
+        return NavMesh.build(world)
 
     def distance(x: float, y: float) -> float:
         if mesh().locate((x, y)) < 0:
