@@ -7,6 +7,7 @@ against the exact shortest paths.  The Dubins bound: test_movement_dubins.py."""
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -624,7 +625,7 @@ def test_the_kernel_refuses_mismatched_arrays():
                         np.zeros(0, dtype=np.int32), 0.0, 0.0, 1.0, 1, 1)
 
 
-# --- the distance field: pinches, unflagged polygons, bad answers ------------------------
+# --- the distance field: pinches, unflagged polygons, no shapely, bad answers -------------
 
 def pinch_grid(cell_size: float = 1.0) -> Grid:
     """Free cells (0, 2) and (1, 3) (and (1, 3)'s row) touch only at the corner
@@ -717,6 +718,19 @@ def test_the_distance_field_crosses_polygons_without_flags(monkeypatch):
     monkeypatch.setattr(movement, "_FIELD_AFTER", 10**12)
     blind = plan_movement(mesh, default_clips(), (1, 1, 0), (11, 1, 0), **options)
     assert plan.found and plan.cost == pytest.approx(blind.cost, abs=1e-9)
+
+
+def test_without_shapely_grid_plans_keep_the_straight_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "shapely", None)        # the [geometry] extra missing
+    room = lava_room()
+    field = movement._field(room, np.array([10.5, 1.5, 0.0]), 0.5)
+    assert field.at(2.0, 1.0) == 0.0
+    start, door = (1.5, 1.5, 0.0), (10.5, 1.5, 0.0)
+    plan = plan_movement(room, default_clips(), start, door, max_expansions=200_000)
+    assert plan.found and plan.stats.expanded > movement._FIELD_AFTER
+    monkeypatch.setattr(movement, "_FIELD_AFTER", 10**12)
+    blind = plan_movement(room, default_clips(), start, door, max_expansions=200_000)
+    assert blind.clips == plan.clips and blind.stats.expanded == plan.stats.expanded
 
 
 def test_a_nan_corner_distance_is_refused(monkeypatch):

@@ -26,8 +26,9 @@ position's square of a lattice (half the median root path length of the clips wi
 scale of the search's steps) that lie in the polygon.  Each corner's shortest path
 (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch` on the mesh, every polygon walkable
 whatever its flags; on a grid on ``NavMesh.build(grid)``, the same walkable area, built at
-that point, so that a short search does no work over the whole map) is found once per
-query, the first time a state needs it.  At a pinch, a corner where the walkable area touches
+that point, so that a short search does no work over the whole map; without shapely, the
+``[geometry]`` extra, a grid's heuristic keeps the straight line) is found once per query,
+the first time a state needs it.  At a pinch, a corner where the walkable area touches
 itself (two cells or polygons meeting only there, which no root path may pass), the way
 from the corner depends on the side it leaves by: the path is found from a point ``c``
 just inside the position's cell, once per side, and less ``|c - corner|`` stands for the
@@ -188,24 +189,30 @@ def _inside(world: Grid | NavMesh | None, point: np.ndarray) -> bool:
 def _field(world: Grid | NavMesh | None, goal: np.ndarray, spacing: float) -> _movement.Field:
     """The lower bound of a position's shortest path to the goal point from its cell's
     corners (none on the open plane; on a navigation mesh, with the corners of a lattice
-    ``spacing`` wide); a grid's mesh is built at the first corner."""
+    ``spacing`` wide); a grid's mesh is built at the first corner (without shapely, the
+    ``[geometry]`` extra, the field bounds nothing and the heuristic keeps the straight
+    line)."""
     if world is None:
         return _movement.Field()
     target = (float(goal[0]), float(goal[1]))
 
     @functools.cache
-    def mesh() -> NavMesh:
+    def mesh() -> NavMesh | None:
         if isinstance(world, NavMesh):
             # Every polygon is walkable for movement; the exact search skips those with no
             # flags, so it searches a copy flagged all through.
             return world if world.flags.all() else \
                 world.with_areas(flags=np.ones(world.num_polygons, np.uint16))
-        return NavMesh.build(world)
+        try:
+            return NavMesh.build(world)
+        except ImportError:             # no shapely (the [geometry] extra): no field
+            return None
 
     def distance(x: float, y: float) -> float:
-        if mesh().locate((x, y)) < 0:
-            return -math.inf            # a corner off the mesh bounds nothing
-        found = mesh().find_path((x, y), target, method="polyanya")
+        walkable = mesh()
+        if walkable is None or walkable.locate((x, y)) < 0:
+            return -math.inf            # no mesh, or a corner off it: it bounds nothing
+        found = walkable.find_path((x, y), target, method="polyanya")
         return float(found.cost) if found.found else math.inf
 
     if isinstance(world, NavMesh):
