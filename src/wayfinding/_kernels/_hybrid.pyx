@@ -23,6 +23,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from cython.operator cimport dereference as deref
 from libc.math cimport INFINITY, NAN, ceil, cos, fabs, floor, isfinite, sin, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libcpp.algorithm cimport pop_heap, push_heap
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
@@ -347,36 +348,20 @@ cdef inline bint before(const Open& u, const Open& v) noexcept nogil:
     return u.f < v.f or (u.f == v.f and u.tie < v.tie)
 
 
-cdef void push(vector[Open]& heap, Open item) noexcept nogil:
-    cdef Py_ssize_t i = heap.size(), parent
+cdef inline bint after(const Open& u, const Open& v) noexcept nogil:
+    """The order of std's heaps, which keep the greatest first: the first to pop."""
+    return before(v, u)
+
+
+cdef inline void push(vector[Open]& heap, Open item) noexcept nogil:
     heap.push_back(item)
-    while i > 0:
-        parent = (i - 1) >> 1
-        if not before(item, heap[parent]):
-            break
-        heap[i] = heap[parent]
-        i = parent
-    heap[i] = item
+    push_heap(heap.begin(), heap.end(), after)
 
 
-cdef Open pop(vector[Open]& heap) noexcept nogil:
-    cdef Open top = heap[0], last = heap.back()
-    cdef Py_ssize_t i = 0, child, n
+cdef inline Open pop(vector[Open]& heap) noexcept nogil:
+    cdef Open top = heap.front()
+    pop_heap(heap.begin(), heap.end(), after)
     heap.pop_back()
-    n = heap.size()
-    if n == 0:
-        return top
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        if child + 1 < n and before(heap[child + 1], heap[child]):
-            child += 1
-        if not before(heap[child], last):
-            break
-        heap[i] = heap[child]
-        i = child
-    heap[i] = last
     return top
 
 
