@@ -759,3 +759,28 @@ def test_the_kernel_refuses_none_for_its_walls_and_field():
     with pytest.raises(TypeError, match="field"):
         _movement.plan(walls, None, *args, **options)
     assert _movement.plan(walls, _movement.Field(), *args, **options)[0] == _movement.FOUND
+
+
+def test_a_worlds_walls_are_worked_out_once_and_go_with_it():
+    import gc
+    import weakref
+    from concurrent.futures import ThreadPoolExecutor
+    from functools import partial
+
+    free = np.ones((8, 12), bool)
+    free[1:7, 6] = False
+    grid = Grid(free, origin=(0.25, 0.5))     # a world no other test makes
+    mesh = NavMesh.build(grid)
+    clips = default_clips()
+    for world in (grid, mesh):
+        first = plan_movement(world, clips, (1.5, 1.5, 0.0), (4.5, 6.5, 0.0))
+        parts = movement._WALLS[world]
+        query = partial(plan_movement, world, clips, (1.5, 1.5, 0.0), (4.5, 6.5, 0.0))
+        with ThreadPoolExecutor(4) as pool:   # each query its own scratch over shared walls
+            again = list(pool.map(lambda _, q=query: q(), range(4)))
+        assert movement._WALLS[world] is parts
+        assert all(p.found and p.time == first.time and p.clips == first.clips for p in again)
+    gone = [weakref.ref(grid), weakref.ref(mesh)]
+    del world, grid, mesh, query
+    gc.collect()
+    assert all(ref() is None for ref in gone)    # the walls kept do not keep their world

@@ -81,6 +81,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -148,9 +149,25 @@ class MovementPlan:
         return f"MovementPlan({state}, expanded={self.stats.expanded})"
 
 
+#: Per world planned on (grids and meshes do not change; an entry goes with its world): its
+#: walls' segments and buckets, from which each query makes its own :class:`Walls` (whose
+#: scratch is its own).
+_WALLS: weakref.WeakKeyDictionary[Grid | NavMesh, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+
 def _walls(world: Grid | NavMesh | None) -> _movement.Walls:
     """The world's walls (the edges between the walkable area and the rest) as segments in
     uniform buckets."""
+    if world is None:
+        return _movement.Walls(*_wall_segments(None))
+    parts = _WALLS.get(world)
+    if parts is None:
+        parts = _WALLS[world] = _wall_segments(world)
+    return _movement.Walls(*parts)
+
+
+def _wall_segments(world: Grid | NavMesh | None) -> tuple[Any, ...]:
+    """:func:`_walls`' arguments: the segments' ends and their buckets."""
     if world is None:
         a = b = np.empty((0, 2))
     elif isinstance(world, NavMesh):
@@ -173,7 +190,7 @@ def _walls(world: Grid | NavMesh | None) -> _movement.Walls:
     a, b = np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64)
     size = world.cell_size if isinstance(world, Grid) else \
         float(np.hypot(*(b - a).T).mean()) if len(a) else 1.0
-    return _movement.Walls(a, b, *box_buckets(np.minimum(a, b), np.maximum(a, b), size))
+    return (a, b, *box_buckets(np.minimum(a, b), np.maximum(a, b), size))
 
 
 def _inside(world: Grid | NavMesh | None, point: np.ndarray) -> bool:
