@@ -250,10 +250,9 @@ def lattice(d, field, v):
     return np.stack([np.concatenate(src), np.concatenate(dst)], 1), np.concatenate(cost)
 
 
-@pytest.mark.parametrize("constrained", [False, True], ids=["no constraints", "constraints"])
-@pytest.mark.parametrize("seed", range(8))
-def test_never_cheaper_than_dense_nor_costlier_than_the_lattice_of_maximum_skips(
-        seed, constrained):
+def reachable_pair(seed, constrained):
+    """An adaptive domain over random world ``seed`` (dense spacing 1), random constraints
+    on it or none, and two dense states u != v that the lattice of maximum skips joins."""
     mesh, rng, size = random_world(seed)
     field = random_constraints(rng, (0, 0, *size)) if constrained else None
     d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
@@ -264,6 +263,15 @@ def test_never_cheaper_than_dense_nor_costlier_than_the_lattice_of_maximum_skips
     far = dijkstra(csr_array((costs[ok], (edges[ok, 0], edges[ok, 1])), shape=(n, n)),
                    indices=u)
     v = int(rng.choice(np.flatnonzero(np.isfinite(far) & (np.arange(n) != u))))
+    return d, field, u, v
+
+
+@pytest.mark.parametrize("constrained", [False, True], ids=["no constraints", "constraints"])
+@pytest.mark.parametrize("seed", range(8))
+def test_never_cheaper_than_dense_nor_costlier_than_the_lattice_of_maximum_skips(
+        seed, constrained):
+    d, field, u, v = reachable_pair(seed, constrained)
+    n = d.dense.num_nodes
     got = optimum(d.num_nodes, d.edges, d.costs(field, goal=v), u, v)
     floor = optimum(n, d.dense.edges, d.dense.costs(field), u, v)
     bound = optimum(n, *lattice(d, field, v), u, v)
@@ -418,16 +426,8 @@ def test_the_lazy_search_stays_within_the_lattice_of_maximum_skips_on_random_roo
     """A point keeps one parent, so no proof bounds the lazy route by the lattice of
     maximum skips in general (it holds where the lattice is the dense one, above); on these
     rooms it stays within it, between lattice points the lattice joins."""
-    mesh, rng, size = random_world(seed)
-    field = random_constraints(rng, (0, 0, *size)) if constrained else None
-    d = AdaptiveDomain(DenseMeshDomain(mesh, spacing=1.0))
+    d, field, u, v = reachable_pair(seed, constrained)
     n = d.dense.num_nodes
-    u = int(rng.integers(n))
-    edges, costs = lattice(d, field, -1)
-    ok = np.isfinite(costs)
-    far = dijkstra(csr_array((costs[ok], (edges[ok, 0], edges[ok, 1])), shape=(n, n)),
-                   indices=u)
-    v = int(rng.choice(np.flatnonzero(np.isfinite(far) & (np.arange(n) != u))))
     bound = optimum(n, *lattice(d, field, v), u, v)
     p, q = d.dense.points[u], d.dense.points[v]
     floor = d.dense.find_path(p, q, constraints=field).cost
