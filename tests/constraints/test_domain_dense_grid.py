@@ -250,6 +250,21 @@ def hard_polygons(constraints):
     return out
 
 
+def hard_across(line, seed, rng, box, radius, triangle):
+    """A hard disc of ``radius`` (odd ``seed``) or the ``triangle`` of offsets (even) on the
+    middle of shapely ``line``, with soft random constraints in ``box`` drawn from ``rng``:
+    the set and its hard polygons, the first checked to cross ``line``."""
+    middle = np.asarray(line.interpolate(0.5, normalized=True).coords[0])
+    if seed % 2:
+        hard = Constraint.hard(Disc(middle, radius))
+    else:
+        hard = Constraint.hard(Region(middle + triangle))
+    field = ConstraintSet([hard, *random_constraints(rng, box, hard=False)])
+    polygons = hard_polygons(field)
+    assert line.intersects(polygons[0])
+    return field, polygons
+
+
 def assert_outside(path, polygons):
     """No segment of ``path`` ((m, 2) world points) meets a polygon's interior (a margin of
     1e-9 for the buffered discs' chords)."""

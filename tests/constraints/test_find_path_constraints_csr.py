@@ -7,10 +7,15 @@ import numpy as np
 import pytest
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
-from test_domain_dense_grid import assert_outside, hard_polygons, oracle_costs, random_constraints
+from test_domain_dense_grid import (
+    assert_outside,
+    hard_across,
+    oracle_costs,
+    random_constraints,
+)
 
 from wayfinding import find_path
-from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
+from wayfinding.constraints import Constraint, ConstraintSet, Disc
 from wayfinding.errors import InvalidQueryError
 from wayfinding.graph import CSRGraph
 
@@ -66,14 +71,8 @@ def test_routes_never_enter_a_hard_region(seed):
     plain = graph.find_path(0, 39)
     assert plain.found
     line = shapely.LineString(graph.coords[plain.path])
-    middle = np.asarray(line.interpolate(0.5, normalized=True).coords[0])
-    if seed % 2:
-        hard = Constraint.hard(Disc(middle, 1.5))
-    else:
-        hard = Constraint.hard(Region(middle + [(-1.5, -1), (1.5, -1), (0, 1.5)]))
-    field = ConstraintSet([hard, *random_constraints(rng, (0, 0, 20, 20), hard=False)])
-    polygons = hard_polygons(field)
-    assert line.intersects(polygons[0])
+    field, polygons = hard_across(line, seed, rng, (0, 0, 20, 20), 1.5,
+                                  [(-1.5, -1), (1.5, -1), (0, 1.5)])
     r = graph.find_path(0, 39, constraints=field)
     assert r.found == np.isfinite(oracle(graph, field, 0, 39)[0])
     if r.found:

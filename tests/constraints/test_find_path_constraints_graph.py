@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 from test_domain_dense_grid import (
     assert_outside,
+    hard_across,
     hard_polygons,
     oracle_costs,
     oracle_route,
     random_constraints,
 )
 
-from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
+from wayfinding.constraints import Constraint, ConstraintSet, Disc
 from wayfinding.errors import InvalidQueryError
 from wayfinding.geometry import Obstacles
 from wayfinding.graph import PositionedGraph, WaypointGraph
@@ -56,14 +57,8 @@ def test_routes_never_enter_a_hard_region(seed):
     s, g = graph.positions[0], graph.positions[-1]
     plain = graph.find_path(s, g, join="quantize")
     line = shapely.LineString(plain.path)
-    middle = np.asarray(line.interpolate(0.5, normalized=True).coords[0])
-    if seed % 2:
-        hard = Constraint.hard(Disc(middle, 1.5))
-    else:
-        hard = Constraint.hard(Region(middle + [(-1.5, -1), (1.5, -1), (0, 1.5)]))
-    field = ConstraintSet([hard, *random_constraints(rng, (0, 0, 20, 20), hard=False)])
-    polygons = hard_polygons(field)
-    assert line.intersects(polygons[0])
+    field, polygons = hard_across(line, seed, rng, (0, 0, 20, 20), 1.5,
+                                  [(-1.5, -1), (1.5, -1), (0, 1.5)])
     r = graph.find_path(s + 0.01, g - 0.01, constraints=field)
     if r.found:
         assert_outside(r.path, polygons)

@@ -8,10 +8,15 @@ import numpy as np
 import pytest
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
-from test_domain_dense_grid import assert_outside, hard_polygons, oracle_costs, random_constraints
+from test_domain_dense_grid import (
+    assert_outside,
+    hard_across,
+    oracle_costs,
+    random_constraints,
+)
 
 from wayfinding import find_path
-from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
+from wayfinding.constraints import Constraint, ConstraintSet, Disc
 from wayfinding.errors import InvalidQueryError
 from wayfinding.grid import HexGrid
 
@@ -81,15 +86,8 @@ def test_routes_never_enter_a_hard_region(seed):
     s, g = (0, 6), (11, 5)
     plain = grid.find_path(s, g)
     line = shapely.LineString(grid.localize(plain.path))
-    middle = np.asarray(line.interpolate(0.5, normalized=True).coords[0])
-    rng = np.random.default_rng(seed)
-    if seed % 2:
-        hard = Constraint.hard(Disc(middle, 3.0))
-    else:
-        hard = Constraint.hard(Region(middle + [(-3, -2), (3, -2), (0, 3)]))
-    field = ConstraintSet([hard, *random_constraints(rng, box(grid), hard=False)])
-    polygons = hard_polygons(field)
-    assert line.intersects(polygons[0])
+    field, polygons = hard_across(line, seed, np.random.default_rng(seed), box(grid), 3.0,
+                                  [(-3, -2), (3, -2), (0, 3)])
     r = grid.find_path(s, g, constraints=field)
     assert r.found
     assert r.cost == pytest.approx(oracle(grid, field, s, g)[0], rel=1e-9)

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
-from test_domain_dense_grid import assert_outside, hard_polygons, oracle_costs, random_constraints
+from test_domain_dense_grid import (
+    assert_outside,
+    hard_across,
+    hard_polygons,
+    oracle_costs,
+    random_constraints,
+)
 
 from wayfinding.constraints import Constraint, ConstraintSet, Disc, Region
 from wayfinding.errors import InvalidQueryError
@@ -129,14 +135,8 @@ def test_routes_never_enter_a_hard_region(query, seed):
         s, g = ends(query, rng)
         free = query.find_path(s, g, constraints=ConstraintSet([]), half_extents=(1, 8, 1))
     line = shapely.LineString(free.path[:, [0, 2]])
-    middle = np.asarray(line.interpolate(0.5, normalized=True).coords[0])
-    if seed % 2:
-        hard = Constraint.hard(Disc(middle, 0.4))
-    else:
-        hard = Constraint.hard(Region(middle + [(-0.4, -0.3), (0.4, -0.3), (0, 0.4)]))
-    field = ConstraintSet([hard, *random_constraints(rng, ground_box(query.mesh), hard=False)])
-    polygons = hard_polygons(field)
-    assert line.intersects(polygons[0])
+    field, polygons = hard_across(line, seed, rng, ground_box(query.mesh), 0.4,
+                                  [(-0.4, -0.3), (0.4, -0.3), (0, 0.4)])
     r = query.find_path(s, g, constraints=field, half_extents=(1, 8, 1))
     assert r.found == np.isfinite(oracle(query, field, s, g))
     if r.found:
