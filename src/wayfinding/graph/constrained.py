@@ -398,10 +398,7 @@ class ConstraintDomain:
         t0 = time.perf_counter()
         s = finite_point("start", start)
         g = finite_point("goal", goal)
-        method = choice("method", method, ("astar", "dijkstra"))
-        t = finite_float("t", t)
-        field = checked(constraints)
-        name = f"{method}_{self.kind}"
+        method, t, field, name = _query_options(self.kind, method, t, constraints)
         starts, s_legs = self.joins(s, field, t=t)
         goals, g_legs = self.joins(g, field, t=t)
         if self._goal_dependent and len(goals):
@@ -597,6 +594,14 @@ def checked(constraints: Any) -> ConstraintSet | None:
         raise InvalidQueryError(f"constraints {brief(constraints)} must be a ConstraintSet "
                                 "(wayfinding.constraints) or None")
     return constraints
+
+
+def _query_options(kind: str, method: Any, t: Any, constraints: Any
+                   ) -> tuple[str, float, ConstraintSet | None, str]:
+    """A constrained query's checked ``method`` (``"astar"`` or ``"dijkstra"``), time ``t``
+    and ``constraints`` (:func:`checked`), and its algorithm name ``{method}_{kind}``."""
+    method = choice("method", method, ("astar", "dijkstra"))
+    return method, finite_float("t", t), checked(constraints), f"{method}_{kind}"
 
 
 def _not_found(name: str, t0: float, stats: SearchStats | None = None, *,

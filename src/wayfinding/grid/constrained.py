@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import choice, finite_float, finite_point
-from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, checked
+from .._validate import finite_float, finite_point
+from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, _query_options, checked
 from ..results import PathResult, SearchStats
 from .grid import Grid
 
@@ -103,12 +103,9 @@ class GridConstraintDomain(ConstraintDomain):
         t0 = time.perf_counter()
         s = self.grid.cell(start, name="start", passable=True)
         g = self.grid.cell(goal, name="goal", passable=True)
-        method = choice("method", method, ("astar", "dijkstra"))
-        t = finite_float("t", t)
-        field = checked(constraints)
+        method, t, field, name = _query_options(self.kind, method, t, constraints)
         w = self.grid.width
         ends = [s[1] * w + s[0], g[1] * w + g[0]]
-        name = f"{method}_{self.kind}"
         if field is not None and np.isinf(field.multiplier(self.points[ends], t=t)).any():
             r = PathResult(np.empty(0, dtype=np.int64), math.inf, False)   # in a hard one
         else:

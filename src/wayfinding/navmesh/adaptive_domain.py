@@ -12,10 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validate import choice, count, finite_float, finite_point, positive_float
+from .._validate import count, finite_float, finite_point, positive_float
 from ..constraints import SAMPLES
 from ..errors import InvalidQueryError, brief
-from ..graph.constrained import ConstrainedPath, ConstraintDomain, Fields, _routed, checked
+from ..graph.constrained import (
+    ConstrainedPath,
+    ConstraintDomain,
+    Fields,
+    _query_options,
+    _routed,
+    checked,
+)
 from ..results import PathResult, SearchStats
 
 if TYPE_CHECKING:
@@ -305,10 +312,7 @@ class AdaptiveDomain(ConstraintDomain):
         t0 = time.perf_counter()
         s = finite_point("start", start)
         g = finite_point("goal", goal)
-        method = choice("method", method, ("astar", "dijkstra"))
-        t = finite_float("t", t)
-        field = checked(constraints)
-        name = f"{method}_{self.kind}"
+        method, t, field, name = _query_options(self.kind, method, t, constraints)
         dense = self.dense
         starts, s_legs = dense.joins(s, field, t=t)
         goals, g_legs = dense.joins(g, field, t=t)

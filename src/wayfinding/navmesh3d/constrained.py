@@ -17,14 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import choice, finite_float
 from ..graph.constrained import (
     ConstrainedPath,
     ConstraintDomain,
     Fields,
     _not_found,
+    _query_options,
     _routed,
-    checked,
 )
 from .navmesh import NavMesh3D
 
@@ -111,10 +110,7 @@ class Mesh3DConstraintDomain(ConstraintDomain):
         float64 world points from ``start`` to ``goal`` (repeated points dropped).  A
         polygon -1 or not usable, or no route, gives ``found=False``."""
         t0 = time.perf_counter()
-        method = choice("method", method, ("astar", "dijkstra"))
-        t = finite_float("t", t)
-        field = checked(constraints)
-        name = f"{method}_{self.kind}"
+        method, t, field, name = _query_options(self.kind, method, t, constraints)
         ends = (int(start_polygon), int(goal_polygon))
         if min(ends) < 0 or not self._usable[list(ends)].all():
             return _not_found(name, t0, dims=3)
