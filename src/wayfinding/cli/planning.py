@@ -32,9 +32,8 @@ from .args import (
     three_numbers,
     to_json,
 )
-from .generate import KINDS
 from .navmesh import INPUTS, read_area
-from .vehicles import _load_map, _size
+from .vehicles import _load_map, map_options
 
 #: A pose ``X,Y,HEADING``: a world point and a heading in degrees, counter-clockwise from +x.
 _pose = three_numbers("a pose 'X,Y,HEADING'")
@@ -109,17 +108,8 @@ def _picture(suffix: str) -> Any:
 
 
 def _world_options(p: Any, where: str) -> None:
-    """A world to plan on: a file, or a generated map."""
-    p.add_argument("map", nargs="?", help=where)
-    p.add_argument("--generate", choices=KINDS, metavar="KIND",
-                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as `wayfinding "
-                   "generate` makes them; cells of 1 world unit)")
-    p.add_argument("--size", type=_size, default=(24, 24), metavar="W,H",
-                   help="--generate: columns and rows (default 24,24)")
-    p.add_argument("--corridor", type=positive_int, default=3,
-                   help="--generate maze and rooms: corridor width in cells (default 3)")
-    p.add_argument("--seed", type=non_negative_int, default=0,
-                   help="--generate: random seed (default 0)")
+    """A world to plan on: a file, or a generated map (cells of 1 world unit)."""
+    map_options(p, where, size=24, corridor=3, note="; cells of 1 world unit")
 
 
 def _render_option(p: Any, suffix: str, what: str) -> None:

@@ -64,16 +64,7 @@ def add_vehicle_parser(sub: Any) -> None:
         "length with the obstacle-free Reeds-Shepp length (a lower bound) and the holonomic "
         "optimum (the shortest 8-connected cell path over the cells at least half the car's "
         "width from every blocked cell).")
-    p.add_argument("map", nargs="?", help="a Moving AI .map file (or give --generate)")
-    p.add_argument("--generate", choices=KINDS, metavar="KIND",
-                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as "
-                   "`wayfinding generate` makes them)")
-    p.add_argument("--size", type=_size, default=(64, 64), metavar="W,H",
-                   help="--generate: columns and rows (default 64,64)")
-    p.add_argument("--corridor", type=positive_int, default=5,
-                   help="--generate maze and rooms: corridor width in cells (default 5)")
-    p.add_argument("--seed", type=non_negative_int, default=0,
-                   help="--generate: random seed (default 0)")
+    map_options(p, "a Moving AI .map file (or give --generate)", size=64, corridor=5)
     p.add_argument("--from", dest="start", type=_pose, required=True, metavar="X,Y,HEADING",
                    help="start pose: the car's centre (world units) and heading (degrees "
                    "counter-clockwise from +x)")
@@ -138,6 +129,23 @@ def _reverse_cost(text: str) -> float:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} must be a number >= 1")
     return value
+
+
+def map_options(p: Any, where: str, *, size: int, corridor: int, note: str = "") -> None:
+    """A map to plan on (:func:`_load_map`): a file (``where`` says which), or a generated
+    one of ``size`` × ``size`` cells by default, its mazes and rooms with corridors
+    ``corridor`` cells wide; ``note`` ends the ``--generate`` help."""
+    p.add_argument("map", nargs="?", help=where)
+    p.add_argument("--generate", choices=KINDS, metavar="KIND",
+                   help=f"plan on a generated map instead: {', '.join(KINDS)} (as "
+                   f"`wayfinding generate` makes them{note})")
+    p.add_argument("--size", type=_size, default=(size, size), metavar="W,H",
+                   help=f"--generate: columns and rows (default {size},{size})")
+    p.add_argument("--corridor", type=positive_int, default=corridor,
+                   help=f"--generate maze and rooms: corridor width in cells (default "
+                   f"{corridor})")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="--generate: random seed (default 0)")
 
 
 def _load_map(args: argparse.Namespace) -> Grid:
