@@ -381,6 +381,17 @@ cdef class MeshQuery:
         free(self.ways)
         heap_free(&self.heap)
 
+    def portal(self, int p, int q):
+        """The ends (vertex ids, in p's order) of the whole boundary polygons p and q share
+        (see ``portal_run``), or None where they share none."""
+        cdef int e
+        if not (0 <= p < self.n):
+            raise IndexError(f"polygon {p} is not in 0..{self.n - 1}")
+        for e in range(self.sizes[p]):
+            if self.ways[p * self.width + e].to == q:
+                return self.ways[p * self.width + e].a, self.ways[p * self.width + e].b
+        return None
+
     def locate_one(self, double x, double y):
         """The polygon holding (x, y), or -1."""
         return locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,

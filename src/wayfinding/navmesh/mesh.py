@@ -411,15 +411,8 @@ class NavMesh:
         >>> square.shared_boundary(0, 1).tolist(), square.shared_boundary(1, 0).tolist()
         ([[5.0, 0.0], [5.0, 10.0]], [[5.0, 10.0], [5.0, 0.0]])
         """
-        size = int(self.sizes[a])
-        hit = (self.neighbours[a, :size] == b).tolist()
-        if not any(hit):
-            return None
-        first = next((i for i in range(size) if hit[i] and not hit[i - 1]), 0)
-        last = first
-        while hit[(last + 1) % size] and (last + 1) % size != first:
-            last = (last + 1) % size
-        return self.vertices[[self.polygons[a, first], self.polygons[a, (last + 1) % size]]]
+        ends = self._query()._kernel.portal(int(a), int(b))
+        return None if ends is None else self.vertices[list(ends)]
 
     def boundary(self) -> list[np.ndarray]:
         """The walls as closed loops of corners, ``(k, 2)`` each, with the walkable side on
