@@ -23,11 +23,11 @@ from cpython.exc cimport PyErr_CheckSignals
 from cython.operator cimport dereference as deref
 from libc.math cimport INFINITY, NAN, ceil, cos, fabs, floor, isfinite, sin, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
-from libcpp.algorithm cimport pop_heap, push_heap
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from ._navmesh_locate cimport locate_in
+from ._open_list cimport OpenItem, open_pop, open_push
 from ._turning cimport TAU, Dubins, Word, dubins, dubins_parts, py_mod, reeds_shepp, vec_norm
 
 #: Poses tested together against the walls near all of them.
@@ -338,33 +338,6 @@ cdef class MeshBody(Body):
 
 
 # ------------------------------------------------------------------------------ search
-cdef struct Open:
-    double f
-    int64_t tie
-    int32_t node
-
-
-cdef inline bint before(const Open& u, const Open& v) noexcept nogil:
-    return u.f < v.f or (u.f == v.f and u.tie < v.tie)
-
-
-cdef inline bint after(const Open& u, const Open& v) noexcept nogil:
-    """The order of std's heaps, which keep the greatest first: the first to pop."""
-    return before(v, u)
-
-
-cdef inline void push(vector[Open]& heap, Open item) noexcept nogil:
-    heap.push_back(item)
-    push_heap(heap.begin(), heap.end(), after)
-
-
-cdef inline Open pop(vector[Open]& heap) noexcept nogil:
-    cdef Open top = heap.front()
-    pop_heap(heap.begin(), heap.end(), after)
-    heap.pop_back()
-    return top
-
-
 cdef class _Query:
     """One query's constants and node arrays (per node: pose, cost so far, parent, the
     steering and signed length of the primitive that reached it)."""
@@ -453,12 +426,12 @@ cdef class _Query:
                  int64_t limit) noexcept nogil:
         """The search from the start pose: S_FOUND (the path ends at node ``last`` and
         the tail), S_FAILED, S_OUT_OF_BUDGET or S_STOPPED."""
-        cdef vector[Open] heap
+        cdef vector[OpenItem] heap
         cdef unordered_map[uint64_t, int32_t] best
         cdef unordered_map[uint64_t, int32_t].iterator found
         cdef vector[uint8_t] closed
         cdef vector[double] part, part_trig
-        cdef Open top
+        cdef OpenItem top
         cdef int64_t tie = 1
         cdef uint64_t k2
         cdef int32_t i, j
@@ -474,12 +447,13 @@ cdef class _Query:
         self.add(sx, sy, sth, 0.0, -1, 0.0, 0)
         closed.push_back(0)
         best[self.key(sx, sy, sth)] = 0
-        push(heap, Open(self.heuristic(sx, sy, sth, h), 0, 0))
+        # Items carry g = 0: equal f pops the first pushed, whatever the cost so far.
+        open_push(heap, OpenItem(self.heuristic(sx, sy, sth, h), 0.0, 0, 0))
         self.generated = 1
         while heap.size():
             if <int64_t> heap.size() > self.max_open:
                 self.max_open = heap.size()
-            top = pop(heap)
+            top = open_pop(heap)
             i = top.node
             x, y, th = self.px[i], self.py[i], self.pth[i]
             if best[self.key(x, y, th)] != i:
@@ -525,7 +499,7 @@ cdef class _Query:
                     self.add(ex, ey, eth, gnew, i, span, <int8_t> st)
                     closed.push_back(0)
                     best[k2] = j
-                    push(heap, Open(gnew + h, tie, j))
+                    open_push(heap, OpenItem(gnew + h, 0.0, tie, j))
                     tie += 1
                     self.generated += 1
         return S_FAILED

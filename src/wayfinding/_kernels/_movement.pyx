@@ -33,13 +33,13 @@ from libc.math cimport hypot as c_hypot
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 from cython.operator cimport dereference as deref
-from libcpp.algorithm cimport pop_heap, push_heap
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 from ._buckets cimport bucket
 from ._hypot cimport hypot
 from ._navmesh_locate cimport in_polygon, locate_in
+from ._open_list cimport OpenItem, open_pop, open_push
 from ._predicates cimport orient2d
 from ._turning cimport PI, TAU, Dubins, dubins, py_mod, vec_norm
 
@@ -498,36 +498,6 @@ cpdef double least_turn(double h, double dx, double dy, double gh, double tol,
 
 
 # ------------------------------------------------------------------------------ search
-cdef struct Open:
-    double f
-    double g
-    int64_t tie
-    int32_t node
-
-
-cdef inline bint before(const Open& u, const Open& v) noexcept nogil:
-    """The heap order of ``AStarSearch``: f, then the larger cost so far, then first
-    pushed."""
-    return u.f < v.f or (u.f == v.f and (u.g > v.g or (u.g == v.g and u.tie < v.tie)))
-
-
-cdef inline bint after(const Open& u, const Open& v) noexcept nogil:
-    """The order of std's heaps, which keep the greatest first: the first to pop."""
-    return before(v, u)
-
-
-cdef inline void push(vector[Open]& heap, Open item) noexcept nogil:
-    heap.push_back(item)
-    push_heap(heap.begin(), heap.end(), after)
-
-
-cdef inline Open pop(vector[Open]& heap) noexcept nogil:
-    cdef Open top = heap.front()
-    pop_heap(heap.begin(), heap.end(), after)
-    heap.pop_back()
-    return top
-
-
 cdef inline uint64_t bits(double v) noexcept nogil:
     cdef uint64_t u
     memcpy(&u, &v, 8)
@@ -685,9 +655,9 @@ cdef class _Query:
                  int64_t limit) noexcept nogil:
         """The search from the start pose: S_FOUND (the plan ends at node ``last``),
         S_FAILED, S_OUT_OF_BUDGET or S_STOPPED."""
-        cdef vector[Open] heap
+        cdef vector[OpenItem] heap
         cdef vector[double] pts
-        cdef Open top
+        cdef OpenItem top
         cdef int64_t tie = 0, j, k
         cdef int32_t i, s, v, c, at
         cdef double x, y, h, co, si, lx, ly, ex, ey, eh, ng, hv
@@ -705,9 +675,9 @@ cdef class _Query:
         if self.reached(i):
             self.last = i
             return S_FOUND
-        push(heap, Open(hv, 0.0, tie, i))
+        open_push(heap, OpenItem(hv, 0.0, tie, i))
         while heap.size():
-            top = pop(heap)
+            top = open_pop(heap)
             i = top.node
             s = self.node_slot[i]
             if self.closed[s] or top.g > self.sg[s]:
@@ -757,7 +727,7 @@ cdef class _Query:
                 self.sg[v] = ng
                 j = self.node(ex, ey, eh, at, i, c, v)
                 tie += 1
-                push(heap, Open(ng + hv, ng, tie, <int32_t> j))
+                open_push(heap, OpenItem(ng + hv, ng, tie, <int32_t> j))
                 self.generated += 1
             if <int64_t> heap.size() > self.max_open:
                 self.max_open = heap.size()
