@@ -186,6 +186,16 @@ cdef class Walls:
 
 
 # ------------------------------------------------------------------------------ distance fields
+cdef inline double corner_bound(double best, double d, double x, double y, double vx,
+                                double vy) noexcept nogil:
+    """The larger of ``best`` and the bound at ``(x, y)`` that corner ``(vx, vy)`` gives:
+    its value ``d`` less the straight line to it; NaN when ``d`` is (the callable failed)."""
+    if d != d:
+        return d
+    d -= hypot(x - vx, y - vy)
+    return d if d > best else best
+
+
 cdef class Field:
     """A lower bound of the shortest path from a point to the goal point: the largest, over
     its cell's or polygon's corners, of the corner's shortest path (asked of
@@ -297,11 +307,9 @@ cdef class GridField(Field):
                                     vx + (t if i == cx else -t), vy + (t if j == cy else -t))
                 else:
                     d = self.ask(key, vx, vy)
-                if d != d:
-                    return d
-                d -= hypot(x - vx, y - vy)
-                if d > best:
-                    best = d
+                best = corner_bound(best, d, x, y, vx, vy)
+                if best != best:
+                    return best
         return best
 
 
@@ -431,12 +439,10 @@ cdef class MeshField(Field):
             return 0.0
         for k in range(self.sizes[p]):
             v = self.polys[p, k]
-            d = self.vertex(p, k)
-            if d != d:
-                return d
-            d -= hypot(x - self.verts[v, 0], y - self.verts[v, 1])
-            if d > best:
-                best = d
+            best = corner_bound(best, self.vertex(p, k), x, y, self.verts[v, 0],
+                                self.verts[v, 1])
+            if best != best:
+                return best
         ci = <int64_t> floor((x - self.lx) / self.spacing)
         cj = <int64_t> floor((y - self.ly) / self.spacing)
         for j in range(cj, cj + 2):
@@ -447,11 +453,9 @@ cdef class MeshField(Field):
                         or self.vertex_of(p, vx, vy)):
                     continue
                 d = self.ask(-1 - (j * self.columns + i), vx, vy)
-                if d != d:
-                    return d
-                d -= hypot(x - vx, y - vy)
-                if d > best:
-                    best = d
+                best = corner_bound(best, d, x, y, vx, vy)
+                if best != best:
+                    return best
         return best
 
 
