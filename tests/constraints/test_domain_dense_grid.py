@@ -265,6 +265,17 @@ def hard_across(line, seed, rng, box, radius, triangle):
     return field, polygons
 
 
+def assert_empty_set_costs_the_plain_search(find, start, goal):
+    """``find(start, goal, constraints=ConstraintSet([]))`` (a family's ``find_path``) finds
+    a route exactly where ``find(start, goal)`` does, at its cost; both results returned."""
+    r = find(start, goal, constraints=ConstraintSet([]))
+    plain = find(start, goal)
+    assert r.found == plain.found
+    if plain.found:
+        assert r.cost == pytest.approx(plain.cost, rel=1e-12)
+    return r, plain
+
+
 def assert_outside(path, polygons):
     """No segment of ``path`` ((m, 2) world points) meets a polygon's interior (a margin of
     1e-9 for the buffered discs' chords)."""

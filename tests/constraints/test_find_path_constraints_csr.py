@@ -8,6 +8,7 @@ import pytest
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 from test_domain_dense_grid import (
+    assert_empty_set_costs_the_plain_search,
     assert_outside,
     hard_across,
     oracle_costs,
@@ -84,11 +85,7 @@ def test_routes_never_enter_a_hard_region(seed):
 def test_an_empty_set_costs_what_the_graph_search_does(seed):
     graph, rng = random_graph(seed)
     s, g = (int(v) for v in rng.choice(40, 2, replace=False))
-    r = graph.find_path(s, g, constraints=ConstraintSet([]))
-    plain = graph.find_path(s, g)
-    assert r.found == plain.found
-    if plain.found:
-        assert r.cost == pytest.approx(plain.cost, rel=1e-12)
+    assert_empty_set_costs_the_plain_search(graph.find_path, s, g)
 
 
 def test_an_end_node_in_a_hard_region_has_no_path_and_start_equal_to_goal_costs_nothing():

@@ -9,6 +9,7 @@ import pytest
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import dijkstra
 from test_domain_dense_grid import (
+    assert_empty_set_costs_the_plain_search,
     assert_outside,
     hard_across,
     oracle_costs,
@@ -97,11 +98,7 @@ def test_routes_never_enter_a_hard_region(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_an_empty_set_costs_what_the_hex_search_does(seed):
     grid, _, s, g = random_hex(seed)
-    r = grid.find_path(s, g, constraints=ConstraintSet([]))
-    plain = grid.find_path(s, g)
-    assert r.found == plain.found
-    if plain.found:
-        assert r.cost == pytest.approx(plain.cost, rel=1e-12)
+    assert_empty_set_costs_the_plain_search(grid.find_path, s, g)
 
 
 def test_a_repeller_bends_the_route_and_an_end_in_a_hard_region_has_none():
