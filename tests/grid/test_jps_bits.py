@@ -157,10 +157,12 @@ def test_bit_copy_is_made_once_per_grid_and_sized_to_it():
     assert jump_grid(grid) is jg
     assert (jg.width, jg.height, jg.size) == (132, 9, 132 * 9)
     # Rows of (64 lead bits + 132 cells) / 64 + 2 words, columns of (64 + 9) / 64 + 2; two
-    # directions of stop bits and of reach bits of each; and four directions of diagonal
-    # stop bits, one row-sized line per diagonal (132 + 9 - 1 of them).
+    # directions of stop bits of each; a 16-bit word per cell (its move mask and reach
+    # bits); and four directions of diagonal stop bits, one row-sized line per diagonal
+    # (132 + 9 - 1 of them).
     rw = (64 + 132) // 64 + 2
-    assert jg.nbytes == 4 * 8 * (9 * rw + 132 * ((64 + 9) // 64 + 2)) + 4 * 8 * 140 * rw
+    assert jg.nbytes == 2 * 8 * (9 * rw + 132 * ((64 + 9) // 64 + 2)) + 2 * 132 * 9 \
+        + 4 * 8 * 140 * rw
     assert jump_grid(wf.Grid(np.ones((7, 130), dtype=bool))) is not jg
 
 

@@ -18,13 +18,14 @@ the free cells as rows of bits, or as columns for vertical jumps), so one step o
 tests 56 cells with one load (``_jps_bits``).  Per direction, reach bits mark the cells
 whose scan ends at a jump point rather than a wall (one pass over the stop bits), so a scan
 never reads the free cells: a cell without the bit has nothing to scan unless the goal is on
-its line.  A diagonal jump scans a component direction from one of its cells only where
-that bit is set or on the goal's row or column; per diagonal direction, one line of bits
-per diagonal of the grid marks where either component's reach bit is set or the diagonal
-ends, so the walk goes from one such cell to the next with one load per 56 cells.  The jump
-points (or the goal) found beside the diagonal are successors of the node expanded, an edge
-being a diagonal run then a straight run, of cost the octile distance of its ends.  Two
-successor rules:
+its line.  A cell's reach bits sit beside its move mask in one 16-bit word, so an
+expansion or a stop of a diagonal walk reads what it needs of its cell in one load.  A
+diagonal jump scans a component direction from one of its cells only where that bit is set
+or on the goal's row or column; per diagonal direction, one line of bits per diagonal of the
+grid marks where either component's reach bit is set or the diagonal ends, so the walk goes
+from one such cell to the next with one load per 56 cells.  The jump points (or the goal)
+found beside the diagonal are successors of the node expanded, an edge being a diagonal run
+then a straight run, of cost the octile distance of its ends.  Two successor rules:
 
 * ``JPS`` (variant 0): a diagonal jump stops at the first cell with a successor beside it
   (the turning cell); that cell is queued, reached diagonally, when the diagonal goes on
@@ -44,12 +45,13 @@ optimal.  The state lives in a :class:`Workspace` (its heap used without positio
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
 from ._jps_bits cimport LEAD, bit_words, fill_reach, fill_stops, next_backward, next_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
+from ._portable cimport ctz64
 from ._steps cimport step_dx, step_dy, step_of, step_offsets
 from ._workspace cimport Workspace, check_workspace
 
@@ -66,18 +68,23 @@ JPS = RULE_JPS
 JPS2 = RULE_JPS2
 
 
+cdef enum:
+    # Bit of cardinal d's reach bit in a cell word (:attr:`Bits.cells`).
+    REACH_SHIFT = 8
+
+
 cdef struct Bits:
     # Stop bits of the scans in each cardinal direction (N, E, S, W): E and W laid out as
     # rows (row y at y * row_words), N and S as columns (column x at x * col_words).
     const uint64_t* stop[4]
-    # Reach bits, laid out as the stop bits: set when the scan from the cell in that
-    # direction ends at a jump point (not at a wall).
-    const uint64_t* reach[4]
     # Per diagonal direction (NE, SE, SW, NW), one line of bits per diagonal of the grid
     # (row_words words, bit LEAD + x for the cell in column x): set where a walk in that
     # direction must stop (see :func:`diagonal_line`).
     const uint64_t* diag[4]
-    const uint8_t* moves
+    # Per padded cell, its move mask (bits 0..7) and its reach bits (bit REACH_SHIFT + d set
+    # when the scan from the cell in cardinal d ends at a jump point, not at a wall): what
+    # an expansion or a stop of a diagonal walk reads about its cell, in one load.
+    const uint16_t* cells
     int row_words
     int col_words
     int width
@@ -217,22 +224,18 @@ cdef inline int scan_run(const uint64_t* stop, int pos, bint forward, bint reach
     return run_end(k, reach, gd)
 
 
-cdef inline int jump_straight(const Bits* b, int x, int y, int d, int gx,
+cdef inline int jump_straight(const Bits* b, int x, int y, int d, bint reach, int gx,
                               int gy) noexcept nogil:
-    """Steps from the free cell (x, y) in cardinal d to the first jump point or the goal, or
-    -1 when the run ends at a wall first."""
+    """Steps from the free cell (x, y) in cardinal d, whose reach bit for d is ``reach``,
+    to the first jump point or the goal, or -1 when the run ends at a wall first."""
     cdef int gd = 0
-    cdef bint reach
-    cdef const uint64_t* line
     if d & 1:       # E, W: along row y
-        reach = bit_set(b.reach[d] + y * b.row_words, LEAD + x)
         if gy == y:
             gd = gx - x if d == 1 else x - gx
         elif not reach:
             return -1
         return scan_run(b.stop[d] + y * b.row_words, LEAD + x, d == 1, reach, gd)
-    reach = bit_set(b.reach[d] + x * b.col_words, LEAD + y)     # S, N: along column x
-    if gx == x:
+    if gx == x:     # S, N: along column x
         gd = gy - y if d == 2 else y - gy
     elif not reach:
         return -1
@@ -248,10 +251,10 @@ cdef struct Diagonal:
     int dx
     int dy
     int step
+    int hshift              # bits of the horizontal and vertical reach bits in a cell word
+    int vshift
     const uint64_t* hstop   # stop bits of the horizontal and vertical scans
     const uint64_t* vstop
-    const uint64_t* hreach  # reach bits of the horizontal and vertical scans
-    const uint64_t* vreach
     const uint64_t* line    # the stop bits of the walk's diagonal (:func:`diagonal_line`)
     int rw
     int cw
@@ -266,10 +269,10 @@ cdef inline void walk_init(Diagonal* w, const Bits* b, int n, int x, int y, int 
     w.step = w.dy * b.width + w.dx
     w.rw = w.dy * b.row_words
     w.cw = w.dx * b.col_words
+    w.hshift = REACH_SHIFT + (1 if w.dx > 0 else 3)
+    w.vshift = REACH_SHIFT + (2 if w.dy > 0 else 0)
     w.hstop = b.stop[1 if w.dx > 0 else 3] + y * b.row_words
     w.vstop = b.stop[2 if w.dy > 0 else 0] + x * b.col_words
-    w.hreach = b.reach[1 if w.dx > 0 else 3] + y * b.row_words
-    w.vreach = b.reach[2 if w.dy > 0 else 0] + x * b.col_words
     w.line = b.diag[d - 4] + diagonal_line(x, y, d, b.height) * b.row_words
 
 
@@ -285,8 +288,6 @@ cdef inline void walk_advance(Diagonal* w, int k) noexcept nogil:
     w.y += k * w.dy
     w.hstop += k * w.rw
     w.vstop += k * w.cw
-    w.hreach += k * w.rw
-    w.vreach += k * w.cw
 
 
 cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int uy, int d,
@@ -308,8 +309,9 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
     cdef uint8_t bit = <uint8_t> (1 << d)
     cdef int jh, jv, k, r, steps = 0
     cdef bint reach
+    cdef uint16_t cell
     cdef double gd, g0 = q.g[u]
-    if not (b.moves[u] & bit):
+    if not (b.cells[u] & bit):
         return 0
     walk_init(&w, b, u, ux, uy, d)
     while True:
@@ -331,22 +333,23 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
             return relax(q, u, w.n, w.x, w.y, gd)
         # A scan only where its reach bit says it ends at a jump point, or on the goal's
         # row or column.
+        cell = b.cells[w.n]
         jh = -1
-        reach = bit_set(w.hreach, LEAD + w.x)
+        reach = (cell >> w.hshift) & 1
         if reach or w.y == q.gy:
             jh = scan_run(w.hstop, LEAD + w.x, w.dx > 0, reach,
                           (q.gx - w.x) * w.dx if w.y == q.gy else 0)
         if jh > 0 and relax(q, u, w.n + jh * w.dx, w.x + jh * w.dx, w.y, gd + jh) != 0:
             return -1
         jv = -1
-        reach = bit_set(w.vreach, LEAD + w.y)
+        reach = (cell >> w.vshift) & 1
         if reach or w.x == q.gx:
             jv = scan_run(w.vstop, LEAD + w.y, w.dy > 0, reach,
                           (q.gy - w.y) * w.dy if w.x == q.gx else 0)
         if jv > 0 and relax(q, u, w.n + jv * w.dy * b.width, w.x, w.y + jv * w.dy,
                             gd + jv) != 0:
             return -1
-        if not (b.moves[w.n] & bit):
+        if not (cell & bit):
             return 0
         if not to_wall and (jh > 0 or jv > 0):
             k = turn_now(q, u, w.n, w.x, w.y, gd)
@@ -363,7 +366,8 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
     """Online JPS from start (already pushed); returns FOUND, FAILED or -1 (out of memory)."""
     cdef int offset[8]
     cdef int u, v, p, d, k, ux, uy, w = b.width
-    cdef uint8_t dirs, mu
+    cdef uint16_t cu
+    cdef uint32_t dirs
     cdef double gu
     step_offsets(w, offset)
     while True:
@@ -376,7 +380,7 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
             return -1
         if u == q.goal:
             return FOUND
-        mu = b.moves[u]
+        cu = b.cells[u]
         p = q.parent[u]
         uy = row_of(u, b)
         ux = u - uy * w
@@ -385,30 +389,29 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
         else:
             d = arrival(ux, uy, p, b)
             if d < 4:
-                dirs = AFTER_STRAIGHT[256 * d + mu]
+                dirs = AFTER_STRAIGHT[256 * d + (cu & 0xFF)]
             elif variant == RULE_JPS:
-                dirs = <uint8_t> (1 << d)
+                dirs = 1u << d
             else:
                 dirs = AFTER_DIAGONAL[d]
-        dirs &= mu
+        dirs &= cu
         gu = q.g[u]
-        for d in range(4):
-            if (dirs >> d) & 1:
-                k = jump_straight(b, ux, uy, d, q.gx, q.gy)
+        # The directions to explore, lowest bit first: the cardinals, then the diagonals.
+        while dirs:
+            d = ctz64(dirs)
+            dirs &= dirs - 1
+            if d < 4:
+                k = jump_straight(b, ux, uy, d, (cu >> (REACH_SHIFT + d)) & 1, q.gx, q.gy)
                 if k > 0 and relax(q, u, u + k * offset[d], ux + k * step_dx(d),
                                    uy + k * step_dy(d), gu + k) != 0:
                     return -1
-        for d in range(4, 8):
-            if (dirs >> d) & 1 and diagonal_successors(q, b, u, ux, uy, d,
-                                                       variant == RULE_JPS2) != 0:
+            elif diagonal_successors(q, b, u, ux, uy, d, variant == RULE_JPS2) != 0:
                 return -1
 
 
 cdef inline bint cell_reach(const Bits* b, int x, int y, int d) noexcept nogil:
     """The reach bit of padded cell (x, y) for cardinal d."""
-    if d & 1:
-        return bit_set(b.reach[d] + y * b.row_words, LEAD + x)
-    return bit_set(b.reach[d] + x * b.col_words, LEAD + y)
+    return (b.cells[y * b.width + x] >> (REACH_SHIFT + d)) & 1
 
 
 cdef void fill_diagonals(Bits* b, uint64_t* diag, Py_ssize_t block) noexcept nogil:
@@ -422,7 +425,7 @@ cdef void fill_diagonals(Bits* b, uint64_t* diag, Py_ssize_t block) noexcept nog
             n = y * b.width + x
             pos = LEAD + x
             for d in range(4, 8):
-                if (not (b.moves[n] >> d) & 1
+                if (not (b.cells[n] >> d) & 1
                         or cell_reach(b, x, y, 1 if step_dx(d) > 0 else 3)
                         or cell_reach(b, x, y, 2 if step_dy(d) > 0 else 0)):
                     line = diag + (d - 4) * block + diagonal_line(x, y, d, b.height) * b.row_words
@@ -430,22 +433,22 @@ cdef void fill_diagonals(Bits* b, uint64_t* diag, Py_ssize_t block) noexcept nog
 
 
 cdef class JumpGrid:
-    """The stop bits and the reach bits of the scans in each cardinal direction, the stop bits
-    of the walks in each diagonal direction, the move masks and (optionally) the island ids
-    of a padded grid: what the online jump point searches read (made in O(map) operations,
-    the straight ones in O(map / 64) word operations).
+    """The stop bits of the scans in each cardinal direction, the stop bits of the walks in
+    each diagonal direction, per cell its move mask and reach bits, and (optionally) the
+    island ids of a padded grid: what the online jump point searches read (made in O(map)
+    operations, the straight bits in O(map / 64) word operations).
 
     ``moves``: padded, flattened move masks (no-corner-cutting rule), rows ``width`` wide.  A
     cell counts as free when it has a legal move: a free cell without one has no free
     4-neighbour, so it can never be beside a run nor on one.  ``islands``: ``(H, W)`` int32
     island ids (-1 blocked) of the unpadded grid, or None; :meth:`search` needs them.
-    ``nbytes``: bytes of the bit arrays (eight bits per padded cell, and four lines of bits
-    per diagonal of the grid).
+    ``nbytes``: bytes of the arrays (four bits and a 16-bit cell word per padded cell, and
+    four lines of bits per diagonal of the grid).
     """
 
     cdef readonly int width, height
     cdef readonly Py_ssize_t size
-    cdef object stops_array, reach_array, diag_array, moves_ref, islands_ref
+    cdef object stops_array, cells_array, diag_array, islands_ref
     cdef const int32_t[:, ::1] islands
     cdef bint has_islands
     cdef Bits bits
@@ -454,7 +457,9 @@ cdef class JumpGrid:
         cdef Py_ssize_t n = moves.shape[0], i
         cdef int height, x, y, rw, cw
         cdef uint64_t[::1] rows, cols, stops, reach, diag
+        cdef uint16_t[::1] cells
         cdef Py_ssize_t hw, cw_all, dw
+        cdef const uint64_t* lines[4]
         if width < 3 or n % width != 0 or n // width < 3:
             raise ValueError(f"moves of size {n} are not a padded grid of row width {width}")
         height = <int> (n // width)
@@ -479,28 +484,36 @@ cdef class JumpGrid:
         fill_stops(&rows[0], &stops[0], &stops[height * rw], height, rw)
         fill_stops(&cols[0], &stops[2 * height * rw], &stops[2 * height * rw + width * cw],
                    width, cw)
-        # Reach bits, in the layout of the stop bits.
+        # Reach bits, in the layout of the stop bits (E, W, S, N), then in the cell words.
         hw = height * rw
         cw_all = width * cw
-        self.reach_array = np.zeros(2 * hw + 2 * cw_all, dtype=np.uint64)
-        reach = self.reach_array
+        reach = np.zeros(2 * hw + 2 * cw_all, dtype=np.uint64)
         fill_reach(&rows[0], &stops[0], &stops[hw], &reach[0], &reach[hw], height, rw)
         fill_reach(&cols[0], &stops[2 * hw], &stops[2 * hw + cw_all], &reach[2 * hw],
                    &reach[2 * hw + cw_all], width, cw)
+        lines[0] = &reach[2 * hw + cw_all]
+        lines[1] = &reach[0]
+        lines[2] = &reach[2 * hw]
+        lines[3] = &reach[hw]
+        self.cells_array = np.empty(n, dtype=np.uint16)
+        cells = self.cells_array
+        for y in range(height):
+            for x in range(width):
+                i = y * width + x
+                cells[i] = (moves[i]
+                            | bit_set(lines[0] + x * cw, LEAD + y) << REACH_SHIFT
+                            | bit_set(lines[1] + y * rw, LEAD + x) << (REACH_SHIFT + 1)
+                            | bit_set(lines[2] + x * cw, LEAD + y) << (REACH_SHIFT + 2)
+                            | bit_set(lines[3] + y * rw, LEAD + x) << (REACH_SHIFT + 3))
         # Diagonal stop bits, one block of width + height - 1 lines per diagonal direction.
         dw = (width + height - 1) * rw
         self.diag_array = np.zeros(4 * dw, dtype=np.uint64)
         diag = self.diag_array
-        self.moves_ref = moves.base if moves.base is not None else np.asarray(moves)
         self.bits.stop[1] = &stops[0]
         self.bits.stop[3] = &stops[height * rw]
         self.bits.stop[2] = &stops[2 * height * rw]
         self.bits.stop[0] = &stops[2 * height * rw + width * cw]
-        self.bits.reach[1] = &reach[0]
-        self.bits.reach[3] = &reach[hw]
-        self.bits.reach[2] = &reach[2 * hw]
-        self.bits.reach[0] = &reach[2 * hw + cw_all]
-        self.bits.moves = &moves[0]
+        self.bits.cells = &cells[0]
         self.bits.row_words = rw
         self.bits.col_words = cw
         self.bits.width = width
@@ -518,9 +531,9 @@ cdef class JumpGrid:
 
     @property
     def nbytes(self):
-        """Bytes of the bit arrays (four directions of stop bits, four of reach bits, four
-        of diagonal stop bits)."""
-        return self.stops_array.nbytes + self.reach_array.nbytes + self.diag_array.nbytes
+        """Bytes of the arrays (four directions of stop bits, the cell words, four
+        directions of diagonal stop bits)."""
+        return self.stops_array.nbytes + self.cells_array.nbytes + self.diag_array.nbytes
 
     def reach_bits(self, int d):
         """``(height, width)`` bool over the padded grid: the reach bit of each cell for
@@ -655,7 +668,7 @@ cdef object chain_cells(Workspace ws, int goal, int width):
     cdef int32_t* parent = &ws.parent[0]
     cdef cnp.npy_intp dims[2]
     cdef Py_ssize_t n = 1, i
-    cdef int v = goal, p, x, y, px, py, k, sx, sy, steps, diag
+    cdef int v = goal, p, x, y, px, py, ax, ay, k, sx, sy, hx, hy, diag
     cdef int64_t* o
     while parent[v] >= 0:
         p = parent[v]
@@ -666,32 +679,40 @@ cdef object chain_cells(Workspace ws, int goal, int width):
     out = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
     o = <int64_t*> cnp.PyArray_DATA(out)
     v = goal
-    x = v % width
-    y = v // width
+    x = v % width - 1     # unpadded
+    y = v // width - 1
     i = 2 * n - 2
-    o[i] = x - 1
-    o[i + 1] = y - 1
+    o[i] = x
+    o[i + 1] = y
     while parent[v] >= 0:
         p = parent[v]
-        px = p % width
-        py = p // width
+        px = p % width - 1
+        py = p // width - 1
         # Walking back from v: the straight run (toward the parent's row or column), then
         # the diagonal run to the parent.
-        steps = max(abs(px - x), abs(py - y))
-        diag = min(abs(px - x), abs(py - y))
         sx = (px > x) - (px < x)
         sy = (py > y) - (py < y)
-        for k in range(steps):
-            if k < steps - diag:
-                if abs(px - x) > abs(py - y):
-                    x += sx
-                else:
-                    y += sy
-            else:
-                x += sx
-                y += sy
+        ax = (px - x) * sx
+        ay = (py - y) * sy
+        if ax > ay:
+            hx, hy, diag = sx, 0, ay
+            k = ax - ay
+        else:
+            hx, hy, diag = 0, sy, ax
+            k = ay - ax
+        while k > 0:
+            x += hx
+            y += hy
             i -= 2
-            o[i] = x - 1
-            o[i + 1] = y - 1
+            o[i] = x
+            o[i + 1] = y
+            k -= 1
+        while diag > 0:
+            x += sx
+            y += sy
+            i -= 2
+            o[i] = x
+            o[i + 1] = y
+            diag -= 1
         v = p
     return out
