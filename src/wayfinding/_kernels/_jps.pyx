@@ -73,6 +73,24 @@ cdef enum:
     REACH_SHIFT = 8
 
 
+cdef struct WalkSetup:
+    # What a diagonal walk in one direction starts from (:func:`walk_init`): its steps, the
+    # bits of its components' reach bits in a cell word, the stop bits of its components'
+    # scans (line 0) and the line of its diagonal through cell (0, 0), stepped by
+    # ``line_dy`` words per row (the diagonal's line index is x +- y + const).
+    int dx
+    int dy
+    int step
+    int rw
+    int cw
+    int hshift
+    int vshift
+    int line_dy
+    const uint64_t* hstop
+    const uint64_t* vstop
+    const uint64_t* line
+
+
 cdef struct Bits:
     # Stop bits of the scans in each cardinal direction (N, E, S, W): E and W laid out as
     # rows (row y at y * row_words), N and S as columns (column x at x * col_words).
@@ -85,6 +103,7 @@ cdef struct Bits:
     # when the scan from the cell in cardinal d ends at a jump point, not at a wall): what
     # an expansion or a stop of a diagonal walk reads about its cell, in one load.
     const uint16_t* cells
+    WalkSetup walks[4]  # per diagonal direction (NE, SE, SW, NW)
     int row_words
     int col_words
     int width
@@ -261,19 +280,43 @@ cdef struct Diagonal:
 
 
 cdef inline void walk_init(Diagonal* w, const Bits* b, int n, int x, int y, int d) noexcept nogil:
+    cdef const WalkSetup* s = &b.walks[d - 4]
     w.n = n
     w.x = x
     w.y = y
-    w.dx = step_dx(d)
-    w.dy = step_dy(d)
-    w.step = w.dy * b.width + w.dx
-    w.rw = w.dy * b.row_words
-    w.cw = w.dx * b.col_words
-    w.hshift = REACH_SHIFT + (1 if w.dx > 0 else 3)
-    w.vshift = REACH_SHIFT + (2 if w.dy > 0 else 0)
-    w.hstop = b.stop[1 if w.dx > 0 else 3] + y * b.row_words
-    w.vstop = b.stop[2 if w.dy > 0 else 0] + x * b.col_words
-    w.line = b.diag[d - 4] + diagonal_line(x, y, d, b.height) * b.row_words
+    w.dx = s.dx
+    w.dy = s.dy
+    w.step = s.step
+    w.rw = s.rw
+    w.cw = s.cw
+    w.hshift = s.hshift
+    w.vshift = s.vshift
+    w.hstop = s.hstop + y * b.row_words
+    w.vstop = s.vstop + x * b.col_words
+    w.line = s.line + x * b.row_words + y * s.line_dy
+
+
+cdef void fill_walks(Bits* b) noexcept nogil:
+    """The :class:`WalkSetup` of each diagonal direction of ``b`` (its stop bits and lines
+    of diagonal stop bits set)."""
+    cdef int d, dx, dy
+    cdef WalkSetup* s
+    for d in range(4, 8):
+        s = &b.walks[d - 4]
+        dx = step_dx(d)
+        dy = step_dy(d)
+        s.dx = dx
+        s.dy = dy
+        s.step = dy * b.width + dx
+        s.rw = dy * b.row_words
+        s.cw = dx * b.col_words
+        s.hshift = REACH_SHIFT + (1 if dx > 0 else 3)
+        s.vshift = REACH_SHIFT + (2 if dy > 0 else 0)
+        s.hstop = b.stop[1 if dx > 0 else 3]
+        s.vstop = b.stop[2 if dy > 0 else 0]
+        s.line = b.diag[d - 4] + diagonal_line(0, 0, d, b.height) * b.row_words
+        s.line_dy = (diagonal_line(0, 1, d, b.height) - diagonal_line(0, 0, d, b.height)) \
+            * b.row_words
 
 
 cdef inline int diagonal_line(int x, int y, int d, int height) noexcept nogil:
@@ -522,6 +565,7 @@ cdef class JumpGrid:
         for i in range(4):
             self.bits.diag[i] = &diag[i * dw]
         fill_diagonals(&self.bits, &diag[0], dw)
+        fill_walks(&self.bits)
         self.has_islands = islands is not None
         if self.has_islands:
             self.islands = islands
