@@ -51,7 +51,7 @@ from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
 from ._jps_bits cimport LEAD, bit_words, fill_reach, fill_stops, next_backward, next_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
-from ._portable cimport ctz64
+from ._portable cimport ctz64, prefetch_write
 from ._steps cimport step_dx, step_dy, step_of, step_offsets
 from ._workspace cimport Workspace, check_workspace
 
@@ -370,6 +370,10 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
         if 0 < r < k:
             k = r
         walk_advance(&w, k)
+        # What this cell may need next does not depend on its cell word: start loading it.
+        prefetch_write(w.hstop + ((LEAD + w.x) >> 6))
+        prefetch_write(w.vstop + ((LEAD + w.y) >> 6))
+        prefetch_write(&q.stamp[w.n])
         steps += k
         gd = g0 + steps * SQRT2
         if w.n == q.goal:
@@ -402,6 +406,25 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
             u = w.n
             g0 = gd
             steps = 0
+
+
+cdef inline void prefetch_lines(const Bits* b, uint32_t dirs, uint16_t cu, int x,
+                                int y) noexcept nogil:
+    """Start loading the lines of bits the expansion of cell (x, y) in ``dirs`` reads first:
+    the stop bits of the straight runs that end at a jump point and the diagonals' lines."""
+    cdef uint32_t scans = dirs & ((cu >> REACH_SHIFT) | 0xF0)
+    cdef int d
+    cdef const WalkSetup* s
+    while scans:
+        d = ctz64(scans)
+        scans &= scans - 1
+        if d >= 4:
+            s = &b.walks[d - 4]
+            prefetch_write(s.line + x * b.row_words + y * s.line_dy + ((LEAD + x) >> 6))
+        elif d & 1:
+            prefetch_write(b.stop[d] + y * b.row_words + ((LEAD + x) >> 6))
+        else:
+            prefetch_write(b.stop[d] + x * b.col_words + ((LEAD + y) >> 6))
 
 
 cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
@@ -439,6 +462,7 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
                 dirs = AFTER_DIAGONAL[d]
         dirs &= cu
         gu = q.g[u]
+        prefetch_lines(b, dirs, cu, ux, uy)
         # The directions to explore, lowest bit first: the cardinals, then the diagonals.
         while dirs:
             d = ctz64(dirs)
