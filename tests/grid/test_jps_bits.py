@@ -13,6 +13,7 @@ from movingai_data import load, movingai_names
 
 import wayfinding as wf
 from wayfinding._kernels import _jps
+from wayfinding._kernels._codes import FOUND
 from wayfinding._kernels._workspace import Workspace
 from wayfinding.errors import InvalidGridError, InvalidQueryError
 from wayfinding.grid import GridSearch
@@ -173,9 +174,24 @@ def test_kernel_refuses_bad_inputs():
     with pytest.raises(ValueError, match="islands must have shape"):
         _jps.JumpGrid(grid.moves, grid.width + 2, np.zeros((2, 2), dtype=np.int32))
     with pytest.raises(ValueError, match="without island ids"):
-        _jps.JumpGrid(grid.moves, grid.width + 2).search(Workspace(30), 0, 0, 1, 1)
+        _jps.JumpGrid(grid.moves, grid.width + 2).search(Workspace(30), (0, 0), (1, 1))
     with pytest.raises(ValueError, match="workspace holds 29 nodes"):
-        jump_grid(grid).search(Workspace(29), 0, 0, 3, 2)
+        jump_grid(grid).search(Workspace(29), (0, 0), (3, 2))
+    with pytest.raises(TypeError):
+        jump_grid(grid).search(None, (0, 0), (3, 2))
+
+
+def test_kernel_answers_none_to_endpoints_that_are_not_two_int_tuples():
+    grid = wf.Grid(np.ones((3, 4), dtype=bool))
+    jg, ws = jump_grid(grid), Workspace(30)
+    found = jg.search(ws, (0, 0), (3, 2))
+    assert found[0] == FOUND and found[-1].tolist()[-1] == [3, 2]
+    for start, goal in [([0, 0], (3, 2)), ((0, 0), (3, np.int64(2))), ((0, 0, 0), (3, 2)),
+                        ((0.0, 0), (3, 2)), ((True, 0), (3, 2)), ((0, 0), None)]:
+        assert jg.search(ws, start, goal) is None, (start, goal)
+    # Nothing was searched: the workspace still holds the query before.
+    assert _jps.jump_path(ws, grid.index((3, 2)), grid.width + 2).tolist() \
+        == found[-1].tolist()
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -22,13 +22,11 @@ class JumpGrid:
     def search(
         self,
         ws: Workspace,
-        sx: int,
-        sy: int,
-        gx: int,
-        gy: int,
+        start: object,
+        goal: object,
         record: bool = False,
         variant: int = 0,
-    ) -> tuple[int, float, int, int, int, int, NDArray[np.int64] | None]: ...
+    ) -> tuple[int, float, int, int, int, int, NDArray[np.int64] | None] | None: ...
 
 def jps_search(
     ws: Workspace, moves: NDArray[np.uint8], width: int, start: int, goal: int, record: bool

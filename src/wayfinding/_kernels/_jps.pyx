@@ -667,18 +667,31 @@ cdef class JumpGrid:
             raise MemoryError("open list could not grow")
         return status
 
-    def search(self, Workspace ws, int sx, int sy, int gx, int gy, bint record=False,
+    def search(self, Workspace ws not None, object start, object goal, bint record=False,
                int variant=RULE_JPS):
-        """Jump point search from cell (sx, sy) to (gx, gy) (unpadded) with the successor rule
-        ``variant`` (:data:`JPS` or :data:`JPS2`), in ``ws`` (at least ``size`` nodes).
+        """Jump point search from cell ``start`` to ``goal`` (unpadded ``(x, y)``, each a
+        tuple of two ints) with the successor rule ``variant`` (:data:`JPS` or
+        :data:`JPS2`), in ``ws`` (at least ``size`` nodes).
 
-        Returns (status, g of the goal, expanded, generated, updated, max_open, path);
-        status FOUND, FAILED (nothing is searched when the island ids differ), BAD_START or
+        Returns None, searching nothing, when ``start`` or ``goal`` is not such a tuple;
+        else (status, g of the goal, expanded, generated, updated, max_open, path); status
+        FOUND, FAILED (nothing is searched when the island ids differ), BAD_START or
         BAD_GOAL when the start or the goal is outside the grid or blocked: the codes of
         ``wayfinding._kernels._codes``; path the cells of :func:`jump_path` when found, else
         None.  start == goal is found at cost 0 without searching.  The expansions
         (``record``) are read back with ``ws.recorded()`` / ``ws.open_nodes()``.
         """
+        if not (type(start) is tuple and type(goal) is tuple and len(<tuple> start) == 2
+                and len(<tuple> goal) == 2 and type((<tuple> start)[0]) is int
+                and type((<tuple> start)[1]) is int and type((<tuple> goal)[0]) is int
+                and type((<tuple> goal)[1]) is int):
+            return None
+        return self.search_cells(ws, (<tuple> start)[0], (<tuple> start)[1],
+                                 (<tuple> goal)[0], (<tuple> goal)[1], record, variant)
+
+    cdef object search_cells(self, Workspace ws, int sx, int sy, int gx, int gy, bint record,
+                             int variant):
+        """:meth:`search` from cell (sx, sy) to (gx, gy)."""
         cdef Counters c
         cdef int status, w = self.width
         cdef int start = (sy + 1) * w + sx + 1, goal = (gy + 1) * w + gx + 1

@@ -97,13 +97,6 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
         jg = grid.__dict__["_jump_grid"]
     except (AttributeError, KeyError):
         jg = jump_grid(grid)
-    # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked cells
-    # and islands; anything else is normalised (and validated) first.
-    if not (type(start) is tuple and type(goal) is tuple and len(start) == 2 == len(goal)
-            and type(start[0]) is int and type(start[1]) is int
-            and type(goal[0]) is int and type(goal[1]) is int):
-        start = grid.cell(start, name="start", passable=True)
-        goal = grid.cell(goal, name="goal", passable=True)
     if workspace is None:
         ws = thread_workspace(jg.size)
     elif type(workspace) is Workspace and workspace.size >= jg.size:
@@ -115,13 +108,21 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
                                 f"{jg.size} ((H + 2) * (W + 2))")
     else:
         ws = workspace
+    rule = ONLINE_RULES[method]
     try:
-        status, cost, exp, gen, upd, mo, path = jg.search(ws, start[0], start[1], goal[0],
-                                                          goal[1], record, ONLINE_RULES[method])
+        # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked
+        # cells and islands; it answers None to anything else, normalised (and validated)
+        # here first.
+        answer = jg.search(ws, start, goal, record, rule)
+        if answer is None:
+            start = grid.cell(start, name="start", passable=True)
+            goal = grid.cell(goal, name="goal", passable=True)
+            answer = jg.search(ws, start, goal, record, rule)
     except OverflowError:  # a coordinate beyond any C integer: raises
         grid.cell(start, name="start")
         grid.cell(goal, name="goal")
         raise
+    status, cost, exp, gen, upd, mo, path = answer
     if status == FOUND:
         found, state = True, _FOUND
     elif status == FAILED:
