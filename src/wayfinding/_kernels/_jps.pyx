@@ -74,15 +74,13 @@ cdef enum:
 
 
 cdef struct WalkSetup:
-    # What a diagonal walk in one direction starts from (:func:`walk_init`): its steps, the
-    # bits of its components' reach bits in a cell word, the stop bits of its components'
-    # scans (line 0) and the line of its diagonal through cell (0, 0), stepped by
-    # ``line_dy`` words per row (the diagonal's line index is x +- y + const).
+    # What a diagonal walk in one direction reads (:func:`diagonal_successors`): its steps,
+    # the bits of its components' reach bits in a cell word, the stop bits of its
+    # components' scans (line 0) and the line of its diagonal through cell (0, 0), stepped
+    # by ``line_dy`` words per row (the diagonal's line index is x +- y + const).
     int dx
     int dy
     int step
-    int rw
-    int cw
     int hshift
     int vshift
     int line_dy
@@ -261,41 +259,6 @@ cdef inline int jump_straight(const Bits* b, int x, int y, int d, bint reach, in
     return scan_run(b.stop[d] + x * b.col_words, LEAD + y, d == 2, reach, gd)
 
 
-cdef struct Diagonal:
-    # A diagonal walk: the cell (x, y), flat index n, and the lines of bits its straight
-    # scans read (the cell's row and column).
-    int n
-    int x
-    int y
-    int dx
-    int dy
-    int step
-    int hshift              # bits of the horizontal and vertical reach bits in a cell word
-    int vshift
-    const uint64_t* hstop   # stop bits of the horizontal and vertical scans
-    const uint64_t* vstop
-    const uint64_t* line    # the stop bits of the walk's diagonal (:func:`diagonal_line`)
-    int rw
-    int cw
-
-
-cdef inline void walk_init(Diagonal* w, const Bits* b, int n, int x, int y, int d) noexcept nogil:
-    cdef const WalkSetup* s = &b.walks[d - 4]
-    w.n = n
-    w.x = x
-    w.y = y
-    w.dx = s.dx
-    w.dy = s.dy
-    w.step = s.step
-    w.rw = s.rw
-    w.cw = s.cw
-    w.hshift = s.hshift
-    w.vshift = s.vshift
-    w.hstop = s.hstop + y * b.row_words
-    w.vstop = s.vstop + x * b.col_words
-    w.line = s.line + x * b.row_words + y * s.line_dy
-
-
 cdef void fill_walks(Bits* b) noexcept nogil:
     """The :class:`WalkSetup` of each diagonal direction of ``b`` (its stop bits and lines
     of diagonal stop bits set)."""
@@ -308,8 +271,6 @@ cdef void fill_walks(Bits* b) noexcept nogil:
         s.dx = dx
         s.dy = dy
         s.step = dy * b.width + dx
-        s.rw = dy * b.row_words
-        s.cw = dx * b.col_words
         s.hshift = REACH_SHIFT + (1 if dx > 0 else 3)
         s.vshift = REACH_SHIFT + (2 if dy > 0 else 0)
         s.hstop = b.stop[1 if dx > 0 else 3]
@@ -323,14 +284,6 @@ cdef inline int diagonal_line(int x, int y, int d, int height) noexcept nogil:
     """Index of the diagonal through padded cell (x, y) in direction d: x + y for NE and SW,
     x - y + height - 1 for SE and NW (0 .. width + height - 2)."""
     return x + y if d == 4 or d == 6 else x - y + height - 1
-
-
-cdef inline void walk_advance(Diagonal* w, int k) noexcept nogil:
-    w.n += k * w.step
-    w.x += k * w.dx
-    w.y += k * w.dy
-    w.hstop += k * w.rw
-    w.vstop += k * w.cw
 
 
 cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int uy, int d,
@@ -348,62 +301,68 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
     The walk visits only the cells where something can happen: the next stop bit of its
     diagonal (a reach bit of a component set, or no further step), or the goal's row or
     column, whichever comes first; the cells between have no successor beside them."""
-    cdef Diagonal w
+    cdef const WalkSetup* s = &b.walks[d - 4]
     cdef uint8_t bit = <uint8_t> (1 << d)
     cdef int jh, jv, k, r, steps = 0
+    cdef int n = u, x = ux, y = uy, dx = s.dx, dy = s.dy
     cdef bint reach
     cdef uint16_t cell
     cdef double gd, g0 = q.g[u]
+    cdef const uint64_t* line
+    cdef const uint64_t* hstop      # the stop bits of the cell's row and column
+    cdef const uint64_t* vstop
     if not (b.cells[u] & bit):
         return 0
-    walk_init(&w, b, u, ux, uy, d)
+    line = s.line + x * b.row_words + y * s.line_dy
     while True:
-        # The step from the walk's cell is legal: go to the next cell that needs a look.
-        if w.dx > 0:
-            k = next_forward(w.line, LEAD + w.x)
+        # The step from the walk's cell (x, y) is legal: go to the next cell that needs a
+        # look.
+        if dx > 0:
+            k = next_forward(line, LEAD + x)
         else:
-            k = next_backward(w.line, LEAD + w.x)
-        r = (q.gx - w.x) * w.dx
+            k = next_backward(line, LEAD + x)
+        r = (q.gx - x) * dx
         if 0 < r < k:
             k = r
-        r = (q.gy - w.y) * w.dy
+        r = (q.gy - y) * dy
         if 0 < r < k:
             k = r
-        walk_advance(&w, k)
+        n += k * s.step
+        x += k * dx
+        y += k * dy
+        hstop = s.hstop + y * b.row_words
+        vstop = s.vstop + x * b.col_words
         # What this cell may need next does not depend on its cell word: start loading it.
-        prefetch_write(w.hstop + ((LEAD + w.x) >> 6))
-        prefetch_write(w.vstop + ((LEAD + w.y) >> 6))
-        prefetch_write(&q.stamp[w.n])
+        prefetch_write(hstop + ((LEAD + x) >> 6))
+        prefetch_write(vstop + ((LEAD + y) >> 6))
+        prefetch_write(&q.stamp[n])
         steps += k
         gd = g0 + steps * SQRT2
-        if w.n == q.goal:
-            return relax(q, u, w.n, w.x, w.y, gd)
+        if n == q.goal:
+            return relax(q, u, n, x, y, gd)
         # A scan only where its reach bit says it ends at a jump point, or on the goal's
         # row or column.
-        cell = b.cells[w.n]
+        cell = b.cells[n]
         jh = -1
-        reach = (cell >> w.hshift) & 1
-        if reach or w.y == q.gy:
-            jh = scan_run(w.hstop, LEAD + w.x, w.dx > 0, reach,
-                          (q.gx - w.x) * w.dx if w.y == q.gy else 0)
-        if jh > 0 and relax(q, u, w.n + jh * w.dx, w.x + jh * w.dx, w.y, gd + jh) != 0:
+        reach = (cell >> s.hshift) & 1
+        if reach or y == q.gy:
+            jh = scan_run(hstop, LEAD + x, dx > 0, reach, (q.gx - x) * dx if y == q.gy else 0)
+        if jh > 0 and relax(q, u, n + jh * dx, x + jh * dx, y, gd + jh) != 0:
             return -1
         jv = -1
-        reach = (cell >> w.vshift) & 1
-        if reach or w.x == q.gx:
-            jv = scan_run(w.vstop, LEAD + w.y, w.dy > 0, reach,
-                          (q.gy - w.y) * w.dy if w.x == q.gx else 0)
-        if jv > 0 and relax(q, u, w.n + jv * w.dy * b.width, w.x, w.y + jv * w.dy,
-                            gd + jv) != 0:
+        reach = (cell >> s.vshift) & 1
+        if reach or x == q.gx:
+            jv = scan_run(vstop, LEAD + y, dy > 0, reach, (q.gy - y) * dy if x == q.gx else 0)
+        if jv > 0 and relax(q, u, n + jv * dy * b.width, x, y + jv * dy, gd + jv) != 0:
             return -1
         if not (cell & bit):
             return 0
         if not to_wall and (jh > 0 or jv > 0):
-            k = turn_now(q, u, w.n, w.x, w.y, gd)
+            k = turn_now(q, u, n, x, y, gd)
             if k != 1:
                 return k
             # Expanded here: arriving diagonally, it only continues the diagonal.
-            u = w.n
+            u = n
             g0 = gd
             steps = 0
 
