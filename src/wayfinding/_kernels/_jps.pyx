@@ -367,23 +367,16 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
             steps = 0
 
 
-cdef inline void prefetch_lines(const Bits* b, uint32_t dirs, uint16_t cu, int x,
-                                int y) noexcept nogil:
-    """Start loading the lines of bits the expansion of cell (x, y) in ``dirs`` reads first:
-    the stop bits of the straight runs that end at a jump point and the diagonals' lines."""
-    cdef uint32_t scans = dirs & ((cu >> REACH_SHIFT) | 0xF0)
+cdef inline void prefetch_lines(const Bits* b, uint32_t dirs, int x, int y) noexcept nogil:
+    """Start loading the lines of diagonal stop bits the expansion of cell (x, y) in
+    ``dirs`` walks, read after its straight scans."""
+    cdef uint32_t walks = dirs >> 4
     cdef int d
-    cdef const WalkSetup* s
-    while scans:
-        d = ctz64(scans)
-        scans &= scans - 1
-        if d >= 4:
-            s = &b.walks[d - 4]
-            prefetch_write(s.line + x * b.row_words + y * s.line_dy + ((LEAD + x) >> 6))
-        elif d & 1:
-            prefetch_write(b.stop[d] + y * b.row_words + ((LEAD + x) >> 6))
-        else:
-            prefetch_write(b.stop[d] + x * b.col_words + ((LEAD + y) >> 6))
+    while walks:
+        d = ctz64(walks)
+        walks &= walks - 1
+        prefetch_write(b.walks[d].line + x * b.row_words + y * b.walks[d].line_dy
+                       + ((LEAD + x) >> 6))
 
 
 cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
@@ -421,7 +414,7 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
                 dirs = AFTER_DIAGONAL[d]
         dirs &= cu
         gu = q.g[u]
-        prefetch_lines(b, dirs, cu, ux, uy)
+        prefetch_lines(b, dirs, ux, uy)
         # The directions to explore, lowest bit first: the cardinals, then the diagonals.
         while dirs:
             d = ctz64(dirs)
