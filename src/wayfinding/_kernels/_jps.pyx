@@ -243,20 +243,14 @@ cdef inline int scan_run(const uint64_t* stop, int pos, bint forward, bint reach
 
 cdef inline int jump_straight(const Bits* b, int x, int y, int d, bint reach, int gx,
                               int gy) noexcept nogil:
-    """Steps from the free cell (x, y) in cardinal d, whose reach bit for d is ``reach``,
-    to the first jump point or the goal, or -1 when the run ends at a wall first."""
-    cdef int gd = 0
+    """Steps from the free cell (x, y) in cardinal d, whose reach bit for d is ``reach`` (or
+    which lies on the goal's row or column), to the first jump point or the goal, or -1 when
+    the run ends at a wall first."""
     if d & 1:       # E, W: along row y
-        if gy == y:
-            gd = gx - x if d == 1 else x - gx
-        elif not reach:
-            return -1
-        return scan_run(b.stop[d] + y * b.row_words, LEAD + x, d == 1, reach, gd)
-    if gx == x:     # S, N: along column x
-        gd = gy - y if d == 2 else y - gy
-    elif not reach:
-        return -1
-    return scan_run(b.stop[d] + x * b.col_words, LEAD + y, d == 2, reach, gd)
+        return scan_run(b.stop[d] + y * b.row_words, LEAD + x, d == 1, reach,
+                        (gx - x if d == 1 else x - gx) if gy == y else 0)
+    return scan_run(b.stop[d] + x * b.col_words, LEAD + y, d == 2, reach,     # S, N
+                    (gy - y if d == 2 else y - gy) if gx == x else 0)
 
 
 cdef void fill_walks(Bits* b) noexcept nogil:
@@ -335,7 +329,6 @@ cdef inline int diagonal_successors(Query* q, const Bits* b, int u, int ux, int 
         # What this cell may need next does not depend on its cell word: start loading it.
         prefetch_write(hstop + ((LEAD + x) >> 6))
         prefetch_write(vstop + ((LEAD + y) >> 6))
-        prefetch_write(&q.stamp[n])
         steps += k
         gd = g0 + steps * SQRT2
         if n == q.goal:
@@ -412,7 +405,10 @@ cdef int jps_loop(Query* q, const Bits* b, int variant, bint record,
                 dirs = 1u << d
             else:
                 dirs = AFTER_DIAGONAL[d]
-        dirs &= cu
+        # A straight run needs a scan only where it ends at a jump point or on the goal's
+        # row or column.
+        dirs &= cu & ((cu >> REACH_SHIFT) | 0xF0 | (0xA if uy == q.gy else 0)
+                      | (0x5 if ux == q.gx else 0))
         gu = q.g[u]
         prefetch_lines(b, dirs, ux, uy)
         # The directions to explore, lowest bit first: the cardinals, then the diagonals.
