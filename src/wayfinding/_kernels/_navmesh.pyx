@@ -1,10 +1,10 @@
 # Navigation-mesh kernels: point location in convex polygons, nearest point on the mesh, A*
 # over the ways into polygons (node position = the point of the entry portal, the whole
 # boundary two polygons share, on the shortest two-leg way toward the goal, or an off-mesh
-# link's end) with a check of the best
-# corridors' straight paths, the funnel (string pulling) over a corridor's portals, and
-# whole queries in one call.
-# Orientation tests are exact.
+# link's end; its cost measured straight from the last point where the way bent) with a
+# check of the best corridors' straight paths, the funnel (string pulling) over a
+# corridor's portals, and whole queries in one call.
+# The funnel's orientation tests are exact (the search's, which only rank ways, are not).
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.math cimport INFINITY, fabs, isfinite, sqrt
@@ -145,13 +145,20 @@ cdef inline void portal_point(double ax, double ay, double bx, double by, double
     cdef double hp = fabs(dx * (py - ay) - dy * (px - ax))
     cdef double hg = fabs(dx * (gy - ay) - dy * (gx - ax)), t = 0.5
     if len2 > 0.0:
-        t = (sp + (sg - sp) * hp / (hp + hg)) / len2 if hp + hg > 0.0 else sp / len2
+        # sp + (sg - sp) hp / (hp + hg), over len2, with one division.
+        t = (sp * hg + sg * hp) / (len2 * (hp + hg)) if hp + hg > 0.0 else sp / len2
     if t < 0.01:
         t = 0.01
     elif t > 0.99:
         t = 0.99
     ox[0] = ax + t * dx
     oy[0] = ay + t * dy
+
+
+cdef inline double side(double ax, double ay, double bx, double by, double cx,
+                        double cy) noexcept nogil:
+    """Twice the signed area of a, b, c: > 0 when c is left of the ray a-b."""
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
 
 cdef bint plain_rows(object v):
@@ -221,6 +228,19 @@ cdef struct Way:
     int32_t b
 
 
+cdef struct Point:
+    # A search node's point (where it enters its polygon) and its anchor (see
+    # ``MeshQuery``): the anchor's point, the cost there and the wedge's left and right
+    # ends (vertex ids; both -1 where it has none).
+    double px
+    double py
+    double x
+    double y
+    double g
+    int32_t left
+    int32_t right
+
+
 cdef struct Route:
     # One query's outcome: 0 no route, 1 to the goal, 2 partial, -1 out of memory.
     int code
@@ -245,12 +265,19 @@ cdef class MeshQuery:
     p, W the polygons' row width; see ``portal_run``), by an off-mesh link (node
     ``P * W + 1 + l``) or as the start (node ``P * W``); each node keeps the point where it
     enters (see ``portal_point``), so two ways into one polygon are kept apart.  With
-    ``both_ways``, a route that is not a straight line is searched for again from the goal
-    to the start (keeping, of two ways into a node, the cheaper rather than the one of
-    smaller estimate: see ``search``) and the corridor of the shorter straight path is kept:
-    the estimate (a polyline through points chosen toward the search's goal) ranks
-    corridors of nearly equal length either way, and the two searches seldom err on
-    the same query."""
+    ``both_ways`` (every usable polygon costs the same) a node's cost is that of a taut
+    way: each node keeps an anchor (the start, or a node's own point), its cost and a
+    wedge (the portal ends that bound the view from the anchor through the portals
+    since): the next portal's point is chosen from the anchor and reached straight from it
+    when inside the wedge; else the way goes round the wedge's end and that node's own
+    point becomes the next anchor, as it does after a link or without ``both_ways`` (a
+    zigzag through portal points overrates a corridor of many portals and loses it to a
+    longer one of few).  With ``both_ways``, a route that is not a straight line is
+    searched for again from the goal to the start (keeping, of two ways into a node, the
+    cheaper rather than the one of smaller estimate: see ``search``) and the corridor of
+    the shorter straight path is kept: the estimate (through points chosen toward the
+    search's goal) ranks corridors of nearly equal length either way, and the two searches
+    seldom err on the same query."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
@@ -266,8 +293,7 @@ cdef class MeshQuery:
     cdef const int32_t[::1] link_ref
     cdef double* g
     cdef double* key
-    cdef double* px
-    cdef double* py
+    cdef Point* point
     cdef int32_t* parent
     cdef int32_t* pos
     cdef uint32_t* stamp
@@ -312,8 +338,7 @@ cdef class MeshQuery:
         cap = self.nodes + 1
         self.g = <double*> malloc(cap * sizeof(double))
         self.key = <double*> malloc(cap * sizeof(double))
-        self.px = <double*> malloc(cap * sizeof(double))
-        self.py = <double*> malloc(cap * sizeof(double))
+        self.point = <Point*> malloc(cap * sizeof(Point))
         self.parent = <int32_t*> malloc(cap * sizeof(int32_t))
         self.pos = <int32_t*> malloc(cap * sizeof(int32_t))
         self.stamp = <uint32_t*> malloc(cap * sizeof(uint32_t))
@@ -335,7 +360,8 @@ cdef class MeshQuery:
         self.index = <int32_t*> malloc((cap + 2) * sizeof(int32_t))
         self.ways = <Way*> malloc(cap * sizeof(Way))           # per edge slot p * W + e
         if heap_init(&self.heap, 64) != 0 or self.g == NULL or self.key == NULL \
-                or self.px == NULL or self.py == NULL or self.parent == NULL \
+                or self.parent == NULL \
+                or self.point == NULL \
                 or self.pos == NULL or self.stamp == NULL or self.closed == NULL \
                 or self.corr == NULL or self.cvia == NULL or self.corr2 == NULL \
                 or self.out == NULL or self.flags == NULL or self.owner == NULL \
@@ -359,8 +385,7 @@ cdef class MeshQuery:
     def __dealloc__(self):
         free(self.g)
         free(self.key)
-        free(self.px)
-        free(self.py)
+        free(self.point)
         free(self.parent)
         free(self.pos)
         free(self.stamp)
@@ -477,13 +502,16 @@ cdef class MeshQuery:
                     int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the polygons
         the filter set last allows: moving inside polygon p costs the distance times cost[p];
-        crossing a usable (link_ok) off-mesh link l costs link_cost[l].  Of two ways into a
-        node it keeps the one of smaller estimate (``by_estimate``) or of smaller g.
+        crossing a usable (link_ok) off-mesh link l costs link_cost[l]; with ``both_ways``
+        a way's cost runs from its anchor (see the class).  Of two ways into a node it
+        keeps the one of smaller estimate (``by_estimate``) or of smaller g.
         Returns the goal's node, -1 when the goal is not reached, -2 when out of memory."""
         cdef int s, p, q, prev, k, n, e, t
-        cdef int32_t a, b
+        cdef int32_t a, b, nl, nr, v
         cdef int64_t l
-        cdef double x, y, nx, ny, step, ng, h, direct
+        cdef double nx, ny, step, ng, h, direct, ox, oy, og, vx = 0.0, vy = 0.0
+        cdef double pax, pay, pbx, pby, lx = 0.0, ly = 0.0, rx = 0.0, ry = 0.0
+        cdef Point at
         cdef double keep_h = 1.0 if by_estimate else 0.0
         cdef HeapItem it
         self.label += 1
@@ -498,8 +526,10 @@ cdef class MeshQuery:
         s = self.start_node
         self.touch(s)
         self.g[s] = 0.0
-        self.px[s] = sx
-        self.py[s] = sy
+        self.point[s].px = self.point[s].x = sx
+        self.point[s].py = self.point[s].y = sy
+        self.point[s].g = 0.0
+        self.point[s].left = self.point[s].right = -1
         self.parent[s] = -1
         direct = sqrt((sx - gx) * (sx - gx) + (sy - gy) * (sy - gy))
         if start == goal:
@@ -517,8 +547,13 @@ cdef class MeshQuery:
             p = self.poly_of(s)
             if p == goal:
                 return s
-            x = self.px[s]
-            y = self.py[s]
+            at = self.point[s]
+            if at.left >= 0:
+                # The wedge's ends as seen from the anchor.
+                lx = self.verts[at.left, 0] - at.x
+                ly = self.verts[at.left, 1] - at.y
+                rx = self.verts[at.right, 0] - at.x
+                ry = self.verts[at.right, 1] - at.y
             prev = -1
             if s < self.start_node:
                 prev = s // self.width
@@ -529,29 +564,88 @@ cdef class MeshQuery:
                     q = self.ways[t].to
                     if q < 0 or q == prev or not self.allowed[q]:
                         continue
-                    a = self.ways[t].a
-                    b = self.ways[t].b
-                    portal_point(self.verts[a, 0], self.verts[a, 1], self.verts[b, 0],
-                                 self.verts[b, 1], x, y, gx, gy, &nx, &ny)
-                    step = self.cost[p] * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y))
+                    self.touch(t)
+                    if self.closed[t]:
+                        continue
+                    a = self.ways[t].a              # the portal's right end
+                    b = self.ways[t].b              # its left end
+                    pax = self.verts[a, 0]
+                    pay = self.verts[a, 1]
+                    pbx = self.verts[b, 0]
+                    pby = self.verts[b, 1]
+                    ox = at.x
+                    oy = at.y
+                    og = at.g
+                    portal_point(pax, pay, pbx, pby, ox, oy, gx, gy, &nx, &ny)
+                    nl = b
+                    nr = a
+                    if at.left >= 0:
+                        # Outside the anchor's wedge the way bends round the wedge's end.
+                        if rx * (ny - oy) - ry * (nx - ox) < 0.0:
+                            vx = rx
+                            vy = ry
+                            nl = -1
+                        elif lx * (ny - oy) - ly * (nx - ox) > 0.0:
+                            vx = lx
+                            vy = ly
+                            nl = -1
+                        if nl < 0:
+                            og += self.cost[p] * sqrt(vx * vx + vy * vy)
+                            ox += vx
+                            oy += vy
+                            portal_point(pax, pay, pbx, pby, ox, oy, gx, gy, &nx, &ny)
+                        else:
+                            if lx * (pby - oy) - ly * (pbx - ox) >= 0.0:
+                                nl = at.left
+                            if rx * (pay - oy) - ry * (pax - ox) <= 0.0:
+                                nr = at.right
+                    ng = og + self.cost[p] * sqrt((nx - ox) * (nx - ox) + (ny - oy) * (ny - oy))
+                    if nl < 0 or not self.both_ways:    # after a bend, or costs differ
+                        ox = nx
+                        oy = ny
+                        og = ng
+                        nl = nr = -1
                 else:
                     l = self.link_ptr[p] + e - n
                     q = self.link_to[l]
                     if not self.allowed[q] or not self.link_ok[l]:
                         continue
                     t = self.start_node + 1 + <int> l
+                    self.touch(t)
+                    if self.closed[t]:
+                        continue
                     nx = self.link_pts[l, 2]
                     ny = self.link_pts[l, 3]
-                    step = self.cost[p] * sqrt((self.link_pts[l, 0] - x)
-                                               * (self.link_pts[l, 0] - x)
-                                               + (self.link_pts[l, 1] - y)
-                                               * (self.link_pts[l, 1] - y)) + self.link_cost[l]
-                self.touch(t)
-                if self.closed[t]:
-                    continue
-                ng = self.g[s] + step
+                    step = self.cost[p] * sqrt((self.link_pts[l, 0] - at.px)
+                                               * (self.link_pts[l, 0] - at.px)
+                                               + (self.link_pts[l, 1] - at.py)
+                                               * (self.link_pts[l, 1] - at.py)) \
+                        + self.link_cost[l]
+                    ng = self.g[s] + step
+                    ox = nx
+                    oy = ny
+                    og = ng
+                    nl = nr = -1
                 if q == goal:
-                    ng += self.cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
+                    # From the anchor straight to the goal, or round the wedge's end.
+                    v = -1
+                    if nr >= 0 and side(ox, oy, self.verts[nr, 0], self.verts[nr, 1],
+                                        gx, gy) < 0.0:
+                        v = nr
+                    elif nl >= 0 and side(ox, oy, self.verts[nl, 0], self.verts[nl, 1],
+                                          gx, gy) > 0.0:
+                        v = nl
+                    if v >= 0:
+                        vx = self.verts[v, 0]
+                        vy = self.verts[v, 1]
+                        ng = og + self.cost[q] * (
+                            sqrt((vx - ox) * (vx - ox) + (vy - oy) * (vy - oy))
+                            + sqrt((gx - vx) * (gx - vx) + (gy - vy) * (gy - vy)))
+                    elif nl >= 0:
+                        ng = og + self.cost[q] * sqrt((gx - ox) * (gx - ox)
+                                                      + (gy - oy) * (gy - oy))
+                    else:
+                        ng += self.cost[q] * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
                     h = 0.0
                 else:
                     h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
@@ -565,8 +659,13 @@ cdef class MeshQuery:
                     continue
                 self.g[t] = ng
                 self.key[t] = ng + keep_h * h
-                self.px[t] = nx
-                self.py[t] = ny
+                self.point[t].px = nx
+                self.point[t].py = ny
+                self.point[t].x = ox
+                self.point[t].y = oy
+                self.point[t].g = og
+                self.point[t].left = nl
+                self.point[t].right = nr
                 self.parent[t] = s
                 if self.pos[t] >= 0:
                     heap_decrease(&self.heap, self.pos, t, ng + h, ng)

@@ -241,7 +241,11 @@ class NavMeshQuery(SingleThread):
         node is a polygon entered through one of its portals (or by an off-mesh link), at
         the point of that portal on the shortest way from the previous node's point to the
         goal (kept off its ends; Detour takes the portal's midpoint, which picks worse
-        corridors); of two ways into one node the search keeps the one whose estimate
+        corridors); where every usable polygon costs the same, that point and the node's
+        cost are measured from the last point where the way bent, straight through the
+        portals passed since while they leave the line clear (a zigzag through each
+        portal's point would overrate a corridor of many portals and lose it to a longer
+        one of few); of two ways into one node the search keeps the one whose estimate
         through its own point is smaller.  Where every usable polygon costs the same and
         the mesh has no off-mesh links, a route that is not a straight line is searched
         for again from the goal to the start, keeping of two ways into a node the cheaper
