@@ -272,7 +272,7 @@ class NavMeshQuery(SingleThread):
         ``method``: ``"astar"`` (the above) or ``"polyanya"``, the exact shortest path in the
         usable polygons (:class:`~wayfinding.navmesh.polyanya.PolyanyaSearch`: lengths only,
         so a filter with area costs other than 1 raises, and off-mesh links are not taken),
-        1.2–1.8× the default's time (``benchmarks/navmesh_routes.py``, worlds of 5–708
+        1.1–1.7× the default's time (``benchmarks/navmesh_routes.py``, worlds of 5–708
         polygons).
 
         ``constraints``: a :class:`~wayfinding.constraints.ConstraintSet`: the search runs
