@@ -692,6 +692,20 @@ def jump_path(Workspace ws, int goal, int width):
     return chain_cells(ws, goal, width)
 
 
+cdef inline Py_ssize_t walk_run(int64_t* o, Py_ssize_t i, int* x, int* y, int dx, int dy,
+                                 int k) noexcept:
+    """Write the ``k`` cells of a run from (x, y) by (dx, dy) backwards into ``o`` before
+    slot ``i``; returns the new slot and leaves (x, y) at the run's end."""
+    while k > 0:
+        x[0] += dx
+        y[0] += dy
+        i -= 2
+        o[i] = x[0]
+        o[i + 1] = y[0]
+        k -= 1
+    return i
+
+
 cdef object chain_cells(Workspace ws, int goal, int width):
     """The cells of :func:`jump_path`."""
     cdef int32_t* parent = &ws.parent[0]
@@ -729,19 +743,7 @@ cdef object chain_cells(Workspace ws, int goal, int width):
         else:
             hx, hy, diag = 0, sy, ax
             k = ay - ax
-        while k > 0:
-            x += hx
-            y += hy
-            i -= 2
-            o[i] = x
-            o[i + 1] = y
-            k -= 1
-        while diag > 0:
-            x += sx
-            y += sy
-            i -= 2
-            o[i] = x
-            o[i + 1] = y
-            diag -= 1
+        i = walk_run(o, i, &x, &y, hx, hy, k)
+        i = walk_run(o, i, &x, &y, sx, sy, diag)
         v = p
     return out
