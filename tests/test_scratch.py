@@ -14,6 +14,7 @@ from wayfinding.errors import ConcurrentUseError, CorruptScratchError, Wayfindin
 from wayfinding.fields.continuum import ContinuumField
 from wayfinding.grid import GridSearch
 from wayfinding.grid.anyangle import AnyAngle
+from wayfinding.navmesh import NavMesh, NavMeshQuery
 from wayfinding.search.incremental import ADStar, ARAStar
 
 SIDE = 120
@@ -64,6 +65,20 @@ CASES = {
     "ADStar": (lambda: ADStar(GRID, START, GOAL), _planned),
     "ContinuumField": (lambda: ContinuumField(GRID), _field),
 }
+
+
+def _posts() -> NavMesh:
+    """A 60 x 60 room of 7 x 7 square posts: enough polygons that a query's search runs
+    without the GIL, so two threads' queries can overlap."""
+    from shapely.geometry import MultiPolygon, box
+
+    posts = [box(8 * i + 3, 8 * j + 3, 8 * i + 5, 8 * j + 5) for i in range(7) for j in range(7)]
+    return NavMesh.build(box(0, 0, 60, 60).difference(MultiPolygon(posts)))
+
+
+MESH = _posts()
+CASES["NavMeshQuery"] = (lambda: NavMeshQuery(MESH),
+                         lambda q: _path(q.find_path((0.5, 0.5), (59.5, 58.5))))
 
 
 def _same(a, b) -> bool:
@@ -217,3 +232,40 @@ def test_parent_chain_walk_follows_a_good_chain():
     ws.parents[[6, 10]] = [5, 6]             # 5 <- 6 <- 10, width 4 (padded)
     assert ws.path_to(10).tolist() == [5, 6, 10]
     assert ws.path_cells(10, 4).tolist() == [[0, 0], [1, 0], [1, 1]]
+
+
+# ---------------------------------------------------------------- the guard itself
+
+def test_the_guard_is_reentrant_on_its_thread_and_refuses_others():
+    guard = GridSearch(GRID)._busy
+    assert guard.acquire() and guard.acquire()         # nested calls on one thread
+    other = []
+    t = threading.Thread(target=lambda: other.append(guard.acquire()))
+    t.start()
+    t.join(10)
+    assert other == [False]                            # refused at once, not waited for
+    guard.release()
+    t = threading.Thread(target=lambda: other.append(guard.acquire()))
+    t.start()
+    t.join(10)
+    assert other == [False, False]                     # still held once
+    guard.release()
+    with pytest.raises(RuntimeError, match="does not hold"):
+        guard.release()
+    t = threading.Thread(target=lambda: other.append(guard.acquire()))
+    t.start()
+    t.join(10)
+    assert other == [False, False, True]               # free: the other thread has it now
+    with pytest.raises(RuntimeError, match="does not hold"):
+        guard.release()                                # not this thread's to let go
+
+
+def test_a_mesh_query_refused_in_its_compiled_entry_changes_nothing():
+    query = NavMeshQuery(MESH)
+    expected = _path(query.find_path((0.5, 0.5), (59.5, 58.5)))
+    assert MESH.num_polygons > 64
+    with held_elsewhere(query), pytest.raises(ConcurrentUseError, match="NavMeshQuery"):
+        query.find_path((0.5, 0.5), (59.5, 58.5))
+    with held_elsewhere(query), pytest.raises(ConcurrentUseError, match="NavMeshQuery"):
+        query.find_path(np.array([0.5, 0.5]), [59.5, 58.5], partial=True)
+    assert _path(query.find_path((0.5, 0.5), (59.5, 58.5))) == expected

@@ -40,9 +40,14 @@ _SHIMS = frozenset(os.path.join(os.path.dirname(os.path.abspath(__file__)), name
                    for name in ("_deprecated.py", "_scratch.py"))
 
 
+#: The file name of shim code written out at run time (the scratch guards').
+GENERATED = "<wayfinding guard>"
+
+
 def _skipped(filename: str) -> bool:
     """Whether ``filename`` is a shim's code or the import machinery's."""
-    return filename in _SHIMS or "importlib" in filename and "_bootstrap" in filename
+    return filename in _SHIMS or filename == GENERATED \
+        or "importlib" in filename and "_bootstrap" in filename
 
 
 def warn(old: str, new: str) -> None:

@@ -17,11 +17,13 @@ The rule: **objects own their scratch; one-shot functions borrow the thread's.**
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ._deprecated import rename_keywords
+from ._deprecated import GENERATED, warn
+from ._kernels._guard import Guard
 from ._kernels._workspace import Workspace
 from .errors import ConcurrentUseError
 
@@ -42,17 +44,17 @@ def thread_workspace(size: int) -> Workspace:
 
 class SingleThread:
     """Base of objects whose calls share per-query scratch, so one thread at a time may use
-    them.  A method marked :func:`exclusive` holds the object's lock (``_busy``) while it
+    them.  A method marked :func:`exclusive` holds the object's guard (``_busy``) while it
     runs; a call from a second thread meanwhile raises :class:`ConcurrentUseError` at once
     (it never waits, and changes nothing).  Calls on one thread may nest.  Objects that
-    share scratch share the lock (``_busy``)."""
+    share scratch share the guard (``_busy``)."""
 
     __slots__ = ("_busy",)
-    _busy: threading.RLock
+    _busy: Guard
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         obj = super().__new__(cls)
-        obj._busy = threading.RLock()
+        obj._busy = Guard()
         return obj
 
 
@@ -76,20 +78,82 @@ def busy_error(owner: Any, method: str) -> ConcurrentUseError:
         f"one {type(owner).__name__} per thread")
 
 
+_UNSET: Any = object()        # the default of a renamed keyword's new name in a guard
+_EMPTY = inspect.Signature.empty
+#: How a guard passes each kind of parameter on (the rest by position).
+_FORWARD: dict[Any, str] = {inspect.Parameter.VAR_POSITIONAL: "*{}",
+                            inspect.Parameter.VAR_KEYWORD: "**{}",
+                            inspect.Parameter.KEYWORD_ONLY: "{0}={0}"}
+
+
+class _Name:
+    """A default shown by its name, for writing a signature out as source."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
 def _guard(method: F, renames: dict[str, str]) -> F:
-    olds = frozenset(renames)
-    label = method.__qualname__
+    """``method`` behind its object's guard: a function with the same parameters, written
+    out for it (so a call costs one plain call more, not the repacking of ``*args,
+    **kwargs``), that takes old keywords under ``**renamed_``, holds the guard and calls
+    ``method``."""
+    sig = inspect.signature(method)
+    params = list(sig.parameters.values())
+    names = [p.name for p in params]
+    assert not renames or all(p.kind != p.VAR_KEYWORD for p in params), "renames and **"
+    assert not {"guard_", "renamed_", "given_"} & set(names), "a parameter named as a local"
+    env: dict[str, Any] = {"_method": method, "_UNSET": _UNSET, "_busy_error": busy_error,
+                           "_rename": functools.partial(_rename, method.__qualname__, renames)}
+    written, forward, unset = [], [], []
+    for i, p in enumerate(params):
+        default = p.default
+        if default is not p.empty:
+            env[f"_d{i}"] = default
+            if p.name in renames.values():
+                unset.append((p.name, f"_d{i}"))
+                default = _Name("_UNSET")
+            else:
+                default = _Name(f"_d{i}")
+        written.append(p.replace(default=default, annotation=p.empty))
+        forward.append(_FORWARD.get(p.kind, "{}").format(p.name))
+    assert {n for n, _ in unset} == set(renames.values()), "a new name without a default"
+    if renames:
+        written.append(inspect.Parameter("renamed_", inspect.Parameter.VAR_KEYWORD))
+    lines = [f"def {method.__name__}{sig.replace(parameters=written, return_annotation=_EMPTY)}:"]
+    if renames:
+        new = ", ".join(f"{n!r}: {n}" for n, _ in unset)
+        lines += ["    if renamed_:", f"        given_ = _rename(renamed_, {{{new}}})"]
+        lines += [f"        {n} = given_[{n!r}]" for n, _ in unset]
+    for n, d in unset:
+        lines += [f"    if {n} is _UNSET:", f"        {n} = {d}"]
+    lines += [f"    guard_ = {names[0]}._busy",
+              "    if not guard_.acquire():",
+              f"        raise _busy_error({names[0]}, {method.__name__!r})",
+              "    try:",
+              f"        return _method({', '.join(forward)})",
+              "    finally:",
+              "        guard_.release()"]
+    exec(compile("\n".join(lines), GENERATED, "exec"), env)
+    guarded: F = env[method.__name__]
+    functools.update_wrapper(guarded, method)
+    return guarded
 
-    @functools.wraps(method)
-    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if kwargs and not olds.isdisjoint(kwargs):
-            kwargs = rename_keywords(label, renames, kwargs)
-        busy = self._busy
-        if not busy.acquire(False):
-            raise busy_error(self, method.__name__)
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            busy.release()
 
-    return guarded  # type: ignore[return-value]
+def _rename(label: str, renames: dict[str, str], old: dict[str, Any], given: dict[str, Any]
+            ) -> dict[str, Any]:
+    """``given`` (new keyword: value, ``_UNSET`` when not given) with the old keywords
+    ``old`` under their new names, warning for each; a TypeError for an unknown keyword or
+    an old and a new one both given, as Python's own."""
+    for key, value in old.items():
+        if key not in renames:
+            raise TypeError(f"{label}() got an unexpected keyword argument {key!r}")
+        new = renames[key]
+        if given[new] is not _UNSET:
+            raise TypeError(f"{label}() got both {key}= and {new}=; give {new}= only")
+        warn(f"{label}({key}=...)", f"{new}=...")
+        given[new] = value
+    return given

@@ -4,6 +4,8 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import disjoint_base
 
+from ._guard import Guard
+
 @disjoint_base
 class MeshQuery:
     def __init__(
@@ -35,9 +37,8 @@ class MeshQuery:
         h_scale: float,
         both_ways: bool,
     ) -> None: ...
-    def find(
-        self, start: object, goal: object, partial: bool
-    ) -> tuple[Any, ...] | None: ...
+    def bind(self, guard: Guard, path_type: type, statuses: tuple[Any, ...]) -> None: ...
+    def find_path(self, start: object, goal: object, partial: object) -> Any: ...
     def find_many(
         self, starts: object, goals: object, partial: bool
     ) -> (

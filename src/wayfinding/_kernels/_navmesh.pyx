@@ -7,6 +7,7 @@
 # The funnel's orientation tests are exact (the search's, which only rank ways, are not).
 cimport numpy as cnp
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.object cimport PyObject, PyTypeObject
 from libc.math cimport INFINITY, fabs, isfinite, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
@@ -15,6 +16,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from ._buckets cimport bucket
+from ._guard cimport Guard
 from ._heap cimport Heap, heap_decrease, heap_free, heap_init, heap_pop, heap_push, HeapItem
 from ._navmesh_locate cimport in_polygon, locate_in
 from ._navmesh_points cimport HOLD_GIL_POLYGONS, plain_xy
@@ -317,6 +319,9 @@ cdef class MeshQuery:
     cdef const uint8_t[::1] link_ok
     cdef double h_scale
     cdef bint both_ways
+    cdef Guard guard
+    cdef object path_type
+    cdef tuple statuses
     cdef uint32_t label
     cdef Heap heap
     cdef int n, width, start_node, start_poly, nodes
@@ -783,21 +788,49 @@ cdef class MeshQuery:
         self.flags[r.k - 1] |= 2
         return r
 
-    def find(self, start, goal, bint partial):
+    def bind(self, Guard guard, path_type, tuple statuses):
+        """What :meth:`find_path` needs of its caller: the guard of the query's scratch, the
+        type of the paths it returns and the status of each code (0, 1, 2)."""
+        self.guard, self.path_type, self.statuses = guard, path_type, statuses
+
+    def find_path(self, start, goal, partial):
         """One path query from ``start`` to ``goal`` under the filter set last, each a tuple
-        or list of two finite floats (or ints of at most 2**53) or a (2,) float64 array;
-        returns None when either is not.  Otherwise (code, corners, found, length,
-        expanded, generated, snapped start, snapped goal, packed, m, seconds), and when
-        code is not 1 also (sx, sy, gx, gy), the points used (when it is, they are the
-        first and last corners): code 0 no route (no corners, infinite length), 1 found,
-        2 partial (to the point nearest the goal that the start reaches); corners (k, 2)
-        float64; packed the bytes of k + k + m + links int32: the corner polygons, the
-        corner flags (1 start, 2 goal, 4 a link's start), the corridor and the off-mesh
-        links taken (their ids in the mesh's list); seconds the call's wall time."""
+        or list of two finite floats (or ints of at most 2**53) or a (2,) float64 array,
+        holding the guard (see :meth:`bind`).  Returns None when another thread holds it,
+        ``partial`` is not True or False, or a point is not plain (the caller then checks
+        them the slow way); else a path of the bound type with ``path``, ``found``,
+        ``cost`` and ``status`` set, and ``_got``: (code, corners, found, length, expanded,
+        generated, snapped start, snapped goal, packed, m, seconds), and when code is not 1
+        also (sx, sy, gx, gy), the points used (when it is, they are the first and last
+        corners): code 0 no route (no corners, infinite length), 1 found, 2 partial (to
+        the point nearest the goal that the start reaches); corners (k, 2) float64; packed
+        the bytes of k + k + m + links int32: the corner polygons, the corner flags (1
+        start, 2 goal, 4 a link's start), the corridor and the off-mesh links taken (their
+        ids in the mesh's list); seconds the call's wall time."""
+        if partial is not True and partial is not False:
+            return None
+        if self.guard is None or self.allowed is None:
+            raise ValueError("bind the query and set a filter first (bind, use_filter)")
+        if not self.guard.take():
+            return None
+        try:
+            got = self.answer(start, goal, partial is True)
+        finally:
+            self.guard.give()
+        if got is None:
+            return None
+        path = (<PyTypeObject*> self.path_type).tp_new(self.path_type, <PyObject*> (), NULL)
+        path._got = got
+        path.path = got[1]
+        path.found = got[2]
+        path.cost = got[3]
+        path.status = self.statuses[got[0]]
+        return path
+
+    cdef answer(self, start, goal, bint partial):
+        """:meth:`find_path`'s ``_got``, or None when a point is not plain."""
         cdef double sx, sy, gx, gy
         cdef double t0 = monotonic(), t1
-        if self.allowed is None:
-            raise ValueError("set a filter first (use_filter)")
         if not plain_xy(start, &sx, &sy) or not plain_xy(goal, &gx, &gy):
             return None
         cdef Route r

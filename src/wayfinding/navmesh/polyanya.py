@@ -148,7 +148,7 @@ class PolyanyaSearch(SingleThread):
         # The guard of :func:`~wayfinding._scratch.exclusive` written out: a call layer
         # costs a tenth of a small mesh's search.
         busy = self._busy
-        if not busy.acquire(False):
+        if not busy.acquire():
             raise busy_error(self, "find_path")
         try:
             return self._find_path(start, goal, filter, partial)
