@@ -172,3 +172,39 @@ def test_result_repr_and_len():
     r = wf.find_path(MAZE, (0, 0), (6, 0))
     assert "cost=6" in repr(r) and len(r) == 7
     assert "not found" in repr(wf.find_path(wf.Grid.from_ascii(".#."), (0, 0), (2, 0)))
+
+
+@pytest.mark.parametrize("diagonal", ["never", "no_corner_cutting", "always"])
+@pytest.mark.parametrize("method", ["astar", "weighted_astar", "greedy", "dijkstra"])
+def test_a_plain_query_in_one_call_is_the_sliced_search(method, diagonal):
+    """``find_path`` with no options runs in one compiled call; ``start`` runs the same
+    search in slices: the same path, cost and counters, on uniform and weighted grids."""
+    rng = np.random.default_rng(len(method) + 7 * len(diagonal))
+    for weighted in (False, True):
+        costs = rng.uniform(1, 4, (24, 31)) if weighted else np.ones((24, 31))
+        costs[rng.random(costs.shape) < 0.25] = np.inf
+        grid = wf.Grid(costs, diagonal=diagonal)
+        search = GridSearch(grid)
+        free = np.argwhere(grid.passable)
+        for _ in range(40):
+            (sy, sx), (gy, gx) = free[rng.choice(len(free), 2)]
+            a, b = (int(sx), int(sy)), (int(gx), int(gy))
+            once = search.find_path(a, b, method=method)
+            sliced = search.start(a, b, method=method)
+            while sliced.step(max_expansions=7) == "running":
+                pass
+            slow = sliced.result()
+            assert (once.found, once.cost, once.status) == (slow.found, slow.cost, slow.status)
+            assert once.path.tolist() == slow.path.tolist() and once.algorithm == method
+            for name in ("expanded", "generated", "updated", "max_open"):
+                assert getattr(once.stats, name) == getattr(slow.stats, name), name
+            # Points given other ways (numpy ints, lists) take the checked road: same answer.
+            other = search.find_path(np.array(a), list(b), method=method)
+            assert other.cost == once.cost and other.path.tolist() == once.path.tolist()
+
+
+def test_a_plain_query_refuses_coordinates_beyond_any_c_integer():
+    with pytest.raises(wf.InvalidQueryError, match="outside"):
+        GridSearch(MAZE).find_path((2**70, 0), (0, 0))
+    with pytest.raises(wf.InvalidQueryError, match="blocked"):
+        GridSearch(MAZE).find_path((0, 0), (1, 1), method="dijkstra")

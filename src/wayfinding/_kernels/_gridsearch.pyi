@@ -94,6 +94,25 @@ def search(
     pscale: float = 1.0,
     bounds: NDArray[np.uint16] | None = None,
 ) -> tuple[bool, float, int, int, int, int]: ...
+@disjoint_base
+class CellSearch:
+    def __init__(
+        self,
+        cost: NDArray[np.float64],
+        moves: NDArray[np.uint8],
+        islands: NDArray[np.int32],
+        uniform: bool,
+    ) -> None: ...
+    def find(
+        self,
+        ws: Workspace,
+        start: object,
+        goal: object,
+        hkind: int,
+        hscale: float,
+        greedy: bool,
+    ) -> tuple[int, float, int, int, int, int, NDArray[np.int64] | None] | None: ...
+
 def flood(
     ws: Workspace,
     cost: NDArray[np.float64],

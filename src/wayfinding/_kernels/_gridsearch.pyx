@@ -21,6 +21,8 @@ from libc.stdlib cimport free, malloc
 
 from ._budget cimport Budget, make_budget, spent
 from ._constants cimport (
+    BAD_GOAL,
+    BAD_START,
     DH_EPS,
     FAILED,
     FOUND,
@@ -34,6 +36,7 @@ from ._constants cimport (
     TIE_EPS,
 )
 from ._dijkstra cimport relax_neighbours
+from ._grid_cells cimport plain_cells
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._steps cimport step_dx, step_dy, step_tables
 from ._workspace cimport Workspace, check_workspace
@@ -405,6 +408,76 @@ def search(Workspace ws, const double[::1] cost, const uint8_t[::1] moves, int w
                   pivots, pscale, bounds)
     found = run.advance() == FOUND
     return (found, run.cost) + run.counters
+
+
+cdef class CellSearch:
+    """One-call best-first searches between ``(x, y)`` cells of one grid: its step costs,
+    moves and island ids (``(H, W)``, -1 on blocked cells), taken once and only read, so
+    one serves every thread."""
+    cdef const double[::1] cost
+    cdef const uint8_t[::1] moves
+    cdef const int32_t[:, ::1] islands
+    cdef int width
+    cdef bint uniform
+
+    def __init__(self, const double[::1] cost, const uint8_t[::1] moves,
+                 const int32_t[:, ::1] islands, bint uniform):
+        self.width = <int> islands.shape[1] + 2
+        if moves.shape[0] != (islands.shape[0] + 2) * self.width \
+                or cost.shape[0] != moves.shape[0]:
+            raise ValueError("moves and cost must have one entry per padded cell of islands")
+        self.cost, self.moves, self.islands, self.uniform = cost, moves, islands, uniform
+
+    def find(self, Workspace ws not None, object start, object goal, int hkind, double hscale,
+             bint greedy):
+        """:func:`search` from cell ``start`` to ``goal`` (unpadded ``(x, y)``, each a tuple
+        of two ints), checked here, without a record.
+
+        Returns None, searching nothing, when ``start`` or ``goal`` is not such a tuple;
+        else (status, cost, expanded, generated, updated, max_open, path) as
+        ``_jps.JumpGrid.search``: status FOUND, FAILED (nothing is searched when the island
+        ids differ), BAD_START or BAD_GOAL (outside the grid or blocked); path the ``(n,
+        2)`` int64 cells when found, else None.  start == goal is found at cost 0 without
+        searching.
+        """
+        if not plain_cells(start, goal):
+            return None
+        cdef long sx = (<tuple> start)[0], sy = (<tuple> start)[1]
+        cdef long gx = (<tuple> goal)[0], gy = (<tuple> goal)[1]
+        cdef Py_ssize_t h = self.islands.shape[0], w = self.islands.shape[1]
+        cdef int width = self.width, status
+        cdef Loop s
+        cdef NoPivots none
+        cdef Budget b = make_budget(-1, INFINITY)
+        if not (0 <= sx < w and 0 <= sy < h) or self.islands[sy, sx] < 0:
+            return (BAD_START, INFINITY, 0, 0, 0, 0, None)
+        if not (0 <= gx < w and 0 <= gy < h) or self.islands[gy, gx] < 0:
+            return (BAD_GOAL, INFINITY, 0, 0, 0, 0, None)
+        check_workspace(ws, self.moves.shape[0])
+        s.start = <int> ((sy + 1) * width + sx + 1)
+        s.goal = <int> ((gy + 1) * width + gx + 1)
+        s.open_stamp = ws.begin()
+        if s.start == s.goal:
+            ws.g[s.goal] = 0.0
+            ws.parent[s.goal] = -1
+            return (FOUND, 0.0, 0, 0, 0, 0, ws.path_cells(s.goal, width))
+        if self.islands[sy, sx] != self.islands[gy, gx]:
+            return (FAILED, INFINITY, 0, 0, 0, 0, None)
+        s.hkind = hkind
+        s.hscale = hscale
+        s.greedy = greedy
+        s.record = False
+        s.uniform = self.uniform
+        none.count = 0
+        with nogil:
+            status = best_first_begin(ws, width, &s, &none)
+            if status == 0:
+                status = best_first(ws, self.cost, self.moves, width, &s, &none, NULL, &b)
+        if status < 0:
+            raise MemoryError("open list could not grow")
+        return (status, ws.g[s.goal] if status == FOUND else INFINITY, s.c.expanded,
+                s.c.generated, s.c.updated, s.c.max_open,
+                ws.path_cells(s.goal, width) if status == FOUND else None)
 
 
 cdef class BfsRun:

@@ -48,6 +48,7 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
+from ._grid_cells cimport plain_cells
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
 from ._jps_bits cimport LEAD, bit_words, fill_reach, fill_stops, next_backward, next_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
@@ -629,10 +630,7 @@ cdef class JumpGrid:
         None.  start == goal is found at cost 0 without searching.  The expansions
         (``record``) are read back with ``ws.recorded()`` / ``ws.open_nodes()``.
         """
-        if not (type(start) is tuple and type(goal) is tuple and len(<tuple> start) == 2
-                and len(<tuple> goal) == 2 and type((<tuple> start)[0]) is int
-                and type((<tuple> start)[1]) is int and type((<tuple> goal)[0]) is int
-                and type((<tuple> goal)[1]) is int):
+        if not plain_cells(start, goal):
             return None
         return self.search_cells(ws, (<tuple> start)[0], (<tuple> start)[1],
                                  (<tuple> goal)[0], (<tuple> goal)[1], record, variant)

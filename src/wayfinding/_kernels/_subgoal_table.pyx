@@ -34,6 +34,7 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
+from ._grid_cells cimport plain_cells
 from ._portable cimport monotonic
 from ._subgoal_grid cimport (
     GridCtx,
@@ -545,13 +546,10 @@ cdef class TableQuery:
         cdef double t0 = monotonic()
         cdef int status
         cdef long a, b, c, d
-        if not (type(start) is tuple and type(goal) is tuple and len(<tuple> start) == 2
-                and len(<tuple> goal) == 2):
+        if not plain_cells(start, goal):
             return -4
         sx, sy = <tuple> start
         tx, ty = <tuple> goal
-        if not (type(sx) is int and type(sy) is int and type(tx) is int and type(ty) is int):
-            return -4
         try:
             a, b, c, d = sx, sy, tx, ty
         except OverflowError:

@@ -16,6 +16,7 @@ cdef class Workspace:
 
     cdef uint32_t begin(self)
     cdef Py_ssize_t chain_length(self, int node) except -1
+    cpdef object path_cells(self, int node, int width)
 
 
 cdef inline int check_workspace(Workspace ws, Py_ssize_t n) except -1:

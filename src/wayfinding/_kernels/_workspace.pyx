@@ -4,7 +4,7 @@
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int32_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
 from libc.stdlib cimport free
 
 from ..errors import CorruptScratchError
@@ -92,18 +92,20 @@ cdef class Workspace:
             v = self.parent[v]
         return out
 
-    def path_cells(self, int node, int width):
+    cpdef object path_cells(self, int node, int width):
         """``(n, 2)`` int64 ``(x, y)`` cells from the query's start to ``node`` on a padded
         grid of row width ``width`` (the border is removed)."""
         cdef Py_ssize_t n = self.chain_length(node)
-        cdef int v
-        out = np.empty((n, 2), dtype=np.int64)
-        cdef long long[:, ::1] o = out
-        v = node
+        cdef cnp.npy_intp dims[2]
+        cdef int v = node
+        dims[0] = n
+        dims[1] = 2
+        out = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT64, 0)
+        cdef int64_t* o = <int64_t*> cnp.PyArray_DATA(out)
         while v != -1:
             n -= 1
-            o[n, 0] = v % width - 1
-            o[n, 1] = v // width - 1
+            o[2 * n] = v % width - 1
+            o[2 * n + 1] = v // width - 1
             v = self.parent[v]
         return out
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import warn
-from .._kernels import _gridops, _jps
+from .._kernels import _gridops, _gridsearch, _jps
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
 from ..graph.csr import CSRGraph
@@ -355,6 +355,13 @@ class Grid:
         which the online jump point searches read (``_jps.JumpGrid``; meant for uniform-cost
         grids under the ``no_corner_cutting`` rule, see ``wayfinding.grid.jps.jump_grid``)."""
         return _jps.JumpGrid(self.moves, self.width + 2, self.components)
+
+    @cached_property
+    def _cell_search(self) -> _gridsearch.CellSearch:
+        """The step costs, moves and island ids that one-call best-first searches read
+        (``_gridsearch.CellSearch``)."""
+        return _gridsearch.CellSearch(self.padded_costs, self.moves, self.components,
+                                      self.is_uniform)
 
     def connected(self, a: Any, b: Any) -> bool:
         """Whether a path exists between two cells (an O(1) look-up after the first call)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -108,16 +109,27 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
                                 f"{jg.size} ((H + 2) * (W + 2))")
     else:
         ws = workspace
-    rule = ONLINE_RULES[method]
+    return one_call(grid, jg.search, ws, start, goal, (record, ONLINE_RULES[method]), t0,
+                    method, record=record)
+
+
+def one_call(grid: Grid, ask: Callable[..., tuple | None], ws: Workspace, start: Any,
+             goal: Any, options: tuple, t0: float, name: str, *, record: bool = False
+             ) -> PathResult:
+    """The :class:`PathResult` of a one-call grid kernel, ``ask(ws, start, goal,
+    *options)``, for the query begun at ``t0`` by algorithm ``name``; with ``record`` also
+    the expansions and open list it left in ``ws``.  Plain ``(int, int)`` tuples go straight
+    to the kernel, which checks bounds, blocked cells and islands and answers (status, cost,
+    expanded, generated, updated, max_open, path), or None to anything else: other points
+    are normalised (and validated) here first.  A start or goal outside the grid or blocked
+    raises the grid's own error."""
     try:
-        # Plain (int, int) tuples go straight to the kernel, which checks bounds, blocked
-        # cells and islands; it answers None to anything else, normalised (and validated)
-        # here first.
-        answer = jg.search(ws, start, goal, record, rule)
+        answer = ask(ws, start, goal, *options)
         if answer is None:
             start = grid.cell(start, name="start", passable=True)
             goal = grid.cell(goal, name="goal", passable=True)
-            answer = jg.search(ws, start, goal, record, rule)
+            answer = ask(ws, start, goal, *options)
+            assert answer is not None                           # plain tuples now
     except OverflowError:  # a coordinate beyond any C integer: raises
         grid.cell(start, name="start")
         grid.cell(goal, name="goal")
@@ -136,9 +148,9 @@ def _find_path_jps(grid: Grid, start: Any, goal: Any, *, workspace: Workspace | 
         # A node whose g improved sits on the heap more than once: keep its first item.
         heap = ws.open_nodes()
         first = np.sort(np.unique(heap, return_index=True)[1])
-        return PathResult(path, cost, found, stats, method, grid.cells_of(ws.recorded()),
+        return PathResult(path, cost, found, stats, name, grid.cells_of(ws.recorded()),
                           grid.cells_of(heap[first]), state)
-    return PathResult(path, cost, found, stats, method, None, None, state)
+    return PathResult(path, cost, found, stats, name, None, None, state)
 
 
 def primary_jump_points(grid: Grid) -> np.ndarray:

@@ -30,7 +30,7 @@ from .constrained import grid_domain
 from .grid import Grid
 from .heuristics import heuristic_code
 from .index import require_grid
-from .jps import ONLINE_RULES, _find_path_jps
+from .jps import ONLINE_RULES, _find_path_jps, one_call
 from .rules import Diagonal
 
 #: Algorithm names accepted by :meth:`GridSearch.find_path` and the CLI.
@@ -49,6 +49,9 @@ ALGORITHMS = {
 # Counters of the compiled runs, in the order of their ``counters``.
 _COUNTERS = ("expanded", "generated", "updated", "max_open")
 _FOUND_CODE = _codes.FOUND     # read once: the one-shot search compares with it per query
+
+# Algorithms :meth:`GridSearch.find_path` runs in one compiled call when given no options.
+_ONE_CALL = frozenset({"astar", "weighted_astar", "greedy", "dijkstra"})
 
 #: Algorithms that accept goal bounds (``bounds=`` in :meth:`GridSearch.find_path`).
 BOUNDED_ALGORITHMS = ("astar", "weighted_astar", "dijkstra")
@@ -81,6 +84,7 @@ class GridSearch(SingleThread):
         n = (grid.height + 2) * (grid.width + 2)
         self._ws = workspace if workspace is not None and workspace.size >= n else Workspace(n)
         self._back: Workspace | None = None
+        self._hkind = heuristic_code(None, grid.diagonal)   # the default heuristic's code
 
     @property
     def nbytes(self) -> int:
@@ -134,6 +138,10 @@ class GridSearch(SingleThread):
             return _find_path_jps(grid, start, goal, workspace=self._ws, record=record,
                                   method=method)
         t0 = time.perf_counter()
+        if type(method) is str and method in _ONE_CALL and weight is None and record is False \
+                and differential is None and bounds is None \
+                and type(agent_size) is int and agent_size == 1:
+            return self._find_at_once(start, goal, method, heuristic, t0)
         begun = self._begin(start, goal, method, heuristic, weight, agent_size, record,
                             differential, bounds, t0)
         if isinstance(begun, PathResult):
@@ -175,6 +183,16 @@ class GridSearch(SingleThread):
         run, finish, name = begun
         return SlicedSearch(run, finish, name, _COUNTERS, setup=time.perf_counter() - t0,
                             owner=self)
+
+    def _find_at_once(self, start: Any, goal: Any, method: str, heuristic: str | None,
+                      t0: float) -> PathResult:
+        """:meth:`find_path` of the best-first ``method`` with its default weight and no
+        other option, in one compiled call (the same search as :meth:`_begin`'s run)."""
+        grid = self.grid
+        hkind = self._hkind if heuristic is None else heuristic_code(heuristic, grid.diagonal)
+        rest = (0 if method == "dijkstra" else hkind,
+                grid.min_cost * (2.0 if method == "weighted_astar" else 1.0), method == "greedy")
+        return one_call(grid, grid._cell_search.find, self._ws, start, goal, rest, t0, method)
 
     def _begin(self, start: Any, goal: Any, method: str, heuristic: str | None,
                weight: float | None, agent_size: int, record: bool, differential: Any,
