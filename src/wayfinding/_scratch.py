@@ -101,7 +101,7 @@ def _guard(method: F, renames: dict[str, str]) -> F:
     out for it (so a call costs one plain call more, not the repacking of ``*args,
     **kwargs``), that takes old keywords under ``**renamed_``, holds the guard and calls
     ``method``."""
-    sig = inspect.signature(method)
+    sig = inspect.signature(method, follow_wrapped=False)   # its own parameters
     params = list(sig.parameters.values())
     names = [p.name for p in params]
     assert not renames or all(p.kind != p.VAR_KEYWORD for p in params), "renames and **"
