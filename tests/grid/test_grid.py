@@ -293,3 +293,20 @@ def test_world_to_cells_matches_the_scalar_transform():
     for p, c in zip(pts[:2], cells[:2]):
         assert tuple(c) == grid.world_to_cell(p)
     assert ((cells >= 0) & (cells < (5, 4))).all()             # clipped onto the grid
+
+
+@pytest.mark.parametrize("method", ["astar", "dijkstra", "jps", "jps2"])
+def test_a_searched_grid_copies_and_pickles(method):
+    """The compiled views a grid's searches cache are left out of a copy or a pickle and
+    made again by the copy's first search."""
+    import copy
+    import pickle
+
+    import wayfinding as wf
+
+    grid = Grid.from_ascii("......\n.####.\n......")
+    first = wf.find_path(grid, (0, 0), (5, 2), method=method)
+    for other in (pickle.loads(pickle.dumps(grid)), copy.deepcopy(grid)):
+        again = wf.find_path(other, (0, 0), (5, 2), method=method)
+        assert again.cost == first.cost and again.path.tolist() == first.path.tolist()
+        assert other.shape == grid.shape and (other.costs == grid.costs).all()

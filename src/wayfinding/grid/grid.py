@@ -21,6 +21,10 @@ from .terrain import ASCII_TERRAIN, make_terrain
 Cell = tuple[int, int]
 
 
+#: The cached properties of a :class:`Grid` that hold compiled objects.
+_COMPILED_VIEWS = frozenset({"_cell_search", "_jump_grid"})
+
+
 class Grid:
     """A rectangular tile grid with per-cell costs.
 
@@ -108,6 +112,11 @@ class Grid:
         rows = [ln[indent:] for ln in lines]
         table = make_terrain(ASCII_TERRAIN, terrain)
         return parse_rows(rows, table, source="<ascii>", first_line=1, **options)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The grid without the compiled views its searches made (they cannot be pickled
+        and are made again on first use)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _COMPILED_VIEWS}
 
     def with_options(self, **options: Any) -> Grid:
         """A copy with other ``diagonal``, ``origin`` or ``cell_size``."""
