@@ -71,7 +71,7 @@ def exclusive(method: F | None = None, /, **renames: str) -> Any:
 
 def busy_error(owner: Any, method: str) -> ConcurrentUseError:
     """The error for a call of ``owner``'s ``method`` while another thread is using it: what
-    :func:`exclusive` raises, for hot methods that take the lock themselves."""
+    :func:`exclusive` raises, for hot methods that take the guard themselves."""
     return ConcurrentUseError(
         f"{type(owner).__name__} at {id(owner):#x}: {method}() called while another thread "
         f"is using it (or a search sharing its scratch); it holds per-query scratch, so use "
