@@ -269,3 +269,32 @@ def test_a_mesh_query_refused_in_its_compiled_entry_changes_nothing():
     with held_elsewhere(query), pytest.raises(ConcurrentUseError, match="NavMeshQuery"):
         query.find_path(np.array([0.5, 0.5]), [59.5, 58.5], partial=True)
     assert _path(query.find_path((0.5, 0.5), (59.5, 58.5))) == expected
+
+
+# ---------------------------------------------------------------- copies and pickles
+
+def test_objects_serving_several_threads_copy_and_pickle_after_use():
+    """Meshes, grid indexes and constraint domains keep per-thread scratch, locks and
+    caches that cannot be pickled: a copy or a pickle leaves them out and answers the
+    same."""
+    import copy
+    import pickle
+
+    from wayfinding.constraints import Constraint, ConstraintSet, Disc
+    from wayfinding.grid import HPAStar, JPSPlus, SubgoalTable
+
+    grid = wf.Grid.from_ascii("........\n.######.\n........\n........")
+    near = ConstraintSet([Constraint(Disc((3.5, 2.5), 1.0), 4.0)])
+    calls = {
+        "NavMesh": (MESH, lambda m: m.find_path((0.5, 0.5), (59.5, 58.5)).cost),
+        "NavMesh, constrained": (MESH, lambda m: m.find_path((0.5, 0.5), (59.5, 58.5),
+                                                             constraints=near).cost),
+        "Grid, constrained": (grid, lambda g: wf.find_path(g, (0, 0), (7, 2),
+                                                          constraints=near).cost),
+    }
+    for cls in (JPSPlus, HPAStar, SubgoalTable):
+        calls[cls.__name__] = (cls.build(grid), lambda ix: ix.find_path((0, 0), (7, 2)).cost)
+    for name, (obj, call) in calls.items():
+        expected = call(obj)
+        for other in (pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj)):
+            assert call(other) == expected, name

@@ -58,6 +58,23 @@ class SingleThread:
         return obj
 
 
+class PerThreadScratch:
+    """Base of objects meant to serve several threads, keeping each thread's scratch (or
+    query object) in ``self._local``: a copy or a pickle leaves those out, and each thread
+    of the copy makes its own again on first use."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if "_local" in state:
+            state["_local"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_local" in state:
+            self._local = threading.local()
+
+
 def exclusive(method: F | None = None, /, **renames: str) -> Any:
     """Mark a method of a :class:`SingleThread` object as touching its scratch.
 

@@ -130,6 +130,18 @@ class ConstraintDomain:
         self._fields: OrderedDict[tuple, tuple[Any, np.ndarray, np.ndarray]] = OrderedDict()
         self._scratch = threading.local()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The domain without its lock, cached fields and per-thread scratch (made again
+        on first use), so that a copy or a pickle holds only what defines it."""
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_lock", "_fields", "_scratch")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._fields = OrderedDict()
+        self._scratch = threading.local()
+
     # -- data -------------------------------------------------------------------------
     @property
     def points(self) -> np.ndarray:

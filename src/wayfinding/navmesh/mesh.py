@@ -27,6 +27,7 @@ from .. import _saved
 from .._deprecated import positional_options, renamed_keywords, warn
 from .._io import read_npz, write_npz
 from .._kernels import _navmesh
+from .._scratch import PerThreadScratch
 from .._validate import INT64_MAX, allocation, choice, count, finite_points, positive_float
 from ..constraints import ConstraintSet
 from ..errors import (
@@ -132,7 +133,7 @@ def checked_links(links: Any, *, dims: int,
     return tuple(out)
 
 
-class NavMesh:
+class NavMesh(PerThreadScratch):
     """Convex polygons covering a walkable area, with their shared edges.
 
     Arrays (read-only):

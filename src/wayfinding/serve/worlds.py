@@ -9,12 +9,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
+from .._scratch import PerThreadScratch
 from .limits import Limits, Refused
 
 T = TypeVar("T")
 
 
-class World(ABC):
+class World(PerThreadScratch, ABC):
     """A loaded world: its ``kind``, the ``queries`` (route names) it answers, its path
     ``methods``, and one query object per thread (:meth:`own`) over read-only data."""
 

@@ -75,7 +75,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _csrsearch
-from .._scratch import thread_workspace
+from .._scratch import PerThreadScratch, thread_workspace
 from .._validate import count, finite_point
 from ..errors import InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats, Status
@@ -283,7 +283,7 @@ class VoxelRegions:
         return True, pts, stats
 
 
-class _PortalGraph:
+class _PortalGraph(PerThreadScratch):
     """The search graph of a decomposition, built once: a node per portal (at the centre of
     its rectangle, voxel units) joined to every other portal of each of its two regions at
     their distance, and a hub node per region joined both ways to the region's portals.  A
