@@ -21,8 +21,6 @@ from libc.stdlib cimport free, malloc
 
 from ._budget cimport Budget, make_budget, spent
 from ._constants cimport (
-    BAD_GOAL,
-    BAD_START,
     DH_EPS,
     FAILED,
     FOUND,
@@ -36,7 +34,7 @@ from ._constants cimport (
     TIE_EPS,
 )
 from ._dijkstra cimport relax_neighbours
-from ._grid_cells cimport plain_cells
+from ._grid_cells cimport answer_without_search, plain_cells
 from ._heap cimport Heap, HeapItem, IntVec, heap_decrease, heap_pop, heap_push, vec_push
 from ._steps cimport step_dx, step_dy, step_tables
 from ._workspace cimport Workspace, check_workspace
@@ -444,25 +442,17 @@ cdef class CellSearch:
             return None
         cdef long sx = (<tuple> start)[0], sy = (<tuple> start)[1]
         cdef long gx = (<tuple> goal)[0], gy = (<tuple> goal)[1]
-        cdef Py_ssize_t h = self.islands.shape[0], w = self.islands.shape[1]
         cdef int width = self.width, status
         cdef Loop s
         cdef NoPivots none
         cdef Budget b = make_budget(-1, INFINITY)
-        if not (0 <= sx < w and 0 <= sy < h) or self.islands[sy, sx] < 0:
-            return (BAD_START, INFINITY, 0, 0, 0, 0, None)
-        if not (0 <= gx < w and 0 <= gy < h) or self.islands[gy, gx] < 0:
-            return (BAD_GOAL, INFINITY, 0, 0, 0, 0, None)
+        answer = answer_without_search(ws, self.islands, sx, sy, gx, gy)
+        if answer is not None:
+            return answer
         check_workspace(ws, self.moves.shape[0])
         s.start = <int> ((sy + 1) * width + sx + 1)
         s.goal = <int> ((gy + 1) * width + gx + 1)
         s.open_stamp = ws.begin()
-        if s.start == s.goal:
-            ws.g[s.goal] = 0.0
-            ws.parent[s.goal] = -1
-            return (FOUND, 0.0, 0, 0, 0, 0, ws.path_cells(s.goal, width))
-        if self.islands[sy, sx] != self.islands[gy, gx]:
-            return (FAILED, INFINITY, 0, 0, 0, 0, None)
         s.hkind = hkind
         s.hscale = hscale
         s.greedy = greedy

@@ -47,8 +47,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from ._constants cimport BAD_GOAL, BAD_START, FAILED, FOUND, SQRT2, TIE_EPS
-from ._grid_cells cimport plain_cells
+from ._constants cimport FAILED, FOUND, SQRT2, TIE_EPS
+from ._grid_cells cimport answer_without_search, plain_cells
 from ._heap cimport Heap, IntVec, lazy_pop, lazy_push, vec_push
 from ._jps_bits cimport LEAD, bit_words, fill_reach, fill_stops, next_backward, next_forward
 from ._jps_tables cimport AFTER_DIAGONAL, AFTER_STRAIGHT, Counters, fill_after_straight, octile
@@ -644,20 +644,9 @@ cdef class JumpGrid:
         if not self.has_islands:
             raise ValueError("this JumpGrid was built without island ids")
         c.expanded = c.generated = c.updated = c.reopened = c.max_open = 0
-        if not (0 <= sx < w - 2 and 0 <= sy < self.height - 2) or self.islands[sy, sx] < 0:
-            return (BAD_START, float("inf"), 0, 0, 0, 0, None)
-        if not (0 <= gx < w - 2 and 0 <= gy < self.height - 2) or self.islands[gy, gx] < 0:
-            return (BAD_GOAL, float("inf"), 0, 0, 0, 0, None)
-        if start == goal:
-            check_workspace(ws, self.size)
-            ws.begin()
-            ws.g[goal] = 0.0
-            ws.parent[goal] = -1
-            return (FOUND, 0.0, 0, 0, 0, 0, chain_cells(ws, goal, w))
-        if self.islands[sy, sx] != self.islands[gy, gx]:
-            check_workspace(ws, self.size)
-            ws.begin()
-            return (FAILED, float("inf"), 0, 0, 0, 0, None)
+        answer = answer_without_search(ws, self.islands, sx, sy, gx, gy)
+        if answer is not None:
+            return answer
         status = self.run(ws, start, goal, variant, record, &c)
         if status == FOUND:
             return (FOUND, ws.g[goal], c.expanded, c.generated, c.updated, c.max_open,
