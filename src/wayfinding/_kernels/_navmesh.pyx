@@ -157,10 +157,15 @@ cdef inline void portal_point(double ax, double ay, double bx, double by, double
     oy[0] = ay + t * dy
 
 
+cdef inline double cross(double ux, double uy, double vx, double vy) noexcept nogil:
+    """The cross product of u and v: > 0 when v turns left of u."""
+    return ux * vy - uy * vx
+
+
 cdef inline double side(double ax, double ay, double bx, double by, double cx,
                         double cy) noexcept nogil:
     """Twice the signed area of a, b, c: > 0 when c is left of the ray a-b."""
-    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+    return cross(bx - ax, by - ay, cx - ax, cy - ay)
 
 
 cdef bint plain_rows(object v):
@@ -586,11 +591,11 @@ cdef class MeshQuery:
                     nr = a
                     if at.left >= 0:
                         # Outside the anchor's wedge the way bends round the wedge's end.
-                        if rx * (ny - oy) - ry * (nx - ox) < 0.0:
+                        if cross(rx, ry, nx - ox, ny - oy) < 0.0:
                             vx = rx
                             vy = ry
                             nl = -1
-                        elif lx * (ny - oy) - ly * (nx - ox) > 0.0:
+                        elif cross(lx, ly, nx - ox, ny - oy) > 0.0:
                             vx = lx
                             vy = ly
                             nl = -1
@@ -600,9 +605,9 @@ cdef class MeshQuery:
                             oy += vy
                             portal_point(pax, pay, pbx, pby, ox, oy, gx, gy, &nx, &ny)
                         else:
-                            if lx * (pby - oy) - ly * (pbx - ox) >= 0.0:
+                            if cross(lx, ly, pbx - ox, pby - oy) >= 0.0:
                                 nl = at.left
-                            if rx * (pay - oy) - ry * (pax - ox) <= 0.0:
+                            if cross(rx, ry, pax - ox, pay - oy) <= 0.0:
                                 nr = at.right
                     ng = og + self.cost[p] * sqrt((nx - ox) * (nx - ox) + (ny - oy) * (ny - oy))
                     if nl < 0 or not self.both_ways:    # after a bend, or costs differ
