@@ -30,7 +30,8 @@ from .constrained import grid_domain
 from .grid import Grid
 from .heuristics import heuristic_code
 from .index import require_grid
-from .jps import ONLINE_RULES, _find_path_jps, one_call
+from .jps import ONLINE_RULES, _find_path_jps
+from .one_call import one_call
 from .rules import Diagonal
 
 #: Algorithm names accepted by :meth:`GridSearch.find_path` and the CLI.
