@@ -1,5 +1,6 @@
-"""The lean results of the subgoal table's compiled entry point: built without
-``PathResult.__init__``, they must be indistinguishable from constructed ones."""
+"""The lean results of the compiled one-call entry points (the subgoal table's, and the
+plain and jump point searches'): built without ``PathResult.__init__``, they must be
+indistinguishable from constructed ones."""
 
 import copy
 import dataclasses
@@ -11,7 +12,7 @@ import pytest
 from movingai_data import load
 
 from wayfinding._kernels import _subgoal_table
-from wayfinding.grid import Grid
+from wayfinding.grid import Grid, GridSearch
 from wayfinding.grid.subgoal import SubgoalTable
 from wayfinding.results import PathResult, SearchStats, Status
 
@@ -22,24 +23,46 @@ def _queries():
     return grid, table, scen.problems[::9]
 
 
+def _assert_lean_equals_constructed(r: PathResult) -> None:
+    s = r.stats
+    built = PathResult(r.path.copy(), r.cost, r.found,
+                       SearchStats(s.expanded, s.generated, s.reopened, s.updated,
+                                   s.max_open, s.elapsed), r.algorithm, r.expanded_nodes,
+                       r.open_nodes)
+    assert built.status is r.status
+    assert dataclasses.astuple(built.stats) == dataclasses.astuple(s)
+    assert [type(getattr(s, f.name)) for f in dataclasses.fields(s)] == [int] * 5 + [float]
+    for f in dataclasses.fields(PathResult):
+        a, b = getattr(r, f.name), getattr(built, f.name)
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a == b, f.name
+    assert copy.deepcopy(r) == r == pickle.loads(pickle.dumps(r))
+
+
+@pytest.mark.parametrize("method", ["astar", "dijkstra", "greedy", "jps", "jps2"])
+@pytest.mark.parametrize("record", [False, True])
+def test_one_call_results_equal_constructed_ones(method, record):
+    grid, _, problems = _queries()
+    search = GridSearch(grid)
+    for p in problems[:20]:
+        r = search.find_path(p.start, p.goal, method=method, record=record)
+        assert r.status is Status.FOUND and r.algorithm == method
+        assert (r.expanded_nodes is not None) is record
+        _assert_lean_equals_constructed(r)
+    failed = GridSearch(Grid.from_ascii("..#..\n..#..")).find_path((0, 0), (4, 1),
+                                                                    method=method, record=record)
+    assert failed.status is Status.FAILED and failed.cost == math.inf
+    _assert_lean_equals_constructed(failed)
+
+
 def test_lean_results_equal_constructed_ones():
     _, table, problems = _queries()
     for p in problems:
         r = table.find_path(p.start, p.goal)
-        s = r.stats
-        built = PathResult(r.path.copy(), r.cost, r.found,
-                           SearchStats(s.expanded, s.generated, s.reopened, s.updated,
-                                       s.max_open, s.elapsed), r.algorithm)
-        assert built.status is r.status is Status.FOUND
-        assert dataclasses.astuple(built.stats) == dataclasses.astuple(s)
-        assert [type(getattr(s, f.name)) for f in dataclasses.fields(s)] == \
-            [int] * 5 + [float]
-        for f in dataclasses.fields(PathResult):
-            a, b = getattr(r, f.name), getattr(built, f.name)
-            if isinstance(a, np.ndarray):
-                np.testing.assert_array_equal(a, b)
-            else:
-                assert a == b, f.name
+        assert r.status is Status.FOUND
+        _assert_lean_equals_constructed(r)
 
 
 def test_lean_results_copy_pickle_and_replace():
