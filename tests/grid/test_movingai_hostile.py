@@ -59,7 +59,8 @@ def test_two_decimal_lengths_match_their_exact_values(tmp_path, seed):
 @pytest.mark.parametrize("written, inside, outside", [
     ("12.5", 12.549, 12.551),
     ("12.50", 12.5049, 12.5051),
-    ("12", 12.49, 12.51),
+    ("12", 12.0009, 12.0011),                # whole: no decimals were dropped
+    ("4787", 4787.047, 4787.049),           # whole and large: 1e-5 of the length
     ("1.25e1", 12.549, 12.551),
     ("125e-1", 12.549, 12.551),
     ("2.41421356", 2.4152, 2.4155),          # 8 decimals: the 1e-3 floor is looser

@@ -164,8 +164,10 @@ class Problem:
     goal: tuple[int, int]
     optimal: float
     line: int = field(default=0, compare=False)
-    #: Half a unit of the last digit of ``optimal`` as the file wrote it (``2.41`` -> 0.005,
-    #: ``2.41421356`` -> 5e-9); 0 for a problem made in code.
+    #: Half a unit of the last decimal of ``optimal`` as the file wrote it (``2.41`` -> 0.005,
+    #: ``2.41421356`` -> 5e-9); 0 for a whole number (files that print 2 decimals keep
+    #: their zeros, and those that drop them print 6 significant digits) and for a problem
+    #: made in code.
     rounding: float = field(default=0.0, compare=False)
 
     @property
@@ -318,8 +320,10 @@ def _parse_problem(fields: list[str], text: str, path: str | os.PathLike, line: 
                                   path, line)
     written = fields[8]
     dot = written.find(".")
-    if dot < 0 or len(written) - dot > 20 or "e" in written or "E" in written:
+    if "e" in written or "E" in written or (dot >= 0 and len(written) - dot > 20):
         rounding = _half_unit(written)
+    elif dot < 0:
+        rounding = 0.0
     else:
         rounding = _HALF_UNITS[len(written) - dot - 1]
     return Problem(bucket, fields[1], width, height, (sx, sy), (gx, gy), optimal, line,
