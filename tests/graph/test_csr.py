@@ -34,6 +34,7 @@ RULES = ["never", "no_corner_cutting", "allow_one_blocked", "always"]
     pytest.param([0, 1], [0], [-1.0], None, "weight", id="negative_weight"),
     pytest.param([0, 1], [0], [np.nan], None, "weight", id="nan_weight"),
     pytest.param([0, 1], [0], [np.inf], None, "weight", id="inf_weight"),
+    pytest.param([0, 1], [0], [1e251], None, "at most 1e.250", id="huge_weight"),
     pytest.param([0, 2], [0, 0], [1.0, -0.5], None, "edge 1", id="second_weight_negative"),
     pytest.param([0, 1], [0], [1.0], [[0.0]], "coords", id="coords_one_column"),
     pytest.param([0, 1], [0], [1.0], [[0.0] * 4], "coords", id="coords_four_columns"),

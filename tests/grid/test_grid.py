@@ -8,7 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import ndimage
 
-from wayfinding import Diagonal, Grid, InvalidGridError, InvalidQueryError, MapFormatError
+from wayfinding import (
+    Diagonal,
+    Grid,
+    InvalidGridError,
+    InvalidQueryError,
+    MapFormatError,
+    find_path,
+)
 
 ROOM = """
 .....
@@ -42,7 +49,17 @@ BAD_ARRAYS = {
     "negative": (np.array([[-1.0]]), "costs must be > 0"),
     "strings": (np.array([["a"]]), "bool or numeric"),
     "complex": (np.array([[1j]]), "bool or numeric"),
+    "ragged": ([[1.0, 2.0], [3.0]], "rows of different lengths"),
+    "ragged bools": ([[True, False], [True]], "rows of different lengths"),
+    # A step between two such cells would cost inf, which means no step.
+    "huge": (np.array([[1.0, 1e251]]), "(x=1, y=0) is 1e.251; costs must be > 0 and at most"),
 }
+
+
+def test_the_largest_costs_still_sum_to_finite_paths():
+    g = Grid(np.full((1, 3), 1e250))
+    r = find_path(g, (0, 0), (2, 0))
+    assert r.found and r.cost == 2e250 and g.step_cost((0, 0), (1, 0)) == 1e250
 
 
 @pytest.mark.parametrize("case", BAD_ARRAYS, ids=str)

@@ -50,6 +50,16 @@ def test_every_method_matches_the_oracle(case):
         assert_legal(grid, r, start, goal)
 
 
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("far", [2**31, 2**63, 2**70, -2**70])
+def test_every_method_refuses_coordinates_beyond_any_c_integer(method, far):
+    grid = wf.Grid.from_ascii("....\n.#..\n....")
+    solve = make_solver(grid, method, progress=False)
+    for start, goal in (((far, 0), (3, 2)), ((0, 0), (3, far))):
+        with pytest.raises(InvalidQueryError, match="outside"):
+            solve(start, goal)
+
+
 def test_indexes_given_are_used_and_others_refused():
     grid = wf.Grid.from_ascii("....\n.##.\n....")
     jp = INDEX_SPECS["jps_plus"].build(grid)

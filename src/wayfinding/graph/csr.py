@@ -17,7 +17,7 @@ from .._index import Index, check_world
 from .._kernels import _codes, _csrsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
-from .._validate import finite_float
+from .._validate import MAX_COST, finite_float
 from ..errors import InvalidGridError, InvalidQueryError
 from ..results import PathResult, SearchStats
 from ..sliced import SlicedSearch
@@ -60,10 +60,11 @@ class CSRGraph:
         if len(ix) and (ix.min() < 0 or ix.max() >= n):
             raise InvalidGridError(f"edge target out of range 0..{n - 1}")
         w = np.ascontiguousarray(w, dtype=np.float64)
-        if len(w) and (not np.all(np.isfinite(w)) or w.min() < 0):
-            bad = int(np.flatnonzero(~np.isfinite(w) | (w < 0))[0])
+        if len(w) and not (np.all(w >= 0) and w.max() <= MAX_COST):   # NaN fails both
+            bad = int(np.flatnonzero(~((w >= 0) & (w <= MAX_COST)))[0])
             raise InvalidGridError(
-                f"edge {bad} has weight {w[bad]}; weights must be finite and >= 0")
+                f"edge {bad} has weight {w[bad]}; weights must be >= 0 and at most "
+                f"{MAX_COST:g}")
         self.indptr = ip
         self.indices = np.ascontiguousarray(ix, dtype=np.int32)
         self.weights = w

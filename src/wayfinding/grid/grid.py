@@ -12,7 +12,7 @@ import numpy as np
 
 from .._deprecated import warn
 from .._kernels import _gridops, _gridsearch, _jps
-from .._validate import count, finite_point, positive_float
+from .._validate import MAX_COST, count, finite_point, positive_float
 from ..errors import InvalidGridError, InvalidQueryError, MapFormatError, brief
 from ..graph.csr import CSRGraph
 from .rules import DIRECTIONS, SQRT2, Diagonal, move_masks
@@ -49,7 +49,11 @@ class Grid:
     def __init__(self, costs: Any, *, diagonal: Diagonal | str = Diagonal.NO_CORNER_CUTTING,
                  origin: tuple[float, float] = (0.0, 0.0), cell_size: float = 1.0,
                  tiles: np.ndarray | None = None):
-        arr = np.asarray(costs)
+        try:
+            arr = np.asarray(costs)
+        except ValueError:   # rows of different lengths
+            raise InvalidGridError("grid costs must be a rectangular 2D array, got rows of "
+                                   "different lengths") from None
         if arr.ndim != 2:
             raise InvalidGridError(f"grid costs must be a 2D array, got shape {arr.shape}")
         if arr.shape[0] < 1 or arr.shape[1] < 1:
@@ -63,11 +67,12 @@ class Grid:
             if np.isnan(values).any():
                 y, x = np.argwhere(np.isnan(values))[0]
                 raise InvalidGridError(f"grid cost at (x={x}, y={y}) is NaN")
-            if (values <= 0).any():
-                y, x = np.argwhere(values <= 0)[0]
+            bad = (values <= 0) | ((values > MAX_COST) & (values < np.inf))
+            if bad.any():
+                y, x = np.argwhere(bad)[0]
                 raise InvalidGridError(
-                    f"grid cost at (x={x}, y={y}) is {values[y, x]}; costs must be > 0 "
-                    "(inf = blocked)")
+                    f"grid cost at (x={x}, y={y}) is {values[y, x]}; costs must be > 0 and "
+                    f"at most {MAX_COST:g} (inf = blocked)")
         else:
             raise InvalidGridError(
                 f"grid costs must be bool or numeric, got dtype {arr.dtype}")

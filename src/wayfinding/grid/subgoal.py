@@ -195,8 +195,13 @@ class SubgoalGraph(GridIndex):
             start = self.grid.cell(start, name="start")
             goal = self.grid.cell(goal, name="goal")
         q = self._query()
-        status, cost, exp, gen, upd, mo, path = q.query(start[0], start[1], goal[0], goal[1],
-                                                        record)
+        try:
+            status, cost, exp, gen, upd, mo, path = q.query(start[0], start[1], goal[0],
+                                                            goal[1], record)
+        except OverflowError:  # a coordinate beyond any C integer: raises
+            self.grid.cell(start, name="start")
+            self.grid.cell(goal, name="goal")
+            raise
         if status < 0:
             self.grid.cell(start, name="start", passable=True)
             self.grid.cell(goal, name="goal", passable=True)
