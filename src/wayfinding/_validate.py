@@ -47,8 +47,9 @@ INT64_MAX = 2**63 - 1
 #: The most cells, samples or polygon slots one build may allocate (each of them a few
 #: bytes to a few dozen): more is refused before anything is allocated.
 MAX_CELLS = 10**8
-#: The largest finite cost of a grid cell or a graph edge: a path of 2**31 steps of it, each
-#: up to sqrt 2 times a cell's cost, still sums to a finite float.
+#: The largest finite cost of a grid cell; a graph's edge may cost twice it (a grid's
+#: diagonal step costs sqrt 2 times its cells'): a path of 2**31 steps still sums to a
+#: finite float.
 MAX_COST = 1e250
 #: The most pieces a build makes one by one in Python (cells of a cutting grid, polygons):
 #: more is refused before the first is made.

@@ -57,9 +57,11 @@ BAD_ARRAYS = {
 
 
 def test_the_largest_costs_still_sum_to_finite_paths():
-    g = Grid(np.full((1, 3), 1e250))
-    r = find_path(g, (0, 0), (2, 0))
-    assert r.found and r.cost == 2e250 and g.step_cost((0, 0), (1, 0)) == 1e250
+    g = Grid(np.full((2, 3), 1e250))
+    r = find_path(g, (0, 0), (2, 1))
+    assert r.found and r.cost == pytest.approx((1 + 2**0.5) * 1e250)
+    assert g.step_cost((0, 0), (1, 0)) == 1e250
+    assert g.to_csr().find_path(0, 5).cost == pytest.approx(r.cost)
 
 
 @pytest.mark.parametrize("case", BAD_ARRAYS, ids=str)

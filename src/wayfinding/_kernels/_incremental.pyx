@@ -1385,6 +1385,7 @@ cdef class IncrementalCore:
         cdef const double* cost = self.basep
         cdef int64_t* route
         cdef int64_t* edges
+        cdef int start = s
         total[0] = 0.0
         if self.g_of(s) == INFINITY and (not self.known(s) or self.nodes[self.ix(s)].rhs == INFINITY):
             return 0
@@ -1426,7 +1427,7 @@ cdef class IncrementalCore:
                     self.grow_route()
                     route, edges = self.route, self.route_edges
             total[0] = sum
-            return n if s == root else 0
+            return n if s == root else self.trace_tight(start, total)
         while s != root and n <= limit:
             # With masks, a first pass reads only the cells that may give a g + step within
             # the node's rhs (one of them, or one a rounding tie above it): its least is the
@@ -1444,7 +1445,72 @@ cdef class IncrementalCore:
             self.route_edges[n - 1] = used
             self.route[n] = s
             n += 1
-        return n if s == root else 0
+        return n if s == root else self.trace_tight(start, total)
+
+    cdef Py_ssize_t trace_tight(self, int s, double* total) except -1:
+        """:meth:`trace` where the greedy walk finds no way, as when it comes back on itself
+        round a cycle of zero-cost edges or of steps below the rounding of g: a depth-first
+        search from ``s`` over the pull edges whose cost + g is within the queue's tolerance
+        of the least at their node, each node entered once; the first way found to the root
+        (0 when there is none)."""
+        cdef int root = self.root, u, v, k, cnt, nxt
+        cdef int vs[8]
+        cdef double cs[8]
+        cdef double best, bound, c, step
+        cdef int64_t used, e = -1, lo
+        cdef Py_ssize_t n = 1, i
+        cdef uint8_t* entered = <uint8_t*> calloc(self.n + 1, 1)
+        cdef int* tried = <int*> malloc((self.n + 1) * sizeof(int))
+        if entered == NULL or tried == NULL:
+            free(entered)
+            free(tried)
+            raise MemoryError()
+        total[0] = 0.0
+        try:
+            if self.cap_route == 0:
+                self.grow_route()
+            self.route[0] = s
+            entered[s] = 1
+            tried[0] = 0
+            while n > 0 and self.route[n - 1] != root:
+                u = <int> self.route[n - 1]
+                best = self.best_pull(u, &nxt, &used, &step)
+                bound = best + 1e-9 * (1.0 + fabs(best))
+                v = -1
+                k = tried[n - 1]
+                if self.grid:
+                    cnt = self.around(u, vs, cs)
+                    while k < cnt and v < 0:
+                        if cs[k] < INFINITY and not entered[vs[k]] \
+                                and cs[k] + self.g_of(vs[k]) <= bound:
+                            v, e = vs[k], 8 * <int64_t> u + k
+                        k += 1
+                else:
+                    lo = self.pull_ptr[u]
+                    cnt = <int> (self.pull_ptr[u + 1] - lo)
+                    while k < cnt and v < 0:
+                        c = self.cost[self.pull_edge[lo + k]]
+                        if not entered[self.pull_nbr[lo + k]] \
+                                and c + self.g_of(self.pull_nbr[lo + k]) <= bound:
+                            v, e = self.pull_nbr[lo + k], self.pull_edge[lo + k]
+                        k += 1
+                tried[n - 1] = k
+                if v < 0:          # a dead end: back to the node before
+                    n -= 1
+                    continue
+                entered[v] = 1
+                if n == self.cap_route:
+                    self.grow_route()
+                self.route_edges[n - 1] = e
+                self.route[n] = v
+                tried[n] = 0
+                n += 1
+        finally:
+            free(entered)
+            free(tried)
+        for i in range(n - 1):
+            total[0] += self.edge_cost(self.route_edges[i])
+        return n
 
     def walk(self, int s, int limit):
         """From ``s``, follow the pull edge minimising cost + g until the root: (int64 node

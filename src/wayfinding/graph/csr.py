@@ -60,11 +60,11 @@ class CSRGraph:
         if len(ix) and (ix.min() < 0 or ix.max() >= n):
             raise InvalidGridError(f"edge target out of range 0..{n - 1}")
         w = np.ascontiguousarray(w, dtype=np.float64)
-        if len(w) and not (np.all(w >= 0) and w.max() <= MAX_COST):   # NaN fails both
-            bad = int(np.flatnonzero(~((w >= 0) & (w <= MAX_COST)))[0])
+        if len(w) and not (np.all(w >= 0) and w.max() <= 2 * MAX_COST):   # NaN fails both
+            bad = int(np.flatnonzero(~((w >= 0) & (w <= 2 * MAX_COST)))[0])
             raise InvalidGridError(
                 f"edge {bad} has weight {w[bad]}; weights must be >= 0 and at most "
-                f"{MAX_COST:g}")
+                f"{2 * MAX_COST:g}")
         self.indptr = ip
         self.indices = np.ascontiguousarray(ix, dtype=np.int32)
         self.weights = w
