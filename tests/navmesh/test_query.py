@@ -640,3 +640,25 @@ def check_copies_keep_fields(r):
     for other in (pickle.loads(pickle.dumps(r)), copy.copy(r), copy.deepcopy(r),
                   dataclasses.replace(r, cost=r.cost)):
         same_fields(other, r)
+
+
+def test_a_way_back_over_the_line_it_crossed_bends_at_the_shared_end():
+    # Four polygons round the tip (0, 0) of a wedge-shaped hole: the corridor crosses y = 0
+    # upwards through one portal and back down through the next, both on that line and
+    # sharing the tip.  Seen from the start, the second portal is seen from behind (not
+    # edge-on): the way bends at the tip, not at the second portal's far end (inside the hole).
+    verts = np.array([(-8, -16), (24, -16), (0, 0), (-8, 0), (1, 0), (1, 4), (-8, 3),
+                      (1, -0.5), (8.5, -4.25), (8.5, 12), (3.5, 12)], float)
+    polys = [[0, 1, 2, 3], [3, 2, 4, 5, 6], [7, 4, 2], [7, 8, 9, 10, 5, 4]]
+    table = np.full((4, 6), -1, np.int32)
+    for i, p in enumerate(polys):
+        table[i, :len(p)] = p
+    mesh = NavMesh(verts, table, np.array([len(p) for p in polys], np.int32))
+    free = shapely.union_all([Polygon(verts[p]) for p in polys])
+    start, goal = (12.5, -12.5), (8.3, -0.8)
+    r = mesh.find_path(start, goal)
+    assert r.corridor.tolist() == [0, 1, 2, 3]
+    assert r.path.tolist() == [[12.5, -12.5], [0.0, 0.0], [8.3, -0.8]]
+    assert r.cost == pytest.approx(mesh.find_path(start, goal, method="polyanya").cost, abs=1e-12)
+    assert free.buffer(1e-9).covers(LineString(r.path))
+    assert mesh.find_paths(np.array([start]), np.array([goal])).path(0).tolist() == r.path.tolist()

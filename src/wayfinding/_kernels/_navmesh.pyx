@@ -961,6 +961,15 @@ cdef inline int turn(double ax, double ay, double bx, double by, double cx,
     return orient2d(ax, ay, bx, by, cx, cy)
 
 
+cdef inline bint edge_on(double ax, double ay, double bx, double by, double cx,
+                        double cy) noexcept nogil:
+    """Whether a lies on the line through b and c, to within a sine of 1e-9 of the angle
+    at c."""
+    cdef double px = bx - cx, py = by - cy, qx = ax - cx, qy = ay - cy
+    cdef double cross = px * qy - py * qx
+    return cross * cross <= 1e-18 * (px * px + py * py) * (qx * qx + qy * qy)
+
+
 cdef Py_ssize_t funnel_core(const double* left, const double* right, Py_ssize_t n,
                             double* out, int32_t* index) noexcept nogil:
     """String pulling through n portals (x, y interleaved; portal 0 is the start point
@@ -997,10 +1006,13 @@ cdef Py_ssize_t funnel_core(const double* left, const double* right, Py_ssize_t 
                 ei[side] = i
                 continue
             # The new end crosses the other side: that side's end is a corner.  When that
-            # end is this portal's own, the portal is seen edge-on from the apex (on its
-            # line, or past it by a rounding of nearly collinear vertices): the way goes
-            # round the nearer end.
-            if ei[other] == i and (nx - ax) * (nx - ax) + (ny - ay) * (ny - ay) \
+            # end is this portal's own and the apex lies on the portal's line (or past it
+            # by a rounding of nearly collinear vertices), the portal is seen edge-on: the
+            # way goes round the nearer end.  (Seen from well behind, as when the way
+            # crosses a line and comes back over it at the next portal, it bends at the
+            # other side's end.)
+            if ei[other] == i and edge_on(ax, ay, ex[other], ey[other], nx, ny) \
+                    and (nx - ax) * (nx - ax) + (ny - ay) * (ny - ay) \
                     < (ex[other] - ax) * (ex[other] - ax) + (ey[other] - ay) * (ey[other] - ay):
                 ex[other] = nx
                 ey[other] = ny
