@@ -59,6 +59,10 @@ def test_map_options_and_layout(tmp_path: Path) -> None:
     ("voxel 2 2 2\n0 0 0\n1 2 1\n", 3, r"\(1, 2, 1\) is outside"),
     ("voxel 2 2 2\n0 0 0 0\n", 2, "three non-negative"),
     ("voxel 2 2 2\n1 1 ٣\n", 2, "three non-negative"),
+    ("voxel 2 2 2\n0 0 0 1 1 1\n", 2, "three non-negative"),       # two voxels on one line
+    ("voxel 2 2 2\n1 1\n1 1 1 1\n", 2, "three non-negative"),     # one split over two
+    ("voxel 3 3 3\n99999999999999999999 0 0\n", 2, "is outside"),  # beyond any int64
+    ("voxel 2000000 1 1\n", 1, "below 2..20"),
 ])
 def test_hostile_maps_name_the_line(tmp_path: Path, text: str, line: int | None,
                                     match: str) -> None:

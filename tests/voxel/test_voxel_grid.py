@@ -113,6 +113,13 @@ def test_bad_grids_are_refused(blocked: np.ndarray, options: dict[str, Any], mat
     ((2, 0, 2), [], "size"),
     ((2, 2), [], "size"),
     ((2.0, 2, 2), [], "size"),
+    ((3, 1, 1), [(-0.5, 0, 0)], "integers"),
+    ((3, 1, 1), [(2.9, 0, 0)], "integers"),
+    ((3, 1, 1), [("1", 0, 0)], "integers"),
+    ((3, 1, 1), [(1, 0)], "integers"),
+    ((3, 1, 1), np.ones((1, 3), dtype=bool), "integers"),
+    ((3, 1, 1), [(1, 0, 0), (1, 0)], "integers"),
+    ((3, 1, 1), [(10**20, 0, 0)], "integers"),
 ])
 def test_bad_cell_lists_are_refused(size: Any, cells: Any, match: str) -> None:
     with pytest.raises(InvalidGridError, match=match):

@@ -32,6 +32,8 @@ MOVES = np.array(
 #: The cost of each step of :data:`MOVES`: 1, √2 or √3.
 MOVE_COSTS = np.sqrt(np.abs(MOVES).sum(axis=1)).astype(np.float64)
 CONNECTIVITIES = (6, 18, 26)
+#: Every side of a voxel grid is below this.
+MAX_SIDE = 1 << 20
 
 _FORMAT = "wayfinding.voxelgrid"
 _VERSION = 1
@@ -63,7 +65,7 @@ class VoxelGrid:
             a = a.astype(bool)
         if min(a.shape) < 1:
             raise InvalidGridError(f"a voxel grid needs at least one voxel, got shape {a.shape}")
-        if max(a.shape) >= 1 << 20:
+        if max(a.shape) >= MAX_SIDE:
             raise InvalidGridError(f"a voxel grid side must be below 2**20, got {a.shape}")
         self._shape = (int(a.shape[0]), int(a.shape[1]), int(a.shape[2]))
         self._words = _pack(a)
@@ -94,8 +96,14 @@ class VoxelGrid:
         """A grid of ``size = (nx, ny, nz)`` voxels whose blocked ones are the ``(n, 3)``
         cells ``(x, y, z)``."""
         nx, ny, nz = _size(size)
-        c = np.asarray(cells, dtype=np.int64).reshape(-1, 3) if len(cells) else \
-            np.zeros((0, 3), np.int64)
+        try:
+            c = np.asarray(cells)
+        except (ValueError, TypeError):      # rows of different lengths
+            c = np.zeros((1, 1), dtype=object)
+        if c.size and (c.dtype.kind not in "iu" or c.ndim != 2 or c.shape[1] != 3):
+            raise InvalidGridError(f"cells must be an (n, 3) array of integers (x, y, z), got "
+                                   f"{brief(cells)}")
+        c = c.reshape(-1, 3).astype(np.int64)
         bad = ((c < 0) | (c >= (nx, ny, nz))).any(axis=1)
         if bad.any():
             raise InvalidGridError(f"blocked cell {tuple(int(v) for v in c[bad][0])} is "

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._io import atomic_write_text, read_text
 from ..errors import MapFormatError, ScenarioFormatError, brief
-from .grid import VoxelGrid
+from .grid import MAX_SIDE, VoxelGrid
 
 
 def read_3dmap(path: str | os.PathLike, **options: Any) -> VoxelGrid:
@@ -38,14 +38,19 @@ def read_3dmap(path: str | os.PathLike, **options: Any) -> VoxelGrid:
         raise MapFormatError(f"expected a header 'voxel X Y Z', got "
                              f"{brief(lines[first].strip())}", path, first + 1)
     size = tuple(int(w) for w in head[1:])
-    if min(size) < 1:
-        raise MapFormatError(f"map size {size} must be positive", path, first + 1)
+    if min(size) < 1 or max(size) >= MAX_SIDE:
+        raise MapFormatError(f"map size {size} must be positive and below 2**20 a side",
+                             path, first + 1)
     body = lines[first + 1:]
-    words = " ".join(body).split()
-    ok = len(words) % 3 == 0 and all(_digits(w) for w in words)
+    rows = [w for w in (ln.split() for ln in body) if w]
+    ok = all(len(w) == 3 and _digits(w[0]) and _digits(w[1]) and _digits(w[2]) for w in rows)
     if ok:
-        cells = np.array(words, dtype=np.int64).reshape(-1, 3)
-        ok = not ((cells >= size).any())
+        try:
+            cells = np.array(rows, dtype=np.int64).reshape(-1, 3)
+        except OverflowError:            # beyond int64: outside the map
+            ok = False
+        else:
+            ok = not ((cells >= size).any())
     if not ok:
         _find_bad_line(body, size, path, first + 2)
     return VoxelGrid.from_cells(size, cells, **options)
