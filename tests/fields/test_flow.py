@@ -147,6 +147,13 @@ def test_bad_input():
         FlowField(grid, np.array([[0.0, np.nan, 1.0]]))
     with pytest.raises(InvalidQueryError, match="method"):
         FlowField.build(grid, [(0, 0)], method="bfs")
+    with pytest.raises(InvalidQueryError, match="must be numbers"):
+        FlowField(grid, [["a", 1, 2]])
+    for world in (np.ones((1, 3)), None):
+        with pytest.raises(InvalidQueryError, match="expected a Grid"):
+            FlowField.build(world, [(0, 0)])
+    with pytest.raises(InvalidQueryError, match="sequence of cells"):
+        FlowField.build(grid, None)
     flow = FlowField.build(grid, [(0, 0)])
     with pytest.raises(InvalidQueryError, match="points"):
         flow.sample([(0.0, np.nan)])

@@ -152,7 +152,9 @@ def test_dijkstra_field_equals_a_shortest_path_oracle(data):
 def test_bad_input():
     grid = Grid.from_ascii("..#")
     for bad, match in ((([(2, 0)],), "wall"), (([(5, 0)],), "outside"),
-                       (([(0.5, 0)],), "integers"), (((),), "at least one")):
+                       (([(0.5, 0)],), "integers"), (((),), "at least one"),
+                       (([(math.inf, 0)],), "integers"), (([(True, 0)],), "integers"),
+                       ((None,), "sequence of cells"), ((5,), "sequence of cells")):
         with pytest.raises(InvalidQueryError, match=match):
             eikonal_field(grid, *bad)
     with pytest.raises(InvalidQueryError, match="order"):
@@ -167,6 +169,10 @@ def test_bad_input():
         eikonal_field(np.ones(3), [(0, 0)])
     with pytest.raises(InvalidQueryError, match="shape"):
         eikonal_field(grid, initial=np.zeros((2, 2)))
+    with pytest.raises(InvalidQueryError, match="must be numbers"):
+        eikonal_field(grid, initial=[["a", 1, 2]])
+    with pytest.raises(InvalidQueryError, match="sequence of cells"):
+        dijkstra_field(grid, None)
     with pytest.raises(InvalidQueryError, match="wall cell"):
         eikonal_field(grid, initial=np.array([[np.nan, np.nan, 1.0]]))
     with pytest.raises(InvalidQueryError, match=">= 0"):

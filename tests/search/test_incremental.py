@@ -139,6 +139,20 @@ def test_the_path_is_found_over_steps_below_the_rounding_of_g(cls):
         check_path(costs, "no_corner_cutting", r, a, b)
 
 
+@pytest.mark.parametrize("cost", ["a", None, True, 10**400, 1j])
+def test_changed_costs_must_be_real_numbers(cost):
+    grid_planner = LPAStar(Grid(np.ones((4, 5))), (0, 0), (4, 3))
+    with pytest.raises(InvalidQueryError, match="must be > 0"):
+        grid_planner.update_costs({(1, 1): cost})
+    graph = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0])
+    graph_planner = DStarLite(graph, 0, 2)
+    with pytest.raises(InvalidQueryError, match="must be >= 0"):
+        graph_planner.update_costs({0: cost})
+    with pytest.raises(InvalidQueryError, match=r"must be \(u, v\) or an edge id"):
+        graph_planner.update_costs({(0, 1, 2): 1.0})
+    assert graph_planner.replan().cost == 2.0 and grid_planner.replan().found
+
+
 def test_a_cost_lowered_to_zero_leaves_the_way_found():
     graph = CSRGraph.from_edges(4, [2, 0, 2], [1, 1, 3], [0.5, 1.0, 1.0], directed=False)
     planner, r = planned(DStarLite, graph, 0, 3)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import allocation, choice, count, positive_float
+from .._validate import allocation, choice, count, positive_float, reals
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
@@ -53,7 +53,7 @@ class FlowField:
     def __init__(self, grid: Grid, field: Any):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
-        values = np.asarray(field, dtype=np.float64)
+        values = reals("field", field)
         if values.shape != grid.shape:
             raise InvalidQueryError(f"field has shape {values.shape}, the grid {grid.shape}")
         if np.isnan(values).any():
@@ -72,6 +72,8 @@ class FlowField:
         ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``.  ``los``
         (eikonal, one goal): the line-of-sight pass; cells that see the goal
         (:attr:`visible`) point straight at it."""
+        if not isinstance(grid, Grid):
+            raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
         choice("method", method, ("eikonal", "dijkstra"))
         goals = grid.cells(goals, name="goal", passable=True)
         if method == "dijkstra":

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import _fmm, _gridops
-from .._validate import choice, number, positive_float
+from .._validate import choice, number, positive_float, reals
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid, cell_items
 from ..grid.search import GridSearch
@@ -183,10 +183,12 @@ def _source_items(sources: Any) -> list[tuple[int, int]]:
     cells = []
     for c in cell_items(sources):
         try:
+            if any(isinstance(v, (bool, np.bool_)) for v in c):
+                raise ValueError
             x, y = (int(v) for v in c)
             if (x, y) != tuple(c):
                 raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InvalidQueryError(f"source {c!r} must be an (x, y) pair of integers") \
                 from None
         cells.append((x, y))
@@ -210,7 +212,7 @@ def _known_times(initial: Any, walls: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """(mask, values) of the cells whose times ``initial`` fixes."""
     if initial is None:
         return None
-    values = np.asarray(initial, dtype=np.float64)
+    values = reals("initial", initial)
     if values.shape != walls.shape:
         raise InvalidQueryError(f"initial has shape {values.shape}, the world {walls.shape}")
     known = np.isfinite(values)

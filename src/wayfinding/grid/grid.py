@@ -458,7 +458,11 @@ def cell_items(values: Any) -> list[Any]:
     if isinstance(values, (list, tuple)) and len(values) == 2 \
             and all(np.isscalar(v) for v in values):
         return [values]
-    return list(values)
+    try:
+        return list(values)
+    except TypeError:
+        raise InvalidQueryError(f"expected an (x, y) cell or a sequence of cells, got "
+                                f"{brief(values)}") from None
 
 
 def _as_cell(value: Any, name: str) -> Cell:

@@ -119,7 +119,7 @@ class _GridEdges:
             cells, values = [], []
             for cell, cost in _mapping(changes).items():
                 cells.append(self.grid.cell(cell, name="changed cell"))
-                values.append(float(cost))
+                values.append(_plain_cost(cost))
                 if not values[-1] > 0:  # NaN too
                     raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be > 0 "
                                             "(inf blocks it)")
@@ -196,6 +196,9 @@ class _GraphEdges:
             edges = []
             for key, cost in _mapping(changes).items():
                 if isinstance(key, tuple):
+                    if len(key) != 2:
+                        raise InvalidQueryError(f"changed edge {brief(key)} must be (u, v) "
+                                                "or an edge id")
                     hits = self._edges_between(*(self.graph._node(k, name="edge end")
                                                  for k in key))
                 else:
@@ -203,8 +206,8 @@ class _GraphEdges:
                             or not 0 <= key < len(self.cost):
                         raise InvalidQueryError(f"edge id {key!r} is out of range")
                     hits = np.array([key])
-                value = float(cost)
-                if math.isnan(value) or value < 0:
+                value = _plain_cost(cost)
+                if not value >= 0:  # NaN too
                     raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 (inf removes "
                                             "it)")
                 edges.append((hits, np.full(len(hits), value)))
@@ -317,6 +320,18 @@ def _costs(costs: Any, k: int) -> np.ndarray:
         raise InvalidQueryError(f"costs must be one number or ({k},) for the {k} keys, got "
                                 f"shape {value.shape}")
     return np.broadcast_to(value, (k,))
+
+
+def _plain_cost(cost: Any) -> float:
+    """``cost`` as a float; NaN when it is not a real number (a bool, a string, None) or
+    beyond any float."""
+    if isinstance(cost, (bool, np.bool_)) \
+            or not isinstance(cost, (int, float, np.integer, np.floating)):
+        return math.nan
+    try:
+        return float(cost)
+    except OverflowError:
+        return math.nan
 
 
 def _last(keys: np.ndarray) -> np.ndarray:
