@@ -169,3 +169,31 @@ def test_sample_world_uses_the_grids_origin_and_cell_size():
     cells = np.array([(0.0, 2.0), (1.5, 2.5), (3.2, 4.7)])
     world = np.array([10.0, -4.0]) + (cells + 0.5) * 2.0
     np.testing.assert_allclose(flow.sample_world(world), flow.sample(cells), atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["eikonal", "dijkstra"])
+def test_cells_linked_corner_to_corner_flow_to_the_goal(method):
+    # (2, 2) joins the rest only across a corner: fast marching spreads across sides.
+    grid = Grid.from_ascii("..#\n..#\n##.", diagonal="always")
+    flow = FlowField.build(grid, [(0, 0)], method=method)
+    assert flow.descend((2, 2)).tolist() == [[2, 2], [1, 1], [0, 0]]
+    assert flow.field[2, 2] == pytest.approx(flow.field[1, 1] + 2**0.5)
+    assert flow.destinations()[2, 2] == 0
+    # Beyond the limit it stays unreached.
+    assert flow.descend((2, 2)).size and FlowField.build(
+        grid, [(0, 0)], method=method, limit=2.0).codes[2, 2] == NONE
+
+
+@pytest.mark.parametrize("method", ["eikonal", "dijkstra"])
+def test_steps_below_the_fields_rounding_still_lead_to_the_goal(method):
+    costs = np.ones((4, 8))
+    costs[:, 4:] = 1e-17         # a step there adds nothing to a field of about 4
+    grid = Grid(costs)
+    flow = FlowField.build(grid, [(0, 1)], method=method)
+    assert np.argwhere(flow.codes == GOAL).tolist() == [[1, 0]]
+    assert (flow.destinations() == 8).all()
+    for y in range(4):
+        for x in range(8):
+            path = flow.descend((x, y))
+            assert path[-1].tolist() == [0, 1]
+            assert len(np.unique(path, axis=0)) == len(path)

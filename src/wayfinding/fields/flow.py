@@ -24,7 +24,9 @@ says which one each cell leads to.
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections import deque
 from functools import cached_property
 from typing import Any
 
@@ -44,6 +46,7 @@ NONE = 255
 
 _STEPS = np.array(DIRECTIONS, dtype=np.int64)                  # (8, 2) dx, dy
 _UNIT = _STEPS / np.hypot(_STEPS[:, 0], _STEPS[:, 1])[:, None]
+_DIRECTION_INDEX = {step: d for d, step in enumerate(DIRECTIONS)}
 
 
 class FlowField:
@@ -71,7 +74,13 @@ class FlowField:
         """The flow towards the nearest of ``goals`` (``(x, y)`` cells): ``method``
         ``"eikonal"`` (fast marching of ``order`` 1 or 2) or ``"dijkstra"``.  ``los``
         (eikonal, one goal): the line-of-sight pass; cells that see the goal
-        (:attr:`visible`) point straight at it."""
+        (:attr:`visible`) point straight at it.
+
+        Every cell a path reaches (within ``limit``) flows to a goal: cells that fast
+        marching, which spreads across cell sides, cannot reach (linked only corner to
+        corner under the ``always`` or ``allow_one_blocked`` rule) get the cheapest way on
+        over the grid's steps, and where steps add nothing to the field (costs far below
+        its rounding) cells of one value point along them to a way down."""
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
         choice("method", method, ("eikonal", "dijkstra"))
@@ -79,11 +88,14 @@ class FlowField:
         if method == "dijkstra":
             if los:
                 raise InvalidQueryError("the line-of-sight pass goes with method='eikonal'")
-            return cls(grid, dijkstra_field(grid, goals, limit=limit))
-        flow = cls(grid, eikonal_field(grid, goals, order=order, limit=limit, los=los))
-        if los:
-            flow._goal = goals[0]
-            flow.visible = visible_cells(grid, flow._goal) & np.isfinite(flow.field)
+            flow = cls(grid, dijkstra_field(grid, goals, limit=limit))
+        else:
+            field = eikonal_field(grid, goals, order=order, limit=limit, los=los)
+            flow = cls(grid, _reach_corners(grid, field, goals, limit))
+            if los:
+                flow._goal = goals[0]
+                flow.visible = visible_cells(grid, flow._goal) & np.isfinite(flow.field)
+        _level_out(flow, goals)
         return flow
 
     @property
@@ -202,6 +214,56 @@ class FlowField:
             p = p + step * d
             out.append(p.copy())
         return np.array(out)
+
+def _reach_corners(grid: Grid, field: np.ndarray, goals: list[tuple[int, int]],
+                   limit: float) -> np.ndarray:
+    """``field`` with the cells of the goals' islands it leaves unreached (linked to the
+    rest only corner to corner) given the cheapest way on over the grid's steps from the
+    reached cells (Dijkstra), up to ``limit``."""
+    islands = grid.components
+    missing = np.isin(islands, [islands[y, x] for x, y in goals]) & ~np.isfinite(field)
+    if not missing.any():
+        return field
+    field = field.copy()
+    heap = []
+    for y, x in np.argwhere(missing).tolist():
+        best = min((field[ny, nx] + c for (nx, ny), c in grid.neighbours((x, y))),
+                   default=math.inf)
+        if best <= limit:
+            heap.append((best, x, y))
+    heapq.heapify(heap)
+    while heap:
+        t, x, y = heapq.heappop(heap)
+        if not t < field[y, x]:
+            continue
+        field[y, x] = t
+        for (nx, ny), c in grid.neighbours((x, y)):
+            if missing[ny, nx] and t + c < field[ny, nx] and t + c <= limit:
+                heapq.heappush(heap, (t + c, nx, ny))
+    return field
+
+
+def _level_out(flow: FlowField, goals: list[tuple[int, int]]) -> None:
+    """Point each cell coded :data:`GOAL` that is not one of ``goals`` (its neighbours no
+    lower: steps that add nothing to the field) along cells of its value to the nearest
+    that has a way down, breadth first."""
+    codes, field, grid = flow.codes, flow.field, flow.grid
+    stuck = codes == GOAL
+    for x, y in goals:
+        stuck[y, x] = False
+    if not stuck.any():
+        return
+    frontier = deque({(nx, ny) for y, x in np.argwhere(stuck).tolist()
+                      for (nx, ny), _ in grid.neighbours((x, y))
+                      if not stuck[ny, nx] and codes[ny, nx] <= GOAL})
+    while frontier:
+        x, y = frontier.popleft()
+        for (nx, ny), _ in grid.neighbours((x, y)):
+            if stuck[ny, nx] and field[ny, nx] >= field[y, x]:
+                codes[ny, nx] = _DIRECTION_INDEX[x - nx, y - ny]
+                stuck[ny, nx] = False
+                frontier.append((nx, ny))
+
 
 def _codes(grid: Grid, t: np.ndarray) -> np.ndarray:
     """The direction code of every cell (see the module)."""
