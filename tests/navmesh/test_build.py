@@ -196,6 +196,8 @@ def test_every_input_form_gives_the_same_mesh():
     ({"outline": [(0, 0), (1e40, 0), (0, 1)]}, "magnitude"),
     ({"outline": [(0, 0), (1, 0), (1, 0)]}, "3 distinct"),
     ({"outline": [0, 1, 2]}, "shape"),
+    ({"outline": [(0, 0), (4, 0), (0, 4)], "holes": 5}, "list of rings"),
+    ({"outline": [(0, 0), (4, 0), (0, 4)], "holes": "ring"}, "list of rings"),
     ({"area": "POLYGON ((0 0, 1 0"}, "WKT"),
     ({"area": "LINESTRING (0 0, 1 1)"}, "Polygon or MultiPolygon"),
     ({"area": {"type": "Point", "coordinates": [0, 0]}}, "GeoJSON type"),

@@ -71,6 +71,8 @@ def walkable_area(area: Any = None, *, outline: Any = None, holes: Any = ()) -> 
         raise InvalidGeometryError("give either an area or an outline (with holes)")
     if outline is not None:
         shell = _ring(outline, "outline")
+        if isinstance(holes, (str, bytes)) or not hasattr(holes, "__iter__"):
+            raise InvalidGeometryError(f"holes must be a list of rings, got {brief(holes)}")
         rings = [_ring(h, f"holes[{i}]") for i, h in enumerate(holes)]
         geom = Polygon(shell, rings)
     elif isinstance(area, Grid):
