@@ -175,6 +175,8 @@ BAD = {
                                {(0, 1): -1.0, (0, 3): 1.0}, ">= 0"),
     "edges of three": (GRAPH, [[0, 1, 2]], 1.0, None, r"\(k,\) array of edge ids or a \(k, 2\)"),
     "float edge ids": (GRAPH, [0.0], 1.0, None, "must hold integers"),
+    "uint64 beyond int64": (GRID, np.array([[2**64 - 1, 1]], dtype=np.uint64), [1.0], None,
+                            "18446744073709551615, beyond any index"),
 }
 
 

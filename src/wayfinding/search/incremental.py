@@ -66,7 +66,7 @@ import numpy as np
 
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
-from .._validate import number, reals, step_budget
+from .._validate import INT64_MAX, number, reals, step_budget
 from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -310,6 +310,8 @@ def _keys(name: str, value: Any, what: str, rows: tuple[Any, ...]) -> np.ndarray
         raise InvalidQueryError(f"{name} must be {what}, got shape {arr.shape}")
     if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
         raise InvalidQueryError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.size and arr.dtype == np.uint64 and arr.max() > INT64_MAX:
+        raise InvalidQueryError(f"{name} hold {int(arr.max())}, beyond any index")
     return arr.astype(np.int64, copy=False)
 
 
