@@ -17,6 +17,7 @@ Needs the ``[geometry]`` extra (shapely >= 2.1) to build; a built mesh needs onl
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import numpy as np
@@ -179,6 +180,22 @@ def eroded(area: Any, radius: float, *, quad_segs: int = 4) -> Any:
         raise InvalidGeometryError(f"nothing is left of the walkable area for an agent of "
                                    f"radius {radius}")
     return polys[0] if len(polys) == 1 else MultiPolygon(polys)
+
+
+def unit_frame(area: Any) -> tuple[Any, np.ndarray, float]:
+    """``area`` in a frame where its size is about 1 and it lies near the origin, with the
+    ``(shift, scale)`` that takes points of that frame back (``p * scale + shift``).
+
+    Along each axis the shift is the area's lower bound where that is at least twice the
+    area's extent from the origin (so subtracting it is exact, by Sterbenz's lemma), else 0;
+    the scale is a power of two.  The area's own vertices go there and back exactly; builders
+    that cut and compare in this frame keep their precision at any offset and size."""
+    shapely = _shapely()
+    x0, y0, x1, y1 = area.bounds
+    shift = np.array([lo if abs(lo) >= 2 * (hi - lo) else 0.0
+                      for lo, hi in ((x0, x1), (y0, y1))])
+    scale = math.ldexp(1.0, math.frexp(max(x1 - x0, y1 - y0))[1])
+    return shapely.transform(area, lambda xy: (xy - shift) / scale), shift, scale
 
 
 def triangulate(area: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -240,13 +240,12 @@ class NavMesh(PerThreadScratch):
         geom = _build.walkable_area(area, outline=outline, holes=holes)
         source_walls = _wall_loops(geom)
         geom = _build.eroded(geom, radius, quad_segs=quad_segs)
-        x0, y0, x1, y1 = geom.bounds
         pieces, piece_area, piece_flags = [], [], []
         parts = _build.split_regions(geom, regions)
         # Delaunay triangles of one part share exact vertices; cut pieces and the parts'
         # borders (rounded by the overlays) meet within a tolerance.
         tol = 0.0 if method == "delaunay" and len(parts) == 1 \
-            else 1e-9 * max(x1 - x0, y1 - y0, 1.0)
+            else _subtractive.weld_tolerance(geom)
         for part, area_id, flag in parts:
             if method == "delaunay":
                 verts, tris = _build.triangulate(part)
@@ -386,9 +385,11 @@ class NavMesh(PerThreadScratch):
         return self.vertices[self.polygons[i, :self.sizes[i]]]
 
     def polygon_areas(self) -> np.ndarray:
-        """``(P,)`` polygon areas (shoelace formula)."""
+        """``(P,)`` polygon areas (shoelace formula, from each polygon's first vertex, so
+        as precise far from the origin as near it)."""
         idx = np.where(self.polygons >= 0, self.polygons, self.polygons[:, :1])
         p = self.vertices[idx]                        # padding repeats vertex 0: no area
+        p = p - p[:, :1]
         nxt = np.roll(p, -1, axis=1)
         return 0.5 * (p[..., 0] * nxt[..., 1] - nxt[..., 0] * p[..., 1]).sum(axis=1)
 

@@ -15,7 +15,12 @@ for inaccurate traversal costs across long polygons).
 Pieces split along lines leave T-junctions: a vertex of one polygon in the middle of a
 neighbour's edge.  They are welded by inserting such vertices into the neighbour's edge
 (collinear corners keep it convex), so neighbours share whole edges.  Vertices closer than
-``1e-9`` times the world's size are merged first.
+``1e-9`` times the world's size are merged first (or 16 float spacings of its coordinates,
+where that is more: :func:`weld_tolerance`).
+
+Pieces are cut in :func:`~wayfinding.navmesh.build.unit_frame` (the area moved near the
+origin and scaled to a size of about 1), so a world far from the origin, tiny or huge is cut
+as it would be at unit size, and its own corners come back exactly.
 """
 
 from __future__ import annotations
@@ -85,9 +90,16 @@ def _convex_parts(geom: Any) -> list[np.ndarray]:
 @renamed_keywords(cell="cell_size")
 @positional_options("cell_size")
 def subtractive_pieces(area: Any, *, cell_size: float | None = None) -> list[np.ndarray]:
-    """Convex pieces covering a valid walkable (Multi)Polygon, by subtraction."""
+    """Convex pieces covering a valid walkable (Multi)Polygon, by subtraction (cut in
+    :func:`~wayfinding.navmesh.build.unit_frame`, so at any offset and size alike)."""
     from shapely.geometry import Polygon
 
+    x0, y0, x1, y1 = area.bounds
+    if cell_size is not None:
+        allocation(f"a subtractive grid of cell {cell_size:g} over {x1 - x0:g} x {y1 - y0:g}",
+                   math.ceil((x1 - x0) / cell_size) * math.ceil((y1 - y0) / cell_size),
+                   limit=MAX_PIECES, error=InvalidGeometryError)
+    area, shift, scale = _build.unit_frame(area)
     parts = list(getattr(area, "geoms", [area]))
     pieces: list[np.ndarray] = []
     owner: list[int] = []               # the part each piece comes from
@@ -99,16 +111,14 @@ def subtractive_pieces(area: Any, *, cell_size: float | None = None) -> list[np.
         for hole in part.interiors:
             obstacles += [(i, obs) for obs in _convex_parts(Polygon(hole))]
     x0, y0, x1, y1 = area.bounds
-    tiny = 1e-12 * max(x1 - x0, y1 - y0, 1.0) ** 2
+    tiny = 1e-12 * max(x1 - x0, y1 - y0) ** 2
     if cell_size is not None:
-        allocation(f"a subtractive grid of cell {cell_size:g} over {x1 - x0:g} x {y1 - y0:g}",
-                   math.ceil((x1 - x0) / cell_size) * math.ceil((y1 - y0) / cell_size),
-                   limit=MAX_PIECES, error=InvalidGeometryError)
+        side = cell_size / scale
         grid = []
-        for gx in np.arange(x0, x1, cell_size):
-            for gy in np.arange(y0, y1, cell_size):
-                grid.append(np.array([[gx, gy], [gx + cell_size, gy],
-                                      [gx + cell_size, gy + cell_size], [gx, gy + cell_size]]))
+        for gx in np.arange(x0, x1, side):
+            for gy in np.arange(y0, y1, side):
+                grid.append(np.array([[gx, gy], [gx + side, gy], [gx + side, gy + side],
+                                      [gx, gy + side]]))
         cut, cut_owner = [], []
         for p, i in zip(pieces, owner):
             for g in grid:
@@ -135,7 +145,34 @@ def subtractive_pieces(area: Any, *, cell_size: float | None = None) -> list[np.
             kept += out
             kept_owner += [i] * len(out)
         pieces, owner = kept, kept_owner
-    return pieces
+    return [p * scale + shift for p in pieces]
+
+
+def weld_tolerance(area: Any) -> float:
+    """The tolerance to weld pieces cut from ``area`` at: ``1e-9`` times its size, or 16
+    float spacings of its largest coordinate where that is more (cut points are rounded to
+    them).  In the latter case two of the area's own corners that it would merge are
+    refused with :class:`InvalidGeometryError`: the coordinates cannot hold the area's
+    features apart once it is cut."""
+    shapely = _build._shapely()
+    corners = np.unique(shapely.get_coordinates(area), axis=0)
+    x0, y0, x1, y1 = area.bounds
+    tol = 16 * float(np.spacing(np.abs(corners).max()))
+    if tol <= 1e-9 * max(x1 - x0, y1 - y0):
+        return 1e-9 * max(x1 - x0, y1 - y0)
+    _, inverse, counts = np.unique(np.round(corners / tol), axis=0, return_inverse=True,
+                                   return_counts=True)
+    group = inverse.ravel()
+    merged = np.flatnonzero(counts[group] > 1)
+    if len(merged):
+        first = merged[0]
+        p, q = (tuple(corners[i].tolist())
+                for i in (first, np.flatnonzero(group == group[first])[1]))
+        raise InvalidGeometryError(
+            f"the walkable area's corners {p} and {q} are within {tol:.3g} (16 float "
+            f"spacings at its coordinates) of each other: features this fine cannot be held "
+            f"apart so far from the origin; move the area nearer the origin or scale it up")
+    return tol
 
 
 @positional_options("junctions")
