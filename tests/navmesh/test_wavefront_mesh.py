@@ -11,6 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import shapely
+import shapely.affinity
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from movingai_data import movingai_grid, movingai_names
@@ -187,6 +188,37 @@ def test_degenerate_input_is_covered_without_a_crash(name):
         check_regions(regions, area, exact_convex=False)
     mesh = NavMesh.build(area, method="wavefront")
     assert mesh.polygon_areas().sum() == pytest.approx(area.area, rel=1e-9)
+
+
+#: A valid outline whose regions met a cut rounded back onto their own corner (a ring
+#: folding on itself that GEOS's union could not place).
+FOLDING = Polygon([(0.0, 60.0), (60.0, 36.0), (69.5547580414302, 36.0),
+                   (53.69111504562248, 26.365935300124633),
+                   (81.77070923533832, 11.423172058080274),
+                   (82.6942855603357, 4.430304389874873), (100.0, 13.353165993995905),
+                   (100.0, 0.0), (2.684691724893195, 7.295476895514737),
+                   (1.1057483004088737, 0.0)])
+
+
+@pytest.mark.parametrize(("area", "offset"), [
+    (FOLDING, 0.0),
+    (box(0, 0, 10, 10).difference(box(2, 2, 4, 4)), 1e9),
+    (box(0, 0, 0.01, 0.01).difference(box(0.002, 0.002, 0.004, 0.004)), 1e7),
+    (box(0, 0, 1e-6, 1e-6).difference(box(2e-7, 2e-7, 4e-7, 4e-7)), 0.0),
+])
+def test_regions_cover_folding_cuts_far_and_small_worlds(area, offset):
+    far = shapely.affinity.translate(area, offset, offset)
+    area = shapely.affinity.translate(far, -offset, -offset)    # exactly, as the regions
+    for merge in (False, True):                 # checked back at the origin
+        regions = [r - offset for r in wavefront_regions(far, merge=merge)]
+        check_regions(regions, area, exact_convex=False)
+    mesh = NavMesh.build(far, method="wavefront")
+    assert mesh.polygon_areas().sum() == pytest.approx(area.area, rel=1e-9)
+
+
+def test_an_area_thinner_than_the_welding_tolerance_is_refused():
+    with pytest.raises(InvalidGeometryError, match="nowhere wider than"):
+        NavMesh.build(box(0, 0, 1, 1e-12), method="wavefront")
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [

@@ -259,7 +259,11 @@ class NavMesh(PerThreadScratch):
             piece_flags += [flag] * len(found)
         # One Delaunay part has no T-junctions; cut pieces or several parts may have.
         verts, polys, kept = _subtractive.weld(pieces, tol,
-                                               junctions=method != "delaunay" or len(parts) > 1)
+                                               junctions=method != "delaunay" or len(parts) > 1) \
+            if pieces else (np.empty((0, 2)), [], [])
+        if not polys:
+            raise InvalidGeometryError(f"the walkable area is nowhere wider than {tol:g}, the "
+                                       f"tolerance its {method} pieces are welded at")
         max_verts = max(max(len(p) for p in polys), max_verts if method == "delaunay" else 3)
         allocation(f"a table of {len(polys)} polygons of max_verts {max_verts}",
                    len(polys) * max_verts, error=InvalidGeometryError)

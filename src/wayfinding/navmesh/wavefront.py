@@ -45,6 +45,10 @@ longest first, as Hertel–Mehlhorn).  Regions are welded as the subtractive bui
 a corner lying on a neighbour's side becomes a (collinear) vertex of that side too, so a
 polygon may have more than ``max_verts`` vertices.
 
+Regions grow in :func:`~wayfinding.navmesh.build.unit_frame` (the area moved near the origin
+and scaled to a size of about 1), so the tolerances above keep their meaning at any offset
+and size; corners closer than the collision tolerance are merged.
+
 Needs the ``[geometry]`` extra (shapely) for the walkable area and the last seeding rule.
 """
 
@@ -474,6 +478,7 @@ def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[n
     area = _build.walkable_area(area)
     seed = count("seed", seed, min=0, error=InvalidGeometryError)
     merge = choice("merge", merge, (True, False), error=InvalidGeometryError)
+    area, shift, scale = _build.unit_frame(area)
     x0, y0, x1, y1 = area.bounds
     size = max(x1 - x0, y1 - y0)
     tol, unit, tiny = OVERLAP * size, UNIT_SEED * size, 1e-12 * size * size
@@ -509,12 +514,14 @@ def wavefront_regions(area: Any, *, seed: int = 0, merge: bool = True) -> list[n
         if clear <= tol:
             continue
         poly = _Region(walls, s, min(clear / 2, unit), tol).grow()
-        poly = poly[(poly != np.roll(poly, 1, axis=0)).any(axis=1)]    # repeated corners
+        # Corners repeated to within the tolerance (a cut's rounding) would fold the ring.
+        poly = poly[np.hypot(*(poly - np.roll(poly, 1, axis=0)).T) > tol]
         if len(poly) < 3 or _subtractive._area(poly) <= tiny:
             continue
         regions.append(poly)
         walls.add(np.roll(poly, -1, axis=0), poly)     # reversed: unclaimed on the left
-    return _merged(regions, tol) if merge else regions
+    return [r * scale + shift for r in (_merged(regions, tol) if merge and regions
+                                        else regions)]
 
 
 def _merged(regions: list[np.ndarray], tol: float) -> list[np.ndarray]:
