@@ -16,7 +16,7 @@ Pieces split along lines leave T-junctions: a vertex of one polygon in the middl
 neighbour's edge.  They are welded by inserting such vertices into the neighbour's edge
 (collinear corners keep it convex), so neighbours share whole edges.  Vertices closer than
 ``1e-9`` times the world's size are merged first (or 16 float spacings of its coordinates,
-where that is more: :func:`weld_tolerance`).
+where that is more: :func:`weld_tolerance`), and pieces thinner than that dropped.
 
 Pieces are cut in :func:`~wayfinding.navmesh.build.unit_frame` (the area moved near the
 origin and scaled to a size of about 1), so a world far from the origin, tiny or huge is cut
@@ -175,6 +175,13 @@ def weld_tolerance(area: Any) -> float:
     return tol
 
 
+def _thickness(ring: np.ndarray) -> float:
+    """Twice a convex ring's area over its perimeter: between a third of its width and its
+    width."""
+    perimeter = float(np.hypot(*(np.roll(ring, -1, axis=0) - ring).T).sum())
+    return 2 * _area(ring - ring[0]) / perimeter if perimeter > 0 else 0.0
+
+
 @positional_options("junctions")
 def weld(pieces: list[np.ndarray], tol: float, *, junctions: bool = True
          ) -> tuple[np.ndarray, list[list[int]], list[int]]:
@@ -183,7 +190,9 @@ def weld(pieces: list[np.ndarray], tol: float, *, junctions: bool = True
     edge" means within ``tol`` of it; ``tol`` = 0: equal points only, and exactly on the edge
     (:func:`~wayfinding.geometry.orient2d`).  ``junctions=False`` skips that insertion (for
     pieces known to meet edge to edge).  Returns the vertices, the polygons and the indices
-    of the pieces kept (a piece left with fewer than 3 vertices is dropped)."""
+    of the pieces kept: a piece left with fewer than 3 vertices, or thinner than ``tol``
+    (twice its area over its perimeter; its corners would be taken for junctions on its own
+    and its neighbours' edges), is dropped."""
     pts = np.concatenate(pieces)
     keys = np.round(pts / tol).astype(np.int64) if tol > 0 else pts
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
@@ -196,19 +205,22 @@ def weld(pieces: list[np.ndarray], tol: float, *, junctions: bool = True
         ids = inverse[at:at + len(p)].ravel().tolist()
         at += len(p)
         ring = [v for i, v in enumerate(ids) if v != ids[i - 1]]
-        if len(ring) >= 3:
+        if len(ring) >= 3 and (tol == 0 or _thickness(verts[ring]) > tol):
             polys.append(ring)
             kept.append(i_piece)
     if len(pieces) == len(polys) == 1 or not junctions:
         return verts, polys, kept
-    # Insert T-junction vertices: for each edge, the vertices strictly inside it, looked up
-    # in buckets of about the median edge length along the edge.
+    # Insert T-junction vertices: for each edge, the vertices (of the pieces kept) strictly
+    # inside it, looked up in buckets of about the median edge length along the edge.
     lo = verts.min(axis=0)
     lengths = [float(np.hypot(*(verts[r[k]] - verts[r[k - 1]]))) for r in polys
                for k in range(len(r))]
     cellsz = max(float(np.median(lengths)) if lengths else scale, tol, 1e-300)
     buckets: dict[tuple[int, int], list[int]] = {}
-    for i, (x, y) in enumerate(np.floor((verts - lo) / cellsz).astype(np.int64).tolist()):
+    used = np.unique(np.concatenate([np.asarray(r) for r in polys])) if polys \
+        else np.empty(0, np.int64)
+    cells = np.floor((verts[used] - lo) / cellsz).astype(np.int64).tolist()
+    for i, (x, y) in zip(used.tolist(), cells):
         buckets.setdefault((x, y), []).append(i)
     out = []
     for ring in polys:
