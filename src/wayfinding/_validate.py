@@ -117,6 +117,17 @@ def count(name: str, value: Any, *, min: int = 1, max: int = INT64_MAX,
     raise error(f"{name} {brief(value)} must be an integer {span}")
 
 
+def generator(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
+              ) -> np.random.Generator:
+    """``value`` as a numpy random Generator: a Generator as it is, None for a fresh one,
+    else a seed (an integer >= 0)."""
+    if isinstance(value, np.random.Generator):
+        return value
+    if value is None:
+        return np.random.default_rng()
+    return np.random.default_rng(count(name, value, min=0, error=error))
+
+
 def budget(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
            ) -> int | None:
     """An expansion budget: ``None`` (no limit) or an integer >= 0 (a Python or numpy one,

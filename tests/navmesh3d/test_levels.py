@@ -29,6 +29,9 @@ def test_obj_faces_split_as_fans_with_every_index_form(tmp_path):
     ("v 0 0 x\n", "line 1: bad vertex"),
     ("v 0 0 0\nv 1 0 0\nf 1 2\n", "line 3: a face needs three"),
     ("v 0 0 0\nv 1 0 0\nv 1 0 1\nf 1 2 4\n", "line 4: face entry '4' names no vertex"),
+    ("f 1 2 4\nv 0 0 0\nv 1 0 0\nv 1 0 1\n", "line 1: face entry '4' names no vertex"),
+    ("v 0 0 0\nv 1 0 0\nv 1 0 1\nf 0 1 2\n", "line 4: face entry '0': vertices count"),
+    ("v 0 0 0\nv 1 0 0\nf -3 -2 -1\nv 1 0 1\n", "line 3: face entry '-3' names no vertex"),
     ("v 0 0 0\nv 1 0 0\nv 1 0 1\nf 1 2 a\n", "line 4: bad face entry 'a'"),
     ("v 0 0 0\n", "no faces"),
     ("v 0 0 0\nv 0 0 0\nv 1 0 1\nf 1 2 3\n", "degenerate"),
@@ -39,6 +42,20 @@ def test_bad_obj_files_name_the_file_and_line(tmp_path, text, message):
     with pytest.raises(LevelFormatError, match=message) as info:
         Level.read(path)
     assert str(path) in str(info.value)
+
+
+def test_obj_vertices_may_follow_their_faces_and_a_byte_order_mark_is_skipped(tmp_path):
+    square = "v 0 0 0\nv 10 0 0\nv 10 0 10\nv 0 0 10\n"
+    faces = "f 1 3 2\nf 1 4 3\n"
+    first = tmp_path / "first.obj"
+    first.write_text(square + faces)
+    want = Level.read(first)
+    for name, text in (("after.obj", "o floor\n" + faces + square),
+                       ("bom.obj", "\ufeff" + square + faces)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        got = Level.read(tmp_path / name)
+        assert got.vertices.tolist() == want.vertices.tolist()
+        assert got.triangles.tolist() == want.triangles.tolist()
 
 
 def test_obj_round_trip(tmp_path):

@@ -157,8 +157,37 @@ def test_random_points_follow_the_ground(building):
         assert q.height(p, at) == pytest.approx(at[1], abs=1e-4)
 
 
+def test_random_points_far_from_the_origin_are_on_the_ground():
+    # A 20 x 20 floor with a 4 x 4 hole, 1e5 from the origin: a point drawn on a polygon's
+    # edge may fall just outside it by the float32 rounding of its vertices.
+    far = 1e5
+    rects = [(0, 0, 20, 8), (0, 12, 20, 20), (0, 8, 8, 12), (12, 8, 20, 12)]
+    verts = np.array([[x + far, 0.0, z + far] for x0, z0, x1, z1 in rects
+                      for x, z in ((x0, z0), (x1, z0), (x1, z1), (x0, z1))])
+    tris = np.array([t for k in range(4) for t in ([4 * k, 4 * k + 2, 4 * k + 1],
+                                                    [4 * k, 4 * k + 3, 4 * k + 2])])
+    q = NavMesh3DQuery(with_flags(build(Level(verts, tris))))
+    rng = np.random.default_rng(0)
+    for _ in range(1000):
+        p, at = q.random_point(rng=rng)
+        assert _inside(_outline(q, p), at[0], at[2], 1e-2)
+        assert at[1] == pytest.approx(0.0, abs=0.5)
+
+
+@pytest.mark.parametrize("rng", ["abc", -1, 1.5, True])
+def test_a_bad_seed_is_refused(rng):
+    q = NavMesh3DQuery(with_flags(build(generate.floor())))
+    with pytest.raises(InvalidQueryError, match="rng"):
+        q.random_point(rng=rng)
+
+
 def test_bad_surface_queries_raise():
     q = NavMesh3DQuery(with_flags(build(generate.floor())))
+    for huge in (3e38, 1e39, 1e300):
+        with pytest.raises(InvalidQueryError, match="within 1e30"):
+            q.raycast((5, 0, 5), (huge, 0, 5))
+        with pytest.raises(InvalidQueryError, match="within 1e30"):
+            q.raycast_many([(5, 0, 5)], [(huge, 0, 5)])
     with pytest.raises(InvalidQueryError, match="off the mesh"):
         q.raycast((1e4, 0, 1e4), (1, 0, 1))
     with pytest.raises(InvalidQueryError, match="end"):

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import _navmesh
 from .._scratch import SingleThread, busy_error, exclusive
-from .._validate import finite_points, positive_float, xy
+from .._validate import finite_points, generator, positive_float, xy
 from ..constraints import ConstraintSet
 from ..errors import InvalidQueryError, brief
 from ..graph.constrained import ConstrainedPath
@@ -418,7 +418,7 @@ class NavMeshQuery(SingleThread):
         ``centre`` and ``radius``: uniform over the part of the disc reachable from the
         centre's polygon (rejection sampling, at most 1000 tries).  ``rng``: a numpy
         Generator or a seed."""
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = generator("rng", rng)
         if centre is None:
             allowed = self._filter(filter)[0]
             polys = np.flatnonzero(allowed)

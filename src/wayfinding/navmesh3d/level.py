@@ -192,11 +192,15 @@ def _degenerate(v: NDArray[np.float32], t: NDArray[np.int64]) -> NDArray[np.bool
 
 def read_obj(path: str | os.PathLike) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """The vertices and triangles of an OBJ file: ``v`` and ``f`` lines (``f`` entries
-    ``v``, ``v/vt``, ``v/vt/vn`` or ``v//vn``, 1-based or negative), polygons split as fans
-    from their first vertex; other lines are ignored."""
+    ``v``, ``v/vt``, ``v/vt/vn`` or ``v//vn``: 1-based, counting every vertex of the file,
+    or negative, counting back from the last vertex read), polygons split as fans from
+    their first vertex; other lines are ignored."""
     text = read_text(path, LevelFormatError)
+    if text.startswith("\ufeff"):
+        text = text[1:]
     vertices: list[list[float]] = []
     triangles: list[tuple[int, int, int]] = []
+    ahead: list[tuple[int, str, int]] = []     # (line, entry, id) of vertices not yet read
     for number, line in enumerate(text.splitlines(), 1):
         parts = line.split()
         if not parts:
@@ -217,12 +221,24 @@ def read_obj(path: str | os.PathLike) -> tuple[NDArray[np.float64], NDArray[np.i
                     i = int(entry.split("/", 1)[0])
                 except ValueError:
                     raise LevelFormatError(f"bad face entry {entry!r}", path, number) from None
-                i = i - 1 if i > 0 else len(vertices) + i
-                if not 0 <= i < len(vertices):
-                    raise LevelFormatError(f"face entry {entry!r} names no vertex read so far",
+                if i == 0:
+                    raise LevelFormatError(f"face entry {entry!r}: vertices count from 1",
                                            path, number)
+                if i < 0:
+                    i += len(vertices)
+                    if i < 0:
+                        raise LevelFormatError(f"face entry {entry!r} names no vertex read "
+                                               "so far", path, number)
+                else:
+                    i -= 1
+                    if i >= len(vertices):
+                        ahead.append((number, entry, i))
                 ids.append(i)
             triangles.extend((ids[0], ids[k], ids[k + 1]) for k in range(1, len(ids) - 1))
+    for number, entry, i in ahead:
+        if i >= len(vertices):
+            raise LevelFormatError(f"face entry {entry!r} names no vertex (the file has "
+                                   f"{len(vertices)})", path, number)
     if not triangles:
         raise LevelFormatError("no faces", path)
     return np.array(vertices, dtype=np.float64), np.array(triangles, dtype=np.int64)

@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import _detour
 from .._scratch import SingleThread, exclusive
-from .._validate import positive_float
+from .._validate import generator, positive_float
 from ..errors import InvalidQueryError, brief
 from ..graph.constrained import ConstrainedPath
 from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
@@ -722,7 +722,7 @@ class NavMesh3DQuery(SingleThread):
         the disc (xz) on polygons reachable from the centre's through edges within the
         disc (rejection sampling, at most 1000 tries).  ``rng``: a numpy Generator or a
         seed.  The draws are this library's own (Detour's depend on its random stream)."""
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = generator("rng", rng)
         allowed = self._filter(filter)[0]
         if centre is None:
             if radius is not None:
@@ -764,10 +764,16 @@ class NavMesh3DQuery(SingleThread):
         (x1, z1), (x2, z2) = v[k + 1], v[k + 2]
         x = x0 + a * (x1 - x0) + b * (x2 - x0)
         z = z0 + a * (z1 - z0) + b * (z2 - z0)
-        y = self._search.height(p, x, 0.0, z)
-        if y is None:      # on an edge, by rounding: the nearest ground
-            _, (_, y, _) = self.nearest((x, 0.0, z), half_extents=(0.0, math.inf, 0.0))
-        return p, (x, float(y), z)
+        # A point on the triangle's edge may fall just outside the polygon by the rounding
+        # of its vertices: moved a little towards the triangle's centre, it lies inside.
+        cx, cz = (x0 + x1 + x2) / 3, (z0 + z1 + z2) / 3
+        for t in (0.0, 1e-6, 1e-3, 1.0):
+            px, pz = x + t * (cx - x), z + t * (cz - z)
+            y = self._search.height(p, px, 0.0, pz)
+            if y is not None:
+                return p, (px, float(y), pz)
+        _, (px, y, pz) = self.nearest((cx, 0.0, cz), half_extents=(0.0, FAR, 0.0))
+        return p, (px, float(y), pz)
 
     def _fans(self) -> tuple[list[np.ndarray], np.ndarray]:
         """Per polygon its xz outline ``(n, 2)`` float64 and its area, once per query."""
@@ -882,14 +888,19 @@ def _navpath(outcome: Any, stats: SearchStats) -> NavPath3D:
                      start=ns, goal=ng)
 
 
+#: The largest coordinate a query takes: the kernels work in float32, where larger ones
+#: overflow.
+FAR = 1e30
+
+
 def _points(value: Any, name: str) -> np.ndarray:
     try:
         arr = np.ascontiguousarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         arr = None
-    if arr is None or arr.ndim != 2 or arr.shape[1] != 3 or not np.isfinite(arr).all():
+    if arr is None or arr.ndim != 2 or arr.shape[1] != 3 or not (np.abs(arr) <= FAR).all():
         raise InvalidQueryError(f"{name} {brief(value)} must be an (n, 3) array of finite "
-                                "points")
+                                "points (within 1e30 of the origin)")
     return arr
 
 
@@ -901,14 +912,15 @@ def _point(value: Any, name: str) -> tuple[float, float, float]:
         except (TypeError, ValueError):
             pass
         else:
-            if math.isfinite(x + y + z):
+            if abs(x) <= FAR and abs(y) <= FAR and abs(z) <= FAR:
                 return x, y, z
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         arr = None
-    if arr is None or arr.shape != (3,) or not np.isfinite(arr).all():
-        raise InvalidQueryError(f"{name} {brief(value)} must be one finite (x, y, z) point")
+    if arr is None or arr.shape != (3,) or not (np.abs(arr) <= FAR).all():
+        raise InvalidQueryError(f"{name} {brief(value)} must be one finite (x, y, z) point "
+                                "(within 1e30 of the origin)")
     return float(arr[0]), float(arr[1]), float(arr[2])
 
 
