@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+import shapely
+from shapely import affinity
 from shapely.geometry import LineString, MultiPolygon, Point, box
 from test_query import (
     check_copies_keep_fields,
@@ -318,3 +320,32 @@ def test_points_given_every_way_give_one_path():
             search.find_path(bad, (9.0, 5.0))
         with pytest.raises(InvalidQueryError):
             search.find_path((1.0, 5.0), bad)
+
+
+# A random world (15 obstacles) whose subtractive mesh, 1e7 from the origin, has polygons
+# convex only to rounding: a root's view came round three polygons for ever.
+LOOPING_WORLD = (
+    "MULTIPOLYGON (((0 60, 35.131581 60, 33.860852 58.814876, 33.176755 58.969524, "
+    "33.500115 56.036343, 33.660797 50.947085, 36.021033 49.221606, 42.254905 54.072908, "
+    "41.774061 54.510497, 37.769786 55.9602, 36.770516 60, 51.745009 60, 51.538393 "
+    "57.319045, 60 54.646531, 60 36, 100 36, 100 0, 28.985638 0, 41.412008 5.945442, "
+    "28.770395 23.216643, 25.133093 0, 0 0, 0 60), (1.583391 5.939425, 5.115383 4.288225, "
+    "5.746455 4.557517, 8.075199 5.118764, 7.674391 6.739379, 3.71069 9.735603, 1.630428 "
+    "8.613085, 1.215315 7.555705, 0.287473 6.954624, 1.583391 5.939425), (55.345208 "
+    "28.284949, 60.332982 29.917875, 57.304792 34.925633, 52.983495 33.180727, 44.211468 "
+    "28.977212, 55.345208 28.284949), (63.767879 7.79127, 67.939151 9.467212, 66.577501 "
+    "12.856237, 62.40623 11.180295, 63.767879 7.79127), (12.8473 10.49936, 15.563452 "
+    "12.796865, 12.189607 16.785485, 9.473455 14.48798, 12.8473 10.49936), (54.774024 "
+    "4.165993, 58.875074 7.394261, 52.682744 4.248607, 54.774024 4.165993)), ((60 60, 60 "
+    "56.555522, 55.917607 60, 60 60)))")
+
+
+def test_a_view_that_comes_round_by_rounding_does_not_loop():
+    far = 1e7
+    world = affinity.translate(shapely.from_wkt(LOOPING_WORLD), far, -far)
+    mesh = NavMesh.build(world, radius=1.0, method="subtractive")
+    start, goal = (76.41529748742 + far, 21.77926900965 - far), (20.53469123931 + far,
+                                                                 2.90021282778 - far)
+    r = mesh.find_path(start, goal, method="polyanya")
+    assert r.found and r.cost == pytest.approx(70.829115, abs=1e-5)
+    assert r.stats.generated < 20 * len(mesh.polygons)

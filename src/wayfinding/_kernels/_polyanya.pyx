@@ -27,6 +27,7 @@ cnp.import_array()
 
 cdef double SNAP = 1e-10       # rays meeting an edge this close (by its length) to an end
 cdef double SLACK = 1e-12      # relative: g values within this of a root's best are kept
+cdef int LOOPS_AFTER = 8        # generated nodes per polygon before loops are looked for
 
 
 cdef struct Node:
@@ -238,7 +239,19 @@ cdef class PolyanyaKernel:
     cdef void push(self, int32_t parent, double rx, double ry, int32_t root, double g,
                    int32_t poly, int32_t edge, double ax, double ay, double bx, double by,
                    uint8_t a_end, uint8_t b_end) noexcept nogil:
-        """A node into polygon ``poly`` through its edge ``edge``, interval [a, b]."""
+        """A node into polygon ``poly`` through its edge ``edge``, interval [a, b].
+
+        A root's view never enters a polygon twice through one edge along one chain of
+        nodes; where polygons are convex only to rounding it can come round again, for
+        ever.  Once a search has generated ``LOOPS_AFTER`` nodes a polygon (far more than a
+        search without such loops makes), a node that repeats an ancestor of its root's so
+        is dropped."""
+        cdef int32_t a = parent
+        if self.generated > LOOPS_AFTER * self.sizes.shape[0]:
+            while a >= 0 and self.nodes[a].root == root:
+                if self.nodes[a].poly == poly and self.nodes[a].edge == edge:
+                    return
+                a = self.nodes[a].parent
         cdef Node* nd = self.new_node()
         if nd == NULL:
             return
