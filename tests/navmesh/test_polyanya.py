@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 import pytest
+import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-import shapely
 from shapely import affinity
 from shapely.geometry import LineString, MultiPolygon, Point, box
 from test_query import (
