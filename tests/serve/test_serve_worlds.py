@@ -373,10 +373,22 @@ def test_bad_flow_requests_are_400(server: Any, loaded: dict[str, Any], body: di
     ([{"position": [1, 1], "goal": [1]}], "agents[0].goal"),
     ([{"position": [1, 1], "radius": 0}], "agents[0].radius"),
     ([{"position": [1, 1], "max_speed": True}], "agents[0].max_speed"),
+    ([{"position": [-50, 28.5]}], "agents[0].position [-50.0, 28.5] is off the walkable"),
+    ([{"position": [1e300, 28.5]}], "agents[0].position [1e+300, 28.5] is off the walkable"),
 ])
 def test_bad_crowds_are_400(server: Any, agents: Any, detail: str) -> None:
     assert detail in _error(server.post("/worlds/rocks/crowds", json={"agents": agents}), 400,
                             "bad request")
+
+
+def test_agents_in_walls_or_off_the_world_are_400(server: Any, loaded: dict[str, Any]) -> None:
+    y, x = np.argwhere(~loaded["rocks"].passable)[0].tolist()
+    agents = [{"position": [x + 0.5, y + 0.5]}]
+    assert "is off the walkable world" in _error(
+        server.post("/worlds/rocks/crowds", json={"agents": agents}), 400, "bad request")
+    assert "is off the walkable world" in _error(
+        server.post("/worlds/mesh/crowds", json={"agents": [{"position": [-1e6, 5.0]}]}),
+        400, "bad request")
 
 
 def test_bad_steps_and_unknown_crowds_are_4xx(server: Any, loaded: dict[str, Any]) -> None:
@@ -384,12 +396,15 @@ def test_bad_steps_and_unknown_crowds_are_4xx(server: Any, loaded: dict[str, Any
                       ).json()["id"]
     try:
         for body, detail in (({"steps": 0}, "steps 0"), ({"steps": 1.5}, "steps 1.5"),
-                             ({"dt": 0}, "dt 0"), ({"dt": "x"}, "dt 'x'")):
+                             ({"dt": 0}, "dt 0"), ({"dt": "x"}, "dt 'x'"),
+                             ({"dt": 1e308}, "dt 1e+308"), ({"dt": 1.5}, "dt 1.5")):
             assert detail in _error(server.post(f"/crowds/{key}/step", json=body), 400,
                                     "bad request")
         assert "over the limit of 40" in _error(server.post(
             f"/crowds/{key}/step", json={"steps": 41}), 422, "too many steps")
         _error(server.post(f"/crowds/{key}/step", content=b"{"), 400, "bad JSON")
+        _error(server.post(f"/crowds/{key}/step", content=b"[" * 2000 + b"]" * 2000), 400,
+               "bad JSON")
         _error(server.post(f"/crowds/{key}/step", json={"pad": "x" * 9000}), 413, "too large")
         _error(server.post("/worlds/rocks/crowds", json={"agents": [{"position": [1, 1]}] * 700}),
                413, "too large")

@@ -21,7 +21,8 @@ import numpy as np
 from .._validate import finite_point, positive_float
 from ..crowd import Navigator
 from ..errors import WayfindingError
-from .limits import BadRequest, Limits, Refused, step_count, timed_out
+from ..grid import Grid
+from .limits import MAX_DT, BadRequest, Limits, Refused, step_count, timed_out
 from .worlds import World
 
 #: A crowd's JSON answer and its binary form (:meth:`CrowdSession.snapshot`).
@@ -54,6 +55,15 @@ class CrowdSession:
                 "ids": ids, "position": nav.crowd.position.tolist(),
                 "velocity": nav.crowd.velocity.tolist(),
                 "state": [nav.state(a) for a in ids]}, nav.crowd.position.copy()
+
+
+def _on(navigable: Any, point: np.ndarray) -> bool:
+    """Whether ``point`` lies on the walkable part of a crowd's world (a grid's passable
+    cells, a navigation mesh's polygons)."""
+    if isinstance(navigable, Grid):
+        cells, inside = navigable.world_to_cells(point[None])
+        return bool(inside[0]) and bool(navigable.passable[cells[0, 1], cells[0, 0]])
+    return navigable.locate(point) >= 0
 
 
 class Crowds:
@@ -91,6 +101,9 @@ class Crowds:
                     finite_point(f"agents[{i}].goal", agent["goal"])
                 for k, v in options.items():
                     positive_float(f"agents[{i}].{k}", v)
+                if not _on(world.navigable, position):
+                    raise BadRequest(f"agents[{i}].position {position.tolist()} is off the "
+                                     "walkable world (a wall, a blocked cell or beyond the edge)")
                 nav.add(position, target=goal, **options)
             except WayfindingError as exc:
                 raise BadRequest(str(exc)) from None
@@ -135,7 +148,7 @@ class Crowds:
         (default 0.1), each step :meth:`Navigator.update`; its snapshot after."""
         session = self.get(key)
         n = step_count(body.get("steps", 1), self.limits)
-        dt = positive_float("dt", body.get("dt", 0.1), error=BadRequest)
+        dt = positive_float("dt", body.get("dt", 0.1), max=MAX_DT, error=BadRequest)
         if not session.busy.acquire(blocking=False):
             raise Refused(409, "crowd busy", f"crowd {key!r} is stepping for another request")
         try:

@@ -56,6 +56,9 @@ class Limits:
 
 #: The limits of an app made without any.
 DEFAULT_LIMITS = Limits()
+#: The longest crowd step a request may ask for, in seconds (a longer one would carry agents
+#: through walls between two looks at them).
+MAX_DT = 1.0
 
 
 class Refused(Exception):

@@ -43,6 +43,8 @@ async def body(request: Request, limits: Limits) -> dict[str, Any]:
         value = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise Refused(400, "bad JSON", f"the body is not JSON: {exc}") from None
+    except RecursionError:
+        raise Refused(400, "bad JSON", "the body nests deeper than JSON is read") from None
     if not isinstance(value, dict):
         raise Refused(400, "bad JSON", "the body must be a JSON object")
     return value

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
+from .limits import MAX_DT
 from .protocol import BINARY
 
 _NUMBER = {"type": "number"}
@@ -155,7 +156,8 @@ def openapi_schema() -> dict[str, Any]:
                 "stepCrowd", "step a crowd", [_ID], crowd,
                 ("400", "404", "409", "413", "422", "503"), _body([], {
                     "steps": {"type": "integer", "minimum": 1, "default": 1},
-                    "dt": {"type": "number", "exclusiveMinimum": 0, "default": 0.1}}))},
+                    "dt": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_DT,
+                           "default": 0.1}}))},
             "/openapi.json": {"get": _op("openapi", "this schema", [],
                                          {"200": {"description": "OpenAPI 3.1"}}, ())},
             **_playground(),
