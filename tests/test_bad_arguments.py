@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from wayfinding.errors import WayfindingError
+from wayfinding.errors import InvalidQueryError, WayfindingError
 
 BAD = {
     "huge": 10**30,
@@ -355,3 +355,32 @@ ABSURD = _absurd_sizes()
 def test_an_absurd_size_is_refused_before_allocating(what):
     with pytest.raises(WayfindingError, match=r"would need .* \(wayfinding\._validate\.MAX_"):
         ABSURD[what]()
+
+
+def _crossing(dt: float) -> None:
+    from wayfinding.vehicles import street_crossing
+    street_crossing(dt=dt)
+
+
+def _recorded(dt: float) -> None:
+    from wayfinding.crowd import Crowd, record
+    crowd = Crowd()
+    crowd.add((0.0, 0.0), goal=(1.0, 0.0))
+    record(crowd, lambda c, step: None, dt=dt, seconds=1.0)
+
+
+def _scene(dt: float) -> None:
+    from wayfinding.fields.scenes import scene, simulate_scene
+    simulate_scene(scene("lanes", units=4), seconds=1.0, dt=dt)
+
+
+def _settings(dt: float) -> None:
+    from wayfinding.planning import SimulationSettings
+    SimulationSettings(dt=dt)
+
+
+@pytest.mark.parametrize("run", [_crossing, _recorded, _scene, _settings])
+def test_simulated_runs_refuse_more_steps_than_they_may_take(run):
+    # A step of 1e-300 s would take 1e300 steps: refused before the first is taken.
+    with pytest.raises(InvalidQueryError, match="MAX_TIME_STEPS"):
+        run(1e-300)

@@ -51,6 +51,8 @@ MAX_CELLS = 10**8
 #: diagonal step costs sqrt 2 times its cells'): a path of 2**31 steps still sums to a
 #: finite float.
 MAX_COST = 1e250
+#: The most time steps one simulated run may take (its duration over its step).
+MAX_TIME_STEPS = 10**7
 #: The most pieces a build makes one by one in Python (cells of a cutting grid, polygons):
 #: more is refused before the first is made.
 MAX_PIECES = 10**6
@@ -126,6 +128,18 @@ def generator(name: str, value: Any, *, error: type[Exception] = InvalidQueryErr
     if value is None:
         return np.random.default_rng()
     return np.random.default_rng(count(name, value, min=0, error=error))
+
+
+def time_steps(duration: float, dt: float, what: str, *,
+               error: type[Exception] = InvalidQueryError) -> float:
+    """``duration / dt`` (both checked > 0 already), the steps of a simulated run, refused
+    beyond :data:`MAX_TIME_STEPS` before any is taken."""
+    steps = duration / dt
+    if not steps <= MAX_TIME_STEPS:
+        raise error(f"{what} of {duration:g} s in steps of {dt:g} s would take {steps:.3g} "
+                    f"steps, more than the {MAX_TIME_STEPS:.0e} a run may take "
+                    "(wayfinding._validate.MAX_TIME_STEPS)")
+    return steps
 
 
 def budget(name: str, value: Any, *, error: type[Exception] = InvalidQueryError

@@ -324,6 +324,9 @@ def test_locomotion_without_a_path_or_the_time_to_arrive(capsys, tmp_path, wall)
                      "--max-seconds", "1")
     assert short["status"] in ("moving", "busy") and not short["hits_mark"]
     assert short["simulated_seconds"] == pytest.approx(1.0) and short["miss"] > 1
+    code, _, err = run(capsys, "locomotion", wall[0], "--from", "2.5,2.5", "--to", "9.5,2.5",
+                       "--max-seconds", "1", "--dt", "1e-300")
+    assert code == 2 and "would take 1e+300 steps" in err and len(err.splitlines()) == 1
 
 
 # --- footsteps ------------------------------------------------------------------------------

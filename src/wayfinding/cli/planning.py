@@ -674,6 +674,7 @@ def cmd_motion_fit(args: argparse.Namespace) -> int:
 def cmd_locomotion(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from .._validate import time_steps
     from ..planning import (
         LocomotionExecutor,
         LocomotionPlanner,
@@ -702,7 +703,7 @@ def cmd_locomotion(args: argparse.Namespace) -> int:
             else math.atan2(y1 - y0, x1 - x0)
         walker = LocomotionExecutor(planner, args.start_state, (x0, y0, heading))
         walker.request(path, facing=facing)
-        total = math.ceil(args.max_seconds / args.dt)
+        total = math.ceil(time_steps(args.max_seconds, args.dt, "playing"))
         for _ in progress(range(total), total, label="playing", enabled=not args.json):
             status = walker.update(args.dt)
             a = walker.action

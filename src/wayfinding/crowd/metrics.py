@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from .._kernels import _neighbours
-from .._validate import positive_float
+from .._validate import positive_float, time_steps
 from ..results import Arrivals, _fields_equal
 from .agents import Crowd
 
@@ -129,7 +129,7 @@ def record(crowd: Crowd, step: Callable[[Crowd, float], None], *, dt: float,
     dt, seconds = positive_float("dt", dt), positive_float("seconds", seconds)
     ids = crowd.ids.copy()
     column = {int(a): k for k, a in enumerate(ids)}
-    n, steps = len(ids), max(int(round(seconds / dt)), 1)
+    n, steps = len(ids), max(round(time_steps(seconds, dt, "a run")), 1)
     radius, goal = crowd.radius.copy(), crowd.goal.copy()
     near = radius if arrive_within is None else np.full(n, float(arrive_within))
     positions = np.full((steps + 1, n, 2), np.nan)

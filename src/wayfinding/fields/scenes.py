@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import alias, renamed_keywords
-from .._validate import positive_float
+from .._validate import positive_float, time_steps
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..results import Arrivals, _fields_equal
@@ -128,7 +128,7 @@ def simulate_scene(sc: Scene, *, seconds: float = 60.0, dt: float = 0.1,
     arrived = np.full(len(pos), -1)
     frames = [pos.copy()]
     closest, overlaps = math.inf, 0
-    for frame in range(1, int(round(seconds / dt)) + 1):
+    for frame in range(1, round(time_steps(seconds, dt, "a scene")) + 1):
         target = np.zeros_like(pos)
         for k, g in enumerate(sc.groups):
             mine = active & (group == k)

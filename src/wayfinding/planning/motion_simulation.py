@@ -30,7 +30,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .._validate import count, number, positive_float
+from .._validate import count, number, positive_float, time_steps
 from ..errors import InvalidQueryError
 from ..geometry.angles import wrap_angle
 from ..results import _fields_equal
@@ -211,6 +211,8 @@ class SimulationSettings:
         positive_float("speed_tolerance", self.speed_tolerance)
         positive_float("turn_tolerance", self.turn_tolerance)
         number("max_time", self.max_time, min=self.window, min_open=True)
+        time_steps(self.max_time, self.dt, "a run")
+        time_steps(self.window, self.dt, "a window")
         positive_float("recentre_distance", self.recentre_distance)
         number("jitter", self.jitter, min=0.0, max=1.0, max_open=True)
 

@@ -53,7 +53,15 @@ from enum import Enum
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import choice, count, finite_point, finite_points, number, positive_float
+from .._validate import (
+    choice,
+    count,
+    finite_point,
+    finite_points,
+    number,
+    positive_float,
+    time_steps,
+)
 from ..crowd import Crowd
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..geometry import orient2d
@@ -553,7 +561,7 @@ def street_crossing(*, pedestrians: int = 1, carriages: int = 3, radius: float =
     v = positive_float("speed", speed)
     cv = positive_float("carriage_speed", carriage_speed, allow_zero=True)
     step = positive_float("dt", dt)
-    steps = math.ceil(positive_float("duration", duration) / step)
+    steps = math.ceil(time_steps(positive_float("duration", duration), step, "a crossing"))
     pad = positive_float("margin", margin, allow_zero=True)
     grow = r + pad
     look = positive_float("brake_horizon", brake_horizon, allow_zero=True)
