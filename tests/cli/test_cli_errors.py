@@ -98,6 +98,8 @@ BAD_LINES = {
     "no workers": "index build open.map goal_bounds -o x.npz --workers 0",
     "huge agent size": f"path open.map --from 0,0 --to 5,5 --agent-size {HUGE}",
     "NaN weight": "path open.map --from 0,0 --to 5,5 --method weighted_astar --weight nan",
+    "port beyond 65535": "serve --port 99999 open.map",
+    "negative port": "serve --port -5 open.map",
     # cells
     "negative start cell": "path open.map --from -1,2 --to 5,5",
     "negative distance source": "render open.map -o x.svg --distances-from -1,0",

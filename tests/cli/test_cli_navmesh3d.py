@@ -142,3 +142,23 @@ def test_path_crossings_add_corners_on_polygon_edges(level, tmp_path, capsys):
         main(["navmesh3d", "path", str(out), "--from", "6,0,1", "--to", "11,0,7",
               "--crossings", "some"])
     assert exc.value.code == 2 and "--crossings" in capsys.readouterr().err
+
+
+def test_bad_raycasts_and_cell_sizes_exit_2_with_one_line(level, tmp_path, capsys):
+    out = tmp_path / "m.npz"
+    assert main(["navmesh3d", "build", str(level), "-o", str(out), "--json"]) == 0
+    capsys.readouterr()
+    for args in (["navmesh3d", "raycast", str(out), "--from", "1e31,0.5,1", "--to", "3,0.5,3"],
+                 ["navmesh3d", "raycast", str(out), "--from", "1e31,0.5,1", "--to", "3,0.5,3",
+                  "--json"],
+                 ["navmesh3d", "raycast", str(out), "--from", "50,0,50", "--to", "3,0,3"],
+                 ["navmesh3d", "build", str(level), "-o", str(tmp_path / "t.npz"),
+                  "--cell-size", "1e-300"]):
+        try:
+            code = main(args)
+        except SystemExit as exc:
+            code = exc.code
+        captured = capsys.readouterr()
+        assert code == 2 and captured.out == ""
+        assert len(captured.err.splitlines()) == 1 and ": error: " in captured.err
+    assert not (tmp_path / "t.npz").exists()

@@ -181,6 +181,7 @@ def _edit(path: str, value):
 #: Malformed files: the edit, and the words the error must hold after the file's name.
 BAD = {
     "not JSON": ("{", r"not JSON"),
+    "nested too deep": ("[" * 100_000 + "]" * 100_000, "nested deeper than JSON is read"),
     "not an object": ("[]", "the top level must be a JSON object"),
     "format": (_edit("format", "wayfinding.clips"), "format 'wayfinding.clips' must be"),
     "version": (_edit("version", 2), "version 2 cannot be read"),
@@ -195,6 +196,8 @@ BAD = {
                                                                "a JSON object"),
     "unknown kind": (_edit("annotations/pond/kind", "circle"),
                      r"annotations\.pond\.kind 'circle' must be one of"),
+    "kind not a name": (_edit("annotations/pond/kind", ["disc"]),
+                        r"annotations\.pond\.kind \['disc'\] must be one of"),
     "missing field": (_edit("annotations/pond/radius", ...),
                       r"annotations\.pond lacks the field 'radius'"),
     "unknown field": (_edit("annotations/pond/radious", 2),
@@ -238,6 +241,8 @@ BAD = {
                          r"constraints\[5\] has unknown field 'weight'"),
     "weight not a number": (_edit("constraints/0/weight", "-6"),
                             r"constraints\[0\]\.weight must be a number or a schedule"),
+    "weight beyond floats": (_edit("constraints/0/weight", 10**400),
+                             r"constraints\[0\]\.weight must be a number or a schedule"),
     "bool weight": (_edit("constraints/0/weight", True),
                     r"constraints\[0\]\.weight must be a number or a schedule"),
     "empty schedule": (_edit("constraints/1/weight", {"schedule": []}),

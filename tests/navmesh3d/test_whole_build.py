@@ -4,6 +4,7 @@ load, bad files), exports and pictures."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -104,6 +105,20 @@ def test_without_compat_the_grid_covers_the_whole_level():
     assert reach[1] == pytest.approx(reach[0] + 0.3, abs=1e-4)
     with pytest.raises(InvalidQueryError, match="compat"):
         BuildSettings(compat="detour")   # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("settings, match", [
+    ({"cell_size": 1e-300}, "cell_size 1e-300 is beyond float32's range"),
+    ({"cell_size": 1e300}, "cell_size 1e.300 is beyond float32's range"),
+    ({"agent_height": 1e300}, "agent_height 1e.300 is beyond float32's range"),
+    ({"cell_size": 1e-40}, "the agent measures more cells"),
+    ({"cell_size": 1e-3}, "at most 255 each"),
+])
+def test_settings_beyond_float32_voxels_are_refused(settings, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")       # no numpy warning on the way
+        with pytest.raises(InvalidQueryError, match=match):
+            BuildSettings(**settings)
 
 
 def test_save_load_round_trip(tmp_path, building):

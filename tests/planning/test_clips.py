@@ -145,6 +145,7 @@ GOOD = {"name": "walk", "duration": 1.0, "dx": 1.4, "start_state": "w", "end_sta
 
 @pytest.mark.parametrize("doc, message", [
     ("{", "not JSON"),
+    ("[" * 100_000 + "]" * 100_000, "nested deeper than JSON is read"),
     ("[]", "top level"),
     ({"format": "other", "version": 1, "clips": [GOOD]}, "format"),
     ({"format": "wayfinding.clips", "version": 2, "clips": [GOOD]}, "version 2"),

@@ -268,18 +268,8 @@ def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
 
 
 def cmd_navmesh3d_raycast(args: argparse.Namespace) -> int:
-    from ..errors import InvalidQueryError
-
     q = _query(args.mesh)
-    try:
-        r = q.raycast(args.start, args.goal)
-    except InvalidQueryError as exc:
-        if args.json:
-            print(to_json({"hit": False, "t": None, "point": None, "normal": None,
-                           "polygons": []}))
-            return 1
-        print(f"raycast: {exc}")
-        return 1
+    r = q.raycast(args.start, args.goal)
     info = {"hit": r.hit, "t": r.t if r.hit else None, "point": _xyz(r.point),
             "normal": _xyz(r.normal) if r.hit else None, "polygons": r.polygons.tolist()}
     if args.json:

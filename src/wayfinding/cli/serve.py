@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .args import positive_float, positive_int
+from .args import non_negative_int, positive_float, positive_int
 
 #: Each limit flag: the :class:`~wayfinding.serve.Limits` field, its parser and its help.
 _LIMITS = (("max_body_bytes", positive_int, "largest request body in bytes (413 beyond)"),
@@ -22,6 +22,14 @@ _LIMITS = (("max_body_bytes", positive_int, "largest request body in bytes (413 
            ("max_threads", positive_int, "requests worked on at once (others wait)"))
 
 
+
+def _port(text: str) -> int:
+    """A TCP port, 0 to 65535."""
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (0 to 65535)")
+    return value
+
 def add_serve_parser(sub: Any) -> None:
     """Register ``serve``."""
     s = sub.add_parser("serve", help="service: path, distance-map, flow-field and crowd "
@@ -35,7 +43,7 @@ def add_serve_parser(sub: Any) -> None:
                         "VoxelGrid), and .obj/.gltf/.glb levels (built into a 3D navmesh "
                         "with the default settings)")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    s.add_argument("--port", type=int, default=8000, help="port to listen on (0: any free)")
+    s.add_argument("--port", type=_port, default=8000, help="port to listen on (0: any free)")
     s.add_argument("--index", action="append", default=[], metavar="METHOD",
                    help="also answer this preprocessed method (jps_plus, subgoal, hpa, ...) "
                         "on every grid world, its indexes built at start; repeatable")

@@ -160,7 +160,7 @@ class _Reader:
         entry = self.entries[name]
         fields = _fields(entry, where, self.path)
         kind = fields.pop("kind", None)
-        if kind not in _KINDS:
+        if not isinstance(kind, str) or kind not in _KINDS:
             raise self.fail(f"{where}.kind", f"{brief(kind)} must be one of "
                             f"{', '.join(repr(k) for k in _KINDS)}")
         required, optional = _KINDS[kind]
@@ -245,11 +245,16 @@ def _obstacles(value: Any, where: str, path: object) -> Obstacles:
 def _weight(value: Any, where: str, path: object) -> float | WeightSchedule:
     """A number or a ``{"schedule": ..., "interpolation": ...}`` object."""
     if not isinstance(value, dict):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value):
+        number = math.nan
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                number = float(value)
+            except OverflowError:       # an integer beyond any float
+                pass
+        if not math.isfinite(number):
             raise FileFormatError(f"{where} must be a number or a schedule "
                                   '{"schedule": [[t, w], ...]}, got ' + brief(value), path)
-        return float(value)
+        return number
     _check_keys(value, ("schedule",), ("interpolation",), where, path)
     pairs = value["schedule"]
     if not isinstance(pairs, list) or not pairs or not all(
@@ -289,6 +294,8 @@ def load_constraints(path: str | os.PathLike) -> ConstraintSet:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FileFormatError(f"not JSON ({exc.msg})", path, exc.lineno) from None
+    except RecursionError:
+        raise FileFormatError("nested deeper than JSON is read", path) from None
     if not isinstance(data, dict):
         raise FileFormatError("the top level must be a JSON object", path)
     _check_keys(data, ("format", "version", "constraints"), ("annotations", "base"),

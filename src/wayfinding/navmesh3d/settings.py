@@ -102,7 +102,19 @@ class BuildSettings:
         for f in fields(self):
             if f.name.startswith("filter_") and not isinstance(getattr(self, f.name), bool):
                     raise InvalidQueryError(f"{f.name} must be True or False")
-        v = self._voxels()
+        for f in fields(self):         # the stages work in float32, as Recast's do
+            value = getattr(self, f.name)
+            with np.errstate(over="ignore", under="ignore"):
+                single = np.float32(value) if type(value) is float else None
+            if single is not None and not (single < np.inf and (single > 0 or value == 0)):
+                raise InvalidQueryError(f"{f.name} {value:g} is beyond float32's range")
+        try:
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                v = self._voxels()
+        except OverflowError:
+            raise InvalidQueryError(
+                f"the agent measures more cells of {self.cell_size:g} x {self.cell_height:g} "
+                "than a float32 holds; use larger cells") from None
         put(self, "_voxels_kept", v)     # settings are frozen: computed once, read per stage
         if v.walkable_height > 255 or v.walkable_climb > 255 or v.walkable_radius > 255:
             raise InvalidQueryError(

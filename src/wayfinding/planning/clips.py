@@ -276,6 +276,8 @@ class ClipCatalogue(Mapping[str, Clip]):
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise FileFormatError(f"not JSON ({exc.msg})", path, exc.lineno) from None
+        except RecursionError:
+            raise FileFormatError("nested deeper than JSON is read", path) from None
         if not isinstance(data, dict):
             raise FileFormatError("the top level must be a JSON object", path)
         if data.get("format") != FORMAT:
