@@ -71,6 +71,7 @@ BAD_LINES = {
     "checkpoint into a missing folder":
         "index build open.map goal_bounds -o x.npz --workers 1 --quiet --checkpoint nodir/c.npz",
     "render into a missing folder": "render open.map -o nodir/x.png",
+    "render twice, once into a missing folder": "render open.map -o x.svg -o nodir/x.png",
     "navmesh onto a folder": "navmesh build open.map -o sub",
     "navmesh drawing into a missing folder": "navmesh render open.map -o nodir/x.svg",
     "world drawing into a missing folder": "world waypoints open.map -o nodir/x.svg",
@@ -100,6 +101,7 @@ BAD_LINES = {
     "NaN weight": "path open.map --from 0,0 --to 5,5 --method weighted_astar --weight nan",
     "port beyond 65535": "serve --port 99999 open.map",
     "negative port": "serve --port -5 open.map",
+    "radius eating the area": "navmesh path open.map --from 1,1 --to 9,9 --radius 1e308",
     # cells
     "negative start cell": "path open.map --from -1,2 --to 5,5",
     "negative distance source": "render open.map -o x.svg --distances-from -1,0",

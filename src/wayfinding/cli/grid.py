@@ -4,7 +4,9 @@ and pictures on Moving AI maps."""
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
+from pathlib import Path
 from typing import Any
 
 from .._io import atomic_write_bytes
@@ -237,7 +239,7 @@ def cmd_index_info(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from ..viz import save
+    from ..viz import picture
 
     grid = _load(args)
     options: dict[str, Any] = {}
@@ -252,8 +254,15 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.distances_from is not None:
         options["distances"] = GridSearch(grid).distance_map(args.distances_from)
         options.setdefault("start", args.distances_from)
-    for out in args.output:
-        save(out, grid, **options)
+    # Every picture made and every folder checked before any is written: a failure leaves
+    # no picture of the command behind.
+    made = [(out, picture(out, grid, **options)) for out in args.output]
+    for out, _ in made:
+        folder = Path(out).resolve().parent
+        if not folder.is_dir():
+            raise FileNotFoundError(errno.ENOENT, "no such folder", str(folder))
+    for out, data in made:
+        atomic_write_bytes(out, data)
         print(out)
     return 0
 

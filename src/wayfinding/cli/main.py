@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from .. import __version__
 from ..errors import WayfindingError
@@ -136,7 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        code = args.run(args)
+        with warnings.catch_warnings():
+            # numpy's and GEOS's floating-point warnings on the way to an error: the error
+            # line says what went wrong.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            code = args.run(args)
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:

@@ -23,14 +23,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._io import atomic_write_bytes, atomic_write_text
+from .._io import atomic_write_bytes
 from ..errors import InvalidQueryError
 from ..grid import Grid
 from .graphs import render_world_svg, save_world
 from .raster import PALETTE, cell_colours, render_png
 from .svg import render_svg
 
-__all__ = ["PALETTE", "cell_colours", "render_png", "render_svg", "save"]
+__all__ = ["PALETTE", "cell_colours", "picture", "render_png", "render_svg", "save"]
 __all__ += ["render_world_svg", "save_world"]
 
 _SUFFIXES = (".svg", ".png")
@@ -44,12 +44,18 @@ def save(picture_path: str | os.PathLike, grid: Grid, **options: Any) -> Path:
     written through a temporary file and a rename, so a failure leaves no partial file.
     Raises :class:`~wayfinding.errors.InvalidQueryError` for another suffix.
     """
+    return atomic_write_bytes(picture_path, picture(picture_path, grid, **options))
+
+
+def picture(picture_path: str | os.PathLike, grid: Grid, **options: Any) -> bytes:
+    """The bytes :func:`save` writes to ``picture_path`` (the format from its suffix), not
+    written: a caller saving several pictures makes them all before writing any."""
     target = Path(picture_path)
     suffix = target.suffix.lower()
     if suffix == ".svg":
-        return atomic_write_text(target, render_svg(grid, **options))
+        return render_svg(grid, **options).encode()
     if suffix == ".png":
-        return atomic_write_bytes(target, render_png(grid, **options))
+        return render_png(grid, **options)
     raise InvalidQueryError(
         f"cannot tell the picture format of {str(target)!r} from its suffix "
         f"{target.suffix or '(none)'!r}; use one of {', '.join(_SUFFIXES)}")
