@@ -268,8 +268,22 @@ def cmd_navmesh3d_path(args: argparse.Namespace) -> int:
 
 
 def cmd_navmesh3d_raycast(args: argparse.Namespace) -> int:
+    from ..errors import InvalidQueryError
+    from ..navmesh3d.query import FAR
+
+    for name, point in (("--from", args.start), ("--to", args.goal)):
+        if not all(abs(v) <= FAR for v in point):
+            raise InvalidQueryError(f"{name} {_xyz(point)} must lie within 1e30 of the origin")
     q = _query(args.mesh)
-    r = q.raycast(args.start, args.goal)
+    try:
+        r = q.raycast(args.start, args.goal)
+    except InvalidQueryError as exc:         # the start is off the mesh: status 1
+        if args.json:
+            print(to_json({"hit": False, "t": None, "point": None, "normal": None,
+                           "polygons": []}))
+            return 1
+        print(f"raycast: {exc}")
+        return 1
     info = {"hit": r.hit, "t": r.t if r.hit else None, "point": _xyz(r.point),
             "normal": _xyz(r.normal) if r.hit else None, "polygons": r.polygons.tolist()}
     if args.json:
