@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wayfinding.constraints import Annotation, Between, Disc, LineOfSight, Region, Side
 from wayfinding.errors import InvalidGeometryError, InvalidQueryError, WayfindingError
@@ -347,3 +349,28 @@ def test_a_walled_in_eye_sees_only_itself():
     assert los.contains([(5, 5), (6, 5)]).tolist() == [True, False]
     np.testing.assert_allclose(los.distance([(5, 5), (8, 9)]), [0, 5], atol=1e-4)
     assert los.crosses([(0, 5)], [(9, 5)]).tolist() == [True]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 80), st.booleans())
+def test_crossing_pairs_are_every_pair_that_crosses(seed, n, touching):
+    # Segments on a small lattice: shared ends, collinear overlaps, equal x ranges.
+    from wayfinding.constraints._pieces import crossing_pairs
+    from wayfinding.geometry.obstacles import segments_cross
+
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 6, (2, n, 2)).astype(float)
+    i, j = np.triu_indices(n, 1)
+    met = segments_cross(a[i], b[i], a[j], b[j], touching=touching)
+    got = crossing_pairs(a, b, touching=touching)
+    assert got[0].tolist() == i[met].tolist() and got[1].tolist() == j[met].tolist()
+
+
+def test_a_region_of_many_vertices_is_checked_quickly():
+    # A circle of 50,000 edges: the sweep looks at the few edges each one's x range meets.
+    n = 50_000
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    region = Region(np.stack([20 * np.cos(t), 20 * np.sin(t)], axis=1))
+    assert len(region.vertices) == n
+    with pytest.raises(InvalidGeometryError, match="is not simple"):
+        Region([(0, 0), (4, 0), (4, 4), (1, -2)])

@@ -240,18 +240,34 @@ def crossing_pairs(a: np.ndarray, b: np.ndarray, *, touching: bool
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs ``i < j`` of segments ``a[i]``–``b[i]`` that cross
     (:func:`~wayfinding.geometry.segments_cross`, touching or properly): two int64 arrays,
-    from a box test then the orientation signs, in chunks."""
+    ordered by ``i`` then ``j``.  Candidates come from a sweep along x (the segments sorted
+    by their lower x, each against those starting before it ends), then a box test in y
+    and the orientation signs, in chunks: near linear for polygons of short edges."""
+    n = len(a)
     lo, hi = np.minimum(a, b), np.maximum(a, b)
+    order = np.argsort(lo[:, 0], kind="stable")
+    ends = np.searchsorted(lo[order, 0], hi[order, 0], side="right")
+    counts = np.maximum(ends - np.arange(1, n + 1), 0)
     found_i, found_j = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
-    for part in chunks(len(a), len(a)):
-        rows = np.arange(part.start, part.stop)
-        near = ((lo[rows, None] <= hi[None]) & (hi[rows, None] >= lo[None])).all(axis=2)
-        i, j = np.nonzero(near & (rows[:, None] < np.arange(len(a))[None]))
-        i = rows[i]
+    total = np.cumsum(counts)
+    start = 0
+    while start < n:
+        # rows start.. whose candidates add up to about CHUNK_PAIRS
+        stop = max(start + 1, int(np.searchsorted(total, (total[start - 1] if start else 0)
+                                                  + CHUNK_PAIRS, side="right")))
+        rows = np.arange(start, min(stop, n))
+        p = np.repeat(rows, counts[rows])
+        q = concatenated_ranges(rows + 1, counts[rows])
+        i, j = order[p], order[q]
+        near = (lo[i, 1] <= hi[j, 1]) & (hi[i, 1] >= lo[j, 1])
+        i, j = i[near], j[near]
         met = segments_cross(a[i], b[i], a[j], b[j], touching=touching)
-        found_i.append(i[met])
-        found_j.append(j[met])
-    return np.concatenate(found_i), np.concatenate(found_j)
+        found_i.append(np.minimum(i[met], j[met]))
+        found_j.append(np.maximum(i[met], j[met]))
+        start = rows[-1] + 1
+    i, j = np.concatenate(found_i), np.concatenate(found_j)
+    first = np.lexsort((j, i))
+    return i[first], j[first]
 
 
 def convex_hull(points: np.ndarray) -> np.ndarray:
