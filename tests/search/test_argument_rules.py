@@ -75,3 +75,36 @@ def test_continuous_planner_numbers():
 def test_space_time_steps_take_numpy_integers():
     r = space_time_astar(GRID, (0, 0), (5, 2), start_time=np.int64(3), horizon=np.int32(40))
     assert r.found and len(r.path) == 8
+
+
+class _TextCosts:
+    """A graph whose one edge costs a string."""
+
+    def successors(self, node):
+        return [(1, "x")] if node == 0 else []
+
+
+@pytest.mark.parametrize("search, options", [(astar, {}), (ida_star, {}),
+                                             (memory_bounded_astar, {"max_open": 8}),
+                                             (sma_star, {"max_nodes": 8})])
+def test_an_edge_cost_that_is_not_a_number_is_refused(search, options):
+    with pytest.raises(InvalidQueryError, match="costs must be finite and >= 0"):
+        search(_TextCosts(), 0, 1, **options)
+
+
+def test_generic_search_arguments_on_a_csr_graph():
+    from wayfinding.graph import CSRGraph
+    from wayfinding.search import astar, find_path
+
+    g = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, 1.0], coords=np.zeros((3, 2)))
+    for goal in ({7}, {-1}, {1.5}):
+        with pytest.raises(InvalidQueryError, match="goal"):
+            find_path(g, 0, goal)
+    with pytest.raises(InvalidQueryError, match="outside"):
+        astar(g, 9, 1)
+    with pytest.raises(InvalidQueryError, match="heuristic gave 'x'"):
+        astar(g, 0, 2, heuristic=lambda n, t: "x")
+    for width in (0, -1, float("nan")):
+        with pytest.raises(InvalidQueryError, match="bucket width"):
+            astar(g, 0, 2, queue="bucket", bucket_width=width)
+    assert find_path(g, 0, {2}).cost == 2.0

@@ -18,7 +18,7 @@ from .._kernels import _codes, _csrsearch
 from .._kernels._workspace import Workspace
 from .._scratch import thread_workspace
 from .._validate import MAX_COST, finite_float
-from ..errors import InvalidGridError, InvalidQueryError
+from ..errors import InvalidGridError, InvalidQueryError, brief
 from ..results import PathResult, SearchStats
 from ..sliced import SlicedSearch
 from . import constrained as _constrained  # a module reference: it builds on this one
@@ -59,7 +59,7 @@ class CSRGraph:
             raise InvalidGridError(f"indices must be integers, got {ix.dtype}")
         if len(ix) and (ix.min() < 0 or ix.max() >= n):
             raise InvalidGridError(f"edge target out of range 0..{n - 1}")
-        w = np.ascontiguousarray(w, dtype=np.float64)
+        w = _reals(w, "weights")
         if len(w) and not (np.all(w >= 0) and w.max() <= 2 * MAX_COST):   # NaN fails both
             bad = int(np.flatnonzero(~((w >= 0) & (w <= 2 * MAX_COST)))[0])
             raise InvalidGridError(
@@ -71,7 +71,7 @@ class CSRGraph:
         self._coords = np.empty((0, 2), dtype=np.float64)
         self._hscale = 0.0
         if coords is not None:
-            xy = np.ascontiguousarray(coords, dtype=np.float64)
+            xy = _reals(coords, "coords")
             if xy.ndim != 2 or xy.shape[0] != n or xy.shape[1] not in (2, 3):
                 raise InvalidGridError(f"coords must have shape ({n}, 2) or ({n}, 3), "
                                        f"got {xy.shape}")
@@ -105,7 +105,7 @@ class CSRGraph:
         Edges keep their input order within a node (stable sort)."""
         s = _integers(sources, "sources").ravel()
         t = _integers(targets, "targets").ravel()
-        w = np.asarray(weights, dtype=np.float64).ravel()
+        w = _reals(weights, "weights").ravel()
         if not (len(s) == len(t) == len(w)):
             raise InvalidGridError(
                 f"sources ({len(s)}), targets ({len(t)}) and weights ({len(w)}) differ in length")
@@ -202,9 +202,10 @@ class CSRGraph:
 
     def heuristic(self, node: int, goal: int) -> float:
         """Scaled Euclidean distance between node coordinates (0 without coords)."""
+        a, b = self._node(node), self._node(goal, name="goal")
         if not self._hscale:
             return 0.0
-        return self._hscale * float(np.linalg.norm(self._coords[node] - self._coords[goal]))
+        return self._hscale * float(np.linalg.norm(self._coords[a] - self._coords[b]))
 
     @renamed_keywords(algo="method")
     def find_path(self, start: Any, goal: Any, *, method: str = "astar", record: bool = False,
@@ -414,6 +415,17 @@ class GraphIndex(Index):
     def describe_world(world: CSRGraph) -> dict[str, Any]:
         return {"nodes": world.num_nodes, "edges": world.num_edges}
 
+
+def _reals(values: Any, name: str) -> np.ndarray:
+    """``values`` as a C-contiguous float64 array; :class:`InvalidGridError` unless they
+    are real numbers (bools count as numbers here, as in numpy)."""
+    try:
+        arr = np.asarray(values)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError
+        return np.ascontiguousarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidGridError(f"{name} must be real numbers, got {brief(values)}") from None
 
 def _integers(values: Any, name: str) -> np.ndarray:
     """``values`` as int64, refusing anything that is not already integer-typed."""

@@ -150,11 +150,7 @@ class AStarSearch:
             if self._record:
                 self._order.append(u)
             for v, cost in self._graph.successors(u):
-                c = float(cost)
-                if not c >= 0 or math.isinf(c):
-                    raise InvalidQueryError(
-                        f"edge {u!r} -> {v!r} has cost {cost!r}; costs must be finite and >= 0")
-                ng = gu + c
+                ng = gu + edge_cost(u, v, cost)
                 if v in g and ng >= g[v]:
                     continue
                 if v in closed:
@@ -276,7 +272,7 @@ def _heuristic(graph: Any, heuristic: Any, goals: list[Any] | None) -> Callable[
 
         def from_table(n: Any) -> float:
             try:
-                return float(table[n])
+                return _h_number(table[n], n)
             except KeyError:
                 raise InvalidQueryError(f"heuristic table has no entry for node {n!r}") \
                     from None
@@ -285,11 +281,32 @@ def _heuristic(graph: Any, heuristic: Any, goals: list[Any] | None) -> Callable[
         raise InvalidQueryError(f"heuristic {heuristic!r} must be a callable h(node, goal), "
                                 "a mapping or None")
     if goals is None:
-        return lambda n: float(heuristic(n, None))
+        return lambda n: _h_number(heuristic(n, None), n)
     if len(goals) == 1:
         target = goals[0]
-        return lambda n: float(heuristic(n, target))
-    return lambda n: min(float(heuristic(n, t)) for t in goals)
+        return lambda n: _h_number(heuristic(n, target), n)
+    return lambda n: min(_h_number(heuristic(n, t), n) for t in goals)
+
+
+def _h_number(value: Any, node: Any) -> float:
+    """A heuristic's value as a float (its sign is checked where it is used)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidQueryError(f"heuristic gave {value!r} for node {node!r}; it must be a "
+                                "number >= 0") from None
+
+
+def edge_cost(u: Any, v: Any, cost: Any) -> float:
+    """An edge's cost from a graph's ``successors`` as a float, checked finite and >= 0."""
+    try:
+        c = float(cost)
+    except (TypeError, ValueError, OverflowError):
+        c = math.nan
+    if not c >= 0 or math.isinf(c):
+        raise InvalidQueryError(
+            f"edge {u!r} -> {v!r} has cost {cost!r}; costs must be finite and >= 0")
+    return c
 
 
 def reachable_costs(graph: Any, start: Any) -> dict[Any, float]:

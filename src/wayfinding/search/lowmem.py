@@ -18,7 +18,7 @@ from typing import Any
 from .._validate import budget, count
 from ..errors import InvalidQueryError
 from ..results import PathResult, SearchStats, Status, _fields_equal
-from .generic import _goal_test, _hashable, _heuristic
+from .generic import _goal_test, _hashable, _heuristic, edge_cost
 
 #: Outcomes of a low-memory search.
 STATUSES = (Status.FOUND, Status.FAILED, Status.OUT_OF_BUDGET)
@@ -43,14 +43,6 @@ class LowMemoryResult(PathResult):
     @property
     def iterations(self) -> int:
         return len(self.cutoffs)
-
-
-def _cost(u: Any, v: Any, cost: Any) -> float:
-    c = float(cost)
-    if not c >= 0 or math.isinf(c):
-        raise InvalidQueryError(
-            f"edge {u!r} -> {v!r} has cost {cost!r}; costs must be finite and >= 0")
-    return c
 
 
 def _setup(graph: Any, start: Any, goal: Any, heuristic: Any, max_expansions: Any
@@ -129,7 +121,7 @@ def ida_star(graph: Any, start: Any, goal: Any, *, heuristic: Any = None,
             for v, c in stack[-1]:
                 if v in on_path:
                     continue
-                g = costs[-1] + _cost(u, v, c)
+                g = costs[-1] + edge_cost(u, v, c)
                 f = g + hval(v)
                 generated += 1
                 if f > cutoff:
@@ -241,7 +233,7 @@ def memory_bounded_astar(graph: Any, start: Any, goal: Any, *, max_open: int,
         expanded += 1
         gu = g[u]
         for v, c in graph.successors(u):
-            ng = gu + _cost(u, v, c)
+            ng = gu + edge_cost(u, v, c)
             if v in g and ng >= g[v]:
                 continue
             if v in closed:
@@ -351,7 +343,7 @@ def sma_star(graph: Any, start: Any, goal: Any, *, max_nodes: int, heuristic: An
             while a is not None:
                 on_path.add(a.state)
                 a = a.parent
-            n.succ = [(v, _cost(n.state, v, c)) for v, c in graph.successors(n.state)
+            n.succ = [(v, edge_cost(n.state, v, c)) for v, c in graph.successors(n.state)
                       if v not in on_path]
             n.known = [None] * len(n.succ)
         i = _next_slot(n)

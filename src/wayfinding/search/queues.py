@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..errors import InvalidQueryError
+
 
 class BinaryHeap:
     """A binary min-heap kept in a 1-based array: node i has children 2i and 2i + 1.
@@ -71,7 +73,7 @@ class BucketQueue:
 
     def __init__(self, width: float) -> None:
         if not (isinstance(width, (int, float)) and math.isfinite(width) and width > 0):
-            raise ValueError(f"bucket width {width!r} must be a finite number > 0")
+            raise InvalidQueryError(f"bucket width {width!r} must be a finite number > 0")
         self.width = float(width)
         self._buckets: dict[int, list] = {}
         self._size = 0
