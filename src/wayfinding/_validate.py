@@ -119,6 +119,18 @@ def count(name: str, value: Any, *, min: int = 1, max: int = INT64_MAX,
     raise error(f"{name} {brief(value)} must be an integer {span}")
 
 
+def real_number(value: Any) -> float:
+    """``value`` as a float when it is a real number (a Python or numpy int or float, not a
+    bool); NaN for anything else (a string, None, a bool, an integer beyond any float), for
+    the caller's own range check to refuse."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, _REALS):
+        return math.nan
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan
+
+
 def generator(name: str, value: Any, *, error: type[Exception] = InvalidQueryError
               ) -> np.random.Generator:
     """``value`` as a numpy random Generator: a Generator as it is, None for a fresh one,

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from .._io import atomic_write_text, read_text
-from .._validate import choice, reals
+from .._validate import choice, real_number, reals
 from ..errors import FileFormatError, InvalidQueryError, WayfindingError, brief
 from ..geometry.obstacles import Obstacles
 from .annotations import Annotation, Between, Disc, LineOfSight, Region, Side
@@ -245,12 +245,7 @@ def _obstacles(value: Any, where: str, path: object) -> Obstacles:
 def _weight(value: Any, where: str, path: object) -> float | WeightSchedule:
     """A number or a ``{"schedule": ..., "interpolation": ...}`` object."""
     if not isinstance(value, dict):
-        number = math.nan
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            try:
-                number = float(value)
-            except OverflowError:       # an integer beyond any float
-                pass
+        number = real_number(value)
         if not math.isfinite(number):
             raise FileFormatError(f"{where} must be a number or a schedule "
                                   '{"schedule": [[t, w], ...]}, got ' + brief(value), path)

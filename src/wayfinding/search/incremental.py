@@ -66,7 +66,7 @@ import numpy as np
 
 from .._kernels import _incremental
 from .._scratch import SingleThread, exclusive
-from .._validate import INT64_MAX, number, reals, step_budget
+from .._validate import INT64_MAX, number, real_number, reals, step_budget
 from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -119,7 +119,7 @@ class _GridEdges:
             cells, values = [], []
             for cell, cost in _mapping(changes).items():
                 cells.append(self.grid.cell(cell, name="changed cell"))
-                values.append(_plain_cost(cost))
+                values.append(real_number(cost))
                 if not values[-1] > 0:  # NaN too
                     raise InvalidQueryError(f"cost {cost!r} of cell {cells[-1]} must be > 0 "
                                             "(inf blocks it)")
@@ -206,7 +206,7 @@ class _GraphEdges:
                             or not 0 <= key < len(self.cost):
                         raise InvalidQueryError(f"edge id {key!r} is out of range")
                     hits = np.array([key])
-                value = _plain_cost(cost)
+                value = real_number(cost)
                 if not value >= 0:  # NaN too
                     raise InvalidQueryError(f"edge cost {cost!r} must be >= 0 (inf removes "
                                             "it)")
@@ -322,18 +322,6 @@ def _costs(costs: Any, k: int) -> np.ndarray:
         raise InvalidQueryError(f"costs must be one number or ({k},) for the {k} keys, got "
                                 f"shape {value.shape}")
     return np.broadcast_to(value, (k,))
-
-
-def _plain_cost(cost: Any) -> float:
-    """``cost`` as a float; NaN when it is not a real number (a bool, a string, None) or
-    beyond any float."""
-    if isinstance(cost, (bool, np.bool_)) \
-            or not isinstance(cost, (int, float, np.integer, np.floating)):
-        return math.nan
-    try:
-        return float(cost)
-    except OverflowError:
-        return math.nan
 
 
 def _last(keys: np.ndarray) -> np.ndarray:
