@@ -240,8 +240,9 @@ def test_agents_standing_on_the_landing_are_landed_beside(level):
         nav.update(0.1)
         seen.add(nav.state(jumper))
     assert ON_LINK in seen and nav.state(jumper) == ARRIVED
-    # the sitter gives way a little (idle agents are parted too), and stays near its place
-    assert nav.position(sitter)[[0, 2]] == pytest.approx([b + 0.9, 12.0], abs=0.5)
+    # the sitter gives way (idle agents are parted too: landed on its point, ORCA and the
+    # collision passes part the two), by less than its radius
+    assert nav.position(sitter)[[0, 2]] == pytest.approx([b + 0.9, 12.0], abs=nav.radius)
     gap = np.hypot(*(nav.position(sitter) - nav.position(jumper))[[0, 2]])
     assert gap >= 2 * nav.radius - 0.05
 

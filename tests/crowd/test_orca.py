@@ -318,3 +318,32 @@ def test_set_obstacles_replaces_those_given_before():
                                   .velocities(crowd(), 0.1))
     np.testing.assert_array_equal(moved, ORCA(time_horizon_obst=2.0).velocities(crowd(), 0.1))
     assert not np.array_equal(blocked, moved)
+
+
+def test_agents_at_one_point_part_without_nan():
+    """Agents stacked on one point with one velocity (and pairs whose relative velocity is
+    the centre of their one-step circle) get finite velocities, each pair parting in
+    opposite directions, and a stacked crowd spreads out until no two overlap."""
+    crowd = Crowd()
+    for _ in range(2):
+        crowd.add((0.0, 0.0), radius=0.5, max_speed=2.0)
+    v = ORCA().velocities(crowd, 0.1)
+    assert np.isfinite(v).all() and np.hypot(*v[0]) > 0.1
+    np.testing.assert_allclose(v[0], -v[1], atol=1e-12)
+    crowd = Crowd()                                   # rel = (1, 0), dv = rel / dt
+    crowd.add((0.0, 0.0), velocity=(5.0, 0.0), radius=0.5, max_speed=20.0)
+    crowd.add((0.5, 0.0), velocity=(0.0, 0.0), radius=0.5, max_speed=20.0)
+    v = ORCA().velocities(crowd, 0.1, preferred=[(5.0, 0.0), (0.0, 0.0)])
+    assert np.isfinite(v).all()
+    rng = np.random.default_rng(3)
+    crowd = Crowd()
+    for p in np.round(rng.uniform(-1, 1, (12, 2))):          # at most 9 distinct points
+        crowd.add(p, radius=0.3, max_speed=1.5)
+    orca = ORCA(time_horizon=2.0)
+    for _ in range(100):
+        v = orca.velocities(crowd, 0.1)
+        assert np.isfinite(v).all()
+        crowd.step(0.1, velocity=v)
+    d = np.hypot(*(crowd.position[:, None] - crowd.position[None]).T)
+    assert d[~np.eye(12, dtype=bool)].min() > 0.6 - 1e-3
+

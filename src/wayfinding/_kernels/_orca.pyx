@@ -159,13 +159,26 @@ cdef inline void right_leg(double x, double y, double d2, double r, double* rx,
     ry[0] = (-x * r + y * leg) / d2
 
 
-cdef inline void off_circle(double wx, double wy, double radius, Line* out, double* cx,
-                            double* cy) noexcept nogil:
+cdef inline void off_circle(double wx, double wy, double radius, double rel_x, double rel_y,
+                            bint later, Line* out, double* cx, double* cy) noexcept nogil:
     """w runs from a circle's centre to the relative velocity: the line's direction along
-    the circle there, and in (cx, cy) the change that takes the velocity to its edge."""
-    cdef double wlen = sqrt(wx * wx + wy * wy)
-    wx /= wlen
-    wy /= wlen
+    the circle there, and in (cx, cy) the change that takes the velocity to its edge.  For
+    w zero (every way out as near) the change is at right angles to the relative position
+    rel (to its right, opposite for -rel); for rel zero too (two agents at one point with
+    one velocity) along +x for the agent of the pair that comes ``later`` in the rows and
+    -x for the other (the lower row to the left, as the navigators part them)."""
+    cdef double wlen = sqrt(wx * wx + wy * wy), h
+    if wlen > 0.0:
+        wx /= wlen
+        wy /= wlen
+    else:
+        h = sqrt(rel_x * rel_x + rel_y * rel_y)
+        if h > 0.0:
+            wx = rel_y / h
+            wy = -rel_x / h
+        else:
+            wx = 1.0 if later else -1.0
+            wy = 0.0
     out.dx = wy
     out.dy = -wx
     cx[0] = (radius - wlen) * wx
@@ -174,9 +187,11 @@ cdef inline void off_circle(double wx, double wy, double radius, Line* out, doub
 
 cdef inline void agent_line(double px, double py, double vx, double vy, double r,
                             double qx, double qy, double ux, double uy, double s,
-                            double inv_tau, double inv_dt, Line* out) noexcept nogil:
+                            double inv_tau, double inv_dt, bint later, Line* out) noexcept nogil:
     """The half-plane agent (p, v, r) takes against neighbour (q, u, s), taking half of the
-    velocity change that avoids it for 1 / inv_tau seconds."""
+    velocity change that avoids it for 1 / inv_tau seconds.  ``later``: the agent's row
+    comes after the neighbour's (which way two agents at one point with one velocity
+    part)."""
     cdef double rel_x = qx - px, rel_y = qy - py, dv_x = vx - ux, dv_y = vy - uy
     cdef double dist2 = rel_x * rel_x + rel_y * rel_y, comb = r + s, comb2 = comb * comb
     cdef double wx, wy, w2, along, dot, cx, cy
@@ -188,7 +203,7 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
         along = wx * rel_x + wy * rel_y
         if along < 0.0 and along * along > comb2 * w2:
             # Nearest boundary point on the cut-off circle.
-            off_circle(wx, wy, comb * inv_tau, out, &cx, &cy)
+            off_circle(wx, wy, comb * inv_tau, rel_x, rel_y, later, out, &cx, &cy)
         else:
             if det(rel_x, rel_y, wx, wy) > 0.0:     # nearest boundary point on a leg
                 left_leg(rel_x, rel_y, dist2, comb, &out.dx, &out.dy)
@@ -201,8 +216,8 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
             cy = dot * out.dy - dv_y
     else:
         # Already overlapping: get apart within one time step.
-        off_circle(dv_x - inv_dt * rel_x, dv_y - inv_dt * rel_y, comb * inv_dt, out, &cx,
-                   &cy)
+        off_circle(dv_x - inv_dt * rel_x, dv_y - inv_dt * rel_y, comb * inv_dt, rel_x, rel_y,
+                   later, out, &cx, &cy)
     out.px = vx + 0.5 * cx
     out.py = vy + 0.5 * cy
 
@@ -814,7 +829,8 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                            radius[i], position[neighbours[i, j], 0],
                            position[neighbours[i, j], 1], velocity[neighbours[i, j], 0],
                            velocity[neighbours[i, j], 1], radius[neighbours[i, j]],
-                           1.0 / time_horizon[i], inv_dt, &lines[hard + j])
+                           1.0 / time_horizon[i], inv_dt, neighbours[i, j] < i,
+                           &lines[hard + j])
             c += hard
             failed = in_planes(lines, c, max_speed[i], preferred[i, 0], preferred[i, 1],
                                False, &rx, &ry)
