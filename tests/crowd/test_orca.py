@@ -347,3 +347,14 @@ def test_agents_at_one_point_part_without_nan():
     d = np.hypot(*(crowd.position[:, None] - crowd.position[None]).T)
     assert d[~np.eye(12, dtype=bool)].min() > 0.6 - 1e-3
 
+
+def test_neighbour_lists_naming_the_agent_itself_are_refused():
+    crowd = Crowd()
+    for x in (0.0, 3.0):
+        crowd.add((x, 0.0))
+    rows = np.array([[1, -1], [1, 0]], np.int32)           # agent 1 its own neighbour
+    with pytest.raises(InvalidQueryError, match="neighbours"):
+        ORCA().velocities(crowd, 0.1, neighbours=(rows, np.array([1, 2], np.int32)))
+    own = crowd.neighbours()
+    np.testing.assert_array_equal(ORCA().velocities(crowd, 0.1, neighbours=own),
+                                  ORCA().velocities(crowd, 0.1))

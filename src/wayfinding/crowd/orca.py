@@ -271,10 +271,11 @@ def _lists(neighbours: Any, n: int, top: int) -> tuple[np.ndarray, np.ndarray]:
             not np.issubdtype(counts.dtype, np.integer) or \
             (counts < 0).any() or (counts > rows.shape[1]).any() or \
             (rows >= n).any() or (rows < -1).any() or \
-            (rows[np.arange(rows.shape[1]) < counts[:, None]] < 0).any():
+            (rows[np.arange(rows.shape[1]) < counts[:, None]] < 0).any() or \
+            (rows == np.arange(n)[:, None]).any():
         raise InvalidQueryError(f"neighbours must be (rows, counts) as Crowd.neighbours "
                                 f"gives them for {n} agents: rows (n, k) of rows in "
-                                "[0, n) up to counts (n,), -1 after")
+                                "[0, n) up to counts (n,), -1 after, none its own")
     if rows.shape[1] < top:
         rows = np.pad(rows, ((0, 0), (0, top - rows.shape[1])), constant_values=-1)
     return np.ascontiguousarray(rows, np.int32), np.ascontiguousarray(counts, np.int32)
