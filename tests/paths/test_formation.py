@@ -54,3 +54,11 @@ def test_band_anchor_is_the_inner_unit(target, anchor):
     ahead, row = f.slots
     assert np.isclose(np.linalg.norm(row[anchor] - ahead[anchor]), 1.0)
     assert not np.isclose(np.linalg.norm(row[-1 - anchor] - ahead[-1 - anchor]), 1.0)
+
+
+@pytest.mark.parametrize("scale", [2.0 ** 1020, 2.0 ** -1074])
+def test_heading_of_any_length_but_zero(scale):
+    unit = Formation(rows=2, columns=3, spacing=1.0, heading=(1.0, 1.0))
+    scaled = Formation(rows=2, columns=3, spacing=1.0, heading=(scale, scale))
+    assert np.array_equal(scaled.heading, unit.heading)
+    assert np.array_equal(scaled.slots, unit.slots)

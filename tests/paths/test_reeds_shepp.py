@@ -260,3 +260,14 @@ def test_bad_input():
     for step in (0, -1, math.nan, "1"):
         with pytest.raises(InvalidQueryError, match="step"):
             reeds_shepp_path((0, 0), (1, 0), (5, 5), (1, 0), radius=1).poses(step)
+
+
+@pytest.mark.parametrize("scale", [2.0 ** 1020, 2.0 ** -1020, 2.0 ** -1074])
+def test_headings_of_any_length_but_zero(scale: float) -> None:
+    # A heading whose squared norm overflows or underflows is the same direction (scaled by
+    # a power of two, exactly the same unit vector).
+    unit = reeds_shepp_path((0, 0), (1, 1), (1, 0), (-1, 0), radius=1)
+    scaled = reeds_shepp_path((0, 0), (scale, scale), (1, 0), (-scale, 0), radius=1)
+    assert (scaled.word, scaled.segments) == (unit.word, unit.segments)
+    forward = turning_path((0, 0), (1, 1), (1, 0), (-1, 0), radius=1)
+    assert turning_path((0, 0), (scale, scale), (1, 0), (-scale, 0), radius=1) == forward

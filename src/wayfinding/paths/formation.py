@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import allocation, choice, count, finite_point, finite_points, positive_float
 from ..errors import InvalidQueryError
-from .turning import SIDES, TurningPath, turning_path
+from .turning import SIDES, TurningPath, _unit, turning_path
 
 STYLES = ("column", "band")
 
@@ -50,10 +50,7 @@ class Formation:
         self.spacing = positive_float("spacing", spacing)
         self.style = choice("style", style, STYLES)
         self.position = finite_point("position", position)
-        h = np.asarray(heading, dtype=np.float64)
-        if h.shape != (2,) or not np.isfinite(h).all() or not np.any(h):
-            raise InvalidQueryError(f"heading {heading!r} must be a nonzero (x, y) vector")
-        self.heading = h / np.linalg.norm(h)
+        self.heading = _unit(heading, "heading")
         back = -self.heading * self.spacing
         row = self._front_row(columns)
         self.slots = np.stack([row + k * back for k in range(rows)])

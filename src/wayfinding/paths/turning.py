@@ -32,6 +32,8 @@ from ..results import _fields_equal
 
 #: Turning sides: +1 left (counter-clockwise), -1 right (clockwise).
 SIDES = {"L": 1, "R": -1}
+#: The norms of the vectors whose squares neither overflow nor lose bits to underflow.
+_SCALE_FREE = (2.0 ** -450, 2.0 ** 450)
 
 
 @dataclass(frozen=True)
@@ -121,9 +123,14 @@ def _arc(c: np.ndarray, a: np.ndarray, side: int, sweep: float, r: float,
 
 def _unit(value: ArrayLike, name: str) -> np.ndarray:
     """``value`` divided by its norm, as the kernels take it (so the car planner's headings
-    are these); refuses the zero vector."""
+    are these); refuses the zero vector.  A vector whose norm's square would overflow or
+    underflow is first scaled by a power of two (exactly), so any length but zero works."""
     v = as_point(value, name)
     n = _turning.norm(v[0], v[1])
-    if n == 0:
-        raise InvalidQueryError(f"{name} must not be the zero vector")
+    if not _SCALE_FREE[0] <= n <= _SCALE_FREE[1]:
+        big = float(np.abs(v).max())
+        if big == 0:
+            raise InvalidQueryError(f"{name} must not be the zero vector")
+        v = np.ldexp(v, -math.frexp(big)[1])
+        n = _turning.norm(v[0], v[1])
     return v / n
