@@ -181,3 +181,23 @@ def test_one_sector_and_a_start_at_the_goal():
     assert here.found and here.cost == 0.0 and here.descend((3, 3)).tolist() == [[3, 3]]
     single = FlowTiles(Grid(np.ones((1, 1), dtype=bool))).route((0, 0), (0, 0))
     assert single.found and single.step((0, 0)) is None
+
+
+@pytest.mark.parametrize(("rows", "sector"), [((".#..", "#..."), 2),
+                                              ((".#..", "#.#.", "...."), 4)])
+def test_cells_linked_corner_to_corner_inside_a_tile_lead_on(rows, sector):
+    # (0, 0) touches the rest only at a corner: fast marching cannot enter it.
+    tiles = FlowTiles(Grid.from_ascii("\n".join(rows), diagonal="always"), sector=sector)
+    route = tiles.route((0, 0), (3, 0))
+    path = route.descend((0, 0))
+    assert route.found and path[-1].tolist() == [3, 0]
+    assert path[1].tolist() == [1, 1]
+
+
+def test_tiles_lead_on_where_steps_add_nothing_to_the_field():
+    # Costs far below the field's rounding: cells of one value must still lead on.
+    costs = np.full((6, 12), 1e-300)
+    costs[1:5, 5] = np.inf
+    tiles = FlowTiles(Grid(costs), sector=4)
+    route = tiles.route((0, 3), (11, 2))
+    assert route.found and route.descend((0, 3))[-1].tolist() == [11, 2]

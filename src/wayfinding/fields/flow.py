@@ -89,13 +89,13 @@ class FlowField:
             if los:
                 raise InvalidQueryError("the line-of-sight pass goes with method='eikonal'")
             flow = cls(grid, dijkstra_field(grid, goals, limit=limit))
-        else:
-            field = eikonal_field(grid, goals, order=order, limit=limit, los=los)
-            flow = cls(grid, _reach_corners(grid, field, goals, limit))
-            if los:
-                flow._goal = goals[0]
-                flow.visible = visible_cells(grid, flow._goal) & np.isfinite(flow.field)
-        _level_out(flow, goals)
+            _level_out(flow, goals)
+            return flow
+        field = eikonal_field(grid, goals, order=order, limit=limit, los=los)
+        flow = _settled(grid, field, goals, limit)
+        if los:
+            flow._goal = goals[0]
+            flow.visible = visible_cells(grid, flow._goal) & np.isfinite(flow.field)
         return flow
 
     @property
@@ -214,6 +214,15 @@ class FlowField:
             p = p + step * d
             out.append(p.copy())
         return np.array(out)
+
+def _settled(grid: Grid, field: np.ndarray, sources: list[tuple[int, int]],
+            limit: float = math.inf) -> FlowField:
+    """The flow of a fast-marching ``field`` from ``sources`` (``(x, y)`` cells) that leads
+    every cell a path reaches within ``limit`` to a source (see :meth:`FlowField.build`)."""
+    flow = FlowField(grid, _reach_corners(grid, field, sources, limit))
+    _level_out(flow, sources)
+    return flow
+
 
 def _reach_corners(grid: Grid, field: np.ndarray, goals: list[tuple[int, int]],
                    limit: float) -> np.ndarray:

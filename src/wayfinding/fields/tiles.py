@@ -45,7 +45,7 @@ from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
 from ..grid.search import GridSearch
 from ..results import Status
-from .flow import GOAL, FlowField
+from .flow import GOAL, FlowField, _settled
 from .integration import eikonal_field
 
 Sector = tuple[int, int]
@@ -500,7 +500,8 @@ class FlowTiles:
         for cells, c in starts:
             for x, y in cells:
                 initial[y - oy, x - ox] = np.fmin(initial[y - oy, x - ox], c - low)
-        tile = FlowField(grid, eikonal_field(grid, initial=initial, order=self.order))
+        sources = [(x - ox, y - oy) for cells, _ in starts for x, y in cells]
+        tile = _settled(grid, eikonal_field(grid, initial=initial, order=self.order), sources)
         self.stats["tiles_built"] += 1
         self._cache[key] = tile
         if len(self._cache) > self.cache_size:
