@@ -242,6 +242,11 @@ def test_obstacles_objects_are_taken_too():
         assert crowd.position[0, 0] < 4 - 0.5 + 0.05 or abs(crowd.position[0, 1]) > 3
     with pytest.raises(InvalidQueryError, match="obstacle 0"):
         ORCA(obstacles=[[(0, 0)]])
+    for bad in (0, 1.5, True, object()):
+        with pytest.raises(InvalidQueryError, match="obstacles"):
+            ORCA(obstacles=bad)
+        with pytest.raises(InvalidQueryError, match="obstacles"):
+            ORCA().set_obstacles(bad)
 
 
 def test_navmesh_walls_keep_agents_on_the_mesh():

@@ -206,7 +206,11 @@ def _polygons(obstacles: Any) -> list:
         return list(obstacles.polygons)
     if isinstance(obstacles, NavMesh):
         return obstacles.boundary()
-    return list(obstacles)
+    try:
+        return list(obstacles)
+    except TypeError:
+        raise InvalidQueryError(f"obstacles {brief(obstacles)} must be polygons (a list of "
+                                "vertex arrays), an Obstacles, a Grid or a NavMesh") from None
 
 
 def _walls(obstacles: Any) -> _Walls:
