@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
-from .._validate import allocation, count, positive_float
+from .._validate import allocation, count, positive_float, reals
 from ..errors import InvalidQueryError
 from .agents import Crowd
 from .powerlaw import time_to_collision
@@ -182,9 +182,18 @@ class VelocityObstacles:
         """The velocity obstacles as a restriction (see
         :class:`~wayfinding.crowd.Locomotion`): which of the candidate velocities
         ``(n, c, 2)`` are not free, ``(n, c)`` booleans."""
-        if len(crowd) < 2:
-            return np.zeros(candidates.shape[:2], dtype=bool)
-        c = np.asarray(candidates, dtype=np.float64)
+        if not isinstance(crowd, Crowd):
+            raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
+        positive_float("dt", dt)
+        n = len(crowd)
+        try:
+            c = reals("candidates", candidates)
+        except InvalidQueryError:
+            c = np.empty(0)
+        if c.ndim != 3 or len(c) != n or c.shape[2] != 2 or not np.isfinite(c).all():
+            raise InvalidQueryError(f"candidates must be a finite ({n}, c, 2) array")
+        if n < 2:
+            return np.zeros(c.shape[:2], dtype=bool)
         return np.isfinite(self._collision_times(c, self._pairs(crowd), crowd.velocity))
 
     @positional_options("preferred")
