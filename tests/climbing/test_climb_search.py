@@ -334,3 +334,30 @@ def test_queries_on_threads_equal_the_same_queries_inline():
         for _ in range(3):
             got = list(pool.map(lambda q: find_climb_path(g, q[0], q[1], **q[2]), queries))
             assert got == want
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"length": -5.0}, "length"),
+    ({"length": np.nan}, "length"),
+    ({"length": np.inf}, "length"),
+    ({"node": 1.5}, "node"),
+    ({"node": True}, "node"),
+    ({"node": "x"}, "node"),
+    ({"ground": np.array([np.nan, 0.0, 0.0])}, "ground"),
+    ({"ground": "x"}, "ground"),
+])
+def test_a_malformed_clue_link_is_refused_at_either_end(change, message):
+    # a clue link made by hand: a negative or non-finite length, a node that is not an
+    # integer of the graph or a ground that is not a finite point is bad input, never a
+    # negative cost or a raw error
+    from dataclasses import replace
+
+    from wayfinding.climbing.scenes import climbing_wall
+
+    wall = climbing_wall(bays=3, floors=2, seed=1)
+    g = wall.graph()
+    bad = replace(wall.clues(g)[0], **change)
+    for start, goal in ((bad, 5), (5, bad), ([bad], 5)):
+        with pytest.raises(InvalidQueryError, match=message):
+            find_climb_path(g, start, goal)
+

@@ -29,8 +29,8 @@ import numpy as np
 
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
-from .._validate import finite_points, number
-from ..errors import InvalidQueryError
+from .._validate import finite_point, finite_points, number
+from ..errors import InvalidQueryError, brief
 from ..navmesh import NavMesh
 from ..navmesh3d import NavMesh3D, NavMesh3DQuery
 from ..results import SearchStats, Status, _fields_equal, empty_path
@@ -211,9 +211,13 @@ def _anchor(graph: ClimbGraph, where: Any, name: str
     """Where a query starts or ends: its point, its ``(node, metres, graph edge)``
     attachments, its own node (-1 when between nodes) and its (element, distance) spot."""
     if isinstance(where, ClueLink):
-        if not 0 <= where.node < graph.num_nodes:
-            raise InvalidQueryError(f"{name} clue link's node {where.node} is not in the graph")
-        return where.ground, [(where.node, where.length, -1)], -1, (-1, 0.0)
+        if isinstance(where.node, bool) or not isinstance(where.node, (int, np.integer)) \
+                or not 0 <= where.node < graph.num_nodes:
+            raise InvalidQueryError(f"{name} clue link's node {brief(where.node)} is not a "
+                                    f"node of the graph (0..{graph.num_nodes - 1})")
+        length = number(f"{name} clue link's length", where.length, min=0.0)
+        ground = finite_point(f"{name} clue link's ground", where.ground, 3)
+        return ground, [(int(where.node), length, -1)], -1, (-1, 0.0)
     if isinstance(where, ClimbPosition):
         e = where.element
         if isinstance(e, bool) or not isinstance(e, (int, np.integer)) \
