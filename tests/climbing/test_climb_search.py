@@ -361,3 +361,12 @@ def test_a_malformed_clue_link_is_refused_at_either_end(change, message):
         with pytest.raises(InvalidQueryError, match=message):
             find_climb_path(g, start, goal)
 
+
+def test_the_nearest_position_of_a_point_far_out_is_still_found():
+    # squared distances of 1e300 overflow; the point is finite, so it has a nearest place
+    # (at that distance both pipes are equally near: the lower index wins)
+    g = build_climb_graph([element(PIPE, (0, 0, 0), (0, 0, 9)),
+                           element(PIPE, (5, 0, 0), (5, 0, 9))])
+    assert nearest_position(g, (1e300, 0, 5)) == ClimbPosition(0, 5.0)
+    assert nearest_position(g, (-1e300, 3e299, 20)) == ClimbPosition(0, 9.0)
+    assert nearest_position(g, (1e308, 1e308, -1e308)) == ClimbPosition(0, 0.0)

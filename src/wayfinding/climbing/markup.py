@@ -113,7 +113,8 @@ class TraversalElement:
         ab = b - a
         t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.einsum("ij,ij->i", ab, ab), 0, 1)
         q = a + t[:, None] * ab
-        i = int(np.argmin(np.linalg.norm(q - p, axis=1)))
+        gap = q - p                 # hypot: no overflow for points far out
+        i = int(np.argmin(np.hypot(np.hypot(gap[:, 0], gap[:, 1]), gap[:, 2])))
         return float(self.cumulative[i] + t[i] * (self.cumulative[i + 1] - self.cumulative[i])
                      ), q[i]
 

@@ -162,8 +162,8 @@ def nearest_position(graph: ClimbGraph, point: Any) -> ClimbPosition:
     for i, rows in enumerate(graph.stops):
         if len(rows):
             d, q = graph.elements[i]._closest(p[0])
-            gap = float(np.linalg.norm(q - p[0]))
-            if gap < best[0]:
+            gap = float(np.hypot(np.hypot(*(q - p[0])[:2]), (q - p[0])[2]))
+            if gap < best[0] or best[1] < 0:
                 best = (gap, i, d)
     if best[1] < 0:
         raise InvalidQueryError("the graph has no climbable element")
