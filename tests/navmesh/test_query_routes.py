@@ -133,3 +133,33 @@ def test_area_costs_steer_the_route_round_a_dear_strip():
     r = q.find_path((1, 9), (19, 9), filter=QueryFilter(costs={3: 50.0}))
     assert r.path[:, 1].max() < 10 and not north[r.corridor].any()
     assert q.find_path((1, 9), (19, 9)).path[:, 1].max() >= 10
+
+
+PINCHES = [
+    # A triangular hole touching the bottom wall at (5, 0): from the pinch to (10, 0) is
+    # 5 along the wall, not round the hole.
+    (shapely.geometry.Polygon([(0, 0), (10, 0), (10, 10), (0, 10)],
+                              [[(5, 0), (6, 2), (4, 2)]]), (5.0, 0.0), (10.0, 0.0)),
+    (shapely.geometry.Polygon([(0, 0), (10, 0), (10, 10), (0, 10)],
+                              [[(5, 0), (6, 2), (4, 2)]]), (5.0, 0.0), (0.0, 0.0)),
+    # Two square holes touching at (4, 4).
+    (shapely.geometry.Polygon([(0, 0), (10, 0), (10, 10), (0, 10)],
+                              [[(2, 2), (4, 2), (4, 4), (2, 4)], [(4, 4), (6, 4), (6, 6), (4, 6)]]),
+     (4.0, 4.0), (5.0, 2.5)),
+    (shapely.geometry.Polygon([(0, 0), (10, 0), (10, 10), (0, 10)],
+                              [[(2, 2), (4, 2), (4, 4), (2, 4)], [(4, 4), (6, 4), (6, 6), (4, 6)]]),
+     (4.0, 4.0), (3.0, 5.0)),
+]
+
+
+@pytest.mark.parametrize("method", ["delaunay", "subtractive", "wavefront"])
+@pytest.mark.parametrize("area, pinch, other", PINCHES)
+def test_an_end_on_a_pinch_vertex_lies_on_both_sides_of_it(area, pinch, other, method):
+    """A point where a hole touches the outline or another hole is in the polygons of every
+    side that meet there: both queries start (and end) on the side of the shortest route."""
+    mesh = NavMesh.build(area, method=method)
+    shortest = float(np.hypot(*np.subtract(other, pinch)))
+    for query in ("astar", "polyanya"):
+        for a, b in ((pinch, other), (other, pinch)):
+            r = mesh.find_path(a, b, method=query)
+            assert r.found and r.cost == pytest.approx(shortest, rel=1e-12), (query, a, b)

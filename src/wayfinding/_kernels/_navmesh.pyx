@@ -18,7 +18,7 @@ import numpy as np
 from ._buckets cimport bucket
 from ._guard cimport Guard
 from ._heap cimport Heap, heap_decrease, heap_free, heap_init, heap_pop, heap_push, HeapItem
-from ._navmesh_locate cimport in_polygon, locate_in
+from ._navmesh_locate cimport PINCH_CAP, in_polygon, locate_in, other_sides
 from ._navmesh_points cimport HOLD_GIL_POLYGONS, plain_xy
 from ._portable cimport monotonic
 from ._predicates cimport orient2d
@@ -705,13 +705,13 @@ cdef class MeshQuery:
     cdef Route route(self, double sx, double sy, double gx, double gy,
                      bint partial) noexcept nogil:
         """One whole query: the endpoints' polygons (moved to the nearest allowed polygon
-        when off the mesh or on a forbidden one), the search (both ways when asked and the
-        mesh has no off-mesh links, which are one-way), the partial route when asked and the
-        straight path, in the scratch."""
+        when off the mesh or on a forbidden one), then :meth:`between` them, in the scratch.
+        An end on a pinch vertex lies on every group of polygons that meet there: each
+        pair of its groups is searched and the shortest route kept."""
         cdef Route r
-        cdef int ps, pg, node, exp2 = 0, gen2 = 0
-        cdef Py_ssize_t m1, k1, i
-        cdef double bx = 0.0, by = 0.0, back, h_scale = self.h_scale
+        cdef int ps, pg, ns, ng, i, j, best = -1, last = 0
+        cdef int32_t sides[2 * PINCH_CAP + 2]
+        cdef double bx = 0.0, by = 0.0, shortest = INFINITY
         r.code = 0
         r.expanded = 0
         r.generated = 0
@@ -744,22 +744,62 @@ cdef class MeshQuery:
         r.gy = gy
         if ps < 0 or pg < 0:
             return r
-        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, True, &r.expanded, &r.generated)
+        sides[0] = ps
+        ns = 1 + other_sides(self.verts, self.polys, self.sizes, self.neigh, self.cell_ptr,
+                             self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
+                             &self.allowed[0], ps, sx, sy, &sides[1])
+        sides[ns] = pg
+        ng = 1 + other_sides(self.verts, self.polys, self.sizes, self.neigh, self.cell_ptr,
+                             self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
+                             &self.allowed[0], pg, gx, gy, &sides[ns + 1])
+        if ns == 1 and ng == 1:
+            self.between(&r, ps, pg, partial)
+            return r
+        for i in range(ns):
+            for j in range(ng):
+                last = i * ng + j
+                self.between(&r, sides[i], sides[ns + j], partial)
+                if r.code == -1:
+                    return r
+                if r.code == 1 and r.length < shortest:
+                    shortest = r.length
+                    best = last
+        if best < 0:    # no side reaches the other: the located polygons' answer
+            best = 0
+        if best != last:
+            self.between(&r, sides[best // ng], sides[ns + best % ng], partial)
+        return r
+
+    cdef void between(self, Route* r, int ps, int pg, bint partial) noexcept nogil:
+        """The route from polygon ps at r's start to polygon pg at its goal: the search
+        (both ways when asked and the mesh has no off-mesh links, which are one-way), the
+        partial route when asked and the straight path; adds to r's counts."""
+        cdef int node, exp1 = 0, gen1 = 0, exp2 = 0, gen2 = 0
+        cdef Py_ssize_t m1, k1, i
+        cdef double sx = r.sx, sy = r.sy, gx = r.gx, gy = r.gy, bx = 0.0, by = 0.0, back
+        cdef double h_scale = self.h_scale
+        r.code = 0
+        r.m = 0
+        r.k = 0
+        r.length = INFINITY
+        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, True, &exp1, &gen1)
+        r.expanded += exp1
+        r.generated += gen1
         if node == -2:
             r.code = -1
-            return r
+            return
         r.code = 1
         if node == -1:
             if not partial:
                 r.code = 0
-                return r
+                return
             pg = self.nearest_reached(gx, gy, &bx, &by)
             node = self.search(ps, sx, sy, pg, bx, by, h_scale, True, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node < 0:
                 r.code = -1
-                return r
+                return
             r.code = 2
             gx = bx
             gy = by
@@ -773,7 +813,7 @@ cdef class MeshQuery:
             r.generated += gen2
             if node == -2:
                 r.code = -1
-                return r
+                return
             r.m = self.corridor_of(node)
             for i in range(r.m):
                 self.corr2[m1 + i] = self.corr[r.m - 1 - i]
@@ -791,7 +831,6 @@ cdef class MeshQuery:
                 self.swap_corners()
         self.flags[0] |= 1
         self.flags[r.k - 1] |= 2
-        return r
 
     def bind(self, Guard guard, path_type, tuple statuses):
         """What :meth:`find_path` needs of its caller: the guard of the query's scratch, the

@@ -39,3 +39,68 @@ cdef inline int locate_in(const double[:, ::1] verts, const int32_t[:, ::1] poly
         if (allowed == NULL or allowed[p]) and in_polygon(verts, polys, sizes, p, x, y):
             return p
     return -1
+
+
+
+cdef enum:
+    PINCH_CAP = 4      # groups beyond p's that :func:`other_sides` reports
+
+
+cdef inline bint at(const double[:, ::1] verts, int32_t v, double x, double y) noexcept nogil:
+    return verts[v, 0] == x and verts[v, 1] == y
+
+
+cdef inline int other_sides(const double[:, ::1] verts, const int32_t[:, ::1] polys,
+                            const int32_t[::1] sizes, const int32_t[:, ::1] neigh,
+                            const int64_t[::1] cell_ptr, const int32_t[::1] cell_polys,
+                            double ox, double oy, double cell, int nx, int ny,
+                            const uint8_t* allowed, int p, double x, double y,
+                            int32_t* out) noexcept nogil:
+    """Where (x, y) is a vertex of polygon p and a pinch (the polygons round it fall into
+    groups that meet only at the point, as where a hole touches the outline or another
+    hole), one polygon of each group but p's, ``allowed`` ones only; returns how many (at
+    most ``PINCH_CAP``; 0 at any other point, after a test of p's vertices).  Two polygons
+    are in one group when they share an edge that ends at the point."""
+    cdef int k, n = sizes[p], count = 0, found = 0, i, a, b, q
+    cdef int32_t near[4 * PINCH_CAP]
+    cdef uint8_t seen[4 * PINCH_CAP]
+    cdef bint grew
+    cdef int64_t j, c
+    for k in range(n):
+        if at(verts, polys[p, k], x, y):
+            break
+    else:
+        return 0
+    c = <int64_t> bucket(y - oy, cell, ny) * nx + bucket(x - ox, cell, nx)
+    for j in range(cell_ptr[c], cell_ptr[c + 1]):     # the polygons with a vertex there
+        q = cell_polys[j]
+        if count == 4 * PINCH_CAP or not (allowed == NULL or allowed[q]):
+            continue
+        for k in range(sizes[q]):
+            if at(verts, polys[q, k], x, y):
+                near[count] = q
+                seen[count] = q == p
+                count += 1
+                break
+    for i in range(-1, count):     # p's group, then each group left from its first polygon
+        if i >= 0:
+            if seen[i] or found == PINCH_CAP:
+                continue
+            seen[i] = 1
+            out[found] = near[i]
+            found += 1
+        grew = True
+        while grew:     # mark the neighbours of marked polygons across edges at the point
+            grew = False
+            for a in range(count):
+                if not seen[a]:
+                    continue
+                q = near[a]
+                n = sizes[q]
+                for k in range(n):
+                    if at(verts, polys[q, k], x, y) or at(verts, polys[q, (k + 1) % n], x, y):
+                        for b in range(count):
+                            if not seen[b] and near[b] == neigh[q, k]:
+                                seen[b] = 1
+                                grew = True
+    return found

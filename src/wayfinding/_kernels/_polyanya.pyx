@@ -13,13 +13,13 @@
 # cross edges is computed in floating point and snapped to the edge's ends within 1e-10 of
 # the edge's length, so rays through vertices meet them exactly.
 cimport numpy as cnp
-from libc.math cimport sqrt
+from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
 
-from ._navmesh_locate cimport locate_in
+from ._navmesh_locate cimport PINCH_CAP, locate_in, other_sides
 from ._navmesh_points cimport HOLD_GIL_POLYGONS, plain_xy
 from ._predicates cimport orient2d
 
@@ -477,7 +477,13 @@ cdef class PolyanyaKernel:
     cdef int32_t run(self, double sx, double sy, double gx, double gy, int* start_poly,
                      int* goal_poly) noexcept nogil:
         """Locate the ends not given (-1) and search: the goal node, -1 when there is no
-        route or an end lies on no usable polygon, -2 out of memory."""
+        route or an end lies on no usable polygon, -2 out of memory.  A start on a pinch
+        vertex is searched from each group of polygons that meet there (``start_poly`` is
+        set to the one of the shortest path); a goal there is in each (``holds_goal``)."""
+        cdef int32_t sides[PINCH_CAP + 1]
+        cdef int32_t end, best = -1
+        cdef int i, ns, expanded = 0, generated = 0
+        cdef double shortest = INFINITY
         if start_poly[0] < 0:
             start_poly[0] = self.locate(sx, sy)
         if goal_poly[0] < 0:
@@ -485,7 +491,28 @@ cdef class PolyanyaKernel:
         if start_poly[0] < 0 or goal_poly[0] < 0:
             return -1
         self.goal_poly, self.gx, self.gy = goal_poly[0], gx, gy
-        return self.search(start_poly[0], sx, sy)
+        sides[0] = start_poly[0]
+        ns = 1 + other_sides(self.verts, self.polys, self.sizes, self.neigh, self.cell_ptr,
+                             self.cell_polys, self.ox, self.oy, self.cell, self.nx, self.ny,
+                             &self.allowed[0], sides[0], sx, sy, &sides[1])
+        if ns == 1:
+            return self.search(sides[0], sx, sy)
+        for i in range(ns):
+            end = self.search(sides[i], sx, sy)
+            expanded += self.expanded
+            generated += self.generated
+            if end == -2:
+                return end
+            if end >= 0 and self.nodes[end].f < shortest:
+                shortest = self.nodes[end].f
+                best = i
+        if best < 0:
+            best = 0
+        if best != ns - 1:
+            end = self.search(sides[best], sx, sy)
+        start_poly[0] = sides[best]
+        self.expanded, self.generated = expanded, generated
+        return end
 
     def find(self, allowed, corner, double sx, double sy, double gx, double gy,
              int start_poly=-1, int goal_poly=-1):
