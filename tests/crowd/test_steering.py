@@ -24,6 +24,7 @@ from wayfinding.crowd import (
     pursue,
     seek,
     separation,
+    truncated_sum,
     weighted_sum,
 )
 
@@ -203,6 +204,31 @@ def test_combining_by_weight_and_by_priority():
         weighted_sum()
     with pytest.raises(InvalidQueryError):
         by_priority()
+
+
+def test_combinations_refuse_bad_terms():
+    """Weights and steerings must be finite, steerings ``(n, 2)`` of one length, the
+    threshold and limit >= 0 (the limit may be inf: no limit)."""
+    a = np.array([[1.0, 0.0], [0.0, 0.0]])
+    for bad in ((math.nan, a), (1.0, a[:1]), (1.0, np.full((2, 2), math.inf)),
+                (1.0, np.zeros((2, 3))), (1.0, "x"), ("1", a), (None, a), (True, a), (1.0,),
+                a):
+        with pytest.raises(InvalidQueryError, match="weight|steering|pair"):
+            weighted_sum((1.0, a), bad)
+        with pytest.raises(InvalidQueryError, match="weight|steering|pair"):
+            truncated_sum((1.0, a), bad, limit=1.0)
+    for bad in (math.nan, -1.0, "x", [1.0, 2.0, 3.0], [], None):
+        with pytest.raises(InvalidQueryError, match="limit"):
+            truncated_sum((1.0, a), limit=bad)
+    assert truncated_sum((1.0, a), limit=math.inf).tolist() == a.tolist()
+    for bad in (a[:1], np.zeros((2, 3)), [[math.nan, 0], [0, 0]], 0.5, None):
+        with pytest.raises(InvalidQueryError, match="steering"):
+            by_priority(bad, a)
+        with pytest.raises(InvalidQueryError, match="steering"):
+            by_priority(a, bad)
+    for bad in (math.nan, -1.0, "x", None):
+        with pytest.raises(InvalidQueryError, match="threshold"):
+            by_priority(a, a, threshold=bad)
 
 
 def test_bad_input():

@@ -27,8 +27,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options, renamed_keywords
-from .._validate import positive_float
-from ..errors import InvalidQueryError
+from .._validate import finite_float, positive_float, reals
+from ..errors import InvalidQueryError, brief
 from ..fields import FlowField
 from ..geometry import Obstacles
 from ..grid import Grid
@@ -396,12 +396,24 @@ def _array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
     return arr
 
 
-def weighted_sum(*terms: tuple[float, np.ndarray]) -> np.ndarray:
-    """The sum of ``(weight, steering)`` pairs."""
+def _weighted(terms: tuple) -> list[np.ndarray]:
+    """The ``(weight, steering)`` pairs as weighted ``(n, 2)`` arrays, checked: finite
+    weights and steerings, all of one length."""
     if not terms:
         raise InvalidQueryError("give at least one (weight, steering) pair")
+    out: list[np.ndarray] = []
+    for k, term in enumerate(terms):
+        if not (isinstance(term, tuple) and len(term) == 2):
+            raise InvalidQueryError(f"term {k} {brief(term)} must be a (weight, steering) pair")
+        w = finite_float(f"weight {k}", term[0])
+        out.append(w * _array(term[1], (len(out[0]) if out else -1, 2), f"steering {k}"))
+    return out
+
+
+def weighted_sum(*terms: tuple[float, np.ndarray]) -> np.ndarray:
+    """The sum of ``(weight, steering)`` pairs."""
     # At least one term: the sum is an array.
-    return cast(np.ndarray, sum(float(w) * np.asarray(s, dtype=np.float64) for w, s in terms))
+    return cast(np.ndarray, sum(_weighted(terms)))
 
 
 def truncated_sum(*terms: tuple[float, np.ndarray], limit: Any) -> np.ndarray:
@@ -411,13 +423,15 @@ def truncated_sum(*terms: tuple[float, np.ndarray], limit: Any) -> np.ndarray:
     running length, Reynolds' rule: a term that shortens the total leaves room for the
     next).  The total is never longer than ``limit``, and a high-priority steering takes
     the budget before a lower one has any."""
-    if not terms:
-        raise InvalidQueryError("give at least one (weight, steering) pair")
-    steer = [float(w) * np.asarray(t, dtype=np.float64) for w, t in terms]
+    steer = _weighted(terms)
     n = len(steer[0])
-    cap = np.broadcast_to(np.asarray(limit, dtype=np.float64), (n,))
-    if not (cap >= 0).all():
-        raise InvalidQueryError(f"limit {limit!r} must be >= 0")
+    try:
+        cap = np.broadcast_to(reals("limit", limit), (n,))
+    except (InvalidQueryError, ValueError):
+        cap = np.empty(0)
+    if len(cap) != n or not (cap >= 0).all():
+        raise InvalidQueryError(f"limit {brief(limit)} must be >= 0: a number or one per "
+                                f"agent ({n})")
     total = np.zeros((n, 2))
     for t in steer:
         left = cap - np.hypot(total[:, 0], total[:, 1])
@@ -434,10 +448,11 @@ def by_priority(*steerings: np.ndarray, threshold: float = 1e-3) -> np.ndarray:
     nothing to say."""
     if not steerings:
         raise InvalidQueryError("give at least one steering")
-    out = np.array(steerings[-1], dtype=np.float64)
+    threshold = positive_float("threshold", threshold, allow_zero=True)
+    out = _array(steerings[-1], (-1, 2), f"steering {len(steerings) - 1}")
     decided = np.zeros(len(out), dtype=bool)
-    for s in steerings[:-1]:
-        s = np.asarray(s, dtype=np.float64)
+    for k, s in enumerate(steerings[:-1]):
+        s = _array(s, (len(out), 2), f"steering {k}")
         take = ~decided & (np.hypot(s[:, 0], s[:, 1]) > threshold)
         out[take] = s[take]
         decided |= take
