@@ -102,3 +102,35 @@ def test_bad_inputs(call, message):
     planner = RoutePlanner(road_grid(3, 1), driver=DriverCosts())
     with pytest.raises(InvalidQueryError, match=message):
         call(planner)
+
+
+def test_a_long_extension_around_a_loop_is_the_lane_by_lane_one():
+    # around a block the straightest lanes come back: whole turns are appended at once,
+    # and the result is still the shortest run of straightest lanes that is long enough
+    net = road_grid(2, 2, spacing=10.0)
+    planner = RoutePlanner(net, driver=DriverCosts())
+    ext = extend_route(planner, [0], at=3.0, ahead=5000.0)
+    lanes = ext.lanes.tolist()
+    for a, b in zip(lanes, lanes[1:]):
+        nxt = planner.network.successors_of(a)
+        head = net.lanes[a].heading(at_end=True)
+        assert b == max(sorted(nxt), key=lambda c: float(head @ net.lanes[c].heading(
+            at_end=False)))
+    assert ext.added == len(lanes) - 1 > 100 and ext.artificial == 0.0
+    assert arc_length(ext.points) - 3.0 >= 5000.0
+    assert arc_length(net.route_points(lanes[:-1])) - 3.0 < 5000.0
+
+
+@pytest.mark.parametrize("at, ahead", [(0.0, 1e300), (1e300, 1.0), (1.7e308, 1.7e308)])
+def test_an_extension_beyond_any_route_is_refused_at_once(at, ahead):
+    # around a loop the lanes needed are counted before any is appended
+    planner = RoutePlanner(road_grid(2, 2, spacing=10.0), driver=DriverCosts())
+    with pytest.raises(InvalidQueryError, match="route extension"):
+        extend_route(planner, [0], at=at, ahead=ahead)
+
+
+def test_an_artificial_piece_that_overflows_is_refused():
+    planner = RoutePlanner(road_grid(2, 1, spacing=10.0), driver=DriverCosts())
+    assert extend_route(planner, [0], at=1e300, ahead=1e300).artificial == 2e300
+    with pytest.raises(InvalidQueryError, match="ahead"):
+        extend_route(planner, [0], at=1.7e308, ahead=1.7e308)

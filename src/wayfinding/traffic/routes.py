@@ -316,6 +316,9 @@ def extend_route(planner: RoutePlanner, lanes: Any, *, at: float,
     length = net.lanes[route[0]].length + sum(net.gap(a, b) + net.lanes[b].length
                                               for a, b in zip(route, route[1:]))
     added = 0
+    # The lane appended after a lane is always the same, so the appended lanes end in a
+    # cycle once one comes back: the whole turns of it still needed are appended at once.
+    seen = {route[-1]: (len(route) - 1, length)}
     while length - pos < want:
         last = route[-1]
         nxt = graph.indices[graph.indptr[last]:graph.indptr[last + 1]].tolist()
@@ -326,9 +329,23 @@ def extend_route(planner: RoutePlanner, lanes: Any, *, at: float,
         length += net.gap(last, best) + net.lanes[best].length
         route.append(best)
         added += 1
-        _validate.allocation("route extension lanes", added)
+        if best in seen:
+            at, before = seen.pop(best)
+            cycle, turn = route[at + 1:], length - before
+            need = (want - (length - pos)) / turn
+            _validate.allocation("route extension lanes", added + need * len(cycle),
+                                 limit=_validate.MAX_PIECES)
+            turns = max(math.ceil(need) - 1, 0)
+            route += cycle * turns
+            length += turns * turn
+            added += turns * len(cycle)
+            seen.clear()
+        seen[best] = (len(route) - 1, length)
     points = net.route_points(route)
     missing = max(want - (length - pos), 0.0)
+    if not math.isfinite(missing):
+        raise InvalidQueryError(f"ahead {want:g} of at {pos:g} past the route's end "
+                                "overflows: no finite road reaches it")
     if missing > 0:
         tip = points[-1] + net.lanes[route[-1]].heading(at_end=True) * missing
         points = np.vstack([points, tip])
