@@ -10,6 +10,7 @@ from movingai_data import all_names, load
 
 from wayfinding import Grid, InvalidQueryError, Status
 from wayfinding.fields import FlowTiles
+from wayfinding.grid.generate import random_obstacles
 
 MAPS = all_names()
 
@@ -201,3 +202,29 @@ def test_tiles_lead_on_where_steps_add_nothing_to_the_field():
     tiles = FlowTiles(Grid(costs), sector=4)
     route = tiles.route((0, 3), (11, 2))
     assert route.found and route.descend((0, 3))[-1].tolist() == [11, 2]
+
+
+@pytest.mark.parametrize(("rows", "sector", "start", "goal"),
+                         [((".#", "#."), 1, (0, 0), (1, 1)),             # a sector corner
+                          (("..#.", ".#.."), 2, (0, 1), (3, 0))])         # along a border
+def test_a_step_across_a_border_between_two_walls_is_a_window(rows, sector, start, goal):
+    tiles = FlowTiles(Grid.from_ascii("\n".join(rows), diagonal="always"), sector=sector)
+    route = tiles.route(start, goal)
+    assert route.found and route.descend(start)[-1].tolist() == list(goal)
+    assert route.descend(goal).tolist() == [list(goal)]
+
+
+def test_corner_windows_follow_edits_of_the_cells_beside_them():
+    tiles = FlowTiles(Grid.from_ascii(".#\n#.", diagonal="always"), sector=1)
+    assert [len(w.cells_a) for w in tiles.windows()] == [1]
+    tiles.edit({(1, 0): 1.0})                 # a straight way round: no corner window
+    assert len(tiles.windows()) == 2 and tiles.route((0, 0), (1, 1)).found
+    tiles.edit({(1, 0): np.inf})
+    assert [w.cells_b for w in tiles.windows()] == [((1, 1),)]
+    assert tiles.route((0, 0), (1, 1)).descend((0, 0)).tolist() == [[0, 0], [1, 1]]
+
+
+def test_routes_between_sectors_joined_only_at_corners_lead_to_the_goal():
+    grid = Grid(random_obstacles(6, 6, density=0.35, seed=1).costs, diagonal="always")
+    route = FlowTiles(grid, sector=3).route((0, 0), (5, 4))
+    assert route.found and route.descend((0, 0))[-1].tolist() == [5, 4]

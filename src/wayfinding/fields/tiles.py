@@ -2,7 +2,9 @@
 
 The map is cut into square *sectors* of ``sector`` cells.  Along each border between two
 sectors, every maximal run of cell pairs passable on both sides is a *window*, with a *portal*
-on each side at its middle cell.  The *portal graph* links the two portals of a window (one
+on each side at its middle cell; under the ``always`` diagonal rule, so is each diagonal step
+across a border or a sector corner whose two side cells are blocked (its ends have no other
+way across).  The *portal graph* links the two portals of a window (one
 step) and the portals of one sector to each other (the shortest path inside the sector).  A
 request searches that small graph with compiled A* from the start to the goal; then one
 *tile* per sector on the route is integrated when first needed: a fast-marching field over
@@ -277,48 +279,71 @@ class FlowTiles:
         return list(seen.values())
 
     def _border_windows(self, movement: str, a: Sector, b: Sector) -> list[Window]:
-        """The windows on the border between sector ``a`` and the sector ``b`` to its right
-        or below."""
+        """The windows between sector ``a`` and the sector ``b`` to its right, below it or
+        at its right-hand corners (:meth:`_after`)."""
         free = np.isfinite(self._costs[movement])
-        pairs = []
-        if b[0] == a[0] + 1:     # vertical border: a's last column, b's first
-            xa, xb = b[0] * self.sector - 1, b[0] * self.sector
-            rows = range(a[1] * self.sector, min((a[1] + 1) * self.sector, self.shape[0]))
-            pairs = [((xa, y), (xb, y)) for y in rows]
-        else:                    # horizontal border: a's last row, b's first
-            ya, yb = b[1] * self.sector - 1, b[1] * self.sector
-            cols = range(a[0] * self.sector, min((a[0] + 1) * self.sector, self.shape[1]))
-            pairs = [((x, ya), (x, yb)) for x in cols]
-        out, run = [], []
-        for pair in pairs + [None]:
-            if pair is not None and free[pair[0][1], pair[0][0]] \
-                    and free[pair[1][1], pair[1][0]]:
-                run.append(pair)
-                continue
-            if run:
-                out.append(Window(next(self._ids), a, b, tuple(p[0] for p in run),
-                                  tuple(p[1] for p in run)))
-                run = []
+        n = self.sector
+        out = []
+        if b[1] == a[1] or b[0] == a[0]:
+            if b[0] == a[0] + 1:     # vertical border: a's last column, b's first
+                xa, xb = b[0] * n - 1, b[0] * n
+                rows = range(a[1] * n, min((a[1] + 1) * n, self.shape[0]))
+                pairs = [((xa, y), (xb, y)) for y in rows]
+            else:                    # horizontal border: a's last row, b's first
+                ya, yb = b[1] * n - 1, b[1] * n
+                cols = range(a[0] * n, min((a[0] + 1) * n, self.shape[1]))
+                pairs = [((x, ya), (x, yb)) for x in cols]
+            run: list[tuple[Cell, Cell]] = []
+            for pair in pairs + [None]:
+                if pair is not None and free[pair[0][1], pair[0][0]] \
+                        and free[pair[1][1], pair[1][0]]:
+                    run.append(pair)
+                    continue
+                if run:
+                    out.append(Window(next(self._ids), a, b, tuple(p[0] for p in run),
+                                      tuple(p[1] for p in run)))
+                    run = []
+            # Diagonal steps along the border, between two of its pairs.
+            diagonals = [(one[0], two[1]) for one, two in zip(pairs[:-1], pairs[1:])] \
+                + [(two[0], one[1]) for one, two in zip(pairs[:-1], pairs[1:])]
+        else:                        # b at a corner of a: the step across that corner
+            x, y = b[0] * n, max(a[1], b[1]) * n
+            dy = 1 if b[1] > a[1] else -1
+            diagonals = [((x - 1, y - 1), (x, y)) if dy == 1 else ((x - 1, y), (x, y - 1))]
+        for p, q in diagonals:
+            if self._corner_only(free, self._rules[movement], p, q):
+                out.append(Window(next(self._ids), a, b, (p,), (q,)))
         return out
 
+    @staticmethod
+    def _corner_only(free: np.ndarray, rule: Diagonal, p: Cell, q: Cell) -> bool:
+        """Whether the diagonal step from ``p`` to ``q`` is legal with both cells beside it
+        blocked (under the ``always`` rule), so that no straight steps join its ends."""
+        return rule is Diagonal.ALWAYS and bool(free[p[1], p[0]] and free[q[1], q[0]]) \
+            and not free[p[1], q[0]] and not free[q[1], p[0]]
+
+    def _after(self, sector: Sector, rule: Diagonal) -> list[Sector]:
+        """The sectors right of and below ``sector`` and, under the ``always`` rule, at its
+        right-hand corners: the other ends of the borders it comes first in."""
+        c, r = sector
+        out = [(c + 1, r), (c, r + 1)]
+        if rule is Diagonal.ALWAYS:
+            out += [(c + 1, r + 1), (c + 1, r - 1)]
+        return [s for s in out if 0 <= s[0] < self.columns and 0 <= s[1] < self.rows]
+
     def _build_portals(self, movement: str, sectors: set[Sector]) -> None:
-        """(Re)build the windows on the borders of ``sectors`` and the links inside them and
-        their neighbours."""
+        """(Re)build the windows on the borders of ``sectors`` (and across the corners they
+        touch) and the links inside them and their neighbours."""
         windows = self._windows.setdefault(movement, {})
         links = self._links.setdefault(movement, {})
-        touched = set(sectors)
-        for s in sectors:
-            for nb in ((s[0] + 1, s[1]), (s[0] - 1, s[1]), (s[0], s[1] + 1), (s[0], s[1] - 1)):
-                if 0 <= nb[0] < self.columns and 0 <= nb[1] < self.rows:
-                    touched.add(nb)
-        borders = set()
-        for s in sectors:
-            for nb in ((s[0] + 1, s[1]), (s[0], s[1] + 1)):
-                if nb[0] < self.columns and nb[1] < self.rows:
-                    borders.add((s, nb))
-            for nb in ((s[0] - 1, s[1]), (s[0], s[1] - 1)):
-                if nb[0] >= 0 and nb[1] >= 0:
-                    borders.add((nb, s))
+        rule = self._rules[movement]
+        span = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                if abs(dx) + abs(dy) < 2 or rule is Diagonal.ALWAYS]
+        touched = {(s[0] + dx, s[1] + dy) for s in sectors for dx, dy in span
+                   if 0 <= s[0] + dx < self.columns and 0 <= s[1] + dy < self.rows}
+        # A corner step's side cells lie in the two other sectors at that corner.
+        borders = {(a, b) for a in touched for b in self._after(a, rule) if b in touched
+                   and ({a, b, (a[0], b[1]), (b[0], a[1])} & sectors)}
         for s in touched:
             for w in windows.get(s, []):
                 if (w.a, w.b) in borders:
@@ -451,9 +476,10 @@ class FlowTiles:
         order = np.argsort(last, kind="stable")
         last_a = np.asarray(last, dtype=np.int64)[order]
         at = indptr[last_a + 1]
-        all_targets = np.concatenate([np.insert(targets, at, goal_node), first])
+        all_targets = np.concatenate([np.insert(targets, at, goal_node),
+                                      np.asarray(first, dtype=np.int64)])
         all_costs = np.concatenate([np.insert(weights, at, np.asarray(last_cost)[order]),
-                                    first_cost])
+                                    np.asarray(first_cost, dtype=np.float64)])
         ptr = np.empty(n + 3, dtype=np.int64)
         ptr[:n + 1] = indptr + np.searchsorted(last_a, np.arange(n + 1))
         ptr[n + 1] = ptr[n] + len(first)
