@@ -141,3 +141,8 @@ def test_bad_arguments_are_refused():
         Flock(ids, [(0, 0)], speed=0.0)
     with pytest.raises(InvalidQueryError, match="separation"):
         Flock(ids, [(0, 0)], speed=1.0, separation=-1.0)
+
+
+def test_a_social_group_too_big_to_allocate_is_refused_at_once():
+    with pytest.raises(InvalidQueryError, match="MAX_CELLS"):
+        social_offsets("abreast", 10**9)

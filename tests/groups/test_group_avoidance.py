@@ -179,3 +179,8 @@ def test_bad_arguments_are_refused(options, match):
 def test_bad_parameters_are_refused(options):
     with pytest.raises(InvalidQueryError):
         GroupAvoidance(**options)
+
+
+def test_polygons_of_too_many_sides_to_allocate_are_refused_at_once():
+    with pytest.raises(InvalidQueryError, match="MAX_CELLS"):
+        GroupAvoidance(sides=10**9)

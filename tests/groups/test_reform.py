@@ -193,3 +193,8 @@ def test_members_take_slots_of_their_role():
     with pytest.raises(InvalidQueryError, match="as many members as slots"):
         reform(members, still, [line], (0.0, 0.0), (1.0, 0.0), roles=[1, 1],
                slot_roles=[[1, 0]])
+
+
+def test_blends_too_many_to_allocate_are_refused_at_once():
+    with pytest.raises(InvalidQueryError, match="MAX_CELLS"):
+        blend_candidates([[0.0, 0.0]], (0.0, 0.0), (1.0, 0.0), [[[0.0, 2.0]]], steps=10**9)

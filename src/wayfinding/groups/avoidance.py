@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import count, positive_float, reals
+from .._validate import allocation, count, positive_float, reals
 from ..crowd import Crowd
 from ..errors import InvalidQueryError, brief
 
@@ -58,6 +58,7 @@ class GroupAvoidance:
         self.time_horizon = positive_float("time_horizon", time_horizon)
         self.neighbour_dist = positive_float("neighbour_dist", neighbour_dist)
         self.sides = count("sides", sides, min=3)
+        allocation(f"polygons of {self.sides} sides", 2.0 * self.sides)
         self.agent_share = positive_float("agent_share", agent_share, allow_zero=True)
         if self.agent_share > 1:
             raise InvalidQueryError(f"agent_share {brief(agent_share)} must be in [0, 1]")

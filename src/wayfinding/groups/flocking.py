@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import choice, count, finite_points, positive_float
+from .._validate import allocation, choice, count, finite_points, positive_float
 from ..crowd import Crowd
 from ..errors import InvalidQueryError, brief
 
@@ -156,6 +156,7 @@ def social_offsets(shape: str, size: int, *, spacing: float = 0.8) -> np.ndarray
     shape = choice("shape", shape, SOCIAL_SHAPES)
     size = count("size", size)
     spacing = positive_float("spacing", spacing)
+    allocation(f"a social group of {size} slots", 2.0 * size)
     across = ((size - 1) / 2 - np.arange(size)) * spacing
     if shape == "lane":
         return np.stack([across, np.zeros(size)], axis=1)

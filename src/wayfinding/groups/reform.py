@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import count, finite_point, positive_float
+from .._validate import allocation, count, finite_point, positive_float
 from ..crowd.anticipation import collision_time
 from ..errors import InvalidQueryError, brief
 from ..geometry import Obstacles
@@ -253,8 +253,10 @@ def blend_candidates(positions: ArrayLike, position: ArrayLike, heading: ArrayLi
     steps = count("steps", steps)
     rel = p - anchor
     current = np.column_stack([rel @ h, rel @ np.array([-h[1], h[0]])])
+    targets = _shapes("shapes", shapes, len(p))
+    allocation(f"{len(targets)} x {steps} blended candidates", 2.0 * len(p) * len(targets) * steps)
     out: list[np.ndarray] = []
-    for offsets in _shapes("shapes", shapes, len(p)):
+    for offsets in targets:
         start = current[assign_slots(current, offsets)]     # each slot's member, now
         out.extend(start + (offsets - start) * (j / steps) for j in range(1, steps + 1))
     return out
