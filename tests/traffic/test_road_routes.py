@@ -280,3 +280,17 @@ def test_a_road_grid_names_each_junctions_leaving_and_arriving_lanes(cols, rows,
     every = [i for pair in net.junctions.values() for i in pair[0]]
     assert sorted(every) == list(range(lanes))      # each lane leaves exactly one junction
     assert RoadNetwork().junctions == {}
+
+
+@pytest.mark.parametrize("centreline, message", [
+    ([[0, 0], [5, 0], [0, 0]], "vertex 1"),            # turns straight back: no offset
+    ([[0, 0], [5, 0], [0, 1e-9]], "vertex 1"),         # nearly: the offset overflows
+    ([[-1e308, 0], [1e308, 0]], "finite length"),
+])
+def test_a_centreline_whose_lanes_are_not_finite_is_refused(centreline, message):
+    net = RoadNetwork()
+    with pytest.raises(InvalidGeometryError, match=message):
+        net.add_road(centreline, [LaneSpec(offset=-1.0), LaneSpec(offset=1.0)])
+    assert net.lanes == [] and net.roads == []       # nothing added
+    net.add_road([[0, 0], [5, 0], [5, 5]], [LaneSpec(offset=1.0)])
+    assert np.isfinite(net.lanes[0].points).all() and net.lanes[0].id == 0

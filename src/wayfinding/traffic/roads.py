@@ -164,9 +164,12 @@ class RoadNetwork:
         ``lanes``: its cross-section, at least one :class:`LaneSpec`.  ``kind``: a name
         drivers weigh (e.g. ``"street"``, ``"highway"``, ``"alley"``, ``"dirt"``)."""
         line, _ = _validate.finite_points("centreline", centreline, error=InvalidGeometryError)
-        if line.shape[0] < 2 or (np.hypot(*np.diff(line, axis=0).T) == 0).any():
+        with np.errstate(over="ignore"):
+            seg = np.hypot(*np.diff(line, axis=0).T)
+        if line.shape[0] < 2 or not ((seg > 0) & (seg < np.inf)).all():
             raise InvalidGeometryError(f"centreline of {line.shape[0]} points must have at "
-                                       "least 2, no two consecutive ones equal")
+                                       "least 2, no two consecutive ones equal or too far "
+                                       "apart for a finite length")
         specs = list(lanes)
         if not specs or not all(isinstance(s, LaneSpec) for s in specs):
             raise InvalidGeometryError(f"lanes {specs!r} must be one or more LaneSpec")
@@ -174,8 +177,21 @@ class RoadNetwork:
             raise InvalidGeometryError(f"kind {kind!r} must be a string")
         road = len(self.roads)
         ids = []
+        offsets = []
         for spec in specs:
-            pts = _offset_polyline(line, spec.offset)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                pts = _offset_polyline(line, spec.offset)
+            ok = np.isfinite(pts).all(axis=1)
+            step = np.hypot(*np.diff(pts, axis=0).T)
+            ok[1:] &= (step > 0) & (step < np.inf)
+            if not ok.all():
+                bad = int(np.argmin(ok))
+                raise InvalidGeometryError(
+                    f"centreline vertex {bad} {line[bad].tolist()!r}: the lane at offset "
+                    f"{spec.offset:g} has no finite, nonzero segment there (the centreline "
+                    "turns back too sharply for that offset, or its points are too far out)")
+            offsets.append(pts)
+        for spec, pts in zip(specs, offsets):
             lane = Lane(len(self.lanes), road, spec, kind, pts if spec.forward else pts[::-1])
             self.lanes.append(lane)
             self._next.append([])
