@@ -110,6 +110,20 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="Crowd"):
         law.forces([(0, 0)])
     assert law.forces(crowd).shape == (1, 2)
+    w, v = np.array([[2.0, 0.0]]), np.array([[1.0, 0.0]])
+    for bad_w, bad_v, bad_r in ((w, v, math.nan), (w, v, 0.0), (w, v, -1.0),
+                                ([[math.nan, 0]], v, 1.0), (w, [[math.inf, 0]], 1.0),
+                                ("x", v, 1.0), (w, None, 1.0), (np.zeros((3, 2)),
+                                                                 np.zeros((2, 2)), 1.0),
+                                (np.zeros((2, 3)), np.zeros((2, 3)), 1.0),
+                                (np.zeros((3, 2)), np.zeros((3, 2)), [1.0, 2.0]), (w, v, "x")):
+        with pytest.raises(InvalidQueryError, match=r"\b(w|v|radius)\b"):
+            law.pair_forces(bad_w, bad_v, bad_r)
+    assert law.pair_forces(w, v, 1.0).shape == (1, 2)
+    for bad in (-1.0, math.nan, "x", [0.5, -0.1]):
+        with pytest.raises(InvalidQueryError, match="tau"):
+            law.energy(bad)
+    assert law.energy(math.inf) == 0.0
 
 
 def reference_pair_force(law, w, v, r):

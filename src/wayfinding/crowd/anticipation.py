@@ -35,10 +35,10 @@ from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options, renamed_keywords, warn
 from .._kernels import _forces
-from .._validate import count, positive_float
-from ..errors import InvalidQueryError
+from .._validate import count, positive_float, reals
+from ..errors import InvalidQueryError, brief
 from .agents import Crowd
-from .powerlaw import ForceModel, time_to_collision
+from .powerlaw import ForceModel, _pair_arrays, time_to_collision
 
 
 def collision_time(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -81,9 +81,9 @@ class AnticipatoryForces(ForceModel):
         """The avoidance force's size at time to collision ``tau`` (s): ``min((t_H - tau) /
         tau, max_force)``, exactly (no ``+ 0.001`` in the denominator; tau = 0 gives the
         cap); 0 for tau beyond t_H (and inf)."""
-        tau = np.asarray(tau, dtype=np.float64)
+        tau = reals("tau", tau)
         if np.isnan(tau).any() or (tau < 0).any():
-            raise InvalidQueryError(f"tau {tau!r} must be >= 0 (inf allowed)")
+            raise InvalidQueryError(f"tau {brief(tau)} must be >= 0 (inf allowed)")
         h = self.time_horizon
         # (h - tau) / tau >= max_force exactly when tau <= h / (max_force + 1)
         capped = tau <= h / (self.max_force + 1.0)
@@ -97,12 +97,7 @@ class AnticipatoryForces(ForceModel):
         ``(...)``): 0 unless 0 <= tau <= t_H; then :meth:`magnitude` along ``v tau - w``
         (the neighbour's predicted centre to the agent's, which is the current offset when
         overlapping), 0 for coincident centres.  Compiled (``_kernels/_forces.pyx``)."""
-        w, v = np.asarray(w, dtype=np.float64), np.asarray(v, dtype=np.float64)
-        shape = np.broadcast_shapes(w.shape, v.shape, np.shape(radius) + (2,))
-        flat = [np.ascontiguousarray(np.broadcast_to(x, shape).reshape(-1, 2))
-                for x in (w, v)]
-        r = np.ascontiguousarray(np.broadcast_to(np.asarray(radius, dtype=np.float64),
-                                                 shape[:-1]).reshape(-1))
+        shape, flat, r = _pair_arrays(w, v, radius)
         out = np.empty_like(flat[0])
         _forces.pairs(_forces.ANTICIPATORY, flat[0], flat[1], r, 0.0, 0.0,
                       self.time_horizon, self.max_force, out)

@@ -29,8 +29,8 @@ from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options, renamed_keywords, warn
 from .._kernels import _forces
-from .._validate import count, positive_float
-from ..errors import InvalidQueryError
+from .._validate import count, positive_float, reals
+from ..errors import InvalidQueryError, brief
 from .agents import Crowd
 
 
@@ -45,6 +45,27 @@ def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.nd
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         tau = (b - np.sqrt(np.maximum(disc, 0))) / a
     return np.where((disc > 0) & (a > 1e-12) & (tau > 0), tau, np.inf)
+
+
+def _pair_arrays(w: Any, v: Any, radius: Any
+                ) -> tuple[tuple[int, ...], list[np.ndarray], np.ndarray]:
+    """Relative positions and velocities ``(..., 2)`` and summed radii ``(...)`` as the
+    force kernels take them, checked (finite numbers, radii > 0, shapes that broadcast):
+    the broadcast shape, ``[w, v]`` as contiguous ``(m, 2)`` and the radii ``(m,)``."""
+    arrays = [reals(name, x) for name, x in (("w", w), ("v", v), ("radius", radius))]
+    try:
+        shape = np.broadcast_shapes(arrays[0].shape, arrays[1].shape, arrays[2].shape + (2,))
+    except ValueError:
+        shape = ()
+    if not shape or shape[-1] != 2:
+        raise InvalidQueryError(f"w {brief(w)}, v {brief(v)} and radius {brief(radius)} "
+                                "must broadcast to (..., 2), (..., 2) and (...)")
+    if not all(np.isfinite(x).all() for x in arrays) or not (arrays[2] > 0).all():
+        raise InvalidQueryError("w, v and radius must be finite, and radius > 0")
+    flat = [np.ascontiguousarray(np.broadcast_to(x, shape).reshape(-1, 2))
+            for x in arrays[:2]]
+    r = np.ascontiguousarray(np.broadcast_to(arrays[2], shape[:-1]).reshape(-1))
+    return shape, flat, r
 
 
 class ForceModel:
@@ -88,8 +109,11 @@ class PowerLaw(ForceModel):
         return self.neighbour_dist
 
     def energy(self, tau: np.ndarray) -> np.ndarray:
-        """E(tau) = k tau^-m exp(-tau / tau0) (0 where tau is inf)."""
-        tau = np.asarray(tau, dtype=np.float64)
+        """E(tau) = k tau^-m exp(-tau / tau0) for times to collision tau >= 0 (inf at 0, 0
+        where tau is inf)."""
+        tau = reals("tau", tau)
+        if np.isnan(tau).any() or (tau < 0).any():
+            raise InvalidQueryError(f"tau {brief(tau)} must be >= 0 (inf allowed)")
         with np.errstate(divide="ignore", over="ignore"):
             return np.where(np.isfinite(tau),
                             self.k * tau ** -self.m * np.exp(-tau / self.tau0), 0.0)
@@ -100,12 +124,7 @@ class PowerLaw(ForceModel):
         minus the gradient of E with respect to the agent's position, at most
         ``max_force`` long.  Overlapping pairs use a radius just under their distance.
         Compiled (``_kernels/_forces.pyx``)."""
-        w, v = np.asarray(w, dtype=np.float64), np.asarray(v, dtype=np.float64)
-        shape = np.broadcast_shapes(w.shape, v.shape, np.shape(radius) + (2,))
-        flat = [np.ascontiguousarray(np.broadcast_to(x, shape).reshape(-1, 2))
-                for x in (w, v)]
-        r = np.ascontiguousarray(np.broadcast_to(np.asarray(radius, dtype=np.float64),
-                                                 shape[:-1]).reshape(-1))
+        shape, flat, r = _pair_arrays(w, v, radius)
         out = np.empty_like(flat[0])
         _forces.pairs(_forces.POWER_LAW, flat[0], flat[1], r, self.k, self.m, self.tau0,
                       self.max_force, out)
