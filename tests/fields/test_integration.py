@@ -14,6 +14,7 @@ from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
 
 from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import dijkstra_field, eikonal_field, line_of_sight_times, visible_cells
+from wayfinding.grid.generate import random_obstacles
 
 skfmm = pytest.importorskip("skfmm")
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -267,3 +268,28 @@ def test_line_of_sight_pass_gives_exact_times_where_the_goal_is_seen():
         eikonal_field(grid, [(0, 0), (1, 0)], los=True)
     with pytest.raises(InvalidQueryError, match="Grid"):
         eikonal_field(np.ones((3, 3)), [(0, 0)], los=True)
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e250, 1e-160, 1e-300])
+def test_fast_marching_scales_with_costs_up_to_the_largest_allowed(scale):
+    # Travel times are linear in the costs: squaring a cost or a time must not overflow.
+    costs = random_obstacles(12, 9, density=0.2, seed=3).costs
+    source = tuple(int(v) for v in np.argwhere(np.isfinite(costs))[0][::-1])
+    times = eikonal_field(Grid(costs), [source], order=1)
+    reach = np.isfinite(times)
+    scaled = eikonal_field(Grid(costs * scale), [source], order=1)
+    np.testing.assert_array_equal(np.isfinite(scaled), reach)
+    np.testing.assert_allclose(scaled[reach] / scale, times[reach], rtol=1e-13)
+    initial = np.where(np.isfinite(costs) & (np.arange(12) == 0), 0.0, np.nan)
+    start = eikonal_field(Grid(costs), initial=initial, order=1)
+    moved = eikonal_field(Grid(costs * scale), initial=initial * scale, order=1)
+    np.testing.assert_allclose(moved[np.isfinite(start)] / scale, start[np.isfinite(start)],
+                               rtol=1e-13)
+
+
+@pytest.mark.parametrize(("speed", "h"), [(1e-300, 1.0), (1e300, 1.0), (1.0, 1e300),
+                                          (1.0, 1e-300)])
+def test_fast_marching_with_extreme_speeds_and_spacings(speed, h):
+    times = eikonal_field(np.full((3, 4), speed), [(0, 0)], order=1, cell_size=h)
+    unit = eikonal_field(np.ones((3, 4)), [(0, 0)], order=1)
+    np.testing.assert_allclose(times * speed / h, unit, rtol=1e-13)

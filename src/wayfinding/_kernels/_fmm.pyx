@@ -7,7 +7,8 @@ the heap), frozen (final) or masked (blocked, or the border).  A cell's time com
 frozen 4-neighbours: per axis the smaller of the two, and with ``order`` 2 the one-sided
 second-order difference (3 T - 4 T1 + T2) / 2h when the cell beyond is frozen and not larger;
 then the upwind quadratic sum_axis c_axis (T - t_axis)^2 = h^2 / F^2 is solved for its larger
-root.  When it has no real root, the best one-axis solution is taken.  Cells of equal time
+root, in units of h / F so that times and slownesses up to the largest double are never
+squared.  When it has no real root, the best one-axis solution is taken.  Cells of equal time
 are frozen together before their neighbours are updated, so the result does not depend on the
 order of ties.
 """
@@ -36,11 +37,13 @@ cdef double ONE_THIRD = 1.0 / 3.0
 
 
 cdef inline double solve(const double* T, const uint8_t* flag, int i, const int* axis,
-                         double inv_h2, double inv_f2, int order) noexcept nogil:
-    """The time of cell ``i`` from its frozen neighbours (inf when it has none)."""
+                         double step, int order) noexcept nogil:
+    """The time of cell ``i`` from its frozen neighbours (inf when it has none); ``step``
+    is the cell's slowness times h.  The quadratic is solved for ``(T - m) / step``, ``m``
+    the smallest neighbour time, so that no square of a time or a slowness is formed."""
     cdef double coef[2]
     cdef double t[2]
-    cdef double v1, v2, a = 0.0, b = 0.0, c = -inv_f2, det, best
+    cdef double v1, v2, a = 0.0, b = 0.0, c = -1.0, det, best, m = INFINITY, s
     cdef int d, side, n, n2
     for d in range(2):
         v1 = INFINITY
@@ -54,34 +57,41 @@ cdef inline double solve(const double* T, const uint8_t* flag, int i, const int*
                 if order == 2 and flag[n2] == FROZEN and T[n2] <= v1:
                     v2 = T[n2]
         if v2 < INFINITY:
-            coef[d] = NINE_FOURTHS * inv_h2
+            coef[d] = NINE_FOURTHS
             t[d] = ONE_THIRD * (4.0 * v1 - v2)
         elif v1 < INFINITY:
-            coef[d] = inv_h2
+            coef[d] = 1.0
             t[d] = v1
         else:
             coef[d] = 0.0
             t[d] = 0.0
-        a += coef[d]
-        b -= 2.0 * coef[d] * t[d]
-        c += coef[d] * t[d] * t[d]
-    if a == 0.0:
+        if coef[d] > 0.0 and t[d] < m:
+            m = t[d]
+    if m == INFINITY:
         return INFINITY
+    if step == 0.0:                   # below the smallest double: no time passes
+        return m
+    for d in range(2):
+        if coef[d] > 0.0:
+            s = (t[d] - m) / step
+            a += coef[d]
+            b -= 2.0 * coef[d] * s
+            c += coef[d] * s * s
     det = b * b - 4.0 * a * c
     if det >= 0.0:
-        return (-b + sqrt(det)) / (2.0 * a)
+        return m + (-b + sqrt(det)) / (2.0 * a) * step
     best = INFINITY
     for d in range(2):
-        if coef[d] > 0.0 and t[d] + sqrt(inv_f2 / coef[d]) < best:
-            best = t[d] + sqrt(inv_f2 / coef[d])
+        if coef[d] > 0.0 and t[d] + step / sqrt(coef[d]) < best:
+            best = t[d] + step / sqrt(coef[d])
     return best
 
 
-cdef inline int touch(double* T, uint8_t* flag, const double* inv_f2, Heap* heap,
-                      int32_t* pos, int n, const int* axis, double inv_h2,
+cdef inline int touch(double* T, uint8_t* flag, const double* slowness, Heap* heap,
+                      int32_t* pos, int n, const int* axis, double h,
                       int order) noexcept nogil:
     """Recompute a far or narrow cell and put it on the heap; -1 if memory ran out."""
-    cdef double d = solve(T, flag, n, axis, inv_h2, inv_f2[n], order)
+    cdef double d = solve(T, flag, n, axis, slowness[n] * h, order)
     if d == INFINITY:
         return 0
     T[n] = d
@@ -92,7 +102,7 @@ cdef inline int touch(double* T, uint8_t* flag, const double* inv_f2, Heap* heap
     return heap_push(heap, pos, d, 0.0, n)
 
 
-cdef int march_core(const double* inv_speed2, double* T, uint8_t* flag, Py_ssize_t size,
+cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t size,
                     int width, double h, int order, double limit,
                     long* frozen_out) noexcept nogil:
     """The march over flattened, bordered arrays (see :func:`march`); -1 if memory ran
@@ -101,7 +111,7 @@ cdef int march_core(const double* inv_speed2, double* T, uint8_t* flag, Py_ssize
     cdef int axis[2]
     axis[0] = width
     axis[1] = 1
-    cdef double inv_h2 = 1.0 / (h * h), value
+    cdef double value
     cdef Heap heap
     cdef IntVec batch
     cdef int32_t* pos = <int32_t*> malloc(size * sizeof(int32_t))
@@ -122,7 +132,7 @@ cdef int march_core(const double* inv_speed2, double* T, uint8_t* flag, Py_ssize
             for side in range(-1, 2, 2):
                 n = <int> k + side * axis[d]
                 if flag[n] == FAR or flag[n] == NARROW:
-                    if touch(T, flag, inv_speed2, &heap, pos, n, axis, inv_h2, order) != 0:
+                    if touch(T, flag, slowness, &heap, pos, n, axis, h, order) != 0:
                         status = -1
     while status == 0 and heap.size > 0:
         it = heap_pop(&heap, pos)
@@ -147,14 +157,13 @@ cdef int march_core(const double* inv_speed2, double* T, uint8_t* flag, Py_ssize
                 for side in range(-1, 2, 2):
                     n = u + side * axis[d]
                     if flag[n] == FAR or flag[n] == NARROW:
-                        if touch(T, flag, inv_speed2, &heap, pos, n, axis, inv_h2,
-                                 order) != 0:
+                        if touch(T, flag, slowness, &heap, pos, n, axis, h, order) != 0:
                             status = -1
                     elif order == 2 and flag[n] == FROZEN \
                             and flag[n + side * axis[d]] == NARROW:
                         # The cell beyond a frozen neighbour uses u in its stencil.
-                        if touch(T, flag, inv_speed2, &heap, pos, n + side * axis[d], axis,
-                                 inv_h2, order) != 0:
+                        if touch(T, flag, slowness, &heap, pos, n + side * axis[d], axis,
+                                 h, order) != 0:
                             status = -1
     for k in range(size):
         if flag[k] == NARROW:
@@ -168,16 +177,16 @@ cdef int march_core(const double* inv_speed2, double* T, uint8_t* flag, Py_ssize
     return status
 
 
-def march(const double[::1] inv_speed2, double[::1] T, uint8_t[::1] flag, int width,
+def march(const double[::1] slowness, double[::1] T, uint8_t[::1] flag, int width,
           double h, int order, double limit):
-    """Fast marching from the frozen cells.  ``inv_speed2``: 1 / F^2 per cell;
+    """Fast marching from the frozen cells.  ``slowness``: 1 / F per cell;
     ``T``: times, final for frozen cells (the rest is overwritten: inf where not reached
     within ``limit``); ``flag``: FAR, FROZEN or MASKED per cell (updated).  Returns the
     number of cells frozen by the march."""
     cdef long frozen = 0
     cdef int status
     with nogil:
-        status = march_core(&inv_speed2[0], &T[0], &flag[0], T.shape[0], width, h, order,
+        status = march_core(&slowness[0], &T[0], &flag[0], T.shape[0], width, h, order,
                             limit, &frozen)
     if status < 0:
         raise MemoryError("the narrow band could not grow")
@@ -222,12 +231,12 @@ def eikonal(const double[:, ::1] world, const int64_t[:, ::1] sources, bint cost
                 if costs:
                     if v < INFINITY:                       # inf or nan: a wall
                         flag[k + x] = FAR
-                        slow[k + x] = v * v
+                        slow[k + x] = v
                 elif not (v >= 0.0 and v < INFINITY):      # nan, negative or inf
                     code = 1
                 elif v > 0.0:
                     flag[k + x] = FAR
-                    slow[k + x] = 1.0 / (v * v)
+                    slow[k + x] = 1.0 / v
                 if code:
                     bad = y * ww + x
                     break

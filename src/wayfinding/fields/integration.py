@@ -75,7 +75,7 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
         sources = ()
     if initial is None:
         return _march_sources(world, sources, order, cell_size, lim)
-    inv_speed2, walls = _slowness(world)
+    slowness, walls = _slowness(world)
     h, w = walls.shape
     times = np.full((h + 2 * _PAD, w + 2 * _PAD), np.inf)
     flag = np.full(times.shape, _MASKED, dtype=np.uint8)
@@ -91,7 +91,7 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     if not (flag == _FROZEN).any():
         raise InvalidQueryError("give at least one source or initial time")
     slow = np.zeros(times.shape)
-    slow[inner] = inv_speed2
+    slow[inner] = slowness
     _fmm.march(slow.ravel(), times.ravel(), flag.ravel(), w + 2 * _PAD, cell_size,
                order, lim)
     out = times[inner].copy()
@@ -155,17 +155,17 @@ def _require_grid(grid: Any) -> None:
 
 
 def _slowness(world: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(1 / speed^2 per cell, wall mask) of a Grid or a speed array."""
+    """(1 / speed per cell, wall mask) of a Grid or a speed array."""
     if isinstance(world, Grid):
         costs = world.costs
         walls = ~np.isfinite(costs)
-        return np.where(walls, 0.0, costs) ** 2, walls
+        return np.where(walls, 0.0, costs), walls
     speed = _speed_array(world).astype(np.float64)
     if not np.isfinite(speed).all() or (speed < 0).any():
         raise InvalidQueryError("speeds must be finite and >= 0 (0 is a wall)")
     walls = speed == 0
-    with np.errstate(divide="ignore"):
-        return np.where(walls, 0.0, 1.0 / np.where(walls, 1.0, speed) ** 2), walls
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.where(walls, 0.0, 1.0 / np.where(walls, 1.0, speed)), walls
 
 
 def _speed_array(world: Any) -> np.ndarray:
