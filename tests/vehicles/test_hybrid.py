@@ -4,6 +4,9 @@ length and the holonomic distance, the obstacle-free answer, reversing, failure,
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -229,6 +232,9 @@ def test_same_inputs_same_record() -> None:
     ({"goal_pose": (10, 1.2, 0)}, "goal_pose .* obstacle"),
     ({"cell_size": 0}, "cell_size"),
     ({"cell_size": 1e-7}, "cell_size 1e-07 is too small for this world"),
+    # Samples a whole radius apart would be 1e300 to a move: refused, not overflowed.
+    ({"turning_radius": 1e-300}, "turning_radius 1e-300, .* would need"),
+    ({"turning_radius": 1e-6}, "turning_radius 1e-06, .* would need"),
 ])
 def test_bad_input_is_refused(change: dict, match: str) -> None:
     args = {"world": corridor(), "start_pose": (10, 4, 0), "goal_pose": (20, 4, 0), **CAR}
@@ -236,6 +242,23 @@ def test_bad_input_is_refused(change: dict, match: str) -> None:
     with pytest.raises(InvalidQueryError, match=match):
         plan_car_path(args.pop("world"), args.pop("start_pose"), args.pop("goal_pose"),
                       **args)
+
+
+def test_a_radius_far_larger_than_the_world_plans_in_bounded_memory() -> None:
+    # The analytic expansion's words are 1e9 long: none stays on the map, and none is
+    # sampled (1e10 samples) to find it out.  Run under a 1.5 GB address-space limit.
+    code = ("import resource, numpy as np\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))\n"
+            "from wayfinding.grid import Grid\n"
+            "from wayfinding.vehicles import plan_car_path\n"
+            "r = plan_car_path(Grid(np.ones((20, 30), dtype=bool)), (5, 10, 0), (25, 10, 1.5),"
+            " turning_radius=1e9, length=2, width=1, max_expansions=3)\n"
+            "print(r.status.name)\n")
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert run.returncode == 0, run.stderr[-400:]
+    assert run.stdout.split() == ["OUT_OF_BUDGET"]
 
 
 def room_mesh() -> NavMesh:

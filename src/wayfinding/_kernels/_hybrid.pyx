@@ -28,7 +28,7 @@ from libcpp.vector cimport vector
 
 from ._navmesh_locate cimport locate_in
 from ._open_list cimport OpenItem, open_pop, open_push
-from ._turning cimport TAU, Dubins, Word, dubins, dubins_parts, py_mod, reeds_shepp, vec_norm
+from ._turning cimport PI, TAU, Dubins, Word, dubins, dubins_parts, py_mod, reeds_shepp, vec_norm
 
 #: Poses tested together against the walls near all of them.
 cdef Py_ssize_t CHUNK = 48
@@ -115,10 +115,12 @@ cdef Py_ssize_t drive(double x, double y, double th, double kappa, double span, 
 # ------------------------------------------------------------------------------ bodies
 cdef class Body:
     """The car's rectangle on a world: ``a``, ``b`` the grown half length and half width,
-    ``step`` the sampling step along moves (world units); ``aimed`` once it has the
+    ``step`` the sampling step along moves (world units); ``reach`` the longest move that
+    may stay on the world, pi times the diagonal of its bounding box (a straight segment
+    or an arc of at most a whole turn any longer leaves it); ``aimed`` once it has the
     holonomic distances to a goal, ``failure`` what a Python distance raised."""
 
-    cdef double a, b, step
+    cdef double a, b, step, reach
     cdef bint aimed
     cdef object failure
 
@@ -169,6 +171,7 @@ cdef class GridBody(Body):
         self.hx = ox + cs * self.w
         self.hy = oy + cs * self.h
         self.a, self.b, self.step = a, b, step
+        self.reach = PI * cs * sqrt(<double> self.w * self.w + <double> self.h * self.h)
 
     def aim(self, const double[:, ::1] distances) -> None:
         """Take ``distances`` ``(h, w)`` float64, each cell's holonomic distance to the
@@ -260,6 +263,11 @@ cdef class MeshBody(Body):
         self.box_x, self.box_y, self.box_cell, self.nx, self.ny = box_x, box_y, box_cell, nx, ny
         self.wall_a, self.wall_b, self.normals = wall_a, wall_b, normals
         self.a, self.b, self.step = a, b, step
+        self.reach = 0.0
+        if verts.shape[0]:
+            lo = np.min(verts, axis=0)
+            hi = np.max(verts, axis=0)
+            self.reach = PI * float(np.hypot(hi[0] - lo[0], hi[1] - lo[1]))
 
     def aim(self, distance: object) -> None:
         """Take ``distance``, a callable ``(x, y) -> float``: a point's holonomic distance
@@ -411,6 +419,8 @@ cdef class _Query:
             s = lengths[i]
             if s == 0:
                 continue
+            if fabs(s) > self.body.reach:
+                return False
             at = out.size() // 3
             k = drive(x, y, th, steer[i] / self.radius, s, self.body.step, out, trig)
             if not self.body.clear_at(&out[3 * at], &trig[2 * at], k):
@@ -474,6 +484,8 @@ cdef class _Query:
             if self.expanded % 4096 == 0 and self.interrupted():
                 return S_STOPPED
             for gear in range(1, -2 if self.reverse else 0, -2):
+                if diagonal > self.body.reach:     # every primitive leaves the world
+                    break
                 span = diagonal * gear
                 weight = fabs(span) * (self.back_cost if span < 0 else 1.0)
                 for st in range(1, -2, -1):

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _hybrid
-from .._validate import budget, count, finite_point, number, positive_float
+from .._validate import allocation, budget, count, finite_point, number, positive_float
 from ..errors import InvalidQueryError
 from ..grid import Grid, GridSearch
 from ..navmesh import NavMesh
@@ -148,8 +148,11 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
     states are binned and primitives discrete.  ``stats.elapsed`` times the search alone,
     after the set-up (the car's rectangle on the world, the holonomic distances).  Raises
     :class:`~wayfinding.errors.InvalidQueryError` for a bad option or a start or goal
-    where the car does not fit, or a ``cell_size`` so small that the world spans more than
-    2**23 cells either side of 0."""
+    where the car does not fit, a ``cell_size`` so small that the world spans more than
+    2**23 cells either side of 0, or a ``turning_radius`` so small beside the car (or a
+    ``cell_size`` so small) that a move across the world would take more samples than a
+    build may allocate (:data:`wayfinding._validate.MAX_CELLS`).  A move longer than pi
+    times the world's diagonal cannot stay on it and is not sampled."""
     if not isinstance(world, (Grid, NavMesh)):
         raise InvalidQueryError(f"world {type(world).__name__} must be a Grid or a NavMesh")
     start = finite_point("start_pose", start_pose, 3)
@@ -166,12 +169,20 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
         cell = world.cell_size if isinstance(world, Grid) else car_width
     if isinstance(world, Grid):
         corner = np.asarray(world.origin)
-        extent = np.abs([corner, corner + world.cell_size * np.array(world.shape[::-1])])
+        corners = np.array([corner, corner + world.cell_size * np.array(world.shape[::-1])])
     else:
-        extent = np.abs(world.vertices)
-    if extent.size and float(extent.max()) / cell >= _hybrid.KEY_RANGE:
+        corners = world.vertices
+    if corners.size and float(np.abs(corners).max()) / cell >= _hybrid.KEY_RANGE:
         raise InvalidQueryError(f"cell_size {cell!r} is too small for this world: the search "
                                 f"takes at most {_hybrid.KEY_RANGE} cells either side of 0")
+    if corners.size:
+        # The longest move that may stay on the world (see _hybrid.Body) and its samples.
+        span = np.ptp(corners, axis=0)
+        step = _sampling(cell, car_length, car_width, radius)[0]
+        allocation(f"a car {car_length!r} x {car_width!r} turning no tighter than "
+                   f"turning_radius {radius!r}, sampled for cell_size {cell!r} "
+                   f"({step:.3g} apart) along a move across the world",
+                   math.pi * math.hypot(*span) / step)
     bins = count("heading_bins", heading_bins, min=4, max=1 << 16)
     every = count("expansion_every", expansion_every)
     limit = budget("max_expansions", max_expansions)
