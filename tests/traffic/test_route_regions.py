@@ -146,3 +146,22 @@ def test_bad_inputs(call, message):
     planner = RoutePlanner(three_areas()[0], driver=DriverCosts())
     with pytest.raises(InvalidQueryError, match=message):
         call(planner)
+
+
+@pytest.mark.parametrize("size", [1.0, 1e-10, 1e-300])
+def test_tiny_tiles_number_every_road_row_by_row(size):
+    # tiles smaller than the roads' spacing give each road its own region, numbered by
+    # (tile row, tile column) of its middle however many tiles that makes
+    net = road_grid(3, 2, spacing=50.0)
+    centre = {road: np.mean([net.lanes[i].points.mean(axis=0) for i in lanes], axis=0)
+              for road, (_, lanes) in enumerate(net.roads)}
+    middles = [centre[lane.road] for lane in net.lanes]
+    want = sorted({(float(y), float(x)) for x, y in middles})
+    assert len(want) == len(net.roads)
+    got = regions_by_tiles(net, size=size)
+    assert got.tolist() == [want.index((float(y), float(x))) for x, y in middles]
+
+
+def test_tiles_too_small_for_the_extent_are_refused():
+    with pytest.raises(InvalidQueryError, match="too small"):
+        regions_by_tiles(road_grid(3, 2, spacing=50.0), size=1e-310)

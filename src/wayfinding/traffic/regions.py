@@ -75,9 +75,17 @@ def regions_by_tiles(network: RoadNetwork, *, size: float) -> np.ndarray:
     centre = np.column_stack([np.bincount(road, mids[:, i]) / np.bincount(road)
                               for i in (0, 1)])
     mids = centre[road]
-    tiles = np.floor(mids / side).astype(np.int64)
-    keys = tiles[:, 1] * (tiles[:, 0].max() - tiles[:, 0].min() + 1) + tiles[:, 0]
-    return np.unique(keys, return_inverse=True)[1].astype(np.int64)
+    with np.errstate(over="ignore"):
+        tiles = np.floor(mids / side)      # whole numbers as floats: no integer overflow
+    if not np.isfinite(tiles).all():
+        raise InvalidQueryError(f"size {side:g} is too small for the network's extent: "
+                                "its tile numbers overflow")
+    order = np.lexsort((tiles[:, 0], tiles[:, 1]))
+    ordered = tiles[order]
+    new = np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)])
+    ids = np.empty(len(tiles), dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids
 
 
 class RegionRoutes(SingleThread):
