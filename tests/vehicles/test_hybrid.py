@@ -244,6 +244,17 @@ def test_bad_input_is_refused(change: dict, match: str) -> None:
                       **args)
 
 
+@pytest.mark.parametrize("heading", [1e10, 2.0**60, 1e300])
+def test_a_start_heading_of_any_size_is_taken_in_one_turn(heading: float) -> None:
+    # Turns added to a heading of 1e10 radians lose bits; to 1e300, all of them.
+    field = Grid(np.ones((20, 30), dtype=bool))
+    r = plan_car_path(field, (5, 10, heading), (25, 10, 0), **CAR)
+    assert r.found
+    assert r.poses[0, 2] == math.remainder(heading, math.tau)
+    np.testing.assert_allclose(r.poses[-1, :2], (25, 10), atol=1e-9)
+    assert_drivable(r, CAR["turning_radius"])
+
+
 def test_a_radius_far_larger_than_the_world_plans_in_bounded_memory() -> None:
     # The analytic expansion's words are 1e9 long: none stays on the map, and none is
     # sampled (1e10 samples) to find it out.  Run under a 1.5 GB address-space limit.

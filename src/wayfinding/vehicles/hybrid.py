@@ -123,11 +123,12 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
                   heading_bins: int = 72, expansion_every: int = 5,
                   max_expansions: int | None = 200_000) -> CarPath:
     """Plan a drivable, collision-free path for a car from ``start_pose`` to ``goal_pose``
-    (each ``(x, y, heading)``: world units, heading in radians counter-clockwise from +x)
-    by hybrid A*, on a :class:`~wayfinding.grid.Grid` (its blocked cells and the outside
-    of the map are obstacles) or a :class:`~wayfinding.navmesh.NavMesh` (the car's centre
-    stays on the mesh and its rectangle inside the mesh's walls; areas and off-mesh links
-    are not used).
+    (each ``(x, y, heading)``: world units, heading in radians counter-clockwise from +x;
+    the path's headings start from the start's taken in ``[-pi, pi]``, as
+    :func:`math.remainder` takes it) by hybrid A*, on a :class:`~wayfinding.grid.Grid`
+    (its blocked cells and the outside of the map are obstacles) or a
+    :class:`~wayfinding.navmesh.NavMesh` (the car's centre stays on the mesh and its
+    rectangle inside the mesh's walls; areas and off-mesh links are not used).
 
     ``turning_radius`` (world units, > 0): the tightest turn of the car's centre;
     ``length``, ``width`` (world units, > 0): the car's rectangle, centred on the pose;
@@ -156,6 +157,9 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
     if not isinstance(world, (Grid, NavMesh)):
         raise InvalidQueryError(f"world {type(world).__name__} must be a Grid or a NavMesh")
     start = finite_point("start_pose", start_pose, 3)
+    # The headings driven are the start's taken in [-pi, pi]: turns are lost to rounding
+    # on a heading of a million radians or more.
+    start = np.array([start[0], start[1], math.remainder(start[2], math.tau)])
     goal = finite_point("goal_pose", goal_pose, 3)
     radius = positive_float("turning_radius", turning_radius)
     car_length = positive_float("length", length)
