@@ -155,3 +155,22 @@ def test_bad_input():
         crowd.graph(weight=-1)
     with pytest.raises(InvalidQueryError, match="smoothing"):
         CongestionMap(grid, smoothing=0)
+
+
+@pytest.mark.parametrize("stop", ["reach", "minimal", "converge"])
+def test_a_start_the_goal_cannot_be_reached_from_stops_the_run_once_nothing_changes(stop):
+    free = np.ones((30, 30), dtype=bool)
+    free[:, 15] = False                                # a wall from top to bottom
+    plan = Wavefront(Grid(free), (0, 0), starts=[(29, 29), (3, 4)], stop=stop)
+    runs = plan.run()
+    assert runs < 2 * 30 * 15                          # not 4 x the cells
+    assert plan.cost((29, 29)) == np.inf and len(plan.path((29, 29))) == 0
+    assert plan.cost((3, 4)) == dijkstra_field(Grid(free), [(0, 0)])[4, 3]
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3", np.nan])
+def test_max_iterations_must_be_a_count(bad):
+    plan = Wavefront(worked_grid(), (0, 0), starts=[(5, 0)])
+    with pytest.raises(InvalidQueryError, match="max_iterations"):
+        plan.run(max_iterations=bad)
+    assert plan.iterations == 0

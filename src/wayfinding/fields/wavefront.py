@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
-from .._validate import choice
+from .._validate import choice, count
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2
@@ -103,15 +103,17 @@ class Wavefront:
 
     @positional_options("max_iterations")
     def run(self, *, max_iterations: int | None = None) -> int:
-        """Iterate until the stopping rule holds (or ``max_iterations``); returns the number
-        of iterations run.  Afterwards each start's cost (and that of the cells on its path)
-        is the cost of the path :meth:`path` returns."""
+        """Iterate until the stopping rule holds, an iteration changes nothing (a start the
+        goal cannot be reached from keeps cost inf) or ``max_iterations`` (>= 0) have run;
+        returns the number of iterations run.  Afterwards each start's cost (and that of the
+        cells on its path) is the cost of the path :meth:`path` returns."""
         h, w = self.grid.shape
         gx, gy = self.goal
         index = np.arange(h * w).reshape(h, w)
         pad_index = np.pad(index, 1, constant_values=-1)
         done = 0
-        limit = max_iterations if max_iterations is not None else 4 * h * w + 4
+        limit = count("max_iterations", max_iterations, min=0) \
+            if max_iterations is not None else 4 * h * w + 4
         while done < limit:
             g = self.g
             pad = np.pad(g, 1, constant_values=np.inf)
@@ -132,11 +134,12 @@ class Wavefront:
                 for sx, sy in self.starts:       # the starts are always recomputed
                     if (sx, sy) != self.goal:    # (and count as updated if they fell)
                         new_g[sy, sx], pred[sy, sx] = best[sy, sx], best_pred[sy, sx]
+            still = np.array_equal(new_g, g) and np.array_equal(pred, self.pred)
             self.pred = pred
             self.g = new_g
             done += 1
             self.iterations += 1
-            if self._stopped(updated):
+            if still or self._stopped(updated):
                 break
         for start in self.starts:
             self._settle(start)
