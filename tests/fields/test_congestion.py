@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
 
-from wayfinding import Grid
+from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import FlowField, dijkstra_field
 from wayfinding.fields.congestion import CongestionMap
 
@@ -104,3 +104,42 @@ def test_an_agent_takes_the_free_opening_past_a_queue():
     assert tuple(path[-1]) == goal
     # With no crowd the field is the plain Dijkstra field.
     np.testing.assert_allclose(CongestionMap(grid).field([goal]), dijkstra_field(grid, [goal]))
+
+
+def walking_left(**options):
+    crowd = CongestionMap(Grid(np.ones((5, 9), dtype=bool)), smoothing=1.0, **options)
+    crowd.update([(4.0, 2.0)] * 4, [(-1.0, 0.0)] * 4)
+    return crowd
+
+
+@pytest.mark.parametrize("ideal", [(1e-200, 0.0), (1e200, 0.0), (-3e307, 3e307)])
+def test_penalties_of_tiny_and_huge_ideal_velocities_follow_the_formula(ideal):
+    crowd = walking_left()
+    u = np.array(ideal) / np.abs(ideal).max()
+    p = (u @ crowd.velocity[2, 4]) / np.abs(ideal).max() / (u @ u)
+    expected = 0.0 if p >= 1 else (1 - p) * crowd.density[2, 4]
+    assert crowd.penalty(ideal, (4, 2)) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", [(np.inf, 0.0), (np.nan, 1.0), (1.0, 0.0, 0.0), "ab", (True, 0)])
+def test_an_ideal_velocity_must_be_a_finite_pair(bad):
+    with pytest.raises(InvalidQueryError, match="ideal velocity"):
+        walking_left().penalty(bad, (4, 2))
+
+
+def test_graph_costs_for_extreme_speeds():
+    crowd = walking_left(speed=1e300)       # the crowd is still next to the ideal speed:
+    base = crowd.grid.to_csr()              # every step pays the density it enters
+    entered = crowd.density.ravel()[base.indices]
+    np.testing.assert_allclose(crowd.graph().weights, base.weights * (1 + entered),
+                               rtol=1e-12)
+    with pytest.raises(InvalidQueryError, match="weight 1 and speed 1e-300"):
+        walking_left(speed=1e-300).graph()                   # penalties beyond any cost
+
+
+def test_velocities_whose_sum_overflows_average_to_a_finite_velocity():
+    crowd = CongestionMap(Grid(np.ones((5, 9), dtype=bool)), smoothing=1.0)
+    crowd.update([(4.0, 2.0)] * 3, [(1e308, 0.0)] * 3)
+    assert crowd.velocity[2, 4].tolist() == [1e308, 0.0]
+    assert crowd.penalty((1.0, 0.0), (4, 2)) == 0.0          # with the crowd: free
+    assert crowd.penalty((0.0, 1.0), (4, 2)) == crowd.density[2, 4]

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import _continuum_fields
-from .._validate import count, number, positive_float
+from .._validate import MAX_COST, count, finite_point, number, positive_float
 from ..errors import InvalidQueryError
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
@@ -65,42 +65,56 @@ class CongestionMap:
         density, vx, vy = (np.zeros((h + 2) * (w + 2)) for _ in range(3))
         # block coordinates: block k's centre is cell k * block + (block - 1) / 2
         b = self.block
-        _continuum_fields.splat((p + 0.5) / b - 0.5, v, self.radius / b, w, h, density, vx, vy)
+        # Velocities in units of a power of two above the largest: their weighted sums
+        # cannot overflow, and the scaling is exact.
+        scale = int(np.frexp(np.abs(v).max())[1]) if v.size else 0
+        _continuum_fields.splat((p + 0.5) / b - 0.5, np.ldexp(v, -scale), self.radius / b,
+                                w, h, density, vx, vy)
 
         def inner(flat: np.ndarray) -> np.ndarray:
             return flat.reshape(h + 2, w + 2)[1:-1, 1:-1]
 
-        frame = np.stack([inner(vx), inner(vy)], axis=-1)
+        frame = np.ldexp(np.stack([inner(vx), inner(vy)], axis=-1), scale)
         self.density = inner(density).copy()
         self.velocity = (1 - self.smoothing) * self.velocity + self.smoothing * frame
 
     def penalty(self, ideal: Any, cell: Any) -> float:
-        """The penalty for moving at velocity ``ideal`` through ``cell``."""
+        """The penalty for moving at velocity ``ideal`` (a finite, non-zero ``(x, y)``)
+        through ``cell``."""
         x, y = self.grid.cell(cell)
-        u = np.asarray(ideal, dtype=np.float64)
-        uu = float(u @ u)
-        if not uu > 0:
+        u = finite_point("ideal velocity", ideal)
+        size = float(np.abs(u).max())
+        if not size > 0:
             raise InvalidQueryError("the ideal velocity must be non-zero")
+        u /= size                      # p = u.v / |u|^2 without squaring |u|
         b = self.velocity[y // self.block, x // self.block]
-        p = float(u @ b) / uu
-        return 0.0 if p >= 1 else (1 - p) * float(self.density[y // self.block, x // self.block])
+        density = float(self.density[y // self.block, x // self.block])
+        p = float(u @ b) / size / float(u @ u)
+        return 0.0 if p >= 1 or density == 0 else (1 - p) * density
 
     def graph(self, *, weight: float = 1.0) -> CSRGraph:
         """The grid's move graph with each step's cost times ``1 + weight * penalty``,
-        the penalty taken at the cell entered for the step's direction at ``speed``."""
+        the penalty taken at the cell entered for the step's direction at ``speed`` (an
+        error when a step would cost more than twice ``MAX_COST``)."""
         weight = positive_float("weight", weight, allow_zero=True)
         base = self.grid.to_csr()
         w = self.grid.width
         src = np.repeat(np.arange(base.num_nodes), np.diff(base.indptr))
         dst = base.indices.astype(np.int64)
         step = np.stack([dst % w - src % w, dst // w - src // w], axis=1).astype(float)
-        ideal = step / np.hypot(step[:, 0], step[:, 1])[:, None] * self.speed
+        unit = step / np.hypot(step[:, 0], step[:, 1])[:, None]
         bx, by = (dst % w) // self.block, (dst // w) // self.block
-        crowd = self.velocity[by, bx]
-        p = (ideal * crowd).sum(axis=1) / (self.speed ** 2)
-        pen = np.where(p >= 1, 0.0, (1 - p) * self.density[by, bx])
-        return CSRGraph(base.indptr, base.indices, base.weights * (1 + weight * pen),
-                        coords=base.coords)
+        crowd, density = self.velocity[by, bx], self.density[by, bx]
+        p = (unit * crowd).sum(axis=1) / self.speed      # u.v / |u|^2 with |u| = speed
+        with np.errstate(invalid="ignore"):
+            pen = np.where((p >= 1) | (density == 0), 0.0, (1 - p) * density)
+        with np.errstate(over="ignore"):
+            costs = base.weights * (1 + weight * pen)
+        if len(costs) and not costs.max() <= 2 * MAX_COST:
+            raise InvalidQueryError(f"a step would cost {costs.max():.3g}, more than "
+                                    f"{2 * MAX_COST:g}: weight {weight:g} and speed "
+                                    f"{self.speed:g} make the crowd's penalties too large")
+        return CSRGraph(base.indptr, base.indices, costs, coords=base.coords)
 
     def field(self, goals: ArrayLike, *, weight: float = 1.0) -> np.ndarray:
         """``(H, W)`` cost from every cell to the nearest of ``goals`` over :meth:`graph`
