@@ -363,3 +363,19 @@ def test_neighbour_lists_naming_the_agent_itself_are_refused():
     own = crowd.neighbours()
     np.testing.assert_array_equal(ORCA().velocities(crowd, 0.1, neighbours=own),
                                   ORCA().velocities(crowd, 0.1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_speeds_stay_within_the_top_speed_far_from_every_half_plane(seed):
+    """Agents so large and so deep in each other that their half-planes lie ~1e9 past the
+    top speed (the fallback program then works with lines far outside the speed circle),
+    or so fast that their own velocities do: the new velocities still keep the top
+    speed."""
+    rng = np.random.default_rng(seed)
+    for radius, speed in ((1e8, 0.0), (0.5, 1e300)):
+        crowd = Crowd()
+        for _ in range(6):
+            crowd.add(rng.uniform(-1, 1, 2), goal=rng.uniform(-1, 1, 2),
+                      velocity=rng.uniform(-1, 1, 2) * speed, radius=radius, max_speed=1.5)
+        v = ORCA().velocities(crowd, 0.1)
+        assert np.isfinite(v).all() and (np.hypot(*v.T) <= 1.5 * (1 + 1e-12)).all()

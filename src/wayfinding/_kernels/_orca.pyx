@@ -13,7 +13,7 @@ A half-plane is a line (point, unit direction); allowed velocities lie on its le
 det(direction, v - point) <= 0.
 """
 
-from libc.math cimport INFINITY, fabs, sqrt
+from libc.math cimport INFINITY, fabs, hypot, sqrt
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc, realloc
 
@@ -39,7 +39,8 @@ cdef bint on_line(const Line* lines, int n, double radius, double ox, double oy,
     the line has no such point."""
     cdef const Line* l = &lines[n]
     cdef double dot = l.px * l.dx + l.py * l.dy
-    cdef double disc = dot * dot + radius * radius - (l.px * l.px + l.py * l.py)
+    cdef double gap = det(l.dx, l.dy, l.px, l.py)        # the line's distance from 0
+    cdef double disc = radius * radius - gap * gap
     cdef double root, lo, hi, denom, numer, t, slack = SLACK * radius
     cdef int i
     if disc < 0.0:
@@ -775,7 +776,7 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
     radius each agent keeps from the obstacles (default its ``radius``)."""
     cdef Py_ssize_t n = position.shape[0], i
     cdef int k = neighbours.shape[1], c, j, failed, m = 0, hard
-    cdef double inv_dt = 1.0 / dt, rx, ry, reach
+    cdef double inv_dt = 1.0 / dt, rx, ry, reach, speed
     cdef Walls w
     cdef Line* lines
     cdef int32_t* edges = NULL
@@ -837,6 +838,10 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
             if failed < c:
                 least_violation(lines, c, hard, failed, max_speed[i], &lines[k + m], &rx,
                                 &ry)
+            speed = hypot(rx, ry)
+            if speed > max_speed[i]:         # rounding, on lines far outside the speed circle
+                rx *= max_speed[i] / speed
+                ry *= max_speed[i] / speed
             out[i, 0] = rx
             out[i, 1] = ry
     free(lines)
