@@ -306,3 +306,17 @@ def test_the_old_name_of_simulate_scene_warns_and_runs_the_same():
         old = simulate(sc, seconds=5.0)
     new = simulate_scene(sc, seconds=5.0)
     assert np.array_equal(old.positions, new.positions, equal_nan=True)
+
+
+@pytest.mark.parametrize("radius", [1e-300, 0.3, 2.5, 1e10, 1e300])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_splat_of_any_radius_covers_the_cells_within_it(radius, threads):
+    field = ContinuumField(Grid(np.ones((6, 7), dtype=bool)),
+                           params=ContinuumParams(radius=radius), threads=threads)
+    units = np.array([(3.0, 2.0), (-1.5, 4.0), (1e300, 1.0), (6.0, -1e300)])
+    field.update(units, np.ones_like(units), [(0, 0)])
+    ys, xs = np.mgrid[0:6, 0:7]
+    with np.errstate(over="ignore"):
+        expected = sum(np.clip(1 - np.hypot(xs - x, ys - y) / radius, 0, None)
+                       for x, y in units)
+    np.testing.assert_allclose(field.density, expected, rtol=1e-12, atol=1e-300)

@@ -2,7 +2,7 @@
 # speeds and step costs, shared by the density and speed fields (_continuum_fields) and the
 # potential update (_continuum_potential).  Grids are flattened with a one-cell wall border,
 # row width ``width + 2``; directions are indexed 0: +x, 1: -x, 2: +y, 3: -y.
-from libc.math cimport floor, sqrt
+from libc.math cimport ceil, floor, sqrt
 
 
 cdef struct Cell:
@@ -77,6 +77,14 @@ cdef inline double step_cost(const Model* m, const Cell* c, int d) noexcept nogi
         return m.alpha + m.beta
     return m.alpha + m.beta / flow_speed(m, c, d)
 
+cdef inline double min_double(double a, double b) noexcept nogil:
+    return a if a < b else b
+
+
+cdef inline double clip(double v, double lo, double hi) noexcept nogil:
+    return lo if v < lo else hi if v > hi else v
+
+
 cdef inline void splat_into(const double[:, ::1] positions, const double[:, ::1] velocities,
                             double radius, int width, int height, double* density, double* vx,
                             double* vy, Py_ssize_t stride, int row_lo, int row_hi,
@@ -91,18 +99,17 @@ cdef inline void splat_into(const double[:, ::1] positions, const double[:, ::1]
     for j in range(n):
         px = positions[j, 0]
         py = positions[j, 1]
-        x0 = <int> floor(px - radius) + 1
-        x1 = <int> floor(px + radius)
-        y0 = <int> floor(py - radius) + 1
-        y1 = <int> floor(py + radius)
-        if x0 < 0:
-            x0 = 0
-        if y0 < row_lo:
-            y0 = row_lo
-        if x1 > width - 1:
-            x1 = width - 1
-        if y1 > row_hi - 1:
-            y1 = row_hi - 1
+        # The cells within the radius, clipped to the rows and columns in doubles (a far
+        # unit or a huge radius is beyond any C int); the centre's own cell even when
+        # p - radius rounds to p.
+        if not (px + radius >= 0.0 and px - radius <= width - 1.0
+                and py + radius >= row_lo and py - radius <= row_hi - 1.0):
+            continue
+        x0 = <int> clip(min_double(floor(px - radius) + 1.0, ceil(px)), 0.0, width - 1.0)
+        x1 = <int> clip(floor(px + radius), 0.0, width - 1.0)
+        y0 = <int> clip(min_double(floor(py - radius) + 1.0, ceil(py)), row_lo,
+                        row_hi - 1.0)
+        y1 = <int> clip(floor(py + radius), row_lo, row_hi - 1.0)
         for y in range(y0, y1 + 1):
             dy = y - py
             for x in range(x0, x1 + 1):
