@@ -156,3 +156,36 @@ def test_bad_input():
         PotentialField(grid, trail=PheromoneTrail((2, 2)))
     with pytest.raises(InvalidQueryError, match="Grid"):
         PotentialField(np.ones((3, 3)))
+
+
+@pytest.mark.parametrize("bad", [[(3, 0)], [(-1, 0)], [(0, -1)], [(0.5, 0)], [(np.nan, 0)],
+                                 [(True, 0)], "ab", [(1, 2, 3)]])
+def test_agents_and_trail_drops_must_be_cells_inside_the_grid(bad):
+    field = PotentialField(open_grid(3, 3), trail=PheromoneTrail((3, 3)))
+    with pytest.raises(InvalidQueryError, match="cells"):
+        field.step(bad)
+    with pytest.raises(InvalidQueryError, match="cells"):
+        field.trail.deposit(bad)
+    assert not field.trail.values.any()                      # a cell (-1, 0) wrapped round
+    assert field.step(np.empty((0, 2))).shape == (0, 2)
+
+
+def test_potentials_and_times_must_be_finite():
+    with pytest.raises(InvalidQueryError, match="center"):
+        Linear((np.nan, 0.0), 1.0, 2.0)
+    with pytest.raises(InvalidQueryError, match="center"):
+        Ring("ab", 1.0, 1.0, 2.0)
+    with pytest.raises(InvalidQueryError, match="center"):
+        Radial((np.inf, 0.0), np.exp)
+    with pytest.raises(InvalidQueryError, match="apex"):
+        Cone((np.nan, 0.0), (1.0, 0.0), 0.5, 1.0, 1.0)
+    with pytest.raises(InvalidQueryError, match="direction"):
+        Cone((0.0, 0.0), (np.inf, 0.0), 0.5, 1.0, 1.0)          # gave NaN everywhere
+    field = PotentialField(open_grid(3, 3))
+    with pytest.raises(InvalidQueryError, match="time"):
+        field.update_dynamic(np.nan, list)
+    assert field.dynamic_updates == 0
+    with pytest.raises(InvalidQueryError, match="values has shape"):
+        field.step([(1, 1)], values=np.zeros((2, 2)))
+    far = Cone((0.0, 0.0), (1e300, 1e300), 0.5, 2.0, 1.0)        # a long direction is fine
+    assert far.values(np.array([1.0]), np.array([1.0]))[0] == pytest.approx(1 - 2**0.5 / 2)

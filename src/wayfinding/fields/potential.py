@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import positional_options
-from .._validate import allocation, choice, count, number, positive_float
+from .._validate import allocation, choice, count, finite_point, number, positive_float, reals
 from ..errors import InvalidQueryError, brief
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
@@ -56,6 +56,12 @@ class Radial(Potential):
     center: tuple[float, float]
     profile: Callable[[np.ndarray], np.ndarray]
 
+    def __post_init__(self) -> None:
+        finite_point("center", self.center)
+        if not callable(self.profile):
+            raise InvalidQueryError(f"profile {brief(self.profile)} must be a function of "
+                                    "distance")
+
     def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         return np.asarray(self.profile(np.hypot(xs - self.center[0], ys - self.center[1])),
                           dtype=np.float64)
@@ -70,6 +76,7 @@ class Linear(Potential):
     radius: float
 
     def __post_init__(self) -> None:
+        finite_point("center", self.center)
         _check(self.radius, "radius", positive=True)
         _check(self.peak, "peak")
 
@@ -89,6 +96,7 @@ class Ring(Potential):
     radius: float
 
     def __post_init__(self) -> None:
+        finite_point("center", self.center)
         _check(self.peak, "peak")
         _check(self.best, "best", positive=True)
         _check(self.radius, "radius", positive=True)
@@ -116,15 +124,18 @@ class Cone(Potential):
     def __post_init__(self) -> None:
         _check(self.length, "length", positive=True)
         _check(self.value, "value")
+        finite_point("apex", self.apex)
         if not 0 < self.half_angle < math.pi:
             raise InvalidQueryError(f"half_angle {self.half_angle!r} must be in (0, pi)")
-        if not np.hypot(*self.direction) > 0:
+        if not np.abs(finite_point("direction", self.direction)).max() > 0:
             raise InvalidQueryError("direction must be a non-zero vector")
 
     def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         dx, dy = xs - self.apex[0], ys - self.apex[1]
         d = np.hypot(dx, dy)
-        ux, uy = np.asarray(self.direction, dtype=float) / np.hypot(*self.direction)
+        u = np.asarray(self.direction, dtype=float)
+        u /= np.abs(u).max()                      # no overflow in the length
+        ux, uy = u / np.hypot(*u)
         with np.errstate(invalid="ignore", divide="ignore"):
             cos = np.where(d > 0, (dx * ux + dy * uy) / d, 1.0)
         inside = (cos >= math.cos(self.half_angle)) & (d <= self.length)
@@ -145,7 +156,8 @@ class PheromoneTrail:
         self.values = np.zeros((h, w))
 
     def deposit(self, cells: Any) -> None:
-        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+        """Drop ``amount`` at each of ``cells`` (``(n, 2)`` x, y inside the trail)."""
+        c = _cell_array("cells", cells, self.values.shape)
         np.add.at(self.values, (c[:, 1], c[:, 0]), -self.amount)
 
     def decay(self) -> None:
@@ -192,6 +204,7 @@ class PotentialField:
                        ) -> bool:
         """Recompute the dynamic layer from ``potentials()`` if ``period`` seconds have
         passed since the last time; returns whether it did."""
+        time = number("time", time)
         if time - self._last_dynamic < self.period:
             return False
         self.dynamic = self.layer(potentials())
@@ -211,9 +224,11 @@ class PotentialField:
     def step(self, cells: Any, *, values: np.ndarray | None = None) -> np.ndarray:
         """Each agent's next cell: its legal neighbour of highest potential if higher than
         its own cell, else where it is (a local maximum).  ``(n, 2)`` in and out."""
-        c = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
-        v = self.values if values is None else values
         h, w = self.grid.shape
+        c = _cell_array("cells", cells, (h, w))
+        v = self.values if values is None else reals("values", values)
+        if v.shape != (h, w):
+            raise InvalidQueryError(f"values has shape {v.shape}, the grid {(h, w)}")
         moves = self.grid.moves.reshape(h + 2, w + 2)[c[:, 1] + 1, c[:, 0] + 1]
         best = v[c[:, 1], c[:, 0]].copy()
         out = c.copy()
@@ -245,6 +260,28 @@ class PotentialField:
             here = nxt
             path.append((int(here[0, 0]), int(here[0, 1])))
         return np.array(path, dtype=np.int64)
+
+
+def _cell_array(name: str, cells: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``cells`` (one ``(x, y)`` or ``(n, 2)``) as ``(n, 2)`` int64 after checking that they
+    are whole numbers inside an ``(H, W)`` ``shape``."""
+    try:
+        arr = reals(name, cells)
+    except InvalidQueryError:
+        arr = np.empty(1)
+    if arr.size == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim not in (1, 2) or arr.shape[-1:] != (2,) or not np.isfinite(arr).all() \
+            or (arr != np.floor(arr)).any():
+        raise InvalidQueryError(f"{name} {brief(cells)} must be an (x, y) cell or an (n, 2) "
+                                "array of them (whole numbers)")
+    c = arr.reshape(-1, 2)
+    h, w = shape
+    outside = (c[:, 0] < 0) | (c[:, 0] >= w) | (c[:, 1] < 0) | (c[:, 1] >= h)
+    if outside.any():
+        x, y = c[np.argmax(outside)].astype(np.int64).tolist()
+        raise InvalidQueryError(f"{name}: cell {(x, y)} is outside the {w}x{h} grid")
+    return c.astype(np.int64)
 
 
 def _check(value: Any, name: str, *, positive: bool = False) -> None:
