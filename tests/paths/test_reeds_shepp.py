@@ -271,3 +271,20 @@ def test_headings_of_any_length_but_zero(scale: float) -> None:
     assert (scaled.word, scaled.segments) == (unit.word, unit.segments)
     forward = turning_path((0, 0), (1, 1), (1, 0), (-1, 0), radius=1)
     assert turning_path((0, 0), (scale, scale), (1, 0), (-scale, 0), radius=1) == forward
+
+
+@pytest.mark.parametrize("radius", [1e6, 1e9, 1e12])
+def test_poses_on_a_wide_circle_turn_with_the_start(radius: float) -> None:
+    # Turning the start turns every pose: the samples of an arc of a huge radius keep
+    # their precision whatever the heading (a difference of sines would lose it).
+    angle = 0.7
+    c, s = math.cos(angle), math.sin(angle)
+    ahead = (3 * math.cos(1 / radius), 3 * math.sin(1 / radius))     # ~3 along the arc
+    base = reeds_shepp_path((0, 0), (1, 0), ahead, (1, 0), radius=radius)
+    turned = reeds_shepp_path((0, 0), (c, s), (c * ahead[0] - s * ahead[1],
+                                              s * ahead[0] + c * ahead[1]), (c, s),
+                              radius=radius)
+    assert turned.word == base.word
+    p, q = base.poses(0.25), turned.poses(0.25)
+    rotated = np.column_stack([c * p[:, 0] - s * p[:, 1], s * p[:, 0] + c * p[:, 1]])
+    np.testing.assert_allclose(q[:, :2], rotated, rtol=0, atol=1e-12)

@@ -255,6 +255,21 @@ def test_a_start_heading_of_any_size_is_taken_in_one_turn(heading: float) -> Non
     assert_drivable(r, CAR["turning_radius"])
 
 
+@pytest.mark.parametrize("radius", [1e16, 1e20])
+def test_a_goal_lost_to_rounding_is_not_reached_by_a_word_that_misses_it(radius: float) -> None:
+    # Beside a radius of 1e16 the goal's offset across the heading is below the rounding
+    # of the turning circles' centres: the word found misses the goal by metres.
+    field = Grid(np.ones((20, 30), dtype=bool))
+    car = {**CAR, "turning_radius": radius}
+    for reverse in (True, False):
+        r = plan_car_path(field, (5, 10, 0.3), (25, 11, 0.3), **car, reverse=reverse,
+                          max_expansions=500)
+        assert not r.found and r.poses.shape == (0, 3)
+    # ... while a goal straight ahead is still one straight segment away.
+    r = plan_car_path(field, (5, 10, 0.0), (25, 10, 0.0), **car)
+    assert r.found and r.length == 20.0 and r.poses[-1].tolist() == [25.0, 10.0, 0.0]
+
+
 def test_a_radius_far_larger_than_the_world_plans_in_bounded_memory() -> None:
     # The analytic expansion's words are 1e9 long: none stays on the map, and none is
     # sampled (1e10 samples) to find it out.  Run under a 1.5 GB address-space limit.

@@ -164,9 +164,9 @@ def reference_plan(world: Grid | NavMesh, start: tuple, goal: tuple, *, turning_
         path = reeds_shepp_path if reverse else turning_path
         return max(body.holonomic(p), path(p[:2], d, g0[:2], goal_dir, r).length)
 
-    def drive(p: np.ndarray, kappa: float, span: float) -> np.ndarray:
+    def drive(p: np.ndarray, steer: int, span: float) -> np.ndarray:
         k = max(int(math.ceil(abs(span) / body.step)), 1)
-        return _advance(float(p[0]), float(p[1]), float(p[2]), kappa,
+        return _advance(float(p[0]), float(p[1]), float(p[2]), steer, r,
                         span * np.arange(1, k + 1) / k)
 
     def word(p: np.ndarray) -> list[tuple[str, float]]:
@@ -187,7 +187,7 @@ def reference_plan(world: Grid | NavMesh, start: tuple, goal: tuple, *, turning_
         for letter, s in word(p):
             if s == 0:
                 continue
-            part = drive(p, {"L": 1, "R": -1, "S": 0}[letter] / r, s)
+            part = drive(p, {"L": 1, "R": -1, "S": 0}[letter], s)
             if not body.clear(part):
                 return None
             parts.append(part)
@@ -237,7 +237,7 @@ def reference_plan(world: Grid | NavMesh, start: tuple, goal: tuple, *, turning_
         for span in steps:
             weight = abs(span) * (reverse_cost if span < 0 else 1.0)
             for steer in (1, 0, -1):
-                part = drive(poses[i], steer / r, span)
+                part = drive(poses[i], steer, span)
                 if not body.clear(part):
                     continue
                 k2 = key(part[-1])

@@ -83,9 +83,10 @@ cdef Py_ssize_t drive(double x, double y, double th, double kappa, double span, 
     """Append the samples ``(k, 3)`` (flat) after ``(x, y, th)`` driving ``span`` (signed)
     with curvature ``kappa`` to ``out`` and the cosine and sine of their headings ``(k,
     2)`` to ``trig``, ``k`` the fewest at most ``step`` apart (at least one); return
-    ``k``."""
+    ``k``.  An arc's chord is ``2 sin(kappa s / 2) / kappa`` along the mean heading, exact
+    to rounding however large the radius."""
     cdef Py_ssize_t k = <Py_ssize_t> ceil(fabs(span) / step), i
-    cdef double s, t, c, sn, ct, st
+    cdef double s, t, c, sn, ct, st, half, chord
     if k < 1:
         k = 1
     c = cos(th)
@@ -101,11 +102,13 @@ cdef Py_ssize_t drive(double x, double y, double th, double kappa, double span, 
     else:
         for i in range(1, k + 1):
             s = span * i / k
+            half = kappa * s / 2
+            chord = 2 * sin(half) / kappa
             t = th + kappa * s
             ct = cos(t)
             st = sin(t)
-            out.push_back(x + (st - sn) / kappa)
-            out.push_back(y + (c - ct) / kappa)
+            out.push_back(x + chord * cos(th + half))
+            out.push_back(y + chord * sin(th + half))
             out.push_back(t)
             trig.push_back(ct)
             trig.push_back(st)
@@ -389,13 +392,39 @@ cdef class _Query:
         free = self.free_length(x, y, th)
         return free if free > holo else holo
 
+    cdef bint reaches(self, double x, double y, double th, const int* steer,
+                      const double* lengths, int n) noexcept nogil:
+        """Whether the word of ``n`` segments (``steer``, signed ``lengths``) from the pose
+        ends at the goal, as :meth:`expansion` requires."""
+        cdef double kappa, half, chord, length = 0.0
+        cdef double tolerance = self.cell + fabs(self.gx) + fabs(self.gy)
+        cdef int i
+        for i in range(n):
+            kappa = steer[i] / self.radius
+            if kappa == 0:
+                x += lengths[i] * cos(th)
+                y += lengths[i] * sin(th)
+            else:
+                half = kappa * lengths[i] / 2
+                chord = 2 * sin(half) / kappa
+                x += chord * cos(th + half)
+                y += chord * sin(th + half)
+                th += kappa * lengths[i]
+            length += fabs(lengths[i])
+        tolerance = 1e-9 * (tolerance + length)
+        return (vec_norm(x - self.gx, y - self.gy) <= tolerance
+                and fabs(py_mod(th - self.gth + PI, TAU) - PI) <= 1e-9)
+
     cdef bint expansion(self, double x, double y, double th, vector[double]& out,
                         vector[double]& trig, vector[double]& spans,
                         vector[Py_ssize_t]& counts) noexcept nogil:
         """The analytic expansion from the pose, the shortest Reeds–Shepp word to the goal
         (forward only, the shortest Dubins word): append its samples, its non-empty
         segments' signed lengths and their sample counts, and say whether the car stays
-        clear along it."""
+        clear along it and it ends at the goal: within 1e-9 of its length, the search's
+        cell and the goal's coordinates, and 1e-9 radians (a radius so large beside the
+        distance to the goal that the goal is lost to rounding in the word's arithmetic
+        gives a word that misses it)."""
         cdef Word w
         cdef Dubins b
         cdef int i, n
@@ -415,6 +444,8 @@ cdef class _Query:
                 return False
             n = 3
             dubins_parts(&b, self.radius, steer, lengths)
+        if not self.reaches(x, y, th, steer, lengths, n):
+            return False
         for i in range(n):
             s = lengths[i]
             if s == 0:

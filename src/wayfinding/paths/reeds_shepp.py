@@ -69,7 +69,7 @@ class ReedsSheppPath:
         out = [np.array([[x, y, theta]])]
         for letter, s in zip(self.word[::2], self.segments):
             k = max(int(math.ceil(abs(s) / step)), 1)
-            part = _advance(x, y, theta, STEERING[letter] / self.radius,
+            part = _advance(x, y, theta, STEERING[letter], self.radius,
                             s * np.arange(1, k + 1) / k)
             out.append(part)
             x, y, theta = part[-1]
@@ -103,14 +103,16 @@ def reeds_shepp_path(start: ArrayLike, heading: ArrayLike, goal: ArrayLike,
     return ReedsSheppPath(p, a0, q, a1, r, word, tuple(r * t for t in lengths), length)
 
 
-def _advance(x: float, y: float, theta: float, kappa: float,
+def _advance(x: float, y: float, theta: float, steer: int, radius: float,
              s: np.ndarray) -> np.ndarray:
-    """Poses ``(k, 3)`` after driving signed distances ``s`` from ``(x, y, theta)`` with
-    curvature ``kappa`` (positive left)."""
-    if kappa == 0:
+    """Poses ``(k, 3)`` after driving signed distances ``s`` from ``(x, y, theta)``
+    steering ``steer`` (+1 left, -1 right, 0 straight) on circles of ``radius``: on an
+    arc, the chord ``2 radius sin(s / 2 radius)`` along the mean heading, exact to
+    rounding however large the radius."""
+    if steer == 0:
         return np.column_stack([x + s * math.cos(theta), y + s * math.sin(theta),
                                 np.full_like(s, theta)])
-    t = theta + kappa * s
-    return np.column_stack([x + (np.sin(t) - math.sin(theta)) / kappa,
-                            y + (math.cos(theta) - np.cos(t)) / kappa, t])
-
+    half = steer * s / (2 * radius)
+    chord = steer * 2 * radius * np.sin(half)
+    return np.column_stack([x + chord * np.cos(theta + half),
+                            y + chord * np.sin(theta + half), theta + 2 * half])
