@@ -442,3 +442,14 @@ def test_bad_input_is_refused(bad):
     with pytest.raises(InvalidQueryError):
         orca3d_velocities(args["position"], args["velocity"], args["preferred"],
                           args["radius"], args["max_speed"], args["dt"], **options)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_speeds_stay_within_the_top_speed_far_from_every_plane(seed):
+    """Spheres so large and so deep in each other that their planes lie ~1e9 past the top
+    speed (the fallback program works with lines far outside the speed sphere): the new
+    velocities still keep the top speed."""
+    rng = np.random.default_rng(seed)
+    p, v, pref = (rng.uniform(-1, 1, (6, 3)) for _ in range(3))
+    out = orca3d_velocities(p * 1e-8, v, pref, 1e8, 1.5, 0.1)
+    assert np.isfinite(out).all() and (np.linalg.norm(out, axis=1) <= 1.5 * (1 + 1e-12)).all()

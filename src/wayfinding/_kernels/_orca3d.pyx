@@ -23,7 +23,7 @@ vertical), the two agents of a pair taking opposite sides; two agents at one poi
 velocity part along x (see ``sideways``).
 """
 
-from libc.math cimport INFINITY, ceil, floor, sqrt
+from libc.math cimport INFINITY, ceil, fabs, floor, fmax, sqrt
 from libc.stdint cimport int32_t, uint8_t
 from libc.stdlib cimport free, malloc
 
@@ -51,8 +51,11 @@ cdef bint on_line(const Plane* planes, int plane_no, const double* lp, const dou
     sphere and the first ``plane_no`` planes: nearest ``opt``, or furthest along ``opt``
     with ``direction_opt``.  False if there is none (``result`` untouched)."""
     cdef double dot = lp[0] * ld[0] + lp[1] * ld[1] + lp[2] * ld[2]
-    cdef double disc = dot * dot + radius * radius - (lp[0] * lp[0] + lp[1] * lp[1]
-                                                      + lp[2] * lp[2])
+    # The line's squared distance from 0, |lp x ld|^2, taken directly (not as |lp|^2 -
+    # dot^2, which loses it to rounding when lp lies far out).
+    cdef double gx = lp[1] * ld[2] - lp[2] * ld[1], gy = lp[2] * ld[0] - lp[0] * ld[2]
+    cdef double gz = lp[0] * ld[1] - lp[1] * ld[0]
+    cdef double disc = radius * radius - (gx * gx + gy * gy + gz * gz)
     cdef double root, lo, hi, numer, denom, t
     cdef const Plane* q
     cdef int i
@@ -482,7 +485,7 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
     ``time_horizon``: ``(n,)``, per agent; ``dt`` > 0 (s)."""
     cdef Py_ssize_t n = position.shape[0], i
     cdef int k = neighbours.shape[1], c, j, failed
-    cdef double inv_dt = 1.0 / dt
+    cdef double inv_dt = 1.0 / dt, big, speed
     cdef double result[3]
     cdef Plane* planes = <Plane*> malloc((2 * k + 1) * sizeof(Plane))
     if planes == NULL:
@@ -498,6 +501,15 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
             failed = in_planes(planes, c, max_speed[i], &preferred[i, 0], False, result)
             if failed < c:
                 least_violation(planes, c, failed, max_speed[i], &planes[k], result)
+            big = fmax(fabs(result[0]), fmax(fabs(result[1]), fabs(result[2])))
+            if big > 0.0:
+                speed = big * sqrt((result[0] / big) * (result[0] / big)
+                                   + (result[1] / big) * (result[1] / big)
+                                   + (result[2] / big) * (result[2] / big))
+                if speed > max_speed[i]:     # rounding, on planes far outside the sphere
+                    result[0] *= max_speed[i] / speed
+                    result[1] *= max_speed[i] / speed
+                    result[2] *= max_speed[i] / speed
             out[i, 0] = result[0]
             out[i, 1] = result[1]
             out[i, 2] = result[2]
