@@ -228,3 +228,34 @@ def test_routes_between_sectors_joined_only_at_corners_lead_to_the_goal():
     grid = Grid(random_obstacles(6, 6, density=0.35, seed=1).costs, diagonal="always")
     route = FlowTiles(grid, sector=3).route((0, 0), (5, 4))
     assert route.found and route.descend((0, 0))[-1].tolist() == [5, 4]
+
+
+@pytest.mark.parametrize("cost", ["x", None, True, np.nan, -1.0, 0.0, 1e300])
+def test_a_refused_edit_changes_nothing(cost):
+    grid = Grid(np.ones((6, 6), dtype=bool))
+    tiles = FlowTiles(grid, sector=3)
+    with pytest.raises(InvalidQueryError, match="cost"):
+        tiles.edit({(0, 0): 1.0, (1, 1): cost})
+    assert (tiles.islands() == 0).all() and tiles.cost_field((0, 0)).costs[1, 1] == 1.0
+    assert tiles.route((0, 0), (5, 5)).descend((0, 0))[-1].tolist() == [5, 5]
+
+
+def test_routes_refuse_cells_and_points_that_are_not_on_the_map():
+    tiles = FlowTiles(Grid(np.ones((6, 6), dtype=bool)), sector=3)
+    route = tiles.route((0, 0), (5, 5))
+    for bad in [(0.5, 0), "ab", (9, 0), (-1, 0), (True, 0)]:
+        with pytest.raises(InvalidQueryError, match="cell"):
+            route.step(bad)
+        with pytest.raises(InvalidQueryError, match="cell"):
+            route.descend(bad)
+    with pytest.raises(InvalidQueryError, match="points"):
+        route.direction([(np.nan, 1.0)])
+    assert route.direction([(1e300, 1.0), (-7.0, 2.0)]).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    with pytest.raises(InvalidQueryError, match="max_tiles"):
+        route.prepare(max_tiles=-1)                  # built all but one tile
+    assert route.tiles == {}
+    for sector in [(2, 0), (0, -1), "ab", (0.0, 0)]:
+        with pytest.raises(InvalidQueryError, match="sector"):
+            tiles.cost_field(sector)
+    with pytest.raises(InvalidQueryError, match="mapping"):
+        tiles.edit([(0, 0, 2.0)])

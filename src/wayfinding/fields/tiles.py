@@ -40,8 +40,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
-from .._validate import choice, count
-from ..errors import InvalidQueryError
+from .._validate import MAX_COST, choice, count, finite_points, real_number
+from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS, SQRT2, Diagonal
@@ -121,15 +121,17 @@ class TileRoute:
     def prepare(self, *, max_tiles: int | None = None) -> int:
         """Build up to ``max_tiles`` (all when None) of the tiles not built yet, in route
         order; returns how many are still missing."""
+        if max_tiles is not None:
+            count("max_tiles", max_tiles, min=0)
         missing = [s for s in self.sectors if s not in self.tiles]
         for sector in missing[:max_tiles]:
             self.tile(sector)
         return sum(s not in self.tiles for s in self.sectors)
 
     def step(self, cell: Any) -> Cell | None:
-        """The next cell from ``cell`` along the tiles (across a window at a tile's exit);
-        None at the goal or off the route."""
-        x, y = cell
+        """The next cell from ``cell`` (an ``(x, y)`` cell of the map) along the tiles
+        (across a window at a tile's exit); None at the goal or off the route."""
+        x, y = self._owner._grid(self.movement).cell(cell)
         if not self.found or (x, y) == self.goal:
             return None
         sector = self._owner._sector_of(x, y)
@@ -152,7 +154,7 @@ class TileRoute:
     def descend(self, cell: Any) -> np.ndarray:
         """The cells from ``cell`` to the goal following the tiles (``(n, 2)``); it stops
         early where the route has no tile."""
-        path = [tuple(int(v) for v in cell)]
+        path = [self._owner._grid(self.movement).cell(cell)]
         limit = self._owner.shape[0] * self._owner.shape[1]
         while len(path) <= limit:
             nxt = self.step(path[-1])
@@ -164,14 +166,14 @@ class TileRoute:
     def direction(self, points: ArrayLike) -> np.ndarray:
         """Unit directions at map ``points`` (``(k, 2)`` x, y), sampled from the tile of the
         sector each lies in; across the window at a tile's exit; zero off the route."""
-        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        p = finite_points("points", points)[0]
         out = np.zeros_like(p)
         if not self.found:
             return out
-        cells = np.round(p).astype(np.int64)
-        for k, (x, y) in enumerate(cells.tolist()):
-            if not self._owner._inside(x, y):
+        for k, (fx, fy) in enumerate(np.round(p).tolist()):
+            if not self._owner._inside(fx, fy):
                 continue
+            x, y = int(fx), int(fy)
             sector = self._owner._sector_of(x, y)
             tile = self.tile(sector)
             if tile is None:
@@ -229,7 +231,7 @@ class FlowTiles:
 
     # ------------------------------------------------------------------------ geometry
 
-    def _inside(self, x: int, y: int) -> bool:
+    def _inside(self, x: float, y: float) -> bool:
         return 0 <= x < self.shape[1] and 0 <= y < self.shape[0]
 
     def _sector_of(self, x: int, y: int) -> Sector:
@@ -249,6 +251,12 @@ class FlowTiles:
         sectors that cost 1 everywhere share one clear field (a map that is mostly open
         keeps few fields)."""
         key = (self._movement(movement), sector)
+        if not (isinstance(sector, tuple) and len(sector) == 2
+                and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                        for v in sector)
+                and 0 <= sector[0] < self.columns and 0 <= sector[1] < self.rows):
+            raise InvalidQueryError(f"sector {brief(sector)} must be a (column, row) pair "
+                                    f"inside the {self.columns}x{self.rows} sectors")
         if key not in self._sector_grids:
             costs = self._costs[movement][self._slices(sector)]
             rule = self._rules[movement]
@@ -546,13 +554,18 @@ class FlowTiles:
         neighbours', drops their tiles, and invalidates the routes through them.  Returns
         the dirty sectors."""
         names = list(self._costs) if movement is None else [self._movement(movement)]
+        try:
+            items = dict(changes).items()
+        except (TypeError, ValueError):
+            raise InvalidQueryError(f"changes {brief(changes)} must be a mapping of cells to "
+                                    "costs") from None
         cells = []
-        for cell, cost in dict(changes).items():
+        for cell, cost in items:
             x, y = self._grid(names[0]).cell(cell, name="changed cell")
-            value = float(cost)
-            if not value > 0:
-                raise InvalidQueryError(f"cost {cost!r} of cell {(x, y)} must be > 0 "
-                                        "(inf blocks it)")
+            value = real_number(cost)
+            if not (0 < value <= MAX_COST or value == math.inf):
+                raise InvalidQueryError(f"cost {brief(cost)} of cell {(x, y)} must be a number "
+                                        f"> 0 and at most {MAX_COST:g} (inf blocks it)")
             cells.append((x, y, value))
         dirty = {self._sector_of(x, y) for x, y, _ in cells}
         for name in names:
