@@ -3,6 +3,8 @@ bad input is refused."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -41,6 +43,17 @@ def test_bad_scenarios():
         scenario("one_way", width=0.5)
     with pytest.raises(InvalidQueryError, match="angle"):
         scenario("crossing_flows", angle=200)
+    for name, option in (("circle", "n"), ("circle", "size"), ("crossing", "angle"),
+                         ("crossing", "distance"), ("swap", "n"), ("swap", "gap"),
+                         ("bottleneck", "n"), ("bottleneck", "width"),
+                         ("crossing_flows", "n"), ("crossing_flows", "angle"),
+                         ("one_way", "n"), ("one_way", "width"), ("one_way", "length")):
+        for bad in (math.nan, math.inf, -1, 0, True, "2", None, [3]):
+            with pytest.raises(InvalidQueryError, match=option):
+                scenario(name, **{option: bad})
+    for bad in (-1, 1.5, math.nan, "0", True):
+        with pytest.raises(InvalidQueryError, match="seed"):
+            simulate_crowd(scenario("crossing"), seed=bad)
     assert sorted(SCENARIOS) == ["blocks", "bottleneck", "circle", "crossing",
                                  "crossing_flows", "one_way", "swap"]
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import alias, positional_options, renamed_keywords, warn
+from .._validate import count, generator, number, positive_float
 from ..errors import InvalidQueryError
 from ..results import _fields_equal
 from .agents import Crowd
@@ -61,6 +62,7 @@ def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
 
 @positional_options("n", "size")
 def circle(*, n: int = 250, size: float = 200.0) -> CrowdScenario:
+    n, size = count("n", n), positive_float("size", size)
     crowd = Crowd(neighbour_dist=15.0, max_neighbours=10)
     for i in range(n):
         a = 2 * math.pi * i / n
@@ -73,13 +75,13 @@ def circle(*, n: int = 250, size: float = 200.0) -> CrowdScenario:
 
 def _headings(angle: float) -> list[np.ndarray]:
     """Unit vectors along x and at ``angle`` degrees (0 < angle <= 180) from it."""
-    if not 0 < angle <= 180:
-        raise InvalidQueryError(f"angle {angle!r} must be in (0, 180] degrees")
+    angle = number("angle", angle, min=0.0, min_open=True, max=180.0)
     return [np.array([math.cos(a), math.sin(a)]) for a in (0.0, math.radians(angle))]
 
 
 @positional_options("angle", "distance")
 def crossing(*, angle: float = 90.0, distance: float = 8.0) -> CrowdScenario:
+    distance = positive_float("distance", distance)
     crowd = Crowd()
     for heading in _headings(angle):
         crowd.add(-distance * heading, goal=distance * heading, radius=0.3, max_speed=1.3)
@@ -88,6 +90,7 @@ def crossing(*, angle: float = 90.0, distance: float = 8.0) -> CrowdScenario:
 
 @positional_options("n", "gap")
 def swap(*, n: int = 25, gap: float = 10.0) -> CrowdScenario:
+    n, gap = count("n", n), positive_float("gap", gap)
     side = math.ceil(math.sqrt(n))
     crowd = Crowd()
     for sign in (-1, 1):
@@ -113,8 +116,7 @@ def blocks() -> CrowdScenario:
 
 @positional_options("n", "width")
 def bottleneck(*, n: int = 40, width: float = 1.2) -> CrowdScenario:
-    if not width > 0:
-        raise InvalidQueryError(f"width {width!r} must be > 0")
+    n, width = count("n", n), positive_float("width", width)
     crowd = Crowd()
     side = math.ceil(math.sqrt(n))
     for k in range(n):
@@ -129,6 +131,7 @@ def bottleneck(*, n: int = 40, width: float = 1.2) -> CrowdScenario:
 @positional_options("n", "angle")
 def crossing_flows(*, n: int = 20, angle: float = 90.0) -> CrowdScenario:
     """Two streams of ``n`` agents each (in files of two), crossing at ``angle`` degrees."""
+    n = count("n", n)
     crowd = Crowd()
     for heading in _headings(angle):
         side = np.array([-heading[1], heading[0]])
@@ -142,8 +145,8 @@ def crossing_flows(*, n: int = 20, angle: float = 90.0) -> CrowdScenario:
 def one_way(*, n: int = 30, width: float = 4.0, length: float = 20.0) -> CrowdScenario:
     """``n`` agents walking the same way down a corridor ``width`` wide between walls, the
     slower ones ahead (top speeds 0.9 to 1.5)."""
-    if not width > 1:
-        raise InvalidQueryError(f"width {width!r} must be > 1")
+    n, length = count("n", n), positive_float("length", length)
+    width = number("width", width, min=1.0, min_open=True)
     crowd = Crowd()
     rows = max(int(width / 0.9), 1)
     speeds = np.linspace(1.5, 0.9, n)
@@ -190,7 +193,7 @@ def simulate_crowd(sc: CrowdScenario, *, avoidance: Any = None, seed: int = 0) -
         avoidance = copy.copy(avoidance)            # the caller's keeps no obstacles
         avoidance.set_obstacles(sc.obstacles)
     model = avoidance
-    rng = np.random.default_rng(seed)
+    rng = generator("seed", seed)
 
     def step(crowd: Crowd, dt: float) -> None:
         pref = crowd.preferred_velocity(dt)
