@@ -92,5 +92,7 @@ def test_patcher_refuses_bad_input() -> None:
         VehiclePatcher(STREET, [], radius=-1.0)
     with pytest.raises(InvalidQueryError, match="Vehicle"):
         VehiclePatcher(STREET, ["cart"])  # type: ignore[list-item]
+    with pytest.raises(InvalidQueryError, match="vehicles"):
+        VehiclePatcher(STREET, None)  # type: ignore[arg-type]
     with pytest.raises(InvalidQueryError, match="not one of"):
         VehiclePatcher(STREET, []).avoiding(blocker(1.0))

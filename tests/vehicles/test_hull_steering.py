@@ -173,6 +173,14 @@ def test_avoid_refuses_bad_input(kwargs: dict, match: str) -> None:
         avoid_hulls(hulls=[], **kwargs)
 
 
+@pytest.mark.parametrize("hulls", [None, 1.5, "cart", [None], [(0.0, 0.0)]])
+def test_hulls_that_are_not_vehicle_hulls_are_refused(hulls: object) -> None:
+    with pytest.raises(InvalidQueryError, match="hulls"):
+        avoid_hulls((0, 0), (1, 1), hulls)  # type: ignore[arg-type]
+    with pytest.raises(InvalidQueryError, match="hulls"):
+        braking_factor((0, 0), (1, 0), hulls)  # type: ignore[arg-type]
+
+
 def test_vehicle_refuses_bad_input() -> None:
     with pytest.raises(InvalidGeometryError, match="parts"):
         Vehicle([(0.0, 0.0, 1.0)])

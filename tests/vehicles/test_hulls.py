@@ -83,6 +83,15 @@ def test_box_polygon_refuses_bad_input(kwargs: dict, match: str) -> None:
         box_polygon(**kwargs)
 
 
+@pytest.mark.parametrize("polygon", [None, 1.0, "abc", [[0, 0], [1, 1]],
+                                     [[0, 0], [1, 0], [1, math.nan]]])
+def test_point_in_polygon_refuses_a_bad_polygon(polygon: object) -> None:
+    with pytest.raises(InvalidGeometryError, match="polygon"):
+        point_in_polygon((0.5, 0.5), polygon)  # type: ignore[arg-type]
+    # Either way round, a polygon holds the same points.
+    assert point_in_polygon((0.5, 0.5), rect(0, 0, 1, 1)[::-1]) is True
+
+
 def test_check_polygon_refuses_counterclockwise_and_short() -> None:
     with pytest.raises(InvalidGeometryError, match="clockwise"):
         check_polygon("p", rect(0, 0, 1, 1)[::-1])

@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 from .._validate import count, positive_float
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..navmesh import NavMesh, walkable_area
-from .hull_steering import Vehicle, VehicleHull
+from .hull_steering import Vehicle, VehicleHull, _instances
 
 
 class VehiclePatcher:
@@ -49,9 +49,7 @@ class VehiclePatcher:
         self._radius = positive_float("radius", radius, allow_zero=True,
                                       error=InvalidGeometryError)
         self._per_step = count("per_step", per_step)
-        self._vehicles = list(vehicles)
-        if not all(isinstance(v, Vehicle) for v in self._vehicles):
-            raise InvalidQueryError("vehicles must be Vehicle objects")
+        self._vehicles = _instances("vehicles", vehicles, Vehicle)
         self._cut = {id(v): _stopped(v) for v in self._vehicles}
         self._waiting: list[Vehicle] = []
         self._in_mesh: dict[int, bool] = {}

@@ -49,6 +49,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -63,7 +64,7 @@ from .._validate import (
     time_steps,
 )
 from ..crowd import Crowd
-from ..errors import InvalidGeometryError, InvalidQueryError
+from ..errors import InvalidGeometryError, InvalidQueryError, brief
 from ..geometry import orient2d
 from ..geometry.obstacles import closest_on_segments
 from ..results import _fields_equal
@@ -78,6 +79,8 @@ from .hulls import (
     point_in_polygon,
 )
 from .pockets import _clear, _foot, _hug, _ring_path, _strictly_inside
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, eq=False)
@@ -181,6 +184,20 @@ class Vehicle:
         return local @ np.array([[cos, sin], [-sin, cos]]) + self.position
 
 
+def _instances(name: str, value: Any, kind: type[_T]) -> list[_T]:
+    """``value``, a sequence of ``kind`` objects, as a list, or
+    :class:`~wayfinding.errors.InvalidQueryError` naming ``name``."""
+    try:
+        items = list(value)
+    except TypeError:
+        raise InvalidQueryError(f"{name} {brief(value)} must be a sequence of "
+                                f"{kind.__name__} objects") from None
+    for i, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise InvalidQueryError(f"{name}[{i}] {brief(item)} must be a {kind.__name__}")
+    return items
+
+
 def _part(row: np.ndarray) -> tuple[float, ...]:
     if not (row[2:4] > 0).all():
         raise InvalidGeometryError(f"part {row.tolist()} must have half_length and half_width "
@@ -255,7 +272,7 @@ def avoid_hulls(position: ArrayLike, destination: ArrayLike, hulls: Sequence[Veh
     pad = positive_float("margin", margin, allow_zero=True)
     limit = number("cross_angle", cross_angle, min=0.0, max=math.pi / 2)
     mode = choice("pockets", pockets, ("plan", "hug"))
-    return _avoid(p, goal, hulls, pad, limit, mode)
+    return _avoid(p, goal, _instances("hulls", hulls, VehicleHull), pad, limit, mode)
 
 
 def _avoid(p: np.ndarray, goal: np.ndarray, hulls: Sequence[VehicleHull], pad: float,
@@ -345,7 +362,7 @@ def braking_factor(position: ArrayLike, velocity: ArrayLike, hulls: Sequence[Veh
     p = finite_point("position", position)
     u = finite_point("velocity", velocity)
     span = positive_float("horizon", horizon, allow_zero=True)
-    return _Ways(hulls, span).braking(p, u)
+    return _Ways(_instances("hulls", hulls, VehicleHull), span).braking(p, u)
 
 
 class _Ways:

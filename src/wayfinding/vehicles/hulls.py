@@ -75,14 +75,14 @@ def box_polygon(center: ArrayLike, half_extents: ArrayLike, heading: float, *,
     return local @ np.array([[cos, sin], [-sin, cos]]) + c
 
 
-def check_polygon(name: str, value: Any) -> np.ndarray:
-    """``value`` as a clockwise ``(n, 2)`` float64 polygon with n >= 3, or
-    :class:`~wayfinding.errors.InvalidGeometryError`."""
+def check_polygon(name: str, value: Any, *, clockwise: bool = True) -> np.ndarray:
+    """``value`` as an ``(n, 2)`` float64 polygon with n >= 3, clockwise with a non-zero
+    area unless ``clockwise`` is false, or :class:`~wayfinding.errors.InvalidGeometryError`."""
     pts, one = finite_points(name, value, error=InvalidGeometryError)
     if one or len(pts) < 3:
         raise InvalidGeometryError(f"{name} must have at least 3 (x, y) vertices, "
                                    f"not {1 if one else len(pts)}")
-    if signed_area(pts) >= 0:
+    if clockwise and signed_area(pts) >= 0:
         raise InvalidGeometryError(f"{name} must run clockwise with a non-zero area "
                                    f"(signed area {signed_area(pts):.6g})")
     return pts
@@ -97,7 +97,7 @@ def point_in_polygon(points: ArrayLike, polygon: np.ndarray) -> np.ndarray | boo
     bool, ``(n, 2)`` points an ``(n,)`` bool array.
     """
     pts, one = finite_points("points", points, error=InvalidGeometryError)
-    inside = _inside(pts, polygon)
+    inside = _inside(pts, check_polygon("polygon", polygon, clockwise=False))
     return bool(inside[0]) if one else inside
 
 
