@@ -276,6 +276,8 @@ def test_bad_settings(kwargs, word):
     ([[0, 0, 0]], {"speed": 0.0}, "path"),
     ([(0, 0)], {"speed": 0.0, "speeds": (-1.0,)}, "speeds"),
     ([(0, 0)], {"speed": 0.0, "speeds": (math.nan,)}, "speeds"),
+    ([(0, 0), (1, 0)], {"speed": 1.0, "speeds": object()}, "speeds"),
+    ([(0, 0), (1, 0)], {"speed": 1.0, "speeds": (True, 1.0)}, "speeds"),
 ])
 def test_bad_agents(path, kwargs, word):
     system = PathAvoidance()
@@ -296,3 +298,9 @@ def test_bad_queries():
         system.advance(0)
     with pytest.raises(InvalidQueryError, match="broadcast"):
         closest_approach([(0, 0)] * 2, [(0, 0)] * 3, (0, 0), (0, 0))
+    for bad in ("x", None, object(), [(0, "1")]):
+        with pytest.raises(InvalidQueryError, match="a0"):
+            closest_approach(bad, (0, 0), (1, 0), (1, 1))
+    for bad in (math.nan, math.inf, -1.0, "x", None):
+        with pytest.raises(InvalidQueryError, match="reach"):
+            first_contact((0, 0), (1, 0), (0, 1), (1, 1), bad)

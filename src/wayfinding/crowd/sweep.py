@@ -76,8 +76,8 @@ from typing import Any
 import numpy as np
 
 from .._deprecated import positional_options
-from .._validate import positive_float
-from ..errors import InvalidQueryError
+from .._validate import positive_float, reals
+from ..errors import InvalidQueryError, brief
 from ..geometry.obstacles import as_points
 from ..results import _fields_equal
 
@@ -141,7 +141,7 @@ def detection_range(speed: float, stopping: float, *, horizon: float = 2.0) -> f
 
 
 def _motion(a0: Any, a1: Any, c0: Any, c1: Any) -> tuple[np.ndarray, np.ndarray]:
-    arrays = [np.asarray(v, dtype=np.float64) for v in (a0, a1, c0, c1)]
+    arrays = [reals(name, v) for name, v in (("a0", a0), ("a1", a1), ("c0", c0), ("c1", c1))]
     try:
         a0, a1, c0, c1 = np.broadcast_arrays(*arrays)
     except ValueError:
@@ -168,7 +168,9 @@ def first_contact(a0: Any, a1: Any, c0: Any, c1: Any, reach: Any) -> np.ndarray:
     :func:`closest_approach` come within ``reach`` (the sum of the radii), ``inf`` when they
     do not."""
     d0, w = _motion(a0, a1, c0, c1)
-    reach = np.asarray(reach, dtype=np.float64)
+    reach = reals("reach", reach)
+    if not (np.isfinite(reach).all() and (reach >= 0).all()):
+        raise InvalidQueryError(f"reach {brief(reach)} must be >= 0 and finite")
     a = (w * w).sum(-1)
     b = (d0 * w).sum(-1)
     c = (d0 * d0).sum(-1) - reach * reach
@@ -229,8 +231,10 @@ class PathAvoidance:
         speed = positive_float("speed", speed, allow_zero=True)
         if speed > 0 and len(pts) < 2:
             raise InvalidQueryError("a moving agent's path needs two distinct points")
-        gaits = np.unique(np.array([speed] if speeds is None else speeds, dtype=np.float64)
-                          if not isinstance(speeds, str) else np.zeros(0))
+        try:
+            gaits = np.unique(np.array([speed]) if speeds is None else reals("speeds", speeds))
+        except InvalidQueryError:
+            gaits = np.zeros(0)
         gaits = gaits[gaits > 0] if speed == 0 and speeds is None else gaits
         if (speed > 0 and not len(gaits)) or not np.isfinite(gaits).all() \
                 or (gaits <= 0).any():
