@@ -197,3 +197,20 @@ def test_steps_below_the_fields_rounding_still_lead_to_the_goal(method):
             path = flow.descend((x, y))
             assert path[-1].tolist() == [0, 1]
             assert len(np.unique(path, axis=0)) == len(path)
+
+
+@pytest.mark.parametrize("bad", [[("a", "b")], [(True, 0.0)], [(1.0, 2.0, 3.0)], None,
+                                 [(np.inf, 0.0)]])
+def test_sampling_refuses_points_that_are_not_finite_pairs(bad):
+    flow = FlowField.build(Grid(np.ones((4, 5), dtype=bool)), [(4, 3)])
+    for sample in (flow.sample, flow.sample_field, flow.sample_world, flow.trace):
+        with pytest.raises(InvalidQueryError, match="points"):
+            sample(bad)
+
+
+@pytest.mark.filterwarnings("error")
+def test_points_far_off_the_grid_sample_nothing():
+    flow = FlowField.build(Grid(np.ones((4, 5), dtype=bool)), [(4, 3)])
+    far = [(1e300, 1.0), (-1e300, -1e300), (2.0, 1e19)]
+    assert not flow.sample(far).any()
+    assert np.isinf(flow.sample_field(far)).all()

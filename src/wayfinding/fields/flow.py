@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import allocation, choice, count, positive_float, reals
+from .._validate import allocation, choice, count, finite_points, positive_float, reals
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..grid.rules import DIRECTIONS
@@ -301,7 +301,9 @@ def bilinear(values: np.ndarray, usable: np.ndarray, points: ArrayLike
     h, w = usable.shape
     base = np.floor(p)
     f = p - base
-    x0, y0 = base[:, 0].astype(np.int64), base[:, 1].astype(np.int64)
+    # Far points clipped to just off the grid before the cast (beyond any int64).
+    x0 = np.clip(base[:, 0], -2, w).astype(np.int64)
+    y0 = np.clip(base[:, 1], -2, h).astype(np.int64)
     out = np.zeros((len(p),) + values.shape[2:])
     total = np.zeros(len(p))
     for dx, dy, wt in ((0, 0, (1 - f[:, 0]) * (1 - f[:, 1])), (1, 0, f[:, 0] * (1 - f[:, 1])),
@@ -320,9 +322,6 @@ def bilinear(values: np.ndarray, usable: np.ndarray, points: ArrayLike
 
 
 def _points(points: Any) -> np.ndarray:
-    p = np.asarray(points, dtype=np.float64)
-    if p.ndim == 1 and p.shape == (2,):
-        p = p[None]
-    if p.ndim != 2 or p.shape[1] != 2 or not np.isfinite(p).all():
-        raise InvalidQueryError("points must be finite (x, y) pairs")
-    return p
+    """One ``(x, y)`` point or an ``(n, 2)`` array of them as ``(n, 2)`` float64, checked
+    to be finite numbers."""
+    return finite_points("points", points)[0]
