@@ -33,8 +33,9 @@ def test_replays_repeat_and_the_seed_matters():
 
 
 def test_bad_scenarios():
-    with pytest.raises(InvalidQueryError, match="unknown scenario"):
-        scenario("parade")
+    for bad in ("parade", ["swap"], None, 3):
+        with pytest.raises(InvalidQueryError, match="unknown scenario"):
+            scenario(bad)
     with pytest.raises(InvalidQueryError, match="angle"):
         scenario("crossing", angle=0)
     with pytest.raises(InvalidQueryError, match="width"):

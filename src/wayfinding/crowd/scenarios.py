@@ -169,7 +169,7 @@ SCENARIOS: dict[str, Callable[..., CrowdScenario]] = {
 
 def scenario(name: str, **options: float) -> CrowdScenario:
     """A fresh scenario by name (see the module's list), with its options."""
-    if name not in SCENARIOS:
+    if not isinstance(name, str) or name not in SCENARIOS:
         raise InvalidQueryError(f"unknown scenario {name!r}; one of {sorted(SCENARIOS)}")
     return SCENARIOS[name](**options)
 
