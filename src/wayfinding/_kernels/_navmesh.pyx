@@ -280,11 +280,10 @@ cdef class MeshQuery:
     point becomes the next anchor, as it does after a link or without ``both_ways`` (a
     zigzag through portal points overrates a corridor of many portals and loses it to a
     longer one of few).  With ``both_ways``, a route that is not a straight line is
-    searched for again from the goal to the start (keeping, of two ways into a node, the
-    cheaper rather than the one of smaller estimate: see ``search``) and the corridor of
-    the shorter straight path is kept: the estimate (through points chosen toward the
-    search's goal) ranks corridors of nearly equal length either way, and the two searches
-    seldom err on the same query."""
+    searched for again from the goal to the start and the corridor of the shorter straight
+    path is kept: the estimate (through points chosen toward the search's goal) ranks
+    corridors of nearly equal length either way, and the two searches seldom err on the
+    same query."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
@@ -508,13 +507,12 @@ cdef class MeshQuery:
         return k
 
     cdef int search(self, int start, double sx, double sy, int goal, double gx, double gy,
-                    double h_scale, bint by_estimate, int* expanded,
-                    int* generated) noexcept nogil:
+                    double h_scale, int* expanded, int* generated) noexcept nogil:
         """A* from polygon ``start`` (at sx, sy) to ``goal`` (at gx, gy) over the polygons
         the filter set last allows: moving inside polygon p costs the distance times cost[p];
         crossing a usable (link_ok) off-mesh link l costs link_cost[l]; with ``both_ways``
         a way's cost runs from its anchor (see the class).  Of two ways into a node it
-        keeps the one of smaller estimate (``by_estimate``) or of smaller g.
+        keeps the one of smaller estimate.
         Returns the goal's node, -1 when the goal is not reached, -2 when out of memory."""
         cdef int s, p, q, prev, k, n, e, t
         cdef int32_t a, b, nl, nr, v
@@ -522,7 +520,6 @@ cdef class MeshQuery:
         cdef double nx, ny, step, ng, h, direct, ox, oy, og, vx = 0.0, vy = 0.0
         cdef double pax, pay, pbx, pby, lx = 0.0, ly = 0.0, rx = 0.0, ry = 0.0
         cdef Point at
-        cdef double keep_h = 1.0 if by_estimate else 0.0
         cdef HeapItem it
         self.label += 1
         if self.label == 0:
@@ -660,15 +657,14 @@ cdef class MeshQuery:
                 else:
                     h = h_scale * sqrt((gx - nx) * (gx - nx) + (gy - ny) * (gy - ny))
                 # Of two ways into one node the one kept has the smaller estimate through
-                # it (g plus the heuristic from its own point; by_estimate), or the smaller
-                # g.  Each rule loses a better corridor now and then: a way that costs a
-                # little less but enters far from the goal's side cuts off the better one,
-                # or a way that enters on the goal's side but leaves through the next
-                # portal badly; the two searches of a query use one rule each.
-                if ng + keep_h * h >= self.key[t]:
+                # it (g plus the heuristic from its own point).  (Keeping the smaller g in
+                # the search from the goal instead lost more corridors on random worlds:
+                # a way that costs a little less but enters far from the goal's side cuts
+                # off the better one.)
+                if ng + h >= self.key[t]:
                     continue
                 self.g[t] = ng
-                self.key[t] = ng + keep_h * h
+                self.key[t] = ng + h
                 self.point[t].px = nx
                 self.point[t].py = ny
                 self.point[t].x = ox
@@ -782,7 +778,7 @@ cdef class MeshQuery:
         r.m = 0
         r.k = 0
         r.length = INFINITY
-        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, True, &exp1, &gen1)
+        node = self.search(ps, sx, sy, pg, gx, gy, h_scale, &exp1, &gen1)
         r.expanded += exp1
         r.generated += gen1
         if node == -2:
@@ -794,7 +790,7 @@ cdef class MeshQuery:
                 r.code = 0
                 return
             pg = self.nearest_reached(gx, gy, &bx, &by)
-            node = self.search(ps, sx, sy, pg, bx, by, h_scale, True, &exp2, &gen2)
+            node = self.search(ps, sx, sy, pg, bx, by, h_scale, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node < 0:
@@ -808,7 +804,7 @@ cdef class MeshQuery:
         if r.code == 1 and self.both_ways and self.link_to.shape[0] == 0 and r.k > 2:
             m1 = r.m
             memcpy(self.corr2, self.corr, m1 * sizeof(int32_t))
-            node = self.search(pg, gx, gy, ps, sx, sy, h_scale, False, &exp2, &gen2)
+            node = self.search(pg, gx, gy, ps, sx, sy, h_scale, &exp2, &gen2)
             r.expanded += exp2
             r.generated += gen2
             if node == -2:

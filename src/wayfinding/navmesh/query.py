@@ -249,8 +249,8 @@ class NavMeshQuery(SingleThread):
         one of few); of two ways into one node the search keeps the one whose estimate
         through its own point is smaller.  Where every usable polygon costs the same and
         the mesh has no off-mesh links, a route that is not a straight line is searched
-        for again from the goal to the start, keeping of two ways into a node the cheaper
-        one, and the corridor whose straight path is shorter is kept: the search's
+        for again from the goal to the start, and the corridor whose straight path is
+        shorter is kept: the search's
         estimate (a polyline through portal points chosen toward its goal) can rank two
         corridors of nearly equal length wrongly, and the two searches seldom err on the
         same query.
