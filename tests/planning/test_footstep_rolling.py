@@ -90,3 +90,18 @@ def test_eight_in_two_way_traffic_all_arrive():
     assert all(p.found for p in plans)
     for a, b in itertools.combinations(plans, 2):
         assert overlap(a, b) <= 0
+
+
+def test_a_replanning_time_before_the_first_step_keeps_the_plan():
+    # at t = 1e-9 no step has begun: the plan is kept as it is, as if not replanned
+    kept = run_footstep_crowd([(0.0, 0.0)], [(6.0, 0.0)], max_expansions=5, interval=1e-9,
+                              duration=0.5e-9)
+    plain = run_footstep_crowd([(0.0, 0.0)], [(6.0, 0.0)], max_expansions=5, interval=2.0,
+                               duration=1.0)
+    assert kept[0].times.tolist() == plain[0].times.tolist()
+    assert kept[0].cost == plain[0].cost
+
+
+def test_more_replanning_times_than_a_run_may_take_are_refused_at_once():
+    with pytest.raises(InvalidQueryError, match="MAX_TIME_STEPS"):
+        run_footstep_crowd([(0.0, 0.0)], [(6.0, 0.0)], interval=1e-9, duration=30.0)

@@ -67,7 +67,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count, finite_point, finite_points, number, positive_float, xy
+from .._validate import (
+    count,
+    finite_point,
+    finite_points,
+    number,
+    positive_float,
+    time_steps,
+    xy,
+)
 from ..errors import InvalidQueryError
 from ..results import SearchStats, Status, _fields_equal
 from ..search.generic import AStarSearch
@@ -769,6 +777,7 @@ def run_footstep_crowd(starts: Any, goals: Any, *, velocities: Any = None, model
     p, g, v, ms = _crowd(starts, goals, velocities, models, options)
     interval = positive_float("interval", interval)
     duration = positive_float("duration", duration, allow_zero=True)
+    time_steps(duration, interval, "replanning")
     if not isinstance(give_way, bool):
         raise InvalidQueryError(f"give_way {give_way!r} must be True or False")
     plans: list[FootstepPlan] = []
@@ -846,9 +855,11 @@ def _resume(plan: FootstepPlan, cost: np.ndarray, t: float, graph: _Steps
     before ``t`` and, when the last of them walks, the next, on whose foot the foot
     swinging at ``t`` lands; or all and a stand until ``t`` when they have all ended),
     their energies and the search's root at their end; None when the plan ends with a
-    walking step under way at ``t``."""
+    walking step under way at ``t`` or has not begun by then."""
     m = plan.model
     j = int(np.searchsorted(plan.times, t - 1e-9))        # steps 1..j have begun
+    if j == 0:
+        return None
     if 1 <= j <= len(plan) and not plan.standing[j - 1]:
         if j == len(plan):
             return None
