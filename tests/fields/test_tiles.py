@@ -259,3 +259,17 @@ def test_routes_refuse_cells_and_points_that_are_not_on_the_map():
             tiles.cost_field(sector)
     with pytest.raises(InvalidQueryError, match="mapping"):
         tiles.edit([(0, 0, 2.0)])
+
+
+@pytest.mark.parametrize("scale", [1e250, 1e-300])
+def test_routes_on_grids_of_extreme_costs(scale):
+    # A sector's crossing costs more than one edge may (2 * MAX_COST) at 1e250 a cell.
+    costs = random_obstacles(16, 12, density=0.2, seed=4).costs
+    tiles = FlowTiles(Grid(costs * scale), sector=4)
+    plain = FlowTiles(Grid(costs), sector=4)
+    free = [tuple(int(v) for v in c[::-1]) for c in np.argwhere(np.isfinite(costs))]
+    start, goal = free[0], free[-1]
+    route, unit = tiles.route(start, goal), plain.route(start, goal)
+    assert route.found and route.sectors == unit.sectors
+    assert route.cost == pytest.approx(unit.cost * scale, rel=1e-12)
+    assert route.descend(start)[-1].tolist() == list(goal)

@@ -492,7 +492,11 @@ class FlowTiles:
         ptr[:n + 1] = indptr + np.searchsorted(last_a, np.arange(n + 1))
         ptr[n + 1] = ptr[n] + len(first)
         ptr[n + 2] = ptr[n + 1]
-        graph = CSRGraph(ptr, all_targets, all_costs,
+        # Links are costs of paths across a sector, which can pass the limit of one edge's
+        # cost on grids of costs near MAX_COST: search them scaled by an exact power of two.
+        top = float(all_costs.max()) if len(all_costs) else 0.0
+        shift = math.frexp(top / (2 * MAX_COST))[1] if top > 2 * MAX_COST else 0
+        graph = CSRGraph(ptr, all_targets, np.ldexp(all_costs, -shift),
                          coords=np.vstack([xy, [s, g]]).astype(np.float64))
         result = graph.find_path(start_node, goal_node)
         if not result.found:
@@ -512,7 +516,7 @@ class FlowTiles:
             if a[0] == b[0] and a[1] != b[1]:
                 legs.append((a[1], self._window_index[a[0]], to_go[k]))
         legs.append((gs, None, 0.0))
-        return legs, float(result.cost)
+        return legs, float(np.ldexp(result.cost, shift))
 
     def _tile(self, movement: str, sector: Sector, exits: list[tuple[Window, float]],
               goal: Cell) -> FlowField:
