@@ -379,3 +379,23 @@ def test_speeds_stay_within_the_top_speed_far_from_every_half_plane(seed):
                       velocity=rng.uniform(-1, 1, 2) * speed, radius=radius, max_speed=1.5)
         v = ORCA().velocities(crowd, 0.1)
         assert np.isfinite(v).all() and (np.hypot(*v.T) <= 1.5 * (1 + 1e-12)).all()
+
+
+def test_given_neighbour_lists_are_cut_to_max_neighbours_and_left_unchanged():
+    """Lists longer than the agents' neighbour counts are cut to each one's nearest, as the
+    crowd's own would be, and the caller's arrays are not written to."""
+    rng = np.random.default_rng(1)
+    crowd = Crowd(max_neighbours=2)
+    ids = [crowd.add(p, goal=-p, velocity=rng.uniform(-1, 1, 2), radius=0.3)
+           for p in rng.uniform(-2, 2, (8, 2))]
+    orca = ORCA(time_horizon=3.0)
+    np.testing.assert_array_equal(
+        orca.velocities(crowd, 0.1, neighbours=crowd.neighbours(max_neighbours=7)),
+        orca.velocities(crowd, 0.1))
+    orca.set_agent(ids[0], max_neighbours=1)
+    rows, counts = crowd.neighbours(max_neighbours=7)
+    kept = rows.copy(), counts.copy()
+    np.testing.assert_array_equal(orca.velocities(crowd, 0.1, neighbours=(rows, counts)),
+                                  orca.velocities(crowd, 0.1))
+    np.testing.assert_array_equal(rows, kept[0])
+    np.testing.assert_array_equal(counts, kept[1])

@@ -123,9 +123,7 @@ class ORCA:
             rows, counts = crowd.neighbours(distance=dist, max_neighbours=top)
         else:
             rows, counts = _lists(neighbours, n, top)
-        if n and k.min() < top:                  # fewer for some: keep each one's nearest
-            rows[np.arange(top) >= k[:, None]] = -1
-            counts = np.minimum(counts, k).astype(counts.dtype)
+        counts = np.minimum(counts, k).astype(np.int32)    # each one's nearest k
         out = np.empty((n, 2))
         position = np.ascontiguousarray(crowd.position)
         wr = np.ascontiguousarray(crowd.radius) if wall_radius is None else \
