@@ -9,7 +9,7 @@ import pytest
 
 from wayfinding.errors import InvalidQueryError
 from wayfinding.planning.footstep_model import LocomotionModel
-from wayfinding.planning.footsteps import FootstepPlan, plan_crowd, plan_footsteps
+from wayfinding.planning.footsteps import FootstepPlan, clashes, plan_crowd, plan_footsteps
 from wayfinding.results import Status
 
 #: Two walkers passing head on, two crossing their lane: every pair meets near (2, 0).
@@ -158,3 +158,21 @@ def test_a_character_without_a_plan_stands_where_it_started():
     plans = plan_crowd([(0.0, 0.0), (x, y)], [(4.0, 0.0), (x, y + 3.0)], **call)
     assert plans[1].status is Status.FAILED and len(plans[1]) == 0
     assert plans[0].found and overlap(*plans) <= 0
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"clearance": float("nan")}, "clearance"),
+    ({"clearance": -1.0}, "clearance"),
+    ({"sample_interval": 1e-9}, "MAX_CELLS"),
+    ({"sample_interval": 1e-300}, "MAX_CELLS"),
+    ({"a": None}, "FootstepPlan"),
+])
+def test_clashes_refuses_bad_options_instead_of_a_wrong_answer(options, message):
+    # side by side 0.3 m apart the bodies overlap: a NaN clearance must not say they
+    # do not, and a sample step too fine to allocate is refused before sampling
+    a = plan_footsteps((0.0, 0.0), (2.0, 0.0), velocity=(1.0, 0.0), max_expansions=60)
+    b = plan_footsteps((0.0, 0.3), (2.0, 0.3), velocity=(1.0, 0.0), max_expansions=60)
+    assert clashes(a, b)
+    call = {"a": a, "b": b, **options}
+    with pytest.raises(InvalidQueryError, match=message):
+        clashes(call.pop("a"), call.pop("b"), **call)

@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import (
+    allocation,
     count,
     finite_point,
     finite_points,
@@ -684,9 +685,17 @@ def _record(last: _State, model: LocomotionModel, graph: _Steps, status: Status,
 def clashes(a: FootstepPlan, b: FootstepPlan, *, sample_interval: float = 0.05,
             clearance: float = 0.0) -> bool:
     """Whether two characters' five circles come closer than ``clearance`` at a time
-    ``0, dt, 2 dt ..`` (``dt = sample_interval``) until both stand."""
+    ``0, dt, 2 dt ..`` (``dt = sample_interval``, s, > 0) until both stand; ``clearance``
+    in metres (>= 0).  The 50 numbers of each sample's circle gaps count against
+    :data:`~wayfinding._validate.MAX_CELLS`."""
+    for name, plan in (("a", a), ("b", b)):
+        if not isinstance(plan, FootstepPlan):
+            raise InvalidQueryError(f"{name} must be a FootstepPlan, got {type(plan).__name__}")
     dt = positive_float("sample_interval", sample_interval)
-    t = np.arange(0.0, max(a.times[-1], b.times[-1]) + dt, dt)
+    clearance = positive_float("clearance", clearance, allow_zero=True)
+    end = max(a.times[-1], b.times[-1])
+    allocation("clash samples", 50.0 * (end / dt + 1.0))
+    t = np.arange(0.0, end + dt, dt)
     gap = a.body(t)[:, :, None] - b.body(t)[:, None]
     reach = a.model.radii[:, None] + b.model.radii[None] + clearance
     return bool((np.einsum("...i,...i->...", gap, gap) < reach ** 2).any())
