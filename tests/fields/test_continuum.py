@@ -320,3 +320,23 @@ def test_a_splat_of_any_radius_covers_the_cells_within_it(radius, threads):
         expected = sum(np.clip(1 - np.hypot(xs - x, ys - y) / radius, 0, None)
                        for x, y in units)
     np.testing.assert_allclose(field.density, expected, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("bad", ["ab", [(True, False)], [(1.0, 2.0, 3.0)], [(1.0, None)]])
+def test_units_must_be_pairs_of_numbers(bad):
+    field = ContinuumField(Grid(np.ones((4, 5), dtype=bool)))
+    with pytest.raises(InvalidQueryError, match="positions"):
+        field.update(bad, [(0.0, 0.0)], [(0, 0)])
+    with pytest.raises(InvalidQueryError, match="velocities"):
+        field.targets([(1.0, 1.0)], bad)
+    field.update([], np.empty((0, 2)), [(0, 0)])               # no units at all
+    assert field.density.sum() == 0
+
+
+@pytest.mark.parametrize("unit", [(100.0, 3.0), (3.0, -0.6), (1e300, -1e300)])
+def test_a_group_must_stand_on_the_grid(unit):
+    planner = HybridPlanner(Grid(np.ones((12, 16), dtype=bool)), margin=2)
+    with pytest.raises(InvalidQueryError, match="off the 16x12 grid"):
+        planner.plan([(3.0, 3.0), unit], [(0.0, 0.0)] * 2, (15, 11))
+    edge = planner.plan([(-0.5, 11.5)], [(0.0, 0.0)], (15, 11))   # on the border's edge
+    assert edge.region[:2] == (0, 9)

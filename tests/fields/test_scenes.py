@@ -45,3 +45,12 @@ def test_acceleration_is_the_old_name_of_max_accel():
                       r"deprecated; use max_accel=\.\.\."):
         got = simulate_scene(scene("lanes", units=4), seconds=2.0, acceleration=3.0)
     np.testing.assert_array_equal(got.positions, want.positions)
+
+
+@pytest.mark.parametrize(("option", "bad"), [("seed", "x"), ("seed", -1), ("units", 2.0),
+                                             ("units", 0)])
+def test_scene_options_are_checked(option, bad):
+    with pytest.raises(InvalidQueryError, match=option):
+        scene("lanes", **{option: bad})
+    assert np.array_equal(scene("lanes", units=np.int64(3), seed=np.int64(2)).groups[0].positions,
+                          scene("lanes", units=3, seed=2).groups[0].positions)

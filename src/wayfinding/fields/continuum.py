@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike
 from .._deprecated import positional_options
 from .._kernels import _continuum_fields, _continuum_potential
 from .._scratch import SingleThread, exclusive
-from .._validate import choice, count, positive_float
+from .._validate import choice, count, finite_points, positive_float
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..navmesh import NavMesh
@@ -251,12 +251,22 @@ def _cache_aligned(rows: int, cols: int) -> np.ndarray:
 
 
 def _units(positions: Any, velocities: Any) -> tuple[np.ndarray, np.ndarray]:
-    p = np.ascontiguousarray(np.asarray(positions, dtype=np.float64).reshape(-1, 2))
-    v = np.ascontiguousarray(np.asarray(velocities, dtype=np.float64).reshape(-1, 2))
-    if p.shape != v.shape or not (np.isfinite(p).all() and np.isfinite(v).all()):
+    """Units' ``positions`` and ``velocities`` as two ``(n, 2)`` float64 arrays, checked to
+    be finite numbers of one length (an empty sequence is no units)."""
+    p, v = (_unit_array(name, value) for name, value in
+            (("positions", positions), ("velocities", velocities)))
+    if p.shape != v.shape:
         raise InvalidQueryError(f"positions and velocities must be finite (n, 2) arrays of "
                                 f"one length, got {len(p)} positions and {len(v)} velocities")
     return p, v
+
+
+def _unit_array(name: str, value: Any) -> np.ndarray:
+    if isinstance(value, (list, tuple)) and len(value) == 0:
+        return np.empty((0, 2))
+    if isinstance(value, np.ndarray) and value.size == 0 and value.dtype.kind in "iuf":
+        return np.empty((0, 2))
+    return finite_points(name, value)[0]
 
 
 def _goal_cells(grid: Grid, goals: Any) -> list[tuple[int, int]]:
@@ -312,11 +322,15 @@ class HybridPlanner:
         p, v = _units(positions, velocities)
         if not len(p):
             raise InvalidQueryError("a group needs at least one unit")
+        h, w = self.grid.shape
+        off = (p[:, 0] < -0.5) | (p[:, 0] > w - 0.5) | (p[:, 1] < -0.5) | (p[:, 1] > h - 0.5)
+        if off.any():
+            raise InvalidQueryError(f"unit at {tuple(p[np.argmax(off)].tolist())} is off the "
+                                    f"{w}x{h} grid")
         gx, gy = self.grid.cell(goal, name="goal", passable=True)
         lead = p[np.argmin(np.hypot(*(p - p.mean(axis=0)).T))]
         found = self.mesh.find_path(lead + 0.5, (gx + 0.5, gy + 0.5))
         path = found.path - 0.5 if found.found else np.array([lead, (gx, gy)], dtype=float)
-        h, w = self.grid.shape
         lo = np.floor(p.min(axis=0)).astype(int) - self.margin
         hi = np.ceil(p.max(axis=0)).astype(int) + self.margin
         x0, y0 = max(int(lo[0]), 0), max(int(lo[1]), 0)

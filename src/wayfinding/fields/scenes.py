@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecated import alias, renamed_keywords
-from .._validate import positive_float, time_steps
+from .._validate import count, generator, positive_float, time_steps
 from ..errors import InvalidQueryError
 from ..grid.grid import Grid
 from ..results import Arrivals, _fields_equal
@@ -66,10 +66,10 @@ class SceneRun(Arrivals):
 
 
 def scene(name: str, *, units: int = 40, seed: int = 0) -> Scene:
-    """One of :data:`SCENES` with about ``units`` units per group."""
-    rng = np.random.default_rng(seed)
-    if isinstance(units, bool) or not isinstance(units, int) or units < 1:
-        raise InvalidQueryError(f"units {units!r} must be an integer >= 1")
+    """One of :data:`SCENES` with about ``units`` units per group (at most one per free
+    cell of its start box); ``seed``: an integer >= 0 or a numpy Generator."""
+    units = count("units", units)
+    rng = generator("seed", seed)
     if name == "lanes":
         free = np.ones((20, 64), dtype=bool)
         free[0, :] = free[-1, :] = False
