@@ -129,9 +129,11 @@ def test_bad_input_is_refused_and_changes_nothing():
     for bad in (a + 1, "a", None):
         with pytest.raises(InvalidQueryError, match="no agent"):
             crowd.remove(bad)
-    for dt in (0, -1, math.inf, True):
+    for dt in (0, -1, math.inf, math.nan, True, "0.1"):
         with pytest.raises(InvalidQueryError, match="dt"):
             crowd.step(dt)
+        with pytest.raises(InvalidQueryError, match="dt"):
+            crowd.preferred_velocity(dt)
     with pytest.raises(InvalidQueryError, match="velocity"):
         crowd.step(0.1, velocity=[[1.0, math.nan]])
     with pytest.raises(InvalidQueryError, match="velocity"):

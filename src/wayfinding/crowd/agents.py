@@ -235,7 +235,9 @@ class Crowd:
                 self.radius[:, None] + self.radius[j])
 
     def preferred_velocity(self, dt: float) -> np.ndarray:
-        """Straight at the goal at top speed, slowing to arrive exactly in one step."""
+        """Straight at the goal at top speed, slowing to arrive exactly in one step of
+        ``dt`` seconds."""
+        dt = positive_float("dt", dt)
         to_goal = self.goal - self.position
         dist = np.hypot(to_goal[:, 0], to_goal[:, 1])
         speed = np.minimum(self.max_speed, dist / dt)
@@ -248,7 +250,7 @@ class Crowd:
         """``value`` as a finite ``(n, 2)`` array of velocities (a copy), or
         :meth:`preferred_velocity` for ``dt`` when it is None."""
         if value is None:
-            return self.preferred_velocity(positive_float("dt", dt))
+            return self.preferred_velocity(dt)
         try:
             v = np.array(reals(name, value))
         except InvalidQueryError:
