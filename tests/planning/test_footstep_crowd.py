@@ -176,3 +176,10 @@ def test_clashes_refuses_bad_options_instead_of_a_wrong_answer(options, message)
     call = {"a": a, "b": b, **options}
     with pytest.raises(InvalidQueryError, match=message):
         clashes(call.pop("a"), call.pop("b"), **call)
+
+
+@pytest.mark.parametrize("models", [5, [None, None], [LocomotionModel()]])
+def test_a_crowd_refuses_models_that_are_not_one_per_character(models):
+    with pytest.raises(InvalidQueryError, match="models"):
+        plan_crowd([(0.0, 0.0), (0.0, 2.0)], [(2.0, 0.0), (2.0, 2.0)], models=models,
+                   max_expansions=20)

@@ -192,6 +192,10 @@ def test_collisions_are_tested_in_space_time():
     ({"goal_radius": 0.0}, "goal_radius"),
     ({"start_time": -1.0}, "start_time"),
     ({"model": "adult"}, "LocomotionModel"),
+    ({"others": 5}, "others"),
+    ({"turns": [[0.0, 0.5], [1.0]]}, "turns"),
+    ({"speeds": [True]}, "speeds"),
+    ({"waits": "1"}, "waits"),
 ])
 def test_bad_input(options, match):
     args = {"velocity": (1.0, 0.0)} | options
@@ -230,3 +234,11 @@ def test_others_out_of_view_are_ignored():
     assert closest_approach(oncoming, blind) < 0
     with pytest.raises(InvalidQueryError, match="view_radius"):
         plan_footsteps((0.0, 0.0), (4.0, 0.0), view_radius=0.0, **walk)
+
+
+@pytest.mark.parametrize("t", ["x", [[0.1, 0.2], [0.3]], [True], None, [float("nan")]])
+def test_bad_times_of_a_plan_are_refused(t):
+    plan = plan_footsteps((0.0, 0.0), (2.0, 0.0), velocity=(1.0, 0.0), max_expansions=60)
+    for sample in (plan.trajectory, plan.body):
+        with pytest.raises(InvalidQueryError, match="t "):
+            sample(t)

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,10 +75,11 @@ from .._validate import (
     finite_points,
     number,
     positive_float,
+    reals,
     time_steps,
     xy,
 )
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..results import SearchStats, Status, _fields_equal
 from ..search.generic import AStarSearch
 from .footstep_model import (
@@ -168,9 +170,7 @@ class FootstepPlan:
         the steps' analytic curves; at a step's start time, that step's (after the heel
         strike: its speed is the action's); before the plan the character is at its start,
         from its end on standing (velocity 0) there."""
-        times = np.asarray(t, dtype=np.float64).reshape(-1)
-        if not np.isfinite(times).all():
-            raise InvalidQueryError(f"t {t!r} must be finite times")
+        times = _times(t)
         pos = np.repeat(self.com[-1:], len(times), axis=0)
         vel = np.zeros_like(pos)
         first = times < self.times[0]
@@ -200,7 +200,7 @@ class FootstepPlan:
         step ``i+1`` puts it down as it begins) in a straight line at constant speed; it
         stays at ``feet[i-1]`` during a wait, during the last step and after it.  A step
         after a wait sets its foot down as it begins (the foot it replaces lifts then)."""
-        times = np.asarray(t, dtype=np.float64).reshape(-1)
+        times = _times(t)
         pos, _ = self.trajectory(times)
         _, vel = self.trajectory(np.minimum(times, np.nextafter(self.times[-1], -math.inf)))
         k = len(self)
@@ -217,6 +217,14 @@ class FootstepPlan:
             np.where(swings, self.times[i], self.times[before] + 1.0), times),
             self.feet[before])
         return _bodies(self.model, pos, vel, self.feet[i], other)
+
+
+def _times(t: Any) -> np.ndarray:
+    """``t`` (a time or an array of them, s) as a flat float64 array of finite times."""
+    times = reals("t", t).reshape(-1)
+    if not np.isfinite(times).all():
+        raise InvalidQueryError(f"t {brief(t)} must be finite times")
+    return times
 
 
 def _bodies(model: LocomotionModel, pos: np.ndarray, vel: np.ndarray, stance: np.ndarray,
@@ -501,8 +509,10 @@ def _fractions(name: str, value: Any, scale: float, *, positive: bool = True,
                empty: bool = False) -> np.ndarray:
     """``value`` (a sequence of finite numbers, > 0 when ``positive``; may be empty when
     ``empty``) times ``scale``, as an array."""
-    arr = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bool)) \
-        else np.array([np.nan])
+    try:
+        arr = reals(name, value)
+    except InvalidQueryError:
+        arr = np.array([np.nan])
     if arr.ndim != 1 or (len(arr) == 0 and not empty) or not np.isfinite(arr).all() \
             or (positive and not (arr > 0).all()):
         raise InvalidQueryError(f"{name} {value!r} must be a{'' if empty else ' non-empty'} "
@@ -596,6 +606,9 @@ def _setup(goal: Any, model: LocomotionModel | None, others: Any, *, goal_radius
     if not isinstance(model, LocomotionModel):
         raise InvalidQueryError(f"model must be a LocomotionModel, got {type(model).__name__}")
     target = xy("goal", goal)
+    if isinstance(others, FootstepPlan) or not isinstance(others, Iterable):
+        raise InvalidQueryError(f"others {brief(others)} must be a sequence of "
+                                "FootstepPlan records")
     others = list(others)
     for o in others:
         if not isinstance(o, FootstepPlan):
@@ -953,9 +966,10 @@ def _crowd(starts: Any, goals: Any, velocities: Any, models: Any, options: dict[
     if models is None or isinstance(models, LocomotionModel):
         ms = [models or LocomotionModel()] * len(p)
     else:
-        ms = list(models)
-        if len(ms) != len(p):
-            raise InvalidQueryError(f"models holds {len(ms)} models for {len(p)} characters")
+        ms = list(models) if isinstance(models, Iterable) else []
+        if len(ms) != len(p) or not all(isinstance(m, LocomotionModel) for m in ms):
+            raise InvalidQueryError(f"models {brief(models)} must be one LocomotionModel, "
+                                    f"None or {len(p)} LocomotionModels, one per character")
     if velocities is None:
         d = g - p
         norm = np.hypot(d[:, 0], d[:, 1])
