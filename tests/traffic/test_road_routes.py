@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
 from wayfinding.errors import InvalidGeometryError
+from wayfinding.traffic.drivers import describe
 from wayfinding.traffic.roads import LaneSpec, LaneType, RoadNetwork, road_grid, sample_cubic
 from wayfinding.traffic.routes import DriverCosts, RoutePlanner
 
@@ -294,3 +295,17 @@ def test_a_centreline_whose_lanes_are_not_finite_is_refused(centreline, message)
     assert net.lanes == [] and net.roads == []       # nothing added
     net.add_road([[0, 0], [5, 0], [5, 5]], [LaneSpec(offset=1.0)])
     assert np.isfinite(net.lanes[0].points).all() and net.lanes[0].id == 0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.network.route_points([[0, 2], [3]]), "sequence of lane ids"),
+    (lambda p: p.find_route_between([[0], [1, 2]], [3]), "sequence of lane ids"),
+    (lambda p: p.find_route_between([0], [[1, 2], [3]]), "sequence of lane ids"),
+    (lambda p: DriverCosts(lane_type=None), "lane_type"),
+    (lambda p: DriverCosts(road_kind=5), "road_kind"),
+    (lambda p: describe(None), "DriverCosts"),
+])
+def test_ragged_lanes_and_malformed_driver_fields_are_refused(call, message):
+    planner = RoutePlanner(road_grid(3, 2), driver=DriverCosts())
+    with pytest.raises(InvalidQueryError, match=message):
+        call(planner)

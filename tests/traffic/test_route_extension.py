@@ -134,3 +134,9 @@ def test_an_artificial_piece_that_overflows_is_refused():
     assert extend_route(planner, [0], at=1e300, ahead=1e300).artificial == 2e300
     with pytest.raises(InvalidQueryError, match="ahead"):
         extend_route(planner, [0], at=1.7e308, ahead=1.7e308)
+
+
+def test_ragged_route_lanes_are_refused():
+    planner = RoutePlanner(road_grid(3, 1), driver=DriverCosts())
+    with pytest.raises(InvalidQueryError, match="sequence of lane ids"):
+        extend_route(planner, [[0, 2], [4]], at=0.0, ahead=1.0)

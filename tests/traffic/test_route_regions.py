@@ -165,3 +165,9 @@ def test_tiny_tiles_number_every_road_row_by_row(size):
 def test_tiles_too_small_for_the_extent_are_refused():
     with pytest.raises(InvalidQueryError, match="too small"):
         regions_by_tiles(road_grid(3, 2, spacing=50.0), size=1e-310)
+
+
+def test_ragged_regions_are_refused():
+    planner = RoutePlanner(road_grid(3, 1), driver=DriverCosts())
+    with pytest.raises(InvalidQueryError, match="regions"):
+        RegionRoutes(planner, [[0, 0], [1]])

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from .. import _validate
+from ..errors import InvalidQueryError, brief
 from .roads import LaneType
 from .routes import DriverCosts
 
@@ -52,6 +53,9 @@ def describe(costs: DriverCosts) -> str:
     """A driver personality's numbers at each stage in one line (for help texts and
     pages): its route factors and turn cost, what a lattice node adds by lane type and near
     a car, its desired speed."""
+    if not isinstance(costs, DriverCosts):
+        raise InvalidQueryError(f"costs {brief(costs)} must be a DriverCosts")
+
     def factor(f: float) -> str:
         return "never" if f == math.inf else f"x{f:g}"
 

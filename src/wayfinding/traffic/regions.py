@@ -106,7 +106,10 @@ class RegionRoutes(SingleThread):
             raise InvalidQueryError(f"planner {planner!r} must be a RoutePlanner")
         graph = planner.graph
         n = graph.num_nodes
-        labels = np.asarray(regions)
+        try:
+            labels = np.asarray(regions)
+        except (ValueError, TypeError):     # ragged sequences
+            labels = np.empty(0, dtype=object)
         if labels.shape != (n,) or (n and labels.dtype.kind not in "iu"):
             raise InvalidQueryError(f"regions of shape {labels.shape} and dtype {labels.dtype} "
                                     f"must be ({n},) integers, one region per lane")

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
-from ..errors import InvalidGeometryError, InvalidQueryError
+from ..errors import InvalidGeometryError, InvalidQueryError, brief
 
 
 class LaneType(str, Enum):
@@ -209,6 +209,15 @@ class RoadNetwork:
             raise InvalidQueryError(f"{name} {lane!r}: the network has no lanes")
         return _validate.count(name, lane, min=0, max=len(self.lanes) - 1)
 
+    def _lanes(self, name: str, lanes: Any) -> list[int]:
+        """``lanes`` (a lane id or a sequence of them) as a list of checked lane ids."""
+        try:
+            flat = np.asarray(lanes).reshape(-1).tolist()
+        except (ValueError, TypeError):     # ragged sequences
+            raise InvalidQueryError(f"{name} {brief(lanes)} must be a sequence of lane "
+                                    "ids") from None
+        return [self._lane(name, lane) for lane in flat]
+
     def connect(self, a: int, b: int) -> None:
         """Let cars go from the end of lane ``a`` to the start of lane ``b``."""
         a, b = self._lane("a", a), self._lane("b", b)
@@ -229,7 +238,7 @@ class RoadNetwork:
         """The polyline a car follows along a route's ``lanes`` (ids in order, e.g. a
         route's ``path``): ``(n, 2)`` float64, the lanes' points joined by their junction
         pieces."""
-        ids = [self._lane("lanes", lane) for lane in np.asarray(lanes).reshape(-1).tolist()]
+        ids = self._lanes("lanes", lanes)
         if not ids:
             raise InvalidQueryError("lanes must name at least one lane")
         return np.vstack([self.lanes[i].points for i in ids])

@@ -31,7 +31,7 @@ import numpy as np
 from .. import _validate
 from .._kernels import _csrsearch
 from .._scratch import thread_workspace
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..graph.csr import CSRGraph
 from ..results import PathResult, SearchStats, _fields_equal
 from .lattice import LatticeCosts
@@ -88,6 +88,10 @@ class DriverCosts:
     clearance: float = 2.0
 
     def __post_init__(self) -> None:
+        for name in ("lane_type", "road_kind"):
+            if not isinstance(getattr(self, name), tuple):
+                raise InvalidQueryError(f"{name} {brief(getattr(self, name))} must be a tuple "
+                                        "of (name, factor) pairs")
         for entry in (*self.lane_type, *self.road_kind):
             if not (isinstance(entry, tuple) and len(entry) == 2):
                 raise InvalidQueryError(f"cost entry {entry!r} must be a (name, factor) pair")
@@ -230,10 +234,10 @@ class RoutePlanner:
         n = len(self.network.lanes)
         ends = []
         for name, lanes in (("starts", starts), ("goals", goals)):
-            ids = np.asarray(lanes).reshape(-1)
-            if ids.size == 0:
+            ids = self.network._lanes(name, lanes)
+            if not ids:
                 raise InvalidQueryError(f"{name} must name at least one lane")
-            ends.append(sorted({self.network._lane(name, lane) for lane in ids.tolist()}))
+            ends.append(sorted(set(ids)))
         _validate.choice("method", method, ("astar", "dijkstra"))
         t0 = time.perf_counter()
         usable = [s for s in ends[0] if self.lane_costs[s] < math.inf]
@@ -307,7 +311,7 @@ def extend_route(planner: RoutePlanner, lanes: Any, *, at: float,
     if not isinstance(planner, RoutePlanner):
         raise InvalidQueryError(f"planner {planner!r} must be a RoutePlanner")
     net = planner.network
-    route = [net._lane("lanes", lane) for lane in np.asarray(lanes).reshape(-1).tolist()]
+    route = net._lanes("lanes", lanes)
     if not route:
         raise InvalidQueryError("lanes must name at least one lane")
     pos = _validate.positive_float("at", at, allow_zero=True)
