@@ -16,7 +16,7 @@ from wayfinding.climbing import (
     find_climb_path,
     nearest_position,
 )
-from wayfinding.errors import InvalidQueryError
+from wayfinding.errors import InvalidGeometryError, InvalidQueryError
 from wayfinding.navmesh import NavMesh
 from wayfinding.navmesh3d import build, generate
 from wayfinding.navmesh3d.query import with_flags
@@ -370,3 +370,18 @@ def test_the_nearest_position_of_a_point_far_out_is_still_found():
     assert nearest_position(g, (1e300, 0, 5)) == ClimbPosition(0, 5.0)
     assert nearest_position(g, (-1e300, 3e299, 20)) == ClimbPosition(0, 9.0)
     assert nearest_position(g, (1e308, 1e308, -1e308)) == ClimbPosition(0, 0.0)
+
+
+def test_malformed_reservations_positions_and_graphs_are_refused():
+    from wayfinding.climbing.scenes import climbing_wall
+
+    wall = climbing_wall(bays=3, floors=2, seed=1)
+    with pytest.raises(InvalidQueryError, match="edges"):
+        ClimbReservations().reserve("a", [[0, 1], [2]])
+    with pytest.raises(InvalidQueryError, match="ClimbGraph"):
+        ClimbReservations().extra(None)
+    for bad in (np.nan, -1.0, 1e9):
+        with pytest.raises(InvalidQueryError, match="distance"):
+            wall.position("roof", distance=bad)
+    with pytest.raises(InvalidGeometryError, match="elements"):
+        build_climb_graph(3)

@@ -21,6 +21,7 @@ capabilities allow it and :class:`Blockers` leave its segment clear.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -29,7 +30,7 @@ import numpy as np
 
 from .._arrays import concatenated_ranges
 from .._validate import number
-from ..errors import InvalidGeometryError
+from ..errors import InvalidGeometryError, brief
 from ..results import _fields_equal
 from .markup import Blockers, Capabilities, TraversalElement, transform_points
 
@@ -239,6 +240,9 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     boxes, then every segment pair's closest points, every link's nearest landing point and
     line-of-sight test in batches.  Node ids and edge order follow the elements' order.
     """
+    if not isinstance(elements, Iterable):
+        raise InvalidGeometryError(f"elements {brief(elements)} must be a sequence of "
+                                   "TraversalElements")
     els = tuple(elements)
     for i, e in enumerate(els):
         if not isinstance(e, TraversalElement):

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import count
+from .._validate import count, number
 from ..errors import InvalidQueryError
 from ..navmesh import NavMesh
 from .graph import ClimbGraph, build_climb_graph
@@ -80,7 +80,8 @@ class ClimbingWall:
     def position(self, name: str, *, distance: float | None = None) -> ClimbPosition:
         """The point ``distance`` metres along element ``name`` (default its middle)."""
         i = self.index(name)
-        d = self.elements[i].length / 2 if distance is None else distance
+        d = self.elements[i].length / 2 if distance is None else number(
+            "distance", distance, min=0.0, max=self.elements[i].length)
         return ClimbPosition(i, d)
 
 

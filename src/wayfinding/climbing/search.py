@@ -113,9 +113,12 @@ class ClimbReservations:
     def reserve(self, agent: Hashable, edges: Any) -> None:
         """Reserve ``edges`` (edge ids, e.g. a :class:`ClimbPath`'s ``edges``; -1 ignored)
         for ``agent``, replacing what it held."""
-        ids = np.asarray(edges)
+        try:
+            ids = np.asarray(edges)
+        except (ValueError, TypeError):     # ragged sequences
+            ids = np.empty((0, 0), dtype=object)
         if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
-            raise InvalidQueryError(f"edges {ids.tolist()!r} must be a 1D array of edge ids")
+            raise InvalidQueryError(f"edges {brief(edges)} must be a 1D array of edge ids")
         self.release(agent)
         held = tuple(sorted({int(e) for e in ids if e >= 0}))
         self._held[agent] = held
@@ -134,6 +137,8 @@ class ClimbReservations:
     def extra(self, graph: ClimbGraph, *, excluding: Hashable = None) -> np.ndarray:
         """The added cost of each edge of ``graph`` (``(m,)`` float64): ``penalty`` per
         other character holding it or its reverse."""
+        if not isinstance(graph, ClimbGraph):
+            raise InvalidQueryError(f"graph {brief(graph)} must be a ClimbGraph")
         out = np.zeros(len(graph.edges))
         for e in self._count:
             if e >= len(graph.edges):
