@@ -10,6 +10,7 @@ from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
 from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import FlowField, dijkstra_field
 from wayfinding.fields.congestion import CongestionMap
+from wayfinding.grid.generate import random_obstacles
 
 # ----------------------------------------------------------------------------- congestion
 
@@ -143,3 +144,16 @@ def test_velocities_whose_sum_overflows_average_to_a_finite_velocity():
     assert crowd.velocity[2, 4].tolist() == [1e308, 0.0]
     assert crowd.penalty((1.0, 0.0), (4, 2)) == 0.0          # with the crowd: free
     assert crowd.penalty((0.0, 1.0), (4, 2)) == crowd.density[2, 4]
+
+
+def test_the_field_to_many_goals_is_the_nearest_goals_cost_over_the_graph():
+    grid = Grid(random_obstacles(20, 14, density=0.25, seed=5).costs)
+    crowd = CongestionMap(grid, smoothing=1.0)
+    rng = np.random.default_rng(5)
+    crowd.update(rng.uniform(0, 13, (30, 2)), rng.uniform(-1, 1, (30, 2)))
+    free = [tuple(int(v) for v in c[::-1]) for c in np.argwhere(grid.passable)]
+    goals = [free[i] for i in rng.choice(len(free), 12, replace=False)]
+    matrix = crowd.graph(weight=2.0).to_scipy()
+    expected = scipy_dijkstra(matrix.T, indices=[y * 20 + x for x, y in goals], min_only=True)
+    np.testing.assert_allclose(crowd.field(goals, weight=2.0), expected.reshape(14, 20),
+                               rtol=1e-12)

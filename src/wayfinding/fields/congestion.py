@@ -119,12 +119,14 @@ class CongestionMap:
     def field(self, goals: ArrayLike, *, weight: float = 1.0) -> np.ndarray:
         """``(H, W)`` cost from every cell to the nearest of ``goals`` over :meth:`graph`
         (a congestion-aware integration field for :class:`FlowField`)."""
-        g = self.graph(weight=weight).reversed()
         w = self.grid.width
         cells = self.grid.cells(goals, name="goal", passable=True)
         if not cells:
             raise InvalidQueryError("give at least one goal")
-        out = np.full(self.grid.shape, np.inf)
-        for x, y in cells:
-            out = np.minimum(out, g.distances(y * w + x).reshape(self.grid.shape))
-        return out
+        g = self.graph(weight=weight).reversed()
+        # One search from an extra node joined to every goal at no cost.
+        n, goal_nodes = g.num_nodes, np.array([y * w + x for x, y in cells], dtype=np.int64)
+        joined = CSRGraph(np.append(g.indptr, g.indptr[-1] + len(goal_nodes)),
+                          np.concatenate([g.indices, goal_nodes]),
+                          np.concatenate([g.weights, np.zeros(len(goal_nodes))]))
+        return joined.distances(n)[:n].reshape(self.grid.shape)
