@@ -120,6 +120,12 @@ def test_bad_input():
         with pytest.raises(InvalidQueryError, match=r"\b(w|v|radius)\b"):
             law.pair_forces(bad_w, bad_v, bad_r)
     assert law.pair_forces(w, v, 1.0).shape == (1, 2)
+    for bad_w, bad_r in ((None, 1.0), ("x", 1.0), (w, math.nan), (w, -1.0), (w, "x"),
+                         ([[math.inf, 0]], 1.0), (np.zeros((3, 3)), 1.0)):
+        with pytest.raises(InvalidQueryError, match=r"\b(w|v|radius)\b"):
+            time_to_collision(bad_w, v, bad_r)
+    assert time_to_collision([2.0, 0.0], [1.0, 0.0], 1.0) == 1.0
+    assert time_to_collision(w, v, [1.0]).shape == (1,)
     for bad in (-1.0, math.nan, "x", [0.5, -0.1]):
         with pytest.raises(InvalidQueryError, match="tau"):
             law.energy(bad)

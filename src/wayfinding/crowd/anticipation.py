@@ -38,7 +38,7 @@ from .._kernels import _forces
 from .._validate import count, positive_float, reals
 from ..errors import InvalidQueryError, brief
 from .agents import Crowd
-from .powerlaw import ForceModel, _pair_arrays, time_to_collision
+from .powerlaw import ForceModel, _pair_arrays, _time_to_collision
 
 
 def collision_time(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -50,7 +50,7 @@ def collision_time(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarr
     w, v = np.asarray(w, dtype=np.float64), np.asarray(v, dtype=np.float64)
     radius = np.asarray(radius, dtype=np.float64)
     inside = (w * w).sum(-1) < radius * radius
-    return np.where(inside, 0.0, time_to_collision(w, v, radius))
+    return np.where(inside, 0.0, _time_to_collision(w, v, radius))
 
 
 class AnticipatoryForces(ForceModel):

@@ -34,10 +34,16 @@ from ..errors import InvalidQueryError, brief
 from .agents import Crowd
 
 
-def time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
+def time_to_collision(w: Any, v: Any, radius: Any) -> np.ndarray:
     """The first tau > 0 with ``|w - v tau| = radius`` (w: the other agent's position relative
     to this one, v: this one's velocity relative to the other); inf when they never touch
-    going straight on.  Arrays of shape ``(..., 2)`` and ``(...)``."""
+    going straight on.  Arrays of shape ``(..., 2)`` and ``(...)`` (finite; radius > 0)."""
+    shape, (w, v), r = _pair_arrays(w, v, radius)
+    return _time_to_collision(w, v, r).reshape(shape[:-1])
+
+
+def _time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """:func:`time_to_collision` on float arrays already checked."""
     a = (v * v).sum(-1)
     b = (w * v).sum(-1)
     c = (w * w).sum(-1) - radius * radius

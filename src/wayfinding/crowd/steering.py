@@ -34,7 +34,7 @@ from ..geometry import Obstacles
 from ..grid import Grid
 from ..navmesh import NavMesh
 from .agents import Crowd
-from .powerlaw import time_to_collision
+from .powerlaw import _time_to_collision
 
 
 def _points(crowd: Crowd, value: Any, name: str) -> np.ndarray:
@@ -247,7 +247,7 @@ def avoid_obstacles(crowd: Crowd, centres: Any, radii: Any, *, lookahead: float 
     w = c[None] - p[:, None]                                       # (n, m, 2)
     reach = r[None] + crowd.radius[:, None] + margin
     t = np.where((w * w).sum(2) <= reach * reach, 0.0,
-                 time_to_collision(w, np.broadcast_to(v[:, None], w.shape), reach))
+                 _time_to_collision(w, np.broadcast_to(v[:, None], w.shape), reach))
     t = np.where(t <= lookahead, t, np.inf)
     rows = np.arange(n)
     k = np.argmin(t, 1)

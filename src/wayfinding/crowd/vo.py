@@ -45,7 +45,7 @@ from .._deprecated import positional_options
 from .._validate import allocation, count, positive_float, reals
 from ..errors import InvalidQueryError
 from .agents import Crowd
-from .powerlaw import time_to_collision
+from .powerlaw import _time_to_collision
 
 _NUDGE = 1e-6          # relative push of a projected candidate out of its cone
 
@@ -171,7 +171,7 @@ class VelocityObstacles:
         ok, p, rel, big_r = pairs
         u = rel[:, None] + (c[:, :, None, :] - velocity[:, None, None, :]) / self.weight
         pp, rr = p[:, None], big_r[:, None]
-        tau = time_to_collision(pp, u, rr)
+        tau = _time_to_collision(pp, u, rr)
         inside = (pp * pp).sum(-1) <= rr * rr
         closing = (u * pp).sum(-1) > 0
         tau = np.where(inside, np.where(closing, 0.0, np.inf), tau)
