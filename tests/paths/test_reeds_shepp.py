@@ -288,3 +288,17 @@ def test_poses_on_a_wide_circle_turn_with_the_start(radius: float) -> None:
     p, q = base.poses(0.25), turned.poses(0.25)
     rotated = np.column_stack([c * p[:, 0] - s * p[:, 1], s * p[:, 0] + c * p[:, 1]])
     np.testing.assert_allclose(q[:, :2], rotated, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e160, 1e200, 2.0**1000])
+def test_far_and_tiny_worlds_scale_the_unit_answer(scale: float) -> None:
+    # Squares of distances overflow past 1e154 and underflow below 1e-162: the words are
+    # scale-free all the same.
+    a, b = math.radians(35), math.radians(-70)
+    args = ((-0.4, 0.25), _heading(a), (0.6, -0.05), _heading(b))
+    for shortest in (reeds_shepp_path, turning_path):
+        unit = shortest(*args, radius=0.01)
+        scaled = shortest(*[np.multiply(v, scale) if i % 2 == 0 else v
+                            for i, v in enumerate(args)], radius=0.01 * scale)
+        assert scaled.word == unit.word
+        assert scaled.length == pytest.approx(unit.length * scale, rel=1e-12)

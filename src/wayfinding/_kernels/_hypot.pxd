@@ -65,9 +65,9 @@ cdef inline double hypot(double x, double y) noexcept nogil:
         t = ax
         ax = ay
         ay = t
-    if not (ax < 1e270 and ay > 1e-270):
-        # Zeros, infinities and NaNs as the C library has them; otherwise scale by a
-        # power of two so no square overflows or loses bits.
+    if not (ax < 3.273390607896142e+150 and ay > 3.4395525670743494e-136):
+        # (2**500 and 2**-450.)  Zeros, infinities and NaNs as the C library has them;
+        # otherwise scale by a power of two so no square overflows or loses bits.
         if isnan(ax) or isnan(ay):
             return INFINITY if ax == INFINITY or ay == INFINITY else NAN
         if ax == INFINITY or ay == 0.0 or ay < ax * 8.673617379884035e-19:

@@ -14,13 +14,15 @@ the C library's ``hypot`` nor on the compiler.
 Headings are unit direction vectors ``(d0, d1)`` (start) and ``(e0, e1)`` (goal), the goal
 ``(wx, wy)`` from the start, in world units."""
 
-from libc.math cimport INFINITY, acos, asin, atan2, cos, fabs, sin, sqrt
+from libc.math cimport INFINITY, acos, asin, atan2, cos, fabs, ilogb, ldexp, sin, sqrt
 
 from ._hypot cimport hypot
 
 #: A Reeds–Shepp segment this short (in radii) on the wrong side of zero counts as empty: a
 #: rounding error, not a change of direction.
 cdef double ZERO = 1e-12
+#: Dubins words this close (in radii) tie: the first tried wins.
+cdef double TIE = 1e-12
 #: Dubins words, in the order they are tried (ties go to the first).
 WORDS = ("LSL", "LSR", "RSL", "RSR", "RLR", "LRL")
 cdef int FIRST[6]
@@ -66,7 +68,8 @@ cdef int base_csc(double x, double y, double phi, Word* out) noexcept nogil:
     eta = y - 1 - cos(phi)
     square = xi * xi + eta * eta - 4
     if square >= 0:
-        u = sqrt(square)
+        # Past 1e154 radii the square overflows, and the 4 is below its rounding.
+        u = sqrt(square) if square < INFINITY else hypot(xi, eta)
         t = wrap(atan2(eta, xi) + atan2(2, u))
         put(&out[n], 3, b"LSR", b"+++", t, u, wrap(t - phi), 0, 0)
         n += 1
@@ -259,7 +262,7 @@ cdef void dubins(double d0, double d1, double e0, double e1, double wx, double w
                  double r, Dubins* best) noexcept nogil:
     """The shortest forward (Dubins) word between the poses, ``r`` the turning radius."""
     cdef double g0, g1, phi, sin_phi, versine, dx, dy, ll, k, ux, uy, h, seg, length
-    cdef double dist, hm, nx, ny, mx, my, ha, hb, half_s, a0, a1, a2
+    cdef double dist, hm, nx, ny, mx, my, ha, hb, half_s, a0, a1, a2, scale, dx_s, dy_s, k_s
     cdef int word, s1, s2, side
     best.word = -1
     best.length = INFINITY
@@ -281,17 +284,24 @@ cdef void dubins(double d0, double d1, double e0, double e1, double wx, double w
             # The tangent leaving the first circle on its side s1 and joining the last on
             # its side s2, in the direction (ux, uy) and seg long (seg^2 + k^2 = ll, the
             # squared distance between the centres); none when the circles are too close.
-            ll = dx * dx + dy * dy
+            # Where the squares overflow or underflow (beyond 1e154 or within 1e-145),
+            # they are taken scaled by a power of two (exactly).
             k = (s2 - s1) * r
-            if not (ll == 0 or ll < k * k):
-                seg = sqrt(ll - k * k)
-                ux = (seg * dx + k * dy) / ll
-                uy = (seg * dy - k * dx) / ll
+            ll = dx * dx + dy * dy
+            scale = 1.0 if 1e-290 < ll < INFINITY or (dx == 0 and dy == 0) else \
+                ldexp(1.0, -ilogb(max(fabs(dx), fabs(dy))))
+            dx_s, dy_s, k_s = dx * scale, dy * scale, k * scale
+            ll = dx_s * dx_s + dy_s * dy_s
+            if not (ll == 0 or ll < k_s * k_s):
+                seg = sqrt(ll - k_s * k_s)
+                ux = (seg * dx_s + k_s * dy_s) / ll
+                uy = (seg * dy_s - k_s * dx_s) / ll
+                seg = seg / scale
                 h = atan2(uy, ux)
                 a0 = turn(s1 * h)
                 a1 = turn(s2 * (phi - h))
                 length = r * (a0 + a1) + seg
-                if length < best.length - 1e-12:
+                if length < best.length - TIE * r:
                     best.ax = s1 * r * uy
                     best.ay = -s1 * r * ux
                     best.bx = dx + s2 * r * uy
@@ -301,7 +311,7 @@ cdef void dubins(double d0, double d1, double e0, double e1, double wx, double w
                 # One circle through both poses: its arc.
                 a0 = turn(s1 * phi)
                 length = r * a0
-                if length < best.length - 1e-12:
+                if length < best.length - TIE * r:
                     best.ax = best.bx = g0
                     best.ay = best.by = g1 - s1 * r
                     set_best(best, word, length, dx, dy, a0, 0.0, 0.0, 2)
@@ -327,7 +337,7 @@ cdef void dubins(double d0, double d1, double e0, double e1, double wx, double w
                 a1 = turn(-s1 * (hb - ha))
                 a2 = turn(s1 * (phi - hb))
                 length = r * (a0 + a1 + a2)
-                if length < best.length - 1e-12:
+                if length < best.length - TIE * r:
                     best.ax = mx
                     best.ay = my
                     set_best(best, word, length, dx, dy, a0, a1, a2, 3)

@@ -86,7 +86,8 @@ def turning_path(start: ArrayLike, heading: ArrayLike, goal: ArrayLike,
     lie on one steering circle turning the same way, that circle's arc between them stands
     for the same-side word (so a pose to itself is the empty path).  The three-arc words
     (RLR, LRL) need the two same-side steering circles at most ``4 radius`` apart, and try
-    both middle circles touching them.  Ties go to the first word in that order.
+    both middle circles touching them.  Ties (words within 1e-12 radii of each other) go
+    to the first word in that order.
 
     The words are solved in the start's frame (the start at the origin facing +x), with
     ``1 - cos`` of the turn between the headings taken from its half-angle sine, so that the
