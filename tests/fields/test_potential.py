@@ -189,3 +189,14 @@ def test_potentials_and_times_must_be_finite():
         field.step([(1, 1)], values=np.zeros((2, 2)))
     far = Cone((0.0, 0.0), (1e300, 1e300), 0.5, 2.0, 1.0)        # a long direction is fine
     assert far.values(np.array([1.0]), np.array([1.0]))[0] == pytest.approx(1 - 2**0.5 / 2)
+
+
+@pytest.mark.parametrize("profile", [lambda d: d * np.nan, lambda d: d[:1], lambda d: "x",
+                                     lambda d: [None] * len(d)])
+def test_a_profile_must_give_a_number_for_every_cell(profile):
+    field = PotentialField(open_grid(3, 4))
+    with pytest.raises(InvalidQueryError, match="number"):
+        field.set_static([Radial((1.0, 1.0), profile)])
+    assert not field.static.any()
+    field.set_static([Radial((1.0, 1.0), lambda d: 2.5)])       # one number for every cell
+    assert (field.values == 2.5).all()

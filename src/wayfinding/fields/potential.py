@@ -63,8 +63,12 @@ class Radial(Potential):
                                     "distance")
 
     def values(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        return np.asarray(self.profile(np.hypot(xs - self.center[0], ys - self.center[1])),
-                          dtype=np.float64)
+        out = self.profile(np.hypot(xs - self.center[0], ys - self.center[1]))
+        try:
+            return np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidQueryError(f"the profile of {self!r} must give numbers, got "
+                                    f"{brief(out)}") from None
 
 
 @dataclass(frozen=True)
@@ -193,8 +197,20 @@ class PotentialField:
                 raise InvalidQueryError(f"{p!r} is not a Potential")
         if not items:
             return np.zeros(self.grid.shape)
-        stack = [p.values(self._xs, self._ys) for p in items]
+        stack = [self._values(p) for p in items]
         return np.sum(stack, axis=0) if self.combine == "sum" else np.max(stack, axis=0)
+
+    def _values(self, potential: Potential) -> np.ndarray:
+        """``potential`` over the grid, checked to be numbers (not NaN) of the grid's shape
+        (or one number for all of it)."""
+        try:
+            v = reals("potential values", potential.values(self._xs, self._ys))
+        except InvalidQueryError:
+            v = np.full(1, np.nan)
+        if v.shape not in ((), self.grid.shape) or np.isnan(v).any():
+            raise InvalidQueryError(f"{potential!r} must give a number (not NaN) for every "
+                                    f"cell: an array of shape {self.grid.shape}")
+        return np.broadcast_to(v, self.grid.shape)
 
     def set_static(self, potentials: Iterable[Potential]) -> None:
         """Compute the static layer (once, at start-up)."""
