@@ -166,3 +166,11 @@ def test_turn_limits_from_the_circle_through_each_node():
 def test_bad_inputs(call, message):
     with pytest.raises(InvalidQueryError, match=message):
         call()
+
+
+def test_more_kept_paths_than_a_build_may_make_are_refused_at_once():
+    # 3**14 paths: keeping 100,000 at each of 42 nodes would take minutes in Python
+    with pytest.raises(InvalidQueryError, match="MAX_PIECES"):
+        plan_lattice(np.zeros((14, 3)), 0, costs=LatticeCosts(), k=100_000)
+    # a k beyond the lattice's paths is fine: there are only 2**8 of them
+    assert len(plan_lattice(np.zeros((8, 2)), 0, costs=LatticeCosts(), k=10**18)) == 256

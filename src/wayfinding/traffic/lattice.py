@@ -112,6 +112,10 @@ def plan_lattice(node_costs: Any, start_lane: int, *, costs: LatticeCosts,
     n_sets, n_lanes = arr.shape
     start = _validate.count("start_lane", start_lane, min=0, max=n_lanes - 1)
     k = _validate.count("k", k, min=1)
+    # each node keeps up to k paths, built one by one: no more than there are paths
+    paths = k if n_sets * math.log(n_lanes) >= math.log(k) else n_lanes ** n_sets
+    _validate.allocation(f"the {k} best paths kept at {n_sets} x {n_lanes} nodes",
+                         float(paths) * n_sets * n_lanes, limit=_validate.MAX_PIECES)
     step = _step_costs(n_lanes, costs)
     # best[j]: up to k (cost, lanes) pairs reaching lane j of the current set, sorted.
     best: list[list[tuple[float, tuple[int, ...]]]] = [
