@@ -291,11 +291,12 @@ def test_poses_on_a_wide_circle_turn_with_the_start(radius: float) -> None:
 
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e160, 1e200, 2.0**1000])
-def test_far_and_tiny_worlds_scale_the_unit_answer(scale: float) -> None:
+@pytest.mark.parametrize("goal", [(0.6, -0.05), (-0.39, 0.26)])    # RSR; RLR, turning round
+def test_far_and_tiny_worlds_scale_the_unit_answer(scale: float, goal: tuple) -> None:
     # Squares of distances overflow past 1e154 and underflow below 1e-162: the words are
     # scale-free all the same.
-    a, b = math.radians(35), math.radians(-70)
-    args = ((-0.4, 0.25), _heading(a), (0.6, -0.05), _heading(b))
+    a, b = math.radians(35), math.radians(-70 if goal[0] > 0 else 215)
+    args = ((-0.4, 0.25), _heading(a), goal, _heading(b))
     for shortest in (reeds_shepp_path, turning_path):
         unit = shortest(*args, radius=0.01)
         scaled = shortest(*[np.multiply(v, scale) if i % 2 == 0 else v

@@ -260,9 +260,30 @@ cdef inline void set_best(Dubins* best, int word, double length, double dx, doub
 
 cdef void dubins(double d0, double d1, double e0, double e1, double wx, double wy,
                  double r, Dubins* best) noexcept nogil:
-    """The shortest forward (Dubins) word between the poses, ``r`` the turning radius."""
+    """The shortest forward (Dubins) word between the poses, ``r`` the turning radius;
+    beyond 1e140 or within 1e-140 (where the squares of the circles' distances would
+    overflow or underflow), solved scaled by a power of two (exactly: the word is
+    scale-free)."""
+    cdef double m = max(fabs(wx), fabs(wy), r), scale
+    if 1e-140 < m < 1e140:
+        dubins_words(d0, d1, e0, e1, wx, wy, r, best)
+        return
+    scale = ldexp(1.0, -ilogb(m))
+    dubins_words(d0, d1, e0, e1, wx * scale, wy * scale, r * scale, best)
+    best.length /= scale
+    best.dx /= scale
+    best.dy /= scale
+    best.ax /= scale
+    best.ay /= scale
+    best.bx /= scale
+    best.by /= scale
+
+
+cdef void dubins_words(double d0, double d1, double e0, double e1, double wx, double wy,
+                       double r, Dubins* best) noexcept nogil:
+    """:func:`dubins` for distances whose squares neither overflow nor underflow."""
     cdef double g0, g1, phi, sin_phi, versine, dx, dy, ll, k, ux, uy, h, seg, length
-    cdef double dist, hm, nx, ny, mx, my, ha, hb, half_s, a0, a1, a2, scale, dx_s, dy_s, k_s
+    cdef double dist, hm, nx, ny, mx, my, ha, hb, half_s, a0, a1, a2
     cdef int word, s1, s2, side
     best.word = -1
     best.length = INFINITY
@@ -284,19 +305,12 @@ cdef void dubins(double d0, double d1, double e0, double e1, double wx, double w
             # The tangent leaving the first circle on its side s1 and joining the last on
             # its side s2, in the direction (ux, uy) and seg long (seg^2 + k^2 = ll, the
             # squared distance between the centres); none when the circles are too close.
-            # Where the squares overflow or underflow (beyond 1e154 or within 1e-145),
-            # they are taken scaled by a power of two (exactly).
-            k = (s2 - s1) * r
             ll = dx * dx + dy * dy
-            scale = 1.0 if 1e-290 < ll < INFINITY or (dx == 0 and dy == 0) else \
-                ldexp(1.0, -ilogb(max(fabs(dx), fabs(dy))))
-            dx_s, dy_s, k_s = dx * scale, dy * scale, k * scale
-            ll = dx_s * dx_s + dy_s * dy_s
-            if not (ll == 0 or ll < k_s * k_s):
-                seg = sqrt(ll - k_s * k_s)
-                ux = (seg * dx_s + k_s * dy_s) / ll
-                uy = (seg * dy_s - k_s * dx_s) / ll
-                seg = seg / scale
+            k = (s2 - s1) * r
+            if not (ll == 0 or ll < k * k):
+                seg = sqrt(ll - k * k)
+                ux = (seg * dx + k * dy) / ll
+                uy = (seg * dy - k * dx) / ll
                 h = atan2(uy, ux)
                 a0 = turn(s1 * h)
                 a1 = turn(s2 * (phi - h))
