@@ -286,10 +286,11 @@ class FlowTiles:
                 seen[w.id] = w
         return list(seen.values())
 
-    def _border_windows(self, movement: str, a: Sector, b: Sector) -> list[Window]:
+    def _border_windows(self, free: np.ndarray, rule: Diagonal, a: Sector, b: Sector
+                        ) -> list[Window]:
         """The windows between sector ``a`` and the sector ``b`` to its right, below it or
-        at its right-hand corners (:meth:`_after`)."""
-        free = np.isfinite(self._costs[movement])
+        at its right-hand corners (:meth:`_after`), over the map's passable cells ``free``
+        under the diagonal ``rule``."""
         n = self.sector
         out = []
         if b[1] == a[1] or b[0] == a[0]:
@@ -311,15 +312,16 @@ class FlowTiles:
                     out.append(Window(next(self._ids), a, b, tuple(p[0] for p in run),
                                       tuple(p[1] for p in run)))
                     run = []
+            if rule is not Diagonal.ALWAYS:
+                return out
             # Diagonal steps along the border, between two of its pairs.
             diagonals = [(one[0], two[1]) for one, two in zip(pairs[:-1], pairs[1:])] \
                 + [(two[0], one[1]) for one, two in zip(pairs[:-1], pairs[1:])]
         else:                        # b at a corner of a: the step across that corner
             x, y = b[0] * n, max(a[1], b[1]) * n
-            dy = 1 if b[1] > a[1] else -1
-            diagonals = [((x - 1, y - 1), (x, y)) if dy == 1 else ((x - 1, y), (x, y - 1))]
+            diagonals = [((x - 1, y - 1), (x, y)) if b[1] > a[1] else ((x - 1, y), (x, y - 1))]
         for p, q in diagonals:
-            if self._corner_only(free, self._rules[movement], p, q):
+            if self._corner_only(free, rule, p, q):
                 out.append(Window(next(self._ids), a, b, (p,), (q,)))
         return out
 
@@ -358,8 +360,9 @@ class FlowTiles:
                     links.pop((w.id, s), None)
                     self._window_index.pop(w.id, None)
             windows[s] = [w for w in windows.get(s, []) if (w.a, w.b) not in borders]
+        free = np.isfinite(self._costs[movement])
         for a, b in sorted(borders):
-            for w in self._border_windows(movement, a, b):
+            for w in self._border_windows(free, rule, a, b):
                 windows[a].append(w)
                 windows[b].append(w)
                 self._window_index[w.id] = w
