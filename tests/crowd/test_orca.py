@@ -399,3 +399,20 @@ def test_given_neighbour_lists_are_cut_to_max_neighbours_and_left_unchanged():
                                   orca.velocities(crowd, 0.1))
     np.testing.assert_array_equal(rows, kept[0])
     np.testing.assert_array_equal(counts, kept[1])
+
+
+def test_parameters_for_ids_far_beyond_the_crowds_are_kept_without_cost():
+    """Parameters set for ids the crowd does not have (however large) change nothing and
+    cost nothing; ids beyond 64 bits are refused."""
+    crowd = Crowd()
+    a = crowd.add((0.0, 0.0), goal=(5.0, 0.0))
+    crowd.add((2.0, 0.1), goal=(-5.0, 0.0))
+    orca = ORCA(time_horizon=2.0)
+    before = orca.velocities(crowd, 0.1)
+    orca.set_agent(10**15, time_horizon=9.0)
+    orca.set_agent(2**63 - 1, max_neighbours=0)
+    np.testing.assert_array_equal(orca.velocities(crowd, 0.1), before)
+    orca.set_agent(a, max_neighbours=0)
+    assert not np.array_equal(orca.velocities(crowd, 0.1), before)
+    with pytest.raises(InvalidQueryError, match="agent"):
+        orca.set_agent(2**64)

@@ -146,9 +146,7 @@ class ORCA:
         RVO2 allows; ``None`` keeps this object's (or the crowd's).  They are kept by the
         agent's id, so they follow it whatever row it moves to when others are removed;
         setting them again replaces them all."""
-        if type(agent) is bool or not isinstance(agent, (int, np.integer)) or agent < 0:
-            raise InvalidQueryError(f"agent {brief(agent)} must be an agent id (an int >= 0)")
-        self._agents[int(agent)] = (
+        self._agents[count("agent", agent, min=0)] = (
             math.nan if neighbour_dist is None
             else positive_float("neighbour_dist", neighbour_dist),
             math.nan if max_neighbours is None
@@ -169,11 +167,10 @@ class ORCA:
         if self._agents and n:
             ids = np.fromiter(self._agents, dtype=np.int64, count=len(self._agents))
             own = np.array(list(self._agents.values()))
-            row_of = np.full(max(int(ids.max()), int(crowd.ids.max())) + 1, -1)
-            row_of[crowd.ids] = np.arange(n)
-            rows = row_of[ids]
-            live = rows >= 0                      # removed agents keep no row
-            rows, own = rows[live], own[live]
+            order = np.argsort(crowd.ids)
+            at = np.minimum(np.searchsorted(crowd.ids, ids, sorter=order), n - 1)
+            live = crowd.ids[order[at]] == ids    # removed (or other) agents keep no row
+            rows, own = order[at[live]], own[live]
             table[rows] = np.where(np.isnan(own), table[rows], own)
         return (table[:, 0], table[:, 1].astype(np.int32),
                 np.ascontiguousarray(table[:, 2]), np.ascontiguousarray(table[:, 3]))
