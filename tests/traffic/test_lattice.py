@@ -174,3 +174,12 @@ def test_more_kept_paths_than_a_build_may_make_are_refused_at_once():
         plan_lattice(np.zeros((14, 3)), 0, costs=LatticeCosts(), k=100_000)
     # a k beyond the lattice's paths is fine: there are only 2**8 of them
     assert len(plan_lattice(np.zeros((8, 2)), 0, costs=LatticeCosts(), k=10**18)) == 256
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-5, 1e5, 1e300])
+def test_turn_limits_scale_with_the_path_however_far_out(scale):
+    # the radius through three points grows with them: the limit by its square root
+    points = np.array([[0.0, 0.0], [1.0, 0.0], [0.3, 0.8], [2.0, 1.0]])
+    unit = turn_speed_limits(points, max_speed=1e300, lateral_acceleration=2.0)
+    scaled = turn_speed_limits(points * scale, max_speed=1e300, lateral_acceleration=2.0)
+    np.testing.assert_allclose(scaled[1:-1], unit[1:-1] * math.sqrt(scale), rtol=1e-12)

@@ -153,7 +153,11 @@ def turn_speed_limits(points: Any, *, max_speed: float,
     out = np.full(pts.shape[0], top)
     if pts.shape[0] < 3:
         return out
-    a, b, c = pts[:-2], pts[1:-1], pts[2:]
+    # scaled by a power of two into [-2, 2]: exact, and the radii's products cannot
+    # overflow however far out the points are
+    scale = math.ldexp(1.0, math.frexp(float(np.abs(pts).max()))[1] - 1)
+    unit = pts / scale
+    a, b, c = unit[:-2], unit[1:-1], unit[2:]
     ab, bc, ca = (np.hypot(*(q - p).T) for p, q in ((a, b), (b, c), (c, a)))
     cross = np.abs((b - a)[:, 0] * (c - a)[:, 1] - (b - a)[:, 1] * (c - a)[:, 0])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -163,7 +167,8 @@ def turn_speed_limits(points: Any, *, max_speed: float,
     back = (cross == 0) & (((b - a) * (c - b)).sum(axis=1) < 0)
     radius[back] = 0.0
     radius[(ab == 0) | (bc == 0)] = np.inf
-    out[1:-1] = np.minimum(top, np.sqrt(lat * radius))
+    with np.errstate(over="ignore"):
+        out[1:-1] = np.minimum(top, np.sqrt(lat * (radius * scale)))
     return out
 
 
