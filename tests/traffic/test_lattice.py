@@ -183,3 +183,22 @@ def test_turn_limits_scale_with_the_path_however_far_out(scale):
     unit = turn_speed_limits(points, max_speed=1e300, lateral_acceleration=2.0)
     scaled = turn_speed_limits(points * scale, max_speed=1e300, lateral_acceleration=2.0)
     np.testing.assert_allclose(scaled[1:-1], unit[1:-1] * math.sqrt(scale), rtol=1e-12)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: plan_lattice(np.zeros((2, 2)), 0, costs=None), "LatticeCosts"),
+    (lambda: LatticeCosts(lane_type=None), "lane_type"),
+    (lambda: lattice_node_costs(np.zeros((2, 2, 2)), [0.0, 1.0], 5, costs=LatticeCosts()),
+     "lane_types"),
+    (lambda: lattice_node_costs(np.zeros((2, 2, 2)), [0.0, 1.0], ["driving"] * 2,
+                                costs=None), "LatticeCosts"),
+    (lambda: lattice_node_costs(np.zeros((2, 2, 2)), [0.0, 1.0], ["driving"] * 2,
+                                costs=LatticeCosts(), cars=[1]), "CarField"),
+    (lambda: lattice_node_costs(np.zeros((2, 2, 2)), [0.0, 1.0], ["driving"] * 2,
+                                costs=LatticeCosts(), blocked=[[True, False], [False]]),
+     "blocked"),
+    (lambda: CarField(None, radius=1.0), "trajectories"),
+])
+def test_lattice_arguments_of_the_wrong_kind_are_refused(call, message):
+    with pytest.raises(InvalidQueryError, match=message):
+        call()

@@ -96,3 +96,8 @@ def test_planned_path_becomes_a_trajectory_queried_by_time():
 def test_bad_inputs(call, message):
     with pytest.raises(InvalidQueryError, match=message):
         call()
+
+
+def test_a_road_lattice_of_something_else_than_a_network_is_refused():
+    with pytest.raises(InvalidQueryError, match="RoadNetwork"):
+        road_lattice(None, 0, forward=True, start=0.0, spacing=10.0, n_sets=2)

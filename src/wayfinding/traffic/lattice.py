@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .. import _validate
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..results import _fields_equal
 from .prediction import CarField
 
@@ -56,6 +56,9 @@ class LatticeCosts:
         for name in ("straight", "lane_change", "near_car", "near_distance"):
             _validate.positive_float(name, getattr(self, name), allow_zero=True)
         _validate.count("max_lane_change", self.max_lane_change, min=0)
+        if not isinstance(self.lane_type, tuple):
+            raise InvalidQueryError(f"lane_type {brief(self.lane_type)} must be a tuple of "
+                                    "(type, cost) pairs")
         for entry in self.lane_type:
             if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)):
                 raise InvalidQueryError(f"lane_type entry {entry!r} must be a (type, cost) pair")
@@ -112,6 +115,8 @@ def plan_lattice(node_costs: Any, start_lane: int, *, costs: LatticeCosts,
     n_sets, n_lanes = arr.shape
     start = _validate.count("start_lane", start_lane, min=0, max=n_lanes - 1)
     k = _validate.count("k", k, min=1)
+    if not isinstance(costs, LatticeCosts):
+        raise InvalidQueryError(f"costs {brief(costs)} must be a LatticeCosts")
     # each node keeps up to k paths, built one by one: no more than there are paths
     paths = k if n_sets * math.log(n_lanes) >= math.log(k) else n_lanes ** n_sets
     _validate.allocation(f"the {k} best paths kept at {n_sets} x {n_lanes} nodes",
@@ -224,9 +229,13 @@ def lattice_node_costs(positions: Any, arrival_times: Any, lane_types: Sequence[
     if times.shape != (n_sets,) or not np.isfinite(times).all():
         raise InvalidQueryError(f"arrival_times of shape {times.shape} must be {n_sets} finite "
                                 "times, one per set")
-    types = list(lane_types)
+    if not isinstance(costs, LatticeCosts):
+        raise InvalidQueryError(f"costs {brief(costs)} must be a LatticeCosts")
+    if cars is not None and not isinstance(cars, CarField):
+        raise InvalidQueryError(f"cars {brief(cars)} must be a CarField or None")
+    types = list(lane_types) if isinstance(lane_types, Iterable) else [None]
     if len(types) != n_lanes or not all(isinstance(t, str) for t in types):
-        raise InvalidQueryError(f"lane_types {types!r} must name the type of each of the "
+        raise InvalidQueryError(f"lane_types {brief(lane_types)} must name the type of each of the "
                                 f"{n_lanes} lanes")
     out = np.tile(np.array([costs.type_cost(t) for t in types]), (n_sets, 1))
     if cars is not None:
@@ -234,7 +243,10 @@ def lattice_node_costs(positions: Any, arrival_times: Any, lane_types: Sequence[
         near = cars.distance(flat, np.repeat(times, n_lanes)) <= costs.near_distance
         out += costs.near_car * near.reshape(n_sets, n_lanes)
     if blocked is not None:
-        mask = np.asarray(blocked)
+        try:
+            mask = np.asarray(blocked)
+        except (ValueError, TypeError):     # ragged sequences
+            mask = np.empty(0, dtype=object)
         if mask.dtype != bool or mask.shape != (n_sets, n_lanes):
             raise InvalidQueryError(f"blocked of dtype {mask.dtype} and shape {mask.shape} "
                                     f"must be a ({n_sets}, {n_lanes}) bool array")

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validate
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from ..results import _fields_equal
 from .lattice import LatticePath, lattice_node_costs, plan_lattice
 from .optimiser import CarModel, OptimisedPath, _speed_pass, lattice_seeds, optimise_trajectory
@@ -75,6 +75,8 @@ def road_lattice(network: RoadNetwork, road: int, *, forward: bool, start: float
     it: ``"oncoming"`` for a driving lane against its direction, else the lane type's
     name.  Lanes keep the road's cross-section order, which the lattice takes as their
     order across the road: list a road's lanes from one side to the other."""
+    if not isinstance(network, RoadNetwork):
+        raise InvalidQueryError(f"network {brief(network)} must be a RoadNetwork")
     lanes = network.road_lanes(road)
     if not isinstance(forward, bool):
         raise InvalidQueryError(f"forward {forward!r} must be a bool")

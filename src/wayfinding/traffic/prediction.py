@@ -16,13 +16,13 @@ first point, after its end at the last.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import _validate
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 
 
 class Trajectory:
@@ -93,6 +93,9 @@ class CarField:
     __slots__ = ("trajectories", "radius")
 
     def __init__(self, trajectories: Sequence[Trajectory], *, radius: float) -> None:
+        if not isinstance(trajectories, Iterable):
+            raise InvalidQueryError(f"trajectories {brief(trajectories)} must be a sequence "
+                                    "of Trajectory")
         cars = list(trajectories)
         for i, car in enumerate(cars):
             if not isinstance(car, Trajectory):
