@@ -296,3 +296,11 @@ def test_from_grid_is_a_deprecated_alias_of_to_csr():
         old = CSRGraph.from_grid(grid)
     new = grid.to_csr()
     assert old.fingerprint == new.fingerprint
+
+
+def test_coordinates_far_out_give_the_heuristic_without_overflow():
+    """Edge lengths for the heuristic's scale are taken without squares (1e200 ** 2 is inf)."""
+    coords = np.array([[0.0, 0.0], [3e200, 4e200], [6e200, 8e200]])
+    g = CSRGraph.from_edges(3, [0, 1], [1, 2], [5e200, 5e200], coords=coords)
+    r = g.find_path(0, 2)
+    assert r.found and r.cost == pytest.approx(1e201)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from wayfinding.errors import InvalidQueryError
+from wayfinding.errors import InvalidGridError, InvalidQueryError
 from wayfinding.geometry import Obstacles
 from wayfinding.graph import VisibilityGraph
 from wayfinding.graph.visibility import convex_corners
@@ -60,6 +60,24 @@ def test_points_inside_obstacles_are_refused():
     g = VisibilityGraph.build(obs, radius=0.2)
     with pytest.raises(InvalidQueryError, match="goal"):
         g.find_path((-1, -1), (1.9, 1))
+
+
+@pytest.mark.parametrize("join", ["quantize", "connect"])
+@pytest.mark.parametrize("start, goal, name", [((1e300, 1), (-1, -1), "start"),
+                                               ((-1, -1), (-3e151, 1e151), "goal")])
+def test_ends_beyond_the_extent_are_refused_by_name(start, goal, name, join):
+    """Points beyond ±1e150 (where squared distances overflow) are refused by name; a point
+    just inside gets its path, the far leg and all (warnings are errors here)."""
+    g = VisibilityGraph.build(Obstacles([[(0, 0), (2, 0), (2, 2), (0, 2)]]), radius=0.2)
+    with pytest.raises(InvalidQueryError, match=f"^{name}.* beyond"):
+        g.find_path(start, goal, join=join)
+    r = g.find_path((-1e150, 1e150), (-1, -1), join=join)
+    assert r.found and r.cost == pytest.approx(np.hypot(1e150, 1e150))
+
+
+def test_obstacles_beyond_the_extent_are_refused():
+    with pytest.raises(InvalidGridError, match="polygon 1 .* beyond"):
+        Obstacles([[(0, 0), (1, 0), (0, 1)], [(0, 0), (1e200, 0), (0, 1e200)]])
 
 
 def oracle_length(polys, a, b):

@@ -31,6 +31,9 @@ from ..errors import InvalidGridError, InvalidQueryError
 
 #: Absolute tolerance in world units of every clearance comparison.
 TOLERANCE = 1e-9
+#: The largest coordinate magnitude of obstacles and points: their squared distances and
+#: cross products stay finite.
+MAX_EXTENT = 1e150
 
 #: Rough cap on the number of (segment, edge) pairs examined at once (memory bound).
 _CHUNK_PAIRS = 1_000_000
@@ -57,8 +60,9 @@ class Obstacles:
             if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
                 raise InvalidGridError(
                     f"polygon {i} must be an (k, 2) array with k >= 3, got shape {poly.shape}")
-            if not np.all(np.isfinite(poly)):
-                raise InvalidGridError(f"polygon {i} has a NaN or infinite vertex")
+            if not np.all(np.abs(poly) <= MAX_EXTENT):     # NaN fails too
+                raise InvalidGridError(f"polygon {i} has a NaN or infinite vertex, or one "
+                                       f"beyond ±{MAX_EXTENT:g}")
             if np.any(np.all(poly == np.roll(poly, -1, axis=0), axis=1)):
                 raise InvalidGridError(f"polygon {i} repeats a vertex consecutively")
             area = _signed_area(poly)
@@ -282,16 +286,19 @@ def blocked_rectangles(blocked: np.ndarray) -> np.ndarray:
 
 
 def as_points(values: ArrayLike, name: str) -> np.ndarray:
-    """``values`` as an ``(m, 2)`` float64 array of finite points (a single ``(2,)`` point
-    becomes ``(1, 2)``); raises :class:`InvalidQueryError` naming the bad value."""
+    """``values`` as an ``(m, 2)`` float64 array of finite points within
+    :data:`MAX_EXTENT` (a single ``(2,)`` point becomes ``(1, 2)``); raises
+    :class:`InvalidQueryError` naming the bad value."""
     arr = np.array(reals(name, values))
     if arr.ndim == 1 and arr.shape == (2,):
         arr = arr[None]
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InvalidQueryError(f"{name} must have shape (m, 2), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
-        raise InvalidQueryError(f"{name}[{bad}] = {arr[bad].tolist()} is not finite")
+    inside = (np.abs(arr) <= MAX_EXTENT).all(axis=1)     # NaN fails too
+    if not inside.all():
+        bad = int(np.flatnonzero(~inside)[0])
+        raise InvalidQueryError(f"{name}[{bad}] = {arr[bad].tolist()} is not finite or lies "
+                                f"beyond ±{MAX_EXTENT:g}")
     return arr
 
 

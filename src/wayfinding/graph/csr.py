@@ -79,7 +79,10 @@ class CSRGraph:
                 raise InvalidGridError("coords contain NaN or infinity")
             self._coords = xy
             src = np.repeat(np.arange(n), np.diff(ip))
-            length = np.linalg.norm(xy[self.indices] - xy[src], axis=1)
+            d = xy[self.indices] - xy[src]
+            length = np.hypot(d[:, 0], d[:, 1])      # no squares: they overflow beyond 1e154
+            if d.shape[1] == 3:
+                length = np.hypot(length, d[:, 2])
             ratio = self.weights[length > 0] / length[length > 0]
             self._hscale = float(ratio.min()) if ratio.size else 0.0
         for arr in (self.indptr, self.indices, self.weights, self._coords):
