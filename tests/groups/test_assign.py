@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from wayfinding import InvalidQueryError
 from wayfinding.groups import assign as assign_module
 from wayfinding.groups.assign import assign_slots
+from wayfinding.groups.shapes import FormationShape
 
 
 def total(positions, slots, member_of_slot):
@@ -106,3 +107,10 @@ def test_bad_input(kwargs, match):
     args.update(kwargs)
     with pytest.raises(InvalidQueryError, match=match):
         assign_slots(args.pop("positions"), args.pop("slots"), **args)
+
+
+def test_ragged_roles_are_refused():
+    with pytest.raises(InvalidQueryError, match="roles"):
+        assign_slots([[0.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], roles=[[0, 1], [1]])
+    with pytest.raises(InvalidQueryError, match="roles"):
+        FormationShape.line(3, roles=[[0, 1], [1]])

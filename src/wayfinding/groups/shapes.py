@@ -120,7 +120,10 @@ def role_array(name: str, value: Any, n: int) -> np.ndarray:
     """``n`` integer roles as int64 (all 0 for None); a clear error otherwise."""
     if value is None:
         return np.zeros(n, dtype=np.int64)
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):     # ragged sequences
+        arr = np.empty(0, dtype=object)
     if arr.shape != (n,) or arr.dtype.kind not in "iu":
         raise InvalidQueryError(f"{name} {brief(value)} must be {n} integers")
     return arr.astype(np.int64)
