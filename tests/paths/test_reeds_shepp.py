@@ -303,3 +303,13 @@ def test_far_and_tiny_worlds_scale_the_unit_answer(scale: float, goal: tuple) ->
                             for i, v in enumerate(args)], radius=0.01 * scale)
         assert scaled.word == unit.word
         assert scaled.length == pytest.approx(unit.length * scale, rel=1e-12)
+
+
+@pytest.mark.parametrize("step", [1e-12, 5e-324])
+def test_a_step_too_fine_to_sample_is_refused(step: float) -> None:
+    # Two million million samples would be asked of numpy: refused before allocating.
+    args = ((0, 0), (1, 0), (3, 1), (0, 1))
+    with pytest.raises(InvalidQueryError, match="step|apart"):
+        reeds_shepp_path(*args, radius=1).poses(step)
+    with pytest.raises(InvalidQueryError, match="step|apart"):
+        turning_path(*args, radius=1).points(step)

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import _turning
-from .._validate import positive_float
+from .._validate import allocation, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_point
 from ..results import _fields_equal
@@ -62,8 +62,11 @@ class ReedsSheppPath:
     def poses(self, step: float) -> np.ndarray:
         """``(n, 3)`` float64 poses ``(x, y, heading)`` along the path, at most ``step``
         apart along it, both ends and every cusp included; headings are unwrapped angles
-        (radians), the last one equal to the start heading plus the turn made."""
+        (radians), the last one equal to the start heading plus the turn made.  A ``step``
+        that would take more than :data:`wayfinding._validate.MAX_CELLS` poses is refused."""
         step = positive_float("step", step)
+        allocation(f"poses {step!r} apart along a path {self.length:.6g} long",
+                   self.length / step + len(self.segments) + 1)
         x, y = self.start
         theta = self.heading
         out = [np.array([[x, y, theta]])]

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import _turning
-from .._validate import positive_float
+from .._validate import allocation, positive_float
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import as_point
 from ..results import _fields_equal
@@ -60,9 +60,12 @@ class TurningPath:
     __eq__ = _fields_equal
 
     def points(self, step: float) -> np.ndarray:
-        """``(n, 2)`` points along the path, at most ``step`` apart (both ends included)."""
-        if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
-            raise InvalidQueryError(f"step {step!r} must be a positive number")
+        """``(n, 2)`` points along the path, at most ``step`` apart (both ends included);
+        a ``step`` that would take more than :data:`wayfinding._validate.MAX_CELLS` points
+        is refused."""
+        step = positive_float("step", step)
+        allocation(f"points {step!r} apart along a path {self.length:.6g} long",
+                   self.length / step + 4)
         out = [_arc(self.centres[0], self.start, SIDES[self.word[0]], self.arcs[0],
                     self.radius, step)]
         if self.word[1] == "S":
