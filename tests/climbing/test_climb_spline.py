@@ -97,3 +97,8 @@ def test_bad_projection_windows_are_refused(span):
     s = ClimbSpline([(0, 0, 0), (0, 0, 4)])
     with pytest.raises(InvalidQueryError):
         s.project((0, 0, 1), span=span)
+
+
+def test_more_samples_than_a_build_may_allocate_are_refused_at_once():
+    with pytest.raises(InvalidQueryError, match="MAX_CELLS"):
+        ClimbSpline([(0, 0, 0), (0, 0, 2), (0, 0, 4)], samples=10**9)

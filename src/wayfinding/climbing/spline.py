@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import count, finite_points, number
+from .._validate import allocation, count, finite_points, number
 from ..errors import InvalidQueryError
 from ..results import _fields_equal
 
@@ -68,6 +68,7 @@ class ClimbSpline:
         if (np.linalg.norm(np.diff(pts, axis=0), axis=1) == 0).any():
             raise InvalidQueryError("consecutive spline points must differ")
         k = count("samples", samples, min=2)
+        allocation(f"a spline of {len(pts) - 1} spans of {k} samples", 4.0 * (len(pts) - 1) * k)
         ext = np.vstack([pts[:1], pts, pts[-1:]])
         tangent = (ext[2:] - ext[:-2]) / 6.0
         self.controls = np.stack([pts[:-1], pts[:-1] + tangent[:-1], pts[1:] - tangent[1:],
