@@ -235,3 +235,12 @@ def test_bad_queries_are_refused():
         with pytest.raises(InvalidQueryError, match="count"):
             add_random_cars(traffic, -2)
         assert traffic.count == 1
+
+
+def test_random_cars_need_a_traffic_and_a_sequence_of_drivers():
+    with pytest.raises(InvalidQueryError, match="Traffic"):
+        add_random_cars(None, 3)
+    with Traffic(road_grid(3, 2)) as traffic:
+        for drivers in (None, 5):
+            with pytest.raises(InvalidQueryError, match="drivers"):
+                add_random_cars(traffic, 3, drivers=drivers)

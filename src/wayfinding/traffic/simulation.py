@@ -54,7 +54,7 @@ import copy
 import math
 import time as _time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as _wait_futures
 from dataclasses import dataclass
@@ -63,7 +63,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .. import _validate
-from ..errors import InvalidQueryError
+from ..errors import InvalidQueryError, brief
 from .drivers import DRIVERS
 from .drivers import driver as _named_driver
 from .levels import TrafficLod, lattice_step, optimise_step, traffic_lod
@@ -587,7 +587,11 @@ def add_random_cars(traffic: Traffic, count: int, *, seed: int = 0,
     """Add ``count`` cars to ``traffic`` at random driving lanes, points along them,
     goals and drivers (of ``drivers``) from ``seed``; unreachable goals give a car
     without one.  Returns their ids."""
+    if not isinstance(traffic, Traffic):
+        raise InvalidQueryError(f"traffic {brief(traffic)} must be a Traffic")
     n = _validate.count("count", count, min=0, max=10**7)
+    if isinstance(drivers, str) or not isinstance(drivers, Iterable):
+        raise InvalidQueryError(f"drivers {brief(drivers)} must be a sequence of driver names")
     names = [_validate.choice("drivers", name, sorted(DRIVERS)) for name in drivers]
     if not names:
         raise InvalidQueryError("drivers must name at least one driver")
