@@ -77,19 +77,23 @@ def test_space_time_steps_take_numpy_integers():
     assert r.found and len(r.path) == 8
 
 
-class _TextCosts:
-    """A graph whose one edge costs a string."""
+class _OddCosts:
+    """A graph whose one edge costs ``cost``."""
+
+    def __init__(self, cost):
+        self.cost = cost
 
     def successors(self, node):
-        return [(1, "x")] if node == 0 else []
+        return [(1, self.cost)] if node == 0 else []
 
 
+@pytest.mark.parametrize("cost", ["x", True, np.True_])
 @pytest.mark.parametrize("search, options", [(astar, {}), (ida_star, {}),
                                              (memory_bounded_astar, {"max_open": 8}),
                                              (sma_star, {"max_nodes": 8})])
-def test_an_edge_cost_that_is_not_a_number_is_refused(search, options):
+def test_an_edge_cost_that_is_not_a_number_is_refused(search, options, cost):
     with pytest.raises(InvalidQueryError, match="costs must be finite and >= 0"):
-        search(_TextCosts(), 0, 1, **options)
+        search(_OddCosts(cost), 0, 1, **options)
 
 
 def test_generic_search_arguments_on_a_csr_graph():

@@ -298,9 +298,10 @@ def _h_number(value: Any, node: Any) -> float:
 
 
 def edge_cost(u: Any, v: Any, cost: Any) -> float:
-    """An edge's cost from a graph's ``successors`` as a float, checked finite and >= 0."""
+    """An edge's cost from a graph's ``successors`` as a float, checked finite and >= 0 (a
+    bool is not a cost)."""
     try:
-        c = float(cost)
+        c = math.nan if isinstance(cost, (bool, np.bool_)) else float(cost)
     except (TypeError, ValueError, OverflowError):
         c = math.nan
     if not c >= 0 or math.isinf(c):
