@@ -309,3 +309,12 @@ def test_ragged_lanes_and_malformed_driver_fields_are_refused(call, message):
     planner = RoutePlanner(road_grid(3, 2), driver=DriverCosts())
     with pytest.raises(InvalidQueryError, match=message):
         call(planner)
+
+
+@pytest.mark.parametrize("net, driver", [
+    (lambda: road_grid(3, 2, spacing=1e300), DriverCosts()),
+    (lambda: road_grid(3, 2), DriverCosts(road_kind=(("street", 1e300),))),
+])
+def test_a_lane_graph_too_costly_to_search_names_the_step(net, driver):
+    with pytest.raises(InvalidQueryError, match=r"entering lane \d+ from lane \d+ costs"):
+        RoutePlanner(net(), driver=driver)

@@ -178,6 +178,13 @@ class RoutePlanner:
         gap = np.hypot(*(first[dst] - last[src]).T)
         cos = np.clip((head_out[src] * head_in[dst]).sum(axis=1), -1.0, 1.0)
         weights = gap + lane_cost[dst] + driver.turn * np.arccos(cos)
+        if len(weights) and not weights.max() <= 2 * _validate.MAX_COST:
+            e = int(np.argmax(weights))
+            raise InvalidQueryError(
+                f"entering lane {int(dst[e])} from lane {int(src[e])} costs {weights[e]:g} for "
+                f"this driver, more than a route's step may ({2 * _validate.MAX_COST:g}, "
+                "twice wayfinding._validate.MAX_COST): the roads are too long or the "
+                "factors too large")
         self.graph = CSRGraph.from_edges(n, src, dst, weights, coords=last)
         self.lane_costs = lane_cost
         self.lane_costs.flags.writeable = False
