@@ -62,3 +62,12 @@ def test_heading_of_any_length_but_zero(scale):
     scaled = Formation(rows=2, columns=3, spacing=1.0, heading=(scale, scale))
     assert np.array_equal(scaled.heading, unit.heading)
     assert np.array_equal(scaled.slots, unit.slots)
+
+
+@pytest.mark.parametrize("target", [(1e200, 1e200), (-3e-200, 4e-200)])
+def test_advance_towards_a_far_or_near_target_faces_it(target):
+    # The distance's square overflows (or underflows): the heading is the target's all
+    # the same, and the front row stays spacing wide.
+    f = Formation(rows=2, columns=2, spacing=1.0).advance(target, step=0.5)
+    np.testing.assert_allclose(f.heading, np.divide(target, np.hypot(*target)), rtol=1e-15)
+    assert np.isclose(np.linalg.norm(f.slots[0, 0] - f.slots[0, 1]), 1.0)

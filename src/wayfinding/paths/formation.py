@@ -67,7 +67,7 @@ class Formation:
         t = finite_point("target", target)
         step = positive_float("step", step, allow_zero=True)
         d = t - self.position
-        dist = float(np.linalg.norm(d))
+        dist = math.hypot(d[0], d[1])     # no square to overflow or underflow
         if dist > 0:
             self.heading = d / dist
             self.position = self.position + self.heading * min(step, dist)
