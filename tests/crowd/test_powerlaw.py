@@ -173,3 +173,20 @@ def test_summed_forces_equal_a_plain_loop_over_neighbours(seed, m):
         assert pairs[i] == pytest.approx(reference_pair_force(
             law, p[rows[i, 0]] - p[i], v[i] - v[rows[i, 0]], rad[i] + rad[rows[i, 0]]),
             rel=1e-9, abs=1e-12)
+
+
+def test_pairs_a_hair_apart_get_the_capped_force_not_nan():
+    """Pairs whose centres are 1e-320 to 100 apart: for deep overlaps tau next to 0 makes
+    the energy's gradient overflow, and the force is then max_force long, pushing apart
+    (below about 1e-154 the squares underflow and the pair counts as coincident: no
+    force)."""
+    law = PowerLaw(max_force=5.0)
+    d = np.logspace(-320, 2, 2000)
+    w = np.stack([d, 0.3 * d], 1)
+    for v in ((1.0, 0.0), (0.3, -0.2), (1e-3, 1e-300)):
+        force = law.pair_forces(w, np.array(v), 0.5)
+        assert np.isfinite(force).all()
+        assert (np.hypot(*force.T) <= 5.0 * (1 + 1e-12)).all()
+        near = (d > 1e-150) & (d < 1e-100)              # deep overlap, closing: pushed back
+        assert (np.hypot(*force[near].T) == pytest.approx(5.0)) and \
+            ((force[near] * w[near]).sum(1) < 0).all()

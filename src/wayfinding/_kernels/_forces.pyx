@@ -69,7 +69,7 @@ cdef inline void anticipatory(double wx, double wy, double vx, double vy, double
 
 cdef inline void power_law(double wx, double wy, double vx, double vy, double r,
                            const Law* law, double* fx, double* fy) noexcept nogil:
-    cdef double dist = hypot(wx, wy), a, b, c, disc, root, tau, scale, size
+    cdef double dist = hypot(wx, wy), a, b, c, disc, root, tau, scale, size, gx, gy
     fx[0] = 0.0
     fy[0] = 0.0
     if r > 0.99 * dist:
@@ -86,12 +86,20 @@ cdef inline void power_law(double wx, double wy, double vx, double vy, double r,
         return
     scale = law.k * exp(-tau / law.tau0) * pow(tau, -law.m) \
         * (law.m / tau + 1.0 / law.tau0) / a
-    fx[0] = -scale * (vx - (b * vx - a * wx) / root)
-    fy[0] = -scale * (vy - (b * vy - a * wy) / root)
-    size = hypot(fx[0], fy[0])
-    if size > law.max_force:
-        fx[0] *= law.max_force / size
-        fy[0] *= law.max_force / size
+    # The force is -scale * g / root with g = v root - (b v - a w); its direction is taken
+    # from g alone, so that a scale or a 1 / root that overflows (tau next to 0) still
+    # gives the capped force along it.
+    gx = vx * root - (b * vx - a * wx)
+    gy = vy * root - (b * vy - a * wy)
+    size = hypot(gx, gy)
+    if not size > 0.0:
+        return
+    if scale * (size / root) > law.max_force:
+        fx[0] = -gx / size * law.max_force
+        fy[0] = -gy / size * law.max_force
+    else:
+        fx[0] = -scale * (gx / root)
+        fy[0] = -scale * (gy / root)
 
 
 def pairs(int kind, const double[:, ::1] w, const double[:, ::1] v, const double[::1] r,
