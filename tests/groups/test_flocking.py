@@ -146,3 +146,12 @@ def test_bad_arguments_are_refused():
 def test_a_social_group_too_big_to_allocate_is_refused_at_once():
     with pytest.raises(InvalidQueryError, match="MAX_CELLS"):
         social_offsets("abreast", 10**9)
+
+
+def test_social_velocities_check_the_spacing_first():
+    crowd = Crowd()
+    for i in range(2):
+        crowd.add((float(i), 0.0), goal=(10.0, float(i)))
+    for spacing in (None, float("nan"), "x"):
+        with pytest.raises(InvalidQueryError, match="spacing"):
+            social_velocities(crowd, [[0, 1]], 0.1, spacing=spacing)

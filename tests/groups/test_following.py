@@ -275,3 +275,24 @@ def test_formations_stepped_together_match_a_per_group_reference():
             np.testing.assert_array_equal(f.velocity, v)
     assert followers[0].arrived and not followers[1].arrived
     assert sum(f.arrived for f in followers) >= 3
+
+
+def _three_walkers():
+    crowd = Crowd()
+    for i in range(3):
+        crowd.add((float(i), 0.0), goal=(10.0, float(i)))
+    return crowd
+
+
+@pytest.mark.parametrize("agents, path, message", [
+    ([[0, 1], [2]], [[0.0, 0.0], [10.0, 0.0]], "agents"),
+    ([0, 1, 2], np.zeros((0, 2)), "path"),
+])
+def test_a_follower_refuses_ragged_agents_and_an_empty_path(agents, path, message):
+    with pytest.raises(InvalidQueryError, match=message):
+        FormationFollower(_three_walkers(), agents, FormationShape.line(3), path)
+
+
+def test_step_formations_refuses_followers_that_are_not_a_sequence():
+    with pytest.raises(InvalidQueryError, match="followers"):
+        step_formations(_three_walkers(), None, 0.1)

@@ -184,3 +184,10 @@ def test_bad_parameters_are_refused(options):
 def test_polygons_of_too_many_sides_to_allocate_are_refused_at_once():
     with pytest.raises(InvalidQueryError, match="MAX_CELLS"):
         GroupAvoidance(sides=10**9)
+
+
+def test_ragged_top_speeds_are_refused():
+    with pytest.raises(InvalidQueryError, match="max_speed"):
+        GroupAvoidance().velocities([[0, 0], [5, 0]], [[1, 0], [-1, 0]], 0.1,
+                                    preferred=[[1, 0], [-1, 0]], max_speed=[[1, 2], [3]],
+                                    radius=[1.0, 1.0])

@@ -194,3 +194,10 @@ def test_a_user_shape_gets_its_dropped_slots_back_when_members_return():
     g.add(ids[2])
     g.add(ids[3])
     assert g.shape == base
+
+
+def test_members_and_groups_that_are_not_sequences_are_refused():
+    with pytest.raises(InvalidQueryError, match="members"):
+        AgentGroup(None)
+    with pytest.raises(InvalidQueryError, match="groups"):
+        update_groups(None, Crowd(), 0)

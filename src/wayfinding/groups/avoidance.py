@@ -110,8 +110,10 @@ class GroupAvoidance:
         n = len(p)
         v = _array("velocity", velocity, (n, 2))
         pref = _array("preferred", preferred, (n, 2))
-        top = np.broadcast_to(_array("max_speed", max_speed, ()), (n,)) \
-            if np.ndim(max_speed) == 0 else _array("max_speed", max_speed, (n,))
+        one = isinstance(max_speed, (int, float, np.number)) \
+            or (isinstance(max_speed, np.ndarray) and max_speed.ndim == 0)
+        top = np.broadcast_to(_array("max_speed", max_speed, ()), (n,)) if one \
+            else _array("max_speed", max_speed, (n,))
         if (top < 0).any():
             raise InvalidQueryError(f"max_speed {brief(max_speed)} must be >= 0")
         shapes = self.shapes(n, radius=radius, half_extents=half_extents, heading=heading)

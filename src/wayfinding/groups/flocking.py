@@ -183,6 +183,7 @@ def social_velocities(crowd: Crowd, groups: Any, dt: float, *, shape: str = "abr
         raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
     dt = positive_float("dt", dt)
     gain = positive_float("gain", gain, allow_zero=True)
+    spacing = positive_float("spacing", spacing)
     shape = choice("shape", shape, SOCIAL_SHAPES)
     out = crowd.preferred_velocity(dt)
     if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):

@@ -33,7 +33,7 @@ at the goal the slots stand rotated to ``facing`` and the members stop in them.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -69,7 +69,10 @@ class FormationFollower:
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
         if not isinstance(shape, FormationShape):
             raise InvalidQueryError(f"shape {brief(shape)} must be a FormationShape")
-        ids = np.asarray(agents)
+        try:
+            ids = np.asarray(agents)
+        except (ValueError, TypeError):     # ragged sequences
+            ids = np.empty(0, dtype=object)
         if ids.shape != (len(shape),) or ids.dtype.kind not in "iu" \
                 or len(np.unique(ids)) != len(ids):
             raise InvalidQueryError(f"agents {brief(agents)} must be {len(shape)} distinct "
@@ -77,6 +80,8 @@ class FormationFollower:
         for a in ids.tolist():
             crowd.row(a)                    # refuses an unknown id
         pts, _ = finite_points("path", path)
+        if not len(pts):
+            raise InvalidQueryError("path must hold at least one point")
         keep = np.ones(len(pts), dtype=bool)
         keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
         self.path = pts[keep]
@@ -174,6 +179,9 @@ def step_formations(crowd: Crowd, followers: Sequence[FormationFollower], dt: fl
     if orca is not None and not isinstance(orca, ORCA):
         raise InvalidQueryError(f"orca {brief(orca)} must be an ORCA or None")
     dt = positive_float("dt", dt)
+    if not isinstance(followers, Iterable):
+        raise InvalidQueryError(f"followers {brief(followers)} must be a sequence of "
+                                "FormationFollowers")
     followers = list(followers)
     for f in followers:
         if not isinstance(f, FormationFollower) or f.crowd is not crowd:

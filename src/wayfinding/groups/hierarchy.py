@@ -129,6 +129,9 @@ class AgentGroup:
         #: :meth:`assign`; ``None`` until then and after every membership change.
         self.assignment: np.ndarray | None = None
         self.state: GroupState | None = None
+        if not isinstance(members, Iterable):
+            raise InvalidQueryError(f"members {brief(members)} must be a sequence of agent "
+                                    "ids")
         for m in members:
             self.add(m)
 
@@ -290,6 +293,8 @@ def update_groups(groups: Iterable[AgentGroup], crowd: Crowd, step: int) -> Snap
     """One step of the hierarchy: take a snapshot of ``crowd``, refresh every group's state
     from it, then run each group's pipeline (if any) on ``step``; return the snapshot.
     Stages read the snapshot, so the groups' order does not change what they compute."""
+    if not isinstance(groups, Iterable):
+        raise InvalidQueryError(f"groups {brief(groups)} must be a sequence of AgentGroups")
     snapshot = Snapshot.of(crowd)
     groups = list(groups)
     for g in groups:
