@@ -246,7 +246,7 @@ def test_bad_input():
         model.step(crowd, 0.1, preferred=[[1, 0]])
     assert np.array_equal(crowd.position, before)                        # nothing moved
     for bad in (0.5, None, [(0, 0)], np.zeros((2, 3)), np.zeros((1, 4, 2)),
-                np.full((2, 4, 2), math.nan), np.zeros((2, 4, 3)), "x"):
+                np.full((2, 4, 2), math.inf), np.zeros((2, 4, 3)), "x"):
         with pytest.raises(InvalidQueryError, match="candidates"):
             model.forbids(crowd, 0.1, bad)
     with pytest.raises(InvalidQueryError, match="dt"):
@@ -254,6 +254,11 @@ def test_bad_input():
     with pytest.raises(InvalidQueryError, match="Crowd"):
         model.forbids(None, 0.1, np.zeros((2, 4, 2)))
     assert model.forbids(crowd, 0.1, np.zeros((2, 4, 2))).shape == (2, 4)
+    # the candidates' own NaN (absent neighbours) are no velocities: forbidden
+    cands = model.candidates(crowd, 0.1)
+    assert np.isnan(cands).any()
+    np.testing.assert_array_equal(model.forbids(crowd, 0.1, cands)[np.isnan(cands[..., 0])],
+                                  True)
 
 
 def first_contact(p, u, r, horizon, samples=20001):

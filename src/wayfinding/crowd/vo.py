@@ -181,7 +181,8 @@ class VelocityObstacles:
     def forbids(self, crowd: Crowd, dt: float, candidates: np.ndarray) -> np.ndarray:
         """The velocity obstacles as a restriction (see
         :class:`~wayfinding.crowd.Locomotion`): which of the candidate velocities
-        ``(n, c, 2)`` are not free, ``(n, c)`` booleans."""
+        ``(n, c, 2)`` are not free, ``(n, c)`` booleans.  A NaN candidate (as
+        :meth:`candidates` gives for absent neighbours) is no velocity: forbidden."""
         if not isinstance(crowd, Crowd):
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
         positive_float("dt", dt)
@@ -190,11 +191,15 @@ class VelocityObstacles:
             c = reals("candidates", candidates)
         except InvalidQueryError:
             c = np.empty(0)
-        if c.ndim != 3 or len(c) != n or c.shape[2] != 2 or not np.isfinite(c).all():
-            raise InvalidQueryError(f"candidates must be a finite ({n}, c, 2) array")
+        if c.ndim != 3 or len(c) != n or c.shape[2] != 2 or np.isinf(c).any():
+            raise InvalidQueryError(f"candidates must be an ({n}, c, 2) array of finite "
+                                    "numbers or NaN")
+        absent = np.isnan(c).any(-1)
         if n < 2:
-            return np.zeros(c.shape[:2], dtype=bool)
-        return np.isfinite(self._collision_times(c, self._pairs(crowd), crowd.velocity))
+            return absent
+        times = self._collision_times(np.where(absent[..., None], 0.0, c), self._pairs(crowd),
+                                      crowd.velocity)
+        return np.isfinite(times) | absent
 
     @positional_options("preferred")
     def velocities(self, crowd: Crowd, dt: float, *, preferred: ArrayLike | None = None
