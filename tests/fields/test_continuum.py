@@ -16,6 +16,7 @@ from wayfinding import Grid, InvalidQueryError
 from wayfinding.fields import eikonal_field
 from wayfinding.fields.continuum import ContinuumField, ContinuumParams, HybridPlanner
 from wayfinding.fields.scenes import scene, simulate, simulate_scene
+from wayfinding.grid.generate import random_obstacles
 
 DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1)])
 
@@ -340,3 +341,30 @@ def test_a_group_must_stand_on_the_grid(unit):
         planner.plan([(3.0, 3.0), unit], [(0.0, 0.0)] * 2, (15, 11))
     edge = planner.plan([(-0.5, 11.5)], [(0.0, 0.0)], (15, 11))   # on the border's edge
     assert edge.region[:2] == (0, 9)
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e250, 1e-160, 1e-300])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_potential_scales_with_the_costs_whatever_their_size(scale, threads):
+    # Costs beta / speed are linear in beta: so are the potential and its quadratic's root,
+    # and the velocities do not change (the squares of costs or potential differences
+    # beyond 1e154 or below 1e-162 must not overflow or vanish).
+    rng = np.random.default_rng(9)
+    grid = Grid(random_obstacles(14, 10, density=0.15, seed=9).costs)
+    ys, xs = np.nonzero(grid.passable)
+    pick = rng.choice(len(xs), 40)
+    units = np.stack([xs[pick], ys[pick]], 1) + rng.uniform(-0.4, 0.4, (40, 2))
+    velocities = rng.uniform(-1, 1, (40, 2))
+    goal = [(int(xs[-1]), int(ys[-1]))]
+    fields = []
+    for beta in (1.0, scale):
+        field = ContinuumField(grid, params=ContinuumParams(alpha=0.0, beta=beta),
+                               threads=threads)
+        field.update(units, velocities, goal)
+        fields.append(field)
+    plain, scaled = fields
+    reach = np.isfinite(plain.potential)
+    np.testing.assert_array_equal(np.isfinite(scaled.potential), reach)
+    np.testing.assert_allclose(scaled.potential[reach] / scale, plain.potential[reach],
+                               rtol=1e-12)
+    np.testing.assert_allclose(scaled.vectors, plain.vectors, rtol=0, atol=1e-12)

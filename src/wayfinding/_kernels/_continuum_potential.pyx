@@ -11,7 +11,7 @@ whole update in one pass over compact cells, computing each step cost when the m
 it; ``_continuum_fields.speed_and_cost`` gives the full maps for inspection.
 """
 
-from libc.math cimport INFINITY, sqrt
+from libc.math cimport INFINITY, fabs, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
@@ -125,6 +125,8 @@ cdef inline double solve(const Cell* e) noexcept nogil:
         return py + cy
     if py + cy == INFINITY:
         return px + cx
+    if not (1e-90 < cx < 1e90 and 1e-90 < cy < 1e90):
+        return solve_scaled(px, cx, py, cy)
     if cx == cy:     # the common case (equal costs): the root is upwind iff |px - py| <= cx
         det = px - py
         if det * det <= cx * cx:
@@ -135,6 +137,23 @@ cdef inline double solve(const Cell* e) noexcept nogil:
     det = cx2 + cy2 - (px - py) * (px - py)
     if det >= 0.0:
         root = (cy2 * px + cx2 * py + cx * cy * sqrt(det)) / (cx2 + cy2)
+        if root >= px and root >= py:
+            return root
+    return px + cx if px + cx < py + cy else py + cy
+
+
+cdef double solve_scaled(double px, double cx, double py, double cy) noexcept nogil:
+    """:func:`solve` for costs whose squares would overflow or vanish: the quadratic in
+    units of the larger cost."""
+    cdef double s = cx if cx > cy else cy
+    cdef double a = cx / s, b = cy / s, d = (px - py) / s, det, root
+    if cx == cy:
+        if d * d <= 1.0:
+            return 0.5 * (px + py + s * sqrt(2.0 - d * d))
+        return (py if d > 0.0 else px) + cx
+    det = a * a + b * b - d * d
+    if det >= 0.0:
+        root = (b * b * px + a * a * py + s * a * b * sqrt(det)) / (a * a + b * b)
         if root >= px and root >= py:
             return root
     return px + cx if px + cx < py + cy else py + cy
@@ -541,16 +560,22 @@ cdef inline void cell_vector(const Cell* cs, const uint8_t[::1] walls, const Mod
     potential (central differences, one-sided beside walls and unreached cells) times the
     flow speed in the direction it points along each axis (0 into a wall)."""
     cdef int wp = m.width + 2, dx, dy
-    cdef double here = cs[k].p, lo, hi, gx, gy, norm, sx, sy
+    cdef double here = cs[k].p, lo, hi, gx, gy, norm, sx, sy, scale
     lo = cs[k - 1].p if cs[k - 1].p < INFINITY else here
     hi = cs[k + 1].p if cs[k + 1].p < INFINITY else here
     gx = lo - hi
     lo = cs[k - wp].p if cs[k - wp].p < INFINITY else here
     hi = cs[k + wp].p if cs[k + wp].p < INFINITY else here
     gy = lo - hi
-    norm = sqrt(gx * gx + gy * gy)
-    if norm == 0.0:
-        return
+    norm = gx * gx + gy * gy
+    if not (1e-290 < norm < INFINITY):    # the squares overflowed or vanished: rescale
+        scale = fabs(gx) if fabs(gx) > fabs(gy) else fabs(gy)
+        if scale == 0.0:
+            return
+        gx /= scale
+        gy /= scale
+        norm = gx * gx + gy * gy
+    norm = sqrt(norm)
     dx = 0 if gx > 0 else 1
     dy = 2 if gy > 0 else 3
     sx = 0.0 if walls[k + m.nb[dx]] else flow_speed(m, &cs[ahead(m, k, dx)], dx)
