@@ -416,3 +416,18 @@ def test_parameters_for_ids_far_beyond_the_crowds_are_kept_without_cost():
     assert not np.array_equal(orca.velocities(crowd, 0.1), before)
     with pytest.raises(InvalidQueryError, match="agent"):
         orca.set_agent(2**64)
+
+
+def test_a_huge_preferred_velocity_is_taken_as_its_direction_at_top_speed():
+    """A preferred velocity of any finite size beyond the top speed gives the velocity a
+    moderately long one in its direction gives (its square overflowing or not)."""
+    crowd = Crowd()
+    crowd.add((0.0, 0.0), max_speed=2.0)
+    crowd.add((10.0, 0.0), max_speed=2.0)
+    orca = ORCA()
+    want = orca.velocities(crowd, 0.1, preferred=[(1e3, 0.0), (0.0, -1e3)])
+    assert np.hypot(*want[1]) == pytest.approx(2.0)
+    for size in (1e160, 1e200, 1e300):
+        np.testing.assert_allclose(
+            orca.velocities(crowd, 0.1, preferred=[(size, 0.0), (0.0, -size)]), want,
+            atol=1e-12)

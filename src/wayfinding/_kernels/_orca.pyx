@@ -85,7 +85,7 @@ cdef int in_planes(const Line* lines, int count, double radius, double ox, doubl
         rx[0] = ox * radius
         ry[0] = oy * radius
     elif ox * ox + oy * oy > radius * radius:
-        norm = sqrt(ox * ox + oy * oy)
+        norm = hypot(ox, oy)             # no overflow for a huge preferred velocity
         rx[0] = ox / norm * radius
         ry[0] = oy / norm * radius
     else:
