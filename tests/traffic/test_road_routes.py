@@ -318,3 +318,14 @@ def test_ragged_lanes_and_malformed_driver_fields_are_refused(call, message):
 def test_a_lane_graph_too_costly_to_search_names_the_step(net, driver):
     with pytest.raises(InvalidQueryError, match=r"entering lane \d+ from lane \d+ costs"):
         RoutePlanner(net(), driver=driver)
+
+
+def test_going_straight_on_along_a_diagonal_costs_no_turn():
+    # the lanes' unit headings are equal, but their rounded dot product is 1 - 2e-16,
+    # whose arccos is a 2e-8 radian "turn": a straight continuation must cost none
+    net = RoadNetwork()
+    for line in ([[0, 0], [3, 7]], [[3, 7], [6, 14]]):
+        net.add_road(line, [LaneSpec(offset=-1.0)])
+    net.connect(0, 1)
+    route = RoutePlanner(net, driver=DriverCosts(turn=1e6)).find_route(0, 1)
+    assert route.cost == net.gap(0, 1) + net.lanes[1].length

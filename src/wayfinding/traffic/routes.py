@@ -176,8 +176,12 @@ class RoutePlanner:
         keep = lane_cost[dst] < math.inf
         src, dst = src[keep], dst[keep]
         gap = np.hypot(*(first[dst] - last[src]).T)
-        cos = np.clip((head_out[src] * head_in[dst]).sum(axis=1), -1.0, 1.0)
-        weights = gap + lane_cost[dst] + driver.turn * np.arccos(cos)
+        a, b = head_out[src], head_in[dst]
+        # the angle by atan2 of the cross and dot products: exact near 0 and pi, where
+        # arccos of a rounded dot product turns a straight continuation by 2e-8 radians
+        turned = np.arctan2(np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]),
+                            (a * b).sum(axis=1))
+        weights = gap + lane_cost[dst] + driver.turn * turned
         if len(weights) and not weights.max() <= 2 * _validate.MAX_COST:
             e = int(np.argmax(weights))
             raise InvalidQueryError(
