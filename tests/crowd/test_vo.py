@@ -296,3 +296,14 @@ def test_when_nothing_is_free_the_penalty_decides(weight):
     ours, tc = penalty(chosen)
     assert ours <= best * (1 + 1e-3) + 1e-3
     assert tc > penalty(pref[0])[1]              # a later collision than going straight on
+
+
+def test_a_huge_preferred_velocity_is_taken_at_top_speed():
+    """Preferred velocities whose squares overflow still give, for agents clear of each
+    other, their direction at top speed."""
+    crowd = Crowd()
+    crowd.add((0.0, 0.0), max_speed=2.0)
+    crowd.add((0.0, 50.0), max_speed=1.0)
+    for size in (1e3, 1e200, 1e300):
+        v = VelocityObstacles().velocities(crowd, 0.1, preferred=[(size, 0.0), (0.0, size)])
+        np.testing.assert_allclose(v, [(2.0, 0.0), (0.0, 1.0)], atol=1e-12)

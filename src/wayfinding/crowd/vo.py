@@ -158,8 +158,8 @@ class VelocityObstacles:
         grid = grid.reshape(n, -1, 2)
         both = np.concatenate([preferred[:, None], v[:, None], projected, np.zeros((n, 1, 2)),
                                grid], 1)
-        speed = np.sqrt((both * both).sum(-1))
-        with np.errstate(invalid="ignore", divide="ignore"):
+        speed = np.hypot(both[..., 0], both[..., 1])     # no overflow for huge ones
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             fast = speed > vmax[:, None]
             both = np.where(fast[..., None], both * (vmax[:, None] / speed)[..., None], both)
         return both
@@ -221,7 +221,7 @@ class VelocityObstacles:
         valid = np.isfinite(c).all(-1)
         c = np.where(valid[..., None], c, 0.0)
         tc = self._collision_times(c, pairs, crowd.velocity)
-        miss = np.sqrt(((c - pref[:, None]) ** 2).sum(-1))
+        miss = np.hypot(c[..., 0] - pref[:, None, 0], c[..., 1] - pref[:, None, 1])
         free = valid & np.isinf(tc)
         penalty = np.where(free, miss, self.safety / np.maximum(tc, 1e-9) + miss)
         penalty = np.where(valid, penalty, np.inf)
