@@ -565,6 +565,7 @@ def test_values_refused_while_parsing(capsys, argv, message):
     (["footsteps", "--to", "1,0"], "0 --from and 1 --to"),
     (["footsteps", "--rolling", "0.5", "--no-repair"], "--no-repair"),
     (["footsteps", "--epsilon", "0.5"], "epsilon 0.5 must be a finite number >= 1"),
+    (["footsteps", "--com-every", "1e-12", "--json"], "--com-every samples would need"),
     (["motion", "fit", "--min-speed", "0"], "min_speed 0"),
     (["motion", "fit", "--jitter", "1"], "jitter 1"),
     (["motion", "fit", "--rough-min", "4", "--rough-max", "1"], "rough_max_speed 1"),

@@ -487,6 +487,8 @@ def _plan_row(plan: Any, start: tuple[float, float], goal: tuple[float, float],
     """One character's plan as the JSON output holds it."""
     import numpy as np
 
+    from .._validate import allocation
+    allocation("--com-every samples", (float(plan.times[-1]) - float(plan.times[0])) / every + 1)
     t = np.arange(float(plan.times[0]), float(plan.times[-1]) + every / 2, every)
     com, _ = plan.trajectory(t)
     return {"from": list(start), "to": list(goal), "status": str(plan.status),
