@@ -125,8 +125,6 @@ cdef inline double solve(const Cell* e) noexcept nogil:
         return py + cy
     if py + cy == INFINITY:
         return px + cx
-    if not (1e-90 < cx < 1e90 and 1e-90 < cy < 1e90):
-        return solve_scaled(px, cx, py, cy)
     if cx == cy:     # the common case (equal costs): the root is upwind iff |px - py| <= cx
         det = px - py
         if det * det <= cx * cx:
@@ -142,11 +140,19 @@ cdef inline double solve(const Cell* e) noexcept nogil:
     return px + cx if px + cx < py + cy else py + cy
 
 
-cdef double solve_scaled(double px, double cx, double py, double cy) noexcept nogil:
-    """:func:`solve` for costs whose squares would overflow or vanish: the quadratic in
-    units of the larger cost."""
-    cdef double s = cx if cx > cy else cy
-    cdef double a = cx / s, b = cy / s, d = (px - py) / s, det, root
+cdef double solve_scaled(const Cell* e) noexcept nogil:
+    """:func:`solve` for costs whose squares would overflow or vanish (a model whose step
+    costs pass 1e90 or fall below 1e-90): the quadratic in units of the larger cost."""
+    cdef double px = e.px, cx = e.cx, py = e.py, cy = e.cy
+    cdef double s, a, b, d, det, root
+    if px + cx == INFINITY:
+        return py + cy
+    if py + cy == INFINITY:
+        return px + cx
+    s = cx if cx > cy else cy
+    a = cx / s
+    b = cy / s
+    d = (px - py) / s
     if cx == cy:
         if d * d <= 1.0:
             return 0.5 * (px + py + s * sqrt(2.0 - d * d))
@@ -421,6 +427,8 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     cdef int64_t count = 0
     cdef Cell* e
     cdef double pu, c, value, cheapest = m.alpha + m.beta
+    # Step costs lie between the cheapest and alpha + beta / min_speed.
+    cdef bint plain = 1e-90 < cheapest and m.alpha + m.beta / m.min_speed < 1e90
     cdef int32_t b
     while q.count > 0:
         u = q_pop(q, cs)
@@ -456,7 +464,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
                     continue
                 e.py = pu
                 e.cy = c
-            value = solve(e)
+            value = solve(e) if plain else solve_scaled(e)
             if not value < e.p:
                 continue
             if e.p < INFINITY:   # queued: move it to its new bucket

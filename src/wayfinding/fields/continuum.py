@@ -262,6 +262,9 @@ def _units(positions: Any, velocities: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _unit_array(name: str, value: Any) -> np.ndarray:
+    if type(value) is np.ndarray and value.dtype == np.float64 and value.ndim == 2 \
+            and value.shape[1] == 2 and np.isfinite(value).all():     # the common case
+        return np.ascontiguousarray(value)
     if isinstance(value, (list, tuple)) and len(value) == 0:
         return np.empty((0, 2))
     if isinstance(value, np.ndarray) and value.size == 0 and value.dtype.kind in "iuf":
