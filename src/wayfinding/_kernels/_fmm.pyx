@@ -7,8 +7,8 @@ the heap), frozen (final) or masked (blocked, or the border).  A cell's time com
 frozen 4-neighbours: per axis the smaller of the two, and with ``order`` 2 the one-sided
 second-order difference (3 T - 4 T1 + T2) / 2h when the cell beyond is frozen and not larger;
 then the upwind quadratic sum_axis c_axis (T - t_axis)^2 = h^2 / F^2 is solved for its larger
-root, in units of h / F so that times and slownesses up to the largest double are never
-squared.  When it has no real root, the best one-axis solution is taken.  Cells of equal time
+root (in units of h / F where a step's h / F passes 1e100 or falls below 1e-100, so that
+times and slownesses up to the largest double are never squared).  When it has no real root, the best one-axis solution is taken.  Cells of equal time
 are frozen together before their neighbours are updated, so the result does not depend on the
 order of ties.
 """
@@ -37,13 +37,14 @@ cdef double ONE_THIRD = 1.0 / 3.0
 
 
 cdef inline double solve(const double* T, const uint8_t* flag, int i, const int* axis,
-                         double step, int order) noexcept nogil:
+                         double step, int order, bint scaled) noexcept nogil:
     """The time of cell ``i`` from its frozen neighbours (inf when it has none); ``step``
-    is the cell's slowness times h.  The quadratic is solved for ``(T - m) / step``, ``m``
-    the smallest neighbour time, so that no square of a time or a slowness is formed."""
+    is the cell's slowness times h.  With ``scaled`` (a march whose steps pass 1e100 or
+    fall below 1e-100) the quadratic is solved for ``(T - m) / step``, ``m`` the smallest
+    neighbour time, so that no square of a time or a slowness is formed."""
     cdef double coef[2]
     cdef double t[2]
-    cdef double v1, v2, a = 0.0, b = 0.0, c = -1.0, det, best, m = INFINITY, s
+    cdef double v1, v2, a = 0.0, b = 0.0, c = 0.0, det, best, m = INFINITY, s
     cdef int d, side, n, n2
     for d in range(2):
         v1 = INFINITY
@@ -65,21 +66,31 @@ cdef inline double solve(const double* T, const uint8_t* flag, int i, const int*
         else:
             coef[d] = 0.0
             t[d] = 0.0
+        a += coef[d]
+        b -= 2.0 * coef[d] * t[d]
+        c += coef[d] * t[d] * t[d]
         if coef[d] > 0.0 and t[d] < m:
             m = t[d]
     if m == INFINITY:
         return INFINITY
-    if step == 0.0:                   # below the smallest double: no time passes
-        return m
-    for d in range(2):
-        if coef[d] > 0.0:
-            s = (t[d] - m) / step
-            a += coef[d]
-            b -= 2.0 * coef[d] * s
-            c += coef[d] * s * s
-    det = b * b - 4.0 * a * c
-    if det >= 0.0:
-        return m + (-b + sqrt(det)) / (2.0 * a) * step
+    if not scaled:
+        c -= step * step
+        det = b * b - 4.0 * a * c
+        if det >= 0.0:
+            return (-b + sqrt(det)) / (2.0 * a)
+    else:
+        if step == 0.0:                   # below the smallest double: no time passes
+            return m
+        b = 0.0
+        c = -1.0
+        for d in range(2):
+            if coef[d] > 0.0:
+                s = (t[d] - m) / step
+                b -= 2.0 * coef[d] * s
+                c += coef[d] * s * s
+        det = b * b - 4.0 * a * c
+        if det >= 0.0:
+            return m + (-b + sqrt(det)) / (2.0 * a) * step
     best = INFINITY
     for d in range(2):
         if coef[d] > 0.0 and t[d] + step / sqrt(coef[d]) < best:
@@ -89,9 +100,9 @@ cdef inline double solve(const double* T, const uint8_t* flag, int i, const int*
 
 cdef inline int touch(double* T, uint8_t* flag, const double* slowness, Heap* heap,
                       int32_t* pos, int n, const int* axis, double h,
-                      int order) noexcept nogil:
+                      int order, bint scaled) noexcept nogil:
     """Recompute a far or narrow cell and put it on the heap; -1 if memory ran out."""
-    cdef double d = solve(T, flag, n, axis, slowness[n] * h, order)
+    cdef double d = solve(T, flag, n, axis, slowness[n] * h, order, scaled)
     if d == INFINITY:
         return 0
     T[n] = d
@@ -111,7 +122,8 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
     cdef int axis[2]
     axis[0] = width
     axis[1] = 1
-    cdef double value
+    cdef double value, step
+    cdef bint scaled = False
     cdef Heap heap
     cdef IntVec batch
     cdef int32_t* pos = <int32_t*> malloc(size * sizeof(int32_t))
@@ -124,6 +136,12 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
     if pos == NULL or heap_init(&heap, 256) != 0:
         free(pos)
         return -1
+    for k in range(size):
+        if flag[k] == FAR:
+            step = slowness[k] * h
+            if not (1e-100 <= step <= 1e100):
+                scaled = True
+                break
     # The narrow band: every far cell next to a frozen one.
     for k in range(size):
         if flag[k] != FROZEN:
@@ -132,7 +150,7 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
             for side in range(-1, 2, 2):
                 n = <int> k + side * axis[d]
                 if flag[n] == FAR or flag[n] == NARROW:
-                    if touch(T, flag, slowness, &heap, pos, n, axis, h, order) != 0:
+                    if touch(T, flag, slowness, &heap, pos, n, axis, h, order, scaled) != 0:
                         status = -1
     while status == 0 and heap.size > 0:
         it = heap_pop(&heap, pos)
@@ -157,13 +175,13 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
                 for side in range(-1, 2, 2):
                     n = u + side * axis[d]
                     if flag[n] == FAR or flag[n] == NARROW:
-                        if touch(T, flag, slowness, &heap, pos, n, axis, h, order) != 0:
+                        if touch(T, flag, slowness, &heap, pos, n, axis, h, order, scaled) != 0:
                             status = -1
                     elif order == 2 and flag[n] == FROZEN \
                             and flag[n + side * axis[d]] == NARROW:
                         # The cell beyond a frozen neighbour uses u in its stencil.
                         if touch(T, flag, slowness, &heap, pos, n + side * axis[d], axis,
-                                 h, order) != 0:
+                                 h, order, scaled) != 0:
                             status = -1
     for k in range(size):
         if flag[k] == NARROW:
