@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
 from wayfinding.crowd import Crowd, PowerLaw, time_to_collision
+from wayfinding.crowd.anticipation import AnticipatoryForces
 
 coord = st.floats(-8, 8)
 
@@ -111,15 +112,6 @@ def test_bad_input():
         law.forces([(0, 0)])
     assert law.forces(crowd).shape == (1, 2)
     w, v = np.array([[2.0, 0.0]]), np.array([[1.0, 0.0]])
-    for bad_w, bad_v, bad_r in ((w, v, math.nan), (w, v, 0.0), (w, v, -1.0),
-                                ([[math.nan, 0]], v, 1.0), (w, [[math.inf, 0]], 1.0),
-                                ("x", v, 1.0), (w, None, 1.0), (np.zeros((3, 2)),
-                                                                 np.zeros((2, 2)), 1.0),
-                                (np.zeros((2, 3)), np.zeros((2, 3)), 1.0),
-                                (np.zeros((3, 2)), np.zeros((3, 2)), [1.0, 2.0]), (w, v, "x")):
-        with pytest.raises(InvalidQueryError, match=r"\b(w|v|radius)\b"):
-            law.pair_forces(bad_w, bad_v, bad_r)
-    assert law.pair_forces(w, v, 1.0).shape == (1, 2)
     for bad_w, bad_r in ((None, 1.0), ("x", 1.0), (w, math.nan), (w, -1.0), (w, "x"),
                          ([[math.inf, 0]], 1.0), (np.zeros((3, 3)), 1.0)):
         with pytest.raises(InvalidQueryError, match=r"\b(w|v|radius)\b"):
@@ -190,3 +182,19 @@ def test_pairs_a_hair_apart_get_the_capped_force_not_nan():
         near = (d > 1e-150) & (d < 1e-100)              # deep overlap, closing: pushed back
         assert (np.hypot(*force[near].T) == pytest.approx(5.0)) and \
             ((force[near] * w[near]).sum(1) < 0).all()
+
+
+W, V = np.array([[2.0, 0.0]]), np.array([[1.0, 0.0]])
+
+
+@pytest.mark.parametrize("model", [PowerLaw(), AnticipatoryForces()])
+@pytest.mark.parametrize("bad_w, bad_v, bad_r", [
+    (W, V, math.nan), (W, V, 0.0), (W, V, -1.0), ([[math.nan, 0]], V, 1.0),
+    (W, [[math.inf, 0]], 1.0), ("x", V, 1.0), (W, None, 1.0),
+    (np.zeros((3, 2)), np.zeros((2, 2)), 1.0), (np.zeros((2, 3)), np.zeros((2, 3)), 1.0),
+    (np.zeros((3, 2)), np.zeros((3, 2)), [1.0, 2.0]), (W, V, "x")])
+def test_pair_forces_refuse_bad_arrays(model, bad_w, bad_v, bad_r):
+    """Both force models check the offsets, velocities and radii of their pairs."""
+    with pytest.raises(InvalidQueryError, match=r"\b(w|v|radius)\b"):
+        model.pair_forces(bad_w, bad_v, bad_r)
+    assert model.pair_forces(W, V, 1.0).shape == (1, 2)
