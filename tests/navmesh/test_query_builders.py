@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from wayfinding.geometry import funnel_path
-from wayfinding.navmesh import NavMesh
+from wayfinding.navmesh import NavMesh, NavMeshQuery, OffMeshLink, QueryFilter
+from wayfinding.navmesh.polyanya import wall_corners
+from wayfinding.navmesh.records import DEFAULT_FILTER
 from wayfinding.navmesh.worlds import obstacle_world
 
 
@@ -132,4 +134,72 @@ def test_the_search_from_the_goal_keeps_the_way_of_smaller_estimate():
     mesh = NavMesh.build(world, radius=0.3, method="subtractive")
     start, goal = (29.573930441481384, 43.45580784140339), (19.13155249847192, 46.43373312978213)
     exact = mesh.find_path(start, goal, method="polyanya").cost
-    assert mesh.find_path(start, goal).cost <= exact * 1.01
+    assert searched_only(mesh, start, goal).cost <= exact * 1.01
+
+
+def searched_only(mesh, start, goal):
+    """The default query's own route (A* both ways and the funnel), with no exact answer
+    for routes that bend inside the usable region."""
+    query = NavMeshQuery(mesh)
+    query._kernel.use_filter(*query._filter(DEFAULT_FILTER)[:5])
+    query._last = DEFAULT_FILTER
+    return query.find_path(start, goal)
+
+
+def inner_bends(mesh, path):
+    """The corners of ``path`` between its ends that lie on a mesh vertex no wall ends at."""
+    corner = wall_corners(mesh, np.ones(mesh.num_polygons, bool))
+    out = []
+    for x, y in path[1:-1]:
+        at = np.flatnonzero((mesh.vertices[:, 0] == x) & (mesh.vertices[:, 1] == y))
+        if len(at) and not corner[at].any():
+            out.append((x, y))
+    return out
+
+
+@pytest.mark.parametrize("builder", ["subtractive", "wavefront", "wavefront, no merge"])
+def test_a_route_that_bends_inside_the_usable_region_is_answered_exactly(builder):
+    """A shortest path bends only at corners of the usable region.  Meshes of these builders
+    have vertices inside it, and the default route sometimes bends there (its corridor is
+    then not the shortest): such queries are answered by the exact search, one at a time
+    and in batches alike."""
+    world = obstacle_world(60, 40, obstacles=35, gap=1.0, seed=1005)
+    mesh = NavMesh.build(world, **BUILDERS[builder])
+    rng = np.random.default_rng(5)
+    pts = rng.uniform(mesh.vertices.min(0), mesh.vertices.max(0), (400, 2))
+    pts = pts[mesh.locate_many(pts) >= 0][:300]
+    starts, goals = pts[:150], pts[150:]
+    before = [searched_only(mesh, a, b) for a, b in zip(starts, goals)]
+    bent = [i for i, r in enumerate(before) if inner_bends(mesh, r.path)]
+    assert len(bent) >= 5                    # the case arises on these meshes
+    batch = mesh.find_paths(starts, goals)
+    for i, (a, b) in enumerate(zip(starts, goals)):
+        r = mesh.find_path(a, b)
+        assert r.found and not inner_bends(mesh, r.path)
+        assert r.algorithm == ("polyanya" if i in bent else "navmesh")
+        if i in bent:
+            exact = mesh.find_path(a, b, method="polyanya")
+            assert r.cost == exact.cost and r.cost <= before[i].cost
+        else:
+            assert r.cost == before[i].cost
+        assert batch.lengths[i] == r.cost and batch.codes[i] == 1
+        assert np.array_equal(batch.path(i), r.path)
+        assert np.array_equal(batch.corridor(i), r.corridor)
+
+
+def test_routes_are_not_answered_exactly_where_the_exact_search_does_not_apply():
+    """Where usable areas cost other than 1, or the mesh has off-mesh links, the exact
+    search does not answer the same question: the default's own route is kept."""
+    world = obstacle_world(60, 40, obstacles=35, gap=1.0, seed=1005)
+    mesh = NavMesh.build(world, method="subtractive")
+    linked = NavMesh.build(world, method="subtractive",
+                           links=[OffMeshLink((1.5, 1.5), (58.5, 38.5))])
+    rng = np.random.default_rng(5)
+    pts = rng.uniform(mesh.vertices.min(0), mesh.vertices.max(0), (200, 2))
+    pts = pts[(mesh.locate_many(pts) >= 0) & (linked.locate_many(pts) >= 0)][:120]
+    dearer = QueryFilter(costs={0: 2.0})
+    for a, b in zip(pts[:60], pts[60:]):
+        assert mesh.find_path(a, b, filter=dearer).algorithm == "navmesh"
+        assert linked.find_path(a, b).algorithm == "navmesh"
+    assert sum(mesh.find_path(a, b).algorithm == "polyanya"
+               for a, b in zip(pts[:60], pts[60:])) > 0

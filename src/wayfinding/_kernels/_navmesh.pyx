@@ -261,6 +261,8 @@ cdef struct Route:
     Py_ssize_t m
     Py_ssize_t k
     double length
+    # Found, but the path bends at a vertex inside the usable polygons (see ``MeshQuery``).
+    bint inner
 
 
 cdef class MeshQuery:
@@ -283,7 +285,10 @@ cdef class MeshQuery:
     searched for again from the goal to the start and the corridor of the shorter straight
     path is kept: the estimate (through points chosen toward the search's goal) ranks
     corridors of nearly equal length either way, and the two searches seldom err on the
-    same query."""
+    same query.  A shortest path bends only at corners of the usable region: where the
+    kept path bends at a vertex inside it (a vertex no wall ends at, as meshes cut from
+    grids or grown by wavefronts have), its corridor is not the shortest, and the query is
+    answered by the exact search the filter gives (see :meth:`use_filter`)."""
     cdef const double[:, ::1] verts
     cdef const int32_t[:, ::1] polys
     cdef const int32_t[::1] sizes
@@ -323,6 +328,9 @@ cdef class MeshQuery:
     cdef const uint8_t[::1] link_ok
     cdef double h_scale
     cdef bint both_ways
+    cdef const uint8_t[::1] corner
+    cdef object exact
+    cdef bint check      # exact is set and the mesh has no off-mesh links
     cdef Guard guard
     cdef object path_type
     cdef tuple statuses
@@ -432,16 +440,25 @@ cdef class MeshQuery:
                          self.ox, self.oy, self.cell, self.nx, self.ny, NULL, x, y)
 
     def use_filter(self, const uint8_t[::1] allowed, const double[::1] cost,
-                   const uint8_t[::1] link_ok, double h_scale, bint both_ways):
+                   const uint8_t[::1] link_ok, double h_scale, bint both_ways,
+                   const uint8_t[::1] corner=None, exact=None):
         """Set the filter of the queries that follow: allowed polygons (P,), polygon cost
         multipliers (P,), usable directed off-mesh links, the heuristic's scale (at most
-        the least usable cost) and whether to search both ways (see the class)."""
+        the least usable cost) and whether to search both ways (see the class).  With
+        ``corner`` (V,) (1 for a vertex a wall ends at) and ``exact`` (called as
+        ``exact(start, goal, partial)`` with the guard held, it returns the exact path), a
+        route found both ways that bends at another vertex is answered by ``exact``."""
         if allowed.shape[0] != self.n or cost.shape[0] != self.n \
                 or link_ok.shape[0] != self.link_to.shape[0]:
             raise ValueError("the filter's arrays must have one entry per polygon and per "
                              "directed off-mesh link")
+        if (corner is None) != (exact is None) \
+                or (corner is not None and corner.shape[0] != self.verts.shape[0]):
+            raise ValueError("give corner, one entry per vertex, and exact together")
         self.allowed, self.cost, self.link_ok = allowed, cost, link_ok
         self.h_scale, self.both_ways = h_scale, both_ways
+        self.corner, self.exact = corner, exact
+        self.check = exact is not None and self.link_to.shape[0] == 0
 
     cdef inline void touch(self, int s) noexcept nogil:
         if self.stamp[s] != self.label:
@@ -484,6 +501,28 @@ cdef class MeshQuery:
         cdef int32_t* o = self.owner
         self.out, self.flags, self.owner = self.out_b, self.flags_b, self.owner_b
         self.out_b, self.flags_b, self.owner_b = d, f, o
+
+    cdef bint bends_inside(self, Py_ssize_t k) noexcept nogil:
+        """Whether the straight path just made (k corners, one stretch: no off-mesh
+        links) bends at a vertex that is not a corner (see :meth:`use_filter`)."""
+        cdef Py_ssize_t c
+        cdef int i, e, p, q
+        cdef int32_t v
+        cdef const Way* w
+        for c in range(1, k - 1):
+            i = self.index[c]       # the bend is an end of portal i, corr[i - 1] -> corr[i]
+            p = self.corr[i - 1]
+            q = self.corr[i]
+            w = self.ways + p * self.width
+            for e in range(self.sizes[p]):
+                if w[e].to == q:
+                    break
+            v = w[e].b
+            if self.verts[v, 0] != self.out[2 * c] or self.verts[v, 1] != self.out[2 * c + 1]:
+                v = w[e].a
+            if not self.corner[v]:
+                return True
+        return False
 
     cdef Py_ssize_t straight(self, Py_ssize_t m, double sx, double sy, double gx, double gy,
                              double* length) noexcept nogil:
@@ -714,6 +753,7 @@ cdef class MeshQuery:
         r.m = 0
         r.k = 0
         r.length = INFINITY
+        r.inner = False
         r.snap_s = 0
         r.snap_g = 0
         ps = locate_in(self.verts, self.polys, self.sizes, self.cell_ptr, self.cell_polys,
@@ -774,10 +814,12 @@ cdef class MeshQuery:
         cdef Py_ssize_t m1, k1, i
         cdef double sx = r.sx, sy = r.sy, gx = r.gx, gy = r.gy, bx = 0.0, by = 0.0, back
         cdef double h_scale = self.h_scale
+        cdef bint inner1
         r.code = 0
         r.m = 0
         r.k = 0
         r.length = INFINITY
+        r.inner = False
         node = self.search(ps, sx, sy, pg, gx, gy, h_scale, &exp1, &gen1)
         r.expanded += exp1
         r.generated += gen1
@@ -802,6 +844,7 @@ cdef class MeshQuery:
         r.m = self.corridor_of(node)
         r.k = self.straight(r.m, sx, sy, gx, gy, &r.length)
         if r.code == 1 and self.both_ways and self.link_to.shape[0] == 0 and r.k > 2:
+            inner1 = self.check and self.bends_inside(r.k)
             m1 = r.m
             memcpy(self.corr2, self.corr, m1 * sizeof(int32_t))
             node = self.search(pg, gx, gy, ps, sx, sy, h_scale, &exp2, &gen2)
@@ -820,9 +863,11 @@ cdef class MeshQuery:
             r.k = self.straight(r.m, sx, sy, gx, gy, &back)
             if back < r.length:
                 r.length = back
+                r.inner = self.check and self.bends_inside(r.k)
             else:
                 r.m = m1
                 r.k = k1
+                r.inner = inner1
                 memcpy(self.corr, self.corr2, m1 * sizeof(int32_t))
                 self.swap_corners()
         self.flags[0] |= 1
@@ -846,7 +891,8 @@ cdef class MeshQuery:
         the point nearest the goal that the start reaches); corners (k, 2) float64; packed
         the bytes of k + k + m + links int32: the corner polygons, the corner flags (1
         start, 2 goal, 4 a link's start), the corridor and the off-mesh links taken (their
-        ids in the mesh's list); seconds the call's wall time."""
+        ids in the mesh's list); seconds the call's wall time.  A route that bends inside
+        the usable region (see the class) gives the exact search's path instead."""
         if partial is not True and partial is not False:
             return None
         if self.guard is None or self.allowed is None:
@@ -857,8 +903,8 @@ cdef class MeshQuery:
             got = self.answer(start, goal, partial is True)
         finally:
             self.guard.give()
-        if got is None:
-            return None
+        if type(got) is not tuple:      # None, or the exact search's path
+            return got
         path = (<PyTypeObject*> self.path_type).tp_new(self.path_type, <PyObject*> (), NULL)
         path._got = got
         path.path = got[1]
@@ -868,7 +914,8 @@ cdef class MeshQuery:
         return path
 
     cdef answer(self, start, goal, bint partial):
-        """:meth:`find_path`'s ``_got``, or None when a point is not plain."""
+        """:meth:`find_path`'s ``_got``, None when a point is not plain, or the exact
+        search's path."""
         cdef double sx, sy, gx, gy
         cdef double t0 = monotonic(), t1
         if not plain_xy(start, &sx, &sy) or not plain_xy(goal, &gx, &gy):
@@ -883,6 +930,8 @@ cdef class MeshQuery:
             r = self.route(sx, sy, gx, gy, partial)
         if r.code < 0:
             raise MemoryError()
+        if r.inner:
+            return self.exact((sx, sy), (gx, gy), partial)
         if r.code == 0:
             r.k = r.m = 0
         dims[0] = r.k
@@ -951,19 +1000,25 @@ cdef class MeshQuery:
         buf.corners = NULL
         buf.flags = NULL
         buf.ncorr = buf.ncorners = buf.cap_corr = buf.cap_corners = 0
-        with nogil:
-            for i in range(nq):
-                r = self.route(sp[2 * i], sp[2 * i + 1], gp[2 * i], gp[2 * i + 1], partial)
-                if r.code < 0 or append(&buf, self.corr, r.m, self.out, self.flags,
-                                        r.k) != 0:
-                    failed = 1
-                    break
-                cv[i] = <int8_t> r.code
-                lv[i] = r.length
-                ev[i] = r.expanded
-                rp[i + 1] = buf.ncorr
-                kp[i + 1] = buf.ncorners
         try:
+            with nogil:
+                for i in range(nq):
+                    r = self.route(sp[2 * i], sp[2 * i + 1], gp[2 * i], gp[2 * i + 1],
+                                   partial)
+                    if r.inner:
+                        with gil:
+                            failed = self.exact_into(&buf, &r, sp + 2 * i, gp + 2 * i,
+                                                     partial)
+                    elif r.code >= 0:
+                        failed = append(&buf, self.corr, r.m, self.out, self.flags, r.k)
+                    if r.code < 0 or failed:
+                        failed = 1
+                        break
+                    cv[i] = <int8_t> r.code
+                    lv[i] = r.length
+                    ev[i] = r.expanded
+                    rp[i + 1] = buf.ncorr
+                    kp[i + 1] = buf.ncorners
             if failed:
                 raise MemoryError()
             dims[0] = buf.ncorr
@@ -983,6 +1038,23 @@ cdef class MeshQuery:
             free(buf.corners)
             free(buf.flags)
         return codes, lengths, expanded, corridor_ptr, corridors, corner_ptr, corners, flags
+
+    cdef int exact_into(self, Buffers* buf, Route* r, const double* s, const double* g,
+                        bint partial) except -2:
+        """Answer a batch's row exactly (its route bends inside, see the class): append
+        the exact search's corridor and corners to buf and give r its code, length and
+        count of expanded nodes.  Returns -1 when out of memory."""
+        path = self.exact((s[0], s[1]), (g[0], g[1]), partial)
+        cdef const double[:, ::1] corners = np.ascontiguousarray(path.path, np.float64)
+        cdef const int32_t[::1] corr = np.ascontiguousarray(path.corridor, np.int32)
+        cdef const uint8_t[::1] flags = np.ascontiguousarray(path.flags, np.uint8)
+        r.code = self.statuses.index(path.status)
+        r.length = path.cost
+        r.expanded = path.stats.expanded
+        if corners.shape[0] == 0 or corr.shape[0] == 0:
+            return 0
+        return append(buf, &corr[0], corr.shape[0], &corners[0, 0], &flags[0],
+                      corners.shape[0])
 
 
 # ------------------------------------------------------------------------------ funnel

@@ -64,6 +64,21 @@ class _ExactPath(LazyNavPath):
                          "snapped_start": snap_s, "snapped_goal": snap_g})
 
 
+def wall_corners(mesh: NavMesh, use: np.ndarray) -> np.ndarray:
+    """``(V,)`` uint8: 1 for a vertex a wall of the usable polygons (``use``, ``(P,)``
+    bool) ends at, an edge with no usable polygon across."""
+    polys, sizes, neigh = mesh.polygons, mesh.sizes, mesh.neighbours
+    k = np.arange(polys.shape[1])
+    real = k[None, :] < sizes[:, None]
+    nxt = polys[np.arange(len(sizes))[:, None], (k[None, :] + 1) % sizes[:, None]]
+    across = np.where(neigh >= 0, use[np.maximum(neigh, 0)] & (neigh >= 0), False)
+    wall = real & use[:, None] & ~across
+    corner = np.zeros(len(mesh.vertices), np.uint8)
+    corner[polys[wall]] = 1
+    corner[nxt[wall]] = 1
+    return corner
+
+
 class PolyanyaSearch(SingleThread):
     """Exact shortest paths on one :class:`~wayfinding.navmesh.NavMesh` (see the module),
     with their own search scratch: one thread at a time (a second thread's call raises
@@ -105,16 +120,7 @@ class PolyanyaSearch(SingleThread):
             if not np.all(costs[use] == 1.0):
                 raise InvalidQueryError(f"filter {f!r} gives areas costs other than 1; the "
                                         "exact search measures length only")
-            polys, sizes, neigh = mesh.polygons, mesh.sizes, mesh.neighbours
-            k = np.arange(polys.shape[1])
-            real = k[None, :] < sizes[:, None]
-            nxt = polys[np.arange(len(sizes))[:, None], (k[None, :] + 1) % sizes[:, None]]
-            across = np.where(neigh >= 0, use[np.maximum(neigh, 0)] & (neigh >= 0), False)
-            wall = real & use[:, None] & ~across
-            corner = np.zeros(len(mesh.vertices), np.uint8)
-            corner[polys[wall]] = 1
-            corner[nxt[wall]] = 1
-            got = self._usable_arrays[f.key] = (use.astype(np.uint8), corner)
+            got = self._usable_arrays[f.key] = (use.astype(np.uint8), wall_corners(mesh, use))
         return got
 
     def _reachable(self, start: int, allowed: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ queries of :mod:`.surface`."""
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from ..graph.constrained import ConstrainedPath
 from ..results import SearchStats, Status
 from . import surface as _surface
 from .constraint_domains import constrained_query
-from .polyanya import PolyanyaSearch
+from .polyanya import PolyanyaSearch, wall_corners
 from .records import DEFAULT_FILTER, LazyNavPath, NavPath, QueryFilter, set_unset
 
 if TYPE_CHECKING:
@@ -66,9 +67,12 @@ class _QueryPath(LazyNavPath):
 
 
 #: What a filter means on one mesh: allowed polygons ``(P,)`` uint8, polygon costs ``(P,)``
-#: float64, usable directed off-mesh links uint8, the A* heuristic's scale, and whether
-#: every usable polygon costs the same (the search then checks its route both ways).
-_FilterArrays = tuple[np.ndarray, np.ndarray, np.ndarray, float, bool]
+#: float64, usable directed off-mesh links uint8, the A* heuristic's scale, whether
+#: every usable polygon costs the same (the search then checks its route both ways), and
+#: the corners of the usable region ``(V,)`` uint8 where routes that bend elsewhere are
+#: answered exactly (every usable polygon costs 1, no off-mesh links, and a usable
+#: polygon has a vertex that is no corner), else None.
+_FilterArrays = tuple[np.ndarray, np.ndarray, np.ndarray, float, bool, np.ndarray | None]
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,8 +160,7 @@ class NavMeshQuery(SingleThread):
 
     # ------------------------------------------------------------------ filters
     def _filter(self, f: QueryFilter) -> _FilterArrays:
-        """(allowed polygons, polygon costs, usable directed links, heuristic scale) for a
-        filter, computed once per filter."""
+        """The filter's ``_FilterArrays`` on this mesh, computed once per filter."""
         if not isinstance(f, QueryFilter):
             raise InvalidQueryError(f"filter must be a QueryFilter, got {type(f).__name__}")
         key = f.key
@@ -177,14 +180,39 @@ class NavMeshQuery(SingleThread):
             # Corridors are compared by their straight paths' lengths only where every
             # usable polygon costs the same (else that length is not what the search weighs).
             uniform = not len(usable_cost) or bool((usable_cost == usable_cost[0]).all())
-            got = self._filters[key] = (allowed, poly_cost, link_ok, h_scale, uniform)
+            corner = None
+            if len(usable_cost) and not len(mesh.links) and bool((usable_cost == 1.0).all()):
+                use = allowed.astype(bool)
+                corner = wall_corners(mesh, use)
+                inside = mesh.polygons[use][np.arange(mesh.polygons.shape[1])[None, :]
+                                            < mesh.sizes[use][:, None]]
+                if corner[inside].all():
+                    corner = None
+            got = self._filters[key] = (allowed, poly_cost, link_ok, h_scale, uniform, corner)
         return got
 
     def _use(self, f: QueryFilter) -> None:
         """Give the kernel the arrays of filter ``f`` (unless it has them already)."""
         if f is not self._last:
-            self._kernel.use_filter(*self._filter(f))
+            allowed, cost, link_ok, h_scale, uniform, corner = self._filter(f)
+            exact = None if corner is None else functools.partial(self._exact_path, f)
+            self._kernel.use_filter(allowed, cost, link_ok, h_scale, uniform, corner, exact)
             self._last = f
+
+    def _exact_path(self, f: QueryFilter, start: tuple[float, float],
+                    goal: tuple[float, float], partial: bool) -> NavPath:
+        """The exact search's path, for the kernel (which holds the guard) where the
+        default route bends at a vertex inside the usable region."""
+        return self._polyanya_search()._find_path(start, goal, f, partial)
+
+    def _polyanya_search(self) -> PolyanyaSearch:
+        """The exact search on this query's mesh, made on first use, under the query's
+        guard."""
+        search = self._polyanya
+        if search is None:
+            search = self._polyanya = PolyanyaSearch(self.mesh)
+            search._busy = self._busy
+        return search
 
     # ------------------------------------------------------------------ points
     def locate(self, point: ArrayLike) -> int:
@@ -253,7 +281,11 @@ class NavMeshQuery(SingleThread):
         shorter is kept: the search's
         estimate (a polyline through portal points chosen toward its goal) can rank two
         corridors of nearly equal length wrongly, and the two searches seldom err on the
-        same query.
+        same query.  A shortest path bends only at corners of the usable region (where a
+        wall ends); where every usable polygon costs 1 and the mesh has no off-mesh links,
+        a route that bends at another vertex (meshes cut from grids or grown by wavefronts
+        have vertices inside the region) is answered by the exact search instead
+        (``method="polyanya"``, whose path it returns, ``algorithm`` ``"polyanya"``).
 
         What it guarantees: a path inside the usable polygons, the shortest through the
         corridor it returns, never shorter than the exact shortest.  The corridor is not
@@ -324,21 +356,17 @@ class NavMeshQuery(SingleThread):
 
     @exclusive
     def _exact(self, method: str) -> PolyanyaSearch:
-        """The exact search on this query's mesh, made on first use; it takes the query's
-        guard."""
+        """:meth:`_polyanya_search` for ``method``, taking the query's guard."""
         if method != "polyanya":
             raise InvalidQueryError(f"method {method!r} must be 'astar' or 'polyanya'")
-        search = self._polyanya
-        if search is None:
-            search = self._polyanya = PolyanyaSearch(self.mesh)
-            search._busy = self._busy
-        return search
+        return self._polyanya_search()
 
     @exclusive
     def find_paths(self, starts: ArrayLike, goals: ArrayLike, *,
                    filter: QueryFilter = DEFAULT_FILTER, partial: bool = False) -> NavPaths:
         """:meth:`find_path` for each row of ``starts`` and ``goals`` (``(n, 2)`` arrays),
-        in one compiled loop without the GIL; the same paths, packed in one
+        in one compiled loop without the GIL (taken back for a row the exact search answers,
+        see :meth:`find_path`); the same paths, packed in one
         :class:`NavPaths`."""
         if partial is not False and partial is not True:
             raise InvalidQueryError(f"partial {partial!r} must be True or False")
