@@ -662,3 +662,20 @@ def test_a_way_back_over_the_line_it_crossed_bends_at_the_shared_end():
     assert r.cost == pytest.approx(mesh.find_path(start, goal, method="polyanya").cost, abs=1e-12)
     assert free.buffer(1e-9).covers(LineString(r.path))
     assert mesh.find_paths(np.array([start]), np.array([goal])).path(0).tolist() == r.path.tolist()
+
+
+@pytest.mark.parametrize("method", ["astar", "polyanya"])
+def test_a_path_s_fields_are_made_on_first_read_and_a_field_given_before_is_kept(method):
+    mesh = NavMesh.build(random_world(3))
+    a, b = (1.0, 1.0), (19.0, 19.0)
+    whole = mesh.find_path(a, b, method=method)
+    assert whole.corridor is not None and whole.stats.expanded > 0
+    path = mesh.find_path(a, b, method=method)
+    mine = np.array([7, 8, 9], np.int32)
+    path.corridor = mine
+    path.snapped_goal = True
+    assert path.flags.tolist() == whole.flags.tolist()     # the rest made from the answer
+    assert path.corridor is mine and path.snapped_goal is True
+    assert path.corner_polygons.tolist() == whole.corner_polygons.tolist()
+    assert path.start.tolist() == whole.start.tolist()
+    assert path.algorithm == whole.algorithm

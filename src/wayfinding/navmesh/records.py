@@ -98,13 +98,14 @@ class NavPath(PathResult):
 LAZY_FIELDS = ("start", "goal", "flags", "corner_polygons", "corridor", "links", "stats",
                "algorithm", "expanded_nodes", "open_nodes", "snapped_start", "snapped_goal")
 NAVPATH_SLOTS = {name: getattr(NavPath, name) for name in LAZY_FIELDS}
+LAZY_BITS = {name: 1 << i for i, name in enumerate(LAZY_FIELDS)}
 
 
 def unpacked(name: str) -> Any:
     """A property for the :class:`NavPath` field ``name`` of a subclass that sets its
     fields on first use: reading the field while unset calls the instance's ``_unpack()``
-    (which sets every field still unset), then reads it."""
-    slot = NAVPATH_SLOTS[name]
+    (which sets every field not given since the result was made), then reads it."""
+    slot, bit = NAVPATH_SLOTS[name], LAZY_BITS[name]
 
     def get(self: Any) -> Any:
         try:
@@ -113,17 +114,19 @@ def unpacked(name: str) -> Any:
             self._unpack()
             return slot.__get__(self)
 
-    return property(get, slot.__set__, doc=f"The :class:`NavPath` field ``{name}``.")
+    def give(self: Any, value: Any) -> None:
+        slot.__set__(self, value)
+        self._given = getattr(self, "_given", 0) | bit
+
+    return property(get, give, doc=f"The :class:`NavPath` field ``{name}``.")
 
 
-def set_unset(path: NavPath, values: dict[str, Any]) -> None:
-    """Set each field of ``values`` that ``path`` does not hold yet."""
+def set_unset(path: LazyNavPath, values: dict[str, Any]) -> None:
+    """Set each field of ``values`` that was not given to ``path`` since it was made."""
+    given = getattr(path, "_given", 0)
     for name, value in values.items():
-        slot = NAVPATH_SLOTS[name]
-        try:
-            slot.__get__(path)          # set since: kept
-        except AttributeError:
-            slot.__set__(path, value)
+        if not given & LAZY_BITS[name]:
+            NAVPATH_SLOTS[name].__set__(path, value)
 
 
 class LazyNavPath(NavPath):
@@ -132,8 +135,9 @@ class LazyNavPath(NavPath):
     defines (it sets every field still unset, with :func:`set_unset`, from the search's
     answer kept in ``_got``): making them all costs more than the search on a small mesh."""
 
-    __slots__ = ("_got",)
+    __slots__ = ("_got", "_given")
     _got: tuple[Any, ...]
+    _given: int           # bits (LAZY_BITS) of the fields set since the result was made
 
     start = unpacked("start")
     goal = unpacked("goal")
