@@ -92,13 +92,13 @@ def _node_costs(node_costs: Any) -> np.ndarray:
     return arr
 
 
-def _step_costs(n_lanes: int, costs: LatticeCosts) -> np.ndarray:
-    """``(n_lanes, n_lanes)`` float64: the cost of a step from lane ``p`` (row) to ``j``."""
-    lanes = np.arange(n_lanes)
-    diff = np.abs(lanes[:, None] - lanes[None, :])
-    step = np.where(diff == 0, costs.straight, costs.lane_change * diff).astype(np.float64)
-    step[diff > costs.max_lane_change] = np.inf
-    return step
+def _moves(n_lanes: int, costs: LatticeCosts) -> list[list[tuple[int, int]]]:
+    """For each lane ``j``, the allowed steps into it: ``(p, cost)`` pairs, ``p`` the lane
+    left and ``cost`` the step's exact cost (:func:`_exact`; ``lane_change`` times the lanes
+    crossed, exactly)."""
+    straight, change = _exact(float(costs.straight)), _exact(float(costs.lane_change))
+    return [[(p, straight if p == j else change * abs(j - p)) for p in range(n_lanes)
+             if abs(j - p) <= costs.max_lane_change] for j in range(n_lanes)]
 
 
 def plan_lattice(node_costs: Any, start_lane: int, *, costs: LatticeCosts,
@@ -108,9 +108,12 @@ def plan_lattice(node_costs: Any, start_lane: int, *, costs: LatticeCosts,
 
     ``node_costs``: ``(n_sets, n_lanes)`` float64, each node's own cost (>= 0; ``inf`` =
     unusable), e.g. from :func:`lattice_node_costs`.  Every path is scored exactly: each node
-    keeps the ``k`` best paths reaching it, which is exact on a layered lattice.  Ties are
-    broken by the lane sequence (lexicographically smaller first).  Fewer than ``k`` paths
-    come back when fewer avoid the unusable nodes (none: an empty list)."""
+    keeps the ``k`` best paths reaching it, which is exact on a layered lattice, and a path's
+    cost is summed without rounding (its step and node costs as the exact numbers they are),
+    so paths are ranked by their exact costs; exact ties are broken by the lane sequence
+    (lexicographically smaller first).  A path's ``cost`` is its exact cost correctly
+    rounded (``inf`` past the largest float).  Fewer than ``k`` paths come back when fewer
+    avoid the unusable nodes (none: an empty list)."""
     arr = _node_costs(node_costs)
     n_sets, n_lanes = arr.shape
     start = _validate.count("start_lane", start_lane, min=0, max=n_lanes - 1)
@@ -121,24 +124,46 @@ def plan_lattice(node_costs: Any, start_lane: int, *, costs: LatticeCosts,
     paths = k if n_sets * math.log(n_lanes) >= math.log(k) else n_lanes ** n_sets
     _validate.allocation(f"the {k} best paths kept at {n_sets} x {n_lanes} nodes",
                          float(paths) * n_sets * n_lanes, limit=_validate.MAX_PIECES)
-    step = _step_costs(n_lanes, costs)
+    # Costs as exact integers in units of the smallest float, 2**-1074; None: unusable.
+    node = [[None if c == math.inf else _exact(c) for c in row] for row in arr.tolist()]
+    moves = _moves(n_lanes, costs)
     # best[j]: up to k (cost, lanes) pairs reaching lane j of the current set, sorted.
-    best: list[list[tuple[float, tuple[int, ...]]]] = [
-        [(float(step[start, j] + arr[0, j]), (j,))] if step[start, j] + arr[0, j] < math.inf
-        else [] for j in range(n_lanes)]
+    best: list[list[tuple[int, tuple[int, ...]]]] = []
+    for j in range(n_lanes):
+        first, here = dict(moves[j]).get(start), node[0][j]
+        best.append([] if first is None or here is None else [(first + here, (j,))])
     for i in range(1, n_sets):
-        nxt: list[list[tuple[float, tuple[int, ...]]]] = []
+        nxt: list[list[tuple[int, tuple[int, ...]]]] = []
         for j in range(n_lanes):
-            if arr[i, j] == math.inf:
+            here = node[i][j]
+            if here is None:
                 nxt.append([])
                 continue
-            merged = (
-                (c + float(step[p, j]) + float(arr[i, j]), lanes + (j,))
-                for p in range(n_lanes) if step[p, j] < math.inf for c, lanes in best[p])
+            merged = ((c + s + here, lanes + (j,))
+                      for p, s in moves[j] for c, lanes in best[p])
             nxt.append(heapq.nsmallest(k, merged))
         best = nxt
     top = heapq.nsmallest(k, (entry for entries in best for entry in entries))
-    return [LatticePath(cost, np.array(lanes, dtype=np.int64)) for cost, lanes in top]
+    return [LatticePath(_rounded(cost), np.array(lanes, dtype=np.int64)) for cost, lanes in top]
+
+
+#: Every float is a whole multiple of this power of two: ``2**-_FLOAT_BITS``.
+_FLOAT_BITS = 1074
+
+
+def _exact(cost: float) -> int:
+    """The finite ``cost`` (>= 0) as an exact integer in units of ``2**-1074``."""
+    num, den = cost.as_integer_ratio()      # den is a power of two
+    return num << (_FLOAT_BITS + 1 - den.bit_length())
+
+
+def _rounded(cost: int) -> float:
+    """The float nearest the exact ``cost`` (in units of ``2**-1074``); ``inf`` past the
+    largest float."""
+    try:
+        return cost / (1 << _FLOAT_BITS)
+    except OverflowError:
+        return math.inf
 
 
 def turn_speed_limits(points: Any, *, max_speed: float,
