@@ -214,3 +214,75 @@ def test_points_far_off_the_grid_sample_nothing():
     far = [(1e300, 1.0), (-1e300, -1e300), (2.0, 1e19)]
     assert not flow.sample(far).any()
     assert np.isinf(flow.sample_field(far)).all()
+
+
+def test_a_given_fields_pit_away_from_the_goals_is_no_goal():
+    grid = Grid(np.ones((3, 7), dtype=bool))
+    field = dijkstra_field(grid, [(0, 1)])
+    field[1, 5] = 0.5                     # lower than its neighbours, above the goal's 0
+    flow = FlowField(grid, field)
+    assert np.argwhere(flow.codes == GOAL).tolist() == [[1, 0]]
+    assert flow.codes[1, 5] == NONE and flow.step((5, 1)) is None
+    assert flow.step((6, 1)) == (5, 1)    # the steepest way down still leads into it
+    assert flow.descend((6, 1)).shape == (0, 2) and flow.descend((5, 1)).shape == (0, 2)
+    dest = flow.destinations()
+    assert (dest[:, :4] == 7).all() and (dest[:, 4:] == -1).all()
+    assert flow.descend((2, 0)).tolist() == [[2, 0], [1, 1], [0, 1]]
+
+
+def test_given_goals_decide_which_minima_end_the_flow():
+    grid = Grid(np.ones((1, 6), dtype=bool))
+    field = np.array([[3.0, 2.0, 3.0, 4.0, 1.0, 2.0]])
+    assert np.argwhere(FlowField(grid, field).codes == GOAL).tolist() == [[0, 4]]
+    flow = FlowField(grid, field, goals=[(1, 0), (4, 0)])
+    assert np.argwhere(flow.codes == GOAL).tolist() == [[0, 1], [0, 4]]
+    assert flow.destinations().tolist() == [[1, 1, 1, 4, 4, 4]]
+    # A level stretch points along itself to a way down that leads to a goal (not into
+    # the pit at x = 4, 5); one without such a way is a pit.
+    level = FlowField(grid, np.array([[0.0, 2.0, 2.0, 2.0, 1.0, 1.0]]), goals=[(0, 0)])
+    assert (level.codes[0, 4:] == NONE).all() and level.step((3, 0)) == (4, 0)
+    assert level.descend((2, 0)).tolist() == [[2, 0], [1, 0], [0, 0]]
+    assert level.descend((3, 0)).shape == (0, 2)
+    assert level.destinations().tolist() == [[0, 0, 0, -1, -1, -1]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_pits_in_a_given_field_end_no_descent_at_a_goal(seed):
+    grid = generated_grid("caves")
+    rng = np.random.default_rng(seed)
+    free = np.argwhere(grid.passable)
+    goal = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
+    field = dijkstra_field(grid, [goal]) + rng.random(grid.shape) * 3.0
+    field[goal[1], goal[0]] = 0.0
+    flow = FlowField(grid, field)
+    assert np.argwhere(flow.codes == GOAL).tolist() == [[goal[1], goal[0]]]
+    reach = np.isfinite(flow.field)
+    pits = reach & (flow.codes == NONE)
+    assert pits.any()
+    ys, xs = np.nonzero(flow.codes < GOAL)
+    d = flow.codes[ys, xs]
+    assert (flow.field[ys + STEPS[d, 1], xs + STEPS[d, 0]] < flow.field[ys, xs]).all()
+    dest = flow.destinations()
+    w = grid.width
+    for y, x in np.argwhere(reach)[rng.choice(int(reach.sum()), 200, replace=False)]:
+        path = flow.descend((int(x), int(y)))
+        # Walk the codes by hand: the walk ends at the goal or at a pit.
+        cx, cy = int(x), int(y)
+        while flow.codes[cy, cx] < GOAL:
+            dx, dy = DIRECTIONS[flow.codes[cy, cx]]
+            cx, cy = cx + dx, cy + dy
+        if (cx, cy) == goal:
+            assert path[-1].tolist() == list(goal) and dest[y, x] == goal[1] * w + goal[0]
+        else:
+            assert pits[cy, cx] and path.shape == (0, 2) and dest[y, x] == -1
+
+
+def test_given_fields_and_goals_are_checked():
+    grid = Grid.from_ascii("..#")
+    with pytest.raises(InvalidQueryError, match="-inf"):
+        FlowField(grid, np.array([[0.0, -np.inf, 1.0]]))
+    with pytest.raises(InvalidQueryError, match="goal"):
+        FlowField(grid, np.zeros((1, 3)), goals=[(2, 0)])
+    with pytest.raises(InvalidQueryError, match="goal"):
+        FlowField(grid, np.array([[0.0, np.inf, 1.0]]), goals=[(1, 0)])
+    assert (FlowField(grid, np.full((1, 3), np.inf)).codes == NONE).all()

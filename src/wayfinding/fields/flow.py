@@ -2,9 +2,12 @@
 
 Each cell stores one byte (:attr:`FlowField.codes`): the index (0-7, in the order of
 :data:`wayfinding.grid.rules.DIRECTIONS`) of the legal step to the neighbour with the lowest
-field value, when that value is below the cell's own; :data:`GOAL` where no neighbour is lower
-(the sources); :data:`NONE` on walls and unreachable cells.  Because every step goes strictly
-down, following the codes from any reachable cell ends at a goal: no dead ends, no loops.
+field value, when that value is below the cell's own; :data:`NONE` on walls and unreachable
+cells.  A cell no neighbour is lower than is :data:`GOAL` if it is one of the field's goals;
+any other such cell points along cells of its value to the nearest whose way down leads to a
+goal, and where none does (a pit of a given field) is :data:`NONE`.  Because every step goes
+strictly down, following the codes from any reachable cell of a built field ends at a goal:
+no dead ends, no loops; in a given field with pits, descents that end in a pit reach no goal.
 :attr:`FlowField.vectors` are continuous unit directions (the upwind gradient), and
 :meth:`FlowField.sample` interpolates them bilinearly at any position, for agents between
 cell centres.  Several sources make a multi-destination field; :meth:`FlowField.destinations`
@@ -50,20 +53,32 @@ _DIRECTION_INDEX = {step: d for d, step in enumerate(DIRECTIONS)}
 
 
 class FlowField:
-    """The flow of ``field`` (``(H, W)``, e.g. from :func:`eikonal_field`) over ``grid``,
-    whose diagonal rule decides which steps are legal."""
+    """The flow of ``field`` (``(H, W)``, e.g. from :func:`eikonal_field`; ``inf`` where
+    unreachable) over ``grid``, whose diagonal rule decides which steps are legal, towards
+    ``goals`` (``(x, y)`` passable cells where the flow may end; by default the cells of the
+    field's lowest value, the sources of an integration field)."""
 
-    def __init__(self, grid: Grid, field: Any):
+    def __init__(self, grid: Grid, field: Any, *, goals: ArrayLike | None = None):
         if not isinstance(grid, Grid):
             raise InvalidQueryError(f"expected a Grid, got {type(grid).__name__}")
         values = reals("field", field)
         if values.shape != grid.shape:
             raise InvalidQueryError(f"field has shape {values.shape}, the grid {grid.shape}")
-        if np.isnan(values).any():
-            raise InvalidQueryError("field values must not be NaN")
+        if np.isnan(values).any() or (values == -np.inf).any():
+            raise InvalidQueryError("field values must not be NaN or -inf")
         self.grid = grid
         self.field = np.where(grid.passable, values, np.inf)
+        reach = np.isfinite(self.field)
+        if goals is None:
+            sinks = reach & (self.field == (self.field[reach].min() if reach.any() else 0.0))
+        else:
+            sinks = np.zeros(grid.shape, dtype=bool)
+            for x, y in grid.cells(goals, name="goal", passable=True):
+                if not reach[y, x]:
+                    raise InvalidQueryError(f"goal {(x, y)} has no finite field value")
+                sinks[y, x] = True
         self.codes = _codes(grid, self.field)
+        _level_out(self, sinks)
         #: Cells that see the goal (:meth:`build` with ``los=True``), else None.
         self.visible: np.ndarray | None = None
         self._goal: tuple[int, int] | None = None
@@ -88,9 +103,7 @@ class FlowField:
         if method == "dijkstra":
             if los:
                 raise InvalidQueryError("the line-of-sight pass goes with method='eikonal'")
-            flow = cls(grid, dijkstra_field(grid, goals, limit=limit))
-            _level_out(flow, goals)
-            return flow
+            return cls(grid, dijkstra_field(grid, goals, limit=limit), goals=goals)
         field = eikonal_field(grid, goals, order=order, limit=limit, los=los)
         flow = _settled(grid, field, goals, limit)
         if los:
@@ -114,20 +127,20 @@ class FlowField:
 
     def descend(self, cell: Any) -> np.ndarray:
         """The cells from ``cell`` to the goal it flows to, as an ``(n, 2)`` array; empty
-        when ``cell`` is a wall or cannot reach a goal."""
+        when ``cell`` is a wall or cannot reach a goal (or flows into a pit)."""
         x, y = self.grid.cell(cell)
-        if self.codes[y, x] == NONE:
-            return np.empty((0, 2), dtype=np.int64)
         path = [(x, y)]
-        while self.codes[y, x] != GOAL:
+        while self.codes[y, x] < GOAL:
             dx, dy = DIRECTIONS[self.codes[y, x]]
             x, y = x + dx, y + dy
             path.append((x, y))
+        if self.codes[y, x] == NONE:
+            return np.empty((0, 2), dtype=np.int64)
         return np.array(path, dtype=np.int64)
 
     def destinations(self) -> np.ndarray:
         """``(H, W)`` int64: the flat index ``y * W + x`` of the goal each cell flows to
-        (-1 on walls and unreachable cells)."""
+        (-1 on walls and unreachable cells, and where the flow ends in a pit)."""
         h, w = self.grid.shape
         codes = self.codes.ravel()
         here = np.arange(h * w)
@@ -140,7 +153,7 @@ class FlowField:
             if np.array_equal(jumped, nxt):
                 break
             nxt = jumped
-        return np.where(codes == NONE, -1, nxt).reshape(h, w)
+        return np.where(codes[nxt] == NONE, -1, nxt).reshape(h, w)
 
     @cached_property
     def vectors(self) -> np.ndarray:
@@ -219,9 +232,7 @@ def _settled(grid: Grid, field: np.ndarray, sources: list[tuple[int, int]],
             limit: float = math.inf) -> FlowField:
     """The flow of a fast-marching ``field`` from ``sources`` (``(x, y)`` cells) that leads
     every cell a path reaches within ``limit`` to a source (see :meth:`FlowField.build`)."""
-    flow = FlowField(grid, _reach_corners(grid, field, sources, limit))
-    _level_out(flow, sources)
-    return flow
+    return FlowField(grid, _reach_corners(grid, field, sources, limit), goals=sources)
 
 
 def _reach_corners(grid: Grid, field: np.ndarray, goals: list[tuple[int, int]],
@@ -252,19 +263,19 @@ def _reach_corners(grid: Grid, field: np.ndarray, goals: list[tuple[int, int]],
     return field
 
 
-def _level_out(flow: FlowField, goals: list[tuple[int, int]]) -> None:
-    """Point each cell coded :data:`GOAL` that is not one of ``goals`` (its neighbours no
-    lower: steps that add nothing to the field) along cells of its value to the nearest
-    that has a way down, breadth first."""
+def _level_out(flow: FlowField, goals: np.ndarray) -> None:
+    """Point each cell coded :data:`GOAL` that is not among ``goals`` (``(H, W)`` bool; its
+    neighbours no lower: steps that add nothing to the field, or a pit) along cells of its
+    value to the nearest whose way down leads to a goal, breadth first; code :data:`NONE`
+    those with none."""
     codes, field, grid = flow.codes, flow.field, flow.grid
-    stuck = codes == GOAL
-    for x, y in goals:
-        stuck[y, x] = False
+    stuck = (codes == GOAL) & ~goals
     if not stuck.any():
         return
+    ends = flow.destinations()               # here every reachable cell's descent ends
+    leads = (ends >= 0) & goals.ravel()[ends]           # at a goal or at a stuck cell
     frontier = deque({(nx, ny) for y, x in np.argwhere(stuck).tolist()
-                      for (nx, ny), _ in grid.neighbours((x, y))
-                      if not stuck[ny, nx] and codes[ny, nx] <= GOAL})
+                      for (nx, ny), _ in grid.neighbours((x, y)) if leads[ny, nx]})
     while frontier:
         x, y = frontier.popleft()
         for (nx, ny), _ in grid.neighbours((x, y)):
@@ -272,6 +283,7 @@ def _level_out(flow: FlowField, goals: list[tuple[int, int]]) -> None:
                 codes[ny, nx] = _DIRECTION_INDEX[x - nx, y - ny]
                 stuck[ny, nx] = False
                 frontier.append((nx, ny))
+    codes[stuck] = NONE
 
 
 def _codes(grid: Grid, t: np.ndarray) -> np.ndarray:
