@@ -6,7 +6,7 @@ Run from the repository root::
     python benchmarks/fields.py [--out BENCHMARKS.md] [--repeats N] [--problems M]
                                  [--crowd-repeats K]
 
-Grids: open squares of side 32, 64, 128, 256, 512, 1024 and 2048 with one source in a
+Grids: open squares of side 8, 16, 32, 64, 128, 256, 512, 1024 and 2048 with one source in a
 corner and a per-cell speed field (a smooth band pattern between 0.5 and 2), and the Moving AI
 maps dao/brc202d, mazes/maze512-1-0 and cities/Boston_0_512 (walls masked, unit speed, the
 goal of the scenario file's middle problem as the source).  Both compute travel times of order
@@ -41,7 +41,7 @@ import numpy as np
 from _report import find_data_dir, fmt_x, publish, run_header, table
 
 SECTION = "## Fields"
-SIDES = (32, 64, 128, 256, 512, 1024, 2048)
+SIDES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 MAPS = ("dao/brc202d", "mazes/maze512-1-0", "cities/Boston_0_512")
 TILE_MAPS = ("dao/brc202d", "dao/orz100d", "cities/Boston_0_512", "random/random512-25-0",
              "mazes/maze512-8-0")

@@ -109,3 +109,25 @@ def test_wall_source_on_a_grid() -> None:
     grid = Grid(np.array([[True, False], [True, True]]))
     with pytest.raises(InvalidQueryError, match="wall"):
         eikonal_field(grid, [(1, 0)])
+
+
+@pytest.mark.parametrize("sources", [
+    [(1, 2), (3, 0)], ((1, 2), (3, 0)), np.array([[1, 2], [3, 0]]),
+    np.array([[1, 2], [3, 0]], np.int32), np.array([[1, 2], [3, 0]], np.int64)[:, ::-1][:, ::-1],
+    [[1, 2], [3, 0]], [(np.int64(1), 2), (3, np.int16(0))],
+])
+def test_every_form_of_the_sources_gives_one_field(sources) -> None:
+    speed = np.random.default_rng(4).uniform(0.5, 2.0, (5, 6))
+    expected = reference_fmm(speed, [(1, 2), (3, 0)])
+    assert np.allclose(eikonal_field(speed, sources), expected, rtol=0, atol=1e-12)
+    assert np.array_equal(eikonal_field(speed.astype(np.float32), sources),
+                          eikonal_field(speed.astype(np.float32).astype(float), sources))
+
+
+@pytest.mark.parametrize("sources, match", [
+    ([(2**70, 0)], "outside"), ([(-1, 0)], "outside"), ([(True, 0)], "integers"),
+    (np.array([[9, 0]]), "outside"), ([(1, 2, 3)], "pair"),
+])
+def test_bad_sources_in_every_form(sources, match) -> None:
+    with pytest.raises(InvalidQueryError, match=match):
+        eikonal_field(np.ones((4, 4)), sources)

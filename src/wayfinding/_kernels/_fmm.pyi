@@ -13,9 +13,9 @@ def march(
 
 def eikonal(
     world: NDArray[np.float64],
-    sources: NDArray[np.int64],
+    sources: NDArray[np.int64] | list[tuple[int, int]] | tuple[tuple[int, int], ...],
     costs: bool,
     h: float,
     order: int,
     limit: float,
-) -> tuple[NDArray[np.float64], int, int]: ...
+) -> tuple[NDArray[np.float64] | None, int, int]: ...

@@ -211,15 +211,51 @@ def march(const double[::1] slowness, double[::1] T, uint8_t[::1] flag, int widt
     return frozen
 
 
-def eikonal(const double[:, ::1] world, const int64_t[:, ::1] sources, bint costs,
-            double h, int order, double limit):
-    """Travel times ``(H, W)`` from ``sources`` (rows ``(x, y)``, time 0) in one call.
+cdef object plain_pairs(object sources):
+    """A list or tuple of ``(x, y)`` tuples of Python ints as an ``(n, 2)`` int64 array, or
+    None for anything else."""
+    cdef Py_ssize_t n, j
+    cdef int64_t[:, ::1] out
+    if type(sources) is not list and type(sources) is not tuple:
+        return None
+    n = len(sources)
+    cells = np.empty((n, 2), dtype=np.int64)
+    out = cells
+    for j in range(n):
+        c = sources[j]
+        if type(c) is not tuple or len(c) != 2 or type(c[0]) is not int \
+                or type(c[1]) is not int:
+            return None
+        try:
+            out[j, 0] = c[0]
+            out[j, 1] = c[1]
+        except OverflowError:
+            return None
+    return cells
+
+
+def eikonal(const double[:, ::1] world, sources, bint costs, double h, int order,
+            double limit):
+    """Travel times ``(H, W)`` from ``sources`` (``(x, y)`` rows of a C-contiguous ``(n, 2)``
+    int64 array, or a list or tuple of ``(x, y)`` tuples of ints; time 0) in one call.
 
     ``world``: per cell the speed F (``costs`` false: F > 0, 0 a wall) or the slowness
-    1 / F (``costs`` true, a Grid's costs: not finite is a wall).  Returns ``(times, code, index)``: ``times`` float64,
-    inf where unreached or above ``limit``; ``code`` 0 when done, 1 when ``world[index]``
-    (flat) is not a valid speed or cost, 2 when source ``index`` is outside the grid, 3 when
-    it is a wall, 4 when there is no source."""
+    1 / F (``costs`` true, a Grid's costs: not finite is a wall).  Returns ``(times, code,
+    index)``: ``times`` float64, inf where unreached or above ``limit``; ``code`` 0 when
+    done, 1 when ``world[index]`` (flat) is not a valid speed or cost, 2 when source
+    ``index`` is outside the grid, 3 when it is a wall, 4 when there is no source, 5 (and
+    no times) when ``sources`` is neither form (the caller normalises it)."""
+    cdef const int64_t[:, ::1] cells
+    if isinstance(sources, np.ndarray):
+        if sources.dtype != np.int64 or sources.ndim != 2 or sources.shape[1] != 2 \
+                or not sources.flags.c_contiguous:
+            return None, 5, 0
+        cells = sources
+    else:
+        given = plain_pairs(sources)
+        if given is None:
+            return None, 5, 0
+        cells = given
     cdef Py_ssize_t hh = world.shape[0], ww = world.shape[1]
     cdef Py_ssize_t pw = ww + 2 * PAD, size = (hh + 2 * PAD) * pw
     cdef Py_ssize_t x, y, k, j
@@ -260,12 +296,12 @@ def eikonal(const double[:, ::1] world, const int64_t[:, ::1] sources, bint cost
                     break
             if code:
                 break
-        if code == 0 and sources.shape[0] == 0:
+        if code == 0 and cells.shape[0] == 0:
             code = 4
         if code == 0:
-            for j in range(sources.shape[0]):
-                x = sources[j, 0]
-                y = sources[j, 1]
+            for j in range(cells.shape[0]):
+                x = cells[j, 0]
+                y = cells[j, 1]
                 if x < 0 or x >= ww or y < 0 or y >= hh:
                     code = 2
                 elif flag[(y + PAD) * pw + PAD + x] == MASKED:

@@ -62,9 +62,13 @@ def eikonal_field(world: Any, sources: Any = (), *, initial: Any = None, order: 
     exact time, straight-line distance times that cost, and the march starts from their
     edge, so the field has no diamond-shaped artefacts near the goal.
     """
-    choice("order", order, (1, 2))
-    cell_size = positive_float("cell_size", cell_size)
-    lim = number("limit", limit, min=0, infinite=True)
+    # Plain arguments pass at once (the checks cost as much as a march over a small grid).
+    if not (type(order) is int and (order == 1 or order == 2)):
+        choice("order", order, (1, 2))
+    if not (type(cell_size) is float and 0.0 < cell_size < math.inf):
+        cell_size = positive_float("cell_size", cell_size)
+    lim = limit if type(limit) is float and limit >= 0.0 else \
+        number("limit", limit, min=0, infinite=True)
     if los:
         if not isinstance(world, Grid) or initial is not None:
             raise InvalidQueryError("the line-of-sight pass needs a Grid and no initial times")
@@ -105,26 +109,34 @@ def _march_sources(world: Any, sources: Any, order: int, cell_size: float,
     speeds and the sources' cells)."""
     if isinstance(world, Grid):
         values, costs = world.costs, True
+    elif type(world) is np.ndarray and world.dtype == np.float64 and world.ndim == 2 \
+            and world.size:
+        values, costs = world, False
     else:
         values, costs = _speed_array(world), False
-    items = _source_items(sources)
-    try:
-        cells = np.array(items, dtype=np.int64).reshape(-1, 2)
-    except OverflowError:
-        h, w = values.shape
-        raise InvalidQueryError(f"a source of {items} is outside the {w}x{h} grid") from None
-    out, code, bad = _fmm.eikonal(np.ascontiguousarray(values, dtype=np.float64), cells,
-                                  costs, cell_size, order, limit)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    cells = sources
+    out, code, bad = _fmm.eikonal(values, cells, costs, cell_size, order, limit)
+    if code == 5:       # not a list of (int, int) tuples: check and normalise them
+        items = _source_items(sources)
+        try:
+            cells = np.array(items, dtype=np.int64).reshape(-1, 2)
+        except OverflowError:
+            h, w = values.shape
+            raise InvalidQueryError(f"a source of {items} is outside the {w}x{h} "
+                                    "grid") from None
+        out, code, bad = _fmm.eikonal(values, cells, costs, cell_size, order, limit)
     if code == 1:
         raise InvalidQueryError("speeds must be finite and >= 0 (0 is a wall)")
     if code == 2:
         h, w = values.shape
-        raise InvalidQueryError(f"source {tuple(cells[bad].tolist())} is outside the "
-                                f"{w}x{h} grid")
+        raise InvalidQueryError(f"source {tuple(np.asarray(cells[bad]).tolist())} is "
+                                f"outside the {w}x{h} grid")
     if code == 3:
-        raise InvalidQueryError(f"source {tuple(cells[bad].tolist())} is a wall")
+        raise InvalidQueryError(f"source {tuple(np.asarray(cells[bad]).tolist())} is a wall")
     if code == 4:
         raise InvalidQueryError("give at least one source or initial time")
+    assert out is not None                              # code 0
     return out
 
 
