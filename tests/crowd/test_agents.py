@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
-from wayfinding.crowd import Crowd
+from wayfinding.crowd import ORCA, Crowd
+from wayfinding.geometry.obstacles import MAX_EXTENT
 
 
 def brute_neighbours(points, ranges, k):
@@ -151,7 +152,7 @@ def test_neighbours_of_agents_far_apart():
     """Agents very far from the rest (or from each other) neither overflow the bucket grid
     nor lose the neighbours of those near each other."""
     crowd = Crowd()
-    for p in [(0.0, 0.0), (1.0, 0.0), (1e15, 0.0), (-1e15, 1e300), (1e15, 0.5)]:
+    for p in [(0.0, 0.0), (1.0, 0.0), (1e15, 0.0), (-1e15, MAX_EXTENT), (1e15, 0.5)]:
         crowd.add(p)
     rows, counts = crowd.neighbours(distance=2.0, max_neighbours=3)
     assert counts.tolist() == [1, 1, 1, 0, 1]
@@ -178,3 +179,29 @@ def test_added_fields_grow_move_and_start_from_their_fill():
     with pytest.raises(InvalidQueryError, match="no added field 'radius'"):
         crowd.resize_field("radius", (2,))
     assert crowd.field("radius").tolist() == crowd.radius.tolist()
+
+
+@pytest.mark.parametrize("option, bad", [
+    ("position", (1e300, 0.0)), ("position", (0.0, -2 * MAX_EXTENT)), ("goal", (0.0, 1e300)),
+    ("radius", 1e300), ("max_speed", 1e300), ("max_accel", 2 * MAX_EXTENT)])
+def test_sizes_beyond_max_extent_are_refused(option, bad):
+    crowd = Crowd()
+    with pytest.raises(InvalidQueryError, match=option):
+        crowd.add(**{"position": (0.0, 0.0), option: bad})
+    assert len(crowd) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_agents_as_large_and_fast_as_max_extent_step_to_finite_states(seed):
+    """Agents of radius and top speed MAX_EXTENT, far apart or piled on one point, keep
+    finite velocities within their top speeds under ORCA, step after step."""
+    rng = np.random.default_rng(seed)
+    crowd = Crowd()
+    scale = MAX_EXTENT if seed % 2 else 1.0
+    for _ in range(4):
+        crowd.add(rng.uniform(-1, 1, 2) * scale, goal=rng.uniform(-1, 1, 2) * scale,
+                  radius=MAX_EXTENT, max_speed=MAX_EXTENT, max_accel=MAX_EXTENT)
+    for _ in range(6):
+        ORCA().step(crowd, 0.1)
+        speed = np.hypot(*crowd.velocity.T)
+        assert np.isfinite(crowd.position).all() and (speed <= MAX_EXTENT * (1 + 1e-12)).all()

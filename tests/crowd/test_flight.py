@@ -22,6 +22,7 @@ from wayfinding.crowd.flight_steering import (
     seek3,
     separation3,
 )
+from wayfinding.geometry.obstacles import MAX_EXTENT
 from wayfinding.voxel.anyangle import theta_star
 from wayfinding.voxel.generate import towers, tunnels
 from wayfinding.voxel.grid import VoxelGrid
@@ -339,3 +340,27 @@ def test_an_empty_crowd_steps():
     crowd = FlightCrowd()
     crowd.step(0.1)
     assert crowd.position.shape == (0, 3) and crowd.arrived().shape == (0,)
+
+
+@pytest.mark.parametrize("option, bad", [
+    ("position", (0.0, 1e300, 0.0)), ("goal", (0.0, 0.0, -2e150)),
+    ("path", [[0.0, 0.0, 0.0], [1e300, 0.0, 0.0]]), ("radius", 1e300), ("max_speed", 1e300)])
+def test_sizes_beyond_max_extent_are_refused(option, bad):
+    crowd = FlightCrowd()
+    with pytest.raises(InvalidQueryError, match=option):
+        crowd.add(**{"position": (0.0, 0.0, 0.0), option: bad})
+    assert len(crowd) == 0
+
+
+def test_agents_as_large_and_fast_as_max_extent_fly_to_finite_states():
+    """Agents of radius and top speed MAX_EXTENT, on one point and far apart, flying at
+    1e300, keep finite velocities within their top speeds, step after step."""
+    crowd = FlightCrowd(neighbour_dist=MAX_EXTENT)
+    for p, v in (((0.0, 0.0, 0.0), (1e300, 0.0, 0.0)), ((0.0, 0.0, 0.0), (-1e300, 0.0, 0.0)),
+                 ((MAX_EXTENT, 0.0, -MAX_EXTENT), (0.0, 1e300, 0.0))):
+        crowd.add(p, goal=(-MAX_EXTENT, MAX_EXTENT, 0.0), velocity=v, radius=MAX_EXTENT,
+                  max_speed=MAX_EXTENT)
+    for _ in range(5):
+        crowd.step(0.1)
+        assert np.isfinite(crowd.position).all()
+        assert (np.linalg.norm(crowd.velocity, axis=1) <= MAX_EXTENT * (1 + 1e-12)).all()

@@ -12,6 +12,7 @@ import pytest
 
 from wayfinding import InvalidQueryError
 from wayfinding.crowd import ORCA, Crowd
+from wayfinding.geometry.obstacles import MAX_EXTENT
 from wayfinding.grid import Grid
 
 pyrvo = pytest.importorskip("pyrvo")
@@ -300,7 +301,7 @@ def test_the_obstacle_tree_finds_every_edge_in_range_nearest_first():
     crowd = Crowd()
     for p in rng.uniform(-40, 40, (200, 2)):
         crowd.add(p, goal=p + rng.uniform(-10, 10, 2), radius=0.5, max_speed=2.0)
-    for far in ((1e15, 0.0), (-1e15, 3e14), (5.0, -1e300)):      # far off every edge
+    for far in ((1e15, 0.0), (-1e15, 3e14), (5.0, -MAX_EXTENT)):   # far off every edge
         crowd.add(far, goal=(0.0, 0.0), radius=0.5, max_speed=2.0)
     assert np.isfinite(orca.velocities(crowd, 0.25)).all()
 

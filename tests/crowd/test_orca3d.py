@@ -22,6 +22,7 @@ from wayfinding._kernels import _orca3d
 from wayfinding.crowd import ORCA, Crowd
 from wayfinding.crowd.flight import orca3d_velocities
 from wayfinding.crowd.flight_steering import neighbours3
+from wayfinding.geometry.obstacles import MAX_EXTENT
 
 EPS = 1e-5
 
@@ -453,3 +454,40 @@ def test_speeds_stay_within_the_top_speed_far_from_every_plane(seed):
     p, v, pref = (rng.uniform(-1, 1, (6, 3)) for _ in range(3))
     out = orca3d_velocities(p * 1e-8, v, pref, 1e8, 1.5, 0.1)
     assert np.isfinite(out).all() and (np.linalg.norm(out, axis=1) <= 1.5 * (1 + 1e-12)).all()
+
+
+def test_huge_velocities_of_coincident_and_overlapping_agents_give_finite_velocities():
+    """Agents on one point or overlapping, moving at 1e300 (their relative velocity's
+    square overflowing), still get finite velocities within their top speeds."""
+    pos = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.3, 0.1, 0.0], [0.0, -0.2, 0.4]])
+    for size in (1.0, 1e200, 1e300):
+        vel = np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 1.0],
+                        [0.5, -0.5, 0.0]]) * size
+        out = orca3d_velocities(pos, vel, vel, 0.5, 2.0, 0.1)
+        assert np.isfinite(out).all()
+        assert (np.linalg.norm(out, axis=1) <= 2.0 * (1 + 1e-12)).all()
+        assert out[0, 0] > 0 > out[1, 0]                    # they part along x
+
+
+@pytest.mark.parametrize("bad", [
+    dict(position=[[0, 0, 0], [1e300, 1, 1]]), dict(radius=1e300), dict(max_speed=1e300),
+    dict(radius=[0.5, 2 * MAX_EXTENT])])
+def test_sizes_beyond_max_extent_are_refused(bad):
+    args = dict(position=[[0, 0, 0], [1, 1, 1]], radius=0.5, max_speed=1.0)
+    args.update(bad)
+    with pytest.raises(InvalidQueryError, match=next(iter(bad))):
+        orca3d_velocities(args["position"], np.zeros((2, 3)), np.zeros((2, 3)),
+                          args["radius"], args["max_speed"], 0.1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_agents_as_large_and_fast_as_max_extent_get_finite_velocities(seed):
+    rng = np.random.default_rng(seed)
+    scale = (1.0, MAX_EXTENT, 1e-3)[seed]
+    pos = rng.uniform(-1, 1, (6, 3)) * scale
+    pos[1] = pos[0]
+    vel = rng.uniform(-1, 1, (6, 3)) * MAX_EXTENT
+    out = orca3d_velocities(pos, vel, vel * 1e100, MAX_EXTENT, MAX_EXTENT, 0.1,
+                            neighbour_dist=MAX_EXTENT)
+    assert np.isfinite(out).all()
+    assert (np.linalg.norm(out, axis=1) <= MAX_EXTENT * (1 + 1e-12)).all()

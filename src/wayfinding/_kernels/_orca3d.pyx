@@ -39,6 +39,21 @@ cdef struct Plane:
     double nx, ny, nz          # its unit normal, towards the allowed side
 
 
+cdef inline double norm3(double x, double y, double z) noexcept nogil:
+    """The length of (x, y, z), without overflow or underflow for finite components far
+    from 1 (scaled by the largest where the squares would leave the normal range)."""
+    cdef double s = x * x + y * y + z * z, big
+    if 1e-290 < s < 1e290:
+        return sqrt(s)
+    big = fmax(fabs(x), fmax(fabs(y), fabs(z)))
+    if big == 0.0 or big == INFINITY:
+        return big
+    x /= big
+    y /= big
+    z /= big
+    return big * sqrt(x * x + y * y + z * z)
+
+
 cdef inline double violation(const Plane* p, const double* v) noexcept nogil:
     """How far velocity v lies outside plane p (> 0: outside)."""
     return p.nx * (p.px - v[0]) + p.ny * (p.py - v[1]) + p.nz * (p.pz - v[2])
@@ -289,18 +304,19 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
     cdef double rpx = q[0] - p[0], rpy = q[1] - p[1], rpz = q[2] - p[2]
     cdef double rvx = v[0] - u[0], rvy = v[1] - u[1], rvz = v[2] - u[2]
     cdef double d2 = rpx * rpx + rpy * rpy + rpz * rpz, comb = r + s, comb2 = comb * comb
-    cdef double wx, wy, wz, w2, along, wlen, push, a, b, c, t, cx, cy, cz, disc
+    cdef double wx, wy, wz, along, wlen, push, a, b, c, t, cx, cy, cz, disc
     cdef double n[3]
     if d2 > comb2:
         # w: from the centre of the cut-off sphere to the relative velocity.
         wx = rvx - inv_tau * rpx
         wy = rvy - inv_tau * rpy
         wz = rvz - inv_tau * rpz
-        w2 = wx * wx + wy * wy + wz * wz
-        along = wx * rpx + wy * rpy + wz * rpz
-        if along < 0.0 and along * along > comb2 * w2:
+        wlen = norm3(wx, wy, wz)
+        # along: w's unit direction dotted with rp (no square of w to overflow).
+        along = (wx / wlen) * rpx + (wy / wlen) * rpy + (wz / wlen) * rpz if wlen > 0.0 \
+            else 0.0
+        if along < 0.0 and along * along > comb2:
             # Nearest boundary point on the cut-off sphere.
-            wlen = sqrt(w2)
             n[0] = wx / wlen
             n[1] = wy / wlen
             n[2] = wz / wlen
@@ -315,7 +331,7 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
             cx = rpy * rvz - rpz * rvy
             cy = rpz * rvx - rpx * rvz
             cz = rpx * rvy - rpy * rvx
-            c = sqrt(cx * cx + cy * cy + cz * cz)
+            c = norm3(cx, cy, cz)
             b = rpx * rvx + rpy * rvy + rpz * rvz
             a = sqrt(d2 - comb2)
             t = (b + c * comb / a) / d2
@@ -343,7 +359,7 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
         wx = rvx - inv_dt * rpx
         wy = rvy - inv_dt * rpy
         wz = rvz - inv_dt * rpz
-        wlen = sqrt(wx * wx + wy * wy + wz * wz)
+        wlen = norm3(wx, wy, wz)
         if wlen > 0.0:
             n[0] = wx / wlen
             n[1] = wy / wlen

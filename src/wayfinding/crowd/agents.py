@@ -31,6 +31,7 @@ from .._deprecated import positional_options, renamed_keywords
 from .._kernels import _neighbours
 from .._validate import allocation, count, finite_point, positive_float, reals
 from ..errors import InvalidQueryError, brief
+from ..geometry.obstacles import MAX_EXTENT
 
 #: The radius of an agent added without one (world units).
 DEFAULT_RADIUS = 0.5
@@ -150,13 +151,20 @@ class Crowd:
             velocity: ArrayLike = (0.0, 0.0), radius: float = DEFAULT_RADIUS,
             max_speed: float = 1.4, max_accel: float = math.inf, group: int = 0) -> int:
         """Add an agent (``goal`` defaults to where it stands) and return its id.
-        ``max_accel`` 0 keeps its velocity as it is; ``inf`` (default) sets no limit."""
-        p = finite_point("position", position)
-        row = {"position": p, "goal": p if goal is None else finite_point("goal", goal),
+        ``max_accel`` 0 keeps its velocity as it is; ``inf`` (default) sets no limit.
+
+        ``position`` and ``goal`` lie within ``±MAX_EXTENT`` (1e150, as
+        :data:`wayfinding.geometry.obstacles.MAX_EXTENT` bounds world coordinates);
+        ``radius``, ``max_speed`` and a finite ``max_accel`` are at most ``MAX_EXTENT``:
+        beyond, the squares the avoidance models work with would overflow, and they are
+        refused with :class:`~wayfinding.errors.InvalidQueryError` naming them."""
+        p = _world_point("position", position)
+        row = {"position": p, "goal": p if goal is None else _world_point("goal", goal),
                "velocity": finite_point("velocity", velocity),
-               "radius": positive_float("radius", radius),
-               "max_speed": positive_float("max_speed", max_speed, allow_zero=True),
-               "max_accel": positive_float("max_accel", max_accel, allow_zero=True, allow_inf=True),
+               "radius": positive_float("radius", radius, max=MAX_EXTENT),
+               "max_speed": positive_float("max_speed", max_speed, allow_zero=True,
+                                           max=MAX_EXTENT),
+               "max_accel": _accel(max_accel),
                "group": count("group", group, min=0)}
         if self._n == len(self._ids):
             self._grow()
@@ -279,3 +287,19 @@ class Crowd:
         v[:] = new
         self.position[:] += new * dt
 
+
+def _accel(value: Any) -> float:
+    """A top acceleration: a number >= 0, at most ``MAX_EXTENT`` unless inf (no limit)."""
+    a = positive_float("max_accel", value, allow_zero=True, allow_inf=True)
+    return a if a == math.inf else positive_float("max_accel", a, allow_zero=True,
+                                                  max=MAX_EXTENT)
+
+
+def _world_point(name: str, value: Any, dim: int = 2) -> np.ndarray:
+    """``value`` as a float64 point of ``dim`` coordinates after checking that they are
+    numbers within ``±MAX_EXTENT`` (:func:`~wayfinding._validate.finite_point`, bounded)."""
+    p = finite_point(name, value, dim)
+    if not (np.abs(p) <= MAX_EXTENT).all():
+        raise InvalidQueryError(f"{name} {brief(value)} lies beyond ±{MAX_EXTENT:g} (the "
+                                "largest world coordinate of an agent)")
+    return p

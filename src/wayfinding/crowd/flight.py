@@ -39,7 +39,9 @@ import numpy as np
 from .._kernels import _orca3d
 from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError, brief
+from ..geometry.obstacles import MAX_EXTENT
 from ..voxel.grid import VoxelGrid
+from .agents import _world_point
 from .flight_steering import _array, _points, _speeds, _towards, avoid_voxels, neighbours3
 
 #: Segments of its path, from the current one on, among which an agent looks for the
@@ -54,20 +56,26 @@ def orca3d_velocities(position: Any, velocity: Any, preferred: Any, radius: Any,
     """ORCA's new velocity of every agent, ``(n, 3)`` float64, for a step of ``dt``
     seconds, from the state at its start (RVO2-3D's ``computeNewVelocity``).
 
-    ``position``, ``velocity``, ``preferred``: ``(n, 3)`` (world units, per second);
-    ``radius`` (> 0), ``max_speed`` (>= 0) and ``time_horizon`` (s, > 0): a number or one
-    per agent.  Each agent avoids its ``max_neighbours`` nearest others closer than
-    ``neighbour_dist`` centre to centre (0 neighbours: it takes its preferred velocity,
-    cut to its top speed).  Longer horizons react earlier and more cautiously; RVO2-3D's
-    example uses 10 s with neighbours within 15 units.
+    ``position``, ``velocity``, ``preferred``: ``(n, 3)`` (world units, per second;
+    positions within ``±MAX_EXTENT``, 1e150, as
+    :data:`wayfinding.geometry.obstacles.MAX_EXTENT` bounds world coordinates);
+    ``radius`` (> 0), ``max_speed`` (>= 0), both at most ``MAX_EXTENT``, and
+    ``time_horizon`` (s, > 0): a number or one per agent.  Each agent avoids its
+    ``max_neighbours`` nearest others closer than ``neighbour_dist`` centre to centre (0
+    neighbours: it takes its preferred velocity, cut to its top speed).  Longer horizons
+    react earlier and more cautiously; RVO2-3D's example uses 10 s with neighbours within
+    15 units.
     """
     p, v = _points(position), _array(velocity, len(np.asarray(position)), "velocity")
+    if not (np.abs(p) <= MAX_EXTENT).all():
+        raise InvalidQueryError(f"position {brief(position)} lies beyond ±{MAX_EXTENT:g} "
+                                "(the largest world coordinate of an agent)")
     n = len(p)
     pref = _array(preferred, n, "preferred")
-    r = _speeds(radius, n, "radius")
+    r = _speeds(radius, n, "radius", top=MAX_EXTENT)
     if not (r > 0).all():
         raise InvalidQueryError(f"radius {brief(radius)} must be > 0")
-    top = _speeds(max_speed, n)
+    top = _speeds(max_speed, n, top=MAX_EXTENT)
     tau = _speeds(time_horizon, n, "time_horizon")
     if not (tau > 0).all():
         raise InvalidQueryError(f"time_horizon {brief(time_horizon)} must be > 0")
@@ -192,14 +200,17 @@ class FlightCrowd:
         world points, m >= 1, from its first corner to its last; it joins it at the
         nearest point of its first segments), or flies straight to ``goal``, or, with
         neither, holds ``position``.  ``radius`` (> 0), ``max_speed`` (>= 0),
-        ``time_horizon`` (s, default the crowd's)."""
-        p = finite_point("position", position, 3)
+        ``time_horizon`` (s, default the crowd's).  Positions, goals and path corners lie
+        within ``±MAX_EXTENT`` (1e150), and ``radius`` and ``max_speed`` are at most it, as
+        :meth:`Crowd.add <wayfinding.crowd.Crowd.add>` has them."""
+        p = _world_point("position", position, 3)
         if path is not None and goal is not None:
             raise InvalidQueryError("give an agent a path or a goal, not both")
         line = _polyline(path, "path") if path is not None else \
-            np.stack([p, finite_point("goal", goal, 3)]) if goal is not None else p[None]
-        row = (finite_point("velocity", velocity, 3), positive_float("radius", radius),
-               positive_float("max_speed", max_speed, allow_zero=True),
+            np.stack([p, _world_point("goal", goal, 3)]) if goal is not None else p[None]
+        row = (finite_point("velocity", velocity, 3),
+               positive_float("radius", radius, max=MAX_EXTENT),
+               positive_float("max_speed", max_speed, allow_zero=True, max=MAX_EXTENT),
                self.time_horizon if time_horizon is None
                else positive_float("time_horizon", time_horizon))
         if self._n == len(self._seg):
@@ -378,13 +389,14 @@ class FlightCrowd:
 
 
 def _polyline(path: Any, name: str) -> np.ndarray:
-    """``path`` as a finite ``(m, 3)`` float64 array, m >= 1 (a copy)."""
+    """``path`` as a finite ``(m, 3)`` float64 array within ``±MAX_EXTENT``, m >= 1 (a
+    copy)."""
     try:
         a = np.array(path, dtype=np.float64)
     except (TypeError, ValueError):
         a = np.empty(0)
-    if a.ndim != 2 or a.shape[1] != 3 or len(a) == 0 or not np.isfinite(a).all():
+    if a.ndim != 2 or a.shape[1] != 3 or len(a) == 0 or not (np.abs(a) <= MAX_EXTENT).all():
         raise InvalidQueryError(f"{name} {brief(path)} must be a finite (m, 3) array of "
-                                "world points, m >= 1")
+                                f"world points within ±{MAX_EXTENT:g}, m >= 1")
     return a
 

@@ -13,6 +13,7 @@ velocity it asks for (a desired velocity minus the current one), as the 2D behav
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -36,15 +37,18 @@ def _array(value: Any, n: int, name: str) -> np.ndarray:
     return a
 
 
-def _speeds(value: Any, n: int, name: str = "max_speed") -> np.ndarray:
-    """A number or one per agent, each >= 0 and finite, as ``(n,)`` float64."""
+def _speeds(value: Any, n: int, name: str = "max_speed", *, top: float = math.inf
+            ) -> np.ndarray:
+    """A number or one per agent, each >= 0 and finite (at most ``top``), as ``(n,)``
+    float64."""
     try:
         v = np.array(np.broadcast_to(np.asarray(value, dtype=np.float64), (n,)))
     except (TypeError, ValueError):
         v = np.empty(0)
-    if v.shape != (n,) or not (np.isfinite(v).all() and (v >= 0).all()):
-        raise InvalidQueryError(f"{name} must be >= 0 and finite: a number or one per agent "
-                                f"({n})")
+    if v.shape != (n,) or not (np.isfinite(v).all() and (v >= 0).all() and (v <= top).all()):
+        within = "" if top == math.inf else f" and at most {top:g}"
+        raise InvalidQueryError(f"{name} must be >= 0 and finite{within}: a number or one "
+                                f"per agent ({n})")
     return v
 
 
