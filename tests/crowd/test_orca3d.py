@@ -456,6 +456,51 @@ def test_speeds_stay_within_the_top_speed_far_from_every_plane(seed):
     assert np.isfinite(out).all() and (np.linalg.norm(out, axis=1) <= 1.5 * (1 + 1e-12)).all()
 
 
+def furthest_along(direction, planes, speed, starts):
+    """How far along ``direction`` a velocity inside the speed ball and the half-spaces
+    can go (scipy's SLSQP from each of ``starts``, the best feasible end): the limit of
+    the nearest velocity to ever longer preferred ones."""
+    from scipy.optimize import minimize
+
+    cons = [{"type": "ineq", "fun": lambda v: speed ** 2 - v @ v}]
+    cons += [{"type": "ineq", "fun": lambda v, p=p: (v - p[:3]) @ p[3:]} for p in planes]
+    best = -math.inf
+    for start in starts:
+        v = minimize(lambda v: -(direction @ v), start, constraints=cons, method="SLSQP",
+                     options={"ftol": 1e-14, "maxiter": 1000}).x
+        if min(c["fun"](v) for c in cons) >= -1e-9:
+            best = max(best, direction @ v)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_huge_preferred_velocity_is_taken_as_its_direction(seed):
+    """A preferred velocity of any finite size far beyond the top speed gives the velocity
+    furthest along it that the half-spaces and the top speed allow (its square
+    overflowing or not), as a long-but-moderate one does."""
+    pos, vel, _, radius, speed, tau = scene(seed, n=16, box=3.0)
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=(16, 3))
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    dt, dist, k = 0.2, 8.0, 10
+    _, feasible = reference(pos, vel, d * 1e6, radius, speed, tau, dt, dist, k)
+    rows, counts = neighbours3(pos, distance=dist, max_neighbours=k)
+    moderate = ours(pos, vel, d * 1e6, radius, speed, tau, dt, dist, k)
+    for size in (1e100, 1e200, 1.5e308):
+        v = ours(pos, vel, d * size, radius, speed, tau, dt, dist, k)
+        np.testing.assert_allclose(v, moderate, atol=1e-8)
+    checked = 0
+    for i in np.flatnonzero(feasible & (counts > 0)):
+        planes = _orca3d.planes(pos, vel, radius, rows[i, :counts[i]], int(i), float(tau[i]),
+                                dt)
+        slack = ((v[i] - planes[:, :3]) * planes[:, 3:]).sum(1)
+        assert slack.min() >= -1e-9 and np.linalg.norm(v[i]) <= speed[i] * (1 + 1e-12)
+        starts = [np.zeros(3), d[i] * speed[i], v[i] + rng.normal(size=3) * 0.1]
+        assert d[i] @ v[i] >= furthest_along(d[i], planes, speed[i], starts) - 1e-7
+        checked += 1
+    assert checked >= 3
+
+
 def test_huge_velocities_of_coincident_and_overlapping_agents_give_finite_velocities():
     """Agents on one point or overlapping, moving at 1e300 (their relative velocity's
     square overflowing), still get finite velocities within their top speeds."""

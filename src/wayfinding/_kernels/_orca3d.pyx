@@ -117,7 +117,7 @@ cdef bint on_plane(const Plane* planes, int plane_no, double radius, const doubl
     cdef double lp[3]
     cdef double mx, my, mz, c2, scale
     cdef int i
-    if dist * dist > r2:
+    if fabs(dist) > radius:
         return False                   # the speed sphere misses the plane
     disc_r2 = r2 - dist * dist         # squared radius of the circle cut from the sphere
     cx = dist * p.nx
@@ -139,18 +139,19 @@ cdef bint on_plane(const Plane* planes, int plane_no, double radius, const doubl
             result[1] = cy + s * wy
             result[2] = cz + s * wz
     else:
-        along = (p.px - opt[0]) * p.nx + (p.py - opt[1]) * p.ny + (p.pz - opt[2]) * p.nz
-        result[0] = opt[0] + along * p.nx
-        result[1] = opt[1] + along * p.ny
-        result[2] = opt[2] + along * p.nz
-        if result[0] * result[0] + result[1] * result[1] + result[2] * result[2] > r2:
-            wx = result[0] - cx
-            wy = result[1] - cy
-            wz = result[2] - cz
-            s = sqrt(disc_r2 / (wx * wx + wy * wy + wz * wz))
-            result[0] = cx + s * wx
-            result[1] = cy + s * wy
-            result[2] = cz + s * wz
+        # The projection of opt on the plane, c + w with w the part of opt across the
+        # normal (not opt minus its part along it: no cancellation for a huge opt), cut to
+        # the circle.
+        along = opt[0] * p.nx + opt[1] * p.ny + opt[2] * p.nz
+        wx = opt[0] - along * p.nx
+        wy = opt[1] - along * p.ny
+        wz = opt[2] - along * p.nz
+        w2 = norm3(wx, wy, wz)
+        s = sqrt(disc_r2)
+        s = s / w2 if w2 > s else 1.0
+        result[0] = cx + s * wx
+        result[1] = cy + s * wy
+        result[2] = cz + s * wz
     for i in range(plane_no):
         q = &planes[i]
         if violation(q, result) > 0.0:
@@ -185,14 +186,13 @@ cdef int in_planes(const Plane* planes, int count, double radius, const double* 
     3-D linear program); returns ``count`` on success, else the plane it failed on (the
     result then holds the best velocity for the planes before it)."""
     cdef double keep[3]
-    cdef double norm, o2 = opt[0] * opt[0] + opt[1] * opt[1] + opt[2] * opt[2]
+    cdef double norm = norm3(opt[0], opt[1], opt[2])
     cdef int i
     if direction_opt:                  # opt is a unit direction
         result[0] = opt[0] * radius
         result[1] = opt[1] * radius
         result[2] = opt[2] * radius
-    elif o2 > radius * radius:
-        norm = sqrt(o2)
+    elif norm > radius:                # (no square to overflow for a huge opt)
         result[0] = opt[0] / norm * radius
         result[1] = opt[1] / norm * radius
         result[2] = opt[2] / norm * radius
