@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wayfinding import InvalidQueryError
-from wayfinding.crowd import Crowd
+from wayfinding.crowd import Crowd, time_to_collision
 from wayfinding.crowd.anticipation import AnticipatoryForces, collision_time
 
 
@@ -257,3 +257,37 @@ def test_bad_input():
     assert model.forces(Crowd()).shape == (0, 2)
     with pytest.raises(InvalidQueryError, match="tau"):
         model.magnitude("x")
+
+
+GOOD = {"w": [[3.0, 0.0]], "v": [[1.0, 0.0]], "radius": [1.0]}
+
+
+@pytest.mark.parametrize("function", ["collision_time", "time_to_collision", "pair_forces"])
+@pytest.mark.parametrize("name, bad", [
+    ("w", [[math.nan, 0.0]]), ("w", [[math.inf, 0.0]]), ("w", [[True, 0.0]]), ("w", "ab"),
+    ("v", [[0.0, -math.inf]]), ("v", [[1.0, math.nan]]), ("v", np.array([[True, False]])),
+    ("radius", [-1.0]), ("radius", [0.0]), ("radius", [math.nan]), ("radius", [math.inf]),
+    ("radius", [True]), ("radius", None)])
+def test_pair_functions_refuse_bad_arguments_by_name(function, name, bad):
+    call = {"collision_time": collision_time, "time_to_collision": time_to_collision,
+            "pair_forces": AnticipatoryForces().pair_forces}[function]
+    with pytest.raises(InvalidQueryError, match=name):
+        call(**{**GOOD, name: bad})
+
+
+@pytest.mark.parametrize("w, v, radius", [
+    ([[1.0, 0.0, 0.0]], [[1.0, 0.0]], [1.0]), ([[1.0, 0.0]] * 3, [[1.0, 0.0]] * 2, [1.0]),
+    ([[1.0, 0.0]] * 2, [[1.0, 0.0]], [1.0, 2.0, 3.0]), ([], [], []), (1.0, 2.0, 1.0)])
+def test_collision_time_refuses_shapes_that_do_not_pair(w, v, radius):
+    with pytest.raises(InvalidQueryError, match="broadcast"):
+        collision_time(w, v, radius)
+
+
+def test_collision_time_broadcasts_like_time_to_collision():
+    rng = np.random.default_rng(3)
+    w, v, r = rng.uniform(-4, 4, (5, 1, 2)), rng.uniform(-2, 2, (1, 7, 2)), 1.0
+    tau = collision_time(w, v, r)
+    assert tau.shape == (5, 7)
+    outside = np.hypot(*np.moveaxis(np.broadcast_to(w, (5, 7, 2)), -1, 0)) >= r
+    np.testing.assert_array_equal(tau[outside], time_to_collision(w, v, r)[outside])
+    assert (tau[~outside] == 0).all()

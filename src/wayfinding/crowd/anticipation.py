@@ -41,16 +41,17 @@ from .agents import Crowd
 from .powerlaw import ForceModel, _pair_arrays, _time_to_collision
 
 
-def collision_time(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
+def collision_time(w: Any, v: Any, radius: Any) -> np.ndarray:
     """Time to collision tau (s) with overlap as 0: 0 where the discs already overlap
     (``|w| < radius``), else :func:`~wayfinding.crowd.time_to_collision` (the first
     contact going straight on; inf when they never touch, run parallel, diverge or only
     graze).  ``w``: the neighbour's position relative to this agent, ``v``: this agent's
-    velocity relative to the neighbour; shapes ``(..., 2)``, ``(..., 2)`` and ``(...)``."""
-    w, v = np.asarray(w, dtype=np.float64), np.asarray(v, dtype=np.float64)
-    radius = np.asarray(radius, dtype=np.float64)
-    inside = (w * w).sum(-1) < radius * radius
-    return np.where(inside, 0.0, _time_to_collision(w, v, radius))
+    velocity relative to the neighbour; shapes that broadcast to ``(..., 2)``, ``(..., 2)``
+    and ``(...)``, finite numbers, radius > 0 (else :class:`~wayfinding.errors.InvalidQueryError`
+    naming the argument)."""
+    shape, (w, v), r = _pair_arrays(w, v, radius)
+    inside = (w * w).sum(-1) < r * r
+    return np.where(inside, 0.0, _time_to_collision(w, v, r)).reshape(shape[:-1])
 
 
 class AnticipatoryForces(ForceModel):

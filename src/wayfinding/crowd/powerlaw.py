@@ -63,11 +63,14 @@ def _pair_arrays(w: Any, v: Any, radius: Any
         shape = np.broadcast_shapes(arrays[0].shape, arrays[1].shape, arrays[2].shape + (2,))
     except ValueError:
         shape = ()
-    if not shape or shape[-1] != 2:
+    if not shape or shape[-1] != 2 or arrays[0].shape[-1:] != (2,) \
+            or arrays[1].shape[-1:] != (2,):
         raise InvalidQueryError(f"w {brief(w)}, v {brief(v)} and radius {brief(radius)} "
                                 "must broadcast to (..., 2), (..., 2) and (...)")
-    if not all(np.isfinite(x).all() for x in arrays) or not (arrays[2] > 0).all():
-        raise InvalidQueryError("w, v and radius must be finite, and radius > 0")
+    for name, x, given in zip(("w", "v", "radius"), arrays, (w, v, radius)):
+        if not np.isfinite(x).all() or (name == "radius" and not (x > 0).all()):
+            raise InvalidQueryError(f"{name} {brief(given)} must be finite"
+                                    + (" and > 0" if name == "radius" else ""))
     flat = [np.ascontiguousarray(np.broadcast_to(x, shape).reshape(-1, 2))
             for x in arrays[:2]]
     r = np.ascontiguousarray(np.broadcast_to(arrays[2], shape[:-1]).reshape(-1))
