@@ -113,12 +113,12 @@ def reference_build(els, caps=DEFAULT, block=OPEN, tol=1e-6):
     return pos, edges, per_element
 
 
-def assert_same_graph(g, els, caps=DEFAULT, block=OPEN, tol=1e-6):
+def assert_same_graph(g, els, caps=DEFAULT, block=OPEN, tol=1e-6, atol=1e-9):
     pos, edges, rows = reference_build(els, caps, block, tol)
-    assert g.nodes.shape == pos.shape and np.allclose(g.nodes, pos, rtol=0, atol=1e-9)
+    assert g.nodes.shape == pos.shape and np.allclose(g.nodes, pos, rtol=0, atol=atol)
     assert [tuple(e) for e in g.edges.tolist()] == list(edges)
     assert g.edge_kinds.tolist() == [k for k, _ in edges.values()]
-    assert np.allclose(g.edge_lengths, [length for _, length in edges.values()], atol=1e-9)
+    assert np.allclose(g.edge_lengths, [length for _, length in edges.values()], atol=atol)
     assert len(g.stops) == len(rows)
     for got, want in zip(g.stops, rows):
         assert np.array_equal(got[:, 1], want[:, 1]) and np.allclose(got[:, 0], want[:, 0])
@@ -185,6 +185,26 @@ def test_build_equals_the_reference_on_a_benchmark_facade():
         sys.path.pop(0)
     els = facade(5, 5)
     assert_same_graph(build_climb_graph(els), els)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("offset", [2.0**44, -3e14])
+def test_build_far_from_the_origin_equals_the_reference(seed, offset):
+    """Node cells of 1e-6 m number beyond int64 there; the build stays exact."""
+    els, caps, block = random_level(seed)
+    els = [TraversalElement(e.kind, e.points + offset) for e in els]
+    block = Blockers(boxes=block.boxes + offset, triangles=block.triangles + offset)
+    g = build_climb_graph(els, capabilities=caps, blockers=block)
+    assert_same_graph(g, els, caps, block, atol=abs(offset) * 1e-15)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("seed", range(4))
+def test_build_with_a_touch_far_below_the_coordinates_equals_the_reference(seed):
+    els, caps, block = random_level(seed)
+    g = build_climb_graph(els, capabilities=caps, blockers=block, touch=1e-300)
+    assert_same_graph(g, els, caps, block, tol=1e-300)
 
 
 def test_empty_and_single_element_builds():

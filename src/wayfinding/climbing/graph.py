@@ -338,20 +338,40 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
     out = np.arange(n)
     if n < 2:
         return out
-    key = np.floor(p / tol).astype(np.int64)
+    with np.errstate(over="ignore"):
+        q = p / tol
+    # Where a coordinate is 2^54 cells or more from 0, its neighbouring floats lie more than
+    # ``tol`` apart: only equal values meet there, each given a cell of its own beyond the
+    # others (at 2^62 up), so no cell number overflows at any scale.
+    far = ~(np.abs(q) < 2.0**54)
+    key = np.floor(np.where(far, 0.0, q)).astype(np.int64)
+    if far.any():
+        key[far] = 2**62 + np.unique(p[far], return_inverse=True)[1].ravel()
     axes = [np.unique(key[:, k]) for k in range(3)]
 
+    def rank(k: int, want: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """The place of ``want`` among the cells of axis ``k`` (``ok`` cleared where none
+        has it)."""
+        r = np.minimum(np.searchsorted(axes[k], want), len(axes[k]) - 1)
+        ok &= axes[k][r] == want
+        return r
+
+    def plane(offset: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Each point's neighbouring (x, y) cell as one integer below n^2."""
+        return rank(0, key[:, 0] + offset[0], ok) * len(axes[1]) \
+            + rank(1, key[:, 1] + offset[1], ok)
+
+    planes = np.unique(plane(np.zeros(3, dtype=np.int64), np.ones(n, dtype=bool)))
+
     def code(offset: np.ndarray) -> np.ndarray:
-        """Each point's neighbouring cell ``key + offset`` as one integer (-1: no point
-        lies in that cell)."""
-        out = np.zeros(n, dtype=np.int64)
+        """Each point's neighbouring cell ``key + offset`` as one integer below n^2 (-1: no
+        point lies in that cell)."""
         ok = np.ones(n, dtype=bool)
-        for k, values in enumerate(axes):
-            want = key[:, k] + offset[k]
-            r = np.minimum(np.searchsorted(values, want), len(values) - 1)
-            ok &= values[r] == want
-            out = out * len(values) + r
-        return np.where(ok, out, -1)
+        xy = plane(offset, ok)
+        c = np.minimum(np.searchsorted(planes, xy), len(planes) - 1)
+        ok &= planes[c] == xy
+        z = rank(2, key[:, 2] + offset[2], ok)
+        return np.where(ok, c * len(axes[2]) + z, -1)
 
     own = code(np.zeros(3, dtype=np.int64))
     cells, cell_of = np.unique(own, return_inverse=True)
