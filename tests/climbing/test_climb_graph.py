@@ -138,6 +138,10 @@ def test_graph_moves_rigidly_with_its_markup():
     (lambda: TraversalElement(LEDGE, [(0, 0, 0)]), InvalidGeometryError),
     (lambda: TraversalElement(LEDGE, [(0, 0, 0), (0, 0, 0)]), InvalidGeometryError),
     (lambda: TraversalElement(LEDGE, [(0, 0, np.nan), (1, 0, 0)]), InvalidGeometryError),
+    (lambda: TraversalElement(LEDGE, [(0, 0, 2e75), (1, 0, 2e75)]), InvalidGeometryError),
+    (lambda: Blockers(boxes=[[(0, 0, 0), (1, 1, 1e76)]]), InvalidGeometryError),
+    (lambda: Blockers(triangles=[[(0, 0, 0), (-1e300, 0, 0), (0, 1, 0)]]),
+     InvalidGeometryError),
     (lambda: Capabilities(max_jump_distance=-1), InvalidQueryError),
     (lambda: Capabilities(max_jump_angle=120), InvalidQueryError),
     (lambda: Capabilities(kinds={"rope"}), InvalidQueryError),
@@ -150,6 +154,21 @@ def test_graph_moves_rigidly_with_its_markup():
 def test_bad_input_is_refused(make, error):
     with pytest.raises(error):
         make()
+
+
+@pytest.mark.filterwarnings("error")
+def test_elements_at_the_documented_extent_build_exactly():
+    # closest points between segments multiply two squared lengths: finite up to the bound
+    from wayfinding.climbing.markup import MAX_EXTENT
+
+    s = MAX_EXTENT / 8
+    g = build_climb_graph([element(LEDGE, (-8 * s, 0, 0), (8 * s, 0, 0)),
+                           element(PIPE, (0, -8 * s, -8 * s), (0, 8 * s, 8 * s))],
+                          capabilities=Capabilities(max_jump_distance=0, max_drop_height=0))
+    assert g.num_nodes == 5 and g.num_links == 0           # one node where they cross
+    assert np.isfinite(g.edge_lengths).all()
+    with pytest.raises(InvalidGeometryError, match="beyond"):
+        element(LEDGE, (-16 * s, 0, 0), (0, 0, 0))
 
 
 def test_each_climb_edge_knows_its_element():

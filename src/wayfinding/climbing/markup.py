@@ -1,7 +1,7 @@
 """Traversal markup: climbable elements (ledges, pipes, ladders) as 3D polylines, the
 climbing capabilities of a character, and the boxes and triangles that block jumps.
 
-Coordinates are world units (metres), z up.
+Coordinates are world units (metres), z up, within ``±``:data:`MAX_EXTENT`.
 
 >>> ledge = TraversalElement(ElementKind.LEDGE, [(0, 0, 3), (4, 0, 3)])
 >>> ledge.length, ledge.point_at(1.5).tolist()
@@ -20,6 +20,19 @@ import numpy as np
 from .._validate import finite_points, number, reals
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..results import _fields_equal
+
+
+#: The largest coordinate magnitude of elements and blockers, metres: the products of two
+#: squared lengths that closest points between segments take stay finite.
+MAX_EXTENT = 1e75
+
+
+def _within(name: str, values: np.ndarray) -> None:
+    """Refuse ``values`` with a coordinate beyond ``±MAX_EXTENT`` (they are finite)."""
+    if not (np.abs(values) <= MAX_EXTENT).all():
+        bad = np.abs(values).max()
+        raise InvalidGeometryError(f"{name} reach {bad:g} metres from the origin, beyond "
+                                   f"±{MAX_EXTENT:g}")
 
 
 class ElementKind(str, Enum):
@@ -56,7 +69,7 @@ def transform_points(points: Any, rotation: Any, translation: Any) -> np.ndarray
 @dataclass(frozen=True, eq=False)
 class TraversalElement:
     """One climbable element: its ``kind`` and its ``points``, an ``(n, 3)`` float64
-    polyline (n >= 2, no zero-length segment).  Distances along it are arc lengths from its
+    polyline (n >= 2, no zero-length segment, coordinates within ``±MAX_EXTENT``).  Distances along it are arc lengths from its
     first point."""
 
     kind: ElementKind
@@ -77,6 +90,7 @@ class TraversalElement:
         pts = finite_points("points", self.points, 3, error=InvalidGeometryError)[0]
         if len(pts) < 2:
             raise InvalidGeometryError(f"an element needs at least 2 points, got {len(pts)}")
+        _within("points", pts)
         seg = np.linalg.norm(np.diff(pts, axis=0), axis=1)
         if (seg <= 0).any():
             raise InvalidGeometryError(
@@ -164,9 +178,9 @@ class Capabilities:
 class Blockers:
     """Geometry that blocks jumps and drops: ``boxes``, an ``(n, 2, 3)`` float64 array of
     axis-aligned boxes ``(min corner, max corner)``, and ``triangles``, an ``(m, 3, 3)``
-    float64 array.  A link is blocked when its segment enters a box's interior or crosses a
-    triangle between the segment's ends; touching a box's surface does not block (elements
-    sit on walls)."""
+    float64 array (coordinates within ``±MAX_EXTENT``).  A link is blocked when its segment
+    enters a box's interior or crosses a triangle between the segment's ends; touching a
+    box's surface does not block (elements sit on walls)."""
 
     boxes: np.ndarray = field(default_factory=lambda: np.empty((0, 2, 3)))
     triangles: np.ndarray = field(default_factory=lambda: np.empty((0, 3, 3)))
@@ -181,6 +195,7 @@ class Blockers:
             if a.ndim != 3 or a.shape[1:] != (shape, 3) or not np.isfinite(a).all():
                 raise InvalidGeometryError(
                     f"{name} of shape {a.shape} must be a finite (n, {shape}, 3) array")
+            _within(name, a)
             if name == "boxes" and (a[:, 0] > a[:, 1]).any():
                 bad = int(np.flatnonzero((a[:, 0] > a[:, 1]).any(axis=1))[0])
                 raise InvalidGeometryError(f"box {bad} has min corner {a[bad, 0].tolist()} "
