@@ -349,7 +349,7 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
         key[far] = 2**62 + np.unique(p[far], return_inverse=True)[1].ravel()
     axes = [np.unique(key[:, k]) for k in range(3)]
 
-    def rank(k: int, want: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    def place(k: int, want: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """The place of ``want`` among the cells of axis ``k`` (``ok`` cleared where none
         has it)."""
         r = np.minimum(np.searchsorted(axes[k], want), len(axes[k]) - 1)
@@ -358,8 +358,8 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
 
     def plane(offset: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Each point's neighbouring (x, y) cell as one integer below n^2."""
-        return rank(0, key[:, 0] + offset[0], ok) * len(axes[1]) \
-            + rank(1, key[:, 1] + offset[1], ok)
+        return place(0, key[:, 0] + offset[0], ok) * len(axes[1]) \
+            + place(1, key[:, 1] + offset[1], ok)
 
     planes = np.unique(plane(np.zeros(3, dtype=np.int64), np.ones(n, dtype=bool)))
 
@@ -370,7 +370,7 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
         xy = plane(offset, ok)
         c = np.minimum(np.searchsorted(planes, xy), len(planes) - 1)
         ok &= planes[c] == xy
-        z = rank(2, key[:, 2] + offset[2], ok)
+        z = place(2, key[:, 2] + offset[2], ok)
         return np.where(ok, c * len(axes[2]) + z, -1)
 
     own = code(np.zeros(3, dtype=np.int64))

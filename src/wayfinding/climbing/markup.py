@@ -21,7 +21,6 @@ from .._validate import finite_points, number, reals
 from ..errors import InvalidGeometryError, InvalidQueryError
 from ..results import _fields_equal
 
-
 #: The largest coordinate magnitude of elements and blockers, metres: the products of two
 #: squared lengths that closest points between segments take stay finite.
 MAX_EXTENT = 1e75
@@ -69,8 +68,8 @@ def transform_points(points: Any, rotation: Any, translation: Any) -> np.ndarray
 @dataclass(frozen=True, eq=False)
 class TraversalElement:
     """One climbable element: its ``kind`` and its ``points``, an ``(n, 3)`` float64
-    polyline (n >= 2, no zero-length segment, coordinates within ``±MAX_EXTENT``).  Distances along it are arc lengths from its
-    first point."""
+    polyline (n >= 2, no zero-length segment, coordinates within ``±MAX_EXTENT``).
+    Distances along it are arc lengths from its first point."""
 
     kind: ElementKind
     points: np.ndarray
