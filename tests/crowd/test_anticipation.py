@@ -291,3 +291,26 @@ def test_collision_time_broadcasts_like_time_to_collision():
     outside = np.hypot(*np.moveaxis(np.broadcast_to(w, (5, 7, 2)), -1, 0)) >= r
     np.testing.assert_array_equal(tau[outside], time_to_collision(w, v, r)[outside])
     assert (tau[~outside] == 0).all()
+
+
+@pytest.mark.parametrize("size", [1e100, 1e149])
+def test_crowds_far_larger_than_any_square_get_the_forces_of_their_shape(size):
+    """The avoidance forces of a crowd whose positions, radii and velocities are all
+    ``size`` times another's are that crowd's (they depend on times to collision only):
+    none are lost to squares that overflow."""
+    rng = np.random.default_rng(7)
+    p, v = rng.uniform(-4, 4, (12, 2)), rng.uniform(-1.5, 1.5, (12, 2))
+    r = rng.uniform(0.3, 0.6, 12)
+    forces = []
+    for scale in (1.0, size):
+        crowd = Crowd()
+        for i in range(12):
+            crowd.add(p[i] * scale, velocity=v[i] * scale, radius=r[i] * scale,
+                      max_speed=2.0 * scale)
+        forces.append(AnticipatoryForces(neighbour_dist=20.0 * scale).forces(
+            crowd, preferred=v * scale))                     # no goal force
+        assert collision_time(p[1:] * scale - p[0] * scale, (v[0] - v[1:]) * scale,
+                              (r[0] + r[1:]) * scale) == pytest.approx(
+            collision_time(p[1:] - p[0], v[0] - v[1:], r[0] + r[1:]), rel=1e-9)
+    assert np.abs(forces[0]).max() > 1.0
+    np.testing.assert_allclose(forces[1], forces[0], rtol=1e-9, atol=1e-9)

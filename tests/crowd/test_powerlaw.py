@@ -198,3 +198,28 @@ def test_pair_forces_refuse_bad_arrays(model, bad_w, bad_v, bad_r):
     with pytest.raises(InvalidQueryError, match=r"\b(w|v|radius)\b"):
         model.pair_forces(bad_w, bad_v, bad_r)
     assert model.pair_forces(W, V, 1.0).shape == (1, 2)
+
+
+@pytest.mark.parametrize("size", [1e100, 1e150, 1e200, 1e300])
+def test_huge_pairs_have_the_time_to_collision_and_force_of_their_shape(size):
+    """tau does not change with the units, and the power law's force scales as one over
+    them: pairs whose squares overflow get the answers the plain formulas give in units
+    of ``size``, not "never"."""
+    rng = np.random.default_rng(int(math.log10(size)))
+    w = rng.uniform(-6, 6, (40, 2))
+    v = w * rng.uniform(0.1, 0.8, (40, 1)) + rng.uniform(-1, 1, (40, 2))    # most approach
+    r = rng.uniform(0.3, 1.2, 40)
+    law = PowerLaw(max_force=1e9)
+    tau = time_to_collision(w * size, v * size, r * size)
+    force = law.pair_forces(w * size, v * size, r * size)
+    hits = 0
+    for i in range(40):
+        a, b = v[i] @ v[i], w[i] @ v[i]
+        disc = b * b - a * (w[i] @ w[i] - r[i] ** 2)
+        want = (b - math.sqrt(disc)) / a if disc > 0 and (b - math.sqrt(disc)) > 0 \
+            else math.inf
+        assert tau[i] == pytest.approx(want, rel=1e-9)
+        hits += want < math.inf
+        assert force[i] * size == pytest.approx(
+            reference_pair_force(law, w[i], v[i], r[i]), rel=1e-9, abs=1e-12)
+    assert hits >= 5

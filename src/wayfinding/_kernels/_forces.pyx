@@ -4,7 +4,9 @@ agent's neighbours.
 
 A pair: the neighbour at ``w`` relative to the agent, the agent's velocity ``v`` relative to
 the neighbour's, their summed radius ``r``.  tau is the first time > 0 with |w - v tau| = r
-(none when the discs never touch, only graze, or move together).
+(none when the discs never touch, only graze, or move together; a relative speed below
+1e-6 counts as moving together, below 1e-6 of the largest of w, v and r for a pair with one
+of them beyond 1e75, which is worked out in units of it).
 
 * ``POWER_LAW`` (Karamouzas, Skinner and Guy 2014; parameters k, m, tau0, max_force): r is
   cut to 0.99 of the distance of an overlapping pair; the force is minus the gradient of
@@ -16,8 +18,12 @@ the neighbour's, their summed radius ``r``.  tau is the first time > 0 with |w -
   coincide), of size min((horizon - tau) / tau, max_force).
 """
 
-from libc.math cimport exp, hypot, pow, sqrt
+from libc.math cimport INFINITY, exp, fabs, fmax, frexp, hypot, ldexp, pow, sqrt
 from libc.stdint cimport int32_t
+
+#: Pairs with a coordinate, velocity or radius beyond this are worked out in units of the
+#: largest (tau does not change with the units), so that no square overflows.
+cdef double HUGE = 1e75
 
 
 cpdef enum:
@@ -30,12 +36,30 @@ cdef struct Law:
     double k, m, tau0, max_force        # the anticipatory model reads tau0 as its horizon
 
 
+cdef inline double units(double wx, double wy, double vx, double vy, double r) noexcept nogil:
+    """1, or for a pair with a value beyond HUGE the power of two that brings the largest
+    below 1 (dividing by it is exact)."""
+    cdef double big = fmax(fmax(fabs(wx), fabs(wy)), fmax(fmax(fabs(vx), fabs(vy)), r))
+    cdef int e
+    if not HUGE < big < INFINITY:
+        return 1.0
+    frexp(big, &e)
+    return ldexp(1.0, e)
+
+
 cdef inline void pair_force(double wx, double wy, double vx, double vy, double r,
                             const Law* law, double* fx, double* fy) noexcept nogil:
+    cdef double u = units(wx, wy, vx, vy, r)
+    if u != 1.0:
+        wx /= u
+        wy /= u
+        vx /= u
+        vy /= u
+        r /= u
     if law.kind == ANTICIPATORY:
         anticipatory(wx, wy, vx, vy, r, law, fx, fy)
     else:
-        power_law(wx, wy, vx, vy, r, law, fx, fy)
+        power_law(wx, wy, vx, vy, r, u, law, fx, fy)
 
 
 cdef inline void anticipatory(double wx, double wy, double vx, double vy, double r,
@@ -67,8 +91,10 @@ cdef inline void anticipatory(double wx, double wy, double vx, double vy, double
     fy[0] = dy * push / size
 
 
-cdef inline void power_law(double wx, double wy, double vx, double vy, double r,
+cdef inline void power_law(double wx, double wy, double vx, double vy, double r, double u,
                            const Law* law, double* fx, double* fy) noexcept nogil:
+    """The force of a pair given in units of ``u`` world units (its gradient per world
+    unit: 1 / u of that per unit of u)."""
     cdef double dist = hypot(wx, wy), a, b, c, disc, root, tau, scale, size, gx, gy
     fx[0] = 0.0
     fy[0] = 0.0
@@ -85,7 +111,7 @@ cdef inline void power_law(double wx, double wy, double vx, double vy, double r,
     if not tau > 0.0:
         return
     scale = law.k * exp(-tau / law.tau0) * pow(tau, -law.m) \
-        * (law.m / tau + 1.0 / law.tau0) / a
+        * (law.m / tau + 1.0 / law.tau0) / a / u
     # The force is -scale * g / root with g = v root - (b v - a w); its direction is taken
     # from g alone, so that a scale or a 1 / root that overflows (tau next to 0) still
     # gives the capped force along it.

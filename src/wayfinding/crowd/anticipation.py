@@ -50,7 +50,7 @@ def collision_time(w: Any, v: Any, radius: Any) -> np.ndarray:
     and ``(...)``, finite numbers, radius > 0 (else :class:`~wayfinding.errors.InvalidQueryError`
     naming the argument)."""
     shape, (w, v), r = _pair_arrays(w, v, radius)
-    inside = (w * w).sum(-1) < r * r
+    inside = np.hypot(w[:, 0], w[:, 1]) < r          # (no square to overflow)
     return np.where(inside, 0.0, _time_to_collision(w, v, r)).reshape(shape[:-1])
 
 

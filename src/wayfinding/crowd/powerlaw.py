@@ -33,6 +33,10 @@ from .._validate import count, positive_float, reals
 from ..errors import InvalidQueryError, brief
 from .agents import Crowd
 
+#: Pairs with a coordinate, velocity or radius beyond this are worked out in units of the
+#: largest (``_kernels/_forces.pyx`` has the same rule).
+_HUGE = 1e75
+
 
 def time_to_collision(w: Any, v: Any, radius: Any) -> np.ndarray:
     """The first tau > 0 with ``|w - v tau| = radius`` (w: the other agent's position relative
@@ -43,7 +47,14 @@ def time_to_collision(w: Any, v: Any, radius: Any) -> np.ndarray:
 
 
 def _time_to_collision(w: np.ndarray, v: np.ndarray, radius: np.ndarray) -> np.ndarray:
-    """:func:`time_to_collision` on float arrays already checked."""
+    """:func:`time_to_collision` on float arrays already checked.  A pair with a value
+    beyond 1e75 is worked out in units of the power of two above its largest (tau does
+    not change with the units; no square overflows), as the force kernels do."""
+    big = np.maximum(np.abs(w).max(-1, initial=0.0), np.abs(v).max(-1, initial=0.0))
+    big = np.maximum(big, radius)
+    if (big > _HUGE).any():
+        units = np.where(big > _HUGE, np.ldexp(1.0, np.frexp(big)[1]), 1.0)
+        w, v, radius = w / units[..., None], v / units[..., None], radius / units
     a = (v * v).sum(-1)
     b = (w * v).sum(-1)
     c = (w * w).sum(-1) - radius * radius
