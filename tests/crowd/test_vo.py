@@ -16,6 +16,7 @@ from wayfinding import InvalidQueryError
 from wayfinding.crowd import Crowd
 from wayfinding.crowd.scenarios import scenario, simulate_crowd
 from wayfinding.crowd.vo import VelocityObstacles
+from wayfinding.geometry.obstacles import MAX_EXTENT
 
 
 def clearance(crowd, i, c, weight, horizon):
@@ -307,3 +308,16 @@ def test_a_huge_preferred_velocity_is_taken_at_top_speed():
     for size in (1e3, 1e200, 1e300):
         v = VelocityObstacles().velocities(crowd, 0.1, preferred=[(size, 0.0), (0.0, size)])
         np.testing.assert_allclose(v, [(2.0, 0.0), (0.0, 1.0)], atol=1e-12)
+
+
+def test_overlapping_agents_far_faster_than_their_top_speed_keep_it():
+    """Agents MAX_EXTENT across, overlapping, one moving at 1e300 (so that their relative
+    velocity times their offset overflows), still get velocities within their top speeds,
+    without a floating-point warning."""
+    crowd = Crowd()
+    crowd.add((-MAX_EXTENT / 2, 0.0), goal=(MAX_EXTENT, 0.0), velocity=(1e300, 0.0),
+              radius=MAX_EXTENT, max_speed=MAX_EXTENT)
+    crowd.add((MAX_EXTENT / 2, 1.0), goal=(-MAX_EXTENT, 0.0), radius=MAX_EXTENT,
+              max_speed=MAX_EXTENT)
+    v = VelocityObstacles().velocities(crowd, 0.1)
+    assert np.isfinite(v).all() and (np.hypot(*v.T) <= MAX_EXTENT * (1 + 1e-12)).all()

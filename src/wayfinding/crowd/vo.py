@@ -173,7 +173,8 @@ class VelocityObstacles:
         pp, rr = p[:, None], big_r[:, None]
         tau = _time_to_collision(pp, u, rr)
         inside = (pp * pp).sum(-1) <= rr * rr
-        closing = (u * pp).sum(-1) > 0
+        top = np.abs(u).max(-1, keepdims=True)      # u in units of its largest: the sign of
+        closing = ((u / np.where(top > 0, top, 1.0)) * pp).sum(-1) > 0   # u.pp, no overflow
         tau = np.where(inside, np.where(closing, 0.0, np.inf), tau)
         tau = np.where(ok[:, None] & (tau <= self.time_horizon), tau, np.inf)
         return tau.min(-1, initial=np.inf)
