@@ -337,3 +337,27 @@ def test_connected() -> None:
     # Two free voxels touching only along an edge are not joined under the cube rule.
     diag = VoxelGrid.from_cells((2, 2, 1), [(1, 0, 0), (0, 1, 0)])
     assert not diag.connected((0, 0, 0), (1, 1, 0)) and diag.num_components == 2
+
+
+@pytest.mark.parametrize(("call", "error", "match"), [
+    (lambda g: g.in_bounds("abc"), InvalidQueryError, "three integers"),
+    (lambda g: g.in_bounds((1, 2)), InvalidQueryError, "three integers"),
+    (lambda g: g.in_bounds((True, 0, 0)), InvalidQueryError, "bools"),
+    (lambda g: g.can_move((0, 0, 0), (True, 0, 0)), InvalidQueryError, "bools"),
+    (lambda g: g.is_free([0, np.False_, 0]), InvalidQueryError, "bools"),
+    (lambda g: g.cells([(0, 0, 0), (True, 0, 0)]), InvalidQueryError, "bools"),
+    (lambda g: g.path_cost([(0, 0, 0), (1, 0, True)]), InvalidQueryError, "bools"),
+    (lambda g: VoxelGrid([[[0, 1], [0]]]), InvalidGridError, "3D array"),
+    (lambda g: VoxelGrid.from_cells((True, 1, 1), []), InvalidGridError, "size"),
+    (lambda g: VoxelGrid.from_cells((2, 2, 2), [(0, 0, 0), (1, 0)]), InvalidGridError,
+     "integers"),
+])
+def test_bools_and_malformed_cells_are_refused(call, error, match) -> None:
+    with pytest.raises(error, match=match):
+        call(VoxelGrid(np.zeros((2, 2, 2), bool)))
+
+
+def test_in_bounds_answers_for_cells_in_and_out() -> None:
+    g = VoxelGrid(np.zeros((2, 3, 4), bool))
+    assert g.in_bounds((3, 2, 1)) and g.in_bounds(np.array([0, 0, 0], np.uint8))
+    assert not g.in_bounds((4, 0, 0)) and not g.in_bounds((0, -1, 0))

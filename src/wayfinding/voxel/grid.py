@@ -17,6 +17,7 @@ import numpy as np
 
 from .._io import read_npz, write_npz
 from .._kernels import _voxels
+from .._validate import reals
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
 from . import voxelize as _voxelize  # a module import: voxelize builds grids of this one
 
@@ -55,7 +56,11 @@ class VoxelGrid:
 
     def __init__(self, blocked: Any, *, origin: Any = (0.0, 0.0, 0.0), voxel_size: float = 1.0,
                  connectivity: int = 26):
-        a = np.asarray(blocked)
+        try:
+            a = np.asarray(blocked)
+        except (ValueError, TypeError):      # ragged nesting
+            raise InvalidGridError(f"blocked must be a 3D array [z, y, x], got "
+                                   f"{brief(blocked)}") from None
         if a.ndim != 3:
             raise InvalidGridError(f"blocked must be a 3D array [z, y, x], got shape {a.shape}")
         if a.dtype != bool:
@@ -226,6 +231,10 @@ class VoxelGrid:
 
     # ---------------------------------------------------------------- cells
     def in_bounds(self, cell: Any) -> bool:
+        """Whether ``cell`` (three integers ``(x, y, z)``) lies inside the grid."""
+        return self._inside(_as_cell(cell, "cell"))
+
+    def _inside(self, cell: Cell3) -> bool:
         x, y, z = cell
         nx, ny, nz = self.size
         return 0 <= x < nx and 0 <= y < ny and 0 <= z < nz
@@ -233,7 +242,7 @@ class VoxelGrid:
     def is_free(self, cell: Any) -> bool:
         """Whether ``cell`` is inside the grid and free."""
         x, y, z = _as_cell(cell, "cell")
-        return self.in_bounds((x, y, z)) and not self._bit(x, y, z)
+        return self._inside((x, y, z)) and not self._bit(x, y, z)
 
     def _bit(self, x: int, y: int, z: int) -> bool:
         return bool((int(self._words[z, y, x >> 6]) >> (x & 63)) & 1)
@@ -242,7 +251,7 @@ class VoxelGrid:
         """``value`` as an ``(x, y, z)`` tuple inside the grid (and free, with ``free``);
         raises :class:`InvalidQueryError` naming ``name`` otherwise."""
         c = _as_cell(value, name)
-        if not self.in_bounds(c):
+        if not self._inside(c):
             raise InvalidQueryError(f"{name} {c} is outside the grid of size {self.size}")
         if free and self._bit(*c):
             raise InvalidQueryError(f"{name} {c} is blocked")
@@ -251,6 +260,8 @@ class VoxelGrid:
     def cells(self, values: Any, *, name: str = "cells", free: bool = False) -> np.ndarray:
         """``values`` as an ``int64[n, 3]`` array of cells inside the grid (and free, with
         ``free``); raises :class:`InvalidQueryError` naming the first bad row."""
+        if not isinstance(values, np.ndarray):
+            reals(name, values)             # no bools among the integers, no ragged rows
         a = np.asarray(values)
         if a.ndim != 2 or a.shape[1] != 3 or (a.size and a.dtype.kind not in "iu"):
             if a.size == 0 and a.ndim >= 1:
@@ -433,6 +444,9 @@ def _pack(a: np.ndarray) -> np.ndarray:
 
 
 def _as_cell(value: Any, name: str) -> Cell3:
+    if isinstance(value, (tuple, list)) and any(isinstance(v, (bool, np.bool_)) for v in value):
+        raise InvalidQueryError(f"{name} {brief(value)} must be three integers (x, y, z), not "
+                                "bools")
     try:
         a = np.asarray(value)
         if a.shape != (3,) or a.dtype.kind not in "iu":
@@ -455,6 +469,7 @@ def _vector(value: Any, name: str) -> tuple[float, float, float]:
 
 def _size(size: Any) -> tuple[int, int, int]:
     try:
+        reals("size", size)                 # no bools among the integers
         a = np.asarray(size)
         if a.shape != (3,) or a.dtype.kind not in "iu" or (a < 1).any():
             raise ValueError
