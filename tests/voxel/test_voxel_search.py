@@ -182,3 +182,24 @@ def test_bad_input_is_refused_clearly(call, words: str) -> None:
     with pytest.raises(InvalidQueryError, match=words) as info:
         call(VoxelGrid(blocked))
     assert isinstance(info.value, WayfindingError) and isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda g: voxel_distance_map(g, (0, 0, 0), limit=True),
+    lambda g: voxel_distance_map(g, (0, 0, 0), limit="3"),
+    lambda g: voxel_distance_map(g, (0, 0, 0), limit=None),
+])
+def test_a_limit_that_is_not_a_number_is_refused(call) -> None:
+    with pytest.raises(InvalidQueryError, match="limit"):
+        call(VoxelGrid(np.zeros((2, 2, 2), bool)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda g: find_voxel_path(g, (True, 0, 0), (1, 1, 1)),
+    lambda g: find_voxel_path(g, (0, 0, 0), [1, np.True_, 1], method="bidirectional"),
+    lambda g: find_voxel_paths(g, [(True, 0, 0)], [(1, 1, 1)]),
+    lambda g: voxel_distance_map(g, (0, False, 0)),
+])
+def test_bools_are_no_voxels(call) -> None:
+    with pytest.raises(InvalidQueryError, match="bools"):
+        call(VoxelGrid(np.zeros((2, 2, 2), bool)))

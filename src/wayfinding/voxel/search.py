@@ -70,6 +70,7 @@ import numpy as np
 
 from .._kernels import _voxel_search
 from .._scratch import SingleThread, exclusive
+from .._validate import number
 from ..errors import InvalidQueryError, brief
 from ..results import PathResult, SearchStats, Status
 from .anyangle import theta_star
@@ -168,12 +169,7 @@ class VoxelSearch(SingleThread):
         grids' :meth:`~wayfinding.grid.GridSearch.distance_map`)."""
         grid = self.grid
         s = grid.cell(source, name="source", free=True)
-        try:
-            bound = float(limit)
-        except (TypeError, ValueError):
-            bound = math.nan
-        if math.isnan(bound) or bound < 0:
-            raise InvalidQueryError(f"limit must be a number >= 0, got {brief(limit)}")
+        bound = number("limit", limit, min=0.0, infinite=True)
         moves, (ws,) = self._scratch(1)
         out = np.full(grid.shape, math.inf)
         _voxel_search.flood(ws, moves, _flat(grid, s), bound, out)
