@@ -364,3 +364,18 @@ def test_agents_as_large_and_fast_as_max_extent_fly_to_finite_states():
         crowd.step(0.1)
         assert np.isfinite(crowd.position).all()
         assert (np.linalg.norm(crowd.velocity, axis=1) <= MAX_EXTENT * (1 + 1e-12)).all()
+
+
+@pytest.mark.parametrize("far", [1e100, 1e200, 1e300])
+@pytest.mark.parametrize("dt", [None, 0.1, 5e-324])
+def test_far_targets_are_sought_at_top_speed_however_far(far, dt):
+    """Targets so far that the squares of their offsets overflow, and steps or slowing
+    distances so short that a distance over them does, still give top speed straight at
+    the target (no zero velocity, no floating-point warning)."""
+    direction = np.array([[1.0, -2.0, 2.0], [0.0, 0.0, -1.0]])
+    target = direction * far
+    want = direction / np.linalg.norm(direction, axis=1)[:, None] * 2.0
+    pos, vel = np.zeros((2, 3)), np.zeros((2, 3))
+    np.testing.assert_allclose(seek3(pos, vel, target, 2.0), want, rtol=1e-12)
+    np.testing.assert_allclose(arrive3(pos, vel, target, 2.0, slowing=5e-324, dt=dt), want,
+                               rtol=1e-12)

@@ -42,7 +42,15 @@ from ..errors import InvalidQueryError, brief
 from ..geometry.obstacles import MAX_EXTENT
 from ..voxel.grid import VoxelGrid
 from .agents import _world_point
-from .flight_steering import _array, _points, _speeds, _towards, avoid_voxels, neighbours3
+from .flight_steering import (
+    _array,
+    _lengths,
+    _points,
+    _speeds,
+    _towards,
+    avoid_voxels,
+    neighbours3,
+)
 
 #: Segments of its path, from the current one on, among which an agent looks for the
 #: nearest point each step (progress along a path never goes back).
@@ -311,9 +319,10 @@ class FlightCrowd:
         target = pts[j] + frac[:, None] * (pts[j + 1] - pts[j])
         target[end] = pts[ptr[1:][end] - 1]
         to = target - p
-        dist = np.sqrt((to * to).sum(1))
-        speed = np.minimum(top, top * np.where(end, dist, remaining) / self.slowing)
-        speed = np.where(end, np.minimum(speed, dist / dt), speed)
+        dist = _lengths(to)
+        with np.errstate(over="ignore"):    # beyond any float: no slowing, no cap
+            speed = np.minimum(top, top * np.where(end, dist, remaining) / self.slowing)
+            speed = np.where(end, np.minimum(speed, dist / dt), speed)
         want = _towards(to, speed)
         if self.world is not None:
             half = self._wall_half()
@@ -384,8 +393,7 @@ class FlightCrowd:
         pts, ptr, *_ = self._pack()
         tol = 0.1 * self.radius if tolerance is None \
             else positive_float("tolerance", tolerance, allow_zero=True)
-        gap = pts[ptr[1:] - 1] - self.position
-        return np.sqrt((gap * gap).sum(1)) <= tol
+        return _lengths(pts[ptr[1:] - 1] - self.position) <= tol
 
 
 def _polyline(path: Any, name: str) -> np.ndarray:

@@ -69,10 +69,19 @@ def _state(position: Any, velocity: Any) -> tuple[np.ndarray, np.ndarray]:
     return p, _array(velocity, len(p), "velocity")
 
 
+def _lengths(vectors: np.ndarray) -> np.ndarray:
+    """The lengths of ``vectors`` (``(n, 3)``), taken in units of each one's largest
+    component: no square overflows or underflows."""
+    big = np.abs(vectors).max(1, initial=0.0)
+    unit = np.divide(vectors, big[:, None], out=np.zeros_like(vectors),
+                     where=big[:, None] > 0)
+    return big * np.sqrt((unit * unit).sum(1))
+
+
 def _towards(vectors: np.ndarray, speed: np.ndarray) -> np.ndarray:
     """``vectors`` (``(n, 3)``) scaled to lengths ``speed`` (``(n,)``); zero vectors stay
     zero."""
-    length = np.sqrt((vectors * vectors).sum(1))
+    length = _lengths(vectors)
     scale = np.divide(speed, length, out=np.zeros_like(length), where=length > 0)
     return vectors * scale[:, None]
 
@@ -94,10 +103,11 @@ def arrive3(position: Any, velocity: Any, target: Any, max_speed: Any, *,
     t = _array(target, len(p), "target")
     top = _speeds(max_speed, len(p))
     to = t - p
-    dist = np.sqrt((to * to).sum(1))
-    speed = np.minimum(top, top * dist / slowing)
-    if dt is not None:
-        speed = np.minimum(speed, dist / positive_float("dt", dt))
+    dist = _lengths(to)
+    with np.errstate(over="ignore"):        # beyond any float: no slowing, no cap
+        speed = np.minimum(top, top * dist / slowing)
+        if dt is not None:
+            speed = np.minimum(speed, dist / positive_float("dt", dt))
     return _towards(to, speed) - v
 
 
