@@ -149,3 +149,20 @@ def test_an_empty_mesh_with_bounds_is_empty() -> None:
     g = voxelize(np.zeros((0, 3)), np.zeros((0, 3), int), voxel_size=1.0,
                  bounds=((0, 0, 0), (2, 3, 4)), solid=True)
     assert g.size == (2, 3, 4) and g.num_free == 24
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize(("vertices", "options", "match"), [
+    ([[0, 0, 0], [1e19, 0, 0], [0, 1, 0]], {"voxel_size": 1.0}, "MAX_CELLS"),
+    ([[0, 0, 0], [1e300, 0, 0], [0, 1e300, 0]], {"voxel_size": 1.0}, "MAX_CELLS"),
+    ([[-1e308, 0, 0], [1e308, 0, 0], [0, 1, 0]], {"voxel_size": 1.0}, "MAX_CELLS"),
+    ([[1e10, 0, 0], [1e10 + 1, 0, 0], [1e10, 1, 0]],
+     {"voxel_size": 1e-300, "origin": (0, 0, 0)}, "MAX_CELLS"),
+    ([[0, 0, 0], [1, 0, 0], [0, 1, 0]], {"voxel_size": 1e308}, "single-precision"),
+    ([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1e300, 0, 0]], {"voxel_size": 1.0},
+     "single-precision"),
+])
+def test_meshes_beyond_every_grid_are_refused_by_name(vertices, options, match) -> None:
+    # voxel counts past int64 were cast to negative sizes (numpy's "negative dimensions")
+    with pytest.raises(InvalidGeometryError, match=match):
+        voxelize(np.array(vertices, dtype=float), [[0, 1, 2]], **options)

@@ -22,6 +22,7 @@ about 1e-6 voxel of a voxel may or may not mark it.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,11 @@ from . import grid as _grid  # a module import: the grid's from_mesh calls this 
 
 #: Most voxels a mesh may be voxelized into along y (the rasterizer's span heights).
 MAX_HEIGHT = (1 << 13) - 1
+
+
+#: The largest float32: vertices and the grid's far corner, relative to its corner, stay
+#: within it (the rasterizer runs in single precision).
+_SINGLE_MAX = float(np.finfo(np.float32).max)
 
 
 def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = None,
@@ -66,7 +72,9 @@ def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = 
     ------
     InvalidGeometryError
         For malformed input, or a grid that would exceed
-        :data:`~wayfinding._validate.MAX_CELLS` voxels or :data:`MAX_HEIGHT` along y.
+        :data:`~wayfinding._validate.MAX_CELLS` voxels or :data:`MAX_HEIGHT` along y, or
+        whose far corner or vertices lie beyond single precision (3.4e38 world units) from
+        its corner.
     """
     v, t = _mesh(vertices, triangles)
     size = positive_float("voxel_size", voxel_size, error=InvalidGeometryError)
@@ -88,12 +96,20 @@ def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = 
             raise InvalidGeometryError(f"bounds {lo.tolist()}..{hi.tolist()} are reversed")
     base = lo if origin is None else finite_point("origin", origin, 3,
                                                   error=InvalidGeometryError)
-    corner = base + np.floor((lo - base) / size) * size
-    extent = (hi - corner) / size
-    shape_xyz = (np.floor(extent) + 1 if holding else np.maximum(np.ceil(extent), 1)
-                 ).astype(np.int64)
+    # Counted in floats before the cast: a corner beyond float range needs endless voxels.
+    with np.errstate(over="ignore", invalid="ignore"):
+        corner = base + np.floor((lo - base) / size) * size
+        extent = (hi - corner) / size
+        shape_xyz = np.floor(extent) + 1 if holding else np.maximum(np.ceil(extent), 1)
+        cells = float(np.prod(shape_xyz)) if np.isfinite(corner).all() else math.inf
+    allocation("the voxel grid", cells, error=InvalidGeometryError)
+    with np.errstate(over="ignore"):
+        reach = max(float(np.abs(v - corner).max(initial=0.0)), float((shape_xyz * size).max()))
+    if not reach <= _SINGLE_MAX:
+        raise InvalidGeometryError(f"the mesh and its grid reach {reach:.3g} world units from "
+                                   f"the grid's corner, beyond the {_SINGLE_MAX:.3g} of the "
+                                   "single-precision rasterizer")
     nx, ny, nz = (int(s) for s in shape_xyz)
-    allocation("the voxel grid", float(nx) * ny * nz, error=InvalidGeometryError)
     if ny > MAX_HEIGHT:
         raise InvalidGeometryError(f"the grid would be {ny} voxels tall, more than the "
                                    f"{MAX_HEIGHT} a mesh may be voxelized into")
