@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike
 
 from .._deprecated import positional_options
 from .._kernels import _orca
-from .._validate import count, positive_float
+from .._validate import count, positive_float, reals
 from ..errors import InvalidQueryError, brief
 from ..geometry import Obstacles
 from ..grid import Grid
@@ -287,11 +287,14 @@ def _own_walls(walls: Any, position: np.ndarray, reach: np.ndarray,
     per agent the edges it faces (strictly outside) within its reach, nearest first."""
     try:
         ptr, segs = walls
-        ptr = np.asarray(ptr, dtype=np.int64)
-        segs = np.asarray(segs, dtype=np.float64).reshape(-1, 2, 2)
-    except (TypeError, ValueError):
-        raise InvalidQueryError("walls must be (ptr, segments): segments an (m, 2, 2) "
-                                "array of finite ends") from None
+        ptr = np.asarray(ptr)
+        segs = reals("walls", segs).reshape(-1, 2, 2)
+    except (TypeError, ValueError, InvalidQueryError):
+        ptr = segs = None
+    if ptr is None or not np.issubdtype(ptr.dtype, np.integer):
+        raise InvalidQueryError("walls must be (ptr, segments): ptr integers, segments an "
+                                "(m, 2, 2) array of finite ends")
+    ptr = ptr.astype(np.int64)
     n = len(position)
     if ptr.shape != (n + 1,) or ptr[0] != 0 or ptr[-1] != len(segs) or \
             (np.diff(ptr) < 0).any() or not np.isfinite(segs).all():
