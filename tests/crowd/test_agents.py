@@ -205,3 +205,11 @@ def test_agents_as_large_and_fast_as_max_extent_step_to_finite_states(seed):
         ORCA().step(crowd, 0.1)
         speed = np.hypot(*crowd.velocity.T)
         assert np.isfinite(crowd.position).all() and (speed <= MAX_EXTENT * (1 + 1e-12)).all()
+
+
+def test_a_step_however_short_heads_for_the_goal_at_top_speed():
+    """A step so short that the distance over it overflows asks for top speed, without a
+    floating-point warning."""
+    crowd = Crowd()
+    crowd.add((0.0, 0.0), goal=(3.0, 4.0), max_speed=2.0)
+    np.testing.assert_allclose(crowd.preferred_velocity(5e-324), [(1.2, 1.6)], rtol=1e-15)

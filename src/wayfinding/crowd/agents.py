@@ -248,7 +248,8 @@ class Crowd:
         dt = positive_float("dt", dt)
         to_goal = self.goal - self.position
         dist = np.hypot(to_goal[:, 0], to_goal[:, 1])
-        speed = np.minimum(self.max_speed, dist / dt)
+        with np.errstate(over="ignore"):        # beyond any float: top speed
+            speed = np.minimum(self.max_speed, dist / dt)
         scale = np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)
         return to_goal * scale[:, None]
 
