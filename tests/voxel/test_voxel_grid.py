@@ -361,3 +361,17 @@ def test_in_bounds_answers_for_cells_in_and_out() -> None:
     g = VoxelGrid(np.zeros((2, 3, 4), bool))
     assert g.in_bounds((3, 2, 1)) and g.in_bounds(np.array([0, 0, 0], np.uint8))
     assert not g.in_bounds((4, 0, 0)) and not g.in_bounds((0, -1, 0))
+
+
+@pytest.mark.parametrize(("d", "options"), [
+    ([1, 2, 3], {"connectivity": 7}),
+    ([1, 2, 3], {"connectivity": True}),
+    ([-1, 2, 3], {}),
+    ([np.nan, 2, 3], {}),
+    ([1, 2], {}),
+    ([True, 2, 3], {}),
+    ("abc", {}),
+])
+def test_octile3_refuses_what_is_no_offset_or_connectivity(d, options) -> None:
+    with pytest.raises(InvalidQueryError, match="connectivity|offsets|numbers"):
+        octile3(d, **options)

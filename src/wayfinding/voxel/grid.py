@@ -320,7 +320,8 @@ class VoxelGrid:
     def heuristic(self, node: Cell3, goal: Cell3) -> float:
         """The exact cost of the cheapest move sequence between two cells in an empty grid of
         this connectivity (admissible and consistent)."""
-        return float(octile3(np.abs(np.subtract(goal, node)), connectivity=self._connectivity))
+        return float(_octile3(np.abs(np.subtract(goal, node), dtype=np.float64),
+                              self._connectivity))
 
     def path_cost(self, path: Any) -> float:
         """The summed move costs of a path of cells; raises if a move is not allowed."""
@@ -422,8 +423,20 @@ class VoxelGrid:
 
 def octile3(d: np.ndarray, *, connectivity: int = 26) -> np.ndarray:
     """The cost of the cheapest move sequence covering absolute offsets ``d[..., 3]`` in an
-    empty grid of ``connectivity`` 6, 18 or 26."""
-    s = np.sort(np.asarray(d, dtype=np.float64), axis=-1)
+    empty grid of ``connectivity`` 6, 18 or 26; raises :class:`InvalidQueryError` for
+    another connectivity, or offsets that are not numbers >= 0 along a last axis of 3."""
+    if connectivity not in CONNECTIVITIES or isinstance(connectivity, bool):
+        raise InvalidQueryError(f"connectivity must be 6, 18 or 26, got {brief(connectivity)}")
+    a = reals("d", d)
+    if a.ndim < 1 or a.shape[-1] != 3 or not (a >= 0).all():
+        raise InvalidQueryError(f"d {brief(d)} must hold absolute offsets (numbers >= 0) "
+                                "along a last axis of 3")
+    return _octile3(a, connectivity)
+
+
+def _octile3(d: np.ndarray, connectivity: int) -> np.ndarray:
+    """:func:`octile3` of checked float64 offsets."""
+    s = np.sort(d, axis=-1)
     lo, mid, hi = s[..., 0], s[..., 1], s[..., 2]
     if connectivity == 6:
         return lo + mid + hi
