@@ -213,3 +213,16 @@ def test_a_step_however_short_heads_for_the_goal_at_top_speed():
     crowd = Crowd()
     crowd.add((0.0, 0.0), goal=(3.0, 4.0), max_speed=2.0)
     np.testing.assert_allclose(crowd.preferred_velocity(5e-324), [(1.2, 1.6)], rtol=1e-15)
+
+
+@pytest.mark.parametrize("dt", [1e140, 1e300])
+def test_a_step_beyond_max_extent_is_refused_and_changes_nothing(dt):
+    crowd = Crowd()
+    crowd.add((0.0, 0.0), goal=(1.0, 0.0), max_speed=1.0)
+    crowd.add((0.0, 5.0), velocity=(0.0, 1e20), max_speed=1e20, max_accel=0.0)
+    before = crowd.position.copy(), crowd.velocity.copy()
+    with pytest.raises(InvalidQueryError, match=r"row 1 first\) beyond"):
+        crowd.step(dt)
+    assert (crowd.position == before[0]).all() and (crowd.velocity == before[1]).all()
+    crowd.step(1e120 / dt)                       # far, but within the bound
+    assert np.abs(crowd.position).max() <= MAX_EXTENT

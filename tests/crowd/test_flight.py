@@ -379,3 +379,19 @@ def test_far_targets_are_sought_at_top_speed_however_far(far, dt):
     np.testing.assert_allclose(seek3(pos, vel, target, 2.0), want, rtol=1e-12)
     np.testing.assert_allclose(arrive3(pos, vel, target, 2.0, slowing=5e-324, dt=dt), want,
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("world", [None, "voxels"])
+def test_a_move_beyond_max_extent_is_refused_and_changes_nothing(world):
+    grid = VoxelGrid(np.zeros((4, 4, 4), bool)) if world else None
+    crowd = FlightCrowd(world=grid)
+    crowd.add((1.5, 1.5, 1.5))
+    with pytest.raises(InvalidQueryError, match="beyond"):
+        crowd.move([(1e300, 0.0, 0.0)], 1e10)                # overflows
+    if world is None:
+        with pytest.raises(InvalidQueryError, match="beyond"):
+            crowd.move([(0.0, -1e140, 0.0)], 1e11)
+    else:
+        crowd.move([(0.0, -1e140, 0.0)], 1e11)               # the grid's edge stops it
+        assert crowd.position[0, 1] > 0.0
+    assert crowd.position[0].tolist()[::2] == [1.5, 1.5]

@@ -272,7 +272,9 @@ class Crowd:
     def step(self, dt: float, *, velocity: ArrayLike | None = None) -> None:
         """Advance ``dt`` seconds: each agent turns its velocity towards ``velocity`` (``(n,
         2)``, default :meth:`preferred_velocity`) as far as ``max_accel * dt`` allows, at most
-        ``max_speed``, then moves by the new velocity times ``dt``."""
+        ``max_speed``, then moves by the new velocity times ``dt``.  A step that would take
+        an agent beyond ``±MAX_EXTENT`` (see :meth:`add`) is refused with
+        :class:`~wayfinding.errors.InvalidQueryError`, changing nothing."""
         dt = positive_float("dt", dt)
         want = self.velocities(velocity, dt, name="velocity")
         v = self.velocity
@@ -285,8 +287,21 @@ class Crowd:
         speed = np.hypot(new[:, 0], new[:, 1])
         fast = speed > self.max_speed
         new[fast] *= (self.max_speed[fast] / speed[fast])[:, None]
+        with np.errstate(over="ignore"):
+            moved = self.position + new * dt
+        _inside(moved, dt)
         v[:] = new
-        self.position[:] += new * dt
+        self.position[:] = moved
+
+
+def _inside(moved: np.ndarray, dt: float) -> None:
+    """Refuse a step of ``dt`` seconds that would take agents to ``moved`` (``(n, d)``)
+    beyond ``±MAX_EXTENT``."""
+    out = ~(np.abs(moved) <= MAX_EXTENT).all(1)
+    if out.any():
+        raise InvalidQueryError(f"a step of {dt:g} s would take {int(out.sum())} agent(s) "
+                                f"(row {int(np.flatnonzero(out)[0])} first) beyond "
+                                f"±{MAX_EXTENT:g}, the largest world coordinate of an agent")
 
 
 def _accel(value: Any) -> float:

@@ -41,7 +41,7 @@ from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError, brief
 from ..geometry.obstacles import MAX_EXTENT
 from ..voxel.grid import VoxelGrid
-from .agents import _world_point
+from .agents import _inside, _world_point
 from .flight_steering import (
     _array,
     _lengths,
@@ -370,18 +370,24 @@ class FlightCrowd:
     def move(self, velocity: Any, dt: float) -> None:
         """Set every agent's velocity to ``velocity`` (``(n, 3)``) and move it for ``dt``
         seconds; in a world, a move cut short by a blocked voxel zeroes that component of
-        the velocity."""
+        the velocity.  A move that would take an agent beyond ``±MAX_EXTENT`` (where no
+        world stops it first) is refused with
+        :class:`~wayfinding.errors.InvalidQueryError`, changing nothing."""
         dt = positive_float("dt", dt)
         v = np.array(_array(velocity, self._n, "velocity"))
+        with np.errstate(over="ignore"):
+            step = v * dt
+            _inside(self.position + step if self.world is None
+                    else np.where(np.isfinite(step), 0.0, step), dt)
         if self.world is None:
-            self.position[:] += v * dt
+            self.position[:] += step
         else:
             g = self.world
             s = g.voxel_size
             half = self._wall_half()
             pos = np.ascontiguousarray(self.position)
             stopped = np.zeros((self._n, 3), dtype=np.uint8)
-            _orca3d.sweep_boxes(g.padded, *g.origin, s, pos, np.ascontiguousarray(v * dt),
+            _orca3d.sweep_boxes(g.padded, *g.origin, s, pos, np.ascontiguousarray(step),
                                 half, stopped)
             self.position[:] = pos
             v[stopped.astype(bool)] = 0.0
