@@ -375,3 +375,25 @@ def test_in_bounds_answers_for_cells_in_and_out() -> None:
 def test_octile3_refuses_what_is_no_offset_or_connectivity(d, options) -> None:
     with pytest.raises(InvalidQueryError, match="connectivity|offsets|numbers"):
         octile3(d, **options)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("point", [(1e300, 0.0, 0.0), (-1e308, 0.0, 0.0), (0.5, 1e20, 0.5),
+                                   (0.5, 0.5, -1e-300)])
+def test_a_point_far_off_the_grid_is_outside(point) -> None:
+    g = VoxelGrid(np.zeros((2, 2, 2), bool), origin=(0.0, 0.0, 0.0))
+    with pytest.raises(InvalidQueryError, match="outside the grid"):
+        g.world_to_cell(point)
+    with pytest.raises(InvalidQueryError, match="outside the grid"):
+        VoxelGrid(np.zeros((2, 2, 2), bool), origin=(1e308, 0, 0)).world_to_cell(point)
+
+
+@pytest.mark.parametrize("options", [{"voxel_size": 1e308},
+                                     {"origin": (1.7e308, 0, 0), "voxel_size": 1e307},
+                                     {"origin": (0, 0, -1.7e308), "voxel_size": 1e308}])
+def test_a_grid_whose_far_corner_overflows_is_refused(options) -> None:
+    # its voxel centres would be inf in the world
+    with pytest.raises(InvalidGridError, match="largest float"):
+        VoxelGrid(np.zeros((3, 3, 3), bool), **options)
+    with pytest.raises(InvalidGridError, match="largest float"):
+        VoxelGrid(np.zeros((3, 3, 3), bool)).with_options(**options)

@@ -9,6 +9,7 @@ one of the 6, 18 or 26 neighbours (``connectivity``), costs the length of its st
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from functools import cached_property
 from typing import Any
@@ -84,6 +85,10 @@ class VoxelGrid:
         if not np.isfinite(size) or size <= 0:
             raise InvalidGridError(f"voxel_size must be a positive number, got "
                                    f"{brief(voxel_size)}")
+        far = [o + size * n for o, n in zip(self._origin, self.size, strict=True)]
+        if not all(math.isfinite(v) for v in far):
+            raise InvalidGridError(f"a grid of {self.size} voxels of {size:g} from origin "
+                                   f"{self._origin} reaches beyond the largest float")
         self._voxel_size = size
         if connectivity not in CONNECTIVITIES:
             raise InvalidGridError(f"connectivity must be 6, 18 or 26, got "
@@ -375,8 +380,14 @@ class VoxelGrid:
     def world_to_cell(self, point: Any) -> Cell3:
         """The voxel holding world ``point`` (raises if outside the grid)."""
         p = _vector(point, "point")
-        c = tuple(int(np.floor((p[i] - self._origin[i]) / self._voxel_size)) for i in range(3))
-        return self.cell(c, name="point's voxel")
+        with np.errstate(over="ignore"):        # far points: inf, outside
+            c = np.floor((np.asarray(p) - self._origin) / self._voxel_size)
+        if not ((c >= 0) & (c < self.size)).all():
+            far = tuple(o + self._voxel_size * n for o, n in zip(self._origin, self.size,
+                                                                  strict=True))
+            raise InvalidQueryError(f"point {p} is outside the grid, which covers "
+                                    f"{self._origin} to {far}")
+        return int(c[0]), int(c[1]), int(c[2])
 
     def cell_to_world(self, cell: Any) -> tuple[float, float, float]:
         """The world position of the centre of ``cell``."""
