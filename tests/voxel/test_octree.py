@@ -129,6 +129,27 @@ def test_morton_rejects_bad_points():
         morton_encode([-1, 0, 0])
 
 
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: morton_encode([1, 2], bits=True), "bits"),
+    (lambda: morton_encode([1, 2], bits=2.5), "bits"),
+    (lambda: morton_encode([1, 2, 3], bits=22), "bits"),
+    (lambda: morton_decode(-1), "codes"),
+    (lambda: morton_decode([5, 1 << 63]), "codes"),
+    (lambda: morton_decode(1 << 12, bits=4), "codes"),
+    (lambda: morton_decode(3, dims=2, bits=0), "bits"),
+    (lambda: morton_decode(3, dims=True), "dims"),
+    (lambda: morton_parent(-8), "code"),
+    (lambda: morton_parent(17.5), "code"),
+    (lambda: morton_parent(True), "code"),
+    (lambda: unpack_link(1.5), "link"),
+    (lambda: unpack_link(True), "link"),
+])
+def test_morton_codes_and_links_refuse_what_they_cannot_hold(call, match):
+    # negative codes wrapped to 64-bit garbage, floats were truncated, bools taken as 1
+    with pytest.raises(InvalidQueryError, match=match):
+        call()
+
+
 def test_link_round_trip_at_the_limits():
     link = pack_link(15, 4_194_303, 63)
     assert link == 0xFFFFFFFF and unpack_link(link) == (15, 4_194_303, 63)

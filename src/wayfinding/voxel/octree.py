@@ -44,6 +44,7 @@ import numpy as np
 
 from .._index import Index, check_world
 from .._kernels import _svo
+from .._validate import count
 from ..errors import IndexFormatError, InvalidGridError, InvalidQueryError, brief
 from ..progress import progress as progress_bar
 from ..results import PathResult, SearchStats, Status, _fields_equal
@@ -76,8 +77,7 @@ def morton_encode(coords: Any, *, bits: int = 21) -> np.ndarray:
         raise InvalidQueryError(f"coords must be integer points of 2 or 3 axes, got shape "
                                 f"{c.shape} and dtype {c.dtype}")
     k = c.shape[-1]
-    if bits < 1 or k * bits > 64:
-        raise InvalidQueryError(f"bits must be in 1..{64 // k} for {k} axes, got {bits}")
+    bits = count("bits", bits, min=1, max=64 // k)
     if c.size and (c.min() < 0 or c.max() >= 1 << bits):
         raise InvalidQueryError(f"coords must be in 0..{(1 << bits) - 1}, got "
                                 f"{int(c.min())}..{int(c.max())}")
@@ -96,22 +96,27 @@ def morton_decode(codes: Any, *, dims: int = 3, bits: int = 21) -> np.ndarray:
     >>> morton_decode(10, dims=2).tolist()
     [0, 3]
     """
-    if dims not in (2, 3):
+    if dims not in (2, 3) or isinstance(dims, bool):
         raise InvalidQueryError(f"dims must be 2 or 3, got {brief(dims)}")
+    bits = count("bits", bits, min=1, max=64 // dims)
     c = np.asarray(codes)
     if c.size and c.dtype.kind not in "iu":
         raise InvalidQueryError(f"codes must be integers, got dtype {c.dtype}")
+    if c.size and (c.min() < 0 or int(c.max()) >> (dims * bits)):
+        raise InvalidQueryError(f"codes must be in 0..{(1 << dims * bits) - 1} ({bits} bits "
+                                f"of {dims} axes), got {int(c.min())}..{int(c.max())}")
     c = c.astype(np.uint64)
     out = np.zeros(c.shape + (dims,), np.uint64)
-    for i in range(min(bits, 64 // dims)):
+    for i in range(bits):
         for a in range(dims):
             out[..., a] |= ((c >> np.uint64(dims * i + a)) & np.uint64(1)) << np.uint64(i)
     return out.astype(np.int64)
 
 
 def morton_parent(code: int) -> int:
-    """The Morton code of the parent of a 3D node: ``code >> 3``."""
-    return int(code) >> 3
+    """The Morton code of the parent of a 3D node: ``code >> 3`` (``code``: an integer
+    >= 0)."""
+    return count("code", code, min=0) >> 3
 
 
 def pack_link(layer: int, index: int, sub: int) -> int:
@@ -133,9 +138,10 @@ def pack_link(layer: int, index: int, sub: int) -> int:
 
 def unpack_link(link: int) -> tuple[int, int, int]:
     """``(layer, index, sub)`` of a link made by :func:`pack_link`."""
-    v = int(link)
-    if not 0 <= v <= LINK_NULL:
+    if isinstance(link, bool) or not isinstance(link, (int, np.integer)) \
+            or not 0 <= link <= LINK_NULL:
         raise InvalidQueryError(f"a link is a 32-bit unsigned integer, got {brief(link)}")
+    v = int(link)
     return v >> 28, (v >> 6) & MAX_INDEX, v & 63
 
 
