@@ -207,6 +207,21 @@ def test_build_with_a_touch_far_below_the_coordinates_equals_the_reference(seed)
     assert_same_graph(g, els, caps, block, tol=1e-300)
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("scale", [2.0**-60, 2.0**-200])
+def test_build_of_a_level_scaled_down_equals_the_reference(seed, scale):
+    """Distances along elements a hair long stay exact beside the other elements'."""
+    els, caps, block = random_level(seed)
+    els = [TraversalElement(e.kind, e.points * scale) for e in els]
+    block = Blockers(boxes=block.boxes * scale, triangles=block.triangles * scale)
+    caps = Capabilities(max_jump_distance=caps.max_jump_distance * scale,
+                        max_jump_height=caps.max_jump_height * scale,
+                        max_drop_height=caps.max_drop_height * scale,
+                        max_jump_angle=caps.max_jump_angle, kinds=caps.kinds)
+    g = build_climb_graph(els, capabilities=caps, blockers=block, touch=1e-6 * scale)
+    assert_same_graph(g, els, caps, block, tol=1e-6 * scale, atol=1e-9 * scale)
+
+
 def test_empty_and_single_element_builds():
     assert build_climb_graph([]).num_nodes == 0
     g = build_climb_graph([TraversalElement(PIPE, [(0, 0, 0), (0, 0, 4)])],

@@ -153,8 +153,7 @@ def _candidate_pairs(lo: np.ndarray, hi: np.ndarray, reach: float) -> np.ndarray
 
 class _Flat:
     """The elements' polylines end to end: element ``e``'s vertices are
-    ``vert[vstart[e]:vstart[e + 1]]`` with arc lengths ``cum``; ``along`` = ``cum`` +
-    ``shift[e]`` increases through all elements (each shifted past the one before)."""
+    ``vert[vstart[e]:vstart[e + 1]]`` with arc lengths ``cum``."""
 
     def __init__(self, els: tuple[TraversalElement, ...]):
         self.nv = np.array([len(e.points) for e in els], dtype=np.int64)
@@ -163,13 +162,11 @@ class _Flat:
         self.vert = np.concatenate([e.points for e in els]) if els else np.empty((0, 3))
         self.cum = np.concatenate([e.cumulative for e in els]) if els else np.empty(0)
         self.length = np.array([e.length for e in els], dtype=np.float64)
-        self.shift = np.concatenate([[0.0], np.cumsum(self.length + 1.0)])[:-1]
-        self.along = self.cum + np.repeat(self.shift, self.nv)
 
     def points_at(self, el: np.ndarray, d: np.ndarray) -> np.ndarray:
         """The points ``d[k]`` metres along elements ``el[k]`` (as
         :meth:`TraversalElement.point_at`)."""
-        k = np.searchsorted(self.along, d + self.shift[el], side="right") - 1
+        k = _grouped_search(self.vstart, self.cum, el, d, "right") - 1
         k = np.clip(k, self.vstart[el], self.vstart[el + 1] - 2)
         a, b = self.cum[k], self.cum[k + 1]
         return self.vert[k] + ((d - a) / (b - a))[:, None] * (self.vert[k + 1] - self.vert[k])
@@ -301,9 +298,8 @@ def build_climb_graph(elements: Any, *, capabilities: Capabilities | None = None
     # of nodes once (the first)
     same = el_k[1:] == el_k[:-1]
     climb_u, climb_v = n_k[:-1][same], n_k[1:][same]
-    row_along = d_k + f.shift[el_k]
-    link_u = _node_near(n_k, d_k, row_along, rstart, src, ds, f.shift)
-    link_v = _node_near(n_k, d_k, row_along, rstart, dst, dd, f.shift)
+    link_u = _node_near(n_k, d_k, rstart, src, ds)
+    link_v = _node_near(n_k, d_k, rstart, dst, dd)
     clear = ~block._blocks_many(pos[link_u], pos[link_v])
     both_u = np.stack([link_u[clear], link_v[clear]], axis=1).ravel()
     both_v = np.stack([link_v[clear], link_u[clear]], axis=1).ravel()
@@ -412,14 +408,30 @@ def _merge(p: np.ndarray, tol: float) -> np.ndarray:
     return out
 
 
-def _node_near(nodes: np.ndarray, dist: np.ndarray, along: np.ndarray, rstart: np.ndarray,
-               el: np.ndarray, at: np.ndarray, shift: np.ndarray) -> np.ndarray:
+def _grouped_search(starts: np.ndarray, values: np.ndarray, group: np.ndarray, x: np.ndarray,
+                    side: str) -> np.ndarray:
+    """``np.searchsorted`` of each ``x[k]`` among the values of its group ``group[k]``
+    (``values[starts[g]:starts[g + 1]]``, sorted), as an index into ``values``: exact at
+    any scale (one sort of the values and the queries by group, value and side)."""
+    owner = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
+    query = np.r_[np.zeros(len(values), bool), np.ones(len(x), bool)]
+    tie = query if side == "right" else ~query      # rows before queries on ties: right
+    order = np.lexsort((tie, np.r_[values, x], np.r_[owner, group]))
+    rows_before = np.cumsum(~query[order])
+    out = np.empty(len(x), dtype=np.int64)
+    asked = query[order]
+    out[order[asked] - len(values)] = rows_before[asked]
+    return out
+
+
+def _node_near(nodes: np.ndarray, dist: np.ndarray, rstart: np.ndarray, el: np.ndarray,
+               at: np.ndarray) -> np.ndarray:
     """The node of each element ``el[k]``'s stop rows nearest ``at[k]`` along it (the first
-    on ties).  Rows of all elements lie end to end: ``dist`` along their element, ``along``
-    = ``dist`` + ``shift`` of their element, increasing throughout."""
+    on ties).  Element ``e``'s rows are ``rstart[e]:rstart[e + 1]``, ``dist`` along it in
+    order."""
     if not len(el):
         return np.empty(0, dtype=np.int64)
-    k = np.searchsorted(along, at + shift[el])
+    k = _grouped_search(rstart, dist, el, at, "left")
     cand = np.clip(k[:, None] + np.arange(-2, 2), rstart[el][:, None],
                    rstart[el + 1][:, None] - 1)
     gap = np.abs(dist[cand] - at[:, None])
