@@ -2,26 +2,28 @@
 """Fast marching (Sethian) for the Eikonal equation |grad T| = 1 / F on a 2D grid.
 
 Arrays are flattened with a border of two masked cells (so the two-cell stencils of the second
-order never leave the array), row width ``width``.  ``flag`` marks each cell far, narrow (on
-the heap), frozen (final) or masked (blocked, or the border).  A cell's time comes from its
-frozen 4-neighbours: per axis the smaller of the two, and with ``order`` 2 the one-sided
-second-order difference (3 T - 4 T1 + T2) / 2h when the cell beyond is frozen and not larger;
-then the upwind quadratic sum_axis c_axis (T - t_axis)^2 = h^2 / F^2 is solved for its larger
-root (in units of h / F where a step's h / F passes 1e100 or falls below 1e-100, so that
-times and slownesses up to the largest double are never squared).  When it has no real root, the best one-axis solution is taken.  Cells of equal time
-are frozen together before their neighbours are updated, so the result does not depend on the
-order of ties.
+order never leave the array), row width ``width``.  ``flag`` marks each cell far, narrow (in
+the band, see ``Band``), frozen (final) or masked (blocked, or the border).  A cell's time
+comes from its frozen 4-neighbours: per axis the smaller of the two, and with ``order`` 2 the
+one-sided second-order difference (3 T - 4 T1 + T2) / 2h when the cell beyond is frozen and
+not larger; then the upwind quadratic sum_axis c_axis (T - t_axis)^2 = h^2 / F^2 is solved
+for its larger root (in units of h / F where a step's h / F passes 1e100 or falls below
+1e-100, so that times and slownesses up to the largest double are never squared).  When it
+has no real root, the best one-axis solution is taken.  Cells of equal time are frozen
+together before their neighbours are updated, so the result does not depend on the order of
+ties.
 """
 
-from libc.math cimport INFINITY, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc
+from libc.math cimport INFINITY, fabs, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 import numpy as np
 
-from ._heap cimport Heap, HeapItem, IntVec, heap_free, heap_init, heap_pop, heap_push, \
-    heap_set, vec_push
+from ._heap cimport Heap, IntVec, heap_free, heap_init, heap_pop, heap_push, heap_set, \
+    vec_push
+from ._portable cimport ctz64 as lowest_bit, prefetch_write as prefetch
 
 cdef enum:
     FAR = 0
@@ -98,19 +100,186 @@ cdef inline double solve(const double* T, const uint8_t* flag, int i, const int*
     return best
 
 
-cdef inline int touch(double* T, uint8_t* flag, const double* slowness, Heap* heap,
-                      int32_t* pos, int n, const int* axis, double h,
-                      int order, bint scaled) noexcept nogil:
-    """Recompute a far or narrow cell and put it on the heap; -1 if memory ran out."""
+cdef struct Band:
+    # The narrow band, keyed by time: a binary heap (``pos``: each cell's slot), or, where
+    # the march's steps and times allow (``buckets``), buckets of width 1 / scale on a ring
+    # of ``ring`` buckets wider than the dearest step, each a doubly linked list through
+    # ``link`` (next, previous per cell) headed by the pseudo-cell ``size + slot``, with
+    # ``size + ring`` for "none" and ``bits`` marking the non-empty buckets.  A cell goes
+    # into the bucket of its time, or the current one (``cur``, absolute) when its time is
+    # below it (second-order times may fall behind the front); the least time is found by
+    # the lowest non-empty bucket and a scan of it, so cells leave in the heap's order.
+    bint buckets
+    Heap heap
+    int32_t* pos
+    int32_t* link
+    uint64_t* bits
+    double scale
+    int64_t ring
+    int64_t cur
+    int32_t size
+    int32_t none
+    Py_ssize_t count
+
+
+cdef inline int64_t band_bucket(const Band* q, double t) noexcept nogil:
+    cdef int64_t b = <int64_t> (t * q.scale)
+    return b if b > q.cur else q.cur
+
+
+cdef inline void band_link(Band* q, int n, double t) noexcept nogil:
+    cdef int32_t slot = <int32_t> (band_bucket(q, t) & (q.ring - 1))
+    cdef int32_t head = q.size + slot, first = q.link[2 * head]
+    q.link[2 * n] = first
+    q.link[2 * n + 1] = head
+    q.link[2 * first + 1] = n
+    q.link[2 * head] = n
+    q.bits[slot >> 6] |= (<uint64_t> 1) << (slot & 63)
+    q.count += 1
+
+
+cdef inline void band_unlink(Band* q, int n) noexcept nogil:
+    cdef int32_t after = q.link[2 * n], before = q.link[2 * n + 1]
+    q.link[2 * before] = after
+    q.link[2 * after + 1] = before
+    if after == q.none and before >= q.size:     # the bucket is empty now
+        before -= q.size
+        q.bits[before >> 6] &= ~((<uint64_t> 1) << (before & 63))
+    q.count -= 1
+
+
+cdef inline int band_least(Band* q, const double* T) noexcept nogil:
+    """The band's cell of least time (on ties the lowest index), left in the band."""
+    cdef int64_t slot = q.cur & (q.ring - 1), w = slot >> 6, found
+    cdef uint64_t word
+    cdef int32_t n, best
+    if not q.buckets:
+        return q.heap.items[0].node
+    word = q.bits[w] & (~(<uint64_t> 0) << (slot & 63))
+    while word == 0:
+        w = (w + 1) & ((q.ring >> 6) - 1)
+        word = q.bits[w]
+    found = w * 64 + lowest_bit(word)
+    q.cur += (found - slot) & (q.ring - 1)
+    best = q.link[2 * (q.size + found)]
+    n = q.link[2 * best]
+    while n != q.none:
+        if T[n] < T[best] or (T[n] == T[best] and n < best):
+            best = n
+        n = q.link[2 * n]
+    return best
+
+
+cdef inline int band_pop(Band* q, const double* T) noexcept nogil:
+    """Remove and return the band's cell of least time."""
+    cdef int n
+    if not q.buckets:
+        return heap_pop(&q.heap, q.pos).node
+    n = band_least(q, T)
+    band_unlink(q, n)
+    return n
+
+
+cdef int band_init(Band* q, const double* slowness, const double* T, const uint8_t* flag,
+                   Py_ssize_t size, double h, bint* scaled) noexcept nogil:
+    """An empty band for a march over these cells: buckets where every step (slowness
+    times h) lies in [1e-100, 1e100] and the dearest step with the spread of the known
+    times spans at most 250,000 buckets of at most a quarter of the cheapest step (1024th
+    where that fits), else the heap; ``scaled`` set where a step lies outside that range.
+    -1 if memory ran out."""
+    cdef Py_ssize_t k
+    cdef double step, lo = INFINITY, hi = 0.0, t_lo = INFINITY, t_hi = -INFINITY, span
+    cdef int64_t ring = 64
+    scaled[0] = False
+    for k in range(size):
+        if flag[k] == FAR:
+            step = slowness[k] * h
+            if not (1e-100 <= step <= 1e100):
+                scaled[0] = True
+            if step < lo:
+                lo = step
+            if step > hi:
+                hi = step
+        elif flag[k] == FROZEN:
+            if T[k] < t_lo:
+                t_lo = T[k]
+            if T[k] > t_hi:
+                t_hi = T[k]
+    q.pos = NULL
+    q.link = NULL
+    q.bits = NULL
+    q.count = 0
+    q.buckets = False
+    if not scaled[0] and lo <= hi and t_lo <= t_hi and size + 1000000 < 2147483647:
+        q.scale = 1024.0 / lo
+        span = (t_hi - t_lo + hi) * q.scale
+        if span > 250000.0:
+            q.scale = 250000.0 / (t_hi - t_lo + hi)
+            span = 250000.0
+        q.buckets = q.scale * lo >= 4.0 and fabs(t_lo) * q.scale < 1e15 \
+            and fabs(t_hi) * q.scale < 1e15
+    if q.buckets:
+        while ring < span + 4.0:
+            ring *= 2
+        q.ring = ring
+        q.cur = <int64_t> (t_lo * q.scale)
+        q.size = <int32_t> size
+        q.none = <int32_t> (size + ring)
+        q.link = <int32_t*> malloc(2 * (size + ring + 1) * sizeof(int32_t))
+        q.bits = <uint64_t*> calloc(ring // 64, sizeof(uint64_t))
+        if q.link == NULL or q.bits == NULL:
+            return -1
+        for k in range(ring):
+            q.link[2 * (size + k)] = q.none
+        return 0
+    q.pos = <int32_t*> malloc(size * sizeof(int32_t))
+    if q.pos == NULL or heap_init(&q.heap, 256) != 0:
+        return -1
+    return 0
+
+
+cdef inline void band_free(Band* q) noexcept nogil:
+    free(q.pos)
+    free(q.link)
+    free(q.bits)
+    if not q.buckets:
+        heap_free(&q.heap)
+
+
+cdef inline Py_ssize_t band_size(const Band* q) noexcept nogil:
+    return q.count if q.buckets else q.heap.size
+
+
+cdef inline int touch(double* T, uint8_t* flag, const double* slowness, Band* q, int n,
+                      const int* axis, double h, int order, bint scaled) noexcept nogil:
+    """Recompute a far or narrow cell and put it in the band; -1 if memory ran out."""
     cdef double d = solve(T, flag, n, axis, slowness[n] * h, order, scaled)
     if d == INFINITY:
         return 0
-    T[n] = d
+    if not q.buckets:
+        T[n] = d
+        if flag[n] == NARROW:
+            heap_set(&q.heap, q.pos, n, d, 0.0)
+            return 0
+        flag[n] = NARROW
+        return heap_push(&q.heap, q.pos, d, 0.0, n)
     if flag[n] == NARROW:
-        heap_set(heap, pos, n, d, 0.0)
-        return 0
+        if band_bucket(q, d) == band_bucket(q, T[n]):
+            T[n] = d
+            return 0
+        band_unlink(q, n)
+    else:
+        # Newly in the band: the rows beside it are read when it freezes; fetch them now.
+        prefetch(&T[n + axis[0]])
+        prefetch(&T[n - axis[0]])
+        prefetch(&flag[n + axis[0]])
+        prefetch(&flag[n - axis[0]])
+        prefetch(&q.link[2 * (n + axis[0])])
+        prefetch(&slowness[n + axis[0]])
     flag[n] = NARROW
-    return heap_push(heap, pos, d, 0.0, n)
+    T[n] = d
+    band_link(q, n, d)
+    return 0
 
 
 cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t size,
@@ -122,26 +291,19 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
     cdef int axis[2]
     axis[0] = width
     axis[1] = 1
-    cdef double value, step
-    cdef bint scaled = False
-    cdef Heap heap
+    cdef double value
+    cdef bint scaled
+    cdef Band q
     cdef IntVec batch
-    cdef int32_t* pos = <int32_t*> malloc(size * sizeof(int32_t))
     cdef int u, n, d, side, status = 0
     cdef long frozen = 0
-    cdef HeapItem it
     batch.data = NULL
     batch.size = 0
     batch.capacity = 0
-    if pos == NULL or heap_init(&heap, 256) != 0:
-        free(pos)
+    q.heap.items = NULL
+    if band_init(&q, slowness, T, flag, size, h, &scaled) != 0:
+        band_free(&q)
         return -1
-    for k in range(size):
-        if flag[k] == FAR:
-            step = slowness[k] * h
-            if not (1e-100 <= step <= 1e100):
-                scaled = True
-                break
     # The narrow band: every far cell next to a frozen one.
     for k in range(size):
         if flag[k] != FROZEN:
@@ -150,22 +312,22 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
             for side in range(-1, 2, 2):
                 n = <int> k + side * axis[d]
                 if flag[n] == FAR or flag[n] == NARROW:
-                    if touch(T, flag, slowness, &heap, pos, n, axis, h, order, scaled) != 0:
+                    if touch(T, flag, slowness, &q, n, axis, h, order, scaled) != 0:
                         status = -1
-    while status == 0 and heap.size > 0:
-        it = heap_pop(&heap, pos)
-        value = it.f
+    while status == 0 and band_size(&q) > 0:
+        u = band_pop(&q, T)
+        value = T[u]
         if value > limit:
             break
         batch.size = 0
-        flag[it.node] = FROZEN
-        if vec_push(&batch, it.node) != 0:
+        flag[u] = FROZEN
+        if vec_push(&batch, u) != 0:
             status = -1
             break
-        while heap.size > 0 and heap.items[0].f == value:
-            it = heap_pop(&heap, pos)
-            flag[it.node] = FROZEN
-            if vec_push(&batch, it.node) != 0:
+        while band_size(&q) > 0 and T[band_least(&q, T)] == value:
+            u = band_pop(&q, T)
+            flag[u] = FROZEN
+            if vec_push(&batch, u) != 0:
                 status = -1
                 break
         frozen += batch.size
@@ -175,21 +337,20 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
                 for side in range(-1, 2, 2):
                     n = u + side * axis[d]
                     if flag[n] == FAR or flag[n] == NARROW:
-                        if touch(T, flag, slowness, &heap, pos, n, axis, h, order, scaled) != 0:
+                        if touch(T, flag, slowness, &q, n, axis, h, order, scaled) != 0:
                             status = -1
                     elif order == 2 and flag[n] == FROZEN \
                             and flag[n + side * axis[d]] == NARROW:
                         # The cell beyond a frozen neighbour uses u in its stencil.
-                        if touch(T, flag, slowness, &heap, pos, n + side * axis[d], axis,
-                                 h, order, scaled) != 0:
+                        if touch(T, flag, slowness, &q, n + side * axis[d], axis, h,
+                                 order, scaled) != 0:
                             status = -1
     for k in range(size):
         if flag[k] == NARROW:
             flag[k] = FAR
         if flag[k] == FAR:
             T[k] = INFINITY
-    free(pos)
-    heap_free(&heap)
+    band_free(&q)
     free(batch.data)
     frozen_out[0] = frozen
     return status
