@@ -536,3 +536,21 @@ def test_agents_as_large_and_fast_as_max_extent_get_finite_velocities(seed):
                             neighbour_dist=MAX_EXTENT)
     assert np.isfinite(out).all()
     assert (np.linalg.norm(out, axis=1) <= MAX_EXTENT * (1 + 1e-12)).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("size", [1e80, 1e140])
+def test_scenes_scaled_up_give_their_planes_and_velocities_scaled_up(seed, size):
+    """ORCA is the same at any scale: positions, radii, velocities and top speeds all
+    ``size`` times a scene's give its planes' points and its velocities ``size`` times
+    (the normals unchanged), though the products of offsets and velocities overflow."""
+    pos, vel, pref, radius, speed, tau = scene(seed, n=20, box=4.0)
+    rows = np.arange(1, 20, dtype=np.int32)
+    small = _orca3d.planes(pos, vel, radius, rows, 0, float(tau[0]), 0.2)
+    big = _orca3d.planes(pos * size, vel * size, radius * size, rows, 0, float(tau[0]), 0.2)
+    np.testing.assert_allclose(big[:, :3] / size, small[:, :3], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(big[:, 3:], small[:, 3:], rtol=1e-9, atol=1e-9)
+    mine = orca3d_velocities(pos * size, vel * size, pref * size, radius * size,
+                             speed * size, 0.2, time_horizon=tau, neighbour_dist=8.0 * size)
+    np.testing.assert_allclose(mine / size, ours(pos, vel, pref, radius, speed, tau, 0.2,
+                                                 8.0, 10), rtol=1e-7, atol=1e-7)

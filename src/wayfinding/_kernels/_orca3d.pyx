@@ -304,7 +304,7 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
     cdef double rpx = q[0] - p[0], rpy = q[1] - p[1], rpz = q[2] - p[2]
     cdef double rvx = v[0] - u[0], rvy = v[1] - u[1], rvz = v[2] - u[2]
     cdef double d2 = rpx * rpx + rpy * rpy + rpz * rpz, comb = r + s, comb2 = comb * comb
-    cdef double wx, wy, wz, along, wlen, push, a, b, c, t, cx, cy, cz, disc
+    cdef double wx, wy, wz, along, wlen, push, b, c, cx, cy, cz, disc, d, ux, uy, uz, x, ca
     cdef double n[3]
     if d2 > comb2:
         # w: from the centre of the cut-off sphere to the relative velocity.
@@ -327,33 +327,38 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
             # the one with t = (b + sqrt(b^2 - a c)) / a (RVO2-3D), where b^2 - a c =
             # |rel x v|^2 comb^2 / (d2 - comb2).  Worked out in that form, with w = v - t
             # rel from the part of v across the axis, (rel x v) x rel / d2, so that no
-            # difference of nearly equal numbers decides its direction.
-            cx = rpy * rvz - rpz * rvy
-            cy = rpz * rvx - rpx * rvz
-            cz = rpx * rvy - rpy * rvx
+            # difference of nearly equal numbers decides its direction; and along the
+            # unit axis u = rel / |rel|, with the sine x and cosine ca of the cone's
+            # half-angle, so that no product of rel, rel and v overflows.
+            d = norm3(rpx, rpy, rpz)
+            ux = rpx / d
+            uy = rpy / d
+            uz = rpz / d
+            x = comb / d
+            ca = sqrt((1.0 - x) * (1.0 + x))
+            cx = uy * rvz - uz * rvy
+            cy = uz * rvx - ux * rvz
+            cz = ux * rvy - uy * rvx
             c = norm3(cx, cy, cz)
-            b = rpx * rvx + rpy * rvy + rpz * rvz
-            a = sqrt(d2 - comb2)
-            t = (b + c * comb / a) / d2
+            b = ux * rvx + uy * rvy + uz * rvz
             if c > 0.0:
-                disc = c * comb / (a * d2)
-                wx = (cy * rpz - cz * rpy) / d2 - disc * rpx
-                wy = (cz * rpx - cx * rpz) / d2 - disc * rpy
-                wz = (cx * rpy - cy * rpx) / d2 - disc * rpz
-                wlen = c / a
+                disc = c * x / ca
+                wx = cy * uz - cz * uy - disc * ux
+                wy = cz * ux - cx * uz - disc * uy
+                wz = cx * uy - cy * ux - disc * uz
+                wlen = c / ca
                 n[0] = wx / wlen
                 n[1] = wy / wlen
                 n[2] = wz / wlen
-                push = comb * t - wlen
+                push = x * (b + disc) - wlen
             else:
                 # On the axis: every side is nearest; take the cone's normal on the side
                 # ``sideways`` picks (the limit of the above from that side).
                 sideways(rpx, rpy, rpz, later, n)
-                wlen = sqrt(d2)
-                n[0] = (a * n[0] - comb * rpx / wlen) / wlen
-                n[1] = (a * n[1] - comb * rpy / wlen) / wlen
-                n[2] = (a * n[2] - comb * rpz / wlen) / wlen
-                push = comb * t
+                n[0] = ca * n[0] - x * ux
+                n[1] = ca * n[1] - x * uy
+                n[2] = ca * n[2] - x * uz
+                push = x * b
     else:
         # Already overlapping: get apart within one time step.
         wx = rvx - inv_dt * rpx
