@@ -152,3 +152,10 @@ def test_movingai_simple_every_problem_within_the_optimum(lazy: bool) -> None:
     above = [p.line for p in scen if not theta_star(grid, p.start, p.goal, lazy=lazy).cost
              <= p.optimal + p.tolerance]
     assert not above, f"longer than the optimum on lines {above[:10]}"
+
+
+@pytest.mark.parametrize("world", [None, np.zeros((2, 2, 2), bool)])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_theta_star_needs_a_voxel_grid(world, lazy) -> None:
+    with pytest.raises(InvalidQueryError, match="needs a VoxelGrid"):
+        theta_star(world, (0, 0, 0), (1, 1, 1), lazy=lazy)

@@ -128,3 +128,13 @@ def test_blocked_ends_and_bad_input() -> None:
     with pytest.raises(InvalidQueryError, match=r"\(n, 3\)"):
         lines_of_sight(grid, [(0, 0)], [(0, 0)])
     assert lines_of_sight(grid, np.zeros((0, 3), int), np.zeros((0, 3), int)).shape == (0,)
+
+
+@pytest.mark.parametrize("call", [
+    lambda w: line_of_sight(w, (0, 0, 0), (1, 1, 1)),
+    lambda w: lines_of_sight(w, [(0, 0, 0)], [(1, 1, 1)]),
+])
+@pytest.mark.parametrize("world", [None, np.zeros((2, 2, 2), bool)])
+def test_sight_needs_a_voxel_grid(call, world) -> None:
+    with pytest.raises(InvalidQueryError, match="needs a VoxelGrid"):
+        call(world)

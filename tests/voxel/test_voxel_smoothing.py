@@ -136,3 +136,41 @@ def test_smoothing_rejects_blocked_cells():
     blocked[0, 0, 1] = True
     with pytest.raises(InvalidQueryError, match="blocked"):
         shortcut_voxels(VoxelGrid(blocked), [(0, 0, 0), (1, 0, 0)])
+
+
+P4 = [(0.0, 0.0, 0.0), (1.0, 1.0, 1.0), (2.0, 0.0, 1.0), (3.0, 3.0, 2.0)]
+WIGGLE = [(0, 0, 0), (1, 1, 1), (2, 1, 1), (3, 2, 2), (4, 3, 1), (4, 3, 0), (3, 2, 0)]
+ROUND = [(0, 0, 0), (1, 0, 0), (2, 0, 0), (2, 1, 0), (2, 2, 0)]     # round a blocked voxel
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda g: catmull_rom(P4, spacing=1e-12), "MAX_CELLS"),
+    (lambda g: catmull_rom([(0, 0, 0), (1e300, 0, 0), (0, 1e300, 0)]), "MAX_CELLS"),
+    (lambda g: smooth_flight_path(VoxelGrid.from_cells((3, 3, 1), [(1, 1, 0)]), ROUND,
+                                  spacing=1e-12), "MAX_CELLS"),
+    (lambda g: catmull_rom(P4, spacing=True), "spacing"),
+    (lambda g: catmull_rom(P4, spacing="a"), "spacing"),
+    (lambda g: smooth_flight_path(g, WIGGLE, spacing="a"), "spacing"),
+    (lambda g: catmull_rom(P4, alpha=np.nan), "alpha"),
+    (lambda g: catmull_rom(P4, alpha=1e300), "alpha"),
+    (lambda g: catmull_rom([("a", 0, 0)] * 3), "points"),
+    (lambda g: catmull_rom([(0, 0, 0), (1, 0)]), "points"),
+    (lambda g: catmull_rom([(True, 0, 0), (1, 0, 0), (2, 0, 0)]), "points"),
+    (lambda g: segments_clear(g, [(np.nan, 0, 0), (1, 1, 1)]), "points"),
+    (lambda g: segments_clear(g, [0, 1, 2, 3]), "points"),
+    (lambda g: segments_clear(g, "abc"), "points"),
+    (lambda g: segments_clear(g, P4, margin=np.nan), "margin"),
+    (lambda g: segments_clear(g, P4, margin=-5), "margin"),
+    (lambda g: segments_clear(None, P4), "VoxelGrid"),
+    (lambda g: shortcut_voxels(None, [(0, 0, 0)]), "VoxelGrid"),
+    (lambda g: smooth_flight_path(np.zeros((2, 2, 2), bool), [(0, 0, 0)]), "VoxelGrid"),
+])
+def test_smoothing_refuses_bad_arguments_by_name(call, match):
+    # spacings a hair wide allocated terabytes; NaN alphas gave NaN samples, NaN points
+    # "not clear", strings and ragged points raw numpy errors
+    with pytest.raises(InvalidQueryError, match=match):
+        call(VoxelGrid(np.zeros((4, 5, 6), bool)))
+
+
+def test_an_endless_spacing_keeps_only_the_points():
+    assert catmull_rom(P4, spacing=np.inf).tolist() == [list(p) for p in P4]

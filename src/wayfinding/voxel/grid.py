@@ -432,6 +432,14 @@ class VoxelGrid:
         return grid
 
 
+def require_grid(grid: Any, what: str) -> VoxelGrid:
+    """``grid`` if it is a :class:`VoxelGrid`; raises :class:`InvalidQueryError` saying
+    ``what`` needs one otherwise."""
+    if not isinstance(grid, VoxelGrid):
+        raise InvalidQueryError(f"{what} needs a VoxelGrid, got {type(grid).__name__}")
+    return grid
+
+
 def octile3(d: np.ndarray, *, connectivity: int = 26) -> np.ndarray:
     """The cost of the cheapest move sequence covering absolute offsets ``d[..., 3]`` in an
     empty grid of ``connectivity`` 6, 18 or 26; raises :class:`InvalidQueryError` for

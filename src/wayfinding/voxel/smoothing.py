@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from .._kernels import _svo
-from ..errors import InvalidQueryError, brief
-from .grid import VoxelGrid
+from .._validate import allocation, finite_points, number, positive_float
+from .grid import VoxelGrid, require_grid
 
 
 def shortcut_voxels(grid: VoxelGrid, cells: Any) -> np.ndarray:
@@ -31,6 +31,7 @@ def shortcut_voxels(grid: VoxelGrid, cells: Any) -> np.ndarray:
     advancing one cell at a time takes O(n)).  ``int64[k, 3]``, in path order; the first and
     last cells are kept, and each pair of consecutive corners sees each other, so the
     polyline through their centres can be flown."""
+    require_grid(grid, "shortcut_voxels")
     return _shortcut(grid, np.ascontiguousarray(grid.cells(cells, name="cells", free=True)))
 
 
@@ -45,26 +46,36 @@ def catmull_rom(points: Any, *, spacing: float = 0.25, alpha: float = 0.5) -> np
     """Points on the Catmull–Rom spline through ``points`` (``(n, 3)`` floats), passing
     through each, about ``spacing`` apart along each chord; ``alpha`` 0.5 is the centripetal
     form (no cusps or self-intersections within a span), 0 uniform, 1 chordal.  The end spans
-    use mirrored end points.  Returns ``float64[m, 3]`` starting and ending at the ends of
-    ``points``."""
-    p = np.asarray(points, dtype=np.float64)
-    if p.ndim != 2 or p.shape[1] != 3 or not np.isfinite(p).all():
-        raise InvalidQueryError(f"points must be an (n, 3) array of finite numbers, got shape "
-                                f"{p.shape}")
-    if not spacing > 0:
-        raise InvalidQueryError(f"spacing must be > 0, got {brief(spacing)}")
+    use mirrored end points; ``alpha`` in [0, 1].  Returns ``float64[m, 3]`` starting and
+    ending at the ends of ``points``; refuses spans that would take more than
+    :data:`~wayfinding._validate.MAX_CELLS` samples before sampling them."""
+    p = finite_points("points", points, 3)[0]
+    spacing = positive_float("spacing", spacing, allow_inf=True)
+    alpha = number("alpha", alpha, min=0.0, max=1.0)
     if len(p) < 3:
         return p.copy()
-    samples, _ = _svo.catmull_rom_spans(np.ascontiguousarray(p), float(spacing), float(alpha))
-    return np.vstack([p[:1], samples])
+    return np.vstack([p[:1], _spans(p, spacing, alpha)[0]])
+
+
+def _spans(p: np.ndarray, spacing: float, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's spline samples and their spans through checked points ``p``, refused
+    beyond :data:`~wayfinding._validate.MAX_CELLS` samples (as the kernel counts them)."""
+    with np.errstate(over="ignore"):
+        d = np.diff(p, axis=0)
+        chords = np.hypot(np.hypot(d[:, 0], d[:, 1]), d[:, 2])
+        samples = float(np.maximum(np.ceil(chords / spacing), 1).sum())
+    allocation(f"a spline {spacing:g} apart", samples)
+    return _svo.catmull_rom_spans(p, spacing, alpha)
 
 
 def segments_clear(grid: VoxelGrid, points: Any, *, margin: float = 1e-6) -> np.ndarray:
     """For each segment between consecutive ``points`` (``(n, 3)``, voxel units), whether
     every voxel meeting its bounding box grown by ``margin`` is inside the grid and free:
     ``bool[n - 1]``.  Conservative (a clear segment may be refused near a blocked voxel, a
-    refused one is never passed)."""
-    p = np.ascontiguousarray(np.asarray(points, dtype=np.float64).reshape(-1, 3))
+    refused one is never passed); ``margin`` >= 0."""
+    require_grid(grid, "segments_clear")
+    p = finite_points("points", points, 3)[0]
+    margin = number("margin", margin, min=0.0)
     out = np.zeros(max(len(p) - 1, 0), np.uint8)
     _svo.segments_clear(grid.padded, p, float(margin), out)
     return out.astype(bool)
@@ -79,6 +90,7 @@ def smooth_flight_path(grid: VoxelGrid, cells: Any, *, spacing: float = 0.5,
     :func:`segments_clear` is replaced by its straight chord, which is in sight and so in free
     space.  Returns ``float64[m, 3]`` world points from the start voxel's centre to the
     goal's."""
+    require_grid(grid, "smooth_flight_path")
     return smooth_checked(grid, np.ascontiguousarray(grid.cells(cells, name="cells", free=True)),
                           spacing=spacing, curve=curve)
 
@@ -88,13 +100,11 @@ def smooth_checked(grid: VoxelGrid, cells: np.ndarray, *, spacing: float = 0.5,
     """:func:`smooth_flight_path` of a path already known to be free voxels of ``grid``
     (``int64[n, 3]``, C order), without checking it again: what the searches call on the
     paths they make (the check would unpack the whole grid)."""
-    if not spacing > 0:
-        raise InvalidQueryError(f"spacing must be > 0, got {brief(spacing)}")
+    spacing = positive_float("spacing", spacing, allow_inf=True)
     corners = _shortcut(grid, cells)
     pts = corners + 0.5
     if curve and len(pts) >= 3:
-        samples, span = _svo.catmull_rom_spans(np.ascontiguousarray(pts, np.float64),
-                                               float(spacing), 0.5)
+        samples, span = _spans(np.ascontiguousarray(pts, np.float64), spacing, 0.5)
         ok = segments_clear(grid, np.vstack([pts[:1], samples]))
         bad = np.zeros(len(pts) - 1, bool)
         bad[span[~ok]] = True
