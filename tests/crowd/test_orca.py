@@ -432,3 +432,22 @@ def test_a_huge_preferred_velocity_is_taken_as_its_direction_at_top_speed():
         np.testing.assert_allclose(
             orca.velocities(crowd, 0.1, preferred=[(size, 0.0), (0.0, -size)]), want,
             atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("size", [1e80, 1e140])
+def test_scenes_scaled_up_give_their_velocities_scaled_up(seed, size):
+    """ORCA is the same at any scale: positions, radii, velocities, top speeds and the
+    neighbour distance all ``size`` times a scene's give its velocities ``size`` times,
+    though the squares of the products of offsets and velocities overflow."""
+    rng = np.random.default_rng(seed)
+    p, v, pref = (rng.uniform(-4, 4, (20, 2)), rng.uniform(-2, 2, (20, 2)),
+                  rng.uniform(-2.5, 2.5, (20, 2)))
+    r, s = rng.uniform(0.4, 1.2, 20), rng.uniform(0.5, 2.5, 20)
+    out = []
+    for k in (1.0, size):
+        crowd = Crowd(neighbour_dist=8.0 * k)
+        for i in range(20):
+            crowd.add(p[i] * k, velocity=v[i] * k, radius=r[i] * k, max_speed=s[i] * k)
+        out.append(ORCA(time_horizon=3.0).velocities(crowd, 0.2, preferred=pref * k) / k)
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-9, atol=1e-9)

@@ -168,7 +168,7 @@ cdef inline void off_circle(double wx, double wy, double radius, double rel_x, d
     rel (to its right, opposite for -rel); for rel zero too (two agents at one point with
     one velocity) along +x for the agent of the pair that comes ``later`` in the rows and
     -x for the other (the lower row to the left, as the navigators part them)."""
-    cdef double wlen = sqrt(wx * wx + wy * wy), h
+    cdef double wlen = hypot(wx, wy), h
     if wlen > 0.0:
         wx /= wlen
         wy /= wlen
@@ -195,14 +195,15 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
     part)."""
     cdef double rel_x = qx - px, rel_y = qy - py, dv_x = vx - ux, dv_y = vy - uy
     cdef double dist2 = rel_x * rel_x + rel_y * rel_y, comb = r + s, comb2 = comb * comb
-    cdef double wx, wy, w2, along, dot, cx, cy
+    cdef double wx, wy, wlen, along, dot, cx, cy
     if dist2 > comb2:
         # w: from the centre of the cut-off circle to the relative velocity.
         wx = dv_x - inv_tau * rel_x
         wy = dv_y - inv_tau * rel_y
-        w2 = wx * wx + wy * wy
-        along = wx * rel_x + wy * rel_y
-        if along < 0.0 and along * along > comb2 * w2:
+        # along: w's unit direction dotted with rel (no square of w to overflow).
+        wlen = hypot(wx, wy)
+        along = (wx / wlen) * rel_x + (wy / wlen) * rel_y if wlen > 0.0 else 0.0
+        if along < 0.0 and along * along > comb2:
             # Nearest boundary point on the cut-off circle.
             off_circle(wx, wy, comb * inv_tau, rel_x, rel_y, later, out, &cx, &cy)
         else:
