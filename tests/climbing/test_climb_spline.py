@@ -102,3 +102,14 @@ def test_bad_projection_windows_are_refused(span):
 def test_more_samples_than_a_build_may_allocate_are_refused_at_once():
     with pytest.raises(InvalidQueryError, match="MAX_CELLS"):
         ClimbSpline([(0, 0, 0), (0, 0, 2), (0, 0, 4)], samples=10**9)
+
+
+@pytest.mark.filterwarnings("error")
+def test_splines_reach_as_far_as_the_markup_and_no_farther():
+    from wayfinding.climbing.markup import MAX_EXTENT
+
+    s = ClimbSpline([(0, 0, 0), (MAX_EXTENT, 0, 0), (MAX_EXTENT, MAX_EXTENT, 0)])
+    assert np.isfinite(s.length) and s.length >= 2 * MAX_EXTENT
+    assert np.isfinite(s.at(s.length / 2)).all()
+    with pytest.raises(InvalidQueryError, match="beyond"):
+        ClimbSpline([(0, 0, 0), (1e200, 0, 0), (1e200, 1e200, 0)])   # its length overflowed

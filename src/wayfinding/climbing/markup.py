@@ -26,12 +26,12 @@ from ..results import _fields_equal
 MAX_EXTENT = 1e75
 
 
-def _within(name: str, values: np.ndarray) -> None:
+def _within(name: str, values: np.ndarray, *,
+            error: type[Exception] = InvalidGeometryError) -> None:
     """Refuse ``values`` with a coordinate beyond ``±MAX_EXTENT`` (they are finite)."""
     if not (np.abs(values) <= MAX_EXTENT).all():
         bad = np.abs(values).max()
-        raise InvalidGeometryError(f"{name} reach {bad:g} metres from the origin, beyond "
-                                   f"±{MAX_EXTENT:g}")
+        raise error(f"{name} reach {bad:g} metres from the origin, beyond ±{MAX_EXTENT:g}")
 
 
 class ElementKind(str, Enum):

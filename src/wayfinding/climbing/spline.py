@@ -24,6 +24,7 @@ import numpy as np
 from .._validate import allocation, count, finite_points, number
 from ..errors import InvalidQueryError
 from ..results import _fields_equal
+from .markup import _within
 
 LOOKAHEAD = 2.8     # metres: the diagonal of a 2 m x 2 m move
 
@@ -58,11 +59,13 @@ class LookAhead:
 
 
 class ClimbSpline:
-    """A cubic Bézier spline through ``points`` (``(n, 3)``, n >= 2; consecutive points
-    must differ).  ``samples``: points per span for arc lengths (>= 2)."""
+    """A cubic Bézier spline through ``points`` (``(n, 3)``, n >= 2, within
+    ``±``:data:`~wayfinding.climbing.markup.MAX_EXTENT`; consecutive points must differ).
+    ``samples``: points per span for arc lengths (>= 2)."""
 
     def __init__(self, points: Any, *, samples: int = 32):
         pts = finite_points("points", points, 3)[0]
+        _within("points", pts, error=InvalidQueryError)
         if len(pts) < 2:
             raise InvalidQueryError(f"a spline needs at least 2 points, got {len(pts)}")
         if (np.linalg.norm(np.diff(pts, axis=0), axis=1) == 0).any():
