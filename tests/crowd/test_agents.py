@@ -226,3 +226,15 @@ def test_a_step_beyond_max_extent_is_refused_and_changes_nothing(dt):
     assert (crowd.position == before[0]).all() and (crowd.velocity == before[1]).all()
     crowd.step(1e120 / dt)                       # far, but within the bound
     assert np.abs(crowd.position).max() <= MAX_EXTENT
+
+
+@pytest.mark.parametrize("max_accel, want", [(1.0, (1.0, 0.0)), (math.inf, (-1.0, 0.0))])
+def test_turning_between_velocities_of_any_size_gives_finite_velocities(max_accel, want):
+    """A change between velocities whose difference overflows is limited and cut to the
+    top speed as any other (at acceleration 1 the turn hardly starts; with no limit the
+    agent takes the new direction), without a floating-point warning."""
+    crowd = Crowd()
+    crowd.add((0.0, 0.0), velocity=(1.7e308, 0.0), max_speed=1.0, max_accel=max_accel)
+    crowd.step(0.1, velocity=[(-1.7e308, 0.0)])
+    np.testing.assert_allclose(crowd.velocity, [want], rtol=1e-15)
+    np.testing.assert_allclose(crowd.position, [np.multiply(want, 0.1)], rtol=1e-15)

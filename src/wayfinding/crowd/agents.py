@@ -278,15 +278,19 @@ class Crowd:
         dt = positive_float("dt", dt)
         want = self.velocities(velocity, dt, name="velocity")
         v = self.velocity
-        change = want - v
-        size = np.hypot(change[:, 0], change[:, 1])
-        limit = self.max_accel * dt
+        # Worked out in halves (exactly half of each value, so the same answers), so that
+        # no change between velocities of any finite size overflows.
+        half = 0.5 * want - 0.5 * v
+        size = np.hypot(half[:, 0], half[:, 1])
+        with np.errstate(over="ignore"):            # beyond any float: no limit
+            limit = 0.5 * self.max_accel * dt
         over = size > limit
-        change[over] *= (limit[over] / size[over])[:, None]
-        new = v + change
-        speed = np.hypot(new[:, 0], new[:, 1])
-        fast = speed > self.max_speed
-        new[fast] *= (self.max_speed[fast] / speed[fast])[:, None]
+        half[over] *= (limit[over] / size[over])[:, None]
+        half += 0.5 * v
+        speed = np.hypot(half[:, 0], half[:, 1])
+        fast = speed > 0.5 * self.max_speed
+        half[fast] *= (0.5 * self.max_speed[fast] / speed[fast])[:, None]
+        new = 2.0 * half
         with np.errstate(over="ignore"):
             moved = self.position + new * dt
         _inside(moved, dt)
