@@ -286,3 +286,15 @@ def test_given_fields_and_goals_are_checked():
     with pytest.raises(InvalidQueryError, match="goal"):
         FlowField(grid, np.array([[0.0, np.inf, 1.0]]), goals=[(1, 0)])
     assert (FlowField(grid, np.full((1, 3), np.inf)).codes == NONE).all()
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_field_whose_values_span_beyond_the_float_range_is_refused():
+    # its differences overflowed: NaN vectors and samples that said "no direction"
+    grid = Grid(np.ones((3, 3), dtype=bool))
+    wide = np.array([[1e308, -1e308, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, -1e308]])
+    with pytest.raises(InvalidQueryError, match="span"):
+        FlowField(grid, wide)
+    flow = FlowField(grid, wide / 2)              # just within: finite unit directions
+    assert np.isfinite(flow.vectors).all()
+    assert np.allclose(np.hypot(*flow.vectors[flow.codes < GOAL].T), 1.0)

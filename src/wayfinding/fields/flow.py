@@ -54,9 +54,10 @@ _DIRECTION_INDEX = {step: d for d, step in enumerate(DIRECTIONS)}
 
 class FlowField:
     """The flow of ``field`` (``(H, W)``, e.g. from :func:`eikonal_field`; ``inf`` where
-    unreachable) over ``grid``, whose diagonal rule decides which steps are legal, towards
-    ``goals`` (``(x, y)`` passable cells where the flow may end; by default the cells of the
-    field's lowest value, the sources of an integration field)."""
+    unreachable; its finite values less than the largest float apart) over ``grid``, whose
+    diagonal rule decides which steps are legal, towards ``goals`` (``(x, y)`` passable
+    cells where the flow may end; by default the cells of the field's lowest value, the
+    sources of an integration field)."""
 
     def __init__(self, grid: Grid, field: Any, *, goals: ArrayLike | None = None):
         if not isinstance(grid, Grid):
@@ -69,6 +70,12 @@ class FlowField:
         self.grid = grid
         self.field = np.where(grid.passable, values, np.inf)
         reach = np.isfinite(self.field)
+        with np.errstate(over="ignore"):      # differences of the field must be finite
+            span = float(np.ptp(self.field[reach])) if reach.any() else 0.0
+        if not math.isfinite(span):
+            raise InvalidQueryError("field values must span less than the largest float "
+                                    f"(they run from {self.field[reach].min():g} to "
+                                    f"{self.field[reach].max():g})")
         if goals is None:
             sinks = reach & (self.field == (self.field[reach].min() if reach.any() else 0.0))
         else:
