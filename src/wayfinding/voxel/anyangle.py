@@ -28,7 +28,7 @@ import numpy as np
 from .._kernels import _voxel_anyangle
 from .._scratch import thread_workspace
 from ..results import PathResult, SearchStats, Status
-from .grid import MOVE_COSTS, MOVES, VoxelGrid, require_grid
+from .grid import MOVE_COSTS, MOVES, VoxelGrid, _require_grid
 
 #: The any-angle methods by name.
 ANY_ANGLE = {
@@ -59,7 +59,7 @@ def theta_star(grid: VoxelGrid, start: Any, goal: Any, *, lazy: bool = False) ->
     (:func:`wayfinding._scratch.thread_workspace`, 20 bytes per voxel of the padded grid);
     concurrent calls on other threads are safe.
     """
-    require_grid(grid, "theta_star")
+    _require_grid(grid, "theta_star")
     s = grid.cell(start, name="start", free=True)
     g = grid.cell(goal, name="goal", free=True)
     padded = grid.padded

@@ -432,7 +432,7 @@ class VoxelGrid:
         return grid
 
 
-def require_grid(grid: Any, what: str) -> VoxelGrid:
+def _require_grid(grid: Any, what: str) -> VoxelGrid:
     """``grid`` if it is a :class:`VoxelGrid`; raises :class:`InvalidQueryError` saying
     ``what`` needs one otherwise."""
     if not isinstance(grid, VoxelGrid):

@@ -29,14 +29,14 @@ import numpy as np
 
 from .._kernels import _voxels
 from ..errors import InvalidQueryError
-from .grid import VoxelGrid, require_grid
+from .grid import VoxelGrid, _require_grid
 
 
 def line_of_sight(grid: VoxelGrid, a: Any, b: Any) -> bool:
     """Whether the centres of cells ``a`` and ``b`` (``(x, y, z)``, inside the grid) see each
     other (see the module); raises :class:`~wayfinding.errors.InvalidQueryError` for a cell
     outside the grid."""
-    require_grid(grid, "line_of_sight")
+    _require_grid(grid, "line_of_sight")
     ca = np.array([grid.cell(a, name="a")], np.int64)
     cb = np.array([grid.cell(b, name="b")], np.int64)
     out = np.zeros(1, np.uint8)
@@ -48,7 +48,7 @@ def lines_of_sight(grid: VoxelGrid, a: Any, b: Any) -> np.ndarray:
     """Line of sight for many pairs: ``bool[m]``, true where the centres of cells ``a[i]`` and
     ``b[i]`` (``(m, 3)`` integer arrays of cells ``(x, y, z)`` inside the grid) see each
     other."""
-    require_grid(grid, "lines_of_sight")
+    _require_grid(grid, "lines_of_sight")
     ca = np.ascontiguousarray(grid.cells(a, name="a"))
     cb = np.ascontiguousarray(grid.cells(b, name="b"))
     if len(ca) != len(cb):

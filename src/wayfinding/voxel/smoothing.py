@@ -20,7 +20,7 @@ import numpy as np
 
 from .._kernels import _svo
 from .._validate import allocation, finite_points, number, positive_float
-from .grid import VoxelGrid, require_grid
+from .grid import VoxelGrid, _require_grid
 
 
 def shortcut_voxels(grid: VoxelGrid, cells: Any) -> np.ndarray:
@@ -31,7 +31,7 @@ def shortcut_voxels(grid: VoxelGrid, cells: Any) -> np.ndarray:
     advancing one cell at a time takes O(n)).  ``int64[k, 3]``, in path order; the first and
     last cells are kept, and each pair of consecutive corners sees each other, so the
     polyline through their centres can be flown."""
-    require_grid(grid, "shortcut_voxels")
+    _require_grid(grid, "shortcut_voxels")
     return _shortcut(grid, np.ascontiguousarray(grid.cells(cells, name="cells", free=True)))
 
 
@@ -73,7 +73,7 @@ def segments_clear(grid: VoxelGrid, points: Any, *, margin: float = 1e-6) -> np.
     every voxel meeting its bounding box grown by ``margin`` is inside the grid and free:
     ``bool[n - 1]``.  Conservative (a clear segment may be refused near a blocked voxel, a
     refused one is never passed); ``margin`` >= 0."""
-    require_grid(grid, "segments_clear")
+    _require_grid(grid, "segments_clear")
     p = finite_points("points", points, 3)[0]
     margin = number("margin", margin, min=0.0)
     out = np.zeros(max(len(p) - 1, 0), np.uint8)
@@ -90,7 +90,7 @@ def smooth_flight_path(grid: VoxelGrid, cells: Any, *, spacing: float = 0.5,
     :func:`segments_clear` is replaced by its straight chord, which is in sight and so in free
     space.  Returns ``float64[m, 3]`` world points from the start voxel's centre to the
     goal's."""
-    require_grid(grid, "smooth_flight_path")
+    _require_grid(grid, "smooth_flight_path")
     return smooth_checked(grid, np.ascontiguousarray(grid.cells(cells, name="cells", free=True)),
                           spacing=spacing, curve=curve)
 
