@@ -295,3 +295,25 @@ def test_no_obstacles_and_agents_far_off_them():
     orca = ORCA(obstacles=[[(0, 0), (1, 0)]])
     assert _orca.obstacle_neighbours(*orca._walls, 1e300, -1e300, 10.0) == []
     assert _orca.obstacle_neighbours(*orca._walls, 0.5, -0.5, 10.0) == [0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("size", [1e80, 1e140])
+def test_scenes_with_obstacles_scaled_up_give_their_velocities_scaled_up(seed, size):
+    """Agents and obstacles all ``size`` times a scene's (the obstacle edges' squared
+    distances to the agents' lines overflowing) give its velocities ``size`` times."""
+    rng = np.random.default_rng(seed)
+    p, v, pref = (rng.uniform(-5, 5, (20, 2)), rng.uniform(-2, 2, (20, 2)),
+                  rng.uniform(-2.5, 2.5, (20, 2)))
+    r, s = rng.uniform(0.2, 0.5, 20), rng.uniform(0.5, 2.5, 20)
+    walls = [np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]),
+             np.array([(2.0, 2.0), (3.0, 2.5)]),
+             np.array([(-6.0, -6.0), (-6.0, 6.0), (6.0, 6.0), (6.0, -6.0)])]   # keeps inside
+    out = []
+    for k in (1.0, size):
+        crowd = Crowd(neighbour_dist=8.0 * k)
+        for i in range(20):
+            crowd.add(p[i] * k, velocity=v[i] * k, radius=r[i] * k, max_speed=s[i] * k)
+        orca = ORCA(time_horizon=3.0, time_horizon_obst=2.0, obstacles=[w * k for w in walls])
+        out.append(orca.velocities(crowd, 0.2, preferred=pref * k) / k)
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-9, atol=1e-9)

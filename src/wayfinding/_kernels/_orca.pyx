@@ -279,7 +279,10 @@ cdef int near_edges(const Walls* w, double x, double y, double range2, int32_t* 
         ex = bx - ax
         ey = by - ay
         e2 = ex * ex + ey * ey
-        if not side * side / e2 < range2:
+        # The squared distance to the node's line (RVO2's formula; over |e| first where
+        # side's square would overflow).
+        t = side * side / e2 if fabs(side) < 1e150 else (side / sqrt(e2)) * (side / sqrt(e2))
+        if not t < range2:
             continue
         if side < 0.0:
             t = ((x - ax) * ex + (y - ay) * ey) / e2
