@@ -19,8 +19,10 @@ import numpy as np
 import pytest
 from test_orca import violations
 
+from wayfinding import InvalidQueryError
 from wayfinding._kernels import _orca
 from wayfinding.crowd import ORCA, Crowd
+from wayfinding.geometry.obstacles import MAX_EXTENT
 
 pyrvo = pytest.importorskip("pyrvo")
 
@@ -317,3 +319,21 @@ def test_scenes_with_obstacles_scaled_up_give_their_velocities_scaled_up(seed, s
         orca = ORCA(time_horizon=3.0, time_horizon_obst=2.0, obstacles=[w * k for w in walls])
         out.append(orca.velocities(crowd, 0.2, preferred=pref * k) / k)
     np.testing.assert_allclose(out[1], out[0], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("walls", [
+    [np.array([(0.0, 0.0), (1e300, 0.0)])],
+    [np.array([(0.0, 0.0), (1.0, 0.0)]), np.array([(0.0, 0.0), (1.0, -2e150), (2.0, 0.0)])]])
+def test_obstacles_beyond_max_extent_are_refused(walls):
+    with pytest.raises(InvalidQueryError, match=f"obstacle {len(walls) - 1} .*1e\\+150"):
+        ORCA(obstacles=walls)
+    ORCA(obstacles=[w / np.abs(w).max() * MAX_EXTENT for w in walls])        # at the bound
+
+
+def test_per_agent_walls_beyond_max_extent_are_refused():
+    crowd = Crowd()
+    crowd.add((0.0, 0.0))
+    far = np.array([[[0.0, 1.0], [1e300, 1.0]]])
+    with pytest.raises(InvalidQueryError, match="walls.*1e\\+150"):
+        ORCA().velocities(crowd, 0.1, walls=(np.array([0, 1]), far))
+    ORCA().velocities(crowd, 0.1, walls=(np.array([0, 1]), far / 1e150))

@@ -40,6 +40,7 @@ from .._kernels import _orca
 from .._validate import count, positive_float, reals
 from ..errors import InvalidQueryError, brief
 from ..geometry import Obstacles
+from ..geometry.obstacles import MAX_EXTENT
 from ..grid import Grid
 from ..navmesh import NavMesh
 from .agents import Crowd
@@ -222,11 +223,13 @@ def _walls(obstacles: Any) -> _Walls:
             v = np.asarray(poly, dtype=np.float64)
         except (TypeError, ValueError):
             v = np.empty(0)
-        if v.ndim != 2 or v.shape[1] != 2 or len(v) < 2 or not np.isfinite(v).all() \
+        if v.ndim != 2 or v.shape[1] != 2 or len(v) < 2 \
+                or not (np.abs(v) <= MAX_EXTENT).all() \
                 or (np.hypot(*(np.roll(v, -1, axis=0) - v).T)[:len(v) - (len(v) == 2)]
                     == 0).any():
             raise InvalidQueryError(f"obstacle {k} must be an (m, 2) array of at least 2 "
-                                    "finite vertices, no two in a row equal")
+                                    f"finite vertices within ±{MAX_EXTENT:g}, no two in a "
+                                    "row equal")
         start, m = sum(len(p) for p in points), len(v)
         points.append(v)
         nxt.append(start + (np.arange(m) + 1) % m)
@@ -297,9 +300,10 @@ def _own_walls(walls: Any, position: np.ndarray, reach: np.ndarray,
     ptr = ptr.astype(np.int64)
     n = len(position)
     if ptr.shape != (n + 1,) or ptr[0] != 0 or ptr[-1] != len(segs) or \
-            (np.diff(ptr) < 0).any() or not np.isfinite(segs).all():
+            (np.diff(ptr) < 0).any() or not (np.abs(segs) <= MAX_EXTENT).all():
         raise InvalidQueryError(f"walls: ptr must run from 0 to the {len(segs)} segments "
-                                f"in {n + 1} steps, and the segments be finite")
+                                f"in {n + 1} steps, and the segments be finite, within "
+                                f"±{MAX_EXTENT:g}")
     a, b = segs[:, 0], segs[:, 1]
     e = b - a
     e2 = (e * e).sum(1)
