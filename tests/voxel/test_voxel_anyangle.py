@@ -159,3 +159,8 @@ def test_movingai_simple_every_problem_within_the_optimum(lazy: bool) -> None:
 def test_theta_star_needs_a_voxel_grid(world, lazy) -> None:
     with pytest.raises(InvalidQueryError, match="needs a VoxelGrid"):
         theta_star(world, (0, 0, 0), (1, 1, 1), lazy=lazy)
+
+
+def test_lazy_takes_only_true_or_false() -> None:
+    with pytest.raises(InvalidQueryError, match="True or False"):
+        theta_star(VoxelGrid(np.zeros((2, 2, 2), bool)), (0, 0, 0), (1, 1, 1), lazy="no")

@@ -174,3 +174,13 @@ def test_smoothing_refuses_bad_arguments_by_name(call, match):
 
 def test_an_endless_spacing_keeps_only_the_points():
     assert catmull_rom(P4, spacing=np.inf).tolist() == [list(p) for p in P4]
+
+
+@pytest.mark.parametrize("call", [
+    lambda g: smooth_flight_path(g, [(0, 0, 0), (1, 1, 1)], curve="no"),
+    lambda g: SparseVoxelOctree.build(g).find_path((0, 0, 0), (1, 1, 1), smooth="no"),
+])
+def test_switches_take_only_true_or_false(call):
+    # a string was taken as true: "no" smoothed
+    with pytest.raises(InvalidQueryError, match="True or False"):
+        call(VoxelGrid(np.zeros((2, 2, 2), bool)))

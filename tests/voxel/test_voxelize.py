@@ -166,3 +166,8 @@ def test_meshes_beyond_every_grid_are_refused_by_name(vertices, options, match) 
     # voxel counts past int64 were cast to negative sizes (numpy's "negative dimensions")
     with pytest.raises(InvalidGeometryError, match=match):
         voxelize(np.array(vertices, dtype=float), [[0, 1, 2]], **options)
+
+
+def test_solid_takes_only_true_or_false() -> None:
+    with pytest.raises(InvalidGeometryError, match="True or False"):
+        voxelize([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]], voxel_size=1.0, solid="no")

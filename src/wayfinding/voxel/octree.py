@@ -433,6 +433,8 @@ class SparseVoxelOctree(Index):
         grid and shared with its other compiled searches).  Each thread has its own search
         scratch, so one octree serves queries on many threads.
         """
+        if not isinstance(smooth, (bool, np.bool_)):
+            raise InvalidQueryError(f"smooth must be True or False, got {smooth!r:.40}")
         t0 = time.perf_counter()
         grid = self.world
         sx, sy, sz = grid.cell(start, name="start", free=True)

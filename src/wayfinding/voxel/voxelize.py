@@ -76,6 +76,8 @@ def voxelize(vertices: Any, triangles: Any, *, voxel_size: float, bounds: Any = 
         whose far corner or vertices lie beyond single precision (3.4e38 world units) from
         its corner.
     """
+    if not isinstance(solid, (bool, np.bool_)):
+        raise InvalidGeometryError(f"solid must be True or False, got {solid!r:.40}")
     v, t = _mesh(vertices, triangles)
     size = positive_float("voxel_size", voxel_size, error=InvalidGeometryError)
     holding = bounds is None
