@@ -16,6 +16,7 @@ from wayfinding.navmesh3d import (
     CompactHeightfield,
     ConvexVolume,
     Level,
+    build,
     compact,
     erode,
     filter_spans,
@@ -205,3 +206,15 @@ def test_a_flat_level_smaller_than_a_cell_is_refused():
     tiny = Level([[0, 0, 0], [0.1, 0, 0], [0.1, 0, 0.1]], [[0, 2, 1]])
     with pytest.raises(InvalidGeometryError, match="less than a cell"):
         rasterize(tiny, DEFAULTS)
+
+
+@pytest.mark.parametrize("tile_size", [0, 16])
+def test_cells_finer_than_single_precision_resolves_are_refused(tile_size):
+    """9.9e6 from the origin floats are 1 apart: the rasterizer's cuts at every 0.3 round
+    onto each other and bend the clipped polygons; refused, not written past their room."""
+    floor = generate.floor(size=14.0)
+    far = Level(floor.vertices + np.float32([9.9e6, 0, 9.9e6]), floor.triangles)
+    with pytest.raises(InvalidGeometryError, match="single precision cannot cut"):
+        build(far, tile_size=tile_size)
+    coarse = BuildSettings(cell_size=1.0, region_min_size=1)
+    assert build(far, settings=coarse).num_polygons == build(floor, settings=coarse).num_polygons

@@ -24,6 +24,8 @@ cnp.import_array()
 cdef int SPAN_MAX_HEIGHT = (1 << 13) - 1
 cdef int MAX_HEIGHT = 0xffff     # the ceiling of a column's top span
 cdef float PI = 3.14159265
+cdef enum:
+    CLIP_VERTS = 7      # the vertices a clipped part of a triangle has room for
 
 
 def mark_walkable(const float[:, ::1] vertices, const int32_t[:, ::1] triangles,
@@ -147,11 +149,13 @@ cdef int add_span(Pool* p, int column, int smin, int smax, uint8_t area,
     return 0
 
 
-cdef void divide(const float* src, int n, float* above, int* n_above, float* below,
+cdef int divide(const float* src, int n, float* above, int* n_above, float* below,
                  int* n_below, float offset, int axis) noexcept nogil:
     """Split the convex polygon ``src`` by the plane ``axis = offset``: the part with smaller
     coordinates into ``above`` (the side ``offset - v >= 0``), the rest into ``below``;
-    vertices on the plane go to both."""
+    vertices on the plane go to both.  Returns -1 where a part would pass ``CLIP_VERTS``
+    vertices (rounding has bent the polygon: cells finer than single precision resolves
+    where it lies), else 0."""
     cdef float delta[12]
     cdef int i, j, na = 0, nb = 0, k
     cdef float s
@@ -160,6 +164,8 @@ cdef void divide(const float* src, int n, float* above, int* n_above, float* bel
     j = n - 1
     for i in range(n):
         if (delta[i] >= 0) != (delta[j] >= 0):
+            if na == CLIP_VERTS or nb == CLIP_VERTS:
+                return -1
             s = delta[j] / (delta[j] - delta[i])
             for k in range(3):
                 above[na * 3 + k] = src[j * 3 + k] + (src[i * 3 + k] - src[j * 3 + k]) * s
@@ -167,27 +173,36 @@ cdef void divide(const float* src, int n, float* above, int* n_above, float* bel
             na += 1
             nb += 1
             if delta[i] > 0:
+                if na == CLIP_VERTS:
+                    return -1
                 for k in range(3):
                     above[na * 3 + k] = src[i * 3 + k]
                 na += 1
             elif delta[i] < 0:
+                if nb == CLIP_VERTS:
+                    return -1
                 for k in range(3):
                     below[nb * 3 + k] = src[i * 3 + k]
                 nb += 1
         else:
             if delta[i] >= 0:
+                if na == CLIP_VERTS:
+                    return -1
                 for k in range(3):
                     above[na * 3 + k] = src[i * 3 + k]
                 na += 1
                 if delta[i] != 0:
                     j = i
                     continue
+            if nb == CLIP_VERTS:
+                return -1
             for k in range(3):
                 below[nb * 3 + k] = src[i * 3 + k]
             nb += 1
         j = i
     n_above[0] = na
     n_below[0] = nb
+    return 0
 
 
 cdef int raster_triangle(Pool* p, const float* v0, const float* v1, const float* v2,
@@ -196,13 +211,13 @@ cdef int raster_triangle(Pool* p, const float* v0, const float* v1, const float*
                          int merge_threshold) noexcept nogil:
     cdef float tmin[3]
     cdef float tmax[3]
-    cdef float buf[7 * 3 * 4]
+    cdef float buf[CLIP_VERTS * 3 * 4]
     # four scratch polygons, their roles swapped as the triangle is cut row by row and
     # cell by cell: what is left beyond this row, this row's part, and two for cutting
     cdef float* poly = buf
-    cdef float* row = buf + 21
-    cdef float* p1 = buf + 42
-    cdef float* p2 = buf + 63
+    cdef float* row = buf + CLIP_VERTS * 3
+    cdef float* p1 = buf + CLIP_VERTS * 6
+    cdef float* p2 = buf + CLIP_VERTS * 9
     cdef float* t
     cdef int k, z, z0, z1, x, x0, x1, n_poly = 3, n_row, n_cell, n_rest
     cdef float by = bmax[1] - bmin[1], min_x, max_x, lo, hi, cell_z, cell_x
@@ -223,7 +238,8 @@ cdef int raster_triangle(Pool* p, const float* v0, const float* v1, const float*
         poly[6 + k] = v2[k]
     for z in range(z0, z1 + 1):
         cell_z = bmin[2] + <float> z * cs
-        divide(poly, n_poly, row, &n_row, p1, &n_poly, cell_z + cs, 2)
+        if divide(poly, n_poly, row, &n_row, p1, &n_poly, cell_z + cs, 2) != 0:
+            return -2
         t = poly
         poly = p1
         p1 = t
@@ -245,7 +261,8 @@ cdef int raster_triangle(Pool* p, const float* v0, const float* v1, const float*
         n_rest = n_row
         for x in range(x0, x1 + 1):
             cell_x = bmin[0] + <float> x * cs
-            divide(row, n_rest, p1, &n_cell, p2, &n_rest, cell_x + cs, 0)
+            if divide(row, n_rest, p1, &n_cell, p2, &n_rest, cell_x + cs, 0) != 0:
+                return -2
             t = row
             row = p2
             p2 = t
@@ -279,7 +296,8 @@ def rasterize(const float[:, ::1] vertices, const int32_t[:, ::1] triangles,
               int merge_threshold):
     """Rasterize every triangle into a heightfield of ``width x depth`` columns over the
     bounds ``bmin``..``bmax``; spans that touch or overlap merge.  Returns ``(first, smin,
-    smax, area)``."""
+    smax, area)``; raises ValueError naming the first triangle (its row in ``triangles``)
+    that rounding bends too far to cut into cells."""
     cdef Pool p
     cdef Py_ssize_t i, n = triangles.shape[0], ncol = <Py_ssize_t> width * depth
     cdef float ics = <float> 1.0 / cell_size, ich = <float> 1.0 / cell_height
@@ -297,14 +315,18 @@ def rasterize(const float[:, ::1] vertices, const int32_t[:, ::1] triangles,
             p.head[i] = -1
         with nogil:
             for i in range(n):
-                if raster_triangle(&p, &vertices[triangles[i, 0], 0],
-                                   &vertices[triangles[i, 1], 0], &vertices[triangles[i, 2], 0],
-                                   areas[i], &bmin[0], &bmax[0], cell_size, ics, ich, width,
-                                   depth, merge_threshold) != 0:
-                    status = -1
+                status = raster_triangle(&p, &vertices[triangles[i, 0], 0],
+                                         &vertices[triangles[i, 1], 0],
+                                         &vertices[triangles[i, 2], 0], areas[i], &bmin[0],
+                                         &bmax[0], cell_size, ics, ich, width, depth,
+                                         merge_threshold)
+                if status != 0:
                     break
-        if status != 0:
+        if status == -1:
             raise MemoryError("no memory for the heightfield's spans")
+        if status == -2:
+            raise ValueError(f"triangle {i} cannot be cut into cells of {cell_size:g} in "
+                             "single precision where it lies")
         return to_columns(&p, ncol)
     finally:
         pool_free(&p)

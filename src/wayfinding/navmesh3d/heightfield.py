@@ -103,9 +103,16 @@ def _rasterize(level: Level, which: NDArray[np.integer], settings: BuildSettings
     triangles = np.ascontiguousarray(level.triangles[which])
     areas = level.areas[which]          # a copy: the slope test clears some
     _heightfield.mark_walkable(level.vertices, triangles, settings.agent_max_slope, areas)
-    first, smin, smax, area = _heightfield.rasterize(
-        level.vertices, triangles, areas, bmin, bmax, settings.cell_size,
-        settings.cell_height, width, depth, settings.voxels().walkable_climb)
+    try:
+        first, smin, smax, area = _heightfield.rasterize(
+            level.vertices, triangles, areas, bmin, bmax, settings.cell_size,
+            settings.cell_height, width, depth, settings.voxels().walkable_climb)
+    except ValueError:
+        far = float(np.abs(level.vertices[triangles]).max())
+        raise InvalidGeometryError(
+            f"the level lies up to {far:g} from the origin, where single precision cannot "
+            f"cut its triangles into cells of {settings.cell_size:g}: move it nearer the "
+            "origin or use larger cells") from None
     return Heightfield(width=width, depth=depth, bmin=bmin, bmax=bmax,
                        cell_size=settings.cell_size, cell_height=settings.cell_height,
                        first=first, smin=smin, smax=smax, area=area)
