@@ -395,3 +395,16 @@ def test_a_move_beyond_max_extent_is_refused_and_changes_nothing(world):
         crowd.move([(0.0, -1e140, 0.0)], 1e11)               # the grid's edge stops it
         assert crowd.position[0, 1] > 0.0
     assert crowd.position[0].tolist()[::2] == [1.5, 1.5]
+
+
+@pytest.mark.parametrize("gap", [1e-170, 1e-250, 1e-290])
+def test_neighbours_a_hair_apart_push_as_those_near_do(gap):
+    """Neighbours so near that their squared distances underflow push as those a little
+    further do (the same directions, at top speed), not as if they sat exactly on the
+    agent."""
+    rng = np.random.default_rng(4)
+    shape = rng.uniform(-1, 1, (6, 3))
+    near = separation3(shape * 1e-3, np.zeros((6, 3)), 2.0, distance=1.0)
+    np.testing.assert_allclose(
+        separation3(shape * gap, np.zeros((6, 3)), 2.0, distance=1.0), near, rtol=1e-12)
+    assert (np.linalg.norm(near, axis=1) == pytest.approx(2.0))

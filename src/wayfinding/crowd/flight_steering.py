@@ -114,8 +114,9 @@ def arrive3(position: Any, velocity: Any, target: Any, max_speed: Any, *,
 def separation3(position: Any, velocity: Any, max_speed: Any, *, distance: float = 3.0,
                max_neighbours: int = 10) -> np.ndarray:
     """Away from the neighbours within ``distance`` (centre to centre, the
-    ``max_neighbours`` nearest), each pushing in proportion to 1 / its distance, at top
-    speed at most; agents with no neighbour (or all exactly on them) ask for nothing."""
+    ``max_neighbours`` nearest), each pushing in proportion to 1 / its distance (at most
+    1e300), at top speed at most; agents with no neighbour (or all exactly on them) ask for
+    nothing."""
     distance = positive_float("distance", distance)
     k = count("max_neighbours", max_neighbours, min=0)
     p, v = _state(position, velocity)
@@ -123,12 +124,17 @@ def separation3(position: Any, velocity: Any, max_speed: Any, *, distance: float
     rows, _ = neighbours3(p, distance=distance, max_neighbours=k)
     ok = rows >= 0
     d = p[:, None, :] - p[np.where(ok, rows, 0)]
-    d2 = (d * d).sum(-1)
-    push = np.where((ok & (d2 > 0))[..., None], d / np.where(d2 > 0, d2, 1)[..., None], 0)
-    total = push.sum(1)
-    length = np.sqrt((total * total).sum(1))
-    return _towards(total, np.minimum(top, length * top)) \
-        - np.where((length > 0)[:, None], v, 0)
+    gap = _lengths(d.reshape(-1, 3)).reshape(d.shape[:2])
+    live = ok & (gap > 0)
+    gap = np.where(live, gap, 1.0)
+    with np.errstate(over="ignore"):
+        # Unit vector over distance (each at most 1e300: no square under- or overflows).
+        push = np.where(live[..., None],
+                        d / gap[..., None] * np.minimum(1.0 / gap, 1e300)[..., None], 0)
+        total = push.sum(1)
+        length = _lengths(total)
+        speed = np.minimum(top, length * top)
+    return _towards(total, speed) - np.where((length > 0)[:, None], v, 0)
 
 
 def neighbours3(position: Any, *, distance: Any, max_neighbours: int
