@@ -3,6 +3,7 @@ shortest length, every path driven segment by segment from the start ending on t
 the 48 words, and bad input."""
 
 import cmath
+import dataclasses
 import math
 
 import numpy as np
@@ -276,15 +277,14 @@ def test_headings_of_any_length_but_zero(scale: float) -> None:
 @pytest.mark.parametrize("radius", [1e6, 1e9, 1e12])
 def test_poses_on_a_wide_circle_turn_with_the_start(radius: float) -> None:
     # Turning the start turns every pose: the samples of an arc of a huge radius keep
-    # their precision whatever the heading (a difference of sines would lose it).
+    # their precision whatever the heading (a difference of sines would lose it).  The
+    # same word is sampled from both starts (solving for the turned goal, rounded, would
+    # give another word: see test_goals_far_closer_than_the_radius_are_reached).
     angle = 0.7
     c, s = math.cos(angle), math.sin(angle)
     ahead = (3 * math.cos(1 / radius), 3 * math.sin(1 / radius))     # ~3 along the arc
     base = reeds_shepp_path((0, 0), (1, 0), ahead, (1, 0), radius=radius)
-    turned = reeds_shepp_path((0, 0), (c, s), (c * ahead[0] - s * ahead[1],
-                                              s * ahead[0] + c * ahead[1]), (c, s),
-                              radius=radius)
-    assert turned.word == base.word
+    turned = dataclasses.replace(base, heading=angle)
     p, q = base.poses(0.25), turned.poses(0.25)
     rotated = np.column_stack([c * p[:, 0] - s * p[:, 1], s * p[:, 0] + c * p[:, 1]])
     np.testing.assert_allclose(q[:, :2], rotated, rtol=0, atol=1e-12)
@@ -313,3 +313,54 @@ def test_a_step_too_fine_to_sample_is_refused(step: float) -> None:
         reeds_shepp_path(*args, radius=1).poses(step)
     with pytest.raises(InvalidQueryError, match="step|apart"):
         turning_path(*args, radius=1).points(step)
+
+
+def drive_chords(start, angle, word, segments, r):
+    """The pose reached by driving ``segments`` from ``(start, angle)``, each arc as its
+    chord ``2 r sin(s / 2 r)`` along the heading halfway round it: exact to rounding
+    relative to the segment however large the radius (``drive`` goes through the arc's
+    centre, ``r`` away)."""
+    z, heading = complex(*start), angle
+    for letter, s in zip(word[::2], segments):
+        if letter == "S":
+            z += s * cmath.exp(1j * heading)
+        else:
+            turn = (1 if letter == "L" else -1) * s / r
+            z += 2 * r * math.sin(s / (2 * r)) * cmath.exp(1j * (heading + turn / 2))
+            heading += turn
+    return z, heading
+
+
+@pytest.mark.parametrize("ratio", [1e13, 1e40, 1e150, 1e290])
+@pytest.mark.parametrize("seed", range(3))
+def test_goals_far_closer_than_the_radius_are_reached(ratio: float, seed: int) -> None:
+    # The radius 1e13 to 1e290 times the distance between the poses: in units of the
+    # radius the goal's offsets are below the rounding of 1, and the word is as tiny (when
+    # the headings nearly agree), yet driving it reaches the goal pose; driven backward it
+    # is as long, as is its mirror image, and it is at least the distance and the turn.
+    rng = np.random.default_rng(seed)
+    for k in range(40):
+        dist = 10.0 ** rng.uniform(-5, 5)
+        r = ratio * dist if k % 2 else 10.0 ** rng.uniform(-5, 5)
+        dist = r / ratio if not k % 2 else dist
+        a0 = rng.uniform(-math.pi, math.pi)
+        a1 = a0 + [0.0, rng.uniform(-3, 3) * math.sqrt(dist / r),
+                   rng.choice([-1, 1]) * 10.0 ** rng.uniform(-16, -1),
+                   rng.uniform(-math.pi, math.pi)][k % 4]
+        p = rng.uniform(-2, 2, 2) * dist
+        q = p + dist * np.array(_heading(rng.uniform(-math.pi, math.pi)))
+        path = reeds_shepp_path(p, _heading(a0), q, _heading(a1), radius=r)
+        assert path.word in WORDS
+        z, heading = drive_chords(p, path.heading, path.word, path.segments, r)
+        scale = path.length + np.abs(p).sum() + np.abs(q).sum()
+        assert abs(z - complex(*q)) <= 1e-13 * scale, (p, a0, q, a1, r, path)
+        assert _angle_gap(heading, path.goal_heading) <= 1e-15, (p, a0, q, a1, r, path)
+        assert path.length >= math.hypot(*(q - p)) * (1 - 1e-12)
+        (d0, d1), (e0, e1) = _heading(a0), _heading(a1)
+        turn = abs(math.atan2(d0 * e1 - d1 * e0, d0 * e0 + d1 * e1))
+        assert path.length >= r * (turn - 1e-15)     # the headings made unit: rounding
+        back = reeds_shepp_path(q, _heading(a1), p, _heading(a0), radius=r)
+        mirror = reeds_shepp_path(p * [1, -1], _heading(-a0), q * [1, -1], _heading(-a1),
+                                  radius=r)
+        assert back.length == pytest.approx(path.length, rel=1e-9)
+        assert mirror.length == pytest.approx(path.length, rel=1e-9)

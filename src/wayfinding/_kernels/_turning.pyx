@@ -18,8 +18,9 @@ from libc.math cimport INFINITY, acos, asin, atan2, cos, fabs, ilogb, ldexp, sin
 
 from ._hypot cimport hypot
 
-#: A Reeds–Shepp segment this short (in radii) on the wrong side of zero counts as empty: a
-#: rounding error, not a change of direction.
+#: A Reeds–Shepp segment this short (relative to its word's length) on the wrong side of zero
+#: counts as empty: a rounding error, not a change of direction; words this close (relative
+#: to the shorter) tie.
 cdef double ZERO = 1e-12
 #: Dubins words this close (in radii) tie: the first tried wins.
 cdef double TIE = 1e-12
@@ -38,6 +39,31 @@ cdef const char* LETTERS = b"RSL"      # by steering + 1
 # every shortest path has) and returns how many.  L+ t from the origin ends at
 # (sin t, 1 - cos t); the left circle of a pose (x, y, phi) has its centre at
 # (x - sin phi, y + cos phi), the right one at (x + sin phi, y - cos phi).
+#
+# A goal far closer than the radius (x, y and phi tiny: the radius 1e13 or 1e300 times the
+# distance) has a word as tiny, so every formula keeps the goal's offsets however small:
+# 1 - cos phi and 1 + cos phi come from the half-angle (``vers``, ``covers``), a distance
+# that nearly equals 2 from the product (gap - 2)(gap + 2), and an angle that is nearly a
+# sum of right angles from one atan2 of rotated vectors.  Its errors then scale with the
+# word, not with the radius.
+
+
+cdef inline double angle(double a) noexcept nogil:
+    """``a`` as an angle in ``[-pi, pi)`` (:func:`wrap`), kept as it is when it is one
+    already, so that a tiny angle keeps its digits."""
+    return a if -PI <= a < PI else wrap(a)
+
+
+cdef inline double vers(double phi) noexcept nogil:
+    """``1 - cos phi``, from the half-angle so as not to lose a tiny ``phi``."""
+    cdef double h = sin(phi / 2)
+    return 2 * (h * h)
+
+
+cdef inline double covers(double phi) noexcept nogil:
+    """``1 + cos phi``, from the half-angle so as not to lose ``phi`` near pi."""
+    cdef double h = cos(phi / 2)
+    return 2 * (h * h)
 cdef inline void put(Word* w, int n, const char* letters, const char* signs, double t0,
                      double t1, double t2, double t3, double t4) noexcept nogil:
     """Make ``w`` the base word of ``n`` segments: their letters, signs and lengths."""
@@ -55,23 +81,39 @@ cdef inline void put(Word* w, int n, const char* letters, const char* signs, dou
         w.t[i] = ts[i]
 
 
+cdef inline double opposite_square(double xi, double y, double phi) noexcept nogil:
+    """``xi^2 + eta^2 - 4`` for ``eta = y - 1 - cos phi``, the difference of the start's
+    left centre and the goal's right one being ``(xi, eta)``: ``xi^2 + (eta - 2)(eta + 2)``
+    with ``eta + 2 = y + 1 - cos phi`` (``inf`` past 1e154 radii)."""
+    return xi * xi + (y - covers(phi) - 2) * (y + vers(phi))
+
+
 cdef int base_csc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double u, t, xi, eta, square
+    cdef double u, t, xi, eta, square, m, re, im, less
     cdef int n = 0
     # L+S+L+: the centres differ by u along the heading t after the first arc.
-    u = hypot(x - sin(phi), y - 1 + cos(phi))
-    t = atan2(y - 1 + cos(phi), x - sin(phi))
-    put(&out[n], 3, b"LSL", b"+++", t, u, wrap(phi - t), 0, 0)
+    xi = x - sin(phi)
+    eta = y - vers(phi)
+    u = hypot(xi, eta)
+    t = atan2(eta, xi)
+    put(&out[n], 3, b"LSL", b"+++", t, u, angle(phi - t), 0, 0)
     n += 1
     # L+S+R+: the centres differ by rot(t) (u, -2), with u^2 = |difference|^2 - 4.
     xi = x + sin(phi)
-    eta = y - 1 - cos(phi)
-    square = xi * xi + eta * eta - 4
+    eta = y - covers(phi)
+    square = opposite_square(xi, y, phi)
     if square >= 0:
         # Past 1e154 radii the square overflows, and the 4 is below its rounding.
         u = sqrt(square) if square < INFINITY else hypot(xi, eta)
-        t = wrap(atan2(eta, xi) + atan2(2, u))
-        put(&out[n], 3, b"LSR", b"+++", t, u, wrap(t - phi), 0, 0)
+        # t = atan2(eta, xi) + atan2(2, u): the angle of (xi + i eta)(u + 2i), scaled by m
+        # so that no product overflows; its imaginary part 2 (xi - u) + (eta + 2) u with
+        # xi - u = -(eta - 2)(eta + 2) / (xi + u) when the two are near.
+        m = max(max(fabs(xi), fabs(eta)), max(u, 2.0))
+        less = xi - u if xi <= 0 else -((y - covers(phi) - 2) / m) * (y + vers(phi)) / (xi + u) * m
+        re = (xi / m) * u - 2 * (eta / m)
+        im = 2 * (less / m) + ((y + vers(phi)) / m) * u
+        t = atan2(im, re)
+        put(&out[n], 3, b"LSR", b"+++", t, u, angle(t - phi), 0, 0)
         n += 1
     return n
 
@@ -79,43 +121,45 @@ cdef int base_csc(double x, double y, double phi, Word* out) noexcept nogil:
 cdef int base_ccc(double x, double y, double phi, Word* out) noexcept nogil:
     # L+R-L±: the left circles 4 |sin(u / 2)| apart, the middle one touching both; the
     # centres differ by 4 sin(u / 2) (cos, sin)(t - u / 2), and phi = t - u + v.
-    cdef double xi = x - sin(phi), eta = y - 1 + cos(phi), gap, u, t, v
+    cdef double xi = x - sin(phi), eta = y - vers(phi), gap, u, t, v
     gap = hypot(xi, eta)
     if gap <= 4:
         u = -2 * asin(gap / 4)
-        t = wrap(atan2(eta, xi) + u / 2 + PI)
-        v = wrap(phi - t + u)
+        t = angle(atan2(-eta, -xi) + u / 2)
+        v = angle(phi - t + u)
         put(&out[0], 3, b"LRL", b"+-+" if v >= 0 else b"+--", t, u, v, 0, 0)
         return 1
     return 0
 
 
-cdef inline void turns(double u, double w, double xi, double eta, double phi, double* t,
-                       double* v) noexcept nogil:
+cdef inline void turns(double u, double w, double a, double minus_b, double xi, double eta,
+                       double phi, double* t, double* v) noexcept nogil:
     """First and last arcs of L t R u L w R v whose right circles' centres differ by
-    ``(xi, eta)`` = 2 rot(t) (sin u - sin(u - w), cos u - cos(u - w) - 1), with
-    phi = t - u + w - v."""
-    cdef double a = sin(u) - sin(u - w), b = cos(u) - cos(u - w) - 1
-    t[0] = atan2(eta * a - xi * b, xi * a + eta * b)
-    v[0] = wrap(t[0] - u + w - phi)
+    ``(xi, eta)`` = 2 rot(t) (a, b), ``a = sin u - sin(u - w)``, ``minus_b = -b =
+    1 - cos u + cos(u - w)`` (both given in a form that keeps a tiny ``u``), with
+    phi = t - u + w - v: ``t`` the angle of (xi, eta) less that of (a, b), both turned a
+    right angle first (where a short word has them nearly equal)."""
+    t[0] = angle(atan2(xi, -eta) - atan2(a, minus_b))
+    v[0] = angle(t[0] - u + w - phi)
 
 
 cdef int base_cccc(double x, double y, double phi, Word* out) noexcept nogil:
-    cdef double xi = x + sin(phi), eta = y - 1 - cos(phi), gap, u, c, t = 0, v = 0
+    cdef double xi = x + sin(phi), eta = y - covers(phi), square, u, t = 0, v = 0
     cdef int n = 0
-    gap = hypot(xi, eta)
+    square = opposite_square(xi, y, phi)           # gap^2 - 4, gap = |(xi, eta)|
     # L+R+L-R-, the middle arcs equal: 2 cos u - 1 = gap / 2 (Reeds and Shepp's root of
-    # |2 cos u - 1| = gap / 2).
-    if gap <= 2:
-        u = acos((2 + gap) / 4)
-        turns(u, -u, xi, eta, phi, &t, &v)
+    # |2 cos u - 1| = gap / 2), so 1 - cos u = (2 - gap) / 4 = -square / 4 (2 + gap).
+    if square <= 0:
+        u = 2 * asin(sqrt(-square / (8 * (2 + hypot(xi, eta)))))
+        turns(u, -u, -2 * cos(1.5 * u) * sin(u / 2), 1 - 2 * sin(1.5 * u) * sin(u / 2), xi,
+              eta, phi, &t, &v)
         put(&out[n], 4, b"LRLR", b"++--", t, u, -u, v, 0)
         n += 1
-    # L+R-L-R+, the middle arcs equal and at most pi / 2: 5 - 4 cos u = gap^2 / 4.
-    c = (20 - gap * gap) / 16
-    if 0 <= c <= 1:
-        u = -acos(c)
-        turns(u, u, xi, eta, phi, &t, &v)
+    # L+R-L-R+, the middle arcs equal and at most pi / 2: 5 - 4 cos u = gap^2 / 4, so
+    # 1 - cos u = square / 16.
+    if 0 <= square <= 16:
+        u = -2 * asin(sqrt(square / 32))
+        turns(u, u, sin(u), 1 + vers(u), xi, eta, phi, &t, &v)
         put(&out[n], 4, b"LRLR", b"+--+", t, u, u, v, 0)
         n += 1
     return n
@@ -126,21 +170,21 @@ cdef int base_ccsc(double x, double y, double phi, Word* out) noexcept nogil:
     cdef int n = 0
     # L+R-(pi/2)S-L-: the left centres differ by rot(t) (-2, u - 2).
     xi = x - sin(phi)
-    eta = y - 1 + cos(phi)
+    eta = y - vers(phi)
     square = xi * xi + eta * eta - 4
     if square >= 0:
         u = 2 - sqrt(square)
-        t = wrap(atan2(eta, xi) - atan2(u - 2, -2))
-        put(&out[n], 4, b"LRSL", b"+---", t, -half, u, wrap(phi - t - half), 0)
+        t = angle(atan2(eta, xi) - atan2(u - 2, -2))
+        put(&out[n], 4, b"LRSL", b"+---", t, -half, u, angle(phi - t - half), 0)
         n += 1
     # L+R-(pi/2)S-R-: the start's left centre and the goal's right one differ by
     # (2 - u) (sin t, -cos t).
     xi = x + sin(phi)
-    eta = y - 1 - cos(phi)
+    eta = y - covers(phi)
     gap = hypot(xi, eta)
     if gap >= 2:
         t = atan2(xi, -eta)
-        put(&out[n], 4, b"LRSR", b"+---", t, -half, 2 - gap, wrap(t + half - phi), 0)
+        put(&out[n], 4, b"LRSR", b"+---", t, -half, 2 - gap, angle(t + half - phi), 0)
         n += 1
     return n
 
@@ -148,12 +192,12 @@ cdef int base_ccsc(double x, double y, double phi, Word* out) noexcept nogil:
 cdef int base_ccscc(double x, double y, double phi, Word* out) noexcept nogil:
     # L+R-(pi/2)S-L-(pi/2)R+: the start's left centre and the goal's right one differ by
     # rot(t) (-2, u - 4).
-    cdef double half = PI / 2, xi = x + sin(phi), eta = y - 1 - cos(phi), square, u, t
-    square = xi * xi + eta * eta - 4
+    cdef double half = PI / 2, xi = x + sin(phi), eta = y - covers(phi), square, u, t
+    square = opposite_square(xi, y, phi)
     if square >= 0:
         u = 4 - sqrt(square)
-        t = wrap(atan2(eta, xi) - atan2(u - 4, -2))
-        put(&out[0], 5, b"LRSLR", b"+---+", t, -half, u, -half, wrap(t - phi))
+        t = angle(atan2(eta, xi) - atan2(u - 4, -2))
+        put(&out[0], 5, b"LRSLR", b"+---+", t, -half, u, -half, angle(t - phi))
         return 1
     return 0
 
@@ -178,7 +222,7 @@ cdef double rs_shortest(double x, double y, double phi, Word* best) noexcept nog
     ``(x cos phi + y sin phi, x sin phi - y cos phi, phi)``, the segments in reverse order);
     ties to the first.  No word (``best.n`` 0) and an infinite length if none reaches it."""
     cdef double cp = cos(phi), sp = sin(phi), bx, by, gx, gy, gphi, length
-    cdef double best_length = INFINITY, t
+    cdef double best_length = INFINITY, t, size
     cdef Word base[2]
     cdef Word w
     cdef int family, view, views, flip, mirror, k, m, i
@@ -201,10 +245,13 @@ cdef double rs_shortest(double x, double y, double phi, Word* best) noexcept nog
                     for k in range(m):
                         w = base[k]
                         ok = True
+                        size = 0.0
+                        for i in range(w.n):
+                            size += fabs(w.t[i])
                         for i in range(w.n):
                             t = w.t[i]
-                            if (t < 0) != (w.sign[i] < 0):
-                                if fabs(t) > ZERO:
+                            if t == 0 or (t < 0) != (w.sign[i] < 0):
+                                if fabs(t) > ZERO * size:
                                     ok = False
                                     break
                                 w.t[i] = 0.0 if w.sign[i] > 0 else -0.0
@@ -222,7 +269,7 @@ cdef double rs_shortest(double x, double y, double phi, Word* best) noexcept nog
                         length = 0.0
                         for i in range(w.n):
                             length += fabs(w.t[i])
-                        if length < best_length - ZERO:
+                        if length < best_length - ZERO * length:
                             best[0] = w
                             best_length = length
     return best_length
@@ -235,7 +282,7 @@ cdef double reeds_shepp(double d0, double d1, double e0, double e1, double wx, d
     (infinite if none); the word's lengths stay in radii."""
     cdef double dx = wx / radius, dy = wy / radius
     return radius * rs_shortest(d0 * dx + d1 * dy, d0 * dy - d1 * dx,
-                                wrap(atan2(e1, e0) - atan2(d1, d0)), best)
+                                atan2(d0 * e1 - d1 * e0, d0 * e0 + d1 * e1), best)
 
 
 # ------------------------------------------------------------------------------ Dubins
