@@ -90,3 +90,9 @@ def test_given_areas_and_random_soup():
     t = rng.integers(0, 300, (200, 3))
     t = t[(t[:, 0] != t[:, 1]) & (t[:, 1] != t[:, 2]) & (t[:, 0] != t[:, 2])]
     _compare(Level(v, t, degenerate="drop"), BuildSettings(filter_ledge_spans=False))
+
+
+@pytest.mark.parametrize("partition", ["watershed", "monotone", "layers"])
+def test_a_level_without_walkable_spans_is_recast_s(partition):
+    """Nothing walkable (no slope is flat enough): no region, and Recast's count still 1."""
+    _compare(generate.stairs(), BuildSettings(agent_max_slope=0.0, partition=partition))

@@ -108,3 +108,21 @@ def test_a_tile_border_stays_out_of_every_region():
     assert not (r.reg[~edge & walk] & BORDER_REG).any()
     with pytest.raises(InvalidQueryError, match="border"):
         build_regions(chf, s, border=-1)
+
+
+@pytest.mark.parametrize("border", [0, 3])
+@pytest.mark.parametrize("partition", PARTITIONS)
+def test_no_spans_count_regions_as_spans_eroded_away_do(partition, border):
+    """Recast's count is the next free id, border ids included: without a walkable span it
+    is what it is when every walkable span is eroded away."""
+    stairs = generate.stairs()
+
+    def regions(**changes) -> Regions:
+        s = BuildSettings(partition=partition, **changes)
+        chf = erode(compact(filter_spans(rasterize(stairs, s), s), s), s)
+        return build_regions(chf, s, border=border)
+
+    none, eroded = regions(agent_max_slope=0.0), regions(agent_radius=20.0)
+    assert none.chf.num_spans == 0 and eroded.chf.num_spans > 0
+    assert eroded.num_regions == 0
+    assert none.max_regions == eroded.max_regions

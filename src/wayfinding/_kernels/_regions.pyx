@@ -43,6 +43,12 @@ cdef Chf view(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[:
                     &area[0] if area.shape[0] else NULL, width, depth, area.shape[0])
 
 
+cdef uint16_t* span_ids(cnp.ndarray arr):
+    """The data of a uint16 array with an id per span (NULL without spans)."""
+    cdef uint16_t[::1] ids = arr
+    return &ids[0] if ids.shape[0] else NULL
+
+
 # --- distance field ---
 
 def distance_field(const int64_t[::1] first, const uint32_t[::1] con,
@@ -288,8 +294,8 @@ def watershed(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[:
     cdef Py_ssize_t n = g.n, j
     reg_arr = np.zeros(n, dtype=np.uint16)
     rdist_arr = np.zeros(n, dtype=np.uint16)
-    cdef uint16_t[::1] reg = reg_arr
-    cdef uint16_t[::1] rdist = rdist_arr
+    cdef uint16_t* reg = span_ids(reg_arr)
+    cdef uint16_t* rdist = span_ids(rdist_arr)
     cdef uint16_t rid = 1
     cdef uint16_t level = (max_distance + 1) & ~1
     cdef int sid = -1, expand_iters = 8, status = 0
@@ -298,22 +304,20 @@ def watershed(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[:
     cdef Entry e
     cdef int max_regions = 0, overlaps = 0
     stacks.resize(8)
-    if n == 0:
-        return reg_arr, 0, 0
     with nogil:
-        paint_border(&g, border, &reg[0], &rid)
+        paint_border(&g, border, reg, &rid)
         while level > 0:
             level = level - 2 if level >= 2 else 0
             sid = (sid + 1) & 7
             if sid == 0:
-                sort_by_level(&g, level, &reg[0], &stacks)
+                sort_by_level(&g, level, reg, &stacks)
             else:
-                append_left(&stacks[sid - 1], &stacks[sid], &reg[0])
-            expand(&g, expand_iters, level, &reg[0], &rdist[0], &stacks[sid], False)
+                append_left(&stacks[sid - 1], &stacks[sid], reg)
+            expand(&g, expand_iters, level, reg, rdist, &stacks[sid], False)
             for j in range(<Py_ssize_t> stacks[sid].size()):
                 e = stacks[sid][j]
                 if e.i >= 0 and reg[e.i] == 0:
-                    if flood(&g, e, level, rid, &reg[0], &rdist[0], &stack):
+                    if flood(&g, e, level, rid, reg, rdist, &stack):
                         if rid == 0xffff:
                             status = -1
                             break
@@ -321,9 +325,9 @@ def watershed(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[:
             if status != 0:
                 break
         if status == 0:
-            expand(&g, expand_iters * 8, 0, &reg[0], &rdist[0], &stack, True)
+            expand(&g, expand_iters * 8, 0, reg, rdist, &stack, True)
             max_regions = rid
-            overlaps = merge_and_filter(&g, min_area, merge_area, &max_regions, &reg[0])
+            overlaps = merge_and_filter(&g, min_area, merge_area, &max_regions, reg)
     if status != 0:
         raise OverflowError("more than 65,535 regions; use larger cells or tiles")
     return reg_arr, max_regions, overlaps
@@ -437,15 +441,13 @@ def monotone(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[::
     Returns ``(reg, max_regions, overlaps)``."""
     cdef Chf g = view(first, con, area, width, depth)
     reg_arr = np.zeros(g.n, dtype=np.uint16)
-    cdef uint16_t[::1] reg = reg_arr
+    cdef uint16_t* reg = span_ids(reg_arr)
     cdef int nid, max_regions = 0, overlaps = 0
-    if g.n == 0:
-        return reg_arr, 0, 0
     with nogil:
-        nid = sweep(&g, border, &reg[0])
+        nid = sweep(&g, border, reg)
         if nid >= 0:
             max_regions = nid
-            overlaps = merge_and_filter(&g, min_area, merge_area, &max_regions, &reg[0])
+            overlaps = merge_and_filter(&g, min_area, merge_area, &max_regions, reg)
     if nid < 0:
         raise OverflowError("more than 65,535 regions; use larger cells or tiles")
     return reg_arr, max_regions, overlaps
@@ -459,15 +461,13 @@ def layers(const int64_t[::1] first, const uint32_t[::1] con, const uint8_t[::1]
     cdef Chf g = view(first, con, area, width, depth)
     g.y = &y[0] if y.shape[0] else NULL
     reg_arr = np.zeros(g.n, dtype=np.uint16)
-    cdef uint16_t[::1] reg = reg_arr
+    cdef uint16_t* reg = span_ids(reg_arr)
     cdef int nid, max_regions = 0
-    if g.n == 0:
-        return reg_arr, 0
     with nogil:
-        nid = sweep(&g, border, &reg[0])
+        nid = sweep(&g, border, reg)
         if nid >= 0:
             max_regions = nid
-            merge_layers(&g, min_area, &max_regions, &reg[0])
+            merge_layers(&g, min_area, &max_regions, reg)
     if nid < 0:
         raise OverflowError("more than 65,535 regions; use larger cells or tiles")
     return reg_arr, max_regions
