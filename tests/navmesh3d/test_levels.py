@@ -143,6 +143,9 @@ def test_convex_volumes_are_checked():
             ConvexVolume(*args, **kw)
     with pytest.raises(InvalidGeometryError, match="volumes must be ConvexVolume"):
         Level(SQUARE, [[0, 2, 1]], volumes=("box",))
+    with pytest.raises(InvalidGeometryError, match="volumes must be a sequence"):
+        Level(SQUARE, [[0, 2, 1]], volumes=vol)     # type: ignore[arg-type]
+    assert Level(SQUARE, [[0, 2, 1]], volumes=[vol]).volumes == (vol,)
 
 
 @pytest.mark.parametrize("make", [generate.floor, generate.stairs, generate.bridge,

@@ -115,6 +115,11 @@ class Level:
             t, a = t[~flat], a[~flat]
             if not len(t):
                 raise InvalidGeometryError("every triangle of the level is degenerate")
+        try:
+            volumes = tuple(volumes)
+        except TypeError:
+            raise InvalidGeometryError(f"volumes must be a sequence of ConvexVolume, not "
+                                       f"{type(volumes).__name__}") from None
         for vol in volumes:
             if not isinstance(vol, ConvexVolume):
                 raise InvalidGeometryError(f"volumes must be ConvexVolume, not "
