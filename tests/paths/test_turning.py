@@ -229,3 +229,13 @@ def test_shortest_of_the_six_words(v, angles, r):
                              np.einsum("ij,ij->i", chords[:-1], chords[1:])))
     bound = 2 * np.arcsin(np.minimum(np.maximum(size[:-1], size[1:]) / (2 * r), 1))
     assert np.all(turn <= bound + 1e-7)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e307])
+def test_points_of_a_segment_longer_than_the_square_range(scale: float) -> None:
+    # The straight segment's length is measured without squaring it (its square would
+    # overflow): points sampled along a path 1e300 long are finite and that far apart.
+    path = turning_path((-scale, 0), (1, 0), (scale, 1), (1, 0), radius=1)
+    pts = path.points(path.length / 8)
+    assert np.isfinite(pts).all() and len(pts) <= 8 + 4
+    assert np.allclose(pts[[0, -1]], [(-scale, 0), (scale, 1)], rtol=1e-15)

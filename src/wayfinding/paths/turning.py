@@ -69,7 +69,7 @@ class TurningPath:
         out = [_arc(self.centres[0], self.start, SIDES[self.word[0]], self.arcs[0],
                     self.radius, step)]
         if self.word[1] == "S":
-            seg = np.linalg.norm(self.enter - self.exit)
+            seg = math.hypot(*(self.enter - self.exit))     # no square to overflow
             k = max(int(math.ceil(seg / step)), 1)
             out.append(self.exit + np.outer(np.arange(1, k + 1) / k, self.enter - self.exit))
         else:
