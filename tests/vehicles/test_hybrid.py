@@ -210,6 +210,13 @@ def test_budget_stops_the_search() -> None:
     assert r.status is Status.OUT_OF_BUDGET and not r.found and r.stats.expanded == 2
 
 
+@pytest.mark.parametrize("budget", [2**63 - 1, 2**63, 2**100])
+def test_a_budget_beyond_any_search_is_no_limit(budget: int) -> None:
+    unlimited = plan_car_path(cave(), *CASES["cave-a"][1:], **CAR, max_expansions=None)
+    r = plan_car_path(cave(), *CASES["cave-a"][1:], **CAR, max_expansions=budget)
+    assert r.found and r.poses.tobytes() == unlimited.poses.tobytes()
+
+
 def test_same_inputs_same_record() -> None:
     a = plan_car_path(cave(), *CASES["cave-b"][1:], **CAR)
     b = plan_car_path(cave(), *CASES["cave-b"][1:], **CAR)
@@ -235,6 +242,8 @@ def test_same_inputs_same_record() -> None:
     # Samples a whole radius apart would be 1e300 to a move: refused, not overflowed.
     ({"turning_radius": 1e-300}, "turning_radius 1e-300, .* would need"),
     ({"turning_radius": 1e-6}, "turning_radius 1e-06, .* would need"),
+    # The car's reach over the radius overflows: no step at all, refused as well.
+    ({"turning_radius": 5e-324}, "turning_radius 5e-324, .* would need"),
 ])
 def test_bad_input_is_refused(change: dict, match: str) -> None:
     args = {"world": corridor(), "start_pose": (10, 4, 0), "goal_pose": (20, 4, 0), **CAR}

@@ -186,7 +186,7 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
         allocation(f"a car {car_length!r} x {car_width!r} turning no tighter than "
                    f"turning_radius {radius!r}, sampled for cell_size {cell!r} "
                    f"({step:.3g} apart) along a move across the world",
-                   math.pi * math.hypot(*span) / step)
+                   math.pi * math.hypot(*span) / step if step > 0 else math.inf)
     bins = count("heading_bins", heading_bins, min=4, max=1 << 16)
     every = count("expansion_every", expansion_every)
     limit = budget("max_expansions", max_expansions)
@@ -202,7 +202,7 @@ def plan_car_path(world: Grid | NavMesh, start_pose: Any, goal_pose: Any, *,
     t0 = time.perf_counter()
     status, poses, gears, path_length, cost, expanded, generated, max_open = _hybrid.plan(
         body, start, goal, radius=radius, reverse=reverse, back_cost=back_cost, cell=cell,
-        bins=bins, every=every, limit=-1 if limit is None else limit)
+        bins=bins, every=every, limit=-1 if limit is None or limit >= 1 << 63 else limit)
     stats = SearchStats(expanded=expanded, generated=generated, max_open=max_open,
                         elapsed=time.perf_counter() - t0)
     return CarPath(poses, gears, path_length, cost, status == _hybrid.FOUND, _STATUS[status],
