@@ -121,6 +121,20 @@ def test_settings_beyond_float32_voxels_are_refused(settings, match):
             BuildSettings(**settings)
 
 
+@pytest.mark.parametrize("unlimited", [{"edge_max_len": 1e5}, {"edge_max_len": 1e30},
+                                       {"region_merge_size": 1e5}, {"region_min_size": 1e20}])
+def test_limits_past_every_grid_act_as_limits_just_past_the_level(unlimited):
+    """An edge length or region area larger than any grid holds (squares past int32
+    included) gives the mesh of one just larger than the level."""
+    terrain = generate.terrain(size=30, seed=2)
+    name, value = next(iter(unlimited.items()))
+    ample = {"edge_max_len": 100.0, "region_merge_size": 1e3, "region_min_size": 1e3}[name]
+    got = build(terrain, settings=BuildSettings(**unlimited)).tiles[0].polymesh
+    want = build(terrain, settings=BuildSettings(**{name: ample})).tiles[0].polymesh
+    assert got.verts.tolist() == want.verts.tolist()
+    assert got.polys.tolist() == want.polys.tolist()
+
+
 def test_save_load_round_trip(tmp_path, building):
     path = tmp_path / "mesh.npz"
     building.save(path)

@@ -271,7 +271,9 @@ cdef void simplify(const vector[int]* pts, vector[int]* simp, float max_error,
             if tess:
                 dx = bx - ax
                 dz = bz - az
-                if dx * dx + dz * dz > max_edge_len * max_edge_len:
+                # squares in 64 bits: a length of 46,341 cells or more squares past int
+                if <int64_t> dx * dx + <int64_t> dz * dz \
+                        > <int64_t> max_edge_len * max_edge_len:
                     n = bi + pn - ai if bi < ai else bi - ai
                     if n > 1:
                         # round the same way whichever way the edge runs

@@ -21,7 +21,8 @@ setting                      Recast (``rcConfig``)       default    in voxels
 ``filter_*``                 the three span filters      on
 ===========================  ==========================  =========  =======================
 
-The voxel values are computed in single precision, as Recast computes them.  ``compat``
+The voxel values are computed in single precision, as Recast computes them; region areas
+and the edge length beyond 2³¹ - 1 cells are held there.  ``compat``
 ``"recast"`` (the default) reproduces Recast's results; ``None`` departs from it where
 Recast loses ground: its grid is as many cells as fit the level, rounded to nearest, so up
 to half a cell of the level's far sides is left out; without compat the grid covers the
@@ -44,6 +45,7 @@ from .._validate import choice, count, positive_float
 from ..errors import InvalidQueryError
 
 PARTITIONS = ("watershed", "monotone", "layers")
+INT32_MAX = 2**31 - 1
 
 
 class Voxels(NamedTuple):
@@ -134,9 +136,9 @@ class BuildSettings:
             walkable_height=int(math.ceil(f(self.agent_height) / ch)),
             walkable_radius=int(math.ceil(f(self.agent_radius) / cs)),
             walkable_climb=int(math.floor(f(self.agent_max_climb) / ch)),
-            min_region_area=int(f(self.region_min_size) * f(self.region_min_size)),
-            merge_region_area=int(f(self.region_merge_size) * f(self.region_merge_size)),
-            max_edge_len=int(f(self.edge_max_len) / cs),
+            min_region_area=_cells(f(self.region_min_size) * f(self.region_min_size)),
+            merge_region_area=_cells(f(self.region_merge_size) * f(self.region_merge_size)),
+            max_edge_len=_cells(f(self.edge_max_len) / cs),
             detail_sample_dist=0.0 if sample < f(0.9) else float(cs * sample),
             detail_sample_max_error=float(ch * f(self.detail_sample_max_error)),
         )
@@ -145,3 +147,9 @@ class BuildSettings:
         """These settings with some changed."""
         return type(self)(**{**{f.name: getattr(self, f.name) for f in fields(self)},
                              **changes})
+
+
+def _cells(value: np.float32) -> int:
+    """A count of cells, truncated as Recast's int casts truncate, held at int32's largest
+    (more cells than any grid has)."""
+    return int(min(float(value), INT32_MAX))
