@@ -155,3 +155,15 @@ def test_bad_input():
         smooth_corridor(c, np.ones(len(c)), (1, 0), (1, 0), alpha=2)
     with pytest.raises(InvalidQueryError, match="weights"):
         smooth_corridor(c, np.ones(len(c)), (1, 0), (1, 0), weights=(1, 2))
+
+
+@pytest.mark.parametrize("name", ["centres", "radii", "facing_start", "facing_goal", "weights"])
+@pytest.mark.parametrize("value", ["x", [[1.0, 2.0], [3.0]], [True, False], 2**1100, None])
+def test_arrays_that_are_not_numbers_are_refused(name, value):
+    c = zigzag()
+    args = {"centres": c, "radii": np.ones(len(c)), "facing_start": (1, 0),
+            "facing_goal": (1, 0), "weights": (10.0, 10.0, 2.0)}
+    args[name] = value
+    with pytest.raises(InvalidQueryError, match=name):
+        smooth_corridor(args.pop("centres"), args.pop("radii"), args.pop("facing_start"),
+                        args.pop("facing_goal"), **args)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import allocation, count, number, positive_float
+from .._validate import allocation, count, number, positive_float, reals
 from ..errors import InvalidQueryError
 from ..geometry.obstacles import Obstacles
 from ..results import _fields_equal
@@ -132,13 +132,13 @@ def smooth_corridor(centres: ArrayLike, radii: ArrayLike, facing_start: ArrayLik
     disk centres, round after round, and finally onto them, so every segment of
     ``points`` passes (``energy`` and ``history`` are the iterations' before that).  If
     a segment between two disk centres fails, :class:`InvalidQueryError` is raised."""
-    c = np.asarray(centres, dtype=np.float64)
-    r = np.asarray(radii, dtype=np.float64)
+    c = reals("centres", centres)
+    r = reals("radii", radii)
     if c.ndim != 2 or c.shape[1] != 2 or len(c) < 2 or not np.isfinite(c).all():
         raise InvalidQueryError("centres must be an (m, 2) array of finite points, m >= 2")
     if r.shape != (len(c),) or not np.isfinite(r).all() or (r < 0).any():
         raise InvalidQueryError("radii must be m finite numbers >= 0")
-    fs, fg = (np.asarray(f, dtype=np.float64) for f in (facing_start, facing_goal))
+    fs, fg = reals("facing_start", facing_start), reals("facing_goal", facing_goal)
     for name, f in (("facing_start", fs), ("facing_goal", fg)):
         if f.shape != (2,) or not np.isfinite(f).all() or not np.any(f):
             raise InvalidQueryError(f"{name} must be a nonzero (x, y) vector")
@@ -150,7 +150,7 @@ def smooth_corridor(centres: ArrayLike, radii: ArrayLike, facing_start: ArrayLik
     allocation(f"{iterations} iterations over {n} waypoints", iterations * n)
     radii_all = np.concatenate([[0.0], r, [0.0]])
     radii_all[1] = radii_all[-2] = 0.0                 # the start and the goal stay put
-    w_in = np.asarray(weights, dtype=np.float64)
+    w_in = reals("weights", weights)
     if w_in.shape == (3,):
         w = bathtub_weights(n, *w_in.tolist())
     elif w_in.shape == (n,):
