@@ -17,7 +17,9 @@ from wayfinding.navmesh3d import (
     ConvexVolume,
     Level,
     build,
+    build_regions,
     compact,
+    distance_field,
     erode,
     filter_spans,
     generate,
@@ -218,3 +220,36 @@ def test_cells_finer_than_single_precision_resolves_are_refused(tile_size):
         build(far, tile_size=tile_size)
     coarse = BuildSettings(cell_size=1.0, region_min_size=1)
     assert build(far, settings=coarse).num_polygons == build(floor, settings=coarse).num_polygons
+
+
+_STAIRS = generate.stairs()
+_HF = rasterize(_STAIRS, DEFAULTS)
+_CHF = voxelize(_STAIRS)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: build("level.obj"), "level must be a Level, not str"),
+    (lambda: rasterize(_STAIRS, None), "settings must be a BuildSettings, not NoneType"),
+    (lambda: rasterize(_STAIRS, DEFAULTS, size=(2.5, 5)), "size.0. 2.5 must be an integer"),
+    (lambda: rasterize(_STAIRS, DEFAULTS, size=(8, 0)), "size.1. 0 must be an integer"),
+    (lambda: rasterize(_STAIRS, DEFAULTS, size=8), "size must be .width, depth."),
+    (lambda: rasterize(_STAIRS, DEFAULTS, bounds=([0, 0], [5, 5])), "bounds.0."),
+    (lambda: rasterize(_STAIRS, DEFAULTS, bounds=([0, 0, 0], [5, np.nan, 5])), "bounds.1."),
+    (lambda: rasterize(_STAIRS, DEFAULTS, bounds=([5, 5, 5], [0, 0, 0])), "lowest corner"),
+    (lambda: rasterize(_STAIRS, DEFAULTS, bounds=[0, 0, 0]), "two .x, y, z. corners"),
+    (lambda: filter_spans("hf", DEFAULTS), "hf must be a Heightfield, not str"),
+    (lambda: filter_spans(_HF, {}), "settings must be a BuildSettings, not dict"),
+    (lambda: compact(_CHF, DEFAULTS), "hf must be a Heightfield, not CompactHeightfield"),
+    (lambda: erode(_HF, DEFAULTS), "chf must be a CompactHeightfield, not Heightfield"),
+    (lambda: erode(_CHF, None), "settings must be a BuildSettings"),
+    (lambda: mark_volumes(None, ()), "chf must be a CompactHeightfield"),
+    (lambda: mark_volumes(_CHF, ["box"]), "each volume must be a ConvexVolume, not str"),
+    (lambda: median_filter(_HF), "chf must be a CompactHeightfield"),
+    (lambda: distance_field(_HF), "chf must be a CompactHeightfield"),
+    (lambda: build_regions(_HF, DEFAULTS), "chf must be a CompactHeightfield"),
+    (lambda: build_regions(_CHF, "watershed"), "settings must be a BuildSettings, not str"),
+], ids=range(20))
+def test_bad_stage_arguments_are_refused_by_name(call, match):
+    with pytest.raises(InvalidQueryError, match=match):
+        call()
+

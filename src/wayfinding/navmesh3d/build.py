@@ -30,7 +30,7 @@ from .meshes import DetailMesh, PolyMesh
 from .navmesh import BuildReport, MeshTile, NavMesh3D
 from .polymesh import build_polymesh
 from .regions import build_regions
-from .settings import BuildSettings
+from .settings import BuildSettings, expect
 
 T = TypeVar("T")
 
@@ -142,6 +142,7 @@ def build(level: Level, *, settings: BuildSettings | None = None, tile_size: int
     cells) the level is built tile by tile, each with a border of the agent's radius and 3
     cells, over ``workers`` threads (the stages release the GIL), with a progress bar on a
     terminal when ``progress``; else whole, as one tile."""
+    expect("level", level, Level)
     settings = _settings(settings)
     tile_size = count("tile_size", tile_size, min=0)
     workers = count("workers", workers, max=os.cpu_count() or 1)

@@ -22,7 +22,7 @@ from .._kernels import _compact_heightfield
 from ..errors import InvalidGeometryError
 from .heightfield import Heightfield, _Columns
 from .level import ConvexVolume
-from .settings import BuildSettings
+from .settings import BuildSettings, expect
 
 #: The link value of a side with no neighbour.
 NOT_CONNECTED = 0x3F
@@ -60,6 +60,8 @@ class CompactHeightfield(_Columns):
 def compact(hf: Heightfield, settings: BuildSettings) -> CompactHeightfield:
     """The compact heightfield of a filtered one: a span for each walkable solid span, with
     links to the neighbours that leave the agent's height free and are within the climb."""
+    expect("hf", hf, Heightfield)
+    expect("settings", settings, BuildSettings)
     voxels = settings.voxels()
     first, y, h, area, con, max_layer = _compact_heightfield.build(
         hf.first, hf.smin, hf.smax, hf.area, hf.width, hf.depth, voxels.walkable_height,
@@ -80,6 +82,8 @@ def compact(hf: Heightfield, settings: BuildSettings) -> CompactHeightfield:
 def erode(chf: CompactHeightfield, settings: BuildSettings) -> CompactHeightfield:
     """The heightfield with every span closer than the agent's radius to an edge of the
     walkable area made unwalkable."""
+    expect("chf", chf, CompactHeightfield)
+    expect("settings", settings, BuildSettings)
     area = chf.area.copy()
     _compact_heightfield.erode(chf.first, chf.con, area, chf.width, chf.depth,
                                settings.voxels().walkable_radius)
@@ -90,7 +94,10 @@ def mark_volumes(chf: CompactHeightfield, volumes: Iterable[ConvexVolume]
                  ) -> CompactHeightfield:
     """The heightfield with each volume's area given to the walkable spans inside it, in
     order (a later volume wins); ``chf`` itself when there are none."""
+    expect("chf", chf, CompactHeightfield)
     volumes = tuple(volumes)
+    for vol in volumes:
+        expect("each volume", vol, ConvexVolume)
     if not volumes:
         return chf
     area = chf.area.copy()
@@ -105,6 +112,7 @@ def mark_volumes(chf: CompactHeightfield, volumes: Iterable[ConvexVolume]
 def median_filter(chf: CompactHeightfield) -> CompactHeightfield:
     """The heightfield with each walkable span's area the median of its 3 x 3 neighbourhood
     (smooths the edges of marked areas)."""
+    expect("chf", chf, CompactHeightfield)
     area = chf.area.copy()
     _compact_heightfield.median_filter(chf.first, chf.con, area, chf.width, chf.depth)
     return _with_area(chf, area)

@@ -27,7 +27,7 @@ from .._kernels import _contours
 from ..errors import InvalidQueryError
 from .meshes import Contour, ContourSet
 from .regions import Regions
-from .settings import BuildSettings
+from .settings import BuildSettings, expect
 
 
 def build_contours(regions: Regions, settings: BuildSettings) -> ContourSet:
@@ -35,11 +35,8 @@ def build_contours(regions: Regions, settings: BuildSettings) -> ContourSet:
     ``settings.edge_max_len`` (as voxels); contours come in the order of each region's
     first span met in a scan by rows (z), then columns (x), then spans.  With a tile border,
     coordinates and the box are those of the tile without it (Recast's ``rcContourSet``)."""
-    if not isinstance(regions, Regions):
-        raise InvalidQueryError(f"regions must be a Regions, not {type(regions).__name__}")
-    if not isinstance(settings, BuildSettings):
-        raise InvalidQueryError(
-            f"settings must be a BuildSettings, not {type(settings).__name__}")
+    expect("regions", regions, Regions)
+    expect("settings", settings, BuildSettings)
     chf = regions.chf
     if len(regions.reg) != chf.num_spans:
         raise InvalidQueryError(

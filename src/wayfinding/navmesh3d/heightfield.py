@@ -15,10 +15,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._kernels import _heightfield
-from .._validate import allocation
-from ..errors import InvalidGeometryError
+from .._validate import allocation, count, finite_point
+from ..errors import InvalidGeometryError, InvalidQueryError
 from .level import Level
-from .settings import BuildSettings
+from .settings import BuildSettings, expect
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,12 +82,28 @@ def rasterize(level: Level, settings: BuildSettings, *,
     """The solid heightfield of ``level`` over ``bounds`` (default: the level's) in ``size``
     (width, depth) columns (default: as many as fit, rounded): triangles steeper than
     ``agent_max_slope`` lose their area; spans that touch merge, taking the higher area when
-    their tops are within the climb."""
+    their tops are within the climb.  Bounds that are not two finite corners, lowest
+    first, a size that is not two positive integers and settings that are not
+    :class:`BuildSettings` raise :class:`~wayfinding.errors.InvalidQueryError`."""
     if not isinstance(level, Level):
         raise InvalidGeometryError(f"rasterize takes a Level, not {type(level).__name__}")
-    bmin, bmax = level.bounds if bounds is None else (
-        np.asarray(bounds[0], np.float32), np.asarray(bounds[1], np.float32))
-    width, depth = _grid_size(bmin, bmax, settings) if size is None else size
+    expect("settings", settings, BuildSettings)
+    if bounds is None:
+        bmin, bmax = level.bounds
+    else:
+        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+            raise InvalidQueryError("bounds must be two (x, y, z) corners, lowest first")
+        bmin, bmax = (finite_point(f"bounds[{k}]", bounds[k], 3).astype(np.float32)
+                      for k in (0, 1))
+        if (bmin > bmax).any():
+            raise InvalidQueryError(f"bounds {bmin.tolist()}..{bmax.tolist()} must run from "
+                                    "the lowest corner to the highest")
+    if size is None:
+        width, depth = _grid_size(bmin, bmax, settings)
+    elif not isinstance(size, (tuple, list)) or len(size) != 2:
+        raise InvalidQueryError("size must be (width, depth) columns")
+    else:
+        width, depth = count("size[0]", size[0]), count("size[1]", size[1])
     if width < 1 or depth < 1:
         raise InvalidGeometryError(f"the level's bounds {bmin.tolist()}..{bmax.tolist()} are "
                                    f"less than a cell of {settings.cell_size} wide")
@@ -122,6 +138,8 @@ def filter_spans(hf: Heightfield, settings: BuildSettings) -> Heightfield:
     """The heightfield after the span filters the settings ask for, in Recast's order:
     low-hanging obstacles become walkable (kerbs, stair edges), then spans beside a drop
     (ledges) and spans under too low a ceiling lose their area."""
+    expect("hf", hf, Heightfield)
+    expect("settings", settings, BuildSettings)
     voxels = settings.voxels()
     area = hf.area.copy()
     if settings.filter_low_hanging_obstacles:

@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import _polymesh
-from ..errors import InvalidGeometryError, InvalidQueryError
+from ..errors import InvalidGeometryError
 from .meshes import Contour, ContourSet, PolyMesh
-from .settings import BuildSettings
+from .settings import BuildSettings, expect
 
 
 def build_polymesh(contours: ContourSet, settings: BuildSettings) -> PolyMesh:
@@ -44,12 +44,8 @@ def build_polymesh(contours: ContourSet, settings: BuildSettings) -> PolyMesh:
     an (n, 4) integer array with x, y, z in 0..65535, a region or area out of range, or
     contours with 65534 vertices or more in all (a mesh indexes them in 16 bits);
     :class:`~wayfinding.errors.InvalidQueryError` for arguments of the wrong type."""
-    if not isinstance(contours, ContourSet):
-        raise InvalidQueryError(f"contours must be a ContourSet, not "
-                                f"{type(contours).__name__}")
-    if not isinstance(settings, BuildSettings):
-        raise InvalidQueryError(f"settings must be a BuildSettings, not "
-                                f"{type(settings).__name__}")
+    expect("contours", contours, ContourSet)
+    expect("settings", settings, BuildSettings)
     nvp = settings.verts_per_poly
     conts = contours.contours
     verts = [_shaped(i, c) for i, c in enumerate(conts)]

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from .._kernels import _regions
 from .._validate import count
 from .compact import CompactHeightfield
-from .settings import BuildSettings
+from .settings import BuildSettings, expect
 
 #: Region ids with this bit set belong to a tile's border, not to a region.
 BORDER_REG = 0x8000
@@ -64,6 +64,7 @@ class Regions:
 def distance_field(chf: CompactHeightfield) -> tuple[NDArray[np.uint16], int]:
     """The distance of every span to the edge of its area (2 per straight step, 3 per
     diagonal, then blurred over 3 x 3), and the largest distance before the blur."""
+    expect("chf", chf, CompactHeightfield)
     return _regions.distance_field(chf.first, chf.con, chf.area, chf.width, chf.depth)
 
 
@@ -71,6 +72,8 @@ def build_regions(chf: CompactHeightfield, settings: BuildSettings, *, border: i
                   ) -> Regions:
     """The regions of the compact heightfield ``chf`` by ``settings.partition``;
     ``border`` cells along each side of a tile are kept out of every region."""
+    expect("chf", chf, CompactHeightfield)
+    expect("settings", settings, BuildSettings)
     border = count("border", border, min=0)
     v = settings.voxels()
     if settings.partition == "watershed":

@@ -153,3 +153,11 @@ def _cells(value: np.float32) -> int:
     """A count of cells, truncated as Recast's int casts truncate, held at int32's largest
     (more cells than any grid has)."""
     return int(min(float(value), INT32_MAX))
+
+
+def expect(name: str, value: Any, kind: type) -> None:
+    """Refuse with :class:`~wayfinding.errors.InvalidQueryError` a stage argument ``name``
+    that is not a ``kind``."""
+    if not isinstance(value, kind):
+        raise InvalidQueryError(f"{name} must be a {kind.__name__}, not "
+                                f"{type(value).__name__}")
