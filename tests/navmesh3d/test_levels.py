@@ -138,6 +138,8 @@ def test_convex_volumes_are_checked():
             (([(0, 0), (1, 0), (1, 1)], 1, 1), {"area": 1}, "ymin < ymax"),
             (([(0, 0), (1, 0), (1, float("inf"))], 0, 1), {"area": 1}, "non-finite"),
             (([(0, 0), (1, 0), (1, 1)], 0, 1), {"area": 64}, "area"),
+            (("abc", 0, 1), {"area": 1}, "3 or more .x, z. points"),
+            (([(0, 0), (1, "a"), (1, 1)], 0, 1), {"area": 1}, "3 or more .x, z. points"),
     ):
         with pytest.raises(InvalidGeometryError, match=message):
             ConvexVolume(*args, **kw)

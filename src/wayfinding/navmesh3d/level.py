@@ -43,7 +43,10 @@ class ConvexVolume:
     area: int
 
     def __init__(self, polygon: ArrayLike, ymin: float, ymax: float, *, area: int):
-        pts = np.asarray(polygon, dtype=np.float64)
+        try:
+            pts = np.asarray(polygon, dtype=np.float64)
+        except (TypeError, ValueError):
+            pts = np.empty(0)
         if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 3:
             raise InvalidGeometryError(f"a volume's polygon must be 3 or more (x, z) points, "
                                        f"not an array of shape {pts.shape}")
