@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -184,3 +185,31 @@ def test_boxes_sharing_edges_merge_after_a_tiny_nudge() -> None:
     np.testing.assert_allclose(abs(signed_area(contour)), 1.8 * (0.9 + 1.1), rtol=1e-5)
     hull, _ = convexify(contour)
     assert same_polygon(hull, monotone_hull(contour), tol=1e-6)
+
+
+def _inside_exactly(point, polygon) -> bool:
+    """The crossing rule of point_in_polygon in exact fractions."""
+    px, py = map(Fraction, point)
+    count = 0
+    for (ax, ay), (bx, by) in zip(polygon, np.roll(polygon, -1, axis=0)):
+        ax, ay, bx, by = map(Fraction, (ax, ay, bx, by))
+        if (ay > py) != (by > py) and ax + (py - ay) * (bx - ax) / (by - ay) > px:
+            count += 1
+    return count % 2 == 1
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-5, 1.0, 1e150, 1e300])
+@pytest.mark.parametrize("seed", range(3))
+def test_point_in_polygon_is_exact_on_edges_and_vertices_at_any_scale(scale, seed) -> None:
+    # Points on a slanted edge, its vertices and points near it: the side of the edge is
+    # decided exactly (rounding the ray's crossing put some on the wrong side, and past
+    # 1e154 or below 1e-154 its products overflowed or vanished).
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        box = box_polygon(rng.uniform(-1, 1, 2) * scale, rng.uniform(0.2, 1, 2) * scale,
+                          float(rng.uniform(-math.pi, math.pi)))
+        ends = np.roll(box, -1, axis=0)
+        points = np.concatenate([box, (box + ends) / 2, box + (ends - box) / 3,
+                                 rng.uniform(-2, 2, (6, 2)) * scale])
+        got = point_in_polygon(points, box)
+        assert got.tolist() == [_inside_exactly(p, box) for p in points]

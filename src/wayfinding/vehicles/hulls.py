@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import finite_point, finite_points, number, positive_float
 from ..errors import InvalidGeometryError
+from ..geometry.predicates import MIN_COORD, orient2d
 
 #: Extra growth tried in turn, relative to the boxes' extent, for a box that touches the
 #: contour degenerately (:func:`merge_boxes`).
@@ -93,8 +94,11 @@ def point_in_polygon(points: ArrayLike, polygon: np.ndarray) -> np.ndarray | boo
 
     Edges are half-open in y (an edge counts when exactly one of its ends lies above the
     point's y), so a ray through a vertex is counted once; points on the left and bottom
-    edges count as inside, points on the right and top edges as outside. One point gives a
-    bool, ``(n, 2)`` points an ``(n,)`` bool array.
+    edges count as inside, points on the right and top edges as outside.  Which side of an
+    edge a point lies on is decided exactly (:func:`~wayfinding.geometry.orient2d`, on the
+    coordinates scaled together by a power of two), so points on an edge or a vertex keep
+    that rule at any scale; coordinates below ``2**-190`` times the largest count as 0.
+    One point gives a bool, ``(n, 2)`` points an ``(n,)`` bool array.
     """
     pts, one = finite_points("points", points, error=InvalidGeometryError)
     inside = _inside(pts, check_polygon("polygon", polygon, clockwise=False))
@@ -104,11 +108,19 @@ def point_in_polygon(points: ArrayLike, polygon: np.ndarray) -> np.ndarray | boo
 def _inside(pts: np.ndarray, polygon: np.ndarray) -> np.ndarray:
     """:func:`point_in_polygon` of checked points ``(n, 2)``, ``(n,)`` bool."""
     a, b = polygon, _following(polygon)
-    px, py = pts[:, :1], pts[:, 1:]
-    straddle = (a[:, 1] > py) != (b[:, 1] > py)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x_cross = a[:, 0] + (py - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
-    return np.asarray((np.count_nonzero(straddle & (x_cross > px), axis=1) % 2) == 1)
+    straddle = (a[:, 1] > pts[:, 1:]) != (b[:, 1] > pts[:, 1:])
+    i, j = np.nonzero(straddle)
+    # The ray crosses a straddling edge right of the point when the point is left of the
+    # edge directed upward.
+    up = (a[j, 1] < b[j, 1])[:, None]
+    lo, hi = np.where(up, a[j], b[j]), np.where(up, b[j], a[j])
+    big = max(float(np.abs(pts).max(initial=0.0)), float(np.abs(polygon).max(initial=0.0)))
+    shift = 90 - math.frexp(big)[1]              # the largest magnitude into [2**89, 2**90)
+    lo, hi, p = (np.ldexp(v, shift) for v in (lo, hi, pts[i]))
+    for v in (lo, hi, p):
+        v[np.abs(v) < MIN_COORD] = 0.0
+    left = np.asarray(orient2d(lo, hi, p)) > 0 if len(i) else np.zeros(0, dtype=bool)
+    return np.bincount(i[left], minlength=len(pts)) % 2 == 1
 
 
 def _cross(u: np.ndarray, v: np.ndarray) -> Any:
