@@ -154,6 +154,26 @@ def test_bad_queries_raise():
         NavMesh3DQuery("mesh")
 
 
+@pytest.mark.parametrize("call", [
+    lambda q: q.nearest((True, 0.0, 5.0)),
+    lambda q: q.nearest(np.array([1, 0, 0], bool)),
+    lambda q: q.find_path((5.0, 0.0, 5.0), (6.0, np.False_, 5.0)),
+    lambda q: q.raycast((5.0, 0.0, 5.0), [True, 0, 1]),
+    lambda q: q.nearest_many([(1.0, 0.0, 1.0), (True, 0.0, 1.0)]),
+    lambda q: q.find_paths([(1.0, 0.0, 1.0)], np.ones((1, 3), bool)),
+], ids=range(6))
+def test_bools_are_not_coordinates(call):
+    q = NavMesh3DQuery(with_flags(build(generate.floor())))
+    with pytest.raises(InvalidQueryError, match="finite"):
+        call(q)
+
+
+@pytest.mark.parametrize("flags", [-1, 1 << 16, 1.0, True])
+def test_flags_beyond_16_bits_are_refused(flags):
+    with pytest.raises(InvalidQueryError, match="flags"):
+        with_flags(build(generate.floor()), flags=flags)
+
+
 # ---------------------------------------------------------------- against Detour
 def _compare_with_detour(level: Level, settings: BuildSettings, n: int, seed: int,
                          tile_size: int = 0, costs: dict[int, float] | None = None,

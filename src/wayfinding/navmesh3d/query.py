@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import _detour
 from .._scratch import SingleThread, exclusive
-from .._validate import generator, positive_float
+from .._validate import count, generator, positive_float, reals
 from ..errors import InvalidQueryError, brief
 from ..graph.constrained import ConstrainedPath
 from ..navmesh.records import DEFAULT_FILTER, END, OFFMESH, START, NavPath, QueryFilter
@@ -186,6 +186,7 @@ def with_flags(mesh: NavMesh3D, *, flags: int = WALK) -> NavMesh3D:
     the reference demo flags its walkable ground before it queries (its flags and areas
     its own: :meth:`~NavMesh3D.set_flags` and :meth:`~NavMesh3D.set_areas` on one mesh
     leave the other's alone)."""
+    flags = count("flags", flags, min=0, max=0xFFFF)
     tiles = tuple(MeshTile(t.x, t.z, replace(t.polymesh, flags=np.full(
         t.polymesh.num_polys, flags, np.uint16), areas=t.polymesh.areas.copy()), t.detail)
         for t in mesh.tiles)
@@ -891,12 +892,13 @@ def _navpath(outcome: Any, stats: SearchStats) -> NavPath3D:
 #: The largest coordinate a query takes: the kernels work in float32, where larger ones
 #: overflow.
 FAR = 1e30
+_PLAIN = frozenset((float, int, np.float64, np.float32, np.int64, np.int32))
 
 
 def _points(value: Any, name: str) -> np.ndarray:
     try:
-        arr = np.ascontiguousarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
+        arr = np.ascontiguousarray(reals(name, value))
+    except InvalidQueryError:
         arr = None
     if arr is None or arr.ndim != 2 or arr.shape[1] != 3 or not (np.abs(arr) <= FAR).all():
         raise InvalidQueryError(f"{name} {brief(value)} must be an (n, 3) array of finite "
@@ -905,18 +907,15 @@ def _points(value: Any, name: str) -> np.ndarray:
 
 
 def _point(value: Any, name: str) -> tuple[float, float, float]:
-    """One finite (x, y, z) point as floats."""
-    if type(value) is tuple and len(value) == 3:   # the common case, without numpy
-        try:
-            x, y, z = float(value[0]), float(value[1]), float(value[2])
-        except (TypeError, ValueError):
-            pass
-        else:
-            if abs(x) <= FAR and abs(y) <= FAR and abs(z) <= FAR:
-                return x, y, z
+    """One finite (x, y, z) point as floats (no bools among them)."""
+    if type(value) is tuple and len(value) == 3 and type(value[0]) in _PLAIN \
+            and type(value[1]) in _PLAIN and type(value[2]) in _PLAIN:
+        x, y, z = float(value[0]), float(value[1]), float(value[2])   # without numpy
+        if abs(x) <= FAR and abs(y) <= FAR and abs(z) <= FAR:
+            return x, y, z
     try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
+        arr = reals(name, value)
+    except InvalidQueryError:
         arr = None
     if arr is None or arr.shape != (3,) or not (np.abs(arr) <= FAR).all():
         raise InvalidQueryError(f"{name} {brief(value)} must be one finite (x, y, z) point "
