@@ -1,6 +1,8 @@
 """Formations: Column and Band slot rules along a route, the inner unit anchoring a band's
 turn, bad input."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,35 @@ def test_advance_towards_a_far_or_near_target_faces_it(target):
     f = Formation(rows=2, columns=2, spacing=1.0).advance(target, step=0.5)
     np.testing.assert_allclose(f.heading, np.divide(target, np.hypot(*target)), rtol=1e-15)
     assert np.isclose(np.linalg.norm(f.slots[0, 0] - f.slots[0, 1]), 1.0)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-14, 1.0, 1e39, 1e300])
+def test_following_a_polyline_ends_on_its_last_point_at_any_scale(scale):
+    # Steps ending a hair from each point (their rounding) neither stall the formation
+    # at 1e39, where a step below the position's rounding changed nothing, nor leave it
+    # behind in a world under 1e-12 across, where it did not move at all; at 1e300 the
+    # rows keep their spacing.
+    rng = np.random.default_rng(round(math.log10(scale)) + 300)
+    for _ in range(20):
+        start = rng.uniform(-1, 1, 2) * scale
+        points = start + rng.uniform(-1, 1, (3, 2)) * scale * 10.0 ** rng.uniform(-15, 0)
+        hops = np.hypot(*np.diff(np.vstack([start, points]), axis=0).T)
+        step = float(hops.max()) * rng.uniform(0.2, 2)
+        f = Formation(rows=2, columns=2, spacing=scale, position=start)
+        frames = f.follow(points, step=step)
+        assert f.position.tolist() == points[-1].tolist()
+        assert len(frames) == sum(math.ceil(h / step) for h in hops)
+        # the row behind trails the front one by the spacing (measured without squares)
+        assert np.allclose(np.hypot(*(f.slots[1] - f.slots[0]).T), scale, rtol=1e-9)
+
+
+def test_a_step_below_the_rounding_of_the_position_still_arrives():
+    # Near 1e39 the points are a few units of rounding apart and the step (4e22) is below
+    # half of one (1.4e23): moving by it changed nothing, and the loop never ended.
+    start = (-8.572174186724663e+38, -1.0384901916013075e+39)
+    points = np.array([[-8.572174186724662e+38, -1.0384901916013077e+39],
+                       [-8.572174186724665e+38, -1.0384901916013075e+39],
+                       [-8.572174186724665e+38, -1.0384901916013074e+39]])
+    f = Formation(rows=1, columns=2, spacing=1.0, position=start)
+    frames = f.follow(points, step=4.341699650998961e+22)
+    assert f.position.tolist() == points[-1].tolist() and 3 <= len(frames) <= 30

@@ -62,15 +62,16 @@ class Formation:
         return self.position + offsets[:, None] * left
 
     def advance(self, target: ArrayLike, step: float) -> Formation:
-        """Move the formation up to ``step`` towards ``target`` (turning to face it), then
-        let the rows behind follow by the chosen style.  Returns self."""
+        """Move the formation up to ``step`` towards ``target`` (turning to face it; onto it
+        exactly when it is no farther), then let the rows behind follow by the chosen
+        style.  Returns self."""
         t = finite_point("target", target)
         step = positive_float("step", step, allow_zero=True)
         d = t - self.position
         dist = math.hypot(d[0], d[1])     # no square to overflow or underflow
         if dist > 0:
             self.heading = d / dist
-            self.position = self.position + self.heading * min(step, dist)
+            self.position = t.copy() if step >= dist else self.position + self.heading * step
         return self._pull_rows()
 
     def _pull_rows(self) -> Formation:
@@ -104,13 +105,16 @@ class Formation:
                    updates * (self.slots.size // 2))
         frames = []
         for p in pts:
-            while np.linalg.norm(p - self.position) > 1e-12:
-                frames.append(self.advance(p, step).slots.copy())
+            # ceil(hop / step) updates, the last onto the point itself (however the
+            # steps before it rounded, at any scale)
+            for left in range(math.ceil(math.hypot(*(p - self.position)) / step), 0, -1):
+                reach = step if left > 1 else max(step, math.hypot(*(p - self.position)))
+                frames.append(self.advance(p, reach).slots.copy())
         return frames
 
     def _follow_turning(self, path: TurningPath, step: float) -> list[np.ndarray]:
         step = positive_float("step", step)
-        if np.linalg.norm(path.start - self.position) > 1e-9 * max(1.0, path.radius) or \
+        if math.hypot(*(path.start - self.position)) > 1e-9 * max(1.0, path.radius) or \
                 float(np.dot(_heading_at(path, 0.0), self.heading)) < 1 - 1e-9:
             raise InvalidQueryError(
                 f"the turning path starts at {path.start.tolist()} facing "
@@ -135,7 +139,7 @@ def _piece(path: TurningPath, s: float) -> tuple[int, float]:
     """The piece (0, 1 or 2) of ``path`` at arc length ``s`` and the length along it."""
     lengths = [path.radius * path.arcs[0],
                path.radius * path.arcs[1] if path.word[1] != "S"
-               else float(np.linalg.norm(path.enter - path.exit)),
+               else math.hypot(*(path.enter - path.exit)),
                path.radius * path.arcs[-1]]
     for k in range(2):
         if s <= lengths[k]:
@@ -154,7 +158,7 @@ def _position_at(path: TurningPath, s: float) -> np.ndarray:
     a = _piece_start(path, k)
     if k == 1 and path.word[1] == "S":
         d = path.enter - path.exit
-        n = float(np.linalg.norm(d))
+        n = math.hypot(*d)
         return a + d * (u / n) if n > 0 else a.copy()
     c = path.centres[min(k, len(path.centres) - 1)]
     turn = SIDES[path.word[k]] * u / path.radius
@@ -167,7 +171,7 @@ def _heading_at(path: TurningPath, s: float) -> np.ndarray:
     k, _ = _piece(path, s)
     if k == 1 and path.word[1] == "S":
         d = path.enter - path.exit
-        n = float(np.linalg.norm(d))
+        n = math.hypot(*d)
         if n > 0:
             return d / n
         k = 2          # an empty segment: the heading where the last arc begins
@@ -178,7 +182,7 @@ def _heading_at(path: TurningPath, s: float) -> np.ndarray:
 
 def _column(ahead: np.ndarray, row: np.ndarray, spacing: float) -> np.ndarray:
     d = ahead - row
-    dist = np.linalg.norm(d, axis=1, keepdims=True)
+    dist = np.hypot(d[:, :1], d[:, 1:])         # no square to overflow
     unit = np.divide(d, dist, out=np.zeros_like(d), where=dist > 0)
     return ahead - unit * spacing
 
@@ -189,7 +193,7 @@ def _band(ahead: np.ndarray, row: np.ndarray, spacing: float,
     move = (ahead - row).mean(axis=0)
     if not np.any(move):
         return row.copy()
-    move = move / np.linalg.norm(move)
+    move = move / math.hypot(*move)
     right = np.array([move[1], -move[0]])        # the row's right-hand perpendicular
     out = np.empty_like(row)
     # The row turns right when the front moves to its right: anchor its rightmost unit.
