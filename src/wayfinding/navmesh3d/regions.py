@@ -7,6 +7,10 @@ enough to trace as one contour.  Three partitions, as Recast offers them:
 * ``layers``: the sweep's regions joined into layers that never lie over one another (for
   tile caches).
 
+The sweeps follow their rule however many runs a row holds; Recast keeps room for as many
+as the grid is wide or deep and writes past it beyond (stacked storeys without erosion),
+so its regions there are undefined and may differ.
+
 Then small regions are dropped (fewer spans than ``region_min_size²``) or merged into a
 neighbour (up to ``region_merge_size²``) and renumbered from 1.
 
