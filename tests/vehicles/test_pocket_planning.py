@@ -216,3 +216,18 @@ def test_pocket_planning_refuses_bad_input() -> None:
         hug_contour((math.nan, 0.0), out, h.contour)
     with pytest.raises(InvalidQueryError, match="pockets"):
         avoid_hulls(out, inside, [h], pockets="wander")
+
+
+@pytest.mark.parametrize("scale", [2.0**-20, 2.0**500, 2.0**1000])
+@pytest.mark.parametrize("name", ["pocket to outside", "across the vehicle"])
+def test_pocket_paths_scale_with_the_world(name: str, scale: float) -> None:
+    # Scaled by a power of two the path is the unit one scaled (exactly): past 1e154 the
+    # signed area, the distances to the contour and the ring's products overflowed (a
+    # refused contour, a raw ValueError).
+    h = carriage(0.0)
+    p, g = (place(xy) for xy in SCENARIOS[name])
+    unit = pocket_path(p, g, h.contour, h.hull, h.pockets)
+    scaled = pocket_path(p * scale, g * scale, h.contour * scale, h.hull * scale,
+                         h.pockets * scale)
+    assert unit is not None and scaled is not None
+    assert scaled.tolist() == (unit * scale).tolist()

@@ -50,9 +50,22 @@ def circular_incr(cur: int, inc: int, size: int) -> int:
 
 
 def signed_area(polygon: np.ndarray) -> float:
-    """Signed area of a polygon: negative when its vertices run clockwise (y up)."""
-    x, y = polygon[:, 0], polygon[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    """Signed area of a polygon: negative when its vertices run clockwise (y up); its sign
+    is kept when the area itself overflows or underflows (``±inf``, ``±0.0``)."""
+    area, k = _scaled_area(polygon)
+    try:
+        return math.ldexp(area, 2 * k)
+    except OverflowError:
+        return math.copysign(math.inf, area)
+
+
+def _scaled_area(polygon: np.ndarray) -> tuple[float, int]:
+    """``(a, k)``: the signed area is ``a * 4**k``, ``a`` computed on the polygon scaled by
+    ``2**-k`` into ``[-1, 1]`` (exactly), where no product overflows or underflows."""
+    k = math.frexp(float(np.abs(polygon).max(initial=0.0)))[1]
+    unit = np.ldexp(polygon, -k)
+    x, y = unit[:, 0], unit[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)), k
 
 
 def box_polygon(center: ArrayLike, half_extents: ArrayLike, heading: float, *,
@@ -83,7 +96,7 @@ def check_polygon(name: str, value: Any, *, clockwise: bool = True) -> np.ndarra
     if one or len(pts) < 3:
         raise InvalidGeometryError(f"{name} must have at least 3 (x, y) vertices, "
                                    f"not {1 if one else len(pts)}")
-    if clockwise and signed_area(pts) >= 0:
+    if clockwise and _scaled_area(pts)[0] >= 0:
         raise InvalidGeometryError(f"{name} must run clockwise with a non-zero area "
                                    f"(signed area {signed_area(pts):.6g})")
     return pts
@@ -214,11 +227,17 @@ def _touches(poly: np.ndarray, points: np.ndarray, tol: float) -> bool:
 
 
 def _boundary_gaps(poly: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Distance from each point to the polygon's boundary, ``(n,)``."""
-    a, e = poly, _following(poly) - poly
+    """Distance from each point to the polygon's boundary, ``(n,)``; computed on both
+    scaled by a power of two into ``[-1, 1]`` (exactly), so no product overflows or
+    underflows however far out or small they are."""
+    k = math.frexp(max(float(np.abs(poly).max(initial=0.0)),
+                       float(np.abs(points).max(initial=0.0))))[1]
+    a, points = np.ldexp(poly, -k), np.ldexp(points, -k)
+    e = _following(a) - a
     rel = points[:, None, :] - a[None]
-    t = np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0)
-    return np.asarray(np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1))
+    with np.errstate(invalid="ignore"):      # a repeated vertex: an edge of length 0
+        t = np.nan_to_num(np.clip((rel * e).sum(axis=2) / (e * e).sum(axis=1), 0.0, 1.0))
+    return np.ldexp(np.hypot(*(rel - t[..., None] * e).transpose(2, 0, 1)).min(axis=1), k)
 
 
 def _covers(poly: np.ndarray, points: np.ndarray, tol: float) -> bool:

@@ -71,7 +71,11 @@ def pocket_path(start: ArrayLike, goal: ArrayLike, contour: ArrayLike, hull: Arr
     eps = 1e-9 * max(1.0, float(np.abs(h).max()))
     _outside("start", p, c, eps)
     _outside("goal", g, c, eps)
-    return _ring_path(p, g, c, h, tris, eps)
+    # The ring is built in units of a power of two near the world's size (exactly), so
+    # that its products neither overflow nor underflow however far out or small it is.
+    k = math.frexp(max(float(np.abs(v).max(initial=0.0)) for v in (p, g, c, h, tris)))[1]
+    path = _ring_path(*(np.ldexp(v, -k) for v in (p, g, c, h, tris)), math.ldexp(eps, -k))
+    return None if path is None else np.ldexp(path, k)
 
 
 def hug_contour(start: ArrayLike, goal: ArrayLike, contour: ArrayLike) -> np.ndarray:
