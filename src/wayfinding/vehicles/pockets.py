@@ -74,7 +74,8 @@ def pocket_path(start: ArrayLike, goal: ArrayLike, contour: ArrayLike, hull: Arr
     # The ring is built in units of a power of two near the world's size (exactly), so
     # that its products neither overflow nor underflow however far out or small it is.
     k = math.frexp(max(float(np.abs(v).max(initial=0.0)) for v in (p, g, c, h, tris)))[1]
-    path = _ring_path(*(np.ldexp(v, -k) for v in (p, g, c, h, tris)), math.ldexp(eps, -k))
+    ps, gs, cs, hs, ts = (np.ldexp(v, -k) for v in (p, g, c, h, tris))
+    path = _ring_path(ps, gs, cs, hs, ts, math.ldexp(eps, -k))
     return None if path is None else np.ldexp(path, k)
 
 
