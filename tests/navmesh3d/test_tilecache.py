@@ -555,6 +555,10 @@ def test_bad_obstacles_are_refused_naming_the_value():
         Cylinder((0, float("nan"), 0), 1, 2)
     with pytest.raises(InvalidGeometryError, match="centre must be 3 numbers"):
         Cylinder((0, 0), 1, 2)                               # type: ignore[arg-type]
+    with pytest.raises(InvalidGeometryError, match="centre must be 3 numbers"):
+        Cylinder((True, 0, 0), 1, 2)
+    with pytest.raises(InvalidGeometryError, match="bmax must be 3 numbers"):
+        Box((0, 0, 0), np.ones(3, bool))
     with pytest.raises(InvalidGeometryError, match="below its bmax"):
         Box((0, 0, 0), (1, 1, 0))
     with pytest.raises(InvalidGeometryError, match="half_extents"):

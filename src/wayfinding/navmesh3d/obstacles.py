@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._arrays import concatenated_ranges
-from .._validate import finite_float, positive_float
+from .._validate import finite_float, positive_float, reals
 from ..errors import InvalidGeometryError, brief
 from .compact import CompactHeightfield
 
@@ -40,8 +40,8 @@ __all__ = ["OBSTACLE_TYPES", "Box", "Cylinder", "Obstacle", "OrientedBox", "Pris
 
 def _point(kind: str, name: str, value: Any, dim: int = 3) -> tuple[float, ...]:
     try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
+        arr = reals(name, value, error=InvalidGeometryError)
+    except InvalidGeometryError:
         arr = np.zeros(0)
     if arr.shape != (dim,):
         raise InvalidGeometryError(f"a {kind}'s {name} must be {dim} numbers, not "
