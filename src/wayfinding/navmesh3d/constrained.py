@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import count, finite_point
 from ..graph.constrained import (
     ConstrainedPath,
     ConstraintDomain,
@@ -108,14 +109,17 @@ class Mesh3DConstraintDomain(ConstraintDomain):
         polygon is convex, so they stay on it), and two ends on one polygon are also joined
         by their straight leg; legs cost as transitions do.  ``path`` is the ``(m, 3)``
         float64 world points from ``start`` to ``goal`` (repeated points dropped).  A
-        polygon -1 or not usable, or no route, gives ``found=False``."""
+        polygon -1 or not usable, or no route, gives ``found=False``; a polygon outside -1
+        .. P - 1 or an end that is not a finite (x, y, z) point raises
+        :class:`~wayfinding.errors.InvalidQueryError`."""
         t0 = time.perf_counter()
         method, t, field, name = _query_options(self.kind, method, t, constraints)
-        ends = (int(start_polygon), int(goal_polygon))
+        top = len(self._usable) - 1
+        ends = (count("start_polygon", start_polygon, min=-1, max=top),
+                count("goal_polygon", goal_polygon, min=-1, max=top))
+        s, g = finite_point("start", start, 3), finite_point("goal", goal, 3)
         if min(ends) < 0 or not self._usable[list(ends)].all():
             return _not_found(name, t0, dims=3)
-        s = np.asarray(start, dtype=np.float64)
-        g = np.asarray(goal, dtype=np.float64)
         joined = []
         for poly, p in zip(ends, (s, g)):
             states = self.polygon_states(poly)
