@@ -4,13 +4,15 @@ islands go, tile borders stay apart)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from recast_data import nav_test
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from wayfinding.errors import InvalidQueryError
+from wayfinding.errors import InvalidGeometryError, InvalidQueryError
 from wayfinding.navmesh3d import (
     BORDER_REG,
     BuildSettings,
@@ -126,3 +128,15 @@ def test_no_spans_count_regions_as_spans_eroded_away_do(partition, border):
     assert none.chf.num_spans == 0 and eroded.chf.num_spans > 0
     assert eroded.num_regions == 0
     assert none.max_regions == eroded.max_regions
+
+
+@pytest.mark.parametrize("partition", ["monotone", "layers"])
+def test_more_regions_than_16_bit_ids_are_refused(partition):
+    """A checkerboard of two areas: every span its own region, 90,000 of them."""
+    s = BuildSettings(partition=partition, region_min_size=0, region_merge_size=0)
+    chf = compact(filter_spans(rasterize(generate.floor(size=90.0), s), s), s)
+    cols = _columns(chf)
+    board = np.where((cols % chf.width + cols // chf.width) % 2, 1, 2).astype(np.uint8)
+    with pytest.raises(InvalidGeometryError, match="65,535 regions"):
+        build_regions(dataclasses.replace(chf, area=board), s)
+

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from .._kernels import _regions
 from .._validate import count
+from ..errors import InvalidGeometryError
 from .compact import CompactHeightfield
 from .settings import BuildSettings, expect
 
@@ -75,10 +76,18 @@ def distance_field(chf: CompactHeightfield) -> tuple[NDArray[np.uint16], int]:
 def build_regions(chf: CompactHeightfield, settings: BuildSettings, *, border: int = 0
                   ) -> Regions:
     """The regions of the compact heightfield ``chf`` by ``settings.partition``;
-    ``border`` cells along each side of a tile are kept out of every region."""
+    ``border`` cells along each side of a tile are kept out of every region.  More
+    regions than 16-bit ids number raise :class:`~wayfinding.errors.InvalidGeometryError`."""
     expect("chf", chf, CompactHeightfield)
     expect("settings", settings, BuildSettings)
     border = count("border", border, min=0)
+    try:
+        return _partition(chf, settings, border)
+    except OverflowError as e:     # more region ids than 16 bits hold
+        raise InvalidGeometryError(str(e)) from None
+
+
+def _partition(chf: CompactHeightfield, settings: BuildSettings, border: int) -> Regions:
     v = settings.voxels()
     if settings.partition == "watershed":
         dist, max_distance = distance_field(chf)
