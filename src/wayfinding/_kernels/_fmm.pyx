@@ -11,7 +11,8 @@ for its larger root (in units of h / F where a step's h / F passes 1e100 or fall
 1e-100, so that times and slownesses up to the largest double are never squared).  When it
 has no real root, the best one-axis solution is taken.  Cells of equal time are frozen
 together before their neighbours are updated, so the result does not depend on the order of
-ties.
+ties.  The narrow band is a ring of buckets scanned for their least time at the first order
+(see ``Band``), a binary heap at the second.
 """
 
 from libc.math cimport INFINITY, fabs, sqrt
@@ -106,9 +107,9 @@ cdef struct Band:
     # of ``ring`` buckets wider than the dearest step, each a doubly linked list through
     # ``link`` (next, previous per cell) headed by the pseudo-cell ``size + slot``, with
     # ``size + ring`` for "none" and ``bits`` marking the non-empty buckets.  A cell goes
-    # into the bucket of its time, or the current one (``cur``, absolute) when its time is
-    # below it (second-order times may fall behind the front); the least time is found by
-    # the lowest non-empty bucket and a scan of it, so cells leave in the heap's order.
+    # into the bucket of its time, or the current one (``cur``, absolute) should its time be
+    # below it; the least time is found by the lowest non-empty bucket and a scan of it, so
+    # cells leave in the heap's order.
     bint buckets
     Heap heap
     int32_t* pos
@@ -170,23 +171,36 @@ cdef inline int band_least(Band* q, const double* T) noexcept nogil:
     return best
 
 
-cdef inline int band_pop(Band* q, const double* T) noexcept nogil:
-    """Remove and return the band's cell of least time."""
-    cdef int n
+cdef int band_take(Band* q, const double* T, double value, IntVec* out) noexcept nogil:
+    """Remove every cell of time ``value``, the band's least (after :func:`band_least`),
+    into ``out``: one pass over the least bucket, which holds them all (a maze's corridors
+    bring many cells to one time at once).  -1 if memory ran out."""
+    cdef int32_t n, after
     if not q.buckets:
-        return heap_pop(&q.heap, q.pos).node
-    n = band_least(q, T)
-    band_unlink(q, n)
-    return n
+        while q.heap.size > 0 and q.heap.items[0].f == value:
+            if vec_push(out, heap_pop(&q.heap, q.pos).node) != 0:
+                return -1
+        return 0
+    n = q.link[2 * (q.size + (q.cur & (q.ring - 1)))]
+    while n != q.none:
+        after = q.link[2 * n]
+        if T[n] == value:
+            band_unlink(q, n)
+            if vec_push(out, n) != 0:
+                return -1
+        n = after
+    return 0
 
 
 cdef int band_init(Band* q, const double* slowness, const double* T, const uint8_t* flag,
-                   Py_ssize_t size, double h, bint* scaled) noexcept nogil:
-    """An empty band for a march over these cells: buckets where every step (slowness
-    times h) lies in [1e-100, 1e100] and the dearest step with the spread of the known
-    times spans at most 250,000 buckets of at most a quarter of the cheapest step (1024th
-    where that fits), else the heap; ``scaled`` set where a step lies outside that range.
-    -1 if memory ran out."""
+                   Py_ssize_t size, double h, int order, bint* scaled) noexcept nogil:
+    """An empty band for a march over these cells: buckets for a first-order march where
+    every step (slowness times h) lies in [1e-100, 1e100] and the dearest step with the
+    spread of the known times spans at most 250,000 buckets of at most a quarter of the
+    cheapest step (1024th where that fits), else the heap (second-order times along a
+    maze's corridors crowd one bucket with times a rounding apart, which its scans would
+    take one by one); ``scaled`` set where a step lies outside that range.  -1 if memory
+    ran out."""
     cdef Py_ssize_t k
     cdef double step, lo = INFINITY, hi = 0.0, t_lo = INFINITY, t_hi = -INFINITY, span
     cdef int64_t ring = 64
@@ -210,7 +224,8 @@ cdef int band_init(Band* q, const double* slowness, const double* T, const uint8
     q.bits = NULL
     q.count = 0
     q.buckets = False
-    if not scaled[0] and lo <= hi and t_lo <= t_hi and size + 1000000 < 2147483647:
+    if order == 1 and not scaled[0] and lo <= hi and t_lo <= t_hi \
+            and size + 1000000 < 2147483647:
         q.scale = 1024.0 / lo
         span = (t_hi - t_lo + hi) * q.scale
         if span > 250000.0:
@@ -301,7 +316,7 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
     batch.size = 0
     batch.capacity = 0
     q.heap.items = NULL
-    if band_init(&q, slowness, T, flag, size, h, &scaled) != 0:
+    if band_init(&q, slowness, T, flag, size, h, order, &scaled) != 0:
         band_free(&q)
         return -1
     # The narrow band: every far cell next to a frozen one.
@@ -315,21 +330,15 @@ cdef int march_core(const double* slowness, double* T, uint8_t* flag, Py_ssize_t
                     if touch(T, flag, slowness, &q, n, axis, h, order, scaled) != 0:
                         status = -1
     while status == 0 and band_size(&q) > 0:
-        u = band_pop(&q, T)
-        value = T[u]
+        value = T[band_least(&q, T)]
         if value > limit:
             break
         batch.size = 0
-        flag[u] = FROZEN
-        if vec_push(&batch, u) != 0:
+        if band_take(&q, T, value, &batch) != 0:
             status = -1
             break
-        while band_size(&q) > 0 and T[band_least(&q, T)] == value:
-            u = band_pop(&q, T)
-            flag[u] = FROZEN
-            if vec_push(&batch, u) != 0:
-                status = -1
-                break
+        for k in range(batch.size):
+            flag[batch.data[k]] = FROZEN
         frozen += batch.size
         for k in range(batch.size):
             u = batch.data[k]
