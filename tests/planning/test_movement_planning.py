@@ -382,6 +382,12 @@ def test_goal_must_be_in_sight_from_the_end_pose():
     assert plan.found and plan.poses[-1, 0] > 7.0
 
 
+def test_a_budget_beyond_any_search_is_no_limit():
+    far = plan_movement(None, default_clips(), (0, 0, 0), (3, 1, 0), max_expansions=2**100)
+    free = plan_movement(None, default_clips(), (0, 0, 0), (3, 1, 0), max_expansions=None)
+    assert far.status is Status.FOUND and far.clips == free.clips
+
+
 def test_budget_stops_the_search():
     plan = plan_movement(None, default_clips(), (0, 0, 0), (20, 5, 0), max_expansions=3)
     assert plan.status is Status.OUT_OF_BUDGET and not plan.found

@@ -345,7 +345,7 @@ def plan_movement(world: Grid | NavMesh | None, clips: ClipCatalogue, start: Any
         vmax=clips.max_speed, turning=1.0 / kappa if 0.0 < kappa < math.inf else 0.0,
         exact=tol == 0.0 and htol == 0.0,
         field_after=_FIELD_AFTER,
-        limit=-1 if max_expansions is None else max_expansions)
+        limit=-1 if max_expansions is None or max_expansions >= 1 << 63 else max_expansions)
     expanded, generated, reopened, updated, max_open = counts
     stats = SearchStats(expanded=expanded, generated=generated, reopened=reopened,
                         updated=updated, max_open=max_open,
