@@ -16,9 +16,9 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
 from ._continuum_cells cimport Cell, Model, ahead, flow_speed, make_model, splat_into, step_cost
+from ._ring cimport Ring, ring_add, ring_advance, ring_remove
 from ._portable cimport (
     compare_swap_seq_cst_u64 as swap_claim,
-    ctz64 as lowest_bit,
     increment_acq_rel_i64 as take,
     load_acquire_f64 as acquire,
     load_acquire_i64 as load_count,
@@ -45,74 +45,38 @@ cdef inline bint is_closed(const Cell* c) noexcept nogil:
 
 
 cdef struct Queue:
-    # Cells keyed by potential in buckets of width 1 / scale on a ring of ``ring`` buckets
-    # (wider than the largest step cost, so queued keys never wrap onto each other).  Each
-    # bucket is a doubly linked list through ``link`` (next, previous per cell), headed by
-    # a pseudo-cell ``size + bucket``; ``size + ring`` stands for "none", so links are
-    # written without branches.  ``bits`` marks the non-empty buckets.  Popping takes the
-    # lowest non-empty bucket at or after ``cur`` and scans it for its exact minimum: cells
-    # come out in the order of a heap's; a bucket's only cell (the common case) is popped
-    # without the scan.  (Three variants ran slower: entries from a pool, a lowered cell
-    # leaving its old entry to be dropped when popped instead of being unlinked, and a FIFO
-    # beside the buckets for cells first reached at the cheapest step cost, whose keys
-    # arrive in order, 5-15%; bits of emptied buckets left set for the next pop to clear,
-    # 3% more instructions and 4-12% slower.)
-    int32_t* link
-    uint64_t* bits
+    # Cells keyed by potential in buckets of width 1 / scale on a ring (``_ring.pxd``) wider
+    # than the largest step cost, so queued keys never wrap onto each other.  Popping takes
+    # the lowest non-empty bucket at or after the current one and scans it for its exact
+    # minimum: cells come out in the order of a heap's; a bucket's only cell (the common
+    # case) is popped without the scan.  (Three variants ran slower: entries from a pool, a
+    # lowered cell leaving its old entry to be dropped when popped instead of being
+    # unlinked, and a FIFO beside the buckets for cells first reached at the cheapest step
+    # cost, whose keys arrive in order, 5-15%; bits of emptied buckets left set for the next
+    # pop to clear, 3% more instructions and 4-12% slower.)
+    Ring r
     double scale
-    int64_t ring
-    int64_t cur
-    int32_t size
-    int32_t none
-    Py_ssize_t count
 
 
-cdef inline int32_t bucket(const Queue* q, double key) noexcept nogil:
-    return <int32_t> ((<int64_t> (key * q.scale)) & (q.ring - 1))
-
-
-cdef inline void q_insert(Queue* q, const Cell* cells, int32_t n) noexcept nogil:
-    cdef int32_t b = bucket(q, cells[n].p), head = q.size + b, first = q.link[2 * head]
-    q.link[2 * n] = first
-    q.link[2 * n + 1] = head
-    q.link[2 * first + 1] = n
-    q.link[2 * head] = n
-    q.bits[b >> 6] |= (<uint64_t> 1) << (b & 63)
-    q.count += 1
-
-
-cdef inline void q_remove(Queue* q, int32_t n, int32_t b) noexcept nogil:
-    """Unlink cell n from its bucket b."""
-    cdef int32_t after = q.link[2 * n], before = q.link[2 * n + 1]
-    q.link[2 * before] = after
-    q.link[2 * after + 1] = before
-    if after == q.none and before >= q.size:     # it was the bucket's only cell
-        q.bits[b >> 6] &= ~((<uint64_t> 1) << (b & 63))
-    q.count -= 1
+cdef inline int64_t bucket(const Queue* q, double key) noexcept nogil:
+    return (<int64_t> (key * q.scale)) & (q.r.ring - 1)
 
 
 cdef inline int32_t q_pop(Queue* q, const Cell* cells) noexcept nogil:
     """Remove and return the cell of least potential (on ties the lowest index)."""
-    cdef int32_t n, best, found
-    cdef int64_t b = q.cur & (q.ring - 1), w = b >> 6
-    cdef uint64_t word = q.bits[w] & (~(<uint64_t> 0) << (b & 63))
-    while word == 0:
-        w = (w + 1) & ((q.ring >> 6) - 1)
-        word = q.bits[w]
-    found = <int32_t> (w * 64 + lowest_bit(word))
-    q.cur += (found - b) & (q.ring - 1)
-    best = q.link[2 * (q.size + found)]
-    n = q.link[2 * best]
-    if n == q.none:     # the bucket's only cell (the common case): empty the bucket
-        q.link[2 * (q.size + found)] = q.none
-        q.bits[w] &= ~((<uint64_t> 1) << (found & 63))
-        q.count -= 1
+    cdef Ring* r = &q.r
+    cdef int64_t found = ring_advance(r)
+    cdef int32_t best = r.link[2 * (r.size + found)], n = r.link[2 * best]
+    if n == r.none:     # the bucket's only cell (the common case): empty the bucket
+        r.link[2 * (r.size + found)] = r.none
+        r.bits[found >> 6] &= ~((<uint64_t> 1) << (found & 63))
+        r.count -= 1
         return best
-    while n != q.none:
+    while n != r.none:
         if cells[n].p < cells[best].p or (cells[n].p == cells[best].p and n < best):
             best = n
-        n = q.link[2 * n]
-    q_remove(q, best, found)
+        n = r.link[2 * n]
+    ring_remove(r, best)
     return best
 
 
@@ -251,19 +215,19 @@ def update(double[:, ::1] cells, int32_t[:, ::1] link, uint64_t[::1] bits,
     cdef Shared* sh = shared_of(shared)
     cdef uint64_t gate
     cdef int64_t band
-    q.ring = ring_size(alpha, beta, min_speed)
-    if link.shape[0] != size + q.ring + 1 or link.shape[1] != 2 \
-            or bits.shape[0] != q.ring // 64 or order.shape[0] != size:
+    q.r.ring = ring_size(alpha, beta, min_speed)
+    if link.shape[0] != size + q.r.ring + 1 or link.shape[1] != 2 \
+            or bits.shape[0] != q.r.ring // 64 or order.shape[0] != size:
         raise ValueError("link, bits and order must be sized by ring_size and the cells")
     if vectors.shape[0] != height or vectors.shape[1] != width or vectors.shape[2] != 2:
         raise ValueError("vectors must be (height, width, 2)")
     q.scale = queue_scale(alpha, beta, min_speed)
-    q.cur = 0
-    q.count = 0
-    q.size = <int32_t> size
-    q.none = <int32_t> (size + q.ring)
-    q.link = &link[0, 0]
-    q.bits = &bits[0]
+    q.r.cur = 0
+    q.r.count = 0
+    q.r.size = <int32_t> size
+    q.r.none = <int32_t> (size + q.r.ring)
+    q.r.link = &link[0, 0]
+    q.r.bits = &bits[0]
     with nogil:
         # Hold the gate at the new epoch (once a helper of an earlier one has let go).
         while True:
@@ -387,7 +351,7 @@ cdef void start(Cell* cs, Queue* q, const int32_t[::1] goals) noexcept nogil:
         u = goals[k]
         if cs[u].p == INFINITY:
             cs[u].p = 0.0
-            q_insert(q, cs, u)
+            ring_add(&q.r, u, bucket(q, 0.0))
 
 
 cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
@@ -429,8 +393,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
     cdef double pu, c, value, cheapest = m.alpha + m.beta
     # Step costs lie between the cheapest and alpha + beta / min_speed.
     cdef bint plain = 1e-90 < cheapest and m.alpha + m.beta / m.min_speed < 1e90
-    cdef int32_t b
-    while q.count > 0:
+    while q.r.count > 0:
         u = q_pop(q, cs)
         close(&cs[u])
         order[count] = u
@@ -468,11 +431,10 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
             if not value < e.p:
                 continue
             if e.p < INFINITY:   # queued: move it to its new bucket
-                b = bucket(q, e.p)
-                if bucket(q, value) == b:
+                if bucket(q, value) == bucket(q, e.p):
                     e.p = value
                     continue
-                q_remove(q, n, b)
+                ring_remove(&q.r, n)
             else:
                 # Newly reached: its neighbours are read when it freezes; fetch them now.
                 prefetch(&cs[n + m.nb[0]])
@@ -480,7 +442,7 @@ cdef void march(Cell* cs, Queue* q, const Model* m, Shared* prog,
                 prefetch(&cs[n + m.nb[2]])
                 prefetch(&cs[n + m.nb[3]])
             e.p = value
-            q_insert(q, cs, n)
+            ring_add(&q.r, n, bucket(q, value))
     publish(&prog.count, count)
     publish(&prog.done, 1)
 

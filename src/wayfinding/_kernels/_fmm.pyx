@@ -24,7 +24,8 @@ import numpy as np
 
 from ._heap cimport Heap, IntVec, heap_free, heap_init, heap_pop, heap_push, heap_set, \
     vec_push
-from ._portable cimport ctz64 as lowest_bit, prefetch_write as prefetch
+from ._portable cimport prefetch_write as prefetch
+from ._ring cimport Ring, ring_add, ring_advance, ring_remove
 
 cdef enum:
     FAR = 0
@@ -104,70 +105,38 @@ cdef inline double solve(const double* T, const uint8_t* flag, int i, const int*
 cdef struct Band:
     # The narrow band, keyed by time: a binary heap (``pos``: each cell's slot), or, where
     # the march's steps and times allow (``buckets``), buckets of width 1 / scale on a ring
-    # of ``ring`` buckets wider than the dearest step, each a doubly linked list through
-    # ``link`` (next, previous per cell) headed by the pseudo-cell ``size + slot``, with
-    # ``size + ring`` for "none" and ``bits`` marking the non-empty buckets.  A cell goes
-    # into the bucket of its time, or the current one (``cur``, absolute) should its time be
-    # below it; the least time is found by the lowest non-empty bucket and a scan of it, so
-    # cells leave in the heap's order.
+    # (``_ring.pxd``) wider than the dearest step.  A cell goes into the bucket of its time,
+    # or the current one should its time be below it; the least time is found by the lowest
+    # non-empty bucket and a scan of it, so cells leave in the heap's order.
     bint buckets
     Heap heap
     int32_t* pos
-    int32_t* link
-    uint64_t* bits
+    Ring r
     double scale
-    int64_t ring
-    int64_t cur
-    int32_t size
-    int32_t none
-    Py_ssize_t count
 
 
 cdef inline int64_t band_bucket(const Band* q, double t) noexcept nogil:
     cdef int64_t b = <int64_t> (t * q.scale)
-    return b if b > q.cur else q.cur
+    return b if b > q.r.cur else q.r.cur
 
 
 cdef inline void band_link(Band* q, int n, double t) noexcept nogil:
-    cdef int32_t slot = <int32_t> (band_bucket(q, t) & (q.ring - 1))
-    cdef int32_t head = q.size + slot, first = q.link[2 * head]
-    q.link[2 * n] = first
-    q.link[2 * n + 1] = head
-    q.link[2 * first + 1] = n
-    q.link[2 * head] = n
-    q.bits[slot >> 6] |= (<uint64_t> 1) << (slot & 63)
-    q.count += 1
-
-
-cdef inline void band_unlink(Band* q, int n) noexcept nogil:
-    cdef int32_t after = q.link[2 * n], before = q.link[2 * n + 1]
-    q.link[2 * before] = after
-    q.link[2 * after + 1] = before
-    if after == q.none and before >= q.size:     # the bucket is empty now
-        before -= q.size
-        q.bits[before >> 6] &= ~((<uint64_t> 1) << (before & 63))
-    q.count -= 1
+    ring_add(&q.r, n, band_bucket(q, t) & (q.r.ring - 1))
 
 
 cdef inline int band_least(Band* q, const double* T) noexcept nogil:
     """The band's cell of least time (on ties the lowest index), left in the band."""
-    cdef int64_t slot = q.cur & (q.ring - 1), w = slot >> 6, found
-    cdef uint64_t word
+    cdef int64_t found
     cdef int32_t n, best
     if not q.buckets:
         return q.heap.items[0].node
-    word = q.bits[w] & (~(<uint64_t> 0) << (slot & 63))
-    while word == 0:
-        w = (w + 1) & ((q.ring >> 6) - 1)
-        word = q.bits[w]
-    found = w * 64 + lowest_bit(word)
-    q.cur += (found - slot) & (q.ring - 1)
-    best = q.link[2 * (q.size + found)]
-    n = q.link[2 * best]
-    while n != q.none:
+    found = ring_advance(&q.r)
+    best = q.r.link[2 * (q.r.size + found)]
+    n = q.r.link[2 * best]
+    while n != q.r.none:
         if T[n] < T[best] or (T[n] == T[best] and n < best):
             best = n
-        n = q.link[2 * n]
+        n = q.r.link[2 * n]
     return best
 
 
@@ -181,11 +150,11 @@ cdef int band_take(Band* q, const double* T, double value, IntVec* out) noexcept
             if vec_push(out, heap_pop(&q.heap, q.pos).node) != 0:
                 return -1
         return 0
-    n = q.link[2 * (q.size + (q.cur & (q.ring - 1)))]
-    while n != q.none:
-        after = q.link[2 * n]
+    n = q.r.link[2 * (q.r.size + (q.r.cur & (q.r.ring - 1)))]
+    while n != q.r.none:
+        after = q.r.link[2 * n]
         if T[n] == value:
-            band_unlink(q, n)
+            ring_remove(&q.r, n)
             if vec_push(out, n) != 0:
                 return -1
         n = after
@@ -220,9 +189,9 @@ cdef int band_init(Band* q, const double* slowness, const double* T, const uint8
             if T[k] > t_hi:
                 t_hi = T[k]
     q.pos = NULL
-    q.link = NULL
-    q.bits = NULL
-    q.count = 0
+    q.r.link = NULL
+    q.r.bits = NULL
+    q.r.count = 0
     q.buckets = False
     if order == 1 and not scaled[0] and lo <= hi and t_lo <= t_hi \
             and size + 1000000 < 2147483647:
@@ -236,16 +205,16 @@ cdef int band_init(Band* q, const double* slowness, const double* T, const uint8
     if q.buckets:
         while ring < span + 4.0:
             ring *= 2
-        q.ring = ring
-        q.cur = <int64_t> (t_lo * q.scale)
-        q.size = <int32_t> size
-        q.none = <int32_t> (size + ring)
-        q.link = <int32_t*> malloc(2 * (size + ring + 1) * sizeof(int32_t))
-        q.bits = <uint64_t*> calloc(ring // 64, sizeof(uint64_t))
-        if q.link == NULL or q.bits == NULL:
+        q.r.ring = ring
+        q.r.cur = <int64_t> (t_lo * q.scale)
+        q.r.size = <int32_t> size
+        q.r.none = <int32_t> (size + ring)
+        q.r.link = <int32_t*> malloc(2 * (size + ring + 1) * sizeof(int32_t))
+        q.r.bits = <uint64_t*> calloc(ring // 64, sizeof(uint64_t))
+        if q.r.link == NULL or q.r.bits == NULL:
             return -1
         for k in range(ring):
-            q.link[2 * (size + k)] = q.none
+            q.r.link[2 * (size + k)] = q.r.none
         return 0
     q.pos = <int32_t*> malloc(size * sizeof(int32_t))
     if q.pos == NULL or heap_init(&q.heap, 256) != 0:
@@ -255,14 +224,14 @@ cdef int band_init(Band* q, const double* slowness, const double* T, const uint8
 
 cdef inline void band_free(Band* q) noexcept nogil:
     free(q.pos)
-    free(q.link)
-    free(q.bits)
+    free(q.r.link)
+    free(q.r.bits)
     if not q.buckets:
         heap_free(&q.heap)
 
 
 cdef inline Py_ssize_t band_size(const Band* q) noexcept nogil:
-    return q.count if q.buckets else q.heap.size
+    return q.r.count if q.buckets else q.heap.size
 
 
 cdef inline int touch(double* T, uint8_t* flag, const double* slowness, Band* q, int n,
@@ -282,14 +251,14 @@ cdef inline int touch(double* T, uint8_t* flag, const double* slowness, Band* q,
         if band_bucket(q, d) == band_bucket(q, T[n]):
             T[n] = d
             return 0
-        band_unlink(q, n)
+        ring_remove(&q.r, n)
     else:
         # Newly in the band: the rows beside it are read when it freezes; fetch them now.
         prefetch(&T[n + axis[0]])
         prefetch(&T[n - axis[0]])
         prefetch(&flag[n + axis[0]])
         prefetch(&flag[n - axis[0]])
-        prefetch(&q.link[2 * (n + axis[0])])
+        prefetch(&q.r.link[2 * (n + axis[0])])
         prefetch(&slowness[n + axis[0]])
     flag[n] = NARROW
     T[n] = d
