@@ -318,8 +318,13 @@ def _accel(value: Any) -> float:
 def _world_point(name: str, value: Any, dim: int = 2) -> np.ndarray:
     """``value`` as a float64 point of ``dim`` coordinates after checking that they are
     numbers within ``±MAX_EXTENT`` (:func:`~wayfinding._validate.finite_point`, bounded)."""
-    p = finite_point(name, value, dim)
-    if not (np.abs(p) <= MAX_EXTENT).all():
-        raise InvalidQueryError(f"{name} {brief(value)} lies beyond ±{MAX_EXTENT:g} (the "
+    return _within(name, finite_point(name, value, dim), value)
+
+
+def _within(name: str, points: np.ndarray, given: Any) -> np.ndarray:
+    """``points`` (finite, any shape) if every coordinate lies within ``±MAX_EXTENT``;
+    raises :class:`InvalidQueryError` naming ``name`` (given as ``given``) otherwise."""
+    if not (np.abs(points) <= MAX_EXTENT).all():
+        raise InvalidQueryError(f"{name} {brief(given)} lies beyond ±{MAX_EXTENT:g} (the "
                                 "largest world coordinate of an agent)")
-    return p
+    return points

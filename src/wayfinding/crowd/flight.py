@@ -41,7 +41,7 @@ from .._validate import count, finite_point, positive_float
 from ..errors import InvalidQueryError, brief
 from ..geometry.obstacles import MAX_EXTENT
 from ..voxel.grid import VoxelGrid
-from .agents import _inside, _world_point
+from .agents import _inside, _within, _world_point
 from .flight_steering import (
     _array,
     _lengths,
@@ -74,10 +74,8 @@ def orca3d_velocities(position: Any, velocity: Any, preferred: Any, radius: Any,
     react earlier and more cautiously; RVO2-3D's example uses 10 s with neighbours within
     15 units.
     """
-    p, v = _points(position), _array(velocity, len(np.asarray(position)), "velocity")
-    if not (np.abs(p) <= MAX_EXTENT).all():
-        raise InvalidQueryError(f"position {brief(position)} lies beyond ±{MAX_EXTENT:g} "
-                                "(the largest world coordinate of an agent)")
+    p = _within("position", _points(position), position)
+    v = _array(velocity, len(p), "velocity")
     n = len(p)
     pref = _array(preferred, n, "preferred")
     r = _speeds(radius, n, "radius", top=MAX_EXTENT)
