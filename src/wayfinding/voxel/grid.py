@@ -85,8 +85,8 @@ class VoxelGrid:
         if not np.isfinite(size) or size <= 0:
             raise InvalidGridError(f"voxel_size must be a positive number, got "
                                    f"{brief(voxel_size)}")
-        far = [o + size * n for o, n in zip(self._origin, self.size, strict=True)]
-        if not all(math.isfinite(v) for v in far):
+        self._far = tuple(o + size * n for o, n in zip(self._origin, self.size, strict=True))
+        if not all(math.isfinite(v) for v in self._far):
             raise InvalidGridError(f"a grid of {self.size} voxels of {size:g} from origin "
                                    f"{self._origin} reaches beyond the largest float")
         self._voxel_size = size
@@ -383,10 +383,8 @@ class VoxelGrid:
         with np.errstate(over="ignore"):        # far points: inf, outside
             c = np.floor((np.asarray(p) - self._origin) / self._voxel_size)
         if not ((c >= 0) & (c < self.size)).all():
-            far = tuple(o + self._voxel_size * n for o, n in zip(self._origin, self.size,
-                                                                  strict=True))
             raise InvalidQueryError(f"point {p} is outside the grid, which covers "
-                                    f"{self._origin} to {far}")
+                                    f"{self._origin} to {self._far}")
         return int(c[0]), int(c[1]), int(c[2])
 
     def cell_to_world(self, cell: Any) -> tuple[float, float, float]:
