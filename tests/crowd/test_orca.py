@@ -451,3 +451,16 @@ def test_scenes_scaled_up_give_their_velocities_scaled_up(seed, size):
             crowd.add(p[i] * k, velocity=v[i] * k, radius=r[i] * k, max_speed=s[i] * k)
         out.append(ORCA(time_horizon=3.0).velocities(crowd, 0.2, preferred=pref * k) / k)
     np.testing.assert_allclose(out[1], out[0], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("tau", [1e-300, 1e-200, 5e-324])
+@pytest.mark.parametrize("size", [1.0, 1e100, 4e149])
+def test_a_horizon_too_short_for_the_distance_leaves_apart_agents_alone(tau, size):
+    """Two agents apart, with a horizon so short that their offset over it overflows (at
+    large scales): their velocity obstacles lie beyond every velocity, and both keep their
+    preferred velocities, as they do at small scales."""
+    crowd = Crowd(neighbour_dist=10 * size)
+    crowd.add((-1.1 * size, 0.0), radius=0.5 * size, max_speed=size)
+    crowd.add((1.1 * size, 0.1 * size), radius=0.5 * size, max_speed=size)
+    got = ORCA(time_horizon=tau).velocities(crowd, 0.1, preferred=[(size, 0.0), (-size, 0.0)])
+    np.testing.assert_allclose(got / size, [(1.0, 0.0), (-1.0, 0.0)], atol=1e-12)

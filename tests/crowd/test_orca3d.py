@@ -554,3 +554,20 @@ def test_scenes_scaled_up_give_their_planes_and_velocities_scaled_up(seed, size)
                              speed * size, 0.2, time_horizon=tau, neighbour_dist=8.0 * size)
     np.testing.assert_allclose(mine / size, ours(pos, vel, pref, radius, speed, tau, 0.2,
                                                  8.0, 10), rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("tau", [1e-300, 1e-200, 5e-324])
+@pytest.mark.parametrize("size", [1.0, 1e100, 4e149])
+def test_a_horizon_too_short_for_the_distance_leaves_apart_agents_alone(tau, size):
+    """As in 2D: agents apart whose offset over the horizon overflows keep their preferred
+    velocities, and ``planes`` reports their half-spaces as NaN rows (none)."""
+    pos = np.array([(-1.1 * size, 0.0, 0.0), (1.1 * size, 0.1 * size, 0.0)])
+    pref = np.array([(size, 0.0, 0.0), (-size, 0.0, 0.0)])
+    got = orca3d_velocities(pos, np.zeros((2, 3)), pref, 0.5 * size, size, 0.1,
+                            time_horizon=tau, neighbour_dist=10 * size)
+    np.testing.assert_allclose(got / size, pref / size, atol=1e-12)
+    planes = _orca3d.planes(pos, np.zeros((2, 3)), np.full(2, 0.5 * size),
+                            np.array([1], np.int32), 0, tau, 0.1)
+    with np.errstate(over="ignore"):
+        beyond = not np.isfinite(np.float64(2.2 * size) / tau)
+    assert np.isnan(planes).all() == beyond and np.isnan(planes).any() == beyond

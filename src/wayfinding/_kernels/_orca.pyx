@@ -186,13 +186,14 @@ cdef inline void off_circle(double wx, double wy, double radius, double rel_x, d
     cy[0] = (radius - wlen) * wy
 
 
-cdef inline void agent_line(double px, double py, double vx, double vy, double r,
+cdef inline bint agent_line(double px, double py, double vx, double vy, double r,
                             double qx, double qy, double ux, double uy, double s,
                             double inv_tau, double inv_dt, bint later, Line* out) noexcept nogil:
     """The half-plane agent (p, v, r) takes against neighbour (q, u, s), taking half of the
     velocity change that avoids it for 1 / inv_tau seconds.  ``later``: the agent's row
     comes after the neighbour's (which way two agents at one point with one velocity
-    part)."""
+    part).  False, with no line, where the velocity obstacle lies beyond every float (a
+    horizon so short for the distance that rel / tau overflows): no velocity meets it."""
     cdef double rel_x = qx - px, rel_y = qy - py, dv_x = vx - ux, dv_y = vy - uy
     cdef double dist2 = rel_x * rel_x + rel_y * rel_y, comb = r + s, comb2 = comb * comb
     cdef double wx, wy, wlen, along, dot, cx, cy
@@ -202,6 +203,8 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
         wy = dv_y - inv_tau * rel_y
         # along: w's unit direction dotted with rel (no square of w to overflow).
         wlen = hypot(wx, wy)
+        if not wlen < INFINITY:
+            return False
         along = (wx / wlen) * rel_x + (wy / wlen) * rel_y if wlen > 0.0 else 0.0
         if along < 0.0 and along * along > comb2:
             # Nearest boundary point on the cut-off circle.
@@ -222,6 +225,7 @@ cdef inline void agent_line(double px, double py, double vx, double vy, double r
                    later, out, &cx, &cy)
     out.px = vx + 0.5 * cx
     out.py = vy + 0.5 * cy
+    return True
 
 
 cdef struct Walls:
@@ -828,15 +832,14 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
                                       velocity[i, 0], velocity[i, 1], wr[i],
                                       1.0 / time_horizon_obst[i],
                                       lines)
-            c = counts[i]
-            for j in range(c):
-                agent_line(position[i, 0], position[i, 1], velocity[i, 0], velocity[i, 1],
-                           radius[i], position[neighbours[i, j], 0],
-                           position[neighbours[i, j], 1], velocity[neighbours[i, j], 0],
-                           velocity[neighbours[i, j], 1], radius[neighbours[i, j]],
-                           1.0 / time_horizon[i], inv_dt, neighbours[i, j] < i,
-                           &lines[hard + j])
-            c += hard
+            c = hard
+            for j in range(counts[i]):
+                c += agent_line(position[i, 0], position[i, 1], velocity[i, 0],
+                                velocity[i, 1], radius[i], position[neighbours[i, j], 0],
+                                position[neighbours[i, j], 1], velocity[neighbours[i, j], 0],
+                                velocity[neighbours[i, j], 1], radius[neighbours[i, j]],
+                                1.0 / time_horizon[i], inv_dt, neighbours[i, j] < i,
+                                &lines[c])
             failed = in_planes(lines, c, max_speed[i], preferred[i, 0], preferred[i, 1],
                                False, &rx, &ry)
             if failed < c:

@@ -294,13 +294,15 @@ cdef inline void sideways(double rx, double ry, double rz, bint later,
         n[0] = -1.0 if later else 1.0
 
 
-cdef void agent_plane(const double* p, const double* v, double r, const double* q,
+cdef bint agent_plane(const double* p, const double* v, double r, const double* q,
                       const double* u, double s, double inv_tau, double inv_dt, bint later,
                       Plane* out) noexcept nogil:
     """The half-space agent (p, v, r) takes against neighbour (q, u, s): half of the
     velocity change that keeps them apart for 1 / inv_tau seconds (1 / inv_dt when they
     already overlap).  ``later``: the agent's row comes after the neighbour's (which way
-    two agents at one point with one velocity part)."""
+    two agents at one point with one velocity part).  False, with no plane, where the
+    velocity obstacle lies beyond every float (a horizon so short for the distance that
+    rel / tau overflows): no velocity meets it."""
     cdef double rpx = q[0] - p[0], rpy = q[1] - p[1], rpz = q[2] - p[2]
     cdef double rvx = v[0] - u[0], rvy = v[1] - u[1], rvz = v[2] - u[2]
     cdef double d2 = rpx * rpx + rpy * rpy + rpz * rpz, comb = r + s, comb2 = comb * comb
@@ -312,6 +314,8 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
         wy = rvy - inv_tau * rpy
         wz = rvz - inv_tau * rpz
         wlen = norm3(wx, wy, wz)
+        if not wlen < INFINITY:
+            return False
         # along: w's unit direction dotted with rp (no square of w to overflow).
         along = (wx / wlen) * rpx + (wy / wlen) * rpy + (wz / wlen) * rpz if wlen > 0.0 \
             else 0.0
@@ -378,6 +382,7 @@ cdef void agent_plane(const double* p, const double* v, double r, const double* 
     out.px = v[0] + 0.5 * push * n[0]
     out.py = v[1] + 0.5 * push * n[1]
     out.pz = v[2] + 0.5 * push * n[2]
+    return True
 
 
 cdef inline double cells_for(const double* lo, const double* hi, double size) noexcept nogil:
@@ -513,12 +518,13 @@ def velocities(const double[:, ::1] position, const double[:, ::1] velocity,
         raise MemoryError("cannot allocate the ORCA planes")
     with nogil:
         for i in range(n):
-            c = counts[i]
-            for j in range(c):
-                agent_plane(&position[i, 0], &velocity[i, 0], radius[i],
-                            &position[neighbours[i, j], 0], &velocity[neighbours[i, j], 0],
-                            radius[neighbours[i, j]], 1.0 / time_horizon[i], inv_dt,
-                            neighbours[i, j] < i, &planes[j])
+            c = 0
+            for j in range(counts[i]):
+                c += agent_plane(&position[i, 0], &velocity[i, 0], radius[i],
+                                 &position[neighbours[i, j], 0],
+                                 &velocity[neighbours[i, j], 0], radius[neighbours[i, j]],
+                                 1.0 / time_horizon[i], inv_dt, neighbours[i, j] < i,
+                                 &planes[c])
             failed = in_planes(planes, c, max_speed[i], &preferred[i, 0], False, result)
             if failed < c:
                 least_violation(planes, c, failed, max_speed[i], &planes[k], result)
@@ -542,15 +548,16 @@ def planes(const double[:, ::1] position, const double[:, ::1] velocity,
            double time_horizon, double dt):
     """The half-spaces agent ``agent`` takes against the agents of ``rows`` (in order):
     ``(m, 6)`` float64, each a point and a unit normal (allowed: dot(normal, v - point) >=
-    0)."""
+    0); NaN where ``agent_plane`` finds the obstacle beyond every velocity."""
     cdef Py_ssize_t m = rows.shape[0], j
     cdef Plane pl
-    result = np.empty((m, 6))
+    result = np.full((m, 6), np.nan)
     cdef double[:, ::1] o = result
     for j in range(m):
-        agent_plane(&position[agent, 0], &velocity[agent, 0], radius[agent],
-                    &position[rows[j], 0], &velocity[rows[j], 0], radius[rows[j]],
-                    1.0 / time_horizon, 1.0 / dt, rows[j] < agent, &pl)
+        if not agent_plane(&position[agent, 0], &velocity[agent, 0], radius[agent],
+                           &position[rows[j], 0], &velocity[rows[j], 0], radius[rows[j]],
+                           1.0 / time_horizon, 1.0 / dt, rows[j] < agent, &pl):
+            continue
         o[j, 0] = pl.px
         o[j, 1] = pl.py
         o[j, 2] = pl.pz
