@@ -114,3 +114,20 @@ def test_ragged_roles_are_refused():
         assign_slots([[0.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], roles=[[0, 1], [1]])
     with pytest.raises(InvalidQueryError, match="roles"):
         FormationShape.line(3, roles=[[0, 1], [1]])
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])   # patch is fixed
+@given(case=points, power=st.sampled_from([1020, -1069]))
+def test_far_out_and_tiny_points_assign_as_their_unscaled_copies(solver, case, power):
+    # Scaled by 2**1020 the distances pass the largest float (scipy found the matrix of
+    # infinities infeasible); by 2**-1069 they are subnormal.  Scaling changes no choice.
+    pos, slots, _, _ = case
+    pos, slots = np.array(pos, float) / 2, np.array(slots, float) / 2
+    far_pos, far_slots = np.ldexp(pos, power), np.ldexp(slots, power)
+    out = assign_slots(far_pos, far_slots)
+    assert sorted(out.tolist()) == list(range(len(slots)))
+    assert total(pos, slots, out) == pytest.approx(brute(pos, slots), rel=1e-9, abs=1e-9)
+    for heading in [(1.0, 1.0), (-1.0, 0.5)]:
+        assert assign_slots(far_pos, far_slots, method="sorted", heading=heading).tolist() \
+            == assign_slots(pos, slots, method="sorted", heading=heading).tolist()

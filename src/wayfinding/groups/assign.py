@@ -19,6 +19,7 @@ With roles, a member takes only a slot of its own role: each role is assigned on
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -126,6 +127,11 @@ def assign_slots(positions: ArrayLike, slots: ArrayLike, *, roles: ArrayLike | N
                                 "shape to the members first")
     r = role_array("roles", roles, n)
     sr = role_array("slot_roles", slot_roles, n)
+    # Both scaled by one power of two into [-1, 1], which changes no choice, so that no
+    # distance or projection overflows (nor rounds among subnormals) however far out they are.
+    top = max(np.abs(p).max(initial=0.0), np.abs(s).max(initial=0.0))
+    if top > 0:
+        p, s = np.ldexp(p, -math.frexp(top)[1]), np.ldexp(s, -math.frexp(top)[1])
     out = np.empty(n, dtype=np.int64)
     for role in np.unique(np.concatenate([r, sr])):
         who, where = np.flatnonzero(r == role), np.flatnonzero(sr == role)
