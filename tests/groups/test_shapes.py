@@ -145,3 +145,31 @@ def test_fit_user_shapes_keeps_the_pattern_and_never_stacks_slots(pattern, n):
     np.testing.assert_array_equal(fitted.offsets[:m], offsets[:m])
     assert fitted.roles.tolist() == [k % len(pattern) for k in range(n)]
     assert len({tuple(p) for p in fitted.offsets.tolist()}) == n     # copies never overlap
+
+
+@pytest.mark.parametrize("kind", sorted(MAKERS))
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_far_apart_slots_are_the_unit_shape_scaled_while_they_fit_in_a_float(kind, n):
+    # Laid out at spacing 1 and scaled by a power of two, the slots are exact; a spacing
+    # too wide for a float is refused instead of giving inf or NaN offsets (a column of 9
+    # slots 2**1021 apart spans -2**1023..2**1023 but overflowed before it was centred).
+    unit = MAKERS[kind](n, spacing=1.0).offsets
+    for power in (1021, 1022, -1060):
+        scale = math.ldexp(1.0, power)
+        if float(np.abs(unit).max()) * scale == math.inf:
+            with pytest.raises(InvalidQueryError, match="spacing"):
+                MAKERS[kind](n, spacing=scale)
+        else:
+            np.testing.assert_array_equal(MAKERS[kind](n, spacing=scale).offsets,
+                                          np.ldexp(unit, power))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: FormationShape.line(5, spacing=1e308),
+    lambda: FormationShape.abreast(3, spacing=1e300, bend=1e300),
+    lambda: FormationShape.from_offsets([[1e308, 0.0], [-1e308, 0.0]]).fit(3),
+    lambda: FormationShape.line(2, spacing=1e308).world_slots((1.7e308, 0.0), (0.0, 1.0)),
+])
+def test_slots_past_the_largest_float_are_refused(call):
+    with pytest.raises(InvalidQueryError, match="largest float"):
+        call()

@@ -53,10 +53,16 @@ def unit_heading(heading: Any, *, name: str = "heading") -> np.ndarray:
 
 
 def to_world(offsets: np.ndarray, position: Any, heading: Any) -> np.ndarray:
-    """Offsets ``(n, 2)`` in a frame at ``position`` facing ``heading`` as world points."""
+    """Offsets ``(n, 2)`` in a frame at ``position`` facing ``heading`` as world points;
+    InvalidQueryError where one lies past the largest float."""
     p = finite_point("position", position)
     h = unit_heading(heading)
-    return p + offsets[:, :1] * h + offsets[:, 1:] * np.array([-h[1], h[0]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = p + offsets[:, :1] * h + offsets[:, 1:] * np.array([-h[1], h[0]])
+    if not np.isfinite(out).all():
+        raise InvalidQueryError(f"position {brief(position)}: the formation's slots about it "
+                                "lie past the largest float")
+    return out
 
 
 def _centred(offsets: np.ndarray) -> np.ndarray:
@@ -65,55 +71,67 @@ def _centred(offsets: np.ndarray) -> np.ndarray:
     return offsets + 0.0        # no -0.0
 
 
-def _line(n: int, s: float) -> np.ndarray:
-    return np.column_stack([np.zeros(n), ((n - 1) / 2 - np.arange(n)) * s])
+# The shapes below are laid out at unit spacing, then scaled.
 
 
-def _grid(n: int, s: float, width: int) -> np.ndarray:
+def _line(n: int) -> np.ndarray:
+    return np.column_stack([np.zeros(n), (n - 1) / 2 - np.arange(n)])
+
+
+def _grid(n: int, width: int) -> np.ndarray:
     """Ranks of ``width`` slots side by side, left to right, front rank first; the last
     rank centred."""
     i = np.arange(n)
     rank, file = i // width, i % width
     in_rank = np.minimum(width, n - rank * width)
-    return np.column_stack([-rank * s, ((in_rank - 1) / 2 - file) * s])
+    return np.column_stack([-rank, (in_rank - 1) / 2 - file]).astype(np.float64)
 
 
-def _wedge(n: int, s: float) -> np.ndarray:
+def _wedge(n: int) -> np.ndarray:
     i = np.arange(n)
     rank = (i + 1) // 2
     side = np.where(i % 2 == 1, 1.0, -1.0)
-    return np.column_stack([-rank * s, np.where(i == 0, 0.0, side * rank * s)])
+    return np.column_stack([-rank, np.where(i == 0, 0.0, side * rank)])
 
 
-def _circle(n: int, s: float) -> np.ndarray:
+def _circle(n: int) -> np.ndarray:
     if n == 1:
         return np.zeros((1, 2))
-    r = s / (2 * math.sin(math.pi / n))           # neighbours on the circle s apart
+    r = 1 / (2 * math.sin(math.pi / n))           # neighbours on the circle 1 apart
     a = 2 * math.pi * np.arange(n) / n
     return np.column_stack([r * np.cos(a), r * np.sin(a)])
 
 
-def _abreast(n: int, s: float, bend: float) -> np.ndarray:
-    line = _line(n, s)
-    half = max((n - 1) / 2 * s, s)
-    line[:, 0] = bend * s * (line[:, 1] / half) ** 2       # the ends ahead of the middle
+def _abreast(n: int, bend: float) -> np.ndarray:
+    line = _line(n)
+    half = max((n - 1) / 2, 1.0)
+    with np.errstate(over="ignore"):
+        line[:, 0] = bend * (line[:, 1] / half) ** 2       # the ends ahead of the middle
     return line
 
 
 def _generate(kind: str, n: int, s: float, params: tuple) -> np.ndarray:
+    """The slots of a parametric shape: centred at unit spacing, then scaled by ``s``, so
+    that no intermediate overflows; InvalidQueryError where a slot lies past the largest
+    float."""
     if kind == "line":
-        out = _line(n, s)
+        out = _line(n)
     elif kind == "column":
-        out = _grid(n, s, params[0])
+        out = _grid(n, params[0])
     elif kind == "box":
-        out = _grid(n, s, params[0] or max(1, math.ceil(math.sqrt(n))))
+        out = _grid(n, params[0] or max(1, math.ceil(math.sqrt(n))))
     elif kind == "wedge":
-        out = _wedge(n, s)
+        out = _wedge(n)
     elif kind == "circle":
-        out = _circle(n, s)
+        out = _circle(n)
     else:
-        out = _abreast(n, s, params[0])
-    return _centred(out)
+        out = _abreast(n, params[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _centred(out) * s + 0.0       # no -0.0
+    if not np.isfinite(out).all():
+        raise InvalidQueryError(f"spacing {s:g}: the {kind} shape of {n} slots spans more "
+                                "than the largest float")
+    return out
 
 
 def role_array(name: str, value: Any, n: int) -> np.ndarray:
@@ -190,9 +208,13 @@ class FormationShape:
                                   self.spacing, kind=self.kind, params=self.params)
         if n <= m:
             return FormationShape(self.offsets[:n].copy(), roles, self.spacing)
-        depth = self.offsets[:, 0].max() - self.offsets[:, 0].min() + self.spacing
         i = np.arange(n)
-        offsets = self.offsets[i % m] - np.column_stack([(i // m) * depth, np.zeros(n)])
+        with np.errstate(over="ignore", invalid="ignore"):
+            depth = self.offsets[:, 0].max() - self.offsets[:, 0].min() + self.spacing
+            offsets = self.offsets[i % m] - np.column_stack([(i // m) * depth, np.zeros(n)])
+        if not np.isfinite(offsets).all():
+            raise InvalidQueryError(f"n {n}: the shape's copies, one behind another, reach "
+                                    "past the largest float")
         return FormationShape(offsets, roles, self.spacing)
 
     @classmethod
