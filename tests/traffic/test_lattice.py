@@ -121,6 +121,25 @@ def test_speed_propagation_only_limits_earlier_nodes():
     assert np.all(speeds[1:] <= limits)
 
 
+
+@settings(max_examples=60, deadline=None)
+@given(limits=st.lists(st.integers(0, 100), min_size=1, max_size=6),
+       data=st.data(), start=st.integers(0, 100), braking=st.integers(0, 50),
+       scale=st.sampled_from([(520, 100), (520, 600), (-540, -100), (-520, -600), (0, 1000)]))
+def test_speed_propagation_of_far_out_or_tiny_speeds_is_the_plain_one_scaled(
+        limits, data, start, braking, scale):
+    # Speeds times 2**k, distances times 2**j and the braking times 2**(2k - j) give the
+    # same speeds times 2**k (v**2 overflowed, or underflowed to a stop, before).
+    k, j = scale
+    dist = data.draw(st.lists(st.integers(0, 20), min_size=len(limits), max_size=len(limits)))
+    plain = propagate_speeds(limits, dist, start_limit=start, deceleration=braking)
+    scaled = propagate_speeds(np.ldexp(np.array(limits, float), k),
+                              np.ldexp(np.array(dist, float), j),
+                              start_limit=math.ldexp(start, k),
+                              deceleration=math.ldexp(braking, 2 * k - j))
+    np.testing.assert_allclose(np.ldexp(scaled, -k), plain, rtol=1e-14, atol=0)
+
+
 def test_turn_limits_from_the_circle_through_each_node():
     # A right angle whose three points lie on a circle of radius 10 (centred at (10, 0)).
     pts = [[0.0, 0.0], [10.0, 10.0], [20.0, 0.0], [30.0, 0.0], [40.0, 0.0], [30.0, 0.0]]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -229,8 +230,17 @@ def propagate_speeds(limits: Any, distances: Any, *, start_limit: float,
     caps = np.concatenate(([first], lim))
     out = caps.copy()
     for i in range(lim.size - 1, -1, -1):
-        out[i] = min(caps[i], math.sqrt(out[i + 1] ** 2 + 2.0 * dec * dist[i]))
+        out[i] = min(caps[i], math.hypot(out[i + 1], _braking_speed(dec, float(dist[i]))))
     return out
+
+
+def _braking_speed(deceleration: float, distance: float) -> float:
+    """``sqrt(2·a·d)``, the speed braking ``a`` takes off over ``d``, without the product
+    overflowing or underflowing (speeds far out or tiny keep their exact limits)."""
+    product = 2.0 * deceleration * distance
+    if product == math.inf or product < sys.float_info.min and deceleration and distance:
+        return math.sqrt(2.0) * math.sqrt(deceleration) * math.sqrt(distance)
+    return math.sqrt(product)
 
 
 def lattice_node_costs(positions: Any, arrival_times: Any, lane_types: Sequence[str], *,
