@@ -104,6 +104,9 @@ def test_other_agents_keep_their_own_goals():
     ({"agents": [0] * 8}, "agents"),
     ({"agents": list(range(1, 9))}, "8"),
     ({"path": [[np.nan, 0.0]]}, "path"),
+    # beyond the agents' world (its length overflowed: the reference point never moved)
+    ({"path": [[-1e308, 0.0], [1e308, 0.0]]}, "path .* beyond"),
+    ({"path": [[0.0, 0.0], [0.0, 2e150]]}, "path .* beyond"),
     ({"facing": (0.0, 0.0)}, "facing"),
     ({"cohesion": 1.5}, "cohesion"),
     ({"lookahead": -1.0}, "lookahead"),

@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike
 from .._validate import choice, finite_points, positive_float
 from ..crowd import ORCA, Crowd
 from ..errors import InvalidQueryError, brief
+from ..geometry.obstacles import MAX_EXTENT
 from .shapes import FormationShape, unit_heading
 
 MODES = ("blind", "steered", "autonomous")
@@ -51,7 +52,8 @@ class FormationFollower:
 
     ``agents``: ``(n,)`` agent ids, the one in each slot of ``shape`` (``n`` slots; e.g.
     :meth:`~wayfinding.groups.AgentGroup.slot_members`); ``path``: ``(m, 2)`` world
-    points (``m >= 1``; the reference point starts on the first); ``mode``: see
+    points (``m >= 1``, within ``±MAX_EXTENT`` as agents are; the reference point starts on
+    the first); ``mode``: see
     :data:`MODES`; ``speed``: the reference point's speed (world units/s; default 0.9 times
     the slowest member's top speed); ``facing``: the heading at the goal (a nonzero ``(x,
     y)`` vector; default the path's last direction); ``cohesion`` (0 to 1) and
@@ -82,6 +84,9 @@ class FormationFollower:
         pts, _ = finite_points("path", path)
         if not len(pts):
             raise InvalidQueryError("path must hold at least one point")
+        if not (np.abs(pts) <= MAX_EXTENT).all():
+            raise InvalidQueryError(f"path {brief(path)} lies beyond ±{MAX_EXTENT:g}, the "
+                                    "largest world coordinate of an agent")
         keep = np.ones(len(pts), dtype=bool)
         keep[1:] = np.any(pts[1:] != pts[:-1], axis=1)
         self.path = pts[keep]
