@@ -155,3 +155,52 @@ def test_social_velocities_check_the_spacing_first():
     for spacing in (None, float("nan"), "x"):
         with pytest.raises(InvalidQueryError, match="spacing"):
             social_velocities(crowd, [[0, 1]], 0.1, spacing=spacing)
+
+
+@pytest.mark.parametrize("shape", ["abreast", "v", "lane"])
+def test_social_offsets_too_wide_for_a_float_are_refused(shape):
+    # 2 spacings of 1e308 either side overflowed to inf (and the V's depth to NaN)
+    np.testing.assert_array_equal(social_offsets(shape, 4, spacing=2.0 ** 1020),
+                                  np.ldexp(social_offsets(shape, 4, spacing=1.0), 1020))
+    with pytest.raises(InvalidQueryError, match="spacing"):
+        social_offsets(shape, 5, spacing=1e308)
+
+
+def _far_walkers(n):
+    crowd = Crowd()
+    for i in range(n):
+        crowd.add((float(i), 0.0), goal=(1e140, 1e140))
+    return crowd
+
+
+@pytest.mark.parametrize("spacing, gain", [(1e100, 1e300), (4.0, 1e308)])
+def test_a_pull_past_the_largest_float_is_cut_to_the_top_speed_in_its_direction(spacing,
+                                                                                gain):
+    # gain x (slot - member) overflowed: its length was inf and the velocity NaN
+    crowd = _far_walkers(4)
+    pref = social_velocities(crowd, [[0, 1, 2, 3]], 0.1, spacing=spacing, gain=gain)
+    np.testing.assert_allclose(np.hypot(*pref.T), crowd.max_speed)
+    heading = np.array([1.0, 1.0]) / math.sqrt(2.0)
+    offsets = social_offsets("abreast", 4, spacing=spacing)
+    centre = crowd.position.mean(axis=0)
+    slots = centre + offsets[:, :1] * heading + offsets[:, 1:] * [-heading[1], heading[0]]
+    order = np.argsort(-(crowd.position - centre) @ [-heading[1], heading[0]], kind="stable")
+    pull = slots - crowd.position[order]
+    want = pull / np.hypot(*pull.T)[:, None] * crowd.max_speed[order][:, None]
+    np.testing.assert_allclose(pref[order], want, atol=1e-9)
+
+
+def test_flock_weights_past_the_largest_float_give_top_speeds_not_nan():
+    crowd = _far_walkers(4)
+    flock = Flock([0, 1, 2, 3], [(0.0, 0.0), (1e140, 0.0)], speed=1.0, follow=1e308,
+                  cohesion=1e308, alignment=1e308, separation=1e308)
+    pref = flock.velocities(crowd, 0.1)
+    np.testing.assert_allclose(np.hypot(*pref.T), crowd.max_speed)
+    # the members behind the leader's start are pulled back to it (-x), the first one,
+    # on it, towards the others' centre (+x)
+    np.testing.assert_allclose(pref, [[1.4, 0.0], [-1.4, 0.0], [-1.4, 0.0], [-1.4, 0.0]])
+
+
+def test_a_flock_path_beyond_the_agents_world_is_refused():
+    with pytest.raises(InvalidQueryError, match="path .* beyond"):
+        Flock([0, 1], [(0.0, 0.0), (1e200, 0.0)], speed=1.0)

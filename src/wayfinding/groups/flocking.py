@@ -30,6 +30,7 @@ from numpy.typing import ArrayLike
 from .._validate import allocation, choice, count, finite_points, positive_float
 from ..crowd import Crowd
 from ..errors import InvalidQueryError, brief
+from ..geometry.obstacles import MAX_EXTENT
 
 #: The social group shapes :func:`social_offsets` knows.
 SOCIAL_SHAPES = ("abreast", "v", "lane")
@@ -52,10 +53,25 @@ def _rows(crowd: Crowd, members: Any, name: str) -> np.ndarray:
     return rows
 
 
-def _limit(v: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """Each velocity cut to its top speed."""
-    speed = np.hypot(v[:, 0], v[:, 1])
+def _preferred(terms: list[tuple[float, Any]], top: np.ndarray) -> np.ndarray:
+    """The sum of ``weight * vectors`` over ``terms`` (``vectors``: ``(n, 2)`` or one
+    ``(2,)``), each row cut to its top speed ``top``.  A row whose sum is too long for a
+    float is summed again with the weights scaled by 2**-1000, which keeps its direction,
+    and cut to its top speed."""
+    v = np.zeros((len(top), 2))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for w, a in terms:
+            v += w * np.asarray(a)
+        speed = np.hypot(v[:, 0], v[:, 1])
     scale = np.where(speed > top, top / np.where(speed > 0, speed, 1.0), 1.0)
+    far = ~np.isfinite(speed)
+    if far.any():
+        v[far] = 0.0
+        with np.errstate(under="ignore"):
+            for w, a in terms:
+                v[far] += w * 2.0 ** -1000 * np.broadcast_to(a, v.shape)[far]
+        length = np.hypot(v[far, 0], v[far, 1])
+        scale[far] = top[far] / np.where(length > 0, length, 1.0)
     return v * scale[:, None]
 
 
@@ -78,6 +94,9 @@ class Flock:
         pts, _ = finite_points("path", path)
         if len(pts) < 1:
             raise InvalidQueryError("path must hold at least one point")
+        if not (np.abs(pts) <= MAX_EXTENT).all():
+            raise InvalidQueryError(f"path {brief(path)} lies beyond ±{MAX_EXTENT:g}, the "
+                                    "largest world coordinate of an agent")
         self.members = _ids(members, "members")
         self.path = pts
         self.speed = positive_float("speed", speed)
@@ -129,10 +148,9 @@ class Flock:
         mean_v = np.where(has, (near[..., None] * v[None]).sum(1) / np.maximum(k, 1)[:, None], v)
         push = np.where((near & (d2 > 0))[..., None], d / np.where(d2 > 0, d2, 1.0)[..., None],
                         0.0).sum(1)
-        want = self.leader_velocity + self.follow * (self.leader - x) \
-            + self.cohesion * (centre - x) + self.alignment * (mean_v - v) \
-            + self.separation * push
-        out[rows] = _limit(want, crowd.max_speed[rows])
+        out[rows] = _preferred([(1.0, self.leader_velocity), (self.follow, self.leader - x),
+                                (self.cohesion, centre - x), (self.alignment, mean_v - v),
+                                (self.separation, push)], crowd.max_speed[rows])
         return out
 
     def advance(self, crowd: Crowd, dt: float) -> None:
@@ -157,14 +175,20 @@ def social_offsets(shape: str, size: int, *, spacing: float = 0.8) -> np.ndarray
     size = count("size", size)
     spacing = positive_float("spacing", spacing)
     allocation(f"a social group of {size} slots", 2.0 * size)
-    across = ((size - 1) / 2 - np.arange(size)) * spacing
+    across = (size - 1) / 2 - np.arange(size)          # at unit spacing, then scaled
     if shape == "lane":
-        return np.stack([across, np.zeros(size)], axis=1)
-    depth = np.zeros(size)
-    if shape == "v" and size > 2:
-        edge = np.abs(across).max()
-        depth = -0.5 * spacing * (1 - np.abs(across) / edge)
-    return np.stack([depth - depth.mean(), across], axis=1)
+        unit = np.stack([across, np.zeros(size)], axis=1)
+    else:
+        depth = np.zeros(size)
+        if shape == "v" and size > 2:
+            depth = -0.5 * (1 - np.abs(across) / np.abs(across).max())
+        unit = np.stack([depth - depth.mean(), across], axis=1)
+    with np.errstate(over="ignore"):
+        out = unit * spacing
+    if not np.isfinite(out).all():
+        raise InvalidQueryError(f"spacing {spacing:g}: a social group of {size} spans more "
+                                "than the largest float")
+    return out
 
 
 def social_velocities(crowd: Crowd, groups: Any, dt: float, *, shape: str = "abreast",
@@ -212,6 +236,6 @@ def social_velocities(crowd: Crowd, groups: Any, dt: float, *, shape: str = "abr
         rows = rows[np.argsort(-((x - centre) @ axis), kind="stable")]   # in slot order
         x, top = crowd.position[rows], crowd.max_speed[rows]
         slots = centre + offs[:, :1] * heading + offs[:, 1:] * left
-        out[rows] = _limit(group_v + gain * (slots - x), top)
+        out[rows] = _preferred([(1.0, group_v), (gain, slots - x)], top)
     return out
 
