@@ -107,6 +107,7 @@ def test_other_agents_keep_their_own_goals():
     # beyond the agents' world (its length overflowed: the reference point never moved)
     ({"path": [[-1e308, 0.0], [1e308, 0.0]]}, "path .* beyond"),
     ({"path": [[0.0, 0.0], [0.0, 2e150]]}, "path .* beyond"),
+    ({"shape": FormationShape.line(8, spacing=1e150)}, "shape .* beyond"),
     ({"facing": (0.0, 0.0)}, "facing"),
     ({"cohesion": 1.5}, "cohesion"),
     ({"lookahead": -1.0}, "lookahead"),
@@ -299,3 +300,14 @@ def test_a_follower_refuses_ragged_agents_and_an_empty_path(agents, path, messag
 def test_step_formations_refuses_followers_that_are_not_a_sequence():
     with pytest.raises(InvalidQueryError, match="followers"):
         step_formations(_three_walkers(), None, 0.1)
+
+
+def test_a_steered_target_past_the_largest_float_is_sought_at_top_speed():
+    # velocity x lookahead overflowed: the members' preferred velocities were NaN
+    crowd = Crowd()
+    line = FormationShape.line(2)
+    ids = [crowd.add(p) for p in line.world_slots((0.0, 0.0), (1.0, 0.0))]
+    f = FormationFollower(crowd, ids, line, [(0.0, 0.0), (100.0, 0.0)], mode="steered",
+                          lookahead=1e308, speed=10.0)
+    f.advance(0.1)
+    np.testing.assert_allclose(f.preferred(0.1), [[1.4, 0.0], [1.4, 0.0]])

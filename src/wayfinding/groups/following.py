@@ -48,7 +48,8 @@ MODES = ("blind", "steered", "autonomous")
 
 
 class FormationFollower:
-    """Walk ``shape`` along ``path`` with the agents ``agents`` of ``crowd`` in its slots.
+    """Walk ``shape`` (slots within ``±MAX_EXTENT`` of its reference point) along ``path``
+    with the agents ``agents`` of ``crowd`` in its slots.
 
     ``agents``: ``(n,)`` agent ids, the one in each slot of ``shape`` (``n`` slots; e.g.
     :meth:`~wayfinding.groups.AgentGroup.slot_members`); ``path``: ``(m, 2)`` world
@@ -71,6 +72,10 @@ class FormationFollower:
             raise InvalidQueryError(f"expected a Crowd, got {type(crowd).__name__}")
         if not isinstance(shape, FormationShape):
             raise InvalidQueryError(f"shape {brief(shape)} must be a FormationShape")
+        if shape.bulk_radius > MAX_EXTENT:
+            raise InvalidQueryError(f"shape of bulk radius {shape.bulk_radius:g} has slots "
+                                    f"beyond ±{MAX_EXTENT:g}, the largest world coordinate "
+                                    "of an agent")
         try:
             ids = np.asarray(agents)
         except (ValueError, TypeError):     # ragged sequences
@@ -312,16 +317,26 @@ def _prefer(batch: _Batch, dt: float, out: np.ndarray,
     ``members``: as :func:`_members` gives them)."""
     followers = batch.followers
     rows, position, target = members
+    slots, top = target, followers[0].crowd.max_speed[rows]
+    small = np.zeros((len(followers), 2))       # the shift scaled by 2**-1000
     steered = np.array([f.mode == "steered" for f in followers])
-    if steered.any():
-        starts, counts = batch.starts, batch.sizes[:, None]
-        gap = (np.add.reduceat(position, starts) - np.add.reduceat(target, starts)) / counts
-        velocity = np.array([f.velocity for f in followers])
-        lookahead = np.array([f.lookahead for f in followers])[:, None]
-        cohesion = np.array([f.cohesion for f in followers])[:, None]
-        shift = np.where(steered[:, None], velocity * lookahead + cohesion * gap, 0.0)
-        target = target + np.repeat(shift, batch.sizes, axis=0)
-    to = target - position          # the crowd's own rule: top speed, arriving in one step
-    dist = np.hypot(to[:, 0], to[:, 1])
-    speed = np.minimum(followers[0].crowd.max_speed[rows], dist / dt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if steered.any():
+            starts, counts = batch.starts, batch.sizes[:, None]
+            gap = (np.add.reduceat(position, starts) - np.add.reduceat(target, starts)) / counts
+            velocity = np.array([f.velocity for f in followers])
+            lookahead = np.array([f.lookahead for f in followers])[:, None]
+            cohesion = np.array([f.cohesion for f in followers])[:, None]
+            shift = np.where(steered[:, None], velocity * lookahead + cohesion * gap, 0.0)
+            small = np.where(steered[:, None], velocity * (lookahead * 2.0 ** -1000)
+                             + cohesion * 2.0 ** -1000 * gap, 0.0)
+            target = target + np.repeat(shift, batch.sizes, axis=0)
+        to = target - position      # the crowd's own rule: top speed, arriving in one step
+        dist = np.hypot(to[:, 0], to[:, 1])
+    far = ~np.isfinite(dist)
+    if far.any():       # a target past the largest float: the same sum scaled by 2**-1000
+        to[far] = (slots[far] - position[far]) * 2.0 ** -1000 \
+            + np.repeat(small, batch.sizes, axis=0)[far]
+        dist[far] = np.hypot(to[far, 0], to[far, 1])
+    speed = np.where(far, top, np.minimum(top, dist / dt))
     out[rows] = to * np.divide(speed, dist, out=np.zeros_like(dist), where=dist > 0)[:, None]
